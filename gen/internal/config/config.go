@@ -1,0 +1,142 @@
+// Package config reads fencegen's configuration: fencegen.yaml, or an
+// existing sqlc configuration file (sqlc.yaml, sqlc.yml, sqlc.json; version
+// "1" with packages, version "2" with sql/gen.go) read as-is.
+//
+// fencegen.yaml is sqlc's version 2 format plus one key per sql entry,
+// fence, that marks fencing-token columns:
+//
+//	version: "2"
+//	sql:
+//	  - engine: postgresql
+//	    schema: schema.sql
+//	    queries: queries.sql
+//	    gen:
+//	      go: {package: accounts, out: ., sql_package: pgx/v5}
+//	    fence:
+//	      tables:
+//	        - {table: account_balances, column: last_fencing_token, mode: strict}
+package config
+
+// Position is a location in the configuration file, 1-based.
+type Position struct {
+	Line, Col int
+}
+
+// Config is a loaded configuration file.
+type Config struct {
+	// Path is the configuration file path as given (relative paths stay
+	// relative: it appears in messages).
+	Path string
+	// Dir is the directory that holds the file; every path inside the
+	// configuration is relative to it.
+	Dir string
+	// Version is "1" or "2".
+	Version string
+	// Packages are the sql entries (version 2) or packages (version 1) in
+	// file order.
+	Packages []Package
+}
+
+// Package is one sql entry: a schema, its queries and how to emit Go.
+type Package struct {
+	// Name is the entry's optional name.
+	Name string
+	// Engine is "postgresql".
+	Engine string
+	// Schema and Queries are files, directories or glob patterns, relative
+	// to Config.Dir, in the order given.
+	Schema  []string
+	Queries []string
+	// Go holds the gen.go options (version 2) or the package's options
+	// (version 1).
+	Go GoOptions
+	// Fence marks fencing-token columns in addition to COMMENT ON COLUMN
+	// annotations in the schema.
+	Fence []FenceTable
+	// Pos is where the entry starts in the configuration file.
+	Pos Position
+}
+
+// FenceTable marks a table's fencing-token column.
+type FenceTable struct {
+	// Table is the table name, optionally schema-qualified.
+	Table string
+	// Column is the fencing-token column.
+	Column string
+	// Mode is "" or "non-strict" (stored ≤ presented accepted) or "strict"
+	// (stored < presented).
+	Mode string
+	// Pos is where the entry is in the configuration file.
+	Pos Position
+}
+
+// GoOptions are sqlc's gen.go options that make sense for pgx/v5.
+type GoOptions struct {
+	Package                   string
+	Out                       string
+	SQLPackage                string
+	EmitJSONTags              bool
+	EmitDBTags                bool
+	JSONTagsCaseStyle         string
+	EmitInterface             bool
+	EmitExactTableNames       bool
+	EmitEmptySlices           bool
+	EmitPointersForNullTypes  bool
+	EmitResultStructPointers  bool
+	EmitParamsStructPointers  bool
+	EmitMethodsWithDBArgument bool
+	EmitEnumValidMethod       bool
+	EmitAllEnumValues         bool
+	EmitPreparedQueries       bool
+	// QueryParameterLimit is nil when unset (sqlc's default is 1).
+	QueryParameterLimit    *int
+	Rename                 map[string]string
+	Initialisms            []string
+	Overrides              []Override
+	OutputDBFileName       string
+	OutputModelsFileName   string
+	OutputQuerierFileName  string
+	OutputCopyfromFileName string
+	OutputBatchFileName    string
+	OutputFilesSuffix      string
+	BuildTags              string
+	OmitUnusedStructs      bool
+
+	// The options below are accepted so that sqlc configurations load
+	// as-is; the generator may ignore them.
+	JSONTagsIDUppercase         bool
+	EmitExportedQueries         bool
+	EmitSQLAsComment            bool
+	OmitSQLCVersion             bool
+	SQLDriver                   string
+	OutputQueryFilesDirectory   string
+	InflectionExcludeTableNames []string
+}
+
+// Override replaces the Go type chosen for a database type or a column.
+type Override struct {
+	// DBType is a database type name, e.g. "uuid" or "pg_catalog.int8".
+	DBType string
+	// Column is "table.column" or "schema.table.column".
+	Column string
+	// Nullable restricts a DBType override to nullable columns.
+	Nullable bool
+	// GoType is the Go type to use.
+	GoType GoType
+	Pos    Position
+	// GoStructTag is extra struct tag text for a column override, e.g.
+	// `validate:"required"`.
+	GoStructTag string
+}
+
+// GoType is an override's go_type: a string such as
+// "github.com/google/uuid.UUID" or the object form.
+type GoType struct {
+	Import  string
+	Package string
+	Type    string
+	Pointer bool
+	Slice   bool
+	// Spec is the string form when given as a string.
+	Spec string
+}

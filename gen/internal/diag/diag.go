@@ -1,0 +1,114 @@
+// Package diag holds located generator errors: every problem is reported as
+// "file:line:col: message", all problems of a run together, sorted.
+package diag
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Error is one problem at a position in an input file. Line and Col are
+// 1-based; Col counts bytes, like the go tool. A zero Line means the whole
+// file.
+type Error struct {
+	File string
+	Line int
+	Col  int
+	Msg  string
+	// Err is an optional sentinel the message stands for (errors.Is).
+	Err error
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.Line == 0:
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	case e.Col == 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// Unwrap returns the sentinel, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// List collects errors. Its Err method returns nil when it is empty.
+type List []*Error
+
+// Add appends an error at file:line:col.
+func (l *List) Add(file string, line, col int, format string, args ...any) {
+	*l = append(*l, &Error{File: file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
+}
+
+// AddErr appends e.
+func (l *List) AddErr(e *Error) { *l = append(*l, e) }
+
+// Sort orders the list by file, line, column and message, and drops exact
+// duplicates.
+func (l List) Sort() List {
+	s := slices.Clone(l)
+	slices.SortStableFunc(s, func(a, b *Error) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Col, b.Col), cmp.Compare(a.Msg, b.Msg))
+	})
+	return slices.CompactFunc(s, func(a, b *Error) bool { return a.Error() == b.Error() })
+}
+
+// Error joins the sorted messages, one per line.
+func (l List) Error() string {
+	var b strings.Builder
+	for i, e := range l.Sort() {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Err returns the sorted list as an error, or nil if it is empty.
+func (l List) Err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l.Sort()
+}
+
+// Unwrap exposes the individual errors to errors.Is and errors.As.
+func (l List) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}
+
+// As returns the List inside err, or a one-element List for any other
+// error, so callers can print every problem the same way.
+func As(err error) List {
+	var l List
+	if errors.As(err, &l) {
+		return l
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return List{e}
+	}
+	return nil
+}
+
+// Position converts a byte offset in src to a 1-based line and column.
+func Position(src []byte, offset int) (line, col int) {
+	if offset > len(src) {
+		offset = len(src)
+	}
+	if offset < 0 {
+		offset = 0
+	}
+	line = 1 + strings.Count(string(src[:offset]), "\n")
+	col = offset - strings.LastIndexByte(string(src[:offset]), '\n')
+	return line, col
+}

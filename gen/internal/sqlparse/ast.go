@@ -1,0 +1,565 @@
+package sqlparse
+
+// This file is fencegen's own small SQL syntax tree. Only the parts that the
+// catalog and the analyzer need are modelled; everything else becomes an
+// Unknown node that keeps its location. Locations are byte offsets into the
+// parsed source (the whole file), or -1 when PostgreSQL gives none.
+
+// Node is any node of the tree.
+type Node interface{ Pos() int }
+
+// Stmt is a top-level statement with its span in the source.
+type Stmt struct {
+	// Start and End are byte offsets of the statement text in the file,
+	// End exclusive and before the terminating semicolon.
+	Start, End int
+	// Node is the converted statement.
+	Node Node
+}
+
+// Name is a possibly schema-qualified name.
+type Name struct {
+	Schema string
+	Name   string
+	Loc    int
+}
+
+func (n *Name) Pos() int { return n.Loc }
+
+// String returns schema.name or name.
+func (n *Name) String() string {
+	if n.Schema != "" {
+		return n.Schema + "." + n.Name
+	}
+	return n.Name
+}
+
+// TypeName is a type reference such as bigint, numeric(15,2), text[].
+type TypeName struct {
+	Schema string
+	// Name is the type name as PostgreSQL's parser reports it: built-in
+	// aliases are already canonical (int8, int4, numeric, bool, varchar...).
+	Name string
+	// ArrayDims is the number of [] suffixes.
+	ArrayDims int
+	Setof     bool
+	Loc       int
+}
+
+func (n *TypeName) Pos() int { return n.Loc }
+
+// Unknown is a statement or expression fencegen does not model.
+type Unknown struct {
+	// Kind is the PostgreSQL node name, e.g. "CreateIndexStmt".
+	Kind string
+	Loc  int
+}
+
+func (n *Unknown) Pos() int { return n.Loc }
+
+// ---- DDL ----
+
+// CreateTable is CREATE TABLE.
+type CreateTable struct {
+	Table       Name
+	IfNotExists bool
+	Columns     []*ColumnDef
+	// PrimaryKey lists the table-level PRIMARY KEY columns.
+	PrimaryKey []string
+	// Inherits lists parent tables (INHERITS or PARTITION OF).
+	Inherits []Name
+	// LikeTables lists tables copied with LIKE.
+	LikeTables []Name
+}
+
+func (n *CreateTable) Pos() int { return n.Table.Loc }
+
+// ColumnDef is a column in CREATE TABLE or ALTER TABLE ADD COLUMN.
+type ColumnDef struct {
+	Name       string
+	Type       *TypeName
+	NotNull    bool
+	PrimaryKey bool
+	HasDefault bool
+	Generated  bool
+	Identity   bool
+	Loc        int
+}
+
+func (n *ColumnDef) Pos() int { return n.Loc }
+
+// AlterTable is ALTER TABLE with its commands.
+type AlterTable struct {
+	Table     Name
+	MissingOK bool
+	Cmds      []*AlterCmd
+}
+
+func (n *AlterTable) Pos() int { return n.Table.Loc }
+
+// AlterCmdKind says what an AlterCmd does.
+type AlterCmdKind int
+
+const (
+	AlterOther AlterCmdKind = iota
+	AlterAddColumn
+	AlterDropColumn
+	AlterColumnType
+	AlterSetNotNull
+	AlterDropNotNull
+	AlterAddPrimaryKey
+)
+
+// AlterCmd is one ALTER TABLE action.
+type AlterCmd struct {
+	Kind      AlterCmdKind
+	Column    string
+	Def       *ColumnDef // AlterAddColumn
+	Type      *TypeName  // AlterColumnType
+	Keys      []string   // AlterAddPrimaryKey
+	MissingOK bool
+	Loc       int
+}
+
+// Rename is ALTER ... RENAME.
+type Rename struct {
+	// Kind is "table", "column", "type", "schema", "view" or "value" (enum
+	// value).
+	Kind    string
+	Target  Name
+	Subname string // the column or enum value being renamed
+	NewName string
+	Loc     int
+}
+
+func (n *Rename) Pos() int { return n.Loc }
+
+// Comment is COMMENT ON.
+type Comment struct {
+	// Kind is "column", "table" or another object kind.
+	Kind   string
+	Target Name
+	Column string // for columns
+	// Text is the comment; empty for COMMENT ... IS NULL.
+	Text string
+	Loc  int
+}
+
+func (n *Comment) Pos() int { return n.Loc }
+
+// CreateEnum is CREATE TYPE ... AS ENUM.
+type CreateEnum struct {
+	Type   Name
+	Values []string
+}
+
+func (n *CreateEnum) Pos() int { return n.Type.Loc }
+
+// AlterEnum is ALTER TYPE ... ADD VALUE / RENAME VALUE.
+type AlterEnum struct {
+	Type        Name
+	NewValue    string
+	OldValue    string // set for RENAME VALUE
+	Before      string
+	After       string
+	IfNotExists bool
+}
+
+func (n *AlterEnum) Pos() int { return n.Type.Loc }
+
+// CreateSchema is CREATE SCHEMA.
+type CreateSchema struct {
+	Name        string
+	IfNotExists bool
+	Loc         int
+}
+
+func (n *CreateSchema) Pos() int { return n.Loc }
+
+// Drop is DROP TABLE / VIEW / TYPE / SCHEMA / FUNCTION.
+type Drop struct {
+	Kind      string
+	Names     []Name
+	MissingOK bool
+	Loc       int
+}
+
+func (n *Drop) Pos() int { return n.Loc }
+
+// CreateView is CREATE [MATERIALIZED] VIEW.
+type CreateView struct {
+	View    Name
+	Columns []string
+	Query   *Select
+	Replace bool
+}
+
+func (n *CreateView) Pos() int { return n.View.Loc }
+
+// CreateFunction is CREATE FUNCTION (only what inference needs).
+type CreateFunction struct {
+	Func         Name
+	ArgTypes     []*TypeName
+	ArgNames     []string
+	ReturnType   *TypeName // nil for procedures
+	ReturnsTable []*ColumnDef
+	Body         string
+	Language     string
+	Loc          int
+}
+
+func (n *CreateFunction) Pos() int { return n.Loc }
+
+// ---- DML ----
+
+// With is a WITH clause.
+type With struct {
+	Recursive bool
+	CTEs      []*CTE
+}
+
+// CTE is one WITH entry.
+type CTE struct {
+	Name    string
+	Columns []string
+	Query   Node // *Select, *Insert, *Update or *Delete
+	Loc     int
+}
+
+// Target is one entry of a SELECT list or RETURNING list, or a SET target.
+type Target struct {
+	Name string // AS alias, or the SET column
+	Expr Node
+	Loc  int
+}
+
+// Select is SELECT, VALUES, or a set operation (UNION/INTERSECT/EXCEPT).
+type Select struct {
+	With     *With
+	Distinct bool
+	Targets  []*Target
+	From     []Node
+	Where    Node
+	GroupBy  []Node
+	Having   Node
+	OrderBy  []Node
+	Limit    Node
+	Offset   Node
+	Values   [][]Node
+	// SetOp is "", "UNION", "INTERSECT" or "EXCEPT"; Left and Right are set
+	// for set operations.
+	SetOp       string
+	Left, Right *Select
+	Locking     bool
+	Loc         int
+}
+
+func (n *Select) Pos() int { return n.Loc }
+
+// Insert is INSERT.
+type Insert struct {
+	With       *With
+	Table      Name
+	Alias      string
+	Columns    []*Target
+	Select     *Select // VALUES or a query; nil for DEFAULT VALUES
+	OnConflict *OnConflict
+	Returning  []*Target
+	Loc        int
+}
+
+func (n *Insert) Pos() int { return n.Loc }
+
+// OnConflict is INSERT ... ON CONFLICT.
+type OnConflict struct {
+	DoUpdate bool
+	Set      []*Target
+	Where    Node
+	Loc      int
+}
+
+// Update is UPDATE.
+type Update struct {
+	With      *With
+	Table     Name
+	Alias     string
+	Set       []*Target
+	From      []Node
+	Where     Node
+	Returning []*Target
+	Loc       int
+}
+
+func (n *Update) Pos() int { return n.Loc }
+
+// Delete is DELETE.
+type Delete struct {
+	With      *With
+	Table     Name
+	Alias     string
+	Using     []Node
+	Where     Node
+	Returning []*Target
+	Loc       int
+}
+
+func (n *Delete) Pos() int { return n.Loc }
+
+// Truncate is TRUNCATE.
+type Truncate struct {
+	Tables []Name
+	Loc    int
+}
+
+func (n *Truncate) Pos() int { return n.Loc }
+
+// ---- FROM items ----
+
+// RangeVar is a table or view reference in FROM.
+type RangeVar struct {
+	Name  Name
+	Alias string
+	// ColAliases are column aliases: FROM t AS a(x, y).
+	ColAliases []string
+}
+
+func (n *RangeVar) Pos() int { return n.Name.Loc }
+
+// Join is a JOIN.
+type Join struct {
+	// Type is "INNER", "LEFT", "RIGHT", "FULL" or "CROSS".
+	Type    string
+	Natural bool
+	Left    Node
+	Right   Node
+	On      Node
+	Using   []string
+	Alias   string
+	Loc     int
+}
+
+func (n *Join) Pos() int { return n.Loc }
+
+// RangeSubselect is (SELECT ...) AS alias in FROM.
+type RangeSubselect struct {
+	Lateral    bool
+	Query      *Select
+	Alias      string
+	ColAliases []string
+	Loc        int
+}
+
+func (n *RangeSubselect) Pos() int { return n.Loc }
+
+// RangeFunction is a function call in FROM, e.g. unnest($1::int[]) AS x.
+type RangeFunction struct {
+	Lateral    bool
+	Funcs      []*FuncCall
+	Alias      string
+	ColAliases []string
+	Ordinality bool
+	Loc        int
+}
+
+func (n *RangeFunction) Pos() int { return n.Loc }
+
+// ---- expressions ----
+
+// ColumnRef is a column reference: col, t.col, s.t.col, t.* or *.
+type ColumnRef struct {
+	Fields []string // "*" for a star
+	Loc    int
+}
+
+func (n *ColumnRef) Pos() int { return n.Loc }
+
+// Param is a query parameter: $n, or a named one (@name, sqlc.arg(name),
+// sqlc.narg(name), sqlc.slice(name)) after the analyzer numbered it.
+type Param struct {
+	Number int
+	// Name is set for named parameters.
+	Name string
+	// Nullable is set by sqlc.narg.
+	Nullable bool
+	// Slice is set by sqlc.slice.
+	Slice bool
+	// Loc and End span the parameter's text in the source.
+	Loc, End int
+}
+
+func (n *Param) Pos() int { return n.Loc }
+
+// Const is a literal.
+type Const struct {
+	// Kind is "int", "float", "string", "bool", "bitstring" or "null".
+	Kind  string
+	Value string
+	Loc   int
+}
+
+func (n *Const) Pos() int { return n.Loc }
+
+// TypeCast is expr::type or CAST(expr AS type).
+type TypeCast struct {
+	Arg  Node
+	Type *TypeName
+	Loc  int
+}
+
+func (n *TypeCast) Pos() int { return n.Loc }
+
+// AExpr is an operator expression. Kind is "op", "any", "all", "in",
+// "not in", "like", "ilike", "similar", "between", "not between",
+// "distinct", "not distinct", "nullif".
+type AExpr struct {
+	Kind  string
+	Op    string
+	Left  Node // nil for a prefix operator
+	Right Node
+	Loc   int
+}
+
+func (n *AExpr) Pos() int { return n.Loc }
+
+// BoolExpr is AND, OR or NOT.
+type BoolExpr struct {
+	Op   string
+	Args []Node
+	Loc  int
+}
+
+func (n *BoolExpr) Pos() int { return n.Loc }
+
+// FuncCall is a function call.
+type FuncCall struct {
+	Func     Name
+	Args     []Node
+	Star     bool // count(*)
+	Distinct bool
+	Over     bool // a window function
+	Variadic bool
+	// ArgNames holds named-argument notation names (name => value), "" for
+	// positional arguments.
+	ArgNames []string
+	Loc      int
+}
+
+func (n *FuncCall) Pos() int { return n.Loc }
+
+// SubLink is a subquery in an expression. Kind is "EXISTS", "ANY", "ALL",
+// "EXPR" (scalar subquery) or "ARRAY".
+type SubLink struct {
+	Kind  string
+	Test  Node
+	Op    string
+	Query *Select
+	Loc   int
+}
+
+func (n *SubLink) Pos() int { return n.Loc }
+
+// NullTest is IS [NOT] NULL.
+type NullTest struct {
+	Arg Node
+	Not bool
+	Loc int
+}
+
+func (n *NullTest) Pos() int { return n.Loc }
+
+// BooleanTest is IS [NOT] TRUE/FALSE/UNKNOWN.
+type BooleanTest struct {
+	Arg Node
+	Loc int
+}
+
+func (n *BooleanTest) Pos() int { return n.Loc }
+
+// Case is CASE.
+type Case struct {
+	Arg   Node
+	Whens []*When
+	Else  Node
+	Loc   int
+}
+
+func (n *Case) Pos() int { return n.Loc }
+
+// When is one WHEN of a CASE.
+type When struct {
+	Cond   Node
+	Result Node
+}
+
+// Coalesce is COALESCE(...).
+type Coalesce struct {
+	Args []Node
+	Loc  int
+}
+
+func (n *Coalesce) Pos() int { return n.Loc }
+
+// MinMax is GREATEST or LEAST.
+type MinMax struct {
+	Op   string
+	Args []Node
+	Loc  int
+}
+
+func (n *MinMax) Pos() int { return n.Loc }
+
+// ArrayExpr is ARRAY[...].
+type ArrayExpr struct {
+	Elems []Node
+	Loc   int
+}
+
+func (n *ArrayExpr) Pos() int { return n.Loc }
+
+// RowExpr is ROW(...) or (a, b).
+type RowExpr struct {
+	Args []Node
+	Loc  int
+}
+
+func (n *RowExpr) Pos() int { return n.Loc }
+
+// Indirection is expr[idx] or (expr).field.
+type Indirection struct {
+	Arg    Node
+	Fields []string // field names; "" for a subscript
+	Slice  bool
+	Loc    int
+}
+
+func (n *Indirection) Pos() int { return n.Loc }
+
+// SQLValueFunction is CURRENT_DATE, CURRENT_TIMESTAMP, CURRENT_USER, ...
+type SQLValueFunction struct {
+	// Type is the result type name.
+	Type string
+	Loc  int
+}
+
+func (n *SQLValueFunction) Pos() int { return n.Loc }
+
+// Collate is expr COLLATE name.
+type Collate struct {
+	Arg Node
+	Loc int
+}
+
+func (n *Collate) Pos() int { return n.Loc }
+
+// Default is DEFAULT in VALUES or SET.
+type Default struct{ Loc int }
+
+func (n *Default) Pos() int { return n.Loc }
+
+// SortBy is an ORDER BY item.
+type SortBy struct {
+	Expr Node
+	Loc  int
+}
+
+func (n *SortBy) Pos() int { return n.Loc }

@@ -1,0 +1,849 @@
+package sqlparse
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+type converter struct {
+	src []byte
+}
+
+func strs(nodes []*pg.Node) []string {
+	var out []string
+	for _, n := range nodes {
+		if s := n.GetString_(); s != nil {
+			out = append(out, s.Sval)
+		} else if n.GetAStar() != nil {
+			out = append(out, "*")
+		}
+	}
+	return out
+}
+
+func nameOf(parts []string, loc int) Name {
+	switch len(parts) {
+	case 0:
+		return Name{Loc: loc}
+	case 1:
+		return Name{Name: parts[0], Loc: loc}
+	default:
+		return Name{Schema: parts[len(parts)-2], Name: parts[len(parts)-1], Loc: loc}
+	}
+}
+
+func rangeVarName(rv *pg.RangeVar) Name {
+	if rv == nil {
+		return Name{Loc: -1}
+	}
+	return Name{Schema: rv.Schemaname, Name: rv.Relname, Loc: int(rv.Location)}
+}
+
+func aliasOf(a *pg.Alias) (string, []string) {
+	if a == nil {
+		return "", nil
+	}
+	return a.Aliasname, strs(a.Colnames)
+}
+
+func (c *converter) typeName(tn *pg.TypeName) *TypeName {
+	if tn == nil {
+		return nil
+	}
+	parts := strs(tn.Names)
+	t := &TypeName{ArrayDims: len(tn.ArrayBounds), Setof: tn.Setof, Loc: int(tn.Location)}
+	switch len(parts) {
+	case 0:
+	case 1:
+		t.Name = parts[0]
+	default:
+		t.Schema, t.Name = parts[len(parts)-2], parts[len(parts)-1]
+	}
+	if tn.PctType {
+		// col%TYPE: keep the referenced column as the name.
+		t.Name = strings.Join(parts, ".") + "%type"
+		t.Schema = ""
+	}
+	return t
+}
+
+func nodeKind(n *pg.Node) string {
+	if n == nil || n.Node == nil {
+		return "nil"
+	}
+	s := fmt.Sprintf("%T", n.Node)
+	s = strings.TrimPrefix(s, "*pg_query.Node_")
+	return s
+}
+
+func (c *converter) stmt(n *pg.Node) Node {
+	switch s := n.Node.(type) {
+	case *pg.Node_CreateStmt:
+		return c.createTable(s.CreateStmt)
+	case *pg.Node_AlterTableStmt:
+		return c.alterTable(s.AlterTableStmt)
+	case *pg.Node_RenameStmt:
+		return c.rename(s.RenameStmt)
+	case *pg.Node_CommentStmt:
+		return c.comment(s.CommentStmt)
+	case *pg.Node_CreateEnumStmt:
+		return &CreateEnum{Type: nameOf(strs(s.CreateEnumStmt.TypeName), -1), Values: strs(s.CreateEnumStmt.Vals)}
+	case *pg.Node_AlterEnumStmt:
+		a := s.AlterEnumStmt
+		ae := &AlterEnum{Type: nameOf(strs(a.TypeName), -1), NewValue: a.NewVal, OldValue: a.OldVal, IfNotExists: a.SkipIfNewValExists}
+		if a.NewValNeighbor != "" {
+			if a.NewValIsAfter {
+				ae.After = a.NewValNeighbor
+			} else {
+				ae.Before = a.NewValNeighbor
+			}
+		}
+		return ae
+	case *pg.Node_CreateSchemaStmt:
+		return &CreateSchema{Name: s.CreateSchemaStmt.Schemaname, IfNotExists: s.CreateSchemaStmt.IfNotExists, Loc: -1}
+	case *pg.Node_DropStmt:
+		return c.drop(s.DropStmt)
+	case *pg.Node_ViewStmt:
+		v := s.ViewStmt
+		sel, _ := c.dml(v.Query).(*Select)
+		return &CreateView{View: rangeVarName(v.View), Columns: strs(v.Aliases), Query: sel, Replace: v.Replace}
+	case *pg.Node_CreateTableAsStmt:
+		v := s.CreateTableAsStmt
+		sel, _ := c.dml(v.Query).(*Select)
+		if v.Into == nil {
+			return &Unknown{Kind: "CreateTableAsStmt", Loc: -1}
+		}
+		return &CreateView{View: rangeVarName(v.Into.Rel), Columns: strs(v.Into.ColNames), Query: sel}
+	case *pg.Node_CreateFunctionStmt:
+		return c.createFunction(s.CreateFunctionStmt)
+	case *pg.Node_TruncateStmt:
+		t := &Truncate{Loc: -1}
+		for _, r := range s.TruncateStmt.Relations {
+			if rv := r.GetRangeVar(); rv != nil {
+				t.Tables = append(t.Tables, rangeVarName(rv))
+				if t.Loc < 0 {
+					t.Loc = int(rv.Location)
+				}
+			}
+		}
+		return t
+	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+		return c.dml(n)
+	}
+	return &Unknown{Kind: nodeKind(n), Loc: -1}
+}
+
+func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
+	d := &ColumnDef{Name: cd.Colname, Type: c.typeName(cd.TypeName), NotNull: cd.IsNotNull, Loc: int(cd.Location)}
+	if cd.RawDefault != nil {
+		d.HasDefault = true
+	}
+	if cd.Identity != "" {
+		d.Identity = true
+	}
+	if cd.Generated != "" {
+		d.Generated = true
+	}
+	for _, cn := range cd.Constraints {
+		con := cn.GetConstraint()
+		if con == nil {
+			continue
+		}
+		switch con.Contype {
+		case pg.ConstrType_CONSTR_NOTNULL:
+			d.NotNull = true
+		case pg.ConstrType_CONSTR_PRIMARY:
+			d.NotNull = true
+			d.PrimaryKey = true
+		case pg.ConstrType_CONSTR_DEFAULT:
+			d.HasDefault = true
+		case pg.ConstrType_CONSTR_IDENTITY:
+			d.Identity = true
+			d.NotNull = true
+		case pg.ConstrType_CONSTR_GENERATED:
+			d.Generated = true
+		}
+	}
+	if d.Type != nil && d.Type.ArrayDims == 0 {
+		switch d.Type.Name {
+		case "serial", "serial4", "bigserial", "serial8", "smallserial", "serial2":
+			d.NotNull = true
+			d.HasDefault = true
+		}
+	}
+	return d
+}
+
+func (c *converter) createTable(s *pg.CreateStmt) Node {
+	t := &CreateTable{Table: rangeVarName(s.Relation), IfNotExists: s.IfNotExists}
+	for _, e := range s.TableElts {
+		switch x := e.Node.(type) {
+		case *pg.Node_ColumnDef:
+			t.Columns = append(t.Columns, c.columnDef(x.ColumnDef))
+		case *pg.Node_Constraint:
+			if x.Constraint.Contype == pg.ConstrType_CONSTR_PRIMARY {
+				t.PrimaryKey = append(t.PrimaryKey, strs(x.Constraint.Keys)...)
+			}
+		case *pg.Node_TableLikeClause:
+			t.LikeTables = append(t.LikeTables, rangeVarName(x.TableLikeClause.Relation))
+		}
+	}
+	for _, con := range s.Constraints {
+		if x := con.GetConstraint(); x != nil && x.Contype == pg.ConstrType_CONSTR_PRIMARY {
+			t.PrimaryKey = append(t.PrimaryKey, strs(x.Keys)...)
+		}
+	}
+	for _, inh := range s.InhRelations {
+		if rv := inh.GetRangeVar(); rv != nil {
+			t.Inherits = append(t.Inherits, rangeVarName(rv))
+		}
+	}
+	return t
+}
+
+func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
+	if s.Objtype != pg.ObjectType_OBJECT_TABLE && s.Objtype != pg.ObjectType_OBJECT_FOREIGN_TABLE {
+		return &Unknown{Kind: "AlterTableStmt", Loc: rangeVarName(s.Relation).Loc}
+	}
+	a := &AlterTable{Table: rangeVarName(s.Relation), MissingOK: s.MissingOk}
+	for _, cn := range s.Cmds {
+		cmd := cn.GetAlterTableCmd()
+		if cmd == nil {
+			continue
+		}
+		ac := &AlterCmd{Column: cmd.Name, MissingOK: cmd.MissingOk, Loc: a.Table.Loc}
+		switch cmd.Subtype {
+		case pg.AlterTableType_AT_AddColumn:
+			ac.Kind = AlterAddColumn
+			if cd := cmd.Def.GetColumnDef(); cd != nil {
+				ac.Def = c.columnDef(cd)
+				ac.Column = cd.Colname
+				ac.Loc = ac.Def.Loc
+			}
+		case pg.AlterTableType_AT_DropColumn:
+			ac.Kind = AlterDropColumn
+		case pg.AlterTableType_AT_AlterColumnType:
+			ac.Kind = AlterColumnType
+			if cd := cmd.Def.GetColumnDef(); cd != nil {
+				ac.Type = c.typeName(cd.TypeName)
+			}
+		case pg.AlterTableType_AT_SetNotNull:
+			ac.Kind = AlterSetNotNull
+		case pg.AlterTableType_AT_DropNotNull:
+			ac.Kind = AlterDropNotNull
+		case pg.AlterTableType_AT_AddConstraint:
+			if con := cmd.Def.GetConstraint(); con != nil && con.Contype == pg.ConstrType_CONSTR_PRIMARY {
+				ac.Kind = AlterAddPrimaryKey
+				ac.Keys = strs(con.Keys)
+			}
+		}
+		a.Cmds = append(a.Cmds, ac)
+	}
+	return a
+}
+
+func objectKind(t pg.ObjectType) string {
+	switch t {
+	case pg.ObjectType_OBJECT_TABLE:
+		return "table"
+	case pg.ObjectType_OBJECT_COLUMN:
+		return "column"
+	case pg.ObjectType_OBJECT_TYPE, pg.ObjectType_OBJECT_DOMAIN:
+		return "type"
+	case pg.ObjectType_OBJECT_VIEW:
+		return "view"
+	case pg.ObjectType_OBJECT_MATVIEW:
+		return "materialized view"
+	case pg.ObjectType_OBJECT_SCHEMA:
+		return "schema"
+	case pg.ObjectType_OBJECT_FUNCTION, pg.ObjectType_OBJECT_PROCEDURE:
+		return "function"
+	}
+	return strings.ToLower(strings.TrimPrefix(t.String(), "OBJECT_"))
+}
+
+func (c *converter) rename(s *pg.RenameStmt) Node {
+	r := &Rename{Kind: objectKind(s.RenameType), Subname: s.Subname, NewName: s.Newname, Loc: -1}
+	if s.Relation != nil {
+		r.Target = rangeVarName(s.Relation)
+		r.Loc = r.Target.Loc
+	} else if s.Object != nil {
+		switch o := s.Object.Node.(type) {
+		case *pg.Node_List:
+			r.Target = nameOf(strs(o.List.Items), -1)
+		case *pg.Node_String_:
+			r.Target = Name{Name: o.String_.Sval, Loc: -1}
+		}
+	}
+	if s.RenameType == pg.ObjectType_OBJECT_TABCONSTRAINT {
+		r.Kind = "constraint"
+	}
+	return r
+}
+
+func (c *converter) comment(s *pg.CommentStmt) Node {
+	cm := &Comment{Kind: objectKind(s.Objtype), Text: s.Comment, Loc: -1}
+	if l := s.Object.GetList(); l != nil {
+		parts := strs(l.Items)
+		if s.Objtype == pg.ObjectType_OBJECT_COLUMN && len(parts) >= 2 {
+			cm.Column = parts[len(parts)-1]
+			parts = parts[:len(parts)-1]
+		}
+		cm.Target = nameOf(parts, -1)
+	} else if s.Object.GetString_() != nil {
+		cm.Target = Name{Name: s.Object.GetString_().Sval, Loc: -1}
+	} else if tn := s.Object.GetTypeName(); tn != nil {
+		t := c.typeName(tn)
+		cm.Target = Name{Schema: t.Schema, Name: t.Name, Loc: t.Loc}
+	}
+	return cm
+}
+
+func (c *converter) drop(s *pg.DropStmt) Node {
+	d := &Drop{Kind: objectKind(s.RemoveType), MissingOK: s.MissingOk, Loc: -1}
+	for _, o := range s.Objects {
+		switch x := o.Node.(type) {
+		case *pg.Node_List:
+			d.Names = append(d.Names, nameOf(strs(x.List.Items), -1))
+		case *pg.Node_String_:
+			d.Names = append(d.Names, Name{Name: x.String_.Sval, Loc: -1})
+		case *pg.Node_TypeName:
+			t := c.typeName(x.TypeName)
+			d.Names = append(d.Names, Name{Schema: t.Schema, Name: t.Name, Loc: t.Loc})
+		case *pg.Node_ObjectWithArgs:
+			d.Names = append(d.Names, nameOf(strs(x.ObjectWithArgs.Objname), -1))
+		}
+	}
+	return d
+}
+
+func (c *converter) createFunction(s *pg.CreateFunctionStmt) Node {
+	f := &CreateFunction{Func: nameOf(strs(s.Funcname), -1), Loc: -1}
+	for _, p := range s.Parameters {
+		fp := p.GetFunctionParameter()
+		if fp == nil {
+			continue
+		}
+		switch fp.Mode {
+		case pg.FunctionParameterMode_FUNC_PARAM_TABLE:
+			f.ReturnsTable = append(f.ReturnsTable, &ColumnDef{Name: fp.Name, Type: c.typeName(fp.ArgType), Loc: -1})
+			continue
+		case pg.FunctionParameterMode_FUNC_PARAM_OUT:
+			continue
+		}
+		f.ArgTypes = append(f.ArgTypes, c.typeName(fp.ArgType))
+		f.ArgNames = append(f.ArgNames, fp.Name)
+	}
+	if !s.IsProcedure {
+		f.ReturnType = c.typeName(s.ReturnType)
+	}
+	for _, o := range s.Options {
+		de := o.GetDefElem()
+		if de == nil {
+			continue
+		}
+		switch de.Defname {
+		case "language":
+			if sv := de.Arg.GetString_(); sv != nil {
+				f.Language = sv.Sval
+			}
+		case "as":
+			if l := de.Arg.GetList(); l != nil && len(l.Items) > 0 {
+				if sv := l.Items[0].GetString_(); sv != nil {
+					f.Body = sv.Sval
+				}
+			}
+		}
+	}
+	return f
+}
+
+// ---- DML ----
+
+func (c *converter) with(w *pg.WithClause) *With {
+	if w == nil {
+		return nil
+	}
+	out := &With{Recursive: w.Recursive}
+	for _, n := range w.Ctes {
+		cte := n.GetCommonTableExpr()
+		if cte == nil {
+			continue
+		}
+		out.CTEs = append(out.CTEs, &CTE{Name: cte.Ctename, Columns: strs(cte.Aliascolnames), Query: c.dml(cte.Ctequery), Loc: int(cte.Location)})
+	}
+	return out
+}
+
+func (c *converter) dml(n *pg.Node) Node {
+	if n == nil {
+		return nil
+	}
+	switch s := n.Node.(type) {
+	case *pg.Node_SelectStmt:
+		return c.selectStmt(s.SelectStmt)
+	case *pg.Node_InsertStmt:
+		return c.insert(s.InsertStmt)
+	case *pg.Node_UpdateStmt:
+		return c.update(s.UpdateStmt)
+	case *pg.Node_DeleteStmt:
+		return c.delete(s.DeleteStmt)
+	}
+	return &Unknown{Kind: nodeKind(n), Loc: -1}
+}
+
+func (c *converter) targets(nodes []*pg.Node) []*Target {
+	var out []*Target
+	for _, n := range nodes {
+		rt := n.GetResTarget()
+		if rt == nil {
+			continue
+		}
+		t := &Target{Name: rt.Name, Expr: c.expr(rt.Val), Loc: int(rt.Location)}
+		if len(rt.Indirection) > 0 && rt.Val != nil {
+			t.Expr = &Indirection{Arg: t.Expr, Fields: strs(rt.Indirection), Loc: t.Loc}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// setTargets converts UPDATE SET / ON CONFLICT DO UPDATE SET lists,
+// expanding (a, b) = (x, y) into one target per column.
+func (c *converter) setTargets(nodes []*pg.Node) []*Target {
+	var out []*Target
+	for _, n := range nodes {
+		rt := n.GetResTarget()
+		if rt == nil {
+			continue
+		}
+		t := &Target{Name: rt.Name, Loc: int(rt.Location)}
+		if mr := rt.Val.GetMultiAssignRef(); mr != nil {
+			src := c.expr(mr.Source)
+			if row, ok := src.(*RowExpr); ok && int(mr.Colno-1) < len(row.Args) {
+				t.Expr = row.Args[mr.Colno-1]
+			} else {
+				t.Expr = &Unknown{Kind: "MultiAssignRef", Loc: t.Loc}
+			}
+		} else {
+			t.Expr = c.expr(rt.Val)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func (c *converter) selectStmt(s *pg.SelectStmt) *Select {
+	if s == nil {
+		return nil
+	}
+	out := &Select{With: c.with(s.WithClause), Distinct: len(s.DistinctClause) > 0, Loc: -1}
+	if s.Op != pg.SetOperation_SETOP_NONE && s.Op != pg.SetOperation_SET_OPERATION_UNDEFINED {
+		out.SetOp = strings.TrimPrefix(s.Op.String(), "SETOP_")
+		out.Left = c.selectStmt(s.Larg)
+		out.Right = c.selectStmt(s.Rarg)
+	}
+	out.Targets = c.targets(s.TargetList)
+	for _, f := range s.FromClause {
+		out.From = append(out.From, c.fromItem(f))
+	}
+	out.Where = c.expr(s.WhereClause)
+	for _, g := range s.GroupClause {
+		out.GroupBy = append(out.GroupBy, c.expr(g))
+	}
+	out.Having = c.expr(s.HavingClause)
+	for _, o := range s.SortClause {
+		out.OrderBy = append(out.OrderBy, c.expr(o))
+	}
+	out.Limit = c.expr(s.LimitCount)
+	out.Offset = c.expr(s.LimitOffset)
+	for _, v := range s.ValuesLists {
+		if l := v.GetList(); l != nil {
+			var row []Node
+			for _, e := range l.Items {
+				row = append(row, c.expr(e))
+			}
+			out.Values = append(out.Values, row)
+		}
+	}
+	out.Locking = len(s.LockingClause) > 0
+	return out
+}
+
+func (c *converter) fromItem(n *pg.Node) Node {
+	switch f := n.Node.(type) {
+	case *pg.Node_RangeVar:
+		alias, cols := aliasOf(f.RangeVar.Alias)
+		return &RangeVar{Name: rangeVarName(f.RangeVar), Alias: alias, ColAliases: cols}
+	case *pg.Node_JoinExpr:
+		j := f.JoinExpr
+		jt := "INNER"
+		switch j.Jointype {
+		case pg.JoinType_JOIN_LEFT:
+			jt = "LEFT"
+		case pg.JoinType_JOIN_RIGHT:
+			jt = "RIGHT"
+		case pg.JoinType_JOIN_FULL:
+			jt = "FULL"
+		}
+		if j.Quals == nil && len(j.UsingClause) == 0 && !j.IsNatural && jt == "INNER" {
+			jt = "CROSS"
+		}
+		alias, _ := aliasOf(j.Alias)
+		return &Join{Type: jt, Natural: j.IsNatural, Left: c.fromItem(j.Larg), Right: c.fromItem(j.Rarg), On: c.expr(j.Quals), Using: strs(j.UsingClause), Alias: alias, Loc: -1}
+	case *pg.Node_RangeSubselect:
+		alias, cols := aliasOf(f.RangeSubselect.Alias)
+		q, _ := c.dml(f.RangeSubselect.Subquery).(*Select)
+		return &RangeSubselect{Lateral: f.RangeSubselect.Lateral, Query: q, Alias: alias, ColAliases: cols, Loc: -1}
+	case *pg.Node_RangeFunction:
+		rf := &RangeFunction{Lateral: f.RangeFunction.Lateral, Ordinality: f.RangeFunction.Ordinality, Loc: -1}
+		rf.Alias, rf.ColAliases = aliasOf(f.RangeFunction.Alias)
+		for _, fn := range f.RangeFunction.Functions {
+			l := fn.GetList()
+			if l == nil || len(l.Items) == 0 {
+				continue
+			}
+			if fc, ok := c.expr(l.Items[0]).(*FuncCall); ok {
+				rf.Funcs = append(rf.Funcs, fc)
+				if rf.Loc < 0 {
+					rf.Loc = fc.Loc
+				}
+			}
+		}
+		return rf
+	}
+	return &Unknown{Kind: nodeKind(n), Loc: -1}
+}
+
+func (c *converter) insert(s *pg.InsertStmt) *Insert {
+	in := &Insert{With: c.with(s.WithClause), Table: rangeVarName(s.Relation), Loc: rangeVarName(s.Relation).Loc}
+	if s.Relation != nil && s.Relation.Alias != nil {
+		in.Alias = s.Relation.Alias.Aliasname
+	}
+	for _, col := range s.Cols {
+		if rt := col.GetResTarget(); rt != nil {
+			in.Columns = append(in.Columns, &Target{Name: rt.Name, Loc: int(rt.Location)})
+		}
+	}
+	if s.SelectStmt != nil {
+		in.Select, _ = c.dml(s.SelectStmt).(*Select)
+	}
+	if oc := s.OnConflictClause; oc != nil {
+		in.OnConflict = &OnConflict{DoUpdate: oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE, Set: c.setTargets(oc.TargetList), Where: c.expr(oc.WhereClause), Loc: int(oc.Location)}
+	}
+	in.Returning = c.targets(s.ReturningList)
+	return in
+}
+
+func (c *converter) update(s *pg.UpdateStmt) *Update {
+	u := &Update{With: c.with(s.WithClause), Table: rangeVarName(s.Relation), Loc: rangeVarName(s.Relation).Loc}
+	if s.Relation != nil && s.Relation.Alias != nil {
+		u.Alias = s.Relation.Alias.Aliasname
+	}
+	u.Set = c.setTargets(s.TargetList)
+	for _, f := range s.FromClause {
+		u.From = append(u.From, c.fromItem(f))
+	}
+	u.Where = c.expr(s.WhereClause)
+	u.Returning = c.targets(s.ReturningList)
+	return u
+}
+
+func (c *converter) delete(s *pg.DeleteStmt) *Delete {
+	d := &Delete{With: c.with(s.WithClause), Table: rangeVarName(s.Relation), Loc: rangeVarName(s.Relation).Loc}
+	if s.Relation != nil && s.Relation.Alias != nil {
+		d.Alias = s.Relation.Alias.Aliasname
+	}
+	for _, f := range s.UsingClause {
+		d.Using = append(d.Using, c.fromItem(f))
+	}
+	d.Where = c.expr(s.WhereClause)
+	d.Returning = c.targets(s.ReturningList)
+	return d
+}
+
+// ---- expressions ----
+
+// closingParen returns the offset just past the parenthesis that closes the
+// first '(' at or after start, skipping quoted text.
+func (c *converter) closingParen(start int) int {
+	depth := 0
+	for i := start; i < len(c.src); i++ {
+		switch c.src[i] {
+		case '\'', '"':
+			q := c.src[i]
+			for i++; i < len(c.src) && c.src[i] != q; i++ {
+			}
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(c.src)
+}
+
+func (c *converter) expr(n *pg.Node) Node {
+	if n == nil || n.Node == nil {
+		return nil
+	}
+	switch e := n.Node.(type) {
+	case *pg.Node_ColumnRef:
+		return &ColumnRef{Fields: strs(e.ColumnRef.Fields), Loc: int(e.ColumnRef.Location)}
+	case *pg.Node_ParamRef:
+		loc := int(e.ParamRef.Location)
+		end := loc + 1
+		for end < len(c.src) && c.src[end] >= '0' && c.src[end] <= '9' {
+			end++
+		}
+		return &Param{Number: int(e.ParamRef.Number), Loc: loc, End: end}
+	case *pg.Node_AConst:
+		return c.aconst(e.AConst)
+	case *pg.Node_TypeCast:
+		return &TypeCast{Arg: c.expr(e.TypeCast.Arg), Type: c.typeName(e.TypeCast.TypeName), Loc: int(e.TypeCast.Location)}
+	case *pg.Node_AExpr:
+		return c.aexpr(e.AExpr)
+	case *pg.Node_BoolExpr:
+		b := &BoolExpr{Loc: int(e.BoolExpr.Location)}
+		switch e.BoolExpr.Boolop {
+		case pg.BoolExprType_AND_EXPR:
+			b.Op = "AND"
+		case pg.BoolExprType_OR_EXPR:
+			b.Op = "OR"
+		default:
+			b.Op = "NOT"
+		}
+		for _, a := range e.BoolExpr.Args {
+			b.Args = append(b.Args, c.expr(a))
+		}
+		return b
+	case *pg.Node_FuncCall:
+		return c.funcCall(e.FuncCall)
+	case *pg.Node_SubLink:
+		sl := e.SubLink
+		q, _ := c.dml(sl.Subselect).(*Select)
+		kind := "EXPR"
+		switch sl.SubLinkType {
+		case pg.SubLinkType_EXISTS_SUBLINK:
+			kind = "EXISTS"
+		case pg.SubLinkType_ANY_SUBLINK:
+			kind = "ANY"
+		case pg.SubLinkType_ALL_SUBLINK:
+			kind = "ALL"
+		case pg.SubLinkType_ARRAY_SUBLINK:
+			kind = "ARRAY"
+		}
+		op := strings.Join(strs(sl.OperName), ".")
+		return &SubLink{Kind: kind, Test: c.expr(sl.Testexpr), Op: op, Query: q, Loc: int(sl.Location)}
+	case *pg.Node_NullTest:
+		return &NullTest{Arg: c.expr(e.NullTest.Arg), Not: e.NullTest.Nulltesttype == pg.NullTestType_IS_NOT_NULL, Loc: int(e.NullTest.Location)}
+	case *pg.Node_BooleanTest:
+		return &BooleanTest{Arg: c.expr(e.BooleanTest.Arg), Loc: int(e.BooleanTest.Location)}
+	case *pg.Node_CaseExpr:
+		ce := &Case{Arg: c.expr(e.CaseExpr.Arg), Else: c.expr(e.CaseExpr.Defresult), Loc: int(e.CaseExpr.Location)}
+		for _, w := range e.CaseExpr.Args {
+			if cw := w.GetCaseWhen(); cw != nil {
+				ce.Whens = append(ce.Whens, &When{Cond: c.expr(cw.Expr), Result: c.expr(cw.Result)})
+			}
+		}
+		return ce
+	case *pg.Node_CoalesceExpr:
+		co := &Coalesce{Loc: int(e.CoalesceExpr.Location)}
+		for _, a := range e.CoalesceExpr.Args {
+			co.Args = append(co.Args, c.expr(a))
+		}
+		return co
+	case *pg.Node_MinMaxExpr:
+		m := &MinMax{Op: "GREATEST", Loc: int(e.MinMaxExpr.Location)}
+		if e.MinMaxExpr.Op == pg.MinMaxOp_IS_LEAST {
+			m.Op = "LEAST"
+		}
+		for _, a := range e.MinMaxExpr.Args {
+			m.Args = append(m.Args, c.expr(a))
+		}
+		return m
+	case *pg.Node_AArrayExpr:
+		a := &ArrayExpr{Loc: int(e.AArrayExpr.Location)}
+		for _, x := range e.AArrayExpr.Elements {
+			a.Elems = append(a.Elems, c.expr(x))
+		}
+		return a
+	case *pg.Node_RowExpr:
+		r := &RowExpr{Loc: int(e.RowExpr.Location)}
+		for _, x := range e.RowExpr.Args {
+			r.Args = append(r.Args, c.expr(x))
+		}
+		return r
+	case *pg.Node_AIndirection:
+		ind := &Indirection{Arg: c.expr(e.AIndirection.Arg), Loc: c.expr(e.AIndirection.Arg).Pos()}
+		for _, x := range e.AIndirection.Indirection {
+			switch y := x.Node.(type) {
+			case *pg.Node_String_:
+				ind.Fields = append(ind.Fields, y.String_.Sval)
+			case *pg.Node_AStar:
+				ind.Fields = append(ind.Fields, "*")
+			case *pg.Node_AIndices:
+				ind.Fields = append(ind.Fields, "")
+				ind.Slice = ind.Slice || y.AIndices.IsSlice
+			}
+		}
+		return ind
+	case *pg.Node_SqlvalueFunction:
+		return &SQLValueFunction{Type: sqlValueFunctionType(e.SqlvalueFunction.Op), Loc: int(e.SqlvalueFunction.Location)}
+	case *pg.Node_CollateClause:
+		return &Collate{Arg: c.expr(e.CollateClause.Arg), Loc: int(e.CollateClause.Location)}
+	case *pg.Node_SetToDefault:
+		return &Default{Loc: int(e.SetToDefault.Location)}
+	case *pg.Node_SortBy:
+		return &SortBy{Expr: c.expr(e.SortBy.Node), Loc: int(e.SortBy.Location)}
+	case *pg.Node_NamedArgExpr:
+		return c.expr(e.NamedArgExpr.Arg)
+	case *pg.Node_SelectStmt:
+		q, _ := c.dml(n).(*Select)
+		return &SubLink{Kind: "EXPR", Query: q, Loc: -1}
+	}
+	return &Unknown{Kind: nodeKind(n), Loc: -1}
+}
+
+func sqlValueFunctionType(op pg.SQLValueFunctionOp) string {
+	switch op {
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		return "date"
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+		return "timetz"
+	case pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP, pg.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP_N:
+		return "timestamptz"
+	case pg.SQLValueFunctionOp_SVFOP_LOCALTIME, pg.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+		return "time"
+	case pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		return "timestamp"
+	}
+	return "text" // CURRENT_USER, SESSION_USER, CURRENT_CATALOG, ...: name
+}
+
+func (c *converter) aconst(a *pg.A_Const) Node {
+	k := &Const{Loc: int(a.Location)}
+	if a.Isnull {
+		k.Kind = "null"
+		return k
+	}
+	switch v := a.Val.(type) {
+	case *pg.A_Const_Ival:
+		k.Kind, k.Value = "int", fmt.Sprint(v.Ival.Ival)
+	case *pg.A_Const_Fval:
+		k.Kind, k.Value = "float", v.Fval.Fval
+	case *pg.A_Const_Sval:
+		k.Kind, k.Value = "string", v.Sval.Sval
+	case *pg.A_Const_Boolval:
+		k.Kind, k.Value = "bool", fmt.Sprint(v.Boolval.Boolval)
+	case *pg.A_Const_Bsval:
+		k.Kind, k.Value = "bitstring", v.Bsval.Bsval
+	}
+	return k
+}
+
+func (c *converter) aexpr(a *pg.A_Expr) Node {
+	op := strings.Join(strs(a.Name), ".")
+	loc := int(a.Location)
+	// @name is sqlc's named parameter: a prefix operator @ applied to a
+	// column reference.
+	if a.Kind == pg.A_Expr_Kind_AEXPR_OP && op == "@" && a.Lexpr == nil {
+		if cr := a.Rexpr.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+			if s := cr.Fields[0].GetString_(); s != nil {
+				end := int(cr.Location) + len(s.Sval)
+				if int(cr.Location) < len(c.src) && c.src[cr.Location] == '"' {
+					end += 2
+				}
+				return &Param{Name: s.Sval, Loc: loc, End: end}
+			}
+		}
+	}
+	e := &AExpr{Op: op, Left: c.expr(a.Lexpr), Right: c.expr(a.Rexpr), Loc: loc}
+	switch a.Kind {
+	case pg.A_Expr_Kind_AEXPR_OP:
+		e.Kind = "op"
+	case pg.A_Expr_Kind_AEXPR_OP_ANY:
+		e.Kind = "any"
+	case pg.A_Expr_Kind_AEXPR_OP_ALL:
+		e.Kind = "all"
+	case pg.A_Expr_Kind_AEXPR_IN:
+		e.Kind = "in"
+		if op == "<>" {
+			e.Kind = "not in"
+		}
+	case pg.A_Expr_Kind_AEXPR_LIKE:
+		e.Kind = "like"
+	case pg.A_Expr_Kind_AEXPR_ILIKE:
+		e.Kind = "ilike"
+	case pg.A_Expr_Kind_AEXPR_SIMILAR:
+		e.Kind = "similar"
+	case pg.A_Expr_Kind_AEXPR_BETWEEN, pg.A_Expr_Kind_AEXPR_BETWEEN_SYM:
+		e.Kind = "between"
+	case pg.A_Expr_Kind_AEXPR_NOT_BETWEEN, pg.A_Expr_Kind_AEXPR_NOT_BETWEEN_SYM:
+		e.Kind = "not between"
+	case pg.A_Expr_Kind_AEXPR_DISTINCT:
+		e.Kind = "distinct"
+	case pg.A_Expr_Kind_AEXPR_NOT_DISTINCT:
+		e.Kind = "not distinct"
+	case pg.A_Expr_Kind_AEXPR_NULLIF:
+		e.Kind = "nullif"
+	default:
+		e.Kind = "op"
+	}
+	// IN lists and BETWEEN bounds arrive as a List node.
+	if l := a.Rexpr.GetList(); l != nil {
+		r := &RowExpr{Loc: loc}
+		for _, x := range l.Items {
+			r.Args = append(r.Args, c.expr(x))
+		}
+		e.Right = r
+	}
+	return e
+}
+
+func (c *converter) funcCall(f *pg.FuncCall) Node {
+	parts := strs(f.Funcname)
+	loc := int(f.Location)
+	// sqlc.arg(name), sqlc.narg(name), sqlc.slice(name): named parameters.
+	if len(parts) == 2 && parts[0] == "sqlc" {
+		switch parts[1] {
+		case "arg", "narg", "slice":
+			p := &Param{Nullable: parts[1] == "narg", Slice: parts[1] == "slice", Loc: loc, End: c.closingParen(loc)}
+			if len(f.Args) == 1 {
+				switch a := f.Args[0].Node.(type) {
+				case *pg.Node_ColumnRef:
+					if ss := strs(a.ColumnRef.Fields); len(ss) == 1 {
+						p.Name = ss[0]
+					}
+				case *pg.Node_AConst:
+					if sv := a.AConst.GetSval(); sv != nil {
+						p.Name = sv.Sval
+					}
+				}
+			}
+			return p
+		}
+	}
+	fc := &FuncCall{Func: nameOf(parts, loc), Star: f.AggStar, Distinct: f.AggDistinct, Over: f.Over != nil, Variadic: f.FuncVariadic, Loc: loc}
+	for _, a := range f.Args {
+		name := ""
+		if na := a.GetNamedArgExpr(); na != nil {
+			name = na.Name
+		}
+		fc.Args = append(fc.Args, c.expr(a))
+		fc.ArgNames = append(fc.ArgNames, name)
+	}
+	for _, o := range f.AggOrder {
+		_ = o // ORDER BY inside aggregates does not change types
+	}
+	return fc
+}
+
+// Text returns the source text of a statement, without the semicolon.
+func (f *File) Text(s *Stmt) string { return string(bytes.TrimSpace(f.Src[s.Start:s.End])) }

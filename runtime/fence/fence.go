@@ -1,0 +1,112 @@
+package fence
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Token is a fencing token: a positive, strictly increasing number minted
+// once per lease acquisition. The zero Token is never minted; it is the
+// value a fenced row holds before any fenced write (the column default).
+//
+// Tokens from the same resource compare with the ordinary integer order: the
+// larger token belongs to the later acquisition.
+type Token int64
+
+// String formats the token in base 10.
+func (t Token) String() string { return strconv.FormatInt(int64(t), 10) }
+
+// Mode says which stored tokens a fenced write accepts.
+type Mode uint8
+
+const (
+	// NonStrict accepts a write when stored ≤ presented and stores the
+	// presented token. The current holder may write the same row many times
+	// under one lease; only lower tokens are rejected (Kleppmann 2016). This
+	// is the default.
+	NonStrict Mode = iota
+	// Strict accepts a write only when stored < presented: at most one write
+	// per row per lease.
+	Strict
+)
+
+// String returns "non-strict" or "strict".
+func (m Mode) String() string {
+	if m == Strict {
+		return "strict"
+	}
+	return "non-strict"
+}
+
+// Accepts reports whether a write presenting token presented may overwrite a
+// row that stores token stored under mode m.
+func (m Mode) Accepts(stored, presented Token) bool {
+	if m == Strict {
+		return stored < presented
+	}
+	return stored <= presented
+}
+
+var (
+	// ErrStaleToken is the sentinel for a write rejected because the row
+	// already stores a token that the presented token does not beat. Test for
+	// it with errors.Is; use errors.As with *StaleError for the details.
+	ErrStaleToken = errors.New("fence: stale token")
+
+	// ErrNotFound is the sentinel for a fenced write whose WHERE clause
+	// matched no row at all. It is not a fencing failure.
+	ErrNotFound = errors.New("fence: no row matched")
+)
+
+// SQLState is the SQLSTATE that fencegen's database-side trigger raises
+// for a write that would lower (or, in strict mode, not raise) a stored
+// token. Generated code maps it to a *StaleError. Class "FN" is not used by
+// PostgreSQL itself (PostgreSQL docs, Appendix A "PostgreSQL Error Codes":
+// user-defined codes should avoid the predefined classes).
+const SQLState = "FN001"
+
+// StaleError is the error a generated fenced method returns when the
+// database rejected its write because of the fencing token. Unwrap returns
+// ErrStaleToken.
+type StaleError struct {
+	// Query is the name of the generated query, e.g. "CreditAccount".
+	Query string
+	// Table is the fenced table the write targeted.
+	Table string
+	// Presented is the token the caller passed.
+	Presented Token
+	// Stored is the highest token stored in the rows that blocked the write,
+	// as read in the same statement. A lease runtime can move its counter
+	// above it to recover from a lost counter.
+	Stored Token
+	// Rows is how many rows the write matched but refused (1 for a write by
+	// key).
+	Rows int64
+	// Mode is the guard that refused the write.
+	Mode Mode
+}
+
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("fence: stale token in %s on %s: presented %d, stored %d (%s)",
+		e.Query, e.Table, e.Presented, e.Stored, e.Mode)
+}
+
+// Unwrap returns ErrStaleToken.
+func (e *StaleError) Unwrap() error { return ErrStaleToken }
+
+// NotFoundError is the error a generated fenced method returns when its
+// WHERE clause matched no row. Unwrap returns ErrNotFound.
+type NotFoundError struct {
+	// Query is the name of the generated query.
+	Query string
+	// Table is the fenced table the write targeted.
+	Table string
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("fence: %s on %s: no row matched", e.Query, e.Table)
+}
+
+// Unwrap returns ErrNotFound.
+func (e *NotFoundError) Unwrap() error { return ErrNotFound }

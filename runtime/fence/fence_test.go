@@ -1,0 +1,57 @@
+package fence_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/fencegen/fencegen/runtime/fence"
+)
+
+func TestModeAccepts(t *testing.T) {
+	tests := []struct {
+		mode              fence.Mode
+		stored, presented fence.Token
+		want              bool
+	}{
+		{fence.NonStrict, 0, 1, true},
+		{fence.NonStrict, 5, 5, true},
+		{fence.NonStrict, 6, 5, false},
+		{fence.Strict, 4, 5, true},
+		{fence.Strict, 5, 5, false},
+		{fence.Strict, 6, 5, false},
+	}
+	for _, tt := range tests {
+		if got := tt.mode.Accepts(tt.stored, tt.presented); got != tt.want {
+			t.Errorf("%s.Accepts(%d, %d) = %v, want %v", tt.mode, tt.stored, tt.presented, got, tt.want)
+		}
+	}
+}
+
+func TestErrorsWrap(t *testing.T) {
+	err := fmt.Errorf("query CreditAccount: %w", &fence.StaleError{Query: "CreditAccount", Table: "account_balances", Presented: 3, Stored: 4, Rows: 1})
+	if !errors.Is(err, fence.ErrStaleToken) {
+		t.Fatalf("errors.Is(%v, ErrStaleToken) = false", err)
+	}
+	if errors.Is(err, fence.ErrNotFound) {
+		t.Fatalf("stale error matches ErrNotFound")
+	}
+	var se *fence.StaleError
+	if !errors.As(err, &se) || se.Stored != 4 || se.Presented != 3 {
+		t.Fatalf("errors.As = %+v", se)
+	}
+	nf := fmt.Errorf("wrap: %w", &fence.NotFoundError{Query: "Q", Table: "t"})
+	if !errors.Is(nf, fence.ErrNotFound) || errors.Is(nf, fence.ErrStaleToken) {
+		t.Fatalf("not-found error classification wrong: %v", nf)
+	}
+}
+
+func ExampleStaleError() {
+	err := fmt.Errorf("query CreditAccount: %w",
+		&fence.StaleError{Query: "CreditAccount", Table: "account_balances", Presented: 7, Stored: 8, Rows: 1})
+	var stale *fence.StaleError
+	if errors.As(err, &stale) {
+		fmt.Println(errors.Is(err, fence.ErrStaleToken), stale.Stored)
+	}
+	// Output: true 8
+}

@@ -1,0 +1,25 @@
+-- acquire.lua: take the lease on KEYS[1] and mint its fencing token.
+--
+-- KEYS[1]  lock key     <prefix>:{<resource>}:lock   (value "<owner>:<token>", has a TTL)
+-- KEYS[2]  counter key  <prefix>:{<resource>}:token  (integer, never has a TTL)
+-- ARGV[1]  owner value: 32 hex digits (128 random bits), unique per Acquire call
+-- ARGV[2]  TTL in milliseconds
+--
+-- Returns the fencing token (an integer > 0) when this owner holds the lease
+-- after the call, or 0 when another owner holds it.
+--   * Key absent: INCR the counter, SET the lock NX PX ttl, return the new token.
+--   * Key holds this owner's value (a retry after an ambiguous reply): refresh
+--     the TTL and return the token stored with it; nothing is minted.
+--   * Key holds another owner's value: change nothing, return 0.
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local prefix = ARGV[1] .. ':'
+  if string.sub(cur, 1, #prefix) == prefix then
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    return tonumber(string.sub(cur, #prefix + 1))
+  end
+  return 0
+end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'NX', 'PX', ARGV[2])
+return token

@@ -1,0 +1,98 @@
+package lease
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/fencegen/fencegen/runtime/fence"
+)
+
+var (
+	// ErrNotAcquired is returned by [Client.Acquire] and [Client.Do] when
+	// another owner holds the lease. It is a definitive answer from Redis:
+	// nothing was written. Test for it with errors.Is.
+	ErrNotAcquired = errors.New("lease: not acquired")
+
+	// ErrLost is the sentinel for a lease that stopped being valid before it
+	// was released: Redis answered a renewal with "not owner", renewals kept
+	// failing, or the local deadline passed. The lease context's cause is
+	// then a [*LostError], whose Unwrap includes ErrLost.
+	ErrLost = errors.New("lease: lost")
+
+	// ErrNotOwner is the definitive "not owner" answer of the renew script:
+	// the lock key was missing or held another owner's value. It appears as
+	// [LostError.Err] with [ReasonNotOwner].
+	ErrNotOwner = errors.New("lease: not owner")
+
+	// ErrReleased is the cause of a lease context cancelled by
+	// [Lease.Release] (or by [Client.Do] returning) while the lease was still
+	// valid. [Lease.Renew] returns it after Release.
+	ErrReleased = errors.New("lease: released")
+
+	// ErrNotHeld is returned (wrapped) by [Lease.Release] when the
+	// compare-and-delete found the lock key missing or held by another
+	// owner: the lease had already expired or been taken over, and nothing
+	// was deleted.
+	ErrNotHeld = errors.New("lease: not held")
+
+	// ErrAcquireTooSlow is returned by [Client.Acquire] when the acquire
+	// reply arrived after the validity floor: more than TTL − SafetyMargin
+	// elapsed since the request was sent. The lease that was taken is
+	// released (compare-and-delete) before Acquire returns.
+	ErrAcquireTooSlow = errors.New("lease: acquire reply arrived too late")
+
+	// ErrInvalidResource is returned by [Client.Acquire] for an empty
+	// resource name or one containing '{' or '}', which would break the
+	// shared hash tag of the lease keys.
+	ErrInvalidResource = errors.New("lease: invalid resource name")
+)
+
+// Reason says why a lease was lost. See the Reason* constants.
+type Reason string
+
+const (
+	// ReasonNotOwner: a renewal got the definitive answer that the lock key
+	// is missing or belongs to another owner (it expired, was evicted,
+	// deleted or taken over). The lease context is cancelled at once.
+	ReasonNotOwner Reason = "not owner"
+	// ReasonRenewFailed: MaxRenewFailures consecutive renewals failed with
+	// errors or timeouts, so Redis may or may not still hold the key.
+	ReasonRenewFailed Reason = "renewals failed"
+	// ReasonDeadline: the local deadline passed, send time of the last
+	// successful acquire or renew + TTL − SafetyMargin on the monotonic
+	// clock, without a successful renewal (e.g. Redis never answered).
+	ReasonDeadline Reason = "local deadline passed"
+)
+
+// LostError is the cause of a lease context cancelled because the lease was
+// lost, retrieved with context.Cause(l.Context()). Its Unwrap returns
+// [ErrLost] and, when set, Err; so errors.Is(err, ErrLost) holds for every
+// lost lease and errors.Is(err, ErrNotOwner) for a takeover.
+type LostError struct {
+	// Resource is the name passed to Acquire.
+	Resource string
+	// Token is the fencing token of the lost lease.
+	Token fence.Token
+	// Reason says what detected the loss.
+	Reason Reason
+	// Err is the underlying error: ErrNotOwner for ReasonNotOwner, the last
+	// renewal error for ReasonRenewFailed, and for ReasonDeadline the last
+	// renewal error if any (else nil).
+	Err error
+}
+
+func (e *LostError) Error() string {
+	msg := fmt.Sprintf("lease: lost %q (token %d): %s", e.Resource, e.Token, e.Reason)
+	if e.Err != nil && !errors.Is(e.Err, ErrNotOwner) {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns ErrLost and, when non-nil, Err.
+func (e *LostError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrLost}
+	}
+	return []error{ErrLost, e.Err}
+}

@@ -1,0 +1,191 @@
+package lease
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/fencegen/fencegen/runtime/fence"
+)
+
+// Options configures a [Client]. A nil *Options means all defaults; a zero
+// field means that field's default. Durations derived from the TTL are
+// computed per lease from the TTL passed to [Client.Acquire].
+type Options struct {
+	// KeyPrefix starts every Redis key. Default "fencegen". It must not
+	// contain '{' or '}'. Keys are <KeyPrefix>:{<resource>}:lock and
+	// <KeyPrefix>:{<resource>}:token.
+	KeyPrefix string
+
+	// TTL is the lease time-to-live used when Acquire or Do is called with
+	// ttl 0. Default 10s.
+	TTL time.Duration
+
+	// HeartbeatInterval is the time between the starts of two renewals by
+	// the heartbeat goroutine. Default TTL/3. A negative value disables the
+	// heartbeat: the lease then lives until its local deadline unless the
+	// caller calls [Lease.Renew].
+	HeartbeatInterval time.Duration
+
+	// CallTimeout bounds each acquire attempt and each renewal round trip.
+	// Default TTL/6, so that two failed renewals plus a timeout still end
+	// before the local deadline.
+	CallTimeout time.Duration
+
+	// ReleaseTimeout bounds the compare-and-delete round trip of Release
+	// (and of the cleanup after a failed Acquire). Default
+	// max(CallTimeout, 1s).
+	ReleaseTimeout time.Duration
+
+	// SafetyMargin is subtracted from the TTL to get the local validity of
+	// a lease: the lease context is cancelled at (send time of the last
+	// successful acquire or renew) + TTL − SafetyMargin, and an acquire
+	// whose reply comes later than that fails with ErrAcquireTooSlow. It
+	// absorbs clock-rate drift between this process and Redis. Default
+	// TTL/10. Must be smaller than the TTL.
+	SafetyMargin time.Duration
+
+	// MaxRenewFailures is how many consecutive failed renewals (errors or
+	// timeouts, not "not owner", which is lost at once) cancel the lease
+	// context with ReasonRenewFailed. Default 2.
+	MaxRenewFailures int
+
+	// AcquireRetries is how many times Acquire resends the acquire script,
+	// with the same owner value, after an ambiguous failure (timeout,
+	// connection error, LOADING, READONLY, ...) while its ctx allows.
+	// Default 2. A negative value means no retries.
+	AcquireRetries int
+
+	// Logger receives debug records for acquire, renew and release, and
+	// warnings for failed renewals and lost leases. Nil disables logging.
+	Logger *slog.Logger
+
+	// Observer receives lifecycle callbacks. Nil disables them.
+	Observer *Observer
+
+	// hooks lets in-package tests pause the heartbeat and delay replies.
+	hooks *testHooks
+}
+
+// Observer holds optional callbacks for metrics and tracing. Any field may be
+// nil. Callbacks run synchronously on the goroutine that observed the event
+// (the caller of Acquire/Renew/Release, the heartbeat goroutine, or the local
+// deadline timer), so they must be quick and must not call back into the
+// same [Lease].
+type Observer struct {
+	// OnAcquired runs after Acquire got a token and before it returns.
+	OnAcquired func(resource string, token fence.Token)
+	// OnRenewed runs after each successful renewal.
+	OnRenewed func(resource string, token fence.Token)
+	// OnRenewFailed runs after each failed renewal that did not (yet) lose
+	// the lease; consecutive counts the failures in a row, from 1.
+	OnRenewFailed func(resource string, token fence.Token, err error, consecutive int)
+	// OnLost runs once when the lease is lost, after its context is
+	// cancelled.
+	OnLost func(err *LostError)
+	// OnReleased runs after the compare-and-delete of Release answered;
+	// err is nil, or wraps ErrNotHeld.
+	OnReleased func(resource string, token fence.Token, err error)
+}
+
+// testHooks are in-package test seams.
+type testHooks struct {
+	// beforeRenew runs in the heartbeat goroutine before each renewal; it
+	// may block (to simulate a paused process) until ctx, which Release
+	// cancels, is done.
+	beforeRenew func(ctx context.Context)
+	// afterAcquireReply runs in Acquire after a successful reply, before
+	// the validity floor is checked.
+	afterAcquireReply func()
+}
+
+const (
+	defaultKeyPrefix        = "fencegen"
+	defaultTTL              = 10 * time.Second
+	defaultMaxRenewFailures = 2
+	defaultAcquireRetries   = 2
+)
+
+func (o *Options) keyPrefix() string {
+	if o == nil || o.KeyPrefix == "" {
+		return defaultKeyPrefix
+	}
+	return o.KeyPrefix
+}
+
+func (o *Options) ttl() time.Duration {
+	if o == nil || o.TTL <= 0 {
+		return defaultTTL
+	}
+	return o.TTL
+}
+
+// heartbeatInterval returns the interval, or 0 if the heartbeat is disabled.
+func (o *Options) heartbeatInterval(ttl time.Duration) time.Duration {
+	switch {
+	case o == nil || o.HeartbeatInterval == 0:
+		return ttl / 3
+	case o.HeartbeatInterval < 0:
+		return 0
+	}
+	return o.HeartbeatInterval
+}
+
+func (o *Options) callTimeout(ttl time.Duration) time.Duration {
+	if o == nil || o.CallTimeout <= 0 {
+		return ttl / 6
+	}
+	return o.CallTimeout
+}
+
+func (o *Options) releaseTimeout(ttl time.Duration) time.Duration {
+	if o == nil || o.ReleaseTimeout <= 0 {
+		return max(o.callTimeout(ttl), time.Second)
+	}
+	return o.ReleaseTimeout
+}
+
+func (o *Options) safetyMargin(ttl time.Duration) time.Duration {
+	if o == nil || o.SafetyMargin <= 0 {
+		return ttl / 10
+	}
+	return o.SafetyMargin
+}
+
+func (o *Options) maxRenewFailures() int {
+	if o == nil || o.MaxRenewFailures <= 0 {
+		return defaultMaxRenewFailures
+	}
+	return o.MaxRenewFailures
+}
+
+func (o *Options) acquireRetries() int {
+	switch {
+	case o == nil || o.AcquireRetries == 0:
+		return defaultAcquireRetries
+	case o.AcquireRetries < 0:
+		return 0
+	}
+	return o.AcquireRetries
+}
+
+func (o *Options) logger() *slog.Logger {
+	if o == nil {
+		return nil
+	}
+	return o.Logger
+}
+
+func (o *Options) observer() *Observer {
+	if o == nil || o.Observer == nil {
+		return &Observer{}
+	}
+	return o.Observer
+}
+
+func (o *Options) testHooks() *testHooks {
+	if o == nil || o.hooks == nil {
+		return &testHooks{}
+	}
+	return o.hooks
+}

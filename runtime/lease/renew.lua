@@ -1,0 +1,16 @@
+-- renew.lua: compare-and-PEXPIRE. Extends the lease only for its owner.
+--
+-- KEYS[1]  lock key <prefix>:{<resource>}:lock (value "<owner>:<token>")
+-- ARGV[1]  owner value (32 hex digits)
+-- ARGV[2]  TTL in milliseconds
+--
+-- Returns 1 when the key held this owner's value and its TTL was set to
+-- ARGV[2], or 0 when the key is missing or belongs to another owner; then
+-- nothing is written (a missing key is never re-created).
+local cur = redis.call('GET', KEYS[1])
+local prefix = ARGV[1] .. ':'
+if cur and string.sub(cur, 1, #prefix) == prefix then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
