@@ -111,6 +111,8 @@ type GoOptions struct {
 	SQLDriver                   string
 	OutputQueryFilesDirectory   string
 	InflectionExcludeTableNames []string
+	// EmitPointersForNullEnumTypes is nil when unset.
+	EmitPointersForNullEnumTypes *bool
 }
 
 // Override replaces the Go type chosen for a database type or a column.

@@ -1,0 +1,332 @@
+// Package analyze turns annotated query files into fencegen's intermediate
+// representation: each query with its command, parameters and result
+// columns typed against the catalog, and, for writes to fenced tables, the
+// fencing guard to add. It never imports the parser library; it reads the
+// converted tree of package sqlparse.
+package analyze
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// Query is one annotated query, analysed.
+type Query struct {
+	Name string
+	Cmd  string
+	// File is the query file's name as given in messages; Line and Col
+	// locate the "-- name:" line.
+	File      string
+	Line, Col int
+	// Doc holds the comment lines above the query.
+	Doc []string
+	// SQL is the statement sent to PostgreSQL: named parameters replaced by
+	// $n and, for a fenced write, the guard added.
+	SQL string
+	// Params are the parameters in number order ($1 first). A fenced write's
+	// token is not among them; it is Fence.TokenParam.
+	Params []*Param
+	// Columns are the result columns, in order.
+	Columns []*Column
+	// Fence is set for a write to a fenced table.
+	Fence *Fence
+	// InsertTable is the target of an INSERT (used by :copyfrom).
+	InsertTable *catalog.Table
+}
+
+// Param is a query parameter.
+type Param struct {
+	Number int
+	// Name is the parameter's name: given (@name, sqlc.arg) or taken from
+	// the column it is compared with or assigned to.
+	Name    string
+	Type    catalog.Type
+	NotNull bool
+	// Known is false when nothing in the query says the parameter's type.
+	Known bool
+	// Column is the column the type came from, if any.
+	Column *catalog.Column
+	Slice  bool
+
+	forceNull bool
+}
+
+// Column is a result column.
+type Column struct {
+	Name    string
+	Type    catalog.Type
+	NotNull bool
+	Known   bool
+	// Column is the table column this result is, if it is one unchanged.
+	Column *catalog.Column
+	// IsToken is set when the column is a fenced table's token column.
+	IsToken bool
+}
+
+// Fence describes the guard of a write to a fenced table.
+type Fence struct {
+	Table *catalog.Table
+	// Column is the token column.
+	Column string
+	// Strict selects stored < presented instead of stored ≤ presented.
+	Strict bool
+	// Kind is "update", "delete" or "insert".
+	Kind string
+	// TokenParam is the number of the token parameter ($n).
+	TokenParam int
+}
+
+// File is the analysed queries of one query file.
+type File struct {
+	Name    string
+	Queries []*Query
+}
+
+// Analyze analyses every annotated query of files against cat. All
+// problems are returned together.
+func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) {
+	var errs diag.List
+	var out []*File
+	seen := map[string]*Query{}
+	for _, f := range files {
+		af := &File{Name: f.Name}
+		prevEnd := 0
+		for _, st := range f.Stmts {
+			lines := commentLines(f.Src, prevEnd, st.Start)
+			prevEnd = st.End + 1
+			ann, msgs := parseAnnotation(lines)
+			for _, m := range msgs {
+				errs.Add(f.Name, m.line, m.col, "%s", m.msg)
+			}
+			if ann == nil {
+				line, col := diag.Position(f.Src, st.Start)
+				errs.Add(f.Name, line, col, "query has no \"-- name: Name :command\" annotation above it (or the previous query is missing its semicolon)")
+				continue
+			}
+			if len(msgs) > 0 {
+				continue
+			}
+			if prev, ok := seen[ann.Name]; ok {
+				errs.Add(f.Name, ann.Line, ann.NameCol, "duplicate query name %s (first defined at %s:%d)", ann.Name, prev.File, prev.Line)
+				continue
+			}
+			a := &analyzer{cat: cat, file: f, stmt: st, params: map[int]*Param{}}
+			q, err := a.query(ann)
+			if err != nil {
+				errs = append(errs, diag.As(err)...)
+				continue
+			}
+			seen[q.Name] = q
+			af.Queries = append(af.Queries, q)
+		}
+		// A trailing annotation with no statement after it.
+		if tail := commentLines(f.Src, min(prevEnd, len(f.Src)), len(f.Src)); len(tail) > 0 {
+			if ann, _ := parseAnnotation(tail); ann != nil {
+				errs.Add(f.Name, ann.Line, ann.Col, "query %s has no SQL statement after its annotation", ann.Name)
+			}
+		}
+		out = append(out, af)
+	}
+	return out, errs
+}
+
+type analyzer struct {
+	cat    *catalog.Catalog
+	file   *sqlparse.File
+	stmt   *sqlparse.Stmt
+	params map[int]*Param
+	errs   diag.List
+	ann    *Annotation
+}
+
+func (a *analyzer) errorf(loc int, format string, args ...any) {
+	if loc < a.stmt.Start || loc > a.stmt.End {
+		loc = a.stmt.Start
+	}
+	line, col := diag.Position(a.file.Src, loc)
+	a.errs.Add(a.file.Name, line, col, format, args...)
+}
+
+func (a *analyzer) query(ann *Annotation) (*Query, error) {
+	a.ann = ann
+	q := &Query{Name: ann.Name, Cmd: ann.Cmd, File: a.file.Name, Line: ann.Line, Col: ann.Col, Doc: ann.Doc}
+	sqlText, err := a.numberParams()
+	if err != nil {
+		return nil, err
+	}
+	switch n := a.stmt.Node.(type) {
+	case *sqlparse.Select:
+		q.Columns = a.selectCols(n, nil)
+	case *sqlparse.Insert:
+		q.Columns = a.insert(n, q)
+	case *sqlparse.Update:
+		q.Columns = a.update(n, q)
+	case *sqlparse.Delete:
+		q.Columns = a.delete(n, q)
+	case *sqlparse.Truncate:
+		for _, t := range n.Tables {
+			if tb := a.cat.Table(t.Schema, t.Name); tb != nil && tb.Fence != nil {
+				a.errorf(t.Loc, "TRUNCATE of fenced table %s cannot be guarded by a fencing token", tb.QualifiedName())
+			}
+		}
+	default:
+		// Other statements (CALL, SET, DDL ...) run as they are.
+	}
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
+	a.checkCmd(q)
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
+	nums := make([]int, 0, len(a.params))
+	for n := range a.params {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	for i, n := range nums {
+		if n != i+1 {
+			a.errorf(a.stmt.Start, "query %s: parameter $%d is missing (parameters must be numbered $1..$%d without gaps)", q.Name, i+1, len(nums))
+			return nil, a.errs
+		}
+		p := a.params[n]
+		if p.Name == "" {
+			p.Name = fmt.Sprintf("column_%d", n)
+		}
+		if !p.Known {
+			p.Type = catalog.Type{Name: "any"}
+		}
+		q.Params = append(q.Params, p)
+	}
+	q.SQL = sqlText
+	if q.Fence != nil {
+		q.Fence.TokenParam = len(q.Params) + 1
+		rewritten, err := sqlparse.FenceWrite(sqlText, sqlparse.FenceSpec{
+			Column: q.Fence.Column, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
+			Columns: len(q.Columns),
+		})
+		if err != nil {
+			a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
+			return nil, a.errs
+		}
+		q.SQL = rewritten
+	}
+	return q, nil
+}
+
+func (a *analyzer) checkCmd(q *Query) {
+	returns := len(q.Columns) > 0
+	switch q.Cmd {
+	case ":one", ":many", ":batchone", ":batchmany":
+		if !returns {
+			line, col := q.Line, q.Col
+			a.errs.Add(a.file.Name, line, col, "query %s: %s needs a statement that returns rows (add RETURNING, or use :exec)", q.Name, q.Cmd)
+		}
+	case ":copyfrom":
+		if q.InsertTable == nil {
+			a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: :copyfrom needs an INSERT INTO ... VALUES statement", q.Name)
+		}
+	}
+}
+
+// numberParams gives every named parameter a number (in order of first
+// appearance, one number per name) and returns the statement text with each
+// named parameter replaced by $n.
+func (a *analyzer) numberParams() (string, error) {
+	var all []*sqlparse.Param
+	walk(a.stmt.Node, func(n sqlparse.Node) {
+		if p, ok := n.(*sqlparse.Param); ok {
+			all = append(all, p)
+		}
+	})
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Loc < all[j].Loc })
+	byName := map[string]int{}
+	positional, named := false, false
+	next := 1
+	for _, p := range all {
+		if p.Name == "" {
+			positional = true
+			if p.Number >= next {
+				next = p.Number + 1
+			}
+		}
+	}
+	for _, p := range all {
+		if p.Name == "" {
+			continue
+		}
+		named = true
+		if p.Slice {
+			a.errorf(p.Loc, "sqlc.slice is not supported yet; use = ANY(@%s::type[])", p.Name)
+			continue
+		}
+		n, ok := byName[p.Name]
+		if !ok {
+			n = next
+			next++
+			byName[p.Name] = n
+		}
+		p.Number = n
+	}
+	if positional && named {
+		a.errorf(all[0].Loc, "query mixes positional parameters ($n) and named parameters (@name, sqlc.arg)")
+	}
+	for _, p := range all {
+		pr := a.param(p.Number)
+		if p.Name != "" {
+			pr.Name = p.Name
+		}
+		if p.Nullable {
+			pr.Nullable()
+		}
+	}
+	if len(a.errs) > 0 {
+		return "", a.errs
+	}
+	// Rewrite named parameters from the end so offsets stay valid.
+	src := a.file.Src
+	text := []byte(string(src[a.stmt.Start:a.stmt.End]))
+	for i := len(all) - 1; i >= 0; i-- {
+		p := all[i]
+		if p.Name == "" {
+			continue
+		}
+		s, e := p.Loc-a.stmt.Start, p.End-a.stmt.Start
+		text = append(text[:s], append([]byte(fmt.Sprintf("$%d", p.Number)), text[e:]...)...)
+	}
+	return strings.TrimSpace(string(text)), nil
+}
+
+// Nullable marks a parameter as sqlc.narg: always nullable.
+func (p *Param) Nullable() { p.NotNull = false; p.forceNull = true }
+
+func (a *analyzer) param(n int) *Param {
+	p, ok := a.params[n]
+	if !ok {
+		p = &Param{Number: n}
+		a.params[n] = p
+	}
+	return p
+}
+
+// typeParam records what the context says about parameter n: its type, its
+// nullability and a name hint.
+func (a *analyzer) typeParam(n int, v value, nameHint string) {
+	p := a.param(n)
+	if p.Known {
+		return
+	}
+	if !v.Known {
+		return
+	}
+	p.Type, p.Known, p.Column = v.Type, true, v.Column
+	p.NotNull = v.NotNull && !p.forceNull
+	if p.Name == "" && nameHint != "" {
+		p.Name = nameHint
+	}
+}

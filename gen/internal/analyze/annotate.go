@@ -1,0 +1,137 @@
+package analyze
+
+import (
+	"fmt"
+	"go/token"
+	"regexp"
+	"strings"
+)
+
+// Commands are sqlc's query commands that fencegen generates for pgx/v5.
+var Commands = map[string]bool{
+	":one": true, ":many": true, ":exec": true, ":execrows": true, ":execresult": true,
+	":copyfrom": true, ":batchexec": true, ":batchmany": true, ":batchone": true,
+}
+
+var nameLine = regexp.MustCompile(`^--\s*name:\s*(\S*)\s*(\S*)\s*(.*)$`)
+
+// Annotation is a parsed query annotation block: the comment lines above a
+// query.
+type Annotation struct {
+	Name string
+	Cmd  string
+	// Doc holds the other comment lines, without "--", in order.
+	Doc []string
+	// Strict is set by "-- @fence strict", NonStrict by "-- @fence non-strict".
+	Strict, NonStrict bool
+	// Line and Col locate the "-- name:" line; NameCol the name itself.
+	Line, Col, NameCol, CmdCol int
+}
+
+// parseAnnotation reads the comment block between two statements. lines
+// are the comment lines with their 1-based line numbers; problems are
+// returned as messages with columns.
+func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
+	var a *Annotation
+	var doc []string
+	var errs []locatedMsg
+	var strict, nonStrict bool
+	for _, l := range lines {
+		text := strings.TrimSpace(l.text)
+		if m := nameLine.FindStringSubmatch(text); m != nil && strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(text, "--")), "name:") {
+			if a != nil {
+				errs = append(errs, locatedMsg{l.line, l.col, "a second -- name: line before one query; each query needs its own annotation and a semicolon"})
+				continue
+			}
+			a = &Annotation{Name: m[1], Cmd: m[2], Line: l.line, Col: l.col}
+			a.NameCol = l.col + strings.Index(l.text, m[1])
+			if m[2] != "" {
+				a.CmdCol = l.col + strings.LastIndex(l.text, m[2])
+			} else {
+				a.CmdCol = l.col + len(strings.TrimRight(l.text, " \t"))
+			}
+			switch {
+			case m[1] == "":
+				errs = append(errs, locatedMsg{l.line, l.col, "missing query name after \"-- name:\""})
+			case !token.IsIdentifier(m[1]) || !token.IsExported(strings.ToUpper(m[1][:1])+m[1][1:]):
+				errs = append(errs, locatedMsg{l.line, a.NameCol, fmt.Sprintf("query name %q is not a valid Go identifier", m[1])})
+			}
+			switch {
+			case m[2] == "":
+				errs = append(errs, locatedMsg{l.line, a.CmdCol, fmt.Sprintf("query %s: missing command (one of :one, :many, :exec, :execrows, :execresult, :copyfrom, :batchexec, :batchmany, :batchone)", m[1])})
+			case m[2] == ":execlastid":
+				errs = append(errs, locatedMsg{l.line, a.CmdCol, "query " + m[1] + ": :execlastid is not supported: PostgreSQL has no last-insert-id; use RETURNING with :one"})
+			case !Commands[m[2]]:
+				errs = append(errs, locatedMsg{l.line, a.CmdCol, fmt.Sprintf("query %s: unknown command %q (want one of :one, :many, :exec, :execrows, :execresult, :copyfrom, :batchexec, :batchmany, :batchone)", m[1], m[2])})
+			}
+			if rest := strings.TrimSpace(m[3]); rest != "" {
+				errs = append(errs, locatedMsg{l.line, a.CmdCol + len(m[2]) + 1, fmt.Sprintf("query %s: unexpected text %q after the command", m[1], rest)})
+			}
+			continue
+		}
+		body := strings.TrimSpace(strings.TrimPrefix(text, "--"))
+		if strings.HasPrefix(body, "@fence") {
+			switch strings.TrimSpace(strings.TrimPrefix(body, "@fence")) {
+			case "strict":
+				strict = true
+			case "non-strict", "nonstrict":
+				nonStrict = true
+			default:
+				errs = append(errs, locatedMsg{l.line, l.col, fmt.Sprintf("unknown flag %q: want \"@fence strict\" or \"@fence non-strict\"", body)})
+			}
+			continue
+		}
+		if strings.HasPrefix(body, "@") {
+			// sqlc flags such as @sqlc-vet-disable are accepted and ignored.
+			continue
+		}
+		if strings.HasPrefix(text, "--") {
+			doc = append(doc, strings.TrimPrefix(strings.TrimPrefix(text, "--"), " "))
+		}
+	}
+	if a != nil {
+		a.Doc = doc
+		a.Strict, a.NonStrict = strict, nonStrict
+		if strict && nonStrict {
+			errs = append(errs, locatedMsg{a.Line, a.Col, "query " + a.Name + ": both @fence strict and @fence non-strict"})
+		}
+	}
+	return a, errs
+}
+
+type commentLine struct {
+	line, col int
+	text      string
+}
+
+type locatedMsg struct {
+	line, col int
+	msg       string
+}
+
+// commentLines returns the "--" comment lines of src[start:end] with their
+// positions. Block comments are skipped.
+func commentLines(src []byte, start, end int) []commentLine {
+	var out []commentLine
+	line := 1 + strings.Count(string(src[:start]), "\n")
+	i := start
+	lineStart := strings.LastIndexByte(string(src[:start]), '\n') + 1
+	for i < end {
+		switch {
+		case src[i] == '\n':
+			line++
+			i++
+			lineStart = i
+		case src[i] == '-' && i+1 < end && src[i+1] == '-':
+			j := i
+			for j < end && src[j] != '\n' {
+				j++
+			}
+			out = append(out, commentLine{line: line, col: i - lineStart + 1, text: strings.TrimRight(string(src[i:j]), "\r")})
+			i = j
+		default:
+			i++
+		}
+	}
+	return out
+}

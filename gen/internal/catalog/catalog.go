@@ -1,0 +1,350 @@
+// Package catalog is fencegen's model of a PostgreSQL schema: schemas,
+// tables and views with their columns, enum types and functions, plus the
+// fencing-token column of each fenced table. It is built by applying DDL
+// statements in order with Update, as PostgreSQL would, and never sees
+// parser nodes other than fencegen's own (package sqlparse).
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+var (
+	// ErrNotFound is the sentinel under errors for a missing table, column,
+	// type or schema.
+	ErrNotFound = errors.New("not found")
+	// ErrExists is the sentinel under errors for an object created twice.
+	ErrExists = errors.New("already exists")
+	// ErrFence is the sentinel under errors for an invalid fencing-token
+	// column.
+	ErrFence = errors.New("invalid fencing token column")
+)
+
+// Type is a resolved column or expression type.
+type Type struct {
+	// Schema is "pg_catalog" for built-in types, or the user schema.
+	Schema string
+	// Name is the canonical name: int8, int4, text, numeric, an enum name.
+	Name string
+	// ArrayDims is the number of array dimensions.
+	ArrayDims int
+}
+
+// IsArray reports whether t is an array type.
+func (t Type) IsArray() bool { return t.ArrayDims > 0 }
+
+// Elem returns the element type of an array type.
+func (t Type) Elem() Type { t.ArrayDims = 0; return t }
+
+// String returns the SQL spelling, e.g. "int8" or "public.mood[]".
+func (t Type) String() string {
+	s := t.Name
+	if t.Schema != "" && t.Schema != "pg_catalog" {
+		s = t.Schema + "." + s
+	}
+	return s + strings.Repeat("[]", t.ArrayDims)
+}
+
+// Column is a table, view or composite column.
+type Column struct {
+	Name       string
+	Type       Type
+	NotNull    bool
+	HasDefault bool
+	Generated  bool
+	Identity   bool
+	Comment    string
+	Table      *Table
+}
+
+// Fence describes a table's fencing-token column.
+type Fence struct {
+	// Column is the fencing-token column's name.
+	Column string
+	// Strict selects the stored < presented guard; the default accepts
+	// stored ≤ presented (Kleppmann 2016: only lower tokens are rejected).
+	Strict bool
+	// Source says where the mark came from: "comment" or "config".
+	Source string
+	// File, Line, Col locate the mark.
+	File      string
+	Line, Col int
+}
+
+// Table is a table or view.
+type Table struct {
+	Schema     string
+	Name       string
+	Columns    []*Column
+	PrimaryKey []string
+	IsView     bool
+	Comment    string
+	Fence      *Fence
+	// File, Line, Col locate the CREATE statement.
+	File      string
+	Line, Col int
+}
+
+// QualifiedName returns schema.name, or name in the default schema.
+func (t *Table) QualifiedName() string {
+	if t.Schema == "" || t.Schema == DefaultSchema {
+		return t.Name
+	}
+	return t.Schema + "." + t.Name
+}
+
+// Column returns the column named name, or nil.
+func (t *Table) Column(name string) *Column {
+	for _, c := range t.Columns {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// FenceColumn returns the fencing-token column, or nil for an unfenced
+// table.
+func (t *Table) FenceColumn() *Column {
+	if t.Fence == nil {
+		return nil
+	}
+	return t.Column(t.Fence.Column)
+}
+
+// Enum is an enum type.
+type Enum struct {
+	Schema  string
+	Name    string
+	Values  []string
+	Comment string
+}
+
+// Func is a function signature.
+type Func struct {
+	Schema     string
+	Name       string
+	ArgTypes   []Type
+	ArgNames   []string
+	ReturnType *Type
+	// ReturnsTable lists the columns of RETURNS TABLE / SETOF composite.
+	ReturnsTable []*Column
+	ReturnsSet   bool
+}
+
+// Schema is a namespace.
+type Schema struct {
+	Name   string
+	Tables []*Table
+	Enums  []*Enum
+	Funcs  []*Func
+}
+
+// DefaultSchema is where unqualified names are created and looked up first.
+const DefaultSchema = "public"
+
+// Catalog is the schema model.
+type Catalog struct {
+	Schemas []*Schema
+	// Errors collects located problems found while applying statements.
+	Errors diag.List
+}
+
+// New returns a catalog with the public and pg_catalog schemas.
+func New() *Catalog {
+	return &Catalog{Schemas: []*Schema{{Name: DefaultSchema}, {Name: "pg_catalog"}}}
+}
+
+// Schema returns the schema named name, or nil.
+func (c *Catalog) Schema(name string) *Schema {
+	if name == "" {
+		name = DefaultSchema
+	}
+	for _, s := range c.Schemas {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Table returns the table or view schema.name (schema "" searches the
+// default schema, then every other schema), or nil.
+func (c *Catalog) Table(schema, name string) *Table {
+	if schema != "" {
+		s := c.Schema(schema)
+		if s == nil {
+			return nil
+		}
+		return s.table(name)
+	}
+	if t := c.Schema(DefaultSchema).table(name); t != nil {
+		return t
+	}
+	for _, s := range c.Schemas {
+		if t := s.table(name); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+func (s *Schema) table(name string) *Table {
+	for _, t := range s.Tables {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Enum returns the enum type schema.name, or nil.
+func (c *Catalog) Enum(schema, name string) *Enum {
+	for _, s := range c.Schemas {
+		if schema != "" && s.Name != schema {
+			continue
+		}
+		for _, e := range s.Enums {
+			if e.Name == name {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// Funcs returns the user-defined functions named name.
+func (c *Catalog) Funcs(schema, name string) []*Func {
+	var out []*Func
+	for _, s := range c.Schemas {
+		if schema != "" && s.Name != schema {
+			continue
+		}
+		for _, f := range s.Funcs {
+			if f.Name == name {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// FencedTables returns every fenced table, in schema order.
+func (c *Catalog) FencedTables() []*Table {
+	var out []*Table
+	for _, s := range c.Schemas {
+		for _, t := range s.Tables {
+			if t.Fence != nil {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// builtinAliases maps type names PostgreSQL's grammar leaves as written to
+// their canonical names.
+var builtinAliases = map[string]string{
+	"serial": "int4", "serial4": "int4", "bigserial": "int8", "serial8": "int8",
+	"smallserial": "int2", "serial2": "int2", "integer": "int4", "int": "int4",
+	"bigint": "int8", "smallint": "int2", "decimal": "numeric", "real": "float4",
+	"boolean": "bool", "character varying": "varchar", "double precision": "float8",
+}
+
+// builtins are the pg_catalog types the type mapper knows.
+var builtins = map[string]bool{
+	"int2": true, "int4": true, "int8": true, "float4": true, "float8": true, "numeric": true,
+	"bool": true, "text": true, "varchar": true, "bpchar": true, "char": true, "name": true,
+	"bytea": true, "date": true, "time": true, "timetz": true, "timestamp": true, "timestamptz": true,
+	"interval": true, "uuid": true, "json": true, "jsonb": true, "inet": true, "cidr": true,
+	"macaddr": true, "macaddr8": true, "bit": true, "varbit": true, "money": true, "oid": true,
+	"xml": true, "tsvector": true, "tsquery": true, "point": true, "line": true, "lseg": true,
+	"box": true, "path": true, "polygon": true, "circle": true, "int4range": true, "int8range": true,
+	"numrange": true, "tsrange": true, "tstzrange": true, "daterange": true, "int4multirange": true,
+	"int8multirange": true, "nummultirange": true, "tsmultirange": true, "tstzmultirange": true,
+	"datemultirange": true, "void": true, "record": true, "any": true, "anyelement": true,
+	"anyarray": true, "trigger": true, "regclass": true, "regtype": true, "xid": true, "cstring": true,
+	"citext": true, "hstore": true, "ltree": true, "vector": true, "anyenum": true, "unknown": true,
+	"jsonpath": true, "pg_lsn": true, "bit varying": true,
+}
+
+// ResolveType turns a parsed type name into a Type, looking up user types.
+// It reports ok=false for an unknown type.
+func (c *Catalog) ResolveType(tn *sqlparse.TypeName) (Type, bool) {
+	if tn == nil {
+		return Type{Schema: "pg_catalog", Name: "unknown"}, false
+	}
+	name := strings.ToLower(tn.Name)
+	if a, ok := builtinAliases[name]; ok {
+		name = a
+	}
+	if tn.Schema == "pg_catalog" || (tn.Schema == "" && builtins[name]) {
+		return Type{Schema: "pg_catalog", Name: name, ArrayDims: tn.ArrayDims}, builtins[name] || tn.Schema == "pg_catalog"
+	}
+	if e := c.Enum(tn.Schema, tn.Name); e != nil {
+		return Type{Schema: e.Schema, Name: e.Name, ArrayDims: tn.ArrayDims}, true
+	}
+	if t := c.Table(tn.Schema, tn.Name); t != nil {
+		return Type{Schema: t.Schema, Name: t.Name, ArrayDims: tn.ArrayDims}, true
+	}
+	// Extension types living in a user schema (e.g. public.citext).
+	if builtins[name] {
+		return Type{Schema: "pg_catalog", Name: name, ArrayDims: tn.ArrayDims}, true
+	}
+	return Type{Schema: tn.Schema, Name: tn.Name, ArrayDims: tn.ArrayDims}, false
+}
+
+var fenceMark = regexp.MustCompile(`\bfencegen:token\b(?:[ \t]+(strict|non-strict|nonstrict))?`)
+
+// ParseFenceComment reports whether a column comment marks the column as a
+// fencing token ("fencegen:token", optionally followed by "strict" or
+// "non-strict"), and the mode it asks for.
+func ParseFenceComment(comment string) (marked, strict bool) {
+	m := fenceMark.FindStringSubmatch(comment)
+	if m == nil {
+		return false, false
+	}
+	return true, m[1] == "strict"
+}
+
+// MarkFence marks table.column as the table's fencing token, checking
+// that the column is usable as one.
+func (c *Catalog) MarkFence(t *Table, column string, strict bool, source, file string, line, col int) {
+	if t.Fence != nil && t.Fence.Column != column {
+		c.Errors.AddErr(&diag.Error{File: file, Line: line, Col: col, Err: ErrFence,
+			Msg: fmt.Sprintf("table %s already has fencing token column %q (marked at %s:%d); a table has one fencing token", t.QualifiedName(), t.Fence.Column, t.Fence.File, t.Fence.Line)})
+		return
+	}
+	t.Fence = &Fence{Column: column, Strict: strict, Source: source, File: file, Line: line, Col: col}
+}
+
+// Validate checks every fenced table's token column and returns the
+// problems found while building the catalog.
+func (c *Catalog) Validate() diag.List {
+	errs := append(diag.List(nil), c.Errors...)
+	for _, t := range c.FencedTables() {
+		f := t.Fence
+		col := t.Column(f.Column)
+		switch {
+		case t.IsView:
+			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
+				Msg: fmt.Sprintf("%s is a view; only tables can be fenced", t.QualifiedName())})
+		case col == nil:
+			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
+				Msg: fmt.Sprintf("fencing token column %q does not exist in table %s", f.Column, t.QualifiedName())})
+		case col.Type.IsArray() || col.Type.Schema != "pg_catalog" || (col.Type.Name != "int8" && col.Type.Name != "int4" && col.Type.Name != "int2"):
+			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
+				Msg: fmt.Sprintf("fencing token column %s.%s has type %s; it must be an integer type (bigint recommended) so tokens compare in order", t.QualifiedName(), col.Name, col.Type)})
+		case !col.NotNull:
+			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
+				Msg: fmt.Sprintf("fencing token column %s.%s must be NOT NULL: a NULL stored token never compares (NULL <= $token is never true), so every fenced write would be refused; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
+		}
+	}
+	return errs
+}

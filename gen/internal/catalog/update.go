@@ -1,0 +1,437 @@
+package catalog
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// Update applies one schema statement of file f to the catalog. Statements
+// that do not change the catalog (GRANT, SET, CREATE INDEX, ...) are
+// skipped. Problems are added to c.Errors with their location.
+func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
+	u := &updater{c: c, f: f, s: s}
+	switch n := s.Node.(type) {
+	case *sqlparse.CreateTable:
+		u.createTable(n)
+	case *sqlparse.AlterTable:
+		u.alterTable(n)
+	case *sqlparse.Rename:
+		u.rename(n)
+	case *sqlparse.Comment:
+		u.comment(n)
+	case *sqlparse.CreateEnum:
+		u.createEnum(n)
+	case *sqlparse.AlterEnum:
+		u.alterEnum(n)
+	case *sqlparse.CreateSchema:
+		if c.Schema(n.Name) == nil {
+			c.Schemas = append(c.Schemas, &Schema{Name: n.Name})
+		} else if !n.IfNotExists {
+			u.errorf(-1, ErrExists, "schema %q already exists", n.Name)
+		}
+	case *sqlparse.Drop:
+		u.drop(n)
+	case *sqlparse.CreateView:
+		u.createView(n)
+	case *sqlparse.CreateFunction:
+		u.createFunction(n)
+	}
+}
+
+type updater struct {
+	c *Catalog
+	f *sqlparse.File
+	s *sqlparse.Stmt
+}
+
+func (u *updater) pos(loc int) (int, int) {
+	if loc < 0 || loc < u.s.Start || loc > u.s.End {
+		loc = u.s.Start
+	}
+	return diag.Position(u.f.Src, loc)
+}
+
+func (u *updater) errorf(loc int, sentinel error, format string, args ...any) {
+	line, col := u.pos(loc)
+	u.c.Errors.AddErr(&diag.Error{File: u.f.Name, Line: line, Col: col, Err: sentinel, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (u *updater) schemaFor(name string, loc int) *Schema {
+	s := u.c.Schema(name)
+	if s == nil {
+		u.errorf(loc, ErrNotFound, "schema %q does not exist", name)
+	}
+	return s
+}
+
+func (u *updater) table(n sqlparse.Name) *Table {
+	t := u.c.Table(n.Schema, n.Name)
+	if t == nil {
+		u.errorf(n.Loc, ErrNotFound, "relation %q does not exist", n.String())
+	}
+	return t
+}
+
+func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
+	typ, ok := u.c.ResolveType(d.Type)
+	if !ok {
+		loc := d.Loc
+		if d.Type != nil {
+			loc = d.Type.Loc
+		}
+		u.errorf(loc, ErrNotFound, "type %q does not exist", typ.String())
+	}
+	return &Column{Name: d.Name, Type: typ, NotNull: d.NotNull || d.PrimaryKey, HasDefault: d.HasDefault,
+		Generated: d.Generated, Identity: d.Identity, Table: t}
+}
+
+func (u *updater) createTable(n *sqlparse.CreateTable) {
+	s := u.schemaFor(n.Table.Schema, n.Table.Loc)
+	if s == nil {
+		return
+	}
+	if s.table(n.Table.Name) != nil {
+		if !n.IfNotExists {
+			u.errorf(n.Table.Loc, ErrExists, "relation %q already exists", n.Table.String())
+		}
+		return
+	}
+	line, col := u.pos(n.Table.Loc)
+	t := &Table{Schema: s.Name, Name: n.Table.Name, File: u.f.Name, Line: line, Col: col}
+	for _, like := range n.LikeTables {
+		if src := u.table(like); src != nil {
+			for _, c := range src.Columns {
+				cc := *c
+				cc.Table = t
+				t.Columns = append(t.Columns, &cc)
+			}
+		}
+	}
+	for _, parent := range n.Inherits {
+		if p := u.table(parent); p != nil {
+			for _, c := range p.Columns {
+				if t.Column(c.Name) == nil {
+					cc := *c
+					cc.Table = t
+					t.Columns = append(t.Columns, &cc)
+				}
+			}
+			if p.Fence != nil && t.Fence == nil {
+				fc := *p.Fence
+				t.Fence = &fc
+			}
+		}
+	}
+	for _, d := range n.Columns {
+		if existing := t.Column(d.Name); existing != nil {
+			// PARTITION OF / INHERITS may restate a column with constraints.
+			if d.Type == nil {
+				existing.NotNull = existing.NotNull || d.NotNull
+				continue
+			}
+			u.errorf(d.Loc, ErrExists, "column %q specified more than once", d.Name)
+			continue
+		}
+		t.Columns = append(t.Columns, u.column(d, t))
+		if d.PrimaryKey {
+			t.PrimaryKey = append(t.PrimaryKey, d.Name)
+		}
+	}
+	for _, k := range n.PrimaryKey {
+		if c := t.Column(k); c != nil {
+			c.NotNull = true
+			t.PrimaryKey = append(t.PrimaryKey, k)
+		}
+	}
+	s.Tables = append(s.Tables, t)
+}
+
+func (u *updater) alterTable(n *sqlparse.AlterTable) {
+	t := u.c.Table(n.Table.Schema, n.Table.Name)
+	if t == nil {
+		if !n.MissingOK {
+			u.errorf(n.Table.Loc, ErrNotFound, "relation %q does not exist", n.Table.String())
+		}
+		return
+	}
+	for _, cmd := range n.Cmds {
+		switch cmd.Kind {
+		case sqlparse.AlterAddColumn:
+			if cmd.Def == nil {
+				continue
+			}
+			if t.Column(cmd.Def.Name) != nil {
+				if !cmd.MissingOK {
+					u.errorf(cmd.Loc, ErrExists, "column %q of relation %q already exists", cmd.Def.Name, t.Name)
+				}
+				continue
+			}
+			t.Columns = append(t.Columns, u.column(cmd.Def, t))
+		case sqlparse.AlterDropColumn:
+			i := slices.IndexFunc(t.Columns, func(c *Column) bool { return c.Name == cmd.Column })
+			if i < 0 {
+				if !cmd.MissingOK {
+					u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
+				}
+				continue
+			}
+			t.Columns = slices.Delete(t.Columns, i, i+1)
+			if t.Fence != nil && t.Fence.Column == cmd.Column {
+				t.Fence = nil
+			}
+		case sqlparse.AlterColumnType, sqlparse.AlterSetNotNull, sqlparse.AlterDropNotNull:
+			c := t.Column(cmd.Column)
+			if c == nil {
+				u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
+				continue
+			}
+			switch cmd.Kind {
+			case sqlparse.AlterColumnType:
+				typ, ok := u.c.ResolveType(cmd.Type)
+				if !ok {
+					u.errorf(cmd.Loc, ErrNotFound, "type %q does not exist", typ.String())
+				}
+				c.Type = typ
+			case sqlparse.AlterSetNotNull:
+				c.NotNull = true
+			case sqlparse.AlterDropNotNull:
+				c.NotNull = false
+			}
+		case sqlparse.AlterAddPrimaryKey:
+			for _, k := range cmd.Keys {
+				if c := t.Column(k); c != nil {
+					c.NotNull = true
+					t.PrimaryKey = append(t.PrimaryKey, k)
+				}
+			}
+		}
+	}
+}
+
+func (u *updater) rename(n *sqlparse.Rename) {
+	switch n.Kind {
+	case "table", "view", "materialized view":
+		if n.Subname != "" {
+			// ALTER TABLE ... RENAME COLUMN arrives with the column kind.
+			break
+		}
+		if t := u.table(n.Target); t != nil {
+			t.Name = n.NewName
+		}
+		return
+	}
+	switch n.Kind {
+	case "column":
+		t := u.table(n.Target)
+		if t == nil {
+			return
+		}
+		c := t.Column(n.Subname)
+		if c == nil {
+			u.errorf(n.Loc, ErrNotFound, "column %q of relation %q does not exist", n.Subname, t.Name)
+			return
+		}
+		if t.Fence != nil && t.Fence.Column == c.Name {
+			t.Fence.Column = n.NewName
+		}
+		c.Name = n.NewName
+	case "type":
+		if e := u.c.Enum(n.Target.Schema, n.Target.Name); e != nil {
+			old := Type{Schema: e.Schema, Name: e.Name}
+			e.Name = n.NewName
+			u.c.retype(old, Type{Schema: e.Schema, Name: e.Name})
+		}
+	case "schema":
+		if s := u.c.Schema(n.Target.Name); s != nil {
+			s.Name = n.NewName
+			for _, t := range s.Tables {
+				t.Schema = n.NewName
+			}
+			for _, e := range s.Enums {
+				e.Schema = n.NewName
+			}
+		}
+	}
+}
+
+// retype replaces every column of type old with type nu, keeping arrays.
+func (c *Catalog) retype(old, nu Type) {
+	for _, s := range c.Schemas {
+		for _, t := range s.Tables {
+			for _, col := range t.Columns {
+				if col.Type.Schema == old.Schema && col.Type.Name == old.Name {
+					col.Type.Schema, col.Type.Name = nu.Schema, nu.Name
+				}
+			}
+		}
+	}
+}
+
+func (u *updater) comment(n *sqlparse.Comment) {
+	switch n.Kind {
+	case "column":
+		t := u.table(n.Target)
+		if t == nil {
+			return
+		}
+		c := t.Column(n.Column)
+		if c == nil {
+			u.errorf(n.Loc, ErrNotFound, "column %q of relation %q does not exist", n.Column, t.Name)
+			return
+		}
+		c.Comment = n.Text
+		if marked, strict := ParseFenceComment(n.Text); marked {
+			line, col := u.pos(n.Loc)
+			u.c.MarkFence(t, c.Name, strict, "comment", u.f.Name, line, col)
+		} else if t.Fence != nil && t.Fence.Column == c.Name && t.Fence.Source == "comment" {
+			t.Fence = nil // COMMENT ... IS NULL or a new comment removes the mark
+		}
+	case "table", "view", "materialized view":
+		if t := u.table(n.Target); t != nil {
+			t.Comment = n.Text
+		}
+	case "type":
+		if e := u.c.Enum(n.Target.Schema, n.Target.Name); e != nil {
+			e.Comment = n.Text
+		}
+	}
+}
+
+func (u *updater) createEnum(n *sqlparse.CreateEnum) {
+	s := u.schemaFor(n.Type.Schema, n.Type.Loc)
+	if s == nil {
+		return
+	}
+	if u.c.Enum(s.Name, n.Type.Name) != nil {
+		u.errorf(n.Type.Loc, ErrExists, "type %q already exists", n.Type.String())
+		return
+	}
+	s.Enums = append(s.Enums, &Enum{Schema: s.Name, Name: n.Type.Name, Values: slices.Clone(n.Values)})
+}
+
+func (u *updater) alterEnum(n *sqlparse.AlterEnum) {
+	e := u.c.Enum(n.Type.Schema, n.Type.Name)
+	if e == nil {
+		u.errorf(n.Type.Loc, ErrNotFound, "type %q does not exist", n.Type.String())
+		return
+	}
+	if n.OldValue != "" {
+		i := slices.Index(e.Values, n.OldValue)
+		if i < 0 {
+			u.errorf(-1, ErrNotFound, "%q is not an existing enum label", n.OldValue)
+			return
+		}
+		e.Values[i] = n.NewValue
+		return
+	}
+	if slices.Contains(e.Values, n.NewValue) {
+		if !n.IfNotExists {
+			u.errorf(-1, ErrExists, "enum label %q already exists", n.NewValue)
+		}
+		return
+	}
+	switch {
+	case n.Before != "":
+		i := max(slices.Index(e.Values, n.Before), 0)
+		e.Values = slices.Insert(e.Values, i, n.NewValue)
+	case n.After != "":
+		i := slices.Index(e.Values, n.After)
+		e.Values = slices.Insert(e.Values, i+1, n.NewValue)
+	default:
+		e.Values = append(e.Values, n.NewValue)
+	}
+}
+
+func (u *updater) drop(n *sqlparse.Drop) {
+	for _, name := range n.Names {
+		switch n.Kind {
+		case "table", "view", "materialized view":
+			s := u.c.Schema(name.Schema)
+			if s != nil {
+				if i := slices.IndexFunc(s.Tables, func(t *Table) bool { return t.Name == name.Name }); i >= 0 {
+					s.Tables = slices.Delete(s.Tables, i, i+1)
+					continue
+				}
+			}
+			if !n.MissingOK {
+				u.errorf(name.Loc, ErrNotFound, "%s %q does not exist", n.Kind, name.String())
+			}
+		case "type":
+			s := u.c.Schema(name.Schema)
+			if s != nil {
+				if i := slices.IndexFunc(s.Enums, func(e *Enum) bool { return e.Name == name.Name }); i >= 0 {
+					s.Enums = slices.Delete(s.Enums, i, i+1)
+					continue
+				}
+			}
+		case "schema":
+			if i := slices.IndexFunc(u.c.Schemas, func(s *Schema) bool { return s.Name == name.Name }); i >= 0 {
+				u.c.Schemas = slices.Delete(u.c.Schemas, i, i+1)
+			}
+		case "function":
+			if s := u.c.Schema(name.Schema); s != nil {
+				s.Funcs = slices.DeleteFunc(s.Funcs, func(f *Func) bool { return f.Name == name.Name })
+			}
+		}
+	}
+}
+
+// ViewColumns is set by the analyzer so that views get their columns from
+// their queries without an import cycle.
+var ViewColumns func(c *Catalog, q *sqlparse.Select) ([]*Column, error)
+
+func (u *updater) createView(n *sqlparse.CreateView) {
+	s := u.schemaFor(n.View.Schema, n.View.Loc)
+	if s == nil || n.Query == nil {
+		return
+	}
+	if i := slices.IndexFunc(s.Tables, func(t *Table) bool { return t.Name == n.View.Name }); i >= 0 {
+		if !n.Replace {
+			u.errorf(n.View.Loc, ErrExists, "relation %q already exists", n.View.String())
+			return
+		}
+		s.Tables = slices.Delete(s.Tables, i, i+1)
+	}
+	line, col := u.pos(n.View.Loc)
+	t := &Table{Schema: s.Name, Name: n.View.Name, IsView: true, File: u.f.Name, Line: line, Col: col}
+	if ViewColumns != nil {
+		cols, err := ViewColumns(u.c, n.Query)
+		if err != nil {
+			u.errorf(n.View.Loc, nil, "view %s: %v", n.View.String(), err)
+		}
+		for i, c := range cols {
+			cc := *c
+			cc.Table = t
+			if i < len(n.Columns) {
+				cc.Name = n.Columns[i]
+			}
+			t.Columns = append(t.Columns, &cc)
+		}
+	}
+	s.Tables = append(s.Tables, t)
+}
+
+func (u *updater) createFunction(n *sqlparse.CreateFunction) {
+	s := u.c.Schema(n.Func.Schema)
+	if s == nil {
+		return
+	}
+	f := &Func{Schema: s.Name, Name: n.Func.Name, ArgNames: n.ArgNames}
+	for _, a := range n.ArgTypes {
+		t, _ := u.c.ResolveType(a)
+		f.ArgTypes = append(f.ArgTypes, t)
+	}
+	if n.ReturnType != nil {
+		t, _ := u.c.ResolveType(n.ReturnType)
+		f.ReturnType = &t
+		f.ReturnsSet = n.ReturnType.Setof
+	}
+	for _, d := range n.ReturnsTable {
+		f.ReturnsTable = append(f.ReturnsTable, u.column(d, nil))
+		f.ReturnsSet = true
+	}
+	s.Funcs = append(s.Funcs, f)
+}

@@ -1,0 +1,29 @@
+package gen
+
+import (
+	"github.com/fencegen/fencegen/gen/internal/config"
+)
+
+// ErrNoConfig is wrapped by FindConfig's error when a directory holds no
+// configuration file.
+var ErrNoConfig = config.ErrNotFound
+
+// LoadConfig reads the configuration file at path: fencegen.yaml (sqlc's
+// version 2 format plus a fence key per sql entry) or an existing sqlc
+// configuration (sqlc.yaml, sqlc.yml or sqlc.json, version "1" or "2")
+// read as-is. Relative paths in the file are relative to its directory,
+// Config.Dir.
+//
+// Every problem is reported at once: the error lists them as
+// "path:line:col: message", with path as given. Unknown keys are errors;
+// keys sqlc accepts that fencegen does not act on (database, analyzer,
+// rules, plugins, cloud, …) are accepted. Entries for other generators
+// (no gen.go) are skipped; an entry that generates Go must use engine
+// postgresql and sql_package pgx/v5 (the default when unset).
+func LoadConfig(path string) (*Config, error) { return config.Load(path) }
+
+// FindConfig returns the configuration file fencegen uses by default in
+// dir: the first of fencegen.yaml, fencegen.yml, sqlc.yaml, sqlc.yml and
+// sqlc.json that exists, joined to dir. The error wraps ErrNoConfig when
+// there is none.
+func FindConfig(dir string) (string, error) { return config.Find(dir) }

@@ -1,0 +1,93 @@
+// Package lease takes Redis leases that mint fencing tokens, for fencegen's
+// generated repositories.
+//
+// A lease is a lock with a time-to-live. On its own it cannot make a worker
+// safe: a worker paused by GC, swapping or a network stall can outlive its
+// lease and keep writing while another worker holds it. Kleppmann's answer
+// ("How to do distributed locking", 2016) is a fencing token, a number that
+// grows with every acquisition, checked by the storage on every write. Each
+// [Client.Acquire] here mints one, as a [fence.Token], and fencegen's
+// generated methods store it in each fenced row and reject writes that
+// present a lower one. The lease makes collisions rare; the token makes them
+// harmless.
+//
+// # Redis layout
+//
+// For resource "account:42" and the default key prefix:
+//
+//	fencegen:{account:42}:lock    "<owner>:<token>", with a TTL (PX)
+//	fencegen:{account:42}:token   the last minted token; never has a TTL
+//
+// The owner is 128 random bits from crypto/rand, fresh for every Acquire. Both
+// keys share the hash tag {account:42}, so the acquire script, which touches
+// both, also runs on Redis Cluster (otherwise CROSSSLOT). Each operation is
+// one Lua script, embedded from its own .lua file and sent with EVALSHA
+// (EVAL after NOSCRIPT); see the Redis EVAL and SET (NX, PX) command pages:
+//
+//   - acquire.lua: if the lock key is absent, INCR the counter and SET the
+//     lock NX PX ttl to "<owner>:<token>"; if it already holds this owner
+//     (a retry after an ambiguous reply), refresh its TTL and return the
+//     same token; otherwise return 0 ([ErrNotAcquired]).
+//   - renew.lua: PEXPIRE the lock key only if it holds this owner, else
+//     return 0 ([ErrNotOwner]); a missing key is never re-created.
+//   - release.lua: DEL the lock key only if it holds this owner, else
+//     return 0 ([ErrNotHeld]); never a plain DEL.
+//
+// The counter key must survive: use maxmemory-policy noeviction and
+// persistence, or tokens can restart from 1.
+//
+// # Lifetime
+//
+// A [Lease] has its own context ([Lease.Context], [Lease.Done]), not derived
+// from the context given to Acquire, and a heartbeat goroutine that renews
+// it every HeartbeatInterval (default TTL/3), each call bounded by
+// CallTimeout (default TTL/6). The context is cancelled with a [*LostError]
+// cause (errors.Is(err, [ErrLost])) at once when a renewal answers "not
+// owner", after MaxRenewFailures (default 2) consecutive failed renewals, or
+// at the local deadline: the send time of the last successful acquire or
+// renew plus TTL minus SafetyMargin (default TTL/10), measured on Go's
+// monotonic clock by a timer, so it fires even if Redis never answers.
+// Nothing is derived from Redis TIME or PTTL. [Lease.Release] stops the
+// heartbeat, waits for it to exit, cancels the context with cause
+// [ErrReleased] and compare-and-deletes the key. context.Cause therefore
+// tells a lost lease from a released one, and both from the caller's own
+// cancellation of a context derived from it.
+//
+// The design follows bsm/redislock (a redis.Scripter, Lua scripts, options
+// with nil-safe defaults) and etcd's client/v3/concurrency Session (a
+// lease-scoped context, Done, explicit close).
+//
+// # A worked flow
+//
+// Acquire, let the heartbeat run, make a fenced write with the token, and
+// release; q.CreditAccount stands for a fencegen-generated method:
+//
+//	locker := lease.New(rdb, nil)
+//	l, err := locker.Acquire(ctx, "account:42", 10*time.Second) // mints token n
+//	if errors.Is(err, lease.ErrNotAcquired) {
+//		return nil // someone else is doing it
+//	} else if err != nil {
+//		return err
+//	}
+//	defer l.Release(context.Background()) // stops the heartbeat, then compare-and-delete
+//
+//	work, cancel := context.WithCancel(l.Context()) // ends when the lease is lost
+//	defer cancel()
+//	err = q.CreditAccount(work, params, l.Token())
+//	switch {
+//	case errors.Is(err, fence.ErrStaleToken):
+//		// a newer holder wrote the row: our lease was lost; stop.
+//	case errors.Is(context.Cause(work), lease.ErrLost):
+//		// the heartbeat found the lease lost before or during the write.
+//	}
+//
+// [Client.Do] packages the same flow, including release on panic:
+//
+//	err := locker.Do(ctx, "account:42", 0, func(ctx context.Context, token fence.Token) error {
+//		return q.CreditAccount(ctx, params, token)
+//	})
+//
+// A lease that is never released keeps renewing until it is lost; always
+// call Release or use Do. Observability: Options.Logger (log/slog),
+// Options.Observer callbacks and [Client.Stats] counters of script calls.
+package lease

@@ -1,0 +1,653 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fencegen/fencegen/runtime/fence"
+)
+
+var bg = context.Background()
+
+func mustAcquire(t *testing.T, c *Client, resource string, ttl time.Duration) *Lease {
+	t.Helper()
+	l, err := c.Acquire(bg, resource, ttl)
+	if err != nil {
+		t.Fatalf("Acquire(%q): %v", resource, err)
+	}
+	return l
+}
+
+func TestTokensStrictlyIncrease(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	var prev fence.Token
+	for i := range 5 {
+		l := mustAcquire(t, c, e.resource, time.Second)
+		if l.Token() <= prev {
+			t.Fatalf("acquisition %d: token %d, previous %d", i, l.Token(), prev)
+		}
+		prev = l.Token()
+		if err := l.Release(bg); err != nil {
+			t.Fatalf("Release: %v", err)
+		}
+	}
+	if ttl, err := e.rdb.TTL(bg, e.counter).Result(); err != nil || ttl != -1 {
+		t.Fatalf("counter TTL = %v, %v; want -1 (no TTL)", ttl, err)
+	}
+	if got := e.get(t, e.counter); got != prev.String() {
+		t.Fatalf("counter = %q, want %q", got, prev)
+	}
+}
+
+func TestSecondAcquirerNotAcquired(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	a := mustAcquire(t, c, e.resource, time.Second)
+	defer a.Release(bg)
+	value := e.get(t, e.lockKey)
+
+	b, err := c.Acquire(bg, e.resource, time.Second)
+	if !errors.Is(err, ErrNotAcquired) || b != nil {
+		t.Fatalf("second Acquire = %v, %v; want ErrNotAcquired", b, err)
+	}
+	if !strings.HasPrefix(err.Error(), "lease: ") {
+		t.Fatalf("error %q lacks the lease: prefix", err)
+	}
+	if got := e.get(t, e.lockKey); got != value {
+		t.Fatalf("lock value changed from %q to %q", value, got)
+	}
+	if got := e.get(t, e.counter); got != a.Token().String() {
+		t.Fatalf("counter = %s after refused acquire, want %d (nothing minted)", got, a.Token())
+	}
+}
+
+func TestSameOwnerRetryReturnsSameToken(t *testing.T) {
+	e := newEnv(t)
+	keys := []string{e.lockKey, e.counter}
+	run := func(owner string) int64 {
+		t.Helper()
+		n, err := acquireScript.Run(bg, e.rdb, keys, owner, 1000).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	owner := newOwner()
+	first := run(owner)
+	if err := e.rdb.PExpire(bg, e.lockKey, 200*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if again := run(owner); again != first {
+		t.Fatalf("same-owner retry returned token %d, want %d", again, first)
+	}
+	if d := e.pttl(t); d < 800*time.Millisecond {
+		t.Fatalf("same-owner retry left PTTL %v, want the TTL refreshed to ~1s", d)
+	}
+	if got := e.get(t, e.counter); got != fence.Token(first).String() {
+		t.Fatalf("counter = %s, want %d: a retry must not mint", got, first)
+	}
+	if other := run(newOwner()); other != 0 {
+		t.Fatalf("other owner got %d, want 0", other)
+	}
+}
+
+// TestAcquireRetriesAmbiguousReply loses the reply of an acquire that
+// landed; Acquire's retry with the same owner gets the same token back.
+func TestAcquireRetriesAmbiguousReply(t *testing.T) {
+	e := newEnv(t)
+	var calls atomic.Int32
+	f := &flaky{Scripter: e.rdb, fault: func(sha string) (error, bool) {
+		if sha == acquireScript.Hash() && calls.Add(1) == 1 {
+			return errTimeout, true // sent, reply lost
+		}
+		return nil, false
+	}}
+	c := New(f, nil)
+	l := mustAcquire(t, c, e.resource, time.Second)
+	defer l.Release(bg)
+	if got := c.Stats().Acquires; got != 2 {
+		t.Fatalf("acquire calls = %d, want 2 (one retry)", got)
+	}
+	if got := e.get(t, e.counter); got != l.Token().String() {
+		t.Fatalf("counter = %s, lease token %d: the retry minted a second token", got, l.Token())
+	}
+	if !strings.HasSuffix(e.get(t, e.lockKey), ":"+l.Token().String()) {
+		t.Fatalf("lock value %q does not carry token %d", e.get(t, e.lockKey), l.Token())
+	}
+}
+
+// TestAcquireAmbiguousFailureCleansUp: every attempt lands but every reply
+// is lost; Acquire fails and leaves no ghost lock behind.
+func TestAcquireAmbiguousFailureCleansUp(t *testing.T) {
+	e := newEnv(t)
+	f := &flaky{Scripter: e.rdb, fault: func(sha string) (error, bool) {
+		if sha == acquireScript.Hash() {
+			return errTimeout, true
+		}
+		return nil, false
+	}}
+	c := New(f, nil)
+	_, err := c.Acquire(bg, e.resource, time.Second)
+	if err == nil || errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("Acquire = %v, want a timeout error", err)
+	}
+	if got := c.Stats(); got.Acquires != 3 || got.Releases != 1 {
+		t.Fatalf("stats = %+v, want 3 acquire attempts and 1 cleanup", got)
+	}
+	if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 0 {
+		t.Fatalf("lock key left behind after failed Acquire")
+	}
+}
+
+func TestScriptErrorIsNotNotAcquired(t *testing.T) {
+	e := newEnv(t)
+	t.Run("CROSSSLOT", func(t *testing.T) {
+		f := &flaky{Scripter: e.rdb, fault: func(string) (error, bool) { return redis.ErrCrossSlot, false }}
+		c := New(f, nil)
+		_, err := c.Acquire(bg, e.resource, time.Second)
+		if !errors.Is(err, redis.ErrCrossSlot) || errors.Is(err, ErrNotAcquired) {
+			t.Fatalf("Acquire = %v, want the CROSSSLOT error", err)
+		}
+		if got := c.Stats().Acquires; got != 1 {
+			t.Fatalf("acquire calls = %d, want 1: a definitive error is not retried", got)
+		}
+	})
+	t.Run("WRONGTYPE", func(t *testing.T) {
+		if err := e.rdb.RPush(bg, e.counter, "x").Err(); err != nil {
+			t.Fatal(err)
+		}
+		defer e.rdb.Del(bg, e.counter)
+		_, err := New(e.rdb, nil).Acquire(bg, e.resource, time.Second)
+		if err == nil || errors.Is(err, ErrNotAcquired) || !strings.Contains(err.Error(), "WRONGTYPE") {
+			t.Fatalf("Acquire = %v, want the WRONGTYPE error", err)
+		}
+	})
+}
+
+func TestInvalidArguments(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	for _, r := range []string{"", "a{b", "a}b"} {
+		if _, err := c.Acquire(bg, r, time.Second); !errors.Is(err, ErrInvalidResource) {
+			t.Errorf("Acquire(%q) = %v, want ErrInvalidResource", r, err)
+		}
+	}
+	if _, err := New(e.rdb, &Options{SafetyMargin: time.Second}).Acquire(bg, e.resource, time.Second); err == nil {
+		t.Errorf("SafetyMargin = TTL accepted")
+	}
+	if _, err := New(e.rdb, &Options{HeartbeatInterval: time.Second}).Acquire(bg, e.resource, time.Second); err == nil {
+		t.Errorf("HeartbeatInterval = TTL accepted")
+	}
+	if got := c.Stats().Acquires; got != 0 {
+		t.Fatalf("invalid arguments reached Redis (%d calls)", got)
+	}
+}
+
+func TestRenewExtendsTTL(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, &Options{HeartbeatInterval: -1})
+	l := mustAcquire(t, c, e.resource, time.Second)
+	defer l.Release(bg)
+	time.Sleep(400 * time.Millisecond)
+	if d := e.pttl(t); d > 650*time.Millisecond {
+		t.Fatalf("PTTL before renew = %v, want ≤ 600ms", d)
+	}
+	before := l.Remaining()
+	if err := l.Renew(bg); err != nil {
+		t.Fatalf("Renew: %v", err)
+	}
+	if d := e.pttl(t); d < 900*time.Millisecond {
+		t.Fatalf("PTTL after renew = %v, want ~1s", d)
+	}
+	if after := l.Remaining(); after <= before {
+		t.Fatalf("local validity %v → %v after renew, want it extended", before, after)
+	}
+	if got := c.Stats().Renewals; got != 1 {
+		t.Fatalf("renew calls = %d, want 1 (heartbeat disabled)", got)
+	}
+}
+
+func TestHeartbeatKeepsLeaseAlive(t *testing.T) {
+	e := newEnv(t)
+	var renewed atomic.Int32
+	c := New(e.rdb, &Options{Observer: &Observer{OnRenewed: func(string, fence.Token) { renewed.Add(1) }}})
+	const ttl = 300 * time.Millisecond
+	l := mustAcquire(t, c, e.resource, ttl)
+	value := e.get(t, e.lockKey)
+	select {
+	case <-l.Done():
+		t.Fatalf("lease ended: %v", context.Cause(l.Context()))
+	case <-time.After(4 * ttl):
+	}
+	if got := e.get(t, e.lockKey); got != value {
+		t.Fatalf("lock value %q after 4 TTLs, want %q", got, value)
+	}
+	if n := renewed.Load(); n < 9 {
+		t.Fatalf("%d renewals in 4 TTLs, want ≥ 9 (every TTL/3)", n)
+	}
+	if err := l.Release(bg); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 0 {
+		t.Fatalf("lock key survives Release")
+	}
+}
+
+// TestAcquireContextDoesNotBoundLease: the ctx given to Acquire ends at
+// once; the lease lives on (pglock#5).
+func TestAcquireContextDoesNotBoundLease(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(bg, 200*time.Millisecond)
+	l, err := New(e.rdb, nil).Acquire(ctx, e.resource, 300*time.Millisecond)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(bg)
+	select {
+	case <-l.Done():
+		t.Fatalf("lease ended with the acquire context: %v", context.Cause(l.Context()))
+	case <-time.After(700 * time.Millisecond):
+	}
+}
+
+func TestTakeoverCancelsLeaseAndReleaseSparesNewOwner(t *testing.T) {
+	e := newEnv(t)
+	var lostSeen atomic.Pointer[LostError]
+	c := New(e.rdb, &Options{Observer: &Observer{OnLost: func(err *LostError) { lostSeen.Store(err) }}})
+	const ttl = 600 * time.Millisecond
+	l := mustAcquire(t, c, e.resource, ttl)
+	const other = "ffffffffffffffffffffffffffffffff:999"
+	if err := e.rdb.Set(bg, e.lockKey, other, 10*time.Second).Err(); err != nil {
+		t.Fatal(err)
+	}
+	took := waitDone(t, l.Context(), ttl)
+	if took > ttl/3+ttl/6+100*time.Millisecond {
+		t.Fatalf("lease context cancelled %v after takeover, want within one heartbeat + call timeout", took)
+	}
+	var lost *LostError
+	if err := context.Cause(l.Context()); !errors.As(err, &lost) || lost.Reason != ReasonNotOwner ||
+		!errors.Is(err, ErrLost) || !errors.Is(err, ErrNotOwner) || errors.Is(err, ErrReleased) {
+		t.Fatalf("cause = %v, want *LostError{Reason: not owner}", err)
+	}
+	if lost.Token != l.Token() || lost.Resource != e.resource {
+		t.Fatalf("LostError = %+v", lost)
+	}
+	if lostSeen.Load() != lost {
+		t.Fatalf("OnLost got %v, want %v", lostSeen.Load(), lost)
+	}
+	if err := l.Release(bg); !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Release after takeover = %v, want ErrNotHeld", err)
+	}
+	if got := e.get(t, e.lockKey); got != other {
+		t.Fatalf("other owner's key = %q, want %q untouched", got, other)
+	}
+	if d := e.pttl(t); d < 9*time.Second {
+		t.Fatalf("other owner's PTTL = %v, want ~10s untouched", d)
+	}
+	if err := context.Cause(l.Context()); !errors.As(err, &lost) {
+		t.Fatalf("cause after Release = %v, want still the *LostError", err)
+	}
+}
+
+func TestDeletedKeyIsNotRecreated(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	l := mustAcquire(t, c, e.resource, 600*time.Millisecond)
+	defer l.Release(bg)
+	if err := e.rdb.Del(bg, e.lockKey).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, l.Context(), 600*time.Millisecond)
+	if !errors.Is(l.Err(), ErrNotOwner) {
+		t.Fatalf("cause = %v, want not owner", l.Err())
+	}
+	if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 0 {
+		t.Fatalf("renewal re-created a deleted lock key")
+	}
+	if err := l.Renew(bg); !errors.Is(err, ErrLost) {
+		t.Fatalf("Renew after loss = %v, want ErrLost", err)
+	}
+	l2 := mustAcquire(t, c, e.resource, 600*time.Millisecond)
+	defer l2.Release(bg)
+	if l2.Token() <= l.Token() {
+		t.Fatalf("re-acquire token %d, want > %d", l2.Token(), l.Token())
+	}
+}
+
+// TestRenewFailurePolicy: one failed renewal is survived (and the count
+// resets after a success); two in a row cancel the lease.
+func TestRenewFailurePolicy(t *testing.T) {
+	e := newEnv(t)
+	var fail atomic.Bool
+	var failures atomic.Int32
+	f := &flaky{Scripter: e.rdb, fault: func(sha string) (error, bool) {
+		if sha == renewScript.Hash() && fail.Load() {
+			return errTimeout, false
+		}
+		return nil, false
+	}}
+	const ttl = 600 * time.Millisecond
+	c := New(f, &Options{Observer: &Observer{OnRenewFailed: func(_ string, _ fence.Token, err error, consecutive int) {
+		failures.Add(1)
+		fail.Store(false) // the next renewal succeeds
+	}}})
+	l := mustAcquire(t, c, e.resource, ttl)
+	defer l.Release(bg)
+
+	for range 2 { // two separate single failures
+		fail.Store(true)
+		time.Sleep(2 * ttl / 3)
+	}
+	if l.Err() != nil {
+		t.Fatalf("lease ended after isolated failures: %v", l.Err())
+	}
+	if failures.Load() != 2 {
+		t.Fatalf("OnRenewFailed ran %d times, want 2", failures.Load())
+	}
+
+	c.opts.Observer = nil // keep failing from now on
+	fail.Store(true)
+	took := waitDone(t, l.Context(), ttl)
+	var lost *LostError
+	if !errors.As(l.Err(), &lost) || lost.Reason != ReasonRenewFailed || !errors.Is(lost, errTimeout) {
+		t.Fatalf("cause = %v, want renewals failed wrapping the timeout", l.Err())
+	}
+	if took > 2*ttl/3+50*time.Millisecond {
+		t.Fatalf("cancelled %v after renewals started failing, want ≤ 2 heartbeats", took)
+	}
+}
+
+// TestUnresponsiveRedisCancelsByLocalDeadline stops a private redis-server
+// (SIGSTOP: connections are accepted, nothing is answered) and checks that
+// the lease context ends within the TTL measured from before Acquire.
+func TestUnresponsiveRedisCancelsByLocalDeadline(t *testing.T) {
+	rdb, proc := privateRedis(t)
+	const ttl = time.Second
+	start := time.Now()
+	a := mustAcquire(t, New(rdb, nil), "blackhole:a", ttl) // default: 2 failures
+	b := mustAcquire(t, New(rdb, &Options{MaxRenewFailures: 100}), "blackhole:b", ttl)
+	if err := proc.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, a.Context(), 2*ttl)
+	tookA := time.Since(start)
+	waitDone(t, b.Context(), 2*ttl)
+	tookB := time.Since(start)
+	var lost *LostError
+	if !errors.As(a.Err(), &lost) || lost.Reason != ReasonRenewFailed {
+		t.Errorf("a: cause = %v, want renewals failed", a.Err())
+	}
+	if !errors.As(b.Err(), &lost) || lost.Reason != ReasonDeadline {
+		t.Errorf("b: cause = %v, want local deadline", b.Err())
+	}
+	if tookA >= ttl || tookB >= ttl {
+		t.Errorf("lease contexts ended %v and %v after Acquire was called, want < TTL %v", tookA, tookB, ttl)
+	}
+	if margin := ttl / 10; tookB < ttl-margin-50*time.Millisecond {
+		t.Errorf("b ended after %v, before its local deadline TTL − margin", tookB)
+	}
+	if err := proc.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []*Lease{a, b} {
+		if err := l.Release(bg); err != nil {
+			t.Errorf("Release after resume: %v", err)
+		}
+	}
+}
+
+func TestReleaseWaitsForHeartbeat(t *testing.T) {
+	e := newEnv(t)
+	entered := make(chan struct{}, 1)
+	var exited atomic.Bool
+	opts := &Options{hooks: &testHooks{beforeRenew: func(ctx context.Context) {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()                      // paused until Release stops the heartbeat
+		time.Sleep(50 * time.Millisecond) // a slow exit Release must wait for
+		exited.Store(true)
+	}}}
+	c := New(e.rdb, opts)
+	l := mustAcquire(t, c, e.resource, 900*time.Millisecond)
+	<-entered
+	if err := l.Release(bg); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	if !exited.Load() {
+		t.Fatalf("Release returned before the heartbeat goroutine finished")
+	}
+	select {
+	case <-l.hbDone:
+	default:
+		t.Fatalf("heartbeat goroutine still running after Release")
+	}
+	if !errors.Is(l.Err(), ErrReleased) || errors.Is(l.Err(), ErrLost) {
+		t.Fatalf("cause = %v, want ErrReleased", l.Err())
+	}
+	if got := c.Stats().Renewals; got != 0 {
+		t.Fatalf("a renewal ran after Release stopped the heartbeat (%d)", got)
+	}
+}
+
+func TestReleaseIdempotentAndDetached(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	l := mustAcquire(t, c, e.resource, time.Second)
+	ctx, cancel := context.WithCancel(bg)
+	cancel() // the caller's context is already over: Release still deletes
+	if err := l.Release(ctx); err != nil {
+		t.Fatalf("Release with cancelled ctx: %v", err)
+	}
+	if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 0 {
+		t.Fatalf("lock key survives Release")
+	}
+	if err := l.Release(bg); err != nil {
+		t.Fatalf("second Release = %v, want nil", err)
+	}
+	if got := c.Stats().Releases; got != 1 {
+		t.Fatalf("release calls = %d, want 1", got)
+	}
+	if err := l.Renew(bg); !errors.Is(err, ErrReleased) {
+		t.Fatalf("Renew after Release = %v, want ErrReleased", err)
+	}
+}
+
+func TestAcquireTooSlowReleases(t *testing.T) {
+	e := newEnv(t)
+	const ttl = 300 * time.Millisecond
+	c := New(e.rdb, &Options{hooks: &testHooks{afterAcquireReply: func() { time.Sleep(ttl - ttl/10) }}})
+	l, err := c.Acquire(bg, e.resource, ttl)
+	if !errors.Is(err, ErrAcquireTooSlow) || l != nil {
+		t.Fatalf("Acquire = %v, %v; want ErrAcquireTooSlow", l, err)
+	}
+	if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 0 {
+		t.Fatalf("lock key left behind after a too-slow acquire")
+	}
+}
+
+func TestCauseDistinguishesLostReleasedAndCaller(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	const ttl = 600 * time.Millisecond
+
+	released := mustAcquire(t, c, e.resource, ttl)
+	work, cancelWork := context.WithCancel(released.Context())
+	cancelWork() // the caller's own cancellation
+	if err := context.Cause(work); !errors.Is(err, context.Canceled) || errors.Is(err, ErrLost) || errors.Is(err, ErrReleased) {
+		t.Fatalf("caller cancellation cause = %v", err)
+	}
+	if released.Err() != nil {
+		t.Fatalf("caller's cancel ended the lease: %v", released.Err())
+	}
+	work2, cancel2 := context.WithCancel(released.Context())
+	defer cancel2()
+	if err := released.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+	if err := context.Cause(work2); !errors.Is(err, ErrReleased) || errors.Is(err, ErrLost) {
+		t.Fatalf("released cause = %v", err)
+	}
+
+	lost := mustAcquire(t, c, e.resource, ttl)
+	defer lost.Release(bg)
+	work3, cancel3 := context.WithCancel(lost.Context())
+	defer cancel3()
+	e.rdb.Del(bg, e.lockKey)
+	waitDone(t, work3, ttl)
+	if err := context.Cause(work3); !errors.Is(err, ErrLost) || errors.Is(err, ErrReleased) {
+		t.Fatalf("lost cause = %v", err)
+	}
+}
+
+func TestDoReleasesOnPanic(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	var got fence.Token
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Fatalf("recovered %v, want the original panic", r)
+			}
+		}()
+		_ = c.Do(bg, e.resource, time.Second, func(ctx context.Context, token fence.Token) error {
+			got = token
+			panic("boom")
+		})
+	}()
+	if got == 0 {
+		t.Fatal("fn not called")
+	}
+	if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 0 {
+		t.Fatalf("lock key survives a panicking Do")
+	}
+	if s := c.Stats(); s.Releases != 1 {
+		t.Fatalf("stats = %+v, want 1 release", s)
+	}
+}
+
+func TestDoReportsLoss(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	const ttl = 600 * time.Millisecond
+	errWork := errors.New("work failed")
+	err := c.Do(bg, e.resource, ttl, func(ctx context.Context, _ fence.Token) error {
+		e.rdb.Set(bg, e.lockKey, "someone-else:1", 10*time.Second)
+		waitDone(t, ctx, ttl)
+		if !errors.Is(context.Cause(ctx), ErrLost) {
+			t.Errorf("work context cause = %v, want ErrLost", context.Cause(ctx))
+		}
+		return errWork // completed after loss
+	})
+	if !errors.Is(err, errWork) || !errors.Is(err, ErrLost) || errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Do = %v, want the work error joined with ErrLost", err)
+	}
+	if got := e.get(t, e.lockKey); got != "someone-else:1" {
+		t.Fatalf("Do's release touched the new owner's key: %q", got)
+	}
+	e.rdb.Del(bg, e.lockKey)
+
+	// Success after loss is still an error.
+	err = c.Do(bg, e.resource, ttl, func(ctx context.Context, _ fence.Token) error {
+		e.rdb.Del(bg, e.lockKey)
+		waitDone(t, ctx, ttl)
+		return nil
+	})
+	if !errors.Is(err, ErrLost) {
+		t.Fatalf("Do = %v, want ErrLost", err)
+	}
+
+	// Held by someone else: fn is not called.
+	e.rdb.Set(bg, e.lockKey, "someone-else:2", 10*time.Second)
+	err = c.Do(bg, e.resource, ttl, func(context.Context, fence.Token) error {
+		t.Error("fn called without the lease")
+		return nil
+	})
+	if !errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("Do = %v, want ErrNotAcquired", err)
+	}
+}
+
+// TestOneRoundTripEach counts the commands the client sends: acquire, renew
+// and release are one EVALSHA each once the scripts are cached.
+func TestOneRoundTripEach(t *testing.T) {
+	e := newEnv(t)
+	var cnt cmdCounter
+	e.rdb.AddHook(&cnt)
+	c := New(e.rdb, &Options{HeartbeatInterval: -1})
+	warm := mustAcquire(t, c, e.resource, time.Second) // loads the scripts (EVALSHA → NOSCRIPT → EVAL at most once each)
+	_ = warm.Renew(bg)
+	_ = warm.Release(bg)
+	cnt.take()
+
+	l := mustAcquire(t, c, e.resource, time.Second)
+	if got := cnt.take(); len(got) != 1 || got["evalsha"] != 1 {
+		t.Fatalf("Acquire sent %v, want one evalsha", got)
+	}
+	if err := l.Renew(bg); err != nil {
+		t.Fatal(err)
+	}
+	if got := cnt.take(); len(got) != 1 || got["evalsha"] != 1 {
+		t.Fatalf("Renew sent %v, want one evalsha", got)
+	}
+	if err := l.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+	if got := cnt.take(); len(got) != 1 || got["evalsha"] != 1 {
+		t.Fatalf("Release sent %v, want one evalsha", got)
+	}
+	if s := c.Stats(); s != (Stats{Acquires: 2, Renewals: 2, Releases: 2}) {
+		t.Fatalf("Stats = %+v", s)
+	}
+}
+
+func TestDecodeBool(t *testing.T) {
+	boom := errors.New("boom")
+	tests := []struct {
+		n       int64
+		err     error
+		ok      bool
+		wantErr bool
+	}{
+		{1, nil, true, false},
+		{0, nil, false, false}, // the only "not owner"
+		{2, nil, false, true},
+		{-1, nil, false, true},
+		{0, redis.Nil, false, true},
+		{0, boom, false, true},
+	}
+	for _, tt := range tests {
+		ok, err := decodeBool("renew", tt.n, tt.err)
+		if ok != tt.ok || (err != nil) != tt.wantErr {
+			t.Errorf("decodeBool(%d, %v) = %v, %v", tt.n, tt.err, ok, err)
+		}
+	}
+}
+
+func TestOptionDefaults(t *testing.T) {
+	var o *Options
+	const ttl = 3 * time.Second
+	if o.keyPrefix() != "fencegen" || o.ttl() != 10*time.Second || o.heartbeatInterval(ttl) != time.Second ||
+		o.callTimeout(ttl) != 500*time.Millisecond || o.safetyMargin(ttl) != 300*time.Millisecond ||
+		o.releaseTimeout(ttl) != time.Second || o.maxRenewFailures() != 2 || o.acquireRetries() != 2 ||
+		o.logger() != nil {
+		t.Fatal("nil Options defaults differ from the documented ones")
+	}
+	if (&Options{HeartbeatInterval: -1}).heartbeatInterval(ttl) != 0 || (&Options{AcquireRetries: -1}).acquireRetries() != 0 {
+		t.Fatal("negative values do not disable")
+	}
+	lock, counter := New(redis.NewClient(&redis.Options{}), nil).Keys("job:42")
+	if lock != "fencegen:{job:42}:lock" || counter != "fencegen:{job:42}:token" {
+		t.Fatalf("Keys = %q, %q", lock, counter)
+	}
+}
