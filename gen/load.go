@@ -2,7 +2,18 @@ package gen
 
 import (
 	"github.com/fencegen/fencegen/gen/internal/config"
+	"github.com/fencegen/fencegen/gen/internal/diag"
 )
+
+// Problem is one located problem in an input file. Line and Col are
+// 1-based (0 when unknown); its Error method prints
+// "file:line:col: message".
+type Problem = diag.Error
+
+// Problems returns the located problems err carries (the errors of
+// LoadConfig and Generate), sorted by file, line and column, or nil when
+// err carries none.
+func Problems(err error) []*Problem { return diag.As(err).Sort() }
 
 // ErrNoConfig is wrapped by FindConfig's error when a directory holds no
 // configuration file.

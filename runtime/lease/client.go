@@ -187,7 +187,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		}
 		callCtx, cancel := context.WithTimeout(ctx, tm.callTimeout)
 		send := time.Now()
-		n, err := acquireScript.Run(callCtx, c.rdb, []string{lockKey, counterKey}, owner, millis(tm.ttl)).Int64()
+		n, err := c.run(callCtx, acquireScript, []string{lockKey, counterKey}, owner, millis(tm.ttl))
 		cancel()
 		c.stats.acquires.Add(1)
 		if err == nil && n < 0 {
@@ -283,7 +283,7 @@ func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, t
 // release runs the compare-and-delete script; deleted reports whether the
 // key held owner's value.
 func (c *Client) release(ctx context.Context, lockKey, owner string) (deleted bool, err error) {
-	n, err := releaseScript.Run(ctx, c.rdb, []string{lockKey}, owner).Int64()
+	n, err := c.run(ctx, releaseScript, []string{lockKey}, owner)
 	c.stats.releases.Add(1)
 	return decodeBool("release", n, err)
 }
@@ -291,9 +291,45 @@ func (c *Client) release(ctx context.Context, lockKey, owner string) (deleted bo
 // renew runs the compare-and-PEXPIRE script; ok reports whether the key held
 // owner's value. ok false with a nil error is the definitive "not owner".
 func (c *Client) renew(ctx context.Context, lockKey, owner string, ttl time.Duration) (ok bool, err error) {
-	n, err := renewScript.Run(ctx, c.rdb, []string{lockKey}, owner, millis(ttl)).Int64()
+	n, err := c.run(ctx, renewScript, []string{lockKey}, owner, millis(ttl))
 	c.stats.renewals.Add(1)
 	return decodeBool("renew", n, err)
+}
+
+// run sends script with Script.Run (EVALSHA, then EVAL after NOSCRIPT) and
+// returns its integer reply, or ctx's error as soon as ctx ends.
+//
+// go-redis applies a context's deadline to the socket only when the client
+// was built with ContextTimeoutEnabled; otherwise a call to a Redis that
+// accepts connections but never answers blocks for the client's
+// ReadTimeout (or DialTimeout), longer than a short lease. So the call runs
+// in its own goroutine and is abandoned when ctx ends: the lease's
+// deadlines hold whatever the client's configuration. An abandoned
+// goroutine ends when go-redis gives up (its own timeouts, or Close); an
+// abandoned request may still land later, which is safe: every script
+// touches only keys holding this lease's owner value, or creates a lock
+// key that expires within the TTL.
+func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args ...any) (int64, error) {
+	type result struct {
+		n   int64
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		n, err := s.Run(ctx, c.rdb, keys, args...).Int64()
+		ch <- result{n, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.n, r.err
+	case <-ctx.Done():
+		select {
+		case r := <-ch: // a reply that raced the deadline wins
+			return r.n, r.err
+		default:
+			return 0, ctx.Err()
+		}
+	}
 }
 
 // decodeBool decodes the 1/0 integer reply of the renew and release

@@ -53,6 +53,13 @@
 // tells a lost lease from a released one, and both from the caller's own
 // cancellation of a context derived from it.
 //
+// Every script call gets its own deadline (CallTimeout for acquire attempts
+// and renewals, ReleaseTimeout for releases), enforced by the package itself:
+// go-redis applies context deadlines to sockets only when the client sets
+// ContextTimeoutEnabled, so otherwise the call is abandoned at its deadline
+// and its goroutine ends when go-redis gives up. Setting
+// ContextTimeoutEnabled on the client is recommended.
+//
 // The design follows bsm/redislock (a redis.Scripter, Lua scripts, options
 // with nil-safe defaults) and etcd's client/v3/concurrency Session (a
 // lease-scoped context, Done, explicit close).

@@ -328,41 +328,56 @@ func TestDeletedKeyIsNotRecreated(t *testing.T) {
 func TestRenewFailurePolicy(t *testing.T) {
 	e := newEnv(t)
 	var fail atomic.Bool
-	var failures atomic.Int32
 	f := &flaky{Scripter: e.rdb, fault: func(sha string) (error, bool) {
 		if sha == renewScript.Hash() && fail.Load() {
 			return errTimeout, false
 		}
 		return nil, false
 	}}
+	var keepFailing atomic.Bool
+	var failedAt atomic.Pointer[time.Time]
+	failed := make(chan int, 10)
+	renewed := make(chan struct{}, 10)
 	const ttl = 600 * time.Millisecond
-	c := New(f, &Options{Observer: &Observer{OnRenewFailed: func(_ string, _ fence.Token, err error, consecutive int) {
-		failures.Add(1)
-		fail.Store(false) // the next renewal succeeds
-	}}})
+	c := New(f, &Options{Observer: &Observer{
+		OnRenewFailed: func(_ string, _ fence.Token, _ error, consecutive int) {
+			if keepFailing.Load() {
+				now := time.Now()
+				failedAt.Store(&now)
+				return
+			}
+			fail.Store(false) // the next renewal succeeds
+			failed <- consecutive
+		},
+		OnRenewed: func(string, fence.Token) { renewed <- struct{}{} },
+	}})
 	l := mustAcquire(t, c, e.resource, ttl)
 	defer l.Release(bg)
 
-	for range 2 { // two separate single failures
+	for range 2 { // two isolated failures, each followed by a success
+		for len(renewed) > 0 {
+			<-renewed
+		}
 		fail.Store(true)
-		time.Sleep(2 * ttl / 3)
+		if n := <-failed; n != 1 {
+			t.Fatalf("consecutive failures = %d, want 1: the count did not reset after a success", n)
+		}
+		<-renewed
 	}
 	if l.Err() != nil {
 		t.Fatalf("lease ended after isolated failures: %v", l.Err())
 	}
-	if failures.Load() != 2 {
-		t.Fatalf("OnRenewFailed ran %d times, want 2", failures.Load())
-	}
 
-	c.opts.Observer = nil // keep failing from now on
-	fail.Store(true)
-	took := waitDone(t, l.Context(), ttl)
+	keepFailing.Store(true)
+	fail.Store(true) // keep failing from now on
+	waitDone(t, l.Context(), ttl)
+	took := time.Since(*failedAt.Load())
 	var lost *LostError
 	if !errors.As(l.Err(), &lost) || lost.Reason != ReasonRenewFailed || !errors.Is(lost, errTimeout) {
 		t.Fatalf("cause = %v, want renewals failed wrapping the timeout", l.Err())
 	}
-	if took > 2*ttl/3+50*time.Millisecond {
-		t.Fatalf("cancelled %v after renewals started failing, want ≤ 2 heartbeats", took)
+	if took > ttl/3+100*time.Millisecond {
+		t.Fatalf("cancelled %v after the first of two failures, want right after the second", took)
 	}
 }
 
@@ -646,7 +661,7 @@ func TestOptionDefaults(t *testing.T) {
 	if (&Options{HeartbeatInterval: -1}).heartbeatInterval(ttl) != 0 || (&Options{AcquireRetries: -1}).acquireRetries() != 0 {
 		t.Fatal("negative values do not disable")
 	}
-	lock, counter := New(redis.NewClient(&redis.Options{}), nil).Keys("job:42")
+	lock, counter := New(&flaky{}, nil).Keys("job:42")
 	if lock != "fencegen:{job:42}:lock" || counter != "fencegen:{job:42}:token" {
 		t.Fatalf("Keys = %q, %q", lock, counter)
 	}

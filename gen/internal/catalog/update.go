@@ -381,7 +381,7 @@ func (u *updater) drop(n *sqlparse.Drop) {
 
 // ViewColumns is set by the analyzer so that views get their columns from
 // their queries without an import cycle.
-var ViewColumns func(c *Catalog, q *sqlparse.Select) ([]*Column, error)
+var ViewColumns func(c *Catalog, f *sqlparse.File, s *sqlparse.Stmt, q *sqlparse.Select) ([]*Column, diag.List)
 
 func (u *updater) createView(n *sqlparse.CreateView) {
 	s := u.schemaFor(n.View.Schema, n.View.Loc)
@@ -398,10 +398,8 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 	line, col := u.pos(n.View.Loc)
 	t := &Table{Schema: s.Name, Name: n.View.Name, IsView: true, File: u.f.Name, Line: line, Col: col}
 	if ViewColumns != nil {
-		cols, err := ViewColumns(u.c, n.Query)
-		if err != nil {
-			u.errorf(n.View.Loc, nil, "view %s: %v", n.View.String(), err)
-		}
+		cols, errs := ViewColumns(u.c, u.f, u.s, n.Query)
+		u.c.Errors = append(u.c.Errors, errs...)
 		for i, c := range cols {
 			cc := *c
 			cc.Table = t

@@ -270,6 +270,7 @@ func (l *loader) v1Package(n ast.Node, cfg *Config) {
 	for k, h := range l.goFields(e) {
 		fs[k] = h
 	}
+	delete(fs, "package") // version 1 names the package with name
 	fs["name"] = record(&e.goPackage, l.str(&p.Name))
 	fs["path"] = record(&e.out, l.str(&p.Go.Out))
 	l.mapping("package", n, fs)

@@ -186,20 +186,15 @@ func wrap(write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec
 	for i := 0; i < spec.Columns; i++ {
 		refused.TargetList = append(refused.TargetList, pg.MakeResTargetNodeWithVal(nullConst(), -1))
 	}
-	top := &pg.SelectStmt{
-		Op:          pg.SetOperation_SETOP_UNION,
-		All:         true,
-		Larg:        written,
-		Rarg:        refused,
-		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
-		WithClause: &pg.WithClause{Ctes: []*pg.Node{{Node: &pg.Node_CommonTableExpr{CommonTableExpr: &pg.CommonTableExpr{
-			Ctename: WriteCTE, Ctequery: write, Location: -1,
-		}}}}, Location: -1},
+	parts := make([]string, 3)
+	for i, n := range []*pg.Node{write, selectNode(written), selectNode(refused)} {
+		out, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: n}}})
+		if err != nil {
+			return "", err
+		}
+		parts[i] = out
 	}
-	out, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: selectNode(top)}}})
-	if err != nil {
-		return "", err
-	}
+	out := "WITH " + WriteCTE + " AS (\n    " + parts[0] + "\n)\n" + parts[1] + "\nUNION ALL\n" + parts[2]
 	// The result must parse again: a deparser bug must never reach users.
 	if _, err := pg.Parse(out); err != nil {
 		return "", fmt.Errorf("rewritten statement does not parse: %v", err)

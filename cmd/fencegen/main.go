@@ -1,0 +1,16 @@
+// Command fencegen generates typed pgx/v5 repository code with fenced
+// writes from a PostgreSQL schema and sqlc-style annotated queries.
+//
+// Usage:
+//
+//	fencegen generate [-f fencegen.yaml]
+//	fencegen check [-f fencegen.yaml]
+//	fencegen vet [-f fencegen.yaml]
+//	fencegen version
+//
+// Run "fencegen help" for details.
+package main
+
+import "os"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // generation error, or stale files for check
+	exitUsage = 2 // unknown command, bad flag
+)
+
+const usage = `usage: fencegen <command> [flags]
+
+Commands:
+  generate   generate code and write the files that changed
+  check      exit 1 and print a unified diff if generated files on disk are stale
+  vet        run the generator and print its notes; write nothing
+  version    print fencegen's version
+  help       print this help, or a command's flags: fencegen help <command>
+
+Flags of generate, check and vet:
+  -f, -config path
+      configuration file (default: the first of fencegen.yaml, fencegen.yml,
+      sqlc.yaml, sqlc.yml and sqlc.json in the current directory)
+
+Given only flags, fencegen generates: "fencegen -config fencegen.yaml" is
+"fencegen generate -f fencegen.yaml", and "fencegen -check" is "fencegen check".
+If the configuration leaves a package name unset and the output directory is
+the current one, $GOPACKAGE (set by go generate) names it.
+
+Exit status: 0 success, 1 generation error or stale files, 2 usage error.
+`
+
+type mode int
+
+const (
+	modeGenerate mode = iota
+	modeCheck
+	modeVet
+)
+
+var commands = map[string]mode{"generate": modeGenerate, "check": modeCheck, "vet": modeVet}
+
+// run is fencegen's main, testable in-process: it returns the exit code.
+func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	name, rest := args[0], args[1:]
+	if m, ok := commands[name]; ok {
+		return runCommand(name, m, false, rest, stdout, stderr)
+	}
+	switch name {
+	case "help", "-h", "-help", "--help":
+		return help(rest, stdout, stderr)
+	case "version":
+		if len(rest) > 0 {
+			fmt.Fprintf(stderr, "fencegen: version takes no arguments\n")
+			return exitUsage
+		}
+		fmt.Fprintf(stdout, "fencegen %s\n", version())
+		return exitOK
+	}
+	if strings.HasPrefix(name, "-") {
+		return runCommand("fencegen", modeGenerate, true, args, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "fencegen: unknown command %q\nRun 'fencegen help' for usage.\n", name)
+	return exitUsage
+}
+
+func help(args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case len(args) == 1:
+		if _, ok := commands[args[0]]; ok {
+			fs, _, _ := newFlagSet(args[0], false, stdout)
+			fs.Usage()
+			return exitOK
+		}
+	}
+	fmt.Fprintf(stderr, "fencegen: unknown help topic %q\nRun 'fencegen help' for usage.\n", strings.Join(args, " "))
+	return exitUsage
+}
+
+// newFlagSet returns the flag set of a command; topLevel adds -check for
+// the flags-only form.
+func newFlagSet(name string, topLevel bool, out io.Writer) (*flag.FlagSet, *string, *bool) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	var cfg string
+	fs.StringVar(&cfg, "f", "", "configuration `path` (default: found in the current directory)")
+	fs.StringVar(&cfg, "config", "", "same as -f")
+	check := new(bool)
+	if topLevel {
+		fs.BoolVar(check, "check", false, "check instead of generate: exit 1 and print a diff if files are stale")
+	}
+	fs.Usage = func() {
+		if topLevel {
+			fmt.Fprintf(out, "usage: fencegen [-f path] [-check]\n")
+		} else {
+			fmt.Fprintf(out, "usage: fencegen %s [-f path]\n", name)
+		}
+		fs.PrintDefaults()
+	}
+	return fs, &cfg, check
+}
+
+func runCommand(name string, m mode, topLevel bool, args []string, stdout, stderr io.Writer) int {
+	fs, cfgPath, check := newFlagSet(name, topLevel, stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "fencegen: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return exitUsage
+	}
+	if *check {
+		m = modeCheck
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return execute(ctx, m, *cfgPath, stdout, stderr)
+}
+
+// execute loads the configuration, generates, and then writes, checks or
+// only reports. Nothing is written unless generation succeeded as a whole.
+func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writer) int {
+	if cfgPath == "" {
+		p, err := gen.FindConfig(".")
+		if err != nil {
+			report(stderr, err)
+			return exitError
+		}
+		cfgPath = p
+	}
+	cfg, err := gen.LoadConfig(cfgPath)
+	if err != nil {
+		report(stderr, err)
+		return exitError
+	}
+	defaultPackages(cfg, os.Getenv("GOPACKAGE"))
+
+	out, err := gen.Generate(ctx, cfg)
+	if m == modeVet && out != nil {
+		for _, v := range out.Vet {
+			fmt.Fprintln(stdout, v)
+		}
+	}
+	if err != nil {
+		report(stderr, err)
+		return exitError
+	}
+	switch m {
+	case modeGenerate:
+		if err := out.Write(cfg.Dir); err != nil {
+			report(stderr, err)
+			return exitError
+		}
+	case modeCheck:
+		diff, err := out.Check(cfg.Dir)
+		if err != nil {
+			report(stderr, err)
+			return exitError
+		}
+		if diff != "" {
+			fmt.Fprint(stdout, diff)
+			fmt.Fprintf(stderr, "fencegen: generated files are out of date; run fencegen generate\n")
+			return exitError
+		}
+	}
+	return exitOK
+}
+
+// defaultPackages names packages left unnamed whose output directory is
+// the current one after $GOPACKAGE, as go generate sets it.
+func defaultPackages(cfg *gen.Config, gopackage string) {
+	if gopackage == "" {
+		return
+	}
+	for i := range cfg.Packages {
+		g := &cfg.Packages[i].Go
+		if g.Package == "" && filepath.Clean(filepath.Join(cfg.Dir, g.Out)) == "." {
+			g.Package = gopackage
+		}
+	}
+}
+
+// report prints err to w, one located problem per line, sorted, with
+// paths relative to the current directory.
+func report(w io.Writer, err error) {
+	list := gen.Problems(err)
+	if len(list) == 0 {
+		fmt.Fprintf(w, "fencegen: %v\n", err)
+		return
+	}
+	for _, e := range list {
+		c := *e
+		c.File = relPath(c.File)
+		fmt.Fprintln(w, c.Error())
+	}
+}
+
+// relPath makes an absolute path relative to the current directory, so
+// that messages never show the build machine's layout.
+func relPath(p string) string {
+	if !filepath.IsAbs(p) {
+		return p
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.Rel(wd, p); err == nil {
+		return r
+	}
+	return p
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}

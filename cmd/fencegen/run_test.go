@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen"
+)
+
+// TestRunExitCodes checks the exit status of usage errors and of the
+// commands that need no generator run (testscript only sees success or
+// failure).
+func TestRunExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if err := os.WriteFile("bad.yaml", []byte("version: \"2\"\nfoo: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args   []string
+		code   int
+		stdout string // substring
+		stderr string // substring
+	}{
+		{nil, exitUsage, "", "usage: fencegen"},
+		{[]string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
+		{[]string{"generate", "-nope"}, exitUsage, "", "flag provided but not defined: -nope"},
+		{[]string{"check", "extra"}, exitUsage, "", `unexpected argument "extra"`},
+		{[]string{"-check", "-x"}, exitUsage, "", "-x"},
+		{[]string{"version", "x"}, exitUsage, "", ""},
+		{[]string{"help", "nope"}, exitUsage, "", `unknown help topic "nope"`},
+		{[]string{"help"}, exitOK, "usage: fencegen", ""},
+		{[]string{"help", "check"}, exitOK, "usage: fencegen check [-f path]", ""},
+		{[]string{"generate", "-h"}, exitOK, "", "usage: fencegen generate"},
+		{[]string{"version"}, exitOK, "fencegen ", ""},
+		{[]string{"generate"}, exitError, "", "fencegen: no configuration file found in . (looked for fencegen.yaml"},
+		{[]string{"vet", "-f", "bad.yaml"}, exitError, "", "bad.yaml:2:1: unknown key \"foo\"\n"},
+		{[]string{"-config", "bad.yaml"}, exitError, "", "bad.yaml:2:1: unknown key \"foo\"\n"},
+		{[]string{"check", "-config", filepath.Join(dir, "bad.yaml")}, exitError, "", "bad.yaml:2:1: unknown key \"foo\"\n"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
+		if code != tt.code || !strings.Contains(stdout.String(), tt.stdout) || !strings.Contains(stderr.String(), tt.stderr) {
+			t.Errorf("run(%q) = %d\nstdout: %s\nstderr: %s\nwant %d, stdout containing %q, stderr containing %q",
+				tt.args, code, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
+		}
+		if strings.Contains(stderr.String(), dir) {
+			t.Errorf("run(%q): stderr shows an absolute path:\n%s", tt.args, stderr.String())
+		}
+	}
+}
+
+func TestDefaultPackages(t *testing.T) {
+	t.Chdir(t.TempDir())
+	const src = `version: "2"
+sql:
+  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: .}}}
+  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: sub}}}
+  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: ., package: named}}}
+`
+	if err := os.WriteFile("fencegen.yaml", []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := gen.LoadConfig("fencegen.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defaultPackages(cfg, "accounts")
+	var got []string
+	for _, p := range cfg.Packages {
+		got = append(got, p.Go.Package)
+	}
+	if want := "accounts sub named"; strings.Join(got, " ") != want {
+		t.Errorf("packages = %q, want %q", got, want)
+	}
+}

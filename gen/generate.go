@@ -1,0 +1,225 @@
+package gen
+
+import (
+	"context"
+
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/config"
+	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/golang"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// Generate runs the generator for every sql entry of cfg and returns the
+// files it would write; it writes nothing. On any problem it returns an
+// error listing every located problem ("file:line:col: message", see
+// Problems) and no output, so a caller never writes part of a run.
+func Generate(ctx context.Context, cfg *Config) (*Output, error) {
+	out := &Output{Files: map[string][]byte{}}
+	var errs diag.List
+	for _, pkg := range cfg.Packages {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		files, pkgErrs := generatePackage(cfg, pkg)
+		errs = append(errs, pkgErrs...)
+		for name, b := range files {
+			if _, dup := out.Files[name]; dup {
+				errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "two sql entries write %s", name)
+			}
+			out.Files[name] = b
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.List) {
+	var errs diag.List
+	cat := catalog.New()
+	schemaFiles, err := expand(cfg, pkg.Schema, pkg.Pos)
+	errs = append(errs, err...)
+	for _, f := range schemaFiles {
+		pf, perr := readAndParse(cfg, f, true)
+		if perr != nil {
+			errs = append(errs, diag.As(perr)...)
+			continue
+		}
+		for _, st := range pf.Stmts {
+			cat.Update(pf, st)
+		}
+	}
+	for _, ft := range pkg.Fence {
+		schema, table := "", ft.Table
+		if i := strings.LastIndexByte(table, '.'); i >= 0 {
+			schema, table = table[:i], table[i+1:]
+		}
+		t := cat.Table(schema, table)
+		if t == nil {
+			errs.Add(cfg.Path, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema", ft.Table)
+			continue
+		}
+		cat.MarkFence(t, ft.Column, ft.Mode == config.ModeStrict, "config", cfg.Path, ft.Pos.Line, ft.Pos.Col)
+	}
+	errs = append(errs, cat.Validate()...)
+	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
+	errs = append(errs, qerr...)
+	var parsed []*sqlparse.File
+	for _, f := range queryFiles {
+		pf, perr := readAndParse(cfg, f, false)
+		if perr != nil {
+			errs = append(errs, diag.As(perr)...)
+			continue
+		}
+		parsed = append(parsed, pf)
+	}
+	analyzed, aerr := analyze.Analyze(cat, parsed)
+	errs = append(errs, aerr...)
+	for _, f := range analyzed {
+		for _, q := range f.Queries {
+			switch q.Cmd {
+			case ":copyfrom", ":batchexec", ":batchmany", ":batchone":
+				errs.Add(q.File, q.Line, q.Col, "query %s: %s is not generated yet by this version of fencegen", q.Name, q.Cmd)
+			case ":execresult":
+				if q.Fence != nil && q.Fence.Kind != "insert" {
+					errs.Add(q.File, q.Line, q.Col, "query %s: a fenced write reports its outcome as an error; use :exec or :execrows instead of :execresult", q.Name)
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	opts := pkg.Go
+	if opts.Package == "" {
+		base := path.Base(filepath.ToSlash(filepath.Clean(filepath.Join(cfg.Dir, opts.Out))))
+		opts.Package = base
+	}
+	rendered, err2 := golang.Emit(golang.Input{Catalog: cat, Files: analyzed, Options: opts})
+	if err2 != nil {
+		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err2)
+		return nil, errs
+	}
+	files := map[string][]byte{}
+	for name, b := range rendered {
+		files[path.Join(filepath.ToSlash(opts.Out), name)] = b
+	}
+	return files, nil
+}
+
+// expand turns schema or queries entries (files, directories, globs) into
+// file names relative to the current directory, in order, each once.
+// Directories contribute their *.sql files in lexical order, without
+// golang-migrate's *.down.sql files.
+func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.List) {
+	var errs diag.List
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, e := range entries {
+		p := filepath.Join(cfg.Dir, filepath.FromSlash(e))
+		matches := []string{p}
+		if strings.ContainsAny(e, "*?[") {
+			m, err := filepath.Glob(p)
+			if err != nil || len(m) == 0 {
+				errs.Add(cfg.Path, pos.Line, pos.Col, "%q matches no file", e)
+				continue
+			}
+			sort.Strings(m)
+			matches = m
+		}
+		for _, m := range matches {
+			info, err := os.Stat(m)
+			if err != nil {
+				errs.Add(cfg.Path, pos.Line, pos.Col, "%s: no such file or directory", e)
+				continue
+			}
+			if !info.IsDir() {
+				add(m)
+				continue
+			}
+			ents, err := os.ReadDir(m)
+			if err != nil {
+				errs.Add(cfg.Path, pos.Line, pos.Col, "%s: %v", e, err)
+				continue
+			}
+			var names []string
+			for _, de := range ents {
+				n := de.Name()
+				if de.IsDir() || !strings.HasSuffix(n, ".sql") || strings.HasSuffix(n, ".down.sql") {
+					continue
+				}
+				names = append(names, filepath.Join(m, n))
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				add(n)
+			}
+		}
+	}
+	return out, errs
+}
+
+var (
+	gooseDown  = regexp.MustCompile(`(?m)^--\s*\+goose\s+Down\b`)
+	dbmateDown = regexp.MustCompile(`(?m)^--\s*migrate:down\b`)
+	sqlMigrate = regexp.MustCompile(`(?m)^--\s*\+migrate\s+Down\b`)
+	ternSplit  = regexp.MustCompile(`(?m)^----\s*create above\s*/\s*drop below\s*----`)
+)
+
+// readAndParse reads and parses one file. For schema files, the down
+// sections of goose, dbmate, sql-migrate and tern migrations are blanked
+// out (keeping line numbers) so only the up migration builds the catalog.
+func readAndParse(cfg *Config, name string, schema bool) (*sqlparse.File, error) {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return nil, &diag.Error{File: name, Msg: err.Error()}
+	}
+	if schema {
+		for _, re := range []*regexp.Regexp{gooseDown, dbmateDown, sqlMigrate, ternSplit} {
+			if loc := re.FindIndex(src); loc != nil {
+				src = blank(src, loc[0])
+			}
+		}
+	}
+	return sqlparse.Parse(displayName(name), src)
+}
+
+// blank replaces everything from offset on with spaces, keeping newlines.
+func blank(src []byte, from int) []byte {
+	out := append([]byte(nil), src...)
+	for i := from; i < len(out); i++ {
+		if out[i] != '\n' {
+			out[i] = ' '
+		}
+	}
+	return out
+}
+
+// displayName is the name used in messages: relative to the current
+// directory when possible, never absolute when avoidable.
+func displayName(name string) string {
+	if filepath.IsAbs(name) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, name); err == nil {
+				return filepath.ToSlash(rel)
+			}
+		}
+	}
+	return filepath.ToSlash(name)
+}

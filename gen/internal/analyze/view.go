@@ -1,0 +1,20 @@
+package analyze
+
+import (
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+func init() { catalog.ViewColumns = ViewColumns }
+
+// ViewColumns types the columns of a view's query for the catalog.
+func ViewColumns(c *catalog.Catalog, f *sqlparse.File, s *sqlparse.Stmt, q *sqlparse.Select) ([]*catalog.Column, diag.List) {
+	a := &analyzer{cat: c, file: f, stmt: s, params: map[int]*Param{}, ann: &Annotation{}}
+	cols := a.selectCols(q, nil)
+	var out []*catalog.Column
+	for _, col := range cols {
+		out = append(out, &catalog.Column{Name: col.Name, Type: col.Type, NotNull: col.NotNull})
+	}
+	return out, a.errs
+}

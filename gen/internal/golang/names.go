@@ -1,0 +1,100 @@
+package golang
+
+import (
+	"go/token"
+	"strings"
+	"unicode"
+
+	"github.com/jinzhu/inflection"
+)
+
+// namer turns SQL names into Go names the way sqlc does, so that generated
+// APIs match: snake_case to CamelCase, "id" to "ID" (and any configured
+// initialisms), table names singularised, configured renames first.
+type namer struct {
+	initialisms map[string]bool
+	rename      map[string]string
+	exactTables bool
+}
+
+func newNamer(initialisms []string, rename map[string]string, exact bool) *namer {
+	n := &namer{initialisms: map[string]bool{}, rename: rename, exactTables: exact}
+	if initialisms == nil {
+		initialisms = []string{"id"}
+	}
+	for _, i := range initialisms {
+		n.initialisms[strings.ToLower(i)] = true
+	}
+	return n
+}
+
+// structName converts a SQL name to an exported Go name.
+func (n *namer) structName(name string) string {
+	if r, ok := n.rename[name]; ok {
+		return r
+	}
+	var b strings.Builder
+	for _, p := range strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == ' ' || r == '.' }) {
+		if n.initialisms[strings.ToLower(p)] {
+			b.WriteString(strings.ToUpper(p))
+			continue
+		}
+		rs := []rune(p)
+		rs[0] = unicode.ToUpper(rs[0])
+		b.WriteString(string(rs))
+	}
+	s := b.String()
+	if s == "" {
+		return "Column"
+	}
+	if !unicode.IsLetter([]rune(s)[0]) {
+		s = "_" + s
+	}
+	return s
+}
+
+// modelName is the struct name for a table.
+func (n *namer) modelName(schema, table string) string {
+	name := table
+	if !n.exactTables {
+		name = inflection.Singular(name)
+	}
+	if schema != "" && schema != "public" && schema != "pg_catalog" {
+		name = schema + "_" + name
+	}
+	if r, ok := n.rename[table]; ok {
+		return r
+	}
+	return n.structName(name)
+}
+
+// paramName converts a SQL name to an unexported Go identifier that is not
+// a keyword.
+func (n *namer) paramName(name string) string {
+	s := n.structName(name)
+	// Lower the leading initialism or first letter: ID -> id, UserID -> userID.
+	rs := []rune(s)
+	i := 0
+	for i < len(rs) && unicode.IsUpper(rs[i]) {
+		i++
+	}
+	switch {
+	case i == len(rs):
+		s = strings.ToLower(s)
+	case i > 1:
+		s = strings.ToLower(string(rs[:i-1])) + string(rs[i-1:])
+	default:
+		s = strings.ToLower(string(rs[:1])) + string(rs[1:])
+	}
+	if token.IsKeyword(s) || reserved[s] {
+		s += "_"
+	}
+	return s
+}
+
+// reserved are names generated code uses itself.
+var reserved = map[string]bool{
+	"ctx": true, "q": true, "db": true, "arg": true, "err": true, "rows": true, "row": true,
+	"items": true, "i": true, "token": true, "stored": true, "refused": true, "attempt": true,
+	"fence": true, "pgx": true, "pgtype": true, "pgconn": true, "context": true, "string": true,
+}
