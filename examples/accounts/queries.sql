@@ -30,3 +30,10 @@ FROM account_credits c
 JOIN account_balances a ON a.id = c.account_id
 WHERE c.account_id = @account_id
 ORDER BY c.id;
+
+-- name: ApplyInterest :exec
+-- ApplyInterest multiplies a balance by rate. It must run at most once per
+-- lease, so it uses the strict guard: a second call under the same token is
+-- refused.
+-- @fence strict
+UPDATE account_balances SET balance = round(balance * @rate::numeric, 2) WHERE id = @id;

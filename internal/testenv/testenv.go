@@ -65,10 +65,9 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Database creates a fresh database named after the test, applies each of
-// the given SQL scripts to it, and returns a pool connected to it. The
-// database is dropped WITH (FORCE) when the test ends.
-func Database(t testing.TB, schema ...string) *pgxpool.Pool {
+// NewDatabase creates a fresh, empty database named after no one and
+// returns its URL. The database is dropped WITH (FORCE) when the test ends.
+func NewDatabase(t testing.TB) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -99,9 +98,20 @@ func Database(t testing.TB, schema ...string) *pgxpool.Pool {
 		t.Fatalf("parse DATABASE_URL: %v", err)
 	}
 	u.Path = "/" + name
-	pool, err := pgxpool.New(ctx, u.String())
+	return u.String()
+}
+
+// Database creates a fresh database (see NewDatabase), applies each of the
+// given SQL scripts to it, and returns a pool connected to it, closed when
+// the test ends.
+func Database(t testing.TB, schema ...string) *pgxpool.Pool {
+	t.Helper()
+	dsn := NewDatabase(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
-		t.Fatalf("connect %s: %v", name, err)
+		t.Fatalf("connect: %v", err)
 	}
 	t.Cleanup(pool.Close)
 	for _, s := range schema {

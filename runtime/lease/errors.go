@@ -81,6 +81,7 @@ type LostError struct {
 	Err error
 }
 
+// Error returns "lease: lost <resource> (token <n>): <reason>[: <err>]".
 func (e *LostError) Error() string {
 	msg := fmt.Sprintf("lease: lost %q (token %d): %s", e.Resource, e.Token, e.Reason)
 	if e.Err != nil && !errors.Is(e.Err, ErrNotOwner) {

@@ -193,3 +193,22 @@ func privateRedis(t *testing.T) (*redis.Client, *os.Process) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// slowReply wraps a redis.Scripter: each script call reaches Redis at once,
+// but its reply is handed back only after delay.
+type slowReply struct {
+	redis.Scripter
+	delay time.Duration
+}
+
+func (s *slowReply) EvalSha(ctx context.Context, sha string, keys []string, args ...any) *redis.Cmd {
+	cmd := s.Scripter.EvalSha(ctx, sha, keys, args...)
+	time.Sleep(s.delay)
+	return cmd
+}
+
+func (s *slowReply) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	cmd := s.Scripter.Eval(ctx, script, keys, args...)
+	time.Sleep(s.delay)
+	return cmd
+}

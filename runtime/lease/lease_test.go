@@ -666,3 +666,26 @@ func TestOptionDefaults(t *testing.T) {
 		t.Fatalf("Keys = %q, %q", lock, counter)
 	}
 }
+
+// TestCancelledAcquireLeavesNoGhost: the acquire lands but ctx ends before
+// its reply; Acquire fails with ctx's error, starts no heartbeat (goleak)
+// and compare-and-deletes the key it may have set (redisson#2714).
+func TestCancelledAcquireLeavesNoGhost(t *testing.T) {
+	e := newEnv(t)
+	c := New(&slowReply{Scripter: e.rdb, delay: 150 * time.Millisecond}, nil)
+	ctx, cancel := context.WithTimeout(bg, 50*time.Millisecond)
+	defer cancel()
+	l, err := c.Acquire(ctx, e.resource, time.Second)
+	if !errors.Is(err, context.DeadlineExceeded) || l != nil {
+		t.Fatalf("Acquire = %v, %v; want context.DeadlineExceeded", l, err)
+	}
+	if s := c.Stats(); s.Acquires != 1 || s.Releases != 1 {
+		t.Fatalf("stats = %+v, want 1 acquire and 1 cleanup release", s)
+	}
+	if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 0 {
+		t.Fatalf("ghost lock key left behind by a cancelled Acquire")
+	}
+	if e.get(t, e.counter) != "1" {
+		t.Fatalf("counter = %q, want 1: the acquire did land", e.get(t, e.counter))
+	}
+}

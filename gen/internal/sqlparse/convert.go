@@ -763,6 +763,19 @@ func (c *converter) aexpr(a *pg.A_Expr) Node {
 				return &Param{Name: s.Sval, Loc: loc, End: end}
 			}
 		}
+		// @name::type parses as @(name::type): the cast binds tighter than
+		// the prefix operator.
+		if tc := a.Rexpr.GetTypeCast(); tc != nil {
+			if cr := tc.Arg.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+				if s := cr.Fields[0].GetString_(); s != nil {
+					end := int(cr.Location) + len(s.Sval)
+					if int(cr.Location) < len(c.src) && c.src[cr.Location] == '"' {
+						end += 2
+					}
+					return &TypeCast{Arg: &Param{Name: s.Sval, Loc: loc, End: end}, Type: c.typeName(tc.TypeName), Loc: int(tc.Location)}
+				}
+			}
+		}
 	}
 	e := &AExpr{Op: op, Left: c.expr(a.Lexpr), Right: c.expr(a.Rexpr), Loc: loc}
 	switch a.Kind {

@@ -1,0 +1,422 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
+	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/lease"
+)
+
+//go:embed schema.sql
+var schemaSQL string
+
+// unguardedCredit is what a team writes by hand: the lease is supposed to
+// make it safe, and nothing in the statement checks the token.
+const unguardedCredit = `UPDATE account_balances SET balance = balance + $1 WHERE id = $2`
+
+// Environment of the worker child process.
+const (
+	workerEnv       = "FENCEGEN_ACCOUNTS_WORKER"
+	workerDBEnv     = "FENCEGEN_ACCOUNTS_DB"
+	workerRedisEnv  = "FENCEGEN_ACCOUNTS_REDIS"
+	workerPrefixEnv = "FENCEGEN_ACCOUNTS_PREFIX"
+	workerTTLEnv    = "FENCEGEN_ACCOUNTS_TTL"
+	workerAcctEnv   = "FENCEGEN_ACCOUNTS_ACCOUNT"
+)
+
+// Modes of a run.
+const (
+	Unguarded = "unguarded"
+	Guarded   = "guarded"
+)
+
+// creditAmount is the credit each job makes, exactly once.
+const creditAmount = "100.00"
+
+// DemoConfig configures RunDemo.
+type DemoConfig struct {
+	DatabaseURL string
+	RedisURL    string
+	// TTL is the lease TTL; worker 1 is frozen for 1.5×TTL.
+	TTL time.Duration
+	// Out receives the timeline.
+	Out io.Writer
+}
+
+// RunResult is what one run of the timeline produced.
+type RunResult struct {
+	Mode           string
+	Account        int64
+	Worker1Token   fence.Token
+	Worker2Token   fence.Token
+	Worker1Result  string // "applied", or the error worker 1 got
+	Worker1Stale   bool
+	Worker1Stored  fence.Token // the stored token in worker 1's stale error
+	FinalBalance   string
+	ExpectedAmount string
+	StoredToken    fence.Token
+}
+
+// RunDemo runs the timeline unguarded, then guarded, and returns both
+// results. It creates a schema of its own in cfg.DatabaseURL's database
+// and drops it at the end.
+func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
+	if cfg.TTL <= 0 {
+		cfg.TTL = time.Second
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	suffix := randomSuffix()
+	schema := "fencegen_demo_" + suffix
+	admin, err := openPool(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		return nil, fmt.Errorf("create schema: %w", err)
+	}
+	defer admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+	dbURL, err := withSearchPath(cfg.DatabaseURL, schema)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := openPool(ctx, dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, schemaSQL); err != nil {
+		return nil, fmt.Errorf("apply schema.sql: %w", err)
+	}
+	ropt, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("REDIS_URL: %w", err)
+	}
+	rdb := redis.NewClient(ropt)
+	defer rdb.Close()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return nil, fmt.Errorf("connect to Redis: %w", err)
+	}
+	prefix := "fencegen-demo-" + suffix
+	defer cleanupKeys(rdb, prefix)
+
+	var results []RunResult
+	for i, mode := range []string{Unguarded, Guarded} {
+		r, err := runTimeline(ctx, cfg, mode, int64(42+i), dbURL, prefix, pool, rdb)
+		if err != nil {
+			return results, fmt.Errorf("%s run: %w", mode, err)
+		}
+		results = append(results, r)
+	}
+	fmt.Fprintln(cfg.Out)
+	for _, r := range results {
+		verdict := "RIGHT"
+		if r.FinalBalance != r.ExpectedAmount {
+			verdict = "WRONG (phantom write)"
+		}
+		fmt.Fprintf(cfg.Out, "%-9s final balance %s, expected %s: %s\n", r.Mode, r.FinalBalance, r.ExpectedAmount, verdict)
+	}
+	return results, nil
+}
+
+func openPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	p, err := pgxpool.New(cctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Ping(cctx); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+
+func withSearchPath(dsn, schema string) (string, error) {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		// key=value form
+		return dsn + " search_path=" + schema, nil
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+func cleanupKeys(rdb *redis.Client, prefix string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	iter := rdb.Scan(ctx, 0, prefix+":*", 100).Iterator()
+	for iter.Next(ctx) {
+		rdb.Del(ctx, iter.Val())
+	}
+}
+
+func randomSuffix() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func numeric(s string) pgtype.Numeric {
+	var n pgtype.Numeric
+	if err := n.Scan(s); err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// timeline prints events with the time since the run started.
+type timeline struct {
+	out   io.Writer
+	start time.Time
+}
+
+func (t *timeline) say(who, format string, args ...any) {
+	fmt.Fprintf(t.out, "[%6s] %-9s %s\n", time.Since(t.start).Round(time.Millisecond), who, fmt.Sprintf(format, args...))
+}
+
+func credit(ctx context.Context, db accountsdb.DBTX, mode string, account int64, token fence.Token) error {
+	if mode == Unguarded {
+		_, err := db.Exec(ctx, unguardedCredit, numeric(creditAmount), account)
+		return err
+	}
+	return accountsdb.New(db).CreditAccount(ctx, accountsdb.CreditAccountParams{Amount: numeric(creditAmount), ID: account}, token)
+}
+
+func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64, dbURL, prefix string, pool *pgxpool.Pool, rdb *redis.Client) (RunResult, error) {
+	r := RunResult{Mode: mode, Account: account, ExpectedAmount: creditAmount}
+	tl := &timeline{out: cfg.Out, start: time.Now()}
+	fmt.Fprintf(cfg.Out, "\n== %s: job \"credit account %d with %s, exactly once\" ==\n", mode, account, creditAmount)
+	q := accountsdb.New(pool)
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: account, Balance: numeric("0.00")}, 0); err != nil {
+		return r, fmt.Errorf("open account: %w", err)
+	}
+	resource := fmt.Sprintf("account:%d", account)
+
+	// Worker 1: a child process, so that SIGSTOP freezes all of it.
+	exe, err := os.Executable()
+	if err != nil {
+		return r, err
+	}
+	cmd := exec.CommandContext(ctx, exe)
+	cmd.Env = append(os.Environ(),
+		workerEnv+"="+mode, workerDBEnv+"="+dbURL, workerRedisEnv+"="+cfg.RedisURL,
+		workerPrefixEnv+"="+prefix, workerTTLEnv+"="+cfg.TTL.String(),
+		workerAcctEnv+"="+strconv.FormatInt(account, 10))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return r, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return r, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return r, err
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGCONT)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	lines := bufio.NewScanner(stdout)
+	readLine := func() (string, error) {
+		if lines.Scan() {
+			return lines.Text(), nil
+		}
+		if err := lines.Err(); err != nil {
+			return "", err
+		}
+		return "", errors.New("worker 1 exited early")
+	}
+	for {
+		l, err := readLine()
+		if err != nil {
+			return r, err
+		}
+		if tok, ok := strings.CutPrefix(l, "READY "); ok {
+			n, _ := strconv.ParseInt(tok, 10, 64)
+			r.Worker1Token = fence.Token(n)
+			break
+		}
+		tl.say("worker 1", "%s", l)
+	}
+	pause := cfg.TTL * 3 / 2
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		return r, err
+	}
+	tl.say("worker 1", "FROZEN (SIGSTOP for %s, longer than the %s TTL: a stop-the-world GC pause)", pause, cfg.TTL)
+	frozenAt := time.Now()
+
+	// Worker 2: waits until worker 1's lease has expired in Redis.
+	locker := lease.New(rdb, &lease.Options{KeyPrefix: prefix})
+	var l2 *lease.Lease
+	for {
+		l2, err = locker.Acquire(ctx, resource, cfg.TTL)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, lease.ErrNotAcquired) {
+			return r, fmt.Errorf("worker 2 acquire: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return r, ctx.Err()
+		case <-time.After(cfg.TTL / 20):
+		}
+	}
+	r.Worker2Token = l2.Token()
+	tl.say("worker 2", "acquired lease %s (worker 1's expired), fencing token %d", resource, l2.Token())
+	if err := credit(l2.Context(), pool, mode, account, l2.Token()); err != nil {
+		return r, fmt.Errorf("worker 2 credit: %w", err)
+	}
+	tl.say("worker 2", "credited %s with token %d: job done", creditAmount, l2.Token())
+	if err := l2.Release(ctx); err != nil {
+		return r, fmt.Errorf("worker 2 release: %w", err)
+	}
+	tl.say("worker 2", "released the lease")
+
+	if d := pause - time.Since(frozenAt); d > 0 {
+		time.Sleep(d)
+	}
+	if _, err := io.WriteString(stdin, "GO\n"); err != nil {
+		return r, err
+	}
+	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		return r, err
+	}
+	tl.say("worker 1", "wakes up; its credit with token %d was already on its way", r.Worker1Token)
+	for {
+		l, err := readLine()
+		if err != nil {
+			return r, err
+		}
+		if res, ok := strings.CutPrefix(l, "RESULT "); ok {
+			r.Worker1Result = res
+			if s, ok := strings.CutPrefix(res, "stale "); ok {
+				r.Worker1Stale = true
+				n, _ := strconv.ParseInt(strings.Fields(s)[0], 10, 64)
+				r.Worker1Stored = fence.Token(n)
+			}
+			break
+		}
+		tl.say("worker 1", "%s", l)
+	}
+	switch {
+	case r.Worker1Result == "applied":
+		tl.say("worker 1", "credited %s with stale token %d: PHANTOM WRITE landed", creditAmount, r.Worker1Token)
+	case r.Worker1Stale:
+		tl.say("worker 1", "credit refused by PostgreSQL: fence.ErrStaleToken (stored token %d > %d)", r.Worker1Stored, r.Worker1Token)
+	default:
+		tl.say("worker 1", "credit failed: %s", r.Worker1Result)
+	}
+	for {
+		l, err := readLine()
+		if err != nil {
+			break
+		}
+		tl.say("worker 1", "%s", l)
+	}
+	if err := cmd.Wait(); err != nil {
+		return r, fmt.Errorf("worker 1: %w", err)
+	}
+	acct, err := q.GetAccount(ctx, account)
+	if err != nil {
+		return r, err
+	}
+	v, err := acct.Balance.Value()
+	if err != nil {
+		return r, err
+	}
+	r.FinalBalance = fmt.Sprint(v)
+	r.StoredToken = acct.LastFencingToken
+	tl.say("database", "account %d: balance %s, last_fencing_token %d", account, r.FinalBalance, acct.LastFencingToken)
+	return r, nil
+}
+
+// workerMain is worker 1, run as a child process: acquire, check the lease,
+// announce READY, then wait for GO (the parent freezes the process in
+// between) and credit with the token it got before the pause.
+func workerMain() int {
+	mode := os.Getenv(workerEnv)
+	account, _ := strconv.ParseInt(os.Getenv(workerAcctEnv), 10, 64)
+	ttl, _ := time.ParseDuration(os.Getenv(workerTTLEnv))
+	ctx := context.Background()
+	pool, err := openPool(ctx, os.Getenv(workerDBEnv))
+	if err != nil {
+		fmt.Println("RESULT error", err)
+		return 1
+	}
+	defer pool.Close()
+	ropt, err := redis.ParseURL(os.Getenv(workerRedisEnv))
+	if err != nil {
+		fmt.Println("RESULT error", err)
+		return 1
+	}
+	rdb := redis.NewClient(ropt)
+	defer rdb.Close()
+	locker := lease.New(rdb, &lease.Options{KeyPrefix: os.Getenv(workerPrefixEnv)})
+	resource := fmt.Sprintf("account:%d", account)
+	l, err := locker.Acquire(ctx, resource, ttl)
+	if err != nil {
+		fmt.Println("RESULT error acquire:", err)
+		return 1
+	}
+	fmt.Printf("acquired lease %s, fencing token %d\n", resource, l.Token())
+	if l.Context().Err() == nil {
+		fmt.Println("lease still valid: about to credit")
+	}
+	fmt.Printf("READY %d\n", l.Token())
+	in := bufio.NewScanner(os.Stdin)
+	in.Scan() // frozen here by SIGSTOP; GO arrives after SIGCONT
+	// The write goes out with the token from before the pause. (Checking
+	// l.Context() here would narrow the window, never close it: the pause
+	// can fall between the check and the bytes leaving the socket.)
+	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = credit(wctx, pool, mode, account, l.Token())
+	var stale *fence.StaleError
+	switch {
+	case err == nil:
+		fmt.Println("RESULT applied")
+	case errors.As(err, &stale):
+		fmt.Printf("RESULT stale %d\n", stale.Stored)
+	default:
+		fmt.Println("RESULT error", err)
+	}
+	if cause := context.Cause(l.Context()); cause != nil {
+		fmt.Printf("its lease context was cancelled: %v\n", cause)
+	}
+	rctx, rcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer rcancel()
+	if err := l.Release(rctx); err != nil {
+		fmt.Printf("release: %v (worker 2's key untouched)\n", err)
+	}
+	return 0
+}
