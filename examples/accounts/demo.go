@@ -154,7 +154,6 @@ func openPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
 	return p, nil
 }
 
-
 func withSearchPath(dsn, schema string) (string, error) {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme == "" {

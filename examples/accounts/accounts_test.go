@@ -1,0 +1,256 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
+	"github.com/fencegen/fencegen/internal/testenv"
+	"github.com/fencegen/fencegen/runtime/fence"
+)
+
+// TestMain lets the test binary act as worker 1 of the demo, as the demo's
+// own binary does.
+func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) != "" {
+		os.Exit(workerMain())
+	}
+	os.Exit(m.Run())
+}
+
+func setup(t *testing.T) (*pgxpool.Pool, *accountsdb.Queries) {
+	t.Helper()
+	pool := testenv.Database(t, schemaSQL)
+	return pool, accountsdb.New(pool)
+}
+
+func balance(t *testing.T, q *accountsdb.Queries, id int64) (string, fence.Token) {
+	t.Helper()
+	a, err := q.GetAccount(context.Background(), id)
+	if err != nil {
+		t.Fatalf("GetAccount(%d): %v", id, err)
+	}
+	v, err := a.Balance.Value()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(v), a.LastFencingToken
+}
+
+func TestPhantomWriteRejectedWithGuard(t *testing.T) {
+	dsn := testenv.NewDatabase(t)
+	testenv.Redis(t) // skip or fail loudly if Redis is unreachable
+	var out strings.Builder
+	results, err := RunDemo(context.Background(), DemoConfig{
+		DatabaseURL: dsn, RedisURL: testenv.RedisURL(), TTL: 500 * time.Millisecond, Out: &out,
+	})
+	t.Log("\n" + out.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 2 {
+		t.Fatalf("got %d runs, want 2", len(results))
+	}
+	for _, r := range results {
+		if r.Worker2Token <= r.Worker1Token {
+			t.Errorf("%s: worker 2 token %d not above worker 1 token %d", r.Mode, r.Worker2Token, r.Worker1Token)
+		}
+	}
+	un, g := results[0], results[1]
+	if un.Mode != Unguarded || un.Worker1Result != "applied" || un.FinalBalance != "200.00" {
+		t.Errorf("unguarded run: worker 1 %q, balance %s; want the phantom write applied and 200.00", un.Worker1Result, un.FinalBalance)
+	}
+	if g.Mode != Guarded || !g.Worker1Stale || g.FinalBalance != "100.00" {
+		t.Errorf("guarded run: worker 1 %q, balance %s; want a stale-token refusal and 100.00", g.Worker1Result, g.FinalBalance)
+	}
+	if g.Worker1Stored != g.Worker2Token || g.StoredToken != g.Worker2Token {
+		t.Errorf("guarded run: stale error carries stored token %d, row holds %d; want worker 2's token %d", g.Worker1Stored, g.StoredToken, g.Worker2Token)
+	}
+}
+
+func TestSameTokenWritesTwiceLowerTokenRefused(t *testing.T) {
+	ctx := context.Background()
+	_, q := setup(t)
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 1, Balance: numeric("10.00")}, 0); err != nil {
+		t.Fatal(err)
+	}
+	credit := func(tok fence.Token) error {
+		return q.CreditAccount(ctx, accountsdb.CreditAccountParams{Amount: numeric("1.00"), ID: 1}, tok)
+	}
+	// The holder of token 5 writes the same row twice: both apply.
+	for i := 0; i < 2; i++ {
+		if err := credit(5); err != nil {
+			t.Fatalf("credit %d with token 5: %v", i+1, err)
+		}
+	}
+	if b, tok := balance(t, q, 1); b != "12.00" || tok != 5 {
+		t.Fatalf("after two writes with token 5: balance %s token %d, want 12.00 and 5", b, tok)
+	}
+	// A lower token is refused, and the error carries the stored token.
+	err := credit(4)
+	var stale *fence.StaleError
+	if !errors.Is(err, fence.ErrStaleToken) || !errors.As(err, &stale) {
+		t.Fatalf("credit with token 4 = %v, want ErrStaleToken", err)
+	}
+	if stale.Stored != 5 || stale.Presented != 4 || stale.Rows != 1 || stale.Query != "CreditAccount" || stale.Table != "account_balances" {
+		t.Errorf("stale error = %+v", stale)
+	}
+	if errors.Is(err, fence.ErrNotFound) {
+		t.Errorf("stale error also matches ErrNotFound")
+	}
+	// A higher token applies and is stored.
+	if err := credit(9); err != nil {
+		t.Fatalf("credit with token 9: %v", err)
+	}
+	if b, tok := balance(t, q, 1); b != "13.00" || tok != 9 {
+		t.Fatalf("after token 9: balance %s token %d, want 13.00 and 9", b, tok)
+	}
+}
+
+func TestMissingRowIsNotFoundNotStale(t *testing.T) {
+	ctx := context.Background()
+	_, q := setup(t)
+	err := q.CreditAccount(ctx, accountsdb.CreditAccountParams{Amount: numeric("1.00"), ID: 404}, 3)
+	if !errors.Is(err, fence.ErrNotFound) || errors.Is(err, fence.ErrStaleToken) {
+		t.Fatalf("credit of a missing row = %v, want ErrNotFound only", err)
+	}
+	var nf *fence.NotFoundError
+	if !errors.As(err, &nf) || nf.Query != "CreditAccount" {
+		t.Fatalf("not-found error = %#v", err)
+	}
+	if _, err := q.SetBalance(ctx, accountsdb.SetBalanceParams{Balance: numeric("1.00"), ID: 404}, 3); !errors.Is(err, fence.ErrNotFound) {
+		t.Fatalf("SetBalance of a missing row = %v, want ErrNotFound", err)
+	}
+}
+
+func TestReturningAndDeleteAreGuarded(t *testing.T) {
+	ctx := context.Background()
+	_, q := setup(t)
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 7, Balance: numeric("0.00")}, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, tok := balance(t, q, 7); tok != 3 {
+		t.Fatalf("INSERT stored token %d, want the presented 3", tok)
+	}
+	row, err := q.SetBalance(ctx, accountsdb.SetBalanceParams{Balance: numeric("50.00"), ID: 7}, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.ID != 7 || row.LastFencingToken != 6 {
+		t.Fatalf("SetBalance returned %+v, want id 7 and token 6", row)
+	}
+	if _, err := q.SetBalance(ctx, accountsdb.SetBalanceParams{Balance: numeric("0.00"), ID: 7}, 5); !errors.Is(err, fence.ErrStaleToken) {
+		t.Fatalf("SetBalance with token 5 = %v, want ErrStaleToken", err)
+	}
+	if n, err := q.CloseAccount(ctx, 7, 5); !errors.Is(err, fence.ErrStaleToken) || n != 0 {
+		t.Fatalf("CloseAccount with token 5 = %d, %v; want ErrStaleToken", n, err)
+	}
+	if b, _ := balance(t, q, 7); b != "50.00" {
+		t.Fatalf("stale writes changed the balance to %s", b)
+	}
+	if n, err := q.CloseAccount(ctx, 7, 6); err != nil || n != 1 {
+		t.Fatalf("CloseAccount with token 6 = %d, %v; want 1 row", n, err)
+	}
+	if _, err := q.CloseAccount(ctx, 7, 6); !errors.Is(err, fence.ErrNotFound) {
+		t.Fatalf("second CloseAccount = %v, want ErrNotFound", err)
+	}
+}
+
+func TestStrictQueryRefusesSecondWriteUnderOneLease(t *testing.T) {
+	ctx := context.Background()
+	_, q := setup(t)
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 2, Balance: numeric("100.00")}, 0); err != nil {
+		t.Fatal(err)
+	}
+	apply := func(tok fence.Token) error {
+		return q.ApplyInterest(ctx, accountsdb.ApplyInterestParams{Rate: numeric("1.10"), ID: 2}, tok)
+	}
+	if err := apply(1); err != nil {
+		t.Fatal(err)
+	}
+	err := apply(1)
+	var stale *fence.StaleError
+	if !errors.As(err, &stale) || stale.Mode != fence.Strict || stale.Stored != 1 {
+		t.Fatalf("second ApplyInterest under token 1 = %v, want a strict stale-token error", err)
+	}
+	if b, _ := balance(t, q, 2); b != "110.00" {
+		t.Fatalf("balance %s, want 110.00 (interest applied once)", b)
+	}
+	if err := apply(2); err != nil {
+		t.Fatalf("ApplyInterest under token 2: %v", err)
+	}
+}
+
+// Concurrent writers with different tokens: whatever the interleaving, the
+// row ends holding the highest token, and no write with a lower token lands
+// after a higher one (the stored token never decreases).
+func TestConcurrentWritersNeverLowerTheToken(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	if _, err := pool.Exec(ctx, `CREATE TABLE token_history (seq BIGSERIAL, token BIGINT NOT NULL);
+		CREATE FUNCTION record_token() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN INSERT INTO token_history (token) VALUES (NEW.last_fencing_token); RETURN NEW; END $$;
+		CREATE TRIGGER record_token AFTER UPDATE ON account_balances FOR EACH ROW EXECUTE FUNCTION record_token();`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 3, Balance: numeric("0.00")}, 0); err != nil {
+		t.Fatal(err)
+	}
+	const workers, writes = 8, 25
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	applied := 0
+	for w := 1; w <= workers; w++ {
+		wg.Add(1)
+		go func(tok fence.Token) {
+			defer wg.Done()
+			for i := 0; i < writes; i++ {
+				err := q.CreditAccount(ctx, accountsdb.CreditAccountParams{Amount: numeric("1.00"), ID: 3}, tok)
+				switch {
+				case err == nil:
+					mu.Lock()
+					applied++
+					mu.Unlock()
+				case errors.Is(err, fence.ErrStaleToken):
+				default:
+					t.Errorf("token %d: %v", tok, err)
+				}
+			}
+		}(fence.Token(w))
+	}
+	wg.Wait()
+	b, tok := balance(t, q, 3)
+	if want := fmt.Sprintf("%d.00", applied); b != want {
+		t.Errorf("balance %s, want %s (one per applied write)", b, want)
+	}
+	if tok != workers {
+		t.Errorf("stored token %d, want the highest, %d", tok, workers)
+	}
+	rows, err := pool.Query(ctx, "SELECT token FROM token_history ORDER BY seq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	prev, n := int64(0), 0
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		if v < prev {
+			t.Fatalf("write %d stored token %d after token %d", n, v, prev)
+		}
+		prev, n = v, n+1
+	}
+	if n != applied {
+		t.Errorf("%d updates recorded, %d reported applied", n, applied)
+	}
+}
