@@ -20,7 +20,7 @@
 // `go generate ./...` after editing schema.sql or queries.sql.
 package main
 
-//go:generate go run github.com/fencegen/fencegen/cmd/fencegen generate
+//go:generate go tool fencegen generate
 
 import (
 	"context"
