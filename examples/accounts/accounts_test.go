@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +27,17 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv(workerEnv) != "" {
 		os.Exit(workerMain())
+	}
+	if acct := os.Getenv(serveEnv); acct != "" {
+		// A worker process for TestWorkerShutsDownGracefullyOnSIGTERM.
+		id, _ := strconv.ParseInt(acct, 10, 64)
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer stop()
+		if err := serve(ctx, id, 600*time.Millisecond); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -252,5 +268,86 @@ func TestConcurrentWritersNeverLowerTheToken(t *testing.T) {
 	}
 	if n != applied {
 		t.Errorf("%d updates recorded, %d reported applied", n, applied)
+	}
+}
+
+const serveEnv = "FENCEGEN_ACCOUNTS_SERVE"
+
+func TestWorkerShutsDownGracefullyOnSIGTERM(t *testing.T) {
+	ctx := context.Background()
+	dsn := testenv.NewDatabase(t)
+	rdb := testenv.Redis(t)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, schemaSQL); err != nil {
+		t.Fatal(err)
+	}
+	q := accountsdb.New(pool)
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 5, Balance: numeric("0.00")}, 0); err != nil {
+		t.Fatal(err)
+	}
+	prefix := "fencegen-test-" + randomSuffix()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), serveEnv+"=5", "DATABASE_URL="+dsn, "REDIS_URL="+testenv.RedisURL(), workerPrefixEnv+"="+prefix)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stdout)
+	var log []string
+	next := func() string {
+		if !lines.Scan() {
+			t.Fatalf("worker output ended; so far: %q", log)
+		}
+		log = append(log, lines.Text())
+		return lines.Text()
+	}
+	if l := next(); !strings.Contains(l, "holding account:5") {
+		t.Fatalf("first line %q", l)
+	}
+	lockKey := prefix + ":{account:5}:lock"
+	if n, _ := rdb.Exists(ctx, lockKey).Result(); n != 1 {
+		t.Fatalf("lock key %s missing while the worker runs", lockKey)
+	}
+	time.Sleep(700 * time.Millisecond) // longer than the TTL: the heartbeat must renew
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for lines.Scan() {
+		log = append(log, lines.Text())
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("worker exited with %v; output %q", err, log)
+	}
+	all := strings.Join(log, "\n")
+	for _, want := range []string{"taking no new work", "drained", "released account:5"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("worker output lacks %q:\n%s", want, all)
+		}
+	}
+	// Order: stop taking work, drain, then release.
+	if i, j := strings.Index(all, "drained"), strings.Index(all, "released"); i < 0 || j < i {
+		t.Errorf("released before draining:\n%s", all)
+	}
+	if n, _ := rdb.Exists(ctx, lockKey).Result(); n != 0 {
+		t.Errorf("lock key %s still exists after shutdown", lockKey)
+	}
+	b, tok := balance(t, q, 5)
+	var applied int
+	fmt.Sscanf(all[strings.Index(all, "after ")+len("after "):], "%d", &applied)
+	if applied == 0 || b != fmt.Sprintf("%d.00", applied) || tok == 0 {
+		t.Errorf("balance %s token %d after %d credits", b, tok, applied)
 	}
 }

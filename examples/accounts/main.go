@@ -8,6 +8,7 @@
 // Usage:
 //
 //	go run ./examples/accounts [-ttl 1s]
+//	go run ./examples/accounts -worker 42   # a worker; stop it with SIGTERM
 //
 // DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) and
 // REDIS_URL (default redis://127.0.0.1:6379/0) say where the servers are.
@@ -24,8 +25,13 @@ package main
 
 import (
 	"context"
+
+	"github.com/redis/go-redis/v9"
+
 	"flag"
 	"fmt"
+	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
+	"github.com/fencegen/fencegen/runtime/lease"
 	"os"
 	"os/signal"
 	"syscall"
@@ -36,10 +42,18 @@ func main() {
 	if os.Getenv(workerEnv) != "" {
 		os.Exit(workerMain())
 	}
-	ttl := flag.Duration("ttl", time.Second, "lease TTL; worker 1 is frozen for 1.5×TTL")
+	ttl := flag.Duration("ttl", time.Second, "lease TTL; in the demo worker 1 is frozen for 1.5×TTL")
+	work := flag.Int64("worker", 0, "instead of the demo, run a worker that credits this account (which must exist) until SIGTERM")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *work != 0 {
+		if err := serve(ctx, *work, *ttl); err != nil {
+			fmt.Fprintln(os.Stderr, "accounts:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	_, err := RunDemo(ctx, DemoConfig{
 		DatabaseURL: envOr("DATABASE_URL", defaultDatabaseURL),
 		RedisURL:    envOr("REDIS_URL", defaultRedisURL),
@@ -62,4 +76,24 @@ func envOr(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// serve runs RunWorker on account until ctx ends (SIGTERM or Ctrl-C).
+func serve(ctx context.Context, account int64, ttl time.Duration) error {
+	pool, err := openPool(ctx, envOr("DATABASE_URL", defaultDatabaseURL))
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	ropt, err := redis.ParseURL(envOr("REDIS_URL", defaultRedisURL))
+	if err != nil {
+		return err
+	}
+	rdb := redis.NewClient(ropt)
+	defer rdb.Close()
+	locker := lease.New(rdb, &lease.Options{KeyPrefix: envOr(workerPrefixEnv, "fencegen")})
+	_, err = RunWorker(ctx, locker, accountsdb.New(pool), WorkerConfig{
+		Account: account, TTL: ttl, Every: ttl / 10, Drain: ttl / 2, Log: os.Stdout,
+	})
+	return err
 }

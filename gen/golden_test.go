@@ -1,0 +1,344 @@
+// End-to-end golden tests for the generator.
+//
+// Every directory gen/testdata/cases/<case>/ holds a fencegen.yaml, the
+// schema and query files it names, and either
+//
+//   - want/: the files Generate must return, byte for byte (each case's
+//     configuration writes to out: want, so the output map's keys are
+//     "want/<file>"), or
+//   - stderr.txt: the error Generate (or LoadConfig) must return, one
+//     "file:line:col: message" line per problem, file names relative to
+//     the case directory.
+//
+// The runner changes into the case directory before loading its
+// configuration, so every message names files relative to it and never
+// by an absolute path. Each case runs Generate twice and checks that the
+// bytes are identical, and every generated file must pass
+// go/ast.IsGenerated and be gofmt-clean.
+//
+// gen/testdata is its own module (replace github.com/fencegen/fencegen =>
+// ../..), so every want/ directory is a package: TestGoldenCompile runs
+// go build and go vet over all of them at once (skipped under -short).
+//
+// To accept the generator's current output after reviewing the diff:
+//
+//	go test ./gen -run 'TestGolden$' -update
+//
+// and to run one case:
+//
+//	go test ./gen -run 'TestGolden/fenced_update_exec$'
+package gen_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/fencegen/fencegen/gen"
+)
+
+var update = flag.Bool("update", false, "rewrite the want/ directories and stderr.txt files of gen/testdata/cases")
+
+const (
+	casesDir  = "testdata/cases"
+	wantDir   = "want"
+	stderrTxt = "stderr.txt"
+)
+
+// caseDirs returns the case directories' names, sorted.
+func caseDirs(t *testing.T) []string {
+	t.Helper()
+	ents, err := os.ReadDir(casesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		t.Fatalf("no cases in %s", casesDir)
+	}
+	return names
+}
+
+func TestGolden(t *testing.T) {
+	for _, name := range caseDirs(t) {
+		t.Run(name, func(t *testing.T) {
+			dir, err := filepath.Abs(filepath.Join(casesDir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			runCase(t, dir)
+		})
+	}
+}
+
+// generate loads the configuration and runs Generate from the case
+// directory, which must be the working directory.
+func generate() (map[string][]byte, error) {
+	cfg, err := gen.LoadConfig("fencegen.yaml")
+	if err != nil {
+		return nil, err
+	}
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	return out.Files, nil
+}
+
+// problemLine is the form of every line of an expected error.
+var problemLine = regexp.MustCompile(`^[^\s:/][^\s:]*:[0-9]+:[0-9]+: \S`)
+
+func runCase(t *testing.T, dir string) {
+	t.Chdir(dir) // messages name files relative to the case directory
+	files, err := generate()
+	files2, err2 := generate()
+
+	// Determinism: a second run gives the same bytes, or the same error.
+	if fmt.Sprint(err) != fmt.Sprint(err2) {
+		t.Errorf("second run gave a different error:\nfirst:\n%v\nsecond:\n%v", err, err2)
+	}
+	if !maps.EqualFunc(files, files2, bytes.Equal) {
+		t.Errorf("second run gave different files:\n%s", diffMaps(files, files2))
+	}
+
+	_, statErr := os.Stat(stderrTxt)
+	wantsError := statErr == nil
+	if *update {
+		if err := os.RemoveAll(wantDir); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(stderrTxt); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if err != nil {
+			writeFile(t, stderrTxt, []byte(err.Error()+"\n"))
+		} else {
+			for name, b := range files {
+				writeFile(t, name, b)
+			}
+		}
+		wantsError = err != nil
+	}
+
+	if wantsError {
+		want, rerr := os.ReadFile(stderrTxt)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		if _, err := os.Stat(wantDir); err == nil {
+			t.Errorf("case has both %s and %s/", stderrTxt, wantDir)
+		}
+		if err == nil {
+			t.Fatalf("Generate succeeded; want the error in %s:\n%s", stderrTxt, want)
+		}
+		got := err.Error() + "\n"
+		if got != string(want) {
+			t.Errorf("error differs from %s (-want +got):\n%s", stderrTxt, diffText(stderrTxt, string(want), got))
+		}
+		checkProblems(t, dir, err)
+		return
+	}
+
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	want := readTree(t, wantDir)
+	if !maps.EqualFunc(want, files, bytes.Equal) {
+		t.Errorf("output differs from %s/ (-want +got; run with -update to accept):\n%s", wantDir, diffMaps(want, files))
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		checkGoFile(t, name, files[name])
+	}
+}
+
+// checkProblems checks that err lists located problems, one per line of
+// its text, each "file:line:col: message" with a file relative to dir.
+func checkProblems(t *testing.T, dir string, err error) {
+	t.Helper()
+	lines := strings.Split(err.Error(), "\n")
+	if n := len(gen.Problems(err)); n != len(lines) {
+		t.Errorf("gen.Problems returned %d problems for an error of %d lines", n, len(lines))
+	}
+	for _, l := range lines {
+		if !problemLine.MatchString(l) {
+			t.Errorf("error line is not \"file:line:col: message\" with a relative file name: %q", l)
+		}
+		if strings.Contains(l, dir) || strings.Contains(l, filepath.Dir(dir)) {
+			t.Errorf("error line names an absolute path: %q", l)
+		}
+	}
+	if !slices.IsSortedFunc(gen.Problems(err), func(a, b *gen.Problem) int {
+		if a.File != b.File {
+			return strings.Compare(a.File, b.File)
+		}
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Col - b.Col
+	}) {
+		t.Errorf("problems are not sorted by file, line and column")
+	}
+}
+
+// checkGoFile checks that a generated file says so and is gofmt-clean.
+func checkGoFile(t *testing.T, name string, src []byte) {
+	t.Helper()
+	if !strings.HasSuffix(name, ".go") {
+		t.Errorf("%s: generated a file that is not Go", name)
+		return
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ParseComments)
+	if err != nil {
+		t.Errorf("%s: does not parse: %v", name, err)
+		return
+	}
+	if !ast.IsGenerated(f) {
+		t.Errorf("%s: go/ast.IsGenerated is false: the file lacks the \"Code generated ... DO NOT EDIT.\" header", name)
+	}
+	formatted, err := format.Source(src)
+	if err != nil {
+		t.Errorf("%s: format.Source: %v", name, err)
+		return
+	}
+	if !bytes.Equal(formatted, src) {
+		t.Errorf("%s: not gofmt-clean (-generated +gofmt):\n%s", name, diffText(name, string(src), string(formatted)))
+	}
+}
+
+// readTree reads every file under root into a map keyed by slash paths
+// that start with root.
+func readTree(t *testing.T, root string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out[filepath.ToSlash(p)] = b
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("read %s/: %v (run with -update to create it)", root, err)
+	}
+	return out
+}
+
+func writeFile(t *testing.T, name string, b []byte) {
+	t.Helper()
+	p := filepath.FromSlash(name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// diffMaps describes the differences between two output maps: missing
+// and extra files, and a unified diff of each file that differs.
+func diffMaps(want, got map[string][]byte) string {
+	var b strings.Builder
+	names := slices.Sorted(maps.Keys(want))
+	for n := range got {
+		if _, ok := want[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		w, inWant := want[n]
+		g, inGot := got[n]
+		switch {
+		case !inGot:
+			fmt.Fprintf(&b, "missing file %s\n", n)
+		case !inWant:
+			fmt.Fprintf(&b, "extra file %s:\n%s\n", n, g)
+		case !bytes.Equal(w, g):
+			b.WriteString(diffText(n, string(w), string(g)))
+		}
+	}
+	return b.String()
+}
+
+func diffText(name, want, got string) string {
+	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A:        difflib.SplitLines(want),
+		B:        difflib.SplitLines(got),
+		FromFile: "want/" + name,
+		ToFile:   "got/" + name,
+		Context:  3,
+	})
+	if err != nil {
+		return err.Error()
+	}
+	return d
+}
+
+// TestGoldenCompile builds and vets every want/ package in the
+// gen/testdata module, offline, with the warm module cache.
+func TestGoldenCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: skipping go build/go vet of the golden outputs")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("go command not found: %v", err)
+	}
+	mod, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// go build must not rewrite the module files: keep them as they are
+	// and fail if a command changed them.
+	var saved [][]byte
+	for _, f := range []string{"go.mod", "go.sum"} {
+		b, err := os.ReadFile(filepath.Join(mod, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved = append(saved, b)
+	}
+	defer func() {
+		for i, f := range []string{"go.mod", "go.sum"} {
+			p := filepath.Join(mod, f)
+			if b, _ := os.ReadFile(p); !bytes.Equal(b, saved[i]) {
+				t.Errorf("testdata/%s changed while building; fix it by hand (diff):\n%s", f, diffText(f, string(saved[i]), string(b)))
+				os.WriteFile(p, saved[i], 0o644)
+			}
+		}
+	}()
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+		cmd := exec.Command(goTool, args...)
+		cmd.Dir = mod
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("go %s in gen/testdata: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
