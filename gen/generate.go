@@ -53,6 +53,8 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 		pf, perr := readAndParse(cfg, f, true)
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
+		}
+		if pf == nil {
 			continue
 		}
 		for _, st := range pf.Stmts {
@@ -79,6 +81,8 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 		pf, perr := readAndParse(cfg, f, false)
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
+		}
+		if pf == nil {
 			continue
 		}
 		parsed = append(parsed, pf)

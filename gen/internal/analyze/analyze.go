@@ -97,7 +97,7 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 		af := &File{Name: f.Name}
 		prevEnd := 0
 		for _, st := range f.Stmts {
-			lines := commentLines(f.Src, prevEnd, st.Start)
+			lines := commentLines(f.Src, max(st.Lead, prevEnd), st.Start)
 			prevEnd = st.End + 1
 			ann, msgs := parseAnnotation(lines)
 			for _, m := range msgs {
@@ -125,7 +125,8 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 			af.Queries = append(af.Queries, q)
 		}
 		// A trailing annotation with no statement after it.
-		if tail := commentLines(f.Src, min(prevEnd, len(f.Src)), len(f.Src)); len(tail) > 0 {
+		tailStart := min(max(prevEnd, strings.LastIndexByte(string(f.Src), ';')+1), len(f.Src))
+		if tail := commentLines(f.Src, tailStart, len(f.Src)); len(tail) > 0 {
 			if ann, _ := parseAnnotation(tail); ann != nil {
 				errs.Add(f.Name, ann.Line, ann.Col, "query %s has no SQL statement after its annotation", ann.Name)
 			}

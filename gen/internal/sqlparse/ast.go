@@ -13,6 +13,10 @@ type Stmt struct {
 	// Start and End are byte offsets of the statement text in the file,
 	// End exclusive and before the terminating semicolon.
 	Start, End int
+	// Lead is where the text that belongs to the statement begins: just
+	// after the previous statement's semicolon (or the file's start). The
+	// comments between Lead and Start are the statement's annotation.
+	Lead int
 	// Node is the converted statement.
 	Node Node
 }

@@ -30,7 +30,7 @@ type File struct {
 func Parse(name string, src []byte) (*File, error) {
 	tree, err := pg.Parse(string(src))
 	if err != nil {
-		return nil, parseError(name, src, 0, err)
+		return parseEach(name, src, err)
 	}
 	f := &File{Name: name, Src: src}
 	c := &converter{src: src}
@@ -43,10 +43,83 @@ func Parse(name string, src []byte) (*File, error) {
 		// pg_query's statement span starts right after the previous
 		// semicolon: skip leading blanks and comments so positions point at
 		// the statement's first keyword.
+		lead := start
 		start = skipSpaceAndComments(src, start, end)
-		f.Stmts = append(f.Stmts, &Stmt{Start: start, End: end, Node: c.stmt(raw.Stmt)})
+		f.Stmts = append(f.Stmts, &Stmt{Start: start, End: end, Lead: lead, Node: c.stmt(raw.Stmt)})
 	}
 	return f, nil
+}
+
+// parseEach is the slow path after a syntax error: it splits src at the
+// top-level semicolons found by PostgreSQL's own scanner and parses each
+// statement alone, so that every broken statement of the file is reported
+// in one run and the good ones still reach the analyzer. It returns the
+// statements that parsed together with the list of errors.
+func parseEach(name string, src []byte, whole error) (*File, error) {
+	scan, err := pg.Scan(string(src))
+	if err != nil {
+		// The scanner itself failed (e.g. an unterminated quote): report the
+		// parser's error, which is located.
+		return nil, parseError(name, src, 0, whole)
+	}
+	var errs diag.List
+	f := &File{Name: name, Src: src}
+	start := 0
+	var cuts []int
+	for _, t := range scan.Tokens {
+		if t.Token == pg.Token_ASCII_59 {
+			cuts = append(cuts, int(t.Start))
+		}
+	}
+	cuts = append(cuts, len(src))
+	for _, end := range cuts {
+		seg := src[start:end]
+		off := start
+		start = end + 1
+		if len(strings.TrimSpace(stripComments(string(seg)))) == 0 {
+			continue
+		}
+		// Parse the segment in place: blank everything else so that
+		// locations stay file offsets.
+		buf := make([]byte, len(src))
+		for i := range buf {
+			buf[i] = ' '
+			if src[i] == '\n' {
+				buf[i] = '\n'
+			}
+		}
+		copy(buf[off:], seg)
+		tree, err := pg.Parse(string(buf[:off+len(seg)]))
+		if err != nil {
+			if e, ok := parseError(name, src, 0, err).(*diag.Error); ok {
+				if strings.Count(string(seg), "-- name:") > 1 {
+					e.Msg += " (is the semicolon missing at the end of the query before?)"
+				}
+				errs = append(errs, e)
+			}
+			continue
+		}
+		c := &converter{src: src}
+		for _, raw := range tree.Stmts {
+			s := skipSpaceAndComments(src, off, off+len(seg))
+			f.Stmts = append(f.Stmts, &Stmt{Start: s, End: off + len(seg), Lead: off, Node: c.stmt(raw.Stmt)})
+		}
+	}
+	if len(errs) == 0 {
+		return nil, parseError(name, src, 0, whole)
+	}
+	return f, errs
+}
+
+func stripComments(s string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		if i := strings.Index(line, "--"); i >= 0 {
+			line = line[:i]
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 // parseError turns a pg_query error into a located diag.Error. offset is the

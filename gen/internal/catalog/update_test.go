@@ -1,0 +1,388 @@
+package catalog_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	// The analyzer types view columns for the catalog (catalog.ViewColumns).
+	_ "github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// build applies the schema to a new catalog, as Generate does, and returns
+// it with the problems Validate reports.
+func build(t *testing.T, schema string) (*catalog.Catalog, []string) {
+	t.Helper()
+	f, err := sqlparse.Parse("schema.sql", []byte(schema))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	c := catalog.New()
+	for _, s := range f.Stmts {
+		c.Update(f, s)
+	}
+	var msgs []string
+	for _, e := range c.Validate().Sort() {
+		msgs = append(msgs, e.Error())
+	}
+	return c, msgs
+}
+
+// mustBuild is build for schemas that must apply cleanly.
+func mustBuild(t *testing.T, schema string) *catalog.Catalog {
+	t.Helper()
+	c, errs := build(t, schema)
+	if len(errs) > 0 {
+		t.Fatalf("unexpected problems:\n%s", strings.Join(errs, "\n"))
+	}
+	return c
+}
+
+func columns(t *catalog.Table) string {
+	var out []string
+	for _, c := range t.Columns {
+		s := c.Name + " " + c.Type.String()
+		if c.NotNull {
+			s += " not null"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ", ")
+}
+
+func table(t *testing.T, c *catalog.Catalog, schema, name string) *catalog.Table {
+	t.Helper()
+	tb := c.Table(schema, name)
+	if tb == nil {
+		t.Fatalf("table %s.%s not in catalog", schema, name)
+	}
+	return tb
+}
+
+func wantProblem(t *testing.T, errs []string, substr string) {
+	t.Helper()
+	for _, e := range errs {
+		if strings.Contains(e, substr) {
+			return
+		}
+	}
+	t.Errorf("no problem contains %q; got:\n%s", substr, strings.Join(errs, "\n"))
+}
+
+func TestAlterTableColumns(t *testing.T) {
+	c := mustBuild(t, `
+CREATE TABLE t (id bigint PRIMARY KEY, a text, b integer NOT NULL);
+ALTER TABLE t ADD COLUMN c timestamptz NOT NULL DEFAULT now();
+ALTER TABLE t ADD COLUMN IF NOT EXISTS c text;
+ALTER TABLE t DROP COLUMN a;
+ALTER TABLE t DROP COLUMN IF EXISTS nothing;
+ALTER TABLE t RENAME COLUMN b TO bee;
+ALTER TABLE t ALTER COLUMN bee TYPE bigint;
+ALTER TABLE t ALTER COLUMN bee DROP NOT NULL;
+ALTER TABLE t ALTER COLUMN c SET NOT NULL;
+`)
+	got := columns(table(t, c, "", "t"))
+	want := "id int8 not null, bee int8, c timestamptz not null"
+	if got != want {
+		t.Errorf("columns = %s\nwant      %s", got, want)
+	}
+}
+
+func TestAlterTableErrors(t *testing.T) {
+	_, errs := build(t, `
+CREATE TABLE t (id bigint);
+ALTER TABLE t ADD COLUMN id text;
+ALTER TABLE t DROP COLUMN nope;
+ALTER TABLE nope ADD COLUMN x int;
+ALTER TABLE IF EXISTS nope ADD COLUMN x int;
+ALTER TABLE t RENAME COLUMN nope TO x;
+`)
+	wantProblem(t, errs, `schema.sql:3:15: column "id" of relation "t" already exists`)
+	wantProblem(t, errs, `column "nope" of relation "t" does not exist`)
+	wantProblem(t, errs, `schema.sql:5:13: relation "nope" does not exist`)
+	if len(errs) != 4 {
+		t.Errorf("got %d problems, want 4 (IF EXISTS is silent):\n%s", len(errs), strings.Join(errs, "\n"))
+	}
+}
+
+func TestRenameTableKeepsFence(t *testing.T) {
+	c := mustBuild(t, `
+CREATE TABLE old_name (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN old_name.tok IS 'fencegen:token';
+ALTER TABLE old_name RENAME TO new_name;
+ALTER TABLE new_name RENAME COLUMN tok TO fence_token;
+`)
+	if c.Table("", "old_name") != nil {
+		t.Errorf("old_name still in catalog")
+	}
+	tb := table(t, c, "", "new_name")
+	if tb.Fence == nil || tb.Fence.Column != "fence_token" {
+		t.Fatalf("fence = %+v, want column fence_token", tb.Fence)
+	}
+	if tb.FenceColumn() == nil {
+		t.Errorf("FenceColumn() = nil after renames")
+	}
+}
+
+func TestDropTable(t *testing.T) {
+	c, errs := build(t, `
+CREATE TABLE a (id bigint);
+CREATE TABLE b (id bigint, tok bigint NOT NULL);
+COMMENT ON COLUMN b.tok IS 'fencegen:token';
+DROP TABLE a, b;
+DROP TABLE IF EXISTS a;
+DROP TABLE a;
+CREATE TABLE a (x text);
+`)
+	if len(errs) != 1 || !strings.Contains(errs[0], `schema.sql:7:12: table "a" does not exist`) {
+		t.Errorf("problems = %q, want one for the second DROP TABLE a", errs)
+	}
+	if c.Table("", "b") != nil {
+		t.Errorf("b still in catalog")
+	}
+	if got := c.FencedTables(); len(got) != 0 {
+		t.Errorf("FencedTables() = %v after DROP TABLE, want none", got)
+	}
+	if got := columns(table(t, c, "", "a")); got != "x text" {
+		t.Errorf("recreated a has columns %s, want x text", got)
+	}
+}
+
+func TestEnums(t *testing.T) {
+	c := mustBuild(t, `
+CREATE TYPE mood AS ENUM ('sad', 'happy');
+ALTER TYPE mood ADD VALUE 'ecstatic';
+ALTER TYPE mood ADD VALUE 'ok' BEFORE 'happy';
+ALTER TYPE mood ADD VALUE 'meh' AFTER 'sad';
+ALTER TYPE mood ADD VALUE 'first' BEFORE 'sad';
+ALTER TYPE mood ADD VALUE IF NOT EXISTS 'sad';
+ALTER TYPE mood RENAME VALUE 'ecstatic' TO 'joyful';
+CREATE TABLE p (m mood NOT NULL, ms mood[]);
+ALTER TYPE mood RENAME TO feeling;
+`)
+	e := c.Enum("", "feeling")
+	if e == nil {
+		t.Fatal("enum feeling not found after RENAME TO")
+	}
+	want := []string{"first", "sad", "meh", "ok", "happy", "joyful"}
+	if !slices.Equal(e.Values, want) {
+		t.Errorf("values = %q, want %q", e.Values, want)
+	}
+	if got := columns(table(t, c, "", "p")); got != "m feeling not null, ms feeling[]" {
+		t.Errorf("columns after enum rename = %s", got)
+	}
+}
+
+func TestEnumErrors(t *testing.T) {
+	_, errs := build(t, `
+CREATE TYPE mood AS ENUM ('sad', 'happy');
+ALTER TYPE mood ADD VALUE 'sad';
+ALTER TYPE mood RENAME VALUE 'nope' TO 'x';
+ALTER TYPE nope ADD VALUE 'x';
+CREATE TYPE mood AS ENUM ('a');
+`)
+	wantProblem(t, errs, `enum label "sad" already exists`)
+	wantProblem(t, errs, `"nope" is not an existing enum label`)
+	wantProblem(t, errs, `type "nope" does not exist`)
+	wantProblem(t, errs, `type "mood" already exists`)
+}
+
+// PostgreSQL refuses ADD VALUE ... BEFORE/AFTER a label the enum does not
+// have ("ERROR: "nope" is not an existing enum label"); the catalog must
+// not quietly insert the value at the front.
+func TestEnumNeighbourMustExist(t *testing.T) {
+	c, errs := build(t, `
+CREATE TYPE mood AS ENUM ('sad', 'happy');
+ALTER TYPE mood ADD VALUE 'x' BEFORE 'nope';
+ALTER TYPE mood ADD VALUE 'y' AFTER 'nope';
+`)
+	if len(errs) != 2 {
+		t.Errorf("BUG: ADD VALUE BEFORE/AFTER a missing label: got problems %q, want two \"is not an existing enum label\" errors; enum is now %q",
+			errs, c.Enum("", "mood").Values)
+	}
+}
+
+func TestCommentMarksAndUnmarksFence(t *testing.T) {
+	c := mustBuild(t, `
+CREATE TABLE t (id bigint PRIMARY KEY, tok bigint NOT NULL, other bigint NOT NULL);
+COMMENT ON COLUMN t.tok IS 'The writer''s token. fencegen:token strict';
+`)
+	tb := table(t, c, "", "t")
+	if tb.Fence == nil || tb.Fence.Column != "tok" || !tb.Fence.Strict || tb.Fence.Source != "comment" {
+		t.Fatalf("fence = %+v, want strict mark on tok from a comment", tb.Fence)
+	}
+	if tb.Fence.File != "schema.sql" || tb.Fence.Line != 3 || tb.Fence.Col != 1 {
+		t.Errorf("mark located at %s:%d:%d, want schema.sql:3:1", tb.Fence.File, tb.Fence.Line, tb.Fence.Col)
+	}
+
+	for _, tc := range []struct {
+		name, stmt string
+		fenced     bool
+	}{
+		{"is null", "COMMENT ON COLUMN t.tok IS NULL;", false},
+		{"empty", "COMMENT ON COLUMN t.tok IS '';", false},
+		{"other text", "COMMENT ON COLUMN t.tok IS 'just a number';", false},
+		{"other column", "COMMENT ON COLUMN t.other IS NULL;", true},
+		{"re-mark", "COMMENT ON COLUMN t.tok IS 'fencegen:token';", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := mustBuild(t, `
+CREATE TABLE t (id bigint PRIMARY KEY, tok bigint NOT NULL, other bigint NOT NULL);
+COMMENT ON COLUMN t.tok IS 'fencegen:token strict';
+`+tc.stmt)
+			tb := table(t, c, "", "t")
+			if (tb.Fence != nil) != tc.fenced {
+				t.Errorf("fenced = %v, want %v", tb.Fence != nil, tc.fenced)
+			}
+			if tc.name == "re-mark" && tb.Fence.Strict {
+				t.Errorf("re-marking without strict kept the strict mode")
+			}
+		})
+	}
+}
+
+func TestSecondTokenColumnRefused(t *testing.T) {
+	_, errs := build(t, `
+CREATE TABLE t (id bigint PRIMARY KEY, a bigint NOT NULL, b bigint NOT NULL);
+COMMENT ON COLUMN t.a IS 'fencegen:token';
+COMMENT ON COLUMN t.b IS 'fencegen:token';
+`)
+	wantProblem(t, errs, `schema.sql:4:1: table t already has fencing token column "a" (marked at schema.sql:3)`)
+}
+
+func TestFenceCommentParsing(t *testing.T) {
+	for _, tc := range []struct {
+		comment        string
+		marked, strict bool
+	}{
+		{"fencegen:token", true, false},
+		{"fencegen:token strict", true, true},
+		{"fencegen:token non-strict", true, false},
+		{"fencegen:token\tstrict", true, true},
+		{"Fencing token (fencegen:token).", true, false},
+		{"fencegen:tokens", false, false},
+		{"fencegen:tok", false, false},
+		{"", false, false},
+		{"token", false, false},
+	} {
+		marked, strict := catalog.ParseFenceComment(tc.comment)
+		if marked != tc.marked || strict != tc.strict {
+			t.Errorf("ParseFenceComment(%q) = %v, %v; want %v, %v", tc.comment, marked, strict, tc.marked, tc.strict)
+		}
+	}
+}
+
+// "strictly" is not the word "strict": the mode must not be read from the
+// prefix of a longer word.
+func TestFenceCommentStrictWordBoundary(t *testing.T) {
+	if _, strict := catalog.ParseFenceComment("fencegen:token strictly increasing"); strict {
+		t.Errorf(`BUG: ParseFenceComment("fencegen:token strictly increasing") reports strict mode`)
+	}
+}
+
+func TestSchemasAndQualifiedNames(t *testing.T) {
+	c := mustBuild(t, `
+CREATE SCHEMA app;
+CREATE SCHEMA IF NOT EXISTS app;
+CREATE TYPE app.kind AS ENUM ('a', 'b');
+CREATE TABLE app.jobs (id bigint PRIMARY KEY, k app.kind NOT NULL, tok bigint NOT NULL);
+COMMENT ON COLUMN app.jobs.tok IS 'fencegen:token';
+CREATE TABLE jobs (id int);
+`)
+	if got := c.Table("", "jobs"); got == nil || got.Schema != "public" {
+		t.Errorf("unqualified jobs resolves to %+v, want public.jobs", got)
+	}
+	tb := table(t, c, "app", "jobs")
+	if tb.QualifiedName() != "app.jobs" || tb.Fence == nil {
+		t.Errorf("app.jobs: name %s, fence %+v", tb.QualifiedName(), tb.Fence)
+	}
+	if got := columns(tb); got != "id int8 not null, k app.kind not null, tok int8 not null" {
+		t.Errorf("columns = %s", got)
+	}
+	_, errs := build(t, `CREATE SCHEMA app; CREATE SCHEMA app; CREATE TABLE nope.t (id int);`)
+	wantProblem(t, errs, `schema "app" already exists`)
+	wantProblem(t, errs, `schema "nope" does not exist`)
+}
+
+// ALTER SCHEMA ... RENAME TO moves the schema's enums, so columns of those
+// enum types must follow: otherwise they keep a type the catalog no longer
+// knows, and generated code falls back to interface{}.
+func TestRenameSchemaKeepsEnumColumns(t *testing.T) {
+	c := mustBuild(t, `
+CREATE SCHEMA s;
+CREATE TYPE s.kind AS ENUM ('a', 'b');
+CREATE TABLE s.t (k s.kind NOT NULL);
+ALTER SCHEMA s RENAME TO s2;
+`)
+	col := table(t, c, "s2", "t").Column("k")
+	if c.Enum(col.Type.Schema, col.Type.Name) == nil {
+		t.Errorf("BUG: after ALTER SCHEMA s RENAME TO s2, column k has type %s, which is no enum of the catalog", col.Type)
+	}
+}
+
+func TestViewsGetTypedColumns(t *testing.T) {
+	c := mustBuild(t, `
+CREATE TABLE a (id bigint PRIMARY KEY, name text NOT NULL, note text);
+CREATE TABLE b (a_id bigint NOT NULL, n integer NOT NULL);
+CREATE VIEW v AS
+    SELECT a.id, a.name AS label, a.note, b.n, count(*) OVER () AS total
+    FROM a LEFT JOIN b ON b.a_id = a.id;
+CREATE VIEW w (x, y) AS SELECT id, name FROM a;
+CREATE OR REPLACE VIEW w (x, y, z) AS SELECT id, name, note FROM a;
+CREATE MATERIALIZED VIEW m AS SELECT id FROM a;
+`)
+	v := table(t, c, "", "v")
+	if !v.IsView {
+		t.Errorf("v.IsView = false")
+	}
+	if got, want := columns(v), "id int8 not null, label text not null, note text, n int4, total int8 not null"; got != want {
+		t.Errorf("view v columns = %s\nwant             %s", got, want)
+	}
+	if got, want := columns(table(t, c, "", "w")), "x int8 not null, y text not null, z text"; got != want {
+		t.Errorf("view w columns = %s, want %s", got, want)
+	}
+	if got := columns(table(t, c, "", "m")); got != "id int8 not null" {
+		t.Errorf("materialized view m columns = %s", got)
+	}
+	_, errs := build(t, `CREATE TABLE a (id int); CREATE VIEW v AS SELECT id FROM a; CREATE VIEW v AS SELECT id FROM a;`)
+	wantProblem(t, errs, `relation "v" already exists`)
+}
+
+func TestViewCannotBeFenced(t *testing.T) {
+	_, errs := build(t, `
+CREATE TABLE a (id bigint PRIMARY KEY, tok bigint NOT NULL);
+CREATE VIEW v AS SELECT id, tok FROM a;
+COMMENT ON COLUMN v.tok IS 'fencegen:token';
+`)
+	wantProblem(t, errs, "v is a view; only tables can be fenced")
+}
+
+func TestCreateTableVariants(t *testing.T) {
+	c := mustBuild(t, `
+CREATE TABLE base (id bigserial, tok bigint NOT NULL, PRIMARY KEY (id));
+COMMENT ON COLUMN base.tok IS 'fencegen:token';
+CREATE TABLE child (extra text) INHERITS (base);
+CREATE TABLE copy (LIKE base, more int);
+CREATE TABLE IF NOT EXISTS base (other int);
+CREATE TABLE g (a int NOT NULL, b int GENERATED ALWAYS AS (a * 2) STORED, c int GENERATED ALWAYS AS IDENTITY);
+`)
+	if got := columns(table(t, c, "", "base")); got != "id int8 not null, tok int8 not null" {
+		t.Errorf("base columns = %s", got)
+	}
+	child := table(t, c, "", "child")
+	if got := columns(child); got != "id int8 not null, tok int8 not null, extra text" {
+		t.Errorf("child columns = %s", got)
+	}
+	if child.Fence == nil || child.Fence.Column != "tok" {
+		t.Errorf("child of a fenced table is not fenced: %+v", child.Fence)
+	}
+	if got := columns(table(t, c, "", "copy")); got != "id int8 not null, tok int8 not null, more int4" {
+		t.Errorf("copy columns = %s", got)
+	}
+	g := table(t, c, "", "g")
+	if !g.Column("b").Generated || !g.Column("c").Identity {
+		t.Errorf("generated/identity flags lost: b %+v, c %+v", g.Column("b"), g.Column("c"))
+	}
+}

@@ -1,0 +1,109 @@
+package fence_test
+
+import (
+	"errors"
+	"strconv"
+	"testing"
+
+	"github.com/fencegen/fencegen/runtime/fence"
+)
+
+// rows is a result set in memory: each row is a list of values, nil for
+// NULL. It exercises Write's interpretation logic; the SQL itself is tested
+// against real PostgreSQL in the generator's and the example's tests.
+type rows struct {
+	data   [][]*int64
+	i      int
+	closed bool
+}
+
+func (r *rows) Next() bool { r.i++; return r.i <= len(r.data) }
+func (r *rows) RawValues() [][]byte {
+	var out [][]byte
+	for _, v := range r.data[r.i-1] {
+		if v == nil {
+			out = append(out, nil)
+		} else {
+			out = append(out, []byte(strconv.FormatInt(*v, 10)))
+		}
+	}
+	return out
+}
+func (r *rows) Scan(dest ...any) error {
+	for j, d := range dest {
+		if d == nil {
+			continue
+		}
+		*(d.(**int64)) = r.data[r.i-1][j]
+	}
+	return nil
+}
+func (r *rows) Close()     { r.closed = true }
+func (r *rows) Err() error { return nil }
+
+func p(v int64) *int64 { return &v }
+
+func TestWriteOutcomes(t *testing.T) {
+	tests := []struct {
+		name    string
+		results [][][]*int64 // one result set per attempt
+		mode    fence.Mode
+		want    int64
+		stale   fence.Token // stored token in the expected StaleError
+		notFnd  bool
+		runs    int
+	}{
+		{name: "written", results: [][][]*int64{{{nil, nil}, {nil, nil}}}, want: 2, runs: 1},
+		{name: "stale", results: [][][]*int64{{{p(9), p(1)}}}, stale: 9, runs: 1},
+		{name: "not found", results: [][][]*int64{{}}, notFnd: true, runs: 1},
+		{name: "concurrent change then not found", results: [][][]*int64{{{p(3), p(1)}}, {}}, notFnd: true, runs: 2},
+		{name: "concurrent change then written", results: [][][]*int64{{{p(5), p(1)}}, {{nil, nil}}}, want: 1, runs: 2},
+		{name: "strict equal is stale", results: [][][]*int64{{{p(5), p(1)}}}, mode: fence.Strict, stale: 5, runs: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs := 0
+			var all []*rows
+			n, err := fence.Write("Q", "t", tt.mode, 5, 0, func() (fence.Rows, error) {
+				r := &rows{data: tt.results[runs]}
+				runs++
+				all = append(all, r)
+				return r, nil
+			}, nil)
+			if runs != tt.runs {
+				t.Errorf("ran %d times, want %d", runs, tt.runs)
+			}
+			for _, r := range all {
+				if !r.closed {
+					t.Errorf("rows not closed")
+				}
+			}
+			var se *fence.StaleError
+			switch {
+			case tt.stale != 0:
+				if !errors.As(err, &se) || se.Stored != tt.stale || se.Presented != 5 {
+					t.Fatalf("err = %v, want stale with stored %d", err, tt.stale)
+				}
+			case tt.notFnd:
+				if !errors.Is(err, fence.ErrNotFound) {
+					t.Fatalf("err = %v, want ErrNotFound", err)
+				}
+			default:
+				if err != nil || n != tt.want {
+					t.Fatalf("Write = %d, %v; want %d, nil", n, err, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteGivesUpAfterMaxAttempts(t *testing.T) {
+	runs := 0
+	_, err := fence.Write("Q", "t", fence.NonStrict, 5, 0, func() (fence.Rows, error) {
+		runs++
+		return &rows{data: [][]*int64{{p(4), p(1)}}}, nil
+	}, nil)
+	if runs != fence.MaxAttempts || err == nil || errors.Is(err, fence.ErrStaleToken) || errors.Is(err, fence.ErrNotFound) {
+		t.Fatalf("runs %d, err %v", runs, err)
+	}
+}
