@@ -89,6 +89,23 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 	}
 	analyzed, aerr := analyze.Analyze(cat, parsed)
 	errs = append(errs, aerr...)
+	// Each query file becomes <base name>.go: two files with one base name
+	// would overwrite each other.
+	sources := map[string]string{}
+	byOutput := map[string]string{}
+	for _, f := range parsed {
+		out := path.Base(f.Name) + ".go"
+		if first, ok := byOutput[out]; ok {
+			errs.Add(f.Name, 1, 1, "query files %s and %s would both generate %s; rename one", first, f.Name, out)
+			continue
+		}
+		byOutput[out] = f.Name
+		rel := f.Name
+		if r, err := filepath.Rel(cfg.Dir, filepath.FromSlash(f.Name)); err == nil && !strings.HasPrefix(r, "..") {
+			rel = filepath.ToSlash(r)
+		}
+		sources[f.Name] = rel
+	}
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
 			switch q.Cmd {
@@ -109,7 +126,7 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 		base := path.Base(filepath.ToSlash(filepath.Clean(filepath.Join(cfg.Dir, opts.Out))))
 		opts.Package = base
 	}
-	rendered, err2 := golang.Emit(golang.Input{Catalog: cat, Files: analyzed, Options: opts})
+	rendered, err2 := golang.Emit(golang.Input{Catalog: cat, Files: analyzed, Options: opts, Sources: sources})
 	if err2 != nil {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err2)
 		return nil, errs

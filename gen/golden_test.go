@@ -20,13 +20,22 @@
 // ../..), so every want/ directory is a package: TestGoldenCompile runs
 // go build and go vet over all of them at once (skipped under -short).
 //
-// To accept the generator's current output after reviewing the diff:
+// Run the golden cases, and the compile check of their outputs:
+//
+//	go test ./gen -run 'TestGolden'
+//
+// To accept the generator's current output after reviewing the diff (this
+// rewrites every want/ directory and stderr.txt file):
 //
 //	go test ./gen -run 'TestGolden$' -update
 //
-// and to run one case:
+// To run one case:
 //
-//	go test ./gen -run 'TestGolden/fenced_update_exec$'
+//	go test ./gen -run 'TestGolden$/fenced_update_exec$'
+//
+// A new case is a new directory with fencegen.yaml (out: want) and its
+// schema and query files; -update then writes want/ or stderr.txt,
+// whichever the run produces. Review it before committing.
 package gen_test
 
 import (
@@ -289,8 +298,8 @@ func diffText(name, want, got string) string {
 	d, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 		A:        difflib.SplitLines(want),
 		B:        difflib.SplitLines(got),
-		FromFile: "want/" + name,
-		ToFile:   "got/" + name,
+		FromFile: name + " (want)",
+		ToFile:   name + " (got)",
 		Context:  3,
 	})
 	if err != nil {
@@ -339,6 +348,112 @@ func TestGoldenCompile(t *testing.T) {
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Errorf("go %s in gen/testdata: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+// The tests below reproduce generator bugs found while writing the golden
+// cases; their inputs are in gen/testdata/bugs. Each fails until the bug is
+// fixed.
+
+// generateIn runs generate from gen/testdata/bugs/<name>.
+func generateIn(t *testing.T, name string) (map[string][]byte, error) {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("testdata", "bugs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	return generate()
+}
+
+// Query names become the name of the unexported SQL constant by lowering
+// their first letter (golang.sqlConstName). Names such as Select or Type
+// give "const select"/"const type" (Go keywords: the file does not parse,
+// and the error is a dump of the unformatted source located at the
+// configuration file); Append gives "const append", which shadows the
+// builtin the :many bodies call, so the package does not compile.
+func TestBugQueryNamesThatAreGoKeywords(t *testing.T) {
+	files, err := generateIn(t, "keyword_query_names")
+	if err != nil {
+		first, _, _ := strings.Cut(err.Error(), "\n")
+		t.Fatalf("BUG: queries named Select, Type and Append: Generate failed: %s ...", first)
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		f, err := parser.ParseFile(token.NewFileSet(), name, files[name], 0)
+		if err != nil {
+			t.Errorf("BUG: %s does not parse: %v", name, err)
+			continue
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, s := range gd.Specs {
+				if vs, ok := s.(*ast.ValueSpec); ok {
+					for _, id := range vs.Names {
+						if predeclared[id.Name] {
+							t.Errorf("BUG: %s declares %s, shadowing Go's predeclared identifier", name, id.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// predeclared are Go's predeclared identifiers that generated code uses or
+// that a query name could plausibly lower to.
+var predeclared = map[string]bool{
+	"append": true, "cap": true, "clear": true, "close": true, "copy": true, "delete": true,
+	"len": true, "make": true, "max": true, "min": true, "new": true, "panic": true,
+	"print": true, "println": true, "recover": true, "error": true, "string": true,
+	"int64": true, "nil": true, "true": true, "false": true, "any": true,
+}
+
+// Two query files with the same base name in different directories both
+// map to <base>.go (golang.Emit names each output file after
+// path.Base(file) and assigns into the output map, so the second silently
+// replaces the first): a query disappears from the generated code with no
+// error.
+func TestBugQueryFilesWithSameBaseName(t *testing.T) {
+	files, err := generateIn(t, "same_base_name")
+	if err != nil {
+		t.Logf("Generate refused the configuration (acceptable): %v", err)
+		return
+	}
+	var all strings.Builder
+	for _, b := range files {
+		all.Write(b)
+	}
+	for _, m := range []string{"GetName", "GetID"} {
+		if !strings.Contains(all.String(), ") "+m+"(") {
+			t.Errorf("BUG: queries a/queries.sql and b/queries.sql: method %s is missing from the output (files: %v)", m, slices.Sorted(maps.Keys(files)))
+		}
+	}
+}
+
+// STYLE item 9: the header's source line names the input path relative to
+// the configuration. golang.newFile writes path.Base of it, so
+// queries/tasks.sql is announced as tasks.sql.
+func TestBugSourceHeaderIsRelativeToConfig(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join(casesDir, "mixed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	files, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"want/tasks.sql.go":   "// source: queries/tasks.sql\n",
+		"want/workers.sql.go": "// source: queries/workers.sql\n",
+	} {
+		if !bytes.Contains(files[name], []byte(want)) {
+			first, _, _ := bytes.Cut(bytes.SplitN(files[name], []byte("\n"), 3)[1], []byte("\n"))
+			t.Errorf("BUG: %s: header line %q, want %q", name, first, strings.TrimSpace(want))
 		}
 	}
 }

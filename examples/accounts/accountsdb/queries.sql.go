@@ -84,50 +84,17 @@ type CreditAccountParams struct {
 
 // CreditAccount adds amount to an account's balance.
 //
-// CreditAccount is fenced on account_balances.last_fencing_token: it never overwrites a row whose stored
-// fencing token is greater than token,
-// and stores token in the rows it writes. It returns a *fence.StaleError
-// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
-// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// CreditAccount is fenced on account_balances.last_fencing_token: it refuses
+// to touch rows whose stored fencing token is greater than token, and stores
+// token in the rows it writes. It returns a *fence.StaleError (errors.Is
+// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
+// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
+// One round trip.
 func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, token fence.Token) error {
-	for attempt := 0; ; attempt++ {
-		rows, err := q.db.Query(ctx, creditAccount, arg.Amount, arg.ID, int64(token))
-		if err != nil {
-			return err
-		}
-		var (
-			written         int64
-			stored, refused *int64
-		)
-		for rows.Next() {
-			if rows.RawValues()[0] != nil {
-				if err := rows.Scan(&stored, &refused); err != nil {
-					rows.Close()
-					return err
-				}
-				continue
-			}
-			written++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if stored == nil {
-			if written == 0 {
-				return &fence.NotFoundError{
-					Query: "CreditAccount",
-					Table: "account_balances",
-				}
-			}
-			return nil
-		}
-		retry, err := fence.Refusal("CreditAccount", "account_balances", fence.NonStrict, token, fence.Token(*stored), *refused, attempt)
-		if !retry {
-			return err
-		}
-	}
+	_, err := fence.Write("CreditAccount", "account_balances", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+		return q.db.Query(ctx, creditAccount, arg.Amount, arg.ID, int64(token))
+	}, nil)
+	return err
 }
 
 const setBalance = `-- name: SetBalance :one
@@ -146,62 +113,25 @@ type SetBalanceParams struct {
 
 // SetBalance overwrites a balance and returns the new row.
 //
-// SetBalance is fenced on account_balances.last_fencing_token: it never overwrites a row whose stored
-// fencing token is greater than token,
-// and stores token in the rows it writes. It returns a *fence.StaleError
-// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
-// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// SetBalance is fenced on account_balances.last_fencing_token: it refuses to
+// touch rows whose stored fencing token is greater than token, and stores
+// token in the rows it writes. It returns a *fence.StaleError (errors.Is
+// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
+// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
+// One round trip.
 func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fence.Token) (AccountBalance, error) {
-	var zero AccountBalance
-	var result AccountBalance
-	for attempt := 0; ; attempt++ {
-		result = zero
-		rows, err := q.db.Query(ctx, setBalance, arg.Balance, arg.ID, int64(token))
-		if err != nil {
-			return zero, err
+	var i AccountBalance
+	found := false
+	_, err := fence.Write("SetBalance", "account_balances", fence.NonStrict, token, 3, func() (fence.Rows, error) {
+		return q.db.Query(ctx, setBalance, arg.Balance, arg.ID, int64(token))
+	}, func(rows fence.Rows) error {
+		if found {
+			return nil
 		}
-		var (
-			written         int64
-			stored, refused *int64
-		)
-		for rows.Next() {
-			if rows.RawValues()[0] != nil {
-				if err := rows.Scan(&stored, &refused, nil, nil, nil); err != nil {
-					rows.Close()
-					return zero, err
-				}
-				continue
-			}
-			if written > 0 {
-				continue
-			}
-			var i AccountBalance
-			if err := rows.Scan(nil, nil, &i.ID, &i.Balance, &i.LastFencingToken); err != nil {
-				rows.Close()
-				return zero, err
-			}
-			result = i
-			written++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return zero, err
-		}
-		if stored == nil {
-			if written == 0 {
-				return zero, &fence.NotFoundError{
-					Query: "SetBalance",
-					Table: "account_balances",
-				}
-			}
-			return result, nil
-		}
-		retry, err := fence.Refusal("SetBalance", "account_balances", fence.NonStrict, token, fence.Token(*stored), *refused, attempt)
-		if !retry {
-			return zero, err
-		}
-	}
+		found = true
+		return rows.Scan(nil, nil, &i.ID, &i.Balance, &i.LastFencingToken)
+	})
+	return i, err
 }
 
 const closeAccount = `-- name: CloseAccount :execrows
@@ -213,49 +143,15 @@ UNION ALL
 SELECT max(account_balances.last_fencing_token) AS fence_stored, count(*) AS fence_rows FROM account_balances WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
 `
 
-// CloseAccount is fenced on account_balances.last_fencing_token: it never deletes a row whose stored
-// fencing token is greater than token.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// CloseAccount is fenced on account_balances.last_fencing_token: it refuses to
+// touch rows whose stored fencing token is greater than token. It returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
+// hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
+// when it matched no row. One round trip.
 func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token) (int64, error) {
-	for attempt := 0; ; attempt++ {
-		rows, err := q.db.Query(ctx, closeAccount, id, int64(token))
-		if err != nil {
-			return 0, err
-		}
-		var (
-			written         int64
-			stored, refused *int64
-		)
-		for rows.Next() {
-			if rows.RawValues()[0] != nil {
-				if err := rows.Scan(&stored, &refused); err != nil {
-					rows.Close()
-					return 0, err
-				}
-				continue
-			}
-			written++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return 0, err
-		}
-		if stored == nil {
-			if written == 0 {
-				return 0, &fence.NotFoundError{
-					Query: "CloseAccount",
-					Table: "account_balances",
-				}
-			}
-			return written, nil
-		}
-		retry, err := fence.Refusal("CloseAccount", "account_balances", fence.NonStrict, token, fence.Token(*stored), *refused, attempt)
-		if !retry {
-			return 0, err
-		}
-	}
+	return fence.Write("CloseAccount", "account_balances", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+		return q.db.Query(ctx, closeAccount, id, int64(token))
+	}, nil)
 }
 
 const recordCredit = `-- name: RecordCredit :exec
@@ -326,48 +222,15 @@ type ApplyInterestParams struct {
 // lease, so it uses the strict guard: a second call under the same token is
 // refused.
 //
-// ApplyInterest is fenced on account_balances.last_fencing_token: it never overwrites a row whose stored
-// fencing token is not lower than token (strict),
-// and stores token in the rows it writes. It returns a *fence.StaleError
-// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
-// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// ApplyInterest is fenced on account_balances.last_fencing_token: it refuses
+// to touch rows whose stored fencing token is not lower than token (strict: at
+// most one write per row per lease), and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) ApplyInterest(ctx context.Context, arg ApplyInterestParams, token fence.Token) error {
-	for attempt := 0; ; attempt++ {
-		rows, err := q.db.Query(ctx, applyInterest, arg.Rate, arg.ID, int64(token))
-		if err != nil {
-			return err
-		}
-		var (
-			written         int64
-			stored, refused *int64
-		)
-		for rows.Next() {
-			if rows.RawValues()[0] != nil {
-				if err := rows.Scan(&stored, &refused); err != nil {
-					rows.Close()
-					return err
-				}
-				continue
-			}
-			written++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if stored == nil {
-			if written == 0 {
-				return &fence.NotFoundError{
-					Query: "ApplyInterest",
-					Table: "account_balances",
-				}
-			}
-			return nil
-		}
-		retry, err := fence.Refusal("ApplyInterest", "account_balances", fence.Strict, token, fence.Token(*stored), *refused, attempt)
-		if !retry {
-			return err
-		}
-	}
+	_, err := fence.Write("ApplyInterest", "account_balances", fence.Strict, token, 0, func() (fence.Rows, error) {
+		return q.db.Query(ctx, applyInterest, arg.Rate, arg.ID, int64(token))
+	}, nil)
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Commands are sqlc's query commands that fencegen generates for pgx/v5.
@@ -39,12 +40,19 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 	for _, l := range lines {
 		text := strings.TrimSpace(l.text)
 		if m := nameLine.FindStringSubmatch(text); m != nil && strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(text, "--")), "name:") {
+			if strings.HasPrefix(m[1], ":") {
+				// "-- name: :one": the name is missing, not the command.
+				m = []string{m[0], "", m[1], strings.TrimSpace(m[2] + " " + m[3])}
+			}
 			if a != nil {
 				errs = append(errs, locatedMsg{l.line, l.col, "a second -- name: line before one query; each query needs its own annotation and a semicolon"})
 				continue
 			}
 			a = &Annotation{Name: m[1], Cmd: m[2], Line: l.line, Col: l.col}
-			a.NameCol = l.col + strings.Index(l.text, m[1])
+			a.NameCol = l.col + strings.Index(l.text, "name:") + len("name:")
+			if m[1] != "" {
+				a.NameCol = l.col + strings.Index(l.text, m[1])
+			}
 			if m[2] != "" {
 				a.CmdCol = l.col + strings.LastIndex(l.text, m[2])
 			} else {
@@ -52,9 +60,11 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 			}
 			switch {
 			case m[1] == "":
-				errs = append(errs, locatedMsg{l.line, l.col, "missing query name after \"-- name:\""})
-			case !token.IsIdentifier(m[1]) || !token.IsExported(strings.ToUpper(m[1][:1])+m[1][1:]):
+				errs = append(errs, locatedMsg{l.line, a.NameCol, "missing query name after \"-- name:\""})
+			case !token.IsIdentifier(m[1]):
 				errs = append(errs, locatedMsg{l.line, a.NameCol, fmt.Sprintf("query name %q is not a valid Go identifier", m[1])})
+			case !unicode.IsLetter([]rune(m[1])[0]):
+				errs = append(errs, locatedMsg{l.line, a.NameCol, fmt.Sprintf("query name %q must start with a letter: it names a Go method", m[1])})
 			}
 			switch {
 			case m[2] == "":

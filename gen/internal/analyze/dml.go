@@ -60,10 +60,12 @@ func (a *analyzer) insert(n *sqlparse.Insert, q *Query) []*Column {
 		c := t.Column(ct.Name)
 		if c == nil {
 			a.errorf(ct.Loc, "column %q of relation %q does not exist", ct.Name, t.Name)
+			cols = append(cols, nil) // keeps the count for the VALUES check
 			continue
 		}
 		if t.Fence != nil && c.Name == t.Fence.Column {
 			a.errorf(ct.Loc, "INSERT sets fencing token column %s.%s by hand; fencegen stores the presented token itself: drop the column from the INSERT", t.QualifiedName(), c.Name)
+			cols = append(cols, nil)
 			continue
 		}
 		cols = append(cols, c)
@@ -84,7 +86,7 @@ func (a *analyzer) insert(n *sqlparse.Insert, q *Query) []*Column {
 					continue
 				}
 				for i, e := range row {
-					if i < len(cols) {
+					if i < len(cols) && cols[i] != nil {
 						c := cols[i]
 						a.compare(sc, e, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c})
 					}

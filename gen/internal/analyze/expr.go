@@ -28,6 +28,9 @@ type rel struct {
 	name  string
 	table *catalog.Table
 	cols  []value
+	// unresolved marks a relation that does not exist: it was reported
+	// once, and references to its columns are not reported again.
+	unresolved bool
 }
 
 type scope struct {
@@ -70,7 +73,11 @@ func (a *analyzer) lookupRel(sc *scope, n sqlparse.Name, alias string) *rel {
 	t := a.cat.Table(n.Schema, n.Name)
 	if t == nil {
 		a.errorf(n.Loc, "relation %q does not exist", n.String())
-		return nil
+		name := n.Name
+		if alias != "" {
+			name = alias
+		}
+		return &rel{name: name, unresolved: true}
 	}
 	return tableRel(t, alias)
 }
@@ -92,6 +99,10 @@ func (a *analyzer) column(sc *scope, ref *sqlparse.ColumnRef) (value, bool) {
 		for _, r := range x.rels {
 			if qual != "" && r.name != qual {
 				continue
+			}
+			if r.unresolved {
+				// Already reported: the column may well be there.
+				return value{}, false
 			}
 			for _, c := range r.cols {
 				if c.Name == name {

@@ -300,7 +300,7 @@ func (c *Catalog) ResolveType(tn *sqlparse.TypeName) (Type, bool) {
 	return Type{Schema: tn.Schema, Name: tn.Name, ArrayDims: tn.ArrayDims}, false
 }
 
-var fenceMark = regexp.MustCompile(`\bfencegen:token\b(?:[ \t]+(strict|non-strict|nonstrict))?`)
+var fenceMark = regexp.MustCompile(`\bfencegen:token\b(?:[ \t]+(strict|non-strict|nonstrict)(?:$|[^\w-]))?`)
 
 // ParseFenceComment reports whether a column comment marks the column as a
 // fencing token ("fencegen:token", optionally followed by "strict" or

@@ -245,14 +245,29 @@ func (u *updater) rename(n *sqlparse.Rename) {
 			u.c.retype(old, Type{Schema: e.Schema, Name: e.Name})
 		}
 	case "schema":
-		if s := u.c.Schema(n.Target.Name); s != nil {
-			s.Name = n.NewName
-			for _, t := range s.Tables {
-				t.Schema = n.NewName
-			}
-			for _, e := range s.Enums {
-				e.Schema = n.NewName
-			}
+		// ALTER SCHEMA old RENAME TO new carries the old name as Subname.
+		old := n.Subname
+		if old == "" {
+			old = n.Target.Name
+		}
+		if old == "" {
+			return
+		}
+		s := u.c.Schema(old)
+		if s == nil {
+			u.errorf(n.Loc, ErrNotFound, "schema %q does not exist", old)
+			return
+		}
+		s.Name = n.NewName
+		for _, t := range s.Tables {
+			t.Schema = n.NewName
+		}
+		for _, e := range s.Enums {
+			u.c.retype(Type{Schema: old, Name: e.Name}, Type{Schema: n.NewName, Name: e.Name})
+			e.Schema = n.NewName
+		}
+		for _, f := range s.Funcs {
+			f.Schema = n.NewName
 		}
 	}
 }
@@ -335,10 +350,18 @@ func (u *updater) alterEnum(n *sqlparse.AlterEnum) {
 	}
 	switch {
 	case n.Before != "":
-		i := max(slices.Index(e.Values, n.Before), 0)
+		i := slices.Index(e.Values, n.Before)
+		if i < 0 {
+			u.errorf(-1, ErrNotFound, "%q is not an existing enum label", n.Before)
+			return
+		}
 		e.Values = slices.Insert(e.Values, i, n.NewValue)
 	case n.After != "":
 		i := slices.Index(e.Values, n.After)
+		if i < 0 {
+			u.errorf(-1, ErrNotFound, "%q is not an existing enum label", n.After)
+			return
+		}
 		e.Values = slices.Insert(e.Values, i+1, n.NewValue)
 	default:
 		e.Values = append(e.Values, n.NewValue)

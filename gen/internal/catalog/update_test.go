@@ -99,7 +99,7 @@ ALTER TABLE nope ADD COLUMN x int;
 ALTER TABLE IF EXISTS nope ADD COLUMN x int;
 ALTER TABLE t RENAME COLUMN nope TO x;
 `)
-	wantProblem(t, errs, `schema.sql:3:15: column "id" of relation "t" already exists`)
+	wantProblem(t, errs, `schema.sql:3:26: column "id" of relation "t" already exists`)
 	wantProblem(t, errs, `column "nope" of relation "t" does not exist`)
 	wantProblem(t, errs, `schema.sql:5:13: relation "nope" does not exist`)
 	if len(errs) != 4 {
@@ -136,7 +136,7 @@ DROP TABLE IF EXISTS a;
 DROP TABLE a;
 CREATE TABLE a (x text);
 `)
-	if len(errs) != 1 || !strings.Contains(errs[0], `schema.sql:7:12: table "a" does not exist`) {
+	if len(errs) != 1 || !strings.Contains(errs[0], `schema.sql:7:1: table "a" does not exist`) {
 		t.Errorf("problems = %q, want one for the second DROP TABLE a", errs)
 	}
 	if c.Table("", "b") != nil {
@@ -170,7 +170,7 @@ ALTER TYPE mood RENAME TO feeling;
 	if !slices.Equal(e.Values, want) {
 		t.Errorf("values = %q, want %q", e.Values, want)
 	}
-	if got := columns(table(t, c, "", "p")); got != "m feeling not null, ms feeling[]" {
+	if got := columns(table(t, c, "", "p")); got != "m public.feeling not null, ms public.feeling[]" {
 		t.Errorf("columns after enum rename = %s", got)
 	}
 }
@@ -306,19 +306,28 @@ CREATE TABLE jobs (id int);
 	wantProblem(t, errs, `schema "nope" does not exist`)
 }
 
-// ALTER SCHEMA ... RENAME TO moves the schema's enums, so columns of those
-// enum types must follow: otherwise they keep a type the catalog no longer
-// knows, and generated code falls back to interface{}.
-func TestRenameSchemaKeepsEnumColumns(t *testing.T) {
+// ALTER SCHEMA s RENAME TO s2 renames schema s: its tables and enums move
+// to s2, columns of its enum types follow, and public is untouched.
+func TestRenameSchema(t *testing.T) {
 	c := mustBuild(t, `
 CREATE SCHEMA s;
 CREATE TYPE s.kind AS ENUM ('a', 'b');
 CREATE TABLE s.t (k s.kind NOT NULL);
+CREATE TABLE p (id int);
 ALTER SCHEMA s RENAME TO s2;
 `)
-	col := table(t, c, "s2", "t").Column("k")
-	if c.Enum(col.Type.Schema, col.Type.Name) == nil {
-		t.Errorf("BUG: after ALTER SCHEMA s RENAME TO s2, column k has type %s, which is no enum of the catalog", col.Type)
+	if c.Schema("s") != nil || c.Schema("s2") == nil {
+		t.Errorf("BUG: after ALTER SCHEMA s RENAME TO s2: schema s exists = %v, s2 exists = %v", c.Schema("s") != nil, c.Schema("s2") != nil)
+	}
+	if pub := c.Schema("public"); pub == nil || c.Table("public", "p") == nil {
+		t.Errorf("BUG: ALTER SCHEMA s RENAME TO s2 renamed schema public (public exists = %v)", pub != nil)
+	}
+	tb := c.Table("s2", "t")
+	if tb == nil {
+		t.Fatalf("BUG: table s2.t not in catalog after ALTER SCHEMA s RENAME TO s2")
+	}
+	if col := tb.Column("k"); c.Enum(col.Type.Schema, col.Type.Name) == nil {
+		t.Errorf("BUG: after the rename, column k has type %s, which is no enum of the catalog", col.Type)
 	}
 }
 

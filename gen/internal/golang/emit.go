@@ -29,9 +29,10 @@ type Input struct {
 	Catalog *catalog.Catalog
 	Files   []*analyze.File
 	Options config.GoOptions
-	// Sources are the schema and query file names (relative to the
-	// configuration) named in each file's header.
-	SchemaSources []string
+	// Sources maps a query file's name (as in analyze.File.Name) to the
+	// path relative to the configuration file that its output's header
+	// names.
+	Sources map[string]string
 }
 
 type emitter struct {
@@ -63,7 +64,11 @@ func Emit(in Input) (map[string][]byte, error) {
 		if e.opts.OutputFilesSuffix != "" {
 			name = strings.TrimSuffix(name, ".go") + e.opts.OutputFilesSuffix + ".go"
 		}
-		jf := e.newFile(pkg, f.Name)
+		src := f.Name
+		if rel, ok := in.Sources[f.Name]; ok {
+			src = rel
+		}
+		jf := e.newFile(pkg, src)
 		for _, q := range f.Queries {
 			e.query(jf, q)
 			queries = append(queries, q)
@@ -114,7 +119,7 @@ func (e *emitter) newFile(pkg, source string) *jen.File {
 	f := jen.NewFile(pkg)
 	f.HeaderComment(Header)
 	if source != "" {
-		f.HeaderComment("source: " + path.Base(source))
+		f.HeaderComment("source: " + source)
 	}
 	if e.opts.BuildTags != "" {
 		f.HeaderComment("//go:build " + e.opts.BuildTags)

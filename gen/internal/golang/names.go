@@ -95,6 +95,6 @@ func (n *namer) paramName(name string) string {
 // reserved are names generated code uses itself.
 var reserved = map[string]bool{
 	"ctx": true, "q": true, "db": true, "arg": true, "err": true, "rows": true, "row": true,
-	"items": true, "i": true, "token": true, "stored": true, "refused": true, "attempt": true,
+	"items": true, "i": true, "token": true, "found": true, "result": true,
 	"fence": true, "pgx": true, "pgtype": true, "pgconn": true, "context": true, "string": true,
 }

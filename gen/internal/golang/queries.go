@@ -2,12 +2,12 @@ package golang
 
 import (
 	"fmt"
+	"go/token"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
-	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
 // signature is a method's parameter and result lists.
@@ -165,7 +165,29 @@ func (e *emitter) matchModel(q *analyze.Query) string {
 	return e.models[t]
 }
 
-func sqlConstName(q *analyze.Query) string { return lowerFirst(q.Name) }
+// sqlConstName is the unexported constant that holds a query's SQL: the
+// query name with a lower-case first letter, plus "Query" when that would be
+// a Go keyword or shadow a predeclared identifier the generated code uses.
+func sqlConstName(q *analyze.Query) string {
+	n := lowerFirst(q.Name)
+	if token.IsKeyword(n) || predeclared[n] || reserved[n] {
+		n += "Query"
+	}
+	return n
+}
+
+// predeclared are Go's predeclared identifiers (The Go Programming Language
+// Specification, "Predeclared identifiers").
+var predeclared = map[string]bool{
+	"any": true, "bool": true, "byte": true, "comparable": true, "complex64": true, "complex128": true,
+	"error": true, "float32": true, "float64": true, "int": true, "int8": true, "int16": true,
+	"int32": true, "int64": true, "rune": true, "string": true, "uint": true, "uint8": true,
+	"uint16": true, "uint32": true, "uint64": true, "uintptr": true, "true": true, "false": true,
+	"iota": true, "nil": true, "append": true, "cap": true, "clear": true, "close": true,
+	"complex": true, "copy": true, "delete": true, "imag": true, "len": true, "make": true,
+	"max": true, "min": true, "new": true, "panic": true, "print": true, "println": true,
+	"real": true, "recover": true,
+}
 
 func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	sig := e.signature(q)
@@ -226,26 +248,45 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 }
 
 func fenceDoc(q *analyze.Query) string {
-	mode := "a row whose stored\nfencing token is greater than token"
+	col := q.Fence.Table.QualifiedName() + "." + q.Fence.Column
+	guard := "refuses to touch rows whose stored fencing token is greater than token"
 	if q.Fence.Strict {
-		mode = "a row whose stored\nfencing token is not lower than token (strict)"
+		guard = "refuses to touch rows whose stored fencing token is not lower than token (strict: at most one write per row per lease)"
 	}
+	var text string
 	switch q.Fence.Kind {
 	case "insert":
-		return fmt.Sprintf("%s stores token in %s.%s.", q.Name, q.Fence.Table.QualifiedName(), q.Fence.Column)
+		text = fmt.Sprintf("%s stores token in %s.", q.Name, col)
 	case "delete":
-		return fmt.Sprintf("%s is fenced on %s.%s: it never deletes %s.\n"+
-			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows\n"+
-			"it matched hold a newer token, and a *fence.NotFoundError (errors.Is\n"+
-			"fence.ErrNotFound) when it matched no row. One round trip.",
-			q.Name, q.Fence.Table.QualifiedName(), q.Fence.Column, mode)
+		text = fmt.Sprintf("%s is fenced on %s: it %s. "+
+			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
+			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. One round trip.", q.Name, col, guard)
+	default:
+		text = fmt.Sprintf("%s is fenced on %s: it %s, and stores token in the rows it writes. "+
+			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
+			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. One round trip.", q.Name, col, guard)
 	}
-	return fmt.Sprintf("%s is fenced on %s.%s: it never overwrites %s,\n"+
-		"and stores token in the rows it writes. It returns a *fence.StaleError\n"+
-		"(errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,\n"+
-		"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no\n"+
-		"row. One round trip.",
-		q.Name, q.Fence.Table.QualifiedName(), q.Fence.Column, mode)
+	return wrap(text, 76)
+}
+
+// wrap breaks text into lines of at most width bytes at spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(text) {
+		if i > 0 {
+			if n+1+len(w) > width {
+				b.WriteByte('\n')
+				n = 0
+			} else {
+				b.WriteByte(' ')
+				n++
+			}
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
 
 func callArgs(q *analyze.Query, sig signature) []jen.Code {
@@ -320,116 +361,63 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 	return []jen.Code{jen.Panic(jen.Lit("fencegen: unsupported command " + q.Cmd))}
 }
 
-// fencedBody runs the guarded statement built by sqlparse.FenceWrite and
-// tells apart rows written, rows refused (stale token) and no row matched.
+// fencedBody runs the guarded statement built by sqlparse.FenceWrite
+// through fence.Write, which tells apart rows written, rows refused (stale
+// token) and no row matched; see package fence.
 func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement) []jen.Code {
-	zero := func() []jen.Code {
-		switch q.Cmd {
-		case ":one":
-			return []jen.Code{jen.Id("zero")}
-		case ":many":
-			return []jen.Code{jen.Nil()}
-		case ":execrows":
-			return []jen.Code{jen.Lit(0)}
-		}
-		return nil
-	}
-	ret := func(err jen.Code) jen.Code { return jen.Return(append(zero(), err)...) }
 	mode := jen.Qual(fencePkg, "NonStrict")
 	if q.Fence.Strict {
 		mode = jen.Qual(fencePkg, "Strict")
 	}
-	table := q.Fence.Table.QualifiedName()
-	// Scan destinations on a refused row: the two fence columns, then nil
-	// for each of the query's own columns.
-	refusedDests := []jen.Code{jen.Op("&").Id("stored"), jen.Op("&").Id("refused")}
-	writtenDests := []jen.Code{jen.Nil(), jen.Nil()}
-	for range q.Columns {
-		refusedDests = append(refusedDests, jen.Nil())
+	run := jen.Func().Params().Params(jen.Qual(fencePkg, "Rows"), jen.Error()).Block(
+		jen.Return(jen.Add(db).Dot("Query").Call(callArgs(q, sig)...)),
+	)
+	write := func(scan jen.Code) *jen.Statement {
+		return jen.Qual(fencePkg, "Write").Call(
+			jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), mode, jen.Id("token"),
+			jen.Lit(len(q.Columns)), run, scan,
+		)
 	}
-	writtenDests = append(writtenDests, scanDests(sig)...)
-
-	var pre []jen.Code
-	var onWritten []jen.Code
-	var success jen.Code
+	scanRow := func(extra ...jen.Code) jen.Code {
+		dests := append([]jen.Code{jen.Nil(), jen.Nil()}, scanDests(sig)...)
+		body := append(extra, jen.Return(jen.Id("rows").Dot("Scan").Call(dests...)))
+		return jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(body...)
+	}
 	switch q.Cmd {
 	case ":one":
-		pre = append(pre, jen.Var().Id("zero").Add(sig.result))
-		if e.opts.EmitResultStructPointers && !sig.scalar {
-			pre = []jen.Code{jen.Var().Id("zero").Add(sig.result)}
-		}
-		onWritten = []jen.Code{
-			jen.If(jen.Id("written").Op(">").Lit(0)).Block(jen.Continue()),
+		return []jen.Code{
 			e.newItem(sig),
-			jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(writtenDests...), jen.Err().Op("!=").Nil()).Block(
-				jen.Id("rows").Dot("Close").Call(), ret(jen.Err()),
-			),
-			jen.Id("result").Op("=").Id("i"),
+			jen.Id("found").Op(":=").False(),
+			jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(scanRow(
+				jen.If(jen.Id("found")).Block(jen.Return(jen.Nil())),
+				jen.Id("found").Op("=").True(),
+			))),
+			jen.Return(jen.Id("i"), jen.Err()),
 		}
-		pre = append(pre, jen.Var().Id("result").Add(sig.result))
-		success = jen.Return(jen.Id("result"), jen.Nil())
 	case ":many":
-		onWritten = []jen.Code{
-			e.newItem(sig),
-			jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(writtenDests...), jen.Err().Op("!=").Nil()).Block(
-				jen.Id("rows").Dot("Close").Call(), ret(jen.Err()),
-			),
-			jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
-		}
-		success = jen.Return(jen.Id("items"), jen.Nil())
-	case ":execrows":
-		success = jen.Return(jen.Id("written"), jen.Nil())
-	default:
-		success = jen.Return(jen.Nil())
-	}
-	loop := []jen.Code{
-		jen.List(jen.Id("rows"), jen.Err()).Op(":=").Add(db).Dot("Query").Call(callArgs(q, sig)...),
-		jen.If(jen.Err().Op("!=").Nil()).Block(ret(jen.Err())),
-		jen.Var().Defs(
-			jen.Id("written").Int64(),
-			jen.Id("stored").Op(",").Id("refused").Op("*").Int64(),
-		),
-	}
-	if q.Cmd == ":many" {
+		items := jen.Var().Id("items").Index().Add(sig.result)
 		if e.opts.EmitEmptySlices {
-			loop = append(loop, jen.Id("items").Op(":=").Index().Add(sig.result).Values())
-		} else {
-			loop = append(loop, jen.Var().Id("items").Index().Add(sig.result))
+			items = jen.Id("items").Op(":=").Index().Add(sig.result).Values()
 		}
-	}
-	next := []jen.Code{
-		jen.If(jen.Id("rows").Dot("RawValues").Call().Index(jen.Lit(0)).Op("!=").Nil()).Block(
-			jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(refusedDests...), jen.Err().Op("!=").Nil()).Block(
-				jen.Id("rows").Dot("Close").Call(), ret(jen.Err()),
+		dests := append([]jen.Code{jen.Nil(), jen.Nil()}, scanDests(sig)...)
+		scan := jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
+			e.newItem(sig),
+			jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(dests...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
+			jen.Return(jen.Nil()),
+		)
+		return []jen.Code{
+			items,
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(scan)), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Err()),
 			),
-			jen.Continue(),
-		),
+			jen.Return(jen.Id("items"), jen.Nil()),
+		}
+	case ":execrows":
+		return []jen.Code{jen.Return(write(jen.Nil()))}
 	}
-	next = append(next, onWritten...)
-	next = append(next, jen.Id("written").Op("++"))
-	loop = append(loop,
-		jen.For(jen.Id("rows").Dot("Next").Call()).Block(next...),
-		jen.Id("rows").Dot("Close").Call(),
-		jen.If(jen.Err().Op(":=").Id("rows").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(ret(jen.Err())),
-		jen.If(jen.Id("stored").Op("==").Nil()).Block(
-			jen.If(jen.Id("written").Op("==").Lit(0)).Block(
-				ret(jen.Op("&").Qual(fencePkg, "NotFoundError").Values(jen.Dict{
-					jen.Id("Query"): jen.Lit(q.Name), jen.Id("Table"): jen.Lit(table),
-				})),
-			),
-			success,
-		),
-		jen.List(jen.Id("retry"), jen.Err()).Op(":=").Qual(fencePkg, "Refusal").Call(
-			jen.Lit(q.Name), jen.Lit(table), mode, jen.Id("token"),
-			jen.Qual(fencePkg, "Token").Call(jen.Op("*").Id("stored")), jen.Op("*").Id("refused"), jen.Id("attempt"),
-		),
-		jen.If(jen.Op("!").Id("retry")).Block(ret(jen.Err())),
-	)
-	if q.Cmd == ":one" {
-		// result is per attempt
-		loop = append([]jen.Code{jen.Id("result").Op("=").Id("zero")}, loop...)
+	return []jen.Code{
+		jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(jen.Nil())),
+		jen.Return(jen.Err()),
 	}
-	body := append(pre, jen.For(jen.Id("attempt").Op(":=").Lit(0), jen.Empty(), jen.Id("attempt").Op("++")).Block(loop...))
-	_ = sqlparse.StoredColumn
-	return body
 }

@@ -1,0 +1,2 @@
+-- name: GetName :one
+SELECT name FROM t WHERE id = $1;

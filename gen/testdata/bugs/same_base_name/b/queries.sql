@@ -1,0 +1,2 @@
+-- name: GetID :one
+SELECT id FROM t WHERE name = $1;

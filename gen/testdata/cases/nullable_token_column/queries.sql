@@ -1,0 +1,2 @@
+-- name: Touch :exec
+UPDATE leases SET id = id WHERE id = @id;

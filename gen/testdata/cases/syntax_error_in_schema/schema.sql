@@ -1,0 +1,4 @@
+CREATE TABLE t (
+    id BIGINT PRIMARY KEY,
+    name TEXT NOT NULL,
+);

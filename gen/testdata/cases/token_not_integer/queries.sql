@@ -1,0 +1,2 @@
+-- name: GetA :one
+SELECT id FROM a WHERE id = @id;

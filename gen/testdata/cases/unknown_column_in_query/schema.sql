@@ -1,0 +1,2 @@
+CREATE TABLE users (id BIGINT PRIMARY KEY, name TEXT NOT NULL, tok BIGINT NOT NULL DEFAULT 0);
+COMMENT ON COLUMN users.tok IS 'fencegen:token';
