@@ -2,6 +2,7 @@ package gen
 
 import (
 	"context"
+	"go/token"
 
 	"os"
 	"path"
@@ -49,12 +50,16 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 	cat := catalog.New()
 	schemaFiles, err := expand(cfg, pkg.Schema, pkg.Pos)
 	errs = append(errs, err...)
+	// A schema that could not be read or parsed at all would make every
+	// query fail with "relation does not exist": report the schema only.
+	schemaBroken := len(err) > 0
 	for _, f := range schemaFiles {
 		pf, perr := readAndParse(cfg, f, true)
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
 		}
 		if pf == nil {
+			schemaBroken = true
 			continue
 		}
 		for _, st := range pf.Stmts {
@@ -74,6 +79,9 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 		cat.MarkFence(t, ft.Column, ft.Mode == config.ModeStrict, "config", cfg.Path, ft.Pos.Line, ft.Pos.Col)
 	}
 	errs = append(errs, cat.Validate()...)
+	if schemaBroken {
+		return nil, errs
+	}
 	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
 	errs = append(errs, qerr...)
 	var parsed []*sqlparse.File
@@ -123,8 +131,18 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 	}
 	opts := pkg.Go
 	if opts.Package == "" {
-		base := path.Base(filepath.ToSlash(filepath.Clean(filepath.Join(cfg.Dir, opts.Out))))
-		opts.Package = base
+		abs, err := filepath.Abs(filepath.Join(cfg.Dir, opts.Out))
+		if err != nil {
+			abs = opts.Out
+		}
+		opts.Package = filepath.Base(abs)
+		if !token.IsIdentifier(opts.Package) {
+			errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no package name is set and the output directory's name %q is not a Go identifier: set gen.go.package (version 2) or name (version 1)", opts.Package)
+			return nil, errs
+		}
+	} else if !token.IsIdentifier(opts.Package) {
+		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "package name %q is not a Go identifier", opts.Package)
+		return nil, errs
 	}
 	rendered, err2 := golang.Emit(golang.Input{Catalog: cat, Files: analyzed, Options: opts, Sources: sources})
 	if err2 != nil {
@@ -153,7 +171,10 @@ func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.
 		}
 	}
 	for _, e := range entries {
-		p := filepath.Join(cfg.Dir, filepath.FromSlash(e))
+		p := filepath.FromSlash(e)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cfg.Dir, p)
+		}
 		matches := []string{p}
 		if strings.ContainsAny(e, "*?[") {
 			m, err := filepath.Glob(p)

@@ -27,6 +27,15 @@ func (o *Output) Write(dir string) error {
 	if err != nil {
 		return err
 	}
+	// Phase 1: every changed file goes to a temporary file beside its
+	// target. If any of them fails, nothing on disk has changed.
+	type pending struct{ tmp, dst string }
+	var todo []pending
+	cleanup := func() {
+		for _, p := range todo {
+			os.Remove(p.tmp)
+		}
+	}
 	for _, name := range names {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		data := o.Files[name]
@@ -35,9 +44,22 @@ func (o *Output) Write(dir string) error {
 			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			cleanup()
 			return err
 		}
-		if err := writeFile(p, data); err != nil {
+		tmp, err := writeTemp(p, data)
+		if err != nil {
+			cleanup()
+			return err
+		}
+		todo = append(todo, pending{tmp, p})
+	}
+	// Phase 2: rename them into place.
+	for i, p := range todo {
+		if err := os.Rename(p.tmp, p.dst); err != nil {
+			for _, q := range todo[i:] {
+				os.Remove(q.tmp)
+			}
 			return err
 		}
 	}
@@ -46,10 +68,12 @@ func (o *Output) Write(dir string) error {
 
 // writeFile replaces the file at p with data via a temporary file in the
 // same directory.
-func writeFile(p string, data []byte) (err error) {
+// writeTemp writes data to a new temporary file in p's directory, synced
+// and with mode 0644, and returns its name.
+func writeTemp(p string, data []byte) (name string, err error) {
 	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer func() {
 		if err != nil {
@@ -58,18 +82,18 @@ func writeFile(p string, data []byte) (err error) {
 		}
 	}()
 	if _, err := f.Write(data); err != nil {
-		return err
+		return "", err
 	}
 	if err := f.Chmod(0o644); err != nil {
-		return err
+		return "", err
 	}
 	if err := f.Sync(); err != nil {
-		return err
+		return "", err
 	}
 	if err := f.Close(); err != nil {
-		return err
+		return "", err
 	}
-	return os.Rename(f.Name(), p)
+	return f.Name(), nil
 }
 
 // Check compares every file of o with the file at the same path under

@@ -15,7 +15,7 @@
 // github.com/fencegen/fencegen/runtime/lease and a generated method
 // CreditAccount:
 //
-//	l, err := locker.Acquire(ctx, "account:42")      // mints token n
+//	l, err := locker.Acquire(ctx, "account:42", 10*time.Second) // mints token n
 //	if err != nil { ... }
 //	defer l.Release(context.Background())
 //	err = q.CreditAccount(l.Context(), params, l.Token())

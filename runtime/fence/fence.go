@@ -59,13 +59,6 @@ var (
 	ErrNotFound = errors.New("fence: no row matched")
 )
 
-// SQLState is the SQLSTATE that fencegen's database-side trigger raises
-// for a write that would lower (or, in strict mode, not raise) a stored
-// token. Generated code maps it to a *StaleError. Class "FN" is not used by
-// PostgreSQL itself (PostgreSQL docs, Appendix A "PostgreSQL Error Codes":
-// user-defined codes should avoid the predefined classes).
-const SQLState = "FN001"
-
 // StaleError is the error a generated fenced method returns when the
 // database rejected its write because of the fencing token. Unwrap returns
 // ErrStaleToken.

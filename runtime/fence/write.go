@@ -14,8 +14,9 @@ type Rows interface {
 	Err() error
 }
 
-// Write runs a fenced write built by fencegen and tells its three outcomes
-// apart. run sends the statement (one round trip) and returns its rows:
+// Write is called by generated code; applications call the generated
+// methods instead. It runs a fenced write built by fencegen and tells its
+// three outcomes apart. run sends the statement (one round trip) and returns its rows:
 // each row it wrote carries NULL in its first column; when it wrote
 // nothing because of the token, a single row carries the highest stored
 // token and the number of refused rows in its first two columns. cols is

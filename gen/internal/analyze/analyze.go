@@ -111,8 +111,13 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 			if len(msgs) > 0 {
 				continue
 			}
-			if prev, ok := seen[ann.Name]; ok {
-				errs.Add(f.Name, ann.Line, ann.NameCol, "duplicate query name %s (first defined at %s:%d)", ann.Name, prev.File, prev.Line)
+			key := strings.ToLower(ann.Name[:1]) + ann.Name[1:]
+			if prev, ok := seen[key]; ok {
+				if prev.Name == ann.Name {
+					errs.Add(f.Name, ann.Line, ann.NameCol, "duplicate query name %s (first defined at %s:%d)", ann.Name, prev.File, prev.Line)
+				} else {
+					errs.Add(f.Name, ann.Line, ann.NameCol, "query names %s and %s (%s:%d) differ only in the case of their first letter; their generated SQL constants would collide", ann.Name, prev.Name, prev.File, prev.Line)
+				}
 				continue
 			}
 			a := &analyzer{cat: cat, file: f, stmt: st, params: map[int]*Param{}}
@@ -121,7 +126,7 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 				errs = append(errs, diag.As(err)...)
 				continue
 			}
-			seen[q.Name] = q
+			seen[key] = q
 			af.Queries = append(af.Queries, q)
 		}
 		// A trailing annotation with no statement after it.
@@ -175,10 +180,22 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 				a.errorf(t.Loc, "TRUNCATE of fenced table %s cannot be guarded by a fencing token", tb.QualifiedName())
 			}
 		}
+	case *sqlparse.Merge:
+		if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && tb.Fence != nil {
+			a.errorf(n.Loc, "MERGE into fenced table %s cannot be guarded by a fencing token yet; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
+		}
+	case *sqlparse.Copy:
+		if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && tb.Fence != nil && n.From {
+			a.errorf(n.Loc, "COPY into fenced table %s cannot be guarded by a fencing token", tb.QualifiedName())
+		}
 	default:
 		// Other statements (CALL, SET, DDL ...) run as they are.
 	}
 	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
+	if q.Fence == nil && (ann.Strict || ann.NonStrict) {
+		a.errs.Add(a.file.Name, ann.Line, ann.Col, "query %s: @fence applies to writes to a fenced table, and this query writes none", q.Name)
 		return nil, a.errs
 	}
 	a.checkCmd(q)
@@ -207,8 +224,12 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	q.SQL = sqlText
 	if q.Fence != nil {
 		q.Fence.TokenParam = len(q.Params) + 1
+		if q.Fence.Kind != "insert" && len(q.Fence.Table.PrimaryKey) == 0 {
+			a.errorf(a.stmt.Start, "query %s: fenced table %s has no PRIMARY KEY; fencegen locks and writes the rows a fenced %s matches by key, so that the write is all or nothing", q.Name, q.Fence.Table.QualifiedName(), strings.ToUpper(q.Fence.Kind))
+			return nil, a.errs
+		}
 		rewritten, err := sqlparse.FenceWrite(sqlText, sqlparse.FenceSpec{
-			Column: q.Fence.Column, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
+			Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
 			Columns: len(q.Columns),
 		})
 		if err != nil {

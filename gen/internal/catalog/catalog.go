@@ -300,17 +300,42 @@ func (c *Catalog) ResolveType(tn *sqlparse.TypeName) (Type, bool) {
 	return Type{Schema: tn.Schema, Name: tn.Name, ArrayDims: tn.ArrayDims}, false
 }
 
-var fenceMark = regexp.MustCompile(`\bfencegen:token\b(?:[ \t]+(strict|non-strict|nonstrict)(?:$|[^\w-]))?`)
+// anyMark finds anything that looks like a fencegen annotation, however
+// misspelt, so that a typo is an error and never silently unfences a table.
+var anyMark = regexp.MustCompile(`(?i)\bfence[-_ ]?gen\s*:\s*(\S*)(?:[ \t,]+(\S+))?`)
 
 // ParseFenceComment reports whether a column comment marks the column as a
 // fencing token ("fencegen:token", optionally followed by "strict" or
-// "non-strict"), and the mode it asks for.
-func ParseFenceComment(comment string) (marked, strict bool) {
-	m := fenceMark.FindStringSubmatch(comment)
+// "non-strict"), and the mode it asks for. A comment that mentions
+// "fencegen:" in any other way is an error: a misspelt mark must not leave
+// the table unfenced, nor a misspelt mode leave it non-strict.
+func ParseFenceComment(comment string) (marked, strict bool, err error) {
+	m := anyMark.FindStringSubmatch(comment)
 	if m == nil {
-		return false, false
+		return false, false, nil
 	}
-	return true, m[1] == "strict"
+	if !strings.HasPrefix(m[0], "fencegen:token") || strings.TrimRight(m[1], ".,;:)'\"") != "token" {
+		return false, false, fmt.Errorf("unrecognised fencegen annotation %q in the column comment: want 'fencegen:token', 'fencegen:token strict' or 'fencegen:token non-strict'", strings.TrimSpace(m[0]))
+	}
+	if strings.HasPrefix(m[0], "fencegen:token,") && m[2] != "" {
+		return false, false, fmt.Errorf("write the fencing mode after a space, as in 'fencegen:token strict', not %q", strings.TrimSpace(m[0]))
+	}
+	switch strings.TrimRight(m[2], ".;)") {
+	case "":
+		return true, false, nil
+	case "strict":
+		return true, true, nil
+	case "non-strict", "nonstrict":
+		return true, false, nil
+	}
+	word := strings.ToLower(strings.TrimRight(m[2], ".;)"))
+	for _, mode := range []string{"strict", "non-strict"} {
+		if len(word) <= len(mode)+1 && editDistance(word, mode) <= 2 {
+			return false, false, fmt.Errorf("unrecognised fencing mode %q after fencegen:token: want 'strict' or 'non-strict'", m[2])
+		}
+	}
+	// Other words after the mark are ordinary comment text.
+	return true, false, nil
 }
 
 // MarkFence marks table.column as the table's fencing token, checking
@@ -338,13 +363,43 @@ func (c *Catalog) Validate() diag.List {
 		case col == nil:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %q does not exist in table %s", f.Column, t.QualifiedName())})
-		case col.Type.IsArray() || col.Type.Schema != "pg_catalog" || (col.Type.Name != "int8" && col.Type.Name != "int4" && col.Type.Name != "int2"):
+		case col.Type.IsArray() || col.Type.Schema != "pg_catalog" || (col.Type.Name != "int8" && col.Type.Name != "int4"):
+			why := "it must be bigint (or integer) so that tokens compare in order"
+			if col.Type.Name == "int2" && !col.Type.IsArray() {
+				why = "smallint overflows after 32767 acquisitions; use bigint"
+			}
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("fencing token column %s.%s has type %s; it must be an integer type (bigint recommended) so tokens compare in order", t.QualifiedName(), col.Name, col.Type)})
+				Msg: fmt.Sprintf("fencing token column %s.%s has type %s: %s", t.QualifiedName(), col.Name, col.Type, why)})
 		case !col.NotNull:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s must be NOT NULL: a NULL stored token never compares (NULL <= $token is never true), so every fenced write would be refused; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
 		}
 	}
 	return errs
+}
+
+// editDistance is the optimal string alignment distance between a and b
+// (insertions, deletions, substitutions and adjacent transpositions).
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

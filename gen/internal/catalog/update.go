@@ -298,7 +298,12 @@ func (u *updater) comment(n *sqlparse.Comment) {
 			return
 		}
 		c.Comment = n.Text
-		if marked, strict := ParseFenceComment(n.Text); marked {
+		marked, strict, err := ParseFenceComment(n.Text)
+		if err != nil {
+			u.errorf(n.Loc, ErrFence, "%v", err)
+			return
+		}
+		if marked {
 			line, col := u.pos(n.Loc)
 			u.c.MarkFence(t, c.Name, strict, "comment", u.f.Name, line, col)
 		} else if t.Fence != nil && t.Fence.Column == c.Name && t.Fence.Source == "comment" {

@@ -262,12 +262,12 @@ func TestFenceCommentParsing(t *testing.T) {
 		{"fencegen:token non-strict", true, false},
 		{"fencegen:token\tstrict", true, true},
 		{"Fencing token (fencegen:token).", true, false},
-		{"fencegen:tokens", false, false},
+		{"fencegen:tokens", false, false}, // an error: see TestFenceCommentTypos
 		{"fencegen:tok", false, false},
 		{"", false, false},
 		{"token", false, false},
 	} {
-		marked, strict := catalog.ParseFenceComment(tc.comment)
+		marked, strict, _ := catalog.ParseFenceComment(tc.comment)
 		if marked != tc.marked || strict != tc.strict {
 			t.Errorf("ParseFenceComment(%q) = %v, %v; want %v, %v", tc.comment, marked, strict, tc.marked, tc.strict)
 		}
@@ -277,8 +277,27 @@ func TestFenceCommentParsing(t *testing.T) {
 // "strictly" is not the word "strict": the mode must not be read from the
 // prefix of a longer word.
 func TestFenceCommentStrictWordBoundary(t *testing.T) {
-	if _, strict := catalog.ParseFenceComment("fencegen:token strictly increasing"); strict {
-		t.Errorf(`BUG: ParseFenceComment("fencegen:token strictly increasing") reports strict mode`)
+	if _, strict, err := catalog.ParseFenceComment("fencegen:token strictly increasing"); strict || err != nil {
+		t.Errorf(`ParseFenceComment("fencegen:token strictly increasing") = strict %v, %v; want non-strict, no error`, strict, err)
+	}
+}
+
+// A misspelt mark or mode is an error, never a table silently unfenced or
+// silently non-strict.
+func TestFenceCommentTypos(t *testing.T) {
+	for _, c := range []string{
+		"fencegen:tokne", "Fencegen:token", "fencegen: token", "fencegen:fence", "fencegen:tokens",
+		"fencegen:tok", "fencegen:token strcit", "fencegen:token STRICT", "fencegen:token, strict",
+		"fence-gen:token", "fencegen:token nonstirct",
+	} {
+		if marked, _, err := catalog.ParseFenceComment(c); err == nil {
+			t.Errorf("ParseFenceComment(%q) = marked %v, no error; want an error", c, marked)
+		}
+	}
+	for _, c := range []string{"fencegen:token", "fencegen:token strict", "fencegen:token non-strict", "Highest token. fencegen:token", "fencegen:token (see ADR 12)"} {
+		if marked, _, err := catalog.ParseFenceComment(c); !marked || err != nil {
+			t.Errorf("ParseFenceComment(%q) = marked %v, %v; want marked", c, marked, err)
+		}
 	}
 }
 

@@ -136,7 +136,9 @@ func (e *emitter) newFile(pkg, source string) *jen.File {
 func render(name string, f *jen.File) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
-		return nil, fmt.Errorf("render %s: %w", name, err)
+		// jennifer appends the unformatted source: keep the first line.
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		return nil, fmt.Errorf("internal error rendering %s (please report it): %s", name, msg)
 	}
 	fset := token.NewFileSet()
 	af, err := parser.ParseFile(fset, name, buf.Bytes(), parser.ParseComments)
@@ -215,9 +217,10 @@ func (e *emitter) enum(f *jen.File, en *catalog.Enum) {
 	name := e.names.structName(enumGoName(en))
 	f.Type().Id(name).String()
 	f.Line()
+	constNames := e.enumConstNames(name, en)
 	var consts []jen.Code
-	for _, v := range en.Values {
-		consts = append(consts, jen.Id(name+e.names.structName(enumValueName(v))).Id(name).Op("=").Lit(v))
+	for i, v := range en.Values {
+		consts = append(consts, jen.Id(constNames[i]).Id(name).Op("=").Lit(v))
 	}
 	f.Const().Defs(consts...)
 	f.Line()
@@ -253,8 +256,8 @@ func (e *emitter) enum(f *jen.File, en *catalog.Enum) {
 	f.Line()
 	if e.opts.EmitEnumValidMethod {
 		var cases []jen.Code
-		for _, v := range en.Values {
-			cases = append(cases, jen.Id(name+e.names.structName(enumValueName(v))))
+		for _, c := range constNames {
+			cases = append(cases, jen.Id(c))
 		}
 		f.Func().Params(jen.Id("e").Id(name)).Id("Valid").Params().Bool().Block(
 			jen.Switch(jen.Id("e")).Block(jen.Case(cases...).Block(jen.Return(jen.True()))),
@@ -264,8 +267,8 @@ func (e *emitter) enum(f *jen.File, en *catalog.Enum) {
 	}
 	if e.opts.EmitAllEnumValues {
 		var vals []jen.Code
-		for _, v := range en.Values {
-			vals = append(vals, jen.Id(name+e.names.structName(enumValueName(v))))
+		for _, c := range constNames {
+			vals = append(vals, jen.Id(c))
 		}
 		f.Func().Id("All" + name + "Values").Params().Index().Id(name).Block(
 			jen.Return(jen.Index().Id(name).Values(vals...)),
@@ -274,17 +277,36 @@ func (e *emitter) enum(f *jen.File, en *catalog.Enum) {
 	}
 }
 
+// enumValueName keeps letters, digits and underscores of an enum label,
+// turning the separators - / : into underscores and dropping everything
+// else, as sqlc does.
 func enumValueName(v string) string {
-	var b strings.Builder
-	for _, r := range v {
+	return strings.Map(func(r rune) rune {
 		switch {
+		case strings.ContainsRune("-/:_", r):
+			return '_'
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
+			return r
 		}
+		return -1
+	}, v)
+}
+
+// enumConstNames names each label's constant: the type name followed by the
+// label, or by value_<i> when the label has nothing usable or repeats one
+// already used.
+func (e *emitter) enumConstNames(typeName string, en *catalog.Enum) []string {
+	seen := map[string]bool{}
+	out := make([]string, len(en.Values))
+	for i, v := range en.Values {
+		value := enumValueName(v)
+		if seen[value] || value == "" {
+			value = fmt.Sprintf("value_%d", i)
+		}
+		seen[value] = true
+		out[i] = typeName + e.names.structName(value)
 	}
-	return b.String()
+	return out
 }
 
 func (e *emitter) tags(name string) map[string]string {

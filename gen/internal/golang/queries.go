@@ -170,10 +170,16 @@ func (e *emitter) matchModel(q *analyze.Query) string {
 // a Go keyword or shadow a predeclared identifier the generated code uses.
 func sqlConstName(q *analyze.Query) string {
 	n := lowerFirst(q.Name)
-	if token.IsKeyword(n) || predeclared[n] || reserved[n] {
+	if token.IsKeyword(n) || predeclared[n] || reserved[n] || imported[n] {
 		n += "Query"
 	}
 	return n
+}
+
+// imported are the package names generated files may import.
+var imported = map[string]bool{
+	"fmt": true, "context": true, "pgtype": true, "pgx": true, "pgconn": true, "fence": true,
+	"netip": true, "net": true, "driver": true, "json": true, "time": true, "uuid": true,
 }
 
 // predeclared are Go's predeclared identifiers (The Go Programming Language

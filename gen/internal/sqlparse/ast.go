@@ -309,6 +309,24 @@ type Delete struct {
 
 func (n *Delete) Pos() int { return n.Loc }
 
+// Merge is MERGE INTO (modelled only so that writes to fenced tables are
+// refused).
+type Merge struct {
+	Table Name
+	Loc   int
+}
+
+func (n *Merge) Pos() int { return n.Loc }
+
+// Copy is COPY table FROM/TO.
+type Copy struct {
+	Table Name
+	From  bool
+	Loc   int
+}
+
+func (n *Copy) Pos() int { return n.Loc }
+
 // Truncate is TRUNCATE.
 type Truncate struct {
 	Tables []Name

@@ -132,6 +132,15 @@ func (c *converter) stmt(n *pg.Node) Node {
 		return t
 	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
 		return c.dml(n)
+	case *pg.Node_MergeStmt:
+		name := rangeVarName(s.MergeStmt.Relation)
+		return &Merge{Table: name, Loc: name.Loc}
+	case *pg.Node_CopyStmt:
+		if s.CopyStmt.Relation == nil {
+			return &Unknown{Kind: "CopyStmt", Loc: -1}
+		}
+		name := rangeVarName(s.CopyStmt.Relation)
+		return &Copy{Table: name, From: s.CopyStmt.IsFrom, Loc: name.Loc}
 	}
 	return &Unknown{Kind: nodeKind(n), Loc: -1}
 }

@@ -2,6 +2,7 @@ package sqlparse
 
 import (
 	"fmt"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 )
@@ -25,6 +26,9 @@ const (
 type FenceSpec struct {
 	// Column is the fencing-token column.
 	Column string
+	// Key lists the table's primary-key columns: the rows a fenced UPDATE
+	// or DELETE matches are locked and written by key.
+	Key []string
 	// Param is the number of the parameter that carries the presented token.
 	Param int
 	// Strict guards with stored < presented instead of stored ≤ presented.
@@ -33,30 +37,50 @@ type FenceSpec struct {
 	Columns int
 }
 
+// Names of the WITH queries of a fenced UPDATE or DELETE.
+const (
+	// LockCTE locks every row the write's WHERE clause matches.
+	LockCTE = "fence_lock"
+	// CheckCTE holds the highest stored token of the locked rows and how
+	// many of them the presented token does not beat.
+	CheckCTE = "fence_check"
+)
+
 // FenceWrite rewrites one INSERT, UPDATE or DELETE (text with $n
 // parameters only) so that the database itself enforces the fencing token,
-// in one statement:
+// in one statement and one round trip.
 //
 // INSERT stores the presented token in the token column.
 //
-// UPDATE and DELETE become
+// UPDATE and DELETE are all or nothing. For
+// UPDATE t SET ... WHERE <where> with token parameter $p the result is
 //
-//	WITH fence_write AS (
-//	    UPDATE t SET ..., tok = $p WHERE (<where>) AND t.tok <= $p RETURNING ...)
-//	SELECT NULL::int8 AS fence_stored, NULL::int8 AS fence_rows, fence_write.* FROM fence_write
+//	WITH fence_lock AS (
+//	    SELECT t.<key>, t.tok FROM t WHERE <where> FOR UPDATE OF t
+//	), fence_check AS (
+//	    SELECT max(tok) AS stored, count(*) FILTER (WHERE NOT (tok <= $p)) AS refused FROM fence_lock
+//	), fence_write AS (
+//	    UPDATE t SET ..., tok = $p
+//	    WHERE <where> AND t.tok <= $p
+//	      AND (t.<key>) IN (SELECT <key> FROM fence_lock)
+//	      AND (SELECT refused FROM fence_check) = 0
+//	    RETURNING ...
+//	)
+//	SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 //	UNION ALL
-//	SELECT max(t.tok), count(*), NULL, ... FROM t WHERE (<where>)
-//	    AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+//	SELECT stored, refused, NULL, ... FROM fence_check WHERE refused > 0
 //
-// so that one round trip tells the three outcomes apart: rows written
-// (fence_stored NULL), rows that exist but hold a token the presented one
-// does not beat (one row, fence_stored = highest stored token), and no
-// matching row (no rows). PostgreSQL runs the statement atomically; under
-// READ COMMITTED the UPDATE re-checks the guard on the newest row version
-// after waiting for a concurrent writer (PostgreSQL docs, 13.2.1 "Read
-// Committed Isolation Level"), while the second branch reads the
-// statement's snapshot: a refused row that the snapshot shows as writable
-// means a concurrent writer got there first, and generated code retries.
+// fence_lock locks every matched row; under READ COMMITTED a row that a
+// concurrent transaction changed is re-read in its newest version and the
+// WHERE clause re-checked (PostgreSQL docs, 13.2.1 "Read Committed
+// Isolation Level", and 13.3.2 "Row-Level Locks"), so fence_check sees the
+// tokens that are really stored, and nothing can change them before the
+// write. If any matched row holds a token the presented one does not beat,
+// nothing is written and one row reports the highest stored token and the
+// number of such rows; if none matched, no row comes back; otherwise the
+// written rows come back with fence_stored NULL. Under REPEATABLE READ and
+// SERIALIZABLE a concurrent change makes the statement fail with a
+// serialization error (SQLSTATE 40001) instead, as any write would.
 func FenceWrite(sql string, spec FenceSpec) (string, error) {
 	tree, err := pg.Parse(sql)
 	if err != nil {
@@ -79,28 +103,77 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 		if u.WithClause != nil {
 			return "", fmt.Errorf("a fenced UPDATE cannot have its own WITH clause yet")
 		}
-		guard := guardExpr(u.Relation, spec.Column, op, token)
+		if len(spec.Key) == 0 {
+			return "", fmt.Errorf("the table has no primary key")
+		}
 		where := u.WhereClause
-		u.WhereClause = and(where, guard)
+		extra, err := lockConditions(u.Relation, spec)
+		if err != nil {
+			return "", err
+		}
+		u.WhereClause = and(and(where, guardExpr(u.Relation, spec.Column, op, token)), extra)
 		u.TargetList = append(u.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
 		if len(u.ReturningList) == 0 {
 			u.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
 		}
-		return wrap(raw.Stmt, u.Relation, u.FromClause, where, spec)
+		return wrap(raw.Stmt, u.Relation, u.FromClause, where, spec, op)
 	case *pg.Node_DeleteStmt:
 		d := s.DeleteStmt
 		if d.WithClause != nil {
 			return "", fmt.Errorf("a fenced DELETE cannot have its own WITH clause yet")
 		}
-		guard := guardExpr(d.Relation, spec.Column, op, token)
+		if len(spec.Key) == 0 {
+			return "", fmt.Errorf("the table has no primary key")
+		}
 		where := d.WhereClause
-		d.WhereClause = and(where, guard)
+		extra, err := lockConditions(d.Relation, spec)
+		if err != nil {
+			return "", err
+		}
+		d.WhereClause = and(and(where, guardExpr(d.Relation, spec.Column, op, token)), extra)
 		if len(d.ReturningList) == 0 {
 			d.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
 		}
-		return wrap(raw.Stmt, d.Relation, d.UsingClause, where, spec)
+		return wrap(raw.Stmt, d.Relation, d.UsingClause, where, spec, op)
 	}
 	return "", fmt.Errorf("only INSERT, UPDATE and DELETE can be fenced")
+}
+
+// quoteIdent quotes a name for SQL when it is not a plain lower-case
+// identifier.
+func quoteIdent(s string) string {
+	plain := s != ""
+	for i, r := range s {
+		if !(r == '_' || (r >= 'a' && r <= 'z') || (i > 0 && r >= '0' && r <= '9')) {
+			plain = false
+		}
+	}
+	if plain {
+		if _, err := pg.Parse("SELECT 1 AS " + s); err == nil {
+			return s
+		}
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+func keyList(prefix string, key []string) string {
+	parts := make([]string, len(key))
+	for i, k := range key {
+		parts[i] = prefix + quoteIdent(k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// lockConditions returns "(t.key) IN (SELECT key FROM fence_lock) AND
+// (SELECT refused FROM fence_check) = 0" as a parse-tree node.
+func lockConditions(rv *pg.RangeVar, spec FenceSpec) (*pg.Node, error) {
+	text := fmt.Sprintf("SELECT 1 WHERE (%s) IN (SELECT %s FROM %s) AND (SELECT refused FROM %s) = 0",
+		keyList(quoteIdent(relName(rv))+".", spec.Key), keyList("", spec.Key), LockCTE, CheckCTE)
+	t, err := pg.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	return t.Stmts[0].Stmt.GetSelectStmt().WhereClause, nil
 }
 
 func relName(rv *pg.RangeVar) string {
@@ -126,75 +199,58 @@ func and(a, b *pg.Node) *pg.Node {
 	if a == nil {
 		return b
 	}
+	if b == nil {
+		return a
+	}
 	return pg.MakeBoolExprNode(pg.BoolExprType_AND_EXPR, []*pg.Node{a, b}, -1)
-}
-
-func nullConst() *pg.Node {
-	return &pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true, Location: -1}}}
-}
-
-func int8Null() *pg.Node {
-	return &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{
-		Arg:      nullConst(),
-		TypeName: &pg.TypeName{Names: []*pg.Node{pg.MakeStrNode("pg_catalog"), pg.MakeStrNode("int8")}, Typemod: -1, Location: -1},
-		Location: -1,
-	}}}
-}
-
-func countStar() *pg.Node {
-	n := pg.MakeFuncCallNode([]*pg.Node{pg.MakeStrNode("count")}, nil, -1)
-	n.GetFuncCall().AggStar = true
-	return n
 }
 
 func selectNode(s *pg.SelectStmt) *pg.Node { return &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: s}} }
 
-func wrap(write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec) (string, error) {
-	written := &pg.SelectStmt{
-		TargetList: []*pg.Node{
-			pg.MakeResTargetNodeWithNameAndVal(StoredColumn, int8Null(), -1),
-			pg.MakeResTargetNodeWithNameAndVal(RowsColumn, int8Null(), -1),
-		},
-		FromClause:  []*pg.Node{pg.MakeSimpleRangeVarNode(WriteCTE, -1)},
+func deparse(n *pg.Node) (string, error) {
+	return pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: n}}})
+}
+
+func wrap(write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec, op string) (string, error) {
+	writeSQL, err := deparse(write)
+	if err != nil {
+		return "", err
+	}
+	// The lock query: the write's own FROM/USING items and WHERE clause, so
+	// that it matches exactly the rows the write would.
+	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: rv.Inh, Relpersistence: "p", Alias: rv.Alias, Location: -1}
+	var targets []*pg.Node
+	for _, k := range spec.Key {
+		targets = append(targets, pg.MakeResTargetNodeWithVal(colRef(relName(rv), k), -1))
+	}
+	targets = append(targets, pg.MakeResTargetNodeWithNameAndVal("fence_token", colRef(relName(rv), spec.Column), -1))
+	lock := &pg.SelectStmt{
+		TargetList:  targets,
+		FromClause:  append([]*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: target}}}, from...),
+		WhereClause: where,
+		LockingClause: []*pg.Node{{Node: &pg.Node_LockingClause{LockingClause: &pg.LockingClause{
+			Strength:   pg.LockClauseStrength_LCS_FORUPDATE,
+			WaitPolicy: pg.LockWaitPolicy_LockWaitBlock,
+			LockedRels: []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: relName(rv), Inh: true, Relpersistence: "p", Location: -1}}}},
+		}}}},
 		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
 		Op:          pg.SetOperation_SETOP_NONE,
 	}
+	lockSQL, err := deparse(selectNode(lock))
+	if err != nil {
+		return "", err
+	}
+	nulls := strings.Repeat(", NULL", spec.Columns)
+	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
 	if spec.Columns > 0 {
-		written.TargetList = append(written.TargetList, pg.MakeResTargetNodeWithVal(colRef(WriteCTE, "*"), -1))
-		written.TargetList[2].GetResTarget().Val.GetColumnRef().Fields[1] = pg.MakeAStarNode()
+		written += ", " + WriteCTE + ".*"
 	}
-	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: true, Relpersistence: "p", Alias: rv.Alias, Location: -1}
-	noneWritten := &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_NOT_EXPR, Args: []*pg.Node{
-		{Node: &pg.Node_SubLink{SubLink: &pg.SubLink{SubLinkType: pg.SubLinkType_EXISTS_SUBLINK, Subselect: selectNode(&pg.SelectStmt{
-			TargetList:  []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)},
-			FromClause:  []*pg.Node{pg.MakeSimpleRangeVarNode(WriteCTE, -1)},
-			LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
-			Op:          pg.SetOperation_SETOP_NONE,
-		}), Location: -1}}},
-	}, Location: -1}}}
-	refused := &pg.SelectStmt{
-		TargetList: []*pg.Node{
-			pg.MakeResTargetNodeWithNameAndVal(StoredColumn, pg.MakeFuncCallNode([]*pg.Node{pg.MakeStrNode("max")}, []*pg.Node{colRef(relName(rv), spec.Column)}, -1), -1),
-			pg.MakeResTargetNodeWithNameAndVal(RowsColumn, countStar(), -1),
-		},
-		FromClause:   append([]*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: target}}}, from...),
-		WhereClause:  and(where, noneWritten),
-		HavingClause: pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode(">")}, countStar(), pg.MakeAConstIntNode(0, -1), -1),
-		LimitOption:  pg.LimitOption_LIMIT_OPTION_DEFAULT,
-		Op:           pg.SetOperation_SETOP_NONE,
-	}
-	for i := 0; i < spec.Columns; i++ {
-		refused.TargetList = append(refused.TargetList, pg.MakeResTargetNodeWithVal(nullConst(), -1))
-	}
-	parts := make([]string, 3)
-	for i, n := range []*pg.Node{write, selectNode(written), selectNode(refused)} {
-		out, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: n}}})
-		if err != nil {
-			return "", err
-		}
-		parts[i] = out
-	}
-	out := "WITH " + WriteCTE + " AS (\n    " + parts[0] + "\n)\n" + parts[1] + "\nUNION ALL\n" + parts[2]
+	written += " FROM " + WriteCTE
+	out := "WITH " + LockCTE + " AS (\n    " + lockSQL + "\n), " +
+		CheckCTE + " AS (\n    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token " + op + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE + "\n), " +
+		WriteCTE + " AS (\n    " + writeSQL + "\n)\n" +
+		written + "\nUNION ALL\n" +
+		"SELECT stored, refused" + nulls + " FROM " + CheckCTE + " WHERE refused > 0"
 	// The result must parse again: a deparser bug must never reach users.
 	if _, err := pg.Parse(out); err != nil {
 		return "", fmt.Errorf("rewritten statement does not parse: %v", err)

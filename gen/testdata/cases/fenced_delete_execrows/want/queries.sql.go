@@ -10,12 +10,16 @@ import (
 )
 
 const expireSessions = `-- name: ExpireSessions :execrows
-WITH fence_write AS (
-    DELETE FROM sessions WHERE expires_at < $1 AND sessions.token <= $2 RETURNING 1
+WITH fence_lock AS (
+    SELECT sessions.id, sessions.token AS fence_token FROM sessions WHERE expires_at < $1 FOR UPDATE OF sessions
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+), fence_write AS (
+    DELETE FROM sessions WHERE (expires_at < $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT max(sessions.token) AS fence_stored, count(*) AS fence_rows FROM sessions WHERE expires_at < $1 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused FROM fence_check WHERE refused > 0
 `
 
 // ExpireSessions is fenced on sessions.token: it refuses to touch rows whose
@@ -30,12 +34,16 @@ func (q *Queries) ExpireSessions(ctx context.Context, now pgtype.Timestamptz, to
 }
 
 const deleteSession = `-- name: DeleteSession :exec
-WITH fence_write AS (
-    DELETE FROM sessions WHERE id = $1 AND sessions.token <= $2 RETURNING 1
+WITH fence_lock AS (
+    SELECT sessions.id, sessions.token AS fence_token FROM sessions WHERE id = $1 FOR UPDATE OF sessions
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+), fence_write AS (
+    DELETE FROM sessions WHERE (id = $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT max(sessions.token) AS fence_stored, count(*) AS fence_rows FROM sessions WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused FROM fence_check WHERE refused > 0
 `
 
 // DeleteSession is fenced on sessions.token: it refuses to touch rows whose
@@ -51,12 +59,16 @@ func (q *Queries) DeleteSession(ctx context.Context, id pgtype.UUID, token fence
 }
 
 const deleteBanned = `-- name: DeleteBanned :execrows
-WITH fence_write AS (
-    DELETE FROM sessions s USING banned_users b WHERE s.user_id = b.user_id AND s.token <= $1 RETURNING 1
+WITH fence_lock AS (
+    SELECT s.id, s.token AS fence_token FROM sessions s, banned_users b WHERE s.user_id = b.user_id FOR UPDATE OF s
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $1)) AS refused FROM fence_lock
+), fence_write AS (
+    DELETE FROM sessions s USING banned_users b WHERE (s.user_id = b.user_id AND s.token <= $1) AND (s.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT max(s.token) AS fence_stored, count(*) AS fence_rows FROM sessions s, banned_users b WHERE s.user_id = b.user_id AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused FROM fence_check WHERE refused > 0
 `
 
 // DeleteBanned is fenced on sessions.token: it refuses to touch rows whose
@@ -71,12 +83,16 @@ func (q *Queries) DeleteBanned(ctx context.Context, token fence.Token) (int64, e
 }
 
 const deleteForUser = `-- name: DeleteForUser :many
-WITH fence_write AS (
-    DELETE FROM sessions WHERE user_id = $1 AND sessions.token <= $2 RETURNING id
+WITH fence_lock AS (
+    SELECT sessions.id, sessions.token AS fence_token FROM sessions WHERE user_id = $1 FOR UPDATE OF sessions
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+), fence_write AS (
+    DELETE FROM sessions WHERE (user_id = $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT max(sessions.token) AS fence_stored, count(*) AS fence_rows, NULL FROM sessions WHERE user_id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
 `
 
 // DeleteForUser is fenced on sessions.token: it refuses to touch rows whose

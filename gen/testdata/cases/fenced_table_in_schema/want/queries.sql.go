@@ -9,12 +9,16 @@ import (
 )
 
 const finishJob = `-- name: FinishJob :exec
-WITH fence_write AS (
-    UPDATE app.jobs SET done = true, fence = $2 WHERE id = $1 AND jobs.fence <= $2 RETURNING 1
+WITH fence_lock AS (
+    SELECT jobs.id, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+), fence_write AS (
+    UPDATE app.jobs SET done = true, fence = $2 WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT max(jobs.fence) AS fence_stored, count(*) AS fence_rows FROM app.jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused FROM fence_check WHERE refused > 0
 `
 
 // FinishJob is fenced on app.jobs.fence: it refuses to touch rows whose stored
@@ -30,12 +34,16 @@ func (q *Queries) FinishJob(ctx context.Context, id int64, token fence.Token) er
 }
 
 const finishJobReturning = `-- name: FinishJobReturning :one
-WITH fence_write AS (
-    UPDATE app.jobs j SET done = true, fence = $2 WHERE j.id = $1 AND j.fence <= $2 RETURNING j.id, j.kind
+WITH fence_lock AS (
+    SELECT j.id, j.fence AS fence_token FROM app.jobs j WHERE j.id = $1 FOR UPDATE OF j
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+), fence_write AS (
+    UPDATE app.jobs j SET done = true, fence = $2 WHERE (j.id = $1 AND j.fence <= $2) AND (j.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING j.id, j.kind
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT max(j.fence) AS fence_stored, count(*) AS fence_rows, NULL, NULL FROM app.jobs j WHERE j.id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0
 `
 
 type FinishJobReturningRow struct {
@@ -65,12 +73,16 @@ func (q *Queries) FinishJobReturning(ctx context.Context, id int64, token fence.
 }
 
 const deleteJob = `-- name: DeleteJob :execrows
-WITH fence_write AS (
-    DELETE FROM app.jobs WHERE id = $1 AND jobs.fence <= $2 RETURNING 1
+WITH fence_lock AS (
+    SELECT jobs.id, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+), fence_write AS (
+    DELETE FROM app.jobs WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT max(jobs.fence) AS fence_stored, count(*) AS fence_rows FROM app.jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused FROM fence_check WHERE refused > 0
 `
 
 // DeleteJob is fenced on app.jobs.fence: it refuses to touch rows whose stored

@@ -10,12 +10,16 @@ import (
 )
 
 const creditAccount = `-- name: CreditAccount :exec
-WITH fence_write AS (
-    UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
+WITH fence_lock AS (
+    SELECT account_balances.id, account_balances.last_fencing_token AS fence_token FROM account_balances WHERE id = $2 FOR UPDATE OF account_balances
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+), fence_write AS (
+    UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE (id = $2 AND account_balances.last_fencing_token <= $3) AND (account_balances.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT max(account_balances.last_fencing_token) AS fence_stored, count(*) AS fence_rows FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused FROM fence_check WHERE refused > 0
 `
 
 type CreditAccountParams struct {
@@ -39,12 +43,16 @@ func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, to
 }
 
 const resetBalance = `-- name: ResetBalance :exec
-WITH fence_write AS (
-    UPDATE account_balances SET balance = 0, last_fencing_token = $2 WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
+WITH fence_lock AS (
+    SELECT account_balances.id, account_balances.last_fencing_token AS fence_token FROM account_balances WHERE id = $1 FOR UPDATE OF account_balances
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+), fence_write AS (
+    UPDATE account_balances SET balance = 0, last_fencing_token = $2 WHERE (id = $1 AND account_balances.last_fencing_token <= $2) AND (account_balances.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT max(account_balances.last_fencing_token) AS fence_stored, count(*) AS fence_rows FROM account_balances WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused FROM fence_check WHERE refused > 0
 `
 
 // ResetBalance is fenced on account_balances.last_fencing_token: it refuses to

@@ -10,12 +10,16 @@ import (
 )
 
 const takeRegion = `-- name: TakeRegion :many
-WITH fence_write AS (
-    UPDATE shards SET owner = $1, moved_at = now(), epoch = $3 WHERE region = $2 AND shards.epoch <= $3 RETURNING id, owner, moved_at
+WITH fence_lock AS (
+    SELECT shards.id, shards.epoch AS fence_token FROM shards WHERE region = $2 FOR UPDATE OF shards
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+), fence_write AS (
+    UPDATE shards SET owner = $1, moved_at = now(), epoch = $3 WHERE (region = $2 AND shards.epoch <= $3) AND (shards.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, moved_at
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT max(shards.epoch) AS fence_stored, count(*) AS fence_rows, NULL, NULL, NULL FROM shards WHERE region = $2 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused, NULL, NULL, NULL FROM fence_check WHERE refused > 0
 `
 
 type TakeRegionParams struct {
@@ -52,12 +56,16 @@ func (q *Queries) TakeRegion(ctx context.Context, arg TakeRegionParams, token fe
 }
 
 const takeAll = `-- name: TakeAll :many
-WITH fence_write AS (
-    UPDATE shards SET owner = $1, epoch = $2 WHERE shards.epoch <= $2 RETURNING *
+WITH fence_lock AS (
+    SELECT shards.id, shards.epoch AS fence_token FROM shards FOR UPDATE OF shards
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+), fence_write AS (
+    UPDATE shards SET owner = $1, epoch = $2 WHERE shards.epoch <= $2 AND (shards.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT max(shards.epoch) AS fence_stored, count(*) AS fence_rows, NULL, NULL, NULL, NULL, NULL FROM shards WHERE NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused, NULL, NULL, NULL, NULL, NULL FROM fence_check WHERE refused > 0
 `
 
 // TakeAll is fenced on shards.epoch: it refuses to touch rows whose stored
@@ -83,12 +91,16 @@ func (q *Queries) TakeAll(ctx context.Context, owner string, token fence.Token) 
 }
 
 const takeIDs = `-- name: TakeIDs :many
-WITH fence_write AS (
-    UPDATE shards s SET owner = $1, epoch = $3 WHERE s.id = ANY($2::int[]) AND s.epoch <= $3 RETURNING s.id
+WITH fence_lock AS (
+    SELECT s.id, s.epoch AS fence_token FROM shards s WHERE s.id = ANY($2::int[]) FOR UPDATE OF s
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+), fence_write AS (
+    UPDATE shards s SET owner = $1, epoch = $3 WHERE (s.id = ANY($2::int[]) AND s.epoch <= $3) AND (s.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING s.id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT max(s.epoch) AS fence_stored, count(*) AS fence_rows, NULL FROM shards s WHERE s.id = ANY($2::int[]) AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
 `
 
 type TakeIDsParams struct {

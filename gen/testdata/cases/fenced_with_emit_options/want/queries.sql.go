@@ -9,12 +9,16 @@ import (
 )
 
 const closeTicket = `-- name: CloseTicket :one
-WITH fence_write AS (
-    UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING *
+WITH fence_lock AS (
+    SELECT tickets.id, tickets.tok AS fence_token FROM tickets WHERE id = $2 FOR UPDATE OF tickets
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+), fence_write AS (
+    UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE (id = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT max(tickets.tok) AS fence_stored, count(*) AS fence_rows, NULL, NULL, NULL, NULL, NULL FROM tickets WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused, NULL, NULL, NULL, NULL, NULL FROM fence_check WHERE refused > 0
 `
 
 type CloseTicketParams struct {
@@ -43,12 +47,16 @@ func (q *Queries) CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketPara
 }
 
 const reassign = `-- name: Reassign :many
-WITH fence_write AS (
-    UPDATE tickets SET owner = $1, tok = $3 WHERE owner = $2 AND tickets.tok <= $3 RETURNING id, owner, score
+WITH fence_lock AS (
+    SELECT tickets.id, tickets.tok AS fence_token FROM tickets WHERE owner = $2 FOR UPDATE OF tickets
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+), fence_write AS (
+    UPDATE tickets SET owner = $1, tok = $3 WHERE (owner = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, score
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT max(tickets.tok) AS fence_stored, count(*) AS fence_rows, NULL, NULL, NULL FROM tickets WHERE owner = $2 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused, NULL, NULL, NULL FROM fence_check WHERE refused > 0
 `
 
 type ReassignParams struct {
@@ -85,12 +93,16 @@ func (q *Queries) Reassign(ctx context.Context, db DBTX, arg *ReassignParams, to
 }
 
 const purge = `-- name: Purge :execrows
-WITH fence_write AS (
-    DELETE FROM tickets WHERE status = $1 AND tickets.tok <= $2 RETURNING 1
+WITH fence_lock AS (
+    SELECT tickets.id, tickets.tok AS fence_token FROM tickets WHERE status = $1 FOR UPDATE OF tickets
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+), fence_write AS (
+    DELETE FROM tickets WHERE (status = $1 AND tickets.tok <= $2) AND (tickets.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT max(tickets.tok) AS fence_stored, count(*) AS fence_rows FROM tickets WHERE status = $1 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused FROM fence_check WHERE refused > 0
 `
 
 // Purge is fenced on tickets.tok: it refuses to touch rows whose stored
@@ -105,12 +117,16 @@ func (q *Queries) Purge(ctx context.Context, db DBTX, status Status, token fence
 }
 
 const rescore = `-- name: Rescore :exec
-WITH fence_write AS (
-    UPDATE tickets SET score = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING id
+WITH fence_lock AS (
+    SELECT tickets.id, tickets.tok AS fence_token FROM tickets WHERE id = $2 FOR UPDATE OF tickets
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+), fence_write AS (
+    UPDATE tickets SET score = $1, tok = $3 WHERE (id = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT max(tickets.tok) AS fence_stored, count(*) AS fence_rows, NULL FROM tickets WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0
+SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
 `
 
 type RescoreParams struct {
