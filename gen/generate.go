@@ -117,8 +117,6 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
 			switch q.Cmd {
-			case ":copyfrom", ":batchexec", ":batchmany", ":batchone":
-				errs.Add(q.File, q.Line, q.Col, "query %s: %s is not generated yet by this version of fencegen", q.Name, q.Cmd)
 			case ":execresult":
 				if q.Fence != nil && q.Fence.Kind != "insert" {
 					errs.Add(q.File, q.Line, q.Col, "query %s: a fenced write reports its outcome as an error; use :exec or :execrows instead of :execresult", q.Name)

@@ -72,7 +72,7 @@ const creditAccount = `-- name: CreditAccount :exec
 WITH fence_lock AS (
     SELECT account_balances.id, account_balances.last_fencing_token AS fence_token FROM account_balances WHERE id = $2 FOR UPDATE OF account_balances
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE (id = $2 AND account_balances.last_fencing_token <= $3) AND (account_balances.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
@@ -105,7 +105,7 @@ const setBalance = `-- name: SetBalance :one
 WITH fence_lock AS (
     SELECT account_balances.id, account_balances.last_fencing_token AS fence_token FROM account_balances WHERE id = $2 FOR UPDATE OF account_balances
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE account_balances SET balance = $1, last_fencing_token = $3 WHERE (id = $2 AND account_balances.last_fencing_token <= $3) AND (account_balances.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
 )
@@ -146,7 +146,7 @@ const closeAccount = `-- name: CloseAccount :execrows
 WITH fence_lock AS (
     SELECT account_balances.id, account_balances.last_fencing_token AS fence_token FROM account_balances WHERE id = $1 FOR UPDATE OF account_balances
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
     DELETE FROM account_balances WHERE (id = $1 AND account_balances.last_fencing_token <= $2) AND (account_balances.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
@@ -220,7 +220,7 @@ const applyInterest = `-- name: ApplyInterest :exec
 WITH fence_lock AS (
     SELECT account_balances.id, account_balances.last_fencing_token AS fence_token FROM account_balances WHERE id = $2 FOR UPDATE OF account_balances
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token < $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token < $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE account_balances SET balance = round(balance * $1::numeric, 2), last_fencing_token = $3 WHERE (id = $2 AND account_balances.last_fencing_token < $3) AND (account_balances.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )

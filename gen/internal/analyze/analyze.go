@@ -37,6 +37,9 @@ type Query struct {
 	Fence *Fence
 	// InsertTable is the target of an INSERT (used by :copyfrom).
 	InsertTable *catalog.Table
+	// InsertColumns are the INSERT's column names in order (used by
+	// :copyfrom).
+	InsertColumns []string
 }
 
 // Param is a query parameter.
@@ -243,6 +246,10 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 
 func (a *analyzer) checkCmd(q *Query) {
 	returns := len(q.Columns) > 0
+	if (q.Cmd == ":batchexec" || q.Cmd == ":batchone" || q.Cmd == ":batchmany") && q.Fence != nil && q.Fence.Kind != "insert" {
+		a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: %s on fenced table %s is not generated yet; use :exec, :one or :many", q.Name, q.Cmd, q.Fence.Table.QualifiedName())
+		return
+	}
 	switch q.Cmd {
 	case ":one", ":many", ":batchone", ":batchmany":
 		if !returns {
@@ -250,9 +257,25 @@ func (a *analyzer) checkCmd(q *Query) {
 			a.errs.Add(a.file.Name, line, col, "query %s: %s needs a statement that returns rows (add RETURNING, or use :exec)", q.Name, q.Cmd)
 		}
 	case ":copyfrom":
-		if q.InsertTable == nil {
-			a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: :copyfrom needs an INSERT INTO ... VALUES statement", q.Name)
+		ins, ok := a.stmt.Node.(*sqlparse.Insert)
+		if !ok || q.InsertTable == nil || ins.Select == nil || len(ins.Select.Values) != 1 || len(ins.Columns) == 0 {
+			a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: :copyfrom needs INSERT INTO table (columns) VALUES (one row of parameters)", q.Name)
+			return
 		}
+		for i, v := range ins.Select.Values[0] {
+			p, ok := v.(*sqlparse.Param)
+			if !ok || p.Number != i+1 {
+				a.errorf(v.Pos(), "query %s: :copyfrom sends each row's values as they are: VALUES must hold only the parameters $1, $2, ... in order", q.Name)
+				return
+			}
+		}
+		if len(ins.Returning) > 0 || ins.OnConflict != nil {
+			a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: :copyfrom uses COPY, which has no RETURNING or ON CONFLICT", q.Name)
+		}
+		for _, c := range ins.Columns {
+			q.InsertColumns = append(q.InsertColumns, c.Name)
+		}
+
 	}
 }
 

@@ -50,7 +50,8 @@ type emitter struct {
 func Emit(in Input) (map[string][]byte, error) {
 	e := &emitter{in: in, opts: in.Options, files: map[string]*jen.File{}, models: map[*catalog.Table]string{}}
 	e.names = newNamer(in.Options.Initialisms, in.Options.Rename, in.Options.EmitExactTableNames)
-	e.types = &typeMapper{cat: in.Catalog, names: e.names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{}}
+	e.types = &typeMapper{cat: in.Catalog, names: e.names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{},
+		overrides: newOverrides(in.Catalog, in.Options.Overrides), imports: map[string]string{}}
 	pkg := in.Options.Package
 	for _, s := range in.Catalog.Schemas {
 		for _, t := range s.Tables {
@@ -59,6 +60,22 @@ func Emit(in Input) (map[string][]byte, error) {
 	}
 	out := map[string][]byte{}
 	var queries []*analyze.Query
+	var copyFile, batchFile *jen.File
+	for _, f := range in.Files {
+		for _, q := range f.Queries {
+			switch q.Cmd {
+			case ":copyfrom":
+				if copyFile == nil {
+					copyFile = e.newFile(pkg, "")
+				}
+			case ":batchexec", ":batchmany", ":batchone":
+				if batchFile == nil {
+					batchFile = e.newFile(pkg, "")
+					e.batchPreamble(batchFile)
+				}
+			}
+		}
+	}
 	for _, f := range in.Files {
 		name := e.fileName(path.Base(f.Name) + ".go")
 		if e.opts.OutputFilesSuffix != "" {
@@ -70,10 +87,30 @@ func Emit(in Input) (map[string][]byte, error) {
 		}
 		jf := e.newFile(pkg, src)
 		for _, q := range f.Queries {
-			e.query(jf, q)
+			switch q.Cmd {
+			case ":copyfrom":
+				e.copyfrom(jf, copyFile, q)
+			case ":batchexec", ":batchmany", ":batchone":
+				e.batch(batchFile, q)
+			default:
+				e.query(jf, q)
+			}
 			queries = append(queries, q)
 		}
 		b, err := render(name, jf)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = b
+	}
+	for name, f := range map[string]*jen.File{
+		e.fileNameOr(e.opts.OutputCopyfromFileName, "copyfrom.go"): copyFile,
+		e.fileNameOr(e.opts.OutputBatchFileName, "batch.go"):       batchFile,
+	} {
+		if f == nil {
+			continue
+		}
+		b, err := render(name, f)
 		if err != nil {
 			return nil, err
 		}
@@ -128,6 +165,19 @@ func (e *emitter) newFile(pkg, source string) *jen.File {
 	f.ImportName(pgtypePkg, "pgtype")
 	f.ImportName(pgxPkg, "pgx")
 	f.ImportName(pgconnPkg, "pgconn")
+	for _, o := range e.types.overrides {
+		if o.goType.pkg != "" {
+			alias := o.alias
+			if alias == "" {
+				alias = packageName(o.goType.pkg)
+			}
+			if alias == packageName(o.goType.pkg) {
+				f.ImportName(o.goType.pkg, alias)
+			} else {
+				f.ImportAlias(o.goType.pkg, alias)
+			}
+		}
+	}
 	return f
 }
 
@@ -158,6 +208,24 @@ func (e *emitter) dbFile(f *jen.File, queries []*analyze.Query) {
 		jen.Id("Exec").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Params(jen.Qual(pgconnPkg, "CommandTag"), jen.Error()),
 		jen.Id("Query").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Params(jen.Qual(pgxPkg, "Rows"), jen.Error()),
 		jen.Id("QueryRow").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Qual(pgxPkg, "Row"),
+	}
+	copyfrom, batch := false, false
+	for _, q := range queries {
+		switch q.Cmd {
+		case ":copyfrom":
+			copyfrom = true
+		case ":batchexec", ":batchmany", ":batchone":
+			batch = true
+		}
+	}
+	if copyfrom {
+		methods = append(methods, jen.Id("CopyFrom").Params(
+			jen.Id("ctx").Qual("context", "Context"), jen.Id("tableName").Qual(pgxPkg, "Identifier"),
+			jen.Id("columnNames").Index().String(), jen.Id("rowSrc").Qual(pgxPkg, "CopyFromSource"),
+		).Params(jen.Int64(), jen.Error()))
+	}
+	if batch {
+		methods = append(methods, jen.Id("SendBatch").Params(jen.Qual("context", "Context"), jen.Op("*").Qual(pgxPkg, "Batch")).Qual(pgxPkg, "BatchResults"))
 	}
 	f.Type().Id("DBTX").Interface(methods...)
 	f.Line()
@@ -200,7 +268,7 @@ func (e *emitter) modelsFile(f *jen.File) {
 			}
 			var fields []jen.Code
 			for _, c := range t.Columns {
-				gt := e.types.goTypeOf(c.Type, c.NotNull, t.Fence != nil && t.Fence.Column == c.Name)
+				gt := e.types.goTypeOf(c, c.Type, c.NotNull)
 				fld := jen.Id(e.names.structName(c.Name)).Add(gt.code()).Tag(e.tags(c.Name))
 				if c.Comment != "" {
 					fld = jen.Comment(strings.ReplaceAll(c.Comment, "\n", " ")).Line().Add(fld)

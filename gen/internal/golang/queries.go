@@ -43,14 +43,10 @@ func (e *emitter) paramLimit() int {
 }
 
 func (e *emitter) paramType(p *analyze.Param) goType {
-	isToken := false
-	if p.Column != nil && p.Column.Table != nil && p.Column.Table.Fence != nil && p.Column.Table.Fence.Column == p.Column.Name {
-		isToken = true
-	}
 	if !p.Known {
 		return goType{name: "interface{}"}
 	}
-	return e.types.goTypeOf(p.Type, p.NotNull, isToken)
+	return e.types.goTypeOf(p.Column, p.Type, p.NotNull)
 }
 
 // uniqueFieldNames gives every field a distinct Go name, suffixing _2, _3
@@ -75,9 +71,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 	if e.opts.EmitMethodsWithDBArgument {
 		s.params = append(s.params, jen.Id("db").Id("DBTX"))
 	}
-	limit := e.paramLimit()
-	useStruct := len(q.Params) > limit || (limit == 0 && len(q.Params) > 0)
-	if useStruct {
+	if e.useParamsStruct(q) {
 		var names []string
 		for _, p := range q.Params {
 			names = append(names, e.names.structName(p.Name))
@@ -109,7 +103,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 	// Results.
 	if len(q.Columns) == 1 {
 		c := q.Columns[0]
-		gt := e.types.goTypeOf(c.Type, c.NotNull, c.IsToken)
+		gt := e.types.goTypeOf(c.Column, c.Type, c.NotNull)
 		s.result, s.scalar = gt.code(), true
 		s.cols = []resultField{{name: c.Name, typ: gt}}
 	} else if len(q.Columns) > 1 {
@@ -124,7 +118,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		}
 		names = uniqueNames(names)
 		for i, c := range q.Columns {
-			s.cols = append(s.cols, resultField{name: names[i], typ: e.types.goTypeOf(c.Type, c.NotNull, c.IsToken)})
+			s.cols = append(s.cols, resultField{name: names[i], typ: e.types.goTypeOf(c.Column, c.Type, c.NotNull)})
 		}
 		s.result = jen.Id(s.resultName)
 		if e.opts.EmitResultStructPointers {
@@ -195,8 +189,7 @@ var predeclared = map[string]bool{
 	"real": true, "recover": true,
 }
 
-func (e *emitter) query(f *jen.File, q *analyze.Query) {
-	sig := e.signature(q)
+func (e *emitter) sqlConst(f *jen.File, q *analyze.Query) {
 	text := "-- name: " + q.Name + " " + q.Cmd + "\n" + q.SQL + "\n"
 	if strings.Contains(text, "`") {
 		f.Const().Id(sqlConstName(q)).Op("=").Lit(text)
@@ -204,8 +197,26 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 		f.Const().Id(sqlConstName(q)).Op("=").Id("`" + text + "`")
 	}
 	f.Line()
+}
+
+// useParamsStruct reports whether a query's parameters travel in a
+// <Name>Params struct rather than as separate arguments.
+func (e *emitter) useParamsStruct(q *analyze.Query) bool {
+	switch q.Cmd {
+	case ":copyfrom", ":batchexec", ":batchmany", ":batchone":
+		// One argument carries a slice of rows: several parameters must
+		// travel together.
+		if len(q.Params) > 1 {
+			return true
+		}
+	}
 	limit := e.paramLimit()
-	if len(q.Params) > limit || (limit == 0 && len(q.Params) > 0) {
+	return len(q.Params) > limit || (limit == 0 && len(q.Params) > 0)
+}
+
+// structs emits a query's Params and Row structs, when it has them.
+func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
+	if e.useParamsStruct(q) {
 		var names []string
 		for _, p := range q.Params {
 			names = append(names, e.names.structName(p.Name))
@@ -213,8 +224,7 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 		names = uniqueNames(names)
 		var fields []jen.Code
 		for i, p := range q.Params {
-			tagName := p.Name
-			fields = append(fields, jen.Id(names[i]).Add(e.paramType(p).code()).Tag(e.tags(tagName)))
+			fields = append(fields, jen.Id(names[i]).Add(e.paramType(p).code()).Tag(e.tags(p.Name)))
 		}
 		f.Type().Id(q.Name + "Params").Struct(fields...)
 		f.Line()
@@ -227,6 +237,9 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 		f.Type().Id(sig.resultName).Struct(fields...)
 		f.Line()
 	}
+}
+
+func (e *emitter) doc(f *jen.File, q *analyze.Query) {
 	for _, d := range q.Doc {
 		f.Comment(d)
 	}
@@ -238,16 +251,27 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 			f.Comment(l)
 		}
 	}
-	recv := jen.Id("q").Op("*").Id("Queries")
-	db := jen.Id("q").Dot("db")
+}
+
+func (e *emitter) dbExpr() *jen.Statement {
 	if e.opts.EmitMethodsWithDBArgument {
-		db = jen.Id("db")
+		return jen.Id("db")
 	}
+	return jen.Id("q").Dot("db")
+}
+
+// query emits a :one, :many, :exec, :execrows or :execresult query.
+func (e *emitter) query(f *jen.File, q *analyze.Query) {
+	sig := e.signature(q)
+	e.sqlConst(f, q)
+	e.structs(f, q, sig)
+	e.doc(f, q)
+	recv := jen.Id("q").Op("*").Id("Queries")
 	var body []jen.Code
 	if q.Fence != nil && q.Fence.Kind != "insert" {
-		body = e.fencedBody(q, sig, db)
+		body = e.fencedBody(q, sig, e.dbExpr())
 	} else {
-		body = e.plainBody(q, sig, db)
+		body = e.plainBody(q, sig, e.dbExpr())
 	}
 	f.Func().Params(recv).Id(q.Name).Params(sig.params...).Params(sig.results...).Block(body...)
 	f.Line()

@@ -60,6 +60,9 @@ type typeMapper struct {
 	names     *namer
 	opts      config.GoOptions
 	enumsUsed map[*catalog.Enum]bool
+	overrides []override
+	// imports maps override import paths to their package names.
+	imports map[string]string
 }
 
 // pgxTypes is sqlc's default pgx/v5 mapping: the Go type for NOT NULL
@@ -109,14 +112,24 @@ var pgxTypes = map[string][2]goType{
 	"void":        {{name: "interface{}"}, {name: "interface{}"}},
 }
 
-// goTypeOf returns the Go type for a value of type t. isToken marks a
-// fenced table's token column, which maps to fence.Token.
-func (m *typeMapper) goTypeOf(t catalog.Type, notNull, isToken bool) goType {
+// goTypeOf returns the Go type for a value of type t that is column col
+// (nil for an expression). A fenced table's token column maps to
+// fence.Token; then sqlc's overrides apply, then the default mapping.
+func (m *typeMapper) goTypeOf(col *catalog.Column, t catalog.Type, notNull bool) goType {
+	isToken := col != nil && col.Table != nil && col.Table.Fence != nil && col.Table.Fence.Column == col.Name
 	if isToken && notNull && t.ArrayDims == 0 {
 		return goType{pkg: fencePkg, name: "Token"}
 	}
+	if g, ok := m.overrideFor(col, t, notNull); ok {
+		return g
+	}
+	return m.defaultType(t, notNull)
+}
+
+// defaultType is sqlc's default pgx/v5 mapping.
+func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 	if t.ArrayDims > 0 {
-		el := m.goTypeOf(t.Elem(), true, false)
+		el := m.goTypeOf(nil, t.Elem(), true)
 		if el.name == "byte" && el.slices == 1 {
 			el.slices = 1
 		}

@@ -149,7 +149,9 @@ func quoteIdent(s string) string {
 		}
 	}
 	if plain {
-		if _, err := pg.Parse("SELECT 1 AS " + s); err == nil {
+		// Plain only if PostgreSQL's scanner reads it as an identifier, not
+		// as a keyword of any kind (user, order, ...).
+		if r, err := pg.Scan(s); err == nil && len(r.Tokens) == 1 && r.Tokens[0].Token == pg.Token_IDENT {
 			return s
 		}
 	}
@@ -240,6 +242,12 @@ func wrap(write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec
 	if err != nil {
 		return "", err
 	}
+	// A join in FROM/USING can match one target row several times: count
+	// each row once.
+	distinctKey := keyList("", spec.Key)
+	if len(spec.Key) > 1 {
+		distinctKey = "(" + distinctKey + ")"
+	}
 	nulls := strings.Repeat(", NULL", spec.Columns)
 	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
 	if spec.Columns > 0 {
@@ -247,7 +255,7 @@ func wrap(write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec
 	}
 	written += " FROM " + WriteCTE
 	out := "WITH " + LockCTE + " AS (\n    " + lockSQL + "\n), " +
-		CheckCTE + " AS (\n    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token " + op + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE + "\n), " +
+		CheckCTE + " AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT " + distinctKey + ") FILTER (WHERE NOT (fence_token " + op + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE + "\n), " +
 		WriteCTE + " AS (\n    " + writeSQL + "\n)\n" +
 		written + "\nUNION ALL\n" +
 		"SELECT stored, refused" + nulls + " FROM " + CheckCTE + " WHERE refused > 0"

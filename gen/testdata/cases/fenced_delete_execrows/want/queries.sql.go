@@ -13,7 +13,7 @@ const expireSessions = `-- name: ExpireSessions :execrows
 WITH fence_lock AS (
     SELECT sessions.id, sessions.token AS fence_token FROM sessions WHERE expires_at < $1 FOR UPDATE OF sessions
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
     DELETE FROM sessions WHERE (expires_at < $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
@@ -37,7 +37,7 @@ const deleteSession = `-- name: DeleteSession :exec
 WITH fence_lock AS (
     SELECT sessions.id, sessions.token AS fence_token FROM sessions WHERE id = $1 FOR UPDATE OF sessions
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
     DELETE FROM sessions WHERE (id = $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
@@ -62,7 +62,7 @@ const deleteBanned = `-- name: DeleteBanned :execrows
 WITH fence_lock AS (
     SELECT s.id, s.token AS fence_token FROM sessions s, banned_users b WHERE s.user_id = b.user_id FOR UPDATE OF s
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $1)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $1)) AS refused FROM fence_lock
 ), fence_write AS (
     DELETE FROM sessions s USING banned_users b WHERE (s.user_id = b.user_id AND s.token <= $1) AND (s.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
@@ -86,7 +86,7 @@ const deleteForUser = `-- name: DeleteForUser :many
 WITH fence_lock AS (
     SELECT sessions.id, sessions.token AS fence_token FROM sessions WHERE user_id = $1 FOR UPDATE OF sessions
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
     DELETE FROM sessions WHERE (user_id = $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
 )

@@ -12,7 +12,7 @@ const finishJob = `-- name: FinishJob :exec
 WITH fence_lock AS (
     SELECT jobs.id, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE app.jobs SET done = true, fence = $2 WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
@@ -37,7 +37,7 @@ const finishJobReturning = `-- name: FinishJobReturning :one
 WITH fence_lock AS (
     SELECT j.id, j.fence AS fence_token FROM app.jobs j WHERE j.id = $1 FOR UPDATE OF j
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE app.jobs j SET done = true, fence = $2 WHERE (j.id = $1 AND j.fence <= $2) AND (j.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING j.id, j.kind
 )
@@ -76,7 +76,7 @@ const deleteJob = `-- name: DeleteJob :execrows
 WITH fence_lock AS (
     SELECT jobs.id, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
     DELETE FROM app.jobs WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )

@@ -13,7 +13,7 @@ const takeRegion = `-- name: TakeRegion :many
 WITH fence_lock AS (
     SELECT shards.id, shards.epoch AS fence_token FROM shards WHERE region = $2 FOR UPDATE OF shards
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE shards SET owner = $1, moved_at = now(), epoch = $3 WHERE (region = $2 AND shards.epoch <= $3) AND (shards.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, moved_at
 )
@@ -59,7 +59,7 @@ const takeAll = `-- name: TakeAll :many
 WITH fence_lock AS (
     SELECT shards.id, shards.epoch AS fence_token FROM shards FOR UPDATE OF shards
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE shards SET owner = $1, epoch = $2 WHERE shards.epoch <= $2 AND (shards.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
 )
@@ -94,7 +94,7 @@ const takeIDs = `-- name: TakeIDs :many
 WITH fence_lock AS (
     SELECT s.id, s.epoch AS fence_token FROM shards s WHERE s.id = ANY($2::int[]) FOR UPDATE OF s
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE shards s SET owner = $1, epoch = $3 WHERE (s.id = ANY($2::int[]) AND s.epoch <= $3) AND (s.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING s.id
 )

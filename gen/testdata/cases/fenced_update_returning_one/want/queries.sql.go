@@ -13,7 +13,7 @@ const setState = `-- name: SetState :one
 WITH fence_lock AS (
     SELECT jobs.id, jobs.fence AS fence_token FROM jobs WHERE id = $2 FOR UPDATE OF jobs
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE jobs SET state = $1, fence = $3 WHERE (id = $2 AND jobs.fence <= $3) AND (jobs.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
 )
@@ -51,7 +51,7 @@ const setNote = `-- name: SetNote :one
 WITH fence_lock AS (
     SELECT jobs.id, jobs.fence AS fence_token FROM jobs WHERE id = $2 FOR UPDATE OF jobs
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE jobs SET note = $1, fence = $3 WHERE (id = $2 AND jobs.fence <= $3) AND (jobs.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, note, fence
 )
@@ -97,7 +97,7 @@ const touch = `-- name: Touch :one
 WITH fence_lock AS (
     SELECT jobs.id, jobs.fence AS fence_token FROM jobs WHERE id = $1 FOR UPDATE OF jobs
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE jobs SET payload = payload, fence = $2 WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING state
 )

@@ -12,7 +12,7 @@ const closeTicket = `-- name: CloseTicket :one
 WITH fence_lock AS (
     SELECT tickets.id, tickets.tok AS fence_token FROM tickets WHERE id = $2 FOR UPDATE OF tickets
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE (id = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
 )
@@ -50,7 +50,7 @@ const reassign = `-- name: Reassign :many
 WITH fence_lock AS (
     SELECT tickets.id, tickets.tok AS fence_token FROM tickets WHERE owner = $2 FOR UPDATE OF tickets
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE tickets SET owner = $1, tok = $3 WHERE (owner = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, score
 )
@@ -96,7 +96,7 @@ const purge = `-- name: Purge :execrows
 WITH fence_lock AS (
     SELECT tickets.id, tickets.tok AS fence_token FROM tickets WHERE status = $1 FOR UPDATE OF tickets
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
     DELETE FROM tickets WHERE (status = $1 AND tickets.tok <= $2) AND (tickets.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
@@ -120,7 +120,7 @@ const rescore = `-- name: Rescore :exec
 WITH fence_lock AS (
     SELECT tickets.id, tickets.tok AS fence_token FROM tickets WHERE id = $2 FOR UPDATE OF tickets
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE tickets SET score = $1, tok = $3 WHERE (id = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
 )

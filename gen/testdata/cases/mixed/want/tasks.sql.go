@@ -13,7 +13,7 @@ const claimTask = `-- name: ClaimTask :one
 WITH fence_lock AS (
     SELECT tasks.id, tasks.lease_token AS fence_token FROM tasks WHERE id = $2 AND status = 'queued' FOR UPDATE OF tasks
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE tasks SET worker_id = $1, attempts = attempts + 1, lease_token = $3 WHERE ((id = $2 AND status = 'queued') AND tasks.lease_token <= $3) AND (tasks.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
 )
@@ -51,7 +51,7 @@ const completeTask = `-- name: CompleteTask :exec
 WITH fence_lock AS (
     SELECT tasks.id, tasks.lease_token AS fence_token FROM tasks WHERE id = $1 FOR UPDATE OF tasks
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE tasks SET status = 'done', lease_token = $2 WHERE (id = $1 AND tasks.lease_token <= $2) AND (tasks.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )

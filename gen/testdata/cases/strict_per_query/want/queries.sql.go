@@ -12,7 +12,7 @@ const increment = `-- name: Increment :exec
 WITH fence_lock AS (
     SELECT counters.id, counters.tok AS fence_token FROM counters WHERE id = $1 FOR UPDATE OF counters
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token < $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token < $2)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE counters SET value = value + 1, tok = $2 WHERE (id = $1 AND counters.tok < $2) AND (counters.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
@@ -40,7 +40,7 @@ const setCounter = `-- name: SetCounter :exec
 WITH fence_lock AS (
     SELECT counters.id, counters.tok AS fence_token FROM counters WHERE id = $2 FOR UPDATE OF counters
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE counters SET value = $1, tok = $3 WHERE (id = $2 AND counters.tok <= $3) AND (counters.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
@@ -70,7 +70,7 @@ const addToLedger = `-- name: AddToLedger :exec
 WITH fence_lock AS (
     SELECT ledgers.id, ledgers.tok AS fence_token FROM ledgers WHERE id = $2 FOR UPDATE OF ledgers
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token < $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token < $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE ledgers SET total = total + $1, tok = $3 WHERE (id = $2 AND ledgers.tok < $3) AND (ledgers.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
@@ -101,7 +101,7 @@ const setLedger = `-- name: SetLedger :exec
 WITH fence_lock AS (
     SELECT ledgers.id, ledgers.tok AS fence_token FROM ledgers WHERE id = $2 FOR UPDATE OF ledgers
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE ledgers SET total = $1, tok = $3 WHERE (id = $2 AND ledgers.tok <= $3) AND (ledgers.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )

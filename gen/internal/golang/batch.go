@@ -1,0 +1,149 @@
+package golang
+
+import (
+	"github.com/dave/jennifer/jen"
+
+	"github.com/fencegen/fencegen/gen/internal/analyze"
+)
+
+// batchPreamble emits what every batch file shares.
+func (e *emitter) batchPreamble(f *jen.File) {
+	f.Var().Defs(
+		jen.Id("ErrBatchAlreadyClosed").Op("=").Qual("errors", "New").Call(jen.Lit("batch already closed")),
+	)
+	f.Line()
+}
+
+// batch emits a :batchexec, :batchmany or :batchone query: the method queues
+// one statement per argument on a pgx.Batch and sends them together; the
+// returned <Name>BatchResults reads each result in order (pgx's SendBatch).
+func (e *emitter) batch(f *jen.File, q *analyze.Query) {
+	sig := e.signature(q)
+	e.sqlConst(f, q)
+	e.structs(f, q, sig)
+	results := q.Name + "BatchResults"
+	f.Type().Id(results).Struct(
+		jen.Id("br").Qual(pgxPkg, "BatchResults"),
+		jen.Id("tot").Int(),
+		jen.Id("closed").Bool(),
+	)
+	f.Line()
+	structured := e.useParamsStruct(q)
+	params := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
+	if e.opts.EmitMethodsWithDBArgument {
+		params = append(params, jen.Id("db").Id("DBTX"))
+	}
+	var argName string
+	var argType jen.Code
+	var vals []jen.Code
+	switch {
+	case structured:
+		argName, argType = "arg", jen.Id(q.Name+"Params")
+		if e.opts.EmitParamsStructPointers {
+			argType = jen.Op("*").Id(q.Name + "Params")
+		}
+		names := make([]string, len(q.Params))
+		for i, p := range q.Params {
+			names[i] = e.names.structName(p.Name)
+		}
+		for _, n := range uniqueNames(names) {
+			vals = append(vals, jen.Id("a").Dot(n))
+		}
+	case len(q.Params) == 1:
+		argName, argType = e.names.paramName(q.Params[0].Name), e.paramType(q.Params[0]).code()
+		vals = []jen.Code{jen.Id("a")}
+	}
+	var loop jen.Code
+	if argName != "" {
+		params = append(params, jen.Id(argName).Index().Add(argType))
+		loop = jen.For(jen.List(jen.Id("_"), jen.Id("a")).Op(":=").Range().Id(argName)).Block(
+			jen.Id("vals").Op(":=").Index().Interface().Values(vals...),
+			jen.Id("batch").Dot("Queue").Call(jen.Id(sqlConstName(q)), jen.Id("vals").Op("...")),
+		)
+	}
+	total := jen.Lit(1)
+	if argName != "" {
+		total = jen.Len(jen.Id(argName))
+	}
+	e.doc(f, q)
+	body := []jen.Code{jen.Id("batch").Op(":=").Op("&").Qual(pgxPkg, "Batch").Values()}
+	if loop != nil {
+		body = append(body, loop)
+	} else {
+		body = append(body, jen.Id("batch").Dot("Queue").Call(jen.Id(sqlConstName(q))))
+	}
+	body = append(body,
+		jen.Id("br").Op(":=").Add(e.dbExpr()).Dot("SendBatch").Call(jen.Id("ctx"), jen.Id("batch")),
+		jen.Return(jen.Op("&").Id(results).Values(jen.Id("br"), total, jen.False())),
+	)
+	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.Name).Params(params...).Op("*").Id(results).Block(body...)
+	f.Line()
+
+	b := jen.Id("b")
+	closed := func(zero ...jen.Code) jen.Code {
+		args := append([]jen.Code{jen.Id("t")}, zero...)
+		args = append(args, jen.Id("ErrBatchAlreadyClosed"))
+		return jen.If(b.Clone().Dot("closed")).Block(
+			jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(args...)),
+			jen.Continue(),
+		)
+	}
+	recv := jen.Id("b").Op("*").Id(results)
+	switch q.Cmd {
+	case ":batchexec":
+		f.Func().Params(recv).Id("Exec").Params(jen.Id("f").Func().Params(jen.Int(), jen.Error())).Block(
+			jen.Defer().Id("b").Dot("br").Dot("Close").Call(),
+			jen.For(jen.Id("t").Op(":=").Lit(0), jen.Id("t").Op("<").Id("b").Dot("tot"), jen.Id("t").Op("++")).Block(
+				closed(),
+				jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("b").Dot("br").Dot("Exec").Call(),
+				jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(jen.Id("t"), jen.Err())),
+			),
+		)
+	case ":batchmany":
+		items := jen.Var().Id("items").Index().Add(sig.result)
+		if e.opts.EmitEmptySlices {
+			items = jen.Id("items").Op(":=").Index().Add(sig.result).Values()
+		}
+		f.Func().Params(recv).Id("Query").Params(jen.Id("f").Func().Params(jen.Int(), jen.Index().Add(sig.result), jen.Error())).Block(
+			jen.Defer().Id("b").Dot("br").Dot("Close").Call(),
+			jen.For(jen.Id("t").Op(":=").Lit(0), jen.Id("t").Op("<").Id("b").Dot("tot"), jen.Id("t").Op("++")).Block(
+				items,
+				closed(jen.Nil()),
+				jen.Err().Op(":=").Func().Params().Error().Block(
+					jen.List(jen.Id("rows"), jen.Err()).Op(":=").Id("b").Dot("br").Dot("Query").Call(),
+					jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+					jen.Defer().Id("rows").Dot("Close").Call(),
+					jen.For(jen.Id("rows").Dot("Next").Call()).Block(
+						e.newItem(sig),
+						jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(scanDests(sig)...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+						jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
+					),
+					jen.Return(jen.Id("rows").Dot("Err").Call()),
+				).Call(),
+				jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(jen.Id("t"), jen.Id("items"), jen.Err())),
+			),
+		)
+	case ":batchone":
+		var zero jen.Code = jen.Id("zero")
+		f.Func().Params(recv).Id("QueryRow").Params(jen.Id("f").Func().Params(jen.Int(), sig.result, jen.Error())).Block(
+			jen.Defer().Id("b").Dot("br").Dot("Close").Call(),
+			jen.For(jen.Id("t").Op(":=").Lit(0), jen.Id("t").Op("<").Id("b").Dot("tot"), jen.Id("t").Op("++")).Block(
+				e.newItem(sig),
+				jen.If(b.Clone().Dot("closed")).Block(
+					jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(jen.Id("t"), jen.Id("i"), jen.Id("ErrBatchAlreadyClosed"))),
+					jen.Continue(),
+				),
+				jen.Id("row").Op(":=").Id("b").Dot("br").Dot("QueryRow").Call(),
+				jen.Err().Op(":=").Id("row").Dot("Scan").Call(scanDests(sig)...),
+				jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(jen.Id("t"), jen.Id("i"), jen.Err())),
+			),
+		)
+		_ = zero
+	}
+	f.Line()
+	f.Func().Params(recv).Id("Close").Params().Error().Block(
+		jen.Id("b").Dot("closed").Op("=").True(),
+		jen.Return(jen.Id("b").Dot("br").Dot("Close").Call()),
+	)
+	f.Line()
+}

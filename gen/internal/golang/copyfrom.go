@@ -1,0 +1,104 @@
+package golang
+
+import (
+	"github.com/dave/jennifer/jen"
+
+	"github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+)
+
+// copyfrom emits a :copyfrom query: an iterator implementing
+// pgx.CopyFromSource over the rows, and a method that sends them with
+// COPY FROM STDIN in one round trip (pgx's CopyFrom, PostgreSQL docs, COPY).
+// Into a fenced table the method takes a fence.Token and stores it in every
+// row: the rows are new, so there is nothing to guard.
+func (e *emitter) copyfrom(qf, cf *jen.File, q *analyze.Query) {
+	sig := e.signature(q)
+	e.structs(qf, q, sig)
+	iter := "iteratorFor" + q.Name
+	structured := e.useParamsStruct(q)
+	var rowType jen.Code
+	if structured {
+		rowType = jen.Id(q.Name + "Params")
+	} else {
+		rowType = e.paramType(q.Params[0]).code()
+	}
+	cf.Comment(iter + " implements pgx.CopyFromSource.")
+	fields := []jen.Code{
+		jen.Id("rows").Index().Add(rowType),
+		jen.Id("skippedFirstNextCall").Bool(),
+	}
+	if q.Fence != nil {
+		fields = append(fields, jen.Id("token").Qual(fencePkg, "Token"))
+	}
+	cf.Type().Id(iter).Struct(fields...)
+	cf.Line()
+	cf.Func().Params(jen.Id("r").Op("*").Id(iter)).Id("Next").Params().Bool().Block(
+		jen.If(jen.Len(jen.Id("r").Dot("rows")).Op("==").Lit(0)).Block(jen.Return(jen.False())),
+		jen.If(jen.Op("!").Id("r").Dot("skippedFirstNextCall")).Block(
+			jen.Id("r").Dot("skippedFirstNextCall").Op("=").True(),
+			jen.Return(jen.True()),
+		),
+		jen.Id("r").Dot("rows").Op("=").Id("r").Dot("rows").Index(jen.Lit(1), jen.Empty()),
+		jen.Return(jen.Len(jen.Id("r").Dot("rows")).Op(">").Lit(0)),
+	)
+	cf.Line()
+	var vals []jen.Code
+	if structured {
+		names := make([]string, len(q.Params))
+		for i, p := range q.Params {
+			names[i] = e.names.structName(p.Name)
+		}
+		for _, n := range uniqueNames(names) {
+			vals = append(vals, jen.Id("r").Dot("rows").Index(jen.Lit(0)).Dot(n))
+		}
+	} else {
+		vals = append(vals, jen.Id("r").Dot("rows").Index(jen.Lit(0)))
+	}
+	if q.Fence != nil {
+		vals = append(vals, jen.Int64().Call(jen.Id("r").Dot("token")))
+	}
+	cf.Func().Params(jen.Id("r").Id(iter)).Id("Values").Params().Params(jen.Index().Interface(), jen.Error()).Block(
+		jen.Return(jen.Index().Interface().Values(vals...), jen.Nil()),
+	)
+	cf.Line()
+	cf.Func().Params(jen.Id("r").Id(iter)).Id("Err").Params().Error().Block(jen.Return(jen.Nil()))
+	cf.Line()
+
+	table := []jen.Code{}
+	t := q.InsertTable
+	if t.Schema != "" && t.Schema != catalog.DefaultSchema {
+		table = append(table, jen.Lit(t.Schema))
+	}
+	table = append(table, jen.Lit(t.Name))
+	var cols []jen.Code
+	for _, c := range q.InsertColumns {
+		cols = append(cols, jen.Lit(c))
+	}
+	itValues := jen.Dict{jen.Id("rows"): jen.Id("arg")}
+	params := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
+	if e.opts.EmitMethodsWithDBArgument {
+		params = append(params, jen.Id("db").Id("DBTX"))
+	}
+	argName := "arg"
+	if !structured {
+		argName = e.names.paramName(q.Params[0].Name)
+		itValues = jen.Dict{jen.Id("rows"): jen.Id(argName)}
+	}
+	params = append(params, jen.Id(argName).Index().Add(rowType))
+	if q.Fence != nil {
+		cols = append(cols, jen.Lit(q.Fence.Column))
+		params = append(params, jen.Id("token").Qual(fencePkg, "Token"))
+		itValues[jen.Id("token")] = jen.Id("token")
+	}
+	e.doc(cf, q)
+	cf.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.Name).Params(params...).Params(jen.Int64(), jen.Error()).Block(
+		jen.Return(e.dbExpr().Dot("CopyFrom").Call(
+			jen.Id("ctx"),
+			jen.Qual(pgxPkg, "Identifier").Values(table...),
+			jen.Index().String().Values(cols...),
+			jen.Op("&").Id(iter).Values(itValues),
+		)),
+	)
+	cf.Line()
+}

@@ -1,0 +1,165 @@
+package golang
+
+import (
+	"path"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/config"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// override is a resolved sqlc override: a database type or a column
+// pattern, and the Go type to use.
+type override struct {
+	dbType   *catalog.Type
+	nullable bool
+	// column patterns (path.Match syntax per part); schema "" matches the
+	// default schema.
+	schema, table, column string
+	isColumn              bool
+	goType                goType
+	alias                 string // package name to import the path under
+}
+
+// parseGoType reads an override's go_type: the string form
+// "github.com/google/uuid.UUID", "*time.Time", "[]string", "string", or the
+// object form with import, package, type, pointer and slice.
+func parseGoType(g config.GoType) (goType, string) {
+	var t goType
+	alias := g.Package
+	if g.Spec == "" {
+		t.pkg, t.name, t.pointer = g.Import, g.Type, g.Pointer
+		if g.Slice {
+			t.slices = 1
+		}
+		if t.pkg == "" && strings.Contains(t.name, ".") {
+			// {type: "uuid.UUID"} without import: a qualified name as written.
+			t.name = t.name
+		}
+		return t, alias
+	}
+	spec := g.Spec
+	for {
+		switch {
+		case strings.HasPrefix(spec, "*"):
+			t.pointer = true
+			spec = spec[1:]
+			continue
+		case strings.HasPrefix(spec, "[]"):
+			t.slices++
+			spec = spec[2:]
+			continue
+		}
+		break
+	}
+	slash := strings.LastIndexByte(spec, '/')
+	dot := strings.LastIndexByte(spec, '.')
+	if dot <= slash {
+		t.name = spec // a builtin such as string or interface{}
+		return t, alias
+	}
+	t.pkg, t.name = spec[:dot], spec[dot+1:]
+	return t, alias
+}
+
+// packageName guesses the name a Go import path is imported under: its last
+// element without a major-version suffix or a gopkg.in ".vN".
+func packageName(importPath string) string {
+	parts := strings.Split(importPath, "/")
+	name := parts[len(parts)-1]
+	if len(parts) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+		name = parts[len(parts)-2]
+	}
+	if i := strings.Index(name, ".v"); i > 0 {
+		name = name[:i]
+	}
+	return strings.ReplaceAll(name, "-", "")
+}
+
+func newOverrides(cat *catalog.Catalog, in []config.Override) []override {
+	var out []override
+	for _, o := range in {
+		gt, alias := parseGoType(o.GoType)
+		ov := override{goType: gt, nullable: o.Nullable, alias: alias}
+		if o.Column != "" {
+			parts := strings.Split(o.Column, ".")
+			ov.isColumn = true
+			switch len(parts) {
+			case 2:
+				ov.table, ov.column = parts[0], parts[1]
+			case 3:
+				ov.schema, ov.table, ov.column = parts[0], parts[1], parts[2]
+			default:
+				continue
+			}
+		} else if o.DBType != "" {
+			schema, name := "", o.DBType
+			if i := strings.LastIndexByte(name, '.'); i >= 0 {
+				schema, name = name[:i], name[i+1:]
+			}
+			t, _ := cat.ResolveType(&sqlparse.TypeName{Schema: schema, Name: name})
+			ov.dbType = &t
+		}
+		out = append(out, ov)
+	}
+	return out
+}
+
+func match(pattern, s string) bool {
+	if pattern == "" {
+		return true
+	}
+	ok, err := path.Match(pattern, s)
+	return err == nil && ok
+}
+
+// overrideFor returns the override for a value of type t (nullable unless
+// notNull) that is column col (nil when the value is no table column).
+// Column overrides win over type overrides, later entries over earlier ones
+// of the same kind... as in sqlc, the first match of each kind applies.
+func (m *typeMapper) overrideFor(col *catalog.Column, t catalog.Type, notNull bool) (goType, bool) {
+	if col != nil && col.Table != nil {
+		for _, o := range m.overrides {
+			if !o.isColumn {
+				continue
+			}
+			schema := col.Table.Schema
+			if o.schema == "" {
+				if schema != catalog.DefaultSchema && schema != "" && !match(o.table, col.Table.Name) {
+					continue
+				}
+			} else if !match(o.schema, schema) {
+				continue
+			}
+			if match(o.table, col.Table.Name) && match(o.column, col.Name) {
+				m.use(o)
+				return o.goType, true
+			}
+		}
+	}
+	for _, o := range m.overrides {
+		if o.dbType == nil || o.isColumn {
+			continue
+		}
+		if o.dbType.Name != t.Name || (o.dbType.Schema != t.Schema && !(o.dbType.Schema == "" || t.Schema == "")) || o.dbType.ArrayDims != t.ArrayDims {
+			continue
+		}
+		if o.nullable == notNull {
+			continue
+		}
+		m.use(o)
+		return o.goType, true
+	}
+	return goType{}, false
+}
+
+func (m *typeMapper) use(o override) {
+	if o.goType.pkg != "" {
+		alias := o.alias
+		if alias == "" {
+			alias = packageName(o.goType.pkg)
+		}
+		m.imports[o.goType.pkg] = alias
+	}
+}
