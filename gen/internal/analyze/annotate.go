@@ -139,6 +139,31 @@ func commentLines(src []byte, start, end int) []commentLine {
 			}
 			out = append(out, commentLine{line: line, col: i - lineStart + 1, text: strings.TrimRight(string(src[i:j]), "\r")})
 			i = j
+		case src[i] == '/' && i+1 < end && src[i+1] == '*':
+			// A block comment (/* name: X :one */ is sqlc's other annotation
+			// form): each of its lines reads as a "--" line.
+			j := strings.Index(string(src[i+2:end]), "*/")
+			if j < 0 {
+				j = end - i - 2
+			}
+			body := string(src[i+2 : i+2+j])
+			col := i - lineStart + 1
+			for k, l := range strings.Split(body, "\n") {
+				l = strings.TrimSpace(strings.TrimRight(l, "\r"))
+				l = strings.TrimSpace(strings.TrimPrefix(l, "*"))
+				if l != "" {
+					out = append(out, commentLine{line: line + k, col: col, text: "-- " + l})
+				}
+				col = 1
+			}
+			line += strings.Count(body, "\n")
+			i += 2 + j + 2
+			if i > end {
+				i = end
+			}
+			if nl := strings.LastIndexByte(string(src[:min(i, len(src))]), '\n'); nl >= 0 {
+				lineStart = nl + 1
+			}
 		default:
 			i++
 		}

@@ -7,6 +7,9 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
+// id is the usual one-column primary key of the tables below.
+var id = []string{"id"}
+
 func TestFenceWrite(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -21,85 +24,93 @@ func TestFenceWrite(t *testing.T) {
 		{
 			name: "update",
 			sql:  "UPDATE t SET a = $1 WHERE id = $2",
-			spec: sqlparse.FenceSpec{Column: "tok", Param: 3},
+			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
-				"WITH fence_write AS (",
-				"UPDATE t SET a = $1, tok = $3 WHERE id = $2 AND t.tok <= $3 RETURNING 1",
-				"SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write",
-				"UNION ALL",
-				"SELECT max(t.tok) AS fence_stored, count(*) AS fence_rows FROM t WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0",
+				"WITH fence_lock AS (\n    SELECT t.id, t.tok AS fence_token FROM t WHERE id = $2 FOR UPDATE OF t\n)",
+				", fence_check AS (\n    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock\n)",
+				", fence_write AS (\n    UPDATE t SET a = $1, tok = $3 WHERE (id = $2 AND t.tok <= $3) AND (t.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1\n)",
+				"\nSELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write\nUNION ALL\nSELECT stored, refused FROM fence_check WHERE refused > 0",
 			},
 		},
 		{
-			name:     "strict",
-			sql:      "UPDATE t SET a = $1 WHERE id = $2",
-			spec:     sqlparse.FenceSpec{Column: "tok", Param: 3, Strict: true},
-			contains: []string{"AND t.tok < $3 RETURNING 1"},
+			name: "strict",
+			sql:  "UPDATE t SET a = $1 WHERE id = $2",
+			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Strict: true},
+			contains: []string{
+				"count(*) FILTER (WHERE NOT (fence_token < $3)) AS refused",
+				"AND t.tok < $3) AND",
+			},
 		},
 		{
 			name: "alias",
 			sql:  "UPDATE accounts AS a SET balance = a.balance + $1 WHERE a.id = $2",
-			spec: sqlparse.FenceSpec{Column: "tok", Param: 3},
+			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
-				"UPDATE accounts a SET balance = a.balance + $1, tok = $3 WHERE a.id = $2 AND a.tok <= $3",
-				"SELECT max(a.tok) AS fence_stored, count(*) AS fence_rows FROM accounts a WHERE a.id = $2 AND NOT EXISTS",
+				"SELECT a.id, a.tok AS fence_token FROM accounts a WHERE a.id = $2 FOR UPDATE OF a",
+				"UPDATE accounts a SET balance = a.balance + $1, tok = $3 WHERE (a.id = $2 AND a.tok <= $3) AND (a.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)",
 			},
 		},
 		{
 			name: "schema qualified",
 			sql:  "UPDATE app.jobs SET done = true WHERE id = $1",
-			spec: sqlparse.FenceSpec{Column: "fence", Param: 2},
+			spec: sqlparse.FenceSpec{Column: "fence", Key: id, Param: 2},
 			contains: []string{
-				"UPDATE app.jobs SET done = true, fence = $2 WHERE id = $1 AND jobs.fence <= $2",
-				"FROM app.jobs WHERE id = $1 AND NOT EXISTS",
+				"SELECT jobs.id, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs",
+				"UPDATE app.jobs SET done = true, fence = $2 WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT id FROM fence_lock)",
 			},
 		},
 		{
 			name: "update from",
 			sql:  "UPDATE t SET a = o.a FROM other o WHERE o.t_id = t.id AND o.k = $1 RETURNING t.id, o.a",
-			spec: sqlparse.FenceSpec{Column: "tok", Param: 2, Columns: 2},
+			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2, Columns: 2},
 			contains: []string{
-				"UPDATE t SET a = o.a, tok = $2 FROM other o WHERE (o.t_id = t.id AND o.k = $1) AND t.tok <= $2 RETURNING t.id, o.a",
-				"fence_write.* FROM fence_write",
-				"FROM t, other o WHERE (o.t_id = t.id AND o.k = $1) AND NOT EXISTS",
+				// The lock matches what the write matches, FROM items
+				// included, but locks the target only.
+				"SELECT t.id, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 FOR UPDATE OF t",
+				"UPDATE t SET a = o.a, tok = $2 FROM other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok <= $2) AND (t.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING t.id, o.a",
+				"SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write",
+				"SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0",
 			},
 			refusedNulls: 2,
 		},
 		{
 			name: "delete using",
 			sql:  "DELETE FROM t USING other o WHERE o.t_id = t.id AND o.k = $1",
-			spec: sqlparse.FenceSpec{Column: "tok", Param: 2},
+			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2},
 			contains: []string{
-				"DELETE FROM t USING other o WHERE (o.t_id = t.id AND o.k = $1) AND t.tok <= $2 RETURNING 1",
-				"FROM t, other o WHERE (o.t_id = t.id AND o.k = $1) AND NOT EXISTS",
+				"SELECT t.id, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 FOR UPDATE OF t",
+				"DELETE FROM t USING other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok <= $2) AND (t.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
 			},
 		},
 		{
 			name: "delete alias returning",
 			sql:  "DELETE FROM t x WHERE x.id = $1 RETURNING x.*",
-			spec: sqlparse.FenceSpec{Column: "tok", Param: 2, Columns: 4},
+			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2, Columns: 4},
 			contains: []string{
-				"DELETE FROM t x WHERE x.id = $1 AND x.tok <= $2 RETURNING x.*",
-				"SELECT max(x.tok) AS fence_stored, count(*) AS fence_rows, NULL, NULL, NULL, NULL FROM t x WHERE",
+				"SELECT x.id, x.tok AS fence_token FROM t x WHERE x.id = $1 FOR UPDATE OF x",
+				"DELETE FROM t x WHERE (x.id = $1 AND x.tok <= $2) AND (x.id IN (SELECT id FROM fence_lock)",
+				"RETURNING x.*",
+				"SELECT stored, refused, NULL, NULL, NULL, NULL FROM fence_check WHERE refused > 0",
 			},
 			refusedNulls: 4,
 		},
 		{
 			name: "no where",
 			sql:  "UPDATE t SET a = $1",
-			spec: sqlparse.FenceSpec{Column: "tok", Param: 2},
+			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2},
 			contains: []string{
-				"UPDATE t SET a = $1, tok = $2 WHERE t.tok <= $2 RETURNING 1",
-				"FROM t WHERE NOT EXISTS (SELECT 1 FROM fence_write) HAVING count(*) > 0",
+				"SELECT t.id, t.tok AS fence_token FROM t FOR UPDATE OF t",
+				"UPDATE t SET a = $1, tok = $2 WHERE t.tok <= $2 AND (t.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
 			},
 		},
 		{
 			name: "delete no where",
 			sql:  "DELETE FROM t",
-			spec: sqlparse.FenceSpec{Column: "tok", Param: 1, Strict: true},
+			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 1, Strict: true},
 			contains: []string{
-				"DELETE FROM t WHERE t.tok < $1 RETURNING 1",
-				"FROM t WHERE NOT EXISTS",
+				"SELECT t.id, t.tok AS fence_token FROM t FOR UPDATE OF t",
+				"FILTER (WHERE NOT (fence_token < $1))",
+				"DELETE FROM t WHERE t.tok < $1 AND (t.id IN (SELECT id FROM fence_lock)",
 			},
 		},
 		{
@@ -107,33 +118,61 @@ func TestFenceWrite(t *testing.T) {
 			// last OR branch.
 			name: "where with or",
 			sql:  "UPDATE t SET a = 1 WHERE id = $1 OR id = $2",
-			spec: sqlparse.FenceSpec{Column: "tok", Param: 3},
+			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
-				"WHERE (id = $1 OR id = $2) AND t.tok <= $3",
-				"WHERE (id = $1 OR id = $2) AND NOT EXISTS",
+				"FROM t WHERE id = $1 OR id = $2 FOR UPDATE OF t",
+				"WHERE ((id = $1 OR id = $2) AND t.tok <= $3) AND (t.id IN",
 			},
 		},
 		{
 			name: "returning count",
 			sql:  "UPDATE t SET a = $1 WHERE id = $2 RETURNING id, a, a * 2 AS twice",
-			spec: sqlparse.FenceSpec{Column: "tok", Param: 3, Columns: 3},
+			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Columns: 3},
 			contains: []string{
 				"RETURNING id, a, a * 2 AS twice",
-				"count(*) AS fence_rows, NULL, NULL, NULL FROM t",
+				"SELECT stored, refused, NULL, NULL, NULL FROM fence_check WHERE refused > 0",
 			},
 			refusedNulls: 3,
 		},
 		{
+			// Every key column is locked and matched, as a row; names
+			// that need quoting stay quoted in all three places.
+			name: "composite key with quoted mixed-case column",
+			sql:  `UPDATE "Orders" o SET qty = $1 WHERE o."TenantID" = $2`,
+			spec: sqlparse.FenceSpec{Column: "Tok", Key: []string{"TenantID", "line_no"}, Param: 3},
+			contains: []string{
+				`SELECT o."TenantID", o.line_no, o."Tok" AS fence_token FROM "Orders" o WHERE o."TenantID" = $2 FOR UPDATE OF o`,
+				`UPDATE "Orders" o SET qty = $1, "Tok" = $3 WHERE (o."TenantID" = $2 AND o."Tok" <= $3) AND ((o."TenantID", o.line_no) IN (SELECT "TenantID", line_no FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)`,
+			},
+		},
+		{
+			// A key column that is a keyword is quoted too.
+			name: "key column is a keyword",
+			sql:  `DELETE FROM t WHERE "user" = $1`,
+			spec: sqlparse.FenceSpec{Column: "tok", Key: []string{"user", "order"}, Param: 2},
+			contains: []string{
+				`SELECT t."user", t."order", t.tok AS fence_token FROM t WHERE "user" = $1 FOR UPDATE OF t`,
+				`(t."user", t."order") IN (SELECT "user", "order" FROM fence_lock)`,
+			},
+		},
+		{
 			name:     "insert values",
 			sql:      "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $2)",
-			spec:     sqlparse.FenceSpec{Column: "tok", Param: 4},
+			spec:     sqlparse.FenceSpec{Column: "tok", Key: id, Param: 4},
 			contains: []string{"INSERT INTO t (a, b, tok) VALUES ($1, $2, $4), ($3, $2, $4)"},
 		},
 		{
 			name:     "insert select",
 			sql:      "INSERT INTO t (a) SELECT x FROM s WHERE y = $1 RETURNING *",
-			spec:     sqlparse.FenceSpec{Column: "tok", Param: 2, Columns: 3},
+			spec:     sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2, Columns: 3},
 			contains: []string{"INSERT INTO t (a, tok) SELECT x, $2 FROM s WHERE y = $1 RETURNING *"},
+		},
+		{
+			// An INSERT needs no key: it locks nothing.
+			name:     "insert without key",
+			sql:      "INSERT INTO t (a) VALUES ($1)",
+			spec:     sqlparse.FenceSpec{Column: "tok", Param: 2},
+			contains: []string{"INSERT INTO t (a, tok) VALUES ($1, $2)"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,10 +189,34 @@ func TestFenceWrite(t *testing.T) {
 				t.Errorf("rewritten statement does not parse: %v\n%s", err, got)
 			}
 			if strings.HasPrefix(tc.sql, "INSERT") {
-				if strings.Contains(got, sqlparse.WriteCTE) {
-					t.Errorf("INSERT must not be wrapped:\n%s", got)
+				for _, cte := range []string{sqlparse.WriteCTE, sqlparse.LockCTE, sqlparse.CheckCTE} {
+					if strings.Contains(got, cte) {
+						t.Errorf("INSERT must not be wrapped (found %s):\n%s", cte, got)
+					}
 				}
 				return
+			}
+			// One statement: the three WITH queries in order, then the
+			// two UNION branches.
+			if !strings.HasPrefix(got, "WITH "+sqlparse.LockCTE+" AS (") {
+				t.Errorf("statement does not start with the lock query:\n%s", got)
+			}
+			iLock := strings.Index(got, sqlparse.LockCTE+" AS (")
+			iCheck := strings.Index(got, sqlparse.CheckCTE+" AS (")
+			iWrite := strings.Index(got, sqlparse.WriteCTE+" AS (")
+			if !(iLock >= 0 && iLock < iCheck && iCheck < iWrite) {
+				t.Errorf("WITH queries out of order (lock %d, check %d, write %d):\n%s", iLock, iCheck, iWrite, got)
+			}
+			if strings.Count(got, "FOR UPDATE OF ") != 1 {
+				t.Errorf("want exactly one FOR UPDATE OF:\n%s", got)
+			}
+			// The old shape is gone.
+			if strings.Contains(got, "NOT EXISTS") || strings.Contains(got, "HAVING") {
+				t.Errorf("statement still has the old NOT EXISTS/HAVING branch:\n%s", got)
+			}
+			// The write is gated on the check, as a whole.
+			if !strings.Contains(got, "(SELECT refused FROM "+sqlparse.CheckCTE+") = 0") {
+				t.Errorf("write is not gated on %s:\n%s", sqlparse.CheckCTE, got)
 			}
 			// Both UNION branches have the same width: 2 + Columns.
 			parts := strings.SplitN(got, "\nUNION ALL\n", 2)
@@ -161,6 +224,9 @@ func TestFenceWrite(t *testing.T) {
 				t.Fatalf("no UNION ALL branch:\n%s", got)
 			}
 			refused := parts[1]
+			if !strings.HasPrefix(refused, "SELECT stored, refused") || !strings.HasSuffix(refused, "FROM "+sqlparse.CheckCTE+" WHERE refused > 0") {
+				t.Errorf("refused branch is not the fence_check row:\n%s", refused)
+			}
 			if n := strings.Count(refused, ", NULL"); n != tc.refusedNulls {
 				t.Errorf("refused branch has %d NULL columns, want %d:\n%s", n, tc.refusedNulls, refused)
 			}
@@ -173,20 +239,28 @@ func TestFenceWrite(t *testing.T) {
 
 func TestFenceWriteErrors(t *testing.T) {
 	for _, tc := range []struct {
-		sql, want string
+		sql  string
+		key  []string
+		want string
 	}{
-		{"WITH x AS (SELECT 1) UPDATE t SET a = 1", "cannot have its own WITH clause"},
-		{"WITH x AS (SELECT 1) DELETE FROM t", "cannot have its own WITH clause"},
-		{"INSERT INTO t VALUES ($1)", "must list its columns"},
-		{"INSERT INTO t DEFAULT VALUES", "must list its columns"},
-		{"INSERT INTO t (a) SELECT 1 UNION SELECT 2", "UNION/INTERSECT/EXCEPT"},
-		{"SELECT 1", "only INSERT, UPDATE and DELETE"},
-		{"UPDATE t SET a = 1; UPDATE t SET a = 2", "expected one statement"},
-		{"UPDATE t SET", "syntax error"},
+		{"WITH x AS (SELECT 1) UPDATE t SET a = 1", id, "cannot have its own WITH clause"},
+		{"WITH x AS (SELECT 1) DELETE FROM t", id, "cannot have its own WITH clause"},
+		{"INSERT INTO t VALUES ($1)", id, "must list its columns"},
+		{"INSERT INTO t DEFAULT VALUES", id, "must list its columns"},
+		{"INSERT INTO t (a) SELECT 1 UNION SELECT 2", id, "UNION/INTERSECT/EXCEPT"},
+		{"SELECT 1", id, "only INSERT, UPDATE and DELETE"},
+		{"UPDATE t SET a = 1; UPDATE t SET a = 2", id, "expected one statement"},
+		{"UPDATE t SET", id, "syntax error"},
+		// UPDATE and DELETE lock and write by primary key: without one
+		// they cannot be all or nothing.
+		{"UPDATE t SET a = 1 WHERE b = $1", nil, "no primary key"},
+		{"UPDATE t SET a = 1", []string{}, "no primary key"},
+		{"DELETE FROM t WHERE b = $1", nil, "no primary key"},
+		{"DELETE FROM t USING u WHERE u.id = t.u", nil, "no primary key"},
 	} {
-		_, err := sqlparse.FenceWrite(tc.sql, sqlparse.FenceSpec{Column: "tok", Param: 1})
+		_, err := sqlparse.FenceWrite(tc.sql, sqlparse.FenceSpec{Column: "tok", Key: tc.key, Param: 1})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("FenceWrite(%q) error = %v, want one containing %q", tc.sql, err, tc.want)
+			t.Errorf("FenceWrite(%q, key %q) error = %v, want one containing %q", tc.sql, tc.key, err, tc.want)
 		}
 	}
 }
