@@ -69,6 +69,11 @@ type Column struct {
 	Column *catalog.Column
 	// IsToken is set when the column is a fenced table's token column.
 	IsToken bool
+	// Embed is set for the columns of sqlc.embed(table): they fill one
+	// field of the table's model type in the result struct. EmbedName is
+	// the name given to sqlc.embed (the table name or its alias).
+	Embed     *catalog.Table
+	EmbedName string
 }
 
 // Fence describes the guard of a write to a fenced table.
@@ -145,6 +150,7 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 }
 
 type analyzer struct {
+	edits  []edit
 	cat    *catalog.Catalog
 	file   *sqlparse.File
 	stmt   *sqlparse.Stmt
@@ -164,8 +170,7 @@ func (a *analyzer) errorf(loc int, format string, args ...any) {
 func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	a.ann = ann
 	q := &Query{Name: ann.Name, Cmd: ann.Cmd, File: a.file.Name, Line: ann.Line, Col: ann.Col, Doc: ann.Doc}
-	sqlText, err := a.numberParams()
-	if err != nil {
+	if _, err := a.numberParams(); err != nil {
 		return nil, err
 	}
 	switch n := a.stmt.Node.(type) {
@@ -224,6 +229,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		}
 		q.Params = append(q.Params, p)
 	}
+	sqlText := a.rewrite()
 	q.SQL = sqlText
 	if q.Fence != nil {
 		q.Fence.TokenParam = len(q.Params) + 1
@@ -306,10 +312,6 @@ func (a *analyzer) numberParams() (string, error) {
 			continue
 		}
 		named = true
-		if p.Slice {
-			a.errorf(p.Loc, "sqlc.slice is not supported yet; use = ANY(@%s::type[])", p.Name)
-			continue
-		}
 		n, ok := byName[p.Name]
 		if !ok {
 			n = next
@@ -329,22 +331,44 @@ func (a *analyzer) numberParams() (string, error) {
 		if p.Nullable {
 			pr.Nullable()
 		}
+		if p.Slice {
+			// On PostgreSQL sqlc.slice(x) is one array parameter (compare it
+			// with = ANY(...)); there is no list to expand.
+			pr.Slice = true
+		}
 	}
 	if len(a.errs) > 0 {
 		return "", a.errs
 	}
-	// Rewrite named parameters from the end so offsets stay valid.
-	src := a.file.Src
-	text := []byte(string(src[a.stmt.Start:a.stmt.End]))
-	for i := len(all) - 1; i >= 0; i-- {
-		p := all[i]
-		if p.Name == "" {
+	for _, p := range all {
+		if p.Name != "" {
+			a.edits = append(a.edits, edit{p.Loc, p.End, fmt.Sprintf("$%d", p.Number)})
+		}
+	}
+	return "", nil
+}
+
+// edit replaces src[start:end] (file offsets) with text in the statement
+// sent to PostgreSQL.
+type edit struct {
+	start, end int
+	text       string
+}
+
+// rewrite applies the edits to the statement's text: named parameters
+// become $n, sqlc.embed(t) becomes t's column list.
+func (a *analyzer) rewrite() string {
+	edits := append([]edit(nil), a.edits...)
+	sort.Slice(edits, func(i, j int) bool { return edits[i].start > edits[j].start })
+	text := []byte(string(a.file.Src[a.stmt.Start:a.stmt.End]))
+	for _, e := range edits {
+		s, t := e.start-a.stmt.Start, e.end-a.stmt.Start
+		if s < 0 || t > len(text) || s > t {
 			continue
 		}
-		s, e := p.Loc-a.stmt.Start, p.End-a.stmt.Start
-		text = append(text[:s], append([]byte(fmt.Sprintf("$%d", p.Number)), text[e:]...)...)
+		text = append(text[:s], append([]byte(e.text), text[t:]...)...)
 	}
-	return strings.TrimSpace(string(text)), nil
+	return strings.TrimSpace(string(text))
 }
 
 // Nullable marks a parameter as sqlc.narg: always nullable.
@@ -371,6 +395,10 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 	}
 	p.Type, p.Known, p.Column = v.Type, true, v.Column
 	p.NotNull = v.NotNull && !p.forceNull
+	if p.Slice && p.Type.ArrayDims == 0 {
+		p.Type.ArrayDims = 1
+		p.Column = nil
+	}
 	if p.Name == "" && nameHint != "" {
 		p.Name = nameHint
 	}

@@ -382,6 +382,27 @@ func (a *analyzer) limit(sc *scope, s *sqlparse.Select) {
 func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 	var cols []*Column
 	for i, t := range ts {
+		if em, ok := t.Expr.(*sqlparse.Embed); ok {
+			var r *rel
+			for _, x := range sc.rels {
+				if x.name == em.Table {
+					r = x
+				}
+			}
+			if r == nil || r.table == nil {
+				a.errorf(em.Loc, "sqlc.embed(%s): no table named %s in FROM", em.Table, em.Table)
+				continue
+			}
+			var list []string
+			for _, c := range r.cols {
+				col := a.resultColumn(c, c.Name)
+				col.Embed, col.EmbedName = r.table, em.Table
+				cols = append(cols, col)
+				list = append(list, quoteName(em.Table)+"."+quoteName(c.Name))
+			}
+			a.edits = append(a.edits, edit{em.Loc, em.End, strings.Join(list, ", ")})
+			continue
+		}
 		if cr, ok := t.Expr.(*sqlparse.ColumnRef); ok && cr.Fields[len(cr.Fields)-1] == "*" {
 			qual := ""
 			if len(cr.Fields) > 1 {
@@ -744,4 +765,14 @@ func pluralHint(name string) string {
 		return ""
 	}
 	return name + "s"
+}
+
+// quoteName quotes an identifier unless it is plain lower case.
+func quoteName(s string) string {
+	for i, r := range s {
+		if !(r == '_' || (r >= 'a' && r <= 'z') || (i > 0 && r >= '0' && r <= '9')) {
+			return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+		}
+	}
+	return s
 }

@@ -26,6 +26,11 @@ type signature struct {
 type resultField struct {
 	name string
 	typ  goType
+	// column is the SQL name, for struct tags.
+	column string
+	// embed lists the model's field names when the field is a
+	// sqlc.embed(table) of the model type.
+	embed []string
 }
 
 func lowerFirst(s string) string {
@@ -101,25 +106,44 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		s.args = append(s.args, jen.Int64().Call(jen.Id("token")))
 	}
 	// Results.
-	if len(q.Columns) == 1 {
+	hasEmbed := false
+	for _, c := range q.Columns {
+		hasEmbed = hasEmbed || c.Embed != nil
+	}
+	if len(q.Columns) == 1 && !hasEmbed {
 		c := q.Columns[0]
 		gt := e.types.goTypeOf(c.Column, c.Type, c.NotNull)
 		s.result, s.scalar = gt.code(), true
-		s.cols = []resultField{{name: c.Name, typ: gt}}
-	} else if len(q.Columns) > 1 {
-		if t := e.matchModel(q); t != "" {
+		s.cols = []resultField{{name: c.Name, typ: gt, column: c.Name}}
+	} else if len(q.Columns) > 0 {
+		if t := e.matchModel(q); t != "" && !hasEmbed {
 			s.resultName = t
 		} else {
 			s.resultName = q.Name + "Row"
 		}
-		var names []string
-		for _, c := range q.Columns {
-			names = append(names, e.names.structName(c.Name))
+		var fields []resultField
+		for i := 0; i < len(q.Columns); i++ {
+			c := q.Columns[i]
+			if c.Embed == nil {
+				fields = append(fields, resultField{name: e.names.structName(c.Name), typ: e.types.goTypeOf(c.Column, c.Type, c.NotNull), column: c.Name})
+				continue
+			}
+			model := e.models[c.Embed]
+			f := resultField{name: model, typ: goType{name: model}, column: c.EmbedName}
+			for ; i < len(q.Columns) && q.Columns[i].Embed == c.Embed && q.Columns[i].EmbedName == c.EmbedName; i++ {
+				f.embed = append(f.embed, e.names.structName(q.Columns[i].Name))
+			}
+			i--
+			fields = append(fields, f)
 		}
-		names = uniqueNames(names)
-		for i, c := range q.Columns {
-			s.cols = append(s.cols, resultField{name: names[i], typ: e.types.goTypeOf(c.Column, c.Type, c.NotNull)})
+		names := make([]string, len(fields))
+		for i, f := range fields {
+			names[i] = f.name
 		}
+		for i, n := range uniqueNames(names) {
+			fields[i].name = n
+		}
+		s.cols = fields
 		s.result = jen.Id(s.resultName)
 		if e.opts.EmitResultStructPointers {
 			s.result = jen.Op("*").Id(s.resultName)
@@ -231,8 +255,8 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 	}
 	if sig.resultName == q.Name+"Row" {
 		var fields []jen.Code
-		for i, c := range sig.cols {
-			fields = append(fields, jen.Id(c.name).Add(c.typ.code()).Tag(e.tags(q.Columns[i].Name)))
+		for _, c := range sig.cols {
+			fields = append(fields, jen.Id(c.name).Add(c.typ.code()).Tag(e.tags(c.column)))
 		}
 		f.Type().Id(sig.resultName).Struct(fields...)
 		f.Line()
@@ -330,6 +354,12 @@ func scanDests(sig signature) []jen.Code {
 	}
 	var out []jen.Code
 	for _, c := range sig.cols {
+		if c.embed != nil {
+			for _, sub := range c.embed {
+				out = append(out, jen.Op("&").Id("i").Dot(c.name).Dot(sub))
+			}
+			continue
+		}
 		out = append(out, jen.Op("&").Id("i").Dot(c.name))
 	}
 	return out

@@ -411,6 +411,15 @@ type Param struct {
 
 func (n *Param) Pos() int { return n.Loc }
 
+// Embed is sqlc.embed(table) in a SELECT or RETURNING list: the table's
+// columns, scanned into one field of the table's model type.
+type Embed struct {
+	Table    string
+	Loc, End int
+}
+
+func (n *Embed) Pos() int { return n.Loc }
+
 // Const is a literal.
 type Const struct {
 	// Kind is "int", "float", "string", "bool", "bitstring" or "null".

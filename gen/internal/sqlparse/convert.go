@@ -833,6 +833,13 @@ func (c *converter) funcCall(f *pg.FuncCall) Node {
 	parts := strs(f.Funcname)
 	loc := int(f.Location)
 	// sqlc.arg(name), sqlc.narg(name), sqlc.slice(name): named parameters.
+	if len(parts) == 2 && parts[0] == "sqlc" && parts[1] == "embed" && len(f.Args) == 1 {
+		if cr := f.Args[0].GetColumnRef(); cr != nil {
+			if ss := strs(cr.Fields); len(ss) == 1 {
+				return &Embed{Table: ss[0], Loc: loc, End: c.closingParen(loc)}
+			}
+		}
+	}
 	if len(parts) == 2 && parts[0] == "sqlc" {
 		switch parts[1] {
 		case "arg", "narg", "slice":
