@@ -158,6 +158,15 @@ func quoteIdent(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
+// lockKeys lists the key columns of the lock query: fence_key_1, ...
+func lockKeys(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf("fence_key_%d", i+1)
+	}
+	return strings.Join(parts, ", ")
+}
+
 func keyList(prefix string, key []string) string {
 	parts := make([]string, len(key))
 	for i, k := range key {
@@ -170,7 +179,7 @@ func keyList(prefix string, key []string) string {
 // (SELECT refused FROM fence_check) = 0" as a parse-tree node.
 func lockConditions(rv *pg.RangeVar, spec FenceSpec) (*pg.Node, error) {
 	text := fmt.Sprintf("SELECT 1 WHERE (%s) IN (SELECT %s FROM %s) AND (SELECT refused FROM %s) = 0",
-		keyList(quoteIdent(relName(rv))+".", spec.Key), keyList("", spec.Key), LockCTE, CheckCTE)
+		keyList(quoteIdent(relName(rv))+".", spec.Key), lockKeys(len(spec.Key)), LockCTE, CheckCTE)
 	t, err := pg.Parse(text)
 	if err != nil {
 		return nil, err
@@ -222,8 +231,10 @@ func wrap(write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec
 	// that it matches exactly the rows the write would.
 	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: rv.Inh, Relpersistence: "p", Alias: rv.Alias, Location: -1}
 	var targets []*pg.Node
-	for _, k := range spec.Key {
-		targets = append(targets, pg.MakeResTargetNodeWithVal(colRef(relName(rv), k), -1))
+	// The lock query names its columns fence_key_<i> and fence_token, so
+	// that no table column name can make a reference ambiguous.
+	for i, k := range spec.Key {
+		targets = append(targets, pg.MakeResTargetNodeWithNameAndVal(fmt.Sprintf("fence_key_%d", i+1), colRef(relName(rv), k), -1))
 	}
 	targets = append(targets, pg.MakeResTargetNodeWithNameAndVal("fence_token", colRef(relName(rv), spec.Column), -1))
 	lock := &pg.SelectStmt{
@@ -244,7 +255,7 @@ func wrap(write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec
 	}
 	// A join in FROM/USING can match one target row several times: count
 	// each row once.
-	distinctKey := keyList("", spec.Key)
+	distinctKey := lockKeys(len(spec.Key))
 	if len(spec.Key) > 1 {
 		distinctKey = "(" + distinctKey + ")"
 	}

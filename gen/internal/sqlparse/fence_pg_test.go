@@ -422,6 +422,27 @@ func TestFenceWritePostgreSQLJoinDuplicates(t *testing.T) {
 	if o.stored != nil || len(o.written) != 1 {
 		t.Errorf("one row matched twice, fresh token: stored %v, %d written; want 1 written", deref(o.stored), len(o.written))
 	}
+
+	// The same with a composite key: every line of order 7 (tokens 10
+	// and 12) is matched twice.
+	sql = fenceWrite(t, `UPDATE lines SET qty = qty + g FROM generate_series(1, 2) g WHERE lines."OrderID" = $1 RETURNING lines.line_no`,
+		sqlparse.FenceSpec{Column: "Tok", Key: []string{"OrderID", "line_no"}, Param: 2, Columns: 1})
+	for _, tc := range []struct{ token, refused int64 }{{5, 2}, {11, 1}} {
+		reset(t, pool)
+		before := state(t, pool)
+		o = run(t, pool, sql, int32(7), tc.token)
+		if o.rows != 1 || o.stored == nil || *o.stored != 12 || o.refused != tc.refused {
+			t.Errorf("composite key, rows matched twice, token %d: %d rows, stored %v, refused %d; want 1 row, stored 12, refused %d", tc.token, o.rows, deref(o.stored), o.refused, tc.refused)
+		}
+		if after := state(t, pool); after != before {
+			t.Errorf("refused write changed the data:\nbefore %s\nafter  %s", before, after)
+		}
+	}
+	reset(t, pool)
+	o = run(t, pool, sql, int32(7), int64(12))
+	if o.stored != nil || len(o.written) != 2 {
+		t.Errorf("composite key, rows matched twice, token 12: stored %v, %d written; want 2 written", deref(o.stored), len(o.written))
+	}
 }
 
 // Key columns and tables whose names are SQL keywords must be quoted in
@@ -518,4 +539,25 @@ func deref(p *int64) any {
 		return nil
 	}
 	return *p
+}
+
+// Columns of the target table may be named like the columns the
+// rewrite introduces (fence_token, stored, refused): the statement must
+// still be valid.
+func TestFenceWritePostgreSQLColumnNamesOfTheRewrite(t *testing.T) {
+	pool := testenv.Database(t, `
+CREATE TABLE k (fence_token int PRIMARY KEY, stored int NOT NULL, refused int NOT NULL, tok bigint NOT NULL);
+INSERT INTO k VALUES (1, 0, 0, 5);
+`)
+	sql := fenceWrite(t, `UPDATE k SET stored = stored + 1, refused = refused + 1 WHERE fence_token = $1 RETURNING stored, refused`,
+		sqlparse.FenceSpec{Column: "tok", Key: []string{"fence_token"}, Param: 2, Columns: 2})
+	if _, err := pool.Exec(context.Background(), "PREPARE p AS "+sql); err != nil {
+		t.Fatalf("PostgreSQL rejects the rewritten statement: %v\n%s", err, sql)
+	}
+	if o := run(t, pool, sql, int32(1), int64(4)); o.rows != 1 || o.stored == nil || *o.stored != 5 || o.refused != 1 {
+		t.Errorf("stale token: %d rows, stored %v, refused %d; want 1 row, stored 5, refused 1", o.rows, deref(o.stored), o.refused)
+	}
+	if o := run(t, pool, sql, int32(1), int64(6)); o.stored != nil || len(o.written) != 1 {
+		t.Errorf("fresh token: stored %v, %d written; want 1 written", deref(o.stored), len(o.written))
+	}
 }

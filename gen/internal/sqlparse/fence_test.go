@@ -26,9 +26,9 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "UPDATE t SET a = $1 WHERE id = $2",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
-				"WITH fence_lock AS (\n    SELECT t.id, t.tok AS fence_token FROM t WHERE id = $2 FOR UPDATE OF t\n)",
-				", fence_check AS (\n    SELECT max(fence_token) AS stored, count(*) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock\n)",
-				", fence_write AS (\n    UPDATE t SET a = $1, tok = $3 WHERE (id = $2 AND t.tok <= $3) AND (t.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1\n)",
+				"WITH fence_lock AS (\n    SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t WHERE id = $2 FOR UPDATE OF t\n)",
+				", fence_check AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock\n)",
+				", fence_write AS (\n    UPDATE t SET a = $1, tok = $3 WHERE (id = $2 AND t.tok <= $3) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1\n)",
 				"\nSELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write\nUNION ALL\nSELECT stored, refused FROM fence_check WHERE refused > 0",
 			},
 		},
@@ -37,7 +37,7 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "UPDATE t SET a = $1 WHERE id = $2",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Strict: true},
 			contains: []string{
-				"count(*) FILTER (WHERE NOT (fence_token < $3)) AS refused",
+				"count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused",
 				"AND t.tok < $3) AND",
 			},
 		},
@@ -46,8 +46,8 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "UPDATE accounts AS a SET balance = a.balance + $1 WHERE a.id = $2",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
-				"SELECT a.id, a.tok AS fence_token FROM accounts a WHERE a.id = $2 FOR UPDATE OF a",
-				"UPDATE accounts a SET balance = a.balance + $1, tok = $3 WHERE (a.id = $2 AND a.tok <= $3) AND (a.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)",
+				"SELECT a.id AS fence_key_1, a.tok AS fence_token FROM accounts a WHERE a.id = $2 FOR UPDATE OF a",
+				"UPDATE accounts a SET balance = a.balance + $1, tok = $3 WHERE (a.id = $2 AND a.tok <= $3) AND (a.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)",
 			},
 		},
 		{
@@ -55,8 +55,8 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "UPDATE app.jobs SET done = true WHERE id = $1",
 			spec: sqlparse.FenceSpec{Column: "fence", Key: id, Param: 2},
 			contains: []string{
-				"SELECT jobs.id, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs",
-				"UPDATE app.jobs SET done = true, fence = $2 WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT id FROM fence_lock)",
+				"SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs",
+				"UPDATE app.jobs SET done = true, fence = $2 WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock)",
 			},
 		},
 		{
@@ -66,8 +66,8 @@ func TestFenceWrite(t *testing.T) {
 			contains: []string{
 				// The lock matches what the write matches, FROM items
 				// included, but locks the target only.
-				"SELECT t.id, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 FOR UPDATE OF t",
-				"UPDATE t SET a = o.a, tok = $2 FROM other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok <= $2) AND (t.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING t.id, o.a",
+				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 FOR UPDATE OF t",
+				"UPDATE t SET a = o.a, tok = $2 FROM other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok <= $2) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING t.id, o.a",
 				"SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write",
 				"SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0",
 			},
@@ -78,8 +78,8 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "DELETE FROM t USING other o WHERE o.t_id = t.id AND o.k = $1",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2},
 			contains: []string{
-				"SELECT t.id, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 FOR UPDATE OF t",
-				"DELETE FROM t USING other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok <= $2) AND (t.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
+				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 FOR UPDATE OF t",
+				"DELETE FROM t USING other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok <= $2) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
 			},
 		},
 		{
@@ -87,8 +87,8 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "DELETE FROM t x WHERE x.id = $1 RETURNING x.*",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2, Columns: 4},
 			contains: []string{
-				"SELECT x.id, x.tok AS fence_token FROM t x WHERE x.id = $1 FOR UPDATE OF x",
-				"DELETE FROM t x WHERE (x.id = $1 AND x.tok <= $2) AND (x.id IN (SELECT id FROM fence_lock)",
+				"SELECT x.id AS fence_key_1, x.tok AS fence_token FROM t x WHERE x.id = $1 FOR UPDATE OF x",
+				"DELETE FROM t x WHERE (x.id = $1 AND x.tok <= $2) AND (x.id IN (SELECT fence_key_1 FROM fence_lock)",
 				"RETURNING x.*",
 				"SELECT stored, refused, NULL, NULL, NULL, NULL FROM fence_check WHERE refused > 0",
 			},
@@ -99,8 +99,8 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "UPDATE t SET a = $1",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2},
 			contains: []string{
-				"SELECT t.id, t.tok AS fence_token FROM t FOR UPDATE OF t",
-				"UPDATE t SET a = $1, tok = $2 WHERE t.tok <= $2 AND (t.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
+				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t FOR UPDATE OF t",
+				"UPDATE t SET a = $1, tok = $2 WHERE t.tok <= $2 AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
 			},
 		},
 		{
@@ -108,9 +108,9 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "DELETE FROM t",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 1, Strict: true},
 			contains: []string{
-				"SELECT t.id, t.tok AS fence_token FROM t FOR UPDATE OF t",
+				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t FOR UPDATE OF t",
 				"FILTER (WHERE NOT (fence_token < $1))",
-				"DELETE FROM t WHERE t.tok < $1 AND (t.id IN (SELECT id FROM fence_lock)",
+				"DELETE FROM t WHERE t.tok < $1 AND (t.id IN (SELECT fence_key_1 FROM fence_lock)",
 			},
 		},
 		{
@@ -141,18 +141,32 @@ func TestFenceWrite(t *testing.T) {
 			sql:  `UPDATE "Orders" o SET qty = $1 WHERE o."TenantID" = $2`,
 			spec: sqlparse.FenceSpec{Column: "Tok", Key: []string{"TenantID", "line_no"}, Param: 3},
 			contains: []string{
-				`SELECT o."TenantID", o.line_no, o."Tok" AS fence_token FROM "Orders" o WHERE o."TenantID" = $2 FOR UPDATE OF o`,
-				`UPDATE "Orders" o SET qty = $1, "Tok" = $3 WHERE (o."TenantID" = $2 AND o."Tok" <= $3) AND ((o."TenantID", o.line_no) IN (SELECT "TenantID", line_no FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)`,
+				`SELECT o."TenantID" AS fence_key_1, o.line_no AS fence_key_2, o."Tok" AS fence_token FROM "Orders" o WHERE o."TenantID" = $2 FOR UPDATE OF o`,
+				// A row matched twice (by a join) is refused once.
+				`count(DISTINCT (fence_key_1, fence_key_2)) FILTER (WHERE NOT (fence_token <= $3)) AS refused`,
+				`UPDATE "Orders" o SET qty = $1, "Tok" = $3 WHERE (o."TenantID" = $2 AND o."Tok" <= $3) AND ((o."TenantID", o.line_no) IN (SELECT fence_key_1, fence_key_2 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)`,
 			},
 		},
 		{
-			// A key column that is a keyword is quoted too.
+			// A key column named like a keyword is quoted too: a bare
+			// user in SELECT user FROM fence_lock is CURRENT_USER.
 			name: "key column is a keyword",
-			sql:  `DELETE FROM t WHERE "user" = $1`,
-			spec: sqlparse.FenceSpec{Column: "tok", Key: []string{"user", "order"}, Param: 2},
+			sql:  `UPDATE accounts SET note = $1 WHERE "user" = $2`,
+			spec: sqlparse.FenceSpec{Column: "tok", Key: []string{"user"}, Param: 3},
 			contains: []string{
-				`SELECT t."user", t."order", t.tok AS fence_token FROM t WHERE "user" = $1 FOR UPDATE OF t`,
-				`(t."user", t."order") IN (SELECT "user", "order" FROM fence_lock)`,
+				`SELECT accounts."user" AS fence_key_1, accounts.tok AS fence_token FROM accounts WHERE "user" = $2 FOR UPDATE OF accounts`,
+				`accounts."user" IN (SELECT fence_key_1 FROM fence_lock)`,
+				`count(DISTINCT fence_key_1) FILTER`,
+			},
+		},
+		{
+			// So is a reserved word as a key column or table name.
+			name: "reserved words as key column and table",
+			sql:  `DELETE FROM "order" WHERE "group" = $1`,
+			spec: sqlparse.FenceSpec{Column: "tok", Key: []string{"group", "select"}, Param: 2},
+			contains: []string{
+				`SELECT "order"."group" AS fence_key_1, "order"."select" AS fence_key_2, "order".tok AS fence_token FROM "order" WHERE "group" = $1 FOR UPDATE OF "order"`,
+				`("order"."group", "order"."select") IN (SELECT fence_key_1, fence_key_2 FROM fence_lock)`,
 			},
 		},
 		{

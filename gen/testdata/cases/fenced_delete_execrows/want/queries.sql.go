@@ -11,11 +11,11 @@ import (
 
 const expireSessions = `-- name: ExpireSessions :execrows
 WITH fence_lock AS (
-    SELECT sessions.id, sessions.token AS fence_token FROM sessions WHERE expires_at < $1 FOR UPDATE OF sessions
+    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token FROM sessions WHERE expires_at < $1 FOR UPDATE OF sessions
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
-    DELETE FROM sessions WHERE (expires_at < $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    DELETE FROM sessions WHERE (expires_at < $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
@@ -35,11 +35,11 @@ func (q *Queries) ExpireSessions(ctx context.Context, now pgtype.Timestamptz, to
 
 const deleteSession = `-- name: DeleteSession :exec
 WITH fence_lock AS (
-    SELECT sessions.id, sessions.token AS fence_token FROM sessions WHERE id = $1 FOR UPDATE OF sessions
+    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token FROM sessions WHERE id = $1 FOR UPDATE OF sessions
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
-    DELETE FROM sessions WHERE (id = $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    DELETE FROM sessions WHERE (id = $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
@@ -60,11 +60,11 @@ func (q *Queries) DeleteSession(ctx context.Context, id pgtype.UUID, token fence
 
 const deleteBanned = `-- name: DeleteBanned :execrows
 WITH fence_lock AS (
-    SELECT s.id, s.token AS fence_token FROM sessions s, banned_users b WHERE s.user_id = b.user_id FOR UPDATE OF s
+    SELECT s.id AS fence_key_1, s.token AS fence_token FROM sessions s, banned_users b WHERE s.user_id = b.user_id FOR UPDATE OF s
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $1)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $1)) AS refused FROM fence_lock
 ), fence_write AS (
-    DELETE FROM sessions s USING banned_users b WHERE (s.user_id = b.user_id AND s.token <= $1) AND (s.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    DELETE FROM sessions s USING banned_users b WHERE (s.user_id = b.user_id AND s.token <= $1) AND (s.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
@@ -84,11 +84,11 @@ func (q *Queries) DeleteBanned(ctx context.Context, token fence.Token) (int64, e
 
 const deleteForUser = `-- name: DeleteForUser :many
 WITH fence_lock AS (
-    SELECT sessions.id, sessions.token AS fence_token FROM sessions WHERE user_id = $1 FOR UPDATE OF sessions
+    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token FROM sessions WHERE user_id = $1 FOR UPDATE OF sessions
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
-    DELETE FROM sessions WHERE (user_id = $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
+    DELETE FROM sessions WHERE (user_id = $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL

@@ -10,11 +10,11 @@ import (
 
 const finishJob = `-- name: FinishJob :exec
 WITH fence_lock AS (
-    SELECT jobs.id, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs
+    SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE app.jobs SET done = true, fence = $2 WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    UPDATE app.jobs SET done = true, fence = $2 WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
@@ -35,11 +35,11 @@ func (q *Queries) FinishJob(ctx context.Context, id int64, token fence.Token) er
 
 const finishJobReturning = `-- name: FinishJobReturning :one
 WITH fence_lock AS (
-    SELECT j.id, j.fence AS fence_token FROM app.jobs j WHERE j.id = $1 FOR UPDATE OF j
+    SELECT j.id AS fence_key_1, j.fence AS fence_token FROM app.jobs j WHERE j.id = $1 FOR UPDATE OF j
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE app.jobs j SET done = true, fence = $2 WHERE (j.id = $1 AND j.fence <= $2) AND (j.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING j.id, j.kind
+    UPDATE app.jobs j SET done = true, fence = $2 WHERE (j.id = $1 AND j.fence <= $2) AND (j.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING j.id, j.kind
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
@@ -74,11 +74,11 @@ func (q *Queries) FinishJobReturning(ctx context.Context, id int64, token fence.
 
 const deleteJob = `-- name: DeleteJob :execrows
 WITH fence_lock AS (
-    SELECT jobs.id, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs
+    SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
-    DELETE FROM app.jobs WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    DELETE FROM app.jobs WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL

@@ -11,11 +11,11 @@ import (
 
 const takeRegion = `-- name: TakeRegion :many
 WITH fence_lock AS (
-    SELECT shards.id, shards.epoch AS fence_token FROM shards WHERE region = $2 FOR UPDATE OF shards
+    SELECT shards.id AS fence_key_1, shards.epoch AS fence_token FROM shards WHERE region = $2 FOR UPDATE OF shards
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE shards SET owner = $1, moved_at = now(), epoch = $3 WHERE (region = $2 AND shards.epoch <= $3) AND (shards.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, moved_at
+    UPDATE shards SET owner = $1, moved_at = now(), epoch = $3 WHERE (region = $2 AND shards.epoch <= $3) AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, moved_at
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
@@ -57,11 +57,11 @@ func (q *Queries) TakeRegion(ctx context.Context, arg TakeRegionParams, token fe
 
 const takeAll = `-- name: TakeAll :many
 WITH fence_lock AS (
-    SELECT shards.id, shards.epoch AS fence_token FROM shards FOR UPDATE OF shards
+    SELECT shards.id AS fence_key_1, shards.epoch AS fence_token FROM shards FOR UPDATE OF shards
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE shards SET owner = $1, epoch = $2 WHERE shards.epoch <= $2 AND (shards.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
+    UPDATE shards SET owner = $1, epoch = $2 WHERE shards.epoch <= $2 AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
@@ -92,11 +92,11 @@ func (q *Queries) TakeAll(ctx context.Context, owner string, token fence.Token) 
 
 const takeIDs = `-- name: TakeIDs :many
 WITH fence_lock AS (
-    SELECT s.id, s.epoch AS fence_token FROM shards s WHERE s.id = ANY($2::int[]) FOR UPDATE OF s
+    SELECT s.id AS fence_key_1, s.epoch AS fence_token FROM shards s WHERE s.id = ANY($2::int[]) FOR UPDATE OF s
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE shards s SET owner = $1, epoch = $3 WHERE (s.id = ANY($2::int[]) AND s.epoch <= $3) AND (s.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING s.id
+    UPDATE shards s SET owner = $1, epoch = $3 WHERE (s.id = ANY($2::int[]) AND s.epoch <= $3) AND (s.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING s.id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL

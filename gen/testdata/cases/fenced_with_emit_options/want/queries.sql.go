@@ -10,11 +10,11 @@ import (
 
 const closeTicket = `-- name: CloseTicket :one
 WITH fence_lock AS (
-    SELECT tickets.id, tickets.tok AS fence_token FROM tickets WHERE id = $2 FOR UPDATE OF tickets
+    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE id = $2 FOR UPDATE OF tickets
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE (id = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
+    UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE (id = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
@@ -48,11 +48,11 @@ func (q *Queries) CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketPara
 
 const reassign = `-- name: Reassign :many
 WITH fence_lock AS (
-    SELECT tickets.id, tickets.tok AS fence_token FROM tickets WHERE owner = $2 FOR UPDATE OF tickets
+    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE owner = $2 FOR UPDATE OF tickets
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE tickets SET owner = $1, tok = $3 WHERE (owner = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, score
+    UPDATE tickets SET owner = $1, tok = $3 WHERE (owner = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, score
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
@@ -94,11 +94,11 @@ func (q *Queries) Reassign(ctx context.Context, db DBTX, arg *ReassignParams, to
 
 const purge = `-- name: Purge :execrows
 WITH fence_lock AS (
-    SELECT tickets.id, tickets.tok AS fence_token FROM tickets WHERE status = $1 FOR UPDATE OF tickets
+    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE status = $1 FOR UPDATE OF tickets
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
-    DELETE FROM tickets WHERE (status = $1 AND tickets.tok <= $2) AND (tickets.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    DELETE FROM tickets WHERE (status = $1 AND tickets.tok <= $2) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
@@ -118,11 +118,11 @@ func (q *Queries) Purge(ctx context.Context, db DBTX, status Status, token fence
 
 const rescore = `-- name: Rescore :exec
 WITH fence_lock AS (
-    SELECT tickets.id, tickets.tok AS fence_token FROM tickets WHERE id = $2 FOR UPDATE OF tickets
+    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE id = $2 FOR UPDATE OF tickets
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE tickets SET score = $1, tok = $3 WHERE (id = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
+    UPDATE tickets SET score = $1, tok = $3 WHERE (id = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL

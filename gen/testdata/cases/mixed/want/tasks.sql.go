@@ -11,11 +11,11 @@ import (
 
 const claimTask = `-- name: ClaimTask :one
 WITH fence_lock AS (
-    SELECT tasks.id, tasks.lease_token AS fence_token FROM tasks WHERE id = $2 AND status = 'queued' FOR UPDATE OF tasks
+    SELECT tasks.id AS fence_key_1, tasks.lease_token AS fence_token FROM tasks WHERE id = $2 AND status = 'queued' FOR UPDATE OF tasks
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE tasks SET worker_id = $1, attempts = attempts + 1, lease_token = $3 WHERE ((id = $2 AND status = 'queued') AND tasks.lease_token <= $3) AND (tasks.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
+    UPDATE tasks SET worker_id = $1, attempts = attempts + 1, lease_token = $3 WHERE ((id = $2 AND status = 'queued') AND tasks.lease_token <= $3) AND (tasks.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
@@ -49,11 +49,11 @@ func (q *Queries) ClaimTask(ctx context.Context, arg ClaimTaskParams, token fenc
 
 const completeTask = `-- name: CompleteTask :exec
 WITH fence_lock AS (
-    SELECT tasks.id, tasks.lease_token AS fence_token FROM tasks WHERE id = $1 FOR UPDATE OF tasks
+    SELECT tasks.id AS fence_key_1, tasks.lease_token AS fence_token FROM tasks WHERE id = $1 FOR UPDATE OF tasks
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE tasks SET status = 'done', lease_token = $2 WHERE (id = $1 AND tasks.lease_token <= $2) AND (tasks.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    UPDATE tasks SET status = 'done', lease_token = $2 WHERE (id = $1 AND tasks.lease_token <= $2) AND (tasks.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL

@@ -10,11 +10,11 @@ import (
 
 const increment = `-- name: Increment :exec
 WITH fence_lock AS (
-    SELECT counters.id, counters.tok AS fence_token FROM counters WHERE id = $1 FOR UPDATE OF counters
+    SELECT counters.id AS fence_key_1, counters.tok AS fence_token FROM counters WHERE id = $1 FOR UPDATE OF counters
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token < $2)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $2)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE counters SET value = value + 1, tok = $2 WHERE (id = $1 AND counters.tok < $2) AND (counters.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    UPDATE counters SET value = value + 1, tok = $2 WHERE (id = $1 AND counters.tok < $2) AND (counters.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
@@ -38,11 +38,11 @@ func (q *Queries) Increment(ctx context.Context, id int64, token fence.Token) er
 
 const setCounter = `-- name: SetCounter :exec
 WITH fence_lock AS (
-    SELECT counters.id, counters.tok AS fence_token FROM counters WHERE id = $2 FOR UPDATE OF counters
+    SELECT counters.id AS fence_key_1, counters.tok AS fence_token FROM counters WHERE id = $2 FOR UPDATE OF counters
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE counters SET value = $1, tok = $3 WHERE (id = $2 AND counters.tok <= $3) AND (counters.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    UPDATE counters SET value = $1, tok = $3 WHERE (id = $2 AND counters.tok <= $3) AND (counters.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
@@ -68,11 +68,11 @@ func (q *Queries) SetCounter(ctx context.Context, arg SetCounterParams, token fe
 
 const addToLedger = `-- name: AddToLedger :exec
 WITH fence_lock AS (
-    SELECT ledgers.id, ledgers.tok AS fence_token FROM ledgers WHERE id = $2 FOR UPDATE OF ledgers
+    SELECT ledgers.id AS fence_key_1, ledgers.tok AS fence_token FROM ledgers WHERE id = $2 FOR UPDATE OF ledgers
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token < $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE ledgers SET total = total + $1, tok = $3 WHERE (id = $2 AND ledgers.tok < $3) AND (ledgers.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    UPDATE ledgers SET total = total + $1, tok = $3 WHERE (id = $2 AND ledgers.tok < $3) AND (ledgers.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
@@ -99,11 +99,11 @@ func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token 
 
 const setLedger = `-- name: SetLedger :exec
 WITH fence_lock AS (
-    SELECT ledgers.id, ledgers.tok AS fence_token FROM ledgers WHERE id = $2 FOR UPDATE OF ledgers
+    SELECT ledgers.id AS fence_key_1, ledgers.tok AS fence_token FROM ledgers WHERE id = $2 FOR UPDATE OF ledgers
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT id) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE ledgers SET total = $1, tok = $3 WHERE (id = $2 AND ledgers.tok <= $3) AND (ledgers.id IN (SELECT id FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    UPDATE ledgers SET total = $1, tok = $3 WHERE (id = $2 AND ledgers.tok <= $3) AND (ledgers.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
