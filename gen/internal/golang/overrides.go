@@ -33,10 +33,6 @@ func parseGoType(g config.GoType) (goType, string) {
 		if g.Slice {
 			t.slices = 1
 		}
-		if t.pkg == "" && strings.Contains(t.name, ".") {
-			// {type: "uuid.UUID"} without import: a qualified name as written.
-			t.name = t.name
-		}
 		return t, alias
 	}
 	spec := g.Spec
