@@ -1,0 +1,158 @@
+// Package bench compares fencegen's generation time and peak memory with
+// sqlc's on one large input: hundreds of tables and thousands of queries,
+// synthesised so that both tools accept all of it. Both run as separate
+// processes, built once, on the same files; sqlc is a peer installed with
+// `go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1`, never a
+// dependency of this module.
+//
+//	go test ./bench -run '^$' -bench Generate -benchtime 5x
+//
+// Set SQLC to the sqlc binary if it is not on PATH or in $HOME/go/bin.
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const (
+	tables          = 300
+	queriesPerTable = 10
+)
+
+// writeInput writes schema.sql, query.sql and sqlc.yaml into dir.
+func writeInput(t testing.TB, dir string) {
+	var schema, query strings.Builder
+	for i := 0; i < tables; i++ {
+		fmt.Fprintf(&schema, `CREATE TABLE t%[1]d (
+    id BIGSERIAL PRIMARY KEY,
+    parent_id BIGINT REFERENCES t%[2]d (id),
+    name TEXT NOT NULL,
+    note TEXT,
+    amount NUMERIC(12, 2) NOT NULL DEFAULT 0,
+    flag BOOLEAN NOT NULL DEFAULT false,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    tags TEXT[] NOT NULL DEFAULT '{}'
+);
+`, i, max(i-1, 0))
+		fmt.Fprintf(&query, `-- name: GetT%[1]d :one
+SELECT * FROM t%[1]d WHERE id = $1;
+
+-- name: ListT%[1]d :many
+SELECT id, name, amount FROM t%[1]d WHERE flag = $1 ORDER BY id LIMIT $2 OFFSET $3;
+
+-- name: CreateT%[1]d :one
+INSERT INTO t%[1]d (parent_id, name, note, amount) VALUES ($1, $2, $3, $4) RETURNING *;
+
+-- name: UpdateT%[1]dName :exec
+UPDATE t%[1]d SET name = $1, note = $2 WHERE id = $3;
+
+-- name: DeleteT%[1]d :execrows
+DELETE FROM t%[1]d WHERE id = $1;
+
+-- name: CountT%[1]d :one
+SELECT count(*) FROM t%[1]d WHERE created_at > $1;
+
+-- name: JoinT%[1]d :many
+SELECT a.id, a.name, b.name AS parent_name FROM t%[1]d a LEFT JOIN t%[2]d b ON b.id = a.parent_id WHERE a.amount > $1;
+
+-- name: SearchT%[1]d :many
+SELECT id, name FROM t%[1]d WHERE name LIKE $1 AND NOT flag;
+
+-- name: TotalT%[1]d :one
+SELECT COALESCE(sum(amount), 0)::numeric AS total FROM t%[1]d WHERE parent_id = $1;
+
+-- name: TagT%[1]d :exec
+UPDATE t%[1]d SET tags = array_append(tags, $1::text) WHERE id = $2;
+
+`, i, max(i-1, 0))
+	}
+	cfg := `version: "2"
+sql:
+  - engine: postgresql
+    schema: schema.sql
+    queries: query.sql
+    gen:
+      go:
+        package: big
+        out: out
+        sql_package: pgx/v5
+`
+	for name, s := range map[string]string{"schema.sql": schema.String(), "query.sql": query.String(), "sqlc.yaml": cfg} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func sqlcPath() string {
+	if p := os.Getenv("SQLC"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("sqlc"); err == nil {
+		return p
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		p := filepath.Join(home, "go", "bin", "sqlc")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// run runs one generator in dir and returns its wall time and peak RSS.
+func run(b *testing.B, dir string, name string, args ...string) (time.Duration, int64) {
+	os.RemoveAll(filepath.Join(dir, "out"))
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	elapsed := time.Since(start)
+	if err != nil {
+		b.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+	rss := int64(0)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss * 1024 // kilobytes on Linux
+	}
+	return elapsed, rss
+}
+
+func BenchmarkGenerate(b *testing.B) {
+	dir := b.TempDir()
+	writeInput(b, dir)
+	fencegen := filepath.Join(b.TempDir(), "fencegen")
+	if out, err := exec.Command("go", "build", "-o", fencegen, "github.com/fencegen/fencegen/cmd/fencegen").CombinedOutput(); err != nil {
+		b.Fatalf("build fencegen: %v\n%s", err, out)
+	}
+	tools := map[string][]string{"fencegen": {fencegen, "generate"}}
+	if p := sqlcPath(); p != "" {
+		tools["sqlc"] = []string{p, "--no-remote", "generate"}
+	} else {
+		b.Log("SKIP sqlc: not found (set SQLC); only fencegen is measured")
+	}
+	for _, name := range []string{"fencegen", "sqlc"} {
+		argv, ok := tools[name]
+		if !ok {
+			continue
+		}
+		b.Run(name, func(b *testing.B) {
+			var peak int64
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				d, rss := run(b, dir, argv[0], argv[1:]...)
+				total += d
+				peak = max(peak, rss)
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
+			b.ReportMetric(float64(tables*queriesPerTable), "queries")
+		})
+	}
+}
