@@ -17,6 +17,8 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/golang"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/templates"
 )
 
 // Generate runs the generator for every sql entry of cfg and returns the
@@ -151,7 +153,66 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 	for name, b := range rendered {
 		files[path.Join(filepath.ToSlash(opts.Out), name)] = b
 	}
+	if guard, err := guardSQL(cat); err != nil {
+		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err)
+		return nil, errs
+	} else if guard != nil {
+		files[path.Join(filepath.ToSlash(opts.Out), GuardFile)] = guard
+	}
 	return files, nil
+}
+
+// GuardFile is the migration SQL fencegen writes beside the generated code
+// of a package with fenced tables: a trigger per fenced table that refuses
+// any UPDATE lowering the stored token (fence.SQLState), for writers that
+// do not use the generated code.
+const GuardFile = "fencegen_guard.sql"
+
+type guardTable struct {
+	Table, QualifiedTable, Column, Function, Trigger string
+	Strict                                           bool
+}
+
+// guardSQL renders GuardFile for cat's fenced tables, or nil if none.
+func guardSQL(cat *catalog.Catalog) ([]byte, error) {
+	data := struct {
+		Tables    []guardTable
+		SQLState  string
+		AnyStrict bool
+	}{SQLState: fence.SQLState}
+	for _, t := range cat.FencedTables() {
+		fn := "fencegen_guard_" + t.Name
+		qt := quoteIdent(t.Name)
+		if t.Schema != "" && t.Schema != catalog.DefaultSchema {
+			fn = quoteIdent(t.Schema) + "." + quoteIdent(fn)
+			qt = quoteIdent(t.Schema) + "." + qt
+		} else {
+			fn = quoteIdent(fn)
+		}
+		data.Tables = append(data.Tables, guardTable{
+			Table: t.QualifiedName(), QualifiedTable: qt, Column: quoteIdent(t.Fence.Column),
+			Function: fn, Trigger: "fencegen_guard", Strict: t.Fence.Strict,
+		})
+		data.AnyStrict = data.AnyStrict || t.Fence.Strict
+	}
+	if len(data.Tables) == 0 {
+		return nil, nil
+	}
+	var b strings.Builder
+	if err := templates.Templates.ExecuteTemplate(&b, "guard.sql.tmpl", data); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+// quoteIdent quotes a SQL identifier unless it is plain lower case.
+func quoteIdent(s string) string {
+	for i, r := range s {
+		if !(r == '_' || (r >= 'a' && r <= 'z') || (i > 0 && r >= '0' && r <= '9')) {
+			return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+		}
+	}
+	return s
 }
 
 // expand turns schema or queries entries (files, directories, globs) into

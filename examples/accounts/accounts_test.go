@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
@@ -349,5 +351,63 @@ func TestWorkerShutsDownGracefullyOnSIGTERM(t *testing.T) {
 	fmt.Sscanf(all[strings.Index(all, "after ")+len("after "):], "%d", &applied)
 	if applied == 0 || b != fmt.Sprintf("%d.00", applied) || tok == 0 {
 		t.Errorf("balance %s token %d after %d credits", b, tok, applied)
+	}
+}
+
+//go:embed accountsdb/fencegen_guard.sql
+var guardSQL string
+
+// The database-side guard refuses a stale UPDATE from any writer (here a
+// hand-written statement, as psql would send it), with SQLSTATE
+// fence.SQLState; fence.Write reports that error as a *fence.StaleError.
+func TestTriggerRefusesStaleWriteFromAnyWriter(t *testing.T) {
+	ctx := context.Background()
+	pool := testenv.Database(t, schemaSQL, guardSQL)
+	q := accountsdb.New(pool)
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 1, Balance: numeric("10.00")}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.CreditAccount(ctx, accountsdb.CreditAccountParams{Amount: numeric("1.00"), ID: 1}, 5); err != nil {
+		t.Fatal(err)
+	}
+	// A writer that sets an older token by hand, without the WHERE guard.
+	_, err := pool.Exec(ctx, `UPDATE account_balances SET balance = 0, last_fencing_token = 3 WHERE id = 1`)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != fence.SQLState {
+		t.Fatalf("stale hand-written UPDATE: %v, want SQLSTATE %s", err, fence.SQLState)
+	}
+	// The same error through fence.Write becomes a *fence.StaleError.
+	_, err = fence.Write("HandWritten", "account_balances", fence.NonStrict, 3, 0, func() (fence.Rows, error) {
+		return pool.Query(ctx, `UPDATE account_balances SET last_fencing_token = 3 WHERE id = 1 RETURNING NULL::bigint, NULL::bigint`)
+	}, nil)
+	var stale *fence.StaleError
+	if !errors.As(err, &stale) || stale.Stored != 5 || stale.Presented != 3 {
+		t.Fatalf("fence.Write over the trigger's error = %v, want a StaleError with stored 5", err)
+	}
+	// Writes that keep or raise the token pass; the row is unchanged by the
+	// refused ones.
+	if _, err := pool.Exec(ctx, `UPDATE account_balances SET balance = balance + 1 WHERE id = 1`); err != nil {
+		t.Fatalf("UPDATE that does not touch the token: %v", err)
+	}
+	if b, tok := balance(t, q, 1); b != "12.00" || tok != 5 {
+		t.Fatalf("balance %s token %d, want 12.00 and 5", b, tok)
+	}
+	if err := q.CreditAccount(ctx, accountsdb.CreditAccountParams{Amount: numeric("1.00"), ID: 1}, 4); !errors.Is(err, fence.ErrStaleToken) {
+		t.Fatalf("generated method with a stale token under the trigger: %v", err)
+	}
+	// And from psql itself, when it is installed.
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		t.Log("psql not installed: the psql check is left out")
+		return
+	}
+	dsn := pool.Config().ConnString()
+	out, err := exec.Command(psql, "-X", "-v", "ON_ERROR_STOP=1", "-v", "VERBOSITY=verbose", dsn,
+		"-c", "UPDATE account_balances SET last_fencing_token = 1 WHERE id = 1").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), fence.SQLState) {
+		t.Fatalf("psql stale UPDATE: err %v, output %s; want a failure with SQLSTATE %s", err, out, fence.SQLState)
+	}
+	if _, tok := balance(t, q, 1); tok != 5 {
+		t.Fatalf("psql lowered the token to %d", tok)
 	}
 }

@@ -51,6 +51,25 @@ func BenchmarkCredit(b *testing.B) {
 			}
 		}
 	})
+	// The database-side guard (accountsdb/fencegen_guard.sql) adds a
+	// trigger call to every UPDATE.
+	if _, err := db.Exec(ctx, guardSQL); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("fenced-generated+trigger", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if err := q.CreditAccount(ctx, accountsdb.CreditAccountParams{Amount: amount, ID: 1}, 7); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("unguarded+trigger", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := db.Exec(ctx, unguardedCredit, amount, int64(1)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // handWrittenCredit is the seed article's version: a transaction that

@@ -59,6 +59,13 @@ var (
 	ErrNotFound = errors.New("fence: no row matched")
 )
 
+// SQLState is the SQLSTATE that fencegen's database-side guard (the
+// trigger in the generated fencegen_guard.sql) raises for an UPDATE that
+// would lower the stored token (on strict tables: that would not raise it).
+// Generated code reports it as a *StaleError. Class "FN" is not one of
+// PostgreSQL's own (PostgreSQL docs, Appendix A "PostgreSQL Error Codes").
+const SQLState = "FN001"
+
 // StaleError is the error a generated fenced method returns when the
 // database rejected its write because of the fencing token. Unwrap returns
 // ErrStaleToken.

@@ -1,6 +1,33 @@
 package fence
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// sqlStater is implemented by database errors that carry a SQLSTATE, such
+// as *pgconn.PgError.
+type sqlStater interface{ SQLState() string }
+
+var storedInMessage = regexp.MustCompile(`stored (-?\d+)`)
+
+// fromTrigger turns the database-side guard's error (SQLSTATE SQLState)
+// into a *StaleError; any other error is returned unchanged.
+func fromTrigger(query, table string, mode Mode, presented Token, err error) error {
+	var s sqlStater
+	if err == nil || !errors.As(err, &s) || s.SQLState() != SQLState {
+		return err
+	}
+	se := &StaleError{Query: query, Table: table, Presented: presented, Rows: 1, Mode: mode}
+	if m := storedInMessage.FindStringSubmatch(err.Error()); m != nil {
+		if n, perr := strconv.ParseInt(m[1], 10, 64); perr == nil {
+			se.Stored = Token(n)
+		}
+	}
+	return se
+}
 
 // Rows is the part of a query result that Write reads. pgx.Rows
 // (github.com/jackc/pgx/v5) satisfies it; the interface keeps this package
@@ -25,6 +52,8 @@ type Rows interface {
 // destinations first.
 //
 // Write returns the number of rows written, or:
+//   - a *StaleError when the database-side guard (SQLSTATE SQLState) refused
+//     the write;
 //   - a *StaleError (errors.Is ErrStaleToken) when the rows matched hold a
 //     token that presented does not beat under mode;
 //   - a *NotFoundError (errors.Is ErrNotFound) when no row matched;
@@ -38,7 +67,7 @@ func Write(query, table string, mode Mode, presented Token, cols int, run func()
 	for attempt := 0; ; attempt++ {
 		rows, err := run()
 		if err != nil {
-			return 0, err
+			return 0, fromTrigger(query, table, mode, presented, err)
 		}
 		var (
 			written         int64
@@ -49,7 +78,7 @@ func Write(query, table string, mode Mode, presented Token, cols int, run func()
 			if vals := rows.RawValues(); len(vals) > 0 && vals[0] != nil {
 				if err := rows.Scan(refusedDest...); err != nil {
 					rows.Close()
-					return 0, err
+					return 0, fromTrigger(query, table, mode, presented, err)
 				}
 				continue
 			}
@@ -63,7 +92,7 @@ func Write(query, table string, mode Mode, presented Token, cols int, run func()
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return 0, err
+			return 0, fromTrigger(query, table, mode, presented, err)
 		}
 		if stored == nil {
 			if written == 0 {
