@@ -107,15 +107,20 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 			return "", fmt.Errorf("the table has no primary key")
 		}
 		where := u.WhereClause
+		single := len(u.FromClause) == 0 && pinsKey(u.Relation, where, spec.Key)
+		u.TargetList = append(u.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
+		if len(u.ReturningList) == 0 {
+			u.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
+		}
+		if single {
+			u.WhereClause = and(where, guardExpr(u.Relation, spec.Column, op, token))
+			return wrapSingle(raw.Stmt, u.Relation, where, spec)
+		}
 		extra, err := lockConditions(u.Relation, spec)
 		if err != nil {
 			return "", err
 		}
 		u.WhereClause = and(and(where, guardExpr(u.Relation, spec.Column, op, token)), extra)
-		u.TargetList = append(u.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
-		if len(u.ReturningList) == 0 {
-			u.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
-		}
 		return wrap(raw.Stmt, u.Relation, u.FromClause, where, spec, op)
 	case *pg.Node_DeleteStmt:
 		d := s.DeleteStmt
@@ -126,14 +131,18 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 			return "", fmt.Errorf("the table has no primary key")
 		}
 		where := d.WhereClause
+		if len(d.ReturningList) == 0 {
+			d.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
+		}
+		if len(d.UsingClause) == 0 && pinsKey(d.Relation, where, spec.Key) {
+			d.WhereClause = and(where, guardExpr(d.Relation, spec.Column, op, token))
+			return wrapSingle(raw.Stmt, d.Relation, where, spec)
+		}
 		extra, err := lockConditions(d.Relation, spec)
 		if err != nil {
 			return "", err
 		}
 		d.WhereClause = and(and(where, guardExpr(d.Relation, spec.Column, op, token)), extra)
-		if len(d.ReturningList) == 0 {
-			d.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
-		}
 		return wrap(raw.Stmt, d.Relation, d.UsingClause, where, spec, op)
 	}
 	return "", fmt.Errorf("only INSERT, UPDATE and DELETE can be fenced")
@@ -220,6 +229,117 @@ func selectNode(s *pg.SelectStmt) *pg.Node { return &pg.Node{Node: &pg.Node_Sele
 
 func deparse(n *pg.Node) (string, error) {
 	return pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: n}}})
+}
+
+// pinsKey reports whether where fixes every primary-key column of rv by
+// equality with a parameter or a constant, in a top-level AND: the write
+// matches at most one row, so it is all or nothing without locking first.
+func pinsKey(rv *pg.RangeVar, where *pg.Node, key []string) bool {
+	if where == nil || len(key) == 0 {
+		return false
+	}
+	var conj []*pg.Node
+	var flatten func(n *pg.Node)
+	flatten = func(n *pg.Node) {
+		if b := n.GetBoolExpr(); b != nil && b.Boolop == pg.BoolExprType_AND_EXPR {
+			for _, a := range b.Args {
+				flatten(a)
+			}
+			return
+		}
+		conj = append(conj, n)
+	}
+	flatten(where)
+	isValue := func(n *pg.Node) bool {
+		if tc := n.GetTypeCast(); tc != nil {
+			n = tc.Arg
+		}
+		return n.GetParamRef() != nil || n.GetAConst() != nil
+	}
+	column := func(n *pg.Node) string {
+		cr := n.GetColumnRef()
+		if cr == nil {
+			return ""
+		}
+		f := strs(cr.Fields)
+		switch {
+		case len(f) == 1:
+			return f[0]
+		case len(f) == 2 && f[0] == relName(rv):
+			return f[1]
+		}
+		return ""
+	}
+	pinned := map[string]bool{}
+	for _, c := range conj {
+		e := c.GetAExpr()
+		if e == nil || e.Kind != pg.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 || e.Name[0].GetString_().GetSval() != "=" {
+			continue
+		}
+		if col := column(e.Lexpr); col != "" && isValue(e.Rexpr) {
+			pinned[col] = true
+		}
+		if col := column(e.Rexpr); col != "" && isValue(e.Lexpr) {
+			pinned[col] = true
+		}
+	}
+	for _, k := range key {
+		if !pinned[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// wrapSingle wraps a write that matches at most one row (see pinsKey):
+//
+//	WITH fence_write AS (<write, guarded> RETURNING ...)
+//	SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+//	UNION ALL
+//	SELECT t.tok, 1, NULL, ... FROM t WHERE <where> AND NOT EXISTS (SELECT 1 FROM fence_write)
+//
+// One row cannot be written in part. The refusal branch reads the
+// statement's snapshot: when it shows a token the guard would have
+// accepted, a concurrent transaction changed the row first, and
+// fence.Write runs the statement again.
+func wrapSingle(write *pg.Node, rv *pg.RangeVar, where *pg.Node, spec FenceSpec) (string, error) {
+	writeSQL, err := deparse(write)
+	if err != nil {
+		return "", err
+	}
+	noneWritten, err := pg.Parse("SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM " + WriteCTE + ")")
+	if err != nil {
+		return "", err
+	}
+	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: rv.Inh, Relpersistence: "p", Alias: rv.Alias, Location: -1}
+	targets := []*pg.Node{
+		pg.MakeResTargetNodeWithVal(colRef(relName(rv), spec.Column), -1),
+		pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1),
+	}
+	for i := 0; i < spec.Columns; i++ {
+		targets = append(targets, pg.MakeResTargetNodeWithVal(&pg.Node{Node: &pg.Node_AConst{AConst: &pg.A_Const{Isnull: true, Location: -1}}}, -1))
+	}
+	refused := &pg.SelectStmt{
+		TargetList:  targets,
+		FromClause:  []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: target}}},
+		WhereClause: and(where, noneWritten.Stmts[0].Stmt.GetSelectStmt().WhereClause),
+		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
+		Op:          pg.SetOperation_SETOP_NONE,
+	}
+	refusedSQL, err := deparse(selectNode(refused))
+	if err != nil {
+		return "", err
+	}
+	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
+	if spec.Columns > 0 {
+		written += ", " + WriteCTE + ".*"
+	}
+	written += " FROM " + WriteCTE
+	out := "WITH " + WriteCTE + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refusedSQL
+	if _, err := pg.Parse(out); err != nil {
+		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
+	}
+	return out, nil
 }
 
 func wrap(write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec, op string) (string, error) {

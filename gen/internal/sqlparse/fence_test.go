@@ -22,19 +22,21 @@ func TestFenceWrite(t *testing.T) {
 		refusedNulls int
 	}{
 		{
+			// A WHERE clause that does not pin the primary key may match
+			// many rows: lock them all, check, then write all or none.
 			name: "update",
-			sql:  "UPDATE t SET a = $1 WHERE id = $2",
+			sql:  "UPDATE t SET a = $1 WHERE id >= $2",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
-				"WITH fence_lock AS (\n    SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t WHERE id = $2 FOR UPDATE OF t\n)",
+				"WITH fence_lock AS (\n    SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t WHERE id >= $2 FOR UPDATE OF t\n)",
 				", fence_check AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock\n)",
-				", fence_write AS (\n    UPDATE t SET a = $1, tok = $3 WHERE (id = $2 AND t.tok <= $3) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1\n)",
+				", fence_write AS (\n    UPDATE t SET a = $1, tok = $3 WHERE (id >= $2 AND t.tok <= $3) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1\n)",
 				"\nSELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write\nUNION ALL\nSELECT stored, refused FROM fence_check WHERE refused > 0",
 			},
 		},
 		{
 			name: "strict",
-			sql:  "UPDATE t SET a = $1 WHERE id = $2",
+			sql:  "UPDATE t SET a = $1 WHERE id >= $2",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Strict: true},
 			contains: []string{
 				"count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused",
@@ -43,20 +45,20 @@ func TestFenceWrite(t *testing.T) {
 		},
 		{
 			name: "alias",
-			sql:  "UPDATE accounts AS a SET balance = a.balance + $1 WHERE a.id = $2",
+			sql:  "UPDATE accounts AS a SET balance = a.balance + $1 WHERE a.id >= $2",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
-				"SELECT a.id AS fence_key_1, a.tok AS fence_token FROM accounts a WHERE a.id = $2 FOR UPDATE OF a",
-				"UPDATE accounts a SET balance = a.balance + $1, tok = $3 WHERE (a.id = $2 AND a.tok <= $3) AND (a.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)",
+				"SELECT a.id AS fence_key_1, a.tok AS fence_token FROM accounts a WHERE a.id >= $2 FOR UPDATE OF a",
+				"UPDATE accounts a SET balance = a.balance + $1, tok = $3 WHERE (a.id >= $2 AND a.tok <= $3) AND (a.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)",
 			},
 		},
 		{
 			name: "schema qualified",
-			sql:  "UPDATE app.jobs SET done = true WHERE id = $1",
+			sql:  "UPDATE app.jobs SET done = true WHERE id >= $1",
 			spec: sqlparse.FenceSpec{Column: "fence", Key: id, Param: 2},
 			contains: []string{
-				"SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs",
-				"UPDATE app.jobs SET done = true, fence = $2 WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock)",
+				"SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM app.jobs WHERE id >= $1 FOR UPDATE OF jobs",
+				"UPDATE app.jobs SET done = true, fence = $2 WHERE (id >= $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock)",
 			},
 		},
 		{
@@ -84,11 +86,11 @@ func TestFenceWrite(t *testing.T) {
 		},
 		{
 			name: "delete alias returning",
-			sql:  "DELETE FROM t x WHERE x.id = $1 RETURNING x.*",
+			sql:  "DELETE FROM t x WHERE x.id >= $1 RETURNING x.*",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2, Columns: 4},
 			contains: []string{
-				"SELECT x.id AS fence_key_1, x.tok AS fence_token FROM t x WHERE x.id = $1 FOR UPDATE OF x",
-				"DELETE FROM t x WHERE (x.id = $1 AND x.tok <= $2) AND (x.id IN (SELECT fence_key_1 FROM fence_lock)",
+				"SELECT x.id AS fence_key_1, x.tok AS fence_token FROM t x WHERE x.id >= $1 FOR UPDATE OF x",
+				"DELETE FROM t x WHERE (x.id >= $1 AND x.tok <= $2) AND (x.id IN (SELECT fence_key_1 FROM fence_lock)",
 				"RETURNING x.*",
 				"SELECT stored, refused, NULL, NULL, NULL, NULL FROM fence_check WHERE refused > 0",
 			},
@@ -126,7 +128,7 @@ func TestFenceWrite(t *testing.T) {
 		},
 		{
 			name: "returning count",
-			sql:  "UPDATE t SET a = $1 WHERE id = $2 RETURNING id, a, a * 2 AS twice",
+			sql:  "UPDATE t SET a = $1 WHERE id >= $2 RETURNING id, a, a * 2 AS twice",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Columns: 3},
 			contains: []string{
 				"RETURNING id, a, a * 2 AS twice",
@@ -151,10 +153,10 @@ func TestFenceWrite(t *testing.T) {
 			// A key column named like a keyword is quoted too: a bare
 			// user in SELECT user FROM fence_lock is CURRENT_USER.
 			name: "key column is a keyword",
-			sql:  `UPDATE accounts SET note = $1 WHERE "user" = $2`,
+			sql:  `UPDATE accounts SET note = $1 WHERE "user" >= $2`,
 			spec: sqlparse.FenceSpec{Column: "tok", Key: []string{"user"}, Param: 3},
 			contains: []string{
-				`SELECT accounts."user" AS fence_key_1, accounts.tok AS fence_token FROM accounts WHERE "user" = $2 FOR UPDATE OF accounts`,
+				`SELECT accounts."user" AS fence_key_1, accounts.tok AS fence_token FROM accounts WHERE "user" >= $2 FOR UPDATE OF accounts`,
 				`accounts."user" IN (SELECT fence_key_1 FROM fence_lock)`,
 				`count(DISTINCT fence_key_1) FILTER`,
 			},
@@ -275,6 +277,82 @@ func TestFenceWriteErrors(t *testing.T) {
 		_, err := sqlparse.FenceWrite(tc.sql, sqlparse.FenceSpec{Column: "tok", Key: tc.key, Param: 1})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("FenceWrite(%q, key %q) error = %v, want one containing %q", tc.sql, tc.key, err, tc.want)
+		}
+	}
+}
+
+// A write whose WHERE clause pins every primary-key column by equality
+// matches at most one row: it is all or nothing without the lock query, so
+// fencegen sends the cheaper single-row form.
+func TestFenceWriteSingleRow(t *testing.T) {
+	for _, tc := range []struct {
+		name, sql string
+		spec      sqlparse.FenceSpec
+		contains  []string
+	}{
+		{
+			name: "update by key",
+			sql:  "UPDATE t SET a = $1 WHERE id = $2",
+			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
+			contains: []string{
+				"WITH fence_write AS (\n    UPDATE t SET a = $1, tok = $3 WHERE id = $2 AND t.tok <= $3 RETURNING 1\n)",
+				"\nSELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write\nUNION ALL\nSELECT t.tok, 1 FROM t WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)",
+			},
+		},
+		{
+			name:     "strict, key cast and extra condition",
+			sql:      "UPDATE t SET a = 1 WHERE $1::bigint = id AND a > 0",
+			spec:     sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2, Strict: true},
+			contains: []string{"AND t.tok < $2 RETURNING 1", "FROM t WHERE ($1::bigint = id AND a > 0) AND NOT EXISTS"},
+		},
+		{
+			name:     "alias, returning",
+			sql:      "UPDATE accounts AS a SET balance = a.balance + $1 WHERE a.id = $2 RETURNING a.id, a.balance",
+			spec:     sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Columns: 2},
+			contains: []string{"fence_write.* FROM fence_write", "SELECT a.tok, 1, NULL, NULL FROM accounts a WHERE a.id = $2 AND NOT EXISTS"},
+		},
+		{
+			name:     "delete composite key",
+			sql:      `DELETE FROM "Orders" o WHERE o."TenantID" = $1 AND line_no = 7`,
+			spec:     sqlparse.FenceSpec{Column: "tok", Key: []string{"TenantID", "line_no"}, Param: 2},
+			contains: []string{`DELETE FROM "Orders" o WHERE (o."TenantID" = $1 AND line_no = 7) AND o.tok <= $2 RETURNING 1`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := sqlparse.FenceWrite(tc.sql, tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range tc.contains {
+				if !strings.Contains(got, c) {
+					t.Errorf("rewritten statement lacks\n\t%s\nin\n%s", c, got)
+				}
+			}
+			if strings.Contains(got, sqlparse.LockCTE) || strings.Contains(got, "FOR UPDATE") {
+				t.Errorf("single-row write should not lock first:\n%s", got)
+			}
+			if _, err := sqlparse.ParseStatement("rewritten.sql", []byte(got)); err != nil {
+				t.Errorf("rewritten statement does not parse: %v\n%s", err, got)
+			}
+		})
+	}
+	// Not single-row: a key compared with something else, OR, a join.
+	for _, sql := range []string{
+		"UPDATE t SET a = 1 WHERE id = $1 OR id = $2",
+		"UPDATE t SET a = 1 WHERE id = other_id",
+		"UPDATE t SET a = 1 FROM o WHERE t.id = $1",
+		`DELETE FROM "Orders" WHERE "TenantID" = $1`,
+	} {
+		key := id
+		if strings.Contains(sql, "Orders") {
+			key = []string{"TenantID", "line_no"}
+		}
+		got, err := sqlparse.FenceWrite(sql, sqlparse.FenceSpec{Column: "tok", Key: key, Param: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(got, sqlparse.LockCTE) {
+			t.Errorf("%s: want the locking form:\n%s", sql, got)
 		}
 	}
 }
