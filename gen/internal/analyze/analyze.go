@@ -67,6 +67,9 @@ type Column struct {
 	Known   bool
 	// Column is the table column this result is, if it is one unchanged.
 	Column *catalog.Column
+	// unnamed is set for an expression without a name of its own (sqlc
+	// calls it column_N; a view leaves it out).
+	unnamed bool
 	// IsToken is set when the column is a fenced table's token column.
 	IsToken bool
 	// Embed is set for the columns of sqlc.embed(table): they fill one
@@ -104,14 +107,32 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 	for _, f := range files {
 		af := &File{Name: f.Name}
 		prevEnd := 0
-		for _, st := range f.Stmts {
+		anns := make([]*Annotation, len(f.Stmts))
+		annMsgs := make([][]locatedMsg, len(f.Stmts))
+		annotated := false
+		for i, st := range f.Stmts {
 			lines := commentLines(f.Src, max(st.Lead, prevEnd), st.Start)
 			prevEnd = st.End + 1
-			ann, msgs := parseAnnotation(lines)
+			anns[i], annMsgs[i] = parseAnnotation(lines)
+			if anns[i] != nil {
+				annotated = true
+			}
+		}
+		for i, st := range f.Stmts {
+			ann, msgs := anns[i], annMsgs[i]
 			for _, m := range msgs {
 				errs.Add(f.Name, m.line, m.col, "%s", m.msg)
 			}
 			if ann == nil {
+				// Like sqlc, statements without an annotation are not
+				// queries: DDL, SET and the like (a file may be listed as
+				// both schema and queries), and every statement of a file
+				// that has no annotation at all. An unannotated SELECT,
+				// INSERT, UPDATE or DELETE among annotated queries is
+				// usually a missing semicolon or annotation: report it.
+				if !annotated || !isDML(st.Node) {
+					continue
+				}
 				line, col := diag.Position(f.Src, st.Start)
 				errs.Add(f.Name, line, col, "query has no \"-- name: Name :command\" annotation above it (or the previous query is missing its semicolon)")
 				continue
@@ -149,6 +170,15 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 	return out, errs
 }
 
+// isDML reports whether n is a SELECT, INSERT, UPDATE or DELETE.
+func isDML(n sqlparse.Node) bool {
+	switch n.(type) {
+	case *sqlparse.Select, *sqlparse.Insert, *sqlparse.Update, *sqlparse.Delete:
+		return true
+	}
+	return false
+}
+
 type analyzer struct {
 	edits  []edit
 	cat    *catalog.Catalog
@@ -157,6 +187,8 @@ type analyzer struct {
 	params map[int]*Param
 	errs   diag.List
 	ann    *Annotation
+	// spellStar makes targets replace a bare * by the column list.
+	spellStar bool
 }
 
 func (a *analyzer) errorf(loc int, format string, args ...any) {
@@ -177,11 +209,17 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	case *sqlparse.Select:
 		q.Columns = a.selectCols(n, nil)
 	case *sqlparse.Insert:
-		q.Columns = a.insert(n, q)
+		q.Columns = a.insert(nil, n, q)
 	case *sqlparse.Update:
-		q.Columns = a.update(n, q)
+		q.Columns = a.update(nil, n, q)
 	case *sqlparse.Delete:
-		q.Columns = a.delete(n, q)
+		q.Columns = a.delete(nil, n, q)
+	case *sqlparse.Call:
+		// CALL proc($1, ...): the procedure's signature types the
+		// parameters.
+		if n.Func != nil {
+			a.funcCall(&scope{}, n.Func)
+		}
 	case *sqlparse.Truncate:
 		for _, t := range n.Tables {
 			if tb := a.cat.Table(t.Schema, t.Name); tb != nil && tb.Fence != nil {
@@ -251,7 +289,9 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 }
 
 func (a *analyzer) checkCmd(q *Query) {
-	returns := len(q.Columns) > 0
+	// A SELECT returns rows even with no columns (SELECT FROM t).
+	_, isSelect := a.stmt.Node.(*sqlparse.Select)
+	returns := len(q.Columns) > 0 || isSelect
 	if (q.Cmd == ":batchexec" || q.Cmd == ":batchone" || q.Cmd == ":batchmany") && q.Fence != nil && q.Fence.Kind != "insert" {
 		a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: %s on fenced table %s is not generated yet; use :exec, :one or :many", q.Name, q.Cmd, q.Fence.Table.QualifiedName())
 		return
@@ -259,8 +299,8 @@ func (a *analyzer) checkCmd(q *Query) {
 	switch q.Cmd {
 	case ":one", ":many", ":batchone", ":batchmany":
 		if !returns {
-			line, col := q.Line, q.Col
-			a.errs.Add(a.file.Name, line, col, "query %s: %s needs a statement that returns rows (add RETURNING, or use :exec)", q.Name, q.Cmd)
+			// About the statement: reported at its start, as sqlc does.
+			a.errorf(a.stmt.Start, "query %s: %s needs a statement that returns rows (add RETURNING, or use :exec)", q.Name, q.Cmd)
 		}
 	case ":copyfrom":
 		ins, ok := a.stmt.Node.(*sqlparse.Insert)
@@ -286,7 +326,7 @@ func (a *analyzer) checkCmd(q *Query) {
 }
 
 // numberParams gives every named parameter a number (in order of first
-// appearance, one number per name) and returns the statement text with each
+// appearance, one number per name, after the highest positional $n) and returns the statement text with each
 // named parameter replaced by $n.
 func (a *analyzer) numberParams() (string, error) {
 	var all []*sqlparse.Param
@@ -297,11 +337,11 @@ func (a *analyzer) numberParams() (string, error) {
 	})
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Loc < all[j].Loc })
 	byName := map[string]int{}
-	positional, named := false, false
+	// Like sqlc, named parameters may be mixed with positional ones: they
+	// are numbered after the highest $n, in order of first appearance.
 	next := 1
 	for _, p := range all {
 		if p.Name == "" {
-			positional = true
 			if p.Number >= next {
 				next = p.Number + 1
 			}
@@ -311,7 +351,6 @@ func (a *analyzer) numberParams() (string, error) {
 		if p.Name == "" {
 			continue
 		}
-		named = true
 		n, ok := byName[p.Name]
 		if !ok {
 			n = next
@@ -319,9 +358,6 @@ func (a *analyzer) numberParams() (string, error) {
 			byName[p.Name] = n
 		}
 		p.Number = n
-	}
-	if positional && named {
-		a.errorf(all[0].Loc, "query mixes positional parameters ($n) and named parameters (@name, sqlc.arg)")
 	}
 	for _, p := range all {
 		pr := a.param(p.Number)

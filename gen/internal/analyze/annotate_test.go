@@ -247,8 +247,8 @@ FROM t LEFT JOIN u ON u.t_id = t.id
 WHERE t.name = @name AND t.note = sqlc.narg(note) AND t.id = ANY(@ids::bigint[]) AND t.id > $9999
 LIMIT @lim;
 `)
-	if len(errs) != 1 || !strings.Contains(errs[0], "mixes positional") {
-		t.Errorf("mixed $n and @name: problems = %q", errs)
+	if len(errs) != 1 || !strings.Contains(errs[0], "parameter $1 is missing") {
+		t.Errorf("$9999 with named parameters: problems = %q", errs)
 	}
 	files, errs = analyzeSrc(t, fencedSchema, `
 -- name: P :many
@@ -314,6 +314,244 @@ func TestAnalyzeInsertTokenColumnNoFalseCountMismatch(t *testing.T) {
 			if strings.Contains(e, "more expressions than target columns") {
 				t.Errorf("BUG: %s\nreports a false count mismatch: %q (all problems: %q)", q, e, errs)
 			}
+		}
+	}
+}
+
+// paramList renders q's parameters as "n name type [not null]".
+func paramList(q *Query) []string {
+	var got []string
+	for _, p := range q.Params {
+		s := itoa(p.Number) + " " + p.Name + " " + p.Type.String()
+		if p.NotNull {
+			s += " not null"
+		}
+		got = append(got, s)
+	}
+	return got
+}
+
+// colList renders q's result columns as "name type [not null]".
+func colList(q *Query) []string {
+	var got []string
+	for _, c := range q.Columns {
+		s := c.Name + " " + c.Type.String()
+		if c.NotNull {
+			s += " not null"
+		}
+		got = append(got, s)
+	}
+	return got
+}
+
+func mustAnalyze(t *testing.T, schema, queries string) []*Query {
+	t.Helper()
+	files, errs := analyzeSrc(t, schema, queries)
+	if len(errs) > 0 {
+		t.Fatalf("problems: %q", errs)
+	}
+	return files[0].Queries
+}
+
+func wantList(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Errorf("%s = %q\nwant %q", what, got, want)
+	}
+}
+
+// Named parameters mixed with positional ones are numbered after the
+// highest $n, in order of first appearance (as sqlc does).
+func TestAnalyzeMixedParams(t *testing.T) {
+	qs := mustAnalyze(t, fencedSchema, `
+-- name: P :many
+SELECT id FROM t WHERE name = @name AND note = sqlc.narg(note) AND id > $1 AND name <> @name;
+`)
+	wantList(t, "params", paramList(qs[0]), []string{"1 id int8 not null", "2 name text not null", "3 note text"})
+	if !strings.Contains(qs[0].SQL, "name = $2 AND note = $3 AND id > $1 AND name <> $2") {
+		t.Errorf("SQL = %s", qs[0].SQL)
+	}
+}
+
+// Statements without an annotation are skipped when they are not DML, and
+// every statement of a file with no annotation at all is skipped; an
+// unannotated DML statement among annotated queries is an error.
+func TestAnalyzeUnannotatedStatements(t *testing.T) {
+	files, errs := analyzeSrc(t, fencedSchema, `
+CREATE TABLE other (id int);
+SET search_path TO public;
+
+-- name: Q :one
+SELECT id FROM t WHERE id = $1;
+
+CREATE INDEX ON t (name);
+`)
+	if len(errs) > 0 || len(files[0].Queries) != 1 {
+		t.Errorf("DDL without annotation: problems %q, %d queries", errs, len(files[0].Queries))
+	}
+	files, errs = analyzeSrc(t, fencedSchema, `
+CREATE TABLE other (id int);
+INSERT INTO t (id, name) VALUES (1, 'x');
+SELECT 1;
+`)
+	if len(errs) > 0 || len(files[0].Queries) != 0 {
+		t.Errorf("file without annotations: problems %q, %d queries", errs, len(files[0].Queries))
+	}
+	_, errs = analyzeSrc(t, fencedSchema, `
+-- name: Q :one
+SELECT id FROM t WHERE id = $1;
+
+SELECT name FROM t;
+`)
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "query.sql:5:1: query has no") {
+		t.Errorf("unannotated SELECT among queries: problems %q", errs)
+	}
+}
+
+const scopeSchema = `
+CREATE TABLE a (id int PRIMARY KEY, names text[] NOT NULL, data jsonb NOT NULL, b_id int);
+CREATE TABLE b (id int PRIMARY KEY, val text NOT NULL);
+`
+
+func TestAnalyzeScoping(t *testing.T) {
+	qs := mustAnalyze(t, scopeSchema, `
+-- name: DataModifyingCTE :many
+WITH src AS (SELECT id FROM b), upd AS (
+  UPDATE a SET b_id = src.id FROM src WHERE a.id = src.id RETURNING a.id
+), del AS (DELETE FROM b USING src WHERE b.id = src.id RETURNING b.id)
+INSERT INTO b (id, val) SELECT id, 'x' FROM upd RETURNING id;
+
+-- name: Lateral :many
+SELECT a.id, x.n, e
+FROM a
+LEFT JOIN LATERAL (SELECT count(*) AS n FROM b WHERE b.id = a.b_id) x ON true
+LEFT JOIN LATERAL unnest(a.names) AS e ON true;
+
+-- name: FuncAliases :many
+SELECT label.key, label.value, t.x, t.y, j.value AS v
+FROM a, jsonb_each(a.data) AS label(key, value), unnest(a.names, ARRAY[1]) AS t(x, y), jsonb_array_elements(a.data) AS j;
+
+-- name: ColDefList :many
+SELECT r.p, r.q FROM a, jsonb_to_record(a.data) AS r(p int, q text);
+
+-- name: CurrentDate :one
+SELECT * FROM CURRENT_DATE;
+
+-- name: Empty :many
+SELECT FROM a;
+
+-- name: Subscript :exec
+UPDATE a SET names[$1] = $2 WHERE id = $3;
+
+-- name: SubscriptSelect :one
+SELECT names[$1] FROM a WHERE id = $2;
+`)
+	wantList(t, "DataModifyingCTE columns", colList(qs[0]), []string{"id int4 not null"})
+	wantList(t, "Lateral columns", colList(qs[1]), []string{"id int4 not null", "n int8", "e text"})
+	wantList(t, "FuncAliases columns", colList(qs[2]), []string{"key text", "value jsonb", "x text", "y int4", "v jsonb"})
+	wantList(t, "ColDefList columns", colList(qs[3]), []string{"p int4", "q text"})
+	wantList(t, "CurrentDate columns", colList(qs[4]), []string{"current_date date not null"})
+	if len(qs[5].Columns) != 0 {
+		t.Errorf("SELECT FROM a: columns %q", colList(qs[5]))
+	}
+	wantList(t, "Subscript params", paramList(qs[6]), []string{"1 names int4 not null", "2 names text not null", "3 id int4 not null"})
+	wantList(t, "SubscriptSelect params", paramList(qs[7]), []string{"1 column_1 int4 not null", "2 id int4 not null"})
+}
+
+// RETURNING * of UPDATE ... FROM lists the FROM items first (as sqlc does)
+// and spells the star out so that the columns arrive in that order.
+func TestAnalyzeUpdateFromReturningStar(t *testing.T) {
+	qs := mustAnalyze(t, scopeSchema, `
+-- name: U :one
+WITH cc AS (SELECT val FROM b) UPDATE a SET b_id = 1 FROM cc RETURNING *;
+`)
+	wantList(t, "columns", colList(qs[0]), []string{"val text not null", "id int4 not null", "names text[] not null", "data jsonb not null", "b_id int4"})
+	if !strings.Contains(qs[0].SQL, "RETURNING cc.val, a.id, a.names, a.data, a.b_id") {
+		t.Errorf("SQL = %s", qs[0].SQL)
+	}
+}
+
+const inferSchema = `
+CREATE TABLE foo (a int, b int, s text, j jsonb, n int NOT NULL, t timestamptz, meta text NOT NULL);
+CREATE TABLE bar (x int PRIMARY KEY, y text);
+CREATE FUNCTION plus(a integer, b integer) RETURNS integer AS 'select a + b' LANGUAGE sql;
+CREATE PROCEDURE ins(p integer, q text) LANGUAGE sql AS 'select 1';
+CREATE MATERIALIZED VIEW mv AS SELECT 1;
+`
+
+func TestAnalyzeTypeInference(t *testing.T) {
+	qs := mustAnalyze(t, inferSchema, `
+-- name: Funcs :one
+SELECT pg_advisory_xact_lock($1), plus(b => $2, a => $3), make_interval(secs => $4), date_trunc($5, t) FROM foo;
+
+-- name: JSON :one
+SELECT json_build_array(1), jsonb_build_array(a), jsonb_extract_path(j, 'k') FROM foo;
+
+-- name: ParamNames :many
+SELECT a FROM foo WHERE lower(s) = $1 AND s = lower($2) AND j->>'k' = $3 AND a + 1 = $4;
+
+-- name: InsertSelect :exec
+INSERT INTO foo (s, meta) SELECT y, $1 FROM bar;
+
+-- name: Call :exec
+CALL ins($1, $2);
+
+-- name: Coalesce :one
+SELECT a, coalesce(a, b), coalesce(1, b), a + b, -a FROM foo;
+
+-- name: Union :many
+SELECT * FROM bar UNION SELECT * FROM bar;
+
+-- name: CTEStar :many
+WITH c AS (SELECT * FROM bar) SELECT * FROM c;
+`)
+	wantList(t, "Funcs params", paramList(qs[0]), []string{"1 pg_advisory_xact_lock int8 not null", "2 b int4 not null", "3 a int4 not null", "4 secs float8 not null", "5 date_trunc text not null"})
+	wantList(t, "Funcs columns", colList(qs[0])[1:2], []string{"plus int4 not null"})
+	wantList(t, "JSON columns", colList(qs[1]), []string{"json_build_array json not null", "jsonb_build_array jsonb not null", "jsonb_extract_path jsonb not null"})
+	wantList(t, "ParamNames params", paramList(qs[2]), []string{"1 s text", "2 lower text not null", "3 j jsonb", "4 a int4"})
+	wantList(t, "InsertSelect params", paramList(qs[3]), []string{"1 meta text not null"})
+	wantList(t, "Call params", paramList(qs[4]), []string{"1 p int4 not null", "2 q text not null"})
+	wantList(t, "Coalesce columns", colList(qs[5]), []string{"a int4", "a int4", "b int4 not null", "column_4 int4 not null", "column_5 int4 not null"})
+	for _, c := range qs[6].Columns {
+		if c.Column == nil || c.Column.Table.Name != "bar" {
+			t.Errorf("UNION of SELECT * FROM bar: column %s not linked to bar", c.Name)
+		}
+	}
+	for _, c := range qs[7].Columns {
+		if c.Column != nil {
+			t.Errorf("star over a CTE: column %s linked to %s", c.Name, c.Column.Table.Name)
+		}
+	}
+}
+
+func TestAnalyzeNegative(t *testing.T) {
+	_, errs := analyzeSrc(t, inferSchema, `
+-- name: Random :one
+SELECT random(1);
+
+-- name: Conflict :exec
+INSERT INTO bar (x, y) VALUES ($1, $2)
+ON CONFLICT (x_typo) DO UPDATE SET y = 'a';
+
+-- name: NoTarget :exec
+INSERT INTO bar (x, y) VALUES ($1, $2)
+ON CONFLICT DO UPDATE SET y = EXCLUDED.y;
+
+-- name: NoRows :one
+DELETE FROM bar WHERE x = $1;
+`)
+	want := []string{
+		`query.sql:3:8: function random(integer) does not exist`,
+		`query.sql:7:13: column "x_typo" of relation "bar" does not exist`,
+		`query.sql:10:1: ON CONFLICT DO UPDATE requires inference specification or constraint name`,
+		`query.sql:14:1: query NoRows: :one needs a statement that returns rows`,
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("problems = %q", errs)
+	}
+	for i := range want {
+		if !strings.HasPrefix(errs[i], want[i]) {
+			t.Errorf("problem %d = %q, want prefix %q", i, errs[i], want[i])
 		}
 	}
 }

@@ -38,8 +38,18 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 	q.Fence = &Fence{Table: t, Column: t.Fence.Column, Strict: strict, Kind: kind}
 }
 
-func (a *analyzer) insert(n *sqlparse.Insert, q *Query) []*Column {
+// dmlScope is the scope of an INSERT, UPDATE or DELETE: a data-modifying
+// WITH entry sees the CTEs defined before it.
+func dmlScope(outer *scope) *scope {
 	sc := &scope{}
+	if outer != nil {
+		sc.ctes = copyCTEs(outer.ctes)
+	}
+	return sc
+}
+
+func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column {
+	sc := dmlScope(outer)
 	a.with(sc, n.With)
 	t := a.target(sc, n.Table)
 	if t == nil {
@@ -93,6 +103,16 @@ func (a *analyzer) insert(n *sqlparse.Insert, q *Query) []*Column {
 				}
 			}
 		} else {
+			// INSERT ... SELECT x, $1: a parameter in the list takes its
+			// target column's name and type.
+			if n.Select.SetOp == "" {
+				for i, tg := range n.Select.Targets {
+					if p, ok := tg.Expr.(*sqlparse.Param); ok && i < len(cols) && cols[i] != nil {
+						c := cols[i]
+						a.typeParam(p.Number, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c}, c.Name)
+					}
+				}
+			}
 			sel := a.selectCols(n.Select, sc)
 			if len(sel) != len(cols) && len(n.Columns) > 0 {
 				a.errorf(n.Loc, "INSERT has %d target columns but the query returns %d", len(cols), len(sel))
@@ -102,6 +122,15 @@ func (a *analyzer) insert(n *sqlparse.Insert, q *Query) []*Column {
 	rs := &scope{parent: nil, ctes: sc.ctes}
 	rs.rels = []*rel{tableRel(t, n.Alias)}
 	if oc := n.OnConflict; oc != nil {
+		for _, name := range oc.Columns {
+			if t.Column(name) == nil {
+				a.errorf(oc.TargetLoc, "column %q of relation %q does not exist", name, t.Name)
+			}
+		}
+		if oc.DoUpdate && oc.TargetLoc < 0 {
+			// Reported at the statement, as sqlc does.
+			a.errorf(a.stmt.Start, "ON CONFLICT DO UPDATE requires inference specification or constraint name")
+		}
 		ex := tableRel(t, "excluded")
 		cs := &scope{rels: []*rel{tableRel(t, n.Alias), ex}, ctes: sc.ctes}
 		for _, s := range oc.Set {
@@ -113,7 +142,7 @@ func (a *analyzer) insert(n *sqlparse.Insert, q *Query) []*Column {
 			if t.Fence != nil && c.Name == t.Fence.Column {
 				a.errorf(s.Loc, "ON CONFLICT DO UPDATE sets fencing token column %s.%s by hand; fencegen stores the presented token itself", t.QualifiedName(), c.Name)
 			}
-			a.compare(cs, s.Expr, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c})
+			a.assign(cs, s, c)
 		}
 		if oc.Where != nil {
 			a.boolExpr(cs, oc.Where)
@@ -126,8 +155,8 @@ func (a *analyzer) insert(n *sqlparse.Insert, q *Query) []*Column {
 	return a.targets(rs, n.Returning)
 }
 
-func (a *analyzer) update(n *sqlparse.Update, q *Query) []*Column {
-	sc := &scope{}
+func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column {
+	sc := dmlScope(outer)
 	a.with(sc, n.With)
 	t := a.target(sc, n.Table)
 	if t == nil {
@@ -145,17 +174,26 @@ func (a *analyzer) update(n *sqlparse.Update, q *Query) []*Column {
 			a.errorf(s.Loc, "UPDATE sets fencing token column %s.%s by hand; fencegen stores the presented token itself: drop the assignment", t.QualifiedName(), c.Name)
 			continue
 		}
-		a.compare(sc, s.Expr, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c})
+		a.assign(sc, s, c)
 	}
 	if n.Where != nil {
 		a.boolExpr(sc, n.Where)
 	}
 	a.fence(q, t, "update", n.Loc)
+	if len(n.From) > 0 {
+		// Like sqlc, RETURNING * of UPDATE ... FROM lists the FROM items'
+		// columns first; the star is spelt out so that the statement
+		// returns them in that order.
+		rs := &scope{rels: append(append([]*rel{}, sc.rels[1:]...), sc.rels[0]), parent: sc.parent, ctes: sc.ctes}
+		a.spellStar = true
+		defer func() { a.spellStar = false }()
+		return a.targets(rs, n.Returning)
+	}
 	return a.targets(sc, n.Returning)
 }
 
-func (a *analyzer) delete(n *sqlparse.Delete, q *Query) []*Column {
-	sc := &scope{}
+func (a *analyzer) delete(outer *scope, n *sqlparse.Delete, q *Query) []*Column {
+	sc := dmlScope(outer)
 	a.with(sc, n.With)
 	t := a.target(sc, n.Table)
 	if t == nil {
@@ -168,4 +206,34 @@ func (a *analyzer) delete(n *sqlparse.Delete, q *Query) []*Column {
 	}
 	a.fence(q, t, "delete", n.Loc)
 	return a.targets(sc, n.Returning)
+}
+
+// assign types the value of SET column = value, and of SET column[i] = value
+// (subscripts are int4, the value is the element type).
+func (a *analyzer) assign(sc *scope, s *sqlparse.Target, c *catalog.Column) {
+	target := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c}
+	if len(s.Subscripts) > 0 {
+		for _, x := range s.Subscripts {
+			a.subscript(sc, x, c.Name)
+		}
+		if target.Type.ArrayDims > 0 {
+			target.Type.ArrayDims = 0
+			target.Column = nil
+		}
+	}
+	if len(s.Fields) > 0 {
+		// SET composite.field = value: the field's type is not modelled.
+		a.expr(sc, s.Expr)
+		return
+	}
+	a.compare(sc, s.Expr, target)
+}
+
+// subscript types an array subscript: a parameter there is an int4.
+func (a *analyzer) subscript(sc *scope, x sqlparse.Node, hint string) {
+	if p, ok := x.(*sqlparse.Param); ok {
+		a.typeParam(p.Number, known("int4", true), hint)
+		return
+	}
+	a.expr(sc, x)
 }

@@ -110,6 +110,16 @@ func (a *analyzer) column(sc *scope, ref *sqlparse.ColumnRef) (value, bool) {
 				}
 			}
 		}
+		if len(found) == 0 {
+			if typ, ok := catalog.SystemColumns[name]; ok {
+				// System columns exist on every table, outside SELECT *.
+				for _, r := range x.rels {
+					if r.table != nil && (qual == "" || r.name == qual) {
+						found = append(found, value{Name: name, Type: typ, NotNull: true, Known: true})
+					}
+				}
+			}
+		}
 		if len(found) > 1 && qual == "" {
 			a.errorf(ref.Loc, "column reference %q is ambiguous", name)
 			return value{}, false
@@ -170,7 +180,9 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		return []*rel{r}
 	case *sqlparse.Join:
 		left := a.fromItem(sc, n.Left)
-		right := a.fromItem(sc, n.Right)
+		// A LATERAL subquery or a function on the right sees the left side.
+		rsc := &scope{rels: append(append([]*rel{}, sc.rels...), left...), parent: sc.parent, ctes: sc.ctes}
+		right := a.fromItem(rsc, n.Right)
 		switch n.Type {
 		case "LEFT":
 			right = nullable(right)
@@ -202,25 +214,19 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		return []*rel{r}
 	case *sqlparse.RangeFunction:
 		r := &rel{name: n.Alias}
-		for _, f := range n.Funcs {
-			v := a.funcCall(sc, f)
-			if fs := a.cat.Funcs(f.Func.Schema, f.Func.Name); len(fs) > 0 && len(fs[0].ReturnsTable) > 0 {
-				for _, c := range fs[0].ReturnsTable {
-					r.cols = append(r.cols, value{Name: c.Name, Type: c.Type, NotNull: false, Known: true})
+		for _, fe := range n.Funcs {
+			r.cols = append(r.cols, a.rangeFuncCols(sc, fe, n.Alias, len(n.Funcs) == 1 && len(n.ColAliases) <= 1)...)
+		}
+		if len(n.ColDefs) > 0 {
+			// AS t(a int, b text): the column definition list says it all.
+			r.cols = nil
+			for _, d := range n.ColDefs {
+				t, ok := a.cat.ResolveType(d.Type)
+				if !ok {
+					a.errorf(d.Type.Loc, "type %q does not exist", t.String())
 				}
-				continue
+				r.cols = append(r.cols, value{Name: d.Name, Type: t, NotNull: d.NotNull, Known: ok})
 			}
-			if t := a.cat.Table(v.Type.Schema, v.Type.Name); v.Known && t != nil {
-				for _, c := range t.Columns {
-					r.cols = append(r.cols, value{Name: c.Name, Type: c.Type, Known: true})
-				}
-				continue
-			}
-			v.Name = f.Func.Name
-			if n.Alias != "" && len(n.Funcs) == 1 {
-				v.Name = n.Alias
-			}
-			r.cols = append(r.cols, v)
 		}
 		if n.Ordinality {
 			r.cols = append(r.cols, value{Name: "ordinality", Type: builtin("int8"), NotNull: true, Known: true})
@@ -228,10 +234,18 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		for i, al := range n.ColAliases {
 			if i < len(r.cols) {
 				r.cols[i].Name = al
+			} else if len(n.Funcs) == 1 {
+				// More aliases than known columns: a function returning
+				// record; its columns' types are unknown.
+				r.cols = append(r.cols, value{Name: al})
 			}
 		}
 		if r.name == "" && len(n.Funcs) > 0 {
-			r.name = n.Funcs[0].Func.Name
+			if f, ok := n.Funcs[0].(*sqlparse.FuncCall); ok {
+				r.name = f.Func.Name
+			} else if len(r.cols) > 0 {
+				r.name = r.cols[0].Name
+			}
 		}
 		return []*rel{r}
 	}
@@ -259,13 +273,18 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 				cols = a.selectCols(q, &scope{parent: sc.parent, ctes: sc.ctes})
 			}
 		case *sqlparse.Insert:
-			cols = a.insert(q, nil)
+			cols = a.insert(sc, q, nil)
 		case *sqlparse.Update:
-			cols = a.update(q, nil)
+			cols = a.update(sc, q, nil)
 		case *sqlparse.Delete:
-			cols = a.delete(q, nil)
+			cols = a.delete(sc, q, nil)
 		}
 		r = colsRel(cte.Name, cols, cte.Columns)
+		// A CTE is not its base table: a star over it gets a row struct
+		// of its own (as in sqlc), never the table's model.
+		for i := range r.cols {
+			r.cols[i].Column = nil
+		}
 		sc.ctes[cte.Name] = r
 	}
 }
@@ -305,7 +324,8 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 					left[i].Type, left[i].Known = right[i].Type, true
 				}
 				left[i].NotNull = left[i].NotNull && right[i].NotNull
-				left[i].Column = nil
+				// Like sqlc, the left side's columns keep their table
+				// link, so SELECT * FROM t UNION ... reuses t's model.
 			}
 		}
 		a.limit(sc, s)
@@ -409,6 +429,7 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 				qual = cr.Fields[len(cr.Fields)-2]
 			}
 			matched := false
+			var list []string
 			for _, r := range sc.rels {
 				if qual != "" && r.name != qual {
 					continue
@@ -416,7 +437,15 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 				matched = true
 				for _, c := range r.cols {
 					cols = append(cols, a.resultColumn(c, c.Name))
+					if r.name != "" {
+						list = append(list, quoteName(r.name)+"."+quoteName(c.Name))
+					} else {
+						list = append(list, quoteName(c.Name))
+					}
 				}
+			}
+			if a.spellStar && qual == "" && len(list) > 0 {
+				a.edits = append(a.edits, edit{cr.Loc, cr.Loc + 1, strings.Join(list, ", ")})
 			}
 			if !matched {
 				a.errorf(cr.Loc, "missing FROM-clause entry for table %q", qual)
@@ -428,10 +457,13 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 		if name == "" {
 			name = v.Name
 		}
-		if name == "" {
+		unnamed := name == ""
+		if unnamed {
 			name = fmt.Sprintf("column_%d", i+1)
 		}
-		cols = append(cols, a.resultColumn(v, name))
+		col := a.resultColumn(v, name)
+		col.unnamed = unnamed
+		cols = append(cols, col)
 	}
 	return cols
 }
@@ -454,6 +486,8 @@ func (a *analyzer) boolExpr(sc *scope, e sqlparse.Node) {
 	}
 	a.expr(sc, e)
 }
+
+var arithmeticOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%": true, "^": true}
 
 var comparisonOps = map[string]bool{
 	"=": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true,
@@ -583,7 +617,13 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		}
 		return out
 	case *sqlparse.Coalesce:
+		// sqlc names COALESCE after the first column among its arguments.
 		out := value{Name: "coalesce"}
+		walk(n, func(x sqlparse.Node) {
+			if cr, ok := x.(*sqlparse.ColumnRef); ok && out.Name == "coalesce" && cr.Fields[len(cr.Fields)-1] != "*" {
+				out.Name = cr.Fields[len(cr.Fields)-1]
+			}
+		})
 		vals := make([]value, len(n.Args))
 		for i, x := range n.Args {
 			vals[i] = a.expr(sc, x)
@@ -632,6 +672,9 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		return value{Name: "row", Type: builtin("record"), NotNull: true, Known: true}
 	case *sqlparse.Indirection:
 		v := a.expr(sc, n.Arg)
+		for _, x := range n.Subscripts {
+			a.subscript(sc, x, "")
+		}
 		for _, f := range n.Fields {
 			if f == "" && v.Type.ArrayDims > 0 && !n.Slice {
 				v.Type.ArrayDims--
@@ -641,7 +684,8 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		}
 		return v
 	case *sqlparse.SQLValueFunction:
-		return value{Name: strings.ToLower(n.Type), Type: builtin(n.Type), NotNull: true, Known: true}
+		// Unnamed like sqlc (column_N); in FROM it is named after itself.
+		return value{Type: builtin(n.Type), NotNull: true, Known: true}
 	case *sqlparse.Collate:
 		return a.expr(sc, n.Arg)
 	case *sqlparse.SortBy:
@@ -707,8 +751,9 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	// Prefix operators.
 	if n.Left == nil {
 		v := a.expr(sc, n.Right)
+		v.Name, v.Column = "", nil
 		if n.Op == "-" || n.Op == "+" {
-			return v
+			v.NotNull = true // as sqlc types arithmetic
 		}
 		return v
 	}
@@ -720,10 +765,10 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	switch {
 	case lp && !rp:
 		right = a.expr(sc, n.Right)
-		left = a.compare(sc, n.Left, right)
+		left = a.compare(sc, n.Left, a.paramSource(sc, n.Right, right))
 	default:
 		left = a.expr(sc, n.Left)
-		right = a.compare(sc, n.Right, left)
+		right = a.compare(sc, n.Right, a.paramSource(sc, n.Left, left))
 	}
 	notNull := left.NotNull && right.NotNull
 	if comparisonOps[n.Op] || n.Kind == "like" || n.Kind == "ilike" || n.Kind == "similar" || n.Kind == "distinct" || n.Kind == "not distinct" {
@@ -757,6 +802,10 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 		}
 	}
 	out.Name, out.Column, out.NotNull = "", nil, notNull
+	if arithmeticOps[n.Op] {
+		// sqlc types arithmetic as NOT NULL whatever its operands.
+		out.NotNull = true
+	}
 	return out
 }
 
@@ -775,4 +824,32 @@ func quoteName(s string) string {
 		}
 	}
 	return s
+}
+
+// paramSource is what a parameter compared with expression e (of value v)
+// takes its name and type from. Like sqlc, when e is a function call or an
+// operator expression over a column (lower(name) = $1, data->>'k' = $1),
+// the parameter is named and typed after that column.
+func (a *analyzer) paramSource(sc *scope, e sqlparse.Node, v value) value {
+	switch e.(type) {
+	case *sqlparse.FuncCall, *sqlparse.AExpr:
+	default:
+		return v
+	}
+	var ref *sqlparse.ColumnRef
+	walk(e, func(n sqlparse.Node) {
+		if cr, ok := n.(*sqlparse.ColumnRef); ok && ref == nil && cr.Fields[len(cr.Fields)-1] != "*" {
+			ref = cr
+		}
+	})
+	if ref == nil {
+		return v
+	}
+	saved := len(a.errs)
+	c, ok := a.column(sc, ref)
+	a.errs = a.errs[:saved]
+	if !ok || !c.Known {
+		return v
+	}
+	return c
 }

@@ -14,7 +14,13 @@ func ViewColumns(c *catalog.Catalog, f *sqlparse.File, s *sqlparse.Stmt, q *sqlp
 	cols := a.selectCols(q, nil)
 	var out []*catalog.Column
 	for _, col := range cols {
-		out = append(out, &catalog.Column{Name: col.Name, Type: col.Type, NotNull: col.NotNull})
+		name := col.Name
+		if col.unnamed {
+			// Unnamed unless the view's column list names it (sqlc leaves
+			// ?column? columns out of the view's model).
+			name = ""
+		}
+		out = append(out, &catalog.Column{Name: name, Type: col.Type, NotNull: col.NotNull})
 	}
 	return out, a.errs
 }

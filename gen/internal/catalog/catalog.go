@@ -89,6 +89,9 @@ type Table struct {
 	// File, Line, Col locate the CREATE statement.
 	File      string
 	Line, Col int
+	// parents are the tables this one inherits from (INHERITS, PARTITION
+	// OF): ALTER TABLE on a parent changes its children too.
+	parents []*Table
 }
 
 // QualifiedName returns schema.name, or name in the default schema.
@@ -138,12 +141,28 @@ type Func struct {
 	ReturnsSet   bool
 }
 
+// UserType is a user-defined type other than an enum: a composite type
+// (CREATE TYPE x AS (...)), a range type or a domain.
+type UserType struct {
+	Schema string
+	Name   string
+	// Kind is "composite", "range" or "domain".
+	Kind string
+	// Columns are a composite type's fields.
+	Columns []*Column
+	// Base is a domain's underlying type; NotNull is set by its NOT NULL
+	// constraint.
+	Base    Type
+	NotNull bool
+}
+
 // Schema is a namespace.
 type Schema struct {
 	Name   string
 	Tables []*Table
 	Enums  []*Enum
 	Funcs  []*Func
+	Types  []*UserType
 }
 
 // DefaultSchema is where unqualified names are created and looked up first.
@@ -175,24 +194,52 @@ func (c *Catalog) Schema(name string) *Schema {
 }
 
 // Table returns the table or view schema.name (schema "" searches the
-// default schema, then every other schema), or nil.
+// default schema, then every other schema, then PostgreSQL's system
+// catalogs), or nil.
 func (c *Catalog) Table(schema, name string) *Table {
 	if schema != "" {
-		s := c.Schema(schema)
-		if s == nil {
-			return nil
+		if s := c.Schema(schema); s != nil {
+			if t := s.table(name); t != nil {
+				return t
+			}
 		}
-		return s.table(name)
+		return systemTable(schema, name)
 	}
-	if t := c.Schema(DefaultSchema).table(name); t != nil {
-		return t
+	if s := c.Schema(DefaultSchema); s != nil {
+		if t := s.table(name); t != nil {
+			return t
+		}
 	}
 	for _, s := range c.Schemas {
 		if t := s.table(name); t != nil {
 			return t
 		}
 	}
+	return systemTable("pg_catalog", name)
+}
+
+// UserType returns the composite, range or domain type schema.name, or nil.
+func (c *Catalog) UserType(schema, name string) *UserType {
+	for _, s := range c.Schemas {
+		if schema != "" && s.Name != schema {
+			continue
+		}
+		for _, t := range s.Types {
+			if t.Name == name {
+				return t
+			}
+		}
+	}
 	return nil
+}
+
+// DomainNotNull reports whether tn names a domain declared NOT NULL.
+func (c *Catalog) DomainNotNull(tn *sqlparse.TypeName) bool {
+	if tn == nil || tn.ArrayDims > 0 {
+		return false
+	}
+	d := c.UserType(tn.Schema, tn.Name)
+	return d != nil && d.Kind == "domain" && d.NotNull
 }
 
 func (s *Schema) table(name string) *Table {
@@ -271,7 +318,10 @@ var builtins = map[string]bool{
 	"datemultirange": true, "void": true, "record": true, "any": true, "anyelement": true,
 	"anyarray": true, "trigger": true, "regclass": true, "regtype": true, "xid": true, "cstring": true,
 	"citext": true, "hstore": true, "ltree": true, "vector": true, "anyenum": true, "unknown": true,
-	"jsonpath": true, "pg_lsn": true, "bit varying": true,
+	"jsonpath": true, "pg_lsn": true, "bit varying": true, "lquery": true, "ltxtquery": true,
+	"tid": true, "cid": true, "xid8": true, "regproc": true, "regprocedure": true, "regnamespace": true,
+	"regrole": true, "regoper": true, "regconfig": true, "aclitem": true, "int2vector": true,
+	"oidvector": true, "pg_node_tree": true, "txid_snapshot": true, "pg_snapshot": true, "refcursor": true,
 }
 
 // ResolveType turns a parsed type name into a Type, looking up user types.
@@ -289,6 +339,15 @@ func (c *Catalog) ResolveType(tn *sqlparse.TypeName) (Type, bool) {
 	}
 	if e := c.Enum(tn.Schema, tn.Name); e != nil {
 		return Type{Schema: e.Schema, Name: e.Name, ArrayDims: tn.ArrayDims}, true
+	}
+	if u := c.UserType(tn.Schema, tn.Name); u != nil {
+		if u.Kind == "domain" {
+			// A domain is its base type with constraints.
+			t := u.Base
+			t.ArrayDims += tn.ArrayDims
+			return t, true
+		}
+		return Type{Schema: u.Schema, Name: u.Name, ArrayDims: tn.ArrayDims}, true
 	}
 	if t := c.Table(tn.Schema, tn.Name); t != nil {
 		return Type{Schema: t.Schema, Name: t.Name, ArrayDims: tn.ArrayDims}, true

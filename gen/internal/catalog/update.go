@@ -38,6 +38,29 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 		u.createView(n)
 	case *sqlparse.CreateFunction:
 		u.createFunction(n)
+	case *sqlparse.AlterObjectSchema:
+		u.setSchema(n)
+	case *sqlparse.CreateComposite:
+		if s := u.newType(n.Type); s != nil {
+			ut := &UserType{Schema: s.Name, Name: n.Type.Name, Kind: "composite"}
+			for _, d := range n.Columns {
+				ut.Columns = append(ut.Columns, u.column(d, nil))
+			}
+			s.Types = append(s.Types, ut)
+		}
+	case *sqlparse.CreateRange:
+		if s := u.newType(n.Type); s != nil {
+			s.Types = append(s.Types, &UserType{Schema: s.Name, Name: n.Type.Name, Kind: "range"})
+		}
+	case *sqlparse.CreateDomain:
+		if s := u.newType(n.Type); s != nil {
+			base, ok := u.c.ResolveType(n.Base)
+			if !ok {
+				u.errorf(n.Base.Loc, ErrNotFound, "type %q does not exist", base.String())
+			}
+			s.Types = append(s.Types, &UserType{Schema: s.Name, Name: n.Type.Name, Kind: "domain", Base: base,
+				NotNull: n.NotNull || u.c.DomainNotNull(n.Base)})
+		}
 	}
 }
 
@@ -61,6 +84,11 @@ func (u *updater) errorf(loc int, sentinel error, format string, args ...any) {
 
 func (u *updater) schemaFor(name string, loc int) *Schema {
 	s := u.c.Schema(name)
+	if s == nil && name == "pg_temp" {
+		// The session's temporary schema always exists.
+		s = &Schema{Name: name}
+		u.c.Schemas = append(u.c.Schemas, s)
+	}
 	if s == nil {
 		u.errorf(loc, ErrNotFound, "schema %q does not exist", name)
 	}
@@ -75,6 +103,33 @@ func (u *updater) table(n sqlparse.Name) *Table {
 	return t
 }
 
+// userTable is table for statements that change the table: the system
+// catalogs are not changed.
+func (u *updater) userTable(n sqlparse.Name, missingOK bool) *Table {
+	t := u.c.Table(n.Schema, n.Name)
+	if t == nil || t.IsSystem() {
+		if !missingOK && t == nil {
+			u.errorf(n.Loc, ErrNotFound, "relation %q does not exist", n.String())
+		}
+		return nil
+	}
+	return t
+}
+
+// newType returns the schema a new type goes in, or nil after reporting
+// that the schema does not exist or the name is taken.
+func (u *updater) newType(n sqlparse.Name) *Schema {
+	s := u.schemaFor(n.Schema, n.Loc)
+	if s == nil {
+		return nil
+	}
+	if u.c.Enum(s.Name, n.Name) != nil || u.c.UserType(s.Name, n.Name) != nil {
+		u.errorf(n.Loc, ErrExists, "type %q already exists", n.String())
+		return nil
+	}
+	return s
+}
+
 func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
 	typ, ok := u.c.ResolveType(d.Type)
 	if !ok {
@@ -84,7 +139,8 @@ func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
 		}
 		u.errorf(loc, ErrNotFound, "type %q does not exist", typ.String())
 	}
-	return &Column{Name: d.Name, Type: typ, NotNull: d.NotNull || d.PrimaryKey, HasDefault: d.HasDefault,
+	notNull := d.NotNull || d.PrimaryKey || u.c.DomainNotNull(d.Type)
+	return &Column{Name: d.Name, Type: typ, NotNull: notNull, HasDefault: d.HasDefault,
 		Generated: d.Generated, Identity: d.Identity, Table: t}
 }
 
@@ -110,9 +166,12 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 			}
 		}
 	}
+	inherited := map[string]bool{}
 	for _, parent := range n.Inherits {
 		if p := u.table(parent); p != nil {
+			t.parents = append(t.parents, p)
 			for _, c := range p.Columns {
+				inherited[c.Name] = true
 				if t.Column(c.Name) == nil {
 					cc := *c
 					cc.Table = t
@@ -125,16 +184,36 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 			}
 		}
 	}
+	declared := map[string]bool{}
 	for _, d := range n.Columns {
-		if existing := t.Column(d.Name); existing != nil {
+		if existing := t.Column(d.Name); existing != nil && !declared[d.Name] {
 			// PARTITION OF / INHERITS may restate a column with constraints.
 			if d.Type == nil {
 				existing.NotNull = existing.NotNull || d.NotNull
 				continue
 			}
+			// PostgreSQL merges an inherited column declared again with
+			// the same type.
+			if inherited[d.Name] {
+				declared[d.Name] = true
+				if typ, _ := u.c.ResolveType(d.Type); typ != existing.Type {
+					u.errorf(d.Loc, ErrExists, "column %q has a type conflict: %s versus %s", d.Name, existing.Type, typ)
+					continue
+				}
+				existing.NotNull = existing.NotNull || d.NotNull || d.PrimaryKey
+				existing.HasDefault = existing.HasDefault || d.HasDefault
+				if d.PrimaryKey {
+					t.PrimaryKey = append(t.PrimaryKey, d.Name)
+				}
+				continue
+			}
+			u.errorf(d.Loc, ErrExists, "column %q specified more than once", d.Name)
+			continue
+		} else if existing != nil {
 			u.errorf(d.Loc, ErrExists, "column %q specified more than once", d.Name)
 			continue
 		}
+		declared[d.Name] = true
 		t.Columns = append(t.Columns, u.column(d, t))
 		if d.PrimaryKey {
 			t.PrimaryKey = append(t.PrimaryKey, d.Name)
@@ -150,24 +229,52 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 }
 
 func (u *updater) alterTable(n *sqlparse.AlterTable) {
-	t := u.c.Table(n.Table.Schema, n.Table.Name)
+	t := u.userTable(n.Table, n.MissingOK)
 	if t == nil {
-		if !n.MissingOK {
-			u.errorf(n.Table.Loc, ErrNotFound, "relation %q does not exist", n.Table.String())
-		}
 		return
 	}
 	for _, cmd := range n.Cmds {
+		u.alterCmd(t, cmd, false)
+	}
+}
+
+// children returns the tables that inherit from t.
+func (c *Catalog) children(t *Table) []*Table {
+	var out []*Table
+	for _, s := range c.Schemas {
+		for _, x := range s.Tables {
+			if slices.Contains(x.parents, t) {
+				out = append(out, x)
+			}
+		}
+	}
+	return out
+}
+
+// alterCmd applies one ALTER TABLE action to t and, as PostgreSQL does for
+// column changes, to the tables inheriting from it (child is set there).
+func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, child bool) {
+	switch cmd.Kind {
+	case sqlparse.AlterAddColumn, sqlparse.AlterDropColumn, sqlparse.AlterColumnType, sqlparse.AlterSetNotNull:
+		for _, ch := range u.c.children(t) {
+			if cmd.Kind == sqlparse.AlterAddColumn && ch.Column(cmd.Column) != nil ||
+				cmd.Kind != sqlparse.AlterAddColumn && ch.Column(cmd.Column) == nil {
+				return
+			}
+			u.alterCmd(ch, cmd, true)
+		}
+	}
+	{
 		switch cmd.Kind {
 		case sqlparse.AlterAddColumn:
 			if cmd.Def == nil {
-				continue
+				return
 			}
 			if t.Column(cmd.Def.Name) != nil {
 				if !cmd.MissingOK {
 					u.errorf(cmd.Loc, ErrExists, "column %q of relation %q already exists", cmd.Def.Name, t.Name)
 				}
-				continue
+				return
 			}
 			t.Columns = append(t.Columns, u.column(cmd.Def, t))
 		case sqlparse.AlterDropColumn:
@@ -176,7 +283,7 @@ func (u *updater) alterTable(n *sqlparse.AlterTable) {
 				if !cmd.MissingOK {
 					u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
 				}
-				continue
+				return
 			}
 			t.Columns = slices.Delete(t.Columns, i, i+1)
 			if t.Fence != nil && t.Fence.Column == cmd.Column {
@@ -186,7 +293,7 @@ func (u *updater) alterTable(n *sqlparse.AlterTable) {
 			c := t.Column(cmd.Column)
 			if c == nil {
 				u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
-				continue
+				return
 			}
 			switch cmd.Kind {
 			case sqlparse.AlterColumnType:
@@ -218,14 +325,14 @@ func (u *updater) rename(n *sqlparse.Rename) {
 			// ALTER TABLE ... RENAME COLUMN arrives with the column kind.
 			break
 		}
-		if t := u.table(n.Target); t != nil {
+		if t := u.userTable(n.Target, n.MissingOK); t != nil {
 			t.Name = n.NewName
 		}
 		return
 	}
 	switch n.Kind {
 	case "column":
-		t := u.table(n.Target)
+		t := u.userTable(n.Target, n.MissingOK)
 		if t == nil {
 			return
 		}
@@ -243,6 +350,10 @@ func (u *updater) rename(n *sqlparse.Rename) {
 			old := Type{Schema: e.Schema, Name: e.Name}
 			e.Name = n.NewName
 			u.c.retype(old, Type{Schema: e.Schema, Name: e.Name})
+		} else if ut := u.c.UserType(n.Target.Schema, n.Target.Name); ut != nil {
+			old := Type{Schema: ut.Schema, Name: ut.Name}
+			ut.Name = n.NewName
+			u.c.retype(old, Type{Schema: ut.Schema, Name: ut.Name})
 		}
 	case "schema":
 		// ALTER SCHEMA old RENAME TO new carries the old name as Subname.
@@ -269,6 +380,65 @@ func (u *updater) rename(n *sqlparse.Rename) {
 		for _, f := range s.Funcs {
 			f.Schema = n.NewName
 		}
+		for _, ut := range s.Types {
+			u.c.retype(Type{Schema: old, Name: ut.Name}, Type{Schema: n.NewName, Name: ut.Name})
+			ut.Schema = n.NewName
+		}
+	}
+}
+
+// setSchema applies ALTER TABLE / VIEW / TYPE ... SET SCHEMA: the object
+// moves to the other schema, and columns of a moved type follow it.
+func (u *updater) setSchema(n *sqlparse.AlterObjectSchema) {
+	switch n.Kind {
+	case "table", "view", "materialized view", "foreign_table":
+		t := u.userTable(n.Target, n.MissingOK)
+		if t == nil {
+			return
+		}
+		to := u.schemaFor(n.NewSchema, n.Loc)
+		if to == nil || to.Name == t.Schema {
+			return
+		}
+		if to.table(t.Name) != nil {
+			u.errorf(n.Loc, ErrExists, "relation %q already exists in schema %q", t.Name, to.Name)
+			return
+		}
+		if from := u.c.Schema(t.Schema); from != nil {
+			from.Tables = slices.DeleteFunc(from.Tables, func(x *Table) bool { return x == t })
+		}
+		t.Schema = to.Name
+		to.Tables = append(to.Tables, t)
+	case "type":
+		e := u.c.Enum(n.Target.Schema, n.Target.Name)
+		ut := u.c.UserType(n.Target.Schema, n.Target.Name)
+		if e == nil && ut == nil {
+			if !n.MissingOK {
+				u.errorf(n.Loc, ErrNotFound, "type %q does not exist", n.Target.String())
+			}
+			return
+		}
+		to := u.schemaFor(n.NewSchema, n.Loc)
+		if to == nil {
+			return
+		}
+		if u.c.Enum(to.Name, n.Target.Name) != nil || u.c.UserType(to.Name, n.Target.Name) != nil {
+			u.errorf(n.Loc, ErrExists, "type %q already exists in schema %q", n.Target.Name, to.Name)
+			return
+		}
+		if e != nil {
+			from := u.c.Schema(e.Schema)
+			from.Enums = slices.DeleteFunc(from.Enums, func(x *Enum) bool { return x == e })
+			u.c.retype(Type{Schema: e.Schema, Name: e.Name}, Type{Schema: to.Name, Name: e.Name})
+			e.Schema = to.Name
+			to.Enums = append(to.Enums, e)
+			return
+		}
+		from := u.c.Schema(ut.Schema)
+		from.Types = slices.DeleteFunc(from.Types, func(x *UserType) bool { return x == ut })
+		u.c.retype(Type{Schema: ut.Schema, Name: ut.Name}, Type{Schema: to.Name, Name: ut.Name})
+		ut.Schema = to.Name
+		to.Types = append(to.Types, ut)
 	}
 }
 
@@ -288,7 +458,7 @@ func (c *Catalog) retype(old, nu Type) {
 func (u *updater) comment(n *sqlparse.Comment) {
 	switch n.Kind {
 	case "column":
-		t := u.table(n.Target)
+		t := u.userTable(n.Target, false)
 		if t == nil {
 			return
 		}
@@ -310,7 +480,7 @@ func (u *updater) comment(n *sqlparse.Comment) {
 			t.Fence = nil // COMMENT ... IS NULL or a new comment removes the mark
 		}
 	case "table", "view", "materialized view":
-		if t := u.table(n.Target); t != nil {
+		if t := u.userTable(n.Target, false); t != nil {
 			t.Comment = n.Text
 		}
 	case "type":
@@ -394,6 +564,10 @@ func (u *updater) drop(n *sqlparse.Drop) {
 					s.Enums = slices.Delete(s.Enums, i, i+1)
 					continue
 				}
+				if i := slices.IndexFunc(s.Types, func(e *UserType) bool { return e.Name == name.Name }); i >= 0 {
+					s.Types = slices.Delete(s.Types, i, i+1)
+					continue
+				}
 			}
 		case "schema":
 			if i := slices.IndexFunc(u.c.Schemas, func(s *Schema) bool { return s.Name == name.Name }); i >= 0 {
@@ -433,6 +607,9 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 			cc.Table = t
 			if i < len(n.Columns) {
 				cc.Name = n.Columns[i]
+			}
+			if cc.Name == "" {
+				continue // an unnamed expression (?column?)
 			}
 			t.Columns = append(t.Columns, &cc)
 		}

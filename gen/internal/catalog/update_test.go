@@ -414,3 +414,128 @@ CREATE TABLE g (a int NOT NULL, b int GENERATED ALWAYS AS (a * 2) STORED, c int 
 		t.Errorf("generated/identity flags lost: b %+v, c %+v", g.Column("b"), g.Column("c"))
 	}
 }
+
+func TestInheritsMergesRedeclaredColumn(t *testing.T) {
+	c := mustBuild(t, `
+CREATE TABLE party (id uuid PRIMARY KEY, name text NOT NULL);
+CREATE TABLE org (legal_name text) INHERITS (party);
+CREATE TABLE llc (since timestamp, legal_name text NOT NULL, id uuid) INHERITS (org);
+`)
+	if got, want := columns(table(t, c, "", "llc")), "id uuid not null, name text not null, legal_name text not null, since timestamp"; got != want {
+		t.Errorf("llc columns = %s\nwant %s", got, want)
+	}
+	if got, want := columns(table(t, c, "", "org")), "id uuid not null, name text not null, legal_name text"; got != want {
+		t.Errorf("org columns changed: %s", got)
+	}
+	_, errs := build(t, `
+CREATE TABLE p (a int);
+CREATE TABLE q (a text) INHERITS (p);
+CREATE TABLE r (b int, b int);
+`)
+	wantProblem(t, errs, `column "a" has a type conflict`)
+	wantProblem(t, errs, `column "b" specified more than once`)
+}
+
+func TestSystemTablesAndSchemas(t *testing.T) {
+	c := mustBuild(t, `
+CREATE TABLE pg_temp.migrate (val int);
+ALTER TABLE IF EXISTS missing ADD COLUMN x int;
+ALTER TABLE IF EXISTS missing RENAME COLUMN x TO y;
+ALTER TABLE IF EXISTS missing RENAME TO other;
+ALTER TABLE IF EXISTS missing SET SCHEMA public;
+`)
+	table(t, c, "pg_temp", "migrate")
+	for _, n := range [][2]string{{"pg_catalog", "pg_class"}, {"", "pg_namespace"}, {"pg_catalog", "pg_attribute"},
+		{"", "pg_type"}, {"", "pg_index"}, {"", "pg_stat_activity"}, {"", "pg_locks"}, {"", "pg_tables"},
+		{"information_schema", "columns"}, {"information_schema", "tables"}} {
+		tb := c.Table(n[0], n[1])
+		if tb == nil || !tb.IsSystem() || len(tb.Columns) == 0 {
+			t.Errorf("system table %s.%s missing", n[0], n[1])
+		}
+	}
+	if col := c.Table("", "pg_class").Column("relname"); col == nil || col.Type.Name != "name" || !col.NotNull {
+		t.Errorf("pg_class.relname = %+v", col)
+	}
+	if col := c.Table("", "pg_locks").Column("granted"); col == nil || col.Type.Name != "bool" || col.NotNull {
+		t.Errorf("pg_locks.granted = %+v", col)
+	}
+	// System tables are not models.
+	for _, s := range c.Schemas {
+		for _, tb := range s.Tables {
+			if tb.IsSystem() {
+				t.Errorf("system table %s in schema list", tb.Name)
+			}
+		}
+	}
+}
+
+func TestSetSchema(t *testing.T) {
+	c := mustBuild(t, `
+CREATE SCHEMA foo;
+CREATE SCHEMA old;
+CREATE SCHEMA new;
+CREATE TABLE bar (name text);
+ALTER TABLE bar SET SCHEMA foo;
+CREATE TYPE event AS ENUM ('a');
+CREATE TYPE old.level AS ENUM ('b');
+CREATE TABLE logs (status event NOT NULL, level old.level);
+ALTER TYPE event SET SCHEMA new;
+ALTER TYPE old.level SET SCHEMA public;
+`)
+	if c.Table("public", "bar") != nil || c.Table("foo", "bar") == nil {
+		t.Errorf("bar did not move to foo")
+	}
+	if e := c.Enum("new", "event"); e == nil || c.Enum("public", "event") != nil {
+		t.Errorf("event did not move to new")
+	}
+	if got, want := columns(table(t, c, "", "logs")), "status new.event not null, level public.level"; got != want {
+		t.Errorf("logs columns = %s, want %s", got, want)
+	}
+}
+
+func TestUserTypes(t *testing.T) {
+	c := mustBuild(t, `
+CREATE SCHEMA foo;
+CREATE TYPE point_type AS (x integer, y integer);
+CREATE TYPE foo.point_type AS (x integer, y integer);
+CREATE TYPE floatrange AS RANGE (subtype = float8);
+CREATE DOMAIN email AS text NOT NULL CHECK (value LIKE '%@%');
+CREATE DOMAIN posint AS integer;
+CREATE TABLE foo.paths (a point_type, b foo.point_type, r floatrange, e email, p posint, ps posint[], q lquery, t ltxtquery);
+`)
+	want := "a public.point_type, b foo.point_type, r public.floatrange, e text not null, p int4, ps int4[], q lquery, t ltxtquery"
+	if got := columns(table(t, c, "foo", "paths")); got != want {
+		t.Errorf("columns = %s\nwant      %s", got, want)
+	}
+}
+
+func TestSerialIsNullableLikeSqlc(t *testing.T) {
+	c := mustBuild(t, `CREATE TABLE s (id serial PRIMARY KEY, v serial, w bigserial NOT NULL);`)
+	if got, want := columns(table(t, c, "", "s")), "id int4 not null, v int4, w int8 not null"; got != want {
+		t.Errorf("columns = %s, want %s", got, want)
+	}
+}
+
+func TestViewLeavesOutUnnamedColumns(t *testing.T) {
+	c := mustBuild(t, `
+CREATE MATERIALIZED VIEW v AS (SELECT 1, 2 AS two);
+CREATE VIEW w (one, two) AS SELECT 1, 2;
+`)
+	if got := columns(table(t, c, "", "v")); got != "two int4 not null" {
+		t.Errorf("v columns = %s", got)
+	}
+	if got := columns(table(t, c, "", "w")); got != "one int4 not null, two int4 not null" {
+		t.Errorf("w columns = %s", got)
+	}
+}
+
+func TestAlterTablePropagatesToChildren(t *testing.T) {
+	c := mustBuild(t, `
+CREATE TABLE parent (id int, at timestamp);
+CREATE TABLE child (extra text) INHERITS (parent);
+ALTER TABLE parent ALTER COLUMN at TYPE timestamptz, ADD COLUMN note text, ALTER COLUMN id SET NOT NULL;
+`)
+	if got, want := columns(table(t, c, "", "child")), "id int4 not null, at timestamptz, extra text, note text"; got != want {
+		t.Errorf("child columns = %s, want %s", got, want)
+	}
+}

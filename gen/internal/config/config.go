@@ -35,6 +35,17 @@ type Config struct {
 	// Packages are the sql entries (version 2) or packages (version 1) in
 	// file order.
 	Packages []Package
+	// Skipped are the entries with gen.go (or version 1 packages) for
+	// sqlc's other engines, mysql and sqlite: fencegen generates code for
+	// PostgreSQL only and leaves them to sqlc. A configuration whose every
+	// entry is for another engine is an error instead.
+	Skipped []Skipped
+}
+
+// Skipped is an entry fencegen does not generate.
+type Skipped struct {
+	Name, Engine, Out string
+	Pos               Position
 }
 
 // Package is one sql entry: a schema, its queries and how to emit Go.

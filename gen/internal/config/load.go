@@ -203,6 +203,14 @@ func (l *loader) parse(src []byte) *Config {
 			}
 		}
 	}
+	if len(cfg.Packages) == 0 && len(cfg.Skipped) > 0 {
+		// Nothing fencegen can generate: the other engines' entries are
+		// the problem.
+		for _, sk := range cfg.Skipped {
+			l.errs.Add(l.file, sk.Pos.Line, sk.Pos.Col, "engine %q not supported: fencegen generates code for %s only", sk.Engine, EnginePostgreSQL)
+		}
+		cfg.Skipped = nil
+	}
 	if len(cfg.Packages) == 0 && len(l.errs) == 0 {
 		if cfg.Version == "1" {
 			l.errorf(root, "no packages: nothing to generate")
@@ -258,8 +266,7 @@ func (l *loader) v2Entry(n ast.Node, cfg *Config) {
 	if p.Go.Package == "" {
 		p.Go.Package = defaultPackage(p.Go.Out)
 	}
-	l.validate(e)
-	cfg.Packages = append(cfg.Packages, *p)
+	l.add(cfg, e)
 }
 
 func (l *loader) v1Package(n ast.Node, cfg *Config) {
@@ -284,8 +291,7 @@ func (l *loader) v1Package(n ast.Node, cfg *Config) {
 	if p.Go.Package == "" {
 		p.Go.Package = defaultPackage(p.Go.Out)
 	}
-	l.validate(e)
-	cfg.Packages = append(cfg.Packages, *p)
+	l.add(cfg, e)
 }
 
 // defaultPackage is sqlc's default package name, the output directory's
@@ -362,6 +368,25 @@ func (l *loader) goFields(e *entry) fields {
 		"omit_unused_structs":          l.boolean(&o.OmitUnusedStructs),
 		"omit_sqlc_version":            l.boolean(&o.OmitSQLCVersion),
 	}
+}
+
+// otherEngines are sqlc's other engines: their entries are left to sqlc.
+var otherEngines = map[string]bool{"mysql": true, "sqlite": true}
+
+// add validates an entry that generates Go and appends it to the
+// configuration's packages, or to Skipped when it is for another engine
+// sqlc supports.
+func (l *loader) add(cfg *Config, e *entry) {
+	if otherEngines[e.pkg.Engine] {
+		if len(e.pkg.Fence) > 0 {
+			l.errorf(or(e.engine, e.pos), "engine %q: fence needs a %s entry (fencegen generates code for %s only)", e.pkg.Engine, EnginePostgreSQL, EnginePostgreSQL)
+		}
+		p := posOf(or(e.engine, e.pos))
+		cfg.Skipped = append(cfg.Skipped, Skipped{Name: e.pkg.Name, Engine: e.pkg.Engine, Out: e.pkg.Go.Out, Pos: p})
+		return
+	}
+	l.validate(e)
+	cfg.Packages = append(cfg.Packages, e.pkg)
 }
 
 // validate checks an entry that generates Go.
@@ -453,7 +478,8 @@ func (l *loader) overrides(key string, n ast.Node) []Override {
 			"db_type":  l.str(&o.DBType),
 			"column":   l.str(&o.Column),
 			"nullable": l.boolean(&o.Nullable),
-			"unsigned": ignore, // MySQL only
+			"null":     l.boolean(&o.Nullable), // sqlc's older spelling
+			"unsigned": ignore,                 // MySQL only
 			"engine":   l.str(&engine),
 			"go_type": func(k string, v ast.Node) {
 				hasType = true

@@ -339,15 +339,11 @@ func TestFind(t *testing.T) {
 }
 
 // corpusFailures lists the corpus configurations fencegen rejects, with
-// the reason. sqlc accepts them: the first four are for other engines or
-// SQL packages, and overrides_nullable has a key sqlc's JSON decoding
-// ignores ("null", meant as "nullable").
+// the reason. sqlc accepts them: they are for other SQL packages.
+// (Entries for the mysql and sqlite engines are skipped, see Skipped.)
 var corpusFailures = map[string]string{
-	"real/sqlc-dev__sqlc/examples/authors/sqlc.yaml":      `engine "mysql" not supported`,
-	"real/sqlc-dev__sqlc/examples/booktest/sqlc.json":     `engine "mysql" not supported`,
-	"real/sqlc-dev__sqlc/examples/ondeck/sqlc.json":       `sql_package "database/sql" not supported`,
-	"sqlc/pg_timezone_names/sqlc.json":                    `sql_package "pgx/v4" not supported`,
-	"sqlc/overrides_nullable/postgresql/pgx/v5/sqlc.json": `unknown key "null"`,
+	"real/sqlc-dev__sqlc/examples/ondeck/sqlc.json": `sql_package "database/sql" not supported`,
+	"sqlc/pg_timezone_names/sqlc.json":              `sql_package "pgx/v4" not supported`,
 }
 
 // TestLoadCorpus loads every configuration in the shared corpus of real
@@ -385,4 +381,80 @@ func TestLoadCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("loaded %d configurations", n)
+}
+
+func TestLoadSkipsOtherEngines(t *testing.T) {
+	cfg := mustParse(t, `
+version: "2"
+sql:
+  - name: pg
+    engine: postgresql
+    schema: s.sql
+    queries: q.sql
+    gen: {go: {package: authors, out: postgresql, sql_package: pgx/v5}}
+  - name: my
+    engine: mysql
+    schema: s.sql
+    queries: q.sql
+    gen: {go: {package: authors, out: mysql, sql_package: database/sql}}
+  - name: lite
+    engine: sqlite
+    schema: s.sql
+    queries: q.sql
+    gen: {go: {package: authors, out: sqlite}}
+`)
+	if len(cfg.Packages) != 1 || cfg.Packages[0].Name != "pg" {
+		t.Errorf("packages = %+v, want only pg", cfg.Packages)
+	}
+	want := []Skipped{
+		{Name: "my", Engine: "mysql", Out: "mysql", Pos: Position{Line: 9, Col: 13}},
+		{Name: "lite", Engine: "sqlite", Out: "sqlite", Pos: Position{Line: 14, Col: 13}},
+	}
+	if !reflect.DeepEqual(cfg.Skipped, want) {
+		t.Errorf("skipped = %+v, want %+v", cfg.Skipped, want)
+	}
+
+	// A fence on another engine's entry is an error, as is a misspelt
+	// engine next to a good entry.
+	_, err := parse(t, `
+version: "2"
+sql:
+  - engine: postgresql
+    schema: s.sql
+    queries: q.sql
+    gen: {go: {out: db}}
+  - engine: mysql
+    schema: s.sql
+    queries: q.sql
+    gen: {go: {out: my}}
+    fence: {tables: [{table: t, column: c}]}
+  - engine: postgres
+    schema: s.sql
+    queries: q.sql
+    gen: {go: {out: pg}}
+`)
+	wantErr := `dir/fencegen.yaml:7:13: engine "mysql": fence needs a postgresql entry (fencegen generates code for postgresql only)
+dir/fencegen.yaml:12:13: engine "postgres" not supported: fencegen generates code for postgresql only`
+	if err == nil || err.Error() != wantErr {
+		t.Errorf("error:\n%v\nwant:\n%s", err, wantErr)
+	}
+}
+
+func TestLoadOverrideNullSynonym(t *testing.T) {
+	cfg := mustParse(t, `
+version: "1"
+packages:
+  - {path: db, schema: s.sql, queries: q.sql}
+overrides:
+  - {db_type: text, go_type: string, "null": true}
+  - {db_type: jsonb, go_type: string, nullable: true}
+  - {db_type: uuid, go_type: string}
+`)
+	var got []bool
+	for _, o := range cfg.Packages[0].Go.Overrides {
+		got = append(got, o.Nullable)
+	}
+	if want := []bool{true, true, false}; !reflect.DeepEqual(got, want) {
+		t.Errorf("nullable = %v, want %v", got, want)
+	}
 }

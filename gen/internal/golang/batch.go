@@ -28,20 +28,8 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 		jen.Id("closed").Bool(),
 	)
 	f.Line()
-	structured := e.useParamsStruct(q)
-	params := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
-	if e.opts.EmitMethodsWithDBArgument {
-		params = append(params, jen.Id("db").Id("DBTX"))
-	}
-	var argName string
-	var argType jen.Code
 	var vals []jen.Code
-	switch {
-	case structured:
-		argName, argType = "arg", jen.Id(q.Name+"Params")
-		if e.opts.EmitParamsStructPointers {
-			argType = jen.Op("*").Id(q.Name + "Params")
-		}
+	if e.useParamsStruct(q) {
 		names := make([]string, len(q.Params))
 		for i, p := range q.Params {
 			names[i] = e.names.structName(p.Name)
@@ -49,34 +37,29 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 		for _, n := range uniqueNames(names) {
 			vals = append(vals, jen.Id("a").Dot(n))
 		}
-	case len(q.Params) == 1:
-		argName, argType = e.names.paramName(q.Params[0].Name), e.paramType(q.Params[0]).code()
+	} else if sig.rowArg != "" {
 		vals = []jen.Code{jen.Id("a")}
 	}
-	var loop jen.Code
-	if argName != "" {
-		params = append(params, jen.Id(argName).Index().Add(argType))
-		loop = jen.For(jen.List(jen.Id("_"), jen.Id("a")).Op(":=").Range().Id(argName)).Block(
-			jen.Id("vals").Op(":=").Index().Interface().Values(vals...),
-			jen.Id("batch").Dot("Queue").Call(jen.Id(sqlConstName(q)), jen.Id("vals").Op("...")),
-		)
-	}
-	total := jen.Lit(1)
-	if argName != "" {
-		total = jen.Len(jen.Id(argName))
+	if q.Fence != nil {
+		vals = append(vals, jen.Int64().Call(jen.Id("token")))
 	}
 	e.doc(f, q)
 	body := []jen.Code{jen.Id("batch").Op(":=").Op("&").Qual(pgxPkg, "Batch").Values()}
-	if loop != nil {
-		body = append(body, loop)
+	total := jen.Lit(1)
+	if sig.rowArg != "" {
+		total = jen.Len(jen.Id(sig.rowArg))
+		body = append(body, jen.For(jen.List(jen.Id("_"), jen.Id("a")).Op(":=").Range().Id(sig.rowArg)).Block(
+			jen.Id("vals").Op(":=").Index().Interface().Values(vals...),
+			jen.Id("batch").Dot("Queue").Call(jen.Id(e.sqlConstName(q)), jen.Id("vals").Op("...")),
+		))
 	} else {
-		body = append(body, jen.Id("batch").Dot("Queue").Call(jen.Id(sqlConstName(q))))
+		body = append(body, jen.Id("batch").Dot("Queue").Call(append([]jen.Code{jen.Id(e.sqlConstName(q))}, vals...)...))
 	}
 	body = append(body,
 		jen.Id("br").Op(":=").Add(e.dbExpr()).Dot("SendBatch").Call(jen.Id("ctx"), jen.Id("batch")),
 		jen.Return(jen.Op("&").Id(results).Values(jen.Id("br"), total, jen.False())),
 	)
-	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.Name).Params(params...).Op("*").Id(results).Block(body...)
+	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.Name).Params(sig.params...).Params(sig.results...).Block(body...)
 	f.Line()
 
 	b := jen.Id("b")

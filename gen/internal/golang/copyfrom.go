@@ -17,12 +17,7 @@ func (e *emitter) copyfrom(qf, cf *jen.File, q *analyze.Query) {
 	e.structs(qf, q, sig)
 	iter := "iteratorFor" + q.Name
 	structured := e.useParamsStruct(q)
-	var rowType jen.Code
-	if structured {
-		rowType = jen.Id(q.Name + "Params")
-	} else {
-		rowType = e.paramType(q.Params[0]).code()
-	}
+	rowType := sig.rowType
 	cf.Comment(iter + " implements pgx.CopyFromSource.")
 	fields := []jen.Code{
 		jen.Id("rows").Index().Add(rowType),
@@ -75,24 +70,13 @@ func (e *emitter) copyfrom(qf, cf *jen.File, q *analyze.Query) {
 	for _, c := range q.InsertColumns {
 		cols = append(cols, jen.Lit(c))
 	}
-	itValues := jen.Dict{jen.Id("rows"): jen.Id("arg")}
-	params := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
-	if e.opts.EmitMethodsWithDBArgument {
-		params = append(params, jen.Id("db").Id("DBTX"))
-	}
-	argName := "arg"
-	if !structured {
-		argName = e.names.paramName(q.Params[0].Name)
-		itValues = jen.Dict{jen.Id("rows"): jen.Id(argName)}
-	}
-	params = append(params, jen.Id(argName).Index().Add(rowType))
+	itValues := jen.Dict{jen.Id("rows"): jen.Id(sig.rowArg)}
 	if q.Fence != nil {
 		cols = append(cols, jen.Lit(q.Fence.Column))
-		params = append(params, jen.Id("token").Qual(fencePkg, "Token"))
 		itValues[jen.Id("token")] = jen.Id("token")
 	}
 	e.doc(cf, q)
-	cf.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.Name).Params(params...).Params(jen.Int64(), jen.Error()).Block(
+	cf.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.Name).Params(sig.params...).Params(sig.results...).Block(
 		jen.Return(e.dbExpr().Dot("CopyFrom").Call(
 			jen.Id("ctx"),
 			jen.Qual(pgxPkg, "Identifier").Values(table...),

@@ -13,6 +13,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/dave/jennifer/jen"
 
@@ -43,12 +44,16 @@ type emitter struct {
 	files map[string]*jen.File
 	// models maps a table to its struct name, for result-struct reuse.
 	models map[*catalog.Table]string
+	// usedModels are the tables whose model a query returns (as its row
+	// type or a sqlc.embed field), for omit_unused_structs.
+	usedModels map[*catalog.Table]bool
 }
 
 // Emit renders every output file. The map's keys are file names relative to
 // the output directory.
 func Emit(in Input) (map[string][]byte, error) {
-	e := &emitter{in: in, opts: in.Options, files: map[string]*jen.File{}, models: map[*catalog.Table]string{}}
+	e := &emitter{in: in, opts: in.Options, files: map[string]*jen.File{}, models: map[*catalog.Table]string{},
+		usedModels: map[*catalog.Table]bool{}}
 	e.names = newNamer(in.Options.Initialisms, in.Options.Rename, in.Options.EmitExactTableNames)
 	e.types = &typeMapper{cat: in.Catalog, names: e.names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{},
 		overrides: newOverrides(in.Catalog, in.Options.Overrides), imports: map[string]string{}}
@@ -77,10 +82,7 @@ func Emit(in Input) (map[string][]byte, error) {
 		}
 	}
 	for _, f := range in.Files {
-		name := e.fileName(path.Base(f.Name) + ".go")
-		if e.opts.OutputFilesSuffix != "" {
-			name = strings.TrimSuffix(name, ".go") + e.opts.OutputFilesSuffix + ".go"
-		}
+		name := queryFileName(f.Name, e.opts.OutputFilesSuffix)
 		src := f.Name
 		if rel, ok := in.Sources[f.Name]; ok {
 			src = rel
@@ -97,7 +99,7 @@ func Emit(in Input) (map[string][]byte, error) {
 			}
 			queries = append(queries, q)
 		}
-		b, err := render(name, jf)
+		b, err := e.render(name, jf)
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +112,7 @@ func Emit(in Input) (map[string][]byte, error) {
 		if f == nil {
 			continue
 		}
-		b, err := render(name, f)
+		b, err := e.render(name, f)
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +126,7 @@ func Emit(in Input) (map[string][]byte, error) {
 		e.fileNameOr(e.opts.OutputDBFileName, "db.go"):         db,
 		e.fileNameOr(e.opts.OutputModelsFileName, "models.go"): models,
 	} {
-		b, err := render(name, f)
+		b, err := e.render(name, f)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +136,7 @@ func Emit(in Input) (map[string][]byte, error) {
 		q := e.newFile(pkg, "")
 		e.querierFile(q, queries)
 		name := e.fileNameOr(e.opts.OutputQuerierFileName, "querier.go")
-		b, err := render(name, q)
+		b, err := e.render(name, q)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +145,17 @@ func Emit(in Input) (map[string][]byte, error) {
 	return out, nil
 }
 
-func (e *emitter) fileName(n string) string { return n }
+// queryFileName is the output file of a query file, as sqlc names it:
+// query.sql gives query.sql.go, or query.sql<suffix> with
+// output_files_suffix (".go" added unless the suffix ends with it:
+// "_gen" and "_gen.go" both give query.sql_gen.go).
+func queryFileName(queryFile, suffix string) string {
+	name := path.Base(queryFile) + suffix
+	if !strings.HasSuffix(name, ".go") {
+		name += ".go"
+	}
+	return name
+}
 
 func (e *emitter) fileNameOr(name, def string) string {
 	if name != "" {
@@ -158,15 +170,18 @@ func (e *emitter) newFile(pkg, source string) *jen.File {
 	if source != "" {
 		f.HeaderComment("source: " + source)
 	}
-	if e.opts.BuildTags != "" {
-		f.HeaderComment("//go:build " + e.opts.BuildTags)
-	}
 	f.ImportName(fencePkg, "fence")
 	f.ImportName(pgtypePkg, "pgtype")
 	f.ImportName(pgxPkg, "pgx")
 	f.ImportName(pgconnPkg, "pgconn")
+	f.ImportName(pgvectorPkg, "pgvector")
+	// jennifer imports a path under one name per file: with overrides
+	// that name one path under several package names (sqlc writes both
+	// imports), the first override's name is used for all of them.
+	seen := map[string]bool{}
 	for _, o := range e.types.overrides {
-		if o.goType.pkg != "" {
+		if o.goType.pkg != "" && !seen[o.goType.pkg] {
+			seen[o.goType.pkg] = true
 			alias := o.alias
 			if alias == "" {
 				alias = packageName(o.goType.pkg)
@@ -183,8 +198,13 @@ func (e *emitter) newFile(pkg, source string) *jen.File {
 
 // render formats a file in memory and checks that it is a well-formed,
 // recognisably generated Go file.
-func render(name string, f *jen.File) ([]byte, error) {
+// With build_tags, the file starts with the //go:build line and a blank
+// line, as sqlc writes it.
+func (e *emitter) render(name string, f *jen.File) ([]byte, error) {
 	var buf bytes.Buffer
+	if e.opts.BuildTags != "" {
+		buf.WriteString("//go:build " + e.opts.BuildTags + "\n\n")
+	}
 	if err := f.Render(&buf); err != nil {
 		// jennifer appends the unformatted source: keep the first line.
 		msg, _, _ := strings.Cut(err.Error(), "\n")
@@ -251,33 +271,59 @@ func (e *emitter) dbFile(f *jen.File, queries []*analyze.Query) {
 	)
 }
 
+// modelsFile emits the enums, then the table and view models, each
+// sorted by Go name as sqlc does. With omit_unused_structs only the models
+// a query returns are kept, and only the enums that a query's parameters
+// or results, or a kept model, use.
 func (e *emitter) modelsFile(f *jen.File) {
-	// Enums first, then tables, in schema order.
+	var enums []*catalog.Enum
+	var tables []*catalog.Table
 	for _, s := range e.in.Catalog.Schemas {
-		for _, en := range s.Enums {
-			e.enum(f, en)
+		enums = append(enums, s.Enums...)
+		for _, t := range s.Tables {
+			if !e.opts.OmitUnusedStructs || e.usedModels[t] {
+				tables = append(tables, t)
+			}
 		}
 	}
-	for _, s := range e.in.Catalog.Schemas {
-		for _, t := range s.Tables {
-			name := e.models[t]
-			if t.Comment != "" {
-				for _, l := range strings.Split(t.Comment, "\n") {
-					f.Comment(l)
-				}
+	// The queries have been emitted: typeMapper.enumsUsed holds the enums
+	// their parameters and results use. Mapping the kept models' columns
+	// adds theirs.
+	fields := map[*catalog.Table][]jen.Code{}
+	for _, t := range tables {
+		for _, c := range t.Columns {
+			gt := e.types.goTypeOf(c, c.Type, c.NotNull)
+			fld := jen.Id(e.names.structName(c.Name)).Add(gt.code()).Tag(e.tags(c.Name, c))
+			if c.Comment != "" {
+				fld = jen.Comment(strings.ReplaceAll(c.Comment, "\n", " ")).Line().Add(fld)
 			}
-			var fields []jen.Code
-			for _, c := range t.Columns {
-				gt := e.types.goTypeOf(c, c.Type, c.NotNull)
-				fld := jen.Id(e.names.structName(c.Name)).Add(gt.code()).Tag(e.tags(c.Name))
-				if c.Comment != "" {
-					fld = jen.Comment(strings.ReplaceAll(c.Comment, "\n", " ")).Line().Add(fld)
-				}
-				fields = append(fields, fld)
-			}
-			f.Type().Id(name).Struct(fields...)
-			f.Line()
+			fields[t] = append(fields[t], fld)
 		}
+	}
+	if e.opts.OmitUnusedStructs {
+		kept := enums[:0]
+		for _, en := range enums {
+			if e.types.enumsUsed[en] {
+				kept = append(kept, en)
+			}
+		}
+		enums = kept
+	}
+	sort.SliceStable(enums, func(i, j int) bool {
+		return e.names.structName(enumGoName(enums[i])) < e.names.structName(enumGoName(enums[j]))
+	})
+	sort.SliceStable(tables, func(i, j int) bool { return e.models[tables[i]] < e.models[tables[j]] })
+	for _, en := range enums {
+		e.enum(f, en)
+	}
+	for _, t := range tables {
+		if t.Comment != "" {
+			for _, l := range strings.Split(t.Comment, "\n") {
+				f.Comment(l)
+			}
+		}
+		f.Type().Id(e.models[t]).Struct(fields[t]...)
+		f.Line()
 	}
 }
 
@@ -285,7 +331,7 @@ func (e *emitter) enum(f *jen.File, en *catalog.Enum) {
 	name := e.names.structName(enumGoName(en))
 	f.Type().Id(name).String()
 	f.Line()
-	constNames := e.enumConstNames(name, en)
+	constNames := e.enumConstNames(en)
 	var consts []jen.Code
 	for i, v := range en.Values {
 		consts = append(consts, jen.Id(constNames[i]).Id(name).Op("=").Lit(v))
@@ -302,8 +348,8 @@ func (e *emitter) enum(f *jen.File, en *catalog.Enum) {
 	)
 	f.Line()
 	f.Type().Id("Null"+name).Struct(
-		jen.Id(name).Id(name).Tag(e.tags(strings.ToLower(en.Name))),
-		jen.Id("Valid").Bool().Tag(e.tags("valid")).Comment("Valid is true if "+name+" is not NULL"),
+		jen.Id(name).Id(name).Tag(e.jsonTags(enumGoName(en))),
+		jen.Id("Valid").Bool().Tag(e.jsonTags("valid")).Comment("Valid is true if "+name+" is not NULL"),
 	)
 	f.Line()
 	f.Comment("Scan implements the Scanner interface.")
@@ -360,11 +406,17 @@ func enumValueName(v string) string {
 	}, v)
 }
 
-// enumConstNames names each label's constant: the type name followed by the
-// label, or by value_<i> when the label has nothing usable or repeats one
-// already used.
-func (e *emitter) enumConstNames(typeName string, en *catalog.Enum) []string {
+// enumConstNames names each label's constant as sqlc does: the Go name of
+// the enum's SQL name (schema-qualified outside public) joined with the
+// cleaned-up label, or with value_<i> when the label has nothing usable
+// or repeats one already used. Renames apply to the joined name
+// (ip_protocol_tcp), not to the type's name. Where sqlc would declare one
+// constant twice (labels "ID" and "id"), the later one is named as for
+// an unusable label, so the output compiles.
+func (e *emitter) enumConstNames(en *catalog.Enum) []string {
+	base := enumGoName(en)
 	seen := map[string]bool{}
+	used := map[string]bool{}
 	out := make([]string, len(en.Values))
 	for i, v := range en.Values {
 		value := enumValueName(v)
@@ -372,41 +424,106 @@ func (e *emitter) enumConstNames(typeName string, en *catalog.Enum) []string {
 			value = fmt.Sprintf("value_%d", i)
 		}
 		seen[value] = true
-		out[i] = typeName + e.names.structName(value)
+		name := e.names.structName(base + "_" + value)
+		for n := 0; used[name]; n++ {
+			name = e.names.structName(fmt.Sprintf("%s_value_%d", base, i))
+			if n > 0 {
+				name += fmt.Sprint("_", n)
+			}
+		}
+		used[name] = true
+		out[i] = name
 	}
 	return out
 }
 
-func (e *emitter) tags(name string) map[string]string {
+// tags returns a struct field's tags: db and json as configured, for a
+// field that holds the SQL name name, then the go_struct_tag of every
+// column override matching col (nil when the field is no table column),
+// later overrides winning for a key, as sqlc.
+func (e *emitter) tags(name string, col *catalog.Column) map[string]string {
 	tags := map[string]string{}
 	if e.opts.EmitDBTags {
 		tags["db"] = name
 	}
 	if e.opts.EmitJSONTags {
-		tags["json"] = jsonName(name, e.opts.JSONTagsCaseStyle)
+		tags["json"] = jsonName(name, e.opts.JSONTagsCaseStyle, e.opts.JSONTagsIDUppercase)
+	}
+	for k, v := range e.types.structTags(col) {
+		tags[k] = v
 	}
 	return tags
 }
 
-func jsonName(name, style string) string {
-	parts := strings.Split(name, "_")
+// jsonTags returns only the json tag: sqlc gives the Null<Enum> structs
+// no db tags.
+func (e *emitter) jsonTags(name string) map[string]string {
+	tags := map[string]string{}
+	if e.opts.EmitJSONTags {
+		tags["json"] = jsonName(name, e.opts.JSONTagsCaseStyle, e.opts.JSONTagsIDUppercase)
+	}
+	return tags
+}
+
+// jsonName is a json tag's name for SQL name name under
+// json_tags_case_style, as sqlc spells it:
+//   - "" and "none" keep the name;
+//   - camel keeps the first _-separated part and title-cases the others,
+//     "id" becoming "Id" (or "ID" with json_tags_id_uppercase);
+//   - pascal title-cases every part, "id" becoming "ID";
+//   - snake lower-cases, first splitting camelCase at each lower-to-upper
+//     boundary when the name has no underscore.
+func jsonName(name, style string, idUpper bool) string {
 	switch style {
-	case "camel":
-		for i := 1; i < len(parts); i++ {
-			if parts[i] != "" {
-				parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+	case "camel", "pascal":
+		var b strings.Builder
+		for i, p := range strings.Split(name, "_") {
+			switch {
+			case i == 0 && style == "camel":
+				b.WriteString(p)
+			case p == "id" && (style == "pascal" || idUpper):
+				b.WriteString("ID")
+			default:
+				b.WriteString(titleWords(p))
 			}
 		}
-		return strings.Join(parts, "")
-	case "pascal":
-		for i := range parts {
-			if parts[i] != "" {
-				parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
-			}
+		return b.String()
+	case "snake":
+		if !strings.Contains(name, "_") {
+			name = splitCamel(name)
 		}
-		return strings.Join(parts, "")
+		return strings.ToLower(name)
 	}
 	return name
+}
+
+// titleWords upper-cases the first letter of every word of s, a word
+// starting after any character that is not a letter, digit or underscore
+// (as the deprecated strings.Title does).
+func titleWords(s string) string {
+	prev := ' '
+	return strings.Map(func(r rune) rune {
+		sep := !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_')
+		prevSep := !(unicode.IsLetter(prev) || unicode.IsDigit(prev) || prev == '_')
+		prev = r
+		if prevSep && !sep {
+			return unicode.ToTitle(r)
+		}
+		return r
+	}, s)
+}
+
+// splitCamel puts an underscore after each character that is not an
+// upper-case ASCII letter and is followed by one: createdAt -> created_At.
+func splitCamel(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteByte(s[i])
+		if i+1 < len(s) && !(s[i] >= 'A' && s[i] <= 'Z') && s[i+1] >= 'A' && s[i+1] <= 'Z' {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
 }
 
 func (e *emitter) querierFile(f *jen.File, queries []*analyze.Query) {

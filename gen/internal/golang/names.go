@@ -22,25 +22,32 @@ func newNamer(initialisms []string, rename map[string]string, exact bool) *namer
 	if initialisms == nil {
 		initialisms = []string{"id"}
 	}
+	// As sqlc, an initialism matches a name part spelt exactly as
+	// configured: "id" upper-cases user_id's "id", not userID's "ID".
 	for _, i := range initialisms {
-		n.initialisms[strings.ToLower(i)] = true
+		n.initialisms[i] = true
 	}
 	return n
 }
 
-// structName converts a SQL name to an exported Go name.
+// structName converts a SQL name to an exported Go name as sqlc does: a
+// rename for the whole name wins; otherwise every character that is not a
+// letter or digit separates parts, each part is an initialism upper-cased
+// or gets its first letter upper-cased, and a leading digit gets an
+// underscore in front.
 func (n *namer) structName(name string) string {
 	if r, ok := n.rename[name]; ok {
 		return r
 	}
 	var b strings.Builder
-	for _, p := range strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' || r == ' ' || r == '.' }) {
-		if n.initialisms[strings.ToLower(p)] {
+	parts := strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for _, p := range parts {
+		if n.initialisms[p] {
 			b.WriteString(strings.ToUpper(p))
 			continue
 		}
 		rs := []rune(p)
-		rs[0] = unicode.ToUpper(rs[0])
+		rs[0] = unicode.ToTitle(rs[0])
 		b.WriteString(string(rs))
 	}
 	s := b.String()
@@ -55,6 +62,17 @@ func (n *namer) structName(name string) string {
 
 // modelName is the struct name for a table.
 func (n *namer) modelName(schema, table string) string {
+	if r, ok := n.rename[table]; ok {
+		return r
+	}
+	return n.structName(n.modelSQLName(schema, table))
+}
+
+// modelSQLName is the SQL-style name a table's model is named after: the
+// table name, singular unless emit_exact_table_names, prefixed with its
+// schema outside public. sqlc also names a sqlc.embed field's tags after
+// it.
+func (n *namer) modelSQLName(schema, table string) string {
 	name := table
 	if !n.exactTables {
 		name = inflection.Singular(name)
@@ -62,10 +80,7 @@ func (n *namer) modelName(schema, table string) string {
 	if schema != "" && schema != "public" && schema != "pg_catalog" {
 		name = schema + "_" + name
 	}
-	if r, ok := n.rename[table]; ok {
-		return r
-	}
-	return n.structName(name)
+	return name
 }
 
 // paramName converts a SQL name to an unexported Go identifier that is not

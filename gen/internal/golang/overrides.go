@@ -2,6 +2,7 @@ package golang
 
 import (
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
@@ -19,7 +20,43 @@ type override struct {
 	schema, table, column string
 	isColumn              bool
 	goType                goType
+	hasType               bool   // false for an override that only adds tags
 	alias                 string // package name to import the path under
+	// tags are the go_struct_tag's key-value pairs.
+	tags map[string]string
+}
+
+// parseStructTag splits a struct tag (key:"value" pairs separated by
+// spaces, reflect.StructTag's format) into its pairs; text that does not
+// follow the format ends the parse.
+func parseStructTag(tag string) map[string]string {
+	out := map[string]string{}
+	for {
+		tag = strings.TrimLeft(tag, " ")
+		i := strings.Index(tag, ":\"")
+		if i <= 0 || strings.ContainsAny(tag[:i], " \"") {
+			return out
+		}
+		key := tag[:i]
+		rest := tag[i+1:]
+		// Find the closing quote, skipping escaped characters.
+		j := 1
+		for j < len(rest) && rest[j] != '"' {
+			if rest[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(rest) {
+			return out
+		}
+		v, err := strconv.Unquote(rest[:j+1])
+		if err != nil {
+			return out
+		}
+		out[key] = v
+		tag = rest[j+1:]
+	}
 }
 
 // parseGoType reads an override's go_type: the string form
@@ -77,7 +114,10 @@ func newOverrides(cat *catalog.Catalog, in []config.Override) []override {
 	var out []override
 	for _, o := range in {
 		gt, alias := parseGoType(o.GoType)
-		ov := override{goType: gt, nullable: o.Nullable, alias: alias}
+		ov := override{goType: gt, nullable: o.Nullable, alias: alias, hasType: gt.name != ""}
+		if o.GoStructTag != "" {
+			ov.tags = parseStructTag(o.GoStructTag)
+		}
 		if o.Column != "" {
 			parts := strings.Split(o.Column, ".")
 			ov.isColumn = true
@@ -115,27 +155,14 @@ func match(pattern, s string) bool {
 // Column overrides win over type overrides, later entries over earlier ones
 // of the same kind... as in sqlc, the first match of each kind applies.
 func (m *typeMapper) overrideFor(col *catalog.Column, t catalog.Type, notNull bool) (goType, bool) {
-	if col != nil && col.Table != nil {
-		for _, o := range m.overrides {
-			if !o.isColumn {
-				continue
-			}
-			schema := col.Table.Schema
-			if o.schema == "" {
-				if schema != catalog.DefaultSchema && schema != "" && !match(o.table, col.Table.Name) {
-					continue
-				}
-			} else if !match(o.schema, schema) {
-				continue
-			}
-			if match(o.table, col.Table.Name) && match(o.column, col.Name) {
-				m.use(o)
-				return o.goType, true
-			}
+	for _, o := range m.overrides {
+		if o.hasType && o.matchesColumn(col) {
+			m.use(o)
+			return o.goType, true
 		}
 	}
 	for _, o := range m.overrides {
-		if o.dbType == nil || o.isColumn {
+		if o.dbType == nil || o.isColumn || !o.hasType {
 			continue
 		}
 		if o.dbType.Name != t.Name || (o.dbType.Schema != t.Schema && !(o.dbType.Schema == "" || t.Schema == "")) || o.dbType.ArrayDims != t.ArrayDims {
@@ -148,6 +175,45 @@ func (m *typeMapper) overrideFor(col *catalog.Column, t catalog.Type, notNull bo
 		return o.goType, true
 	}
 	return goType{}, false
+}
+
+// matchesColumn reports whether o is a column override whose pattern
+// matches col. A pattern without a schema ("table.column") matches tables
+// of the default schema only, as in sqlc; each part is a glob.
+func (o override) matchesColumn(col *catalog.Column) bool {
+	if !o.isColumn || col == nil || col.Table == nil {
+		return false
+	}
+	schema := col.Table.Schema
+	if schema == "" {
+		schema = catalog.DefaultSchema
+	}
+	if o.schema == "" {
+		if schema != catalog.DefaultSchema {
+			return false
+		}
+	} else if !match(o.schema, schema) {
+		return false
+	}
+	return match(o.table, col.Table.Name) && match(o.column, col.Name)
+}
+
+// structTags returns the go_struct_tag pairs of every column override
+// matching col, later overrides winning for a key.
+func (m *typeMapper) structTags(col *catalog.Column) map[string]string {
+	var out map[string]string
+	for _, o := range m.overrides {
+		if len(o.tags) == 0 || !o.matchesColumn(col) {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		for k, v := range o.tags {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func (m *typeMapper) use(o override) {

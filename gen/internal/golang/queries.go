@@ -8,6 +8,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/catalog"
 )
 
 // signature is a method's parameter and result lists.
@@ -21,13 +22,19 @@ type signature struct {
 	resultName string
 	scalar     bool
 	cols       []resultField
+	// rowArg and rowType are, for :copyfrom and :batch* queries with
+	// parameters, the name of the slice parameter and its element type.
+	rowArg  string
+	rowType jen.Code
 }
 
 type resultField struct {
 	name string
 	typ  goType
-	// column is the SQL name, for struct tags.
+	// column is the SQL name, for struct tags; col the table column, if
+	// any, for go_struct_tag overrides.
 	column string
+	col    *catalog.Column
 	// embed lists the model's field names when the field is a
 	// sqlc.embed(table) of the model type.
 	embed []string
@@ -76,7 +83,22 @@ func (e *emitter) signature(q *analyze.Query) signature {
 	if e.opts.EmitMethodsWithDBArgument {
 		s.params = append(s.params, jen.Id("db").Id("DBTX"))
 	}
-	if e.useParamsStruct(q) {
+	if isBulk(q.Cmd) {
+		// :copyfrom and :batch* take one slice: a row of parameters per
+		// element.
+		switch {
+		case e.useParamsStruct(q):
+			s.rowArg, s.rowType = "arg", jen.Id(q.Name+"Params")
+			if e.opts.EmitParamsStructPointers {
+				s.rowType = jen.Op("*").Id(q.Name + "Params")
+			}
+		case len(q.Params) == 1:
+			s.rowArg, s.rowType = e.names.paramName(q.Params[0].Name), e.paramType(q.Params[0]).code()
+		}
+		if s.rowArg != "" {
+			s.params = append(s.params, jen.Id(s.rowArg).Index().Add(s.rowType))
+		}
+	} else if e.useParamsStruct(q) {
 		var names []string
 		for _, p := range q.Params {
 			names = append(names, e.names.structName(p.Name))
@@ -115,9 +137,14 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		gt := e.types.goTypeOf(c.Column, c.Type, c.NotNull)
 		s.result, s.scalar = gt.code(), true
 		s.cols = []resultField{{name: c.Name, typ: gt, column: c.Name}}
-	} else if len(q.Columns) > 0 {
+	} else if len(q.Columns) > 0 || returnsRows(q.Cmd) {
+		// Several columns, or none at all (SELECT FROM t): a struct, as
+		// sqlc (an empty one for no column).
 		if t := e.matchModel(q); t != "" && !hasEmbed {
 			s.resultName = t
+			if returnsRows(q.Cmd) {
+				e.usedModels[q.Columns[0].Column.Table] = true
+			}
 		} else {
 			s.resultName = q.Name + "Row"
 		}
@@ -125,11 +152,14 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		for i := 0; i < len(q.Columns); i++ {
 			c := q.Columns[i]
 			if c.Embed == nil {
-				fields = append(fields, resultField{name: e.names.structName(c.Name), typ: e.types.goTypeOf(c.Column, c.Type, c.NotNull), column: c.Name})
+				fields = append(fields, resultField{name: e.names.structName(c.Name), typ: e.types.goTypeOf(c.Column, c.Type, c.NotNull), column: c.Name, col: c.Column})
 				continue
 			}
 			model := e.models[c.Embed]
-			f := resultField{name: model, typ: goType{name: model}, column: c.EmbedName}
+			f := resultField{name: model, typ: goType{name: model}, column: e.names.modelSQLName(c.Embed.Schema, c.Embed.Name)}
+			if returnsRows(q.Cmd) {
+				e.usedModels[c.Embed] = true
+			}
 			for ; i < len(q.Columns) && q.Columns[i].Embed == c.Embed && q.Columns[i].EmbedName == c.EmbedName; i++ {
 				f.embed = append(f.embed, e.names.structName(q.Columns[i].Name))
 			}
@@ -141,6 +171,11 @@ func (e *emitter) signature(q *analyze.Query) signature {
 			names[i] = f.name
 		}
 		for i, n := range uniqueNames(names) {
+			if n != fields[i].name {
+				// As sqlc, a repeated field's tags name it as its Go
+				// name does: id_2 for ID_2.
+				fields[i].column += n[len(fields[i].name):]
+			}
 			fields[i].name = n
 		}
 		s.cols = fields
@@ -160,13 +195,39 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		s.results = []jen.Code{jen.Int64(), jen.Error()}
 	case ":execresult":
 		s.results = []jen.Code{jen.Qual(pgconnPkg, "CommandTag"), jen.Error()}
+	case ":copyfrom":
+		s.results = []jen.Code{jen.Int64(), jen.Error()}
+	case ":batchexec", ":batchmany", ":batchone":
+		s.results = []jen.Code{jen.Op("*").Id(q.Name + "BatchResults")}
 	}
 	return s
+}
+
+// returnsRows reports whether a command hands result rows to the caller
+// (and so needs a row type); :exec and friends discard a RETURNING list.
+func returnsRows(cmd string) bool {
+	switch cmd {
+	case ":one", ":many", ":batchone", ":batchmany":
+		return true
+	}
+	return false
+}
+
+// isBulk reports whether a command takes a slice of parameter rows.
+func isBulk(cmd string) bool {
+	switch cmd {
+	case ":copyfrom", ":batchexec", ":batchmany", ":batchone":
+		return true
+	}
+	return false
 }
 
 // matchModel returns the model struct name when the result columns are
 // exactly one table's columns, in order (sqlc reuses the model then).
 func (e *emitter) matchModel(q *analyze.Query) string {
+	if len(q.Columns) == 0 {
+		return ""
+	}
 	var table = q.Columns[0].Column
 	if table == nil || table.Table == nil {
 		return ""
@@ -186,7 +247,13 @@ func (e *emitter) matchModel(q *analyze.Query) string {
 // sqlConstName is the unexported constant that holds a query's SQL: the
 // query name with a lower-case first letter, plus "Query" when that would be
 // a Go keyword or shadow a predeclared identifier the generated code uses.
-func sqlConstName(q *analyze.Query) string {
+//
+// With emit_exported_queries the constant is exported: the query's name
+// itself, as sqlc names it.
+func (e *emitter) sqlConstName(q *analyze.Query) string {
+	if e.opts.EmitExportedQueries {
+		return q.Name
+	}
 	n := lowerFirst(q.Name)
 	if token.IsKeyword(n) || predeclared[n] || reserved[n] || imported[n] {
 		n += "Query"
@@ -216,9 +283,9 @@ var predeclared = map[string]bool{
 func (e *emitter) sqlConst(f *jen.File, q *analyze.Query) {
 	text := "-- name: " + q.Name + " " + q.Cmd + "\n" + q.SQL + "\n"
 	if strings.Contains(text, "`") {
-		f.Const().Id(sqlConstName(q)).Op("=").Lit(text)
+		f.Const().Id(e.sqlConstName(q)).Op("=").Lit(text)
 	} else {
-		f.Const().Id(sqlConstName(q)).Op("=").Id("`" + text + "`")
+		f.Const().Id(e.sqlConstName(q)).Op("=").Id("`" + text + "`")
 	}
 	f.Line()
 }
@@ -245,18 +312,19 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 		for _, p := range q.Params {
 			names = append(names, e.names.structName(p.Name))
 		}
-		names = uniqueNames(names)
+		unique := uniqueNames(names)
 		var fields []jen.Code
 		for i, p := range q.Params {
-			fields = append(fields, jen.Id(names[i]).Add(e.paramType(p).code()).Tag(e.tags(p.Name)))
+			tag := p.Name + unique[i][len(names[i]):] // id_2 for ID_2, as sqlc
+			fields = append(fields, jen.Id(unique[i]).Add(e.paramType(p).code()).Tag(e.tags(tag, p.Column)))
 		}
 		f.Type().Id(q.Name + "Params").Struct(fields...)
 		f.Line()
 	}
-	if sig.resultName == q.Name+"Row" {
+	if sig.resultName == q.Name+"Row" && returnsRows(q.Cmd) {
 		var fields []jen.Code
 		for _, c := range sig.cols {
-			fields = append(fields, jen.Id(c.name).Add(c.typ.code()).Tag(e.tags(c.column)))
+			fields = append(fields, jen.Id(c.name).Add(c.typ.code()).Tag(e.tags(c.column, c.col)))
 		}
 		f.Type().Id(sig.resultName).Struct(fields...)
 		f.Line()
@@ -343,8 +411,8 @@ func wrap(text string, width int) string {
 	return b.String()
 }
 
-func callArgs(q *analyze.Query, sig signature) []jen.Code {
-	return append([]jen.Code{jen.Id("ctx"), jen.Id(sqlConstName(q))}, sig.args...)
+func (e *emitter) callArgs(q *analyze.Query, sig signature) []jen.Code {
+	return append([]jen.Code{jen.Id("ctx"), jen.Id(e.sqlConstName(q))}, sig.args...)
 }
 
 // scanDests returns &i.Field for each result column (or &i for a scalar).
@@ -373,7 +441,7 @@ func (e *emitter) newItem(sig signature) jen.Code {
 }
 
 func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) []jen.Code {
-	call := callArgs(q, sig)
+	call := e.callArgs(q, sig)
 	switch q.Cmd {
 	case ":exec":
 		return []jen.Code{
@@ -430,7 +498,7 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 		mode = jen.Qual(fencePkg, "Strict")
 	}
 	run := jen.Func().Params().Params(jen.Qual(fencePkg, "Rows"), jen.Error()).Block(
-		jen.Return(jen.Add(db).Dot("Query").Call(callArgs(q, sig)...)),
+		jen.Return(jen.Add(db).Dot("Query").Call(e.callArgs(q, sig)...)),
 	)
 	write := func(scan jen.Code) *jen.Statement {
 		return jen.Qual(fencePkg, "Write").Call(

@@ -14,6 +14,8 @@ const (
 	pgxPkg    = "github.com/jackc/pgx/v5"
 	pgconnPkg = "github.com/jackc/pgx/v5/pgconn"
 	fencePkg  = "github.com/fencegen/fencegen/runtime/fence"
+	// pgvectorPkg is imported as pgvector.
+	pgvectorPkg = "github.com/pgvector/pgvector-go"
 )
 
 // goType is a Go type reference: a qualified name plus pointer and slice
@@ -22,6 +24,8 @@ type goType struct {
 	pkg, name string
 	pointer   bool
 	slices    int
+	// args are a generic type's type arguments: pgtype.Range[pgtype.Int4].
+	args []goType
 }
 
 func (t goType) code() jen.Code {
@@ -34,12 +38,20 @@ func (t goType) code() jen.Code {
 	}
 	switch {
 	case t.name == "interface{}":
-		return s.Interface()
+		s = s.Interface()
 	case t.pkg == "":
-		return s.Id(t.name)
+		s = s.Id(t.name)
 	default:
-		return s.Qual(t.pkg, t.name)
+		s = s.Qual(t.pkg, t.name)
 	}
+	if len(t.args) > 0 {
+		args := make([]jen.Code, len(t.args))
+		for i, a := range t.args {
+			args[i] = a.code()
+		}
+		s = s.Types(args...)
+	}
+	return s
 }
 
 // String is used in tests and for comparisons.
@@ -51,8 +63,31 @@ func (t goType) String() string {
 	if t.pkg != "" {
 		s += t.pkg + "."
 	}
-	return s + t.name
+	s += t.name
+	if len(t.args) > 0 {
+		args := make([]string, len(t.args))
+		for i, a := range t.args {
+			args[i] = a.String()
+		}
+		s += "[" + strings.Join(args, ", ") + "]"
+	}
+	return s
 }
+
+// pgtypeOf is pgtype.<name>.
+func pgtypeOf(name string) goType { return goType{pkg: pgtypePkg, name: name} }
+
+// rangeOf is pgtype.Range[pgtype.<elem>].
+func rangeOf(elem string) goType {
+	return goType{pkg: pgtypePkg, name: "Range", args: []goType{pgtypeOf(elem)}}
+}
+
+// multirangeOf is pgtype.Multirange[pgtype.Range[pgtype.<elem>]].
+func multirangeOf(elem string) goType {
+	return goType{pkg: pgtypePkg, name: "Multirange", args: []goType{rangeOf(elem)}}
+}
+
+func same(t goType) [2]goType { return [2]goType{t, t} }
 
 // typeMapper maps PostgreSQL types to Go types as sqlc does for pgx/v5.
 type typeMapper struct {
@@ -79,10 +114,11 @@ var pgxTypes = map[string][2]goType{
 	"text":        {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
 	"varchar":     {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
 	"bpchar":      {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
-	"char":        {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
 	"name":        {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
 	"citext":      {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
 	"ltree":       {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
+	"lquery":      {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
+	"ltxtquery":   {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
 	"bytea":       {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
 	"json":        {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
 	"jsonb":       {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
@@ -107,10 +143,34 @@ var pgxTypes = map[string][2]goType{
 	"circle":      {{pkg: pgtypePkg, name: "Circle"}, {pkg: pgtypePkg, name: "Circle"}},
 	"tsvector":    {{name: "interface{}"}, {name: "interface{}"}},
 	"hstore":      {{pkg: pgtypePkg, name: "Hstore"}, {pkg: pgtypePkg, name: "Hstore"}},
-	"oid":         {{name: "uint32"}, {pkg: pgtypePkg, name: "Uint32"}},
-	"xid":         {{name: "uint32"}, {pkg: pgtypePkg, name: "Uint32"}},
+	"oid":         same(pgtypeOf("Uint32")),
+	"xid":         same(pgtypeOf("Uint32")),
 	"void":        {{name: "interface{}"}, {name: "interface{}"}},
+	// TIME WITH TIME ZONE: pgtype has no Timetz; sqlc uses the standard
+	// library's types.
+	"timetz": {{pkg: "time", name: "Time"}, {pkg: "database/sql", name: "NullTime"}},
+	// PostgreSQL's internal one-byte "char" (CHAR(n) is bpchar).
+	"char": {{name: "interface{}"}, {name: "interface{}"}},
+
+	"int4range":      same(rangeOf("Int4")),
+	"int8range":      same(rangeOf("Int8")),
+	"numrange":       same(rangeOf("Numeric")),
+	"tsrange":        same(rangeOf("Timestamp")),
+	"tstzrange":      same(rangeOf("Timestamptz")),
+	"daterange":      same(rangeOf("Date")),
+	"int4multirange": same(multirangeOf("Int4")),
+	"int8multirange": same(multirangeOf("Int8")),
+	"nummultirange":  same(multirangeOf("Numeric")),
+	"tsmultirange":   same(multirangeOf("Timestamp")),
+	"tstzmultirange": same(multirangeOf("Timestamptz")),
+	"datemultirange": same(multirangeOf("Date")),
+	// pgvector's vector (github.com/pgvector/pgvector-go).
+	"vector": same(goType{pkg: pgvectorPkg, name: "Vector"}),
 }
+
+// pointerForNull lists the NOT NULL types that emit_pointers_for_null_types
+// turns into pointers for nullable values, besides the predeclared ones.
+var pointerForNull = map[string]bool{"time.Time": true, pgvectorPkg + ".Vector": true}
 
 // goTypeOf returns the Go type for a value of type t that is column col
 // (nil for an expression). A fenced table's token column maps to
@@ -129,23 +189,26 @@ func (m *typeMapper) goTypeOf(col *catalog.Column, t catalog.Type, notNull bool)
 // defaultType is sqlc's default pgx/v5 mapping.
 func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 	if t.ArrayDims > 0 {
+		// One slice per dimension, of the NOT NULL element type:
+		// text[][] is [][]string, bytea[] is [][]byte.
 		el := m.goTypeOf(nil, t.Elem(), true)
-		if el.name == "byte" && el.slices == 1 {
-			el.slices = 1
-		}
-		el.slices += 1
-		if el.name == "interface{}" && el.slices == 1 {
-			return goType{name: "interface{}"}
-		}
+		el.slices += t.ArrayDims
 		return el
 	}
 	if t.Schema == "pg_catalog" || t.Schema == "" {
 		if pair, ok := pgxTypes[t.Name]; ok {
-			if notNull {
-				return pair[0]
+			g := pair[0]
+			if g.pkg == pgvectorPkg {
+				// sqlc: *pgvector.Vector for every vector value with
+				// emit_pointers_for_null_types, NULL or not.
+				g.pointer = m.opts.EmitPointersForNullTypes
+				return g
 			}
-			if m.opts.EmitPointersForNullTypes && pair[0].pkg == "" && pair[0].name != "interface{}" && pair[0].slices == 0 {
-				g := pair[0]
+			if notNull {
+				return g
+			}
+			if m.opts.EmitPointersForNullTypes && g.slices == 0 && len(g.args) == 0 &&
+				(g.pkg == "" && g.name != "interface{}" || pointerForNull[g.pkg+"."+g.name]) {
 				g.pointer = true
 				return g
 			}
@@ -161,14 +224,36 @@ func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 		if notNull {
 			return goType{name: name}
 		}
-		if m.opts.EmitPointersForNullTypes {
+		if m.enumPointers() {
 			return goType{name: name, pointer: true}
 		}
 		return goType{name: "Null" + name}
 	}
+	if ut := m.cat.UserType(t.Schema, t.Name); ut != nil && ut.Kind == "composite" {
+		// sqlc maps a composite type to its text form.
+		switch {
+		case notNull:
+			return goType{name: "string"}
+		case m.opts.EmitPointersForNullTypes:
+			return goType{name: "string", pointer: true}
+		}
+		return goType{pkg: "database/sql", name: "NullString"}
+	}
 	return goType{name: "interface{}"}
 }
 
+// enumPointers reports whether nullable enums are *Enum rather than
+// NullEnum: emit_pointers_for_null_enum_types when set, otherwise
+// emit_pointers_for_null_types (as sqlc).
+func (m *typeMapper) enumPointers() bool {
+	if p := m.opts.EmitPointersForNullEnumTypes; p != nil {
+		return *p
+	}
+	return m.opts.EmitPointersForNullTypes
+}
+
+// enumGoName is the SQL name an enum's Go names derive from: the enum's
+// name, prefixed with its schema outside public.
 func enumGoName(e *catalog.Enum) string {
 	if e.Schema != "" && e.Schema != "public" {
 		return e.Schema + "_" + e.Name

@@ -133,8 +133,47 @@ type Rename struct {
 	Target  Name
 	Subname string // the column or enum value being renamed
 	NewName string
-	Loc     int
+	// MissingOK is set by IF EXISTS.
+	MissingOK bool
+	Loc       int
 }
+
+// AlterObjectSchema is ALTER TABLE / TYPE / VIEW ... SET SCHEMA.
+type AlterObjectSchema struct {
+	// Kind is "table", "view", "materialized view", "type" or another
+	// object kind.
+	Kind      string
+	Target    Name
+	NewSchema string
+	MissingOK bool
+	Loc       int
+}
+
+func (n *AlterObjectSchema) Pos() int { return n.Loc }
+
+// CreateComposite is CREATE TYPE name AS (column type, ...).
+type CreateComposite struct {
+	Type    Name
+	Columns []*ColumnDef
+}
+
+func (n *CreateComposite) Pos() int { return n.Type.Loc }
+
+// CreateDomain is CREATE DOMAIN name AS type [NOT NULL] ...
+type CreateDomain struct {
+	Type    Name
+	Base    *TypeName
+	NotNull bool
+}
+
+func (n *CreateDomain) Pos() int { return n.Type.Loc }
+
+// CreateRange is CREATE TYPE name AS RANGE (...).
+type CreateRange struct {
+	Type Name
+}
+
+func (n *CreateRange) Pos() int { return n.Type.Loc }
 
 func (n *Rename) Pos() int { return n.Loc }
 
@@ -235,6 +274,11 @@ type Target struct {
 	Name string // AS alias, or the SET column
 	Expr Node
 	Loc  int
+	// Indirection is set for a SET target with subscripts or fields:
+	// SET names[$1] = $2. Subscripts holds the subscript expressions (for
+	// a slice, both bounds), Fields the field names.
+	Subscripts []Node
+	Fields     []string
 }
 
 // Select is SELECT, VALUES, or a set operation (UNION/INTERSECT/EXCEPT).
@@ -276,10 +320,15 @@ func (n *Insert) Pos() int { return n.Loc }
 
 // OnConflict is INSERT ... ON CONFLICT.
 type OnConflict struct {
-	DoUpdate bool
-	Set      []*Target
-	Where    Node
-	Loc      int
+	// Columns are the conflict target's columns, ON CONFLICT (a, b), at
+	// TargetLoc; Constraint is ON CONFLICT ON CONSTRAINT name.
+	Columns    []string
+	TargetLoc  int
+	Constraint string
+	DoUpdate   bool
+	Set        []*Target
+	Where      Node
+	Loc        int
 }
 
 // Update is UPDATE.
@@ -326,6 +375,14 @@ type Copy struct {
 }
 
 func (n *Copy) Pos() int { return n.Loc }
+
+// Call is CALL procedure(args).
+type Call struct {
+	Func *FuncCall
+	Loc  int
+}
+
+func (n *Call) Pos() int { return n.Loc }
 
 // Truncate is TRUNCATE.
 type Truncate struct {
@@ -375,10 +432,14 @@ func (n *RangeSubselect) Pos() int { return n.Loc }
 
 // RangeFunction is a function call in FROM, e.g. unnest($1::int[]) AS x.
 type RangeFunction struct {
-	Lateral    bool
-	Funcs      []*FuncCall
+	Lateral bool
+	// Funcs are the function calls: *FuncCall, or another expression such
+	// as CURRENT_DATE (*SQLValueFunction).
+	Funcs      []Node
 	Alias      string
 	ColAliases []string
+	// ColDefs is a column definition list: AS t(a int, b text).
+	ColDefs    []*ColumnDef
 	Ordinality bool
 	Loc        int
 }
@@ -560,7 +621,10 @@ type Indirection struct {
 	Arg    Node
 	Fields []string // field names; "" for a subscript
 	Slice  bool
-	Loc    int
+	// Subscripts are the subscript expressions, in order (both bounds of
+	// a slice).
+	Subscripts []Node
+	Loc        int
 }
 
 func (n *Indirection) Pos() int { return n.Loc }
@@ -569,6 +633,8 @@ func (n *Indirection) Pos() int { return n.Loc }
 type SQLValueFunction struct {
 	// Type is the result type name.
 	Type string
+	// Name is the function's name in lower case, e.g. "current_date".
+	Name string
 	Loc  int
 }
 

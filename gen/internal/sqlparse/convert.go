@@ -102,6 +102,47 @@ func (c *converter) stmt(n *pg.Node) Node {
 			}
 		}
 		return ae
+	case *pg.Node_CompositeTypeStmt:
+		ct := &CreateComposite{Type: rangeVarName(s.CompositeTypeStmt.Typevar)}
+		for _, e := range s.CompositeTypeStmt.Coldeflist {
+			if cd := e.GetColumnDef(); cd != nil {
+				ct.Columns = append(ct.Columns, c.columnDef(cd))
+			}
+		}
+		return ct
+	case *pg.Node_CreateDomainStmt:
+		d := s.CreateDomainStmt
+		cd := &CreateDomain{Type: nameOf(strs(d.Domainname), -1), Base: c.typeName(d.TypeName)}
+		for _, cn := range d.Constraints {
+			if con := cn.GetConstraint(); con != nil && con.Contype == pg.ConstrType_CONSTR_NOTNULL {
+				cd.NotNull = true
+			}
+		}
+		if cd.Base != nil {
+			cd.Type.Loc = cd.Base.Loc
+		}
+		return cd
+	case *pg.Node_CreateRangeStmt:
+		return &CreateRange{Type: nameOf(strs(s.CreateRangeStmt.TypeName), -1)}
+	case *pg.Node_AlterObjectSchemaStmt:
+		a := s.AlterObjectSchemaStmt
+		ao := &AlterObjectSchema{Kind: objectKind(a.ObjectType), NewSchema: a.Newschema, MissingOK: a.MissingOk, Loc: -1}
+		if a.Relation != nil {
+			ao.Target = rangeVarName(a.Relation)
+			ao.Loc = ao.Target.Loc
+		} else if a.Object != nil {
+			switch o := a.Object.Node.(type) {
+			case *pg.Node_List:
+				ao.Target = nameOf(strs(o.List.Items), -1)
+			case *pg.Node_String_:
+				ao.Target = Name{Name: o.String_.Sval, Loc: -1}
+			case *pg.Node_TypeName:
+				t := c.typeName(o.TypeName)
+				ao.Target = Name{Schema: t.Schema, Name: t.Name, Loc: t.Loc}
+				ao.Loc = t.Loc
+			}
+		}
+		return ao
 	case *pg.Node_CreateSchemaStmt:
 		return &CreateSchema{Name: s.CreateSchemaStmt.Schemaname, IfNotExists: s.CreateSchemaStmt.IfNotExists, Loc: -1}
 	case *pg.Node_DropStmt:
@@ -132,6 +173,13 @@ func (c *converter) stmt(n *pg.Node) Node {
 		return t
 	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
 		return c.dml(n)
+	case *pg.Node_CallStmt:
+		if fc := s.CallStmt.Funccall; fc != nil {
+			if f, ok := c.funcCall(fc).(*FuncCall); ok {
+				return &Call{Func: f, Loc: f.Loc}
+			}
+		}
+		return &Unknown{Kind: "CallStmt", Loc: -1}
 	case *pg.Node_MergeStmt:
 		name := rangeVarName(s.MergeStmt.Relation)
 		return &Merge{Table: name, Loc: name.Loc}
@@ -179,7 +227,8 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 	if d.Type != nil && d.Type.ArrayDims == 0 {
 		switch d.Type.Name {
 		case "serial", "serial4", "bigserial", "serial8", "smallserial", "serial2":
-			d.NotNull = true
+			// PostgreSQL adds NOT NULL, but sqlc does not: a serial column
+			// without PRIMARY KEY or NOT NULL is nullable in its models.
 			d.HasDefault = true
 		}
 	}
@@ -275,7 +324,7 @@ func objectKind(t pg.ObjectType) string {
 }
 
 func (c *converter) rename(s *pg.RenameStmt) Node {
-	r := &Rename{Kind: objectKind(s.RenameType), Subname: s.Subname, NewName: s.Newname, Loc: -1}
+	r := &Rename{Kind: objectKind(s.RenameType), Subname: s.Subname, NewName: s.Newname, MissingOK: s.MissingOk, Loc: -1}
 	if s.Relation != nil {
 		r.Target = rangeVarName(s.Relation)
 		r.Loc = r.Target.Loc
@@ -430,6 +479,18 @@ func (c *converter) setTargets(nodes []*pg.Node) []*Target {
 			continue
 		}
 		t := &Target{Name: rt.Name, Loc: int(rt.Location)}
+		for _, x := range rt.Indirection {
+			switch y := x.Node.(type) {
+			case *pg.Node_String_:
+				t.Fields = append(t.Fields, y.String_.Sval)
+			case *pg.Node_AIndices:
+				for _, b := range []*pg.Node{y.AIndices.Lidx, y.AIndices.Uidx} {
+					if e := c.expr(b); e != nil {
+						t.Subscripts = append(t.Subscripts, e)
+					}
+				}
+			}
+		}
 		if mr := rt.Val.GetMultiAssignRef(); mr != nil {
 			src := c.expr(mr.Source)
 			if row, ok := src.(*RowExpr); ok && int(mr.Colno-1) < len(row.Args) {
@@ -515,16 +576,35 @@ func (c *converter) fromItem(n *pg.Node) Node {
 			if l == nil || len(l.Items) == 0 {
 				continue
 			}
-			if fc, ok := c.expr(l.Items[0]).(*FuncCall); ok {
-				rf.Funcs = append(rf.Funcs, fc)
-				if rf.Loc < 0 {
-					rf.Loc = fc.Loc
+			e := c.expr(l.Items[0])
+			if e == nil {
+				continue
+			}
+			rf.Funcs = append(rf.Funcs, e)
+			if rf.Loc < 0 {
+				rf.Loc = e.Pos()
+			}
+			// ROWS FROM (f() AS (a int, ...)) keeps each list with its call.
+			if len(l.Items) > 1 {
+				if cl := l.Items[1].GetList(); cl != nil {
+					rf.ColDefs = append(rf.ColDefs, c.colDefs(cl.Items)...)
 				}
 			}
 		}
+		rf.ColDefs = append(rf.ColDefs, c.colDefs(f.RangeFunction.Coldeflist)...)
 		return rf
 	}
 	return &Unknown{Kind: nodeKind(n), Loc: -1}
+}
+
+func (c *converter) colDefs(nodes []*pg.Node) []*ColumnDef {
+	var out []*ColumnDef
+	for _, n := range nodes {
+		if cd := n.GetColumnDef(); cd != nil {
+			out = append(out, c.columnDef(cd))
+		}
+	}
+	return out
 }
 
 func (c *converter) insert(s *pg.InsertStmt) *Insert {
@@ -541,7 +621,16 @@ func (c *converter) insert(s *pg.InsertStmt) *Insert {
 		in.Select, _ = c.dml(s.SelectStmt).(*Select)
 	}
 	if oc := s.OnConflictClause; oc != nil {
-		in.OnConflict = &OnConflict{DoUpdate: oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE, Set: c.setTargets(oc.TargetList), Where: c.expr(oc.WhereClause), Loc: int(oc.Location)}
+		in.OnConflict = &OnConflict{DoUpdate: oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE, Set: c.setTargets(oc.TargetList), Where: c.expr(oc.WhereClause), Loc: int(oc.Location), TargetLoc: -1}
+		if inf := oc.Infer; inf != nil {
+			in.OnConflict.TargetLoc = int(inf.Location)
+			in.OnConflict.Constraint = inf.Conname
+			for _, e := range inf.IndexElems {
+				if ie := e.GetIndexElem(); ie != nil && ie.Name != "" {
+					in.OnConflict.Columns = append(in.OnConflict.Columns, ie.Name)
+				}
+			}
+		}
 	}
 	in.Returning = c.targets(s.ReturningList)
 	return in
@@ -700,11 +789,18 @@ func (c *converter) expr(n *pg.Node) Node {
 			case *pg.Node_AIndices:
 				ind.Fields = append(ind.Fields, "")
 				ind.Slice = ind.Slice || y.AIndices.IsSlice
+				for _, b := range []*pg.Node{y.AIndices.Lidx, y.AIndices.Uidx} {
+					if e := c.expr(b); e != nil {
+						ind.Subscripts = append(ind.Subscripts, e)
+					}
+				}
 			}
 		}
 		return ind
 	case *pg.Node_SqlvalueFunction:
-		return &SQLValueFunction{Type: sqlValueFunctionType(e.SqlvalueFunction.Op), Loc: int(e.SqlvalueFunction.Location)}
+		op := e.SqlvalueFunction.Op
+		name := strings.ToLower(strings.TrimSuffix(strings.TrimPrefix(op.String(), "SVFOP_"), "_N"))
+		return &SQLValueFunction{Type: sqlValueFunctionType(op), Name: name, Loc: int(e.SqlvalueFunction.Location)}
 	case *pg.Node_CollateClause:
 		return &Collate{Arg: c.expr(e.CollateClause.Arg), Loc: int(e.CollateClause.Location)}
 	case *pg.Node_SetToDefault:

@@ -9,16 +9,12 @@ import (
 )
 
 const saveDocument = `-- name: SaveDocument :exec
-WITH fence_lock AS (
-    SELECT documents.id AS fence_key_1, documents.revision AS fence_token FROM documents WHERE id = $2 FOR UPDATE OF documents
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE documents SET body = $1, revision = $3 WHERE (id = $2 AND documents.revision < $3) AND (documents.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    UPDATE documents SET body = $1, revision = $3 WHERE id = $2 AND documents.revision < $3 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT documents.revision, 1 FROM documents WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SaveDocumentParams struct {

@@ -7,14 +7,14 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type BannedUser struct {
+	UserID int64
+}
+
 type Session struct {
 	ID        pgtype.UUID
 	UserID    int64
 	ExpiresAt pgtype.Timestamptz
 	// fencegen:token
 	Token fence.Token
-}
-
-type BannedUser struct {
-	UserID int64
 }

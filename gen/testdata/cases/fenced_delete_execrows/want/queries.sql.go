@@ -34,16 +34,12 @@ func (q *Queries) ExpireSessions(ctx context.Context, now pgtype.Timestamptz, to
 }
 
 const deleteSession = `-- name: DeleteSession :exec
-WITH fence_lock AS (
-    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token FROM sessions WHERE id = $1 FOR UPDATE OF sessions
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    DELETE FROM sessions WHERE (id = $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    DELETE FROM sessions WHERE id = $1 AND sessions.token <= $2 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT sessions.token, 1 FROM sessions WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 // DeleteSession is fenced on sessions.token: it refuses to touch rows whose

@@ -9,16 +9,12 @@ import (
 )
 
 const finishJob = `-- name: FinishJob :exec
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE app.jobs SET done = true, fence = $2 WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    UPDATE app.jobs SET done = true, fence = $2 WHERE id = $1 AND jobs.fence <= $2 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT jobs.fence, 1 FROM app.jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 // FinishJob is fenced on app.jobs.fence: it refuses to touch rows whose stored
@@ -34,16 +30,12 @@ func (q *Queries) FinishJob(ctx context.Context, id int64, token fence.Token) er
 }
 
 const finishJobReturning = `-- name: FinishJobReturning :one
-WITH fence_lock AS (
-    SELECT j.id AS fence_key_1, j.fence AS fence_token FROM app.jobs j WHERE j.id = $1 FOR UPDATE OF j
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE app.jobs j SET done = true, fence = $2 WHERE (j.id = $1 AND j.fence <= $2) AND (j.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING j.id, j.kind
+WITH fence_write AS (
+    UPDATE app.jobs j SET done = true, fence = $2 WHERE j.id = $1 AND j.fence <= $2 RETURNING j.id, j.kind
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT j.fence, 1, NULL, NULL FROM app.jobs j WHERE j.id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type FinishJobReturningRow struct {
@@ -73,16 +65,12 @@ func (q *Queries) FinishJobReturning(ctx context.Context, id int64, token fence.
 }
 
 const deleteJob = `-- name: DeleteJob :execrows
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM app.jobs WHERE id = $1 FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    DELETE FROM app.jobs WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    DELETE FROM app.jobs WHERE id = $1 AND jobs.fence <= $2 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT jobs.fence, 1 FROM app.jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 // DeleteJob is fenced on app.jobs.fence: it refuses to touch rows whose stored

@@ -10,16 +10,12 @@ import (
 )
 
 const creditAccount = `-- name: CreditAccount :exec
-WITH fence_lock AS (
-    SELECT account_balances.id AS fence_key_1, account_balances.last_fencing_token AS fence_token FROM account_balances WHERE id = $2 FOR UPDATE OF account_balances
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE (id = $2 AND account_balances.last_fencing_token <= $3) AND (account_balances.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type CreditAccountParams struct {
@@ -43,16 +39,12 @@ func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, to
 }
 
 const resetBalance = `-- name: ResetBalance :exec
-WITH fence_lock AS (
-    SELECT account_balances.id AS fence_key_1, account_balances.last_fencing_token AS fence_token FROM account_balances WHERE id = $1 FOR UPDATE OF account_balances
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE account_balances SET balance = 0, last_fencing_token = $2 WHERE (id = $1 AND account_balances.last_fencing_token <= $2) AND (account_balances.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    UPDATE account_balances SET balance = 0, last_fencing_token = $2 WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 // ResetBalance is fenced on account_balances.last_fencing_token: it refuses to

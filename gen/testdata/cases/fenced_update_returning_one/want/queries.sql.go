@@ -10,16 +10,12 @@ import (
 )
 
 const setState = `-- name: SetState :one
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM jobs WHERE id = $2 FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET state = $1, fence = $3 WHERE (id = $2 AND jobs.fence <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
+WITH fence_write AS (
+    UPDATE jobs SET state = $1, fence = $3 WHERE id = $2 AND jobs.fence <= $3 RETURNING *
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL, NULL, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT jobs.fence, 1, NULL, NULL, NULL, NULL, NULL FROM jobs WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetStateParams struct {
@@ -48,16 +44,12 @@ func (q *Queries) SetState(ctx context.Context, arg SetStateParams, token fence.
 }
 
 const setNote = `-- name: SetNote :one
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM jobs WHERE id = $2 FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET note = $1, fence = $3 WHERE (id = $2 AND jobs.fence <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, note, fence
+WITH fence_write AS (
+    UPDATE jobs SET note = $1, fence = $3 WHERE id = $2 AND jobs.fence <= $3 RETURNING id, note, fence
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT jobs.fence, 1, NULL, NULL, NULL FROM jobs WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetNoteParams struct {
@@ -94,16 +86,12 @@ func (q *Queries) SetNote(ctx context.Context, arg SetNoteParams, token fence.To
 }
 
 const touch = `-- name: Touch :one
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM jobs WHERE id = $1 FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET payload = payload, fence = $2 WHERE (id = $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING state
+WITH fence_write AS (
+    UPDATE jobs SET payload = payload, fence = $2 WHERE id = $1 AND jobs.fence <= $2 RETURNING state
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+SELECT jobs.fence, 1, NULL FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 // Touch is fenced on jobs.fence: it refuses to touch rows whose stored fencing

@@ -9,16 +9,12 @@ import (
 )
 
 const closeTicket = `-- name: CloseTicket :one
-WITH fence_lock AS (
-    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE id = $2 FOR UPDATE OF tickets
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE (id = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
+WITH fence_write AS (
+    UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING *
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL, NULL, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT tickets.tok, 1, NULL, NULL, NULL, NULL, NULL FROM tickets WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type CloseTicketParams struct {
@@ -117,16 +113,12 @@ func (q *Queries) Purge(ctx context.Context, db DBTX, status Status, token fence
 }
 
 const rescore = `-- name: Rescore :exec
-WITH fence_lock AS (
-    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE id = $2 FOR UPDATE OF tickets
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE tickets SET score = $1, tok = $3 WHERE (id = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
+WITH fence_write AS (
+    UPDATE tickets SET score = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+SELECT tickets.tok, 1, NULL FROM tickets WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type RescoreParams struct {

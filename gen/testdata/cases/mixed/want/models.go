@@ -7,11 +7,6 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-type Worker struct {
-	ID       string             `db:"id"`
-	LastSeen pgtype.Timestamptz `db:"last_seen"`
-}
-
 type Task struct {
 	ID       int64       `db:"id"`
 	WorkerID pgtype.Text `db:"worker_id"`
@@ -24,4 +19,9 @@ type Task struct {
 type TaskLog struct {
 	TaskID  int64  `db:"task_id"`
 	Message string `db:"message"`
+}
+
+type Worker struct {
+	ID       string             `db:"id"`
+	LastSeen pgtype.Timestamptz `db:"last_seen"`
 }

@@ -10,16 +10,12 @@ import (
 )
 
 const claimTask = `-- name: ClaimTask :one
-WITH fence_lock AS (
-    SELECT tasks.id AS fence_key_1, tasks.lease_token AS fence_token FROM tasks WHERE id = $2 AND status = 'queued' FOR UPDATE OF tasks
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE tasks SET worker_id = $1, attempts = attempts + 1, lease_token = $3 WHERE ((id = $2 AND status = 'queued') AND tasks.lease_token <= $3) AND (tasks.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
+WITH fence_write AS (
+    UPDATE tasks SET worker_id = $1, attempts = attempts + 1, lease_token = $3 WHERE (id = $2 AND status = 'queued') AND tasks.lease_token <= $3 RETURNING *
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL, NULL, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT tasks.lease_token, 1, NULL, NULL, NULL, NULL, NULL FROM tasks WHERE (id = $2 AND status = 'queued') AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type ClaimTaskParams struct {
@@ -48,16 +44,12 @@ func (q *Queries) ClaimTask(ctx context.Context, arg ClaimTaskParams, token fenc
 }
 
 const completeTask = `-- name: CompleteTask :exec
-WITH fence_lock AS (
-    SELECT tasks.id AS fence_key_1, tasks.lease_token AS fence_token FROM tasks WHERE id = $1 FOR UPDATE OF tasks
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE tasks SET status = 'done', lease_token = $2 WHERE (id = $1 AND tasks.lease_token <= $2) AND (tasks.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    UPDATE tasks SET status = 'done', lease_token = $2 WHERE id = $1 AND tasks.lease_token <= $2 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT tasks.lease_token, 1 FROM tasks WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 // CompleteTask is fenced on tasks.lease_token: it refuses to touch rows whose

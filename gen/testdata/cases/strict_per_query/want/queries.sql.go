@@ -9,16 +9,12 @@ import (
 )
 
 const increment = `-- name: Increment :exec
-WITH fence_lock AS (
-    SELECT counters.id AS fence_key_1, counters.tok AS fence_token FROM counters WHERE id = $1 FOR UPDATE OF counters
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $2)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE counters SET value = value + 1, tok = $2 WHERE (id = $1 AND counters.tok < $2) AND (counters.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    UPDATE counters SET value = value + 1, tok = $2 WHERE id = $1 AND counters.tok < $2 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT counters.tok, 1 FROM counters WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 // Increment must run once per token.
@@ -37,16 +33,12 @@ func (q *Queries) Increment(ctx context.Context, id int64, token fence.Token) er
 }
 
 const setCounter = `-- name: SetCounter :exec
-WITH fence_lock AS (
-    SELECT counters.id AS fence_key_1, counters.tok AS fence_token FROM counters WHERE id = $2 FOR UPDATE OF counters
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE counters SET value = $1, tok = $3 WHERE (id = $2 AND counters.tok <= $3) AND (counters.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    UPDATE counters SET value = $1, tok = $3 WHERE id = $2 AND counters.tok <= $3 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT counters.tok, 1 FROM counters WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetCounterParams struct {
@@ -67,16 +59,12 @@ func (q *Queries) SetCounter(ctx context.Context, arg SetCounterParams, token fe
 }
 
 const addToLedger = `-- name: AddToLedger :exec
-WITH fence_lock AS (
-    SELECT ledgers.id AS fence_key_1, ledgers.tok AS fence_token FROM ledgers WHERE id = $2 FOR UPDATE OF ledgers
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE ledgers SET total = total + $1, tok = $3 WHERE (id = $2 AND ledgers.tok < $3) AND (ledgers.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    UPDATE ledgers SET total = total + $1, tok = $3 WHERE id = $2 AND ledgers.tok < $3 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT ledgers.tok, 1 FROM ledgers WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type AddToLedgerParams struct {
@@ -98,16 +86,12 @@ func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token 
 }
 
 const setLedger = `-- name: SetLedger :exec
-WITH fence_lock AS (
-    SELECT ledgers.id AS fence_key_1, ledgers.tok AS fence_token FROM ledgers WHERE id = $2 FOR UPDATE OF ledgers
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE ledgers SET total = $1, tok = $3 WHERE (id = $2 AND ledgers.tok <= $3) AND (ledgers.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    UPDATE ledgers SET total = $1, tok = $3 WHERE id = $2 AND ledgers.tok <= $3 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT ledgers.tok, 1 FROM ledgers WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetLedgerParams struct {

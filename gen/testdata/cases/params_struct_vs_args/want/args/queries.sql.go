@@ -45,16 +45,12 @@ func (q *Queries) OneParam(ctx context.Context, id int64) (string, error) {
 }
 
 const twoParams = `-- name: TwoParams :exec
-WITH fence_lock AS (
-    SELECT items.id AS fence_key_1, items.tok AS fence_token FROM items WHERE id = $2 FOR UPDATE OF items
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE items SET qty = $1, tok = $3 WHERE (id = $2 AND items.tok <= $3) AND (items.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    UPDATE items SET qty = $1, tok = $3 WHERE id = $2 AND items.tok <= $3 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT items.tok, 1 FROM items WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 // TwoParams is fenced on items.tok: it refuses to touch rows whose stored
@@ -70,16 +66,12 @@ func (q *Queries) TwoParams(ctx context.Context, qty int32, id int64, token fenc
 }
 
 const threeParams = `-- name: ThreeParams :exec
-WITH fence_lock AS (
-    SELECT items.id AS fence_key_1, items.tok AS fence_token FROM items WHERE id = $3 FOR UPDATE OF items
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $4)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE items SET qty = $1, note = $2, tok = $4 WHERE (id = $3 AND items.tok <= $4) AND (items.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+WITH fence_write AS (
+    UPDATE items SET qty = $1, note = $2, tok = $4 WHERE id = $3 AND items.tok <= $4 RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT items.tok, 1 FROM items WHERE id = $3 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type ThreeParamsParams struct {
