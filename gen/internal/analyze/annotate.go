@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"fmt"
+
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"go/token"
 	"regexp"
 	"strings"
@@ -123,9 +125,9 @@ type locatedMsg struct {
 // positions. Block comments are skipped.
 func commentLines(src []byte, start, end int) []commentLine {
 	var out []commentLine
-	line := 1 + strings.Count(string(src[:start]), "\n")
+	line, col := diag.Position(src, start)
 	i := start
-	lineStart := strings.LastIndexByte(string(src[:start]), '\n') + 1
+	lineStart := start - col + 1
 	for i < end {
 		switch {
 		case src[i] == '\n':

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
 )
 
 // Error is one problem at a position in an input file. Line and Col are
@@ -101,6 +103,8 @@ func As(err error) List {
 }
 
 // Position converts a byte offset in src to a 1-based line and column.
+// It remembers the line starts of the last source it saw, so converting
+// many offsets of one file costs a binary search each.
 func Position(src []byte, offset int) (line, col int) {
 	if offset > len(src) {
 		offset = len(src)
@@ -108,7 +112,31 @@ func Position(src []byte, offset int) (line, col int) {
 	if offset < 0 {
 		offset = 0
 	}
-	line = 1 + strings.Count(string(src[:offset]), "\n")
-	col = offset - strings.LastIndexByte(string(src[:offset]), '\n')
-	return line, col
+	starts := lineStarts(src)
+	// The last line start at or before offset.
+	i := sort.Search(len(starts), func(i int) bool { return starts[i] > offset }) - 1
+	return i + 1, offset - starts[i] + 1
+}
+
+var (
+	lineMu    sync.Mutex
+	lineSrc   []byte
+	lineCache []int
+)
+
+// lineStarts returns the offsets at which src's lines start.
+func lineStarts(src []byte) []int {
+	lineMu.Lock()
+	defer lineMu.Unlock()
+	if len(lineSrc) == len(src) && (len(src) == 0 || &lineSrc[0] == &src[0]) && lineCache != nil {
+		return lineCache
+	}
+	starts := []int{0}
+	for i, b := range src {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	lineSrc, lineCache = src, starts
+	return starts
 }
