@@ -48,6 +48,10 @@ type Case struct {
 	Negative  bool   `json:"negative,omitempty"`
 	ManagedDB bool   `json:"managed_db,omitempty"`
 	Hint      string `json:"hint,omitempty"` // the CASES.md line
+	// Schema is set for a schema-only case (a project without a sqlc
+	// configuration): the schema file, relative to Src; the case runs with
+	// a configuration the tool writes.
+	Schema string `json:"schema,omitempty"`
 
 	slug     string
 	work     string // fencegen copy
@@ -180,6 +184,17 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		if err := copyTree(c.Src, c.work); err != nil {
 			fmt.Fprintln(stderr, "corpus: copy:", err)
 			return 1
+		}
+		if c.Schema != "" {
+			cfg := fmt.Sprintf("version: \"2\"\nsql:\n  - engine: postgresql\n    schema: %q\n    queries: corpus_queries.sql\n    gen:\n      go: {package: models, out: out, sql_package: pgx/v5}\n", c.Schema)
+			err := os.WriteFile(filepath.Join(c.work, "corpus_queries.sql"), []byte("-- schema only: no queries\n"), 0o644)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(c.work, schemaOnlyConfig), []byte(cfg), 0o644)
+			}
+			if err != nil {
+				fmt.Fprintln(stderr, "corpus:", err)
+				return 1
+			}
 		}
 		if o.sqlc != "" && c.SqlcCfg != "" {
 			if err := copyTree(c.Src, c.sqlcWork); err != nil {
@@ -337,6 +352,36 @@ func discover(dir string, prefix bool) ([]*Case, error) {
 			c.ManagedDB = strings.Contains(h, "managed-db only")
 		}
 		cases = append(cases, c)
+		return nil
+	})
+	if err == nil && len(cases) == 0 {
+		cases, err = discoverSchemas(abs, prefix)
+	}
+	return cases, err
+}
+
+// schemaOnlyConfig is written into the copy of a schema-only case.
+const schemaOnlyConfig = "fencegen.corpus.yaml"
+
+// discoverSchemas makes one schema-only case of every *schema*.sql file
+// under abs, for projects that have a schema but no sqlc configuration
+// (a pg_dump, a schema file per version): fencegen must build the catalog
+// and emit models that compile, or report a located error.
+func discoverSchemas(abs string, prefix bool) ([]*Case, error) {
+	var cases []*Case
+	err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ".sql") || !strings.Contains(strings.ToLower(d.Name()), "schema") {
+			return nil
+		}
+		rel, _ := filepath.Rel(abs, p)
+		name := filepath.ToSlash(rel)
+		if prefix {
+			name = filepath.Base(abs) + "/" + name
+		}
+		cases = append(cases, &Case{Name: name + " (schema only)", Src: filepath.Dir(p), Config: schemaOnlyConfig, Schema: d.Name()})
 		return nil
 	})
 	return cases, err
@@ -573,7 +618,7 @@ func classify(c *Case, haveSqlc bool) {
 
 func compareAPI(c *Case, haveSqlc bool) {
 	switch {
-	case !haveSqlc:
+	case !haveSqlc, c.SqlcStatus == "not run":
 		c.API = "n.a."
 		return
 	case c.SqlcStatus != "ok":
