@@ -99,19 +99,17 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 	}
 	analyzed, aerr := analyze.Analyze(cat, parsed)
 	errs = append(errs, aerr...)
-	// Each query file becomes <base name>.go: two files with one base name
-	// would overwrite each other.
+	// The generated files' headers name each query file relative to the
+	// configuration. (Query files that share a base name share one output
+	// file, as in sqlc: see golang.Emit.)
 	sources := map[string]string{}
-	byOutput := map[string]string{}
 	for _, f := range parsed {
-		out := path.Base(f.Name) + ".go"
-		if first, ok := byOutput[out]; ok {
-			errs.Add(f.Name, 1, 1, "query files %s and %s would both generate %s; rename one", first, f.Name, out)
-			continue
-		}
-		byOutput[out] = f.Name
 		rel := f.Name
-		if r, err := filepath.Rel(cfg.Dir, filepath.FromSlash(f.Name)); err == nil && !strings.HasPrefix(r, "..") {
+		// f.Name is relative to the current directory, which need not be
+		// the configuration's.
+		abs, _ := filepath.Abs(filepath.FromSlash(f.Name))
+		dir, _ := filepath.Abs(cfg.Dir)
+		if r, err := filepath.Rel(dir, abs); err == nil && !strings.HasPrefix(r, "..") {
 			rel = filepath.ToSlash(r)
 		}
 		sources[f.Name] = rel

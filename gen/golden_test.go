@@ -420,10 +420,8 @@ var predeclared = map[string]bool{
 }
 
 // Two query files with the same base name in different directories both
-// map to <base>.go (golang.Emit names each output file after
-// path.Base(file) and assigns into the output map, so the second silently
-// replaces the first): a query disappears from the generated code with no
-// error.
+// map to <base>.go. Once the second silently replaced the first; now, as in
+// sqlc, they share the file. A query must never disappear with no error.
 func TestBugQueryFilesWithSameBaseName(t *testing.T) {
 	files, err := generateIn(t, "same_base_name")
 	if err != nil {

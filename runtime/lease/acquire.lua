@@ -4,10 +4,16 @@
 -- KEYS[2]  counter key  <prefix>:{<resource>}:token  (integer, never has a TTL)
 -- ARGV[1]  owner value: 32 hex digits (128 random bits), unique per Acquire call
 -- ARGV[2]  TTL in milliseconds
+-- ARGV[3]  floor: the counter is first raised to at least this value (a
+--          durable high-water mark; "0" for none)
+-- ARGV[4]  "1": if the counter key is missing, write nothing and return -1,
+--          so the caller can fetch a high-water mark and call again with it
+--          as the floor; "0": mint from the floor
 --
 -- Returns the fencing token (an integer > 0) when this owner holds the lease
--- after the call, or 0 when another owner holds it.
---   * Key absent: INCR the counter, SET the lock NX PX ttl, return the new token.
+-- after the call, 0 when another owner holds it, or -1 (see ARGV[4]).
+--   * Key absent: raise the counter to the floor, INCR it, SET the lock NX PX
+--     ttl, return the new token.
 --   * Key holds this owner's value (a retry after an ambiguous reply): refresh
 --     the TTL and return the token stored with it; nothing is minted.
 --   * Key holds another owner's value: change nothing, return 0.
@@ -19,6 +25,14 @@ if cur then
     return tonumber(string.sub(cur, #prefix + 1))
   end
   return 0
+end
+local counter = redis.call('GET', KEYS[2])
+if not counter and ARGV[4] == '1' then
+  return -1
+end
+local floor = tonumber(ARGV[3]) or 0
+if floor > (tonumber(counter) or 0) then
+  redis.call('SET', KEYS[2], ARGV[3])
 end
 local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'NX', 'PX', ARGV[2])

@@ -24,20 +24,27 @@ var (
 	renewLua string
 	//go:embed release.lua
 	releaseLua string
+	//go:embed advance.lua
+	advanceLua string
 
 	// Each script is wrapped once; Script.Run sends EVALSHA and falls back
 	// to EVAL when the server answers NOSCRIPT.
 	acquireScript = redis.NewScript(acquireLua)
 	renewScript   = redis.NewScript(renewLua)
 	releaseScript = redis.NewScript(releaseLua)
+	advanceScript = redis.NewScript(advanceLua)
 )
 
 // Client takes leases on named resources in one Redis deployment. It is safe
 // for concurrent use; create one per Redis client and share it.
 type Client struct {
-	rdb   redis.Scripter
-	opts  *Options
-	stats struct {
+	rdb  redis.Scripter
+	opts *Options
+	hb   scheduler
+	// ctxDeadlines: rdb is a go-redis client with ContextTimeoutEnabled,
+	// which bounds each call by its context itself (see run).
+	ctxDeadlines bool
+	stats        struct {
 		acquires, renewals, releases atomic.Uint64
 	}
 }
@@ -56,6 +63,13 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 	if opts != nil {
 		o := *opts
 		c.opts = &o
+	}
+	c.hb = scheduler{c: c, wake: make(chan struct{}, 1)}
+	switch r := rdb.(type) {
+	case interface{ Options() *redis.Options }:
+		c.ctxDeadlines = r.Options().ContextTimeoutEnabled
+	case interface{ Options() *redis.ClusterOptions }:
+		c.ctxDeadlines = r.Options().ContextTimeoutEnabled
 	}
 	return c
 }
@@ -95,8 +109,8 @@ func (c *Client) Keys(resource string) (lock, counter string) {
 
 // timing is the per-lease configuration derived from the TTL and Options.
 type timing struct {
-	ttl, interval, callTimeout, releaseTimeout, margin time.Duration
-	maxFailures                                        int
+	ttl, interval, callTimeout, releaseTimeout, margin, minValidity time.Duration
+	maxFailures                                                     int
 }
 
 func (c *Client) timing(ttl time.Duration) (timing, error) {
@@ -109,17 +123,20 @@ func (c *Client) timing(ttl time.Duration) (timing, error) {
 		callTimeout:    c.opts.callTimeout(ttl),
 		releaseTimeout: c.opts.releaseTimeout(ttl),
 		margin:         c.opts.safetyMargin(ttl),
+		minValidity:    c.opts.minValidity(ttl),
 		maxFailures:    c.opts.maxRenewFailures(),
 	}
 	switch {
 	case ttl < time.Millisecond:
-		return t, fmt.Errorf("lease: invalid TTL %v: want at least 1ms", ttl)
+		return t, fmt.Errorf("%w: invalid TTL %v: want at least 1ms", ErrConfig, ttl)
 	case t.margin >= ttl:
-		return t, fmt.Errorf("lease: invalid options: SafetyMargin %v not below TTL %v", t.margin, ttl)
+		return t, fmt.Errorf("%w: SafetyMargin %v not below TTL %v", ErrConfig, t.margin, ttl)
 	case t.interval >= ttl-t.margin:
-		return t, fmt.Errorf("lease: invalid options: HeartbeatInterval %v not below TTL − SafetyMargin %v", t.interval, ttl-t.margin)
+		return t, fmt.Errorf("%w: HeartbeatInterval %v not below TTL − SafetyMargin %v", ErrConfig, t.interval, ttl-t.margin)
+	case t.minValidity >= ttl-t.margin:
+		return t, fmt.Errorf("%w: MinValidity %v not below TTL − SafetyMargin %v", ErrConfig, t.minValidity, ttl-t.margin)
 	case strings.ContainsAny(c.opts.keyPrefix(), "{}"):
-		return t, fmt.Errorf("lease: invalid options: KeyPrefix %q contains '{' or '}'", c.opts.keyPrefix())
+		return t, fmt.Errorf("%w: KeyPrefix %q contains '{' or '}'", ErrConfig, c.opts.keyPrefix())
 	}
 	return t, nil
 }
@@ -138,58 +155,90 @@ func millis(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 // Acquire takes the lease on resource for ttl without blocking: one
 // acquire-script round trip that, atomically, sets the lock key (SET NX PX
 // ttl) to a fresh 128-bit owner value and mints the next fencing token by
-// INCR of the resource's counter key. ttl 0 means Options.TTL.
+// INCR of the resource's counter key. ttl 0 means Options.TTL. To wait for
+// a held lease, use [Client.AcquireWait].
 //
-// On success the returned [*Lease] holds the token and runs a heartbeat
-// goroutine that renews the lease every HeartbeatInterval until
-// [Lease.Release]; the caller must call Release. The lease's lifetime does
-// not depend on ctx: ctx bounds only the acquire call itself.
+// On success the returned [*Lease] holds the token and is renewed every
+// HeartbeatInterval by the Client's heartbeat until [Lease.Release]; the
+// caller must call Release. The heartbeat starts only after Acquire has
+// decided to return the lease. The lease's lifetime does not depend on
+// ctx: ctx bounds only the acquire call itself.
 //
 // After an ambiguous failure (timeout, connection error, LOADING, READONLY,
 // ...) Acquire resends the script up to Options.AcquireRetries times with
 // the same owner value while ctx allows; if an earlier attempt had landed,
 // the script returns the token it minted then instead of minting another.
-// When Acquire fails after a request may have landed, it deletes the lock
-// key with a compare-and-delete on a detached, ReleaseTimeout-bounded
-// context, so no ghost lease is left behind.
+// When Acquire fails after a request may have landed, it waits (at most
+// ReleaseTimeout) for that request to finish and then deletes the lock key
+// with a compare-and-delete on a detached, ReleaseTimeout-bounded context,
+// so no ghost lease is left behind.
+//
+// With Options.HighWater set, a missing counter key costs one more round
+// trip: Acquire asks HighWater for the durable high-water mark and mints
+// above it.
 //
 // May return [ErrNotAcquired] (another owner holds the lease; definitive),
-// [ErrAcquireTooSlow] (the reply came after TTL − SafetyMargin; the lease
-// was released), [ErrInvalidResource], a configuration error, ctx's error
-// joined with the last attempt's error, or a Redis error such as CROSSSLOT
-// or WRONGTYPE, which is never reported as ErrNotAcquired.
+// [ErrAcquireTooSlow] (less than MinValidity of local validity was left when
+// the reply arrived; the lease was released), [ErrInvalidResource],
+// [ErrConfig] (invalid options, or a Redis reply such as CROSSSLOT or
+// WRONGTYPE, which is never reported as ErrNotAcquired), ctx's error joined
+// with the last attempt's error, or the last transient Redis error.
 func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
 	if resource == "" || strings.ContainsAny(resource, "{}") {
 		return nil, fmt.Errorf("lease: acquire %q: %w", resource, ErrInvalidResource)
 	}
 	if ttl < 0 {
-		return nil, fmt.Errorf("lease: acquire %q: invalid TTL %v", resource, ttl)
+		return nil, fmt.Errorf("lease: acquire %q: %w: invalid TTL %v", resource, ErrConfig, ttl)
 	}
 	tm, err := c.timing(ttl)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lease: acquire %q: %w", resource, err)
 	}
 	owner := newOwner()
 	lockKey, counterKey := c.Keys(resource)
 	hooks := c.opts.testHooks()
+	highWater := c.opts.highWater()
+	askMissing := "0"
+	if highWater != nil {
+		askMissing = "1"
+	}
+	var floor fence.Token
 
 	var (
 		lastErr   error
-		ambiguous bool // a request may have landed without us learning its outcome
+		ambiguous bool            // a request may have landed without us learning its outcome
+		inflight  <-chan struct{} // closed when the last request's call returned
 	)
 	attempts := 1 + c.opts.acquireRetries()
-	for i := range attempts {
-		if i > 0 && !sleep(ctx, time.Duration(i)*10*time.Millisecond) {
+	noSleep := false
+	for i := 0; i < attempts; i++ {
+		if i > 0 && !noSleep && !sleep(ctx, time.Duration(i)*10*time.Millisecond) {
 			break
 		}
+		noSleep = false
 		if ctx.Err() != nil {
 			break
 		}
 		callCtx, cancel := context.WithTimeout(ctx, tm.callTimeout)
 		send := time.Now()
-		n, err := c.run(callCtx, acquireScript, []string{lockKey, counterKey}, owner, millis(tm.ttl))
+		var n int64
+		n, err, inflight = c.run(callCtx, acquireScript, []string{lockKey, counterKey}, owner, millis(tm.ttl), int64(floor), askMissing)
 		cancel()
 		c.stats.acquires.Add(1)
+		if err == nil && n == -1 && askMissing == "1" {
+			// The counter key is missing: first use, or Redis lost it.
+			hw, herr := highWater(ctx, resource)
+			if herr != nil {
+				return nil, fmt.Errorf("lease: acquire %q: %w: high-water mark: %w", resource, ErrConfig, herr)
+			}
+			floor, askMissing = max(hw, 0), "0"
+			if floor > 0 {
+				c.regressed(resource, 0, floor)
+			}
+			attempts++ // this round trip was not a failure
+			noSleep = true
+			continue
+		}
 		if err == nil && n < 0 {
 			err = fmt.Errorf("unexpected acquire reply %d", n)
 		}
@@ -198,6 +247,9 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			var rerr redis.Error
 			if !errors.As(err, &rerr) {
 				ambiguous = true
+			}
+			if isConfigError(err) {
+				return nil, fmt.Errorf("lease: acquire %q: %w: %w", resource, ErrConfig, err)
 			}
 			if !retryable(err) {
 				break
@@ -212,13 +264,13 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if hooks.afterAcquireReply != nil {
 			hooks.afterAcquireReply()
 		}
-		if elapsed := time.Since(send); elapsed >= tm.ttl-tm.margin {
-			c.cleanup(ctx, resource, lockKey, owner, tm)
-			return nil, fmt.Errorf("lease: acquire %q: reply after %v with TTL %v and safety margin %v: %w",
-				resource, elapsed, tm.ttl, tm.margin, ErrAcquireTooSlow)
+		if left := tm.ttl - tm.margin - time.Since(send); left < tm.minValidity {
+			c.cleanup(ctx, resource, lockKey, owner, tm, nil)
+			return nil, fmt.Errorf("lease: acquire %q: %v of validity left, below the floor of %v (TTL %v, safety margin %v): %w",
+				resource, max(left, 0), tm.minValidity, tm.ttl, tm.margin, ErrAcquireTooSlow)
 		}
 		if err := ctx.Err(); err != nil {
-			c.cleanup(ctx, resource, lockKey, owner, tm)
+			c.cleanup(ctx, resource, lockKey, owner, tm, nil)
 			return nil, fmt.Errorf("lease: acquire %q: %w", resource, err)
 		}
 		l := c.newLease(resource, token, owner, lockKey, send, tm)
@@ -232,7 +284,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		ambiguous = true // the last request may have landed after ctx ended
 	}
 	if ambiguous {
-		c.cleanup(ctx, resource, lockKey, owner, tm)
+		c.cleanup(ctx, resource, lockKey, owner, tm, inflight)
 	}
 	switch {
 	case lastErr == nil:
@@ -241,6 +293,27 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		return nil, errors.Join(fmt.Errorf("lease: acquire %q: %w", resource, lastErr), ctx.Err())
 	}
 	return nil, fmt.Errorf("lease: acquire %q: %w", resource, lastErr)
+}
+
+// isConfigError reports whether err is a Redis error reply that no retry can
+// fix: the deployment or the keys are misconfigured.
+func isConfigError(err error) bool {
+	var rerr redis.Error
+	if !errors.As(err, &rerr) {
+		return false
+	}
+	msg := rerr.Error()
+	for _, p := range []string{"CROSSSLOT", "WRONGTYPE", "NOPERM", "NOAUTH", "ERR unknown command", "ERR unknown subcommand"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	for _, sub := range []string{"non local key", "undeclared key", "Error running script", "user_script", "cluster support disabled"} {
+		if strings.Contains(msg, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // retryable reports whether an acquire attempt that failed with err may be
@@ -259,6 +332,9 @@ func retryable(err error) bool {
 	return true
 }
 
+// closedChan is an already closed channel.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 // sleep waits d or until ctx ends; it reports whether d elapsed.
 func sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
@@ -272,10 +348,18 @@ func sleep(ctx context.Context, d time.Duration) bool {
 }
 
 // cleanup deletes the lock key if owner holds it, on a context detached from
-// ctx's cancellation and bounded by the release timeout.
-func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, tm timing) {
+// ctx's cancellation and bounded by the release timeout. If inflight is not
+// nil it first waits (within the same bound) for that abandoned acquire call
+// to return, so the delete does not overtake the acquire it cleans up after.
+func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, tm timing, inflight <-chan struct{}) {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tm.releaseTimeout)
 	defer cancel()
+	if inflight != nil {
+		select {
+		case <-inflight:
+		case <-rctx.Done():
+		}
+	}
 	deleted, err := c.release(rctx, lockKey, owner)
 	c.log(slog.LevelDebug, "lease acquire cleanup", resource, 0, "deleted", deleted, "err", err)
 }
@@ -283,7 +367,7 @@ func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, t
 // release runs the compare-and-delete script; deleted reports whether the
 // key held owner's value.
 func (c *Client) release(ctx context.Context, lockKey, owner string) (deleted bool, err error) {
-	n, err := c.run(ctx, releaseScript, []string{lockKey}, owner)
+	n, err, _ := c.run(ctx, releaseScript, []string{lockKey}, owner)
 	c.stats.releases.Add(1)
 	return decodeBool("release", n, err)
 }
@@ -291,13 +375,17 @@ func (c *Client) release(ctx context.Context, lockKey, owner string) (deleted bo
 // renew runs the compare-and-PEXPIRE script; ok reports whether the key held
 // owner's value. ok false with a nil error is the definitive "not owner".
 func (c *Client) renew(ctx context.Context, lockKey, owner string, ttl time.Duration) (ok bool, err error) {
-	n, err := c.run(ctx, renewScript, []string{lockKey}, owner, millis(ttl))
+	n, err, _ := c.run(ctx, renewScript, []string{lockKey}, owner, millis(ttl))
 	c.stats.renewals.Add(1)
 	return decodeBool("renew", n, err)
 }
 
 // run sends script with Script.Run (EVALSHA, then EVAL after NOSCRIPT) and
-// returns its integer reply, or ctx's error as soon as ctx ends.
+// returns its integer reply, or ctx's error as soon as ctx ends. done is
+// closed when the underlying call has returned.
+//
+// A *redis.Client or *redis.ClusterClient with ContextTimeoutEnabled
+// enforces ctx's deadline on its sockets, and the call is made directly.
 //
 // go-redis applies a context's deadline to the socket only when the client
 // was built with ContextTimeoutEnabled; otherwise a call to a Redis that
@@ -309,25 +397,32 @@ func (c *Client) renew(ctx context.Context, lockKey, owner string, ttl time.Dura
 // abandoned request may still land later, which is safe: every script
 // touches only keys holding this lease's owner value, or creates a lock
 // key that expires within the TTL.
-func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args ...any) (int64, error) {
+func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args ...any) (n int64, err error, done <-chan struct{}) {
 	type result struct {
 		n   int64
 		err error
 	}
+	if c.ctxDeadlines {
+		// The client applies ctx's deadline to its sockets itself.
+		n, err := s.Run(ctx, c.rdb, keys, args...).Int64()
+		return n, err, closedChan
+	}
 	ch := make(chan result, 1)
+	fin := make(chan struct{})
 	go func() {
+		defer close(fin)
 		n, err := s.Run(ctx, c.rdb, keys, args...).Int64()
 		ch <- result{n, err}
 	}()
 	select {
 	case r := <-ch:
-		return r.n, r.err
+		return r.n, r.err, fin
 	case <-ctx.Done():
 		select {
 		case r := <-ch: // a reply that raced the deadline wins
-			return r.n, r.err
+			return r.n, r.err, fin
 		default:
-			return 0, ctx.Err()
+			return 0, ctx.Err(), fin
 		}
 	}
 }

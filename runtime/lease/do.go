@@ -8,35 +8,73 @@ import (
 	"github.com/fencegen/fencegen/runtime/fence"
 )
 
-// Do runs fn while holding the lease on resource: it acquires the lease
-// (see [Client.Acquire]; ttl 0 means Options.TTL), calls fn with a context
-// that is cancelled when either ctx or the lease context ends, then releases
-// the lease. Release runs however fn ends, including by panic (the panic
-// continues after the release) or runtime.Goexit.
+// Do runs fn while holding the lease on resource, the scoped way to use a
+// lease: it acquires the lease without waiting (see [Client.Acquire]; ttl 0
+// means Options.TTL), calls fn with a context that is cancelled when either
+// ctx or the lease context ends, then releases the lease. Release runs
+// however fn ends, including by panic (the panic continues after the
+// release) or runtime.Goexit, and never before fn has returned.
+//
+// Shutdown order (for SIGTERM, cancel ctx, e.g. with signal.NotifyContext):
+// fn's context is cancelled at once; the heartbeat keeps the lease for up to
+// Options.DrainTimeout while fn drains; if fn is still running then, the
+// heartbeat stops so that the lease expires by itself within TTL (it is
+// never released while fn runs); when fn returns, the lease is released
+// with a compare-and-delete, so the next holder can acquire at once.
 //
 // Inside fn, context.Cause(ctx) is the [*LostError] when the lease was lost,
-// or ctx's own cause when the caller cancelled.
+// or ctx's own cause when the caller cancelled. If fn returns a
+// *fence.StaleError with a stored token above the lease's, Do applies
+// [Lease.Observe] to it (the lease is superseded; the fence counter is
+// raised above the stored token).
 //
 // Do returns the Acquire error (for example [ErrNotAcquired]) without
 // calling fn, or else fn's error joined with the [*LostError] if the lease
 // was lost before fn returned (so work that completed after losing the lease
-// is reported as an error, never as success) and with the Release error
-// other than [ErrNotHeld] after a loss.
+// is reported as an error, never as success; a Release that finds the key
+// gone or taken over counts as such a loss) and with any other Release
+// error.
 func (c *Client) Do(ctx context.Context, resource string, ttl time.Duration, fn func(ctx context.Context, token fence.Token) error) (err error) {
 	l, err := c.Acquire(ctx, resource, ttl)
 	if err != nil {
 		return err
 	}
+	return c.hold(ctx, l, fn)
+}
+
+// DoWait is [Client.Do] with [Client.AcquireWait]: it waits, bounded by
+// ctx, for the lease instead of returning [ErrNotAcquired].
+func (c *Client) DoWait(ctx context.Context, resource string, ttl time.Duration, fn func(ctx context.Context, token fence.Token) error) (err error) {
+	l, err := c.AcquireWait(ctx, resource, ttl)
+	if err != nil {
+		return err
+	}
+	return c.hold(ctx, l, fn)
+}
+
+func (c *Client) hold(ctx context.Context, l *Lease, fn func(ctx context.Context, token fence.Token) error) (err error) {
 	work, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(l.Context(), func() { cancel(context.Cause(l.Context())) })
+	drain := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(c.opts.drainTimeout(l.tm.ttl), l.stopHeartbeat)
+		context.AfterFunc(l.Context(), func() { t.Stop() })
+	})
 	returned := false
 	defer func() {
 		stop()
+		drain()
+		if returned {
+			err = l.Observe(ctx, err)
+		}
 		lost := l.lostCause()
 		cancel(context.Canceled)
 		relErr := l.Release(ctx)
 		if !returned {
 			return // panicking or Goexit: the lease is released, let it continue
+		}
+		if lost == nil && errors.Is(relErr, ErrNotHeld) {
+			// Lost before fn returned, though the heartbeat had not noticed.
+			lost = &LostError{Resource: l.resource, Token: l.token, Reason: ReasonNotOwner, Err: ErrNotOwner}
 		}
 		if lost != nil {
 			if errors.Is(relErr, ErrNotHeld) {

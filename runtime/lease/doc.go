@@ -34,13 +34,22 @@
 //     return 0 ([ErrNotHeld]); never a plain DEL.
 //
 // The counter key must survive: use maxmemory-policy noeviction and
-// persistence, or tokens can restart from 1.
+// persistence, or tokens can restart from 1. [Client.Check] warns at
+// start-up when they are not set. If the counter is lost anyway,
+// Options.HighWater re-seeds it above a durable high-water mark, and
+// [Lease.Observe] (applied by [Client.Do]) feeds a *fence.StaleError's
+// stored token back through [Client.Advance], so the system recovers.
+//
+// [Client.Acquire] never blocks; [Client.AcquireWait] and [Client.DoWait]
+// wait with jittered exponential backoff bounded by the caller's context.
 //
 // # Lifetime
 //
 // A [Lease] has its own context ([Lease.Context], [Lease.Done]), not derived
-// from the context given to Acquire, and a heartbeat goroutine that renews
-// it every HeartbeatInterval (default TTL/3), each call bounded by
+// from the context given to Acquire, and is renewed every HeartbeatInterval
+// (default TTL/3) by its Client's heartbeat scheduler, one goroutine that
+// pipelines the renewals of all due leases (Redisson-style batching), each
+// batch bounded by
 // CallTimeout (default TTL/6). The context is cancelled with a [*LostError]
 // cause (errors.Is(err, [ErrLost])) at once when a renewal answers "not
 // owner", after MaxRenewFailures (default 2) consecutive failed renewals, or

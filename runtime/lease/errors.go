@@ -41,6 +41,20 @@ var (
 	// released (compare-and-delete) before Acquire returns.
 	ErrAcquireTooSlow = errors.New("lease: acquire reply arrived too late")
 
+	// ErrConfig marks a configuration error, never a lease outcome: invalid
+	// Options or TTL, or a Redis reply that no retry can fix (CROSSSLOT or
+	// "non local key" on Redis Cluster, WRONGTYPE on a lease key, NOPERM,
+	// an unknown command, a failing script, a failing high-water mark
+	// hook). [Client.Acquire] wraps it around the underlying error (both
+	// match errors.Is) and never reports such an error as
+	// [ErrNotAcquired]; [Client.AcquireWait] does not retry it.
+	ErrConfig = errors.New("lease: configuration error")
+
+	// ErrUnsafeConfig is wrapped by the error [Client.Check] returns when
+	// the Redis server's settings can lose lease state: an eviction policy
+	// other than noeviction, or no persistence.
+	ErrUnsafeConfig = errors.New("lease: unsafe Redis configuration")
+
 	// ErrInvalidResource is returned by [Client.Acquire] for an empty
 	// resource name or one containing '{' or '}', which would break the
 	// shared hash tag of the lease keys.
@@ -62,6 +76,11 @@ const (
 	// successful acquire or renew + TTL − SafetyMargin on the monotonic
 	// clock, without a successful renewal (e.g. Redis never answered).
 	ReasonDeadline Reason = "local deadline passed"
+	// ReasonSuperseded: a fenced write made with the lease's token was
+	// refused because the row stores a higher token ([Lease.Observe] saw a
+	// *fence.StaleError): a later acquisition exists, or Redis lost the
+	// counter and re-minted lower tokens. Err is the *fence.StaleError.
+	ReasonSuperseded Reason = "superseded by a higher token"
 )
 
 // LostError is the cause of a lease context cancelled because the lease was

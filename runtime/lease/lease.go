@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fencegen/fencegen/runtime/fence"
@@ -16,7 +17,8 @@ import (
 // when the lease ends. Its methods are safe for concurrent use.
 //
 // A Lease that is never released keeps its heartbeat renewing it until it is
-// lost; always call [Lease.Release], or use [Client.Do].
+// lost, even after the goroutine that acquired it has exited: always call
+// [Lease.Release] (a deferred call also runs on panic), or use [Client.Do].
 type Lease struct {
 	c        *Client
 	resource string
@@ -34,9 +36,16 @@ type Lease struct {
 	deadline *time.Timer // fires at lastSend + TTL − margin
 	lastErr  error       // last renewal error since the last success
 
-	hbCtx  context.Context // cancelled by Release to stop the heartbeat
-	stopHB context.CancelFunc
-	hbDone chan struct{} // closed when the heartbeat goroutine exits; nil without heartbeat
+	// hb is the heartbeat state, guarded by c.hb.mu except failures
+	// (touched only by the one renewal in flight) and paused.
+	hb struct {
+		index    int       // position in the scheduler's heap, -1 if not queued
+		next     time.Time // when the next renewal is due
+		stopped  bool      // Release stopped the heartbeat
+		inflight chan struct{}
+		failures int         // consecutive failed renewals
+		paused   atomic.Bool // test hook: renewals are skipped while set
+	}
 
 	relMu    sync.Mutex
 	released bool // Release got a definitive answer
@@ -44,15 +53,14 @@ type Lease struct {
 
 func (c *Client) newLease(resource string, token fence.Token, owner, lockKey string, send time.Time, tm timing) *Lease {
 	l := &Lease{c: c, resource: resource, token: token, owner: owner, lockKey: lockKey, tm: tm, lastSend: send}
+	l.hb.index = -1
 	// The lease outlives the ctx given to Acquire (etcd Session, pglock#5).
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
-	l.hbCtx, l.stopHB = context.WithCancel(context.Background())
 	l.mu.Lock()
 	l.deadline = time.AfterFunc(time.Until(send.Add(tm.ttl-tm.margin)), l.onDeadline)
 	l.mu.Unlock()
 	if tm.interval > 0 {
-		l.hbDone = make(chan struct{})
-		go l.heartbeat()
+		c.hb.add(l, send.Add(tm.interval))
 	}
 	return l
 }
@@ -134,12 +142,50 @@ func (l *Lease) renew(ctx context.Context) error {
 	if !ok {
 		return l.lose(ReasonNotOwner, ErrNotOwner)
 	}
+	l.renewed(send)
+	return nil
+}
+
+// renewed records a successful renewal sent at send.
+func (l *Lease) renewed(send time.Time) {
 	l.extend(send)
 	l.c.log(slog.LevelDebug, "lease renewed", l.resource, l.token)
 	if f := l.c.opts.observer().OnRenewed; f != nil {
 		f(l.resource, l.token)
 	}
-	return nil
+}
+
+// applyRenewal applies the outcome of a heartbeat renewal sent at send. A
+// definitive "not owner" loses the lease at once; an error counts as one
+// failure, and MaxRenewFailures in a row lose it; a success resets the
+// count. An error for a lease whose heartbeat Release has stopped is our own
+// shutdown, not a failure (pglock#175).
+func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) {
+	if l.ctx.Err() != nil {
+		return
+	}
+	switch {
+	case r.err == nil && r.ok:
+		l.hb.failures = 0
+		l.renewed(send)
+	case r.err == nil:
+		_ = l.lose(ReasonNotOwner, ErrNotOwner)
+	case stopped:
+	default:
+		err := fmt.Errorf("lease: renew %q (token %d): %w", l.resource, l.token, r.err)
+		l.hb.failures++
+		l.mu.Lock()
+		l.lastErr = err
+		l.mu.Unlock()
+		if l.hb.failures >= l.tm.maxFailures {
+			_ = l.lose(ReasonRenewFailed, err)
+			return
+		}
+		l.c.log(slog.LevelWarn, "lease renewal failed", l.resource, l.token, "consecutive", l.hb.failures, "err", err)
+		if f := l.c.opts.observer().OnRenewFailed; f != nil {
+			f(l.resource, l.token, err, l.hb.failures)
+		}
+	}
 }
 
 // extend moves the local deadline after a renewal sent at send succeeded.
@@ -192,59 +238,17 @@ func (l *Lease) end(cause error) {
 	l.cancel(cause)
 }
 
-// heartbeat renews the lease every interval, measured from the start of the
-// previous attempt (a timer re-armed per attempt, not a ticker, so slow
-// calls never queue up). It exits when the lease ends or Release stops it;
-// it never stops while the lease context is still live, except on Release.
-func (l *Lease) heartbeat() {
-	defer close(l.hbDone)
-	t := time.NewTimer(l.tm.interval)
-	defer t.Stop()
-	hooks := l.c.opts.testHooks()
-	failures := 0
-	for {
-		select {
-		case <-l.hbCtx.Done():
-			return
-		case <-l.ctx.Done():
-			return
-		case <-t.C:
-		}
-		if hooks.beforeRenew != nil {
-			hooks.beforeRenew(l.hbCtx)
-		}
-		if l.hbCtx.Err() != nil || l.ctx.Err() != nil {
-			return
-		}
-		start := time.Now()
-		err := l.renew(l.hbCtx)
-		switch {
-		case err == nil:
-			failures = 0
-		case l.ctx.Err() != nil:
-			return // lost ("not owner" or local deadline)
-		case l.hbCtx.Err() != nil:
-			return // interrupted by our own Release: not a loss (pglock#175)
-		default:
-			failures++
-			l.mu.Lock()
-			l.lastErr = err
-			l.mu.Unlock()
-			if failures >= l.tm.maxFailures {
-				_ = l.lose(ReasonRenewFailed, err)
-				return
-			}
-			l.c.log(slog.LevelWarn, "lease renewal failed", l.resource, l.token, "consecutive", failures, "err", err)
-			if f := l.c.opts.observer().OnRenewFailed; f != nil {
-				f(l.resource, l.token, err, failures)
-			}
-		}
-		t.Reset(max(l.tm.interval-time.Since(start), 0))
+// stopHeartbeat takes l off the heartbeat schedule and waits until a
+// renewal of l that is in flight (bounded by CallTimeout) has been applied.
+func (l *Lease) stopHeartbeat() {
+	if ch := l.c.hb.stop(l); ch != nil {
+		<-ch
 	}
 }
 
 // Release ends the lease. In order, it:
-//  1. stops the heartbeat and waits for its goroutine to exit;
+//  1. stops the heartbeat and waits for a renewal in flight, if any, to
+//     be applied (at most CallTimeout);
 //  2. cancels the lease context with cause [ErrReleased], unless it was
 //     already lost (the cause then stays the [*LostError]);
 //  3. deletes the lock key with one compare-and-delete round trip, which
@@ -266,10 +270,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	if l.released {
 		return nil
 	}
-	l.stopHB()
-	if l.hbDone != nil {
-		<-l.hbDone
-	}
+	l.stopHeartbeat()
 	l.end(ErrReleased)
 
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.tm.releaseTimeout)

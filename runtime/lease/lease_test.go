@@ -74,7 +74,7 @@ func TestSameOwnerRetryReturnsSameToken(t *testing.T) {
 	keys := []string{e.lockKey, e.counter}
 	run := func(owner string) int64 {
 		t.Helper()
-		n, err := acquireScript.Run(bg, e.rdb, keys, owner, 1000).Int64()
+		n, err := acquireScript.Run(bg, e.rdb, keys, owner, 1000, 0, "0").Int64()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -420,38 +420,46 @@ func TestUnresponsiveRedisCancelsByLocalDeadline(t *testing.T) {
 	}
 }
 
-func TestReleaseWaitsForHeartbeat(t *testing.T) {
+// TestReleaseWaitsForInFlightRenewal calls Release while a heartbeat
+// renewal is in flight (its reply delayed): Release returns only after the
+// renewal was applied, no renewal follows, and the interrupted renewal is
+// not reported as a loss (pglock#36, pglock#175). S09.
+func TestReleaseWaitsForInFlightRenewal(t *testing.T) {
 	e := newEnv(t)
-	entered := make(chan struct{}, 1)
-	var exited atomic.Bool
-	opts := &Options{hooks: &testHooks{beforeRenew: func(ctx context.Context) {
-		select {
-		case entered <- struct{}{}:
-		default:
+	var slow atomic.Bool
+	sent := make(chan struct{}, 1)
+	f := &flaky{Scripter: e.rdb, fault: func(sha string) (error, bool) {
+		if sha == renewScript.Hash() && slow.Load() {
+			select {
+			case sent <- struct{}{}:
+			default:
+			}
+			time.Sleep(80 * time.Millisecond) // reply in flight
 		}
-		<-ctx.Done()                      // paused until Release stops the heartbeat
-		time.Sleep(50 * time.Millisecond) // a slow exit Release must wait for
-		exited.Store(true)
-	}}}
-	c := New(e.rdb, opts)
+		return nil, false
+	}}
+	var lost atomic.Int32
+	c := New(f, &Options{Observer: &Observer{OnLost: func(*LostError) { lost.Add(1) }}})
 	l := mustAcquire(t, c, e.resource, 900*time.Millisecond)
-	<-entered
+	slow.Store(true)
+	<-sent
+	start := time.Now()
 	if err := l.Release(bg); err != nil {
 		t.Fatalf("Release: %v", err)
 	}
-	if !exited.Load() {
-		t.Fatalf("Release returned before the heartbeat goroutine finished")
+	if d := time.Since(start); d < 40*time.Millisecond {
+		t.Fatalf("Release returned after %v, before the in-flight renewal was applied", d)
 	}
-	select {
-	case <-l.hbDone:
-	default:
-		t.Fatalf("heartbeat goroutine still running after Release")
+	renewals := c.Stats().Renewals
+	time.Sleep(400 * time.Millisecond)
+	if got := c.Stats().Renewals; got != renewals {
+		t.Fatalf("%d renewals after Release", got-renewals)
 	}
-	if !errors.Is(l.Err(), ErrReleased) || errors.Is(l.Err(), ErrLost) {
-		t.Fatalf("cause = %v, want ErrReleased", l.Err())
+	if !errors.Is(l.Err(), ErrReleased) || errors.Is(l.Err(), ErrLost) || lost.Load() != 0 {
+		t.Fatalf("cause = %v (lost callbacks %d), want ErrReleased", l.Err(), lost.Load())
 	}
-	if got := c.Stats().Renewals; got != 0 {
-		t.Fatalf("a renewal ran after Release stopped the heartbeat (%d)", got)
+	if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 0 {
+		t.Fatalf("lock key survives Release")
 	}
 }
 

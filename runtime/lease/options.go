@@ -56,6 +56,39 @@ type Options struct {
 	// Default 2. A negative value means no retries.
 	AcquireRetries int
 
+	// MinValidity is the least local validity a new lease must have when
+	// Acquire is about to return it: if less than MinValidity of TTL −
+	// SafetyMargin is left (the reply was delayed, or the process paused),
+	// Acquire releases the lease and fails with ErrAcquireTooSlow.
+	// Default TTL/2. Must be below TTL − SafetyMargin.
+	MinValidity time.Duration
+
+	// RetryMin and RetryMax bound the backoff of [Client.AcquireWait]
+	// between attempts: attempt n sleeps a uniformly random duration in
+	// [0, min(RetryMax, RetryMin·2ⁿ)) ("full jitter"), so competing
+	// waiters never retry in lockstep. Defaults: RetryMin 10ms, RetryMax
+	// min(TTL/10, 1s) (at least RetryMin).
+	RetryMin, RetryMax time.Duration
+
+	// DrainTimeout is how long [Client.Do] keeps renewing the lease after
+	// its ctx ended while fn has not returned. Past it Do stops the
+	// heartbeat, so the lease expires by itself within TTL even if fn
+	// ignores its context; Do still releases only after fn returns, never
+	// while fn runs. Default TTL/2.
+	DrainTimeout time.Duration
+
+	// HighWater, if set, is the durable high-water mark of fencing tokens:
+	// it returns a token at least as high as any token ever stored for
+	// resource (e.g. SELECT max(last_fencing_token) over the rows the
+	// resource guards). Acquire calls it only when the resource's counter
+	// key is missing in Redis (first use, or lost to a restart without
+	// persistence, eviction or failover) and re-seeds the counter above
+	// it atomically in the same script that mints the token. An error
+	// fails the Acquire with ErrConfig rather than minting from 1. Nil
+	// means a missing counter starts from 0; use [Lease.Observe] or
+	// [Client.Advance] to recover from a regression then.
+	HighWater func(ctx context.Context, resource string) (fence.Token, error)
+
 	// Logger receives debug records for acquire, renew and release, and
 	// warnings for failed renewals and lost leases. Nil disables logging.
 	Logger *slog.Logger
@@ -83,6 +116,11 @@ type Observer struct {
 	// OnLost runs once when the lease is lost, after its context is
 	// cancelled.
 	OnLost func(err *LostError)
+	// OnCounterRegressed runs when [Client.Advance] (directly, or through
+	// Lease.Observe or Do) or a HighWater re-seed found the counter below a
+	// token already used: Redis lost the counter. from is the counter
+	// before, to the token it was raised to. Alert on it.
+	OnCounterRegressed func(resource string, from, to fence.Token)
 	// OnReleased runs after the compare-and-delete of Release answered;
 	// err is nil, or wraps ErrNotHeld.
 	OnReleased func(resource string, token fence.Token, err error)
@@ -90,10 +128,6 @@ type Observer struct {
 
 // testHooks are in-package test seams.
 type testHooks struct {
-	// beforeRenew runs in the heartbeat goroutine before each renewal; it
-	// may block (to simulate a paused process) until ctx, which Release
-	// cancels, is done.
-	beforeRenew func(ctx context.Context)
 	// afterAcquireReply runs in Acquire after a successful reply, before
 	// the validity floor is checked.
 	afterAcquireReply func()
@@ -167,6 +201,41 @@ func (o *Options) acquireRetries() int {
 		return 0
 	}
 	return o.AcquireRetries
+}
+
+func (o *Options) minValidity(ttl time.Duration) time.Duration {
+	if o == nil || o.MinValidity <= 0 {
+		return ttl / 2
+	}
+	return o.MinValidity
+}
+
+func (o *Options) retryMin() time.Duration {
+	if o == nil || o.RetryMin <= 0 {
+		return 10 * time.Millisecond
+	}
+	return o.RetryMin
+}
+
+func (o *Options) retryMax(ttl time.Duration) time.Duration {
+	if o == nil || o.RetryMax <= 0 {
+		return max(min(ttl/10, time.Second), o.retryMin())
+	}
+	return max(o.RetryMax, o.retryMin())
+}
+
+func (o *Options) drainTimeout(ttl time.Duration) time.Duration {
+	if o == nil || o.DrainTimeout <= 0 {
+		return ttl / 2
+	}
+	return o.DrainTimeout
+}
+
+func (o *Options) highWater() func(context.Context, string) (fence.Token, error) {
+	if o == nil {
+		return nil
+	}
+	return o.HighWater
 }
 
 func (o *Options) logger() *slog.Logger {

@@ -7,6 +7,7 @@ package analyze
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -121,7 +122,11 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 		for i, st := range f.Stmts {
 			ann, msgs := anns[i], annMsgs[i]
 			for _, m := range msgs {
-				errs.Add(f.Name, m.line, m.col, "%s", m.msg)
+				line, col := m.line, m.col
+				if m.stmt {
+					line, col = diag.Position(f.Src, sqlcStmtPos(f.Src, st.Lead, st.Start))
+				}
+				errs.Add(f.Name, line, col, "%s", m.msg)
 			}
 			if ann == nil {
 				// Like sqlc, statements without an annotation are not
@@ -240,6 +245,12 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	if len(a.errs) > 0 {
 		return nil, a.errs
 	}
+	if q.Fence != nil {
+		a.checkCurrentOf(q)
+		if len(a.errs) > 0 {
+			return nil, a.errs
+		}
+	}
 	if q.Fence == nil && (ann.Strict || ann.NonStrict) {
 		a.errs.Add(a.file.Name, ann.Line, ann.Col, "query %s: @fence applies to writes to a fenced table, and this query writes none", q.Name)
 		return nil, a.errs
@@ -288,6 +299,30 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	return q, nil
 }
 
+var currentOf = regexp.MustCompile(`(?i)\bcurrent\s+of\b`)
+
+// checkCurrentOf refuses a fenced UPDATE or DELETE ... WHERE CURRENT OF
+// cursor: the guard locks and re-checks the rows a WHERE condition
+// matches, and a cursor position is no condition it can repeat.
+func (a *analyzer) checkCurrentOf(q *Query) {
+	var where sqlparse.Node
+	switch n := a.stmt.Node.(type) {
+	case *sqlparse.Update:
+		where = n.Where
+	case *sqlparse.Delete:
+		where = n.Where
+	}
+	co, ok := where.(*sqlparse.CurrentOf)
+	if !ok {
+		return
+	}
+	loc := a.stmt.Start
+	if m := currentOf.FindAllIndex(a.file.Src[a.stmt.Start:a.stmt.End], -1); len(m) > 0 {
+		loc += m[len(m)-1][0]
+	}
+	a.errorf(loc, "query %s: WHERE CURRENT OF cannot be fenced: the guard re-checks the rows a WHERE condition matches, and cursor %s's position is none; fetch the row's key with the cursor and write WHERE %s = ...", q.Name, co.Cursor, strings.Join(q.Fence.Table.PrimaryKey, ", "))
+}
+
 func (a *analyzer) checkCmd(q *Query) {
 	// A SELECT returns rows even with no columns (SELECT FROM t).
 	_, isSelect := a.stmt.Node.(*sqlparse.Select)
@@ -299,8 +334,9 @@ func (a *analyzer) checkCmd(q *Query) {
 	switch q.Cmd {
 	case ":one", ":many", ":batchone", ":batchmany":
 		if !returns {
-			// About the statement: reported at its start, as sqlc does.
-			a.errorf(a.stmt.Start, "query %s: %s needs a statement that returns rows (add RETURNING, or use :exec)", q.Name, q.Cmd)
+			// About the statement: reported where sqlc reports it.
+			line, col := diag.Position(a.file.Src, sqlcStmtPos(a.file.Src, a.stmt.Lead, a.stmt.Start))
+			a.errs.Add(a.file.Name, line, col, "query %s: %s needs a statement that returns rows (add RETURNING, or use :exec)", q.Name, q.Cmd)
 		}
 	case ":copyfrom":
 		ins, ok := a.stmt.Node.(*sqlparse.Insert)
@@ -325,17 +361,12 @@ func (a *analyzer) checkCmd(q *Query) {
 	}
 }
 
-// numberParams gives every named parameter a number (in order of first
-// appearance, one number per name, after the highest positional $n) and returns the statement text with each
-// named parameter replaced by $n.
+// numberParams gives every named parameter a number (one number per name,
+// after the highest positional $n, in order of first appearance as sqlc
+// walks the statement: see paramsInSqlcOrder) and records the edits that
+// replace each named parameter by its $n.
 func (a *analyzer) numberParams() (string, error) {
-	var all []*sqlparse.Param
-	walk(a.stmt.Node, func(n sqlparse.Node) {
-		if p, ok := n.(*sqlparse.Param); ok {
-			all = append(all, p)
-		}
-	})
-	sort.SliceStable(all, func(i, j int) bool { return all[i].Loc < all[j].Loc })
+	all := paramsInSqlcOrder(a.stmt.Node)
 	byName := map[string]int{}
 	// Like sqlc, named parameters may be mixed with positional ones: they
 	// are numbered after the highest $n, in order of first appearance.

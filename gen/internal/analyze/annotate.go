@@ -47,7 +47,7 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 				m = []string{m[0], "", m[1], strings.TrimSpace(m[2] + " " + m[3])}
 			}
 			if a != nil {
-				errs = append(errs, locatedMsg{l.line, l.col, "a second -- name: line before one query; each query needs its own annotation and a semicolon"})
+				errs = append(errs, locatedMsg{line: l.line, col: l.col, msg: "a second -- name: line before one query; each query needs its own annotation and a semicolon"})
 				continue
 			}
 			a = &Annotation{Name: m[1], Cmd: m[2], Line: l.line, Col: l.col}
@@ -62,22 +62,22 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 			}
 			switch {
 			case m[1] == "":
-				errs = append(errs, locatedMsg{l.line, a.NameCol, "missing query name after \"-- name:\""})
+				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: "missing query name after \"-- name:\"", stmt: true})
 			case !token.IsIdentifier(m[1]):
-				errs = append(errs, locatedMsg{l.line, a.NameCol, fmt.Sprintf("query name %q is not a valid Go identifier", m[1])})
+				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: fmt.Sprintf("query name %q is not a valid Go identifier", m[1]), stmt: true})
 			case !unicode.IsLetter([]rune(m[1])[0]):
-				errs = append(errs, locatedMsg{l.line, a.NameCol, fmt.Sprintf("query name %q must start with a letter: it names a Go method", m[1])})
+				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: fmt.Sprintf("query name %q must start with a letter: it names a Go method", m[1]), stmt: true})
 			}
 			switch {
 			case m[2] == "":
-				errs = append(errs, locatedMsg{l.line, a.CmdCol, fmt.Sprintf("query %s: missing command (one of :one, :many, :exec, :execrows, :execresult, :copyfrom, :batchexec, :batchmany, :batchone)", m[1])})
+				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol, msg: fmt.Sprintf("query %s: missing command (one of :one, :many, :exec, :execrows, :execresult, :copyfrom, :batchexec, :batchmany, :batchone)", m[1]), stmt: true})
 			case m[2] == ":execlastid":
-				errs = append(errs, locatedMsg{l.line, a.CmdCol, "query " + m[1] + ": :execlastid is not supported: PostgreSQL has no last-insert-id; use RETURNING with :one"})
+				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol, msg: "query " + m[1] + ": :execlastid is not supported: PostgreSQL has no last-insert-id; use RETURNING with :one", stmt: true})
 			case !Commands[m[2]]:
-				errs = append(errs, locatedMsg{l.line, a.CmdCol, fmt.Sprintf("query %s: unknown command %q (want one of :one, :many, :exec, :execrows, :execresult, :copyfrom, :batchexec, :batchmany, :batchone)", m[1], m[2])})
+				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol, msg: fmt.Sprintf("query %s: unknown command %q (want one of :one, :many, :exec, :execrows, :execresult, :copyfrom, :batchexec, :batchmany, :batchone)", m[1], m[2]), stmt: true})
 			}
 			if rest := strings.TrimSpace(m[3]); rest != "" {
-				errs = append(errs, locatedMsg{l.line, a.CmdCol + len(m[2]) + 1, fmt.Sprintf("query %s: unexpected text %q after the command", m[1], rest)})
+				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol + len(m[2]) + 1, msg: fmt.Sprintf("query %s: unexpected text %q after the command", m[1], rest), stmt: true})
 			}
 			continue
 		}
@@ -89,7 +89,7 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 			case "non-strict", "nonstrict":
 				nonStrict = true
 			default:
-				errs = append(errs, locatedMsg{l.line, l.col, fmt.Sprintf("unknown flag %q: want \"@fence strict\" or \"@fence non-strict\"", body)})
+				errs = append(errs, locatedMsg{line: l.line, col: l.col, msg: fmt.Sprintf("unknown flag %q: want \"@fence strict\" or \"@fence non-strict\"", body)})
 			}
 			continue
 		}
@@ -105,7 +105,7 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 		a.Doc = doc
 		a.Strict, a.NonStrict = strict, nonStrict
 		if strict && nonStrict {
-			errs = append(errs, locatedMsg{a.Line, a.Col, "query " + a.Name + ": both @fence strict and @fence non-strict"})
+			errs = append(errs, locatedMsg{line: a.Line, col: a.Col, msg: "query " + a.Name + ": both @fence strict and @fence non-strict"})
 		}
 	}
 	return a, errs
@@ -119,6 +119,36 @@ type commentLine struct {
 type locatedMsg struct {
 	line, col int
 	msg       string
+	// stmt marks a problem of the "-- name:" line that, as in sqlc, is
+	// reported at the statement's position (see sqlcStmtPos) rather than
+	// at line and col.
+	stmt bool
+}
+
+// sqlcStmtPos is where sqlc reports a problem with a statement's
+// annotation or command: the file's start for the first statement (whose
+// text PostgreSQL's parser starts at offset 0), otherwise the first byte
+// after the previous semicolon that is neither white space nor part of a
+// "--" comment (a block comment is not skipped). lead is the statement's
+// Lead.
+func sqlcStmtPos(src []byte, lead, start int) int {
+	if lead == 0 {
+		return 0
+	}
+	i := lead
+	for i < start {
+		switch {
+		case src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r' || src[i] == '\f':
+			i++
+		case src[i] == '-' && i+1 < len(src) && src[i+1] == '-':
+			for i < start && src[i] != '\n' {
+				i++
+			}
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 // commentLines returns the "--" comment lines of src[start:end] with their

@@ -15,6 +15,9 @@ func (a *analyzer) target(sc *scope, n sqlparse.Name) *catalog.Table {
 	if t.IsView {
 		a.errorf(n.Loc, "cannot write to view %s", t.QualifiedName())
 	}
+	if t.IsSequence {
+		a.errorf(n.Loc, "cannot change sequence %q", t.Name)
+	}
 	return t
 }
 

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
@@ -15,6 +16,11 @@ type value struct {
 	NotNull bool
 	Known   bool
 	Column  *catalog.Column
+	// merged is set on a column of a joined relation that JOIN ... USING
+	// or NATURAL JOIN merged with its namesake on the other side: an
+	// unqualified reference or star means the merged column instead
+	// (PostgreSQL docs, 7.2.1.1 "Joined Tables"); t.col still reaches it.
+	merged bool
 }
 
 func builtin(name string) catalog.Type { return catalog.Type{Schema: "pg_catalog", Name: name} }
@@ -105,7 +111,7 @@ func (a *analyzer) column(sc *scope, ref *sqlparse.ColumnRef) (value, bool) {
 				return value{}, false
 			}
 			for _, c := range r.cols {
-				if c.Name == name {
+				if c.Name == name && (qual != "" || !c.merged) {
 					found = append(found, c)
 				}
 			}
@@ -183,6 +189,10 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		// A LATERAL subquery or a function on the right sees the left side.
 		rsc := &scope{rels: append(append([]*rel{}, sc.rels...), left...), parent: sc.parent, ctes: sc.ctes}
 		right := a.fromItem(rsc, n.Right)
+		var merged *rel
+		if n.Natural || len(n.Using) > 0 {
+			merged, left, right = a.mergeJoinColumns(n, left, right)
+		}
 		switch n.Type {
 		case "LEFT":
 			right = nullable(right)
@@ -192,6 +202,9 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 			left, right = nullable(left), nullable(right)
 		}
 		all := append(left, right...)
+		if merged != nil {
+			all = append([]*rel{merged}, all...)
+		}
 		if n.On != nil {
 			inner := &scope{rels: append(append([]*rel{}, sc.rels...), all...), parent: sc.parent, ctes: sc.ctes}
 			a.expr(inner, n.On)
@@ -250,6 +263,104 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		return []*rel{r}
 	}
 	return nil
+}
+
+// mergeJoinColumns applies JOIN ... USING (cols) and NATURAL JOIN, before
+// the outer join nulls a side: each joined column appears once, first, in
+// the returned relation of its own, which only unqualified references
+// reach, and its two sides (in the returned copies of left and right) are
+// hidden from unqualified references and stars. The merged column is the
+// left side's for INNER and LEFT joins, the right side's for RIGHT, and
+// COALESCE of both for FULL: NOT NULL only when both sides' columns are
+// (a row of either side alone keeps its own value).
+func (a *analyzer) mergeJoinColumns(n *sqlparse.Join, left, right []*rel) (*rel, []*rel, []*rel) {
+	names := n.Using
+	if n.Natural {
+		names = nil
+		for _, l := range visibleCols(left) {
+			for _, r := range visibleCols(right) {
+				if l.Name == r.Name && !slices.Contains(names, l.Name) {
+					names = append(names, l.Name)
+				}
+			}
+		}
+	}
+	// The sides are copied so that hiding a column does not change a
+	// relation shared with another scope.
+	left, right = copyRels(left), copyRels(right)
+	merged := &rel{}
+	for _, name := range names {
+		l, ok := a.usingSide(left, name, "left", n.Loc)
+		if !ok {
+			continue
+		}
+		r, ok := a.usingSide(right, name, "right", n.Loc)
+		if !ok {
+			continue
+		}
+		v := *l
+		switch n.Type {
+		case "RIGHT":
+			v = *r
+		case "FULL":
+			v.NotNull = l.NotNull && r.NotNull
+			v.Column = nil
+			if !v.Known {
+				v.Type, v.Known = r.Type, r.Known
+			}
+		}
+		v.Name, v.merged = name, false
+		l.merged, r.merged = true, true
+		merged.cols = append(merged.cols, v)
+	}
+	return merged, left, right
+}
+
+func visibleCols(rs []*rel) []value {
+	var out []value
+	for _, r := range rs {
+		for _, c := range r.cols {
+			if !c.merged {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+func copyRels(rs []*rel) []*rel {
+	out := make([]*rel, len(rs))
+	for i, r := range rs {
+		cp := *r
+		cp.cols = slices.Clone(r.cols)
+		out[i] = &cp
+	}
+	return out
+}
+
+// usingSide finds the one column named name that an unqualified reference
+// reaches on one side of a USING join.
+func (a *analyzer) usingSide(rs []*rel, name, side string, loc int) (*value, bool) {
+	var found *value
+	for _, r := range rs {
+		if r.unresolved {
+			return nil, false
+		}
+		for i := range r.cols {
+			if c := &r.cols[i]; c.Name == name && !c.merged {
+				if found != nil {
+					a.errorf(loc, "common column name %q appears more than once in %s table", name, side)
+					return nil, false
+				}
+				found = c
+			}
+		}
+	}
+	if found == nil {
+		a.errorf(loc, "column %q specified in USING clause does not exist in %s table", name, side)
+		return nil, false
+	}
+	return found, true
 }
 
 func (a *analyzer) with(sc *scope, w *sqlparse.With) {
@@ -356,7 +467,11 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 	}
 	cols := a.targets(sc, s.Targets)
 	// ORDER BY may name output columns.
-	osc := &scope{rels: append([]*rel{colsRel("", cols, nil)}, sc.rels...), parent: sc.parent, ctes: sc.ctes}
+	// An expression there reads the input columns first (PostgreSQL docs,
+	// SELECT, "ORDER BY Clause": only a bare name may be an output
+	// column), so a name that is both is not ambiguous.
+	outScope := &scope{rels: []*rel{colsRel("", cols, nil)}, parent: sc.parent, ctes: sc.ctes}
+	osc := &scope{rels: sc.rels, parent: outScope, ctes: sc.ctes}
 	for _, o := range s.OrderBy {
 		if sb, ok := o.(*sqlparse.SortBy); ok {
 			if cr, ok := sb.Expr.(*sqlparse.ColumnRef); ok && len(cr.Fields) == 1 {
@@ -409,7 +524,7 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 					r = x
 				}
 			}
-			if r == nil || r.table == nil {
+			if r == nil || r.table == nil || r.table.IsSequence {
 				a.errorf(em.Loc, "sqlc.embed(%s): no table named %s in FROM", em.Table, em.Table)
 				continue
 			}
@@ -436,6 +551,9 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 				}
 				matched = true
 				for _, c := range r.cols {
+					if c.merged && qual == "" {
+						continue
+					}
 					cols = append(cols, a.resultColumn(c, c.Name))
 					if r.name != "" {
 						list = append(list, quoteName(r.name)+"."+quoteName(c.Name))
@@ -610,9 +728,18 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 				out.NotNull = false
 			}
 		}
+		// A parameter among the results takes their type, and may be NULL
+		// when another result may (CASE WHEN @set THEN @v ELSE col END
+		// assigns NULL to a nullable col).
+		branchNotNull := true
+		for i, r := range results {
+			if _, ok := r.(*sqlparse.Param); !ok && vals[i].Known && !vals[i].NotNull {
+				branchNotNull = false
+			}
+		}
 		for i, r := range results {
 			if p, ok := r.(*sqlparse.Param); ok && out.Known && !vals[i].Known {
-				a.typeParam(p.Number, value{Type: out.Type, NotNull: true, Known: true}, "")
+				a.typeParam(p.Number, value{Type: out.Type, NotNull: branchNotNull, Known: true}, "")
 			}
 		}
 		return out

@@ -60,6 +60,7 @@ var builtinFuncs = map[string]struct {
 	"percentile_cont": {"float8", false}, "percentile_disc": {"$1", false}, "stddev": {"numeric", false},
 	"variance": {"numeric", false}, "every": {"bool", false}, "ntile": {"int4", true}, "percent_rank": {"float8", true},
 	"cume_dist": {"float8", true}, "nth_value": {"$1", false}, "pg_notify": {"void", true},
+	"to_regclass": {"regclass", false}, "to_regtype": {"regtype", false}, "to_regproc": {"regproc", false},
 }
 
 // builtinArity lists, for built-in functions whose every form fencegen
@@ -103,6 +104,7 @@ var builtinSigs = map[string]map[int][]string{
 		7: {"int4", "int4", "int4", "int4", "int4", "int4", "float8"}},
 	"string_to_array": {2: {"text", "text"}}, "array_to_string": {2: {"", "text"}},
 	"jsonb_extract_path": {}, "pg_notify": {2: {"text", "text"}}, "md5": {1: {"text"}},
+	"to_regclass": {1: {"text"}}, "to_regtype": {1: {"text"}}, "to_regproc": {1: {"text"}},
 }
 
 // builtinNamedArgs types parameters passed by name (name => $1).

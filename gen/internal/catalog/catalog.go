@@ -34,6 +34,11 @@ type Type struct {
 	Name string
 	// ArrayDims is the number of array dimensions.
 	ArrayDims int
+	// Bare is set for bpchar and timetz written under those internal
+	// names, unqualified (not as CHAR(n), TIME WITH TIME ZONE or
+	// pg_catalog.bpchar): sqlc knows them only by their SQL spellings and
+	// maps the bare names to interface{}; the emitter does the same.
+	Bare bool
 }
 
 // IsArray reports whether t is an array type.
@@ -84,8 +89,15 @@ type Table struct {
 	Columns    []*Column
 	PrimaryKey []string
 	IsView     bool
-	Comment    string
-	Fence      *Fence
+	// IsSequence marks a sequence: a relation of one row (last_value,
+	// log_cnt, is_called) that queries may read but that has no model.
+	IsSequence bool
+	// OwnedBy is the column a sequence belongs to (OWNED BY, or the
+	// serial or identity column PostgreSQL made it for): dropping the
+	// column or its table drops the sequence.
+	OwnedBy *Column
+	Comment string
+	Fence   *Fence
 	// File, Line, Col locate the CREATE statement.
 	File      string
 	Line, Col int
@@ -119,6 +131,22 @@ func (t *Table) FenceColumn() *Column {
 		return nil
 	}
 	return t.Column(t.Fence.Column)
+}
+
+// sequenceColumns are the columns of every sequence relation (PostgreSQL
+// docs, CREATE SEQUENCE: "SELECT * FROM name" shows last_value, log_cnt
+// and is_called).
+var sequenceColumns = []struct {
+	name, typ string
+}{{"last_value", "int8"}, {"log_cnt", "int8"}, {"is_called", "bool"}}
+
+// NewSequence returns the relation of sequence schema.name.
+func NewSequence(schema, name string) *Table {
+	t := &Table{Schema: schema, Name: name, IsSequence: true}
+	for _, c := range sequenceColumns {
+		t.Columns = append(t.Columns, &Column{Name: c.name, Type: Type{Schema: "pg_catalog", Name: c.typ}, NotNull: true, Table: t})
+	}
+	return t
 }
 
 // Enum is an enum type.
@@ -335,7 +363,8 @@ func (c *Catalog) ResolveType(tn *sqlparse.TypeName) (Type, bool) {
 		name = a
 	}
 	if tn.Schema == "pg_catalog" || (tn.Schema == "" && builtins[name]) {
-		return Type{Schema: "pg_catalog", Name: name, ArrayDims: tn.ArrayDims}, builtins[name] || tn.Schema == "pg_catalog"
+		bare := tn.Schema == "" && (name == "bpchar" || name == "timetz")
+		return Type{Schema: "pg_catalog", Name: name, ArrayDims: tn.ArrayDims, Bare: bare}, builtins[name] || tn.Schema == "pg_catalog"
 	}
 	if e := c.Enum(tn.Schema, tn.Name); e != nil {
 		return Type{Schema: e.Schema, Name: e.Name, ArrayDims: tn.ArrayDims}, true
@@ -349,7 +378,7 @@ func (c *Catalog) ResolveType(tn *sqlparse.TypeName) (Type, bool) {
 		}
 		return Type{Schema: u.Schema, Name: u.Name, ArrayDims: tn.ArrayDims}, true
 	}
-	if t := c.Table(tn.Schema, tn.Name); t != nil {
+	if t := c.Table(tn.Schema, tn.Name); t != nil && !t.IsSequence {
 		return Type{Schema: t.Schema, Name: t.Name, ArrayDims: tn.ArrayDims}, true
 	}
 	// Extension types living in a user schema (e.g. public.citext).

@@ -26,6 +26,8 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 		u.createEnum(n)
 	case *sqlparse.AlterEnum:
 		u.alterEnum(n)
+	case *sqlparse.Sequence:
+		u.sequence(n)
 	case *sqlparse.CreateSchema:
 		if c.Schema(n.Name) == nil {
 			c.Schemas = append(c.Schemas, &Schema{Name: n.Name})
@@ -196,7 +198,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 			// the same type.
 			if inherited[d.Name] {
 				declared[d.Name] = true
-				if typ, _ := u.c.ResolveType(d.Type); typ != existing.Type {
+				if typ, _ := u.c.ResolveType(d.Type); typ.String() != existing.Type.String() {
 					u.errorf(d.Loc, ErrExists, "column %q has a type conflict: %s versus %s", d.Name, existing.Type, typ)
 					continue
 				}
@@ -285,6 +287,7 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, child bool) {
 				}
 				return
 			}
+			u.c.dropOwnedSequences(t, cmd.Column)
 			t.Columns = slices.Delete(t.Columns, i, i+1)
 			if t.Fence != nil && t.Fence.Column == cmd.Column {
 				t.Fence = nil
@@ -320,7 +323,7 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, child bool) {
 
 func (u *updater) rename(n *sqlparse.Rename) {
 	switch n.Kind {
-	case "table", "view", "materialized view":
+	case "table", "view", "materialized view", "sequence":
 		if n.Subname != "" {
 			// ALTER TABLE ... RENAME COLUMN arrives with the column kind.
 			break
@@ -391,7 +394,7 @@ func (u *updater) rename(n *sqlparse.Rename) {
 // moves to the other schema, and columns of a moved type follow it.
 func (u *updater) setSchema(n *sqlparse.AlterObjectSchema) {
 	switch n.Kind {
-	case "table", "view", "materialized view", "foreign_table":
+	case "table", "view", "materialized view", "foreign_table", "sequence":
 		t := u.userTable(n.Target, n.MissingOK)
 		if t == nil {
 			return
@@ -546,10 +549,11 @@ func (u *updater) alterEnum(n *sqlparse.AlterEnum) {
 func (u *updater) drop(n *sqlparse.Drop) {
 	for _, name := range n.Names {
 		switch n.Kind {
-		case "table", "view", "materialized view":
+		case "table", "view", "materialized view", "sequence":
 			s := u.c.Schema(name.Schema)
 			if s != nil {
 				if i := slices.IndexFunc(s.Tables, func(t *Table) bool { return t.Name == name.Name }); i >= 0 {
+					u.c.dropOwnedSequences(s.Tables[i], "")
 					s.Tables = slices.Delete(s.Tables, i, i+1)
 					continue
 				}
@@ -578,6 +582,67 @@ func (u *updater) drop(n *sqlparse.Drop) {
 				s.Funcs = slices.DeleteFunc(s.Funcs, func(f *Func) bool { return f.Name == name.Name })
 			}
 		}
+	}
+}
+
+// sequence applies CREATE SEQUENCE and ALTER SEQUENCE ... OWNED BY.
+func (u *updater) sequence(n *sqlparse.Sequence) {
+	var seq *Table
+	if n.Create {
+		s := u.schemaFor(n.Name.Schema, n.Name.Loc)
+		if s == nil {
+			return
+		}
+		if s.table(n.Name.Name) != nil {
+			if !n.IfNotExists {
+				u.errorf(n.Name.Loc, ErrExists, "relation %q already exists", n.Name.String())
+			}
+			return
+		}
+		seq = NewSequence(s.Name, n.Name.Name)
+		seq.File = u.f.Name
+		seq.Line, seq.Col = u.pos(n.Name.Loc)
+		s.Tables = append(s.Tables, seq)
+	} else {
+		seq = u.userTable(n.Name, n.MissingOK)
+		if seq == nil {
+			return
+		}
+		if !seq.IsSequence {
+			u.errorf(n.Name.Loc, ErrNotFound, "%q is not a sequence", n.Name.String())
+			return
+		}
+	}
+	switch {
+	case n.OwnedByNone:
+		seq.OwnedBy = nil
+	case len(n.OwnedBy) >= 2:
+		parts := n.OwnedBy
+		tn := sqlparse.Name{Name: parts[len(parts)-2], Loc: n.Name.Loc}
+		if len(parts) >= 3 {
+			tn.Schema = parts[len(parts)-3]
+		}
+		t := u.userTable(tn, false)
+		if t == nil {
+			return
+		}
+		c := t.Column(parts[len(parts)-1])
+		if c == nil {
+			u.errorf(n.Name.Loc, ErrNotFound, "column %q of relation %q does not exist", parts[len(parts)-1], t.Name)
+			return
+		}
+		seq.OwnedBy = c
+	}
+}
+
+// dropOwnedSequences drops the sequences owned by column of t, or by any
+// column of t when column is "", as PostgreSQL does when the column or
+// the table is dropped.
+func (c *Catalog) dropOwnedSequences(t *Table, column string) {
+	for _, s := range c.Schemas {
+		s.Tables = slices.DeleteFunc(s.Tables, func(x *Table) bool {
+			return x.IsSequence && x.OwnedBy != nil && x.OwnedBy.Table == t && (column == "" || x.OwnedBy.Name == column)
+		})
 	}
 }
 
@@ -635,6 +700,20 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 	for _, d := range n.ReturnsTable {
 		f.ReturnsTable = append(f.ReturnsTable, u.column(d, nil))
 		f.ReturnsSet = true
+	}
+	if len(n.OutParams) > 0 && !n.Procedure {
+		// A function with OUT (or INOUT) parameters returns its single OUT
+		// parameter's type, or a record of them (RETURNS may be left out,
+		// or say the same: RETURNS int, RETURNS record, RETURNS SETOF
+		// record). Its columns in FROM are the OUT parameters.
+		for _, d := range n.OutParams {
+			f.ReturnsTable = append(f.ReturnsTable, u.column(d, nil))
+		}
+		t := Type{Schema: "pg_catalog", Name: "record"}
+		if len(f.ReturnsTable) == 1 {
+			t = f.ReturnsTable[0].Type
+		}
+		f.ReturnType = &t
 	}
 	s.Funcs = append(s.Funcs, f)
 }

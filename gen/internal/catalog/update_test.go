@@ -539,3 +539,77 @@ ALTER TABLE parent ALTER COLUMN at TYPE timestamptz, ADD COLUMN note text, ALTER
 		t.Errorf("child columns = %s, want %s", got, want)
 	}
 }
+
+// A sequence is a relation with PostgreSQL's three sequence columns; ALTER
+// SEQUENCE renames and moves it like a table, and dropping the column or
+// table that owns it (OWNED BY, as pg_dump writes) drops it.
+func TestSequences(t *testing.T) {
+	c := mustBuild(t, `
+CREATE SCHEMA other;
+CREATE SEQUENCE public.my_sequence START WITH 1 INCREMENT BY 1 NO MINVALUE NO MAXVALUE CACHE 1;
+CREATE SEQUENCE IF NOT EXISTS my_sequence;
+CREATE TABLE users (id integer NOT NULL, n integer);
+CREATE SEQUENCE public.users_id_seq AS integer START WITH 1;
+ALTER SEQUENCE public.users_id_seq OWNED BY public.users.id;
+CREATE SEQUENCE n_seq OWNED BY users.n;
+CREATE SEQUENCE moved;
+ALTER SEQUENCE moved SET SCHEMA other;
+CREATE SEQUENCE old_name;
+ALTER SEQUENCE old_name RENAME TO new_name;
+CREATE SEQUENCE gone;
+DROP SEQUENCE IF EXISTS gone, never;
+`)
+	seq := table(t, c, "", "my_sequence")
+	if !seq.IsSequence || columns(seq) != "last_value int8 not null, log_cnt int8 not null, is_called bool not null" {
+		t.Errorf("my_sequence: sequence %v, columns %s", seq.IsSequence, columns(seq))
+	}
+	table(t, c, "other", "moved")
+	table(t, c, "", "new_name")
+	if c.Table("", "gone") != nil || c.Table("", "old_name") != nil {
+		t.Error("dropped or renamed sequence still in catalog")
+	}
+	if s := table(t, c, "", "users_id_seq"); s.OwnedBy == nil || s.OwnedBy.Name != "id" {
+		t.Errorf("users_id_seq owned by %v", s.OwnedBy)
+	}
+	if _, ok := c.ResolveType(&sqlparse.TypeName{Name: "my_sequence"}); ok {
+		t.Error("a sequence resolved as a type")
+	}
+
+	c = mustBuild(t, `
+CREATE TABLE users (id integer NOT NULL, n integer);
+CREATE SEQUENCE users_id_seq OWNED BY users.id;
+CREATE SEQUENCE users_n_seq OWNED BY users.n;
+CREATE SEQUENCE free_seq;
+ALTER TABLE users DROP COLUMN n;
+`)
+	if c.Table("", "users_n_seq") != nil || c.Table("", "users_id_seq") == nil {
+		t.Error("DROP COLUMN: want users_n_seq dropped and users_id_seq kept")
+	}
+	c = mustBuild(t, `
+CREATE TABLE users (id integer NOT NULL);
+CREATE SEQUENCE users_id_seq OWNED BY users.id;
+CREATE SEQUENCE free_seq;
+DROP TABLE users;
+`)
+	if c.Table("", "users_id_seq") != nil || c.Table("", "free_seq") == nil {
+		t.Error("DROP TABLE: want users_id_seq dropped and free_seq kept")
+	}
+
+	_, errs := build(t, `
+CREATE TABLE t (id int);
+CREATE SEQUENCE t;
+ALTER SEQUENCE t OWNED BY NONE;
+ALTER SEQUENCE missing OWNED BY NONE;
+ALTER SEQUENCE IF EXISTS missing OWNED BY NONE;
+CREATE SEQUENCE s OWNED BY t.nope;
+`)
+	want := []string{
+		`schema.sql:3:17: relation "t" already exists`,
+		`schema.sql:4:16: "t" is not a sequence`,
+		`schema.sql:5:16: relation "missing" does not exist`,
+		`schema.sql:7:17: column "nope" of relation "t" does not exist`,
+	}
+	if !slices.Equal(errs, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -116,7 +116,7 @@ func (l *loader) parse(src []byte) *Config {
 			p := tokenPos(ye.GetToken())
 			l.errs.Add(l.file, p.Line, p.Col, "%s", ye.GetMessage())
 		} else {
-			l.errs.Add(l.file, 0, 0, "%v", err)
+			l.errs.Add(l.file, 1, 1, "%v", err)
 		}
 		return nil
 	}
@@ -127,7 +127,7 @@ func (l *loader) parse(src []byte) *Config {
 		}
 	}
 	if len(docs) == 0 {
-		l.errs.Add(l.file, 0, 0, "empty configuration file")
+		l.errs.Add(l.file, 1, 1, "empty configuration file")
 		return nil
 	}
 	if len(docs) > 1 {

@@ -57,6 +57,9 @@ func Emit(in Input) (map[string][]byte, error) {
 	pkg := in.Options.Package
 	for _, s := range in.Catalog.Schemas {
 		for _, t := range s.Tables {
+			if t.IsSequence {
+				continue // a sequence has no model (as in sqlc)
+			}
 			e.models[t] = e.names.modelName(t.Schema, t.Name)
 		}
 	}
@@ -78,14 +81,30 @@ func Emit(in Input) (map[string][]byte, error) {
 			}
 		}
 	}
+	// Each query file with queries becomes <base name>.go; a file without
+	// any (only DDL, say) gives no output. Like sqlc, query files that
+	// share a base name (query.sql and sql/query.sql) share one output
+	// file: their queries in file order, under the first file's name.
+	var outNames []string
+	byOut := map[string][]*analyze.File{}
 	for _, f := range in.Files {
+		if len(f.Queries) == 0 {
+			continue
+		}
 		name := queryFileName(f.Name, e.opts.OutputFilesSuffix)
-		src := f.Name
-		if rel, ok := in.Sources[f.Name]; ok {
+		if _, ok := byOut[name]; !ok {
+			outNames = append(outNames, name)
+		}
+		byOut[name] = append(byOut[name], f)
+	}
+	for _, name := range outNames {
+		group := byOut[name]
+		src := group[0].Name
+		if rel, ok := in.Sources[src]; ok {
 			src = rel
 		}
 		jf := e.newFile(pkg, src)
-		for _, q := range f.Queries {
+		for _, q := range queriesOf(group) {
 			switch q.Cmd {
 			case ":copyfrom":
 				e.copyfrom(jf, copyFile, q)
@@ -140,6 +159,14 @@ func Emit(in Input) (map[string][]byte, error) {
 		out[name] = b
 	}
 	return out, nil
+}
+
+func queriesOf(files []*analyze.File) []*analyze.Query {
+	var out []*analyze.Query
+	for _, f := range files {
+		out = append(out, f.Queries...)
+	}
+	return out
 }
 
 // queryFileName is the output file of a query file, as sqlc names it:
@@ -277,6 +304,9 @@ func (e *emitter) modelsFile(f *jen.File) {
 	for _, s := range e.in.Catalog.Schemas {
 		enums = append(enums, s.Enums...)
 		for _, t := range s.Tables {
+			if t.IsSequence {
+				continue
+			}
 			if !e.opts.OmitUnusedStructs || e.usedModels[t] {
 				tables = append(tables, t)
 			}

@@ -576,3 +576,76 @@ SELECT u.id, b.id, u.name FROM user_accounts u JOIN books b ON b.owner_id = u.id
 		a.has(t, w)
 	}
 }
+
+// A query file without queries (only DDL) gives no output file, and query
+// files that share a base name share one output file, their queries in
+// file order under the first file's name (as sqlc does).
+func TestQueryFilesOutput(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"sqlc.yaml": `version: "2"
+sql:
+  - engine: postgresql
+    schema: [query.sql, sql]
+    queries: [query.sql, sql, ddl.sql]
+    gen:
+      go: {package: db, out: out}
+`,
+		"query.sql":     "CREATE TABLE bar (id serial not null);\n-- name: ListBar :many\nSELECT * FROM bar;\n",
+		"sql/query.sql": "-- name: ListFoo :many\nSELECT * FROM foo;\n",
+		"sql/a.sql":     "CREATE TABLE foo (id serial not null, bar serial);\n",
+		"ddl.sql":       "CREATE TABLE other (id int);\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := gen.Generate(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for name := range o.Files {
+		names = append(names, filepath.Base(name))
+	}
+	sort.Strings(names)
+	if got := strings.Join(names, " "); got != "db.go models.go query.sql.go" {
+		t.Fatalf("files: %s", got)
+	}
+	src := string(o.Files["out/query.sql.go"])
+	bar, foo := strings.Index(src, ") ListBar("), strings.Index(src, ") ListFoo(")
+	if bar < 0 || foo < bar || !strings.Contains(src, "// source: query.sql\n") {
+		t.Errorf("query.sql.go: want ListBar then ListFoo under source query.sql:\n%s", src)
+	}
+}
+
+// sqlc v1.31.1 knows bpchar and timetz only by their SQL spellings: the
+// internal names, written bare, map to interface{} (pg_catalog.bpchar and
+// CHAR(n) do not).
+func TestBareInternalTypeNames(t *testing.T) {
+	schema := `CREATE TABLE t (
+  a bpchar NOT NULL, b bpchar, c char(3) NOT NULL, d character(2),
+  e timetz NOT NULL, f timetz, g time with time zone NOT NULL, h time with time zone,
+  k bpchar(4) NOT NULL, l timetz(3) NOT NULL, m pg_catalog.bpchar NOT NULL, n pg_catalog.timetz NOT NULL,
+  o bpchar[] NOT NULL, p timetz[] NOT NULL, q char NOT NULL
+);`
+	a := parseAPI(t, generate(t, goConfig(""), schema, "-- name: ListT :many\nSELECT * FROM t WHERE a = $1;\n"))
+	for _, w := range []string{
+		"field T.A interface{}", "field T.B interface{}", "field T.C string", "field T.D pgtype.Text",
+		"field T.E interface{}", "field T.F interface{}", "field T.G time.Time", "field T.H sql.NullTime",
+		"field T.K interface{}", "field T.L interface{}", "field T.M string", "field T.N time.Time",
+		"field T.O []interface{}", "field T.P []interface{}", "field T.Q string",
+	} {
+		a.has(t, w)
+	}
+	if got := a.methods["ListT"]; got != "(context.Context, interface{}) ([]T, error)" {
+		t.Errorf("ListT%s", got)
+	}
+}

@@ -195,6 +195,10 @@ func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 		el.slices += t.ArrayDims
 		return el
 	}
+	if t.Bare {
+		// Like sqlc: bpchar and timetz spelt so in the schema.
+		return goType{name: "interface{}"}
+	}
 	if t.Schema == "pg_catalog" || t.Schema == "" {
 		if pair, ok := pgxTypes[t.Name]; ok {
 			g := pair[0]

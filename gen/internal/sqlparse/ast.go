@@ -210,6 +210,21 @@ type AlterEnum struct {
 
 func (n *AlterEnum) Pos() int { return n.Type.Loc }
 
+// Sequence is CREATE SEQUENCE (Create set) or ALTER SEQUENCE. Only what
+// the catalog keeps is modelled: the name and OWNED BY.
+type Sequence struct {
+	Create bool
+	Name   Name
+	// IfNotExists is CREATE's IF NOT EXISTS, MissingOK ALTER's IF EXISTS.
+	IfNotExists, MissingOK bool
+	// OwnedBy is the table.column of OWNED BY ([schema.]table.column),
+	// OwnedByNone is set by OWNED BY NONE.
+	OwnedBy     []string
+	OwnedByNone bool
+}
+
+func (n *Sequence) Pos() int { return n.Name.Loc }
+
 // CreateSchema is CREATE SCHEMA.
 type CreateSchema struct {
 	Name        string
@@ -246,9 +261,14 @@ type CreateFunction struct {
 	ArgNames     []string
 	ReturnType   *TypeName // nil for procedures
 	ReturnsTable []*ColumnDef
-	Body         string
-	Language     string
-	Loc          int
+	// OutParams are the OUT and INOUT parameters, in order (INOUT ones
+	// are in ArgTypes too).
+	OutParams []*ColumnDef
+	// Procedure is set for CREATE PROCEDURE.
+	Procedure bool
+	Body      string
+	Language  string
+	Loc       int
 }
 
 func (n *CreateFunction) Pos() int { return n.Loc }
@@ -647,6 +667,15 @@ type Collate struct {
 }
 
 func (n *Collate) Pos() int { return n.Loc }
+
+// CurrentOf is WHERE CURRENT OF cursor in UPDATE or DELETE. Loc is the
+// CURRENT keyword's offset, or -1.
+type CurrentOf struct {
+	Cursor string
+	Loc    int
+}
+
+func (n *CurrentOf) Pos() int { return n.Loc }
 
 // Default is DEFAULT in VALUES or SET.
 type Default struct{ Loc int }

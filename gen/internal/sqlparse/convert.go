@@ -143,6 +143,12 @@ func (c *converter) stmt(n *pg.Node) Node {
 			}
 		}
 		return ao
+	case *pg.Node_CreateSeqStmt:
+		q := s.CreateSeqStmt
+		return c.sequence(&Sequence{Create: true, Name: rangeVarName(q.Sequence), IfNotExists: q.IfNotExists}, q.Options)
+	case *pg.Node_AlterSeqStmt:
+		q := s.AlterSeqStmt
+		return c.sequence(&Sequence{Name: rangeVarName(q.Sequence), MissingOK: q.MissingOk}, q.Options)
 	case *pg.Node_CreateSchemaStmt:
 		return &CreateSchema{Name: s.CreateSchemaStmt.Schemaname, IfNotExists: s.CreateSchemaStmt.IfNotExists, Loc: -1}
 	case *pg.Node_DropStmt:
@@ -191,6 +197,20 @@ func (c *converter) stmt(n *pg.Node) Node {
 		return &Copy{Table: name, From: s.CopyStmt.IsFrom, Loc: name.Loc}
 	}
 	return &Unknown{Kind: nodeKind(n), Loc: -1}
+}
+
+func (c *converter) sequence(seq *Sequence, opts []*pg.Node) Node {
+	for _, o := range opts {
+		if de := o.GetDefElem(); de != nil && de.Defname == "owned_by" {
+			if l := de.Arg.GetList(); l != nil {
+				seq.OwnedBy = strs(l.Items)
+				if len(seq.OwnedBy) == 1 && seq.OwnedBy[0] == "none" {
+					seq.OwnedBy, seq.OwnedByNone = nil, true
+				}
+			}
+		}
+	}
+	return seq
 }
 
 func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
@@ -379,7 +399,7 @@ func (c *converter) drop(s *pg.DropStmt) Node {
 }
 
 func (c *converter) createFunction(s *pg.CreateFunctionStmt) Node {
-	f := &CreateFunction{Func: nameOf(strs(s.Funcname), -1), Loc: -1}
+	f := &CreateFunction{Func: nameOf(strs(s.Funcname), -1), Procedure: s.IsProcedure, Loc: -1}
 	for _, p := range s.Parameters {
 		fp := p.GetFunctionParameter()
 		if fp == nil {
@@ -389,8 +409,13 @@ func (c *converter) createFunction(s *pg.CreateFunctionStmt) Node {
 		case pg.FunctionParameterMode_FUNC_PARAM_TABLE:
 			f.ReturnsTable = append(f.ReturnsTable, &ColumnDef{Name: fp.Name, Type: c.typeName(fp.ArgType), Loc: -1})
 			continue
-		case pg.FunctionParameterMode_FUNC_PARAM_OUT:
-			continue
+		case pg.FunctionParameterMode_FUNC_PARAM_OUT, pg.FunctionParameterMode_FUNC_PARAM_INOUT:
+			f.OutParams = append(f.OutParams, &ColumnDef{Name: fp.Name, Type: c.typeName(fp.ArgType), Loc: -1})
+			// A function's OUT parameter is a result only; a procedure's
+			// is passed in CALL too (PostgreSQL 14 and later).
+			if fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_OUT && !s.IsProcedure {
+				continue
+			}
 		}
 		f.ArgTypes = append(f.ArgTypes, c.typeName(fp.ArgType))
 		f.ArgNames = append(f.ArgNames, fp.Name)
@@ -803,6 +828,11 @@ func (c *converter) expr(n *pg.Node) Node {
 		return &SQLValueFunction{Type: sqlValueFunctionType(op), Name: name, Loc: int(e.SqlvalueFunction.Location)}
 	case *pg.Node_CollateClause:
 		return &Collate{Arg: c.expr(e.CollateClause.Arg), Loc: int(e.CollateClause.Location)}
+	case *pg.Node_CurrentOfExpr:
+		// PostgreSQL keeps no location: the statement's WHERE clause is
+		// the first "CURRENT OF" after the cursor name's own statement
+		// start, found by the analyzer.
+		return &CurrentOf{Cursor: e.CurrentOfExpr.CursorName, Loc: -1}
 	case *pg.Node_SetToDefault:
 		return &Default{Loc: int(e.SetToDefault.Location)}
 	case *pg.Node_SortBy:

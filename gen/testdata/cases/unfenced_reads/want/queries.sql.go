@@ -138,13 +138,13 @@ SELECT id,
        title AS book_title
 FROM books
 WHERE id = ANY($1::bigint[])
-LIMIT $2 OFFSET $3
+LIMIT $3 OFFSET $2
 `
 
 type BookSummariesParams struct {
 	Ids []int64 `json:"ids"`
-	Lim int32   `json:"lim"`
 	Off int32   `json:"off"`
+	Lim int32   `json:"lim"`
 }
 
 type BookSummariesRow struct {
@@ -155,7 +155,7 @@ type BookSummariesRow struct {
 }
 
 func (q *Queries) BookSummaries(ctx context.Context, arg BookSummariesParams) ([]BookSummariesRow, error) {
-	rows, err := q.db.Query(ctx, bookSummaries, arg.Ids, arg.Lim, arg.Off)
+	rows, err := q.db.Query(ctx, bookSummaries, arg.Ids, arg.Off, arg.Lim)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,258 @@
+package analyze
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// This file holds analyzer tests by feature; the helpers (analyzeSrc,
+// mustAnalyze, colList, paramList) are in annotate_test.go.
+
+func cols(q *Query) string { return strings.Join(colList(q), ", ") }
+
+const joinSchema = `
+create table t1 (fk integer not null unique, a text not null);
+create table t2 (fk integer not null references t1(fk), b text);
+create table t3 (fk integer, c bool not null);
+`
+
+func TestJoinUsing(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		// The merged column is not ambiguous, and qualified references
+		// still reach each side.
+		{"select t1.fk, sum(t2.fk) from t1 join t2 using (fk) group by fk", "fk int4 not null, sum int8"},
+		{"select fk from t1 join t2 using (fk)", "fk int4 not null"},
+		// A star lists the merged column once, first.
+		{"select * from t1 join t2 using (fk)", "fk int4 not null, a text not null, b text"},
+		{"select * from t1 natural join t2", "fk int4 not null, a text not null, b text"},
+		{"select t2.* from t1 join t2 using (fk)", "fk int4 not null, b text"},
+		// Outer joins: the merged column is the preserved side's, and
+		// COALESCE of both for FULL.
+		{"select fk from t1 left join t2 using (fk)", "fk int4 not null"},
+		{"select fk from t3 right join t1 using (fk)", "fk int4 not null"},
+		{"select fk from t3 left join t1 using (fk)", "fk int4"},
+		{"select fk, t1.fk as l from t1 full join t2 using (fk)", "fk int4 not null, l int4"},
+		{"select fk from t1 full join t3 using (fk)", "fk int4"},
+		// Joins chain: the merged column of the first joins the third.
+		{"select fk, c from t1 join t2 using (fk) join t3 using (fk)", "fk int4 not null, c bool not null"},
+		{"select * from t1 join t2 using (fk) join t3 using (fk)", "fk int4 not null, a text not null, b text, c bool not null"},
+	} {
+		q := mustAnalyze(t, joinSchema, "-- name: Q :many\n"+tc.query+";")
+		if got := cols(q[0]); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.query, got, tc.want)
+		}
+	}
+}
+
+func TestJoinUsingErrors(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"select * from t1 join t2 using (zz)", `column "zz" specified in USING clause does not exist in left table`},
+		{"select * from t1 join t3 using (a)", `column "a" specified in USING clause does not exist in right table`},
+		// Without USING both sides stay visible.
+		{"select fk from t1 join t2 on t1.fk = t2.fk", `column reference "fk" is ambiguous`},
+		{"select * from t1 cross join t2 join t3 using (fk)", `common column name "fk" appears more than once in left table`},
+	} {
+		_, msgs := analyzeSrc(t, joinSchema, "-- name: Q :many\n"+tc.query+";")
+		if len(msgs) != 1 || !strings.Contains(msgs[0], tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.query, msgs, tc.want)
+		}
+	}
+}
+
+// A sequence can be read like a one-row table; it cannot be written.
+func TestSelectSequence(t *testing.T) {
+	schema := "CREATE SEQUENCE public.my_sequence START WITH 1;"
+	q := mustAnalyze(t, schema, `
+-- name: GetLastValue :one
+SELECT last_value FROM my_sequence;
+-- name: All :one
+SELECT * FROM public.my_sequence s WHERE s.is_called;
+-- name: Next :one
+SELECT nextval('my_sequence');
+`)
+	for i, want := range []string{
+		"last_value int8 not null",
+		"last_value int8 not null, log_cnt int8 not null, is_called bool not null",
+		"nextval int8 not null",
+	} {
+		if got := cols(q[i]); got != want {
+			t.Errorf("%s: got %s, want %s", q[i].Name, got, want)
+		}
+	}
+	_, msgs := analyzeSrc(t, schema, "-- name: W :exec\nUPDATE my_sequence SET log_cnt = 0;")
+	if len(msgs) != 1 || !strings.Contains(msgs[0], `cannot change sequence "my_sequence"`) {
+		t.Errorf("write to a sequence: %q", msgs)
+	}
+}
+
+// A function with OUT parameters returns its single OUT parameter's type,
+// or a record of them, whose columns FROM lists; INOUT parameters are
+// arguments and results.
+func TestFunctionOutParams(t *testing.T) {
+	schema := `
+CREATE FUNCTION add_author (name text, bio text, out id int) AS $$ BEGIN id = 123; END; $$ LANGUAGE plpgsql;
+CREATE FUNCTION two (a bigint, OUT x int, OUT y text) AS $$ SELECT 1, 'a' $$ LANGUAGE sql;
+CREATE FUNCTION inc (INOUT n bigint, OUT doubled bigint) AS $$ SELECT n + 1, n * 2 $$ LANGUAGE sql;
+CREATE FUNCTION many (OUT k text, OUT v int) RETURNS SETOF record AS $$ SELECT 'a', 1 $$ LANGUAGE sql;
+CREATE FUNCTION tab (a int) RETURNS TABLE (k text, v int) AS $$ SELECT 'a', a $$ LANGUAGE sql;
+`
+	qs := mustAnalyze(t, schema, `
+-- name: CreateAuthor :one
+SELECT * FROM add_author (sqlc.arg(name), sqlc.arg(bio));
+-- name: Scalar :one
+SELECT add_author ($1, $2);
+-- name: Two :one
+SELECT * FROM two ($1);
+-- name: TwoAliased :one
+SELECT t.y FROM two ($1) AS t;
+-- name: Inc :one
+SELECT n, doubled FROM inc ($1);
+-- name: Many :many
+SELECT k, v FROM many ();
+-- name: Tab :many
+SELECT * FROM tab ($1);
+`)
+	for i, want := range [][2]string{
+		{"$1 name text not null, $2 bio text not null", "id int4"},
+		{"$1 name text not null, $2 bio text not null", "add_author int4 not null"},
+		{"$1 a int8 not null", "x int4, y text"},
+		{"$1 a int8 not null", "y text"},
+		{"$1 n int8 not null", "n int8, doubled int8"},
+		{"", "k text, v int4"},
+		{"$1 a int4 not null", "k text, v int4"},
+	} {
+		got := [2]string{strings.Join(paramList(qs[i]), ", "), cols(qs[i])}
+		want[0] = strings.ReplaceAll(want[0], "$", "")
+		if got != want {
+			t.Errorf("%s: got params %q columns %q\nwant params %q columns %q", qs[i].Name, got[0], got[1], want[0], want[1])
+		}
+	}
+}
+
+// Problems with a query's annotation or command are reported where sqlc
+// reports them: the file's start for the first statement, otherwise the
+// statement after its "--" comment lines (a block comment is not skipped).
+// The positions below are sqlc v1.31.1's.
+func TestAnnotationProblemsAtSqlcPositions(t *testing.T) {
+	const schema = "CREATE TABLE foo (id int NOT NULL);"
+	for _, tc := range []struct {
+		src  string
+		want []string
+	}{
+		{"\n\n-- name: ListFoos\nSELECT id FROM foo;\n", []string{"query.sql:1:1: query ListFoos: missing command"}},
+		{"-- name: DeleteFoo :one\nDELETE FROM foo WHERE id = $1;\n", []string{"query.sql:1:1: query DeleteFoo: :one needs"}},
+		{`-- name: A :one
+SELECT id FROM foo;
+
+-- name: ListFoos
+SELECT id FROM foo;
+
+-- name: B
+-- doc
+SELECT id FROM foo;
+
+/* name: C :two */
+SELECT id FROM foo;
+
+-- name: D :one extra
+SELECT id FROM foo;
+
+-- name: 9x :one
+SELECT id FROM foo;
+
+-- name: E :one
+
+  /* x */ DELETE FROM foo WHERE id = $1;
+`, []string{
+			"query.sql:5:1: query ListFoos: missing command",
+			"query.sql:9:1: query B: missing command",
+			`query.sql:11:1: query C: unknown command ":two"`,
+			`query.sql:15:1: query D: unexpected text "extra"`,
+			`query.sql:18:1: query name "9x" is not a valid Go identifier`,
+			"query.sql:22:3: query E: :one needs",
+		}},
+	} {
+		_, msgs := analyzeSrc(t, schema, tc.src)
+		ok := len(msgs) == len(tc.want)
+		for i := 0; ok && i < len(msgs); i++ {
+			ok = strings.HasPrefix(msgs[i], tc.want[i])
+		}
+		if !ok {
+			t.Errorf("%q:\n got %s\nwant %s", tc.src, strings.Join(msgs, "\n     "), strings.Join(tc.want, "\n     "))
+		}
+	}
+}
+
+// A fenced write by cursor position is refused with a located message,
+// not the guard rewriter's internal error.
+func TestFencedWhereCurrentOf(t *testing.T) {
+	for _, src := range []string{
+		"-- name: U :exec\nUPDATE t SET name = $1\n  WHERE CURRENT OF c;",
+		"-- name: D :exec\nDELETE FROM t WHERE current  of c;",
+	} {
+		_, msgs := analyzeSrc(t, fencedSchema, src)
+		want := "WHERE CURRENT OF cannot be fenced"
+		if len(msgs) != 1 || !strings.Contains(msgs[0], want) {
+			t.Errorf("%q: got %q, want %q", src, msgs, want)
+			continue
+		}
+		line := strings.Count(src[:strings.Index(strings.ToUpper(src), "CURRENT")], "\n") + 1
+		col := strings.Index(strings.ToUpper(src), "CURRENT") - strings.LastIndex(src[:strings.Index(strings.ToUpper(src), "CURRENT")], "\n")
+		if pre := fmt.Sprintf("query.sql:%d:%d: ", line, col); !strings.HasPrefix(msgs[0], pre) {
+			t.Errorf("%q: got %q, want it at %s", src, msgs[0], pre)
+		}
+	}
+	// Unfenced tables may be written by cursor.
+	mustAnalyze(t, fencedSchema, "-- name: U :exec\nUPDATE u SET t_id = $1 WHERE CURRENT OF c;")
+}
+
+// Named parameters are numbered in the order sqlc v1.31.1 walks the
+// statement: WITH after the statement's body, OFFSET before LIMIT, an
+// UPDATE's WHERE before its FROM. The expected orders are sqlc's output.
+func TestNamedParamOrderLikeSqlc(t *testing.T) {
+	schema := `CREATE TABLE t (a int NOT NULL, b int NOT NULL, c int NOT NULL, d int NOT NULL, e int NOT NULL);
+CREATE TABLE u (ua int NOT NULL, ub int NOT NULL, uc int NOT NULL);`
+	for _, tc := range []struct{ query, want string }{
+		{"SELECT a FROM t WHERE b = @b ORDER BY c LIMIT @lim OFFSET @off", "b off lim"},
+		{"WITH x AS (SELECT ua FROM u WHERE ua = @wa) SELECT t.a FROM t, x WHERE t.b = @wb AND t.a = x.ua", "wb wa"},
+		{"SELECT a, @tgt::int AS z FROM t WHERE b = @w GROUP BY a HAVING count(*) > @h::int ORDER BY a + @o::int", "tgt w h o"},
+		{"UPDATE t SET a = @set FROM (SELECT ub FROM u WHERE uc = @fromsub) s WHERE t.b = s.ub AND t.d = @wh", "set wh fromsub"},
+		{"DELETE FROM t USING (SELECT ub FROM u WHERE uc = @usingsub) s WHERE t.b = s.ub AND t.d = @wh", "usingsub wh"},
+		{"WITH x AS (SELECT ua FROM u WHERE ua = @wa) INSERT INTO t (a, b, c, d, e) SELECT @ia, @ib, 1, 2, 3 FROM x ON CONFLICT (a) DO UPDATE SET b = @ub", "ia ib ub wa"},
+		{"UPDATE t SET a = @set WHERE d = @wh RETURNING e + @rt::int", "set wh rt"},
+		{"WITH x AS (SELECT ua FROM u WHERE ua = @wa) SELECT a FROM t WHERE a = @l UNION SELECT ua FROM x WHERE ua = @r", "wa l r"},
+		{"SELECT a FROM t WHERE a = @x AND b = $1 AND c = @y AND d = @x", "b x y"},
+		{"SELECT t.a FROM t JOIN u ON u.ua = @jon WHERE t.b = @w", "jon w"},
+		// river's JobUpdate: the CTE's @id comes last.
+		{"WITH l AS (SELECT a FROM t WHERE t.a = @id FOR UPDATE) UPDATE t SET b = CASE WHEN @do_merge::boolean THEN b + @n::int ELSE b END FROM l WHERE t.a = l.a", "do_merge n id"},
+	} {
+		q := mustAnalyze(t, schema, "-- name: Q :exec\n"+tc.query+";")
+		var names []string
+		for _, p := range q[0].Params {
+			names = append(names, p.Name)
+		}
+		if got := strings.Join(names, " "); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.query, got, tc.want)
+		}
+	}
+}
+
+// A parameter among CASE results takes their type, and may be NULL when
+// another result may; to_regclass takes text (river's queries).
+func TestCaseParamNullabilityAndToRegclass(t *testing.T) {
+	schema := "CREATE TABLE j (id bigint PRIMARY KEY, at timestamptz, n int NOT NULL);"
+	q := mustAnalyze(t, schema, `
+-- name: U :exec
+UPDATE j SET at = CASE WHEN @at_do_update::boolean THEN @at ELSE at END,
+  n = CASE WHEN @n_do_update::boolean THEN @n ELSE n END;
+-- name: E :one
+SELECT CASE WHEN to_regclass(@schema_and_table) IS NULL THEN false ELSE true END;
+`)
+	if got := strings.Join(paramList(q[0]), ", "); got != "1 at_do_update bool not null, 2 at timestamptz, 3 n_do_update bool not null, 4 n int4 not null" {
+		t.Errorf("U params: %s", got)
+	}
+	if got := strings.Join(paramList(q[1]), ", "); got != "1 schema_and_table text not null" {
+		t.Errorf("E params: %s", got)
+	}
+}

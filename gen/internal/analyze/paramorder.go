@@ -1,0 +1,81 @@
+package analyze
+
+import (
+	"reflect"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// paramsInSqlcOrder returns the parameters of a statement in the order in
+// which sqlc numbers named parameters: source order, except that a
+// statement's clauses are taken in this order (sqlc v1.31.1, checked
+// against its output):
+//
+//   - SELECT: the list, FROM, WHERE, GROUP BY, HAVING, VALUES, ORDER BY,
+//     OFFSET, LIMIT, then WITH; a UNION/INTERSECT/EXCEPT: ORDER BY,
+//     OFFSET, LIMIT, WITH, then its left and right queries;
+//   - INSERT: the query or VALUES, ON CONFLICT, RETURNING, then WITH;
+//   - UPDATE: SET, WHERE, FROM, RETURNING, then WITH;
+//   - DELETE: USING, WHERE, RETURNING, then WITH;
+//   - a SET target's subscripts come before its value.
+//
+// So in WITH x AS (... @a ...) UPDATE t SET c = @b, @b is $1 and @a $2.
+func paramsInSqlcOrder(stmt sqlparse.Node) []*sqlparse.Param {
+	var out []*sqlparse.Param
+	var visit func(v reflect.Value)
+	fields := func(v reflect.Value, names ...string) {
+		for _, n := range names {
+			visit(v.FieldByName(n))
+		}
+	}
+	visit = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Interface:
+			if !v.IsNil() {
+				visit(v.Elem())
+			}
+			return
+		case reflect.Slice:
+			for i := 0; i < v.Len(); i++ {
+				visit(v.Index(i))
+			}
+			return
+		case reflect.Pointer:
+			if v.IsNil() {
+				return
+			}
+		default:
+			if v.Kind() == reflect.Struct {
+				for i := 0; i < v.NumField(); i++ {
+					if v.Type().Field(i).IsExported() {
+						visit(v.Field(i))
+					}
+				}
+			}
+			return
+		}
+		e := v.Elem()
+		switch n := v.Interface().(type) {
+		case *sqlparse.Param:
+			out = append(out, n)
+		case *sqlparse.Select:
+			if n.SetOp != "" {
+				fields(e, "OrderBy", "Offset", "Limit", "With", "Left", "Right")
+			} else {
+				fields(e, "Targets", "From", "Where", "GroupBy", "Having", "Values", "OrderBy", "Offset", "Limit", "With")
+			}
+		case *sqlparse.Insert:
+			fields(e, "Columns", "Select", "OnConflict", "Returning", "With")
+		case *sqlparse.Update:
+			fields(e, "Set", "Where", "From", "Returning", "With")
+		case *sqlparse.Delete:
+			fields(e, "Using", "Where", "Returning", "With")
+		case *sqlparse.Target:
+			fields(e, "Subscripts", "Expr")
+		default:
+			visit(e)
+		}
+	}
+	visit(reflect.ValueOf(stmt))
+	return out
+}

@@ -1,0 +1,129 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// configGetter is the part of *redis.Client that Check uses to read the
+// server's settings; forEachMaster is the part of *redis.ClusterClient.
+type (
+	configGetter interface {
+		ConfigGet(ctx context.Context, parameter string) *redis.MapStringStringCmd
+	}
+	forEachMaster interface {
+		ForEachMaster(ctx context.Context, fn func(ctx context.Context, client *redis.Client) error) error
+	}
+)
+
+// Check is the start-up probe. Call it once after New (it is not run
+// implicitly, so Acquire stays one round trip). It:
+//
+//   - loads the acquire, renew, release and advance scripts (SCRIPT LOAD,
+//     on every master of a cluster) and runs the release script once on a
+//     probe key, which reports a Redis Cluster whose keys cannot share a
+//     slot, a missing EVAL permission or a wrong key type as [ErrConfig];
+//   - reads maxmemory-policy, appendonly and save with CONFIG GET (on every
+//     master of a cluster) and reports, wrapped in [ErrUnsafeConfig] and as
+//     a warning through Options.Logger:
+//     any allkeys-* policy, which can evict the fence counter so that
+//     tokens start again from 1 (tokens regress; see [Client.Advance]);
+//     any volatile-* policy, which can evict live lock keys (they carry a
+//     TTL) so that leases end early — the counter has no TTL and is safe;
+//     and no persistence at all (appendonly no and save ""), which loses
+//     the counter on restart.
+//
+// Only noeviction with persistence passes. A server that refuses CONFIG
+// (managed services often do) is logged at warning level and not reported.
+// Check returns nil, an error wrapping ErrConfig, errors wrapping
+// ErrUnsafeConfig joined together, or a Redis or context error.
+func (c *Client) Check(ctx context.Context) error {
+	for _, s := range []*redis.Script{acquireScript, renewScript, releaseScript, advanceScript} {
+		if err := s.Load(ctx, c.rdb).Err(); err != nil {
+			return c.checkErr("load script", err)
+		}
+	}
+	lockKey, _ := c.Keys("fencegen-check")
+	if _, err, _ := c.run(ctx, releaseScript, []string{lockKey}, newOwner()); err != nil {
+		return c.checkErr("probe script", err)
+	}
+
+	var (
+		mu       sync.Mutex // ForEachMaster calls get concurrently
+		settings []map[string]string
+	)
+	get := func(ctx context.Context, cg configGetter) error {
+		m := map[string]string{}
+		for _, p := range []string{"maxmemory-policy", "appendonly", "save"} {
+			v, err := cg.ConfigGet(ctx, p).Result()
+			if err != nil {
+				return err
+			}
+			m[p] = v[p]
+		}
+		mu.Lock()
+		settings = append(settings, m)
+		mu.Unlock()
+		return nil
+	}
+	var err error
+	switch r := c.rdb.(type) {
+	case forEachMaster:
+		err = r.ForEachMaster(ctx, func(ctx context.Context, cl *redis.Client) error { return get(ctx, cl) })
+	case configGetter:
+		err = get(ctx, r)
+	default:
+		err = errors.New("the Redis client cannot run CONFIG GET")
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("lease: check: %w", err)
+		}
+		c.log(slog.LevelWarn, "lease check: cannot read the Redis configuration; make sure maxmemory-policy is noeviction and persistence is on", "", 0, "err", err)
+		return nil
+	}
+	var problems []error
+	seen := map[string]bool{}
+	for _, m := range settings {
+		for _, p := range unsafeSettings(m) {
+			if !seen[p] {
+				seen[p] = true
+				problems = append(problems, fmt.Errorf("%w: %s", ErrUnsafeConfig, p))
+				c.log(slog.LevelWarn, "lease check: "+p, "", 0)
+			}
+		}
+	}
+	return errors.Join(problems...)
+}
+
+// unsafeSettings explains what in one server's settings can lose lease
+// state.
+func unsafeSettings(m map[string]string) []string {
+	var out []string
+	switch policy := m["maxmemory-policy"]; {
+	case policy == "noeviction":
+	case strings.HasPrefix(policy, "allkeys-"):
+		out = append(out, fmt.Sprintf("maxmemory-policy %s can evict the fence counter, so tokens restart from 1; use noeviction", policy))
+	case strings.HasPrefix(policy, "volatile-"):
+		out = append(out, fmt.Sprintf("maxmemory-policy %s can evict live lock keys (they have a TTL), ending leases early; use noeviction", policy))
+	default:
+		out = append(out, fmt.Sprintf("maxmemory-policy %q is not noeviction", policy))
+	}
+	if m["appendonly"] != "yes" && strings.TrimSpace(m["save"]) == "" {
+		out = append(out, "persistence is off (appendonly no, save \"\"): a restart loses the fence counter and tokens restart from 1")
+	}
+	return out
+}
+
+func (c *Client) checkErr(what string, err error) error {
+	if isConfigError(err) {
+		return fmt.Errorf("lease: check: %s: %w: %w", what, ErrConfig, err)
+	}
+	return fmt.Errorf("lease: check: %s: %w", what, err)
+}

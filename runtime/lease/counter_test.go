@@ -1,0 +1,174 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fencegen/fencegen/internal/faults"
+	"github.com/fencegen/fencegen/runtime/fence"
+)
+
+// S12 (cosmos-db-design-patterns#91, redisson#6510, n8n#33558): Redis loses
+// the counter (DEL, standing in for allkeys-* eviction, and a restart
+// without persistence) while row R stores token 57. The first stale write
+// raises an alert (OnCounterRegressed), Do feeds the StaleError's stored
+// token back (Lease.Observe → Client.Advance), and the next acquisition
+// writes again, instead of a silent stream of stale-token errors.
+func TestLostCounterRecoversFromStaleError(t *testing.T) {
+	r, rdb := private(t, privateOpts)
+	db := newAccounts(t, 30)
+	db.setToken(t, 30, 57)
+	var alerts atomic.Int32
+	c := New(rdb, &Options{Observer: &Observer{OnCounterRegressed: func(res string, from, to fence.Token) {
+		if res != "acct:30" || to != 57 {
+			t.Errorf("OnCounterRegressed(%q, %d, %d)", res, from, to)
+		}
+		alerts.Add(1)
+	}}})
+	_, counter := c.Keys("acct:30")
+	for _, lose := range []func(){
+		func() { r.Del(counter) },
+		func() { r.Restart(false) },
+	} {
+		lose()
+		db.setToken(t, 30, 57)
+		alerts.Store(0)
+		var first fence.Token
+		err := c.Do(bg, "acct:30", time.Second, func(ctx context.Context, token fence.Token) error {
+			first = token
+			return db.credit(ctx, 30, 1, token)
+		})
+		var lost *LostError
+		if !isStale(err) || !errors.As(err, &lost) || lost.Reason != ReasonSuperseded || first != 1 {
+			t.Fatalf("Do after the counter was lost = %v (token %d), want a stale write reported as superseded", err, first)
+		}
+		if alerts.Load() != 1 {
+			t.Fatalf("%d regression alerts, want 1", alerts.Load())
+		}
+		if ttl := rdb.TTL(bg, counter).Val(); ttl != -1 {
+			t.Fatalf("counter TTL = %v, want none", ttl)
+		}
+		err = c.Do(bg, "acct:30", time.Second, func(ctx context.Context, token fence.Token) error {
+			if token != 58 {
+				t.Errorf("token after recovery = %d, want 58", token)
+			}
+			return db.credit(ctx, 30, 1, token)
+		})
+		if err != nil {
+			t.Fatalf("write after recovery: %v", err)
+		}
+	}
+}
+
+// S12: with Options.HighWater, a missing counter is re-seeded above the
+// durable high-water mark inside the acquire script, before any token is
+// handed out; first use starts at 1; a failing hook fails loudly with
+// ErrConfig and mints nothing.
+func TestHighWaterReseedsMissingCounter(t *testing.T) {
+	e := newEnv(t)
+	var calls atomic.Int32
+	hw := fence.Token(0)
+	var hwErr error
+	var alerts atomic.Int32
+	c := New(e.rdb, &Options{
+		HighWater: func(_ context.Context, res string) (fence.Token, error) {
+			calls.Add(1)
+			return hw, hwErr
+		},
+		Observer: &Observer{OnCounterRegressed: func(string, fence.Token, fence.Token) { alerts.Add(1) }},
+	})
+	l := mustAcquire(t, c, e.resource, time.Second)
+	if l.Token() != 1 || calls.Load() != 1 || alerts.Load() != 0 {
+		t.Fatalf("first use: token %d, %d hook calls, %d alerts", l.Token(), calls.Load(), alerts.Load())
+	}
+	_ = l.Release(bg)
+	l = mustAcquire(t, c, e.resource, time.Second)
+	if l.Token() != 2 || calls.Load() != 1 {
+		t.Fatalf("counter present: token %d, %d hook calls (want 2, 1)", l.Token(), calls.Load())
+	}
+	_ = l.Release(bg)
+
+	e.rdb.Del(bg, e.counter)
+	hw = 57
+	l = mustAcquire(t, c, e.resource, time.Second)
+	if l.Token() != 58 || alerts.Load() != 1 {
+		t.Fatalf("after losing the counter: token %d, %d alerts; want 58, 1", l.Token(), alerts.Load())
+	}
+	_ = l.Release(bg)
+
+	e.rdb.Del(bg, e.counter)
+	hwErr = errors.New("database down")
+	_, err := c.Acquire(bg, e.resource, time.Second)
+	if !errors.Is(err, ErrConfig) || !errors.Is(err, hwErr) || errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("Acquire with a failing HighWater = %v", err)
+	}
+	if n := e.rdb.Exists(bg, e.lockKey, e.counter).Val(); n != 0 {
+		t.Fatal("a failing HighWater still minted or locked")
+	}
+}
+
+// Advance never lowers the counter, never adds a TTL, and alerts only on a
+// real regression.
+func TestAdvanceIsMonotonic(t *testing.T) {
+	e := newEnv(t)
+	var alerts atomic.Int32
+	c := New(e.rdb, &Options{Observer: &Observer{OnCounterRegressed: func(string, fence.Token, fence.Token) { alerts.Add(1) }}})
+	if got, err := c.Advance(bg, e.resource, 57); err != nil || got != 57 || alerts.Load() != 1 {
+		t.Fatalf("Advance(57) on a missing counter = %d, %v (alerts %d)", got, err, alerts.Load())
+	}
+	if got, err := c.Advance(bg, e.resource, 10); err != nil || got != 57 || alerts.Load() != 1 {
+		t.Fatalf("Advance(10) = %d, %v: lowered or alerted", got, err)
+	}
+	if ttl := e.rdb.TTL(bg, e.counter).Val(); ttl != -1 {
+		t.Fatalf("counter TTL = %v", ttl)
+	}
+	if l := mustAcquire(t, c, e.resource, time.Second); l.Token() != 58 {
+		t.Fatalf("token after Advance(57) = %d", l.Token())
+	} else {
+		_ = l.Release(bg)
+	}
+	e.rdb.Set(bg, e.counter, "x", 0)
+	if _, err := c.Advance(bg, e.resource, 60); err == nil {
+		t.Fatal("Advance over a non-integer counter succeeded")
+	}
+	if _, err := c.Advance(bg, "a{b", 1); !errors.Is(err, ErrInvalidResource) {
+		t.Fatalf("Advance(bad resource) = %v", err)
+	}
+}
+
+// S12, S04: the start-up check warns about every eviction policy but
+// noeviction (allkeys-* can drop the counter, volatile-* live lock keys)
+// and about running without persistence.
+func TestCheckWarnsAboutUnsafeRedis(t *testing.T) {
+	for _, tc := range []struct {
+		opts faults.RedisOptions
+		want []string
+	}{
+		{faults.RedisOptions{Persistence: true}, nil},
+		{faults.RedisOptions{}, []string{"persistence is off"}},
+		{faults.RedisOptions{Persistence: true, MaxmemoryPolicy: "allkeys-lru"}, []string{"allkeys-lru can evict the fence counter"}},
+		{faults.RedisOptions{Persistence: true, MaxmemoryPolicy: "volatile-ttl"}, []string{"volatile-ttl can evict live lock keys"}},
+	} {
+		_, rdb := private(t, tc.opts)
+		err := New(rdb, nil).Check(bg)
+		if tc.want == nil {
+			if err != nil {
+				t.Errorf("%+v: Check = %v, want nil", tc.opts, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrUnsafeConfig) {
+			t.Errorf("%+v: Check = %v, want ErrUnsafeConfig", tc.opts, err)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%+v: Check = %v, want it to say %q", tc.opts, err, w)
+			}
+		}
+	}
+}

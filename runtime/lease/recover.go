@@ -1,0 +1,94 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/fencegen/fencegen/runtime/fence"
+)
+
+// Advance raises resource's fence counter to at least atLeast, atomically
+// and in one round trip (a script that sets the counter to
+// max(counter, atLeast); it never lowers the counter and never gives it a
+// TTL), so that the next Acquire mints a token above atLeast. Use it with a
+// durable high-water mark, such as the Stored token of a *fence.StaleError
+// or max(last_fencing_token) of the fenced rows, to recover after Redis lost
+// the counter (restart without persistence, eviction, failover to a replica
+// that never saw it) instead of refusing every write forever.
+//
+// It returns the counter after the call. If the counter was below atLeast,
+// tokens had regressed: Advance logs an error and calls
+// Observer.OnCounterRegressed. atLeast ≤ 0 is a no-op that still reads the
+// counter. May return [ErrInvalidResource], [ErrConfig] (e.g. WRONGTYPE), or
+// a Redis or context error; the call is bounded by ctx and ReleaseTimeout.
+func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Token) (fence.Token, error) {
+	if resource == "" || containsBrace(resource) {
+		return 0, fmt.Errorf("lease: advance %q: %w", resource, ErrInvalidResource)
+	}
+	_, counterKey := c.Keys(resource)
+	ctx, cancel := context.WithTimeout(ctx, c.opts.releaseTimeout(c.opts.ttl()))
+	defer cancel()
+	res, err := advanceScript.Run(ctx, c.rdb, []string{counterKey}, int64(max(atLeast, 0))).Int64Slice()
+	if err == nil && len(res) != 2 {
+		err = fmt.Errorf("unexpected advance reply %v", res)
+	}
+	if err != nil {
+		if isConfigError(err) {
+			return 0, fmt.Errorf("lease: advance %q: %w: %w", resource, ErrConfig, err)
+		}
+		return 0, fmt.Errorf("lease: advance %q: %w", resource, err)
+	}
+	before, after := fence.Token(res[0]), fence.Token(res[1])
+	if after > before {
+		c.regressed(resource, before, after)
+	}
+	return after, nil
+}
+
+// regressed reports that the counter of resource was found below a token
+// already used, and has been raised from from to to.
+func (c *Client) regressed(resource string, from, to fence.Token) {
+	if lg := c.opts.logger(); lg != nil {
+		lg.Log(context.Background(), slog.LevelError, "lease fence counter regressed; raised above the high-water mark",
+			"resource", resource, "from", int64(from), "to", int64(to))
+	}
+	if f := c.opts.observer().OnCounterRegressed; f != nil {
+		f(resource, from, to)
+	}
+}
+
+// Observe inspects err, the result of a fenced write made with l's token,
+// and returns it unchanged (so a call can be wrapped:
+// err = l.Observe(ctx, q.CreditAccount(ctx, arg, l.Token()))).
+//
+// When err is a *fence.StaleError whose Stored token is above l's token,
+// some acquisition after l wrote the row, or Redis lost the counter and
+// minted l's token a second time. Either way l is no longer the latest
+// holder: Observe cancels the lease context with a [*LostError] of
+// [ReasonSuperseded] (the heartbeat keeps nothing alive for it), and raises
+// the counter to Stored with [Client.Advance], so the next Acquire mints a
+// token that the database accepts. A failing Advance is joined to the
+// returned error. Any other err, including nil and a StaleError of the
+// strict guard with Stored equal to l's token, is returned untouched.
+func (l *Lease) Observe(ctx context.Context, err error) error {
+	var se *fence.StaleError
+	if !errors.As(err, &se) || se.Stored <= l.token {
+		return err
+	}
+	_ = l.lose(ReasonSuperseded, se)
+	if _, aerr := l.c.Advance(context.WithoutCancel(ctx), l.resource, se.Stored); aerr != nil {
+		return errors.Join(err, aerr)
+	}
+	return err
+}
+
+func containsBrace(s string) bool {
+	for _, r := range s {
+		if r == '{' || r == '}' {
+			return true
+		}
+	}
+	return false
+}

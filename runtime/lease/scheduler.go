@@ -1,0 +1,291 @@
+package lease
+
+import (
+	"container/heap"
+	"context"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// pipeliner is implemented by *redis.Client, *redis.ClusterClient,
+// *redis.Ring and every redis.UniversalClient. When the Client's
+// redis.Scripter has it, due renewals are sent in one pipeline per batch.
+type pipeliner interface {
+	Pipeline() redis.Pipeliner
+}
+
+// idleLinger is how long the scheduler goroutine waits for a new lease
+// before exiting when none is queued.
+const idleLinger = 50 * time.Millisecond
+
+// maxBatch caps the renewals sent in one pipeline.
+const maxBatch = 1000
+
+// scheduler renews every heartbeat-enabled lease of one Client from a single
+// goroutine (Redisson's renewal batching, instead of one goroutine and timer
+// per lease). Leases sit in a min-heap by next renewal time; the loop takes
+// every lease due within its coalescing window, and a short-lived goroutine
+// per batch sends their renewals in one pipelined round trip bounded by the
+// smallest CallTimeout in the batch, applies the results and queues the
+// leases again at (send time + HeartbeatInterval). The loop goroutine exits
+// when no lease is queued and restarts with the next one, so an idle Client
+// holds no goroutine.
+type scheduler struct {
+	c *Client
+
+	mu      sync.Mutex
+	q       leaseHeap
+	running bool
+	wake    chan struct{} // capacity 1
+}
+
+// add queues l for a renewal at next, unless its heartbeat was stopped.
+func (s *scheduler) add(l *Lease, next time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addLocked(l, next)
+}
+
+func (s *scheduler) addLocked(l *Lease, next time.Time) {
+	if l.hb.stopped {
+		return
+	}
+	l.hb.next = next
+	heap.Push(&s.q, l)
+	if !s.running {
+		s.running = true
+		go s.loop()
+		return
+	}
+	s.poke()
+}
+
+func (s *scheduler) poke() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stop removes l for good. It returns a channel that is closed when a
+// renewal of l that is in flight has been applied, or nil if none is.
+func (s *scheduler) stop(l *Lease) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l.hb.stopped = true
+	if l.hb.index >= 0 {
+		heap.Remove(&s.q, l.hb.index)
+		s.poke()
+	}
+	return l.hb.inflight
+}
+
+// window is how early a lease may be renewed so that leases due at nearly
+// the same time share a round trip.
+func window(l *Lease) time.Duration { return min(l.tm.interval/4, 20*time.Millisecond) }
+
+func (s *scheduler) loop() {
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		if len(s.q) == 0 {
+			// Linger briefly, so a Client that acquires and releases in a
+			// loop does not start a goroutine per lease.
+			s.mu.Unlock()
+			t.Reset(idleLinger)
+			select {
+			case <-t.C:
+			case <-s.wake:
+				if !t.Stop() {
+					select {
+					case <-t.C:
+					default:
+					}
+				}
+			}
+			s.mu.Lock()
+			if len(s.q) == 0 {
+				s.running = false
+				s.mu.Unlock()
+				return
+			}
+		}
+		now := time.Now()
+		var batch, paused []*Lease
+		for len(s.q) > 0 && len(batch) < maxBatch {
+			l := s.q[0]
+			if l.hb.next.After(now.Add(window(l))) {
+				break
+			}
+			heap.Pop(&s.q)
+			if l.hb.paused.Load() { // test hook: a frozen heartbeat sends nothing
+				paused = append(paused, l)
+				continue
+			}
+			l.hb.inflight = make(chan struct{})
+			batch = append(batch, l)
+		}
+		for _, l := range paused {
+			l.hb.next = now.Add(max(l.tm.interval/10, time.Millisecond))
+			heap.Push(&s.q, l)
+		}
+		var wait time.Duration
+		if len(s.q) > 0 {
+			wait = max(time.Until(s.q[0].hb.next), 0)
+		}
+		s.mu.Unlock()
+		if len(batch) > 0 {
+			go s.renew(batch)
+		}
+		if len(batch) == maxBatch {
+			continue
+		}
+		t.Reset(wait)
+		select {
+		case <-t.C:
+		case <-s.wake:
+			if !t.Stop() {
+				select {
+				case <-t.C:
+				default:
+				}
+			}
+		}
+	}
+}
+
+// renewResult is one lease's renewal outcome: ok true (extended), ok false
+// with nil err (definitive "not owner"), or an error (unknown outcome).
+type renewResult struct {
+	ok  bool
+	err error
+}
+
+// renew sends one batch and applies the results.
+func (s *scheduler) renew(batch []*Lease) {
+	timeout := batch[0].tm.callTimeout
+	for _, l := range batch[1:] {
+		timeout = min(timeout, l.tm.callTimeout)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	send := time.Now()
+	res := s.c.renewMany(ctx, batch)
+	cancel()
+	for i, l := range batch {
+		s.mu.Lock()
+		stopped := l.hb.stopped
+		s.mu.Unlock()
+		l.applyRenewal(send, res[i], stopped)
+	}
+	s.mu.Lock()
+	for _, l := range batch {
+		close(l.hb.inflight)
+		l.hb.inflight = nil
+		if l.ctx.Err() == nil {
+			s.addLocked(l, send.Add(l.tm.interval))
+		}
+	}
+	s.mu.Unlock()
+}
+
+// renewMany renews the leases in one pipeline when the Redis client
+// supports it (one round trip per batch and Redis node), else with one
+// concurrent call each. It returns when ctx ends even if Redis never
+// answers (see [Client.run]).
+func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
+	res := make([]renewResult, len(batch))
+	p, ok := c.rdb.(pipeliner)
+	if !ok || len(batch) == 1 {
+		var wg sync.WaitGroup
+		for i, l := range batch {
+			wg.Go(func() {
+				ok, err := c.renew(ctx, l.lockKey, l.owner, l.tm.ttl)
+				res[i] = renewResult{ok, err}
+			})
+		}
+		wg.Wait()
+		return res
+	}
+	c.stats.renewals.Add(uint64(len(batch)))
+	if c.ctxDeadlines {
+		return pipelineRenew(ctx, p, batch)
+	}
+	ch := make(chan []renewResult, 1)
+	go func() { ch <- pipelineRenew(ctx, p, batch) }()
+	select {
+	case r := <-ch:
+		return r
+	case <-ctx.Done():
+		select {
+		case r := <-ch:
+			return r
+		default:
+		}
+		for i := range res {
+			res[i].err = ctx.Err()
+		}
+		return res
+	}
+}
+
+// pipelineRenew sends EVALSHA renew for every lease in one pipeline, then
+// EVAL for any that answered NOSCRIPT (a server that lost its script cache).
+func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease) []renewResult {
+	cmds := make([]*redis.Cmd, len(batch))
+	pipe := p.Pipeline()
+	for i, l := range batch {
+		cmds[i] = pipe.EvalSha(ctx, renewScript.Hash(), []string{l.lockKey}, l.owner, millis(l.tm.ttl))
+	}
+	_, _ = pipe.Exec(ctx)
+	var again []int
+	for i, cmd := range cmds {
+		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+			again = append(again, i)
+		}
+	}
+	if len(again) > 0 {
+		pipe = p.Pipeline()
+		for _, i := range again {
+			l := batch[i]
+			cmds[i] = pipe.Eval(ctx, renewLua, []string{l.lockKey}, l.owner, millis(l.tm.ttl))
+		}
+		_, _ = pipe.Exec(ctx)
+	}
+	res := make([]renewResult, len(batch))
+	for i, cmd := range cmds {
+		n, err := cmd.Int64()
+		ok, err := decodeBool("renew", n, err)
+		res[i] = renewResult{ok, err}
+	}
+	return res
+}
+
+// leaseHeap orders leases by next renewal time.
+type leaseHeap []*Lease
+
+func (h leaseHeap) Len() int           { return len(h) }
+func (h leaseHeap) Less(i, j int) bool { return h[i].hb.next.Before(h[j].hb.next) }
+func (h leaseHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].hb.index = i
+	h[j].hb.index = j
+}
+
+func (h *leaseHeap) Push(x any) {
+	l := x.(*Lease)
+	l.hb.index = len(*h)
+	*h = append(*h, l)
+}
+
+func (h *leaseHeap) Pop() any {
+	old := *h
+	n := len(old)
+	l := old[n-1]
+	old[n-1] = nil
+	l.hb.index = -1
+	*h = old[:n-1]
+	return l
+}
