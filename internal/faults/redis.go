@@ -47,12 +47,12 @@ type Redis struct {
 	dir  string
 	port int
 
-	mu   sync.Mutex
-	proc *exec.Cmd
-	out  *syncBuffer
-	done chan struct{} // closed when proc has exited and been waited for
-	stopped bool       // SIGSTOPped
-	admin *redis.Client
+	mu      sync.Mutex
+	proc    *exec.Cmd
+	out     *syncBuffer
+	done    chan struct{} // closed when proc has exited and been waited for
+	stopped bool          // SIGSTOPped
+	admin   *redis.Client
 }
 
 // syncBuffer is a bytes.Buffer safe for the process's output copiers.

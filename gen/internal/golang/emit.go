@@ -63,6 +63,30 @@ func Emit(in Input) (map[string][]byte, error) {
 			e.models[t] = e.names.modelName(t.Schema, t.Name)
 		}
 	}
+	// Two tables whose singular names meet (queue and queues) would
+	// declare one type twice, which sqlc leaves to the compiler to report:
+	// the later table keeps its name as written, then a number.
+	used := map[string]bool{}
+	for _, s := range in.Catalog.Schemas {
+		for _, t := range s.Tables {
+			name, ok := e.models[t]
+			if !ok {
+				continue
+			}
+			if used[name] {
+				exact := t.Name
+				if t.Schema != "" && t.Schema != catalog.DefaultSchema && t.Schema != "pg_catalog" {
+					exact = t.Schema + "_" + t.Name
+				}
+				name = e.names.structName(exact)
+				for i := 2; used[name]; i++ {
+					name = fmt.Sprintf("%s%d", e.names.structName(exact), i)
+				}
+				e.models[t] = name
+			}
+			used[name] = true
+		}
+	}
 	out := map[string][]byte{}
 	var queries []*analyze.Query
 	var copyFile, batchFile *jen.File

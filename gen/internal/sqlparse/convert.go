@@ -166,6 +166,10 @@ func (c *converter) stmt(n *pg.Node) Node {
 		return &CreateView{View: rangeVarName(v.Into.Rel), Columns: strs(v.Into.ColNames), Query: sel}
 	case *pg.Node_CreateFunctionStmt:
 		return c.createFunction(s.CreateFunctionStmt)
+	case *pg.Node_DefineStmt:
+		if s.DefineStmt.Kind == pg.ObjectType_OBJECT_AGGREGATE {
+			return c.createAggregate(s.DefineStmt)
+		}
 	case *pg.Node_TruncateStmt:
 		t := &Truncate{Loc: -1}
 		for _, r := range s.TruncateStmt.Relations {
@@ -1002,3 +1006,40 @@ func (c *converter) funcCall(f *pg.FuncCall) Node {
 
 // Text returns the source text of a statement, without the semicolon.
 func (f *File) Text(s *Stmt) string { return string(bytes.TrimSpace(f.Src[s.Start:s.End])) }
+
+// createAggregate converts CREATE AGGREGATE into a CreateFunction: its
+// arguments, and its result type, the state type STYPE, unless a FINALFUNC
+// makes the result another type (then it is left unknown).
+func (c *converter) createAggregate(d *pg.DefineStmt) Node {
+	f := &CreateFunction{Func: nameOf(strs(d.Defnames), -1), Loc: -1, Language: "aggregate"}
+	if len(d.Args) > 0 {
+		if l := d.Args[0].GetList(); l != nil {
+			for _, a := range l.Items {
+				if fp := a.GetFunctionParameter(); fp != nil {
+					f.ArgTypes = append(f.ArgTypes, c.typeName(fp.ArgType))
+					f.ArgNames = append(f.ArgNames, fp.Name)
+				}
+			}
+		}
+	}
+	final := false
+	var stype *TypeName
+	for _, o := range d.Definition {
+		de := o.GetDefElem()
+		if de == nil {
+			continue
+		}
+		switch strings.ToLower(de.Defname) {
+		case "stype", "stype1":
+			if tn := de.Arg.GetTypeName(); tn != nil {
+				stype = c.typeName(tn)
+			}
+		case "finalfunc", "finalfunc1":
+			final = true
+		}
+	}
+	if !final {
+		f.ReturnType = stype
+	}
+	return f
+}
