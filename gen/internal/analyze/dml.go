@@ -150,11 +150,13 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		if oc.Where != nil {
 			a.boolExpr(cs, oc.Where)
 		}
-		if t.Fence != nil && oc.DoUpdate {
-			a.errorf(oc.Loc, "INSERT ... ON CONFLICT DO UPDATE on fenced table %s is not guarded yet; write the insert and the guarded update as separate queries", t.QualifiedName())
-		}
+
 	}
-	a.fence(q, t, "insert", n.Loc)
+	kind := "insert"
+	if n.OnConflict != nil && n.OnConflict.DoUpdate {
+		kind = "upsert" // the DO UPDATE branch is guarded
+	}
+	a.fence(q, t, kind, n.Loc)
 	return a.targets(rs, n.Returning)
 }
 

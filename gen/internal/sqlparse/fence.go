@@ -401,11 +401,14 @@ func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec FenceSpec, token 
 	if len(in.Cols) == 0 {
 		return "", fmt.Errorf("an INSERT into a fenced table must list its columns, so that fencegen can add the token column")
 	}
-	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
 	sel := in.SelectStmt.GetSelectStmt()
 	if sel == nil {
 		return "", fmt.Errorf("INSERT ... DEFAULT VALUES cannot carry a fencing token")
 	}
+	if oc := in.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
+		return fenceUpsert(in, sel, oc, spec)
+	}
+	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
 	switch {
 	case len(sel.ValuesLists) > 0:
 		for _, row := range sel.ValuesLists {
@@ -420,6 +423,108 @@ func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec FenceSpec, token 
 	out, err := pg.Deparse(tree)
 	if err != nil {
 		return "", err
+	}
+	return out, nil
+}
+
+// fenceUpsert guards INSERT ... ON CONFLICT (cols) DO UPDATE: the inserted
+// row stores the presented token, and the DO UPDATE branch applies only
+// when the stored token is beaten, storing the presented one:
+//
+//	WITH fence_write AS (
+//	    INSERT INTO t (..., tok) VALUES (..., $p)
+//	    ON CONFLICT (k) DO UPDATE SET ..., tok = $p WHERE (<where>) AND t.tok <= $p
+//	    RETURNING ...)
+//	SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+//	UNION ALL
+//	SELECT t.tok, 1, NULL, ... FROM t WHERE (t.k) = (<inserted k>) AND NOT (t.tok <= $p)
+//	    AND NOT EXISTS (SELECT 1 FROM fence_write)
+//
+// A refused update comes back as one row with the stored token. No row at
+// all means the conflicting row appeared after the statement's snapshot
+// (a concurrent insert), or the DO UPDATE's own WHERE clause refused it;
+// fence.WriteUpsert runs the statement again, then reports it as not found.
+func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec FenceSpec) (string, error) {
+	if len(sel.ValuesLists) != 1 {
+		return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must insert one VALUES row")
+	}
+	if oc.Infer == nil || oc.Infer.Conname != "" || len(oc.Infer.IndexElems) == 0 {
+		return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name its conflict columns, ON CONFLICT (col, ...), so that fencegen can find the row it refused")
+	}
+	row := sel.ValuesLists[0].GetList()
+	cols := strs(nil)
+	for _, c := range in.Cols {
+		cols = append(cols, c.GetResTarget().GetName())
+	}
+	var keyCols []string
+	var keyVals []*pg.Node
+	for _, ie := range oc.Infer.IndexElems {
+		el := ie.GetIndexElem()
+		if el == nil || el.Name == "" {
+			return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name plain conflict columns, not expressions")
+		}
+		i := -1
+		for j, c := range cols {
+			if c == el.Name {
+				i = j
+			}
+		}
+		if i < 0 || i >= len(row.Items) {
+			return "", fmt.Errorf("conflict column %s is not among the inserted columns", el.Name)
+		}
+		keyCols = append(keyCols, el.Name)
+		keyVals = append(keyVals, row.Items[i])
+	}
+	op := "<="
+	if spec.Strict {
+		op = "<"
+	}
+	rv := in.Relation
+	// Values as SQL text, before the token joins the row.
+	valsSel := &pg.SelectStmt{LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT, Op: pg.SetOperation_SETOP_NONE}
+	for _, v := range keyVals {
+		valsSel.TargetList = append(valsSel.TargetList, pg.MakeResTargetNodeWithVal(v, -1))
+	}
+	valsSQL, err := deparse(selectNode(valsSel))
+	if err != nil {
+		return "", err
+	}
+	valsSQL = strings.TrimPrefix(valsSQL, "SELECT ")
+
+	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
+	row.Items = append(row.Items, pg.MakeParamRefNode(int32(spec.Param), -1))
+	oc.TargetList = append(oc.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
+	oc.WhereClause = and(oc.WhereClause, guardExpr(rv, spec.Column, op, pg.MakeParamRefNode(int32(spec.Param), -1)))
+	if len(in.ReturningList) == 0 {
+		in.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
+	}
+	writeSQL, err := deparse(&pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: in}})
+	if err != nil {
+		return "", err
+	}
+	rel := quoteIdent(relName(rv))
+	from := quoteIdent(rv.Relname)
+	if rv.Schemaname != "" {
+		from = quoteIdent(rv.Schemaname) + "." + from
+	}
+	if rv.Alias != nil && rv.Alias.Aliasname != "" {
+		from += " " + quoteIdent(rv.Alias.Aliasname)
+	}
+	tok := rel + "." + quoteIdent(spec.Column)
+	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
+	if spec.Columns > 0 {
+		written += ", " + WriteCTE + ".*"
+	}
+	written += " FROM " + WriteCTE
+	refused := fmt.Sprintf("SELECT %s, 1%s FROM %s WHERE (%s) = (%s) AND NOT (%s %s $%d) AND NOT EXISTS (SELECT 1 FROM %s)",
+		tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, tok, op, spec.Param, WriteCTE)
+	if len(keyCols) == 1 {
+		refused = fmt.Sprintf("SELECT %s, 1%s FROM %s WHERE %s = %s AND NOT (%s %s $%d) AND NOT EXISTS (SELECT 1 FROM %s)",
+			tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, tok, op, spec.Param, WriteCTE)
+	}
+	out := "WITH " + WriteCTE + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refused
+	if _, err := pg.Parse(out); err != nil {
+		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
 	}
 	return out, nil
 }

@@ -1,0 +1,98 @@
+package sqlparse_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/internal/testenv"
+	"github.com/fencegen/fencegen/runtime/fence"
+)
+
+// An INSERT ... ON CONFLICT DO UPDATE on a fenced table: the insert stores
+// the token, the DO UPDATE branch is guarded and stores the token, and a
+// refused update is reported with the stored token, against real
+// PostgreSQL.
+func TestFenceUpsertPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t, `CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL, tok bigint NOT NULL DEFAULT 0)`)
+	ctx := context.Background()
+	upsert := func(t *testing.T, sql string, strict bool, id int64, state string, tok fence.Token) (int64, error) {
+		t.Helper()
+		mode := fence.NonStrict
+		if strict {
+			mode = fence.Strict
+		}
+		got, err := sqlparse.FenceWrite(sql, sqlparse.FenceSpec{Column: "tok", Param: 3, Strict: strict, Columns: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fence.WriteUpsert("Upsert", "jobs", mode, tok, 0, func() (fence.Rows, error) {
+			return pool.Query(ctx, got, id, state, int64(tok))
+		}, nil)
+	}
+	const plain = `INSERT INTO jobs (id, state) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state`
+	const guarded = `INSERT INTO jobs AS j (id, state) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state WHERE j.state <> 'done'`
+	row := func(t *testing.T) (string, int64) {
+		t.Helper()
+		var s string
+		var tok int64
+		if err := pool.QueryRow(ctx, `SELECT state, tok FROM jobs WHERE id = 1`).Scan(&s, &tok); err != nil {
+			t.Fatal(err)
+		}
+		return s, tok
+	}
+	steps := []struct {
+		name   string
+		sql    string
+		strict bool
+		state  string
+		tok    fence.Token
+		stale  fence.Token // stored token in the expected StaleError, 0 for success
+		notFnd bool
+		want   string
+		wantT  int64
+	}{
+		{name: "insert stores the token", sql: plain, state: "new", tok: 5, want: "new", wantT: 5},
+		{name: "conflict with a newer token updates", sql: plain, state: "running", tok: 7, want: "running", wantT: 7},
+		{name: "conflict with an older token is stale", sql: plain, state: "old", tok: 6, stale: 7, want: "running", wantT: 7},
+		{name: "same token again applies (non-strict)", sql: plain, state: "done", tok: 7, want: "done", wantT: 7},
+		{name: "same token is stale when strict", sql: plain, strict: true, state: "x", tok: 7, stale: 7, want: "done", wantT: 7},
+		{name: "own WHERE refuses: not found, not stale", sql: guarded, state: "again", tok: 9, notFnd: true, want: "done", wantT: 7},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			n, err := upsert(t, st.sql, st.strict, 1, st.state, st.tok)
+			var se *fence.StaleError
+			switch {
+			case st.stale != 0:
+				if !errors.As(err, &se) || se.Stored != st.stale {
+					t.Fatalf("err = %v, want stale with stored %d", err, st.stale)
+				}
+			case st.notFnd:
+				if !errors.Is(err, fence.ErrNotFound) {
+					t.Fatalf("err = %v, want ErrNotFound", err)
+				}
+			default:
+				if err != nil || n != 1 {
+					t.Fatalf("= %d, %v; want 1 row written", n, err)
+				}
+			}
+			if s, tok := row(t); s != st.want || tok != st.wantT {
+				t.Fatalf("row = %s/%d, want %s/%d", s, tok, st.want, st.wantT)
+			}
+		})
+	}
+}
+
+func TestFenceUpsertNeedsConflictColumns(t *testing.T) {
+	for _, sql := range []string{
+		`INSERT INTO jobs (id, state) VALUES ($1, $2) ON CONFLICT ON CONSTRAINT jobs_pkey DO UPDATE SET state = EXCLUDED.state`,
+		`INSERT INTO jobs (id, state) VALUES ($1, $2), ($1 + 1, $2) ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state`,
+		`INSERT INTO jobs (id, state) VALUES ($1, $2) ON CONFLICT (lower(state)) DO UPDATE SET state = EXCLUDED.state`,
+	} {
+		if _, err := sqlparse.FenceWrite(sql, sqlparse.FenceSpec{Column: "tok", Param: 3}); err == nil {
+			t.Errorf("FenceWrite(%q) succeeded; want an error", sql)
+		}
+	}
+}
