@@ -10,6 +10,7 @@
 package main
 
 import (
+	_ "embed"
 	"context"
 	"encoding/json"
 	"errors"
@@ -653,7 +654,45 @@ func compareAPI(c *Case, haveSqlc bool) {
 	}
 }
 
+// explained.tsv says, for cases whose result differs from sqlc's, whether
+// the difference is a deliberate improvement, a defect, or an unsupported
+// input, and why: case name, kind, reason, tab-separated.
+//
+//go:embed explained.tsv
+var explainedTSV string
+
+type explanation struct{ kind, why string }
+
+func explanations() map[string]explanation {
+	out := map[string]explanation{}
+	for _, l := range strings.Split(explainedTSV, "\n") {
+		if strings.HasPrefix(l, "#") || strings.TrimSpace(l) == "" {
+			continue
+		}
+		f := strings.SplitN(l, "\t", 3)
+		if len(f) == 3 {
+			out[f[0]] = explanation{f[1], f[2]}
+		}
+	}
+	return out
+}
+
+// clean reports whether a case needs no explanation: generated (or failed
+// as expected), compiled, and identical to sqlc or not comparable.
+func clean(c *Case) bool {
+	ok := c.Result == resGenerated || strings.HasPrefix(c.Result, resErrOK)
+	return ok && c.Compile != "fail" && len(c.Diffs) == 0 && !(c.Negative && c.Result == resGenerated && c.API != "identical")
+}
+
 func notes(c *Case) string {
+	n := rawNotes(c)
+	if e, ok := explanations()[c.Name]; ok && !clean(c) {
+		return "[" + e.kind + "] " + e.why + " — " + n
+	}
+	return n
+}
+
+func rawNotes(c *Case) string {
 	var n string
 	switch {
 	case c.Result == resFailed && c.files != nil:
@@ -758,6 +797,15 @@ func report(w io.Writer, cases []*Case, o options, sqlcNote string) {
 	}
 	fmt.Fprintf(w, "- identical API: %d of %d compared (%d cases total; not counting %d managed-db cases compared with sqlc run without a database, %d of them identical)\n",
 		ident, comparable, len(cases), comparableDB, identDB)
+	fmt.Fprintf(w, "- not clean (failed, not compiling, or API differs): %s\n", count(func(c *Case) string {
+		if clean(c) {
+			return "clean"
+		}
+		if e, ok := explanations()[c.Name]; ok {
+			return "explained as " + e.kind
+		}
+		return "unexplained"
+	}))
 	fenced := 0
 	for _, c := range cases {
 		if c.Fenced {
