@@ -2,6 +2,7 @@ package gen
 
 import (
 	"context"
+	"fmt"
 	"go/token"
 
 	"os"
@@ -32,8 +33,9 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		files, pkgErrs := generatePackage(cfg, pkg)
+		files, notes, pkgErrs := generatePackage(cfg, pkg)
 		errs = append(errs, pkgErrs...)
+		out.Vet = append(out.Vet, notes...)
 		for name, b := range files {
 			if _, dup := out.Files[name]; dup {
 				errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "two sql entries write %s", name)
@@ -47,7 +49,7 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	return out, nil
 }
 
-func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.List) {
+func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []string, diag.List) {
 	var errs diag.List
 	cat := catalog.New()
 	schemaFiles, err := expand(cfg, pkg.Schema, pkg.Pos)
@@ -82,7 +84,7 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 	}
 	errs = append(errs, cat.Validate()...)
 	if schemaBroken {
-		return nil, errs
+		return nil, nil, errs
 	}
 	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
 	errs = append(errs, qerr...)
@@ -99,6 +101,7 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 	}
 	analyzed, aerr := analyze.Analyze(cat, parsed)
 	errs = append(errs, aerr...)
+	notes := optOutNotes(analyzed)
 	// The generated files' headers name each query file relative to the
 	// configuration. (Query files that share a base name share one output
 	// file, as in sqlc: see golang.Emit.)
@@ -125,7 +128,7 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, nil, errs
 	}
 	opts := pkg.Go
 	if opts.Package == "" {
@@ -136,16 +139,16 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 		opts.Package = filepath.Base(abs)
 		if !token.IsIdentifier(opts.Package) {
 			errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no package name is set and the output directory's name %q is not a Go identifier: set gen.go.package (version 2) or name (version 1)", opts.Package)
-			return nil, errs
+			return nil, nil, errs
 		}
 	} else if !token.IsIdentifier(opts.Package) {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "package name %q is not a Go identifier", opts.Package)
-		return nil, errs
+		return nil, nil, errs
 	}
 	rendered, err2 := golang.Emit(golang.Input{Catalog: cat, Files: analyzed, Options: opts, Sources: sources})
 	if err2 != nil {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err2)
-		return nil, errs
+		return nil, nil, errs
 	}
 	files := map[string][]byte{}
 	for name, b := range rendered {
@@ -153,11 +156,31 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, diag.L
 	}
 	if guard, err := guardSQL(cat); err != nil {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err)
-		return nil, errs
+		return nil, nil, errs
 	} else if guard != nil {
 		files[path.Join(filepath.ToSlash(opts.Out), GuardFile)] = guard
 	}
-	return files, nil
+	return files, notes, nil
+}
+
+// optOutNotes lists the queries that opted out of fencing ("-- @fence off:
+// <reason>"), one note per fenced table each writes unguarded, in file
+// order, as "file:line:col: note: query X writes fenced table T without
+// the guard: reason".
+func optOutNotes(files []*analyze.File) []string {
+	var notes []string
+	for _, f := range files {
+		for _, q := range f.Queries {
+			if q.OptOut == nil {
+				continue
+			}
+			for _, t := range q.OptOut.Tables {
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s writes fenced table %s without the guard: %s",
+					q.File, q.OptOut.Line, q.OptOut.Col, q.Name, t, q.OptOut.Reason))
+			}
+		}
+	}
+	return notes
 }
 
 // GuardFile is the migration SQL fencegen writes beside the generated code

@@ -10,6 +10,10 @@
 //     "file:line:col: message" line per problem, file names relative to
 //     the case directory.
 //
+// A case that generates may also hold vet.txt: the notes Generate returns
+// in Output.Vet (queries that opted out of fencing), one per line; a case
+// without vet.txt must produce none.
+//
 // The runner changes into the case directory before loading its
 // configuration, so every message names files relative to it and never
 // by an absolute path. Each case runs Generate twice and checks that the
@@ -68,6 +72,7 @@ const (
 	casesDir  = "testdata/cases"
 	wantDir   = "want"
 	stderrTxt = "stderr.txt"
+	vetTxt    = "vet.txt"
 )
 
 // caseDirs returns the case directories' names, sorted.
@@ -104,15 +109,21 @@ func TestGolden(t *testing.T) {
 // generate loads the configuration and runs Generate from the case
 // directory, which must be the working directory.
 func generate() (map[string][]byte, error) {
+	files, _, err := generateWithNotes()
+	return files, err
+}
+
+// generateWithNotes is generate that also returns Output.Vet.
+func generateWithNotes() (map[string][]byte, []string, error) {
 	cfg, err := gen.LoadConfig("fencegen.yaml")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out, err := gen.Generate(context.Background(), cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out.Files, nil
+	return out.Files, out.Vet, nil
 }
 
 // problemLine is the form of every line of an expected error.
@@ -120,7 +131,7 @@ var problemLine = regexp.MustCompile(`^[^\s:/][^\s:]*:[0-9]+:[0-9]+: \S`)
 
 func runCase(t *testing.T, dir string) {
 	t.Chdir(dir) // messages name files relative to the case directory
-	files, err := generate()
+	files, notes, err := generateWithNotes()
 	files2, err2 := generate()
 
 	// Determinism: a second run gives the same bytes, or the same error.
@@ -137,14 +148,19 @@ func runCase(t *testing.T, dir string) {
 		if err := os.RemoveAll(wantDir); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Remove(stderrTxt); err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
+		for _, f := range []string{stderrTxt, vetTxt} {
+			if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
 		}
 		if err != nil {
 			writeFile(t, stderrTxt, []byte(err.Error()+"\n"))
 		} else {
 			for name, b := range files {
 				writeFile(t, name, b)
+			}
+			if len(notes) > 0 {
+				writeFile(t, vetTxt, []byte(strings.Join(notes, "\n")+"\n"))
 			}
 		}
 		wantsError = err != nil
@@ -171,6 +187,17 @@ func runCase(t *testing.T, dir string) {
 
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
+	}
+	wantNotes, rerr := os.ReadFile(vetTxt)
+	if rerr != nil && !os.IsNotExist(rerr) {
+		t.Fatal(rerr)
+	}
+	gotNotes := ""
+	if len(notes) > 0 {
+		gotNotes = strings.Join(notes, "\n") + "\n"
+	}
+	if gotNotes != string(wantNotes) {
+		t.Errorf("Output.Vet differs from %s (-want +got):\n%s", vetTxt, diffText(vetTxt, string(wantNotes), gotNotes))
 	}
 	want := readTree(t, wantDir)
 	if !maps.EqualFunc(want, files, bytes.Equal) {

@@ -19,7 +19,39 @@ UPDATE account_balances SET balance = sqlc.arg(balance) WHERE id = sqlc.arg(id)
 RETURNING *;
 
 -- name: CloseAccount :execrows
+-- CloseAccount deletes an account's row. A hard DELETE leaves nothing to
+-- fence a later INSERT against: prefer SoftCloseAccount (README, "Deleting
+-- fenced rows").
 DELETE FROM account_balances WHERE id = $1;
+
+-- name: SoftCloseAccount :exec
+-- SoftCloseAccount closes an account with a tombstone instead of deleting
+-- it: the row stays, and stores the closing holder's token, so a stale
+-- holder's later write to it is refused.
+UPDATE account_balances SET closed_at = coalesce(closed_at, now()) WHERE id = @id;
+
+-- name: ReopenAccount :one
+-- ReopenAccount brings a closed account back (what a re-INSERT would do after
+-- a hard DELETE), as a fenced UPDATE that clears the tombstone.
+UPDATE account_balances SET balance = @balance, closed_at = NULL WHERE id = @id
+RETURNING *;
+
+-- name: RecreateAccount :one
+-- RecreateAccount opens an account, or re-opens a closed one: the DO UPDATE
+-- branch is fenced, so a stale holder cannot re-open what a newer holder
+-- closed.
+INSERT INTO account_balances (id, balance) VALUES (@id, @balance)
+ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, closed_at = NULL
+RETURNING *;
+
+-- name: CreditAccounts :batchexec
+-- CreditAccounts credits many accounts in one round trip, all under one
+-- lease; each item reports its own outcome.
+UPDATE account_balances SET balance = balance + @amount WHERE id = @id;
+
+-- name: SetBalances :batchone
+UPDATE account_balances SET balance = @balance WHERE id = @id
+RETURNING *;
 
 -- name: RecordCredit :exec
 INSERT INTO account_credits (account_id, amount, worker) VALUES ($1, $2, $3);

@@ -57,6 +57,12 @@ var (
 	// ErrNotFound is the sentinel for a fenced write whose WHERE clause
 	// matched no row at all. It is not a fencing failure.
 	ErrNotFound = errors.New("fence: no row matched")
+	// ErrConcurrentChange is the sentinel for a fenced write that wrote
+	// nothing because concurrent transactions changed the rows it matched
+	// between its snapshot and its row locks, although their stored token
+	// would have been accepted. It is neither a stale token nor a missing
+	// row: running the write again under the same token is safe.
+	ErrConcurrentChange = errors.New("fence: rows changed concurrently")
 )
 
 // SQLState is the SQLSTATE that fencegen's database-side guard (the
@@ -110,3 +116,28 @@ func (e *NotFoundError) Error() string {
 
 // Unwrap returns ErrNotFound.
 func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+
+// ConcurrentChangeError is the error of a fenced write that wrote nothing
+// because concurrent transactions kept changing the rows it matched (their
+// stored token would have been accepted). A generated method returns it
+// after MaxAttempts runs; an item of a fenced batch returns it at once,
+// since a batch is not sent again (Attempts is 1). Unwrap returns
+// ErrConcurrentChange.
+type ConcurrentChangeError struct {
+	// Query is the name of the generated query.
+	Query string
+	// Table is the fenced table the write targeted.
+	Table string
+	// Attempts is how many times the statement ran.
+	Attempts int
+}
+
+func (e *ConcurrentChangeError) Error() string {
+	if e.Attempts > 1 {
+		return fmt.Sprintf("fence: %s on %s: rows changed concurrently during each of %d attempts", e.Query, e.Table, e.Attempts)
+	}
+	return fmt.Sprintf("fence: %s on %s: rows changed concurrently; nothing was written, send the write again", e.Query, e.Table)
+}
+
+// Unwrap returns ErrConcurrentChange.
+func (e *ConcurrentChangeError) Unwrap() error { return ErrConcurrentChange }

@@ -1,7 +1,5 @@
 package fence
 
-import "fmt"
-
 // MaxAttempts is how many times generated code runs a fenced statement when
 // the database refused rows that the statement's own snapshot showed as
 // writable. That only happens when a concurrent transaction changed or
@@ -15,7 +13,8 @@ const MaxAttempts = 5
 // rows how many there were. It returns retry=true when the refusal cannot be
 // explained by the token (stored would have been accepted: a concurrent
 // writer got there first) and attempt is below MaxAttempts; otherwise a
-// *StaleError, or an error saying the rows changed on every attempt.
+// *StaleError, or a *ConcurrentChangeError when the rows changed on every
+// attempt.
 //
 // Generated code calls it; applications do not need to.
 func Refusal(query, table string, mode Mode, presented, stored Token, rows int64, attempt int) (retry bool, err error) {
@@ -23,7 +22,7 @@ func Refusal(query, table string, mode Mode, presented, stored Token, rows int64
 		if attempt+1 < MaxAttempts {
 			return true, nil
 		}
-		return false, fmt.Errorf("fence: %s on %s: rows changed concurrently during each of %d attempts", query, table, MaxAttempts)
+		return false, &ConcurrentChangeError{Query: query, Table: table, Attempts: MaxAttempts}
 	}
 	return false, &StaleError{Query: query, Table: table, Presented: presented, Stored: stored, Rows: rows, Mode: mode}
 }

@@ -63,49 +63,93 @@ type Rows interface {
 // concurrent transaction changed them after the statement's snapshot, and
 // Write runs the statement again, at most MaxAttempts times (see Refusal).
 func Write(query, table string, mode Mode, presented Token, cols int, run func() (Rows, error), scan func(Rows) error) (int64, error) {
-	refusedDest := make([]any, 2+cols)
 	for attempt := 0; ; attempt++ {
 		rows, err := run()
+		written, stored, refused, err := readResult(query, table, mode, presented, cols, rows, err, scan)
 		if err != nil {
-			return 0, fromTrigger(query, table, mode, presented, err)
-		}
-		var (
-			written         int64
-			stored, refused *int64
-		)
-		refusedDest[0], refusedDest[1] = &stored, &refused
-		for rows.Next() {
-			if vals := rows.RawValues(); len(vals) > 0 && vals[0] != nil {
-				if err := rows.Scan(refusedDest...); err != nil {
-					rows.Close()
-					return 0, fromTrigger(query, table, mode, presented, err)
-				}
-				continue
-			}
-			if scan != nil {
-				if err := scan(rows); err != nil {
-					rows.Close()
-					return 0, err
-				}
-			}
-			written++
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return 0, fromTrigger(query, table, mode, presented, err)
+			return 0, err
 		}
 		if stored == nil {
-			if written == 0 {
-				return 0, &NotFoundError{Query: query, Table: table}
-			}
 			return written, nil
-		}
-		if refused == nil {
-			return 0, fmt.Errorf("fence: %s on %s: refused row without a row count", query, table)
 		}
 		retry, err := Refusal(query, table, mode, presented, Token(*stored), *refused, attempt)
 		if !retry {
 			return 0, err
 		}
 	}
+}
+
+// readResult reads the result set of one run of a fenced write (see
+// Write): rows and err are what sending the statement returned. It
+// returns the number of rows written, or, when the statement wrote
+// nothing because of the token, the refusal row's stored token and
+// refused-row count (both non-nil), or an error: the database-side guard's
+// as a *StaleError, a *NotFoundError when no row matched, or the
+// driver's or scan's error. It closes rows once it has read them.
+func readResult(query, table string, mode Mode, presented Token, cols int, rows Rows, err error, scan func(Rows) error) (written int64, stored, refused *int64, _ error) {
+	if err != nil {
+		return 0, nil, nil, fromTrigger(query, table, mode, presented, err)
+	}
+	refusedDest := make([]any, 2+cols)
+	refusedDest[0], refusedDest[1] = &stored, &refused
+	for rows.Next() {
+		if vals := rows.RawValues(); len(vals) > 0 && vals[0] != nil {
+			if err := rows.Scan(refusedDest...); err != nil {
+				rows.Close()
+				return 0, nil, nil, fromTrigger(query, table, mode, presented, err)
+			}
+			continue
+		}
+		if scan != nil {
+			if err := scan(rows); err != nil {
+				rows.Close()
+				return 0, nil, nil, err
+			}
+		}
+		written++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, nil, nil, fromTrigger(query, table, mode, presented, err)
+	}
+	if stored == nil {
+		if written == 0 {
+			return 0, nil, nil, &NotFoundError{Query: query, Table: table}
+		}
+		return written, nil, nil, nil
+	}
+	if refused == nil {
+		return 0, nil, nil, fmt.Errorf("fence: %s on %s: refused row without a row count", query, table)
+	}
+	return 0, stored, refused, nil
+}
+
+// WriteResult is called by generated code for one item of a fenced
+// :batchexec, :batchone or :batchmany (pgx's BatchResults.Query returns
+// the item's rows and error). It interprets the item's result set as
+// Write does, without running anything again: a batch is sent once, so
+// there is no retry. It returns the number of rows the item wrote, or:
+//   - a *StaleError (errors.Is ErrStaleToken) when the rows matched hold a
+//     token that presented does not beat under mode, or when the
+//     database-side guard refused the write;
+//   - a *NotFoundError (errors.Is ErrNotFound) when no row matched;
+//   - a *ConcurrentChangeError (errors.Is ErrConcurrentChange) when the
+//     rows were refused although their stored token is accepted: a
+//     concurrent transaction changed them between the statement's snapshot
+//     and its row locks, and the item wrote nothing. Where Write would run
+//     the statement again, a batch item reports this instead; the caller
+//     may send the item again under the same token;
+//   - the driver's or scan's error, unchanged.
+func WriteResult(query, table string, mode Mode, presented Token, cols int, rows Rows, err error, scan func(Rows) error) (int64, error) {
+	written, stored, refused, err := readResult(query, table, mode, presented, cols, rows, err, scan)
+	if err != nil {
+		return 0, err
+	}
+	if stored == nil {
+		return written, nil
+	}
+	if mode.Accepts(Token(*stored), presented) {
+		return 0, &ConcurrentChangeError{Query: query, Table: table, Attempts: 1}
+	}
+	return 0, &StaleError{Query: query, Table: table, Presented: presented, Stored: Token(*stored), Rows: *refused, Mode: mode}
 }

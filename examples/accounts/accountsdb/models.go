@@ -12,6 +12,7 @@ type AccountBalance struct {
 	Balance pgtype.Numeric
 	// fencegen:token
 	LastFencingToken fence.Token
+	ClosedAt         pgtype.Timestamptz
 }
 
 type AccountCredit struct {

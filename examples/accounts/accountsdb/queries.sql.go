@@ -24,7 +24,7 @@ type OpenAccountParams struct {
 func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token fence.Token) (AccountBalance, error) {
 	row := q.db.QueryRow(ctx, openAccount, arg.ID, arg.Balance, int64(token))
 	var i AccountBalance
-	err := row.Scan(&i.ID, &i.Balance, &i.LastFencingToken)
+	err := row.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
 	return i, err
 }
 
@@ -35,7 +35,7 @@ SELECT * FROM account_balances WHERE id = $1
 func (q *Queries) GetAccount(ctx context.Context, id int64) (AccountBalance, error) {
 	row := q.db.QueryRow(ctx, getAccount, id)
 	var i AccountBalance
-	err := row.Scan(&i.ID, &i.Balance, &i.LastFencingToken)
+	err := row.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
 	return i, err
 }
 
@@ -103,7 +103,7 @@ WITH fence_write AS (
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
-SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetBalanceParams struct {
@@ -122,14 +122,14 @@ type SetBalanceParams struct {
 func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fence.Token) (AccountBalance, error) {
 	var i AccountBalance
 	found := false
-	_, err := fence.Write("SetBalance", "account_balances", fence.NonStrict, token, 3, func() (fence.Rows, error) {
+	_, err := fence.Write("SetBalance", "account_balances", fence.NonStrict, token, 4, func() (fence.Rows, error) {
 		return q.db.Query(ctx, setBalance, arg.Balance, arg.ID, int64(token))
 	}, func(rows fence.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
-		return rows.Scan(nil, nil, &i.ID, &i.Balance, &i.LastFencingToken)
+		return rows.Scan(nil, nil, &i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
 	})
 	return i, err
 }
@@ -143,6 +143,10 @@ UNION ALL
 SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
+// CloseAccount deletes an account's row. A hard DELETE leaves nothing to
+// fence a later INSERT against: prefer SoftCloseAccount (README, "Deleting
+// fenced rows").
+//
 // CloseAccount is fenced on account_balances.last_fencing_token: it refuses to
 // touch rows whose stored fencing token is greater than token. It returns a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
@@ -152,6 +156,108 @@ func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token)
 	return fence.Write("CloseAccount", "account_balances", fence.NonStrict, token, 0, func() (fence.Rows, error) {
 		return q.db.Query(ctx, closeAccount, id, int64(token))
 	}, nil)
+}
+
+const softCloseAccount = `-- name: SoftCloseAccount :exec
+WITH fence_write AS (
+    UPDATE account_balances SET closed_at = COALESCE(closed_at, now()), last_fencing_token = $2 WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+UNION ALL
+SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+`
+
+// SoftCloseAccount closes an account with a tombstone instead of deleting
+// it: the row stays, and stores the closing holder's token, so a stale
+// holder's later write to it is refused.
+//
+// SoftCloseAccount is fenced on account_balances.last_fencing_token: it
+// refuses to touch rows whose stored fencing token is greater than token, and
+// stores token in the rows it writes. It returns a *fence.StaleError
+// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
+// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
+// row. One round trip.
+func (q *Queries) SoftCloseAccount(ctx context.Context, id int64, token fence.Token) error {
+	_, err := fence.Write("SoftCloseAccount", "account_balances", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+		return q.db.Query(ctx, softCloseAccount, id, int64(token))
+	}, nil)
+	return err
+}
+
+const reopenAccount = `-- name: ReopenAccount :one
+WITH fence_write AS (
+    UPDATE account_balances SET balance = $1, closed_at = NULL, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING *
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+UNION ALL
+SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+`
+
+type ReopenAccountParams struct {
+	Balance pgtype.Numeric
+	ID      int64
+}
+
+// ReopenAccount brings a closed account back (what a re-INSERT would do after
+// a hard DELETE), as a fenced UPDATE that clears the tombstone.
+//
+// ReopenAccount is fenced on account_balances.last_fencing_token: it refuses
+// to touch rows whose stored fencing token is greater than token, and stores
+// token in the rows it writes. It returns a *fence.StaleError (errors.Is
+// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
+// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
+// One round trip.
+func (q *Queries) ReopenAccount(ctx context.Context, arg ReopenAccountParams, token fence.Token) (AccountBalance, error) {
+	var i AccountBalance
+	found := false
+	_, err := fence.Write("ReopenAccount", "account_balances", fence.NonStrict, token, 4, func() (fence.Rows, error) {
+		return q.db.Query(ctx, reopenAccount, arg.Balance, arg.ID, int64(token))
+	}, func(rows fence.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(nil, nil, &i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
+	})
+	return i, err
+}
+
+const recreateAccount = `-- name: RecreateAccount :one
+WITH fence_write AS (
+    INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3 WHERE account_balances.last_fencing_token <= $3 RETURNING *
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+UNION ALL
+SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL FROM account_balances WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+`
+
+type RecreateAccountParams struct {
+	ID      int64
+	Balance pgtype.Numeric
+}
+
+// RecreateAccount opens an account, or re-opens a closed one: the DO UPDATE
+// branch is fenced, so a stale holder cannot re-open what a newer holder
+// closed.
+//
+// RecreateAccount stores token in account_balances.last_fencing_token. On a
+// conflict, its DO UPDATE refuses to touch rows whose stored fencing token is
+// greater than token, and stores token. It returns a *fence.StaleError
+// (errors.Is fence.ErrStaleToken) when the existing row holds a newer token.
+// One round trip.
+func (q *Queries) RecreateAccount(ctx context.Context, arg RecreateAccountParams, token fence.Token) (AccountBalance, error) {
+	var i AccountBalance
+	found := false
+	_, err := fence.WriteUpsert("RecreateAccount", "account_balances", fence.NonStrict, token, 4, func() (fence.Rows, error) {
+		return q.db.Query(ctx, recreateAccount, arg.ID, arg.Balance, int64(token))
+	}, func(rows fence.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(nil, nil, &i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
+	})
+	return i, err
 }
 
 const recordCredit = `-- name: RecordCredit :exec

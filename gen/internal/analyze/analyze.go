@@ -8,6 +8,7 @@ package analyze
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -41,6 +42,20 @@ type Query struct {
 	// InsertColumns are the INSERT's column names in order (used by
 	// :copyfrom).
 	InsertColumns []string
+	// OptOut is set for a query annotated "-- @fence off: <reason>" that
+	// writes fenced tables: it is generated without the guard (Fence is
+	// nil), and vet lists it.
+	OptOut *OptOut
+}
+
+// OptOut is a query's explicit opt-out from fencing.
+type OptOut struct {
+	Reason string
+	// Tables are the fenced tables the query writes unguarded, qualified
+	// names in order of first appearance.
+	Tables []string
+	// Line and Col locate the "-- @fence off:" comment.
+	Line, Col int
 }
 
 // Param is a query parameter.
@@ -58,6 +73,12 @@ type Param struct {
 	Slice  bool
 
 	forceNull bool
+	// loc is the first occurrence's offset; conflict is a second type the
+	// query deduces for the parameter that PostgreSQL cannot reconcile
+	// with the first.
+	loc           int
+	conflict      *catalog.Type
+	strictlyTyped bool
 }
 
 // Column is a result column.
@@ -87,7 +108,8 @@ type Fence struct {
 	Column string
 	// Strict selects stored < presented instead of stored ≤ presented.
 	Strict bool
-	// Kind is "update", "delete" or "insert".
+	// Kind is "update", "delete", "insert" or "upsert" (INSERT ... ON
+	// CONFLICT DO UPDATE, whose DO UPDATE branch is guarded).
 	Kind string
 	// TokenParam is the number of the token parameter ($n).
 	TokenParam int
@@ -105,6 +127,7 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 	var errs diag.List
 	var out []*File
 	seen := map[string]*Query{}
+	fw := newFuncWrites(cat)
 	for _, f := range files {
 		af := &File{Name: f.Name}
 		prevEnd := 0
@@ -154,7 +177,7 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 				}
 				continue
 			}
-			a := &analyzer{cat: cat, file: f, stmt: st, params: map[int]*Param{}}
+			a := &analyzer{cat: cat, file: f, stmt: st, params: map[int]*Param{}, funcs: fw}
 			q, err := a.query(ann)
 			if err != nil {
 				errs = append(errs, diag.As(err)...)
@@ -185,6 +208,10 @@ func isDML(n sqlparse.Node) bool {
 }
 
 type analyzer struct {
+	// strict is set while a parameter is typed by an assignment or an
+	// equality with a column: a second, different deduction then is a
+	// conflict PostgreSQL would refuse.
+	strict bool
 	edits  []edit
 	cat    *catalog.Catalog
 	file   *sqlparse.File
@@ -194,6 +221,11 @@ type analyzer struct {
 	ann    *Annotation
 	// spellStar makes targets replace a bare * by the column list.
 	spellStar bool
+	// optedOut are the fenced tables an opted-out query ("-- @fence off:")
+	// writes without a guard.
+	optedOut []string
+	// funcs caches what user-defined functions write (funcwrites.go).
+	funcs *funcWrites
 }
 
 func (a *analyzer) errorf(loc int, format string, args ...any) {
@@ -228,22 +260,36 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	case *sqlparse.Truncate:
 		for _, t := range n.Tables {
 			if tb := a.cat.Table(t.Schema, t.Name); tb != nil && tb.Fence != nil {
-				a.errorf(t.Loc, "TRUNCATE of fenced table %s cannot be guarded by a fencing token", tb.QualifiedName())
+				a.refuseFenced(t.Loc, tb, "TRUNCATE of fenced table %s cannot be guarded by a fencing token: it empties the table without reading any row's stored token, so a stale holder would erase a newer holder's writes; delete the rows with a fenced DELETE (or mark them with a fenced UPDATE of a tombstone column)", tb.QualifiedName())
 			}
 		}
 	case *sqlparse.Merge:
 		if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && tb.Fence != nil {
-			a.errorf(n.Loc, "MERGE into fenced table %s cannot be guarded by a fencing token yet; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
+			a.refuseFenced(n.Loc, tb, "MERGE into fenced table %s cannot be guarded by a fencing token yet: its WHEN branches update, insert and delete rows that fencegen cannot lock and check in one guard; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
 		}
 	case *sqlparse.Copy:
 		if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && tb.Fence != nil && n.From {
-			a.errorf(n.Loc, "COPY into fenced table %s cannot be guarded by a fencing token", tb.QualifiedName())
+			a.refuseFenced(n.Loc, tb, "COPY into fenced table %s cannot be guarded by a fencing token: COPY FROM loads rows as they are, so the token column is not set and nothing checks a stored token; load the rows with a fenced INSERT (:copyfrom or :batchexec)", tb.QualifiedName())
 		}
 	default:
 		// Other statements (CALL, SET, DDL ...) run as they are.
 	}
+	// Writes hidden in user-defined functions and procedures the query
+	// calls (funcwrites.go).
+	a.checkFuncWrites(q)
 	if len(a.errs) > 0 {
 		return nil, a.errs
+	}
+	if ann.OptOut != "" {
+		if q.Fence != nil {
+			a.optOutTable(q.Fence.Table)
+			q.Fence = nil
+		}
+		if len(a.optedOut) == 0 {
+			a.errs.Add(a.file.Name, ann.OptOutLine, ann.OptOutCol, "query %s: @fence off applies to writes to a fenced table, and this query writes none; drop the annotation", q.Name)
+			return nil, a.errs
+		}
+		q.OptOut = &OptOut{Reason: ann.OptOut, Tables: a.optedOut, Line: ann.OptOutLine, Col: ann.OptOutCol}
 	}
 	if q.Fence != nil {
 		a.checkCurrentOf(q)
@@ -270,6 +316,10 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			return nil, a.errs
 		}
 		p := a.params[n]
+		if p.conflict != nil {
+			a.errorf(p.loc, "query %s: inconsistent types deduced for parameter $%d: %s and %s; cast it where it is used (e.g. $%d::%s)", q.Name, n, p.Type, *p.conflict, n, p.Type)
+			return nil, a.errs
+		}
 		if p.Name == "" {
 			p.Name = fmt.Sprintf("column_%d", n)
 		}
@@ -282,7 +332,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	q.SQL = sqlText
 	if q.Fence != nil {
 		q.Fence.TokenParam = len(q.Params) + 1
-		if q.Fence.Kind != "insert" && len(q.Fence.Table.PrimaryKey) == 0 {
+		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && len(q.Fence.Table.PrimaryKey) == 0 {
 			a.errorf(a.stmt.Start, "query %s: fenced table %s has no PRIMARY KEY; fencegen locks and writes the rows a fenced %s matches by key, so that the write is all or nothing", q.Name, q.Fence.Table.QualifiedName(), strings.ToUpper(q.Fence.Kind))
 			return nil, a.errs
 		}
@@ -297,6 +347,30 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		q.SQL = rewritten
 	}
 	return q, nil
+}
+
+// optOutHint ends every refusal of a write to a fenced table: the way out
+// when the write must stay unguarded.
+const optOutHint = "; or, if this write may skip the guard, say why above the query with \"-- @fence off: <reason>\""
+
+// refuseFenced reports a write to fenced table t that fencegen cannot
+// guard, at loc: an error whose message (format) says why and what to do,
+// or, in a query annotated "-- @fence off: <reason>", no error but an
+// opt-out that vet lists.
+func (a *analyzer) refuseFenced(loc int, t *catalog.Table, format string, args ...any) {
+	if a.ann != nil && a.ann.OptOut != "" {
+		a.optOutTable(t)
+		return
+	}
+	a.errorf(loc, format+optOutHint, args...)
+}
+
+// optOutTable records that the opted-out query writes fenced table t.
+func (a *analyzer) optOutTable(t *catalog.Table) {
+	name := t.QualifiedName()
+	if !slices.Contains(a.optedOut, name) {
+		a.optedOut = append(a.optedOut, name)
+	}
 }
 
 var currentOf = regexp.MustCompile(`(?i)\bcurrent\s+of\b`)
@@ -327,8 +401,12 @@ func (a *analyzer) checkCmd(q *Query) {
 	// A SELECT returns rows even with no columns (SELECT FROM t).
 	_, isSelect := a.stmt.Node.(*sqlparse.Select)
 	returns := len(q.Columns) > 0 || isSelect
-	if (q.Cmd == ":batchexec" || q.Cmd == ":batchone" || q.Cmd == ":batchmany") && q.Fence != nil && q.Fence.Kind != "insert" {
-		a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: %s on fenced table %s is not generated yet; use :exec, :one or :many", q.Name, q.Cmd, q.Fence.Table.QualifiedName())
+	// A fenced UPDATE or DELETE in a batch: each item runs the guarded
+	// statement and reports its own outcome (golang's batch.go). Other
+	// guarded shapes are not generated as batches yet.
+	if (q.Cmd == ":batchexec" || q.Cmd == ":batchone" || q.Cmd == ":batchmany") && q.Fence != nil &&
+		q.Fence.Kind != "insert" && q.Fence.Kind != "update" && q.Fence.Kind != "delete" {
+		a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: %s of a fenced %s on %s is not generated yet: its per-item result is not read in a batch; use :exec, :one or :many", q.Name, q.Cmd, q.Fence.Kind, q.Fence.Table.QualifiedName())
 		return
 	}
 	switch q.Cmd {
@@ -392,6 +470,9 @@ func (a *analyzer) numberParams() (string, error) {
 	}
 	for _, p := range all {
 		pr := a.param(p.Number)
+		if pr.loc == 0 {
+			pr.loc = p.Loc
+		}
 		if p.Name != "" {
 			pr.Name = p.Name
 		}
@@ -455,12 +536,17 @@ func (a *analyzer) param(n int) *Param {
 func (a *analyzer) typeParam(n int, v value, nameHint string) {
 	p := a.param(n)
 	if p.Known {
+		if a.strict && p.strictlyTyped && v.Known && p.conflict == nil && typeCategory(v.Type) != typeCategory(p.Type) {
+			t := v.Type
+			p.conflict = &t
+		}
 		return
 	}
 	if !v.Known {
 		return
 	}
 	p.Type, p.Known, p.Column = v.Type, true, v.Column
+	p.strictlyTyped = a.strict
 	p.NotNull = v.NotNull && !p.forceNull
 	if p.Slice && p.Type.ArrayDims == 0 {
 		p.Type.ArrayDims = 1
@@ -469,4 +555,40 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 	if p.Name == "" && nameHint != "" {
 		p.Name = nameHint
 	}
+}
+
+// typeCategory groups types the way PostgreSQL's implicit casts connect
+// them (PostgreSQL docs, 10.2 "Operators", and pg_type.typcategory): a
+// parameter deduced as one category in one place and another elsewhere
+// makes PostgreSQL refuse the query ("inconsistent types deduced for
+// parameter"). Unknown types never conflict.
+func typeCategory(t catalog.Type) string {
+	if t.Name == "" || t.Name == "any" || t.Name == "unknown" || t.Name == "anyelement" || t.Name == "anyarray" || t.Name == "record" {
+		return ""
+	}
+	dims := strings.Repeat("[]", t.ArrayDims)
+	if t.Schema != "pg_catalog" && t.Schema != "" {
+		return "user:" + t.Schema + "." + t.Name + dims
+	}
+	switch t.Name {
+	case "int2", "int4", "int8", "float4", "float8", "numeric", "money", "oid":
+		return "numeric" + dims
+	case "text", "varchar", "bpchar", "char", "name", "citext":
+		return "string" + dims
+	case "date", "timestamp", "timestamptz":
+		return "datetime" + dims
+	case "time", "timetz":
+		return "time" + dims
+	case "json", "jsonb":
+		return "json" + dims
+	}
+	return t.Name + dims
+}
+
+// strictly runs f with strict deduction on (see analyzer.strict).
+func (a *analyzer) strictly(f func()) {
+	old := a.strict
+	a.strict = true
+	f()
+	a.strict = old
 }

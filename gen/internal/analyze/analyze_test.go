@@ -256,3 +256,21 @@ SELECT CASE WHEN to_regclass(@schema_and_table) IS NULL THEN false ELSE true END
 		t.Errorf("E params: %s", got)
 	}
 }
+
+// A parameter assigned to a boolean column and compared with a bigint
+// column is refused, as PostgreSQL refuses it ("inconsistent types deduced
+// for parameter"); explicit casts to different types are conversions, not
+// deductions, and pass.
+func TestInconsistentParameterTypes(t *testing.T) {
+	schema := `CREATE TABLE authors (id bigint PRIMARY KEY, name boolean NOT NULL, note text);`
+	_, errs := analyzeSrc(t, schema, "-- name: Bad :exec\nUPDATE authors SET name = $1 WHERE id = $1;\n")
+	if len(errs) != 1 || !strings.Contains(errs[0], "inconsistent types deduced for parameter $1: bool and int8") {
+		t.Fatalf("errors = %q, want one inconsistent-types error", errs)
+	}
+	if _, errs := analyzeSrc(t, schema, "-- name: Casts :many\nSELECT id FROM authors WHERE id = $1::bigint OR note = $1::text;\n"); len(errs) != 0 {
+		t.Fatalf("explicit casts: errors = %q, want none", errs)
+	}
+	if _, errs := analyzeSrc(t, schema, "-- name: Nested :exec\nUPDATE authors SET note = note || ($1::int + 1)::text WHERE id = $2;\n"); len(errs) != 0 {
+		t.Fatalf("nested use: errors = %q, want none", errs)
+	}
+}

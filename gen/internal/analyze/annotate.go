@@ -27,6 +27,11 @@ type Annotation struct {
 	Doc []string
 	// Strict is set by "-- @fence strict", NonStrict by "-- @fence non-strict".
 	Strict, NonStrict bool
+	// OptOut is the reason given by "-- @fence off: <reason>": the query's
+	// writes to fenced tables are generated without the guard, and vet
+	// lists them. OptOutLine and OptOutCol locate the comment.
+	OptOut                string
+	OptOutLine, OptOutCol int
 	// Line and Col locate the "-- name:" line; NameCol the name itself.
 	Line, Col, NameCol, CmdCol int
 }
@@ -39,6 +44,8 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 	var doc []string
 	var errs []locatedMsg
 	var strict, nonStrict bool
+	var optOut *commentLine
+	var optOutReason string
 	for _, l := range lines {
 		text := strings.TrimSpace(l.text)
 		if m := nameLine.FindStringSubmatch(text); m != nil && strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(text, "--")), "name:") {
@@ -83,13 +90,26 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 		}
 		body := strings.TrimSpace(strings.TrimPrefix(text, "--"))
 		if strings.HasPrefix(body, "@fence") {
-			switch strings.TrimSpace(strings.TrimPrefix(body, "@fence")) {
-			case "strict":
+			flag := strings.TrimSpace(strings.TrimPrefix(body, "@fence"))
+			switch {
+			case flag == "strict":
 				strict = true
-			case "non-strict", "nonstrict":
+			case flag == "non-strict" || flag == "nonstrict":
 				nonStrict = true
+			case flag == "off" || strings.HasPrefix(flag, "off:") || strings.HasPrefix(flag, "off "):
+				reason, hasColon := strings.CutPrefix(strings.TrimSpace(strings.TrimPrefix(flag, "off")), ":")
+				reason = strings.TrimSpace(reason)
+				switch {
+				case optOut != nil:
+					errs = append(errs, locatedMsg{line: l.line, col: l.col, msg: fmt.Sprintf("a second @fence off (the first is on line %d); give one reason", optOut.line)})
+				case !hasColon || reason == "":
+					errs = append(errs, locatedMsg{line: l.line, col: l.col, msg: "@fence off needs a reason: write \"-- @fence off: <why this write may skip the fencing guard>\"; the reason is listed by fencegen vet"})
+				default:
+					ll := l
+					optOut, optOutReason = &ll, reason
+				}
 			default:
-				errs = append(errs, locatedMsg{line: l.line, col: l.col, msg: fmt.Sprintf("unknown flag %q: want \"@fence strict\" or \"@fence non-strict\"", body)})
+				errs = append(errs, locatedMsg{line: l.line, col: l.col, msg: fmt.Sprintf("unknown flag %q: want \"@fence strict\", \"@fence non-strict\" or \"@fence off: <reason>\"", body)})
 			}
 			continue
 		}
@@ -106,6 +126,12 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 		a.Strict, a.NonStrict = strict, nonStrict
 		if strict && nonStrict {
 			errs = append(errs, locatedMsg{line: a.Line, col: a.Col, msg: "query " + a.Name + ": both @fence strict and @fence non-strict"})
+		}
+		if optOut != nil {
+			a.OptOut, a.OptOutLine, a.OptOutCol = optOutReason, optOut.line, optOut.col
+			if strict || nonStrict {
+				errs = append(errs, locatedMsg{line: optOut.line, col: optOut.col, msg: "query " + a.Name + ": @fence off with @fence strict or non-strict; an opted-out write has no guard, drop one of them"})
+			}
 		}
 	}
 	return a, errs

@@ -93,6 +93,12 @@ func TestParseAnnotationInvalid(t *testing.T) {
 		{"-- name: X :exec\n-- @fence", []string{`2:1: unknown flag "@fence"`}},
 		{"-- name: X :exec\n-- @fence strict\n-- @fence non-strict", []string{`1:1: query X: both @fence strict and @fence non-strict`}},
 		{"-- name: A :one\n-- name: B :one", []string{`2:1: a second -- name: line before one query`}},
+		{"-- name: X :exec\n-- @fence off", []string{`2:1: @fence off needs a reason`}},
+		{"-- name: X :exec\n  -- @fence off:  ", []string{`2:3: @fence off needs a reason`}},
+		{"-- name: X :exec\n-- @fence off because", []string{`2:1: @fence off needs a reason`}},
+		{"-- name: X :exec\n-- @fence offline", []string{`2:1: unknown flag "@fence offline"`}},
+		{"-- name: X :exec\n-- @fence off: a\n-- @fence off: b", []string{`3:1: a second @fence off (the first is on line 2)`}},
+		{"-- name: X :exec\n-- @fence non-strict\n-- @fence off: a", []string{`3:1: query X: @fence off with @fence strict or non-strict`}},
 	} {
 		t.Run(tc.src, func(t *testing.T) {
 			_, errs := annotate(tc.src)
@@ -553,5 +559,18 @@ DELETE FROM bar WHERE x = $1;
 		if !strings.HasPrefix(errs[i], want[i]) {
 			t.Errorf("problem %d = %q, want prefix %q", i, errs[i], want[i])
 		}
+	}
+}
+
+func TestParseAnnotationFenceOff(t *testing.T) {
+	a, errs := annotate("-- name: X :exec\n-- Doc line.\n--   @fence off:  repair script, workers stopped  \n")
+	if len(errs) > 0 {
+		t.Fatalf("problems: %+v", errs)
+	}
+	if a.OptOut != "repair script, workers stopped" || a.OptOutLine != 3 || a.OptOutCol != 1 {
+		t.Errorf("OptOut = %q at %d:%d, want the reason at 3:1", a.OptOut, a.OptOutLine, a.OptOutCol)
+	}
+	if !slices.Equal(a.Doc, []string{"Doc line."}) {
+		t.Errorf("doc = %q: the @fence line must not be documentation", a.Doc)
 	}
 }

@@ -101,7 +101,9 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 				for i, e := range row {
 					if i < len(cols) && cols[i] != nil {
 						c := cols[i]
-						a.compare(sc, e, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c})
+						a.strictly(func() {
+							a.compare(sc, e, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c})
+						})
 					}
 				}
 			}
@@ -231,7 +233,7 @@ func (a *analyzer) assign(sc *scope, s *sqlparse.Target, c *catalog.Column) {
 		a.expr(sc, s.Expr)
 		return
 	}
-	a.compare(sc, s.Expr, target)
+	a.strictly(func() { a.compare(sc, s.Expr, target) })
 }
 
 // subscript types an array subscript: a parameter there is an int4.

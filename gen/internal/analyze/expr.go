@@ -836,7 +836,13 @@ func (a *analyzer) compare(sc *scope, e sqlparse.Node, other value) value {
 		}
 		return value{}
 	}
-	return a.expr(sc, e)
+	// Only the compared value itself is typed strictly, not what is nested
+	// in it.
+	old := a.strict
+	a.strict = false
+	v := a.expr(sc, e)
+	a.strict = old
+	return v
 }
 
 func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
@@ -889,13 +895,22 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	_, lp := n.Left.(*sqlparse.Param)
 	_, rp := n.Right.(*sqlparse.Param)
 	var left, right value
+	equality := n.Kind == "op" && (n.Op == "=" || n.Op == "<>" || n.Op == "!=")
 	switch {
 	case lp && !rp:
 		right = a.expr(sc, n.Right)
-		left = a.compare(sc, n.Left, a.paramSource(sc, n.Right, right))
+		if _, col := n.Right.(*sqlparse.ColumnRef); equality && col {
+			a.strictly(func() { left = a.compare(sc, n.Left, a.paramSource(sc, n.Right, right)) })
+		} else {
+			left = a.compare(sc, n.Left, a.paramSource(sc, n.Right, right))
+		}
 	default:
 		left = a.expr(sc, n.Left)
-		right = a.compare(sc, n.Right, a.paramSource(sc, n.Left, left))
+		if _, col := n.Left.(*sqlparse.ColumnRef); equality && col && rp {
+			a.strictly(func() { right = a.compare(sc, n.Right, a.paramSource(sc, n.Left, left)) })
+		} else {
+			right = a.compare(sc, n.Right, a.paramSource(sc, n.Left, left))
+		}
 	}
 	notNull := left.NotNull && right.NotNull
 	if comparisonOps[n.Op] || n.Kind == "like" || n.Kind == "ilike" || n.Kind == "similar" || n.Kind == "distinct" || n.Kind == "not distinct" {

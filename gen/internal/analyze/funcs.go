@@ -197,6 +197,10 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 	b, ok := builtinFuncs[name]
 	if !ok {
 		if f.Func.Schema == "" || f.Func.Schema == "pg_catalog" {
+			// A function fencegen does not know (a built-in it has no
+			// signature for, or one created outside the schema it was given,
+			// as real projects' migrations often do): its result type is
+			// unknown, as in sqlc.
 			return value{Name: name}, args
 		}
 		a.errorf(f.Loc, "function %s does not exist", f.Func.String())

@@ -167,6 +167,18 @@ type Func struct {
 	// ReturnsTable lists the columns of RETURNS TABLE / SETOF composite.
 	ReturnsTable []*Column
 	ReturnsSet   bool
+	// Procedure is set for CREATE PROCEDURE.
+	Procedure bool
+	// Language is the function's language in lower case ("sql",
+	// "plpgsql", ...), and Body its source text: the AS string, or the
+	// deparsed statements of a SQL-standard body (BEGIN ATOMIC ... END).
+	// The analyzer reads them to find writes to fenced tables hidden in
+	// the function.
+	Language string
+	Body     string
+	// File and Line locate the CREATE FUNCTION statement, for messages.
+	File string
+	Line int
 }
 
 // UserType is a user-defined type other than an enum: a composite type

@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
@@ -687,7 +688,9 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 	if s == nil {
 		return
 	}
-	f := &Func{Schema: s.Name, Name: n.Func.Name, ArgNames: n.ArgNames}
+	f := &Func{Schema: s.Name, Name: n.Func.Name, ArgNames: n.ArgNames, Procedure: n.Procedure,
+		Language: strings.ToLower(n.Language), Body: n.Body, File: u.f.Name}
+	f.Line, _ = u.pos(n.Loc)
 	for _, a := range n.ArgTypes {
 		t, _ := u.c.ResolveType(a)
 		f.ArgTypes = append(f.ArgTypes, t)
@@ -714,6 +717,14 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 			t = f.ReturnsTable[0].Type
 		}
 		f.ReturnType = &t
+	}
+	// CREATE OR REPLACE of the same signature replaces the function (its
+	// body may no longer write what the old one wrote).
+	if i := slices.IndexFunc(s.Funcs, func(g *Func) bool {
+		return g.Name == f.Name && g.Procedure == f.Procedure && slices.Equal(g.ArgTypes, f.ArgTypes)
+	}); i >= 0 {
+		s.Funcs[i] = f
+		return
 	}
 	s.Funcs = append(s.Funcs, f)
 }

@@ -22,11 +22,17 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 	e.sqlConst(f, q)
 	e.structs(f, q, sig)
 	results := q.Name + "BatchResults"
-	f.Type().Id(results).Struct(
+	fenced := fencedBatch(q)
+	fields := []jen.Code{
 		jen.Id("br").Qual(pgxPkg, "BatchResults"),
 		jen.Id("tot").Int(),
 		jen.Id("closed").Bool(),
-	)
+	}
+	if fenced {
+		// One token per batch call: every item is written under one lease.
+		fields = append(fields, jen.Id("token").Qual(fencePkg, "Token"))
+	}
+	f.Type().Id(results).Struct(fields...)
 	f.Line()
 	var vals []jen.Code
 	if e.useParamsStruct(q) {
@@ -57,8 +63,12 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 	}
 	body = append(body,
 		jen.Id("br").Op(":=").Add(e.dbExpr()).Dot("SendBatch").Call(jen.Id("ctx"), jen.Id("batch")),
-		jen.Return(jen.Op("&").Id(results).Values(jen.Id("br"), total, jen.False())),
 	)
+	if fenced {
+		body = append(body, jen.Return(jen.Op("&").Id(results).Values(jen.Id("br"), total, jen.False(), jen.Id("token"))))
+	} else {
+		body = append(body, jen.Return(jen.Op("&").Id(results).Values(jen.Id("br"), total, jen.False())))
+	}
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.Name).Params(sig.params...).Params(sig.results...).Block(body...)
 	f.Line()
 
@@ -72,6 +82,16 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 		)
 	}
 	recv := jen.Id("b").Op("*").Id(results)
+	if fenced {
+		e.fencedBatchResults(f, q, sig, recv, closed)
+		f.Line()
+		f.Func().Params(recv).Id("Close").Params().Error().Block(
+			jen.Id("b").Dot("closed").Op("=").True(),
+			jen.Return(jen.Id("b").Dot("br").Dot("Close").Call()),
+		)
+		f.Line()
+		return
+	}
 	switch q.Cmd {
 	case ":batchexec":
 		f.Func().Params(recv).Id("Exec").Params(jen.Id("f").Func().Params(jen.Int(), jen.Error())).Block(
@@ -129,4 +149,89 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 		jen.Return(jen.Id("b").Dot("br").Dot("Close").Call()),
 	)
 	f.Line()
+}
+
+// fencedBatch reports whether q is a batch whose items are guarded writes
+// read by fence.WriteResult (a fenced INSERT only stores the token and
+// runs as a plain batch).
+func fencedBatch(q *analyze.Query) bool {
+	return q.Fence != nil && (q.Fence.Kind == "update" || q.Fence.Kind == "delete")
+}
+
+// fencedBatchResults emits the result readers of a fenced :batchexec,
+// :batchone or :batchmany. Each item runs the guarded statement (see
+// fencedBody) and reports its own outcome through fence.WriteResult: nil
+// (or its rows), a *fence.StaleError, a *fence.NotFoundError, or a
+// *fence.ConcurrentChangeError; a batch is sent once, so nothing is retried.
+func (e *emitter) fencedBatchResults(f *jen.File, q *analyze.Query, sig signature, recv jen.Code, closed func(zero ...jen.Code) jen.Code) {
+	mode := jen.Qual(fencePkg, "NonStrict")
+	if q.Fence.Strict {
+		mode = jen.Qual(fencePkg, "Strict")
+	}
+	result := func(scan jen.Code) *jen.Statement {
+		return jen.Qual(fencePkg, "WriteResult").Call(
+			jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), mode, jen.Id("b").Dot("token"),
+			jen.Lit(len(q.Columns)), jen.Id("rows"), jen.Err(), scan,
+		)
+	}
+	query := jen.List(jen.Id("rows"), jen.Err()).Op(":=").Id("b").Dot("br").Dot("Query").Call()
+	loop := func(stmts ...jen.Code) jen.Code {
+		return jen.For(jen.Id("t").Op(":=").Lit(0), jen.Id("t").Op("<").Id("b").Dot("tot"), jen.Id("t").Op("++")).Block(stmts...)
+	}
+	dests := append([]jen.Code{jen.Nil(), jen.Nil()}, scanDests(sig)...)
+	switch q.Cmd {
+	case ":batchexec":
+		f.Func().Params(recv).Id("Exec").Params(jen.Id("f").Func().Params(jen.Int(), jen.Error())).Block(
+			jen.Defer().Id("b").Dot("br").Dot("Close").Call(),
+			loop(
+				closed(),
+				query,
+				jen.List(jen.Id("_"), jen.Err()).Op("=").Add(result(jen.Nil())),
+				jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(jen.Id("t"), jen.Err())),
+			),
+		)
+	case ":batchmany":
+		items := jen.Var().Id("items").Index().Add(sig.result)
+		if e.opts.EmitEmptySlices {
+			items = jen.Id("items").Op(":=").Index().Add(sig.result).Values()
+		}
+		scan := jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
+			e.newItem(sig),
+			jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(dests...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
+			jen.Return(jen.Nil()),
+		)
+		f.Func().Params(recv).Id("Query").Params(jen.Id("f").Func().Params(jen.Int(), jen.Index().Add(sig.result), jen.Error())).Block(
+			jen.Defer().Id("b").Dot("br").Dot("Close").Call(),
+			loop(
+				items,
+				closed(jen.Nil()),
+				query,
+				jen.If(jen.List(jen.Id("_"), jen.Err()).Op("=").Add(result(scan)), jen.Err().Op("!=").Nil()).Block(
+					jen.Id("items").Op("=").Nil(),
+				),
+				jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(jen.Id("t"), jen.Id("items"), jen.Err())),
+			),
+		)
+	case ":batchone":
+		scan := jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
+			jen.If(jen.Id("found")).Block(jen.Return(jen.Nil())),
+			jen.Id("found").Op("=").True(),
+			jen.Return(jen.Id("rows").Dot("Scan").Call(dests...)),
+		)
+		f.Func().Params(recv).Id("QueryRow").Params(jen.Id("f").Func().Params(jen.Int(), sig.result, jen.Error())).Block(
+			jen.Defer().Id("b").Dot("br").Dot("Close").Call(),
+			loop(
+				e.newItem(sig),
+				jen.If(jen.Id("b").Dot("closed")).Block(
+					jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(jen.Id("t"), jen.Id("i"), jen.Id("ErrBatchAlreadyClosed"))),
+					jen.Continue(),
+				),
+				jen.Id("found").Op(":=").False(),
+				query,
+				jen.List(jen.Id("_"), jen.Err()).Op("=").Add(result(scan)),
+				jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(jen.Id("t"), jen.Id("i"), jen.Err())),
+			),
+		)
+	}
 }

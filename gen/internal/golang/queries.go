@@ -343,6 +343,16 @@ func (e *emitter) doc(f *jen.File, q *analyze.Query) {
 			f.Comment(l)
 		}
 	}
+	if q.OptOut != nil {
+		if len(q.Doc) > 0 {
+			f.Comment("")
+		}
+		text := fmt.Sprintf("%s writes fenced table %s without the fencing guard and takes no token (@fence off: %s).",
+			q.Name, strings.Join(q.OptOut.Tables, ", "), q.OptOut.Reason)
+		for _, l := range strings.Split(wrap(text, 76), "\n") {
+			f.Comment(l)
+		}
+	}
 }
 
 func (e *emitter) dbExpr() *jen.Statement {
@@ -376,9 +386,23 @@ func fenceDoc(q *analyze.Query) string {
 		guard = "refuses to touch rows whose stored fencing token is not lower than token (strict: at most one write per row per lease)"
 	}
 	var text string
+	if isBulk(q.Cmd) && q.Fence.Kind != "insert" {
+		verb := "writes"
+		if q.Fence.Kind == "delete" {
+			verb = "deletes"
+		}
+		text = fmt.Sprintf("%s is fenced on %s: every item of the batch %s, and %s under the one token given for the whole batch. "+
+			"Each item reports its own outcome to the callback: nil, a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
+			"a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row, or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) "+
+			"when concurrent transactions changed its rows (nothing written; a batch is not retried).", q.Name, col, guard, verb)
+		return wrap(text, 76)
+	}
 	switch q.Fence.Kind {
 	case "insert":
 		text = fmt.Sprintf("%s stores token in %s.", q.Name, col)
+	case "upsert":
+		text = fmt.Sprintf("%s stores token in %s. On a conflict, its DO UPDATE %s, and stores token. "+
+			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the existing row holds a newer token. One round trip.", q.Name, col, guard)
 	case "delete":
 		text = fmt.Sprintf("%s is fenced on %s: it %s. "+
 			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
@@ -500,8 +524,12 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 	run := jen.Func().Params().Params(jen.Qual(fencePkg, "Rows"), jen.Error()).Block(
 		jen.Return(jen.Add(db).Dot("Query").Call(e.callArgs(q, sig)...)),
 	)
+	writeFunc := "Write"
+	if q.Fence.Kind == "upsert" {
+		writeFunc = "WriteUpsert"
+	}
 	write := func(scan jen.Code) *jen.Statement {
-		return jen.Qual(fencePkg, "Write").Call(
+		return jen.Qual(fencePkg, writeFunc).Call(
 			jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), mode, jen.Id("token"),
 			jen.Lit(len(q.Columns)), run, scan,
 		)

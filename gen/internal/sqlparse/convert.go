@@ -427,6 +427,13 @@ func (c *converter) createFunction(s *pg.CreateFunctionStmt) Node {
 	if !s.IsProcedure {
 		f.ReturnType = c.typeName(s.ReturnType)
 	}
+	if s.SqlBody != nil {
+		// A SQL-standard body (BEGIN ATOMIC ... END, or RETURN expr): kept
+		// as SQL text, like an AS string, so that the analyzer can read
+		// the statements it runs.
+		f.Body = sqlBody(s.SqlBody)
+		f.Language = "sql"
+	}
 	for _, o := range s.Options {
 		de := o.GetDefElem()
 		if de == nil {
@@ -446,6 +453,35 @@ func (c *converter) createFunction(s *pg.CreateFunctionStmt) Node {
 		}
 	}
 	return f
+}
+
+// sqlBody deparses a function's SQL-standard body into statements
+// separated by semicolons; RETURN expr becomes SELECT expr.
+func sqlBody(body *pg.Node) string {
+	var out []string
+	var collect func(n *pg.Node)
+	collect = func(n *pg.Node) {
+		if n == nil || n.Node == nil {
+			return
+		}
+		if l := n.GetList(); l != nil {
+			for _, x := range l.Items {
+				collect(x)
+			}
+			return
+		}
+		if r := n.GetReturnStmt(); r != nil {
+			n = &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+				TargetList: []*pg.Node{pg.MakeResTargetNodeWithVal(r.Returnval, -1)},
+				Op:         pg.SetOperation_SETOP_NONE,
+			}}}
+		}
+		if text, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: n}}}); err == nil {
+			out = append(out, text)
+		}
+	}
+	collect(body)
+	return strings.Join(out, ";\n")
 }
 
 // ---- DML ----

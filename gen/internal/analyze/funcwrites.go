@@ -1,0 +1,302 @@
+package analyze
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// A query that calls a user-defined function or procedure runs whatever
+// the function's body runs, and fencegen cannot add the fencing guard in
+// there. checkFuncWrites refuses such a call when the body writes a fenced
+// table: a LANGUAGE sql body is parsed; any other body (plpgsql, plpython,
+// ...) is scanned with a conservative regular expression for INSERT INTO,
+// UPDATE, DELETE FROM, TRUNCATE, MERGE INTO and COPY ... FROM followed by
+// a fenced table's name, string literals included (dynamic SQL). Calls
+// between user-defined functions are followed. A table name built at run
+// time (EXECUTE format('UPDATE %I ...', name)) and triggers are not seen.
+
+// hiddenWrite is a write to a fenced table inside a function body.
+type hiddenWrite struct {
+	table *catalog.Table
+	// verb is the statement: INSERT, UPDATE, DELETE, TRUNCATE, MERGE or
+	// COPY.
+	verb string
+	// via is the chain of functions from the one called to the one whose
+	// body writes, when they differ.
+	via []*catalog.Func
+}
+
+// funcWrites finds and caches the fenced writes of user-defined functions.
+type funcWrites struct {
+	cat   *catalog.Catalog
+	cache map[*catalog.Func][]hiddenWrite
+	busy  map[*catalog.Func]bool
+	calls map[string]*regexp.Regexp
+}
+
+func newFuncWrites(cat *catalog.Catalog) *funcWrites {
+	return &funcWrites{cat: cat, cache: map[*catalog.Func][]hiddenWrite{}, busy: map[*catalog.Func]bool{}, calls: map[string]*regexp.Regexp{}}
+}
+
+// checkFuncWrites refuses every call in the statement of a user-defined
+// function or procedure whose body writes a fenced table.
+func (a *analyzer) checkFuncWrites(q *Query) {
+	if a.funcs == nil || len(a.cat.FencedTables()) == 0 {
+		return
+	}
+	walk(a.stmt.Node, func(n sqlparse.Node) {
+		fc, ok := n.(*sqlparse.FuncCall)
+		if !ok {
+			return
+		}
+		_, isCall := a.stmt.Node.(*sqlparse.Call)
+		for _, f := range a.candidates(fc) {
+			for _, w := range a.funcs.of(f) {
+				a.refuseFenced(fc.Loc, w.table, "%s", hiddenWriteMsg(q.Name, f, w, isCall && fc == a.stmt.Node.(*sqlparse.Call).Func))
+			}
+		}
+	})
+}
+
+// candidates are the user-defined functions a call may run: the overloads
+// that take at least as many arguments as the call passes, or every
+// function of that name when none does.
+func (a *analyzer) candidates(fc *sqlparse.FuncCall) []*catalog.Func {
+	all := a.cat.Funcs(fc.Func.Schema, fc.Func.Name)
+	var out []*catalog.Func
+	for _, f := range all {
+		if len(f.ArgTypes) >= len(fc.Args) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return all
+	}
+	return out
+}
+
+func hiddenWriteMsg(query string, f *catalog.Func, w hiddenWrite, call bool) string {
+	kind := "function"
+	if f.Procedure {
+		kind = "procedure"
+	}
+	where := ""
+	if f.File != "" {
+		where = fmt.Sprintf(" (%s:%d)", f.File, f.Line)
+	}
+	chain := ""
+	if len(w.via) > 0 {
+		var names []string
+		for _, g := range w.via {
+			names = append(names, g.Name+"()")
+		}
+		chain = ", through " + strings.Join(names, " → ") + ","
+	}
+	what := "calls"
+	if call {
+		what = "CALLs"
+	}
+	instead := "write the " + w.verb + " as its own query, which fencegen guards"
+	switch w.verb {
+	case "TRUNCATE":
+		instead = "delete the rows with a DELETE query, which fencegen guards"
+	case "MERGE":
+		instead = "write the MERGE's UPDATE, INSERT and DELETE as their own queries, which fencegen guards"
+	case "COPY":
+		instead = "load the rows with an INSERT query (:copyfrom or :batchexec), which fencegen guards"
+	}
+	return fmt.Sprintf("query %s %s %s %s()%s, whose body%s runs %s on fenced table %s: fencegen cannot add the fencing guard inside a %s, so that write would not check the token; "+
+		"%s, or pass the token into the %s and guard the write in its body",
+		query, what, kind, f.Name, where, chain, w.verb, w.table.QualifiedName(), kind, instead, kind)
+}
+
+// of returns the writes to fenced tables that running f may do.
+func (fw *funcWrites) of(f *catalog.Func) []hiddenWrite {
+	if ws, ok := fw.cache[f]; ok {
+		return ws
+	}
+	if fw.busy[f] {
+		return nil // recursion: its writes are being collected
+	}
+	fw.busy[f] = true
+	defer delete(fw.busy, f)
+	var ws []hiddenWrite
+	add := func(w hiddenWrite) {
+		for _, x := range ws {
+			if x.table == w.table && x.verb == w.verb {
+				return
+			}
+		}
+		ws = append(ws, w)
+	}
+	callee := func(g *catalog.Func) {
+		if g == f {
+			return
+		}
+		for _, w := range fw.of(g) {
+			w.via = append([]*catalog.Func{g}, w.via...)
+			add(w)
+		}
+	}
+	body := f.Body
+	parsed := false
+	if f.Language == "sql" {
+		if pf, err := sqlparse.Parse(f.Name+"()", []byte(body)); err == nil {
+			parsed = true
+			for _, st := range pf.Stmts {
+				walk(st.Node, func(n sqlparse.Node) {
+					switch n := n.(type) {
+					case *sqlparse.Insert:
+						fw.table(n.Table, "INSERT", add)
+					case *sqlparse.Update:
+						fw.table(n.Table, "UPDATE", add)
+					case *sqlparse.Delete:
+						fw.table(n.Table, "DELETE", add)
+					case *sqlparse.Merge:
+						fw.table(n.Table, "MERGE", add)
+					case *sqlparse.Truncate:
+						for _, t := range n.Tables {
+							fw.table(t, "TRUNCATE", add)
+						}
+					case *sqlparse.Copy:
+						if n.From {
+							fw.table(n.Table, "COPY", add)
+						}
+					case *sqlparse.FuncCall:
+						for _, g := range fw.cat.Funcs(n.Func.Schema, n.Func.Name) {
+							callee(g)
+						}
+					}
+				})
+			}
+		}
+	}
+	if !parsed && f.Language != "aggregate" && body != "" {
+		text := stripSQLComments(body)
+		for _, m := range writeRE.FindAllStringSubmatchIndex(text, -1) {
+			verb := strings.ToUpper(strings.Fields(text[m[2]:m[3]])[0])
+			if verb == "COPY" && m[6] < 0 {
+				continue // COPY t TO ...: a read
+			}
+			fw.table(identName(text[m[4]:m[5]]), verb, add)
+			if verb == "TRUNCATE" {
+				// TRUNCATE a, b, ...
+				rest := text[m[1]:]
+				for {
+					mm := truncateMoreRE.FindStringSubmatchIndex(rest)
+					if mm == nil {
+						break
+					}
+					fw.table(identName(rest[mm[2]:mm[3]]), verb, add)
+					rest = rest[mm[1]:]
+				}
+			}
+		}
+		for _, s := range fw.cat.Schemas {
+			for _, g := range s.Funcs {
+				if g != f && fw.callRE(g.Name).MatchString(text) {
+					callee(g)
+				}
+			}
+		}
+	}
+	fw.cache[f] = ws
+	return ws
+}
+
+// table records a write of verb to the table named n when it is fenced.
+func (fw *funcWrites) table(n sqlparse.Name, verb string, add func(hiddenWrite)) {
+	if t := fw.cat.Table(n.Schema, n.Name); t != nil && t.Fence != nil {
+		add(hiddenWrite{table: t, verb: verb})
+	}
+}
+
+const identPattern = `(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`
+
+var (
+	// writeRE finds a write and the table it names in a function body.
+	// FOR UPDATE OF, DO UPDATE SET and the like match too, with a "table"
+	// name (of, set) that no fenced table has.
+	writeRE = regexp.MustCompile(`(?i)\b(insert\s+into|update|delete\s+from|truncate(?:\s+table)?|merge\s+into|copy)\s+(?:only\s+)?(` +
+		identPattern + `(?:\s*\.\s*` + identPattern + `)?)(?:\s*\*)?(?:\s*\([^)]*\))?(\s+from\b)?`)
+	truncateMoreRE = regexp.MustCompile(`^\s*,\s*(?i:only\s+)?(` + identPattern + `(?:\s*\.\s*` + identPattern + `)?)(?:\s*\*)?`)
+	identPartRE    = regexp.MustCompile(identPattern)
+)
+
+// callRE matches a call of the function named name: name( or "name"(.
+func (fw *funcWrites) callRE(name string) *regexp.Regexp {
+	if re, ok := fw.calls[name]; ok {
+		return re
+	}
+	re := regexp.MustCompile(`(?i)(?:\b` + regexp.QuoteMeta(name) + `|"` + regexp.QuoteMeta(name) + `")\s*\(`)
+	if strings.ToLower(name) != name {
+		// A name with capitals is only reachable quoted.
+		re = regexp.MustCompile(`"` + regexp.QuoteMeta(name) + `"\s*\(`)
+	}
+	fw.calls[name] = re
+	return re
+}
+
+// identName turns schema.name or name, each part plain (folded to lower
+// case) or double-quoted, into a Name.
+func identName(s string) sqlparse.Name {
+	var parts []string
+	for _, p := range identPartRE.FindAllString(s, -1) {
+		if strings.HasPrefix(p, `"`) {
+			parts = append(parts, strings.ReplaceAll(p[1:len(p)-1], `""`, `"`))
+		} else {
+			parts = append(parts, strings.ToLower(p))
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return sqlparse.Name{}
+	case 1:
+		return sqlparse.Name{Name: parts[0]}
+	}
+	return sqlparse.Name{Schema: parts[len(parts)-2], Name: parts[len(parts)-1]}
+}
+
+// stripSQLComments blanks out -- and /* */ comments, keeping string
+// literals (which may hold dynamic SQL) as they are.
+func stripSQLComments(s string) string {
+	b := []byte(s)
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '\'':
+			for i++; i < len(b) && b[i] != '\''; i++ {
+			}
+		case b[i] == '-' && i+1 < len(b) && b[i+1] == '-':
+			for ; i < len(b) && b[i] != '\n'; i++ {
+				b[i] = ' '
+			}
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
+			depth := 0
+			for ; i < len(b); i++ {
+				if b[i] == '/' && i+1 < len(b) && b[i+1] == '*' {
+					depth++
+					b[i], b[i+1] = ' ', ' '
+					i++
+					continue
+				}
+				if b[i] == '*' && i+1 < len(b) && b[i+1] == '/' {
+					depth--
+					b[i], b[i+1] = ' ', ' '
+					i++
+					if depth == 0 {
+						break
+					}
+					continue
+				}
+				if b[i] != '\n' {
+					b[i] = ' '
+				}
+			}
+		}
+	}
+	return string(b)
+}
