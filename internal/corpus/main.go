@@ -53,6 +53,8 @@ type Case struct {
 	// configuration): the schema file, relative to Src; the case runs with
 	// a configuration the tool writes.
 	Schema string `json:"schema,omitempty"`
+	// Project is the base name of the directory the case was found under.
+	Project string `json:"project,omitempty"`
 
 	slug     string
 	work     string // fencegen copy
@@ -346,7 +348,7 @@ func discover(dir string, prefix bool) ([]*Case, error) {
 		if prefix {
 			name = filepath.Base(abs) + "/" + rel
 		}
-		c := &Case{Name: name, Src: p, Config: cfg, SqlcCfg: sqlcCfg}
+		c := &Case{Name: name, Src: p, Config: cfg, SqlcCfg: sqlcCfg, Project: filepath.Base(abs)}
 		if h, ok := hints[rel]; ok {
 			c.Hint = strings.TrimSpace(strings.TrimLeft(h, " —-"))
 			c.Negative = strings.Contains(h, "NEGATIVE")
@@ -382,7 +384,7 @@ func discoverSchemas(abs string, prefix bool) ([]*Case, error) {
 		if prefix {
 			name = filepath.Base(abs) + "/" + name
 		}
-		cases = append(cases, &Case{Name: name + " (schema only)", Src: filepath.Dir(p), Config: schemaOnlyConfig, Schema: d.Name()})
+		cases = append(cases, &Case{Name: name + " (schema only)", Src: filepath.Dir(p), Config: schemaOnlyConfig, Schema: d.Name(), Project: filepath.Base(abs)})
 		return nil
 	})
 	return cases, err
@@ -684,9 +686,21 @@ func clean(c *Case) bool {
 	return ok && c.Compile != "fail" && len(c.Diffs) == 0 && !(c.Negative && c.Result == resGenerated && c.API != "identical")
 }
 
+// explain returns the explanation for c: by its name, or by its project
+// and name ("riverqueue__river/riverdriver/...") when the project was run
+// on its own.
+func explain(c *Case) (explanation, bool) {
+	ex := explanations()
+	if e, ok := ex[c.Name]; ok {
+		return e, true
+	}
+	e, ok := ex[c.Project+"/"+c.Name]
+	return e, ok
+}
+
 func notes(c *Case) string {
 	n := rawNotes(c)
-	if e, ok := explanations()[c.Name]; ok && !clean(c) {
+	if e, ok := explain(c); ok && !clean(c) {
 		return "[" + e.kind + "] " + e.why + " — " + n
 	}
 	return n
@@ -801,7 +815,7 @@ func report(w io.Writer, cases []*Case, o options, sqlcNote string) {
 		if clean(c) {
 			return "clean"
 		}
-		if e, ok := explanations()[c.Name]; ok {
+		if e, ok := explain(c); ok {
 			return "explained as " + e.kind
 		}
 		return "unexplained"
