@@ -2,6 +2,8 @@
 --
 -- KEYS[1]  lock key     <prefix>:{<resource>}:lock   (value "<owner>:<token>", has a TTL)
 -- KEYS[2]  counter key  <prefix>:{<resource>}:token  (integer, never has a TTL)
+-- KEYS[3]  mint key     <prefix>:{<resource>}:minted (value "<owner>:<token>" of
+--          the last acquisition that minted, never has a TTL)
 -- ARGV[1]  owner value: 32 hex digits (128 random bits), unique per Acquire call
 -- ARGV[2]  TTL in milliseconds
 -- ARGV[3]  floor: the counter is first raised to at least this value (a
@@ -26,6 +28,20 @@ if cur then
   end
   return 0
 end
+-- Key absent, but this owner minted last and nobody minted since (its first
+-- attempt landed, the reply was lost, and the key expired or was deleted
+-- before this retry): take the lease again with the same token.
+local minted = redis.call('GET', KEYS[3])
+if minted then
+  local prefix = ARGV[1] .. ':'
+  if string.sub(minted, 1, #prefix) == prefix then
+    local token = tonumber(string.sub(minted, #prefix + 1))
+    if token == tonumber(redis.call('GET', KEYS[2])) then
+      redis.call('SET', KEYS[1], minted, 'PX', ARGV[2])
+      return token
+    end
+  end
+end
 local counter = redis.call('GET', KEYS[2])
 if not counter and ARGV[4] == '1' then
   return -1
@@ -36,4 +52,5 @@ if floor > (tonumber(counter) or 0) then
 end
 local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'NX', 'PX', ARGV[2])
+redis.call('SET', KEYS[3], ARGV[1] .. ':' .. token)
 return token

@@ -101,11 +101,19 @@ func (c *Client) Stats() Stats {
 // Keys returns the Redis keys used for resource: the lock key, which holds
 // "<owner>:<token>" with a TTL while the lease is held, and the counter key,
 // which holds the last minted fencing token and never has a TTL. Both share
-// the hash tag {resource}, so they live in one Redis Cluster slot.
+// the hash tag {resource}, so they live in one Redis Cluster slot, with a
+// third key, <prefix>:{<resource>}:minted, that records which acquisition
+// minted last (see acquire.lua).
 func (c *Client) Keys(resource string) (lock, counter string) {
 	base := c.opts.keyPrefix() + ":{" + resource + "}:"
 	return base + "lock", base + "token"
 }
+
+// mintKey is the key beside a lock key that records the last acquisition
+// that minted a token, "<owner>:<token>", without a TTL: an Acquire retry
+// whose first attempt landed but whose lock key has since vanished gets its
+// own token back instead of minting a second one.
+func mintKey(lockKey string) string { return strings.TrimSuffix(lockKey, "lock") + "minted" }
 
 // timing is the per-lease configuration derived from the TTL and Options.
 type timing struct {
@@ -222,7 +230,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		callCtx, cancel := context.WithTimeout(ctx, tm.callTimeout)
 		send := time.Now()
 		var n int64
-		n, err, inflight = c.run(callCtx, acquireScript, []string{lockKey, counterKey}, owner, millis(tm.ttl), int64(floor), askMissing)
+		n, err, inflight = c.run(callCtx, acquireScript, []string{lockKey, counterKey, mintKey(lockKey)}, owner, millis(tm.ttl), int64(floor), askMissing)
 		cancel()
 		c.stats.acquires.Add(1)
 		if err == nil && n == -1 && askMissing == "1" {

@@ -71,7 +71,7 @@ func TestSecondAcquirerNotAcquired(t *testing.T) {
 
 func TestSameOwnerRetryReturnsSameToken(t *testing.T) {
 	e := newEnv(t)
-	keys := []string{e.lockKey, e.counter}
+	keys := []string{e.lockKey, e.counter, mintKey(e.lockKey)}
 	run := func(owner string) int64 {
 		t.Helper()
 		n, err := acquireScript.Run(bg, e.rdb, keys, owner, 1000, 0, "0").Int64()
@@ -96,6 +96,30 @@ func TestSameOwnerRetryReturnsSameToken(t *testing.T) {
 	}
 	if other := run(newOwner()); other != 0 {
 		t.Fatalf("other owner got %d, want 0", other)
+	}
+	// The first attempt landed, its reply was lost, and the lock key
+	// vanished (expired or deleted) before the retry: the retry takes the
+	// lease again with the same token, minting nothing.
+	if err := e.rdb.Del(bg, e.lockKey).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if again := run(owner); again != first {
+		t.Fatalf("retry after the key vanished returned token %d, want %d (one token per acquisition)", again, first)
+	}
+	if got := e.get(t, e.counter); got != fence.Token(first).String() {
+		t.Fatalf("counter = %s, want %d: a retry must not mint", got, first)
+	}
+	// Once another owner has minted, the old owner's retry mints afresh:
+	// its token is no longer the newest.
+	if err := e.rdb.Del(bg, e.lockKey).Err(); err != nil {
+		t.Fatal(err)
+	}
+	second := run(newOwner())
+	if err := e.rdb.Del(bg, e.lockKey).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if third := run(owner); third <= second {
+		t.Fatalf("retry after another owner minted got token %d, want above %d", third, second)
 	}
 }
 
