@@ -89,8 +89,15 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 			continue
 		}
 		body := strings.TrimSpace(strings.TrimPrefix(text, "--"))
-		if strings.HasPrefix(body, "@fence") {
-			flag := strings.TrimSpace(strings.TrimPrefix(body, "@fence"))
+		if len(body) >= len("@fence") && strings.EqualFold(body[:len("@fence")], "@fence") {
+			// Case-insensitive, so that "@Fence strict" can never be taken
+			// for an ordinary comment and leave a query non-strict.
+			flag := strings.TrimSpace(body[len("@fence"):])
+			if lf := strings.ToLower(flag); lf == "strict" || lf == "non-strict" || lf == "nonstrict" || lf == "off" {
+				flag = lf
+			} else if strings.HasPrefix(lf, "off") {
+				flag = "off" + flag[3:]
+			}
 			switch {
 			case flag == "strict":
 				strict = true

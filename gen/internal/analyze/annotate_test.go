@@ -574,3 +574,17 @@ func TestParseAnnotationFenceOff(t *testing.T) {
 		t.Errorf("doc = %q: the @fence line must not be documentation", a.Doc)
 	}
 }
+
+// @fence is read whatever its case, so "@Fence strict" is strict and never
+// an ordinary comment that leaves the query non-strict.
+func TestFenceFlagAnyCase(t *testing.T) {
+	for _, src := range []string{"-- name: Q :exec\n-- @Fence strict", "-- name: Q :exec\n-- @FENCE STRICT"} {
+		a, errs := annotate(src)
+		if len(errs) > 0 || a == nil || !a.Strict {
+			t.Errorf("%q: annotation %+v, problems %+v; want strict", src, a, errs)
+		}
+	}
+	if _, errs := annotate("-- name: Q :exec\n-- @Fence sometimes"); len(errs) == 0 {
+		t.Errorf("unknown @Fence flag accepted")
+	}
+}

@@ -402,6 +402,8 @@ func (c *Catalog) ResolveType(tn *sqlparse.TypeName) (Type, bool) {
 
 // anyMark finds anything that looks like a fencegen annotation, however
 // misspelt, so that a typo is an error and never silently unfences a table.
+var nearMark = regexp.MustCompile(`(?i)\b(?:fence[-_ ]?gen[-_ :]*|fence:)tok\w*`)
+
 var anyMark = regexp.MustCompile(`(?i)\bfence[-_ ]?gen\s*:\s*(\S*)(?:[ \t,]+(\S+))?`)
 
 // ParseFenceComment reports whether a column comment marks the column as a
@@ -412,6 +414,11 @@ var anyMark = regexp.MustCompile(`(?i)\bfence[-_ ]?gen\s*:\s*(\S*)(?:[ \t,]+(\S+
 func ParseFenceComment(comment string) (marked, strict bool, err error) {
 	m := anyMark.FindStringSubmatch(comment)
 	if m == nil {
+		// Near misses without the colon ("fencegen token", "fencegen_token",
+		// "fence:token") are errors too.
+		if n := nearMark.FindString(comment); n != "" {
+			return false, false, fmt.Errorf("unrecognised fencegen annotation %q in the column comment: want 'fencegen:token', 'fencegen:token strict' or 'fencegen:token non-strict'", n)
+		}
 		return false, false, nil
 	}
 	if !strings.HasPrefix(m[0], "fencegen:token") || strings.TrimRight(m[1], ".,;:)'\"") != "token" {
