@@ -25,6 +25,7 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/redis/go-redis/v9"
 
@@ -92,6 +93,13 @@ func serve(ctx context.Context, account int64, ttl time.Duration) error {
 	rdb := redis.NewClient(ropt)
 	defer rdb.Close()
 	locker := lease.New(rdb, &lease.Options{KeyPrefix: envOr(workerPrefixEnv, "fencegen")})
+	// The start-up probe: a Redis that can evict the fence counter or lose
+	// it on restart lets tokens regress; say so before taking work.
+	if err := locker.Check(ctx); errors.Is(err, lease.ErrUnsafeConfig) {
+		fmt.Fprintf(os.Stderr, "accounts: warning: %v\n", err)
+	} else if err != nil {
+		return err
+	}
 	_, err = RunWorker(ctx, locker, accountsdb.New(pool), WorkerConfig{
 		Account: account, TTL: ttl, Every: ttl / 10, Drain: ttl / 2, Log: os.Stdout,
 	})
