@@ -113,6 +113,9 @@ type Fence struct {
 	Kind string
 	// TokenParam is the number of the token parameter ($n).
 	TokenParam int
+	// CTE names the data-modifying WITH entry that holds the fenced write,
+	// "" when the write is the statement itself.
+	CTE string
 }
 
 // File is the analysed queries of one query file.
@@ -208,6 +211,10 @@ func isDML(n sqlparse.Node) bool {
 }
 
 type analyzer struct {
+	// currentCTE names the WITH entry being analysed; cteFence is the
+	// fenced write found in a data-modifying WITH entry, if any.
+	currentCTE string
+	cteFence   *Fence
 	// strict is set while a parameter is typed by an assignment or an
 	// equality with a column: a second, different deduction then is a
 	// conflict PostgreSQL would refuse.
@@ -274,6 +281,13 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	default:
 		// Other statements (CALL, SET, DDL ...) run as they are.
 	}
+	if a.cteFence != nil {
+		if q.Fence != nil {
+			a.errorf(a.stmt.Start, "query %s writes fenced tables both in its WITH clause (%s) and in its main statement; fencegen guards one fenced write per statement: split it", q.Name, a.cteFence.CTE)
+		} else {
+			q.Fence = a.cteFence
+		}
+	}
 	// Writes hidden in user-defined functions and procedures the query
 	// calls (funcwrites.go).
 	a.checkFuncWrites(q)
@@ -338,7 +352,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		}
 		rewritten, err := sqlparse.FenceWrite(sqlText, sqlparse.FenceSpec{
 			Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
-			Columns: len(q.Columns),
+			Columns: len(q.Columns), CTE: q.Fence.CTE,
 		})
 		if err != nil {
 			a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)

@@ -27,10 +27,6 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 	if t == nil || t.Fence == nil {
 		return
 	}
-	if q == nil {
-		a.errorf(loc, "a data-modifying WITH clause that writes fenced table %s cannot be guarded yet; write it as its own query", t.QualifiedName())
-		return
-	}
 	strict := t.Fence.Strict
 	if a.ann.Strict {
 		strict = true
@@ -38,7 +34,23 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 	if a.ann.NonStrict {
 		strict = false
 	}
-	q.Fence = &Fence{Table: t, Column: t.Fence.Column, Strict: strict, Kind: kind}
+	f := &Fence{Table: t, Column: t.Fence.Column, Strict: strict, Kind: kind}
+	if q == nil {
+		// A data-modifying WITH entry: guarded in place (sqlparse.FenceWrite
+		// with FenceSpec.CTE).
+		if a.cteFence != nil {
+			a.errorf(loc, "a second fenced write in one WITH clause (%s and %s); fencegen guards one fenced write per statement: split it", a.cteFence.CTE, a.currentCTE)
+			return
+		}
+		if kind == "upsert" {
+			a.errorf(loc, "INSERT ... ON CONFLICT DO UPDATE on fenced table %s inside WITH cannot be guarded yet; write it as its own query", t.QualifiedName())
+			return
+		}
+		f.CTE = a.currentCTE
+		a.cteFence = f
+		return
+	}
+	q.Fence = f
 }
 
 // dmlScope is the scope of an INSERT, UPDATE or DELETE: a data-modifying

@@ -384,12 +384,16 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 				cols = a.selectCols(q, &scope{parent: sc.parent, ctes: sc.ctes})
 			}
 		case *sqlparse.Insert:
+			a.currentCTE = cte.Name
 			cols = a.insert(sc, q, nil)
 		case *sqlparse.Update:
+			a.currentCTE = cte.Name
 			cols = a.update(sc, q, nil)
 		case *sqlparse.Delete:
+			a.currentCTE = cte.Name
 			cols = a.delete(sc, q, nil)
 		}
+		a.currentCTE = ""
 		r = colsRel(cte.Name, cols, cte.Columns)
 		// A CTE is not its base table: a star over it gets a row struct
 		// of its own (as in sqlc), never the table's model.

@@ -525,7 +525,10 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 		jen.Return(jen.Add(db).Dot("Query").Call(e.callArgs(q, sig)...)),
 	)
 	writeFunc := "Write"
-	if q.Fence.Kind == "upsert" {
+	switch {
+	case q.Fence.CTE != "":
+		writeFunc = "WriteInCTE"
+	case q.Fence.Kind == "upsert":
 		writeFunc = "WriteUpsert"
 	}
 	write := func(scan jen.Code) *jen.Statement {
@@ -548,6 +551,7 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 				jen.If(jen.Id("found")).Block(jen.Return(jen.Nil())),
 				jen.Id("found").Op("=").True(),
 			))),
+			e.cteNoRow(q),
 			jen.Return(jen.Id("i"), jen.Err()),
 		}
 	case ":many":
@@ -576,4 +580,17 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 		jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(jen.Nil())),
 		jen.Return(jen.Err()),
 	}
+}
+
+// cteNoRow makes a :one whose fenced write sits in WITH report a missing
+// row as the other fenced methods do: fence.WriteInCTE accepts no rows.
+func (e *emitter) cteNoRow(q *analyze.Query) jen.Code {
+	if q.Fence.CTE == "" {
+		return jen.Null()
+	}
+	return jen.If(jen.Err().Op("==").Nil().Op("&&").Op("!").Id("found")).Block(
+		jen.Err().Op("=").Op("&").Qual(fencePkg, "NotFoundError").Values(jen.Dict{
+			jen.Id("Query"): jen.Lit(q.Name), jen.Id("Table"): jen.Lit(q.Fence.Table.QualifiedName()),
+		}),
+	)
 }

@@ -33,8 +33,12 @@ type FenceSpec struct {
 	Param int
 	// Strict guards with stored < presented instead of stored ≤ presented.
 	Strict bool
-	// Columns is the number of RETURNING columns the query has.
+	// Columns is the number of RETURNING columns the query has (or, with
+	// CTE, the number of result columns of the whole statement).
 	Columns int
+	// CTE names the data-modifying WITH entry that holds the fenced write;
+	// "" when the write is the statement itself.
+	CTE string
 }
 
 // Names of the WITH queries of a fenced UPDATE or DELETE.
@@ -90,6 +94,9 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 		return "", fmt.Errorf("expected one statement, got %d", len(tree.Stmts))
 	}
 	raw := tree.Stmts[0]
+	if spec.CTE != "" {
+		return fenceInWith(tree, spec)
+	}
 	op := "<="
 	if spec.Strict {
 		op = "<"
@@ -527,4 +534,203 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
 	}
 	return out, nil
+}
+
+// withClause returns the WITH clause of a top-level statement.
+func withClause(n *pg.Node) **pg.WithClause {
+	switch s := n.Node.(type) {
+	case *pg.Node_SelectStmt:
+		return &s.SelectStmt.WithClause
+	case *pg.Node_InsertStmt:
+		return &s.InsertStmt.WithClause
+	case *pg.Node_UpdateStmt:
+		return &s.UpdateStmt.WithClause
+	case *pg.Node_DeleteStmt:
+		return &s.DeleteStmt.WithClause
+	}
+	return nil
+}
+
+// fenceInWith guards a fenced write that is a data-modifying WITH entry
+// (spec.CTE). An INSERT there stores the token. An UPDATE or DELETE is
+// guarded all or nothing, as FenceWrite's locking form: fence_lock and
+// fence_check join the WITH list just before the write, which is gated on
+// the check, and the statement's own result comes back with the refusal row:
+//
+//	WITH ..., fence_lock AS (...), fence_check AS (...), <cte> AS (<guarded write>), ...
+//	SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+//	FROM (<the statement's main query>) fence_main
+//	UNION ALL
+//	SELECT stored, refused, NULL, ... FROM fence_check WHERE refused > 0
+//
+// A main query that is itself a write becomes one more WITH entry,
+// fence_main. When the write refuses, nothing is written, and the one
+// refusal row carries the highest stored token.
+func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
+	top := tree.Stmts[0].Stmt
+	wp := withClause(top)
+	if wp == nil || *wp == nil {
+		return "", fmt.Errorf("no WITH clause holds %s", spec.CTE)
+	}
+	with := *wp
+	at := -1
+	for i, c := range with.Ctes {
+		if c.GetCommonTableExpr().GetCtename() == spec.CTE {
+			at = i
+		}
+	}
+	if at < 0 {
+		return "", fmt.Errorf("no WITH entry %s", spec.CTE)
+	}
+	cte := with.Ctes[at].GetCommonTableExpr()
+	op := "<="
+	if spec.Strict {
+		op = "<"
+	}
+	token := pg.MakeParamRefNode(int32(spec.Param), -1)
+	var rv *pg.RangeVar
+	var from []*pg.Node
+	var where *pg.Node
+	switch w := cte.Ctequery.Node.(type) {
+	case *pg.Node_InsertStmt:
+		in := w.InsertStmt
+		if in.OnConflictClause != nil && in.OnConflictClause.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
+			return "", fmt.Errorf("INSERT ... ON CONFLICT DO UPDATE inside WITH cannot be guarded yet")
+		}
+		if len(in.Cols) == 0 {
+			return "", fmt.Errorf("an INSERT into a fenced table must list its columns, so that fencegen can add the token column")
+		}
+		sel := in.SelectStmt.GetSelectStmt()
+		if sel == nil {
+			return "", fmt.Errorf("INSERT ... DEFAULT VALUES cannot carry a fencing token")
+		}
+		in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
+		switch {
+		case len(sel.ValuesLists) > 0:
+			for _, row := range sel.ValuesLists {
+				l := row.GetList()
+				l.Items = append(l.Items, pg.MakeParamRefNode(int32(spec.Param), -1))
+			}
+		case sel.Op == pg.SetOperation_SETOP_NONE:
+			sel.TargetList = append(sel.TargetList, pg.MakeResTargetNodeWithVal(token, -1))
+		default:
+			return "", fmt.Errorf("INSERT ... SELECT with UNION/INTERSECT/EXCEPT into a fenced table cannot carry the token yet")
+		}
+		return pg.Deparse(tree)
+	case *pg.Node_UpdateStmt:
+		u := w.UpdateStmt
+		if len(spec.Key) == 0 {
+			return "", fmt.Errorf("the table has no primary key")
+		}
+		rv, from, where = u.Relation, u.FromClause, u.WhereClause
+		extra, err := lockConditions(rv, spec)
+		if err != nil {
+			return "", err
+		}
+		u.WhereClause = and(and(where, guardExpr(rv, spec.Column, op, token)), extra)
+		u.TargetList = append(u.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
+	case *pg.Node_DeleteStmt:
+		d := w.DeleteStmt
+		if len(spec.Key) == 0 {
+			return "", fmt.Errorf("the table has no primary key")
+		}
+		rv, from, where = d.Relation, d.UsingClause, d.WhereClause
+		extra, err := lockConditions(rv, spec)
+		if err != nil {
+			return "", err
+		}
+		d.WhereClause = and(and(where, guardExpr(rv, spec.Column, op, token)), extra)
+	default:
+		return "", fmt.Errorf("WITH entry %s is not a write", spec.CTE)
+	}
+	// The lock and check queries, as WITH entries placed before the write.
+	lockSQL, distinctKey, err := lockQuery(rv, from, where, spec)
+	if err != nil {
+		return "", err
+	}
+	helper, err := pg.Parse("WITH " + LockCTE + " AS (" + lockSQL + "), " + CheckCTE +
+		" AS (SELECT max(fence_token) AS stored, count(DISTINCT " + distinctKey + ") FILTER (WHERE NOT (fence_token " + op + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE + ") SELECT 1")
+	if err != nil {
+		return "", fmt.Errorf("lock query: %v", err)
+	}
+	ctes := append([]*pg.Node{}, with.Ctes[:at]...)
+	ctes = append(ctes, helper.Stmts[0].Stmt.GetSelectStmt().WithClause.Ctes...)
+	ctes = append(ctes, with.Ctes[at:]...)
+	with.Ctes = ctes
+	*wp = nil
+
+	// The main query: a SELECT becomes a subquery, a write one more WITH
+	// entry.
+	shell, err := pg.Parse("SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn + ", fence_main.* FROM fence_main" +
+		" UNION ALL SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + CheckCTE + " WHERE refused > 0")
+	if err != nil {
+		return "", err
+	}
+	out := shell.Stmts[0].Stmt.GetSelectStmt()
+	written := out.Larg
+	if spec.Columns == 0 {
+		written.TargetList = written.TargetList[:2]
+	}
+	switch top.Node.(type) {
+	case *pg.Node_SelectStmt:
+		written.FromClause = []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
+			Subquery: top, Alias: &pg.Alias{Aliasname: "fence_main"},
+		}}}}
+	default:
+		switch m := top.Node.(type) {
+		case *pg.Node_InsertStmt:
+			if len(m.InsertStmt.ReturningList) == 0 {
+				m.InsertStmt.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
+			}
+		case *pg.Node_UpdateStmt:
+			if len(m.UpdateStmt.ReturningList) == 0 {
+				m.UpdateStmt.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
+			}
+		case *pg.Node_DeleteStmt:
+			if len(m.DeleteStmt.ReturningList) == 0 {
+				m.DeleteStmt.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
+			}
+		}
+		with.Ctes = append(with.Ctes, &pg.Node{Node: &pg.Node_CommonTableExpr{CommonTableExpr: &pg.CommonTableExpr{
+			Ctename: "fence_main", Ctequery: top, Location: -1,
+		}}})
+	}
+	out.WithClause = with
+	sql, err := deparse(selectNode(out))
+	if err != nil {
+		return "", err
+	}
+	if _, err := pg.Parse(sql); err != nil {
+		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
+	}
+	return sql, nil
+}
+
+// lockQuery is the text of the lock query of a locking-form write and the
+// key expression fence_check counts distinct rows by.
+func lockQuery(rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec) (string, string, error) {
+	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: rv.Inh, Relpersistence: "p", Alias: rv.Alias, Location: -1}
+	var targets []*pg.Node
+	for i, k := range spec.Key {
+		targets = append(targets, pg.MakeResTargetNodeWithNameAndVal(fmt.Sprintf("fence_key_%d", i+1), colRef(relName(rv), k), -1))
+	}
+	targets = append(targets, pg.MakeResTargetNodeWithNameAndVal("fence_token", colRef(relName(rv), spec.Column), -1))
+	lock := &pg.SelectStmt{
+		TargetList:  targets,
+		FromClause:  append([]*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: target}}}, from...),
+		WhereClause: where,
+		LockingClause: []*pg.Node{{Node: &pg.Node_LockingClause{LockingClause: &pg.LockingClause{
+			Strength:   pg.LockClauseStrength_LCS_FORUPDATE,
+			WaitPolicy: pg.LockWaitPolicy_LockWaitBlock,
+			LockedRels: []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: relName(rv), Inh: true, Relpersistence: "p", Location: -1}}}},
+		}}}},
+		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
+		Op:          pg.SetOperation_SETOP_NONE,
+	}
+	sql, err := deparse(selectNode(lock))
+	distinct := lockKeys(len(spec.Key))
+	if len(spec.Key) > 1 {
+		distinct = "(" + distinct + ")"
+	}
+	return sql, distinct, err
 }

@@ -1,0 +1,93 @@
+package sqlparse_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/internal/testenv"
+	"github.com/fencegen/fencegen/runtime/fence"
+)
+
+// A fenced UPDATE or DELETE that is a data-modifying WITH entry is guarded
+// all or nothing in place, and the statement's own rows come back, against
+// real PostgreSQL.
+func TestFenceInWithPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t, `
+		CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL, grp int NOT NULL, tok bigint NOT NULL DEFAULT 0);
+		CREATE TABLE job_log (id bigserial PRIMARY KEY, job_id bigint NOT NULL);
+		INSERT INTO jobs (id, state, grp, tok) VALUES (1, 'new', 1, 1), (2, 'new', 1, 1), (3, 'new', 1, 5), (4, 'new', 2, 0);`)
+	ctx := context.Background()
+	run := func(t *testing.T, sql string, cols int, args ...any) ([]int64, error) {
+		t.Helper()
+		got, err := sqlparse.FenceWrite(sql, sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: len(args), Columns: cols, CTE: "w"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []int64
+		_, err = fence.WriteInCTE("Q", "jobs", fence.NonStrict, fence.Token(args[len(args)-1].(int64)), cols, func() (fence.Rows, error) {
+			return pool.Query(ctx, got, args...)
+		}, func(r fence.Rows) error {
+			if cols == 0 {
+				return nil
+			}
+			var id int64
+			if err := r.Scan(nil, nil, &id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+			return nil
+		})
+		return ids, err
+	}
+	state := func(t *testing.T) (done, total int64) {
+		t.Helper()
+		if err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state = 'done'), count(*) FROM jobs`).Scan(&done, &total); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	const update = `WITH w AS (UPDATE jobs SET state = 'done' WHERE grp = $1 RETURNING id) SELECT id FROM w ORDER BY id`
+	// Row 3 holds token 5: token 3 writes none of group 1.
+	_, err := run(t, update, 1, int32(1), int64(3))
+	var se *fence.StaleError
+	if !errors.As(err, &se) || se.Stored != 5 || se.Rows != 1 {
+		t.Fatalf("stale group update: %v, want stale with stored 5 and 1 refused row", err)
+	}
+	if done, _ := state(t); done != 0 {
+		t.Fatalf("%d rows written by a refused statement", done)
+	}
+	// Token 5 writes all three and returns them.
+	ids, err := run(t, update, 1, int32(1), int64(5))
+	if err != nil || len(ids) != 3 {
+		t.Fatalf("group update with token 5: ids %v, %v", ids, err)
+	}
+	// No match: no rows, no error (the main query decides what that means).
+	if ids, err := run(t, update, 1, int32(9), int64(5)); err != nil || len(ids) != 0 {
+		t.Fatalf("no match: %v, %v", ids, err)
+	}
+	// A main statement that writes an unfenced table.
+	const logged = `WITH w AS (UPDATE jobs SET state = 'logged' WHERE id = $1 RETURNING id) INSERT INTO job_log (job_id) SELECT id FROM w`
+	if _, err := run(t, logged, 0, int64(4), int64(2)); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM job_log`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("job_log rows %d, %v", n, err)
+	}
+	if _, err := run(t, logged, 0, int64(4), int64(1)); !errors.As(err, &se) || se.Stored != 2 {
+		t.Fatalf("stale logged update: %v", err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM job_log`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("a refused statement logged anyway: %d rows", n)
+	}
+	// DELETE in WITH.
+	const del = `WITH w AS (DELETE FROM jobs WHERE grp = $1 RETURNING id) SELECT count(*) FROM w`
+	if _, err := run(t, del, 1, int32(1), int64(4)); !errors.As(err, &se) || se.Stored != 5 {
+		t.Fatalf("stale delete: %v", err)
+	}
+	if _, total := state(t); total != 4 {
+		t.Fatalf("refused delete removed rows: %d left", total)
+	}
+}
