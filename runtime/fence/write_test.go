@@ -1,6 +1,7 @@
 package fence_test
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"testing"
@@ -105,5 +106,72 @@ func TestWriteGivesUpAfterMaxAttempts(t *testing.T) {
 	}, nil)
 	if runs != fence.MaxAttempts || err == nil || errors.Is(err, fence.ErrStaleToken) || errors.Is(err, fence.ErrNotFound) {
 		t.Fatalf("runs %d, err %v", runs, err)
+	}
+}
+
+func TestWriteByKeyOutcomes(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		written [][][]*int64 // the write's rows per attempt
+		stored  [][][]*int64 // the stored-token read's rows per attempt
+		want    int64
+		stale   fence.Token
+		notFnd  bool
+		writes  int
+	}{
+		{name: "written", written: [][][]*int64{{{p(1)}}}, want: 1, writes: 1},
+		{name: "stale", written: [][][]*int64{{}}, stored: [][][]*int64{{{p(9)}}}, stale: 9, writes: 1},
+		{name: "not found", written: [][][]*int64{{}}, stored: [][][]*int64{{}}, notFnd: true, writes: 1},
+		{name: "changed between the statements, then written", written: [][][]*int64{{}, {{p(1)}}}, stored: [][][]*int64{{{p(3)}}}, want: 1, writes: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			writes, reads := 0, 0
+			n, err := fence.WriteByKey(ctx, "Q", "t", fence.NonStrict, 5, func() (fence.Rows, error) {
+				r := &rows{data: tt.written[writes]}
+				writes++
+				return r, nil
+			}, nil, func(ctx context.Context) (fence.Rows, error) {
+				if ctx.Err() != nil {
+					t.Errorf("stored-token read got a cancelled context")
+				}
+				r := &rows{data: tt.stored[reads]}
+				reads++
+				return r, nil
+			})
+			if writes != tt.writes {
+				t.Errorf("%d writes, want %d", writes, tt.writes)
+			}
+			var se *fence.StaleError
+			switch {
+			case tt.stale != 0:
+				if !errors.As(err, &se) || se.Stored != tt.stale {
+					t.Fatalf("err = %v, want stale %d", err, tt.stale)
+				}
+			case tt.notFnd:
+				if !errors.Is(err, fence.ErrNotFound) {
+					t.Fatalf("err = %v, want not found", err)
+				}
+			default:
+				if err != nil || n != tt.want {
+					t.Fatalf("= %d, %v", n, err)
+				}
+			}
+		})
+	}
+	// A context cancelled after the write still lets the read classify it.
+	cctx, cancel := context.WithCancel(ctx)
+	_, err := fence.WriteByKey(cctx, "Q", "t", fence.NonStrict, 5, func() (fence.Rows, error) {
+		cancel()
+		return &rows{}, nil
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return &rows{data: [][]*int64{{p(7)}}}, nil
+	})
+	if !errors.Is(err, fence.ErrStaleToken) {
+		t.Fatalf("refusal after cancellation = %v, want stale", err)
 	}
 }

@@ -69,12 +69,11 @@ func (q *Queries) ListAccounts(ctx context.Context) ([]ListAccountsRow, error) {
 }
 
 const creditAccount = `-- name: CreditAccount :exec
-WITH fence_write AS (
-    UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
+`
+
+const fenceStoredCreditAccount = `-- name: CreditAccount :exec (stored token, sent only when the write touched no row)
+SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 `
 
 type CreditAccountParams struct {
@@ -89,21 +88,23 @@ type CreditAccountParams struct {
 // token in the rows it writes. It returns a *fence.StaleError (errors.Is
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip.
+// One round trip when it writes; when it writes nothing, a second reads the
+// stored token.
 func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, token fence.Token) error {
-	_, err := fence.Write("CreditAccount", "account_balances", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, creditAccount, arg.Amount, arg.ID, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredCreditAccount, arg.ID)
+	})
 	return err
 }
 
 const setBalance = `-- name: SetBalance :one
-WITH fence_write AS (
-    UPDATE account_balances SET balance = $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING *
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
-UNION ALL
-SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE account_balances SET balance = $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING *
+`
+
+const fenceStoredSetBalance = `-- name: SetBalance :one (stored token, sent only when the write touched no row)
+SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 `
 
 type SetBalanceParams struct {
@@ -118,29 +119,31 @@ type SetBalanceParams struct {
 // token in the rows it writes. It returns a *fence.StaleError (errors.Is
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip.
+// One round trip when it writes; when it writes nothing, a second reads the
+// stored token.
 func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fence.Token) (AccountBalance, error) {
 	var i AccountBalance
 	found := false
-	_, err := fence.Write("SetBalance", "account_balances", fence.NonStrict, token, 4, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "SetBalance", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, setBalance, arg.Balance, arg.ID, int64(token))
 	}, func(rows fence.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
-		return rows.Scan(nil, nil, &i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
+		return rows.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
+	}, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredSetBalance, arg.ID)
 	})
 	return i, err
 }
 
 const closeAccount = `-- name: CloseAccount :execrows
-WITH fence_write AS (
-    DELETE FROM account_balances WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+DELETE FROM account_balances WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
+`
+
+const fenceStoredCloseAccount = `-- name: CloseAccount :execrows (stored token, sent only when the write touched no row)
+SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 `
 
 // CloseAccount deletes an account's row. A hard DELETE leaves nothing to
@@ -151,20 +154,22 @@ SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $
 // touch rows whose stored fencing token is greater than token. It returns a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
-// when it matched no row. One round trip.
+// when it matched no row. One round trip when it writes; when it writes
+// nothing, a second reads the stored token.
 func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token) (int64, error) {
-	return fence.Write("CloseAccount", "account_balances", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fence.WriteByKey(ctx, "CloseAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, closeAccount, id, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredCloseAccount, id)
+	})
 }
 
 const softCloseAccount = `-- name: SoftCloseAccount :exec
-WITH fence_write AS (
-    UPDATE account_balances SET closed_at = COALESCE(closed_at, now()), last_fencing_token = $2 WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE account_balances SET closed_at = COALESCE(closed_at, now()), last_fencing_token = $2 WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
+`
+
+const fenceStoredSoftCloseAccount = `-- name: SoftCloseAccount :exec (stored token, sent only when the write touched no row)
+SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 `
 
 // SoftCloseAccount closes an account with a tombstone instead of deleting
@@ -176,21 +181,23 @@ SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $
 // stores token in the rows it writes. It returns a *fence.StaleError
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// row. One round trip when it writes; when it writes nothing, a second reads
+// the stored token.
 func (q *Queries) SoftCloseAccount(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.Write("SoftCloseAccount", "account_balances", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "SoftCloseAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, softCloseAccount, id, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredSoftCloseAccount, id)
+	})
 	return err
 }
 
 const reopenAccount = `-- name: ReopenAccount :one
-WITH fence_write AS (
-    UPDATE account_balances SET balance = $1, closed_at = NULL, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING *
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
-UNION ALL
-SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE account_balances SET balance = $1, closed_at = NULL, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING *
+`
+
+const fenceStoredReopenAccount = `-- name: ReopenAccount :one (stored token, sent only when the write touched no row)
+SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 `
 
 type ReopenAccountParams struct {
@@ -206,18 +213,21 @@ type ReopenAccountParams struct {
 // token in the rows it writes. It returns a *fence.StaleError (errors.Is
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip.
+// One round trip when it writes; when it writes nothing, a second reads the
+// stored token.
 func (q *Queries) ReopenAccount(ctx context.Context, arg ReopenAccountParams, token fence.Token) (AccountBalance, error) {
 	var i AccountBalance
 	found := false
-	_, err := fence.Write("ReopenAccount", "account_balances", fence.NonStrict, token, 4, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "ReopenAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, reopenAccount, arg.Balance, arg.ID, int64(token))
 	}, func(rows fence.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
-		return rows.Scan(nil, nil, &i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
+		return rows.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
+	}, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredReopenAccount, arg.ID)
 	})
 	return i, err
 }
@@ -311,12 +321,11 @@ func (q *Queries) CreditsFor(ctx context.Context, accountID int64) ([]CreditsFor
 }
 
 const applyInterest = `-- name: ApplyInterest :exec
-WITH fence_write AS (
-    UPDATE account_balances SET balance = round(balance * $1::numeric, 2), last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token < $3 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE account_balances SET balance = round(balance * $1::numeric, 2), last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token < $3 RETURNING 1
+`
+
+const fenceStoredApplyInterest = `-- name: ApplyInterest :exec (stored token, sent only when the write touched no row)
+SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 `
 
 type ApplyInterestParams struct {
@@ -333,10 +342,13 @@ type ApplyInterestParams struct {
 // most one write per row per lease), and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
 func (q *Queries) ApplyInterest(ctx context.Context, arg ApplyInterestParams, token fence.Token) error {
-	_, err := fence.Write("ApplyInterest", "account_balances", fence.Strict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "ApplyInterest", "account_balances", fence.Strict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, applyInterest, arg.Rate, arg.ID, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredApplyInterest, arg.ID)
+	})
 	return err
 }

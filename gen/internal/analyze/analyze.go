@@ -116,6 +116,12 @@ type Fence struct {
 	// CTE names the data-modifying WITH entry that holds the fenced write,
 	// "" when the write is the statement itself.
 	CTE string
+	// StoredSQL is set for a write pinned by its primary key (at most one
+	// row): Query.SQL is then the guarded write alone, and StoredSQL reads
+	// the stored token when the write touched nothing; StoredParams are the
+	// numbers of the query's parameters it takes, in its $1.. order.
+	StoredSQL    string
+	StoredParams []int
 }
 
 // File is the analysed queries of one query file.
@@ -350,10 +356,24 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			a.errorf(a.stmt.Start, "query %s: fenced table %s has no PRIMARY KEY; fencegen locks and writes the rows a fenced %s matches by key, so that the write is all or nothing", q.Name, q.Fence.Table.QualifiedName(), strings.ToUpper(q.Fence.Kind))
 			return nil, a.errs
 		}
-		rewritten, err := sqlparse.FenceWrite(sqlText, sqlparse.FenceSpec{
+		spec := sqlparse.FenceSpec{
 			Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
 			Columns: len(q.Columns), CTE: q.Fence.CTE,
-		})
+		}
+		// A batch item is read from one result set: it keeps the
+		// one-statement form.
+		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && !strings.HasPrefix(q.Cmd, ":batch") {
+			bk, err := sqlparse.FenceByKey(sqlText, spec)
+			if err != nil {
+				a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
+				return nil, a.errs
+			}
+			if bk != nil {
+				q.SQL, q.Fence.StoredSQL, q.Fence.StoredParams = bk.Write, bk.Stored, bk.StoredParams
+				return q, nil
+			}
+		}
+		rewritten, err := sqlparse.FenceWrite(sqlText, spec)
 		if err != nil {
 			a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
 			return nil, a.errs

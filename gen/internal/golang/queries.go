@@ -363,9 +363,22 @@ func (e *emitter) dbExpr() *jen.Statement {
 }
 
 // query emits a :one, :many, :exec, :execrows or :execresult query.
+// storedConstName names the constant of a by-key fenced write's
+// stored-token query.
+func storedConstName(q *analyze.Query) string { return "fenceStored" + q.Name }
+
 func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	sig := e.signature(q)
 	e.sqlConst(f, q)
+	if q.Fence != nil && q.Fence.StoredSQL != "" {
+		text := "-- name: " + q.Name + " " + q.Cmd + " (stored token, sent only when the write touched no row)\n" + q.Fence.StoredSQL + "\n"
+		if strings.Contains(text, "`") {
+			f.Const().Id(storedConstName(q)).Op("=").Lit(text)
+		} else {
+			f.Const().Id(storedConstName(q)).Op("=").Id("`" + text + "`")
+		}
+		f.Line()
+	}
 	e.structs(f, q, sig)
 	e.doc(f, q)
 	recv := jen.Id("q").Op("*").Id("Queries")
@@ -384,6 +397,10 @@ func fenceDoc(q *analyze.Query) string {
 	guard := "refuses to touch rows whose stored fencing token is greater than token"
 	if q.Fence.Strict {
 		guard = "refuses to touch rows whose stored fencing token is not lower than token (strict: at most one write per row per lease)"
+	}
+	trips := "One round trip."
+	if q.Fence.StoredSQL != "" {
+		trips = "One round trip when it writes; when it writes nothing, a second reads the stored token."
 	}
 	var text string
 	if isBulk(q.Cmd) && q.Fence.Kind != "insert" {
@@ -406,11 +423,11 @@ func fenceDoc(q *analyze.Query) string {
 	case "delete":
 		text = fmt.Sprintf("%s is fenced on %s: it %s. "+
 			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
-			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. One round trip.", q.Name, col, guard)
+			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. %s", q.Name, col, guard, trips)
 	default:
 		text = fmt.Sprintf("%s is fenced on %s: it %s, and stores token in the rows it writes. "+
 			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
-			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. One round trip.", q.Name, col, guard)
+			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. %s", q.Name, col, guard, trips)
 	}
 	return wrap(text, 76)
 }
@@ -537,8 +554,29 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 			jen.Lit(len(q.Columns)), run, scan,
 		)
 	}
+	// The written rows carry two fence columns first, except in the
+	// by-key form, whose write returns the query's own columns only.
+	prefix := []jen.Code{jen.Nil(), jen.Nil()}
+	if q.Fence.StoredSQL != "" {
+		prefix = nil
+		var args []jen.Code
+		for _, n := range q.Fence.StoredParams {
+			if n-1 < len(sig.args) {
+				args = append(args, sig.args[n-1])
+			}
+		}
+		stored := jen.Func().Params(jen.Id("ctx").Qual("context", "Context")).Params(jen.Qual(fencePkg, "Rows"), jen.Error()).Block(
+			jen.Return(jen.Add(db).Dot("Query").Call(append([]jen.Code{jen.Id("ctx"), jen.Id(storedConstName(q))}, args...)...)),
+		)
+		write = func(scan jen.Code) *jen.Statement {
+			return jen.Qual(fencePkg, "WriteByKey").Call(
+				jen.Id("ctx"), jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), mode, jen.Id("token"),
+				run, scan, stored,
+			)
+		}
+	}
 	scanRow := func(extra ...jen.Code) jen.Code {
-		dests := append([]jen.Code{jen.Nil(), jen.Nil()}, scanDests(sig)...)
+		dests := append(append([]jen.Code{}, prefix...), scanDests(sig)...)
 		body := append(extra, jen.Return(jen.Id("rows").Dot("Scan").Call(dests...)))
 		return jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(body...)
 	}
@@ -559,7 +597,7 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 		if e.opts.EmitEmptySlices {
 			items = jen.Id("items").Op(":=").Index().Add(sig.result).Values()
 		}
-		dests := append([]jen.Code{jen.Nil(), jen.Nil()}, scanDests(sig)...)
+		dests := append(append([]jen.Code{}, prefix...), scanDests(sig)...)
 		scan := jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
 			e.newItem(sig),
 			jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(dests...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),

@@ -734,3 +734,130 @@ func lockQuery(rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec)
 	}
 	return sql, distinct, err
 }
+
+// ByKey is the two-statement form of a fenced UPDATE or DELETE whose WHERE
+// clause pins the whole primary key (see pinsKey): the guarded write alone,
+// which is all the success path sends, and a statement that reads the
+// stored token, sent only when the write touched no row.
+type ByKey struct {
+	// Write is the guarded UPDATE or DELETE, with the query's RETURNING
+	// list or RETURNING 1.
+	Write string
+	// Stored is SELECT <token> FROM <table> WHERE <the write's WHERE>, its
+	// parameters renumbered from $1.
+	Stored string
+	// StoredParams lists, for each parameter of Stored in order, the number
+	// of the write's parameter it stands for.
+	StoredParams []int
+}
+
+// FenceByKey returns the two-statement form of a fenced UPDATE or DELETE
+// that matches at most one row, or nil when the write is not pinned by its
+// primary key (then FenceWrite's one-statement forms apply). One row
+// cannot be written in part; a write that touched nothing is classified by
+// Stored: no row is "not found", a row whose token the presented one does
+// not beat is stale, and a row whose token it beats was changed
+// concurrently, so the write is tried again (fence.WriteByKey).
+func FenceByKey(sql string, spec FenceSpec) (*ByKey, error) {
+	if spec.CTE != "" {
+		return nil, nil
+	}
+	tree, err := pg.Parse(sql)
+	if err != nil {
+		return nil, err
+	}
+	if len(tree.Stmts) != 1 {
+		return nil, fmt.Errorf("expected one statement, got %d", len(tree.Stmts))
+	}
+	op := "<="
+	if spec.Strict {
+		op = "<"
+	}
+	token := pg.MakeParamRefNode(int32(spec.Param), -1)
+	var rv *pg.RangeVar
+	var where *pg.Node
+	switch s := tree.Stmts[0].Stmt.Node.(type) {
+	case *pg.Node_UpdateStmt:
+		u := s.UpdateStmt
+		if u.WithClause != nil || len(u.FromClause) > 0 || !pinsKey(u.Relation, u.WhereClause, spec.Key) {
+			return nil, nil
+		}
+		rv, where = u.Relation, u.WhereClause
+		u.WhereClause = and(where, guardExpr(rv, spec.Column, op, token))
+		u.TargetList = append(u.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
+		if len(u.ReturningList) == 0 {
+			u.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
+		}
+	case *pg.Node_DeleteStmt:
+		d := s.DeleteStmt
+		if d.WithClause != nil || len(d.UsingClause) > 0 || !pinsKey(d.Relation, d.WhereClause, spec.Key) {
+			return nil, nil
+		}
+		rv, where = d.Relation, d.WhereClause
+		d.WhereClause = and(where, guardExpr(rv, spec.Column, op, token))
+		if len(d.ReturningList) == 0 {
+			d.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
+		}
+	default:
+		return nil, nil
+	}
+	write, err := deparse(tree.Stmts[0].Stmt)
+	if err != nil {
+		return nil, err
+	}
+	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: rv.Inh, Relpersistence: "p", Alias: rv.Alias, Location: -1}
+	stored, err := deparse(selectNode(&pg.SelectStmt{
+		TargetList:  []*pg.Node{pg.MakeResTargetNodeWithVal(colRef(relName(rv), spec.Column), -1)},
+		FromClause:  []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: target}}},
+		WhereClause: where,
+		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
+		Op:          pg.SetOperation_SETOP_NONE,
+	}))
+	if err != nil {
+		return nil, err
+	}
+	stored, params, err := renumberParams(stored)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range []string{write, stored} {
+		if _, err := pg.Parse(s); err != nil {
+			return nil, fmt.Errorf("rewritten statement does not parse: %v", err)
+		}
+	}
+	return &ByKey{Write: write, Stored: stored, StoredParams: params}, nil
+}
+
+// renumberParams renames the $n parameters of sql to $1, $2, ... in order
+// of first appearance (PostgreSQL's scanner finds them, so text in quotes
+// is left alone) and returns the original number of each.
+func renumberParams(sql string) (string, []int, error) {
+	scan, err := pg.Scan(sql)
+	if err != nil {
+		return "", nil, err
+	}
+	index := map[int]int{}
+	var order []int
+	type span struct{ start, end, n int }
+	var spans []span
+	for _, t := range scan.Tokens {
+		if t.Token != pg.Token_PARAM {
+			continue
+		}
+		var n int
+		if _, err := fmt.Sscanf(sql[t.Start+1:t.End], "%d", &n); err != nil {
+			return "", nil, err
+		}
+		if _, ok := index[n]; !ok {
+			order = append(order, n)
+			index[n] = len(order)
+		}
+		spans = append(spans, span{int(t.Start), int(t.End), index[n]})
+	}
+	out := []byte(sql)
+	for i := len(spans) - 1; i >= 0; i-- {
+		s := spans[i]
+		out = append(out[:s.start], append([]byte(fmt.Sprintf("$%d", s.n)), out[s.end:]...)...)
+	}
+	return string(out), order, nil
+}

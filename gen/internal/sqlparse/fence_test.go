@@ -356,3 +356,31 @@ func TestFenceWriteSingleRow(t *testing.T) {
 		}
 	}
 }
+
+// A write pinned by its primary key gets the two-statement form: the
+// guarded write alone, and a stored-token read whose parameters are
+// renumbered from $1.
+func TestFenceByKey(t *testing.T) {
+	bk, err := sqlparse.FenceByKey("UPDATE t SET a = $1, note = 'costs $2' WHERE id = $3", sqlparse.FenceSpec{Column: "tok", Key: id, Param: 4})
+	if err != nil || bk == nil {
+		t.Fatalf("FenceByKey = %v, %v", bk, err)
+	}
+	if want := "UPDATE t SET a = $1, note = 'costs $2', tok = $4 WHERE id = $3 AND t.tok <= $4 RETURNING 1"; bk.Write != want {
+		t.Errorf("write = %s\nwant    %s", bk.Write, want)
+	}
+	if want := "SELECT t.tok FROM t WHERE id = $1"; bk.Stored != want {
+		t.Errorf("stored = %s\nwant     %s", bk.Stored, want)
+	}
+	if len(bk.StoredParams) != 1 || bk.StoredParams[0] != 3 {
+		t.Errorf("stored params = %v, want [3]", bk.StoredParams)
+	}
+	for _, sql := range []string{
+		"UPDATE t SET a = 1 WHERE id > $1",
+		"UPDATE t SET a = 1 FROM o WHERE t.id = $1",
+		"DELETE FROM t USING o WHERE t.id = $1",
+	} {
+		if bk, err := sqlparse.FenceByKey(sql, sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2}); err != nil || bk != nil {
+			t.Errorf("FenceByKey(%q) = %v, %v; want nil: not pinned by key", sql, bk, err)
+		}
+	}
+}

@@ -74,12 +74,11 @@ func (q *Queries) CreditViaFunction(ctx context.Context, arg CreditViaFunctionPa
 }
 
 const guarded = `-- name: Guarded :exec
-WITH fence_write AS (
-    UPDATE accounts SET balance = $1, tok = $3 WHERE id = $2 AND accounts.tok <= $3 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT accounts.tok, 1 FROM accounts WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE accounts SET balance = $1, tok = $3 WHERE id = $2 AND accounts.tok <= $3 RETURNING 1
+`
+
+const fenceStoredGuarded = `-- name: Guarded :exec (stored token, sent only when the write touched no row)
+SELECT accounts.tok FROM accounts WHERE id = $1
 `
 
 type GuardedParams struct {
@@ -91,10 +90,13 @@ type GuardedParams struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
 func (q *Queries) Guarded(ctx context.Context, arg GuardedParams, token fence.Token) error {
-	_, err := fence.Write("Guarded", "accounts", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "Guarded", "accounts", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, guarded, arg.Balance, arg.ID, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredGuarded, arg.ID)
+	})
 	return err
 }

@@ -9,12 +9,11 @@ import (
 )
 
 const saveDocument = `-- name: SaveDocument :exec
-WITH fence_write AS (
-    UPDATE documents SET body = $1, revision = $3 WHERE id = $2 AND documents.revision < $3 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT documents.revision, 1 FROM documents WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE documents SET body = $1, revision = $3 WHERE id = $2 AND documents.revision < $3 RETURNING 1
+`
+
+const fenceStoredSaveDocument = `-- name: SaveDocument :exec (stored token, sent only when the write touched no row)
+SELECT documents.revision FROM documents WHERE id = $1
 `
 
 type SaveDocumentParams struct {
@@ -27,11 +26,14 @@ type SaveDocumentParams struct {
 // row per lease), and stores token in the rows it writes. It returns a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
-// when it matched no row. One round trip.
+// when it matched no row. One round trip when it writes; when it writes
+// nothing, a second reads the stored token.
 func (q *Queries) SaveDocument(ctx context.Context, arg SaveDocumentParams, token fence.Token) error {
-	_, err := fence.Write("SaveDocument", "documents", fence.Strict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "SaveDocument", "documents", fence.Strict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, saveDocument, arg.Body, arg.ID, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredSaveDocument, arg.ID)
+	})
 	return err
 }
 

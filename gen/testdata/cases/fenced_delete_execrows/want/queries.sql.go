@@ -34,23 +34,25 @@ func (q *Queries) ExpireSessions(ctx context.Context, now pgtype.Timestamptz, to
 }
 
 const deleteSession = `-- name: DeleteSession :exec
-WITH fence_write AS (
-    DELETE FROM sessions WHERE id = $1 AND sessions.token <= $2 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT sessions.token, 1 FROM sessions WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+DELETE FROM sessions WHERE id = $1 AND sessions.token <= $2 RETURNING 1
+`
+
+const fenceStoredDeleteSession = `-- name: DeleteSession :exec (stored token, sent only when the write touched no row)
+SELECT sessions.token FROM sessions WHERE id = $1
 `
 
 // DeleteSession is fenced on sessions.token: it refuses to touch rows whose
 // stored fencing token is greater than token. It returns a *fence.StaleError
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// row. One round trip when it writes; when it writes nothing, a second reads
+// the stored token.
 func (q *Queries) DeleteSession(ctx context.Context, id pgtype.UUID, token fence.Token) error {
-	_, err := fence.Write("DeleteSession", "sessions", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "DeleteSession", "sessions", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, deleteSession, id, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredDeleteSession, id)
+	})
 	return err
 }
 

@@ -9,33 +9,34 @@ import (
 )
 
 const finishJob = `-- name: FinishJob :exec
-WITH fence_write AS (
-    UPDATE app.jobs SET done = true, fence = $2 WHERE id = $1 AND jobs.fence <= $2 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT jobs.fence, 1 FROM app.jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE app.jobs SET done = true, fence = $2 WHERE id = $1 AND jobs.fence <= $2 RETURNING 1
+`
+
+const fenceStoredFinishJob = `-- name: FinishJob :exec (stored token, sent only when the write touched no row)
+SELECT jobs.fence FROM app.jobs WHERE id = $1
 `
 
 // FinishJob is fenced on app.jobs.fence: it refuses to touch rows whose stored
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
 func (q *Queries) FinishJob(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.Write("FinishJob", "app.jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "FinishJob", "app.jobs", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, finishJob, id, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredFinishJob, id)
+	})
 	return err
 }
 
 const finishJobReturning = `-- name: FinishJobReturning :one
-WITH fence_write AS (
-    UPDATE app.jobs j SET done = true, fence = $2 WHERE j.id = $1 AND j.fence <= $2 RETURNING j.id, j.kind
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
-UNION ALL
-SELECT j.fence, 1, NULL, NULL FROM app.jobs j WHERE j.id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE app.jobs j SET done = true, fence = $2 WHERE j.id = $1 AND j.fence <= $2 RETURNING j.id, j.kind
+`
+
+const fenceStoredFinishJobReturning = `-- name: FinishJobReturning :one (stored token, sent only when the write touched no row)
+SELECT j.fence FROM app.jobs j WHERE j.id = $1
 `
 
 type FinishJobReturningRow struct {
@@ -48,40 +49,45 @@ type FinishJobReturningRow struct {
 // rows it writes. It returns a *fence.StaleError (errors.Is
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip.
+// One round trip when it writes; when it writes nothing, a second reads the
+// stored token.
 func (q *Queries) FinishJobReturning(ctx context.Context, id int64, token fence.Token) (FinishJobReturningRow, error) {
 	var i FinishJobReturningRow
 	found := false
-	_, err := fence.Write("FinishJobReturning", "app.jobs", fence.NonStrict, token, 2, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "FinishJobReturning", "app.jobs", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, finishJobReturning, id, int64(token))
 	}, func(rows fence.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
-		return rows.Scan(nil, nil, &i.ID, &i.Kind)
+		return rows.Scan(&i.ID, &i.Kind)
+	}, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredFinishJobReturning, id)
 	})
 	return i, err
 }
 
 const deleteJob = `-- name: DeleteJob :execrows
-WITH fence_write AS (
-    DELETE FROM app.jobs WHERE id = $1 AND jobs.fence <= $2 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT jobs.fence, 1 FROM app.jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+DELETE FROM app.jobs WHERE id = $1 AND jobs.fence <= $2 RETURNING 1
+`
+
+const fenceStoredDeleteJob = `-- name: DeleteJob :execrows (stored token, sent only when the write touched no row)
+SELECT jobs.fence FROM app.jobs WHERE id = $1
 `
 
 // DeleteJob is fenced on app.jobs.fence: it refuses to touch rows whose stored
 // fencing token is greater than token. It returns a *fence.StaleError
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// row. One round trip when it writes; when it writes nothing, a second reads
+// the stored token.
 func (q *Queries) DeleteJob(ctx context.Context, id int64, token fence.Token) (int64, error) {
-	return fence.Write("DeleteJob", "app.jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fence.WriteByKey(ctx, "DeleteJob", "app.jobs", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, deleteJob, id, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredDeleteJob, id)
+	})
 }
 
 const listJobs = `-- name: ListJobs :many

@@ -10,12 +10,11 @@ import (
 )
 
 const creditAccount = `-- name: CreditAccount :exec
-WITH fence_write AS (
-    UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
+`
+
+const fenceStoredCreditAccount = `-- name: CreditAccount :exec (stored token, sent only when the write touched no row)
+SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 `
 
 type CreditAccountParams struct {
@@ -30,21 +29,23 @@ type CreditAccountParams struct {
 // token in the rows it writes. It returns a *fence.StaleError (errors.Is
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip.
+// One round trip when it writes; when it writes nothing, a second reads the
+// stored token.
 func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, token fence.Token) error {
-	_, err := fence.Write("CreditAccount", "account_balances", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, creditAccount, arg.Amount, arg.ID, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredCreditAccount, arg.ID)
+	})
 	return err
 }
 
 const resetBalance = `-- name: ResetBalance :exec
-WITH fence_write AS (
-    UPDATE account_balances SET balance = 0, last_fencing_token = $2 WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE account_balances SET balance = 0, last_fencing_token = $2 WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
+`
+
+const fenceStoredResetBalance = `-- name: ResetBalance :exec (stored token, sent only when the write touched no row)
+SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 `
 
 // ResetBalance is fenced on account_balances.last_fencing_token: it refuses to
@@ -52,10 +53,13 @@ SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $
 // token in the rows it writes. It returns a *fence.StaleError (errors.Is
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip.
+// One round trip when it writes; when it writes nothing, a second reads the
+// stored token.
 func (q *Queries) ResetBalance(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.Write("ResetBalance", "account_balances", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "ResetBalance", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, resetBalance, id, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredResetBalance, id)
+	})
 	return err
 }

@@ -10,12 +10,11 @@ import (
 )
 
 const setState = `-- name: SetState :one
-WITH fence_write AS (
-    UPDATE jobs SET state = $1, fence = $3 WHERE id = $2 AND jobs.fence <= $3 RETURNING *
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
-UNION ALL
-SELECT jobs.fence, 1, NULL, NULL, NULL, NULL, NULL FROM jobs WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE jobs SET state = $1, fence = $3 WHERE id = $2 AND jobs.fence <= $3 RETURNING *
+`
+
+const fenceStoredSetState = `-- name: SetState :one (stored token, sent only when the write touched no row)
+SELECT jobs.fence FROM jobs WHERE id = $1
 `
 
 type SetStateParams struct {
@@ -27,29 +26,31 @@ type SetStateParams struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
 func (q *Queries) SetState(ctx context.Context, arg SetStateParams, token fence.Token) (Job, error) {
 	var i Job
 	found := false
-	_, err := fence.Write("SetState", "jobs", fence.NonStrict, token, 5, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "SetState", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, setState, arg.State, arg.ID, int64(token))
 	}, func(rows fence.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
-		return rows.Scan(nil, nil, &i.ID, &i.State, &i.Payload, &i.Note, &i.Fence)
+		return rows.Scan(&i.ID, &i.State, &i.Payload, &i.Note, &i.Fence)
+	}, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredSetState, arg.ID)
 	})
 	return i, err
 }
 
 const setNote = `-- name: SetNote :one
-WITH fence_write AS (
-    UPDATE jobs SET note = $1, fence = $3 WHERE id = $2 AND jobs.fence <= $3 RETURNING id, note, fence
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
-UNION ALL
-SELECT jobs.fence, 1, NULL, NULL, NULL FROM jobs WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE jobs SET note = $1, fence = $3 WHERE id = $2 AND jobs.fence <= $3 RETURNING id, note, fence
+`
+
+const fenceStoredSetNote = `-- name: SetNote :one (stored token, sent only when the write touched no row)
+SELECT jobs.fence FROM jobs WHERE id = $1
 `
 
 type SetNoteParams struct {
@@ -69,47 +70,52 @@ type SetNoteRow struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
 func (q *Queries) SetNote(ctx context.Context, arg SetNoteParams, token fence.Token) (SetNoteRow, error) {
 	var i SetNoteRow
 	found := false
-	_, err := fence.Write("SetNote", "jobs", fence.NonStrict, token, 3, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "SetNote", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, setNote, arg.Note, arg.ID, int64(token))
 	}, func(rows fence.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
-		return rows.Scan(nil, nil, &i.ID, &i.Note, &i.Fence)
+		return rows.Scan(&i.ID, &i.Note, &i.Fence)
+	}, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredSetNote, arg.ID)
 	})
 	return i, err
 }
 
 const touch = `-- name: Touch :one
-WITH fence_write AS (
-    UPDATE jobs SET payload = payload, fence = $2 WHERE id = $1 AND jobs.fence <= $2 RETURNING state
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
-UNION ALL
-SELECT jobs.fence, 1, NULL FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE jobs SET payload = payload, fence = $2 WHERE id = $1 AND jobs.fence <= $2 RETURNING state
+`
+
+const fenceStoredTouch = `-- name: Touch :one (stored token, sent only when the write touched no row)
+SELECT jobs.fence FROM jobs WHERE id = $1
 `
 
 // Touch is fenced on jobs.fence: it refuses to touch rows whose stored fencing
 // token is greater than token, and stores token in the rows it writes. It
 // returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it
 // matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
 func (q *Queries) Touch(ctx context.Context, id int64, token fence.Token) (JobState, error) {
 	var i JobState
 	found := false
-	_, err := fence.Write("Touch", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "Touch", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, touch, id, int64(token))
 	}, func(rows fence.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
-		return rows.Scan(nil, nil, &i)
+		return rows.Scan(&i)
+	}, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredTouch, id)
 	})
 	return i, err
 }

@@ -9,12 +9,11 @@ import (
 )
 
 const closeTicket = `-- name: CloseTicket :one
-WITH fence_write AS (
-    UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING *
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
-UNION ALL
-SELECT tickets.tok, 1, NULL, NULL, NULL, NULL, NULL FROM tickets WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING *
+`
+
+const fenceStoredCloseTicket = `-- name: CloseTicket :one (stored token, sent only when the write touched no row)
+SELECT tickets.tok FROM tickets WHERE id = $1
 `
 
 type CloseTicketParams struct {
@@ -26,18 +25,21 @@ type CloseTicketParams struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
 func (q *Queries) CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketParams, token fence.Token) (*Ticket, error) {
 	i := &Ticket{}
 	found := false
-	_, err := fence.Write("CloseTicket", "tickets", fence.NonStrict, token, 5, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "CloseTicket", "tickets", fence.NonStrict, token, func() (fence.Rows, error) {
 		return db.Query(ctx, closeTicket, arg.Owner, arg.ID, int64(token))
 	}, func(rows fence.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
-		return rows.Scan(nil, nil, &i.ID, &i.Status, &i.Owner, &i.Score, &i.Tok)
+		return rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Score, &i.Tok)
+	}, func(ctx context.Context) (fence.Rows, error) {
+		return db.Query(ctx, fenceStoredCloseTicket, arg.ID)
 	})
 	return i, err
 }
@@ -113,12 +115,11 @@ func (q *Queries) Purge(ctx context.Context, db DBTX, status Status, token fence
 }
 
 const rescore = `-- name: Rescore :exec
-WITH fence_write AS (
-    UPDATE tickets SET score = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING id
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
-UNION ALL
-SELECT tickets.tok, 1, NULL FROM tickets WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE tickets SET score = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING id
+`
+
+const fenceStoredRescore = `-- name: Rescore :exec (stored token, sent only when the write touched no row)
+SELECT tickets.tok FROM tickets WHERE id = $1
 `
 
 type RescoreParams struct {
@@ -132,11 +133,14 @@ type RescoreParams struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
 func (q *Queries) Rescore(ctx context.Context, db DBTX, arg *RescoreParams, token fence.Token) error {
-	_, err := fence.Write("Rescore", "tickets", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "Rescore", "tickets", fence.NonStrict, token, func() (fence.Rows, error) {
 		return db.Query(ctx, rescore, arg.Score, arg.ID, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return db.Query(ctx, fenceStoredRescore, arg.ID)
+	})
 	return err
 }
 

@@ -10,12 +10,11 @@ import (
 )
 
 const claimTask = `-- name: ClaimTask :one
-WITH fence_write AS (
-    UPDATE tasks SET worker_id = $1, attempts = attempts + 1, lease_token = $3 WHERE (id = $2 AND status = 'queued') AND tasks.lease_token <= $3 RETURNING *
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
-UNION ALL
-SELECT tasks.lease_token, 1, NULL, NULL, NULL, NULL, NULL FROM tasks WHERE (id = $2 AND status = 'queued') AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE tasks SET worker_id = $1, attempts = attempts + 1, lease_token = $3 WHERE (id = $2 AND status = 'queued') AND tasks.lease_token <= $3 RETURNING *
+`
+
+const fenceStoredClaimTask = `-- name: ClaimTask :one (stored token, sent only when the write touched no row)
+SELECT tasks.lease_token FROM tasks WHERE id = $1 AND status = 'queued'
 `
 
 type ClaimTaskParams struct {
@@ -27,40 +26,45 @@ type ClaimTaskParams struct {
 // stored fencing token is greater than token, and stores token in the rows it
 // writes. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
 // the rows it matched hold a newer token, and a *fence.NotFoundError
-// (errors.Is fence.ErrNotFound) when it matched no row. One round trip.
+// (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
+// writes; when it writes nothing, a second reads the stored token.
 func (q *Queries) ClaimTask(ctx context.Context, arg ClaimTaskParams, token fence.Token) (Task, error) {
 	var i Task
 	found := false
-	_, err := fence.Write("ClaimTask", "tasks", fence.NonStrict, token, 5, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "ClaimTask", "tasks", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, claimTask, arg.WorkerID, arg.ID, int64(token))
 	}, func(rows fence.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
-		return rows.Scan(nil, nil, &i.ID, &i.WorkerID, &i.Status, &i.Attempts, &i.LeaseToken)
+		return rows.Scan(&i.ID, &i.WorkerID, &i.Status, &i.Attempts, &i.LeaseToken)
+	}, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredClaimTask, arg.ID)
 	})
 	return i, err
 }
 
 const completeTask = `-- name: CompleteTask :exec
-WITH fence_write AS (
-    UPDATE tasks SET status = 'done', lease_token = $2 WHERE id = $1 AND tasks.lease_token <= $2 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT tasks.lease_token, 1 FROM tasks WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE tasks SET status = 'done', lease_token = $2 WHERE id = $1 AND tasks.lease_token <= $2 RETURNING 1
+`
+
+const fenceStoredCompleteTask = `-- name: CompleteTask :exec (stored token, sent only when the write touched no row)
+SELECT tasks.lease_token FROM tasks WHERE id = $1
 `
 
 // CompleteTask is fenced on tasks.lease_token: it refuses to touch rows whose
 // stored fencing token is greater than token, and stores token in the rows it
 // writes. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
 // the rows it matched hold a newer token, and a *fence.NotFoundError
-// (errors.Is fence.ErrNotFound) when it matched no row. One round trip.
+// (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
+// writes; when it writes nothing, a second reads the stored token.
 func (q *Queries) CompleteTask(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.Write("CompleteTask", "tasks", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "CompleteTask", "tasks", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, completeTask, id, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredCompleteTask, id)
+	})
 	return err
 }
 

@@ -9,12 +9,11 @@ import (
 )
 
 const increment = `-- name: Increment :exec
-WITH fence_write AS (
-    UPDATE counters SET value = value + 1, tok = $2 WHERE id = $1 AND counters.tok < $2 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT counters.tok, 1 FROM counters WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE counters SET value = value + 1, tok = $2 WHERE id = $1 AND counters.tok < $2 RETURNING 1
+`
+
+const fenceStoredIncrement = `-- name: Increment :exec (stored token, sent only when the write touched no row)
+SELECT counters.tok FROM counters WHERE id = $1
 `
 
 // Increment must run once per token.
@@ -24,21 +23,23 @@ SELECT counters.tok, 1 FROM counters WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM
 // lease), and stores token in the rows it writes. It returns a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
-// when it matched no row. One round trip.
+// when it matched no row. One round trip when it writes; when it writes
+// nothing, a second reads the stored token.
 func (q *Queries) Increment(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.Write("Increment", "counters", fence.Strict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "Increment", "counters", fence.Strict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, increment, id, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredIncrement, id)
+	})
 	return err
 }
 
 const setCounter = `-- name: SetCounter :exec
-WITH fence_write AS (
-    UPDATE counters SET value = $1, tok = $3 WHERE id = $2 AND counters.tok <= $3 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT counters.tok, 1 FROM counters WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE counters SET value = $1, tok = $3 WHERE id = $2 AND counters.tok <= $3 RETURNING 1
+`
+
+const fenceStoredSetCounter = `-- name: SetCounter :exec (stored token, sent only when the write touched no row)
+SELECT counters.tok FROM counters WHERE id = $1
 `
 
 type SetCounterParams struct {
@@ -50,21 +51,23 @@ type SetCounterParams struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
 func (q *Queries) SetCounter(ctx context.Context, arg SetCounterParams, token fence.Token) error {
-	_, err := fence.Write("SetCounter", "counters", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "SetCounter", "counters", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, setCounter, arg.Value, arg.ID, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredSetCounter, arg.ID)
+	})
 	return err
 }
 
 const addToLedger = `-- name: AddToLedger :exec
-WITH fence_write AS (
-    UPDATE ledgers SET total = total + $1, tok = $3 WHERE id = $2 AND ledgers.tok < $3 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT ledgers.tok, 1 FROM ledgers WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE ledgers SET total = total + $1, tok = $3 WHERE id = $2 AND ledgers.tok < $3 RETURNING 1
+`
+
+const fenceStoredAddToLedger = `-- name: AddToLedger :exec (stored token, sent only when the write touched no row)
+SELECT ledgers.tok FROM ledgers WHERE id = $1
 `
 
 type AddToLedgerParams struct {
@@ -77,21 +80,23 @@ type AddToLedgerParams struct {
 // lease), and stores token in the rows it writes. It returns a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
-// when it matched no row. One round trip.
+// when it matched no row. One round trip when it writes; when it writes
+// nothing, a second reads the stored token.
 func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token fence.Token) error {
-	_, err := fence.Write("AddToLedger", "ledgers", fence.Strict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "AddToLedger", "ledgers", fence.Strict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, addToLedger, arg.Amount, arg.ID, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredAddToLedger, arg.ID)
+	})
 	return err
 }
 
 const setLedger = `-- name: SetLedger :exec
-WITH fence_write AS (
-    UPDATE ledgers SET total = $1, tok = $3 WHERE id = $2 AND ledgers.tok <= $3 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT ledgers.tok, 1 FROM ledgers WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE ledgers SET total = $1, tok = $3 WHERE id = $2 AND ledgers.tok <= $3 RETURNING 1
+`
+
+const fenceStoredSetLedger = `-- name: SetLedger :exec (stored token, sent only when the write touched no row)
+SELECT ledgers.tok FROM ledgers WHERE id = $1
 `
 
 type SetLedgerParams struct {
@@ -103,10 +108,13 @@ type SetLedgerParams struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
 func (q *Queries) SetLedger(ctx context.Context, arg SetLedgerParams, token fence.Token) error {
-	_, err := fence.Write("SetLedger", "ledgers", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "SetLedger", "ledgers", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, setLedger, arg.Total, arg.ID, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredSetLedger, arg.ID)
+	})
 	return err
 }

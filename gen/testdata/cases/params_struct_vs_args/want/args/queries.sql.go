@@ -45,33 +45,34 @@ func (q *Queries) OneParam(ctx context.Context, id int64) (string, error) {
 }
 
 const twoParams = `-- name: TwoParams :exec
-WITH fence_write AS (
-    UPDATE items SET qty = $1, tok = $3 WHERE id = $2 AND items.tok <= $3 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT items.tok, 1 FROM items WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE items SET qty = $1, tok = $3 WHERE id = $2 AND items.tok <= $3 RETURNING 1
+`
+
+const fenceStoredTwoParams = `-- name: TwoParams :exec (stored token, sent only when the write touched no row)
+SELECT items.tok FROM items WHERE id = $1
 `
 
 // TwoParams is fenced on items.tok: it refuses to touch rows whose stored
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
 func (q *Queries) TwoParams(ctx context.Context, qty int32, id int64, token fence.Token) error {
-	_, err := fence.Write("TwoParams", "items", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "TwoParams", "items", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, twoParams, qty, id, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredTwoParams, id)
+	})
 	return err
 }
 
 const threeParams = `-- name: ThreeParams :exec
-WITH fence_write AS (
-    UPDATE items SET qty = $1, note = $2, tok = $4 WHERE id = $3 AND items.tok <= $4 RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
-UNION ALL
-SELECT items.tok, 1 FROM items WHERE id = $3 AND NOT EXISTS (SELECT 1 FROM fence_write)
+UPDATE items SET qty = $1, note = $2, tok = $4 WHERE id = $3 AND items.tok <= $4 RETURNING 1
+`
+
+const fenceStoredThreeParams = `-- name: ThreeParams :exec (stored token, sent only when the write touched no row)
+SELECT items.tok FROM items WHERE id = $1
 `
 
 type ThreeParamsParams struct {
@@ -84,11 +85,14 @@ type ThreeParamsParams struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
 func (q *Queries) ThreeParams(ctx context.Context, arg ThreeParamsParams, token fence.Token) error {
-	_, err := fence.Write("ThreeParams", "items", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fence.WriteByKey(ctx, "ThreeParams", "items", fence.NonStrict, token, func() (fence.Rows, error) {
 		return q.db.Query(ctx, threeParams, arg.Qty, arg.Note, arg.ID, int64(token))
-	}, nil)
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredThreeParams, arg.ID)
+	})
 	return err
 }
 
