@@ -140,3 +140,35 @@ func TestFencedBatchConcurrentChange(t *testing.T) {
 		}
 	})
 }
+
+// A fenced upsert in a batch: each item is inserted (storing the token),
+// updated when the stored token is beaten, or refused as stale.
+func TestFencedUpsertBatch(t *testing.T) {
+	ctx := context.Background()
+	_, q := setup(t)
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 2, Balance: numeric("10.00")}, 9); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 3, Balance: numeric("10.00")}, 1); err != nil {
+		t.Fatal(err)
+	}
+	items := []accountsdb.RecreateAccountsParams{
+		{ID: 1, Balance: numeric("5.00")}, // inserted
+		{ID: 2, Balance: numeric("5.00")}, // stale: stores token 9
+		{ID: 3, Balance: numeric("5.00")}, // updated: token 1 is beaten
+	}
+	errs := make([]error, len(items))
+	q.RecreateAccounts(ctx, items, 5).Exec(func(i int, err error) { errs[i] = err })
+	var stale *fence.StaleError
+	if errs[0] != nil || errs[2] != nil || !errors.As(errs[1], &stale) || stale.Stored != 9 {
+		t.Fatalf("item errors %v; want nil, stale (stored 9), nil", errs)
+	}
+	for id, want := range map[int64]struct {
+		bal string
+		tok fence.Token
+	}{1: {"5.00", 5}, 2: {"10.00", 9}, 3: {"5.00", 5}} {
+		if b, tok := balance(t, q, id); b != want.bal || tok != want.tok {
+			t.Errorf("account %d: %s/%d, want %s/%d", id, b, tok, want.bal, want.tok)
+		}
+	}
+}

@@ -69,3 +69,9 @@ ORDER BY c.id;
 -- refused.
 -- @fence strict
 UPDATE account_balances SET balance = round(balance * @rate::numeric, 2) WHERE id = @id;
+
+-- name: RecreateAccounts :batchexec
+-- RecreateAccounts is RecreateAccount for many accounts in one round trip:
+-- each item reports its own outcome.
+INSERT INTO account_balances (id, balance) VALUES (@id, @balance)
+ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, closed_at = NULL;

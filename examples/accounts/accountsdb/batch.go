@@ -148,3 +148,68 @@ func (b *SetBalancesBatchResults) Close() error {
 	b.closed = true
 	return b.br.Close()
 }
+
+const recreateAccounts = `-- name: RecreateAccounts :batchexec
+WITH fence_write AS (
+    INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3 WHERE account_balances.last_fencing_token <= $3 RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+UNION ALL
+SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+`
+
+type RecreateAccountsParams struct {
+	ID      int64
+	Balance pgtype.Numeric
+}
+
+type RecreateAccountsBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+	token  fence.Token
+}
+
+// RecreateAccounts is RecreateAccount for many accounts in one round trip:
+// each item reports its own outcome.
+//
+// RecreateAccounts is fenced on account_balances.last_fencing_token: every
+// item of the batch refuses to touch rows whose stored fencing token is
+// greater than token, and writes under the one token given for the whole
+// batch. Each item reports its own outcome to the callback: nil, a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
+// hold a newer token, a *fence.NotFoundError (errors.Is fence.ErrNotFound)
+// when it matched no row, or a *fence.ConcurrentChangeError (errors.Is
+// fence.ErrConcurrentChange) when concurrent transactions changed its rows
+// (nothing written; a batch is not retried).
+func (q *Queries) RecreateAccounts(ctx context.Context, arg []RecreateAccountsParams, token fence.Token) *RecreateAccountsBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{a.ID, a.Balance, int64(token)}
+		batch.Queue(recreateAccounts, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &RecreateAccountsBatchResults{br, len(arg), false, token}
+}
+
+func (b *RecreateAccountsBatchResults) Exec(f func(int, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		rows, err := b.br.Query()
+		_, err = fence.WriteResult("RecreateAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *RecreateAccountsBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}

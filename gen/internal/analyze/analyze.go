@@ -439,7 +439,7 @@ func (a *analyzer) checkCmd(q *Query) {
 	// statement and reports its own outcome (golang's batch.go). Other
 	// guarded shapes are not generated as batches yet.
 	if (q.Cmd == ":batchexec" || q.Cmd == ":batchone" || q.Cmd == ":batchmany") && q.Fence != nil &&
-		q.Fence.Kind != "insert" && q.Fence.Kind != "update" && q.Fence.Kind != "delete" {
+		q.Fence.Kind != "insert" && q.Fence.Kind != "update" && q.Fence.Kind != "delete" && q.Fence.Kind != "upsert" {
 		a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: %s of a fenced %s on %s is not generated yet: its per-item result is not read in a batch; use :exec, :one or :many", q.Name, q.Cmd, q.Fence.Kind, q.Fence.Table.QualifiedName())
 		return
 	}

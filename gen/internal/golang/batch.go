@@ -155,7 +155,7 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 // read by fence.WriteResult (a fenced INSERT only stores the token and
 // runs as a plain batch).
 func fencedBatch(q *analyze.Query) bool {
-	return q.Fence != nil && (q.Fence.Kind == "update" || q.Fence.Kind == "delete")
+	return q.Fence != nil && (q.Fence.Kind == "update" || q.Fence.Kind == "delete" || q.Fence.Kind == "upsert")
 }
 
 // fencedBatchResults emits the result readers of a fenced :batchexec,
