@@ -356,35 +356,9 @@ func wrap(write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec
 	}
 	// The lock query: the write's own FROM/USING items and WHERE clause, so
 	// that it matches exactly the rows the write would.
-	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: rv.Inh, Relpersistence: "p", Alias: rv.Alias, Location: -1}
-	var targets []*pg.Node
-	// The lock query names its columns fence_key_<i> and fence_token, so
-	// that no table column name can make a reference ambiguous.
-	for i, k := range spec.Key {
-		targets = append(targets, pg.MakeResTargetNodeWithNameAndVal(fmt.Sprintf("fence_key_%d", i+1), colRef(relName(rv), k), -1))
-	}
-	targets = append(targets, pg.MakeResTargetNodeWithNameAndVal("fence_token", colRef(relName(rv), spec.Column), -1))
-	lock := &pg.SelectStmt{
-		TargetList:  targets,
-		FromClause:  append([]*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: target}}}, from...),
-		WhereClause: where,
-		LockingClause: []*pg.Node{{Node: &pg.Node_LockingClause{LockingClause: &pg.LockingClause{
-			Strength:   pg.LockClauseStrength_LCS_FORUPDATE,
-			WaitPolicy: pg.LockWaitPolicy_LockWaitBlock,
-			LockedRels: []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: &pg.RangeVar{Relname: relName(rv), Inh: true, Relpersistence: "p", Location: -1}}}},
-		}}}},
-		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
-		Op:          pg.SetOperation_SETOP_NONE,
-	}
-	lockSQL, err := deparse(selectNode(lock))
+	lockSQL, distinctKey, err := lockQuery(rv, from, where, spec)
 	if err != nil {
 		return "", err
-	}
-	// A join in FROM/USING can match one target row several times: count
-	// each row once.
-	distinctKey := lockKeys(len(spec.Key))
-	if len(spec.Key) > 1 {
-		distinctKey = "(" + distinctKey + ")"
 	}
 	nulls := strings.Repeat(", NULL", spec.Columns)
 	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
@@ -707,7 +681,10 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 }
 
 // lockQuery is the text of the lock query of a locking-form write and the
-// key expression fence_check counts distinct rows by.
+// key expression fence_check counts distinct rows by. The lock query names
+// its columns fence_key_<i> and fence_token, so that no table column name
+// can make a reference ambiguous; a join in FROM/USING can match one
+// target row several times, so fence_check counts each key once.
 func lockQuery(rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec) (string, string, error) {
 	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: rv.Inh, Relpersistence: "p", Alias: rv.Alias, Location: -1}
 	var targets []*pg.Node
