@@ -37,6 +37,9 @@ type RedisOptions struct {
 	Cluster bool
 	// Args are extra command-line arguments.
 	Args []string
+	// MaxLifetime, if positive, replaces the package's MaxLifetime bound
+	// on each server process (for long chaos runs).
+	MaxLifetime time.Duration
 }
 
 // Redis is a private redis-server process on 127.0.0.1.
@@ -159,10 +162,14 @@ func (r *Redis) start() error {
 		close(done)
 	}()
 	// Hard bound: killed after MaxLifetime whatever the test does.
+	life := MaxLifetime
+	if r.opts.MaxLifetime > 0 {
+		life = r.opts.MaxLifetime
+	}
 	go func() {
 		select {
 		case <-done:
-		case <-time.After(MaxLifetime):
+		case <-time.After(life):
 			_ = cmd.Process.Signal(syscall.SIGCONT)
 			_ = cmd.Process.Kill()
 		}

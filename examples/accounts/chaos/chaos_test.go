@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/fencegen/fencegen/internal/faults"
+	"github.com/fencegen/fencegen/internal/testenv"
+)
+
+// TestMain lets the test binary serve as the workers of the runs below.
+func TestMain(m *testing.M) {
+	if os.Getenv(envWorker) != "" {
+		os.Exit(workerMain())
+	}
+	os.Exit(m.Run())
+}
+
+// requireServers skips (fails under CI=true) without PostgreSQL or
+// redis-server.
+func requireServers(t *testing.T) {
+	t.Helper()
+	faults.RedisBinary(t, "redis-server")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, testenv.DatabaseURL())
+	if err != nil {
+		testenv.Unavailable(t, "PostgreSQL", "DATABASE_URL", err)
+	}
+	_ = c.Close(ctx)
+}
+
+func shortRun(t *testing.T, unguarded bool) (*Result, string, string) {
+	t.Helper()
+	requireServers(t)
+	if testing.Short() {
+		t.Skip("SKIP: chaos run in -short mode")
+	}
+	var out bytes.Buffer
+	cfg := Config{Duration: 12 * time.Second, Seed: 1, Workers: 4, Accounts: 3, TTL: time.Second,
+		Unguarded: unguarded, DatabaseURL: testenv.DatabaseURL(), Out: &out,
+		SVG: filepath.Join(t.TempDir(), "chaos.svg")}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	ok := PrintReport(&out, cfg, res)
+	t.Logf("\n%s", out.String())
+	svg := SVG(res, cfg)
+	if err := wellFormed(svg); err != nil {
+		t.Errorf("SVG not well-formed: %v", err)
+	}
+	if !ok {
+		t.Errorf("PrintReport verdict: not the expected outcome")
+	}
+	return res, out.String(), svg
+}
+
+func TestGuardedRunHasNoViolations(t *testing.T) {
+	res, out, svg := shortRun(t, false)
+	r := res.Report
+	if r.Total() != 0 {
+		t.Errorf("guarded run: %d violations:\n%s", r.Total(), strings.Join(r.Violations, "\n"))
+	}
+	nf := 0
+	for _, n := range r.Faults {
+		nf += n
+	}
+	if nf < 4 || r.Faults[FaultPause] == 0 {
+		t.Errorf("faults %v: want at least 4, including a pause", r.Faults)
+	}
+	if r.Refused == 0 || r.AfterPauseRefused == 0 {
+		t.Errorf("no stale write refused (%d refused, %d right after a pause): the schedule did not exercise the fence", r.Refused, r.AfterPauseRefused)
+	}
+	if r.Applied == 0 || r.Leases == 0 {
+		t.Errorf("no work done: %d leases, %d writes applied", r.Leases, r.Applied)
+	}
+	if !strings.Contains(out, "verdict: OK, zero violations") {
+		t.Errorf("report lacks the verdict:\n%s", out)
+	}
+	if !strings.Contains(svg, "#d62728") {
+		t.Errorf("SVG shows no refused write")
+	}
+}
+
+func TestUnguardedControlFindsViolations(t *testing.T) {
+	res, out, _ := shortRun(t, true)
+	r := res.Report
+	if r.ByCheck[1] == 0 {
+		t.Errorf("control: no token-order violation found; the fault schedule is too weak")
+	}
+	if r.AfterPauseLate == 0 {
+		t.Errorf("control: no write landed out of order after a SIGSTOP")
+	}
+	if r.Refused != 0 {
+		t.Errorf("control: %d writes refused, want none (no guard)", r.Refused)
+	}
+	if !strings.Contains(out, "violations found, as expected") {
+		t.Errorf("report lacks the control verdict:\n%s", out)
+	}
+}
+
+// TestCheckerSynthetic feeds the checker hand-made histories.
+func TestCheckerSynthetic(t *testing.T) {
+	w := func(worker int, seq, acct, tok, cents, start, end int64, result string) Event {
+		return Event{Ev: "end", Worker: worker, Seq: seq, Account: acct, Token: tok, Cents: cents, Start: start, End: end, Result: result}
+	}
+	mk := func(mode string, ends []Event, hist []HistoryRow, final int64) Report {
+		var evs []Event
+		for _, e := range ends {
+			b := e
+			b.Ev, b.Result, b.End = "begin", "", 0
+			evs = append(evs, b)
+			if e.Result != Unknown {
+				evs = append(evs, e)
+			}
+		}
+		res := &Result{Mode: mode, Events: evs, History: hist, Initial: map[int64]int64{1: 1000}, Final: map[int64]int64{1: final}}
+		res.Writes = collectWrites(evs)
+		return Check(res)
+	}
+	// A clean history: token 1 then token 2, a stale refusal of token 1,
+	// an unknown write that landed.
+	ok := mk("guarded", []Event{
+		w(1, 1, 1, 1, 11, 10, 20, Applied),
+		w(2, 1, 1, 2, 21, 30, 40, Applied),
+		w(1, 2, 1, 1, 12, 50, 60, Stale),
+		w(2, 2, 1, 2, 22, 70, 0, Unknown),
+	}, []HistoryRow{{1, 1, 11, 1}, {2, 1, 21, 2}, {3, 1, 22, 2}}, 1000+11+21+22)
+	if ok.Total() != 0 {
+		t.Errorf("clean history: %v", ok.Violations)
+	}
+	// A late write (1), a wrong balance (2), a lost acknowledged write (3)
+	// and a refusal with no higher token applied (4).
+	bad := mk("unguarded", []Event{
+		w(1, 1, 1, 2, 11, 10, 20, Applied),
+		w(2, 1, 1, 1, 21, 30, 40, Applied),
+		w(3, 1, 1, 3, 31, 50, 60, Applied),
+		w(1, 2, 1, 5, 12, 70, 80, Stale),
+	}, []HistoryRow{{1, 1, 11, 0}, {2, 1, 21, 0}}, 1000+11+21+5)
+	for i, want := range []int{0, 1, 1, 1, 1} {
+		if bad.ByCheck[i] != want {
+			t.Errorf("check %d: %d violations, want %d: %v", i, bad.ByCheck[i], want, bad.Violations)
+		}
+	}
+}
+
+func wellFormed(s string) error {
+	d := xml.NewDecoder(strings.NewReader(s))
+	for {
+		if _, err := d.Token(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
