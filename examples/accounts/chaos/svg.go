@@ -17,7 +17,7 @@ var accountColors = []string{"#4e79a7", "#f28e2b", "#76b7b2", "#b07aa1", "#edc94
 // each committed write over time.
 func SVG(res *Result, cfg Config) string {
 	const (
-		left, right, top = 120.0, 20.0, 60.0
+		left, right, top = 120.0, 20.0, 76.0
 		width            = 1400.0
 		laneH            = 28.0
 		acctH            = 70.0
@@ -35,8 +35,9 @@ func SVG(res *Result, cfg Config) string {
 	p(`<rect width="100%%" height="100%%" fill="white"/>` + "\n")
 	r := res.Report
 	p(`<text x="10" y="18" font-size="14" font-weight="bold">fencegen chaos, %s run, seed %d: %d violations</text>`+"\n", res.Mode, cfg.Seed, r.Total())
-	p(`<text x="10" y="36">leases %d (lost %d), writes applied %d, refused %d, failed %d, unknown %d. Bars: lease held (color = account, label = token); hatched: SIGSTOP; underline: Redis partition (red) or stall (orange); ticks: <tspan fill="#2ca02c">applied</tspan>, <tspan fill="#d62728">refused stale</tspan>, <tspan font-weight="bold">landed stale</tspan>, <tspan fill="#ff7f0e">unknown/error</tspan>; X: SIGKILL.</text>`+"\n",
+	p(`<text x="10" y="36">leases %d (lost %d), writes applied %d, refused %d, failed %d, unknown %d.</text>`+"\n",
 		r.Leases, r.Lost, r.Applied, r.Refused, r.Errors, r.Unknown)
+	p(`<text x="10" y="52">Bars: lease held (color = account, label = token); hatched: SIGSTOP; underline: Redis partition (red) or stall (orange); ticks: <tspan fill="#2ca02c">applied</tspan>, <tspan fill="#d62728">refused stale</tspan>, <tspan font-weight="bold">landed stale</tspan>, <tspan fill="#ff7f0e">unknown/error</tspan>; X: SIGKILL.</text>`+"\n")
 	// Time axis every second.
 	axisBottom := top + float64(len(res.Workers))*laneH
 	for s := int64(0); s*1e6 <= res.DurationUS; s++ {
