@@ -64,8 +64,11 @@ type Column struct {
 	HasDefault bool
 	Generated  bool
 	Identity   bool
-	Comment    string
-	Table      *Table
+	// Sequence is set for a serial column, whose default draws from a
+	// sequence.
+	Sequence bool
+	Comment  string
+	Table    *Table
 }
 
 // Fence describes a table's fencing-token column.
@@ -477,6 +480,9 @@ func (c *Catalog) Validate() diag.List {
 			}
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s has type %s: %s", t.QualifiedName(), col.Name, col.Type, why)})
+		case col.HasDefault && col.Sequence:
+			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
+				Msg: fmt.Sprintf("fencing token column %s.%s is a serial column: its default draws from a sequence, so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
 		case !col.NotNull:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s must be NOT NULL: a NULL stored token never compares (NULL <= $token is never true), so every fenced write would be refused; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})

@@ -143,7 +143,7 @@ func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
 		u.errorf(loc, ErrNotFound, "type %q does not exist", typ.String())
 	}
 	notNull := d.NotNull || d.PrimaryKey || u.c.DomainNotNull(d.Type)
-	return &Column{Name: d.Name, Type: typ, NotNull: notNull, HasDefault: d.HasDefault,
+	return &Column{Name: d.Name, Type: typ, NotNull: notNull, HasDefault: d.HasDefault, Sequence: d.Serial,
 		Generated: d.Generated, Identity: d.Identity, Table: t}
 }
 

@@ -87,7 +87,9 @@ type ColumnDef struct {
 	HasDefault bool
 	Generated  bool
 	Identity   bool
-	Loc        int
+	// Serial is set for serial, bigserial and smallserial columns.
+	Serial bool
+	Loc    int
 }
 
 func (n *ColumnDef) Pos() int { return n.Loc }

@@ -254,6 +254,7 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 			// PostgreSQL adds NOT NULL, but sqlc does not: a serial column
 			// without PRIMARY KEY or NOT NULL is nullable in its models.
 			d.HasDefault = true
+			d.Serial = true
 		}
 	}
 	return d
