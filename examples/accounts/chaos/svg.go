@@ -37,7 +37,7 @@ func SVG(res *Result, cfg Config) string {
 	p(`<text x="10" y="18" font-size="14" font-weight="bold">fencegen chaos, %s run, seed %d: %d violations</text>`+"\n", res.Mode, cfg.Seed, r.Total())
 	p(`<text x="10" y="36">leases %d (lost %d), writes applied %d, refused %d, failed %d, unknown %d.</text>`+"\n",
 		r.Leases, r.Lost, r.Applied, r.Refused, r.Errors, r.Unknown)
-	p(`<text x="10" y="52">Bars: lease held (color = account, label = token); hatched: SIGSTOP; underline: Redis partition (red) or stall (orange); ticks: <tspan fill="#2ca02c">applied</tspan>, <tspan fill="#d62728">refused stale</tspan>, <tspan font-weight="bold">landed stale</tspan>, <tspan fill="#ff7f0e">unknown/error</tspan>; X: SIGKILL.</text>`+"\n")
+	p(`<text x="10" y="52">Bars: lease held (color = account, label = token); hatched: SIGSTOP; underline: Redis partition (red) or stall (orange); ticks: <tspan fill="#2ca02c">applied</tspan>, <tspan fill="#d62728">refused stale</tspan>, <tspan font-weight="bold">landed stale</tspan>, <tspan fill="#ff7f0e">unknown/error</tspan>; X: SIGKILL.</text>` + "\n")
 	// Time axis every second.
 	axisBottom := top + float64(len(res.Workers))*laneH
 	for s := int64(0); s*1e6 <= res.DurationUS; s++ {
