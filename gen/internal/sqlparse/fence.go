@@ -389,17 +389,8 @@ func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec FenceSpec, token 
 	if oc := in.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
 		return fenceUpsert(in, sel, oc, spec)
 	}
-	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
-	switch {
-	case len(sel.ValuesLists) > 0:
-		for _, row := range sel.ValuesLists {
-			l := row.GetList()
-			l.Items = append(l.Items, pg.MakeParamRefNode(int32(spec.Param), -1))
-		}
-	case sel.Op == pg.SetOperation_SETOP_NONE:
-		sel.TargetList = append(sel.TargetList, pg.MakeResTargetNodeWithVal(token, -1))
-	default:
-		return "", fmt.Errorf("INSERT ... SELECT with UNION/INTERSECT/EXCEPT into a fenced table cannot carry the token yet")
+	if err := storeToken(in, sel, spec); err != nil {
+		return "", err
 	}
 	out, err := pg.Deparse(tree)
 	if err != nil {
@@ -578,17 +569,8 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		if sel == nil {
 			return "", fmt.Errorf("INSERT ... DEFAULT VALUES cannot carry a fencing token")
 		}
-		in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
-		switch {
-		case len(sel.ValuesLists) > 0:
-			for _, row := range sel.ValuesLists {
-				l := row.GetList()
-				l.Items = append(l.Items, pg.MakeParamRefNode(int32(spec.Param), -1))
-			}
-		case sel.Op == pg.SetOperation_SETOP_NONE:
-			sel.TargetList = append(sel.TargetList, pg.MakeResTargetNodeWithVal(token, -1))
-		default:
-			return "", fmt.Errorf("INSERT ... SELECT with UNION/INTERSECT/EXCEPT into a fenced table cannot carry the token yet")
+		if err := storeToken(in, sel, spec); err != nil {
+			return "", err
 		}
 		return pg.Deparse(tree)
 	case *pg.Node_UpdateStmt:
@@ -837,4 +819,24 @@ func renumberParams(sql string) (string, []int, error) {
 		out = append(out[:s.start], append([]byte(fmt.Sprintf("$%d", s.n)), out[s.end:]...)...)
 	}
 	return string(out), order, nil
+}
+
+// storeToken makes an INSERT store the presented token: the token column
+// joins the column list, and the token parameter every VALUES row or the
+// SELECT list.
+func storeToken(in *pg.InsertStmt, sel *pg.SelectStmt, spec FenceSpec) error {
+	token := func() *pg.Node { return pg.MakeParamRefNode(int32(spec.Param), -1) }
+	switch {
+	case len(sel.ValuesLists) > 0:
+		for _, row := range sel.ValuesLists {
+			l := row.GetList()
+			l.Items = append(l.Items, token())
+		}
+	case sel.Op == pg.SetOperation_SETOP_NONE:
+		sel.TargetList = append(sel.TargetList, pg.MakeResTargetNodeWithVal(token(), -1))
+	default:
+		return fmt.Errorf("INSERT ... SELECT with UNION/INTERSECT/EXCEPT into a fenced table cannot carry the token yet")
+	}
+	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
+	return nil
 }
