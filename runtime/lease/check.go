@@ -50,7 +50,7 @@ func (c *Client) Check(ctx context.Context) error {
 		}
 	}
 	lockKey, _ := c.Keys("fencegen-check")
-	if _, err, _ := c.run(ctx, releaseScript, []string{lockKey}, newOwner()); err != nil {
+	if _, _, err := c.run(ctx, releaseScript, []string{lockKey}, newOwner()); err != nil {
 		return c.checkErr("probe script", err)
 	}
 

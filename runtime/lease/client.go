@@ -230,7 +230,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		callCtx, cancel := context.WithTimeout(ctx, tm.callTimeout)
 		send := time.Now()
 		var n int64
-		n, err, inflight = c.run(callCtx, acquireScript, []string{lockKey, counterKey, mintKey(lockKey)}, owner, millis(tm.ttl), int64(floor), askMissing)
+		n, inflight, err = c.run(callCtx, acquireScript, []string{lockKey, counterKey, mintKey(lockKey)}, owner, millis(tm.ttl), int64(floor), askMissing)
 		cancel()
 		c.stats.acquires.Add(1)
 		if err == nil && n == -1 && askMissing == "1" {
@@ -375,7 +375,7 @@ func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, t
 // release runs the compare-and-delete script; deleted reports whether the
 // key held owner's value.
 func (c *Client) release(ctx context.Context, lockKey, owner string) (deleted bool, err error) {
-	n, err, _ := c.run(ctx, releaseScript, []string{lockKey}, owner)
+	n, _, err := c.run(ctx, releaseScript, []string{lockKey}, owner)
 	c.stats.releases.Add(1)
 	return decodeBool("release", n, err)
 }
@@ -383,7 +383,7 @@ func (c *Client) release(ctx context.Context, lockKey, owner string) (deleted bo
 // renew runs the compare-and-PEXPIRE script; ok reports whether the key held
 // owner's value. ok false with a nil error is the definitive "not owner".
 func (c *Client) renew(ctx context.Context, lockKey, owner string, ttl time.Duration) (ok bool, err error) {
-	n, err, _ := c.run(ctx, renewScript, []string{lockKey}, owner, millis(ttl))
+	n, _, err := c.run(ctx, renewScript, []string{lockKey}, owner, millis(ttl))
 	c.stats.renewals.Add(1)
 	return decodeBool("renew", n, err)
 }
@@ -405,7 +405,7 @@ func (c *Client) renew(ctx context.Context, lockKey, owner string, ttl time.Dura
 // abandoned request may still land later, which is safe: every script
 // touches only keys holding this lease's owner value, or creates a lock
 // key that expires within the TTL.
-func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args ...any) (n int64, err error, done <-chan struct{}) {
+func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args ...any) (n int64, done <-chan struct{}, err error) {
 	type result struct {
 		n   int64
 		err error
@@ -413,7 +413,7 @@ func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args .
 	if c.ctxDeadlines {
 		// The client applies ctx's deadline to its sockets itself.
 		n, err := s.Run(ctx, c.rdb, keys, args...).Int64()
-		return n, err, closedChan
+		return n, closedChan, err
 	}
 	ch := make(chan result, 1)
 	fin := make(chan struct{})
@@ -424,13 +424,13 @@ func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args .
 	}()
 	select {
 	case r := <-ch:
-		return r.n, r.err, fin
+		return r.n, fin, r.err
 	case <-ctx.Done():
 		select {
 		case r := <-ch: // a reply that raced the deadline wins
-			return r.n, r.err, fin
+			return r.n, fin, r.err
 		default:
-			return 0, ctx.Err(), fin
+			return 0, fin, ctx.Err()
 		}
 	}
 }

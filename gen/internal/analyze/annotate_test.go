@@ -246,7 +246,7 @@ UPDATE u SET t_id = $1 WHERE id = $2;
 }
 
 func TestAnalyzeParams(t *testing.T) {
-	files, errs := analyzeSrc(t, fencedSchema, `
+	_, errs := analyzeSrc(t, fencedSchema, `
 -- name: P :many
 SELECT t.id, t.note, u.id AS u_id
 FROM t LEFT JOIN u ON u.t_id = t.id
@@ -256,7 +256,7 @@ LIMIT @lim;
 	if len(errs) != 1 || !strings.Contains(errs[0], "parameter $1 is missing") {
 		t.Errorf("$9999 with named parameters: problems = %q", errs)
 	}
-	files, errs = analyzeSrc(t, fencedSchema, `
+	files, errs := analyzeSrc(t, fencedSchema, `
 -- name: P :many
 SELECT t.id, t.note, u.id AS u_id
 FROM t LEFT JOIN u ON u.t_id = t.id

@@ -581,7 +581,7 @@ func (e *emitter) querierFile(f *jen.File, queries []*analyze.Query) {
 	var methods []jen.Code
 	for _, q := range queries {
 		sig := e.signature(q)
-		var m *jen.Statement = jen.Null()
+		m := jen.Null()
 		for _, d := range q.Doc {
 			m = m.Comment(d).Line()
 		}

@@ -29,7 +29,7 @@ type goType struct {
 }
 
 func (t goType) code() jen.Code {
-	var s *jen.Statement = jen.Null()
+	s := jen.Null()
 	for i := 0; i < t.slices; i++ {
 		s = s.Index()
 	}

@@ -104,7 +104,7 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 	token := pg.MakeParamRefNode(int32(spec.Param), -1)
 	switch s := raw.Stmt.Node.(type) {
 	case *pg.Node_InsertStmt:
-		return fenceInsert(tree, s.InsertStmt, spec, token)
+		return fenceInsert(tree, s.InsertStmt, spec)
 	case *pg.Node_UpdateStmt:
 		u := s.UpdateStmt
 		if u.WithClause != nil {
@@ -378,7 +378,7 @@ func wrap(write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec
 	return out, nil
 }
 
-func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec FenceSpec, token *pg.Node) (string, error) {
+func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec FenceSpec) (string, error) {
 	if len(in.Cols) == 0 {
 		return "", fmt.Errorf("an INSERT into a fenced table must list its columns, so that fencegen can add the token column")
 	}
