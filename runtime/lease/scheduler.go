@@ -95,17 +95,7 @@ func (s *scheduler) loop() {
 			// Linger briefly, so a Client that acquires and releases in a
 			// loop does not start a goroutine per lease.
 			s.mu.Unlock()
-			t.Reset(idleLinger)
-			select {
-			case <-t.C:
-			case <-s.wake:
-				if !t.Stop() {
-					select {
-					case <-t.C:
-					default:
-					}
-				}
-			}
+			s.sleep(t, idleLinger)
 			s.mu.Lock()
 			if len(s.q) == 0 {
 				s.running = false
@@ -143,17 +133,7 @@ func (s *scheduler) loop() {
 		if len(batch) == maxBatch {
 			continue
 		}
-		t.Reset(wait)
-		select {
-		case <-t.C:
-		case <-s.wake:
-			if !t.Stop() {
-				select {
-				case <-t.C:
-				default:
-				}
-			}
-		}
+		s.sleep(t, wait)
 	}
 }
 
@@ -288,4 +268,16 @@ func (h *leaseHeap) Pop() any {
 	l.hb.index = -1
 	*h = old[:n-1]
 	return l
+}
+
+// sleep waits on t for d, or until a lease is added (s.wake). With the
+// timer semantics of Go 1.23 and later (go.mod says 1.26), Stop leaves no
+// stale value in t.C, so t can be reset again at once.
+func (s *scheduler) sleep(t *time.Timer, d time.Duration) {
+	t.Reset(d)
+	select {
+	case <-t.C:
+	case <-s.wake:
+		t.Stop()
+	}
 }
