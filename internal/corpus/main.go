@@ -665,7 +665,8 @@ var explainedTSV string
 
 type explanation struct{ kind, why string }
 
-func explanations() map[string]explanation {
+// explanations parses explained.tsv once.
+var explanations = sync.OnceValue(func() map[string]explanation {
 	out := map[string]explanation{}
 	for _, l := range strings.Split(explainedTSV, "\n") {
 		if strings.HasPrefix(l, "#") || strings.TrimSpace(l) == "" {
@@ -677,7 +678,7 @@ func explanations() map[string]explanation {
 		}
 	}
 	return out
-}
+})
 
 // clean reports whether a case needs no explanation: generated (or failed
 // as expected), compiled, and identical to sqlc or not comparable.

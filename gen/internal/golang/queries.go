@@ -281,11 +281,16 @@ var predeclared = map[string]bool{
 }
 
 func (e *emitter) sqlConst(f *jen.File, q *analyze.Query) {
-	text := "-- name: " + q.Name + " " + q.Cmd + "\n" + q.SQL + "\n"
+	sqlText(f, e.sqlConstName(q), "-- name: "+q.Name+" "+q.Cmd+"\n"+q.SQL+"\n")
+}
+
+// sqlText declares const name = text, as a raw string literal unless the
+// text holds a backquote.
+func sqlText(f *jen.File, name, text string) {
 	if strings.Contains(text, "`") {
-		f.Const().Id(e.sqlConstName(q)).Op("=").Lit(text)
+		f.Const().Id(name).Op("=").Lit(text)
 	} else {
-		f.Const().Id(e.sqlConstName(q)).Op("=").Id("`" + text + "`")
+		f.Const().Id(name).Op("=").Id("`" + text + "`")
 	}
 	f.Line()
 }
@@ -371,13 +376,7 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	sig := e.signature(q)
 	e.sqlConst(f, q)
 	if q.Fence != nil && q.Fence.StoredSQL != "" {
-		text := "-- name: " + q.Name + " " + q.Cmd + " (stored token, sent only when the write touched no row)\n" + q.Fence.StoredSQL + "\n"
-		if strings.Contains(text, "`") {
-			f.Const().Id(storedConstName(q)).Op("=").Lit(text)
-		} else {
-			f.Const().Id(storedConstName(q)).Op("=").Id("`" + text + "`")
-		}
-		f.Line()
+		sqlText(f, storedConstName(q), "-- name: "+q.Name+" "+q.Cmd+" (stored token, sent only when the write touched no row)\n"+q.Fence.StoredSQL+"\n")
 	}
 	e.structs(f, q, sig)
 	e.doc(f, q)
