@@ -203,15 +203,15 @@ func guardSQL(cat *catalog.Catalog) ([]byte, error) {
 	}{SQLState: fence.SQLState}
 	for _, t := range cat.FencedTables() {
 		fn := "fencegen_guard_" + t.Name
-		qt := quoteIdent(t.Name)
+		qt := sqlparse.QuoteIdent(t.Name)
 		if t.Schema != "" && t.Schema != catalog.DefaultSchema {
-			fn = quoteIdent(t.Schema) + "." + quoteIdent(fn)
-			qt = quoteIdent(t.Schema) + "." + qt
+			fn = sqlparse.QuoteIdent(t.Schema) + "." + sqlparse.QuoteIdent(fn)
+			qt = sqlparse.QuoteIdent(t.Schema) + "." + qt
 		} else {
-			fn = quoteIdent(fn)
+			fn = sqlparse.QuoteIdent(fn)
 		}
 		data.Tables = append(data.Tables, guardTable{
-			Table: t.QualifiedName(), QualifiedTable: qt, Column: quoteIdent(t.Fence.Column),
+			Table: t.QualifiedName(), QualifiedTable: qt, Column: sqlparse.QuoteIdent(t.Fence.Column),
 			Function: fn, Trigger: "fencegen_guard", Strict: t.Fence.Strict,
 		})
 		data.AnyStrict = data.AnyStrict || t.Fence.Strict
@@ -224,16 +224,6 @@ func guardSQL(cat *catalog.Catalog) ([]byte, error) {
 		return nil, err
 	}
 	return []byte(b.String()), nil
-}
-
-// quoteIdent quotes a SQL identifier unless it is plain lower case.
-func quoteIdent(s string) string {
-	for i, r := range s {
-		if !(r == '_' || (r >= 'a' && r <= 'z') || (i > 0 && r >= '0' && r <= '9')) {
-			return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-		}
-	}
-	return s
 }
 
 // expand turns schema or queries entries (files, directories, globs) into

@@ -537,7 +537,7 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 				col := a.resultColumn(c, c.Name)
 				col.Embed, col.EmbedName = r.table, em.Table
 				cols = append(cols, col)
-				list = append(list, quoteName(em.Table)+"."+quoteName(c.Name))
+				list = append(list, sqlparse.QuoteIdent(em.Table)+"."+sqlparse.QuoteIdent(c.Name))
 			}
 			a.edits = append(a.edits, edit{em.Loc, em.End, strings.Join(list, ", ")})
 			continue
@@ -560,9 +560,9 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 					}
 					cols = append(cols, a.resultColumn(c, c.Name))
 					if r.name != "" {
-						list = append(list, quoteName(r.name)+"."+quoteName(c.Name))
+						list = append(list, sqlparse.QuoteIdent(r.name)+"."+sqlparse.QuoteIdent(c.Name))
 					} else {
-						list = append(list, quoteName(c.Name))
+						list = append(list, sqlparse.QuoteIdent(c.Name))
 					}
 				}
 			}
@@ -960,16 +960,6 @@ func pluralHint(name string) string {
 		return ""
 	}
 	return name + "s"
-}
-
-// quoteName quotes an identifier unless it is plain lower case.
-func quoteName(s string) string {
-	for i, r := range s {
-		if !(r == '_' || (r >= 'a' && r <= 'z') || (i > 0 && r >= '0' && r <= '9')) {
-			return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-		}
-	}
-	return s
 }
 
 // paramSource is what a parameter compared with expression e (of value v)

@@ -155,9 +155,12 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 	return "", fmt.Errorf("only INSERT, UPDATE and DELETE can be fenced")
 }
 
-// quoteIdent quotes a name for SQL when it is not a plain lower-case
-// identifier.
-func quoteIdent(s string) string {
+// QuoteIdent quotes a name for SQL unless it is a plain lower-case
+// identifier that can stand anywhere a column or table name can: a
+// non-keyword, or an unreserved or column-name keyword (PostgreSQL docs,
+// Appendix C "SQL Key Words"). Reserved words such as user and order are
+// quoted.
+func QuoteIdent(s string) string {
 	plain := s != ""
 	for i, r := range s {
 		if !(r == '_' || (r >= 'a' && r <= 'z') || (i > 0 && r >= '0' && r <= '9')) {
@@ -165,10 +168,11 @@ func quoteIdent(s string) string {
 		}
 	}
 	if plain {
-		// Plain only if PostgreSQL's scanner reads it as an identifier, not
-		// as a keyword of any kind (user, order, ...).
-		if r, err := pg.Scan(s); err == nil && len(r.Tokens) == 1 && r.Tokens[0].Token == pg.Token_IDENT {
-			return s
+		if r, err := pg.Scan(s); err == nil && len(r.Tokens) == 1 {
+			switch r.Tokens[0].KeywordKind {
+			case pg.KeywordKind_NO_KEYWORD, pg.KeywordKind_UNRESERVED_KEYWORD, pg.KeywordKind_COL_NAME_KEYWORD:
+				return s
+			}
 		}
 	}
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
@@ -186,7 +190,7 @@ func lockKeys(n int) string {
 func keyList(prefix string, key []string) string {
 	parts := make([]string, len(key))
 	for i, k := range key {
-		parts[i] = prefix + quoteIdent(k)
+		parts[i] = prefix + QuoteIdent(k)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -195,7 +199,7 @@ func keyList(prefix string, key []string) string {
 // (SELECT refused FROM fence_check) = 0" as a parse-tree node.
 func lockConditions(rv *pg.RangeVar, spec FenceSpec) (*pg.Node, error) {
 	text := fmt.Sprintf("SELECT 1 WHERE (%s) IN (SELECT %s FROM %s) AND (SELECT refused FROM %s) = 0",
-		keyList(quoteIdent(relName(rv))+".", spec.Key), lockKeys(len(spec.Key)), LockCTE, CheckCTE)
+		keyList(QuoteIdent(relName(rv))+".", spec.Key), lockKeys(len(spec.Key)), LockCTE, CheckCTE)
 	t, err := pg.Parse(text)
 	if err != nil {
 		return nil, err
@@ -474,15 +478,15 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 	if err != nil {
 		return "", err
 	}
-	rel := quoteIdent(relName(rv))
-	from := quoteIdent(rv.Relname)
+	rel := QuoteIdent(relName(rv))
+	from := QuoteIdent(rv.Relname)
 	if rv.Schemaname != "" {
-		from = quoteIdent(rv.Schemaname) + "." + from
+		from = QuoteIdent(rv.Schemaname) + "." + from
 	}
 	if rv.Alias != nil && rv.Alias.Aliasname != "" {
-		from += " " + quoteIdent(rv.Alias.Aliasname)
+		from += " " + QuoteIdent(rv.Alias.Aliasname)
 	}
-	tok := rel + "." + quoteIdent(spec.Column)
+	tok := rel + "." + QuoteIdent(spec.Column)
 	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
 	if spec.Columns > 0 {
 		written += ", " + WriteCTE + ".*"
