@@ -413,6 +413,13 @@ func fenceDoc(q *analyze.Query) string {
 			"when concurrent transactions changed its rows (nothing written; a batch is not retried).", q.Name, col, guard, verb)
 		return wrap(text, 76)
 	}
+	if q.Fence.CTE != "" && q.Fence.Kind != "insert" {
+		text = fmt.Sprintf("%s is fenced on %s: its WITH entry %s %s, all or nothing. "+
+			"It returns the statement's own result (no rows is not an error: the main query decides what it means), "+
+			"or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry matched hold a newer token; "+
+			"then nothing is written, the main query's writes included. One round trip.", q.Name, col, q.Fence.CTE, guard)
+		return wrap(text, 76)
+	}
 	switch q.Fence.Kind {
 	case "insert":
 		text = fmt.Sprintf("%s stores token in %s.", q.Name, col)
