@@ -277,3 +277,25 @@ func TestSigtermDrainsThenReleases(t *testing.T) {
 }
 
 var _ redis.Scripter = (*flaky)(nil)
+
+// AcquireWait whose context ends while an attempt's reply is still on the
+// wire (proxy latency) reports the same thing as one that ends between
+// attempts: not acquired, plus the context error; nothing is left held.
+func TestAcquireWaitEndingMidAttemptIsNotAcquired(t *testing.T) {
+	_, p, rdb := proxied(t)
+	c := New(rdb, nil)
+	if err := c.Check(bg); err != nil && !errors.Is(err, ErrUnsafeConfig) {
+		t.Fatal(err) // loads the scripts
+	}
+	p.SetLatency(faults.Downstream, 60*time.Millisecond)
+	lockKey, _ := c.Keys("wait-mid-attempt")
+	ctx, cancel := context.WithTimeout(bg, 20*time.Millisecond)
+	defer cancel()
+	l, err := c.AcquireWait(ctx, "wait-mid-attempt", time.Second)
+	if l != nil || !errors.Is(err, ErrNotAcquired) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("AcquireWait = %v, %v; want ErrNotAcquired joined with DeadlineExceeded", l, err)
+	}
+	if n := rdb.Exists(bg, lockKey).Val(); n != 0 {
+		t.Fatal("ghost lock key after AcquireWait returned")
+	}
+}

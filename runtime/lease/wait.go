@@ -16,8 +16,10 @@ import (
 // instead of retrying in lockstep.
 //
 // It returns at once on [ErrConfig] and [ErrInvalidResource]. When ctx ends
-// it returns the last attempt's error (e.g. [ErrNotAcquired]) joined with
-// ctx.Err(), so test for both with errors.Is.
+// it returns an error for which errors.Is holds with both [ErrNotAcquired]
+// and ctx.Err(), even when ctx ended during an attempt (that attempt's
+// possibly-landed request is cleaned up by Acquire, so nothing is held), and
+// which also wraps the last attempt's error.
 func (c *Client) AcquireWait(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
 	tm, err := c.timing(ttl)
 	if ttl == 0 {
@@ -35,17 +37,27 @@ func (c *Client) AcquireWait(ctx context.Context, resource string, ttl time.Dura
 		case errors.Is(err, ErrConfig), errors.Is(err, ErrInvalidResource):
 			return nil, err
 		case ctx.Err() != nil:
-			if errors.Is(err, ctx.Err()) {
-				return nil, err
-			}
-			return nil, errors.Join(err, ctx.Err())
+			return nil, waitEnded(ctx, err)
 		}
 		ceiling := hi
 		if attempt < 30 {
 			ceiling = min(hi, lo<<attempt)
 		}
 		if !sleep(ctx, rand.N(ceiling)) {
-			return nil, errors.Join(err, ctx.Err())
+			return nil, waitEnded(ctx, err)
 		}
 	}
+}
+
+// waitEnded is AcquireWait's error when ctx ends: always [ErrNotAcquired] and
+// ctx.Err(), plus the last attempt's error.
+func waitEnded(ctx context.Context, last error) error {
+	errs := []error{last}
+	if !errors.Is(last, ErrNotAcquired) {
+		errs = append(errs, ErrNotAcquired)
+	}
+	if !errors.Is(last, ctx.Err()) {
+		errs = append(errs, ctx.Err())
+	}
+	return errors.Join(errs...)
 }
