@@ -17,8 +17,8 @@ import (
 
 // BenchmarkCredit compares, on one pgx connection to a real PostgreSQL, the
 // generated fenced single-row UPDATE with the same UPDATE unguarded and with
-// the seed article's hand-written version (BEGIN, SELECT the token, UPDATE,
-// COMMIT). See BENCHMARKS.md for the command and the ratios.
+// the seed article's hand-written version (BeginTx, guarded UPDATE,
+// RowsAffected, Commit: three round trips). See BENCHMARKS.md for the command and the ratios.
 func BenchmarkCredit(b *testing.B) {
 	ctx := context.Background()
 	pool := testenv.Database(b, schemaSQL)
