@@ -239,6 +239,8 @@ type analyzer struct {
 	optedOut []string
 	// funcs caches what user-defined functions write (funcwrites.go).
 	funcs *funcWrites
+	// multi holds the columns of each SET (a, b) = (SELECT ...) subquery.
+	multi map[*sqlparse.SubLink][]*Column
 }
 
 func (a *analyzer) errorf(loc int, format string, args ...any) {

@@ -274,3 +274,36 @@ func TestInconsistentParameterTypes(t *testing.T) {
 		t.Fatalf("nested use: errors = %q, want none", errs)
 	}
 }
+
+// SET (a, b) = (SELECT ...): the subquery's parameters are the query's
+// (positional and named), typed by what they are compared with, and the
+// assigned columns take the subquery's column types.
+func TestMultiColumnAssignmentFromSubquery(t *testing.T) {
+	const schema = `
+create table src (id bigint primary key, status text not null, n integer);
+create table dst (id bigint primary key, status text, n integer);
+`
+	for _, tc := range []struct{ query, params, sql string }{
+		{"update dst set (status, n) = (select status, n from src s where s.id = $2) where id = $1",
+			"1 id int8 not null; 2 id int8 not null",
+			"update dst set (status, n) = (select status, n from src s where s.id = $2) where id = $1"},
+		{"update dst set (status, n) = (select status, n from src s where s.id = @src and s.n > @min) where id = @id",
+			"1 src int8 not null; 2 min int4; 3 id int8 not null",
+			"update dst set (status, n) = (select status, n from src s where s.id = $1 and s.n > $2) where id = $3"},
+		{"update dst set (status, n) = (@status, @n) where id = @id",
+			"1 status text; 2 n int4; 3 id int8 not null",
+			"update dst set (status, n) = ($1, $2) where id = $3"},
+	} {
+		q := mustAnalyze(t, schema, "-- name: Q :exec\n"+tc.query+";")
+		if got := strings.Join(paramList(q[0]), "; "); got != tc.params {
+			t.Errorf("%s: params\n got %s\nwant %s", tc.query, got, tc.params)
+		}
+		if !strings.Contains(q[0].SQL, tc.sql) {
+			t.Errorf("%s: SQL\n%s\nwant it to hold\n%s", tc.query, q[0].SQL, tc.sql)
+		}
+	}
+	_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\nupdate dst set (status, n) = (select status, nope from src) where id = 1;")
+	if len(msgs) != 1 || !strings.Contains(msgs[0], `column "nope" does not exist`) {
+		t.Errorf("unknown column in the subquery: got %q, want it reported once", msgs)
+	}
+}

@@ -683,6 +683,23 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		return known("bool", true)
 	case *sqlparse.FuncCall:
 		return a.funcCall(sc, n)
+	case *sqlparse.MultiColumn:
+		// SET (a, b) = (SELECT x, y ...): the subquery is analysed once,
+		// with its first column; it may return no row, so never NOT NULL.
+		src := n.Source()
+		cols, ok := a.multi[src]
+		if !ok {
+			cols = a.selectCols(src.Query, &scope{parent: sc, ctes: sc.ctes})
+			if a.multi == nil {
+				a.multi = map[*sqlparse.SubLink][]*Column{}
+			}
+			a.multi[src] = cols
+		}
+		if n.Column-1 < len(cols) {
+			c := cols[n.Column-1]
+			return value{Name: c.Name, Type: c.Type, Known: c.Known}
+		}
+		return value{}
 	case *sqlparse.SubLink:
 		inner := &scope{parent: sc, ctes: sc.ctes}
 		cols := a.selectCols(n.Query, inner)

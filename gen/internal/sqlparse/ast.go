@@ -572,6 +572,23 @@ type SubLink struct {
 
 func (n *SubLink) Pos() int { return n.Loc }
 
+// MultiColumn is column Column (from 1) of a subquery assigned to several
+// columns at once, UPDATE ... SET (a, b) = (SELECT x, y ...). The first
+// column's node holds the subquery in Sub; the others leave Sub nil and
+// reach it through Source, so that a walk visits the subquery, and its
+// parameters, once.
+type MultiColumn struct {
+	Sub    *SubLink
+	Column int
+	Loc    int
+	source *SubLink
+}
+
+func (n *MultiColumn) Pos() int { return n.Loc }
+
+// Source returns the subquery whose column n is.
+func (n *MultiColumn) Source() *SubLink { return n.source }
+
 // NullTest is IS [NOT] NULL.
 type NullTest struct {
 	Arg Node

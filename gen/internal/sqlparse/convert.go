@@ -539,6 +539,7 @@ func (c *converter) targets(nodes []*pg.Node) []*Target {
 // expanding (a, b) = (x, y) into one target per column.
 func (c *converter) setTargets(nodes []*pg.Node) []*Target {
 	var out []*Target
+	var multi Node // the source of the current (a, b) = ... assignment
 	for _, n := range nodes {
 		rt := n.GetResTarget()
 		if rt == nil {
@@ -558,10 +559,22 @@ func (c *converter) setTargets(nodes []*pg.Node) []*Target {
 			}
 		}
 		if mr := rt.Val.GetMultiAssignRef(); mr != nil {
-			src := c.expr(mr.Source)
-			if row, ok := src.(*RowExpr); ok && int(mr.Colno-1) < len(row.Args) {
-				t.Expr = row.Args[mr.Colno-1]
-			} else {
+			if mr.Colno == 1 {
+				multi = c.expr(mr.Source)
+			}
+			switch src := multi.(type) {
+			case *RowExpr:
+				if int(mr.Colno-1) < len(src.Args) {
+					t.Expr = src.Args[mr.Colno-1]
+				}
+			case *SubLink:
+				m := &MultiColumn{Column: int(mr.Colno), Loc: t.Loc, source: src}
+				if mr.Colno == 1 {
+					m.Sub = src
+				}
+				t.Expr = m
+			}
+			if t.Expr == nil {
 				t.Expr = &Unknown{Kind: "MultiAssignRef", Loc: t.Loc}
 			}
 		} else {
