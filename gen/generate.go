@@ -202,6 +202,12 @@ func guardSQL(cat *catalog.Catalog) ([]byte, error) {
 		AnyStrict bool
 	}{SQLState: fence.SQLState}
 	for _, t := range cat.FencedTables() {
+		if p := t.PartitionOf(); p != nil && p.Fence != nil {
+			// PostgreSQL clones a partitioned table's row triggers to
+			// its partitions, present and future (PostgreSQL docs,
+			// CREATE TRIGGER, "Notes"); one of its own would collide.
+			continue
+		}
 		fn := "fencegen_guard_" + t.Name
 		qt := sqlparse.QuoteIdent(t.Name)
 		if t.Schema != "" && t.Schema != catalog.DefaultSchema {
