@@ -360,7 +360,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		}
 		spec := sqlparse.FenceSpec{
 			Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
-			Columns: len(q.Columns), CTE: q.Fence.CTE,
+			Columns: len(q.Columns), CTE: q.Fence.CTE, Inherited: len(a.cat.Children(q.Fence.Table)) > 0,
 		}
 		// A batch item is read from one result set: it keeps the
 		// one-statement form.

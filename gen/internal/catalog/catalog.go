@@ -73,6 +73,11 @@ type Column struct {
 
 // Fence describes a table's fencing-token column.
 type Fence struct {
+	// From is the ancestor table whose mark this is, for a partition or
+	// an inheritance child of a fenced table (a write to the child writes
+	// the parent's rows, so it is fenced the same way); nil for a table's
+	// own mark.
+	From *Table
 	// Column is the fencing-token column's name.
 	Column string
 	// Strict selects the stored < presented guard; the default accepts
@@ -104,10 +109,19 @@ type Table struct {
 	// File, Line, Col locate the CREATE statement.
 	File      string
 	Line, Col int
+	// Partitioned marks a partitioned table (PARTITION BY): its rows live
+	// in its partitions.
+	Partitioned bool
 	// parents are the tables this one inherits from (INHERITS, PARTITION
-	// OF): ALTER TABLE on a parent changes its children too.
+	// OF, ATTACH PARTITION, ALTER TABLE ... INHERIT): ALTER TABLE on a
+	// parent changes its children too, and a fenced parent fences them.
 	parents []*Table
+	// partitionOf is the partitioned table this one is a partition of.
+	partitionOf *Table
 }
+
+// PartitionOf returns the partitioned table t is a partition of, or nil.
+func (t *Table) PartitionOf() *Table { return t.partitionOf }
 
 // QualifiedName returns schema.name, or name in the default schema.
 func (t *Table) QualifiedName() string {
@@ -459,12 +473,17 @@ func (c *Catalog) MarkFence(t *Table, column string, strict bool, source, file s
 	t.Fence = &Fence{Column: column, Strict: strict, Source: source, File: file, Line: line, Col: col}
 }
 
-// Validate checks every fenced table's token column and returns the
-// problems found while building the catalog.
+// Validate passes each fenced table's mark on to its partitions and
+// inheritance children (see Fence.From), checks every fenced table's token
+// column and returns the problems found while building the catalog.
 func (c *Catalog) Validate() diag.List {
 	errs := append(diag.List(nil), c.Errors...)
+	errs = append(errs, c.inheritFences()...)
 	for _, t := range c.FencedTables() {
 		f := t.Fence
+		if f.From != nil {
+			continue // checked on the table marked
+		}
 		col := t.Column(f.Column)
 		switch {
 		case t.IsView:
@@ -486,6 +505,52 @@ func (c *Catalog) Validate() diag.List {
 		case !col.NotNull:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s must be NOT NULL: a NULL stored token never compares (NULL <= $token is never true), so every fenced write would be refused; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
+		}
+	}
+	return errs
+}
+
+// inheritFences gives every descendant of a fenced table (partitions,
+// INHERITS children, at any depth) its ancestor's fence: PostgreSQL's
+// UPDATE and DELETE on a parent write the children's rows, and a write
+// named on a child writes rows the parent's readers see. A table marked
+// itself with another column is an error.
+func (c *Catalog) inheritFences() diag.List {
+	var errs diag.List
+	var tables []*Table
+	for _, s := range c.Schemas {
+		for _, t := range s.Tables {
+			if t.Fence != nil && t.Fence.From != nil {
+				t.Fence = nil // recomputed below
+			}
+			tables = append(tables, t)
+		}
+	}
+	var ancestorFence func(t *Table, seen map[*Table]bool) *Fence
+	ancestorFence = func(t *Table, seen map[*Table]bool) *Fence {
+		for _, p := range t.parents {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			if p.Fence != nil && p.Fence.From == nil {
+				return &Fence{From: p, Column: p.Fence.Column, Strict: p.Fence.Strict, Source: p.Fence.Source, File: p.Fence.File, Line: p.Fence.Line, Col: p.Fence.Col}
+			}
+			if f := ancestorFence(p, seen); f != nil {
+				return f
+			}
+		}
+		return nil
+	}
+	for _, t := range tables {
+		f := ancestorFence(t, map[*Table]bool{t: true})
+		switch {
+		case f == nil:
+		case t.Fence == nil:
+			t.Fence = f
+		case t.Fence.Column != f.Column:
+			errs.AddErr(&diag.Error{File: t.Fence.File, Line: t.Fence.Line, Col: t.Fence.Col, Err: ErrFence,
+				Msg: fmt.Sprintf("table %s inherits fencing token column %q from %s (marked at %s:%d); a table has one fencing token", t.QualifiedName(), f.Column, f.From.QualifiedName(), f.File, f.Line)})
 		}
 	}
 	return errs

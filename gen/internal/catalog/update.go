@@ -181,11 +181,11 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 					t.Columns = append(t.Columns, &cc)
 				}
 			}
-			if p.Fence != nil && t.Fence == nil {
-				fc := *p.Fence
-				t.Fence = &fc
-			}
 		}
+	}
+	t.Partitioned = n.PartitionBy
+	if n.PartitionOf && len(t.parents) > 0 {
+		u.c.attach(t.parents[0], t)
 	}
 	declared := map[string]bool{}
 	for _, d := range n.Columns {
@@ -228,7 +228,38 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 			t.PrimaryKey = append(t.PrimaryKey, k)
 		}
 	}
+	if p := t.partitionOf; p != nil && len(t.PrimaryKey) == 0 {
+		t.PrimaryKey = slices.Clone(p.PrimaryKey)
+	}
 	s.Tables = append(s.Tables, t)
+}
+
+// attach makes child a partition of parent (PARTITION OF, ATTACH
+// PARTITION): PostgreSQL gives every partition the partitioned table's
+// primary key (PostgreSQL docs, 5.11.2.3 "Limitations": a unique
+// constraint on a partitioned table includes the partition key, so it is
+// unique across partitions).
+func (c *Catalog) attach(parent, child *Table) {
+	if !slices.Contains(child.parents, parent) {
+		child.parents = append(child.parents, parent)
+	}
+	child.partitionOf = parent
+	if len(child.PrimaryKey) == 0 {
+		child.PrimaryKey = slices.Clone(parent.PrimaryKey)
+	}
+}
+
+// Children returns the tables that inherit from t and are not its
+// partitions: INHERITS children, whose rows share no primary key with t's,
+// so a key of t can match one row in t and one in each child.
+func (c *Catalog) Children(t *Table) []*Table {
+	var out []*Table
+	for _, x := range c.children(t) {
+		if x.partitionOf != t {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func (u *updater) alterTable(n *sqlparse.AlterTable) {
@@ -262,10 +293,29 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, child bool) {
 		for _, ch := range u.c.children(t) {
 			if cmd.Kind == sqlparse.AlterAddColumn && ch.Column(cmd.Column) != nil ||
 				cmd.Kind != sqlparse.AlterAddColumn && ch.Column(cmd.Column) == nil {
-				return
+				continue
 			}
 			u.alterCmd(ch, cmd, true)
 		}
+	case sqlparse.AlterAttachPartition, sqlparse.AlterDetachPartition, sqlparse.AlterInherit, sqlparse.AlterNoInherit:
+		other := u.userTable(cmd.Other, false)
+		if other == nil {
+			return
+		}
+		switch cmd.Kind {
+		case sqlparse.AlterAttachPartition:
+			u.c.attach(t, other)
+		case sqlparse.AlterDetachPartition:
+			other.parents = slices.DeleteFunc(other.parents, func(p *Table) bool { return p == t })
+			other.partitionOf = nil
+		case sqlparse.AlterInherit:
+			if !slices.Contains(t.parents, other) {
+				t.parents = append(t.parents, other)
+			}
+		case sqlparse.AlterNoInherit:
+			t.parents = slices.DeleteFunc(t.parents, func(p *Table) bool { return p == other })
+		}
+		return
 	}
 	{
 		switch cmd.Kind {

@@ -622,3 +622,71 @@ COMMENT ON COLUMN jobs.tok IS 'fencegen:token';`)
 		t.Fatalf("errors = %v, want one serial-column error", errs)
 	}
 }
+
+// A fenced table's partitions and inheritance children are fenced the same
+// way, whether they were created before or after the mark, by PARTITION
+// OF, ATTACH PARTITION, INHERITS or ALTER TABLE ... INHERIT; partitions
+// carry the partitioned table's primary key, inheritance children do not.
+func TestFenceReachesPartitionsAndChildren(t *testing.T) {
+	c := mustBuild(t, `
+CREATE TABLE events (id bigint, region text, tok bigint NOT NULL DEFAULT 0, PRIMARY KEY (id, region)) PARTITION BY LIST (region);
+CREATE TABLE events_eu PARTITION OF events FOR VALUES IN ('eu');
+CREATE TABLE events_us (id bigint NOT NULL, region text NOT NULL, tok bigint NOT NULL DEFAULT 0);
+ALTER TABLE events ATTACH PARTITION events_us FOR VALUES IN ('us');
+CREATE TABLE events_old (id bigint NOT NULL, region text NOT NULL, tok bigint NOT NULL DEFAULT 0);
+ALTER TABLE events ATTACH PARTITION events_old FOR VALUES IN ('old');
+ALTER TABLE events DETACH PARTITION events_old;
+COMMENT ON COLUMN events.tok IS 'fencegen:token strict';
+CREATE TABLE base (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN base.tok IS 'fencegen:token';
+CREATE TABLE child (extra text) INHERITS (base);
+CREATE TABLE grandchild () INHERITS (child);
+CREATE TABLE adopted (id bigint, tok bigint NOT NULL DEFAULT 0);
+ALTER TABLE adopted INHERIT base;
+`)
+	for _, tc := range []struct {
+		table, from string
+		strict      bool
+		key         string
+	}{
+		{"events_eu", "events", true, "id,region"},
+		{"events_us", "events", true, "id,region"},
+		{"child", "base", false, ""},
+		{"grandchild", "base", false, ""},
+		{"adopted", "base", false, ""},
+	} {
+		tb := c.Table("", tc.table)
+		if tb.Fence == nil || tb.Fence.From == nil || tb.Fence.From.Name != tc.from || tb.Fence.Strict != tc.strict || tb.Fence.Column != "tok" {
+			t.Errorf("%s: fence %+v, want tok from %s (strict %v)", tc.table, tb.Fence, tc.from, tc.strict)
+		}
+		if got := strings.Join(tb.PrimaryKey, ","); got != tc.key {
+			t.Errorf("%s: primary key %q, want %q", tc.table, got, tc.key)
+		}
+	}
+	if f := c.Table("", "events_old").Fence; f != nil {
+		t.Errorf("a detached partition is still fenced: %+v", f)
+	}
+	if p := c.Table("", "events_eu").PartitionOf(); p == nil || p.Name != "events" {
+		t.Errorf("events_eu.PartitionOf() = %v", p)
+	}
+	var names []string
+	for _, ch := range c.Children(c.Table("", "base")) {
+		names = append(names, ch.Name)
+	}
+	if got := strings.Join(names, ","); got != "child,adopted" {
+		t.Errorf("Children(base) = %s, want child,adopted (not grandchild's, nor partitions)", got)
+	}
+	if n := len(c.Children(c.Table("", "events"))); n != 0 {
+		t.Errorf("Children(events) lists %d partitions", n)
+	}
+
+	_, errs := build(t, `
+CREATE TABLE base (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 0, other bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN base.tok IS 'fencegen:token';
+CREATE TABLE child () INHERITS (base);
+COMMENT ON COLUMN child.other IS 'fencegen:token';
+`)
+	if len(errs) != 1 || !strings.Contains(errs[0], `schema.sql:5:1: table child inherits fencing token column "tok" from base`) {
+		t.Errorf("a child marked with another column: %q", errs)
+	}
+}

@@ -72,6 +72,10 @@ type CreateTable struct {
 	PrimaryKey []string
 	// Inherits lists parent tables (INHERITS or PARTITION OF).
 	Inherits []Name
+	// PartitionOf is set for CREATE TABLE ... PARTITION OF (Inherits[0]
+	// is the partitioned table); PartitionBy for a partitioned table.
+	PartitionOf bool
+	PartitionBy bool
 	// LikeTables lists tables copied with LIKE.
 	LikeTables []Name
 }
@@ -114,6 +118,12 @@ const (
 	AlterSetNotNull
 	AlterDropNotNull
 	AlterAddPrimaryKey
+	// AlterAttachPartition and AlterDetachPartition name the partition
+	// in Other; AlterInherit and AlterNoInherit the parent.
+	AlterAttachPartition
+	AlterDetachPartition
+	AlterInherit
+	AlterNoInherit
 )
 
 // AlterCmd is one ALTER TABLE action.
@@ -123,6 +133,7 @@ type AlterCmd struct {
 	Def       *ColumnDef // AlterAddColumn
 	Type      *TypeName  // AlterColumnType
 	Keys      []string   // AlterAddPrimaryKey
+	Other     Name       // the partition or parent table
 	MissingOK bool
 	Loc       int
 }

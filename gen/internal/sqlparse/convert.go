@@ -261,7 +261,7 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 }
 
 func (c *converter) createTable(s *pg.CreateStmt) Node {
-	t := &CreateTable{Table: rangeVarName(s.Relation), IfNotExists: s.IfNotExists}
+	t := &CreateTable{Table: rangeVarName(s.Relation), IfNotExists: s.IfNotExists, PartitionOf: s.Partbound != nil, PartitionBy: s.Partspec != nil}
 	for _, e := range s.TableElts {
 		switch x := e.Node.(type) {
 		case *pg.Node_ColumnDef:
@@ -317,6 +317,22 @@ func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
 			ac.Kind = AlterSetNotNull
 		case pg.AlterTableType_AT_DropNotNull:
 			ac.Kind = AlterDropNotNull
+		case pg.AlterTableType_AT_AttachPartition, pg.AlterTableType_AT_DetachPartition:
+			if pc := cmd.Def.GetPartitionCmd(); pc != nil && pc.Name != nil {
+				ac.Kind = AlterAttachPartition
+				if cmd.Subtype == pg.AlterTableType_AT_DetachPartition {
+					ac.Kind = AlterDetachPartition
+				}
+				ac.Other = rangeVarName(pc.Name)
+			}
+		case pg.AlterTableType_AT_AddInherit, pg.AlterTableType_AT_DropInherit:
+			if rv := cmd.Def.GetRangeVar(); rv != nil {
+				ac.Kind = AlterInherit
+				if cmd.Subtype == pg.AlterTableType_AT_DropInherit {
+					ac.Kind = AlterNoInherit
+				}
+				ac.Other = rangeVarName(rv)
+			}
 		case pg.AlterTableType_AT_AddConstraint:
 			if con := cmd.Def.GetConstraint(); con != nil && con.Contype == pg.ConstrType_CONSTR_PRIMARY {
 				ac.Kind = AlterAddPrimaryKey

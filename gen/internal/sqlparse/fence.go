@@ -39,7 +39,15 @@ type FenceSpec struct {
 	// CTE names the data-modifying WITH entry that holds the fenced write;
 	// "" when the write is the statement itself.
 	CTE string
+	// Inherited is set when the table has INHERITS children: its primary
+	// key is unique in the table alone, so a write that pins it can still
+	// match a row in each child (unless it names ONLY the table), and rows
+	// are counted by table and key.
+	Inherited bool
 }
+
+// keyUnique reports whether rv's primary key matches at most one row.
+func (spec FenceSpec) keyUnique(rv *pg.RangeVar) bool { return !spec.Inherited || !rv.Inh }
 
 // Names of the WITH queries of a fenced UPDATE or DELETE.
 const (
@@ -114,7 +122,7 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 			return "", fmt.Errorf("the table has no primary key")
 		}
 		where := u.WhereClause
-		single := len(u.FromClause) == 0 && pinsKey(u.Relation, where, spec.Key)
+		single := len(u.FromClause) == 0 && spec.keyUnique(u.Relation) && pinsKey(u.Relation, where, spec.Key)
 		u.TargetList = append(u.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
 		if len(u.ReturningList) == 0 {
 			u.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
@@ -141,7 +149,7 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 		if len(d.ReturningList) == 0 {
 			d.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
 		}
-		if len(d.UsingClause) == 0 && pinsKey(d.Relation, where, spec.Key) {
+		if len(d.UsingClause) == 0 && spec.keyUnique(d.Relation) && pinsKey(d.Relation, where, spec.Key) {
 			d.WhereClause = and(where, guardExpr(d.Relation, spec.Column, op, token))
 			return wrapSingle(raw.Stmt, d.Relation, where, spec)
 		}
@@ -678,6 +686,11 @@ func lockQuery(rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec)
 		targets = append(targets, pg.MakeResTargetNodeWithNameAndVal(fmt.Sprintf("fence_key_%d", i+1), colRef(relName(rv), k), -1))
 	}
 	targets = append(targets, pg.MakeResTargetNodeWithNameAndVal("fence_token", colRef(relName(rv), spec.Column), -1))
+	inherited := spec.Inherited && rv.Inh
+	if inherited {
+		// A parent's row and a child's may share a key: count by table too.
+		targets = append(targets, pg.MakeResTargetNodeWithNameAndVal("fence_rel", colRef(relName(rv), "tableoid"), -1))
+	}
 	lock := &pg.SelectStmt{
 		TargetList:  targets,
 		FromClause:  append([]*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: target}}}, from...),
@@ -692,7 +705,10 @@ func lockQuery(rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec)
 	}
 	sql, err := deparse(selectNode(lock))
 	distinct := lockKeys(len(spec.Key))
-	if len(spec.Key) > 1 {
+	if inherited {
+		distinct = "fence_rel, " + distinct
+	}
+	if len(spec.Key) > 1 || inherited {
 		distinct = "(" + distinct + ")"
 	}
 	return sql, distinct, err
@@ -742,7 +758,7 @@ func FenceByKey(sql string, spec FenceSpec) (*ByKey, error) {
 	switch s := tree.Stmts[0].Stmt.Node.(type) {
 	case *pg.Node_UpdateStmt:
 		u := s.UpdateStmt
-		if u.WithClause != nil || len(u.FromClause) > 0 || !pinsKey(u.Relation, u.WhereClause, spec.Key) {
+		if u.WithClause != nil || len(u.FromClause) > 0 || !spec.keyUnique(u.Relation) || !pinsKey(u.Relation, u.WhereClause, spec.Key) {
 			return nil, nil
 		}
 		rv, where = u.Relation, u.WhereClause
@@ -753,7 +769,7 @@ func FenceByKey(sql string, spec FenceSpec) (*ByKey, error) {
 		}
 	case *pg.Node_DeleteStmt:
 		d := s.DeleteStmt
-		if d.WithClause != nil || len(d.UsingClause) > 0 || !pinsKey(d.Relation, d.WhereClause, spec.Key) {
+		if d.WithClause != nil || len(d.UsingClause) > 0 || !spec.keyUnique(d.Relation) || !pinsKey(d.Relation, d.WhereClause, spec.Key) {
 			return nil, nil
 		}
 		rv, where = d.Relation, d.WhereClause

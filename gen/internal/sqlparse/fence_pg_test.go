@@ -561,3 +561,31 @@ INSERT INTO k VALUES (1, 0, 0, 5);
 		t.Errorf("fresh token: stored %v, %d written; want 1 written", deref(o.stored), len(o.written))
 	}
 }
+
+// On a table with INHERITS children, a write that pins the parent's key
+// also matches the children's rows with that key: one of them holding a
+// newer token refuses the whole write (nothing written, two rows counted)
+// instead of writing the parent's row alone.
+func TestFenceWriteInheritedTableOnPostgres(t *testing.T) {
+	pool := testenv.Database(t, `
+CREATE TABLE base (id bigint PRIMARY KEY, v text NOT NULL, tok bigint NOT NULL);
+CREATE TABLE child (extra text) INHERITS (base);
+INSERT INTO base VALUES (1, 'p', 5);
+INSERT INTO child VALUES (1, 'c', 9, 'x'), (2, 'c', 1, 'y');
+`)
+	spec := sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Inherited: true}
+	sql := fenceWrite(t, "UPDATE base SET v = $1 WHERE id = $2", spec)
+	o := run(t, pool, sql, "new", int64(1), int64(7))
+	if o.stored == nil || *o.stored != 9 || o.refused != 1 || len(o.written) != 0 {
+		t.Fatalf("token 7 against stored 5 (base) and 9 (child): %+v, want refused, stored 9, 1 row", o)
+	}
+	if n := count(t, pool, "SELECT count(*) FROM base WHERE v = 'new'"); n != 0 {
+		t.Fatalf("%d rows written by a refused write", n)
+	}
+	if o := run(t, pool, sql, "new", int64(1), int64(10)); o.stored != nil || o.rows != 2 {
+		t.Fatalf("token 10: %+v, want both rows written", o)
+	}
+	if n := count(t, pool, "SELECT count(*) FROM base WHERE v = 'new' AND tok = 10"); n != 2 {
+		t.Fatalf("%d rows hold the new value and token, want 2", n)
+	}
+}

@@ -384,3 +384,28 @@ func TestFenceByKey(t *testing.T) {
 		}
 	}
 }
+
+// A table with INHERITS children: a pinned key can match a row in each
+// child, so a by-key write takes the locking form and counts rows by table
+// and key; UPDATE ONLY the table keeps the by-key form.
+func TestFenceInheritedTable(t *testing.T) {
+	spec := sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Inherited: true}
+	for _, sql := range []string{"UPDATE t SET a = $1 WHERE id = $2", "DELETE FROM t WHERE id = $1 AND $2::int > 0"} {
+		if bk, err := sqlparse.FenceByKey(sql, spec); err != nil || bk != nil {
+			t.Errorf("FenceByKey(%s) = %+v, %v; want the locking form", sql, bk, err)
+		}
+		out, err := sqlparse.FenceWrite(sql, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"t.tableoid AS fence_rel", "count(DISTINCT (fence_rel, fence_key_1))", "FOR UPDATE OF t"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s:\n%s\nwant it to hold %q", sql, out, want)
+			}
+		}
+	}
+	bk, err := sqlparse.FenceByKey("UPDATE ONLY t SET a = $1 WHERE id = $2", spec)
+	if err != nil || bk == nil || !strings.Contains(bk.Write, "UPDATE ONLY t") {
+		t.Errorf("UPDATE ONLY: %+v, %v; want the by-key form", bk, err)
+	}
+}
