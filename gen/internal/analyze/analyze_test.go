@@ -307,3 +307,23 @@ create table dst (id bigint primary key, status text, n integer);
 		t.Errorf("unknown column in the subquery: got %q, want it reported once", msgs)
 	}
 }
+
+// A query may make its guard stricter than its table's mode, not looser:
+// the guard trigger enforces the table's mode, so "@fence non-strict" on a
+// strict table is refused where the flag is written.
+func TestNonStrictQueryOnStrictTable(t *testing.T) {
+	const schema = `
+create table j (id bigint primary key, s text not null, tok bigint not null default 0);
+comment on column j.tok is 'fencegen:token strict';
+create table k (id bigint primary key, s text not null, tok bigint not null default 0);
+comment on column k.tok is 'fencegen:token';
+`
+	_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n-- @fence non-strict\nupdate j set s = 'x' where id = $1;")
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "2:1: query Q: @fence non-strict on strict table j") {
+		t.Errorf("non-strict on a strict table: %q", msgs)
+	}
+	q := mustAnalyze(t, schema, "-- name: Q :exec\n-- @fence strict\nupdate k set s = 'x' where id = $1;")
+	if !q[0].Fence.Strict {
+		t.Error("@fence strict on a non-strict table is not strict")
+	}
+}

@@ -25,8 +25,10 @@ type Annotation struct {
 	Cmd  string
 	// Doc holds the other comment lines, without "--", in order.
 	Doc []string
-	// Strict is set by "-- @fence strict", NonStrict by "-- @fence non-strict".
-	Strict, NonStrict bool
+	// Strict is set by "-- @fence strict", NonStrict by "-- @fence non-strict";
+	// NonStrictLine and NonStrictCol locate the latter.
+	Strict, NonStrict            bool
+	NonStrictLine, NonStrictCol int
 	// OptOut is the reason given by "-- @fence off: <reason>": the query's
 	// writes to fenced tables are generated without the guard, and vet
 	// lists them. OptOutLine and OptOutCol locate the comment.
@@ -44,6 +46,7 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 	var doc []string
 	var errs []locatedMsg
 	var strict, nonStrict bool
+	var strictAt, nonStrictAt commentLine
 	var optOut *commentLine
 	var optOutReason string
 	for _, l := range lines {
@@ -100,9 +103,9 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 			}
 			switch {
 			case flag == "strict":
-				strict = true
+				strict, strictAt = true, l
 			case flag == "non-strict" || flag == "nonstrict":
-				nonStrict = true
+				nonStrict, nonStrictAt = true, l
 			case flag == "off" || strings.HasPrefix(flag, "off:") || strings.HasPrefix(flag, "off "):
 				reason, hasColon := strings.CutPrefix(strings.TrimSpace(strings.TrimPrefix(flag, "off")), ":")
 				reason = strings.TrimSpace(reason)
@@ -131,8 +134,13 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 	if a != nil {
 		a.Doc = doc
 		a.Strict, a.NonStrict = strict, nonStrict
+		a.NonStrictLine, a.NonStrictCol = nonStrictAt.line, nonStrictAt.col
 		if strict && nonStrict {
-			errs = append(errs, locatedMsg{line: a.Line, col: a.Col, msg: "query " + a.Name + ": both @fence strict and @fence non-strict"})
+			second := nonStrictAt // reported at the later of the two
+			if strictAt.line > nonStrictAt.line {
+				second = strictAt
+			}
+			errs = append(errs, locatedMsg{line: second.line, col: second.col, msg: "query " + a.Name + ": both @fence strict and @fence non-strict"})
 		}
 		if optOut != nil {
 			a.OptOut, a.OptOutLine, a.OptOutCol = optOutReason, optOut.line, optOut.col

@@ -91,7 +91,7 @@ func TestParseAnnotationInvalid(t *testing.T) {
 		{"-- name: X one", []string{`1:12: query X: unknown command "one"`}},
 		{"-- name: X :exec\n-- @fence sometimes", []string{`2:1: unknown flag "@fence sometimes"`}},
 		{"-- name: X :exec\n-- @fence", []string{`2:1: unknown flag "@fence"`}},
-		{"-- name: X :exec\n-- @fence strict\n-- @fence non-strict", []string{`1:1: query X: both @fence strict and @fence non-strict`}},
+		{"-- name: X :exec\n-- @fence strict\n-- @fence non-strict", []string{`3:1: query X: both @fence strict and @fence non-strict`}},
 		{"-- name: A :one\n-- name: B :one", []string{`2:1: a second -- name: line before one query`}},
 		{"-- name: X :exec\n-- @fence off", []string{`2:1: @fence off needs a reason`}},
 		{"-- name: X :exec\n  -- @fence off:  ", []string{`2:3: @fence off needs a reason`}},

@@ -115,8 +115,9 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 		return fenceInsert(tree, s.InsertStmt, spec)
 	case *pg.Node_UpdateStmt:
 		u := s.UpdateStmt
-		if u.WithClause != nil {
-			return "", fmt.Errorf("a fenced UPDATE cannot have its own WITH clause yet")
+		with, err := hoistWith(&u.WithClause)
+		if err != nil {
+			return "", err
 		}
 		if len(spec.Key) == 0 {
 			return "", fmt.Errorf("the table has no primary key")
@@ -129,18 +130,19 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 		}
 		if single {
 			u.WhereClause = and(where, guardExpr(u.Relation, spec.Column, op, token))
-			return wrapSingle(raw.Stmt, u.Relation, where, spec)
+			return wrapSingle(with, raw.Stmt, u.Relation, where, spec)
 		}
 		extra, err := lockConditions(u.Relation, spec)
 		if err != nil {
 			return "", err
 		}
 		u.WhereClause = and(and(where, guardExpr(u.Relation, spec.Column, op, token)), extra)
-		return wrap(raw.Stmt, u.Relation, u.FromClause, where, spec, op)
+		return wrap(with, raw.Stmt, u.Relation, u.FromClause, where, spec, op)
 	case *pg.Node_DeleteStmt:
 		d := s.DeleteStmt
-		if d.WithClause != nil {
-			return "", fmt.Errorf("a fenced DELETE cannot have its own WITH clause yet")
+		with, err := hoistWith(&d.WithClause)
+		if err != nil {
+			return "", err
 		}
 		if len(spec.Key) == 0 {
 			return "", fmt.Errorf("the table has no primary key")
@@ -151,14 +153,14 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 		}
 		if len(d.UsingClause) == 0 && spec.keyUnique(d.Relation) && pinsKey(d.Relation, where, spec.Key) {
 			d.WhereClause = and(where, guardExpr(d.Relation, spec.Column, op, token))
-			return wrapSingle(raw.Stmt, d.Relation, where, spec)
+			return wrapSingle(with, raw.Stmt, d.Relation, where, spec)
 		}
 		extra, err := lockConditions(d.Relation, spec)
 		if err != nil {
 			return "", err
 		}
 		d.WhereClause = and(and(where, guardExpr(d.Relation, spec.Column, op, token)), extra)
-		return wrap(raw.Stmt, d.Relation, d.UsingClause, where, spec, op)
+		return wrap(with, raw.Stmt, d.Relation, d.UsingClause, where, spec, op)
 	}
 	return "", fmt.Errorf("only INSERT, UPDATE and DELETE can be fenced")
 }
@@ -321,7 +323,7 @@ func pinsKey(rv *pg.RangeVar, where *pg.Node, key []string) bool {
 // statement's snapshot: when it shows a token the guard would have
 // accepted, a concurrent transaction changed the row first, and
 // fence.Write runs the statement again.
-func wrapSingle(write *pg.Node, rv *pg.RangeVar, where *pg.Node, spec FenceSpec) (string, error) {
+func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, spec FenceSpec) (string, error) {
 	writeSQL, err := deparse(write)
 	if err != nil {
 		return "", err
@@ -354,14 +356,14 @@ func wrapSingle(write *pg.Node, rv *pg.RangeVar, where *pg.Node, spec FenceSpec)
 		written += ", " + WriteCTE + ".*"
 	}
 	written += " FROM " + WriteCTE
-	out := "WITH " + WriteCTE + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refusedSQL
+	out := with + WriteCTE + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refusedSQL
 	if _, err := pg.Parse(out); err != nil {
 		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
 	}
 	return out, nil
 }
 
-func wrap(write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec, op string) (string, error) {
+func wrap(with string, write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec, op string) (string, error) {
 	writeSQL, err := deparse(write)
 	if err != nil {
 		return "", err
@@ -378,7 +380,7 @@ func wrap(write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec
 		written += ", " + WriteCTE + ".*"
 	}
 	written += " FROM " + WriteCTE
-	out := "WITH " + LockCTE + " AS (\n    " + lockSQL + "\n), " +
+	out := with + LockCTE + " AS (\n    " + lockSQL + "\n), " +
 		CheckCTE + " AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT " + distinctKey + ") FILTER (WHERE NOT (fence_token " + op + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE + "\n), " +
 		WriteCTE + " AS (\n    " + writeSQL + "\n)\n" +
 		written + "\nUNION ALL\n" +
@@ -456,6 +458,9 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 		if i < 0 || i >= len(row.Items) {
 			return "", fmt.Errorf("conflict column %s is not among the inserted columns", el.Name)
 		}
+		if err := repeatable(row.Items[i]); err != nil {
+			return "", fmt.Errorf("conflict column %s is given %v: fencegen finds the row an upsert refused by the conflict columns' values, so each must be a value it can repeat (a parameter, a constant, or an expression of them)", el.Name, err)
+		}
 		keyCols = append(keyCols, el.Name)
 		keyVals = append(keyVals, row.Items[i])
 	}
@@ -513,6 +518,103 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 	return out, nil
 }
 
+// volatileFuncs are functions whose value changes from one call to the
+// next (PostgreSQL docs, 38.7 "Function Volatility Categories"; 9.9.5
+// "Current Date/Time" and 9.17 "Sequence Manipulation Functions").
+var volatileFuncs = map[string]bool{
+	"random": true, "gen_random_uuid": true, "uuid_generate_v1": true, "uuid_generate_v1mc": true,
+	"uuid_generate_v4": true, "nextval": true, "clock_timestamp": true, "timeofday": true, "setval": true,
+}
+
+// repeatable reports, as an error, why the value n of an upsert's conflict
+// column cannot be evaluated a second time to the same value: DEFAULT, or
+// a call of a volatile function.
+func repeatable(n *pg.Node) error {
+	if n.GetSetToDefault() != nil {
+		return fmt.Errorf("DEFAULT")
+	}
+	var bad error
+	var visit func(x any)
+	visit = func(x any) {
+		switch v := x.(type) {
+		case *pg.Node:
+			if v == nil || bad != nil {
+				return
+			}
+			if fc := v.GetFuncCall(); fc != nil {
+				names := strs(fc.Funcname)
+				if name := names[len(names)-1]; volatileFuncs[name] {
+					bad = fmt.Errorf("%s(), a volatile function", name)
+					return
+				}
+				for _, a := range fc.Args {
+					visit(a)
+				}
+				return
+			}
+			if e := v.GetAExpr(); e != nil {
+				visit(e.Lexpr)
+				visit(e.Rexpr)
+			}
+			if tc := v.GetTypeCast(); tc != nil {
+				visit(tc.Arg)
+			}
+			if c := v.GetCoalesceExpr(); c != nil {
+				for _, a := range c.Args {
+					visit(a)
+				}
+			}
+		}
+	}
+	visit(n)
+	return bad
+}
+
+// hoistWith takes the WITH clause off a fenced UPDATE or DELETE (*w) and
+// returns the start of the rewritten statement's WITH list: "WITH " alone,
+// or "WITH [RECURSIVE] <the statement's entries>, ", so that the guard's
+// lock, check and refusal queries see the same entries as the write. An
+// entry that writes is refused: it would run even when the fenced write is
+// refused, and the write would not be all or nothing.
+func hoistWith(w **pg.WithClause) (string, error) {
+	with := *w
+	if with == nil {
+		return "WITH ", nil
+	}
+	for _, c := range with.Ctes {
+		cte := c.GetCommonTableExpr()
+		if cte == nil {
+			continue
+		}
+		if reserved(cte.Ctename) {
+			return "", fmt.Errorf("WITH query name %s is reserved for fencegen's guard (fence_*): rename it", cte.Ctename)
+		}
+		switch cte.Ctequery.Node.(type) {
+		case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
+			return "", fmt.Errorf("WITH entry %s writes: it would run even when the fenced write is refused, so the statement would not be all or nothing; write it as its own query", cte.Ctename)
+		}
+	}
+	*w = nil
+	text, err := deparse(selectNode(&pg.SelectStmt{
+		WithClause:  with,
+		TargetList:  []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)},
+		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
+		Op:          pg.SetOperation_SETOP_NONE,
+	}))
+	if err != nil {
+		return "", err
+	}
+	body, ok := strings.CutSuffix(text, " SELECT 1")
+	if !ok {
+		return "", fmt.Errorf("unexpected deparse of a WITH clause: %s", text)
+	}
+	return body + ", ", nil
+}
+
+// reserved reports whether a WITH query name could collide with the
+// names of the guard's own WITH queries and result columns.
+func reserved(name string) bool { return strings.HasPrefix(name, "fence_") }
+
 // withClause returns the WITH clause of a top-level statement.
 func withClause(n *pg.Node) **pg.WithClause {
 	switch s := n.Node.(type) {
@@ -552,8 +654,12 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 	with := *wp
 	at := -1
 	for i, c := range with.Ctes {
-		if c.GetCommonTableExpr().GetCtename() == spec.CTE {
+		name := c.GetCommonTableExpr().GetCtename()
+		if name == spec.CTE {
 			at = i
+		}
+		if reserved(name) {
+			return "", fmt.Errorf("WITH query name %s is reserved for fencegen's guard (fence_*): rename it", name)
 		}
 	}
 	if at < 0 {

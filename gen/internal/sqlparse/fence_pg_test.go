@@ -589,3 +589,40 @@ INSERT INTO child VALUES (1, 'c', 9, 'x'), (2, 'c', 1, 'y');
 		t.Fatalf("%d rows hold the new value and token, want 2", n)
 	}
 }
+
+// A fenced UPDATE or DELETE with its own WITH clause (plain and RECURSIVE)
+// keeps it: the guard's lock, check and refusal queries see the same
+// entries as the write, and the write is still all or nothing.
+func TestFenceWriteOwnWithClauseOnPostgres(t *testing.T) {
+	pool := testenv.Database(t, pgSchema)
+	multi := fenceWrite(t, "WITH g AS (SELECT id FROM groups WHERE active) UPDATE items SET doc = '{}' WHERE grp IN (SELECT id FROM g) RETURNING id",
+		sqlparse.FenceSpec{Column: "tok", Key: id, Param: 1, Columns: 1})
+	single := fenceWrite(t, "WITH v AS (SELECT '{\"k\": 1}'::jsonb AS d) UPDATE items SET doc = (SELECT d FROM v) WHERE id = $1",
+		sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2})
+	rec := fenceWrite(t, "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 2) DELETE FROM items WHERE id IN (SELECT n FROM r)",
+		sqlparse.FenceSpec{Column: "tok", Key: id, Param: 1})
+
+	reset(t, pool) // items 1 and 2 in active group 1 hold tokens 20 and 25
+	before := state(t, pool)
+	if o := run(t, pool, multi, int64(22)); o.stored == nil || *o.stored != 25 || o.refused != 1 || state(t, pool) != before {
+		t.Errorf("multi-row, token 22: %+v; want refused (stored 25, 1 row) and nothing written", o)
+	}
+	if o := run(t, pool, multi, int64(25)); o.stored != nil || len(o.written) != 2 {
+		t.Errorf("multi-row, token 25: %+v; want items 1 and 2 written", o)
+	}
+	if o := run(t, pool, single, int64(3), int64(29)); o.stored == nil || *o.stored != 30 || o.refused != 1 {
+		t.Errorf("by key, token 29 against 30: %+v; want refused with stored 30", o)
+	}
+	if o := run(t, pool, single, int64(3), int64(30)); o.stored != nil || o.rows != 1 {
+		t.Errorf("by key, token 30: %+v; want written", o)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM items WHERE id = 3 AND doc = '{"k": 1}' AND tok = 30`); n != 1 {
+		t.Errorf("by key: the row does not hold the new value and token")
+	}
+	if o := run(t, pool, rec, int64(24)); o.stored == nil || o.refused != 2 {
+		t.Errorf("recursive DELETE, token 24 against 25, 25: %+v; want both refused", o)
+	}
+	if o := run(t, pool, rec, int64(25)); o.stored != nil || o.rows != 2 {
+		t.Errorf("recursive DELETE, token 25: %+v; want 2 rows deleted", o)
+	}
+}

@@ -259,8 +259,10 @@ func TestFenceWriteErrors(t *testing.T) {
 		key  []string
 		want string
 	}{
-		{"WITH x AS (SELECT 1) UPDATE t SET a = 1", id, "cannot have its own WITH clause"},
-		{"WITH x AS (SELECT 1) DELETE FROM t", id, "cannot have its own WITH clause"},
+		{"WITH x AS (DELETE FROM u RETURNING id) UPDATE t SET a = 1 WHERE id IN (SELECT id FROM x)", id, "WITH entry x writes"},
+		{"WITH fence_lock AS (SELECT 1) DELETE FROM t", id, "reserved for fencegen's guard"},
+		{"INSERT INTO t (id, a) VALUES (DEFAULT, $1) ON CONFLICT (id) DO UPDATE SET a = excluded.a", id, "conflict column id is given DEFAULT"},
+		{"INSERT INTO t (id, a) VALUES (gen_random_uuid(), $1) ON CONFLICT (id) DO UPDATE SET a = excluded.a", id, "gen_random_uuid(), a volatile function"},
 		{"INSERT INTO t VALUES ($1)", id, "must list its columns"},
 		{"INSERT INTO t DEFAULT VALUES", id, "must list its columns"},
 		{"INSERT INTO t (a) SELECT 1 UNION SELECT 2", id, "UNION/INTERSECT/EXCEPT"},
@@ -278,6 +280,12 @@ func TestFenceWriteErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("FenceWrite(%q, key %q) error = %v, want one containing %q", tc.sql, tc.key, err, tc.want)
 		}
+	}
+	// A fenced write in WITH beside an entry named like the guard's own.
+	_, err := sqlparse.FenceWrite("WITH fence_check AS (SELECT 1), u AS (UPDATE t SET a = 1 RETURNING id) SELECT id FROM u",
+		sqlparse.FenceSpec{Column: "tok", Key: id, Param: 1, CTE: "u"})
+	if err == nil || !strings.Contains(err.Error(), "WITH query name fence_check is reserved") {
+		t.Errorf("WITH entry named fence_check: error = %v", err)
 	}
 }
 
