@@ -27,7 +27,7 @@ type Annotation struct {
 	Doc []string
 	// Strict is set by "-- @fence strict", NonStrict by "-- @fence non-strict";
 	// NonStrictLine and NonStrictCol locate the latter.
-	Strict, NonStrict            bool
+	Strict, NonStrict           bool
 	NonStrictLine, NonStrictCol int
 	// OptOut is the reason given by "-- @fence off: <reason>": the query's
 	// writes to fenced tables are generated without the guard, and vet
