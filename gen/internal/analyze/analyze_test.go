@@ -327,3 +327,18 @@ comment on column k.tok is 'fencegen:token';
 		t.Error("@fence strict on a non-strict table is not strict")
 	}
 }
+
+// IN (sqlc.slice(x)) would send one array as one IN value and fail when
+// run (sqlc generates it anyway); = ANY(sqlc.slice(x)) is the PostgreSQL
+// form and stays accepted.
+func TestSliceInListRefused(t *testing.T) {
+	const schema = `create table j (id bigint primary key, s text not null);`
+	_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\nupdate j set s = 'x' where id in (sqlc.slice(ids));")
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "2:35: IN (sqlc.slice(ids)): with PostgreSQL sqlc.slice is one array parameter") {
+		t.Errorf("IN (sqlc.slice): %q", msgs)
+	}
+	q := mustAnalyze(t, schema, "-- name: Q :exec\nupdate j set s = 'x' where id = any(sqlc.slice(ids));")
+	if got := strings.Join(paramList(q[0]), "; "); got != "1 ids int8[] not null" {
+		t.Errorf("= ANY(sqlc.slice(ids)): params %s", got)
+	}
+}
