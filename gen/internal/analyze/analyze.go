@@ -122,6 +122,12 @@ type Fence struct {
 	// numbers of the query's parameters it takes, in its $1.. order.
 	StoredSQL    string
 	StoredParams []int
+	// ManyRows marks an upsert of many rows (several VALUES rows or a
+	// SELECT): guarded all or nothing like an UPDATE of many rows, and
+	// read as one (fence.Write); InsertTypes are the SQL types of its
+	// columns.
+	ManyRows    bool
+	InsertTypes []string
 }
 
 // File is the analysed queries of one query file.
@@ -361,6 +367,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		spec := sqlparse.FenceSpec{
 			Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
 			Columns: len(q.Columns), CTE: q.Fence.CTE, Inherited: len(a.cat.Children(q.Fence.Table)) > 0,
+			InsertTypes: q.Fence.InsertTypes,
 		}
 		// A batch item is read from one result set: it keeps the
 		// one-statement form.

@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"strings"
+
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -56,6 +58,15 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 		return
 	}
 	q.Fence = f
+}
+
+// sqlType spells t for a cast in SQL, schema-qualified.
+func sqlType(t catalog.Type) string {
+	schema := t.Schema
+	if schema == "" {
+		schema = "pg_catalog"
+	}
+	return sqlparse.QuoteIdent(schema) + "." + sqlparse.QuoteIdent(t.Name) + strings.Repeat("[]", t.ArrayDims)
 }
 
 // dmlScope is the scope of an INSERT, UPDATE or DELETE: a data-modifying
@@ -176,6 +187,14 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		kind = "upsert" // the DO UPDATE branch is guarded
 	}
 	a.fence(q, t, kind, n.Loc)
+	if q != nil && q.Fence != nil && kind == "upsert" && n.Select != nil && len(n.Select.Values) != 1 {
+		q.Fence.ManyRows = true
+		for _, ct := range n.Columns {
+			if c := t.Column(ct.Name); c != nil {
+				q.Fence.InsertTypes = append(q.Fence.InsertTypes, sqlType(c.Type))
+			}
+		}
+	}
 	return a.targets(rs, n.Returning)
 }
 

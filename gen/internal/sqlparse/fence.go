@@ -39,6 +39,10 @@ type FenceSpec struct {
 	// CTE names the data-modifying WITH entry that holds the fenced write;
 	// "" when the write is the statement itself.
 	CTE string
+	// InsertTypes are the SQL types of an INSERT's columns, in order: a
+	// fenced upsert of many rows reads them from a WITH query, where
+	// PostgreSQL would not give its parameters their columns' types.
+	InsertTypes []string
 	// Inherited is set when the table has INHERITS children: its primary
 	// key is unique in the table alone, so a write that pins it can still
 	// match a row in each child (unless it names ONLY the table), and rows
@@ -432,7 +436,7 @@ func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec FenceSpec) (strin
 // fence.WriteUpsert runs the statement again, then reports it as not found.
 func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec FenceSpec) (string, error) {
 	if len(sel.ValuesLists) != 1 {
-		return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must insert one VALUES row")
+		return fenceUpsertMany(in, sel, oc, spec)
 	}
 	if oc.Infer == nil || oc.Infer.Conname != "" || len(oc.Infer.IndexElems) == 0 {
 		return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name its conflict columns, ON CONFLICT (col, ...), so that fencegen can find the row it refused")
@@ -516,6 +520,182 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
 	}
 	return out, nil
+}
+
+// InputCTE names the WITH query that holds the rows of a fenced upsert of
+// many rows.
+const InputCTE = "fence_input"
+
+// fenceUpsertMany guards INSERT ... ON CONFLICT (cols) DO UPDATE of many
+// rows (several VALUES rows, or a SELECT) all or nothing, like a fenced
+// UPDATE of many rows: the rows to insert become a WITH query, the
+// existing rows they conflict with are locked and checked first, and the
+// insert runs only if the presented token beats every one of them:
+//
+//	WITH fence_input(<cols>) AS (<the rows, each value cast to its column's type>),
+//	fence_lock AS (SELECT <conflict cols>, tok FROM t WHERE (<conflict cols>) IN (SELECT <conflict cols> FROM fence_input) FOR UPDATE OF t),
+//	fence_check AS (SELECT max(...) AS stored, count(DISTINCT ...) FILTER (WHERE NOT (tok <= $p)) AS refused FROM fence_lock),
+//	fence_write AS (
+//	    INSERT INTO t (<cols>, tok) SELECT <cols>, $p FROM fence_input WHERE (SELECT refused FROM fence_check) = 0
+//	    ON CONFLICT (<conflict cols>) DO UPDATE SET ..., tok = $p WHERE <its WHERE> AND t.tok <= $p
+//	    RETURNING ...)
+//	SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+//	UNION ALL
+//	SELECT stored, refused, NULL, ... FROM fence_check WHERE refused > 0
+//
+// A row that another transaction inserts with a conflicting key after the
+// lock is still guarded by the DO UPDATE's WHERE clause: a lower token
+// never lands, but that one row is then skipped rather than refused.
+func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec FenceSpec) (string, error) {
+	if oc.Infer == nil || oc.Infer.Conname != "" || len(oc.Infer.IndexElems) == 0 {
+		return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name its conflict columns, ON CONFLICT (col, ...), so that fencegen can lock the rows it would update")
+	}
+	if len(spec.InsertTypes) != len(in.Cols) {
+		return "", fmt.Errorf("the types of the inserted columns are unknown")
+	}
+	if sel.Op != pg.SetOperation_SETOP_NONE {
+		return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE of many rows cannot insert a UNION/INTERSECT/EXCEPT yet")
+	}
+	cols := make([]string, len(in.Cols))
+	for i, c := range in.Cols {
+		cols[i] = c.GetResTarget().GetName()
+	}
+	var keyCols []string
+	for _, ie := range oc.Infer.IndexElems {
+		el := ie.GetIndexElem()
+		if el == nil || el.Name == "" {
+			return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name plain conflict columns, not expressions")
+		}
+		if !slicesContains(cols, el.Name) {
+			return "", fmt.Errorf("conflict column %s is not among the inserted columns", el.Name)
+		}
+		keyCols = append(keyCols, el.Name)
+	}
+	// Each value cast to its column's type: in a WITH query PostgreSQL
+	// would type a bare parameter as text.
+	casts := make([]*pg.TypeName, len(spec.InsertTypes))
+	for i, typ := range spec.InsertTypes {
+		t, err := pg.Parse("SELECT NULL::" + typ)
+		if err != nil {
+			return "", fmt.Errorf("type %s: %v", typ, err)
+		}
+		casts[i] = t.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val.GetTypeCast().TypeName
+	}
+	cast := func(n *pg.Node, i int) (*pg.Node, error) {
+		if n.GetSetToDefault() != nil {
+			return nil, fmt.Errorf("column %s is given DEFAULT, which a fenced INSERT ... ON CONFLICT DO UPDATE of many rows cannot read from a WITH query: leave the column out", cols[i])
+		}
+		return &pg.Node{Node: &pg.Node_TypeCast{TypeCast: &pg.TypeCast{Arg: n, TypeName: casts[i], Location: -1}}}, nil
+	}
+	if len(sel.ValuesLists) > 0 {
+		for _, row := range sel.ValuesLists {
+			items := row.GetList().Items
+			if len(items) != len(cols) {
+				return "", fmt.Errorf("INSERT has %d target columns but a VALUES row has %d values", len(cols), len(items))
+			}
+			for i, x := range items {
+				c, err := cast(x, i)
+				if err != nil {
+					return "", err
+				}
+				items[i] = c
+			}
+		}
+	} else {
+		if len(sel.TargetList) != len(cols) {
+			return "", fmt.Errorf("INSERT has %d target columns but the SELECT returns %d", len(cols), len(sel.TargetList))
+		}
+		for i, x := range sel.TargetList {
+			rt := x.GetResTarget()
+			if rt == nil || rt.Val.GetColumnRef().GetFields() != nil && rt.Val.GetColumnRef().Fields[len(rt.Val.GetColumnRef().Fields)-1].GetAStar() != nil {
+				return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE of many rows must list the values it selects, not *")
+			}
+			c, err := cast(rt.Val, i)
+			if err != nil {
+				return "", err
+			}
+			rt.Val = c
+		}
+	}
+	inputSQL, err := deparse(selectNode(sel))
+	if err != nil {
+		return "", err
+	}
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = QuoteIdent(c)
+	}
+	quotedKeys := make([]string, len(keyCols))
+	for i, c := range keyCols {
+		quotedKeys[i] = QuoteIdent(c)
+	}
+	op := "<="
+	if spec.Strict {
+		op = "<"
+	}
+	p := "$" + fmt.Sprint(spec.Param)
+
+	// The insert reads fence_input, gated on the check.
+	gated, err := pg.Parse("SELECT " + strings.Join(quoted, ", ") + ", " + p + " FROM " + InputCTE + " WHERE (SELECT refused FROM " + CheckCTE + ") = 0")
+	if err != nil {
+		return "", err
+	}
+	rv := in.Relation
+	in.SelectStmt = gated.Stmts[0].Stmt
+	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
+	oc.TargetList = append(oc.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
+	oc.WhereClause = and(oc.WhereClause, guardExpr(rv, spec.Column, op, pg.MakeParamRefNode(int32(spec.Param), -1)))
+	if len(in.ReturningList) == 0 {
+		in.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
+	}
+	writeSQL, err := deparse(&pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: in}})
+	if err != nil {
+		return "", err
+	}
+
+	rel := QuoteIdent(relName(rv))
+	from := QuoteIdent(rv.Relname)
+	if rv.Schemaname != "" {
+		from = QuoteIdent(rv.Schemaname) + "." + from
+	}
+	if rv.Alias != nil && rv.Alias.Aliasname != "" {
+		from += " " + QuoteIdent(rv.Alias.Aliasname)
+	}
+	var lockCols []string
+	for i, k := range keyCols {
+		lockCols = append(lockCols, fmt.Sprintf("%s.%s AS fence_key_%d", rel, QuoteIdent(k), i+1))
+	}
+	lockSQL := fmt.Sprintf("SELECT %s, %s.%s AS fence_token FROM %s WHERE (%s) IN (SELECT %s FROM %s) FOR UPDATE OF %s",
+		strings.Join(lockCols, ", "), rel, QuoteIdent(spec.Column), from,
+		keyList(rel+".", keyCols), strings.Join(quotedKeys, ", "), InputCTE, rel)
+	distinct := lockKeys(len(keyCols))
+	if len(keyCols) > 1 {
+		distinct = "(" + distinct + ")"
+	}
+	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
+	if spec.Columns > 0 {
+		written += ", " + WriteCTE + ".*"
+	}
+	written += " FROM " + WriteCTE
+	out := "WITH " + InputCTE + " (" + strings.Join(quoted, ", ") + ") AS (\n    " + inputSQL + "\n), " +
+		LockCTE + " AS (\n    " + lockSQL + "\n), " +
+		CheckCTE + " AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT " + distinct + ") FILTER (WHERE NOT (fence_token " + op + " " + p + ")) AS refused FROM " + LockCTE + "\n), " +
+		WriteCTE + " AS (\n    " + writeSQL + "\n)\n" +
+		written + "\nUNION ALL\n" +
+		"SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + CheckCTE + " WHERE refused > 0"
+	if _, err := pg.Parse(out); err != nil {
+		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
+	}
+	return out, nil
+}
+
+func slicesContains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // volatileFuncs are functions whose value changes from one call to the

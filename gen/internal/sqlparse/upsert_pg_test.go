@@ -96,3 +96,49 @@ func TestFenceUpsertNeedsConflictColumns(t *testing.T) {
 		}
 	}
 }
+
+// An upsert of many rows (several VALUES rows, or INSERT ... SELECT of
+// unnest arrays) is all or nothing like an UPDATE of many rows: if any
+// existing row it conflicts with holds a token the presented one does not
+// beat, nothing is inserted or updated and the refusal says how many rows
+// were stale; otherwise new rows and updated rows all store the token.
+func TestFenceUpsertManyRowsPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t, `CREATE TYPE st AS ENUM ('new', 'running', 'done');
+CREATE TABLE jobs (id bigint, part int, state st NOT NULL, tok bigint NOT NULL DEFAULT 0, PRIMARY KEY (id, part))`)
+	ctx := context.Background()
+	values := fenceWrite(t, `INSERT INTO jobs (id, part, state) VALUES ($1, 1, $2), ($3, 1, $2) ON CONFLICT (id, part) DO UPDATE SET state = EXCLUDED.state`,
+		sqlparse.FenceSpec{Column: "tok", Param: 4, InsertTypes: []string{"pg_catalog.int8", "pg_catalog.int4", "public.st"}})
+	unnest := fenceWrite(t, `INSERT INTO jobs (id, part, state) SELECT unnest($1::bigint[]), 1, $2 ON CONFLICT (id, part) DO UPDATE SET state = EXCLUDED.state RETURNING id, state`,
+		sqlparse.FenceSpec{Column: "tok", Param: 3, Columns: 2, InsertTypes: []string{"pg_catalog.int8", "pg_catalog.int4", "public.st"}})
+	snapshot := func() string {
+		var s string
+		if err := pool.QueryRow(ctx, `SELECT coalesce(string_agg(format('%s:%s:%s', id, state, tok), ' ' ORDER BY id), '') FROM jobs`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if o := run(t, pool, values, int64(1), "new", int64(2), int64(5)); o.stored != nil || o.rows != 2 {
+		t.Fatalf("insert of two new rows: %+v", o)
+	}
+	if got := snapshot(); got != "1:new:5 2:new:5" {
+		t.Fatalf("after insert: %s", got)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE jobs SET tok = 9 WHERE id = 2`); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot()
+	o := run(t, pool, unnest, []int64{1, 2, 3}, "running", int64(7))
+	if o.stored == nil || *o.stored != 9 || o.refused != 1 || len(o.written) != 0 {
+		t.Fatalf("token 7 against stored 5 and 9 (and a new row 3): %+v; want refused, stored 9, 1 row", o)
+	}
+	if got := snapshot(); got != before {
+		t.Fatalf("a refused upsert wrote: %s, was %s", got, before)
+	}
+	o = run(t, pool, unnest, []int64{1, 2, 3}, "done", int64(9))
+	if o.stored != nil || len(o.written) != 3 {
+		t.Fatalf("token 9: %+v; want 3 rows written", o)
+	}
+	if got := snapshot(); got != "1:done:9 2:done:9 3:done:9" {
+		t.Fatalf("after token 9: %s", got)
+	}
+}
