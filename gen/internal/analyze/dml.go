@@ -49,10 +49,6 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 			a.errorf(loc, "a second fenced write in one WITH clause (%s and %s); fencegen guards one fenced write per statement: split it", a.cteFence.CTE, a.currentCTE)
 			return
 		}
-		if kind == "upsert" {
-			a.errorf(loc, "INSERT ... ON CONFLICT DO UPDATE on fenced table %s inside WITH cannot be guarded yet; write it as its own query", t.QualifiedName())
-			return
-		}
 		f.CTE = a.currentCTE
 		a.cteFence = f
 		return
@@ -187,11 +183,18 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		kind = "upsert" // the DO UPDATE branch is guarded
 	}
 	a.fence(q, t, kind, n.Loc)
-	if q != nil && q.Fence != nil && kind == "upsert" && n.Select != nil && len(n.Select.Values) != 1 {
-		q.Fence.ManyRows = true
+	f := a.cteFence // an upsert in WITH is guarded as one of many rows
+	if q != nil {
+		f = nil
+		if q.Fence != nil && n.Select != nil && len(n.Select.Values) != 1 {
+			f = q.Fence
+		}
+	}
+	if f != nil && kind == "upsert" && f.Table == t && f.InsertTypes == nil {
+		f.ManyRows = true
 		for _, ct := range n.Columns {
 			if c := t.Column(ct.Name); c != nil {
-				q.Fence.InsertTypes = append(q.Fence.InsertTypes, sqlType(c.Type))
+				f.InsertTypes = append(f.InsertTypes, sqlType(c.Type))
 			}
 		}
 	}

@@ -91,3 +91,54 @@ func TestFenceInWithPostgreSQL(t *testing.T) {
 		t.Fatalf("refused delete removed rows: %d left", total)
 	}
 }
+
+// An upsert that is a data-modifying WITH entry is guarded like an upsert
+// of many rows: a conflicting row with a newer token refuses the whole
+// statement (the log entry is not written either), and otherwise the
+// inserted and updated rows store the token.
+func TestFenceUpsertInWithPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t, `
+		CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL, tok bigint NOT NULL DEFAULT 0);
+		CREATE TABLE job_log (id bigserial PRIMARY KEY, job_id bigint NOT NULL);
+		INSERT INTO jobs VALUES (1, 'new', 5);`)
+	ctx := context.Background()
+	sql, err := sqlparse.FenceWrite(`WITH w AS (INSERT INTO jobs (id, state) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state RETURNING id)
+		INSERT INTO job_log (job_id) SELECT id FROM w`,
+		sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 3, CTE: "w", InsertTypes: []string{"pg_catalog.int8", "pg_catalog.text"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upsert := func(id int64, state string, tok int64) error {
+		_, err := fence.WriteInCTE("Q", "jobs", fence.NonStrict, fence.Token(tok), 0, func() (fence.Rows, error) {
+			return pool.Query(ctx, sql, id, state, tok)
+		}, nil)
+		return err
+	}
+	logged := func() (n int64) {
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM job_log`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var se *fence.StaleError
+	if err := upsert(1, "old", 4); !errors.As(err, &se) || se.Stored != 5 {
+		t.Fatalf("token 4 against 5: %v, want stale with stored 5", err)
+	}
+	if n := logged(); n != 0 {
+		t.Fatalf("a refused statement wrote %d log rows", n)
+	}
+	if err := upsert(1, "running", 6); err != nil {
+		t.Fatal(err)
+	}
+	if err := upsert(2, "new", 6); err != nil {
+		t.Fatal(err)
+	}
+	var s string
+	var tok int64
+	if err := pool.QueryRow(ctx, `SELECT string_agg(format('%s:%s:%s', id, state, tok), ' ' ORDER BY id), max(tok) FROM jobs`).Scan(&s, &tok); err != nil {
+		t.Fatal(err)
+	}
+	if s != "1:running:6 2:new:6" || logged() != 2 {
+		t.Fatalf("after two upserts with token 6: %s, %d log rows", s, logged())
+	}
+}

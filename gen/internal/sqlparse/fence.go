@@ -547,14 +547,55 @@ const InputCTE = "fence_input"
 // lock is still guarded by the DO UPDATE's WHERE clause: a lower token
 // never lands, but that one row is then skipped rather than refused.
 func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec FenceSpec) (string, error) {
+	u, err := upsertMany(in, sel, oc, spec)
+	if err != nil {
+		return "", err
+	}
+	writeSQL, err := deparse(&pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: in}})
+	if err != nil {
+		return "", err
+	}
+	op := "<="
+	if spec.Strict {
+		op = "<"
+	}
+	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
+	if spec.Columns > 0 {
+		written += ", " + WriteCTE + ".*"
+	}
+	written += " FROM " + WriteCTE
+	out := "WITH " + u.input + ",\n" +
+		LockCTE + " AS (\n    " + u.lock + "\n), " +
+		CheckCTE + " AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT " + u.distinct + ") FILTER (WHERE NOT (fence_token " + op + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE + "\n), " +
+		WriteCTE + " AS (\n    " + writeSQL + "\n)\n" +
+		written + "\nUNION ALL\n" +
+		"SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + CheckCTE + " WHERE refused > 0"
+	if _, err := pg.Parse(out); err != nil {
+		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
+	}
+	return out, nil
+}
+
+// upsertParts are the pieces of a guarded upsert of many rows: the
+// fence_input WITH entry (name, columns and query) and the lock query with
+// the key fence_check counts distinct rows by.
+type upsertParts struct {
+	input, lock, distinct string
+}
+
+// upsertMany rewrites in (an INSERT ... ON CONFLICT (cols) DO UPDATE) to
+// insert the rows of fence_input, gated on fence_check, storing the token
+// and with the DO UPDATE guarded, and returns the WITH entries it needs
+// (see fenceUpsertMany).
+func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec FenceSpec) (*upsertParts, error) {
 	if oc.Infer == nil || oc.Infer.Conname != "" || len(oc.Infer.IndexElems) == 0 {
-		return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name its conflict columns, ON CONFLICT (col, ...), so that fencegen can lock the rows it would update")
+		return nil, fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name its conflict columns, ON CONFLICT (col, ...), so that fencegen can lock the rows it would update")
 	}
 	if len(spec.InsertTypes) != len(in.Cols) {
-		return "", fmt.Errorf("the types of the inserted columns are unknown")
+		return nil, fmt.Errorf("the types of the inserted columns are unknown")
 	}
 	if sel.Op != pg.SetOperation_SETOP_NONE {
-		return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE of many rows cannot insert a UNION/INTERSECT/EXCEPT yet")
+		return nil, fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE of many rows cannot insert a UNION/INTERSECT/EXCEPT yet")
 	}
 	cols := make([]string, len(in.Cols))
 	for i, c := range in.Cols {
@@ -564,10 +605,10 @@ func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictCla
 	for _, ie := range oc.Infer.IndexElems {
 		el := ie.GetIndexElem()
 		if el == nil || el.Name == "" {
-			return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name plain conflict columns, not expressions")
+			return nil, fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name plain conflict columns, not expressions")
 		}
 		if !slicesContains(cols, el.Name) {
-			return "", fmt.Errorf("conflict column %s is not among the inserted columns", el.Name)
+			return nil, fmt.Errorf("conflict column %s is not among the inserted columns", el.Name)
 		}
 		keyCols = append(keyCols, el.Name)
 	}
@@ -577,7 +618,7 @@ func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictCla
 	for i, typ := range spec.InsertTypes {
 		t, err := pg.Parse("SELECT NULL::" + typ)
 		if err != nil {
-			return "", fmt.Errorf("type %s: %v", typ, err)
+			return nil, fmt.Errorf("type %s: %v", typ, err)
 		}
 		casts[i] = t.Stmts[0].Stmt.GetSelectStmt().TargetList[0].GetResTarget().Val.GetTypeCast().TypeName
 	}
@@ -591,35 +632,35 @@ func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictCla
 		for _, row := range sel.ValuesLists {
 			items := row.GetList().Items
 			if len(items) != len(cols) {
-				return "", fmt.Errorf("INSERT has %d target columns but a VALUES row has %d values", len(cols), len(items))
+				return nil, fmt.Errorf("INSERT has %d target columns but a VALUES row has %d values", len(cols), len(items))
 			}
 			for i, x := range items {
 				c, err := cast(x, i)
 				if err != nil {
-					return "", err
+					return nil, err
 				}
 				items[i] = c
 			}
 		}
 	} else {
 		if len(sel.TargetList) != len(cols) {
-			return "", fmt.Errorf("INSERT has %d target columns but the SELECT returns %d", len(cols), len(sel.TargetList))
+			return nil, fmt.Errorf("INSERT has %d target columns but the SELECT returns %d", len(cols), len(sel.TargetList))
 		}
 		for i, x := range sel.TargetList {
 			rt := x.GetResTarget()
 			if rt == nil || rt.Val.GetColumnRef().GetFields() != nil && rt.Val.GetColumnRef().Fields[len(rt.Val.GetColumnRef().Fields)-1].GetAStar() != nil {
-				return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE of many rows must list the values it selects, not *")
+				return nil, fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE of many rows must list the values it selects, not *")
 			}
 			c, err := cast(rt.Val, i)
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			rt.Val = c
 		}
 	}
 	inputSQL, err := deparse(selectNode(sel))
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	quoted := make([]string, len(cols))
 	for i, c := range cols {
@@ -638,7 +679,7 @@ func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictCla
 	// The insert reads fence_input, gated on the check.
 	gated, err := pg.Parse("SELECT " + strings.Join(quoted, ", ") + ", " + p + " FROM " + InputCTE + " WHERE (SELECT refused FROM " + CheckCTE + ") = 0")
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	rv := in.Relation
 	in.SelectStmt = gated.Stmts[0].Stmt
@@ -648,11 +689,6 @@ func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictCla
 	if len(in.ReturningList) == 0 {
 		in.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
 	}
-	writeSQL, err := deparse(&pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: in}})
-	if err != nil {
-		return "", err
-	}
-
 	rel := QuoteIdent(relName(rv))
 	from := QuoteIdent(rv.Relname)
 	if rv.Schemaname != "" {
@@ -672,21 +708,11 @@ func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictCla
 	if len(keyCols) > 1 {
 		distinct = "(" + distinct + ")"
 	}
-	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
-	if spec.Columns > 0 {
-		written += ", " + WriteCTE + ".*"
-	}
-	written += " FROM " + WriteCTE
-	out := "WITH " + InputCTE + " (" + strings.Join(quoted, ", ") + ") AS (\n    " + inputSQL + "\n), " +
-		LockCTE + " AS (\n    " + lockSQL + "\n), " +
-		CheckCTE + " AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT " + distinct + ") FILTER (WHERE NOT (fence_token " + op + " " + p + ")) AS refused FROM " + LockCTE + "\n), " +
-		WriteCTE + " AS (\n    " + writeSQL + "\n)\n" +
-		written + "\nUNION ALL\n" +
-		"SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + CheckCTE + " WHERE refused > 0"
-	if _, err := pg.Parse(out); err != nil {
-		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
-	}
-	return out, nil
+	return &upsertParts{
+		input:    InputCTE + " (" + strings.Join(quoted, ", ") + ") AS (\n    " + inputSQL + "\n)",
+		lock:     lockSQL,
+		distinct: distinct,
+	}, nil
 }
 
 func slicesContains(list []string, s string) bool {
@@ -854,11 +880,22 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 	var rv *pg.RangeVar
 	var from []*pg.Node
 	var where *pg.Node
+	var upsert *upsertParts
 	switch w := cte.Ctequery.Node.(type) {
 	case *pg.Node_InsertStmt:
 		in := w.InsertStmt
-		if in.OnConflictClause != nil && in.OnConflictClause.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
-			return "", fmt.Errorf("INSERT ... ON CONFLICT DO UPDATE inside WITH cannot be guarded yet")
+		if oc := in.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
+			// Guarded as an upsert of many rows: fence_input, fence_lock
+			// and fence_check join the WITH list before it.
+			sel := in.SelectStmt.GetSelectStmt()
+			if sel == nil {
+				return "", fmt.Errorf("INSERT ... DEFAULT VALUES cannot carry a fencing token")
+			}
+			var err error
+			if upsert, err = upsertMany(in, sel, oc, spec); err != nil {
+				return "", err
+			}
+			break
 		}
 		if len(in.Cols) == 0 {
 			return "", fmt.Errorf("an INSERT into a fenced table must list its columns, so that fencegen can add the token column")
@@ -898,11 +935,16 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		return "", fmt.Errorf("WITH entry %s is not a write", spec.CTE)
 	}
 	// The lock and check queries, as WITH entries placed before the write.
-	lockSQL, distinctKey, err := lockQuery(rv, from, where, spec)
-	if err != nil {
-		return "", err
+	var lockSQL, distinctKey, input string
+	if upsert != nil {
+		lockSQL, distinctKey, input = upsert.lock, upsert.distinct, upsert.input+", "
+	} else {
+		var err error
+		if lockSQL, distinctKey, err = lockQuery(rv, from, where, spec); err != nil {
+			return "", err
+		}
 	}
-	helper, err := pg.Parse("WITH " + LockCTE + " AS (" + lockSQL + "), " + CheckCTE +
+	helper, err := pg.Parse("WITH " + input + LockCTE + " AS (" + lockSQL + "), " + CheckCTE +
 		" AS (SELECT max(fence_token) AS stored, count(DISTINCT " + distinctKey + ") FILTER (WHERE NOT (fence_token " + op + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE + ") SELECT 1")
 	if err != nil {
 		return "", fmt.Errorf("lock query: %v", err)
