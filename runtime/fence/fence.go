@@ -68,7 +68,9 @@ var (
 // SQLState is the SQLSTATE that fencegen's database-side guard (the
 // trigger in the generated fencegen_guard.sql) raises for an UPDATE that
 // would lower the stored token (on strict tables: that would not raise it).
-// Generated code reports it as a *StaleError. Class "FN" is not one of
+// Generated code reports it as a *StaleError from every method that writes
+// a fenced table: the guarded readers (Write and the others) map it
+// themselves, any other method through TriggerError. Class "FN" is not one of
 // PostgreSQL's own (PostgreSQL docs, Appendix A "PostgreSQL Error Codes").
 const SQLState = "FN001"
 

@@ -1,33 +1,6 @@
 package fence
 
-import (
-	"errors"
-	"fmt"
-	"regexp"
-	"strconv"
-)
-
-// sqlStater is implemented by database errors that carry a SQLSTATE, such
-// as *pgconn.PgError.
-type sqlStater interface{ SQLState() string }
-
-var storedInMessage = regexp.MustCompile(`stored (-?\d+)`)
-
-// fromTrigger turns the database-side guard's error (SQLSTATE SQLState)
-// into a *StaleError; any other error is returned unchanged.
-func fromTrigger(query, table string, mode Mode, presented Token, err error) error {
-	var s sqlStater
-	if err == nil || !errors.As(err, &s) || s.SQLState() != SQLState {
-		return err
-	}
-	se := &StaleError{Query: query, Table: table, Presented: presented, Rows: 1, Mode: mode}
-	if m := storedInMessage.FindStringSubmatch(err.Error()); m != nil {
-		if n, perr := strconv.ParseInt(m[1], 10, 64); perr == nil {
-			se.Stored = Token(n)
-		}
-	}
-	return se
-}
+import "fmt"
 
 // Rows is the part of a query result that Write reads. pgx.Rows
 // (github.com/jackc/pgx/v5) satisfies it; the interface keeps this package

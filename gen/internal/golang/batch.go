@@ -92,6 +92,13 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 		f.Line()
 		return
 	}
+	// An item that writes a fenced table (a fenced INSERT, an opted-out
+	// write) reports the database-side guard's SQLSTATE as a
+	// *fence.StaleError.
+	mapErr := jen.Null()
+	if len(triggerTables(q)) > 0 {
+		mapErr = jen.Err().Op("=").Add(triggerErr(q)(jen.Err()))
+	}
 	switch q.Cmd {
 	case ":batchexec":
 		f.Func().Params(recv).Id("Exec").Params(jen.Id("f").Func().Params(jen.Int(), jen.Error())).Block(
@@ -99,6 +106,7 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 			jen.For(jen.Id("t").Op(":=").Lit(0), jen.Id("t").Op("<").Id("b").Dot("tot"), jen.Id("t").Op("++")).Block(
 				closed(),
 				jen.List(jen.Id("_"), jen.Err()).Op(":=").Id("b").Dot("br").Dot("Exec").Call(),
+				mapErr,
 				jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(jen.Id("t"), jen.Err())),
 			),
 		)
@@ -123,6 +131,7 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 					),
 					jen.Return(jen.Id("rows").Dot("Err").Call()),
 				).Call(),
+				mapErr,
 				jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(jen.Id("t"), jen.Id("items"), jen.Err())),
 			),
 		)
@@ -138,6 +147,7 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 				),
 				jen.Id("row").Op(":=").Id("b").Dot("br").Dot("QueryRow").Call(),
 				jen.Err().Op(":=").Id("row").Dot("Scan").Call(scanDests(sig)...),
+				mapErr,
 				jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(jen.Id("t"), jen.Id("i"), jen.Err())),
 			),
 		)
@@ -163,13 +173,23 @@ func fencedBatch(q *analyze.Query) bool {
 // fencedBody) and reports its own outcome through fence.WriteResult: nil
 // (or its rows), a *fence.StaleError, a *fence.NotFoundError, or a
 // *fence.ConcurrentChangeError; a batch is sent once, so nothing is retried.
+// When the fenced write is a WITH entry, each item is read by
+// fence.WriteInCTEResult instead, the reader of the non-batch method
+// (fence.WriteInCTE): its own rows, none included, or a *fence.StaleError;
+// a :batchone item without a row gets pgx.ErrNoRows, as the :one method.
 func (e *emitter) fencedBatchResults(f *jen.File, q *analyze.Query, sig signature, recv jen.Code, closed func(zero ...jen.Code) jen.Code) {
 	mode := jen.Qual(fencePkg, "NonStrict")
 	if q.Fence.Strict {
 		mode = jen.Qual(fencePkg, "Strict")
 	}
+	// A fenced write in WITH: each item is read as the statement alone is
+	// (fence.WriteInCTE), by the same reader.
+	reader := "WriteResult"
+	if q.Fence.CTE != "" {
+		reader = "WriteInCTEResult"
+	}
 	result := func(scan jen.Code) *jen.Statement {
-		return jen.Qual(fencePkg, "WriteResult").Call(
+		return jen.Qual(fencePkg, reader).Call(
 			jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), mode, jen.Id("b").Dot("token"),
 			jen.Lit(len(q.Columns)), jen.Id("rows"), jen.Err(), scan,
 		)
@@ -230,6 +250,7 @@ func (e *emitter) fencedBatchResults(f *jen.File, q *analyze.Query, sig signatur
 				jen.Id("found").Op(":=").False(),
 				query,
 				jen.List(jen.Id("_"), jen.Err()).Op("=").Add(result(scan)),
+				e.cteNoRow(q),
 				jen.If(jen.Id("f").Op("!=").Nil()).Block(jen.Id("f").Call(jen.Id("t"), jen.Id("i"), jen.Err())),
 			),
 		)

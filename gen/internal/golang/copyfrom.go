@@ -76,13 +76,21 @@ func (e *emitter) copyfrom(qf, cf *jen.File, q *analyze.Query) {
 		itValues[jen.Id("token")] = jen.Id("token")
 	}
 	e.doc(cf, q)
-	cf.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.Name).Params(sig.params...).Params(sig.results...).Block(
-		jen.Return(e.dbExpr().Dot("CopyFrom").Call(
-			jen.Id("ctx"),
-			jen.Qual(pgxPkg, "Identifier").Values(table...),
-			jen.Index().String().Values(cols...),
-			jen.Op("&").Id(iter).Values(itValues),
-		)),
+	copyFrom := e.dbExpr().Dot("CopyFrom").Call(
+		jen.Id("ctx"),
+		jen.Qual(pgxPkg, "Identifier").Values(table...),
+		jen.Index().String().Values(cols...),
+		jen.Op("&").Id(iter).Values(itValues),
 	)
+	body := []jen.Code{jen.Return(copyFrom)}
+	if len(triggerTables(q)) > 0 {
+		// Into a fenced table: the database-side guard's SQLSTATE is a
+		// *fence.StaleError, as for every write to a fenced table.
+		body = []jen.Code{
+			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(copyFrom),
+			jen.Return(jen.Id("result"), triggerErr(q)(jen.Err())),
+		}
+	}
+	cf.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.Name).Params(sig.params...).Params(sig.results...).Block(body...)
 	cf.Line()
 }

@@ -44,6 +44,8 @@ type emitter struct {
 	// usedModels are the tables whose model a query returns (as its row
 	// type or a sqlc.embed field), for omit_unused_structs.
 	usedModels map[*catalog.Table]bool
+	// overridePkgs caches overridePackages.
+	overridePkgs map[string]bool
 }
 
 // Emit renders every output file. The map's keys are file names relative to

@@ -649,3 +649,36 @@ func TestBareInternalTypeNames(t *testing.T) {
 		t.Errorf("ListT%s", got)
 	}
 }
+
+// Every method that writes a fenced table reports the database-side
+// guard's SQLSTATE through fence.TriggerError when no guarded reader of
+// package fence reads its result (fenced INSERTs, :copyfrom, opted-out
+// writes, their batches); the other methods keep sqlc's form. The
+// behaviour is tested against PostgreSQL in the pgtest package.
+func TestTriggerErrorMapped(t *testing.T) {
+	q := bulkQueries + `
+-- name: FixLease :execresult
+-- @fence off: operator repair
+UPDATE leases SET holder = $1 WHERE name = $2;
+-- name: FixAuthor :execresult
+UPDATE authors SET bio = $1 WHERE id = $2;
+`
+	files := generate(t, goConfig(""), authorsSchema, q)
+	all := files["query.sql.go"] + files["copyfrom.go"] + files["batch.go"]
+	for _, want := range []string{
+		`return result, fence.TriggerError("CopyLeases", err, "leases")`,
+		`err = fence.TriggerError("BatchLeases", err, "leases")`,
+		`return result, fence.TriggerError("FixLease", err, "leases")`,
+		"return q.db.CopyFrom(ctx, pgx.Identifier{\"authors\"}",
+		"return q.db.Exec(ctx, fixAuthor, arg.Bio, arg.ID)",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("generated code lacks %s", want)
+		}
+	}
+	for _, unfenced := range []string{"CopyAuthors", "CopyNames", "BatchIns", "BatchGet", "BatchMany", "GetAuthor", "FixAuthor"} {
+		if strings.Contains(all, `fence.TriggerError("`+unfenced+`"`) {
+			t.Errorf("%s writes no fenced table, but maps the guard's SQLSTATE", unfenced)
+		}
+	}
+}

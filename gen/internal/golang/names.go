@@ -107,9 +107,18 @@ func (n *namer) paramName(name string) string {
 	return s
 }
 
-// reserved are names generated code uses itself.
+// reserved are names generated code uses itself in a method's body, where
+// a parameter of the same name would shadow them: its locals, the
+// packages it names, and the predeclared identifiers it uses (nil, append,
+// int64(token), error in closure types, len in the batch methods).
 var reserved = map[string]bool{
 	"ctx": true, "q": true, "db": true, "arg": true, "err": true, "rows": true, "row": true,
 	"items": true, "i": true, "token": true, "found": true, "result": true,
 	"fence": true, "pgx": true, "pgtype": true, "pgconn": true, "context": true, "string": true,
+	"nil": true, "true": true, "false": true, "append": true, "len": true, "int64": true, "error": true,
 }
+
+// batchLocals are the locals of a :batchexec, :batchone or :batchmany
+// method (batch.go), besides reserved: its one slice parameter must not
+// take their names.
+var batchLocals = map[string]bool{"batch": true, "br": true, "a": true, "vals": true}

@@ -3,6 +3,7 @@ package golang
 import (
 	"fmt"
 	"go/token"
+	"slices"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -61,6 +62,36 @@ func (e *emitter) paramType(p *analyze.Param) goType {
 	return e.types.goTypeOf(p.Column, p.Type, p.NotNull)
 }
 
+// paramName is a parameter's Go name (namer.paramName), with an
+// underscore appended when it is the name of a package that the generated
+// files import (a parameter would shadow it in the method's body).
+func (e *emitter) paramName(name string) string {
+	n := e.names.paramName(name)
+	if imported[n] || e.overridePackages()[n] {
+		n += "_"
+	}
+	return n
+}
+
+// overridePackages are the package names that overrides import, as
+// newFile imports them.
+func (e *emitter) overridePackages() map[string]bool {
+	if e.overridePkgs == nil {
+		e.overridePkgs = map[string]bool{}
+		for _, o := range e.types.overrides {
+			if o.goType.pkg == "" {
+				continue
+			}
+			alias := o.alias
+			if alias == "" {
+				alias = packageName(o.goType.pkg)
+			}
+			e.overridePkgs[alias] = true
+		}
+	}
+	return e.overridePkgs
+}
+
 // uniqueFieldNames gives every field a distinct Go name, suffixing _2, _3
 // to repeats as sqlc does.
 func uniqueNames(names []string) []string {
@@ -93,7 +124,10 @@ func (e *emitter) signature(q *analyze.Query) signature {
 				s.rowType = jen.Op("*").Id(q.Name + "Params")
 			}
 		case len(q.Params) == 1:
-			s.rowArg, s.rowType = e.names.paramName(q.Params[0].Name), e.paramType(q.Params[0]).code()
+			s.rowArg, s.rowType = e.paramName(q.Params[0].Name), e.paramType(q.Params[0]).code()
+			if q.Cmd != ":copyfrom" && batchLocals[s.rowArg] {
+				s.rowArg += "_"
+			}
 		}
 		if s.rowArg != "" {
 			s.params = append(s.params, jen.Id(s.rowArg).Index().Add(s.rowType))
@@ -115,7 +149,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 	} else {
 		var names []string
 		for _, p := range q.Params {
-			names = append(names, e.names.paramName(p.Name))
+			names = append(names, e.paramName(p.Name))
 		}
 		names = uniqueNames(names)
 		for i, p := range q.Params {
@@ -402,6 +436,17 @@ func fenceDoc(q *analyze.Query) string {
 		trips = "One round trip when it writes; when it writes nothing, a second reads the stored token."
 	}
 	var text string
+	if isBulk(q.Cmd) && q.Fence.Kind != "insert" && q.Fence.CTE != "" {
+		noRow := ""
+		if q.Cmd == ":batchone" {
+			noRow = "; an item whose statement returns no row gets pgx.ErrNoRows"
+		}
+		text = fmt.Sprintf("%s is fenced on %s: in every item of the batch, its WITH entry %s %s, all or nothing, under the one token given for the whole batch. "+
+			"Each item reports its own outcome to the callback, as the statement would alone: its own result (no rows is not an error: the main query decides what it means%s), "+
+			"or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry matched hold a newer token; then nothing of that item is written.",
+			q.Name, col, q.Fence.CTE, guard, noRow)
+		return wrap(text, 76)
+	}
 	if isBulk(q.Cmd) && q.Fence.Kind != "insert" {
 		verb := "writes"
 		if q.Fence.Kind == "delete" {
@@ -414,10 +459,14 @@ func fenceDoc(q *analyze.Query) string {
 		return wrap(text, 76)
 	}
 	if q.Fence.CTE != "" && q.Fence.Kind != "insert" {
+		noRow := ""
+		if q.Cmd == ":one" {
+			noRow = "; with no row it returns pgx.ErrNoRows, as any :one"
+		}
 		text = fmt.Sprintf("%s is fenced on %s: its WITH entry %s %s, all or nothing. "+
-			"It returns the statement's own result (no rows is not an error: the main query decides what it means), "+
+			"It returns the statement's own result (no rows is not an error: the main query decides what it means%s), "+
 			"or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry matched hold a newer token; "+
-			"then nothing is written, the main query's writes included. One round trip.", q.Name, col, q.Fence.CTE, guard)
+			"then nothing is written, the main query's writes included. One round trip.", q.Name, col, q.Fence.CTE, guard, noRow)
 		return wrap(text, 76)
 	}
 	switch q.Fence.Kind {
@@ -487,28 +536,68 @@ func (e *emitter) newItem(sig signature) jen.Code {
 	return jen.Var().Id("i").Add(sig.result)
 }
 
+// triggerTables are the fenced tables q writes, when it is generated in a
+// form that no guarded reader of package fence reads (those map the
+// database-side guard's SQLSTATE themselves): an opted-out query, a fenced
+// INSERT, a :copyfrom, a batch of them. Nil when q writes no fenced table.
+func triggerTables(q *analyze.Query) []string {
+	var tables []string
+	if q.OptOut != nil {
+		tables = append(tables, q.OptOut.Tables...)
+	}
+	if q.Fence != nil && !slices.Contains(tables, q.Fence.Table.QualifiedName()) {
+		tables = append(tables, q.Fence.Table.QualifiedName())
+	}
+	return tables
+}
+
+// triggerErr returns a function that wraps an error expression of q's
+// generated code in fence.TriggerError, which reports the database-side
+// guard's SQLSTATE (fence.SQLState) as a *fence.StaleError, when q writes
+// a fenced table; otherwise the expression is left as it is.
+func triggerErr(q *analyze.Query) func(err jen.Code) jen.Code {
+	tables := triggerTables(q)
+	if len(tables) == 0 {
+		return func(err jen.Code) jen.Code { return err }
+	}
+	return func(err jen.Code) jen.Code {
+		args := []jen.Code{jen.Lit(q.Name), err}
+		for _, t := range tables {
+			args = append(args, jen.Lit(t))
+		}
+		return jen.Qual(fencePkg, "TriggerError").Call(args...)
+	}
+}
+
 func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) []jen.Code {
 	call := e.callArgs(q, sig)
+	mapErr := triggerErr(q)
 	switch q.Cmd {
 	case ":exec":
 		return []jen.Code{
 			jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(db).Dot("Exec").Call(call...),
-			jen.Return(jen.Err()),
+			jen.Return(mapErr(jen.Err())),
 		}
 	case ":execrows":
 		return []jen.Code{
 			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(db).Dot("Exec").Call(call...),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), jen.Err())),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), mapErr(jen.Err()))),
 			jen.Return(jen.Id("result").Dot("RowsAffected").Call(), jen.Nil()),
 		}
 	case ":execresult":
-		return []jen.Code{jen.Return(jen.Add(db).Dot("Exec").Call(call...))}
+		if len(triggerTables(q)) == 0 {
+			return []jen.Code{jen.Return(jen.Add(db).Dot("Exec").Call(call...))}
+		}
+		return []jen.Code{
+			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(db).Dot("Exec").Call(call...),
+			jen.Return(jen.Id("result"), mapErr(jen.Err())),
+		}
 	case ":one":
 		return []jen.Code{
 			jen.Id("row").Op(":=").Add(db).Dot("QueryRow").Call(call...),
 			e.newItem(sig),
 			jen.Err().Op(":=").Id("row").Dot("Scan").Call(scanDests(sig)...),
-			jen.Return(jen.Id("i"), jen.Err()),
+			jen.Return(jen.Id("i"), mapErr(jen.Err())),
 		}
 	case ":many":
 		items := jen.Var().Id("items").Index().Add(sig.result)
@@ -517,7 +606,7 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 		}
 		return []jen.Code{
 			jen.List(jen.Id("rows"), jen.Err()).Op(":=").Add(db).Dot("Query").Call(call...),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), mapErr(jen.Err()))),
 			jen.Defer().Id("rows").Dot("Close").Call(),
 			items,
 			jen.For(jen.Id("rows").Dot("Next").Call()).Block(
@@ -528,7 +617,7 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 				jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
 			),
 			jen.If(jen.Err().Op(":=").Id("rows").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Nil(), jen.Err()),
+				jen.Return(jen.Nil(), mapErr(jen.Err())),
 			),
 			jen.Return(jen.Id("items"), jen.Nil()),
 		}
@@ -626,15 +715,16 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 	}
 }
 
-// cteNoRow makes a :one whose fenced write sits in WITH report a missing
-// row as the other fenced methods do: fence.WriteInCTE accepts no rows.
+// cteNoRow makes a :one (or a :batchone item) whose fenced write sits in
+// WITH report a statement that returned no row as any :one does, with
+// pgx.ErrNoRows: fence.WriteInCTE accepts no rows, since the write may have
+// written rows that the main query filtered out, so it is not a
+// *fence.NotFoundError.
 func (e *emitter) cteNoRow(q *analyze.Query) jen.Code {
 	if q.Fence.CTE == "" {
 		return jen.Null()
 	}
 	return jen.If(jen.Err().Op("==").Nil().Op("&&").Op("!").Id("found")).Block(
-		jen.Err().Op("=").Op("&").Qual(fencePkg, "NotFoundError").Values(jen.Dict{
-			jen.Id("Query"): jen.Lit(q.Name), jen.Id("Table"): jen.Lit(q.Fence.Table.QualifiedName()),
-		}),
+		jen.Err().Op("=").Qual(pgxPkg, "ErrNoRows"),
 	)
 }

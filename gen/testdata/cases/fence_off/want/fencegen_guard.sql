@@ -15,7 +15,7 @@
 --   GRANT UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 5.8 "Privileges"; 43.10 "Trigger Functions").
 
-CREATE OR REPLACE FUNCTION fencegen_guard_accounts() RETURNS trigger
+CREATE OR REPLACE FUNCTION fencegen_guard_accounts_8e31de03() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 BEGIN
     IF NEW.tok < OLD.tok THEN
@@ -29,4 +29,4 @@ $fencegen$;
 
 DROP TRIGGER IF EXISTS fencegen_guard ON accounts;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON accounts
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_accounts();
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_accounts_8e31de03();

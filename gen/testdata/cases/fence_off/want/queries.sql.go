@@ -25,7 +25,7 @@ type FixBalanceParams struct {
 // workers stopped).
 func (q *Queries) FixBalance(ctx context.Context, arg FixBalanceParams) error {
 	_, err := q.db.Exec(ctx, fixBalance, arg.Balance, arg.ID)
-	return err
+	return fence.TriggerError("FixBalance", err, "accounts")
 }
 
 const importAccount = `-- name: ImportAccount :exec
@@ -42,7 +42,7 @@ type ImportAccountParams struct {
 // runs).
 func (q *Queries) ImportAccount(ctx context.Context, arg ImportAccountParams) error {
 	_, err := q.db.Exec(ctx, importAccount, arg.ID, arg.Balance)
-	return err
+	return fence.TriggerError("ImportAccount", err, "accounts")
 }
 
 const wipeTestData = `-- name: WipeTestData :exec
@@ -53,7 +53,7 @@ TRUNCATE accounts
 // takes no token (@fence off: test fixture reset).
 func (q *Queries) WipeTestData(ctx context.Context) error {
 	_, err := q.db.Exec(ctx, wipeTestData)
-	return err
+	return fence.TriggerError("WipeTestData", err, "accounts")
 }
 
 const creditViaFunction = `-- name: CreditViaFunction :exec
@@ -70,7 +70,7 @@ type CreditViaFunctionParams struct {
 // which holds a table lock).
 func (q *Queries) CreditViaFunction(ctx context.Context, arg CreditViaFunctionParams) error {
 	_, err := q.db.Exec(ctx, creditViaFunction, arg.Acct, arg.Amount)
-	return err
+	return fence.TriggerError("CreditViaFunction", err, "accounts")
 }
 
 const guarded = `-- name: Guarded :exec

@@ -16,7 +16,7 @@
 --   GRANT UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 5.8 "Privileges"; 43.10 "Trigger Functions").
 
-CREATE OR REPLACE FUNCTION fencegen_guard_documents() RETURNS trigger
+CREATE OR REPLACE FUNCTION fencegen_guard_documents_86064332() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 BEGIN
     IF NEW.revision <= OLD.revision THEN
@@ -30,4 +30,4 @@ $fencegen$;
 
 DROP TRIGGER IF EXISTS fencegen_guard ON documents;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON documents
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_documents();
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_documents_86064332();

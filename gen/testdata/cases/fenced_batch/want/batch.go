@@ -260,6 +260,7 @@ func (b *OpenAccountsBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		_, err := b.br.Exec()
+		err = fence.TriggerError("OpenAccounts", err, "account_balances")
 		if f != nil {
 			f(t, err)
 		}

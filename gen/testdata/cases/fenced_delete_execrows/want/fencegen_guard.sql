@@ -15,7 +15,7 @@
 --   GRANT UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 5.8 "Privileges"; 43.10 "Trigger Functions").
 
-CREATE OR REPLACE FUNCTION fencegen_guard_sessions() RETURNS trigger
+CREATE OR REPLACE FUNCTION fencegen_guard_sessions_77362a21() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 BEGIN
     IF NEW.token < OLD.token THEN
@@ -29,4 +29,4 @@ $fencegen$;
 
 DROP TRIGGER IF EXISTS fencegen_guard ON sessions;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON sessions
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_sessions();
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_sessions_77362a21();

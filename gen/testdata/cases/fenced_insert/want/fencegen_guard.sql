@@ -15,7 +15,7 @@
 --   GRANT UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 5.8 "Privileges"; 43.10 "Trigger Functions").
 
-CREATE OR REPLACE FUNCTION fencegen_guard_leases() RETURNS trigger
+CREATE OR REPLACE FUNCTION fencegen_guard_leases_c5ddf75c() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 BEGIN
     IF NEW.fence < OLD.fence THEN
@@ -29,4 +29,4 @@ $fencegen$;
 
 DROP TRIGGER IF EXISTS fencegen_guard ON leases;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON leases
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_leases();
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_leases_c5ddf75c();

@@ -15,7 +15,7 @@
 --   GRANT UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 5.8 "Privileges"; 43.10 "Trigger Functions").
 
-CREATE OR REPLACE FUNCTION app.fencegen_guard_jobs() RETURNS trigger
+CREATE OR REPLACE FUNCTION app.fencegen_guard_jobs_fea1708a() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 BEGIN
     IF NEW.fence < OLD.fence THEN
@@ -29,4 +29,4 @@ $fencegen$;
 
 DROP TRIGGER IF EXISTS fencegen_guard ON app.jobs;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON app.jobs
-    FOR EACH ROW EXECUTE FUNCTION app.fencegen_guard_jobs();
+    FOR EACH ROW EXECUTE FUNCTION app.fencegen_guard_jobs_fea1708a();

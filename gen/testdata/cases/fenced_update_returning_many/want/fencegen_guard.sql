@@ -15,7 +15,7 @@
 --   GRANT UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 5.8 "Privileges"; 43.10 "Trigger Functions").
 
-CREATE OR REPLACE FUNCTION fencegen_guard_shards() RETURNS trigger
+CREATE OR REPLACE FUNCTION fencegen_guard_shards_bc0aff3e() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 BEGIN
     IF NEW.epoch < OLD.epoch THEN
@@ -29,4 +29,4 @@ $fencegen$;
 
 DROP TRIGGER IF EXISTS fencegen_guard ON shards;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON shards
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_shards();
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_shards_bc0aff3e();

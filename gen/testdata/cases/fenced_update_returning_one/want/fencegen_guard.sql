@@ -15,7 +15,7 @@
 --   GRANT UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 5.8 "Privileges"; 43.10 "Trigger Functions").
 
-CREATE OR REPLACE FUNCTION fencegen_guard_jobs() RETURNS trigger
+CREATE OR REPLACE FUNCTION fencegen_guard_jobs_562f12df() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 BEGIN
     IF NEW.fence < OLD.fence THEN
@@ -29,4 +29,4 @@ $fencegen$;
 
 DROP TRIGGER IF EXISTS fencegen_guard ON jobs;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON jobs
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_jobs();
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_jobs_562f12df();

@@ -153,7 +153,7 @@ func (q *Queries) Open(ctx context.Context, db DBTX, id int64, token fence.Token
 	row := db.QueryRow(ctx, open, id, int64(token))
 	i := &Ticket{}
 	err := row.Scan(&i.ID, &i.Status, &i.Owner, &i.Score, &i.Tok)
-	return i, err
+	return i, fence.TriggerError("Open", err, "tickets")
 }
 
 const list = `-- name: List :many

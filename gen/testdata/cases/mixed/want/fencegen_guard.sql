@@ -15,7 +15,7 @@
 --   GRANT UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 5.8 "Privileges"; 43.10 "Trigger Functions").
 
-CREATE OR REPLACE FUNCTION fencegen_guard_tasks() RETURNS trigger
+CREATE OR REPLACE FUNCTION fencegen_guard_tasks_aecd45c8() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 BEGIN
     IF NEW.lease_token < OLD.lease_token THEN
@@ -29,4 +29,4 @@ $fencegen$;
 
 DROP TRIGGER IF EXISTS fencegen_guard ON tasks;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON tasks
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_tasks();
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_tasks_aecd45c8();

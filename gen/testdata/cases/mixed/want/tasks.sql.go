@@ -88,5 +88,5 @@ func (q *Queries) NewTask(ctx context.Context, token fence.Token) (int64, error)
 	row := q.db.QueryRow(ctx, newTask, int64(token))
 	var i int64
 	err := row.Scan(&i)
-	return i, err
+	return i, fence.TriggerError("NewTask", err, "tasks")
 }

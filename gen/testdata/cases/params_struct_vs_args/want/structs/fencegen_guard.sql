@@ -15,7 +15,7 @@
 --   GRANT UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 5.8 "Privileges"; 43.10 "Trigger Functions").
 
-CREATE OR REPLACE FUNCTION fencegen_guard_items() RETURNS trigger
+CREATE OR REPLACE FUNCTION fencegen_guard_items_cda7b43c() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 BEGIN
     IF NEW.tok < OLD.tok THEN
@@ -29,4 +29,4 @@ $fencegen$;
 
 DROP TRIGGER IF EXISTS fencegen_guard ON items;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON items
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_items();
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_items_cda7b43c();
