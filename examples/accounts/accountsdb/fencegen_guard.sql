@@ -15,7 +15,7 @@
 --   GRANT UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 5.8 "Privileges"; 43.10 "Trigger Functions").
 
-CREATE OR REPLACE FUNCTION fencegen_guard_account_balances() RETURNS trigger
+CREATE OR REPLACE FUNCTION fencegen_guard_account_balances_7650fa6e() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 BEGIN
     IF NEW.last_fencing_token < OLD.last_fencing_token THEN
@@ -29,4 +29,4 @@ $fencegen$;
 
 DROP TRIGGER IF EXISTS fencegen_guard ON account_balances;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON account_balances
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_account_balances();
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_account_balances_7650fa6e();

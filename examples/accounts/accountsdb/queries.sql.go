@@ -25,7 +25,7 @@ func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token 
 	row := q.db.QueryRow(ctx, openAccount, arg.ID, arg.Balance, int64(token))
 	var i AccountBalance
 	err := row.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	return i, err
+	return i, fence.TriggerError("OpenAccount", err, "account_balances")
 }
 
 const getAccount = `-- name: GetAccount :one
