@@ -128,6 +128,9 @@ type Fence struct {
 	// columns.
 	ManyRows    bool
 	InsertTypes []string
+	// ConflictColumns are the columns of an upsert's ON CONFLICT ON
+	// CONSTRAINT name.
+	ConflictColumns []string
 }
 
 // File is the analysed queries of one query file.
@@ -367,7 +370,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		spec := sqlparse.FenceSpec{
 			Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
 			Columns: len(q.Columns), CTE: q.Fence.CTE, Inherited: len(a.cat.Children(q.Fence.Table)) > 0,
-			InsertTypes: q.Fence.InsertTypes,
+			InsertTypes: q.Fence.InsertTypes, ConflictColumns: q.Fence.ConflictColumns,
 		}
 		// A batch item is read from one result set: it keeps the
 		// one-statement form.

@@ -183,6 +183,18 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		kind = "upsert" // the DO UPDATE branch is guarded
 	}
 	a.fence(q, t, kind, n.Loc)
+	if kind == "upsert" && t.Fence != nil && n.OnConflict.Constraint != "" {
+		cf := a.cteFence
+		if q != nil {
+			cf = q.Fence
+		}
+		switch cols := t.ConstraintColumns(n.OnConflict.Constraint); {
+		case cols == nil:
+			a.errorf(n.OnConflict.Loc, "constraint %q for table %q does not exist (fencegen knows PRIMARY KEY and UNIQUE constraints, named or named by PostgreSQL)", n.OnConflict.Constraint, t.Name)
+		case cf != nil && cf.Table == t:
+			cf.ConflictColumns = cols
+		}
+	}
 	f := a.cteFence // an upsert in WITH is guarded as one of many rows
 	if q != nil {
 		f = nil

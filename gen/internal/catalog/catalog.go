@@ -118,6 +118,54 @@ type Table struct {
 	parents []*Table
 	// partitionOf is the partitioned table this one is a partition of.
 	partitionOf *Table
+	// keys maps the name of each PRIMARY KEY and UNIQUE constraint to its
+	// columns.
+	keys map[string][]string
+}
+
+// ConstraintColumns returns the columns of t's PRIMARY KEY or UNIQUE
+// constraint named name (as ON CONFLICT ON CONSTRAINT names it), or nil.
+func (t *Table) ConstraintColumns(name string) []string { return t.keys[name] }
+
+// addKey records a PRIMARY KEY or UNIQUE constraint, named as PostgreSQL
+// names it when the statement does not (PostgreSQL source,
+// ChooseConstraintName/makeObjectName: <table>_pkey, <table>_<columns>_key,
+// each part shortened so that the name fits in 63 bytes).
+func (t *Table) addKey(name string, columns []string, primary bool) {
+	if name == "" {
+		if primary {
+			name = objectName(t.Name, "", "pkey")
+		} else {
+			name = objectName(t.Name, strings.Join(columns, "_"), "key")
+		}
+	}
+	if t.keys == nil {
+		t.keys = map[string][]string{}
+	}
+	t.keys[name] = columns
+}
+
+// objectName is PostgreSQL's makeObjectName: name1[_name2]_label, the
+// longer of name1 and name2 shortened first until it fits in 63 bytes.
+func objectName(name1, name2, label string) string {
+	const max = 63
+	avail := max - len(label) - 1
+	if name2 != "" {
+		avail--
+	}
+	n1, n2 := len(name1), len(name2)
+	for n1+n2 > avail {
+		if n1 > n2 {
+			n1--
+		} else {
+			n2--
+		}
+	}
+	out := name1[:n1]
+	if name2 != "" {
+		out += "_" + name2[:n2]
+	}
+	return out + "_" + label
 }
 
 // PartitionOf returns the partitioned table t is a partition of, or nil.

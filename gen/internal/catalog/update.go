@@ -231,6 +231,9 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	if p := t.partitionOf; p != nil && len(t.PrimaryKey) == 0 {
 		t.PrimaryKey = slices.Clone(p.PrimaryKey)
 	}
+	for _, k := range n.Keys {
+		t.addKey(k.Name, k.Columns, k.Primary)
+	}
 	s.Tables = append(s.Tables, t)
 }
 
@@ -368,6 +371,11 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, child bool) {
 					t.PrimaryKey = append(t.PrimaryKey, k)
 				}
 			}
+			if cmd.Key != nil {
+				t.addKey(cmd.Key.Name, cmd.Key.Columns, true)
+			}
+		case sqlparse.AlterAddUnique:
+			t.addKey(cmd.Key.Name, cmd.Key.Columns, false)
 		}
 	}
 }

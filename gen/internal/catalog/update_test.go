@@ -690,3 +690,31 @@ COMMENT ON COLUMN child.other IS 'fencegen:token';
 		t.Errorf("a child marked with another column: %q", errs)
 	}
 }
+
+// PRIMARY KEY and UNIQUE constraints are known by name (for ON CONFLICT
+// ON CONSTRAINT), named ones as written and the others as PostgreSQL names
+// them (checked against PostgreSQL 15), shortened to 63 bytes.
+func TestKeyConstraintNames(t *testing.T) {
+	long := strings.Repeat("t", 40)
+	c := mustBuild(t, `
+CREATE TABLE jobs (id bigint PRIMARY KEY, code text UNIQUE, a int, b int, UNIQUE (a, b), CONSTRAINT named_uq UNIQUE (b));
+CREATE TABLE k (x int, y int, CONSTRAINT k_named_pk PRIMARY KEY (x));
+ALTER TABLE k ADD UNIQUE (y);
+ALTER TABLE k ADD CONSTRAINT k_y_x UNIQUE (y, x);
+CREATE TABLE `+long+` (`+strings.Repeat("c", 40)+` int UNIQUE);
+`)
+	for _, tc := range []struct{ table, name, cols string }{
+		{"jobs", "jobs_pkey", "id"},
+		{"jobs", "jobs_code_key", "code"},
+		{"jobs", "jobs_a_b_key", "a,b"},
+		{"jobs", "named_uq", "b"},
+		{"k", "k_named_pk", "x"},
+		{"k", "k_y_key", "y"},
+		{"k", "k_y_x", "y,x"},
+		{long, strings.Repeat("t", 29) + "_" + strings.Repeat("c", 29) + "_key", strings.Repeat("c", 40)},
+	} {
+		if got := strings.Join(c.Table("", tc.table).ConstraintColumns(tc.name), ","); got != tc.cols {
+			t.Errorf("%s: constraint %s has columns %q, want %q", tc.table, tc.name, got, tc.cols)
+		}
+	}
+}

@@ -72,6 +72,9 @@ type CreateTable struct {
 	PrimaryKey []string
 	// Inherits lists parent tables (INHERITS or PARTITION OF).
 	Inherits []Name
+	// Keys are the PRIMARY KEY and UNIQUE constraints, column-level and
+	// table-level, in order.
+	Keys []*KeyConstraint
 	// PartitionOf is set for CREATE TABLE ... PARTITION OF (Inherits[0]
 	// is the partitioned table); PartitionBy for a partitioned table.
 	PartitionOf bool
@@ -81,6 +84,14 @@ type CreateTable struct {
 }
 
 func (n *CreateTable) Pos() int { return n.Table.Loc }
+
+// KeyConstraint is a PRIMARY KEY or UNIQUE constraint. Name is "" when
+// PostgreSQL chooses it.
+type KeyConstraint struct {
+	Name    string
+	Columns []string
+	Primary bool
+}
 
 // ColumnDef is a column in CREATE TABLE or ALTER TABLE ADD COLUMN.
 type ColumnDef struct {
@@ -118,6 +129,7 @@ const (
 	AlterSetNotNull
 	AlterDropNotNull
 	AlterAddPrimaryKey
+	AlterAddUnique
 	// AlterAttachPartition and AlterDetachPartition name the partition
 	// in Other; AlterInherit and AlterNoInherit the parent.
 	AlterAttachPartition
@@ -130,10 +142,11 @@ const (
 type AlterCmd struct {
 	Kind      AlterCmdKind
 	Column    string
-	Def       *ColumnDef // AlterAddColumn
-	Type      *TypeName  // AlterColumnType
-	Keys      []string   // AlterAddPrimaryKey
-	Other     Name       // the partition or parent table
+	Def       *ColumnDef     // AlterAddColumn
+	Type      *TypeName      // AlterColumnType
+	Keys      []string       // AlterAddPrimaryKey
+	Key       *KeyConstraint // AlterAddPrimaryKey and AlterAddUnique
+	Other     Name           // the partition or parent table
 	MissingOK bool
 	Loc       int
 }

@@ -266,9 +266,17 @@ func (c *converter) createTable(s *pg.CreateStmt) Node {
 		switch x := e.Node.(type) {
 		case *pg.Node_ColumnDef:
 			t.Columns = append(t.Columns, c.columnDef(x.ColumnDef))
+			for _, cn := range x.ColumnDef.Constraints {
+				if con := cn.GetConstraint(); con != nil && (con.Contype == pg.ConstrType_CONSTR_PRIMARY || con.Contype == pg.ConstrType_CONSTR_UNIQUE) {
+					t.Keys = append(t.Keys, &KeyConstraint{Name: con.Conname, Columns: []string{x.ColumnDef.Colname}, Primary: con.Contype == pg.ConstrType_CONSTR_PRIMARY})
+				}
+			}
 		case *pg.Node_Constraint:
 			if x.Constraint.Contype == pg.ConstrType_CONSTR_PRIMARY {
 				t.PrimaryKey = append(t.PrimaryKey, strs(x.Constraint.Keys)...)
+			}
+			if ct := x.Constraint.Contype; (ct == pg.ConstrType_CONSTR_PRIMARY || ct == pg.ConstrType_CONSTR_UNIQUE) && len(x.Constraint.Keys) > 0 {
+				t.Keys = append(t.Keys, &KeyConstraint{Name: x.Constraint.Conname, Columns: strs(x.Constraint.Keys), Primary: ct == pg.ConstrType_CONSTR_PRIMARY})
 			}
 		case *pg.Node_TableLikeClause:
 			t.LikeTables = append(t.LikeTables, rangeVarName(x.TableLikeClause.Relation))
@@ -337,6 +345,10 @@ func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
 			if con := cmd.Def.GetConstraint(); con != nil && con.Contype == pg.ConstrType_CONSTR_PRIMARY {
 				ac.Kind = AlterAddPrimaryKey
 				ac.Keys = strs(con.Keys)
+				ac.Key = &KeyConstraint{Name: con.Conname, Columns: ac.Keys, Primary: true}
+			} else if con != nil && con.Contype == pg.ConstrType_CONSTR_UNIQUE && len(con.Keys) > 0 {
+				ac.Kind = AlterAddUnique
+				ac.Key = &KeyConstraint{Name: con.Conname, Columns: strs(con.Keys)}
 			}
 		}
 		a.Cmds = append(a.Cmds, ac)

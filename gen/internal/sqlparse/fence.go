@@ -39,6 +39,9 @@ type FenceSpec struct {
 	// CTE names the data-modifying WITH entry that holds the fenced write;
 	// "" when the write is the statement itself.
 	CTE string
+	// ConflictColumns are the columns of an upsert's ON CONFLICT ON
+	// CONSTRAINT name.
+	ConflictColumns []string
 	// InsertTypes are the SQL types of an INSERT's columns, in order: a
 	// fenced upsert of many rows reads them from a WITH query, where
 	// PostgreSQL would not give its parameters their columns' types.
@@ -438,8 +441,9 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 	if len(sel.ValuesLists) != 1 {
 		return fenceUpsertMany(in, sel, oc, spec)
 	}
-	if oc.Infer == nil || oc.Infer.Conname != "" || len(oc.Infer.IndexElems) == 0 {
-		return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name its conflict columns, ON CONFLICT (col, ...), so that fencegen can find the row it refused")
+	names, err := conflictColumns(oc, spec)
+	if err != nil {
+		return "", err
 	}
 	row := sel.ValuesLists[0].GetList()
 	cols := strs(nil)
@@ -448,24 +452,20 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 	}
 	var keyCols []string
 	var keyVals []*pg.Node
-	for _, ie := range oc.Infer.IndexElems {
-		el := ie.GetIndexElem()
-		if el == nil || el.Name == "" {
-			return "", fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name plain conflict columns, not expressions")
-		}
+	for _, name := range names {
 		i := -1
 		for j, c := range cols {
-			if c == el.Name {
+			if c == name {
 				i = j
 			}
 		}
 		if i < 0 || i >= len(row.Items) {
-			return "", fmt.Errorf("conflict column %s is not among the inserted columns", el.Name)
+			return "", fmt.Errorf("conflict column %s is not among the inserted columns", name)
 		}
 		if err := repeatable(row.Items[i]); err != nil {
-			return "", fmt.Errorf("conflict column %s is given %v: fencegen finds the row an upsert refused by the conflict columns' values, so each must be a value it can repeat (a parameter, a constant, or an expression of them)", el.Name, err)
+			return "", fmt.Errorf("conflict column %s is given %v: fencegen finds the row an upsert refused by the conflict columns' values, so each must be a value it can repeat (a parameter, a constant, or an expression of them)", name, err)
 		}
-		keyCols = append(keyCols, el.Name)
+		keyCols = append(keyCols, name)
 		keyVals = append(keyVals, row.Items[i])
 	}
 	op := "<="
@@ -576,6 +576,30 @@ func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictCla
 	return out, nil
 }
 
+// conflictColumns returns the columns of an upsert's conflict target: ON
+// CONFLICT (a, b), or the columns of ON CONFLICT ON CONSTRAINT name
+// (spec.ConflictColumns, resolved from the catalog).
+func conflictColumns(oc *pg.OnConflictClause, spec FenceSpec) ([]string, error) {
+	if oc.Infer == nil {
+		return nil, fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name its conflict target, ON CONFLICT (col, ...) or ON CONSTRAINT name, so that fencegen can find the rows it would update")
+	}
+	if oc.Infer.Conname != "" {
+		if len(spec.ConflictColumns) == 0 {
+			return nil, fmt.Errorf("the columns of constraint %s are unknown", oc.Infer.Conname)
+		}
+		return spec.ConflictColumns, nil
+	}
+	var names []string
+	for _, ie := range oc.Infer.IndexElems {
+		el := ie.GetIndexElem()
+		if el == nil || el.Name == "" {
+			return nil, fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name plain conflict columns, not expressions")
+		}
+		names = append(names, el.Name)
+	}
+	return names, nil
+}
+
 // upsertParts are the pieces of a guarded upsert of many rows: the
 // fence_input WITH entry (name, columns and query) and the lock query with
 // the key fence_check counts distinct rows by.
@@ -588,8 +612,9 @@ type upsertParts struct {
 // and with the DO UPDATE guarded, and returns the WITH entries it needs
 // (see fenceUpsertMany).
 func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec FenceSpec) (*upsertParts, error) {
-	if oc.Infer == nil || oc.Infer.Conname != "" || len(oc.Infer.IndexElems) == 0 {
-		return nil, fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name its conflict columns, ON CONFLICT (col, ...), so that fencegen can lock the rows it would update")
+	names, err := conflictColumns(oc, spec)
+	if err != nil {
+		return nil, err
 	}
 	if len(spec.InsertTypes) != len(in.Cols) {
 		return nil, fmt.Errorf("the types of the inserted columns are unknown")
@@ -602,15 +627,11 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 		cols[i] = c.GetResTarget().GetName()
 	}
 	var keyCols []string
-	for _, ie := range oc.Infer.IndexElems {
-		el := ie.GetIndexElem()
-		if el == nil || el.Name == "" {
-			return nil, fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name plain conflict columns, not expressions")
+	for _, name := range names {
+		if !slicesContains(cols, name) {
+			return nil, fmt.Errorf("conflict column %s is not among the inserted columns", name)
 		}
-		if !slicesContains(cols, el.Name) {
-			return nil, fmt.Errorf("conflict column %s is not among the inserted columns", el.Name)
-		}
-		keyCols = append(keyCols, el.Name)
+		keyCols = append(keyCols, name)
 	}
 	// Each value cast to its column's type: in a WITH query PostgreSQL
 	// would type a bare parameter as text.

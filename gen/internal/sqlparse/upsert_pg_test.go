@@ -142,3 +142,21 @@ CREATE TABLE jobs (id bigint, part int, state st NOT NULL, tok bigint NOT NULL D
 		t.Fatalf("after token 9: %s", got)
 	}
 }
+
+// ON CONFLICT ON CONSTRAINT name is guarded like ON CONFLICT (columns),
+// with the constraint's columns (resolved from the catalog).
+func TestFenceUpsertOnConstraintPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t, `CREATE TABLE jobs (id bigint PRIMARY KEY, code text NOT NULL UNIQUE, state text NOT NULL, tok bigint NOT NULL DEFAULT 0);
+INSERT INTO jobs VALUES (1, 'a', 'new', 5)`)
+	sql := fenceWrite(t, `INSERT INTO jobs (id, code, state) VALUES ($1, $2, $3) ON CONFLICT ON CONSTRAINT jobs_code_key DO UPDATE SET state = EXCLUDED.state`,
+		sqlparse.FenceSpec{Column: "tok", Param: 4, ConflictColumns: []string{"code"}})
+	if o := run(t, pool, sql, int64(9), "a", "old", int64(4)); o.stored == nil || *o.stored != 5 {
+		t.Fatalf("token 4 against 5 by constraint jobs_code_key: %+v; want refused with stored 5", o)
+	}
+	if o := run(t, pool, sql, int64(9), "a", "running", int64(6)); o.stored != nil || o.rows != 1 {
+		t.Fatalf("token 6: %+v; want written", o)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM jobs WHERE code = 'a' AND state = 'running' AND tok = 6`); n != 1 {
+		t.Fatal("the row does not hold the new state and token")
+	}
+}
