@@ -154,7 +154,19 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	for name, b := range rendered {
 		files[path.Join(filepath.ToSlash(opts.Out), name)] = b
 	}
-	if guard, err := guardSQL(cat); err != nil {
+	// A non-strict query on a strict table makes that table's trigger
+	// non-strict: a strict one would refuse the query's writes.
+	loosened := map[*catalog.Table]bool{}
+	for _, f := range analyzed {
+		for _, q := range f.Queries {
+			if q.Fence != nil && q.Fence.Loosens {
+				loosened[q.Fence.Table] = true
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s is non-strict on strict table %s, so the guard trigger in %s refuses only lower tokens on that table",
+					q.File, q.Line, q.Col, q.Name, q.Fence.Table.QualifiedName(), GuardFile))
+			}
+		}
+	}
+	if guard, err := guardSQL(cat, loosened); err != nil {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err)
 		return nil, nil, errs
 	} else if guard != nil {
@@ -190,12 +202,12 @@ func optOutNotes(files []*analyze.File) []string {
 const GuardFile = "fencegen_guard.sql"
 
 type guardTable struct {
-	Table, QualifiedTable, Column, Function, Trigger string
-	Strict                                           bool
+	Table, QualifiedTable, Column, Trigger string
+	Strict                                 bool
 }
 
 // guardSQL renders GuardFile for cat's fenced tables, or nil if none.
-func guardSQL(cat *catalog.Catalog) ([]byte, error) {
+func guardSQL(cat *catalog.Catalog, loosened map[*catalog.Table]bool) ([]byte, error) {
 	data := struct {
 		Tables    []guardTable
 		SQLState  string
@@ -208,19 +220,16 @@ func guardSQL(cat *catalog.Catalog) ([]byte, error) {
 			// CREATE TRIGGER, "Notes"); one of its own would collide.
 			continue
 		}
-		fn := "fencegen_guard_" + t.Name
 		qt := sqlparse.QuoteIdent(t.Name)
 		if t.Schema != "" && t.Schema != catalog.DefaultSchema {
-			fn = sqlparse.QuoteIdent(t.Schema) + "." + sqlparse.QuoteIdent(fn)
 			qt = sqlparse.QuoteIdent(t.Schema) + "." + qt
-		} else {
-			fn = sqlparse.QuoteIdent(fn)
 		}
+		strict := t.Fence.Strict && !loosened[t] && (t.Fence.From == nil || !loosened[t.Fence.From])
 		data.Tables = append(data.Tables, guardTable{
 			Table: t.QualifiedName(), QualifiedTable: qt, Column: sqlparse.QuoteIdent(t.Fence.Column),
-			Function: fn, Trigger: "fencegen_guard", Strict: t.Fence.Strict,
+			Trigger: "fencegen_guard", Strict: strict,
 		})
-		data.AnyStrict = data.AnyStrict || t.Fence.Strict
+		data.AnyStrict = data.AnyStrict || strict
 	}
 	if len(data.Tables) == 0 {
 		return nil, nil

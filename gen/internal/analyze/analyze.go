@@ -131,6 +131,10 @@ type Fence struct {
 	// ConflictColumns are the columns of an upsert's ON CONFLICT ON
 	// CONSTRAINT name.
 	ConflictColumns []string
+	// Loosens is set when the query is non-strict ("-- @fence
+	// non-strict") on a strict table: the guard trigger of the table must
+	// then be non-strict too, or it would refuse the query's writes.
+	Loosens bool
 }
 
 // File is the analysed queries of one query file.

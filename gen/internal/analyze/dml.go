@@ -34,14 +34,9 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 		strict = true
 	}
 	if a.ann.NonStrict {
-		if t.Fence.Strict {
-			// The guard trigger (fencegen_guard.sql) enforces the table's
-			// mode on every UPDATE, so a looser query could never write.
-			a.errs.Add(a.file.Name, a.ann.NonStrictLine, a.ann.NonStrictCol, "query %s: @fence non-strict on strict table %s: a query can make its guard stricter than its table's, not looser (the guard trigger enforces the table's mode); mark the table non-strict and the queries that need it @fence strict", a.ann.Name, t.QualifiedName())
-		}
 		strict = false
 	}
-	f := &Fence{Table: t, Column: t.Fence.Column, Strict: strict, Kind: kind}
+	f := &Fence{Table: t, Column: t.Fence.Column, Strict: strict, Kind: kind, Loosens: t.Fence.Strict && !strict}
 	if q == nil {
 		// A data-modifying WITH entry: guarded in place (sqlparse.FenceWrite
 		// with FenceSpec.CTE).

@@ -475,6 +475,11 @@ func fenceDoc(q *analyze.Query) string {
 	case "upsert":
 		text = fmt.Sprintf("%s stores token in %s. On a conflict, its DO UPDATE %s, and stores token. "+
 			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the existing row holds a newer token. One round trip.", q.Name, col, guard)
+		if q.Fence.ManyRows {
+			text = fmt.Sprintf("%s stores token in %s. It inserts all its rows or none: the existing rows they conflict with are locked first, "+
+				"and if any holds a token that token does not beat, nothing is written and it returns a *fence.StaleError (errors.Is fence.ErrStaleToken) "+
+				"saying how many; otherwise each conflicting row is updated and stores token. One round trip.", q.Name, col)
+		}
 	case "delete":
 		text = fmt.Sprintf("%s is fenced on %s: it %s. "+
 			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
@@ -640,7 +645,10 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 	switch {
 	case q.Fence.CTE != "":
 		writeFunc = "WriteInCTE"
-	case q.Fence.Kind == "upsert":
+	case q.Fence.Kind == "upsert" && !q.Fence.ManyRows:
+		// One row: no row back means the DO UPDATE's own WHERE refused it,
+		// or a concurrent insert to retry. An upsert of many rows locks
+		// and checks first, as an UPDATE of many rows does.
 		writeFunc = "WriteUpsert"
 	}
 	write := func(scan jen.Code) *jen.Statement {

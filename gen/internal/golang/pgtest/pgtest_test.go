@@ -42,15 +42,15 @@ func TestGeneratedCodeIsCurrent(t *testing.T) {
 // migration applied.
 func setup(t *testing.T) (*pgxpool.Pool, *pgtestdb.Queries) {
 	t.Helper()
-	schema, err := os.ReadFile("schema.sql")
-	if err != nil {
-		t.Fatal(err)
+	var sql []string
+	for _, f := range []string{"schema.sql", "shapes_schema.sql", "pgtestdb/" + gen.GuardFile} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sql = append(sql, string(b))
 	}
-	guard, err := os.ReadFile("pgtestdb/" + gen.GuardFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := testenv.Database(t, string(schema), string(guard))
+	pool := testenv.Database(t, sql...)
 	return pool, pgtestdb.New(pool)
 }
 

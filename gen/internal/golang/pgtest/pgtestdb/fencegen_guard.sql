@@ -47,3 +47,83 @@ $fencegen$;
 DROP TRIGGER IF EXISTS fencegen_guard ON strict_jobs;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON strict_jobs
     FOR EACH ROW EXECUTE FUNCTION fencegen_guard_strict_jobs_a2666dcf();
+
+CREATE OR REPLACE FUNCTION fencegen_guard_events_5df12ea9() RETURNS trigger
+LANGUAGE plpgsql AS $fencegen$
+BEGIN
+    IF NEW.tok < OLD.tok THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (events.tok)',
+            NEW.tok, OLD.tok
+            USING ERRCODE = 'FN001';
+    END IF;
+    RETURN NEW;
+END
+$fencegen$;
+
+DROP TRIGGER IF EXISTS fencegen_guard ON events;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON events
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_events_5df12ea9();
+
+CREATE OR REPLACE FUNCTION fencegen_guard_things_b4fdde28() RETURNS trigger
+LANGUAGE plpgsql AS $fencegen$
+BEGIN
+    IF NEW.tok < OLD.tok THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (things.tok)',
+            NEW.tok, OLD.tok
+            USING ERRCODE = 'FN001';
+    END IF;
+    RETURN NEW;
+END
+$fencegen$;
+
+DROP TRIGGER IF EXISTS fencegen_guard ON things;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON things
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_things_b4fdde28();
+
+CREATE OR REPLACE FUNCTION fencegen_guard_special_things_39d29ee8() RETURNS trigger
+LANGUAGE plpgsql AS $fencegen$
+BEGIN
+    IF NEW.tok < OLD.tok THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (special_things.tok)',
+            NEW.tok, OLD.tok
+            USING ERRCODE = 'FN001';
+    END IF;
+    RETURN NEW;
+END
+$fencegen$;
+
+DROP TRIGGER IF EXISTS fencegen_guard ON special_things;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON special_things
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_special_things_39d29ee8();
+
+CREATE OR REPLACE FUNCTION fencegen_guard_settings_35528a06() RETURNS trigger
+LANGUAGE plpgsql AS $fencegen$
+BEGIN
+    IF NEW.tok < OLD.tok THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (settings.tok)',
+            NEW.tok, OLD.tok
+            USING ERRCODE = 'FN001';
+    END IF;
+    RETURN NEW;
+END
+$fencegen$;
+
+DROP TRIGGER IF EXISTS fencegen_guard ON settings;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON settings
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_settings_35528a06();
+
+CREATE OR REPLACE FUNCTION fencegen_guard_ledgers_a15074d8() RETURNS trigger
+LANGUAGE plpgsql AS $fencegen$
+BEGIN
+    IF NEW.tok < OLD.tok THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (ledgers.tok)',
+            NEW.tok, OLD.tok
+            USING ERRCODE = 'FN001';
+    END IF;
+    RETURN NEW;
+END
+$fencegen$;
+
+DROP TRIGGER IF EXISTS fencegen_guard ON ledgers;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON ledgers
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_ledgers_a15074d8();

@@ -7,6 +7,28 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type Event struct {
+	ID      int64
+	Region  string
+	Payload string
+	// fencegen:token
+	Tok fence.Token
+}
+
+type EventsEu struct {
+	ID      int64
+	Region  string
+	Payload string
+	Tok     fence.Token
+}
+
+type EventsU struct {
+	ID      int64
+	Region  string
+	Payload string
+	Tok     fence.Token
+}
+
 type Job struct {
 	ID     int64
 	Status string
@@ -15,14 +37,50 @@ type Job struct {
 	Tok fence.Token
 }
 
+type Ledger struct {
+	ID    int64
+	Total int64
+	// fencegen:token strict
+	Tok fence.Token
+}
+
 type PlainLog struct {
 	ID  int64
 	Msg pgtype.Text
+}
+
+type Setting struct {
+	ID    int64
+	Name  string
+	Value string
+	// fencegen:token
+	Tok fence.Token
+}
+
+type Source struct {
+	ID     int64
+	Status string
+	Owner  pgtype.Text
+}
+
+type SpecialThing struct {
+	ID int64
+	V  string
+	// fencegen:token
+	Tok   fence.Token
+	Extra pgtype.Text
 }
 
 type StrictJob struct {
 	ID     int64
 	Status string
 	// fencegen:token strict
+	Tok fence.Token
+}
+
+type Thing struct {
+	ID int64
+	V  string
+	// fencegen:token
 	Tok fence.Token
 }

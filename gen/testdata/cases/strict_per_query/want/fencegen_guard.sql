@@ -3,8 +3,7 @@
 -- Database-side fencing guard: apply this file with your migration tool.
 -- For each fenced table, a BEFORE UPDATE trigger refuses any UPDATE that
 -- would lower the stored fencing token, whoever sends it: psql, another
--- service, a hand-written query without the guard. On strict tables it
--- also refuses an UPDATE that does not raise the token. It raises SQLSTATE
+-- service, a hand-written query without the guard. It raises SQLSTATE
 -- FN001, which fencegen's generated code reports as a *fence.StaleError
 -- (errors.Is fence.ErrStaleToken).
 --
@@ -16,7 +15,7 @@
 --   GRANT UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 5.8 "Privileges"; 43.10 "Trigger Functions").
 
-CREATE OR REPLACE FUNCTION fencegen_guard_counters() RETURNS trigger
+CREATE OR REPLACE FUNCTION fencegen_guard_counters_834650d4() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 BEGIN
     IF NEW.tok < OLD.tok THEN
@@ -30,13 +29,13 @@ $fencegen$;
 
 DROP TRIGGER IF EXISTS fencegen_guard ON counters;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON counters
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_counters();
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_counters_834650d4();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_ledgers() RETURNS trigger
+CREATE OR REPLACE FUNCTION fencegen_guard_ledgers_a15074d8() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 BEGIN
-    IF NEW.tok <= OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (ledgers.tok, strict)',
+    IF NEW.tok < OLD.tok THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (ledgers.tok)',
             NEW.tok, OLD.tok
             USING ERRCODE = 'FN001';
     END IF;
@@ -46,4 +45,4 @@ $fencegen$;
 
 DROP TRIGGER IF EXISTS fencegen_guard ON ledgers;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON ledgers
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_ledgers();
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_ledgers_a15074d8();

@@ -1,0 +1,41 @@
+-- name: CopyFromSource :exec
+-- Several columns from one subquery, with its own parameter.
+UPDATE jobs SET (status, owner) = (SELECT s.status, s.owner FROM sources s WHERE s.id = @source) WHERE id = @id;
+
+-- name: SetPayloadEU :exec
+UPDATE events_eu SET payload = @payload WHERE id = @id AND region = 'eu';
+
+-- name: AddEventUS :exec
+INSERT INTO events_us (id, region, payload) VALUES (@id, 'us', @payload);
+
+-- name: SetThing :exec
+UPDATE things SET v = @v WHERE id = @id;
+
+-- name: RetireActive :many
+WITH active AS (SELECT id FROM sources WHERE status = 'active')
+UPDATE jobs SET status = 'retired' WHERE id IN (SELECT id FROM active) RETURNING id;
+
+-- name: SetSetting :exec
+INSERT INTO settings (id, name, value) VALUES (@id, @name, @value)
+ON CONFLICT ON CONSTRAINT settings_name_uq DO UPDATE SET value = EXCLUDED.value;
+
+-- name: SetSettings :many
+INSERT INTO settings (id, name, value)
+SELECT unnest(@ids::bigint[]), unnest(@names::text[]), @value
+ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value
+RETURNING id;
+
+-- name: SetTwoSettings :execrows
+INSERT INTO settings (id, name, value) VALUES (@id1, @name1, @value), (@id2, @name2, @value)
+ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value;
+
+-- name: SetSettingLogged :exec
+WITH s AS (
+    INSERT INTO settings (id, name, value) VALUES (@id, @name, @value)
+    ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value RETURNING id
+)
+INSERT INTO plain_log (msg) SELECT 'setting ' || id FROM s;
+
+-- name: AddToLedger :exec
+-- @fence non-strict
+UPDATE ledgers SET total = total + @amount WHERE id = @id;

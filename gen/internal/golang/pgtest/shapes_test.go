@@ -1,0 +1,164 @@
+package pgtest_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/fencegen/fencegen/gen/internal/golang/pgtest/pgtestdb"
+	"github.com/fencegen/fencegen/runtime/fence"
+)
+
+// The write shapes of shapes.sql, run through their generated methods
+// against real PostgreSQL with the guard migration applied: each refuses a
+// lower token with the stored one, writes nothing when refused, and stores
+// the token when it writes.
+
+// stale fails unless err is a *fence.StaleError with stored token stored
+// (and, if rows > 0, that many refused rows).
+func stale(t *testing.T, what string, err error, stored fence.Token, rows int64) {
+	t.Helper()
+	var se *fence.StaleError
+	if !errors.As(err, &se) || !errors.Is(err, fence.ErrStaleToken) || se.Stored != stored || (rows > 0 && se.Rows != rows) {
+		t.Fatalf("%s: %v; want a stale token error with stored %d (%d rows)", what, err, stored, rows)
+	}
+}
+
+func text(t *testing.T, pool *pgxpool.Pool, sql string) string {
+	t.Helper()
+	var s string
+	if err := pool.QueryRow(context.Background(), sql).Scan(&s); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return s
+}
+
+// SET (a, b) = (SELECT ...): the subquery's parameter is its own, not the
+// token's (a defect once wrote the row named by the token).
+func TestShapeMultiColumnSetFromSubquery(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	exec(t, pool, `INSERT INTO sources VALUES (1, 'from-one', 'ann'), (9, 'from-nine', 'bob');
+		INSERT INTO jobs (id, status, tok) VALUES (1, 'new', 5)`)
+	if err := q.CopyFromSource(ctx, pgtestdb.CopyFromSourceParams{Source: 1, ID: 1}, 9); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, pool, `SELECT format('%s %s %s', status, owner, tok) FROM jobs WHERE id = 1`); got != "from-one ann 9" {
+		t.Fatalf("row after CopyFromSource(source 1, token 9): %s", got)
+	}
+	stale(t, "token 8", q.CopyFromSource(ctx, pgtestdb.CopyFromSourceParams{Source: 9, ID: 1}, 8), 9, 0)
+}
+
+// A partition of a fenced table is fenced: a write named on it is guarded
+// and an insert into it stores the token; the trigger cloned from the
+// partitioned table refuses a lower token written by hand.
+func TestShapePartitionWrites(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	exec(t, pool, `INSERT INTO events VALUES (1, 'eu', 'a', 5)`)
+	stale(t, "partition, token 4", q.SetPayloadEU(ctx, pgtestdb.SetPayloadEUParams{Payload: "b", ID: 1}, 4), 5, 0)
+	if err := q.SetPayloadEU(ctx, pgtestdb.SetPayloadEUParams{Payload: "b", ID: 2}, 6); !errors.Is(err, fence.ErrNotFound) {
+		t.Fatalf("missing row: %v", err)
+	}
+	if err := q.SetPayloadEU(ctx, pgtestdb.SetPayloadEUParams{Payload: "b", ID: 1}, 6); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AddEventUS(ctx, pgtestdb.AddEventUSParams{ID: 7, Payload: "c"}, 3); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, pool, `SELECT string_agg(format('%s:%s:%s', id, payload, tok), ' ' ORDER BY id) FROM events`); got != "1:b:6 7:c:3" {
+		t.Fatalf("events: %s", got)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE events_us SET tok = 1 WHERE id = 7`); !errors.Is(fence.TriggerError("psql", err, "events_us"), fence.ErrStaleToken) {
+		t.Fatalf("lowering a partition's token by hand: %v, want the guard trigger's refusal", err)
+	}
+}
+
+// A fenced parent with INHERITS children: a write by the parent's key also
+// matches a child's row with that key, so a newer token there refuses the
+// whole write instead of writing the parent's row alone.
+func TestShapeInheritanceParentByKey(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	exec(t, pool, `INSERT INTO things VALUES (1, 'p', 5); INSERT INTO special_things VALUES (1, 'c', 9, 'x')`)
+	stale(t, "token 7 against 5 and 9", q.SetThing(ctx, pgtestdb.SetThingParams{V: "n", ID: 1}, 7), 9, 1)
+	if got := text(t, pool, `SELECT string_agg(v, ',' ORDER BY tok) FROM things`); got != "p,c" {
+		t.Fatalf("a refused write wrote: %s", got)
+	}
+	if err := q.SetThing(ctx, pgtestdb.SetThingParams{V: "n", ID: 1}, 9); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, pool, `SELECT string_agg(format('%s:%s', v, tok), ',') FROM things`); got != "n:9,n:9" {
+		t.Fatalf("things after token 9: %s", got)
+	}
+}
+
+// An UPDATE with its own WITH clause is guarded all or nothing.
+func TestShapeUpdateWithOwnWithClause(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	exec(t, pool, `INSERT INTO sources VALUES (1, 'active', NULL), (2, 'active', NULL), (3, 'idle', NULL);
+		INSERT INTO jobs (id, status, tok) VALUES (1, 'new', 1), (2, 'new', 8), (3, 'new', 1)`)
+	ids, err := q.RetireActive(ctx, 5)
+	stale(t, "token 5 against 1 and 8", err, 8, 1)
+	if len(ids) != 0 || text(t, pool, `SELECT string_agg(status, ',' ORDER BY id) FROM jobs`) != "new,new,new" {
+		t.Fatalf("a refused write wrote: %v", ids)
+	}
+	if ids, err = q.RetireActive(ctx, 8); err != nil || len(ids) != 2 {
+		t.Fatalf("token 8: %v, %v", ids, err)
+	}
+}
+
+// Upserts: by constraint name; of many rows (all or nothing, the refusal
+// counting the stale rows); inside WITH (the statement's other write is
+// not done when refused).
+func TestShapeUpserts(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	exec(t, pool, `INSERT INTO settings VALUES (1, 'a', 'old', 5), (2, 'b', 'old', 9)`)
+	stale(t, "by constraint, token 4", q.SetSetting(ctx, pgtestdb.SetSettingParams{ID: 10, Name: "a", Value: "x"}, 4), 5, 0)
+	if err := q.SetSetting(ctx, pgtestdb.SetSettingParams{ID: 10, Name: "a", Value: "x"}, 6); err != nil {
+		t.Fatal(err)
+	}
+	before := text(t, pool, `SELECT string_agg(format('%s:%s:%s:%s', id, name, value, tok), ' ' ORDER BY id) FROM settings`)
+	if before != "1:a:x:6 2:b:old:9" {
+		t.Fatalf("settings: %s", before)
+	}
+	ids, err := q.SetSettings(ctx, pgtestdb.SetSettingsParams{Ids: []int64{1, 2, 3}, Names: []string{"a", "b", "c"}, Value: "y"}, 7)
+	stale(t, "many rows, token 7 against 6 and 9", err, 9, 1)
+	n, err2 := q.SetTwoSettings(ctx, pgtestdb.SetTwoSettingsParams{Id1: 1, Name1: "a", Id2: 4, Name2: "d", Value: "z"}, 5)
+	stale(t, "two VALUES rows, token 5 against 6", err2, 6, 1)
+	if after := text(t, pool, `SELECT string_agg(format('%s:%s:%s:%s', id, name, value, tok), ' ' ORDER BY id) FROM settings`); after != before || len(ids) != 0 || n != 0 {
+		t.Fatalf("refused upserts wrote: %s (was %s), %v, %d", after, before, ids, n)
+	}
+	if ids, err = q.SetSettings(ctx, pgtestdb.SetSettingsParams{Ids: []int64{1, 2, 3}, Names: []string{"a", "b", "c"}, Value: "y"}, 9); err != nil || len(ids) != 3 {
+		t.Fatalf("many rows, token 9: %v, %v", ids, err)
+	}
+	stale(t, "in WITH, token 8", q.SetSettingLogged(ctx, pgtestdb.SetSettingLoggedParams{ID: 3, Name: "c", Value: "w"}, 8), 9, 1)
+	if err := q.SetSettingLogged(ctx, pgtestdb.SetSettingLoggedParams{ID: 3, Name: "c", Value: "w"}, 10); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, pool, `SELECT format('%s %s', (SELECT string_agg(format('%s:%s:%s', id, value, tok), ' ' ORDER BY id) FROM settings), (SELECT string_agg(msg, ',') FROM plain_log))`); got != "1:y:9 2:y:9 3:w:10 setting 3" {
+		t.Fatalf("after the upserts: %s", got)
+	}
+}
+
+// A non-strict query on a strict table: the generated guard trigger
+// follows it (and vet says so), so the holder's second write under one
+// token applies.
+func TestShapeNonStrictQueryOnStrictTable(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	exec(t, pool, `INSERT INTO ledgers VALUES (1, 0, 0)`)
+	for range 2 {
+		if err := q.AddToLedger(ctx, pgtestdb.AddToLedgerParams{Amount: 5, ID: 1}, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale(t, "token 2", q.AddToLedger(ctx, pgtestdb.AddToLedgerParams{Amount: 5, ID: 1}, 2), 3, 0)
+	if got := text(t, pool, `SELECT format('%s:%s', total, tok) FROM ledgers`); got != "10:3" {
+		t.Fatalf("ledger: %s", got)
+	}
+}
