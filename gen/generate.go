@@ -121,8 +121,8 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 		for _, q := range f.Queries {
 			switch q.Cmd {
 			case ":execresult":
-				if q.Fence != nil && q.Fence.Kind != "insert" {
-					errs.Add(q.File, q.Line, q.Col, "query %s: a fenced write reports its outcome as an error; use :exec or :execrows instead of :execresult", q.Name)
+				if q.Fence != nil && q.Fence.CTE != "" {
+					errs.Add(q.File, q.Line, q.Col, "query %s: a statement with a fenced write in WITH has no one command tag to report; use :exec or :execrows instead of :execresult", q.Name)
 				}
 			}
 		}

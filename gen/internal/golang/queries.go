@@ -716,6 +716,16 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 		}
 	case ":execrows":
 		return []jen.Code{jen.Return(write(jen.Nil()))}
+	case ":execresult":
+		// The statement sent is the guarded form, whose own command tag
+		// would say SELECT: the tag says what the write did, as
+		// PostgreSQL's would for the statement as written.
+		verb := map[string]string{"update": "UPDATE %d", "delete": "DELETE %d", "upsert": "INSERT 0 %d"}[q.Fence.Kind]
+		return []jen.Code{
+			jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(write(jen.Nil())),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(pgconnPkg, "CommandTag").Values(), jen.Err())),
+			jen.Return(jen.Qual(pgconnPkg, "NewCommandTag").Call(jen.Qual("fmt", "Sprintf").Call(jen.Lit(verb), jen.Id("n"))), jen.Nil()),
+		}
 	}
 	return []jen.Code{
 		jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(jen.Nil())),

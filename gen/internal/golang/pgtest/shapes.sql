@@ -39,3 +39,9 @@ INSERT INTO plain_log (msg) SELECT 'setting ' || id FROM s;
 -- name: AddToLedger :exec
 -- @fence non-strict
 UPDATE ledgers SET total = total + @amount WHERE id = @id;
+
+-- name: RenameJob :execresult
+UPDATE jobs SET status = @status WHERE id = @id;
+
+-- name: RenameJobs :execresult
+UPDATE jobs SET status = @status WHERE id >= @min_id;

@@ -162,3 +162,20 @@ func TestShapeNonStrictQueryOnStrictTable(t *testing.T) {
 		t.Fatalf("ledger: %s", got)
 	}
 }
+
+// :execresult on a fenced write returns the command tag of the write as
+// written (UPDATE n), and the stale-token error when refused.
+func TestShapeExecResult(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	exec(t, pool, `INSERT INTO jobs (id, status, tok) VALUES (1, 'new', 5), (2, 'new', 1)`)
+	tag, err := q.RenameJob(ctx, pgtestdb.RenameJobParams{Status: "a", ID: 1}, 5)
+	if err != nil || tag.String() != "UPDATE 1" || !tag.Update() || tag.RowsAffected() != 1 {
+		t.Fatalf("by key: %q, %v", tag, err)
+	}
+	_, err = q.RenameJobs(ctx, pgtestdb.RenameJobsParams{Status: "b", MinID: 1}, 4)
+	stale(t, "many rows, token 4 against 5 and 1", err, 5, 1)
+	if tag, err = q.RenameJobs(ctx, pgtestdb.RenameJobsParams{Status: "b", MinID: 1}, 6); err != nil || tag.String() != "UPDATE 2" {
+		t.Fatalf("many rows, token 6: %q, %v", tag, err)
+	}
+}

@@ -5,7 +5,9 @@ package pgtestdb
 
 import (
 	"context"
+	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 const copyFromSource = `-- name: CopyFromSource :exec
@@ -300,4 +302,68 @@ func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token 
 		return q.db.Query(ctx, fenceStoredAddToLedger, arg.ID)
 	})
 	return err
+}
+
+const renameJob = `-- name: RenameJob :execresult
+UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+`
+
+const fenceStoredRenameJob = `-- name: RenameJob :execresult (stored token, sent only when the write touched no row)
+SELECT jobs.tok FROM jobs WHERE id = $1
+`
+
+type RenameJobParams struct {
+	Status string
+	ID     int64
+}
+
+// RenameJob is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) RenameJob(ctx context.Context, arg RenameJobParams, token fence.Token) (pgconn.CommandTag, error) {
+	n, err := fence.WriteByKey(ctx, "RenameJob", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+		return q.db.Query(ctx, renameJob, arg.Status, arg.ID, int64(token))
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredRenameJob, arg.ID)
+	})
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return pgconn.NewCommandTag(fmt.Sprintf("UPDATE %d", n)), nil
+}
+
+const renameJobs = `-- name: RenameJobs :execresult
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id >= $2 FOR UPDATE OF jobs
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+), fence_write AS (
+    UPDATE jobs SET status = $1, tok = $3 WHERE (id >= $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+UNION ALL
+SELECT stored, refused FROM fence_check WHERE refused > 0
+`
+
+type RenameJobsParams struct {
+	Status string
+	MinID  int64
+}
+
+// RenameJobs is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip.
+func (q *Queries) RenameJobs(ctx context.Context, arg RenameJobsParams, token fence.Token) (pgconn.CommandTag, error) {
+	n, err := fence.Write("RenameJobs", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+		return q.db.Query(ctx, renameJobs, arg.Status, arg.MinID, int64(token))
+	}, nil)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return pgconn.NewCommandTag(fmt.Sprintf("UPDATE %d", n)), nil
 }
