@@ -213,6 +213,7 @@ func guardSQL(cat *catalog.Catalog, loosened map[*catalog.Table]bool) ([]byte, e
 		SQLState  string
 		AnyStrict bool
 	}{SQLState: fence.SQLState}
+	functions := map[string]string{} // guard function name → table
 	for _, t := range cat.FencedTables() {
 		if p := t.PartitionOf(); p != nil && p.Fence != nil {
 			// PostgreSQL clones a partitioned table's row triggers to
@@ -224,6 +225,14 @@ func guardSQL(cat *catalog.Catalog, loosened map[*catalog.Table]bool) ([]byte, e
 		if t.Schema != "" && t.Schema != catalog.DefaultSchema {
 			qt = sqlparse.QuoteIdent(t.Schema) + "." + qt
 		}
+		fn, err := templates.GuardFunction(qt)
+		if err != nil {
+			return nil, err
+		}
+		if other, dup := functions[fn]; dup {
+			return nil, fmt.Errorf("the guard functions of tables %s and %s would have the same name %s: rename one of the tables", other, t.QualifiedName(), fn)
+		}
+		functions[fn] = t.QualifiedName()
 		strict := t.Fence.Strict && !loosened[t] && (t.Fence.From == nil || !loosened[t.Fence.From])
 		data.Tables = append(data.Tables, guardTable{
 			Table: t.QualifiedName(), QualifiedTable: qt, Column: sqlparse.QuoteIdent(t.Fence.Column),
