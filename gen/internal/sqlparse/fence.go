@@ -1204,7 +1204,19 @@ func storeToken(in *pg.InsertStmt, sel *pg.SelectStmt, spec FenceSpec) error {
 	case sel.Op == pg.SetOperation_SETOP_NONE:
 		sel.TargetList = append(sel.TargetList, pg.MakeResTargetNodeWithVal(token(), -1))
 	default:
-		return fmt.Errorf("INSERT ... SELECT with UNION/INTERSECT/EXCEPT into a fenced table cannot carry the token yet")
+		// UNION/INTERSECT/EXCEPT: SELECT fence_src.*, $p FROM (<it>) fence_src.
+		inner := *sel
+		*sel = pg.SelectStmt{
+			TargetList: []*pg.Node{
+				pg.MakeResTargetNodeWithVal(pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode("fence_src"), pg.MakeAStarNode()}, -1), -1),
+				pg.MakeResTargetNodeWithVal(token(), -1),
+			},
+			FromClause: []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
+				Subquery: selectNode(&inner), Alias: &pg.Alias{Aliasname: "fence_src"},
+			}}}},
+			LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
+			Op:          pg.SetOperation_SETOP_NONE,
+		}
 	}
 	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
 	return nil

@@ -519,6 +519,7 @@ func TestFenceWritePostgreSQLInsert(t *testing.T) {
 	}{
 		{"INSERT INTO items (id, grp, m, doc) VALUES ($1, 1, $2, '{}'), ($3, 1, $2, '{}')", sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 4}, []any{int64(10), "calm", int64(11), int64(77)}},
 		{"INSERT INTO items (id, grp, m, doc) SELECT id + 100, grp, m, doc FROM items WHERE grp = $1 RETURNING id, tok", sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 2}, []any{int32(2), int64(77)}},
+		{"INSERT INTO items (id, grp, m, doc) SELECT 200, 1, 'calm'::mood, '{}'::jsonb UNION ALL SELECT $1::bigint, 2, 'angry', '{}'", sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2}, []any{int64(201), int64(77)}},
 	} {
 		sql := fenceWrite(t, tc.sql, tc.spec)
 		if _, err := pool.Exec(ctx, sql, tc.args...); err != nil {
@@ -529,8 +530,8 @@ func TestFenceWritePostgreSQLInsert(t *testing.T) {
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM items WHERE tok = 77").Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	if n != 3 {
-		t.Errorf("%d rows hold the inserted token 77, want 3", n)
+	if n != 5 {
+		t.Errorf("%d rows hold the inserted token 77, want 5", n)
 	}
 }
 
