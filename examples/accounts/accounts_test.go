@@ -22,6 +22,7 @@ import (
 	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
 	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/lease"
 )
 
 // TestMain lets the test binary act as worker 1 of the demo, as the demo's
@@ -409,5 +410,80 @@ func TestTriggerRefusesStaleWriteFromAnyWriter(t *testing.T) {
 	}
 	if _, tok := balance(t, q, 1); tok != 5 {
 		t.Fatalf("psql lowered the token to %d", tok)
+	}
+}
+
+// runWorkerFor runs RunWorker on account against pool, with a Redis prefix of
+// its own, and returns what it returned and logged; the worker must stop by
+// itself well before the deadline.
+func runWorkerFor(t *testing.T, q *accountsdb.Queries, account int64) (int64, error, string) {
+	t.Helper()
+	rdb := testenv.Redis(t)
+	locker := lease.New(rdb, &lease.Options{KeyPrefix: "fencegen-test-" + randomSuffix()})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var log strings.Builder
+	applied, err := RunWorker(ctx, locker, q, WorkerConfig{
+		Account: account, TTL: 600 * time.Millisecond, Every: 60 * time.Millisecond, Drain: 300 * time.Millisecond, Log: &log,
+	})
+	if ctx.Err() != nil {
+		t.Fatalf("the worker ran until its deadline instead of stopping; log:\n%s", log.String())
+	}
+	return applied, err, log.String()
+}
+
+// A worker started before its set-up (account missing, schema not loaded)
+// logs the failed credit and stops with an error saying what is missing,
+// after releasing its lease.
+func TestWorkerStopsOnFailedCredit(t *testing.T) {
+	t.Run("account missing", func(t *testing.T) {
+		_, q := setup(t)
+		applied, err, log := runWorkerFor(t, q, 7)
+		if !errors.Is(err, fence.ErrNotFound) || !strings.Contains(err.Error(), "account 7 does not exist") {
+			t.Errorf("RunWorker = %v, want fence.ErrNotFound naming account 7", err)
+		}
+		if applied != 0 {
+			t.Errorf("%d credits applied", applied)
+		}
+		for _, want := range []string{"worker: credit failed: credit account 7", "stopping after the failed credit", "released account:7"} {
+			if !strings.Contains(log, want) {
+				t.Errorf("log lacks %q:\n%s", want, log)
+			}
+		}
+	})
+	t.Run("schema not loaded", func(t *testing.T) {
+		pool := testenv.Database(t)
+		_, err, log := runWorkerFor(t, accountsdb.New(pool), 7)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "42P01" || !strings.Contains(err.Error(), "schema.sql") {
+			t.Errorf("RunWorker = %v, want SQLSTATE 42P01 and a hint about schema.sql", err)
+		}
+		if !strings.Contains(log, "worker: credit failed:") {
+			t.Errorf("log lacks the failed credit:\n%s", log)
+		}
+	})
+}
+
+// A worker whose credit is refused as stale (the row stores a higher token
+// than the lease's) treats its lease as lost: it stops with a
+// *lease.LostError, and the counter is raised above the stored token.
+func TestWorkerStopsWhenSuperseded(t *testing.T) {
+	ctx := context.Background()
+	_, q := setup(t)
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 8, Balance: numeric("0.00")}, 1000); err != nil {
+		t.Fatal(err)
+	}
+	_, err, log := runWorkerFor(t, q, 8)
+	var lost *lease.LostError
+	if !errors.As(err, &lost) || lost.Reason != lease.ReasonSuperseded {
+		t.Errorf("RunWorker = %v, want a *lease.LostError superseded", err)
+	}
+	for _, want := range []string{"worker: credit refused: fence: stale token", "released account:8"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "credit failed") {
+		t.Errorf("a stale refusal was reported as a failure:\n%s", log)
 	}
 }

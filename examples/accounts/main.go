@@ -10,6 +10,11 @@
 //	go run ./examples/accounts [-ttl 1s]
 //	go run ./examples/accounts -worker 42   # a worker; stop it with SIGTERM
 //
+// The worker, unlike the demo, sets nothing up: schema.sql must be loaded
+// into the database at DATABASE_URL and the account must exist (README,
+// "Try it"). It logs the first failed credit and stops with an error
+// saying what is missing.
+//
 // DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) and
 // REDIS_URL (default redis://127.0.0.1:6379/0) say where the servers are.
 // The demo works in a schema of its own, dropped at the end, and in Redis

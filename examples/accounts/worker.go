@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
 	"github.com/fencegen/fencegen/runtime/fence"
@@ -25,7 +28,7 @@ type WorkerConfig struct {
 	// Drain bounds how long shutdown waits for credits in flight before it
 	// cancels them.
 	Drain time.Duration
-	// Log receives one line per event.
+	// Log receives one line per event; RunWorker serializes its writes.
 	Log io.Writer
 }
 
@@ -41,14 +44,22 @@ type WorkerConfig struct {
 //
 // Every credit runs under a context derived from the lease context, so a
 // lost lease cancels it at once; a write that is already on its way is
-// refused by PostgreSQL's fencing guard instead. RunWorker returns nil
-// after a graceful shutdown, the lease's *lease.LostError if it was lost,
-// or the first credit error other than a stale token. It returns the
-// number of credits applied.
+// refused by PostgreSQL's fencing guard instead. A credit refused as stale
+// means a newer holder wrote the account: [lease.Lease.Observe] marks the
+// lease lost, and the worker stops as for any lost lease. The first failed
+// credit is logged. A credit that fails for any other reason (the account
+// does not exist, schema.sql was not loaded, the database went away) stops
+// the worker the same way: stop, drain, cancel, release.
+//
+// RunWorker returns nil after a graceful shutdown, the lease's
+// *lease.LostError if it was lost, or the first credit error other than a
+// stale token. It returns the number of credits applied.
 func RunWorker(ctx context.Context, locker *lease.Client, q *accountsdb.Queries, cfg WorkerConfig) (applied int64, err error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
+	// The credit goroutines log too: log.Logger serializes the writes.
+	lg := log.New(cfg.Log, "worker: ", 0)
 	resource := fmt.Sprintf("account:%d", cfg.Account)
 	var l *lease.Lease
 	for {
@@ -65,16 +76,18 @@ func RunWorker(ctx context.Context, locker *lease.Client, q *accountsdb.Queries,
 		case <-time.After(cfg.TTL / 10):
 		}
 	}
-	fmt.Fprintf(cfg.Log, "worker: holding %s with fencing token %d\n", resource, l.Token())
+	lg.Printf("holding %s with fencing token %d", resource, l.Token())
 
 	// work is cancelled by lease loss (through l.Context()) or by shutdown
 	// once draining is over.
 	work, cancelWork := context.WithCancel(l.Context())
 	defer cancelWork()
 	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
+		wg          sync.WaitGroup
+		mu          sync.Mutex
+		firstErr    error
+		loggedStale bool                  // the first stale refusal was logged
+		failed      = make(chan struct{}) // closed when firstErr is set
 	)
 	tick := time.NewTicker(cfg.Every)
 	defer tick.Stop()
@@ -82,25 +95,42 @@ loop:
 	for {
 		select {
 		case <-ctx.Done():
-			fmt.Fprintln(cfg.Log, "worker: shutdown requested: taking no new work")
+			lg.Print("shutdown requested: taking no new work")
 			break loop
 		case <-l.Done():
-			fmt.Fprintf(cfg.Log, "worker: %v\n", context.Cause(l.Context()))
+			lg.Printf("%v", context.Cause(l.Context()))
+			break loop
+		case <-failed:
+			lg.Print("stopping after the failed credit: taking no new work")
 			break loop
 		case <-tick.C:
 			wg.Add(1)
 			go func(token fence.Token) {
 				defer wg.Done()
 				err := q.CreditAccount(work, accountsdb.CreditAccountParams{Amount: numeric("1.00"), ID: cfg.Account}, token)
+				// A stale refusal: a newer holder wrote the account, so this
+				// lease is no longer the latest; Observe cancels it.
+				err = l.Observe(work, err)
 				mu.Lock()
 				defer mu.Unlock()
-				switch {
-				case err == nil:
+				if err == nil {
 					applied++
-				case errors.Is(err, fence.ErrStaleToken), errors.Is(err, context.Canceled):
-					// A newer holder wrote, or we are stopping: not a failure.
-				case firstErr == nil:
-					firstErr = err
+					return
+				}
+				if errors.Is(err, context.Canceled) {
+					return // we are stopping, or the lease was lost: not a failure
+				}
+				if errors.Is(err, fence.ErrStaleToken) {
+					if !loggedStale {
+						loggedStale = true
+						lg.Printf("credit refused: %v", err)
+					}
+					return
+				}
+				if firstErr == nil {
+					firstErr = creditError(cfg.Account, err)
+					lg.Printf("credit failed: %v", firstErr)
+					close(failed)
 				}
 			}(l.Token())
 		}
@@ -109,9 +139,9 @@ loop:
 	go func() { wg.Wait(); close(drained) }()
 	select {
 	case <-drained:
-		fmt.Fprintln(cfg.Log, "worker: drained credits in flight")
+		lg.Print("drained credits in flight")
 	case <-time.After(cfg.Drain):
-		fmt.Fprintln(cfg.Log, "worker: drain timeout: cancelling credits in flight")
+		lg.Print("drain timeout: cancelling credits in flight")
 		cancelWork()
 		<-drained
 	}
@@ -122,7 +152,7 @@ loop:
 	if rerr := l.Release(rctx); rerr != nil && !errors.Is(rerr, lease.ErrNotHeld) {
 		return applied, rerr
 	}
-	fmt.Fprintf(cfg.Log, "worker: released %s after %d credits\n", resource, applied)
+	lg.Printf("released %s after %d credits", resource, applied)
 	mu.Lock()
 	defer mu.Unlock()
 	if lost != nil && !errors.Is(lost, lease.ErrReleased) {
@@ -130,3 +160,21 @@ loop:
 	}
 	return applied, firstErr
 }
+
+// creditError says what a failed credit of account means for whoever runs
+// the worker: a missing account or a missing table is a set-up step left
+// out, not a fault of the worker.
+func creditError(account int64, err error) error {
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.Is(err, fence.ErrNotFound):
+		return fmt.Errorf("credit account %d: %w: account %d does not exist; insert it first, e.g. INSERT INTO account_balances (id, balance) VALUES (%d, 0)", account, err, account, account)
+	case errors.As(err, &pgErr) && pgErr.Code == undefinedTable:
+		return fmt.Errorf("credit account %d: %w: is examples/accounts/schema.sql loaded into the database at DATABASE_URL?", account, err)
+	}
+	return fmt.Errorf("credit account %d: %w", account, err)
+}
+
+// undefinedTable is SQLSTATE 42P01, undefined_table (PostgreSQL docs,
+// Appendix A "PostgreSQL Error Codes").
+const undefinedTable = "42P01"

@@ -1,9 +1,14 @@
 // Package testenv connects tests to the real PostgreSQL and Redis servers
 // they need. Each helper reads its URL from the environment (DATABASE_URL,
 // REDIS_URL) and falls back to the local default on 127.0.0.1. When the
-// server cannot be reached the test is skipped with one loud line, except
-// under CI=true, where it fails: a suite that skips everything must not
-// pass in CI.
+// server cannot be reached the test is skipped with one line that names
+// the server, the address tried and the variable to set, for example
+//
+//	SKIP: PostgreSQL unreachable at 127.0.0.1:5432/postgres (DATABASE_URL unset, default used): failed to connect to ...
+//
+// except under CI=true, where the test fails with that line instead: a
+// suite that skips everything must not pass in CI. go test shows a skip's
+// line only with -v (or when the package fails).
 package testenv
 
 import (
@@ -11,13 +16,16 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 )
@@ -33,14 +41,73 @@ const (
 func InCI() bool { return os.Getenv("CI") == "true" }
 
 // Unavailable skips t, or fails it under CI=true, because service is not
-// reachable.
+// reachable; variable is the environment variable that says where it is.
+// For DATABASE_URL and REDIS_URL the message names the address tried (see
+// UnavailableAt).
 func Unavailable(t testing.TB, service, variable string, err error) {
 	t.Helper()
-	msg := fmt.Sprintf("%s unreachable (set %s): %v", service, variable, err)
+	var addr string
+	switch variable {
+	case "DATABASE_URL":
+		addr = databaseAddr()
+	case "REDIS_URL":
+		addr = redisAddr()
+	}
+	UnavailableAt(t, service, variable, addr, err)
+}
+
+// UnavailableAt is Unavailable with the address that was tried ("" for
+// none). The message is one line, whatever err's text holds.
+func UnavailableAt(t testing.TB, service, variable, addr string, err error) {
+	t.Helper()
+	msg := unavailableMessage(service, variable, addr, err)
 	if InCI() {
 		t.Fatalf("CI=true: %s", msg)
 	}
 	t.Skipf("SKIP: %s", msg)
+}
+
+// unavailableMessage is the line Unavailable reports, for example
+// "PostgreSQL unreachable at 127.0.0.1:5432/postgres (DATABASE_URL unset,
+// default used): ...".
+func unavailableMessage(service, variable, addr string, err error) string {
+	source := "set " + variable
+	if variable != "PATH" { // never print PATH itself: it is this machine's layout
+		if os.Getenv(variable) != "" {
+			source = "from " + variable
+		} else {
+			source = variable + " unset, default used"
+		}
+	}
+	detail := "unknown error"
+	if err != nil {
+		// pgx puts each address it tried on a line of its own.
+		detail = strings.Join(strings.Fields(err.Error()), " ")
+	}
+	if addr == "" {
+		return fmt.Sprintf("%s unavailable (%s): %s", service, source, detail)
+	}
+	return fmt.Sprintf("%s unreachable at %s (%s): %s", service, addr, source, detail)
+}
+
+// databaseAddr is where DatabaseURL points, as host:port/database, without
+// the user or password.
+func databaseAddr() string {
+	cfg, err := pgconn.ParseConfig(DatabaseURL())
+	if err != nil {
+		return "an unparsable DATABASE_URL"
+	}
+	return net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port))) + "/" + cfg.Database
+}
+
+// redisAddr is where RedisURL points, as host:port/db, without the user or
+// password.
+func redisAddr() string {
+	opt, err := redis.ParseURL(RedisURL())
+	if err != nil {
+		return "an unparsable REDIS_URL"
+	}
+	return fmt.Sprintf("%s/%d", opt.Addr, opt.DB)
 }
 
 // DatabaseURL returns DATABASE_URL or DefaultDatabaseURL.
@@ -133,13 +200,19 @@ func Redis(t testing.TB) *redis.Client {
 	if err != nil {
 		t.Fatalf("parse REDIS_URL: %v", err)
 	}
-	c := redis.NewClient(opt)
+	// Probe once, without go-redis's retries: each failed attempt logs a
+	// line of its own before the skip.
+	popt, _ := redis.ParseURL(RedisURL())
+	popt.MaxRetries = -1
+	probe := redis.NewClient(popt)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		_ = c.Close()
+	err = probe.Ping(ctx).Err()
+	_ = probe.Close()
+	if err != nil {
 		Unavailable(t, "Redis", "REDIS_URL", err)
 	}
+	c := redis.NewClient(opt)
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }

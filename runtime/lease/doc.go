@@ -13,21 +13,43 @@
 //
 // # Redis layout
 //
-// For resource "account:42" and the default key prefix:
+// For resource "account:42" and the default key prefix, three keys:
 //
-//	fencegen:{account:42}:lock    "<owner>:<token>", with a TTL (PX)
-//	fencegen:{account:42}:token   the last minted token; never has a TTL
+//	fencegen:{account:42}:lock    "<owner>:<token>" of the holder, with a TTL (PX):
+//	                              the lease itself; gone when released or expired
+//	fencegen:{account:42}:token   the fence counter: the last minted token; never has a TTL
+//	fencegen:{account:42}:minted  "<owner>:<token>" of the last acquisition that
+//	                              minted a token; never has a TTL
 //
-// The owner is 128 random bits from crypto/rand, fresh for every Acquire. Both
-// keys share the hash tag {account:42}, so the acquire script, which touches
-// both, also runs on Redis Cluster (otherwise CROSSSLOT). Each operation is
-// one Lua script, embedded from its own .lua file and sent with EVALSHA
-// (EVAL after NOSCRIPT); see the Redis EVAL and SET (NX, PX) command pages:
+// The owner is 128 random bits from crypto/rand, fresh for every Acquire.
+// The :minted key lets an Acquire retry whose first attempt landed (the
+// reply was lost) but whose lock key has since expired or been deleted take
+// the lease again with its own token, instead of minting a second one.
+// [Client.Keys] returns the first two.
 //
-//   - acquire.lua: if the lock key is absent, INCR the counter and SET the
-//     lock NX PX ttl to "<owner>:<token>"; if it already holds this owner
-//     (a retry after an ambiguous reply), refresh its TTL and return the
-//     same token; otherwise return 0 ([ErrNotAcquired]).
+// The :token and :minted keys are never deleted or given a TTL by this
+// package, also after Release: the counter must outlive every lease so
+// that tokens keep growing. Every resource ever acquired therefore leaves
+// these two keys behind, by design; so do tests and applications that use
+// throwaway resource names or key prefixes. Delete them only for a
+// resource no holder will use again (or whose fenced rows are gone): a
+// counter deleted while rows still store its tokens restarts from 1 unless
+// Options.HighWater re-seeds it, and the database refuses those lower
+// tokens until [Lease.Observe] raises it.
+//
+// All three keys share the hash tag {account:42}, so the acquire script,
+// which touches all of them, also runs on Redis Cluster (otherwise
+// CROSSSLOT). Each operation is one Lua script, embedded from its own .lua
+// file and sent with EVALSHA (EVAL after NOSCRIPT); see the Redis EVAL and
+// SET (NX, PX) command pages:
+//
+//   - acquire.lua: if the lock key holds another owner, return 0
+//     ([ErrNotAcquired]); if it already holds this owner (a retry after an
+//     ambiguous reply), refresh its TTL and return the same token. If it is
+//     absent: when :minted shows that this owner minted last and the
+//     counter has not moved since, SET the lock again and return that
+//     token; otherwise INCR the counter, SET the lock NX PX ttl to
+//     "<owner>:<token>" and record the same value in :minted.
 //   - renew.lua: PEXPIRE the lock key only if it holds this owner, else
 //     return 0 ([ErrNotOwner]); a missing key is never re-created.
 //   - release.lua: DEL the lock key only if it holds this owner, else

@@ -166,3 +166,65 @@ func wellFormed(s string) error {
 		}
 	}
 }
+
+// TestCheckerAfterPause: every write sent right after a pause under the
+// paused lease is counted in exactly one class, and a write under a lease
+// taken after waking (another account, same token number) is not counted.
+func TestCheckerAfterPause(t *testing.T) {
+	var evs []Event
+	write := func(worker int, seq, acct, tok, cents, start, end int64, result string, stored int64) {
+		evs = append(evs,
+			Event{Ev: "begin", Worker: worker, Seq: seq, Account: acct, Token: tok, Cents: cents, Start: start},
+			Event{Ev: "end", Worker: worker, Seq: seq, Account: acct, Token: tok, Cents: cents, Start: start, End: end, Result: result, Stored: stored})
+	}
+	write(2, 1, 1, 2, 21, 50, 60, Applied, 0)   // the newer holder of account 1
+	write(1, 1, 1, 1, 11, 100, 110, Stale, 2)   // pause A: refused
+	write(1, 2, 2, 1, 12, 200, 210, Applied, 0) // a new lease on account 2 with token 1: not counted
+	write(3, 1, 2, 2, 31, 300, 310, Applied, 0) // pause B: landed in token order
+	write(4, 1, 1, 3, 41, 400, 410, Failed, 0)  // pause C: failed, did not land
+	res := &Result{
+		Mode:   "guarded",
+		Events: evs,
+		Faults: []Fault{
+			{Kind: FaultPause, Worker: 1, Start: 0, End: 100, Account: 1, Token: 1},
+			{Kind: FaultPause, Worker: 3, Start: 0, End: 300, Account: 2, Token: 2},
+			{Kind: FaultPause, Worker: 4, Start: 0, End: 400, Account: 1, Token: 3},
+		},
+		History: []HistoryRow{{1, 1, 21, 2}, {2, 2, 12, 1}, {3, 2, 31, 2}},
+		Initial: map[int64]int64{1: 1000, 2: 1000},
+		Final:   map[int64]int64{1: 1021, 2: 1043},
+	}
+	res.Writes = collectWrites(evs)
+	r := Check(res)
+	if r.Total() != 0 {
+		t.Fatalf("violations: %v", r.Violations)
+	}
+	got := [6]int{r.AfterPause, r.AfterPauseLate, r.AfterPauseRefused, r.AfterPauseInOrder, r.AfterPauseFailed, r.AfterPauseMissing}
+	if want := [6]int{3, 0, 1, 1, 1, 0}; got != want {
+		t.Errorf("after pause (total, late, refused, in order, failed, missing) = %v, want %v", got, want)
+	}
+	var out bytes.Buffer
+	PrintReport(&out, Config{Seed: 1, Workers: 4, Accounts: 2, TTL: time.Second}, &Result{Mode: "guarded", Report: r})
+	if want := "writes sent right after a SIGSTOP with the token from before it: 3: landed out of token order 0, refused as stale 1, landed in token order 1 (no newer holder had written the account yet), failed or no outcome 1\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, out.String())
+	}
+}
+
+func TestDisplayPath(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ in, want string }{
+		{filepath.Join(wd, "out.svg"), "out.svg"},
+		{"out.svg", "out.svg"},
+		{filepath.Join(os.TempDir(), "fencegen-chaos-guarded-7.svg"), filepath.Join("$TMPDIR", "fencegen-chaos-guarded-7.svg")},
+	} {
+		if got := displayPath(c.in); got != c.want {
+			t.Errorf("displayPath(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := displayPath(filepath.Join(filepath.Dir(wd), "elsewhere.svg")); filepath.IsAbs(got) {
+		t.Errorf("displayPath of a file outside the current and temp directories = %q: absolute", got)
+	}
+}

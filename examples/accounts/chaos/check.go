@@ -55,9 +55,23 @@ type Report struct {
 	Unknown     int
 	LandedOther int // writes without an acknowledgement (error or unknown) that landed
 	Faults      map[string]int
-	// Writes sent within pauseSlackUS after a worker was resumed from a
-	// SIGSTOP; of those, landed with a stale token or refused as stale.
-	AfterPause, AfterPauseLate, AfterPauseRefused int
+	// AfterPause counts the writes a worker sent within pauseSlackUS after
+	// it was resumed from a SIGSTOP, under the lease it had announced just
+	// before it (same account, same token; not the writes of a lease it
+	// took after waking). Each is counted in exactly one of the others:
+	//   - AfterPauseLate: landed with a token below one already committed
+	//     to the account (a violation; only without the guard);
+	//   - AfterPauseRefused: refused as stale: a newer holder had written;
+	//   - AfterPauseInOrder: landed, and no higher token had been committed
+	//     to the account before it: the lease had expired in Redis, but no
+	//     newer holder had written the account yet, so the write was still
+	//     the latest (the next holder's writes land after it);
+	//   - AfterPauseFailed: did not land, and the worker got an error, or
+	//     never reported an outcome (killed, or stopped at the end of the
+	//     run);
+	//   - AfterPauseMissing: acknowledged as applied but not in the history
+	//     (a violation of check 3).
+	AfterPause, AfterPauseLate, AfterPauseRefused, AfterPauseInOrder, AfterPauseFailed, AfterPauseMissing int
 }
 
 const pauseSlackUS = 500_000
@@ -193,14 +207,23 @@ func Check(res *Result) Report {
 			continue
 		}
 		for _, w := range res.Writes {
-			if w.Worker == f.Worker && w.Start >= f.End && w.Start <= f.End+pauseSlackUS {
-				rep.AfterPause++
-				switch {
-				case w.Late:
-					rep.AfterPauseLate++
-				case w.Result == Stale:
-					rep.AfterPauseRefused++
-				}
+			// Tokens are per account: a lease on another account taken
+			// after the pause can carry the same number.
+			if w.Worker != f.Worker || w.Account != f.Account || w.Token != f.Token || w.Start < f.End || w.Start > f.End+pauseSlackUS {
+				continue
+			}
+			rep.AfterPause++
+			switch {
+			case w.Late:
+				rep.AfterPauseLate++
+			case w.Result == Stale:
+				rep.AfterPauseRefused++
+			case w.Landed:
+				rep.AfterPauseInOrder++
+			case w.Result == Applied:
+				rep.AfterPauseMissing++
+			default:
+				rep.AfterPauseFailed++
 			}
 		}
 	}

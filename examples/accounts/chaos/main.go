@@ -20,7 +20,9 @@
 // the guarded run has no violation or the control found some, 1 otherwise.
 // DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) is
 // where a schema of the run's own is created and dropped; redis-server must
-// be on PATH. -svg writes a timeline of the run.
+// be on PATH. -svg writes a timeline of the run; the report prints its path
+// relative to the current directory, or as $TMPDIR/... when it is in the
+// temp directory (the default), never as an absolute path.
 package main
 
 import (
@@ -82,12 +84,35 @@ func run(ctx context.Context, cfg Config) int {
 			fmt.Fprintln(os.Stderr, "chaos:", err)
 			return 2
 		}
-		fmt.Fprintf(cfg.Out, "timeline: %s\n", cfg.SVG)
+		fmt.Fprintf(cfg.Out, "timeline: %s\n", displayPath(cfg.SVG))
 	}
 	if !ok {
 		return 1
 	}
 	return 0
+}
+
+// displayPath is how the report names a file it wrote, never as an
+// absolute path: relative to the current directory when the file is under
+// it, as $TMPDIR/... when it is under the temp directory (os.TempDir:
+// $TMPDIR, or /tmp when that is unset), and otherwise relative to the
+// current directory all the same.
+func displayPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Base(p)
+	}
+	wd, _ := os.Getwd()
+	if rel, err := filepath.Rel(wd, abs); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	if rel, err := filepath.Rel(os.TempDir(), abs); err == nil && filepath.IsLocal(rel) {
+		return "$TMPDIR" + string(filepath.Separator) + rel
+	}
+	if rel, err := filepath.Rel(wd, abs); err == nil && !filepath.IsAbs(rel) {
+		return rel
+	}
+	return filepath.Base(p)
 }
 
 // PrintReport prints the counts and the verdict and says whether the run
@@ -98,8 +123,13 @@ func PrintReport(out io.Writer, cfg Config, res *Result) bool {
 		res.Mode, cfg.Seed, cfg.Workers, len(res.Workers), cfg.Accounts, cfg.TTL, float64(res.DurationUS)/1e6)
 	fmt.Fprintf(out, "leases taken %d, lost %d; writes applied %d, refused as stale %d, failed %d, unknown (worker killed) %d, unacknowledged that landed %d\n",
 		r.Leases, r.Lost, r.Applied, r.Refused, r.Errors, r.Unknown, r.LandedOther)
-	fmt.Fprintf(out, "writes sent right after a SIGSTOP with the token from before it: %d (landed out of token order %d, refused as stale %d)\n",
-		r.AfterPause, r.AfterPauseLate, r.AfterPauseRefused)
+	fmt.Fprintf(out, "writes sent right after a SIGSTOP with the token from before it: %d: landed out of token order %d, refused as stale %d, "+
+		"landed in token order %d (no newer holder had written the account yet), failed or no outcome %d",
+		r.AfterPause, r.AfterPauseLate, r.AfterPauseRefused, r.AfterPauseInOrder, r.AfterPauseFailed)
+	if r.AfterPauseMissing > 0 {
+		fmt.Fprintf(out, ", acknowledged but not in the history %d", r.AfterPauseMissing)
+	}
+	fmt.Fprintln(out)
 	fmt.Fprintf(out, "faults:")
 	total := 0
 	for _, k := range []string{FaultPause, FaultKill, FaultRestartKeep, FaultRestartLose, FaultPartition, FaultStall} {

@@ -45,6 +45,9 @@ type Fault struct {
 	Worker int // 0 for Redis-wide faults
 	Start  int64
 	End    int64
+	// A pause's lease: the account and token the worker had just
+	// announced when it was frozen.
+	Account, Token int64
 }
 
 // Fault kinds.
@@ -87,6 +90,8 @@ type worker struct {
 	end    int64
 	killed bool
 	paused bool
+	// pauseAccount and pauseToken are the lease announcement that froze it.
+	pauseAccount, pauseToken int64
 }
 
 type coordinator struct {
@@ -245,7 +250,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			_ = enc.Encode(e)
 		}
 		for _, f := range res.Faults {
-			_ = enc.Encode(map[string]any{"ev": "fault", "kind": f.Kind, "worker": f.Worker, "start": f.Start, "end": f.End})
+			_ = enc.Encode(map[string]any{"ev": "fault", "kind": f.Kind, "worker": f.Worker, "start": f.Start, "end": f.End, "account": f.Account, "token": f.Token})
 		}
 	}
 	return res, nil
@@ -371,6 +376,7 @@ func (c *coordinator) record(w *worker, e Event) {
 		if w.cmd.Process.Signal(syscall.SIGSTOP) == nil {
 			c.armed = false
 			w.paused = true
+			w.pauseAccount, w.pauseToken = e.Account, e.Token
 			c.frozen <- w
 		}
 	}
@@ -441,7 +447,9 @@ func (c *coordinator) fault(ctx context.Context, kind string) error {
 				return nil
 			}
 		}
-		f.Worker, f.Start = w.id, c.now()
+		c.mu.Lock()
+		f.Worker, f.Start, f.Account, f.Token = w.id, c.now(), w.pauseAccount, w.pauseToken
+		c.mu.Unlock()
 		hold(ttl*2 + time.Duration(c.rng.Int64N(int64(ttl))))
 		c.mu.Lock()
 		f.End = c.now() // before SIGCONT: the worker's next event is later
