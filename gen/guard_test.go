@@ -2,21 +2,27 @@ package gen_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/fencegen/fencegen/gen"
+	"github.com/fencegen/fencegen/internal/testenv"
+	"github.com/fencegen/fencegen/runtime/fence"
 )
 
-// The guard migration quotes reserved words: a fenced table named "order"
-// gets CREATE TRIGGER ... ON "order".
-func TestGuardSQLQuotesReservedNames(t *testing.T) {
+// guardFor generates schema (with one query file holding query) in a
+// temporary directory and returns its guard migration.
+func guardFor(t *testing.T, schema, query string) string {
+	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
-		"schema.sql":    `CREATE TABLE "order" (id bigint PRIMARY KEY, "user" bigint NOT NULL DEFAULT 0); COMMENT ON COLUMN "order"."user" IS 'fencegen:token';`,
-		"q.sql":         "-- name: Get :one\nSELECT id FROM \"order\" WHERE id = $1;\n",
+		"schema.sql":    schema,
+		"q.sql":         query,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
 	for n, s := range files {
@@ -33,9 +39,84 @@ func TestGuardSQLQuotesReservedNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	guard := string(out.Files["out/"+gen.GuardFile])
+	if guard == "" {
+		t.Fatalf("no %s in %v", gen.GuardFile, out.Files)
+	}
+	return guard
+}
+
+// The guard migration quotes reserved words: a fenced table named "order"
+// gets CREATE TRIGGER ... ON "order".
+func TestGuardSQLQuotesReservedNames(t *testing.T) {
+	guard := guardFor(t, `CREATE TABLE "order" (id bigint PRIMARY KEY, "user" bigint NOT NULL DEFAULT 0); COMMENT ON COLUMN "order"."user" IS 'fencegen:token';`,
+		"-- name: Get :one\nSELECT id FROM \"order\" WHERE id = $1;\n")
 	for _, want := range []string{`ON "order"`, `NEW."user" < OLD."user"`} {
 		if !strings.Contains(guard, want) {
 			t.Errorf("guard SQL lacks %s:\n%s", want, guard)
 		}
+	}
+}
+
+const (
+	longOne = "a_very_long_table_name_that_goes_on_and_on_and_on_alpha_one"
+	longTwo = "a_very_long_table_name_that_goes_on_and_on_and_on_alpha_two"
+)
+
+// TestGuardTriggersOfCollidingNames applies the generated guard migration
+// to real PostgreSQL with fenced tables whose names used to give one
+// function for two tables (two names that PostgreSQL truncates to the same
+// 63 bytes), and with jobs in two schemas. Each table has its own token
+// column, so a trigger running another table's function fails with
+// `record "new" has no field`. Every trigger must refuse a lower token with
+// SQLSTATE FN001, naming its own table, and let a higher one through; and
+// there must be one function per table.
+func TestGuardTriggersOfCollidingNames(t *testing.T) {
+	schema := `
+CREATE SCHEMA app;
+CREATE TABLE ` + longOne + ` (id bigint PRIMARY KEY, tok_a bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN ` + longOne + `.tok_a IS 'fencegen:token';
+CREATE TABLE ` + longTwo + ` (id bigint PRIMARY KEY, tok_b bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN ` + longTwo + `.tok_b IS 'fencegen:token';
+CREATE TABLE app.jobs (id bigint PRIMARY KEY, app_tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN app.jobs.app_tok IS 'fencegen:token';
+CREATE TABLE public.jobs (id bigint PRIMARY KEY, pub_tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN public.jobs.pub_tok IS 'fencegen:token strict';
+`
+	guard := guardFor(t, schema, "-- name: CountJobs :one\nSELECT count(*) FROM app.jobs;\n")
+	pool := testenv.Database(t, schema, guard)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		table, column, message string
+		strict                 bool
+	}{
+		{longOne, "tok_a", longOne + ".tok_a", false},
+		{longTwo, "tok_b", longTwo + ".tok_b", false},
+		{"app.jobs", "app_tok", "app.jobs.app_tok", false},
+		{"public.jobs", "pub_tok", "jobs.pub_tok, strict", true},
+	} {
+		t.Run(tt.table, func(t *testing.T) {
+			if _, err := pool.Exec(ctx, "INSERT INTO "+tt.table+" (id, "+tt.column+") VALUES (1, 5)"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := pool.Exec(ctx, "UPDATE "+tt.table+" SET "+tt.column+" = 6 WHERE id = 1"); err != nil {
+				t.Fatalf("raising the token: %v", err)
+			}
+			_, err := pool.Exec(ctx, "UPDATE "+tt.table+" SET "+tt.column+" = 4 WHERE id = 1")
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != fence.SQLState || !strings.Contains(pe.Message, "("+tt.message+")") {
+				t.Fatalf("lowering the token: %v; want SQLSTATE %s naming (%s)", err, fence.SQLState, tt.message)
+			}
+			_, err = pool.Exec(ctx, "UPDATE "+tt.table+" SET "+tt.column+" = 6 WHERE id = 1")
+			if tt.strict != (err != nil) {
+				t.Fatalf("keeping the token (strict %v): %v", tt.strict, err)
+			}
+		})
+	}
+	var functions int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_proc WHERE proname LIKE 'fencegen\_guard\_%'`).Scan(&functions); err != nil {
+		t.Fatal(err)
+	}
+	if functions != 4 {
+		t.Errorf("%d guard functions, want one per table (4)", functions)
 	}
 }

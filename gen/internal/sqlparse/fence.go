@@ -358,11 +358,7 @@ func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, sp
 	if err != nil {
 		return "", err
 	}
-	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
-	if spec.Columns > 0 {
-		written += ", " + WriteCTE + ".*"
-	}
-	written += " FROM " + WriteCTE
+	written := writtenRows(spec)
 	out := with + WriteCTE + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refusedSQL
 	if _, err := pg.Parse(out); err != nil {
 		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
@@ -382,11 +378,7 @@ func wrap(with string, write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *
 		return "", err
 	}
 	nulls := strings.Repeat(", NULL", spec.Columns)
-	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
-	if spec.Columns > 0 {
-		written += ", " + WriteCTE + ".*"
-	}
-	written += " FROM " + WriteCTE
+	written := writtenRows(spec)
 	out := with + LockCTE + " AS (\n    " + lockSQL + "\n), " +
 		CheckCTE + " AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT " + distinctKey + ") FILTER (WHERE NOT (fence_token " + op + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE + "\n), " +
 		WriteCTE + " AS (\n    " + writeSQL + "\n)\n" +
@@ -486,29 +478,14 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 
 	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
 	row.Items = append(row.Items, pg.MakeParamRefNode(int32(spec.Param), -1))
-	oc.TargetList = append(oc.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
-	oc.WhereClause = and(oc.WhereClause, guardExpr(rv, spec.Column, op, pg.MakeParamRefNode(int32(spec.Param), -1)))
-	if len(in.ReturningList) == 0 {
-		in.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
-	}
+	guardDoUpdate(in, oc, spec, op)
 	writeSQL, err := deparse(&pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: in}})
 	if err != nil {
 		return "", err
 	}
-	rel := QuoteIdent(relName(rv))
-	from := QuoteIdent(rv.Relname)
-	if rv.Schemaname != "" {
-		from = QuoteIdent(rv.Schemaname) + "." + from
-	}
-	if rv.Alias != nil && rv.Alias.Aliasname != "" {
-		from += " " + QuoteIdent(rv.Alias.Aliasname)
-	}
+	rel, from := QuoteIdent(relName(rv)), fromItem(rv)
 	tok := rel + "." + QuoteIdent(spec.Column)
-	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
-	if spec.Columns > 0 {
-		written += ", " + WriteCTE + ".*"
-	}
-	written += " FROM " + WriteCTE
+	written := writtenRows(spec)
 	refused := fmt.Sprintf("SELECT %s, 1%s FROM %s WHERE (%s) = (%s) AND NOT (%s %s $%d) AND NOT EXISTS (SELECT 1 FROM %s)",
 		tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, tok, op, spec.Param, WriteCTE)
 	if len(keyCols) == 1 {
@@ -559,11 +536,7 @@ func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictCla
 	if spec.Strict {
 		op = "<"
 	}
-	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
-	if spec.Columns > 0 {
-		written += ", " + WriteCTE + ".*"
-	}
-	written += " FROM " + WriteCTE
+	written := writtenRows(spec)
 	out := "WITH " + u.input + ",\n" +
 		LockCTE + " AS (\n    " + u.lock + "\n), " +
 		CheckCTE + " AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT " + u.distinct + ") FILTER (WHERE NOT (fence_token " + op + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE + "\n), " +
@@ -574,6 +547,40 @@ func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictCla
 		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
 	}
 	return out, nil
+}
+
+// writtenRows is the branch of a fenced write's result that returns the
+// written rows: NULL fence_stored and fence_rows, then the write's own
+// RETURNING columns.
+func writtenRows(spec FenceSpec) string {
+	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
+	if spec.Columns > 0 {
+		written += ", " + WriteCTE + ".*"
+	}
+	return written + " FROM " + WriteCTE
+}
+
+// fromItem spells rv as a FROM item: [schema.]table [alias], quoted.
+func fromItem(rv *pg.RangeVar) string {
+	from := QuoteIdent(rv.Relname)
+	if rv.Schemaname != "" {
+		from = QuoteIdent(rv.Schemaname) + "." + from
+	}
+	if rv.Alias != nil && rv.Alias.Aliasname != "" {
+		from += " " + QuoteIdent(rv.Alias.Aliasname)
+	}
+	return from
+}
+
+// guardDoUpdate makes an upsert's DO UPDATE store the presented token and
+// apply only when the stored token is beaten (op: "<=" or "<"), and gives
+// the insert a RETURNING list if it has none.
+func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec FenceSpec, op string) {
+	oc.TargetList = append(oc.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
+	oc.WhereClause = and(oc.WhereClause, guardExpr(in.Relation, spec.Column, op, pg.MakeParamRefNode(int32(spec.Param), -1)))
+	if len(in.ReturningList) == 0 {
+		in.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
+	}
 }
 
 // conflictColumns returns the columns of an upsert's conflict target: ON
@@ -705,19 +712,8 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 	rv := in.Relation
 	in.SelectStmt = gated.Stmts[0].Stmt
 	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
-	oc.TargetList = append(oc.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
-	oc.WhereClause = and(oc.WhereClause, guardExpr(rv, spec.Column, op, pg.MakeParamRefNode(int32(spec.Param), -1)))
-	if len(in.ReturningList) == 0 {
-		in.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
-	}
-	rel := QuoteIdent(relName(rv))
-	from := QuoteIdent(rv.Relname)
-	if rv.Schemaname != "" {
-		from = QuoteIdent(rv.Schemaname) + "." + from
-	}
-	if rv.Alias != nil && rv.Alias.Aliasname != "" {
-		from += " " + QuoteIdent(rv.Alias.Aliasname)
-	}
+	guardDoUpdate(in, oc, spec, op)
+	rel, from := QuoteIdent(relName(rv)), fromItem(rv)
 	var lockCols []string
 	for i, k := range keyCols {
 		lockCols = append(lockCols, fmt.Sprintf("%s.%s AS fence_key_%d", rel, QuoteIdent(k), i+1))
@@ -1205,18 +1201,17 @@ func storeToken(in *pg.InsertStmt, sel *pg.SelectStmt, spec FenceSpec) error {
 		sel.TargetList = append(sel.TargetList, pg.MakeResTargetNodeWithVal(token(), -1))
 	default:
 		// UNION/INTERSECT/EXCEPT: SELECT fence_src.*, $p FROM (<it>) fence_src.
-		inner := *sel
-		*sel = pg.SelectStmt{
+		in.SelectStmt = selectNode(&pg.SelectStmt{
 			TargetList: []*pg.Node{
 				pg.MakeResTargetNodeWithVal(pg.MakeColumnRefNode([]*pg.Node{pg.MakeStrNode("fence_src"), pg.MakeAStarNode()}, -1), -1),
 				pg.MakeResTargetNodeWithVal(token(), -1),
 			},
 			FromClause: []*pg.Node{{Node: &pg.Node_RangeSubselect{RangeSubselect: &pg.RangeSubselect{
-				Subquery: selectNode(&inner), Alias: &pg.Alias{Aliasname: "fence_src"},
+				Subquery: selectNode(sel), Alias: &pg.Alias{Aliasname: "fence_src"},
 			}}}},
 			LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
 			Op:          pg.SetOperation_SETOP_NONE,
-		}
+		})
 	}
 	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
 	return nil
