@@ -46,12 +46,12 @@ type (
 func (c *Client) Check(ctx context.Context) error {
 	for _, s := range []*redis.Script{acquireScript, renewScript, releaseScript, advanceScript} {
 		if err := s.Load(ctx, c.rdb).Err(); err != nil {
-			return c.checkErr("load script", err)
+			return c.checkErr(ctx, "load script", err)
 		}
 	}
 	lockKey, _ := c.Keys("fencegen-check")
 	if _, _, err := c.run(ctx, releaseScript, []string{lockKey}, newOwner()); err != nil {
-		return c.checkErr("probe script", err)
+		return c.checkErr(ctx, "probe script", err)
 	}
 
 	var (
@@ -83,7 +83,7 @@ func (c *Client) Check(ctx context.Context) error {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("lease: check: %w", err)
+			return opFailed("check", ctx, ctx, "check", 0, err)
 		}
 		c.log(slog.LevelWarn, "lease check: cannot read the Redis configuration; make sure maxmemory-policy is noeviction and persistence is on", "", 0, "err", err)
 		return nil
@@ -121,9 +121,9 @@ func unsafeSettings(m map[string]string) []string {
 	return out
 }
 
-func (c *Client) checkErr(what string, err error) error {
+func (c *Client) checkErr(ctx context.Context, what string, err error) error {
 	if isConfigError(err) {
-		return fmt.Errorf("lease: check: %s: %w: %w", what, ErrConfig, err)
+		return &opError{op: "check: " + what, err: configError(err)}
 	}
-	return fmt.Errorf("lease: check: %s: %w", what, err)
+	return opFailed("check: "+what, ctx, ctx, "check", 0, err)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -44,7 +45,11 @@ type Client struct {
 	// ctxDeadlines: rdb is a go-redis client with ContextTimeoutEnabled,
 	// which bounds each call by its context itself (see run).
 	ctxDeadlines bool
-	stats        struct {
+	// oneTry: rdb is a go-redis client that makes a single attempt per
+	// call (no MaxRetries, no cluster redirects), so the error of a call
+	// describes the only request it may have sent (see neverSent).
+	oneTry bool
+	stats  struct {
 		acquires, renewals, releases atomic.Uint64
 	}
 }
@@ -67,9 +72,15 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 	c.hb = scheduler{c: c, wake: make(chan struct{}, 1)}
 	switch r := rdb.(type) {
 	case interface{ Options() *redis.Options }:
-		c.ctxDeadlines = r.Options().ContextTimeoutEnabled
+		o := r.Options()
+		// NewClient normalizes MaxRetries: -1 (no retries) becomes 0, and
+		// 0 (the default) becomes 3.
+		c.ctxDeadlines, c.oneTry = o.ContextTimeoutEnabled, o.MaxRetries == 0
 	case interface{ Options() *redis.ClusterOptions }:
-		c.ctxDeadlines = r.Options().ContextTimeoutEnabled
+		o := r.Options()
+		// NewClusterClient normalizes MaxRedirects like MaxRetries above;
+		// its node clients retry when MaxRetries > 0.
+		c.ctxDeadlines, c.oneTry = o.ContextTimeoutEnabled, o.MaxRedirects == 0 && o.MaxRetries <= 0
 	}
 	return c
 }
@@ -121,11 +132,38 @@ type timing struct {
 	maxFailures                                                     int
 }
 
+// minCallTime is the least time the package allows for one Redis round
+// trip: the per-call timeout (CallTimeout), and the window in which an
+// acquire reply must arrive to leave MinValidity of validity (TTL −
+// SafetyMargin − MinValidity), must each be at least this long. A round trip
+// takes a fraction of it on loopback; with less, every acquire attempt or
+// renewal would time out (or come back too late) before Redis could answer.
+// It is also the resolution of PX.
+const minCallTime = time.Millisecond
+
+// timing derives the lease's timing from ttl (0: Options.TTL) and checks
+// it. Each check fails for a TTL below some minimum (with defaults, TTL/6
+// must reach minCallTime: at least 6ms); the error, wrapping ErrConfig, says
+// which rule failed and the minimum TTL the options allow.
 func (c *Client) timing(ttl time.Duration) (timing, error) {
 	if ttl == 0 {
 		ttl = c.opts.ttl()
 	}
-	t := timing{
+	t := c.derive(ttl)
+	if strings.ContainsAny(c.opts.keyPrefix(), "{}") {
+		return t, fmt.Errorf("%w: KeyPrefix %q contains '{' or '}'", ErrConfig, c.opts.keyPrefix())
+	}
+	if err := c.check(t); err != nil {
+		if m, ok := c.minTTL(); ok {
+			return t, fmt.Errorf("%w: %v (minimum TTL with these options: %v)", ErrConfig, err, m)
+		}
+		return t, fmt.Errorf("%w: %v", ErrConfig, err)
+	}
+	return t, nil
+}
+
+func (c *Client) derive(ttl time.Duration) timing {
+	return timing{
 		ttl:            ttl,
 		interval:       c.opts.heartbeatInterval(ttl),
 		callTimeout:    c.opts.callTimeout(ttl),
@@ -134,19 +172,58 @@ func (c *Client) timing(ttl time.Duration) (timing, error) {
 		minValidity:    c.opts.minValidity(ttl),
 		maxFailures:    c.opts.maxRenewFailures(),
 	}
-	switch {
-	case ttl < time.Millisecond:
-		return t, fmt.Errorf("%w: invalid TTL %v: want at least 1ms", ErrConfig, ttl)
-	case t.margin >= ttl:
-		return t, fmt.Errorf("%w: SafetyMargin %v not below TTL %v", ErrConfig, t.margin, ttl)
-	case t.interval >= ttl-t.margin:
-		return t, fmt.Errorf("%w: HeartbeatInterval %v not below TTL − SafetyMargin %v", ErrConfig, t.interval, ttl-t.margin)
-	case t.minValidity >= ttl-t.margin:
-		return t, fmt.Errorf("%w: MinValidity %v not below TTL − SafetyMargin %v", ErrConfig, t.minValidity, ttl-t.margin)
-	case strings.ContainsAny(c.opts.keyPrefix(), "{}"):
-		return t, fmt.Errorf("%w: KeyPrefix %q contains '{' or '}'", ErrConfig, c.opts.keyPrefix())
+}
+
+// check applies the rules that tie the durations to the TTL.
+func (c *Client) check(t timing) error {
+	switch valid := t.ttl - t.margin; {
+	case t.ttl < minCallTime:
+		return fmt.Errorf("TTL %v below %v", t.ttl, minCallTime)
+	case t.margin >= t.ttl:
+		return fmt.Errorf("SafetyMargin %v not below TTL %v", t.margin, t.ttl)
+	case t.interval >= valid:
+		return fmt.Errorf("HeartbeatInterval %v not below TTL − SafetyMargin %v", t.interval, valid)
+	case t.minValidity >= valid:
+		return fmt.Errorf("MinValidity %v not below TTL − SafetyMargin %v", t.minValidity, valid)
+	case t.callTimeout < minCallTime && c.opts != nil && c.opts.CallTimeout > 0:
+		return fmt.Errorf("CallTimeout %v below the %v a Redis call needs", t.callTimeout, minCallTime)
+	case t.callTimeout < minCallTime:
+		return fmt.Errorf("TTL %v too short: its CallTimeout (TTL/6) %v is below the %v a Redis call needs", t.ttl, t.callTimeout, minCallTime)
+	case valid-t.minValidity < minCallTime:
+		return fmt.Errorf("TTL %v too short: an acquire reply must arrive within TTL − SafetyMargin − MinValidity = %v, below the %v a Redis call needs",
+			t.ttl, valid-t.minValidity, minCallTime)
 	}
-	return t, nil
+	return nil
+}
+
+// minTTL returns the least TTL, in whole milliseconds, that passes check
+// with c's options, or false if none does (an explicit CallTimeout below
+// minCallTime). Every duration check compares is either fixed by an option
+// or a fraction of the TTL, so a longer TTL never fails a check a shorter
+// one passed, and a binary search finds the least.
+func (c *Client) minTTL() (time.Duration, bool) {
+	ok := func(ttl time.Duration) bool { return c.check(c.derive(ttl)) == nil }
+	const limit = 1 << 40 * time.Millisecond // about 35 years
+	hi := minCallTime
+	for !ok(hi) {
+		if hi >= limit {
+			return 0, false
+		}
+		hi *= 2
+	}
+	lo := hi / 2 // fails: the least TTL that passes is in (lo, hi]
+	for hi-lo > time.Microsecond {
+		if mid := lo + (hi-lo)/2; ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	m := (lo/time.Millisecond + 1) * time.Millisecond // the first whole millisecond above lo
+	for !ok(m) {
+		m += time.Millisecond
+	}
+	return m, true
 }
 
 // newOwner returns 128 random bits in hex: the value that proves ownership
@@ -157,8 +234,10 @@ func newOwner() string {
 	return hex.EncodeToString(b[:])
 }
 
-// millis converts d to whole milliseconds for PX/PEXPIRE, at least 1.
-func millis(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
+// millis converts d to milliseconds for PX/PEXPIRE, rounded up (at least 1),
+// so that Redis keeps the key at least as long as the local validity
+// assumes.
+func millis(d time.Duration) int64 { return max(int64((d+time.Millisecond-1)/time.Millisecond), 1) }
 
 // Acquire takes the lease on resource for ttl without blocking: one
 // acquire-script round trip that, atomically, sets the lock key (SET NX PX
@@ -174,12 +253,31 @@ func millis(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 //
 // After an ambiguous failure (timeout, connection error, LOADING, READONLY,
 // ...) Acquire resends the script up to Options.AcquireRetries times with
-// the same owner value while ctx allows; if an earlier attempt had landed,
-// the script returns the token it minted then instead of minting another.
-// When Acquire fails after a request may have landed, it waits (at most
-// ReleaseTimeout) for that request to finish and then deletes the lock key
-// with a compare-and-delete on a detached, ReleaseTimeout-bounded context,
-// so no ghost lease is left behind.
+// the same owner value while ctx allows, each attempt bounded by
+// CallTimeout; if an earlier attempt had landed, the script returns the
+// token it minted then instead of minting another.
+//
+// Cleanup, and how long Acquire can take: when Acquire fails after a
+// request may have landed without its outcome being known (a timeout, a
+// lost reply, a reply that would arrive after ctx ended), it waits for the
+// requests still in flight and then deletes the lock key with a
+// compare-and-delete, retried after transient failures, all on a context
+// detached from ctx and bounded by ReleaseTimeout, so that no ghost lease
+// is left behind. So when ctx ends with a request possibly in flight,
+// Acquire returns up to ReleaseTimeout after ctx ended; without a deadline
+// on ctx it takes at most (AcquireRetries+1)·CallTimeout plus short pauses
+// between attempts, plus up to ReleaseTimeout. There is no cleanup, and
+// Acquire returns as soon as its attempts have failed, when every attempt
+// provably never reached Redis: go-redis could not connect (a dial error,
+// such as connection refused) or found no free connection (ErrPoolTimeout,
+// ErrPoolExhausted), and the client made that single attempt per call
+// (MaxRetries -1; for a cluster client MaxRedirects -1 too). A bare
+// context error proves nothing: go-redis v9 dials in the background and
+// retries a refused dial (DialerRetries, 5 by default, 100ms apart), and a
+// call whose deadline ends first reports only its context error, so set
+// DialerRetries to 1 if a dead Redis should fail fast. The cleanup also
+// stops at once when its delete fails with a dial error: Redis refuses
+// connections, and a key it may hold expires within the TTL.
 //
 // With Options.HighWater set, a missing counter key costs one more round
 // trip: Acquire asks HighWater for the durable high-water mark and mints
@@ -188,19 +286,23 @@ func millis(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
 // May return [ErrNotAcquired] (another owner holds the lease; definitive),
 // [ErrAcquireTooSlow] (less than MinValidity of local validity was left when
 // the reply arrived; the lease was released), [ErrInvalidResource],
-// [ErrConfig] (invalid options, or a Redis reply such as CROSSSLOT or
-// WRONGTYPE, which is never reported as ErrNotAcquired), ctx's error joined
-// with the last attempt's error, or the last transient Redis error.
+// [ErrConfig] (invalid options, a TTL below the minimum the options allow,
+// or a Redis reply such as CROSSSLOT or WRONGTYPE, which is never reported
+// as ErrNotAcquired), ctx's error with the last attempt's error (both
+// match errors.Is) when ctx ended first, or else the last attempt's error:
+// a Redis error, or a [*TimeoutError] when the attempt was cut off by
+// CallTimeout or a go-redis timeout.
 func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
+	op := acquireOp(resource)
 	if resource == "" || strings.ContainsAny(resource, "{}") {
-		return nil, fmt.Errorf("lease: acquire %q: %w", resource, ErrInvalidResource)
+		return nil, &opError{op: op, err: ErrInvalidResource}
 	}
 	if ttl < 0 {
-		return nil, fmt.Errorf("lease: acquire %q: %w: invalid TTL %v", resource, ErrConfig, ttl)
+		return nil, &opError{op: op, err: fmt.Errorf("%w: invalid TTL %v", ErrConfig, ttl)}
 	}
 	tm, err := c.timing(ttl)
 	if err != nil {
-		return nil, fmt.Errorf("lease: acquire %q: %w", resource, err)
+		return nil, &opError{op: op, err: err}
 	}
 	owner := newOwner()
 	lockKey, counterKey := c.Keys(resource)
@@ -213,9 +315,9 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	var floor fence.Token
 
 	var (
-		lastErr   error
-		ambiguous bool            // a request may have landed without us learning its outcome
-		inflight  <-chan struct{} // closed when the last request's call returned
+		lastErr error   // the last attempt's error, as reported
+		unsure  bool    // a finished attempt may have landed without us learning its outcome
+		pending []*call // attempts abandoned at their deadline, still running
 	)
 	attempts := 1 + c.opts.acquireRetries()
 	noSleep := false
@@ -227,17 +329,20 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if ctx.Err() != nil {
 			break
 		}
-		callCtx, cancel := context.WithTimeout(ctx, tm.callTimeout)
+		callCtx, cancel := context.WithTimeoutCause(ctx, tm.callTimeout, ErrRedisTimeout)
 		send := time.Now()
-		var n int64
-		n, inflight, err = c.run(callCtx, acquireScript, []string{lockKey, counterKey, mintKey(lockKey)}, owner, millis(tm.ttl), int64(floor), askMissing)
-		cancel()
+		n, abandoned, err := c.run(callCtx, acquireScript, []string{lockKey, counterKey, mintKey(lockKey)}, owner, millis(tm.ttl), int64(floor), askMissing)
 		c.stats.acquires.Add(1)
+		if abandoned != nil {
+			pending = append(pending, abandoned)
+		}
 		if err == nil && n == -1 && askMissing == "1" {
+			cancel()
 			// The counter key is missing: first use, or Redis lost it.
 			hw, herr := highWater(ctx, resource)
 			if herr != nil {
-				return nil, fmt.Errorf("lease: acquire %q: %w: high-water mark: %w", resource, ErrConfig, herr)
+				c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending)
+				return nil, &opError{op: op, err: fmt.Errorf("%w: high-water mark: %w", ErrConfig, herr)}
 			}
 			floor, askMissing = max(hw, 0), "0"
 			if floor > 0 {
@@ -251,35 +356,38 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			err = fmt.Errorf("unexpected acquire reply %d", n)
 		}
 		if err != nil {
-			lastErr = err
-			var rerr redis.Error
-			if !errors.As(err, &rerr) {
-				ambiguous = true
+			if abandoned == nil && c.mayHaveLanded(0, err) {
+				unsure = true
 			}
 			if isConfigError(err) {
-				return nil, fmt.Errorf("lease: acquire %q: %w: %w", resource, ErrConfig, err)
+				cancel()
+				c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending) // after earlier attempts
+				return nil, &opError{op: op, err: configError(err)}
 			}
+			lastErr = callError(ctx, callCtx, "acquire", tm.callTimeout, err)
+			cancel()
 			if !retryable(err) {
 				break
 			}
-			c.log(slog.LevelDebug, "lease acquire attempt failed", resource, 0, "attempt", i+1, "err", err)
+			c.log(slog.LevelDebug, "lease acquire attempt failed", resource, 0, "attempt", i+1, "err", lastErr)
 			continue
 		}
+		cancel()
 		if n == 0 {
-			return nil, ErrNotAcquired
+			return nil, &opError{op: op, err: ErrNotAcquired}
 		}
 		token := fence.Token(n)
 		if hooks.afterAcquireReply != nil {
 			hooks.afterAcquireReply()
 		}
 		if left := tm.ttl - tm.margin - time.Since(send); left < tm.minValidity {
-			c.cleanup(ctx, resource, lockKey, owner, tm, nil)
-			return nil, fmt.Errorf("lease: acquire %q: %v of validity left, below the floor of %v (TTL %v, safety margin %v): %w",
-				resource, max(left, 0), tm.minValidity, tm.ttl, tm.margin, ErrAcquireTooSlow)
+			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
+			return nil, &opError{op: op, err: fmt.Errorf("%w: %v of validity left, below the floor of %v (TTL %v, safety margin %v)",
+				ErrAcquireTooSlow, max(left, 0), tm.minValidity, tm.ttl, tm.margin)}
 		}
 		if err := ctx.Err(); err != nil {
-			c.cleanup(ctx, resource, lockKey, owner, tm, nil)
-			return nil, fmt.Errorf("lease: acquire %q: %w", resource, err)
+			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
+			return nil, &opError{op: op, err: err}
 		}
 		l := c.newLease(resource, token, owner, lockKey, send, tm)
 		c.log(slog.LevelDebug, "lease acquired", resource, token, "ttl", tm.ttl)
@@ -288,20 +396,18 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		}
 		return l, nil
 	}
-	if ctx.Err() != nil && lastErr != nil {
-		ambiguous = true // the last request may have landed after ctx ended
+	ended := ctx.Err() // before the cleanup, which may outlast ctx
+	c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending)
+	if ended != nil {
+		if lastErr != nil && errors.Is(lastErr, ended) {
+			lastErr = nil // the attempt was cut off by ctx itself
+		}
+		return nil, &opError{op: op, err: ended, label: "last attempt", detail: lastErr}
 	}
-	if ambiguous {
-		c.cleanup(ctx, resource, lockKey, owner, tm, inflight)
-	}
-	switch {
-	case lastErr == nil:
-		return nil, fmt.Errorf("lease: acquire %q: %w", resource, ctx.Err())
-	case ctx.Err() != nil:
-		return nil, errors.Join(fmt.Errorf("lease: acquire %q: %w", resource, lastErr), ctx.Err())
-	}
-	return nil, fmt.Errorf("lease: acquire %q: %w", resource, lastErr)
+	return nil, &opError{op: op, err: lastErr}
 }
+
+func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resource) }
 
 // isConfigError reports whether err is a Redis error reply that no retry can
 // fix: the deployment or the keys are misconfigured.
@@ -340,8 +446,113 @@ func retryable(err error) bool {
 	return true
 }
 
-// closedChan is an already closed channel.
-var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+// mayHaveLanded reports whether a finished acquire call that returned n and
+// err may have left the lock key set for its owner: a success (n > 0) has,
+// a Redis reply (n ≤ 0 or a Redis error) tells that it has not, and any
+// other error is unknown unless it proves the request never reached Redis
+// (see neverSent).
+func (c *Client) mayHaveLanded(n int64, err error) bool {
+	var rerr redis.Error
+	switch {
+	case err == nil:
+		return n > 0
+	case errors.As(err, &rerr):
+		return false
+	}
+	return !c.neverSent(err)
+}
+
+// neverSent reports whether err, the error a finished script call returned,
+// proves that the script never reached Redis.
+//
+// go-redis (v9) returns a *net.OpError with Op "dial" when it cannot
+// connect (connection refused, a dial timeout, or, once PoolSize dials in a
+// row have failed, the last dial error again without dialing), and
+// ErrPoolTimeout or ErrPoolExhausted when it gets no connection from its
+// pool: each before the command is written. That proves the call sent
+// nothing only when go-redis made no other attempt within the call, which
+// c.oneTry says (MaxRetries -1; with retries an earlier attempt may have
+// been written, its reply lost, before the final dial failed). A client
+// hook that retries is beyond what New can see. Nothing else is proof: in
+// particular not a bare context error, which go-redis returns both while
+// waiting for a connection and from its back-off after a written attempt,
+// and which run returns for a call it abandoned.
+func (c *Client) neverSent(err error) bool {
+	if !c.oneTry {
+		return false
+	}
+	return isDialError(err) || errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, redis.ErrPoolExhausted)
+}
+
+// isDialError reports whether err is go-redis's failure to connect.
+func isDialError(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
+}
+
+// callError is the error to report for err, returned by a Redis call made
+// on callCtx, a context derived from ctx by
+// context.WithTimeoutCause(ctx, timeout, ErrRedisTimeout), so that an error
+// that only says that a deadline passed does not claim the caller's when
+// it was the call's own. If the caller's ctx has ended (or its deadline has
+// passed), err is returned as it is, and the operation adds ctx's error.
+// Otherwise a timeout (an error matching context.DeadlineExceeded, or a
+// net.Error whose Timeout is true), and any network error once callCtx's
+// own deadline has passed, becomes a [*TimeoutError] with err as its cause;
+// its Timeout is the call's bound if that expired, else 0 (a go-redis
+// timeout). Redis replies and other errors are returned as they are.
+func callError(ctx, callCtx context.Context, op string, timeout time.Duration, err error) error {
+	if err == nil || ctxEnded(ctx) != nil {
+		return err
+	}
+	ours := context.Cause(callCtx) == ErrRedisTimeout || deadlinePassed(callCtx)
+	var ne net.Error
+	isNet := errors.As(err, &ne)
+	if !errors.Is(err, context.DeadlineExceeded) && !(isNet && (ne.Timeout() || ours)) {
+		return err
+	}
+	te := &TimeoutError{Op: op, Err: err}
+	if ours {
+		te.Timeout = timeout
+	}
+	if err == context.DeadlineExceeded || err == ErrRedisTimeout {
+		te.Err = nil // nothing but the expired deadline
+	}
+	return te
+}
+
+// ctxEnded returns ctx's error, or context.DeadlineExceeded if ctx's
+// deadline has passed but its timer has not fired yet (a socket deadline
+// taken from ctx can report first).
+func ctxEnded(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if deadlinePassed(ctx) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+func deadlinePassed(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
+}
+
+// opFailed is the error of operation op whose Redis call, made on callCtx
+// (derived from ctx, bounded by timeout), failed with err: ctx's error with
+// err as detail if ctx has ended, else err (a *TimeoutError if the call
+// timed out).
+func opFailed(op string, ctx, callCtx context.Context, call string, timeout time.Duration, err error) error {
+	err = callError(ctx, callCtx, call, timeout, err)
+	if ended := ctxEnded(ctx); ended != nil {
+		if errors.Is(err, ended) {
+			err = nil
+		}
+		return &opError{op: op, err: ended, label: "Redis", detail: err}
+	}
+	return &opError{op: op, err: err}
+}
 
 // sleep waits d or until ctx ends; it reports whether d elapsed.
 func sleep(ctx context.Context, d time.Duration) bool {
@@ -355,21 +566,41 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// cleanup deletes the lock key if owner holds it, on a context detached from
-// ctx's cancellation and bounded by the release timeout. If inflight is not
-// nil it first waits (within the same bound) for that abandoned acquire call
-// to return, so the delete does not overtake the acquire it cleans up after.
-func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, tm timing, inflight <-chan struct{}) {
+// cleanup makes sure that a failed Acquire leaves no lock key of owner
+// behind. It runs on a context detached from ctx's cancellation and bounded
+// by the release timeout: it first waits for the abandoned attempts in
+// pending to return, so that the delete does not overtake them; then, if
+// held (an attempt may have landed) or a pending attempt landed or did not
+// return in time, it deletes the lock key if owner holds it, retrying after
+// a transient failure while the bound allows. It gives up at once when the
+// delete fails with a dial error: Redis refuses connections, so waiting
+// would only delay the caller, and the key, if set, expires within the TTL.
+func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, tm timing, held bool, pending []*call) {
+	if !held && len(pending) == 0 {
+		return
+	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tm.releaseTimeout)
 	defer cancel()
-	if inflight != nil {
+	for _, p := range pending {
 		select {
-		case <-inflight:
+		case <-p.done:
+			held = held || c.mayHaveLanded(p.n, p.err)
 		case <-rctx.Done():
+			held = true
 		}
 	}
-	deleted, err := c.release(rctx, lockKey, owner)
-	c.log(slog.LevelDebug, "lease acquire cleanup", resource, 0, "deleted", deleted, "err", err)
+	if !held {
+		c.log(slog.LevelDebug, "lease acquire cleanup: no attempt reached Redis", resource, 0)
+		return
+	}
+	for attempt := 1; ; attempt++ {
+		deleted, err := c.release(rctx, lockKey, owner)
+		c.log(slog.LevelDebug, "lease acquire cleanup", resource, 0, "deleted", deleted, "err", err)
+		if err == nil || rctx.Err() != nil || isDialError(err) || !retryable(err) ||
+			!sleep(rctx, time.Duration(attempt)*10*time.Millisecond) {
+			return
+		}
+	}
 }
 
 // release runs the compare-and-delete script; deleted reports whether the
@@ -388,9 +619,17 @@ func (c *Client) renew(ctx context.Context, lockKey, owner string, ttl time.Dura
 	return decodeBool("renew", n, err)
 }
 
+// call is a script call that run abandoned when its context ended: n and err
+// are its outcome once done is closed.
+type call struct {
+	done chan struct{}
+	n    int64
+	err  error
+}
+
 // run sends script with Script.Run (EVALSHA, then EVAL after NOSCRIPT) and
-// returns its integer reply, or ctx's error as soon as ctx ends. done is
-// closed when the underlying call has returned.
+// returns its integer reply, or ctx's error as soon as ctx ends; abandoned
+// is then the call, which is still running, else nil.
 //
 // A *redis.Client or *redis.ClusterClient with ContextTimeoutEnabled
 // enforces ctx's deadline on its sockets, and the call is made directly.
@@ -405,32 +644,26 @@ func (c *Client) renew(ctx context.Context, lockKey, owner string, ttl time.Dura
 // abandoned request may still land later, which is safe: every script
 // touches only keys holding this lease's owner value, or creates a lock
 // key that expires within the TTL.
-func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args ...any) (n int64, done <-chan struct{}, err error) {
-	type result struct {
-		n   int64
-		err error
-	}
+func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args ...any) (n int64, abandoned *call, err error) {
 	if c.ctxDeadlines {
 		// The client applies ctx's deadline to its sockets itself.
 		n, err := s.Run(ctx, c.rdb, keys, args...).Int64()
-		return n, closedChan, err
+		return n, nil, err
 	}
-	ch := make(chan result, 1)
-	fin := make(chan struct{})
+	cl := &call{done: make(chan struct{})}
 	go func() {
-		defer close(fin)
-		n, err := s.Run(ctx, c.rdb, keys, args...).Int64()
-		ch <- result{n, err}
+		defer close(cl.done)
+		cl.n, cl.err = s.Run(ctx, c.rdb, keys, args...).Int64()
 	}()
 	select {
-	case r := <-ch:
-		return r.n, fin, r.err
+	case <-cl.done:
+		return cl.n, nil, cl.err
 	case <-ctx.Done():
 		select {
-		case r := <-ch: // a reply that raced the deadline wins
-			return r.n, fin, r.err
+		case <-cl.done: // a reply that raced the deadline wins
+			return cl.n, nil, cl.err
 		default:
-			return 0, fin, ctx.Err()
+			return 0, cl, ctx.Err()
 		}
 	}
 }

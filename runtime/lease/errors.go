@@ -1,11 +1,20 @@
 package lease
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/fencegen/fencegen/runtime/fence"
 )
+
+// Every error of this package prints with the prefix "lease: " when it stands
+// alone. An error that wraps another one of the package's errors prints the
+// wrapped message without its prefix, so a message never stutters
+// ("lease: release "a" (token 3): not held", not "...: lease: not held");
+// errors.Is and errors.As still find the wrapped error.
 
 var (
 	// ErrNotAcquired is returned by [Client.Acquire] and [Client.Do] when
@@ -59,7 +68,89 @@ var (
 	// resource name or one containing '{' or '}', which would break the
 	// shared hash tag of the lease keys.
 	ErrInvalidResource = errors.New("lease: invalid resource name")
+
+	// ErrRedisTimeout is wrapped by every [*TimeoutError]: a Redis call was
+	// cut off by the package's own per-call deadline (CallTimeout for
+	// acquire attempts and renewals, ReleaseTimeout for releases and
+	// Advance) or by a timeout of the go-redis client (DialTimeout,
+	// ReadTimeout, WriteTimeout), not by the caller's context. The errors
+	// of this package match context.DeadlineExceeded (errors.Is) only when
+	// the context the caller passed has expired.
+	ErrRedisTimeout = errors.New("lease: Redis call timed out")
 )
+
+// TimeoutError is a Redis call that timed out while the caller's context was
+// still live (see [ErrRedisTimeout], which its Unwrap returns).
+type TimeoutError struct {
+	// Op is the script call: "acquire", "renew", "release", "advance" or
+	// "check".
+	Op string
+	// Timeout is the package's per-call bound that expired: CallTimeout
+	// for an acquire attempt or a renewal, ReleaseTimeout for a release or
+	// Advance. It is 0 when the call was cut off earlier by a timeout of
+	// the go-redis client itself.
+	Timeout time.Duration
+	// Err is what the Redis call returned, such as a go-redis dial or read
+	// error; nil when the call reported nothing but its expired deadline.
+	Err error
+}
+
+// Error returns "lease: Redis <op> call timed out[ after <timeout>][: <err>]".
+func (e *TimeoutError) Error() string {
+	msg := "lease: Redis " + e.Op + " call timed out"
+	if e.Timeout > 0 {
+		msg += " after " + e.Timeout.String()
+	}
+	if e.Err != nil {
+		msg += ": " + unprefixed(e.Err)
+	}
+	return msg
+}
+
+// Unwrap returns ErrRedisTimeout and Err, such as a dial error carrying
+// syscall.ECONNREFUSED. Err is left out of the chain when it matches a
+// context error (a dial timeout of the go-redis client matches
+// context.DeadlineExceeded), so that the chain never claims that the
+// caller's context ended; Error still prints it.
+func (e *TimeoutError) Unwrap() []error {
+	if e.Err == nil || errors.Is(e.Err, context.DeadlineExceeded) || errors.Is(e.Err, context.Canceled) {
+		return []error{ErrRedisTimeout}
+	}
+	return []error{ErrRedisTimeout, e.Err}
+}
+
+// opError is the error of a failed operation: "lease: <op>: <err>", followed
+// by " (<label>: <detail>)" when detail is set (the last attempt's error when
+// err is the context's). Wrapped errors print without their "lease: "
+// prefix; errors.Is and errors.As see err and detail.
+type opError struct {
+	op     string // `acquire "account:42"`, `release "account:42" (token 7)`, ...
+	err    error
+	label  string
+	detail error
+}
+
+func (e *opError) Error() string {
+	msg := "lease: " + e.op + ": " + unprefixed(e.err)
+	if e.detail != nil {
+		msg += " (" + e.label + ": " + unprefixed(e.detail) + ")"
+	}
+	return msg
+}
+
+func (e *opError) Unwrap() []error {
+	if e.detail == nil {
+		return []error{e.err}
+	}
+	return []error{e.err, e.detail}
+}
+
+// unprefixed is err's message without a leading "lease: ".
+func unprefixed(err error) string { return strings.TrimPrefix(err.Error(), "lease: ") }
+
+// configError marks err, a Redis reply or hook error that no retry can fix,
+// as [ErrConfig]: "lease: configuration error: <err>".
+func configError(err error) error { return fmt.Errorf("%w: %w", ErrConfig, err) }
 
 // Reason says why a lease was lost. See the Reason* constants.
 type Reason string
@@ -100,11 +191,12 @@ type LostError struct {
 	Err error
 }
 
-// Error returns "lease: lost <resource> (token <n>): <reason>[: <err>]".
+// Error returns "lease: lost <resource> (token <n>): <reason>[: <err>]",
+// with err printed without its own "lease: " prefix.
 func (e *LostError) Error() string {
 	msg := fmt.Sprintf("lease: lost %q (token %d): %s", e.Resource, e.Token, e.Reason)
 	if e.Err != nil && !errors.Is(e.Err, ErrNotOwner) {
-		msg += ": " + e.Err.Error()
+		msg += ": " + unprefixed(e.Err)
 	}
 	return msg
 }

@@ -120,7 +120,9 @@ const workerEnv = "FENCEGEN_LEASE_TEST_WORKER"
 // Redis at redisAddr (waiting for it), then credits account id in the
 // database dsn by 1 every 20ms with its token until its context ends. With
 // ignoreCtx it writes with context.Background (a user bug: ignoring the work
-// context) and keeps working for ignoreCtx after its context ended. It
+// context) and keeps writing for ignoreCtx after it saw its context end (so
+// a worker frozen during a write that went through still makes a write
+// after it resumes), or until a write is stale. It
 // prints "acquired <token>", "write <token> ok|stale|<err>", "ctxdone <cause>",
 // "work-end" and "done <err>" lines, and stops on SIGTERM.
 func startWorker(t *testing.T, redisAddr, dsn, resource string, id int64, ttl, ignoreCtx time.Duration) *faults.Child {
@@ -150,6 +152,7 @@ func workerMain() int {
 	err = c.DoWait(ctx, os.Getenv("W_RESOURCE"), ttl, func(wctx context.Context, token fence.Token) error {
 		fmt.Println("acquired", token)
 		context.AfterFunc(wctx, func() { fmt.Println("ctxdone", context.Cause(wctx)) })
+		var ended time.Time // when the work first saw wctx end
 		for {
 			wc := wctx
 			if ignore > 0 {
@@ -167,11 +170,13 @@ func workerMain() int {
 				fmt.Println("write", token, err)
 			}
 			if wctx.Err() != nil {
-				if ignore > 0 {
-					time.Sleep(ignore)
+				if ended.IsZero() {
+					ended = time.Now()
 				}
-				fmt.Println("work-end")
-				return wctx.Err()
+				if time.Since(ended) >= ignore {
+					fmt.Println("work-end")
+					return wctx.Err()
+				}
 			}
 			time.Sleep(20 * time.Millisecond)
 		}

@@ -122,8 +122,10 @@ func (l *Lease) Remaining() time.Duration {
 // If Redis answers that the lock key is missing or belongs to another owner,
 // Renew cancels the lease context at once and returns the [*LostError] (it
 // never re-creates the key). May also return the cause of an earlier end
-// ([*LostError] or [ErrReleased]) without a round trip, or a Redis or
-// context error, which leaves the lease as it was.
+// ([*LostError] or [ErrReleased]) without a round trip, or an error that
+// leaves the lease as it was: a Redis error, a [*TimeoutError] when
+// CallTimeout (or a go-redis timeout) cut the call off, or ctx's error
+// (with the Redis error, if any) when ctx ended first.
 func (l *Lease) Renew(ctx context.Context) error {
 	if err := l.Err(); err != nil {
 		return err
@@ -132,12 +134,12 @@ func (l *Lease) Renew(ctx context.Context) error {
 }
 
 func (l *Lease) renew(ctx context.Context) error {
-	callCtx, cancel := context.WithTimeout(ctx, l.tm.callTimeout)
+	callCtx, cancel := context.WithTimeoutCause(ctx, l.tm.callTimeout, ErrRedisTimeout)
 	defer cancel()
 	send := time.Now()
 	ok, err := l.c.renew(callCtx, l.lockKey, l.owner, l.tm.ttl)
 	if err != nil {
-		return fmt.Errorf("lease: renew %q (token %d): %w", l.resource, l.token, err)
+		return opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err)
 	}
 	if !ok {
 		return l.lose(ReasonNotOwner, ErrNotOwner)
@@ -172,7 +174,7 @@ func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) {
 		_ = l.lose(ReasonNotOwner, ErrNotOwner)
 	case stopped:
 	default:
-		err := fmt.Errorf("lease: renew %q (token %d): %w", l.resource, l.token, r.err)
+		err := &opError{op: l.op("renew"), err: r.err}
 		l.hb.failures++
 		l.mu.Lock()
 		l.lastErr = err
@@ -261,9 +263,11 @@ func (l *Lease) stopHeartbeat() {
 // Returns nil when the key was deleted, or an error wrapping [ErrNotHeld]
 // when it was already missing or held by another owner (the lease had
 // expired or been taken over; nothing was deleted). A Redis or network error
-// is returned as is; the lease has still ended locally, the key expires
-// within TTL, and a later Release tries the delete again. Once a call has
-// returned nil or ErrNotHeld, later calls return nil without a round trip.
+// is returned wrapped (a [*TimeoutError] when ReleaseTimeout or a go-redis
+// timeout cut the call off, never ctx's error); the lease has still ended
+// locally, the key expires within TTL, and a later Release tries the delete
+// again. Once a call has returned nil or ErrNotHeld, later calls return nil
+// without a round trip.
 func (l *Lease) Release(ctx context.Context) error {
 	l.relMu.Lock()
 	defer l.relMu.Unlock()
@@ -273,23 +277,29 @@ func (l *Lease) Release(ctx context.Context) error {
 	l.stopHeartbeat()
 	l.end(ErrReleased)
 
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.tm.releaseTimeout)
+	detached := context.WithoutCancel(ctx)
+	rctx, cancel := context.WithTimeoutCause(detached, l.tm.releaseTimeout, ErrRedisTimeout)
 	defer cancel()
 	deleted, err := l.c.release(rctx, l.lockKey, l.owner)
 	if err != nil {
-		err = fmt.Errorf("lease: release %q (token %d): %w", l.resource, l.token, err)
+		err = &opError{op: l.op("release"), err: callError(detached, rctx, "release", l.tm.releaseTimeout, err)}
 		l.c.log(slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
 		return err
 	}
 	l.released = true
 	if !deleted {
-		err = fmt.Errorf("lease: release %q (token %d): %w", l.resource, l.token, ErrNotHeld)
+		err = &opError{op: l.op("release"), err: ErrNotHeld}
 	}
 	l.c.log(slog.LevelDebug, "lease released", l.resource, l.token, "deleted", deleted)
 	if f := l.c.opts.observer().OnReleased; f != nil {
 		f(l.resource, l.token, err)
 	}
 	return err
+}
+
+// op names an operation on l in errors: `renew "account:42" (token 7)`.
+func (l *Lease) op(name string) string {
+	return fmt.Sprintf("%s %q (token %d)", name, l.resource, l.token)
 }
 
 // lostCause returns the *LostError if the lease was lost, else nil.

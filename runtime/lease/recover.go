@@ -21,24 +21,28 @@ import (
 // It returns the counter after the call. If the counter was below atLeast,
 // tokens had regressed: Advance logs an error and calls
 // Observer.OnCounterRegressed. atLeast ≤ 0 is a no-op that still reads the
-// counter. May return [ErrInvalidResource], [ErrConfig] (e.g. WRONGTYPE), or
-// a Redis or context error; the call is bounded by ctx and ReleaseTimeout.
+// counter. May return [ErrInvalidResource], [ErrConfig] (e.g. WRONGTYPE), a
+// Redis error, a [*TimeoutError] when ReleaseTimeout (or a go-redis timeout)
+// cut the call off, or ctx's error when ctx ended first; the call is
+// bounded by ctx and ReleaseTimeout.
 func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Token) (fence.Token, error) {
+	op := fmt.Sprintf("advance %q", resource)
 	if resource == "" || containsBrace(resource) {
-		return 0, fmt.Errorf("lease: advance %q: %w", resource, ErrInvalidResource)
+		return 0, &opError{op: op, err: ErrInvalidResource}
 	}
 	_, counterKey := c.Keys(resource)
-	ctx, cancel := context.WithTimeout(ctx, c.opts.releaseTimeout(c.opts.ttl()))
+	timeout := c.opts.releaseTimeout(c.opts.ttl())
+	callCtx, cancel := context.WithTimeoutCause(ctx, timeout, ErrRedisTimeout)
 	defer cancel()
-	res, err := advanceScript.Run(ctx, c.rdb, []string{counterKey}, int64(max(atLeast, 0))).Int64Slice()
+	res, err := advanceScript.Run(callCtx, c.rdb, []string{counterKey}, int64(max(atLeast, 0))).Int64Slice()
 	if err == nil && len(res) != 2 {
 		err = fmt.Errorf("unexpected advance reply %v", res)
 	}
 	if err != nil {
 		if isConfigError(err) {
-			return 0, fmt.Errorf("lease: advance %q: %w: %w", resource, ErrConfig, err)
+			return 0, &opError{op: op, err: configError(err)}
 		}
-		return 0, fmt.Errorf("lease: advance %q: %w", resource, err)
+		return 0, opFailed(op, ctx, callCtx, "advance", timeout, err)
 	}
 	before, after := fence.Token(res[0]), fence.Token(res[1])
 	if after > before {

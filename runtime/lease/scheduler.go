@@ -150,9 +150,14 @@ func (s *scheduler) renew(batch []*Lease) {
 	for _, l := range batch[1:] {
 		timeout = min(timeout, l.tm.callTimeout)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
 	send := time.Now()
 	res := s.c.renewMany(ctx, batch)
+	for i := range res {
+		// A renewal cut off by the batch's deadline is a *TimeoutError,
+		// not context.DeadlineExceeded: no caller's context ended.
+		res[i].err = callError(context.Background(), ctx, "renew", timeout, res[i].err)
+	}
 	cancel()
 	for i, l := range batch {
 		s.mu.Lock()

@@ -1,0 +1,457 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fencegen/fencegen/internal/faults"
+)
+
+// deadRedis returns a go-redis client for a loopback port nothing listens
+// on, closed when t ends. PoolSize stays above the number of dials a test
+// makes, so that go-redis starts no background re-dial goroutine.
+func deadRedis(t *testing.T, o redis.Options) *redis.Client {
+	t.Helper()
+	o.Addr = fmt.Sprintf("127.0.0.1:%d", faults.FreePort(t))
+	if o.PoolSize == 0 {
+		o.PoolSize = 64
+	}
+	rdb := redis.NewClient(&o)
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+// stall wraps a redis.Scripter: a call of one of the scripts in shas blocks
+// until its context ends and then fails with the context's error, as a
+// go-redis call does when its deadline passes while it waits for a
+// connection. Other calls pass through.
+type stall struct {
+	redis.Scripter
+	shas map[string]bool
+}
+
+func (s *stall) stalled(ctx context.Context, sha string) *redis.Cmd {
+	if !s.shas[sha] {
+		return nil
+	}
+	<-ctx.Done()
+	cmd := redis.NewCmd(ctx)
+	cmd.SetErr(ctx.Err())
+	return cmd
+}
+
+func (s *stall) EvalSha(ctx context.Context, sha string, keys []string, args ...any) *redis.Cmd {
+	if cmd := s.stalled(ctx, sha); cmd != nil {
+		return cmd
+	}
+	return s.Scripter.EvalSha(ctx, sha, keys, args...)
+}
+
+func (s *stall) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	if cmd := s.stalled(ctx, redis.NewScript(script).Hash()); cmd != nil {
+		return cmd
+	}
+	return s.Scripter.Eval(ctx, script, keys, args...)
+}
+
+// errRefused is go-redis's error when Redis refuses the connection.
+var errRefused = &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+
+// Against a Redis that refuses connections, a go-redis client that makes
+// one attempt per call and one dial per attempt fails every acquire attempt
+// with the dial error, which proves nothing was sent: Acquire returns that
+// error at once, with no cleanup release, whether or not the client applies
+// context deadlines itself.
+func TestAcquireRefusedConnectionNeedsNoCleanup(t *testing.T) {
+	for _, ctxTimeouts := range []bool{true, false} {
+		t.Run(fmt.Sprint("ContextTimeoutEnabled=", ctxTimeouts), func(t *testing.T) {
+			rdb := deadRedis(t, redis.Options{MaxRetries: -1, DialerRetries: 1, ContextTimeoutEnabled: ctxTimeouts})
+			c := New(rdb, &Options{ReleaseTimeout: 5 * time.Second})
+			start := time.Now()
+			_, err := c.Acquire(bg, "refused", 10*time.Second)
+			took := time.Since(start)
+			var oe *net.OpError
+			if !errors.As(err, &oe) || oe.Op != "dial" || !errors.Is(err, syscall.ECONNREFUSED) {
+				t.Fatalf("Acquire = %v, want the dial error (connection refused)", err)
+			}
+			if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrRedisTimeout) {
+				t.Fatalf("Acquire = %v: no deadline expired", err)
+			}
+			if s := c.Stats(); s.Acquires != 3 || s.Releases != 0 {
+				t.Fatalf("stats = %+v, want 3 attempts and no cleanup release", s)
+			}
+			if took > 2500*time.Millisecond {
+				t.Fatalf("Acquire took %v against a refusing Redis", took)
+			}
+		})
+	}
+}
+
+// A client that retries internally (go-redis's default MaxRetries) may have
+// written an earlier attempt before its final dial failed, so the dial
+// error proves nothing: Acquire cleans up, and its cleanup stops at the
+// first delete that fails with a dial error.
+func TestAcquireRetryingClientRefusedConnectionCleansUpOnce(t *testing.T) {
+	rdb := deadRedis(t, redis.Options{DialerRetries: 1})
+	c := New(rdb, &Options{ReleaseTimeout: 5 * time.Second})
+	_, err := c.Acquire(bg, "refused", 10*time.Second)
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("Acquire = %v, want connection refused", err)
+	}
+	if s := c.Stats(); s.Releases != 1 {
+		t.Fatalf("stats = %+v, want exactly 1 cleanup release (it fails with a dial error)", s)
+	}
+}
+
+// The reported case: AcquireWait with a 300ms context against a Redis that
+// refuses connections returns when the context ends, not a ReleaseTimeout
+// later, with ErrNotAcquired and the context's error.
+func TestAcquireWaitRefusedConnectionEndsWithContext(t *testing.T) {
+	rdb := deadRedis(t, redis.Options{MaxRetries: -1, DialerRetries: 1, ContextTimeoutEnabled: true})
+	c := New(rdb, &Options{ReleaseTimeout: 5 * time.Second})
+	ctx, cancel := context.WithTimeout(bg, 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := c.AcquireWait(ctx, "refused", 10*time.Second)
+	took := time.Since(start)
+	if !errors.Is(err, ErrNotAcquired) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("AcquireWait = %v, want ErrNotAcquired and DeadlineExceeded", err)
+	}
+	if took > 300*time.Millisecond+2*time.Second { // far below 300ms + ReleaseTimeout
+		t.Fatalf("AcquireWait returned %v after its 300ms context started", took)
+	}
+}
+
+// An attempt whose request landed but whose reply was lost is cleaned up;
+// when the delete then fails with a dial error, Redis refuses connections
+// and the cleanup stops instead of retrying until ReleaseTimeout.
+func TestAcquireCleanupStopsAtDialError(t *testing.T) {
+	e := newEnv(t)
+	f := &flaky{Scripter: e.rdb, fault: func(sha string) (error, bool) {
+		switch sha {
+		case acquireScript.Hash():
+			return errTimeout, true // landed, reply lost
+		case releaseScript.Hash():
+			return errRefused, false
+		}
+		return nil, false
+	}}
+	c := New(f, &Options{ReleaseTimeout: 5 * time.Second, AcquireRetries: -1})
+	start := time.Now()
+	_, err := c.Acquire(bg, e.resource, time.Second)
+	if !errors.Is(err, ErrRedisTimeout) {
+		t.Fatalf("Acquire = %v, want the lost reply's timeout", err)
+	}
+	if s := c.Stats(); s.Releases != 1 {
+		t.Fatalf("stats = %+v, want 1 cleanup release: no retry after a dial error", s)
+	}
+	if took := time.Since(start); took > 2500*time.Millisecond {
+		t.Fatalf("Acquire took %v; the cleanup waited after a dial error", took)
+	}
+}
+
+// A cleanup delete that fails transiently (the connection dropped) is
+// retried within ReleaseTimeout, so no ghost lock is left.
+func TestAcquireCleanupRetriesTransientFailure(t *testing.T) {
+	e := newEnv(t)
+	var releases atomic.Int32
+	f := &flaky{Scripter: e.rdb, fault: func(sha string) (error, bool) {
+		switch {
+		case sha == acquireScript.Hash():
+			return errTimeout, true // landed, reply lost
+		case sha == releaseScript.Hash() && releases.Add(1) == 1:
+			return io.ErrUnexpectedEOF, false
+		}
+		return nil, false
+	}}
+	c := New(f, &Options{AcquireRetries: -1})
+	if _, err := c.Acquire(bg, e.resource, time.Second); err == nil {
+		t.Fatal("Acquire succeeded")
+	}
+	if s := c.Stats(); s.Releases != 2 {
+		t.Fatalf("stats = %+v, want 2 cleanup releases (one failed, one retried)", s)
+	}
+	if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 0 {
+		t.Fatal("ghost lock key after the cleanup's retry")
+	}
+}
+
+// An acquire attempt cut off by CallTimeout, with no deadline on the
+// caller's context, is a *TimeoutError carrying the call timeout, not
+// context.DeadlineExceeded; with a caller's deadline shorter than
+// CallTimeout it is the caller's DeadlineExceeded.
+func TestCallTimeoutIsNotTheCallersDeadline(t *testing.T) {
+	e := newEnv(t)
+	c := New(&stall{Scripter: e.rdb, shas: map[string]bool{acquireScript.Hash(): true}}, &Options{AcquireRetries: -1})
+	const ttl = 300 * time.Millisecond // CallTimeout 50ms
+	_, err := c.Acquire(bg, e.resource, ttl)
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Op != "acquire" || te.Timeout != ttl/6 || !errors.Is(err, ErrRedisTimeout) {
+		t.Fatalf("Acquire = %#v, want a *TimeoutError of the acquire call after %v", err, ttl/6)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Acquire = %v matches context.DeadlineExceeded, but the caller set no deadline", err)
+	}
+	if want := fmt.Sprintf("lease: acquire %q: Redis acquire call timed out after 50ms", e.resource); err.Error() != want {
+		t.Fatalf("Acquire = %q, want %q", err, want)
+	}
+
+	ctx, cancel := context.WithTimeout(bg, 20*time.Millisecond)
+	_, err = c.Acquire(ctx, e.resource, ttl)
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrRedisTimeout) {
+		t.Fatalf("Acquire with a 20ms context = %v, want the caller's DeadlineExceeded", err)
+	}
+}
+
+// The reported case: Acquire(context.Background(), ...) against a Redis that
+// refuses connections, with go-redis's default dial retries (a refused dial
+// is retried for about 400ms, longer than the 166ms CallTimeout), does not
+// report context.DeadlineExceeded.
+func TestAcquireDeadRedisIsNotContextDeadline(t *testing.T) {
+	rdb := deadRedis(t, redis.Options{MaxRetries: -1, ContextTimeoutEnabled: true})
+	_, err := New(rdb, nil).Acquire(bg, "x", time.Second)
+	if err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Acquire = %v; the caller's context has no deadline", err)
+	}
+	if !errors.Is(err, ErrRedisTimeout) && !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("Acquire = %v, want a Redis timeout or connection refused", err)
+	}
+}
+
+// callError turns a timeout of the call itself into a *TimeoutError that
+// keeps its cause in the chain (but never a context error), and leaves
+// other errors, and every error once the caller's context has ended, as
+// they are.
+func TestCallErrorSeparatesCallTimeoutFromCallerDeadline(t *testing.T) {
+	const d = 50 * time.Millisecond
+	expiredCall, cancel := context.WithTimeoutCause(bg, time.Nanosecond, ErrRedisTimeout)
+	defer cancel()
+	<-expiredCall.Done()
+	expiredCaller, cancel2 := context.WithTimeout(bg, time.Nanosecond)
+	defer cancel2()
+	<-expiredCaller.Done()
+	live, cancel3 := context.WithTimeoutCause(bg, time.Hour, ErrRedisTimeout)
+	defer cancel3()
+	// A dial that timed out (go-redis's DialTimeout): net reports an error
+	// that matches context.DeadlineExceeded.
+	_, dialTimeout := (&net.Dialer{}).DialContext(expiredCaller, "tcp", "127.0.0.1:1")
+	if !isDialError(dialTimeout) || !errors.Is(dialTimeout, context.DeadlineExceeded) {
+		t.Fatalf("dial with an expired context = %v, want a dial error matching DeadlineExceeded", dialTimeout)
+	}
+
+	te := func(t *testing.T, err error, timeout time.Duration, cause error) {
+		t.Helper()
+		var e *TimeoutError
+		if !errors.As(err, &e) || e.Timeout != timeout || e.Err != cause || !errors.Is(err, ErrRedisTimeout) {
+			t.Fatalf("callError = %#v, want *TimeoutError{Timeout: %v, Err: %v}", err, timeout, cause)
+		}
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			t.Fatalf("callError = %v matches a context error", err)
+		}
+	}
+	te(t, callError(bg, expiredCall, "acquire", d, context.DeadlineExceeded), d, nil)
+	err := callError(bg, expiredCall, "acquire", d, errRefused)
+	te(t, err, d, errRefused)
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("callError = %v lost the connection refused cause", err)
+	}
+	err = callError(bg, live, "acquire", d, dialTimeout)
+	te(t, err, 0, dialTimeout)
+	if !strings.Contains(err.Error(), "i/o timeout") {
+		t.Fatalf("callError = %q does not say what timed out", err)
+	}
+	te(t, callError(bg, live, "renew", d, errTimeout), 0, errTimeout)
+	if err := callError(bg, expiredCall, "acquire", d, redis.ErrCrossSlot); err != redis.ErrCrossSlot {
+		t.Fatalf("callError(a Redis reply) = %v, want it unchanged", err)
+	}
+	if err := callError(bg, live, "acquire", d, errRefused); err != errRefused {
+		t.Fatalf("callError(refused) = %v, want it unchanged", err)
+	}
+	if err := callError(expiredCaller, expiredCaller, "acquire", d, errTimeout); err != errTimeout {
+		t.Fatalf("callError after the caller's deadline = %v, want it unchanged", err)
+	}
+	err = opFailed("renew", expiredCaller, expiredCaller, "renew", d, errTimeout)
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, errTimeout) || errors.Is(err, ErrRedisTimeout) {
+		t.Fatalf("opFailed after the caller's deadline = %v, want DeadlineExceeded with the Redis error", err)
+	}
+}
+
+// Renewals cut off by the heartbeat's CallTimeout lose the lease with a
+// cause that is a Redis timeout, not context.DeadlineExceeded, and a
+// Release cut off by ReleaseTimeout is a *TimeoutError too.
+func TestRenewAndReleaseTimeoutsAreRedisTimeouts(t *testing.T) {
+	e := newEnv(t)
+	s := &stall{Scripter: e.rdb, shas: map[string]bool{renewScript.Hash(): true, releaseScript.Hash(): true}}
+	c := New(s, &Options{ReleaseTimeout: 100 * time.Millisecond})
+	const ttl = 600 * time.Millisecond
+	l := mustAcquire(t, c, e.resource, ttl)
+	waitDone(t, l.Context(), 2*ttl)
+	if err := l.Err(); !errors.Is(err, ErrLost) || !errors.Is(err, ErrRedisTimeout) || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("cause = %v, want ErrLost with a Redis timeout, not DeadlineExceeded", err)
+	}
+	err := l.Release(bg)
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Op != "release" || te.Timeout != 100*time.Millisecond || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Release = %v, want a *TimeoutError after ReleaseTimeout", err)
+	}
+	if want := fmt.Sprintf("lease: release %q (token %d): Redis release call timed out after 100ms", e.resource, l.Token()); err.Error() != want {
+		t.Fatalf("Release = %q, want %q", err, want)
+	}
+}
+
+// A TTL below what the per-call timeout and MinValidity arithmetic allows
+// is ErrConfig, up front and without a round trip, from Acquire,
+// AcquireWait and Do, with a message that gives the minimum TTL; the
+// minimum passes and one millisecond less fails.
+func TestTTLBelowMinimumIsConfigError(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	_, err := c.Acquire(bg, e.resource, time.Millisecond)
+	if !errors.Is(err, ErrConfig) || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Acquire(ttl 1ms) = %v, want ErrConfig", err)
+	}
+	want := fmt.Sprintf("lease: acquire %q: configuration error: TTL 1ms too short: its CallTimeout (TTL/6) 166.666µs is below the 1ms a Redis call needs (minimum TTL with these options: 6ms)", e.resource)
+	if err.Error() != want {
+		t.Fatalf("Acquire(ttl 1ms) = %q, want %q", err, want)
+	}
+	ctx, cancel := context.WithTimeout(bg, 5*time.Second)
+	defer cancel()
+	if _, err := c.AcquireWait(ctx, e.resource, time.Millisecond); !errors.Is(err, ErrConfig) || ctx.Err() != nil {
+		t.Fatalf("AcquireWait(ttl 1ms) = %v, want ErrConfig at once", err)
+	}
+	if err := c.Do(bg, e.resource, time.Millisecond, nil); !errors.Is(err, ErrConfig) {
+		t.Fatalf("Do(ttl 1ms) = %v, want ErrConfig", err)
+	}
+	if s := c.Stats(); s.Acquires != 0 {
+		t.Fatalf("stats = %+v: a TTL below the minimum reached Redis", s)
+	}
+
+	for _, tc := range []struct {
+		opts *Options
+		min  time.Duration
+	}{
+		{nil, 6 * time.Millisecond}, // CallTimeout TTL/6 ≥ 1ms
+		{&Options{CallTimeout: 10 * time.Millisecond}, 3 * time.Millisecond}, // acquire window 0.4·TTL ≥ 1ms
+		{&Options{MinValidity: 100 * time.Millisecond}, 113 * time.Millisecond},
+		{&Options{SafetyMargin: time.Second}, 2002 * time.Millisecond},
+	} {
+		c := New(e.rdb, tc.opts)
+		if _, err := c.timing(tc.min); err != nil {
+			t.Errorf("%+v: the minimum TTL %v fails: %v", tc.opts, tc.min, err)
+		}
+		_, err := c.timing(tc.min - time.Millisecond)
+		if !errors.Is(err, ErrConfig) || !strings.HasSuffix(err.Error(), fmt.Sprintf("(minimum TTL with these options: %v)", tc.min)) {
+			t.Errorf("%+v: TTL %v = %v, want ErrConfig naming the minimum %v", tc.opts, tc.min-time.Millisecond, err, tc.min)
+		}
+	}
+	_, err = New(e.rdb, &Options{CallTimeout: 500 * time.Microsecond}).timing(time.Second)
+	if !errors.Is(err, ErrConfig) || strings.Contains(err.Error(), "minimum TTL") {
+		t.Fatalf("CallTimeout 500µs = %v, want ErrConfig (no TTL helps)", err)
+	}
+}
+
+// heldStub answers every acquire with 0 (held by another owner) at once,
+// without Redis.
+type heldStub struct{ redis.Scripter }
+
+func (heldStub) EvalSha(ctx context.Context, _ string, _ []string, _ ...any) *redis.Cmd {
+	cmd := redis.NewCmd(ctx)
+	cmd.SetVal(int64(0))
+	return cmd
+}
+
+// AcquireWait's error when its context ends is one line of a fixed shape,
+// whether the context ends between attempts or during one, and matches
+// ErrNotAcquired and the context's error.
+func TestAcquireWaitContextEndErrorIsOneStableLine(t *testing.T) {
+	t.Run("held", func(t *testing.T) {
+		c := New(heldStub{}, &Options{RetryMax: 10 * time.Millisecond})
+		ctx, cancel := context.WithTimeout(bg, 60*time.Millisecond)
+		defer cancel()
+		_, err := c.AcquireWait(ctx, "x", time.Second)
+		if !errors.Is(err, ErrNotAcquired) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("AcquireWait = %v, want ErrNotAcquired and DeadlineExceeded", err)
+		}
+		msg := err.Error()
+		prefix := `lease: acquire "x": not acquired before the context ended: context deadline exceeded`
+		// The last attempt may itself have been cut off by the deadline
+		// (then it adds nothing).
+		if rest, ok := strings.CutPrefix(msg, prefix); !ok || (rest != "" && rest != " (last attempt: held by another owner)") {
+			t.Fatalf("AcquireWait = %q, want %q (last attempt: held by another owner)", msg, prefix)
+		}
+	})
+	t.Run("cancelled mid-attempt", func(t *testing.T) {
+		e := newEnv(t)
+		c := New(&stall{Scripter: e.rdb, shas: map[string]bool{acquireScript.Hash(): true}}, nil)
+		ctx, cancel := context.WithCancel(bg)
+		defer cancel()
+		time.AfterFunc(30*time.Millisecond, cancel) // CallTimeout is 1.67s
+		_, err := c.AcquireWait(ctx, e.resource, 10*time.Second)
+		if !errors.Is(err, ErrNotAcquired) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("AcquireWait = %v, want ErrNotAcquired and Canceled", err)
+		}
+		if want := fmt.Sprintf("lease: acquire %q: not acquired before the context ended: context canceled", e.resource); err.Error() != want {
+			t.Fatalf("AcquireWait = %q, want %q", err, want)
+		}
+	})
+}
+
+// Errors that wrap one of the package's errors say "lease:" once, while
+// the sentinels alone keep their prefix and errors.Is still finds them.
+func TestWrappedErrorsSayLeaseOnce(t *testing.T) {
+	if ErrNotHeld.Error() != "lease: not held" || ErrNotAcquired.Error() != "lease: not acquired" {
+		t.Fatalf("sentinels print %q, %q", ErrNotHeld, ErrNotAcquired)
+	}
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	l := mustAcquire(t, c, e.resource, time.Second)
+	e.rdb.Del(bg, e.lockKey)
+	err := l.Release(bg)
+	if want := fmt.Sprintf("lease: release %q (token %d): not held", e.resource, l.Token()); err == nil || err.Error() != want || !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Release = %v, want %q matching ErrNotHeld", err, want)
+	}
+
+	held := mustAcquire(t, c, e.resource, time.Second)
+	defer held.Release(bg)
+	_, notAcquired := c.Acquire(bg, e.resource, time.Second)
+	if want := fmt.Sprintf("lease: acquire %q: not acquired", e.resource); notAcquired == nil || notAcquired.Error() != want {
+		t.Fatalf("Acquire = %v, want %q", notAcquired, want)
+	}
+	crossSlot := &flaky{Scripter: e.rdb, fault: func(string) (error, bool) { return redis.ErrCrossSlot, false }}
+	_, configErr := New(crossSlot, nil).Acquire(bg, "y", time.Second)
+	if !errors.Is(configErr, ErrConfig) || !errors.Is(configErr, redis.ErrCrossSlot) ||
+		!strings.HasPrefix(configErr.Error(), `lease: acquire "y": configuration error: CROSSSLOT`) {
+		t.Fatalf("Acquire = %v, want the CROSSSLOT configuration error", configErr)
+	}
+	slow := New(e.rdb, &Options{hooks: &testHooks{afterAcquireReply: func() { time.Sleep(200 * time.Millisecond) }}})
+	_, tooSlow := slow.Acquire(bg, "z"+e.resource, 300*time.Millisecond)
+	if !errors.Is(tooSlow, ErrAcquireTooSlow) {
+		t.Fatalf("Acquire = %v, want ErrAcquireTooSlow", tooSlow)
+	}
+	lockZ, counterZ := c.Keys("z" + e.resource)
+	defer e.rdb.Del(bg, lockZ, counterZ, mintKey(lockZ))
+	_, tinyTTL := c.AcquireWait(bg, e.resource, time.Millisecond)
+	_, badResource := c.Advance(bg, "", 1)
+	lost := &LostError{Resource: "x", Token: 1, Reason: ReasonRenewFailed,
+		Err: &opError{op: `renew "x" (token 1)`, err: &TimeoutError{Op: "renew", Timeout: 100 * time.Millisecond}}}
+	if want := `lease: lost "x" (token 1): renewals failed: renew "x" (token 1): Redis renew call timed out after 100ms`; lost.Error() != want {
+		t.Fatalf("LostError = %q, want %q", lost, want)
+	}
+	for _, err := range []error{err, notAcquired, configErr, tooSlow, tinyTTL, badResource, lost} {
+		if n := strings.Count(err.Error(), "lease:"); n != 1 || strings.Contains(err.Error(), "\n") {
+			t.Errorf("error %q: want one line saying \"lease:\" once", err)
+		}
+	}
+}
