@@ -74,6 +74,20 @@ var (
 // PostgreSQL's own (PostgreSQL docs, Appendix A "PostgreSQL Error Codes").
 const SQLState = "FN001"
 
+// StaleCastMarker starts the text that the in-statement guard of an upsert
+// of many rows casts to bigint when a conflicting row, inserted by a
+// concurrent transaction after the statement locked and checked the
+// others, holds a token the presented one does not beat: the cast fails
+// with SQLSTATE CastSQLState ("invalid input syntax for type bigint:
+// "fencegen: stale token, stored N"") and the whole statement with it, so
+// nothing is written. Generated code reports that error as a *StaleError
+// with Stored N, like SQLState.
+const StaleCastMarker = "fencegen: stale token, stored "
+
+// CastSQLState is PostgreSQL's invalid_text_representation (PostgreSQL
+// docs, Appendix A), the SQLSTATE of the failed cast of StaleCastMarker.
+const CastSQLState = "22P02"
+
 // StaleError is the error a generated fenced method returns when the
 // database rejected its write because of the fencing token. Unwrap returns
 // ErrStaleToken.

@@ -63,10 +63,25 @@ func fromTrigger(query, table string, mode Mode, presented Token, err error) err
 // mode were read; otherwise only a "stored N" in the message is read.
 func triggerStale(query string, err error, tables []string) (se *StaleError, fromMessage bool) {
 	var s sqlStater
-	if err == nil || !errors.As(err, &s) || s.SQLState() != SQLState {
+	if err == nil || !errors.As(err, &s) {
 		return nil, false
 	}
 	msg := err.Error()
+	if s.SQLState() == CastSQLState {
+		// The raising guard of an upsert of many rows.
+		i := strings.Index(msg, StaleCastMarker)
+		if i < 0 {
+			return nil, false
+		}
+		n, perr := strconv.ParseInt(strings.TrimRight(strings.Fields(msg[i+len(StaleCastMarker):]+" ")[0], `"`), 10, 64)
+		if perr != nil {
+			return nil, false
+		}
+		return &StaleError{Query: query, Table: strings.Join(tables, ", "), Stored: Token(n), Rows: 1}, false
+	}
+	if s.SQLState() != SQLState {
+		return nil, false
+	}
 	se = &StaleError{Query: query, Rows: 1}
 	if m := guardMessage.FindStringSubmatchIndex(msg); m != nil {
 		presented, perr := strconv.ParseInt(msg[m[2]:m[3]], 10, 64)

@@ -51,11 +51,23 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 	q.Fence = f
 }
 
-// sqlType spells t for a cast in SQL, schema-qualified.
+// sqlType spells t for a cast in SQL, schema-qualified. The catalog keeps
+// no type modifiers, and char and bit without one mean char(1) and bit(1)
+// (PostgreSQL docs, 8.3 and 8.10): they are cast as text and varbit, which
+// the assignment to the column then checks and pads as it would the value
+// itself.
 func sqlType(t catalog.Type) string {
 	schema := t.Schema
 	if schema == "" {
 		schema = "pg_catalog"
+	}
+	if schema == "pg_catalog" {
+		switch t.Name {
+		case "bpchar", "char":
+			t.Name = "text"
+		case "bit":
+			t.Name = "varbit"
+		}
 	}
 	return sqlparse.QuoteIdent(schema) + "." + sqlparse.QuoteIdent(t.Name) + strings.Repeat("[]", t.ArrayDims)
 }

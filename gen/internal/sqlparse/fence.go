@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/fencegen/fencegen/runtime/fence"
 )
 
 // Columns of the fenced-write result that precede the query's own RETURNING
@@ -478,19 +480,25 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 
 	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
 	row.Items = append(row.Items, pg.MakeParamRefNode(int32(spec.Param), -1))
-	guardDoUpdate(in, oc, spec, op)
+	if err := guardDoUpdate(in, oc, spec, op, false); err != nil {
+		return "", err
+	}
 	writeSQL, err := deparse(&pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: in}})
 	if err != nil {
 		return "", err
 	}
-	rel, from := QuoteIdent(relName(rv)), fromItem(rv)
+	rel := QuoteIdent(relName(rv))
+	from, pred, err := conflictRows(rv, oc, spec)
+	if err != nil {
+		return "", err
+	}
 	tok := rel + "." + QuoteIdent(spec.Column)
 	written := writtenRows(spec)
-	refused := fmt.Sprintf("SELECT %s, 1%s FROM %s WHERE (%s) = (%s) AND NOT (%s %s $%d) AND NOT EXISTS (SELECT 1 FROM %s)",
-		tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, tok, op, spec.Param, WriteCTE)
+	refused := fmt.Sprintf("SELECT %s, 1%s FROM %s WHERE (%s) = (%s)%s AND NOT (%s %s $%d) AND NOT EXISTS (SELECT 1 FROM %s)",
+		tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, pred, tok, op, spec.Param, WriteCTE)
 	if len(keyCols) == 1 {
-		refused = fmt.Sprintf("SELECT %s, 1%s FROM %s WHERE %s = %s AND NOT (%s %s $%d) AND NOT EXISTS (SELECT 1 FROM %s)",
-			tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, tok, op, spec.Param, WriteCTE)
+		refused = fmt.Sprintf("SELECT %s, 1%s FROM %s WHERE %s = %s%s AND NOT (%s %s $%d) AND NOT EXISTS (SELECT 1 FROM %s)",
+			tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, pred, tok, op, spec.Param, WriteCTE)
 	}
 	out := "WITH " + WriteCTE + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refused
 	if _, err := pg.Parse(out); err != nil {
@@ -572,15 +580,76 @@ func fromItem(rv *pg.RangeVar) string {
 	return from
 }
 
+// conflictRows returns what selects the existing rows an upsert's ON
+// CONFLICT can conflict with: the FROM item (ONLY the table when it has
+// INHERITS children, whose rows are not in its unique indexes) and the
+// arbiter index's predicate, ON CONFLICT (cols) WHERE <pred>, as
+// " AND (<pred>)" or "" (PostgreSQL docs, INSERT, "ON CONFLICT Clause").
+func conflictRows(rv *pg.RangeVar, oc *pg.OnConflictClause, spec FenceSpec) (from, pred string, err error) {
+	from = fromItem(rv)
+	if spec.Inherited {
+		from = "ONLY " + from
+	}
+	if oc.Infer != nil && oc.Infer.WhereClause != nil {
+		text, err := deparse(selectNode(&pg.SelectStmt{
+			TargetList:  []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)},
+			WhereClause: oc.Infer.WhereClause,
+			LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
+			Op:          pg.SetOperation_SETOP_NONE,
+		}))
+		if err != nil {
+			return "", "", err
+		}
+		pred = " AND (" + strings.TrimPrefix(text, "SELECT 1 WHERE ") + ")"
+	}
+	return from, pred, nil
+}
+
 // guardDoUpdate makes an upsert's DO UPDATE store the presented token and
 // apply only when the stored token is beaten (op: "<=" or "<"), and gives
 // the insert a RETURNING list if it has none.
-func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec FenceSpec, op string) {
+//
+// With raise set, a row the presented token does not beat makes the whole
+// statement fail instead of being skipped (see raisingGuard).
+func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec FenceSpec, op string, raise bool) error {
 	oc.TargetList = append(oc.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
-	oc.WhereClause = and(oc.WhereClause, guardExpr(in.Relation, spec.Column, op, pg.MakeParamRefNode(int32(spec.Param), -1)))
+	guard := guardExpr(in.Relation, spec.Column, op, pg.MakeParamRefNode(int32(spec.Param), -1))
+	if raise {
+		var err error
+		if guard, err = raisingGuard(in.Relation, spec, op); err != nil {
+			return err
+		}
+	}
+	oc.WhereClause = and(oc.WhereClause, guard)
 	if len(in.ReturningList) == 0 {
 		in.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
 	}
+	return nil
+}
+
+// raisingGuard is the guard of an upsert's DO UPDATE that fails the
+// statement, instead of skipping the row, when the stored token is not
+// beaten:
+//
+//	CASE WHEN t.tok <= $p THEN true
+//	     ELSE ('fencegen: stale token, stored ' || t.tok)::bigint IS NULL END
+//
+// An upsert of many rows locks and checks the rows it conflicts with
+// first, so this branch runs only for a row inserted by a concurrent
+// transaction after that check (under READ COMMITTED, ON CONFLICT sees it
+// although the statement's snapshot does not); skipping it would write the
+// other rows and report success. SQL cannot raise an error by itself
+// without a function, and a cast of text that is not a number always
+// fails; the text depends on the row, so it is not evaluated before the
+// CASE decides (PostgreSQL docs, 4.2.14 "Expression Evaluation Rules").
+func raisingGuard(rv *pg.RangeVar, spec FenceSpec, op string) (*pg.Node, error) {
+	col := QuoteIdent(relName(rv)) + "." + QuoteIdent(spec.Column)
+	t, err := pg.Parse(fmt.Sprintf("SELECT 1 WHERE CASE WHEN %s %s $%d THEN true ELSE ('%s' || %s)::bigint IS NULL END",
+		col, op, spec.Param, fence.StaleCastMarker, col))
+	if err != nil {
+		return nil, err
+	}
+	return t.Stmts[0].Stmt.GetSelectStmt().WhereClause, nil
 }
 
 // conflictColumns returns the columns of an upsert's conflict target: ON
@@ -712,15 +781,21 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 	rv := in.Relation
 	in.SelectStmt = gated.Stmts[0].Stmt
 	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
-	guardDoUpdate(in, oc, spec, op)
-	rel, from := QuoteIdent(relName(rv)), fromItem(rv)
+	if err := guardDoUpdate(in, oc, spec, op, true); err != nil {
+		return nil, err
+	}
+	rel := QuoteIdent(relName(rv))
+	from, pred, err := conflictRows(rv, oc, spec)
+	if err != nil {
+		return nil, err
+	}
 	var lockCols []string
 	for i, k := range keyCols {
 		lockCols = append(lockCols, fmt.Sprintf("%s.%s AS fence_key_%d", rel, QuoteIdent(k), i+1))
 	}
-	lockSQL := fmt.Sprintf("SELECT %s, %s.%s AS fence_token FROM %s WHERE (%s) IN (SELECT %s FROM %s) FOR UPDATE OF %s",
+	lockSQL := fmt.Sprintf("SELECT %s, %s.%s AS fence_token FROM %s WHERE (%s) IN (SELECT %s FROM %s)%s ORDER BY %s FOR UPDATE OF %s",
 		strings.Join(lockCols, ", "), rel, QuoteIdent(spec.Column), from,
-		keyList(rel+".", keyCols), strings.Join(quotedKeys, ", "), InputCTE, rel)
+		keyList(rel+".", keyCols), strings.Join(quotedKeys, ", "), InputCTE, pred, keyList(rel+".", keyCols), rel)
 	distinct := lockKeys(len(keyCols))
 	if len(keyCols) > 1 {
 		distinct = "(" + distinct + ")"
@@ -1036,10 +1111,17 @@ func lockQuery(rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec)
 		// A parent's row and a child's may share a key: count by table too.
 		targets = append(targets, pg.MakeResTargetNodeWithNameAndVal("fence_rel", colRef(relName(rv), "tableoid"), -1))
 	}
+	// Locked in key order, so that two fenced writes of overlapping rows
+	// take their locks in the same order instead of deadlocking.
+	var order []*pg.Node
+	for _, k := range spec.Key {
+		order = append(order, &pg.Node{Node: &pg.Node_SortBy{SortBy: &pg.SortBy{Node: colRef(relName(rv), k), Location: -1}}})
+	}
 	lock := &pg.SelectStmt{
 		TargetList:  targets,
 		FromClause:  append([]*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: target}}}, from...),
 		WhereClause: where,
+		SortClause:  order,
 		LockingClause: []*pg.Node{{Node: &pg.Node_LockingClause{LockingClause: &pg.LockingClause{
 			Strength:   pg.LockClauseStrength_LCS_FORUPDATE,
 			WaitPolicy: pg.LockWaitPolicy_LockWaitBlock,

@@ -28,7 +28,7 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "UPDATE t SET a = $1 WHERE id >= $2",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
-				"WITH fence_lock AS (\n    SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t WHERE id >= $2 FOR UPDATE OF t\n)",
+				"WITH fence_lock AS (\n    SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t WHERE id >= $2 ORDER BY t.id FOR UPDATE OF t\n)",
 				", fence_check AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock\n)",
 				", fence_write AS (\n    UPDATE t SET a = $1, tok = $3 WHERE (id >= $2 AND t.tok <= $3) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1\n)",
 				"\nSELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write\nUNION ALL\nSELECT stored, refused FROM fence_check WHERE refused > 0",
@@ -48,7 +48,7 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "UPDATE accounts AS a SET balance = a.balance + $1 WHERE a.id >= $2",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
-				"SELECT a.id AS fence_key_1, a.tok AS fence_token FROM accounts a WHERE a.id >= $2 FOR UPDATE OF a",
+				"SELECT a.id AS fence_key_1, a.tok AS fence_token FROM accounts a WHERE a.id >= $2 ORDER BY a.id FOR UPDATE OF a",
 				"UPDATE accounts a SET balance = a.balance + $1, tok = $3 WHERE (a.id >= $2 AND a.tok <= $3) AND (a.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)",
 			},
 		},
@@ -57,7 +57,7 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "UPDATE app.jobs SET done = true WHERE id >= $1",
 			spec: sqlparse.FenceSpec{Column: "fence", Key: id, Param: 2},
 			contains: []string{
-				"SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM app.jobs WHERE id >= $1 FOR UPDATE OF jobs",
+				"SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM app.jobs WHERE id >= $1 ORDER BY jobs.id FOR UPDATE OF jobs",
 				"UPDATE app.jobs SET done = true, fence = $2 WHERE (id >= $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock)",
 			},
 		},
@@ -68,7 +68,7 @@ func TestFenceWrite(t *testing.T) {
 			contains: []string{
 				// The lock matches what the write matches, FROM items
 				// included, but locks the target only.
-				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 FOR UPDATE OF t",
+				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 ORDER BY t.id FOR UPDATE OF t",
 				"UPDATE t SET a = o.a, tok = $2 FROM other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok <= $2) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING t.id, o.a",
 				"SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write",
 				"SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0",
@@ -80,7 +80,7 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "DELETE FROM t USING other o WHERE o.t_id = t.id AND o.k = $1",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2},
 			contains: []string{
-				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 FOR UPDATE OF t",
+				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 ORDER BY t.id FOR UPDATE OF t",
 				"DELETE FROM t USING other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok <= $2) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
 			},
 		},
@@ -89,7 +89,7 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "DELETE FROM t x WHERE x.id >= $1 RETURNING x.*",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2, Columns: 4},
 			contains: []string{
-				"SELECT x.id AS fence_key_1, x.tok AS fence_token FROM t x WHERE x.id >= $1 FOR UPDATE OF x",
+				"SELECT x.id AS fence_key_1, x.tok AS fence_token FROM t x WHERE x.id >= $1 ORDER BY x.id FOR UPDATE OF x",
 				"DELETE FROM t x WHERE (x.id >= $1 AND x.tok <= $2) AND (x.id IN (SELECT fence_key_1 FROM fence_lock)",
 				"RETURNING x.*",
 				"SELECT stored, refused, NULL, NULL, NULL, NULL FROM fence_check WHERE refused > 0",
@@ -101,7 +101,7 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "UPDATE t SET a = $1",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2},
 			contains: []string{
-				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t FOR UPDATE OF t",
+				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t ORDER BY t.id FOR UPDATE OF t",
 				"UPDATE t SET a = $1, tok = $2 WHERE t.tok <= $2 AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
 			},
 		},
@@ -110,7 +110,7 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "DELETE FROM t",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 1, Strict: true},
 			contains: []string{
-				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t FOR UPDATE OF t",
+				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t ORDER BY t.id FOR UPDATE OF t",
 				"FILTER (WHERE NOT (fence_token < $1))",
 				"DELETE FROM t WHERE t.tok < $1 AND (t.id IN (SELECT fence_key_1 FROM fence_lock)",
 			},
@@ -122,7 +122,7 @@ func TestFenceWrite(t *testing.T) {
 			sql:  "UPDATE t SET a = 1 WHERE id = $1 OR id = $2",
 			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
-				"FROM t WHERE id = $1 OR id = $2 FOR UPDATE OF t",
+				"FROM t WHERE id = $1 OR id = $2 ORDER BY t.id FOR UPDATE OF t",
 				"WHERE ((id = $1 OR id = $2) AND t.tok <= $3) AND (t.id IN",
 			},
 		},
@@ -143,7 +143,7 @@ func TestFenceWrite(t *testing.T) {
 			sql:  `UPDATE "Orders" o SET qty = $1 WHERE o."TenantID" = $2`,
 			spec: sqlparse.FenceSpec{Column: "Tok", Key: []string{"TenantID", "line_no"}, Param: 3},
 			contains: []string{
-				`SELECT o."TenantID" AS fence_key_1, o.line_no AS fence_key_2, o."Tok" AS fence_token FROM "Orders" o WHERE o."TenantID" = $2 FOR UPDATE OF o`,
+				`SELECT o."TenantID" AS fence_key_1, o.line_no AS fence_key_2, o."Tok" AS fence_token FROM "Orders" o WHERE o."TenantID" = $2 ORDER BY o."TenantID", o.line_no FOR UPDATE OF o`,
 				// A row matched twice (by a join) is refused once.
 				`count(DISTINCT (fence_key_1, fence_key_2)) FILTER (WHERE NOT (fence_token <= $3)) AS refused`,
 				`UPDATE "Orders" o SET qty = $1, "Tok" = $3 WHERE (o."TenantID" = $2 AND o."Tok" <= $3) AND ((o."TenantID", o.line_no) IN (SELECT fence_key_1, fence_key_2 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)`,
@@ -156,7 +156,7 @@ func TestFenceWrite(t *testing.T) {
 			sql:  `UPDATE accounts SET note = $1 WHERE "user" >= $2`,
 			spec: sqlparse.FenceSpec{Column: "tok", Key: []string{"user"}, Param: 3},
 			contains: []string{
-				`SELECT accounts."user" AS fence_key_1, accounts.tok AS fence_token FROM accounts WHERE "user" >= $2 FOR UPDATE OF accounts`,
+				`SELECT accounts."user" AS fence_key_1, accounts.tok AS fence_token FROM accounts WHERE "user" >= $2 ORDER BY accounts."user" FOR UPDATE OF accounts`,
 				`accounts."user" IN (SELECT fence_key_1 FROM fence_lock)`,
 				`count(DISTINCT fence_key_1) FILTER`,
 			},
@@ -167,7 +167,7 @@ func TestFenceWrite(t *testing.T) {
 			sql:  `DELETE FROM "order" WHERE "group" = $1`,
 			spec: sqlparse.FenceSpec{Column: "tok", Key: []string{"group", "select"}, Param: 2},
 			contains: []string{
-				`SELECT "order"."group" AS fence_key_1, "order"."select" AS fence_key_2, "order".tok AS fence_token FROM "order" WHERE "group" = $1 FOR UPDATE OF "order"`,
+				`SELECT "order"."group" AS fence_key_1, "order"."select" AS fence_key_2, "order".tok AS fence_token FROM "order" WHERE "group" = $1 ORDER BY "order"."group", "order"."select" FOR UPDATE OF "order"`,
 				`("order"."group", "order"."select") IN (SELECT fence_key_1, fence_key_2 FROM fence_lock)`,
 			},
 		},

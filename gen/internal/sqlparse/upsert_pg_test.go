@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/internal/testenv"
@@ -158,5 +159,54 @@ INSERT INTO jobs VALUES (1, 'a', 'new', 5)`)
 	}
 	if n := count(t, pool, `SELECT count(*) FROM jobs WHERE code = 'a' AND state = 'running' AND tok = 6`); n != 1 {
 		t.Fatal("the row does not hold the new state and token")
+	}
+}
+
+// A row that a concurrent transaction inserts after an upsert of many rows
+// locked and checked the rows it conflicts with (READ COMMITTED: ON
+// CONFLICT sees it, the statement's snapshot does not) and that holds a
+// newer token fails the whole statement: a stale-token error with its
+// stored token, and none of the other rows written.
+func TestFenceUpsertManyRowsConcurrentInsertPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t, `CREATE TABLE items (id bigint PRIMARY KEY, qty int NOT NULL, tok bigint NOT NULL DEFAULT 0)`)
+	ctx := context.Background()
+	sql := fenceWrite(t, `INSERT INTO items (id, qty) SELECT unnest($1::bigint[]), 1 ON CONFLICT (id) DO UPDATE SET qty = items.qty + 1`,
+		sqlparse.FenceSpec{Column: "tok", Param: 2, InsertTypes: []string{"pg_catalog.int8", "pg_catalog.int4"}})
+	other, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Rollback(ctx)
+	if _, err := other.Exec(ctx, `INSERT INTO items VALUES (100, 1, 10)`); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := fence.Write("UpsertItems", "items", fence.NonStrict, 5, 0, func() (fence.Rows, error) {
+			return pool.Query(ctx, sql, []int64{50, 100}, int64(5))
+		}, nil)
+		done <- err
+	}()
+	// Commit only once the upsert waits for the other transaction's
+	// insert of id 100: past its lock and check, in its INSERT.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if count(t, pool, `SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%fence_input%'`) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the upsert never waited for the concurrent insert")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := other.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	err = <-done
+	var se *fence.StaleError
+	if !errors.As(err, &se) || se.Stored != 10 {
+		t.Fatalf("upsert racing a concurrent insert with token 10: %v; want a stale-token error with stored 10", err)
+	}
+	if n := count(t, pool, `SELECT count(*) FROM items WHERE tok = 5`); n != 0 {
+		t.Fatalf("%d rows written by a refused upsert", n)
 	}
 }

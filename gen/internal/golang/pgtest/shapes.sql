@@ -45,3 +45,16 @@ UPDATE jobs SET status = @status WHERE id = @id;
 
 -- name: RenameJobs :execresult
 UPDATE jobs SET status = @status WHERE id >= @min_id;
+
+-- name: SetCodes :exec
+INSERT INTO codes (id, c3, b3) VALUES (@id1, @c1, @b1), (@id2, @c2, @b2)
+ON CONFLICT (id) DO UPDATE SET c3 = EXCLUDED.c3, b3 = EXCLUDED.b3;
+
+-- name: AddUsers :many
+INSERT INTO users (id, email) SELECT unnest(@ids::bigint[]), unnest(@emails::text[])
+ON CONFLICT (email) WHERE NOT deleted DO UPDATE SET id = EXCLUDED.id
+RETURNING id;
+
+-- name: AddBases :execrows
+INSERT INTO bases (id, v) SELECT unnest(@ids::bigint[]), 'v'
+ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v;

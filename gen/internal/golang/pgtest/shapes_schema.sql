@@ -34,3 +34,16 @@ COMMENT ON COLUMN settings.tok IS 'fencegen:token';
 -- Strict, with one query that is non-strict.
 CREATE TABLE ledgers (id BIGINT PRIMARY KEY, total BIGINT NOT NULL, tok BIGINT NOT NULL DEFAULT 0);
 COMMENT ON COLUMN ledgers.tok IS 'fencegen:token strict';
+
+-- Types whose name alone means one character or bit.
+CREATE TABLE codes (id BIGINT PRIMARY KEY, c3 CHAR(3) NOT NULL, b3 BIT(3) NOT NULL, tok BIGINT NOT NULL DEFAULT 0);
+COMMENT ON COLUMN codes.tok IS 'fencegen:token';
+
+-- A partial unique index as an upsert's conflict target, and a parent
+-- with an INHERITS child (whose rows its unique index does not hold).
+CREATE TABLE users (id BIGINT PRIMARY KEY, email TEXT NOT NULL, deleted BOOLEAN NOT NULL DEFAULT false, tok BIGINT NOT NULL DEFAULT 0);
+CREATE UNIQUE INDEX users_live_email ON users (email) WHERE NOT deleted;
+COMMENT ON COLUMN users.tok IS 'fencegen:token';
+CREATE TABLE bases (id BIGINT PRIMARY KEY, v TEXT NOT NULL, tok BIGINT NOT NULL DEFAULT 0);
+COMMENT ON COLUMN bases.tok IS 'fencegen:token';
+CREATE TABLE sub_bases (PRIMARY KEY (id)) INHERITS (bases);

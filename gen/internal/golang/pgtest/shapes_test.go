@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fencegen/fencegen/gen/internal/golang/pgtest/pgtestdb"
@@ -177,5 +178,27 @@ func TestShapeExecResult(t *testing.T) {
 	stale(t, "many rows, token 4 against 5 and 1", err, 5, 1)
 	if tag, err = q.RenameJobs(ctx, pgtestdb.RenameJobsParams{Status: "b", MinID: 1}, 6); err != nil || tag.String() != "UPDATE 2" {
 		t.Fatalf("many rows, token 6: %q, %v", tag, err)
+	}
+}
+
+// An upsert of many rows keeps char(n) and bit(n) values whole, ignores
+// rows outside its partial arbiter index, and on a parent with INHERITS
+// children conflicts with the parent's own rows only.
+func TestShapeUpsertTargets(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	if err := q.SetCodes(ctx, pgtestdb.SetCodesParams{Id1: 1, C1: "abc", B1: pgtype.Bits{Bytes: []byte{0xa0}, Len: 3, Valid: true}, Id2: 2, C2: "de", B2: pgtype.Bits{Bytes: []byte{0x20}, Len: 3, Valid: true}}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, pool, `SELECT string_agg(format('%s:[%s]:%s', id, c3, b3), ' ' ORDER BY id) FROM codes`); got != "1:[abc]:101 2:[de ]:001" {
+		t.Fatalf("codes: %s", got)
+	}
+	exec(t, pool, `INSERT INTO users VALUES (1, 'a@x', true, 9)`)
+	if ids, err := q.AddUsers(ctx, pgtestdb.AddUsersParams{Ids: []int64{2, 3}, Emails: []string{"a@x", "b@x"}}, 5); err != nil || len(ids) != 2 {
+		t.Fatalf("a deleted row (token 9) outside the arbiter index: %v, %v; want both inserted", ids, err)
+	}
+	exec(t, pool, `INSERT INTO sub_bases VALUES (1, 'child', 9)`)
+	if n, err := q.AddBases(ctx, []int64{1, 2}, 5); err != nil || n != 2 {
+		t.Fatalf("a child's row (token 9) with the same key: %d, %v; want 2 rows inserted into the parent", n, err)
 	}
 }

@@ -127,3 +127,67 @@ $fencegen$;
 DROP TRIGGER IF EXISTS fencegen_guard ON ledgers;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON ledgers
     FOR EACH ROW EXECUTE FUNCTION fencegen_guard_ledgers_a15074d8();
+
+CREATE OR REPLACE FUNCTION fencegen_guard_codes_a8852bcc() RETURNS trigger
+LANGUAGE plpgsql AS $fencegen$
+BEGIN
+    IF NEW.tok < OLD.tok THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (codes.tok)',
+            NEW.tok, OLD.tok
+            USING ERRCODE = 'FN001';
+    END IF;
+    RETURN NEW;
+END
+$fencegen$;
+
+DROP TRIGGER IF EXISTS fencegen_guard ON codes;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON codes
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_codes_a8852bcc();
+
+CREATE OR REPLACE FUNCTION fencegen_guard_users_3ab2afaa() RETURNS trigger
+LANGUAGE plpgsql AS $fencegen$
+BEGIN
+    IF NEW.tok < OLD.tok THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (users.tok)',
+            NEW.tok, OLD.tok
+            USING ERRCODE = 'FN001';
+    END IF;
+    RETURN NEW;
+END
+$fencegen$;
+
+DROP TRIGGER IF EXISTS fencegen_guard ON users;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON users
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_users_3ab2afaa();
+
+CREATE OR REPLACE FUNCTION fencegen_guard_bases_ef62c242() RETURNS trigger
+LANGUAGE plpgsql AS $fencegen$
+BEGIN
+    IF NEW.tok < OLD.tok THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (bases.tok)',
+            NEW.tok, OLD.tok
+            USING ERRCODE = 'FN001';
+    END IF;
+    RETURN NEW;
+END
+$fencegen$;
+
+DROP TRIGGER IF EXISTS fencegen_guard ON bases;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON bases
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_bases_ef62c242();
+
+CREATE OR REPLACE FUNCTION fencegen_guard_sub_bases_2f79d730() RETURNS trigger
+LANGUAGE plpgsql AS $fencegen$
+BEGIN
+    IF NEW.tok < OLD.tok THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (sub_bases.tok)',
+            NEW.tok, OLD.tok
+            USING ERRCODE = 'FN001';
+    END IF;
+    RETURN NEW;
+END
+$fencegen$;
+
+DROP TRIGGER IF EXISTS fencegen_guard ON sub_bases;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON sub_bases
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_sub_bases_2f79d730();

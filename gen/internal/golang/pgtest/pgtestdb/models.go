@@ -7,6 +7,21 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+type Basis struct {
+	ID int64
+	V  string
+	// fencegen:token
+	Tok fence.Token
+}
+
+type Code struct {
+	ID int64
+	C3 string
+	B3 pgtype.Bits
+	// fencegen:token
+	Tok fence.Token
+}
+
 type Event struct {
 	ID      int64
 	Region  string
@@ -78,9 +93,24 @@ type StrictJob struct {
 	Tok fence.Token
 }
 
+type SubBasis struct {
+	ID int64
+	V  string
+	// fencegen:token
+	Tok fence.Token
+}
+
 type Thing struct {
 	ID int64
 	V  string
+	// fencegen:token
+	Tok fence.Token
+}
+
+type User struct {
+	ID      int64
+	Email   string
+	Deleted bool
 	// fencegen:token
 	Tok fence.Token
 }

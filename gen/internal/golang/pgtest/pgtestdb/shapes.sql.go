@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const copyFromSource = `-- name: CopyFromSource :exec
@@ -85,7 +86,7 @@ func (q *Queries) AddEventUS(ctx context.Context, arg AddEventUSParams, token fe
 
 const setThing = `-- name: SetThing :exec
 WITH fence_lock AS (
-    SELECT things.id AS fence_key_1, things.tok AS fence_token, things.tableoid AS fence_rel FROM things WHERE id = $2 FOR UPDATE OF things
+    SELECT things.id AS fence_key_1, things.tok AS fence_token, things.tableoid AS fence_rel FROM things WHERE id = $2 ORDER BY things.id FOR UPDATE OF things
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT (fence_rel, fence_key_1)) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
@@ -115,7 +116,7 @@ func (q *Queries) SetThing(ctx context.Context, arg SetThingParams, token fence.
 
 const retireActive = `-- name: RetireActive :many
 WITH active AS (SELECT id FROM sources WHERE status = 'active'), fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id IN (SELECT id FROM active) FOR UPDATE OF jobs
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id IN (SELECT id FROM active) ORDER BY jobs.id FOR UPDATE OF jobs
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $1)) AS refused FROM fence_lock
 ), fence_write AS (
@@ -179,11 +180,11 @@ WITH fence_input (id, name, value) AS (
     SELECT unnest($1::bigint[])::bigint, unnest($2::text[])::pg_catalog.text, $3::pg_catalog.text
 ),
 fence_lock AS (
-    SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE (settings.id) IN (SELECT id FROM fence_input) FOR UPDATE OF settings
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE (settings.id) IN (SELECT id FROM fence_input) ORDER BY settings.id FOR UPDATE OF settings
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $4)) AS refused FROM fence_lock
 ), fence_write AS (
-    INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $4 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $4 WHERE settings.tok <= $4 RETURNING id
+    INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $4 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $4 WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL
@@ -223,11 +224,11 @@ WITH fence_input (id, name, value) AS (
     VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text), ($4::bigint, $5::pg_catalog.text, $3::pg_catalog.text)
 ),
 fence_lock AS (
-    SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE (settings.id) IN (SELECT id FROM fence_input) FOR UPDATE OF settings
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE (settings.id) IN (SELECT id FROM fence_input) ORDER BY settings.id FOR UPDATE OF settings
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $6)) AS refused FROM fence_lock
 ), fence_write AS (
-    INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $6 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $6 WHERE settings.tok <= $6 RETURNING 1
+    INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $6 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $6 WHERE CASE WHEN settings.tok <= $6 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
 UNION ALL
@@ -254,7 +255,7 @@ func (q *Queries) SetTwoSettings(ctx context.Context, arg SetTwoSettingsParams, 
 }
 
 const setSettingLogged = `-- name: SetSettingLogged :exec
-WITH fence_input(id, name, value) AS (VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text)), fence_lock AS (SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE settings.id IN (SELECT id FROM fence_input) FOR UPDATE OF settings), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $4) AS refused FROM fence_lock), s AS (INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $4 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $4 WHERE settings.tok <= $4 RETURNING id), fence_main AS (INSERT INTO plain_log (msg) SELECT 'setting ' || id FROM s RETURNING 1) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_main UNION ALL SELECT stored, refused FROM fence_check WHERE refused > 0
+WITH fence_input(id, name, value) AS (VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text)), fence_lock AS (SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE settings.id IN (SELECT id FROM fence_input) ORDER BY settings.id FOR UPDATE OF settings), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $4) AS refused FROM fence_lock), s AS (INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $4 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $4 WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END RETURNING id), fence_main AS (INSERT INTO plain_log (msg) SELECT 'setting ' || id FROM s RETURNING 1) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_main UNION ALL SELECT stored, refused FROM fence_check WHERE refused > 0
 `
 
 type SetSettingLoggedParams struct {
@@ -337,7 +338,7 @@ func (q *Queries) RenameJob(ctx context.Context, arg RenameJobParams, token fenc
 
 const renameJobs = `-- name: RenameJobs :execresult
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id >= $2 FOR UPDATE OF jobs
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id >= $2 ORDER BY jobs.id FOR UPDATE OF jobs
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
@@ -366,4 +367,111 @@ func (q *Queries) RenameJobs(ctx context.Context, arg RenameJobsParams, token fe
 		return pgconn.CommandTag{}, err
 	}
 	return pgconn.NewCommandTag(fmt.Sprintf("UPDATE %d", n)), nil
+}
+
+const setCodes = `-- name: SetCodes :exec
+WITH fence_input (id, c3, b3) AS (
+    VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.varbit), ($4::bigint, $5::pg_catalog.text, $6::pg_catalog.varbit)
+),
+fence_lock AS (
+    SELECT codes.id AS fence_key_1, codes.tok AS fence_token FROM codes WHERE (codes.id) IN (SELECT id FROM fence_input) ORDER BY codes.id FOR UPDATE OF codes
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $7)) AS refused FROM fence_lock
+), fence_write AS (
+    INSERT INTO codes (id, c3, b3, tok) SELECT id, c3, b3, $7 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET c3 = excluded.c3, b3 = excluded.b3, tok = $7 WHERE CASE WHEN codes.tok <= $7 THEN true ELSE CAST('fencegen: stale token, stored ' || codes.tok AS bigint) IS NULL END RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+UNION ALL
+SELECT stored, refused FROM fence_check WHERE refused > 0
+`
+
+type SetCodesParams struct {
+	Id1 int64
+	C1  string
+	B1  pgtype.Bits
+	Id2 int64
+	C2  string
+	B2  pgtype.Bits
+}
+
+// SetCodes stores token in codes.tok. It inserts all its rows or none: the
+// existing rows they conflict with are locked first, and if any holds a token
+// that token does not beat, nothing is written and it returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
+// each conflicting row is updated and stores token. One round trip.
+func (q *Queries) SetCodes(ctx context.Context, arg SetCodesParams, token fence.Token) error {
+	_, err := fence.Write("SetCodes", "codes", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+		return q.db.Query(ctx, setCodes, arg.Id1, arg.C1, arg.B1, arg.Id2, arg.C2, arg.B2, int64(token))
+	}, nil)
+	return err
+}
+
+const addUsers = `-- name: AddUsers :many
+WITH fence_input (id, email) AS (
+    SELECT unnest($1::bigint[])::bigint, unnest($2::text[])::pg_catalog.text
+),
+fence_lock AS (
+    SELECT users.email AS fence_key_1, users.tok AS fence_token FROM users WHERE (users.email) IN (SELECT email FROM fence_input) AND (NOT deleted) ORDER BY users.email FOR UPDATE OF users
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+), fence_write AS (
+    INSERT INTO users (id, email, tok) SELECT id, email, $3 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (email) WHERE NOT deleted DO UPDATE SET id = excluded.id, tok = $3 WHERE CASE WHEN users.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || users.tok AS bigint) IS NULL END RETURNING id
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+UNION ALL
+SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+`
+
+type AddUsersParams struct {
+	Ids    []int64
+	Emails []string
+}
+
+// AddUsers stores token in users.tok. It inserts all its rows or none: the
+// existing rows they conflict with are locked first, and if any holds a token
+// that token does not beat, nothing is written and it returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
+// each conflicting row is updated and stores token. One round trip.
+func (q *Queries) AddUsers(ctx context.Context, arg AddUsersParams, token fence.Token) ([]int64, error) {
+	var items []int64
+	if _, err := fence.Write("AddUsers", "users", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+		return q.db.Query(ctx, addUsers, arg.Ids, arg.Emails, int64(token))
+	}, func(rows fence.Rows) error {
+		var i int64
+		if err := rows.Scan(nil, nil, &i); err != nil {
+			return err
+		}
+		items = append(items, i)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const addBases = `-- name: AddBases :execrows
+WITH fence_input (id, v) AS (
+    SELECT unnest($1::bigint[])::bigint, 'v'::pg_catalog.text
+),
+fence_lock AS (
+    SELECT bases.id AS fence_key_1, bases.tok AS fence_token FROM ONLY bases WHERE (bases.id) IN (SELECT id FROM fence_input) ORDER BY bases.id FOR UPDATE OF bases
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
+), fence_write AS (
+    INSERT INTO bases (id, v, tok) SELECT id, v, $2 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET v = excluded.v, tok = $2 WHERE CASE WHEN bases.tok <= $2 THEN true ELSE CAST('fencegen: stale token, stored ' || bases.tok AS bigint) IS NULL END RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+UNION ALL
+SELECT stored, refused FROM fence_check WHERE refused > 0
+`
+
+// AddBases stores token in bases.tok. It inserts all its rows or none: the
+// existing rows they conflict with are locked first, and if any holds a token
+// that token does not beat, nothing is written and it returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
+// each conflicting row is updated and stores token. One round trip.
+func (q *Queries) AddBases(ctx context.Context, ids []int64, token fence.Token) (int64, error) {
+	return fence.Write("AddBases", "bases", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+		return q.db.Query(ctx, addBases, ids, int64(token))
+	}, nil)
 }

@@ -150,7 +150,7 @@ func (b *SetBalancesBatchResults) Close() error {
 
 const closeAccountsAbove = `-- name: CloseAccountsAbove :batchmany
 WITH fence_lock AS (
-    SELECT account_balances.id AS fence_key_1, account_balances.last_fencing_token AS fence_token FROM account_balances WHERE balance > $1 FOR UPDATE OF account_balances
+    SELECT account_balances.id AS fence_key_1, account_balances.last_fencing_token AS fence_token FROM account_balances WHERE balance > $1 ORDER BY account_balances.id FOR UPDATE OF account_balances
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (

@@ -11,7 +11,7 @@ import (
 
 const expireSessions = `-- name: ExpireSessions :execrows
 WITH fence_lock AS (
-    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token FROM sessions WHERE expires_at < $1 FOR UPDATE OF sessions
+    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token FROM sessions WHERE expires_at < $1 ORDER BY sessions.id FOR UPDATE OF sessions
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
@@ -58,7 +58,7 @@ func (q *Queries) DeleteSession(ctx context.Context, id pgtype.UUID, token fence
 
 const deleteBanned = `-- name: DeleteBanned :execrows
 WITH fence_lock AS (
-    SELECT s.id AS fence_key_1, s.token AS fence_token FROM sessions s, banned_users b WHERE s.user_id = b.user_id FOR UPDATE OF s
+    SELECT s.id AS fence_key_1, s.token AS fence_token FROM sessions s, banned_users b WHERE s.user_id = b.user_id ORDER BY s.id FOR UPDATE OF s
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $1)) AS refused FROM fence_lock
 ), fence_write AS (
@@ -82,7 +82,7 @@ func (q *Queries) DeleteBanned(ctx context.Context, token fence.Token) (int64, e
 
 const deleteForUser = `-- name: DeleteForUser :many
 WITH fence_lock AS (
-    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token FROM sessions WHERE user_id = $1 FOR UPDATE OF sessions
+    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token FROM sessions WHERE user_id = $1 ORDER BY sessions.id FOR UPDATE OF sessions
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (

@@ -11,7 +11,7 @@ import (
 
 const takeRegion = `-- name: TakeRegion :many
 WITH fence_lock AS (
-    SELECT shards.id AS fence_key_1, shards.epoch AS fence_token FROM shards WHERE region = $2 FOR UPDATE OF shards
+    SELECT shards.id AS fence_key_1, shards.epoch AS fence_token FROM shards WHERE region = $2 ORDER BY shards.id FOR UPDATE OF shards
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
@@ -57,7 +57,7 @@ func (q *Queries) TakeRegion(ctx context.Context, arg TakeRegionParams, token fe
 
 const takeAll = `-- name: TakeAll :many
 WITH fence_lock AS (
-    SELECT shards.id AS fence_key_1, shards.epoch AS fence_token FROM shards FOR UPDATE OF shards
+    SELECT shards.id AS fence_key_1, shards.epoch AS fence_token FROM shards ORDER BY shards.id FOR UPDATE OF shards
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
@@ -92,7 +92,7 @@ func (q *Queries) TakeAll(ctx context.Context, owner string, token fence.Token) 
 
 const takeIDs = `-- name: TakeIDs :many
 WITH fence_lock AS (
-    SELECT s.id AS fence_key_1, s.epoch AS fence_token FROM shards s WHERE s.id = ANY($2::int[]) FOR UPDATE OF s
+    SELECT s.id AS fence_key_1, s.epoch AS fence_token FROM shards s WHERE s.id = ANY($2::int[]) ORDER BY s.id FOR UPDATE OF s
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (

@@ -46,7 +46,7 @@ func (q *Queries) CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketPara
 
 const reassign = `-- name: Reassign :many
 WITH fence_lock AS (
-    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE owner = $2 FOR UPDATE OF tickets
+    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE owner = $2 ORDER BY tickets.id FOR UPDATE OF tickets
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
@@ -92,7 +92,7 @@ func (q *Queries) Reassign(ctx context.Context, db DBTX, arg *ReassignParams, to
 
 const purge = `-- name: Purge :execrows
 WITH fence_lock AS (
-    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE status = $1 FOR UPDATE OF tickets
+    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE status = $1 ORDER BY tickets.id FOR UPDATE OF tickets
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (

@@ -89,7 +89,7 @@ func (q *Queries) MarkInt64(ctx context.Context, int64_ int64, token fence.Token
 
 const markError = `-- name: MarkError :many
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id >= $1 FOR UPDATE OF jobs
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id >= $1 ORDER BY jobs.id FOR UPDATE OF jobs
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
