@@ -73,7 +73,7 @@ func triggerStale(query string, err error, tables []string) (se *StaleError, fro
 		if i < 0 {
 			return nil, false
 		}
-		n, perr := strconv.ParseInt(strings.TrimRight(strings.Fields(msg[i+len(StaleCastMarker):]+" ")[0], `"`), 10, 64)
+		n, perr := strconv.ParseInt(strings.TrimRight(strings.Fields(msg[i+len(StaleCastMarker):] + " ")[0], `"`), 10, 64)
 		if perr != nil {
 			return nil, false
 		}
