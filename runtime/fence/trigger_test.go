@@ -136,3 +136,18 @@ func TestWriteInCTEResult(t *testing.T) {
 		t.Fatalf("WriteInCTE without rows = %d, %v after %d runs; want 0, nil after 1", n, err, runs)
 	}
 }
+
+// The raising guard of an upsert of many rows fails a cast of
+// StaleCastMarker + the stored token (SQLSTATE 22P02); any other 22P02 is
+// left alone.
+func TestStaleCastError(t *testing.T) {
+	err := &dbError{fence.CastSQLState, `invalid input syntax for type bigint: "` + fence.StaleCastMarker + `12"`}
+	var se *fence.StaleError
+	if got := fence.TriggerError("Q", err, "items"); !errors.As(got, &se) || se.Stored != 12 || se.Table != "items" || !errors.Is(got, fence.ErrStaleToken) {
+		t.Fatalf("TriggerError = %#v, want a stale-token error with stored 12", got)
+	}
+	other := &dbError{fence.CastSQLState, `invalid input syntax for type bigint: "12abc"`}
+	if got := fence.TriggerError("Q", other, "items"); got != other {
+		t.Fatalf("another cast error: %v, want it unchanged", got)
+	}
+}
