@@ -160,7 +160,7 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
 			if q.Fence != nil && q.Fence.Loosens {
-				loosened[q.Fence.Table] = true
+				loosened[markedTable(q.Fence.Table)] = true
 				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s is non-strict on strict table %s, so the guard trigger in %s refuses only lower tokens on that table",
 					q.File, q.Line, q.Col, q.Name, q.Fence.Table.QualifiedName(), GuardFile))
 			}
@@ -206,6 +206,18 @@ type guardTable struct {
 	Strict                                 bool
 }
 
+// markedTable is the table whose mark fences t: t, or the ancestor it
+// inherits its fence from. A non-strict query on any table of that family
+// makes all their guard triggers non-strict: a partition runs the trigger
+// of its partitioned table, and a write through a parent reaches the
+// children's rows.
+func markedTable(t *catalog.Table) *catalog.Table {
+	if t.Fence != nil && t.Fence.From != nil {
+		return t.Fence.From
+	}
+	return t
+}
+
 // guardSQL renders GuardFile for cat's fenced tables, or nil if none.
 func guardSQL(cat *catalog.Catalog, loosened map[*catalog.Table]bool) ([]byte, error) {
 	data := struct {
@@ -233,7 +245,7 @@ func guardSQL(cat *catalog.Catalog, loosened map[*catalog.Table]bool) ([]byte, e
 			return nil, fmt.Errorf("the guard functions of tables %s and %s would have the same name %s: rename one of the tables", other, t.QualifiedName(), fn)
 		}
 		functions[fn] = t.QualifiedName()
-		strict := t.Fence.Strict && !loosened[t] && (t.Fence.From == nil || !loosened[t.Fence.From])
+		strict := t.Fence.Strict && !loosened[markedTable(t)]
 		data.Tables = append(data.Tables, guardTable{
 			Table: t.QualifiedName(), QualifiedTable: qt, Column: sqlparse.QuoteIdent(t.Fence.Column),
 			Trigger: "fencegen_guard", Strict: strict,

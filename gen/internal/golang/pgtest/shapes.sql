@@ -58,3 +58,7 @@ RETURNING id;
 -- name: AddBases :execrows
 INSERT INTO bases (id, v) SELECT unnest(@ids::bigint[]), 'v'
 ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v;
+
+-- name: EditEarlyLog :exec
+-- @fence non-strict
+UPDATE logs_early SET msg = @msg WHERE id = @id AND day = @day;

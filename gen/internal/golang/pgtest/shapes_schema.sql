@@ -47,3 +47,8 @@ COMMENT ON COLUMN users.tok IS 'fencegen:token';
 CREATE TABLE bases (id BIGINT PRIMARY KEY, v TEXT NOT NULL, tok BIGINT NOT NULL DEFAULT 0);
 COMMENT ON COLUMN bases.tok IS 'fencegen:token';
 CREATE TABLE sub_bases (PRIMARY KEY (id)) INHERITS (bases);
+
+-- Strict and partitioned, with a non-strict query on one partition.
+CREATE TABLE logs (id BIGINT NOT NULL, day INT NOT NULL, msg TEXT NOT NULL, tok BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (id, day)) PARTITION BY RANGE (day);
+CREATE TABLE logs_early PARTITION OF logs FOR VALUES FROM (0) TO (100);
+COMMENT ON COLUMN logs.tok IS 'fencegen:token strict';

@@ -202,3 +202,18 @@ func TestShapeUpsertTargets(t *testing.T) {
 		t.Fatalf("a child's row (token 9) with the same key: %d, %v; want 2 rows inserted into the parent", n, err)
 	}
 }
+
+// A non-strict query on a partition of a strict partitioned table: the
+// trigger the partition runs is its partitioned table's, so that one is
+// made non-strict, and the holder's second write applies.
+func TestShapeNonStrictQueryOnStrictPartition(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	exec(t, pool, `INSERT INTO logs VALUES (1, 5, 'a', 0)`)
+	for range 2 {
+		if err := q.EditEarlyLog(ctx, pgtestdb.EditEarlyLogParams{Msg: "b", ID: 1, Day: 5}, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale(t, "token 2", q.EditEarlyLog(ctx, pgtestdb.EditEarlyLogParams{Msg: "c", ID: 1, Day: 5}, 2), 3, 0)
+}

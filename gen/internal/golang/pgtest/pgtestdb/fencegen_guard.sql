@@ -191,3 +191,19 @@ $fencegen$;
 DROP TRIGGER IF EXISTS fencegen_guard ON sub_bases;
 CREATE TRIGGER fencegen_guard BEFORE UPDATE ON sub_bases
     FOR EACH ROW EXECUTE FUNCTION fencegen_guard_sub_bases_2f79d730();
+
+CREATE OR REPLACE FUNCTION fencegen_guard_logs_5a0efbb5() RETURNS trigger
+LANGUAGE plpgsql AS $fencegen$
+BEGIN
+    IF NEW.tok < OLD.tok THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (logs.tok)',
+            NEW.tok, OLD.tok
+            USING ERRCODE = 'FN001';
+    END IF;
+    RETURN NEW;
+END
+$fencegen$;
+
+DROP TRIGGER IF EXISTS fencegen_guard ON logs;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON logs
+    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_logs_5a0efbb5();

@@ -59,6 +59,21 @@ type Ledger struct {
 	Tok fence.Token
 }
 
+type Log struct {
+	ID  int64
+	Day int32
+	Msg string
+	// fencegen:token strict
+	Tok fence.Token
+}
+
+type LogsEarly struct {
+	ID  int64
+	Day int32
+	Msg string
+	Tok fence.Token
+}
+
 type PlainLog struct {
 	ID  int64
 	Msg pgtype.Text

@@ -475,3 +475,32 @@ func (q *Queries) AddBases(ctx context.Context, ids []int64, token fence.Token) 
 		return q.db.Query(ctx, addBases, ids, int64(token))
 	}, nil)
 }
+
+const editEarlyLog = `-- name: EditEarlyLog :exec
+UPDATE logs_early SET msg = $1, tok = $4 WHERE (id = $2 AND day = $3) AND logs_early.tok <= $4 RETURNING 1
+`
+
+const fenceStoredEditEarlyLog = `-- name: EditEarlyLog :exec (stored token, sent only when the write touched no row)
+SELECT logs_early.tok FROM logs_early WHERE id = $1 AND day = $2
+`
+
+type EditEarlyLogParams struct {
+	Msg string
+	ID  int64
+	Day int32
+}
+
+// EditEarlyLog is fenced on logs_early.tok: it refuses to touch rows whose
+// stored fencing token is greater than token, and stores token in the rows it
+// writes. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
+// the rows it matched hold a newer token, and a *fence.NotFoundError
+// (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
+// writes; when it writes nothing, a second reads the stored token.
+func (q *Queries) EditEarlyLog(ctx context.Context, arg EditEarlyLogParams, token fence.Token) error {
+	_, err := fence.WriteByKey(ctx, "EditEarlyLog", "logs_early", fence.NonStrict, token, func() (fence.Rows, error) {
+		return q.db.Query(ctx, editEarlyLog, arg.Msg, arg.ID, arg.Day, int64(token))
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredEditEarlyLog, arg.ID, arg.Day)
+	})
+	return err
+}
