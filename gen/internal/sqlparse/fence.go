@@ -124,7 +124,7 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 		return fenceInsert(tree, s.InsertStmt, spec)
 	case *pg.Node_UpdateStmt:
 		u := s.UpdateStmt
-		with, err := hoistWith(&u.WithClause)
+		with, err := hoistWith(&u.WithClause, u.Relation)
 		if err != nil {
 			return "", err
 		}
@@ -149,7 +149,7 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 		return wrap(with, raw.Stmt, u.Relation, u.FromClause, where, spec, op)
 	case *pg.Node_DeleteStmt:
 		d := s.DeleteStmt
-		with, err := hoistWith(&d.WithClause)
+		with, err := hoistWith(&d.WithClause, d.Relation)
 		if err != nil {
 			return "", err
 		}
@@ -874,7 +874,7 @@ func repeatable(n *pg.Node) error {
 // lock, check and refusal queries see the same entries as the write. An
 // entry that writes is refused: it would run even when the fenced write is
 // refused, and the write would not be all or nothing.
-func hoistWith(w **pg.WithClause) (string, error) {
+func hoistWith(w **pg.WithClause, rv *pg.RangeVar) (string, error) {
 	with := *w
 	if with == nil {
 		return "WITH ", nil
@@ -884,8 +884,8 @@ func hoistWith(w **pg.WithClause) (string, error) {
 		if cte == nil {
 			continue
 		}
-		if reserved(cte.Ctename) {
-			return "", fmt.Errorf("WITH query name %s is reserved for fencegen's guard (fence_*): rename it", cte.Ctename)
+		if err := checkCTEName(cte.Ctename, rv); err != nil {
+			return "", err
 		}
 		switch cte.Ctequery.Node.(type) {
 		case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
@@ -909,9 +909,19 @@ func hoistWith(w **pg.WithClause) (string, error) {
 	return body + ", ", nil
 }
 
-// reserved reports whether a WITH query name could collide with the
-// names of the guard's own WITH queries and result columns.
-func reserved(name string) bool { return strings.HasPrefix(name, "fence_") }
+// checkCTEName refuses a WITH query name that the guard's own queries
+// would misread: fence_* (the guard's WITH queries and result columns),
+// and the unqualified name of the fenced table, which the guard's lock and
+// refusal queries read FROM by that name.
+func checkCTEName(name string, rv *pg.RangeVar) error {
+	if strings.HasPrefix(name, "fence_") {
+		return fmt.Errorf("WITH query name %s is reserved for fencegen's guard (fence_*): rename it", name)
+	}
+	if rv != nil && rv.Schemaname == "" && name == rv.Relname {
+		return fmt.Errorf("WITH query %s hides table %s from fencegen's guard queries, which read the table by that name: rename the WITH query", name, rv.Relname)
+	}
+	return nil
+}
 
 // withClause returns the WITH clause of a top-level statement.
 func withClause(n *pg.Node) **pg.WithClause {
@@ -952,12 +962,24 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 	with := *wp
 	at := -1
 	for i, c := range with.Ctes {
-		name := c.GetCommonTableExpr().GetCtename()
-		if name == spec.CTE {
+		if c.GetCommonTableExpr().GetCtename() == spec.CTE {
 			at = i
 		}
-		if reserved(name) {
-			return "", fmt.Errorf("WITH query name %s is reserved for fencegen's guard (fence_*): rename it", name)
+	}
+	if at >= 0 {
+		var target *pg.RangeVar
+		switch w := with.Ctes[at].GetCommonTableExpr().Ctequery.Node.(type) {
+		case *pg.Node_InsertStmt:
+			target = w.InsertStmt.Relation
+		case *pg.Node_UpdateStmt:
+			target = w.UpdateStmt.Relation
+		case *pg.Node_DeleteStmt:
+			target = w.DeleteStmt.Relation
+		}
+		for _, c := range with.Ctes {
+			if err := checkCTEName(c.GetCommonTableExpr().GetCtename(), target); err != nil {
+				return "", err
+			}
 		}
 	}
 	if at < 0 {

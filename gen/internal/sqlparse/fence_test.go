@@ -261,6 +261,7 @@ func TestFenceWriteErrors(t *testing.T) {
 	}{
 		{"WITH x AS (DELETE FROM u RETURNING id) UPDATE t SET a = 1 WHERE id IN (SELECT id FROM x)", id, "WITH entry x writes"},
 		{"WITH fence_lock AS (SELECT 1) DELETE FROM t", id, "reserved for fencegen's guard"},
+		{"WITH t AS (SELECT 1::bigint AS id) UPDATE t SET a = 1 WHERE id IN (SELECT id FROM t)", id, "WITH query t hides table t"},
 		{"INSERT INTO t (id, a) VALUES (DEFAULT, $1) ON CONFLICT (id) DO UPDATE SET a = excluded.a", id, "conflict column id is given DEFAULT"},
 		{"INSERT INTO t (id, a) VALUES (gen_random_uuid(), $1) ON CONFLICT (id) DO UPDATE SET a = excluded.a", id, "gen_random_uuid(), a volatile function"},
 		{"INSERT INTO t VALUES ($1)", id, "must list its columns"},
