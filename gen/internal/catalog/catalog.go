@@ -118,31 +118,72 @@ type Table struct {
 	parents []*Table
 	// partitionOf is the partitioned table this one is a partition of.
 	partitionOf *Table
-	// keys maps the name of each PRIMARY KEY and UNIQUE constraint to its
-	// columns.
-	keys map[string][]string
+	// keys maps the name of each PRIMARY KEY and UNIQUE constraint to it.
+	keys map[string]key
+}
+
+// key is a PRIMARY KEY or UNIQUE constraint.
+type key struct {
+	columns []string
+	primary bool
 }
 
 // ConstraintColumns returns the columns of t's PRIMARY KEY or UNIQUE
 // constraint named name (as ON CONFLICT ON CONSTRAINT names it), or nil.
-func (t *Table) ConstraintColumns(name string) []string { return t.keys[name] }
+func (t *Table) ConstraintColumns(name string) []string { return t.keys[name].columns }
 
-// addKey records a PRIMARY KEY or UNIQUE constraint, named as PostgreSQL
-// names it when the statement does not (PostgreSQL source,
-// ChooseConstraintName/makeObjectName: <table>_pkey, <table>_<columns>_key,
-// each part shortened so that the name fits in 63 bytes).
-func (t *Table) addKey(name string, columns []string, primary bool) {
+// addKey records a PRIMARY KEY or UNIQUE constraint of t, named as
+// PostgreSQL names it when the statement does not (PostgreSQL source,
+// ChooseConstraintName, ChooseRelationName and makeObjectName:
+// <table>_pkey, <table>_<columns>_key, each part shortened so that the
+// name fits in 63 bytes, and a number after the label, pkey1, pkey2, ...,
+// while the name is taken in the schema: a constraint's index is a
+// relation).
+func (c *Catalog) addKey(t *Table, name string, columns []string, primary bool) {
 	if name == "" {
+		label, name2 := "key", strings.Join(columns, "_")
 		if primary {
-			name = objectName(t.Name, "", "pkey")
-		} else {
-			name = objectName(t.Name, strings.Join(columns, "_"), "key")
+			label, name2 = "pkey", ""
+		}
+		name = objectName(t.Name, name2, label)
+		for pass := 1; c.relationNameTaken(t, name); pass++ {
+			name = objectName(t.Name, name2, fmt.Sprintf("%s%d", label, pass))
 		}
 	}
 	if t.keys == nil {
-		t.keys = map[string][]string{}
+		t.keys = map[string]key{}
 	}
-	t.keys[name] = columns
+	t.keys[name] = key{columns: columns, primary: primary}
+}
+
+// renameKey renames t's constraint (or its index) old to new, and reports
+// whether t has one named old.
+func (t *Table) renameKey(old, new string) bool {
+	k, ok := t.keys[old]
+	if ok {
+		delete(t.keys, old)
+		t.keys[new] = k
+	}
+	return ok
+}
+
+// relationNameTaken reports whether name is a relation of t's schema: a
+// table, view or sequence, t itself, or a constraint's index.
+func (c *Catalog) relationNameTaken(t *Table, name string) bool {
+	if t.Name == name {
+		return true
+	}
+	s := c.Schema(t.Schema)
+	if s == nil {
+		return false
+	}
+	for _, x := range s.Tables {
+		if _, ok := x.keys[name]; ok || x.Name == name {
+			return true
+		}
+	}
+	_, ok := t.keys[name]
+	return ok
 }
 
 // objectName is PostgreSQL's makeObjectName: name1[_name2]_label, the

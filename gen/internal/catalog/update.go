@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -160,12 +161,23 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	}
 	line, col := u.pos(n.Table.Loc)
 	t := &Table{Schema: s.Name, Name: n.Table.Name, File: u.f.Name, Line: line, Col: col}
-	for _, like := range n.LikeTables {
+	var likeKeys [][]string // primary keys copied by INCLUDING INDEXES
+	for i, like := range n.LikeTables {
 		if src := u.table(like); src != nil {
 			for _, c := range src.Columns {
 				cc := *c
 				cc.Table = t
 				t.Columns = append(t.Columns, &cc)
+			}
+			opts := n.LikeOptions[i]
+			// INCLUDING COMMENTS copies the column comments, the fence
+			// mark among them (a mark from the configuration is not a
+			// comment, and is not copied).
+			if f := src.Fence; opts&sqlparse.LikeComments != 0 && f != nil && f.From == nil && f.Source == "comment" {
+				t.Fence = &Fence{Column: f.Column, Strict: f.Strict, Source: "comment", File: u.f.Name, Line: line, Col: col}
+			}
+			if opts&sqlparse.LikeIndexes != 0 && len(src.PrimaryKey) > 0 {
+				likeKeys = append(likeKeys, src.PrimaryKey)
 			}
 		}
 	}
@@ -231,8 +243,27 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	if p := t.partitionOf; p != nil && len(t.PrimaryKey) == 0 {
 		t.PrimaryKey = slices.Clone(p.PrimaryKey)
 	}
+	if len(t.PrimaryKey) == 0 && len(likeKeys) > 0 {
+		t.PrimaryKey = slices.Clone(likeKeys[0])
+		u.c.addKey(t, "", t.PrimaryKey, true)
+	}
+	// CREATE TABLE merges constraints on the same columns into one, named
+	// by the first name given, primary if either is (PostgreSQL source,
+	// transformIndexConstraints).
+	var keys []sqlparse.KeyConstraint
 	for _, k := range n.Keys {
-		t.addKey(k.Name, k.Columns, k.Primary)
+		i := slices.IndexFunc(keys, func(x sqlparse.KeyConstraint) bool { return slices.Equal(x.Columns, k.Columns) })
+		if i < 0 {
+			keys = append(keys, *k)
+			continue
+		}
+		if keys[i].Name == "" {
+			keys[i].Name = k.Name
+		}
+		keys[i].Primary = keys[i].Primary || k.Primary
+	}
+	for _, k := range keys {
+		u.c.addKey(t, k.Name, k.Columns, k.Primary)
 	}
 	s.Tables = append(s.Tables, t)
 }
@@ -249,6 +280,21 @@ func (c *Catalog) attach(parent, child *Table) {
 	child.partitionOf = parent
 	if len(child.PrimaryKey) == 0 {
 		child.PrimaryKey = slices.Clone(parent.PrimaryKey)
+	}
+	// Each PRIMARY KEY and UNIQUE constraint of the partitioned table
+	// gets a partition of its own, named as for the partition, unless the
+	// partition has one on the same columns already (ATTACH PARTITION
+	// attaches that one).
+	names := make([]string, 0, len(parent.keys))
+	for name := range parent.keys {
+		names = append(names, name)
+	}
+	slices.Sort(names) // PostgreSQL clones them in index OID order: unknown here
+	for _, name := range names {
+		k := parent.keys[name]
+		if !slices.ContainsFunc(slices.Collect(maps.Values(child.keys)), func(x key) bool { return slices.Equal(x.columns, k.columns) }) {
+			c.addKey(child, "", k.columns, k.primary)
+		}
 	}
 }
 
@@ -372,10 +418,10 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, child bool) {
 				}
 			}
 			if cmd.Key != nil {
-				t.addKey(cmd.Key.Name, cmd.Key.Columns, true)
+				u.c.addKey(t, cmd.Key.Name, cmd.Key.Columns, true)
 			}
 		case sqlparse.AlterAddUnique:
-			t.addKey(cmd.Key.Name, cmd.Key.Columns, false)
+			u.c.addKey(t, cmd.Key.Name, cmd.Key.Columns, false)
 		}
 	}
 }
@@ -393,6 +439,25 @@ func (u *updater) rename(n *sqlparse.Rename) {
 		return
 	}
 	switch n.Kind {
+	case "constraint":
+		// ALTER TABLE t RENAME CONSTRAINT old TO new (CHECK and FOREIGN
+		// KEY constraints are not modelled).
+		if t := u.userTable(n.Target, n.MissingOK); t != nil {
+			t.renameKey(n.Subname, n.NewName)
+		}
+	case "index":
+		// ALTER INDEX old RENAME TO new renames a PRIMARY KEY or UNIQUE
+		// constraint with its index.
+		for _, s := range u.c.Schemas {
+			if n.Target.Schema != "" && s.Name != n.Target.Schema {
+				continue
+			}
+			for _, t := range s.Tables {
+				if t.renameKey(n.Target.Name, n.NewName) {
+					return
+				}
+			}
+		}
 	case "column":
 		t := u.userTable(n.Target, n.MissingOK)
 		if t == nil {

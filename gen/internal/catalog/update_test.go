@@ -718,3 +718,43 @@ CREATE TABLE `+long+` (`+strings.Repeat("c", 40)+` int UNIQUE);
 		}
 	}
 }
+
+// Constraint names as PostgreSQL 15 gives them (checked with psql): a taken
+// default name gets a number after its label; partitions get keys of
+// their own; RENAME CONSTRAINT and ALTER INDEX ... RENAME rename them.
+func TestKeyConstraintNamesTakenPartitionsRenames(t *testing.T) {
+	long := "customer_subscription_billing_events_archive_for_region_eu"
+	c := mustBuild(t, `
+CREATE TABLE `+long+`_2024 (id bigint PRIMARY KEY);
+CREATE TABLE `+long+`_2025 (id bigint PRIMARY KEY);
+CREATE TABLE acct (id bigint PRIMARY KEY, email text UNIQUE, UNIQUE (email), CONSTRAINT named_u UNIQUE (id));
+ALTER TABLE acct ADD UNIQUE (email);
+CREATE TABLE ev (id bigint, r text, PRIMARY KEY (id, r), UNIQUE (r, id)) PARTITION BY LIST (r);
+CREATE TABLE ev_a PARTITION OF ev FOR VALUES IN ('a');
+CREATE TABLE ev_b (id bigint NOT NULL, r text NOT NULL);
+ALTER TABLE ev ATTACH PARTITION ev_b FOR VALUES IN ('b');
+CREATE TABLE w (id bigint PRIMARY KEY, code text CONSTRAINT w_code_uq UNIQUE);
+ALTER TABLE w RENAME CONSTRAINT w_code_uq TO w_code_unique;
+ALTER INDEX w_pkey RENAME TO w_primary;
+`)
+	for _, tc := range []struct{ table, name, cols string }{
+		{long + "_2024", "customer_subscription_billing_events_archive_for_region_eu_pkey", "id"},
+		{long + "_2025", "customer_subscription_billing_events_archive_for_region_e_pkey1", "id"},
+		{long + "_2025", "customer_subscription_billing_events_archive_for_region_eu_pkey", ""},
+		{"acct", "acct_email_key", "email"},
+		{"acct", "acct_email_key1", "email"},
+		{"acct", "named_u", "id"},
+		{"acct", "acct_pkey", ""},
+		{"ev_a", "ev_a_pkey", "id,r"},
+		{"ev_a", "ev_a_r_id_key", "r,id"},
+		{"ev_b", "ev_b_pkey", "id,r"},
+		{"w", "w_code_unique", "code"},
+		{"w", "w_code_uq", ""},
+		{"w", "w_primary", "id"},
+		{"w", "w_pkey", ""},
+	} {
+		if got := strings.Join(c.Table("", tc.table).ConstraintColumns(tc.name), ","); got != tc.cols {
+			t.Errorf("%s: constraint %s has columns %q, want %q", tc.table, tc.name, got, tc.cols)
+		}
+	}
+}

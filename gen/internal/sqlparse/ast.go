@@ -79,11 +79,22 @@ type CreateTable struct {
 	// is the partitioned table); PartitionBy for a partitioned table.
 	PartitionOf bool
 	PartitionBy bool
-	// LikeTables lists tables copied with LIKE.
-	LikeTables []Name
+	// LikeTables lists tables copied with LIKE, and LikeOptions the
+	// INCLUDING options of each (PostgreSQL's TableLikeOption bits: see
+	// LikeComments, LikeIndexes).
+	LikeTables  []Name
+	LikeOptions []uint32
 }
 
 func (n *CreateTable) Pos() int { return n.Table.Loc }
+
+// INCLUDING options of CREATE TABLE ... (LIKE t ...), as PostgreSQL's
+// TableLikeOption bits (src/include/nodes/parsenodes.h; INCLUDING ALL
+// sets them all).
+const (
+	LikeComments uint32 = 1 << 0
+	LikeIndexes  uint32 = 1 << 6
+)
 
 // KeyConstraint is a PRIMARY KEY or UNIQUE constraint. Name is "" when
 // PostgreSQL chooses it.

@@ -280,6 +280,7 @@ func (c *converter) createTable(s *pg.CreateStmt) Node {
 			}
 		case *pg.Node_TableLikeClause:
 			t.LikeTables = append(t.LikeTables, rangeVarName(x.TableLikeClause.Relation))
+			t.LikeOptions = append(t.LikeOptions, x.TableLikeClause.Options)
 		}
 	}
 	for _, con := range s.Constraints {
