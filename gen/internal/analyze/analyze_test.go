@@ -327,3 +327,37 @@ comment on column k.tok is 'fencegen:token';
 		t.Errorf("strict on a non-strict table: %+v", f)
 	}
 }
+
+// A fencing token marked on a partition or an INHERITS child only: a
+// write named on the (unfenced) parent can write the fenced rows without
+// the guard, so it is refused; a LIKE ... INCLUDING ALL copy of a fenced
+// table is fenced.
+func TestWriteThroughUnfencedParentRefused(t *testing.T) {
+	const schema = `
+create table m (id bigint, r text, v text, tok bigint not null default 0, primary key (id, r)) partition by list (r);
+create table m_a partition of m for values in ('a');
+comment on column m_a.tok is 'fencegen:token';
+create table ib (id bigint primary key, v text, tok bigint not null default 0);
+create table ic () inherits (ib);
+comment on column ic.tok is 'fencegen:token';
+create table lk (like m_a including all);
+`
+	for _, tc := range []struct{ query, want string }{
+		{"update m set v = 'x' where id = $1 and r = 'a'", "UPDATE on m can write rows of its fenced partition m_a without the guard"},
+		{"delete from ib where id = $1", "DELETE on ib can write rows of its fenced child table ic without the guard"},
+		{"insert into m (id, r, v) values ($1, 'a', 'x')", "INSERT on m can write rows of its fenced partition m_a"},
+	} {
+		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";")
+		if len(msgs) != 1 || !strings.Contains(msgs[0], tc.want) {
+			t.Errorf("%s: %q, want %q", tc.query, msgs, tc.want)
+		}
+	}
+	q := mustAnalyze(t, schema, "-- name: Q :exec\nupdate lk set v = 'x' where id = $1;")
+	if q[0].Fence == nil {
+		t.Error("LIKE ... INCLUDING ALL of a fenced table is not fenced")
+	}
+	q = mustAnalyze(t, schema, "-- name: Q :exec\n-- @fence off: migration backfill\nupdate m set v = 'x';")
+	if q[0].OptOut == nil {
+		t.Error("an opted-out write through the parent is not listed")
+	}
+}

@@ -26,7 +26,16 @@ func (a *analyzer) target(sc *scope, n sqlparse.Name) *catalog.Table {
 // fence records the guard of a write to a fenced table. q is nil for a
 // write inside a CTE, which the analyzer refuses for fenced tables for now.
 func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
-	if t == nil || t.Fence == nil {
+	if t == nil {
+		return
+	}
+	if t.Fence == nil {
+		// Marked on a partition or child only: a write named on t reaches
+		// those rows without the guard.
+		if d := a.cat.FencedDescendants(t); len(d) > 0 {
+			a.refuseFenced(loc, d[0], "%s on %s can write rows of its fenced %s %s without the guard: mark the fencing token on %s itself (its partitions and children then inherit it)",
+				strings.ToUpper(kind), t.QualifiedName(), descendantKind(t, d[0]), d[0].QualifiedName(), t.QualifiedName())
+		}
 		return
 	}
 	strict := t.Fence.Strict
@@ -49,6 +58,16 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 		return
 	}
 	q.Fence = f
+}
+
+// descendantKind names what d is to t: "partition" or "child table".
+func descendantKind(t, d *catalog.Table) string {
+	for p := d.PartitionOf(); p != nil; p = p.PartitionOf() {
+		if p == t {
+			return "partition"
+		}
+	}
+	return "child table"
 }
 
 // sqlType spells t for a cast in SQL, schema-qualified. The catalog keeps

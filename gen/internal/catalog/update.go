@@ -298,6 +298,29 @@ func (c *Catalog) attach(parent, child *Table) {
 	}
 }
 
+// FencedDescendants returns the fenced tables among t's partitions and
+// inheritance children, at any depth: a write named on t can write their
+// rows.
+func (c *Catalog) FencedDescendants(t *Table) []*Table {
+	var out []*Table
+	seen := map[*Table]bool{t: true}
+	var walk func(*Table)
+	walk = func(p *Table) {
+		for _, ch := range c.children(p) {
+			if seen[ch] {
+				continue
+			}
+			seen[ch] = true
+			if ch.Fence != nil {
+				out = append(out, ch)
+			}
+			walk(ch)
+		}
+	}
+	walk(t)
+	return out
+}
+
 // Children returns the tables that inherit from t and are not its
 // partitions: INHERITS children, whose rows share no primary key with t's,
 // so a key of t can match one row in t and one in each child.

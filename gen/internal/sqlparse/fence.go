@@ -1130,8 +1130,12 @@ func lockQuery(rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec)
 	targets = append(targets, pg.MakeResTargetNodeWithNameAndVal("fence_token", colRef(relName(rv), spec.Column), -1))
 	inherited := spec.Inherited && rv.Inh
 	if inherited {
-		// A parent's row and a child's may share a key: count by table too.
-		targets = append(targets, pg.MakeResTargetNodeWithNameAndVal("fence_rel", colRef(relName(rv), "tableoid"), -1))
+		// A parent's row and a child's may share a key, and a child
+		// without a primary key may hold it twice: count rows by table and
+		// row address instead.
+		targets = append(targets,
+			pg.MakeResTargetNodeWithNameAndVal("fence_rel", colRef(relName(rv), "tableoid"), -1),
+			pg.MakeResTargetNodeWithNameAndVal("fence_row", colRef(relName(rv), "ctid"), -1))
 	}
 	// Locked in key order, so that two fenced writes of overlapping rows
 	// take their locks in the same order instead of deadlocking.
@@ -1155,7 +1159,7 @@ func lockQuery(rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec)
 	sql, err := deparse(selectNode(lock))
 	distinct := lockKeys(len(spec.Key))
 	if inherited {
-		distinct = "fence_rel, " + distinct
+		distinct = "fence_rel, fence_row"
 	}
 	if len(spec.Key) > 1 || inherited {
 		distinct = "(" + distinct + ")"

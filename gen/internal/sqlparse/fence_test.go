@@ -406,7 +406,7 @@ func TestFenceInheritedTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"t.tableoid AS fence_rel", "count(DISTINCT (fence_rel, fence_key_1))", "FOR UPDATE OF t"} {
+		for _, want := range []string{"t.tableoid AS fence_rel", "count(DISTINCT (fence_rel, fence_row))", "FOR UPDATE OF t"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s:\n%s\nwant it to hold %q", sql, out, want)
 			}

@@ -86,9 +86,9 @@ func (q *Queries) AddEventUS(ctx context.Context, arg AddEventUSParams, token fe
 
 const setThing = `-- name: SetThing :exec
 WITH fence_lock AS (
-    SELECT things.id AS fence_key_1, things.tok AS fence_token, things.tableoid AS fence_rel FROM things WHERE id = $2 ORDER BY things.id FOR UPDATE OF things
+    SELECT things.id AS fence_key_1, things.tok AS fence_token, things.tableoid AS fence_rel, things.ctid AS fence_row FROM things WHERE id = $2 ORDER BY things.id FOR UPDATE OF things
 ), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT (fence_rel, fence_key_1)) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
+    SELECT max(fence_token) AS stored, count(DISTINCT (fence_rel, fence_row)) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
 ), fence_write AS (
     UPDATE things SET v = $1, tok = $3 WHERE (id = $2 AND things.tok <= $3) AND (things.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
 )
