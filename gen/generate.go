@@ -328,11 +328,16 @@ var (
 	dbmateDown = regexp.MustCompile(`(?m)^--\s*migrate:down\b`)
 	sqlMigrate = regexp.MustCompile(`(?m)^--\s*\+migrate\s+Down\b`)
 	ternSplit  = regexp.MustCompile(`(?m)^----\s*create above\s*/\s*drop below\s*----`)
+	// psqlMeta matches a psql meta-command line, such as the \restrict and
+	// \unrestrict lines pg_dump writes since PostgreSQL 17.6 and 15.14
+	// (psql docs, "Meta-Commands"): psql's, not SQL.
+	psqlMeta = regexp.MustCompile(`(?m)^\\[a-zA-Z].*$`)
 )
 
 // readAndParse reads and parses one file. For schema files, the down
-// sections of goose, dbmate, sql-migrate and tern migrations are blanked
-// out (keeping line numbers) so only the up migration builds the catalog.
+// sections of goose, dbmate, sql-migrate and tern migrations, and psql
+// meta-command lines, are blanked out (keeping line numbers) so only the
+// up migration's SQL builds the catalog.
 func readAndParse(cfg *Config, name string, schema bool) (*sqlparse.File, error) {
 	src, err := os.ReadFile(name)
 	if err != nil {
@@ -341,17 +346,20 @@ func readAndParse(cfg *Config, name string, schema bool) (*sqlparse.File, error)
 	if schema {
 		for _, re := range []*regexp.Regexp{gooseDown, dbmateDown, sqlMigrate, ternSplit} {
 			if loc := re.FindIndex(src); loc != nil {
-				src = blank(src, loc[0])
+				src = blank(src, loc[0], len(src))
 			}
+		}
+		for _, loc := range psqlMeta.FindAllIndex(src, -1) {
+			src = blank(src, loc[0], loc[1])
 		}
 	}
 	return sqlparse.Parse(displayName(name), src)
 }
 
-// blank replaces everything from offset on with spaces, keeping newlines.
-func blank(src []byte, from int) []byte {
+// blank replaces src[from:to] with spaces, keeping newlines.
+func blank(src []byte, from, to int) []byte {
 	out := append([]byte(nil), src...)
-	for i := from; i < len(out); i++ {
+	for i := from; i < to; i++ {
 		if out[i] != '\n' {
 			out[i] = ' '
 		}

@@ -120,3 +120,25 @@ COMMENT ON COLUMN public.jobs.pub_tok IS 'fencegen:token strict';
 		t.Errorf("%d guard functions, want one per table (4)", functions)
 	}
 }
+
+// A schema dumped by a current pg_dump starts and ends with psql's
+// \restrict and \unrestrict meta-commands: they are not SQL, and are
+// skipped (as sqlc does), with the lines after them keeping their numbers.
+func TestPgDumpRestrictLinesSkipped(t *testing.T) {
+	guard := guardFor(t, `--
+-- PostgreSQL database dump
+--
+
+\restrict 5h4mF2sd9kPq1Xy
+
+SET statement_timeout = 0;
+CREATE TABLE public.jobs (id bigint NOT NULL, tok bigint DEFAULT 0 NOT NULL);
+ALTER TABLE ONLY public.jobs ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
+COMMENT ON COLUMN public.jobs.tok IS 'fencegen:token';
+
+\unrestrict 5h4mF2sd9kPq1Xy
+`, "-- name: Get :one\nSELECT id FROM jobs WHERE id = $1;\n")
+	if !strings.Contains(guard, "ON jobs") {
+		t.Fatalf("no guard for jobs:\n%s", guard)
+	}
+}
