@@ -74,14 +74,17 @@ var (
 // PostgreSQL's own (PostgreSQL docs, Appendix A "PostgreSQL Error Codes").
 const SQLState = "FN001"
 
-// StaleCastMarker starts the text that the in-statement guard of an upsert
-// of many rows casts to bigint when a conflicting row, inserted by a
-// concurrent transaction after the statement locked and checked the
-// others, holds a token the presented one does not beat: the cast fails
-// with SQLSTATE CastSQLState ("invalid input syntax for type bigint:
-// "fencegen: stale token, stored N"") and the whole statement with it, so
-// nothing is written. Generated code reports that error as a *StaleError
-// with Stored N, like SQLState.
+// StaleCastMarker starts the text that a raising guard casts to bigint so
+// that the whole statement fails, and nothing it wrote stays, where a
+// refusal row would not undo the statement's other writes: in an upsert of
+// many rows, when a conflicting row inserted by a concurrent transaction
+// after the statement locked and checked the others holds a token the
+// presented one does not beat; and in a statement that, besides its fenced
+// write in WITH, writes in another WITH entry or in its main query. The
+// cast fails with SQLSTATE CastSQLState ("invalid input syntax for type
+// bigint: "fencegen: stale token, stored N[, rows M]"") and generated code
+// reports that error as a *StaleError with Stored N (and Rows M), like
+// SQLState.
 const StaleCastMarker = "fencegen: stale token, stored "
 
 // CastSQLState is PostgreSQL's invalid_text_representation (PostgreSQL

@@ -16,6 +16,10 @@ var (
 	// generated fencegen_guard.sql (templates/guard.sql.tmpl):
 	// "fencegen: stale token: presented N, stored M (table.column[, strict])".
 	guardMessage = regexp.MustCompile(`fencegen: stale token: presented (-?\d+), stored (-?\d+) \(`)
+	// castMessage matches the text of a raising guard's failed cast:
+	// StaleCastMarker, the stored token, and ", rows N" when it says how
+	// many rows were refused.
+	castMessage = regexp.MustCompile(regexp.QuoteMeta(StaleCastMarker) + `(-?\d+)(?:, rows (\d+))?"`)
 	// storedInMessage finds the stored token in any other message.
 	storedInMessage = regexp.MustCompile(`stored (-?\d+)`)
 )
@@ -68,16 +72,22 @@ func triggerStale(query string, err error, tables []string) (se *StaleError, fro
 	}
 	msg := err.Error()
 	if s.SQLState() == CastSQLState {
-		// The raising guard of an upsert of many rows.
-		i := strings.Index(msg, StaleCastMarker)
-		if i < 0 {
+		// A raising guard (see StaleCastMarker).
+		m := castMessage.FindStringSubmatch(msg)
+		if m == nil {
 			return nil, false
 		}
-		n, perr := strconv.ParseInt(strings.TrimRight(strings.Fields(msg[i+len(StaleCastMarker):] + " ")[0], `"`), 10, 64)
+		stored, perr := strconv.ParseInt(m[1], 10, 64)
 		if perr != nil {
 			return nil, false
 		}
-		return &StaleError{Query: query, Table: strings.Join(tables, ", "), Stored: Token(n), Rows: 1}, false
+		rows := int64(1)
+		if m[2] != "" {
+			if n, err := strconv.ParseInt(m[2], 10, 64); err == nil {
+				rows = n
+			}
+		}
+		return &StaleError{Query: query, Table: strings.Join(tables, ", "), Stored: Token(stored), Rows: rows}, false
 	}
 	if s.SQLState() != SQLState {
 		return nil, false

@@ -375,6 +375,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
 			Columns: len(q.Columns), CTE: q.Fence.CTE, Inherited: len(a.cat.Children(q.Fence.Table)) > 0,
 			InsertTypes: q.Fence.InsertTypes, ConflictColumns: q.Fence.ConflictColumns,
+			Batch: strings.HasPrefix(q.Cmd, ":batch"),
 		}
 		// A batch item is read from one result set: it keeps the
 		// one-statement form.

@@ -664,7 +664,10 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 		prefix = nil
 		var args []jen.Code
 		for _, n := range q.Fence.StoredParams {
-			if n-1 < len(sig.args) {
+			switch {
+			case n == q.Fence.TokenParam:
+				args = append(args, jen.Int64().Call(jen.Id("token")))
+			case n-1 < len(sig.args):
 				args = append(args, sig.args[n-1])
 			}
 		}

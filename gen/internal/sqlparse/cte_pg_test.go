@@ -142,3 +142,44 @@ func TestFenceUpsertInWithPostgreSQL(t *testing.T) {
 		t.Fatalf("after two upserts with token 6: %s, %d log rows", s, logged())
 	}
 }
+
+// A statement that writes elsewhere besides its fenced write in WITH (a
+// sibling WITH entry, or a main query that does not read the fenced
+// entry) fails as a whole when the fenced write refuses: none of its
+// writes stays, and the error is the stale-token error with the stored
+// token and the refused rows.
+func TestFenceInWithOtherWritesPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t, `
+		CREATE TABLE accounts (id text PRIMARY KEY, balance int NOT NULL, tok bigint NOT NULL DEFAULT 0);
+		CREATE TABLE audit (id bigserial PRIMARY KEY, what text NOT NULL);
+		INSERT INTO accounts VALUES ('a', 100, 5), ('b', 100, 1);`)
+	ctx := context.Background()
+	for _, tc := range []struct{ name, sql string }{
+		{"sibling", `WITH d AS (UPDATE accounts SET balance = balance - $1 WHERE id >= $2 RETURNING id), a AS (INSERT INTO audit (what) VALUES ('debit') RETURNING id) SELECT d.id FROM d`},
+		{"main", `WITH d AS (UPDATE accounts SET balance = balance - $1 WHERE id >= $2 RETURNING id) INSERT INTO audit (what) VALUES ('debit')`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sql, err := sqlparse.FenceWrite(tc.sql, sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 3, CTE: "d"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			write := func(tok int64) error {
+				_, err := fence.WriteInCTE("Debit", "accounts", fence.NonStrict, fence.Token(tok), 0, func() (fence.Rows, error) {
+					return pool.Query(ctx, sql, 10, "a", tok)
+				}, nil)
+				return err
+			}
+			var se *fence.StaleError
+			if err := write(4); !errors.As(err, &se) || se.Stored != 5 || se.Rows != 1 {
+				t.Fatalf("token 4 against 5 and 1: %v; want a stale-token error, stored 5, 1 row", err)
+			}
+			var audits, balance int
+			if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM audit), (SELECT sum(balance) FROM accounts)`).Scan(&audits, &balance); err != nil {
+				t.Fatal(err)
+			}
+			if audits != 0 || balance != 200 {
+				t.Fatalf("a refused statement wrote: %d audit rows, balances %d", audits, balance)
+			}
+		})
+	}
+}

@@ -48,6 +48,10 @@ type FenceSpec struct {
 	// fenced upsert of many rows reads them from a WITH query, where
 	// PostgreSQL would not give its parameters their columns' types.
 	InsertTypes []string
+	// Batch is set for a :batch* query: its items share pgx's implicit
+	// transaction, so a refusal must come back as a row, never as an
+	// error that would roll back the other items.
+	Batch bool
 	// Inherited is set when the table has INHERITS children: its primary
 	// key is unique in the table alone, so a write that pins it can still
 	// match a row in each child (unless it names ONLY the table), and rows
@@ -265,8 +269,15 @@ func deparse(n *pg.Node) (string, error) {
 // equality with a parameter or a constant, in a top-level AND: the write
 // matches at most one row, so it is all or nothing without locking first.
 func pinsKey(rv *pg.RangeVar, where *pg.Node, key []string) bool {
+	return keyConjuncts(rv, where, key) != nil
+}
+
+// keyConjuncts returns the conjuncts of where's top-level AND that pin
+// every primary-key column of rv (see pinsKey), ANDed, or nil when where
+// does not pin them all.
+func keyConjuncts(rv *pg.RangeVar, where *pg.Node, key []string) *pg.Node {
 	if where == nil || len(key) == 0 {
-		return false
+		return nil
 	}
 	var conj []*pg.Node
 	var flatten func(n *pg.Node)
@@ -300,25 +311,68 @@ func pinsKey(rv *pg.RangeVar, where *pg.Node, key []string) bool {
 		}
 		return ""
 	}
-	pinned := map[string]bool{}
+	pinned := map[string]*pg.Node{}
 	for _, c := range conj {
 		e := c.GetAExpr()
 		if e == nil || e.Kind != pg.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 || e.Name[0].GetString_().GetSval() != "=" {
 			continue
 		}
-		if col := column(e.Lexpr); col != "" && isValue(e.Rexpr) {
-			pinned[col] = true
+		if col := column(e.Lexpr); col != "" && isValue(e.Rexpr) && pinned[col] == nil {
+			pinned[col] = c
 		}
-		if col := column(e.Rexpr); col != "" && isValue(e.Lexpr) {
-			pinned[col] = true
+		if col := column(e.Rexpr); col != "" && isValue(e.Lexpr) && pinned[col] == nil {
+			pinned[col] = c
 		}
 	}
+	var out *pg.Node
 	for _, k := range key {
-		if !pinned[k] {
-			return false
+		if pinned[k] == nil {
+			return nil
 		}
+		out = and(out, pinned[k])
 	}
-	return true
+	return out
+}
+
+// flattenAnd returns the conjuncts of n's top-level AND (n alone if it is
+// not an AND).
+func flattenAnd(n *pg.Node) []*pg.Node {
+	if b := n.GetBoolExpr(); b != nil && b.Boolop == pg.BoolExprType_AND_EXPR {
+		var out []*pg.Node
+		for _, a := range b.Args {
+			out = append(out, flattenAnd(a)...)
+		}
+		return out
+	}
+	return []*pg.Node{n}
+}
+
+// storedFilter selects, by primary key (pinned, see keyConjuncts), the row
+// a refused by-key write reports: the row whose stored token the presented
+// one does not beat (stale), or that matches the whole WHERE clause (the
+// write raced a concurrent change: try again). A row that the key finds
+// but the rest of the WHERE clause does not match, and whose token the
+// presented one beats, is not reported: the write matched nothing (not
+// found). So a stale token is reported as stale even when the newer
+// holder's write also changed what the WHERE clause tests (WHERE id = $1
+// AND status = 'running').
+func storedFilter(rv *pg.RangeVar, where *pg.Node, spec FenceSpec, op string) (*pg.Node, error) {
+	byKey := keyConjuncts(rv, where, spec.Key)
+	if byKey == nil {
+		return nil, fmt.Errorf("the WHERE clause does not pin the primary key")
+	}
+	if b := where.GetBoolExpr(); b == nil || b.Boolop != pg.BoolExprType_AND_EXPR {
+		if len(spec.Key) == 1 {
+			return where, nil // the key alone: the WHERE clause itself
+		}
+	} else if flat := flattenAnd(where); len(flat) == len(spec.Key) {
+		return where, nil
+	}
+	stale := &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_NOT_EXPR,
+		Args: []*pg.Node{guardExpr(rv, spec.Column, op, pg.MakeParamRefNode(int32(spec.Param), -1))}, Location: -1}}}
+	either := &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_OR_EXPR,
+		Args: []*pg.Node{stale, where}, Location: -1}}}
+	return and(byKey, either), nil
 }
 
 // wrapSingle wraps a write that matches at most one row (see pinsKey):
@@ -341,6 +395,14 @@ func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, sp
 	if err != nil {
 		return "", err
 	}
+	op := "<="
+	if spec.Strict {
+		op = "<"
+	}
+	filter, err := storedFilter(rv, where, spec, op)
+	if err != nil {
+		return "", err
+	}
 	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: rv.Inh, Relpersistence: "p", Alias: rv.Alias, Location: -1}
 	targets := []*pg.Node{
 		pg.MakeResTargetNodeWithVal(colRef(relName(rv), spec.Column), -1),
@@ -352,7 +414,7 @@ func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, sp
 	refused := &pg.SelectStmt{
 		TargetList:  targets,
 		FromClause:  []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: target}}},
-		WhereClause: and(where, noneWritten.Stmts[0].Stmt.GetSelectStmt().WhereClause),
+		WhereClause: and(filter, noneWritten.Stmts[0].Stmt.GetSelectStmt().WhereClause),
 		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
 		Op:          pg.SetOperation_SETOP_NONE,
 	}
@@ -1070,9 +1132,19 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 	*wp = nil
 
 	// The main query: a SELECT becomes a subquery, a write one more WITH
-	// entry.
+	// entry. When the statement writes elsewhere too (another WITH entry,
+	// or a main query that writes), a refusal must undo those writes: the
+	// refusal row then fails the statement, as the raising guard of an
+	// upsert does (see raisingGuard), instead of coming back as a row.
+	refusedIf := "refused > 0"
+	if otherWrites(with.Ctes, spec.CTE) || top.GetSelectStmt() == nil {
+		if spec.Batch {
+			return "", fmt.Errorf("the statement writes besides its fenced WITH entry %s, so a refusal fails the whole statement to undo those writes; as a batch item that would roll back the other items too: use :exec, :one or :many", spec.CTE)
+		}
+		refusedIf = "CASE WHEN refused > 0 THEN ('" + fence.StaleCastMarker + "' || stored || ', rows ' || refused)::bigint IS NULL ELSE false END"
+	}
 	shell, err := pg.Parse("SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn + ", fence_main.* FROM fence_main" +
-		" UNION ALL SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + CheckCTE + " WHERE refused > 0")
+		" UNION ALL SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + CheckCTE + " WHERE " + refusedIf)
 	if err != nil {
 		return "", err
 	}
@@ -1114,6 +1186,22 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
 	}
 	return sql, nil
+}
+
+// otherWrites reports whether a WITH entry other than the fenced one
+// (name) writes.
+func otherWrites(ctes []*pg.Node, name string) bool {
+	for _, c := range ctes {
+		cte := c.GetCommonTableExpr()
+		if cte == nil || cte.Ctename == name {
+			continue
+		}
+		switch cte.Ctequery.Node.(type) {
+		case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
+			return true
+		}
+	}
+	return false
 }
 
 // lockQuery is the text of the lock query of a locking-form write and the
@@ -1237,11 +1325,15 @@ func FenceByKey(sql string, spec FenceSpec) (*ByKey, error) {
 	if err != nil {
 		return nil, err
 	}
+	filter, err := storedFilter(rv, where, spec, op)
+	if err != nil {
+		return nil, err
+	}
 	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: rv.Inh, Relpersistence: "p", Alias: rv.Alias, Location: -1}
 	stored, err := deparse(selectNode(&pg.SelectStmt{
 		TargetList:  []*pg.Node{pg.MakeResTargetNodeWithVal(colRef(relName(rv), spec.Column), -1)},
 		FromClause:  []*pg.Node{{Node: &pg.Node_RangeVar{RangeVar: target}}},
-		WhereClause: where,
+		WhereClause: filter,
 		LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT,
 		Op:          pg.SetOperation_SETOP_NONE,
 	}))

@@ -311,7 +311,7 @@ func TestFenceWriteSingleRow(t *testing.T) {
 			name:     "strict, key cast and extra condition",
 			sql:      "UPDATE t SET a = 1 WHERE $1::bigint = id AND a > 0",
 			spec:     sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2, Strict: true},
-			contains: []string{"AND t.tok < $2 RETURNING 1", "FROM t WHERE ($1::bigint = id AND a > 0) AND NOT EXISTS"},
+			contains: []string{"AND t.tok < $2 RETURNING 1", "FROM t WHERE ($1::bigint = id AND (NOT t.tok < $2 OR ($1::bigint = id AND a > 0))) AND NOT EXISTS"},
 		},
 		{
 			name:     "alias, returning",

@@ -242,11 +242,8 @@ func TestFencedWriteInWithBatchMatchesMethod(t *testing.T) {
 				}
 				return out
 			},
-			batch: func(q *pgtestdb.Queries) (out []outcome) {
-				q.BatchCteFilter(ctx, []pgtestdb.BatchCteFilterParams{{Status: "run", ID: 1}, {Status: "skip", ID: 2}, {Status: "run", ID: 99}, {Status: "run", ID: 3}}, token).
-					Exec(func(_ int, err error) { out = append(out, classify(nil, err)) })
-				return out
-			},
+			// No batch twin: a statement that writes besides its fenced
+			// entry is refused as a batch item.
 			want:  []outcome{{}, {}, {}, stale},
 			state: state{Jobs: written("run", "skip"), Log: 1},
 		},
@@ -317,17 +314,20 @@ func TestFencedWriteInWithBatchMatchesMethod(t *testing.T) {
 			_, q := start(t)
 			single := tt.single(q)
 			singleState := read(t, q)
-			_, q = start(t)
-			batch := tt.batch(q)
-			batchState := read(t, q)
 			if !reflect.DeepEqual(single, tt.want) {
 				t.Errorf("one call per item: %+v\nwant %+v", single, tt.want)
 			}
-			if !reflect.DeepEqual(batch, tt.want) {
-				t.Errorf("batch: %+v\nwant %+v", batch, tt.want)
-			}
 			if !reflect.DeepEqual(singleState, tt.state) {
 				t.Errorf("after one call per item: %+v\nwant %+v", singleState, tt.state)
+			}
+			if tt.batch == nil {
+				return
+			}
+			_, q = start(t)
+			batch := tt.batch(q)
+			batchState := read(t, q)
+			if !reflect.DeepEqual(batch, tt.want) {
+				t.Errorf("batch: %+v\nwant %+v", batch, tt.want)
 			}
 			if !reflect.DeepEqual(batchState, tt.state) {
 				t.Errorf("after the batch: %+v\nwant %+v", batchState, tt.state)

@@ -62,3 +62,9 @@ ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v;
 -- name: EditEarlyLog :exec
 -- @fence non-strict
 UPDATE logs_early SET msg = @msg WHERE id = @id AND day = @day;
+
+-- name: RequeueFailed :exec
+UPDATE jobs AS j SET status = 'queued' WHERE j.id = @id AND j.status = 'failed';
+
+-- name: RequeueFailedBatch :batchexec
+UPDATE jobs AS j SET status = 'queued' WHERE j.id = @id AND j.status = 'failed';

@@ -217,3 +217,25 @@ func TestShapeNonStrictQueryOnStrictPartition(t *testing.T) {
 	}
 	stale(t, "token 2", q.EditEarlyLog(ctx, pgtestdb.EditEarlyLogParams{Msg: "c", ID: 1, Day: 5}, 2), 3, 0)
 }
+
+// A by-key write with a further condition: when a newer holder's write
+// changed what the condition tests, a stale token is still reported as
+// stale (not as a missing row, which would hide the lost lease); a row
+// that does not match and holds an older token is not found.
+func TestShapeByKeyWithConditionStaleNotNotFound(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	exec(t, pool, `INSERT INTO jobs (id, status, tok) VALUES (1, 'failed', 1), (2, 'running', 1)`)
+	if err := q.RequeueFailed(ctx, 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	stale(t, "stale holder after the newer one requeued", q.RequeueFailed(ctx, 1, 1), 2, 0)
+	if err := q.RequeueFailed(ctx, 2, 3); !errors.Is(err, fence.ErrNotFound) {
+		t.Fatalf("a running job with an older token: %v, want not found", err)
+	}
+	var errs []error
+	q.RequeueFailedBatch(ctx, []int64{1, 2, 99}, 1).Exec(func(_ int, err error) { errs = append(errs, err) })
+	if len(errs) != 3 || !errors.Is(errs[0], fence.ErrStaleToken) || !errors.Is(errs[1], fence.ErrNotFound) || !errors.Is(errs[2], fence.ErrNotFound) {
+		t.Fatalf("batch: %v; want stale, not found, not found", errs)
+	}
+}

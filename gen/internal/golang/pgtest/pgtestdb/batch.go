@@ -236,61 +236,6 @@ func (b *MarkBatchBatchResults) Close() error {
 	return b.br.Close()
 }
 
-const batchCteFilter = `-- name: BatchCteFilter :batchexec
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status), fence_main AS (INSERT INTO plain_log (msg) SELECT status FROM u WHERE status <> 'skip' RETURNING 1) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_main UNION ALL SELECT stored, refused FROM fence_check WHERE refused > 0
-`
-
-type BatchCteFilterParams struct {
-	Status string
-	ID     int64
-}
-
-type BatchCteFilterBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
-}
-
-// BatchCteFilter is fenced on jobs.tok: in every item of the batch, its WITH
-// entry u refuses to touch rows whose stored fencing token is greater than
-// token, all or nothing, under the one token given for the whole batch. Each
-// item reports its own outcome to the callback, as the statement would alone:
-// its own result (no rows is not an error: the main query decides what it
-// means), or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// the entry matched hold a newer token; then nothing of that item is written.
-func (q *Queries) BatchCteFilter(ctx context.Context, arg []BatchCteFilterParams, token fence.Token) *BatchCteFilterBatchResults {
-	batch := &pgx.Batch{}
-	for _, a := range arg {
-		vals := []interface{}{a.Status, a.ID, int64(token)}
-		batch.Queue(batchCteFilter, vals...)
-	}
-	br := q.db.SendBatch(ctx, batch)
-	return &BatchCteFilterBatchResults{br, len(arg), false, token}
-}
-
-func (b *BatchCteFilterBatchResults) Exec(f func(int, error)) {
-	defer b.br.Close()
-	for t := 0; t < b.tot; t++ {
-		if b.closed {
-			if f != nil {
-				f(t, ErrBatchAlreadyClosed)
-			}
-			continue
-		}
-		rows, err := b.br.Query()
-		_, err = fence.WriteInCTEResult("BatchCteFilter", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
-		if f != nil {
-			f(t, err)
-		}
-	}
-}
-
-func (b *BatchCteFilterBatchResults) Close() error {
-	b.closed = true
-	return b.br.Close()
-}
-
 const batchCteCount = `-- name: BatchCteCount :batchone
 WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT count(*) FROM u) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
 `
@@ -491,6 +436,63 @@ func (b *BatchCteByOwnerBatchResults) Query(f func(int, []int64, error)) {
 }
 
 func (b *BatchCteByOwnerBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}
+
+const requeueFailedBatch = `-- name: RequeueFailedBatch :batchexec
+WITH fence_write AS (
+    UPDATE jobs j SET status = 'queued', tok = $2 WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2 RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+UNION ALL
+SELECT j.tok, 1 FROM jobs j WHERE (j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))) AND NOT EXISTS (SELECT 1 FROM fence_write)
+`
+
+type RequeueFailedBatchBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+	token  fence.Token
+}
+
+// RequeueFailedBatch is fenced on jobs.tok: every item of the batch refuses to
+// touch rows whose stored fencing token is greater than token, and writes
+// under the one token given for the whole batch. Each item reports its own
+// outcome to the callback: nil, a *fence.StaleError (errors.Is
+// fence.ErrStaleToken) when the rows it matched hold a newer token, a
+// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
+// or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when
+// concurrent transactions changed its rows (nothing written; a batch is not
+// retried).
+func (q *Queries) RequeueFailedBatch(ctx context.Context, id []int64, token fence.Token) *RequeueFailedBatchBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range id {
+		vals := []interface{}{a, int64(token)}
+		batch.Queue(requeueFailedBatch, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &RequeueFailedBatchBatchResults{br, len(id), false, token}
+}
+
+func (b *RequeueFailedBatchBatchResults) Exec(f func(int, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		rows, err := b.br.Query()
+		_, err = fence.WriteResult("RequeueFailedBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *RequeueFailedBatchBatchResults) Close() error {
 	b.closed = true
 	return b.br.Close()
 }

@@ -255,7 +255,7 @@ func (q *Queries) SetTwoSettings(ctx context.Context, arg SetTwoSettingsParams, 
 }
 
 const setSettingLogged = `-- name: SetSettingLogged :exec
-WITH fence_input(id, name, value) AS (VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text)), fence_lock AS (SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE settings.id IN (SELECT id FROM fence_input) ORDER BY settings.id FOR UPDATE OF settings), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $4) AS refused FROM fence_lock), s AS (INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $4 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $4 WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END RETURNING id), fence_main AS (INSERT INTO plain_log (msg) SELECT 'setting ' || id FROM s RETURNING 1) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_main UNION ALL SELECT stored, refused FROM fence_check WHERE refused > 0
+WITH fence_input(id, name, value) AS (VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text)), fence_lock AS (SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE settings.id IN (SELECT id FROM fence_input) ORDER BY settings.id FOR UPDATE OF settings), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $4) AS refused FROM fence_lock), s AS (INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $4 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $4 WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END RETURNING id), fence_main AS (INSERT INTO plain_log (msg) SELECT 'setting ' || id FROM s RETURNING 1) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_main UNION ALL SELECT stored, refused FROM fence_check WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
 `
 
 type SetSettingLoggedParams struct {
@@ -501,6 +501,29 @@ func (q *Queries) EditEarlyLog(ctx context.Context, arg EditEarlyLogParams, toke
 		return q.db.Query(ctx, editEarlyLog, arg.Msg, arg.ID, arg.Day, int64(token))
 	}, nil, func(ctx context.Context) (fence.Rows, error) {
 		return q.db.Query(ctx, fenceStoredEditEarlyLog, arg.ID, arg.Day)
+	})
+	return err
+}
+
+const requeueFailed = `-- name: RequeueFailed :exec
+UPDATE jobs j SET status = 'queued', tok = $2 WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2 RETURNING 1
+`
+
+const fenceStoredRequeueFailed = `-- name: RequeueFailed :exec (stored token, sent only when the write touched no row)
+SELECT j.tok FROM jobs j WHERE j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))
+`
+
+// RequeueFailed is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) RequeueFailed(ctx context.Context, id int64, token fence.Token) error {
+	_, err := fence.WriteByKey(ctx, "RequeueFailed", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+		return q.db.Query(ctx, requeueFailed, id, int64(token))
+	}, nil, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredRequeueFailed, id, int64(token))
 	})
 	return err
 }

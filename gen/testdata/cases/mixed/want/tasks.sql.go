@@ -14,7 +14,7 @@ UPDATE tasks SET worker_id = $1, attempts = attempts + 1, lease_token = $3 WHERE
 `
 
 const fenceStoredClaimTask = `-- name: ClaimTask :one (stored token, sent only when the write touched no row)
-SELECT tasks.lease_token FROM tasks WHERE id = $1 AND status = 'queued'
+SELECT tasks.lease_token FROM tasks WHERE id = $1 AND (NOT tasks.lease_token <= $2 OR (id = $1 AND status = 'queued'))
 `
 
 type ClaimTaskParams struct {
@@ -40,7 +40,7 @@ func (q *Queries) ClaimTask(ctx context.Context, arg ClaimTaskParams, token fenc
 		found = true
 		return rows.Scan(&i.ID, &i.WorkerID, &i.Status, &i.Attempts, &i.LeaseToken)
 	}, func(ctx context.Context) (fence.Rows, error) {
-		return q.db.Query(ctx, fenceStoredClaimTask, arg.ID)
+		return q.db.Query(ctx, fenceStoredClaimTask, arg.ID, int64(token))
 	})
 	return i, err
 }
