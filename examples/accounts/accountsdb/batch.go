@@ -5,6 +5,7 @@ package accountsdb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -138,6 +139,9 @@ func (b *SetBalancesBatchResults) QueryRow(f func(int, AccountBalance, error)) {
 			found = true
 			return rows.Scan(nil, nil, &i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
 		})
+		if errors.Is(err, fence.ErrNotFound) {
+			err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+		}
 		if f != nil {
 			f(t, i, err)
 		}

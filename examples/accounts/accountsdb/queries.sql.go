@@ -5,7 +5,10 @@ package accountsdb
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -135,6 +138,9 @@ func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fe
 	}, func(ctx context.Context) (fence.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetBalance, arg.ID)
 	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
 	return i, err
 }
 
@@ -229,6 +235,9 @@ func (q *Queries) ReopenAccount(ctx context.Context, arg ReopenAccountParams, to
 	}, func(ctx context.Context) (fence.Rows, error) {
 		return q.db.Query(ctx, fenceStoredReopenAccount, arg.ID)
 	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
 	return i, err
 }
 
@@ -267,6 +276,9 @@ func (q *Queries) RecreateAccount(ctx context.Context, arg RecreateAccountParams
 		found = true
 		return rows.Scan(nil, nil, &i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
 	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
 	return i, err
 }
 

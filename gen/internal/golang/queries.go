@@ -297,7 +297,7 @@ func (e *emitter) sqlConstName(q *analyze.Query) string {
 
 // imported are the package names generated files may import.
 var imported = map[string]bool{
-	"fmt": true, "context": true, "pgtype": true, "pgx": true, "pgconn": true, "fence": true,
+	"fmt": true, "errors": true, "context": true, "pgtype": true, "pgx": true, "pgconn": true, "fence": true,
 	"netip": true, "net": true, "driver": true, "json": true, "time": true, "uuid": true,
 }
 
@@ -743,7 +743,12 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 // *fence.NotFoundError.
 func (e *emitter) cteNoRow(q *analyze.Query) jen.Code {
 	if q.Fence.CTE == "" {
-		return jen.Null()
+		// A fenced :one that matched no row: a *fence.NotFoundError that
+		// is also pgx.ErrNoRows, which is what sqlc's :one returns, so
+		// that code written against sqlc keeps working.
+		return jen.If(jen.Qual("errors", "Is").Call(jen.Err(), jen.Qual(fencePkg, "ErrNotFound"))).Block(
+			jen.Err().Op("=").Qual("fmt", "Errorf").Call(jen.Lit("%w (%w)"), jen.Err(), jen.Qual(pgxPkg, "ErrNoRows")),
+		)
 	}
 	return jen.If(jen.Err().Op("==").Nil().Op("&&").Op("!").Id("found")).Block(
 		jen.Err().Op("=").Qual(pgxPkg, "ErrNoRows"),

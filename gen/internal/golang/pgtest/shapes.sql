@@ -68,3 +68,6 @@ UPDATE jobs AS j SET status = 'queued' WHERE j.id = @id AND j.status = 'failed';
 
 -- name: RequeueFailedBatch :batchexec
 UPDATE jobs AS j SET status = 'queued' WHERE j.id = @id AND j.status = 'failed';
+
+-- name: RenameOne :one
+UPDATE jobs SET status = @status WHERE id = @id RETURNING *;

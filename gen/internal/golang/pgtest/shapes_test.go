@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -237,5 +238,16 @@ func TestShapeByKeyWithConditionStaleNotNotFound(t *testing.T) {
 	q.RequeueFailedBatch(ctx, []int64{1, 2, 99}, 1).Exec(func(_ int, err error) { errs = append(errs, err) })
 	if len(errs) != 3 || !errors.Is(errs[0], fence.ErrStaleToken) || !errors.Is(errs[1], fence.ErrNotFound) || !errors.Is(errs[2], fence.ErrNotFound) {
 		t.Fatalf("batch: %v; want stale, not found, not found", errs)
+	}
+}
+
+// A fenced :one that matches no row returns a *fence.NotFoundError that is
+// also pgx.ErrNoRows, as sqlc's :one returns.
+func TestShapeOneNotFoundIsErrNoRows(t *testing.T) {
+	ctx := context.Background()
+	_, q := setup(t)
+	_, err := q.RenameOne(ctx, pgtestdb.RenameOneParams{Status: "x", ID: 42}, 1)
+	if !errors.Is(err, fence.ErrNotFound) || !errors.Is(err, pgx.ErrNoRows) {
+		t.Fatalf("RenameOne of a missing row: %v; want fence.ErrNotFound and pgx.ErrNoRows", err)
 	}
 }

@@ -5,8 +5,10 @@ package pgtestdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -526,4 +528,43 @@ func (q *Queries) RequeueFailed(ctx context.Context, id int64, token fence.Token
 		return q.db.Query(ctx, fenceStoredRequeueFailed, id, int64(token))
 	})
 	return err
+}
+
+const renameOne = `-- name: RenameOne :one
+UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING *
+`
+
+const fenceStoredRenameOne = `-- name: RenameOne :one (stored token, sent only when the write touched no row)
+SELECT jobs.tok FROM jobs WHERE id = $1
+`
+
+type RenameOneParams struct {
+	Status string
+	ID     int64
+}
+
+// RenameOne is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) RenameOne(ctx context.Context, arg RenameOneParams, token fence.Token) (Job, error) {
+	var i Job
+	found := false
+	_, err := fence.WriteByKey(ctx, "RenameOne", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+		return q.db.Query(ctx, renameOne, arg.Status, arg.ID, int64(token))
+	}, func(rows fence.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tok)
+	}, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredRenameOne, arg.ID)
+	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
+	return i, err
 }

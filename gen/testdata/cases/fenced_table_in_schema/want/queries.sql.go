@@ -5,7 +5,10 @@ package db
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/jackc/pgx/v5"
 )
 
 const finishJob = `-- name: FinishJob :exec
@@ -65,6 +68,9 @@ func (q *Queries) FinishJobReturning(ctx context.Context, id int64, token fence.
 	}, func(ctx context.Context) (fence.Rows, error) {
 		return q.db.Query(ctx, fenceStoredFinishJobReturning, id)
 	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
 	return i, err
 }
 

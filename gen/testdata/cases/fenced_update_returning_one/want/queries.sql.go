@@ -5,7 +5,10 @@ package db
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -42,6 +45,9 @@ func (q *Queries) SetState(ctx context.Context, arg SetStateParams, token fence.
 	}, func(ctx context.Context) (fence.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetState, arg.ID)
 	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
 	return i, err
 }
 
@@ -86,6 +92,9 @@ func (q *Queries) SetNote(ctx context.Context, arg SetNoteParams, token fence.To
 	}, func(ctx context.Context) (fence.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetNote, arg.ID)
 	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
 	return i, err
 }
 
@@ -117,5 +126,8 @@ func (q *Queries) Touch(ctx context.Context, id int64, token fence.Token) (JobSt
 	}, func(ctx context.Context) (fence.Rows, error) {
 		return q.db.Query(ctx, fenceStoredTouch, id)
 	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
 	return i, err
 }

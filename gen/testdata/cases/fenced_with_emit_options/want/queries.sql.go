@@ -5,7 +5,10 @@ package opts
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/jackc/pgx/v5"
 )
 
 const closeTicket = `-- name: CloseTicket :one
@@ -41,6 +44,9 @@ func (q *Queries) CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketPara
 	}, func(ctx context.Context) (fence.Rows, error) {
 		return db.Query(ctx, fenceStoredCloseTicket, arg.ID)
 	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
 	return i, err
 }
 

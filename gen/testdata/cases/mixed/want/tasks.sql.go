@@ -5,7 +5,10 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -42,6 +45,9 @@ func (q *Queries) ClaimTask(ctx context.Context, arg ClaimTaskParams, token fenc
 	}, func(ctx context.Context) (fence.Rows, error) {
 		return q.db.Query(ctx, fenceStoredClaimTask, arg.ID, int64(token))
 	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
 	return i, err
 }
 

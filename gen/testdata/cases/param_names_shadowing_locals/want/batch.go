@@ -5,6 +5,7 @@ package db
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/jackc/pgx/v5"
 )
@@ -277,6 +278,9 @@ func (b *StatusByLenBatchResults) QueryRow(f func(int, string, error)) {
 			found = true
 			return rows.Scan(nil, nil, &i)
 		})
+		if errors.Is(err, fence.ErrNotFound) {
+			err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+		}
 		if f != nil {
 			f(t, i, err)
 		}

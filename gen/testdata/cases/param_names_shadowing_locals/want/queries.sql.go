@@ -5,7 +5,10 @@ package db
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/jackc/pgx/v5"
 	"time"
 )
 
@@ -61,6 +64,9 @@ func (q *Queries) StatusByNil(ctx context.Context, nil_ int64, token fence.Token
 	}, func(ctx context.Context) (fence.Rows, error) {
 		return q.db.Query(ctx, fenceStoredStatusByNil, nil_)
 	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
 	return i, err
 }
 
