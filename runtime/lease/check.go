@@ -36,10 +36,15 @@ type (
 //     tokens start again from 1 (tokens regress; see [Client.Advance]);
 //     any volatile-* policy, which can evict live lock keys (they carry a
 //     TTL) so that leases end early — the counter has no TTL and is safe;
-//     and no persistence at all (appendonly no and save ""), which loses
-//     the counter on restart.
+//     no persistence at all (appendonly no and save ""), which loses the
+//     counter on restart; RDB snapshots alone (appendonly no), which lose
+//     the INCRs since the last snapshot in a crash; and an append-only file
+//     not synced on every write (appendfsync everysec or no), which can
+//     lose the last INCRs when the machine crashes (Redis docs,
+//     "Persistence"). Each of these can hand out a token again, and equal
+//     tokens are both accepted by the non-strict guard.
 //
-// Only noeviction with persistence passes. A server that refuses CONFIG
+// Only noeviction with appendonly yes and appendfsync always passes. A server that refuses CONFIG
 // (managed services often do) is logged at warning level and not reported.
 // Check returns nil, an error wrapping ErrConfig, errors wrapping
 // ErrUnsafeConfig joined together, or a Redis or context error.
@@ -60,7 +65,7 @@ func (c *Client) Check(ctx context.Context) error {
 	)
 	get := func(ctx context.Context, cg configGetter) error {
 		m := map[string]string{}
-		for _, p := range []string{"maxmemory-policy", "appendonly", "save"} {
+		for _, p := range []string{"maxmemory-policy", "appendonly", "appendfsync", "save"} {
 			v, err := cg.ConfigGet(ctx, p).Result()
 			if err != nil {
 				return err
@@ -115,8 +120,13 @@ func unsafeSettings(m map[string]string) []string {
 	default:
 		out = append(out, fmt.Sprintf("maxmemory-policy %q is not noeviction", policy))
 	}
-	if m["appendonly"] != "yes" && strings.TrimSpace(m["save"]) == "" {
+	switch save := strings.TrimSpace(m["save"]); {
+	case m["appendonly"] != "yes" && save == "":
 		out = append(out, "persistence is off (appendonly no, save \"\"): a restart loses the fence counter and tokens restart from 1")
+	case m["appendonly"] != "yes":
+		out = append(out, fmt.Sprintf("only RDB snapshots persist (save %q, appendonly no): a crash loses the INCRs made since the last snapshot, so tokens already handed out are handed out again; use appendonly yes with appendfsync always", save))
+	case m["appendfsync"] != "always":
+		out = append(out, fmt.Sprintf("appendfsync %s: a crash of the machine (not only of Redis) can lose the last INCRs of the fence counter (about a second's worth with everysec), so tokens already handed out are handed out again; use appendfsync always", m["appendfsync"]))
 	}
 	return out
 }

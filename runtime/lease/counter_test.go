@@ -142,7 +142,8 @@ func TestAdvanceIsMonotonic(t *testing.T) {
 
 // S12, S04: the start-up check warns about every eviction policy but
 // noeviction (allkeys-* can drop the counter, volatile-* live lock keys)
-// and about running without persistence.
+// and about persistence that can lose the last INCRs of the counter (none,
+// RDB snapshots alone, an append-only file not synced on every write).
 func TestCheckWarnsAboutUnsafeRedis(t *testing.T) {
 	for _, tc := range []struct {
 		opts faults.RedisOptions
@@ -150,6 +151,8 @@ func TestCheckWarnsAboutUnsafeRedis(t *testing.T) {
 	}{
 		{faults.RedisOptions{Persistence: true}, nil},
 		{faults.RedisOptions{}, []string{"persistence is off"}},
+		{faults.RedisOptions{Args: []string{"--save", "3600 1"}}, []string{`only RDB snapshots persist (save "3600 1", appendonly no)`}},
+		{faults.RedisOptions{Persistence: true, Args: []string{"--appendfsync", "everysec"}}, []string{"appendfsync everysec: a crash of the machine"}},
 		{faults.RedisOptions{Persistence: true, MaxmemoryPolicy: "allkeys-lru"}, []string{"allkeys-lru can evict the fence counter"}},
 		{faults.RedisOptions{Persistence: true, MaxmemoryPolicy: "volatile-ttl"}, []string{"volatile-ttl can evict live lock keys"}},
 	} {

@@ -55,9 +55,11 @@
 //   - release.lua: DEL the lock key only if it holds this owner, else
 //     return 0 ([ErrNotHeld]); never a plain DEL.
 //
-// The counter key must survive: use maxmemory-policy noeviction and
-// persistence, or tokens can restart from 1. [Client.Check] warns at
-// start-up when they are not set. If the counter is lost anyway,
+// The counter key must survive, and never go back: use maxmemory-policy
+// noeviction, appendonly yes and appendfsync always, or tokens can restart
+// from 1 (no persistence, eviction) or be handed out again (RDB snapshots
+// only, or an append-only file synced every second, after a crash).
+// [Client.Check] warns at start-up when they are not set. If the counter is lost anyway,
 // Options.HighWater re-seeds it above a durable high-water mark, and
 // [Lease.Observe] (applied by [Client.Do]) feeds a *fence.StaleError's
 // stored token back through [Client.Advance], so the system recovers.
