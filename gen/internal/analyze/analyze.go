@@ -287,6 +287,9 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		}
 	case *sqlparse.Truncate:
 		for _, t := range n.Tables {
+			if tb := a.cat.Table(t.Schema, t.Name); tb != nil && n.Cascade {
+				a.cascades(tb, "truncate", nil, t.Loc)
+			}
 			if tb := a.cat.Table(t.Schema, t.Name); tb != nil && tb.Fence != nil {
 				a.refuseFenced(t.Loc, tb, "TRUNCATE of fenced table %s cannot be guarded by a fencing token: it empties the table without reading any row's stored token, so a stale holder would erase a newer holder's writes; delete the rows with a fenced DELETE (or mark them with a fenced UPDATE of a tombstone column)", tb.QualifiedName())
 			}

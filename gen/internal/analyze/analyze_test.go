@@ -361,3 +361,49 @@ create table lk (like m_a including all);
 		t.Error("an opted-out write through the parent is not listed")
 	}
 }
+
+// A write whose FOREIGN KEY actions reach a fenced table (ON DELETE
+// CASCADE / SET NULL / SET DEFAULT, ON UPDATE CASCADE of a referenced
+// column, TRUNCATE ... CASCADE, also through an unfenced table in
+// between) is refused: PostgreSQL writes those rows without their tokens
+// being checked. RESTRICT and NO ACTION reach nothing.
+func TestForeignKeyCascadesIntoFencedTableRefused(t *testing.T) {
+	const schema = `
+create table orders (id bigint primary key, tok bigint not null default 0);
+comment on column orders.tok is 'fencegen:token';
+create table order_lines (order_id bigint references orders on delete cascade, line int, tok bigint not null default 0, primary key (order_id, line));
+comment on column order_lines.tok is 'fencegen:token';
+create table customers (id bigint primary key, code text unique);
+create table carts (id bigint primary key, customer_id bigint, tok bigint not null default 0);
+alter table carts add foreign key (customer_id) references customers (id) on delete set null;
+comment on column carts.tok is 'fencegen:token';
+create table tags (code text references customers (code) on update cascade, tok bigint not null default 0, id int primary key);
+comment on column tags.tok is 'fencegen:token';
+create table regions (id int primary key);
+create table shops (id int primary key, region int references regions on delete cascade);
+create table stock (id int primary key, shop int references shops on delete cascade, tok bigint not null default 0);
+comment on column stock.tok is 'fencegen:token';
+create table notes (id int primary key, order_id bigint references orders on delete restrict);
+`
+	for _, tc := range []struct{ query, want string }{
+		{"delete from orders where id = $1", "DELETE on orders reaches fenced table order_lines through its foreign key (order_id) ON DELETE CASCADE"},
+		{"delete from customers where id = $1", "DELETE on customers reaches fenced table carts through its foreign key (customer_id) ON DELETE SET NULL"},
+		{"update customers set code = $1 where id = $2", "UPDATE on customers reaches fenced table tags through its foreign key (code) ON UPDATE CASCADE"},
+		{"delete from regions where id = $1", "DELETE on regions reaches fenced table stock through its foreign key (shop) ON DELETE CASCADE"},
+		{"truncate customers cascade", "TRUNCATE on customers reaches fenced table carts"},
+	} {
+		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";")
+		if len(msgs) == 0 || !strings.Contains(strings.Join(msgs, "\n"), tc.want) {
+			t.Errorf("%s: %q, want %q", tc.query, msgs, tc.want)
+		}
+	}
+	for _, query := range []string{
+		"update customers set id = id where id = $1 and false", // carts refers to id, ON UPDATE NO ACTION
+		"delete from notes where id = $1",
+		"update orders set id = id where id = $1",
+	} {
+		if _, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+query+";"); len(msgs) != 0 {
+			t.Errorf("%s: %q, want no problem", query, msgs)
+		}
+	}
+}

@@ -60,6 +60,17 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 	q.Fence = f
 }
 
+// cascades refuses a write to t (op "delete", "update" of the columns set,
+// or "truncate" for TRUNCATE ... CASCADE) that makes PostgreSQL delete or
+// update rows of a fenced table through a FOREIGN KEY action: those rows
+// are written without their tokens being checked.
+func (a *analyzer) cascades(t *catalog.Table, op string, set []string, loc int) {
+	for _, c := range a.cat.Cascades(t, op, set) {
+		a.refuseFenced(loc, c.Table, "%s on %s reaches fenced table %s through its foreign key (%s) %s: PostgreSQL writes those rows without checking their fencing tokens; write them first with their own fenced query, or make the foreign key ON DELETE/ON UPDATE RESTRICT or NO ACTION",
+			strings.ToUpper(op), t.QualifiedName(), c.Table.QualifiedName(), strings.Join(c.Columns, ", "), c.Action)
+	}
+}
+
 // descendantKind names what d is to t: "partition" or "child table".
 func descendantKind(t, d *catalog.Table) string {
 	for p := d.PartitionOf(); p != nil; p = p.PartitionOf() {
@@ -263,6 +274,11 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 	if n.Where != nil {
 		a.boolExpr(sc, n.Where)
 	}
+	var set []string
+	for _, s := range n.Set {
+		set = append(set, s.Name)
+	}
+	a.cascades(t, "update", set, n.Loc)
 	a.fence(q, t, "update", n.Loc)
 	if len(n.From) > 0 {
 		// Like sqlc, RETURNING * of UPDATE ... FROM lists the FROM items'
@@ -288,6 +304,7 @@ func (a *analyzer) delete(outer *scope, n *sqlparse.Delete, q *Query) []*Column 
 	if n.Where != nil {
 		a.boolExpr(sc, n.Where)
 	}
+	a.cascades(t, "delete", nil, n.Loc)
 	a.fence(q, t, "delete", n.Loc)
 	return a.targets(sc, n.Returning)
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/diag"
@@ -120,6 +121,89 @@ type Table struct {
 	partitionOf *Table
 	// keys maps the name of each PRIMARY KEY and UNIQUE constraint to it.
 	keys map[string]key
+	// foreignKeys are t's FOREIGN KEY constraints.
+	foreignKeys []foreignKey
+}
+
+// foreignKey is a FOREIGN KEY constraint of a table: its columns refer to
+// refs of parent (its primary key when refs is empty).
+type foreignKey struct {
+	columns, refs      []string
+	parent             *Table
+	onDelete, onUpdate byte
+}
+
+// Cascade is a write that PostgreSQL makes in a fenced table because of a
+// write in another table: a FOREIGN KEY of Table (on Columns) whose ON
+// DELETE or ON UPDATE action (Action: CASCADE, SET NULL or SET DEFAULT)
+// deletes or updates its rows.
+type Cascade struct {
+	Table   *Table
+	Columns []string
+	Action  string
+}
+
+// Cascades returns the fenced tables whose rows PostgreSQL deletes or
+// updates, without fencegen's guard, because of a write to t (PostgreSQL
+// docs, 5.4.5 "Foreign Keys", and TRUNCATE): op is "delete" (rows of t
+// deleted), "update" (the columns updated of t change) or "truncate"
+// (TRUNCATE t CASCADE, which empties every table that refers to t,
+// whatever its ON DELETE action). Deletes are followed through the tables
+// they delete from.
+func (c *Catalog) Cascades(t *Table, op string, updated []string) []Cascade {
+	actions := map[byte]string{'c': "CASCADE", 'n': "SET NULL", 'd': "SET DEFAULT"}
+	var out []Cascade
+	seen := map[*Table]bool{}
+	var walk func(p *Table, del bool, updated []string)
+	walk = func(p *Table, del bool, updated []string) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		for _, s := range c.Schemas {
+			for _, ch := range s.Tables {
+				for _, fk := range ch.foreignKeys {
+					if fk.parent != p {
+						continue
+					}
+					act := fk.onUpdate
+					switch {
+					case op == "truncate":
+						act = 'c'
+					case del:
+						act = fk.onDelete
+					default:
+						refs := fk.refs
+						if len(refs) == 0 {
+							refs = p.PrimaryKey
+						}
+						if !slices.ContainsFunc(refs, func(r string) bool { return slices.Contains(updated, r) }) {
+							continue
+						}
+					}
+					name, ok := actions[act]
+					if !ok {
+						continue
+					}
+					kind := "ON UPDATE "
+					switch {
+					case op == "truncate":
+						kind, name = "TRUNCATE ... ", "CASCADE"
+					case del:
+						kind = "ON DELETE "
+					}
+					if ch.Fence != nil {
+						out = append(out, Cascade{Table: ch, Columns: fk.columns, Action: kind + name})
+					}
+					if del && act == 'c' {
+						walk(ch, true, nil)
+					}
+				}
+			}
+		}
+	}
+	walk(t, op != "update", updated)
+	return out
 }
 
 // key is a PRIMARY KEY or UNIQUE constraint.

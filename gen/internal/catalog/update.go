@@ -265,7 +265,26 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	for _, k := range keys {
 		u.c.addKey(t, k.Name, k.Columns, k.Primary)
 	}
+	for _, fk := range n.ForeignKeys {
+		u.addForeignKey(t, fk, n.Table.Name)
+	}
 	s.Tables = append(s.Tables, t)
+}
+
+// addForeignKey records fk of t (self names t while CREATE TABLE t is
+// being built, so that a table can refer to itself). A missing parent is
+// PostgreSQL's error, not reported here.
+func (u *updater) addForeignKey(t *Table, fk *sqlparse.ForeignKey, self string) {
+	var parent *Table
+	if fk.Parent.Schema == "" && fk.Parent.Name == self {
+		parent = t
+	} else {
+		parent = u.table(fk.Parent)
+	}
+	if parent == nil {
+		return
+	}
+	t.foreignKeys = append(t.foreignKeys, foreignKey{columns: fk.Columns, refs: fk.Refs, parent: parent, onDelete: fk.OnDelete, onUpdate: fk.OnUpdate})
 }
 
 // attach makes child a partition of parent (PARTITION OF, ATTACH
@@ -445,6 +464,8 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, child bool) {
 			}
 		case sqlparse.AlterAddUnique:
 			u.c.addKey(t, cmd.Key.Name, cmd.Key.Columns, false)
+		case sqlparse.AlterAddForeignKey:
+			u.addForeignKey(t, cmd.FK, "")
 		}
 	}
 }

@@ -73,8 +73,9 @@ type CreateTable struct {
 	// Inherits lists parent tables (INHERITS or PARTITION OF).
 	Inherits []Name
 	// Keys are the PRIMARY KEY and UNIQUE constraints, column-level and
-	// table-level, in order.
-	Keys []*KeyConstraint
+	// table-level, in order; ForeignKeys the FOREIGN KEY constraints.
+	Keys        []*KeyConstraint
+	ForeignKeys []*ForeignKey
 	// PartitionOf is set for CREATE TABLE ... PARTITION OF (Inherits[0]
 	// is the partitioned table); PartitionBy for a partitioned table.
 	PartitionOf bool
@@ -95,6 +96,19 @@ const (
 	LikeComments uint32 = 1 << 0
 	LikeIndexes  uint32 = 1 << 6
 )
+
+// ForeignKey is a FOREIGN KEY (or REFERENCES) constraint: Columns of the
+// table refer to the row of Parent. OnDelete and OnUpdate are PostgreSQL's
+// action codes: 'a' NO ACTION, 'r' RESTRICT, 'c' CASCADE, 'n' SET NULL,
+// 'd' SET DEFAULT.
+type ForeignKey struct {
+	Columns []string
+	Parent  Name
+	// Refs are the parent's columns referred to; empty for its primary
+	// key.
+	Refs               []string
+	OnDelete, OnUpdate byte
+}
 
 // KeyConstraint is a PRIMARY KEY or UNIQUE constraint. Name is "" when
 // PostgreSQL chooses it.
@@ -141,6 +155,7 @@ const (
 	AlterDropNotNull
 	AlterAddPrimaryKey
 	AlterAddUnique
+	AlterAddForeignKey
 	// AlterAttachPartition and AlterDetachPartition name the partition
 	// in Other; AlterInherit and AlterNoInherit the parent.
 	AlterAttachPartition
@@ -157,6 +172,7 @@ type AlterCmd struct {
 	Type      *TypeName      // AlterColumnType
 	Keys      []string       // AlterAddPrimaryKey
 	Key       *KeyConstraint // AlterAddPrimaryKey and AlterAddUnique
+	FK        *ForeignKey    // AlterAddForeignKey
 	Other     Name           // the partition or parent table
 	MissingOK bool
 	Loc       int
@@ -444,7 +460,9 @@ func (n *Call) Pos() int { return n.Loc }
 // Truncate is TRUNCATE.
 type Truncate struct {
 	Tables []Name
-	Loc    int
+	// Cascade is set by TRUNCATE ... CASCADE.
+	Cascade bool
+	Loc     int
 }
 
 func (n *Truncate) Pos() int { return n.Loc }

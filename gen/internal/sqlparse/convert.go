@@ -171,7 +171,7 @@ func (c *converter) stmt(n *pg.Node) Node {
 			return c.createAggregate(s.DefineStmt)
 		}
 	case *pg.Node_TruncateStmt:
-		t := &Truncate{Loc: -1}
+		t := &Truncate{Loc: -1, Cascade: s.TruncateStmt.Behavior == pg.DropBehavior_DROP_CASCADE}
 		for _, r := range s.TruncateStmt.Relations {
 			if rv := r.GetRangeVar(); rv != nil {
 				t.Tables = append(t.Tables, rangeVarName(rv))
@@ -269,6 +269,8 @@ func (c *converter) createTable(s *pg.CreateStmt) Node {
 			for _, cn := range x.ColumnDef.Constraints {
 				if con := cn.GetConstraint(); con != nil && (con.Contype == pg.ConstrType_CONSTR_PRIMARY || con.Contype == pg.ConstrType_CONSTR_UNIQUE) {
 					t.Keys = append(t.Keys, &KeyConstraint{Name: con.Conname, Columns: []string{x.ColumnDef.Colname}, Primary: con.Contype == pg.ConstrType_CONSTR_PRIMARY})
+				} else if fk := foreignKey(cn.GetConstraint(), []string{x.ColumnDef.Colname}); fk != nil {
+					t.ForeignKeys = append(t.ForeignKeys, fk)
 				}
 			}
 		case *pg.Node_Constraint:
@@ -277,6 +279,9 @@ func (c *converter) createTable(s *pg.CreateStmt) Node {
 			}
 			if ct := x.Constraint.Contype; (ct == pg.ConstrType_CONSTR_PRIMARY || ct == pg.ConstrType_CONSTR_UNIQUE) && len(x.Constraint.Keys) > 0 {
 				t.Keys = append(t.Keys, &KeyConstraint{Name: x.Constraint.Conname, Columns: strs(x.Constraint.Keys), Primary: ct == pg.ConstrType_CONSTR_PRIMARY})
+			}
+			if fk := foreignKey(x.Constraint, nil); fk != nil {
+				t.ForeignKeys = append(t.ForeignKeys, fk)
 			}
 		case *pg.Node_TableLikeClause:
 			t.LikeTables = append(t.LikeTables, rangeVarName(x.TableLikeClause.Relation))
@@ -294,6 +299,24 @@ func (c *converter) createTable(s *pg.CreateStmt) Node {
 		}
 	}
 	return t
+}
+
+// foreignKey converts a FOREIGN KEY constraint (columns, for a
+// column-level REFERENCES, is the column), or returns nil.
+func foreignKey(con *pg.Constraint, columns []string) *ForeignKey {
+	if con == nil || con.Contype != pg.ConstrType_CONSTR_FOREIGN || con.Pktable == nil {
+		return nil
+	}
+	if len(con.FkAttrs) > 0 {
+		columns = strs(con.FkAttrs)
+	}
+	action := func(s string) byte {
+		if s == "" {
+			return 'a'
+		}
+		return s[0]
+	}
+	return &ForeignKey{Columns: columns, Parent: rangeVarName(con.Pktable), Refs: strs(con.PkAttrs), OnDelete: action(con.FkDelAction), OnUpdate: action(con.FkUpdAction)}
 }
 
 func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
@@ -350,6 +373,9 @@ func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
 			} else if con != nil && con.Contype == pg.ConstrType_CONSTR_UNIQUE && len(con.Keys) > 0 {
 				ac.Kind = AlterAddUnique
 				ac.Key = &KeyConstraint{Name: con.Conname, Columns: strs(con.Keys)}
+			} else if fk := foreignKey(con, nil); fk != nil {
+				ac.Kind = AlterAddForeignKey
+				ac.FK = fk
 			}
 		}
 		a.Cmds = append(a.Cmds, ac)
