@@ -29,16 +29,41 @@ import (
 func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	out := &Output{Files: map[string][]byte{}}
 	var errs diag.List
+	// The guard trigger of a table is one per database: every sql entry's
+	// fencegen_guard.sql must say the same of it. A non-strict query on a
+	// strict table in any entry makes its trigger non-strict in all.
+	loosened := map[string]bool{}
+	var guards []*guardRun
 	for _, pkg := range cfg.Packages {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		files, notes, pkgErrs := generatePackage(cfg, pkg)
+		files, notes, guard, pkgErrs := generatePackage(cfg, pkg)
 		errs = append(errs, pkgErrs...)
 		out.Vet = append(out.Vet, notes...)
 		for name, b := range files {
 			if _, dup := out.Files[name]; dup {
 				errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "two sql entries write %s", name)
+			}
+			out.Files[name] = b
+		}
+		if guard != nil {
+			guards = append(guards, guard)
+			for name := range guard.loosened {
+				loosened[name] = true
+			}
+		}
+	}
+	for _, g := range guards {
+		b, err := guardSQL(g.cat, loosened)
+		if err != nil {
+			errs.Add(cfg.Path, g.pkg.Pos.Line, g.pkg.Pos.Col, "%v", err)
+			continue
+		}
+		if b != nil {
+			name := path.Join(filepath.ToSlash(g.pkg.Go.Out), GuardFile)
+			if _, dup := out.Files[name]; dup {
+				errs.Add(cfg.Path, g.pkg.Pos.Line, g.pkg.Pos.Col, "two sql entries write %s", name)
 			}
 			out.Files[name] = b
 		}
@@ -49,7 +74,16 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	return out, nil
 }
 
-func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []string, diag.List) {
+// guardRun is what rendering a sql entry's GuardFile needs: its catalog,
+// and the tables (qualified names of the tables whose marks fence them)
+// that one of its queries loosens.
+type guardRun struct {
+	pkg      config.Package
+	cat      *catalog.Catalog
+	loosened map[string]bool
+}
+
+func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []string, *guardRun, diag.List) {
 	var errs diag.List
 	cat := catalog.New()
 	schemaFiles, err := expand(cfg, pkg.Schema, pkg.Pos)
@@ -84,7 +118,7 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	}
 	errs = append(errs, cat.Validate()...)
 	if schemaBroken {
-		return nil, nil, errs
+		return nil, nil, nil, errs
 	}
 	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
 	errs = append(errs, qerr...)
@@ -128,7 +162,7 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 		}
 	}
 	if len(errs) > 0 {
-		return nil, nil, errs
+		return nil, nil, nil, errs
 	}
 	opts := pkg.Go
 	if opts.Package == "" {
@@ -139,16 +173,16 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 		opts.Package = filepath.Base(abs)
 		if !token.IsIdentifier(opts.Package) {
 			errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no package name is set and the output directory's name %q is not a Go identifier: set gen.go.package (version 2) or name (version 1)", opts.Package)
-			return nil, nil, errs
+			return nil, nil, nil, errs
 		}
 	} else if !token.IsIdentifier(opts.Package) {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "package name %q is not a Go identifier", opts.Package)
-		return nil, nil, errs
+		return nil, nil, nil, errs
 	}
 	rendered, err2 := golang.Emit(golang.Input{Catalog: cat, Files: analyzed, Options: opts, Sources: sources})
 	if err2 != nil {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err2)
-		return nil, nil, errs
+		return nil, nil, nil, errs
 	}
 	files := map[string][]byte{}
 	for name, b := range rendered {
@@ -156,23 +190,18 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	}
 	// A non-strict query on a strict table makes that table's trigger
 	// non-strict: a strict one would refuse the query's writes.
-	loosened := map[*catalog.Table]bool{}
+	guard := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}}
+	guard.pkg.Go.Out = opts.Out
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
 			if q.Fence != nil && q.Fence.Loosens {
-				loosened[markedTable(q.Fence.Table)] = true
+				guard.loosened[markedTable(q.Fence.Table).QualifiedName()] = true
 				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s is non-strict on strict table %s, so the guard trigger in %s refuses only lower tokens on that table",
 					q.File, q.Line, q.Col, q.Name, q.Fence.Table.QualifiedName(), GuardFile))
 			}
 		}
 	}
-	if guard, err := guardSQL(cat, loosened); err != nil {
-		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err)
-		return nil, nil, errs
-	} else if guard != nil {
-		files[path.Join(filepath.ToSlash(opts.Out), GuardFile)] = guard
-	}
-	return files, notes, nil
+	return files, notes, guard, nil
 }
 
 // optOutNotes lists the queries that opted out of fencing ("-- @fence off:
@@ -219,7 +248,7 @@ func markedTable(t *catalog.Table) *catalog.Table {
 }
 
 // guardSQL renders GuardFile for cat's fenced tables, or nil if none.
-func guardSQL(cat *catalog.Catalog, loosened map[*catalog.Table]bool) ([]byte, error) {
+func guardSQL(cat *catalog.Catalog, loosened map[string]bool) ([]byte, error) {
 	data := struct {
 		Tables    []guardTable
 		SQLState  string
@@ -245,7 +274,7 @@ func guardSQL(cat *catalog.Catalog, loosened map[*catalog.Table]bool) ([]byte, e
 			return nil, fmt.Errorf("the guard functions of tables %s and %s would have the same name %s: rename one of the tables", other, t.QualifiedName(), fn)
 		}
 		functions[fn] = t.QualifiedName()
-		strict := t.Fence.Strict && !loosened[markedTable(t)]
+		strict := t.Fence.Strict && !loosened[markedTable(t).QualifiedName()]
 		data.Tables = append(data.Tables, guardTable{
 			Table: t.QualifiedName(), QualifiedTable: qt, Column: sqlparse.QuoteIdent(t.Fence.Column),
 			Trigger: "fencegen_guard", Strict: strict,
