@@ -692,5 +692,10 @@ func (c *Client) log(level slog.Level, msg, resource string, token fence.Token, 
 	if lg == nil {
 		return
 	}
+	if resource == "" {
+		// About the client or the server (Check), not one lease.
+		lg.Log(context.Background(), level, msg, args...)
+		return
+	}
 	lg.Log(context.Background(), level, msg, append([]any{"resource", resource, "token", int64(token)}, args...)...)
 }

@@ -1,8 +1,10 @@
 package lease
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -173,5 +175,19 @@ func TestCheckWarnsAboutUnsafeRedis(t *testing.T) {
 				t.Errorf("%+v: Check = %v, want it to say %q", tc.opts, err, w)
 			}
 		}
+	}
+}
+
+// Check's warning is about the server: it carries no lease's resource or
+// token fields.
+func TestCheckWarningHasNoLeaseFields(t *testing.T) {
+	_, rdb := private(t, faults.RedisOptions{})
+	var logs bytes.Buffer
+	c := New(rdb, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err := c.Check(bg); !errors.Is(err, ErrUnsafeConfig) {
+		t.Fatalf("Check = %v, want ErrUnsafeConfig", err)
+	}
+	if out := logs.String(); !strings.Contains(out, "persistence is off") || strings.Contains(out, "resource=") || strings.Contains(out, "token=") {
+		t.Fatalf("Check's log:\n%s", out)
 	}
 }

@@ -21,8 +21,8 @@
 // DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) is
 // where a schema of the run's own is created and dropped; redis-server must
 // be on PATH. -svg writes a timeline of the run; the report prints its path
-// relative to the current directory, or as $TMPDIR/... when it is in the
-// temp directory (the default), never as an absolute path.
+// relative to the current directory, or as ${TMPDIR:-/tmp}/... when it is
+// in the temp directory (the default), never as an absolute path.
 package main
 
 import (
@@ -94,8 +94,9 @@ func run(ctx context.Context, cfg Config) int {
 
 // displayPath is how the report names a file it wrote, never as an
 // absolute path: relative to the current directory when the file is under
-// it, as $TMPDIR/... when it is under the temp directory (os.TempDir:
-// $TMPDIR, or /tmp when that is unset), and otherwise relative to the
+// it, as ${TMPDIR:-/tmp}/... when it is under the temp directory
+// (os.TempDir: $TMPDIR, or /tmp when that is unset; the shell expands the
+// printed path to the file either way), and otherwise relative to the
 // current directory all the same.
 func displayPath(p string) string {
 	abs, err := filepath.Abs(p)
@@ -107,7 +108,7 @@ func displayPath(p string) string {
 		return rel
 	}
 	if rel, err := filepath.Rel(os.TempDir(), abs); err == nil && filepath.IsLocal(rel) {
-		return "$TMPDIR" + string(filepath.Separator) + rel
+		return "${TMPDIR:-/tmp}" + string(filepath.Separator) + rel
 	}
 	if rel, err := filepath.Rel(wd, abs); err == nil && !filepath.IsAbs(rel) {
 		return rel

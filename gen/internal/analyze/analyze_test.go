@@ -386,11 +386,11 @@ comment on column stock.tok is 'fencegen:token';
 create table notes (id int primary key, order_id bigint references orders on delete restrict);
 `
 	for _, tc := range []struct{ query, want string }{
-		{"delete from orders where id = $1", "DELETE on orders reaches fenced table order_lines through its foreign key (order_id) ON DELETE CASCADE"},
-		{"delete from customers where id = $1", "DELETE on customers reaches fenced table carts through its foreign key (customer_id) ON DELETE SET NULL"},
-		{"update customers set code = $1 where id = $2", "UPDATE on customers reaches fenced table tags through its foreign key (code) ON UPDATE CASCADE"},
-		{"delete from regions where id = $1", "DELETE on regions reaches fenced table stock through its foreign key (shop) ON DELETE CASCADE"},
-		{"truncate customers cascade", "TRUNCATE on customers reaches fenced table carts"},
+		{"delete from orders where id = $1", "DELETE on orders reaches fenced table order_lines through foreign keys, orders → order_lines (order_id, ON DELETE CASCADE)"},
+		{"delete from customers where id = $1", "DELETE on customers reaches fenced table carts through foreign keys, customers → carts (customer_id, ON DELETE SET NULL)"},
+		{"update customers set code = $1 where id = $2", "UPDATE on customers reaches fenced table tags through foreign keys, customers → tags (code, ON UPDATE CASCADE)"},
+		{"delete from regions where id = $1", "DELETE on regions reaches fenced table stock through foreign keys, regions → shops (region, ON DELETE CASCADE) → stock (shop, ON DELETE CASCADE)"},
+		{"truncate customers cascade", "TRUNCATE on customers reaches fenced table carts through foreign keys, customers → carts (customer_id, TRUNCATE ... CASCADE)"},
 	} {
 		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";")
 		if len(msgs) == 0 || !strings.Contains(strings.Join(msgs, "\n"), tc.want) {

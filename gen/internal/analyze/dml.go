@@ -66,8 +66,8 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 // are written without their tokens being checked.
 func (a *analyzer) cascades(t *catalog.Table, op string, set []string, loc int) {
 	for _, c := range a.cat.Cascades(t, op, set) {
-		a.refuseFenced(loc, c.Table, "%s on %s reaches fenced table %s through its foreign key (%s) %s: PostgreSQL writes those rows without checking their fencing tokens; write them first with their own fenced query, or make the foreign key ON DELETE/ON UPDATE RESTRICT or NO ACTION",
-			strings.ToUpper(op), t.QualifiedName(), c.Table.QualifiedName(), strings.Join(c.Columns, ", "), c.Action)
+		a.refuseFenced(loc, c.Table, "%s on %s reaches fenced table %s through foreign keys, %s: PostgreSQL writes those rows without checking their fencing tokens; write them first with their own fenced query, or make the foreign key ON DELETE/ON UPDATE RESTRICT or NO ACTION",
+			strings.ToUpper(op), t.QualifiedName(), c.Table.QualifiedName(), c.Path)
 	}
 }
 

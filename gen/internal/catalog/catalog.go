@@ -141,6 +141,10 @@ type Cascade struct {
 	Table   *Table
 	Columns []string
 	Action  string
+	// Path spells the chain of foreign keys from the table written to
+	// Table: "projects → groups (project_id, ON DELETE CASCADE) → items
+	// (group_id, ON DELETE SET NULL)".
+	Path string
 }
 
 // Cascades returns the fenced tables whose rows PostgreSQL deletes or
@@ -154,8 +158,8 @@ func (c *Catalog) Cascades(t *Table, op string, updated []string) []Cascade {
 	actions := map[byte]string{'c': "CASCADE", 'n': "SET NULL", 'd': "SET DEFAULT"}
 	var out []Cascade
 	seen := map[*Table]bool{}
-	var walk func(p *Table, del bool, updated []string)
-	walk = func(p *Table, del bool, updated []string) {
+	var walk func(p *Table, del bool, updated []string, path string)
+	walk = func(p *Table, del bool, updated []string, path string) {
 		if seen[p] {
 			return
 		}
@@ -192,17 +196,18 @@ func (c *Catalog) Cascades(t *Table, op string, updated []string) []Cascade {
 					case del:
 						kind = "ON DELETE "
 					}
+					link := fmt.Sprintf("%s → %s (%s, %s%s)", path, ch.QualifiedName(), strings.Join(fk.columns, ", "), kind, name)
 					if ch.Fence != nil {
-						out = append(out, Cascade{Table: ch, Columns: fk.columns, Action: kind + name})
+						out = append(out, Cascade{Table: ch, Columns: fk.columns, Action: kind + name, Path: link})
 					}
 					if del && act == 'c' {
-						walk(ch, true, nil)
+						walk(ch, true, nil, link)
 					}
 				}
 			}
 		}
 	}
-	walk(t, op != "update", updated)
+	walk(t, op != "update", updated, t.QualifiedName())
 	return out
 }
 
