@@ -331,7 +331,11 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		}
 		callCtx, cancel := context.WithTimeoutCause(ctx, tm.callTimeout, ErrRedisTimeout)
 		send := time.Now()
-		n, abandoned, err := c.run(callCtx, acquireScript, []string{lockKey, counterKey, mintKey(lockKey)}, owner, millis(tm.ttl), int64(floor), askMissing)
+		retry := "0" // a new owner value: no earlier attempt to recognise
+		if i > 0 {
+			retry = "1"
+		}
+		n, abandoned, err := c.run(callCtx, acquireScript, []string{lockKey, counterKey, mintKey(lockKey)}, owner, millis(tm.ttl), int64(floor), askMissing, retry)
 		c.stats.acquires.Add(1)
 		if abandoned != nil {
 			pending = append(pending, abandoned)

@@ -39,6 +39,10 @@ type scheduler struct {
 	q       leaseHeap
 	running bool
 	wake    chan struct{} // capacity 1
+	// wakeAt is when the loop will look at the queue next, by its timer;
+	// a lease added with a later renewal time needs no wake-up (no futex
+	// wake and context switch per Acquire).
+	wakeAt time.Time
 }
 
 // add queues l for a renewal at next, unless its heartbeat was stopped.
@@ -59,7 +63,9 @@ func (s *scheduler) addLocked(l *Lease, next time.Time) {
 		go s.loop()
 		return
 	}
-	s.poke()
+	if next.Before(s.wakeAt) {
+		s.poke()
+	}
 }
 
 func (s *scheduler) poke() {
@@ -76,8 +82,14 @@ func (s *scheduler) stop(l *Lease) <-chan struct{} {
 	defer s.mu.Unlock()
 	l.hb.stopped = true
 	if l.hb.index >= 0 {
+		// No wake-up while other leases remain: the loop finds nothing due
+		// when its timer fires for a lease that is gone, and sleeps again.
+		// The last one wakes a loop that would sleep past its linger, so
+		// that it ends soon after the Client's last lease.
 		heap.Remove(&s.q, l.hb.index)
-		s.poke()
+		if len(s.q) == 0 && s.wakeAt.After(time.Now().Add(idleLinger)) {
+			s.poke()
+		}
 	}
 	return l.hb.inflight
 }
@@ -94,6 +106,7 @@ func (s *scheduler) loop() {
 		if len(s.q) == 0 {
 			// Linger briefly, so a Client that acquires and releases in a
 			// loop does not start a goroutine per lease.
+			s.wakeAt = time.Now().Add(idleLinger)
 			s.mu.Unlock()
 			s.sleep(t, idleLinger)
 			s.mu.Lock()
@@ -125,6 +138,10 @@ func (s *scheduler) loop() {
 		var wait time.Duration
 		if len(s.q) > 0 {
 			wait = max(time.Until(s.q[0].hb.next), 0)
+		}
+		s.wakeAt = time.Now().Add(wait)
+		if len(batch) == maxBatch {
+			s.wakeAt = time.Time{} // it loops again at once
 		}
 		s.mu.Unlock()
 		if len(batch) > 0 {
