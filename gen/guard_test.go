@@ -15,16 +15,11 @@ import (
 	"github.com/fencegen/fencegen/runtime/fence"
 )
 
-// guardFor generates schema (with one query file holding query) in a
-// temporary directory and returns its guard migration.
-func guardFor(t *testing.T, schema, query string) string {
+// generateDir writes files (name → contents, one of them fencegen.yaml)
+// to a temporary directory and generates from it.
+func generateDir(t *testing.T, files map[string]string) *gen.Output {
 	t.Helper()
 	dir := t.TempDir()
-	files := map[string]string{
-		"schema.sql":    schema,
-		"q.sql":         query,
-		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
-	}
 	for n, s := range files {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
 			t.Fatal(err)
@@ -38,6 +33,18 @@ func guardFor(t *testing.T, schema, query string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return out
+}
+
+// guardFor generates schema (with one query file holding query) and
+// returns its guard migration.
+func guardFor(t *testing.T, schema, query string) string {
+	t.Helper()
+	out := generateDir(t, map[string]string{
+		"schema.sql":    schema,
+		"q.sql":         query,
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	})
 	guard := string(out.Files["out/"+gen.GuardFile])
 	if guard == "" {
 		t.Fatalf("no %s in %v", gen.GuardFile, out.Files)
@@ -147,28 +154,14 @@ COMMENT ON COLUMN public.jobs.tok IS 'fencegen:token';
 // in one makes the table's trigger non-strict in both guard files (a
 // database has one trigger per table, whichever file is applied last).
 func TestGuardSQLSameAcrossEntries(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
+	out := generateDir(t, map[string]string{
 		"schema.sql": "CREATE TABLE counters (id text PRIMARY KEY, n bigint NOT NULL, tok bigint NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN counters.tok IS 'fencegen:token strict';\n",
 		"a.sql":      "-- name: Add :exec\n-- @fence non-strict\nUPDATE counters SET n = n + 1 WHERE id = @id;\n",
 		"b.sql":      "-- name: Set :exec\nUPDATE counters SET n = @n WHERE id = @id;\n",
 		"fencegen.yaml": "version: \"2\"\nsql:\n" +
 			"  - {engine: postgresql, schema: schema.sql, queries: a.sql, gen: {go: {package: a, out: a}}}\n" +
 			"  - {engine: postgresql, schema: schema.sql, queries: b.sql, gen: {go: {package: b, out: b}}}\n",
-	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := gen.Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	a, b := string(out.Files["a/"+gen.GuardFile]), string(out.Files["b/"+gen.GuardFile])
 	if a == "" || a != b || !strings.Contains(a, "IF NEW.tok < OLD.tok") {
 		t.Fatalf("guard files differ or are strict:\n--- a\n%s\n--- b\n%s", a, b)
