@@ -721,3 +721,35 @@ func TestCancelledAcquireLeavesNoGhost(t *testing.T) {
 		t.Fatalf("counter = %q, want 1: the acquire did land", e.get(t, e.counter))
 	}
 }
+
+// The renewal scheduler sleeps until the next lease is due and is woken
+// only for a lease due sooner: a short-TTL lease acquired while it sleeps
+// for a long-TTL one, or while it lingers with no lease at all, is still
+// renewed in time; and releasing the others does not stop it.
+func TestShortLeaseAddedWhileSchedulerSleepsIsRenewed(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	long := mustAcquire(t, c, e.resource+":long", 10*time.Second) // next renewal in ~3.3 s
+	time.Sleep(20 * time.Millisecond)                            // the scheduler is asleep for it
+	short := mustAcquire(t, c, e.resource+":short", 300*time.Millisecond)
+	other := mustAcquire(t, c, e.resource+":other", 10*time.Second)
+	if err := other.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // more than three TTLs of the short lease
+	if err := short.Err(); err != nil {
+		t.Fatalf("short lease lost while the scheduler slept for a long one: %v", err)
+	}
+	_ = long.Release(bg)
+	_ = short.Release(bg)
+
+	// No lease left: the scheduler lingers; a lease acquired then is due
+	// before the linger ends only if its TTL is short.
+	time.Sleep(10 * time.Millisecond)
+	tiny := mustAcquire(t, c, e.resource+":tiny", 120*time.Millisecond)
+	time.Sleep(500 * time.Millisecond)
+	if err := tiny.Err(); err != nil {
+		t.Fatalf("short lease lost while the scheduler lingered: %v", err)
+	}
+	_ = tiny.Release(bg)
+}
