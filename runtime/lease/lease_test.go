@@ -730,7 +730,7 @@ func TestShortLeaseAddedWhileSchedulerSleepsIsRenewed(t *testing.T) {
 	e := newEnv(t)
 	c := New(e.rdb, nil)
 	long := mustAcquire(t, c, e.resource+":long", 10*time.Second) // next renewal in ~3.3 s
-	time.Sleep(20 * time.Millisecond)                            // the scheduler is asleep for it
+	time.Sleep(20 * time.Millisecond)                             // the scheduler is asleep for it
 	short := mustAcquire(t, c, e.resource+":short", 300*time.Millisecond)
 	other := mustAcquire(t, c, e.resource+":other", 10*time.Second)
 	if err := other.Release(bg); err != nil {
