@@ -63,11 +63,13 @@ func readResult(query, table string, mode Mode, presented Token, cols int, rows 
 	if err != nil {
 		return 0, nil, nil, fromTrigger(query, table, mode, presented, err)
 	}
-	refusedDest := make([]any, 2+cols)
-	refusedDest[0], refusedDest[1] = &stored, &refused
+	var ref *refusalRow // only a refused write needs the scan destinations
 	for rows.Next() {
 		if vals := rows.RawValues(); len(vals) > 0 && vals[0] != nil {
-			if err := rows.Scan(refusedDest...); err != nil {
+			if ref == nil {
+				ref = newRefusalRow(cols)
+			}
+			if err := rows.Scan(ref.dest...); err != nil {
 				rows.Close()
 				return 0, nil, nil, fromTrigger(query, table, mode, presented, err)
 			}
@@ -85,6 +87,9 @@ func readResult(query, table string, mode Mode, presented Token, cols int, rows 
 	if err := rows.Err(); err != nil {
 		return 0, nil, nil, fromTrigger(query, table, mode, presented, err)
 	}
+	if ref != nil {
+		stored, refused = ref.stored, ref.refused
+	}
 	if stored == nil {
 		if written == 0 {
 			return 0, nil, nil, &NotFoundError{Query: query, Table: table}
@@ -95,6 +100,19 @@ func readResult(query, table string, mode Mode, presented Token, cols int, rows 
 		return 0, nil, nil, fmt.Errorf("fence: %s on %s: refused row without a row count", query, table)
 	}
 	return 0, stored, refused, nil
+}
+
+// refusalRow holds the scan destinations of a refusal row: its stored token
+// and refused-row count, then nil for the query's own cols columns.
+type refusalRow struct {
+	stored, refused *int64
+	dest            []any
+}
+
+func newRefusalRow(cols int) *refusalRow {
+	r := &refusalRow{dest: make([]any, 2+cols)}
+	r.dest[0], r.dest[1] = &r.stored, &r.refused
+	return r
 }
 
 // WriteResult is called by generated code for one item of a fenced
