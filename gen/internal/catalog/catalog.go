@@ -712,7 +712,9 @@ func (c *Catalog) inheritFences() diag.List {
 			}
 			seen[p] = true
 			if p.Fence != nil && p.Fence.From == nil {
-				return &Fence{From: p, Column: p.Fence.Column, Strict: p.Fence.Strict, Source: p.Fence.Source, File: p.Fence.File, Line: p.Fence.Line, Col: p.Fence.Col}
+				f := *p.Fence
+				f.From = p
+				return &f
 			}
 			if f := ancestorFence(p, seen); f != nil {
 				return f

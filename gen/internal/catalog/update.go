@@ -303,18 +303,25 @@ func (c *Catalog) attach(parent, child *Table) {
 	// Each PRIMARY KEY and UNIQUE constraint of the partitioned table
 	// gets a partition of its own, named as for the partition, unless the
 	// partition has one on the same columns already (ATTACH PARTITION
-	// attaches that one).
-	names := make([]string, 0, len(parent.keys))
-	for name := range parent.keys {
-		names = append(names, name)
-	}
-	slices.Sort(names) // PostgreSQL clones them in index OID order: unknown here
-	for _, name := range names {
+	// attaches that one). PostgreSQL clones them in index OID order,
+	// unknown here: they go by name.
+	for _, name := range slices.Sorted(maps.Keys(parent.keys)) {
 		k := parent.keys[name]
-		if !slices.ContainsFunc(slices.Collect(maps.Values(child.keys)), func(x key) bool { return slices.Equal(x.columns, k.columns) }) {
+		if !child.hasKey(k.columns) {
 			c.addKey(child, "", k.columns, k.primary)
 		}
 	}
+}
+
+// hasKey reports whether t has a PRIMARY KEY or UNIQUE constraint on
+// columns.
+func (t *Table) hasKey(columns []string) bool {
+	for _, x := range t.keys {
+		if slices.Equal(x.columns, columns) {
+			return true
+		}
+	}
+	return false
 }
 
 // FencedDescendants returns the fenced tables among t's partitions and
@@ -359,7 +366,7 @@ func (u *updater) alterTable(n *sqlparse.AlterTable) {
 		return
 	}
 	for _, cmd := range n.Cmds {
-		u.alterCmd(t, cmd, false)
+		u.alterCmd(t, cmd)
 	}
 }
 
@@ -377,8 +384,8 @@ func (c *Catalog) children(t *Table) []*Table {
 }
 
 // alterCmd applies one ALTER TABLE action to t and, as PostgreSQL does for
-// column changes, to the tables inheriting from it (child is set there).
-func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, child bool) {
+// column changes, to the tables inheriting from it.
+func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd) {
 	switch cmd.Kind {
 	case sqlparse.AlterAddColumn, sqlparse.AlterDropColumn, sqlparse.AlterColumnType, sqlparse.AlterSetNotNull:
 		for _, ch := range u.c.children(t) {
@@ -386,7 +393,7 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, child bool) {
 				cmd.Kind != sqlparse.AlterAddColumn && ch.Column(cmd.Column) == nil {
 				continue
 			}
-			u.alterCmd(ch, cmd, true)
+			u.alterCmd(ch, cmd)
 		}
 	case sqlparse.AlterAttachPartition, sqlparse.AlterDetachPartition, sqlparse.AlterInherit, sqlparse.AlterNoInherit:
 		other := u.userTable(cmd.Other, false)
@@ -408,65 +415,63 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, child bool) {
 		}
 		return
 	}
-	{
-		switch cmd.Kind {
-		case sqlparse.AlterAddColumn:
-			if cmd.Def == nil {
-				return
-			}
-			if t.Column(cmd.Def.Name) != nil {
-				if !cmd.MissingOK {
-					u.errorf(cmd.Loc, ErrExists, "column %q of relation %q already exists", cmd.Def.Name, t.Name)
-				}
-				return
-			}
-			t.Columns = append(t.Columns, u.column(cmd.Def, t))
-		case sqlparse.AlterDropColumn:
-			i := slices.IndexFunc(t.Columns, func(c *Column) bool { return c.Name == cmd.Column })
-			if i < 0 {
-				if !cmd.MissingOK {
-					u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
-				}
-				return
-			}
-			u.c.dropOwnedSequences(t, cmd.Column)
-			t.Columns = slices.Delete(t.Columns, i, i+1)
-			if t.Fence != nil && t.Fence.Column == cmd.Column {
-				t.Fence = nil
-			}
-		case sqlparse.AlterColumnType, sqlparse.AlterSetNotNull, sqlparse.AlterDropNotNull:
-			c := t.Column(cmd.Column)
-			if c == nil {
-				u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
-				return
-			}
-			switch cmd.Kind {
-			case sqlparse.AlterColumnType:
-				typ, ok := u.c.ResolveType(cmd.Type)
-				if !ok {
-					u.errorf(cmd.Loc, ErrNotFound, "type %q does not exist", typ.String())
-				}
-				c.Type = typ
-			case sqlparse.AlterSetNotNull:
-				c.NotNull = true
-			case sqlparse.AlterDropNotNull:
-				c.NotNull = false
-			}
-		case sqlparse.AlterAddPrimaryKey:
-			for _, k := range cmd.Keys {
-				if c := t.Column(k); c != nil {
-					c.NotNull = true
-					t.PrimaryKey = append(t.PrimaryKey, k)
-				}
-			}
-			if cmd.Key != nil {
-				u.c.addKey(t, cmd.Key.Name, cmd.Key.Columns, true)
-			}
-		case sqlparse.AlterAddUnique:
-			u.c.addKey(t, cmd.Key.Name, cmd.Key.Columns, false)
-		case sqlparse.AlterAddForeignKey:
-			u.addForeignKey(t, cmd.FK, "")
+	switch cmd.Kind {
+	case sqlparse.AlterAddColumn:
+		if cmd.Def == nil {
+			return
 		}
+		if t.Column(cmd.Def.Name) != nil {
+			if !cmd.MissingOK {
+				u.errorf(cmd.Loc, ErrExists, "column %q of relation %q already exists", cmd.Def.Name, t.Name)
+			}
+			return
+		}
+		t.Columns = append(t.Columns, u.column(cmd.Def, t))
+	case sqlparse.AlterDropColumn:
+		i := slices.IndexFunc(t.Columns, func(c *Column) bool { return c.Name == cmd.Column })
+		if i < 0 {
+			if !cmd.MissingOK {
+				u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
+			}
+			return
+		}
+		u.c.dropOwnedSequences(t, cmd.Column)
+		t.Columns = slices.Delete(t.Columns, i, i+1)
+		if t.Fence != nil && t.Fence.Column == cmd.Column {
+			t.Fence = nil
+		}
+	case sqlparse.AlterColumnType, sqlparse.AlterSetNotNull, sqlparse.AlterDropNotNull:
+		c := t.Column(cmd.Column)
+		if c == nil {
+			u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
+			return
+		}
+		switch cmd.Kind {
+		case sqlparse.AlterColumnType:
+			typ, ok := u.c.ResolveType(cmd.Type)
+			if !ok {
+				u.errorf(cmd.Loc, ErrNotFound, "type %q does not exist", typ.String())
+			}
+			c.Type = typ
+		case sqlparse.AlterSetNotNull:
+			c.NotNull = true
+		case sqlparse.AlterDropNotNull:
+			c.NotNull = false
+		}
+	case sqlparse.AlterAddPrimaryKey:
+		for _, k := range cmd.Keys {
+			if c := t.Column(k); c != nil {
+				c.NotNull = true
+				t.PrimaryKey = append(t.PrimaryKey, k)
+			}
+		}
+		if cmd.Key != nil {
+			u.c.addKey(t, cmd.Key.Name, cmd.Key.Columns, true)
+		}
+	case sqlparse.AlterAddUnique:
+		u.c.addKey(t, cmd.Key.Name, cmd.Key.Columns, false)
+	case sqlparse.AlterAddForeignKey:
+		u.addForeignKey(t, cmd.FK, "")
 	}
 }
 
