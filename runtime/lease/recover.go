@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/fencegen/fencegen/runtime/fence"
 )
@@ -27,7 +28,7 @@ import (
 // bounded by ctx and ReleaseTimeout.
 func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Token) (fence.Token, error) {
 	op := fmt.Sprintf("advance %q", resource)
-	if resource == "" || containsBrace(resource) {
+	if resource == "" || strings.ContainsAny(resource, "{}") {
 		return 0, &opError{op: op, err: ErrInvalidResource}
 	}
 	_, counterKey := c.Keys(resource)
@@ -86,13 +87,4 @@ func (l *Lease) Observe(ctx context.Context, err error) error {
 		return errors.Join(err, aerr)
 	}
 	return err
-}
-
-func containsBrace(s string) bool {
-	for _, r := range s {
-		if r == '{' || r == '}' {
-			return true
-		}
-	}
-	return false
 }
