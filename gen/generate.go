@@ -231,8 +231,8 @@ func optOutNotes(files []*analyze.File) []string {
 const GuardFile = "fencegen_guard.sql"
 
 type guardTable struct {
-	Table, QualifiedTable, Column, Trigger string
-	Strict                                 bool
+	Table, QualifiedTable, Function, Column, Trigger string
+	Strict                                           bool
 }
 
 // markedTable is the table whose mark fences t: t, or the ancestor it
@@ -276,7 +276,7 @@ func guardSQL(cat *catalog.Catalog, loosened map[string]bool) ([]byte, error) {
 		functions[fn] = t.QualifiedName()
 		strict := t.Fence.Strict && !loosened[markedTable(t).QualifiedName()]
 		data.Tables = append(data.Tables, guardTable{
-			Table: t.QualifiedName(), QualifiedTable: qt, Column: sqlparse.QuoteIdent(t.Fence.Column),
+			Table: t.QualifiedName(), QualifiedTable: qt, Function: fn, Column: sqlparse.QuoteIdent(t.Fence.Column),
 			Trigger: "fencegen_guard", Strict: strict,
 		})
 		data.AnyStrict = data.AnyStrict || strict

@@ -21,8 +21,7 @@ var FS embed.FS
 
 // Templates are the parsed assets, by file name.
 var Templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"guardFunction": GuardFunction,
-	"raiseText":     raiseText,
+	"raiseText": raiseText,
 }).ParseFS(FS, "*.sql.tmpl"))
 
 // MaxIdentifier is the longest identifier PostgreSQL keeps, in bytes
