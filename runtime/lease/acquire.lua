@@ -11,6 +11,9 @@
 -- ARGV[4]  "1": if the counter key is missing, write nothing and return -1,
 --          so the caller can fetch a high-water mark and call again with it
 --          as the floor; "0": mint from the floor
+-- ARGV[5]  "0": the first attempt of this owner value, which cannot have
+--          minted yet, so the mint key is not read; anything else (or
+--          absent): a retry
 --
 -- Returns the fencing token (an integer > 0) when this owner holds the lease
 -- after the call, 0 when another owner holds it, or -1 (see ARGV[4]).
@@ -31,7 +34,7 @@ end
 -- Key absent, but this owner minted last and nobody minted since (its first
 -- attempt landed, the reply was lost, and the key expired or was deleted
 -- before this retry): take the lease again with the same token.
-local minted = redis.call('GET', KEYS[3])
+local minted = ARGV[5] ~= '0' and redis.call('GET', KEYS[3])
 if minted then
   local prefix = ARGV[1] .. ':'
   if string.sub(minted, 1, #prefix) == prefix then

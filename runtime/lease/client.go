@@ -306,6 +306,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	}
 	owner := newOwner()
 	lockKey, counterKey := c.Keys(resource)
+	keys := []string{lockKey, counterKey, mintKey(lockKey)}
 	hooks := c.opts.testHooks()
 	highWater := c.opts.highWater()
 	askMissing := "0"
@@ -335,7 +336,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if i > 0 {
 			retry = "1"
 		}
-		n, abandoned, err := c.run(callCtx, acquireScript, []string{lockKey, counterKey, mintKey(lockKey)}, owner, millis(tm.ttl), int64(floor), askMissing, retry)
+		n, abandoned, err := c.run(callCtx, acquireScript, keys, owner, millis(tm.ttl), int64(floor), askMissing, retry)
 		c.stats.acquires.Add(1)
 		if abandoned != nil {
 			pending = append(pending, abandoned)
