@@ -2,6 +2,7 @@ package sqlparse
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -57,6 +58,15 @@ type FenceSpec struct {
 	// match a row in each child (unless it names ONLY the table), and rows
 	// are counted by table and key.
 	Inherited bool
+}
+
+// op is the guard's comparison of the stored token with the presented one:
+// stored <= presented, or stored < presented when Strict.
+func (spec FenceSpec) op() string {
+	if spec.Strict {
+		return "<"
+	}
+	return "<="
 }
 
 // keyUnique reports whether rv's primary key matches at most one row.
@@ -118,11 +128,6 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 	if spec.CTE != "" {
 		return fenceInWith(tree, spec)
 	}
-	op := "<="
-	if spec.Strict {
-		op = "<"
-	}
-	token := pg.MakeParamRefNode(int32(spec.Param), -1)
 	switch s := raw.Stmt.Node.(type) {
 	case *pg.Node_InsertStmt:
 		return fenceInsert(tree, s.InsertStmt, spec)
@@ -142,15 +147,15 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 			u.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
 		}
 		if single {
-			u.WhereClause = and(where, guardExpr(u.Relation, spec.Column, op, token))
+			u.WhereClause = and(where, guardExpr(u.Relation, spec))
 			return wrapSingle(with, raw.Stmt, u.Relation, where, spec)
 		}
 		extra, err := lockConditions(u.Relation, spec)
 		if err != nil {
 			return "", err
 		}
-		u.WhereClause = and(and(where, guardExpr(u.Relation, spec.Column, op, token)), extra)
-		return wrap(with, raw.Stmt, u.Relation, u.FromClause, where, spec, op)
+		u.WhereClause = and(and(where, guardExpr(u.Relation, spec)), extra)
+		return wrap(with, raw.Stmt, u.Relation, u.FromClause, where, spec)
 	case *pg.Node_DeleteStmt:
 		d := s.DeleteStmt
 		with, err := hoistWith(&d.WithClause, d.Relation)
@@ -165,15 +170,15 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 			d.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
 		}
 		if len(d.UsingClause) == 0 && spec.keyUnique(d.Relation) && pinsKey(d.Relation, where, spec.Key) {
-			d.WhereClause = and(where, guardExpr(d.Relation, spec.Column, op, token))
+			d.WhereClause = and(where, guardExpr(d.Relation, spec))
 			return wrapSingle(with, raw.Stmt, d.Relation, where, spec)
 		}
 		extra, err := lockConditions(d.Relation, spec)
 		if err != nil {
 			return "", err
 		}
-		d.WhereClause = and(and(where, guardExpr(d.Relation, spec.Column, op, token)), extra)
-		return wrap(with, raw.Stmt, d.Relation, d.UsingClause, where, spec, op)
+		d.WhereClause = and(and(where, guardExpr(d.Relation, spec)), extra)
+		return wrap(with, raw.Stmt, d.Relation, d.UsingClause, where, spec)
 	}
 	return "", fmt.Errorf("only INSERT, UPDATE and DELETE can be fenced")
 }
@@ -245,8 +250,11 @@ func colRef(parts ...string) *pg.Node {
 	return pg.MakeColumnRefNode(fields, -1)
 }
 
-func guardExpr(rv *pg.RangeVar, column, op string, token *pg.Node) *pg.Node {
-	return pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode(op)}, colRef(relName(rv), column), token, -1)
+// guardExpr is the guard condition on rv's token column: stored <=
+// presented (stored < presented when strict), the token as parameter
+// spec.Param.
+func guardExpr(rv *pg.RangeVar, spec FenceSpec) *pg.Node {
+	return pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode(spec.op())}, colRef(relName(rv), spec.Column), pg.MakeParamRefNode(int32(spec.Param), -1), -1)
 }
 
 func and(a, b *pg.Node) *pg.Node {
@@ -356,7 +364,7 @@ func flattenAnd(n *pg.Node) []*pg.Node {
 // found). So a stale token is reported as stale even when the newer
 // holder's write also changed what the WHERE clause tests (WHERE id = $1
 // AND status = 'running').
-func storedFilter(rv *pg.RangeVar, where *pg.Node, spec FenceSpec, op string) (*pg.Node, error) {
+func storedFilter(rv *pg.RangeVar, where *pg.Node, spec FenceSpec) (*pg.Node, error) {
 	byKey := keyConjuncts(rv, where, spec.Key)
 	if byKey == nil {
 		return nil, fmt.Errorf("the WHERE clause does not pin the primary key")
@@ -369,7 +377,7 @@ func storedFilter(rv *pg.RangeVar, where *pg.Node, spec FenceSpec, op string) (*
 		return where, nil
 	}
 	stale := &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_NOT_EXPR,
-		Args: []*pg.Node{guardExpr(rv, spec.Column, op, pg.MakeParamRefNode(int32(spec.Param), -1))}, Location: -1}}}
+		Args: []*pg.Node{guardExpr(rv, spec)}, Location: -1}}}
 	either := &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_OR_EXPR,
 		Args: []*pg.Node{stale, where}, Location: -1}}}
 	return and(byKey, either), nil
@@ -395,11 +403,7 @@ func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, sp
 	if err != nil {
 		return "", err
 	}
-	op := "<="
-	if spec.Strict {
-		op = "<"
-	}
-	filter, err := storedFilter(rv, where, spec, op)
+	filter, err := storedFilter(rv, where, spec)
 	if err != nil {
 		return "", err
 	}
@@ -424,13 +428,10 @@ func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, sp
 	}
 	written := writtenRows(spec)
 	out := with + WriteCTE + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refusedSQL
-	if _, err := pg.Parse(out); err != nil {
-		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
-	}
-	return out, nil
+	return reparsed(out)
 }
 
-func wrap(with string, write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec, op string) (string, error) {
+func wrap(with string, write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec) (string, error) {
 	writeSQL, err := deparse(write)
 	if err != nil {
 		return "", err
@@ -441,14 +442,31 @@ func wrap(with string, write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *
 	if err != nil {
 		return "", err
 	}
-	nulls := strings.Repeat(", NULL", spec.Columns)
-	written := writtenRows(spec)
-	out := with + LockCTE + " AS (\n    " + lockSQL + "\n), " +
-		CheckCTE + " AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT " + distinctKey + ") FILTER (WHERE NOT (fence_token " + op + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE + "\n), " +
+	return lockingForm(with, lockSQL, distinctKey, writeSQL, spec)
+}
+
+// lockingForm assembles the one-statement locking form of a fenced write
+// (see FenceWrite): with (the start of the WITH list: "WITH " and any
+// entries before the lock), the lock query, the key fence_check counts
+// rows by, the guarded write, and the result branches.
+func lockingForm(with, lockSQL, distinct, writeSQL string, spec FenceSpec) (string, error) {
+	return reparsed(with + LockCTE + " AS (\n    " + lockSQL + "\n), " +
+		CheckCTE + " AS (\n    " + checkQuery(distinct, spec) + "\n), " +
 		WriteCTE + " AS (\n    " + writeSQL + "\n)\n" +
-		written + "\nUNION ALL\n" +
-		"SELECT stored, refused" + nulls + " FROM " + CheckCTE + " WHERE refused > 0"
-	// The result must parse again: a deparser bug must never reach users.
+		writtenRows(spec) + "\nUNION ALL\n" +
+		"SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + CheckCTE + " WHERE refused > 0")
+}
+
+// checkQuery is fence_check's query: the highest stored token of the
+// locked rows, and how many of them (counted by distinct) the presented
+// token does not beat.
+func checkQuery(distinct string, spec FenceSpec) string {
+	return "SELECT max(fence_token) AS stored, count(DISTINCT " + distinct + ") FILTER (WHERE NOT (fence_token " + spec.op() + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE
+}
+
+// reparsed returns out if PostgreSQL's parser accepts it: a deparser bug
+// must never reach users.
+func reparsed(out string) (string, error) {
 	if _, err := pg.Parse(out); err != nil {
 		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
 	}
@@ -524,10 +542,7 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 		keyCols = append(keyCols, name)
 		keyVals = append(keyVals, row.Items[i])
 	}
-	op := "<="
-	if spec.Strict {
-		op = "<"
-	}
+	op := spec.op()
 	rv := in.Relation
 	// Values as SQL text, before the token joins the row.
 	valsSel := &pg.SelectStmt{LimitOption: pg.LimitOption_LIMIT_OPTION_DEFAULT, Op: pg.SetOperation_SETOP_NONE}
@@ -542,7 +557,7 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 
 	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
 	row.Items = append(row.Items, pg.MakeParamRefNode(int32(spec.Param), -1))
-	if err := guardDoUpdate(in, oc, spec, op, false); err != nil {
+	if err := guardDoUpdate(in, oc, spec, false); err != nil {
 		return "", err
 	}
 	writeSQL, err := deparse(&pg.Node{Node: &pg.Node_InsertStmt{InsertStmt: in}})
@@ -563,10 +578,7 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 			tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, pred, tok, op, spec.Param, WriteCTE)
 	}
 	out := "WITH " + WriteCTE + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refused
-	if _, err := pg.Parse(out); err != nil {
-		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
-	}
-	return out, nil
+	return reparsed(out)
 }
 
 // InputCTE names the WITH query that holds the rows of a fenced upsert of
@@ -602,21 +614,7 @@ func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictCla
 	if err != nil {
 		return "", err
 	}
-	op := "<="
-	if spec.Strict {
-		op = "<"
-	}
-	written := writtenRows(spec)
-	out := "WITH " + u.input + ",\n" +
-		LockCTE + " AS (\n    " + u.lock + "\n), " +
-		CheckCTE + " AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT " + u.distinct + ") FILTER (WHERE NOT (fence_token " + op + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE + "\n), " +
-		WriteCTE + " AS (\n    " + writeSQL + "\n)\n" +
-		written + "\nUNION ALL\n" +
-		"SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + CheckCTE + " WHERE refused > 0"
-	if _, err := pg.Parse(out); err != nil {
-		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
-	}
-	return out, nil
+	return lockingForm("WITH "+u.input+",\n", u.lock, u.distinct, writeSQL, spec)
 }
 
 // writtenRows is the branch of a fenced write's result that returns the
@@ -673,12 +671,12 @@ func conflictRows(rv *pg.RangeVar, oc *pg.OnConflictClause, spec FenceSpec) (fro
 //
 // With raise set, a row the presented token does not beat makes the whole
 // statement fail instead of being skipped (see raisingGuard).
-func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec FenceSpec, op string, raise bool) error {
+func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec FenceSpec, raise bool) error {
 	oc.TargetList = append(oc.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
-	guard := guardExpr(in.Relation, spec.Column, op, pg.MakeParamRefNode(int32(spec.Param), -1))
+	guard := guardExpr(in.Relation, spec)
 	if raise {
 		var err error
-		if guard, err = raisingGuard(in.Relation, spec, op); err != nil {
+		if guard, err = raisingGuard(in.Relation, spec); err != nil {
 			return err
 		}
 	}
@@ -704,10 +702,10 @@ func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec FenceSpec, o
 // without a function, and a cast of text that is not a number always
 // fails; the text depends on the row, so it is not evaluated before the
 // CASE decides (PostgreSQL docs, 4.2.14 "Expression Evaluation Rules").
-func raisingGuard(rv *pg.RangeVar, spec FenceSpec, op string) (*pg.Node, error) {
+func raisingGuard(rv *pg.RangeVar, spec FenceSpec) (*pg.Node, error) {
 	col := QuoteIdent(relName(rv)) + "." + QuoteIdent(spec.Column)
 	t, err := pg.Parse(fmt.Sprintf("SELECT 1 WHERE CASE WHEN %s %s $%d THEN true ELSE ('%s' || %s)::bigint IS NULL END",
-		col, op, spec.Param, fence.StaleCastMarker, col))
+		col, spec.op(), spec.Param, fence.StaleCastMarker, col))
 	if err != nil {
 		return nil, err
 	}
@@ -766,7 +764,7 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 	}
 	var keyCols []string
 	for _, name := range names {
-		if !slicesContains(cols, name) {
+		if !slices.Contains(cols, name) {
 			return nil, fmt.Errorf("conflict column %s is not among the inserted columns", name)
 		}
 		keyCols = append(keyCols, name)
@@ -829,10 +827,6 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 	for i, c := range keyCols {
 		quotedKeys[i] = QuoteIdent(c)
 	}
-	op := "<="
-	if spec.Strict {
-		op = "<"
-	}
 	p := "$" + fmt.Sprint(spec.Param)
 
 	// The insert reads fence_input, gated on the check.
@@ -843,7 +837,7 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 	rv := in.Relation
 	in.SelectStmt = gated.Stmts[0].Stmt
 	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
-	if err := guardDoUpdate(in, oc, spec, op, true); err != nil {
+	if err := guardDoUpdate(in, oc, spec, true); err != nil {
 		return nil, err
 	}
 	rel := QuoteIdent(relName(rv))
@@ -867,15 +861,6 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 		lock:     lockSQL,
 		distinct: distinct,
 	}, nil
-}
-
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // volatileFuncs are functions whose value changes from one call to the
@@ -949,8 +934,7 @@ func hoistWith(w **pg.WithClause, rv *pg.RangeVar) (string, error) {
 		if err := checkCTEName(cte.Ctename, rv); err != nil {
 			return "", err
 		}
-		switch cte.Ctequery.Node.(type) {
-		case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
+		if isWrite(cte.Ctequery) {
 			return "", fmt.Errorf("WITH entry %s writes: it would run even when the fenced write is refused, so the statement would not be all or nothing; write it as its own query", cte.Ctename)
 		}
 	}
@@ -1048,11 +1032,6 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		return "", fmt.Errorf("no WITH entry %s", spec.CTE)
 	}
 	cte := with.Ctes[at].GetCommonTableExpr()
-	op := "<="
-	if spec.Strict {
-		op = "<"
-	}
-	token := pg.MakeParamRefNode(int32(spec.Param), -1)
 	var rv *pg.RangeVar
 	var from []*pg.Node
 	var where *pg.Node
@@ -1094,7 +1073,7 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		u.WhereClause = and(and(where, guardExpr(rv, spec.Column, op, token)), extra)
+		u.WhereClause = and(and(where, guardExpr(rv, spec)), extra)
 		u.TargetList = append(u.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
 	case *pg.Node_DeleteStmt:
 		d := w.DeleteStmt
@@ -1106,7 +1085,7 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		d.WhereClause = and(and(where, guardExpr(rv, spec.Column, op, token)), extra)
+		d.WhereClause = and(and(where, guardExpr(rv, spec)), extra)
 	default:
 		return "", fmt.Errorf("WITH entry %s is not a write", spec.CTE)
 	}
@@ -1121,7 +1100,7 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		}
 	}
 	helper, err := pg.Parse("WITH " + input + LockCTE + " AS (" + lockSQL + "), " + CheckCTE +
-		" AS (SELECT max(fence_token) AS stored, count(DISTINCT " + distinctKey + ") FILTER (WHERE NOT (fence_token " + op + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE + ") SELECT 1")
+		" AS (" + checkQuery(distinctKey, spec) + ") SELECT 1")
 	if err != nil {
 		return "", fmt.Errorf("lock query: %v", err)
 	}
@@ -1196,10 +1175,18 @@ func otherWrites(ctes []*pg.Node, name string) bool {
 		if cte == nil || cte.Ctename == name {
 			continue
 		}
-		switch cte.Ctequery.Node.(type) {
-		case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
+		if isWrite(cte.Ctequery) {
 			return true
 		}
+	}
+	return false
+}
+
+// isWrite reports whether n is a data-modifying statement.
+func isWrite(n *pg.Node) bool {
+	switch n.Node.(type) {
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt:
+		return true
 	}
 	return false
 }
@@ -1289,11 +1276,6 @@ func FenceByKey(sql string, spec FenceSpec) (*ByKey, error) {
 	if len(tree.Stmts) != 1 {
 		return nil, fmt.Errorf("expected one statement, got %d", len(tree.Stmts))
 	}
-	op := "<="
-	if spec.Strict {
-		op = "<"
-	}
-	token := pg.MakeParamRefNode(int32(spec.Param), -1)
 	var rv *pg.RangeVar
 	var where *pg.Node
 	switch s := tree.Stmts[0].Stmt.Node.(type) {
@@ -1303,7 +1285,7 @@ func FenceByKey(sql string, spec FenceSpec) (*ByKey, error) {
 			return nil, nil
 		}
 		rv, where = u.Relation, u.WhereClause
-		u.WhereClause = and(where, guardExpr(rv, spec.Column, op, token))
+		u.WhereClause = and(where, guardExpr(rv, spec))
 		u.TargetList = append(u.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
 		if len(u.ReturningList) == 0 {
 			u.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
@@ -1314,7 +1296,7 @@ func FenceByKey(sql string, spec FenceSpec) (*ByKey, error) {
 			return nil, nil
 		}
 		rv, where = d.Relation, d.WhereClause
-		d.WhereClause = and(where, guardExpr(rv, spec.Column, op, token))
+		d.WhereClause = and(where, guardExpr(rv, spec))
 		if len(d.ReturningList) == 0 {
 			d.ReturningList = []*pg.Node{pg.MakeResTargetNodeWithVal(pg.MakeAConstIntNode(1, -1), -1)}
 		}
@@ -1325,7 +1307,7 @@ func FenceByKey(sql string, spec FenceSpec) (*ByKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	filter, err := storedFilter(rv, where, spec, op)
+	filter, err := storedFilter(rv, where, spec)
 	if err != nil {
 		return nil, err
 	}
