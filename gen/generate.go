@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"go/token"
-
 	"os"
 	"path"
 	"path/filepath"
@@ -92,7 +91,7 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	// query fail with "relation does not exist": report the schema only.
 	schemaBroken := len(err) > 0
 	for _, f := range schemaFiles {
-		pf, perr := readAndParse(cfg, f, true)
+		pf, perr := readAndParse(f, true)
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
 		}
@@ -124,7 +123,7 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	errs = append(errs, qerr...)
 	var parsed []*sqlparse.File
 	for _, f := range queryFiles {
-		pf, perr := readAndParse(cfg, f, false)
+		pf, perr := readAndParse(f, false)
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
 		}
@@ -153,11 +152,8 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	}
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
-			switch q.Cmd {
-			case ":execresult":
-				if q.Fence != nil && q.Fence.CTE != "" {
-					errs.Add(q.File, q.Line, q.Col, "query %s: a statement with a fenced write in WITH has no one command tag to report; use :exec or :execrows instead of :execresult", q.Name)
-				}
+			if q.Cmd == ":execresult" && q.Fence != nil && q.Fence.CTE != "" {
+				errs.Add(q.File, q.Line, q.Col, "query %s: a statement with a fenced write in WITH has no one command tag to report; use :exec or :execrows instead of :execresult", q.Name)
 			}
 		}
 	}
@@ -367,7 +363,7 @@ var (
 // sections of goose, dbmate, sql-migrate and tern migrations, and psql
 // meta-command lines, are blanked out (keeping line numbers) so only the
 // up migration's SQL builds the catalog.
-func readAndParse(cfg *Config, name string, schema bool) (*sqlparse.File, error) {
+func readAndParse(name string, schema bool) (*sqlparse.File, error) {
 	src, err := os.ReadFile(name)
 	if err != nil {
 		return nil, &diag.Error{File: name, Msg: err.Error()}

@@ -31,11 +31,13 @@ func (o *Output) Write(dir string) error {
 	// target. If any of them fails, nothing on disk has changed.
 	type pending struct{ tmp, dst string }
 	var todo []pending
-	cleanup := func() {
-		for _, p := range todo {
+	renamed := 0
+	defer func() {
+		// On an error, the temporary files not yet renamed into place.
+		for _, p := range todo[renamed:] {
 			os.Remove(p.tmp)
 		}
-	}
+	}()
 	for _, name := range names {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		data := o.Files[name]
@@ -44,30 +46,24 @@ func (o *Output) Write(dir string) error {
 			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			cleanup()
 			return err
 		}
 		tmp, err := writeTemp(p, data)
 		if err != nil {
-			cleanup()
 			return err
 		}
 		todo = append(todo, pending{tmp, p})
 	}
 	// Phase 2: rename them into place.
-	for i, p := range todo {
+	for _, p := range todo {
 		if err := os.Rename(p.tmp, p.dst); err != nil {
-			for _, q := range todo[i:] {
-				os.Remove(q.tmp)
-			}
 			return err
 		}
+		renamed++
 	}
 	return nil
 }
 
-// writeFile replaces the file at p with data via a temporary file in the
-// same directory.
 // writeTemp writes data to a new temporary file in p's directory, synced
 // and with mode 0644, and returns its name.
 func writeTemp(p string, data []byte) (name string, err error) {
