@@ -3,14 +3,9 @@ package lease
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
-	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -149,50 +144,6 @@ func (f *flaky) Eval(ctx context.Context, script string, keys []string, args ...
 
 // errTimeout is a network timeout as a lost reply would produce.
 var errTimeout = &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
-
-// privateRedis starts a redis-server of its own on a free loopback port,
-// without persistence, and returns a client for it and the process. The
-// process is resumed (if stopped) and killed when t ends.
-func privateRedis(t *testing.T) (*redis.Client, *os.Process) {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		testenv.Unavailable(t, "redis-server binary", "PATH", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "no")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGCONT)
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	rdb := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port), MaxRetries: -1})
-	t.Cleanup(func() { _ = rdb.Close() })
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		err := rdb.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return rdb, cmd.Process
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server on port %d not ready: %v\n%s", port, err, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // slowReply wraps a redis.Scripter: each script call reaches Redis at once,
 // but its reply is handed back only after delay.

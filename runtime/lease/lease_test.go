@@ -5,12 +5,12 @@ import (
 	"errors"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/fencegen/fencegen/internal/faults"
 	"github.com/fencegen/fencegen/runtime/fence"
 )
 
@@ -409,14 +409,13 @@ func TestRenewFailurePolicy(t *testing.T) {
 // (SIGSTOP: connections are accepted, nothing is answered) and checks that
 // the lease context ends within the TTL measured from before Acquire.
 func TestUnresponsiveRedisCancelsByLocalDeadline(t *testing.T) {
-	rdb, proc := privateRedis(t)
+	srv := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := srv.Client(nil)
 	const ttl = time.Second
 	start := time.Now()
 	a := mustAcquire(t, New(rdb, nil), "blackhole:a", ttl) // default: 2 failures
 	b := mustAcquire(t, New(rdb, &Options{MaxRenewFailures: 100}), "blackhole:b", ttl)
-	if err := proc.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	srv.Pause()
 	waitDone(t, a.Context(), 2*ttl)
 	tookA := time.Since(start)
 	waitDone(t, b.Context(), 2*ttl)
@@ -434,9 +433,7 @@ func TestUnresponsiveRedisCancelsByLocalDeadline(t *testing.T) {
 	if margin := ttl / 10; tookB < ttl-margin-50*time.Millisecond {
 		t.Errorf("b ended after %v, before its local deadline TTL − margin", tookB)
 	}
-	if err := proc.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
+	srv.Resume()
 	for _, l := range []*Lease{a, b} {
 		if err := l.Release(bg); err != nil {
 			t.Errorf("Release after resume: %v", err)
