@@ -287,18 +287,7 @@ func keyConjuncts(rv *pg.RangeVar, where *pg.Node, key []string) *pg.Node {
 	if where == nil || len(key) == 0 {
 		return nil
 	}
-	var conj []*pg.Node
-	var flatten func(n *pg.Node)
-	flatten = func(n *pg.Node) {
-		if b := n.GetBoolExpr(); b != nil && b.Boolop == pg.BoolExprType_AND_EXPR {
-			for _, a := range b.Args {
-				flatten(a)
-			}
-			return
-		}
-		conj = append(conj, n)
-	}
-	flatten(where)
+	conj := flattenAnd(where)
 	isValue := func(n *pg.Node) bool {
 		if tc := n.GetTypeCast(); tc != nil {
 			n = tc.Arg
@@ -369,12 +358,8 @@ func storedFilter(rv *pg.RangeVar, where *pg.Node, spec FenceSpec) (*pg.Node, er
 	if byKey == nil {
 		return nil, fmt.Errorf("the WHERE clause does not pin the primary key")
 	}
-	if b := where.GetBoolExpr(); b == nil || b.Boolop != pg.BoolExprType_AND_EXPR {
-		if len(spec.Key) == 1 {
-			return where, nil // the key alone: the WHERE clause itself
-		}
-	} else if flat := flattenAnd(where); len(flat) == len(spec.Key) {
-		return where, nil
+	if len(flattenAnd(where)) == len(spec.Key) {
+		return where, nil // the key alone: the WHERE clause itself
 	}
 	stale := &pg.Node{Node: &pg.Node_BoolExpr{BoolExpr: &pg.BoolExpr{Boolop: pg.BoolExprType_NOT_EXPR,
 		Args: []*pg.Node{guardExpr(rv, spec)}, Location: -1}}}
