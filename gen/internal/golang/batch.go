@@ -36,11 +36,7 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 	f.Line()
 	var vals []jen.Code
 	if e.useParamsStruct(q) {
-		names := make([]string, len(q.Params))
-		for i, p := range q.Params {
-			names[i] = e.names.structName(p.Name)
-		}
-		for _, n := range uniqueNames(names) {
+		for _, n := range e.paramFields(q) {
 			vals = append(vals, jen.Id("a").Dot(n))
 		}
 	} else if sig.rowArg != "" {

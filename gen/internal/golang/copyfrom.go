@@ -40,11 +40,7 @@ func (e *emitter) copyfrom(qf, cf *jen.File, q *analyze.Query) {
 	cf.Line()
 	var vals []jen.Code
 	if structured {
-		names := make([]string, len(q.Params))
-		for i, p := range q.Params {
-			names[i] = e.names.structName(p.Name)
-		}
-		for _, n := range uniqueNames(names) {
+		for _, n := range e.paramFields(q) {
 			vals = append(vals, jen.Id("r").Dot("rows").Index(jen.Lit(0)).Dot(n))
 		}
 	} else {

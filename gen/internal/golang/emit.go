@@ -232,10 +232,7 @@ func (e *emitter) newFile(pkg, source string) *jen.File {
 	for _, o := range e.types.overrides {
 		if o.goType.pkg != "" && !seen[o.goType.pkg] {
 			seen[o.goType.pkg] = true
-			alias := o.alias
-			if alias == "" {
-				alias = packageName(o.goType.pkg)
-			}
+			alias := o.importName()
 			if alias == packageName(o.goType.pkg) {
 				f.ImportName(o.goType.pkg, alias)
 			} else {

@@ -218,10 +218,15 @@ func (m *typeMapper) structTags(col *catalog.Column) map[string]string {
 
 func (m *typeMapper) use(o override) {
 	if o.goType.pkg != "" {
-		alias := o.alias
-		if alias == "" {
-			alias = packageName(o.goType.pkg)
-		}
-		m.imports[o.goType.pkg] = alias
+		m.imports[o.goType.pkg] = o.importName()
 	}
+}
+
+// importName is the package name o's Go type's package is imported
+// under: its configured package, or the one packageName guesses.
+func (o override) importName() string {
+	if o.alias != "" {
+		return o.alias
+	}
+	return packageName(o.goType.pkg)
 }

@@ -79,20 +79,15 @@ func (e *emitter) overridePackages() map[string]bool {
 	if e.overridePkgs == nil {
 		e.overridePkgs = map[string]bool{}
 		for _, o := range e.types.overrides {
-			if o.goType.pkg == "" {
-				continue
+			if o.goType.pkg != "" {
+				e.overridePkgs[o.importName()] = true
 			}
-			alias := o.alias
-			if alias == "" {
-				alias = packageName(o.goType.pkg)
-			}
-			e.overridePkgs[alias] = true
 		}
 	}
 	return e.overridePkgs
 }
 
-// uniqueFieldNames gives every field a distinct Go name, suffixing _2, _3
+// uniqueNames gives every field a distinct Go name, suffixing _2, _3
 // to repeats as sqlc does.
 func uniqueNames(names []string) []string {
 	seen := map[string]int{}
@@ -133,17 +128,12 @@ func (e *emitter) signature(q *analyze.Query) signature {
 			s.params = append(s.params, jen.Id(s.rowArg).Index().Add(s.rowType))
 		}
 	} else if e.useParamsStruct(q) {
-		var names []string
-		for _, p := range q.Params {
-			names = append(names, e.names.structName(p.Name))
-		}
-		names = uniqueNames(names)
 		typ := jen.Id(q.Name + "Params")
 		if e.opts.EmitParamsStructPointers {
 			typ = jen.Op("*").Id(q.Name + "Params")
 		}
 		s.params = append(s.params, jen.Id("arg").Add(typ))
-		for _, n := range names {
+		for _, n := range e.paramFields(q) {
 			s.args = append(s.args, jen.Id("arg").Dot(n))
 		}
 	} else {
@@ -332,30 +322,33 @@ func sqlText(f *jen.File, name, text string) {
 // useParamsStruct reports whether a query's parameters travel in a
 // <Name>Params struct rather than as separate arguments.
 func (e *emitter) useParamsStruct(q *analyze.Query) bool {
-	switch q.Cmd {
-	case ":copyfrom", ":batchexec", ":batchmany", ":batchone":
+	if isBulk(q.Cmd) && len(q.Params) > 1 {
 		// One argument carries a slice of rows: several parameters must
 		// travel together.
-		if len(q.Params) > 1 {
-			return true
-		}
+		return true
 	}
 	limit := e.paramLimit()
 	return len(q.Params) > limit || (limit == 0 && len(q.Params) > 0)
 }
 
+// paramFields returns the Go names of the fields of q's <Name>Params
+// struct, one per parameter in order: distinct, as uniqueNames makes them.
+func (e *emitter) paramFields(q *analyze.Query) []string {
+	names := make([]string, len(q.Params))
+	for i, p := range q.Params {
+		names[i] = e.names.structName(p.Name)
+	}
+	return uniqueNames(names)
+}
+
 // structs emits a query's Params and Row structs, when it has them.
 func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 	if e.useParamsStruct(q) {
-		var names []string
-		for _, p := range q.Params {
-			names = append(names, e.names.structName(p.Name))
-		}
-		unique := uniqueNames(names)
 		var fields []jen.Code
-		for i, p := range q.Params {
-			tag := p.Name + unique[i][len(names[i]):] // id_2 for ID_2, as sqlc
-			fields = append(fields, jen.Id(unique[i]).Add(e.paramType(p).code()).Tag(e.tags(tag, p.Column)))
+		for i, n := range e.paramFields(q) {
+			p := q.Params[i]
+			tag := p.Name + n[len(e.names.structName(p.Name)):] // id_2 for ID_2, as sqlc
+			fields = append(fields, jen.Id(n).Add(e.paramType(p).code()).Tag(e.tags(tag, p.Column)))
 		}
 		f.Type().Id(q.Name + "Params").Struct(fields...)
 		f.Line()
@@ -401,11 +394,11 @@ func (e *emitter) dbExpr() *jen.Statement {
 	return jen.Id("q").Dot("db")
 }
 
-// query emits a :one, :many, :exec, :execrows or :execresult query.
 // storedConstName names the constant of a by-key fenced write's
 // stored-token query.
 func storedConstName(q *analyze.Query) string { return "fenceStored" + q.Name }
 
+// query emits a :one, :many, :exec, :execrows or :execresult query.
 func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	sig := e.signature(q)
 	e.sqlConst(f, q)
