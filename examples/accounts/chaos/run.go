@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/big"
 	mrand "math/rand/v2"
 	"net/url"
 	"os"
@@ -37,6 +36,14 @@ type Config struct {
 	SVG         string        // where to write the timeline ("" for none)
 	Out         io.Writer     // the report (and with Verbose, the history)
 	Verbose     bool
+}
+
+// mode is "guarded", or "unguarded" for the negative control.
+func (cfg Config) mode() string {
+	if cfg.Unguarded {
+		return "unguarded"
+	}
+	return "guarded"
 }
 
 // Fault is one injected fault, on the run's clock (µs).
@@ -141,10 +148,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	c := &coordinator{cfg: cfg, h: &harness{}, start: mono(), workers: map[int]*worker{},
 		frozen: make(chan *worker, 1), rng: mrand.New(mrand.NewPCG(cfg.Seed, 0x6368616f73))}
 	defer c.h.close()
-	mode := "guarded"
-	if cfg.Unguarded {
-		mode = "unguarded"
-	}
 
 	// PostgreSQL: a schema of our own, dropped at the end.
 	suffix := randomHex()
@@ -179,7 +182,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if _, err := pool.Exec(ctx, schemaSQL); err != nil {
 		return nil, fmt.Errorf("create tables: %w", err)
 	}
-	res := &Result{Mode: mode, Initial: map[int64]int64{}}
+	res := &Result{Mode: cfg.mode(), Initial: map[int64]int64{}}
 	for a := int64(1); a <= int64(cfg.Accounts); a++ {
 		const opening = 100000 // 1000.00
 		if _, err := pool.Exec(ctx, `INSERT INTO account_balances (id, balance) VALUES ($1, $2::numeric / 100)`, a, opening); err != nil {
@@ -321,13 +324,9 @@ func (c *coordinator) startWorker() error {
 	if err := try(func() { proxy = faults.StartProxy(c.h, c.redis.Addr()) }); err != nil {
 		return err
 	}
-	mode := "guarded"
-	if c.cfg.Unguarded {
-		mode = "unguarded"
-	}
 	cmd := exec.Command(c.cfg.Exe)
 	cmd.Env = append(os.Environ(),
-		envWorker+"="+strconv.Itoa(id), envMode+"="+mode, envDB+"="+c.dbURL,
+		envWorker+"="+strconv.Itoa(id), envMode+"="+c.cfg.mode(), envDB+"="+c.dbURL,
 		envRedis+"="+proxy.Addr(), envPrefix+"="+c.pref, envTTL+"="+c.cfg.TTL.String(),
 		envAccounts+"="+strconv.Itoa(c.cfg.Accounts), envStart+"="+strconv.FormatInt(c.start, 10),
 		envSeed+"="+strconv.FormatUint(c.cfg.Seed, 10))
@@ -423,9 +422,6 @@ func (c *coordinator) inject(ctx context.Context) error {
 func (c *coordinator) fault(ctx context.Context, kind string) error {
 	ttl := c.cfg.TTL
 	f := Fault{Kind: kind, Start: c.now()}
-	hold := func(d time.Duration) { // faults are undone even after ctx ends
-		time.Sleep(d)
-	}
 	switch kind {
 	case FaultPause:
 		c.mu.Lock()
@@ -450,7 +446,7 @@ func (c *coordinator) fault(ctx context.Context, kind string) error {
 		c.mu.Lock()
 		f.Worker, f.Start, f.Account, f.Token = w.id, c.now(), w.pauseAccount, w.pauseToken
 		c.mu.Unlock()
-		hold(ttl*2 + time.Duration(c.rng.Int64N(int64(ttl))))
+		time.Sleep(ttl*2 + time.Duration(c.rng.Int64N(int64(ttl)))) // undone even after ctx ends
 		c.mu.Lock()
 		f.End = c.now() // before SIGCONT: the worker's next event is later
 		_ = w.cmd.Process.Signal(syscall.SIGCONT)
@@ -486,7 +482,7 @@ func (c *coordinator) fault(ctx context.Context, kind string) error {
 		} else {
 			w.proxy.SetLatency(faults.Both, ttl/3)
 		}
-		hold(ttl*3/2 + time.Duration(c.rng.Int64N(int64(ttl))))
+		time.Sleep(ttl*3/2 + time.Duration(c.rng.Int64N(int64(ttl)))) // undone even after ctx ends
 		w.proxy.Heal()
 	}
 	if f.End == 0 {
@@ -562,5 +558,3 @@ func randomHex() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
-
-func bigInt(n int64) *big.Int { return big.NewInt(n) }

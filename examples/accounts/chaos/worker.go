@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"os/signal"
@@ -168,7 +169,7 @@ func workerMain() int {
 			e.T = e.Start
 			emit(e)
 			wctx, wcancel := context.WithTimeout(context.Background(), 5*time.Second)
-			amount := pgtype.Numeric{Int: bigInt(cents), Exp: -2, Valid: true}
+			amount := pgtype.Numeric{Int: big.NewInt(cents), Exp: -2, Valid: true}
 			if unguarded {
 				_, err = pool.Exec(wctx, unguardedCredit, amount, acct)
 			} else {
