@@ -7,6 +7,7 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -149,7 +150,10 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 	var errs diag.List
 	var out []*File
 	seen := map[string]*Query{}
-	fw := newFuncWrites(cat)
+	var fw *funcWrites // nil: no fenced table for a function to write
+	if len(cat.FencedTables()) > 0 {
+		fw = newFuncWrites(cat)
+	}
 	for _, f := range files {
 		af := &File{Name: f.Name}
 		prevEnd := 0
@@ -250,7 +254,8 @@ type analyzer struct {
 	// optedOut are the fenced tables an opted-out query ("-- @fence off:")
 	// writes without a guard.
 	optedOut []string
-	// funcs caches what user-defined functions write (funcwrites.go).
+	// funcs caches what user-defined functions write (funcwrites.go);
+	// nil when the catalog has no fenced table.
 	funcs *funcWrites
 	// multi holds the columns of each SET (a, b) = (SELECT ...) subquery.
 	multi map[*sqlparse.SubLink][]*Column
@@ -287,10 +292,14 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		}
 	case *sqlparse.Truncate:
 		for _, t := range n.Tables {
-			if tb := a.cat.Table(t.Schema, t.Name); tb != nil && n.Cascade {
+			tb := a.cat.Table(t.Schema, t.Name)
+			if tb == nil {
+				continue
+			}
+			if n.Cascade {
 				a.cascades(tb, "truncate", nil, t.Loc)
 			}
-			if tb := a.cat.Table(t.Schema, t.Name); tb != nil && tb.Fence != nil {
+			if tb.Fence != nil {
 				a.refuseFenced(t.Loc, tb, "TRUNCATE of fenced table %s cannot be guarded by a fencing token: it empties the table without reading any row's stored token, so a stale holder would erase a newer holder's writes; delete the rows with a fenced DELETE (or mark them with a fenced UPDATE of a tombstone column)", tb.QualifiedName())
 			}
 		}
@@ -343,11 +352,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	if len(a.errs) > 0 {
 		return nil, a.errs
 	}
-	nums := make([]int, 0, len(a.params))
-	for n := range a.params {
-		nums = append(nums, n)
-	}
-	sort.Ints(nums)
+	nums := slices.Sorted(maps.Keys(a.params))
 	for i, n := range nums {
 		if n != i+1 {
 			a.errorf(a.stmt.Start, "query %s: parameter $%d is missing (parameters must be numbered $1..$%d without gaps)", q.Name, i+1, len(nums))

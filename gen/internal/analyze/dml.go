@@ -163,7 +163,7 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 					if i < len(cols) && cols[i] != nil {
 						c := cols[i]
 						a.strictly(func() {
-							a.compare(sc, e, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c})
+							a.compare(sc, e, columnValue(c))
 						})
 					}
 				}
@@ -175,7 +175,7 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 				for i, tg := range n.Select.Targets {
 					if p, ok := tg.Expr.(*sqlparse.Param); ok && i < len(cols) && cols[i] != nil {
 						c := cols[i]
-						a.typeParam(p.Number, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c}, c.Name)
+						a.typeParam(p.Number, columnValue(c), c.Name)
 					}
 				}
 			}
@@ -312,7 +312,7 @@ func (a *analyzer) delete(outer *scope, n *sqlparse.Delete, q *Query) []*Column 
 // assign types the value of SET column = value, and of SET column[i] = value
 // (subscripts are int4, the value is the element type).
 func (a *analyzer) assign(sc *scope, s *sqlparse.Target, c *catalog.Column) {
-	target := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c}
+	target := columnValue(c)
 	if len(s.Subscripts) > 0 {
 		for _, x := range s.Subscripts {
 			a.subscript(sc, x, c.Name)

@@ -29,6 +29,11 @@ func known(name string, notNull bool) value {
 	return value{Type: builtin(name), NotNull: notNull, Known: true}
 }
 
+// columnValue is what a reference to column c is.
+func columnValue(c *catalog.Column) value {
+	return value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c}
+}
+
 // rel is a relation visible in a scope: a table, a CTE, a subquery.
 type rel struct {
 	name  string
@@ -60,7 +65,7 @@ func tableRel(t *catalog.Table, alias string) *rel {
 		r.name = alias
 	}
 	for _, c := range t.Columns {
-		r.cols = append(r.cols, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c})
+		r.cols = append(r.cols, columnValue(c))
 	}
 	return r
 }

@@ -45,18 +45,21 @@ func newFuncWrites(cat *catalog.Catalog) *funcWrites {
 // checkFuncWrites refuses every call in the statement of a user-defined
 // function or procedure whose body writes a fenced table.
 func (a *analyzer) checkFuncWrites(q *Query) {
-	if a.funcs == nil || len(a.cat.FencedTables()) == 0 {
+	if a.funcs == nil {
 		return
+	}
+	var called *sqlparse.FuncCall // the procedure of CALL
+	if c, ok := a.stmt.Node.(*sqlparse.Call); ok {
+		called = c.Func
 	}
 	walk(a.stmt.Node, func(n sqlparse.Node) {
 		fc, ok := n.(*sqlparse.FuncCall)
 		if !ok {
 			return
 		}
-		_, isCall := a.stmt.Node.(*sqlparse.Call)
 		for _, f := range a.candidates(fc) {
 			for _, w := range a.funcs.of(f) {
-				a.refuseFenced(fc.Loc, w.table, "%s", hiddenWriteMsg(q.Name, f, w, isCall && fc == a.stmt.Node.(*sqlparse.Call).Func))
+				a.refuseFenced(fc.Loc, w.table, "%s", hiddenWriteMsg(q.Name, f, w, fc == called))
 			}
 		}
 	})
