@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,14 +15,12 @@ import (
 // process, heartbeat goroutines included), resumed, signalled and killed.
 // It is killed after MaxLifetime, and when the test ends.
 type Child struct {
-	t     testing.TB
-	cmd   *exec.Cmd
-	lines chan string
-	done  chan struct{}
-	err   error // set before done is closed
-
-	mu     sync.Mutex
-	stderr strings.Builder
+	t      testing.TB
+	cmd    *exec.Cmd
+	lines  chan string
+	done   chan struct{}
+	err    error // set before done is closed
+	stderr syncBuffer
 }
 
 // StartChild starts cmd (which must not have been started and whose Stdout
@@ -35,7 +32,7 @@ func StartChild(t testing.TB, cmd *exec.Cmd) *Child {
 	if err != nil {
 		t.Fatalf("faults: child stdout: %v", err)
 	}
-	cmd.Stderr = childStderr{c}
+	cmd.Stderr = &c.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("faults: start child: %v", err)
 	}
@@ -74,23 +71,8 @@ func StartChild(t testing.TB, cmd *exec.Cmd) *Child {
 	return c
 }
 
-type childStderr struct{ c *Child }
-
-func (w childStderr) Write(p []byte) (int, error) {
-	w.c.mu.Lock()
-	defer w.c.mu.Unlock()
-	if w.c.stderr.Len() < 1<<20 {
-		w.c.stderr.Write(p)
-	}
-	return len(p), nil
-}
-
 // Stderr returns what the child wrote to standard error so far.
-func (c *Child) Stderr() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stderr.String()
-}
+func (c *Child) Stderr() string { return c.stderr.String() }
 
 // Lines delivers the child's standard output, one line at a time; it is
 // closed when the child closes its output.
