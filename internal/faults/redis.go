@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 // MaxLifetime bounds every process this package starts: it is killed after
@@ -90,16 +92,13 @@ func FreePort(t testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// RedisBinary returns the redis-server path, or skips t (fails it under
-// CI=true) when it is not installed.
+// RedisBinary returns the path of the named binary (redis-server,
+// redis-cli), or skips t (fails it under CI=true) when it is not installed.
 func RedisBinary(t testing.TB, name string) string {
 	t.Helper()
 	bin, err := exec.LookPath(name)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("faults: CI=true: %s not on PATH: %v", name, err)
-		}
-		t.Skipf("SKIP: %s not on PATH: %v", name, err)
+		testenv.Unavailable(t, name+" binary", "PATH", err)
 	}
 	return bin
 }
