@@ -202,9 +202,9 @@ func Redis(t testing.TB) *redis.Client {
 	}
 	// Probe once, without go-redis's retries: each failed attempt logs a
 	// line of its own before the skip.
-	popt, _ := redis.ParseURL(RedisURL())
+	popt := *opt
 	popt.MaxRetries = -1
-	probe := redis.NewClient(popt)
+	probe := redis.NewClient(&popt)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	err = probe.Ping(ctx).Err()
