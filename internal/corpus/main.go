@@ -143,7 +143,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		sqlcNote = "no sqlc binary (-sqlc): API comparison skipped"
 	}
 
-	root, err := projectRoot()
+	root, rootMod, err := projectRoot()
 	if err != nil {
 		fmt.Fprintln(stderr, "corpus:", err)
 		return 1
@@ -242,7 +242,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "corpus: fencegen done in %s; building…\n", time.Since(start).Round(time.Millisecond))
 
 	modDir := filepath.Join(tmp, "mod")
-	if err := compileCheck(root, modDir, cases, stderr); err != nil {
+	if err := compileCheck(root, rootMod, modDir, cases, stderr); err != nil {
 		fmt.Fprintln(stderr, "corpus: compile check:", err)
 	}
 	if o.keep {
@@ -281,21 +281,24 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+var rootModuleRe = regexp.MustCompile(`(?m)^module\s+github\.com/fencegen/fencegen\s*$`)
+
 // projectRoot is the directory of the go.mod of module
-// github.com/fencegen/fencegen, found upwards from the working directory.
-func projectRoot() (string, error) {
+// github.com/fencegen/fencegen, found upwards from the working directory,
+// and that go.mod's contents.
+func projectRoot() (string, []byte, error) {
 	d, err := os.Getwd()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	for {
 		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
-		if err == nil && regexp.MustCompile(`(?m)^module\s+github\.com/fencegen/fencegen\s*$`).Match(b) {
-			return d, nil
+		if err == nil && rootModuleRe.Match(b) {
+			return d, b, nil
 		}
 		p := filepath.Dir(d)
 		if p == d {
-			return "", errors.New("run inside the fencegen module (no go.mod of github.com/fencegen/fencegen above the working directory)")
+			return "", nil, errors.New("run inside the fencegen module (no go.mod of github.com/fencegen/fencegen above the working directory)")
 		}
 		d = p
 	}
