@@ -527,6 +527,24 @@ func scanDests(sig signature) []jen.Code {
 	return out
 }
 
+// itemsDecl declares the items slice a :many or :batchmany result
+// collects: nil, or empty with emit_empty_slices.
+func (e *emitter) itemsDecl(sig signature) jen.Code {
+	if e.opts.EmitEmptySlices {
+		return jen.Id("items").Op(":=").Index().Add(sig.result).Values()
+	}
+	return jen.Var().Id("items").Index().Add(sig.result)
+}
+
+// fenceMode is the fence.Mode of q's guard: fence.Strict or
+// fence.NonStrict.
+func fenceMode(q *analyze.Query) jen.Code {
+	if q.Fence.Strict {
+		return jen.Qual(fencePkg, "Strict")
+	}
+	return jen.Qual(fencePkg, "NonStrict")
+}
+
 func (e *emitter) newItem(sig signature) jen.Code {
 	if e.opts.EmitResultStructPointers && !sig.scalar {
 		return jen.Id("i").Op(":=").Op("&").Id(sig.resultName).Values()
@@ -598,15 +616,11 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 			jen.Return(jen.Id("i"), mapErr(jen.Err())),
 		}
 	case ":many":
-		items := jen.Var().Id("items").Index().Add(sig.result)
-		if e.opts.EmitEmptySlices {
-			items = jen.Id("items").Op(":=").Index().Add(sig.result).Values()
-		}
 		return []jen.Code{
 			jen.List(jen.Id("rows"), jen.Err()).Op(":=").Add(db).Dot("Query").Call(call...),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), mapErr(jen.Err()))),
 			jen.Defer().Id("rows").Dot("Close").Call(),
-			items,
+			e.itemsDecl(sig),
 			jen.For(jen.Id("rows").Dot("Next").Call()).Block(
 				e.newItem(sig),
 				jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(scanDests(sig)...), jen.Err().Op("!=").Nil()).Block(
@@ -627,10 +641,7 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 // through fence.Write, which tells apart rows written, rows refused (stale
 // token) and no row matched; see package fence.
 func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement) []jen.Code {
-	mode := jen.Qual(fencePkg, "NonStrict")
-	if q.Fence.Strict {
-		mode = jen.Qual(fencePkg, "Strict")
-	}
+	mode := fenceMode(q)
 	run := jen.Func().Params().Params(jen.Qual(fencePkg, "Rows"), jen.Error()).Block(
 		jen.Return(jen.Add(db).Dot("Query").Call(e.callArgs(q, sig)...)),
 	)
@@ -692,10 +703,6 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 			jen.Return(jen.Id("i"), jen.Err()),
 		}
 	case ":many":
-		items := jen.Var().Id("items").Index().Add(sig.result)
-		if e.opts.EmitEmptySlices {
-			items = jen.Id("items").Op(":=").Index().Add(sig.result).Values()
-		}
 		dests := append(append([]jen.Code{}, prefix...), scanDests(sig)...)
 		scan := jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
 			e.newItem(sig),
@@ -704,7 +711,7 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 			jen.Return(jen.Nil()),
 		)
 		return []jen.Code{
-			items,
+			e.itemsDecl(sig),
 			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(scan)), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Err()),
 			),
