@@ -91,22 +91,8 @@ func Emit(in Input) (map[string][]byte, error) {
 	}
 	out := map[string][]byte{}
 	var queries []*analyze.Query
+	// The copyfrom and batch files exist once a query needs them.
 	var copyFile, batchFile *jen.File
-	for _, f := range in.Files {
-		for _, q := range f.Queries {
-			switch q.Cmd {
-			case ":copyfrom":
-				if copyFile == nil {
-					copyFile = e.newFile(pkg, "")
-				}
-			case ":batchexec", ":batchmany", ":batchone":
-				if batchFile == nil {
-					batchFile = e.newFile(pkg, "")
-					e.batchPreamble(batchFile)
-				}
-			}
-		}
-	}
 	// Each query file with queries becomes <base name>.go; a file without
 	// any (only DDL, say) gives no output. Like sqlc, query files that
 	// share a base name (query.sql and sql/query.sql) share one output
@@ -133,8 +119,15 @@ func Emit(in Input) (map[string][]byte, error) {
 		for _, q := range queriesOf(group) {
 			switch q.Cmd {
 			case ":copyfrom":
+				if copyFile == nil {
+					copyFile = e.newFile(pkg, "")
+				}
 				e.copyfrom(jf, copyFile, q)
 			case ":batchexec", ":batchmany", ":batchone":
+				if batchFile == nil {
+					batchFile = e.newFile(pkg, "")
+					e.batchPreamble(batchFile)
+				}
 				e.batch(batchFile, q)
 			default:
 				e.query(jf, q)
@@ -161,7 +154,7 @@ func Emit(in Input) (map[string][]byte, error) {
 		out[name] = b
 	}
 	db := e.newFile(pkg, "")
-	e.dbFile(db, queries)
+	e.dbFile(db, copyFile != nil, batchFile != nil)
 	models := e.newFile(pkg, "")
 	e.modelsFile(models)
 	for name, f := range map[string]*jen.File{
@@ -267,22 +260,15 @@ func (e *emitter) render(name string, f *jen.File) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func (e *emitter) dbFile(f *jen.File, queries []*analyze.Query) {
+// dbFile emits DBTX, New and Queries; DBTX has CopyFrom when copyfrom,
+// SendBatch when batch: when a query needs them.
+func (e *emitter) dbFile(f *jen.File, copyfrom, batch bool) {
 	f.Comment("DBTX is what the generated queries need from a connection: *pgx.Conn,")
 	f.Comment("pgx.Tx and *pgxpool.Pool satisfy it.")
 	methods := []jen.Code{
 		jen.Id("Exec").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Params(jen.Qual(pgconnPkg, "CommandTag"), jen.Error()),
 		jen.Id("Query").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Params(jen.Qual(pgxPkg, "Rows"), jen.Error()),
 		jen.Id("QueryRow").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Qual(pgxPkg, "Row"),
-	}
-	copyfrom, batch := false, false
-	for _, q := range queries {
-		switch q.Cmd {
-		case ":copyfrom":
-			copyfrom = true
-		case ":batchexec", ":batchmany", ":batchone":
-			batch = true
-		}
 	}
 	if copyfrom {
 		methods = append(methods, jen.Id("CopyFrom").Params(
