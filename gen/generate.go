@@ -139,12 +139,12 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	// configuration. (Query files that share a base name share one output
 	// file, as in sqlc: see golang.Emit.)
 	sources := map[string]string{}
+	dir, _ := filepath.Abs(cfg.Dir)
 	for _, f := range parsed {
 		rel := f.Name
 		// f.Name is relative to the current directory, which need not be
 		// the configuration's.
 		abs, _ := filepath.Abs(filepath.FromSlash(f.Name))
-		dir, _ := filepath.Abs(cfg.Dir)
 		if r, err := filepath.Rel(dir, abs); err == nil && !strings.HasPrefix(r, "..") {
 			rel = filepath.ToSlash(r)
 		}
@@ -187,7 +187,6 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	// A non-strict query on a strict table makes that table's trigger
 	// non-strict: a strict one would refuse the query's writes.
 	guard := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}}
-	guard.pkg.Go.Out = opts.Out
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
 			if q.Fence != nil && q.Fence.Loosens {
