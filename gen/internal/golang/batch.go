@@ -201,33 +201,22 @@ func (e *emitter) fencedBatchItem(q *analyze.Query, sig signature) []jen.Code {
 	dests := append([]jen.Code{jen.Nil(), jen.Nil()}, scanDests(sig)...)
 	switch q.Cmd {
 	case ":batchmany":
-		scan := jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
-			e.newItem(sig),
-			jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(dests...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
-			jen.Return(jen.Nil()),
-		)
 		return []jen.Code{
 			e.itemsDecl(sig),
 			batchClosed(jen.Nil()),
 			query,
-			jen.If(jen.List(jen.Id("_"), jen.Err()).Op("=").Add(result(scan)), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op("=").Add(result(e.scanAppend(sig, dests))), jen.Err().Op("!=").Nil()).Block(
 				jen.Id("items").Op("=").Nil(),
 			),
 			batchReport(jen.Id("items")),
 		}
 	case ":batchone":
-		scan := jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
-			jen.If(jen.Id("found")).Block(jen.Return(jen.Nil())),
-			jen.Id("found").Op("=").True(),
-			jen.Return(jen.Id("rows").Dot("Scan").Call(dests...)),
-		)
 		return []jen.Code{
 			e.newItem(sig),
 			batchClosed(jen.Id("i")),
 			jen.Id("found").Op(":=").False(),
 			query,
-			jen.List(jen.Id("_"), jen.Err()).Op("=").Add(result(scan)),
+			jen.List(jen.Id("_"), jen.Err()).Op("=").Add(result(scanFirst(dests))),
 			e.cteNoRow(q),
 			batchReport(jen.Id("i")),
 		}

@@ -685,34 +685,20 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 			)
 		}
 	}
-	scanRow := func(extra ...jen.Code) jen.Code {
-		dests := append(append([]jen.Code{}, prefix...), scanDests(sig)...)
-		body := append(extra, jen.Return(jen.Id("rows").Dot("Scan").Call(dests...)))
-		return jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(body...)
-	}
+	dests := append(prefix, scanDests(sig)...)
 	switch q.Cmd {
 	case ":one":
 		return []jen.Code{
 			e.newItem(sig),
 			jen.Id("found").Op(":=").False(),
-			jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(scanRow(
-				jen.If(jen.Id("found")).Block(jen.Return(jen.Nil())),
-				jen.Id("found").Op("=").True(),
-			))),
+			jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(scanFirst(dests))),
 			e.cteNoRow(q),
 			jen.Return(jen.Id("i"), jen.Err()),
 		}
 	case ":many":
-		dests := append(append([]jen.Code{}, prefix...), scanDests(sig)...)
-		scan := jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
-			e.newItem(sig),
-			jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(dests...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-			jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
-			jen.Return(jen.Nil()),
-		)
 		return []jen.Code{
 			e.itemsDecl(sig),
-			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(scan)), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(e.scanAppend(sig, dests))), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Err()),
 			),
 			jen.Return(jen.Id("items"), jen.Nil()),
@@ -734,6 +720,27 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 		jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(jen.Nil())),
 		jen.Return(jen.Err()),
 	}
+}
+
+// scanFirst is the scan callback of a fenced :one or :batchone: the first
+// row's columns go to dests and set found; later rows are ignored.
+func scanFirst(dests []jen.Code) jen.Code {
+	return jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
+		jen.If(jen.Id("found")).Block(jen.Return(jen.Nil())),
+		jen.Id("found").Op("=").True(),
+		jen.Return(jen.Id("rows").Dot("Scan").Call(dests...)),
+	)
+}
+
+// scanAppend is the scan callback of a fenced :many or :batchmany: each
+// row's columns go to dests, the fields of a new item appended to items.
+func (e *emitter) scanAppend(sig signature, dests []jen.Code) jen.Code {
+	return jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
+		e.newItem(sig),
+		jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(dests...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
+		jen.Return(jen.Nil()),
+	)
 }
 
 // cteNoRow makes a :one (or a :batchone item) whose fenced write sits in
