@@ -45,13 +45,16 @@ if minted then
     end
   end
 end
-local counter = redis.call('GET', KEYS[2])
-if not counter and ARGV[4] == '1' then
-  return -1
-end
 local floor = tonumber(ARGV[3]) or 0
-if floor > (tonumber(counter) or 0) then
-  redis.call('SET', KEYS[2], ARGV[3])
+if ARGV[4] == '1' or floor > 0 then
+  -- Only a high-water mark needs the counter read (INCR creates it at 1).
+  local counter = redis.call('GET', KEYS[2])
+  if not counter and ARGV[4] == '1' then
+    return -1
+  end
+  if floor > (tonumber(counter) or 0) then
+    redis.call('SET', KEYS[2], ARGV[3])
+  end
 end
 local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'NX', 'PX', ARGV[2])
