@@ -105,10 +105,10 @@ type Case struct {
 	// (APILines) and APISame how many of them fencegen's has identically
 	// (0 when fencegen did not generate); both 0 when sqlc did not
 	// generate.
-	APITotal int `json:"api_lines_sqlc"`
-	APISame  int `json:"api_lines_identical"`
-	Fenced     bool   `json:"fenced,omitempty"` // fencegen's API mentions fence.Token
-	Notes      string `json:"notes"`
+	APITotal int    `json:"api_lines_sqlc"`
+	APISame  int    `json:"api_lines_identical"`
+	Fenced   bool   `json:"fenced,omitempty"` // fencegen's API mentions fence.Token
+	Notes    string `json:"notes"`
 }
 
 type options struct {
