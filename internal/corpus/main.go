@@ -1,12 +1,27 @@
-// Command corpus measures fencegen against a corpus of sqlc cases: for every
-// folder holding an sqlc (or fencegen) configuration it runs fencegen's
-// generator in-process on a copy, compiles and vets all generated packages
-// in one temporary module, and compares the exported Go API with what sqlc
-// generates for the same input.
+// Command corpus measures fencegen against a corpus of sqlc
+// configurations: sqlc's own end-to-end cases, or real projects. Every
+// DIR argument is copied once for fencegen and once for sqlc, and every
+// configuration found under it runs at its own place in the copies, so
+// relative paths that leave its folder (schema: ../../sql/schema) resolve
+// as in the repository. fencegen's generator runs in-process, sqlc v1.31.1
+// (the peer, -sqlc) as a command; the generated packages are compiled and
+// vetted in one temporary module, and the exported Go API of both is
+// compared.
+//
+// A configuration with entries for other engines (mysql, sqlite) runs,
+// for both tools, as a copy reduced to its engine postgresql entries; one
+// with several PostgreSQL entries runs as one reduced copy per entry, and
+// each entry is a row "<dir>#N".
 //
 //	go run ./internal/corpus [-sqlc PATH] [-v] [-q] [-json FILE] [-run REGEX] [-j N] [-keep] [-strict] DIR...
 //
-// The Markdown report goes to stdout, progress to stderr.
+// The Markdown report goes to stdout: one row per configuration (or
+// entry) with its sql_package, sqlc's and fencegen's result, whether
+// fencegen's code compiles, and how many lines of sqlc's exported-API
+// listing (API.Lines) fencegen's has identically; the summary totals them
+// by sql_package. Progress goes to stderr. The exit status is 0 whatever
+// the differences (1 with -strict when a case fails to generate or
+// compile), 1 when the tool itself cannot run, 2 on bad flags.
 package main
 
 import (
