@@ -15,7 +15,10 @@ import (
 type loader struct {
 	file    string
 	errs    diag.List
+	notes   []Note
 	anchors map[string][]*ast.AnchorNode
+	plugin  map[string]plugin // the top-level plugins by name
+	codegen []*codegenUse     // every sql entry's codegen items
 }
 
 // handler decodes the value v of key.
@@ -54,6 +57,10 @@ func or(a, b ast.Node) ast.Node {
 func (l *loader) errorf(n ast.Node, format string, args ...any) {
 	p := posOf(n)
 	l.errs.Add(l.file, p.Line, p.Col, format, args...)
+}
+
+func (l *loader) notef(n ast.Node, format string, args ...any) {
+	l.notes = append(l.notes, Note{Pos: posOf(n), Msg: fmt.Sprintf(format, args...)})
 }
 
 func (l *loader) collectAnchors(doc ast.Node) {

@@ -14,7 +14,9 @@ type entry struct {
 	pos                            ast.Node // the entry itself
 	engine, goNode, out, goPackage ast.Node
 	sqlPackage, paramLimit         ast.Node
-	badSchema, badQueries          bool // reported already
+	database                       ast.Node // sqlc's database key, when set
+	analyzerDB                     *bool    // sqlc's analyzer.database
+	badSchema, badQueries          bool     // reported already
 }
 
 func (l *loader) v2Entry(n ast.Node, cfg *Config) {
@@ -39,8 +41,31 @@ func (l *loader) v2Entry(n ast.Node, cfg *Config) {
 			"*": ignore, // json, kotlin, …: other generators
 		})
 	}
-	fs["codegen"] = ignore
+	var uses []*codegenUse
+	fs["codegen"] = l.seq(func(n ast.Node) {
+		u := &codegenUse{node: n}
+		l.mapping("codegen", n, fields{
+			"plugin":  record(&u.pluginNode, l.str(&u.plugin)),
+			"out":     l.str(&u.out),
+			"options": func(_ string, v ast.Node) { u.options = v },
+		})
+		if isMapping(l.resolve(n)) {
+			uses = append(uses, u)
+		}
+	})
 	l.mapping("sql entry", n, fs)
+	for _, u := range uses {
+		// Each codegen item is a package of its own, with the entry's
+		// schema and queries; which plugin it runs is known once the
+		// top-level plugins are read (see resolveCodegen).
+		u.entry = &entry{pos: u.node, engine: e.engine, badSchema: e.badSchema, badQueries: e.badQueries}
+		u.entry.pkg = Package{
+			Name: p.Name, Engine: p.Engine, Schema: p.Schema, Queries: p.Queries, Fence: p.Fence,
+			StrictFunctionChecks: p.StrictFunctionChecks, StrictOrderBy: p.StrictOrderBy,
+			Pos: posOf(u.node),
+		}
+		l.codegen = append(l.codegen, u)
+	}
 	if !hasGo {
 		return // an entry for another generator: not ours
 	}
@@ -105,10 +130,32 @@ func (l *loader) entryFields(e *entry) fields {
 		"schema":                 l.reported(&e.badSchema, l.strs(&p.Schema)),
 		"queries":                l.reported(&e.badQueries, l.strs(&p.Queries)),
 		"fence":                  func(k string, v ast.Node) { p.Fence = l.fence(v) },
-		"database":               ignore,
-		"analyzer":               ignore,
-		"rules":                  ignore,
-		"strict_function_checks": ignore,
-		"strict_order_by":        ignore,
+		"strict_function_checks": l.boolean(&p.StrictFunctionChecks),
+		"strict_order_by":        l.boolPtr(&p.StrictOrderBy),
+		// sqlc's database and analyzer keys choose whether sqlc asks a
+		// live (or sqlc Cloud managed) database to analyse the queries.
+		// fencegen always analyses against the catalog built from the
+		// schema files, which is what sqlc does without them: accepted,
+		// with a note (see Config.Notes) when a database is configured.
+		"database": func(k string, v ast.Node) {
+			l.mapping(k, v, fields{"uri": ignore, "managed": ignore})
+			if !isNull(l.resolve(v)) {
+				e.database = v
+			}
+		},
+		"analyzer": func(k string, v ast.Node) {
+			l.mapping(k, v, fields{"database": func(k string, v ast.Node) {
+				// A boolean in sqlc v1.31.1; later versions also take
+				// a string ("only"), which uses the database too.
+				if _, ok := l.resolve(v).(*ast.BoolNode); ok {
+					l.boolPtr(&e.analyzerDB)(k, v)
+				} else {
+					l.scalar(k, v)
+				}
+			}})
+		},
+		// rules name sqlc vet rules: they check queries, they do not
+		// change what is generated.
+		"rules": ignore,
 	}
 }

@@ -43,5 +43,6 @@ func (l *loader) goFields(e *entry) fields {
 		"build_tags":                   l.str(&o.BuildTags),
 		"omit_unused_structs":          l.boolean(&o.OmitUnusedStructs),
 		"omit_sqlc_version":            l.boolean(&o.OmitSQLCVersion),
+		"wrap_errors":                  l.boolean(&o.WrapErrors),
 	}
 }

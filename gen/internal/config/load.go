@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -75,10 +76,18 @@ func Load(path string) (*Config, error) {
 // Config.Dir and messages only.
 func Parse(path string, src []byte) (*Config, error) {
 	l := &loader{file: path}
+	// Editors on Windows save UTF-8 with a byte order mark, which YAML
+	// 1.2 allows at the start of a stream and sqlc's YAML reader skips.
+	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	cfg := l.parse(src)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
 	}
+	if cfg == nil {
+		// A document that is no mapping: parse reported nothing.
+		return nil, diag.List{{File: path, Line: 1, Col: 1, Msg: `missing key "version": want "1" or "2"`}}.Err()
+	}
+	cfg.Notes = l.notes
 	return cfg, nil
 }
 
@@ -160,7 +169,7 @@ func (l *loader) parse(src []byte) *Config {
 			},
 			"cloud":   ignore,
 			"servers": ignore,
-			"plugins": ignore,
+			"plugins": l.plugins,
 			"rules":   ignore,
 			"options": ignore,
 		})
@@ -168,6 +177,7 @@ func (l *loader) parse(src []byte) *Config {
 		l.errorf(vnode, `version %q not supported: want "1" or "2"`, cfg.Version)
 		return nil
 	}
+	unsupported := l.resolveCodegen(cfg)
 
 	for i := range cfg.Packages {
 		o := &cfg.Packages[i].Go
@@ -191,6 +201,13 @@ func (l *loader) parse(src []byte) *Config {
 			l.errs.Add(l.file, sk.Pos.Line, sk.Pos.Col, "engine %q not supported: fencegen generates code for %s only", sk.Engine, EnginePostgreSQL)
 		}
 		cfg.Skipped = nil
+	}
+	for _, u := range unsupported {
+		if len(cfg.Packages) == 0 {
+			l.errorf(or(u.pluginNode, u.node), "codegen plugin %q not supported: fencegen runs no plugins; it generates Go from gen.go (or from the sqlc-gen-go plugin's options)", u.plugin)
+		} else {
+			l.notef(or(u.pluginNode, u.node), "skipping codegen plugin %q: fencegen runs no plugins", u.plugin)
+		}
 	}
 	if len(cfg.Packages) == 0 && len(l.errs) == 0 {
 		if cfg.Version == "1" {

@@ -9,14 +9,17 @@ func (l *loader) overrides(key string, n ast.Node) []Override {
 	l.seq(func(n ast.Node) {
 		o := Override{Pos: posOf(n)}
 		var engine string
+		var dbType, pgType ast.Node
 		hasType := false
 		l.mapping("override", n, fields{
-			"db_type":  l.str(&o.DBType),
+			"db_type":  record(&dbType, l.str(&o.DBType)),
 			"column":   l.str(&o.Column),
 			"nullable": l.boolean(&o.Nullable),
 			"null":     l.boolean(&o.Nullable), // sqlc's older spelling
-			"unsigned": ignore,                 // MySQL only
-			"engine":   l.str(&engine),
+			// postgres_type is sqlc's older spelling of db_type.
+			"postgres_type": record(&pgType, l.str(&o.DBType)),
+			"unsigned":      l.boolean(&o.Unsigned),
+			"engine":        l.str(&engine),
 			"go_type": func(k string, v ast.Node) {
 				hasType = true
 				o.GoType = l.goType(v)
@@ -34,7 +37,16 @@ func (l *loader) overrides(key string, n ast.Node) []Override {
 		case !hasType && o.GoStructTag == "":
 			l.errorf(n, `override: missing key "go_type"`)
 		}
+		if pgType != nil && dbType != nil {
+			l.errorf(pgType, `override: set only one of "db_type" and "postgres_type"`)
+		}
 		if engine != "" && engine != EnginePostgreSQL {
+			return
+		}
+		if o.Unsigned && o.DBType != "" {
+			// sqlc matches a db_type override only when its unsigned
+			// equals the column's, and PostgreSQL columns are never
+			// unsigned.
 			return
 		}
 		out = append(out, o)

@@ -18,6 +18,9 @@ func (l *loader) add(cfg *Config, e *entry) {
 		return
 	}
 	l.validate(e)
+	if e.database != nil && (e.analyzerDB == nil || *e.analyzerDB) {
+		l.notef(e.database, "database is not used: fencegen analyses the queries against the schema files, as sqlc does without a database")
+	}
 	cfg.Packages = append(cfg.Packages, e.pkg)
 }
 
@@ -27,9 +30,8 @@ func (l *loader) validate(e *entry) {
 	if p.Engine != "" && p.Engine != EnginePostgreSQL {
 		l.errorf(or(e.engine, e.pos), "engine %q not supported: fencegen generates code for %s only", p.Engine, EnginePostgreSQL)
 	}
-	if len(p.Schema) == 0 && !e.badSchema {
-		l.errorf(e.pos, `missing key "schema"`)
-	}
+	// No schema is not an error: sqlc then compiles the queries against
+	// its built-in catalog alone (pg_catalog, information_schema).
 	if len(p.Queries) == 0 && !e.badQueries {
 		l.errorf(e.pos, `missing key "queries"`)
 	}
