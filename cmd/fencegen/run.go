@@ -168,6 +168,10 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 			relPath(cfgPath), sk.Pos.Line, sk.Pos.Col, name, sk.Engine)
 	}
 
+	for _, n := range cfg.Notes {
+		fmt.Fprintf(stderr, "%s:%d:%d: note: %s\n", relPath(cfgPath), n.Pos.Line, n.Pos.Col, n.Msg)
+	}
+
 	out, err := gen.Generate(ctx, cfg)
 	if m == modeVet && out != nil {
 		for _, v := range out.Vet {
@@ -178,14 +182,19 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 		report(stderr, err)
 		return exitError
 	}
+	root, out, err := rebase(cfg.Dir, out)
+	if err != nil {
+		report(stderr, err)
+		return exitError
+	}
 	switch m {
 	case modeGenerate:
-		if err := out.Write(cfg.Dir); err != nil {
+		if err := out.Write(root); err != nil {
 			report(stderr, err)
 			return exitError
 		}
 	case modeCheck:
-		diff, err := out.Check(cfg.Dir)
+		diff, err := out.Check(root)
 		if err != nil {
 			report(stderr, err)
 			return exitError
@@ -197,6 +206,59 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 		}
 	}
 	return exitOK
+}
+
+// rebase returns the directory the files of out are written under and
+// out with its names relative to it. That is dir itself unless an output
+// directory lies outside it (sqlc allows out: ../internal/db): then it is
+// the nearest directory that holds dir and every file.
+func rebase(dir string, out *gen.Output) (string, *gen.Output, error) {
+	outside := false
+	for name := range out.Files {
+		if !filepath.IsLocal(filepath.FromSlash(name)) {
+			outside = true
+			break
+		}
+	}
+	if !outside {
+		return dir, out, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	root := abs
+	for name := range out.Files {
+		p := filepath.Join(abs, filepath.FromSlash(name))
+		for !within(root, p) {
+			root = filepath.Dir(root)
+		}
+	}
+	files := make(map[string][]byte, len(out.Files))
+	for name, b := range out.Files {
+		r, err := filepath.Rel(root, filepath.Join(abs, filepath.FromSlash(name)))
+		if err != nil {
+			return "", nil, err
+		}
+		files[filepath.ToSlash(r)] = b
+	}
+	rebased := *out
+	rebased.Files = files
+	// Keep the root relative when dir is, so that messages stay so.
+	if !filepath.IsAbs(dir) {
+		if wd, err := os.Getwd(); err == nil {
+			if r, err := filepath.Rel(wd, root); err == nil {
+				root = r
+			}
+		}
+	}
+	return root, &rebased, nil
+}
+
+// within reports whether p is root or below it.
+func within(root, p string) bool {
+	r, err := filepath.Rel(root, p)
+	return err == nil && filepath.IsLocal(r)
 }
 
 // defaultPackages names packages left unnamed whose output directory is
