@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,8 +15,9 @@ import (
 
 // expand turns schema or queries entries (files, directories, globs) into
 // file names relative to the current directory, in order, each once.
-// Directories contribute their *.sql files in lexical order, without
-// golang-migrate's *.down.sql files.
+// Directories contribute their *.sql files, without golang-migrate's
+// *.down.sql files and hidden files (as sqlc), in the order of
+// migrationOrder.
 func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.List) {
 	var errs diag.List
 	var out []string
@@ -59,25 +61,78 @@ func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.
 			var names []string
 			for _, de := range ents {
 				n := de.Name()
-				if de.IsDir() || !strings.HasSuffix(n, ".sql") || strings.HasSuffix(n, ".down.sql") {
+				if de.IsDir() || !strings.HasSuffix(n, ".sql") || strings.HasSuffix(n, ".down.sql") || strings.HasPrefix(n, ".") {
 					continue
 				}
-				names = append(names, filepath.Join(m, n))
+				names = append(names, n)
 			}
-			sort.Strings(names)
-			for _, n := range names {
-				add(n)
+			for _, n := range migrationOrder(names) {
+				add(filepath.Join(m, n))
 			}
 		}
 	}
 	return out, errs
 }
 
+// migrationOrder sorts the names of a directory's SQL files in the order
+// a migration tool applies them. When every name starts with a version
+// number, that is the order of the numbers, compared as numbers (9_ before
+// 10_; dbmate's YYYYMMDDHHMMSS timestamps likewise), names breaking ties.
+// This is the rule of each tool that names migrations so:
+//   - golang-migrate: ^([0-9]+)_(.*)\.(down|up)\.(.*)$, an unsigned version;
+//   - goose: the digits before the first "_" (NNN_name.sql);
+//   - dbmate: ^(\d+).*\.sql$, the leading digits;
+//   - sql-migrate: the leading digits, compared as numbers.
+//
+// Otherwise (some name has no leading digits: not a migration directory)
+// the names keep lexical order.
+//
+// sqlc itself reads a directory in lexical order (os.ReadDir), so it
+// applies 10_b.sql before 9_a.sql and fails when the later migration
+// changes a table the earlier one creates; the tools, and so the
+// database, apply 9_a.sql first. Where the two orders agree (versions of
+// one width, as golang-migrate -seq and dbmate write them) the result is
+// the same as sqlc's.
+func migrationOrder(names []string) []string {
+	type file struct{ name, version string }
+	files := make([]file, 0, len(names))
+	for _, n := range names {
+		i := 0
+		for i < len(n) && n[i] >= '0' && n[i] <= '9' {
+			i++
+		}
+		if i == 0 {
+			out := append([]string(nil), names...)
+			sort.Strings(out)
+			return out
+		}
+		v := strings.TrimLeft(n[:i], "0")
+		files = append(files, file{n, v})
+	}
+	sort.Slice(files, func(i, j int) bool {
+		a, b := files[i], files[j]
+		if len(a.version) != len(b.version) {
+			return len(a.version) < len(b.version)
+		}
+		if a.version != b.version {
+			return a.version < b.version
+		}
+		return a.name < b.name
+	})
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.name
+	}
+	return out
+}
+
+// The markers after which a migration file holds its down migration; as
+// sqlc (internal/migrations), a marker is matched without regard to case.
 var (
-	gooseDown  = regexp.MustCompile(`(?m)^--\s*\+goose\s+Down\b`)
-	dbmateDown = regexp.MustCompile(`(?m)^--\s*migrate:down\b`)
-	sqlMigrate = regexp.MustCompile(`(?m)^--\s*\+migrate\s+Down\b`)
-	ternSplit  = regexp.MustCompile(`(?m)^----\s*create above\s*/\s*drop below\s*----`)
+	gooseDown  = regexp.MustCompile(`(?mi)^--\s*\+goose\s+Down\b`)
+	dbmateDown = regexp.MustCompile(`(?mi)^--\s*migrate:down\b`)
+	sqlMigrate = regexp.MustCompile(`(?mi)^--\s*\+migrate\s+Down\b`)
+	ternSplit  = regexp.MustCompile(`(?mi)^----\s*create above\s*/\s*drop below\s*----`)
 	// psqlMeta matches a psql meta-command line, such as the \restrict and
 	// \unrestrict lines pg_dump writes since PostgreSQL 17.6 and 15.14
 	// (psql docs, "Meta-Commands"): psql's, not SQL.
@@ -93,6 +148,9 @@ func readAndParse(name string, schema bool) (*sqlparse.File, error) {
 	if err != nil {
 		return nil, &diag.Error{File: name, Msg: err.Error()}
 	}
+	// A UTF-8 byte order mark, as some editors save it, is not SQL; line 1's
+	// columns are then counted as the editor shows them, without it.
+	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	if schema {
 		for _, re := range []*regexp.Regexp{gooseDown, dbmateDown, sqlMigrate, ternSplit} {
 			if loc := re.FindIndex(src); loc != nil {
