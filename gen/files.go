@@ -17,7 +17,7 @@ import (
 // file names relative to the current directory, in order, each once.
 // Directories contribute their *.sql files, without golang-migrate's
 // *.down.sql files and hidden files (as sqlc), in the order of
-// migrationOrder.
+// migrationOrder; patterns their matches, in the order of globOrder.
 func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.List) {
 	var errs diag.List
 	var out []string
@@ -34,14 +34,15 @@ func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.
 			p = filepath.Join(cfg.Dir, p)
 		}
 		matches := []string{p}
-		if strings.ContainsAny(e, "*?[") {
+		glob := strings.ContainsAny(e, "*?[")
+		if glob {
+			// As in sqlc, a pattern that matches nothing adds nothing.
 			m, err := filepath.Glob(p)
-			if err != nil || len(m) == 0 {
-				errs.Add(cfg.Path, pos.Line, pos.Col, "%q matches no file", e)
+			if err != nil {
+				errs.Add(cfg.Path, pos.Line, pos.Col, "%q: %v", e, err)
 				continue
 			}
-			sort.Strings(m)
-			matches = m
+			matches = globOrder(m)
 		}
 		for _, m := range matches {
 			info, err := os.Stat(m)
@@ -50,7 +51,12 @@ func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.
 				continue
 			}
 			if !info.IsDir() {
-				add(m)
+				// A file a pattern matched counts only if it is SQL, as
+				// sqlc filters it (migrations/* holds a README and down
+				// migrations); a file named as such is read as given.
+				if !glob || isSQLFile(filepath.Base(m)) {
+					add(m)
+				}
 				continue
 			}
 			ents, err := os.ReadDir(m)
@@ -61,7 +67,7 @@ func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.
 			var names []string
 			for _, de := range ents {
 				n := de.Name()
-				if de.IsDir() || !strings.HasSuffix(n, ".sql") || strings.HasSuffix(n, ".down.sql") || strings.HasPrefix(n, ".") {
+				if de.IsDir() || !isSQLFile(n) {
 					continue
 				}
 				names = append(names, n)
@@ -72,6 +78,37 @@ func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.
 		}
 	}
 	return out, errs
+}
+
+// isSQLFile reports whether a file of a directory or a pattern's match
+// is read, by its name: as in sqlc (internal/sql/sqlpath), one ending in
+// .sql, not hidden, and not a golang-migrate down migration (.down.sql).
+func isSQLFile(name string) bool {
+	return strings.HasSuffix(name, ".sql") && !strings.HasPrefix(name, ".") && !strings.HasSuffix(name, ".down.sql")
+}
+
+// globOrder sorts a pattern's matches: lexically, as filepath.Glob and
+// sqlc do, unless they are all in one directory, where migrationOrder
+// applies (migrations/*.up.sql lists golang-migrate's up migrations).
+func globOrder(matches []string) []string {
+	if len(matches) == 0 {
+		return matches
+	}
+	dir := filepath.Dir(matches[0])
+	names := make([]string, len(matches))
+	for i, m := range matches {
+		if filepath.Dir(m) != dir {
+			out := append([]string(nil), matches...)
+			sort.Strings(out)
+			return out
+		}
+		names[i] = filepath.Base(m)
+	}
+	out := make([]string, len(names))
+	for i, n := range migrationOrder(names) {
+		out[i] = filepath.Join(dir, n)
+	}
+	return out
 }
 
 // migrationOrder sorts the names of a directory's SQL files in the order

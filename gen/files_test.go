@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fencegen/fencegen/gen/internal/config"
 )
 
 func TestMigrationOrder(t *testing.T) {
@@ -115,5 +117,42 @@ func TestGenerateByteOrderMarks(t *testing.T) {
 		if _, ok := out.Files[f]; !ok {
 			t.Errorf("no %s in %d files", f, len(out.Files))
 		}
+	}
+}
+
+// TestExpandPatterns reads what sqlc reads of a pattern's matches: SQL
+// files only, without down migrations and hidden files; a pattern that
+// matches nothing adds nothing.
+func TestExpandPatterns(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"m/README.md":       "# migrations",
+		"m/2_b.up.sql":      "",
+		"m/2_b.down.sql":    "",
+		"m/.1_hidden.sql":   "",
+		"m/10_c.up.sql":     "",
+		"m/sub/1_a.up.sql":  "",
+		"explicit.down.sql": "",
+	})
+	cfg := &Config{Path: filepath.Join(dir, "sqlc.yaml"), Dir: dir}
+	got, errs := expand(cfg, []string{"m/*", "none/*.sql", "explicit.down.sql"}, config.Position{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var rel []string
+	for _, g := range got {
+		r, _ := filepath.Rel(dir, g)
+		rel = append(rel, filepath.ToSlash(r))
+	}
+	// m/* matches the directory m/sub too, read as a directory.
+	// The directory makes the matches lexical; without it they are in
+	// version order.
+	want := []string{"m/10_c.up.sql", "m/2_b.up.sql", "m/sub/1_a.up.sql", "explicit.down.sql"}
+	if !reflect.DeepEqual(rel, want) {
+		t.Errorf("expand = %q, want %q", rel, want)
+	}
+	got, errs = expand(cfg, []string{"m/*.up.sql"}, config.Position{})
+	if len(errs) > 0 || len(got) != 2 || filepath.Base(got[0]) != "2_b.up.sql" {
+		t.Errorf("expand(m/*.up.sql) = %q, %v; want 2_b.up.sql first", got, errs)
 	}
 }
