@@ -32,9 +32,11 @@ Commands:
   help       print this help, or a command's flags: fencegen help <command>
 
 Flags of generate, check and vet:
-  -f, -config path
+  -f, -config, -file path
       configuration file (default: the first of fencegen.yaml, fencegen.yml,
       sqlc.yaml, sqlc.yml and sqlc.json in the current directory)
+  -no-remote
+      accepted as sqlc accepts it; fencegen always generates locally
 
 Given only flags, fencegen generates: "fencegen -config fencegen.yaml" is
 "fencegen generate -f fencegen.yaml", and "fencegen -check" is "fencegen check".
@@ -106,6 +108,10 @@ func newFlagSet(name string, topLevel bool, out io.Writer) (*flag.FlagSet, *stri
 	var cfg string
 	fs.StringVar(&cfg, "f", "", "configuration `path` (default: found in the current directory)")
 	fs.StringVar(&cfg, "config", "", "same as -f")
+	// sqlc's spellings, so that a go:generate line or script written for
+	// sqlc ("sqlc generate --file sqlc.yaml --no-remote") runs as is.
+	fs.StringVar(&cfg, "file", "", "same as -f (sqlc's name)")
+	fs.Bool("no-remote", false, "accepted for sqlc compatibility: fencegen always generates locally")
 	check := new(bool)
 	if topLevel {
 		fs.BoolVar(check, "check", false, "check instead of generate: exit 1 and print a diff if files are stale")

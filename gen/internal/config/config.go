@@ -15,6 +15,32 @@
 //	    fence:
 //	      tables:
 //	        - {table: account_balances, column: last_fencing_token, mode: strict}
+//
+// Every key sqlc v1.31.1 accepts for PostgreSQL is accepted, with sqlc's
+// meaning (sqlc's internal/config and internal/codegen/golang/opts):
+//
+//   - honoured: version 1 packages and version 2 sql entries (name,
+//     engine, schema, queries), every gen.go option (GoOptions), overrides
+//     (db_type or its older spelling postgres_type, column, go_type as a
+//     string or {import, package, type, pointer, slice}, go_struct_tag,
+//     nullable or its older spelling null, engine) and rename, per
+//     package or global (version 1's top level, version 2's
+//     overrides.go), out outside the configuration's directory, an entry
+//     without schema (the queries see only the system catalogs), and
+//     codegen items that run the sqlc-gen-go plugin (read as gen.go).
+//   - parsed for the analyzer: strict_function_checks, strict_order_by.
+//   - accepted without effect on the output: cloud, servers, options,
+//     rules (sqlc vet), database and analyzer (sqlc may analyse with a
+//     live database; fencegen reads the schema files, and says so in a
+//     Note), gen.json and other generators, omit_sqlc_version, sql_driver,
+//     emit_prepared_queries (sqlc's pgx templates ignore it), an override
+//     with unsigned: true (it never matches a PostgreSQL column).
+//   - refused at their location: a sql_package other than pgx/v5, the
+//     mysql and sqlite engines when nothing else is generated (skipped
+//     otherwise), codegen plugins other than sqlc-gen-go when nothing else
+//     is generated (skipped with a Note otherwise), and what sqlc refuses
+//     (unknown keys, a negative query_parameter_limit,
+//     emit_methods_with_db_argument with emit_prepared_queries).
 package config
 
 // Position is a location in the configuration file, 1-based.
