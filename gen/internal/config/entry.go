@@ -58,7 +58,7 @@ func (l *loader) v2Entry(n ast.Node, cfg *Config) {
 		// Each codegen item is a package of its own, with the entry's
 		// schema and queries; which plugin it runs is known once the
 		// top-level plugins are read (see resolveCodegen).
-		u.entry = &entry{pos: u.node, engine: e.engine, badSchema: e.badSchema, badQueries: e.badQueries}
+		u.entry = &entry{pos: u.node, engine: e.engine, database: e.database, analyzerDB: e.analyzerDB, badSchema: e.badSchema, badQueries: e.badQueries}
 		u.entry.pkg = Package{
 			Name: p.Name, Engine: p.Engine, Schema: p.Schema, Queries: p.Queries, Fence: p.Fence,
 			StrictFunctionChecks: p.StrictFunctionChecks, StrictOrderBy: p.StrictOrderBy,
