@@ -113,8 +113,21 @@ func TestPgRef(t *testing.T) {
 	if err != nil {
 		testenv.Unavailable(t, "PostgreSQL", "DATABASE_URL", err)
 	}
+	roles := pgrefRoles(t, admin)
 	admin.Close(ctx)
-	t.Cleanup(func() { pgrefDBs.dropAll(t) })
+	t.Cleanup(func() {
+		pgrefDBs.dropAll(t)
+		c, err := pgx.Connect(ctx, testenv.DatabaseURL())
+		if err != nil {
+			return
+		}
+		defer c.Close(ctx)
+		for _, r := range pgrefRoles(t, c) {
+			if !slices.Contains(roles, r) {
+				t.Errorf("role %s appeared while TestPgRef ran: a schema statement reached the cluster (see clusterStmt)", r)
+			}
+		}
+	})
 	start := time.Now()
 
 	corpus := filepath.Join("..", "..", "shared", "corpus")
@@ -177,6 +190,18 @@ func TestPgRef(t *testing.T) {
 			t.Logf("stale accepted difference: %s", k)
 		}
 	}
+}
+
+func pgrefRoles(t *testing.T, conn *pgx.Conn) []string {
+	rows, err := conn.Query(context.Background(), "SELECT rolname::text FROM pg_roles ORDER BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
 }
 
 // pgrefDiscover finds the configurations under dir (a directory holding
@@ -376,7 +401,102 @@ func pgrefLenientConfig(path string) *Config {
 	return cfg
 }
 
-var txnStmt = regexp.MustCompile(`(?i)^\s*(BEGIN|COMMIT|END|ROLLBACK|START\s+TRANSACTION|SAVEPOINT|RELEASE|ABORT)\b`)
+var (
+	txnStmt = regexp.MustCompile(`(?i)^\s*(BEGIN|COMMIT|END|ROLLBACK|START\s+TRANSACTION|SAVEPOINT|RELEASE|ABORT)\b`)
+	// clusterStmt matches statements whose effect reaches beyond the
+	// scratch database (roles, databases, tablespaces, server settings),
+	// which the test must not run.
+	clusterStmt = regexp.MustCompile(`(?i)^\s*((CREATE|ALTER|DROP)\s+(ROLE|GROUP|DATABASE|TABLESPACE)\b|(CREATE|ALTER|DROP)\s+USER\s+\w|ALTER\s+SYSTEM\b|REASSIGN\s+OWNED\b)`)
+	// doRole matches role or database statements inside a DO block.
+	doRole = regexp.MustCompile(`(?is)^\s*DO\b.*\b((CREATE|ALTER|DROP)\s+(ROLE|GROUP|DATABASE|TABLESPACE|USER))\b`)
+	userMapping = regexp.MustCompile(`(?i)^\s*(CREATE|ALTER|DROP)\s+USER\s+MAPPING\b`)
+	setStmt   = regexp.MustCompile(`(?i)^\s*(SET|RESET)\b|^\s*SELECT\s+(pg_catalog\.)?set_config\s*\(`)
+	noTx      = regexp.MustCompile(`(?im)^--\s*\+goose\s+NO\s+TRANSACTION|\bCONCURRENTLY\b`)
+	annotated = regexp.MustCompile(`(?m)^\s*--\s*name:\s*\S+\s*:`)
+)
+
+// applyFile runs pf's statements one by one, as a migration tool runs a
+// file: in one transaction, unless the file has transaction statements
+// of its own (then those run as written). apply is called for each
+// statement PostgreSQL accepted. Skipped: statements outside the scratch
+// database (clusterStmt), annotated queries in a schema file, and
+// statements PostgreSQL rejects only for a missing role (GRANT, OWNER TO),
+// a setting it lacks (SET) or an existing public schema; a statement that
+// cannot run in a transaction runs alone. It returns "line: error" for the
+// statement PostgreSQL rejected, or "".
+func applyFile(ctx context.Context, conn *pgx.Conn, pf *sqlparse.File, apply func(*sqlparse.Stmt)) string {
+	// goose's NO TRANSACTION, or a statement that cannot run in one
+	// (CREATE INDEX CONCURRENTLY): statement by statement, unwrapped.
+	own := noTx.Match(pf.Src)
+	for _, st := range pf.Stmts {
+		if txnStmt.MatchString(string(pf.Src[st.Start:st.End])) {
+			own = true
+		}
+	}
+	exec := func(sql string) error { _, err := conn.Exec(ctx, sql); return err }
+	inTx := func() bool { return conn.PgConn().TxStatus() != 'I' }
+	defer func() {
+		switch conn.PgConn().TxStatus() {
+		case 'T':
+			exec("COMMIT")
+		case 'E':
+			exec("ROLLBACK")
+		}
+	}()
+	if !own {
+		if err := exec("BEGIN"); err != nil {
+			return "1: " + pgMessage(err)
+		}
+	}
+	for _, st := range pf.Stmts {
+		text := strings.TrimSpace(string(pf.Src[st.Start:st.End]))
+		lead := string(pf.Src[st.Lead:st.Start])
+		if text == "" || (clusterStmt.MatchString(text) && !userMapping.MatchString(text)) || doRole.MatchString(text) || annotated.MatchString(lead) {
+			continue
+		}
+		if txnStmt.MatchString(text) {
+			if err := exec(text); err != nil {
+				line, _ := diag.Position(pf.Src, st.Start)
+				return fmt.Sprintf("%d: %s", line, pgMessage(err))
+			}
+			continue
+		}
+		tx := inTx()
+		if tx {
+			exec("SAVEPOINT fg_pgref")
+		}
+		err := exec(text)
+		if err != nil && tx {
+			exec("ROLLBACK TO SAVEPOINT fg_pgref")
+		}
+		var pe *pgconn.PgError
+		errors.As(err, &pe)
+		if err != nil && pe != nil && pe.Code == "25001" && tx && !own {
+			// CREATE INDEX CONCURRENTLY and the like: alone.
+			exec("COMMIT")
+			err = exec(text)
+			exec("BEGIN")
+			errors.As(err, &pe)
+		}
+		if err != nil {
+			switch {
+			case pe != nil && pe.Code == "42704" && strings.HasPrefix(pe.Message, "role "):
+				continue // GRANT or OWNER TO a role this server lacks
+			case setStmt.MatchString(text):
+				continue // a setting of a newer server
+			case pe != nil && pe.Code == "42P06" && strings.Contains(pe.Message, `"public"`):
+				continue // pg_dump's CREATE SCHEMA public
+			}
+			line, _ := diag.Position(pf.Src, st.Start)
+			return fmt.Sprintf("%d: %s", line, pgMessage(err))
+		}
+		if tx {
+			exec("RELEASE SAVEPOINT fg_pgref")
+		}
+		apply(st)
+	}
+	return ""
+}
 
 func (run *pgrefRun) compareEntry(t *testing.T, e *pgrefEntry, cfg *Config, pkg config.Package) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -409,26 +529,15 @@ func (run *pgrefRun) compareEntry(t *testing.T, e *pgrefEntry, cfg *Config, pkg 
 			break
 		}
 		stop := false
-		for _, st := range pf.Stmts {
-			text := strings.TrimSpace(string(pf.Src[st.Start:st.End]))
-			if text == "" || txnStmt.MatchString(text) {
-				continue
-			}
-			if _, err := conn.Exec(ctx, text); err != nil {
-				var pe *pgconn.PgError
-				if errors.As(err, &pe) && pe.Code == "42704" && strings.HasPrefix(pe.Message, "role ") {
-					continue // GRANT or OWNER TO a role this server lacks
-				}
-				line, _ := diag.Position(pf.Src, st.Start)
-				e.status = fmt.Sprintf("PostgreSQL rejected %s:%d: %s", e.rel(f), line, pgMessage(err))
-				stop = true
-				break
-			}
+		if msg := applyFile(ctx, conn, pf, func(st *sqlparse.Stmt) {
 			n := len(cat.Errors)
 			cat.Update(pf, st)
 			for _, ce := range cat.Errors[n:] {
 				e.differ("schema file "+e.rel(f), "statement", "error "+strconv(ce), "accepted")
 			}
+		}); msg != "" {
+			e.status = "PostgreSQL rejected " + e.rel(f) + ":" + msg
+			stop = true
 		}
 		e.compareCatalog(ctx, conn, cat, false)
 		if stop {
