@@ -408,11 +408,11 @@ var (
 	// which the test must not run.
 	clusterStmt = regexp.MustCompile(`(?i)^\s*((CREATE|ALTER|DROP)\s+(ROLE|GROUP|DATABASE|TABLESPACE)\b|(CREATE|ALTER|DROP)\s+USER\s+\w|ALTER\s+SYSTEM\b|REASSIGN\s+OWNED\b)`)
 	// doRole matches role or database statements inside a DO block.
-	doRole = regexp.MustCompile(`(?is)^\s*DO\b.*\b((CREATE|ALTER|DROP)\s+(ROLE|GROUP|DATABASE|TABLESPACE|USER))\b`)
+	doRole      = regexp.MustCompile(`(?is)^\s*DO\b.*\b((CREATE|ALTER|DROP)\s+(ROLE|GROUP|DATABASE|TABLESPACE|USER))\b`)
 	userMapping = regexp.MustCompile(`(?i)^\s*(CREATE|ALTER|DROP)\s+USER\s+MAPPING\b`)
-	setStmt   = regexp.MustCompile(`(?i)^\s*(SET|RESET)\b|^\s*SELECT\s+(pg_catalog\.)?set_config\s*\(`)
-	noTx      = regexp.MustCompile(`(?im)^--\s*\+goose\s+NO\s+TRANSACTION|\bCONCURRENTLY\b`)
-	annotated = regexp.MustCompile(`(?m)^\s*--\s*name:\s*\S+\s*:`)
+	setStmt     = regexp.MustCompile(`(?i)^\s*(SET|RESET)\b|^\s*SELECT\s+(pg_catalog\.)?set_config\s*\(`)
+	noTx        = regexp.MustCompile(`(?im)^--\s*\+goose\s+NO\s+TRANSACTION|\bCONCURRENTLY\b`)
+	annotated   = regexp.MustCompile(`(?m)^\s*--\s*name:\s*\S+\s*:`)
 )
 
 // applyFile runs pf's statements one by one, as a migration tool runs a
