@@ -423,3 +423,39 @@ func FuzzReduceConfig(f *testing.F) {
 		}
 	})
 }
+
+func TestCopyTreeLinks(t *testing.T) {
+	outside := t.TempDir()
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"sql/schema/a.sql": "CREATE TABLE a (x int);\n", "q.sql": "-- q\n", "x.go": "package x\n"})
+	writeTree(t, outside, map[string]string{"b.sql": "-- b\n"})
+	for link, target := range map[string]string{
+		"schema":  "sql/schema",                   // in the tree: stays a link
+		"q2.sql":  "q.sql",                        // a file: copied
+		"out":     outside,                        // outside, absolute: left out
+		"out_rel": "../" + filepath.Base(outside), // outside, relative: left out
+		".git":    "sql",                          // hidden: left out
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	dst := filepath.Join(t.TempDir(), "copy")
+	if err := copyTree(root, dst); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dst, "schema", "a.sql")); err != nil || string(b) != "CREATE TABLE a (x int);\n" {
+		t.Errorf("schema/a.sql through the copied link: %q, %v", b, err)
+	}
+	if l, err := os.Readlink(filepath.Join(dst, "schema")); err != nil || l != "sql/schema" {
+		t.Errorf("schema link = %q, %v", l, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(dst, "q2.sql")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("q2.sql: %v, %v; want a regular file", fi, err)
+	}
+	for _, gone := range []string{"out", "out_rel", ".git", "x.go"} {
+		if _, err := os.Lstat(filepath.Join(dst, gone)); err == nil {
+			t.Errorf("%s was copied", gone)
+		}
+	}
+}

@@ -495,6 +495,7 @@ func slugify(s string) string {
 // copyTree copies the regular files of the tree src to dst, leaving out
 // Go files (neither generator reads them, and the generated ones are
 // collected from the output directories) and hidden directories (.git).
+// Symbolic links are followed to files; see below for directories.
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -508,7 +509,32 @@ func copyTree(src, dst string) error {
 			}
 			return os.MkdirAll(t, 0o755)
 		}
-		if !d.Type().IsRegular() || strings.HasSuffix(d.Name(), ".go") {
+		if d.Type()&fs.ModeSymlink != 0 {
+			// A link to a file is copied as the file; a relative link to
+			// a directory of the tree stays a link (it resolves inside
+			// the copy); other links are left out, so that no generator
+			// writes through one into the tree.
+			fi, err := os.Stat(p)
+			switch {
+			case err != nil:
+				return nil
+			case fi.Mode().IsRegular():
+				if strings.HasSuffix(d.Name(), ".go") {
+					return nil
+				}
+			case fi.IsDir():
+				l, err := os.Readlink(p)
+				if err != nil || filepath.IsAbs(l) || strings.HasPrefix(d.Name(), ".") {
+					return nil
+				}
+				if r, err := filepath.Rel(src, filepath.Join(filepath.Dir(p), l)); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+					return nil
+				}
+				return os.Symlink(l, t)
+			default:
+				return nil
+			}
+		} else if !d.Type().IsRegular() || strings.HasSuffix(d.Name(), ".go") {
 			return nil
 		}
 		b, err := os.ReadFile(p)
@@ -763,6 +789,27 @@ func firstOr(ls []string, def string) string {
 // copy and collects the Go files it wrote into the entries' output
 // directories (the copy holds no other Go files).
 func runSqlc(bin string, c *Case) {
+	// Two configurations of a tree may share an output directory: their
+	// runs take turns, and each starts from a directory without Go files.
+	var dirs []string
+	for _, o := range c.outs {
+		dirs = append(dirs, filepath.Clean(filepath.Join(c.sqlcWork, filepath.FromSlash(o))))
+	}
+	sort.Strings(dirs)
+	for i, d := range dirs {
+		if i > 0 && d == dirs[i-1] {
+			continue
+		}
+		mu := outLock(d)
+		mu.Lock()
+		defer mu.Unlock()
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") {
+				os.Remove(filepath.Join(d, e.Name()))
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--no-remote", "generate", "-f", c.SqlcCfg)
@@ -795,6 +842,13 @@ func runSqlc(bin string, c *Case) {
 	}
 	c.SqlcStatus = "ok"
 	c.sqlcFiles = collectGo(c.sqlcWork, c.outs)
+}
+
+var outLocks sync.Map // output directory → *sync.Mutex
+
+func outLock(dir string) *sync.Mutex {
+	mu, _ := outLocks.LoadOrStore(dir, new(sync.Mutex))
+	return mu.(*sync.Mutex)
 }
 
 // collectGo reads the .go files directly in the directories outs
