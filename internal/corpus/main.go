@@ -149,7 +149,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&o.sqlc, "sqlc", defSqlc, "sqlc binary to compare against (empty: skip the API comparison)")
 	fl.BoolVar(&o.verbose, "v", false, "print full API differences and errors per case")
 	fl.StringVar(&o.jsonOut, "json", "", "write machine-readable results to `FILE`")
-	runRe := fl.String("run", "", "only cases whose name matches `REGEX`")
+	runRe := fl.String("run", "", "only cases whose name (or project/name) matches `REGEX`")
 	fl.IntVar(&o.jobs, "j", 2, "parallel sqlc runs")
 	fl.BoolVar(&o.keep, "keep", false, "keep temporary directories and print their paths")
 	fl.BoolVar(&o.strict, "strict", false, "exit 1 when any case fails to generate or compile")
@@ -252,7 +252,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	if o.run != nil {
 		var keep []*Case
 		for _, c := range cases {
-			if o.run.MatchString(c.Name) {
+			if o.run.MatchString(c.Name) || o.run.MatchString(c.Project+"/"+c.Name) {
 				keep = append(keep, c)
 			}
 		}
