@@ -682,3 +682,15 @@ UPDATE authors SET bio = $1 WHERE id = $2;
 		}
 	}
 }
+
+// fieldType returns the type (and tag) of struct field typ.field, or
+// "nothing" when the API has no such field.
+func (a *api) fieldType(typ, field string) string {
+	prefix := "field " + typ + "." + field + " "
+	for l := range a.lines {
+		if strings.HasPrefix(l, prefix) {
+			return l[len(prefix):]
+		}
+	}
+	return "nothing"
+}

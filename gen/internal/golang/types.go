@@ -145,6 +145,9 @@ var pgxTypes = map[string][2]goType{
 	"hstore":      {{pkg: pgtypePkg, name: "Hstore"}, {pkg: pgtypePkg, name: "Hstore"}},
 	"oid":         same(pgtypeOf("Uint32")),
 	"xid":         same(pgtypeOf("Uint32")),
+	"cid":         same(pgtypeOf("Uint32")),
+	"xid8":        same(pgtypeOf("Uint64")),
+	"tid":         same(pgtypeOf("TID")),
 	"void":        {{name: "interface{}"}, {name: "interface{}"}},
 	// TIME WITH TIME ZONE: pgtype has no Timetz; sqlc uses the standard
 	// library's types.
