@@ -53,7 +53,7 @@ type emitter struct {
 func Emit(in Input) (map[string][]byte, error) {
 	e := &emitter{in: in, opts: in.Options, files: map[string]*jen.File{}, models: map[*catalog.Table]string{},
 		usedModels: map[*catalog.Table]bool{}}
-	e.names = newNamer(in.Options.Initialisms, in.Options.Rename, in.Options.EmitExactTableNames)
+	e.names = newNamer(in.Options.Initialisms, in.Options.Rename, in.Options.EmitExactTableNames, in.Options.InflectionExcludeTableNames)
 	e.types = &typeMapper{cat: in.Catalog, names: e.names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{},
 		overrides: newOverrides(in.Catalog, in.Options.Overrides), imports: map[string]string{}}
 	pkg := in.Options.Package
@@ -156,7 +156,9 @@ func Emit(in Input) (map[string][]byte, error) {
 	db := e.newFile(pkg, "")
 	e.dbFile(db, copyFile != nil, batchFile != nil)
 	models := e.newFile(pkg, "")
-	e.modelsFile(models)
+	if err := e.modelsFile(models, queries); err != nil {
+		return nil, err
+	}
 	for name, f := range map[string]*jen.File{
 		e.fileNameOr(e.opts.OutputDBFileName, "db.go"):         db,
 		e.fileNameOr(e.opts.OutputModelsFileName, "models.go"): models,
@@ -306,8 +308,10 @@ func (e *emitter) dbFile(f *jen.File, copyfrom, batch bool) {
 // modelsFile emits the enums, then the table and view models, each
 // sorted by Go name as sqlc does. With omit_unused_structs only the models
 // a query returns are kept, and only the enums that a query's parameters
-// or results, or a kept model, use.
-func (e *emitter) modelsFile(f *jen.File) {
+// or results, or a kept model, use. Like sqlc, it refuses a model named
+// as an enum's type or its Null type, and with emit_exported_queries a
+// query whose constant is named so (checkNames).
+func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 	var enums []*catalog.Enum
 	var tables []*catalog.Table
 	for _, s := range e.in.Catalog.Schemas {
@@ -348,6 +352,9 @@ func (e *emitter) modelsFile(f *jen.File) {
 		return e.names.structName(enumGoName(enums[i])) < e.names.structName(enumGoName(enums[j]))
 	})
 	sort.SliceStable(tables, func(i, j int) bool { return e.models[tables[i]] < e.models[tables[j]] })
+	if err := e.checkNames(enums, tables, queries); err != nil {
+		return err
+	}
 	for _, en := range enums {
 		e.enum(f, en)
 	}
@@ -360,6 +367,50 @@ func (e *emitter) modelsFile(f *jen.File) {
 		f.Type().Id(e.models[t]).Struct(fields[t]...)
 		f.Line()
 	}
+	return nil
+}
+
+// checkNames reports, with sqlc's messages (its golang codegen's
+// validate), a model whose name is an enum's type or Null type, and with
+// emit_exported_queries a query constant named as an enum's type or a
+// model: the package would declare the name twice.
+func (e *emitter) checkNames(enums []*catalog.Enum, tables []*catalog.Table, queries []*analyze.Query) error {
+	enumNames := map[string]*catalog.Enum{}
+	for _, en := range enums {
+		name := e.names.structName(enumGoName(en))
+		enumNames[name] = en
+		enumNames["Null"+name] = en
+	}
+	models := map[string]*catalog.Table{}
+	for _, t := range tables {
+		name := e.models[t]
+		if en, ok := enumNames[name]; ok {
+			return fmt.Errorf("struct name conflicts with enum name: %s (the model of table %s and a type of enum %s; rename one with gen.go's rename)",
+				name, t.QualifiedName(), qualifiedEnum(en))
+		}
+		models[name] = t
+	}
+	if !e.opts.EmitExportedQueries {
+		return nil
+	}
+	for _, q := range queries {
+		name := e.sqlConstName(q)
+		if en, ok := enumNames[name]; ok {
+			return fmt.Errorf("query constant name conflicts with enum name: %s (query %s and a type of enum %s)", name, q.Name, qualifiedEnum(en))
+		}
+		if t, ok := models[name]; ok {
+			return fmt.Errorf("query constant name conflicts with struct name: %s (query %s and the model of table %s)", name, q.Name, t.QualifiedName())
+		}
+	}
+	return nil
+}
+
+// qualifiedEnum is an enum's name, schema-qualified outside public.
+func qualifiedEnum(en *catalog.Enum) string {
+	if en.Schema != "" && en.Schema != catalog.DefaultSchema {
+		return en.Schema + "." + en.Name
+	}
+	return en.Name
 }
 
 func (e *emitter) enum(f *jen.File, en *catalog.Enum) {

@@ -694,3 +694,50 @@ func (a *api) fieldType(typ, field string) string {
 	}
 	return "nothing"
 }
+
+// TestModelNames checks sqlc's singular forms, inflection_exclude_table_names
+// (matched case-insensitively against the schema-prefixed name), renames
+// keyed by the singular name, and sqlc.embed fields' tags (the snake case of
+// the model's Go name). The expected names are sqlc v1.31.1's output for
+// the same input.
+func TestModelNames(t *testing.T) {
+	schema := `CREATE SCHEMA s2;
+CREATE TABLE users (id int PRIMARY KEY, name text NOT NULL);
+CREATE TABLE campus (id int); CREATE TABLE meta (id int); CREATE TABLE my_meta (id int);
+CREATE TABLE calories (id int); CREATE TABLE waves (id int); CREATE TABLE metadata (id int);
+CREATE TABLE s2.meta (id int); CREATE TABLE s2.news_items (id int); CREATE TABLE news_items (id int);
+CREATE TABLE api_keys (id int, key text NOT NULL); CREATE TABLE player_data (id int, v text);
+`
+	queries := `-- name: GetUser :one
+SELECT * FROM users WHERE id = $1;
+-- name: EmbedKeys :many
+SELECT sqlc.embed(api_keys), sqlc.embed(player_data), users.name FROM api_keys, player_data, users;
+`
+	cfg := goConfig(`emit_json_tags: true, emit_db_tags: true, json_tags_case_style: camel, initialisms: [id, api],
+        inflection_exclude_table_names: [news_items, S2_NEWS_ITEMS], rename: {user: Person, player_datum: PlayerData, users: Nobody}`)
+	a := parseAPI(t, generate(t, cfg, schema, queries))
+	for _, typ := range []string{"Campus", "Meta", "MyMetum", "Calorie", "Wave", "Metadata", "S2Metum", "S2NewsItems", "NewsItems", "Person", "APIKey", "PlayerData"} {
+		if a.decls[typ] != "type" {
+			t.Errorf("no type %s", typ)
+		}
+	}
+	if a.methods["GetUser"] != "(context.Context, int32) (Person, error)" {
+		t.Errorf("GetUser %s, want it to return Person", a.methods["GetUser"])
+	}
+	a.has(t, "field EmbedKeysRow.APIKey APIKey `db:\"apikey\" json:\"apikey\"`")
+	a.has(t, "field EmbedKeysRow.PlayerData PlayerData `db:\"player_data\" json:\"playerData\"`")
+}
+
+// TestNameConflicts checks that, as sqlc does, a model named as an enum's
+// type is refused with sqlc's message, rather than declared twice.
+func TestNameConflicts(t *testing.T) {
+	schema := "CREATE TYPE status AS ENUM ('a');\nCREATE TABLE statuses (id int);\n"
+	_, err := tryGenerate(t, goConfig(""), schema, "-- name: ListStatuses :many\nSELECT * FROM statuses;\n")
+	if err == nil || !strings.Contains(err.Error(), "struct name conflicts with enum name: Status") {
+		t.Errorf("got %v, want the conflict reported", err)
+	}
+	_, err = tryGenerate(t, goConfig("emit_exported_queries: true"), "CREATE TABLE users (id int);\n", "-- name: User :many\nSELECT * FROM users;\n")
+	if err == nil || !strings.Contains(err.Error(), "query constant name conflicts with struct name: User") {
+		t.Errorf("got %v, want the conflict reported", err)
+	}
+}

@@ -180,7 +180,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 				continue
 			}
 			model := e.models[c.Embed]
-			f := resultField{name: model, typ: goType{name: model}, column: e.names.modelSQLName(c.Embed.Schema, c.Embed.Name)}
+			f := resultField{name: model, typ: goType{name: model}, column: embedTagName(model)}
 			if returnsRows(q.Cmd) {
 				e.usedModels[c.Embed] = true
 			}

@@ -224,10 +224,7 @@ func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 	}
 	if e := m.cat.Enum(t.Schema, t.Name); e != nil {
 		m.enumsUsed[e] = true
-		name := m.names.modelName(e.Schema, e.Name)
-		if !m.names.exactTables {
-			name = m.names.structName(enumGoName(e))
-		}
+		name := m.names.structName(enumGoName(e))
 		if notNull {
 			return goType{name: name}
 		}
