@@ -618,7 +618,7 @@ func (e *emitter) querierFile(f *jen.File, queries []*analyze.Query) {
 	for _, q := range queries {
 		sig := e.signature(q)
 		m := jen.Null()
-		for _, d := range q.Doc {
+		for _, d := range e.docLines(q) {
 			m = m.Comment(d).Line()
 		}
 		methods = append(methods, m.Id(q.Name).Params(sig.params...).Params(sig.results...))

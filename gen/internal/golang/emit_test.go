@@ -741,3 +741,27 @@ func TestNameConflicts(t *testing.T) {
 		t.Errorf("got %v, want the conflict reported", err)
 	}
 }
+
+// TestSQLAsComment checks emit_sql_as_comment: as sqlc, the method's doc
+// is its comment lines (or its name), an empty line and the statement,
+// on the method and on the Querier's method.
+func TestSQLAsComment(t *testing.T) {
+	schema := "CREATE TABLE t (id int NOT NULL, v text);\n"
+	queries := "-- name: GetT :one\nSELECT v FROM t\nWHERE id = $1;\n\n-- name: DelT :exec\n-- DelT deletes.\nDELETE FROM t WHERE id = @id;\n"
+	files := generate(t, goConfig("emit_sql_as_comment: true, emit_interface: true"), schema, queries)
+	for _, want := range []string{
+		"// GetT\n//\n//\tSELECT v FROM t\n//\tWHERE id = $1\nfunc (q *Queries) GetT(",
+		"// DelT deletes.\n//\n//\tDELETE FROM t WHERE id = $1\nfunc (q *Queries) DelT(",
+	} {
+		if !strings.Contains(files["query.sql.go"], want) {
+			t.Errorf("query.sql.go lacks %q:\n%s", want, files["query.sql.go"])
+		}
+	}
+	if !strings.Contains(files["querier.go"], "\t// GetT\n\t//\n") {
+		t.Errorf("querier.go lacks the SQL comment:\n%s", files["querier.go"])
+	}
+	files = generate(t, goConfig(""), schema, queries)
+	if strings.Contains(files["query.sql.go"], "// GetT\n") {
+		t.Errorf("SQL comment without emit_sql_as_comment:\n%s", files["query.sql.go"])
+	}
+}

@@ -363,12 +363,31 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 	}
 }
 
+// docLines are the comment lines above a query's method: the query's
+// own comment lines, and with emit_sql_as_comment (as sqlc) its name when
+// it has none, an empty line and the statement sent, indented.
+func (e *emitter) docLines(q *analyze.Query) []string {
+	if !e.opts.EmitSQLAsComment {
+		return q.Doc
+	}
+	out := append([]string(nil), q.Doc...)
+	if len(out) == 0 {
+		out = append(out, q.Name)
+	}
+	out = append(out, "")
+	for _, l := range strings.Split(strings.TrimRight(q.SQL, "\n"), "\n") {
+		out = append(out, "  "+strings.TrimRight(l, " \t\r"))
+	}
+	return out
+}
+
 func (e *emitter) doc(f *jen.File, q *analyze.Query) {
-	for _, d := range q.Doc {
+	doc := e.docLines(q)
+	for _, d := range doc {
 		f.Comment(d)
 	}
 	if q.Fence != nil {
-		if len(q.Doc) > 0 {
+		if len(doc) > 0 {
 			f.Comment("")
 		}
 		for _, l := range strings.Split(fenceDoc(q), "\n") {
@@ -376,7 +395,7 @@ func (e *emitter) doc(f *jen.File, q *analyze.Query) {
 		}
 	}
 	if q.OptOut != nil {
-		if len(q.Doc) > 0 {
+		if len(doc) > 0 {
 			f.Comment("")
 		}
 		text := fmt.Sprintf("%s writes fenced table %s without the fencing guard and takes no token (@fence off: %s).",
