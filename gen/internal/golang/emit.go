@@ -332,7 +332,7 @@ func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 	for _, t := range tables {
 		for _, c := range t.Columns {
 			gt := e.types.goTypeOf(c, c.Type, c.NotNull)
-			fld := jen.Id(e.names.structName(c.Name)).Add(gt.code()).Tag(e.tags(c.Name, c))
+			fld := jen.Id(e.names.structName(c.Name)).Add(gt.code()).Tag(e.tags(c.Name, c, &c.Type, c.NotNull))
 			if c.Comment != "" {
 				fld = jen.Comment(strings.ReplaceAll(c.Comment, "\n", " ")).Line().Add(fld)
 			}
@@ -525,9 +525,10 @@ func (e *emitter) enumConstNames(en *catalog.Enum) []string {
 
 // tags returns a struct field's tags: db and json as configured, for a
 // field that holds the SQL name name, then the go_struct_tag of every
-// column override matching col (nil when the field is no table column),
-// later overrides winning for a key, as sqlc.
-func (e *emitter) tags(name string, col *catalog.Column) map[string]string {
+// override matching the field (structTags: col is the table column, nil
+// when the field is none; typ the value's type, nil when unknown), later
+// overrides winning for a key, as sqlc.
+func (e *emitter) tags(name string, col *catalog.Column, typ *catalog.Type, notNull bool) map[string]string {
 	tags := map[string]string{}
 	if e.opts.EmitDBTags {
 		tags["db"] = name
@@ -535,7 +536,7 @@ func (e *emitter) tags(name string, col *catalog.Column) map[string]string {
 	if e.opts.EmitJSONTags {
 		tags["json"] = jsonName(name, e.opts.JSONTagsCaseStyle, e.opts.JSONTagsIDUppercase)
 	}
-	for k, v := range e.types.structTags(col) {
+	for k, v := range e.types.structTags(col, typ, notNull) {
 		tags[k] = v
 	}
 	return tags

@@ -765,3 +765,38 @@ func TestSQLAsComment(t *testing.T) {
 		t.Errorf("SQL comment without emit_sql_as_comment:\n%s", files["query.sql.go"])
 	}
 }
+
+// TestDBTypeStructTags checks that, as sqlc, a db_type override's
+// go_struct_tag tags every struct field of that type and nullability (an
+// array as its NOT NULL element), models, Params and Row structs alike,
+// merged with column overrides' tags in configuration order.
+func TestDBTypeStructTags(t *testing.T) {
+	schema := "CREATE TABLE items (id uuid PRIMARY KEY, tags uuid[], name text NOT NULL, note text, n int);\n"
+	queries := `-- name: Upd :exec
+UPDATE items SET name = $1, note = $2 WHERE id = $3;
+-- name: Some :many
+SELECT id, note FROM items WHERE n = $1;
+`
+	cfg := goConfig(`emit_json_tags: true, overrides: [
+        {db_type: uuid, go_type: github.com/google/uuid.UUID, go_struct_tag: 'validate:"uuid"'},
+        {db_type: text, nullable: true, go_type: {type: string, pointer: true}, go_struct_tag: 'ntext:"1"'},
+        {column: "items.*", go_struct_tag: 'all:"1" validate:"col"'}]`)
+	a := parseAPI(t, generate(t, cfg, schema, queries))
+	for _, w := range []string{
+		"field Item.ID uuid.UUID `all:\"1\" json:\"id\" validate:\"col\"`",
+		"field Item.Tags []uuid.UUID `all:\"1\" json:\"tags\" validate:\"col\"`",
+		"field Item.Name string `all:\"1\" json:\"name\" validate:\"col\"`",
+		"field Item.Note *string `all:\"1\" json:\"note\" ntext:\"1\" validate:\"col\"`",
+		"field UpdParams.Note *string `all:\"1\" json:\"note\" ntext:\"1\" validate:\"col\"`",
+		"field UpdParams.ID uuid.UUID `all:\"1\" json:\"id\" validate:\"col\"`",
+		"field SomeRow.ID uuid.UUID `all:\"1\" json:\"id\" validate:\"col\"`",
+	} {
+		a.has(t, w)
+	}
+	// Without column overrides the db_type tags stand alone.
+	cfg = goConfig(`overrides: [{db_type: uuid, go_type: github.com/google/uuid.UUID, go_struct_tag: 'validate:"uuid"'}]`)
+	a = parseAPI(t, generate(t, cfg, schema, queries))
+	a.has(t, "field Item.Tags []uuid.UUID `validate:\"uuid\"`")
+	a.has(t, "field SomeRow.ID uuid.UUID `validate:\"uuid\"`")
+	a.has(t, "field Item.Note pgtype.Text")
+}

@@ -198,12 +198,15 @@ func (o override) matchesColumn(col *catalog.Column) bool {
 	return match(o.table, col.Table.Name) && match(o.column, col.Name)
 }
 
-// structTags returns the go_struct_tag pairs of every column override
-// matching col, later overrides winning for a key.
-func (m *typeMapper) structTags(col *catalog.Column) map[string]string {
+// structTags returns the go_struct_tag pairs of every override matching
+// a field, in configuration order, later overrides winning for a key (as
+// sqlc's addExtraGoStructTags): a column override matching col, or a
+// db_type override matching typ (nil when unknown) and notNull, an array
+// matching as its element type, NOT NULL, as sqlc's MatchesColumn.
+func (m *typeMapper) structTags(col *catalog.Column, typ *catalog.Type, notNull bool) map[string]string {
 	var out map[string]string
 	for _, o := range m.overrides {
-		if len(o.tags) == 0 || !o.matchesColumn(col) {
+		if len(o.tags) == 0 || !(o.matchesColumn(col) || o.matchesTagType(typ, notNull)) {
 			continue
 		}
 		if out == nil {
@@ -214,6 +217,23 @@ func (m *typeMapper) structTags(col *catalog.Column) map[string]string {
 		}
 	}
 	return out
+}
+
+// matchesTagType reports whether o is a db_type override for values of
+// type t (nil: unknown), nullable unless notNull; an array value counts as
+// its NOT NULL element type, as in sqlc.
+func (o override) matchesTagType(t *catalog.Type, notNull bool) bool {
+	if o.dbType == nil || o.isColumn || t == nil {
+		return false
+	}
+	el := *t
+	if el.ArrayDims > 0 {
+		el, notNull = el.Elem(), true
+	}
+	if o.dbType.Name != el.Name || o.dbType.ArrayDims != 0 || (o.dbType.Schema != el.Schema && o.dbType.Schema != "" && el.Schema != "") {
+		return false
+	}
+	return o.nullable != notNull
 }
 
 func (m *typeMapper) use(o override) {

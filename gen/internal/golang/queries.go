@@ -36,6 +36,10 @@ type resultField struct {
 	// any, for go_struct_tag overrides.
 	column string
 	col    *catalog.Column
+	// sqlType and notNull are the value's type (nil when unknown) and
+	// nullability, for go_struct_tag of db_type overrides.
+	sqlType *catalog.Type
+	notNull bool
 	// embed lists the model's field names when the field is a
 	// sqlc.embed(table) of the model type.
 	embed []string
@@ -53,6 +57,14 @@ func (e *emitter) paramLimit() int {
 		return *e.opts.QueryParameterLimit
 	}
 	return 1
+}
+
+// knownType is p's type, nil when nothing in the query says it.
+func knownType(p *analyze.Param) *catalog.Type {
+	if !p.Known {
+		return nil
+	}
+	return &p.Type
 }
 
 func (e *emitter) paramType(p *analyze.Param) goType {
@@ -176,7 +188,11 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		for i := 0; i < len(q.Columns); i++ {
 			c := q.Columns[i]
 			if c.Embed == nil {
-				fields = append(fields, resultField{name: e.names.structName(c.Name), typ: e.types.goTypeOf(c.Column, c.Type, c.NotNull), column: c.Name, col: c.Column})
+				f := resultField{name: e.names.structName(c.Name), typ: e.types.goTypeOf(c.Column, c.Type, c.NotNull), column: c.Name, col: c.Column, notNull: c.NotNull}
+				if c.Known {
+					f.sqlType = &c.Type
+				}
+				fields = append(fields, f)
 				continue
 			}
 			model := e.models[c.Embed]
@@ -348,7 +364,7 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 		for i, n := range e.paramFields(q) {
 			p := q.Params[i]
 			tag := p.Name + n[len(e.names.structName(p.Name)):] // id_2 for ID_2, as sqlc
-			fields = append(fields, jen.Id(n).Add(e.paramType(p).code()).Tag(e.tags(tag, p.Column)))
+			fields = append(fields, jen.Id(n).Add(e.paramType(p).code()).Tag(e.tags(tag, p.Column, knownType(p), p.NotNull)))
 		}
 		f.Type().Id(q.Name + "Params").Struct(fields...)
 		f.Line()
@@ -356,7 +372,7 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 	if sig.resultName == q.Name+"Row" && returnsRows(q.Cmd) {
 		var fields []jen.Code
 		for _, c := range sig.cols {
-			fields = append(fields, jen.Id(c.name).Add(c.typ.code()).Tag(e.tags(c.column, c.col)))
+			fields = append(fields, jen.Id(c.name).Add(c.typ.code()).Tag(e.tags(c.column, c.col, c.sqlType, c.notNull)))
 		}
 		f.Type().Id(sig.resultName).Struct(fields...)
 		f.Line()
