@@ -800,3 +800,23 @@ SELECT id, note FROM items WHERE n = $1;
 	a.has(t, "field SomeRow.ID uuid.UUID `validate:\"uuid\"`")
 	a.has(t, "field Item.Note pgtype.Text")
 }
+
+// TestSerialOverrides checks that, as sqlc (which types a column by the
+// name it was declared with), a db_type override for serial matches serial
+// columns and the parameters compared with them only, and one for int4
+// does not match them.
+func TestSerialOverrides(t *testing.T) {
+	schema := "CREATE TABLE a (id serial PRIMARY KEY, n int NOT NULL, b bigserial NOT NULL);\n"
+	queries := "-- name: GetA :many\nSELECT * FROM a WHERE id = $1;\n"
+	a := parseAPI(t, generate(t, goConfig(`overrides: [{db_type: serial, go_type: int}, {db_type: pg_catalog.int8, go_type: uint64}]`), schema, queries))
+	a.has(t, "field A.ID int")
+	a.has(t, "field A.N int32")
+	a.has(t, "field A.B int64")
+	if got := a.methods["GetA"]; got != "(context.Context, int) ([]A, error)" {
+		t.Errorf("GetA %s, want an int parameter", got)
+	}
+	a = parseAPI(t, generate(t, goConfig(`overrides: [{db_type: pg_catalog.int4, go_type: int}, {db_type: bigserial, go_type: uint64}]`), schema, queries))
+	a.has(t, "field A.ID int32")
+	a.has(t, "field A.N int")
+	a.has(t, "field A.B uint64")
+}
