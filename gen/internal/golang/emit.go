@@ -7,6 +7,7 @@ package golang
 import (
 	"bytes"
 	"fmt"
+	"go/token"
 	"path"
 	"sort"
 	"strings"
@@ -332,7 +333,8 @@ func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 	for _, t := range tables {
 		for _, c := range t.Columns {
 			gt := e.types.goTypeOf(c, c.Type, c.NotNull)
-			fld := jen.Id(e.names.structName(c.Name)).Add(gt.code()).Tag(e.tags(c.Name, c, &c.Type, c.NotNull))
+			name := e.names.structName(c.Name)
+			fld := jen.Id(name).Add(gt.code()).Tag(fieldTags(name, e.tags(c.Name, c, &c.Type, c.NotNull)))
 			if c.Comment != "" {
 				fld = jen.Comment(strings.ReplaceAll(c.Comment, "\n", " ")).Line().Add(fld)
 			}
@@ -538,6 +540,16 @@ func (e *emitter) tags(name string, col *catalog.Column, typ *catalog.Type, notN
 	}
 	for k, v := range e.types.structTags(col, typ, notNull) {
 		tags[k] = v
+	}
+	return tags
+}
+
+// fieldTags are the tags of struct field name: tags, less the json tag
+// when the field is unexported (a column named 2fa gives _2fa, as in
+// sqlc), which encoding/json ignores and go vet reports.
+func fieldTags(name string, tags map[string]string) map[string]string {
+	if _, ok := tags["json"]; ok && !token.IsExported(name) {
+		delete(tags, "json")
 	}
 	return tags
 }
