@@ -365,10 +365,15 @@ CREATE TABLE t (id int NOT NULL, user_id int NOT NULL, "createdAt" int NOT NULL,
 }
 
 func TestExportedQueries(t *testing.T) {
-	files := generate(t, goConfig("emit_exported_queries: true"), authorsSchema, "-- name: GetAuthor :one\nSELECT * FROM authors WHERE id = $1;\n")
+	files := generate(t, goConfig("emit_exported_queries: true"), authorsSchema,
+		"-- name: GetAuthor :one\nSELECT * FROM authors WHERE id = $1;\n-- name: deleteAuthor :exec\nDELETE FROM authors WHERE id = $1;\n")
 	a := parseAPI(t, files)
-	if a.decls["GetAuthor"] != "const" {
-		t.Errorf("no exported constant GetAuthor")
+	// As sqlc: the constant is the query's name with its first letter
+	// upper-cased, even for an unexported method.
+	for _, c := range []string{"GetAuthor", "DeleteAuthor"} {
+		if a.decls[c] != "const" {
+			t.Errorf("no exported constant %s", c)
+		}
 	}
 	if !strings.Contains(files["query.sql.go"], "q.db.QueryRow(ctx, GetAuthor, id)") {
 		t.Errorf("the method does not use the exported constant:\n%s", files["query.sql.go"])

@@ -289,10 +289,11 @@ func (e *emitter) matchModel(q *analyze.Query) string {
 // a Go keyword or shadow a predeclared identifier the generated code uses.
 //
 // With emit_exported_queries the constant is exported: the query's name
-// itself, as sqlc names it.
+// with its first letter upper-cased (sqlc's strings.Title), so that query
+// addExperience has constant AddExperience.
 func (e *emitter) sqlConstName(q *analyze.Query) string {
 	if e.opts.EmitExportedQueries {
-		return q.Name
+		return titleWords(q.Name)
 	}
 	n := lowerFirst(q.Name)
 	if token.IsKeyword(n) || predeclared[n] || reserved[n] || imported[n] {
