@@ -1,0 +1,102 @@
+package analyze
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fencegen/fencegen/internal/testenv"
+	"github.com/jackc/pgx/v5"
+)
+
+const overloadSchema = `
+create extension if not exists pgcrypto;
+create table t (
+  i2 int2 not null, i4 int4 not null, i8 int8 not null, n numeric not null, f4 float4 not null,
+  f8 float8 not null, tx text not null, vc varchar not null, ts timestamp not null,
+  tz timestamptz not null, d date not null, j jsonb not null, b bytea not null,
+  ia int4[] not null, ta text[] not null
+);
+`
+
+// TestBuiltinOverloadsAgainstPostgreSQL prepares calls of overloaded
+// built-in functions on the real server and checks that the analyzer picks
+// the overload PostgreSQL does: the same result type and the same
+// parameter types (PostgreSQL docs, 10.3 "Functions").
+func TestBuiltinOverloadsAgainstPostgreSQL(t *testing.T) {
+	exprs := []string{
+		"abs(i2)", "abs(i8)", "abs(n)", "round(n)", "round(f8)", "round(i4)", "round(n, 2)", "trunc(f4)", "ceil(n)",
+		"sum(i2)", "sum(i4)", "sum(i8)", "sum(n)", "sum(f4)", "avg(i4)", "avg(f8)", "max(tz)", "min(vc)", "max(ta)",
+		"date_trunc('day', ts)", "date_trunc('day', tz)", "date_part('year', d)", "length(vc)", "lower(vc)",
+		"generate_series(1, 10)", "generate_series(i8, 10)", "generate_series(ts, ts, '1 day')",
+		"jsonb_build_object('a', i4)", "jsonb_extract_path(j, 'a')", "jsonb_set(j, '{a}', j)", "array_append(ia, 1)",
+		"array_length(ta, 1)", "digest(tx, 'sha256')", "digest(b, 'sha256')", "to_char(tz, 'YYYY')", "left(tx, 2)",
+		"power(i4, 2)", "mod(i8, 3)", "string_agg(tx, ',')", "array_agg(i8)", "now()", "concat(tx, i4)",
+		"substr(vc, 1, 2)", "ln(i4)", "sqrt(n)", "unnest(ta)", "to_tsvector(tx)", "count(*)", "row_number() over ()",
+		"lag(i8) over ()", "split_part(tx, ',', 1)", "extract(epoch from tz)",
+		// Parameters take the resolved function's argument types.
+		"lower($1)", "date_trunc('day', $1::timestamp)", "pg_advisory_lock($1)", "make_interval(days => $1)",
+		"substr(tx, $1)", "jsonb_set(j, $1, $2)", "round(n, $1)", "left($1, 2)", "digest($1, 'sha1')",
+		"to_tsvector($1)", "array_append(ia, $1)", "generate_series(i4, $1)", "abs($1::int8)", "md5($1)",
+		"jsonb_build_object('a', $1::text)", "coalesce(sum(i4), $1)",
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool := testenv.Database(t, overloadSchema)
+	for _, e := range exprs {
+		query := "SELECT " + e + " FROM t"
+		qs := mustAnalyze(t, overloadSchema, "-- name: Q :many\n"+query+";")
+		q := qs[0]
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sd, err := conn.Conn().Prepare(ctx, "", query)
+		if err != nil {
+			conn.Release()
+			t.Fatalf("%s: %v", query, err)
+		}
+		var resultTypes, paramTypes []string
+		for _, f := range sd.Fields {
+			resultTypes = append(resultTypes, oidName(t, conn.Conn(), f.DataTypeOID))
+		}
+		for _, o := range sd.ParamOIDs {
+			paramTypes = append(paramTypes, oidName(t, conn.Conn(), o))
+		}
+		var got, gotParams []string
+		for _, c := range q.Columns {
+			got = append(got, regtype(t, conn.Conn(), c.Type.String(), c.Known))
+		}
+		for _, p := range q.Params {
+			gotParams = append(gotParams, regtype(t, conn.Conn(), p.Type.String(), p.Known))
+		}
+		conn.Release()
+		if fmt.Sprint(got) != fmt.Sprint(resultTypes) || fmt.Sprint(gotParams) != fmt.Sprint(paramTypes) {
+			t.Errorf("%s: analyzer %v (params %v), PostgreSQL %v (params %v)", e, got, gotParams, resultTypes, paramTypes)
+		}
+	}
+}
+
+// regtype spells an analyzer type as PostgreSQL's regtype output does.
+func regtype(t *testing.T, conn *pgx.Conn, typ string, known bool) string {
+	t.Helper()
+	if !known {
+		return "unknown-to-fencegen"
+	}
+	var s string
+	if err := conn.QueryRow(context.Background(), "SELECT $1::regtype::text", strings.TrimPrefix(typ, "pg_catalog.")).Scan(&s); err != nil {
+		return "bad type " + typ
+	}
+	return s
+}
+
+func oidName(t *testing.T, conn *pgx.Conn, oid uint32) string {
+	t.Helper()
+	var s string
+	if err := conn.QueryRow(context.Background(), "SELECT $1::oid::regtype::text", oid).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
