@@ -505,6 +505,7 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 	}
 	return builtinResult(name, c, infos), args, c.fn
 }
+
 // unwrapParam returns the parameter x is, possibly under a cast-free
 // COLLATE.
 func unwrapParam(x sqlparse.Node) (*sqlparse.Param, bool) {
