@@ -41,6 +41,11 @@ func TestBuiltinOverloadsAgainstPostgreSQL(t *testing.T) {
 		"substr(tx, $1)", "jsonb_set(j, $1, $2)", "round(n, $1)", "left($1, 2)", "digest($1, 'sha1')",
 		"to_tsvector($1)", "array_append(ia, $1)", "generate_series(i4, $1)", "abs($1::int8)", "md5($1)",
 		"jsonb_build_object('a', $1::text)", "coalesce(sum(i4), $1)",
+		// Ordered-set aggregates take their WITHIN GROUP expressions as
+		// arguments; VARIADIC passes the array itself.
+		"percentile_cont(0.5) within group (order by f8)", "percentile_disc(0.5) within group (order by tz)",
+		"mode() within group (order by tx)", "concat_ws(',', variadic ta)", "json_build_array(variadic ta)",
+		"percentile_cont($1) within group (order by n)",
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -49,7 +49,7 @@ type candidate struct {
 // builtinCandidates returns the built-in functions that can take the
 // call's arguments by number and names (PostgreSQL docs, 10.3 step 1, and
 // 4.3 "Calling Functions"), in pgcatalog's order.
-func (a *analyzer) builtinCandidates(schema, name string, args []argInfo) (byName []*pgcatalog.Func, out []candidate) {
+func (a *analyzer) builtinCandidates(schema, name string, args []argInfo, variadicCall bool) (byName []*pgcatalog.Func, out []candidate) {
 	for _, fn := range pgcatalog.Funcs(name) {
 		if fn.Kind == 'p' {
 			continue
@@ -62,17 +62,24 @@ func (a *analyzer) builtinCandidates(schema, name string, args []argInfo) (byNam
 			continue
 		}
 		byName = append(byName, fn)
-		if c, ok := expand(fn, args); ok {
+		if c, ok := expand(fn, args, variadicCall); ok {
 			out = append(out, c)
 		}
 	}
 	return byName, out
 }
 
-func expand(fn *pgcatalog.Func, args []argInfo) (candidate, bool) {
+// A call with VARIADIC before its last argument passes the array itself
+// (PostgreSQL docs, 38.5.6 "SQL Functions with Variable Numbers of
+// Arguments").
+func expand(fn *pgcatalog.Func, args []argInfo, variadicCall bool) (candidate, bool) {
 	n := len(fn.Args)
 	c := candidate{fn: fn}
-	if len(args) < n-fn.Defaults || (!fn.Variadic && len(args) > n) {
+	if variadicCall && (!fn.Variadic || len(args) != n) {
+		return c, false
+	}
+	spread := fn.Variadic && !variadicCall
+	if len(args) < n-fn.Defaults || (!spread && len(args) > n) {
 		return c, false
 	}
 	filled := make([]bool, n)
@@ -86,7 +93,7 @@ func expand(fn *pgcatalog.Func, args []argInfo) (candidate, bool) {
 		}
 		t := ""
 		switch {
-		case k < n-1 || !fn.Variadic:
+		case k < n-1 || !spread:
 			t = fn.Args[k]
 		default:
 			// The variadic argument's elements.
@@ -100,7 +107,7 @@ func expand(fn *pgcatalog.Func, args []argInfo) (candidate, bool) {
 		c.pos = append(c.pos, k)
 	}
 	for k := range n - fn.Defaults {
-		if !filled[k] && !(fn.Variadic && k == n-1) {
+		if !filled[k] && !(spread && k == n-1) {
 			return c, false
 		}
 	}
@@ -430,10 +437,14 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 		return value{Name: f.Func.Name}, args, nil
 	}
 	// Arguments other than parameters are typed first: the function is
-	// resolved from them, and then types the parameters.
-	infos := make([]argInfo, len(f.Args))
-	for i, x := range f.Args {
-		infos[i].name = f.ArgNames[i]
+	// resolved from them, and then types the parameters. An ordered-set
+	// aggregate's WITHIN GROUP expressions are its last arguments.
+	callArgs := append(slices.Clone(f.Args), f.WithinGroup...)
+	argNames := append(slices.Clone(f.ArgNames), make([]string, len(f.WithinGroup))...)
+	args = make([]value, len(callArgs))
+	infos := make([]argInfo, len(callArgs))
+	for i, x := range callArgs {
+		infos[i].name = argNames[i]
 		if p, ok := unwrapParam(x); ok {
 			if pr := a.param(p.Number); pr.Known {
 				infos[i].value = value{Type: pr.Type, NotNull: pr.NotNull, Known: true}
@@ -448,14 +459,14 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 			infos[i].unknown = true
 		}
 	}
-	byName, cands := a.builtinCandidates(f.Func.Schema, name, infos)
+	byName, cands := a.builtinCandidates(f.Func.Schema, name, infos, f.Variadic)
 	if name == "unnest" && len(f.Args) > 1 {
 		// unnest(a, b, ...) in FROM zips its arrays (PostgreSQL docs,
 		// 7.2.1.4 "Table Functions"); rangeFuncCols gives its columns.
 		byName = nil
 	}
 	if len(byName) == 0 {
-		for i, x := range f.Args {
+		for i, x := range callArgs {
 			if _, ok := unwrapParam(x); ok {
 				args[i] = a.expr(sc, x)
 			}
@@ -471,7 +482,7 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 	}
 	if len(cands) == 0 {
 		var types []string
-		for i, x := range f.Args {
+		for i, x := range callArgs {
 			types = append(types, a.argTypeName(infos[i], x))
 		}
 		a.errorf(f.Loc, "function %s(%s) does not exist", name, strings.Join(types, ", "))
@@ -479,14 +490,14 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 	}
 	c := a.resolveBuiltin(cands, infos)
 	elem, _, found := polyType(c, infos)
-	for i, x := range f.Args {
+	for i, x := range callArgs {
 		p, ok := unwrapParam(x)
 		if !ok {
 			continue
 		}
 		t, hint := c.types[i], name
-		if f.ArgNames[i] != "" {
-			hint = f.ArgNames[i]
+		if argNames[i] != "" {
+			hint = argNames[i]
 		} else if k := c.pos[i]; k < len(c.fn.ArgNames) && c.fn.ArgNames[k] != "" {
 			hint = c.fn.ArgNames[k]
 		}
