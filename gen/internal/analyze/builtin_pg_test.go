@@ -105,3 +105,50 @@ func oidName(t *testing.T, conn *pgx.Conn, oid uint32) string {
 	}
 	return s
 }
+
+// TestBuiltinResultNullabilityAndParamNames pins fencegen's nullability
+// rules for built-in calls and the names parameters take from pg_proc's
+// argument names (as sqlc names them, internal/compiler/resolve.go).
+func TestBuiltinResultNullabilityAndParamNames(t *testing.T) {
+	const schema = `create table u (a int4, b text, c int4 not null, d text not null, e jsonb not null, f text[]);`
+	for _, tc := range []struct{ query, cols, params string }{
+		// sqlc's catalog marks no function nullable: a normal function is
+		// NOT NULL whatever its arguments...
+		{"select lower(b), length(b), now() from u", "lower text not null, length int4 not null, now timestamptz not null", ""},
+		// ...except the numeric ones returning their argument's type, which
+		// follow it, and those documented to return NULL.
+		// round(int4) is round(float8), as in PostgreSQL.
+		{"select abs(a), abs(c), round(a), array_length(f, 1) from u", "abs int4, abs int4 not null, round float8, array_length int4", ""},
+		// Aggregates other than count are NULL over no rows; window
+		// functions reading another row may find none.
+		{"select count(a), sum(c), max(d), string_agg(d, ',') from u", "count int8 not null, sum int8, max text, string_agg text", ""},
+		{"select row_number() over (), lag(c) over (), ntile(2) over () from u", "row_number int8 not null, lag int4, ntile int4 not null", ""},
+		// Strict polymorphic results follow the argument they come from
+		// (array_append is not strict: array_append(NULL, x) is {x}).
+		{"select array_append(f, d), unnest(f) from u", "array_append text[] not null, unnest text", ""},
+		// Parameters are named after the function's argument, or the
+		// function when the argument has no name.
+		{"select jsonb_set(e, $1, $2) from u", "jsonb_set jsonb not null", "1 path text[] not null, 2 replacement jsonb not null"},
+		{"select pg_advisory_lock($1)", "pg_advisory_lock void not null", "1 pg_advisory_lock int8 not null"},
+		{"select make_interval(days => $1)", "make_interval interval not null", "1 days int4 not null"},
+		// An unknown function's result is unknown, as in sqlc.
+		{"select no_such_function(c) from u", "no_such_function any", ""},
+	} {
+		q := mustAnalyze(t, schema, "-- name: Q :many\n"+tc.query+";")[0]
+		if got := cols(q); got != tc.cols {
+			t.Errorf("%s:\n got %s\nwant %s", tc.query, got, tc.cols)
+		}
+		if got := strings.Join(paramList(q), ", "); got != tc.params {
+			t.Errorf("%s: params\n got %s\nwant %s", tc.query, got, tc.params)
+		}
+	}
+	for _, tc := range []struct{ query, want string }{
+		{"select lower(1, 2)", "function lower(integer, integer) does not exist"},
+		{"select make_interval(fortnights => 1)", "function make_interval(integer) does not exist"},
+	} {
+		_, msgs := analyzeSrc(t, schema, "-- name: Q :many\n"+tc.query+";")
+		if len(msgs) != 1 || !strings.Contains(msgs[0], tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.query, msgs, tc.want)
+		}
+	}
+}
