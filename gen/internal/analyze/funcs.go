@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -66,7 +67,20 @@ func (a *analyzer) builtinCandidates(schema, name string, args []argInfo, variad
 			out = append(out, c)
 		}
 	}
+	// sqlc searches pg_catalog before the schema CREATE EXTENSION adds
+	// functions to (sqlc internal/sql/catalog/public.go, extension.go):
+	// where resolution falls back to the first candidate, that order holds.
+	slices.SortStableFunc(out, func(x, y candidate) int {
+		return cmp.Compare(boolInt(x.fn.Extension != ""), boolInt(y.fn.Extension != ""))
+	})
 	return byName, out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // A call with VARIADIC before its last argument passes the array itself
