@@ -13,6 +13,8 @@ import (
 
 const overloadSchema = `
 create extension if not exists pgcrypto;
+create extension if not exists pg_trgm;
+create extension if not exists "uuid-ossp";
 create table t (
   i2 int2 not null, i4 int4 not null, i8 int8 not null, n numeric not null, f4 float4 not null,
   f8 float8 not null, tx text not null, vc varchar not null, ts timestamp not null,
@@ -46,6 +48,12 @@ func TestBuiltinOverloadsAgainstPostgreSQL(t *testing.T) {
 		"percentile_cont(0.5) within group (order by f8)", "percentile_disc(0.5) within group (order by tz)",
 		"mode() within group (order by tx)", "concat_ws(',', variadic ta)", "json_build_array(variadic ta)",
 		"percentile_cont($1) within group (order by n)",
+		"to_char(n, '999')", "format('%s', i4)", "array_to_string(ta, ',')", "jsonb_path_exists(j, '$.a')",
+		"string_to_array(tx, ',')", "position('a' in tx)", "trim(tx)", "substring(tx from 2)", "age(tz)", "age(tz, tz)",
+		"to_timestamp($1)", "make_date($1, $2, $3)", "similarity(tx, $1)", "uuid_generate_v4()", "hmac(tx, $1, 'sha256')",
+		"date_part('epoch', $1::timestamptz)", "array_position(ta, $1)", "array_cat(ia, $1)", "encode(b, $1)",
+		"regexp_replace(tx, $1, $2)", "jsonb_array_length(j)", "to_jsonb(i4)", "json_agg(tz)", "bool_and(i4 > 0)",
+		"nullif(i4, 1)", "char_length(vc)", "octet_length(b)", "lpad(tx, $1, '0')", "log(n)", "log(2, n)", "width_bucket(f8, 0, 1, $1)",
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
