@@ -139,6 +139,9 @@ func TestBuiltinResultNullabilityAndParamNames(t *testing.T) {
 		{"select jsonb_set(e, $1, $2) from u", "jsonb_set jsonb not null", "1 path text[] not null, 2 replacement jsonb not null"},
 		{"select pg_advisory_lock($1)", "pg_advisory_lock void not null", "1 pg_advisory_lock int8 not null"},
 		{"select make_interval(days => $1)", "make_interval interval not null", "1 days int4 not null"},
+		// A schema-qualified call finds pg_catalog's functions too, as in
+		// sqlc.
+		{"select public.gen_random_uuid(), public.uuid_generate_v4()", "gen_random_uuid uuid not null, uuid_generate_v4 uuid not null", ""},
 		// An unknown function's result is unknown, as in sqlc.
 		{"select no_such_function(c) from u", "no_such_function any", ""},
 	} {

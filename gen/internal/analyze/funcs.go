@@ -55,11 +55,11 @@ func (a *analyzer) builtinCandidates(schema, name string, args []argInfo, variad
 		if fn.Kind == 'p' {
 			continue
 		}
-		if fn.Extension != "" {
-			if schema == "pg_catalog" || !a.extensionEnabled(fn.Extension) {
-				continue
-			}
-		} else if schema != "" && schema != "pg_catalog" {
+		// pg_catalog's functions are found under any schema name, as sqlc
+		// finds them (it searches pg_catalog for every call,
+		// internal/sql/catalog/public.go), where PostgreSQL would refuse
+		// public.now(): fencegen accepts what sqlc accepts.
+		if fn.Extension != "" && (schema == "pg_catalog" || !a.extensionEnabled(fn.Extension)) {
 			continue
 		}
 		byName = append(byName, fn)
