@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
@@ -35,6 +36,9 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 			return nil, err
 		}
 		files, notes, guard, pkgErrs := generatePackage(cfg, pkg)
+		if d := path.Clean(filepath.ToSlash(pkg.Go.Out)); !slices.Contains(out.Dirs, d) {
+			out.Dirs = append(out.Dirs, d)
+		}
 		errs = append(errs, pkgErrs...)
 		out.Vet = append(out.Vet, notes...)
 		for name, b := range files {
@@ -44,6 +48,9 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 			out.Files[name] = b
 		}
 		if guard != nil {
+			out.Packages++
+			out.Queries += guard.queries
+			out.Fenced += guard.fenced
 			guards = append(guards, guard)
 			for name := range guard.loosened {
 				loosened[name] = true
@@ -67,6 +74,7 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
+	slices.Sort(out.Dirs)
 	return out, nil
 }
 
@@ -77,6 +85,9 @@ type guardRun struct {
 	pkg      config.Package
 	cat      *catalog.Catalog
 	loosened map[string]bool
+	// queries and fenced count the entry's queries, and those with a
+	// guarded fenced write, for Output's summary.
+	queries, fenced int
 }
 
 func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []string, *guardRun, diag.List) {
@@ -131,6 +142,12 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	}
 	analyzed, aerr := analyze.Analyze(cat, parsed)
 	errs = append(errs, aerr...)
+	if len(qerr) == 0 && len(aerr) == 0 && len(errs) == 0 && !anyQuery(analyzed) {
+		// As sqlc ("error parsing queries: no queries contained in
+		// paths ..."): an entry whose query files hold no query at all.
+		// One file without queries beside others with some is fine.
+		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no queries contained in paths %s: each query needs a comment line such as \"-- name: GetAccount :one\" above it", strings.Join(pkg.Queries, ", "))
+	}
 	notes := optOutNotes(analyzed)
 	// The generated files' headers name each query file relative to the
 	// configuration. (Query files that share a base name share one output
@@ -186,6 +203,10 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	guard := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}}
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
+			guard.queries++
+			if q.Fence != nil {
+				guard.fenced++
+			}
 			if q.Fence != nil && q.Fence.Loosens {
 				guard.loosened[markedTable(q.Fence.Table).QualifiedName()] = true
 				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s is non-strict on strict table %s, so the guard trigger in %s refuses only lower tokens on that table",
@@ -194,6 +215,16 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 		}
 	}
 	return files, notes, guard, nil
+}
+
+// anyQuery reports whether files hold at least one query.
+func anyQuery(files []*analyze.File) bool {
+	for _, f := range files {
+		if len(f.Queries) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // optOutNotes lists the queries that opted out of fencing ("-- @fence off:

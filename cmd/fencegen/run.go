@@ -195,10 +195,15 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 	}
 	switch m {
 	case modeGenerate:
-		if err := out.Write(root); err != nil {
+		write, remove, err := out.Changes(root)
+		if err == nil {
+			err = out.Write(root)
+		}
+		if err != nil {
 			report(stderr, err)
 			return exitError
 		}
+		fmt.Fprintln(stdout, summary(out, write, remove))
 	case modeCheck:
 		diff, err := out.Check(root)
 		if err != nil {
@@ -250,6 +255,14 @@ func rebase(dir string, out *gen.Output) (string, *gen.Output, error) {
 	}
 	rebased := *out
 	rebased.Files = files
+	rebased.Dirs = nil
+	for _, d := range out.Dirs {
+		r, err := filepath.Rel(root, filepath.Join(abs, filepath.FromSlash(d)))
+		if err != nil {
+			return "", nil, err
+		}
+		rebased.Dirs = append(rebased.Dirs, filepath.ToSlash(r))
+	}
 	// Keep the root relative when dir is, so that messages stay so.
 	if !filepath.IsAbs(dir) {
 		if wd, err := os.Getwd(); err == nil {
@@ -259,6 +272,33 @@ func rebase(dir string, out *gen.Output) (string, *gen.Output, error) {
 		}
 	}
 	return root, &rebased, nil
+}
+
+// summary is generate's one line on success: what was generated, and
+// what changed on disk.
+func summary(out *gen.Output, write, remove []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "fencegen: %s, %s (%d fenced): ", plural(out.Packages, "package"), plural(out.Queries, "query"), out.Fenced)
+	switch {
+	case len(write) == 0 && len(remove) == 0:
+		b.WriteString("files up to date")
+	case len(remove) == 0:
+		fmt.Fprintf(&b, "wrote %s", plural(len(write), "file"))
+	default:
+		fmt.Fprintf(&b, "wrote %s, removed %s no longer generated (%s)", plural(len(write), "file"), plural(len(remove), "file"), strings.Join(remove, ", "))
+	}
+	return b.String()
+}
+
+// plural is "1 query", "2 queries", "0 packages".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // within reports whether p is root or below it.
