@@ -33,6 +33,10 @@ type Output struct {
 	// queries that write a fenced table through the guard (opted-out
 	// queries are not counted as fenced).
 	Packages, Queries, Fenced int
+	// Guards are the database-side guards of the sql entries with fenced
+	// tables, in configuration order: the SQL of their GuardFile, to be
+	// written as a migration (Guard.Migration).
+	Guards []*Guard
 	// Vet lists notes that are not errors, e.g. queries that opted out of
 	// fencing, as "file:line:col: message".
 	Vet []string

@@ -58,7 +58,12 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		}
 	}
 	for _, g := range guards {
-		b, err := guardSQL(g.cat, loosened)
+		data, err := newGuardData(g.cat, loosened)
+		var b []byte
+		if err == nil && data != nil {
+			out.Guards = append(out.Guards, &Guard{Out: g.pkg.Go.Out, data: data})
+			b, err = renderGuard(data)
+		}
 		if err != nil {
 			errs.Add(cfg.Path, g.pkg.Pos.Line, g.pkg.Pos.Col, "%v", err)
 			continue
@@ -270,13 +275,37 @@ func markedTable(t *catalog.Table) *catalog.Table {
 	return t
 }
 
+// guardData is the guard template's data for cat's fenced tables, or
+// nil when it has none.
+type guardData struct {
+	Tables    []guardTable
+	SQLState  string
+	AnyStrict bool
+	// Format is "" for GuardFile, else one of MigrationFormats; Down asks
+	// for golang-migrate's down migration.
+	Format string
+	Down   bool
+}
+
 // guardSQL renders GuardFile for cat's fenced tables, or nil if none.
 func guardSQL(cat *catalog.Catalog, loosened map[string]bool) ([]byte, error) {
-	data := struct {
-		Tables    []guardTable
-		SQLState  string
-		AnyStrict bool
-	}{SQLState: fence.SQLState}
+	data, err := newGuardData(cat, loosened)
+	if data == nil || err != nil {
+		return nil, err
+	}
+	return renderGuard(data)
+}
+
+func renderGuard(data *guardData) ([]byte, error) {
+	var b strings.Builder
+	if err := templates.Templates.ExecuteTemplate(&b, "guard.sql.tmpl", data); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, error) {
+	data := &guardData{SQLState: fence.SQLState}
 	functions := map[string]string{} // guard function name → table
 	for _, t := range cat.FencedTables() {
 		if p := t.PartitionOf(); p != nil && p.Fence != nil {
@@ -307,9 +336,54 @@ func guardSQL(cat *catalog.Catalog, loosened map[string]bool) ([]byte, error) {
 	if len(data.Tables) == 0 {
 		return nil, nil
 	}
-	var b strings.Builder
-	if err := templates.Templates.ExecuteTemplate(&b, "guard.sql.tmpl", data); err != nil {
+	return data, nil
+}
+
+// MigrationFormats are the migration tools GuardMigration writes for:
+//   - golang-migrate: <version>_fencegen_guard.up.sql and .down.sql;
+//   - goose: <version>_fencegen_guard.sql with -- +goose Up and Down, each
+//     function between -- +goose StatementBegin and StatementEnd (goose
+//     splits statements at semicolons otherwise);
+//   - dbmate: <version>_fencegen_guard.sql with -- migrate:up and down;
+//   - atlas: <version>_fencegen_guard.sql, up only (Atlas versioned
+//     migrations have no down section; run atlas migrate hash after adding
+//     it, so that atlas.sum lists it).
+var MigrationFormats = []string{"golang-migrate", "goose", "dbmate", "atlas"}
+
+// Guard is the database-side guard of one sql entry, as Generate found it.
+type Guard struct {
+	// Out is the entry's out directory as the configuration writes it.
+	Out  string
+	data *guardData
+}
+
+// Migration renders g as a migration of the tool format (one of
+// MigrationFormats) with the given version (the digits a tool orders
+// migrations by, e.g. 20260102150405 or 000042): the files' names, to be
+// put in the tool's migrations directory, and their contents. The SQL is
+// that of GuardFile; the files do not carry the generated-code header, so
+// that generate never takes them for its own.
+func (g *Guard) Migration(format, version string) (map[string][]byte, error) {
+	if !slices.Contains(MigrationFormats, format) {
+		return nil, fmt.Errorf("unknown migration format %q: want one of %s", format, strings.Join(MigrationFormats, ", "))
+	}
+	if version == "" || strings.Trim(version, "0123456789") != "" {
+		return nil, fmt.Errorf("migration version %q: want digits", version)
+	}
+	data := *g.data
+	data.Format = format
+	up, err := renderGuard(&data)
+	if err != nil {
 		return nil, err
 	}
-	return []byte(b.String()), nil
+	base := version + "_fencegen_guard"
+	if format != "golang-migrate" {
+		return map[string][]byte{base + ".sql": up}, nil
+	}
+	data.Down = true
+	down, err := renderGuard(&data)
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{base + ".up.sql": up, base + ".down.sql": down}, nil
 }
