@@ -31,11 +31,14 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	// strict table in any entry makes its trigger non-strict in all.
 	loosened := map[string]bool{}
 	var guards []*guardRun
+	// The fence tables of an extending configuration apply to each entry
+	// whose schema has them; found records those some entry has.
+	found := map[config.Position]bool{}
 	for _, pkg := range cfg.Packages {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		files, notes, guard, pkgErrs := generatePackage(cfg, pkg)
+		files, notes, guard, pkgErrs := generatePackage(cfg, pkg, found)
 		if d := path.Clean(filepath.ToSlash(pkg.Go.Out)); !slices.Contains(out.Dirs, d) {
 			out.Dirs = append(out.Dirs, d)
 		}
@@ -76,6 +79,13 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 			out.Files[name] = b
 		}
 	}
+	if len(errs) == 0 && len(cfg.Packages) > 0 {
+		for _, ft := range cfg.Packages[0].Fence {
+			if ft.AnyEntry && !found[ft.Pos] {
+				errs.Add(ft.File, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema of any sql entry of %s", ft.Table, displayName(cfg.Path))
+			}
+		}
+	}
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
@@ -95,7 +105,7 @@ type guardRun struct {
 	queries, fenced int
 }
 
-func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []string, *guardRun, diag.List) {
+func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]bool) (map[string][]byte, []string, *guardRun, diag.List) {
 	var errs diag.List
 	cat := catalog.New()
 	schemaFiles, err := expand(cfg, pkg.Schema, pkg.Pos)
@@ -121,12 +131,19 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 		if i := strings.LastIndexByte(table, '.'); i >= 0 {
 			schema, table = table[:i], table[i+1:]
 		}
+		file := cfg.Path
+		if ft.File != "" {
+			file = ft.File
+		}
 		t := cat.Table(schema, table)
 		if t == nil {
-			errs.Add(cfg.Path, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema", ft.Table)
+			if !ft.AnyEntry {
+				errs.Add(file, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema", ft.Table)
+			}
 			continue
 		}
-		cat.MarkFence(t, ft.Column, ft.Mode == config.ModeStrict, "config", cfg.Path, ft.Pos.Line, ft.Pos.Col)
+		found[ft.Pos] = true
+		cat.MarkFence(t, ft.Column, ft.Mode == config.ModeStrict, "config", file, ft.Pos.Line, ft.Pos.Col)
 	}
 	errs = append(errs, cat.Validate()...)
 	if schemaBroken {
