@@ -101,4 +101,9 @@ func TestBuildWithoutCgo(t *testing.T) {
 	if len(lines) != 1 || !strings.Contains(lines[0], "fencegen needs cgo and a C compiler") || strings.Contains(lines[0], "undefined") {
 		t.Errorf("go build with CGO_ENABLED=0 printed:\n%s\nwant one line saying fencegen needs cgo and a C compiler", out)
 	}
+	// go.generate.md shows the line as a build from the repository's root prints it.
+	msg := lines[0][strings.Index(lines[0], "gen/internal/sqlparse/nocgo.go"):]
+	if doc, err := os.ReadFile(filepath.Join("..", "..", "go.generate.md")); err != nil || !strings.Contains(string(doc), "\n"+msg+"\n") {
+		t.Errorf("go.generate.md does not show the line (%v):\n%s", err, msg)
+	}
 }
