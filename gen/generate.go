@@ -304,15 +304,8 @@ type guardData struct {
 	Down   bool
 }
 
-// guardSQL renders GuardFile for cat's fenced tables, or nil if none.
-func guardSQL(cat *catalog.Catalog, loosened map[string]bool) ([]byte, error) {
-	data, err := newGuardData(cat, loosened)
-	if data == nil || err != nil {
-		return nil, err
-	}
-	return renderGuard(data)
-}
-
+// renderGuard renders the guard template: GuardFile, or one file of a
+// migration (data.Format, data.Down).
 func renderGuard(data *guardData) ([]byte, error) {
 	var b strings.Builder
 	if err := templates.Templates.ExecuteTemplate(&b, "guard.sql.tmpl", data); err != nil {
@@ -321,6 +314,10 @@ func renderGuard(data *guardData) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
+// newGuardData collects the guard template's data for cat's fenced
+// tables: one trigger per table, none for partitions of a fenced
+// partitioned table; loosened names the tables whose trigger is
+// non-strict. It returns nil when cat has no fenced table.
 func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, error) {
 	data := &guardData{SQLState: fence.SQLState}
 	functions := map[string]string{} // guard function name → table

@@ -25,8 +25,10 @@ const (
 const usage = `usage: fencegen <command> [flags]
 
 Commands:
-  generate   generate code and write the files that changed
+  generate   generate code, write the files that changed and remove the files
+             fencegen generated earlier and no longer writes
   check      exit 1 and print a unified diff if generated files on disk are stale
+             (changed, missing, or no longer generated)
   vet        run the generator and print its notes; write nothing
   guard      write the database-side guard (fencegen_guard.sql) as a migration
              of golang-migrate, goose, dbmate or atlas: fencegen guard -format goose -dir migrations
