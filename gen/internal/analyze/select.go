@@ -1,0 +1,163 @@
+package analyze
+
+// SELECT, WITH and set operations (PostgreSQL docs, 7.2-7.8).
+
+import (
+	"fmt"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+func (a *analyzer) with(sc *scope, w *sqlparse.With) {
+	if w == nil {
+		return
+	}
+	if sc.ctes == nil {
+		sc.ctes = map[string]*rel{}
+	}
+	for _, cte := range w.CTEs {
+		r := &rel{name: cte.Name}
+		var cols []*Column
+		switch q := cte.Query.(type) {
+		case *sqlparse.Select:
+			if w.Recursive && q.SetOp != "" {
+				// Type a recursive CTE from its non-recursive term.
+				cols = a.selectCols(q.Left, &scope{parent: sc.parent, ctes: sc.ctes})
+				sc.ctes[cte.Name] = colsRel(cte.Name, cols, cte.Columns)
+				a.selectCols(q.Right, &scope{parent: sc.parent, ctes: sc.ctes})
+			} else {
+				cols = a.selectCols(q, &scope{parent: sc.parent, ctes: sc.ctes})
+			}
+		case *sqlparse.Insert:
+			a.currentCTE = cte.Name
+			cols = a.insert(sc, q, nil)
+		case *sqlparse.Update:
+			a.currentCTE = cte.Name
+			cols = a.update(sc, q, nil)
+		case *sqlparse.Delete:
+			a.currentCTE = cte.Name
+			cols = a.delete(sc, q, nil)
+		}
+		a.currentCTE = ""
+		r = colsRel(cte.Name, cols, cte.Columns)
+		// A CTE is not its base table: a star over it gets a row struct
+		// of its own (as in sqlc), never the table's model.
+		for i := range r.cols {
+			r.cols[i].Column = nil
+		}
+		sc.ctes[cte.Name] = r
+	}
+}
+
+func colsRel(name string, cols []*Column, aliases []string) *rel {
+	r := &rel{name: name}
+	for i, c := range cols {
+		v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column}
+		if i < len(aliases) {
+			v.Name = aliases[i]
+		}
+		r.cols = append(r.cols, v)
+	}
+	return r
+}
+
+// selectCols analyses a SELECT in a new scope under parent and returns its
+// result columns.
+func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
+	if s == nil {
+		return nil
+	}
+	sc := &scope{parent: parent}
+	if parent != nil {
+		sc.ctes = parent.ctes
+	}
+	if s.With != nil {
+		sc.ctes = copyCTEs(sc.ctes)
+		a.with(sc, s.With)
+	}
+	if s.SetOp != "" {
+		left := a.selectCols(s.Left, sc)
+		right := a.selectCols(s.Right, sc)
+		for i := range left {
+			if i < len(right) {
+				if !left[i].Known && right[i].Known {
+					left[i].Type, left[i].Known = right[i].Type, true
+				}
+				left[i].NotNull = left[i].NotNull && right[i].NotNull
+				// Like sqlc, the left side's columns keep their table
+				// link, so SELECT * FROM t UNION ... reuses t's model.
+			}
+		}
+		a.limit(sc, s)
+		return left
+	}
+	if len(s.Values) > 0 {
+		var cols []*Column
+		for i, v := range s.Values[0] {
+			val := a.expr(sc, v)
+			cols = append(cols, &Column{Name: fmt.Sprintf("column%d", i+1), Type: val.Type, NotNull: val.NotNull, Known: val.Known})
+		}
+		for _, row := range s.Values[1:] {
+			for _, v := range row {
+				a.expr(sc, v)
+			}
+		}
+		return cols
+	}
+	a.addFrom(sc, s.From)
+	if s.Where != nil {
+		a.boolExpr(sc, s.Where)
+	}
+	for _, g := range s.GroupBy {
+		a.expr(sc, g)
+	}
+	if s.Having != nil {
+		a.boolExpr(sc, s.Having)
+	}
+	cols := a.targets(sc, s.Targets)
+	// ORDER BY may name output columns.
+	// An expression there reads the input columns first (PostgreSQL docs,
+	// SELECT, "ORDER BY Clause": only a bare name may be an output
+	// column), so a name that is both is not ambiguous.
+	outScope := &scope{rels: []*rel{colsRel("", cols, nil)}, parent: sc.parent, ctes: sc.ctes}
+	osc := &scope{rels: sc.rels, parent: outScope, ctes: sc.ctes}
+	for _, o := range s.OrderBy {
+		if sb, ok := o.(*sqlparse.SortBy); ok {
+			if cr, ok := sb.Expr.(*sqlparse.ColumnRef); ok && len(cr.Fields) == 1 {
+				found := false
+				for _, c := range cols {
+					if c.Name == cr.Fields[0] {
+						found = true
+					}
+				}
+				if found {
+					continue
+				}
+			}
+			a.expr(osc, sb.Expr)
+		}
+	}
+	a.limit(sc, s)
+	return cols
+}
+
+func copyCTEs(m map[string]*rel) map[string]*rel {
+	out := map[string]*rel{}
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func (a *analyzer) limit(sc *scope, s *sqlparse.Select) {
+	if p, ok := s.Limit.(*sqlparse.Param); ok {
+		a.typeParam(p.Number, known("int4", true), "limit")
+	} else if s.Limit != nil {
+		a.expr(sc, s.Limit)
+	}
+	if p, ok := s.Offset.(*sqlparse.Param); ok {
+		a.typeParam(p.Number, known("int4", true), "offset")
+	} else if s.Offset != nil {
+		a.expr(sc, s.Offset)
+	}
+}
