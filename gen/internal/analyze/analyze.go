@@ -383,11 +383,11 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
 			Columns: len(q.Columns), CTE: q.Fence.CTE, Inherited: len(a.cat.Children(q.Fence.Table)) > 0,
 			InsertTypes: q.Fence.InsertTypes, ConflictColumns: q.Fence.ConflictColumns,
-			Batch: strings.HasPrefix(q.Cmd, ":batch"),
+			Batch: IsBatch(q.Cmd),
 		}
 		// A batch item is read from one result set: it keeps the
 		// one-statement form.
-		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && !strings.HasPrefix(q.Cmd, ":batch") {
+		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && !IsBatch(q.Cmd) {
 			bk, err := sqlparse.FenceByKey(sqlText, spec)
 			if err != nil {
 				a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
@@ -463,19 +463,19 @@ func (a *analyzer) checkCmd(q *Query) {
 	// A fenced UPDATE or DELETE in a batch: each item runs the guarded
 	// statement and reports its own outcome (golang's batch.go). Other
 	// guarded shapes are not generated as batches yet.
-	if (q.Cmd == ":batchexec" || q.Cmd == ":batchone" || q.Cmd == ":batchmany") && q.Fence != nil &&
+	if IsBatch(q.Cmd) && q.Fence != nil &&
 		q.Fence.Kind != "insert" && q.Fence.Kind != "update" && q.Fence.Kind != "delete" && q.Fence.Kind != "upsert" {
 		a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: %s of a fenced %s on %s is not generated yet: its per-item result is not read in a batch; use :exec, :one or :many", q.Name, q.Cmd, q.Fence.Kind, q.Fence.Table.QualifiedName())
 		return
 	}
 	switch q.Cmd {
-	case ":one", ":many", ":batchone", ":batchmany":
+	case CmdOne, CmdMany, CmdBatchOne, CmdBatchMany:
 		if !returns {
 			// About the statement: reported where sqlc reports it.
 			line, col := diag.Position(a.file.Src, sqlcStmtPos(a.file.Src, a.stmt.Lead, a.stmt.Start))
 			a.errs.Add(a.file.Name, line, col, "query %s: %s needs a statement that returns rows (add RETURNING, or use :exec)", q.Name, q.Cmd)
 		}
-	case ":copyfrom":
+	case CmdCopyFrom:
 		ins, ok := a.stmt.Node.(*sqlparse.Insert)
 		if !ok || q.InsertTable == nil || ins.Select == nil || len(ins.Select.Values) != 1 || len(ins.Columns) == 0 {
 			a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: :copyfrom needs INSERT INTO table (columns) VALUES (one row of parameters)", q.Name)
