@@ -5,6 +5,7 @@ package analyze
 import (
 	"strings"
 
+	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -89,7 +90,17 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		a.boolExpr(sc, n.Arg)
 		return known("bool", true)
 	case *sqlparse.FuncCall:
-		return a.funcCall(sc, n)
+		v := a.funcCall(sc, n)
+		// ORDER BY and FILTER of an aggregate, OVER (...) of a window
+		// function: they read the same scope.
+		for _, o := range n.AggOrder {
+			a.expr(sc, o)
+		}
+		if n.Filter != nil {
+			a.boolExpr(sc, n.Filter)
+		}
+		a.window(sc, n.Window)
+		return v
 	case *sqlparse.MultiColumn:
 		// SET (a, b) = (SELECT x, y ...): the subquery is analysed once,
 		// with its first column; it may return no row, so never NOT NULL.
@@ -231,10 +242,13 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			a.subscript(sc, x, "")
 		}
 		for _, f := range n.Fields {
-			if f == "" && v.Type.ArrayDims > 0 && !n.Slice {
+			switch {
+			case f == "" && v.Type.ArrayDims > 0 && !n.Slice:
 				v.Type.ArrayDims--
 				v.NotNull = false
 				v.Column = nil
+			case f != "":
+				v = a.fieldOf(v, f)
 			}
 		}
 		return v
@@ -384,6 +398,30 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	if arithmeticOps[n.Op] {
 		// sqlc types arithmetic as NOT NULL whatever its operands.
 		out.NotNull = true
+	}
+	return out
+}
+
+// fieldOf is the value of field f of composite value v, (v).f: the
+// field's type when v is a composite type or table row the catalog
+// knows (PostgreSQL docs, 8.16.3 "Accessing Composite Types"), unknown
+// otherwise. Like sqlc, the result has no name of its own (column_N), and
+// it may be NULL.
+func (a *analyzer) fieldOf(v value, f string) value {
+	out := value{}
+	if !v.Known || v.Type.ArrayDims > 0 {
+		return out
+	}
+	var cols []*catalog.Column
+	if ut := a.cat.UserType(v.Type.Schema, v.Type.Name); ut != nil && ut.Kind == "composite" {
+		cols = ut.Columns
+	} else if t := a.cat.Table(v.Type.Schema, v.Type.Name); t != nil && v.Type.Schema != "pg_catalog" {
+		cols = t.Columns
+	}
+	for _, c := range cols {
+		if c.Name == f {
+			out.Type, out.Known = c.Type, true
+		}
 	}
 	return out
 }

@@ -19,6 +19,7 @@ func nullable(rs []*rel) []*rel {
 	out := make([]*rel, len(rs))
 	for i, r := range rs {
 		cp := *r
+		cp.outer = true
 		cp.cols = make([]value, len(r.cols))
 		for j, c := range r.cols {
 			c.NotNull = false
@@ -111,6 +112,7 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 				r.cols = append(r.cols, value{Name: al})
 			}
 		}
+		r.scalar = len(n.Funcs) == 1 && len(r.cols) == 1 && !n.Ordinality && len(n.ColDefs) == 0
 		if r.name == "" && len(n.Funcs) > 0 {
 			if f, ok := n.Funcs[0].(*sqlparse.FuncCall); ok {
 				r.name = f.Func.Name

@@ -41,6 +41,27 @@ type rel struct {
 	// unresolved marks a relation that does not exist: it was reported
 	// once, and references to its columns are not reported again.
 	unresolved bool
+	// outer marks the nullable side of an outer join: its whole-row value
+	// may be NULL.
+	outer bool
+	// scalar marks a function in FROM that returns a base type: its one
+	// column is its whole-row value (PostgreSQL docs, 7.2.1.4 "Table
+	// Functions").
+	scalar bool
+}
+
+// wholeRow is the value of a whole-row reference to r: t.* as an
+// expression, or the bare name t when no column is named t (PostgreSQL
+// docs, 8.16.5 "Using Composite Types in Queries"). For a function
+// returning a base type it is that value; otherwise a record, which, like
+// sqlc, the generated code does not look into.
+func wholeRow(r *rel) value {
+	if r.scalar && len(r.cols) == 1 {
+		v := r.cols[0]
+		v.Name, v.Column, v.merged = r.name, nil, false
+		return v
+	}
+	return value{Name: r.name, Type: builtin("record"), NotNull: !r.outer, Known: true}
 }
 
 type scope struct {
@@ -120,6 +141,17 @@ func (a *analyzer) column(sc *scope, ref *sqlparse.ColumnRef) (value, bool) {
 				}
 			}
 		}
+		if name == "*" && qual != "" {
+			// t.* as an expression, count(t.*): the whole row.
+			for _, r := range x.rels {
+				if r.name == qual {
+					if r.unresolved {
+						return value{}, false
+					}
+					return wholeRow(r), true
+				}
+			}
+		}
 		if len(found) == 0 {
 			if typ, ok := catalog.SystemColumns[name]; ok {
 				// System columns exist on every table, outside SELECT *.
@@ -136,6 +168,17 @@ func (a *analyzer) column(sc *scope, ref *sqlparse.ColumnRef) (value, bool) {
 		}
 		if len(found) >= 1 {
 			return found[0], true
+		}
+		if qual == "" {
+			// A bare relation name that is no column's name: the whole row.
+			for _, r := range x.rels {
+				if r.name == name {
+					if r.unresolved {
+						return value{}, false
+					}
+					return wholeRow(r), true
+				}
+			}
 		}
 		if qual != "" {
 			for _, r := range x.rels {

@@ -108,37 +108,117 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 	if s.Where != nil {
 		a.boolExpr(sc, s.Where)
 	}
+	// GROUP BY reads input columns; a bare name that is none may name an
+	// output column, and an integer constant is an output column's
+	// position (PostgreSQL docs, SELECT, "GROUP BY Clause"). The output
+	// columns are known after the list, so those names wait.
+	var groupByOutput []*sqlparse.ColumnRef
 	for _, g := range s.GroupBy {
+		if isOrdinal(g) {
+			continue
+		}
+		if cr := bareName(g); cr != nil && !a.resolves(sc, cr) {
+			groupByOutput = append(groupByOutput, cr)
+			continue
+		}
 		a.expr(sc, g)
 	}
 	if s.Having != nil {
 		a.boolExpr(sc, s.Having)
 	}
+	for _, w := range s.Windows {
+		a.window(sc, w)
+	}
 	cols := a.targets(sc, s.Targets)
-	// ORDER BY may name output columns.
-	// An expression there reads the input columns first (PostgreSQL docs,
-	// SELECT, "ORDER BY Clause": only a bare name may be an output
-	// column), so a name that is both is not ambiguous.
+	for _, cr := range groupByOutput {
+		if !hasOutput(cols, cr.Fields[0]) {
+			a.expr(sc, cr) // reports the missing column
+		}
+	}
+	// DISTINCT ON and ORDER BY may name output columns: a bare name is an
+	// output column's first, an integer constant its position, any other
+	// expression reads the input columns (PostgreSQL docs, 7.5 "Sorting
+	// Rows", and SELECT, "DISTINCT Clause").
 	outScope := &scope{rels: []*rel{colsRel("", cols, nil)}, parent: sc.parent, ctes: sc.ctes}
 	osc := &scope{rels: sc.rels, parent: outScope, ctes: sc.ctes}
+	for _, o := range s.DistinctOn {
+		a.sortKey(osc, o, cols)
+	}
 	for _, o := range s.OrderBy {
-		if sb, ok := o.(*sqlparse.SortBy); ok {
-			if cr, ok := sb.Expr.(*sqlparse.ColumnRef); ok && len(cr.Fields) == 1 {
-				found := false
-				for _, c := range cols {
-					if c.Name == cr.Fields[0] {
-						found = true
-					}
-				}
-				if found {
-					continue
-				}
-			}
-			a.expr(osc, sb.Expr)
-		}
+		a.sortKey(osc, o, cols)
 	}
 	a.limit(sc, s)
 	return cols
+}
+
+// sortKey analyses an ORDER BY or DISTINCT ON item in osc, the input
+// scope under the output columns cols.
+func (a *analyzer) sortKey(osc *scope, o sqlparse.Node, cols []*Column) {
+	if sb, ok := o.(*sqlparse.SortBy); ok {
+		o = sb.Expr
+	}
+	if isOrdinal(o) {
+		return
+	}
+	if cr := bareName(o); cr != nil && hasOutput(cols, cr.Fields[0]) {
+		return
+	}
+	a.expr(osc, o)
+}
+
+// window analyses a window definition: OVER (...) or WINDOW w AS (...).
+func (a *analyzer) window(sc *scope, w *sqlparse.WindowDef) {
+	if w == nil {
+		return
+	}
+	for _, p := range w.PartitionBy {
+		a.expr(sc, p)
+	}
+	for _, o := range w.OrderBy {
+		a.expr(sc, o)
+	}
+	for _, x := range []sqlparse.Node{w.Start, w.End} {
+		if p, ok := x.(*sqlparse.Param); ok {
+			// ROWS/GROUPS offsets are bigint; a RANGE offset, typed by the
+			// ordering column, is left to the cast.
+			a.typeParam(p.Number, known("int8", true), "")
+		} else if x != nil {
+			a.expr(sc, x)
+		}
+	}
+}
+
+// isOrdinal reports whether n is an integer constant: in ORDER BY, GROUP
+// BY and DISTINCT ON, an output column's position.
+func isOrdinal(n sqlparse.Node) bool {
+	c, ok := n.(*sqlparse.Const)
+	return ok && c.Kind == "int"
+}
+
+// bareName returns n if it is an unqualified column name.
+func bareName(n sqlparse.Node) *sqlparse.ColumnRef {
+	if cr, ok := n.(*sqlparse.ColumnRef); ok && len(cr.Fields) == 1 && cr.Fields[0] != "*" {
+		return cr
+	}
+	return nil
+}
+
+func hasOutput(cols []*Column, name string) bool {
+	for _, c := range cols {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// resolves reports whether ref names a column in sc, without reporting
+// anything.
+func (a *analyzer) resolves(sc *scope, ref *sqlparse.ColumnRef) bool {
+	saved := len(a.errs)
+	_, ok := a.column(sc, ref)
+	a.errs = a.errs[:saved]
+	return ok
 }
 
 func copyCTEs(m map[string]*rel) map[string]*rel {
