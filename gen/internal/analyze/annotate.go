@@ -79,7 +79,8 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 				m = []string{m[0], "", m[1], strings.TrimSpace(m[2] + " " + m[3])}
 			}
 			if a != nil {
-				errs = append(errs, locatedMsg{line: l.line, col: l.col, msg: "a second -- name: line before one query; each query needs its own annotation and a semicolon"})
+				// Like sqlc, the first "-- name:" line of a block names the
+				// query; a later one is dropped, even from the doc comment.
 				continue
 			}
 			a = &Annotation{Name: m[1], Cmd: m[2], Line: l.line, Col: l.col}
