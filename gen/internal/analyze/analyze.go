@@ -249,8 +249,9 @@ type analyzer struct {
 	params map[int]*Param
 	errs   diag.List
 	ann    *Annotation
-	// spellStar makes targets replace a bare * by the column list.
-	spellStar bool
+	// noSpell is set while analysing a subquery whose columns never
+	// reach a result (EXISTS): its stars are left as they are.
+	noSpell int
 	// optedOut are the fenced tables an opted-out query ("-- @fence off:")
 	// writes without a guard.
 	optedOut []string

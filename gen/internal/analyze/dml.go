@@ -282,11 +282,9 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 	a.fence(q, t, "update", n.Loc)
 	if len(n.From) > 0 {
 		// Like sqlc, RETURNING * of UPDATE ... FROM lists the FROM items'
-		// columns first; the star is spelt out so that the statement
-		// returns them in that order.
+		// columns first; the star, spelt out like every star, makes the
+		// statement return them in that order.
 		rs := &scope{rels: append(append([]*rel{}, sc.rels[1:]...), sc.rels[0]), parent: sc.parent, ctes: sc.ctes}
-		a.spellStar = true
-		defer func() { a.spellStar = false }()
 		return a.targets(rs, n.Returning)
 	}
 	return a.targets(sc, n.Returning)

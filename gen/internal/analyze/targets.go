@@ -4,6 +4,7 @@ package analyze
 // "Select Lists").
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -41,27 +42,26 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 			if len(cr.Fields) > 1 {
 				qual = cr.Fields[len(cr.Fields)-2]
 			}
-			matched := false
-			var list []string
+			matched, spell := false, a.noSpell == 0
+			var spelt []starColumn
 			for _, r := range sc.rels {
 				if qual != "" && r.name != qual {
 					continue
 				}
 				matched = true
+				if r.unresolved {
+					spell = false
+				}
 				for _, c := range r.cols {
 					if c.merged && qual == "" {
 						continue
 					}
 					cols = append(cols, a.resultColumn(c, c.Name))
-					if r.name != "" {
-						list = append(list, sqlparse.QuoteIdent(r.name)+"."+sqlparse.QuoteIdent(c.Name))
-					} else {
-						list = append(list, sqlparse.QuoteIdent(c.Name))
-					}
+					spelt = append(spelt, starColumn{r.name, c.Name})
 				}
 			}
-			if a.spellStar && qual == "" && len(list) > 0 {
-				a.edits = append(a.edits, edit{cr.Loc, cr.Loc + 1, strings.Join(list, ", ")})
+			if spell && len(spelt) > 0 {
+				a.spellOut(cr, qual, spelt)
 			}
 			if !matched {
 				a.errorf(cr.Loc, "missing FROM-clause entry for table %q", qual)
@@ -93,4 +93,35 @@ func (a *analyzer) resultColumn(v value, name string) *Column {
 		c.IsToken = true
 	}
 	return c
+}
+
+// starColumn is a column a star stands for, and the relation it is from.
+type starColumn struct{ rel, name string }
+
+// spellOut replaces the star of cr (t.* when qual is set) by the columns it
+// stands for in the statement sent, as sqlc does: a column added by a later
+// migration then does not change what the statement returns before the
+// code scanning it is redeployed. As in sqlc's output, the columns of t.*
+// are spelt t.col, and those of a bare * bare unless another column of the
+// list has the same name (then rel.col).
+func (a *analyzer) spellOut(cr *sqlparse.ColumnRef, qual string, cols []starColumn) {
+	star := bytes.IndexByte(a.file.Src[cr.Loc:a.stmt.End], '*')
+	if star < 0 {
+		return
+	}
+	count := map[string]int{}
+	for _, c := range cols {
+		count[c.name]++
+	}
+	list := make([]string, len(cols))
+	for i, c := range cols {
+		list[i] = sqlparse.QuoteIdent(c.name)
+		switch {
+		case qual != "":
+			list[i] = sqlparse.QuoteIdent(qual) + "." + list[i]
+		case count[c.name] > 1 && c.rel != "":
+			list[i] = sqlparse.QuoteIdent(c.rel) + "." + list[i]
+		}
+	}
+	a.edits = append(a.edits, edit{cr.Loc, cr.Loc + star + 1, strings.Join(list, ", ")})
 }
