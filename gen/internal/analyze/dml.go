@@ -325,6 +325,16 @@ func (a *analyzer) assign(sc *scope, s *sqlparse.Target, c *catalog.Column) {
 		a.expr(sc, s.Expr)
 		return
 	}
+	if co, ok := s.Expr.(*sqlparse.Coalesce); ok {
+		// SET col = COALESCE(@v, col): like sqlc, a parameter among the
+		// arguments is named and typed after the assigned column,
+		// nullable as it is.
+		for _, x := range co.Args {
+			if p, ok := x.(*sqlparse.Param); ok {
+				a.strictly(func() { a.typeParam(p.Number, target, c.Name) })
+			}
+		}
+	}
 	a.strictly(func() { a.compare(sc, s.Expr, target) })
 }
 

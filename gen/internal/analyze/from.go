@@ -22,7 +22,7 @@ func nullable(rs []*rel) []*rel {
 		cp.outer = true
 		cp.cols = make([]value, len(r.cols))
 		for j, c := range r.cols {
-			c.NotNull = false
+			c.NotNull, c.nulled = false, c.NotNull || c.nulled
 			cp.cols[j] = c
 		}
 		out[i] = &cp

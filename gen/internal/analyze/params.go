@@ -128,6 +128,11 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 	if !v.Known {
 		return
 	}
+	if v.nulled && v.Column != nil {
+		// A column of an outer join's nullable side: the parameter is
+		// what the column holds, NOT NULL if the column is.
+		v.NotNull = v.Column.NotNull
+	}
 	p.Type, p.Known, p.Column = v.Type, true, v.Column
 	p.strictlyTyped = a.strict
 	p.NotNull = v.NotNull && !p.forceNull

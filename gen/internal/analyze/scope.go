@@ -20,6 +20,11 @@ type value struct {
 	// unqualified reference or star means the merged column instead
 	// (PostgreSQL docs, 7.2.1.1 "Joined Tables"); t.col still reaches it.
 	merged bool
+	// nulled is set on a column of the nullable side of an outer join: it
+	// may read NULL although the table column is NOT NULL. A parameter
+	// compared with it still takes the column's own nullability, as in
+	// sqlc (typeParam).
+	nulled bool
 }
 
 func builtin(name string) catalog.Type { return catalog.Type{Schema: "pg_catalog", Name: name} }
