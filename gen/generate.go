@@ -135,6 +135,11 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	analyzed, aerr := analyze.Analyze(cat, parsed)
 	errs = append(errs, aerr...)
 	notes := optOutNotes(analyzed)
+	for _, f := range analyzed {
+		for _, q := range f.Queries {
+			notes = append(notes, q.Notes...)
+		}
+	}
 	// The generated files' headers name each query file relative to the
 	// configuration. (Query files that share a base name share one output
 	// file, as in sqlc: see golang.Emit.)

@@ -43,6 +43,10 @@ type Query struct {
 	// InsertColumns are the INSERT's column names in order (used by
 	// :copyfrom).
 	InsertColumns []string
+	// Notes are "file:line:col: note: ..." lines about what the query
+	// leaves untyped where sqlc does too (a cast to a type the schema does
+	// not define): the query is generated with interface{} there.
+	Notes []string
 	// OptOut is set for a query annotated "-- @fence off: <reason>" that
 	// writes fenced tables: it is generated without the guard (Fence is
 	// nil), and vet lists it.
@@ -260,6 +264,42 @@ type analyzer struct {
 	funcs *funcWrites
 	// multi holds the columns of each SET (a, b) = (SELECT ...) subquery.
 	multi map[*sqlparse.SubLink][]*Column
+	// lenient holds what sqlc lets pass with interface{} (a cast to a type
+	// the schema does not define): notes of the query, or errors in a
+	// fenced write (see lenientf).
+	lenient []softProblem
+}
+
+// softProblem is a problem sqlc lets pass: at loc (a file offset).
+type softProblem struct {
+	loc int
+	msg string
+}
+
+// lenientf records a problem that sqlc lets pass, typing what it concerns
+// as interface{}: a note of the query, or, in a query that writes a fenced
+// table, an error (the guard is added only to statements fencegen fully
+// understands).
+func (a *analyzer) lenientf(loc int, format string, args ...any) {
+	a.lenient = append(a.lenient, softProblem{loc, fmt.Sprintf(format, args...)})
+}
+
+// settleLenient turns the lenient problems into errors when q writes a
+// fenced table, and into q.Notes otherwise.
+func (a *analyzer) settleLenient(q *Query) {
+	sort.SliceStable(a.lenient, func(i, j int) bool { return a.lenient[i].loc < a.lenient[j].loc })
+	for _, p := range a.lenient {
+		if q.Fence != nil {
+			a.errorf(p.loc, "%s; query %s writes fenced table %s, and fencegen adds the guard only to a statement whose every type it knows", p.msg, q.Name, q.Fence.Table.QualifiedName())
+			continue
+		}
+		loc := p.loc
+		if loc < a.stmt.Start || loc > a.stmt.End {
+			loc = a.stmt.Start
+		}
+		line, col := diag.Position(a.file.Src, loc)
+		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: %s; typed interface{}, as sqlc does", a.file.Name, line, col, p.msg))
+	}
 }
 
 func (a *analyzer) errorf(loc int, format string, args ...any) {
@@ -325,6 +365,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	// Writes hidden in user-defined functions and procedures the query
 	// calls (funcwrites.go).
 	a.checkFuncWrites(q)
+	a.settleLenient(q)
 	if len(a.errs) > 0 {
 		return nil, a.errs
 	}

@@ -54,7 +54,12 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 	case *sqlparse.TypeCast:
 		t, ok := a.cat.ResolveType(n.Type)
 		if !ok {
-			a.errorf(n.Type.Loc, "type %q does not exist", t.String())
+			a.lenientf(n.Type.Loc, "type %q does not exist", t.String())
+			if p, isParam := n.Arg.(*sqlparse.Param); isParam {
+				return value{Name: a.param(p.Number).Name}
+			}
+			inner := a.expr(sc, n.Arg)
+			return value{Name: inner.Name}
 		}
 		target := value{Type: t, NotNull: true, Known: true}
 		if p, isParam := n.Arg.(*sqlparse.Param); isParam {

@@ -95,7 +95,7 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 			for _, d := range n.ColDefs {
 				t, ok := a.cat.ResolveType(d.Type)
 				if !ok {
-					a.errorf(d.Type.Loc, "type %q does not exist", t.String())
+					a.lenientf(d.Type.Loc, "type %q does not exist", t.String())
 				}
 				r.cols = append(r.cols, value{Name: d.Name, Type: t, NotNull: d.NotNull, Known: ok})
 			}
