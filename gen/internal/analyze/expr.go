@@ -75,11 +75,11 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 				name = inner.Name
 			}
 		}
-		_, isNull := n.Arg.(*sqlparse.Const)
-		notNull := inner.NotNull
-		if isNull && n.Arg.(*sqlparse.Const).Kind != "null" {
-			notNull = true
-		}
+		// Like sqlc, a cast is NOT NULL unless it casts the NULL literal:
+		// x::text is how sqlc users ask for a string rather than a
+		// pgtype.Text, and their code relies on it.
+		c, isConst := n.Arg.(*sqlparse.Const)
+		notNull := !isConst || c.Kind != "null"
 		return value{Name: name, Type: t, NotNull: notNull, Known: true}
 	case *sqlparse.AExpr:
 		return a.aexpr(sc, n)
@@ -202,6 +202,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			}
 		})
 		vals := make([]value, len(n.Args))
+		var first *value // the first column among the arguments
 		for i, x := range n.Args {
 			vals[i] = a.expr(sc, x)
 			if !out.Known && vals[i].Known {
@@ -210,6 +211,15 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			if vals[i].NotNull {
 				out.NotNull = true
 			}
+			if _, ok := x.(*sqlparse.ColumnRef); ok && first == nil && vals[i].Known {
+				first = &vals[i]
+			}
+		}
+		if first != nil {
+			// As in sqlc, the result is that column's type, and is the
+			// column for overrides (COALESCE(t.status, 'new') maps as
+			// t.status does).
+			out.Type, out.Column = first.Type, first.Column
 		}
 		for i, x := range n.Args {
 			if p, ok := x.(*sqlparse.Param); ok && out.Known && !vals[i].Known {
@@ -351,6 +361,16 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 			v.NotNull = true // as sqlc types arithmetic
 		}
 		return v
+	}
+	// (a, b) < ($1, $2): a row comparison compares member by member
+	// (PostgreSQL docs, 9.25.5 "Row Constructor Comparison").
+	if lr, ok := n.Left.(*sqlparse.RowExpr); ok && n.Kind == "op" {
+		if rr, ok := n.Right.(*sqlparse.RowExpr); ok && len(lr.Args) == len(rr.Args) {
+			for i := range lr.Args {
+				a.aexpr(sc, &sqlparse.AExpr{Kind: n.Kind, Op: n.Op, Left: lr.Args[i], Right: rr.Args[i], Loc: n.Loc})
+			}
+			return known("bool", true)
+		}
 	}
 	// Evaluate the side that is not a parameter first, then type the
 	// parameter from it.

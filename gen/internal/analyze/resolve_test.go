@@ -159,3 +159,21 @@ UPDATE other SET label = coalesce($2, label), type = coalesce($3, type) WHERE id
 	wantList(t, "Q1 params", paramList(qs[0]), []string{"1 type text not null", "2 label text", "3 type text not null"})
 	wantList(t, "Q2 params", paramList(qs[1]), []string{"1 id int8 not null", "2 label text", "3 type text not null"})
 }
+
+// Typing rules of sqlc's that real projects rely on: a cast is NOT NULL
+// (unless of NULL), COALESCE is its first column (overrides included), and
+// a row comparison types its parameters member by member.
+func TestSqlcTypingRules(t *testing.T) {
+	qs := mustAnalyze(t, resolveSchema, `
+-- name: Q1 :many
+SELECT label::text AS l, NULL::text AS n, coalesce(label, 'none') AS c, coalesce($1, label) AS d FROM other;
+
+-- name: Q2 :many
+SELECT id FROM stats WHERE (ts, id::text) < (@cursor_time, @cursor_id::text);
+`)
+	wantList(t, "Q1 columns", colList(qs[0]), []string{"l text not null", "n text", "c text not null", "d text"})
+	if c := qs[0].Columns[2]; c.Column == nil || c.Column.Name != "label" {
+		t.Errorf("COALESCE(label, ...) is column %v, want other.label", c.Column)
+	}
+	wantList(t, "Q2 params", paramList(qs[1]), []string{"1 cursor_time timestamptz not null", "2 cursor_id text not null"})
+}
