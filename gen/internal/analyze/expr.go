@@ -87,7 +87,14 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		for _, x := range n.Args {
 			a.boolExpr(sc, x)
 		}
-		return known("bool", true)
+		// Like sqlc, AND, OR and NOT may be NULL (three-valued logic,
+		// PostgreSQL docs 9.1), except NOT EXISTS (...).
+		notExists := false
+		if len(n.Args) == 1 && n.Op == "NOT" {
+			sl, ok := n.Args[0].(*sqlparse.SubLink)
+			notExists = ok && sl.Kind == "EXISTS"
+		}
+		return known("bool", notExists)
 	case *sqlparse.NullTest:
 		a.expr(sc, n.Arg)
 		return known("bool", true)

@@ -176,4 +176,9 @@ SELECT id FROM stats WHERE (ts, id::text) < (@cursor_time, @cursor_id::text);
 		t.Errorf("COALESCE(label, ...) is column %v, want other.label", c.Column)
 	}
 	wantList(t, "Q2 params", paramList(qs[1]), []string{"1 cursor_time timestamptz not null", "2 cursor_id text not null"})
+	qs = mustAnalyze(t, resolveSchema, `
+-- name: Q3 :one
+SELECT other.id > 1 AND n > 1 AS c1, NOT (label IS NULL) AS c2, NOT EXISTS (SELECT 1 FROM stats) AS c3, label IS NULL AS c4 FROM other, stats;
+`)
+	wantList(t, "Q3 columns", colList(qs[0]), []string{"c1 bool", "c2 bool", "c3 bool not null", "c4 bool not null"})
 }
