@@ -113,6 +113,14 @@ func (a *analyzer) spellOut(cr *sqlparse.ColumnRef, qual string, cols []starColu
 	for _, c := range cols {
 		count[c.name]++
 	}
+	for _, c := range cols {
+		if qual == "" && count[c.name] > 1 && c.rel == "" {
+			// A repeated name of a relation without a name (a merged
+			// USING column beside a third table's namesake): no spelling
+			// reaches it, so the star stays.
+			return
+		}
+	}
 	list := make([]string, len(cols))
 	for i, c := range cols {
 		list[i] = sqlparse.QuoteIdent(c.name)
