@@ -325,17 +325,36 @@ func (a *analyzer) assign(sc *scope, s *sqlparse.Target, c *catalog.Column) {
 		a.expr(sc, s.Expr)
 		return
 	}
-	if co, ok := s.Expr.(*sqlparse.Coalesce); ok {
-		// SET col = COALESCE(@v, col): like sqlc, a parameter among the
-		// arguments is named and typed after the assigned column,
-		// nullable as it is.
-		for _, x := range co.Args {
-			if p, ok := x.(*sqlparse.Param); ok {
-				a.strictly(func() { a.typeParam(p.Number, target, c.Name) })
-			}
-		}
+	// SET col = COALESCE(@v, col), SET col = CASE WHEN ... THEN @v ELSE
+	// ... END: like sqlc, a parameter that is one of the values assigned
+	// is named and typed after the column, nullable as it is.
+	for _, p := range assignedParams(s.Expr) {
+		a.strictly(func() { a.typeParam(p.Number, target, c.Name) })
 	}
 	a.strictly(func() { a.compare(sc, s.Expr, target) })
+}
+
+// assignedParams returns the parameters among the values an assigned
+// expression can take: e itself, the arguments of COALESCE, and the
+// results of CASE, at any depth.
+func assignedParams(e sqlparse.Node) []*sqlparse.Param {
+	switch n := e.(type) {
+	case *sqlparse.Coalesce:
+		var out []*sqlparse.Param
+		for _, x := range n.Args {
+			out = append(out, assignedParams(x)...)
+		}
+		return out
+	case *sqlparse.Case:
+		var out []*sqlparse.Param
+		for _, w := range n.Whens {
+			out = append(out, assignedParams(w.Result)...)
+		}
+		return append(out, assignedParams(n.Else)...)
+	case *sqlparse.Param:
+		return []*sqlparse.Param{n}
+	}
+	return nil
 }
 
 // subscript types an array subscript: a parameter there is an int4.

@@ -155,9 +155,16 @@ SELECT s.id FROM stats s LEFT JOIN other o ON o.id = s.id AND o.type = $1 WHERE 
 
 -- name: Q2 :exec
 UPDATE other SET label = coalesce($2, label), type = coalesce($3, type) WHERE id = $1;
+
+-- name: Q3 :exec
+UPDATE other SET label = CASE WHEN @clear::bool THEN NULL ELSE coalesce(sqlc.narg(new_label), label) END WHERE id = @id;
 `)
 	wantList(t, "Q1 params", paramList(qs[0]), []string{"1 type text not null", "2 label text", "3 type text not null"})
 	wantList(t, "Q2 params", paramList(qs[1]), []string{"1 id int8 not null", "2 label text", "3 type text not null"})
+	wantList(t, "Q3 params", paramList(qs[2]), []string{"1 clear bool not null", "2 new_label text", "3 id int8 not null"})
+	if p := qs[2].Params[1]; p.Column == nil || p.Column.Name != "label" {
+		t.Errorf("new_label is column %v, want other.label (for overrides)", p.Column)
+	}
 }
 
 // Typing rules of sqlc's that real projects rely on: a cast is NOT NULL
