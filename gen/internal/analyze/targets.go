@@ -105,6 +105,9 @@ type starColumn struct{ rel, name string }
 // are spelt t.col, and those of a bare * bare unless another column of the
 // list has the same name (then rel.col).
 func (a *analyzer) spellOut(cr *sqlparse.ColumnRef, qual string, cols []starColumn) {
+	if cr.Loc < a.stmt.Start || cr.Loc >= a.stmt.End {
+		return
+	}
 	star := bytes.IndexByte(a.file.Src[cr.Loc:a.stmt.End], '*')
 	if star < 0 {
 		return
