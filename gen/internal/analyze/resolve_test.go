@@ -53,6 +53,13 @@ var resolveCases = []struct{ name, query, want string }{
 	{"NamedWindow", "SELECT id, sum(n) OVER w AS running FROM stats WINDOW w AS (PARTITION BY type ORDER BY id)", "id int8 not null, running int8"},
 	{"FieldAccess", "SELECT (p).a, (p).b FROM pt", "column_1 int4, column_2 text"},
 	{"WholeRowCount", "SELECT count(s.*) FROM stats s", "count int8 not null"},
+	{"UnionOrderByAlias", "SELECT type AS k FROM stats UNION SELECT label FROM other ORDER BY k", "k text"},
+	{"DistinctOnStar", "SELECT DISTINCT ON (o.type) o.* FROM other o ORDER BY o.type, o.id", "id int8 not null, type text not null, label text"},
+	{"FunctionStar", "SELECT x.* FROM unnest(@xs::int[], @ys::text[]) AS x(a, b)", "a int4, b text"},
+	{"ColumnDefinitionList", "SELECT * FROM jsonb_to_recordset(@j::jsonb) AS r(a int, b text)", "a int4, b text"},
+	{"TableFunctionStar", "SELECT * FROM tf(1) t", "k int4, v text"},
+	{"RecursiveCTE", "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 3) SELECT i FROM r", "i int4 not null"},
+	{"GroupingSets", "SELECT type, domain, count(*) FROM stats GROUP BY GROUPING SETS ((type), (domain))", "type text not null, domain text not null, count int8 not null"},
 	{"AggregateFilterOrder", "SELECT count(*) FILTER (WHERE n > @min) AS c, string_agg(type, ',' ORDER BY id) AS types FROM stats", "c int8 not null, types text"},
 }
 
@@ -80,6 +87,7 @@ func TestResolveErrors(t *testing.T) {
 		// A window's PARTITION BY reads input columns only.
 		{"SELECT type AS k, rank() OVER (PARTITION BY k) FROM stats", `column "k" does not exist`},
 		{"SELECT count(zz.*) FROM stats s", `missing FROM-clause entry for table "zz"`},
+		{"SELECT type AS k FROM stats UNION SELECT label FROM other ORDER BY nope", `column "nope" does not exist`},
 	} {
 		_, msgs := analyzeSrc(t, resolveSchema, "-- name: Q :many\n"+tc.query+";")
 		if len(msgs) != 1 || !strings.Contains(msgs[0], tc.want) {

@@ -88,6 +88,12 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 				// link, so SELECT * FROM t UNION ... reuses t's model.
 			}
 		}
+		// ORDER BY of a UNION, INTERSECT or EXCEPT sorts its output
+		// columns (PostgreSQL docs, 7.5 "Sorting Rows").
+		osc := &scope{rels: []*rel{colsRel("", left, nil)}, parent: sc.parent, ctes: sc.ctes}
+		for _, o := range s.OrderBy {
+			a.sortKey(osc, o, left)
+		}
 		a.limit(sc, s)
 		return left
 	}
