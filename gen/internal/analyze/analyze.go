@@ -256,6 +256,9 @@ type analyzer struct {
 	// noSpell is set while analysing a subquery whose columns never
 	// reach a result (EXISTS): its stars are left as they are.
 	noSpell int
+	// bareStar, when set, are the relations a bare * of RETURNING stands
+	// for (DELETE ... USING: the target's only, as in sqlc).
+	bareStar []*rel
 	// optedOut are the fenced tables an opted-out query ("-- @fence off:")
 	// writes without a guard.
 	optedOut []string

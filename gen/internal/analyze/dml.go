@@ -304,6 +304,12 @@ func (a *analyzer) delete(outer *scope, n *sqlparse.Delete, q *Query) []*Column 
 	}
 	a.cascades(t, "delete", nil, n.Loc)
 	a.fence(q, t, "delete", n.Loc)
+	if len(n.Using) > 0 {
+		// Like sqlc, RETURNING * of DELETE ... USING is the target's
+		// columns; spelt out, the statement returns just those.
+		a.bareStar = sc.rels[:1]
+		defer func() { a.bareStar = nil }()
+	}
 	return a.targets(sc, n.Returning)
 }
 

@@ -37,6 +37,11 @@ func TestResolveMatchesPostgres(t *testing.T) {
 	for _, tc := range resolveCases {
 		src.WriteString("-- name: " + tc.name + " :many\n" + tc.query + ";\n\n")
 	}
+	// The statements with stars spelt out (TestStarSpeltOut) must run as
+	// written, with the columns the star stood for.
+	for i, tc := range starCases {
+		src.WriteString(fmt.Sprintf("-- name: Star%d :many\n%s;\n\n", i+1, tc.query))
+	}
 	qs := mustAnalyze(t, resolveSchema, src.String())
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -49,11 +54,28 @@ func TestResolveMatchesPostgres(t *testing.T) {
 		}
 		return name + strings.Repeat("[]", dims)
 	}
-	for _, q := range qs {
+	for qi, q := range qs {
 		sd, err := conn.Conn().Prepare(ctx, "", q.SQL)
 		if err != nil {
 			t.Errorf("%s: PostgreSQL refuses %s: %v", q.Name, q.SQL, err)
 			continue
+		}
+		if k := qi - len(resolveCases); k >= 0 && !starCases[k].asSqlc {
+			// The star as written returns the same columns.
+			orig, err := conn.Conn().Prepare(ctx, "", starCases[k].query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want []string
+			for _, f := range sd.Fields {
+				got = append(got, f.Name+" "+typeName[f.DataTypeOID])
+			}
+			for _, f := range orig.Fields {
+				want = append(want, f.Name+" "+typeName[f.DataTypeOID])
+			}
+			if strings.Join(got, ", ") != strings.Join(want, ", ") {
+				t.Errorf("%s: spelt out, %s returns %q; as written, %q", q.Name, q.SQL, got, want)
+			}
 		}
 		if len(sd.Fields) != len(q.Columns) {
 			t.Errorf("%s: %d result columns, PostgreSQL returns %d", q.Name, len(q.Columns), len(sd.Fields))

@@ -99,23 +99,36 @@ func TestResolveErrors(t *testing.T) {
 // Every * and t.* whose columns reach the result is spelt out in the SQL
 // sent, in sqlc's format; a star under EXISTS is left alone.
 func TestStarSpeltOut(t *testing.T) {
-	for _, tc := range []struct{ query, want string }{
-		{"SELECT * FROM other", "SELECT id, type, label FROM other"},
-		{"SELECT o.* FROM other o", "SELECT o.id, o.type, o.label FROM other o"},
-		{"SELECT * FROM other o JOIN stats s ON s.id = o.id", "SELECT o.id, o.type, label, s.id, s.type, domain, ts, n, total FROM other o JOIN stats s ON s.id = o.id"},
-		{"SELECT * FROM other JOIN stats USING (id)", "SELECT id, other.type, label, stats.type, domain, ts, n, total FROM other JOIN stats USING (id)"},
-		{"SELECT * FROM (SELECT * FROM other) x", "SELECT id, type, label FROM (SELECT id, type, label FROM other) x"},
-		{"WITH c AS (SELECT * FROM other) SELECT c.* FROM c", "WITH c AS (SELECT id, type, label FROM other) SELECT c.id, c.type, c.label FROM c"},
-		{"SELECT id FROM other o WHERE EXISTS (SELECT * FROM stats s WHERE s.id = o.id)", "SELECT id FROM other o WHERE EXISTS (SELECT * FROM stats s WHERE s.id = o.id)"},
-		{`SELECT "o" . * FROM other o`, "SELECT o.id, o.type, o.label FROM other o"},
-		{"INSERT INTO other (id, type) VALUES (1, 'a') RETURNING *", "INSERT INTO other (id, type) VALUES (1, 'a') RETURNING id, type, label"},
-		{"DELETE FROM other WHERE id = 1 RETURNING other.*", "DELETE FROM other WHERE id = 1 RETURNING other.id, other.type, other.label"},
-	} {
+	for _, tc := range starCases {
 		qs := mustAnalyze(t, resolveSchema, "-- name: Q :many\n"+tc.query+";")
 		if qs[0].SQL != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.query, qs[0].SQL, tc.want)
 		}
 	}
+}
+
+// starCases are statements with stars and how they are sent. asSqlc marks
+// a star that, like sqlc's, stands for other columns than PostgreSQL's
+// would (the generated API is sqlc's, and the statement
+// sent returns exactly those).
+var starCases = []struct {
+	query, want string
+	asSqlc      bool
+}{
+	{"SELECT * FROM other", "SELECT id, type, label FROM other", false},
+	{"SELECT o.* FROM other o", "SELECT o.id, o.type, o.label FROM other o", false},
+	{"SELECT * FROM other o JOIN stats s ON s.id = o.id", "SELECT o.id, o.type, label, s.id, s.type, domain, ts, n, total FROM other o JOIN stats s ON s.id = o.id", false},
+	{"SELECT * FROM other JOIN stats USING (id)", "SELECT id, other.type, label, stats.type, domain, ts, n, total FROM other JOIN stats USING (id)", false},
+	{"SELECT * FROM (SELECT * FROM other) x", "SELECT id, type, label FROM (SELECT id, type, label FROM other) x", false},
+	{"WITH c AS (SELECT * FROM other) SELECT c.* FROM c", "WITH c AS (SELECT id, type, label FROM other) SELECT c.id, c.type, c.label FROM c", false},
+	{"SELECT id FROM other o WHERE EXISTS (SELECT * FROM stats s WHERE s.id = o.id)", "SELECT id FROM other o WHERE EXISTS (SELECT * FROM stats s WHERE s.id = o.id)", false},
+	{`SELECT "o" . * FROM other o`, "SELECT o.id, o.type, o.label FROM other o", false},
+	{"INSERT INTO other (id, type) VALUES (1, 'a') RETURNING *", "INSERT INTO other (id, type) VALUES (1, 'a') RETURNING id, type, label", false},
+	{"DELETE FROM other WHERE id = 1 RETURNING other.*", "DELETE FROM other WHERE id = 1 RETURNING other.id, other.type, other.label", false},
+	// As in sqlc: DELETE ... USING returns the target's columns,
+	// UPDATE ... FROM the FROM items' first.
+	{"DELETE FROM other o USING stats s WHERE s.id = o.id RETURNING *", "DELETE FROM other o USING stats s WHERE s.id = o.id RETURNING o.id, o.type, label", true},
+	{"UPDATE other o SET label = 'x' FROM stats s WHERE s.id = o.id RETURNING *", "UPDATE other o SET label = 'x' FROM stats s WHERE s.id = o.id RETURNING s.id, s.type, domain, ts, n, total, o.id, o.type, label", true},
 }
 
 // Like sqlc, a cast to a type the schema does not define types the value

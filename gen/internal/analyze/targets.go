@@ -44,7 +44,11 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 			}
 			matched, spell := false, a.noSpell == 0
 			var spelt []starColumn
-			for _, r := range sc.rels {
+			rels := sc.rels
+			if qual == "" && a.bareStar != nil {
+				rels = a.bareStar
+			}
+			for _, r := range rels {
 				if qual != "" && r.name != qual {
 					continue
 				}
@@ -61,7 +65,7 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 				}
 			}
 			if spell && len(spelt) > 0 {
-				a.spellOut(cr, qual, spelt)
+				a.spellOut(cr, qual, spelt, sc.rels)
 			}
 			if !matched {
 				a.errorf(cr.Loc, "missing FROM-clause entry for table %q", qual)
@@ -103,8 +107,9 @@ type starColumn struct{ rel, name string }
 // migration then does not change what the statement returns before the
 // code scanning it is redeployed. As in sqlc's output, the columns of t.*
 // are spelt t.col, and those of a bare * bare unless another column of the
-// list has the same name (then rel.col).
-func (a *analyzer) spellOut(cr *sqlparse.ColumnRef, qual string, cols []starColumn) {
+// list, or of the relations in scope (inScope), has the same name (then
+// rel.col).
+func (a *analyzer) spellOut(cr *sqlparse.ColumnRef, qual string, cols []starColumn, inScope []*rel) {
 	if cr.Loc < a.stmt.Start || cr.Loc >= a.stmt.End {
 		return
 	}
@@ -113,8 +118,17 @@ func (a *analyzer) spellOut(cr *sqlparse.ColumnRef, qual string, cols []starColu
 		return
 	}
 	count := map[string]int{}
+	for _, r := range inScope {
+		for _, c := range r.cols {
+			if !c.merged {
+				count[c.Name]++
+			}
+		}
+	}
 	for _, c := range cols {
-		count[c.name]++
+		if count[c.name] == 0 {
+			count[c.name] = 1 // a column of a relation not in scope
+		}
 	}
 	for _, c := range cols {
 		if qual == "" && count[c.name] > 1 && c.rel == "" {
