@@ -97,6 +97,10 @@ type Column struct {
 	// unnamed is set for an expression without a name of its own (sqlc
 	// calls it column_N; a view leaves it out).
 	unnamed bool
+	// guessed is set when Name may not be the name PostgreSQL gives the
+	// column (column_N, COALESCE named after its column as sqlc does): a
+	// star over it is not spelt out.
+	guessed bool
 	// IsToken is set when the column is a fenced table's token column.
 	IsToken bool
 	// Embed is set for the columns of sqlc.embed(table): they fill one

@@ -77,9 +77,9 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		cols := a.selectCols(n.Query, inner)
 		r := &rel{name: n.Alias}
 		for i, c := range cols {
-			v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column}
+			v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, guessed: c.guessed}
 			if i < len(n.ColAliases) {
-				v.Name = n.ColAliases[i]
+				v.Name, v.guessed = n.ColAliases[i], false
 			}
 			r.cols = append(r.cols, v)
 		}

@@ -125,6 +125,15 @@ var starCases = []struct {
 	{`SELECT "o" . * FROM other o`, "SELECT o.id, o.type, o.label FROM other o", false},
 	{"INSERT INTO other (id, type) VALUES (1, 'a') RETURNING *", "INSERT INTO other (id, type) VALUES (1, 'a') RETURNING id, type, label", false},
 	{"DELETE FROM other WHERE id = 1 RETURNING other.*", "DELETE FROM other WHERE id = 1 RETURNING other.id, other.type, other.label", false},
+	// Columns PostgreSQL names otherwise than sqlc (?column?, coalesce):
+	// the star stays; those it names alike are spelt.
+	{"SELECT * FROM (SELECT coalesce(label, 'x'), 1, id + 1 FROM other) s", "SELECT * FROM (SELECT coalesce(label, 'x'), 1, id + 1 FROM other) s", false},
+	{"SELECT s.* FROM (SELECT count(*), lower(label), label::varchar, 'a'::text, CASE WHEN id > 1 THEN 1 END FROM other GROUP BY id, label) s", "SELECT s.count, s.lower, s.label, s.text, s.\"case\" FROM (SELECT count(*), lower(label), label::varchar, 'a'::text, CASE WHEN id > 1 THEN 1 END FROM other GROUP BY id, label) s", false},
+	{"WITH c(x, y) AS (SELECT id + 1, coalesce(label, '') FROM other) SELECT * FROM c", "WITH c(x, y) AS (SELECT id + 1, coalesce(label, '') FROM other) SELECT x, y FROM c", false},
+	// A relation with two columns of one name: the star stays.
+	{"SELECT * FROM unnest('{1}'::int[], '{a}'::text[])", "SELECT * FROM unnest('{1}'::int[], '{a}'::text[])", false},
+	{"SELECT x.* FROM (SELECT o.id, s.id FROM other o, stats s) x", "SELECT x.* FROM (SELECT o.id, s.id FROM other o, stats s) x", false},
+	{"SELECT * FROM unnest('{1}'::int[]) u", "SELECT u FROM unnest('{1}'::int[]) u", false},
 	// As in sqlc: DELETE ... USING returns the target's columns,
 	// UPDATE ... FROM the FROM items' first.
 	{"DELETE FROM other o USING stats s WHERE s.id = o.id RETURNING *", "DELETE FROM other o USING stats s WHERE s.id = o.id RETURNING o.id, o.type, label", true},

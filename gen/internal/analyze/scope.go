@@ -25,6 +25,9 @@ type value struct {
 	// compared with it still takes the column's own nullability, as in
 	// sqlc (typeParam).
 	nulled bool
+	// guessed: Name may not be PostgreSQL's name for the column (see
+	// Column.guessed).
+	guessed bool
 }
 
 func builtin(name string) catalog.Type { return catalog.Type{Schema: "pg_catalog", Name: name} }

@@ -52,9 +52,9 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 func colsRel(name string, cols []*Column, aliases []string) *rel {
 	r := &rel{name: name}
 	for i, c := range cols {
-		v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column}
+		v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, guessed: c.guessed}
 		if i < len(aliases) {
-			v.Name = aliases[i]
+			v.Name, v.guessed = aliases[i], false
 		}
 		r.cols = append(r.cols, v)
 	}

@@ -62,6 +62,9 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 					}
 					cols = append(cols, a.resultColumn(c, c.Name))
 					spelt = append(spelt, starColumn{r.name, c.Name})
+					if c.guessed {
+						spell = false
+					}
 				}
 			}
 			if spell && len(spelt) > 0 {
@@ -83,13 +86,39 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 		}
 		col := a.resultColumn(v, name)
 		col.unnamed = unnamed
+		col.guessed = t.Name == "" && !namedAsPostgres(t.Expr, v)
 		cols = append(cols, col)
 	}
 	return cols
 }
 
+// namedAsPostgres reports whether PostgreSQL names the result column of
+// expression e, without an alias, as the analyzer named it (v.Name): a
+// column, a function call, CASE, EXISTS, ARRAY(...), GREATEST or LEAST, ROW
+// and the cast of a column or a constant (PostgreSQL docs, 7.3.2 "Column
+// Labels"); not an operator, a constant (?column?), COALESCE (named after
+// its column, as in sqlc) or a parameter's cast.
+func namedAsPostgres(e sqlparse.Node, v value) bool {
+	switch n := e.(type) {
+	case *sqlparse.ColumnRef:
+		return !v.guessed
+	case *sqlparse.FuncCall, *sqlparse.Case, *sqlparse.MinMax, *sqlparse.RowExpr:
+		return v.Name != ""
+	case *sqlparse.SubLink:
+		return n.Kind == "EXISTS" || n.Kind == "ARRAY"
+	case *sqlparse.TypeCast:
+		switch arg := n.Arg.(type) {
+		case *sqlparse.ColumnRef:
+			return namedAsPostgres(arg, v)
+		case *sqlparse.Const:
+			return true
+		}
+	}
+	return false
+}
+
 func (a *analyzer) resultColumn(v value, name string) *Column {
-	c := &Column{Name: name, Type: v.Type, NotNull: v.NotNull, Known: v.Known, Column: v.Column}
+	c := &Column{Name: name, Type: v.Type, NotNull: v.NotNull, Known: v.Known, Column: v.Column, guessed: v.guessed}
 	if !v.Known {
 		c.Type = catalog.Type{Name: "any"}
 	}
@@ -129,6 +158,15 @@ func (a *analyzer) spellOut(cr *sqlparse.ColumnRef, qual string, cols []starColu
 		if count[c.name] == 0 {
 			count[c.name] = 1 // a column of a relation not in scope
 		}
+	}
+	seen := map[starColumn]bool{}
+	for _, c := range cols {
+		if seen[c] {
+			// Two columns of one relation with one name (unnest(a, b),
+			// a subquery selecting x.id and y.id): no name reaches either.
+			return
+		}
+		seen[c] = true
 	}
 	for _, c := range cols {
 		if qual == "" && count[c.name] > 1 && c.rel == "" {
