@@ -18,6 +18,7 @@ CREATE TYPE pair AS (a int, b text);
 CREATE TABLE pt (id int PRIMARY KEY, p pair);
 CREATE FUNCTION tf(x int) RETURNS TABLE (k int, v text) AS $$ SELECT x, 'a' $$ LANGUAGE sql;
 CREATE FUNCTION sf(x int) RETURNS SETOF other AS $$ SELECT * FROM other WHERE id > x $$ LANGUAGE sql;
+CREATE VIEW other_view AS SELECT id, coalesce(label, type) FROM other;
 `
 
 var resolveCases = []struct{ name, query, want string }{
@@ -130,6 +131,10 @@ var starCases = []struct {
 	{"SELECT * FROM (SELECT coalesce(label, 'x'), 1, id + 1 FROM other) s", "SELECT * FROM (SELECT coalesce(label, 'x'), 1, id + 1 FROM other) s", false},
 	{"SELECT s.* FROM (SELECT count(*), lower(label), label::varchar, 'a'::text, CASE WHEN id > 1 THEN 1 END FROM other GROUP BY id, label) s", "SELECT s.count, s.lower, s.label, s.text, s.\"case\" FROM (SELECT count(*), lower(label), label::varchar, 'a'::text, CASE WHEN id > 1 THEN 1 END FROM other GROUP BY id, label) s", false},
 	{"WITH c(x, y) AS (SELECT id + 1, coalesce(label, '') FROM other) SELECT * FROM c", "WITH c(x, y) AS (SELECT id + 1, coalesce(label, '') FROM other) SELECT x, y FROM c", false},
+	// A view's: the catalog names its second column label (as sqlc),
+	// PostgreSQL coalesce.
+	{"SELECT * FROM other_view", "SELECT * FROM other_view", false},
+	{"SELECT * FROM (SELECT * FROM other_view) v", "SELECT * FROM (SELECT * FROM other_view) v", false},
 	// A relation with two columns of one name: the star stays.
 	{"SELECT * FROM unnest('{1}'::int[], '{a}'::text[])", "SELECT * FROM unnest('{1}'::int[], '{a}'::text[])", false},
 	{"SELECT x.* FROM (SELECT o.id, s.id FROM other o, stats s) x", "SELECT x.* FROM (SELECT o.id, s.id FROM other o, stats s) x", false},

@@ -93,7 +93,11 @@ func tableRel(t *catalog.Table, alias string) *rel {
 		r.name = alias
 	}
 	for _, c := range t.Columns {
-		r.cols = append(r.cols, columnValue(c))
+		v := columnValue(c)
+		// A view's column names are the catalog's reading of its query
+		// (view.go), which need not be PostgreSQL's.
+		v.guessed = t.IsView
+		r.cols = append(r.cols, v)
 	}
 	return r
 }

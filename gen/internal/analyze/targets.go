@@ -53,7 +53,11 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 					continue
 				}
 				matched = true
-				if r.unresolved {
+				if r.unresolved || (r.table != nil && r.table.IsView) {
+					// A view's column names are the catalog's reading of
+					// its query, which need not be PostgreSQL's: its star
+					// stays (the view's columns change only when the view
+					// is replaced).
 					spell = false
 				}
 				for _, c := range r.cols {
@@ -62,7 +66,7 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 					}
 					cols = append(cols, a.resultColumn(c, c.Name))
 					spelt = append(spelt, starColumn{r.name, c.Name})
-					if c.guessed {
+					if c.guessed || c.Name == "" {
 						spell = false
 					}
 				}
@@ -94,23 +98,21 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 
 // namedAsPostgres reports whether PostgreSQL names the result column of
 // expression e, without an alias, as the analyzer named it (v.Name): a
-// column, a function call, CASE, EXISTS, ARRAY(...), GREATEST or LEAST, ROW
+// column reference (named as written), a function call, CASE, EXISTS, ARRAY(...), GREATEST or LEAST, ROW
 // and the cast of a column or a constant (PostgreSQL docs, 7.3.2 "Column
 // Labels"); not an operator, a constant (?column?), COALESCE (named after
 // its column, as in sqlc) or a parameter's cast.
 func namedAsPostgres(e sqlparse.Node, v value) bool {
 	switch n := e.(type) {
 	case *sqlparse.ColumnRef:
-		return !v.guessed
+		return true // named as written
 	case *sqlparse.FuncCall, *sqlparse.Case, *sqlparse.MinMax, *sqlparse.RowExpr:
 		return v.Name != ""
 	case *sqlparse.SubLink:
 		return n.Kind == "EXISTS" || n.Kind == "ARRAY"
 	case *sqlparse.TypeCast:
-		switch arg := n.Arg.(type) {
-		case *sqlparse.ColumnRef:
-			return namedAsPostgres(arg, v)
-		case *sqlparse.Const:
+		switch n.Arg.(type) {
+		case *sqlparse.ColumnRef, *sqlparse.Const:
 			return true
 		}
 	}
