@@ -124,11 +124,10 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 	}
 	var cols []*catalog.Column
 	if len(n.Columns) == 0 {
-		for _, c := range t.Columns {
-			if !c.Generated {
-				cols = append(cols, c)
-			}
-		}
+		// INSERT INTO t VALUES (...) fills the columns in order, generated
+		// ones included (they take DEFAULT; PostgreSQL docs, 5.4
+		// "Generated Columns").
+		cols = append(cols, t.Columns...)
 	}
 	for _, ct := range n.Columns {
 		c := t.Column(ct.Name)

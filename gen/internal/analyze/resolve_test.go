@@ -224,3 +224,13 @@ SELECT other.id > 1 AND n > 1 AS c1, NOT (label IS NULL) AS c2, NOT EXISTS (SELE
 `)
 	wantList(t, "Q3 columns", colList(qs[0]), []string{"c1 bool", "c2 bool", "c3 bool not null", "c4 bool not null"})
 }
+
+// INSERT without a column list fills every column in order, a generated
+// one (DEFAULT) included.
+func TestInsertPositionalGenerated(t *testing.T) {
+	qs := mustAnalyze(t, resolveSchema, `
+-- name: Ins :exec
+INSERT INTO stats VALUES ($1, $2, $3, $4, $5, DEFAULT);
+`)
+	wantList(t, "params", paramList(qs[0]), []string{"1 id int8 not null", "2 type text not null", "3 domain text not null", "4 ts timestamptz not null", "5 n int4 not null"})
+}
