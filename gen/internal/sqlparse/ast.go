@@ -612,10 +612,16 @@ type FuncCall struct {
 	// ArgNames holds named-argument notation names (name => value), "" for
 	// positional arguments.
 	ArgNames []string
-	Loc      int
-	// AggOrder is an aggregate's ORDER BY (string_agg(x, ',' ORDER BY y)),
-	// Filter its FILTER (WHERE ...), Window the OVER (...) of a window
-	// function (nil for OVER name without a definition of its own).
+	// WithinGroup holds the ORDER BY expressions of an ordered-set
+	// aggregate's WITHIN GROUP (ORDER BY ...): the aggregated arguments,
+	// which follow Args in the function's signature (PostgreSQL docs,
+	// 4.2.7 "Aggregate Expressions").
+	WithinGroup []Node
+	Loc         int
+	// AggOrder is an aggregate's ORDER BY (string_agg(x, ',' ORDER BY y);
+	// not WITHIN GROUP's), Filter its FILTER (WHERE ...), Window the OVER
+	// (...) of a window function (nil for OVER name without a definition
+	// of its own).
 	AggOrder []Node
 	Filter   Node
 	Window   *WindowDef

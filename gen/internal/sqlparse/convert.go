@@ -1130,8 +1130,16 @@ func (c *converter) funcCall(f *pg.FuncCall) Node {
 		fc.Args = append(fc.Args, c.expr(a))
 		fc.ArgNames = append(fc.ArgNames, name)
 	}
-	for _, o := range f.AggOrder {
-		fc.AggOrder = append(fc.AggOrder, c.expr(o))
+	if f.AggWithinGroup {
+		for _, o := range f.AggOrder {
+			if sb := o.GetSortBy(); sb != nil {
+				fc.WithinGroup = append(fc.WithinGroup, c.expr(sb.Node))
+			}
+		}
+	} else {
+		for _, o := range f.AggOrder {
+			fc.AggOrder = append(fc.AggOrder, c.expr(o))
+		}
 	}
 	fc.Filter = c.expr(f.AggFilter)
 	fc.Window = c.windowDef(f.Over)
