@@ -171,6 +171,11 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no queries contained in paths %s: each query needs a comment line such as \"-- name: GetAccount :one\" above it", strings.Join(pkg.Queries, ", "))
 	}
 	notes := optOutNotes(analyzed)
+	for _, f := range analyzed {
+		for _, q := range f.Queries {
+			notes = append(notes, q.Notes...)
+		}
+	}
 	// The generated files' headers name each query file relative to the
 	// configuration. (Query files that share a base name share one output
 	// file, as in sqlc: see golang.Emit.)
