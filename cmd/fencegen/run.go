@@ -183,7 +183,11 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 			report(stderr, err)
 			return exitError
 		}
-		fmt.Fprintln(stdout, summary(out, write, remove))
+		shown := make([]string, len(remove))
+		for i, name := range remove {
+			shown[i] = filepath.ToSlash(relPath(filepath.Join(root, filepath.FromSlash(name))))
+		}
+		fmt.Fprintln(stdout, summary(out, write, shown))
 	case modeCheck:
 		diff, err := out.Check(root)
 		if err != nil {
