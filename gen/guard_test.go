@@ -174,7 +174,11 @@ func TestGuardSQLSameAcrossEntries(t *testing.T) {
 // FN001; after down, the trigger and its function are gone; up again
 // works.
 func TestGuardMigrations(t *testing.T) {
-	schema := "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n"
+	schema := "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n" +
+		// A strict table with a quoted name in a schema, and a partitioned
+		// one: each needs its own statements in every format.
+		"CREATE SCHEMA app;\nCREATE TABLE app.\"Order\" (id bigint PRIMARY KEY, \"Tok\" bigint NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN app.\"Order\".\"Tok\" IS 'fencegen:token strict';\n" +
+		"CREATE TABLE events (id bigint, at date, tok bigint NOT NULL DEFAULT 0, PRIMARY KEY (id, at)) PARTITION BY RANGE (at);\nCREATE TABLE events_2026 PARTITION OF events FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');\nCOMMENT ON COLUMN events.tok IS 'fencegen:token';\n"
 	out := generateDir(t, map[string]string{
 		"schema.sql":    schema,
 		"q.sql":         "-- name: Get :one\nSELECT id FROM jobs WHERE id = $1;\n",
@@ -234,6 +238,17 @@ func TestGuardMigrations(t *testing.T) {
 			if !errors.As(err, &pe) || pe.Code != fence.SQLState {
 				t.Fatalf("lowering the token after up: %v; want SQLSTATE %s", err, fence.SQLState)
 			}
+			for _, s := range []string{
+				`INSERT INTO app."Order" VALUES (1, 5)`, `UPDATE app."Order" SET "Tok" = 5 WHERE id = 1`,
+				"INSERT INTO events VALUES (1, '2026-05-01', 5)", "UPDATE events SET tok = 4 WHERE id = 1",
+			} {
+				_, err := pool.Exec(ctx, s)
+				if strings.HasPrefix(s, "UPDATE") && (!errors.As(err, &pe) || pe.Code != fence.SQLState) {
+					t.Fatalf("%s after up: %v; want SQLSTATE %s", s, err, fence.SQLState)
+				} else if strings.HasPrefix(s, "INSERT") && err != nil {
+					t.Fatal(err)
+				}
+			}
 			if down == nil {
 				return // atlas computes down migrations itself
 			}
@@ -244,6 +259,9 @@ func TestGuardMigrations(t *testing.T) {
 			var n int
 			if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_proc WHERE proname LIKE 'fencegen\_guard\_%'`).Scan(&n); err != nil || n != 0 {
 				t.Fatalf("%d guard functions after down (%v), want 0", n, err)
+			}
+			if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_trigger WHERE tgname = 'fencegen_guard'`).Scan(&n); err != nil || n != 0 {
+				t.Fatalf("%d guard triggers after down (%v), want 0", n, err)
 			}
 			apply(up)
 		})
