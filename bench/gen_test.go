@@ -112,30 +112,33 @@ func sqlcPath() string {
 	return ""
 }
 
-// run runs one generator in dir and returns its wall time and peak RSS.
-func run(b *testing.B, dir string, name string, args ...string) (time.Duration, int64) {
+// run runs one generator in dir and returns its wall time, its CPU time
+// (user and system, all threads) and its peak RSS in bytes.
+func run(b *testing.B, dir string, name string, args ...string) (wall, cpu time.Duration, rss int64) {
 	os.RemoveAll(filepath.Join(dir, "out"))
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	elapsed := time.Since(start)
+	wall = time.Since(start)
 	if err != nil {
 		b.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
-	rss := int64(0)
+	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss * 1024 // kilobytes on Linux
 	}
-	return elapsed, rss
+	return wall, cpu, rss
 }
 
 // BenchmarkGenerate runs fencegen and sqlc in turn on the same input, b.N
 // times each, so that both see the same load on a shared machine: each
 // iteration times one run of each tool. ns/op is the two runs together;
-// fencegen-ms and sqlc-ms are each tool's mean wall time per run, ratio is
-// fencegen's total wall time over sqlc's, and the peak-MiB metrics are the
-// highest resident set size of any run of that tool. Without sqlc only
+// fencegen-ms and sqlc-ms are each tool's mean wall time per run, and
+// -cpu-ms its mean CPU time (user and system); ratio is fencegen's total
+// wall time over sqlc's, cpu-ratio the same for CPU time (steadier than
+// wall time on a loaded machine), and the peak-MiB metrics are the highest
+// resident set size of any run of that tool. Without sqlc only
 // fencegen is measured (and no ratio is reported).
 func BenchmarkGenerate(b *testing.B) {
 	dir := b.TempDir()
@@ -151,25 +154,30 @@ func BenchmarkGenerate(b *testing.B) {
 	if sqlc == "" {
 		b.Log("SKIP sqlc: not found (set SQLC); only fencegen is measured")
 	}
-	var fgTime, sqlcTime time.Duration
+	var fgTime, sqlcTime, fgCPU, sqlcCPU time.Duration
 	var fgPeak, sqlcPeak int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		d, rss := run(b, dir, fencegen, "generate")
+		d, cpu, rss := run(b, dir, fencegen, "generate")
 		fgTime += d
+		fgCPU += cpu
 		fgPeak = max(fgPeak, rss)
 		if sqlc != "" {
-			d, rss := run(b, dir, sqlc, "--no-remote", "generate")
+			d, cpu, rss := run(b, dir, sqlc, "--no-remote", "generate")
 			sqlcTime += d
+			sqlcCPU += cpu
 			sqlcPeak = max(sqlcPeak, rss)
 		}
 	}
 	b.ReportMetric(float64(fgTime.Milliseconds())/float64(b.N), "fencegen-ms")
+	b.ReportMetric(float64(fgCPU.Milliseconds())/float64(b.N), "fencegen-cpu-ms")
 	b.ReportMetric(float64(fgPeak)/(1<<20), "fencegen-peak-MiB")
 	if sqlc != "" {
 		b.ReportMetric(float64(sqlcTime.Milliseconds())/float64(b.N), "sqlc-ms")
+		b.ReportMetric(float64(sqlcCPU.Milliseconds())/float64(b.N), "sqlc-cpu-ms")
 		b.ReportMetric(float64(sqlcPeak)/(1<<20), "sqlc-peak-MiB")
 		b.ReportMetric(float64(fgTime)/float64(sqlcTime), "ratio")
+		b.ReportMetric(float64(fgCPU)/float64(sqlcCPU), "cpu-ratio")
 	}
 	b.ReportMetric(float64(tables*queriesPerTable), "queries")
 }
