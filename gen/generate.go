@@ -14,6 +14,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/golang"
+	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/templates"
@@ -31,14 +32,37 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	// strict table in any entry makes its trigger non-strict in all.
 	loosened := map[string]bool{}
 	var guards []*guardRun
-	// The fence tables of an extending configuration apply to each entry
-	// whose schema has them; found records those some entry has.
+	// The sql entries are generated concurrently, each with its own
+	// catalog, and their results merged in configuration order.
+	type pkgResult struct {
+		files  map[string][]byte
+		notes  []string
+		guard  *guardRun
+		errs   diag.List
+		ctxErr error
+		// found records the fence tables of an extending configuration
+		// that the entry's schema has (they apply to each entry that has
+		// them, and must be in one at least).
+		found map[config.Position]bool
+	}
+	results := make([]pkgResult, len(cfg.Packages))
+	parallel.For(len(cfg.Packages), func(i int) {
+		r := &results[i]
+		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
+			return
+		}
+		r.found = map[config.Position]bool{}
+		r.files, r.notes, r.guard, r.errs = generatePackage(cfg, cfg.Packages[i], r.found)
+	})
 	found := map[config.Position]bool{}
-	for _, pkg := range cfg.Packages {
-		if err := ctx.Err(); err != nil {
+	for i, pkg := range cfg.Packages {
+		if err := results[i].ctxErr; err != nil {
 			return nil, err
 		}
-		files, notes, guard, pkgErrs := generatePackage(cfg, pkg, found)
+		files, notes, guard, pkgErrs := results[i].files, results[i].notes, results[i].guard, results[i].errs
+		for p := range results[i].found {
+			found[p] = true
+		}
 		if d := path.Clean(filepath.ToSlash(pkg.Go.Out)); !slices.Contains(out.Dirs, d) {
 			out.Dirs = append(out.Dirs, d)
 		}
@@ -113,8 +137,25 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 	// A schema that could not be read or parsed at all would make every
 	// query fail with "relation does not exist": report the schema only.
 	schemaBroken := len(err) > 0
-	for _, f := range schemaFiles {
-		pf, perr := readAndParse(f, true)
+	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
+	// Every schema and query file is read and parsed concurrently
+	// (pg_query keeps its parser state per thread); the catalog is then
+	// built in file order, and the results and errors are used in the
+	// order of a sequential run.
+	type parseResult struct {
+		f   *sqlparse.File
+		err error
+	}
+	results := make([]parseResult, len(schemaFiles)+len(queryFiles))
+	parallel.For(len(results), func(i int) {
+		if i < len(schemaFiles) {
+			results[i].f, results[i].err = readAndParse(schemaFiles[i], true)
+		} else {
+			results[i].f, results[i].err = readAndParse(queryFiles[i-len(schemaFiles)], false)
+		}
+	})
+	for _, r := range results[:len(schemaFiles)] {
+		pf, perr := r.f, r.err
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
 		}
@@ -149,11 +190,10 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 	if schemaBroken {
 		return nil, nil, nil, errs
 	}
-	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
 	errs = append(errs, qerr...)
 	var parsed []*sqlparse.File
-	for _, f := range queryFiles {
-		pf, perr := readAndParse(f, false)
+	for _, r := range results[len(schemaFiles):] {
+		pf, perr := r.f, r.err
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
 		}

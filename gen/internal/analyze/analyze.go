@@ -6,6 +6,7 @@
 package analyze
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -153,7 +155,12 @@ type File struct {
 }
 
 // Analyze analyses every annotated query of files against cat. All
-// problems are returned together.
+// problems are returned together, in file and statement order.
+//
+// The queries are analysed concurrently (parallel.For): each reads the
+// catalog and writes only its own statement's tree and analyzer; what
+// depends on earlier queries (duplicate names) is decided afterwards, in
+// order, so the result and the errors are those of one pass in order.
 func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) {
 	var errs diag.List
 	var out []*File
@@ -162,22 +169,54 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 	if len(cat.FencedTables()) > 0 {
 		fw = newFuncWrites(cat)
 	}
-	for _, f := range files {
-		af := &File{Name: f.Name}
-		prevEnd := 0
-		anns := make([]*Annotation, len(f.Stmts))
-		annMsgs := make([][]locatedMsg, len(f.Stmts))
-		annotated := false
+	// Every annotated statement without an annotation problem is
+	// analysed, even one whose name turns out to be a duplicate (its
+	// result is then dropped).
+	type job struct {
+		f   *sqlparse.File
+		st  *sqlparse.Stmt
+		ann *Annotation
+		q   *Query
+		err error
+	}
+	var jobs []*job
+	type fileAnns struct {
+		anns      []*Annotation
+		msgs      [][]locatedMsg
+		jobs      []*job // by statement; nil when not analysed
+		annotated bool
+		prevEnd   int
+	}
+	perFile := make([]fileAnns, len(files))
+	for fi, f := range files {
+		fa := &perFile[fi]
+		fa.anns = make([]*Annotation, len(f.Stmts))
+		fa.msgs = make([][]locatedMsg, len(f.Stmts))
+		fa.jobs = make([]*job, len(f.Stmts))
 		for i, st := range f.Stmts {
-			lines := commentLines(f.Src, max(st.Lead, prevEnd), st.Start)
-			prevEnd = st.End + 1
-			anns[i], annMsgs[i] = parseAnnotation(lines)
-			if anns[i] != nil {
-				annotated = true
+			lines := commentLines(f.Src, max(st.Lead, fa.prevEnd), st.Start)
+			fa.prevEnd = st.End + 1
+			fa.anns[i], fa.msgs[i] = parseAnnotation(lines)
+			if fa.anns[i] != nil {
+				fa.annotated = true
+				if len(fa.msgs[i]) == 0 {
+					j := &job{f: f, st: st, ann: fa.anns[i]}
+					fa.jobs[i] = j
+					jobs = append(jobs, j)
+				}
 			}
 		}
+	}
+	parallel.For(len(jobs), func(i int) {
+		j := jobs[i]
+		a := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw}
+		j.q, j.err = a.query(j.ann)
+	})
+	for fi, f := range files {
+		fa := &perFile[fi]
+		af := &File{Name: f.Name}
 		for i, st := range f.Stmts {
-			ann, msgs := anns[i], annMsgs[i]
+			ann, msgs := fa.anns[i], fa.msgs[i]
 			for _, m := range msgs {
 				line, col := m.line, m.col
 				if m.stmt {
@@ -192,7 +231,7 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 				// that has no annotation at all. An unannotated SELECT,
 				// INSERT, UPDATE or DELETE among annotated queries is
 				// usually a missing semicolon or annotation: report it.
-				if !annotated || !isDML(st.Node) {
+				if !fa.annotated || !isDML(st.Node) {
 					continue
 				}
 				line, col := diag.Position(f.Src, st.Start)
@@ -211,17 +250,16 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 				}
 				continue
 			}
-			a := &analyzer{cat: cat, file: f, stmt: st, params: map[int]*Param{}, funcs: fw}
-			q, err := a.query(ann)
-			if err != nil {
-				errs = append(errs, diag.As(err)...)
+			j := fa.jobs[i]
+			if j.err != nil {
+				errs = append(errs, diag.As(j.err)...)
 				continue
 			}
-			seen[key] = q
-			af.Queries = append(af.Queries, q)
+			seen[key] = j.q
+			af.Queries = append(af.Queries, j.q)
 		}
 		// A trailing annotation with no statement after it.
-		tailStart := min(max(prevEnd, strings.LastIndexByte(string(f.Src), ';')+1), len(f.Src))
+		tailStart := min(max(fa.prevEnd, bytes.LastIndexByte(f.Src, ';')+1), len(f.Src))
 		if tail := commentLines(f.Src, tailStart, len(f.Src)); len(tail) > 0 {
 			if ann, _ := parseAnnotation(tail); ann != nil {
 				errs.Add(f.Name, ann.Line, ann.Col, "query %s has no SQL statement after its annotation", ann.Name)
