@@ -1,0 +1,58 @@
+package catalog
+
+// DROP of tables, views, sequences, types, schemas and functions.
+
+import (
+	"slices"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+func (u *updater) drop(n *sqlparse.Drop) {
+	for _, name := range n.Names {
+		switch n.Kind {
+		case "table", "view", "materialized view", "sequence":
+			s := u.c.Schema(name.Schema)
+			if s != nil {
+				if i := slices.IndexFunc(s.Tables, func(t *Table) bool { return t.Name == name.Name }); i >= 0 {
+					u.c.dropOwnedSequences(s.Tables[i], "")
+					s.Tables = slices.Delete(s.Tables, i, i+1)
+					continue
+				}
+			}
+			if !n.MissingOK {
+				u.errorf(name.Loc, ErrNotFound, "%s %q does not exist", n.Kind, name.String())
+			}
+		case "type":
+			s := u.c.Schema(name.Schema)
+			if s != nil {
+				if i := slices.IndexFunc(s.Enums, func(e *Enum) bool { return e.Name == name.Name }); i >= 0 {
+					s.Enums = slices.Delete(s.Enums, i, i+1)
+					continue
+				}
+				if i := slices.IndexFunc(s.Types, func(e *UserType) bool { return e.Name == name.Name }); i >= 0 {
+					s.Types = slices.Delete(s.Types, i, i+1)
+					continue
+				}
+			}
+		case "schema":
+			if i := slices.IndexFunc(u.c.Schemas, func(s *Schema) bool { return s.Name == name.Name }); i >= 0 {
+				u.c.Schemas = slices.Delete(u.c.Schemas, i, i+1)
+			}
+		case "function":
+			if s := u.c.Schema(name.Schema); s != nil {
+				s.Funcs = slices.DeleteFunc(s.Funcs, func(f *Func) bool { return f.Name == name.Name })
+			}
+		}
+	}
+}
+
+// column of t when column is "", as PostgreSQL does when the column or
+// the table is dropped.
+func (c *Catalog) dropOwnedSequences(t *Table, column string) {
+	for _, s := range c.Schemas {
+		s.Tables = slices.DeleteFunc(s.Tables, func(x *Table) bool {
+			return x.IsSequence && x.OwnedBy != nil && x.OwnedBy.Table == t && (column == "" || x.OwnedBy.Name == column)
+		})
+	}
+}

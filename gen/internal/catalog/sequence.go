@@ -1,0 +1,59 @@
+package catalog
+
+// CREATE SEQUENCE and ALTER SEQUENCE.
+
+import (
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// sequence applies CREATE SEQUENCE and ALTER SEQUENCE ... OWNED BY.
+func (u *updater) sequence(n *sqlparse.Sequence) {
+	var seq *Table
+	if n.Create {
+		s := u.schemaFor(n.Name.Schema, n.Name.Loc)
+		if s == nil {
+			return
+		}
+		if s.table(n.Name.Name) != nil {
+			if !n.IfNotExists {
+				u.errorf(n.Name.Loc, ErrExists, "relation %q already exists", n.Name.String())
+			}
+			return
+		}
+		seq = NewSequence(s.Name, n.Name.Name)
+		seq.File = u.f.Name
+		seq.Line, seq.Col = u.pos(n.Name.Loc)
+		s.Tables = append(s.Tables, seq)
+	} else {
+		seq = u.userTable(n.Name, n.MissingOK)
+		if seq == nil {
+			return
+		}
+		if !seq.IsSequence {
+			u.errorf(n.Name.Loc, ErrNotFound, "%q is not a sequence", n.Name.String())
+			return
+		}
+	}
+	switch {
+	case n.OwnedByNone:
+		seq.OwnedBy = nil
+	case len(n.OwnedBy) >= 2:
+		parts := n.OwnedBy
+		tn := sqlparse.Name{Name: parts[len(parts)-2], Loc: n.Name.Loc}
+		if len(parts) >= 3 {
+			tn.Schema = parts[len(parts)-3]
+		}
+		t := u.userTable(tn, false)
+		if t == nil {
+			return
+		}
+		c := t.Column(parts[len(parts)-1])
+		if c == nil {
+			u.errorf(n.Name.Loc, ErrNotFound, "column %q of relation %q does not exist", parts[len(parts)-1], t.Name)
+			return
+		}
+		seq.OwnedBy = c
+	}
+}
+
+// dropOwnedSequences drops the sequences owned by column of t, or by any

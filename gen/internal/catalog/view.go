@@ -1,0 +1,46 @@
+package catalog
+
+// CREATE VIEW, CREATE MATERIALIZED VIEW and CREATE TABLE AS.
+
+import (
+	"slices"
+
+	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// ViewColumns is set by the analyzer so that views get their columns from
+// their queries without an import cycle.
+var ViewColumns func(c *Catalog, f *sqlparse.File, s *sqlparse.Stmt, q *sqlparse.Select) ([]*Column, diag.List)
+
+func (u *updater) createView(n *sqlparse.CreateView) {
+	s := u.schemaFor(n.View.Schema, n.View.Loc)
+	if s == nil || n.Query == nil {
+		return
+	}
+	if i := slices.IndexFunc(s.Tables, func(t *Table) bool { return t.Name == n.View.Name }); i >= 0 {
+		if !n.Replace {
+			u.errorf(n.View.Loc, ErrExists, "relation %q already exists", n.View.String())
+			return
+		}
+		s.Tables = slices.Delete(s.Tables, i, i+1)
+	}
+	line, col := u.pos(n.View.Loc)
+	t := &Table{Schema: s.Name, Name: n.View.Name, IsView: true, File: u.f.Name, Line: line, Col: col}
+	if ViewColumns != nil {
+		cols, errs := ViewColumns(u.c, u.f, u.s, n.Query)
+		u.c.Errors = append(u.c.Errors, errs...)
+		for i, c := range cols {
+			cc := *c
+			cc.Table = t
+			if i < len(n.Columns) {
+				cc.Name = n.Columns[i]
+			}
+			if cc.Name == "" {
+				continue // an unnamed expression (?column?)
+			}
+			t.Columns = append(t.Columns, &cc)
+		}
+	}
+	s.Tables = append(s.Tables, t)
+}
