@@ -84,7 +84,7 @@ type guardRun struct {
 
 func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []string, *guardRun, diag.List) {
 	var errs diag.List
-	cat := catalog.New()
+	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
 	schemaFiles, err := expand(cfg, pkg.Schema, pkg.Pos)
 	errs = append(errs, err...)
 	// A schema that could not be read or parsed at all would make every

@@ -408,11 +408,28 @@ type Catalog struct {
 	Schemas []*Schema
 	// Errors collects located problems found while applying statements.
 	Errors diag.List
+	// columns types the columns of views (WithColumnGenerator); without
+	// it a view has no columns.
+	columns ColumnGenerator
+}
+
+// Option configures a catalog made by New.
+type Option func(*Catalog)
+
+// WithColumnGenerator gives the catalog the generator that types the
+// columns of each view's query (CREATE VIEW, CREATE MATERIALIZED VIEW,
+// CREATE TABLE AS). Without it, such relations have no columns.
+func WithColumnGenerator(g ColumnGenerator) Option {
+	return func(c *Catalog) { c.columns = g }
 }
 
 // New returns a catalog with the public and pg_catalog schemas.
-func New() *Catalog {
-	return &Catalog{Schemas: []*Schema{{Name: DefaultSchema}, {Name: "pg_catalog"}}}
+func New(opts ...Option) *Catalog {
+	c := &Catalog{Schemas: []*Schema{{Name: DefaultSchema}, {Name: "pg_catalog"}}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // Schema returns the schema named name, or nil.

@@ -9,9 +9,15 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
-// ViewColumns is set by the analyzer so that views get their columns from
-// their queries without an import cycle.
-var ViewColumns func(c *Catalog, f *sqlparse.File, s *sqlparse.Stmt, q *sqlparse.Select) ([]*Column, diag.List)
+// ColumnGenerator types the output columns of a query for the catalog, so
+// that a view gets the columns of its query (the shape of sqlc's
+// columnGenerator in internal/sql/catalog). The analyzer implements it;
+// the catalog cannot import the analyzer. OutputColumns returns one column
+// per output column of q, in order, with Name "" for an unnamed expression
+// (?column?), and the problems found, located in f.
+type ColumnGenerator interface {
+	OutputColumns(c *Catalog, f *sqlparse.File, s *sqlparse.Stmt, q *sqlparse.Select) ([]*Column, diag.List)
+}
 
 func (u *updater) createView(n *sqlparse.CreateView) {
 	s := u.schemaFor(n.View.Schema, n.View.Loc)
@@ -27,8 +33,8 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 	}
 	line, col := u.pos(n.View.Loc)
 	t := &Table{Schema: s.Name, Name: n.View.Name, IsView: true, File: u.f.Name, Line: line, Col: col}
-	if ViewColumns != nil {
-		cols, errs := ViewColumns(u.c, u.f, u.s, n.Query)
+	if u.c.columns != nil {
+		cols, errs := u.c.columns.OutputColumns(u.c, u.f, u.s, n.Query)
 		u.c.Errors = append(u.c.Errors, errs...)
 		for i, c := range cols {
 			cc := *c
