@@ -134,7 +134,13 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	}
 	analyzed, aerr := analyze.Analyze(cat, parsed)
 	errs = append(errs, aerr...)
-	notes := optOutNotes(analyzed)
+	// The catalog's notes (types PostgreSQL does not know, foreign keys
+	// to relations the schema never creates) come first.
+	var notes []string
+	for _, n := range cat.Notes() {
+		notes = append(notes, n.Error())
+	}
+	notes = append(notes, optOutNotes(analyzed)...)
 	// The generated files' headers name each query file relative to the
 	// configuration. (Query files that share a base name share one output
 	// file, as in sqlc: see golang.Emit.)

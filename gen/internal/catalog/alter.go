@@ -15,6 +15,9 @@ func (u *updater) alterTable(n *sqlparse.AlterTable) {
 	}
 	for _, cmd := range n.Cmds {
 		u.alterCmd(t, cmd)
+		if cmd.Kind == sqlparse.AlterAddColumn && cmd.Def != nil && t.Column(cmd.Def.Name) != nil {
+			u.addColumnConstraints(t, cmd.Def)
+		}
 	}
 }
 
@@ -22,7 +25,8 @@ func (u *updater) alterTable(n *sqlparse.AlterTable) {
 // column changes, to the tables inheriting from it.
 func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd) {
 	switch cmd.Kind {
-	case sqlparse.AlterAddColumn, sqlparse.AlterDropColumn, sqlparse.AlterColumnType, sqlparse.AlterSetNotNull:
+	case sqlparse.AlterAddColumn, sqlparse.AlterDropColumn, sqlparse.AlterColumnType, sqlparse.AlterSetNotNull,
+		sqlparse.AlterDropNotNull, sqlparse.AlterSetDefault, sqlparse.AlterDropDefault:
 		for _, ch := range u.c.children(t) {
 			if cmd.Kind == sqlparse.AlterAddColumn && ch.Column(cmd.Column) != nil ||
 				cmd.Kind != sqlparse.AlterAddColumn && ch.Column(cmd.Column) == nil {
@@ -63,49 +67,106 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd) {
 		}
 		t.Columns = append(t.Columns, u.column(cmd.Def, t))
 	case sqlparse.AlterDropColumn:
-		i := slices.IndexFunc(t.Columns, func(c *Column) bool { return c.Name == cmd.Column })
-		if i < 0 {
+		if t.Column(cmd.Column) == nil {
 			if !cmd.MissingOK {
 				u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
 			}
 			return
 		}
-		u.c.dropOwnedSequences(t, cmd.Column)
-		t.Columns = slices.Delete(t.Columns, i, i+1)
-		if t.Fence != nil && t.Fence.Column == cmd.Column {
-			t.Fence = nil
-		}
-	case sqlparse.AlterColumnType, sqlparse.AlterSetNotNull, sqlparse.AlterDropNotNull:
-		c := t.Column(cmd.Column)
-		if c == nil {
+		u.dropColumn(t, cmd.Column)
+	case sqlparse.AlterColumnType, sqlparse.AlterSetNotNull, sqlparse.AlterDropNotNull, sqlparse.AlterSetDefault,
+		sqlparse.AlterDropDefault, sqlparse.AlterAddIdentity, sqlparse.AlterDropIdentity, sqlparse.AlterDropExpression:
+		if c := t.Column(cmd.Column); c != nil {
+			u.alterColumn(t, c, cmd)
+		} else {
 			u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
-			return
-		}
-		switch cmd.Kind {
-		case sqlparse.AlterColumnType:
-			typ, ok := u.c.ResolveType(cmd.Type)
-			if !ok {
-				u.errorf(cmd.Loc, ErrNotFound, "type %q does not exist", typ.String())
-			}
-			c.Type = typ
-		case sqlparse.AlterSetNotNull:
-			c.NotNull = true
-		case sqlparse.AlterDropNotNull:
-			c.NotNull = false
 		}
 	case sqlparse.AlterAddPrimaryKey:
-		for _, k := range cmd.Keys {
-			if c := t.Column(k); c != nil {
-				c.NotNull = true
-				t.PrimaryKey = append(t.PrimaryKey, k)
-			}
+		if len(t.PrimaryKey) > 0 {
+			u.errorf(cmd.Loc, ErrExists, "multiple primary keys for table %q are not allowed", t.Name)
+			return
 		}
-		if cmd.Key != nil {
-			u.c.addKey(t, cmd.Key.Name, cmd.Key.Columns, true)
+		if len(cmd.Key.Columns) > 0 {
+			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, true)
 		}
 	case sqlparse.AlterAddUnique:
-		u.c.addKey(t, cmd.Key.Name, cmd.Key.Columns, false)
+		u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, false)
 	case sqlparse.AlterAddForeignKey:
 		u.addForeignKey(t, cmd.FK, "")
+	case sqlparse.AlterDropConstraint:
+		// A name fencegen does not model (CHECK, EXCLUDE) is dropped
+		// without a trace; so is one that does not exist.
+		u.c.dropConstraint(t, cmd.Constraint)
+	}
+}
+
+// addColumnConstraints adds the PRIMARY KEY, UNIQUE and REFERENCES
+// constraints of a column that ALTER TABLE ... ADD COLUMN added to t (not
+// to its inheritance children, which get the column only).
+func (u *updater) addColumnConstraints(t *Table, d *sqlparse.ColumnDef) {
+	for _, k := range d.Keys {
+		if k.Primary && len(t.PrimaryKey) > 0 && !slices.Equal(t.PrimaryKey, k.Columns) {
+			u.errorf(d.Loc, ErrExists, "multiple primary keys for table %q are not allowed", t.Name)
+			continue
+		}
+		u.c.addKeyTree(t, k.Name, k.Columns, k.Primary)
+	}
+	for _, fk := range d.ForeignKeys {
+		u.addForeignKey(t, fk, "")
+	}
+}
+
+// dropColumn drops column name of t with what depends on it: its owned
+// sequences, its keys and foreign keys and the fencing mark on it.
+func (u *updater) dropColumn(t *Table, name string) {
+	u.c.dropOwnedSequences(t, name)
+	u.c.dropColumnConstraints(t, name)
+	t.Columns = slices.DeleteFunc(t.Columns, func(c *Column) bool { return c.Name == name })
+	if t.Fence != nil && t.Fence.Column == name {
+		t.Fence = nil
+	}
+}
+
+// alterColumn applies ALTER COLUMN c of t, with PostgreSQL's checks
+// (PostgreSQL source, ATExecDropNotNull, ATExecAddIdentity,
+// ATExecDropIdentity).
+func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
+	switch cmd.Kind {
+	case sqlparse.AlterColumnType:
+		c.Type = u.resolveType(cmd.Type, cmd.Loc)
+	case sqlparse.AlterSetNotNull:
+		c.NotNull = true
+	case sqlparse.AlterDropNotNull:
+		switch {
+		case slices.Contains(t.PrimaryKey, c.Name):
+			u.errorf(cmd.Loc, nil, "column %q is in a primary key", c.Name)
+		case c.Identity:
+			u.errorf(cmd.Loc, nil, "column %q of relation %q is an identity column", c.Name, t.Name)
+		default:
+			c.NotNull = false
+		}
+	case sqlparse.AlterSetDefault:
+		c.HasDefault, c.Sequence = true, cmd.Nextval
+	case sqlparse.AlterDropDefault:
+		c.HasDefault, c.Sequence = false, false
+	case sqlparse.AlterAddIdentity:
+		switch {
+		case !c.NotNull:
+			u.errorf(cmd.Loc, nil, "column %q of relation %q must be declared NOT NULL before identity can be added", c.Name, t.Name)
+		case c.Identity:
+			u.errorf(cmd.Loc, ErrExists, "column %q of relation %q is already an identity column", c.Name, t.Name)
+		default:
+			c.Identity, c.IdentityAlways = true, cmd.Always
+		}
+	case sqlparse.AlterDropIdentity:
+		if !c.Identity {
+			if !cmd.MissingOK {
+				u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q is not an identity column", c.Name, t.Name)
+			}
+			return
+		}
+		c.Identity, c.IdentityAlways = false, false
+	case sqlparse.AlterDropExpression:
+		c.Generated = false
 	}
 }

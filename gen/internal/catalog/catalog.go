@@ -63,8 +63,14 @@ type Column struct {
 	Type       Type
 	NotNull    bool
 	HasDefault bool
-	Generated  bool
-	Identity   bool
+	// Generated is set for a generated column (GENERATED ALWAYS AS
+	// (expr) STORED): read like any column, never written.
+	Generated bool
+	// Identity is set for an identity column, IdentityAlways when it is
+	// GENERATED ALWAYS (an INSERT gives it a value only with OVERRIDING
+	// SYSTEM VALUE).
+	Identity       bool
+	IdentityAlways bool
 	// Sequence is set for a serial column, whose default draws from a
 	// sequence.
 	Sequence bool
@@ -123,14 +129,6 @@ type Table struct {
 	keys map[string]key
 	// foreignKeys are t's FOREIGN KEY constraints.
 	foreignKeys []foreignKey
-}
-
-// foreignKey is a FOREIGN KEY constraint of a table: its columns refer to
-// refs of parent (its primary key when refs is empty).
-type foreignKey struct {
-	columns, refs      []string
-	parent             *Table
-	onDelete, onUpdate byte
 }
 
 // Cascade is a write that PostgreSQL makes in a fenced table because of a
@@ -209,93 +207,6 @@ func (c *Catalog) Cascades(t *Table, op string, updated []string) []Cascade {
 	}
 	walk(t, op != "update", updated, t.QualifiedName())
 	return out
-}
-
-// key is a PRIMARY KEY or UNIQUE constraint.
-type key struct {
-	columns []string
-	primary bool
-}
-
-// ConstraintColumns returns the columns of t's PRIMARY KEY or UNIQUE
-// constraint named name (as ON CONFLICT ON CONSTRAINT names it), or nil.
-func (t *Table) ConstraintColumns(name string) []string { return t.keys[name].columns }
-
-// addKey records a PRIMARY KEY or UNIQUE constraint of t, named as
-// PostgreSQL names it when the statement does not (PostgreSQL source,
-// ChooseConstraintName, ChooseRelationName and makeObjectName:
-// <table>_pkey, <table>_<columns>_key, each part shortened so that the
-// name fits in 63 bytes, and a number after the label, pkey1, pkey2, ...,
-// while the name is taken in the schema: a constraint's index is a
-// relation).
-func (c *Catalog) addKey(t *Table, name string, columns []string, primary bool) {
-	if name == "" {
-		label, name2 := "key", strings.Join(columns, "_")
-		if primary {
-			label, name2 = "pkey", ""
-		}
-		name = objectName(t.Name, name2, label)
-		for pass := 1; c.relationNameTaken(t, name); pass++ {
-			name = objectName(t.Name, name2, fmt.Sprintf("%s%d", label, pass))
-		}
-	}
-	if t.keys == nil {
-		t.keys = map[string]key{}
-	}
-	t.keys[name] = key{columns: columns, primary: primary}
-}
-
-// renameKey renames t's constraint (or its index) old to new, and reports
-// whether t has one named old.
-func (t *Table) renameKey(old, new string) bool {
-	k, ok := t.keys[old]
-	if ok {
-		delete(t.keys, old)
-		t.keys[new] = k
-	}
-	return ok
-}
-
-// relationNameTaken reports whether name is a relation of t's schema: a
-// table, view or sequence, t itself, or a constraint's index.
-func (c *Catalog) relationNameTaken(t *Table, name string) bool {
-	if t.Name == name {
-		return true
-	}
-	s := c.Schema(t.Schema)
-	if s == nil {
-		return false
-	}
-	for _, x := range s.Tables {
-		if _, ok := x.keys[name]; ok || x.Name == name {
-			return true
-		}
-	}
-	_, ok := t.keys[name]
-	return ok
-}
-
-// objectName is PostgreSQL's makeObjectName: name1[_name2]_label, the
-// longer of name1 and name2 shortened first until it fits in 63 bytes.
-func objectName(name1, name2, label string) string {
-	const max = 63
-	avail := max - len(label) - 1
-	if name2 != "" {
-		avail--
-	}
-	n1, n2 := len(name1), len(name2)
-	for n1+n2 > avail {
-		if n1 > n2 {
-			n1--
-		} else {
-			n2--
-		}
-	}
-	out := name1[:n1]
-	if name2 != "" {
-		out += "_" + name2[:n2]
-	}
-	return out + "_" + label
 }
 
 // PartitionOf returns the partitioned table t is a partition of, or nil.
@@ -408,6 +319,8 @@ type Catalog struct {
 	Schemas []*Schema
 	// Errors collects located problems found while applying statements.
 	Errors diag.List
+	// notes are located remarks that are not errors (see Notes).
+	notes diag.List
 	// columns types the columns of views (WithColumnGenerator); without
 	// it a view has no columns.
 	columns ColumnGenerator
@@ -430,6 +343,14 @@ func New(opts ...Option) *Catalog {
 		o(c)
 	}
 	return c
+}
+
+// Notes returns the located remarks about the schema that are not errors,
+// sorted, each message starting "note: ": types PostgreSQL does not know
+// (typed interface{} in Go, as sqlc does) and foreign keys to relations
+// the schema never creates.
+func (c *Catalog) Notes() diag.List {
+	return append(append(diag.List(nil), c.notes...), c.unboundForeignKeyNotes()...).Sort()
 }
 
 // Schema returns the schema named name, or nil.

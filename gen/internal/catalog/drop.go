@@ -15,7 +15,9 @@ func (u *updater) drop(n *sqlparse.Drop) {
 			s := u.c.Schema(name.Schema)
 			if s != nil {
 				if i := slices.IndexFunc(s.Tables, func(t *Table) bool { return t.Name == name.Name }); i >= 0 {
-					u.c.dropOwnedSequences(s.Tables[i], "")
+					t := s.Tables[i]
+					u.c.dropOwnedSequences(t, "")
+					u.c.dropTableConstraints(t)
 					s.Tables = slices.Delete(s.Tables, i, i+1)
 					continue
 				}
@@ -27,16 +29,24 @@ func (u *updater) drop(n *sqlparse.Drop) {
 			s := u.c.Schema(name.Schema)
 			if s != nil {
 				if i := slices.IndexFunc(s.Enums, func(e *Enum) bool { return e.Name == name.Name }); i >= 0 {
+					u.dropTypeColumns(n, Type{Schema: s.Name, Name: name.Name})
 					s.Enums = slices.Delete(s.Enums, i, i+1)
 					continue
 				}
 				if i := slices.IndexFunc(s.Types, func(e *UserType) bool { return e.Name == name.Name }); i >= 0 {
+					if s.Types[i].Kind != "domain" {
+						// A domain's columns have its base type here.
+						u.dropTypeColumns(n, Type{Schema: s.Name, Name: name.Name})
+					}
 					s.Types = slices.Delete(s.Types, i, i+1)
 					continue
 				}
 			}
 		case "schema":
 			if i := slices.IndexFunc(u.c.Schemas, func(s *Schema) bool { return s.Name == name.Name }); i >= 0 {
+				for _, t := range u.c.Schemas[i].Tables {
+					u.c.dropTableConstraints(t)
+				}
 				u.c.Schemas = slices.Delete(u.c.Schemas, i, i+1)
 			}
 		case "function":
@@ -47,6 +57,7 @@ func (u *updater) drop(n *sqlparse.Drop) {
 	}
 }
 
+// dropOwnedSequences drops the sequences owned by column of t, or by any
 // column of t when column is "", as PostgreSQL does when the column or
 // the table is dropped.
 func (c *Catalog) dropOwnedSequences(t *Table, column string) {
@@ -54,5 +65,24 @@ func (c *Catalog) dropOwnedSequences(t *Table, column string) {
 		s.Tables = slices.DeleteFunc(s.Tables, func(x *Table) bool {
 			return x.IsSequence && x.OwnedBy != nil && x.OwnedBy.Table == t && (column == "" || x.OwnedBy.Name == column)
 		})
+	}
+}
+
+// dropTypeColumns applies DROP TYPE ... CASCADE to the columns of type
+// typ (or an array of it): PostgreSQL drops them, with their constraints.
+// Without CASCADE PostgreSQL refuses to drop a type in use; like sqlc,
+// fencegen drops the type and leaves the columns.
+func (u *updater) dropTypeColumns(n *sqlparse.Drop, typ Type) {
+	if !n.Cascade {
+		return
+	}
+	for _, s := range u.c.Schemas {
+		for _, t := range s.Tables {
+			for _, col := range slices.Clone(t.Columns) {
+				if col.Type.Schema == typ.Schema && col.Type.Name == typ.Name {
+					u.dropColumn(t, col.Name)
+				}
+			}
+		}
 	}
 }

@@ -20,10 +20,10 @@ func (u *updater) rename(n *sqlparse.Rename) {
 	}
 	switch n.Kind {
 	case "constraint":
-		// ALTER TABLE t RENAME CONSTRAINT old TO new (CHECK and FOREIGN
-		// KEY constraints are not modelled).
+		// ALTER TABLE t RENAME CONSTRAINT old TO new (CHECK constraints
+		// are not modelled).
 		if t := u.userTable(n.Target, n.MissingOK); t != nil {
-			t.renameKey(n.Subname, n.NewName)
+			t.renameConstraint(n.Subname, n.NewName)
 		}
 	case "index":
 		// ALTER INDEX old RENAME TO new renames a PRIMARY KEY or UNIQUE
@@ -33,7 +33,7 @@ func (u *updater) rename(n *sqlparse.Rename) {
 				continue
 			}
 			for _, t := range s.Tables {
-				if t.renameKey(n.Target.Name, n.NewName) {
+				if _, ok := t.keys[n.Target.Name]; ok && t.renameConstraint(n.Target.Name, n.NewName) {
 					return
 				}
 			}
@@ -48,9 +48,14 @@ func (u *updater) rename(n *sqlparse.Rename) {
 			u.errorf(n.Loc, ErrNotFound, "column %q of relation %q does not exist", n.Subname, t.Name)
 			return
 		}
+		if t.Column(n.NewName) != nil {
+			u.errorf(n.Loc, ErrExists, "column %q of relation %q already exists", n.NewName, t.Name)
+			return
+		}
 		if t.Fence != nil && t.Fence.Column == c.Name {
 			t.Fence.Column = n.NewName
 		}
+		u.c.renameColumnConstraints(t, c.Name, n.NewName)
 		c.Name = n.NewName
 	case "type":
 		if e := u.c.Enum(n.Target.Schema, n.Target.Name); e != nil {

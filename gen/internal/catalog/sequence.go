@@ -55,5 +55,3 @@ func (u *updater) sequence(n *sqlparse.Sequence) {
 		seq.OwnedBy = c
 	}
 }
-
-// dropOwnedSequences drops the sequences owned by column of t, or by any

@@ -22,23 +22,42 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	}
 	line, col := u.pos(n.Table.Loc)
 	t := &Table{Schema: s.Name, Name: n.Table.Name, File: u.f.Name, Line: line, Col: col}
-	var likeKeys [][]string // primary keys copied by INCLUDING INDEXES
+	var likeKeys []key // PRIMARY KEY and UNIQUE constraints copied by INCLUDING INDEXES
 	for i, like := range n.LikeTables {
-		if src := u.table(like); src != nil {
-			for _, c := range src.Columns {
-				cc := *c
-				cc.Table = t
-				t.Columns = append(t.Columns, &cc)
+		src := u.table(like)
+		if src == nil {
+			continue
+		}
+		opts := n.LikeOptions[i]
+		// LIKE copies names, types and NOT NULL; defaults, generation
+		// expressions, identity and comments only when INCLUDING them
+		// (PostgreSQL docs, CREATE TABLE, LIKE).
+		for _, c := range src.Columns {
+			cc := *c
+			cc.Table = t
+			if opts&sqlparse.LikeDefaults == 0 {
+				cc.HasDefault, cc.Sequence = false, false
 			}
-			opts := n.LikeOptions[i]
-			// INCLUDING COMMENTS copies the column comments, the fence
-			// mark among them (a mark from the configuration is not a
-			// comment, and is not copied).
-			if f := src.Fence; opts&sqlparse.LikeComments != 0 && f != nil && f.From == nil && f.Source == "comment" {
-				t.Fence = &Fence{Column: f.Column, Strict: f.Strict, Source: "comment", File: u.f.Name, Line: line, Col: col}
+			if opts&sqlparse.LikeGenerated == 0 {
+				cc.Generated = false
 			}
-			if opts&sqlparse.LikeIndexes != 0 && len(src.PrimaryKey) > 0 {
-				likeKeys = append(likeKeys, src.PrimaryKey)
+			if opts&sqlparse.LikeIdentity == 0 {
+				cc.Identity, cc.IdentityAlways = false, false
+			}
+			if opts&sqlparse.LikeComments == 0 {
+				cc.Comment = ""
+			}
+			t.Columns = append(t.Columns, &cc)
+		}
+		// INCLUDING COMMENTS copies the column comments, the fence
+		// mark among them (a mark from the configuration is not a
+		// comment, and is not copied).
+		if f := src.Fence; opts&sqlparse.LikeComments != 0 && f != nil && f.From == nil && f.Source == "comment" {
+			t.Fence = &Fence{Column: f.Column, Strict: f.Strict, Source: "comment", File: u.f.Name, Line: line, Col: col}
+		}
+		if opts&sqlparse.LikeIndexes != 0 {
+			for _, name := range slices.Sorted(maps.Keys(src.keys)) {
+				likeKeys = append(likeKeys, src.keys[name])
 			}
 		}
 	}
@@ -104,10 +123,6 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	if p := t.partitionOf; p != nil && len(t.PrimaryKey) == 0 {
 		t.PrimaryKey = slices.Clone(p.PrimaryKey)
 	}
-	if len(t.PrimaryKey) == 0 && len(likeKeys) > 0 {
-		t.PrimaryKey = slices.Clone(likeKeys[0])
-		u.c.addKey(t, "", t.PrimaryKey, true)
-	}
 	// CREATE TABLE merges constraints on the same columns into one, named
 	// by the first name given, primary if either is (PostgreSQL source,
 	// transformIndexConstraints).
@@ -126,26 +141,22 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	for _, k := range keys {
 		u.c.addKey(t, k.Name, k.Columns, k.Primary)
 	}
+	// Keys copied by LIKE ... INCLUDING INDEXES come after the table's
+	// own, named for it; a second primary key is PostgreSQL's error.
+	for _, k := range likeKeys {
+		switch {
+		case t.hasKey(k.columns):
+		case k.primary && len(t.PrimaryKey) > 0:
+			u.errorf(n.Table.Loc, ErrExists, "multiple primary keys for table %q are not allowed", t.Name)
+		default:
+			u.c.addKeyTree(t, "", k.columns, k.primary)
+		}
+	}
 	for _, fk := range n.ForeignKeys {
 		u.addForeignKey(t, fk, n.Table.Name)
 	}
 	s.Tables = append(s.Tables, t)
-}
-
-// addForeignKey records fk of t (self names t while CREATE TABLE t is
-// being built, so that a table can refer to itself). A missing parent is
-// PostgreSQL's error, not reported here.
-func (u *updater) addForeignKey(t *Table, fk *sqlparse.ForeignKey, self string) {
-	var parent *Table
-	if fk.Parent.Schema == "" && fk.Parent.Name == self {
-		parent = t
-	} else {
-		parent = u.table(fk.Parent)
-	}
-	if parent == nil {
-		return
-	}
-	t.foreignKeys = append(t.foreignKeys, foreignKey{columns: fk.Columns, refs: fk.Refs, parent: parent, onDelete: fk.OnDelete, onUpdate: fk.OnUpdate})
+	u.c.bindForeignKeys(t)
 }
 
 // attach makes child a partition of parent (PARTITION OF, ATTACH
@@ -172,17 +183,6 @@ func (c *Catalog) attach(parent, child *Table) {
 			c.addKey(child, "", k.columns, k.primary)
 		}
 	}
-}
-
-// hasKey reports whether t has a PRIMARY KEY or UNIQUE constraint on
-// columns.
-func (t *Table) hasKey(columns []string) bool {
-	for _, x := range t.keys {
-		if slices.Equal(x.columns, columns) {
-			return true
-		}
-	}
-	return false
 }
 
 // FencedDescendants returns the fenced tables among t's partitions and

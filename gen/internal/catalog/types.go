@@ -79,10 +79,7 @@ func (u *updater) createRange(n *sqlparse.CreateRange) {
 
 func (u *updater) createDomain(n *sqlparse.CreateDomain) {
 	if s := u.newType(n.Type); s != nil {
-		base, ok := u.c.ResolveType(n.Base)
-		if !ok {
-			u.errorf(n.Base.Loc, ErrNotFound, "type %q does not exist", base.String())
-		}
+		base := u.resolveType(n.Base, n.Type.Loc)
 		s.Types = append(s.Types, &UserType{Schema: s.Name, Name: n.Type.Name, Kind: "domain", Base: base,
 			NotNull: n.NotNull || u.c.DomainNotNull(n.Base)})
 	}

@@ -112,16 +112,29 @@ func (u *updater) newType(n sqlparse.Name) *Schema {
 	return s
 }
 
-func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
-	typ, ok := u.c.ResolveType(d.Type)
-	if !ok {
-		loc := d.Loc
-		if d.Type != nil {
-			loc = d.Type.Loc
+// notef adds a note (see Catalog.Notes) at loc.
+func (u *updater) notef(loc int, format string, args ...any) {
+	line, col := u.pos(loc)
+	u.c.notes.AddErr(&diag.Error{File: u.f.Name, Line: line, Col: col, Err: ErrNotFound, Msg: "note: " + fmt.Sprintf(format, args...)})
+}
+
+// resolveType is Catalog.ResolveType for a type written in the schema: a
+// type PostgreSQL does not know is a note, not an error, and keeps its
+// name as written (sqlc goes on, and types its columns interface{}).
+func (u *updater) resolveType(tn *sqlparse.TypeName, loc int) Type {
+	typ, ok := u.c.ResolveType(tn)
+	if !ok && tn != nil {
+		if tn.Loc >= 0 {
+			loc = tn.Loc
 		}
-		u.errorf(loc, ErrNotFound, "type %q does not exist", typ.String())
+		u.notef(loc, "type %q does not exist; its values are typed interface{}", typ.String())
 	}
+	return typ
+}
+
+func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
+	typ := u.resolveType(d.Type, d.Loc)
 	notNull := d.NotNull || d.PrimaryKey || u.c.DomainNotNull(d.Type)
 	return &Column{Name: d.Name, Type: typ, NotNull: notNull, HasDefault: d.HasDefault, Sequence: d.Serial,
-		Generated: d.Generated, Identity: d.Identity, Table: t}
+		Generated: d.Generated, Identity: d.Identity, IdentityAlways: d.IdentityAlways, Table: t}
 }

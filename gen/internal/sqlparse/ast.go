@@ -82,7 +82,7 @@ type CreateTable struct {
 	PartitionBy bool
 	// LikeTables lists tables copied with LIKE, and LikeOptions the
 	// INCLUDING options of each (PostgreSQL's TableLikeOption bits: see
-	// LikeComments, LikeIndexes).
+	// LikeComments, LikeDefaults, ...).
 	LikeTables  []Name
 	LikeOptions []uint32
 }
@@ -93,8 +93,11 @@ func (n *CreateTable) Pos() int { return n.Table.Loc }
 // TableLikeOption bits (src/include/nodes/parsenodes.h; INCLUDING ALL
 // sets them all).
 const (
-	LikeComments uint32 = 1 << 0
-	LikeIndexes  uint32 = 1 << 6
+	LikeComments  uint32 = 1 << 0
+	LikeDefaults  uint32 = 1 << 3
+	LikeGenerated uint32 = 1 << 4
+	LikeIdentity  uint32 = 1 << 5
+	LikeIndexes   uint32 = 1 << 6
 )
 
 // ForeignKey is a FOREIGN KEY (or REFERENCES) constraint: Columns of the
@@ -102,6 +105,8 @@ const (
 // action codes: 'a' NO ACTION, 'r' RESTRICT, 'c' CASCADE, 'n' SET NULL,
 // 'd' SET DEFAULT.
 type ForeignKey struct {
+	// Name is the constraint's name; "" when PostgreSQL chooses it.
+	Name    string
 	Columns []string
 	Parent  Name
 	// Refs are the parent's columns referred to; empty for its primary
@@ -129,7 +134,15 @@ type ColumnDef struct {
 	Identity   bool
 	// Serial is set for serial, bigserial and smallserial columns.
 	Serial bool
-	Loc    int
+	// IdentityAlways is set for GENERATED ALWAYS AS IDENTITY (Identity
+	// is set too); GeneratedStored for GENERATED ALWAYS AS (expr) STORED.
+	IdentityAlways bool
+	// Keys are the column's PRIMARY KEY and UNIQUE constraints, and
+	// ForeignKeys its REFERENCES constraints (for ALTER TABLE ... ADD
+	// COLUMN; CREATE TABLE lists them in its own Keys and ForeignKeys).
+	Keys        []*KeyConstraint
+	ForeignKeys []*ForeignKey
+	Loc         int
 }
 
 func (n *ColumnDef) Pos() int { return n.Loc }
@@ -162,6 +175,20 @@ const (
 	AlterDetachPartition
 	AlterInherit
 	AlterNoInherit
+	// AlterDropConstraint drops the constraint named Constraint (RENAME
+	// CONSTRAINT is a Rename).
+	AlterDropConstraint
+	// AlterSetDefault and AlterDropDefault are ALTER COLUMN SET / DROP
+	// DEFAULT.
+	AlterSetDefault
+	AlterDropDefault
+	// AlterAddIdentity is ALTER COLUMN ADD GENERATED ... AS IDENTITY
+	// (Always for ALWAYS), AlterDropIdentity ALTER COLUMN DROP IDENTITY.
+	AlterAddIdentity
+	AlterDropIdentity
+	// AlterDropExpression is ALTER COLUMN DROP EXPRESSION: a generated
+	// column becomes an ordinary one.
+	AlterDropExpression
 )
 
 // AlterCmd is one ALTER TABLE action.
@@ -175,7 +202,12 @@ type AlterCmd struct {
 	FK        *ForeignKey    // AlterAddForeignKey
 	Other     Name           // the partition or parent table
 	MissingOK bool
-	Loc       int
+	// Constraint is the constraint named by DROP CONSTRAINT.
+	Constraint string
+	// Always is set by ADD GENERATED ALWAYS AS IDENTITY; Nextval by SET
+	// DEFAULT nextval(...).
+	Always, Nextval bool
+	Loc             int
 }
 
 // Rename is ALTER ... RENAME.
@@ -292,7 +324,9 @@ type Drop struct {
 	Kind      string
 	Names     []Name
 	MissingOK bool
-	Loc       int
+	// Cascade is set by DROP ... CASCADE.
+	Cascade bool
+	Loc     int
 }
 
 func (n *Drop) Pos() int { return n.Loc }

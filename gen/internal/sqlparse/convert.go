@@ -244,8 +244,17 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 		case pg.ConstrType_CONSTR_IDENTITY:
 			d.Identity = true
 			d.NotNull = true
+			d.IdentityAlways = con.GeneratedWhen == "a"
 		case pg.ConstrType_CONSTR_GENERATED:
 			d.Generated = true
+		}
+		switch con.Contype {
+		case pg.ConstrType_CONSTR_PRIMARY, pg.ConstrType_CONSTR_UNIQUE:
+			d.Keys = append(d.Keys, &KeyConstraint{Name: con.Conname, Columns: []string{cd.Colname}, Primary: con.Contype == pg.ConstrType_CONSTR_PRIMARY})
+		case pg.ConstrType_CONSTR_FOREIGN:
+			if fk := foreignKey(con, []string{cd.Colname}); fk != nil {
+				d.ForeignKeys = append(d.ForeignKeys, fk)
+			}
 		}
 	}
 	if d.Type != nil && d.Type.ArrayDims == 0 {
@@ -316,7 +325,7 @@ func foreignKey(con *pg.Constraint, columns []string) *ForeignKey {
 		}
 		return s[0]
 	}
-	return &ForeignKey{Columns: columns, Parent: rangeVarName(con.Pktable), Refs: strs(con.PkAttrs), OnDelete: action(con.FkDelAction), OnUpdate: action(con.FkUpdAction)}
+	return &ForeignKey{Name: con.Conname, Columns: columns, Parent: rangeVarName(con.Pktable), Refs: strs(con.PkAttrs), OnDelete: action(con.FkDelAction), OnUpdate: action(con.FkUpdAction)}
 }
 
 func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
@@ -377,6 +386,27 @@ func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
 				ac.Kind = AlterAddForeignKey
 				ac.FK = fk
 			}
+		case pg.AlterTableType_AT_DropConstraint:
+			ac.Kind = AlterDropConstraint
+			ac.Constraint, ac.Column = cmd.Name, ""
+		case pg.AlterTableType_AT_ColumnDefault:
+			ac.Kind = AlterDropDefault
+			if cmd.Def != nil {
+				ac.Kind = AlterSetDefault
+				if fc := cmd.Def.GetFuncCall(); fc != nil {
+					name := strs(fc.Funcname)
+					ac.Nextval = len(name) > 0 && name[len(name)-1] == "nextval"
+				}
+			}
+		case pg.AlterTableType_AT_AddIdentity:
+			ac.Kind = AlterAddIdentity
+			if con := cmd.Def.GetConstraint(); con != nil {
+				ac.Always = con.GeneratedWhen == "a"
+			}
+		case pg.AlterTableType_AT_DropIdentity:
+			ac.Kind = AlterDropIdentity
+		case pg.AlterTableType_AT_DropExpression:
+			ac.Kind = AlterDropExpression
 		}
 		a.Cmds = append(a.Cmds, ac)
 	}
@@ -441,7 +471,7 @@ func (c *converter) comment(s *pg.CommentStmt) Node {
 }
 
 func (c *converter) drop(s *pg.DropStmt) Node {
-	d := &Drop{Kind: objectKind(s.RemoveType), MissingOK: s.MissingOk, Loc: -1}
+	d := &Drop{Kind: objectKind(s.RemoveType), MissingOK: s.MissingOk, Cascade: s.Behavior == pg.DropBehavior_DROP_CASCADE, Loc: -1}
 	for _, o := range s.Objects {
 		switch x := o.Node.(type) {
 		case *pg.Node_List:
