@@ -86,11 +86,13 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd) {
 			u.errorf(cmd.Loc, ErrExists, "multiple primary keys for table %q are not allowed", t.Name)
 			return
 		}
-		if len(cmd.Key.Columns) > 0 {
+		if len(cmd.Key.Columns) > 0 && u.checkKey(t, cmd.Key.Name, cmd.Key.Columns, cmd.Loc) {
 			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, true)
 		}
 	case sqlparse.AlterAddUnique:
-		u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, false)
+		if u.checkKey(t, cmd.Key.Name, cmd.Key.Columns, cmd.Loc) {
+			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, false)
+		}
 	case sqlparse.AlterAddForeignKey:
 		u.addForeignKey(t, cmd.FK, "")
 	case sqlparse.AlterDropConstraint:
@@ -109,7 +111,9 @@ func (u *updater) addColumnConstraints(t *Table, d *sqlparse.ColumnDef) {
 			u.errorf(d.Loc, ErrExists, "multiple primary keys for table %q are not allowed", t.Name)
 			continue
 		}
-		u.c.addKeyTree(t, k.Name, k.Columns, k.Primary)
+		if u.checkKey(t, k.Name, k.Columns, d.Loc) {
+			u.c.addKeyTree(t, k.Name, k.Columns, k.Primary)
+		}
 	}
 	for _, fk := range d.ForeignKeys {
 		u.addForeignKey(t, fk, "")

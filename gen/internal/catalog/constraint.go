@@ -85,6 +85,23 @@ func (c *Catalog) addKeyTree(t *Table, name string, columns []string, primary bo
 	}
 }
 
+// checkKey reports whether a PRIMARY KEY or UNIQUE constraint of t on
+// columns, named name ("" for PostgreSQL's choice), can be made, after
+// reporting PostgreSQL's error at loc if not.
+func (u *updater) checkKey(t *Table, name string, columns []string, loc int) bool {
+	for _, col := range columns {
+		if t.Column(col) == nil {
+			u.errorf(loc, ErrNotFound, "column %q named in key does not exist", col)
+			return false
+		}
+	}
+	if name != "" && u.c.relationNameTaken(t, name) {
+		u.errorf(loc, ErrExists, "relation %q already exists", name)
+		return false
+	}
+	return true
+}
+
 // hasKey reports whether t has a PRIMARY KEY or UNIQUE constraint on
 // columns.
 func (t *Table) hasKey(columns []string) bool {
@@ -181,7 +198,17 @@ func objectName(name1, name2, label string) string {
 // not exist is no error: the key waits for the table (bindForeignKeys),
 // and Validate notes it if it never comes.
 func (u *updater) addForeignKey(t *Table, fk *sqlparse.ForeignKey, self string) {
+	for _, col := range fk.Columns {
+		if t.Column(col) == nil {
+			u.errorf(fk.Parent.Loc, ErrNotFound, "column %q referenced in foreign key constraint does not exist", col)
+			return
+		}
+	}
 	name := fk.Name
+	if name != "" && slices.ContainsFunc(t.foreignKeys, func(k foreignKey) bool { return k.name == name }) {
+		u.errorf(fk.Parent.Loc, ErrExists, "constraint %q for relation %q already exists", name, t.Name)
+		return
+	}
 	if name == "" {
 		name2 := strings.Join(fk.Columns, "_")
 		name = objectName(t.Name, name2, "fkey")
@@ -192,10 +219,18 @@ func (u *updater) addForeignKey(t *Table, fk *sqlparse.ForeignKey, self string) 
 	k := foreignKey{name: name, columns: slices.Clone(fk.Columns), refs: slices.Clone(fk.Refs), parentName: fk.Parent,
 		onDelete: fk.OnDelete, onUpdate: fk.OnUpdate, file: u.f.Name}
 	k.line, k.col = u.pos(fk.Parent.Loc)
-	if fk.Parent.Schema == "" && fk.Parent.Name == self {
-		k.bind(t)
-	} else if p := u.c.Table(fk.Parent.Schema, fk.Parent.Name); p != nil && !p.IsSystem() {
-		k.bind(p)
+	parent := t
+	if fk.Parent.Schema != "" || fk.Parent.Name != self {
+		parent = u.c.Table(fk.Parent.Schema, fk.Parent.Name)
+	}
+	if parent != nil && !parent.IsSystem() {
+		for _, col := range fk.Refs {
+			if parent.Column(col) == nil {
+				u.errorf(fk.Parent.Loc, ErrNotFound, "column %q referenced in foreign key constraint does not exist", col)
+				return
+			}
+		}
+		k.bind(parent)
 	}
 	t.foreignKeys = append(t.foreignKeys, k)
 }

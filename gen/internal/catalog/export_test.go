@@ -28,3 +28,16 @@ func (t *Table) ConstraintLines() []string {
 	}
 	return out
 }
+
+// ConstraintColumnSets returns the columns of each of t's keys and
+// foreign keys (the referring side).
+func (t *Table) ConstraintColumnSets() [][]string {
+	var out [][]string
+	for _, k := range t.keys {
+		out = append(out, k.columns)
+	}
+	for _, fk := range t.foreignKeys {
+		out = append(out, fk.columns)
+	}
+	return out
+}

@@ -78,6 +78,12 @@ var ddlErrorCases = []struct{ name, ddl string }{
 	{"add existing column", `CREATE TABLE t (a int); ALTER TABLE t ADD COLUMN a int`},
 	{"drop missing column", `CREATE TABLE t (a int); ALTER TABLE t DROP COLUMN b`},
 	{"alter missing column", `CREATE TABLE t (a int); ALTER TABLE t ALTER COLUMN b SET NOT NULL`},
+	{"key on missing column", `CREATE TABLE t (a int); ALTER TABLE t ADD UNIQUE (b)`},
+	{"table key on missing column", `CREATE TABLE t (a int, PRIMARY KEY (b))`},
+	{"foreign key from missing column", `CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE t (a int); ALTER TABLE t ADD FOREIGN KEY (b) REFERENCES p`},
+	{"foreign key to missing column", `CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE t (a int REFERENCES p (nope))`},
+	{"key name taken", `CREATE TABLE t (a int PRIMARY KEY, b int); ALTER TABLE t ADD CONSTRAINT t_pkey UNIQUE (b)`},
+	{"foreign key name taken", `CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE t (a int CONSTRAINT fk REFERENCES p, b int); ALTER TABLE t ADD CONSTRAINT fk FOREIGN KEY (b) REFERENCES p`},
 }
 
 func TestDDLMatchesPostgreSQL(t *testing.T) {

@@ -139,7 +139,9 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 		keys[i].Primary = keys[i].Primary || k.Primary
 	}
 	for _, k := range keys {
-		u.c.addKey(t, k.Name, k.Columns, k.Primary)
+		if u.checkKey(t, k.Name, k.Columns, n.Table.Loc) {
+			u.c.addKey(t, k.Name, k.Columns, k.Primary)
+		}
 	}
 	// Keys copied by LIKE ... INCLUDING INDEXES come after the table's
 	// own, named for it; a second primary key is PostgreSQL's error.
@@ -179,7 +181,7 @@ func (c *Catalog) attach(parent, child *Table) {
 	// unknown here: they go by name.
 	for _, name := range slices.Sorted(maps.Keys(parent.keys)) {
 		k := parent.keys[name]
-		if !child.hasKey(k.columns) {
+		if !child.hasKey(k.columns) && !slices.ContainsFunc(k.columns, func(col string) bool { return child.Column(col) == nil }) {
 			c.addKey(child, "", k.columns, k.primary)
 		}
 	}
