@@ -14,8 +14,11 @@ func (u *updater) alterTable(n *sqlparse.AlterTable) {
 		return
 	}
 	for _, cmd := range n.Cmds {
+		// ADD COLUMN IF NOT EXISTS of a column t has skips its
+		// constraints too.
+		added := cmd.Kind == sqlparse.AlterAddColumn && cmd.Def != nil && t.Column(cmd.Def.Name) == nil
 		u.alterCmd(t, cmd)
-		if cmd.Kind == sqlparse.AlterAddColumn && cmd.Def != nil && t.Column(cmd.Def.Name) != nil {
+		if added && t.Column(cmd.Def.Name) != nil {
 			u.addColumnConstraints(t, cmd.Def)
 		}
 	}

@@ -300,6 +300,7 @@ type UserType struct {
 	// constraint.
 	Base    Type
 	NotNull bool
+	Comment string
 }
 
 // Schema is a namespace.

@@ -79,4 +79,3 @@ func FuzzCatalogUpdate(f *testing.F) {
 		}
 	})
 }
-

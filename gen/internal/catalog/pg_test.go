@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
@@ -61,6 +62,9 @@ var ddlCases = []struct{ name, ddl string }{
 	{"types", `CREATE TYPE mood AS ENUM ('a', 'c'); ALTER TYPE mood ADD VALUE 'b' BEFORE 'c'; ALTER TYPE mood ADD VALUE 'z' AFTER 'a'; ALTER TYPE mood ADD VALUE IF NOT EXISTS 'a'; ALTER TYPE mood RENAME VALUE 'c' TO 'cc'; CREATE DOMAIN posint AS int CHECK (VALUE > 0); CREATE TYPE pair AS (x int, y text); CREATE TABLE t (m mood, p posint, q pair, ms mood[]); ALTER TYPE mood RENAME TO feeling`},
 	{"extension types", `CREATE EXTENSION IF NOT EXISTS citext; CREATE EXTENSION IF NOT EXISTS hstore; CREATE TABLE t (a citext, b hstore, c citext[])`},
 	{"utility ignored", `CREATE TABLE t (id int); DO $$ BEGIN RAISE NOTICE 'x'; END $$; CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$; CREATE TRIGGER tg BEFORE INSERT ON t FOR EACH ROW EXECUTE FUNCTION f(); CREATE INDEX ON t (id); GRANT SELECT ON t TO PUBLIC; COMMENT ON TABLE t IS 'x'; COMMENT ON COLUMN t.id IS 'y'; COMMENT ON SCHEMA public IS 'z'; COMMENT ON FUNCTION f() IS 'w'`},
+	{"add column if not exists keeps constraints", `CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE t (a int); ALTER TABLE t ADD COLUMN IF NOT EXISTS a int UNIQUE REFERENCES p`},
+	{"comments on types and fields", `CREATE TYPE pair AS (x int, y text); COMMENT ON COLUMN pair.x IS 'c'; COMMENT ON TYPE pair IS 't'; CREATE DOMAIN d AS text; COMMENT ON DOMAIN d IS 'd'; CREATE SEQUENCE s; COMMENT ON SEQUENCE s IS 's'`},
+	{"create table as", `CREATE TABLE t (a int, b text); CREATE TABLE u AS SELECT a, b FROM t; CREATE TABLE IF NOT EXISTS u AS SELECT 1 AS x; CREATE MATERIALIZED VIEW m AS SELECT a FROM u; ALTER MATERIALIZED VIEW m RENAME TO m2; CREATE VIEW v AS SELECT b FROM u; ALTER VIEW v RENAME TO v2; ALTER VIEW v2 RENAME COLUMN b TO c; DROP MATERIALIZED VIEW m2; ALTER TABLE u ADD PRIMARY KEY (a)`},
 	{"alter if exists", `ALTER TABLE IF EXISTS nope ADD COLUMN a int; DROP TABLE IF EXISTS nope CASCADE; DROP TYPE IF EXISTS nope; DROP VIEW IF EXISTS nope; DROP SCHEMA IF EXISTS nope CASCADE`},
 }
 
@@ -103,7 +107,7 @@ func TestDDLMatchesPostgreSQL(t *testing.T) {
 				}
 			}
 			want := describePG(t, tx)
-			c := catalog.New()
+			c := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
 			for _, s := range f.Stmts {
 				c.Update(f, s)
 			}

@@ -25,6 +25,9 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 		return
 	}
 	if i := slices.IndexFunc(s.Tables, func(t *Table) bool { return t.Name == n.View.Name }); i >= 0 {
+		if n.IfNotExists {
+			return
+		}
 		if !n.Replace {
 			u.errorf(n.View.Loc, ErrExists, "relation %q already exists", n.View.String())
 			return
@@ -32,7 +35,9 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 		s.Tables = slices.Delete(s.Tables, i, i+1)
 	}
 	line, col := u.pos(n.View.Loc)
-	t := &Table{Schema: s.Name, Name: n.View.Name, IsView: true, File: u.f.Name, Line: line, Col: col}
+	// CREATE TABLE ... AS makes a table; its columns come from the query
+	// all the same.
+	t := &Table{Schema: s.Name, Name: n.View.Name, IsView: !n.AsTable, File: u.f.Name, Line: line, Col: col}
 	if u.c.columns != nil {
 		cols, errs := u.c.columns.OutputColumns(u.c, u.f, u.s, n.Query)
 		u.c.Errors = append(u.c.Errors, errs...)

@@ -337,6 +337,10 @@ type CreateView struct {
 	Columns []string
 	Query   *Select
 	Replace bool
+	// AsTable is set for CREATE TABLE ... AS: the relation is a table
+	// with the query's columns. IfNotExists is its
+	// IF NOT EXISTS.
+	AsTable, IfNotExists bool
 }
 
 func (n *CreateView) Pos() int { return n.View.Loc }

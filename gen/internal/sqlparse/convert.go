@@ -163,7 +163,8 @@ func (c *converter) stmt(n *pg.Node) Node {
 		if v.Into == nil {
 			return &Unknown{Kind: "CreateTableAsStmt", Loc: -1}
 		}
-		return &CreateView{View: rangeVarName(v.Into.Rel), Columns: strs(v.Into.ColNames), Query: sel}
+		return &CreateView{View: rangeVarName(v.Into.Rel), Columns: strs(v.Into.ColNames), Query: sel,
+			AsTable: v.Objtype == pg.ObjectType_OBJECT_TABLE, IfNotExists: v.IfNotExists}
 	case *pg.Node_CreateFunctionStmt:
 		return c.createFunction(s.CreateFunctionStmt)
 	case *pg.Node_DefineStmt:
