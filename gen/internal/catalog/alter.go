@@ -140,7 +140,7 @@ func (u *updater) dropColumn(t *Table, name string) {
 func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 	switch cmd.Kind {
 	case sqlparse.AlterColumnType:
-		c.Type = u.resolveType(cmd.Type, cmd.Loc)
+		c.Type, c.DBType = u.resolveType(cmd.Type, cmd.Loc), dbType(cmd.Type)
 	case sqlparse.AlterSetNotNull:
 		c.NotNull = true
 	case sqlparse.AlterDropNotNull:

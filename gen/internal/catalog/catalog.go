@@ -59,8 +59,16 @@ func (t Type) String() string {
 
 // Column is a table, view or composite column.
 type Column struct {
-	Name       string
-	Type       Type
+	Name string
+	Type Type
+	// DBType is the column's type as PostgreSQL's parser spells it,
+	// without array brackets: schema-qualified where the grammar
+	// qualifies it ("pg_catalog.timestamptz" for TIMESTAMP WITH TIME
+	// ZONE, "pg_catalog.int4" for INTEGER, "pg_catalog.varchar" for
+	// VARCHAR(n)) and as written otherwise ("timestamptz", "text",
+	// "bigserial", "mood"). sqlc's db_type overrides compare with this
+	// spelling exactly. Empty for columns of views.
+	DBType     string
 	NotNull    bool
 	HasDefault bool
 	// Generated is set for a generated column (GENERATED ALWAYS AS

@@ -78,3 +78,20 @@ CREATE DOMAIN d AS nope2;`)
 		}
 	}
 }
+
+// sqlc matches a db_type override with the type as the parser spells it:
+// TIMESTAMP WITH TIME ZONE is pg_catalog.timestamptz, timestamptz is not
+// qualified.
+func TestColumnDBTypeIsTheParsersSpelling(t *testing.T) {
+	c := mustBuild(t, `CREATE TYPE mood AS ENUM ('a');
+CREATE TABLE t (a timestamptz, b timestamp with time zone, c integer, d int4, e varchar(3), f text[], g bigserial, h mood, i public.mood);
+ALTER TABLE t ADD COLUMN j timestamp with time zone; ALTER TABLE t ALTER COLUMN a TYPE character varying;`)
+	var got []string
+	for _, col := range table(t, c, "", "t").Columns {
+		got = append(got, col.Name+"="+col.DBType)
+	}
+	want := "a=pg_catalog.varchar b=pg_catalog.timestamptz c=pg_catalog.int4 d=int4 e=pg_catalog.varchar f=text g=bigserial h=mood i=public.mood j=pg_catalog.timestamptz"
+	if strings.Join(got, " ") != want {
+		t.Errorf("DBType:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+}

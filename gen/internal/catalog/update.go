@@ -132,9 +132,20 @@ func (u *updater) resolveType(tn *sqlparse.TypeName, loc int) Type {
 	return typ
 }
 
+// dbType is Column.DBType for tn.
+func dbType(tn *sqlparse.TypeName) string {
+	switch {
+	case tn == nil:
+		return ""
+	case tn.Schema != "":
+		return tn.Schema + "." + tn.Name
+	}
+	return tn.Name
+}
+
 func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
 	typ := u.resolveType(d.Type, d.Loc)
 	notNull := d.NotNull || d.PrimaryKey || u.c.DomainNotNull(d.Type)
-	return &Column{Name: d.Name, Type: typ, NotNull: notNull, HasDefault: d.HasDefault, Sequence: d.Serial,
+	return &Column{Name: d.Name, Type: typ, DBType: dbType(d.Type), NotNull: notNull, HasDefault: d.HasDefault, Sequence: d.Serial,
 		Generated: d.Generated, Identity: d.Identity, IdentityAlways: d.IdentityAlways, Table: t}
 }
