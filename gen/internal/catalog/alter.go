@@ -17,7 +17,7 @@ func (u *updater) alterTable(n *sqlparse.AlterTable) {
 		// ADD COLUMN IF NOT EXISTS of a column t has skips its
 		// constraints too.
 		added := cmd.Kind == sqlparse.AlterAddColumn && cmd.Def != nil && t.Column(cmd.Def.Name) == nil
-		u.alterCmd(t, cmd)
+		u.alterCmd(t, cmd, !n.Only)
 		if added && t.Column(cmd.Def.Name) != nil {
 			u.addColumnConstraints(t, cmd.Def)
 		}
@@ -25,17 +25,18 @@ func (u *updater) alterTable(n *sqlparse.AlterTable) {
 }
 
 // alterCmd applies one ALTER TABLE action to t and, as PostgreSQL does for
-// column changes, to the tables inheriting from it.
-func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd) {
+// column changes, to the tables inheriting from it when recurse is set
+// (not for ALTER TABLE ONLY).
+func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 	switch cmd.Kind {
 	case sqlparse.AlterAddColumn, sqlparse.AlterDropColumn, sqlparse.AlterColumnType, sqlparse.AlterSetNotNull,
 		sqlparse.AlterDropNotNull, sqlparse.AlterSetDefault, sqlparse.AlterDropDefault:
 		for _, ch := range u.c.children(t) {
-			if cmd.Kind == sqlparse.AlterAddColumn && ch.Column(cmd.Column) != nil ||
-				cmd.Kind != sqlparse.AlterAddColumn && ch.Column(cmd.Column) == nil {
-				continue
+			skip := cmd.Kind == sqlparse.AlterAddColumn && ch.Column(cmd.Column) != nil ||
+				cmd.Kind != sqlparse.AlterAddColumn && ch.Column(cmd.Column) == nil
+			if recurse && !skip {
+				u.alterCmd(ch, cmd, true)
 			}
-			u.alterCmd(ch, cmd)
 		}
 	case sqlparse.AlterAttachPartition, sqlparse.AlterDetachPartition, sqlparse.AlterInherit, sqlparse.AlterNoInherit:
 		other := u.userTable(cmd.Other, false)
@@ -90,11 +91,11 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd) {
 			return
 		}
 		if len(cmd.Key.Columns) > 0 && u.checkKey(t, cmd.Key.Name, cmd.Key.Columns, cmd.Loc) {
-			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, true)
+			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, true, recurse)
 		}
 	case sqlparse.AlterAddUnique:
 		if u.checkKey(t, cmd.Key.Name, cmd.Key.Columns, cmd.Loc) {
-			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, false)
+			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, false, recurse)
 		}
 	case sqlparse.AlterAddForeignKey:
 		u.addForeignKey(t, cmd.FK, "")
@@ -115,7 +116,7 @@ func (u *updater) addColumnConstraints(t *Table, d *sqlparse.ColumnDef) {
 			continue
 		}
 		if u.checkKey(t, k.Name, k.Columns, d.Loc) {
-			u.c.addKeyTree(t, k.Name, k.Columns, k.Primary)
+			u.c.addKeyTree(t, k.Name, k.Columns, k.Primary, true)
 		}
 	}
 	for _, fk := range d.ForeignKeys {

@@ -66,9 +66,10 @@ func (c *Catalog) addKey(t *Table, name string, columns []string, primary bool) 
 
 // addKeyTree adds a PRIMARY KEY or UNIQUE constraint to t and, as
 // PostgreSQL does for a partitioned table, to each of its partitions that
-// has none on the same columns (named as for the partition). A primary
-// key makes its columns NOT NULL.
-func (c *Catalog) addKeyTree(t *Table, name string, columns []string, primary bool) {
+// has none on the same columns (named as for the partition), unless
+// recurse is unset (ALTER TABLE ONLY, as pg_dump writes it: the
+// partitions' own keys follow). A primary key makes its columns NOT NULL.
+func (c *Catalog) addKeyTree(t *Table, name string, columns []string, primary, recurse bool) {
 	c.addKey(t, name, columns, primary)
 	if primary {
 		t.PrimaryKey = slices.Clone(columns)
@@ -78,9 +79,12 @@ func (c *Catalog) addKeyTree(t *Table, name string, columns []string, primary bo
 			}
 		}
 	}
+	if !recurse {
+		return
+	}
 	for _, ch := range c.children(t) {
 		if ch.partitionOf == t && !ch.hasKey(columns) {
-			c.addKeyTree(ch, "", columns, primary && len(ch.PrimaryKey) == 0)
+			c.addKeyTree(ch, "", columns, primary && len(ch.PrimaryKey) == 0, true)
 		}
 	}
 }

@@ -151,7 +151,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 		case k.primary && len(t.PrimaryKey) > 0:
 			u.errorf(n.Table.Loc, ErrExists, "multiple primary keys for table %q are not allowed", t.Name)
 		default:
-			u.c.addKeyTree(t, "", k.columns, k.primary)
+			u.c.addKeyTree(t, "", k.columns, k.primary, true)
 		}
 	}
 	for _, fk := range n.ForeignKeys {

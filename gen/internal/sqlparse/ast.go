@@ -151,7 +151,10 @@ func (n *ColumnDef) Pos() int { return n.Loc }
 type AlterTable struct {
 	Table     Name
 	MissingOK bool
-	Cmds      []*AlterCmd
+	// Only is set by ALTER TABLE ONLY: the table's inheritance children
+	// and partitions are left alone.
+	Only bool
+	Cmds []*AlterCmd
 }
 
 func (n *AlterTable) Pos() int { return n.Table.Loc }

@@ -333,7 +333,7 @@ func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
 	if s.Objtype != pg.ObjectType_OBJECT_TABLE && s.Objtype != pg.ObjectType_OBJECT_FOREIGN_TABLE {
 		return &Unknown{Kind: "AlterTableStmt", Loc: rangeVarName(s.Relation).Loc}
 	}
-	a := &AlterTable{Table: rangeVarName(s.Relation), MissingOK: s.MissingOk}
+	a := &AlterTable{Table: rangeVarName(s.Relation), MissingOK: s.MissingOk, Only: s.Relation != nil && !s.Relation.Inh}
 	for _, cn := range s.Cmds {
 		cmd := cn.GetAlterTableCmd()
 		if cmd == nil {
