@@ -15,10 +15,7 @@ func (u *updater) drop(n *sqlparse.Drop) {
 			s := u.c.Schema(name.Schema)
 			if s != nil {
 				if i := slices.IndexFunc(s.Tables, func(t *Table) bool { return t.Name == name.Name }); i >= 0 {
-					t := s.Tables[i]
-					u.c.dropOwnedSequences(t, "")
-					u.c.dropTableConstraints(t)
-					s.Tables = slices.Delete(s.Tables, i, i+1)
+					u.c.dropTable(s.Tables[i], n.Cascade)
 					continue
 				}
 			}
@@ -54,6 +51,25 @@ func (u *updater) drop(n *sqlparse.Drop) {
 				s.Funcs = slices.DeleteFunc(s.Funcs, func(f *Func) bool { return f.Name == name.Name })
 			}
 		}
+	}
+}
+
+// dropTable drops t with what PostgreSQL drops with it: its partitions,
+// its owned sequences, the foreign keys that refer to it and, with
+// CASCADE, its inheritance children (without CASCADE PostgreSQL refuses;
+// like sqlc, fencegen leaves them, without their parent).
+func (c *Catalog) dropTable(t *Table, cascade bool) {
+	for _, ch := range c.children(t) {
+		if cascade || ch.partitionOf == t {
+			c.dropTable(ch, cascade)
+		} else {
+			ch.parents = slices.DeleteFunc(ch.parents, func(p *Table) bool { return p == t })
+		}
+	}
+	c.dropOwnedSequences(t, "")
+	c.dropTableConstraints(t)
+	if s := c.Schema(t.Schema); s != nil {
+		s.Tables = slices.DeleteFunc(s.Tables, func(x *Table) bool { return x == t })
 	}
 }
 

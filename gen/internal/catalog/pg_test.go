@@ -51,6 +51,8 @@ var ddlCases = []struct{ name, ddl string }{
 	{"drop column drops keys", `CREATE TABLE p (id int PRIMARY KEY, k int UNIQUE); CREATE TABLE t (id int, a int, b int UNIQUE, p_k int REFERENCES p (k), PRIMARY KEY (id, a)); CREATE TABLE q (k int REFERENCES p (k)); ALTER TABLE t DROP COLUMN a; ALTER TABLE t DROP COLUMN p_k; ALTER TABLE p DROP COLUMN k CASCADE`},
 	{"drop referenced key cascade", `CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE t (p_id int REFERENCES p); ALTER TABLE p DROP CONSTRAINT p_pkey CASCADE`},
 	{"drop table cascade", `CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE t (p_id int REFERENCES p); DROP TABLE p CASCADE`},
+	{"drop partitioned table", `CREATE TABLE m (id int, k int, PRIMARY KEY (id, k)) PARTITION BY RANGE (k); CREATE TABLE m1 PARTITION OF m FOR VALUES FROM (0) TO (10); CREATE TABLE keep (a int); DROP TABLE m`},
+	{"drop parent cascade", `CREATE TABLE p (id int); CREATE TABLE c (x int) INHERITS (p); CREATE TABLE g () INHERITS (c); DROP TABLE p CASCADE`},
 	{"drop schema cascade", `CREATE SCHEMA s; CREATE TABLE s.p (id int PRIMARY KEY); CREATE TABLE t (p_id int REFERENCES s.p); DROP SCHEMA s CASCADE`},
 	{"drop type cascade", `CREATE TYPE mood AS ENUM ('a'); CREATE TABLE t (id int, m mood UNIQUE, ms mood[]); DROP TYPE mood CASCADE`},
 	{"set schema", `CREATE SCHEMA s; CREATE TABLE s.p (id int PRIMARY KEY); CREATE TABLE t (p_id int REFERENCES s.p); ALTER TABLE s.p SET SCHEMA public; CREATE TYPE s.e AS ENUM ('x'); ALTER TYPE s.e SET SCHEMA public; CREATE TABLE u (e e)`},
@@ -73,6 +75,7 @@ var ddlCases = []struct{ name, ddl string }{
 // ddlErrorCases are schemas PostgreSQL rejects: the catalog must report
 // an error in the statement PostgreSQL fails at.
 var ddlErrorCases = []struct{ name, ddl string }{
+	{"two primary keys in create table", `CREATE TABLE t (a int PRIMARY KEY, b int PRIMARY KEY)`},
 	{"second primary key", `CREATE TABLE t (id int PRIMARY KEY, b int); ALTER TABLE t ADD PRIMARY KEY (b)`},
 	{"second primary key by add column", `CREATE TABLE t (id int PRIMARY KEY); ALTER TABLE t ADD COLUMN k bigserial PRIMARY KEY`},
 	{"drop not null of key", `CREATE TABLE t (id int PRIMARY KEY); ALTER TABLE t ALTER COLUMN id DROP NOT NULL`},

@@ -138,7 +138,14 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 		}
 		keys[i].Primary = keys[i].Primary || k.Primary
 	}
+	primaries := 0
 	for _, k := range keys {
+		if k.Primary {
+			if primaries++; primaries > 1 {
+				u.errorf(n.Table.Loc, ErrExists, "multiple primary keys for table %q are not allowed", t.Name)
+				continue
+			}
+		}
 		if u.checkKey(t, k.Name, k.Columns, n.Table.Loc) {
 			u.c.addKey(t, k.Name, k.Columns, k.Primary)
 		}
