@@ -3,6 +3,13 @@
 // fencing-token column of each fenced table. It is built by applying DDL
 // statements in order with Update, as PostgreSQL would, and never sees
 // parser nodes other than fencegen's own (package sqlparse).
+//
+// Update is the one entry point; each DDL kind has its method in a file of
+// its own (table.go, alter.go, constraint.go, rename.go, comment.go,
+// types.go, drop.go, sequence.go, view.go, function.go, schema.go). Where
+// PostgreSQL would refuse a schema that sqlc accepts (a REFERENCES target
+// or a type that does not exist), the catalog goes on as sqlc does and
+// says so in Notes.
 package catalog
 
 import (
