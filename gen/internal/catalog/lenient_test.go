@@ -95,3 +95,11 @@ ALTER TABLE t ADD COLUMN j timestamp with time zone; ALTER TABLE t ALTER COLUMN 
 		t.Errorf("DBType:\n got %s\nwant %s", strings.Join(got, " "), want)
 	}
 }
+
+func TestForeignTableIsARelation(t *testing.T) {
+	c := mustBuild(t, `CREATE FOREIGN TABLE remote (id bigint NOT NULL, name text) SERVER elsewhere;
+ALTER FOREIGN TABLE remote ADD COLUMN note text;`)
+	if got := columns(table(t, c, "", "remote")); got != "id int8 not null, name text, note text" {
+		t.Errorf("columns = %q", got)
+	}
+}

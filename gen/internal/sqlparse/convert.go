@@ -83,6 +83,11 @@ func (c *converter) stmt(n *pg.Node) Node {
 	switch s := n.Node.(type) {
 	case *pg.Node_CreateStmt:
 		return c.createTable(s.CreateStmt)
+	case *pg.Node_CreateForeignTableStmt:
+		// A foreign table is a relation with columns, like a table.
+		if s.CreateForeignTableStmt.BaseStmt != nil {
+			return c.createTable(s.CreateForeignTableStmt.BaseStmt)
+		}
 	case *pg.Node_AlterTableStmt:
 		return c.alterTable(s.AlterTableStmt)
 	case *pg.Node_RenameStmt:
