@@ -69,7 +69,11 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 			}
 			return
 		}
-		t.Columns = append(t.Columns, u.column(cmd.Def, t))
+		c := u.column(cmd.Def, t)
+		t.Columns = append(t.Columns, c)
+		if cmd.Def.Serial || cmd.Def.Identity {
+			u.c.columnSequence(c)
+		}
 	case sqlparse.AlterDropColumn:
 		if t.Column(cmd.Column) == nil {
 			if !cmd.MissingOK {
@@ -165,6 +169,7 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 			u.errorf(cmd.Loc, ErrExists, "column %q of relation %q is already an identity column", c.Name, t.Name)
 		default:
 			c.Identity, c.IdentityAlways = true, cmd.Always
+			u.c.columnSequence(c)
 		}
 	case sqlparse.AlterDropIdentity:
 		if !c.Identity {
@@ -174,6 +179,7 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 			return
 		}
 		c.Identity, c.IdentityAlways = false, false
+		u.c.dropOwnedSequences(t, c.Name)
 	case sqlparse.AlterDropExpression:
 		c.Generated = false
 	}

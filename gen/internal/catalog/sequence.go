@@ -3,6 +3,8 @@ package catalog
 // CREATE SEQUENCE and ALTER SEQUENCE.
 
 import (
+	"fmt"
+
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -54,4 +56,25 @@ func (u *updater) sequence(n *sqlparse.Sequence) {
 		}
 		seq.OwnedBy = c
 	}
+}
+
+// columnSequence makes the sequence PostgreSQL creates for serial or
+// identity column col, owned by it: <table>_<column>_seq, numbered
+// seq1, seq2, ... while the name is a relation of the schema (PostgreSQL
+// source, transformColumnDefinition and ChooseRelationName). ALTER
+// SEQUENCE and DROP SEQUENCE can name it.
+func (c *Catalog) columnSequence(col *Column) {
+	t := col.Table
+	s := c.Schema(t.Schema)
+	if s == nil {
+		return
+	}
+	name := objectName(t.Name, col.Name, "seq")
+	for pass := 1; c.relationNameTaken(t, name); pass++ {
+		name = objectName(t.Name, col.Name, fmt.Sprintf("seq%d", pass))
+	}
+	seq := NewSequence(s.Name, name)
+	seq.OwnedBy = col
+	seq.File, seq.Line, seq.Col = t.File, t.Line, t.Col
+	s.Tables = append(s.Tables, seq)
 }

@@ -22,6 +22,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	}
 	line, col := u.pos(n.Table.Loc)
 	t := &Table{Schema: s.Name, Name: n.Table.Name, File: u.f.Name, Line: line, Col: col}
+	var seqCols []*Column // serial and identity columns, each with a sequence
 	var likeKeys []key // PRIMARY KEY and UNIQUE constraints copied by INCLUDING INDEXES
 	for i, like := range n.LikeTables {
 		src := u.table(like)
@@ -48,6 +49,9 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 				cc.Comment = ""
 			}
 			t.Columns = append(t.Columns, &cc)
+			if cc.Identity {
+				seqCols = append(seqCols, &cc) // a copied serial default shares src's sequence
+			}
 		}
 		// INCLUDING COMMENTS copies the column comments, the fence
 		// mark among them (a mark from the configuration is not a
@@ -109,7 +113,11 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 			continue
 		}
 		declared[d.Name] = true
-		t.Columns = append(t.Columns, u.column(d, t))
+		c := u.column(d, t)
+		t.Columns = append(t.Columns, c)
+		if d.Serial || d.Identity {
+			seqCols = append(seqCols, c)
+		}
 		if d.PrimaryKey {
 			t.PrimaryKey = append(t.PrimaryKey, d.Name)
 		}
@@ -165,6 +173,9 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 		u.addForeignKey(t, fk, n.Table.Name)
 	}
 	s.Tables = append(s.Tables, t)
+	for _, c := range seqCols {
+		u.c.columnSequence(c)
+	}
 	u.c.bindForeignKeys(t)
 }
 
