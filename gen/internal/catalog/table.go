@@ -23,7 +23,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	line, col := u.pos(n.Table.Loc)
 	t := &Table{Schema: s.Name, Name: n.Table.Name, File: u.f.Name, Line: line, Col: col}
 	var seqCols []*Column // serial and identity columns, each with a sequence
-	var likeKeys []key // PRIMARY KEY and UNIQUE constraints copied by INCLUDING INDEXES
+	var likeKeys []key    // PRIMARY KEY and UNIQUE constraints copied by INCLUDING INDEXES
 	for i, like := range n.LikeTables {
 		src := u.table(like)
 		if src == nil {
