@@ -91,7 +91,7 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		}
 	case sqlparse.AlterAddPrimaryKey:
 		if len(t.PrimaryKey) > 0 {
-			u.errorf(cmd.Loc, ErrExists, "multiple primary keys for table %q are not allowed", t.Name)
+			u.refusef(cmd.Loc, "multiple primary keys for table %q are not allowed", t.Name)
 			return
 		}
 		if len(cmd.Key.Columns) > 0 && u.checkKey(t, cmd.Key.Name, cmd.Key.Columns, cmd.Loc) {
@@ -116,7 +116,7 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 func (u *updater) addColumnConstraints(t *Table, d *sqlparse.ColumnDef) {
 	for _, k := range d.Keys {
 		if k.Primary && len(t.PrimaryKey) > 0 && !slices.Equal(t.PrimaryKey, k.Columns) {
-			u.errorf(d.Loc, ErrExists, "multiple primary keys for table %q are not allowed", t.Name)
+			u.refusef(d.Loc, "multiple primary keys for table %q are not allowed", t.Name)
 			continue
 		}
 		if u.checkKey(t, k.Name, k.Columns, d.Loc) {
@@ -151,9 +151,9 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 	case sqlparse.AlterDropNotNull:
 		switch {
 		case slices.Contains(t.PrimaryKey, c.Name):
-			u.errorf(cmd.Loc, nil, "column %q is in a primary key", c.Name)
+			u.refusef(cmd.Loc, "column %q is in a primary key", c.Name)
 		case c.Identity:
-			u.errorf(cmd.Loc, nil, "column %q of relation %q is an identity column", c.Name, t.Name)
+			u.refusef(cmd.Loc, "column %q of relation %q is an identity column", c.Name, t.Name)
 		default:
 			c.NotNull = false
 		}
@@ -164,9 +164,9 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 	case sqlparse.AlterAddIdentity:
 		switch {
 		case !c.NotNull:
-			u.errorf(cmd.Loc, nil, "column %q of relation %q must be declared NOT NULL before identity can be added", c.Name, t.Name)
+			u.refusef(cmd.Loc, "column %q of relation %q must be declared NOT NULL before identity can be added", c.Name, t.Name)
 		case c.Identity:
-			u.errorf(cmd.Loc, ErrExists, "column %q of relation %q is already an identity column", c.Name, t.Name)
+			u.refusef(cmd.Loc, "column %q of relation %q is already an identity column", c.Name, t.Name)
 		default:
 			c.Identity, c.IdentityAlways = true, cmd.Always
 			u.c.columnSequence(c)
@@ -174,7 +174,7 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 	case sqlparse.AlterDropIdentity:
 		if !c.Identity {
 			if !cmd.MissingOK {
-				u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q is not an identity column", c.Name, t.Name)
+				u.refusef(cmd.Loc, "column %q of relation %q is not an identity column", c.Name, t.Name)
 			}
 			return
 		}

@@ -91,16 +91,16 @@ func (c *Catalog) addKeyTree(t *Table, name string, columns []string, primary, r
 
 // checkKey reports whether a PRIMARY KEY or UNIQUE constraint of t on
 // columns, named name ("" for PostgreSQL's choice), can be made, after
-// reporting PostgreSQL's error at loc if not.
+// noting PostgreSQL's error at loc if not (see refusef).
 func (u *updater) checkKey(t *Table, name string, columns []string, loc int) bool {
 	for _, col := range columns {
 		if t.Column(col) == nil {
-			u.errorf(loc, ErrNotFound, "column %q named in key does not exist", col)
+			u.refusef(loc, "column %q named in key does not exist", col)
 			return false
 		}
 	}
 	if name != "" && u.c.relationNameTaken(t, name) {
-		u.errorf(loc, ErrExists, "relation %q already exists", name)
+		u.refusef(loc, "relation %q already exists", name)
 		return false
 	}
 	return true
@@ -204,13 +204,13 @@ func objectName(name1, name2, label string) string {
 func (u *updater) addForeignKey(t *Table, fk *sqlparse.ForeignKey, self string) {
 	for _, col := range fk.Columns {
 		if t.Column(col) == nil {
-			u.errorf(fk.Parent.Loc, ErrNotFound, "column %q referenced in foreign key constraint does not exist", col)
+			u.refusef(fk.Parent.Loc, "column %q referenced in foreign key constraint does not exist", col)
 			return
 		}
 	}
 	name := fk.Name
 	if name != "" && slices.ContainsFunc(t.foreignKeys, func(k foreignKey) bool { return k.name == name }) {
-		u.errorf(fk.Parent.Loc, ErrExists, "constraint %q for relation %q already exists", name, t.Name)
+		u.refusef(fk.Parent.Loc, "constraint %q for relation %q already exists", name, t.Name)
 		return
 	}
 	if name == "" {
@@ -230,7 +230,7 @@ func (u *updater) addForeignKey(t *Table, fk *sqlparse.ForeignKey, self string) 
 	if parent != nil && !parent.IsSystem() {
 		for _, col := range fk.Refs {
 			if parent.Column(col) == nil {
-				u.errorf(fk.Parent.Loc, ErrNotFound, "column %q referenced in foreign key constraint does not exist", col)
+				u.refusef(fk.Parent.Loc, "column %q referenced in foreign key constraint does not exist", col)
 				return
 			}
 		}

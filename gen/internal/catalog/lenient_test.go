@@ -103,3 +103,21 @@ ALTER FOREIGN TABLE remote ADD COLUMN note text;`)
 		t.Errorf("columns = %q", got)
 	}
 }
+
+func TestRefusedConstraintIsANote(t *testing.T) {
+	c := mustBuild(t, `CREATE TABLE admin_fields (admin_field_id text PRIMARY KEY);
+CREATE TABLE cfg (field_id text PRIMARY KEY REFERENCES admin_fields (field_id) ON DELETE CASCADE);
+ALTER TABLE cfg ADD PRIMARY KEY (field_id);`)
+	n := notes(c)
+	for _, want := range []string{
+		`schema.sql:2:56: note: column "field_id" referenced in foreign key constraint does not exist: PostgreSQL refuses this statement; its change is left out`,
+		`schema.sql:3:13: note: multiple primary keys for table "cfg" are not allowed`,
+	} {
+		if !strings.Contains(n, want) {
+			t.Errorf("notes = %q, want %q", n, want)
+		}
+	}
+	if got := table(t, c, "", "cfg").ConstraintLines(); len(got) != 1 || got[0] != "cfg_pkey p (field_id)" {
+		t.Errorf("constraints = %q, want the primary key only", got)
+	}
+}

@@ -150,7 +150,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	for _, k := range keys {
 		if k.Primary {
 			if primaries++; primaries > 1 {
-				u.errorf(n.Table.Loc, ErrExists, "multiple primary keys for table %q are not allowed", t.Name)
+				u.refusef(n.Table.Loc, "multiple primary keys for table %q are not allowed", t.Name)
 				continue
 			}
 		}
@@ -164,7 +164,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 		switch {
 		case t.hasKey(k.columns):
 		case k.primary && len(t.PrimaryKey) > 0:
-			u.errorf(n.Table.Loc, ErrExists, "multiple primary keys for table %q are not allowed", t.Name)
+			u.refusef(n.Table.Loc, "multiple primary keys for table %q are not allowed", t.Name)
 		default:
 			u.c.addKeyTree(t, "", k.columns, k.primary, true)
 		}

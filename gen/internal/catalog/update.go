@@ -118,6 +118,14 @@ func (u *updater) notef(loc int, format string, args ...any) {
 	u.c.notes.AddErr(&diag.Error{File: u.f.Name, Line: line, Col: col, Err: ErrNotFound, Msg: "note: " + fmt.Sprintf(format, args...)})
 }
 
+// refusef notes, at loc, a statement PostgreSQL refuses for a reason
+// sqlc does not check (a constraint's columns, a second primary key,
+// identity rules): like sqlc, fencegen goes on, without the statement's
+// change to what the catalog models. format is PostgreSQL's message.
+func (u *updater) refusef(loc int, format string, args ...any) {
+	u.notef(loc, "%s: PostgreSQL refuses this statement; its change is left out", fmt.Sprintf(format, args...))
+}
+
 // resolveType is Catalog.ResolveType for a type written in the schema: a
 // type PostgreSQL does not know is a note, not an error, and keeps its
 // name as written (sqlc goes on, and types its columns interface{}).
