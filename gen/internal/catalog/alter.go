@@ -49,6 +49,11 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		case sqlparse.AlterDetachPartition:
 			other.parents = slices.DeleteFunc(other.parents, func(p *Table) bool { return p == t })
 			other.partitionOf = nil
+			// The detached table keeps its copies of t's foreign keys as
+			// its own.
+			for i := range other.foreignKeys {
+				other.foreignKeys[i].clone = false
+			}
 		case sqlparse.AlterInherit:
 			if !slices.Contains(t.parents, other) {
 				t.parents = append(t.parents, other)

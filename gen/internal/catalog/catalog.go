@@ -180,7 +180,7 @@ func (c *Catalog) Cascades(t *Table, op string, updated []string) []Cascade {
 		for _, s := range c.Schemas {
 			for _, ch := range s.Tables {
 				for _, fk := range ch.foreignKeys {
-					if fk.parent != p {
+					if fk.parent != p || fk.clone {
 						continue
 					}
 					act := fk.onUpdate

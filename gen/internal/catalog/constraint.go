@@ -30,6 +30,10 @@ type foreignKey struct {
 	parent             *Table
 	parentName         sqlparse.Name
 	onDelete, onUpdate byte
+	// clone is set for a partition's copy of its partitioned table's key
+	// (PostgreSQL clones them under the same name): Cascades follows the
+	// original only.
+	clone bool
 	// file, line and col locate the constraint, for notes.
 	file      string
 	line, col int
@@ -82,8 +86,8 @@ func (c *Catalog) addKeyTree(t *Table, name string, columns []string, primary, r
 	if !recurse {
 		return
 	}
-	for _, ch := range c.children(t) {
-		if ch.partitionOf == t && !ch.hasKey(columns) {
+	for _, ch := range c.partitions(t) {
+		if !ch.hasKey(columns) {
 			c.addKeyTree(ch, "", columns, primary && len(ch.PrimaryKey) == 0, true)
 		}
 	}
@@ -237,6 +241,39 @@ func (u *updater) addForeignKey(t *Table, fk *sqlparse.ForeignKey, self string) 
 		k.bind(parent)
 	}
 	t.foreignKeys = append(t.foreignKeys, k)
+	for _, ch := range u.c.partitions(t) {
+		u.c.cloneForeignKey(ch, k)
+	}
+}
+
+// cloneForeignKey gives partition t a copy of its partitioned table's
+// foreign key fk, under the same name, unless t has an equal one (which
+// ATTACH PARTITION takes for the copy), and its partitions too
+// (PostgreSQL source, CloneFkReferencing).
+func (c *Catalog) cloneForeignKey(t *Table, fk foreignKey) {
+	if slices.ContainsFunc(fk.columns, func(col string) bool { return t.Column(col) == nil }) ||
+		slices.ContainsFunc(t.foreignKeys, func(x foreignKey) bool {
+			return x.parent == fk.parent && x.parentName == fk.parentName && slices.Equal(x.columns, fk.columns) && slices.Equal(x.refs, fk.refs)
+		}) {
+		return
+	}
+	fk.clone = true
+	fk.columns, fk.refs = slices.Clone(fk.columns), slices.Clone(fk.refs)
+	t.foreignKeys = append(t.foreignKeys, fk)
+	for _, ch := range c.partitions(t) {
+		c.cloneForeignKey(ch, fk)
+	}
+}
+
+// partitions returns t's partitions.
+func (c *Catalog) partitions(t *Table) []*Table {
+	var out []*Table
+	for _, ch := range c.children(t) {
+		if ch.partitionOf == t {
+			out = append(out, ch)
+		}
+	}
+	return out
 }
 
 // bind makes p the key's parent: PostgreSQL resolves an omitted column
@@ -294,7 +331,14 @@ func (c *Catalog) dropConstraint(t *Table, name string) bool {
 	}
 	n := len(t.foreignKeys)
 	t.foreignKeys = slices.DeleteFunc(t.foreignKeys, func(fk foreignKey) bool { return fk.name == name })
-	return len(t.foreignKeys) < n
+	if len(t.foreignKeys) == n {
+		return false
+	}
+	// The partitions' copies go with it.
+	for _, ch := range c.partitions(t) {
+		c.dropConstraint(ch, name)
+	}
+	return true
 }
 
 func (c *Catalog) dropKey(t *Table, name string, k key) {

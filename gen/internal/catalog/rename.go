@@ -3,6 +3,8 @@ package catalog
 // ALTER ... RENAME of tables, columns, constraints, indexes, types and schemas.
 
 import (
+	"slices"
+
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -43,20 +45,7 @@ func (u *updater) rename(n *sqlparse.Rename) {
 		if t == nil {
 			return
 		}
-		c := t.Column(n.Subname)
-		if c == nil {
-			u.errorf(n.Loc, ErrNotFound, "column %q of relation %q does not exist", n.Subname, t.Name)
-			return
-		}
-		if t.Column(n.NewName) != nil {
-			u.errorf(n.Loc, ErrExists, "column %q of relation %q already exists", n.NewName, t.Name)
-			return
-		}
-		if t.Fence != nil && t.Fence.Column == c.Name {
-			t.Fence.Column = n.NewName
-		}
-		u.c.renameColumnConstraints(t, c.Name, n.NewName)
-		c.Name = n.NewName
+		u.renameColumn(t, n, true)
 	case "type":
 		if e := u.c.Enum(n.Target.Schema, n.Target.Name); e != nil {
 			old := Type{Schema: e.Schema, Name: e.Name}
@@ -96,5 +85,34 @@ func (u *updater) rename(n *sqlparse.Rename) {
 			u.c.retype(Type{Schema: old, Name: ut.Name}, Type{Schema: n.NewName, Name: ut.Name})
 			ut.Schema = n.NewName
 		}
+	}
+}
+
+// renameColumn applies RENAME COLUMN to t and, as PostgreSQL does, to
+// its inheritance children and partitions: the column's keys, foreign
+// keys (both ends) and fencing mark follow it.
+func (u *updater) renameColumn(t *Table, n *sqlparse.Rename, top bool) {
+	c := t.Column(n.Subname)
+	if c == nil {
+		if top {
+			u.errorf(n.Loc, ErrNotFound, "column %q of relation %q does not exist", n.Subname, t.Name)
+		}
+		return
+	}
+	if top && n.Only && slices.ContainsFunc(u.c.children(t), func(ch *Table) bool { return ch.Column(c.Name) != nil }) {
+		u.refusef(n.Loc, "inherited column %q must be renamed in child tables too", c.Name)
+		return
+	}
+	if t.Column(n.NewName) != nil {
+		u.errorf(n.Loc, ErrExists, "column %q of relation %q already exists", n.NewName, t.Name)
+		return
+	}
+	if t.Fence != nil && t.Fence.Column == c.Name {
+		t.Fence.Column = n.NewName
+	}
+	u.c.renameColumnConstraints(t, c.Name, n.NewName)
+	c.Name = n.NewName
+	for _, ch := range u.c.children(t) {
+		u.renameColumn(ch, n, false)
 	}
 }

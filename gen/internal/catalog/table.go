@@ -189,9 +189,7 @@ func (c *Catalog) attach(parent, child *Table) {
 		child.parents = append(child.parents, parent)
 	}
 	child.partitionOf = parent
-	if len(child.PrimaryKey) == 0 {
-		child.PrimaryKey = slices.Clone(parent.PrimaryKey)
-	}
+	hadPrimary := len(child.PrimaryKey) > 0
 	// Each PRIMARY KEY and UNIQUE constraint of the partitioned table
 	// gets a partition of its own, named as for the partition, unless the
 	// partition has one on the same columns already (ATTACH PARTITION
@@ -200,8 +198,14 @@ func (c *Catalog) attach(parent, child *Table) {
 	for _, name := range slices.Sorted(maps.Keys(parent.keys)) {
 		k := parent.keys[name]
 		if !child.hasKey(k.columns) && !slices.ContainsFunc(k.columns, func(col string) bool { return child.Column(col) == nil }) {
-			c.addKey(child, "", k.columns, k.primary)
+			c.addKeyTree(child, "", k.columns, k.primary && !hadPrimary, true)
 		}
+	}
+	if len(child.PrimaryKey) == 0 {
+		child.PrimaryKey = slices.Clone(parent.PrimaryKey)
+	}
+	for _, fk := range parent.foreignKeys {
+		c.cloneForeignKey(child, fk)
 	}
 }
 

@@ -223,7 +223,10 @@ type Rename struct {
 	NewName string
 	// MissingOK is set by IF EXISTS.
 	MissingOK bool
-	Loc       int
+	// Only is set by ALTER TABLE ONLY ... RENAME COLUMN (PostgreSQL
+	// refuses it for a column the table's children inherit).
+	Only bool
+	Loc  int
 }
 
 // AlterObjectSchema is ALTER TABLE / TYPE / VIEW ... SET SCHEMA.

@@ -444,6 +444,7 @@ func (c *converter) rename(s *pg.RenameStmt) Node {
 	if s.Relation != nil {
 		r.Target = rangeVarName(s.Relation)
 		r.Loc = r.Target.Loc
+		r.Only = !s.Relation.Inh
 	} else if s.Object != nil {
 		switch o := s.Object.Node.(type) {
 		case *pg.Node_List:
