@@ -652,7 +652,12 @@ type FuncCall struct {
 	// ArgNames holds named-argument notation names (name => value), "" for
 	// positional arguments.
 	ArgNames []string
-	Loc      int
+	// WithinGroup holds the ORDER BY expressions of an ordered-set
+	// aggregate's WITHIN GROUP (ORDER BY ...): the aggregated arguments,
+	// which follow Args in the function's signature (PostgreSQL docs,
+	// 4.2.7 "Aggregate Expressions").
+	WithinGroup []Node
+	Loc         int
 }
 
 func (n *FuncCall) Pos() int { return n.Loc }

@@ -1140,9 +1140,14 @@ func (c *converter) funcCall(f *pg.FuncCall) Node {
 		fc.Args = append(fc.Args, c.expr(a))
 		fc.ArgNames = append(fc.ArgNames, name)
 	}
-	for _, o := range f.AggOrder {
-		_ = o // ORDER BY inside aggregates does not change types
+	if f.AggWithinGroup {
+		for _, o := range f.AggOrder {
+			if sb := o.GetSortBy(); sb != nil {
+				fc.WithinGroup = append(fc.WithinGroup, c.expr(sb.Node))
+			}
+		}
 	}
+	// Otherwise ORDER BY inside aggregates does not change types.
 	return fc
 }
 
