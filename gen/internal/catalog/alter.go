@@ -77,7 +77,7 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		c := u.column(cmd.Def, t)
 		t.Columns = append(t.Columns, c)
 		if cmd.Def.Serial || cmd.Def.Identity {
-			u.c.columnSequence(c)
+			u.columnSequence(c, cmd.Def.SequenceName)
 		}
 	case sqlparse.AlterDropColumn:
 		if t.Column(cmd.Column) == nil {
@@ -94,6 +94,28 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		} else {
 			u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
 		}
+	case sqlparse.AlterAddPrimaryKey, sqlparse.AlterAddUnique:
+		if cmd.Key.Index == "" {
+			u.addKeyCmd(t, cmd, recurse)
+			return
+		}
+		if cmd.Kind == sqlparse.AlterAddPrimaryKey && len(t.PrimaryKey) > 0 {
+			u.refusef(cmd.Loc, "multiple primary keys for table %q are not allowed", t.Name)
+			return
+		}
+		u.indexKey(t, cmd.Key, cmd.Loc)
+	case sqlparse.AlterAddForeignKey:
+		u.addForeignKey(t, cmd.FK, "")
+	case sqlparse.AlterDropConstraint:
+		// A name fencegen does not model (CHECK, EXCLUDE) is dropped
+		// without a trace; so is one that does not exist.
+		u.c.dropConstraint(t, cmd.Constraint)
+	}
+}
+
+// addKeyCmd applies ADD PRIMARY KEY (columns) and ADD UNIQUE (columns).
+func (u *updater) addKeyCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
+	switch cmd.Kind {
 	case sqlparse.AlterAddPrimaryKey:
 		if len(t.PrimaryKey) > 0 {
 			u.refusef(cmd.Loc, "multiple primary keys for table %q are not allowed", t.Name)
@@ -106,12 +128,6 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		if u.checkKey(t, cmd.Key.Name, cmd.Key.Columns, cmd.Loc) {
 			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, false, recurse)
 		}
-	case sqlparse.AlterAddForeignKey:
-		u.addForeignKey(t, cmd.FK, "")
-	case sqlparse.AlterDropConstraint:
-		// A name fencegen does not model (CHECK, EXCLUDE) is dropped
-		// without a trace; so is one that does not exist.
-		u.c.dropConstraint(t, cmd.Constraint)
 	}
 }
 
@@ -174,7 +190,7 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 			u.refusef(cmd.Loc, "column %q of relation %q is already an identity column", c.Name, t.Name)
 		default:
 			c.Identity, c.IdentityAlways = true, cmd.Always
-			u.c.columnSequence(c)
+			u.columnSequence(c, cmd.SequenceName)
 		}
 	case sqlparse.AlterDropIdentity:
 		if !c.Identity {

@@ -142,6 +142,9 @@ type Table struct {
 	partitionOf *Table
 	// keys maps the name of each PRIMARY KEY and UNIQUE constraint to it.
 	keys map[string]key
+	// indexes maps the name of each index that is no constraint's to the
+	// columns of a unique index on plain columns, or nil.
+	indexes map[string][]string
 	// foreignKeys are t's FOREIGN KEY constraints.
 	foreignKeys []foreignKey
 }

@@ -144,15 +144,16 @@ func (c *Catalog) relationNameTaken(t *Table, name string) bool {
 	if t.Name == name {
 		return true
 	}
-	if _, ok := t.keys[name]; ok {
+	has := func(x *Table) bool {
+		_, key := x.keys[name]
+		_, index := x.indexes[name]
+		return key || index
+	}
+	if has(t) {
 		return true
 	}
 	if s := c.Schema(t.Schema); s != nil {
-		for _, x := range s.Tables {
-			if _, ok := x.keys[name]; ok || x.Name == name {
-				return true
-			}
-		}
+		return slices.ContainsFunc(s.Tables, func(x *Table) bool { return x.Name == name || has(x) })
 	}
 	return false
 }
@@ -381,6 +382,11 @@ func (c *Catalog) dropColumnConstraints(t *Table, col string) {
 			c.dropKey(t, name, k)
 		}
 	}
+	for name, cols := range t.indexes {
+		if slices.Contains(cols, col) {
+			delete(t.indexes, name)
+		}
+	}
 	t.foreignKeys = slices.DeleteFunc(t.foreignKeys, func(fk foreignKey) bool { return slices.Contains(fk.columns, col) })
 	c.dropReferencing(t, func(fk foreignKey) bool { return slices.Contains(fk.refs, col) })
 }
@@ -408,6 +414,11 @@ func (c *Catalog) renameColumnConstraints(t *Table, old, nu string) {
 	for name, k := range t.keys {
 		k.columns = rename(k.columns)
 		t.keys[name] = k
+	}
+	for name, cols := range t.indexes {
+		if cols != nil {
+			t.indexes[name] = rename(cols)
+		}
 	}
 	for i := range t.foreignKeys {
 		t.foreignKeys[i].columns = rename(t.foreignKeys[i].columns)

@@ -46,6 +46,10 @@ func (u *updater) drop(n *sqlparse.Drop) {
 				}
 				u.c.Schemas = slices.Delete(u.c.Schemas, i, i+1)
 			}
+		case "index":
+			// An index the catalog does not know (one on a relation it
+			// lacks) is no error, as in sqlc.
+			u.c.dropIndex(name)
 		case "function":
 			if s := u.c.Schema(name.Schema); s != nil {
 				s.Funcs = slices.DeleteFunc(s.Funcs, func(f *Func) bool { return f.Name == name.Name })

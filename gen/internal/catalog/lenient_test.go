@@ -121,3 +121,17 @@ ALTER TABLE cfg ADD PRIMARY KEY (field_id);`)
 		t.Errorf("constraints = %q, want the primary key only", got)
 	}
 }
+
+// A temporary table dropped at commit is gone when the migration's
+// transaction ends; one kept is in pg_temp.
+func TestTemporaryTables(t *testing.T) {
+	c := mustBuild(t, `CREATE TEMP TABLE gone (x int) ON COMMIT DROP;
+CREATE TEMP TABLE cut ON COMMIT DROP AS SELECT 1 AS x;
+CREATE TEMP TABLE kept (id serial);`)
+	if c.Table("", "gone") != nil || c.Table("", "cut") != nil {
+		t.Error("ON COMMIT DROP tables are in the catalog")
+	}
+	if k := c.Table("", "kept"); k == nil || k.Schema != "pg_temp" {
+		t.Errorf("kept = %+v, want a table in pg_temp", k)
+	}
+}

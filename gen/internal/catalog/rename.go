@@ -38,6 +38,11 @@ func (u *updater) rename(n *sqlparse.Rename) {
 				if _, ok := t.keys[n.Target.Name]; ok && t.renameConstraint(n.Target.Name, n.NewName) {
 					return
 				}
+				if cols, ok := t.indexes[n.Target.Name]; ok {
+					delete(t.indexes, n.Target.Name)
+					t.indexes[n.NewName] = cols
+					return
+				}
 			}
 		}
 	case "column":

@@ -59,21 +59,35 @@ func (u *updater) sequence(n *sqlparse.Sequence) {
 }
 
 // columnSequence makes the sequence PostgreSQL creates for serial or
-// identity column col, owned by it: <table>_<column>_seq, numbered
-// seq1, seq2, ... while the name is a relation of the schema (PostgreSQL
-// source, transformColumnDefinition and ChooseRelationName). ALTER
-// SEQUENCE and DROP SEQUENCE can name it.
-func (c *Catalog) columnSequence(col *Column) {
+// identity column col, owned by it: named by the identity's SEQUENCE NAME
+// option, or <table>_<column>_seq, numbered seq1, seq2, ... while the name
+// is a relation of the schema (PostgreSQL source, transformColumnDefinition
+// and ChooseRelationName). ALTER SEQUENCE and DROP SEQUENCE can name it.
+// A temporary table's sequence is not kept: it lives in the session's own
+// schema, gone with the session, and nothing in a schema refers to it.
+func (u *updater) columnSequence(col *Column, name sqlparse.Name) {
 	t := col.Table
-	s := c.Schema(t.Schema)
-	if s == nil {
+	s := u.c.Schema(t.Schema)
+	if name.Name != "" {
+		s = u.c.Schema(name.Schema)
+		if name.Schema == "" {
+			s = u.c.Schema(t.Schema)
+		}
+	}
+	if s == nil || s.Name == "pg_temp" {
 		return
 	}
-	name := objectName(t.Name, col.Name, "seq")
-	for pass := 1; c.relationNameTaken(t, name); pass++ {
-		name = objectName(t.Name, col.Name, fmt.Sprintf("seq%d", pass))
+	seqName := name.Name
+	if seqName == "" {
+		seqName = objectName(t.Name, col.Name, "seq")
+		for pass := 1; u.c.relationNameTaken(t, seqName); pass++ {
+			seqName = objectName(t.Name, col.Name, fmt.Sprintf("seq%d", pass))
+		}
+	} else if s.table(seqName) != nil {
+		u.errorf(-1, ErrExists, "relation %q already exists", seqName)
+		return
 	}
-	seq := NewSequence(s.Name, name)
+	seq := NewSequence(s.Name, seqName)
 	seq.OwnedBy = col
 	seq.File, seq.Line, seq.Col = t.File, t.Line, t.Col
 	s.Tables = append(s.Tables, seq)

@@ -10,6 +10,9 @@ import (
 )
 
 func (u *updater) createTable(n *sqlparse.CreateTable) {
+	if n.OnCommitDrop {
+		return // a table dropped when its transaction ends leaves nothing
+	}
 	s := u.schemaFor(n.Table.Schema, n.Table.Loc)
 	if s == nil {
 		return
@@ -22,8 +25,12 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	}
 	line, col := u.pos(n.Table.Loc)
 	t := &Table{Schema: s.Name, Name: n.Table.Name, File: u.f.Name, Line: line, Col: col}
-	var seqCols []*Column // serial and identity columns, each with a sequence
-	var likeKeys []key    // PRIMARY KEY and UNIQUE constraints copied by INCLUDING INDEXES
+	type seqCol struct {
+		col  *Column
+		name sqlparse.Name
+	}
+	var seqCols []seqCol // serial and identity columns, each with a sequence
+	var likeKeys []key   // PRIMARY KEY and UNIQUE constraints copied by INCLUDING INDEXES
 	for i, like := range n.LikeTables {
 		src := u.table(like)
 		if src == nil {
@@ -50,7 +57,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 			}
 			t.Columns = append(t.Columns, &cc)
 			if cc.Identity {
-				seqCols = append(seqCols, &cc) // a copied serial default shares src's sequence
+				seqCols = append(seqCols, seqCol{col: &cc}) // a copied serial default shares src's sequence
 			}
 		}
 		// INCLUDING COMMENTS copies the column comments, the fence
@@ -116,7 +123,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 		c := u.column(d, t)
 		t.Columns = append(t.Columns, c)
 		if d.Serial || d.Identity {
-			seqCols = append(seqCols, c)
+			seqCols = append(seqCols, seqCol{c, d.SequenceName})
 		}
 		if d.PrimaryKey {
 			t.PrimaryKey = append(t.PrimaryKey, d.Name)
@@ -174,7 +181,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	}
 	s.Tables = append(s.Tables, t)
 	for _, c := range seqCols {
-		u.c.columnSequence(c)
+		u.columnSequence(c.col, c.name)
 	}
 	u.c.bindForeignKeys(t)
 }

@@ -43,6 +43,8 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 		u.createRange(n)
 	case *sqlparse.CreateDomain:
 		u.createDomain(n)
+	case *sqlparse.CreateIndex:
+		u.createIndex(n)
 	}
 }
 

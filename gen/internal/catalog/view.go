@@ -20,6 +20,9 @@ type ColumnGenerator interface {
 }
 
 func (u *updater) createView(n *sqlparse.CreateView) {
+	if n.OnCommitDrop {
+		return // a table dropped when its transaction ends leaves nothing
+	}
 	s := u.schemaFor(n.View.Schema, n.View.Loc)
 	if s == nil || n.Query == nil {
 		return

@@ -85,6 +85,9 @@ type CreateTable struct {
 	// LikeComments, LikeDefaults, ...).
 	LikeTables  []Name
 	LikeOptions []uint32
+	// OnCommitDrop is set for CREATE TEMP TABLE ... ON COMMIT DROP: the
+	// table is gone when the transaction that made it ends.
+	OnCommitDrop bool
 }
 
 func (n *CreateTable) Pos() int { return n.Table.Loc }
@@ -121,6 +124,9 @@ type KeyConstraint struct {
 	Name    string
 	Columns []string
 	Primary bool
+	// Index is the unique index of ADD CONSTRAINT ... USING INDEX (Columns
+	// is then empty: they are the index's).
+	Index string
 }
 
 // ColumnDef is a column in CREATE TABLE or ALTER TABLE ADD COLUMN.
@@ -137,6 +143,9 @@ type ColumnDef struct {
 	// IdentityAlways is set for GENERATED ALWAYS AS IDENTITY (Identity
 	// is set too); GeneratedStored for GENERATED ALWAYS AS (expr) STORED.
 	IdentityAlways bool
+	// SequenceName is an identity column's SEQUENCE NAME option (the
+	// sequence PostgreSQL makes for it); empty for the default name.
+	SequenceName Name
 	// Keys are the column's PRIMARY KEY and UNIQUE constraints, and
 	// ForeignKeys its REFERENCES constraints (for ALTER TABLE ... ADD
 	// COLUMN; CREATE TABLE lists them in its own Keys and ForeignKeys).
@@ -210,8 +219,27 @@ type AlterCmd struct {
 	// Always is set by ADD GENERATED ALWAYS AS IDENTITY; Nextval by SET
 	// DEFAULT nextval(...).
 	Always, Nextval bool
-	Loc             int
+	// SequenceName is ADD GENERATED ... AS IDENTITY's SEQUENCE NAME.
+	SequenceName Name
+	Loc          int
 }
+
+// CreateIndex is CREATE [UNIQUE] INDEX. Only unique indexes on plain
+// columns matter to the catalog (ADD CONSTRAINT ... USING INDEX turns one
+// into a PRIMARY KEY or UNIQUE constraint).
+type CreateIndex struct {
+	// Name is "" when PostgreSQL chooses it.
+	Name  string
+	Table Name
+	// Columns are the indexed columns, nil if any key is an expression.
+	Columns []string
+	Unique  bool
+	// Partial is set by WHERE.
+	Partial     bool
+	IfNotExists bool
+}
+
+func (n *CreateIndex) Pos() int { return n.Table.Loc }
 
 // Rename is ALTER ... RENAME.
 type Rename struct {
@@ -347,6 +375,8 @@ type CreateView struct {
 	// with the query's columns. IfNotExists is its
 	// IF NOT EXISTS.
 	AsTable, IfNotExists bool
+	// OnCommitDrop is set for CREATE TEMP TABLE ... ON COMMIT DROP AS.
+	OnCommitDrop bool
 }
 
 func (n *CreateView) Pos() int { return n.View.Loc }

@@ -83,6 +83,18 @@ func (c *converter) stmt(n *pg.Node) Node {
 	switch s := n.Node.(type) {
 	case *pg.Node_CreateStmt:
 		return c.createTable(s.CreateStmt)
+	case *pg.Node_IndexStmt:
+		x := s.IndexStmt
+		ci := &CreateIndex{Name: x.Idxname, Table: rangeVarName(x.Relation), Unique: x.Unique, Partial: x.WhereClause != nil, IfNotExists: x.IfNotExists}
+		for _, p := range x.IndexParams {
+			e := p.GetIndexElem()
+			if e == nil || e.Name == "" {
+				ci.Columns = nil
+				break
+			}
+			ci.Columns = append(ci.Columns, e.Name)
+		}
+		return ci
 	case *pg.Node_CreateForeignTableStmt:
 		// A foreign table is a relation with columns, like a table.
 		if s.CreateForeignTableStmt.BaseStmt != nil {
@@ -150,7 +162,7 @@ func (c *converter) stmt(n *pg.Node) Node {
 		return ao
 	case *pg.Node_CreateSeqStmt:
 		q := s.CreateSeqStmt
-		return c.sequence(&Sequence{Create: true, Name: rangeVarName(q.Sequence), IfNotExists: q.IfNotExists}, q.Options)
+		return c.sequence(&Sequence{Create: true, Name: createdName(q.Sequence), IfNotExists: q.IfNotExists}, q.Options)
 	case *pg.Node_AlterSeqStmt:
 		q := s.AlterSeqStmt
 		return c.sequence(&Sequence{Name: rangeVarName(q.Sequence), MissingOK: q.MissingOk}, q.Options)
@@ -161,15 +173,16 @@ func (c *converter) stmt(n *pg.Node) Node {
 	case *pg.Node_ViewStmt:
 		v := s.ViewStmt
 		sel, _ := c.dml(v.Query).(*Select)
-		return &CreateView{View: rangeVarName(v.View), Columns: strs(v.Aliases), Query: sel, Replace: v.Replace}
+		return &CreateView{View: createdName(v.View), Columns: strs(v.Aliases), Query: sel, Replace: v.Replace}
 	case *pg.Node_CreateTableAsStmt:
 		v := s.CreateTableAsStmt
 		sel, _ := c.dml(v.Query).(*Select)
 		if v.Into == nil {
 			return &Unknown{Kind: "CreateTableAsStmt", Loc: -1}
 		}
-		return &CreateView{View: rangeVarName(v.Into.Rel), Columns: strs(v.Into.ColNames), Query: sel,
-			AsTable: v.Objtype == pg.ObjectType_OBJECT_TABLE, IfNotExists: v.IfNotExists}
+		return &CreateView{View: createdName(v.Into.Rel), Columns: strs(v.Into.ColNames), Query: sel,
+			AsTable: v.Objtype == pg.ObjectType_OBJECT_TABLE, IfNotExists: v.IfNotExists,
+			OnCommitDrop: v.Into.OnCommit == pg.OnCommitAction_ONCOMMIT_DROP}
 	case *pg.Node_CreateFunctionStmt:
 		return c.createFunction(s.CreateFunctionStmt)
 	case *pg.Node_DefineStmt:
@@ -251,6 +264,7 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 			d.Identity = true
 			d.NotNull = true
 			d.IdentityAlways = con.GeneratedWhen == "a"
+			d.SequenceName = sequenceName(con.Options)
 		case pg.ConstrType_CONSTR_GENERATED:
 			d.Generated = true
 		}
@@ -276,7 +290,8 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 }
 
 func (c *converter) createTable(s *pg.CreateStmt) Node {
-	t := &CreateTable{Table: rangeVarName(s.Relation), IfNotExists: s.IfNotExists, PartitionOf: s.Partbound != nil, PartitionBy: s.Partspec != nil}
+	t := &CreateTable{Table: createdName(s.Relation), IfNotExists: s.IfNotExists, PartitionOf: s.Partbound != nil, PartitionBy: s.Partspec != nil,
+		OnCommitDrop: s.Oncommit == pg.OnCommitAction_ONCOMMIT_DROP}
 	for _, e := range s.TableElts {
 		switch x := e.Node.(type) {
 		case *pg.Node_ColumnDef:
@@ -314,6 +329,29 @@ func (c *converter) createTable(s *pg.CreateStmt) Node {
 		}
 	}
 	return t
+}
+
+// createdName is the name of a relation CREATE makes: a temporary one
+// (CREATE TEMP TABLE) goes in the session's schema pg_temp.
+func createdName(rv *pg.RangeVar) Name {
+	n := rangeVarName(rv)
+	if rv != nil && rv.Relpersistence == "t" && n.Schema == "" {
+		n.Schema = "pg_temp"
+	}
+	return n
+}
+
+// sequenceName is the SEQUENCE NAME option among an identity column's
+// sequence options, or the zero Name.
+func sequenceName(opts []*pg.Node) Name {
+	for _, o := range opts {
+		if de := o.GetDefElem(); de != nil && de.Defname == "sequence_name" {
+			if l := de.Arg.GetList(); l != nil {
+				return nameOf(strs(l.Items), -1)
+			}
+		}
+	}
+	return Name{Loc: -1}
 }
 
 // foreignKey converts a FOREIGN KEY constraint (columns, for a
@@ -384,10 +422,10 @@ func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
 			if con := cmd.Def.GetConstraint(); con != nil && con.Contype == pg.ConstrType_CONSTR_PRIMARY {
 				ac.Kind = AlterAddPrimaryKey
 				ac.Keys = strs(con.Keys)
-				ac.Key = &KeyConstraint{Name: con.Conname, Columns: ac.Keys, Primary: true}
-			} else if con != nil && con.Contype == pg.ConstrType_CONSTR_UNIQUE && len(con.Keys) > 0 {
+				ac.Key = &KeyConstraint{Name: con.Conname, Columns: ac.Keys, Primary: true, Index: con.Indexname}
+			} else if con != nil && con.Contype == pg.ConstrType_CONSTR_UNIQUE && (len(con.Keys) > 0 || con.Indexname != "") {
 				ac.Kind = AlterAddUnique
-				ac.Key = &KeyConstraint{Name: con.Conname, Columns: strs(con.Keys)}
+				ac.Key = &KeyConstraint{Name: con.Conname, Columns: strs(con.Keys), Index: con.Indexname}
 			} else if fk := foreignKey(con, nil); fk != nil {
 				ac.Kind = AlterAddForeignKey
 				ac.FK = fk
@@ -408,6 +446,7 @@ func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
 			ac.Kind = AlterAddIdentity
 			if con := cmd.Def.GetConstraint(); con != nil {
 				ac.Always = con.GeneratedWhen == "a"
+				ac.SequenceName = sequenceName(con.Options)
 			}
 		case pg.AlterTableType_AT_DropIdentity:
 			ac.Kind = AlterDropIdentity
