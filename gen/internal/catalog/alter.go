@@ -167,6 +167,7 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 	switch cmd.Kind {
 	case sqlparse.AlterColumnType:
 		c.Type, c.DBType = u.resolveType(cmd.Type, cmd.Loc), dbType(cmd.Type)
+		c.typmod = cmd.Type != nil && cmd.Type.Typmod
 	case sqlparse.AlterSetNotNull:
 		c.NotNull = true
 	case sqlparse.AlterDropNotNull:
@@ -179,7 +180,9 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 			c.NotNull = false
 		}
 	case sqlparse.AlterSetDefault:
-		c.HasDefault, c.Sequence = true, cmd.Nextval
+		// SET DEFAULT NULL stores no default (see column; the catalog
+		// keeps no domain of a column, so a domain's counts as none).
+		c.HasDefault, c.Sequence = !cmd.DefaultNull || c.typmod, cmd.Nextval
 	case sqlparse.AlterDropDefault:
 		c.HasDefault, c.Sequence = false, false
 	case sqlparse.AlterAddIdentity:

@@ -68,6 +68,8 @@ func (t Type) String() string {
 type Column struct {
 	Name string
 	Type Type
+	// typmod is set when the column's type has modifiers (varchar(10)).
+	typmod bool
 	// DBType is the column's type as PostgreSQL's parser spells it,
 	// without array brackets: schema-qualified where the grammar
 	// qualifies it ("pg_catalog.timestamptz" for TIMESTAMP WITH TIME
@@ -423,6 +425,15 @@ func (c *Catalog) UserType(schema, name string) *UserType {
 		}
 	}
 	return nil
+}
+
+// isDomain reports whether tn names a domain (not an array of one).
+func (c *Catalog) isDomain(tn *sqlparse.TypeName) bool {
+	if tn == nil || tn.ArrayDims > 0 {
+		return false
+	}
+	d := c.UserType(tn.Schema, tn.Name)
+	return d != nil && d.Kind == "domain"
 }
 
 // DomainNotNull reports whether tn names a domain declared NOT NULL.

@@ -47,7 +47,10 @@ type TypeName struct {
 	// ArrayDims is the number of [] suffixes.
 	ArrayDims int
 	Setof     bool
-	Loc       int
+	// Typmod is set when the type has modifiers: varchar(10),
+	// numeric(15, 2), timestamp(3).
+	Typmod bool
+	Loc    int
 }
 
 func (n *TypeName) Pos() int { return n.Loc }
@@ -143,6 +146,10 @@ type ColumnDef struct {
 	// IdentityAlways is set for GENERATED ALWAYS AS IDENTITY (Identity
 	// is set too); GeneratedStored for GENERATED ALWAYS AS (expr) STORED.
 	IdentityAlways bool
+	// DefaultNull is set when the DEFAULT is a NULL constant, perhaps
+	// cast (PostgreSQL stores no default for it unless the type is a
+	// domain).
+	DefaultNull bool
 	// SequenceName is an identity column's SEQUENCE NAME option (the
 	// sequence PostgreSQL makes for it); empty for the default name.
 	SequenceName Name
@@ -217,8 +224,9 @@ type AlterCmd struct {
 	// Constraint is the constraint named by DROP CONSTRAINT.
 	Constraint string
 	// Always is set by ADD GENERATED ALWAYS AS IDENTITY; Nextval by SET
-	// DEFAULT nextval(...).
-	Always, Nextval bool
+	// DEFAULT nextval(...), DefaultNull by SET DEFAULT NULL (see
+	// ColumnDef.DefaultNull).
+	Always, Nextval, DefaultNull bool
 	// SequenceName is ADD GENERATED ... AS IDENTITY's SEQUENCE NAME.
 	SequenceName Name
 	Loc          int

@@ -54,7 +54,7 @@ func (c *converter) typeName(tn *pg.TypeName) *TypeName {
 		return nil
 	}
 	parts := strs(tn.Names)
-	t := &TypeName{ArrayDims: len(tn.ArrayBounds), Setof: tn.Setof, Loc: int(tn.Location)}
+	t := &TypeName{ArrayDims: len(tn.ArrayBounds), Setof: tn.Setof, Typmod: len(tn.Typmods) > 0, Loc: int(tn.Location)}
 	switch len(parts) {
 	case 0:
 	case 1:
@@ -240,6 +240,7 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 	d := &ColumnDef{Name: cd.Colname, Type: c.typeName(cd.TypeName), NotNull: cd.IsNotNull, Loc: int(cd.Location)}
 	if cd.RawDefault != nil {
 		d.HasDefault = true
+		d.DefaultNull = isNullConst(cd.RawDefault)
 	}
 	if cd.Identity != "" {
 		d.Identity = true
@@ -260,6 +261,7 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 			d.PrimaryKey = true
 		case pg.ConstrType_CONSTR_DEFAULT:
 			d.HasDefault = true
+			d.DefaultNull = isNullConst(con.RawExpr)
 		case pg.ConstrType_CONSTR_IDENTITY:
 			d.Identity = true
 			d.NotNull = true
@@ -329,6 +331,15 @@ func (c *converter) createTable(s *pg.CreateStmt) Node {
 		}
 	}
 	return t
+}
+
+// isNullConst reports whether n is NULL or a cast of NULL (NULL::text).
+func isNullConst(n *pg.Node) bool {
+	if tc := n.GetTypeCast(); tc != nil {
+		n = tc.Arg
+	}
+	ac := n.GetAConst()
+	return ac != nil && ac.Isnull
 }
 
 // createdName is the name of a relation CREATE makes: a temporary one
@@ -437,6 +448,7 @@ func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
 			ac.Kind = AlterDropDefault
 			if cmd.Def != nil {
 				ac.Kind = AlterSetDefault
+				ac.DefaultNull = isNullConst(cmd.Def)
 				if fc := cmd.Def.GetFuncCall(); fc != nil {
 					name := strs(fc.Funcname)
 					ac.Nextval = len(name) > 0 && name[len(name)-1] == "nextval"
