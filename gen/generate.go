@@ -13,6 +13,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/golang"
+	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/templates"
@@ -30,11 +31,28 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	// strict table in any entry makes its trigger non-strict in all.
 	loosened := map[string]bool{}
 	var guards []*guardRun
-	for _, pkg := range cfg.Packages {
-		if err := ctx.Err(); err != nil {
+	// The sql entries are generated concurrently, each with its own
+	// catalog, and their results merged in configuration order.
+	type pkgResult struct {
+		files  map[string][]byte
+		notes  []string
+		guard  *guardRun
+		errs   diag.List
+		ctxErr error
+	}
+	results := make([]pkgResult, len(cfg.Packages))
+	parallel.For(len(cfg.Packages), func(i int) {
+		r := &results[i]
+		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
+			return
+		}
+		r.files, r.notes, r.guard, r.errs = generatePackage(cfg, cfg.Packages[i])
+	})
+	for i, pkg := range cfg.Packages {
+		if err := results[i].ctxErr; err != nil {
 			return nil, err
 		}
-		files, notes, guard, pkgErrs := generatePackage(cfg, pkg)
+		files, notes, guard, pkgErrs := results[i].files, results[i].notes, results[i].guard, results[i].errs
 		errs = append(errs, pkgErrs...)
 		out.Vet = append(out.Vet, notes...)
 		for name, b := range files {
@@ -87,8 +105,25 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	// A schema that could not be read or parsed at all would make every
 	// query fail with "relation does not exist": report the schema only.
 	schemaBroken := len(err) > 0
-	for _, f := range schemaFiles {
-		pf, perr := readAndParse(f, true)
+	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
+	// Every schema and query file is read and parsed concurrently
+	// (pg_query keeps its parser state per thread); the catalog is then
+	// built in file order, and the results and errors are used in the
+	// order of a sequential run.
+	type parseResult struct {
+		f   *sqlparse.File
+		err error
+	}
+	results := make([]parseResult, len(schemaFiles)+len(queryFiles))
+	parallel.For(len(results), func(i int) {
+		if i < len(schemaFiles) {
+			results[i].f, results[i].err = readAndParse(schemaFiles[i], true)
+		} else {
+			results[i].f, results[i].err = readAndParse(queryFiles[i-len(schemaFiles)], false)
+		}
+	})
+	for _, r := range results[:len(schemaFiles)] {
+		pf, perr := r.f, r.err
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
 		}
@@ -116,11 +151,10 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	if schemaBroken {
 		return nil, nil, nil, errs
 	}
-	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
 	errs = append(errs, qerr...)
 	var parsed []*sqlparse.File
-	for _, f := range queryFiles {
-		pf, perr := readAndParse(f, false)
+	for _, r := range results[len(schemaFiles):] {
+		pf, perr := r.f, r.err
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
 		}
@@ -138,6 +172,11 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 		notes = append(notes, n.Error())
 	}
 	notes = append(notes, optOutNotes(analyzed)...)
+	for _, f := range analyzed {
+		for _, q := range f.Queries {
+			notes = append(notes, q.Notes...)
+		}
+	}
 	// The generated files' headers name each query file relative to the
 	// configuration. (Query files that share a base name share one output
 	// file, as in sqlc: see golang.Emit.)
