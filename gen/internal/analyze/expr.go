@@ -61,11 +61,14 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			inner := a.expr(sc, n.Arg)
 			return value{Name: inner.Name}
 		}
-		target := value{Type: t, NotNull: true, Known: true}
+		// sqlc spells a cast's type as written (::int8 is "int8",
+		// ::bigint the parser's "pg_catalog.int8").
+		spelling := typeSpelling(n.Type)
+		target := value{Type: t, NotNull: true, Known: true, DBType: spelling}
 		if p, isParam := n.Arg.(*sqlparse.Param); isParam {
 			a.typeParam(p.Number, target, "")
 			pr := a.param(p.Number)
-			return value{Name: pr.Name, Type: t, NotNull: pr.NotNull, Known: true}
+			return value{Name: pr.Name, Type: t, NotNull: pr.NotNull, Known: true, DBType: spelling}
 		}
 		inner := a.expr(sc, n.Arg)
 		name := inner.Name
@@ -80,7 +83,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		// pgtype.Text, and their code relies on it.
 		c, isConst := n.Arg.(*sqlparse.Const)
 		notNull := !isConst || c.Kind != "null"
-		return value{Name: name, Type: t, NotNull: notNull, Known: true}
+		return value{Name: name, Type: t, NotNull: notNull, Known: true, DBType: spelling}
 	case *sqlparse.AExpr:
 		return a.aexpr(sc, n)
 	case *sqlparse.BoolExpr:
@@ -144,7 +147,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			return value{Name: "exists", Type: builtin("bool"), NotNull: true, Known: true}
 		case "ANY", "ALL":
 			if len(cols) > 0 {
-				a.compare(sc, n.Test, value{Type: cols[0].Type, NotNull: cols[0].NotNull, Known: cols[0].Known, Column: cols[0].Column})
+				a.compare(sc, n.Test, value{Type: cols[0].Type, NotNull: cols[0].NotNull, Known: cols[0].Known, Column: cols[0].Column, DBType: cols[0].DBType})
 			}
 			return known("bool", true)
 		case "ARRAY":
