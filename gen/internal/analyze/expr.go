@@ -39,14 +39,15 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		return value{Name: p.Name, Type: p.Type, NotNull: p.NotNull, Known: p.Known}
 	case *sqlparse.Const:
 		switch n.Kind {
+		// sqlc spells constants' types int, float, text and bool.
 		case "int":
-			return known("int4", true)
+			return spelledAs(known("int4", true), "int")
 		case "float":
-			return known("numeric", true)
+			return spelledAs(known("numeric", true), "float")
 		case "string":
-			return known("text", true)
+			return spelledAs(known("text", true), "text")
 		case "bool":
-			return known("bool", true)
+			return spelledAs(known("bool", true), "bool")
 		case "bitstring":
 			return known("varbit", true)
 		}
@@ -202,6 +203,12 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 				a.typeParam(p.Number, value{Type: out.Type, NotNull: branchNotNull, Known: true}, "")
 			}
 		}
+		// sqlc spells a CASE's type after its ELSE when that is a cast
+		// or a constant.
+		switch n.Else.(type) {
+		case *sqlparse.TypeCast, *sqlparse.Const:
+			out.DBType = vals[len(vals)-1].DBType
+		}
 		return out
 	case *sqlparse.Coalesce:
 		// sqlc names COALESCE after the first column among its arguments.
@@ -229,7 +236,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			// As in sqlc, the result is that column's type, and is the
 			// column for overrides (COALESCE(t.status, 'new') maps as
 			// t.status does).
-			out.Type, out.Column = first.Type, first.Column
+			out.Type, out.Column, out.DBType = first.Type, first.Column, first.DBType
 		}
 		for i, x := range n.Args {
 			if p, ok := x.(*sqlparse.Param); ok && out.Known && !vals[i].Known {
@@ -366,9 +373,10 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	// Prefix operators.
 	if n.Left == nil {
 		v := a.expr(sc, n.Right)
-		v.Name, v.Column = "", nil
+		v.Name, v.Column, v.DBType = "", nil, ""
 		if n.Op == "-" || n.Op == "+" {
 			v.NotNull = true // as sqlc types arithmetic
+			v.DBType = "int" // and spells its type
 		}
 		return v
 	}
@@ -435,10 +443,11 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 			out = known("interval", true)
 		}
 	}
-	out.Name, out.Column, out.NotNull = "", nil, notNull
+	out.Name, out.Column, out.NotNull, out.DBType = "", nil, notNull, ""
 	if arithmeticOps[n.Op] {
-		// sqlc types arithmetic as NOT NULL whatever its operands.
-		out.NotNull = true
+		// sqlc types arithmetic as NOT NULL whatever its operands, and
+		// spells its type int.
+		out.NotNull, out.DBType = true, "int"
 	}
 	return out
 }
