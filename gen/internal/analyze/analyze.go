@@ -83,6 +83,13 @@ type Param struct {
 	// table column but has a spelling gets a Column without Table that
 	// carries it, for the emitter's override matching.
 	DBType string
+	// SqlcUntyped is set when the parameter is typed from a context sqlc
+	// v1.31.1 does not type parameters from, so that sqlc declares it
+	// interface{}: a bare boolean operand (AND, OR, NOT, WHEN), a
+	// comparison or operator whose other side has no column (@p = '',
+	// '%' || @p), a COALESCE without a column among its arguments. sqlc
+	// types a parameter by its first such occurrence, and so does this.
+	SqlcUntyped bool
 
 	forceNull bool
 	// loc is the first occurrence's offset; conflict is a second type the
@@ -307,6 +314,10 @@ type analyzer struct {
 	// equality with a column: a second, different deduction then is a
 	// conflict PostgreSQL would refuse.
 	strict bool
+	// sqlcOperand is set while the operands of an operator are analysed
+	// that sqlc types parameters in (one refers to a column, or the
+	// operator is ||): see Param.SqlcUntyped.
+	sqlcOperand bool
 	edits  []edit
 	cat    *catalog.Catalog
 	file   *sqlparse.File

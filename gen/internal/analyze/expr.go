@@ -11,7 +11,9 @@ import (
 
 func (a *analyzer) boolExpr(sc *scope, e sqlparse.Node) {
 	if p, ok := e.(*sqlparse.Param); ok {
-		a.typeParam(p.Number, known("bool", true), "")
+		v := known("bool", true)
+		v.sqlcUntyped = true // sqlc types no parameter from a boolean context
+		a.typeParam(p.Number, v, "")
 		return
 	}
 	a.expr(sc, e)
@@ -240,7 +242,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		}
 		for i, x := range n.Args {
 			if p, ok := x.(*sqlparse.Param); ok && out.Known && !vals[i].Known {
-				a.typeParam(p.Number, value{Type: out.Type, NotNull: true, Known: true}, "")
+				a.typeParam(p.Number, value{Type: out.Type, NotNull: true, Known: true, sqlcUntyped: first == nil && !a.sqlcOperand}, "")
 			}
 		}
 		return out
@@ -301,6 +303,25 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		return value{}
 	}
 	return value{}
+}
+
+// sqlcSource is v, the other side of an operator, as the source of a
+// parameter operand: untyped for sqlc unless the operator's operands
+// refer to a column or it is || (analyzer.sqlcOperand).
+func (a *analyzer) sqlcSource(v value) value {
+	v.sqlcUntyped = !a.sqlcOperand
+	return v
+}
+
+// refersToColumn reports whether e refers to a column anywhere in it.
+func refersToColumn(e sqlparse.Node) bool {
+	found := false
+	walk(e, func(n sqlparse.Node) {
+		if _, ok := n.(*sqlparse.ColumnRef); ok {
+			found = true
+		}
+	})
+	return found
 }
 
 // compare types e against other, the value it is compared with or
@@ -390,6 +411,12 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 			return known("bool", true)
 		}
 	}
+	// sqlc types a parameter in an operand from the first column either
+	// side refers to, || from text, and leaves it untyped otherwise
+	// (sqlc's resolveCatalogRefs).
+	typed := refersToColumn(n.Left) || refersToColumn(n.Right) || n.Op == "||"
+	defer func(old bool) { a.sqlcOperand = old }(a.sqlcOperand)
+	a.sqlcOperand = typed
 	// Evaluate the side that is not a parameter first, then type the
 	// parameter from it.
 	_, lp := n.Left.(*sqlparse.Param)
@@ -400,16 +427,16 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	case lp && !rp:
 		right = a.expr(sc, n.Right)
 		if _, col := n.Right.(*sqlparse.ColumnRef); equality && col {
-			a.strictly(func() { left = a.compare(sc, n.Left, a.paramSource(sc, n.Right, right)) })
+			a.strictly(func() { left = a.compare(sc, n.Left, a.sqlcSource(a.paramSource(sc, n.Right, right))) })
 		} else {
-			left = a.compare(sc, n.Left, a.paramSource(sc, n.Right, right))
+			left = a.compare(sc, n.Left, a.sqlcSource(a.paramSource(sc, n.Right, right)))
 		}
 	default:
 		left = a.expr(sc, n.Left)
 		if _, col := n.Left.(*sqlparse.ColumnRef); equality && col && rp {
-			a.strictly(func() { right = a.compare(sc, n.Right, a.paramSource(sc, n.Left, left)) })
+			a.strictly(func() { right = a.compare(sc, n.Right, a.sqlcSource(a.paramSource(sc, n.Left, left))) })
 		} else {
-			right = a.compare(sc, n.Right, a.paramSource(sc, n.Left, left))
+			right = a.compare(sc, n.Right, a.sqlcSource(a.paramSource(sc, n.Left, left)))
 		}
 	}
 	notNull := left.NotNull && right.NotNull

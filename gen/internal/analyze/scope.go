@@ -21,6 +21,9 @@ type value struct {
 	// function's result type as pg_catalog names it ("bigint" for
 	// count). Empty when sqlc has no spelling the analyzer models.
 	DBType string
+	// sqlcUntyped is set on a value that sqlc v1.31.1 does not type a
+	// parameter from (see Param.SqlcUntyped).
+	sqlcUntyped bool
 	// merged is set on a column of a joined relation that JOIN ... USING
 	// or NATURAL JOIN merged with its namesake on the other side: an
 	// unqualified reference or star means the merged column instead

@@ -51,3 +51,41 @@ func spellingOf(s string) string {
 	}
 	return s
 }
+
+// Parameters sqlc v1.31.1 declares interface{} although fencegen types
+// them (Param.SqlcUntyped): sqlc types a parameter by its first
+// occurrence, from a column either side of its operator refers to (or as
+// text for ||), from a function's argument, a cast, LIMIT, an INSERT or
+// UPDATE target; a bare boolean operand, a comparison with no column and
+// COALESCE with constants only leave it untyped. Each query lists its
+// parameters, U for untyped ones.
+func TestSqlcUntypedParams(t *testing.T) {
+	schema := `CREATE TABLE job (id bigint PRIMARY KEY, kind text NOT NULL, state text NOT NULL, tag text);`
+	cases := []struct{ query, want string }{
+		{"SELECT id FROM job WHERE (state = 'a' AND @do_delete) OR NOT @other", "U U"},
+		{"SELECT kind FROM job WHERE (@match = '' OR kind ILIKE '%' || @match || '%') AND (@after = '' OR kind > @after)", "U U"},
+		{"SELECT id FROM job WHERE kind LIKE '%' || @name || '%' AND tag = coalesce(@tag, 'default') AND id > @min", "T T T"},
+		{"SELECT id FROM job WHERE kind = @kind::text AND lower(kind) = lower(@k2) LIMIT @n", "T T T"},
+		{"INSERT INTO job (id, kind, state, tag) VALUES ($1, $2, coalesce($3, ''), $4) RETURNING id", "T T U T"},
+		{"UPDATE job SET tag = coalesce(@tag, '') WHERE id = @id RETURNING id", "T T"},
+		{"SELECT id FROM job WHERE CASE WHEN @flag THEN true ELSE false END", "U"},
+	}
+	var q strings.Builder
+	for i, c := range cases {
+		q.WriteString("-- name: Q" + itoa(i) + " :many\n" + c.query + ";\n")
+	}
+	qs := mustAnalyze(t, schema, q.String())
+	for i, c := range cases {
+		var got []string
+		for _, p := range qs[i].Params {
+			if p.SqlcUntyped {
+				got = append(got, "U")
+			} else {
+				got = append(got, "T")
+			}
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.query, g, c.want)
+		}
+	}
+}
