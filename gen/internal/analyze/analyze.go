@@ -318,13 +318,13 @@ type analyzer struct {
 	// that sqlc types parameters in (one refers to a column, or the
 	// operator is ||): see Param.SqlcUntyped.
 	sqlcOperand bool
-	edits  []edit
-	cat    *catalog.Catalog
-	file   *sqlparse.File
-	stmt   *sqlparse.Stmt
-	params map[int]*Param
-	errs   diag.List
-	ann    *Annotation
+	edits       []edit
+	cat         *catalog.Catalog
+	file        *sqlparse.File
+	stmt        *sqlparse.Stmt
+	params      map[int]*Param
+	errs        diag.List
+	ann         *Annotation
 	// noSpell is set while analysing a subquery whose columns never
 	// reach a result (EXISTS): its stars are left as they are.
 	noSpell int
