@@ -207,6 +207,16 @@ func (m *typeMapper) overrideFor(col *catalog.Column, t catalog.Type, notNull bo
 			return o.goType, true
 		}
 	}
+	if el := elemSpelling(col); el != nil && t.ArrayDims > 0 {
+		// sqlc matches an array's element, spelt as the column's type,
+		// NOT NULL, and adds a slice per dimension to what it maps to.
+		g, ok := m.overrideFor(el, t.Elem(), true)
+		if !ok {
+			g = m.defaultType(t.Elem(), true)
+		}
+		g.slices += t.ArrayDims
+		return g, true
+	}
 	for _, o := range m.overrides {
 		if !o.hasType || !o.matchesDBType(col, t, notNull) {
 			continue
