@@ -608,6 +608,17 @@ func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, t
 	}
 }
 
+// undoRenewal deletes l's lock key (compare-and-delete, on a fresh context
+// bounded by the release timeout) after a renewal that landed once l had
+// already ended: the renewal extended the key by a full TTL, and nobody
+// holds it.
+func (c *Client) undoRenewal(l *Lease) {
+	ctx, cancel := context.WithTimeout(context.Background(), l.tm.releaseTimeout)
+	defer cancel()
+	deleted, err := c.release(ctx, l.lockKey, l.owner)
+	c.log(slog.LevelDebug, "lease renewal landed after the lease ended; key deleted", l.resource, l.token, "deleted", deleted, "err", err)
+}
+
 // release runs the compare-and-delete script; deleted reports whether the
 // key held owner's value.
 func (c *Client) release(ctx context.Context, lockKey, owner string) (deleted bool, err error) {

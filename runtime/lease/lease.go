@@ -144,17 +144,26 @@ func (l *Lease) renew(ctx context.Context) error {
 	if !ok {
 		return l.lose(ReasonNotOwner, ErrNotOwner)
 	}
-	l.renewed(send)
+	if !l.renewed(send) {
+		// The lease ended while the renewal was in flight: the key was
+		// extended for nobody.
+		l.c.undoRenewal(l)
+		return l.Err()
+	}
 	return nil
 }
 
-// renewed records a successful renewal sent at send.
-func (l *Lease) renewed(send time.Time) {
-	l.extend(send)
+// renewed records a successful renewal sent at send; it reports false,
+// changing nothing, if the lease had ended meanwhile.
+func (l *Lease) renewed(send time.Time) bool {
+	if !l.extend(send) {
+		return false
+	}
 	l.c.log(slog.LevelDebug, "lease renewed", l.resource, l.token)
 	if f := l.c.opts.observer().OnRenewed; f != nil {
 		f(l.resource, l.token)
 	}
+	return true
 }
 
 // applyRenewal applies the outcome of a heartbeat renewal sent at send. A
@@ -162,14 +171,18 @@ func (l *Lease) renewed(send time.Time) {
 // failure, and MaxRenewFailures in a row lose it; a success resets the
 // count. An error for a lease whose heartbeat Release has stopped is our own
 // shutdown, not a failure (pglock#175).
-func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) {
+//
+// It reports whether the lease was still valid when the outcome was applied;
+// false means the lease had ended (so a successful renewal extended a key
+// that nobody holds any more).
+func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) bool {
 	if l.ctx.Err() != nil {
-		return
+		return false
 	}
 	switch {
 	case r.err == nil && r.ok:
 		l.hb.failures = 0
-		l.renewed(send)
+		return l.renewed(send)
 	case r.err == nil:
 		_ = l.lose(ReasonNotOwner, ErrNotOwner)
 	case stopped:
@@ -181,24 +194,30 @@ func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) {
 		l.mu.Unlock()
 		if l.hb.failures >= l.tm.maxFailures {
 			_ = l.lose(ReasonRenewFailed, err)
-			return
+			return false
 		}
 		l.c.log(slog.LevelWarn, "lease renewal failed", l.resource, l.token, "consecutive", l.hb.failures, "err", err)
 		if f := l.c.opts.observer().OnRenewFailed; f != nil {
 			f(l.resource, l.token, err, l.hb.failures)
 		}
 	}
+	return l.ctx.Err() == nil
 }
 
 // extend moves the local deadline after a renewal sent at send succeeded.
-func (l *Lease) extend(send time.Time) {
+// It reports false if the lease had ended.
+func (l *Lease) extend(send time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.ended || send.Before(l.lastSend) {
-		return
+	if l.ended {
+		return false
+	}
+	if send.Before(l.lastSend) {
+		return true
 	}
 	l.lastSend, l.lastErr = send, nil
 	l.deadline.Reset(time.Until(send.Add(l.tm.ttl - l.tm.margin)))
+	return true
 }
 
 func (l *Lease) onDeadline() {
@@ -221,6 +240,7 @@ func (l *Lease) lose(reason Reason, err error) error {
 	lost := &LostError{Resource: l.resource, Token: l.token, Reason: reason, Err: err}
 	l.cancel(lost)
 	l.mu.Unlock()
+	l.c.hb.drop(l) // a lost lease is never renewed again
 	l.c.log(slog.LevelWarn, "lease lost", l.resource, l.token, "reason", string(reason), "err", err)
 	if f := l.c.opts.observer().OnLost; f != nil {
 		f(lost)

@@ -94,6 +94,17 @@ func (s *scheduler) stop(l *Lease) <-chan struct{} {
 	return l.hb.inflight
 }
 
+// drop takes l off the queue, if it is queued, without waiting for a
+// renewal in flight (lose calls it, possibly from the renewal's own
+// goroutine).
+func (s *scheduler) drop(l *Lease) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.hb.index >= 0 {
+		heap.Remove(&s.q, l.hb.index)
+	}
+}
+
 // window is how early a lease may be renewed so that leases due at nearly
 // the same time share a round trip.
 func window(l *Lease) time.Duration { return min(l.tm.interval/4, 20*time.Millisecond) }
@@ -124,6 +135,9 @@ func (s *scheduler) loop() {
 				break
 			}
 			heap.Pop(&s.q)
+			if l.ctx.Err() != nil {
+				continue // lost or released: never renewed again
+			}
 			if l.hb.paused.Load() { // test hook: a frozen heartbeat sends nothing
 				paused = append(paused, l)
 				continue
@@ -157,6 +171,7 @@ func (s *scheduler) loop() {
 // renewResult is one lease's renewal outcome: ok true (extended), ok false
 // with nil err (definitive "not owner"), or an error (unknown outcome).
 type renewResult struct {
+	skipped bool // not sent: the lease had ended
 	ok  bool
 	err error
 }
@@ -167,20 +182,53 @@ func (s *scheduler) renew(batch []*Lease) {
 	for _, l := range batch[1:] {
 		timeout = min(timeout, l.tm.callTimeout)
 	}
+	// A lease whose context ended since it was taken off the queue (its
+	// local deadline fired, or it was lost or released) is not renewed:
+	// a renewal sent after the lease ended would keep the key for a full
+	// TTL with nobody holding it.
+	live := make([]*Lease, 0, len(batch))
+	for _, l := range batch {
+		if l.ctx.Err() == nil {
+			live = append(live, l)
+		}
+	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
 	send := time.Now()
-	res := s.c.renewMany(ctx, batch)
+	res := make([]renewResult, len(batch))
+	if len(live) > 0 {
+		got := s.c.renewMany(ctx, live)
+		for i, j := 0, 0; i < len(batch); i++ {
+			if j < len(live) && batch[i] == live[j] {
+				res[i] = got[j]
+				j++
+			} else {
+				res[i] = renewResult{skipped: true}
+			}
+		}
+	}
 	for i := range res {
 		// A renewal cut off by the batch's deadline is a *TimeoutError,
 		// not context.DeadlineExceeded: no caller's context ended.
 		res[i].err = callError(context.Background(), ctx, "renew", timeout, res[i].err)
 	}
 	cancel()
+	var undo []*Lease
 	for i, l := range batch {
+		if res[i].skipped {
+			continue
+		}
 		s.mu.Lock()
 		stopped := l.hb.stopped
 		s.mu.Unlock()
-		l.applyRenewal(send, res[i], stopped)
+		if !l.applyRenewal(send, res[i], stopped) && res[i].ok && !stopped {
+			undo = append(undo, l)
+		}
+	}
+	// A renewal that was sent while the lease was valid but whose lease
+	// ended before the reply (the local deadline fired in between) has
+	// extended a key that nobody holds: delete it (compare-and-delete).
+	for _, l := range undo {
+		l.c.undoRenewal(l)
 	}
 	s.mu.Lock()
 	for _, l := range batch {
@@ -205,7 +253,7 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 		for i, l := range batch {
 			wg.Go(func() {
 				ok, err := c.renew(ctx, l.lockKey, l.owner, l.tm.ttl)
-				res[i] = renewResult{ok, err}
+				res[i] = renewResult{ok: ok, err: err}
 			})
 		}
 		wg.Wait()
@@ -260,7 +308,7 @@ func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease) []renewResu
 	for i, cmd := range cmds {
 		n, err := cmd.Int64()
 		ok, err := decodeBool("renew", n, err)
-		res[i] = renewResult{ok, err}
+		res[i] = renewResult{ok: ok, err: err}
 	}
 	return res
 }
