@@ -172,8 +172,8 @@ func (s *scheduler) loop() {
 // with nil err (definitive "not owner"), or an error (unknown outcome).
 type renewResult struct {
 	skipped bool // not sent: the lease had ended
-	ok  bool
-	err error
+	ok      bool
+	err     error
 }
 
 // renew sends one batch and applies the results.
