@@ -622,7 +622,7 @@ func (c *Client) undoRenewal(l *Lease) {
 // release runs the compare-and-delete script; deleted reports whether the
 // key held owner's value.
 func (c *Client) release(ctx context.Context, lockKey, owner string) (deleted bool, err error) {
-	n, _, err := c.run(ctx, releaseScript, []string{lockKey}, owner)
+	n, _, err := c.run(ctx, releaseScript, []string{lockKey, mintKey(lockKey)}, owner)
 	c.stats.releases.Add(1)
 	return decodeBool("release", n, err)
 }
