@@ -385,3 +385,38 @@ func (r *Redis) shutdown() {
 	}
 	r.kill()
 }
+
+// PauseFor pauses the server (SIGSTOP, see Pause) now and resumes it after
+// d in the background: a server kept stalled for a while. It returns a
+// channel closed once the server has been resumed.
+func (r *Redis) PauseFor(d time.Duration) <-chan struct{} {
+	r.t.Helper()
+	r.Pause()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(d)
+		r.signal(syscall.SIGCONT, false)
+	}()
+	r.t.Cleanup(func() { <-done })
+	return done
+}
+
+// DownFor kills the server now and starts it again on the same port after
+// d in the background, with its data (the append-only file with
+// Persistence; without it the server comes back empty): a server kept down
+// for a while. It returns a channel closed once the server answers again.
+func (r *Redis) DownFor(d time.Duration) <-chan struct{} {
+	r.t.Helper()
+	r.kill()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(d)
+		if err := r.start(); err != nil {
+			r.t.Errorf("faults: restart after %v down: %v", d, err)
+		}
+	}()
+	r.t.Cleanup(func() { <-done })
+	return done
+}

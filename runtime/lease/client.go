@@ -126,6 +126,17 @@ func (c *Client) Keys(resource string) (lock, counter string) {
 // own token back instead of minting a second one.
 func mintKey(lockKey string) string { return strings.TrimSuffix(lockKey, "lock") + "minted" }
 
+// abandonKey is the mark that the cleanup of a failed Acquire sets for its
+// owner value (with a TTL, see abandonLife), so that an attempt of that
+// Acquire still on its way to Redis writes nothing when it arrives.
+func abandonKey(lockKey, owner string) string {
+	return strings.TrimSuffix(lockKey, "lock") + "abandoned:" + owner
+}
+
+// abandonLife is how long the abandon mark of a failed Acquire lives: long
+// enough for a request held by a stalled server or socket to arrive.
+func abandonLife(ttl time.Duration) time.Duration { return max(10*ttl, 30*time.Second) }
+
 // timing is the per-lease configuration derived from the TTL and Options.
 type timing struct {
 	ttl, interval, callTimeout, releaseTimeout, margin, minValidity time.Duration
@@ -306,7 +317,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	}
 	owner := newOwner()
 	lockKey, counterKey := c.Keys(resource)
-	keys := []string{lockKey, counterKey, mintKey(lockKey)}
+	keys := []string{lockKey, counterKey, mintKey(lockKey), abandonKey(lockKey, owner)}
 	hooks := c.opts.testHooks()
 	highWater := c.opts.highWater()
 	askMissing := "0"
@@ -572,40 +583,83 @@ func sleep(ctx context.Context, d time.Duration) bool {
 }
 
 // cleanup makes sure that a failed Acquire leaves no lock key of owner
-// behind. It runs on a context detached from ctx's cancellation and bounded
-// by the release timeout: it first waits for the abandoned attempts in
-// pending to return, so that the delete does not overtake them; then, if
-// held (an attempt may have landed) or a pending attempt landed or did not
-// return in time, it deletes the lock key if owner holds it, retrying after
-// a transient failure while the bound allows. It gives up at once when the
-// delete fails with a dial error: Redis refuses connections, so waiting
-// would only delay the caller, and the key, if set, expires within the TTL.
+// behind, now or later. If held (an attempt may have landed) or an
+// abandoned attempt in pending has not returned or may have landed, it
+// runs the release script with the abandon mark (see release.lua): the
+// mark makes any attempt of owner that reaches Redis later write nothing,
+// and the compare-and-delete removes a key an earlier attempt set, in
+// whichever order they arrive, so it need not wait for pending. The call
+// runs on a fresh context (not ctx, which may have ended) bounded by the
+// release timeout, retried after a transient failure while that bound
+// allows. If it gets no answer (Redis is stalled or down), it goes on in
+// the background with backoff until Redis answers (so a resource is free
+// as soon as Redis is back, not a TTL later), the Client's Redis client is
+// closed, or the abandon mark's lifetime has passed.
 func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, tm timing, held bool, pending []*call) {
-	if !held && len(pending) == 0 {
-		return
-	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tm.releaseTimeout)
-	defer cancel()
 	for _, p := range pending {
 		select {
 		case <-p.done:
 			held = held || c.mayHaveLanded(p.n, p.err)
-		case <-rctx.Done():
-			held = true
+		default:
+			held = true // still on its way
 		}
 	}
 	if !held {
-		c.log(slog.LevelDebug, "lease acquire cleanup: no attempt reached Redis", resource, 0)
+		if len(pending) > 0 {
+			c.log(slog.LevelDebug, "lease acquire cleanup: no attempt reached Redis", resource, 0)
+		}
 		return
 	}
+	vals := context.WithoutCancel(ctx)
+	start := time.Now()
 	for attempt := 1; ; attempt++ {
-		deleted, err := c.release(rctx, lockKey, owner)
+		rctx, cancel := context.WithTimeout(vals, tm.releaseTimeout)
+		deleted, err := c.abandon(rctx, lockKey, owner, tm.ttl)
+		timedOut := err != nil && rctx.Err() != nil
+		cancel()
 		c.log(slog.LevelDebug, "lease acquire cleanup", resource, 0, "deleted", deleted, "err", err)
-		if err == nil || rctx.Err() != nil || isDialError(err) || !retryable(err) ||
-			!sleep(rctx, time.Duration(attempt)*10*time.Millisecond) {
+		switch {
+		case err == nil || isConfigError(err) || errors.Is(err, redis.ErrClosed):
+			return
+		case timedOut || isDialError(err) || time.Since(start) >= tm.releaseTimeout:
+			go c.abandonLater(vals, resource, lockKey, owner, tm.ttl, start)
+			return
+		case !retryable(err):
+			return
+		}
+		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
+	}
+}
+
+// abandonLater retries the cleanup of a failed Acquire in the background
+// (see cleanup) with backoff from 50ms to 1s.
+func (c *Client) abandonLater(vals context.Context, resource, lockKey, owner string, ttl time.Duration, start time.Time) {
+	backoff := 50 * time.Millisecond
+	for time.Since(start) < abandonLife(ttl) {
+		time.Sleep(backoff)
+		backoff = min(2*backoff, time.Second)
+		rctx, cancel := context.WithTimeout(vals, max(c.opts.releaseTimeout(ttl), time.Second))
+		deleted, err := c.abandon(rctx, lockKey, owner, ttl)
+		cancel()
+		// Redis refusing connections past the TTL: any key an attempt set
+		// before has expired (PX is kept as an absolute time, also in the
+		// append-only file), and a refused request never arrives later.
+		refusedPastTTL := isDialError(err) && time.Since(start) > ttl
+		if err == nil || isConfigError(err) || errors.Is(err, redis.ErrClosed) || refusedPastTTL || (!retryable(err) && !isDialError(err)) {
+			c.log(slog.LevelDebug, "lease acquire cleanup (background)", resource, 0, "deleted", deleted, "err", err)
 			return
 		}
 	}
+}
+
+// abandon runs the release script with owner's abandon mark.
+func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Duration) (deleted bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, err // never sent, not counted
+	}
+	n, _, err := c.run(ctx, releaseScript, []string{lockKey, mintKey(lockKey), abandonKey(lockKey, owner)}, owner, millis(abandonLife(ttl)))
+	c.stats.releases.Add(1)
+	return decodeBool("release", n, err)
 }
 
 // undoRenewal deletes l's lock key (compare-and-delete, on a fresh context
@@ -622,6 +676,9 @@ func (c *Client) undoRenewal(l *Lease) {
 // release runs the compare-and-delete script; deleted reports whether the
 // key held owner's value.
 func (c *Client) release(ctx context.Context, lockKey, owner string) (deleted bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, err // never sent, not counted
+	}
 	n, _, err := c.run(ctx, releaseScript, []string{lockKey, mintKey(lockKey)}, owner)
 	c.stats.releases.Add(1)
 	return decodeBool("release", n, err)

@@ -5,7 +5,13 @@
 -- KEYS[2]  mint key <prefix>:{<resource>}:minted (value "<owner>:<token>" of
 --          the last acquisition that minted; "<owner>:<token>:released"
 --          once that acquisition was released)
+-- KEYS[3]  optional, only when an Acquire gives up on this owner: the
+--          abandon mark <prefix>:{<resource>}:abandoned:<owner>, set first
+--          (PX ARGV[2]) so that an attempt of this owner that reaches Redis
+--          later (a request held in a stalled server or a socket) writes
+--          nothing (see acquire.lua)
 -- ARGV[1]  owner value (32 hex digits)
+-- ARGV[2]  with KEYS[3]: the abandon mark's lifetime in milliseconds
 --
 -- Returns 1 when the key held this owner's value and was deleted, and also
 -- when this owner's release already ran and nobody minted since (a resend
@@ -14,6 +20,9 @@
 -- Returns 0 when the key is missing without such a release, or belongs to
 -- another owner; then nothing is written. The counter key is never touched,
 -- so tokens keep increasing.
+if KEYS[3] then
+  redis.call('SET', KEYS[3], '1', 'PX', ARGV[2])
+end
 local cur = redis.call('GET', KEYS[1])
 local prefix = ARGV[1] .. ':'
 if cur and string.sub(cur, 1, #prefix) == prefix then
