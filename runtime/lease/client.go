@@ -41,6 +41,7 @@ var (
 type Client struct {
 	rdb  redis.Scripter
 	opts *Options
+	clk  clock
 	hb   scheduler
 	// ctxDeadlines: rdb is a go-redis client with ContextTimeoutEnabled,
 	// which bounds each call by its context itself (see run).
@@ -68,6 +69,10 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 	if opts != nil {
 		o := *opts
 		c.opts = &o
+	}
+	c.clk = realClock{}
+	if h := c.opts.testHooks(); h.clock != nil {
+		c.clk = h.clock
 	}
 	c.hb = scheduler{c: c, wake: make(chan struct{}, 1)}
 	switch r := rdb.(type) {
@@ -334,7 +339,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	attempts := 1 + c.opts.acquireRetries()
 	noSleep := false
 	for i := 0; i < attempts; i++ {
-		if i > 0 && !noSleep && !sleep(ctx, time.Duration(i)*10*time.Millisecond) {
+		if i > 0 && !noSleep && !sleepOn(ctx, c.clk, time.Duration(i)*10*time.Millisecond) {
 			break
 		}
 		noSleep = false
@@ -342,7 +347,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			break
 		}
 		callCtx, cancel := context.WithTimeoutCause(ctx, tm.callTimeout, ErrRedisTimeout)
-		send := time.Now()
+		send := c.clk.Now()
 		retry := "0" // a new owner value: no earlier attempt to recognise
 		if i > 0 {
 			retry = "1"
@@ -396,7 +401,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if hooks.afterAcquireReply != nil {
 			hooks.afterAcquireReply()
 		}
-		if left := tm.ttl - tm.margin - time.Since(send); left < tm.minValidity {
+		if left := tm.ttl - tm.margin - since(c.clk, send); left < tm.minValidity {
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
 			return nil, &opError{op: op, err: fmt.Errorf("%w: %v of validity left, below the floor of %v (TTL %v, safety margin %v)",
 				ErrAcquireTooSlow, max(left, 0), tm.minValidity, tm.ttl, tm.margin)}

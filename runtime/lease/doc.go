@@ -105,7 +105,7 @@
 //	locker := lease.New(rdb, nil)
 //	l, err := locker.Acquire(ctx, "account:42", 10*time.Second) // mints token n
 //	if errors.Is(err, lease.ErrNotAcquired) {
-//		return nil // someone else is doing it
+//		return nil // Redis answered: someone else is doing it
 //	} else if err != nil {
 //		return err
 //	}

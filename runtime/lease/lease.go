@@ -31,10 +31,10 @@ type Lease struct {
 	cancel context.CancelCauseFunc
 
 	mu       sync.Mutex
-	ended    bool        // ctx cancelled (lost or released)
-	lastSend time.Time   // send time of the last successful acquire/renew; monotonic
-	deadline *time.Timer // fires at lastSend + TTL − margin
-	lastErr  error       // last renewal error since the last success
+	ended    bool      // ctx cancelled (lost or released)
+	lastSend time.Time // send time of the last successful acquire/renew; monotonic
+	deadline timer     // fires at lastSend + TTL − margin
+	lastErr  error     // last renewal error since the last success
 
 	// hb is the heartbeat state, guarded by c.hb.mu except failures
 	// (touched only by the one renewal in flight) and paused.
@@ -57,10 +57,10 @@ func (c *Client) newLease(resource string, token fence.Token, owner, lockKey str
 	// The lease outlives the ctx given to Acquire (etcd Session, pglock#5).
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
 	l.mu.Lock()
-	l.deadline = time.AfterFunc(time.Until(send.Add(tm.ttl-tm.margin)), l.onDeadline)
+	l.deadline = c.clk.AfterFunc(until(c.clk, send.Add(tm.ttl-tm.margin)), l.onDeadline)
 	l.mu.Unlock()
 	if tm.interval > 0 {
-		c.hb.add(l, send.Add(tm.interval))
+		c.hb.add(l, send.Add(c.hb.nextInterval(l, true)))
 	}
 	return l
 }
@@ -111,7 +111,7 @@ func (l *Lease) Remaining() time.Duration {
 	if l.ended {
 		return 0
 	}
-	return max(time.Until(l.lastSend.Add(l.tm.ttl-l.tm.margin)), 0)
+	return max(until(l.c.clk, l.lastSend.Add(l.tm.ttl-l.tm.margin)), 0)
 }
 
 // Renew extends the lease to TTL from now with one compare-and-PEXPIRE
@@ -136,7 +136,7 @@ func (l *Lease) Renew(ctx context.Context) error {
 func (l *Lease) renew(ctx context.Context) error {
 	callCtx, cancel := context.WithTimeoutCause(ctx, l.tm.callTimeout, ErrRedisTimeout)
 	defer cancel()
-	send := time.Now()
+	send := l.c.clk.Now()
 	ok, err := l.c.renew(callCtx, l.lockKey, l.owner, l.tm.ttl)
 	if err != nil {
 		return opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err)
@@ -216,7 +216,7 @@ func (l *Lease) extend(send time.Time) bool {
 		return true
 	}
 	l.lastSend, l.lastErr = send, nil
-	l.deadline.Reset(time.Until(send.Add(l.tm.ttl - l.tm.margin)))
+	l.deadline.Reset(until(l.c.clk, send.Add(l.tm.ttl-l.tm.margin)))
 	return true
 }
 

@@ -138,6 +138,8 @@ type testHooks struct {
 	// afterAcquireReply runs in Acquire after a successful reply, before
 	// the validity floor is checked.
 	afterAcquireReply func()
+	// clock replaces the real clock (see clock.go).
+	clock clock
 }
 
 const (

@@ -87,11 +87,28 @@ func (s *scheduler) stop(l *Lease) <-chan struct{} {
 		// The last one wakes a loop that would sleep past its linger, so
 		// that it ends soon after the Client's last lease.
 		heap.Remove(&s.q, l.hb.index)
-		if len(s.q) == 0 && s.wakeAt.After(time.Now().Add(idleLinger)) {
+		if len(s.q) == 0 && s.wakeAt.After(s.c.clk.Now().Add(idleLinger)) {
 			s.poke()
 		}
 	}
 	return l.hb.inflight
+}
+
+// nextInterval is the time from a renewal's send (or the acquire's) to the
+// next renewal of l: HeartbeatInterval shortened by a random jitter, up to
+// half of it for the first renewal after the acquire and up to a tenth
+// after that, so that leases taken at the same moment by many processes
+// (or renewed by them in step) do not renew in lockstep forever. Renewals
+// only come earlier than HeartbeatInterval, never later.
+func (s *scheduler) nextInterval(l *Lease, first bool) time.Duration {
+	span := l.tm.interval / 10
+	if first {
+		span = l.tm.interval / 2
+	}
+	if span <= 0 {
+		return l.tm.interval
+	}
+	return l.tm.interval - s.c.clk.N(span)
 }
 
 // drop takes l off the queue, if it is queued, without waiting for a
@@ -110,14 +127,14 @@ func (s *scheduler) drop(l *Lease) {
 func window(l *Lease) time.Duration { return min(l.tm.interval/4, 20*time.Millisecond) }
 
 func (s *scheduler) loop() {
-	t := time.NewTimer(time.Hour)
+	t := s.c.clk.NewTimer(time.Hour)
 	defer t.Stop()
 	for {
 		s.mu.Lock()
 		if len(s.q) == 0 {
 			// Linger briefly, so a Client that acquires and releases in a
 			// loop does not start a goroutine per lease.
-			s.wakeAt = time.Now().Add(idleLinger)
+			s.wakeAt = s.c.clk.Now().Add(idleLinger)
 			s.mu.Unlock()
 			s.sleep(t, idleLinger)
 			s.mu.Lock()
@@ -127,7 +144,7 @@ func (s *scheduler) loop() {
 				return
 			}
 		}
-		now := time.Now()
+		now := s.c.clk.Now()
 		var batch, paused []*Lease
 		for len(s.q) > 0 && len(batch) < maxBatch {
 			l := s.q[0]
@@ -151,9 +168,9 @@ func (s *scheduler) loop() {
 		}
 		var wait time.Duration
 		if len(s.q) > 0 {
-			wait = max(time.Until(s.q[0].hb.next), 0)
+			wait = max(until(s.c.clk, s.q[0].hb.next), 0)
 		}
-		s.wakeAt = time.Now().Add(wait)
+		s.wakeAt = s.c.clk.Now().Add(wait)
 		if len(batch) == maxBatch {
 			s.wakeAt = time.Time{} // it loops again at once
 		}
@@ -193,7 +210,7 @@ func (s *scheduler) renew(batch []*Lease) {
 		}
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
-	send := time.Now()
+	send := s.c.clk.Now()
 	res := make([]renewResult, len(batch))
 	if len(live) > 0 {
 		got := s.c.renewMany(ctx, live)
@@ -235,7 +252,7 @@ func (s *scheduler) renew(batch []*Lease) {
 		close(l.hb.inflight)
 		l.hb.inflight = nil
 		if l.ctx.Err() == nil {
-			s.addLocked(l, send.Add(l.tm.interval))
+			s.addLocked(l, send.Add(s.nextInterval(l, false)))
 		}
 	}
 	s.mu.Unlock()
@@ -343,10 +360,10 @@ func (h *leaseHeap) Pop() any {
 // sleep waits on t for d, or until a lease is added (s.wake). With the
 // timer semantics of Go 1.23 and later (go.mod says 1.26), Stop leaves no
 // stale value in t.C, so t can be reset again at once.
-func (s *scheduler) sleep(t *time.Timer, d time.Duration) {
+func (s *scheduler) sleep(t timer, d time.Duration) {
 	t.Reset(d)
 	select {
-	case <-t.C:
+	case <-t.C():
 	case <-s.wake:
 		t.Stop()
 	}
