@@ -114,6 +114,18 @@ func (c *Client) Stats() Stats {
 	}
 }
 
+// AllKeys returns every Redis key the package writes for resource, all in
+// the hash slot of {resource}: the lock key, the fence counter, the
+// :minted record (see [Client.Keys]), and the prefix of the abandon marks
+// "<prefix>:{<resource>}:abandoned:" followed by an owner value, which the
+// cleanup of a failed Acquire sets with a TTL of max(10·TTL, 30s) so that a
+// late attempt of that Acquire writes nothing. Match the last with
+// SCAN MATCH "<that prefix>*".
+func (c *Client) AllKeys(resource string) []string {
+	lock, counter := c.Keys(resource)
+	return []string{lock, counter, mintKey(lock), abandonKey(lock, "")}
+}
+
 // Keys returns the Redis keys used for resource: the lock key, which holds
 // "<owner>:<token>" with a TTL while the lease is held, and the counter key,
 // which holds the last minted fencing token and never has a TTL. Both share
@@ -367,7 +379,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			}
 			floor, askMissing = max(hw, 0), "0"
 			if floor > 0 {
-				c.regressed(resource, 0, floor)
+				c.regressed(ctx, resource, 0, floor)
 			}
 			attempts++ // this round trip was not a failure
 			noSleep = true
@@ -390,7 +402,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			if !retryable(err) {
 				break
 			}
-			c.log(slog.LevelDebug, "lease acquire attempt failed", resource, 0, "attempt", i+1, "err", lastErr)
+			c.log(ctx, slog.LevelDebug, "lease acquire attempt failed", resource, 0, "attempt", i+1, "err", lastErr)
 			continue
 		}
 		cancel()
@@ -410,8 +422,9 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
 			return nil, &opError{op: op, err: err}
 		}
-		l := c.newLease(resource, token, owner, lockKey, send, tm)
-		c.log(slog.LevelDebug, "lease acquired", resource, token, "ttl", tm.ttl)
+		l := c.newLease(ctx, resource, token, owner, lockKey, send, tm)
+		c.log(ctx, slog.LevelDebug, "lease acquired", resource, token, "ttl", tm.ttl)
+		c.emit(ctx, Event{Kind: EventAcquired, Resource: resource, Token: token})
 		if f := c.opts.observer().OnAcquired; f != nil {
 			f(resource, token)
 		}
@@ -611,7 +624,7 @@ func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, t
 	}
 	if !held {
 		if len(pending) > 0 {
-			c.log(slog.LevelDebug, "lease acquire cleanup: no attempt reached Redis", resource, 0)
+			c.log(ctx, slog.LevelDebug, "lease acquire cleanup: no attempt reached Redis", resource, 0)
 		}
 		return
 	}
@@ -622,7 +635,7 @@ func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, t
 		deleted, err := c.abandon(rctx, lockKey, owner, tm.ttl)
 		timedOut := err != nil && rctx.Err() != nil
 		cancel()
-		c.log(slog.LevelDebug, "lease acquire cleanup", resource, 0, "deleted", deleted, "err", err)
+		c.log(vals, slog.LevelDebug, "lease acquire cleanup", resource, 0, "deleted", deleted, "err", err)
 		switch {
 		case err == nil || isConfigError(err) || errors.Is(err, redis.ErrClosed):
 			return
@@ -651,7 +664,7 @@ func (c *Client) abandonLater(vals context.Context, resource, lockKey, owner str
 		// append-only file), and a refused request never arrives later.
 		refusedPastTTL := isDialError(err) && time.Since(start) > ttl
 		if err == nil || isConfigError(err) || errors.Is(err, redis.ErrClosed) || refusedPastTTL || (!retryable(err) && !isDialError(err)) {
-			c.log(slog.LevelDebug, "lease acquire cleanup (background)", resource, 0, "deleted", deleted, "err", err)
+			c.log(vals, slog.LevelDebug, "lease acquire cleanup (background)", resource, 0, "deleted", deleted, "err", err)
 			return
 		}
 	}
@@ -675,7 +688,7 @@ func (c *Client) undoRenewal(l *Lease) {
 	ctx, cancel := context.WithTimeout(context.Background(), l.tm.releaseTimeout)
 	defer cancel()
 	deleted, err := c.release(ctx, l.lockKey, l.owner)
-	c.log(slog.LevelDebug, "lease renewal landed after the lease ended; key deleted", l.resource, l.token, "deleted", deleted, "err", err)
+	c.log(l.vals, slog.LevelDebug, "lease renewal landed after the lease ended; key deleted", l.resource, l.token, "deleted", deleted, "err", err)
 }
 
 // release runs the compare-and-delete script; deleted reports whether the
@@ -765,15 +778,25 @@ func decodeBool(op string, n int64, err error) (bool, error) {
 	return false, fmt.Errorf("unexpected %s reply %d", op, n)
 }
 
-func (c *Client) log(level slog.Level, msg, resource string, token fence.Token, args ...any) {
+// log writes a record to Options.Logger with ctx, the caller's context (or
+// for the heartbeat's records the values of the ctx given to Acquire), so
+// that a handler can add its trace and request attributes.
+func (c *Client) log(ctx context.Context, level slog.Level, msg, resource string, token fence.Token, args ...any) {
 	lg := c.opts.logger()
-	if lg == nil {
+	if lg == nil || !lg.Enabled(ctx, level) {
 		return
 	}
 	if resource == "" {
 		// About the client or the server (Check), not one lease.
-		lg.Log(context.Background(), level, msg, args...)
+		lg.Log(ctx, level, msg, args...)
 		return
 	}
-	lg.Log(context.Background(), level, msg, append([]any{"resource", resource, "token", int64(token)}, args...)...)
+	lg.Log(ctx, level, msg, append([]any{"resource", resource, "token", int64(token)}, args...)...)
+}
+
+// emit passes e to Observer.Event, if set.
+func (c *Client) emit(ctx context.Context, e Event) {
+	if f := c.opts.observer().Event; f != nil {
+		f(ctx, e)
+	}
 }

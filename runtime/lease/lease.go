@@ -29,6 +29,9 @@ type Lease struct {
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	// vals carries the values (not the cancellation) of the ctx given to
+	// Acquire, for the logs and Observer events of the heartbeat.
+	vals context.Context
 
 	mu       sync.Mutex
 	ended    bool      // ctx cancelled (lost or released)
@@ -51,8 +54,9 @@ type Lease struct {
 	released bool // Release got a definitive answer
 }
 
-func (c *Client) newLease(resource string, token fence.Token, owner, lockKey string, send time.Time, tm timing) *Lease {
-	l := &Lease{c: c, resource: resource, token: token, owner: owner, lockKey: lockKey, tm: tm, lastSend: send}
+func (c *Client) newLease(ctx context.Context, resource string, token fence.Token, owner, lockKey string, send time.Time, tm timing) *Lease {
+	l := &Lease{c: c, resource: resource, token: token, owner: owner, lockKey: lockKey, tm: tm, lastSend: send,
+		vals: context.WithoutCancel(ctx)}
 	l.hb.index = -1
 	// The lease outlives the ctx given to Acquire (etcd Session, pglock#5).
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
@@ -159,7 +163,8 @@ func (l *Lease) renewed(send time.Time) bool {
 	if !l.extend(send) {
 		return false
 	}
-	l.c.log(slog.LevelDebug, "lease renewed", l.resource, l.token)
+	l.c.log(l.vals, slog.LevelDebug, "lease renewed", l.resource, l.token)
+	l.c.emit(l.vals, Event{Kind: EventRenewed, Resource: l.resource, Token: l.token})
 	if f := l.c.opts.observer().OnRenewed; f != nil {
 		f(l.resource, l.token)
 	}
@@ -196,7 +201,8 @@ func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) bool {
 			_ = l.lose(ReasonRenewFailed, err)
 			return false
 		}
-		l.c.log(slog.LevelWarn, "lease renewal failed", l.resource, l.token, "consecutive", l.hb.failures, "err", err)
+		l.c.log(l.vals, slog.LevelWarn, "lease renewal failed", l.resource, l.token, "consecutive", l.hb.failures, "err", err)
+		l.c.emit(l.vals, Event{Kind: EventRenewFailed, Resource: l.resource, Token: l.token, Err: err, Consecutive: l.hb.failures})
 		if f := l.c.opts.observer().OnRenewFailed; f != nil {
 			f(l.resource, l.token, err, l.hb.failures)
 		}
@@ -241,7 +247,8 @@ func (l *Lease) lose(reason Reason, err error) error {
 	l.cancel(lost)
 	l.mu.Unlock()
 	l.c.hb.drop(l) // a lost lease is never renewed again
-	l.c.log(slog.LevelWarn, "lease lost", l.resource, l.token, "reason", string(reason), "err", err)
+	l.c.log(l.vals, slog.LevelWarn, "lease lost", l.resource, l.token, "reason", string(reason), "err", err)
+	l.c.emit(l.vals, Event{Kind: EventLost, Resource: l.resource, Token: l.token, Err: lost})
 	if f := l.c.opts.observer().OnLost; f != nil {
 		f(lost)
 	}
@@ -276,15 +283,21 @@ func (l *Lease) stopHeartbeat() {
 //  3. deletes the lock key with one compare-and-delete round trip, which
 //     touches the key only if it still holds this lease's owner value.
 //
-// Release uses ctx only for its values: the round trip runs on
-// context.WithoutCancel(ctx) bounded by Options.ReleaseTimeout, so a
-// deferred Release after the caller's context ended still deletes the key.
+// Release honours ctx: the wait for a renewal in flight and the round trip
+// are bounded by ctx (and the round trip by Options.ReleaseTimeout too). If
+// ctx has ended before the round trip, nothing is sent and Release returns
+// ctx's error: the lease has still ended locally, the key expires within
+// TTL, and a later Release with a live context deletes it. Pass
+// context.Background() (or context.WithoutCancel(ctx)) to a deferred
+// Release that must run after the caller's context ended; [Client.Do] does.
 //
 // Returns nil when the key was deleted, or an error wrapping [ErrNotHeld]
 // when it was already missing or held by another owner (the lease had
-// expired or been taken over; nothing was deleted). A Redis or network error
-// is returned wrapped (a [*TimeoutError] when ReleaseTimeout or a go-redis
-// timeout cut the call off, never ctx's error); the lease has still ended
+// expired or been taken over; nothing was deleted), but not for this
+// lease's own release sent twice (a client library retrying after the
+// connection closed): that is nil. A Redis or network error is returned
+// wrapped (a [*TimeoutError] when ReleaseTimeout or a go-redis timeout cut
+// the call off; ctx's error when ctx ended first); the lease has still ended
 // locally, the key expires within TTL, and a later Release tries the delete
 // again. Once a call has returned nil or ErrNotHeld, later calls return nil
 // without a round trip.
@@ -294,23 +307,34 @@ func (l *Lease) Release(ctx context.Context) error {
 	if l.released {
 		return nil
 	}
-	l.stopHeartbeat()
+	if ch := l.c.hb.stop(l); ch != nil {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+	}
 	l.end(ErrReleased)
-
-	detached := context.WithoutCancel(ctx)
-	rctx, cancel := context.WithTimeoutCause(detached, l.tm.releaseTimeout, ErrRedisTimeout)
+	if err := ctx.Err(); err != nil {
+		// Not sent: the key expires within the TTL, or a later Release
+		// deletes it.
+		err = &opError{op: l.op("release"), err: err}
+		l.c.log(ctx, slog.LevelWarn, "lease release not sent: context ended", l.resource, l.token, "err", err)
+		return err
+	}
+	rctx, cancel := context.WithTimeoutCause(ctx, l.tm.releaseTimeout, ErrRedisTimeout)
 	defer cancel()
 	deleted, err := l.c.release(rctx, l.lockKey, l.owner)
 	if err != nil {
-		err = &opError{op: l.op("release"), err: callError(detached, rctx, "release", l.tm.releaseTimeout, err)}
-		l.c.log(slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
+		err = opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err)
+		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
 		return err
 	}
 	l.released = true
 	if !deleted {
 		err = &opError{op: l.op("release"), err: ErrNotHeld}
 	}
-	l.c.log(slog.LevelDebug, "lease released", l.resource, l.token, "deleted", deleted)
+	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", deleted)
+	l.c.emit(ctx, Event{Kind: EventReleased, Resource: l.resource, Token: l.token, Err: err})
 	if f := l.c.opts.observer().OnReleased; f != nil {
 		f(l.resource, l.token, err)
 	}
