@@ -58,6 +58,8 @@ type Redis struct {
 	done    chan struct{} // closed when proc has exited and been waited for
 	stopped bool          // SIGSTOPped
 	admin   *redis.Client
+	// sentinelConf, if set, makes this a Sentinel started from that file.
+	sentinelConf string
 }
 
 // syncBuffer is a bytes.Buffer safe for the process's output copiers.
@@ -125,6 +127,9 @@ func StartRedis(t testing.TB, opts RedisOptions) *Redis {
 }
 
 func (r *Redis) args() []string {
+	if r.sentinelConf != "" {
+		return []string{r.sentinelConf, "--sentinel"}
+	}
 	a := []string{"--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--daemonize", "no",
 		"--protected-mode", "no", "--dir", r.dir, "--save", "", "--logfile", ""}
 	if r.opts.Persistence {

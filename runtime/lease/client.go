@@ -43,6 +43,7 @@ type Client struct {
 	opts *Options
 	clk  clock
 	hb   scheduler
+	repl replicaState
 	// ctxDeadlines: rdb is a go-redis client with ContextTimeoutEnabled,
 	// which bounds each call by its context itself (see run).
 	ctxDeadlines bool
@@ -364,8 +365,14 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if i > 0 {
 			retry = "1"
 		}
-		n, abandoned, err := c.run(callCtx, acquireScript, keys, owner, millis(tm.ttl), int64(floor), askMissing, retry)
+		n, abandoned, err := c.acquireCall(callCtx, tm, keys, owner, millis(tm.ttl), int64(floor), askMissing, retry)
 		c.stats.acquires.Add(1)
+		if errors.Is(err, ErrNotReplicated) {
+			// The lease was taken on the primary only: fail closed.
+			cancel()
+			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
+			return nil, &opError{op: op, err: err}
+		}
 		if abandoned != nil {
 			pending = append(pending, abandoned)
 		}
@@ -588,18 +595,6 @@ func opFailed(op string, ctx, callCtx context.Context, call string, timeout time
 	return &opError{op: op, err: err}
 }
 
-// sleep waits d or until ctx ends; it reports whether d elapsed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
 // cleanup makes sure that a failed Acquire leaves no lock key of owner
 // behind, now or later. If held (an attempt may have landed) or an
 // abandoned attempt in pending has not returned or may have landed, it
@@ -736,15 +731,20 @@ type call struct {
 // touches only keys holding this lease's owner value, or creates a lock
 // key that expires within the TTL.
 func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args ...any) (n int64, abandoned *call, err error) {
+	return c.runFn(ctx, func(ctx context.Context) (int64, error) { return s.Run(ctx, c.rdb, keys, args...).Int64() })
+}
+
+// runFn is run for any call fn that returns an integer.
+func (c *Client) runFn(ctx context.Context, fn func(context.Context) (int64, error)) (n int64, abandoned *call, err error) {
 	if c.ctxDeadlines {
 		// The client applies ctx's deadline to its sockets itself.
-		n, err := s.Run(ctx, c.rdb, keys, args...).Int64()
+		n, err := fn(ctx)
 		return n, nil, err
 	}
 	cl := &call{done: make(chan struct{})}
 	go func() {
 		defer close(cl.done)
-		cl.n, cl.err = s.Run(ctx, c.rdb, keys, args...).Int64()
+		cl.n, cl.err = fn(ctx)
 	}()
 	select {
 	case <-cl.done:

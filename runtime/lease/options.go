@@ -215,6 +215,9 @@ type testHooks struct {
 	afterAcquireReply func()
 	// clock replaces the real clock (see clock.go).
 	clock clock
+	// noReplicaCheck turns the replica acknowledgement off (to show what
+	// it prevents).
+	noReplicaCheck bool
 }
 
 const (
