@@ -49,7 +49,7 @@ type (
 // Check returns nil, an error wrapping ErrConfig, errors wrapping
 // ErrUnsafeConfig joined together, or a Redis or context error.
 func (c *Client) Check(ctx context.Context) error {
-	for _, s := range []*redis.Script{acquireScript, renewScript, releaseScript, advanceScript} {
+	for _, s := range []*redis.Script{acquireScript, renewScript, renewManyScript, releaseScript, advanceScript} {
 		if err := s.Load(ctx, c.rdb).Err(); err != nil {
 			return c.checkErr(ctx, "load script", err)
 		}

@@ -27,13 +27,16 @@ var (
 	releaseLua string
 	//go:embed advance.lua
 	advanceLua string
+	//go:embed renew_many.lua
+	renewManyLua string
 
 	// Each script is wrapped once; Script.Run sends EVALSHA and falls back
 	// to EVAL when the server answers NOSCRIPT.
-	acquireScript = redis.NewScript(acquireLua)
-	renewScript   = redis.NewScript(renewLua)
-	releaseScript = redis.NewScript(releaseLua)
-	advanceScript = redis.NewScript(advanceLua)
+	acquireScript   = redis.NewScript(acquireLua)
+	renewScript     = redis.NewScript(renewLua)
+	releaseScript   = redis.NewScript(releaseLua)
+	advanceScript   = redis.NewScript(advanceLua)
+	renewManyScript = redis.NewScript(renewManyLua)
 )
 
 // Client takes leases on named resources in one Redis deployment. It is safe

@@ -332,9 +332,12 @@ func (o *Options) logger() *slog.Logger {
 	return o.Logger
 }
 
+// noObserver is the Observer of a Client without one.
+var noObserver = &Observer{}
+
 func (o *Options) observer() *Observer {
 	if o == nil || o.Observer == nil {
-		return &Observer{}
+		return noObserver
 	}
 	return o.Observer
 }

@@ -3,6 +3,7 @@ package lease
 import (
 	"container/heap"
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -21,7 +22,7 @@ type pipeliner interface {
 const idleLinger = 50 * time.Millisecond
 
 // maxBatch caps the renewals sent in one pipeline.
-const maxBatch = 1000
+const maxBatch = 4 * renewChunk
 
 // scheduler renews every heartbeat-enabled lease of one Client from a single
 // goroutine (Redisson's renewal batching, instead of one goroutine and timer
@@ -258,30 +259,48 @@ func (s *scheduler) renew(batch []*Lease) {
 	s.mu.Unlock()
 }
 
-// renewMany renews the leases in one pipeline when the Redis client
-// supports it (one round trip per batch and Redis node), else with one
-// concurrent call each. It returns when ctx ends even if Redis never
-// answers (see [Client.run]).
+// renewMany renews the leases of a batch. One lease: the renew script.
+// More: the renew_many script, one call for up to renewChunk leases (on a
+// Redis Cluster, one call per hash slot), all calls of the batch in one
+// pipeline when the Redis client supports it (one round trip per batch and
+// Redis node), else concurrently. It returns when ctx ends even if Redis
+// never answers (see [Client.run]).
 func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 	res := make([]renewResult, len(batch))
+	if len(batch) == 1 {
+		l := batch[0]
+		ok, err := c.renew(ctx, l.lockKey, l.owner, l.tm.ttl)
+		res[0] = renewResult{ok: ok, err: err}
+		return res
+	}
+	groups := c.renewGroups(batch)
+	c.stats.renewals.Add(uint64(len(batch)))
 	p, ok := c.rdb.(pipeliner)
-	if !ok || len(batch) == 1 {
+	if !ok {
 		var wg sync.WaitGroup
-		for i, l := range batch {
+		for _, g := range groups {
 			wg.Go(func() {
-				ok, err := c.renew(ctx, l.lockKey, l.owner, l.tm.ttl)
-				res[i] = renewResult{ok: ok, err: err}
+				keys, args := renewArgs(batch, g)
+				var v []int64 // read only once the call has returned
+				_, abandoned, err := c.runFn(ctx, func(ctx context.Context) (int64, error) {
+					var err error
+					v, err = renewManyScript.Run(ctx, c.rdb, keys, args...).Int64Slice()
+					return 0, err
+				})
+				if abandoned != nil {
+					v = nil
+				}
+				decodeMany(res, g, v, err)
 			})
 		}
 		wg.Wait()
 		return res
 	}
-	c.stats.renewals.Add(uint64(len(batch)))
 	if c.ctxDeadlines {
-		return pipelineRenew(ctx, p, batch)
+		return pipelineRenew(ctx, p, batch, groups)
 	}
 	ch := make(chan []renewResult, 1)
-	go func() { ch <- pipelineRenew(ctx, p, batch) }()
+	go func() { ch <- pipelineRenew(ctx, p, batch, groups) }()
 	select {
 	case r := <-ch:
 		return r
@@ -298,34 +317,98 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 	}
 }
 
-// pipelineRenew sends EVALSHA renew for every lease in one pipeline, then
-// EVAL for any that answered NOSCRIPT (a server that lost its script cache).
-func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease) []renewResult {
-	cmds := make([]*redis.Cmd, len(batch))
+// renewChunk is the most leases one renew_many call renews.
+const renewChunk = 1000
+
+// renewGroups splits batch (by index) into the groups of one renew_many
+// call each: chunks of renewChunk, and on a Redis Cluster by hash slot.
+func (c *Client) renewGroups(batch []*Lease) [][]int {
+	var groups [][]int
+	if _, ok := c.rdb.(*redis.ClusterClient); ok {
+		bySlot := map[uint16][]int{}
+		var order []uint16
+		for i, l := range batch {
+			s := slot(l.resource)
+			if _, ok := bySlot[s]; !ok {
+				order = append(order, s)
+			}
+			bySlot[s] = append(bySlot[s], i)
+		}
+		for _, s := range order {
+			g := bySlot[s]
+			for len(g) > renewChunk {
+				groups, g = append(groups, g[:renewChunk]), g[renewChunk:]
+			}
+			groups = append(groups, g)
+		}
+		return groups
+	}
+	for lo := 0; lo < len(batch); lo += renewChunk {
+		g := make([]int, 0, min(renewChunk, len(batch)-lo))
+		for i := lo; i < min(lo+renewChunk, len(batch)); i++ {
+			g = append(g, i)
+		}
+		groups = append(groups, g)
+	}
+	return groups
+}
+
+func renewArgs(batch []*Lease, g []int) ([]string, []any) {
+	keys := make([]string, len(g))
+	args := make([]any, 0, 2*len(g))
+	for j, i := range g {
+		l := batch[i]
+		keys[j] = l.lockKey
+		args = append(args, l.owner, millis(l.tm.ttl))
+	}
+	return keys, args
+}
+
+// decodeMany stores the reply v of one renew_many call for group g.
+func decodeMany(res []renewResult, g []int, v []int64, err error) {
+	if err == nil && len(v) != len(g) {
+		err = fmt.Errorf("unexpected renew reply of %d values for %d leases", len(v), len(g))
+	}
+	for j, i := range g {
+		if err != nil {
+			res[i] = renewResult{err: err}
+			continue
+		}
+		ok, e := decodeBool("renew", v[j], nil)
+		res[i] = renewResult{ok: ok, err: e}
+	}
+}
+
+// pipelineRenew sends one EVALSHA renew_many per group in one pipeline,
+// then EVAL for any that answered NOSCRIPT (a server that lost its script
+// cache).
+func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease, groups [][]int) []renewResult {
+	cmds := make([]*redis.Cmd, len(groups))
+	keys := make([][]string, len(groups))
+	args := make([][]any, len(groups))
 	pipe := p.Pipeline()
-	for i, l := range batch {
-		cmds[i] = pipe.EvalSha(ctx, renewScript.Hash(), []string{l.lockKey}, l.owner, millis(l.tm.ttl))
+	for gi, g := range groups {
+		keys[gi], args[gi] = renewArgs(batch, g)
+		cmds[gi] = pipe.EvalSha(ctx, renewManyScript.Hash(), keys[gi], args[gi]...)
 	}
 	_, _ = pipe.Exec(ctx)
 	var again []int
-	for i, cmd := range cmds {
+	for gi, cmd := range cmds {
 		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
-			again = append(again, i)
+			again = append(again, gi)
 		}
 	}
 	if len(again) > 0 {
 		pipe = p.Pipeline()
-		for _, i := range again {
-			l := batch[i]
-			cmds[i] = pipe.Eval(ctx, renewLua, []string{l.lockKey}, l.owner, millis(l.tm.ttl))
+		for _, gi := range again {
+			cmds[gi] = pipe.Eval(ctx, renewManyLua, keys[gi], args[gi]...)
 		}
 		_, _ = pipe.Exec(ctx)
 	}
 	res := make([]renewResult, len(batch))
-	for i, cmd := range cmds {
-		n, err := cmd.Int64()
-		ok, err := decodeBool("renew", n, err)
-		res[i] = renewResult{ok: ok, err: err}
+	for gi, cmd := range cmds {
+		v, err := cmd.Int64Slice()
+		decodeMany(res, groups[gi], v, err)
 	}
 	return res
 }
