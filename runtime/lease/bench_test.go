@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -56,14 +57,28 @@ func holdLeases(b *testing.B, n int) {
 		leases := make([]*Lease, n)
 		var wg sync.WaitGroup
 		const workers = 16
+		errs := make(chan error, workers)
 		for w := range workers {
 			wg.Go(func() {
 				for i := w; i < n; i += workers {
-					leases[i] = mustAcquireB(b, c, fmt.Sprint("soak:", i), 3*time.Second)
+					// AcquireWait: on a loaded machine an attempt can time
+					// out (CallTimeout 500ms) or come back too late.
+					ctx, cancel := context.WithTimeout(bg, time.Minute)
+					l, err := c.AcquireWait(ctx, fmt.Sprint("soak:", i), 3*time.Second)
+					cancel()
+					if err != nil {
+						errs <- err
+						return
+					}
+					leases[i] = l
 				}
 			})
 		}
 		wg.Wait()
+		close(errs)
+		if err := <-errs; err != nil {
+			b.Fatal(err)
+		}
 		renewals0 := c.Stats().Renewals
 		cpu0, rcpu0, wall0 := cpuTime(), redisCPU(b, r), time.Now()
 		time.Sleep(soak)

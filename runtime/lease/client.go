@@ -94,15 +94,19 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 	return c
 }
 
-// Stats counts the script calls a Client has sent, one per acquire attempt,
-// renewal and release (a call counts once even when go-redis has to follow
-// an EVALSHA with EVAL after NOSCRIPT, or retries internally). Tests and
-// metrics use it to check that each operation is a single round trip.
+// Stats counts what a Client has sent to Redis: acquire attempts, lease
+// renewals and releases, each when it was sent (a call whose context had
+// already ended is not sent and not counted; a call counts once even when
+// go-redis has to follow an EVALSHA with EVAL after NOSCRIPT, or retries
+// internally). Tests and metrics use it to check that each operation is a
+// single round trip.
 type Stats struct {
 	// Acquires counts acquire-script calls, including retries and calls
 	// that answered "not acquired".
 	Acquires uint64
-	// Renewals counts renew-script calls, by the heartbeat and by Renew.
+	// Renewals counts lease renewals sent, by the heartbeat and by Renew;
+	// the heartbeat renews the leases due together with one renew_many
+	// script call per 1000 leases, so this is not a count of calls.
 	Renewals uint64
 	// Releases counts release-script calls, by Release and by the cleanup
 	// after a failed Acquire.

@@ -42,7 +42,8 @@ type Lease struct {
 	// hb is the heartbeat state, guarded by c.hb.mu except failures
 	// (touched only by the one renewal in flight) and paused.
 	hb struct {
-		index    int       // position in the scheduler's heap, -1 if not queued
+		queued   bool      // an entry of l is in the scheduler's queue
+		gone     bool      // queued, but stopped or dropped: skipped when due
 		next     time.Time // when the next renewal is due
 		stopped  bool      // Release stopped the heartbeat
 		inflight chan struct{}
@@ -57,7 +58,6 @@ type Lease struct {
 func (c *Client) newLease(ctx context.Context, resource string, token fence.Token, owner, lockKey string, send time.Time, tm timing) *Lease {
 	l := &Lease{c: c, resource: resource, token: token, owner: owner, lockKey: lockKey, tm: tm, lastSend: send,
 		vals: context.WithoutCancel(ctx)}
-	l.hb.index = -1
 	// The lease outlives the ctx given to Acquire (etcd Session, pglock#5).
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
 	l.mu.Lock()
@@ -109,6 +109,13 @@ func (l *Lease) Err() error {
 // Remaining returns the local validity left: the time until the send time of
 // the last successful acquire or renew + TTL − SafetyMargin, measured on the
 // monotonic clock. It is 0 once the lease context is done.
+//
+// It is local knowledge only: what this process can promise from its own
+// clock, not what Redis holds. Redis may already have dropped the key (a
+// failover to a replica that never saw the last renewal, eviction, a
+// FLUSHALL), and a process paused after reading it can act on a stale
+// value; only the fencing token, checked by the database, makes a write
+// safe.
 func (l *Lease) Remaining() time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -1,7 +1,6 @@
 package lease
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"sync"
@@ -44,6 +43,9 @@ type scheduler struct {
 	// a lease added with a later renewal time needs no wake-up (no futex
 	// wake and context switch per Acquire).
 	wakeAt time.Time
+	// dead counts queued entries of leases that were stopped or dropped
+	// (see forget).
+	dead int
 }
 
 // add queues l for a renewal at next, unless its heartbeat was stopped.
@@ -58,7 +60,8 @@ func (s *scheduler) addLocked(l *Lease, next time.Time) {
 		return
 	}
 	l.hb.next = next
-	heap.Push(&s.q, l)
+	l.hb.queued = true
+	s.q.push(hbEntry{next: next, l: l})
 	if !s.running {
 		s.running = true
 		go s.loop()
@@ -82,12 +85,12 @@ func (s *scheduler) stop(l *Lease) <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l.hb.stopped = true
-	if l.hb.index >= 0 {
+	if l.hb.queued && !l.hb.gone {
 		// No wake-up while other leases remain: the loop finds nothing due
 		// when its timer fires for a lease that is gone, and sleeps again.
 		// The last one wakes a loop that would sleep past its linger, so
 		// that it ends soon after the Client's last lease.
-		heap.Remove(&s.q, l.hb.index)
+		s.forget(l)
 		if len(s.q) == 0 && s.wakeAt.After(s.c.clk.Now().Add(idleLinger)) {
 			s.poke()
 		}
@@ -118,9 +121,26 @@ func (s *scheduler) nextInterval(l *Lease, first bool) time.Duration {
 func (s *scheduler) drop(l *Lease) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if l.hb.index >= 0 {
-		heap.Remove(&s.q, l.hb.index)
+	if l.hb.queued && !l.hb.gone {
+		s.forget(l)
 	}
+}
+
+// forget marks queued lease l as gone. Removal is lazy: the loop skips the
+// entry when it comes up (no position to maintain per swap, so the heap's
+// entries need no pointer chasing); when only gone entries remain, the
+// queue is emptied at once, so that the scheduler can go idle.
+func (s *scheduler) forget(l *Lease) {
+	l.hb.gone = true
+	s.dead++
+	if s.dead < len(s.q) {
+		return
+	}
+	for _, e := range s.q {
+		e.l.hb.queued = false
+	}
+	clear(s.q)
+	s.q, s.dead = s.q[:0], 0
 }
 
 // window is how early a lease may be renewed so that leases due at nearly
@@ -147,29 +167,40 @@ func (s *scheduler) loop() {
 		}
 		now := s.c.clk.Now()
 		var batch, paused []*Lease
+		var inflight chan struct{}
 		for len(s.q) > 0 && len(batch) < maxBatch {
-			l := s.q[0]
-			if l.hb.next.After(now.Add(window(l))) {
+			e := s.q[0]
+			l := e.l
+			if gone := l.hb.stopped || l.ctx.Err() != nil; !gone && e.next.After(now.Add(window(l))) {
 				break
 			}
-			heap.Pop(&s.q)
-			if l.ctx.Err() != nil {
-				continue // lost or released: never renewed again
+			s.q.pop()
+			l.hb.queued = false
+			if l.hb.stopped || l.ctx.Err() != nil {
+				// Lost or released: never renewed again.
+				if l.hb.gone {
+					s.dead--
+				}
+				continue
 			}
 			if l.hb.paused.Load() { // test hook: a frozen heartbeat sends nothing
 				paused = append(paused, l)
 				continue
 			}
-			l.hb.inflight = make(chan struct{})
+			if inflight == nil {
+				inflight = make(chan struct{}) // one per batch, closed when it is applied
+			}
+			l.hb.inflight = inflight
 			batch = append(batch, l)
 		}
 		for _, l := range paused {
 			l.hb.next = now.Add(max(l.tm.interval/10, time.Millisecond))
-			heap.Push(&s.q, l)
+			l.hb.queued = true
+			s.q.push(hbEntry{next: l.hb.next, l: l})
 		}
 		var wait time.Duration
 		if len(s.q) > 0 {
-			wait = max(until(s.c.clk, s.q[0].hb.next), 0)
+			wait = max(until(s.c.clk, s.q[0].next), 0)
 		}
 		s.wakeAt = s.c.clk.Now().Add(wait)
 		if len(batch) == maxBatch {
@@ -249,8 +280,8 @@ func (s *scheduler) renew(batch []*Lease) {
 		l.c.undoRenewal(l)
 	}
 	s.mu.Lock()
+	close(batch[0].hb.inflight) // shared by the batch
 	for _, l := range batch {
-		close(l.hb.inflight)
 		l.hb.inflight = nil
 		if l.ctx.Err() == nil {
 			s.addLocked(l, send.Add(s.nextInterval(l, false)))
@@ -413,31 +444,52 @@ func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease, groups [][]
 	return res
 }
 
-// leaseHeap orders leases by next renewal time.
-type leaseHeap []*Lease
-
-func (h leaseHeap) Len() int           { return len(h) }
-func (h leaseHeap) Less(i, j int) bool { return h[i].hb.next.Before(h[j].hb.next) }
-func (h leaseHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].hb.index = i
-	h[j].hb.index = j
+// hbEntry is one queued renewal: its time beside the lease, so that
+// ordering reads the queue's own memory.
+type hbEntry struct {
+	next time.Time
+	l    *Lease
 }
 
-func (h *leaseHeap) Push(x any) {
-	l := x.(*Lease)
-	l.hb.index = len(*h)
-	*h = append(*h, l)
+// leaseHeap is a binary min-heap of renewals by time.
+type leaseHeap []hbEntry
+
+func (h *leaseHeap) push(e hbEntry) {
+	*h = append(*h, e)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q[i].next.Before(q[p].next) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
 }
 
-func (h *leaseHeap) Pop() any {
-	old := *h
-	n := len(old)
-	l := old[n-1]
-	old[n-1] = nil
-	l.hb.index = -1
-	*h = old[:n-1]
-	return l
+func (h *leaseHeap) pop() hbEntry {
+	q := *h
+	top := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q[n] = hbEntry{}
+	q = q[:n]
+	for i := 0; ; {
+		m, l, r := i, 2*i+1, 2*i+2
+		if l < n && q[l].next.Before(q[m].next) {
+			m = l
+		}
+		if r < n && q[r].next.Before(q[m].next) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	*h = q
+	return top
 }
 
 // sleep waits on t for d, or until a lease is added (s.wake). With the
