@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -85,11 +86,24 @@ func holdLeases(b *testing.B, n int) {
 		cpu, rcpu, wall := cpuTime()-cpu0, redisCPU(b, r)-rcpu0, time.Since(wall0)
 		renewals := c.Stats().Renewals - renewals0
 		lost := 0
+		reasons := map[string]int{}
 		for _, l := range leases {
-			if l.Err() != nil {
+			if err := l.Err(); err != nil {
 				lost++
+				var le *LostError
+				if errors.As(err, &le) {
+					reasons[string(le.Reason)+": "+fmt.Sprint(le.Err)]++
+				}
 			}
 			_ = l.Release(bg)
+		}
+		if lost > 0 {
+			n := 0
+			for r, k := range reasons {
+				if n++; n <= 5 {
+					b.Logf("%d lost by %s", k, r)
+				}
+			}
 		}
 		b.ReportMetric(cpu.Seconds()/wall.Seconds(), "cpu-cores")
 		b.ReportMetric(rcpu.Seconds()/wall.Seconds(), "redis-cpu-cores")

@@ -27,10 +27,9 @@ local cur = redis.call('GET', KEYS[1])
 local prefix = ARGV[1] .. ':'
 if cur and string.sub(cur, 1, #prefix) == prefix then
   redis.call('DEL', KEYS[1])
-  -- While this owner holds the lock, :minted holds the same value.
-  if redis.call('GET', KEYS[2]) == cur then
-    redis.call('SET', KEYS[2], cur .. ':released')
-  end
+  -- While this owner holds the lock, :minted holds the same value (the
+  -- acquire script writes both together), so no read is needed.
+  redis.call('SET', KEYS[2], cur .. ':released')
   return 1
 end
 local minted = redis.call('GET', KEYS[2])
