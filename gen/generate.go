@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"go/token"
-	"os"
 	"path"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
@@ -16,6 +13,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/golang"
+	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/templates"
@@ -33,11 +31,28 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	// strict table in any entry makes its trigger non-strict in all.
 	loosened := map[string]bool{}
 	var guards []*guardRun
-	for _, pkg := range cfg.Packages {
-		if err := ctx.Err(); err != nil {
+	// The sql entries are generated concurrently, each with its own
+	// catalog, and their results merged in configuration order.
+	type pkgResult struct {
+		files  map[string][]byte
+		notes  []string
+		guard  *guardRun
+		errs   diag.List
+		ctxErr error
+	}
+	results := make([]pkgResult, len(cfg.Packages))
+	parallel.For(len(cfg.Packages), func(i int) {
+		r := &results[i]
+		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
+			return
+		}
+		r.files, r.notes, r.guard, r.errs = generatePackage(cfg, cfg.Packages[i])
+	})
+	for i, pkg := range cfg.Packages {
+		if err := results[i].ctxErr; err != nil {
 			return nil, err
 		}
-		files, notes, guard, pkgErrs := generatePackage(cfg, pkg)
+		files, notes, guard, pkgErrs := results[i].files, results[i].notes, results[i].guard, results[i].errs
 		errs = append(errs, pkgErrs...)
 		out.Vet = append(out.Vet, notes...)
 		for name, b := range files {
@@ -90,8 +105,25 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	// A schema that could not be read or parsed at all would make every
 	// query fail with "relation does not exist": report the schema only.
 	schemaBroken := len(err) > 0
-	for _, f := range schemaFiles {
-		pf, perr := readAndParse(f, true)
+	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
+	// Every schema and query file is read and parsed concurrently
+	// (pg_query keeps its parser state per thread); the catalog is then
+	// built in file order, and the results and errors are used in the
+	// order of a sequential run.
+	type parseResult struct {
+		f   *sqlparse.File
+		err error
+	}
+	results := make([]parseResult, len(schemaFiles)+len(queryFiles))
+	parallel.For(len(results), func(i int) {
+		if i < len(schemaFiles) {
+			results[i].f, results[i].err = readAndParse(schemaFiles[i], true)
+		} else {
+			results[i].f, results[i].err = readAndParse(queryFiles[i-len(schemaFiles)], false)
+		}
+	})
+	for _, r := range results[:len(schemaFiles)] {
+		pf, perr := r.f, r.err
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
 		}
@@ -119,11 +151,10 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	if schemaBroken {
 		return nil, nil, nil, errs
 	}
-	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
 	errs = append(errs, qerr...)
 	var parsed []*sqlparse.File
-	for _, f := range queryFiles {
-		pf, perr := readAndParse(f, false)
+	for _, r := range results[len(schemaFiles):] {
+		pf, perr := r.f, r.err
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
 		}
@@ -135,6 +166,11 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	analyzed, aerr := analyze.Analyze(cat, parsed)
 	errs = append(errs, aerr...)
 	notes := optOutNotes(analyzed)
+	for _, f := range analyzed {
+		for _, q := range f.Queries {
+			notes = append(notes, q.Notes...)
+		}
+	}
 	// The generated files' headers name each query file relative to the
 	// configuration. (Query files that share a base name share one output
 	// file, as in sqlc: see golang.Emit.)
@@ -284,122 +320,4 @@ func guardSQL(cat *catalog.Catalog, loosened map[string]bool) ([]byte, error) {
 		return nil, err
 	}
 	return []byte(b.String()), nil
-}
-
-// expand turns schema or queries entries (files, directories, globs) into
-// file names relative to the current directory, in order, each once.
-// Directories contribute their *.sql files in lexical order, without
-// golang-migrate's *.down.sql files.
-func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.List) {
-	var errs diag.List
-	var out []string
-	seen := map[string]bool{}
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	for _, e := range entries {
-		p := filepath.FromSlash(e)
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(cfg.Dir, p)
-		}
-		matches := []string{p}
-		if strings.ContainsAny(e, "*?[") {
-			m, err := filepath.Glob(p)
-			if err != nil || len(m) == 0 {
-				errs.Add(cfg.Path, pos.Line, pos.Col, "%q matches no file", e)
-				continue
-			}
-			sort.Strings(m)
-			matches = m
-		}
-		for _, m := range matches {
-			info, err := os.Stat(m)
-			if err != nil {
-				errs.Add(cfg.Path, pos.Line, pos.Col, "%s: no such file or directory", e)
-				continue
-			}
-			if !info.IsDir() {
-				add(m)
-				continue
-			}
-			ents, err := os.ReadDir(m)
-			if err != nil {
-				errs.Add(cfg.Path, pos.Line, pos.Col, "%s: %v", e, err)
-				continue
-			}
-			var names []string
-			for _, de := range ents {
-				n := de.Name()
-				if de.IsDir() || !strings.HasSuffix(n, ".sql") || strings.HasSuffix(n, ".down.sql") {
-					continue
-				}
-				names = append(names, filepath.Join(m, n))
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				add(n)
-			}
-		}
-	}
-	return out, errs
-}
-
-var (
-	gooseDown  = regexp.MustCompile(`(?m)^--\s*\+goose\s+Down\b`)
-	dbmateDown = regexp.MustCompile(`(?m)^--\s*migrate:down\b`)
-	sqlMigrate = regexp.MustCompile(`(?m)^--\s*\+migrate\s+Down\b`)
-	ternSplit  = regexp.MustCompile(`(?m)^----\s*create above\s*/\s*drop below\s*----`)
-	// psqlMeta matches a psql meta-command line, such as the \restrict and
-	// \unrestrict lines pg_dump writes since PostgreSQL 17.6 and 15.14
-	// (psql docs, "Meta-Commands"): psql's, not SQL.
-	psqlMeta = regexp.MustCompile(`(?m)^\\[a-zA-Z].*$`)
-)
-
-// readAndParse reads and parses one file. For schema files, the down
-// sections of goose, dbmate, sql-migrate and tern migrations, and psql
-// meta-command lines, are blanked out (keeping line numbers) so only the
-// up migration's SQL builds the catalog.
-func readAndParse(name string, schema bool) (*sqlparse.File, error) {
-	src, err := os.ReadFile(name)
-	if err != nil {
-		return nil, &diag.Error{File: name, Msg: err.Error()}
-	}
-	if schema {
-		for _, re := range []*regexp.Regexp{gooseDown, dbmateDown, sqlMigrate, ternSplit} {
-			if loc := re.FindIndex(src); loc != nil {
-				src = blank(src, loc[0], len(src))
-			}
-		}
-		for _, loc := range psqlMeta.FindAllIndex(src, -1) {
-			src = blank(src, loc[0], loc[1])
-		}
-	}
-	return sqlparse.Parse(displayName(name), src)
-}
-
-// blank replaces src[from:to] with spaces, keeping newlines.
-func blank(src []byte, from, to int) []byte {
-	out := append([]byte(nil), src...)
-	for i := from; i < to; i++ {
-		if out[i] != '\n' {
-			out[i] = ' '
-		}
-	}
-	return out
-}
-
-// displayName is the name used in messages: relative to the current
-// directory when possible, never absolute when avoidable.
-func displayName(name string) string {
-	if filepath.IsAbs(name) {
-		if wd, err := os.Getwd(); err == nil {
-			if rel, err := filepath.Rel(wd, name); err == nil {
-				return filepath.ToSlash(rel)
-			}
-		}
-	}
-	return filepath.ToSlash(name)
 }

@@ -27,10 +27,13 @@ var ErrNoConfig = config.ErrNotFound
 //
 // Every problem is reported at once: the error lists them as
 // "path:line:col: message", with path as given. Unknown keys are errors;
-// keys sqlc accepts that fencegen does not act on (database, analyzer,
-// rules, plugins, cloud, …) are accepted. Entries for other generators
-// (no gen.go) are skipped; an entry that generates Go must use engine
-// postgresql and sql_package pgx/v5 (the default when unset).
+// every key sqlc v1.31.1 accepts is accepted, and those fencegen does not
+// act on (database, analyzer, rules, cloud, …) leave a note in
+// Config.Notes when sqlc would have acted on them. Entries for other
+// generators (no gen.go, or a codegen plugin other than sqlc-gen-go) are
+// skipped; an entry that generates Go must use engine postgresql and
+// sql_package pgx/v5 (the default when unset). A UTF-8 byte order mark at
+// the start of the file is ignored.
 func LoadConfig(path string) (*Config, error) { return config.Load(path) }
 
 // FindConfig returns the configuration file fencegen uses by default in

@@ -32,9 +32,11 @@ Commands:
   help       print this help, or a command's flags: fencegen help <command>
 
 Flags of generate, check and vet:
-  -f, -config path
+  -f, -config, -file path
       configuration file (default: the first of fencegen.yaml, fencegen.yml,
       sqlc.yaml, sqlc.yml and sqlc.json in the current directory)
+  -no-remote
+      accepted as sqlc accepts it; fencegen always generates locally
 
 Given only flags, fencegen generates: "fencegen -config fencegen.yaml" is
 "fencegen generate -f fencegen.yaml", and "fencegen -check" is "fencegen check".
@@ -106,6 +108,10 @@ func newFlagSet(name string, topLevel bool, out io.Writer) (*flag.FlagSet, *stri
 	var cfg string
 	fs.StringVar(&cfg, "f", "", "configuration `path` (default: found in the current directory)")
 	fs.StringVar(&cfg, "config", "", "same as -f")
+	// sqlc's spellings, so that a go:generate line or script written for
+	// sqlc ("sqlc generate --file sqlc.yaml --no-remote") runs as is.
+	fs.StringVar(&cfg, "file", "", "same as -f (sqlc's name)")
+	fs.Bool("no-remote", false, "accepted for sqlc compatibility: fencegen always generates locally")
 	check := new(bool)
 	if topLevel {
 		fs.BoolVar(check, "check", false, "check instead of generate: exit 1 and print a diff if files are stale")
@@ -168,6 +174,10 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 			relPath(cfgPath), sk.Pos.Line, sk.Pos.Col, name, sk.Engine)
 	}
 
+	for _, n := range cfg.Notes {
+		fmt.Fprintf(stderr, "%s:%d:%d: note: %s\n", relPath(cfgPath), n.Pos.Line, n.Pos.Col, n.Msg)
+	}
+
 	out, err := gen.Generate(ctx, cfg)
 	if m == modeVet && out != nil {
 		for _, v := range out.Vet {
@@ -178,14 +188,19 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 		report(stderr, err)
 		return exitError
 	}
+	root, out, err := rebase(cfg.Dir, out)
+	if err != nil {
+		report(stderr, err)
+		return exitError
+	}
 	switch m {
 	case modeGenerate:
-		if err := out.Write(cfg.Dir); err != nil {
+		if err := out.Write(root); err != nil {
 			report(stderr, err)
 			return exitError
 		}
 	case modeCheck:
-		diff, err := out.Check(cfg.Dir)
+		diff, err := out.Check(root)
 		if err != nil {
 			report(stderr, err)
 			return exitError
@@ -197,6 +212,59 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 		}
 	}
 	return exitOK
+}
+
+// rebase returns the directory the files of out are written under and
+// out with its names relative to it. That is dir itself unless an output
+// directory lies outside it (sqlc allows out: ../internal/db): then it is
+// the nearest directory that holds dir and every file.
+func rebase(dir string, out *gen.Output) (string, *gen.Output, error) {
+	outside := false
+	for name := range out.Files {
+		if !filepath.IsLocal(filepath.FromSlash(name)) {
+			outside = true
+			break
+		}
+	}
+	if !outside {
+		return dir, out, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	root := abs
+	for name := range out.Files {
+		p := filepath.Join(abs, filepath.FromSlash(name))
+		for !within(root, p) {
+			root = filepath.Dir(root)
+		}
+	}
+	files := make(map[string][]byte, len(out.Files))
+	for name, b := range out.Files {
+		r, err := filepath.Rel(root, filepath.Join(abs, filepath.FromSlash(name)))
+		if err != nil {
+			return "", nil, err
+		}
+		files[filepath.ToSlash(r)] = b
+	}
+	rebased := *out
+	rebased.Files = files
+	// Keep the root relative when dir is, so that messages stay so.
+	if !filepath.IsAbs(dir) {
+		if wd, err := os.Getwd(); err == nil {
+			if r, err := filepath.Rel(wd, root); err == nil {
+				root = r
+			}
+		}
+	}
+	return root, &rebased, nil
+}
+
+// within reports whether p is root or below it.
+func within(root, p string) bool {
+	r, err := filepath.Rel(root, p)
+	return err == nil && filepath.IsLocal(r)
 }
 
 // defaultPackages names packages left unnamed whose output directory is

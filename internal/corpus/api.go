@@ -507,3 +507,59 @@ func defaultPkgName(p string) string {
 	last = strings.TrimPrefix(last, "go-")
 	return strings.NewReplacer("-", "_", ".", "_").Replace(last)
 }
+
+// Lines lists the API one item a line, sorted: the package name, every
+// type (its kind, or "struct"/"interface"), every exported struct field
+// with its type and tag, every interface method, function, method,
+// constant and variable with its signature or type and value. Each line
+// starts with the package directory, so the lines of two runs compare
+// one to one; field order is not part of a line (CompareAPI reports it).
+func (a API) Lines() []string {
+	var ls []string
+	for _, dir := range sortedKeys(a) {
+		p := a[dir]
+		add := func(format string, args ...any) {
+			ls = append(ls, dir+": "+fmt.Sprintf(format, args...))
+		}
+		add("package %s", p.Name)
+		for _, name := range sortedKeys(p.Types) {
+			t := p.Types[name]
+			params := ""
+			if t.Params != "" {
+				params = "[" + t.Params + "]"
+			}
+			add("type %s%s %s", name, params, t.Kind)
+			for _, f := range t.Fields {
+				add("field %s.%s %s", name, f.Name, f)
+			}
+			for _, m := range sortedKeys(t.Methods) {
+				add("method %s.%s %s", name, m, t.Methods[m])
+			}
+		}
+		for _, k := range sortedKeys(p.Funcs) {
+			add("func %s %s", k, p.Funcs[k])
+		}
+		for _, k := range sortedKeys(p.Vals) {
+			add("%s %s", k, p.Vals[k])
+		}
+	}
+	sort.Strings(ls)
+	return ls
+}
+
+// SameLines counts the lines of sqlc that fence has identically, each
+// line of fence matching at most one of sqlc.
+func SameLines(sqlc, fence []string) int {
+	have := map[string]int{}
+	for _, l := range fence {
+		have[l]++
+	}
+	n := 0
+	for _, l := range sqlc {
+		if have[l] > 0 {
+			have[l]--
+			n++
+		}
+	}
+	return n
+}

@@ -113,3 +113,56 @@ func TestCompareFieldOrder(t *testing.T) {
 		t.Errorf("got %v", d)
 	}
 }
+
+func TestLinesIdentical(t *testing.T) {
+	// Parameter names and unexported parts are not API lines.
+	b := strings.ReplaceAll(srcA, "ctx context.Context, id int64", "c context.Context, authorID int64")
+	sl, fl := apiOf(srcA).Lines(), apiOf(b).Lines()
+	// package, 4 types (Status, Author, Querier, Queries, DBTX: 5), 3
+	// fields, 1 interface method, 3 funcs, 2 consts.
+	if want := 1 + 5 + 3 + 1 + 3 + 2; len(sl) != want {
+		t.Fatalf("%d lines, want %d:\n%s", len(sl), want, strings.Join(sl, "\n"))
+	}
+	if n := SameLines(sl, fl); n != len(sl) {
+		t.Errorf("SameLines = %d, want %d", n, len(sl))
+	}
+	for _, l := range sl {
+		if !strings.HasPrefix(l, "go: ") {
+			t.Errorf("line %q does not start with its package directory", l)
+		}
+	}
+}
+
+func TestLinesCountDifferences(t *testing.T) {
+	sl := apiOf(srcA).Lines()
+	for _, tc := range []struct {
+		name, old, new string
+		same           int // of len(sl)
+	}{
+		{"field type", "Bio  pgtype.Text", "Bio  *string", len(sl) - 1},
+		{"method missing", "func (q *Queries) DeleteAuthor(ctx context.Context, id int64) error { return nil }", "", len(sl) - 1},
+		{"extra method only", "type iterator struct{}", "func (q *Queries) Extra() {}\n\ntype iterator struct{}", len(sl)},
+		{"signature and interface", "GetAuthor(ctx context.Context, id int64) (Author, error)", "GetAuthor(ctx context.Context, id int32) (Author, error)", len(sl) - 2},
+		// Field order is reported by CompareAPI, not by the line count.
+		{"field order", "	ID   int64       `json:\"id\"`\n	Name string      `json:\"name\"`\n", "	Name string      `json:\"name\"`\n	ID   int64       `json:\"id\"`\n", len(sl)},
+		{"package name", "package db", "package other", len(sl) - 1},
+	} {
+		b := strings.ReplaceAll(srcA, tc.old, tc.new)
+		if b == srcA {
+			t.Fatalf("%s: replacement did not apply", tc.name)
+		}
+		if got := SameLines(sl, apiOf(b).Lines()); got != tc.same {
+			t.Errorf("%s: SameLines = %d of %d, want %d", tc.name, got, len(sl), tc.same)
+		}
+	}
+}
+
+func TestSameLinesMultiset(t *testing.T) {
+	// A line fencegen has once matches one of sqlc's two copies.
+	if n := SameLines([]string{"a", "a", "b"}, []string{"a", "c"}); n != 1 {
+		t.Errorf("SameLines = %d, want 1", n)
+	}
+	if n := SameLines(nil, []string{"a"}); n != 0 {
+		t.Errorf("SameLines of nothing = %d", n)
+	}
+}

@@ -50,7 +50,7 @@ func compileCheck(root string, rootMod []byte, modDir string, cases []*Case, std
 				continue
 			}
 			gofiles++
-			p := filepath.Join(modDir, c.slug, filepath.FromSlash(name))
+			p := filepath.Join(modDir, c.slug, filepath.FromSlash(modPath(name)))
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				return err
 			}
@@ -159,6 +159,20 @@ func compileCheck(root string, rootMod []byte, modDir string, cases []*Case, std
 		}
 	}
 	return nil
+}
+
+// modPath maps a generated file's path, relative to its configuration's
+// directory, to one inside the case's folder of the build module: ".."
+// elements (an output directory outside the configuration's folder)
+// become "_up".
+func modPath(name string) string {
+	els := strings.Split(path.Clean(name), "/")
+	for i, e := range els {
+		if e == ".." {
+			els[i] = "_up"
+		}
+	}
+	return strings.Join(els, "/")
 }
 
 func goEnv(key string) string {

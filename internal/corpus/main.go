@@ -1,12 +1,27 @@
-// Command corpus measures fencegen against a corpus of sqlc cases: for every
-// folder holding an sqlc (or fencegen) configuration it runs fencegen's
-// generator in-process on a copy, compiles and vets all generated packages
-// in one temporary module, and compares the exported Go API with what sqlc
-// generates for the same input.
+// Command corpus measures fencegen against a corpus of sqlc
+// configurations: sqlc's own end-to-end cases, or real projects. Every
+// DIR argument is copied once for fencegen and once for sqlc, and every
+// configuration found under it runs at its own place in the copies, so
+// relative paths that leave its folder (schema: ../../sql/schema) resolve
+// as in the repository. fencegen's generator runs in-process, sqlc v1.31.1
+// (the peer, -sqlc) as a command; the generated packages are compiled and
+// vetted in one temporary module, and the exported Go API of both is
+// compared.
 //
-//	go run ./internal/corpus [-sqlc PATH] [-v] [-json FILE] [-run REGEX] [-j N] [-keep] [-strict] DIR...
+// A configuration with entries for other engines (mysql, sqlite) runs,
+// for both tools, as a copy reduced to its engine postgresql entries; one
+// with several PostgreSQL entries runs as one reduced copy per entry, and
+// each entry is a row "<dir>#N".
 //
-// The Markdown report goes to stdout, progress to stderr.
+//	go run ./internal/corpus [-sqlc PATH] [-v] [-q] [-json FILE] [-run REGEX] [-j N] [-keep] [-strict] DIR...
+//
+// The Markdown report goes to stdout: one row per configuration (or
+// entry) with its sql_package, sqlc's and fencegen's result, whether
+// fencegen's code compiles, and how many lines of sqlc's exported-API
+// listing (API.Lines) fencegen's has identically; the summary totals them
+// by sql_package. Progress goes to stderr. The exit status is 0 whatever
+// the differences (1 with -strict when a case fails to generate or
+// compile), 1 when the tool itself cannot run, 2 on bad flags.
 package main
 
 import (
@@ -20,6 +35,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
@@ -55,10 +71,32 @@ type Case struct {
 	Schema string `json:"schema,omitempty"`
 	// Project is the base name of the directory the case was found under.
 	Project string `json:"project,omitempty"`
+	// File is the configuration file as found, relative to the DIR
+	// argument (slash-separated).
+	File string `json:"file"`
+	// Dir is the configuration's directory relative to the DIR argument
+	// (slash-separated, "." for DIR itself): the case runs there in a copy
+	// of the whole DIR tree, so relative paths that leave the folder
+	// resolve as in the repository.
+	Dir string `json:"dir"`
+	// Entry is set when the case is one of several PostgreSQL entries of
+	// a configuration: "#N" (1-based index in the file) and its output.
+	Entry string `json:"entry,omitempty"`
+	// Dropped lists the engines of the entries the run configuration
+	// leaves out (only engine postgresql entries are run).
+	Dropped []string `json:"dropped,omitempty"`
+	// SQLPackage is the entry's sql_package ("none" when unset, sqlc's
+	// database/sql default), several joined by ", ".
+	SQLPackage string `json:"sql_package"`
+	// Skip says why the case was not run (no postgresql entry, a
+	// configuration the corpus cannot read).
+	Skip string `json:"skip,omitempty"`
 
+	root     int      // index of the DIR argument
+	outs     []string // output directories of the run entries, relative to Src
 	slug     string
-	work     string // fencegen copy
-	sqlcWork string // sqlc copy
+	work     string // the configuration's directory in the fencegen copy
+	sqlcWork string // the configuration's directory in the sqlc copy
 
 	Result     string            `json:"result"`
 	Errors     []string          `json:"errors,omitempty"`     // fencegen's error lines
@@ -78,8 +116,14 @@ type Case struct {
 	sqlcFiles  map[string][]byte
 	API        string `json:"api"` // identical, N differences, sqlc failed, n.a.
 	Diffs      []Diff `json:"api_diffs,omitempty"`
-	Fenced     bool   `json:"fenced,omitempty"` // fencegen's API mentions fence.Token
-	Notes      string `json:"notes"`
+	// APITotal is the number of lines of sqlc's exported-API listing
+	// (APILines) and APISame how many of them fencegen's has identically
+	// (0 when fencegen did not generate); both 0 when sqlc did not
+	// generate.
+	APITotal int    `json:"api_lines_sqlc"`
+	APISame  int    `json:"api_lines_identical"`
+	Fenced   bool   `json:"fenced,omitempty"` // fencegen's API mentions fence.Token
+	Notes    string `json:"notes"`
 }
 
 type options struct {
@@ -90,6 +134,7 @@ type options struct {
 	jobs    int
 	keep    bool
 	strict  bool
+	quiet   bool
 }
 
 func main() {
@@ -104,10 +149,11 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&o.sqlc, "sqlc", defSqlc, "sqlc binary to compare against (empty: skip the API comparison)")
 	fl.BoolVar(&o.verbose, "v", false, "print full API differences and errors per case")
 	fl.StringVar(&o.jsonOut, "json", "", "write machine-readable results to `FILE`")
-	runRe := fl.String("run", "", "only cases whose name matches `REGEX`")
+	runRe := fl.String("run", "", "only cases whose name (or project/name) matches `REGEX`")
 	fl.IntVar(&o.jobs, "j", 2, "parallel sqlc runs")
 	fl.BoolVar(&o.keep, "keep", false, "keep temporary directories and print their paths")
 	fl.BoolVar(&o.strict, "strict", false, "exit 1 when any case fails to generate or compile")
+	fl.BoolVar(&o.quiet, "q", false, "no per-case progress lines on stderr")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./internal/corpus [flags] DIR...")
 		fl.PrintDefaults()
@@ -149,26 +195,19 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	var cases []*Case
-	for _, dir := range fl.Args() {
+	var roots []string // the DIR arguments, absolute
+	for i, dir := range fl.Args() {
 		cs, err := discover(dir, len(fl.Args()) > 1)
 		if err != nil {
 			fmt.Fprintln(stderr, "corpus:", err)
 			return 1
 		}
-		cases = append(cases, cs...)
-	}
-	if o.run != nil {
-		var keep []*Case
-		for _, c := range cases {
-			if o.run.MatchString(c.Name) {
-				keep = append(keep, c)
-			}
+		abs, _ := filepath.Abs(dir)
+		roots = append(roots, abs)
+		for _, c := range cs {
+			c.root = i
 		}
-		cases = keep
-	}
-	if len(cases) == 0 {
-		fmt.Fprintln(stderr, "corpus: no cases found")
-		return 1
+		cases = append(cases, cs...)
 	}
 	tmp, err := os.MkdirTemp("", "fencegen-corpus-")
 	if err != nil {
@@ -180,31 +219,51 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	} else {
 		defer os.RemoveAll(tmp)
 	}
-	for i, c := range cases {
-		c.slug = fmt.Sprintf("c%03d_%s", i, slugify(c.Name))
-		c.work = filepath.Join(tmp, "cases", c.slug, "fencegen")
-		c.sqlcWork = filepath.Join(tmp, "cases", c.slug, "sqlc")
-		if err := copyTree(c.Src, c.work); err != nil {
+	// One copy of every DIR tree for fencegen and one for sqlc; every
+	// configuration runs at its own place in them.
+	fgRoots, sqlcRoots := make([]string, len(roots)), make([]string, len(roots))
+	for i, r := range roots {
+		slug := fmt.Sprintf("d%02d_%s", i, slugify(filepath.Base(r)))
+		fgRoots[i] = filepath.Join(tmp, "fencegen", slug)
+		sqlcRoots[i] = filepath.Join(tmp, "sqlc", slug)
+		if err := copyTree(r, fgRoots[i]); err != nil {
 			fmt.Fprintln(stderr, "corpus: copy:", err)
 			return 1
 		}
-		if c.Schema != "" {
-			cfg := fmt.Sprintf("version: \"2\"\nsql:\n  - engine: postgresql\n    schema: %q\n    queries: corpus_queries.sql\n    gen:\n      go: {package: models, out: out, sql_package: pgx/v5}\n", c.Schema)
-			err := os.WriteFile(filepath.Join(c.work, "corpus_queries.sql"), []byte("-- schema only: no queries\n"), 0o644)
-			if err == nil {
-				err = os.WriteFile(filepath.Join(c.work, schemaOnlyConfig), []byte(cfg), 0o644)
-			}
-			if err != nil {
-				fmt.Fprintln(stderr, "corpus:", err)
-				return 1
-			}
-		}
-		if o.sqlc != "" && c.SqlcCfg != "" {
-			if err := copyTree(c.Src, c.sqlcWork); err != nil {
+		if o.sqlc != "" {
+			if err := copyTree(r, sqlcRoots[i]); err != nil {
 				fmt.Fprintln(stderr, "corpus: copy:", err)
 				return 1
 			}
 		}
+	}
+	var expanded []*Case
+	for _, c := range cases {
+		c.work = filepath.Join(fgRoots[c.root], filepath.FromSlash(c.Dir))
+		c.sqlcWork = filepath.Join(sqlcRoots[c.root], filepath.FromSlash(c.Dir))
+		cs, err := prepare(c, o.sqlc != "")
+		if err != nil {
+			fmt.Fprintln(stderr, "corpus:", err)
+			return 1
+		}
+		expanded = append(expanded, cs...)
+	}
+	cases = expanded
+	if o.run != nil {
+		var keep []*Case
+		for _, c := range cases {
+			if o.run.MatchString(c.Name) || o.run.MatchString(c.Project+"/"+c.Name) {
+				keep = append(keep, c)
+			}
+		}
+		cases = keep
+	}
+	if len(cases) == 0 {
+		fmt.Fprintln(stderr, "corpus: no cases found")
+		return 1
+	}
+	for i, c := range cases {
+		c.slug = fmt.Sprintf("c%03d_%s", i, slugify(c.Name))
 	}
 	start := time.Now()
 
@@ -223,6 +282,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		}
 		go func() {
 			for _, c := range cases {
+				if c.Skip != "" {
+					c.SqlcStatus = "not run"
+					continue
+				}
 				if c.SqlcCfg == "" {
 					c.SqlcStatus = "not run"
 					c.SqlcErr = []string{"no sqlc configuration (fencegen.yaml only)"}
@@ -235,8 +298,13 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	}
 	wd, _ := os.Getwd()
 	for i, c := range cases {
+		if c.Skip != "" {
+			continue
+		}
 		runFencegen(c)
-		fmt.Fprintf(stderr, "[%d/%d] fencegen %s: %s\n", i+1, len(cases), c.Name, firstOr(c.Errors, "ok"))
+		if !o.quiet {
+			fmt.Fprintf(stderr, "[%d/%d] fencegen %s: %s\n", i+1, len(cases), c.Name, firstOr(c.Errors, "ok"))
+		}
 	}
 	os.Chdir(wd)
 	fmt.Fprintf(stderr, "corpus: fencegen done in %s; building…\n", time.Since(start).Round(time.Millisecond))
@@ -253,6 +321,11 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		wg.Wait()
 	}
 	for _, c := range cases {
+		if c.Skip != "" {
+			c.Result, c.Compile, c.Vet, c.API, c.Notes = "skipped", "n.a.", "n.a.", "n.a.", c.Skip
+			continue
+		}
+		projectTypes(c)
 		classify(c, o.sqlc != "")
 		compareAPI(c, o.sqlc != "")
 		c.Notes = notes(c)
@@ -351,7 +424,11 @@ func discover(dir string, prefix bool) ([]*Case, error) {
 		if prefix {
 			name = filepath.Base(abs) + "/" + rel
 		}
-		c := &Case{Name: name, Src: p, Config: cfg, SqlcCfg: sqlcCfg, Project: filepath.Base(abs)}
+		file := sqlcCfg
+		if file == "" {
+			file = cfg
+		}
+		c := &Case{Name: name, Src: p, Config: cfg, SqlcCfg: sqlcCfg, Project: filepath.Base(abs), Dir: rel, File: path.Join(rel, file)}
 		if h, ok := hints[rel]; ok {
 			c.Hint = strings.TrimSpace(strings.TrimLeft(h, " —-"))
 			c.Negative = strings.Contains(h, "NEGATIVE")
@@ -366,8 +443,9 @@ func discover(dir string, prefix bool) ([]*Case, error) {
 	return cases, err
 }
 
-// schemaOnlyConfig is written into the copy of a schema-only case.
-const schemaOnlyConfig = "fencegen.corpus.yaml"
+// schemaOnlyQueries is the (empty) queries file written next to the
+// configurations of schema-only cases.
+const schemaOnlyQueries = "corpus_queries.sql"
 
 // discoverSchemas makes one schema-only case of every *schema*.sql file
 // under abs, for projects that have a schema but no sqlc configuration
@@ -387,7 +465,12 @@ func discoverSchemas(abs string, prefix bool) ([]*Case, error) {
 		if prefix {
 			name = filepath.Base(abs) + "/" + name
 		}
-		cases = append(cases, &Case{Name: name + " (schema only)", Src: filepath.Dir(p), Config: schemaOnlyConfig, Schema: d.Name(), Project: filepath.Base(abs)})
+		dir, _ := filepath.Rel(abs, filepath.Dir(p))
+		cases = append(cases, &Case{
+			Name: name + " (schema only)", Src: filepath.Dir(p), Dir: filepath.ToSlash(dir),
+			Config: "fencegen.corpus-" + strings.TrimSuffix(d.Name(), ".sql") + ".yaml",
+			Schema: d.Name(), Project: filepath.Base(abs),
+		})
 		return nil
 	})
 	return cases, err
@@ -409,6 +492,10 @@ func slugify(s string) string {
 	return s
 }
 
+// copyTree copies the regular files of the tree src to dst, leaving out
+// Go files (neither generator reads them, and the generated ones are
+// collected from the output directories) and hidden directories (.git).
+// Symbolic links are followed to files; see below for directories.
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -417,9 +504,37 @@ func copyTree(src, dst string) error {
 		rel, _ := filepath.Rel(src, p)
 		t := filepath.Join(dst, rel)
 		if d.IsDir() {
+			if p != src && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
 			return os.MkdirAll(t, 0o755)
 		}
-		if !d.Type().IsRegular() {
+		if d.Type()&fs.ModeSymlink != 0 {
+			// A link to a file is copied as the file; a relative link to
+			// a directory of the tree stays a link (it resolves inside
+			// the copy); other links are left out, so that no generator
+			// writes through one into the tree.
+			fi, err := os.Stat(p)
+			switch {
+			case err != nil:
+				return nil
+			case fi.Mode().IsRegular():
+				if strings.HasSuffix(d.Name(), ".go") {
+					return nil
+				}
+			case fi.IsDir():
+				l, err := os.Readlink(p)
+				if err != nil || filepath.IsAbs(l) || strings.HasPrefix(d.Name(), ".") {
+					return nil
+				}
+				if r, err := filepath.Rel(src, filepath.Join(filepath.Dir(p), l)); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+					return nil
+				}
+				return os.Symlink(l, t)
+			default:
+				return nil
+			}
+		} else if !d.Type().IsRegular() || strings.HasSuffix(d.Name(), ".go") {
 			return nil
 		}
 		b, err := os.ReadFile(p)
@@ -428,6 +543,159 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(t, b, 0o644)
 	})
+}
+
+// prepare readies c for running in its copies: a schema-only case gets
+// its configuration; a configuration with entries for other engines is
+// replaced, in the copies, by one reduced to its engine postgresql
+// entries; one with several PostgreSQL entries becomes one case per entry,
+// each with its own reduced configuration next to the original. It
+// returns the cases to run (c itself, or one per entry).
+func prepare(c *Case, haveSqlc bool) ([]*Case, error) {
+	if c.Schema != "" {
+		cfg := fmt.Sprintf("version: \"2\"\nsql:\n  - engine: postgresql\n    schema: %q\n    queries: %s\n    gen:\n      go: {package: models, out: out, sql_package: pgx/v5}\n", c.Schema, schemaOnlyQueries)
+		err := os.WriteFile(filepath.Join(c.work, schemaOnlyQueries), []byte("-- schema only: no queries\n"), 0o644)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(c.work, c.Config), []byte(cfg), 0o644)
+		}
+		c.SQLPackage = "pgx/v5"
+		return []*Case{c}, err
+	}
+	// The sqlc configuration says what sqlc generates; fencegen reads it
+	// too unless the folder has a fencegen.yaml.
+	name := c.SqlcCfg
+	if name == "" {
+		name = c.Config
+	}
+	src, err := os.ReadFile(filepath.Join(c.Src, name))
+	if err != nil {
+		return nil, err
+	}
+	info, err := parseConfig(name, src)
+	if err != nil {
+		// Run it as found: the generators report what is wrong with it.
+		c.SQLPackage = "?"
+		return []*Case{c}, nil
+	}
+	var pg []entry
+	var dropped []string
+	for i, e := range info.Entries {
+		if c.SqlcCfg == "" && e.SQLPackage == "" {
+			// fencegen.yaml's default, not sqlc's.
+			e.SQLPackage = "pgx/v5"
+			info.Entries[i] = e
+		}
+		if e.postgres() {
+			pg = append(pg, e)
+		} else {
+			dropped = append(dropped, e.Engine)
+		}
+	}
+	c.Dropped = dropped
+	if len(info.Entries) > 0 && len(pg) == 0 {
+		c.Skip = "no engine postgresql entry (" + strings.Join(dropped, ", ") + ")"
+		return []*Case{c}, nil
+	}
+	same := c.SqlcCfg == "" || c.SqlcCfg == c.Config
+	// write puts a reduced configuration into the copies that use it.
+	write := func(d *Case, file string, b []byte, fencegen, sqlc bool) error {
+		if fencegen {
+			if err := os.WriteFile(filepath.Join(d.work, file), b, 0o644); err != nil {
+				return err
+			}
+		}
+		if sqlc && haveSqlc {
+			return os.WriteFile(filepath.Join(d.sqlcWork, file), b, 0o644)
+		}
+		return nil
+	}
+	if !same || len(pg) < 2 || c.Negative {
+		c.setEntries(pg)
+		if len(dropped) > 0 {
+			keep := map[int]bool{}
+			for _, e := range pg {
+				keep[e.Index] = true
+			}
+			b, err := reduceConfig(name, src, keep)
+			if err != nil {
+				c.Skip = err.Error()
+				return []*Case{c}, nil
+			}
+			if err := write(c, name, b, same, c.SqlcCfg != ""); err != nil {
+				return nil, err
+			}
+		}
+		if !same {
+			// fencegen's own configuration: reduce it the same way.
+			fsrc, err := os.ReadFile(filepath.Join(c.Src, c.Config))
+			if err != nil {
+				return nil, err
+			}
+			if fi, err := parseConfig(c.Config, fsrc); err == nil {
+				keep := map[int]bool{}
+				for _, e := range fi.Entries {
+					if e.postgres() {
+						keep[e.Index] = true
+					}
+				}
+				if len(keep) < len(fi.Entries) {
+					b, err := reduceConfig(c.Config, fsrc, keep)
+					if err != nil {
+						c.Skip = err.Error()
+						return []*Case{c}, nil
+					}
+					if err := write(c, c.Config, b, true, false); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+		return []*Case{c}, nil
+	}
+	var out []*Case
+	for _, e := range pg {
+		d := *c
+		d.Name = fmt.Sprintf("%s#%d", c.Name, e.Index+1)
+		d.Entry = fmt.Sprintf("#%d of %d", e.Index+1, len(info.Entries))
+		if e.Out != "" {
+			d.Entry += ": " + e.Out
+		}
+		d.setEntries([]entry{e})
+		b, err := reduceConfig(name, src, map[int]bool{e.Index: true})
+		if err != nil {
+			d.Skip = err.Error()
+			out = append(out, &d)
+			continue
+		}
+		file := splitName(name, e.Index)
+		if err := write(&d, file, b, true, c.SqlcCfg != ""); err != nil {
+			return nil, err
+		}
+		d.Config = file
+		if c.SqlcCfg != "" {
+			d.SqlcCfg = file
+		}
+		out = append(out, &d)
+	}
+	return out, nil
+}
+
+// setEntries records the sql_package and output directories of the
+// entries c runs.
+func (c *Case) setEntries(es []entry) {
+	var pkgs []string
+	seen := map[string]bool{}
+	c.outs = nil
+	for _, e := range es {
+		if l := e.sqlPackageLabel(); !seen[l] {
+			seen[l] = true
+			pkgs = append(pkgs, l)
+		}
+		if e.Out != "" {
+			c.outs = append(c.outs, e.Out)
+		}
+	}
+	c.SQLPackage = strings.Join(pkgs, ", ")
 }
 
 var locRe = regexp.MustCompile(`^([^\s:][^:]*):(\d+)(?::(\d+))?: `)
@@ -517,18 +785,33 @@ func firstOr(ls []string, def string) string {
 	return ls[0]
 }
 
-// runSqlc runs sqlc generate in c's second copy and collects the Go files
-// it wrote.
+// runSqlc runs sqlc generate in c's configuration directory in the sqlc
+// copy and collects the Go files it wrote into the entries' output
+// directories (the copy holds no other Go files).
 func runSqlc(bin string, c *Case) {
+	// Two configurations of a tree may share an output directory: their
+	// runs take turns, and each starts from a directory without Go files.
+	var dirs []string
+	for _, o := range c.outs {
+		dirs = append(dirs, filepath.Clean(filepath.Join(c.sqlcWork, filepath.FromSlash(o))))
+	}
+	sort.Strings(dirs)
+	for i, d := range dirs {
+		if i > 0 && d == dirs[i-1] {
+			continue
+		}
+		mu := outLock(d)
+		mu.Lock()
+		defer mu.Unlock()
+		ents, _ := os.ReadDir(d)
+		for _, e := range ents {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") {
+				os.Remove(filepath.Join(d, e.Name()))
+			}
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	before := map[string]bool{}
-	filepath.WalkDir(c.sqlcWork, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			before[p] = true
-		}
-		return nil
-	})
 	cmd := exec.CommandContext(ctx, bin, "--no-remote", "generate", "-f", c.SqlcCfg)
 	cmd.Dir = c.sqlcWork
 	cmd.Env = append(os.Environ(), "SQLC_AUTH_TOKEN=")
@@ -558,18 +841,46 @@ func runSqlc(bin string, c *Case) {
 		return
 	}
 	c.SqlcStatus = "ok"
-	c.sqlcFiles = map[string][]byte{}
-	filepath.WalkDir(c.sqlcWork, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || before[p] || !strings.HasSuffix(p, ".go") {
+	c.sqlcFiles = collectGo(c.sqlcWork, c.outs)
+}
+
+var outLocks sync.Map // output directory → *sync.Mutex
+
+func outLock(dir string) *sync.Mutex {
+	mu, _ := outLocks.LoadOrStore(dir, new(sync.Mutex))
+	return mu.(*sync.Mutex)
+}
+
+// collectGo reads the .go files directly in the directories outs
+// (relative to dir), or, with no outs, anywhere under dir; the keys are
+// slash-separated paths relative to dir, like fencegen's Output.Files.
+func collectGo(dir string, outs []string) map[string][]byte {
+	files := map[string][]byte{}
+	add := func(p string) {
+		if b, err := os.ReadFile(p); err == nil {
+			rel, _ := filepath.Rel(dir, p)
+			files[filepath.ToSlash(rel)] = b
+		}
+	}
+	if len(outs) == 0 {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+				add(p)
+			}
 			return nil
+		})
+		return files
+	}
+	for _, o := range outs {
+		od := filepath.Join(dir, filepath.FromSlash(o))
+		ents, _ := os.ReadDir(od)
+		for _, e := range ents {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".go") {
+				add(filepath.Join(od, e.Name()))
+			}
 		}
-		b, err := os.ReadFile(p)
-		if err == nil {
-			rel, _ := filepath.Rel(c.sqlcWork, p)
-			c.sqlcFiles[filepath.ToSlash(rel)] = b
-		}
-		return nil
-	})
+	}
+	return files
 }
 
 // needsDB reports whether an sqlc error line says it needed a database.
@@ -630,12 +941,16 @@ func compareAPI(c *Case, haveSqlc bool) {
 	case c.SqlcStatus != "ok":
 		c.API = "sqlc failed"
 		return
-	case c.files == nil:
+	}
+	sa := ExtractAPI(c.sqlcFiles)
+	sl := sa.Lines()
+	c.APITotal = len(sl)
+	if c.files == nil {
 		c.API = "n.a."
 		return
 	}
 	fa := ExtractAPI(c.files)
-	sa := ExtractAPI(c.sqlcFiles)
+	c.APISame = SameLines(sl, fa.Lines())
 	for _, p := range fa {
 		for _, t := range p.Types {
 			for _, f := range t.Fields {
@@ -753,14 +1068,13 @@ func cell(s string, max int) string {
 }
 
 func report(w io.Writer, cases []*Case, o options, sqlcNote string) {
-	fmt.Fprintln(w, "| case | result | compiles | API vs sqlc | notes |")
-	fmt.Fprintln(w, "|---|---|---|---|---|")
+	fmt.Fprintln(w, "| project | configuration | sql_package | sqlc | fencegen | compiles | API lines identical | result | notes |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, c := range cases {
-		comp := c.Compile
-		if c.Vet == "fail" && comp == "OK" {
-			comp = "OK (vet fails)"
-		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", cell(c.Name, 200), c.Result, cell(comp, 60), c.API, cell(c.Notes, 160))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			cell(c.Project, 60), cell(configCell(c), 200), cell(c.SQLPackage, 40),
+			cell(sqlcCell(c), 100), cell(fencegenCell(c), 120), cell(compileCell(c), 80),
+			apiCell(c), c.Result, cell(c.Notes, 160))
 	}
 	count := func(f func(*Case) string) string {
 		m := map[string]int{}
@@ -815,6 +1129,16 @@ func report(w io.Writer, cases []*Case, o options, sqlcNote string) {
 	}
 	fmt.Fprintf(w, "- identical API: %d of %d compared (%d cases total; not counting %d managed-db cases compared with sqlc run without a database, %d of them identical)\n",
 		ident, comparable, len(cases), comparableDB, identDB)
+	var all lineCount
+	for _, c := range cases {
+		if counted(c) {
+			all.add(c)
+		}
+	}
+	fmt.Fprintf(w, "- API lines identical (of sqlc's exported API, where sqlc generates; NEGATIVE and managed-db cases left out): %s\n", all.ratio())
+	if skipped := countIf(cases, func(c *Case) bool { return c.Skip != "" }); skipped > 0 {
+		fmt.Fprintf(w, "- skipped (not run): %d\n", skipped)
+	}
 	fmt.Fprintf(w, "- not clean (failed, not compiling, or API differs): %s\n", count(func(c *Case) string {
 		if clean(c) {
 			return "clean"
@@ -835,6 +1159,30 @@ func report(w io.Writer, cases []*Case, o options, sqlcNote string) {
 	}
 	if sqlcNote != "" {
 		fmt.Fprintf(w, "- note: %s\n", sqlcNote)
+	}
+	// Totals by sql_package.
+	groups := map[string]*groupCount{}
+	var order []string
+	for _, c := range cases {
+		if c.Skip != "" || c.Negative || c.ManagedDB {
+			continue
+		}
+		g := sqlPackageGroup(c.SQLPackage)
+		if c.Schema != "" {
+			g = "schema only (no sqlc configuration)"
+		}
+		if groups[g] == nil {
+			groups[g] = &groupCount{}
+			order = append(order, g)
+		}
+		groups[g].add(c)
+	}
+	sort.SliceStable(order, func(i, j int) bool { return groupRank(order[i]) < groupRank(order[j]) })
+	if len(order) > 0 {
+		fmt.Fprintf(w, "\n### By sql_package (configurations or entries run; NEGATIVE and managed-db cases left out)\n\n")
+		for _, g := range order {
+			fmt.Fprintf(w, "- %s\n", groups[g].String(g))
+		}
 	}
 	// Difference kinds, for a quick overview.
 	kinds := map[string]int{}
@@ -903,4 +1251,192 @@ func diffKind(d Diff) string {
 		what = "interface method"
 	}
 	return d.Kind + " " + what
+}
+
+// configCell is the configuration file (relative to the DIR argument),
+// the entry when the case is one of several, and the dropped entries.
+func configCell(c *Case) string {
+	s := c.File
+	if c.Schema != "" {
+		s = path.Join(c.Dir, c.Schema) + " (schema only)"
+	}
+	if c.Entry != "" {
+		s += " " + c.Entry
+	}
+	if len(c.Dropped) > 0 {
+		s += " [dropped entries: " + strings.Join(c.Dropped, ", ") + "]"
+	}
+	return s
+}
+
+func sqlcCell(c *Case) string {
+	switch c.SqlcStatus {
+	case "ok":
+		return "generated"
+	case "":
+		return "not run"
+	case "not run":
+		if c.Skip != "" || c.Schema != "" {
+			return "not run"
+		}
+		return "not run: " + firstOr(c.SqlcErr, "")
+	}
+	return c.SqlcStatus + ": " + firstOr(c.SqlcErr, "")
+}
+
+func fencegenCell(c *Case) string {
+	switch {
+	case c.Skip != "":
+		return "not run"
+	case c.files != nil:
+		return "generated"
+	}
+	for _, e := range c.Errors {
+		if loc(e) != "" {
+			return "failed: " + e
+		}
+	}
+	return "failed: " + firstOr(c.Errors, "")
+}
+
+func compileCell(c *Case) string {
+	switch {
+	case c.Skip != "":
+		return "skipped: not run"
+	case c.files == nil:
+		return "skipped: fencegen failed"
+	case c.Compile == "fail":
+		return "fail: " + firstOr(c.CompileErr, "")
+	case c.Compile == "OK" && c.Vet == "fail":
+		return "OK (vet fails)"
+	case strings.HasPrefix(c.Compile, "n.a."):
+		return "skipped: " + strings.Trim(strings.TrimPrefix(c.Compile, "n.a."), " ()")
+	}
+	return c.Compile
+}
+
+func apiCell(c *Case) string {
+	switch {
+	case c.SqlcStatus != "ok":
+		return "n.a."
+	case c.files == nil:
+		return fmt.Sprintf("0/%d (fencegen failed)", c.APITotal)
+	}
+	s := (&lineCount{c.APISame, c.APITotal}).ratio()
+	if n := len(c.Diffs); n > 0 {
+		s += fmt.Sprintf(", %d diffs", n)
+	}
+	return s
+}
+
+// counted reports whether c's API lines enter the totals.
+func counted(c *Case) bool {
+	return c.Skip == "" && !c.Negative && !c.ManagedDB && c.SqlcStatus == "ok"
+}
+
+// lineCount is a number of identical API lines out of sqlc's.
+type lineCount struct{ same, total int }
+
+func (l *lineCount) add(c *Case) { l.same += c.APISame; l.total += c.APITotal }
+
+func (l *lineCount) ratio() string {
+	if l.total == 0 {
+		return fmt.Sprintf("%d/%d", l.same, l.total)
+	}
+	return fmt.Sprintf("%d/%d (%.1f%%)", l.same, l.total, 100*float64(l.same)/float64(l.total))
+}
+
+// groupCount totals the cases of one sql_package group.
+type groupCount struct {
+	n, sqlc, fencegen, compiled int
+	lines                       lineCount
+}
+
+func (g *groupCount) add(c *Case) {
+	g.n++
+	if c.SqlcStatus == "ok" {
+		g.sqlc++
+	}
+	if c.files != nil {
+		g.fencegen++
+	}
+	if c.Compile == "OK" {
+		g.compiled++
+	}
+	if counted(c) {
+		g.lines.add(c)
+	}
+}
+
+func (g *groupCount) String(name string) string {
+	ratio := "0 of 0"
+	if g.lines.total > 0 {
+		ratio = fmt.Sprintf("%d of %d (%.1f%%)", g.lines.same, g.lines.total, 100*float64(g.lines.same)/float64(g.lines.total))
+	}
+	return fmt.Sprintf("%s: configurations %d; sqlc generates %d, fencegen generates %d, compile OK %d; API lines identical %s",
+		name, g.n, g.sqlc, g.fencegen, g.compiled, ratio)
+}
+
+// groupRank orders the summary groups: pgx/v5, database/sql, the others.
+func groupRank(g string) int {
+	switch g {
+	case "pgx/v5":
+		return 0
+	case "database/sql":
+		return 1
+	}
+	return 2
+}
+
+func countIf(cases []*Case, f func(*Case) bool) int {
+	n := 0
+	for _, c := range cases {
+		if f(c) {
+			n++
+		}
+	}
+	return n
+}
+
+var undefinedRe = regexp.MustCompile(`: undefined: ([A-Za-z_][A-Za-z0-9_]*)$`)
+
+// projectTypes turns a compile failure into a skip when every error is a
+// type the configuration names without an import (an override with a type
+// of the project's own package, e.g. go_type: {type: AssetMetadata}): sqlc's
+// code uses the same undeclared name, and only the project's Go files,
+// which the corpus does not hold, declare it.
+func projectTypes(c *Case) {
+	if c.Compile != "fail" || c.sqlcFiles == nil || len(c.CompileErr) == 0 {
+		return
+	}
+	var sqlcSrc strings.Builder
+	for _, n := range sortedKeys(c.sqlcFiles) {
+		sqlcSrc.Write(c.sqlcFiles[n])
+		sqlcSrc.WriteByte('\n')
+	}
+	src := sqlcSrc.String()
+	seen := map[string]bool{}
+	var names []string
+	for _, l := range c.CompileErr {
+		if strings.HasSuffix(l, "too many errors") {
+			continue
+		}
+		m := undefinedRe.FindStringSubmatch(l)
+		if m == nil {
+			return
+		}
+		x := m[1]
+		if !seen[x] {
+			used := regexp.MustCompile(`\b` + x + `\b`).MatchString(src)
+			declared := regexp.MustCompile(`(?m)^type\s+` + x + `\b`).MatchString(src)
+			if !used || declared {
+				return
+			}
+			seen[x] = true
+			names = append(names, x)
+		}
+	}
+	if len(names) > 0 {
+		c.Compile = "skipped: needs the project's own Go types (" + strings.Join(names, ", ") + "), as sqlc's code does"
+	}
 }

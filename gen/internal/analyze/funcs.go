@@ -1,134 +1,415 @@
 package analyze
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/catalog/pgcatalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
-// builtinFuncs gives the result type of common PostgreSQL functions
-// (PostgreSQL docs, chapter 9 "Functions and Operators"). "$1" means the
-// type of the first argument.
-var builtinFuncs = map[string]struct {
-	ret     string
-	notNull bool
-}{
-	"count": {"int8", true}, "now": {"timestamptz", true}, "lower": {"text", true}, "upper": {"text", true},
-	"length": {"int4", true}, "char_length": {"int4", true}, "concat": {"text", true}, "concat_ws": {"text", true},
-	"substring": {"text", true}, "substr": {"text", true}, "trim": {"text", true}, "btrim": {"text", true},
-	"replace": {"text", true}, "md5": {"text", true}, "random": {"float8", true}, "gen_random_uuid": {"uuid", true},
-	"uuid_generate_v4": {"uuid", true}, "to_char": {"text", true}, "date_trunc": {"timestamptz", true},
-	"abs": {"$1", true}, "round": {"numeric", true}, "floor": {"$1", true}, "ceil": {"$1", true},
-	"min": {"$1", false}, "max": {"$1", false}, "sum": {"sum", false}, "avg": {"numeric", false},
-	"array_agg": {"$1[]", false}, "string_agg": {"text", false}, "bool_and": {"bool", false}, "bool_or": {"bool", false},
-	"json_agg": {"json", false}, "jsonb_agg": {"jsonb", false}, "json_build_object": {"json", true},
-	"jsonb_build_object": {"jsonb", true}, "to_jsonb": {"jsonb", true}, "to_json": {"json", true},
-	"row_number": {"int8", true}, "rank": {"int8", true}, "dense_rank": {"int8", true},
-	"lag": {"$1", false}, "lead": {"$1", false}, "first_value": {"$1", false}, "last_value": {"$1", false},
-	"unnest": {"$1elem", true}, "array_length": {"int4", false}, "cardinality": {"int4", true},
-	"nextval": {"int8", true}, "currval": {"int8", true}, "setval": {"int8", true},
-	"extract": {"numeric", true}, "date_part": {"float8", true}, "age": {"interval", true},
-	"clock_timestamp": {"timestamptz", true}, "statement_timestamp": {"timestamptz", true},
-	"pg_advisory_lock": {"void", true}, "pg_try_advisory_lock": {"bool", true},
-	"pg_advisory_xact_lock": {"void", true}, "pg_try_advisory_xact_lock": {"bool", true},
-	"generate_series": {"$1", true}, "greatest": {"$1", true}, "least": {"$1", true},
-	"to_tsvector": {"tsvector", true}, "to_tsquery": {"tsquery", true}, "plainto_tsquery": {"tsquery", true},
-	"ts_rank": {"float4", true}, "split_part": {"text", true}, "position": {"int4", true},
-	"make_interval": {"interval", true}, "to_timestamp": {"timestamptz", true}, "left": {"text", true}, "right": {"text", true},
-	"pg_advisory_unlock": {"bool", true}, "pg_advisory_unlock_shared": {"bool", true}, "pg_advisory_lock_shared": {"void", true},
-	"pg_advisory_unlock_all": {"void", true}, "pg_try_advisory_lock_shared": {"bool", true},
-	"json_build_array": {"json", true}, "jsonb_build_array": {"jsonb", true}, "json_object": {"json", true},
-	"jsonb_object": {"jsonb", true}, "jsonb_extract_path": {"jsonb", true}, "json_extract_path": {"json", true},
-	"jsonb_extract_path_text": {"text", true}, "json_extract_path_text": {"text", true}, "jsonb_set": {"jsonb", true},
-	"jsonb_insert": {"jsonb", true}, "jsonb_strip_nulls": {"jsonb", true}, "json_strip_nulls": {"json", true},
-	"jsonb_pretty": {"text", true}, "jsonb_typeof": {"text", true}, "json_typeof": {"text", true},
-	"jsonb_array_length": {"int4", true}, "json_array_length": {"int4", true}, "jsonb_object_agg": {"jsonb", false},
-	"json_object_agg": {"json", false}, "row_to_json": {"json", true}, "array_to_json": {"json", true},
-	"jsonb_path_query_first": {"jsonb", true}, "jsonb_path_exists": {"bool", true}, "jsonb_path_match": {"bool", true},
-	"uuid_generate_v5": {"uuid", true}, "uuid_generate_v1": {"uuid", true}, "uuid_generate_v3": {"uuid", true},
-	"initcap": {"text", true}, "ltrim": {"text", true}, "rtrim": {"text", true}, "reverse": {"text", true},
-	"repeat": {"text", true}, "lpad": {"text", true}, "rpad": {"text", true}, "strpos": {"int4", true},
-	"octet_length": {"int4", true}, "regexp_replace": {"text", true}, "array_to_string": {"text", true},
-	"string_to_array": {"text[]", true}, "array_position": {"int4", false}, "array_remove": {"$1", true},
-	"array_append": {"$1", true}, "array_cat": {"$1", true}, "websearch_to_tsquery": {"tsquery", true},
-	"phraseto_tsquery": {"tsquery", true}, "ts_rank_cd": {"float4", true}, "current_schema": {"name", true},
-	"current_database": {"name", true}, "txid_current": {"int8", true}, "pg_backend_pid": {"int4", true},
-	"timezone": {"timestamp", true}, "date": {"date", true}, "trunc": {"$1", true}, "sqrt": {"float8", true},
-	"power": {"float8", true}, "mod": {"$1", true}, "sign": {"$1", true}, "ln": {"float8", true}, "exp": {"float8", true},
-	"percentile_cont": {"float8", false}, "percentile_disc": {"$1", false}, "stddev": {"numeric", false},
-	"variance": {"numeric", false}, "every": {"bool", false}, "ntile": {"int4", true}, "percent_rank": {"float8", true},
-	"cume_dist": {"float8", true}, "nth_value": {"$1", false}, "pg_notify": {"void", true},
-	"to_regclass": {"regclass", false}, "to_regtype": {"regtype", false}, "to_regproc": {"regproc", false},
+// Built-in functions come from pgcatalog, generated from a real server's
+// pg_proc; a call is resolved against them as PostgreSQL does (PostgreSQL
+// docs, 10.3 "Functions"), see resolveBuiltin.
+
+// extensionEnabled reports whether the objects of extension ext are
+// visible. The catalog does not record CREATE EXTENSION yet, so every
+// extension's functions are (as fencegen always made uuid-ossp's).
+func (a *analyzer) extensionEnabled(ext string) bool { return true }
+
+// mayReturnNull lists built-in functions documented to return NULL for
+// non-NULL arguments (PostgreSQL docs, 9.19 "Array Functions and
+// Operators", 9.26 "System Information Functions"): their result is never
+// NOT NULL.
+var mayReturnNull = map[string]bool{
+	"array_length": true, "array_lower": true, "array_upper": true, "array_position": true, "array_ndims": true,
+	"to_regclass": true, "to_regtype": true, "to_regproc": true, "to_regprocedure": true, "to_regoper": true,
+	"to_regoperator": true, "to_regrole": true, "to_regnamespace": true, "to_regcollation": true,
 }
 
-// builtinArity lists, for built-in functions whose every form fencegen
-// knows, the accepted argument counts: a call with another count does not
-// exist.
-var builtinArity = map[string][]int{
-	"random": {0}, "now": {0}, "gen_random_uuid": {0}, "clock_timestamp": {0}, "statement_timestamp": {0},
-	"pg_backend_pid": {0}, "txid_current": {0}, "current_database": {0}, "current_schema": {0},
-	"lower": {1}, "upper": {1}, "md5": {1}, "initcap": {1}, "reverse": {1},
-	"pg_advisory_lock": {1, 2}, "pg_advisory_xact_lock": {1, 2}, "pg_try_advisory_lock": {1, 2},
-	"pg_try_advisory_xact_lock": {1, 2}, "pg_advisory_unlock": {1, 2}, "pg_advisory_lock_shared": {1, 2},
-	"pg_advisory_unlock_shared": {1, 2}, "pg_try_advisory_lock_shared": {1, 2}, "pg_advisory_unlock_all": {0},
-	"count": {0, 1}, "date_trunc": {2, 3}, "split_part": {3}, "replace": {3}, "left": {2}, "right": {2},
+// argInfo is what function resolution knows of an argument.
+type argInfo struct {
+	value
+	// unknown is set for a string literal, NULL or an untyped parameter:
+	// PostgreSQL's "unknown" type, coercible to anything.
+	unknown bool
+	name    string
 }
 
-// builtinSigs gives the argument types of built-in functions by argument
-// count (the usual form when PostgreSQL has several), so that parameters
-// passed to them are typed (PostgreSQL docs, chapter 9).
-var builtinSigs = map[string]map[int][]string{
-	"pg_advisory_lock": {1: {"int8"}, 2: {"int4", "int4"}}, "pg_advisory_xact_lock": {1: {"int8"}, 2: {"int4", "int4"}},
-	"pg_try_advisory_lock": {1: {"int8"}, 2: {"int4", "int4"}}, "pg_try_advisory_xact_lock": {1: {"int8"}, 2: {"int4", "int4"}},
-	"pg_advisory_unlock": {1: {"int8"}, 2: {"int4", "int4"}}, "pg_advisory_lock_shared": {1: {"int8"}, 2: {"int4", "int4"}},
-	"pg_advisory_unlock_shared": {1: {"int8"}, 2: {"int4", "int4"}}, "pg_try_advisory_lock_shared": {1: {"int8"}, 2: {"int4", "int4"}},
-	"lower": {1: {"text"}}, "upper": {1: {"text"}}, "initcap": {1: {"text"}}, "reverse": {1: {"text"}},
-	"length": {1: {"text"}}, "char_length": {1: {"text"}}, "octet_length": {1: {"text"}},
-	"btrim": {1: {"text"}, 2: {"text", "text"}}, "ltrim": {1: {"text"}, 2: {"text", "text"}}, "rtrim": {1: {"text"}, 2: {"text", "text"}},
-	"date_trunc": {2: {"text", "timestamptz"}, 3: {"text", "timestamptz", "text"}},
-	"date_part":  {2: {"text", "timestamptz"}},
-	"split_part": {3: {"text", "text", "int4"}}, "replace": {3: {"text", "text", "text"}},
-	"left": {2: {"text", "int4"}}, "right": {2: {"text", "int4"}}, "repeat": {2: {"text", "int4"}},
-	"substr": {2: {"text", "int4"}, 3: {"text", "int4", "int4"}}, "strpos": {2: {"text", "text"}},
-	"lpad": {2: {"text", "int4"}, 3: {"text", "int4", "text"}}, "rpad": {2: {"text", "int4"}, 3: {"text", "int4", "text"}},
-	"regexp_replace": {3: {"text", "text", "text"}, 4: {"text", "text", "text", "text"}},
-	"to_tsquery":     {1: {"text"}}, "plainto_tsquery": {1: {"text"}}, "websearch_to_tsquery": {1: {"text"}},
-	"phraseto_tsquery": {1: {"text"}}, "to_tsvector": {1: {"text"}},
-	"to_timestamp": {1: {"float8"}, 2: {"text", "text"}}, "to_char": {2: {"", "text"}},
-	"nextval": {1: {"text"}}, "currval": {1: {"text"}}, "setval": {2: {"text", "int8"}},
-	"uuid_generate_v5": {2: {"uuid", "text"}}, "uuid_generate_v3": {2: {"uuid", "text"}},
-	"make_interval": {1: {"int4"}, 2: {"int4", "int4"}, 3: {"int4", "int4", "int4"}, 4: {"int4", "int4", "int4", "int4"},
-		5: {"int4", "int4", "int4", "int4", "int4"}, 6: {"int4", "int4", "int4", "int4", "int4", "int4"},
-		7: {"int4", "int4", "int4", "int4", "int4", "int4", "float8"}},
-	"string_to_array": {2: {"text", "text"}}, "array_to_string": {2: {"", "text"}},
-	"jsonb_extract_path": {}, "pg_notify": {2: {"text", "text"}}, "md5": {1: {"text"}},
-	"to_regclass": {1: {"text"}}, "to_regtype": {1: {"text"}}, "to_regproc": {1: {"text"}},
+// candidate is a built-in function with its argument list expanded to
+// the call: one declared type per actual argument.
+type candidate struct {
+	fn    *pgcatalog.Func
+	types []string
+	// pos maps each actual argument to the function's argument index.
+	pos []int
 }
 
-// builtinNamedArgs types parameters passed by name (name => $1).
-var builtinNamedArgs = map[string]map[string]string{
-	"make_interval": {"years": "int4", "months": "int4", "weeks": "int4", "days": "int4", "hours": "int4", "mins": "int4", "secs": "float8"},
-}
-
-// builtinArgTypes returns the argument types of built-in function name
-// called with n arguments, and whether the function is known.
-func builtinArgTypes(name string, n int) ([]string, bool) {
-	sigs, ok := builtinSigs[name]
-	if !ok {
-		return nil, false
+// builtinCandidates returns the built-in functions that can take the
+// call's arguments by number and names (PostgreSQL docs, 10.3 step 1, and
+// 4.3 "Calling Functions"), in pgcatalog's order.
+func (a *analyzer) builtinCandidates(schema, name string, args []argInfo, variadicCall bool) (byName []*pgcatalog.Func, out []candidate) {
+	for _, fn := range pgcatalog.Funcs(name) {
+		if fn.Kind == 'p' {
+			continue
+		}
+		// pg_catalog's functions are found under any schema name, as sqlc
+		// finds them (it searches pg_catalog for every call,
+		// internal/sql/catalog/public.go), where PostgreSQL would refuse
+		// public.now(): fencegen accepts what sqlc accepts.
+		if fn.Extension != "" && (schema == "pg_catalog" || !a.extensionEnabled(fn.Extension)) {
+			continue
+		}
+		byName = append(byName, fn)
+		if c, ok := expand(fn, args, variadicCall); ok {
+			out = append(out, c)
+		}
 	}
-	return sigs[n], true
+	// sqlc searches pg_catalog before the schema CREATE EXTENSION adds
+	// functions to (sqlc internal/sql/catalog/public.go, extension.go):
+	// where resolution falls back to the first candidate, that order holds.
+	slices.SortStableFunc(out, func(x, y candidate) int {
+		return cmp.Compare(boolInt(x.fn.Extension != ""), boolInt(y.fn.Extension != ""))
+	})
+	return byName, out
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A call with VARIADIC before its last argument passes the array itself
+// (PostgreSQL docs, 38.5.6 "SQL Functions with Variable Numbers of
+// Arguments").
+func expand(fn *pgcatalog.Func, args []argInfo, variadicCall bool) (candidate, bool) {
+	n := len(fn.Args)
+	c := candidate{fn: fn}
+	if variadicCall && (!fn.Variadic || len(args) != n) {
+		return c, false
+	}
+	spread := fn.Variadic && !variadicCall
+	if len(args) < n-fn.Defaults || (!spread && len(args) > n) {
+		return c, false
+	}
+	filled := make([]bool, n)
+	for i, x := range args {
+		k := i
+		if x.name != "" {
+			k = slices.Index(fn.ArgNames, x.name)
+			if k < 0 {
+				return c, false
+			}
+		}
+		t := ""
+		switch {
+		case k < n-1 || !spread:
+			t = fn.Args[k]
+		default:
+			// The variadic argument's elements.
+			k = n - 1
+			t = variadicElem(fn.Args[k])
+		}
+		if k < n {
+			filled[k] = true
+		}
+		c.types = append(c.types, t)
+		c.pos = append(c.pos, k)
+	}
+	for k := range n - fn.Defaults {
+		if !filled[k] && !(spread && k == n-1) {
+			return c, false
+		}
+	}
+	return c, true
+}
+
+func variadicElem(t string) string {
+	switch t {
+	case "any":
+		return "any"
+	case "anyarray":
+		return "anyelement"
+	case "anycompatiblearray":
+		return "anycompatible"
+	}
+	return strings.TrimSuffix(t, "[]")
+}
+
+// polymorphic pseudo-types (PostgreSQL docs, 38.2.5 "Polymorphic Types").
+var polyElem = map[string]bool{"anyelement": true, "anynonarray": true, "anyenum": true, "anycompatible": true, "anycompatiblenonarray": true}
+var polyArray = map[string]bool{"anyarray": true, "anycompatiblearray": true}
+
+func isPoly(t string) bool {
+	return t == "any" || polyElem[t] || polyArray[t] || strings.HasPrefix(t, "anyrange") || strings.HasPrefix(t, "anymultirange") ||
+		t == "anycompatiblerange" || t == "anycompatiblemultirange"
+}
+
+// typeKey is how pgcatalog spells a fencegen type: "int4", "text[]".
+func typeKey(t catalog.Type) string {
+	if t.Schema != "pg_catalog" && t.Schema != "" {
+		return ""
+	}
+	return t.Name + strings.Repeat("[]", t.ArrayDims)
+}
+
+// accepts reports whether an argument of type x can be passed where a
+// function declares type decl, and whether it is an exact match.
+func (a *analyzer) accepts(x argInfo, decl string) (ok, exact bool) {
+	if x.unknown {
+		return true, false
+	}
+	key := typeKey(x.Type)
+	switch {
+	case key != "" && key == decl:
+		return true, true
+	case decl == "any" || decl == "anyelement" || decl == "anycompatible":
+		return true, false
+	case decl == "anynonarray" || decl == "anycompatiblenonarray":
+		return !x.Type.IsArray(), false
+	case polyArray[decl]:
+		return x.Type.IsArray(), false
+	case decl == "anyenum":
+		return !x.Type.IsArray() && a.cat.Enum(x.Type.Schema, x.Type.Name) != nil, false
+	case isPoly(decl):
+		if t := pgcatalog.LookupType(x.Type.Name); t != nil && !x.Type.IsArray() {
+			return strings.HasPrefix(decl, "anyrange") == (t.Kind == 'r') && strings.HasPrefix(decl, "anymultirange") == (t.Kind == 'm'), false
+		}
+		return false, false
+	case key == "":
+		// A user type: a composite goes where record does.
+		return decl == "record" && !x.Type.IsArray() && a.cat.Enum(x.Type.Schema, x.Type.Name) == nil, false
+	}
+	if x.Type.IsArray() != strings.HasSuffix(decl, "[]") {
+		return false, false
+	}
+	src, dst := x.Type.Name, strings.TrimSuffix(decl, "[]")
+	if src == dst {
+		return true, true
+	}
+	c, ok := pgcatalog.Cast(src, dst)
+	return ok && c == 'i', false
+}
+
+func declCategory(decl string) (byte, bool) {
+	if strings.HasSuffix(decl, "[]") {
+		return 'A', false
+	}
+	t := pgcatalog.LookupType(decl)
+	if t == nil {
+		return 0, false
+	}
+	return t.Category, t.Preferred
+}
+
+// resolveBuiltin picks the function PostgreSQL would call among the
+// candidates (PostgreSQL docs, 10.3 "Functions", steps 2 and 4): an exact
+// match; else those that every argument can be implicitly cast to, then
+// those with the most exact matches, then those taking preferred types
+// where a conversion is needed, then, for unknown arguments, the string
+// category or the one category all accept, with its preferred type. Where
+// PostgreSQL would find the call ambiguous, or none of the candidates fits
+// the argument types fencegen knows, it is lenient like sqlc and takes the
+// first remaining candidate in sqlc's catalog order.
+func (a *analyzer) resolveBuiltin(cands []candidate, args []argInfo) candidate {
+	type scored struct {
+		candidate
+		exact, preferred int
+	}
+	var ok []scored
+	for _, c := range cands {
+		s := scored{candidate: c}
+		fits := true
+		for i, x := range args {
+			fit, exact := a.accepts(x, c.types[i])
+			if !fit {
+				fits = false
+				break
+			}
+			if exact {
+				s.exact++
+			} else if !x.unknown {
+				if _, pref := declCategory(c.types[i]); pref {
+					s.preferred++
+				}
+			}
+		}
+		if fits {
+			if s.exact == len(args) && len(args) > 0 {
+				return c
+			}
+			ok = append(ok, s)
+		}
+	}
+	if len(ok) == 0 {
+		return cands[0]
+	}
+	best := func(score func(scored) int) {
+		m := -1
+		for _, s := range ok {
+			m = max(m, score(s))
+		}
+		ok = slices.DeleteFunc(ok, func(s scored) bool { return score(s) < m })
+	}
+	best(func(s scored) int { return s.exact })
+	if len(ok) > 1 {
+		best(func(s scored) int { return s.preferred })
+	}
+	for i, x := range args {
+		if len(ok) <= 1 || !x.unknown {
+			continue
+		}
+		var cat byte
+		same := true
+		for _, s := range ok {
+			c, _ := declCategory(s.types[i])
+			if c == 'S' {
+				cat = 'S'
+				break
+			}
+			if cat == 0 {
+				cat = c
+			} else if c != cat {
+				same = false
+			}
+		}
+		if cat != 'S' && !same {
+			continue
+		}
+		kept := slices.DeleteFunc(slices.Clone(ok), func(s scored) bool {
+			c, _ := declCategory(s.types[i])
+			return c != cat
+		})
+		if slices.ContainsFunc(kept, func(s scored) bool { _, p := declCategory(s.types[i]); return p }) {
+			kept = slices.DeleteFunc(kept, func(s scored) bool { _, p := declCategory(s.types[i]); return !p })
+		}
+		if len(kept) > 0 {
+			ok = kept
+		}
+	}
+	if len(ok) > 1 {
+		// Step 4.f: unknown arguments are taken as the one type the known
+		// arguments all have.
+		var common string
+		for _, x := range args {
+			if !x.unknown {
+				k := typeKey(x.Type)
+				if common == "" {
+					common = k
+				} else if k != common {
+					common = "-"
+				}
+			}
+		}
+		if common != "" && common != "-" {
+			var kept []scored
+			for _, s := range ok {
+				all := true
+				for i, x := range args {
+					if x.unknown {
+						if fit, _ := a.accepts(argInfo{value: value{Type: typeOf(common), Known: true}}, s.types[i]); !fit {
+							all = false
+						}
+					}
+				}
+				if all {
+					kept = append(kept, s)
+				}
+			}
+			if len(kept) == 1 {
+				ok = kept
+			}
+		}
+	}
+	return ok[0].candidate
+}
+
+// typeOf turns a pgcatalog type name into a Type.
+func typeOf(name string) catalog.Type {
+	dims := strings.Count(name, "[]")
+	return catalog.Type{Schema: "pg_catalog", Name: strings.TrimSuffix(name, strings.Repeat("[]", dims)), ArrayDims: dims}
+}
+
+// polyType deduces the element type that the call's polymorphic
+// arguments bind (PostgreSQL docs, 38.2.5), and the argument it came from.
+func polyType(c candidate, args []argInfo) (catalog.Type, int, bool) {
+	for i, x := range args {
+		if x.unknown || !x.Known {
+			continue
+		}
+		switch d := c.types[i]; {
+		case polyElem[d]:
+			return x.Type, i, true
+		case polyArray[d] && x.Type.IsArray():
+			return x.Type.Elem(), i, true
+		}
+	}
+	return catalog.Type{}, -1, false
+}
+
+// builtinResult is the value a call of the resolved built-in returns.
+// Nullability: count and window functions with a concrete result are NOT
+// NULL, other aggregates and window functions may be NULL (no rows, no
+// such row in the frame); a normal function is NOT NULL as in sqlc (whose
+// catalog marks no PostgreSQL function nullable), except those documented
+// to return NULL, those whose polymorphic result comes from an argument,
+// which follow it, and the strict numeric functions returning their first
+// argument's type (abs, floor, mod, generate_series, ...), which follow
+// that argument.
+func builtinResult(name string, c candidate, args []argInfo) value {
+	fn := c.fn
+	out := value{Name: name, NotNull: true, Known: true}
+	res := fn.Result
+	elem, from, found := polyType(c, args)
+	switch {
+	case polyElem[res]:
+		if !found {
+			return value{Name: name}
+		}
+		out.Type = elem
+	case polyArray[res]:
+		if !found {
+			return value{Name: name}
+		}
+		out.Type = elem
+		out.Type.ArrayDims++
+	case isPoly(res) || res == "record" || res == "unknown":
+		return value{Name: name}
+	default:
+		out.Type = typeOf(res)
+	}
+	switch fn.Kind {
+	case 'a':
+		out.NotNull = name == "count"
+	case 'w':
+		out.NotNull = !isPoly(res)
+	default:
+		switch {
+		case mayReturnNull[name]:
+			out.NotNull = false
+		case isPoly(res) && found && fn.Strict:
+			out.NotNull = args[from].NotNull
+		case fn.Strict && len(args) > 0 && !args[0].unknown && len(fn.Args) > 0 && fn.Args[0] == res:
+			if t := pgcatalog.LookupType(res); t != nil && t.Category == 'N' {
+				out.NotNull = args[0].NotNull
+			}
+		}
+	}
+	return out
 }
 
 func (a *analyzer) funcCall(sc *scope, f *sqlparse.FuncCall) value {
-	v, _ := a.funcCallArgs(sc, f)
+	v, _, _ := a.funcCallArgs(sc, f)
 	return v
 }
 
-// funcCallArgs types a function call and returns its arguments' values too.
-func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value) {
+// funcCallArgs types a function call and returns its arguments' values
+// and, for a built-in, the function it resolved to.
+func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value, *pgcatalog.Func) {
 	name := strings.ToLower(f.Func.Name)
 	args := make([]value, len(f.Args))
 	// User-defined functions and procedures type their parameters.
@@ -139,21 +420,9 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 			break
 		}
 	}
-	builtinArgs, isBuiltin := builtinArgTypes(name, len(f.Args))
-	if user == nil && (f.Func.Schema == "" || f.Func.Schema == "pg_catalog") {
-		if arities, ok := builtinArity[name]; ok && !slices.Contains(arities, len(f.Args)) {
-			var types []string
-			for _, x := range f.Args {
-				types = append(types, a.argTypeName(sc, x))
-			}
-			a.errorf(f.Loc, "function %s(%s) does not exist", name, strings.Join(types, ", "))
-			return value{}, args
-		}
-	}
-	for i, x := range f.Args {
-		if p, ok := unwrapParam(x); ok {
-			switch {
-			case user != nil:
+	if user != nil {
+		for i, x := range f.Args {
+			if p, ok := unwrapParam(x); ok {
 				// name => value picks the parameter by name.
 				idx := i
 				if f.ArgNames[i] != "" {
@@ -168,76 +437,98 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 					}
 					a.typeParam(p.Number, value{Type: user.ArgTypes[idx], NotNull: true, Known: true}, hint)
 				}
-			case isBuiltin:
-				t, hint := "", name
-				if f.ArgNames[i] != "" {
-					hint = f.ArgNames[i]
-					t = builtinNamedArgs[name][f.ArgNames[i]]
-				} else if i < len(builtinArgs) {
-					t = builtinArgs[i]
-				}
-				if t != "" {
-					a.typeParam(p.Number, known(t, true), hint)
-				}
 			}
+			args[i] = a.expr(sc, x)
 		}
-		args[i] = a.expr(sc, x)
-	}
-	if user != nil {
 		// sqlc treats a user-defined function's result as NOT NULL.
 		if user.ReturnType != nil {
-			return value{Name: f.Func.Name, Type: *user.ReturnType, NotNull: true, Known: user.ReturnType.Name != "record"}, args
+			return value{Name: f.Func.Name, Type: *user.ReturnType, NotNull: true, Known: user.ReturnType.Name != "record"}, args, nil
 		}
 		if len(user.ReturnsTable) == 1 {
 			c := user.ReturnsTable[0]
-			return value{Name: f.Func.Name, Type: c.Type, NotNull: true, Known: true}, args
+			return value{Name: f.Func.Name, Type: c.Type, NotNull: true, Known: true}, args, nil
 		}
-		return value{Name: f.Func.Name}, args
+		return value{Name: f.Func.Name}, args, nil
 	}
-	b, ok := builtinFuncs[name]
-	if !ok {
+	// Arguments other than parameters are typed first: the function is
+	// resolved from them, and then types the parameters. An ordered-set
+	// aggregate's WITHIN GROUP expressions are its last arguments.
+	callArgs := append(slices.Clone(f.Args), f.WithinGroup...)
+	argNames := append(slices.Clone(f.ArgNames), make([]string, len(f.WithinGroup))...)
+	args = make([]value, len(callArgs))
+	infos := make([]argInfo, len(callArgs))
+	for i, x := range callArgs {
+		infos[i].name = argNames[i]
+		if p, ok := unwrapParam(x); ok {
+			if pr := a.param(p.Number); pr.Known {
+				infos[i].value = value{Type: pr.Type, NotNull: pr.NotNull, Known: true}
+			} else {
+				infos[i].unknown = true
+			}
+			continue
+		}
+		args[i] = a.expr(sc, x)
+		infos[i].value = args[i]
+		if c, ok := x.(*sqlparse.Const); ok && (c.Kind == "string" || c.Kind == "null") || !args[i].Known {
+			infos[i].unknown = true
+		}
+	}
+	byName, cands := a.builtinCandidates(f.Func.Schema, name, infos, f.Variadic)
+	if name == "unnest" && len(f.Args) > 1 {
+		// unnest(a, b, ...) in FROM zips its arrays (PostgreSQL docs,
+		// 7.2.1.4 "Table Functions"); rangeFuncCols gives its columns.
+		byName = nil
+	}
+	if len(byName) == 0 {
+		for i, x := range callArgs {
+			if _, ok := unwrapParam(x); ok {
+				args[i] = a.expr(sc, x)
+			}
+		}
 		if f.Func.Schema == "" || f.Func.Schema == "pg_catalog" {
-			// A function fencegen does not know (a built-in it has no
-			// signature for, or one created outside the schema it was given,
-			// as real projects' migrations often do): its result type is
-			// unknown, as in sqlc.
-			return value{Name: name}, args
+			// A function fencegen does not know (one created outside the
+			// schema it was given, as real projects' migrations often do):
+			// its result type is unknown, as in sqlc.
+			return value{Name: name}, args, nil
 		}
 		a.errorf(f.Loc, "function %s does not exist", f.Func.String())
-		return value{}, args
+		return value{}, args, nil
 	}
-	out := value{Name: name, NotNull: b.notNull, Known: true}
-	switch b.ret {
-	case "$1", "$1[]", "$1elem":
-		if len(args) == 0 || !args[0].Known {
-			return value{Name: name}, args
+	if len(cands) == 0 {
+		var types []string
+		for i, x := range callArgs {
+			types = append(types, a.argTypeName(infos[i], x))
 		}
-		out.Type = args[0].Type
-		if b.ret == "$1[]" {
-			out.Type.ArrayDims++
-		}
-		if b.ret == "$1elem" && out.Type.ArrayDims > 0 {
-			out.Type.ArrayDims--
-		}
-		if b.ret == "$1" && b.notNull {
-			out.NotNull = args[0].NotNull
-		}
-	case "sum":
-		if len(args) == 0 || !args[0].Known {
-			return value{Name: name}, args
-		}
-		switch args[0].Type.Name {
-		case "int2", "int4":
-			out.Type = builtin("int8")
-		case "int8", "numeric":
-			out.Type = builtin("numeric")
-		default:
-			out.Type = args[0].Type
-		}
-	default:
-		out.Type = builtin(b.ret)
+		a.errorf(f.Loc, "function %s(%s) does not exist", name, strings.Join(types, ", "))
+		return value{}, args, nil
 	}
-	return out, args
+	c := a.resolveBuiltin(cands, infos)
+	elem, _, found := polyType(c, infos)
+	for i, x := range callArgs {
+		p, ok := unwrapParam(x)
+		if !ok {
+			continue
+		}
+		t, hint := c.types[i], name
+		if argNames[i] != "" {
+			hint = argNames[i]
+		} else if k := c.pos[i]; k < len(c.fn.ArgNames) && c.fn.ArgNames[k] != "" {
+			hint = c.fn.ArgNames[k]
+		}
+		switch {
+		case polyElem[t] && found:
+			a.typeParam(p.Number, value{Type: elem, NotNull: true, Known: true}, hint)
+		case polyArray[t] && found:
+			arr := elem
+			arr.ArrayDims++
+			a.typeParam(p.Number, value{Type: arr, NotNull: true, Known: true}, hint)
+		case !isPoly(t) && t != "record":
+			a.typeParam(p.Number, value{Type: typeOf(t), NotNull: true, Known: true}, hint)
+		}
+		args[i] = a.expr(sc, x)
+		infos[i].value, infos[i].unknown = args[i], false
+	}
+	return builtinResult(name, c, infos), args, c.fn
 }
 
 // unwrapParam returns the parameter x is, possibly under a cast-free
@@ -249,10 +540,9 @@ func unwrapParam(x sqlparse.Node) (*sqlparse.Param, bool) {
 
 // argTypeName is how PostgreSQL names an argument's type in "function
 // f(...) does not exist": unknown for untyped literals and parameters.
-func (a *analyzer) argTypeName(sc *scope, x sqlparse.Node) string {
-	switch n := x.(type) {
-	case *sqlparse.Const:
-		switch n.Kind {
+func (a *analyzer) argTypeName(x argInfo, n sqlparse.Node) string {
+	if c, ok := n.(*sqlparse.Const); ok {
+		switch c.Kind {
 		case "int":
 			return "integer"
 		case "float":
@@ -260,28 +550,11 @@ func (a *analyzer) argTypeName(sc *scope, x sqlparse.Node) string {
 		case "bool":
 			return "boolean"
 		}
-		return "unknown"
-	case *sqlparse.Param:
+	}
+	if x.unknown || !x.Known {
 		return "unknown"
 	}
-	v := a.expr(sc, x)
-	if !v.Known {
-		return "unknown"
-	}
-	return v.Type.String()
-}
-
-// tableFuncs are built-in set-returning functions with named output
-// columns (PostgreSQL docs, 9.16 "JSON Functions and Operators").
-var tableFuncs = map[string][][2]string{
-	"json_each":                 {{"key", "text"}, {"value", "json"}},
-	"jsonb_each":                {{"key", "text"}, {"value", "jsonb"}},
-	"json_each_text":            {{"key", "text"}, {"value", "text"}},
-	"jsonb_each_text":           {{"key", "text"}, {"value", "text"}},
-	"json_array_elements":       {{"value", "json"}},
-	"jsonb_array_elements":      {{"value", "jsonb"}},
-	"json_array_elements_text":  {{"value", "text"}},
-	"jsonb_array_elements_text": {{"value", "text"}},
+	return x.Type.String()
 }
 
 // rangeFuncCols returns the columns a function call (or CURRENT_DATE and
@@ -300,7 +573,7 @@ func (a *analyzer) rangeFuncCols(sc *scope, fe sqlparse.Node, alias string, name
 		v.Column = nil
 		return []value{v}
 	}
-	v, args := a.funcCallArgs(sc, f)
+	v, args, fn := a.funcCallArgs(sc, f)
 	if fs := a.cat.Funcs(f.Func.Schema, f.Func.Name); len(fs) > 0 && len(fs[0].ReturnsTable) > 0 {
 		var out []value
 		for _, c := range fs[0].ReturnsTable {
@@ -311,15 +584,23 @@ func (a *analyzer) rangeFuncCols(sc *scope, fe sqlparse.Node, alias string, name
 	if t := a.cat.Table(v.Type.Schema, v.Type.Name); v.Known && t != nil && !v.Type.IsArray() {
 		var out []value
 		for _, c := range t.Columns {
-			out = append(out, value{Name: c.Name, Type: c.Type, Known: true})
+			// Like sqlc, a function returning SETOF a table keeps the
+			// table's NOT NULL.
+			out = append(out, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true})
 		}
 		return out
 	}
 	name := strings.ToLower(f.Func.Name)
-	if cols, ok := tableFuncs[name]; ok && (f.Func.Schema == "" || f.Func.Schema == "pg_catalog") {
+	if fn != nil && len(fn.Columns) > 0 {
+		// OUT parameters or RETURNS TABLE (jsonb_each's key and value,
+		// jsonb_array_elements' value).
 		var out []value
-		for _, c := range cols {
-			out = append(out, value{Name: c[0], Type: builtin(c[1]), Known: true})
+		for _, c := range fn.Columns {
+			col := value{Name: c.Name, Type: typeOf(c.Type), Known: !isPoly(c.Type) && c.Type != "record"}
+			if len(fn.Columns) == 1 {
+				col.Type, col.Known = v.Type, v.Known
+			}
+			out = append(out, col)
 		}
 		return out
 	}

@@ -15,6 +15,32 @@
 //	    fence:
 //	      tables:
 //	        - {table: account_balances, column: last_fencing_token, mode: strict}
+//
+// Every key sqlc v1.31.1 accepts for PostgreSQL is accepted, with sqlc's
+// meaning (sqlc's internal/config and internal/codegen/golang/opts):
+//
+//   - honoured: version 1 packages and version 2 sql entries (name,
+//     engine, schema, queries), every gen.go option (GoOptions), overrides
+//     (db_type or its older spelling postgres_type, column, go_type as a
+//     string or {import, package, type, pointer, slice}, go_struct_tag,
+//     nullable or its older spelling null, engine) and rename, per
+//     package or global (version 1's top level, version 2's
+//     overrides.go), out outside the configuration's directory, an entry
+//     without schema (the queries see only the system catalogs), and
+//     codegen items that run the sqlc-gen-go plugin (read as gen.go).
+//   - parsed for the analyzer: strict_function_checks, strict_order_by.
+//   - accepted without effect on the output: cloud, servers, options,
+//     rules (sqlc vet), database and analyzer (sqlc may analyse with a
+//     live database; fencegen reads the schema files, and says so in a
+//     Note), gen.json and other generators, omit_sqlc_version, sql_driver,
+//     emit_prepared_queries (sqlc's pgx templates ignore it), an override
+//     with unsigned: true (it never matches a PostgreSQL column).
+//   - refused at their location: a sql_package other than pgx/v5, the
+//     mysql and sqlite engines when nothing else is generated (skipped
+//     otherwise), codegen plugins other than sqlc-gen-go when nothing else
+//     is generated (skipped with a Note otherwise), and what sqlc refuses
+//     (unknown keys, a negative query_parameter_limit,
+//     emit_methods_with_db_argument with emit_prepared_queries).
 package config
 
 // Position is a location in the configuration file, 1-based.
@@ -40,6 +66,16 @@ type Config struct {
 	// PostgreSQL only and leaves them to sqlc. A configuration whose every
 	// entry is for another engine is an error instead.
 	Skipped []Skipped
+	// Notes are remarks on keys fencegen accepts but does not act on in
+	// the way sqlc would (a database for query analysis, a codegen
+	// plugin next to entries fencegen generates), in file order.
+	Notes []Note
+}
+
+// Note is a remark at a place in the configuration file.
+type Note struct {
+	Pos Position
+	Msg string
 }
 
 // Skipped is an entry fencegen does not generate.
@@ -55,7 +91,9 @@ type Package struct {
 	// Engine is "postgresql".
 	Engine string
 	// Schema and Queries are files, directories or glob patterns, relative
-	// to Config.Dir, in the order given.
+	// to Config.Dir, in the order given. Schema may be empty: as in sqlc,
+	// the queries then see only the system catalogs (pg_catalog,
+	// information_schema).
 	Schema  []string
 	Queries []string
 	// Go holds the gen.go options (version 2) or the package's options
@@ -64,6 +102,14 @@ type Package struct {
 	// Fence marks fencing-token columns in addition to COMMENT ON COLUMN
 	// annotations in the schema.
 	Fence []FenceTable
+	// StrictFunctionChecks is sqlc's strict_function_checks: a call of a
+	// function the catalog does not have is an error (by default it
+	// yields an untyped result).
+	StrictFunctionChecks bool
+	// StrictOrderBy is sqlc's strict_order_by, nil when unset (sqlc's
+	// default is true): an ORDER BY name that matches no column is an
+	// error.
+	StrictOrderBy *bool
 	// Pos is where the entry starts in the configuration file.
 	Pos Position
 }
@@ -112,16 +158,32 @@ type GoOptions struct {
 	OutputFilesSuffix      string
 	BuildTags              string
 	OmitUnusedStructs      bool
+	// WrapErrors wraps every error a query method returns as
+	// fmt.Errorf("query <Method>: %w", err).
+	WrapErrors bool
+
+	JSONTagsIDUppercase bool
+	EmitExportedQueries bool
+	// EmitSQLAsComment puts each query's SQL in its method's doc comment.
+	EmitSQLAsComment bool
+	// InflectionExcludeTableNames are the tables whose model struct keeps
+	// the table's name unsingularised.
+	InflectionExcludeTableNames []string
 
 	// The options below are accepted so that sqlc configurations load
-	// as-is; the generator may ignore them.
-	JSONTagsIDUppercase         bool
-	EmitExportedQueries         bool
-	EmitSQLAsComment            bool
-	OmitSQLCVersion             bool
-	SQLDriver                   string
-	OutputQueryFilesDirectory   string
-	InflectionExcludeTableNames []string
+	// as-is, and have no effect on fencegen's output:
+	//   - OmitSQLCVersion: fencegen's headers carry no version.
+	//   - SQLDriver: chooses the database/sql driver; sqlc reads it only
+	//     with sql_package database/sql.
+	//   - OutputQueryFilesDirectory: not an sqlc v1.31.1 option (newer
+	//     sqlc accepts it); kept for those configurations.
+	// emit_prepared_queries (EmitPreparedQueries above) also changes
+	// nothing with pgx/v5: sqlc's pgx templates ignore it (only its
+	// database/sql templates emit Prepare), but it keeps sqlc's check that
+	// it excludes emit_methods_with_db_argument.
+	OmitSQLCVersion           bool
+	SQLDriver                 string
+	OutputQueryFilesDirectory string
 	// EmitPointersForNullEnumTypes is nil when unset.
 	EmitPointersForNullEnumTypes *bool
 }
@@ -134,6 +196,10 @@ type Override struct {
 	Column string
 	// Nullable restricts a DBType override to nullable columns.
 	Nullable bool
+	// Unsigned restricts a DBType override to unsigned columns, which
+	// only MySQL has: such an override never matches a PostgreSQL column,
+	// and Load drops it.
+	Unsigned bool
 	// GoType is the Go type to use.
 	GoType GoType
 	Pos    Position

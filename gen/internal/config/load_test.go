@@ -246,7 +246,6 @@ sql:
   - gen: {go: {package: x}}
 `, `dir/fencegen.yaml:3:5: missing key "engine": want "postgresql"
 dir/fencegen.yaml:3:5: missing key "queries"
-dir/fencegen.yaml:3:5: missing key "schema"
 dir/fencegen.yaml:3:15: gen.go: missing key "out"`},
 		{"fence", `
 version: "2"
@@ -339,49 +338,99 @@ func TestFind(t *testing.T) {
 	}
 }
 
-// corpusFailures lists the corpus configurations fencegen rejects, with
-// the reason. sqlc accepts them: they are for other SQL packages.
-// (Entries for the mysql and sqlite engines are skipped, see Skipped.)
-var corpusFailures = map[string]string{
-	"real/sqlc-dev__sqlc/examples/ondeck/sqlc.json": `sql_package "database/sql" not supported`,
-	"sqlc/pg_timezone_names/sqlc.json":              `sql_package "pgx/v4" not supported`,
+// corpusRefusals are the refusals a corpus configuration may meet: sqlc
+// accepts these, but they ask for another SQL package than pgx/v5, or
+// (an sqlc case that must fail) a negative query_parameter_limit.
+var corpusRefusals = []string{
+	`sql_package "database/sql" not supported`,
+	`sql_package "pgx/v4" not supported`,
+	`query_parameter_limit must not be negative`,
 }
 
-// TestLoadCorpus loads every configuration in the shared corpus of real
-// sqlc configurations, when it is present.
-func TestLoadCorpus(t *testing.T) {
-	root := filepath.Join("..", "..", "..", "..", "shared", "corpus")
+// corpusConfigs returns every configuration file in the shared corpus,
+// relative to root, or nil when the corpus is absent.
+func corpusConfigs(t testing.TB) (root string, rels []string) {
+	root = filepath.Join("..", "..", "..", "..", "shared", "corpus")
 	if _, err := os.Stat(root); err != nil {
-		t.Skipf("no corpus: %v", err)
+		return root, nil
 	}
-	n := 0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		switch d.Name() {
 		case "fencegen.yaml", "fencegen.yml", "sqlc.yaml", "sqlc.yml", "sqlc.json":
-		default:
-			return nil
-		}
-		n++
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		_, err = Load(p)
-		switch want, bad := corpusFailures[rel]; {
-		case bad && err == nil:
-			t.Errorf("%s: loaded, want error containing %q", rel, want)
-		case bad && !strings.Contains(err.Error(), want):
-			t.Errorf("%s: error %q, want %q", rel, err, want)
-		case !bad && err != nil:
-			t.Errorf("%s: %v", rel, err)
+			rel, _ := filepath.Rel(root, p)
+			rels = append(rels, rel)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("loaded %d configurations", n)
+	return root, rels
+}
+
+// TestLoadCorpus loads every configuration in the shared corpus of real
+// sqlc configurations, when it is present: each loads, or is refused for
+// one of corpusRefusals only.
+func TestLoadCorpus(t *testing.T) {
+	root, rels := corpusConfigs(t)
+	if rels == nil {
+		t.Skipf("no corpus at %s", root)
+	}
+	refused := 0
+	for _, rel := range rels {
+		_, err := Load(filepath.Join(root, rel))
+		if err == nil {
+			continue
+		}
+		for _, line := range strings.Split(err.Error(), "\n") {
+			ok := false
+			for _, r := range corpusRefusals {
+				ok = ok || strings.Contains(line, r)
+			}
+			if !ok {
+				t.Errorf("%s: %s", filepath.ToSlash(rel), line)
+			}
+		}
+		refused++
+	}
+	t.Logf("loaded %d configurations, %d refused for their sql_package", len(rels)-refused, refused)
+}
+
+// FuzzParse checks that Parse never panics and that every error it
+// returns is located in the file. Seeds: the tests' configurations and
+// every configuration of the shared corpus, when present.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		"version: \"2\"\nsql:\n  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: db}}}\n",
+		"version: \"1\"\npackages: [{path: db, queries: q.sql}]\noverrides: [{db_type: uuid, go_type: {import: x/y, type: T, pointer: true}}]\n",
+		"\ufeffversion: '2'\nplugins: [{name: go, wasm: {url: sqlc-gen-go.wasm}}]\nsql: [{engine: postgresql, queries: q.sql, codegen: [{plugin: go, out: db}]}]\n",
+		"x: &a {b: *a}\n",
+		"",
+	} {
+		f.Add([]byte(s))
+	}
+	root, rels := corpusConfigs(f)
+	for _, rel := range rels {
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		_, err := Parse("c/sqlc.yaml", src)
+		if err == nil {
+			return
+		}
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if !strings.HasPrefix(line, "c/sqlc.yaml:") {
+				t.Errorf("error not located: %q", line)
+			}
+		}
+	})
 }
 
 func TestLoadSkipsOtherEngines(t *testing.T) {

@@ -7,6 +7,7 @@ package golang
 import (
 	"bytes"
 	"fmt"
+	"go/token"
 	"path"
 	"sort"
 	"strings"
@@ -53,7 +54,7 @@ type emitter struct {
 func Emit(in Input) (map[string][]byte, error) {
 	e := &emitter{in: in, opts: in.Options, files: map[string]*jen.File{}, models: map[*catalog.Table]string{},
 		usedModels: map[*catalog.Table]bool{}}
-	e.names = newNamer(in.Options.Initialisms, in.Options.Rename, in.Options.EmitExactTableNames)
+	e.names = newNamer(in.Options.Initialisms, in.Options.Rename, in.Options.EmitExactTableNames, in.Options.InflectionExcludeTableNames)
 	e.types = &typeMapper{cat: in.Catalog, names: e.names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{},
 		overrides: newOverrides(in.Catalog, in.Options.Overrides), imports: map[string]string{}}
 	pkg := in.Options.Package
@@ -156,7 +157,9 @@ func Emit(in Input) (map[string][]byte, error) {
 	db := e.newFile(pkg, "")
 	e.dbFile(db, copyFile != nil, batchFile != nil)
 	models := e.newFile(pkg, "")
-	e.modelsFile(models)
+	if err := e.modelsFile(models, queries); err != nil {
+		return nil, err
+	}
 	for name, f := range map[string]*jen.File{
 		e.fileNameOr(e.opts.OutputDBFileName, "db.go"):         db,
 		e.fileNameOr(e.opts.OutputModelsFileName, "models.go"): models,
@@ -306,8 +309,10 @@ func (e *emitter) dbFile(f *jen.File, copyfrom, batch bool) {
 // modelsFile emits the enums, then the table and view models, each
 // sorted by Go name as sqlc does. With omit_unused_structs only the models
 // a query returns are kept, and only the enums that a query's parameters
-// or results, or a kept model, use.
-func (e *emitter) modelsFile(f *jen.File) {
+// or results, or a kept model, use. Like sqlc, it refuses a model named
+// as an enum's type or its Null type, and with emit_exported_queries a
+// query whose constant is named so (checkNames).
+func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 	var enums []*catalog.Enum
 	var tables []*catalog.Table
 	for _, s := range e.in.Catalog.Schemas {
@@ -328,7 +333,8 @@ func (e *emitter) modelsFile(f *jen.File) {
 	for _, t := range tables {
 		for _, c := range t.Columns {
 			gt := e.types.goTypeOf(c, c.Type, c.NotNull)
-			fld := jen.Id(e.names.structName(c.Name)).Add(gt.code()).Tag(e.tags(c.Name, c))
+			name := e.names.structName(c.Name)
+			fld := jen.Id(name).Add(gt.code()).Tag(fieldTags(name, e.tags(c.Name, c, &c.Type, c.NotNull)))
 			if c.Comment != "" {
 				fld = jen.Comment(strings.ReplaceAll(c.Comment, "\n", " ")).Line().Add(fld)
 			}
@@ -348,6 +354,9 @@ func (e *emitter) modelsFile(f *jen.File) {
 		return e.names.structName(enumGoName(enums[i])) < e.names.structName(enumGoName(enums[j]))
 	})
 	sort.SliceStable(tables, func(i, j int) bool { return e.models[tables[i]] < e.models[tables[j]] })
+	if err := e.checkNames(enums, tables, queries); err != nil {
+		return err
+	}
 	for _, en := range enums {
 		e.enum(f, en)
 	}
@@ -360,6 +369,50 @@ func (e *emitter) modelsFile(f *jen.File) {
 		f.Type().Id(e.models[t]).Struct(fields[t]...)
 		f.Line()
 	}
+	return nil
+}
+
+// checkNames reports, with sqlc's messages (its golang codegen's
+// validate), a model whose name is an enum's type or Null type, and with
+// emit_exported_queries a query constant named as an enum's type or a
+// model: the package would declare the name twice.
+func (e *emitter) checkNames(enums []*catalog.Enum, tables []*catalog.Table, queries []*analyze.Query) error {
+	enumNames := map[string]*catalog.Enum{}
+	for _, en := range enums {
+		name := e.names.structName(enumGoName(en))
+		enumNames[name] = en
+		enumNames["Null"+name] = en
+	}
+	models := map[string]*catalog.Table{}
+	for _, t := range tables {
+		name := e.models[t]
+		if en, ok := enumNames[name]; ok {
+			return fmt.Errorf("struct name conflicts with enum name: %s (the model of table %s and a type of enum %s; rename one with gen.go's rename)",
+				name, t.QualifiedName(), qualifiedEnum(en))
+		}
+		models[name] = t
+	}
+	if !e.opts.EmitExportedQueries {
+		return nil
+	}
+	for _, q := range queries {
+		name := e.sqlConstName(q)
+		if en, ok := enumNames[name]; ok {
+			return fmt.Errorf("query constant name conflicts with enum name: %s (query %s and a type of enum %s)", name, q.Name, qualifiedEnum(en))
+		}
+		if t, ok := models[name]; ok {
+			return fmt.Errorf("query constant name conflicts with struct name: %s (query %s and the model of table %s)", name, q.Name, t.QualifiedName())
+		}
+	}
+	return nil
+}
+
+// qualifiedEnum is an enum's name, schema-qualified outside public.
+func qualifiedEnum(en *catalog.Enum) string {
+	if en.Schema != "" && en.Schema != catalog.DefaultSchema {
+		return en.Schema + "." + en.Name
+	}
+	return en.Name
 }
 
 func (e *emitter) enum(f *jen.File, en *catalog.Enum) {
@@ -474,9 +527,10 @@ func (e *emitter) enumConstNames(en *catalog.Enum) []string {
 
 // tags returns a struct field's tags: db and json as configured, for a
 // field that holds the SQL name name, then the go_struct_tag of every
-// column override matching col (nil when the field is no table column),
-// later overrides winning for a key, as sqlc.
-func (e *emitter) tags(name string, col *catalog.Column) map[string]string {
+// override matching the field (structTags: col is the table column, nil
+// when the field is none; typ the value's type, nil when unknown), later
+// overrides winning for a key, as sqlc.
+func (e *emitter) tags(name string, col *catalog.Column, typ *catalog.Type, notNull bool) map[string]string {
 	tags := map[string]string{}
 	if e.opts.EmitDBTags {
 		tags["db"] = name
@@ -484,8 +538,18 @@ func (e *emitter) tags(name string, col *catalog.Column) map[string]string {
 	if e.opts.EmitJSONTags {
 		tags["json"] = jsonName(name, e.opts.JSONTagsCaseStyle, e.opts.JSONTagsIDUppercase)
 	}
-	for k, v := range e.types.structTags(col) {
+	for k, v := range e.types.structTags(col, typ, notNull) {
 		tags[k] = v
+	}
+	return tags
+}
+
+// fieldTags are the tags of struct field name: tags, less the json tag
+// when the field is unexported (a column named 2fa gives _2fa, as in
+// sqlc), which encoding/json ignores and go vet reports.
+func fieldTags(name string, tags map[string]string) map[string]string {
+	if _, ok := tags["json"]; ok && !token.IsExported(name) {
+		delete(tags, "json")
 	}
 	return tags
 }
@@ -567,7 +631,7 @@ func (e *emitter) querierFile(f *jen.File, queries []*analyze.Query) {
 	for _, q := range queries {
 		sig := e.signature(q)
 		m := jen.Null()
-		for _, d := range q.Doc {
+		for _, d := range e.docLines(q) {
 			m = m.Comment(d).Line()
 		}
 		methods = append(methods, m.Id(q.Name).Params(sig.params...).Params(sig.results...))

@@ -365,10 +365,15 @@ CREATE TABLE t (id int NOT NULL, user_id int NOT NULL, "createdAt" int NOT NULL,
 }
 
 func TestExportedQueries(t *testing.T) {
-	files := generate(t, goConfig("emit_exported_queries: true"), authorsSchema, "-- name: GetAuthor :one\nSELECT * FROM authors WHERE id = $1;\n")
+	files := generate(t, goConfig("emit_exported_queries: true"), authorsSchema,
+		"-- name: GetAuthor :one\nSELECT * FROM authors WHERE id = $1;\n-- name: deleteAuthor :exec\nDELETE FROM authors WHERE id = $1;\n")
 	a := parseAPI(t, files)
-	if a.decls["GetAuthor"] != "const" {
-		t.Errorf("no exported constant GetAuthor")
+	// As sqlc: the constant is the query's name with its first letter
+	// upper-cased, even for an unexported method.
+	for _, c := range []string{"GetAuthor", "DeleteAuthor"} {
+		if a.decls[c] != "const" {
+			t.Errorf("no exported constant %s", c)
+		}
 	}
 	if !strings.Contains(files["query.sql.go"], "q.db.QueryRow(ctx, GetAuthor, id)") {
 		t.Errorf("the method does not use the exported constant:\n%s", files["query.sql.go"])
@@ -681,4 +686,155 @@ UPDATE authors SET bio = $1 WHERE id = $2;
 			t.Errorf("%s writes no fenced table, but maps the guard's SQLSTATE", unfenced)
 		}
 	}
+}
+
+// fieldType returns the type (and tag) of struct field typ.field, or
+// "nothing" when the API has no such field.
+func (a *api) fieldType(typ, field string) string {
+	prefix := "field " + typ + "." + field + " "
+	for l := range a.lines {
+		if strings.HasPrefix(l, prefix) {
+			return l[len(prefix):]
+		}
+	}
+	return "nothing"
+}
+
+// TestModelNames checks sqlc's singular forms, inflection_exclude_table_names
+// (matched case-insensitively against the schema-prefixed name), renames
+// keyed by the singular name, and sqlc.embed fields' tags (the snake case of
+// the model's Go name). The expected names are sqlc v1.31.1's output for
+// the same input.
+func TestModelNames(t *testing.T) {
+	schema := `CREATE SCHEMA s2;
+CREATE TABLE users (id int PRIMARY KEY, name text NOT NULL);
+CREATE TABLE campus (id int); CREATE TABLE meta (id int); CREATE TABLE my_meta (id int);
+CREATE TABLE calories (id int); CREATE TABLE waves (id int); CREATE TABLE metadata (id int);
+CREATE TABLE s2.meta (id int); CREATE TABLE s2.news_items (id int); CREATE TABLE news_items (id int);
+CREATE TABLE api_keys (id int, key text NOT NULL); CREATE TABLE player_data (id int, v text);
+`
+	queries := `-- name: GetUser :one
+SELECT * FROM users WHERE id = $1;
+-- name: EmbedKeys :many
+SELECT sqlc.embed(api_keys), sqlc.embed(player_data), users.name FROM api_keys, player_data, users;
+`
+	cfg := goConfig(`emit_json_tags: true, emit_db_tags: true, json_tags_case_style: camel, initialisms: [id, api],
+        inflection_exclude_table_names: [news_items, S2_NEWS_ITEMS], rename: {user: Person, player_datum: PlayerData, users: Nobody}`)
+	a := parseAPI(t, generate(t, cfg, schema, queries))
+	for _, typ := range []string{"Campus", "Meta", "MyMetum", "Calorie", "Wave", "Metadata", "S2Metum", "S2NewsItems", "NewsItems", "Person", "APIKey", "PlayerData"} {
+		if a.decls[typ] != "type" {
+			t.Errorf("no type %s", typ)
+		}
+	}
+	if a.methods["GetUser"] != "(context.Context, int32) (Person, error)" {
+		t.Errorf("GetUser %s, want it to return Person", a.methods["GetUser"])
+	}
+	a.has(t, "field EmbedKeysRow.APIKey APIKey `db:\"apikey\" json:\"apikey\"`")
+	a.has(t, "field EmbedKeysRow.PlayerData PlayerData `db:\"player_data\" json:\"playerData\"`")
+}
+
+// TestNameConflicts checks that, as sqlc does, a model named as an enum's
+// type is refused with sqlc's message, rather than declared twice.
+func TestNameConflicts(t *testing.T) {
+	schema := "CREATE TYPE status AS ENUM ('a');\nCREATE TABLE statuses (id int);\n"
+	_, err := tryGenerate(t, goConfig(""), schema, "-- name: ListStatuses :many\nSELECT * FROM statuses;\n")
+	if err == nil || !strings.Contains(err.Error(), "struct name conflicts with enum name: Status") {
+		t.Errorf("got %v, want the conflict reported", err)
+	}
+	_, err = tryGenerate(t, goConfig("emit_exported_queries: true"), "CREATE TABLE users (id int);\n", "-- name: User :many\nSELECT * FROM users;\n")
+	if err == nil || !strings.Contains(err.Error(), "query constant name conflicts with struct name: User") {
+		t.Errorf("got %v, want the conflict reported", err)
+	}
+}
+
+// TestSQLAsComment checks emit_sql_as_comment: as sqlc, the method's doc
+// is its comment lines (or its name), an empty line and the statement,
+// on the method and on the Querier's method.
+func TestSQLAsComment(t *testing.T) {
+	schema := "CREATE TABLE t (id int NOT NULL, v text);\n"
+	queries := "-- name: GetT :one\nSELECT v FROM t\nWHERE id = $1;\n\n-- name: DelT :exec\n-- DelT deletes.\nDELETE FROM t WHERE id = @id;\n"
+	files := generate(t, goConfig("emit_sql_as_comment: true, emit_interface: true"), schema, queries)
+	for _, want := range []string{
+		"// GetT\n//\n//\tSELECT v FROM t\n//\tWHERE id = $1\nfunc (q *Queries) GetT(",
+		"// DelT deletes.\n//\n//\tDELETE FROM t WHERE id = $1\nfunc (q *Queries) DelT(",
+	} {
+		if !strings.Contains(files["query.sql.go"], want) {
+			t.Errorf("query.sql.go lacks %q:\n%s", want, files["query.sql.go"])
+		}
+	}
+	if !strings.Contains(files["querier.go"], "\t// GetT\n\t//\n") {
+		t.Errorf("querier.go lacks the SQL comment:\n%s", files["querier.go"])
+	}
+	files = generate(t, goConfig(""), schema, queries)
+	if strings.Contains(files["query.sql.go"], "// GetT\n") {
+		t.Errorf("SQL comment without emit_sql_as_comment:\n%s", files["query.sql.go"])
+	}
+}
+
+// TestDBTypeStructTags checks that, as sqlc, a db_type override's
+// go_struct_tag tags every struct field of that type and nullability (an
+// array as its NOT NULL element), models, Params and Row structs alike,
+// merged with column overrides' tags in configuration order.
+func TestDBTypeStructTags(t *testing.T) {
+	schema := "CREATE TABLE items (id uuid PRIMARY KEY, tags uuid[], name text NOT NULL, note text, n int);\n"
+	queries := `-- name: Upd :exec
+UPDATE items SET name = $1, note = $2 WHERE id = $3;
+-- name: Some :many
+SELECT id, note FROM items WHERE n = $1;
+`
+	cfg := goConfig(`emit_json_tags: true, overrides: [
+        {db_type: uuid, go_type: github.com/google/uuid.UUID, go_struct_tag: 'validate:"uuid"'},
+        {db_type: text, nullable: true, go_type: {type: string, pointer: true}, go_struct_tag: 'ntext:"1"'},
+        {column: "items.*", go_struct_tag: 'all:"1" validate:"col"'}]`)
+	a := parseAPI(t, generate(t, cfg, schema, queries))
+	for _, w := range []string{
+		"field Item.ID uuid.UUID `all:\"1\" json:\"id\" validate:\"col\"`",
+		"field Item.Tags []uuid.UUID `all:\"1\" json:\"tags\" validate:\"col\"`",
+		"field Item.Name string `all:\"1\" json:\"name\" validate:\"col\"`",
+		"field Item.Note *string `all:\"1\" json:\"note\" ntext:\"1\" validate:\"col\"`",
+		"field UpdParams.Note *string `all:\"1\" json:\"note\" ntext:\"1\" validate:\"col\"`",
+		"field UpdParams.ID uuid.UUID `all:\"1\" json:\"id\" validate:\"col\"`",
+		"field SomeRow.ID uuid.UUID `all:\"1\" json:\"id\" validate:\"col\"`",
+	} {
+		a.has(t, w)
+	}
+	// Without column overrides the db_type tags stand alone.
+	cfg = goConfig(`overrides: [{db_type: uuid, go_type: github.com/google/uuid.UUID, go_struct_tag: 'validate:"uuid"'}]`)
+	a = parseAPI(t, generate(t, cfg, schema, queries))
+	a.has(t, "field Item.Tags []uuid.UUID `validate:\"uuid\"`")
+	a.has(t, "field SomeRow.ID uuid.UUID `validate:\"uuid\"`")
+	a.has(t, "field Item.Note pgtype.Text")
+}
+
+// TestSerialOverrides checks that, as sqlc (which types a column by the
+// name it was declared with), a db_type override for serial matches serial
+// columns and the parameters compared with them only, and one for int4
+// does not match them.
+func TestSerialOverrides(t *testing.T) {
+	schema := "CREATE TABLE a (id serial PRIMARY KEY, n int NOT NULL, b bigserial NOT NULL);\n"
+	queries := "-- name: GetA :many\nSELECT * FROM a WHERE id = $1;\n"
+	a := parseAPI(t, generate(t, goConfig(`overrides: [{db_type: serial, go_type: int}, {db_type: pg_catalog.int8, go_type: uint64}]`), schema, queries))
+	a.has(t, "field A.ID int")
+	a.has(t, "field A.N int32")
+	a.has(t, "field A.B int64")
+	if got := a.methods["GetA"]; got != "(context.Context, int) ([]A, error)" {
+		t.Errorf("GetA %s, want an int parameter", got)
+	}
+	a = parseAPI(t, generate(t, goConfig(`overrides: [{db_type: pg_catalog.int4, go_type: int}, {db_type: bigserial, go_type: uint64}]`), schema, queries))
+	a.has(t, "field A.ID int32")
+	a.has(t, "field A.N int")
+	a.has(t, "field A.B uint64")
+}
+
+// TestUnexportedFieldTags checks that a column whose Go name is unexported
+// (2fa gives _2fa, as in sqlc) gets no json tag, which encoding/json would
+// ignore and go vet reports, and keeps its db tag.
+func TestUnexportedFieldTags(t *testing.T) {
+	schema := "CREATE TABLE t (id int NOT NULL, \"2fa\" bool);\n"
+	queries := "-- name: ListT :many\nSELECT * FROM t;\n-- name: Two :many\nSELECT \"2fa\", id + 1 AS n FROM t WHERE \"2fa\" = $1 AND id = $2;\n"
+	a := parseAPI(t, generate(t, goConfig("emit_json_tags: true, emit_db_tags: true"), schema, queries))
+	a.has(t, "field T._2fa pgtype.Bool `db:\"2fa\"`")
+	a.has(t, "field T.ID int32 `db:\"id\" json:\"id\"`")
+	a.has(t, "field TwoRow._2fa pgtype.Bool `db:\"2fa\"`")
+	a.has(t, "field TwoParams._2fa pgtype.Bool `db:\"2fa\"`")
 }

@@ -15,10 +15,12 @@ type namer struct {
 	initialisms map[string]bool
 	rename      map[string]string
 	exactTables bool
+	// inflectionExclude are the table names not singularised.
+	inflectionExclude []string
 }
 
-func newNamer(initialisms []string, rename map[string]string, exact bool) *namer {
-	n := &namer{initialisms: map[string]bool{}, rename: rename, exactTables: exact}
+func newNamer(initialisms []string, rename map[string]string, exact bool, inflectionExclude []string) *namer {
+	n := &namer{initialisms: map[string]bool{}, rename: rename, exactTables: exact, inflectionExclude: inflectionExclude}
 	if initialisms == nil {
 		initialisms = []string{"id"}
 	}
@@ -60,27 +62,56 @@ func (n *namer) structName(name string) string {
 	return s
 }
 
-// modelName is the struct name for a table.
+// modelName is the struct name for a table: the Go name of
+// modelSQLName, so a rename is keyed by the singular, schema-prefixed
+// name (sqlc's rename: {user: Person} renames table users).
 func (n *namer) modelName(schema, table string) string {
-	if r, ok := n.rename[table]; ok {
-		return r
-	}
 	return n.structName(n.modelSQLName(schema, table))
 }
 
 // modelSQLName is the SQL-style name a table's model is named after: the
-// table name, singular unless emit_exact_table_names, prefixed with its
-// schema outside public. sqlc also names a sqlc.embed field's tags after
-// it.
+// table name prefixed with its schema outside public, then singular
+// unless emit_exact_table_names or inflection_exclude_table_names names
+// it (sqlc singularises the prefixed name: s2_news_items).
 func (n *namer) modelSQLName(schema, table string) string {
 	name := table
-	if !n.exactTables {
-		name = inflection.Singular(name)
-	}
 	if schema != "" && schema != "public" && schema != "pg_catalog" {
 		name = schema + "_" + name
 	}
+	if !n.exactTables {
+		name = singular(name, n.inflectionExclude)
+	}
 	return name
+}
+
+// singular is sqlc's singular form of a table name (its
+// internal/inflection): a name in exclude (compared case-insensitively)
+// stays as it is; campus, meta and metadata stay, calories and waves lose
+// their plural (github.com/jinzhu/inflection gets those wrong); anything
+// else is jinzhu/inflection's Singular. The exceptions apply to the whole
+// name only: my_meta is jinzhu's my_metum, as in sqlc.
+func singular(name string, exclude []string) string {
+	for _, x := range exclude {
+		if strings.EqualFold(name, x) {
+			return name
+		}
+	}
+	switch strings.ToLower(name) {
+	case "campus", "meta", "metadata":
+		return name
+	case "calories":
+		return "calorie"
+	case "waves":
+		return "wave"
+	}
+	return inflection.Singular(name)
+}
+
+// embedTagName is the db and json tag name of a sqlc.embed field, whose
+// Go name is model: sqlc snake-cases the model's Go name, so that
+// APIKey gives apikey and PlayerData player_data (see jsonName's snake).
+func embedTagName(model string) string {
+	return jsonName(model, "snake", false)
 }
 
 // paramName converts a SQL name to an unexported Go identifier that is not

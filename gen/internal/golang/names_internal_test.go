@@ -6,7 +6,7 @@ import (
 )
 
 func TestStructName(t *testing.T) {
-	n := newNamer([]string{"ID", "api"}, map[string]string{"ip_protocol": "IPProtocol"}, false)
+	n := newNamer([]string{"ID", "api"}, map[string]string{"ip_protocol": "IPProtocol"}, false, nil)
 	for in, want := range map[string]string{
 		"user_id":     "UserId", // initialisms match as spelt: "ID" is not "id"
 		"Foo_ID":      "FooID",

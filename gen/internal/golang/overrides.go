@@ -13,7 +13,11 @@ import (
 // override is a resolved sqlc override: a database type or a column
 // pattern, and the Go type to use.
 type override struct {
-	dbType   *catalog.Type
+	dbType *catalog.Type
+	// serial is set for a db_type written as a serial pseudo-type
+	// (serial, bigserial, serial8...): sqlc matches it against columns
+	// declared so, and only those.
+	serial   bool
 	nullable bool
 	// column patterns (path.Match syntax per part); schema "" matches the
 	// default schema.
@@ -136,10 +140,41 @@ func newOverrides(cat *catalog.Catalog, in []config.Override) []override {
 			}
 			t, _ := cat.ResolveType(&sqlparse.TypeName{Schema: schema, Name: name})
 			ov.dbType = &t
+			ov.serial = serialTypes[strings.ToLower(name)] && (schema == "" || schema == "pg_catalog")
 		}
 		out = append(out, ov)
 	}
 	return out
+}
+
+// serialTypes are PostgreSQL's serial pseudo-types (PostgreSQL
+// documentation, "Serial Types"): a column declared with one is an
+// integer column with a sequence default.
+var serialTypes = map[string]bool{
+	"serial": true, "serial4": true, "bigserial": true, "serial8": true, "smallserial": true, "serial2": true,
+}
+
+// spelledSerial reports whether a value of type t that is column col (nil
+// for none) has, for sqlc, the serial type its column was declared with:
+// sqlc types a column by its spelling, so that a db_type override for
+// serial matches a serial column and one for int4 does not.
+func spelledSerial(col *catalog.Column, t catalog.Type) bool {
+	return col != nil && col.Sequence && t.ArrayDims == 0 && t == col.Type
+}
+
+// matchesDBType reports whether o is a db_type override for a value of
+// type t, that is column col (nil for none), nullable unless notNull.
+func (o override) matchesDBType(col *catalog.Column, t catalog.Type, notNull bool) bool {
+	if o.dbType == nil || o.isColumn {
+		return false
+	}
+	if o.dbType.Name != t.Name || (o.dbType.Schema != t.Schema && !(o.dbType.Schema == "" || t.Schema == "")) || o.dbType.ArrayDims != t.ArrayDims {
+		return false
+	}
+	if o.serial != spelledSerial(col, t) {
+		return false
+	}
+	return o.nullable != notNull
 }
 
 func match(pattern, s string) bool {
@@ -162,13 +197,7 @@ func (m *typeMapper) overrideFor(col *catalog.Column, t catalog.Type, notNull bo
 		}
 	}
 	for _, o := range m.overrides {
-		if o.dbType == nil || o.isColumn || !o.hasType {
-			continue
-		}
-		if o.dbType.Name != t.Name || (o.dbType.Schema != t.Schema && !(o.dbType.Schema == "" || t.Schema == "")) || o.dbType.ArrayDims != t.ArrayDims {
-			continue
-		}
-		if o.nullable == notNull {
+		if !o.hasType || !o.matchesDBType(col, t, notNull) {
 			continue
 		}
 		m.use(o)
@@ -198,12 +227,15 @@ func (o override) matchesColumn(col *catalog.Column) bool {
 	return match(o.table, col.Table.Name) && match(o.column, col.Name)
 }
 
-// structTags returns the go_struct_tag pairs of every column override
-// matching col, later overrides winning for a key.
-func (m *typeMapper) structTags(col *catalog.Column) map[string]string {
+// structTags returns the go_struct_tag pairs of every override matching
+// a field, in configuration order, later overrides winning for a key (as
+// sqlc's addExtraGoStructTags): a column override matching col, or a
+// db_type override matching typ (nil when unknown) and notNull, an array
+// matching as its element type, NOT NULL, as sqlc's MatchesColumn.
+func (m *typeMapper) structTags(col *catalog.Column, typ *catalog.Type, notNull bool) map[string]string {
 	var out map[string]string
 	for _, o := range m.overrides {
-		if len(o.tags) == 0 || !o.matchesColumn(col) {
+		if len(o.tags) == 0 || !(o.matchesColumn(col) || o.matchesTagType(col, typ, notNull)) {
 			continue
 		}
 		if out == nil {
@@ -214,6 +246,19 @@ func (m *typeMapper) structTags(col *catalog.Column) map[string]string {
 		}
 	}
 	return out
+}
+
+// matchesTagType reports whether o is a db_type override for values of
+// type t (nil: unknown) that are column col, nullable unless notNull; an
+// array value counts as its NOT NULL element type, as in sqlc.
+func (o override) matchesTagType(col *catalog.Column, t *catalog.Type, notNull bool) bool {
+	if t == nil {
+		return false
+	}
+	if t.ArrayDims > 0 {
+		return o.matchesDBType(nil, t.Elem(), true)
+	}
+	return o.matchesDBType(col, *t, notNull)
 }
 
 func (m *typeMapper) use(o override) {

@@ -36,6 +36,10 @@ type resultField struct {
 	// any, for go_struct_tag overrides.
 	column string
 	col    *catalog.Column
+	// sqlType and notNull are the value's type (nil when unknown) and
+	// nullability, for go_struct_tag of db_type overrides.
+	sqlType *catalog.Type
+	notNull bool
 	// embed lists the model's field names when the field is a
 	// sqlc.embed(table) of the model type.
 	embed []string
@@ -53,6 +57,14 @@ func (e *emitter) paramLimit() int {
 		return *e.opts.QueryParameterLimit
 	}
 	return 1
+}
+
+// knownType is p's type, nil when nothing in the query says it.
+func knownType(p *analyze.Param) *catalog.Type {
+	if !p.Known {
+		return nil
+	}
+	return &p.Type
 }
 
 func (e *emitter) paramType(p *analyze.Param) goType {
@@ -176,11 +188,15 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		for i := 0; i < len(q.Columns); i++ {
 			c := q.Columns[i]
 			if c.Embed == nil {
-				fields = append(fields, resultField{name: e.names.structName(c.Name), typ: e.types.goTypeOf(c.Column, c.Type, c.NotNull), column: c.Name, col: c.Column})
+				f := resultField{name: e.names.structName(c.Name), typ: e.types.goTypeOf(c.Column, c.Type, c.NotNull), column: c.Name, col: c.Column, notNull: c.NotNull}
+				if c.Known {
+					f.sqlType = &c.Type
+				}
+				fields = append(fields, f)
 				continue
 			}
 			model := e.models[c.Embed]
-			f := resultField{name: model, typ: goType{name: model}, column: e.names.modelSQLName(c.Embed.Schema, c.Embed.Name)}
+			f := resultField{name: model, typ: goType{name: model}, column: embedTagName(model)}
 			if returnsRows(q.Cmd) {
 				e.usedModels[c.Embed] = true
 			}
@@ -273,10 +289,11 @@ func (e *emitter) matchModel(q *analyze.Query) string {
 // a Go keyword or shadow a predeclared identifier the generated code uses.
 //
 // With emit_exported_queries the constant is exported: the query's name
-// itself, as sqlc names it.
+// with its first letter upper-cased (sqlc's strings.Title), so that query
+// addExperience has constant AddExperience.
 func (e *emitter) sqlConstName(q *analyze.Query) string {
 	if e.opts.EmitExportedQueries {
-		return q.Name
+		return titleWords(q.Name)
 	}
 	n := lowerFirst(q.Name)
 	if token.IsKeyword(n) || predeclared[n] || reserved[n] || imported[n] {
@@ -348,7 +365,7 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 		for i, n := range e.paramFields(q) {
 			p := q.Params[i]
 			tag := p.Name + n[len(e.names.structName(p.Name)):] // id_2 for ID_2, as sqlc
-			fields = append(fields, jen.Id(n).Add(e.paramType(p).code()).Tag(e.tags(tag, p.Column)))
+			fields = append(fields, jen.Id(n).Add(e.paramType(p).code()).Tag(fieldTags(n, e.tags(tag, p.Column, knownType(p), p.NotNull))))
 		}
 		f.Type().Id(q.Name + "Params").Struct(fields...)
 		f.Line()
@@ -356,19 +373,38 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 	if sig.resultName == q.Name+"Row" && returnsRows(q.Cmd) {
 		var fields []jen.Code
 		for _, c := range sig.cols {
-			fields = append(fields, jen.Id(c.name).Add(c.typ.code()).Tag(e.tags(c.column, c.col)))
+			fields = append(fields, jen.Id(c.name).Add(c.typ.code()).Tag(fieldTags(c.name, e.tags(c.column, c.col, c.sqlType, c.notNull))))
 		}
 		f.Type().Id(sig.resultName).Struct(fields...)
 		f.Line()
 	}
 }
 
+// docLines are the comment lines above a query's method: the query's
+// own comment lines, and with emit_sql_as_comment (as sqlc) its name when
+// it has none, an empty line and the statement sent, indented.
+func (e *emitter) docLines(q *analyze.Query) []string {
+	if !e.opts.EmitSQLAsComment {
+		return q.Doc
+	}
+	out := append([]string(nil), q.Doc...)
+	if len(out) == 0 {
+		out = append(out, q.Name)
+	}
+	out = append(out, "")
+	for _, l := range strings.Split(strings.TrimRight(q.SQL, "\n"), "\n") {
+		out = append(out, "  "+strings.TrimRight(l, " \t\r"))
+	}
+	return out
+}
+
 func (e *emitter) doc(f *jen.File, q *analyze.Query) {
-	for _, d := range q.Doc {
+	doc := e.docLines(q)
+	for _, d := range doc {
 		f.Comment(d)
 	}
 	if q.Fence != nil {
-		if len(q.Doc) > 0 {
+		if len(doc) > 0 {
 			f.Comment("")
 		}
 		for _, l := range strings.Split(fenceDoc(q), "\n") {
@@ -376,7 +412,7 @@ func (e *emitter) doc(f *jen.File, q *analyze.Query) {
 		}
 	}
 	if q.OptOut != nil {
-		if len(q.Doc) > 0 {
+		if len(doc) > 0 {
 			f.Comment("")
 		}
 		text := fmt.Sprintf("%s writes fenced table %s without the fencing guard and takes no token (@fence off: %s).",

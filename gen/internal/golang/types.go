@@ -145,6 +145,9 @@ var pgxTypes = map[string][2]goType{
 	"hstore":      {{pkg: pgtypePkg, name: "Hstore"}, {pkg: pgtypePkg, name: "Hstore"}},
 	"oid":         same(pgtypeOf("Uint32")),
 	"xid":         same(pgtypeOf("Uint32")),
+	"cid":         same(pgtypeOf("Uint32")),
+	"xid8":        same(pgtypeOf("Uint64")),
+	"tid":         same(pgtypeOf("TID")),
 	"void":        {{name: "interface{}"}, {name: "interface{}"}},
 	// TIME WITH TIME ZONE: pgtype has no Timetz; sqlc uses the standard
 	// library's types.
@@ -221,10 +224,7 @@ func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 	}
 	if e := m.cat.Enum(t.Schema, t.Name); e != nil {
 		m.enumsUsed[e] = true
-		name := m.names.modelName(e.Schema, e.Name)
-		if !m.names.exactTables {
-			name = m.names.structName(enumGoName(e))
-		}
+		name := m.names.structName(enumGoName(e))
 		if notNull {
 			return goType{name: name}
 		}

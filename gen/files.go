@@ -1,0 +1,226 @@
+package gen
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/config"
+	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// expand turns schema or queries entries (files, directories, globs) into
+// file names relative to the current directory, in order, each once.
+// Directories contribute their *.sql files, without golang-migrate's
+// *.down.sql files and hidden files (as sqlc), in the order of
+// migrationOrder; patterns their matches, in the order of globOrder.
+func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.List) {
+	var errs diag.List
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, e := range entries {
+		p := filepath.FromSlash(e)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cfg.Dir, p)
+		}
+		matches := []string{p}
+		glob := strings.ContainsAny(e, "*?[")
+		if glob {
+			// As in sqlc, a pattern that matches nothing adds nothing.
+			m, err := filepath.Glob(p)
+			if err != nil {
+				errs.Add(cfg.Path, pos.Line, pos.Col, "%q: %v", e, err)
+				continue
+			}
+			matches = globOrder(m)
+		}
+		for _, m := range matches {
+			info, err := os.Stat(m)
+			if err != nil {
+				errs.Add(cfg.Path, pos.Line, pos.Col, "%s: no such file or directory", e)
+				continue
+			}
+			if !info.IsDir() {
+				// A file a pattern matched counts only if it is SQL, as
+				// sqlc filters it (migrations/* holds a README and down
+				// migrations); a file named as such is read as given.
+				if !glob || isSQLFile(filepath.Base(m)) {
+					add(m)
+				}
+				continue
+			}
+			ents, err := os.ReadDir(m)
+			if err != nil {
+				errs.Add(cfg.Path, pos.Line, pos.Col, "%s: %v", e, err)
+				continue
+			}
+			var names []string
+			for _, de := range ents {
+				n := de.Name()
+				if de.IsDir() || !isSQLFile(n) {
+					continue
+				}
+				names = append(names, n)
+			}
+			for _, n := range migrationOrder(names) {
+				add(filepath.Join(m, n))
+			}
+		}
+	}
+	return out, errs
+}
+
+// isSQLFile reports whether a file of a directory or a pattern's match
+// is read, by its name: as in sqlc (internal/sql/sqlpath), one ending in
+// .sql, not hidden, and not a golang-migrate down migration (.down.sql).
+func isSQLFile(name string) bool {
+	return strings.HasSuffix(name, ".sql") && !strings.HasPrefix(name, ".") && !strings.HasSuffix(name, ".down.sql")
+}
+
+// globOrder sorts a pattern's matches: lexically, as filepath.Glob and
+// sqlc do, unless they are all in one directory, where migrationOrder
+// applies (migrations/*.up.sql lists golang-migrate's up migrations).
+func globOrder(matches []string) []string {
+	if len(matches) == 0 {
+		return matches
+	}
+	dir := filepath.Dir(matches[0])
+	names := make([]string, len(matches))
+	for i, m := range matches {
+		if filepath.Dir(m) != dir {
+			out := append([]string(nil), matches...)
+			sort.Strings(out)
+			return out
+		}
+		names[i] = filepath.Base(m)
+	}
+	out := make([]string, len(names))
+	for i, n := range migrationOrder(names) {
+		out[i] = filepath.Join(dir, n)
+	}
+	return out
+}
+
+// migrationOrder sorts the names of a directory's SQL files in the order
+// a migration tool applies them. When every name starts with a version
+// number, that is the order of the numbers, compared as numbers (9_ before
+// 10_; dbmate's YYYYMMDDHHMMSS timestamps likewise), names breaking ties.
+// This is the rule of each tool that names migrations so:
+//   - golang-migrate: ^([0-9]+)_(.*)\.(down|up)\.(.*)$, an unsigned version;
+//   - goose: the digits before the first "_" (NNN_name.sql);
+//   - dbmate: ^(\d+).*\.sql$, the leading digits;
+//   - sql-migrate: the leading digits, compared as numbers.
+//
+// Otherwise (some name has no leading digits: not a migration directory)
+// the names keep lexical order.
+//
+// sqlc itself reads a directory in lexical order (os.ReadDir), so it
+// applies 10_b.sql before 9_a.sql and fails when the later migration
+// changes a table the earlier one creates; the tools, and so the
+// database, apply 9_a.sql first. Where the two orders agree (versions of
+// one width, as golang-migrate -seq and dbmate write them) the result is
+// the same as sqlc's.
+func migrationOrder(names []string) []string {
+	type file struct{ name, version string }
+	files := make([]file, 0, len(names))
+	for _, n := range names {
+		i := 0
+		for i < len(n) && n[i] >= '0' && n[i] <= '9' {
+			i++
+		}
+		if i == 0 {
+			out := append([]string(nil), names...)
+			sort.Strings(out)
+			return out
+		}
+		v := strings.TrimLeft(n[:i], "0")
+		files = append(files, file{n, v})
+	}
+	sort.Slice(files, func(i, j int) bool {
+		a, b := files[i], files[j]
+		if len(a.version) != len(b.version) {
+			return len(a.version) < len(b.version)
+		}
+		if a.version != b.version {
+			return a.version < b.version
+		}
+		return a.name < b.name
+	})
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.name
+	}
+	return out
+}
+
+// The markers after which a migration file holds its down migration; as
+// sqlc (internal/migrations), a marker is matched without regard to case.
+var (
+	gooseDown  = regexp.MustCompile(`(?mi)^--\s*\+goose\s+Down\b`)
+	dbmateDown = regexp.MustCompile(`(?mi)^--\s*migrate:down\b`)
+	sqlMigrate = regexp.MustCompile(`(?mi)^--\s*\+migrate\s+Down\b`)
+	ternSplit  = regexp.MustCompile(`(?mi)^----\s*create above\s*/\s*drop below\s*----`)
+	// psqlMeta matches a psql meta-command line, such as the \restrict and
+	// \unrestrict lines pg_dump writes since PostgreSQL 17.6 and 15.14
+	// (psql docs, "Meta-Commands"): psql's, not SQL.
+	psqlMeta = regexp.MustCompile(`(?m)^\\[a-zA-Z].*$`)
+)
+
+// readAndParse reads and parses one file. For schema files, the down
+// sections of goose, dbmate, sql-migrate and tern migrations, and psql
+// meta-command lines, are blanked out (keeping line numbers) so only the
+// up migration's SQL builds the catalog.
+func readAndParse(name string, schema bool) (*sqlparse.File, error) {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return nil, &diag.Error{File: name, Msg: err.Error()}
+	}
+	// A UTF-8 byte order mark, as some editors save it, is not SQL; line 1's
+	// columns are then counted as the editor shows them, without it.
+	src = bytes.TrimPrefix(src, []byte("\ufeff"))
+	if schema {
+		for _, re := range []*regexp.Regexp{gooseDown, dbmateDown, sqlMigrate, ternSplit} {
+			if loc := re.FindIndex(src); loc != nil {
+				src = blank(src, loc[0], len(src))
+			}
+		}
+		for _, loc := range psqlMeta.FindAllIndex(src, -1) {
+			src = blank(src, loc[0], loc[1])
+		}
+	}
+	return sqlparse.Parse(displayName(name), src)
+}
+
+// blank replaces src[from:to] with spaces, keeping newlines.
+func blank(src []byte, from, to int) []byte {
+	out := append([]byte(nil), src...)
+	for i := from; i < to; i++ {
+		if out[i] != '\n' {
+			out[i] = ' '
+		}
+	}
+	return out
+}
+
+// displayName is the name used in messages: relative to the current
+// directory when possible, never absolute when avoidable.
+func displayName(name string) string {
+	if filepath.IsAbs(name) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, name); err == nil {
+				return filepath.ToSlash(rel)
+			}
+		}
+	}
+	return filepath.ToSlash(name)
+}

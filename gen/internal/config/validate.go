@@ -1,0 +1,57 @@
+package config
+
+import "go/token"
+
+// otherEngines are sqlc's other engines: their entries are left to sqlc.
+var otherEngines = map[string]bool{"mysql": true, "sqlite": true}
+
+// add validates an entry that generates Go and appends it to the
+// configuration's packages, or to Skipped when it is for another engine
+// sqlc supports.
+func (l *loader) add(cfg *Config, e *entry) {
+	if otherEngines[e.pkg.Engine] {
+		if len(e.pkg.Fence) > 0 {
+			l.errorf(or(e.engine, e.pos), "engine %q: fence needs a %s entry (fencegen generates code for %s only)", e.pkg.Engine, EnginePostgreSQL, EnginePostgreSQL)
+		}
+		p := posOf(or(e.engine, e.pos))
+		cfg.Skipped = append(cfg.Skipped, Skipped{Name: e.pkg.Name, Engine: e.pkg.Engine, Out: e.pkg.Go.Out, Pos: p})
+		return
+	}
+	l.validate(e)
+	if e.database != nil && (e.analyzerDB == nil || *e.analyzerDB) {
+		l.notef(e.database, "database is not used: fencegen analyses the queries against the schema files, as sqlc does without a database")
+	}
+	cfg.Packages = append(cfg.Packages, e.pkg)
+}
+
+// validate checks an entry that generates Go.
+func (l *loader) validate(e *entry) {
+	p := &e.pkg
+	if p.Engine != "" && p.Engine != EnginePostgreSQL {
+		l.errorf(or(e.engine, e.pos), "engine %q not supported: fencegen generates code for %s only", p.Engine, EnginePostgreSQL)
+	}
+	// No schema is not an error: sqlc then compiles the queries against
+	// its built-in catalog alone (pg_catalog, information_schema).
+	if len(p.Queries) == 0 && !e.badQueries {
+		l.errorf(e.pos, `missing key "queries"`)
+	}
+	switch p.Go.SQLPackage {
+	case "":
+		p.Go.SQLPackage = SQLPackagePgxV5
+	case SQLPackagePgxV5:
+	case "database/sql", "pgx/v4":
+		l.errorf(e.sqlPackage, "sql_package %q not supported: fencegen emits %s code only (set sql_package: %s)",
+			p.Go.SQLPackage, SQLPackagePgxV5, SQLPackagePgxV5)
+	default:
+		l.errorf(e.sqlPackage, "unknown sql_package %q: fencegen emits %s code only", p.Go.SQLPackage, SQLPackagePgxV5)
+	}
+	if e.goPackage != nil && p.Go.Package != "" && !token.IsIdentifier(p.Go.Package) {
+		l.errorf(e.goPackage, "package name %q is not a Go identifier", p.Go.Package)
+	}
+	if q := p.Go.QueryParameterLimit; q != nil && *q < 0 {
+		l.errorf(e.paramLimit, "query_parameter_limit must not be negative")
+	}
+	if p.Go.EmitMethodsWithDBArgument && p.Go.EmitPreparedQueries {
+		l.errorf(or(e.goNode, e.pos), "emit_methods_with_db_argument and emit_prepared_queries are mutually exclusive")
+	}
+}
