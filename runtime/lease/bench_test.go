@@ -135,14 +135,6 @@ func redisCPU(b *testing.B, r *faults.Redis) time.Duration {
 	return time.Duration(total * float64(time.Second))
 }
 
-func mustAcquireB(b *testing.B, c *Client, res string, ttl time.Duration) *Lease {
-	l, err := c.Acquire(bg, res, ttl)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return l
-}
-
 // cpuTime returns the process's user+system CPU time.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
