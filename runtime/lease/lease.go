@@ -32,6 +32,9 @@ type Lease struct {
 	// vals carries the values (not the cancellation) of the ctx given to
 	// Acquire, for the logs and Observer events of the heartbeat.
 	vals context.Context
+	// ownerArg and ttlArg are owner and the TTL in milliseconds as script
+	// arguments, boxed once (not per renewal).
+	ownerArg, ttlArg any
 
 	mu       sync.Mutex
 	ended    bool      // ctx cancelled (lost or released)
@@ -57,7 +60,7 @@ type Lease struct {
 
 func (c *Client) newLease(ctx context.Context, resource string, token fence.Token, owner, lockKey string, send time.Time, tm timing) *Lease {
 	l := &Lease{c: c, resource: resource, token: token, owner: owner, lockKey: lockKey, tm: tm, lastSend: send,
-		vals: context.WithoutCancel(ctx)}
+		vals: context.WithoutCancel(ctx), ownerArg: owner, ttlArg: millis(tm.ttl)}
 	// The lease outlives the ctx given to Acquire (etcd Session, pglock#5).
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
 	l.mu.Lock()
@@ -228,13 +231,23 @@ func (l *Lease) extend(send time.Time) bool {
 	if send.Before(l.lastSend) {
 		return true
 	}
+	// The deadline timer is not reset here (a timer operation per renewal,
+	// per lease): when it fires, onDeadline re-arms it for the moved
+	// deadline.
 	l.lastSend, l.lastErr = send, nil
-	l.deadline.Reset(until(l.c.clk, send.Add(l.tm.ttl-l.tm.margin)))
 	return true
 }
 
+// onDeadline runs when the deadline timer fires: the lease is lost if its
+// local deadline (from the last successful acquire or renew) has passed,
+// else the timer is re-armed for it.
 func (l *Lease) onDeadline() {
 	l.mu.Lock()
+	if left := until(l.c.clk, l.lastSend.Add(l.tm.ttl-l.tm.margin)); left > 0 && !l.ended {
+		l.deadline.Reset(left)
+		l.mu.Unlock()
+		return
+	}
 	err := l.lastErr
 	l.mu.Unlock()
 	_ = l.lose(ReasonDeadline, err)

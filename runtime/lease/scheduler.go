@@ -390,7 +390,7 @@ func renewArgs(batch []*Lease, g []int) ([]string, []any) {
 	for j, i := range g {
 		l := batch[i]
 		keys[j] = l.lockKey
-		args = append(args, l.owner, millis(l.tm.ttl))
+		args = append(args, l.ownerArg, l.ttlArg)
 	}
 	return keys, args
 }
