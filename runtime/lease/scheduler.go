@@ -20,6 +20,9 @@ type pipeliner interface {
 // before exiting when none is queued.
 const idleLinger = 50 * time.Millisecond
 
+// maxBatchesInFlight caps the renewal batches in flight at once.
+const maxBatchesInFlight = 2
+
 // maxBatch caps the renewals sent in one pipeline.
 const maxBatch = 4 * renewChunk
 
@@ -43,6 +46,8 @@ type scheduler struct {
 	// a lease added with a later renewal time needs no wake-up (no futex
 	// wake and context switch per Acquire).
 	wakeAt time.Time
+	// batches counts renewal batches in flight.
+	batches int
 	// dead counts queued entries of leases that were stopped or dropped
 	// (see forget).
 	dead int
@@ -165,6 +170,15 @@ func (s *scheduler) loop() {
 				return
 			}
 		}
+		if s.batches >= maxBatchesInFlight {
+			// Back-pressure: a Redis that is slow to answer gets no more
+			// concurrent pipelines; the due leases wait (and then share
+			// one larger batch) until a batch in flight is applied.
+			s.wakeAt = time.Time{}
+			s.mu.Unlock()
+			<-s.wake
+			continue
+		}
 		now := s.c.clk.Now()
 		var batch, paused []*Lease
 		var inflight chan struct{}
@@ -205,6 +219,9 @@ func (s *scheduler) loop() {
 		s.wakeAt = s.c.clk.Now().Add(wait)
 		if len(batch) == maxBatch {
 			s.wakeAt = time.Time{} // it loops again at once
+		}
+		if len(batch) > 0 {
+			s.batches++
 		}
 		s.mu.Unlock()
 		if len(batch) > 0 {
@@ -280,6 +297,10 @@ func (s *scheduler) renew(batch []*Lease) {
 		l.c.undoRenewal(l)
 	}
 	s.mu.Lock()
+	s.batches--
+	if s.batches == maxBatchesInFlight-1 {
+		s.poke() // the loop may be waiting for this slot
+	}
 	close(batch[0].hb.inflight) // shared by the batch
 	for _, l := range batch {
 		l.hb.inflight = nil
