@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
@@ -39,6 +40,10 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		guard  *guardRun
 		errs   diag.List
 		ctxErr error
+		// found records the fence tables of an extending configuration
+		// that the entry's schema has (they apply to each entry that has
+		// them, and must be in one at least).
+		found map[config.Position]bool
 	}
 	results := make([]pkgResult, len(cfg.Packages))
 	parallel.For(len(cfg.Packages), func(i int) {
@@ -46,13 +51,21 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
 			return
 		}
-		r.files, r.notes, r.guard, r.errs = generatePackage(cfg, cfg.Packages[i])
+		r.found = map[config.Position]bool{}
+		r.files, r.notes, r.guard, r.errs = generatePackage(cfg, cfg.Packages[i], r.found)
 	})
+	found := map[config.Position]bool{}
 	for i, pkg := range cfg.Packages {
 		if err := results[i].ctxErr; err != nil {
 			return nil, err
 		}
 		files, notes, guard, pkgErrs := results[i].files, results[i].notes, results[i].guard, results[i].errs
+		for p := range results[i].found {
+			found[p] = true
+		}
+		if d := path.Clean(filepath.ToSlash(pkg.Go.Out)); !slices.Contains(out.Dirs, d) {
+			out.Dirs = append(out.Dirs, d)
+		}
 		errs = append(errs, pkgErrs...)
 		out.Vet = append(out.Vet, notes...)
 		for name, b := range files {
@@ -62,6 +75,9 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 			out.Files[name] = b
 		}
 		if guard != nil {
+			out.Packages++
+			out.Queries += guard.queries
+			out.Fenced += guard.fenced
 			guards = append(guards, guard)
 			for name := range guard.loosened {
 				loosened[name] = true
@@ -69,7 +85,12 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		}
 	}
 	for _, g := range guards {
-		b, err := guardSQL(g.cat, loosened)
+		data, err := newGuardData(g.cat, loosened)
+		var b []byte
+		if err == nil && data != nil {
+			out.Guards = append(out.Guards, &Guard{Out: g.pkg.Go.Out, data: data})
+			b, err = renderGuard(data)
+		}
 		if err != nil {
 			errs.Add(cfg.Path, g.pkg.Pos.Line, g.pkg.Pos.Col, "%v", err)
 			continue
@@ -82,9 +103,17 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 			out.Files[name] = b
 		}
 	}
+	if len(errs) == 0 && len(cfg.Packages) > 0 {
+		for _, ft := range cfg.Packages[0].Fence {
+			if ft.AnyEntry && !found[ft.Pos] {
+				errs.Add(ft.File, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema of any sql entry of %s", ft.Table, displayName(cfg.Path))
+			}
+		}
+	}
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
+	slices.Sort(out.Dirs)
 	return out, nil
 }
 
@@ -95,11 +124,14 @@ type guardRun struct {
 	pkg      config.Package
 	cat      *catalog.Catalog
 	loosened map[string]bool
+	// queries and fenced count the entry's queries, and those with a
+	// guarded fenced write, for Output's summary.
+	queries, fenced int
 }
 
-func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []string, *guardRun, diag.List) {
+func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]bool) (map[string][]byte, []string, *guardRun, diag.List) {
 	var errs diag.List
-	cat := catalog.New()
+	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
 	schemaFiles, err := expand(cfg, pkg.Schema, pkg.Pos)
 	errs = append(errs, err...)
 	// A schema that could not be read or parsed at all would make every
@@ -140,12 +172,19 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 		if i := strings.LastIndexByte(table, '.'); i >= 0 {
 			schema, table = table[:i], table[i+1:]
 		}
+		file := cfg.Path
+		if ft.File != "" {
+			file = ft.File
+		}
 		t := cat.Table(schema, table)
 		if t == nil {
-			errs.Add(cfg.Path, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema", ft.Table)
+			if !ft.AnyEntry {
+				errs.Add(file, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema", ft.Table)
+			}
 			continue
 		}
-		cat.MarkFence(t, ft.Column, ft.Mode == config.ModeStrict, "config", cfg.Path, ft.Pos.Line, ft.Pos.Col)
+		found[ft.Pos] = true
+		cat.MarkFence(t, ft.Column, ft.Mode == config.ModeStrict, "config", file, ft.Pos.Line, ft.Pos.Col)
 	}
 	errs = append(errs, cat.Validate()...)
 	if schemaBroken {
@@ -165,7 +204,19 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	}
 	analyzed, aerr := analyze.Analyze(cat, parsed)
 	errs = append(errs, aerr...)
-	notes := optOutNotes(analyzed)
+	if len(qerr) == 0 && len(aerr) == 0 && len(errs) == 0 && !anyQuery(analyzed) {
+		// As sqlc ("error parsing queries: no queries contained in
+		// paths ..."): an entry whose query files hold no query at all.
+		// One file without queries beside others with some is fine.
+		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no queries contained in paths %s: each query needs a comment line such as \"-- name: GetAccount :one\" above it", strings.Join(pkg.Queries, ", "))
+	}
+	// The catalog's notes (types PostgreSQL does not know, foreign keys
+	// to relations the schema never creates) come first.
+	var notes []string
+	for _, n := range cat.Notes() {
+		notes = append(notes, n.Error())
+	}
+	notes = append(notes, optOutNotes(analyzed)...)
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
 			notes = append(notes, q.Notes...)
@@ -225,6 +276,10 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	guard := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}}
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
+			guard.queries++
+			if q.Fence != nil {
+				guard.fenced++
+			}
 			if q.Fence != nil && q.Fence.Loosens {
 				guard.loosened[markedTable(q.Fence.Table).QualifiedName()] = true
 				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s is non-strict on strict table %s, so the guard trigger in %s refuses only lower tokens on that table",
@@ -233,6 +288,16 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 		}
 	}
 	return files, notes, guard, nil
+}
+
+// anyQuery reports whether files hold at least one query.
+func anyQuery(files []*analyze.File) bool {
+	for _, f := range files {
+		if len(f.Queries) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // optOutNotes lists the queries that opted out of fencing ("-- @fence off:
@@ -278,13 +343,34 @@ func markedTable(t *catalog.Table) *catalog.Table {
 	return t
 }
 
-// guardSQL renders GuardFile for cat's fenced tables, or nil if none.
-func guardSQL(cat *catalog.Catalog, loosened map[string]bool) ([]byte, error) {
-	data := struct {
-		Tables    []guardTable
-		SQLState  string
-		AnyStrict bool
-	}{SQLState: fence.SQLState}
+// guardData is the guard template's data for cat's fenced tables, or
+// nil when it has none.
+type guardData struct {
+	Tables    []guardTable
+	SQLState  string
+	AnyStrict bool
+	// Format is "" for GuardFile, else one of MigrationFormats; Down asks
+	// for golang-migrate's down migration.
+	Format string
+	Down   bool
+}
+
+// renderGuard renders the guard template: GuardFile, or one file of a
+// migration (data.Format, data.Down).
+func renderGuard(data *guardData) ([]byte, error) {
+	var b strings.Builder
+	if err := templates.Templates.ExecuteTemplate(&b, "guard.sql.tmpl", data); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+// newGuardData collects the guard template's data for cat's fenced
+// tables: one trigger per table, none for partitions of a fenced
+// partitioned table; loosened names the tables whose trigger is
+// non-strict. It returns nil when cat has no fenced table.
+func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, error) {
+	data := &guardData{SQLState: fence.SQLState}
 	functions := map[string]string{} // guard function name → table
 	for _, t := range cat.FencedTables() {
 		if p := t.PartitionOf(); p != nil && p.Fence != nil {
@@ -315,9 +401,54 @@ func guardSQL(cat *catalog.Catalog, loosened map[string]bool) ([]byte, error) {
 	if len(data.Tables) == 0 {
 		return nil, nil
 	}
-	var b strings.Builder
-	if err := templates.Templates.ExecuteTemplate(&b, "guard.sql.tmpl", data); err != nil {
+	return data, nil
+}
+
+// MigrationFormats are the migration tools GuardMigration writes for:
+//   - golang-migrate: <version>_fencegen_guard.up.sql and .down.sql;
+//   - goose: <version>_fencegen_guard.sql with -- +goose Up and Down, each
+//     function between -- +goose StatementBegin and StatementEnd (goose
+//     splits statements at semicolons otherwise);
+//   - dbmate: <version>_fencegen_guard.sql with -- migrate:up and down;
+//   - atlas: <version>_fencegen_guard.sql, up only (Atlas versioned
+//     migrations have no down section; run atlas migrate hash after adding
+//     it, so that atlas.sum lists it).
+var MigrationFormats = []string{"golang-migrate", "goose", "dbmate", "atlas"}
+
+// Guard is the database-side guard of one sql entry, as Generate found it.
+type Guard struct {
+	// Out is the entry's out directory as the configuration writes it.
+	Out  string
+	data *guardData
+}
+
+// Migration renders g as a migration of the tool format (one of
+// MigrationFormats) with the given version (the digits a tool orders
+// migrations by, e.g. 20260102150405 or 000042): the files' names, to be
+// put in the tool's migrations directory, and their contents. The SQL is
+// that of GuardFile; the files do not carry the generated-code header, so
+// that generate never takes them for its own.
+func (g *Guard) Migration(format, version string) (map[string][]byte, error) {
+	if !slices.Contains(MigrationFormats, format) {
+		return nil, fmt.Errorf("unknown migration format %q: want one of %s", format, strings.Join(MigrationFormats, ", "))
+	}
+	if version == "" || strings.Trim(version, "0123456789") != "" {
+		return nil, fmt.Errorf("migration version %q: want digits", version)
+	}
+	data := *g.data
+	data.Format = format
+	up, err := renderGuard(&data)
+	if err != nil {
 		return nil, err
 	}
-	return []byte(b.String()), nil
+	base := version + "_fencegen_guard"
+	if format != "golang-migrate" {
+		return map[string][]byte{base + ".sql": up}, nil
+	}
+	data.Down = true
+	down, err := renderGuard(&data)
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{base + ".up.sql": up, base + ".down.sql": down}, nil
 }
