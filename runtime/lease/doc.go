@@ -74,6 +74,20 @@
 // [Lease.Observe] (applied by [Client.Do]) feeds a *fence.StaleError's
 // stored token back through [Client.Advance], so the system recovers.
 //
+// # One token counter per resource
+//
+// Tokens are minted per resource name (and key prefix): each has its own
+// counter, and tokens of two counters are not comparable. A fenced row must
+// therefore only ever be written under leases of one resource, named after
+// the row ("account:42" for account 42's row), not after the job. Written
+// under two resources ("transfer:42:43" and "account:42"), the leases do
+// not exclude each other, and the row's stored token comes from whichever
+// counter wrote last: a valid holder of one resource is refused with
+// fence.ErrStaleToken on a row the other wrote with a larger token, and a
+// stale holder of the larger counter is let through. A job that writes
+// several rows holds the lease of each, acquired in a fixed order (sorted
+// names), and writes each row with its own lease's token.
+//
 // # Replicas and failover
 //
 // A token minted on a primary that dies before its replica has the INCR is
