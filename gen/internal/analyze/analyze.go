@@ -420,15 +420,28 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			}
 		}
 	case *sqlparse.Merge:
+		if a.funcs != nil {
+			a.mergeWrites(q, n)
+		}
 		if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && tb.Fence != nil {
 			a.refuseFenced(n.Loc, tb, "MERGE into fenced table %s cannot be guarded by a fencing token yet: its WHEN branches update, insert and delete rows that fencegen cannot lock and check in one guard; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
 		}
 	case *sqlparse.Copy:
+		if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && tb.IsView && n.From && a.funcs != nil {
+			a.refuseAnyFenced(n.Loc, "query %s COPYs into view %s, which PostgreSQL runs through its INSTEAD OF INSERT trigger, whose writes fencegen does not guard; load the base tables with INSERT queries, which fencegen guards", q.Name, tb.QualifiedName())
+		}
 		if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && tb.Fence != nil && n.From {
 			a.refuseFenced(n.Loc, tb, "COPY into fenced table %s cannot be guarded by a fencing token: COPY FROM loads rows as they are, so the token column is not set and nothing checks a stored token; load the rows with a fenced INSERT (:copyfrom or :batchexec)", tb.QualifiedName())
 		}
+	case *sqlparse.Unknown:
+		// A statement kind the analyzer does not model: refused unless it
+		// writes no table row, while the schema has a fenced table
+		// (sound.go).
+		if a.funcs != nil {
+			a.unmodelled(q, n)
+		}
 	default:
-		// Other statements (CALL, SET, DDL ...) run as they are.
+		// DDL in a query file runs as it is.
 	}
 	if a.cteFence != nil {
 		if q.Fence != nil {

@@ -29,6 +29,10 @@ type hiddenWrite struct {
 	// via is the chain of functions from the one called to the one whose
 	// body writes, when they differ.
 	via []*catalog.Func
+	// unknown, when table is nil, says why the body may write any table
+	// (dynamic SQL, a body fencegen cannot read): the call is refused as
+	// if it wrote every fenced table.
+	unknown string
 }
 
 // funcWrites finds and caches the fenced writes of user-defined functions.
@@ -63,6 +67,10 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 		}
 		for _, f := range a.candidates(fc) {
 			for _, w := range a.funcs.of(f) {
+				if w.table == nil {
+					a.refuseAnyFenced(fc.Loc, "%s", hiddenWriteMsg(q.Name, f, w, fc == called))
+					continue
+				}
 				a.refuseFenced(fc.Loc, w.table, "%s", hiddenWriteMsg(q.Name, f, w, fc == called))
 			}
 		}
@@ -106,6 +114,11 @@ func hiddenWriteMsg(query string, f *catalog.Func, w hiddenWrite, call bool) str
 	what := "calls"
 	if call {
 		what = "CALLs"
+	}
+	if w.table == nil {
+		return fmt.Sprintf("query %s %s %s %s()%s, which%s may write a fenced table: %s, so fencegen cannot show that it writes none, and cannot add the fencing guard inside a %s; "+
+			"write the %s's fenced writes as their own queries, which fencegen guards, or pass the token into the %s and guard the writes in its body",
+			query, what, kind, f.Name, where, chain, w.unknown, kind, kind, kind)
 	}
 	instead := "write the " + w.verb + " as its own query, which fencegen guards"
 	switch w.verb {
@@ -218,8 +231,43 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			}
 		}
 	}
+	if len(ws) == 0 {
+		// Nothing named a fenced table: the body is free of fenced
+		// writes only if fencegen read all of it.
+		if why := unreadBody(f, parsed); why != "" {
+			ws = append(ws, hiddenWrite{verb: "statements fencegen cannot see", unknown: why})
+		}
+	}
 	fw.cache[f] = ws
 	return ws
+}
+
+var executeRE = regexp.MustCompile(`(?i)\bexecute\b`)
+
+// unreadBody says why f's body may write a table its text does not name
+// ("" when fencegen read it all): dynamic SQL (PL/pgSQL EXECUTE, whose
+// command string is built at run time; PL/pgSQL docs, "Executing Dynamic
+// Commands"), a LANGUAGE sql body that does not parse, or a body in
+// another language (C, internal, PL/Python, ...), whose calls into the
+// database fencegen cannot follow.
+func unreadBody(f *catalog.Func, parsed bool) string {
+	switch f.Language {
+	case "aggregate":
+		return ""
+	case "sql":
+		if parsed || strings.TrimSpace(f.Body) == "" {
+			return ""
+		}
+		return "its LANGUAGE sql body does not parse"
+	case "plpgsql":
+		if executeRE.MatchString(stripSQLComments(f.Body)) {
+			return "its body runs dynamic SQL (EXECUTE), whose tables are known only at run time"
+		}
+		return ""
+	case "":
+		return "its language is unknown"
+	}
+	return "its body is LANGUAGE " + f.Language + ", which fencegen does not read"
 }
 
 // table records a write of verb to the table named n when it is fenced.
