@@ -1,0 +1,92 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+)
+
+// soundSchema has fenced table accounts, a table without a mark, a view,
+// and functions whose bodies fencegen cannot read in full.
+const soundSchema = `
+create table accounts (id bigint primary key, tok bigint not null default 0);
+comment on column accounts.tok is 'fencegen:token';
+create table audit (id bigint primary key);
+create view audit_v as select id from audit;
+create function dyn(t text) returns void language plpgsql as $$ begin execute format('delete from %I', t); end $$;
+create function calc(x int) returns int language plpgsql as $$ begin return x + 1; end $$;
+create function cfun(x int) returns int language c as 'lib', 'cfun';
+create function py(x int) returns int language plpython3u as $$ return x $$;
+create function via_dyn() returns void language sql as $$ select dyn('accounts') $$;
+create procedure p_dyn() language plpgsql as $$ begin execute 'truncate accounts'; end $$;
+`
+
+// TestSoundStatementKinds checks that, while the schema has a fenced table,
+// every statement kind that may write one is refused at the statement with
+// the reason, and the statements that cannot write pass.
+func TestSoundStatementKinds(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  string // "" when accepted
+	}{
+		{"DO $$ begin update accounts set tok = 0; end $$", "runs a DO block"},
+		{"EXECUTE some_plan(1)", "EXECUTEs a prepared statement"},
+		{"COPY (select 1) TO STDOUT", "COPY of a query"},
+		{"EXPLAIN ANALYZE delete from accounts", "is an EXPLAIN"},
+		{"CREATE TEMP TABLE x AS SELECT dyn('accounts')", "dynamic SQL"},
+		{"VACUUM accounts", "statement (VACUUM, PostgreSQL's VacuumStmt)"},
+		{"REFRESH MATERIALIZED VIEW mv", "PostgreSQL's RefreshMatViewStmt"},
+		{"SELECT dyn('accounts')", "dynamic SQL (EXECUTE)"},
+		{"SELECT via_dyn()", "through dyn()"},
+		{"CALL p_dyn()", "CALLs procedure p_dyn()"},
+		{"SELECT cfun(1)", "LANGUAGE c"},
+		{"SELECT py(1)", "LANGUAGE plpython3u"},
+		{"MERGE INTO audit a USING (select 1 as id) s ON a.id = s.id WHEN NOT MATCHED THEN INSERT VALUES (s.id + dyn('x')::text::int)", "dynamic SQL"},
+		{"MERGE INTO audit_v a USING (select 1 as id) s ON a.id = s.id WHEN MATCHED THEN DELETE", "MERGEs into view audit_v"},
+		{"COPY audit_v FROM STDIN", "COPYs into view audit_v"},
+		{"TRUNCATE accounts", "TRUNCATE of fenced table accounts"},
+		{"UPDATE audit_v SET id = 1", "view"},
+		// Cannot write.
+		{"SET search_path TO public", ""},
+		{"SHOW search_path", ""},
+		{"NOTIFY chan, 'x'", ""},
+		{"LOCK TABLE audit", ""},
+		{"SELECT calc(1)", ""},
+		{"MERGE INTO audit a USING (select 1 as id) s ON a.id = s.id WHEN MATCHED THEN DELETE", ""},
+	} {
+		_, msgs := analyzeSrc(t, soundSchema, "-- name: Q :exec\n"+tc.query+";\n")
+		switch {
+		case tc.want == "" && len(msgs) > 0:
+			t.Errorf("%s: refused: %q", tc.query, msgs)
+		case tc.want != "" && (len(msgs) == 0 || !strings.Contains(msgs[0], tc.want) || !strings.HasPrefix(msgs[0], "query.sql:2:")):
+			t.Errorf("%s: got %q, want a refusal at query.sql:2 saying %q", tc.query, msgs, tc.want)
+		}
+		if tc.want != "" {
+			// The opt-out lets it pass, listing every fenced table.
+			files, msgs := analyzeSrc(t, soundSchema, "-- name: Q :exec\n-- @fence off: test\n"+tc.query+";\n")
+			if len(msgs) > 0 {
+				t.Errorf("%s with @fence off: %q", tc.query, msgs)
+			} else if q := files[0].Queries[0]; q.OptOut == nil || len(q.OptOut.Tables) == 0 {
+				t.Errorf("%s with @fence off: no opt-out recorded", tc.query)
+			}
+		}
+	}
+}
+
+// TestSoundNoFencedTable checks sqlc parity: without a fenced table none
+// of these statements is refused.
+func TestSoundNoFencedTable(t *testing.T) {
+	schema := strings.Replace(soundSchema, "comment on column accounts.tok is 'fencegen:token';", "", 1)
+	for _, q := range []string{
+		"DO $$ begin update accounts set tok = 0; end $$",
+		"EXECUTE some_plan(1)",
+		"SELECT dyn('accounts')",
+		"CALL p_dyn()",
+		"SELECT cfun(1)",
+		"REFRESH MATERIALIZED VIEW mv",
+		"MERGE INTO audit_v a USING (select 1 as id) s ON a.id = s.id WHEN MATCHED THEN DELETE",
+	} {
+		if _, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+q+";\n"); len(msgs) > 0 {
+			t.Errorf("%s: refused without a fenced table: %q", q, msgs)
+		}
+	}
+}
