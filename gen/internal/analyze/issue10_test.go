@@ -1,0 +1,69 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestIssue10LetThroughs are the let-throughs of issue 10 ("the guard is
+// sound"): each schema change must leave fencegen with the current keys
+// and foreign keys, and each shape it cannot guard must be refused.
+func TestIssue10LetThroughs(t *testing.T) {
+	const jobs = "create table jobs (id bigint primary key, k int, tok bigint not null default 0);\ncomment on column jobs.tok is 'fencegen:token';\n"
+	for _, tc := range []struct {
+		name, schema, query string
+		refused             string // a part of the refusal, "" when guarded
+		sql                 string // a part of the guarded SQL
+	}{
+		{name: "fk added by ALTER TABLE ADD COLUMN is cascaded",
+			schema:  "create table parents (id bigint primary key);\n" + jobs + "alter table jobs add column parent_id bigint references parents (id) on delete cascade;\n",
+			query:   "delete from parents where id = 1",
+			refused: "reaches fenced table jobs through foreign keys, parents → jobs (parent_id, ON DELETE CASCADE)"},
+		{name: "fk dropped and re-added as RESTRICT",
+			schema: "create table parents (id bigint primary key);\n" + jobs + "alter table jobs add column parent_id bigint constraint jobs_parent_fk references parents on delete cascade;\n" +
+				"alter table jobs drop constraint jobs_parent_fk;\nalter table jobs add constraint jobs_parent_fk foreign key (parent_id) references parents on delete restrict;\n",
+			query: "delete from parents where id = 1"},
+		{name: "primary key column renamed",
+			schema: jobs + "alter table jobs rename column id to job_id;\n",
+			query:  "update jobs set k = 1 where job_id = 1",
+			sql:    "WHERE job_id = 1 AND jobs.tok <= $1"},
+		{name: "primary key dropped",
+			schema:  jobs + "alter table jobs drop constraint jobs_pkey;\n",
+			query:   "update jobs set k = 1 where id = 1",
+			refused: "fenced table jobs has no PRIMARY KEY"},
+		{name: "primary key by ADD COLUMN BIGSERIAL PRIMARY KEY",
+			schema: "create table jobs (k int, tok bigint not null default 0);\ncomment on column jobs.tok is 'fencegen:token';\nalter table jobs add column id bigserial primary key;\n",
+			query:  "update jobs set k = 1 where id = 1",
+			sql:    "jobs.tok <= $1"},
+		{name: "upsert whose INSERT has its own WITH",
+			schema:  jobs,
+			query:   "with v as (select 1 as id) insert into jobs (id, k) select id, 2 from v on conflict (id) do update set k = excluded.k",
+			refused: "while the INSERT has a WITH clause of its own"},
+		{name: "single-row upsert whose INSERT has its own WITH",
+			schema:  jobs,
+			query:   "with v as (select 1 as id) insert into jobs (id, k) values ((select id from v), 2) on conflict (id) do update set k = excluded.k",
+			refused: "WITH entry v is not visible"},
+		{name: "plain INSERT with its own WITH is guarded",
+			schema: jobs,
+			query:  "with v as (select 1 as id) insert into jobs (id, k) select id, 2 from v",
+			sql:    "$1"},
+	} {
+		files, msgs := analyzeSrc(t, tc.schema, "-- name: Q :exec\n"+tc.query+";\n")
+		switch {
+		case tc.refused != "":
+			if len(msgs) != 1 || !strings.Contains(msgs[0], tc.refused) || !strings.HasPrefix(msgs[0], "query.sql:2:") {
+				t.Errorf("%s: got %q, want a refusal at query.sql:2 saying %q", tc.name, msgs, tc.refused)
+			}
+		case len(msgs) > 0:
+			t.Errorf("%s: refused: %q", tc.name, msgs)
+		case tc.sql != "":
+			if q := files[0].Queries[0]; q.Fence == nil || !strings.Contains(q.SQL, tc.sql) {
+				t.Errorf("%s: not guarded as expected (want %q in):\n%s", tc.name, tc.sql, q.SQL)
+			}
+		default:
+			if q := files[0].Queries[0]; q.Fence != nil {
+				t.Errorf("%s: guarded, want a plain write", tc.name)
+			}
+		}
+	}
+}
