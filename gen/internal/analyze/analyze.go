@@ -415,6 +415,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			if n.Cascade {
 				a.cascades(tb, "truncate", nil, t.Loc)
 			}
+			a.setsOff(tb, []string{"TRUNCATE"}, t.Loc)
 			if tb.Fence != nil {
 				a.refuseFenced(t.Loc, tb, "TRUNCATE of fenced table %s cannot be guarded by a fencing token: it empties the table without reading any row's stored token, so a stale holder would erase a newer holder's writes; delete the rows with a fenced DELETE (or mark them with a fenced UPDATE of a tombstone column)", tb.QualifiedName())
 			}
@@ -422,11 +423,15 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	case *sqlparse.Merge:
 		if a.funcs != nil {
 			a.mergeWrites(q, n)
+			a.setsOff(a.cat.Table(n.Table.Schema, n.Table.Name), []string{"INSERT", "UPDATE", "DELETE"}, n.Loc)
 		}
 		if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && tb.Fence != nil {
 			a.refuseFenced(n.Loc, tb, "MERGE into fenced table %s cannot be guarded by a fencing token yet: its WHEN branches update, insert and delete rows that fencegen cannot lock and check in one guard; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
 		}
 	case *sqlparse.Copy:
+		if n.From {
+			a.setsOff(a.cat.Table(n.Table.Schema, n.Table.Name), []string{"INSERT"}, n.Loc)
+		}
 		if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && tb.IsView && n.From && a.funcs != nil {
 			a.refuseAnyFenced(n.Loc, "query %s COPYs into view %s, which PostgreSQL runs through its INSTEAD OF INSERT trigger, whose writes fencegen does not guard; load the base tables with INSERT queries, which fencegen guards", q.Name, tb.QualifiedName())
 		}

@@ -39,6 +39,7 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 	if t == nil {
 		return
 	}
+	a.setsOff(t, fenceEvents(kind), loc)
 	if t.Fence == nil {
 		// Marked on a partition or child only: a write named on t reaches
 		// those rows without the guard.

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"regexp"
+	"slices"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 
@@ -109,4 +110,127 @@ func (a *analyzer) mergeWrites(q *Query, n *sqlparse.Merge) {
 			a.refuseFenced(n.Loc, w.table, "%s", hiddenWriteMsg(q.Name, f, w, false))
 		}
 	}
+}
+
+// fenceEvents are the trigger events of a write of kind (Fence.Kind).
+func fenceEvents(kind string) []string {
+	switch kind {
+	case "insert":
+		return []string{"INSERT"}
+	case "upsert":
+		return []string{"INSERT", "UPDATE"}
+	case "update":
+		return []string{"UPDATE"}
+	case "delete":
+		return []string{"DELETE"}
+	}
+	return nil
+}
+
+// setsOff refuses, at loc, a write of events to table t whose triggers or
+// rules may write a fenced table: the guard checks the token of the rows
+// the statement itself writes, never those a trigger function or a rule's
+// action writes. Rule actions are followed to the triggers and rules of
+// the tables they write.
+func (a *analyzer) setsOff(t *catalog.Table, events []string, loc int) {
+	if a.funcs == nil || t == nil {
+		return
+	}
+	a.setsOffFrom(t, events, loc, map[*catalog.Table]bool{})
+}
+
+func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen map[*catalog.Table]bool) {
+	if seen[t] {
+		return
+	}
+	seen[t] = true
+	name := a.ann.Name
+	for _, tr := range t.Triggers {
+		if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(events, e) }) {
+			continue
+		}
+		fs := a.cat.Funcs(tr.Func.Schema, tr.Func.Name)
+		if len(fs) == 0 {
+			a.refuseAnyFenced(loc, "query %s writes table %s, whose trigger %s (%s:%d) runs function %s(), which the schema does not define, so fencegen cannot show that it writes no fenced table; define the function in the schema", name, t.QualifiedName(), tr.Name, tr.File, tr.Line, tr.Func.String())
+		}
+		for _, f := range fs {
+			for _, w := range a.funcs.of(f) {
+				what := "may write a fenced table: " + w.unknown
+				if w.table != nil {
+					what = "runs " + w.verb + " on fenced table " + w.table.QualifiedName()
+				}
+				msg := "query %s writes table %s, which fires trigger %s (%s:%d), whose function %s() %s: fencegen cannot add the fencing guard inside a trigger, so that write would not check the token; write it as its own query, which fencegen guards, or drop the trigger"
+				if w.table == nil {
+					a.refuseAnyFenced(loc, msg, name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, what)
+				} else {
+					a.refuseFenced(loc, w.table, msg, name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, what)
+				}
+			}
+		}
+	}
+	for _, r := range t.Rules {
+		if !slices.Contains(events, r.Event) {
+			continue
+		}
+		for _, act := range r.Actions {
+			walk(act, func(n sqlparse.Node) {
+				var target sqlparse.Name
+				var ev []string
+				switch n := n.(type) {
+				case *sqlparse.Insert:
+					target, ev = n.Table, []string{"INSERT"}
+				case *sqlparse.Update:
+					target, ev = n.Table, []string{"UPDATE"}
+				case *sqlparse.Delete:
+					target, ev = n.Table, []string{"DELETE"}
+				case *sqlparse.FuncCall:
+					for _, f := range a.candidates(n) {
+						for _, w := range a.funcs.of(f) {
+							msg := "query %s writes table %s, whose rule %s (%s:%d) calls %s(), which may write a fenced table; fencegen cannot guard a rule's actions: write them as their own queries, which fencegen guards, or drop the rule"
+							if w.table == nil {
+								a.refuseAnyFenced(loc, msg, name, t.QualifiedName(), r.Name, r.File, r.Line, f.Name)
+							} else {
+								a.refuseFenced(loc, w.table, msg, name, t.QualifiedName(), r.Name, r.File, r.Line, f.Name)
+							}
+						}
+					}
+					return
+				case *sqlparse.Unknown:
+					a.refuseAnyFenced(loc, "query %s writes table %s, whose rule %s (%s:%d) runs a command fencegen does not analyse; fencegen cannot show that it writes no fenced table: drop the rule or write its action as its own query", name, t.QualifiedName(), r.Name, r.File, r.Line)
+					return
+				default:
+					return
+				}
+				u := a.cat.Table(target.Schema, target.Name)
+				if u == nil {
+					return
+				}
+				if u.Fence != nil || u.IsView {
+					a.refuseAnyFencedOr(u, loc, "query %s writes table %s, whose rule %s (%s:%d) also runs %s on %s %s: PostgreSQL's rewrite runs the rule's action without the fencing guard; write it as its own query, which fencegen guards, or drop the rule", name, t.QualifiedName(), r.Name, r.File, r.Line, ev[0], relKind(u), u.QualifiedName())
+					return
+				}
+				a.setsOffFrom(u, ev, loc, seen)
+			})
+		}
+	}
+}
+
+func relKind(t *catalog.Table) string {
+	switch {
+	case t.IsView:
+		return "view"
+	case t.Fence != nil:
+		return "fenced table"
+	}
+	return "table"
+}
+
+// refuseAnyFencedOr refuses a write of fenced table u, or, for a view
+// (whose base tables fencegen does not follow), a write of any.
+func (a *analyzer) refuseAnyFencedOr(u *catalog.Table, loc int, format string, args ...any) {
+	if u.Fence != nil {
+		a.refuseFenced(loc, u, format, args...)
+		return
+	}
+	a.refuseAnyFenced(loc, format, args...)
 }

@@ -90,3 +90,45 @@ func TestSoundNoFencedTable(t *testing.T) {
 		}
 	}
 }
+
+// TestSoundTriggersAndRules checks that a write whose table's triggers or
+// rules may write a fenced table is refused at the write, and that
+// harmless triggers and rules pass.
+func TestSoundTriggersAndRules(t *testing.T) {
+	const schema = soundSchema + `
+create table orders (id bigint primary key, n int);
+create table notes (id bigint primary key);
+create table logs (id bigint primary key);
+create function touch() returns trigger language plpgsql as $$ begin new.n = 1; return new; end $$;
+create function bump() returns trigger language plpgsql as $$ begin update accounts set id = id where id = new.id; return new; end $$;
+create function anydyn() returns trigger language plpgsql as $$ begin execute 'select 1'; return new; end $$;
+create function logit() returns trigger language plpgsql as $$ begin insert into logs values (new.id); return new; end $$;
+create trigger orders_touch before insert or update on orders for each row execute function touch();
+create trigger orders_bump after update on orders for each row execute function bump();
+create trigger orders_dyn after delete on orders for each row execute function anydyn();
+create trigger notes_log after insert on notes for each row execute function logit();
+create rule notes_del as on delete to notes do also delete from accounts where id = old.id;
+create rule logs_upd as on update to logs do also update audit set id = old.id;
+create rule audit_ins as on insert to audit do instead delete from notes where id = new.id;
+`
+	for _, tc := range []struct{ query, want string }{
+		{"update orders set n = 2 where id = 1", "fires trigger orders_bump (schema.sql:"},
+		{"delete from orders where id = 1", "whose function anydyn() may write a fenced table: its body runs dynamic SQL"},
+		{"delete from notes where id = 1", "whose rule notes_del (schema.sql:"},
+		// audit's rule deletes from notes, whose rule deletes from accounts.
+		{"insert into audit values (1)", "whose rule notes_del"},
+		// Harmless: touch() writes no table; logit() writes logs, which is
+		// not fenced; logs_upd writes audit, which has no UPDATE rule.
+		{"insert into orders values (1, 1)", ""},
+		{"insert into notes values (1)", ""},
+		{"update logs set id = 2 where id = 1", ""},
+	} {
+		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";\n")
+		switch {
+		case tc.want == "" && len(msgs) > 0:
+			t.Errorf("%s: refused: %q", tc.query, msgs)
+		case tc.want != "" && (len(msgs) == 0 || !strings.Contains(msgs[0], tc.want) || !strings.HasPrefix(msgs[0], "query.sql:2:")):
+			t.Errorf("%s: got %q, want a refusal at query.sql:2 saying %q", tc.query, msgs, tc.want)
+		}
+	}
+}

@@ -137,6 +137,11 @@ type Table struct {
 	// Partitioned marks a partitioned table (PARTITION BY): its rows live
 	// in its partitions.
 	Partitioned bool
+	// Triggers and Rules are the table's triggers and rewrite rules
+	// (trigger.go). DROP TRIGGER and DROP RULE are not followed: a dropped
+	// one stays, which can only make the analyzer refuse more.
+	Triggers []*Trigger
+	Rules    []*Rule
 	// parents are the tables this one inherits from (INHERITS, PARTITION
 	// OF, ATTACH PARTITION, ALTER TABLE ... INHERIT): ALTER TABLE on a
 	// parent changes its children too, and a fenced parent fences them.

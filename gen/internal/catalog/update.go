@@ -45,6 +45,10 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 		u.createDomain(n)
 	case *sqlparse.CreateIndex:
 		u.createIndex(n)
+	case *sqlparse.CreateTrigger:
+		u.createTrigger(n)
+	case *sqlparse.CreateRule:
+		u.createRule(n)
 	}
 }
 

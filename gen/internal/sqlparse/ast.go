@@ -870,3 +870,36 @@ type SortBy struct {
 }
 
 func (n *SortBy) Pos() int { return n.Loc }
+
+// CreateTrigger is CREATE [OR REPLACE] [CONSTRAINT] TRIGGER (PostgreSQL
+// docs, "CREATE TRIGGER"): modelled so that writes its function may do
+// are seen.
+type CreateTrigger struct {
+	Name  string
+	Table Name
+	Func  Name
+	// Events are the firing events: "INSERT", "UPDATE", "DELETE",
+	// "TRUNCATE".
+	Events  []string
+	Replace bool
+	Loc     int
+}
+
+func (n *CreateTrigger) Pos() int { return n.Loc }
+
+// CreateRule is CREATE [OR REPLACE] RULE (PostgreSQL docs, "CREATE
+// RULE"): modelled so that the writes of its actions are seen.
+type CreateRule struct {
+	Name  string
+	Table Name
+	// Event is "SELECT", "INSERT", "UPDATE" or "DELETE".
+	Event   string
+	Instead bool
+	// Actions are the rule's commands (converted like statements); none
+	// for DO NOTHING.
+	Actions []Node
+	Replace bool
+	Loc     int
+}
+
+func (n *CreateRule) Pos() int { return n.Loc }

@@ -212,6 +212,38 @@ func (c *converter) stmt(n *pg.Node) Node {
 	case *pg.Node_MergeStmt:
 		name := rangeVarName(s.MergeStmt.Relation)
 		return &Merge{Table: name, Loc: name.Loc}
+	case *pg.Node_CreateTrigStmt:
+		ts := s.CreateTrigStmt
+		name := rangeVarName(ts.Relation)
+		tr := &CreateTrigger{Name: ts.Trigname, Table: name, Func: nameOf(strs(ts.Funcname), -1), Replace: ts.Replace, Loc: name.Loc}
+		// The event bits of PostgreSQL's trigger.h (TRIGGER_TYPE_INSERT ...).
+		for _, e := range []struct {
+			bit  int32
+			name string
+		}{{1 << 2, "INSERT"}, {1 << 3, "DELETE"}, {1 << 4, "UPDATE"}, {1 << 5, "TRUNCATE"}} {
+			if ts.Events&e.bit != 0 {
+				tr.Events = append(tr.Events, e.name)
+			}
+		}
+		return tr
+	case *pg.Node_RuleStmt:
+		rs := s.RuleStmt
+		name := rangeVarName(rs.Relation)
+		r := &CreateRule{Name: rs.Rulename, Table: name, Instead: rs.Instead, Replace: rs.Replace, Loc: name.Loc}
+		switch rs.Event {
+		case pg.CmdType_CMD_SELECT:
+			r.Event = "SELECT"
+		case pg.CmdType_CMD_INSERT:
+			r.Event = "INSERT"
+		case pg.CmdType_CMD_UPDATE:
+			r.Event = "UPDATE"
+		case pg.CmdType_CMD_DELETE:
+			r.Event = "DELETE"
+		}
+		for _, a := range rs.Actions {
+			r.Actions = append(r.Actions, c.stmt(a))
+		}
+		return r
 	case *pg.Node_CopyStmt:
 		if s.CopyStmt.Relation == nil {
 			return &Unknown{Kind: "CopyStmt", Loc: -1}

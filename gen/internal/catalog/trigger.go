@@ -1,0 +1,69 @@
+package catalog
+
+// CREATE TRIGGER and CREATE RULE: recorded on their table so that the
+// analyzer can see the writes a statement sets off beyond its own target
+// (PostgreSQL docs, "Triggers" and "The Rule System").
+
+import (
+	"slices"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// Trigger is a trigger on a table: Func runs on the Events.
+type Trigger struct {
+	Name string
+	// Func is the trigger function as named (schema may be "").
+	Func sqlparse.Name
+	// Events are "INSERT", "UPDATE", "DELETE" and "TRUNCATE".
+	Events []string
+	// File and Line locate the CREATE TRIGGER.
+	File string
+	Line int
+}
+
+// Rule is a rewrite rule on a table or view: on Event, PostgreSQL runs
+// Actions too (or instead, when Instead).
+type Rule struct {
+	Name string
+	// Event is "SELECT", "INSERT", "UPDATE" or "DELETE".
+	Event   string
+	Instead bool
+	// Actions are the rule's commands (sqlparse nodes); none for DO
+	// NOTHING.
+	Actions []sqlparse.Node
+	// File and Line locate the CREATE RULE.
+	File string
+	Line int
+}
+
+// A trigger or rule on a table the schema does not define is skipped, as
+// sqlc does (it does not model them).
+
+func (u *updater) createTrigger(n *sqlparse.CreateTrigger) {
+	t := u.c.Table(n.Table.Schema, n.Table.Name)
+	if t == nil || t.IsSystem() {
+		return
+	}
+	tr := &Trigger{Name: n.Name, Func: n.Func, Events: n.Events, File: u.f.Name}
+	tr.Line, _ = u.pos(n.Loc)
+	if i := slices.IndexFunc(t.Triggers, func(x *Trigger) bool { return x.Name == n.Name }); i >= 0 {
+		t.Triggers[i] = tr
+		return
+	}
+	t.Triggers = append(t.Triggers, tr)
+}
+
+func (u *updater) createRule(n *sqlparse.CreateRule) {
+	t := u.c.Table(n.Table.Schema, n.Table.Name)
+	if t == nil || t.IsSystem() {
+		return
+	}
+	r := &Rule{Name: n.Name, Event: n.Event, Instead: n.Instead, Actions: n.Actions, File: u.f.Name}
+	r.Line, _ = u.pos(n.Loc)
+	if i := slices.IndexFunc(t.Rules, func(x *Rule) bool { return x.Name == n.Name }); i >= 0 {
+		t.Rules[i] = r
+		return
+	}
+	t.Rules = append(t.Rules, r)
+}
