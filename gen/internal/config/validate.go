@@ -24,6 +24,12 @@ func (l *loader) add(cfg *Config, e *entry) {
 	cfg.Packages = append(cfg.Packages, e.pkg)
 }
 
+// sqlDrivers are the sql_driver values sqlc accepts.
+var sqlDrivers = map[string]bool{
+	"github.com/jackc/pgx/v4": true, "github.com/jackc/pgx/v5": true,
+	"github.com/lib/pq": true, "github.com/go-sql-driver/mysql": true,
+}
+
 // validate checks an entry that generates Go.
 func (l *loader) validate(e *entry) {
 	p := &e.pkg
@@ -49,6 +55,10 @@ func (l *loader) validate(e *entry) {
 	default:
 		// sqlc's message (its golang codegen's opts.validatePackage).
 		l.errorf(e.sqlPackage, "unknown SQL package: %s (sql_package is %s or %s)", p.Go.SQLPackage, SQLPackagePgxV5, SQLPackageStdlib)
+	}
+	if d := p.Go.SQLDriver; d != "" && !sqlDrivers[d] {
+		// sqlc's message (its golang codegen's opts.validateDriver).
+		l.errorf(e.sqlDriver, "invalid options: unknown SQL driver: %s", d)
 	}
 	if e.goPackage != nil && p.Go.Package != "" && !token.IsIdentifier(p.Go.Package) {
 		l.errorf(e.goPackage, "package name %q is not a Go identifier", p.Go.Package)
