@@ -64,12 +64,22 @@ func balance(t *testing.T, q *accountsdb.Queries, id int64) (string, fence.Token
 	return fmt.Sprint(v), a.LastFencingToken
 }
 
+// TestPhantomWriteRejectedWithGuard runs the demo's timeline with both
+// generated packages: accountsdb on pgx/v5 and accountssql on database/sql
+// with lib/pq (the seed article's driver). Unguarded, the frozen worker's
+// credit lands twice; guarded, it is refused with the newer token.
 func TestPhantomWriteRejectedWithGuard(t *testing.T) {
+	for _, pkg := range []string{PgxV5, DatabaseSQL} {
+		t.Run(strings.ReplaceAll(pkg, "/", "_"), func(t *testing.T) { phantomWrite(t, pkg) })
+	}
+}
+
+func phantomWrite(t *testing.T, sqlPackage string) {
 	dsn := testenv.NewDatabase(t)
 	testenv.Redis(t) // skip or fail loudly if Redis is unreachable
 	var out strings.Builder
 	results, err := RunDemo(context.Background(), DemoConfig{
-		DatabaseURL: dsn, RedisURL: testenv.RedisURL(), TTL: 500 * time.Millisecond, Out: &out,
+		DatabaseURL: dsn, RedisURL: testenv.RedisURL(), TTL: 500 * time.Millisecond, Out: &out, SQLPackage: sqlPackage,
 	})
 	t.Log("\n" + out.String())
 	if err != nil {
@@ -79,6 +89,9 @@ func TestPhantomWriteRejectedWithGuard(t *testing.T) {
 		t.Fatalf("got %d runs, want 2", len(results))
 	}
 	for _, r := range results {
+		if r.SQLPackage != sqlPackage {
+			t.Errorf("%s run through %s, want %s", r.Mode, r.SQLPackage, sqlPackage)
+		}
 		if r.Worker2Token <= r.Worker1Token {
 			t.Errorf("%s: worker 2 token %d not above worker 1 token %d", r.Mode, r.Worker2Token, r.Worker1Token)
 		}
