@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -198,14 +199,37 @@ func BenchmarkCreditDatabaseSQL(b *testing.B) {
 			})
 		}
 	}
+	// interleaved runs the three in turn in every iteration and reports
+	// each one's mean time and the ratios: on a shared machine whose load
+	// changes from one sub-benchmark to the next, the variants then see
+	// the same load.
+	interleaved := func(b *testing.B) {
+		sums := make([]time.Duration, len(variants))
+		for i := 0; i < b.N; i++ {
+			for k, v := range variants {
+				start := time.Now()
+				if err := v.op(); err != nil {
+					b.Fatal(err)
+				}
+				sums[k] += time.Since(start)
+			}
+		}
+		for k, v := range variants {
+			b.ReportMetric(float64(sums[k].Nanoseconds())/float64(b.N), v.name+"-ns/op")
+		}
+		b.ReportMetric(float64(sums[1])/float64(sums[0]), "generated/unguarded-speed")
+		b.ReportMetric(float64(sums[2])/float64(sums[0]), "generated/hand-written-speed")
+	}
 	b.Run("nosync", func(b *testing.B) {
 		if _, err := db.ExecContext(ctx, "SET synchronous_commit = off"); err != nil {
 			b.Fatal(err)
 		}
 		defer db.ExecContext(ctx, "SET synchronous_commit = on")
 		runAll(b)
+		b.Run("interleaved", interleaved)
 	})
 	runAll(b)
+	b.Run("interleaved", interleaved)
 }
 
 // handWrittenCreditSQL is the seed article's database/sql version: a
