@@ -635,53 +635,78 @@ func triggerErr(q *analyze.Query) func(err jen.Code) jen.Code {
 
 func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) []jen.Code {
 	call := e.callArgs(q, sig)
-	mapErr := triggerErr(q)
+	trigger := triggerErr(q)
+	// wrap is a non-nil error as returned: with wrap_errors in
+	// fmt.Errorf("query <Name>: %w"), as sqlc does, then mapped by
+	// triggerErr. wrapIfErr wraps err in place when it is not nil.
+	wrap := func(err jen.Code) jen.Code {
+		if e.opts.WrapErrors {
+			err = jen.Qual("fmt", "Errorf").Call(jen.Lit("query "+q.Name+": %w"), err)
+		}
+		return trigger(err)
+	}
+	// wrapOnly is wrap for a Scan error, which the guard never raises.
+	wrapOnly := func(err jen.Code) jen.Code {
+		if e.opts.WrapErrors {
+			return jen.Qual("fmt", "Errorf").Call(jen.Lit("query "+q.Name+": %w"), err)
+		}
+		return err
+	}
+	wrapIfErr := jen.Null()
+	if e.opts.WrapErrors {
+		wrapIfErr = jen.If(jen.Err().Op("!=").Nil()).Block(
+			jen.Err().Op("=").Qual("fmt", "Errorf").Call(jen.Lit("query "+q.Name+": %w"), jen.Err()),
+		)
+	}
 	exec := func() *jen.Statement { return e.call(db, "Exec", q, true, call) }
 	switch q.Cmd {
 	case ":exec":
 		return []jen.Code{
 			jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(exec()),
-			jen.Return(mapErr(jen.Err())),
+			wrapIfErr,
+			jen.Return(trigger(jen.Err())),
 		}
 	case ":execrows":
 		if e.types.stdlib() {
 			// database/sql's RowsAffected returns its own error.
 			return []jen.Code{
 				jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(exec()),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), mapErr(jen.Err()))),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), wrap(jen.Err()))),
 				jen.Return(jen.Id("result").Dot("RowsAffected").Call()),
 			}
 		}
 		return []jen.Code{
 			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(exec()),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), mapErr(jen.Err()))),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), wrap(jen.Err()))),
 			jen.Return(jen.Id("result").Dot("RowsAffected").Call(), jen.Nil()),
 		}
 	case ":execresult":
-		if len(triggerTables(q)) == 0 {
+		if len(triggerTables(q)) == 0 && !e.opts.WrapErrors {
 			return []jen.Code{jen.Return(exec())}
 		}
 		return []jen.Code{
 			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(exec()),
-			jen.Return(jen.Id("result"), mapErr(jen.Err())),
+			wrapIfErr,
+			jen.Return(jen.Id("result"), trigger(jen.Err())),
 		}
 	case ":one":
 		return []jen.Code{
 			jen.Id("row").Op(":=").Add(e.call(db, "QueryRow", q, true, call)),
 			e.newItem(sig),
 			jen.Err().Op(":=").Id("row").Dot("Scan").Call(e.scanDests(sig)...),
-			jen.Return(jen.Id("i"), mapErr(jen.Err())),
+			wrapIfErr,
+			jen.Return(jen.Id("i"), trigger(jen.Err())),
 		}
 	case ":many":
 		body := []jen.Code{
 			jen.List(jen.Id("rows"), jen.Err()).Op(":=").Add(e.call(db, "Query", q, true, call)),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), mapErr(jen.Err()))),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrap(jen.Err()))),
 			jen.Defer().Id("rows").Dot("Close").Call(),
 			e.itemsDecl(sig),
 			jen.For(jen.Id("rows").Dot("Next").Call()).Block(
 				e.newItem(sig),
 				jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(e.scanDests(sig)...), jen.Err().Op("!=").Nil()).Block(
-					jen.Return(jen.Nil(), jen.Err()),
+					jen.Return(jen.Nil(), wrapOnly(jen.Err())),
 				),
 				jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
 			),
@@ -689,12 +714,12 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 		if e.types.stdlib() {
 			// database/sql reports some errors only from Close.
 			body = append(body, jen.If(jen.Err().Op(":=").Id("rows").Dot("Close").Call(), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Nil(), mapErr(jen.Err())),
+				jen.Return(jen.Nil(), wrap(jen.Err())),
 			))
 		}
 		return append(body,
 			jen.If(jen.Err().Op(":=").Id("rows").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Nil(), mapErr(jen.Err())),
+				jen.Return(jen.Nil(), wrap(jen.Err())),
 			),
 			jen.Return(jen.Id("items"), jen.Nil()),
 		)
