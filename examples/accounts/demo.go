@@ -158,7 +158,7 @@ func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
 		if r.FinalBalance != r.ExpectedAmount {
 			verdict = "WRONG (phantom write)"
 		}
-		fmt.Fprintf(cfg.Out, "%-9s (%s) final balance %s, expected %s: %s\n", r.Mode, r.SQLPackage, r.FinalBalance, r.ExpectedAmount, verdict)
+		fmt.Fprintf(cfg.Out, "%-9s%s final balance %s, expected %s: %s\n", r.Mode, packageLabel(r.SQLPackage), r.FinalBalance, r.ExpectedAmount, verdict)
 	}
 	return results, nil
 }
@@ -220,6 +220,14 @@ type timeline struct {
 
 func (t *timeline) say(who, format string, args ...any) {
 	fmt.Fprintf(t.out, "[%6s] %-9s %s\n", time.Since(t.start).Round(time.Millisecond), who, fmt.Sprintf(format, args...))
+}
+
+// packageLabel names the SQL package in the timeline, except the default.
+func packageLabel(sqlPackage string) string {
+	if sqlPackage == DatabaseSQL {
+		return " (" + DatabaseSQL + ")"
+	}
+	return ""
 }
 
 // creditor credits through one of the two generated packages.
@@ -285,7 +293,7 @@ func credit(ctx context.Context, db accountsdb.DBTX, mode string, account int64,
 func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64, dbURL, prefix string, pool *pgxpool.Pool, rdb *redis.Client) (RunResult, error) {
 	r := RunResult{Mode: mode, Account: account, ExpectedAmount: creditAmount}
 	tl := &timeline{out: cfg.Out, start: time.Now()}
-	fmt.Fprintf(cfg.Out, "\n== %s (%s): job \"credit account %d with %s, exactly once\" ==\n", mode, cfg.SQLPackage, account, creditAmount)
+	fmt.Fprintf(cfg.Out, "\n== %s%s: job \"credit account %d with %s, exactly once\" ==\n", mode, packageLabel(cfg.SQLPackage), account, creditAmount)
 	q := accountsdb.New(pool)
 	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: account, Balance: numeric("0.00")}, 0); err != nil {
 		return r, fmt.Errorf("open account: %w", err)
