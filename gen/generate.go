@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
@@ -13,6 +14,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/golang"
+	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/templates"
@@ -30,11 +32,40 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	// strict table in any entry makes its trigger non-strict in all.
 	loosened := map[string]bool{}
 	var guards []*guardRun
-	for _, pkg := range cfg.Packages {
-		if err := ctx.Err(); err != nil {
+	// The sql entries are generated concurrently, each with its own
+	// catalog, and their results merged in configuration order.
+	type pkgResult struct {
+		files  map[string][]byte
+		notes  []string
+		guard  *guardRun
+		errs   diag.List
+		ctxErr error
+		// found records the fence tables of an extending configuration
+		// that the entry's schema has (they apply to each entry that has
+		// them, and must be in one at least).
+		found map[config.Position]bool
+	}
+	results := make([]pkgResult, len(cfg.Packages))
+	parallel.For(len(cfg.Packages), func(i int) {
+		r := &results[i]
+		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
+			return
+		}
+		r.found = map[config.Position]bool{}
+		r.files, r.notes, r.guard, r.errs = generatePackage(cfg, cfg.Packages[i], r.found)
+	})
+	found := map[config.Position]bool{}
+	for i, pkg := range cfg.Packages {
+		if err := results[i].ctxErr; err != nil {
 			return nil, err
 		}
-		files, notes, guard, pkgErrs := generatePackage(cfg, pkg)
+		files, notes, guard, pkgErrs := results[i].files, results[i].notes, results[i].guard, results[i].errs
+		for p := range results[i].found {
+			found[p] = true
+		}
+		if d := path.Clean(filepath.ToSlash(pkg.Go.Out)); !slices.Contains(out.Dirs, d) {
+			out.Dirs = append(out.Dirs, d)
+		}
 		errs = append(errs, pkgErrs...)
 		out.Vet = append(out.Vet, notes...)
 		for name, b := range files {
@@ -44,6 +75,9 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 			out.Files[name] = b
 		}
 		if guard != nil {
+			out.Packages++
+			out.Queries += guard.queries
+			out.Fenced += guard.fenced
 			guards = append(guards, guard)
 			for name := range guard.loosened {
 				loosened[name] = true
@@ -51,7 +85,12 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		}
 	}
 	for _, g := range guards {
-		b, err := guardSQL(g.cat, loosened)
+		data, err := newGuardData(g.cat, loosened)
+		var b []byte
+		if err == nil && data != nil {
+			out.Guards = append(out.Guards, &Guard{Out: g.pkg.Go.Out, data: data})
+			b, err = renderGuard(data)
+		}
 		if err != nil {
 			errs.Add(cfg.Path, g.pkg.Pos.Line, g.pkg.Pos.Col, "%v", err)
 			continue
@@ -64,9 +103,17 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 			out.Files[name] = b
 		}
 	}
+	if len(errs) == 0 && len(cfg.Packages) > 0 {
+		for _, ft := range cfg.Packages[0].Fence {
+			if ft.AnyEntry && !found[ft.Pos] {
+				errs.Add(ft.File, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema of any sql entry of %s", ft.Table, displayName(cfg.Path))
+			}
+		}
+	}
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
+	slices.Sort(out.Dirs)
 	return out, nil
 }
 
@@ -77,9 +124,12 @@ type guardRun struct {
 	pkg      config.Package
 	cat      *catalog.Catalog
 	loosened map[string]bool
+	// queries and fenced count the entry's queries, and those with a
+	// guarded fenced write, for Output's summary.
+	queries, fenced int
 }
 
-func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []string, *guardRun, diag.List) {
+func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]bool) (map[string][]byte, []string, *guardRun, diag.List) {
 	var errs diag.List
 	cat := catalog.New()
 	schemaFiles, err := expand(cfg, pkg.Schema, pkg.Pos)
@@ -87,8 +137,25 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	// A schema that could not be read or parsed at all would make every
 	// query fail with "relation does not exist": report the schema only.
 	schemaBroken := len(err) > 0
-	for _, f := range schemaFiles {
-		pf, perr := readAndParse(f, true)
+	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
+	// Every schema and query file is read and parsed concurrently
+	// (pg_query keeps its parser state per thread); the catalog is then
+	// built in file order, and the results and errors are used in the
+	// order of a sequential run.
+	type parseResult struct {
+		f   *sqlparse.File
+		err error
+	}
+	results := make([]parseResult, len(schemaFiles)+len(queryFiles))
+	parallel.For(len(results), func(i int) {
+		if i < len(schemaFiles) {
+			results[i].f, results[i].err = readAndParse(schemaFiles[i], true)
+		} else {
+			results[i].f, results[i].err = readAndParse(queryFiles[i-len(schemaFiles)], false)
+		}
+	})
+	for _, r := range results[:len(schemaFiles)] {
+		pf, perr := r.f, r.err
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
 		}
@@ -105,22 +172,28 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 		if i := strings.LastIndexByte(table, '.'); i >= 0 {
 			schema, table = table[:i], table[i+1:]
 		}
+		file := cfg.Path
+		if ft.File != "" {
+			file = ft.File
+		}
 		t := cat.Table(schema, table)
 		if t == nil {
-			errs.Add(cfg.Path, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema", ft.Table)
+			if !ft.AnyEntry {
+				errs.Add(file, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema", ft.Table)
+			}
 			continue
 		}
-		cat.MarkFence(t, ft.Column, ft.Mode == config.ModeStrict, "config", cfg.Path, ft.Pos.Line, ft.Pos.Col)
+		found[ft.Pos] = true
+		cat.MarkFence(t, ft.Column, ft.Mode == config.ModeStrict, "config", file, ft.Pos.Line, ft.Pos.Col)
 	}
 	errs = append(errs, cat.Validate()...)
 	if schemaBroken {
 		return nil, nil, nil, errs
 	}
-	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
 	errs = append(errs, qerr...)
 	var parsed []*sqlparse.File
-	for _, f := range queryFiles {
-		pf, perr := readAndParse(f, false)
+	for _, r := range results[len(schemaFiles):] {
+		pf, perr := r.f, r.err
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
 		}
@@ -131,7 +204,18 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	}
 	analyzed, aerr := analyze.Analyze(cat, parsed)
 	errs = append(errs, aerr...)
+	if len(qerr) == 0 && len(aerr) == 0 && len(errs) == 0 && !anyQuery(analyzed) {
+		// As sqlc ("error parsing queries: no queries contained in
+		// paths ..."): an entry whose query files hold no query at all.
+		// One file without queries beside others with some is fine.
+		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no queries contained in paths %s: each query needs a comment line such as \"-- name: GetAccount :one\" above it", strings.Join(pkg.Queries, ", "))
+	}
 	notes := optOutNotes(analyzed)
+	for _, f := range analyzed {
+		for _, q := range f.Queries {
+			notes = append(notes, q.Notes...)
+		}
+	}
 	// The generated files' headers name each query file relative to the
 	// configuration. (Query files that share a base name share one output
 	// file, as in sqlc: see golang.Emit.)
@@ -189,6 +273,10 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 	guard := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}}
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
+			guard.queries++
+			if q.Fence != nil {
+				guard.fenced++
+			}
 			if q.Fence != nil && q.Fence.Loosens {
 				guard.loosened[markedTable(q.Fence.Table).QualifiedName()] = true
 				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s is non-strict on strict table %s, so the guard trigger in %s refuses only lower tokens on that table",
@@ -197,6 +285,16 @@ func generatePackage(cfg *Config, pkg config.Package) (map[string][]byte, []stri
 		}
 	}
 	return files, notes, guard, nil
+}
+
+// anyQuery reports whether files hold at least one query.
+func anyQuery(files []*analyze.File) bool {
+	for _, f := range files {
+		if len(f.Queries) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // optOutNotes lists the queries that opted out of fencing ("-- @fence off:
@@ -242,13 +340,34 @@ func markedTable(t *catalog.Table) *catalog.Table {
 	return t
 }
 
-// guardSQL renders GuardFile for cat's fenced tables, or nil if none.
-func guardSQL(cat *catalog.Catalog, loosened map[string]bool) ([]byte, error) {
-	data := struct {
-		Tables    []guardTable
-		SQLState  string
-		AnyStrict bool
-	}{SQLState: fence.SQLState}
+// guardData is the guard template's data for cat's fenced tables, or
+// nil when it has none.
+type guardData struct {
+	Tables    []guardTable
+	SQLState  string
+	AnyStrict bool
+	// Format is "" for GuardFile, else one of MigrationFormats; Down asks
+	// for golang-migrate's down migration.
+	Format string
+	Down   bool
+}
+
+// renderGuard renders the guard template: GuardFile, or one file of a
+// migration (data.Format, data.Down).
+func renderGuard(data *guardData) ([]byte, error) {
+	var b strings.Builder
+	if err := templates.Templates.ExecuteTemplate(&b, "guard.sql.tmpl", data); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+// newGuardData collects the guard template's data for cat's fenced
+// tables: one trigger per table, none for partitions of a fenced
+// partitioned table; loosened names the tables whose trigger is
+// non-strict. It returns nil when cat has no fenced table.
+func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, error) {
+	data := &guardData{SQLState: fence.SQLState}
 	functions := map[string]string{} // guard function name → table
 	for _, t := range cat.FencedTables() {
 		if p := t.PartitionOf(); p != nil && p.Fence != nil {
@@ -279,9 +398,54 @@ func guardSQL(cat *catalog.Catalog, loosened map[string]bool) ([]byte, error) {
 	if len(data.Tables) == 0 {
 		return nil, nil
 	}
-	var b strings.Builder
-	if err := templates.Templates.ExecuteTemplate(&b, "guard.sql.tmpl", data); err != nil {
+	return data, nil
+}
+
+// MigrationFormats are the migration tools GuardMigration writes for:
+//   - golang-migrate: <version>_fencegen_guard.up.sql and .down.sql;
+//   - goose: <version>_fencegen_guard.sql with -- +goose Up and Down, each
+//     function between -- +goose StatementBegin and StatementEnd (goose
+//     splits statements at semicolons otherwise);
+//   - dbmate: <version>_fencegen_guard.sql with -- migrate:up and down;
+//   - atlas: <version>_fencegen_guard.sql, up only (Atlas versioned
+//     migrations have no down section; run atlas migrate hash after adding
+//     it, so that atlas.sum lists it).
+var MigrationFormats = []string{"golang-migrate", "goose", "dbmate", "atlas"}
+
+// Guard is the database-side guard of one sql entry, as Generate found it.
+type Guard struct {
+	// Out is the entry's out directory as the configuration writes it.
+	Out  string
+	data *guardData
+}
+
+// Migration renders g as a migration of the tool format (one of
+// MigrationFormats) with the given version (the digits a tool orders
+// migrations by, e.g. 20260102150405 or 000042): the files' names, to be
+// put in the tool's migrations directory, and their contents. The SQL is
+// that of GuardFile; the files do not carry the generated-code header, so
+// that generate never takes them for its own.
+func (g *Guard) Migration(format, version string) (map[string][]byte, error) {
+	if !slices.Contains(MigrationFormats, format) {
+		return nil, fmt.Errorf("unknown migration format %q: want one of %s", format, strings.Join(MigrationFormats, ", "))
+	}
+	if version == "" || strings.Trim(version, "0123456789") != "" {
+		return nil, fmt.Errorf("migration version %q: want digits", version)
+	}
+	data := *g.data
+	data.Format = format
+	up, err := renderGuard(&data)
+	if err != nil {
 		return nil, err
 	}
-	return []byte(b.String()), nil
+	base := version + "_fencegen_guard"
+	if format != "golang-migrate" {
+		return map[string][]byte{base + ".sql": up}, nil
+	}
+	data.Down = true
+	down, err := renderGuard(&data)
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{base + ".up.sql": up, base + ".down.sql": down}, nil
 }

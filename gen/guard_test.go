@@ -167,3 +167,143 @@ func TestGuardSQLSameAcrossEntries(t *testing.T) {
 		t.Fatalf("guard files differ or are strict:\n--- a\n%s\n--- b\n%s", a, b)
 	}
 }
+
+// TestGuardMigrations applies the guard as each migration tool would (its
+// rules for splitting a file into statements, its up and down sections)
+// to real PostgreSQL: after up, a lower token is refused with SQLSTATE
+// FN001; after down, the trigger and its function are gone; up again
+// works.
+func TestGuardMigrations(t *testing.T) {
+	schema := "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n" +
+		// A strict table with a quoted name in a schema, and a partitioned
+		// one: each needs its own statements in every format.
+		"CREATE SCHEMA app;\nCREATE TABLE app.\"Order\" (id bigint PRIMARY KEY, \"Tok\" bigint NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN app.\"Order\".\"Tok\" IS 'fencegen:token strict';\n" +
+		"CREATE TABLE events (id bigint, at date, tok bigint NOT NULL DEFAULT 0, PRIMARY KEY (id, at)) PARTITION BY RANGE (at);\nCREATE TABLE events_2026 PARTITION OF events FOR VALUES FROM ('2026-01-01') TO ('2027-01-01');\nCOMMENT ON COLUMN events.tok IS 'fencegen:token';\n"
+	out := generateDir(t, map[string]string{
+		"schema.sql":    schema,
+		"q.sql":         "-- name: Get :one\nSELECT id FROM jobs WHERE id = $1;\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	})
+	if len(out.Guards) != 1 || out.Guards[0].Out != "out" {
+		t.Fatalf("Guards = %v, want one for out", out.Guards)
+	}
+	for _, format := range gen.MigrationFormats {
+		t.Run(format, func(t *testing.T) {
+			files, err := out.Guards[0].Migration(format, "20260102150405")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var up, down []string
+			switch format {
+			case "golang-migrate":
+				// The postgres driver runs each file as one multi-statement query.
+				up = []string{string(files["20260102150405_fencegen_guard.up.sql"])}
+				down = []string{string(files["20260102150405_fencegen_guard.down.sql"])}
+			case "goose":
+				up, down = gooseStatements(t, string(files["20260102150405_fencegen_guard.sql"]))
+			case "dbmate":
+				src := string(files["20260102150405_fencegen_guard.sql"])
+				u, d, ok := strings.Cut(src, "\n-- migrate:down\n")
+				if !ok || !strings.Contains(u, "\n-- migrate:up\n") {
+					t.Fatalf("no dbmate sections:\n%s", src)
+				}
+				up, down = []string{u}, []string{d}
+			case "atlas":
+				up = []string{string(files["20260102150405_fencegen_guard.sql"])}
+			}
+			if len(files) != map[bool]int{true: 2, false: 1}[format == "golang-migrate"] {
+				t.Fatalf("files %v", files)
+			}
+			for name, b := range files {
+				if strings.HasPrefix(string(b), "-- Code generated") {
+					t.Errorf("%s carries the generated-code header: generate would remove it from an out directory", name)
+				}
+			}
+			pool := testenv.Database(t, schema)
+			ctx := context.Background()
+			apply := func(stmts []string) {
+				t.Helper()
+				for _, s := range stmts {
+					if _, err := pool.Exec(ctx, s); err != nil {
+						t.Fatalf("%v in:\n%s", err, s)
+					}
+				}
+			}
+			apply(up)
+			if _, err := pool.Exec(ctx, "INSERT INTO jobs VALUES (1, 5)"); err != nil {
+				t.Fatal(err)
+			}
+			_, err = pool.Exec(ctx, "UPDATE jobs SET tok = 4 WHERE id = 1")
+			var pe *pgconn.PgError
+			if !errors.As(err, &pe) || pe.Code != fence.SQLState {
+				t.Fatalf("lowering the token after up: %v; want SQLSTATE %s", err, fence.SQLState)
+			}
+			for _, s := range []string{
+				`INSERT INTO app."Order" VALUES (1, 5)`, `UPDATE app."Order" SET "Tok" = 5 WHERE id = 1`,
+				"INSERT INTO events VALUES (1, '2026-05-01', 5)", "UPDATE events SET tok = 4 WHERE id = 1",
+			} {
+				_, err := pool.Exec(ctx, s)
+				if strings.HasPrefix(s, "UPDATE") && (!errors.As(err, &pe) || pe.Code != fence.SQLState) {
+					t.Fatalf("%s after up: %v; want SQLSTATE %s", s, err, fence.SQLState)
+				} else if strings.HasPrefix(s, "INSERT") && err != nil {
+					t.Fatal(err)
+				}
+			}
+			if down == nil {
+				return // atlas computes down migrations itself
+			}
+			apply(down)
+			if _, err := pool.Exec(ctx, "UPDATE jobs SET tok = 4 WHERE id = 1"); err != nil {
+				t.Fatalf("lowering the token after down: %v", err)
+			}
+			var n int
+			if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_proc WHERE proname LIKE 'fencegen\_guard\_%'`).Scan(&n); err != nil || n != 0 {
+				t.Fatalf("%d guard functions after down (%v), want 0", n, err)
+			}
+			if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_trigger WHERE tgname = 'fencegen_guard'`).Scan(&n); err != nil || n != 0 {
+				t.Fatalf("%d guard triggers after down (%v), want 0", n, err)
+			}
+			apply(up)
+		})
+	}
+}
+
+// gooseStatements splits a goose migration into its Up and Down
+// statements by goose's rules (pressly/goose, "SQL Migrations"): a
+// statement ends at a line ending in a semicolon, unless it lies between
+// "-- +goose StatementBegin" and "-- +goose StatementEnd".
+func gooseStatements(t *testing.T, src string) (up, down []string) {
+	var cur *[]string
+	var b strings.Builder
+	block := false
+	for _, line := range strings.SplitAfter(src, "\n") {
+		switch strings.TrimSpace(line) {
+		case "-- +goose Up":
+			cur = &up
+			continue
+		case "-- +goose Down":
+			cur = &down
+			continue
+		case "-- +goose StatementBegin":
+			block = true
+			continue
+		case "-- +goose StatementEnd":
+			block = false
+			*cur = append(*cur, b.String())
+			b.Reset()
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		b.WriteString(line)
+		if !block && strings.HasSuffix(strings.TrimSpace(line), ";") {
+			*cur = append(*cur, b.String())
+			b.Reset()
+		}
+	}
+	if up == nil || down == nil || block {
+		t.Fatalf("goose migration without Up and Down sections, or an open StatementBegin:\n%s", src)
+	}
+	return up, down
+}

@@ -6,6 +6,7 @@
 //	fencegen generate [-f fencegen.yaml]
 //	fencegen check [-f fencegen.yaml]
 //	fencegen vet [-f fencegen.yaml]
+//	fencegen guard -format goose|golang-migrate|dbmate|atlas [-dir migrations] [-f fencegen.yaml]
 //	fencegen version
 //
 // Run "fencegen help" for details.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +77,33 @@ sql:
 	}
 	if want := "accounts sub named"; strings.Join(got, " ") != want {
 		t.Errorf("packages = %q, want %q", got, want)
+	}
+}
+
+// TestBuildWithoutCgo builds fencegen with CGO_ENABLED=0, as on a machine
+// without a C compiler: the build must fail with the one sentence of
+// gen/internal/sqlparse/nocgo.go, not with pg_query_go's undefined names.
+func TestBuildWithoutCgo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds fencegen's dependencies without cgo")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	cmd := exec.Command(goBin, "build", "-o", os.DevNull, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("go build with CGO_ENABLED=0 succeeded; want the cgo message")
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "fencegen needs cgo and a C compiler") || strings.Contains(lines[0], "undefined") {
+		t.Errorf("go build with CGO_ENABLED=0 printed:\n%s\nwant one line saying fencegen needs cgo and a C compiler", out)
+	}
+	// go.generate.md shows the line as a build from the repository's root prints it.
+	msg := lines[0][strings.Index(lines[0], "gen/internal/sqlparse/nocgo.go"):]
+	if doc, err := os.ReadFile(filepath.Join("..", "..", "go.generate.md")); err != nil || !strings.Contains(string(doc), "\n"+msg+"\n") {
+		t.Errorf("go.generate.md does not show the line (%v):\n%s", err, msg)
 	}
 }

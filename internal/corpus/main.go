@@ -554,7 +554,7 @@ func copyTree(src, dst string) error {
 func prepare(c *Case, haveSqlc bool) ([]*Case, error) {
 	if c.Schema != "" {
 		cfg := fmt.Sprintf("version: \"2\"\nsql:\n  - engine: postgresql\n    schema: %q\n    queries: %s\n    gen:\n      go: {package: models, out: out, sql_package: pgx/v5}\n", c.Schema, schemaOnlyQueries)
-		err := os.WriteFile(filepath.Join(c.work, schemaOnlyQueries), []byte("-- schema only: no queries\n"), 0o644)
+		err := os.WriteFile(filepath.Join(c.work, schemaOnlyQueries), []byte("-- schema only: one query, since an entry without queries is an error (as in sqlc)\n-- name: CorpusSchemaOnly :exec\nSELECT 1;\n"), 0o644)
 		if err == nil {
 			err = os.WriteFile(filepath.Join(c.work, c.Config), []byte(cfg), 0o644)
 		}

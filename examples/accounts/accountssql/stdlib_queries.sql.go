@@ -12,7 +12,7 @@ import (
 )
 
 const openAccount = `-- name: OpenAccount :one
-INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3) RETURNING *
+INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3) RETURNING id, balance, last_fencing_token, closed_at
 `
 
 type OpenAccountParams struct {
@@ -33,7 +33,7 @@ func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token 
 }
 
 const getAccount = `-- name: GetAccount :one
-SELECT * FROM account_balances WHERE id = $1
+SELECT id, balance, last_fencing_token, closed_at FROM account_balances WHERE id = $1
 `
 
 func (q *Queries) GetAccount(ctx context.Context, id int64) (AccountBalance, error) {
@@ -107,7 +107,7 @@ func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, to
 }
 
 const setBalance = `-- name: SetBalance :one
-UPDATE account_balances SET balance = $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING *
+UPDATE account_balances SET balance = $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING id, balance, last_fencing_token, closed_at
 `
 
 const fenceStoredSetBalance = `-- name: SetBalance :one (stored token, sent only when the write touched no row)
@@ -203,7 +203,7 @@ func (q *Queries) SoftCloseAccount(ctx context.Context, id int64, token fence.To
 }
 
 const reopenAccount = `-- name: ReopenAccount :one
-UPDATE account_balances SET balance = $1, closed_at = NULL, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING *
+UPDATE account_balances SET balance = $1, closed_at = NULL, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING id, balance, last_fencing_token, closed_at
 `
 
 const fenceStoredReopenAccount = `-- name: ReopenAccount :one (stored token, sent only when the write touched no row)
@@ -247,7 +247,7 @@ func (q *Queries) ReopenAccount(ctx context.Context, arg ReopenAccountParams, to
 
 const recreateAccount = `-- name: RecreateAccount :one
 WITH fence_write AS (
-    INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3 WHERE account_balances.last_fencing_token <= $3 RETURNING *
+    INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3 WHERE account_balances.last_fencing_token <= $3 RETURNING id, balance, last_fencing_token, closed_at
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL

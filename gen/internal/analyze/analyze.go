@@ -6,6 +6,7 @@
 package analyze
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -43,6 +45,10 @@ type Query struct {
 	// InsertColumns are the INSERT's column names in order (used by
 	// :copyfrom).
 	InsertColumns []string
+	// Notes are "file:line:col: note: ..." lines about what the query
+	// leaves untyped where sqlc does too (a cast to a type the schema does
+	// not define): the query is generated with interface{} there.
+	Notes []string
 	// OptOut is set for a query annotated "-- @fence off: <reason>" that
 	// writes fenced tables: it is generated without the guard (Fence is
 	// nil), and vet lists it.
@@ -93,6 +99,10 @@ type Column struct {
 	// unnamed is set for an expression without a name of its own (sqlc
 	// calls it column_N; a view leaves it out).
 	unnamed bool
+	// guessed is set when Name may not be the name PostgreSQL gives the
+	// column (column_N, COALESCE named after its column as sqlc does): a
+	// star over it is not spelt out.
+	guessed bool
 	// IsToken is set when the column is a fenced table's token column.
 	IsToken bool
 	// Embed is set for the columns of sqlc.embed(table): they fill one
@@ -145,7 +155,12 @@ type File struct {
 }
 
 // Analyze analyses every annotated query of files against cat. All
-// problems are returned together.
+// problems are returned together, in file and statement order.
+//
+// The queries are analysed concurrently (parallel.For): each reads the
+// catalog and writes only its own statement's tree and analyzer; what
+// depends on earlier queries (duplicate names) is decided afterwards, in
+// order, so the result and the errors are those of one pass in order.
 func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) {
 	var errs diag.List
 	var out []*File
@@ -154,22 +169,54 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 	if len(cat.FencedTables()) > 0 {
 		fw = newFuncWrites(cat)
 	}
-	for _, f := range files {
-		af := &File{Name: f.Name}
-		prevEnd := 0
-		anns := make([]*Annotation, len(f.Stmts))
-		annMsgs := make([][]locatedMsg, len(f.Stmts))
-		annotated := false
+	// Every annotated statement without an annotation problem is
+	// analysed, even one whose name turns out to be a duplicate (its
+	// result is then dropped).
+	type job struct {
+		f   *sqlparse.File
+		st  *sqlparse.Stmt
+		ann *Annotation
+		q   *Query
+		err error
+	}
+	var jobs []*job
+	type fileAnns struct {
+		anns      []*Annotation
+		msgs      [][]locatedMsg
+		jobs      []*job // by statement; nil when not analysed
+		annotated bool
+		prevEnd   int
+	}
+	perFile := make([]fileAnns, len(files))
+	for fi, f := range files {
+		fa := &perFile[fi]
+		fa.anns = make([]*Annotation, len(f.Stmts))
+		fa.msgs = make([][]locatedMsg, len(f.Stmts))
+		fa.jobs = make([]*job, len(f.Stmts))
 		for i, st := range f.Stmts {
-			lines := commentLines(f.Src, max(st.Lead, prevEnd), st.Start)
-			prevEnd = st.End + 1
-			anns[i], annMsgs[i] = parseAnnotation(lines)
-			if anns[i] != nil {
-				annotated = true
+			lines := commentLines(f.Src, max(st.Lead, fa.prevEnd), st.Start)
+			fa.prevEnd = st.End + 1
+			fa.anns[i], fa.msgs[i] = parseAnnotation(lines)
+			if fa.anns[i] != nil {
+				fa.annotated = true
+				if len(fa.msgs[i]) == 0 {
+					j := &job{f: f, st: st, ann: fa.anns[i]}
+					fa.jobs[i] = j
+					jobs = append(jobs, j)
+				}
 			}
 		}
+	}
+	parallel.For(len(jobs), func(i int) {
+		j := jobs[i]
+		a := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw}
+		j.q, j.err = a.query(j.ann)
+	})
+	for fi, f := range files {
+		fa := &perFile[fi]
+		af := &File{Name: f.Name}
 		for i, st := range f.Stmts {
-			ann, msgs := anns[i], annMsgs[i]
+			ann, msgs := fa.anns[i], fa.msgs[i]
 			for _, m := range msgs {
 				line, col := m.line, m.col
 				if m.stmt {
@@ -184,7 +231,7 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 				// that has no annotation at all. An unannotated SELECT,
 				// INSERT, UPDATE or DELETE among annotated queries is
 				// usually a missing semicolon or annotation: report it.
-				if !annotated || !isDML(st.Node) {
+				if !fa.annotated || !isDML(st.Node) {
 					continue
 				}
 				line, col := diag.Position(f.Src, st.Start)
@@ -203,17 +250,16 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 				}
 				continue
 			}
-			a := &analyzer{cat: cat, file: f, stmt: st, params: map[int]*Param{}, funcs: fw}
-			q, err := a.query(ann)
-			if err != nil {
-				errs = append(errs, diag.As(err)...)
+			j := fa.jobs[i]
+			if j.err != nil {
+				errs = append(errs, diag.As(j.err)...)
 				continue
 			}
-			seen[key] = q
-			af.Queries = append(af.Queries, q)
+			seen[key] = j.q
+			af.Queries = append(af.Queries, j.q)
 		}
 		// A trailing annotation with no statement after it.
-		tailStart := min(max(prevEnd, strings.LastIndexByte(string(f.Src), ';')+1), len(f.Src))
+		tailStart := min(max(fa.prevEnd, bytes.LastIndexByte(f.Src, ';')+1), len(f.Src))
 		if tail := commentLines(f.Src, tailStart, len(f.Src)); len(tail) > 0 {
 			if ann, _ := parseAnnotation(tail); ann != nil {
 				errs.Add(f.Name, ann.Line, ann.Col, "query %s has no SQL statement after its annotation", ann.Name)
@@ -249,8 +295,12 @@ type analyzer struct {
 	params map[int]*Param
 	errs   diag.List
 	ann    *Annotation
-	// spellStar makes targets replace a bare * by the column list.
-	spellStar bool
+	// noSpell is set while analysing a subquery whose columns never
+	// reach a result (EXISTS): its stars are left as they are.
+	noSpell int
+	// bareStar, when set, are the relations a bare * of RETURNING stands
+	// for (DELETE ... USING: the target's only, as in sqlc).
+	bareStar []*rel
 	// optedOut are the fenced tables an opted-out query ("-- @fence off:")
 	// writes without a guard.
 	optedOut []string
@@ -259,6 +309,42 @@ type analyzer struct {
 	funcs *funcWrites
 	// multi holds the columns of each SET (a, b) = (SELECT ...) subquery.
 	multi map[*sqlparse.SubLink][]*Column
+	// lenient holds what sqlc lets pass with interface{} (a cast to a type
+	// the schema does not define): notes of the query, or errors in a
+	// fenced write (see lenientf).
+	lenient []softProblem
+}
+
+// softProblem is a problem sqlc lets pass: at loc (a file offset).
+type softProblem struct {
+	loc int
+	msg string
+}
+
+// lenientf records a problem that sqlc lets pass, typing what it concerns
+// as interface{}: a note of the query, or, in a query that writes a fenced
+// table, an error (the guard is added only to statements fencegen fully
+// understands).
+func (a *analyzer) lenientf(loc int, format string, args ...any) {
+	a.lenient = append(a.lenient, softProblem{loc, fmt.Sprintf(format, args...)})
+}
+
+// settleLenient turns the lenient problems into errors when q writes a
+// fenced table, and into q.Notes otherwise.
+func (a *analyzer) settleLenient(q *Query) {
+	sort.SliceStable(a.lenient, func(i, j int) bool { return a.lenient[i].loc < a.lenient[j].loc })
+	for _, p := range a.lenient {
+		if q.Fence != nil {
+			a.errorf(p.loc, "%s; query %s writes fenced table %s, and fencegen adds the guard only to a statement whose every type it knows", p.msg, q.Name, q.Fence.Table.QualifiedName())
+			continue
+		}
+		loc := p.loc
+		if loc < a.stmt.Start || loc > a.stmt.End {
+			loc = a.stmt.Start
+		}
+		line, col := diag.Position(a.file.Src, loc)
+		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: %s; typed interface{}, as sqlc does", a.file.Name, line, col, p.msg))
+	}
 }
 
 func (a *analyzer) errorf(loc int, format string, args ...any) {
@@ -324,6 +410,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	// Writes hidden in user-defined functions and procedures the query
 	// calls (funcwrites.go).
 	a.checkFuncWrites(q)
+	a.settleLenient(q)
 	if len(a.errs) > 0 {
 		return nil, a.errs
 	}
@@ -383,11 +470,11 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
 			Columns: len(q.Columns), CTE: q.Fence.CTE, Inherited: len(a.cat.Children(q.Fence.Table)) > 0,
 			InsertTypes: q.Fence.InsertTypes, ConflictColumns: q.Fence.ConflictColumns,
-			Batch: strings.HasPrefix(q.Cmd, ":batch"),
+			Batch: IsBatch(q.Cmd),
 		}
 		// A batch item is read from one result set: it keeps the
 		// one-statement form.
-		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && !strings.HasPrefix(q.Cmd, ":batch") {
+		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && !IsBatch(q.Cmd) {
 			bk, err := sqlparse.FenceByKey(sqlText, spec)
 			if err != nil {
 				a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
@@ -463,19 +550,19 @@ func (a *analyzer) checkCmd(q *Query) {
 	// A fenced UPDATE or DELETE in a batch: each item runs the guarded
 	// statement and reports its own outcome (golang's batch.go). Other
 	// guarded shapes are not generated as batches yet.
-	if (q.Cmd == ":batchexec" || q.Cmd == ":batchone" || q.Cmd == ":batchmany") && q.Fence != nil &&
+	if IsBatch(q.Cmd) && q.Fence != nil &&
 		q.Fence.Kind != "insert" && q.Fence.Kind != "update" && q.Fence.Kind != "delete" && q.Fence.Kind != "upsert" {
 		a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: %s of a fenced %s on %s is not generated yet: its per-item result is not read in a batch; use :exec, :one or :many", q.Name, q.Cmd, q.Fence.Kind, q.Fence.Table.QualifiedName())
 		return
 	}
 	switch q.Cmd {
-	case ":one", ":many", ":batchone", ":batchmany":
+	case CmdOne, CmdMany, CmdBatchOne, CmdBatchMany:
 		if !returns {
 			// About the statement: reported where sqlc reports it.
 			line, col := diag.Position(a.file.Src, sqlcStmtPos(a.file.Src, a.stmt.Lead, a.stmt.Start))
 			a.errs.Add(a.file.Name, line, col, "query %s: %s needs a statement that returns rows (add RETURNING, or use :exec)", q.Name, q.Cmd)
 		}
-	case ":copyfrom":
+	case CmdCopyFrom:
 		ins, ok := a.stmt.Node.(*sqlparse.Insert)
 		if !ok || q.InsertTable == nil || ins.Select == nil || len(ins.Select.Values) != 1 || len(ins.Columns) == 0 {
 			a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: :copyfrom needs INSERT INTO table (columns) VALUES (one row of parameters)", q.Name)
@@ -496,63 +583,6 @@ func (a *analyzer) checkCmd(q *Query) {
 		}
 
 	}
-}
-
-// numberParams gives every named parameter a number (one number per name,
-// after the highest positional $n, in order of first appearance as sqlc
-// walks the statement: see paramsInSqlcOrder) and records the edits that
-// replace each named parameter by its $n.
-func (a *analyzer) numberParams() (string, error) {
-	all := paramsInSqlcOrder(a.stmt.Node)
-	byName := map[string]int{}
-	// Like sqlc, named parameters may be mixed with positional ones: they
-	// are numbered after the highest $n, in order of first appearance.
-	next := 1
-	for _, p := range all {
-		if p.Name == "" {
-			if p.Number >= next {
-				next = p.Number + 1
-			}
-		}
-	}
-	for _, p := range all {
-		if p.Name == "" {
-			continue
-		}
-		n, ok := byName[p.Name]
-		if !ok {
-			n = next
-			next++
-			byName[p.Name] = n
-		}
-		p.Number = n
-	}
-	for _, p := range all {
-		pr := a.param(p.Number)
-		if pr.loc == 0 {
-			pr.loc = p.Loc
-		}
-		if p.Name != "" {
-			pr.Name = p.Name
-		}
-		if p.Nullable {
-			pr.Nullable()
-		}
-		if p.Slice {
-			// On PostgreSQL sqlc.slice(x) is one array parameter (compare it
-			// with = ANY(...)); there is no list to expand.
-			pr.Slice = true
-		}
-	}
-	if len(a.errs) > 0 {
-		return "", a.errs
-	}
-	for _, p := range all {
-		if p.Name != "" {
-			a.edits = append(a.edits, edit{p.Loc, p.End, fmt.Sprintf("$%d", p.Number)})
-		}
-	}
-	return "", nil
 }
 
 // edit replaces src[start:end] (file offsets) with text in the statement
@@ -576,78 +606,4 @@ func (a *analyzer) rewrite() string {
 		text = append(text[:s], append([]byte(e.text), text[t:]...)...)
 	}
 	return strings.TrimSpace(string(text))
-}
-
-// Nullable marks a parameter as sqlc.narg: always nullable.
-func (p *Param) Nullable() { p.NotNull = false; p.forceNull = true }
-
-func (a *analyzer) param(n int) *Param {
-	p, ok := a.params[n]
-	if !ok {
-		p = &Param{Number: n}
-		a.params[n] = p
-	}
-	return p
-}
-
-// typeParam records what the context says about parameter n: its type, its
-// nullability and a name hint.
-func (a *analyzer) typeParam(n int, v value, nameHint string) {
-	p := a.param(n)
-	if p.Known {
-		if a.strict && p.strictlyTyped && v.Known && p.conflict == nil && typeCategory(v.Type) != typeCategory(p.Type) {
-			t := v.Type
-			p.conflict = &t
-		}
-		return
-	}
-	if !v.Known {
-		return
-	}
-	p.Type, p.Known, p.Column = v.Type, true, v.Column
-	p.strictlyTyped = a.strict
-	p.NotNull = v.NotNull && !p.forceNull
-	if p.Slice && p.Type.ArrayDims == 0 {
-		p.Type.ArrayDims = 1
-		p.Column = nil
-	}
-	if p.Name == "" && nameHint != "" {
-		p.Name = nameHint
-	}
-}
-
-// typeCategory groups types the way PostgreSQL's implicit casts connect
-// them (PostgreSQL docs, 10.2 "Operators", and pg_type.typcategory): a
-// parameter deduced as one category in one place and another elsewhere
-// makes PostgreSQL refuse the query ("inconsistent types deduced for
-// parameter"). Unknown types never conflict.
-func typeCategory(t catalog.Type) string {
-	if t.Name == "" || t.Name == "any" || t.Name == "unknown" || t.Name == "anyelement" || t.Name == "anyarray" || t.Name == "record" {
-		return ""
-	}
-	dims := strings.Repeat("[]", t.ArrayDims)
-	if t.Schema != "pg_catalog" && t.Schema != "" {
-		return "user:" + t.Schema + "." + t.Name + dims
-	}
-	switch t.Name {
-	case "int2", "int4", "int8", "float4", "float8", "numeric", "money", "oid":
-		return "numeric" + dims
-	case "text", "varchar", "bpchar", "char", "name", "citext":
-		return "string" + dims
-	case "date", "timestamp", "timestamptz":
-		return "datetime" + dims
-	case "time", "timetz":
-		return "time" + dims
-	case "json", "jsonb":
-		return "json" + dims
-	}
-	return t.Name + dims
-}
-
-// strictly runs f with strict deduction on (see analyzer.strict).
-func (a *analyzer) strictly(f func()) {
-	old := a.strict
-	a.strict = true
-	f()
-	a.strict = old
 }

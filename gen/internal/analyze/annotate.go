@@ -10,10 +10,32 @@ import (
 	"unicode"
 )
 
+// Query commands: the second word of a "-- name: Name :command" line
+// (sqlc docs, "Query annotations").
+const (
+	CmdOne        = ":one"        // one row, an error when there is none
+	CmdMany       = ":many"       // every row, as a slice
+	CmdExec       = ":exec"       // no result but the error
+	CmdExecRows   = ":execrows"   // the number of rows affected
+	CmdExecResult = ":execresult" // the command tag (pgconn.CommandTag)
+	// CmdExecLastID is sqlc's MySQL-only command; PostgreSQL has no last
+	// insert id (use RETURNING id with :one), so it is refused.
+	CmdExecLastID = ":execlastid"
+	CmdCopyFrom   = ":copyfrom"  // many rows inserted with COPY FROM
+	CmdBatchExec  = ":batchexec" // a pgx batch of :exec items
+	CmdBatchMany  = ":batchmany" // a pgx batch of :many items
+	CmdBatchOne   = ":batchone"  // a pgx batch of :one items
+)
+
 // Commands are sqlc's query commands that fencegen generates for pgx/v5.
 var Commands = map[string]bool{
-	":one": true, ":many": true, ":exec": true, ":execrows": true, ":execresult": true,
-	":copyfrom": true, ":batchexec": true, ":batchmany": true, ":batchone": true,
+	CmdOne: true, CmdMany: true, CmdExec: true, CmdExecRows: true, CmdExecResult: true,
+	CmdCopyFrom: true, CmdBatchExec: true, CmdBatchMany: true, CmdBatchOne: true,
+}
+
+// IsBatch reports whether cmd is one of the pgx batch commands.
+func IsBatch(cmd string) bool {
+	return cmd == CmdBatchExec || cmd == CmdBatchMany || cmd == CmdBatchOne
 }
 
 var nameLine = regexp.MustCompile(`^--\s*name:\s*(\S*)\s*(\S*)\s*(.*)$`)
@@ -57,7 +79,8 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 				m = []string{m[0], "", m[1], strings.TrimSpace(m[2] + " " + m[3])}
 			}
 			if a != nil {
-				errs = append(errs, locatedMsg{line: l.line, col: l.col, msg: "a second -- name: line before one query; each query needs its own annotation and a semicolon"})
+				// Like sqlc, the first "-- name:" line of a block names the
+				// query; a later one is dropped, even from the doc comment.
 				continue
 			}
 			a = &Annotation{Name: m[1], Cmd: m[2], Line: l.line, Col: l.col}
@@ -81,7 +104,7 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 			switch {
 			case m[2] == "":
 				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol, msg: fmt.Sprintf("query %s: missing command (one of :one, :many, :exec, :execrows, :execresult, :copyfrom, :batchexec, :batchmany, :batchone)", m[1]), stmt: true})
-			case m[2] == ":execlastid":
+			case m[2] == CmdExecLastID:
 				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol, msg: "query " + m[1] + ": :execlastid is not supported: PostgreSQL has no last-insert-id; use RETURNING with :one", stmt: true})
 			case !Commands[m[2]]:
 				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol, msg: fmt.Sprintf("query %s: unknown command %q (want one of :one, :many, :exec, :execrows, :execresult, :copyfrom, :batchexec, :batchmany, :batchone)", m[1], m[2]), stmt: true})

@@ -92,7 +92,6 @@ func TestParseAnnotationInvalid(t *testing.T) {
 		{"-- name: X :exec\n-- @fence sometimes", []string{`2:1: unknown flag "@fence sometimes"`}},
 		{"-- name: X :exec\n-- @fence", []string{`2:1: unknown flag "@fence"`}},
 		{"-- name: X :exec\n-- @fence strict\n-- @fence non-strict", []string{`3:1: query X: both @fence strict and @fence non-strict`}},
-		{"-- name: A :one\n-- name: B :one", []string{`2:1: a second -- name: line before one query`}},
 		{"-- name: X :exec\n-- @fence off", []string{`2:1: @fence off needs a reason`}},
 		{"-- name: X :exec\n  -- @fence off:  ", []string{`2:3: @fence off needs a reason`}},
 		{"-- name: X :exec\n-- @fence off because", []string{`2:1: @fence off needs a reason`}},
@@ -115,6 +114,18 @@ func TestParseAnnotationInvalid(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Two "-- name:" lines above one query: as in sqlc, the first names it and
+// the second is dropped, from the doc comment too.
+func TestParseAnnotationSecondNameLine(t *testing.T) {
+	a, errs := annotate("-- name: First :one\n-- about it\n-- name: Second :many\n-- more")
+	if len(errs) != 0 {
+		t.Fatalf("problems: %v", errs)
+	}
+	if a.Name != "First" || a.Cmd != ":one" || strings.Join(a.Doc, "|") != "about it|more" {
+		t.Errorf("name, cmd, doc = %q, %q, %q; want First, :one, [about it more]", a.Name, a.Cmd, a.Doc)
 	}
 }
 
@@ -465,14 +476,15 @@ SELECT names[$1] FROM a WHERE id = $2;
 }
 
 // RETURNING * of UPDATE ... FROM lists the FROM items first (as sqlc does)
-// and spells the star out so that the columns arrive in that order.
+// and spells the star out, as sqlc does, so that the columns arrive in
+// that order.
 func TestAnalyzeUpdateFromReturningStar(t *testing.T) {
 	qs := mustAnalyze(t, scopeSchema, `
 -- name: U :one
 WITH cc AS (SELECT val FROM b) UPDATE a SET b_id = 1 FROM cc RETURNING *;
 `)
 	wantList(t, "columns", colList(qs[0]), []string{"val text not null", "id int4 not null", "names text[] not null", "data jsonb not null", "b_id int4"})
-	if !strings.Contains(qs[0].SQL, "RETURNING cc.val, a.id, a.names, a.data, a.b_id") {
+	if !strings.Contains(qs[0].SQL, "RETURNING val, id, names, data, b_id") {
 		t.Errorf("SQL = %s", qs[0].SQL)
 	}
 }

@@ -124,11 +124,10 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 	}
 	var cols []*catalog.Column
 	if len(n.Columns) == 0 {
-		for _, c := range t.Columns {
-			if !c.Generated {
-				cols = append(cols, c)
-			}
-		}
+		// INSERT INTO t VALUES (...) fills the columns in order, generated
+		// ones included (they take DEFAULT; PostgreSQL docs, 5.4
+		// "Generated Columns").
+		cols = append(cols, t.Columns...)
 	}
 	for _, ct := range n.Columns {
 		c := t.Column(ct.Name)
@@ -282,11 +281,9 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 	a.fence(q, t, "update", n.Loc)
 	if len(n.From) > 0 {
 		// Like sqlc, RETURNING * of UPDATE ... FROM lists the FROM items'
-		// columns first; the star is spelt out so that the statement
-		// returns them in that order.
+		// columns first; the star, spelt out like every star, makes the
+		// statement return them in that order.
 		rs := &scope{rels: append(append([]*rel{}, sc.rels[1:]...), sc.rels[0]), parent: sc.parent, ctes: sc.ctes}
-		a.spellStar = true
-		defer func() { a.spellStar = false }()
 		return a.targets(rs, n.Returning)
 	}
 	return a.targets(sc, n.Returning)
@@ -306,6 +303,12 @@ func (a *analyzer) delete(outer *scope, n *sqlparse.Delete, q *Query) []*Column 
 	}
 	a.cascades(t, "delete", nil, n.Loc)
 	a.fence(q, t, "delete", n.Loc)
+	if len(n.Using) > 0 {
+		// Like sqlc, RETURNING * of DELETE ... USING is the target's
+		// columns; spelt out, the statement returns just those.
+		a.bareStar = sc.rels[:1]
+		defer func() { a.bareStar = nil }()
+	}
 	return a.targets(sc, n.Returning)
 }
 
@@ -327,7 +330,36 @@ func (a *analyzer) assign(sc *scope, s *sqlparse.Target, c *catalog.Column) {
 		a.expr(sc, s.Expr)
 		return
 	}
+	// SET col = COALESCE(@v, col), SET col = CASE WHEN ... THEN @v ELSE
+	// ... END: like sqlc, a parameter that is one of the values assigned
+	// is named and typed after the column, nullable as it is.
+	for _, p := range assignedParams(s.Expr) {
+		a.strictly(func() { a.typeParam(p.Number, target, c.Name) })
+	}
 	a.strictly(func() { a.compare(sc, s.Expr, target) })
+}
+
+// assignedParams returns the parameters among the values an assigned
+// expression can take: e itself, the arguments of COALESCE, and the
+// results of CASE, at any depth.
+func assignedParams(e sqlparse.Node) []*sqlparse.Param {
+	switch n := e.(type) {
+	case *sqlparse.Coalesce:
+		var out []*sqlparse.Param
+		for _, x := range n.Args {
+			out = append(out, assignedParams(x)...)
+		}
+		return out
+	case *sqlparse.Case:
+		var out []*sqlparse.Param
+		for _, w := range n.Whens {
+			out = append(out, assignedParams(w.Result)...)
+		}
+		return append(out, assignedParams(n.Else)...)
+	case *sqlparse.Param:
+		return []*sqlparse.Param{n}
+	}
+	return nil
 }
 
 // subscript types an array subscript: a parameter there is an int4.

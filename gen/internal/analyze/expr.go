@@ -1,610 +1,13 @@
 package analyze
 
+// Expressions and operators (PostgreSQL docs, 4.2 "Value Expressions").
+
 import (
-	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
-
-// value is what the analyzer knows of an expression.
-type value struct {
-	Name    string
-	Type    catalog.Type
-	NotNull bool
-	Known   bool
-	Column  *catalog.Column
-	// merged is set on a column of a joined relation that JOIN ... USING
-	// or NATURAL JOIN merged with its namesake on the other side: an
-	// unqualified reference or star means the merged column instead
-	// (PostgreSQL docs, 7.2.1.1 "Joined Tables"); t.col still reaches it.
-	merged bool
-}
-
-func builtin(name string) catalog.Type { return catalog.Type{Schema: "pg_catalog", Name: name} }
-
-func known(name string, notNull bool) value {
-	return value{Type: builtin(name), NotNull: notNull, Known: true}
-}
-
-// columnValue is what a reference to column c is.
-func columnValue(c *catalog.Column) value {
-	return value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c}
-}
-
-// rel is a relation visible in a scope: a table, a CTE, a subquery.
-type rel struct {
-	name  string
-	table *catalog.Table
-	cols  []value
-	// unresolved marks a relation that does not exist: it was reported
-	// once, and references to its columns are not reported again.
-	unresolved bool
-}
-
-type scope struct {
-	rels   []*rel
-	parent *scope
-	ctes   map[string]*rel
-}
-
-func (s *scope) cte(name string) *rel {
-	for x := s; x != nil; x = x.parent {
-		if r, ok := x.ctes[name]; ok {
-			return r
-		}
-	}
-	return nil
-}
-
-func tableRel(t *catalog.Table, alias string) *rel {
-	r := &rel{name: t.Name, table: t}
-	if alias != "" {
-		r.name = alias
-	}
-	for _, c := range t.Columns {
-		r.cols = append(r.cols, columnValue(c))
-	}
-	return r
-}
-
-// lookupTable resolves a table name in FROM: a CTE first, then the catalog.
-func (a *analyzer) lookupRel(sc *scope, n sqlparse.Name, alias string) *rel {
-	if n.Schema == "" {
-		if r := sc.cte(n.Name); r != nil {
-			cp := *r
-			if alias != "" {
-				cp.name = alias
-			}
-			return &cp
-		}
-	}
-	t := a.cat.Table(n.Schema, n.Name)
-	if t == nil {
-		a.errorf(n.Loc, "relation %q does not exist", n.String())
-		name := n.Name
-		if alias != "" {
-			name = alias
-		}
-		return &rel{name: name, unresolved: true}
-	}
-	return tableRel(t, alias)
-}
-
-// column resolves a column reference in sc and its parents.
-func (a *analyzer) column(sc *scope, ref *sqlparse.ColumnRef) (value, bool) {
-	f := ref.Fields
-	var qual, name string
-	switch len(f) {
-	case 1:
-		name = f[0]
-	case 2:
-		qual, name = f[0], f[1]
-	default:
-		qual, name = f[len(f)-2], f[len(f)-1]
-	}
-	for x := sc; x != nil; x = x.parent {
-		var found []value
-		for _, r := range x.rels {
-			if qual != "" && r.name != qual {
-				continue
-			}
-			if r.unresolved {
-				// Already reported: the column may well be there.
-				return value{}, false
-			}
-			for _, c := range r.cols {
-				if c.Name == name && (qual != "" || !c.merged) {
-					found = append(found, c)
-				}
-			}
-		}
-		if len(found) == 0 {
-			if typ, ok := catalog.SystemColumns[name]; ok {
-				// System columns exist on every table, outside SELECT *.
-				for _, r := range x.rels {
-					if r.table != nil && (qual == "" || r.name == qual) {
-						found = append(found, value{Name: name, Type: typ, NotNull: true, Known: true})
-					}
-				}
-			}
-		}
-		if len(found) > 1 && qual == "" {
-			a.errorf(ref.Loc, "column reference %q is ambiguous", name)
-			return value{}, false
-		}
-		if len(found) >= 1 {
-			return found[0], true
-		}
-		if qual != "" {
-			for _, r := range x.rels {
-				if r.name == qual {
-					a.errorf(ref.Loc, "column %q does not exist in %s", name, qual)
-					return value{}, false
-				}
-			}
-		}
-	}
-	if qual != "" {
-		a.errorf(ref.Loc, "missing FROM-clause entry for table %q", qual)
-	} else {
-		a.errorf(ref.Loc, "column %q does not exist", name)
-	}
-	return value{}, false
-}
-
-// addFrom adds FROM items to sc, marking the nullable side of outer joins.
-func (a *analyzer) addFrom(sc *scope, items []sqlparse.Node) {
-	for _, it := range items {
-		sc.rels = append(sc.rels, a.fromItem(sc, it)...)
-	}
-}
-
-func nullable(rs []*rel) []*rel {
-	out := make([]*rel, len(rs))
-	for i, r := range rs {
-		cp := *r
-		cp.cols = make([]value, len(r.cols))
-		for j, c := range r.cols {
-			c.NotNull = false
-			cp.cols[j] = c
-		}
-		out[i] = &cp
-	}
-	return out
-}
-
-func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
-	switch n := it.(type) {
-	case *sqlparse.RangeVar:
-		r := a.lookupRel(sc, n.Name, n.Alias)
-		if r == nil {
-			return nil
-		}
-		for i, al := range n.ColAliases {
-			if i < len(r.cols) {
-				r.cols[i].Name = al
-			}
-		}
-		return []*rel{r}
-	case *sqlparse.Join:
-		left := a.fromItem(sc, n.Left)
-		// A LATERAL subquery or a function on the right sees the left side.
-		rsc := &scope{rels: append(append([]*rel{}, sc.rels...), left...), parent: sc.parent, ctes: sc.ctes}
-		right := a.fromItem(rsc, n.Right)
-		var merged *rel
-		if n.Natural || len(n.Using) > 0 {
-			merged, left, right = a.mergeJoinColumns(n, left, right)
-		}
-		switch n.Type {
-		case "LEFT":
-			right = nullable(right)
-		case "RIGHT":
-			left = nullable(left)
-		case "FULL":
-			left, right = nullable(left), nullable(right)
-		}
-		all := append(left, right...)
-		if merged != nil {
-			all = append([]*rel{merged}, all...)
-		}
-		if n.On != nil {
-			inner := &scope{rels: append(append([]*rel{}, sc.rels...), all...), parent: sc.parent, ctes: sc.ctes}
-			a.expr(inner, n.On)
-		}
-		return all
-	case *sqlparse.RangeSubselect:
-		inner := sc
-		if !n.Lateral {
-			inner = &scope{parent: sc.parent, ctes: sc.ctes}
-		}
-		cols := a.selectCols(n.Query, inner)
-		r := &rel{name: n.Alias}
-		for i, c := range cols {
-			v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column}
-			if i < len(n.ColAliases) {
-				v.Name = n.ColAliases[i]
-			}
-			r.cols = append(r.cols, v)
-		}
-		return []*rel{r}
-	case *sqlparse.RangeFunction:
-		r := &rel{name: n.Alias}
-		for _, fe := range n.Funcs {
-			r.cols = append(r.cols, a.rangeFuncCols(sc, fe, n.Alias, len(n.Funcs) == 1 && len(n.ColAliases) <= 1)...)
-		}
-		if len(n.ColDefs) > 0 {
-			// AS t(a int, b text): the column definition list says it all.
-			r.cols = nil
-			for _, d := range n.ColDefs {
-				t, ok := a.cat.ResolveType(d.Type)
-				if !ok {
-					a.errorf(d.Type.Loc, "type %q does not exist", t.String())
-				}
-				r.cols = append(r.cols, value{Name: d.Name, Type: t, NotNull: d.NotNull, Known: ok})
-			}
-		}
-		if n.Ordinality {
-			r.cols = append(r.cols, value{Name: "ordinality", Type: builtin("int8"), NotNull: true, Known: true})
-		}
-		for i, al := range n.ColAliases {
-			if i < len(r.cols) {
-				r.cols[i].Name = al
-			} else if len(n.Funcs) == 1 {
-				// More aliases than known columns: a function returning
-				// record; its columns' types are unknown.
-				r.cols = append(r.cols, value{Name: al})
-			}
-		}
-		if r.name == "" && len(n.Funcs) > 0 {
-			if f, ok := n.Funcs[0].(*sqlparse.FuncCall); ok {
-				r.name = f.Func.Name
-			} else if len(r.cols) > 0 {
-				r.name = r.cols[0].Name
-			}
-		}
-		return []*rel{r}
-	}
-	return nil
-}
-
-// mergeJoinColumns applies JOIN ... USING (cols) and NATURAL JOIN, before
-// the outer join nulls a side: each joined column appears once, first, in
-// the returned relation of its own, which only unqualified references
-// reach, and its two sides (in the returned copies of left and right) are
-// hidden from unqualified references and stars. The merged column is the
-// left side's for INNER and LEFT joins, the right side's for RIGHT, and
-// COALESCE of both for FULL: NOT NULL only when both sides' columns are
-// (a row of either side alone keeps its own value).
-func (a *analyzer) mergeJoinColumns(n *sqlparse.Join, left, right []*rel) (*rel, []*rel, []*rel) {
-	names := n.Using
-	if n.Natural {
-		names = nil
-		for _, l := range visibleCols(left) {
-			for _, r := range visibleCols(right) {
-				if l.Name == r.Name && !slices.Contains(names, l.Name) {
-					names = append(names, l.Name)
-				}
-			}
-		}
-	}
-	// The sides are copied so that hiding a column does not change a
-	// relation shared with another scope.
-	left, right = copyRels(left), copyRels(right)
-	merged := &rel{}
-	for _, name := range names {
-		l, ok := a.usingSide(left, name, "left", n.Loc)
-		if !ok {
-			continue
-		}
-		r, ok := a.usingSide(right, name, "right", n.Loc)
-		if !ok {
-			continue
-		}
-		v := *l
-		switch n.Type {
-		case "RIGHT":
-			v = *r
-		case "FULL":
-			v.NotNull = l.NotNull && r.NotNull
-			v.Column = nil
-			if !v.Known {
-				v.Type, v.Known = r.Type, r.Known
-			}
-		}
-		v.Name, v.merged = name, false
-		l.merged, r.merged = true, true
-		merged.cols = append(merged.cols, v)
-	}
-	return merged, left, right
-}
-
-func visibleCols(rs []*rel) []value {
-	var out []value
-	for _, r := range rs {
-		for _, c := range r.cols {
-			if !c.merged {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
-}
-
-func copyRels(rs []*rel) []*rel {
-	out := make([]*rel, len(rs))
-	for i, r := range rs {
-		cp := *r
-		cp.cols = slices.Clone(r.cols)
-		out[i] = &cp
-	}
-	return out
-}
-
-// usingSide finds the one column named name that an unqualified reference
-// reaches on one side of a USING join.
-func (a *analyzer) usingSide(rs []*rel, name, side string, loc int) (*value, bool) {
-	var found *value
-	for _, r := range rs {
-		if r.unresolved {
-			return nil, false
-		}
-		for i := range r.cols {
-			if c := &r.cols[i]; c.Name == name && !c.merged {
-				if found != nil {
-					a.errorf(loc, "common column name %q appears more than once in %s table", name, side)
-					return nil, false
-				}
-				found = c
-			}
-		}
-	}
-	if found == nil {
-		a.errorf(loc, "column %q specified in USING clause does not exist in %s table", name, side)
-		return nil, false
-	}
-	return found, true
-}
-
-func (a *analyzer) with(sc *scope, w *sqlparse.With) {
-	if w == nil {
-		return
-	}
-	if sc.ctes == nil {
-		sc.ctes = map[string]*rel{}
-	}
-	for _, cte := range w.CTEs {
-		r := &rel{name: cte.Name}
-		var cols []*Column
-		switch q := cte.Query.(type) {
-		case *sqlparse.Select:
-			if w.Recursive && q.SetOp != "" {
-				// Type a recursive CTE from its non-recursive term.
-				cols = a.selectCols(q.Left, &scope{parent: sc.parent, ctes: sc.ctes})
-				sc.ctes[cte.Name] = colsRel(cte.Name, cols, cte.Columns)
-				a.selectCols(q.Right, &scope{parent: sc.parent, ctes: sc.ctes})
-			} else {
-				cols = a.selectCols(q, &scope{parent: sc.parent, ctes: sc.ctes})
-			}
-		case *sqlparse.Insert:
-			a.currentCTE = cte.Name
-			cols = a.insert(sc, q, nil)
-		case *sqlparse.Update:
-			a.currentCTE = cte.Name
-			cols = a.update(sc, q, nil)
-		case *sqlparse.Delete:
-			a.currentCTE = cte.Name
-			cols = a.delete(sc, q, nil)
-		}
-		a.currentCTE = ""
-		r = colsRel(cte.Name, cols, cte.Columns)
-		// A CTE is not its base table: a star over it gets a row struct
-		// of its own (as in sqlc), never the table's model.
-		for i := range r.cols {
-			r.cols[i].Column = nil
-		}
-		sc.ctes[cte.Name] = r
-	}
-}
-
-func colsRel(name string, cols []*Column, aliases []string) *rel {
-	r := &rel{name: name}
-	for i, c := range cols {
-		v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column}
-		if i < len(aliases) {
-			v.Name = aliases[i]
-		}
-		r.cols = append(r.cols, v)
-	}
-	return r
-}
-
-// selectCols analyses a SELECT in a new scope under parent and returns its
-// result columns.
-func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
-	if s == nil {
-		return nil
-	}
-	sc := &scope{parent: parent}
-	if parent != nil {
-		sc.ctes = parent.ctes
-	}
-	if s.With != nil {
-		sc.ctes = copyCTEs(sc.ctes)
-		a.with(sc, s.With)
-	}
-	if s.SetOp != "" {
-		left := a.selectCols(s.Left, sc)
-		right := a.selectCols(s.Right, sc)
-		for i := range left {
-			if i < len(right) {
-				if !left[i].Known && right[i].Known {
-					left[i].Type, left[i].Known = right[i].Type, true
-				}
-				left[i].NotNull = left[i].NotNull && right[i].NotNull
-				// Like sqlc, the left side's columns keep their table
-				// link, so SELECT * FROM t UNION ... reuses t's model.
-			}
-		}
-		a.limit(sc, s)
-		return left
-	}
-	if len(s.Values) > 0 {
-		var cols []*Column
-		for i, v := range s.Values[0] {
-			val := a.expr(sc, v)
-			cols = append(cols, &Column{Name: fmt.Sprintf("column%d", i+1), Type: val.Type, NotNull: val.NotNull, Known: val.Known})
-		}
-		for _, row := range s.Values[1:] {
-			for _, v := range row {
-				a.expr(sc, v)
-			}
-		}
-		return cols
-	}
-	a.addFrom(sc, s.From)
-	if s.Where != nil {
-		a.boolExpr(sc, s.Where)
-	}
-	for _, g := range s.GroupBy {
-		a.expr(sc, g)
-	}
-	if s.Having != nil {
-		a.boolExpr(sc, s.Having)
-	}
-	cols := a.targets(sc, s.Targets)
-	// ORDER BY may name output columns.
-	// An expression there reads the input columns first (PostgreSQL docs,
-	// SELECT, "ORDER BY Clause": only a bare name may be an output
-	// column), so a name that is both is not ambiguous.
-	outScope := &scope{rels: []*rel{colsRel("", cols, nil)}, parent: sc.parent, ctes: sc.ctes}
-	osc := &scope{rels: sc.rels, parent: outScope, ctes: sc.ctes}
-	for _, o := range s.OrderBy {
-		if sb, ok := o.(*sqlparse.SortBy); ok {
-			if cr, ok := sb.Expr.(*sqlparse.ColumnRef); ok && len(cr.Fields) == 1 {
-				found := false
-				for _, c := range cols {
-					if c.Name == cr.Fields[0] {
-						found = true
-					}
-				}
-				if found {
-					continue
-				}
-			}
-			a.expr(osc, sb.Expr)
-		}
-	}
-	a.limit(sc, s)
-	return cols
-}
-
-func copyCTEs(m map[string]*rel) map[string]*rel {
-	out := map[string]*rel{}
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func (a *analyzer) limit(sc *scope, s *sqlparse.Select) {
-	if p, ok := s.Limit.(*sqlparse.Param); ok {
-		a.typeParam(p.Number, known("int4", true), "limit")
-	} else if s.Limit != nil {
-		a.expr(sc, s.Limit)
-	}
-	if p, ok := s.Offset.(*sqlparse.Param); ok {
-		a.typeParam(p.Number, known("int4", true), "offset")
-	} else if s.Offset != nil {
-		a.expr(sc, s.Offset)
-	}
-}
-
-// targets types a SELECT or RETURNING list, expanding stars.
-func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
-	var cols []*Column
-	for i, t := range ts {
-		if em, ok := t.Expr.(*sqlparse.Embed); ok {
-			var r *rel
-			for _, x := range sc.rels {
-				if x.name == em.Table {
-					r = x
-				}
-			}
-			if r == nil || r.table == nil || r.table.IsSequence {
-				a.errorf(em.Loc, "sqlc.embed(%s): no table named %s in FROM", em.Table, em.Table)
-				continue
-			}
-			var list []string
-			for _, c := range r.cols {
-				col := a.resultColumn(c, c.Name)
-				col.Embed, col.EmbedName = r.table, em.Table
-				cols = append(cols, col)
-				list = append(list, sqlparse.QuoteIdent(em.Table)+"."+sqlparse.QuoteIdent(c.Name))
-			}
-			a.edits = append(a.edits, edit{em.Loc, em.End, strings.Join(list, ", ")})
-			continue
-		}
-		if cr, ok := t.Expr.(*sqlparse.ColumnRef); ok && cr.Fields[len(cr.Fields)-1] == "*" {
-			qual := ""
-			if len(cr.Fields) > 1 {
-				qual = cr.Fields[len(cr.Fields)-2]
-			}
-			matched := false
-			var list []string
-			for _, r := range sc.rels {
-				if qual != "" && r.name != qual {
-					continue
-				}
-				matched = true
-				for _, c := range r.cols {
-					if c.merged && qual == "" {
-						continue
-					}
-					cols = append(cols, a.resultColumn(c, c.Name))
-					if r.name != "" {
-						list = append(list, sqlparse.QuoteIdent(r.name)+"."+sqlparse.QuoteIdent(c.Name))
-					} else {
-						list = append(list, sqlparse.QuoteIdent(c.Name))
-					}
-				}
-			}
-			if a.spellStar && qual == "" && len(list) > 0 {
-				a.edits = append(a.edits, edit{cr.Loc, cr.Loc + 1, strings.Join(list, ", ")})
-			}
-			if !matched {
-				a.errorf(cr.Loc, "missing FROM-clause entry for table %q", qual)
-			}
-			continue
-		}
-		v := a.expr(sc, t.Expr)
-		name := t.Name
-		if name == "" {
-			name = v.Name
-		}
-		unnamed := name == ""
-		if unnamed {
-			name = fmt.Sprintf("column_%d", i+1)
-		}
-		col := a.resultColumn(v, name)
-		col.unnamed = unnamed
-		cols = append(cols, col)
-	}
-	return cols
-}
-
-func (a *analyzer) resultColumn(v value, name string) *Column {
-	c := &Column{Name: name, Type: v.Type, NotNull: v.NotNull, Known: v.Known, Column: v.Column}
-	if !v.Known {
-		c.Type = catalog.Type{Name: "any"}
-	}
-	if v.Column != nil && v.Column.Table != nil && v.Column.Table.Fence != nil && v.Column.Table.Fence.Column == v.Column.Name {
-		c.IsToken = true
-	}
-	return c
-}
 
 func (a *analyzer) boolExpr(sc *scope, e sqlparse.Node) {
 	if p, ok := e.(*sqlparse.Param); ok {
@@ -651,7 +54,12 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 	case *sqlparse.TypeCast:
 		t, ok := a.cat.ResolveType(n.Type)
 		if !ok {
-			a.errorf(n.Type.Loc, "type %q does not exist", t.String())
+			a.lenientf(n.Type.Loc, "type %q does not exist", t.String())
+			if p, isParam := n.Arg.(*sqlparse.Param); isParam {
+				return value{Name: a.param(p.Number).Name}
+			}
+			inner := a.expr(sc, n.Arg)
+			return value{Name: inner.Name}
 		}
 		target := value{Type: t, NotNull: true, Known: true}
 		if p, isParam := n.Arg.(*sqlparse.Param); isParam {
@@ -667,11 +75,11 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 				name = inner.Name
 			}
 		}
-		_, isNull := n.Arg.(*sqlparse.Const)
-		notNull := inner.NotNull
-		if isNull && n.Arg.(*sqlparse.Const).Kind != "null" {
-			notNull = true
-		}
+		// Like sqlc, a cast is NOT NULL unless it casts the NULL literal:
+		// x::text is how sqlc users ask for a string rather than a
+		// pgtype.Text, and their code relies on it.
+		c, isConst := n.Arg.(*sqlparse.Const)
+		notNull := !isConst || c.Kind != "null"
 		return value{Name: name, Type: t, NotNull: notNull, Known: true}
 	case *sqlparse.AExpr:
 		return a.aexpr(sc, n)
@@ -679,7 +87,14 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		for _, x := range n.Args {
 			a.boolExpr(sc, x)
 		}
-		return known("bool", true)
+		// Like sqlc, AND, OR and NOT may be NULL (three-valued logic,
+		// PostgreSQL docs 9.1), except NOT EXISTS (...).
+		notExists := false
+		if len(n.Args) == 1 && n.Op == "NOT" {
+			sl, ok := n.Args[0].(*sqlparse.SubLink)
+			notExists = ok && sl.Kind == "EXISTS"
+		}
+		return known("bool", notExists)
 	case *sqlparse.NullTest:
 		a.expr(sc, n.Arg)
 		return known("bool", true)
@@ -687,7 +102,17 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		a.boolExpr(sc, n.Arg)
 		return known("bool", true)
 	case *sqlparse.FuncCall:
-		return a.funcCall(sc, n)
+		v := a.funcCall(sc, n)
+		// ORDER BY and FILTER of an aggregate, OVER (...) of a window
+		// function: they read the same scope.
+		for _, o := range n.AggOrder {
+			a.expr(sc, o)
+		}
+		if n.Filter != nil {
+			a.boolExpr(sc, n.Filter)
+		}
+		a.window(sc, n.Window)
+		return v
 	case *sqlparse.MultiColumn:
 		// SET (a, b) = (SELECT x, y ...): the subquery is analysed once,
 		// with its first column; it may return no row, so never NOT NULL.
@@ -707,7 +132,13 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		return value{}
 	case *sqlparse.SubLink:
 		inner := &scope{parent: sc, ctes: sc.ctes}
+		if n.Kind == "EXISTS" {
+			a.noSpell++
+		}
 		cols := a.selectCols(n.Query, inner)
+		if n.Kind == "EXISTS" {
+			a.noSpell--
+		}
 		switch n.Kind {
 		case "EXISTS":
 			return value{Name: "exists", Type: builtin("bool"), NotNull: true, Known: true}
@@ -778,6 +209,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			}
 		})
 		vals := make([]value, len(n.Args))
+		var first *value // the first column among the arguments
 		for i, x := range n.Args {
 			vals[i] = a.expr(sc, x)
 			if !out.Known && vals[i].Known {
@@ -786,6 +218,15 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			if vals[i].NotNull {
 				out.NotNull = true
 			}
+			if _, ok := x.(*sqlparse.ColumnRef); ok && first == nil && vals[i].Known {
+				first = &vals[i]
+			}
+		}
+		if first != nil {
+			// As in sqlc, the result is that column's type, and is the
+			// column for overrides (COALESCE(t.status, 'new') maps as
+			// t.status does).
+			out.Type, out.Column = first.Type, first.Column
 		}
 		for i, x := range n.Args {
 			if p, ok := x.(*sqlparse.Param); ok && out.Known && !vals[i].Known {
@@ -829,10 +270,13 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			a.subscript(sc, x, "")
 		}
 		for _, f := range n.Fields {
-			if f == "" && v.Type.ArrayDims > 0 && !n.Slice {
+			switch {
+			case f == "" && v.Type.ArrayDims > 0 && !n.Slice:
 				v.Type.ArrayDims--
 				v.NotNull = false
 				v.Column = nil
+			case f != "":
+				v = a.fieldOf(v, f)
 			}
 		}
 		return v
@@ -925,6 +369,16 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 		}
 		return v
 	}
+	// (a, b) < ($1, $2): a row comparison compares member by member
+	// (PostgreSQL docs, 9.25.5 "Row Constructor Comparison").
+	if lr, ok := n.Left.(*sqlparse.RowExpr); ok && n.Kind == "op" {
+		if rr, ok := n.Right.(*sqlparse.RowExpr); ok && len(lr.Args) == len(rr.Args) {
+			for i := range lr.Args {
+				a.aexpr(sc, &sqlparse.AExpr{Kind: n.Kind, Op: n.Op, Left: lr.Args[i], Right: rr.Args[i], Loc: n.Loc})
+			}
+			return known("bool", true)
+		}
+	}
 	// Evaluate the side that is not a parameter first, then type the
 	// parameter from it.
 	_, lp := n.Left.(*sqlparse.Param)
@@ -986,37 +440,26 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	return out
 }
 
-func pluralHint(name string) string {
-	if name == "" {
-		return ""
+// fieldOf is the value of field f of composite value v, (v).f: the
+// field's type when v is a composite type or table row the catalog
+// knows (PostgreSQL docs, 8.16.3 "Accessing Composite Types"), unknown
+// otherwise. Like sqlc, the result has no name of its own (column_N), and
+// it may be NULL.
+func (a *analyzer) fieldOf(v value, f string) value {
+	out := value{}
+	if !v.Known || v.Type.ArrayDims > 0 {
+		return out
 	}
-	return name + "s"
-}
-
-// paramSource is what a parameter compared with expression e (of value v)
-// takes its name and type from. Like sqlc, when e is a function call or an
-// operator expression over a column (lower(name) = $1, data->>'k' = $1),
-// the parameter is named and typed after that column.
-func (a *analyzer) paramSource(sc *scope, e sqlparse.Node, v value) value {
-	switch e.(type) {
-	case *sqlparse.FuncCall, *sqlparse.AExpr:
-	default:
-		return v
+	var cols []*catalog.Column
+	if ut := a.cat.UserType(v.Type.Schema, v.Type.Name); ut != nil && ut.Kind == "composite" {
+		cols = ut.Columns
+	} else if t := a.cat.Table(v.Type.Schema, v.Type.Name); t != nil && v.Type.Schema != "pg_catalog" {
+		cols = t.Columns
 	}
-	var ref *sqlparse.ColumnRef
-	walk(e, func(n sqlparse.Node) {
-		if cr, ok := n.(*sqlparse.ColumnRef); ok && ref == nil && cr.Fields[len(cr.Fields)-1] != "*" {
-			ref = cr
+	for _, c := range cols {
+		if c.Name == f {
+			out.Type, out.Known = c.Type, true
 		}
-	})
-	if ref == nil {
-		return v
 	}
-	saved := len(a.errs)
-	c, ok := a.column(sc, ref)
-	a.errs = a.errs[:saved]
-	if !ok || !c.Known {
-		return v
-	}
-	return c
+	return out
 }

@@ -584,7 +584,9 @@ func (a *analyzer) rangeFuncCols(sc *scope, fe sqlparse.Node, alias string, name
 	if t := a.cat.Table(v.Type.Schema, v.Type.Name); v.Known && t != nil && !v.Type.IsArray() {
 		var out []value
 		for _, c := range t.Columns {
-			out = append(out, value{Name: c.Name, Type: c.Type, Known: true})
+			// Like sqlc, a function returning SETOF a table keeps the
+			// table's NOT NULL.
+			out = append(out, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true})
 		}
 		return out
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
@@ -31,7 +32,10 @@ type hiddenWrite struct {
 }
 
 // funcWrites finds and caches the fenced writes of user-defined functions.
+// It is shared by the queries Analyze analyses concurrently: mu guards the
+// maps, for the whole of a lookup (busy tracks one chain of calls).
 type funcWrites struct {
+	mu    sync.Mutex
 	cat   *catalog.Catalog
 	cache map[*catalog.Func][]hiddenWrite
 	busy  map[*catalog.Func]bool
@@ -117,8 +121,15 @@ func hiddenWriteMsg(query string, f *catalog.Func, w hiddenWrite, call bool) str
 		query, what, kind, f.Name, where, chain, w.verb, w.table.QualifiedName(), kind, instead, kind)
 }
 
-// of returns the writes to fenced tables that running f may do.
+// of returns the writes to fenced tables that running f may do. The
+// slice is shared: callers must not change it.
 func (fw *funcWrites) of(f *catalog.Func) []hiddenWrite {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	return fw.ofLocked(f)
+}
+
+func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 	if ws, ok := fw.cache[f]; ok {
 		return ws
 	}
@@ -140,7 +151,7 @@ func (fw *funcWrites) of(f *catalog.Func) []hiddenWrite {
 		if g == f {
 			return
 		}
-		for _, w := range fw.of(g) {
+		for _, w := range fw.ofLocked(g) {
 			w.via = append([]*catalog.Func{g}, w.via...)
 			add(w)
 		}

@@ -11,8 +11,8 @@ import (
 // statement's clauses are taken in this order (sqlc v1.31.1, checked
 // against its output):
 //
-//   - SELECT: the list, FROM, WHERE, GROUP BY, HAVING, VALUES, ORDER BY,
-//     OFFSET, LIMIT, then WITH; a UNION/INTERSECT/EXCEPT: ORDER BY,
+//   - SELECT: DISTINCT ON, the list, FROM, WHERE, GROUP BY, HAVING,
+//     WINDOW, VALUES, ORDER BY, OFFSET, LIMIT, then WITH; a UNION/INTERSECT/EXCEPT: ORDER BY,
 //     OFFSET, LIMIT, WITH, then its left and right queries;
 //   - INSERT: the query or VALUES, ON CONFLICT, RETURNING, then WITH;
 //   - UPDATE: SET, WHERE, FROM, RETURNING, then WITH;
@@ -62,7 +62,7 @@ func paramsInSqlcOrder(stmt sqlparse.Node) []*sqlparse.Param {
 			if n.SetOp != "" {
 				fields(e, "OrderBy", "Offset", "Limit", "With", "Left", "Right")
 			} else {
-				fields(e, "Targets", "From", "Where", "GroupBy", "Having", "Values", "OrderBy", "Offset", "Limit", "With")
+				fields(e, "DistinctOn", "Targets", "From", "Where", "GroupBy", "Having", "Windows", "Values", "OrderBy", "Offset", "Limit", "With")
 			}
 		case *sqlparse.Insert:
 			fields(e, "Columns", "Select", "OnConflict", "Returning", "With")

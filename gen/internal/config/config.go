@@ -16,6 +16,15 @@
 //	      tables:
 //	        - {table: account_balances, column: last_fencing_token, mode: strict}
 //
+// A fencegen.yaml may instead extend an sqlc configuration, which sqlc
+// then keeps reading untouched (sqlc refuses the fence key), adding only
+// fenced tables, which apply to every sql entry whose schema has them:
+//
+//	extends: sqlc.yaml
+//	fence:
+//	  tables:
+//	    - {table: account_balances, column: last_fencing_token}
+//
 // Every key sqlc v1.31.1 accepts for PostgreSQL is accepted, with sqlc's
 // meaning (sqlc's internal/config and internal/codegen/golang/opts):
 //
@@ -66,6 +75,10 @@ type Config struct {
 	// PostgreSQL only and leaves them to sqlc. A configuration whose every
 	// entry is for another engine is an error instead.
 	Skipped []Skipped
+	// Extension is the path, as given to Load, of the configuration that
+	// extends this one with fenced tables (its extends key names Path),
+	// or "" when Load read Path itself.
+	Extension string
 	// Notes are remarks on keys fencegen accepts but does not act on in
 	// the way sqlc would (a database for query analysis, a codegen
 	// plugin next to entries fencegen generates), in file order.
@@ -125,6 +138,13 @@ type FenceTable struct {
 	Mode string
 	// Pos is where the entry is in the configuration file.
 	Pos Position
+	// File is the configuration file the entry is in when that is not
+	// Config.Path: the extending configuration (Config.Extension).
+	File string
+	// AnyEntry is set for the tables of an extending configuration: they
+	// apply to every sql entry whose schema has the table, and it is an
+	// error only when no entry's schema has it.
+	AnyEntry bool
 }
 
 // GoOptions are sqlc's gen.go options that make sense for pgx/v5 and

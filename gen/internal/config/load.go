@@ -131,6 +131,9 @@ func (l *loader) parse(src []byte) *Config {
 	l.collectAnchors(docs[0])
 	root := docs[0].Body
 
+	if l.lookup(root, "extends") != nil {
+		return l.extension(root)
+	}
 	cfg := &Config{Path: l.file, Dir: filepath.Dir(l.file)}
 	vnode := l.lookup(root, "version")
 	if vnode == nil {

@@ -358,15 +358,19 @@ type Target struct {
 type Select struct {
 	With     *With
 	Distinct bool
-	Targets  []*Target
-	From     []Node
-	Where    Node
-	GroupBy  []Node
-	Having   Node
-	OrderBy  []Node
-	Limit    Node
-	Offset   Node
-	Values   [][]Node
+	// DistinctOn holds the expressions of DISTINCT ON (...).
+	DistinctOn []Node
+	// Windows are the WINDOW clause's named windows.
+	Windows []*WindowDef
+	Targets []*Target
+	From    []Node
+	Where   Node
+	GroupBy []Node
+	Having  Node
+	OrderBy []Node
+	Limit   Node
+	Offset  Node
+	Values  [][]Node
 	// SetOp is "", "UNION", "INTERSECT" or "EXCEPT"; Left and Right are set
 	// for set operations.
 	SetOp       string
@@ -614,9 +618,27 @@ type FuncCall struct {
 	// 4.2.7 "Aggregate Expressions").
 	WithinGroup []Node
 	Loc         int
+	// AggOrder is an aggregate's ORDER BY (string_agg(x, ',' ORDER BY y);
+	// not WITHIN GROUP's), Filter its FILTER (WHERE ...), Window the OVER
+	// (...) of a window function (nil for OVER name without a definition
+	// of its own).
+	AggOrder []Node
+	Filter   Node
+	Window   *WindowDef
 }
 
 func (n *FuncCall) Pos() int { return n.Loc }
+
+// WindowDef is a window definition: OVER (PARTITION BY ... ORDER BY ...),
+// or an entry of WINDOW name AS (...) (PostgreSQL docs, 4.2.8 "Window
+// Function Calls").
+type WindowDef struct {
+	Name        string // the WINDOW clause name, or the referenced window
+	PartitionBy []Node
+	OrderBy     []Node
+	// Start and End are the frame's offsets (ROWS BETWEEN $1 PRECEDING ...).
+	Start, End Node
+}
 
 // SubLink is a subquery in an expression. Kind is "EXISTS", "ANY", "ALL",
 // "EXPR" (scalar subquery) or "ARRAY".

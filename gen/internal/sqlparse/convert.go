@@ -674,6 +674,33 @@ func (c *converter) selectStmt(s *pg.SelectStmt) *Select {
 		}
 	}
 	out.Locking = len(s.LockingClause) > 0
+	for _, d := range s.DistinctClause {
+		if d != nil && d.Node != nil {
+			out.DistinctOn = append(out.DistinctOn, c.expr(d))
+		}
+	}
+	for _, w := range s.WindowClause {
+		if wd := c.windowDef(w.GetWindowDef()); wd != nil {
+			out.Windows = append(out.Windows, wd)
+		}
+	}
+	return out
+}
+
+func (c *converter) windowDef(w *pg.WindowDef) *WindowDef {
+	if w == nil {
+		return nil
+	}
+	out := &WindowDef{Name: w.Name, Start: c.expr(w.StartOffset), End: c.expr(w.EndOffset)}
+	if out.Name == "" {
+		out.Name = w.Refname
+	}
+	for _, p := range w.PartitionClause {
+		out.PartitionBy = append(out.PartitionBy, c.expr(p))
+	}
+	for _, o := range w.OrderClause {
+		out.OrderBy = append(out.OrderBy, c.expr(o))
+	}
 	return out
 }
 
@@ -1109,8 +1136,13 @@ func (c *converter) funcCall(f *pg.FuncCall) Node {
 				fc.WithinGroup = append(fc.WithinGroup, c.expr(sb.Node))
 			}
 		}
+	} else {
+		for _, o := range f.AggOrder {
+			fc.AggOrder = append(fc.AggOrder, c.expr(o))
+		}
 	}
-	// Otherwise ORDER BY inside aggregates does not change types.
+	fc.Filter = c.expr(f.AggFilter)
+	fc.Window = c.windowDef(f.Over)
 	return fc
 }
 

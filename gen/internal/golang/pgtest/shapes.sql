@@ -71,3 +71,26 @@ UPDATE jobs AS j SET status = 'queued' WHERE j.id = @id AND j.status = 'failed';
 
 -- name: RenameOne :one
 UPDATE jobs SET status = @status WHERE id = @id RETURNING *;
+
+-- name: UpsertLedger :one
+INSERT INTO ledgers (id, total) VALUES (@id, @total)
+ON CONFLICT (id) DO UPDATE SET total = EXCLUDED.total RETURNING *;
+
+-- name: UpsertLedgers :many
+INSERT INTO ledgers (id, total) SELECT unnest(@ids::bigint[]), unnest(@totals::bigint[])
+ON CONFLICT (id) DO UPDATE SET total = EXCLUDED.total RETURNING *;
+
+-- name: AddLedger :one
+INSERT INTO ledgers (id, total) VALUES (@id, @total) RETURNING *;
+
+-- name: SetLedgerTotal :one
+UPDATE ledgers SET total = @total WHERE id = @id RETURNING *;
+
+-- name: JobsWithSources :many
+SELECT j.*, s.status AS source_status FROM jobs j JOIN sources s ON s.id = j.id ORDER BY j.id;
+
+-- name: JobsFromSubquery :many
+SELECT * FROM (SELECT * FROM jobs WHERE status <> @skip) x ORDER BY id;
+
+-- name: JobsAndSources :many
+SELECT * FROM jobs JOIN sources USING (id) ORDER BY id;

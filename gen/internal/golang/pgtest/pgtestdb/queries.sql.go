@@ -252,7 +252,7 @@ func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fe
 }
 
 const listJobs = `-- name: ListJobs :many
-SELECT * FROM jobs ORDER BY id
+SELECT id, status, owner, tok FROM jobs ORDER BY id
 `
 
 func (q *Queries) ListJobs(ctx context.Context) ([]Job, error) {

@@ -531,7 +531,7 @@ func (q *Queries) RequeueFailed(ctx context.Context, id int64, token fence.Token
 }
 
 const renameOne = `-- name: RenameOne :one
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING *
+UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING id, status, owner, tok
 `
 
 const fenceStoredRenameOne = `-- name: RenameOne :one (stored token, sent only when the write touched no row)
@@ -567,4 +567,230 @@ func (q *Queries) RenameOne(ctx context.Context, arg RenameOneParams, token fenc
 		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
 	}
 	return i, err
+}
+
+const upsertLedger = `-- name: UpsertLedger :one
+WITH fence_write AS (
+    INSERT INTO ledgers (id, total, tok) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET total = excluded.total, tok = $3 WHERE ledgers.tok < $3 RETURNING id, total, tok
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+UNION ALL
+SELECT ledgers.tok, 1, NULL, NULL, NULL FROM ledgers WHERE ledgers.id = $1 AND NOT (ledgers.tok < $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+`
+
+type UpsertLedgerParams struct {
+	ID    int64
+	Total int64
+}
+
+// UpsertLedger stores token in ledgers.tok. On a conflict, its DO UPDATE
+// refuses to touch rows whose stored fencing token is not lower than token
+// (strict: at most one write per row per lease), and stores token. It returns
+// a *fence.StaleError (errors.Is fence.ErrStaleToken) when the existing row
+// holds a newer token. One round trip.
+func (q *Queries) UpsertLedger(ctx context.Context, arg UpsertLedgerParams, token fence.Token) (Ledger, error) {
+	var i Ledger
+	found := false
+	_, err := fence.WriteUpsert("UpsertLedger", "ledgers", fence.Strict, token, 3, func() (fence.Rows, error) {
+		return q.db.Query(ctx, upsertLedger, arg.ID, arg.Total, int64(token))
+	}, func(rows fence.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(nil, nil, &i.ID, &i.Total, &i.Tok)
+	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
+	return i, err
+}
+
+const upsertLedgers = `-- name: UpsertLedgers :many
+WITH fence_input (id, total) AS (
+    SELECT unnest($1::bigint[])::bigint, unnest($2::bigint[])::bigint
+),
+fence_lock AS (
+    SELECT ledgers.id AS fence_key_1, ledgers.tok AS fence_token FROM ledgers WHERE (ledgers.id) IN (SELECT id FROM fence_input) ORDER BY ledgers.id FOR UPDATE OF ledgers
+), fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused FROM fence_lock
+), fence_write AS (
+    INSERT INTO ledgers (id, total, tok) SELECT id, total, $3 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET total = excluded.total, tok = $3 WHERE CASE WHEN ledgers.tok < $3 THEN true ELSE CAST('fencegen: stale token, stored ' || ledgers.tok AS bigint) IS NULL END RETURNING id, total, tok
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+UNION ALL
+SELECT stored, refused, NULL, NULL, NULL FROM fence_check WHERE refused > 0
+`
+
+type UpsertLedgersParams struct {
+	Ids    []int64
+	Totals []int64
+}
+
+// UpsertLedgers stores token in ledgers.tok. It inserts all its rows or none:
+// the existing rows they conflict with are locked first, and if any holds a
+// token that token does not beat, nothing is written and it returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
+// each conflicting row is updated and stores token. One round trip.
+func (q *Queries) UpsertLedgers(ctx context.Context, arg UpsertLedgersParams, token fence.Token) ([]Ledger, error) {
+	var items []Ledger
+	if _, err := fence.Write("UpsertLedgers", "ledgers", fence.Strict, token, 3, func() (fence.Rows, error) {
+		return q.db.Query(ctx, upsertLedgers, arg.Ids, arg.Totals, int64(token))
+	}, func(rows fence.Rows) error {
+		var i Ledger
+		if err := rows.Scan(nil, nil, &i.ID, &i.Total, &i.Tok); err != nil {
+			return err
+		}
+		items = append(items, i)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const addLedger = `-- name: AddLedger :one
+INSERT INTO ledgers (id, total, tok) VALUES ($1, $2, $3) RETURNING id, total, tok
+`
+
+type AddLedgerParams struct {
+	ID    int64
+	Total int64
+}
+
+// AddLedger stores token in ledgers.tok.
+func (q *Queries) AddLedger(ctx context.Context, arg AddLedgerParams, token fence.Token) (Ledger, error) {
+	row := q.db.QueryRow(ctx, addLedger, arg.ID, arg.Total, int64(token))
+	var i Ledger
+	err := row.Scan(&i.ID, &i.Total, &i.Tok)
+	return i, fence.TriggerError("AddLedger", err, "ledgers")
+}
+
+const setLedgerTotal = `-- name: SetLedgerTotal :one
+UPDATE ledgers SET total = $1, tok = $3 WHERE id = $2 AND ledgers.tok < $3 RETURNING id, total, tok
+`
+
+const fenceStoredSetLedgerTotal = `-- name: SetLedgerTotal :one (stored token, sent only when the write touched no row)
+SELECT ledgers.tok FROM ledgers WHERE id = $1
+`
+
+type SetLedgerTotalParams struct {
+	Total int64
+	ID    int64
+}
+
+// SetLedgerTotal is fenced on ledgers.tok: it refuses to touch rows whose
+// stored fencing token is not lower than token (strict: at most one write per
+// row per lease), and stores token in the rows it writes. It returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
+// hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
+// when it matched no row. One round trip when it writes; when it writes
+// nothing, a second reads the stored token.
+func (q *Queries) SetLedgerTotal(ctx context.Context, arg SetLedgerTotalParams, token fence.Token) (Ledger, error) {
+	var i Ledger
+	found := false
+	_, err := fence.WriteByKey(ctx, "SetLedgerTotal", "ledgers", fence.Strict, token, func() (fence.Rows, error) {
+		return q.db.Query(ctx, setLedgerTotal, arg.Total, arg.ID, int64(token))
+	}, func(rows fence.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(&i.ID, &i.Total, &i.Tok)
+	}, func(ctx context.Context) (fence.Rows, error) {
+		return q.db.Query(ctx, fenceStoredSetLedgerTotal, arg.ID)
+	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
+	return i, err
+}
+
+const jobsWithSources = `-- name: JobsWithSources :many
+SELECT j.id, j.status, j.owner, j.tok, s.status AS source_status FROM jobs j JOIN sources s ON s.id = j.id ORDER BY j.id
+`
+
+type JobsWithSourcesRow struct {
+	ID           int64
+	Status       string
+	Owner        pgtype.Text
+	Tok          fence.Token
+	SourceStatus string
+}
+
+func (q *Queries) JobsWithSources(ctx context.Context) ([]JobsWithSourcesRow, error) {
+	rows, err := q.db.Query(ctx, jobsWithSources)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []JobsWithSourcesRow
+	for rows.Next() {
+		var i JobsWithSourcesRow
+		if err := rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tok, &i.SourceStatus); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const jobsFromSubquery = `-- name: JobsFromSubquery :many
+SELECT id, status, owner, tok FROM (SELECT id, status, owner, tok FROM jobs WHERE status <> $1) x ORDER BY id
+`
+
+func (q *Queries) JobsFromSubquery(ctx context.Context, skip string) ([]Job, error) {
+	rows, err := q.db.Query(ctx, jobsFromSubquery, skip)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Job
+	for rows.Next() {
+		var i Job
+		if err := rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tok); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const jobsAndSources = `-- name: JobsAndSources :many
+SELECT id, jobs.status, jobs.owner, tok, sources.status, sources.owner FROM jobs JOIN sources USING (id) ORDER BY id
+`
+
+type JobsAndSourcesRow struct {
+	ID       int64
+	Status   string
+	Owner    pgtype.Text
+	Tok      fence.Token
+	Status_2 string
+	Owner_2  pgtype.Text
+}
+
+func (q *Queries) JobsAndSources(ctx context.Context) ([]JobsAndSourcesRow, error) {
+	rows, err := q.db.Query(ctx, jobsAndSources)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []JobsAndSourcesRow
+	for rows.Next() {
+		var i JobsAndSourcesRow
+		if err := rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tok, &i.Status_2, &i.Owner_2); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -229,7 +229,7 @@ func (q *Queries) SetStatusIfNew(ctx context.Context, arg SetStatusIfNewParams, 
 }
 
 const tag = `-- name: Tag :one
-UPDATE jobs SET tags = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING *
+UPDATE jobs SET tags = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING id, status, owner, tags, tok
 `
 
 const fenceStoredTag = `-- name: Tag :one (stored token, sent only when the write touched no row)
@@ -629,7 +629,7 @@ func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64
 }
 
 const listJobs = `-- name: ListJobs :many
-SELECT * FROM jobs ORDER BY id
+SELECT id, status, owner, tags, tok FROM jobs ORDER BY id
 `
 
 func (q *Queries) ListJobs(ctx context.Context) ([]Job, error) {

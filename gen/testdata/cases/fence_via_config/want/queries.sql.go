@@ -38,7 +38,7 @@ func (q *Queries) SaveDocument(ctx context.Context, arg SaveDocumentParams, toke
 }
 
 const getDocument = `-- name: GetDocument :one
-SELECT * FROM documents WHERE id = $1
+SELECT id, body, revision FROM documents WHERE id = $1
 `
 
 func (q *Queries) GetDocument(ctx context.Context, id int64) (Document, error) {

@@ -79,7 +79,7 @@ func (b *CreditAccountsBatchResults) Close() error {
 
 const setBalances = `-- name: SetBalances :batchone
 WITH fence_write AS (
-    UPDATE account_balances SET balance = $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token < $3 RETURNING *
+    UPDATE account_balances SET balance = $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token < $3 RETURNING id, balance, last_fencing_token
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL

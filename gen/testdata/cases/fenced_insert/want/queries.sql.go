@@ -24,7 +24,7 @@ func (q *Queries) CreateLease(ctx context.Context, arg CreateLeaseParams, token 
 }
 
 const createLeaseReturning = `-- name: CreateLeaseReturning :one
-INSERT INTO leases (name, holder, fence) VALUES ($1, $2, $3) RETURNING *
+INSERT INTO leases (name, holder, fence) VALUES ($1, $2, $3) RETURNING name, holder, fence
 `
 
 type CreateLeaseReturningParams struct {

@@ -97,7 +97,7 @@ func (q *Queries) DeleteJob(ctx context.Context, id int64, token fence.Token) (i
 }
 
 const listJobs = `-- name: ListJobs :many
-SELECT * FROM app.jobs WHERE kind = $1 ORDER BY id
+SELECT id, kind, done, fence FROM app.jobs WHERE kind = $1 ORDER BY id
 `
 
 func (q *Queries) ListJobs(ctx context.Context, kind AppJobKind) ([]AppJob, error) {

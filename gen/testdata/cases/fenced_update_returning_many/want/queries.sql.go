@@ -61,7 +61,7 @@ WITH fence_lock AS (
 ), fence_check AS (
     SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
 ), fence_write AS (
-    UPDATE shards SET owner = $1, epoch = $2 WHERE shards.epoch <= $2 AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING *
+    UPDATE shards SET owner = $1, epoch = $2 WHERE shards.epoch <= $2 AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, region, moved_at, epoch
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
 UNION ALL

@@ -13,7 +13,7 @@ import (
 )
 
 const setState = `-- name: SetState :one
-UPDATE jobs SET state = $1, fence = $3 WHERE id = $2 AND jobs.fence <= $3 RETURNING *
+UPDATE jobs SET state = $1, fence = $3 WHERE id = $2 AND jobs.fence <= $3 RETURNING id, state, payload, note, fence
 `
 
 const fenceStoredSetState = `-- name: SetState :one (stored token, sent only when the write touched no row)

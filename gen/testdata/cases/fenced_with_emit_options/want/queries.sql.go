@@ -12,7 +12,7 @@ import (
 )
 
 const closeTicket = `-- name: CloseTicket :one
-UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING *
+UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING id, status, owner, score, tok
 `
 
 const fenceStoredCloseTicket = `-- name: CloseTicket :one (stored token, sent only when the write touched no row)
@@ -151,7 +151,7 @@ func (q *Queries) Rescore(ctx context.Context, db DBTX, arg *RescoreParams, toke
 }
 
 const open = `-- name: Open :one
-INSERT INTO tickets (id, status, tok) VALUES ($1, 'open', $2) RETURNING *
+INSERT INTO tickets (id, status, tok) VALUES ($1, 'open', $2) RETURNING id, status, owner, score, tok
 `
 
 // Open stores token in tickets.tok.

@@ -13,7 +13,7 @@ import (
 )
 
 const claimTask = `-- name: ClaimTask :one
-UPDATE tasks SET worker_id = $1, attempts = attempts + 1, lease_token = $3 WHERE (id = $2 AND status = 'queued') AND tasks.lease_token <= $3 RETURNING *
+UPDATE tasks SET worker_id = $1, attempts = attempts + 1, lease_token = $3 WHERE (id = $2 AND status = 'queued') AND tasks.lease_token <= $3 RETURNING id, worker_id, status, attempts, lease_token
 `
 
 const fenceStoredClaimTask = `-- name: ClaimTask :one (stored token, sent only when the write touched no row)
@@ -75,7 +75,7 @@ func (q *Queries) CompleteTask(ctx context.Context, id int64, token fence.Token)
 }
 
 const getTask = `-- name: GetTask :one
-SELECT * FROM tasks WHERE id = $1
+SELECT id, worker_id, status, attempts, lease_token FROM tasks WHERE id = $1
 `
 
 func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {

@@ -59,7 +59,7 @@ func (q *Queries) Credit(ctx context.Context, arg CreditParams, token fence.Toke
 }
 
 const retag = `-- name: Retag :one
-UPDATE accounts SET tags = $1, last_fencing_token = $3 WHERE id = $2 AND accounts.last_fencing_token <= $3 RETURNING *
+UPDATE accounts SET tags = $1, last_fencing_token = $3 WHERE id = $2 AND accounts.last_fencing_token <= $3 RETURNING id, owner, balance, tags, meta, opened_at, closed_on, last_fencing_token
 `
 
 const fenceStoredRetag = `-- name: Retag :one (stored token, sent only when the write touched no row)
@@ -244,7 +244,7 @@ func (q *Queries) ByTags(ctx context.Context, tags []string) ([]ByTagsRow, error
 }
 
 const get = `-- name: Get :one
-SELECT * FROM accounts WHERE id = $1
+SELECT id, owner, balance, tags, meta, opened_at, closed_on, last_fencing_token FROM accounts WHERE id = $1
 `
 
 func (q *Queries) Get(ctx context.Context, id uuid.UUID) (Account, error) {

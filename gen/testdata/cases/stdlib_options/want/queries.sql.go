@@ -30,7 +30,7 @@ func (q *Queries) AddNote(ctx context.Context, db DBTX, arg AddNoteParams) (sql.
 }
 
 const getNote = `-- name: GetNote :one
-SELECT * FROM notes WHERE id = $1
+SELECT id, body, tags FROM notes WHERE id = $1
 `
 
 func (q *Queries) GetNote(ctx context.Context, db DBTX, id int64) (*Note, error) {
@@ -44,7 +44,7 @@ func (q *Queries) GetNote(ctx context.Context, db DBTX, id int64) (*Note, error)
 }
 
 const listNotes = `-- name: ListNotes :many
-SELECT * FROM notes ORDER BY id
+SELECT id, body, tags FROM notes ORDER BY id
 `
 
 func (q *Queries) ListNotes(ctx context.Context, db DBTX) ([]*Note, error) {
@@ -95,7 +95,7 @@ func (q *Queries) Touch(ctx context.Context, db DBTX, id int64) error {
 }
 
 const closeTask = `-- name: CloseTask :one
-UPDATE tasks SET state = 'closed', tok = $2 WHERE id = $1 AND tasks.tok <= $2 RETURNING *
+UPDATE tasks SET state = 'closed', tok = $2 WHERE id = $1 AND tasks.tok <= $2 RETURNING id, title, state, due, tok
 `
 
 const fenceStoredCloseTask = `-- name: CloseTask :one (stored token, sent only when the write touched no row)

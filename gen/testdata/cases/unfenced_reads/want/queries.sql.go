@@ -10,7 +10,7 @@ import (
 )
 
 const getAuthor = `-- name: GetAuthor :one
-SELECT * FROM authors WHERE id = $1
+SELECT id, name, bio, mood, tok FROM authors WHERE id = $1
 `
 
 func (q *Queries) GetAuthor(ctx context.Context, id int64) (Author, error) {
@@ -85,7 +85,7 @@ func (q *Queries) BooksWithAuthors(ctx context.Context) ([]BooksWithAuthorsRow, 
 }
 
 const authorsWithBooks = `-- name: AuthorsWithBooks :many
-SELECT a.*, b.title
+SELECT a.id, a.name, a.bio, a.mood, a.tok, b.title
 FROM authors a
 JOIN books b ON b.author_id = a.id
 WHERE a.id = $1

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fencegen/fencegen/gen"
+)
+
+// guardFlags are the flags of fencegen guard.
+type guardFlags struct {
+	cfg, format, dir, version, out string
+}
+
+func newGuardFlagSet(out io.Writer) (*flag.FlagSet, *guardFlags) {
+	fs := flag.NewFlagSet("guard", flag.ContinueOnError)
+	fs.SetOutput(out)
+	var f guardFlags
+	fs.StringVar(&f.cfg, "f", "", "configuration `path` (default: found in the current directory)")
+	fs.StringVar(&f.cfg, "config", "", "same as -f")
+	fs.StringVar(&f.cfg, "file", "", "same as -f (sqlc's name)")
+	fs.StringVar(&f.format, "format", "", "migration tool: "+strings.Join(gen.MigrationFormats, ", ")+" (required)")
+	fs.StringVar(&f.dir, "dir", "", "migrations `directory` to add the migration to (default: print it on standard output)")
+	fs.StringVar(&f.version, "version", "", "migration `version` (default: the next one in -dir: one more than the highest\nsequence number there, or the UTC time as YYYYMMDDHHMMSS when it holds timestamps or nothing)")
+	fs.StringVar(&f.out, "out", "", "the sql entry whose guard to write, by its out `directory` (needed when several have fenced tables)")
+	fs.Usage = func() {
+		fmt.Fprintf(out, "usage: fencegen guard -format tool [-dir migrations] [-version N] [-out dir] [-f path]\n")
+		fs.PrintDefaults()
+	}
+	return fs, &f
+}
+
+// runGuard is fencegen guard: it generates (writing nothing else) and
+// writes the database-side guard of one sql entry as a migration of the
+// team's tool.
+func runGuard(args []string, stdout, stderr io.Writer) int {
+	fs, f := newGuardFlagSet(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "fencegen: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return exitUsage
+	}
+	if !slices.Contains(gen.MigrationFormats, f.format) {
+		fmt.Fprintf(stderr, "fencegen: guard: -format must be one of %s\n", strings.Join(gen.MigrationFormats, ", "))
+		return exitUsage
+	}
+	if f.dir == "" && f.format == "golang-migrate" {
+		fmt.Fprintf(stderr, "fencegen: guard: a golang-migrate migration is two files (.up.sql and .down.sql): give the migrations directory with -dir\n")
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	_, out, code := load(ctx, modeGenerate, f.cfg, stdout, stderr)
+	if out == nil {
+		return code
+	}
+	g, err := pickGuard(out.Guards, f.out)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+		return exitError
+	}
+	version := f.version
+	if version == "" && f.dir != "" {
+		if version, err = nextVersion(f.dir, time.Now()); err != nil {
+			fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+			return exitError
+		}
+	} else if version == "" {
+		version = time.Now().UTC().Format(timestampLayout)
+	}
+	files, err := g.Migration(f.format, version)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+		return exitError
+	}
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if f.dir == "" {
+		fmt.Fprint(stdout, string(files[names[0]]))
+		return exitOK
+	}
+	if same, err := latestGuard(f.dir, files); err != nil {
+		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+		return exitError
+	} else if same != "" {
+		fmt.Fprintf(stdout, "fencegen: %s already holds this guard: nothing written\n", filepath.ToSlash(relPath(filepath.Join(f.dir, same))))
+		return exitOK
+	}
+	// Every file is new: never overwrite a migration.
+	for _, n := range names {
+		if _, err := os.Lstat(filepath.Join(f.dir, n)); err == nil {
+			fmt.Fprintf(stderr, "fencegen: guard: %s exists: choose another -version\n", filepath.ToSlash(filepath.Join(f.dir, n)))
+			return exitError
+		}
+	}
+	for _, n := range names {
+		p := filepath.Join(f.dir, n)
+		if err := os.WriteFile(p, files[n], 0o644); err != nil {
+			fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintf(stdout, "fencegen: wrote %s\n", filepath.ToSlash(relPath(p)))
+	}
+	if f.format == "atlas" {
+		fmt.Fprintf(stdout, "fencegen: run atlas migrate hash so that atlas.sum lists it\n")
+	}
+	return exitOK
+}
+
+// pickGuard returns the guard of the entry whose out directory is out, or
+// the only one when out is "".
+func pickGuard(guards []*gen.Guard, out string) (*gen.Guard, error) {
+	var outs []string
+	for _, g := range guards {
+		if out != "" && path.Clean(filepath.ToSlash(g.Out)) == path.Clean(filepath.ToSlash(out)) {
+			return g, nil
+		}
+		outs = append(outs, g.Out)
+	}
+	switch {
+	case len(guards) == 0:
+		return nil, errors.New("no sql entry has a fenced table: there is no guard to write")
+	case out != "":
+		return nil, fmt.Errorf("no sql entry with fenced tables has out %q (those that do: %s)", out, strings.Join(outs, ", "))
+	case len(guards) > 1:
+		return nil, fmt.Errorf("several sql entries have fenced tables (out %s): choose one with -out", strings.Join(outs, ", "))
+	}
+	return guards[0], nil
+}
+
+// timestampLayout is the version the migration tools' create commands
+// write by default (goose, dbmate, atlas; golang-migrate with -format).
+const timestampLayout = "20060102150405"
+
+// nextVersion returns the version of a new migration in dir: when its
+// .sql files are numbered with sequence numbers (fewer than 14 digits, as
+// golang-migrate -seq and goose -s write them), one more than the
+// highest, as wide as it; otherwise (timestamps, or no numbered file) the
+// UTC time now as YYYYMMDDHHMMSS, or one more than the highest timestamp
+// when that is later.
+func nextVersion(dir string, now time.Time) (string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var max uint64
+	width := 0
+	for _, de := range ents {
+		n := de.Name()
+		if de.IsDir() || !strings.HasSuffix(n, ".sql") {
+			continue
+		}
+		i := 0
+		for i < len(n) && n[i] >= '0' && n[i] <= '9' {
+			i++
+		}
+		if i == 0 {
+			continue
+		}
+		v, err := strconv.ParseUint(n[:i], 10, 64)
+		if err != nil {
+			continue
+		}
+		if v >= max {
+			max, width = v, i
+		}
+	}
+	stamp := now.UTC().Format(timestampLayout)
+	if width == 0 {
+		return stamp, nil
+	}
+	if width < len(timestampLayout) {
+		return fmt.Sprintf("%0*d", width, max+1), nil
+	}
+	if s, _ := strconv.ParseUint(stamp, 10, 64); s > max {
+		return stamp, nil
+	}
+	return strconv.FormatUint(max+1, 10), nil
+}
+
+// latestGuard returns the name of the newest guard migration in dir (the
+// highest version among *_fencegen_guard.sql or .up.sql files) when it
+// holds what files would add, apart from the version in its name; "" when
+// there is none or it differs.
+func latestGuard(dir string, files map[string][]byte) (string, error) {
+	var newName string
+	var want []byte
+	for n, b := range files {
+		if !strings.HasSuffix(n, ".down.sql") {
+			newName, want = n, b
+		}
+	}
+	suffix := newName[strings.IndexByte(newName, '_'):]
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var latest string
+	var latestV uint64
+	for _, de := range ents {
+		n := de.Name()
+		if !strings.HasSuffix(n, suffix) {
+			continue
+		}
+		v, err := strconv.ParseUint(strings.TrimSuffix(n, suffix), 10, 64)
+		if err != nil {
+			continue
+		}
+		if latest == "" || v > latestV {
+			latest, latestV = n, v
+		}
+	}
+	if latest == "" {
+		return "", nil
+	}
+	old, err := os.ReadFile(filepath.Join(dir, latest))
+	if err != nil {
+		return "", err
+	}
+	if bytes.Equal(bytes.ReplaceAll(old, []byte("\r\n"), []byte("\n")), want) {
+		return latest, nil
+	}
+	return "", nil
+}

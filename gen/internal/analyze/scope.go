@@ -1,0 +1,210 @@
+package analyze
+
+// Scopes and relations: what a name in a query can refer to (PostgreSQL docs,
+// 7.2 "Table Expressions").
+
+import (
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// value is what the analyzer knows of an expression.
+type value struct {
+	Name    string
+	Type    catalog.Type
+	NotNull bool
+	Known   bool
+	Column  *catalog.Column
+	// merged is set on a column of a joined relation that JOIN ... USING
+	// or NATURAL JOIN merged with its namesake on the other side: an
+	// unqualified reference or star means the merged column instead
+	// (PostgreSQL docs, 7.2.1.1 "Joined Tables"); t.col still reaches it.
+	merged bool
+	// nulled is set on a column of the nullable side of an outer join: it
+	// may read NULL although the table column is NOT NULL. A parameter
+	// compared with it still takes the column's own nullability, as in
+	// sqlc (typeParam).
+	nulled bool
+	// guessed: Name may not be PostgreSQL's name for the column (see
+	// Column.guessed).
+	guessed bool
+}
+
+func builtin(name string) catalog.Type { return catalog.Type{Schema: "pg_catalog", Name: name} }
+
+func known(name string, notNull bool) value {
+	return value{Type: builtin(name), NotNull: notNull, Known: true}
+}
+
+// columnValue is what a reference to column c is.
+func columnValue(c *catalog.Column) value {
+	return value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c}
+}
+
+// rel is a relation visible in a scope: a table, a CTE, a subquery.
+type rel struct {
+	name  string
+	table *catalog.Table
+	cols  []value
+	// unresolved marks a relation that does not exist: it was reported
+	// once, and references to its columns are not reported again.
+	unresolved bool
+	// outer marks the nullable side of an outer join: its whole-row value
+	// may be NULL.
+	outer bool
+	// scalar marks a function in FROM that returns a base type: its one
+	// column is its whole-row value (PostgreSQL docs, 7.2.1.4 "Table
+	// Functions").
+	scalar bool
+}
+
+// wholeRow is the value of a whole-row reference to r: t.* as an
+// expression, or the bare name t when no column is named t (PostgreSQL
+// docs, 8.16.5 "Using Composite Types in Queries"). For a function
+// returning a base type it is that value; otherwise a record, which, like
+// sqlc, the generated code does not look into.
+func wholeRow(r *rel) value {
+	if r.scalar && len(r.cols) == 1 {
+		v := r.cols[0]
+		v.Name, v.Column, v.merged = r.name, nil, false
+		return v
+	}
+	return value{Name: r.name, Type: builtin("record"), NotNull: !r.outer, Known: true}
+}
+
+type scope struct {
+	rels   []*rel
+	parent *scope
+	ctes   map[string]*rel
+}
+
+func (s *scope) cte(name string) *rel {
+	for x := s; x != nil; x = x.parent {
+		if r, ok := x.ctes[name]; ok {
+			return r
+		}
+	}
+	return nil
+}
+
+func tableRel(t *catalog.Table, alias string) *rel {
+	r := &rel{name: t.Name, table: t}
+	if alias != "" {
+		r.name = alias
+	}
+	for _, c := range t.Columns {
+		v := columnValue(c)
+		// A view's column names are the catalog's reading of its query
+		// (view.go), which need not be PostgreSQL's.
+		v.guessed = t.IsView
+		r.cols = append(r.cols, v)
+	}
+	return r
+}
+
+// lookupTable resolves a table name in FROM: a CTE first, then the catalog.
+func (a *analyzer) lookupRel(sc *scope, n sqlparse.Name, alias string) *rel {
+	if n.Schema == "" {
+		if r := sc.cte(n.Name); r != nil {
+			cp := *r
+			if alias != "" {
+				cp.name = alias
+			}
+			return &cp
+		}
+	}
+	t := a.cat.Table(n.Schema, n.Name)
+	if t == nil {
+		a.errorf(n.Loc, "relation %q does not exist", n.String())
+		name := n.Name
+		if alias != "" {
+			name = alias
+		}
+		return &rel{name: name, unresolved: true}
+	}
+	return tableRel(t, alias)
+}
+
+// column resolves a column reference in sc and its parents.
+func (a *analyzer) column(sc *scope, ref *sqlparse.ColumnRef) (value, bool) {
+	f := ref.Fields
+	var qual, name string
+	switch len(f) {
+	case 1:
+		name = f[0]
+	case 2:
+		qual, name = f[0], f[1]
+	default:
+		qual, name = f[len(f)-2], f[len(f)-1]
+	}
+	for x := sc; x != nil; x = x.parent {
+		var found []value
+		for _, r := range x.rels {
+			if qual != "" && r.name != qual {
+				continue
+			}
+			if r.unresolved {
+				// Already reported: the column may well be there.
+				return value{}, false
+			}
+			for _, c := range r.cols {
+				if c.Name == name && (qual != "" || !c.merged) {
+					found = append(found, c)
+				}
+			}
+		}
+		if name == "*" && qual != "" {
+			// t.* as an expression, count(t.*): the whole row.
+			for _, r := range x.rels {
+				if r.name == qual {
+					if r.unresolved {
+						return value{}, false
+					}
+					return wholeRow(r), true
+				}
+			}
+		}
+		if len(found) == 0 {
+			if typ, ok := catalog.SystemColumns[name]; ok {
+				// System columns exist on every table, outside SELECT *.
+				for _, r := range x.rels {
+					if r.table != nil && (qual == "" || r.name == qual) {
+						found = append(found, value{Name: name, Type: typ, NotNull: true, Known: true})
+					}
+				}
+			}
+		}
+		if len(found) > 1 && qual == "" {
+			a.errorf(ref.Loc, "column reference %q is ambiguous", name)
+			return value{}, false
+		}
+		if len(found) >= 1 {
+			return found[0], true
+		}
+		if qual == "" {
+			// A bare relation name that is no column's name: the whole row.
+			for _, r := range x.rels {
+				if r.name == name {
+					if r.unresolved {
+						return value{}, false
+					}
+					return wholeRow(r), true
+				}
+			}
+		}
+		if qual != "" {
+			for _, r := range x.rels {
+				if r.name == qual {
+					a.errorf(ref.Loc, "column %q does not exist in %s", name, qual)
+					return value{}, false
+				}
+			}
+		}
+	}
+	if qual != "" {
+		a.errorf(ref.Loc, "missing FROM-clause entry for table %q", qual)
+	} else {
+		a.errorf(ref.Loc, "column %q does not exist", name)
+	}
+	return value{}, false
+}

@@ -1,0 +1,249 @@
+package analyze
+
+// SELECT, WITH and set operations (PostgreSQL docs, 7.2-7.8).
+
+import (
+	"fmt"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+func (a *analyzer) with(sc *scope, w *sqlparse.With) {
+	if w == nil {
+		return
+	}
+	if sc.ctes == nil {
+		sc.ctes = map[string]*rel{}
+	}
+	for _, cte := range w.CTEs {
+		r := &rel{name: cte.Name}
+		var cols []*Column
+		switch q := cte.Query.(type) {
+		case *sqlparse.Select:
+			if w.Recursive && q.SetOp != "" {
+				// Type a recursive CTE from its non-recursive term.
+				cols = a.selectCols(q.Left, &scope{parent: sc.parent, ctes: sc.ctes})
+				sc.ctes[cte.Name] = colsRel(cte.Name, cols, cte.Columns)
+				a.selectCols(q.Right, &scope{parent: sc.parent, ctes: sc.ctes})
+			} else {
+				cols = a.selectCols(q, &scope{parent: sc.parent, ctes: sc.ctes})
+			}
+		case *sqlparse.Insert:
+			a.currentCTE = cte.Name
+			cols = a.insert(sc, q, nil)
+		case *sqlparse.Update:
+			a.currentCTE = cte.Name
+			cols = a.update(sc, q, nil)
+		case *sqlparse.Delete:
+			a.currentCTE = cte.Name
+			cols = a.delete(sc, q, nil)
+		}
+		a.currentCTE = ""
+		r = colsRel(cte.Name, cols, cte.Columns)
+		// A CTE is not its base table: a star over it gets a row struct
+		// of its own (as in sqlc), never the table's model.
+		for i := range r.cols {
+			r.cols[i].Column = nil
+		}
+		sc.ctes[cte.Name] = r
+	}
+}
+
+func colsRel(name string, cols []*Column, aliases []string) *rel {
+	r := &rel{name: name}
+	for i, c := range cols {
+		v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, guessed: c.guessed}
+		if i < len(aliases) {
+			v.Name, v.guessed = aliases[i], false
+		}
+		r.cols = append(r.cols, v)
+	}
+	return r
+}
+
+// selectCols analyses a SELECT in a new scope under parent and returns its
+// result columns.
+func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
+	if s == nil {
+		return nil
+	}
+	sc := &scope{parent: parent}
+	if parent != nil {
+		sc.ctes = parent.ctes
+	}
+	if s.With != nil {
+		sc.ctes = copyCTEs(sc.ctes)
+		a.with(sc, s.With)
+	}
+	if s.SetOp != "" {
+		left := a.selectCols(s.Left, sc)
+		right := a.selectCols(s.Right, sc)
+		for i := range left {
+			if i < len(right) {
+				if !left[i].Known && right[i].Known {
+					left[i].Type, left[i].Known = right[i].Type, true
+				}
+				left[i].NotNull = left[i].NotNull && right[i].NotNull
+				// Like sqlc, the left side's columns keep their table
+				// link, so SELECT * FROM t UNION ... reuses t's model.
+			}
+		}
+		// ORDER BY of a UNION, INTERSECT or EXCEPT sorts its output
+		// columns (PostgreSQL docs, 7.5 "Sorting Rows").
+		osc := &scope{rels: []*rel{colsRel("", left, nil)}, parent: sc.parent, ctes: sc.ctes}
+		for _, o := range s.OrderBy {
+			a.sortKey(osc, o, left)
+		}
+		a.limit(sc, s)
+		return left
+	}
+	if len(s.Values) > 0 {
+		var cols []*Column
+		for i, v := range s.Values[0] {
+			val := a.expr(sc, v)
+			cols = append(cols, &Column{Name: fmt.Sprintf("column%d", i+1), Type: val.Type, NotNull: val.NotNull, Known: val.Known})
+		}
+		for _, row := range s.Values[1:] {
+			for _, v := range row {
+				a.expr(sc, v)
+			}
+		}
+		return cols
+	}
+	a.addFrom(sc, s.From)
+	if s.Where != nil {
+		a.boolExpr(sc, s.Where)
+	}
+	// GROUP BY reads input columns; a bare name that is none may name an
+	// output column, and an integer constant is an output column's
+	// position (PostgreSQL docs, SELECT, "GROUP BY Clause"). The output
+	// columns are known after the list, so those names wait.
+	var groupByOutput []*sqlparse.ColumnRef
+	for _, g := range s.GroupBy {
+		if isOrdinal(g) {
+			continue
+		}
+		if cr := bareName(g); cr != nil && !a.resolves(sc, cr) {
+			groupByOutput = append(groupByOutput, cr)
+			continue
+		}
+		a.expr(sc, g)
+	}
+	if s.Having != nil {
+		a.boolExpr(sc, s.Having)
+	}
+	for _, w := range s.Windows {
+		a.window(sc, w)
+	}
+	cols := a.targets(sc, s.Targets)
+	for _, cr := range groupByOutput {
+		if !hasOutput(cols, cr.Fields[0]) {
+			a.expr(sc, cr) // reports the missing column
+		}
+	}
+	// DISTINCT ON and ORDER BY may name output columns: a bare name is an
+	// output column's first, an integer constant its position, any other
+	// expression reads the input columns (PostgreSQL docs, 7.5 "Sorting
+	// Rows", and SELECT, "DISTINCT Clause").
+	outScope := &scope{rels: []*rel{colsRel("", cols, nil)}, parent: sc.parent, ctes: sc.ctes}
+	osc := &scope{rels: sc.rels, parent: outScope, ctes: sc.ctes}
+	for _, o := range s.DistinctOn {
+		a.sortKey(osc, o, cols)
+	}
+	for _, o := range s.OrderBy {
+		a.sortKey(osc, o, cols)
+	}
+	a.limit(sc, s)
+	return cols
+}
+
+// sortKey analyses an ORDER BY or DISTINCT ON item in osc, the input
+// scope under the output columns cols.
+func (a *analyzer) sortKey(osc *scope, o sqlparse.Node, cols []*Column) {
+	if sb, ok := o.(*sqlparse.SortBy); ok {
+		o = sb.Expr
+	}
+	if isOrdinal(o) {
+		return
+	}
+	if cr := bareName(o); cr != nil && hasOutput(cols, cr.Fields[0]) {
+		return
+	}
+	a.expr(osc, o)
+}
+
+// window analyses a window definition: OVER (...) or WINDOW w AS (...).
+func (a *analyzer) window(sc *scope, w *sqlparse.WindowDef) {
+	if w == nil {
+		return
+	}
+	for _, p := range w.PartitionBy {
+		a.expr(sc, p)
+	}
+	for _, o := range w.OrderBy {
+		a.expr(sc, o)
+	}
+	for _, x := range []sqlparse.Node{w.Start, w.End} {
+		if p, ok := x.(*sqlparse.Param); ok {
+			// ROWS/GROUPS offsets are bigint; a RANGE offset, typed by the
+			// ordering column, is left to the cast.
+			a.typeParam(p.Number, known("int8", true), "")
+		} else if x != nil {
+			a.expr(sc, x)
+		}
+	}
+}
+
+// isOrdinal reports whether n is an integer constant: in ORDER BY, GROUP
+// BY and DISTINCT ON, an output column's position.
+func isOrdinal(n sqlparse.Node) bool {
+	c, ok := n.(*sqlparse.Const)
+	return ok && c.Kind == "int"
+}
+
+// bareName returns n if it is an unqualified column name.
+func bareName(n sqlparse.Node) *sqlparse.ColumnRef {
+	if cr, ok := n.(*sqlparse.ColumnRef); ok && len(cr.Fields) == 1 && cr.Fields[0] != "*" {
+		return cr
+	}
+	return nil
+}
+
+func hasOutput(cols []*Column, name string) bool {
+	for _, c := range cols {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// resolves reports whether ref names a column in sc, without reporting
+// anything.
+func (a *analyzer) resolves(sc *scope, ref *sqlparse.ColumnRef) bool {
+	saved := len(a.errs)
+	_, ok := a.column(sc, ref)
+	a.errs = a.errs[:saved]
+	return ok
+}
+
+func copyCTEs(m map[string]*rel) map[string]*rel {
+	out := map[string]*rel{}
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func (a *analyzer) limit(sc *scope, s *sqlparse.Select) {
+	if p, ok := s.Limit.(*sqlparse.Param); ok {
+		a.typeParam(p.Number, known("int4", true), "limit")
+	} else if s.Limit != nil {
+		a.expr(sc, s.Limit)
+	}
+	if p, ok := s.Offset.(*sqlparse.Param); ok {
+		a.typeParam(p.Number, known("int4", true), "offset")
+	} else if s.Offset != nil {
+		a.expr(sc, s.Offset)
+	}
+}

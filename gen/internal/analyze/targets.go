@@ -1,0 +1,192 @@
+package analyze
+
+// Select lists and RETURNING lists: result columns (PostgreSQL docs, 7.3
+// "Select Lists").
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// targets types a SELECT or RETURNING list, expanding stars.
+func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
+	var cols []*Column
+	for i, t := range ts {
+		if em, ok := t.Expr.(*sqlparse.Embed); ok {
+			var r *rel
+			for _, x := range sc.rels {
+				if x.name == em.Table {
+					r = x
+				}
+			}
+			if r == nil || r.table == nil || r.table.IsSequence {
+				a.errorf(em.Loc, "sqlc.embed(%s): no table named %s in FROM", em.Table, em.Table)
+				continue
+			}
+			var list []string
+			for _, c := range r.cols {
+				col := a.resultColumn(c, c.Name)
+				col.Embed, col.EmbedName = r.table, em.Table
+				cols = append(cols, col)
+				list = append(list, sqlparse.QuoteIdent(em.Table)+"."+sqlparse.QuoteIdent(c.Name))
+			}
+			a.edits = append(a.edits, edit{em.Loc, em.End, strings.Join(list, ", ")})
+			continue
+		}
+		if cr, ok := t.Expr.(*sqlparse.ColumnRef); ok && cr.Fields[len(cr.Fields)-1] == "*" {
+			qual := ""
+			if len(cr.Fields) > 1 {
+				qual = cr.Fields[len(cr.Fields)-2]
+			}
+			matched, spell := false, a.noSpell == 0
+			var spelt []starColumn
+			rels := sc.rels
+			if qual == "" && a.bareStar != nil {
+				rels = a.bareStar
+			}
+			for _, r := range rels {
+				if qual != "" && r.name != qual {
+					continue
+				}
+				matched = true
+				if r.unresolved || (r.table != nil && r.table.IsView) {
+					// A view's column names are the catalog's reading of
+					// its query, which need not be PostgreSQL's: its star
+					// stays (the view's columns change only when the view
+					// is replaced).
+					spell = false
+				}
+				for _, c := range r.cols {
+					if c.merged && qual == "" {
+						continue
+					}
+					cols = append(cols, a.resultColumn(c, c.Name))
+					spelt = append(spelt, starColumn{r.name, c.Name})
+					if c.guessed || c.Name == "" {
+						spell = false
+					}
+				}
+			}
+			if spell && len(spelt) > 0 {
+				a.spellOut(cr, qual, spelt, sc.rels)
+			}
+			if !matched {
+				a.errorf(cr.Loc, "missing FROM-clause entry for table %q", qual)
+			}
+			continue
+		}
+		v := a.expr(sc, t.Expr)
+		name := t.Name
+		if name == "" {
+			name = v.Name
+		}
+		unnamed := name == ""
+		if unnamed {
+			name = fmt.Sprintf("column_%d", i+1)
+		}
+		col := a.resultColumn(v, name)
+		col.unnamed = unnamed
+		col.guessed = t.Name == "" && !namedAsPostgres(t.Expr, v)
+		cols = append(cols, col)
+	}
+	return cols
+}
+
+// namedAsPostgres reports whether PostgreSQL names the result column of
+// expression e, without an alias, as the analyzer named it (v.Name): a
+// column reference (named as written), a function call, CASE, EXISTS, ARRAY(...), GREATEST or LEAST, ROW
+// and the cast of a column or a constant (PostgreSQL docs, 7.3.2 "Column
+// Labels"); not an operator, a constant (?column?), COALESCE (named after
+// its column, as in sqlc) or a parameter's cast.
+func namedAsPostgres(e sqlparse.Node, v value) bool {
+	switch n := e.(type) {
+	case *sqlparse.ColumnRef:
+		return true // named as written
+	case *sqlparse.FuncCall, *sqlparse.Case, *sqlparse.MinMax, *sqlparse.RowExpr:
+		return v.Name != ""
+	case *sqlparse.SubLink:
+		return n.Kind == "EXISTS" || n.Kind == "ARRAY"
+	case *sqlparse.TypeCast:
+		switch n.Arg.(type) {
+		case *sqlparse.ColumnRef, *sqlparse.Const:
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analyzer) resultColumn(v value, name string) *Column {
+	c := &Column{Name: name, Type: v.Type, NotNull: v.NotNull, Known: v.Known, Column: v.Column, guessed: v.guessed}
+	if !v.Known {
+		c.Type = catalog.Type{Name: "any"}
+	}
+	if v.Column != nil && v.Column.Table != nil && v.Column.Table.Fence != nil && v.Column.Table.Fence.Column == v.Column.Name {
+		c.IsToken = true
+	}
+	return c
+}
+
+// starColumn is a column a star stands for, and the relation it is from.
+type starColumn struct{ rel, name string }
+
+// spellOut replaces the star of cr (t.* when qual is set) by the columns it
+// stands for in the statement sent, as sqlc does: a column added by a later
+// migration then does not change what the statement returns before the
+// code scanning it is redeployed. As in sqlc's output, the columns of t.*
+// are spelt t.col, and those of a bare * bare unless another column of the
+// list, or of the relations in scope (inScope), has the same name (then
+// rel.col).
+func (a *analyzer) spellOut(cr *sqlparse.ColumnRef, qual string, cols []starColumn, inScope []*rel) {
+	if cr.Loc < a.stmt.Start || cr.Loc >= a.stmt.End {
+		return
+	}
+	star := bytes.IndexByte(a.file.Src[cr.Loc:a.stmt.End], '*')
+	if star < 0 {
+		return
+	}
+	count := map[string]int{}
+	for _, r := range inScope {
+		for _, c := range r.cols {
+			if !c.merged {
+				count[c.Name]++
+			}
+		}
+	}
+	for _, c := range cols {
+		if count[c.name] == 0 {
+			count[c.name] = 1 // a column of a relation not in scope
+		}
+	}
+	seen := map[starColumn]bool{}
+	for _, c := range cols {
+		if seen[c] {
+			// Two columns of one relation with one name (unnest(a, b),
+			// a subquery selecting x.id and y.id): no name reaches either.
+			return
+		}
+		seen[c] = true
+	}
+	for _, c := range cols {
+		if qual == "" && count[c.name] > 1 && c.rel == "" {
+			// A repeated name of a relation without a name (a merged
+			// USING column beside a third table's namesake): no spelling
+			// reaches it, so the star stays.
+			return
+		}
+	}
+	list := make([]string, len(cols))
+	for i, c := range cols {
+		list[i] = sqlparse.QuoteIdent(c.name)
+		switch {
+		case qual != "":
+			list[i] = sqlparse.QuoteIdent(qual) + "." + list[i]
+		case count[c.name] > 1 && c.rel != "":
+			list[i] = sqlparse.QuoteIdent(c.rel) + "." + list[i]
+		}
+	}
+	a.edits = append(a.edits, edit{cr.Loc, cr.Loc + star + 1, strings.Join(list, ", ")})
+}

@@ -1,0 +1,98 @@
+package config
+
+import (
+	"path/filepath"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"github.com/fencegen/fencegen/gen/internal/diag"
+)
+
+// extension reads a configuration that extends another, so that sqlc
+// keeps reading its own file untouched (sqlc refuses a fence key: "field
+// fence not found"):
+//
+//	# fencegen.yaml, next to sqlc.yaml
+//	extends: sqlc.yaml
+//	fence:
+//	  tables:
+//	    - {table: account_balances, column: last_fencing_token}
+//
+// The result is the extended configuration (Path, Dir and every entry as
+// Load reads that file, relative paths relative to it) with the fence
+// tables added to every sql entry: a table is fenced in each entry whose
+// schema has it, and one that no entry's schema has is an error (see
+// FenceTable.AnyEntry). The keys allowed are extends, fence and
+// version ("2"). The extended file may be any configuration Load reads,
+// but not itself an extension.
+func (l *loader) extension(root ast.Node) *Config {
+	var base string
+	var baseNode, fenceNode ast.Node
+	var tables []FenceTable
+	l.mapping("configuration", root, fields{
+		"version": func(k string, v ast.Node) {
+			if s, ok := l.scalar(k, v); ok && s != "2" {
+				l.errorf(v, `version %q not supported: a configuration with extends is version "2"`, s)
+			}
+		},
+		"extends": record(&baseNode, l.str(&base)),
+		"fence": func(k string, v ast.Node) {
+			fenceNode = v
+			tables = l.fence(v)
+		},
+	})
+	if len(l.errs) > 0 {
+		return nil
+	}
+	if base == "" {
+		l.errorf(or(baseNode, root), "extends: want the path of the sqlc configuration to extend, e.g. extends: sqlc.yaml")
+		return nil
+	}
+	if len(tables) == 0 {
+		l.errorf(or(fenceNode, root), "fence: a configuration with extends adds fenced tables: list them under fence.tables")
+		return nil
+	}
+	p := filepath.FromSlash(base)
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(filepath.Dir(l.file), p)
+	}
+	if filepath.Clean(p) == filepath.Clean(l.file) {
+		l.errorf(baseNode, "extends: %s is this file", base)
+		return nil
+	}
+	cfg, err := Load(p)
+	if err != nil {
+		// The extended file's own problems, at their places in it.
+		list := diag.As(err)
+		if len(list) == 0 {
+			l.errorf(baseNode, "extends %s: %v", base, err)
+		}
+		l.errs = append(l.errs, list...)
+		return nil
+	}
+	if cfg.Extension != "" {
+		l.errorf(baseNode, "extends %s, which extends %s in turn: name the sqlc configuration itself", base, cfg.Extension)
+		return nil
+	}
+	cfg.Extension = l.file
+	for i := range tables {
+		tables[i].File = l.file
+		tables[i].AnyEntry = true
+	}
+	for i := range cfg.Packages {
+		pkg := &cfg.Packages[i]
+		for _, t := range tables {
+			dup := false
+			for _, own := range pkg.Fence {
+				dup = dup || own.Table == t.Table
+			}
+			if dup {
+				l.errorf(baseNode, "table %q is fenced both here and in %s", t.Table, base)
+				return nil
+			}
+		}
+		pkg.Fence = append(pkg.Fence, tables...)
+	}
+	l.notes = append(cfg.Notes, l.notes...)
+	return cfg
+}

@@ -1,0 +1,63 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExtends loads a fencegen.yaml that extends an sqlc configuration in
+// another directory: the entries, paths and notes are the sqlc file's,
+// with the fence tables added to every entry and located in fencegen.yaml.
+func TestExtends(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sqlc := write("db/sqlc.yaml", "version: \"2\"\nsql:\n"+
+		"  - {engine: postgresql, database: {uri: x}, schema: s.sql, queries: q.sql, gen: {go: {package: a, out: a}}}\n"+
+		"  - {engine: postgresql, schema: s.sql, queries: r.sql, gen: {go: {package: b, out: b}}}\n")
+	fg := write("fencegen.yaml", "version: \"2\"\nextends: db/sqlc.yaml\nfence:\n  tables:\n    - {table: jobs, column: tok, mode: strict}\n")
+	cfg, err := Load(fg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Path != sqlc || cfg.Dir != filepath.Dir(sqlc) || cfg.Extension != fg {
+		t.Errorf("Path %s, Dir %s, Extension %s; want the sqlc file's, extended by %s", cfg.Path, cfg.Dir, cfg.Extension, fg)
+	}
+	if len(cfg.Packages) != 2 {
+		t.Fatalf("%d packages, want 2", len(cfg.Packages))
+	}
+	for _, p := range cfg.Packages {
+		want := FenceTable{Table: "jobs", Column: "tok", Mode: ModeStrict, Pos: Position{5, 7}, File: fg, AnyEntry: true}
+		if len(p.Fence) != 1 || p.Fence[0] != want {
+			t.Errorf("entry %s: Fence = %+v, want [%+v]", p.Go.Out, p.Fence, want)
+		}
+	}
+	if len(cfg.Notes) != 1 || cfg.Notes[0].Pos.Line != 3 {
+		t.Errorf("Notes = %+v, want sqlc.yaml's database note at line 3", cfg.Notes)
+	}
+
+	for _, tt := range []struct{ src, want string }{
+		{"extends: db/sqlc.yaml\n", "fencegen.yaml:1:1: fence: a configuration with extends adds fenced tables"},
+		{"extends: db/sqlc.yaml\nversion: \"1\"\nfence: {tables: [{table: jobs, column: tok}]}\n", `fencegen.yaml:2:10: version "1" not supported`},
+		{"extends: db/sqlc.yaml\nsql: []\nfence: {tables: [{table: jobs, column: tok}]}\n", `fencegen.yaml:2:1: unknown key "sql"`},
+		{"extends: fencegen.yaml\nfence: {tables: [{table: jobs, column: tok}]}\n", "fencegen.yaml:1:10: extends: fencegen.yaml is this file"},
+		{"extends: other.yaml\nfence: {tables: [{table: jobs, column: tok}]}\n", "fencegen.yaml:1:10: extends other.yaml, which extends"},
+		{"extends: db/nope.yaml\nfence: {tables: [{table: jobs, column: tok}]}\n", "nope.yaml: cannot read configuration file"},
+	} {
+		write("other.yaml", "extends: db/sqlc.yaml\nfence: {tables: [{table: jobs, column: tok}]}\n")
+		_, err := Parse(filepath.Join(dir, "fencegen.yaml"), []byte(tt.src))
+		if err == nil || !strings.Contains(strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""), tt.want) {
+			t.Errorf("Parse(%q) = %v, want %q", tt.src, err, tt.want)
+		}
+	}
+}
