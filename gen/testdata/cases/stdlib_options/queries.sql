@@ -1,5 +1,5 @@
 -- name: AddNote :execresult
-INSERT INTO notes (body, tags) VALUES (@body, @tags);
+INSERT INTO notes (id, body, tags) VALUES (@id, @body, @tags);
 
 -- name: GetNote :one
 SELECT * FROM notes WHERE id = @id;

@@ -13,16 +13,17 @@ import (
 )
 
 const addNote = `-- name: AddNote :execresult
-INSERT INTO notes (body, tags) VALUES ($1, $2)
+INSERT INTO notes (id, body, tags) VALUES ($1, $2, $3)
 `
 
 type AddNoteParams struct {
+	ID   int64
 	Body string
 	Tags []string
 }
 
 func (q *Queries) AddNote(ctx context.Context, db DBTX, arg AddNoteParams) (sql.Result, error) {
-	result, err := db.ExecContext(ctx, addNote, arg.Body, pq.Array(arg.Tags))
+	result, err := db.ExecContext(ctx, addNote, arg.ID, arg.Body, pq.Array(arg.Tags))
 	if err != nil {
 		err = fmt.Errorf("query AddNote: %w", err)
 	}
