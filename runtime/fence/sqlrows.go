@@ -25,10 +25,11 @@ func SQLRows(rows *sql.Rows, err error) (Rows, error) {
 
 type sqlRows struct {
 	rows *sql.Rows
-	// vals and dest scan the current row for RawValues, raw is its
-	// result; all three are reused from row to row.
-	vals []any
+	// dest scans the current row for RawValues: each column into a
+	// nullness check, nothing converted; raw is its result. Both are
+	// reused from row to row.
 	dest []any
+	null []nullCheck
 	raw  [][]byte
 	// closeErr is the error of Close, reported by Err.
 	closeErr error
@@ -42,27 +43,34 @@ func (r *sqlRows) RawValues() [][]byte {
 		if err != nil {
 			return nil
 		}
-		r.vals = make([]any, len(cols))
 		r.dest = make([]any, len(cols))
+		r.null = make([]nullCheck, len(cols))
 		r.raw = make([][]byte, len(cols))
-		for i := range r.vals {
-			r.dest[i] = &r.vals[i]
+		for i := range r.null {
+			r.dest[i] = &r.null[i]
 		}
 	}
-	// database/sql lets a row be scanned more than once: Scan converts the
-	// driver's values again each time.
+	// database/sql lets a row be scanned more than once: Scan hands the
+	// driver's values over again each time.
 	if err := r.rows.Scan(r.dest...); err != nil {
 		return nil
 	}
-	for i, v := range r.vals {
-		if v == nil {
+	for i, n := range r.null {
+		if n {
 			r.raw[i] = nil
 		} else {
 			r.raw[i] = []byte{}
 		}
-		r.vals[i] = nil
 	}
 	return r.raw
+}
+
+// nullCheck is a Scan destination that records whether the value is NULL.
+type nullCheck bool
+
+func (n *nullCheck) Scan(src any) error {
+	*n = src == nil
+	return nil
 }
 
 // discard is a Scan destination whose value is dropped.
