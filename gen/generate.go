@@ -131,7 +131,7 @@ type guardRun struct {
 
 func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]bool) (map[string][]byte, []string, *guardRun, diag.List) {
 	var errs diag.List
-	cat := catalog.New()
+	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
 	schemaFiles, err := expand(cfg, pkg.Schema, pkg.Pos)
 	errs = append(errs, err...)
 	// A schema that could not be read or parsed at all would make every
@@ -210,7 +210,13 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 		// One file without queries beside others with some is fine.
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no queries contained in paths %s: each query needs a comment line such as \"-- name: GetAccount :one\" above it", strings.Join(pkg.Queries, ", "))
 	}
-	notes := optOutNotes(analyzed)
+	// The catalog's notes (types PostgreSQL does not know, foreign keys
+	// to relations the schema never creates) come first.
+	var notes []string
+	for _, n := range cat.Notes() {
+		notes = append(notes, n.Error())
+	}
+	notes = append(notes, optOutNotes(analyzed)...)
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
 			notes = append(notes, q.Notes...)

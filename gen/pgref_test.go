@@ -510,7 +510,7 @@ func (run *pgrefRun) compareEntry(t *testing.T, e *pgrefEntry, cfg *Config, pkg 
 	if _, err := conn.Exec(ctx, "SET check_function_bodies = off"); err != nil {
 		t.Fatal(err)
 	}
-	cat := catalog.New()
+	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
 	complete := true
 	for _, f := range schemaFiles {
 		e.after = e.rel(f)

@@ -1,9 +1,11 @@
 package faults
 
 import (
+	"bytes"
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -35,9 +37,15 @@ type Proxy struct {
 	latency   [2]time.Duration
 	blackhole [2]bool
 	resetNew  bool
-	changed   chan struct{} // closed and replaced on every change
-	conns     map[*proxyConn]struct{}
-	closed    bool
+	// closeAfter: the next closeTimes requests containing closeAfter are
+	// forwarded, and their connection is closed (FIN) instead of delivering
+	// the reply.
+	closeAfter []byte
+	closeTimes int
+	closed1    int           // connections closed by closeAfter so far
+	changed    chan struct{} // closed and replaced on every change
+	conns      map[*proxyConn]struct{}
+	closed     bool
 
 	wg sync.WaitGroup
 }
@@ -46,6 +54,18 @@ type proxyConn struct {
 	client, server *net.TCPConn
 	once           sync.Once
 	done           chan struct{}
+	// closeOnReply: a request matched CloseAfterReply; the reply is not
+	// delivered, the connection is closed when it arrives.
+	closeOnReply atomic.Bool
+}
+
+// close closes both sides normally (FIN), so the client reads EOF.
+func (c *proxyConn) close() {
+	c.once.Do(func() {
+		_ = c.client.Close()
+		_ = c.server.Close()
+		close(c.done)
+	})
 }
 
 // reset closes both sides with SO_LINGER 0, so each peer gets a RST.
@@ -112,6 +132,24 @@ func (p *Proxy) ResetNew(on bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.resetNew = on
+}
+
+// CloseAfterReply makes the next times requests whose bytes contain
+// pattern (a command name, a script's SHA1, a key) reach the server, which
+// runs them, and then closes their connection (FIN, so the client reads
+// EOF) instead of delivering the reply: a connection lost after the command
+// ran. A client that retries on EOF (go-redis by default) sends the command
+// again on a new connection. It returns a function that reports how many
+// connections it has closed so far.
+func (p *Proxy) CloseAfterReply(pattern []byte, times int) func() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closeAfter, p.closeTimes = bytes.Clone(pattern), times
+	return func() int {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.closed1
+	}
 }
 
 // ResetAll resets every open connection (RST to both peers) and returns how
@@ -219,6 +257,14 @@ func (p *Proxy) pump(pc *proxyConn, dir int, src, dst *net.TCPConn) {
 	for {
 		buf := make([]byte, 32<<10)
 		n, err := src.Read(buf)
+		if n > 0 && dir == 0 {
+			p.mu.Lock()
+			if p.closeTimes > 0 && len(p.closeAfter) > 0 && bytes.Contains(buf[:n], p.closeAfter) {
+				p.closeTimes--
+				pc.closeOnReply.Store(true)
+			}
+			p.mu.Unlock()
+		}
 		if n > 0 {
 			select {
 			case q <- chunk{buf[:n], time.Now()}:
@@ -268,6 +314,14 @@ func (p *Proxy) deliver(pc *proxyConn, dir int, q <-chan chunk, dst *net.TCPConn
 				return
 			default:
 			}
+		}
+		if dir == 1 && pc.closeOnReply.Load() {
+			p.mu.Lock()
+			p.closed1++
+			delete(p.conns, pc)
+			p.mu.Unlock()
+			pc.close()
+			return
 		}
 		if _, err := dst.Write(c.b); err != nil {
 			p.drop(pc)

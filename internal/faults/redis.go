@@ -58,6 +58,8 @@ type Redis struct {
 	done    chan struct{} // closed when proc has exited and been waited for
 	stopped bool          // SIGSTOPped
 	admin   *redis.Client
+	// sentinelConf, if set, makes this a Sentinel started from that file.
+	sentinelConf string
 }
 
 // syncBuffer is a bytes.Buffer safe for the process's output copiers.
@@ -125,6 +127,9 @@ func StartRedis(t testing.TB, opts RedisOptions) *Redis {
 }
 
 func (r *Redis) args() []string {
+	if r.sentinelConf != "" {
+		return []string{r.sentinelConf, "--sentinel"}
+	}
 	a := []string{"--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--daemonize", "no",
 		"--protected-mode", "no", "--dir", r.dir, "--save", "", "--logfile", ""}
 	if r.opts.Persistence {
@@ -384,4 +389,39 @@ func (r *Redis) shutdown() {
 		_ = r.admin.Close()
 	}
 	r.kill()
+}
+
+// PauseFor pauses the server (SIGSTOP, see Pause) now and resumes it after
+// d in the background: a server kept stalled for a while. It returns a
+// channel closed once the server has been resumed.
+func (r *Redis) PauseFor(d time.Duration) <-chan struct{} {
+	r.t.Helper()
+	r.Pause()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(d)
+		r.signal(syscall.SIGCONT, false)
+	}()
+	r.t.Cleanup(func() { <-done })
+	return done
+}
+
+// DownFor kills the server now and starts it again on the same port after
+// d in the background, with its data (the append-only file with
+// Persistence; without it the server comes back empty): a server kept down
+// for a while. It returns a channel closed once the server answers again.
+func (r *Redis) DownFor(d time.Duration) <-chan struct{} {
+	r.t.Helper()
+	r.kill()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(d)
+		if err := r.start(); err != nil {
+			r.t.Errorf("faults: restart after %v down: %v", d, err)
+		}
+	}()
+	r.t.Cleanup(func() { <-done })
+	return done
 }

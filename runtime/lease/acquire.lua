@@ -4,6 +4,9 @@
 -- KEYS[2]  counter key  <prefix>:{<resource>}:token  (integer, never has a TTL)
 -- KEYS[3]  mint key     <prefix>:{<resource>}:minted (value "<owner>:<token>" of
 --          the last acquisition that minted, never has a TTL)
+-- KEYS[4]  abandon mark <prefix>:{<resource>}:abandoned:<owner>, set by
+--          the cleanup of an Acquire that gave up on this owner (see
+--          release.lua); while it exists this owner's attempts write nothing
 -- ARGV[1]  owner value: 32 hex digits (128 random bits), unique per Acquire call
 -- ARGV[2]  TTL in milliseconds
 -- ARGV[3]  floor: the counter is first raised to at least this value (a
@@ -16,12 +19,16 @@
 --          absent): a retry
 --
 -- Returns the fencing token (an integer > 0) when this owner holds the lease
--- after the call, 0 when another owner holds it, or -1 (see ARGV[4]).
+-- after the call, 0 when another owner holds it, -1 (see ARGV[4]), or -2
+-- when the Acquire of this owner had already given up (KEYS[4]).
 --   * Key absent: raise the counter to the floor, INCR it, SET the lock NX PX
 --     ttl, return the new token.
 --   * Key holds this owner's value (a retry after an ambiguous reply): refresh
 --     the TTL and return the token stored with it; nothing is minted.
 --   * Key holds another owner's value: change nothing, return 0.
+if KEYS[4] and redis.call('EXISTS', KEYS[4]) == 1 then
+  return -2
+end
 local cur = redis.call('GET', KEYS[1])
 if cur then
   local prefix = ARGV[1] .. ':'

@@ -49,13 +49,13 @@ type (
 // Check returns nil, an error wrapping ErrConfig, errors wrapping
 // ErrUnsafeConfig joined together, or a Redis or context error.
 func (c *Client) Check(ctx context.Context) error {
-	for _, s := range []*redis.Script{acquireScript, renewScript, releaseScript, advanceScript} {
+	for _, s := range []*redis.Script{acquireScript, renewScript, renewManyScript, releaseScript, advanceScript} {
 		if err := s.Load(ctx, c.rdb).Err(); err != nil {
 			return c.checkErr(ctx, "load script", err)
 		}
 	}
 	lockKey, _ := c.Keys("fencegen-check")
-	if _, _, err := c.run(ctx, releaseScript, []string{lockKey}, newOwner()); err != nil {
+	if _, _, err := c.run(ctx, releaseScript, []string{lockKey, mintKey(lockKey)}, newOwner()); err != nil {
 		return c.checkErr(ctx, "probe script", err)
 	}
 
@@ -90,7 +90,7 @@ func (c *Client) Check(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return opFailed("check", ctx, ctx, "check", 0, err)
 		}
-		c.log(slog.LevelWarn, "lease check: cannot read the Redis configuration; make sure maxmemory-policy is noeviction and persistence is on", "", 0, "err", err)
+		c.log(ctx, slog.LevelWarn, "lease check: cannot read the Redis configuration; make sure maxmemory-policy is noeviction and persistence is on", "", 0, "err", err)
 		return nil
 	}
 	var problems []error
@@ -100,7 +100,7 @@ func (c *Client) Check(ctx context.Context) error {
 			if !seen[p] {
 				seen[p] = true
 				problems = append(problems, fmt.Errorf("%w: %s", ErrUnsafeConfig, p))
-				c.log(slog.LevelWarn, "lease check: "+p, "", 0)
+				c.log(ctx, slog.LevelWarn, "lease check: "+p, "", 0)
 			}
 		}
 	}

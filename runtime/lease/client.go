@@ -27,13 +27,16 @@ var (
 	releaseLua string
 	//go:embed advance.lua
 	advanceLua string
+	//go:embed renew_many.lua
+	renewManyLua string
 
 	// Each script is wrapped once; Script.Run sends EVALSHA and falls back
 	// to EVAL when the server answers NOSCRIPT.
-	acquireScript = redis.NewScript(acquireLua)
-	renewScript   = redis.NewScript(renewLua)
-	releaseScript = redis.NewScript(releaseLua)
-	advanceScript = redis.NewScript(advanceLua)
+	acquireScript   = redis.NewScript(acquireLua)
+	renewScript     = redis.NewScript(renewLua)
+	releaseScript   = redis.NewScript(releaseLua)
+	advanceScript   = redis.NewScript(advanceLua)
+	renewManyScript = redis.NewScript(renewManyLua)
 )
 
 // Client takes leases on named resources in one Redis deployment. It is safe
@@ -41,7 +44,9 @@ var (
 type Client struct {
 	rdb  redis.Scripter
 	opts *Options
+	clk  clock
 	hb   scheduler
+	repl replicaState
 	// ctxDeadlines: rdb is a go-redis client with ContextTimeoutEnabled,
 	// which bounds each call by its context itself (see run).
 	ctxDeadlines bool
@@ -69,6 +74,10 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 		o := *opts
 		c.opts = &o
 	}
+	c.clk = realClock{}
+	if h := c.opts.testHooks(); h.clock != nil {
+		c.clk = h.clock
+	}
 	c.hb = scheduler{c: c, wake: make(chan struct{}, 1)}
 	switch r := rdb.(type) {
 	case interface{ Options() *redis.Options }:
@@ -85,15 +94,19 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 	return c
 }
 
-// Stats counts the script calls a Client has sent, one per acquire attempt,
-// renewal and release (a call counts once even when go-redis has to follow
-// an EVALSHA with EVAL after NOSCRIPT, or retries internally). Tests and
-// metrics use it to check that each operation is a single round trip.
+// Stats counts what a Client has sent to Redis: acquire attempts, lease
+// renewals and releases, each when it was sent (a call whose context had
+// already ended is not sent and not counted; a call counts once even when
+// go-redis has to follow an EVALSHA with EVAL after NOSCRIPT, or retries
+// internally). Tests and metrics use it to check that each operation is a
+// single round trip.
 type Stats struct {
 	// Acquires counts acquire-script calls, including retries and calls
 	// that answered "not acquired".
 	Acquires uint64
-	// Renewals counts renew-script calls, by the heartbeat and by Renew.
+	// Renewals counts lease renewals sent, by the heartbeat and by Renew;
+	// the heartbeat renews the leases due together with one renew_many
+	// script call per 1000 leases, so this is not a count of calls.
 	Renewals uint64
 	// Releases counts release-script calls, by Release and by the cleanup
 	// after a failed Acquire.
@@ -107,6 +120,18 @@ func (c *Client) Stats() Stats {
 		Renewals: c.stats.renewals.Load(),
 		Releases: c.stats.releases.Load(),
 	}
+}
+
+// AllKeys returns every Redis key the package writes for resource, all in
+// the hash slot of {resource}: the lock key, the fence counter, the
+// :minted record (see [Client.Keys]), and the prefix of the abandon marks
+// "<prefix>:{<resource>}:abandoned:" followed by an owner value, which the
+// cleanup of a failed Acquire sets with a TTL of max(10·TTL, 30s) so that a
+// late attempt of that Acquire writes nothing. Match the last with
+// SCAN MATCH "<that prefix>*".
+func (c *Client) AllKeys(resource string) []string {
+	lock, counter := c.Keys(resource)
+	return []string{lock, counter, mintKey(lock), abandonKey(lock, "")}
 }
 
 // Keys returns the Redis keys used for resource: the lock key, which holds
@@ -125,6 +150,17 @@ func (c *Client) Keys(resource string) (lock, counter string) {
 // whose first attempt landed but whose lock key has since vanished gets its
 // own token back instead of minting a second one.
 func mintKey(lockKey string) string { return strings.TrimSuffix(lockKey, "lock") + "minted" }
+
+// abandonKey is the mark that the cleanup of a failed Acquire sets for its
+// owner value (with a TTL, see abandonLife), so that an attempt of that
+// Acquire still on its way to Redis writes nothing when it arrives.
+func abandonKey(lockKey, owner string) string {
+	return strings.TrimSuffix(lockKey, "lock") + "abandoned:" + owner
+}
+
+// abandonLife is how long the abandon mark of a failed Acquire lives: long
+// enough for a request held by a stalled server or socket to arrive.
+func abandonLife(ttl time.Duration) time.Duration { return max(10*ttl, 30*time.Second) }
 
 // timing is the per-lease configuration derived from the TTL and Options.
 type timing struct {
@@ -306,7 +342,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	}
 	owner := newOwner()
 	lockKey, counterKey := c.Keys(resource)
-	keys := []string{lockKey, counterKey, mintKey(lockKey)}
+	keys := []string{lockKey, counterKey, mintKey(lockKey), abandonKey(lockKey, owner)}
 	hooks := c.opts.testHooks()
 	highWater := c.opts.highWater()
 	askMissing := "0"
@@ -323,7 +359,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	attempts := 1 + c.opts.acquireRetries()
 	noSleep := false
 	for i := 0; i < attempts; i++ {
-		if i > 0 && !noSleep && !sleep(ctx, time.Duration(i)*10*time.Millisecond) {
+		if i > 0 && !noSleep && !sleepOn(ctx, c.clk, time.Duration(i)*10*time.Millisecond) {
 			break
 		}
 		noSleep = false
@@ -331,13 +367,19 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			break
 		}
 		callCtx, cancel := context.WithTimeoutCause(ctx, tm.callTimeout, ErrRedisTimeout)
-		send := time.Now()
+		send := c.clk.Now()
 		retry := "0" // a new owner value: no earlier attempt to recognise
 		if i > 0 {
 			retry = "1"
 		}
-		n, abandoned, err := c.run(callCtx, acquireScript, keys, owner, millis(tm.ttl), int64(floor), askMissing, retry)
+		n, abandoned, err := c.acquireCall(callCtx, tm, keys, owner, millis(tm.ttl), int64(floor), askMissing, retry)
 		c.stats.acquires.Add(1)
+		if errors.Is(err, ErrNotReplicated) {
+			// The lease was taken on the primary only: fail closed.
+			cancel()
+			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
+			return nil, &opError{op: op, err: err}
+		}
 		if abandoned != nil {
 			pending = append(pending, abandoned)
 		}
@@ -351,7 +393,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			}
 			floor, askMissing = max(hw, 0), "0"
 			if floor > 0 {
-				c.regressed(resource, 0, floor)
+				c.regressed(ctx, resource, 0, floor)
 			}
 			attempts++ // this round trip was not a failure
 			noSleep = true
@@ -374,7 +416,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			if !retryable(err) {
 				break
 			}
-			c.log(slog.LevelDebug, "lease acquire attempt failed", resource, 0, "attempt", i+1, "err", lastErr)
+			c.log(ctx, slog.LevelDebug, "lease acquire attempt failed", resource, 0, "attempt", i+1, "err", lastErr)
 			continue
 		}
 		cancel()
@@ -385,7 +427,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if hooks.afterAcquireReply != nil {
 			hooks.afterAcquireReply()
 		}
-		if left := tm.ttl - tm.margin - time.Since(send); left < tm.minValidity {
+		if left := tm.ttl - tm.margin - since(c.clk, send); left < tm.minValidity {
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
 			return nil, &opError{op: op, err: fmt.Errorf("%w: %v of validity left, below the floor of %v (TTL %v, safety margin %v)",
 				ErrAcquireTooSlow, max(left, 0), tm.minValidity, tm.ttl, tm.margin)}
@@ -394,8 +436,9 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
 			return nil, &opError{op: op, err: err}
 		}
-		l := c.newLease(resource, token, owner, lockKey, send, tm)
-		c.log(slog.LevelDebug, "lease acquired", resource, token, "ttl", tm.ttl)
+		l := c.newLease(ctx, resource, token, owner, lockKey, send, tm)
+		c.log(ctx, slog.LevelDebug, "lease acquired", resource, token, "ttl", tm.ttl)
+		c.emit(ctx, Event{Kind: EventAcquired, Resource: resource, Token: token})
 		if f := c.opts.observer().OnAcquired; f != nil {
 			f(resource, token)
 		}
@@ -559,59 +602,104 @@ func opFailed(op string, ctx, callCtx context.Context, call string, timeout time
 	return &opError{op: op, err: err}
 }
 
-// sleep waits d or until ctx ends; it reports whether d elapsed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
 // cleanup makes sure that a failed Acquire leaves no lock key of owner
-// behind. It runs on a context detached from ctx's cancellation and bounded
-// by the release timeout: it first waits for the abandoned attempts in
-// pending to return, so that the delete does not overtake them; then, if
-// held (an attempt may have landed) or a pending attempt landed or did not
-// return in time, it deletes the lock key if owner holds it, retrying after
-// a transient failure while the bound allows. It gives up at once when the
-// delete fails with a dial error: Redis refuses connections, so waiting
-// would only delay the caller, and the key, if set, expires within the TTL.
+// behind, now or later. If held (an attempt may have landed) or an
+// abandoned attempt in pending has not returned or may have landed, it
+// runs the release script with the abandon mark (see release.lua): the
+// mark makes any attempt of owner that reaches Redis later write nothing,
+// and the compare-and-delete removes a key an earlier attempt set, in
+// whichever order they arrive, so it need not wait for pending. The call
+// runs on a fresh context (not ctx, which may have ended) bounded by the
+// release timeout, retried after a transient failure while that bound
+// allows. If it gets no answer (Redis is stalled or down), it goes on in
+// the background with backoff until Redis answers (so a resource is free
+// as soon as Redis is back, not a TTL later), the Client's Redis client is
+// closed, or the abandon mark's lifetime has passed.
 func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, tm timing, held bool, pending []*call) {
-	if !held && len(pending) == 0 {
-		return
-	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), tm.releaseTimeout)
-	defer cancel()
 	for _, p := range pending {
 		select {
 		case <-p.done:
 			held = held || c.mayHaveLanded(p.n, p.err)
-		case <-rctx.Done():
-			held = true
+		default:
+			held = true // still on its way
 		}
 	}
 	if !held {
-		c.log(slog.LevelDebug, "lease acquire cleanup: no attempt reached Redis", resource, 0)
+		if len(pending) > 0 {
+			c.log(ctx, slog.LevelDebug, "lease acquire cleanup: no attempt reached Redis", resource, 0)
+		}
 		return
 	}
+	vals := context.WithoutCancel(ctx)
+	start := time.Now()
 	for attempt := 1; ; attempt++ {
-		deleted, err := c.release(rctx, lockKey, owner)
-		c.log(slog.LevelDebug, "lease acquire cleanup", resource, 0, "deleted", deleted, "err", err)
-		if err == nil || rctx.Err() != nil || isDialError(err) || !retryable(err) ||
-			!sleep(rctx, time.Duration(attempt)*10*time.Millisecond) {
+		rctx, cancel := context.WithTimeout(vals, tm.releaseTimeout)
+		deleted, err := c.abandon(rctx, lockKey, owner, tm.ttl)
+		timedOut := err != nil && rctx.Err() != nil
+		cancel()
+		c.log(vals, slog.LevelDebug, "lease acquire cleanup", resource, 0, "deleted", deleted, "err", err)
+		switch {
+		case err == nil || isConfigError(err) || errors.Is(err, redis.ErrClosed):
+			return
+		case timedOut || isDialError(err) || time.Since(start) >= tm.releaseTimeout:
+			go c.abandonLater(vals, resource, lockKey, owner, tm.ttl, start)
+			return
+		case !retryable(err):
+			return
+		}
+		time.Sleep(time.Duration(attempt) * 10 * time.Millisecond)
+	}
+}
+
+// abandonLater retries the cleanup of a failed Acquire in the background
+// (see cleanup) with backoff from 50ms to 1s.
+func (c *Client) abandonLater(vals context.Context, resource, lockKey, owner string, ttl time.Duration, start time.Time) {
+	backoff := 50 * time.Millisecond
+	for time.Since(start) < abandonLife(ttl) {
+		time.Sleep(backoff)
+		backoff = min(2*backoff, time.Second)
+		rctx, cancel := context.WithTimeout(vals, max(c.opts.releaseTimeout(ttl), time.Second))
+		deleted, err := c.abandon(rctx, lockKey, owner, ttl)
+		cancel()
+		// Redis refusing connections past the TTL: any key an attempt set
+		// before has expired (PX is kept as an absolute time, also in the
+		// append-only file), and a refused request never arrives later.
+		refusedPastTTL := isDialError(err) && time.Since(start) > ttl
+		if err == nil || isConfigError(err) || errors.Is(err, redis.ErrClosed) || refusedPastTTL || (!retryable(err) && !isDialError(err)) {
+			c.log(vals, slog.LevelDebug, "lease acquire cleanup (background)", resource, 0, "deleted", deleted, "err", err)
 			return
 		}
 	}
 }
 
+// abandon runs the release script with owner's abandon mark.
+func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Duration) (deleted bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, err // never sent, not counted
+	}
+	n, _, err := c.run(ctx, releaseScript, []string{lockKey, mintKey(lockKey), abandonKey(lockKey, owner)}, owner, millis(abandonLife(ttl)))
+	c.stats.releases.Add(1)
+	return decodeBool("release", n, err)
+}
+
+// undoRenewal deletes l's lock key (compare-and-delete, on a fresh context
+// bounded by the release timeout) after a renewal that landed once l had
+// already ended: the renewal extended the key by a full TTL, and nobody
+// holds it.
+func (c *Client) undoRenewal(l *Lease) {
+	ctx, cancel := context.WithTimeout(context.Background(), l.tm.releaseTimeout)
+	defer cancel()
+	deleted, err := c.release(ctx, l.lockKey, l.owner)
+	c.log(l.vals, slog.LevelDebug, "lease renewal landed after the lease ended; key deleted", l.resource, l.token, "deleted", deleted, "err", err)
+}
+
 // release runs the compare-and-delete script; deleted reports whether the
 // key held owner's value.
 func (c *Client) release(ctx context.Context, lockKey, owner string) (deleted bool, err error) {
-	n, _, err := c.run(ctx, releaseScript, []string{lockKey}, owner)
+	if err := ctx.Err(); err != nil {
+		return false, err // never sent, not counted
+	}
+	n, _, err := c.run(ctx, releaseScript, []string{lockKey, mintKey(lockKey)}, owner)
 	c.stats.releases.Add(1)
 	return decodeBool("release", n, err)
 }
@@ -650,15 +738,20 @@ type call struct {
 // touches only keys holding this lease's owner value, or creates a lock
 // key that expires within the TTL.
 func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args ...any) (n int64, abandoned *call, err error) {
+	return c.runFn(ctx, func(ctx context.Context) (int64, error) { return s.Run(ctx, c.rdb, keys, args...).Int64() })
+}
+
+// runFn is run for any call fn that returns an integer.
+func (c *Client) runFn(ctx context.Context, fn func(context.Context) (int64, error)) (n int64, abandoned *call, err error) {
 	if c.ctxDeadlines {
 		// The client applies ctx's deadline to its sockets itself.
-		n, err := s.Run(ctx, c.rdb, keys, args...).Int64()
+		n, err := fn(ctx)
 		return n, nil, err
 	}
 	cl := &call{done: make(chan struct{})}
 	go func() {
 		defer close(cl.done)
-		cl.n, cl.err = s.Run(ctx, c.rdb, keys, args...).Int64()
+		cl.n, cl.err = fn(ctx)
 	}()
 	select {
 	case <-cl.done:
@@ -692,15 +785,25 @@ func decodeBool(op string, n int64, err error) (bool, error) {
 	return false, fmt.Errorf("unexpected %s reply %d", op, n)
 }
 
-func (c *Client) log(level slog.Level, msg, resource string, token fence.Token, args ...any) {
+// log writes a record to Options.Logger with ctx, the caller's context (or
+// for the heartbeat's records the values of the ctx given to Acquire), so
+// that a handler can add its trace and request attributes.
+func (c *Client) log(ctx context.Context, level slog.Level, msg, resource string, token fence.Token, args ...any) {
 	lg := c.opts.logger()
-	if lg == nil {
+	if lg == nil || !lg.Enabled(ctx, level) {
 		return
 	}
 	if resource == "" {
 		// About the client or the server (Check), not one lease.
-		lg.Log(context.Background(), level, msg, args...)
+		lg.Log(ctx, level, msg, args...)
 		return
 	}
-	lg.Log(context.Background(), level, msg, append([]any{"resource", resource, "token", int64(token)}, args...)...)
+	lg.Log(ctx, level, msg, append([]any{"resource", resource, "token", int64(token)}, args...)...)
+}
+
+// emit passes e to Observer.Event, if set.
+func (c *Client) emit(ctx context.Context, e Event) {
+	if f := c.opts.observer().Event; f != nil {
+		f(ctx, e)
+	}
 }

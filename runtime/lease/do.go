@@ -68,7 +68,7 @@ func (c *Client) hold(ctx context.Context, l *Lease, fn func(ctx context.Context
 		}
 		lost := l.lostCause()
 		cancel(context.Canceled)
-		relErr := l.Release(ctx)
+		relErr := l.Release(context.WithoutCancel(ctx)) // also after ctx ended (shutdown)
 		if !returned {
 			return // panicking or Goexit: the lease is released, let it continue
 		}

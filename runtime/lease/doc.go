@@ -21,11 +21,18 @@
 //	fencegen:{account:42}:minted  "<owner>:<token>" of the last acquisition that
 //	                              minted a token; never has a TTL
 //
+//	fencegen:{account:42}:abandoned:<owner>  set (with a TTL of max(10·TTL, 30s)) by the
+//	                              cleanup of an Acquire that gave up, so that its late
+//	                              attempts write nothing
+//
 // The owner is 128 random bits from crypto/rand, fresh for every Acquire.
 // The :minted key lets an Acquire retry whose first attempt landed (the
 // reply was lost) but whose lock key has since expired or been deleted take
 // the lease again with its own token, instead of minting a second one.
-// [Client.Keys] returns the first two.
+// [Client.Keys] returns the first two, [Client.AllKeys] all of them.
+// Release marks :minted "<owner>:<token>:released", so that the same
+// release sent twice (go-redis retries after a connection closed before the
+// reply) is recognised and not reported as [ErrNotHeld].
 //
 // The :token and :minted keys are never deleted or given a TTL by this
 // package, also after Release: the counter must outlive every lease so
@@ -52,6 +59,9 @@
 //     "<owner>:<token>" and record the same value in :minted.
 //   - renew.lua: PEXPIRE the lock key only if it holds this owner, else
 //     return 0 ([ErrNotOwner]); a missing key is never re-created.
+//     renew_many.lua does the same for up to 1000 leases in one call: the
+//     heartbeat renews the leases due together with one call per 1000 (per
+//     hash slot on a cluster), pipelined.
 //   - release.lua: DEL the lock key only if it holds this owner, else
 //     return 0 ([ErrNotHeld]); never a plain DEL.
 //
@@ -63,6 +73,39 @@
 // Options.HighWater re-seeds it above a durable high-water mark, and
 // [Lease.Observe] (applied by [Client.Do]) feeds a *fence.StaleError's
 // stored token back through [Client.Advance], so the system recovers.
+//
+// # One token counter per resource
+//
+// Tokens are minted per resource name (and key prefix): each has its own
+// counter, and tokens of two counters are not comparable. A fenced row must
+// therefore only ever be written under leases of one resource, named after
+// the row ("account:42" for account 42's row), not after the job. Written
+// under two resources ("transfer:42:43" and "account:42"), the leases do
+// not exclude each other, and the row's stored token comes from whichever
+// counter wrote last: a valid holder of one resource is refused with
+// fence.ErrStaleToken on a row the other wrote with a larger token, and a
+// stale holder of the larger counter is let through. A job that writes
+// several rows holds the lease of each, acquired in a fixed order (sorted
+// names), and writes each row with its own lease's token.
+//
+// # Replicas and failover
+//
+// A token minted on a primary that dies before its replica has the INCR is
+// minted again after the failover, for a second holder, and the non-strict
+// guard accepts equal tokens. So with a *redis.Client (a go-redis
+// FailoverClient from Sentinel included) the acquire is pipelined with
+// WAIT for the replicas known to be online (INFO replication, re-read at
+// most once a second in the same round trip; a replica seen online after
+// the write is waited for too) and returns a token only when every one of
+// them acknowledged it, else it releases the lease and fails closed with
+// [ErrNotReplicated] (Redisson's synced-replica check). A replica that
+// connects later receives the write in its initial synchronisation. Not
+// covered: a *redis.ClusterClient (WAIT has no key to route by) and a
+// plain redis.Scripter; on Redis Cluster with replicas, tokens can repeat
+// after a failover, and Options.HighWater with [Lease.Observe] is the
+// recovery. Renewals and releases do not wait: a lost renewal on the new
+// primary only ends the lease early, and the higher token of the next
+// holder fences the old one out.
 //
 // [Client.Acquire] never blocks; [Client.AcquireWait] and [Client.DoWait]
 // wait with jittered exponential backoff bounded by the caller's context.
@@ -105,7 +148,7 @@
 //	locker := lease.New(rdb, nil)
 //	l, err := locker.Acquire(ctx, "account:42", 10*time.Second) // mints token n
 //	if errors.Is(err, lease.ErrNotAcquired) {
-//		return nil // someone else is doing it
+//		return nil // Redis answered: someone else is doing it
 //	} else if err != nil {
 //		return err
 //	}

@@ -29,17 +29,24 @@ type Lease struct {
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	// vals carries the values (not the cancellation) of the ctx given to
+	// Acquire, for the logs and Observer events of the heartbeat.
+	vals context.Context
+	// ownerArg and ttlArg are owner and the TTL in milliseconds as script
+	// arguments, boxed once (not per renewal).
+	ownerArg, ttlArg any
 
 	mu       sync.Mutex
-	ended    bool        // ctx cancelled (lost or released)
-	lastSend time.Time   // send time of the last successful acquire/renew; monotonic
-	deadline *time.Timer // fires at lastSend + TTL − margin
-	lastErr  error       // last renewal error since the last success
+	ended    bool      // ctx cancelled (lost or released)
+	lastSend time.Time // send time of the last successful acquire/renew; monotonic
+	deadline timer     // fires at lastSend + TTL − margin
+	lastErr  error     // last renewal error since the last success
 
 	// hb is the heartbeat state, guarded by c.hb.mu except failures
 	// (touched only by the one renewal in flight) and paused.
 	hb struct {
-		index    int       // position in the scheduler's heap, -1 if not queued
+		queued   bool      // an entry of l is in the scheduler's queue
+		gone     bool      // queued, but stopped or dropped: skipped when due
 		next     time.Time // when the next renewal is due
 		stopped  bool      // Release stopped the heartbeat
 		inflight chan struct{}
@@ -51,16 +58,16 @@ type Lease struct {
 	released bool // Release got a definitive answer
 }
 
-func (c *Client) newLease(resource string, token fence.Token, owner, lockKey string, send time.Time, tm timing) *Lease {
-	l := &Lease{c: c, resource: resource, token: token, owner: owner, lockKey: lockKey, tm: tm, lastSend: send}
-	l.hb.index = -1
+func (c *Client) newLease(ctx context.Context, resource string, token fence.Token, owner, lockKey string, send time.Time, tm timing) *Lease {
+	l := &Lease{c: c, resource: resource, token: token, owner: owner, lockKey: lockKey, tm: tm, lastSend: send,
+		vals: context.WithoutCancel(ctx), ownerArg: owner, ttlArg: millis(tm.ttl)}
 	// The lease outlives the ctx given to Acquire (etcd Session, pglock#5).
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
 	l.mu.Lock()
-	l.deadline = time.AfterFunc(time.Until(send.Add(tm.ttl-tm.margin)), l.onDeadline)
+	l.deadline = c.clk.AfterFunc(until(c.clk, send.Add(tm.ttl-tm.margin)), l.onDeadline)
 	l.mu.Unlock()
 	if tm.interval > 0 {
-		c.hb.add(l, send.Add(tm.interval))
+		c.hb.add(l, send.Add(c.hb.nextInterval(l, true)))
 	}
 	return l
 }
@@ -105,13 +112,20 @@ func (l *Lease) Err() error {
 // Remaining returns the local validity left: the time until the send time of
 // the last successful acquire or renew + TTL − SafetyMargin, measured on the
 // monotonic clock. It is 0 once the lease context is done.
+//
+// It is local knowledge only: what this process can promise from its own
+// clock, not what Redis holds. Redis may already have dropped the key (a
+// failover to a replica that never saw the last renewal, eviction, a
+// FLUSHALL), and a process paused after reading it can act on a stale
+// value; only the fencing token, checked by the database, makes a write
+// safe.
 func (l *Lease) Remaining() time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.ended {
 		return 0
 	}
-	return max(time.Until(l.lastSend.Add(l.tm.ttl-l.tm.margin)), 0)
+	return max(until(l.c.clk, l.lastSend.Add(l.tm.ttl-l.tm.margin)), 0)
 }
 
 // Renew extends the lease to TTL from now with one compare-and-PEXPIRE
@@ -136,7 +150,7 @@ func (l *Lease) Renew(ctx context.Context) error {
 func (l *Lease) renew(ctx context.Context) error {
 	callCtx, cancel := context.WithTimeoutCause(ctx, l.tm.callTimeout, ErrRedisTimeout)
 	defer cancel()
-	send := time.Now()
+	send := l.c.clk.Now()
 	ok, err := l.c.renew(callCtx, l.lockKey, l.owner, l.tm.ttl)
 	if err != nil {
 		return opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err)
@@ -144,17 +158,27 @@ func (l *Lease) renew(ctx context.Context) error {
 	if !ok {
 		return l.lose(ReasonNotOwner, ErrNotOwner)
 	}
-	l.renewed(send)
+	if !l.renewed(send) {
+		// The lease ended while the renewal was in flight: the key was
+		// extended for nobody.
+		l.c.undoRenewal(l)
+		return l.Err()
+	}
 	return nil
 }
 
-// renewed records a successful renewal sent at send.
-func (l *Lease) renewed(send time.Time) {
-	l.extend(send)
-	l.c.log(slog.LevelDebug, "lease renewed", l.resource, l.token)
+// renewed records a successful renewal sent at send; it reports false,
+// changing nothing, if the lease had ended meanwhile.
+func (l *Lease) renewed(send time.Time) bool {
+	if !l.extend(send) {
+		return false
+	}
+	l.c.log(l.vals, slog.LevelDebug, "lease renewed", l.resource, l.token)
+	l.c.emit(l.vals, Event{Kind: EventRenewed, Resource: l.resource, Token: l.token})
 	if f := l.c.opts.observer().OnRenewed; f != nil {
 		f(l.resource, l.token)
 	}
+	return true
 }
 
 // applyRenewal applies the outcome of a heartbeat renewal sent at send. A
@@ -162,14 +186,18 @@ func (l *Lease) renewed(send time.Time) {
 // failure, and MaxRenewFailures in a row lose it; a success resets the
 // count. An error for a lease whose heartbeat Release has stopped is our own
 // shutdown, not a failure (pglock#175).
-func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) {
+//
+// It reports whether the lease was still valid when the outcome was applied;
+// false means the lease had ended (so a successful renewal extended a key
+// that nobody holds any more).
+func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) bool {
 	if l.ctx.Err() != nil {
-		return
+		return false
 	}
 	switch {
 	case r.err == nil && r.ok:
 		l.hb.failures = 0
-		l.renewed(send)
+		return l.renewed(send)
 	case r.err == nil:
 		_ = l.lose(ReasonNotOwner, ErrNotOwner)
 	case stopped:
@@ -181,28 +209,45 @@ func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) {
 		l.mu.Unlock()
 		if l.hb.failures >= l.tm.maxFailures {
 			_ = l.lose(ReasonRenewFailed, err)
-			return
+			return false
 		}
-		l.c.log(slog.LevelWarn, "lease renewal failed", l.resource, l.token, "consecutive", l.hb.failures, "err", err)
+		l.c.log(l.vals, slog.LevelWarn, "lease renewal failed", l.resource, l.token, "consecutive", l.hb.failures, "err", err)
+		l.c.emit(l.vals, Event{Kind: EventRenewFailed, Resource: l.resource, Token: l.token, Err: err, Consecutive: l.hb.failures})
 		if f := l.c.opts.observer().OnRenewFailed; f != nil {
 			f(l.resource, l.token, err, l.hb.failures)
 		}
 	}
+	return l.ctx.Err() == nil
 }
 
 // extend moves the local deadline after a renewal sent at send succeeded.
-func (l *Lease) extend(send time.Time) {
+// It reports false if the lease had ended.
+func (l *Lease) extend(send time.Time) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.ended || send.Before(l.lastSend) {
-		return
+	if l.ended {
+		return false
 	}
+	if send.Before(l.lastSend) {
+		return true
+	}
+	// The deadline timer is not reset here (a timer operation per renewal,
+	// per lease): when it fires, onDeadline re-arms it for the moved
+	// deadline.
 	l.lastSend, l.lastErr = send, nil
-	l.deadline.Reset(time.Until(send.Add(l.tm.ttl - l.tm.margin)))
+	return true
 }
 
+// onDeadline runs when the deadline timer fires: the lease is lost if its
+// local deadline (from the last successful acquire or renew) has passed,
+// else the timer is re-armed for it.
 func (l *Lease) onDeadline() {
 	l.mu.Lock()
+	if left := until(l.c.clk, l.lastSend.Add(l.tm.ttl-l.tm.margin)); left > 0 && !l.ended {
+		l.deadline.Reset(left)
+		l.mu.Unlock()
+		return
+	}
 	err := l.lastErr
 	l.mu.Unlock()
 	_ = l.lose(ReasonDeadline, err)
@@ -221,7 +266,9 @@ func (l *Lease) lose(reason Reason, err error) error {
 	lost := &LostError{Resource: l.resource, Token: l.token, Reason: reason, Err: err}
 	l.cancel(lost)
 	l.mu.Unlock()
-	l.c.log(slog.LevelWarn, "lease lost", l.resource, l.token, "reason", string(reason), "err", err)
+	l.c.hb.drop(l) // a lost lease is never renewed again
+	l.c.log(l.vals, slog.LevelWarn, "lease lost", l.resource, l.token, "reason", string(reason), "err", err)
+	l.c.emit(l.vals, Event{Kind: EventLost, Resource: l.resource, Token: l.token, Err: lost})
 	if f := l.c.opts.observer().OnLost; f != nil {
 		f(lost)
 	}
@@ -256,15 +303,21 @@ func (l *Lease) stopHeartbeat() {
 //  3. deletes the lock key with one compare-and-delete round trip, which
 //     touches the key only if it still holds this lease's owner value.
 //
-// Release uses ctx only for its values: the round trip runs on
-// context.WithoutCancel(ctx) bounded by Options.ReleaseTimeout, so a
-// deferred Release after the caller's context ended still deletes the key.
+// Release honours ctx: the wait for a renewal in flight and the round trip
+// are bounded by ctx (and the round trip by Options.ReleaseTimeout too). If
+// ctx has ended before the round trip, nothing is sent and Release returns
+// ctx's error: the lease has still ended locally, the key expires within
+// TTL, and a later Release with a live context deletes it. Pass
+// context.Background() (or context.WithoutCancel(ctx)) to a deferred
+// Release that must run after the caller's context ended; [Client.Do] does.
 //
 // Returns nil when the key was deleted, or an error wrapping [ErrNotHeld]
 // when it was already missing or held by another owner (the lease had
-// expired or been taken over; nothing was deleted). A Redis or network error
-// is returned wrapped (a [*TimeoutError] when ReleaseTimeout or a go-redis
-// timeout cut the call off, never ctx's error); the lease has still ended
+// expired or been taken over; nothing was deleted), but not for this
+// lease's own release sent twice (a client library retrying after the
+// connection closed): that is nil. A Redis or network error is returned
+// wrapped (a [*TimeoutError] when ReleaseTimeout or a go-redis timeout cut
+// the call off; ctx's error when ctx ended first); the lease has still ended
 // locally, the key expires within TTL, and a later Release tries the delete
 // again. Once a call has returned nil or ErrNotHeld, later calls return nil
 // without a round trip.
@@ -274,23 +327,34 @@ func (l *Lease) Release(ctx context.Context) error {
 	if l.released {
 		return nil
 	}
-	l.stopHeartbeat()
+	if ch := l.c.hb.stop(l); ch != nil {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		}
+	}
 	l.end(ErrReleased)
-
-	detached := context.WithoutCancel(ctx)
-	rctx, cancel := context.WithTimeoutCause(detached, l.tm.releaseTimeout, ErrRedisTimeout)
+	if err := ctx.Err(); err != nil {
+		// Not sent: the key expires within the TTL, or a later Release
+		// deletes it.
+		err = &opError{op: l.op("release"), err: err}
+		l.c.log(ctx, slog.LevelWarn, "lease release not sent: context ended", l.resource, l.token, "err", err)
+		return err
+	}
+	rctx, cancel := context.WithTimeoutCause(ctx, l.tm.releaseTimeout, ErrRedisTimeout)
 	defer cancel()
 	deleted, err := l.c.release(rctx, l.lockKey, l.owner)
 	if err != nil {
-		err = &opError{op: l.op("release"), err: callError(detached, rctx, "release", l.tm.releaseTimeout, err)}
-		l.c.log(slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
+		err = opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err)
+		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
 		return err
 	}
 	l.released = true
 	if !deleted {
 		err = &opError{op: l.op("release"), err: ErrNotHeld}
 	}
-	l.c.log(slog.LevelDebug, "lease released", l.resource, l.token, "deleted", deleted)
+	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", deleted)
+	l.c.emit(ctx, Event{Kind: EventReleased, Resource: l.resource, Token: l.token, Err: err})
 	if f := l.c.opts.observer().OnReleased; f != nil {
 		f(l.resource, l.token, err)
 	}

@@ -484,26 +484,51 @@ func TestReleaseWaitsForInFlightRenewal(t *testing.T) {
 	}
 }
 
-func TestReleaseIdempotentAndDetached(t *testing.T) {
+// Release honours its context (issue 12): with ctx already over nothing is
+// sent, the lease ends locally and the key stays until a later Release with
+// a live context deletes it; once deleted, Release is idempotent.
+func TestReleaseIdempotentAndHonoursContext(t *testing.T) {
 	e := newEnv(t)
 	c := New(e.rdb, nil)
 	l := mustAcquire(t, c, e.resource, time.Second)
 	ctx, cancel := context.WithCancel(bg)
-	cancel() // the caller's context is already over: Release still deletes
-	if err := l.Release(ctx); err != nil {
-		t.Fatalf("Release with cancelled ctx: %v", err)
+	cancel()
+	if err := l.Release(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Release with cancelled ctx = %v, want context.Canceled", err)
+	}
+	if got := c.Stats().Releases; got != 0 {
+		t.Fatalf("release calls = %d after a cancelled Release, want 0 (nothing sent)", got)
+	}
+	if !errors.Is(l.Err(), ErrReleased) {
+		t.Fatalf("lease Err = %v after Release, want ErrReleased", l.Err())
+	}
+	if err := l.Release(bg); err != nil {
+		t.Fatalf("Release with a live ctx: %v", err)
 	}
 	if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 0 {
 		t.Fatalf("lock key survives Release")
 	}
 	if err := l.Release(bg); err != nil {
-		t.Fatalf("second Release = %v, want nil", err)
+		t.Fatalf("third Release = %v, want nil", err)
 	}
 	if got := c.Stats().Releases; got != 1 {
 		t.Fatalf("release calls = %d, want 1", got)
 	}
 	if err := l.Renew(bg); !errors.Is(err, ErrReleased) {
 		t.Fatalf("Renew after Release = %v, want ErrReleased", err)
+	}
+
+	// A Release whose ctx ends during the round trip returns ctx's error.
+	s := &stall{Scripter: e.rdb, shas: map[string]bool{releaseScript.Hash(): true}}
+	l = mustAcquire(t, New(s, nil), e.resource, time.Second)
+	ctx, cancel = context.WithTimeout(bg, 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if err := l.Release(ctx); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrRedisTimeout) {
+		t.Fatalf("Release = %v, want the caller's DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Fatalf("Release took %v with a 50ms context (ReleaseTimeout 1s)", d)
 	}
 }
 

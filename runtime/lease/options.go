@@ -9,8 +9,11 @@ import (
 )
 
 // Options configures a [Client]. A nil *Options means all defaults; a zero
-// field means that field's default. Durations derived from the TTL are
-// computed per lease from the TTL passed to [Client.Acquire].
+// field means that field's default. Most users set at most TTL, KeyPrefix,
+// HighWater, Logger and Observer: every timing is derived per lease from
+// the TTL passed to [Client.Acquire] (heartbeat TTL/3 with jitter, call
+// timeout TTL/6, safety margin TTL/10, ...). The deprecated timing fields
+// are still honoured when set, for existing code.
 type Options struct {
 	// KeyPrefix starts every Redis key. Default "fencegen". It must not
 	// contain '{' or '}'. Each resource has three keys:
@@ -28,22 +31,30 @@ type Options struct {
 	// ttl 0. Default 10s.
 	TTL time.Duration
 
+	// Deprecated: derived from the TTL; leave it zero. Still honoured.
+	//
 	// HeartbeatInterval is the time between the starts of two renewals by
 	// the heartbeat goroutine. Default TTL/3. A negative value disables the
 	// heartbeat: the lease then lives until its local deadline unless the
 	// caller calls [Lease.Renew].
 	HeartbeatInterval time.Duration
 
+	// Deprecated: derived from the TTL; leave it zero. Still honoured.
+	//
 	// CallTimeout bounds each acquire attempt and each renewal round trip.
 	// Default TTL/6, so that two failed renewals plus a timeout still end
 	// before the local deadline.
 	CallTimeout time.Duration
 
+	// Deprecated: derived from the TTL; leave it zero. Still honoured.
+	//
 	// ReleaseTimeout bounds the compare-and-delete round trip of Release
 	// (and of the cleanup after a failed Acquire). Default
 	// max(CallTimeout, 1s).
 	ReleaseTimeout time.Duration
 
+	// Deprecated: derived from the TTL; leave it zero. Still honoured.
+	//
 	// SafetyMargin is subtracted from the TTL to get the local validity of
 	// a lease: the lease context is cancelled at (send time of the last
 	// successful acquire or renew) + TTL − SafetyMargin, and an acquire
@@ -52,17 +63,23 @@ type Options struct {
 	// TTL/10. Must be smaller than the TTL.
 	SafetyMargin time.Duration
 
+	// Deprecated: derived from the TTL; leave it zero. Still honoured.
+	//
 	// MaxRenewFailures is how many consecutive failed renewals (errors or
 	// timeouts, not "not owner", which is lost at once) cancel the lease
 	// context with ReasonRenewFailed. Default 2.
 	MaxRenewFailures int
 
+	// Deprecated: derived from the TTL; leave it zero. Still honoured.
+	//
 	// AcquireRetries is how many times Acquire resends the acquire script,
 	// with the same owner value, after an ambiguous failure (timeout,
 	// connection error, LOADING, READONLY, ...) while its ctx allows.
 	// Default 2. A negative value means no retries.
 	AcquireRetries int
 
+	// Deprecated: derived from the TTL; leave it zero. Still honoured.
+	//
 	// MinValidity is the least local validity a new lease must have when
 	// Acquire is about to return it: if less than MinValidity of TTL −
 	// SafetyMargin is left (the reply was delayed, or the process paused),
@@ -70,6 +87,8 @@ type Options struct {
 	// Default TTL/2. Must be below TTL − SafetyMargin.
 	MinValidity time.Duration
 
+	// Deprecated: derived from the TTL; leave it zero. Still honoured.
+	//
 	// RetryMin and RetryMax bound the backoff of [Client.AcquireWait]
 	// between attempts: attempt n sleeps a uniformly random duration in
 	// [0, min(RetryMax, RetryMin·2ⁿ)) ("full jitter"), so competing
@@ -77,6 +96,8 @@ type Options struct {
 	// min(TTL/10, 1s) (at least RetryMin).
 	RetryMin, RetryMax time.Duration
 
+	// Deprecated: derived from the TTL; leave it zero. Still honoured.
+	//
 	// DrainTimeout is how long [Client.Do] keeps renewing the lease after
 	// its ctx ended while fn has not returned. Past it Do stops the
 	// heartbeat, so the lease expires by itself within TTL even if fn
@@ -112,25 +133,79 @@ type Options struct {
 // (the caller of Acquire/Renew/Release, the heartbeat goroutine, or the local
 // deadline timer), so they must be quick and must not call back into the
 // same [Lease].
+//
+// Event is the callback to use: it gets a context so that a trace can join
+// the event. The On* fields are kept for existing code and still called.
 type Observer struct {
+	// Event runs for every lifecycle event. ctx is the caller's context for
+	// events of Acquire, Release and Advance; for the heartbeat's events
+	// (renewed, renew failed, lost) it carries the values, not the
+	// cancellation, of the ctx given to Acquire.
+	Event func(ctx context.Context, e Event)
+
+	// Deprecated: use Event (EventAcquired).
+	//
 	// OnAcquired runs after Acquire got a token and before it returns.
 	OnAcquired func(resource string, token fence.Token)
+	// Deprecated: use Event (EventRenewed).
+	//
 	// OnRenewed runs after each successful renewal.
 	OnRenewed func(resource string, token fence.Token)
+	// Deprecated: use Event (EventRenewFailed).
+	//
 	// OnRenewFailed runs after each failed renewal that did not (yet) lose
 	// the lease; consecutive counts the failures in a row, from 1.
 	OnRenewFailed func(resource string, token fence.Token, err error, consecutive int)
+	// Deprecated: use Event (EventLost).
+	//
 	// OnLost runs once when the lease is lost, after its context is
 	// cancelled.
 	OnLost func(err *LostError)
+	// Deprecated: use Event (EventCounterRegressed).
+	//
 	// OnCounterRegressed runs when [Client.Advance] (directly, or through
 	// Lease.Observe or Do) or a HighWater re-seed found the counter below a
 	// token already used: Redis lost the counter. from is the counter
 	// before, to the token it was raised to. Alert on it.
 	OnCounterRegressed func(resource string, from, to fence.Token)
+	// Deprecated: use Event (EventReleased).
+	//
 	// OnReleased runs after the compare-and-delete of Release answered;
 	// err is nil, or wraps ErrNotHeld.
 	OnReleased func(resource string, token fence.Token, err error)
+}
+
+// EventKind names a lifecycle event of a lease.
+type EventKind string
+
+const (
+	// EventAcquired: Acquire got a token and is about to return the lease.
+	EventAcquired EventKind = "acquired"
+	// EventRenewed: a renewal succeeded.
+	EventRenewed EventKind = "renewed"
+	// EventRenewFailed: a renewal failed without (yet) losing the lease;
+	// Err is the error, Consecutive the failures in a row, from 1.
+	EventRenewFailed EventKind = "renew failed"
+	// EventLost: the lease was lost, after its context was cancelled; Err
+	// is the *LostError.
+	EventLost EventKind = "lost"
+	// EventReleased: the compare-and-delete of Release answered; Err is
+	// nil or wraps ErrNotHeld.
+	EventReleased EventKind = "released"
+	// EventCounterRegressed: Advance or a HighWater re-seed found the fence
+	// counter below a token already used and raised it From → To. Alert
+	// on it.
+	EventCounterRegressed EventKind = "counter regressed"
+)
+
+// Event is one lifecycle event passed to Observer.Event.
+type Event struct {
+	Kind        EventKind
+	Resource    string
+	Token       fence.Token // 0 for EventCounterRegressed
+	Err         error       // see the EventKind
+	Consecutive int         // EventRenewFailed
+	From, To    fence.Token // EventCounterRegressed
 }
 
 // testHooks are in-package test seams.
@@ -138,6 +213,11 @@ type testHooks struct {
 	// afterAcquireReply runs in Acquire after a successful reply, before
 	// the validity floor is checked.
 	afterAcquireReply func()
+	// clock replaces the real clock (see clock.go).
+	clock clock
+	// noReplicaCheck turns the replica acknowledgement off (to show what
+	// it prevents).
+	noReplicaCheck bool
 }
 
 const (
@@ -252,9 +332,12 @@ func (o *Options) logger() *slog.Logger {
 	return o.Logger
 }
 
+// noObserver is the Observer of a Client without one.
+var noObserver = &Observer{}
+
 func (o *Options) observer() *Observer {
 	if o == nil || o.Observer == nil {
-		return &Observer{}
+		return noObserver
 	}
 	return o.Observer
 }

@@ -47,16 +47,17 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 	}
 	before, after := fence.Token(res[0]), fence.Token(res[1])
 	if after > before {
-		c.regressed(resource, before, after)
+		c.regressed(ctx, resource, before, after)
 	}
 	return after, nil
 }
 
 // regressed reports that the counter of resource was found below a token
 // already used, and has been raised from from to to.
-func (c *Client) regressed(resource string, from, to fence.Token) {
+func (c *Client) regressed(ctx context.Context, resource string, from, to fence.Token) {
+	c.emit(ctx, Event{Kind: EventCounterRegressed, Resource: resource, From: from, To: to})
 	if lg := c.opts.logger(); lg != nil {
-		lg.Log(context.Background(), slog.LevelError, "lease fence counter regressed; raised above the high-water mark",
+		lg.Log(ctx, slog.LevelError, "lease fence counter regressed; raised above the high-water mark",
 			"resource", resource, "from", int64(from), "to", int64(to))
 	}
 	if f := c.opts.observer().OnCounterRegressed; f != nil {

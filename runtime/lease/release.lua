@@ -1,14 +1,39 @@
--- release.lua: compare-and-DEL. Deletes the lease only for its owner.
+-- release.lua: compare-and-DEL. Deletes the lease only for its owner, and
+-- recognises its own completed release when it is sent again.
 --
--- KEYS[1]  lock key <prefix>:{<resource>}:lock (value "<owner>:<token>")
+-- KEYS[1]  lock key <prefix>:{<resource>}:lock   (value "<owner>:<token>")
+-- KEYS[2]  mint key <prefix>:{<resource>}:minted (value "<owner>:<token>" of
+--          the last acquisition that minted; "<owner>:<token>:released"
+--          once that acquisition was released)
+-- KEYS[3]  optional, only when an Acquire gives up on this owner: the
+--          abandon mark <prefix>:{<resource>}:abandoned:<owner>, set first
+--          (PX ARGV[2]) so that an attempt of this owner that reaches Redis
+--          later (a request held in a stalled server or a socket) writes
+--          nothing (see acquire.lua)
 -- ARGV[1]  owner value (32 hex digits)
+-- ARGV[2]  with KEYS[3]: the abandon mark's lifetime in milliseconds
 --
--- Returns 1 when the key held this owner's value and was deleted, or 0 when
--- the key is missing or belongs to another owner; then nothing is written.
--- The counter key is never touched, so tokens keep increasing.
+-- Returns 1 when the key held this owner's value and was deleted, and also
+-- when this owner's release already ran and nobody minted since (a resend
+-- of the same release, e.g. by a client library retrying after the
+-- connection closed before the reply: the first call deleted the key).
+-- Returns 0 when the key is missing without such a release, or belongs to
+-- another owner; then nothing is written. The counter key is never touched,
+-- so tokens keep increasing.
+if KEYS[3] then
+  redis.call('SET', KEYS[3], '1', 'PX', ARGV[2])
+end
 local cur = redis.call('GET', KEYS[1])
 local prefix = ARGV[1] .. ':'
 if cur and string.sub(cur, 1, #prefix) == prefix then
-  return redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[1])
+  -- While this owner holds the lock, :minted holds the same value (the
+  -- acquire script writes both together), so no read is needed.
+  redis.call('SET', KEYS[2], cur .. ':released')
+  return 1
+end
+local minted = redis.call('GET', KEYS[2])
+if minted and string.sub(minted, 1, #prefix) == prefix and string.sub(minted, -9) == ':released' then
+  return 1
 end
 return 0

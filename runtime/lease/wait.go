@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 )
 
@@ -17,18 +16,22 @@ import (
 //
 // It returns at once on [ErrConfig] (including a TTL below the minimum the
 // options allow) and [ErrInvalidResource]. When ctx ends it returns an
-// error for which errors.Is holds with both [ErrNotAcquired] and ctx.Err(),
-// even when ctx ended during an attempt, and which also wraps the last
-// attempt's error. Its message is one line:
+// error that matches ctx.Err() (errors.Is), even when ctx ended during an
+// attempt, and also wraps the last attempt's error; it matches
+// [ErrNotAcquired] only if the last attempt that got an answer found the
+// lease held by another owner. After nothing but timeouts, refused
+// connections or other failures (Redis never said who holds it) the error
+// does not match ErrNotAcquired, so "someone else holds it" is never
+// inferred from an outage: it matches the last failure instead, e.g.
+// [ErrRedisTimeout]. Its message is one line:
 //
 //	lease: acquire "x": not acquired before the context ended: context deadline exceeded (last attempt: held by another owner)
+//	lease: acquire "x": no answer from Redis before the context ended: context deadline exceeded (last attempt: Redis acquire call timed out after 166ms)
 //
 // How long after ctx ends: an attempt that ctx cuts off may have landed, and
-// Acquire then cleans up before returning (see [Client.Acquire]), so
-// AcquireWait can return up to ReleaseTimeout after ctx ended; nothing is
-// left held. When its attempts provably never reached Redis (connection
-// refused with a single-attempt go-redis client) there is nothing to clean
-// up, and it returns as ctx ends.
+// Acquire then cleans up (see [Client.Acquire]) on a context of its own,
+// bounded by ReleaseTimeout, so AcquireWait can return up to ReleaseTimeout
+// after ctx ended; nothing is left held.
 func (c *Client) AcquireWait(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
 	tm, err := c.timing(ttl)
 	if err != nil {
@@ -36,6 +39,10 @@ func (c *Client) AcquireWait(ctx context.Context, resource string, ttl time.Dura
 	}
 	ttl = tm.ttl
 	lo, hi := c.opts.retryMin(), c.opts.retryMax(ttl)
+	// answered is the error of the last attempt that Redis answered or
+	// that failed on its own (not merely cut off by ctx); held says it
+	// found the lease held.
+	var answered error
 	for attempt := 0; ; attempt++ {
 		l, err := c.Acquire(ctx, resource, ttl)
 		switch {
@@ -43,47 +50,66 @@ func (c *Client) AcquireWait(ctx context.Context, resource string, ttl time.Dura
 			return l, nil
 		case errors.Is(err, ErrConfig), errors.Is(err, ErrInvalidResource):
 			return nil, err
-		case ctx.Err() != nil:
-			return nil, waitEnded(ctx, resource, err)
+		}
+		if d := attemptError(ctx, err); d != nil {
+			answered = d
+		}
+		if ctx.Err() != nil {
+			return nil, waitEnded(ctx, resource, answered)
 		}
 		ceiling := hi
 		if attempt < 30 {
 			ceiling = min(hi, lo<<attempt)
 		}
-		if !sleep(ctx, rand.N(ceiling)) {
-			return nil, waitEnded(ctx, resource, err)
+		if !sleepOn(ctx, c.clk, c.clk.N(ceiling)) {
+			return nil, waitEnded(ctx, resource, answered)
 		}
 	}
+}
+
+// attemptError is what Acquire's error err says about Redis: err without
+// its "lease: acquire <resource>: " part, its last attempt's error when it
+// reports ctx's end, or nil when the attempt was only cut off by ctx.
+func attemptError(ctx context.Context, err error) error {
+	ended := ctx.Err()
+	detail := err
+	if oe, ok := err.(*opError); ok {
+		detail = oe.err
+		if ended != nil && errors.Is(oe.err, ended) {
+			detail = oe.detail
+		}
+	}
+	if detail == nil || (ended != nil && errors.Is(detail, ended)) {
+		return nil
+	}
+	return detail
 }
 
 // errHeld is how AcquireWait's error shows a last attempt that found the
 // lease held ([ErrNotAcquired], which the error wraps anyway).
 var errHeld = errors.New("held by another owner")
 
-// waitEnded is AcquireWait's error when ctx ends: "lease: acquire <resource>:
-// not acquired before the context ended: <ctx.Err()> (last attempt:
-// <last>)", matching [ErrNotAcquired], ctx.Err() and the last attempt's
-// error. last, Acquire's error, is shown without its "lease: acquire
-// <resource>: " part, and without ctx's error when that is what it reports.
+// waitEnded is AcquireWait's error when ctx ends, given the error of the
+// last attempt that got an answer or failed on its own (nil if none did):
+// "lease: acquire <resource>: not acquired before the context ended:
+// <ctx.Err()> (last attempt: held by another owner)", matching
+// [ErrNotAcquired], when that attempt found the lease held; otherwise "...:
+// no answer from Redis before the context ended: <ctx.Err()> (last
+// attempt: <last>)", matching ctx.Err() and last but not ErrNotAcquired.
 func waitEnded(ctx context.Context, resource string, last error) error {
 	ended := ctx.Err()
-	detail := last
-	if oe, ok := last.(*opError); ok {
-		detail = oe.err
-		if errors.Is(oe.err, ended) {
-			detail = oe.detail // Acquire's ctx-ended error: its last attempt
+	if errors.Is(last, ErrNotAcquired) {
+		return &opError{
+			op:     acquireOp(resource),
+			err:    fmt.Errorf("%w before the context ended: %w", ErrNotAcquired, ended),
+			label:  "last attempt",
+			detail: errHeld,
 		}
-	}
-	switch {
-	case detail == nil, errors.Is(detail, ended):
-		detail = nil
-	case errors.Is(detail, ErrNotAcquired):
-		detail = errHeld
 	}
 	return &opError{
 		op:     acquireOp(resource),
-		err:    fmt.Errorf("%w before the context ended: %w", ErrNotAcquired, ended),
+		err:    fmt.Errorf("no answer from Redis before the context ended: %w", ended),
 		label:  "last attempt",
-		detail: detail,
+		detail: last,
 	}
 }

@@ -170,7 +170,7 @@ func analyzeSrc(t *testing.T, schema, queries string) ([]*File, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := catalog.New()
+	cat := catalog.New(catalog.WithColumnGenerator(ColumnGenerator{}))
 	for _, s := range sf.Stmts {
 		cat.Update(sf, s)
 	}

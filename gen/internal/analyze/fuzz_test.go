@@ -33,7 +33,7 @@ func FuzzAnalyze(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cat := catalog.New()
+		cat := catalog.New(catalog.WithColumnGenerator(ColumnGenerator{}))
 		for _, s := range sf.Stmts {
 			cat.Update(sf, s)
 		}

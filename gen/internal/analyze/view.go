@@ -6,10 +6,14 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
-func init() { catalog.ViewColumns = ViewColumns }
+// ColumnGenerator is the analyzer's catalog.ColumnGenerator: it types the
+// columns of a view's query as the analyzer types a SELECT's. Build the
+// catalog with catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{})).
+type ColumnGenerator struct{}
 
-// ViewColumns types the columns of a view's query for the catalog.
-func ViewColumns(c *catalog.Catalog, f *sqlparse.File, s *sqlparse.Stmt, q *sqlparse.Select) ([]*catalog.Column, diag.List) {
+// OutputColumns types the output columns of q, a view's query in statement
+// s of file f, against c.
+func (ColumnGenerator) OutputColumns(c *catalog.Catalog, f *sqlparse.File, s *sqlparse.Stmt, q *sqlparse.Select) ([]*catalog.Column, diag.List) {
 	a := &analyzer{cat: c, file: f, stmt: s, params: map[int]*Param{}, ann: &Annotation{}}
 	cols := a.selectCols(q, nil)
 	var out []*catalog.Column

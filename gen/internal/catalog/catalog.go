@@ -3,6 +3,13 @@
 // fencing-token column of each fenced table. It is built by applying DDL
 // statements in order with Update, as PostgreSQL would, and never sees
 // parser nodes other than fencegen's own (package sqlparse).
+//
+// Update is the one entry point; each DDL kind has its method in a file of
+// its own (table.go, alter.go, constraint.go, rename.go, comment.go,
+// types.go, drop.go, sequence.go, view.go, function.go, schema.go). Where
+// PostgreSQL would refuse a schema that sqlc accepts (a REFERENCES target
+// or a type that does not exist), the catalog goes on as sqlc does and
+// says so in Notes.
 package catalog
 
 import (
@@ -59,12 +66,28 @@ func (t Type) String() string {
 
 // Column is a table, view or composite column.
 type Column struct {
-	Name       string
-	Type       Type
+	Name string
+	Type Type
+	// typmod is set when the column's type has modifiers (varchar(10)).
+	typmod bool
+	// DBType is the column's type as PostgreSQL's parser spells it,
+	// without array brackets: schema-qualified where the grammar
+	// qualifies it ("pg_catalog.timestamptz" for TIMESTAMP WITH TIME
+	// ZONE, "pg_catalog.int4" for INTEGER, "pg_catalog.varchar" for
+	// VARCHAR(n)) and as written otherwise ("timestamptz", "text",
+	// "bigserial", "mood"). sqlc's db_type overrides compare with this
+	// spelling exactly. Empty for columns of views.
+	DBType     string
 	NotNull    bool
 	HasDefault bool
-	Generated  bool
-	Identity   bool
+	// Generated is set for a generated column (GENERATED ALWAYS AS
+	// (expr) STORED): read like any column, never written.
+	Generated bool
+	// Identity is set for an identity column, IdentityAlways when it is
+	// GENERATED ALWAYS (an INSERT gives it a value only with OVERRIDING
+	// SYSTEM VALUE).
+	Identity       bool
+	IdentityAlways bool
 	// Sequence is set for a serial column, whose default draws from a
 	// sequence.
 	Sequence bool
@@ -121,16 +144,11 @@ type Table struct {
 	partitionOf *Table
 	// keys maps the name of each PRIMARY KEY and UNIQUE constraint to it.
 	keys map[string]key
+	// indexes maps the name of each index that is no constraint's to the
+	// columns of a unique index on plain columns, or nil.
+	indexes map[string][]string
 	// foreignKeys are t's FOREIGN KEY constraints.
 	foreignKeys []foreignKey
-}
-
-// foreignKey is a FOREIGN KEY constraint of a table: its columns refer to
-// refs of parent (its primary key when refs is empty).
-type foreignKey struct {
-	columns, refs      []string
-	parent             *Table
-	onDelete, onUpdate byte
 }
 
 // Cascade is a write that PostgreSQL makes in a fenced table because of a
@@ -167,7 +185,7 @@ func (c *Catalog) Cascades(t *Table, op string, updated []string) []Cascade {
 		for _, s := range c.Schemas {
 			for _, ch := range s.Tables {
 				for _, fk := range ch.foreignKeys {
-					if fk.parent != p {
+					if fk.parent != p || fk.clone {
 						continue
 					}
 					act := fk.onUpdate
@@ -209,93 +227,6 @@ func (c *Catalog) Cascades(t *Table, op string, updated []string) []Cascade {
 	}
 	walk(t, op != "update", updated, t.QualifiedName())
 	return out
-}
-
-// key is a PRIMARY KEY or UNIQUE constraint.
-type key struct {
-	columns []string
-	primary bool
-}
-
-// ConstraintColumns returns the columns of t's PRIMARY KEY or UNIQUE
-// constraint named name (as ON CONFLICT ON CONSTRAINT names it), or nil.
-func (t *Table) ConstraintColumns(name string) []string { return t.keys[name].columns }
-
-// addKey records a PRIMARY KEY or UNIQUE constraint of t, named as
-// PostgreSQL names it when the statement does not (PostgreSQL source,
-// ChooseConstraintName, ChooseRelationName and makeObjectName:
-// <table>_pkey, <table>_<columns>_key, each part shortened so that the
-// name fits in 63 bytes, and a number after the label, pkey1, pkey2, ...,
-// while the name is taken in the schema: a constraint's index is a
-// relation).
-func (c *Catalog) addKey(t *Table, name string, columns []string, primary bool) {
-	if name == "" {
-		label, name2 := "key", strings.Join(columns, "_")
-		if primary {
-			label, name2 = "pkey", ""
-		}
-		name = objectName(t.Name, name2, label)
-		for pass := 1; c.relationNameTaken(t, name); pass++ {
-			name = objectName(t.Name, name2, fmt.Sprintf("%s%d", label, pass))
-		}
-	}
-	if t.keys == nil {
-		t.keys = map[string]key{}
-	}
-	t.keys[name] = key{columns: columns, primary: primary}
-}
-
-// renameKey renames t's constraint (or its index) old to new, and reports
-// whether t has one named old.
-func (t *Table) renameKey(old, new string) bool {
-	k, ok := t.keys[old]
-	if ok {
-		delete(t.keys, old)
-		t.keys[new] = k
-	}
-	return ok
-}
-
-// relationNameTaken reports whether name is a relation of t's schema: a
-// table, view or sequence, t itself, or a constraint's index.
-func (c *Catalog) relationNameTaken(t *Table, name string) bool {
-	if t.Name == name {
-		return true
-	}
-	s := c.Schema(t.Schema)
-	if s == nil {
-		return false
-	}
-	for _, x := range s.Tables {
-		if _, ok := x.keys[name]; ok || x.Name == name {
-			return true
-		}
-	}
-	_, ok := t.keys[name]
-	return ok
-}
-
-// objectName is PostgreSQL's makeObjectName: name1[_name2]_label, the
-// longer of name1 and name2 shortened first until it fits in 63 bytes.
-func objectName(name1, name2, label string) string {
-	const max = 63
-	avail := max - len(label) - 1
-	if name2 != "" {
-		avail--
-	}
-	n1, n2 := len(name1), len(name2)
-	for n1+n2 > avail {
-		if n1 > n2 {
-			n1--
-		} else {
-			n2--
-		}
-	}
-	out := name1[:n1]
-	if name2 != "" {
-		out += "_" + name2[:n2]
-	}
-	return out + "_" + label
 }
 
 // PartitionOf returns the partitioned table t is a partition of, or nil.
@@ -389,6 +320,7 @@ type UserType struct {
 	// constraint.
 	Base    Type
 	NotNull bool
+	Comment string
 }
 
 // Schema is a namespace.
@@ -408,11 +340,38 @@ type Catalog struct {
 	Schemas []*Schema
 	// Errors collects located problems found while applying statements.
 	Errors diag.List
+	// notes are located remarks that are not errors (see Notes).
+	notes diag.List
+	// columns types the columns of views (WithColumnGenerator); without
+	// it a view has no columns.
+	columns ColumnGenerator
+}
+
+// Option configures a catalog made by New.
+type Option func(*Catalog)
+
+// WithColumnGenerator gives the catalog the generator that types the
+// columns of each view's query (CREATE VIEW, CREATE MATERIALIZED VIEW,
+// CREATE TABLE AS). Without it, such relations have no columns.
+func WithColumnGenerator(g ColumnGenerator) Option {
+	return func(c *Catalog) { c.columns = g }
 }
 
 // New returns a catalog with the public and pg_catalog schemas.
-func New() *Catalog {
-	return &Catalog{Schemas: []*Schema{{Name: DefaultSchema}, {Name: "pg_catalog"}}}
+func New(opts ...Option) *Catalog {
+	c := &Catalog{Schemas: []*Schema{{Name: DefaultSchema}, {Name: "pg_catalog"}}}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Notes returns the located remarks about the schema that are not errors,
+// sorted, each message starting "note: ": types PostgreSQL does not know
+// (typed interface{} in Go, as sqlc does) and foreign keys to relations
+// the schema never creates.
+func (c *Catalog) Notes() diag.List {
+	return append(append(diag.List(nil), c.notes...), c.unboundForeignKeyNotes()...).Sort()
 }
 
 // Schema returns the schema named name, or nil.
@@ -466,6 +425,15 @@ func (c *Catalog) UserType(schema, name string) *UserType {
 		}
 	}
 	return nil
+}
+
+// isDomain reports whether tn names a domain (not an array of one).
+func (c *Catalog) isDomain(tn *sqlparse.TypeName) bool {
+	if tn == nil || tn.ArrayDims > 0 {
+		return false
+	}
+	d := c.UserType(tn.Schema, tn.Name)
+	return d != nil && d.Kind == "domain"
 }
 
 // DomainNotNull reports whether tn names a domain declared NOT NULL.

@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	// The analyzer types view columns for the catalog (catalog.ViewColumns).
-	_ "github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -19,7 +18,8 @@ func build(t *testing.T, schema string) (*catalog.Catalog, []string) {
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
-	c := catalog.New()
+	// The analyzer types view columns for the catalog, as in Generate.
+	c := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
 	for _, s := range f.Stmts {
 		c.Update(f, s)
 	}

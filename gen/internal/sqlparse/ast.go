@@ -47,7 +47,10 @@ type TypeName struct {
 	// ArrayDims is the number of [] suffixes.
 	ArrayDims int
 	Setof     bool
-	Loc       int
+	// Typmod is set when the type has modifiers: varchar(10),
+	// numeric(15, 2), timestamp(3).
+	Typmod bool
+	Loc    int
 }
 
 func (n *TypeName) Pos() int { return n.Loc }
@@ -82,9 +85,12 @@ type CreateTable struct {
 	PartitionBy bool
 	// LikeTables lists tables copied with LIKE, and LikeOptions the
 	// INCLUDING options of each (PostgreSQL's TableLikeOption bits: see
-	// LikeComments, LikeIndexes).
+	// LikeComments, LikeDefaults, ...).
 	LikeTables  []Name
 	LikeOptions []uint32
+	// OnCommitDrop is set for CREATE TEMP TABLE ... ON COMMIT DROP: the
+	// table is gone when the transaction that made it ends.
+	OnCommitDrop bool
 }
 
 func (n *CreateTable) Pos() int { return n.Table.Loc }
@@ -93,8 +99,11 @@ func (n *CreateTable) Pos() int { return n.Table.Loc }
 // TableLikeOption bits (src/include/nodes/parsenodes.h; INCLUDING ALL
 // sets them all).
 const (
-	LikeComments uint32 = 1 << 0
-	LikeIndexes  uint32 = 1 << 6
+	LikeComments  uint32 = 1 << 0
+	LikeDefaults  uint32 = 1 << 3
+	LikeGenerated uint32 = 1 << 4
+	LikeIdentity  uint32 = 1 << 5
+	LikeIndexes   uint32 = 1 << 6
 )
 
 // ForeignKey is a FOREIGN KEY (or REFERENCES) constraint: Columns of the
@@ -102,6 +111,8 @@ const (
 // action codes: 'a' NO ACTION, 'r' RESTRICT, 'c' CASCADE, 'n' SET NULL,
 // 'd' SET DEFAULT.
 type ForeignKey struct {
+	// Name is the constraint's name; "" when PostgreSQL chooses it.
+	Name    string
 	Columns []string
 	Parent  Name
 	// Refs are the parent's columns referred to; empty for its primary
@@ -116,6 +127,9 @@ type KeyConstraint struct {
 	Name    string
 	Columns []string
 	Primary bool
+	// Index is the unique index of ADD CONSTRAINT ... USING INDEX (Columns
+	// is then empty: they are the index's).
+	Index string
 }
 
 // ColumnDef is a column in CREATE TABLE or ALTER TABLE ADD COLUMN.
@@ -129,7 +143,22 @@ type ColumnDef struct {
 	Identity   bool
 	// Serial is set for serial, bigserial and smallserial columns.
 	Serial bool
-	Loc    int
+	// IdentityAlways is set for GENERATED ALWAYS AS IDENTITY (Identity
+	// is set too); GeneratedStored for GENERATED ALWAYS AS (expr) STORED.
+	IdentityAlways bool
+	// DefaultNull is set when the DEFAULT is a NULL constant, perhaps
+	// cast (PostgreSQL stores no default for it unless the type is a
+	// domain).
+	DefaultNull bool
+	// SequenceName is an identity column's SEQUENCE NAME option (the
+	// sequence PostgreSQL makes for it); empty for the default name.
+	SequenceName Name
+	// Keys are the column's PRIMARY KEY and UNIQUE constraints, and
+	// ForeignKeys its REFERENCES constraints (for ALTER TABLE ... ADD
+	// COLUMN; CREATE TABLE lists them in its own Keys and ForeignKeys).
+	Keys        []*KeyConstraint
+	ForeignKeys []*ForeignKey
+	Loc         int
 }
 
 func (n *ColumnDef) Pos() int { return n.Loc }
@@ -138,7 +167,10 @@ func (n *ColumnDef) Pos() int { return n.Loc }
 type AlterTable struct {
 	Table     Name
 	MissingOK bool
-	Cmds      []*AlterCmd
+	// Only is set by ALTER TABLE ONLY: the table's inheritance children
+	// and partitions are left alone.
+	Only bool
+	Cmds []*AlterCmd
 }
 
 func (n *AlterTable) Pos() int { return n.Table.Loc }
@@ -162,6 +194,20 @@ const (
 	AlterDetachPartition
 	AlterInherit
 	AlterNoInherit
+	// AlterDropConstraint drops the constraint named Constraint (RENAME
+	// CONSTRAINT is a Rename).
+	AlterDropConstraint
+	// AlterSetDefault and AlterDropDefault are ALTER COLUMN SET / DROP
+	// DEFAULT.
+	AlterSetDefault
+	AlterDropDefault
+	// AlterAddIdentity is ALTER COLUMN ADD GENERATED ... AS IDENTITY
+	// (Always for ALWAYS), AlterDropIdentity ALTER COLUMN DROP IDENTITY.
+	AlterAddIdentity
+	AlterDropIdentity
+	// AlterDropExpression is ALTER COLUMN DROP EXPRESSION: a generated
+	// column becomes an ordinary one.
+	AlterDropExpression
 )
 
 // AlterCmd is one ALTER TABLE action.
@@ -175,8 +221,33 @@ type AlterCmd struct {
 	FK        *ForeignKey    // AlterAddForeignKey
 	Other     Name           // the partition or parent table
 	MissingOK bool
-	Loc       int
+	// Constraint is the constraint named by DROP CONSTRAINT.
+	Constraint string
+	// Always is set by ADD GENERATED ALWAYS AS IDENTITY; Nextval by SET
+	// DEFAULT nextval(...), DefaultNull by SET DEFAULT NULL (see
+	// ColumnDef.DefaultNull).
+	Always, Nextval, DefaultNull bool
+	// SequenceName is ADD GENERATED ... AS IDENTITY's SEQUENCE NAME.
+	SequenceName Name
+	Loc          int
 }
+
+// CreateIndex is CREATE [UNIQUE] INDEX. Only unique indexes on plain
+// columns matter to the catalog (ADD CONSTRAINT ... USING INDEX turns one
+// into a PRIMARY KEY or UNIQUE constraint).
+type CreateIndex struct {
+	// Name is "" when PostgreSQL chooses it.
+	Name  string
+	Table Name
+	// Columns are the indexed columns, nil if any key is an expression.
+	Columns []string
+	Unique  bool
+	// Partial is set by WHERE.
+	Partial     bool
+	IfNotExists bool
+}
+
+func (n *CreateIndex) Pos() int { return n.Table.Loc }
 
 // Rename is ALTER ... RENAME.
 type Rename struct {
@@ -188,7 +259,10 @@ type Rename struct {
 	NewName string
 	// MissingOK is set by IF EXISTS.
 	MissingOK bool
-	Loc       int
+	// Only is set by ALTER TABLE ONLY ... RENAME COLUMN (PostgreSQL
+	// refuses it for a column the table's children inherit).
+	Only bool
+	Loc  int
 }
 
 // AlterObjectSchema is ALTER TABLE / TYPE / VIEW ... SET SCHEMA.
@@ -292,7 +366,9 @@ type Drop struct {
 	Kind      string
 	Names     []Name
 	MissingOK bool
-	Loc       int
+	// Cascade is set by DROP ... CASCADE.
+	Cascade bool
+	Loc     int
 }
 
 func (n *Drop) Pos() int { return n.Loc }
@@ -303,6 +379,12 @@ type CreateView struct {
 	Columns []string
 	Query   *Select
 	Replace bool
+	// AsTable is set for CREATE TABLE ... AS: the relation is a table
+	// with the query's columns. IfNotExists is its
+	// IF NOT EXISTS.
+	AsTable, IfNotExists bool
+	// OnCommitDrop is set for CREATE TEMP TABLE ... ON COMMIT DROP AS.
+	OnCommitDrop bool
 }
 
 func (n *CreateView) Pos() int { return n.View.Loc }

@@ -54,7 +54,7 @@ func (c *converter) typeName(tn *pg.TypeName) *TypeName {
 		return nil
 	}
 	parts := strs(tn.Names)
-	t := &TypeName{ArrayDims: len(tn.ArrayBounds), Setof: tn.Setof, Loc: int(tn.Location)}
+	t := &TypeName{ArrayDims: len(tn.ArrayBounds), Setof: tn.Setof, Typmod: len(tn.Typmods) > 0, Loc: int(tn.Location)}
 	switch len(parts) {
 	case 0:
 	case 1:
@@ -83,6 +83,23 @@ func (c *converter) stmt(n *pg.Node) Node {
 	switch s := n.Node.(type) {
 	case *pg.Node_CreateStmt:
 		return c.createTable(s.CreateStmt)
+	case *pg.Node_IndexStmt:
+		x := s.IndexStmt
+		ci := &CreateIndex{Name: x.Idxname, Table: rangeVarName(x.Relation), Unique: x.Unique, Partial: x.WhereClause != nil, IfNotExists: x.IfNotExists}
+		for _, p := range x.IndexParams {
+			e := p.GetIndexElem()
+			if e == nil || e.Name == "" {
+				ci.Columns = nil
+				break
+			}
+			ci.Columns = append(ci.Columns, e.Name)
+		}
+		return ci
+	case *pg.Node_CreateForeignTableStmt:
+		// A foreign table is a relation with columns, like a table.
+		if s.CreateForeignTableStmt.BaseStmt != nil {
+			return c.createTable(s.CreateForeignTableStmt.BaseStmt)
+		}
 	case *pg.Node_AlterTableStmt:
 		return c.alterTable(s.AlterTableStmt)
 	case *pg.Node_RenameStmt:
@@ -145,7 +162,7 @@ func (c *converter) stmt(n *pg.Node) Node {
 		return ao
 	case *pg.Node_CreateSeqStmt:
 		q := s.CreateSeqStmt
-		return c.sequence(&Sequence{Create: true, Name: rangeVarName(q.Sequence), IfNotExists: q.IfNotExists}, q.Options)
+		return c.sequence(&Sequence{Create: true, Name: createdName(q.Sequence), IfNotExists: q.IfNotExists}, q.Options)
 	case *pg.Node_AlterSeqStmt:
 		q := s.AlterSeqStmt
 		return c.sequence(&Sequence{Name: rangeVarName(q.Sequence), MissingOK: q.MissingOk}, q.Options)
@@ -156,14 +173,16 @@ func (c *converter) stmt(n *pg.Node) Node {
 	case *pg.Node_ViewStmt:
 		v := s.ViewStmt
 		sel, _ := c.dml(v.Query).(*Select)
-		return &CreateView{View: rangeVarName(v.View), Columns: strs(v.Aliases), Query: sel, Replace: v.Replace}
+		return &CreateView{View: createdName(v.View), Columns: strs(v.Aliases), Query: sel, Replace: v.Replace}
 	case *pg.Node_CreateTableAsStmt:
 		v := s.CreateTableAsStmt
 		sel, _ := c.dml(v.Query).(*Select)
 		if v.Into == nil {
 			return &Unknown{Kind: "CreateTableAsStmt", Loc: -1}
 		}
-		return &CreateView{View: rangeVarName(v.Into.Rel), Columns: strs(v.Into.ColNames), Query: sel}
+		return &CreateView{View: createdName(v.Into.Rel), Columns: strs(v.Into.ColNames), Query: sel,
+			AsTable: v.Objtype == pg.ObjectType_OBJECT_TABLE, IfNotExists: v.IfNotExists,
+			OnCommitDrop: v.Into.OnCommit == pg.OnCommitAction_ONCOMMIT_DROP}
 	case *pg.Node_CreateFunctionStmt:
 		return c.createFunction(s.CreateFunctionStmt)
 	case *pg.Node_DefineStmt:
@@ -221,6 +240,7 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 	d := &ColumnDef{Name: cd.Colname, Type: c.typeName(cd.TypeName), NotNull: cd.IsNotNull, Loc: int(cd.Location)}
 	if cd.RawDefault != nil {
 		d.HasDefault = true
+		d.DefaultNull = isNullConst(cd.RawDefault)
 	}
 	if cd.Identity != "" {
 		d.Identity = true
@@ -241,11 +261,22 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 			d.PrimaryKey = true
 		case pg.ConstrType_CONSTR_DEFAULT:
 			d.HasDefault = true
+			d.DefaultNull = isNullConst(con.RawExpr)
 		case pg.ConstrType_CONSTR_IDENTITY:
 			d.Identity = true
 			d.NotNull = true
+			d.IdentityAlways = con.GeneratedWhen == "a"
+			d.SequenceName = sequenceName(con.Options)
 		case pg.ConstrType_CONSTR_GENERATED:
 			d.Generated = true
+		}
+		switch con.Contype {
+		case pg.ConstrType_CONSTR_PRIMARY, pg.ConstrType_CONSTR_UNIQUE:
+			d.Keys = append(d.Keys, &KeyConstraint{Name: con.Conname, Columns: []string{cd.Colname}, Primary: con.Contype == pg.ConstrType_CONSTR_PRIMARY})
+		case pg.ConstrType_CONSTR_FOREIGN:
+			if fk := foreignKey(con, []string{cd.Colname}); fk != nil {
+				d.ForeignKeys = append(d.ForeignKeys, fk)
+			}
 		}
 	}
 	if d.Type != nil && d.Type.ArrayDims == 0 {
@@ -261,7 +292,8 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 }
 
 func (c *converter) createTable(s *pg.CreateStmt) Node {
-	t := &CreateTable{Table: rangeVarName(s.Relation), IfNotExists: s.IfNotExists, PartitionOf: s.Partbound != nil, PartitionBy: s.Partspec != nil}
+	t := &CreateTable{Table: createdName(s.Relation), IfNotExists: s.IfNotExists, PartitionOf: s.Partbound != nil, PartitionBy: s.Partspec != nil,
+		OnCommitDrop: s.Oncommit == pg.OnCommitAction_ONCOMMIT_DROP}
 	for _, e := range s.TableElts {
 		switch x := e.Node.(type) {
 		case *pg.Node_ColumnDef:
@@ -301,6 +333,38 @@ func (c *converter) createTable(s *pg.CreateStmt) Node {
 	return t
 }
 
+// isNullConst reports whether n is NULL or a cast of NULL (NULL::text).
+func isNullConst(n *pg.Node) bool {
+	if tc := n.GetTypeCast(); tc != nil {
+		n = tc.Arg
+	}
+	ac := n.GetAConst()
+	return ac != nil && ac.Isnull
+}
+
+// createdName is the name of a relation CREATE makes: a temporary one
+// (CREATE TEMP TABLE) goes in the session's schema pg_temp.
+func createdName(rv *pg.RangeVar) Name {
+	n := rangeVarName(rv)
+	if rv != nil && rv.Relpersistence == "t" && n.Schema == "" {
+		n.Schema = "pg_temp"
+	}
+	return n
+}
+
+// sequenceName is the SEQUENCE NAME option among an identity column's
+// sequence options, or the zero Name.
+func sequenceName(opts []*pg.Node) Name {
+	for _, o := range opts {
+		if de := o.GetDefElem(); de != nil && de.Defname == "sequence_name" {
+			if l := de.Arg.GetList(); l != nil {
+				return nameOf(strs(l.Items), -1)
+			}
+		}
+	}
+	return Name{Loc: -1}
+}
+
 // foreignKey converts a FOREIGN KEY constraint (columns, for a
 // column-level REFERENCES, is the column), or returns nil.
 func foreignKey(con *pg.Constraint, columns []string) *ForeignKey {
@@ -316,14 +380,14 @@ func foreignKey(con *pg.Constraint, columns []string) *ForeignKey {
 		}
 		return s[0]
 	}
-	return &ForeignKey{Columns: columns, Parent: rangeVarName(con.Pktable), Refs: strs(con.PkAttrs), OnDelete: action(con.FkDelAction), OnUpdate: action(con.FkUpdAction)}
+	return &ForeignKey{Name: con.Conname, Columns: columns, Parent: rangeVarName(con.Pktable), Refs: strs(con.PkAttrs), OnDelete: action(con.FkDelAction), OnUpdate: action(con.FkUpdAction)}
 }
 
 func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
 	if s.Objtype != pg.ObjectType_OBJECT_TABLE && s.Objtype != pg.ObjectType_OBJECT_FOREIGN_TABLE {
 		return &Unknown{Kind: "AlterTableStmt", Loc: rangeVarName(s.Relation).Loc}
 	}
-	a := &AlterTable{Table: rangeVarName(s.Relation), MissingOK: s.MissingOk}
+	a := &AlterTable{Table: rangeVarName(s.Relation), MissingOK: s.MissingOk, Only: s.Relation != nil && !s.Relation.Inh}
 	for _, cn := range s.Cmds {
 		cmd := cn.GetAlterTableCmd()
 		if cmd == nil {
@@ -369,14 +433,37 @@ func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
 			if con := cmd.Def.GetConstraint(); con != nil && con.Contype == pg.ConstrType_CONSTR_PRIMARY {
 				ac.Kind = AlterAddPrimaryKey
 				ac.Keys = strs(con.Keys)
-				ac.Key = &KeyConstraint{Name: con.Conname, Columns: ac.Keys, Primary: true}
-			} else if con != nil && con.Contype == pg.ConstrType_CONSTR_UNIQUE && len(con.Keys) > 0 {
+				ac.Key = &KeyConstraint{Name: con.Conname, Columns: ac.Keys, Primary: true, Index: con.Indexname}
+			} else if con != nil && con.Contype == pg.ConstrType_CONSTR_UNIQUE && (len(con.Keys) > 0 || con.Indexname != "") {
 				ac.Kind = AlterAddUnique
-				ac.Key = &KeyConstraint{Name: con.Conname, Columns: strs(con.Keys)}
+				ac.Key = &KeyConstraint{Name: con.Conname, Columns: strs(con.Keys), Index: con.Indexname}
 			} else if fk := foreignKey(con, nil); fk != nil {
 				ac.Kind = AlterAddForeignKey
 				ac.FK = fk
 			}
+		case pg.AlterTableType_AT_DropConstraint:
+			ac.Kind = AlterDropConstraint
+			ac.Constraint, ac.Column = cmd.Name, ""
+		case pg.AlterTableType_AT_ColumnDefault:
+			ac.Kind = AlterDropDefault
+			if cmd.Def != nil {
+				ac.Kind = AlterSetDefault
+				ac.DefaultNull = isNullConst(cmd.Def)
+				if fc := cmd.Def.GetFuncCall(); fc != nil {
+					name := strs(fc.Funcname)
+					ac.Nextval = len(name) > 0 && name[len(name)-1] == "nextval"
+				}
+			}
+		case pg.AlterTableType_AT_AddIdentity:
+			ac.Kind = AlterAddIdentity
+			if con := cmd.Def.GetConstraint(); con != nil {
+				ac.Always = con.GeneratedWhen == "a"
+				ac.SequenceName = sequenceName(con.Options)
+			}
+		case pg.AlterTableType_AT_DropIdentity:
+			ac.Kind = AlterDropIdentity
+		case pg.AlterTableType_AT_DropExpression:
+			ac.Kind = AlterDropExpression
 		}
 		a.Cmds = append(a.Cmds, ac)
 	}
@@ -408,6 +495,7 @@ func (c *converter) rename(s *pg.RenameStmt) Node {
 	if s.Relation != nil {
 		r.Target = rangeVarName(s.Relation)
 		r.Loc = r.Target.Loc
+		r.Only = !s.Relation.Inh
 	} else if s.Object != nil {
 		switch o := s.Object.Node.(type) {
 		case *pg.Node_List:
@@ -441,7 +529,7 @@ func (c *converter) comment(s *pg.CommentStmt) Node {
 }
 
 func (c *converter) drop(s *pg.DropStmt) Node {
-	d := &Drop{Kind: objectKind(s.RemoveType), MissingOK: s.MissingOk, Loc: -1}
+	d := &Drop{Kind: objectKind(s.RemoveType), MissingOK: s.MissingOk, Cascade: s.Behavior == pg.DropBehavior_DROP_CASCADE, Loc: -1}
 	for _, o := range s.Objects {
 		switch x := o.Node.(type) {
 		case *pg.Node_List:

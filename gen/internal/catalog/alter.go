@@ -1,0 +1,210 @@
+package catalog
+
+// ALTER TABLE and its actions.
+
+import (
+	"slices"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+func (u *updater) alterTable(n *sqlparse.AlterTable) {
+	t := u.userTable(n.Table, n.MissingOK)
+	if t == nil {
+		return
+	}
+	for _, cmd := range n.Cmds {
+		// ADD COLUMN IF NOT EXISTS of a column t has skips its
+		// constraints too.
+		added := cmd.Kind == sqlparse.AlterAddColumn && cmd.Def != nil && t.Column(cmd.Def.Name) == nil
+		u.alterCmd(t, cmd, !n.Only)
+		if added && t.Column(cmd.Def.Name) != nil {
+			u.addColumnConstraints(t, cmd.Def)
+		}
+	}
+}
+
+// alterCmd applies one ALTER TABLE action to t and, as PostgreSQL does for
+// column changes, to the tables inheriting from it when recurse is set
+// (not for ALTER TABLE ONLY).
+func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
+	switch cmd.Kind {
+	case sqlparse.AlterAddColumn, sqlparse.AlterDropColumn, sqlparse.AlterColumnType, sqlparse.AlterSetNotNull,
+		sqlparse.AlterDropNotNull, sqlparse.AlterSetDefault, sqlparse.AlterDropDefault:
+		for _, ch := range u.c.children(t) {
+			skip := cmd.Kind == sqlparse.AlterAddColumn && ch.Column(cmd.Column) != nil ||
+				cmd.Kind != sqlparse.AlterAddColumn && ch.Column(cmd.Column) == nil
+			if recurse && !skip {
+				u.alterCmd(ch, cmd, true)
+			}
+		}
+	case sqlparse.AlterAttachPartition, sqlparse.AlterDetachPartition, sqlparse.AlterInherit, sqlparse.AlterNoInherit:
+		other := u.userTable(cmd.Other, false)
+		if other == nil {
+			return
+		}
+		switch cmd.Kind {
+		case sqlparse.AlterAttachPartition:
+			u.c.attach(t, other)
+		case sqlparse.AlterDetachPartition:
+			other.parents = slices.DeleteFunc(other.parents, func(p *Table) bool { return p == t })
+			other.partitionOf = nil
+			// The detached table keeps its copies of t's foreign keys as
+			// its own.
+			for i := range other.foreignKeys {
+				other.foreignKeys[i].clone = false
+			}
+		case sqlparse.AlterInherit:
+			if !slices.Contains(t.parents, other) {
+				t.parents = append(t.parents, other)
+			}
+		case sqlparse.AlterNoInherit:
+			t.parents = slices.DeleteFunc(t.parents, func(p *Table) bool { return p == other })
+		}
+		return
+	}
+	switch cmd.Kind {
+	case sqlparse.AlterAddColumn:
+		if cmd.Def == nil {
+			return
+		}
+		if t.Column(cmd.Def.Name) != nil {
+			if !cmd.MissingOK {
+				u.errorf(cmd.Loc, ErrExists, "column %q of relation %q already exists", cmd.Def.Name, t.Name)
+			}
+			return
+		}
+		c := u.column(cmd.Def, t)
+		t.Columns = append(t.Columns, c)
+		if cmd.Def.Serial || cmd.Def.Identity {
+			u.columnSequence(c, cmd.Def.SequenceName)
+		}
+	case sqlparse.AlterDropColumn:
+		if t.Column(cmd.Column) == nil {
+			if !cmd.MissingOK {
+				u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
+			}
+			return
+		}
+		u.dropColumn(t, cmd.Column)
+	case sqlparse.AlterColumnType, sqlparse.AlterSetNotNull, sqlparse.AlterDropNotNull, sqlparse.AlterSetDefault,
+		sqlparse.AlterDropDefault, sqlparse.AlterAddIdentity, sqlparse.AlterDropIdentity, sqlparse.AlterDropExpression:
+		if c := t.Column(cmd.Column); c != nil {
+			u.alterColumn(t, c, cmd)
+		} else {
+			u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
+		}
+	case sqlparse.AlterAddPrimaryKey, sqlparse.AlterAddUnique:
+		if cmd.Key.Index == "" {
+			u.addKeyCmd(t, cmd, recurse)
+			return
+		}
+		if cmd.Kind == sqlparse.AlterAddPrimaryKey && len(t.PrimaryKey) > 0 {
+			u.refusef(cmd.Loc, "multiple primary keys for table %q are not allowed", t.Name)
+			return
+		}
+		u.indexKey(t, cmd.Key, cmd.Loc)
+	case sqlparse.AlterAddForeignKey:
+		u.addForeignKey(t, cmd.FK, "")
+	case sqlparse.AlterDropConstraint:
+		// A name fencegen does not model (CHECK, EXCLUDE) is dropped
+		// without a trace; so is one that does not exist.
+		u.c.dropConstraint(t, cmd.Constraint)
+	}
+}
+
+// addKeyCmd applies ADD PRIMARY KEY (columns) and ADD UNIQUE (columns).
+func (u *updater) addKeyCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
+	switch cmd.Kind {
+	case sqlparse.AlterAddPrimaryKey:
+		if len(t.PrimaryKey) > 0 {
+			u.refusef(cmd.Loc, "multiple primary keys for table %q are not allowed", t.Name)
+			return
+		}
+		if len(cmd.Key.Columns) > 0 && u.checkKey(t, cmd.Key.Name, cmd.Key.Columns, cmd.Loc) {
+			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, true, recurse)
+		}
+	case sqlparse.AlterAddUnique:
+		if u.checkKey(t, cmd.Key.Name, cmd.Key.Columns, cmd.Loc) {
+			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, false, recurse)
+		}
+	}
+}
+
+// addColumnConstraints adds the PRIMARY KEY, UNIQUE and REFERENCES
+// constraints of a column that ALTER TABLE ... ADD COLUMN added to t (not
+// to its inheritance children, which get the column only).
+func (u *updater) addColumnConstraints(t *Table, d *sqlparse.ColumnDef) {
+	for _, k := range d.Keys {
+		if k.Primary && len(t.PrimaryKey) > 0 && !slices.Equal(t.PrimaryKey, k.Columns) {
+			u.refusef(d.Loc, "multiple primary keys for table %q are not allowed", t.Name)
+			continue
+		}
+		if u.checkKey(t, k.Name, k.Columns, d.Loc) {
+			u.c.addKeyTree(t, k.Name, k.Columns, k.Primary, true)
+		}
+	}
+	for _, fk := range d.ForeignKeys {
+		u.addForeignKey(t, fk, "")
+	}
+}
+
+// dropColumn drops column name of t with what depends on it: its owned
+// sequences, its keys and foreign keys and the fencing mark on it.
+func (u *updater) dropColumn(t *Table, name string) {
+	u.c.dropOwnedSequences(t, name)
+	u.c.dropColumnConstraints(t, name)
+	t.Columns = slices.DeleteFunc(t.Columns, func(c *Column) bool { return c.Name == name })
+	if t.Fence != nil && t.Fence.Column == name {
+		t.Fence = nil
+	}
+}
+
+// alterColumn applies ALTER COLUMN c of t, with PostgreSQL's checks
+// (PostgreSQL source, ATExecDropNotNull, ATExecAddIdentity,
+// ATExecDropIdentity).
+func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
+	switch cmd.Kind {
+	case sqlparse.AlterColumnType:
+		c.Type, c.DBType = u.resolveType(cmd.Type, cmd.Loc), dbType(cmd.Type)
+		c.typmod = cmd.Type != nil && cmd.Type.Typmod
+	case sqlparse.AlterSetNotNull:
+		c.NotNull = true
+	case sqlparse.AlterDropNotNull:
+		switch {
+		case slices.Contains(t.PrimaryKey, c.Name):
+			u.refusef(cmd.Loc, "column %q is in a primary key", c.Name)
+		case c.Identity:
+			u.refusef(cmd.Loc, "column %q of relation %q is an identity column", c.Name, t.Name)
+		default:
+			c.NotNull = false
+		}
+	case sqlparse.AlterSetDefault:
+		// SET DEFAULT NULL stores no default (see column; the catalog
+		// keeps no domain of a column, so a domain's counts as none).
+		c.HasDefault, c.Sequence = !cmd.DefaultNull || c.typmod, cmd.Nextval
+	case sqlparse.AlterDropDefault:
+		c.HasDefault, c.Sequence = false, false
+	case sqlparse.AlterAddIdentity:
+		switch {
+		case !c.NotNull:
+			u.refusef(cmd.Loc, "column %q of relation %q must be declared NOT NULL before identity can be added", c.Name, t.Name)
+		case c.Identity:
+			u.refusef(cmd.Loc, "column %q of relation %q is already an identity column", c.Name, t.Name)
+		default:
+			c.Identity, c.IdentityAlways = true, cmd.Always
+			u.columnSequence(c, cmd.SequenceName)
+		}
+	case sqlparse.AlterDropIdentity:
+		if !c.Identity {
+			if !cmd.MissingOK {
+				u.refusef(cmd.Loc, "column %q of relation %q is not an identity column", c.Name, t.Name)
+			}
+			return
+		}
+		c.Identity, c.IdentityAlways = false, false
+		u.c.dropOwnedSequences(t, c.Name)
+	case sqlparse.AlterDropExpression:
+		c.Generated = false
+	}
+}

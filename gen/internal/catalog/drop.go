@@ -1,0 +1,108 @@
+package catalog
+
+// DROP of tables, views, sequences, types, schemas and functions.
+
+import (
+	"slices"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+func (u *updater) drop(n *sqlparse.Drop) {
+	for _, name := range n.Names {
+		switch n.Kind {
+		case "table", "view", "materialized view", "sequence":
+			s := u.c.Schema(name.Schema)
+			if s != nil {
+				if i := slices.IndexFunc(s.Tables, func(t *Table) bool { return t.Name == name.Name }); i >= 0 {
+					u.c.dropTable(s.Tables[i], n.Cascade)
+					continue
+				}
+			}
+			if !n.MissingOK {
+				u.errorf(name.Loc, ErrNotFound, "%s %q does not exist", n.Kind, name.String())
+			}
+		case "type":
+			s := u.c.Schema(name.Schema)
+			if s != nil {
+				if i := slices.IndexFunc(s.Enums, func(e *Enum) bool { return e.Name == name.Name }); i >= 0 {
+					u.dropTypeColumns(n, Type{Schema: s.Name, Name: name.Name})
+					s.Enums = slices.Delete(s.Enums, i, i+1)
+					continue
+				}
+				if i := slices.IndexFunc(s.Types, func(e *UserType) bool { return e.Name == name.Name }); i >= 0 {
+					if s.Types[i].Kind != "domain" {
+						// A domain's columns have its base type here.
+						u.dropTypeColumns(n, Type{Schema: s.Name, Name: name.Name})
+					}
+					s.Types = slices.Delete(s.Types, i, i+1)
+					continue
+				}
+			}
+		case "schema":
+			if i := slices.IndexFunc(u.c.Schemas, func(s *Schema) bool { return s.Name == name.Name }); i >= 0 {
+				for _, t := range u.c.Schemas[i].Tables {
+					u.c.dropTableConstraints(t)
+				}
+				u.c.Schemas = slices.Delete(u.c.Schemas, i, i+1)
+			}
+		case "index":
+			// An index the catalog does not know (one on a relation it
+			// lacks) is no error, as in sqlc.
+			u.c.dropIndex(name)
+		case "function":
+			if s := u.c.Schema(name.Schema); s != nil {
+				s.Funcs = slices.DeleteFunc(s.Funcs, func(f *Func) bool { return f.Name == name.Name })
+			}
+		}
+	}
+}
+
+// dropTable drops t with what PostgreSQL drops with it: its partitions,
+// its owned sequences, the foreign keys that refer to it and, with
+// CASCADE, its inheritance children (without CASCADE PostgreSQL refuses;
+// like sqlc, fencegen leaves them, without their parent).
+func (c *Catalog) dropTable(t *Table, cascade bool) {
+	for _, ch := range c.children(t) {
+		if cascade || ch.partitionOf == t {
+			c.dropTable(ch, cascade)
+		} else {
+			ch.parents = slices.DeleteFunc(ch.parents, func(p *Table) bool { return p == t })
+		}
+	}
+	c.dropOwnedSequences(t, "")
+	c.dropTableConstraints(t)
+	if s := c.Schema(t.Schema); s != nil {
+		s.Tables = slices.DeleteFunc(s.Tables, func(x *Table) bool { return x == t })
+	}
+}
+
+// dropOwnedSequences drops the sequences owned by column of t, or by any
+// column of t when column is "", as PostgreSQL does when the column or
+// the table is dropped.
+func (c *Catalog) dropOwnedSequences(t *Table, column string) {
+	for _, s := range c.Schemas {
+		s.Tables = slices.DeleteFunc(s.Tables, func(x *Table) bool {
+			return x.IsSequence && x.OwnedBy != nil && x.OwnedBy.Table == t && (column == "" || x.OwnedBy.Name == column)
+		})
+	}
+}
+
+// dropTypeColumns applies DROP TYPE ... CASCADE to the columns of type
+// typ (or an array of it): PostgreSQL drops them, with their constraints.
+// Without CASCADE PostgreSQL refuses to drop a type in use; like sqlc,
+// fencegen drops the type and leaves the columns.
+func (u *updater) dropTypeColumns(n *sqlparse.Drop, typ Type) {
+	if !n.Cascade {
+		return
+	}
+	for _, s := range u.c.Schemas {
+		for _, t := range s.Tables {
+			for _, col := range slices.Clone(t.Columns) {
+				if col.Type.Schema == typ.Schema && col.Type.Name == typ.Name {
+					u.dropColumn(t, col.Name)
+				}
+			}
+		}
+	}
+}

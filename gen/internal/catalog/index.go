@@ -1,0 +1,82 @@
+package catalog
+
+// CREATE INDEX, kept for the names it takes and for ADD CONSTRAINT ...
+// USING INDEX, which makes a unique index a PRIMARY KEY or UNIQUE
+// constraint.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// createIndex records index n of its table, named as PostgreSQL names it
+// when the statement does not (PostgreSQL source, ChooseIndexName:
+// <table>_<columns>_idx, "expr" for an expression, numbered while taken).
+// Like sqlc, an index on a relation the catalog lacks is no error.
+func (u *updater) createIndex(n *sqlparse.CreateIndex) {
+	t := u.c.Table(n.Table.Schema, n.Table.Name)
+	if t == nil || t.IsSystem() {
+		return
+	}
+	name := n.Name
+	if name == "" {
+		name2 := strings.Join(n.Columns, "_")
+		if n.Columns == nil {
+			name2 = "expr"
+		}
+		name = objectName(t.Name, name2, "idx")
+		for pass := 1; u.c.relationNameTaken(t, name); pass++ {
+			name = objectName(t.Name, name2, fmt.Sprintf("idx%d", pass))
+		}
+	} else if u.c.relationNameTaken(t, name) {
+		if !n.IfNotExists {
+			u.refusef(n.Table.Loc, "relation %q already exists", name)
+		}
+		return
+	}
+	if t.indexes == nil {
+		t.indexes = map[string][]string{}
+	}
+	var cols []string
+	if n.Unique && !n.Partial {
+		cols = slices.Clone(n.Columns)
+	}
+	t.indexes[name] = cols
+}
+
+// indexKey applies ADD CONSTRAINT name PRIMARY KEY / UNIQUE USING INDEX
+// k.Index: the unique index becomes the constraint, renamed to it
+// (PostgreSQL docs, ALTER TABLE: "the index is renamed to match the
+// constraint name").
+func (u *updater) indexKey(t *Table, k *sqlparse.KeyConstraint, loc int) {
+	cols, ok := t.indexes[k.Index]
+	if !ok || cols == nil {
+		u.refusef(loc, "index %q of relation %q is no unique index on columns", k.Index, t.Name)
+		return
+	}
+	delete(t.indexes, k.Index)
+	name := k.Name
+	if name == "" {
+		name = k.Index
+	}
+	u.c.addKeyTree(t, name, cols, k.Primary, false)
+}
+
+// dropIndex drops the index schema.name and reports whether there was one.
+func (c *Catalog) dropIndex(n sqlparse.Name) bool {
+	for _, s := range c.Schemas {
+		if n.Schema != "" && s.Name != n.Schema {
+			continue
+		}
+		for _, t := range s.Tables {
+			if _, ok := t.indexes[n.Name]; ok {
+				delete(t.indexes, n.Name)
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,123 @@
+package catalog
+
+// ALTER ... RENAME of tables, columns, constraints, indexes, types and schemas.
+
+import (
+	"slices"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+func (u *updater) rename(n *sqlparse.Rename) {
+	switch n.Kind {
+	case "table", "view", "materialized view", "sequence":
+		if n.Subname != "" {
+			// ALTER TABLE ... RENAME COLUMN arrives with the column kind.
+			break
+		}
+		if t := u.userTable(n.Target, n.MissingOK); t != nil {
+			t.Name = n.NewName
+		}
+		return
+	}
+	switch n.Kind {
+	case "constraint":
+		// ALTER TABLE t RENAME CONSTRAINT old TO new (CHECK constraints
+		// are not modelled).
+		if t := u.userTable(n.Target, n.MissingOK); t != nil {
+			t.renameConstraint(n.Subname, n.NewName)
+		}
+	case "index":
+		// ALTER INDEX old RENAME TO new renames a PRIMARY KEY or UNIQUE
+		// constraint with its index.
+		for _, s := range u.c.Schemas {
+			if n.Target.Schema != "" && s.Name != n.Target.Schema {
+				continue
+			}
+			for _, t := range s.Tables {
+				if _, ok := t.keys[n.Target.Name]; ok && t.renameConstraint(n.Target.Name, n.NewName) {
+					return
+				}
+				if cols, ok := t.indexes[n.Target.Name]; ok {
+					delete(t.indexes, n.Target.Name)
+					t.indexes[n.NewName] = cols
+					return
+				}
+			}
+		}
+	case "column":
+		t := u.userTable(n.Target, n.MissingOK)
+		if t == nil {
+			return
+		}
+		u.renameColumn(t, n, true)
+	case "type":
+		if e := u.c.Enum(n.Target.Schema, n.Target.Name); e != nil {
+			old := Type{Schema: e.Schema, Name: e.Name}
+			e.Name = n.NewName
+			u.c.retype(old, Type{Schema: e.Schema, Name: e.Name})
+		} else if ut := u.c.UserType(n.Target.Schema, n.Target.Name); ut != nil {
+			old := Type{Schema: ut.Schema, Name: ut.Name}
+			ut.Name = n.NewName
+			u.c.retype(old, Type{Schema: ut.Schema, Name: ut.Name})
+		}
+	case "schema":
+		// ALTER SCHEMA old RENAME TO new carries the old name as Subname.
+		old := n.Subname
+		if old == "" {
+			old = n.Target.Name
+		}
+		if old == "" {
+			return
+		}
+		s := u.c.Schema(old)
+		if s == nil {
+			u.errorf(n.Loc, ErrNotFound, "schema %q does not exist", old)
+			return
+		}
+		s.Name = n.NewName
+		for _, t := range s.Tables {
+			t.Schema = n.NewName
+		}
+		for _, e := range s.Enums {
+			u.c.retype(Type{Schema: old, Name: e.Name}, Type{Schema: n.NewName, Name: e.Name})
+			e.Schema = n.NewName
+		}
+		for _, f := range s.Funcs {
+			f.Schema = n.NewName
+		}
+		for _, ut := range s.Types {
+			u.c.retype(Type{Schema: old, Name: ut.Name}, Type{Schema: n.NewName, Name: ut.Name})
+			ut.Schema = n.NewName
+		}
+	}
+}
+
+// renameColumn applies RENAME COLUMN to t and, as PostgreSQL does, to
+// its inheritance children and partitions: the column's keys, foreign
+// keys (both ends) and fencing mark follow it.
+func (u *updater) renameColumn(t *Table, n *sqlparse.Rename, top bool) {
+	c := t.Column(n.Subname)
+	if c == nil {
+		if top {
+			u.errorf(n.Loc, ErrNotFound, "column %q of relation %q does not exist", n.Subname, t.Name)
+		}
+		return
+	}
+	if top && n.Only && slices.ContainsFunc(u.c.children(t), func(ch *Table) bool { return ch.Column(c.Name) != nil }) {
+		u.refusef(n.Loc, "inherited column %q must be renamed in child tables too", c.Name)
+		return
+	}
+	if t.Column(n.NewName) != nil {
+		u.errorf(n.Loc, ErrExists, "column %q of relation %q already exists", n.NewName, t.Name)
+		return
+	}
+	if t.Fence != nil && t.Fence.Column == c.Name {
+		t.Fence.Column = n.NewName
+	}
+	u.c.renameColumnConstraints(t, c.Name, n.NewName)
+	c.Name = n.NewName
+	for _, ch := range u.c.children(t) {
+		u.renameColumn(ch, n, false)
+	}
+}

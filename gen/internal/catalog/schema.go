@@ -1,0 +1,72 @@
+package catalog
+
+// CREATE SCHEMA and ALTER ... SET SCHEMA.
+
+import (
+	"slices"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+func (u *updater) createSchema(n *sqlparse.CreateSchema) {
+	if u.c.Schema(n.Name) == nil {
+		u.c.Schemas = append(u.c.Schemas, &Schema{Name: n.Name})
+	} else if !n.IfNotExists {
+		u.errorf(-1, ErrExists, "schema %q already exists", n.Name)
+	}
+}
+
+// setSchema applies ALTER TABLE / VIEW / TYPE ... SET SCHEMA: the object
+// moves to the other schema, and columns of a moved type follow it.
+func (u *updater) setSchema(n *sqlparse.AlterObjectSchema) {
+	switch n.Kind {
+	case "table", "view", "materialized view", "foreign_table", "sequence":
+		t := u.userTable(n.Target, n.MissingOK)
+		if t == nil {
+			return
+		}
+		to := u.schemaFor(n.NewSchema, n.Loc)
+		if to == nil || to.Name == t.Schema {
+			return
+		}
+		if to.table(t.Name) != nil {
+			u.errorf(n.Loc, ErrExists, "relation %q already exists in schema %q", t.Name, to.Name)
+			return
+		}
+		if from := u.c.Schema(t.Schema); from != nil {
+			from.Tables = slices.DeleteFunc(from.Tables, func(x *Table) bool { return x == t })
+		}
+		t.Schema = to.Name
+		to.Tables = append(to.Tables, t)
+	case "type":
+		e := u.c.Enum(n.Target.Schema, n.Target.Name)
+		ut := u.c.UserType(n.Target.Schema, n.Target.Name)
+		if e == nil && ut == nil {
+			if !n.MissingOK {
+				u.errorf(n.Loc, ErrNotFound, "type %q does not exist", n.Target.String())
+			}
+			return
+		}
+		to := u.schemaFor(n.NewSchema, n.Loc)
+		if to == nil {
+			return
+		}
+		if u.c.Enum(to.Name, n.Target.Name) != nil || u.c.UserType(to.Name, n.Target.Name) != nil {
+			u.errorf(n.Loc, ErrExists, "type %q already exists in schema %q", n.Target.Name, to.Name)
+			return
+		}
+		if e != nil {
+			from := u.c.Schema(e.Schema)
+			from.Enums = slices.DeleteFunc(from.Enums, func(x *Enum) bool { return x == e })
+			u.c.retype(Type{Schema: e.Schema, Name: e.Name}, Type{Schema: to.Name, Name: e.Name})
+			e.Schema = to.Name
+			to.Enums = append(to.Enums, e)
+			return
+		}
+		from := u.c.Schema(ut.Schema)
+		from.Types = slices.DeleteFunc(from.Types, func(x *UserType) bool { return x == ut })
+		u.c.retype(Type{Schema: ut.Schema, Name: ut.Name}, Type{Schema: to.Name, Name: ut.Name})
+		ut.Schema = to.Name
+		to.Types = append(to.Types, ut)
+	}
+}

@@ -1,0 +1,99 @@
+package catalog
+
+// CREATE TYPE (enum, composite, range), CREATE DOMAIN and ALTER TYPE.
+
+import (
+	"slices"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+func (u *updater) createEnum(n *sqlparse.CreateEnum) {
+	s := u.schemaFor(n.Type.Schema, n.Type.Loc)
+	if s == nil {
+		return
+	}
+	if u.c.Enum(s.Name, n.Type.Name) != nil {
+		u.errorf(n.Type.Loc, ErrExists, "type %q already exists", n.Type.String())
+		return
+	}
+	s.Enums = append(s.Enums, &Enum{Schema: s.Name, Name: n.Type.Name, Values: slices.Clone(n.Values)})
+}
+
+func (u *updater) alterEnum(n *sqlparse.AlterEnum) {
+	e := u.c.Enum(n.Type.Schema, n.Type.Name)
+	if e == nil {
+		u.errorf(n.Type.Loc, ErrNotFound, "type %q does not exist", n.Type.String())
+		return
+	}
+	if n.OldValue != "" {
+		i := slices.Index(e.Values, n.OldValue)
+		if i < 0 {
+			u.errorf(-1, ErrNotFound, "%q is not an existing enum label", n.OldValue)
+			return
+		}
+		e.Values[i] = n.NewValue
+		return
+	}
+	if slices.Contains(e.Values, n.NewValue) {
+		if !n.IfNotExists {
+			u.errorf(-1, ErrExists, "enum label %q already exists", n.NewValue)
+		}
+		return
+	}
+	switch {
+	case n.Before != "":
+		i := slices.Index(e.Values, n.Before)
+		if i < 0 {
+			u.errorf(-1, ErrNotFound, "%q is not an existing enum label", n.Before)
+			return
+		}
+		e.Values = slices.Insert(e.Values, i, n.NewValue)
+	case n.After != "":
+		i := slices.Index(e.Values, n.After)
+		if i < 0 {
+			u.errorf(-1, ErrNotFound, "%q is not an existing enum label", n.After)
+			return
+		}
+		e.Values = slices.Insert(e.Values, i+1, n.NewValue)
+	default:
+		e.Values = append(e.Values, n.NewValue)
+	}
+}
+
+func (u *updater) createComposite(n *sqlparse.CreateComposite) {
+	if s := u.newType(n.Type); s != nil {
+		ut := &UserType{Schema: s.Name, Name: n.Type.Name, Kind: "composite"}
+		for _, d := range n.Columns {
+			ut.Columns = append(ut.Columns, u.column(d, nil))
+		}
+		s.Types = append(s.Types, ut)
+	}
+}
+
+func (u *updater) createRange(n *sqlparse.CreateRange) {
+	if s := u.newType(n.Type); s != nil {
+		s.Types = append(s.Types, &UserType{Schema: s.Name, Name: n.Type.Name, Kind: "range"})
+	}
+}
+
+func (u *updater) createDomain(n *sqlparse.CreateDomain) {
+	if s := u.newType(n.Type); s != nil {
+		base := u.resolveType(n.Base, n.Type.Loc)
+		s.Types = append(s.Types, &UserType{Schema: s.Name, Name: n.Type.Name, Kind: "domain", Base: base,
+			NotNull: n.NotNull || u.c.DomainNotNull(n.Base)})
+	}
+}
+
+// retype replaces every column of type old with type nu, keeping arrays.
+func (c *Catalog) retype(old, nu Type) {
+	for _, s := range c.Schemas {
+		for _, t := range s.Tables {
+			for _, col := range t.Columns {
+				if col.Type.Schema == old.Schema && col.Type.Name == old.Name {
+					col.Type.Schema, col.Type.Name = nu.Schema, nu.Name
+				}
+			}
+		}
+	}
+}

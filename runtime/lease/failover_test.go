@@ -1,0 +1,126 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fencegen/fencegen/internal/faults"
+	"github.com/fencegen/fencegen/runtime/fence"
+)
+
+// Issue 12, class 1, on a real primary + replica + Sentinel: the primary
+// runs an acquire's INCR, the replica never gets it (its replication link
+// is cut), the primary dies and Sentinel promotes the replica, so the next
+// acquire mints the same token again. The acquire on the old primary must
+// not have handed that token to a live holder: it waits for the replica's
+// acknowledgement (WAIT, in the same round trip) and fails closed with
+// ErrNotReplicated. No write is accepted from two holders with one token,
+// with and without HighWater.
+//
+// The last case turns the replica check off (a test hook) and shows that
+// the same scenario then does hand one token to two live holders, so the
+// test can fail.
+func TestFailoverNeverHandsOneTokenToTwoHolders(t *testing.T) {
+	for _, hw := range []bool{false, true} {
+		t.Run(fmt.Sprintf("HighWater=%v", hw), func(t *testing.T) { failoverCase(t, hw, true) })
+	}
+	t.Run("without the replica check", func(t *testing.T) { failoverCase(t, false, false) })
+}
+
+func failoverCase(t *testing.T, withHighWater, check bool) {
+	const id = 42
+	a := newAccounts(t, id)
+	primary := faults.StartRedis(t, faults.RedisOptions{})
+	link := faults.StartProxy(t, primary.Addr()) // the replication link
+	replica := faults.StartReplica(t, link.Addr(), faults.RedisOptions{})
+	primary.WaitReplicasOnline(1, 20*time.Second)
+	sentinel := faults.StartSentinel(t, "fg", primary, 1)
+
+	opts := &Options{hooks: &testHooks{noReplicaCheck: !check}}
+	if withHighWater {
+		opts.HighWater = (func(ctx context.Context, _ string) (fence.Token, error) {
+			_, tok := a.row(t, id)
+			return tok, nil
+		})
+	}
+	const ttl = 3 * time.Second
+	holderB := New(sentinel.FailoverClient(nil), opts) // go-redis defaults
+	holderC := New(sentinel.FailoverClient(nil), opts)
+
+	// A first lease, replicated: the counter exists on both servers.
+	l := mustAcquire(t, holderB, "acct", ttl)
+	if err := a.credit(bg, id, 1, l.Token()); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+	waitKey(t, replica.Admin(), "fencegen:{acct}:token", fmt.Sprint(l.Token()))
+
+	// Cut replication, then acquire on the primary alone.
+	link.Blackhole(faults.Both, true)
+	lb, bErr := holderB.Acquire(bg, "acct", ttl)
+	if bErr == nil {
+		// The bug: B holds a token the replica never saw. Let it write.
+		_ = a.credit(bg, id, 1, lb.Token())
+		defer lb.Release(bg)
+	}
+	onPrimary := getKey(t, primary.Admin(), "fencegen:{acct}:token")
+	onReplica := getKey(t, replica.Admin(), "fencegen:{acct}:token")
+	if onPrimary == onReplica {
+		t.Fatalf("counter %s on both servers: the INCR was replicated, the fault did not happen", onPrimary)
+	}
+
+	// The primary dies; Sentinel promotes the replica.
+	primary.Kill()
+	sentinel.WaitMaster(replica.Addr(), 30*time.Second)
+	replica.WaitRole("master", 10*time.Second)
+	ctx, cancel := context.WithTimeout(bg, 20*time.Second)
+	defer cancel()
+	lc, err := holderC.AcquireWait(ctx, "acct", ttl)
+	if err != nil {
+		t.Fatalf("Acquire on the promoted replica: %v", err)
+	}
+	defer lc.Release(bg)
+	cErr := a.credit(bg, id, 1, lc.Token())
+
+	if !check {
+		if lb == nil || lb.Token() != lc.Token() || cErr != nil {
+			t.Fatalf("without the replica check: B %v (%v), C token %d, C's write %v; want one token for both, both writes accepted",
+				lb, bErr, lc.Token(), cErr)
+		}
+		t.Logf("without the replica check: token %d handed to B and C, both writes accepted", lc.Token())
+		return
+	}
+	if lb != nil {
+		t.Fatalf("token %d handed out by a primary whose replica did not acknowledge; C got %d after the failover", lb.Token(), lc.Token())
+	}
+	if !errors.Is(bErr, ErrNotReplicated) || errors.Is(bErr, ErrNotAcquired) {
+		t.Fatalf("B's Acquire = %v, want ErrNotReplicated (not ErrNotAcquired)", bErr)
+	}
+	if cErr != nil && !errors.Is(cErr, fence.ErrStaleToken) {
+		t.Fatalf("C's write: %v", cErr)
+	}
+	bal, stored := a.row(t, id)
+	if stored != lc.Token() && cErr == nil {
+		t.Fatalf("stored token %d, want C's %d", stored, lc.Token())
+	}
+	t.Logf("counter on the old primary %s, on the promoted replica %s; C got token %d; balance %d", onPrimary, onReplica, lc.Token(), bal)
+}
+
+// waitKey waits until key on rdb holds want.
+func waitKey(t *testing.T, rdb *redis.Client, key, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for getKey(t, rdb, key) != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s = %q, want %q", key, getKey(t, rdb, key), want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

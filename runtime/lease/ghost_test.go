@@ -1,0 +1,94 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fencegen/fencegen/internal/faults"
+)
+
+// Issue 12, class 4: an Acquire against a stalled Redis gives up, but its
+// request sits in the server's socket and runs when the server resumes,
+// setting a lock key for an owner nobody has. The cleanup's abandon mark
+// and its background retry free the resource as soon as the server is back
+// instead of a TTL later. go-redis defaults: retries on, no context
+// deadlines on sockets.
+func TestStalledRedisLeavesNoGhostAfterRecovery(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{}) // go-redis defaults
+	c := New(rdb, nil)
+	const ttl = 3 * time.Second
+	// A pooled connection (and the script loaded), so that the attempt is
+	// written to the stalled server rather than waiting in a dial.
+	if err := c.Check(bg); err != nil && !errors.Is(err, ErrUnsafeConfig) {
+		t.Fatal(err)
+	}
+	resumed := r.PauseFor(2500 * time.Millisecond) // longer than the 1s ReleaseTimeout
+	ctx, cancel := context.WithTimeout(bg, 300*time.Millisecond)
+	_, err := c.Acquire(ctx, "res", ttl)
+	cancel()
+	if err == nil {
+		t.Fatal("Acquire succeeded against a stalled Redis")
+	}
+	<-resumed
+	back := time.Now()
+	other := New(r.Client(&redis.Options{ContextTimeoutEnabled: true}), nil)
+	for {
+		l, err := other.Acquire(bg, "res", ttl)
+		if err == nil {
+			_ = l.Release(bg)
+			break
+		}
+		if !errors.Is(err, ErrNotAcquired) {
+			t.Fatal(err)
+		}
+		if time.Since(back) > 1500*time.Millisecond {
+			t.Fatalf("resource still held by a ghost %v after Redis came back (TTL %v)", time.Since(back), ttl)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if v := getKey(t, r.Admin(), "fencegen:{res}:lock"); v != "" {
+		t.Fatalf("lock key %q after release", v)
+	}
+}
+
+// Issue 12, class 4: the cleanup of an attempt abandoned at its deadline
+// runs on a context of its own, not the expired one of the attempt: the
+// compare-and-delete is sent (and only then counted in Stats), so an
+// attempt that landed leaves no key behind.
+func TestAbandonedAttemptCleanupIsSentOnFreshContext(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	p := faults.StartProxy(t, r.Addr())
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr()}) // no socket deadlines from ctx
+	t.Cleanup(func() { _ = rdb.Close() })
+	c := New(rdb, &Options{AcquireRetries: -1})
+	if err := c.Check(bg); err != nil && !errors.Is(err, ErrUnsafeConfig) {
+		t.Fatal(err)
+	}
+	r.ResetStats()
+	// The attempt lands; its reply comes after CallTimeout (166ms) and
+	// after ReleaseTimeout (1s).
+	p.SetLatency(faults.Downstream, 1500*time.Millisecond)
+	_, err := c.Acquire(bg, "res", time.Second)
+	if !errors.Is(err, ErrRedisTimeout) {
+		t.Fatalf("Acquire = %v, want a timeout", err)
+	}
+	p.Heal()
+	deadline := time.Now().Add(2 * time.Second)
+	for getKey(t, r.Admin(), "fencegen:{res}:lock") != "" {
+		if time.Now().After(deadline) {
+			t.Fatal("ghost lock key left by the abandoned attempt")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // a counted call still in flight has run
+	s := c.Stats()
+	sent := r.CommandCalls()["evalsha"] - 1 // minus the acquire
+	if int64(s.Releases) != sent || s.Releases == 0 {
+		t.Fatalf("Stats.Releases = %d, but Redis ran %d release calls", s.Releases, sent)
+	}
+}

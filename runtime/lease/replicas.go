@@ -1,0 +1,151 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ErrNotReplicated is returned (wrapped) by [Client.Acquire] when the
+// primary had replicas but they did not all acknowledge the acquire's
+// writes (the lock key and the INCR of the fence counter) within the
+// acquire's call: a failover to a replica that lacks them would let the
+// next Acquire mint the same token again, for a second live holder. The
+// acquisition is released (compare-and-delete) before Acquire returns: the
+// lease fails closed. It is not [ErrNotAcquired]; [Client.AcquireWait]
+// retries it.
+var ErrNotReplicated = errors.New("lease: acquire not acknowledged by the replicas")
+
+// replicaRefresh is how often the Client re-reads how many replicas the
+// primary has (INFO replication, in the same round trip as an acquire).
+const replicaRefresh = time.Second
+
+// replicaState is what a Client knows of the primary's replicas: how many
+// are online, as of when.
+type replicaState struct {
+	mu     sync.Mutex
+	online int64
+	at     time.Time // zero: never read
+}
+
+// replicated is the replication check of one acquire attempt: the attempt
+// is sent as one pipeline, EVALSHA acquire, then WAIT <online> <timeout>
+// when replicas are known (Redis WAIT: blocks until that many replicas
+// acknowledged every write of this connection so far, and returns how many
+// did), then INFO replication when the known count is older than
+// replicaRefresh. If INFO shows more replicas online than the WAIT asked
+// for, a second WAIT for all of them follows before Acquire returns. A
+// minted token is returned only when every replica online after the write
+// acknowledged it (Redisson's synced-replica check); otherwise
+// ErrNotReplicated. Replicas that connect later get the write with their
+// initial synchronisation.
+//
+// It applies to a *redis.Client (a FailoverClient from Sentinel included)
+// and any non-cluster client that pipelines. Not to a *redis.ClusterClient,
+// whose keyless WAIT would go to an arbitrary node, nor to a plain
+// redis.Scripter: see the package documentation.
+func (c *Client) replicated() bool {
+	if c.opts.testHooks().noReplicaCheck {
+		return false
+	}
+	if _, ok := c.rdb.(*redis.ClusterClient); ok {
+		return false
+	}
+	_, ok := c.rdb.(pipeliner)
+	return ok
+}
+
+// acquireCall runs one acquire attempt: a plain script call, or the
+// pipeline with the replication check.
+func (c *Client) acquireCall(ctx context.Context, tm timing, keys []string, args ...any) (int64, *call, error) {
+	if !c.replicated() {
+		return c.run(ctx, acquireScript, keys, args...)
+	}
+	c.repl.mu.Lock()
+	online, refresh := c.repl.online, c.repl.at.IsZero() || c.clk.Now().Sub(c.repl.at) >= replicaRefresh
+	c.repl.mu.Unlock()
+	if online == 0 && !refresh {
+		return c.run(ctx, acquireScript, keys, args...)
+	}
+	return c.runFn(ctx, func(ctx context.Context) (int64, error) {
+		return c.acquireReplicated(ctx, tm, online, refresh, keys, args...)
+	})
+}
+
+func (c *Client) acquireReplicated(ctx context.Context, tm timing, online int64, refresh bool, keys []string, args ...any) (int64, error) {
+	p := c.rdb.(pipeliner)
+	// WAIT's own timeout: a fifth of the attempt's CallTimeout, so that its
+	// answer (0 acknowledgements) arrives well within the attempt's bound.
+	wait := max(millis(tm.callTimeout/5), 1)
+	send := func(script bool) (*redis.Cmd, *redis.Cmd, *redis.StringCmd) {
+		pipe := p.Pipeline()
+		var ev *redis.Cmd
+		if script {
+			ev = pipe.Eval(ctx, acquireLua, keys, args...)
+		} else {
+			ev = pipe.EvalSha(ctx, acquireScript.Hash(), keys, args...)
+		}
+		var w *redis.Cmd
+		if online > 0 {
+			w = pipe.Do(ctx, "wait", online, wait)
+		}
+		var info *redis.StringCmd
+		if refresh {
+			info = pipe.Info(ctx, "replication")
+		}
+		_, _ = pipe.Exec(ctx)
+		return ev, w, info
+	}
+	ev, w, info := send(false)
+	if redis.HasErrorPrefix(ev.Err(), "NOSCRIPT") {
+		ev, w, info = send(true)
+	}
+	n, err := ev.Int64()
+	if err != nil || n <= 0 {
+		return n, err
+	}
+	want := online
+	if info != nil && info.Err() == nil {
+		now := onlineReplicas(info.Val())
+		c.repl.mu.Lock()
+		c.repl.online, c.repl.at = now, c.clk.Now()
+		c.repl.mu.Unlock()
+		want = max(want, now)
+	}
+	var acked int64
+	if w != nil {
+		if acked, err = w.Int64(); err != nil {
+			return n, fmt.Errorf("%w: WAIT: %w", ErrNotReplicated, err)
+		}
+	}
+	if want > acked {
+		// Replicas the pipeline's WAIT did not ask for: wait for all.
+		pipe := p.Pipeline()
+		w := pipe.Do(ctx, "wait", want, wait)
+		_, _ = pipe.Exec(ctx)
+		if acked, err = w.Int64(); err != nil {
+			return n, fmt.Errorf("%w: WAIT: %w", ErrNotReplicated, err)
+		}
+	}
+	if acked < want {
+		return n, fmt.Errorf("%w: %d of %d replicas acknowledged within %dms", ErrNotReplicated, acked, want, wait)
+	}
+	return n, nil
+}
+
+// onlineReplicas counts the "slaveN:...,state=online,..." lines of INFO
+// replication.
+func onlineReplicas(info string) int64 {
+	var n int64
+	for _, line := range strings.Split(info, "\n") {
+		if strings.HasPrefix(line, "slave") && strings.Contains(line, "state=online") {
+			n++
+		}
+	}
+	return n
+}
