@@ -78,6 +78,18 @@ type Param struct {
 	// Column is the column the type came from, if any.
 	Column *catalog.Column
 	Slice  bool
+	// DBType is the parameter's type as sqlc spells it (see
+	// catalog.Column.DBType), "" when unknown. A parameter that is no
+	// table column but has a spelling gets a Column without Table that
+	// carries it, for the emitter's override matching.
+	DBType string
+	// SqlcUntyped is set when the parameter is typed from a context sqlc
+	// v1.31.1 does not type parameters from, so that sqlc declares it
+	// interface{}: a bare boolean operand (AND, OR, NOT, WHEN), a
+	// comparison or operator whose other side has no column (@p = '',
+	// '%' || @p), a COALESCE without a column among its arguments. sqlc
+	// types a parameter by its first such occurrence, and so does this.
+	SqlcUntyped bool
 
 	forceNull bool
 	// loc is the first occurrence's offset; conflict is a second type the
@@ -88,6 +100,16 @@ type Param struct {
 	strictlyTyped bool
 }
 
+// spelled returns col, or for a value that is no table column but that
+// sqlc spells (dbType), a Column without Table carrying the spelling: the
+// emitter matches sqlc's db_type overrides against Column.DBType.
+func spelled(col *catalog.Column, t catalog.Type, notNull bool, dbType string) *catalog.Column {
+	if col != nil || dbType == "" {
+		return col
+	}
+	return &catalog.Column{Type: t, DBType: dbType, NotNull: notNull}
+}
+
 // Column is a result column.
 type Column struct {
 	Name    string
@@ -96,6 +118,10 @@ type Column struct {
 	Known   bool
 	// Column is the table column this result is, if it is one unchanged.
 	Column *catalog.Column
+	// DBType is the column's type as sqlc spells it (see
+	// catalog.Column.DBType), "" when unknown; as for Param, a Column
+	// without Table carries it when the result is no table column.
+	DBType string
 	// unnamed is set for an expression without a name of its own (sqlc
 	// calls it column_N; a view leaves it out).
 	unnamed bool
@@ -288,13 +314,17 @@ type analyzer struct {
 	// equality with a column: a second, different deduction then is a
 	// conflict PostgreSQL would refuse.
 	strict bool
-	edits  []edit
-	cat    *catalog.Catalog
-	file   *sqlparse.File
-	stmt   *sqlparse.Stmt
-	params map[int]*Param
-	errs   diag.List
-	ann    *Annotation
+	// sqlcOperand is set while the operands of an operator are analysed
+	// that sqlc types parameters in (one refers to a column, or the
+	// operator is ||): see Param.SqlcUntyped.
+	sqlcOperand bool
+	edits       []edit
+	cat         *catalog.Catalog
+	file        *sqlparse.File
+	stmt        *sqlparse.Stmt
+	params      map[int]*Param
+	errs        diag.List
+	ann         *Annotation
 	// noSpell is set while analysing a subquery whose columns never
 	// reach a result (EXISTS): its stars are left as they are.
 	noSpell int
@@ -457,6 +487,12 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			p.Type = catalog.Type{Name: "any"}
 		}
 		q.Params = append(q.Params, p)
+	}
+	for _, p := range q.Params {
+		p.Column = spelled(p.Column, p.Type, p.NotNull, p.DBType)
+	}
+	for _, c := range q.Columns {
+		c.Column = spelled(c.Column, c.Type, c.NotNull, c.DBType)
 	}
 	sqlText := a.rewrite()
 	q.SQL = sqlText

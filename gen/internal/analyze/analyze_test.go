@@ -407,3 +407,32 @@ create table notes (id int primary key, order_id bigint references orders on del
 		}
 	}
 }
+
+// A write to a view is accepted, as sqlc accepts it, while the schema has
+// no fenced table; with one, PostgreSQL's rewrite of the write into the
+// view's base tables could reach it unguarded, so the write is refused at
+// the view's name unless the query opts out.
+func TestWriteToView(t *testing.T) {
+	plain := "CREATE TABLE users (id bigint PRIMARY KEY, name text, active bool NOT NULL);\n" +
+		"CREATE VIEW active_users AS SELECT id, name FROM users WHERE active;"
+	q := mustAnalyze(t, plain, "-- name: Rename :exec\nUPDATE active_users SET name = $1 WHERE id = $2;\n"+
+		"-- name: Drop :execrows\nDELETE FROM active_users WHERE id = $1;\n"+
+		"-- name: Add :one\nINSERT INTO active_users (id, name) VALUES ($1, $2) RETURNING *;")
+	if got := len(q); got != 3 {
+		t.Fatalf("got %d queries, want 3", got)
+	}
+	if p := q[0].Params; len(p) != 2 || p[0].Type.Name != "text" || p[1].Type.Name != "int8" {
+		t.Errorf("Rename params: %+v", p)
+	}
+	if got := cols(q[2]); got != "id int8 not null, name text" {
+		t.Errorf("Add columns: %s", got)
+	}
+
+	fenced := plain + "\nCREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';"
+	src := "-- name: Rename :exec\nUPDATE active_users SET name = $1 WHERE id = $2;"
+	_, msgs := analyzeSrc(t, fenced, src)
+	if len(msgs) != 1 || !strings.HasPrefix(msgs[0], "query.sql:2:8: query Rename writes view active_users:") {
+		t.Fatalf("got %q, want one refusal at the view's name", msgs)
+	}
+	mustAnalyze(t, fenced, "-- name: Rename :exec\n-- @fence off: the view reads users only\nUPDATE active_users SET name = $1 WHERE id = $2;")
+}

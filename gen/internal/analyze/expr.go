@@ -11,7 +11,9 @@ import (
 
 func (a *analyzer) boolExpr(sc *scope, e sqlparse.Node) {
 	if p, ok := e.(*sqlparse.Param); ok {
-		a.typeParam(p.Number, known("bool", true), "")
+		v := known("bool", true)
+		v.sqlcUntyped = true // sqlc types no parameter from a boolean context
+		a.typeParam(p.Number, v, "")
 		return
 	}
 	a.expr(sc, e)
@@ -39,14 +41,15 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		return value{Name: p.Name, Type: p.Type, NotNull: p.NotNull, Known: p.Known}
 	case *sqlparse.Const:
 		switch n.Kind {
+		// sqlc spells constants' types int, float, text and bool.
 		case "int":
-			return known("int4", true)
+			return spelledAs(known("int4", true), "int")
 		case "float":
-			return known("numeric", true)
+			return spelledAs(known("numeric", true), "float")
 		case "string":
-			return known("text", true)
+			return spelledAs(known("text", true), "text")
 		case "bool":
-			return known("bool", true)
+			return spelledAs(known("bool", true), "bool")
 		case "bitstring":
 			return known("varbit", true)
 		}
@@ -61,11 +64,14 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			inner := a.expr(sc, n.Arg)
 			return value{Name: inner.Name}
 		}
-		target := value{Type: t, NotNull: true, Known: true}
+		// sqlc spells a cast's type as written (::int8 is "int8",
+		// ::bigint the parser's "pg_catalog.int8").
+		spelling := typeSpelling(n.Type)
+		target := value{Type: t, NotNull: true, Known: true, DBType: spelling}
 		if p, isParam := n.Arg.(*sqlparse.Param); isParam {
 			a.typeParam(p.Number, target, "")
 			pr := a.param(p.Number)
-			return value{Name: pr.Name, Type: t, NotNull: pr.NotNull, Known: true}
+			return value{Name: pr.Name, Type: t, NotNull: pr.NotNull, Known: true, DBType: spelling}
 		}
 		inner := a.expr(sc, n.Arg)
 		name := inner.Name
@@ -80,7 +86,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		// pgtype.Text, and their code relies on it.
 		c, isConst := n.Arg.(*sqlparse.Const)
 		notNull := !isConst || c.Kind != "null"
-		return value{Name: name, Type: t, NotNull: notNull, Known: true}
+		return value{Name: name, Type: t, NotNull: notNull, Known: true, DBType: spelling}
 	case *sqlparse.AExpr:
 		return a.aexpr(sc, n)
 	case *sqlparse.BoolExpr:
@@ -144,7 +150,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			return value{Name: "exists", Type: builtin("bool"), NotNull: true, Known: true}
 		case "ANY", "ALL":
 			if len(cols) > 0 {
-				a.compare(sc, n.Test, value{Type: cols[0].Type, NotNull: cols[0].NotNull, Known: cols[0].Known, Column: cols[0].Column})
+				a.compare(sc, n.Test, value{Type: cols[0].Type, NotNull: cols[0].NotNull, Known: cols[0].Known, Column: cols[0].Column, DBType: cols[0].DBType})
 			}
 			return known("bool", true)
 		case "ARRAY":
@@ -199,6 +205,12 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 				a.typeParam(p.Number, value{Type: out.Type, NotNull: branchNotNull, Known: true}, "")
 			}
 		}
+		// sqlc spells a CASE's type after its ELSE when that is a cast
+		// or a constant.
+		switch n.Else.(type) {
+		case *sqlparse.TypeCast, *sqlparse.Const:
+			out.DBType = vals[len(vals)-1].DBType
+		}
 		return out
 	case *sqlparse.Coalesce:
 		// sqlc names COALESCE after the first column among its arguments.
@@ -226,11 +238,11 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			// As in sqlc, the result is that column's type, and is the
 			// column for overrides (COALESCE(t.status, 'new') maps as
 			// t.status does).
-			out.Type, out.Column = first.Type, first.Column
+			out.Type, out.Column, out.DBType = first.Type, first.Column, first.DBType
 		}
 		for i, x := range n.Args {
 			if p, ok := x.(*sqlparse.Param); ok && out.Known && !vals[i].Known {
-				a.typeParam(p.Number, value{Type: out.Type, NotNull: true, Known: true}, "")
+				a.typeParam(p.Number, value{Type: out.Type, NotNull: true, Known: true, sqlcUntyped: first == nil && !a.sqlcOperand}, "")
 			}
 		}
 		return out
@@ -291,6 +303,25 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		return value{}
 	}
 	return value{}
+}
+
+// sqlcSource is v, the other side of an operator, as the source of a
+// parameter operand: untyped for sqlc unless the operator's operands
+// refer to a column or it is || (analyzer.sqlcOperand).
+func (a *analyzer) sqlcSource(v value) value {
+	v.sqlcUntyped = !a.sqlcOperand
+	return v
+}
+
+// refersToColumn reports whether e refers to a column anywhere in it.
+func refersToColumn(e sqlparse.Node) bool {
+	found := false
+	walk(e, func(n sqlparse.Node) {
+		if _, ok := n.(*sqlparse.ColumnRef); ok {
+			found = true
+		}
+	})
+	return found
 }
 
 // compare types e against other, the value it is compared with or
@@ -363,9 +394,10 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	// Prefix operators.
 	if n.Left == nil {
 		v := a.expr(sc, n.Right)
-		v.Name, v.Column = "", nil
+		v.Name, v.Column, v.DBType = "", nil, ""
 		if n.Op == "-" || n.Op == "+" {
 			v.NotNull = true // as sqlc types arithmetic
+			v.DBType = "int" // and spells its type
 		}
 		return v
 	}
@@ -379,6 +411,12 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 			return known("bool", true)
 		}
 	}
+	// sqlc types a parameter in an operand from the first column either
+	// side refers to, || from text, and leaves it untyped otherwise
+	// (sqlc's resolveCatalogRefs).
+	typed := refersToColumn(n.Left) || refersToColumn(n.Right) || n.Op == "||"
+	defer func(old bool) { a.sqlcOperand = old }(a.sqlcOperand)
+	a.sqlcOperand = typed
 	// Evaluate the side that is not a parameter first, then type the
 	// parameter from it.
 	_, lp := n.Left.(*sqlparse.Param)
@@ -389,16 +427,16 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	case lp && !rp:
 		right = a.expr(sc, n.Right)
 		if _, col := n.Right.(*sqlparse.ColumnRef); equality && col {
-			a.strictly(func() { left = a.compare(sc, n.Left, a.paramSource(sc, n.Right, right)) })
+			a.strictly(func() { left = a.compare(sc, n.Left, a.sqlcSource(a.paramSource(sc, n.Right, right))) })
 		} else {
-			left = a.compare(sc, n.Left, a.paramSource(sc, n.Right, right))
+			left = a.compare(sc, n.Left, a.sqlcSource(a.paramSource(sc, n.Right, right)))
 		}
 	default:
 		left = a.expr(sc, n.Left)
 		if _, col := n.Left.(*sqlparse.ColumnRef); equality && col && rp {
-			a.strictly(func() { right = a.compare(sc, n.Right, a.paramSource(sc, n.Left, left)) })
+			a.strictly(func() { right = a.compare(sc, n.Right, a.sqlcSource(a.paramSource(sc, n.Left, left))) })
 		} else {
-			right = a.compare(sc, n.Right, a.paramSource(sc, n.Left, left))
+			right = a.compare(sc, n.Right, a.sqlcSource(a.paramSource(sc, n.Left, left)))
 		}
 	}
 	notNull := left.NotNull && right.NotNull
@@ -432,10 +470,11 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 			out = known("interval", true)
 		}
 	}
-	out.Name, out.Column, out.NotNull = "", nil, notNull
+	out.Name, out.Column, out.NotNull, out.DBType = "", nil, notNull, ""
 	if arithmeticOps[n.Op] {
-		// sqlc types arithmetic as NOT NULL whatever its operands.
-		out.NotNull = true
+		// sqlc types arithmetic as NOT NULL whatever its operands, and
+		// spells its type int.
+		out.NotNull, out.DBType = true, "int"
 	}
 	return out
 }

@@ -360,6 +360,26 @@ func polyType(c candidate, args []argInfo) (catalog.Type, int, bool) {
 // which follow it, and the strict numeric functions returning their first
 // argument's type (abs, floor, mod, generate_series, ...), which follow
 // that argument.
+// formatType is the name PostgreSQL's format_type gives the built-in
+// type named name (pg_type.typname), which is how sqlc's catalog of
+// built-in functions spells their result types: "bigint" for int8,
+// "timestamp with time zone" for timestamptz (PostgreSQL docs, 8.1
+// "Numeric Types", table 8.1 "Data Types", the aliases column).
+func formatType(name string) string {
+	if f, ok := formatTypeNames[name]; ok {
+		return f
+	}
+	return name
+}
+
+var formatTypeNames = map[string]string{
+	"int2": "smallint", "int4": "integer", "int8": "bigint",
+	"float4": "real", "float8": "double precision", "bool": "boolean",
+	"varchar": "character varying", "bpchar": "character", "varbit": "bit varying",
+	"timestamp": "timestamp without time zone", "timestamptz": "timestamp with time zone",
+	"time": "time without time zone", "timetz": "time with time zone",
+}
+
 func builtinResult(name string, c candidate, args []argInfo) value {
 	fn := c.fn
 	out := value{Name: name, NotNull: true, Known: true}
@@ -381,6 +401,9 @@ func builtinResult(name string, c candidate, args []argInfo) value {
 		return value{Name: name}
 	default:
 		out.Type = typeOf(res)
+		if out.Type.ArrayDims == 0 {
+			out.DBType = formatType(res)
+		}
 	}
 	switch fn.Kind {
 	case 'a':
@@ -618,5 +641,11 @@ func (a *analyzer) rangeFuncCols(sc *scope, fe sqlparse.Node, alias string, name
 		v.Name = alias
 	}
 	v.Column = nil
+	if fn == nil && len(a.cat.Funcs(f.Func.Schema, f.Func.Name)) > 0 {
+		// Like sqlc (sourceTables), the one column of a user-defined
+		// function returning a base type may be NULL in FROM, although
+		// the same call in a select list is NOT NULL.
+		v.NotNull = false
+	}
 	return []value{v}
 }

@@ -133,7 +133,7 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 		// what the column holds, NOT NULL if the column is.
 		v.NotNull = v.Column.NotNull
 	}
-	p.Type, p.Known, p.Column = v.Type, true, v.Column
+	p.Type, p.Known, p.Column, p.DBType, p.SqlcUntyped = v.Type, true, v.Column, v.DBType, v.sqlcUntyped
 	p.strictlyTyped = a.strict
 	p.NotNull = v.NotNull && !p.forceNull
 	if p.Slice && p.Type.ArrayDims == 0 {

@@ -223,6 +223,22 @@ SELECT id FROM stats WHERE (ts, id::text) < (@cursor_time, @cursor_id::text);
 SELECT other.id > 1 AND n > 1 AS c1, NOT (label IS NULL) AS c2, NOT EXISTS (SELECT 1 FROM stats) AS c3, label IS NULL AS c4 FROM other, stats;
 `)
 	wantList(t, "Q3 columns", colList(qs[0]), []string{"c1 bool", "c2 bool", "c3 bool not null", "c4 bool not null"})
+	// A user-defined function returning a base type: NOT NULL in a select
+	// list, nullable as the one column of a relation in FROM (sqlc's
+	// sourceTables), which a built-in's is not.
+	qs = mustAnalyze(t, resolveSchema+"CREATE FUNCTION hello(s text) RETURNS text AS $$ SELECT s $$ LANGUAGE sql;", `
+-- name: Q4 :one
+SELECT hello($1);
+
+-- name: Q5 :one
+SELECT * FROM hello($1);
+
+-- name: Q6 :many
+SELECT * FROM generate_series(1, 3);
+`)
+	wantList(t, "Q4 columns", colList(qs[0]), []string{"hello text not null"})
+	wantList(t, "Q5 columns", colList(qs[1]), []string{"hello text"})
+	wantList(t, "Q6 columns", colList(qs[2]), []string{"generate_series int4 not null"})
 }
 
 // INSERT without a column list fills every column in order, a generated

@@ -15,6 +15,15 @@ type value struct {
 	NotNull bool
 	Known   bool
 	Column  *catalog.Column
+	// DBType is the type as sqlc spells it, for sqlc's db_type override
+	// matching (see catalog.Column.DBType): the column's spelling, a
+	// cast's type as written, "integer" for LIMIT and OFFSET, a built-in
+	// function's result type as pg_catalog names it ("bigint" for
+	// count). Empty when sqlc has no spelling the analyzer models.
+	DBType string
+	// sqlcUntyped is set on a value that sqlc v1.31.1 does not type a
+	// parameter from (see Param.SqlcUntyped).
+	sqlcUntyped bool
 	// merged is set on a column of a joined relation that JOIN ... USING
 	// or NATURAL JOIN merged with its namesake on the other side: an
 	// unqualified reference or star means the merged column instead
@@ -36,9 +45,24 @@ func known(name string, notNull bool) value {
 	return value{Type: builtin(name), NotNull: notNull, Known: true}
 }
 
+// spelledAs is v with sqlc's spelling of its type.
+func spelledAs(v value, dbType string) value { v.DBType = dbType; return v }
+
+// typeSpelling is tn as sqlc spells it, without array brackets: as the
+// parser qualifies it ("pg_catalog.int4" for INTEGER) or as written.
+func typeSpelling(tn *sqlparse.TypeName) string {
+	switch {
+	case tn == nil:
+		return ""
+	case tn.Schema != "":
+		return tn.Schema + "." + tn.Name
+	}
+	return tn.Name
+}
+
 // columnValue is what a reference to column c is.
 func columnValue(c *catalog.Column) value {
-	return value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c}
+	return value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c, DBType: c.DBType}
 }
 
 // rel is a relation visible in a scope: a table, a CTE, a subquery.

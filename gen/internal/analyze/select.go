@@ -52,7 +52,7 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 func colsRel(name string, cols []*Column, aliases []string) *rel {
 	r := &rel{name: name}
 	for i, c := range cols {
-		v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, guessed: c.guessed}
+		v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, DBType: c.DBType, guessed: c.guessed}
 		if i < len(aliases) {
 			v.Name, v.guessed = aliases[i], false
 		}
@@ -237,12 +237,12 @@ func copyCTEs(m map[string]*rel) map[string]*rel {
 
 func (a *analyzer) limit(sc *scope, s *sqlparse.Select) {
 	if p, ok := s.Limit.(*sqlparse.Param); ok {
-		a.typeParam(p.Number, known("int4", true), "limit")
+		a.typeParam(p.Number, spelledAs(known("int4", true), "integer"), "limit")
 	} else if s.Limit != nil {
 		a.expr(sc, s.Limit)
 	}
 	if p, ok := s.Offset.(*sqlparse.Param); ok {
-		a.typeParam(p.Number, known("int4", true), "offset")
+		a.typeParam(p.Number, spelledAs(known("int4", true), "integer"), "offset")
 	} else if s.Offset != nil {
 		a.expr(sc, s.Offset)
 	}

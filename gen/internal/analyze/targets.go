@@ -120,7 +120,7 @@ func namedAsPostgres(e sqlparse.Node, v value) bool {
 }
 
 func (a *analyzer) resultColumn(v value, name string) *Column {
-	c := &Column{Name: name, Type: v.Type, NotNull: v.NotNull, Known: v.Known, Column: v.Column, guessed: v.guessed}
+	c := &Column{Name: name, Type: v.Type, NotNull: v.NotNull, Known: v.Known, Column: v.Column, DBType: v.DBType, guessed: v.guessed}
 	if !v.Known {
 		c.Type = catalog.Type{Name: "any"}
 	}

@@ -24,7 +24,7 @@ func (ColumnGenerator) OutputColumns(c *catalog.Catalog, f *sqlparse.File, s *sq
 			// ?column? columns out of the view's model).
 			name = ""
 		}
-		out = append(out, &catalog.Column{Name: name, Type: col.Type, NotNull: col.NotNull})
+		out = append(out, &catalog.Column{Name: name, Type: col.Type, DBType: col.DBType, NotNull: col.NotNull})
 	}
 	return out, a.errs
 }

@@ -76,7 +76,8 @@ type Column struct {
 	// ZONE, "pg_catalog.int4" for INTEGER, "pg_catalog.varchar" for
 	// VARCHAR(n)) and as written otherwise ("timestamptz", "text",
 	// "bigserial", "mood"). sqlc's db_type overrides compare with this
-	// spelling exactly. Empty for columns of views.
+	// spelling exactly. A view's columns carry the spelling of the
+	// expressions they come from, where sqlc gives one.
 	DBType     string
 	NotNull    bool
 	HasDefault bool

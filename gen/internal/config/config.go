@@ -183,6 +183,11 @@ type GoOptions struct {
 	// WrapErrors wraps every error a query method returns as
 	// fmt.Errorf("query <Method>: %w", err).
 	WrapErrors bool
+	// SqlcUntypedParams (sqlc_untyped_params, fencegen only) declares
+	// interface{} the parameters sqlc v1.31.1 leaves untyped and
+	// fencegen types (analyze.Param.SqlcUntyped: @flag as an AND
+	// operand, @p = '', COALESCE(@p, '')), restoring sqlc's API.
+	SqlcUntypedParams bool
 
 	JSONTagsIDUppercase bool
 	EmitExportedQueries bool

@@ -44,5 +44,6 @@ func (l *loader) goFields(e *entry) fields {
 		"omit_unused_structs":          l.boolean(&o.OmitUnusedStructs),
 		"omit_sqlc_version":            l.boolean(&o.OmitSQLCVersion),
 		"wrap_errors":                  l.boolean(&o.WrapErrors),
+		"sqlc_untyped_params":          l.boolean(&o.SqlcUntypedParams),
 	}
 }

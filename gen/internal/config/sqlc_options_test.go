@@ -26,13 +26,14 @@ sql:
           - {postgres_type: uuid, go_type: string}
           - {db_type: int4, unsigned: true, go_type: uint32}
           - {column: t.c, go_type: {import: example.com/x, package: y, type: T, slice: true}, go_struct_tag: 'a:"b"'}
+        sqlc_untyped_params: true
 `)
 	p := cfg.Packages[0]
 	if len(p.Schema) != 0 || !p.StrictFunctionChecks || p.StrictOrderBy == nil || *p.StrictOrderBy {
 		t.Errorf("schema, strict = %v, %v, %v", p.Schema, p.StrictFunctionChecks, p.StrictOrderBy)
 	}
 	g := p.Go
-	if !g.WrapErrors || !g.EmitSQLAsComment || !reflect.DeepEqual(g.InflectionExcludeTableNames, []string{"news"}) {
+	if !g.WrapErrors || !g.SqlcUntypedParams || !g.EmitSQLAsComment || !reflect.DeepEqual(g.InflectionExcludeTableNames, []string{"news"}) {
 		t.Errorf("Go = %+v", g)
 	}
 	if g.Out != "../internal/db" || g.Package != "db" {

@@ -14,6 +14,9 @@ import (
 // pattern, and the Go type to use.
 type override struct {
 	dbType *catalog.Type
+	// dbTypeName is the db_type as configured: sqlc compares it with a
+	// value's spelling (catalog.Column.DBType) as a string.
+	dbTypeName string
 	// serial is set for a db_type written as a serial pseudo-type
 	// (serial, bigserial, serial8...): sqlc matches it against columns
 	// declared so, and only those.
@@ -139,7 +142,7 @@ func newOverrides(cat *catalog.Catalog, in []config.Override) []override {
 				schema, name = name[:i], name[i+1:]
 			}
 			t, _ := cat.ResolveType(&sqlparse.TypeName{Schema: schema, Name: name})
-			ov.dbType = &t
+			ov.dbType, ov.dbTypeName = &t, o.DBType
 			ov.serial = serialTypes[strings.ToLower(name)] && (schema == "" || schema == "pg_catalog")
 		}
 		out = append(out, ov)
@@ -167,6 +170,14 @@ func spelledSerial(col *catalog.Column, t catalog.Type) bool {
 func (o override) matchesDBType(col *catalog.Column, t catalog.Type, notNull bool) bool {
 	if o.dbType == nil || o.isColumn {
 		return false
+	}
+	if col != nil && col.DBType != "" {
+		// sqlc (Override.MatchesColumn) compares the db_type with the
+		// type as the parser spells it: "timestamptz" matches a column
+		// written timestamptz, not one written TIMESTAMP WITH TIME ZONE
+		// ("pg_catalog.timestamptz"). An array matches through its
+		// element, NOT NULL.
+		return t.ArrayDims == 0 && o.dbTypeName == col.DBType && o.nullable != notNull
 	}
 	if o.dbType.Name != t.Name || (o.dbType.Schema != t.Schema && !(o.dbType.Schema == "" || t.Schema == "")) || o.dbType.ArrayDims != t.ArrayDims {
 		return false
@@ -196,6 +207,16 @@ func (m *typeMapper) overrideFor(col *catalog.Column, t catalog.Type, notNull bo
 			return o.goType, true
 		}
 	}
+	if el := elemSpelling(col); el != nil && t.ArrayDims > 0 {
+		// sqlc matches an array's element, spelt as the column's type,
+		// NOT NULL, and adds a slice per dimension to what it maps to.
+		g, ok := m.overrideFor(el, t.Elem(), true)
+		if !ok {
+			g = m.defaultType(t.Elem(), true)
+		}
+		g.slices += t.ArrayDims
+		return g, true
+	}
 	for _, o := range m.overrides {
 		if !o.hasType || !o.matchesDBType(col, t, notNull) {
 			continue
@@ -204,6 +225,15 @@ func (m *typeMapper) overrideFor(col *catalog.Column, t catalog.Type, notNull bo
 		return o.goType, true
 	}
 	return goType{}, false
+}
+
+// elemSpelling is the spelling (Column.DBType) of the elements of an
+// array that is column col: the column's own, which has no brackets.
+func elemSpelling(col *catalog.Column) *catalog.Column {
+	if col == nil || col.DBType == "" {
+		return nil
+	}
+	return &catalog.Column{DBType: col.DBType}
 }
 
 // matchesColumn reports whether o is a column override whose pattern
@@ -256,7 +286,7 @@ func (o override) matchesTagType(col *catalog.Column, t *catalog.Type, notNull b
 		return false
 	}
 	if t.ArrayDims > 0 {
-		return o.matchesDBType(nil, t.Elem(), true)
+		return o.matchesDBType(elemSpelling(col), t.Elem(), true)
 	}
 	return o.matchesDBType(col, *t, notNull)
 }

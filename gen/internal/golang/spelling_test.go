@@ -1,0 +1,63 @@
+package golang_test
+
+import "testing"
+
+// sqlc matches a db_type override with the type as it spells it, as a
+// string: "timestamptz" matches a column written timestamptz and not one
+// written TIMESTAMP WITH TIME ZONE (pg_catalog.timestamptz), an array
+// through its element (NOT NULL), a cast as written, LIMIT as integer, a
+// constant as int, count(*) as bigint. The expected API was produced by
+// running sqlc v1.31.1 on the same input; with sqlc_untyped_params the
+// parameters sqlc leaves untyped are interface{} as in sqlc.
+func TestOverridesMatchSqlcSpelling(t *testing.T) {
+	schema := `CREATE TABLE ev (id bigserial PRIMARY KEY, a timestamptz NOT NULL, b timestamp with time zone NOT NULL, n int NOT NULL, m int4 NOT NULL, ta timestamptz[], tb timestamp with time zone[], k bigint NOT NULL);`
+	q := `
+-- name: ListEv :many
+SELECT id, a, b, n, m, ta, tb, k, count(*) OVER () AS total, $1::int8 AS x8, $2::bigint AS xb, 1 AS one FROM ev WHERE a > @after LIMIT @lim;
+-- name: FlagEv :many
+SELECT id FROM ev WHERE n > 0 AND @flag AND k = @k;
+`
+	cfg := `version: "2"
+sql:
+  - engine: postgresql
+    schema: schema.sql
+    queries: query.sql
+    gen:
+      go:
+        package: db
+        out: out
+        sql_package: pgx/v5
+        sqlc_untyped_params: true
+        overrides:
+          - {db_type: timestamptz, go_type: time.Time}
+          - {db_type: timestamptz, nullable: true, go_type: {type: time.Time, pointer: true}}
+          - {db_type: pg_catalog.int4, go_type: int}
+          - {db_type: pg_catalog.int8, go_type: uint64}
+          - {db_type: int8, go_type: int}
+          - {db_type: integer, go_type: uint}
+          - {db_type: int, go_type: uint16}
+`
+	a := parseAPI(t, generate(t, cfg, schema, q))
+	for _, w := range []string{
+		"field Ev.ID int64",
+		"field Ev.A time.Time",
+		"field Ev.B pgtype.Timestamptz",
+		"field Ev.N int",
+		"field Ev.M int32",
+		"field Ev.Ta []time.Time",
+		"field Ev.Tb []pgtype.Timestamptz",
+		"field Ev.K uint64",
+		"field ListEvParams.Column1 int",
+		"field ListEvParams.Column2 uint64",
+		"field ListEvParams.After time.Time",
+		"field ListEvParams.Lim uint",
+		"field ListEvRow.Total int64",
+		"field ListEvRow.X8 int",
+		"field ListEvRow.Xb uint64",
+		"field ListEvRow.One uint16",
+		"field FlagEvParams.Flag interface{}",
+		"field FlagEvParams.K uint64",
+	} {
+		a.has(t, w)
+	}
+}
