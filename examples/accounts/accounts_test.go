@@ -429,7 +429,7 @@ func TestTriggerRefusesStaleWriteFromAnyWriter(t *testing.T) {
 // runWorkerFor runs RunWorker on account against pool, with a Redis prefix of
 // its own, and returns what it returned and logged; the worker must stop by
 // itself well before the deadline.
-func runWorkerFor(t *testing.T, q *accountsdb.Queries, account int64) (int64, error, string) {
+func runWorkerFor(t *testing.T, q *accountsdb.Queries, account int64) (int64, string, error) {
 	t.Helper()
 	rdb := testenv.Redis(t)
 	locker := lease.New(rdb, &lease.Options{KeyPrefix: "fencegen-test-" + randomSuffix()})
@@ -442,7 +442,7 @@ func runWorkerFor(t *testing.T, q *accountsdb.Queries, account int64) (int64, er
 	if ctx.Err() != nil {
 		t.Fatalf("the worker ran until its deadline instead of stopping; log:\n%s", log.String())
 	}
-	return applied, err, log.String()
+	return applied, log.String(), err
 }
 
 // A worker started before its set-up (account missing, schema not loaded)
@@ -451,7 +451,7 @@ func runWorkerFor(t *testing.T, q *accountsdb.Queries, account int64) (int64, er
 func TestWorkerStopsOnFailedCredit(t *testing.T) {
 	t.Run("account missing", func(t *testing.T) {
 		_, q := setup(t)
-		applied, err, log := runWorkerFor(t, q, 7)
+		applied, log, err := runWorkerFor(t, q, 7)
 		if !errors.Is(err, fence.ErrNotFound) || !strings.Contains(err.Error(), "account 7 does not exist") {
 			t.Errorf("RunWorker = %v, want fence.ErrNotFound naming account 7", err)
 		}
@@ -466,7 +466,7 @@ func TestWorkerStopsOnFailedCredit(t *testing.T) {
 	})
 	t.Run("schema not loaded", func(t *testing.T) {
 		pool := testenv.Database(t)
-		_, err, log := runWorkerFor(t, accountsdb.New(pool), 7)
+		_, log, err := runWorkerFor(t, accountsdb.New(pool), 7)
 		var pgErr *pgconn.PgError
 		if !errors.As(err, &pgErr) || pgErr.Code != "42P01" || !strings.Contains(err.Error(), "schema.sql") {
 			t.Errorf("RunWorker = %v, want SQLSTATE 42P01 and a hint about schema.sql", err)
@@ -486,7 +486,7 @@ func TestWorkerStopsWhenSuperseded(t *testing.T) {
 	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 8, Balance: numeric("0.00")}, 1000); err != nil {
 		t.Fatal(err)
 	}
-	_, err, log := runWorkerFor(t, q, 8)
+	_, log, err := runWorkerFor(t, q, 8)
 	var lost *lease.LostError
 	if !errors.As(err, &lost) || lost.Reason != lease.ReasonSuperseded {
 		t.Errorf("RunWorker = %v, want a *lease.LostError superseded", err)
