@@ -242,6 +242,9 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 			if q.Cmd == ":execresult" && q.Fence != nil && q.Fence.CTE != "" {
 				errs.Add(q.File, q.Line, q.Col, "query %s: a statement with a fenced write in WITH has no one command tag to report; use :exec or :execrows instead of :execresult", q.Name)
 			}
+			if msg := golang.Refusal(pkg.Go, q); msg != "" {
+				errs.Add(q.File, q.Line, q.Col, "%s", msg)
+			}
 		}
 	}
 	if len(errs) > 0 {

@@ -19,7 +19,8 @@ func TestDocsShowRealOutput(t *testing.T) {
 
 	dir := t.TempDir()
 	ex := filepath.Join(root, "examples", "accounts")
-	for _, name := range []string{"fencegen.yaml", "schema.sql", "queries.sql", "accountsdb/db.go", "accountsdb/models.go", "accountsdb/queries.sql.go", "accountsdb/batch.go", "accountsdb/fencegen_guard.sql"} {
+	for _, name := range []string{"fencegen.yaml", "schema.sql", "queries.sql", "accountsdb/db.go", "accountsdb/models.go", "accountsdb/queries.sql.go", "accountsdb/batch.go", "accountsdb/fencegen_guard.sql",
+		"stdlib_queries.sql", "accountssql/db.go", "accountssql/models.go", "accountssql/stdlib_queries.sql.go", "accountssql/fencegen_guard.sql"} {
 		b, err := os.ReadFile(filepath.Join(ex, filepath.FromSlash(name)))
 		if err != nil {
 			t.Fatal(err)
@@ -42,7 +43,7 @@ func TestDocsShowRealOutput(t *testing.T) {
 
 	// A first generate, into an empty out directory, as go.generate.md shows it.
 	fresh := t.TempDir()
-	for _, name := range []string{"fencegen.yaml", "schema.sql", "queries.sql"} {
+	for _, name := range []string{"fencegen.yaml", "schema.sql", "queries.sql", "stdlib_queries.sql"} {
 		b, err := os.ReadFile(filepath.Join(ex, name))
 		if err != nil {
 			t.Fatal(err)

@@ -64,12 +64,22 @@ func balance(t *testing.T, q *accountsdb.Queries, id int64) (string, fence.Token
 	return fmt.Sprint(v), a.LastFencingToken
 }
 
+// TestPhantomWriteRejectedWithGuard runs the demo's timeline with both
+// generated packages: accountsdb on pgx/v5 and accountssql on database/sql
+// with lib/pq (the seed article's driver). Unguarded, the frozen worker's
+// credit lands twice; guarded, it is refused with the newer token.
 func TestPhantomWriteRejectedWithGuard(t *testing.T) {
+	for _, pkg := range []string{PgxV5, DatabaseSQL} {
+		t.Run(strings.ReplaceAll(pkg, "/", "_"), func(t *testing.T) { phantomWrite(t, pkg) })
+	}
+}
+
+func phantomWrite(t *testing.T, sqlPackage string) {
 	dsn := testenv.NewDatabase(t)
 	testenv.Redis(t) // skip or fail loudly if Redis is unreachable
 	var out strings.Builder
 	results, err := RunDemo(context.Background(), DemoConfig{
-		DatabaseURL: dsn, RedisURL: testenv.RedisURL(), TTL: 500 * time.Millisecond, Out: &out,
+		DatabaseURL: dsn, RedisURL: testenv.RedisURL(), TTL: 500 * time.Millisecond, Out: &out, SQLPackage: sqlPackage,
 	})
 	t.Log("\n" + out.String())
 	if err != nil {
@@ -79,6 +89,9 @@ func TestPhantomWriteRejectedWithGuard(t *testing.T) {
 		t.Fatalf("got %d runs, want 2", len(results))
 	}
 	for _, r := range results {
+		if r.SQLPackage != sqlPackage {
+			t.Errorf("%s run through %s, want %s", r.Mode, r.SQLPackage, sqlPackage)
+		}
 		if r.Worker2Token <= r.Worker1Token {
 			t.Errorf("%s: worker 2 token %d not above worker 1 token %d", r.Mode, r.Worker2Token, r.Worker1Token)
 		}
@@ -416,7 +429,7 @@ func TestTriggerRefusesStaleWriteFromAnyWriter(t *testing.T) {
 // runWorkerFor runs RunWorker on account against pool, with a Redis prefix of
 // its own, and returns what it returned and logged; the worker must stop by
 // itself well before the deadline.
-func runWorkerFor(t *testing.T, q *accountsdb.Queries, account int64) (int64, error, string) {
+func runWorkerFor(t *testing.T, q *accountsdb.Queries, account int64) (int64, string, error) {
 	t.Helper()
 	rdb := testenv.Redis(t)
 	locker := lease.New(rdb, &lease.Options{KeyPrefix: "fencegen-test-" + randomSuffix()})
@@ -429,7 +442,7 @@ func runWorkerFor(t *testing.T, q *accountsdb.Queries, account int64) (int64, er
 	if ctx.Err() != nil {
 		t.Fatalf("the worker ran until its deadline instead of stopping; log:\n%s", log.String())
 	}
-	return applied, err, log.String()
+	return applied, log.String(), err
 }
 
 // A worker started before its set-up (account missing, schema not loaded)
@@ -438,7 +451,7 @@ func runWorkerFor(t *testing.T, q *accountsdb.Queries, account int64) (int64, er
 func TestWorkerStopsOnFailedCredit(t *testing.T) {
 	t.Run("account missing", func(t *testing.T) {
 		_, q := setup(t)
-		applied, err, log := runWorkerFor(t, q, 7)
+		applied, log, err := runWorkerFor(t, q, 7)
 		if !errors.Is(err, fence.ErrNotFound) || !strings.Contains(err.Error(), "account 7 does not exist") {
 			t.Errorf("RunWorker = %v, want fence.ErrNotFound naming account 7", err)
 		}
@@ -453,7 +466,7 @@ func TestWorkerStopsOnFailedCredit(t *testing.T) {
 	})
 	t.Run("schema not loaded", func(t *testing.T) {
 		pool := testenv.Database(t)
-		_, err, log := runWorkerFor(t, accountsdb.New(pool), 7)
+		_, log, err := runWorkerFor(t, accountsdb.New(pool), 7)
 		var pgErr *pgconn.PgError
 		if !errors.As(err, &pgErr) || pgErr.Code != "42P01" || !strings.Contains(err.Error(), "schema.sql") {
 			t.Errorf("RunWorker = %v, want SQLSTATE 42P01 and a hint about schema.sql", err)
@@ -473,7 +486,7 @@ func TestWorkerStopsWhenSuperseded(t *testing.T) {
 	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 8, Balance: numeric("0.00")}, 1000); err != nil {
 		t.Fatal(err)
 	}
-	_, err, log := runWorkerFor(t, q, 8)
+	_, log, err := runWorkerFor(t, q, 8)
 	var lost *lease.LostError
 	if !errors.As(err, &lost) || lost.Reason != lease.ReasonSuperseded {
 		t.Errorf("RunWorker = %v, want a *lease.LostError superseded", err)

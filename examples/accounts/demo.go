@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/rand"
+	"database/sql"
 	_ "embed"
 	"encoding/hex"
 	"errors"
@@ -19,9 +20,11 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/lib/pq" // database/sql driver "postgres", the seed article's
 	"github.com/redis/go-redis/v9"
 
 	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
+	"github.com/fencegen/fencegen/examples/accounts/accountssql"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/lease"
 )
@@ -41,6 +44,13 @@ const (
 	workerPrefixEnv = "FENCEGEN_ACCOUNTS_PREFIX"
 	workerTTLEnv    = "FENCEGEN_ACCOUNTS_TTL"
 	workerAcctEnv   = "FENCEGEN_ACCOUNTS_ACCOUNT"
+	workerSQLEnv    = "FENCEGEN_ACCOUNTS_SQL_PACKAGE"
+)
+
+// The SQL packages the demo's workers credit through (DemoConfig.SQLPackage).
+const (
+	PgxV5       = "pgx/v5"
+	DatabaseSQL = "database/sql"
 )
 
 // Modes of a run.
@@ -60,11 +70,16 @@ type DemoConfig struct {
 	TTL time.Duration
 	// Out receives the timeline.
 	Out io.Writer
+	// SQLPackage is what both workers credit through: PgxV5 (accountsdb
+	// on a pgx pool, the default) or DatabaseSQL (accountssql on a
+	// *sql.DB with github.com/lib/pq, as in the seed article).
+	SQLPackage string
 }
 
 // RunResult is what one run of the timeline produced.
 type RunResult struct {
 	Mode           string
+	SQLPackage     string
 	Account        int64
 	Worker1Token   fence.Token
 	Worker2Token   fence.Token
@@ -85,6 +100,13 @@ func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
 	}
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
+	}
+	switch cfg.SQLPackage {
+	case "":
+		cfg.SQLPackage = PgxV5
+	case PgxV5, DatabaseSQL:
+	default:
+		return nil, fmt.Errorf("SQL package %q: want %s or %s", cfg.SQLPackage, PgxV5, DatabaseSQL)
 	}
 	suffix := randomSuffix()
 	schema := "fencegen_demo_" + suffix
@@ -124,6 +146,7 @@ func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
 	var results []RunResult
 	for i, mode := range []string{Unguarded, Guarded} {
 		r, err := runTimeline(ctx, cfg, mode, int64(42+i), dbURL, prefix, pool, rdb)
+		r.SQLPackage = cfg.SQLPackage
 		if err != nil {
 			return results, fmt.Errorf("%s run: %w", mode, err)
 		}
@@ -135,7 +158,7 @@ func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
 		if r.FinalBalance != r.ExpectedAmount {
 			verdict = "WRONG (phantom write)"
 		}
-		fmt.Fprintf(cfg.Out, "%-9s final balance %s, expected %s: %s\n", r.Mode, r.FinalBalance, r.ExpectedAmount, verdict)
+		fmt.Fprintf(cfg.Out, "%-9s%s final balance %s, expected %s: %s\n", r.Mode, packageLabel(r.SQLPackage), r.FinalBalance, r.ExpectedAmount, verdict)
 	}
 	return results, nil
 }
@@ -199,6 +222,66 @@ func (t *timeline) say(who, format string, args ...any) {
 	fmt.Fprintf(t.out, "[%6s] %-9s %s\n", time.Since(t.start).Round(time.Millisecond), who, fmt.Sprintf(format, args...))
 }
 
+// packageLabel names the SQL package in the timeline, except the default.
+func packageLabel(sqlPackage string) string {
+	if sqlPackage == DatabaseSQL {
+		return " (" + DatabaseSQL + ")"
+	}
+	return ""
+}
+
+// creditor credits through one of the two generated packages.
+type creditor interface {
+	credit(ctx context.Context, mode string, account int64, token fence.Token) error
+	Close()
+}
+
+// openCreditor connects to dsn for sqlPackage (PgxV5 or DatabaseSQL).
+func openCreditor(ctx context.Context, sqlPackage, dsn string) (creditor, error) {
+	if sqlPackage != DatabaseSQL {
+		pool, err := openPool(ctx, dsn)
+		if err != nil {
+			return nil, err
+		}
+		return pgxCreditor{pool}, nil
+	}
+	db, err := sql.Open("postgres", dsn)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(cctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return sqlCreditor{db}, nil
+}
+
+type pgxCreditor struct{ pool *pgxpool.Pool }
+
+func (c pgxCreditor) credit(ctx context.Context, mode string, account int64, token fence.Token) error {
+	return credit(ctx, c.pool, mode, account, token)
+}
+
+func (c pgxCreditor) Close() { c.pool.Close() }
+
+// sqlCreditor is the database/sql path: the unguarded credit is the
+// statement a hand-written database/sql worker sends, the guarded one the
+// generated accountssql.CreditAccount (numeric is a string there, as in
+// sqlc's database/sql output).
+type sqlCreditor struct{ db *sql.DB }
+
+func (c sqlCreditor) credit(ctx context.Context, mode string, account int64, token fence.Token) error {
+	if mode == Unguarded {
+		_, err := c.db.ExecContext(ctx, unguardedCredit, creditAmount, account)
+		return err
+	}
+	return accountssql.New(c.db).CreditAccount(ctx, accountssql.CreditAccountParams{Amount: creditAmount, ID: account}, token)
+}
+
+func (c sqlCreditor) Close() { c.db.Close() }
+
 func credit(ctx context.Context, db accountsdb.DBTX, mode string, account int64, token fence.Token) error {
 	if mode == Unguarded {
 		_, err := db.Exec(ctx, unguardedCredit, numeric(creditAmount), account)
@@ -210,7 +293,7 @@ func credit(ctx context.Context, db accountsdb.DBTX, mode string, account int64,
 func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64, dbURL, prefix string, pool *pgxpool.Pool, rdb *redis.Client) (RunResult, error) {
 	r := RunResult{Mode: mode, Account: account, ExpectedAmount: creditAmount}
 	tl := &timeline{out: cfg.Out, start: time.Now()}
-	fmt.Fprintf(cfg.Out, "\n== %s: job \"credit account %d with %s, exactly once\" ==\n", mode, account, creditAmount)
+	fmt.Fprintf(cfg.Out, "\n== %s%s: job \"credit account %d with %s, exactly once\" ==\n", mode, packageLabel(cfg.SQLPackage), account, creditAmount)
 	q := accountsdb.New(pool)
 	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: account, Balance: numeric("0.00")}, 0); err != nil {
 		return r, fmt.Errorf("open account: %w", err)
@@ -226,7 +309,7 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	cmd.Env = append(os.Environ(),
 		workerEnv+"="+mode, workerDBEnv+"="+dbURL, workerRedisEnv+"="+cfg.RedisURL,
 		workerPrefixEnv+"="+prefix, workerTTLEnv+"="+cfg.TTL.String(),
-		workerAcctEnv+"="+strconv.FormatInt(account, 10))
+		workerAcctEnv+"="+strconv.FormatInt(account, 10), workerSQLEnv+"="+cfg.SQLPackage)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return r, err
@@ -292,7 +375,12 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	}
 	r.Worker2Token = l2.Token()
 	tl.say("worker 2", "acquired lease %s (worker 1's expired), fencing token %d", resource, l2.Token())
-	if err := credit(l2.Context(), pool, mode, account, l2.Token()); err != nil {
+	w2, err := openCreditor(ctx, cfg.SQLPackage, dbURL)
+	if err != nil {
+		return r, fmt.Errorf("worker 2 connect: %w", err)
+	}
+	defer w2.Close()
+	if err := w2.credit(l2.Context(), mode, account, l2.Token()); err != nil {
 		return r, fmt.Errorf("worker 2 credit: %w", err)
 	}
 	tl.say("worker 2", "credited %s with token %d: job done", creditAmount, l2.Token())
@@ -367,12 +455,12 @@ func workerMain() int {
 	account, _ := strconv.ParseInt(os.Getenv(workerAcctEnv), 10, 64)
 	ttl, _ := time.ParseDuration(os.Getenv(workerTTLEnv))
 	ctx := context.Background()
-	pool, err := openPool(ctx, os.Getenv(workerDBEnv))
+	db, err := openCreditor(ctx, os.Getenv(workerSQLEnv), os.Getenv(workerDBEnv))
 	if err != nil {
 		fmt.Println("RESULT error", err)
 		return 1
 	}
-	defer pool.Close()
+	defer db.Close()
 	ropt, err := redis.ParseURL(os.Getenv(workerRedisEnv))
 	if err != nil {
 		fmt.Println("RESULT error", err)
@@ -399,7 +487,7 @@ func workerMain() int {
 	// can fall between the check and the bytes leaving the socket.)
 	wctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = credit(wctx, pool, mode, account, l.Token())
+	err = db.credit(wctx, mode, account, l.Token())
 	var stale *fence.StaleError
 	switch {
 	case err == nil:

@@ -49,6 +49,7 @@ func main() {
 		os.Exit(workerMain())
 	}
 	ttl := flag.Duration("ttl", time.Second, "lease TTL; in the demo worker 1 is frozen for 1.5×TTL")
+	sqlPackage := flag.String("sql-package", PgxV5, "what the demo's workers credit through: "+PgxV5+" (accountsdb) or "+DatabaseSQL+" (accountssql on lib/pq)")
 	work := flag.Int64("worker", 0, "instead of the demo, run a worker that credits this account (which must exist) until SIGTERM")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -65,6 +66,7 @@ func main() {
 		RedisURL:    envOr("REDIS_URL", defaultRedisURL),
 		TTL:         *ttl,
 		Out:         os.Stdout,
+		SQLPackage:  *sqlPackage,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "accounts:", err)

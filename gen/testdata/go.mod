@@ -7,7 +7,10 @@ go 1.26.8
 
 require (
 	github.com/fencegen/fencegen v0.0.0-00010101000000-000000000000
+	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/lib/pq v1.12.3
+	github.com/sqlc-dev/pqtype v0.3.0
 )
 
 require (

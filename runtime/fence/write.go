@@ -3,8 +3,9 @@ package fence
 import "fmt"
 
 // Rows is the part of a query result that Write reads. pgx.Rows
-// (github.com/jackc/pgx/v5) satisfies it; the interface keeps this package
-// free of any database driver.
+// (github.com/jackc/pgx/v5) satisfies it, and SQLRows adapts database/sql's
+// *sql.Rows to it; the interface keeps this package free of any database
+// driver.
 type Rows interface {
 	Next() bool
 	// RawValues returns the current row's undecoded values; a NULL is nil.

@@ -147,7 +147,9 @@ type FenceTable struct {
 	AnyEntry bool
 }
 
-// GoOptions are sqlc's gen.go options that make sense for pgx/v5.
+// GoOptions are sqlc's gen.go options that make sense for pgx/v5 and
+// database/sql. SQLPackage is one of them after loading (empty is
+// database/sql).
 type GoOptions struct {
 	Package                   string
 	Out                       string

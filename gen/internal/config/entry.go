@@ -14,6 +14,7 @@ type entry struct {
 	pos                            ast.Node // the entry itself
 	engine, goNode, out, goPackage ast.Node
 	sqlPackage, paramLimit         ast.Node
+	sqlDriver                      ast.Node
 	database                       ast.Node // sqlc's database key, when set
 	analyzerDB                     *bool    // sqlc's analyzer.database
 	badSchema, badQueries          bool     // reported already

@@ -9,7 +9,7 @@ func (l *loader) goFields(e *entry) fields {
 	return fields{
 		"package":                           record(&e.goPackage, l.str(&o.Package)),
 		"sql_package":                       record(&e.sqlPackage, l.str(&o.SQLPackage)),
-		"sql_driver":                        l.str(&o.SQLDriver),
+		"sql_driver":                        record(&e.sqlDriver, l.str(&o.SQLDriver)),
 		"emit_json_tags":                    l.boolean(&o.EmitJSONTags),
 		"emit_db_tags":                      l.boolean(&o.EmitDBTags),
 		"json_tags_case_style":              l.str(&o.JSONTagsCaseStyle),

@@ -25,9 +25,13 @@ const (
 // EnginePostgreSQL is the only engine fencegen supports.
 const EnginePostgreSQL = "postgresql"
 
-// SQLPackagePgxV5 is the only sql_package fencegen emits; it is also the
-// default when sql_package is empty.
-const SQLPackagePgxV5 = "pgx/v5"
+// The sql_package values fencegen emits. An empty sql_package means
+// database/sql, as in sqlc (its golang codegen's parseDriver).
+const (
+	SQLPackagePgxV5  = "pgx/v5"
+	SQLPackageStdlib = "database/sql"
+	sqlPackagePgxV4  = "pgx/v4"
+)
 
 // Names are the configuration file names Find looks for, in order.
 var Names = []string{"fencegen.yaml", "fencegen.yml", "sqlc.yaml", "sqlc.yml", "sqlc.json"}

@@ -53,7 +53,8 @@ sql:
 	if p.Pos != (Position{Line: 3, Col: 5}) {
 		t.Errorf("Pos = %+v, want 3:5", p.Pos)
 	}
-	if p.Go.Package != "accounts" || p.Go.Out != "." || p.Go.SQLPackage != "pgx/v5" {
+	// No sql_package is database/sql, as in sqlc.
+	if p.Go.Package != "accounts" || p.Go.Out != "." || p.Go.SQLPackage != "database/sql" {
 		t.Errorf("Go = %+v", p.Go)
 	}
 	if p.Go.QueryParameterLimit == nil || *p.Go.QueryParameterLimit != 2 {
@@ -219,11 +220,16 @@ sql:
 `, `dir/fencegen.yaml:2:1: unknown key "foo"
 dir/fencegen.yaml:7:44: unknown key "mood" (did you mean "mode"?)
 dir/fencegen.yaml:11:9: unknown key "sql_pakage" (did you mean "sql_package"?)`},
-		{"database/sql", `
+		{"unknown sql_package", `
 version: "2"
 sql:
-  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: db, sql_package: database/sql}}}
-`, `dir/fencegen.yaml:3:90: sql_package "database/sql" not supported: fencegen emits pgx/v5 code only (set sql_package: pgx/v5)`},
+  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: db, sql_package: database/sq}}}
+`, `dir/fencegen.yaml:3:90: unknown SQL package: database/sq (sql_package is pgx/v5 or database/sql)`},
+		{"unknown sql_driver", `
+version: "2"
+sql:
+  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: db, sql_driver: github.com/unknown/driver}}}
+`, `dir/fencegen.yaml:3:89: invalid options: unknown SQL driver: github.com/unknown/driver`},
 		{"pgx/v4 in v1", `
 version: "1"
 packages:
@@ -231,7 +237,7 @@ packages:
     schema: s.sql
     queries: q.sql
     sql_package: pgx/v4
-`, `dir/fencegen.yaml:6:18: sql_package "pgx/v4" not supported: fencegen emits pgx/v5 code only (set sql_package: pgx/v5)`},
+`, `dir/fencegen.yaml:6:18: sql_package "pgx/v4" not supported: fencegen emits pgx/v5 or database/sql code (pgx/v4 is superseded by pgx/v5; set sql_package: pgx/v5)`},
 		{"engine", `
 version: "2"
 sql:
@@ -339,11 +345,12 @@ func TestFind(t *testing.T) {
 }
 
 // corpusRefusals are the refusals a corpus configuration may meet: sqlc
-// accepts these, but they ask for another SQL package than pgx/v5, or
-// (an sqlc case that must fail) a negative query_parameter_limit.
+// accepts pgx/v4, which fencegen does not generate; the others are sqlc
+// cases that must fail (a negative query_parameter_limit, an unknown
+// sql_driver).
 var corpusRefusals = []string{
-	`sql_package "database/sql" not supported`,
 	`sql_package "pgx/v4" not supported`,
+	`invalid options: unknown SQL driver`,
 	`query_parameter_limit must not be negative`,
 }
 

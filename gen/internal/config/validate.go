@@ -24,6 +24,12 @@ func (l *loader) add(cfg *Config, e *entry) {
 	cfg.Packages = append(cfg.Packages, e.pkg)
 }
 
+// sqlDrivers are the sql_driver values sqlc accepts.
+var sqlDrivers = map[string]bool{
+	"github.com/jackc/pgx/v4": true, "github.com/jackc/pgx/v5": true,
+	"github.com/lib/pq": true, "github.com/go-sql-driver/mysql": true,
+}
+
 // validate checks an entry that generates Go.
 func (l *loader) validate(e *entry) {
 	p := &e.pkg
@@ -37,13 +43,22 @@ func (l *loader) validate(e *entry) {
 	}
 	switch p.Go.SQLPackage {
 	case "":
-		p.Go.SQLPackage = SQLPackagePgxV5
-	case SQLPackagePgxV5:
-	case "database/sql", "pgx/v4":
-		l.errorf(e.sqlPackage, "sql_package %q not supported: fencegen emits %s code only (set sql_package: %s)",
-			p.Go.SQLPackage, SQLPackagePgxV5, SQLPackagePgxV5)
+		// sqlc's default (its golang codegen's parseDriver).
+		p.Go.SQLPackage = SQLPackageStdlib
+	case SQLPackagePgxV5, SQLPackageStdlib:
+	case sqlPackagePgxV4:
+		// pgx/v4 is in maintenance only, and its pgtype (github.com/jackc/pgtype)
+		// is a different type system from pgx/v5's: fencegen does not
+		// generate it rather than generate it untested.
+		l.errorf(e.sqlPackage, "sql_package %q not supported: fencegen emits %s or %s code (pgx/v4 is superseded by pgx/v5; set sql_package: %s)",
+			p.Go.SQLPackage, SQLPackagePgxV5, SQLPackageStdlib, SQLPackagePgxV5)
 	default:
-		l.errorf(e.sqlPackage, "unknown sql_package %q: fencegen emits %s code only", p.Go.SQLPackage, SQLPackagePgxV5)
+		// sqlc's message (its golang codegen's opts.validatePackage).
+		l.errorf(e.sqlPackage, "unknown SQL package: %s (sql_package is %s or %s)", p.Go.SQLPackage, SQLPackagePgxV5, SQLPackageStdlib)
+	}
+	if d := p.Go.SQLDriver; d != "" && !sqlDrivers[d] {
+		// sqlc's message (its golang codegen's opts.validateDriver).
+		l.errorf(e.sqlDriver, "invalid options: unknown SQL driver: %s", d)
 	}
 	if e.goPackage != nil && p.Go.Package != "" && !token.IsIdentifier(p.Go.Package) {
 		l.errorf(e.goPackage, "package name %q is not a Go identifier", p.Go.Package)

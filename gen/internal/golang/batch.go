@@ -142,7 +142,7 @@ func (e *emitter) batchItem(q *analyze.Query, sig signature) []jen.Code {
 				jen.Defer().Id("rows").Dot("Close").Call(),
 				jen.For(jen.Id("rows").Dot("Next").Call()).Block(
 					e.newItem(sig),
-					jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(scanDests(sig)...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+					jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(e.scanDests(sig)...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 					jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
 				),
 				jen.Return(jen.Id("rows").Dot("Err").Call()),
@@ -155,7 +155,7 @@ func (e *emitter) batchItem(q *analyze.Query, sig signature) []jen.Code {
 			e.newItem(sig),
 			batchClosed(jen.Id("i")),
 			jen.Id("row").Op(":=").Id("b").Dot("br").Dot("QueryRow").Call(),
-			jen.Err().Op(":=").Id("row").Dot("Scan").Call(scanDests(sig)...),
+			jen.Err().Op(":=").Id("row").Dot("Scan").Call(e.scanDests(sig)...),
 			mapErr,
 			batchReport(jen.Id("i")),
 		}
@@ -198,7 +198,7 @@ func (e *emitter) fencedBatchItem(q *analyze.Query, sig signature) []jen.Code {
 		)
 	}
 	query := jen.List(jen.Id("rows"), jen.Err()).Op(":=").Id("b").Dot("br").Dot("Query").Call()
-	dests := append([]jen.Code{jen.Nil(), jen.Nil()}, scanDests(sig)...)
+	dests := append([]jen.Code{jen.Nil(), jen.Nil()}, e.scanDests(sig)...)
 	switch q.Cmd {
 	case ":batchmany":
 		return []jen.Code{

@@ -1,6 +1,7 @@
-// Package golang renders fencegen's analysed queries as Go code for pgx/v5,
-// built with jennifer (github.com/dave/jennifer), one jen.File per output
-// file. It sees only the catalog and the analyzer's IR, never parser nodes,
+// Package golang renders fencegen's analysed queries as Go code for pgx/v5
+// or database/sql (sql_package, as in sqlc's golang codegen, whose pgx and
+// stdlib templates give the shapes), built with jennifer
+// (github.com/dave/jennifer), one jen.File per output file. It sees only the catalog and the analyzer's IR, never parser nodes,
 // and returns bytes: writing is the caller's business.
 package golang
 
@@ -155,7 +156,11 @@ func Emit(in Input) (map[string][]byte, error) {
 		out[name] = b
 	}
 	db := e.newFile(pkg, "")
-	e.dbFile(db, copyFile != nil, batchFile != nil)
+	if e.types.stdlib() {
+		e.stdlibDBFile(db, queries)
+	} else {
+		e.dbFile(db, copyFile != nil, batchFile != nil)
+	}
 	models := e.newFile(pkg, "")
 	if err := e.modelsFile(models, queries); err != nil {
 		return nil, err
@@ -221,6 +226,10 @@ func (e *emitter) newFile(pkg, source string) *jen.File {
 	f.ImportName(pgxPkg, "pgx")
 	f.ImportName(pgconnPkg, "pgconn")
 	f.ImportName(pgvectorPkg, "pgvector")
+	f.ImportName(sqlPkg, "sql")
+	f.ImportName(uuidPkg, "uuid")
+	f.ImportName(pqPkg, "pq")
+	f.ImportName(pqtypePkg, "pqtype")
 	// jennifer imports a path under one name per file: with overrides
 	// that name one path under several package names (sqlc writes both
 	// imports), the first override's name is used for all of them.

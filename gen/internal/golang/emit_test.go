@@ -52,8 +52,12 @@ func tryGenerate(t *testing.T, cfg, schema, queries string) (map[string]string, 
 }
 
 // goConfig is a version 2 configuration with the given gen.go options
-// (a YAML flow-mapping body, e.g. "emit_interface: true").
+// (a YAML flow-mapping body, e.g. "emit_interface: true"), for pgx/v5
+// unless they name a sql_package.
 func goConfig(opts string) string {
+	if !strings.Contains(opts, "sql_package") {
+		opts = strings.TrimPrefix(opts+", sql_package: pgx/v5", ", ")
+	}
 	if opts != "" {
 		opts = ", " + opts
 	}
@@ -461,6 +465,7 @@ sql:
       go:
         package: db
         out: out
+        sql_package: pgx/v5
         emit_json_tags: true
         overrides:
           - {db_type: timestamptz, nullable: true, go_type: {type: time.Time, pointer: true}}
@@ -594,7 +599,7 @@ sql:
     schema: [query.sql, sql]
     queries: [query.sql, sql, ddl.sql]
     gen:
-      go: {package: db, out: out}
+      go: {package: db, out: out, sql_package: pgx/v5}
 `,
 		"query.sql":     "CREATE TABLE bar (id serial not null);\n-- name: ListBar :many\nSELECT * FROM bar;\n",
 		"sql/query.sql": "-- name: ListFoo :many\nSELECT * FROM foo;\n",

@@ -41,8 +41,9 @@ type resultField struct {
 	sqlType *catalog.Type
 	notNull bool
 	// embed lists the model's field names when the field is a
-	// sqlc.embed(table) of the model type.
-	embed []string
+	// sqlc.embed(table) of the model type, and embedTypes their Go types.
+	embed      []string
+	embedTypes []goType
 }
 
 func lowerFirst(s string) string {
@@ -79,7 +80,7 @@ func (e *emitter) paramType(p *analyze.Param) goType {
 // files import (a parameter would shadow it in the method's body).
 func (e *emitter) paramName(name string) string {
 	n := e.names.paramName(name)
-	if imported[n] || e.overridePackages()[n] {
+	if imported[n] || e.overridePackages()[n] || e.types.stdlib() && stdlibImported[n] {
 		n += "_"
 	}
 	return n
@@ -145,8 +146,8 @@ func (e *emitter) signature(q *analyze.Query) signature {
 			typ = jen.Op("*").Id(q.Name + "Params")
 		}
 		s.params = append(s.params, jen.Id("arg").Add(typ))
-		for _, n := range e.paramFields(q) {
-			s.args = append(s.args, jen.Id("arg").Dot(n))
+		for i, n := range e.paramFields(q) {
+			s.args = append(s.args, e.arrayArg(jen.Id("arg").Dot(n), e.paramType(q.Params[i])))
 		}
 	} else {
 		var names []string
@@ -156,7 +157,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		names = uniqueNames(names)
 		for i, p := range q.Params {
 			s.params = append(s.params, jen.Id(names[i]).Add(e.paramType(p).code()))
-			s.args = append(s.args, jen.Id(names[i]))
+			s.args = append(s.args, e.arrayArg(jen.Id(names[i]), e.paramType(p)))
 		}
 	}
 	if q.Fence != nil {
@@ -201,7 +202,9 @@ func (e *emitter) signature(q *analyze.Query) signature {
 				e.usedModels[c.Embed] = true
 			}
 			for ; i < len(q.Columns) && q.Columns[i].Embed == c.Embed && q.Columns[i].EmbedName == c.EmbedName; i++ {
-				f.embed = append(f.embed, e.names.structName(q.Columns[i].Name))
+				ec := q.Columns[i]
+				f.embed = append(f.embed, e.names.structName(ec.Name))
+				f.embedTypes = append(f.embedTypes, e.types.goTypeOf(ec.Column, ec.Type, ec.NotNull))
 			}
 			i--
 			fields = append(fields, f)
@@ -234,7 +237,11 @@ func (e *emitter) signature(q *analyze.Query) signature {
 	case ":execrows":
 		s.results = []jen.Code{jen.Int64(), jen.Error()}
 	case ":execresult":
-		s.results = []jen.Code{jen.Qual(pgconnPkg, "CommandTag"), jen.Error()}
+		if e.types.stdlib() {
+			s.results = []jen.Code{jen.Qual(sqlPkg, "Result"), jen.Error()}
+		} else {
+			s.results = []jen.Code{jen.Qual(pgconnPkg, "CommandTag"), jen.Error()}
+		}
 	case ":copyfrom":
 		s.results = []jen.Code{jen.Int64(), jen.Error()}
 	case ":batchexec", ":batchmany", ":batchone":
@@ -307,6 +314,10 @@ var imported = map[string]bool{
 	"fmt": true, "errors": true, "context": true, "pgtype": true, "pgx": true, "pgconn": true, "fence": true,
 	"netip": true, "net": true, "driver": true, "json": true, "time": true, "uuid": true,
 }
+
+// stdlibImported are the further package names database/sql output may
+// import.
+var stdlibImported = map[string]bool{"sql": true, "pq": true, "pqtype": true}
 
 // predeclared are Go's predeclared identifiers (The Go Programming Language
 // Specification, "Predeclared identifiers").
@@ -407,7 +418,7 @@ func (e *emitter) doc(f *jen.File, q *analyze.Query) {
 		if len(doc) > 0 {
 			f.Comment("")
 		}
-		for _, l := range strings.Split(fenceDoc(q), "\n") {
+		for _, l := range strings.Split(fenceDoc(q, e.noRowsName()), "\n") {
 			f.Comment(l)
 		}
 	}
@@ -454,7 +465,7 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	f.Line()
 }
 
-func fenceDoc(q *analyze.Query) string {
+func fenceDoc(q *analyze.Query, noRows string) string {
 	col := q.Fence.Table.QualifiedName() + "." + q.Fence.Column
 	guard := "refuses to touch rows whose stored fencing token is greater than token"
 	if q.Fence.Strict {
@@ -490,7 +501,7 @@ func fenceDoc(q *analyze.Query) string {
 	if q.Fence.CTE != "" && q.Fence.Kind != "insert" {
 		noRow := ""
 		if q.Cmd == ":one" {
-			noRow = "; with no row it returns pgx.ErrNoRows, as any :one"
+			noRow = "; with no row it returns " + noRows + ", as any :one"
 		}
 		text = fmt.Sprintf("%s is fenced on %s: its WITH entry %s %s, all or nothing. "+
 			"It returns the statement's own result (no rows is not an error: the main query decides what it means%s), "+
@@ -545,20 +556,21 @@ func (e *emitter) callArgs(q *analyze.Query, sig signature) []jen.Code {
 	return append([]jen.Code{jen.Id("ctx"), jen.Id(e.sqlConstName(q))}, sig.args...)
 }
 
-// scanDests returns &i.Field for each result column (or &i for a scalar).
-func scanDests(sig signature) []jen.Code {
+// scanDests returns &i.Field for each result column (or &i for a
+// scalar), each in pq.Array for a slice in database/sql output.
+func (e *emitter) scanDests(sig signature) []jen.Code {
 	if sig.scalar {
-		return []jen.Code{jen.Op("&").Id("i")}
+		return []jen.Code{e.arrayArg(jen.Op("&").Id("i"), sig.cols[0].typ)}
 	}
 	var out []jen.Code
 	for _, c := range sig.cols {
 		if c.embed != nil {
-			for _, sub := range c.embed {
-				out = append(out, jen.Op("&").Id("i").Dot(c.name).Dot(sub))
+			for k, sub := range c.embed {
+				out = append(out, e.arrayArg(jen.Op("&").Id("i").Dot(c.name).Dot(sub), c.embedTypes[k]))
 			}
 			continue
 		}
-		out = append(out, jen.Op("&").Id("i").Dot(c.name))
+		out = append(out, e.arrayArg(jen.Op("&").Id("i").Dot(c.name), c.typ))
 	}
 	return out
 }
@@ -623,52 +635,94 @@ func triggerErr(q *analyze.Query) func(err jen.Code) jen.Code {
 
 func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) []jen.Code {
 	call := e.callArgs(q, sig)
-	mapErr := triggerErr(q)
+	trigger := triggerErr(q)
+	// wrap is a non-nil error as returned: with wrap_errors in
+	// fmt.Errorf("query <Name>: %w"), as sqlc does, then mapped by
+	// triggerErr. wrapIfErr wraps err in place when it is not nil.
+	wrap := func(err jen.Code) jen.Code {
+		if e.opts.WrapErrors {
+			err = jen.Qual("fmt", "Errorf").Call(jen.Lit("query "+q.Name+": %w"), err)
+		}
+		return trigger(err)
+	}
+	// wrapOnly is wrap for a Scan error, which the guard never raises.
+	wrapOnly := func(err jen.Code) jen.Code {
+		if e.opts.WrapErrors {
+			return jen.Qual("fmt", "Errorf").Call(jen.Lit("query "+q.Name+": %w"), err)
+		}
+		return err
+	}
+	wrapIfErr := jen.Null()
+	if e.opts.WrapErrors {
+		wrapIfErr = jen.If(jen.Err().Op("!=").Nil()).Block(
+			jen.Err().Op("=").Qual("fmt", "Errorf").Call(jen.Lit("query "+q.Name+": %w"), jen.Err()),
+		)
+	}
+	exec := func() *jen.Statement { return e.call(db, "Exec", q, true, call) }
 	switch q.Cmd {
 	case ":exec":
 		return []jen.Code{
-			jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(db).Dot("Exec").Call(call...),
-			jen.Return(mapErr(jen.Err())),
+			jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(exec()),
+			wrapIfErr,
+			jen.Return(trigger(jen.Err())),
 		}
 	case ":execrows":
+		if e.types.stdlib() {
+			// database/sql's RowsAffected returns its own error.
+			return []jen.Code{
+				jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(exec()),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), wrap(jen.Err()))),
+				jen.Return(jen.Id("result").Dot("RowsAffected").Call()),
+			}
+		}
 		return []jen.Code{
-			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(db).Dot("Exec").Call(call...),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), mapErr(jen.Err()))),
+			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(exec()),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), wrap(jen.Err()))),
 			jen.Return(jen.Id("result").Dot("RowsAffected").Call(), jen.Nil()),
 		}
 	case ":execresult":
-		if len(triggerTables(q)) == 0 {
-			return []jen.Code{jen.Return(jen.Add(db).Dot("Exec").Call(call...))}
+		if len(triggerTables(q)) == 0 && !e.opts.WrapErrors {
+			return []jen.Code{jen.Return(exec())}
 		}
 		return []jen.Code{
-			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(db).Dot("Exec").Call(call...),
-			jen.Return(jen.Id("result"), mapErr(jen.Err())),
+			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(exec()),
+			wrapIfErr,
+			jen.Return(jen.Id("result"), trigger(jen.Err())),
 		}
 	case ":one":
 		return []jen.Code{
-			jen.Id("row").Op(":=").Add(db).Dot("QueryRow").Call(call...),
+			jen.Id("row").Op(":=").Add(e.call(db, "QueryRow", q, true, call)),
 			e.newItem(sig),
-			jen.Err().Op(":=").Id("row").Dot("Scan").Call(scanDests(sig)...),
-			jen.Return(jen.Id("i"), mapErr(jen.Err())),
+			jen.Err().Op(":=").Id("row").Dot("Scan").Call(e.scanDests(sig)...),
+			wrapIfErr,
+			jen.Return(jen.Id("i"), trigger(jen.Err())),
 		}
 	case ":many":
-		return []jen.Code{
-			jen.List(jen.Id("rows"), jen.Err()).Op(":=").Add(db).Dot("Query").Call(call...),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), mapErr(jen.Err()))),
+		body := []jen.Code{
+			jen.List(jen.Id("rows"), jen.Err()).Op(":=").Add(e.call(db, "Query", q, true, call)),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), wrap(jen.Err()))),
 			jen.Defer().Id("rows").Dot("Close").Call(),
 			e.itemsDecl(sig),
 			jen.For(jen.Id("rows").Dot("Next").Call()).Block(
 				e.newItem(sig),
-				jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(scanDests(sig)...), jen.Err().Op("!=").Nil()).Block(
-					jen.Return(jen.Nil(), jen.Err()),
+				jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(e.scanDests(sig)...), jen.Err().Op("!=").Nil()).Block(
+					jen.Return(jen.Nil(), wrapOnly(jen.Err())),
 				),
 				jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
 			),
+		}
+		if e.types.stdlib() {
+			// database/sql reports some errors only from Close.
+			body = append(body, jen.If(jen.Err().Op(":=").Id("rows").Dot("Close").Call(), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), wrap(jen.Err())),
+			))
+		}
+		return append(body,
 			jen.If(jen.Err().Op(":=").Id("rows").Dot("Err").Call(), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Nil(), mapErr(jen.Err())),
+				jen.Return(jen.Nil(), wrap(jen.Err())),
 			),
 			jen.Return(jen.Id("items"), jen.Nil()),
-		}
+		)
 	}
 	return []jen.Code{jen.Panic(jen.Lit("fencegen: unsupported command " + q.Cmd))}
 }
@@ -679,7 +733,7 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement) []jen.Code {
 	mode := fenceMode(q)
 	run := jen.Func().Params().Params(jen.Qual(fencePkg, "Rows"), jen.Error()).Block(
-		jen.Return(jen.Add(db).Dot("Query").Call(e.callArgs(q, sig)...)),
+		jen.Return(e.rows(e.call(db, "Query", q, true, e.callArgs(q, sig)))),
 	)
 	writeFunc := "Write"
 	switch {
@@ -712,7 +766,7 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 			}
 		}
 		stored := jen.Func().Params(jen.Id("ctx").Qual("context", "Context")).Params(jen.Qual(fencePkg, "Rows"), jen.Error()).Block(
-			jen.Return(jen.Add(db).Dot("Query").Call(append([]jen.Code{jen.Id("ctx"), jen.Id(storedConstName(q))}, args...)...)),
+			jen.Return(e.rows(e.call(db, "Query", q, false, append([]jen.Code{jen.Id("ctx"), jen.Id(storedConstName(q))}, args...)))),
 		)
 		write = func(scan jen.Code) *jen.Statement {
 			return jen.Qual(fencePkg, "WriteByKey").Call(
@@ -721,7 +775,7 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 			)
 		}
 	}
-	dests := append(prefix, scanDests(sig)...)
+	dests := append(prefix, e.scanDests(sig)...)
 	switch q.Cmd {
 	case ":one":
 		return []jen.Code{
@@ -745,6 +799,15 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 		// The statement sent is the guarded form, whose own command tag
 		// would say SELECT: the tag says what the write did, as
 		// PostgreSQL's would for the statement as written.
+		if e.types.stdlib() {
+			// The rows the write touched, as the statement as written
+			// would report them through database/sql.
+			return []jen.Code{
+				jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(write(jen.Nil())),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Return(jen.Qual(fencePkg, "Result").Call(jen.Id("n")), jen.Nil()),
+			}
+		}
 		verb := map[string]string{"update": "UPDATE %d", "delete": "DELETE %d", "upsert": "INSERT 0 %d"}[q.Fence.Kind]
 		return []jen.Code{
 			jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(write(jen.Nil())),
@@ -790,10 +853,36 @@ func (e *emitter) cteNoRow(q *analyze.Query) jen.Code {
 		// is also pgx.ErrNoRows, which is what sqlc's :one returns, so
 		// that code written against sqlc keeps working.
 		return jen.If(jen.Qual("errors", "Is").Call(jen.Err(), jen.Qual(fencePkg, "ErrNotFound"))).Block(
-			jen.Err().Op("=").Qual("fmt", "Errorf").Call(jen.Lit("%w (%w)"), jen.Err(), jen.Qual(pgxPkg, "ErrNoRows")),
+			jen.Err().Op("=").Qual("fmt", "Errorf").Call(jen.Lit("%w (%w)"), jen.Err(), e.errNoRows()),
 		)
 	}
 	return jen.If(jen.Err().Op("==").Nil().Op("&&").Op("!").Id("found")).Block(
-		jen.Err().Op("=").Qual(pgxPkg, "ErrNoRows"),
+		jen.Err().Op("=").Add(e.errNoRows()),
 	)
+}
+
+// errNoRows is the driver's no-rows error: pgx.ErrNoRows, or
+// sql.ErrNoRows for database/sql.
+func (e *emitter) errNoRows() *jen.Statement {
+	if e.types.stdlib() {
+		return jen.Qual(sqlPkg, "ErrNoRows")
+	}
+	return jen.Qual(pgxPkg, "ErrNoRows")
+}
+
+// noRowsName is errNoRows as the documentation names it.
+func (e *emitter) noRowsName() string {
+	if e.types.stdlib() {
+		return "sql.ErrNoRows"
+	}
+	return "pgx.ErrNoRows"
+}
+
+// rows is a query call's (rows, error) as package fence reads them:
+// pgx.Rows as they are, *sql.Rows through fence.SQLRows.
+func (e *emitter) rows(call *jen.Statement) jen.Code {
+	if e.types.stdlib() {
+		return jen.Qual(fencePkg, "SQLRows").Call(call)
+	}
+	return call
 }

@@ -16,7 +16,56 @@ const (
 	fencePkg  = "github.com/fencegen/fencegen/runtime/fence"
 	// pgvectorPkg is imported as pgvector.
 	pgvectorPkg = "github.com/pgvector/pgvector-go"
+
+	// The packages of database/sql output.
+	sqlPkg    = "database/sql"
+	uuidPkg   = "github.com/google/uuid"
+	pqPkg     = "github.com/lib/pq"
+	pqtypePkg = "github.com/sqlc-dev/pqtype"
 )
+
+// sqlNull is database/sql's sql.<name>.
+func sqlNull(name string) goType { return goType{pkg: sqlPkg, name: name} }
+
+// stdlibTypes is sqlc's database/sql mapping (its golang codegen's
+// postgresType for the lib/pq driver): the Go type for NOT NULL values,
+// then the nullable one. The types it does not list are interface{}.
+// numeric is a string because the standard library has no decimal type
+// (lib/pq returns numerics as text); interval is int64 (nanoseconds as
+// lib/pq scans it, which sqlc keeps).
+var stdlibTypes = map[string][2]goType{
+	"int2":        {{name: "int16"}, sqlNull("NullInt16")},
+	"int4":        {{name: "int32"}, sqlNull("NullInt32")},
+	"int8":        {{name: "int64"}, sqlNull("NullInt64")},
+	"float4":      {{name: "float32"}, sqlNull("NullFloat64")},
+	"float8":      {{name: "float64"}, sqlNull("NullFloat64")},
+	"numeric":     {{name: "string"}, sqlNull("NullString")},
+	"money":       {{name: "string"}, sqlNull("NullString")},
+	"bool":        {{name: "bool"}, sqlNull("NullBool")},
+	"text":        {{name: "string"}, sqlNull("NullString")},
+	"varchar":     {{name: "string"}, sqlNull("NullString")},
+	"bpchar":      {{name: "string"}, sqlNull("NullString")},
+	"name":        {{name: "string"}, sqlNull("NullString")},
+	"citext":      {{name: "string"}, sqlNull("NullString")},
+	"ltree":       {{name: "string"}, sqlNull("NullString")},
+	"lquery":      {{name: "string"}, sqlNull("NullString")},
+	"ltxtquery":   {{name: "string"}, sqlNull("NullString")},
+	"bytea":       {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
+	"blob":        {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
+	"json":        {{pkg: "encoding/json", name: "RawMessage"}, {pkg: pqtypePkg, name: "NullRawMessage"}},
+	"jsonb":       {{pkg: "encoding/json", name: "RawMessage"}, {pkg: pqtypePkg, name: "NullRawMessage"}},
+	"date":        {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
+	"time":        {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
+	"timetz":      {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
+	"timestamp":   {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
+	"timestamptz": {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
+	"interval":    {{name: "int64"}, sqlNull("NullInt64")},
+	"uuid":        {{pkg: uuidPkg, name: "UUID"}, {pkg: uuidPkg, name: "NullUUID"}},
+	"inet":        same(goType{pkg: pqtypePkg, name: "Inet"}),
+	"cidr":        same(goType{pkg: pqtypePkg, name: "CIDR"}),
+	"macaddr":     same(goType{pkg: pqtypePkg, name: "Macaddr"}),
+	"macaddr8":    same(goType{pkg: pqtypePkg, name: "Macaddr"}),
+}
 
 // goType is a Go type reference: a qualified name plus pointer and slice
 // markers.
@@ -103,23 +152,26 @@ type typeMapper struct {
 // pgxTypes is sqlc's default pgx/v5 mapping: the Go type for NOT NULL
 // values, then the nullable one.
 var pgxTypes = map[string][2]goType{
-	"int2":        {{name: "int16"}, {pkg: pgtypePkg, name: "Int2"}},
-	"int4":        {{name: "int32"}, {pkg: pgtypePkg, name: "Int4"}},
-	"int8":        {{name: "int64"}, {pkg: pgtypePkg, name: "Int8"}},
-	"float4":      {{name: "float32"}, {pkg: pgtypePkg, name: "Float4"}},
-	"float8":      {{name: "float64"}, {pkg: pgtypePkg, name: "Float8"}},
-	"numeric":     {{pkg: pgtypePkg, name: "Numeric"}, {pkg: pgtypePkg, name: "Numeric"}},
-	"money":       {{pkg: pgtypePkg, name: "Numeric"}, {pkg: pgtypePkg, name: "Numeric"}},
-	"bool":        {{name: "bool"}, {pkg: pgtypePkg, name: "Bool"}},
-	"text":        {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
-	"varchar":     {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
-	"bpchar":      {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
-	"name":        {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
-	"citext":      {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
-	"ltree":       {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
-	"lquery":      {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
-	"ltxtquery":   {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
-	"bytea":       {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
+	"int2":      {{name: "int16"}, {pkg: pgtypePkg, name: "Int2"}},
+	"int4":      {{name: "int32"}, {pkg: pgtypePkg, name: "Int4"}},
+	"int8":      {{name: "int64"}, {pkg: pgtypePkg, name: "Int8"}},
+	"float4":    {{name: "float32"}, {pkg: pgtypePkg, name: "Float4"}},
+	"float8":    {{name: "float64"}, {pkg: pgtypePkg, name: "Float8"}},
+	"numeric":   {{pkg: pgtypePkg, name: "Numeric"}, {pkg: pgtypePkg, name: "Numeric"}},
+	"money":     {{pkg: pgtypePkg, name: "Numeric"}, {pkg: pgtypePkg, name: "Numeric"}},
+	"bool":      {{name: "bool"}, {pkg: pgtypePkg, name: "Bool"}},
+	"text":      {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
+	"varchar":   {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
+	"bpchar":    {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
+	"name":      {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
+	"citext":    {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
+	"ltree":     {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
+	"lquery":    {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
+	"ltxtquery": {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
+	"bytea":     {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
+	// sqlc maps a type named blob (SQLite's, in schemas shared with it)
+	// as bytea.
+	"blob":        {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
 	"json":        {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
 	"jsonb":       {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
 	"date":        {{pkg: pgtypePkg, name: "Date"}, {pkg: pgtypePkg, name: "Date"}},
@@ -202,6 +254,18 @@ func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 		// Like sqlc: bpchar and timetz spelt so in the schema.
 		return goType{name: "interface{}"}
 	}
+	if m.stdlib() && (t.Schema == "pg_catalog" || t.Schema == "") {
+		if pair, ok := stdlibTypes[t.Name]; ok {
+			// sqlc ignores emit_pointers_for_null_types for database/sql.
+			if notNull {
+				return pair[0]
+			}
+			return pair[1]
+		}
+		if _, ok := pgxTypes[t.Name]; ok {
+			return goType{name: "interface{}"}
+		}
+	}
 	if t.Schema == "pg_catalog" || t.Schema == "" {
 		if pair, ok := pgxTypes[t.Name]; ok {
 			g := pair[0]
@@ -238,7 +302,7 @@ func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 		switch {
 		case notNull:
 			return goType{name: "string"}
-		case m.opts.EmitPointersForNullTypes:
+		case m.opts.EmitPointersForNullTypes && !m.stdlib():
 			return goType{name: "string", pointer: true}
 		}
 		return goType{pkg: "database/sql", name: "NullString"}
@@ -246,10 +310,17 @@ func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 	return goType{name: "interface{}"}
 }
 
+// stdlib reports whether the output is for database/sql.
+func (m *typeMapper) stdlib() bool { return m.opts.SQLPackage == config.SQLPackageStdlib }
+
 // enumPointers reports whether nullable enums are *Enum rather than
 // NullEnum: emit_pointers_for_null_enum_types when set, otherwise
-// emit_pointers_for_null_types (as sqlc).
+// emit_pointers_for_null_types (as sqlc); never for database/sql, where
+// sqlc ignores both.
 func (m *typeMapper) enumPointers() bool {
+	if m.stdlib() {
+		return false
+	}
 	if p := m.opts.EmitPointersForNullEnumTypes; p != nil {
 		return *p
 	}

@@ -179,3 +179,157 @@ func TestTypeMappingMatchesSqlc(t *testing.T) {
 		}
 	}
 }
+
+// sqlcStdlibTypes is sqlcTypes for database/sql (no sql_package): sqlc
+// v1.31.1's models.go for the same columns, NOT NULL, nullable, and an
+// array (NULL or not). sqlc ignores emit_pointers_for_null_types for
+// database/sql: the rows are the same with it, which the test checks too.
+var sqlcStdlibTypes = []struct {
+	sql                  string
+	notNull, null, array string
+}{
+	{"smallint", "int16", "sql.NullInt16", "[]int16"},
+	{"integer", "int32", "sql.NullInt32", "[]int32"},
+	{"bigint", "int64", "sql.NullInt64", "[]int64"},
+	{"int2", "int16", "sql.NullInt16", "[]int16"},
+	{"int4", "int32", "sql.NullInt32", "[]int32"},
+	{"int8", "int64", "sql.NullInt64", "[]int64"},
+	{"int", "int32", "sql.NullInt32", "[]int32"},
+	{"real", "float32", "sql.NullFloat64", "[]float32"},
+	{"float4", "float32", "sql.NullFloat64", "[]float32"},
+	{"float8", "float64", "sql.NullFloat64", "[]float64"},
+	{"double precision", "float64", "sql.NullFloat64", "[]float64"},
+	{"float", "float64", "sql.NullFloat64", "[]float64"},
+	{"numeric", "string", "sql.NullString", "[]string"},
+	{"numeric(10,2)", "string", "sql.NullString", "[]string"},
+	{"decimal", "string", "sql.NullString", "[]string"},
+	{"money", "string", "sql.NullString", "[]string"},
+	{"boolean", "bool", "sql.NullBool", "[]bool"},
+	{"bool", "bool", "sql.NullBool", "[]bool"},
+	{"text", "string", "sql.NullString", "[]string"},
+	{"varchar", "string", "sql.NullString", "[]string"},
+	{"varchar(10)", "string", "sql.NullString", "[]string"},
+	{"character varying", "string", "sql.NullString", "[]string"},
+	{"character varying(5)", "string", "sql.NullString", "[]string"},
+	{"char", "string", "sql.NullString", "[]string"},
+	{"char(3)", "string", "sql.NullString", "[]string"},
+	{"character(3)", "string", "sql.NullString", "[]string"},
+	{"bpchar", "interface{}", "interface{}", "[]interface{}"},
+	{"\"char\"", "interface{}", "interface{}", "[]interface{}"},
+	{"name", "string", "sql.NullString", "[]string"},
+	{"citext", "string", "sql.NullString", "[]string"},
+	{"bytea", "[]byte", "[]byte", "[][]byte"},
+	{"json", "json.RawMessage", "pqtype.NullRawMessage", "[]json.RawMessage"},
+	{"jsonb", "json.RawMessage", "pqtype.NullRawMessage", "[]json.RawMessage"},
+	{"jsonpath", "interface{}", "interface{}", "[]interface{}"},
+	{"xml", "interface{}", "interface{}", "[]interface{}"},
+	{"date", "time.Time", "sql.NullTime", "[]time.Time"},
+	{"time", "time.Time", "sql.NullTime", "[]time.Time"},
+	{"time(3)", "time.Time", "sql.NullTime", "[]time.Time"},
+	{"time without time zone", "time.Time", "sql.NullTime", "[]time.Time"},
+	{"timetz", "interface{}", "interface{}", "[]interface{}"},
+	{"time with time zone", "time.Time", "sql.NullTime", "[]time.Time"},
+	{"timestamp", "time.Time", "sql.NullTime", "[]time.Time"},
+	{"timestamp(3)", "time.Time", "sql.NullTime", "[]time.Time"},
+	{"timestamp without time zone", "time.Time", "sql.NullTime", "[]time.Time"},
+	{"timestamptz", "time.Time", "sql.NullTime", "[]time.Time"},
+	{"timestamp with time zone", "time.Time", "sql.NullTime", "[]time.Time"},
+	{"interval", "int64", "sql.NullInt64", "[]int64"},
+	{"interval(2)", "int64", "sql.NullInt64", "[]int64"},
+	{"interval day", "int64", "sql.NullInt64", "[]int64"},
+	{"uuid", "uuid.UUID", "uuid.NullUUID", "[]uuid.UUID"},
+	{"inet", "pqtype.Inet", "pqtype.Inet", "[]pqtype.Inet"},
+	{"cidr", "pqtype.CIDR", "pqtype.CIDR", "[]pqtype.CIDR"},
+	{"macaddr", "pqtype.Macaddr", "pqtype.Macaddr", "[]pqtype.Macaddr"},
+	{"macaddr8", "pqtype.Macaddr", "pqtype.Macaddr", "[]pqtype.Macaddr"},
+	{"bit", "interface{}", "interface{}", "[]interface{}"},
+	{"bit(3)", "interface{}", "interface{}", "[]interface{}"},
+	{"varbit", "interface{}", "interface{}", "[]interface{}"},
+	{"bit varying", "interface{}", "interface{}", "[]interface{}"},
+	{"bit varying(4)", "interface{}", "interface{}", "[]interface{}"},
+	{"point", "interface{}", "interface{}", "[]interface{}"},
+	{"line", "interface{}", "interface{}", "[]interface{}"},
+	{"lseg", "interface{}", "interface{}", "[]interface{}"},
+	{"box", "interface{}", "interface{}", "[]interface{}"},
+	{"path", "interface{}", "interface{}", "[]interface{}"},
+	{"polygon", "interface{}", "interface{}", "[]interface{}"},
+	{"circle", "interface{}", "interface{}", "[]interface{}"},
+	{"tsvector", "interface{}", "interface{}", "[]interface{}"},
+	{"tsquery", "interface{}", "interface{}", "[]interface{}"},
+	{"hstore", "interface{}", "interface{}", "[]interface{}"},
+	{"ltree", "string", "sql.NullString", "[]string"},
+	{"lquery", "string", "sql.NullString", "[]string"},
+	{"ltxtquery", "string", "sql.NullString", "[]string"},
+	{"vector", "interface{}", "interface{}", "[]interface{}"},
+	{"oid", "interface{}", "interface{}", "[]interface{}"},
+	{"xid", "interface{}", "interface{}", "[]interface{}"},
+	{"xid8", "interface{}", "interface{}", "[]interface{}"},
+	{"cid", "interface{}", "interface{}", "[]interface{}"},
+	{"tid", "interface{}", "interface{}", "[]interface{}"},
+	{"regclass", "interface{}", "interface{}", "[]interface{}"},
+	{"regtype", "interface{}", "interface{}", "[]interface{}"},
+	{"regproc", "interface{}", "interface{}", "[]interface{}"},
+	{"regprocedure", "interface{}", "interface{}", "[]interface{}"},
+	{"regnamespace", "interface{}", "interface{}", "[]interface{}"},
+	{"regrole", "interface{}", "interface{}", "[]interface{}"},
+	{"regoper", "interface{}", "interface{}", "[]interface{}"},
+	{"regconfig", "interface{}", "interface{}", "[]interface{}"},
+	{"pg_lsn", "interface{}", "interface{}", "[]interface{}"},
+	{"txid_snapshot", "interface{}", "interface{}", "[]interface{}"},
+	{"pg_snapshot", "interface{}", "interface{}", "[]interface{}"},
+	{"aclitem", "interface{}", "interface{}", "[]interface{}"},
+	{"int2vector", "interface{}", "interface{}", "[]interface{}"},
+	{"oidvector", "interface{}", "interface{}", "[]interface{}"},
+	{"refcursor", "interface{}", "interface{}", "[]interface{}"},
+	{"pg_catalog.int4", "int32", "sql.NullInt32", "[]int32"},
+	{"pg_catalog.varchar", "string", "sql.NullString", "[]string"},
+	{"pg_catalog.bpchar", "string", "sql.NullString", "[]string"},
+	{"pg_catalog.timetz", "time.Time", "sql.NullTime", "[]time.Time"},
+	{"pg_catalog.time", "time.Time", "sql.NullTime", "[]time.Time"},
+	{"pg_catalog.bool", "bool", "sql.NullBool", "[]bool"},
+	{"pg_catalog.numeric", "string", "sql.NullString", "[]string"},
+	{"pg_catalog.interval", "int64", "sql.NullInt64", "[]int64"},
+	{"pg_catalog.jsonb", "json.RawMessage", "pqtype.NullRawMessage", "[]json.RawMessage"},
+	{"int4range", "interface{}", "interface{}", "[]interface{}"},
+	{"int8range", "interface{}", "interface{}", "[]interface{}"},
+	{"numrange", "interface{}", "interface{}", "[]interface{}"},
+	{"tsrange", "interface{}", "interface{}", "[]interface{}"},
+	{"tstzrange", "interface{}", "interface{}", "[]interface{}"},
+	{"daterange", "interface{}", "interface{}", "[]interface{}"},
+	{"int4multirange", "interface{}", "interface{}", "[]interface{}"},
+	{"int8multirange", "interface{}", "interface{}", "[]interface{}"},
+	{"nummultirange", "interface{}", "interface{}", "[]interface{}"},
+	{"tsmultirange", "interface{}", "interface{}", "[]interface{}"},
+	{"tstzmultirange", "interface{}", "interface{}", "[]interface{}"},
+	{"datemultirange", "interface{}", "interface{}", "[]interface{}"},
+	{"mood", "Mood", "NullMood", "[]Mood"},
+	{"comp", "string", "sql.NullString", "[]string"},
+	{"public.mood", "Mood", "NullMood", "[]Mood"},
+}
+
+// TestStdlibTypeMappingMatchesSqlc is TestTypeMappingMatchesSqlc for
+// database/sql, with and without emit_pointers_for_null_types.
+func TestStdlibTypeMappingMatchesSqlc(t *testing.T) {
+	var cols []string
+	for i, r := range sqlcStdlibTypes {
+		cols = append(cols,
+			fmt.Sprintf("nn%d %s NOT NULL", i, r.sql), fmt.Sprintf("nl%d %s", i, r.sql),
+			fmt.Sprintf("an%d %s[] NOT NULL", i, r.sql), fmt.Sprintf("al%d %s[]", i, r.sql))
+	}
+	schema := "CREATE TYPE mood AS ENUM ('a', 'b');\nCREATE TYPE comp AS (x int, y text);\n" +
+		"CREATE TABLE t (\n  " + strings.Join(cols, ",\n  ") + "\n);\n"
+	queries := "-- name: ListT :many\nSELECT * FROM t;\n"
+	for _, opts := range []string{"sql_package: database/sql", "sql_package: database/sql, emit_pointers_for_null_types: true"} {
+		a := parseAPI(t, generate(t, goConfig(opts), schema, queries))
+		for i, r := range sqlcStdlibTypes {
+			for _, f := range []struct{ col, want string }{
+				{fmt.Sprintf("Nn%d", i), r.notNull}, {fmt.Sprintf("Nl%d", i), r.null},
+				{fmt.Sprintf("An%d", i), r.array}, {fmt.Sprintf("Al%d", i), r.array},
+			} {
+				if line := "field T." + f.col + " " + f.want; !a.lines[line] {
+					t.Errorf("%s: %s %s: want %s; have %s", opts, f.col, r.sql, f.want, a.fieldType("T", f.col))
+				}
+			}
+		}
+	}
+}

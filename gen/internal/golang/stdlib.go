@@ -1,0 +1,175 @@
+package golang
+
+import (
+	"sort"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/config"
+)
+
+// Refusal returns why a query cannot be generated for the entry's
+// sql_package, or "" when it can: like sqlc, database/sql output has no
+// :copyfrom and no :batch* commands (they are pgx's CopyFrom and
+// SendBatch).
+func Refusal(opts config.GoOptions, q *analyze.Query) string {
+	if opts.SQLPackage != config.SQLPackageStdlib {
+		return ""
+	}
+	switch q.Cmd {
+	case ":copyfrom":
+		return "query " + q.Name + ": :copyfrom is only supported by pgx (sql_package: database/sql has no COPY FROM; set sql_package: pgx/v5)"
+	case ":batchexec", ":batchmany", ":batchone":
+		return "query " + q.Name + ": :batch* commands are only supported by pgx (sql_package: database/sql has no batches; set sql_package: pgx/v5)"
+	}
+	return ""
+}
+
+// stmtField is the *sql.Stmt field of Queries that holds q prepared
+// (emit_prepared_queries), as sqlc names it.
+func stmtField(q *analyze.Query) string { return lowerFirst(q.Name) + "Stmt" }
+
+// stdlibDBFile emits DBTX, New, Queries and WithTx for database/sql, as
+// sqlc's stdlib dbCode template does; with emit_prepared_queries also
+// Prepare, Close and the exec, query and queryRow helpers that run a
+// prepared statement (in the transaction of WithTx, if any).
+func (e *emitter) stdlibDBFile(f *jen.File, queries []*analyze.Query) {
+	ctx := jen.Qual("context", "Context")
+	f.Comment("DBTX is what the generated queries need from a connection: *sql.DB,")
+	f.Comment("*sql.Tx and *sql.Conn satisfy it.")
+	f.Type().Id("DBTX").Interface(
+		jen.Id("ExecContext").Params(ctx, jen.String(), jen.Op("...").Interface()).Params(jen.Qual(sqlPkg, "Result"), jen.Error()),
+		jen.Id("PrepareContext").Params(ctx, jen.String()).Params(jen.Op("*").Qual(sqlPkg, "Stmt"), jen.Error()),
+		jen.Id("QueryContext").Params(ctx, jen.String(), jen.Op("...").Interface()).Params(jen.Op("*").Qual(sqlPkg, "Rows"), jen.Error()),
+		jen.Id("QueryRowContext").Params(ctx, jen.String(), jen.Op("...").Interface()).Op("*").Qual(sqlPkg, "Row"),
+	)
+	f.Line()
+	if e.opts.EmitMethodsWithDBArgument {
+		f.Comment("New returns the generated queries. Each method takes the DBTX to run on.")
+		f.Func().Id("New").Params().Op("*").Id("Queries").Block(jen.Return(jen.Op("&").Id("Queries").Values()))
+		f.Line()
+		f.Comment("Queries holds the generated methods.")
+		f.Type().Id("Queries").Struct()
+		return
+	}
+	f.Comment("New returns the generated queries running on db.")
+	f.Func().Id("New").Params(jen.Id("db").Id("DBTX")).Op("*").Id("Queries").Block(
+		jen.Return(jen.Op("&").Id("Queries").Values(jen.Dict{jen.Id("db"): jen.Id("db")})),
+	)
+	f.Line()
+	prepared := e.opts.EmitPreparedQueries
+	sorted := append([]*analyze.Query(nil), queries...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	if prepared {
+		e.stdlibPrepare(f, sorted)
+	}
+	fields := []jen.Code{jen.Id("db").Id("DBTX")}
+	withTx := jen.Dict{jen.Id("db"): jen.Id("tx")}
+	if prepared {
+		fields = append(fields, jen.Id("tx").Op("*").Qual(sqlPkg, "Tx"))
+		withTx[jen.Id("tx")] = jen.Id("tx")
+		for _, q := range sorted {
+			fields = append(fields, jen.Id(stmtField(q)).Op("*").Qual(sqlPkg, "Stmt"))
+			withTx[jen.Id(stmtField(q))] = jen.Id("q").Dot(stmtField(q))
+		}
+	}
+	f.Comment("Queries holds the generated methods and the DBTX they run on.")
+	f.Type().Id("Queries").Struct(fields...)
+	f.Line()
+	f.Comment("WithTx returns a copy of q that runs every query in tx.")
+	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id("WithTx").Params(jen.Id("tx").Op("*").Qual(sqlPkg, "Tx")).Op("*").Id("Queries").Block(
+		jen.Return(jen.Op("&").Id("Queries").Values(withTx)),
+	)
+}
+
+// stdlibPrepare emits Prepare, Close and the statement helpers of
+// emit_prepared_queries (queries sorted by name).
+func (e *emitter) stdlibPrepare(f *jen.File, queries []*analyze.Query) {
+	ctx := jen.Qual("context", "Context")
+	body := []jen.Code{jen.Id("q").Op(":=").Id("Queries").Values(jen.Dict{jen.Id("db"): jen.Id("db")}), jen.Var().Err().Error()}
+	if len(queries) == 0 {
+		body = append(body, jen.Id("_").Op("=").Err())
+	}
+	for _, q := range queries {
+		body = append(body, jen.If(
+			jen.List(jen.Id("q").Dot(stmtField(q)), jen.Err()).Op("=").Id("db").Dot("PrepareContext").Call(jen.Id("ctx"), jen.Id(e.sqlConstName(q))),
+			jen.Err().Op("!=").Nil(),
+		).Block(jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("error preparing query "+q.Name+": %w"), jen.Err()))))
+	}
+	body = append(body, jen.Return(jen.Op("&").Id("q"), jen.Nil()))
+	f.Comment("Prepare prepares every query on db (PrepareContext) and returns the")
+	f.Comment("queries that run them; Close releases the statements.")
+	f.Func().Id("Prepare").Params(jen.Id("ctx").Add(ctx), jen.Id("db").Id("DBTX")).Params(jen.Op("*").Id("Queries"), jen.Error()).Block(body...)
+	f.Line()
+	closeBody := []jen.Code{jen.Var().Err().Error()}
+	for _, q := range queries {
+		fld := jen.Id("q").Dot(stmtField(q))
+		closeBody = append(closeBody, jen.If(fld.Clone().Op("!=").Nil()).Block(
+			jen.If(jen.Id("cerr").Op(":=").Add(fld.Clone()).Dot("Close").Call(), jen.Id("cerr").Op("!=").Nil()).Block(
+				jen.Err().Op("=").Qual("fmt", "Errorf").Call(jen.Lit("error closing "+stmtField(q)+": %w"), jen.Id("cerr")),
+			),
+		))
+	}
+	closeBody = append(closeBody, jen.Return(jen.Err()))
+	f.Comment("Close closes the prepared statements; it returns the last error.")
+	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id("Close").Params().Error().Block(closeBody...)
+	f.Line()
+	for _, h := range []struct {
+		name, method string
+		result       []jen.Code
+	}{
+		{"exec", "ExecContext", []jen.Code{jen.Qual(sqlPkg, "Result"), jen.Error()}},
+		{"query", "QueryContext", []jen.Code{jen.Op("*").Qual(sqlPkg, "Rows"), jen.Error()}},
+		{"queryRow", "QueryRowContext", []jen.Code{jen.Op("*").Qual(sqlPkg, "Row")}},
+	} {
+		f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(h.name).Params(
+			jen.Id("ctx").Add(ctx), jen.Id("stmt").Op("*").Qual(sqlPkg, "Stmt"), jen.Id("query").String(), jen.Id("args").Op("...").Interface(),
+		).Params(h.result...).Block(
+			jen.Switch().Block(
+				jen.Case(jen.Id("stmt").Op("!=").Nil().Op("&&").Id("q").Dot("tx").Op("!=").Nil()).Block(
+					jen.Return(jen.Id("q").Dot("tx").Dot("StmtContext").Call(jen.Id("ctx"), jen.Id("stmt")).Dot(h.method).Call(jen.Id("ctx"), jen.Id("args").Op("...")))),
+				jen.Case(jen.Id("stmt").Op("!=").Nil()).Block(
+					jen.Return(jen.Id("stmt").Dot(h.method).Call(jen.Id("ctx"), jen.Id("args").Op("...")))),
+				jen.Default().Block(
+					jen.Return(jen.Id("q").Dot("db").Dot(h.method).Call(jen.Id("ctx"), jen.Id("query"), jen.Id("args").Op("...")))),
+			),
+		)
+		f.Line()
+	}
+}
+
+// isByteSlice reports whether t is []byte, which database/sql passes as
+// it is; every other slice goes through pq.Array, as sqlc does.
+func isByteSlice(t goType) bool {
+	return t.slices == 1 && t.pkg == "" && t.name == "byte" && !t.pointer
+}
+
+// arrayArg wraps a parameter (or, with addr, a scan destination) of Go
+// type t in pq.Array for database/sql when t is a slice other than
+// []byte, as sqlc's stdlib output does.
+func (e *emitter) arrayArg(expr jen.Code, t goType) jen.Code {
+	if !e.types.stdlib() || t.slices == 0 || isByteSlice(t) {
+		return expr
+	}
+	return jen.Qual(pqPkg, "Array").Call(expr)
+}
+
+// call is a DBTX call of the plain (unprepared) form: Exec, Query or
+// QueryRow for pgx, ExecContext, QueryContext or QueryRowContext for
+// database/sql, where emit_prepared_queries runs q's prepared statement
+// (stmt true) through the Queries helpers.
+func (e *emitter) call(db *jen.Statement, method string, q *analyze.Query, stmt bool, args []jen.Code) *jen.Statement {
+	if !e.types.stdlib() {
+		return jen.Add(db).Dot(method).Call(args...)
+	}
+	if e.opts.EmitPreparedQueries {
+		helper := map[string]string{"Exec": "exec", "Query": "query", "QueryRow": "queryRow"}[method]
+		st := jen.Nil()
+		if stmt {
+			st = jen.Id("q").Dot(stmtField(q))
+		}
+		return jen.Id("q").Dot(helper).Call(append([]jen.Code{args[0], st}, args[1:]...)...)
+	}
+	return jen.Add(db).Dot(method + "Context").Call(args...)
+}

@@ -1,0 +1,13 @@
+// Package stdlibtest runs fencegen's database/sql output against real
+// PostgreSQL through both database/sql drivers sqlc users have,
+// github.com/lib/pq and pgx's github.com/jackc/pgx/v5/stdlib, and checks
+// that every fenced write shape behaves as its pgx/v5 twin: the same
+// results, the same *fence.StaleError and *fence.NotFoundError, the same
+// rows written. schema.sql and queries.sql are generated three times
+// (fencegen.yaml): pgxdb (pgx/v5), sqldb (database/sql) and sqlprepdb
+// (database/sql with emit_prepared_queries). The generated code is checked
+// in; TestGeneratedCodeIsCurrent fails when it is stale. Regenerate it with
+// go generate.
+package stdlibtest
+
+//go:generate go tool fencegen generate
