@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -138,10 +139,16 @@ func TestTransientRenewalFailuresAreSurvived(t *testing.T) {
 			}
 			return nil, false
 		}}
+		// Only the two injected error replies are counted: on a loaded
+		// machine a renewal may also time out, which is another failure
+		// the lease survives, not the one this test is about.
 		var failures atomic.Int32
-		c := New(f, &Options{Observer: &Observer{OnRenewFailed: func(_ string, _ fence.Token, _ error, k int) {
+		c := New(f, &Options{Observer: &Observer{OnRenewFailed: func(_ string, _ fence.Token, err error, k int) {
+			if err == nil || !(strings.Contains(err.Error(), "LOADING") || strings.Contains(err.Error(), "READONLY")) {
+				return
+			}
 			if k != 1 {
-				t.Errorf("consecutive failures = %d, want 1 (reset after each success)", k)
+				t.Errorf("consecutive failures = %d at %v, want 1 (reset after each success)", k, err)
 			}
 			failures.Add(1)
 		}}})
