@@ -293,19 +293,9 @@ func (e *emitter) dbFile(f *jen.File, copyfrom, batch bool) {
 	}
 	f.Type().Id("DBTX").Interface(methods...)
 	f.Line()
-	if e.opts.EmitMethodsWithDBArgument {
-		f.Comment("New returns the generated queries. Each method takes the DBTX to run on.")
-		f.Func().Id("New").Params().Op("*").Id("Queries").Block(jen.Return(jen.Op("&").Id("Queries").Values()))
-		f.Line()
-		f.Comment("Queries holds the generated methods.")
-		f.Type().Id("Queries").Struct()
+	if e.newFunc(f) {
 		return
 	}
-	f.Comment("New returns the generated queries running on db.")
-	f.Func().Id("New").Params(jen.Id("db").Id("DBTX")).Op("*").Id("Queries").Block(
-		jen.Return(jen.Op("&").Id("Queries").Values(jen.Dict{jen.Id("db"): jen.Id("db")})),
-	)
-	f.Line()
 	f.Comment("Queries holds the generated methods and the DBTX they run on.")
 	f.Type().Id("Queries").Struct(jen.Id("db").Id("DBTX"))
 	f.Line()
@@ -649,4 +639,25 @@ func (e *emitter) querierFile(f *jen.File, queries []*analyze.Query) {
 	f.Type().Id("Querier").Interface(methods...)
 	f.Line()
 	f.Var().Id("_").Id("Querier").Op("=").Parens(jen.Op("*").Id("Queries")).Parens(jen.Nil())
+}
+
+// newFunc writes New, the same for every sql_package: with
+// emit_methods_with_db_argument it takes nothing and also declares the
+// empty Queries (and newFunc reports true: nothing more to declare),
+// otherwise it takes the DBTX that Queries, declared by the caller, holds.
+func (e *emitter) newFunc(f *jen.File) bool {
+	if e.opts.EmitMethodsWithDBArgument {
+		f.Comment("New returns the generated queries. Each method takes the DBTX to run on.")
+		f.Func().Id("New").Params().Op("*").Id("Queries").Block(jen.Return(jen.Op("&").Id("Queries").Values()))
+		f.Line()
+		f.Comment("Queries holds the generated methods.")
+		f.Type().Id("Queries").Struct()
+		return true
+	}
+	f.Comment("New returns the generated queries running on db.")
+	f.Func().Id("New").Params(jen.Id("db").Id("DBTX")).Op("*").Id("Queries").Block(
+		jen.Return(jen.Op("&").Id("Queries").Values(jen.Dict{jen.Id("db"): jen.Id("db")})),
+	)
+	f.Line()
+	return false
 }

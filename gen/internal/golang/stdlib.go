@@ -45,19 +45,9 @@ func (e *emitter) stdlibDBFile(f *jen.File, queries []*analyze.Query) {
 		jen.Id("QueryRowContext").Params(ctx, jen.String(), jen.Op("...").Interface()).Op("*").Qual(sqlPkg, "Row"),
 	)
 	f.Line()
-	if e.opts.EmitMethodsWithDBArgument {
-		f.Comment("New returns the generated queries. Each method takes the DBTX to run on.")
-		f.Func().Id("New").Params().Op("*").Id("Queries").Block(jen.Return(jen.Op("&").Id("Queries").Values()))
-		f.Line()
-		f.Comment("Queries holds the generated methods.")
-		f.Type().Id("Queries").Struct()
+	if e.newFunc(f) {
 		return
 	}
-	f.Comment("New returns the generated queries running on db.")
-	f.Func().Id("New").Params(jen.Id("db").Id("DBTX")).Op("*").Id("Queries").Block(
-		jen.Return(jen.Op("&").Id("Queries").Values(jen.Dict{jen.Id("db"): jen.Id("db")})),
-	)
-	f.Line()
 	prepared := e.opts.EmitPreparedQueries
 	sorted := append([]*analyze.Query(nil), queries...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
