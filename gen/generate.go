@@ -184,6 +184,14 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 			continue
 		}
 		found[ft.Pos] = true
+		if f := t.Fence; f != nil && f.Source == "comment" && f.Column == ft.Column {
+			// Marked twice: a configuration without a mode keeps the
+			// comment's; two modes must agree, or one would silently win.
+			if ft.Mode != "" && (ft.Mode == config.ModeStrict) != f.Strict {
+				errs.Add(file, ft.Pos.Line, ft.Pos.Col, "fence: %s.%s is %s here but %s by its column comment at %s:%d: give the mode in one place", ft.Table, ft.Column, modeWord(ft.Mode == config.ModeStrict), modeWord(f.Strict), f.File, f.Line)
+			}
+			continue
+		}
 		cat.MarkFence(t, ft.Column, ft.Mode == config.ModeStrict, "config", file, ft.Pos.Line, ft.Pos.Col)
 	}
 	errs = append(errs, cat.Validate()...)
@@ -454,4 +462,12 @@ func (g *Guard) Migration(format, version string) (map[string][]byte, error) {
 		return nil, err
 	}
 	return map[string][]byte{base + ".up.sql": up, base + ".down.sql": down}, nil
+}
+
+// modeWord names a fencing mode as the marks spell it.
+func modeWord(strict bool) string {
+	if strict {
+		return "strict"
+	}
+	return "non-strict"
 }

@@ -18,6 +18,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
@@ -604,13 +606,24 @@ func ParseFenceComment(comment string) (marked, strict bool, err error) {
 	case "non-strict", "nonstrict":
 		return true, false, nil
 	}
+	if m[1] != "token" {
+		// The mark ends a sentence ("fencegen:token. Highest token ..."):
+		// what follows is ordinary comment text.
+		return true, false, nil
+	}
 	word := strings.ToLower(strings.TrimRight(m[2], ".;)"))
 	for _, mode := range []string{"strict", "non-strict"} {
 		if len(word) <= len(mode)+1 && editDistance(word, mode) <= 2 {
 			return false, false, fmt.Errorf("unrecognised fencing mode %q after fencegen:token: want 'strict' or 'non-strict'", m[2])
 		}
 	}
-	// Other words after the mark are ordinary comment text.
+	if r, _ := utf8.DecodeRuneInString(word); unicode.IsLetter(r) || unicode.IsDigit(r) {
+		// A word right after the mark is read as its mode: an unknown one
+		// ("stricter", "exclusive") must not silently mean non-strict.
+		return false, false, fmt.Errorf("unrecognised word %q after fencegen:token: the mark is 'fencegen:token', 'fencegen:token strict' or 'fencegen:token non-strict' (end it with '.' or ';' before other comment text)", m[2])
+	}
+	// Text set off from the mark ("fencegen:token - highest token ...",
+	// "fencegen:token (see docs)") is ordinary comment text.
 	return true, false, nil
 }
 

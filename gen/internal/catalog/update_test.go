@@ -274,11 +274,22 @@ func TestFenceCommentParsing(t *testing.T) {
 	}
 }
 
-// "strictly" is not the word "strict": the mode must not be read from the
-// prefix of a longer word.
-func TestFenceCommentStrictWordBoundary(t *testing.T) {
-	if _, strict, err := catalog.ParseFenceComment("fencegen:token strictly increasing"); strict || err != nil {
-		t.Errorf(`ParseFenceComment("fencegen:token strictly increasing") = strict %v, %v; want non-strict, no error`, strict, err)
+// A word right after the mark is its mode: "strictly" or "stricter" is not
+// the word "strict", and must not silently mean non-strict either. Comment
+// text set off from the mark (after '.', ';', '-' or a parenthesis) is
+// ordinary text.
+func TestFenceCommentWordAfterMark(t *testing.T) {
+	for _, c := range []string{"fencegen:token strictly increasing", "fencegen:token stricter", "fencegen:token exclusive", "fencegen:token 2"} {
+		if marked, _, err := catalog.ParseFenceComment(c); err == nil || marked {
+			t.Errorf("ParseFenceComment(%q) = marked %v, %v; want an error", c, marked, err)
+		} else if !strings.Contains(err.Error(), "'fencegen:token strict'") {
+			t.Errorf("ParseFenceComment(%q): %v; want the accepted forms named", c, err)
+		}
+	}
+	for _, c := range []string{"fencegen:token. Strictly increasing per account.", "fencegen:token; set by the worker", "fencegen:token - highest token that wrote the row", "fencegen:token (see docs/guard.md)"} {
+		if marked, strict, err := catalog.ParseFenceComment(c); err != nil || !marked || strict {
+			t.Errorf("ParseFenceComment(%q) = marked %v, strict %v, %v; want marked non-strict", c, marked, strict, err)
+		}
 	}
 }
 

@@ -1,0 +1,2 @@
+CREATE TABLE notes (id bigint PRIMARY KEY, body text NOT NULL, revision bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN notes.revision IS 'fencegen:token strict';
