@@ -210,8 +210,12 @@ func (c *Client) derive(ttl time.Duration) timing {
 	}
 }
 
-// check applies the rules that tie the durations to the TTL.
+// check applies the rules that tie the durations to the TTL, after
+// checkOptions has checked each option on its own.
 func (c *Client) check(t timing) error {
+	if err := c.opts.checkOptions(); err != nil {
+		return err
+	}
 	switch valid := t.ttl - t.margin; {
 	case t.ttl < minCallTime:
 		return fmt.Errorf("TTL %v below %v", t.ttl, minCallTime)

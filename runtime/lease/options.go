@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -347,4 +348,34 @@ func (o *Options) testHooks() *testHooks {
 		return &testHooks{}
 	}
 	return o.hooks
+}
+
+// checkOptions reports an option that no TTL can make valid, naming the
+// field: a negative duration (HeartbeatInterval and AcquireRetries excepted,
+// where a negative value is documented to disable the heartbeat or the
+// retries), a negative MaxRenewFailures, or RetryMin above RetryMax. Zero
+// always means the default.
+func (o *Options) checkOptions() error {
+	if o == nil {
+		return nil
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"TTL", o.TTL}, {"CallTimeout", o.CallTimeout}, {"ReleaseTimeout", o.ReleaseTimeout},
+		{"SafetyMargin", o.SafetyMargin}, {"MinValidity", o.MinValidity}, {"DrainTimeout", o.DrainTimeout},
+		{"RetryMin", o.RetryMin}, {"RetryMax", o.RetryMax},
+	} {
+		if d.v < 0 {
+			return fmt.Errorf("Options.%s %v is negative (0 means the default)", d.name, d.v)
+		}
+	}
+	if o.MaxRenewFailures < 0 {
+		return fmt.Errorf("Options.MaxRenewFailures %d is negative (0 means the default, %d)", o.MaxRenewFailures, defaultMaxRenewFailures)
+	}
+	if o.RetryMin > 0 && o.RetryMax > 0 && o.RetryMin > o.RetryMax {
+		return fmt.Errorf("Options.RetryMin %v is above RetryMax %v", o.RetryMin, o.RetryMax)
+	}
+	return nil
 }

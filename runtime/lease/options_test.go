@@ -1,0 +1,48 @@
+package lease
+
+import (
+	"errors"
+	"github.com/redis/go-redis/v9"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Options no TTL can make valid are ErrConfig at Acquire, naming the
+// field, before anything is sent to Redis (the client here points at a
+// port nothing listens on).
+func TestInvalidOptionsNameTheField(t *testing.T) {
+	rdb := unreachableClient(t)
+	for _, tc := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{TTL: -time.Second}, "Options.TTL -1s is negative"},
+		{Options{CallTimeout: -time.Millisecond}, "Options.CallTimeout -1ms is negative"},
+		{Options{ReleaseTimeout: -time.Second}, "Options.ReleaseTimeout"},
+		{Options{SafetyMargin: -time.Second}, "Options.SafetyMargin"},
+		{Options{MinValidity: -time.Second}, "Options.MinValidity"},
+		{Options{DrainTimeout: -time.Second}, "Options.DrainTimeout"},
+		{Options{RetryMin: -time.Second}, "Options.RetryMin"},
+		{Options{MaxRenewFailures: -1}, "Options.MaxRenewFailures -1 is negative"},
+		{Options{RetryMin: time.Second, RetryMax: time.Millisecond}, "Options.RetryMin 1s is above RetryMax 1ms"},
+	} {
+		_, err := New(rdb, &tc.opts).Acquire(bg, "opts", 0)
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want ErrConfig saying %q", tc.opts, err, tc.want)
+		}
+	}
+	// The documented negative values stay valid: no heartbeat, no retries.
+	if _, err := New(rdb, &Options{HeartbeatInterval: -1, AcquireRetries: -1}).timing(0); err != nil {
+		t.Errorf("HeartbeatInterval and AcquireRetries -1: %v", err)
+	}
+}
+
+// unreachableClient is a go-redis client for a loopback port nothing
+// listens on, with one dial attempt: a test that uses it must fail before
+// Redis is asked anything.
+func unreachableClient(t *testing.T) *redis.Client {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
