@@ -435,22 +435,24 @@ func (c *Catalog) UserType(schema, name string) *UserType {
 	return nil
 }
 
-// isDomain reports whether tn names a domain (not an array of one).
-func (c *Catalog) isDomain(tn *sqlparse.TypeName) bool {
+// domain returns the domain tn names (not an array of one), or nil.
+func (c *Catalog) domain(tn *sqlparse.TypeName) *UserType {
 	if tn == nil || tn.ArrayDims > 0 {
-		return false
+		return nil
 	}
-	d := c.UserType(tn.Schema, tn.Name)
-	return d != nil && d.Kind == "domain"
+	if d := c.UserType(tn.Schema, tn.Name); d != nil && d.Kind == "domain" {
+		return d
+	}
+	return nil
 }
+
+// isDomain reports whether tn names a domain (not an array of one).
+func (c *Catalog) isDomain(tn *sqlparse.TypeName) bool { return c.domain(tn) != nil }
 
 // DomainNotNull reports whether tn names a domain declared NOT NULL.
 func (c *Catalog) DomainNotNull(tn *sqlparse.TypeName) bool {
-	if tn == nil || tn.ArrayDims > 0 {
-		return false
-	}
-	d := c.UserType(tn.Schema, tn.Name)
-	return d != nil && d.Kind == "domain" && d.NotNull
+	d := c.domain(tn)
+	return d != nil && d.NotNull
 }
 
 func (s *Schema) table(name string) *Table {
