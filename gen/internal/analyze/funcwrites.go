@@ -67,14 +67,20 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 		}
 		for _, f := range a.candidates(fc) {
 			for _, w := range a.funcs.of(f) {
-				if w.table == nil {
-					a.refuseAnyFenced(fc.Loc, "%s", hiddenWriteMsg(q.Name, f, w, fc == called))
-					continue
-				}
-				a.refuseFenced(fc.Loc, w.table, "%s", hiddenWriteMsg(q.Name, f, w, fc == called))
+				a.refuseHidden(fc.Loc, w, "%s", hiddenWriteMsg(q.Name, f, w, fc == called))
 			}
 		}
 	})
+}
+
+// refuseHidden refuses, at loc, a hidden write w: a write of its fenced
+// table, or, when w.table is nil (a body fencegen cannot read), of any.
+func (a *analyzer) refuseHidden(loc int, w hiddenWrite, format string, args ...any) {
+	if w.table == nil {
+		a.refuseAnyFenced(loc, format, args...)
+		return
+	}
+	a.refuseFenced(loc, w.table, format, args...)
 }
 
 // candidates are the user-defined functions a call may run: the overloads
