@@ -229,11 +229,9 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 				}
 			}
 		}
-		for _, s := range fw.cat.Schemas {
-			for _, g := range s.Funcs {
-				if g != f && fw.callRE(g.Name).MatchString(text) {
-					callee(g)
-				}
+		for _, g := range fw.calledInLocked(text) {
+			if g != f {
+				callee(g)
 			}
 		}
 	}
@@ -294,6 +292,20 @@ var (
 	truncateMoreRE = regexp.MustCompile(`^\s*,\s*(?i:only\s+)?(` + identPattern + `(?:\s*\.\s*` + identPattern + `)?)(?:\s*\*)?`)
 	identPartRE    = regexp.MustCompile(identPattern)
 )
+
+// calledInLocked returns the schema's functions that text calls, in
+// schema order. fw.mu must be held (callRE's cache).
+func (fw *funcWrites) calledInLocked(text string) []*catalog.Func {
+	var called []*catalog.Func
+	for _, s := range fw.cat.Schemas {
+		for _, f := range s.Funcs {
+			if fw.callRE(f.Name).MatchString(text) {
+				called = append(called, f)
+			}
+		}
+	}
+	return called
+}
 
 // callRE matches a call of the function named name: name( or "name"(.
 func (fw *funcWrites) callRE(name string) *regexp.Regexp {

@@ -92,14 +92,7 @@ func (a *analyzer) mergeWrites(q *Query, n *sqlparse.Merge) {
 	}
 	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
 	a.funcs.mu.Lock()
-	var called []*catalog.Func
-	for _, s := range a.cat.Schemas {
-		for _, f := range s.Funcs {
-			if a.funcs.callRE(f.Name).MatchString(text) {
-				called = append(called, f)
-			}
-		}
-	}
+	called := a.funcs.calledInLocked(text)
 	a.funcs.mu.Unlock()
 	for _, f := range called {
 		for _, w := range a.funcs.of(f) {
