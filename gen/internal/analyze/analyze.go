@@ -421,21 +421,24 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			}
 		}
 	case *sqlparse.Merge:
+		tb := a.cat.Table(n.Table.Schema, n.Table.Name)
 		if a.funcs != nil {
 			a.mergeWrites(q, n)
-			a.setsOff(a.cat.Table(n.Table.Schema, n.Table.Name), []string{"INSERT", "UPDATE", "DELETE"}, n.Loc)
+			a.setsOff(tb, []string{"INSERT", "UPDATE", "DELETE"}, n.Loc)
 		}
-		if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && tb.Fence != nil {
+		if tb != nil && tb.Fence != nil {
 			a.refuseFenced(n.Loc, tb, "MERGE into fenced table %s cannot be guarded by a fencing token yet: its WHEN branches update, insert and delete rows that fencegen cannot lock and check in one guard; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
 		}
 	case *sqlparse.Copy:
-		if n.From {
-			a.setsOff(a.cat.Table(n.Table.Schema, n.Table.Name), []string{"INSERT"}, n.Loc)
+		if !n.From {
+			break // COPY ... TO: a read
 		}
-		if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && tb.IsView && n.From && a.funcs != nil {
+		tb := a.cat.Table(n.Table.Schema, n.Table.Name)
+		a.setsOff(tb, []string{"INSERT"}, n.Loc)
+		if tb != nil && tb.IsView && a.funcs != nil {
 			a.refuseAnyFenced(n.Loc, "query %s COPYs into view %s, which PostgreSQL runs through its INSTEAD OF INSERT trigger, whose writes fencegen does not guard; load the base tables with INSERT queries, which fencegen guards", q.Name, tb.QualifiedName())
 		}
-		if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && tb.Fence != nil && n.From {
+		if tb != nil && tb.Fence != nil {
 			a.refuseFenced(n.Loc, tb, "COPY into fenced table %s cannot be guarded by a fencing token: COPY FROM loads rows as they are, so the token column is not set and nothing checks a stored token; load the rows with a fenced INSERT (:copyfrom or :batchexec)", tb.QualifiedName())
 		}
 	case *sqlparse.Unknown:

@@ -67,14 +67,20 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 		}
 		for _, f := range a.candidates(fc) {
 			for _, w := range a.funcs.of(f) {
-				if w.table == nil {
-					a.refuseAnyFenced(fc.Loc, "%s", hiddenWriteMsg(q.Name, f, w, fc == called))
-					continue
-				}
-				a.refuseFenced(fc.Loc, w.table, "%s", hiddenWriteMsg(q.Name, f, w, fc == called))
+				a.refuseHidden(fc.Loc, w, "%s", hiddenWriteMsg(q.Name, f, w, fc == called))
 			}
 		}
 	})
+}
+
+// refuseHidden refuses, at loc, a hidden write w: a write of its fenced
+// table, or, when w.table is nil (a body fencegen cannot read), of any.
+func (a *analyzer) refuseHidden(loc int, w hiddenWrite, format string, args ...any) {
+	if w.table == nil {
+		a.refuseAnyFenced(loc, format, args...)
+		return
+	}
+	a.refuseFenced(loc, w.table, format, args...)
 }
 
 // candidates are the user-defined functions a call may run: the overloads
@@ -223,11 +229,9 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 				}
 			}
 		}
-		for _, s := range fw.cat.Schemas {
-			for _, g := range s.Funcs {
-				if g != f && fw.callRE(g.Name).MatchString(text) {
-					callee(g)
-				}
+		for _, g := range fw.calledInLocked(text) {
+			if g != f {
+				callee(g)
 			}
 		}
 	}
@@ -288,6 +292,20 @@ var (
 	truncateMoreRE = regexp.MustCompile(`^\s*,\s*(?i:only\s+)?(` + identPattern + `(?:\s*\.\s*` + identPattern + `)?)(?:\s*\*)?`)
 	identPartRE    = regexp.MustCompile(identPattern)
 )
+
+// calledInLocked returns the schema's functions that text calls, in
+// schema order. fw.mu must be held (callRE's cache).
+func (fw *funcWrites) calledInLocked(text string) []*catalog.Func {
+	var called []*catalog.Func
+	for _, s := range fw.cat.Schemas {
+		for _, f := range s.Funcs {
+			if fw.callRE(f.Name).MatchString(text) {
+				called = append(called, f)
+			}
+		}
+	}
+	return called
+}
 
 // callRE matches a call of the function named name: name( or "name"(.
 func (fw *funcWrites) callRE(name string) *regexp.Regexp {

@@ -92,22 +92,11 @@ func (a *analyzer) mergeWrites(q *Query, n *sqlparse.Merge) {
 	}
 	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
 	a.funcs.mu.Lock()
-	var called []*catalog.Func
-	for _, s := range a.cat.Schemas {
-		for _, f := range s.Funcs {
-			if a.funcs.callRE(f.Name).MatchString(text) {
-				called = append(called, f)
-			}
-		}
-	}
+	called := a.funcs.calledInLocked(text)
 	a.funcs.mu.Unlock()
 	for _, f := range called {
 		for _, w := range a.funcs.of(f) {
-			if w.table == nil {
-				a.refuseAnyFenced(n.Loc, "%s", hiddenWriteMsg(q.Name, f, w, false))
-				continue
-			}
-			a.refuseFenced(n.Loc, w.table, "%s", hiddenWriteMsg(q.Name, f, w, false))
+			a.refuseHidden(n.Loc, w, "%s", hiddenWriteMsg(q.Name, f, w, false))
 		}
 	}
 }
@@ -160,11 +149,7 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 					what = "runs " + w.verb + " on fenced table " + w.table.QualifiedName()
 				}
 				msg := "query %s writes table %s, which fires trigger %s (%s:%d), whose function %s() %s: fencegen cannot add the fencing guard inside a trigger, so that write would not check the token; write it as its own query, which fencegen guards, or drop the trigger"
-				if w.table == nil {
-					a.refuseAnyFenced(loc, msg, name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, what)
-				} else {
-					a.refuseFenced(loc, w.table, msg, name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, what)
-				}
+				a.refuseHidden(loc, w, msg, name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, what)
 			}
 		}
 	}
@@ -187,11 +172,7 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 					for _, f := range a.candidates(n) {
 						for _, w := range a.funcs.of(f) {
 							msg := "query %s writes table %s, whose rule %s (%s:%d) calls %s(), which may write a fenced table; fencegen cannot guard a rule's actions: write them as their own queries, which fencegen guards, or drop the rule"
-							if w.table == nil {
-								a.refuseAnyFenced(loc, msg, name, t.QualifiedName(), r.Name, r.File, r.Line, f.Name)
-							} else {
-								a.refuseFenced(loc, w.table, msg, name, t.QualifiedName(), r.Name, r.File, r.Line, f.Name)
-							}
+							a.refuseHidden(loc, w, msg, name, t.QualifiedName(), r.Name, r.File, r.Line, f.Name)
 						}
 					}
 					return
