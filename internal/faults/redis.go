@@ -401,7 +401,7 @@ func (r *Redis) PauseFor(d time.Duration) <-chan struct{} {
 	go func() {
 		defer close(done)
 		time.Sleep(d)
-		r.signal(syscall.SIGCONT, false)
+		r.Resume()
 	}()
 	r.t.Cleanup(func() { <-done })
 	return done

@@ -375,30 +375,30 @@ const renewChunk = 1000
 // renewGroups splits batch (by index) into the groups of one renew_many
 // call each: chunks of renewChunk, and on a Redis Cluster by hash slot.
 func (c *Client) renewGroups(batch []*Lease) [][]int {
-	var groups [][]int
+	var bySlot [][]int
 	if _, ok := c.rdb.(*redis.ClusterClient); ok {
-		bySlot := map[uint16][]int{}
-		var order []uint16
+		at := map[uint16]int{} // slot -> index in bySlot, in order of first use
 		for i, l := range batch {
 			s := slot(l.resource)
-			if _, ok := bySlot[s]; !ok {
-				order = append(order, s)
+			j, ok := at[s]
+			if !ok {
+				j = len(bySlot)
+				at[s] = j
+				bySlot = append(bySlot, nil)
 			}
-			bySlot[s] = append(bySlot[s], i)
+			bySlot[j] = append(bySlot[j], i)
 		}
-		for _, s := range order {
-			g := bySlot[s]
-			for len(g) > renewChunk {
-				groups, g = append(groups, g[:renewChunk]), g[renewChunk:]
-			}
-			groups = append(groups, g)
+	} else if len(batch) > 0 {
+		all := make([]int, len(batch))
+		for i := range all {
+			all[i] = i
 		}
-		return groups
+		bySlot = [][]int{all}
 	}
-	for lo := 0; lo < len(batch); lo += renewChunk {
-		g := make([]int, 0, min(renewChunk, len(batch)-lo))
-		for i := lo; i < min(lo+renewChunk, len(batch)); i++ {
-			g = append(g, i)
+	var groups [][]int
+	for _, g := range bySlot {
+		for len(g) > renewChunk {
+			groups, g = append(groups, g[:renewChunk]), g[renewChunk:]
 		}
 		groups = append(groups, g)
 	}
