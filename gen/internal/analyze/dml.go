@@ -58,8 +58,8 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 	}
 	f := &Fence{Table: t, Column: t.Fence.Column, Strict: strict, Kind: kind, Loosens: t.Fence.Strict && !strict}
 	if q == nil {
-		// A data-modifying WITH entry: guarded in place (sqlparse.FenceWrite
-		// with FenceSpec.CTE).
+		// A data-modifying WITH entry: guarded in place (package guard,
+		// form InWith, Spec.CTE).
 		if a.cteFence != nil {
 			a.errorf(loc, "a second fenced write in one WITH clause (%s and %s); fencegen guards one fenced write per statement: split it", a.cteFence.CTE, a.currentCTE)
 			return

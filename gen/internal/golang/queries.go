@@ -727,9 +727,10 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 	return []jen.Code{jen.Panic(jen.Lit("fencegen: unsupported command " + q.Cmd))}
 }
 
-// fencedBody runs the guarded statement built by sqlparse.FenceWrite
-// through fence.Write, which tells apart rows written, rows refused (stale
-// token) and no row matched; see package fence.
+// fencedBody runs the guarded statement built by package guard through
+// the runtime reader of its form (guard.Form.Reader: fence.Write and its
+// kin), which tells apart rows written, rows refused (stale token) and no
+// row matched; see package fence.
 func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement) []jen.Code {
 	mode := fenceMode(q)
 	run := jen.Func().Params().Params(jen.Qual(fencePkg, "Rows"), jen.Error()).Block(
