@@ -348,6 +348,112 @@ func (q *Queries) SetTwoSettings(ctx context.Context, arg SetTwoSettingsParams, 
 	}, nil)
 }
 
+const setSettingsFrom = `-- name: SetSettingsFrom :many
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $3)
+WITH src AS (
+    SELECT unnest($1::bigint[]) AS id, $2::text AS value
+),
+fence_input (id, name, value) AS (
+    SELECT id::bigint, CAST('n' || id AS pg_catalog.text), value::pg_catalog.text
+    FROM src
+),
+fence_lock AS (
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
+    FROM settings
+    WHERE (settings.id) IN (SELECT id FROM fence_input)
+    ORDER BY settings.id
+    FOR UPDATE OF settings
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO settings (id, name, value, tok)
+    SELECT id, name, value, $3
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $3
+    WHERE CASE WHEN settings.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    RETURNING id
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
+`
+
+type SetSettingsFromParams struct {
+	Ids   []int64
+	Value string
+}
+
+// An upsert whose INSERT has a WITH clause of its own: its entries join the
+// guard's WITH list.
+//
+// SetSettingsFrom stores token in settings.tok. It inserts all its rows or
+// none: the existing rows they conflict with are locked first, and if any
+// holds a token that token does not beat, nothing is written and it returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
+// each conflicting row is updated and stores token. One round trip.
+func (q *Queries) SetSettingsFrom(ctx context.Context, arg SetSettingsFromParams, token fence.Token) ([]int64, error) {
+	var items []int64
+	if _, err := fence.Write("SetSettingsFrom", "settings", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+		return q.db.Query(ctx, setSettingsFrom, arg.Ids, arg.Value, int64(token))
+	}, func(rows fence.Rows) error {
+		var i int64
+		if err := rows.Scan(nil, nil, &i); err != nil {
+			return err
+		}
+		items = append(items, i)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const setSettingFrom = `-- name: SetSettingFrom :exec
+-- fencegen: guarded upsert (settings.tok <= $4)
+WITH src AS (
+    SELECT $3::bigint AS id
+),
+fence_write AS (
+    INSERT INTO settings (id, name, value, tok)
+    VALUES ((SELECT id FROM src), $1, $2, $4)
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $4
+    WHERE settings.tok <= $4
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT settings.tok, 1
+FROM settings
+WHERE settings.id = (SELECT id FROM src) AND NOT (settings.tok <= $4) AND NOT EXISTS (SELECT 1 FROM fence_write)
+`
+
+type SetSettingFromParams struct {
+	Name  string
+	Value string
+	ID    int64
+}
+
+// SetSettingFrom stores token in settings.tok. On a conflict, its DO UPDATE
+// refuses to touch rows whose stored fencing token is greater than token, and
+// stores token. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken)
+// when the existing row holds a newer token. One round trip.
+func (q *Queries) SetSettingFrom(ctx context.Context, arg SetSettingFromParams, token fence.Token) error {
+	_, err := fence.WriteUpsert("SetSettingFrom", "settings", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+		return q.db.Query(ctx, setSettingFrom, arg.Name, arg.Value, arg.ID, int64(token))
+	}, nil)
+	return err
+}
+
 const setSettingLogged = `-- name: SetSettingLogged :exec
 -- fencegen: guarded in WITH entry s (settings.tok <= $4)
 WITH fence_input(id, name, value) AS (
