@@ -535,7 +535,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		}
 		// What the guard stage needs (see addGuard).
 		q.Fence.spec = guard.Spec{
-			Table: q.Fence.Table.QualifiedName(), Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey,
+			Table: q.Fence.Table.QualifiedName(), Name: q.Fence.Table.Name, Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey,
 			Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
 			Columns: len(q.Columns), CTE: q.Fence.CTE, Inherited: len(a.cat.Children(q.Fence.Table)) > 0,
 			InsertTypes: q.Fence.InsertTypes, ConflictColumns: q.Fence.ConflictColumns,

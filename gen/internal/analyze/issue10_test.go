@@ -51,6 +51,22 @@ func TestIssue10LetThroughs(t *testing.T) {
 			schema:  jobs + "create table log (id int);\n",
 			query:   "with l as (insert into log values (1) returning id) insert into jobs (id, k) select id, 2 from l on conflict (id) do update set k = excluded.k",
 			refused: "WITH entry l writes"},
+		// A write in a WITH entry with a WITH clause of its own: once taken
+		// for the main statement's write (the entry's own WITH made the
+		// analyser forget the entry), so the main statement got the guard
+		// and the fenced write in the entry ran unguarded.
+		{name: "UPDATE in a WITH entry with its own WITH, main statement an INSERT with a token column",
+			schema: jobs + "create table job_log (job_id bigint, tok bigint);\n",
+			query:  "with w as (with src as (select 1 as id) update jobs set k = 2 where id in (select id from src) returning id) insert into job_log (job_id) select id from w",
+			sql:    "-- fencegen: guarded in WITH entry w (jobs.tok <= $1)\nWITH src AS (\n    SELECT 1 AS id\n),\nfence_lock AS ("},
+		{name: "upsert in a WITH entry with its own WITH",
+			schema: jobs + "create table job_log (job_id bigint);\n",
+			query:  "with w as (with src as (select 1 as id) insert into jobs (id, k) select id, 2 from src on conflict (id) do update set k = excluded.k returning id) insert into job_log (job_id) select id from w",
+			sql:    "-- fencegen: guarded in WITH entry w (jobs.tok <= $1)\nWITH src AS (\n    SELECT 1 AS id\n),\nfence_input"},
+		{name: "DELETE in a WITH entry with its own WITH",
+			schema: jobs,
+			query:  "with w as (with src as (select 1 as id) delete from jobs where id in (select id from src) returning id) select count(*) from w",
+			sql:    "-- fencegen: guarded in WITH entry w (jobs.tok <= $1)\nWITH src AS ("},
 		{name: "plain INSERT with its own WITH is guarded",
 			schema: jobs,
 			query:  "with v as (select 1 as id) insert into jobs (id, k) select id, 2 from v",

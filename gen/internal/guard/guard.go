@@ -162,8 +162,9 @@ type Spec struct {
 	Batch bool
 	// Table is the fenced table's name as messages and the guarded
 	// statement's comment give it (schema.table outside the default
-	// schema).
-	Table string
+	// schema); Name is its name alone, which the write to guard must
+	// target (not checked when "").
+	Table, Name string
 	// Inherited is set when the table has INHERITS children: its primary
 	// key is unique in the table alone, so a write that pins it can still
 	// match a row in each child (unless it names ONLY the table), and rows

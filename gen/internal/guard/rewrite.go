@@ -20,6 +20,17 @@ func (spec Spec) op() string {
 	return "<="
 }
 
+// checkTarget reports, as an error, that rv, the relation the statement
+// to guard writes, is not the fenced table (spec.Name; not checked when
+// ""): the analyser found the fenced write elsewhere, and guarding this
+// one would leave that write unguarded.
+func (spec Spec) checkTarget(rv *pg.RangeVar) error {
+	if spec.Name == "" || rv.Relname == spec.Name {
+		return nil
+	}
+	return fmt.Errorf("the write to guard is into %s, not into fenced table %s, which the statement writes elsewhere; write the fenced write as its own statement", rv.Relname, spec.Table)
+}
+
 // keyUnique reports whether rv's primary key matches at most one row.
 func (spec Spec) keyUnique(rv *pg.RangeVar) bool { return !spec.Inherited || !rv.Inh }
 
@@ -85,6 +96,20 @@ func rewriteWrite(sql string, spec Spec, form *Form) (string, error) {
 	raw := tree.Stmts[0]
 	if spec.CTE != "" {
 		return fenceInWith(tree, spec, form)
+	}
+	var target *pg.RangeVar
+	switch s := raw.Stmt.Node.(type) {
+	case *pg.Node_InsertStmt:
+		target = s.InsertStmt.Relation
+	case *pg.Node_UpdateStmt:
+		target = s.UpdateStmt.Relation
+	case *pg.Node_DeleteStmt:
+		target = s.DeleteStmt.Relation
+	}
+	if target != nil {
+		if err := spec.checkTarget(target); err != nil {
+			return "", err
+		}
 	}
 	switch s := raw.Stmt.Node.(type) {
 	case *pg.Node_InsertStmt:
@@ -954,6 +979,11 @@ func fenceInWith(tree *pg.ParseResult, spec Spec, form *Form) (string, error) {
 		case *pg.Node_DeleteStmt:
 			target = w.DeleteStmt.Relation
 		}
+		if target != nil {
+			if err := spec.checkTarget(target); err != nil {
+				return "", err
+			}
+		}
 		for _, c := range with.Ctes {
 			if err := checkCTEName(c.GetCommonTableExpr().GetCtename(), target); err != nil {
 				return "", err
@@ -980,7 +1010,7 @@ func fenceInWith(tree *pg.ParseResult, spec Spec, form *Form) (string, error) {
 				return "", fmt.Errorf("INSERT ... DEFAULT VALUES cannot carry a fencing token")
 			}
 			var err error
-			if hoisted, err = hoistInner(with, in); err != nil {
+			if hoisted, err = hoistInner(with, &in.WithClause, in.Relation); err != nil {
 				return "", err
 			}
 			if upsert, err = upsertMany(in, sel, oc, spec); err != nil {
@@ -1005,6 +1035,10 @@ func fenceInWith(tree *pg.ParseResult, spec Spec, form *Form) (string, error) {
 		if len(spec.Key) == 0 {
 			return "", fmt.Errorf("the table has no primary key")
 		}
+		var err error
+		if hoisted, err = hoistInner(with, &u.WithClause, u.Relation); err != nil {
+			return "", err
+		}
 		rv, from, where = u.Relation, u.FromClause, u.WhereClause
 		extra, err := lockConditions(rv, spec)
 		if err != nil {
@@ -1016,6 +1050,10 @@ func fenceInWith(tree *pg.ParseResult, spec Spec, form *Form) (string, error) {
 		d := w.DeleteStmt
 		if len(spec.Key) == 0 {
 			return "", fmt.Errorf("the table has no primary key")
+		}
+		var err error
+		if hoisted, err = hoistInner(with, &d.WithClause, d.Relation); err != nil {
+			return "", err
 		}
 		rv, from, where = d.Relation, d.UsingClause, d.WhereClause
 		extra, err := lockConditions(rv, spec)
@@ -1105,23 +1143,24 @@ func fenceInWith(tree *pg.ParseResult, spec Spec, form *Form) (string, error) {
 	return sql, nil
 }
 
-// hoistInner takes the WITH clause off in, an upsert that is the fenced
-// entry of WITH clause outer, and returns its entries, which the caller
-// places in outer ahead of the guard's queries: fence_input reads the rows
-// to insert there, where an entry of the INSERT's own WITH is not visible.
+// hoistInner takes the WITH clause *w off the fenced write (an upsert,
+// UPDATE or DELETE of table rv) that is an entry of WITH clause outer, and
+// returns its entries, which the caller places in outer ahead of the
+// guard's queries: fence_input and fence_lock read the write's rows there,
+// where an entry of the write's own WITH is not visible.
 // An entry that writes is refused (it would run even when the write is
 // refused), and so is a name that the guard reserves, that hides the
 // fenced table, or that outer already holds (moved into outer, the entry
 // would clash with it or change what the other entries read); a RECURSIVE
 // clause is refused unless outer is RECURSIVE too, since making outer
 // RECURSIVE would change what its own entries see.
-func hoistInner(outer *pg.WithClause, in *pg.InsertStmt) ([]*pg.Node, error) {
-	inner := in.WithClause
+func hoistInner(outer *pg.WithClause, w **pg.WithClause, rv *pg.RangeVar) ([]*pg.Node, error) {
+	inner := *w
 	if inner == nil {
 		return nil, nil
 	}
 	if inner.Recursive && !outer.Recursive {
-		return nil, fmt.Errorf("the upsert's own WITH RECURSIVE clause cannot join the statement's WITH clause, which is not RECURSIVE: write WITH RECURSIVE at the top of the statement and move the entries there")
+		return nil, fmt.Errorf("the fenced write's own WITH RECURSIVE clause cannot join the statement's WITH clause, which is not RECURSIVE: write WITH RECURSIVE at the top of the statement and move the entries there")
 	}
 	names := map[string]bool{}
 	for _, c := range outer.Ctes {
@@ -1132,17 +1171,17 @@ func hoistInner(outer *pg.WithClause, in *pg.InsertStmt) ([]*pg.Node, error) {
 		if cte == nil {
 			continue
 		}
-		if err := checkCTEName(cte.Ctename, in.Relation); err != nil {
+		if err := checkCTEName(cte.Ctename, rv); err != nil {
 			return nil, err
 		}
 		if names[cte.Ctename] {
-			return nil, fmt.Errorf("the upsert's own WITH entry %s has the name of an entry of the statement's WITH clause, which the guard merges them into: rename one", cte.Ctename)
+			return nil, fmt.Errorf("the fenced write's own WITH entry %s has the name of an entry of the statement's WITH clause, which the guard merges them into: rename one", cte.Ctename)
 		}
 		if isWrite(cte.Ctequery) {
 			return nil, fmt.Errorf("WITH entry %s writes: it would run even when the fenced write is refused, so the statement would not be all or nothing; write it as its own query", cte.Ctename)
 		}
 	}
-	in.WithClause = nil
+	*w = nil
 	return inner.Ctes, nil
 }
 
@@ -1281,6 +1320,9 @@ func fenceByKey(sql string, spec Spec) (*byKey, error) {
 		}
 	default:
 		return nil, nil
+	}
+	if err := spec.checkTarget(rv); err != nil {
+		return nil, err
 	}
 	write, err := deparse(tree.Stmts[0].Stmt)
 	if err != nil {

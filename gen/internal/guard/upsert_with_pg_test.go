@@ -187,3 +187,75 @@ func TestFenceUpsertOwnWithRefusals(t *testing.T) {
 		}
 	}
 }
+
+// An UPDATE or DELETE that is a WITH entry with a WITH clause of its own:
+// the entry's own entries join the statement's WITH list ahead of
+// fence_lock, which reads the same rows as the write. Against real
+// PostgreSQL: a lower token refuses the whole statement (the main query's
+// log row included), a higher one writes.
+func TestFenceInWithOwnWithPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t, `CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL, tok bigint NOT NULL DEFAULT 0);
+		CREATE TABLE job_log (job_id bigint NOT NULL);`)
+	ctx := context.Background()
+	spec := guard.Spec{Table: "jobs", Name: "jobs", Column: "tok", Key: []string{"id"}, Param: 3, CTE: "w"}
+	for _, tc := range []struct{ name, sql, after string }{
+		{"update", `WITH w AS (WITH src AS (SELECT $1::bigint AS id) UPDATE jobs SET state = $2 WHERE id IN (SELECT id FROM src) RETURNING id)
+			INSERT INTO job_log (job_id) SELECT id FROM w`, "10:done:7 11:new:5"},
+		{"delete", `WITH w AS (WITH src AS (SELECT $1::bigint AS id, $2::text AS why) DELETE FROM jobs WHERE id IN (SELECT id FROM src) RETURNING id)
+			INSERT INTO job_log (job_id) SELECT id FROM w`, "11:new:5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := pool.Exec(ctx, `TRUNCATE jobs, job_log; INSERT INTO jobs VALUES (10, 'new', 5), (11, 'new', 5)`); err != nil {
+				t.Fatal(err)
+			}
+			g, err := guard.Rewrite(tc.sql, spec)
+			if err != nil {
+				t.Fatalf("Rewrite: %v", err)
+			}
+			if g.Form != guard.InWith {
+				t.Fatalf("form %v, want InWith", g.Form)
+			}
+			logged := func() (n int) {
+				if err := pool.QueryRow(ctx, `SELECT count(*) FROM job_log`).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			_, err = runGuarded(t, pool, g, 4, int64(10), "done")
+			var se *fence.StaleError
+			if !errors.As(err, &se) || se.Stored != 5 {
+				t.Fatalf("token 4 against 5: %v, want a stale-token error with stored 5\n%s", err, g.SQL)
+			}
+			if got := jobsState(t, pool); got != "10:new:5 11:new:5" || logged() != 0 {
+				t.Fatalf("a refused statement wrote: %s, %d log rows", got, logged())
+			}
+			if _, err := runGuarded(t, pool, g, 7, int64(10), "done"); err != nil {
+				t.Fatalf("token 7: %v", err)
+			}
+			if got := jobsState(t, pool); got != tc.after || logged() != 1 {
+				t.Fatalf("after token 7: %s, %d log rows; want %s, 1", got, logged(), tc.after)
+			}
+		})
+	}
+}
+
+// The guard refuses to guard a write into another table than the fenced
+// one (Spec.Name): guarding it would leave the fenced write, which the
+// analyser found elsewhere in the statement, without the guard.
+func TestRewriteChecksTarget(t *testing.T) {
+	for _, tc := range []struct{ sql, cte string }{
+		{"INSERT INTO job_log (job_id) VALUES ($1)", ""},
+		{"UPDATE job_log SET job_id = $1 WHERE job_id = 3", ""},
+		{"UPDATE job_log SET job_id = $1 WHERE id = 3", ""}, // by key
+		{"DELETE FROM job_log WHERE job_id > $1", ""},
+		{"WITH w AS (UPDATE job_log SET job_id = $1 RETURNING 1) SELECT count(*) FROM w", "w"},
+	} {
+		_, err := guard.Rewrite(tc.sql, guard.Spec{Table: "jobs", Name: "jobs", Column: "tok", Key: []string{"id"}, Param: 2, CTE: tc.cte})
+		if err == nil || !strings.Contains(err.Error(), "not into fenced table jobs") {
+			t.Errorf("%s: err = %v, want a refusal naming the fenced table", tc.sql, err)
+		}
+	}
+	if _, err := guard.Rewrite("UPDATE jobs SET state = $1 WHERE id = 3", guard.Spec{Table: "jobs", Name: "jobs", Column: "tok", Key: []string{"id"}, Param: 2}); err != nil {
+		t.Errorf("the fenced table itself: %v", err)
+	}
+}
