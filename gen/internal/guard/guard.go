@@ -189,9 +189,10 @@ type Guarded struct {
 // Rewrite adds the guard to sql, one INSERT, UPDATE or DELETE (or a
 // statement whose WITH entry spec.CTE is one), its parameters $n only,
 // and returns it with its form. An UPDATE or DELETE pinned by its primary
-// key gets ByKey unless spec.Batch; the other forms are one statement and
-// one round trip. The error says why the write cannot be guarded
-// (caller locates it).
+// key, without WITH, FROM or USING of its own and not a batch item
+// (spec.Batch), gets ByKey; the other forms are one statement and one
+// round trip. The error says why the write cannot be guarded (the caller
+// locates it at the statement).
 func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	if !spec.Batch {
 		bk, err := fenceByKey(sql, spec)
