@@ -2,6 +2,7 @@ package fenceimpl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/fencegen/fencegen/runtime/fence"
@@ -20,8 +21,8 @@ import (
 //
 // ctx bounds the stored-token read as it bounds the write (run binds it):
 // when ctx ends before the read has answered, WriteByKey returns an error
-// that says the write wrote nothing and wraps the read's error (errors.Is
-// context.Canceled or context.DeadlineExceeded with pgx and database/sql).
+// that says the write wrote nothing and wraps both ctx's error (errors.Is
+// context.Canceled or context.DeadlineExceeded) and the read's.
 //
 // It returns the number of rows written (0 or 1), those errors, or the
 // database's error (the database-side guard's SQLSTATE as a *fence.StaleError).
@@ -50,7 +51,7 @@ func WriteByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 		}
 		srows, err := stored(ctx)
 		if err != nil {
-			return 0, storedErr(query, table, err)
+			return 0, storedErr(ctx, query, table, err)
 		}
 		var (
 			tok   *int64
@@ -59,13 +60,13 @@ func WriteByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 		for srows.Next() {
 			if err := srows.Scan(&tok); err != nil {
 				srows.Close()
-				return 0, storedErr(query, table, err)
+				return 0, storedErr(ctx, query, table, err)
 			}
 			found++
 		}
 		srows.Close()
 		if err := srows.Err(); err != nil {
-			return 0, storedErr(query, table, err)
+			return 0, storedErr(ctx, query, table, err)
 		}
 		if found == 0 || tok == nil {
 			return 0, &fence.NotFoundError{Query: query, Table: table}
@@ -78,7 +79,12 @@ func WriteByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 }
 
 // storedErr is the error of WriteByKey when the stored-token read, after a
-// write that wrote nothing, failed with err (ctx ended, say).
-func storedErr(query, table string, err error) error {
+// write that wrote nothing, failed with err. When ctx has ended, the error
+// wraps ctx's error too: lib/pq reports a cancelled read as the server's
+// query_canceled (SQLSTATE 57014) only, where pgx wraps the context's.
+func storedErr(ctx context.Context, query, table string, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("fence: %s on %s wrote nothing; reading the stored token: %w (%w)", query, table, cerr, err)
+	}
 	return fmt.Errorf("fence: %s on %s wrote nothing; reading the stored token: %w", query, table, err)
 }
