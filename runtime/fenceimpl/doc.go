@@ -11,12 +11,15 @@
 // *fence.NotFoundError (fence.ErrNotFound) and *fence.ConcurrentChangeError
 // (fence.ErrConcurrentChange).
 //
-// Like package fence, it depends only on the standard library: it reads
+// Like package fence, it depends only on the standard library (and on
+// package fence): it reads
 // pgx/v5's results through the Rows interface, database/sql's through
 // SQLRows, and the fields of a PostgreSQL error (*pgconn.PgError of pgx,
 // whether through pgx or its database/sql driver, and *pq.Error of
 // github.com/lib/pq) by their field names, without importing either
 // driver. A refusal is recognised from the error's protocol fields
-// (SQLSTATE, DETAIL, SCHEMA, TABLE), never from its translated message
-// text (see TriggerError and StaleCastMarker).
+// (SQLSTATE, DETAIL, SCHEMA, TABLE) and, for a raising guard's cast, from
+// the cast's own text quoted in the message, never from the message's
+// sentence, which PostgreSQL translates (see TriggerError and
+// StaleCastMarker).
 package fenceimpl

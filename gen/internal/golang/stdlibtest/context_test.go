@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/fencegen/fencegen/gen/internal/golang/stdlibtest/pgxdb"
 	"github.com/fencegen/fencegen/gen/internal/golang/stdlibtest/sqldb"
+	"github.com/fencegen/fencegen/runtime/fence"
 )
 
 // storedReadHook runs before the stored-token read of a write by key (the
@@ -20,30 +22,106 @@ type storedReadHook func(query string)
 
 func isStoredRead(query string) bool { return strings.Contains(query, "(stored token, sent only when") }
 
-// pgxHooked is a pgxdb.DBTX that calls hook before each stored-token read.
+// pgxHooked is a pgxdb.DBTX that counts the statements it sends and calls
+// hook (if not nil) before each stored-token read.
 type pgxHooked struct {
 	pgxdb.DBTX
 	hook storedReadHook
+	sent *int
 }
 
 func (h pgxHooked) Query(ctx context.Context, query string, args ...any) (pgx.Rows, error) {
-	if isStoredRead(query) {
-		h.hook(query)
-	}
+	h.count(query)
 	return h.DBTX.Query(ctx, query, args...)
 }
 
-// sqlHooked is a sqldb.DBTX that calls hook before each stored-token read.
+func (h pgxHooked) QueryRow(ctx context.Context, query string, args ...any) pgx.Row {
+	h.count(query)
+	return h.DBTX.QueryRow(ctx, query, args...)
+}
+
+func (h pgxHooked) Exec(ctx context.Context, query string, args ...any) (pgconn.CommandTag, error) {
+	h.count(query)
+	return h.DBTX.Exec(ctx, query, args...)
+}
+
+func (h pgxHooked) count(query string) {
+	if h.sent != nil {
+		*h.sent++
+	}
+	if h.hook != nil && isStoredRead(query) {
+		h.hook(query)
+	}
+}
+
+// sqlHooked is sqldb.DBTX's pgxHooked.
 type sqlHooked struct {
 	sqldb.DBTX
 	hook storedReadHook
+	sent *int
 }
 
 func (h sqlHooked) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if isStoredRead(query) {
+	h.count(query)
+	return h.DBTX.QueryContext(ctx, query, args...)
+}
+
+func (h sqlHooked) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	h.count(query)
+	return h.DBTX.QueryRowContext(ctx, query, args...)
+}
+
+func (h sqlHooked) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	h.count(query)
+	return h.DBTX.ExecContext(ctx, query, args...)
+}
+
+func (h sqlHooked) count(query string) {
+	if h.sent != nil {
+		*h.sent++
+	}
+	if h.hook != nil && isStoredRead(query) {
 		h.hook(query)
 	}
-	return h.DBTX.QueryContext(ctx, query, args...)
+}
+
+// TestWriteByKeyRoundTrips: a write by key that writes sends one
+// statement (one round trip, the cost BENCHMARKS.md measures); one that
+// is refused sends the stored-token read too; pgx/v5 and database/sql.
+func TestWriteByKeyRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	dsn := newDatabase(t)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `INSERT INTO jobs (id, status, tok) VALUES (1, 'new', 6)`); err != nil {
+		t.Fatal(err)
+	}
+	var sent int
+	pgxQ := pgxdb.New(pgxHooked{DBTX: conn, sent: &sent})
+	sqlQ := sqldb.New(sqlHooked{DBTX: openSQL(t, "postgres", dsn), sent: &sent})
+	for _, tt := range []struct {
+		name  string
+		write func(tok int64) error
+	}{
+		{"pgx/v5", func(tok int64) error {
+			return pgxQ.SetStatus(ctx, pgxdb.SetStatusParams{ID: 1, Status: "x"}, fence.Token(tok))
+		}},
+		{"database/sql", func(tok int64) error {
+			return sqlQ.SetStatus(ctx, sqldb.SetStatusParams{ID: 1, Status: "y"}, fence.Token(tok))
+		}},
+	} {
+		sent = 0
+		if err := tt.write(7); err != nil || sent != 1 {
+			t.Errorf("%s: written: %v after %d statements, want nil after 1", tt.name, err, sent)
+		}
+		sent = 0
+		if err := tt.write(5); !errors.Is(err, fence.ErrStaleToken) || sent != 2 {
+			t.Errorf("%s: refused: %v after %d statements, want stale after 2", tt.name, err, sent)
+		}
+	}
 }
 
 // TestWriteByKeyStoredReadHonoursContext: the second statement of a write
@@ -70,7 +148,7 @@ func TestWriteByKeyStoredReadHonoursContext(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { conn.Close(context.Background()) })
-			q := pgxdb.New(pgxHooked{conn, hook})
+			q := pgxdb.New(pgxHooked{DBTX: conn, hook: hook})
 			return func(ctx context.Context) error {
 				return q.SetStatus(ctx, pgxdb.SetStatusParams{ID: 1, Status: "late"}, 4)
 			}
@@ -130,7 +208,7 @@ func TestWriteByKeyStoredReadHonoursContext(t *testing.T) {
 // SetStatus (by key).
 func sqlSetStatus(driver string) func(t *testing.T, dsn string, hook storedReadHook) func(ctx context.Context) error {
 	return func(t *testing.T, dsn string, hook storedReadHook) func(ctx context.Context) error {
-		q := sqldb.New(sqlHooked{openSQL(t, driver, dsn), hook})
+		q := sqldb.New(sqlHooked{DBTX: openSQL(t, driver, dsn), hook: hook})
 		return func(ctx context.Context) error {
 			return q.SetStatus(ctx, sqldb.SetStatusParams{ID: 1, Status: "late"}, 4)
 		}
