@@ -378,7 +378,7 @@ func storedFilter(rv *pg.RangeVar, where *pg.Node, spec FenceSpec) (*pg.Node, er
 // One row cannot be written in part. The refusal branch reads the
 // statement's snapshot: when it shows a token the guard would have
 // accepted, a concurrent transaction changed the row first, and
-// fenceimpl.Write runs the statement again.
+// fence.Write runs the statement again.
 func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, spec FenceSpec) (string, error) {
 	writeSQL, err := deparse(write)
 	if err != nil {
@@ -495,7 +495,7 @@ func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec FenceSpec) (strin
 // A refused update comes back as one row with the stored token. No row at
 // all means the conflicting row appeared after the statement's snapshot
 // (a concurrent insert), or the DO UPDATE's own WHERE clause refused it;
-// fenceimpl.WriteUpsert runs the statement again, then reports it as not found.
+// fence.WriteUpsert runs the statement again, then reports it as not found.
 func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec FenceSpec) (string, error) {
 	if len(sel.ValuesLists) != 1 {
 		return fenceUpsertMany(in, sel, oc, spec)
@@ -1249,7 +1249,7 @@ type ByKey struct {
 // cannot be written in part; a write that touched nothing is classified by
 // Stored: no row is "not found", a row whose token the presented one does
 // not beat is stale, and a row whose token it beats was changed
-// concurrently, so the write is tried again (fenceimpl.WriteByKey).
+// concurrently, so the write is tried again (fence.WriteByKey).
 func FenceByKey(sql string, spec FenceSpec) (*ByKey, error) {
 	if spec.CTE != "" {
 		return nil, nil
