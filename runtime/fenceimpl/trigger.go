@@ -154,9 +154,10 @@ func triggerStale(query string, err error, tables []string) (se *fence.StaleErro
 // pgFields are the fields of a PostgreSQL error that the readers use
 // (PostgreSQL docs, 55.8 "Error and Notice Message Fields"): code is the
 // SQLSTATE (field C), message the primary message (M, translated under
-// lc_messages), detail D, schema s, table t, column c.
+// lc_messages), detail D, schema s, table t. (The guard trigger also sets
+// the column field, c, for people and tools; the readers need not read it.)
 type pgFields struct {
-	code, message, detail, schema, table, column string
+	code, message, detail, schema, table string
 }
 
 // sqlStater is implemented by database errors that carry a SQLSTATE:
@@ -166,12 +167,11 @@ type sqlStater interface{ SQLState() string }
 
 // fieldNames are the names of pgFields' fields in the drivers' error
 // structs: *pgconn.PgError's first, then *pq.Error's.
-var fieldNames = struct{ message, detail, schema, table, column []string }{
+var fieldNames = struct{ message, detail, schema, table []string }{
 	message: []string{"Message"},
 	detail:  []string{"Detail"},
 	schema:  []string{"SchemaName", "Schema"},
 	table:   []string{"TableName", "Table"},
-	column:  []string{"ColumnName", "Column"},
 }
 
 // fieldsOf returns the fields of the first error in err's chain that
@@ -199,7 +199,6 @@ func fieldsOf(err error) (f pgFields, ok bool) {
 	f.detail = stringField(v, fieldNames.detail)
 	f.schema = stringField(v, fieldNames.schema)
 	f.table = stringField(v, fieldNames.table)
-	f.column = stringField(v, fieldNames.column)
 	return f, true
 }
 
