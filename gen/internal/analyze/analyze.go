@@ -162,7 +162,7 @@ type Fence struct {
 	StoredParams []int
 	// ManyRows marks an upsert of many rows (several VALUES rows or a
 	// SELECT): guarded all or nothing like an UPDATE of many rows, and
-	// read as one (fence.Write); InsertTypes are the SQL types of its
+	// read as one (fenceimpl.Write); InsertTypes are the SQL types of its
 	// columns.
 	ManyRows    bool
 	InsertTypes []string

@@ -83,7 +83,7 @@ func (f Form) Leading() int {
 	return 2
 }
 
-// Reader names the function of the fence runtime that a generated method
+// Reader names the function of runtime/fenceimpl that a generated method
 // calls to run the guarded statement and read its result: "Write" (rows
 // written, a refusal row, or none matched), "WriteByKey" (the write, then
 // Guarded.Stored when it touched nothing), "WriteUpsert" (no row back is
@@ -103,7 +103,7 @@ func (f Form) Reader() string {
 	return ""
 }
 
-// BatchReader names the fence runtime function that reads one item of a
+// BatchReader names the runtime/fenceimpl function that reads one item of a
 // batch of the guarded statement (a batch is sent once, so nothing is
 // retried): "WriteResult", or "WriteInCTEResult" for InWith; "" for Store.
 // A batch item is never ByKey (Spec.Batch).

@@ -8,7 +8,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
-	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 // op is the guard's comparison of the stored token with the presented one:
@@ -340,7 +340,7 @@ func storedFilter(rv *pg.RangeVar, where *pg.Node, spec Spec) (*pg.Node, error) 
 // One row cannot be written in part. The refusal branch reads the
 // statement's snapshot: when it shows a token the guard would have
 // accepted, a concurrent transaction changed the row first, and
-// fence.Write runs the statement again.
+// fenceimpl.Write runs the statement again.
 func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, spec Spec) (string, error) {
 	writeSQL, err := deparse(write)
 	if err != nil {
@@ -464,7 +464,7 @@ func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec Spec, form *Form)
 // A refused update comes back as one row with the stored token. No row at
 // all means the conflicting row appeared after the statement's snapshot
 // (a concurrent insert), or the DO UPDATE's own WHERE clause refused it;
-// fence.WriteUpsert runs the statement again, then reports it as not found.
+// fenceimpl.WriteUpsert runs the statement again, then reports it as not found.
 func fenceUpsert(with string, in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec Spec, form *Form) (string, error) {
 	if len(sel.ValuesLists) != 1 {
 		*form = UpsertMany
@@ -661,7 +661,7 @@ func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec Spec, raise 
 func raisingGuard(rv *pg.RangeVar, spec Spec) (*pg.Node, error) {
 	col := sqlparse.QuoteIdent(relName(rv)) + "." + sqlparse.QuoteIdent(spec.Column)
 	t, err := pg.Parse(fmt.Sprintf("SELECT 1 WHERE CASE WHEN %s %s $%d THEN true ELSE ('%s' || %s)::bigint IS NULL END",
-		col, spec.op(), spec.Param, fence.StaleCastMarker, col))
+		col, spec.op(), spec.Param, fenceimpl.StaleCastMarker, col))
 	if err != nil {
 		return nil, err
 	}
@@ -1096,7 +1096,7 @@ func fenceInWith(tree *pg.ParseResult, spec Spec, form *Form) (string, error) {
 		if spec.Batch {
 			return "", fmt.Errorf("the statement writes besides its fenced WITH entry %s, so a refusal fails the whole statement to undo those writes; as a batch item that would roll back the other items too: use :exec, :one or :many", spec.CTE)
 		}
-		refusedIf = "CASE WHEN refused > 0 THEN ('" + fence.StaleCastMarker + "' || stored || ', rows ' || refused)::bigint IS NULL ELSE false END"
+		refusedIf = "CASE WHEN refused > 0 THEN ('" + fenceimpl.StaleCastMarker + "' || stored || ', rows ' || refused)::bigint IS NULL ELSE false END"
 	}
 	shell, err := pg.Parse("SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn + ", fence_main.* FROM fence_main" +
 		" UNION ALL SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + CheckCTE + " WHERE " + refusedIf)
@@ -1282,7 +1282,7 @@ type byKey struct {
 // cannot be written in part; a write that touched nothing is classified by
 // Stored: no row is "not found", a row whose token the presented one does
 // not beat is stale, and a row whose token it beats was changed
-// concurrently, so the write is tried again (fence.WriteByKey).
+// concurrently, so the write is tried again (fenceimpl.WriteByKey).
 func fenceByKey(sql string, spec Spec) (*byKey, error) {
 	if spec.CTE != "" {
 		return nil, nil

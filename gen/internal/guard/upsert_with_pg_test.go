@@ -12,6 +12,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 // runGuarded runs g through the runtime reader its form names
@@ -20,14 +21,14 @@ func runGuarded(t *testing.T, pool *pgxpool.Pool, g *guard.Guarded, tok fence.To
 	t.Helper()
 	ctx := context.Background()
 	args = append(args, int64(tok))
-	run := func() (fence.Rows, error) { return pool.Query(ctx, g.SQL, args...) }
+	run := func() (fenceimpl.Rows, error) { return pool.Query(ctx, g.SQL, args...) }
 	switch r := g.Form.Reader(); r {
 	case "Write":
-		return fence.Write("Q", "jobs", fence.NonStrict, tok, 0, run, nil)
+		return fenceimpl.Write("Q", "jobs", fence.NonStrict, tok, 0, run, nil)
 	case "WriteUpsert":
-		return fence.WriteUpsert("Q", "jobs", fence.NonStrict, tok, 0, run, nil)
+		return fenceimpl.WriteUpsert("Q", "jobs", fence.NonStrict, tok, 0, run, nil)
 	case "WriteInCTE":
-		return fence.WriteInCTE("Q", "jobs", fence.NonStrict, tok, 0, run, nil)
+		return fenceimpl.WriteInCTE("Q", "jobs", fence.NonStrict, tok, 0, run, nil)
 	default:
 		t.Fatalf("form %v: reader %q not run by this test", g.Form, r)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -41,9 +42,9 @@ type CopyFromSourceParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) CopyFromSource(ctx context.Context, arg CopyFromSourceParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "CopyFromSource", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "CopyFromSource", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, copyFromSource, arg.Source, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredCopyFromSource, arg.ID)
 	})
 	return err
@@ -75,9 +76,9 @@ type SetPayloadEUParams struct {
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
 // writes; when it writes nothing, a second reads the stored token.
 func (q *Queries) SetPayloadEU(ctx context.Context, arg SetPayloadEUParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetPayloadEU", "events_eu", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetPayloadEU", "events_eu", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setPayloadEU, arg.Payload, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetPayloadEU, arg.ID)
 	})
 	return err
@@ -97,7 +98,7 @@ type AddEventUSParams struct {
 // AddEventUS stores token in events_us.tok.
 func (q *Queries) AddEventUS(ctx context.Context, arg AddEventUSParams, token fence.Token) error {
 	_, err := q.db.Exec(ctx, addEventUS, arg.ID, arg.Payload, int64(token))
-	return fence.TriggerError("AddEventUS", err, "events_us")
+	return fenceimpl.TriggerError("AddEventUS", err, "events_us")
 }
 
 const setThing = `-- name: SetThing :exec
@@ -138,7 +139,7 @@ type SetThingParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) SetThing(ctx context.Context, arg SetThingParams, token fence.Token) error {
-	_, err := fence.Write("SetThing", "things", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.Write("SetThing", "things", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setThing, arg.V, arg.ID, int64(token))
 	}, nil)
 	return err
@@ -183,9 +184,9 @@ WHERE refused > 0
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) RetireActive(ctx context.Context, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("RetireActive", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("RetireActive", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, retireActive, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -227,7 +228,7 @@ type SetSettingParams struct {
 // stores token. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken)
 // when the existing row holds a newer token. One round trip.
 func (q *Queries) SetSetting(ctx context.Context, arg SetSettingParams, token fence.Token) error {
-	_, err := fence.WriteUpsert("SetSetting", "settings", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteUpsert("SetSetting", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSetting, arg.ID, arg.Name, arg.Value, int64(token))
 	}, nil)
 	return err
@@ -280,9 +281,9 @@ type SetSettingsParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetSettings(ctx context.Context, arg SetSettingsParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("SetSettings", "settings", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("SetSettings", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSettings, arg.Ids, arg.Names, arg.Value, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -343,7 +344,7 @@ type SetTwoSettingsParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetTwoSettings(ctx context.Context, arg SetTwoSettingsParams, token fence.Token) (int64, error) {
-	return fence.Write("SetTwoSettings", "settings", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("SetTwoSettings", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setTwoSettings, arg.Id1, arg.Name1, arg.Value, arg.Id2, arg.Name2, int64(token))
 	}, nil)
 }
@@ -401,9 +402,9 @@ type SetSettingsFromParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetSettingsFrom(ctx context.Context, arg SetSettingsFromParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("SetSettingsFrom", "settings", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("SetSettingsFrom", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSettingsFrom, arg.Ids, arg.Value, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -448,7 +449,7 @@ type SetSettingFromParams struct {
 // stores token. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken)
 // when the existing row holds a newer token. One round trip.
 func (q *Queries) SetSettingFrom(ctx context.Context, arg SetSettingFromParams, token fence.Token) error {
-	_, err := fence.WriteUpsert("SetSettingFrom", "settings", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteUpsert("SetSettingFrom", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSettingFrom, arg.Name, arg.Value, arg.ID, int64(token))
 	}, nil)
 	return err
@@ -507,7 +508,7 @@ type SetSettingLoggedParams struct {
 // fence.ErrStaleToken) when the rows the entry matched hold a newer token;
 // then nothing is written, the main query's writes included. One round trip.
 func (q *Queries) SetSettingLogged(ctx context.Context, arg SetSettingLoggedParams, token fence.Token) error {
-	_, err := fence.WriteInCTE("SetSettingLogged", "settings", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteInCTE("SetSettingLogged", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSettingLogged, arg.ID, arg.Name, arg.Value, int64(token))
 	}, nil)
 	return err
@@ -539,9 +540,9 @@ type AddToLedgerParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "AddToLedger", "ledgers", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "AddToLedger", "ledgers", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addToLedger, arg.Amount, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredAddToLedger, arg.ID)
 	})
 	return err
@@ -573,9 +574,9 @@ type RenameJobParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) RenameJob(ctx context.Context, arg RenameJobParams, token fence.Token) (pgconn.CommandTag, error) {
-	n, err := fence.WriteByKey(ctx, "RenameJob", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	n, err := fenceimpl.WriteByKey(ctx, "RenameJob", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, renameJob, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredRenameJob, arg.ID)
 	})
 	if err != nil {
@@ -622,7 +623,7 @@ type RenameJobsParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) RenameJobs(ctx context.Context, arg RenameJobsParams, token fence.Token) (pgconn.CommandTag, error) {
-	n, err := fence.Write("RenameJobs", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	n, err := fenceimpl.Write("RenameJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, renameJobs, arg.Status, arg.MinID, int64(token))
 	}, nil)
 	if err != nil {
@@ -680,7 +681,7 @@ type SetCodesParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetCodes(ctx context.Context, arg SetCodesParams, token fence.Token) error {
-	_, err := fence.Write("SetCodes", "codes", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.Write("SetCodes", "codes", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setCodes, arg.Id1, arg.C1, arg.B1, arg.Id2, arg.C2, arg.B2, int64(token))
 	}, nil)
 	return err
@@ -733,9 +734,9 @@ type AddUsersParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) AddUsers(ctx context.Context, arg AddUsersParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("AddUsers", "users", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("AddUsers", "users", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addUsers, arg.Ids, arg.Emails, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -788,7 +789,7 @@ WHERE refused > 0
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) AddBases(ctx context.Context, ids []int64, token fence.Token) (int64, error) {
-	return fence.Write("AddBases", "bases", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("AddBases", "bases", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addBases, ids, int64(token))
 	}, nil)
 }
@@ -820,9 +821,9 @@ type EditEarlyLogParams struct {
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
 // writes; when it writes nothing, a second reads the stored token.
 func (q *Queries) EditEarlyLog(ctx context.Context, arg EditEarlyLogParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "EditEarlyLog", "logs_early", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "EditEarlyLog", "logs_early", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, editEarlyLog, arg.Msg, arg.ID, arg.Day, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredEditEarlyLog, arg.ID, arg.Day)
 	})
 	return err
@@ -849,9 +850,9 @@ WHERE j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) RequeueFailed(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "RequeueFailed", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "RequeueFailed", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, requeueFailed, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredRequeueFailed, id, int64(token))
 	})
 	return err
@@ -885,15 +886,15 @@ type RenameOneParams struct {
 func (q *Queries) RenameOne(ctx context.Context, arg RenameOneParams, token fence.Token) (Job, error) {
 	var i Job
 	found := false
-	_, err := fence.WriteByKey(ctx, "RenameOne", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "RenameOne", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, renameOne, arg.Status, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredRenameOne, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -933,9 +934,9 @@ type UpsertLedgerParams struct {
 func (q *Queries) UpsertLedger(ctx context.Context, arg UpsertLedgerParams, token fence.Token) (Ledger, error) {
 	var i Ledger
 	found := false
-	_, err := fence.WriteUpsert("UpsertLedger", "ledgers", fence.Strict, token, 3, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteUpsert("UpsertLedger", "ledgers", fence.Strict, token, 3, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, upsertLedger, arg.ID, arg.Total, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -994,9 +995,9 @@ type UpsertLedgersParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) UpsertLedgers(ctx context.Context, arg UpsertLedgersParams, token fence.Token) ([]Ledger, error) {
 	var items []Ledger
-	if _, err := fence.Write("UpsertLedgers", "ledgers", fence.Strict, token, 3, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("UpsertLedgers", "ledgers", fence.Strict, token, 3, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, upsertLedgers, arg.Ids, arg.Totals, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i Ledger
 		if err := rows.Scan(nil, nil, &i.ID, &i.Total, &i.Tok); err != nil {
 			return err
@@ -1026,7 +1027,7 @@ func (q *Queries) AddLedger(ctx context.Context, arg AddLedgerParams, token fenc
 	row := q.db.QueryRow(ctx, addLedger, arg.ID, arg.Total, int64(token))
 	var i Ledger
 	err := row.Scan(&i.ID, &i.Total, &i.Tok)
-	return i, fence.TriggerError("AddLedger", err, "ledgers")
+	return i, fenceimpl.TriggerError("AddLedger", err, "ledgers")
 }
 
 const setLedgerTotal = `-- name: SetLedgerTotal :one
@@ -1058,15 +1059,15 @@ type SetLedgerTotalParams struct {
 func (q *Queries) SetLedgerTotal(ctx context.Context, arg SetLedgerTotalParams, token fence.Token) (Ledger, error) {
 	var i Ledger
 	found := false
-	_, err := fence.WriteByKey(ctx, "SetLedgerTotal", "ledgers", fence.Strict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetLedgerTotal", "ledgers", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setLedgerTotal, arg.Total, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Total, &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetLedgerTotal, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
