@@ -253,6 +253,11 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 			if msg := golang.Refusal(pkg.Go, q); msg != "" {
 				errs.Add(q.File, q.Line, q.Col, "%s", msg)
 			}
+			for _, s := range q.InSlices {
+				if msg := golang.InSliceRefusal(pkg.Go, q, s); msg != "" {
+					errs.Add(q.File, s.Line, s.Col, "%s", msg)
+				}
+			}
 		}
 	}
 	if len(errs) > 0 {

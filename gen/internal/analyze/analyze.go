@@ -40,6 +40,14 @@ type Query struct {
 	Columns []*Column
 	// Fence is set for a write to a fenced table.
 	Fence *Fence
+	// InSlices are the IN (sqlc.slice(name)) lists of the query, in order
+	// of appearance. The SQL holds SliceMarker(name) at each, as sqlc's
+	// does: database/sql output replaces it, when run, by one placeholder
+	// per element (the first element takes the parameter's own $n, the
+	// others numbers after every other parameter's, the token's
+	// included); pgx output refuses them, sqlc.slice being one array
+	// parameter there.
+	InSlices []InSlice
 	// InsertTable is the target of an INSERT (used by :copyfrom).
 	InsertTable *catalog.Table
 	// InsertColumns are the INSERT's column names in order (used by
@@ -54,6 +62,19 @@ type Query struct {
 	// nil), and vet lists it.
 	OptOut *OptOut
 }
+
+// InSlice is one IN (sqlc.slice(name)) of a query: the parameter's name
+// and number ($n, its place in Query.Params) and where sqlc.slice is
+// written (1-based line and column in Query.File).
+type InSlice struct {
+	Name      string
+	Number    int
+	Line, Col int
+}
+
+// SliceMarker is the text the SQL of a query holds in place of an
+// IN (sqlc.slice(name)) parameter, as sqlc writes it: /*SLICE:name*/?.
+func SliceMarker(name string) string { return "/*SLICE:" + name + "*/?" }
 
 // OptOut is a query's explicit opt-out from fencing.
 type OptOut struct {
@@ -78,6 +99,12 @@ type Param struct {
 	// Column is the column the type came from, if any.
 	Column *catalog.Column
 	Slice  bool
+	// InList is set for a sqlc.slice(name) written as an element of an
+	// IN (...) list: the SQL holds SliceMarker(name) there instead of $n
+	// (see Query.InSlices). Type is the element type with one array
+	// dimension, as for any slice, and the Go type a slice of the
+	// element; database/sql output sends one parameter per element.
+	InList bool
 	// DBType is the parameter's type as sqlc spells it (see
 	// catalog.Column.DBType), "" when unknown. A parameter that is no
 	// table column but has a spelling gets a Column without Table that
@@ -319,7 +346,9 @@ type analyzer struct {
 	// operator is ||): see Param.SqlcUntyped.
 	sqlcOperand bool
 	edits       []edit
-	cat         *catalog.Catalog
+	// inSlices are the query's IN (sqlc.slice(name)) lists (Query.InSlices).
+	inSlices []InSlice
+	cat      *catalog.Catalog
 	file        *sqlparse.File
 	stmt        *sqlparse.Stmt
 	params      map[int]*Param
@@ -517,6 +546,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	}
 	sqlText := a.rewrite()
 	q.SQL = sqlText
+	q.InSlices = a.inSlices
 	if q.Fence != nil {
 		q.Fence.TokenParam = len(q.Params) + 1
 		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && len(q.Fence.Table.PrimaryKey) == 0 {

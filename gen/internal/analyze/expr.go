@@ -349,15 +349,8 @@ func (a *analyzer) compare(sc *scope, e sqlparse.Node, other value) value {
 func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	switch n.Kind {
 	case "in", "not in":
-		if r, ok := n.Right.(*sqlparse.RowExpr); ok {
-			for _, x := range r.Args {
-				if p, ok := x.(*sqlparse.Param); ok && p.Slice {
-					// sqlc generates this too, and it fails when run.
-					a.errorf(p.Loc, "IN (sqlc.slice(%s)): with PostgreSQL sqlc.slice is one array parameter, and IN (...) would compare with the array as a single value; write = ANY(sqlc.slice(%s)) (or <> ALL for NOT IN)", p.Name, p.Name)
-					return known("bool", true)
-				}
-			}
-		}
+		// An IN (sqlc.slice(x)) element is typed as any element of the
+		// list (Param.InList): compare types it from the left side.
 		left := a.expr(sc, n.Left)
 		a.compare(sc, n.Right, left)
 		if p, ok := n.Left.(*sqlparse.Param); ok {

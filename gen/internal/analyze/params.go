@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -94,12 +95,52 @@ func (a *analyzer) numberParams() (string, error) {
 	if len(a.errs) > 0 {
 		return "", a.errs
 	}
+	inList := inListSlices(a.stmt.Node)
+	listNames := map[string]bool{}
+	for p := range inList {
+		listNames[p.Name] = true
+	}
 	for _, p := range all {
-		if p.Name != "" {
+		if listNames[p.Name] && !inList[p] {
+			// Its $n carries the list's first element when run.
+			a.errorf(p.Loc, "sqlc.slice(%s) is an IN (...) list elsewhere in the query, whose elements are sent one parameter each; give this use another name", p.Name)
+		}
+	}
+	if len(a.errs) > 0 {
+		return "", a.errs
+	}
+	for _, p := range all {
+		switch {
+		case inList[p]:
+			a.param(p.Number).InList = true
+			line, col := diag.Position(a.file.Src, p.Loc)
+			a.inSlices = append(a.inSlices, InSlice{Name: p.Name, Number: p.Number, Line: line, Col: col})
+			a.edits = append(a.edits, edit{p.Loc, p.End, SliceMarker(p.Name)})
+		case p.Name != "":
 			a.edits = append(a.edits, edit{p.Loc, p.End, fmt.Sprintf("$%d", p.Number)})
 		}
 	}
 	return "", nil
+}
+
+// inListSlices returns the sqlc.slice(name) parameters of stmt that are
+// elements of an IN (...) or NOT IN (...) list.
+func inListSlices(stmt sqlparse.Node) map[*sqlparse.Param]bool {
+	out := map[*sqlparse.Param]bool{}
+	walk(stmt, func(n sqlparse.Node) {
+		x, ok := n.(*sqlparse.AExpr)
+		if !ok || x.Kind != "in" && x.Kind != "not in" {
+			return
+		}
+		if r, ok := x.Right.(*sqlparse.RowExpr); ok {
+			for _, e := range r.Args {
+				if p, ok := e.(*sqlparse.Param); ok && p.Slice {
+					out[p] = true
+				}
+			}
+		}
+	})
+	return out
 }
 
 // Nullable marks a parameter as sqlc.narg: always nullable.

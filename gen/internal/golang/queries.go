@@ -147,7 +147,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		}
 		s.params = append(s.params, jen.Id("arg").Add(typ))
 		for i, n := range e.paramFields(q) {
-			s.args = append(s.args, e.arrayArg(jen.Id("arg").Dot(n), e.paramType(q.Params[i])))
+			s.args = append(s.args, e.paramArg(jen.Id("arg").Dot(n), q.Params[i]))
 		}
 	} else {
 		var names []string
@@ -157,7 +157,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		names = uniqueNames(names)
 		for i, p := range q.Params {
 			s.params = append(s.params, jen.Id(names[i]).Add(e.paramType(p).code()))
-			s.args = append(s.args, e.arrayArg(jen.Id(names[i]), e.paramType(p)))
+			s.args = append(s.args, e.paramArg(jen.Id(names[i]), p))
 		}
 	}
 	if q.Fence != nil {
@@ -455,11 +455,11 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	e.structs(f, q, sig)
 	e.doc(f, q)
 	recv := jen.Id("q").Op("*").Id("Queries")
-	var body []jen.Code
+	body := e.inSliceExpansion(q, sig)
 	if q.Fence != nil && q.Fence.Kind != "insert" {
-		body = e.fencedBody(q, sig, e.dbExpr())
+		body = append(body, e.fencedBody(q, sig, e.dbExpr())...)
 	} else {
-		body = e.plainBody(q, sig, e.dbExpr())
+		body = append(body, e.plainBody(q, sig, e.dbExpr())...)
 	}
 	f.Func().Params(recv).Id(q.Name).Params(sig.params...).Params(sig.results...).Block(body...)
 	f.Line()
@@ -553,7 +553,84 @@ func wrap(text string, width int) string {
 }
 
 func (e *emitter) callArgs(q *analyze.Query, sig signature) []jen.Code {
+	if e.expandsInSlices(q) {
+		return []jen.Code{jen.Id("ctx"), jen.Id("query"), jen.Id("queryParams").Op("...")}
+	}
 	return append([]jen.Code{jen.Id("ctx"), jen.Id(e.sqlConstName(q))}, sig.args...)
+}
+
+// expandsInSlices reports whether q's method builds its SQL text when
+// run: database/sql output of a query with IN (sqlc.slice(name)) lists.
+func (e *emitter) expandsInSlices(q *analyze.Query) bool {
+	return e.types.stdlib() && len(q.InSlices) > 0
+}
+
+// paramArg is the expression passed for parameter p whose Go value is
+// expr: in pq.Array for a database/sql array (arrayArg), except for an
+// IN (sqlc.slice) list, whose elements go one by one.
+func (e *emitter) paramArg(expr *jen.Statement, p *analyze.Param) jen.Code {
+	if p.InList && e.types.stdlib() {
+		return expr
+	}
+	return e.arrayArg(expr, e.paramType(p))
+}
+
+// inSliceExpansion is the start of the method of a query with
+// IN (sqlc.slice(name)) lists in database/sql output: it builds query, the
+// SQL text, and queryParams, the parameters, that callArgs passes. As in
+// sqlc's output the text holds analyze.SliceMarker(name) for each list;
+// unlike sqlc's (which writes ?, a MySQL placeholder, and for PostgreSQL
+// leaves $n, so that a list of other than one element fails when run),
+// each marker becomes $n for the first element (n the parameter's
+// number: every other parameter keeps its number) and $m, $m+1, ... for
+// the others, numbered after all the statement's other parameters, the
+// fencing token's included. An empty list sends NULL as $n, so that
+// IN (...) matches nothing and NOT IN (...) is NULL, as sqlc's NULL.
+func (e *emitter) inSliceExpansion(q *analyze.Query, sig signature) []jen.Code {
+	if !e.expandsInSlices(q) {
+		return nil
+	}
+	list := map[int]jen.Code{}
+	for i, p := range q.Params {
+		if p.InList && i < len(sig.args) {
+			list[p.Number] = sig.args[i]
+		}
+	}
+	appendParam := func(v jen.Code) jen.Code {
+		return jen.Id("queryParams").Op("=").Append(jen.Id("queryParams"), v)
+	}
+	body := []jen.Code{
+		jen.Id("query").Op(":=").Id(e.sqlConstName(q)),
+		jen.Var().Id("queryParams").Index().Interface(),
+	}
+	for i, a := range sig.args {
+		if i >= len(q.Params) || !q.Params[i].InList {
+			body = append(body, appendParam(a))
+			continue
+		}
+		body = append(body, jen.If(jen.Len(jen.Add(a)).Op(">").Lit(0)).Block(
+			appendParam(jen.Add(a).Index(jen.Lit(0))),
+		).Else().Block(
+			appendParam(jen.Nil()),
+		))
+	}
+	seen := map[string]bool{}
+	for _, s := range q.InSlices {
+		if seen[s.Name] {
+			continue // ReplaceAll below replaced every use
+		}
+		seen[s.Name] = true
+		x := list[s.Number]
+		body = append(body, jen.Block(
+			jen.Id("placeholders").Op(":=").Lit(fmt.Sprintf("$%d", s.Number)),
+			jen.For(jen.Id("k").Op(":=").Lit(1), jen.Id("k").Op("<").Len(jen.Add(x)), jen.Id("k").Op("++")).Block(
+				appendParam(jen.Add(x).Index(jen.Id("k"))),
+				jen.Id("placeholders").Op("+=").Lit(",$").Op("+").Qual("strconv", "Itoa").Call(jen.Len(jen.Id("queryParams"))),
+			),
+			jen.Id("query").Op("=").Qual("strings", "ReplaceAll").Call(jen.Id("query"), jen.Lit(analyze.SliceMarker(s.Name)), jen.Id("placeholders")),
+		))
+	}
+	return body
 }
 
 // scanDests returns &i.Field for each result column (or &i for a
