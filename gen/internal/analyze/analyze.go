@@ -349,11 +349,11 @@ type analyzer struct {
 	// inSlices are the query's IN (sqlc.slice(name)) lists (Query.InSlices).
 	inSlices []InSlice
 	cat      *catalog.Catalog
-	file        *sqlparse.File
-	stmt        *sqlparse.Stmt
-	params      map[int]*Param
-	errs        diag.List
-	ann         *Annotation
+	file     *sqlparse.File
+	stmt     *sqlparse.Stmt
+	params   map[int]*Param
+	errs     diag.List
+	ann      *Annotation
 	// noSpell is set while analysing a subquery whose columns never
 	// reach a result (EXISTS): its stars are left as they are.
 	noSpell int
@@ -545,7 +545,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		c.Column = spelled(c.Column, c.Type, c.NotNull, c.DBType)
 	}
 	sqlText := a.rewrite()
-	q.SQL = sqlText
+	q.SQL = a.markInSlices(sqlText)
 	q.InSlices = a.inSlices
 	if q.Fence != nil {
 		q.Fence.TokenParam = len(q.Params) + 1
@@ -568,7 +568,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 				return nil, a.errs
 			}
 			if bk != nil {
-				q.SQL, q.Fence.StoredSQL, q.Fence.StoredParams = bk.Write, bk.Stored, bk.StoredParams
+				q.SQL, q.Fence.StoredSQL, q.Fence.StoredParams = a.markInSlices(bk.Write), a.markInSlices(bk.Stored), bk.StoredParams
 				return q, nil
 			}
 		}
@@ -577,7 +577,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
 			return nil, a.errs
 		}
-		q.SQL = rewritten
+		q.SQL = a.markInSlices(rewritten)
 	}
 	return q, nil
 }

@@ -112,10 +112,12 @@ func (a *analyzer) numberParams() (string, error) {
 	for _, p := range all {
 		switch {
 		case inList[p]:
+			// $n while the guard is built (it parses the text); the
+			// marker replaces it in the final text (markInSlices).
 			a.param(p.Number).InList = true
 			line, col := diag.Position(a.file.Src, p.Loc)
 			a.inSlices = append(a.inSlices, InSlice{Name: p.Name, Number: p.Number, Line: line, Col: col})
-			a.edits = append(a.edits, edit{p.Loc, p.End, SliceMarker(p.Name)})
+			a.edits = append(a.edits, edit{p.Loc, p.End, fmt.Sprintf("$%d", p.Number)})
 		case p.Name != "":
 			a.edits = append(a.edits, edit{p.Loc, p.End, fmt.Sprintf("$%d", p.Number)})
 		}
@@ -220,4 +222,97 @@ func (a *analyzer) strictly(f func()) {
 	a.strict = true
 	f()
 	a.strict = old
+}
+
+// markInSlices replaces, in sql (the statement as sent, its guard
+// included), every $n of an IN (sqlc.slice(name)) parameter by
+// SliceMarker(name). Only that list uses $n (numberParams refuses other
+// uses of the name), so every occurrence is one, wherever the guard
+// copied it; string literals, quoted identifiers and comments are left
+// as they are.
+func (a *analyzer) markInSlices(sql string) string {
+	if len(a.inSlices) == 0 {
+		return sql
+	}
+	names := map[int]string{}
+	for _, s := range a.inSlices {
+		names[s.Number] = s.Name
+	}
+	var b strings.Builder
+	for i := 0; i < len(sql); {
+		c := sql[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			backslash := c == '\'' && i > 0 && (sql[i-1] == 'E' || sql[i-1] == 'e')
+			for j < len(sql) {
+				if backslash && sql[j] == '\\' {
+					j += 2
+					continue
+				}
+				if sql[j] == c {
+					if j+1 < len(sql) && sql[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			j = min(j+1, len(sql))
+			b.WriteString(sql[i:j])
+			i = j
+		case c == '-' && strings.HasPrefix(sql[i:], "--"):
+			j := strings.IndexByte(sql[i:], '\n')
+			if j < 0 {
+				j = len(sql) - i
+			}
+			b.WriteString(sql[i : i+j])
+			i += j
+		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
+			j := strings.Index(sql[i+2:], "*/")
+			end := len(sql)
+			if j >= 0 {
+				end = i + 2 + j + 2
+			}
+			b.WriteString(sql[i:end])
+			i = end
+		case c == '$' && i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9':
+			j := i + 1
+			n := 0
+			for j < len(sql) && sql[j] >= '0' && sql[j] <= '9' {
+				n = n*10 + int(sql[j]-'0')
+				j++
+			}
+			if name, ok := names[n]; ok {
+				b.WriteString(SliceMarker(name))
+			} else {
+				b.WriteString(sql[i:j])
+			}
+			i = j
+		case c == '$':
+			// A dollar-quoted string: $tag$ ... $tag$.
+			j := i + 1
+			for j < len(sql) && (sql[j] == '_' || sql[j] >= 'a' && sql[j] <= 'z' || sql[j] >= 'A' && sql[j] <= 'Z' || sql[j] >= '0' && sql[j] <= '9' || sql[j] >= 0x80) {
+				j++
+			}
+			if j < len(sql) && sql[j] == '$' {
+				tag := sql[i : j+1]
+				k := strings.Index(sql[j+1:], tag)
+				end := len(sql)
+				if k >= 0 {
+					end = j + 1 + k + len(tag)
+				}
+				b.WriteString(sql[i:end])
+				i = end
+				continue
+			}
+			b.WriteByte(c)
+			i++
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
 }
