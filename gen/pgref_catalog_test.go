@@ -840,7 +840,13 @@ func (e *pgrefEntry) compareFences(ctx context.Context, conn *pgx.Conn, cat *cat
 // column types PostgreSQL infers with fencegen's.
 func (e *pgrefEntry) compareQuery(ctx context.Context, conn *pgx.Conn, types pgTypes, q *analyze.Query) {
 	obj := "query " + q.Name
-	sd, err := conn.PgConn().Prepare(ctx, "", q.SQL, nil)
+	// An IN (sqlc.slice) list is sent as one parameter per element; with
+	// one element it is the parameter's own $n.
+	sql := q.SQL
+	for _, s := range q.InSlices {
+		sql = strings.ReplaceAll(sql, analyze.SliceMarker(s.Name), fmt.Sprintf("$%d", s.Number))
+	}
+	sd, err := conn.PgConn().Prepare(ctx, "", sql, nil)
 	if err != nil {
 		e.differ(obj, "PREPARE", "SQL to send", "error "+stripPos(pgMessage(err)))
 		return
@@ -865,6 +871,9 @@ func (e *pgrefEntry) compareQuery(ctx context.Context, conn *pgx.Conn, types pgT
 			fg = fgType(p.Type)
 			if p.Slice && p.Type.ArrayDims == 0 {
 				fg += "[]"
+			}
+			if p.InList {
+				fg = strings.TrimSuffix(fg, "[]") // the element is sent
 			}
 		}
 		if pg := types.name(sd.ParamOIDs[p.Number-1]); fg != pg {
