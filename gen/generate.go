@@ -208,9 +208,12 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 		if pf == nil {
 			continue
 		}
+		if e := missingSemicolon(pf); e != nil {
+			errs = append(errs, e)
+		}
 		parsed = append(parsed, pf)
 	}
-	analyzed, aerr := analyze.Analyze(cat, parsed)
+	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks})
 	errs = append(errs, aerr...)
 	if len(qerr) == 0 && len(aerr) == 0 && len(errs) == 0 && !anyQuery(analyzed) {
 		// As sqlc ("error parsing queries: no queries contained in

@@ -207,6 +207,14 @@ type File struct {
 	Queries []*Query
 }
 
+// Options are the sqlc options that change what the analyzer accepts.
+type Options struct {
+	// StrictFunctionChecks is sqlc's strict_function_checks: a call of a
+	// function neither the schema nor PostgreSQL's catalog has is an
+	// error, at the call, instead of an untyped (interface{}) result.
+	StrictFunctionChecks bool
+}
+
 // Analyze analyses every annotated query of files against cat. All
 // problems are returned together, in file and statement order.
 //
@@ -215,6 +223,11 @@ type File struct {
 // depends on earlier queries (duplicate names) is decided afterwards, in
 // order, so the result and the errors are those of one pass in order.
 func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) {
+	return AnalyzeWith(cat, files, Options{})
+}
+
+// AnalyzeWith is Analyze with the options opts.
+func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]*File, diag.List) {
 	var errs diag.List
 	var out []*File
 	seen := map[string]*Query{}
@@ -262,7 +275,7 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 	}
 	parallel.For(len(jobs), func(i int) {
 		j := jobs[i]
-		a := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw}
+		a := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw, opts: opts}
 		j.q, j.err = a.query(j.ann)
 	})
 	for fi, f := range files {
@@ -348,6 +361,7 @@ type analyzer struct {
 	edits       []edit
 	// inSlices are the query's IN (sqlc.slice(name)) lists (Query.InSlices).
 	inSlices []InSlice
+	opts     Options
 	cat      *catalog.Catalog
 	file     *sqlparse.File
 	stmt     *sqlparse.Stmt

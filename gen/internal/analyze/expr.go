@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/catalog/pgcatalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -161,7 +162,9 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			}
 		default:
 			if len(cols) > 0 {
-				return value{Name: cols[0].Name, Type: cols[0].Type, Known: cols[0].Known}
+				// NULL when the subquery returns no row, unless it always
+				// returns one.
+				return value{Name: cols[0].Name, Type: cols[0].Type, Known: cols[0].Known, NotNull: cols[0].NotNull && oneRow(n.Query)}
 			}
 		}
 		return value{}
@@ -494,4 +497,43 @@ func (a *analyzer) fieldOf(v value, f string) value {
 		}
 	}
 	return out
+}
+
+// oneRow reports whether s always returns exactly one row: a SELECT
+// whose list has an aggregate (not a window function) and that has no
+// GROUP BY, HAVING, LIMIT, OFFSET or set operation (PostgreSQL docs, 4.2.7
+// "Aggregate Expressions": without GROUP BY the whole input is one
+// group, which has a row even when the input has none).
+func oneRow(s *sqlparse.Select) bool {
+	if s == nil || s.SetOp != "" || len(s.Values) > 0 || len(s.GroupBy) > 0 || s.Having != nil || s.Limit != nil || s.Offset != nil {
+		return false
+	}
+	agg := false
+	for _, t := range s.Targets {
+		// The calls inside subqueries are theirs.
+		inner := map[*sqlparse.FuncCall]bool{}
+		walk(t.Expr, func(n sqlparse.Node) {
+			if sl, ok := n.(*sqlparse.SubLink); ok {
+				walk(sl.Query, func(m sqlparse.Node) {
+					if f, ok := m.(*sqlparse.FuncCall); ok {
+						inner[f] = true
+					}
+				})
+			}
+		})
+		walk(t.Expr, func(n sqlparse.Node) {
+			f, ok := n.(*sqlparse.FuncCall)
+			if !ok || f.Over || inner[f] {
+				return
+			}
+			if f.Func.Schema == "" || f.Func.Schema == "pg_catalog" {
+				for _, fn := range pgcatalog.Funcs(strings.ToLower(f.Func.Name)) {
+					if fn.Kind == 'a' {
+						agg = true
+					}
+				}
+			}
+		})
+	}
+	return agg
 }

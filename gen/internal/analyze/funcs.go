@@ -508,6 +508,11 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 				args[i] = a.expr(sc, x)
 			}
 		}
+		if a.opts.StrictFunctionChecks {
+			// sqlc's wording (strict_function_checks), at the call.
+			a.errorf(f.Loc, "function %q does not exist", f.Func.String())
+			return value{}, args, nil
+		}
 		if f.Func.Schema == "" || f.Func.Schema == "pg_catalog" {
 			// A function fencegen does not know (one created outside the
 			// schema it was given, as real projects' migrations often do):
@@ -551,7 +556,22 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 		args[i] = a.expr(sc, x)
 		infos[i].value, infos[i].unknown = args[i], false
 	}
-	return builtinResult(name, c, infos), args, c.fn
+	out := builtinResult(name, c, infos)
+	if c.fn.Kind == 'a' && sc.grouped && !f.Over && f.Filter == nil && nonNullOnRows[name] {
+		// A group of GROUP BY has a row at least, and these aggregates
+		// are NULL over no rows only.
+		out.NotNull = true
+	}
+	return out, args, c.fn
+}
+
+// nonNullOnRows are the aggregates that return a value, never NULL, for
+// any non-empty input, NULL inputs included (PostgreSQL docs, 9.21
+// "Aggregate Functions": count counts, the array and JSON aggregates keep
+// NULLs as elements or JSON nulls).
+var nonNullOnRows = map[string]bool{
+	"count": true, "array_agg": true, "json_agg": true, "jsonb_agg": true,
+	"json_object_agg": true, "jsonb_object_agg": true,
 }
 
 // unwrapParam returns the parameter x is, possibly under a cast-free

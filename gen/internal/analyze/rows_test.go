@@ -1,0 +1,66 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// TestNullabilityFromRowCounts: a scalar subquery that always returns one
+// row (an aggregate without GROUP BY) is as nullable as its column, and an
+// aggregate that is NULL over no rows only (count, array and JSON
+// aggregates) is NOT NULL in the groups of a GROUP BY, which have a row
+// each; everything that can return no row or an empty group stays
+// nullable.
+func TestNullabilityFromRowCounts(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"select (select count(*) from t2 where t2.fk = t1.fk) as n from t1", "n int8 not null"},
+		{"select (select count(t2.b) + 1 from t2) as n from t1", "n int8 not null"},
+		{"select (select max(t2.fk) from t2) as n from t1", "n int4"},
+		{"select (select count(*) from t2 group by b) as n from t1", "n int8"},
+		{"select (select count(*) from t2 having count(*) > 1) as n from t1", "n int8"},
+		{"select (select count(*) from t2 limit $1) as n from t1", "n int8"},
+		{"select (select count(*) from t2 union all select 1) as n from t1", "n int8"},
+		{"select (select fk from t2 limit 1) as n from t1", "n int4"},
+		{"select (select (select count(*) from t3) from t2) as n from t1", "n int8"},
+		{"select (select count(*) over () from t2 limit 1) as n from t1", "n int8"},
+		{"select fk, jsonb_agg(b) as j, array_agg(b) as a, count(b) as c from t2 group by fk", "fk int4 not null, j jsonb not null, a text[] not null, c int8 not null"},
+		{"select fk, max(b) as m, string_agg(b, ',') as s from t2 group by fk", "fk int4 not null, m text, s text"},
+		{"select jsonb_agg(b) as j from t2", "j jsonb"},
+		{"select fk, jsonb_agg(b) filter (where b <> '') as j from t2 group by fk", "fk int4 not null, j jsonb"},
+		{"select jsonb_agg(b) as j from t2 group by rollup (fk)", "j jsonb"},
+		{"select jsonb_agg(b) as j from t2 group by ()", "j jsonb"},
+	} {
+		q := mustAnalyze(t, joinSchema, "-- name: Q :many\n"+tc.query+";")
+		if got := cols(q[0]); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.query, got, tc.want)
+		}
+	}
+}
+
+// TestStrictFunctionChecks: with sqlc's strict_function_checks a call of a
+// function nobody defines is an error at the call; without, an untyped
+// result.
+func TestStrictFunctionChecks(t *testing.T) {
+	sf, err := sqlparse.Parse("schema.sql", []byte(joinSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := catalog.New(catalog.WithColumnGenerator(ColumnGenerator{}))
+	for _, s := range sf.Stmts {
+		cat.Update(sf, s)
+	}
+	qf, err := sqlparse.Parse("query.sql", []byte("-- name: F :one\nSELECT doesntexist();"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []*sqlparse.File{qf}
+	if _, errs := AnalyzeWith(cat, files, Options{StrictFunctionChecks: true}); len(errs) != 1 || !strings.Contains(errs[0].Error(), `query.sql:2:8: function "doesntexist" does not exist`) {
+		t.Errorf("strict: got %v", errs)
+	}
+	if qs, errs := AnalyzeWith(cat, files, Options{}); len(errs) != 0 || len(qs) != 1 || qs[0].Queries[0].Columns[0].Known {
+		t.Errorf("not strict: got %v, %v", qs, errs)
+	}
+}
