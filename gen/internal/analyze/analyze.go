@@ -163,6 +163,9 @@ type Column struct {
 	// the name given to sqlc.embed (the table name or its alias).
 	Embed     *catalog.Table
 	EmbedName string
+	// EmbedTarget is the position in the SELECT list of the sqlc.embed
+	// the column comes from: two embeds of one table are two fields.
+	EmbedTarget int
 }
 
 // Fence describes the guard of a write to a fenced table.

@@ -557,12 +557,28 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 		infos[i].value, infos[i].unknown = args[i], false
 	}
 	out := builtinResult(name, c, infos)
-	if c.fn.Kind == 'a' && sc.grouped && !f.Over && f.Filter == nil && nonNullOnRows[name] {
-		// A group of GROUP BY has a row at least, and these aggregates
-		// are NULL over no rows only.
-		out.NotNull = true
+	if c.fn.Kind == 'a' && sc.grouped && !f.Over && f.Filter == nil && len(f.WithinGroup) == 0 {
+		// A group of GROUP BY has a row at least: these aggregates are
+		// NULL over no rows only, or, for the strict ones, when every
+		// input is NULL.
+		notNull := true
+		for _, x := range infos {
+			notNull = notNull && x.Known && x.NotNull
+		}
+		if nonNullOnRows[name] || strictOnRows[name] && notNull {
+			out.NotNull = true
+		}
 	}
 	return out, args, c.fn
+}
+
+// strictOnRows are the aggregates that return a value, never NULL, for
+// any non-empty input without NULLs: they skip NULL inputs, and are NULL
+// when no input is left (PostgreSQL docs, 9.21 "Aggregate Functions";
+// not stddev and the like, NULL for one row).
+var strictOnRows = map[string]bool{
+	"sum": true, "min": true, "max": true, "avg": true, "bool_and": true, "bool_or": true, "every": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true, "string_agg": true, "any_value": true,
 }
 
 // nonNullOnRows are the aggregates that return a value, never NULL, for

@@ -201,7 +201,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 			if returnsRows(q.Cmd) {
 				e.usedModels[c.Embed] = true
 			}
-			for ; i < len(q.Columns) && q.Columns[i].Embed == c.Embed && q.Columns[i].EmbedName == c.EmbedName; i++ {
+			for ; i < len(q.Columns) && q.Columns[i].Embed == c.Embed && q.Columns[i].EmbedName == c.EmbedName && q.Columns[i].EmbedTarget == c.EmbedTarget; i++ {
 				ec := q.Columns[i]
 				f.embed = append(f.embed, e.names.structName(ec.Name))
 				f.embedTypes = append(f.embedTypes, e.types.goTypeOf(ec.Column, ec.Type, ec.NotNull))
