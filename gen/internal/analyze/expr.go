@@ -3,6 +3,7 @@ package analyze
 // Expressions and operators (PostgreSQL docs, 4.2 "Value Expressions").
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
@@ -46,6 +47,11 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		case "int":
 			return spelledAs(known("int4", true), "int")
 		case "float":
+			// An integer too large for int4 is read as a float by the
+			// parser; PostgreSQL types it int8 when it fits (make_const).
+			if _, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+				return spelledAs(known("int8", true), "float")
+			}
 			return spelledAs(known("numeric", true), "float")
 		case "string":
 			return spelledAs(known("text", true), "text")

@@ -69,3 +69,12 @@ func TestStrictFunctionChecks(t *testing.T) {
 		t.Errorf("not strict: got %v, %v", qs, errs)
 	}
 }
+
+// TestLargeIntegerConstant: an integer constant beyond int4 is int8 when
+// it fits (PostgreSQL's make_const), numeric beyond; a decimal is numeric.
+func TestLargeIntegerConstant(t *testing.T) {
+	q := mustAnalyze(t, joinSchema, "-- name: Q :one\nselect 2147483648 as a, 9223372036854775807 as b, 9223372036854775808 as c, 1.5 as d, 1 as e;")
+	if got, want := cols(q[0]), "a int8 not null, b int8 not null, c numeric not null, d numeric not null, e int4 not null"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
