@@ -94,6 +94,9 @@ type Param struct {
 	Name    string
 	Type    catalog.Type
 	NotNull bool
+	// Named is set for a parameter written with a name (@name,
+	// sqlc.arg, sqlc.narg, sqlc.slice).
+	Named bool
 	// Known is false when nothing in the query says the parameter's type.
 	Known bool
 	// Column is the column the type came from, if any.

@@ -81,7 +81,7 @@ func (a *analyzer) numberParams() (string, error) {
 			pr.loc = p.Loc
 		}
 		if p.Name != "" {
-			pr.Name = p.Name
+			pr.Name, pr.Named = p.Name, true
 		}
 		if p.Nullable {
 			pr.Nullable()

@@ -366,15 +366,39 @@ func (e *emitter) paramFields(q *analyze.Query) []string {
 	for i, p := range q.Params {
 		names[i] = e.names.structName(p.Name)
 	}
-	return uniqueNames(names)
+	out := uniqueNames(names)
+	// As sqlc (columnsToStruct, UniqueFields): a named parameter
+	// (@name, sqlc.arg) whose name an earlier parameter of the same Go
+	// type has is that field, passed for both.
+	first := map[string]int{}
+	for i, p := range q.Params {
+		if j, ok := first[names[i]]; ok && p.Named && sameGoType(e.paramType(p), e.paramType(q.Params[j])) {
+			out[i] = out[j]
+			continue
+		}
+		if _, ok := first[names[i]]; !ok {
+			first[names[i]] = i
+		}
+	}
+	return out
+}
+
+// sameGoType reports whether a and b are one Go type.
+func sameGoType(a, b goType) bool {
+	return a.pkg == b.pkg && a.name == b.name && a.pointer == b.pointer && a.slices == b.slices && slices.EqualFunc(a.args, b.args, sameGoType)
 }
 
 // structs emits a query's Params and Row structs, when it has them.
 func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 	if e.useParamsStruct(q) {
 		var fields []jen.Code
+		emitted := map[string]bool{}
 		for i, n := range e.paramFields(q) {
 			p := q.Params[i]
+			if emitted[n] {
+				continue // one field for both (paramFields)
+			}
+			emitted[n] = true
 			tag := p.Name + n[len(e.names.structName(p.Name)):] // id_2 for ID_2, as sqlc
 			fields = append(fields, jen.Id(n).Add(e.paramType(p).code()).Tag(fieldTags(n, e.tags(tag, p.Column, knownType(p), p.NotNull))))
 		}
