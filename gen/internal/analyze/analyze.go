@@ -588,7 +588,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 				return nil, a.errs
 			}
 			if bk != nil {
-				q.SQL, q.Fence.StoredSQL, q.Fence.StoredParams = a.markInSlices(bk.Write), a.markInSlices(bk.Stored), bk.StoredParams
+				q.SQL, q.Fence.StoredSQL, q.Fence.StoredParams = a.markInSlices(bk.Write), bk.Stored, bk.StoredParams // (its own numbering; refused with IN lists: golang.InSliceRefusal)
 				return q, nil
 			}
 		}
