@@ -6,6 +6,7 @@ package sqlprepdb
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/lib/pq"
 	"strconv"
 	"strings"
@@ -202,8 +203,8 @@ func (q *Queries) SetStatusIn(ctx context.Context, arg SetStatusInParams, token 
 		}
 		query = strings.ReplaceAll(query, "/*SLICE:ids*/?", placeholders)
 	}
-	return fence.Write("SetStatusIn", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, nil, query, queryParams...))
+	return fenceimpl.Write("SetStatusIn", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, query, queryParams...))
 	}, nil)
 }
 
@@ -231,8 +232,8 @@ type SetStatusAnyParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) SetStatusAny(ctx context.Context, arg SetStatusAnyParams, token fence.Token) (int64, error) {
-	return fence.Write("SetStatusAny", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.setStatusAnyStmt, setStatusAny, arg.Status, pq.Array(arg.Ids), int64(token)))
+	return fenceimpl.Write("SetStatusAny", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setStatusAnyStmt, setStatusAny, arg.Status, pq.Array(arg.Ids), int64(token)))
 	}, nil)
 }
 
@@ -278,9 +279,9 @@ func (q *Queries) TagIn(ctx context.Context, arg TagInParams, token fence.Token)
 		query = strings.ReplaceAll(query, "/*SLICE:ids*/?", placeholders)
 	}
 	var items []int64
-	if _, err := fence.Write("TagIn", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, nil, query, queryParams...))
-	}, func(rows fence.Rows) error {
+	if _, err := fenceimpl.Write("TagIn", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, query, queryParams...))
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -318,9 +319,9 @@ type TagAnyParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) TagAny(ctx context.Context, arg TagAnyParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("TagAny", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.tagAnyStmt, tagAny, pq.Array(arg.Tags), pq.Array(arg.Ids), int64(token)))
-	}, func(rows fence.Rows) error {
+	if _, err := fenceimpl.Write("TagAny", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.tagAnyStmt, tagAny, pq.Array(arg.Tags), pq.Array(arg.Ids), int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -374,8 +375,8 @@ func (q *Queries) RemoveJobsIn(ctx context.Context, arg RemoveJobsInParams, toke
 		}
 		query = strings.ReplaceAll(query, "/*SLICE:ids*/?", placeholders)
 	}
-	return fence.Write("RemoveJobsIn", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, nil, query, queryParams...))
+	return fenceimpl.Write("RemoveJobsIn", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, query, queryParams...))
 	}, nil)
 }
 
@@ -403,7 +404,7 @@ type RemoveJobsAnyParams struct {
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip.
 func (q *Queries) RemoveJobsAny(ctx context.Context, arg RemoveJobsAnyParams, token fence.Token) (int64, error) {
-	return fence.Write("RemoveJobsAny", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.removeJobsAnyStmt, removeJobsAny, pq.Array(arg.Ids), arg.Status, int64(token)))
+	return fenceimpl.Write("RemoveJobsAny", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.removeJobsAnyStmt, removeJobsAny, pq.Array(arg.Ids), arg.Status, int64(token)))
 	}, nil)
 }
