@@ -506,15 +506,16 @@ func (a *analyzer) fieldOf(v value, f string) value {
 }
 
 // oneRow reports whether s always returns exactly one row: a SELECT
-// whose list has an aggregate (not a window function) and that has no
-// GROUP BY, HAVING, LIMIT, OFFSET or set operation (PostgreSQL docs, 4.2.7
+// whose list has an aggregate (not a window function) and no function
+// that may return a set, and that has no GROUP BY, HAVING, LIMIT, OFFSET
+// or set operation (PostgreSQL docs, 4.2.7
 // "Aggregate Expressions": without GROUP BY the whole input is one
 // group, which has a row even when the input has none).
 func oneRow(s *sqlparse.Select) bool {
 	if s == nil || s.SetOp != "" || len(s.Values) > 0 || len(s.GroupBy) > 0 || s.Having != nil || s.Limit != nil || s.Offset != nil {
 		return false
 	}
-	agg := false
+	agg, set := false, false
 	for _, t := range s.Targets {
 		// The calls inside subqueries are theirs.
 		inner := map[*sqlparse.FuncCall]bool{}
@@ -532,14 +533,19 @@ func oneRow(s *sqlparse.Select) bool {
 			if !ok || f.Over || inner[f] {
 				return
 			}
-			if f.Func.Schema == "" || f.Func.Schema == "pg_catalog" {
-				for _, fn := range pgcatalog.Funcs(strings.ToLower(f.Func.Name)) {
-					if fn.Kind == 'a' {
-						agg = true
-					}
+			fns := pgcatalog.Funcs(strings.ToLower(f.Func.Name))
+			if f.Func.Schema != "" && f.Func.Schema != "pg_catalog" || len(fns) == 0 {
+				set = true // a function of the schema may return a set
+			}
+			for _, fn := range fns {
+				switch {
+				case fn.Kind == 'a':
+					agg = true
+				case fn.ReturnsSet:
+					set = true // the list's set-returning function may make it no row
 				}
 			}
 		})
 	}
-	return agg
+	return agg && !set
 }

@@ -26,6 +26,8 @@ func TestNullabilityFromRowCounts(t *testing.T) {
 		{"select (select fk from t2 limit 1) as n from t1", "n int4"},
 		{"select (select (select count(*) from t3) from t2) as n from t1", "n int8"},
 		{"select (select count(*) over () from t2 limit 1) as n from t1", "n int8"},
+		{"select (select count(*) + 0 * generate_series(1, 0) from t2) as n from t1", "n int8"},
+		{"select (select count(*) + length('x') from t2) as n from t1", "n int8 not null"},
 		{"select fk, jsonb_agg(b) as j, array_agg(b) as a, count(b) as c from t2 group by fk", "fk int4 not null, j jsonb not null, a text[] not null, c int8 not null"},
 		{"select fk, max(b) as m, string_agg(b, ',') as s from t2 group by fk", "fk int4 not null, m text, s text"},
 		{"select a, sum(fk) as s, max(a) as m, avg(fk) as v, string_agg(a, ',') as g from t1 group by a", "a text not null, s int8 not null, m text not null, v numeric not null, g text not null"},
