@@ -160,6 +160,10 @@ type Column struct {
 	// column (column_N, COALESCE named after its column as sqlc does): a
 	// star over it is not spelt out.
 	guessed bool
+	// sqlcAny is set when sqlc v1.31.1, analysing without a database,
+	// answers interface{} for the column (sqlcany.go): the query's result
+	// then declares it interface{} too (Query.Columns, untypeForSqlc).
+	sqlcAny bool
 	// IsToken is set when the column is a fenced table's token column.
 	IsToken bool
 	// Embed is set for the columns of sqlc.embed(table): they fill one
@@ -517,6 +521,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	default:
 		// DDL in a query file runs as it is.
 	}
+	untypeForSqlc(q.Columns)
 	if a.cteFence != nil {
 		if q.Fence != nil {
 			a.errorf(a.stmt.Start, "query %s writes fenced tables both in its WITH clause (%s) and in its main statement; fencegen guards one fenced write per statement: split it", q.Name, a.cteFence.CTE)

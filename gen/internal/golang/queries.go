@@ -70,7 +70,7 @@ func knownType(p *analyze.Param) *catalog.Type {
 }
 
 func (e *emitter) paramType(p *analyze.Param) goType {
-	if !p.Known || p.SqlcUntyped && e.opts.SqlcUntypedParams {
+	if !p.Known || p.SqlcUntyped {
 		return goType{name: "interface{}"}
 	}
 	return e.types.goTypeOf(p.Column, p.Type, p.NotNull)
