@@ -171,7 +171,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			if len(cols) > 0 {
 				// NULL when the subquery returns no row, unless it always
 				// returns one.
-				return value{Name: cols[0].Name, Type: cols[0].Type, Known: cols[0].Known, NotNull: cols[0].NotNull && oneRow(n.Query), sqlcAny: cols[0].sqlcAny}
+				return value{Name: cols[0].Name, Type: cols[0].Type, Known: cols[0].Known, NotNull: cols[0].NotNull && oneRow(n.Query), sqlcAny: cols[0].SqlcAny}
 			}
 		}
 		return value{}

@@ -38,7 +38,7 @@ type value struct {
 	// Column.guessed).
 	guessed bool
 	// sqlcAny: sqlc answers interface{} for the value as a result column
-	// (see Column.sqlcAny).
+	// (see Column.SqlcAny).
 	sqlcAny bool
 }
 

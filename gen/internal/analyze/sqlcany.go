@@ -5,7 +5,8 @@ package analyze
 // (internal/compiler/output_columns.go), and says interface{} (DataType
 // "any", or a type name its Go mapping does not list) where that syntax
 // does not give a type. interface{} scans any value, so where sqlc answers
-// it, fencegen declares the column interface{} too and keeps sqlc's API;
+// it, fencegen declares the column interface{} too (Column.SqlcAny) and
+// keeps sqlc's API;
 // where sqlc answers a concrete type that PostgreSQL does not return
 // (abs(-17.4) as int64), fencegen keeps PostgreSQL's type (docs/sqlc.md).
 
@@ -127,14 +128,4 @@ func sqlcFuncAt(code string, n int) byte {
 func sqlcUnmappedUser(t catalog.Type) bool {
 	name := strings.TrimPrefix(t.Name, "pg_catalog.")
 	return name == "record" || strings.HasPrefix(name, "any")
-}
-
-// untypeForSqlc declares interface{} the result columns sqlc answers
-// interface{} for (Column.sqlcAny).
-func untypeForSqlc(cols []*Column) {
-	for _, c := range cols {
-		if c.sqlcAny && c.Embed == nil {
-			c.Known, c.Type, c.Column, c.DBType, c.IsToken = false, catalog.Type{Name: "any"}, nil, "", false
-		}
-	}
 }
