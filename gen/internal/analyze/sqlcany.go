@@ -20,19 +20,43 @@ import (
 
 // sqlcAnyTarget reports whether sqlc answers interface{} for the result
 // column of select-list (or RETURNING) expression e, whose value is v.
+// sqlc types a column reference, a cast, a constant other than NULL, AND,
+// OR and NOT, a comparison or arithmetic operator, EXISTS and a scalar
+// subquery, and by their own rules COALESCE, CASE and function calls;
+// anything else is interface{} for it: x || y, j->>'k', LIKE, BETWEEN,
+// IS NULL, IS TRUE, ARRAY[...], ARRAY(SELECT ...), x = ANY (SELECT ...),
+// GREATEST, a[1], CURRENT_DATE, COLLATE, a bare parameter.
 func (a *analyzer) sqlcAnyTarget(e sqlparse.Node, v value) bool {
 	switch n := e.(type) {
 	case *sqlparse.ColumnRef, *sqlparse.Coalesce, *sqlparse.FuncCall, *sqlparse.Case:
 		return v.sqlcAny
 	case *sqlparse.SubLink:
 		switch n.Kind {
-		case "EXISTS", "ANY", "ALL", "ARRAY":
+		case "EXISTS":
 			return false
+		case "ANY", "ALL", "ARRAY":
+			return true
 		}
 		// A scalar subquery is its first column, as sqlc types it.
 		return v.sqlcAny
+	case *sqlparse.TypeCast, *sqlparse.BoolExpr:
+		return false
+	case *sqlparse.Const:
+		return sqlcAnyCase(n) // typed as a constant ELSE is
+	case *sqlparse.AExpr:
+		// sqlc's operator lists (internal/sql/lang/operator.go): a
+		// comparison is bool, arithmetic int, any other operator (and
+		// LIKE, BETWEEN, which it names after themselves) interface{}.
+		return !sqlcComparisonOps[n.Op] && !sqlcMathOps[n.Op]
 	}
-	return false
+	return true
+}
+
+var sqlcComparisonOps = map[string]bool{">": true, "<": true, "<=": true, ">=": true, "=": true, "<>": true, "!=": true}
+
+var sqlcMathOps = map[string]bool{
+	"+": true, "-": true, "*": true, "/": true, "%": true, "^": true, "|/": true, "||/": true, "!": true,
+	"!!": true, "@": true, "&": true, "|": true, "#": true, "~": true, "<<": true, ">>": true,
 }
 
 // sqlcAnyCoalesce reports whether sqlc answers interface{} for
