@@ -19,8 +19,8 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"sort"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
