@@ -425,6 +425,11 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		if a.funcs != nil {
 			a.mergeWrites(q, n)
 			a.setsOff(tb, []string{"INSERT", "UPDATE", "DELETE"}, n.Loc)
+			if tb != nil {
+				// WHEN MATCHED THEN DELETE / UPDATE: foreign-key actions.
+				a.cascades(tb, "delete", nil, n.Loc)
+				a.cascades(tb, "update", nil, n.Loc)
+			}
 		}
 		if tb != nil && tb.Fence != nil {
 			a.refuseFenced(n.Loc, tb, "MERGE into fenced table %s cannot be guarded by a fencing token yet: its WHEN branches update, insert and delete rows that fencegen cannot lock and check in one guard; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
@@ -461,6 +466,9 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	// Writes hidden in user-defined functions and procedures the query
 	// calls (funcwrites.go).
 	a.checkFuncWrites(q)
+	// Writes hidden in views read and in operators, casts and domains
+	// (hooks.go).
+	a.checkTextWrites(q)
 	a.settleLenient(q)
 	if len(a.errs) > 0 {
 		return nil, a.errs

@@ -126,6 +126,7 @@ func (a *analyzer) setsOff(t *catalog.Table, events []string, loc int) {
 		return
 	}
 	a.setsOffFrom(t, events, loc, map[*catalog.Table]bool{})
+	a.implicitWrites(t, events, loc)
 }
 
 func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen map[*catalog.Table]bool) {

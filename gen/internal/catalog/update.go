@@ -49,7 +49,10 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 		u.createTrigger(n)
 	case *sqlparse.CreateRule:
 		u.createRule(n)
+	case *sqlparse.Unknown:
+		u.unknownHook(n)
 	}
+	u.hook(s.Node)
 }
 
 type updater struct {

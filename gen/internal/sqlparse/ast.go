@@ -363,8 +363,11 @@ func (n *CreateSchema) Pos() int { return n.Loc }
 
 // Drop is DROP TABLE / VIEW / TYPE / SCHEMA / FUNCTION.
 type Drop struct {
-	Kind      string
-	Names     []Name
+	Kind  string
+	Names []Name
+	// On are, for DROP TRIGGER and DROP RULE, the tables the Names are
+	// on (one per name).
+	On        []Name
 	MissingOK bool
 	// Cascade is set by DROP ... CASCADE.
 	Cascade bool

@@ -565,7 +565,13 @@ func (c *converter) drop(s *pg.DropStmt) Node {
 	for _, o := range s.Objects {
 		switch x := o.Node.(type) {
 		case *pg.Node_List:
-			d.Names = append(d.Names, nameOf(strs(x.List.Items), -1))
+			parts := strs(x.List.Items)
+			if (s.RemoveType == pg.ObjectType_OBJECT_TRIGGER || s.RemoveType == pg.ObjectType_OBJECT_RULE) && len(parts) >= 2 {
+				d.On = append(d.On, nameOf(parts[:len(parts)-1], -1))
+				d.Names = append(d.Names, Name{Name: parts[len(parts)-1], Loc: -1})
+				continue
+			}
+			d.Names = append(d.Names, nameOf(parts, -1))
 		case *pg.Node_String_:
 			d.Names = append(d.Names, Name{Name: x.String_.Sval, Loc: -1})
 		case *pg.Node_TypeName:
