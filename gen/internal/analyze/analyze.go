@@ -337,6 +337,9 @@ type analyzer struct {
 	// funcs caches what user-defined functions write (funcwrites.go);
 	// nil when the catalog has no fenced table.
 	funcs *funcWrites
+	// setCols are the columns the UPDATE being guarded sets, for the
+	// foreign-key actions it sets off (hooks.go); nil otherwise.
+	setCols []string
 	// multi holds the columns of each SET (a, b) = (SELECT ...) subquery.
 	multi map[*sqlparse.SubLink][]*Column
 	// lenient holds what sqlc lets pass with interface{} (a cast to a type

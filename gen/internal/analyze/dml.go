@@ -296,7 +296,9 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 		set = append(set, s.Name)
 	}
 	a.cascades(t, "update", set, n.Loc)
+	a.setCols = set
 	a.fence(q, t, "update", n.Loc)
+	a.setCols = nil
 	if len(n.From) > 0 {
 		// Like sqlc, RETURNING * of UPDATE ... FROM lists the FROM items'
 		// columns first; the star, spelt out like every star, makes the

@@ -188,9 +188,17 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 		if t == nil {
 			return
 		}
-		for _, w := range fw.tableWritesLocked(t, verbEvents(verb), true) {
+		for _, w := range fw.tableWritesLocked(t, verbEvents(verb), nil, true, false) {
 			w.path = append([]string{verb + " on " + t.QualifiedName()}, w.steps()...)
 			add(w)
+		}
+		if t.IsView {
+			// PostgreSQL writes the view's base tables (an automatically
+			// updatable view), or runs its rules and INSTEAD OF triggers
+			// (above).
+			for _, b := range fw.viewFencedLocked(t, map[*catalog.Table]bool{}) {
+				add(hiddenWrite{table: b, verb: verb, path: []string{verb + " on view " + t.QualifiedName()}})
+			}
 		}
 	}
 	body := f.Body

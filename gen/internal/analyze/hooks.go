@@ -59,7 +59,11 @@ func hookWhere(h *catalog.Hook, x *catalog.Table) string {
 // off) and, when own is set, t's own triggers and rules (the analyzer
 // reports those of a statement's target itself, sound.go). fw.mu must be
 // held.
-func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, own bool) []hiddenWrite {
+//
+// cols are the columns an UPDATE sets (nil: any), which decide the ON
+// UPDATE actions; with noFK set the foreign-key actions are left out (a
+// table that AllCascades reached, whose own actions it followed).
+func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols []string, own, noFK bool) []hiddenWrite {
 	if fw.busyTables[t] {
 		return nil
 	}
@@ -120,10 +124,10 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, own b
 	ops := map[string]string{"DELETE": "delete", "UPDATE": "update", "TRUNCATE": ""}
 	for _, ev := range events {
 		op, ok := ops[ev]
-		if !ok || op == "" {
+		if !ok || op == "" || noFK {
 			continue
 		}
-		for _, c := range fw.cat.AllCascades(t, op, nil) {
+		for _, c := range fw.cat.AllCascades(t, op, cols) {
 			step := "foreign keys " + c.Path
 			if c.Table.Fence != nil {
 				if own {
@@ -131,7 +135,7 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, own b
 				}
 				continue
 			}
-			for _, w := range fw.tableWritesLocked(c.Table, []string{c.Event}, true) {
+			for _, w := range fw.tableWritesLocked(c.Table, []string{c.Event}, c.Columns, true, true) {
 				add(step, w)
 			}
 		}
@@ -271,7 +275,7 @@ func (fw *funcWrites) nodeWritesLocked(n sqlparse.Node) []hiddenWrite {
 		return []hiddenWrite{{verb: "statements fencegen cannot see", unknown: "it writes view " + u.QualifiedName() + ", whose base tables fencegen does not follow"}}
 	}
 	var ws []hiddenWrite
-	for _, w := range fw.tableWritesLocked(u, []string{ev}, true) {
+	for _, w := range fw.tableWritesLocked(u, []string{ev}, nil, true, false) {
 		w.path = append([]string{ev + " on " + u.QualifiedName()}, w.steps()...)
 		ws = append(ws, w)
 	}
@@ -286,7 +290,7 @@ func (a *analyzer) implicitWrites(t *catalog.Table, events []string, loc int) {
 		return
 	}
 	a.funcs.mu.Lock()
-	ws := a.funcs.tableWritesLocked(t, events, false)
+	ws := a.funcs.tableWritesLocked(t, events, a.setCols, false, false)
 	a.funcs.mu.Unlock()
 	for _, w := range ws {
 		a.refuseHidden(loc, w, "%s", setOffMsg(a.ann.Name, "writes table "+t.QualifiedName()+", which sets off", w))
@@ -316,4 +320,30 @@ func setOffMsg(query, what string, w hiddenWrite) string {
 	}
 	return fmt.Sprintf("query %s %s %s, which runs %s on fenced table %s: PostgreSQL runs that write without the fencing guard, so it would not check the token; write it as its own query, which fencegen guards, or take that write out of the schema object",
 		query, what, chain, w.verb, w.table.QualifiedName())
+}
+
+// viewFencedLocked returns the fenced tables a write of view v may write:
+// those its query names, through the views it names. fw.mu must be held.
+func (fw *funcWrites) viewFencedLocked(v *catalog.Table, seen map[*catalog.Table]bool) []*catalog.Table {
+	if seen[v] {
+		return nil
+	}
+	seen[v] = true
+	var out []*catalog.Table
+	for _, h := range v.Hooks {
+		for _, s := range fw.cat.Schemas {
+			for _, x := range s.Tables {
+				if x == v || !fw.wordRE(x.Name).MatchString(h.Text) {
+					continue
+				}
+				switch {
+				case x.Fence != nil:
+					out = append(out, x)
+				case x.IsView:
+					out = append(out, fw.viewFencedLocked(x, seen)...)
+				}
+			}
+		}
+	}
+	return out
 }

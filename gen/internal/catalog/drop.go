@@ -65,6 +65,17 @@ func (u *updater) drop(n *sqlparse.Drop) {
 		case "function":
 			if s := u.c.Schema(name.Schema); s != nil {
 				s.Funcs = slices.DeleteFunc(s.Funcs, func(f *Func) bool { return f.Name == name.Name })
+				if n.Cascade {
+					// DROP FUNCTION ... CASCADE drops the triggers that
+					// run it.
+					for _, sc := range u.c.Schemas {
+						for _, t := range sc.Tables {
+							t.Triggers = slices.DeleteFunc(t.Triggers, func(tr *Trigger) bool {
+								return tr.Func.Name == name.Name && (tr.Func.Schema == "" || tr.Func.Schema == s.Name)
+							})
+						}
+					}
+				}
 			}
 		}
 	}
