@@ -160,6 +160,13 @@ type Table struct {
 	// indexes maps the name of each index that is no constraint's to the
 	// columns of a unique index on plain columns, or nil.
 	indexes map[string][]string
+	// partial marks the partial unique indexes in indexes (CREATE UNIQUE
+	// INDEX ... WHERE): arbiters of ON CONFLICT, never constraints.
+	partial map[string]bool
+	// untrackedUnique is set by a unique index fencegen does not model
+	// (on expressions, or copied by LIKE ... INCLUDING INDEXES): an ON
+	// CONFLICT target may match it.
+	untrackedUnique bool
 	// foreignKeys are t's FOREIGN KEY constraints.
 	foreignKeys []foreignKey
 }
@@ -387,6 +394,9 @@ type Func struct {
 	// the function.
 	Language string
 	Body     string
+	// Volatility is 'i' (IMMUTABLE), 's' (STABLE) or 'v' (VOLATILE, also
+	// when CREATE FUNCTION does not say), as pg_proc.provolatile.
+	Volatility byte
 	// File and Line locate the CREATE FUNCTION statement, for messages.
 	File string
 	Line int

@@ -406,7 +406,10 @@ type CreateFunction struct {
 	Procedure bool
 	Body      string
 	Language  string
-	Loc       int
+	// Volatility is "immutable", "stable", "volatile" or "" (not said:
+	// volatile; PostgreSQL docs, CREATE FUNCTION).
+	Volatility string
+	Loc        int
 }
 
 func (n *CreateFunction) Pos() int { return n.Loc }
@@ -487,7 +490,10 @@ type OnConflict struct {
 	Columns    []string
 	TargetLoc  int
 	Constraint string
-	DoUpdate   bool
+	// TargetExprs is set when the conflict target has an expression
+	// (ON CONFLICT (lower(email))), which Columns leave out.
+	TargetExprs bool
+	DoUpdate    bool
 	Set        []*Target
 	Where      Node
 	Loc        int

@@ -622,6 +622,10 @@ func (c *converter) createFunction(s *pg.CreateFunctionStmt) Node {
 			continue
 		}
 		switch de.Defname {
+		case "volatility":
+			if sv := de.Arg.GetString_(); sv != nil {
+				f.Volatility = strings.ToLower(sv.Sval)
+			}
 		case "language":
 			if sv := de.Arg.GetString_(); sv != nil {
 				f.Language = sv.Sval
@@ -915,6 +919,8 @@ func (c *converter) insert(s *pg.InsertStmt) *Insert {
 			for _, e := range inf.IndexElems {
 				if ie := e.GetIndexElem(); ie != nil && ie.Name != "" {
 					in.OnConflict.Columns = append(in.OnConflict.Columns, ie.Name)
+				} else {
+					in.OnConflict.TargetExprs = true
 				}
 			}
 		}
