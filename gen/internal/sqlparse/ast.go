@@ -494,9 +494,9 @@ type OnConflict struct {
 	// (ON CONFLICT (lower(email))), which Columns leave out.
 	TargetExprs bool
 	DoUpdate    bool
-	Set        []*Target
-	Where      Node
-	Loc        int
+	Set         []*Target
+	Where       Node
+	Loc         int
 }
 
 // Update is UPDATE.
