@@ -43,9 +43,14 @@ func verbEvents(verb string) []string {
 	return []string{verb}
 }
 
+// remoteSQLRE finds calls of the dblink functions that run SQL text on
+// another connection (PostgreSQL docs, F.11 "dblink"), which may be one to
+// this database: what they run fencegen cannot see.
+var remoteSQLRE = regexp.MustCompile(`(?i)\bdblink(?:_exec|_send_query|_open)?\s*\(`)
+
 // hookWhere names hook h of relation x for messages.
 func hookWhere(h *catalog.Hook, x *catalog.Table) string {
-	what := map[string]string{"table": "the defaults, CHECKs or generated columns of %s", "index": "an index on %s", "view": "view %s"}[h.Kind]
+	what := map[string]string{"table": "the defaults, CHECKs or generated columns of %s", "index": "an index on %s", "view": "view %s", "policy": "a policy on %s"}[h.Kind]
 	if what == "" {
 		what = "%s"
 	}
@@ -82,6 +87,10 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols 
 	tables := append([]*catalog.Table{t}, fw.cat.Relatives(t)...)
 	for _, x := range tables {
 		for _, h := range x.Hooks {
+			if h.Kind == "foreign" {
+				add(fmt.Sprintf("foreign table %s (%s:%d)", x.QualifiedName(), h.File, h.Line), hiddenWrite{verb: "statements fencegen cannot see",
+					unknown: "PostgreSQL sends its writes to a foreign server, which may be this database (postgres_fdw), and runs whatever that server's triggers and rules run"})
+			}
 			for _, w := range fw.textWritesLocked(h.Text, true) {
 				add(hookWhere(h, x), w)
 			}
@@ -169,12 +178,26 @@ func (fw *funcWrites) textWritesLocked(text string, funcs bool) []hiddenWrite {
 		}
 	}
 	lower := strings.ToLower(text)
+	if m := remoteSQLRE.FindString(text); m != "" {
+		add("", hiddenWrite{verb: "statements fencegen cannot see", unknown: "it calls " + strings.TrimSpace(strings.TrimSuffix(m, "(")) + "(), which runs SQL on another connection, possibly to this database"})
+	}
 	for _, s := range fw.cat.Schemas {
 		for _, v := range s.Tables {
-			if !v.IsView || len(v.Hooks) == 0 || !fw.wordRE(v.Name).MatchString(text) {
+			if len(v.Hooks) == 0 || fw.busyTables[v] || !fw.wordRE(v.Name).MatchString(text) {
 				continue
 			}
-			if fw.busyTables[v] {
+			if !v.IsView {
+				fw.busyTables[v] = true
+				// Row-level security policies run on reads too.
+				for _, h := range v.Hooks {
+					if h.Kind != "policy" {
+						continue
+					}
+					for _, w := range fw.textWritesLocked(h.Text, true) {
+						add(fmt.Sprintf("a policy on %s (%s:%d)", v.QualifiedName(), h.File, h.Line), w)
+					}
+				}
+				delete(fw.busyTables, v)
 				continue
 			}
 			fw.busyTables[v] = true

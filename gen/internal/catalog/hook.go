@@ -23,7 +23,10 @@ import (
 // run implicitly.
 type Hook struct {
 	// Kind is "table" (CREATE or ALTER TABLE: defaults, CHECKs, generated
-	// columns), "index", "view", "operator", "cast" or "domain".
+	// columns), "foreign" (CREATE FOREIGN TABLE: its rows live on another
+	// server, which may be this database), "index", "policy" (CREATE
+	// POLICY: row-level security expressions, run on reads and writes),
+	// "view", "operator", "cast" or "domain".
 	Kind string
 	// Name is the operator's symbol (Kind "operator") or the domain's
 	// name (Kind "domain"), lower case; "" otherwise.
@@ -49,6 +52,9 @@ func (u *updater) hook(n sqlparse.Node) {
 	switch n := n.(type) {
 	case *sqlparse.CreateTable:
 		kind, name = "table", n.Table
+		if createForeignRE.MatchString(u.f.Text(u.s)) {
+			kind = "foreign"
+		}
 	case *sqlparse.AlterTable:
 		kind, name = "table", n.Table
 	case *sqlparse.CreateIndex:
@@ -82,6 +88,8 @@ func (u *updater) hook(n sqlparse.Node) {
 }
 
 var (
+	createForeignRE  = regexp.MustCompile(`(?is)^\s*create\s+foreign\s+table\b`)
+	createPolicyRE   = regexp.MustCompile(`(?is)^\s*create\s+policy\s+(?:"(?:[^"]|"")+"|\S+)\s+on\s+((?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)(?:\s*\.\s*(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*))?)`)
 	createOperatorRE = regexp.MustCompile(`(?is)^\s*create\s+operator\s+(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)?([^\s(]+)\s*\(`)
 	alterDomainRE    = regexp.MustCompile(`(?is)^\s*alter\s+domain\s+(?:[A-Za-z_"][A-Za-z0-9_"]*\s*\.\s*)?("?[A-Za-z_][A-Za-z0-9_]*"?)`)
 )
@@ -95,6 +103,13 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 		if m := createOperatorRE.FindStringSubmatch(text); m != nil {
 			u.c.Hooks = append(u.c.Hooks, u.newHook("operator", m[1]))
 		}
+	case "CreatePolicyStmt":
+		if m := createPolicyRE.FindStringSubmatch(text); m != nil {
+			name := identParts(m[1])
+			if t := u.c.Table(name.Schema, name.Name); t != nil {
+				t.Hooks = append(t.Hooks, u.newHook("policy", ""))
+			}
+		}
 	case "CreateCastStmt":
 		u.c.Hooks = append(u.c.Hooks, u.newHook("cast", ""))
 	case "AlterDomainStmt":
@@ -102,4 +117,26 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 			u.c.Hooks = append(u.c.Hooks, u.newHook("domain", strings.ToLower(strings.Trim(m[1], `"`))))
 		}
 	}
+}
+
+var identPartRE = regexp.MustCompile(`"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*`)
+
+// identParts turns schema.name or name, each part plain (folded to lower
+// case) or double-quoted, into a Name.
+func identParts(s string) sqlparse.Name {
+	var parts []string
+	for _, p := range identPartRE.FindAllString(s, -1) {
+		if strings.HasPrefix(p, `"`) {
+			parts = append(parts, strings.ReplaceAll(p[1:len(p)-1], `""`, `"`))
+		} else {
+			parts = append(parts, strings.ToLower(p))
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return sqlparse.Name{}
+	case 1:
+		return sqlparse.Name{Name: parts[0]}
+	}
+	return sqlparse.Name{Schema: parts[len(parts)-2], Name: parts[len(parts)-1]}
 }
