@@ -3,6 +3,7 @@ package analyze
 import (
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 
@@ -135,6 +136,9 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 	}
 	seen[t] = true
 	name := a.ann.Name
+	if t.Fence != nil && len(seen) == 1 {
+		a.fencedRewrites(t, events, loc)
+	}
 	for _, tr := range t.Triggers {
 		if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(events, e) }) {
 			continue
@@ -215,4 +219,42 @@ func (a *analyzer) refuseAnyFencedOr(u *catalog.Table, loc int, format string, a
 		return
 	}
 	a.refuseAnyFenced(loc, format, args...)
+}
+
+// fencedRewrites refuses a write of fenced table t whose own triggers or
+// rules change what the guard writes: a trigger function that assigns
+// NEW.<token> (or the whole NEW record) replaces the token the guard
+// stores, and a DO INSTEAD rule replaces the guarded statement itself.
+func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
+	col := t.Fence.Column
+	re := tokenAssignRE(col)
+	for _, tr := range t.Triggers {
+		if !slices.ContainsFunc(tr.Events, func(e string) bool { return (e == "INSERT" || e == "UPDATE") && slices.Contains(events, e) }) {
+			continue
+		}
+		for _, f := range a.cat.Funcs(tr.Func.Schema, tr.Func.Name) {
+			if re.MatchString(stripSQLComments(f.Body)) {
+				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which assigns NEW.%s (or all of NEW): it would replace the fencing token the guard stores, so a later stale holder could pass; leave the token column to fencegen, or drop the trigger",
+					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, col)
+			}
+		}
+	}
+	for _, r := range t.Rules {
+		if r.Instead && slices.Contains(events, r.Event) {
+			a.refuseFenced(loc, t, "query %s writes fenced table %s, whose rule %s (%s:%d) is DO INSTEAD: PostgreSQL replaces the guarded write with the rule's action, so the guard does not run; drop the rule, or write what it does as its own fenced queries",
+				a.ann.Name, t.QualifiedName(), r.Name, r.File, r.Line)
+		}
+	}
+}
+
+// tokenAssignRE matches a PL/pgSQL assignment of NEW.col, or of NEW, at
+// the start of a statement.
+func tokenAssignRE(col string) *regexp.Regexp {
+	q := regexp.QuoteMeta(col)
+	if strings.ToLower(col) == col {
+		q = `(?:` + q + `|"` + q + `")`
+	} else {
+		q = `"` + q + `"`
+	}
+	return regexp.MustCompile(`(?i)(?:^|;|\bthen|\belse|\bbegin|\bloop)\s*new\s*(?:\.\s*` + q + `\s*)?:?=`)
 }

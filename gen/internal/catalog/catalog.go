@@ -96,6 +96,10 @@ type Column struct {
 	Sequence bool
 	Comment  string
 	Table    *Table
+	// changed locates the last ALTER TABLE ... ALTER COLUMN of the
+	// column, for errors it causes; seq orders it among the statements.
+	changed *diag.Error
+	seq     int
 }
 
 // Fence describes a table's fencing-token column.
@@ -115,6 +119,8 @@ type Fence struct {
 	// File, Line, Col locate the mark.
 	File      string
 	Line, Col int
+	// seq orders the mark among the schema statements (Catalog.seq).
+	seq int
 }
 
 // Table is a table or view.
@@ -433,6 +439,9 @@ const DefaultSchema = "public"
 // Catalog is the schema model.
 type Catalog struct {
 	Schemas []*Schema
+	// seq counts the statements applied (Update), to order marks and
+	// column changes.
+	seq int
 	// Hooks are the schema statements whose functions PostgreSQL may run
 	// from any statement: CREATE OPERATOR, CREATE CAST and domain
 	// constraints (CREATE DOMAIN, ALTER DOMAIN); see Hook.
@@ -728,7 +737,7 @@ func (c *Catalog) MarkFence(t *Table, column string, strict bool, source, file s
 			Msg: fmt.Sprintf("table %s already has fencing token column %q (marked at %s:%d); a table has one fencing token", t.QualifiedName(), t.Fence.Column, t.Fence.File, t.Fence.Line)})
 		return
 	}
-	t.Fence = &Fence{Column: column, Strict: strict, Source: source, File: file, Line: line, Col: col}
+	t.Fence = &Fence{Column: column, Strict: strict, Source: source, File: file, Line: line, Col: col, seq: c.seq}
 }
 
 // Validate passes each fenced table's mark on to its partitions and
@@ -743,6 +752,12 @@ func (c *Catalog) Validate() diag.List {
 			continue // checked on the table marked
 		}
 		col := t.Column(f.Column)
+		if col != nil && col.changed != nil && (col.seq > f.seq || f.Source == "config") {
+			// The column was made unusable after it was marked (or,
+			// marked in the configuration, by an ALTER TABLE): reported
+			// at that statement.
+			f = &Fence{Column: f.Column, File: col.changed.File, Line: col.changed.Line, Col: col.changed.Col}
+		}
 		switch {
 		case t.IsView:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,

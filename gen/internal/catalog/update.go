@@ -11,6 +11,7 @@ import (
 // that do not change the catalog (GRANT, SET, CREATE INDEX, ...) are
 // skipped. Problems are added to c.Errors with their location.
 func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
+	c.seq++
 	u := &updater{c: c, f: f, s: s}
 	switch n := s.Node.(type) {
 	case *sqlparse.CreateTable:
