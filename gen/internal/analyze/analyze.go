@@ -457,7 +457,11 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			a.unmodelled(q, n)
 		}
 	default:
-		// DDL in a query file runs as it is.
+		// DDL in a query file runs as it is; while the schema has a
+		// fenced table, only if it leaves fenced tables alone (sound.go).
+		if a.funcs != nil {
+			a.queryDDL(q, n)
+		}
 	}
 	if a.cteFence != nil {
 		if q.Fence != nil {

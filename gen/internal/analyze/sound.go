@@ -258,3 +258,81 @@ func tokenAssignRE(col string) *regexp.Regexp {
 	}
 	return regexp.MustCompile(`(?i)(?:^|;|\bthen|\belse|\bbegin|\bloop)\s*new\s*(?:\.\s*` + q + `\s*)?:?=`)
 }
+
+// queryDDL checks a schema statement in a query file while the schema has
+// a fenced table. fencegen reads the schema from its schema files only,
+// so DDL run by a query is refused when it may write or change a fenced
+// table: one it drops, alters, renames, moves, comments on or indexes
+// (DROP TABLE, ALTER COLUMN ... TYPE ... USING, DROP COLUMN of the token
+// and COMMENT ... IS NULL all rewrite or unguard its rows), a schema
+// holding one, a trigger or rule (which changes what every later write
+// sets off, unseen by the analysis of the other queries), and any DDL
+// whose expressions (a DEFAULT or USING evaluated for every row, an index
+// expression) call functions that may write a fenced table.
+func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
+	var names []sqlparse.Name
+	what := ""
+	switch n := n.(type) {
+	case *sqlparse.AlterTable:
+		names, what = []sqlparse.Name{n.Table}, "ALTER TABLE"
+	case *sqlparse.Drop:
+		what = "DROP " + strings.ToUpper(n.Kind)
+		switch n.Kind {
+		case "schema":
+			for _, nm := range n.Names {
+				for _, t := range a.cat.FencedTables() {
+					if t.Schema == nm.Name {
+						a.refuseFenced(a.stmt.Start, t, "query %s drops schema %s, and with it fenced table %s and its rows; schema changes belong in the schema files (migrations), which fencegen reads", q.Name, nm.Name, t.QualifiedName())
+					}
+				}
+			}
+		case "trigger", "rule":
+			names = n.On
+		case "function":
+			a.refuseAnyFenced(a.stmt.Start, "query %s runs DROP FUNCTION, which changes what the triggers, defaults and queries that call it do, unseen by fencegen's analysis of the other queries; schema changes belong in the schema files (migrations), which fencegen reads", q.Name)
+			return
+		default:
+			names = n.Names
+		}
+	case *sqlparse.Rename:
+		names, what = []sqlparse.Name{n.Target}, "ALTER ... RENAME"
+	case *sqlparse.AlterObjectSchema:
+		names, what = []sqlparse.Name{n.Target}, "ALTER ... SET SCHEMA"
+	case *sqlparse.Comment:
+		names, what = []sqlparse.Name{n.Target}, "COMMENT"
+	case *sqlparse.CreateIndex:
+		names, what = []sqlparse.Name{n.Table}, "CREATE INDEX"
+	case *sqlparse.CreateTrigger, *sqlparse.CreateRule:
+		a.refuseAnyFenced(a.stmt.Start, "query %s creates a trigger or rule, which changes what later writes set off, unseen by fencegen's analysis of the other queries; schema changes belong in the schema files (migrations), which fencegen reads", q.Name)
+		return
+	case *sqlparse.CreateFunction:
+		a.refuseAnyFenced(a.stmt.Start, "query %s creates a function, which may replace one that triggers, defaults and queries call, unseen by fencegen's analysis of the other queries; schema changes belong in the schema files (migrations), which fencegen reads", q.Name)
+		return
+	}
+	for _, nm := range names {
+		t := a.cat.Table(nm.Schema, nm.Name)
+		if t == nil {
+			continue
+		}
+		fenced := t.Fence
+		if fenced == nil {
+			if d := a.cat.FencedDescendants(t); len(d) > 0 {
+				t = d[0]
+				fenced = t.Fence
+			}
+		}
+		if fenced != nil {
+			a.refuseFenced(a.stmt.Start, t, "query %s runs %s on fenced table %s: it can drop, rewrite or unguard the table's rows and its fencing token column without the guard (ALTER COLUMN ... TYPE ... USING rewrites every row), and fencegen reads the schema from the schema files only; schema changes belong there (migrations)", q.Name, what, t.QualifiedName())
+		}
+	}
+	if _, ok := n.(*sqlparse.CreateView); ok {
+		return // its query's calls are checked as a SELECT's (checkFuncWrites)
+	}
+	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
+	a.funcs.mu.Lock()
+	ws := a.funcs.textWritesLocked(text, true)
+	a.funcs.mu.Unlock()
+	for _, w := range ws {
+		a.refuseHidden(a.stmt.Start, w, "%s", setOffMsg(q.Name, "runs a schema statement that calls", w))
+	}
+}

@@ -73,3 +73,39 @@ func TestSoundMigrationOrders(t *testing.T) {
 		}
 	}
 }
+
+// TestSoundQueryDDL checks schema statements in a query file while the
+// schema has a fenced table: those that may drop, rewrite or unguard a
+// fenced table's rows, or change what later writes set off, are refused
+// at the statement; the others run as sqlc runs them.
+func TestSoundQueryDDL(t *testing.T) {
+	const schema = "create table jobs (id bigint primary key, k int, tok bigint not null default 0);\n" +
+		"comment on column jobs.tok is 'fencegen:token';\n" +
+		"create table logs (id bigint primary key, n int);\n" +
+		"create function wj() returns int language plpgsql as $$ begin update jobs set k = 1; return 1; end $$;\n"
+	for _, tc := range []struct{ query, want string }{
+		{"drop table jobs", "runs DROP TABLE on fenced table jobs"},
+		{"drop schema public cascade", "drops schema public, and with it fenced table jobs"},
+		{"alter table jobs drop column tok", "runs ALTER TABLE on fenced table jobs"},
+		{"alter table jobs rename to j2", "runs ALTER ... RENAME on fenced table jobs"},
+		{"create index on logs ((n + wj()))", "calls wj(), which runs UPDATE on fenced table jobs"},
+		{"create trigger t after insert on logs for each row execute function wj()", "creates a trigger or rule"},
+		{"create rule r as on insert to logs do also delete from jobs", "creates a trigger or rule"},
+		{"create or replace function wj() returns int language sql as $$ select 1 $$", "creates a function"},
+		{"drop function wj()", "runs DROP FUNCTION"},
+		{"create table x as select wj()", "calls function wj()"},
+		// Leave fenced tables alone.
+		{"create table y (id int)", ""},
+		{"create view v as select * from jobs", ""},
+		{"alter table logs add column x int default 0", ""},
+		{"drop table if exists logs", ""},
+	} {
+		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";\n")
+		switch {
+		case tc.want == "" && len(msgs) > 0:
+			t.Errorf("%s: refused: %q", tc.query, msgs)
+		case tc.want != "" && (len(msgs) != 1 || !strings.Contains(msgs[0], tc.want) || !strings.HasPrefix(msgs[0], "query.sql:2:")):
+			t.Errorf("%s: got %q, want one refusal at query.sql:2 saying %q", tc.query, msgs, tc.want)
+		}
+	}
+}

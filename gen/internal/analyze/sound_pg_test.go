@@ -89,6 +89,14 @@ var soundPGCases = []struct {
 		noPG: "postgres_fdw writes through a connection of its own, which does not see the test's uncommitted rows"},
 	{name: "dblink_exec", schema: pgJobs + "create extension if not exists dblink;\n", query: "select dblink_exec('dbname=x', 'update jobs set k = 2')", want: "refused",
 		noPG: "dblink runs on a connection of its own, which does not see the test's uncommitted rows"},
+	// Schema statements in a query file.
+	{name: "query ALTER COLUMN TYPE USING rewrites the tokens", schema: pgJobs, query: "alter table jobs alter column tok type bigint using 0", want: "refused"},
+	{name: "query ADD COLUMN with a writing volatile default", schema: pgJobs + "create function wd() returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\n", query: "alter table logs add column x int default wd()", want: "refused"},
+	{name: "query ALTER COLUMN TYPE USING a writer", schema: pgJobs + "create function wu(x int) returns int language plpgsql as $$ begin update jobs set k = k + 1; return x; end $$;\n", query: "alter table logs alter column n type bigint using wu(n)", want: "refused"},
+	{name: "query CREATE INDEX on an expression calling a writer", schema: pgJobs + pgWV + "create function wi(x int) returns int language plpgsql immutable as $$ begin return wv(x); end $$;\n", query: "create index on logs ((n + wi(n)))", want: "refused"},
+	{name: "query COMMENT removing the mark", schema: pgJobs, query: "comment on column jobs.tok is null", want: "refused",
+		conservative: "it writes no row, but every later write of jobs then runs without the guard that fencegen generated for it"},
+	{name: "query CREATE TABLE on its own", schema: pgJobs, query: "create table y (id int)", want: "plain"},
 	// Migration order: later statements undo or redo the path.
 	{name: "trigger dropped later", schema: pgJobs + pgWJTrigger + "create trigger t after insert on logs for each row execute function wj();\ndrop trigger t on logs;\n", query: "insert into logs values (2, 1)", want: "plain"},
 	{name: "rule dropped later", schema: pgJobs + "create rule r as on insert to logs do also update jobs set k = k + 1;\ndrop rule if exists r on public.logs;\n", query: "insert into logs values (2, 1)", want: "plain"},
