@@ -43,10 +43,11 @@ func verbEvents(verb string) []string {
 	return []string{verb}
 }
 
-// remoteSQLRE finds calls of the dblink functions that run SQL text on
-// another connection (PostgreSQL docs, F.11 "dblink"), which may be one to
-// this database: what they run fencegen cannot see.
-var remoteSQLRE = regexp.MustCompile(`(?i)\bdblink(?:_exec|_send_query|_open)?\s*\(`)
+// remoteSQLRE finds calls of the functions that run SQL text on another
+// connection or later (dblink, PostgreSQL docs F.11; the pg_background and
+// pg_cron extensions), possibly in this database: what they run fencegen
+// cannot see.
+var remoteSQLRE = regexp.MustCompile(`(?i)(?:\bdblink(?:_exec|_send_query|_open)?|\bpg_background_launch|\bcron\s*\.\s*schedule(?:_in_database)?)\s*\(`)
 
 // hookWhere names hook h of relation x for messages.
 func hookWhere(h *catalog.Hook, x *catalog.Table) string {
@@ -93,6 +94,21 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols 
 			}
 			for _, w := range fw.textWritesLocked(h.Text, true) {
 				add(hookWhere(h, x), w)
+			}
+		}
+		for _, tr := range x.Triggers {
+			// A trigger's WHEN condition runs for every row too (its
+			// function is followed above, or by setsOff).
+			if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(events, e) }) {
+				continue
+			}
+			for _, f := range fw.namedInLocked(tr.Text) {
+				if f.Name == tr.Func.Name {
+					continue
+				}
+				for _, w := range fw.ofLocked(f) {
+					add(fmt.Sprintf("trigger %s on %s (%s:%d), whose WHEN condition or arguments name %s()", tr.Name, x.QualifiedName(), tr.File, tr.Line, f.Name), w)
+				}
 			}
 		}
 		if x == t && !own {
@@ -211,6 +227,8 @@ func (fw *funcWrites) textWritesLocked(text string, funcs bool) []hiddenWrite {
 	}
 	for _, h := range fw.cat.Hooks {
 		switch h.Kind {
+		case "event trigger":
+			continue // DDL only: queryDDL
 		case "operator":
 			if !strings.Contains(text, h.Name) {
 				continue

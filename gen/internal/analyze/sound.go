@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -324,6 +325,23 @@ func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
 		if fenced != nil {
 			a.refuseFenced(a.stmt.Start, t, "query %s runs %s on fenced table %s: it can drop, rewrite or unguard the table's rows and its fencing token column without the guard (ALTER COLUMN ... TYPE ... USING rewrites every row), and fencegen reads the schema from the schema files only; schema changes belong there (migrations)", q.Name, what, t.QualifiedName())
 		}
+	}
+	a.funcs.mu.Lock()
+	var evws []hiddenWrite
+	for _, h := range a.cat.Hooks {
+		if h.Kind != "event trigger" {
+			continue
+		}
+		for _, f := range a.funcs.namedInLocked(h.Text) {
+			for _, w := range a.funcs.ofLocked(f) {
+				w.path = append([]string{fmt.Sprintf("event trigger (%s:%d) → %s()", h.File, h.Line, f.Name)}, w.steps()...)
+				evws = append(evws, w)
+			}
+		}
+	}
+	a.funcs.mu.Unlock()
+	for _, w := range evws {
+		a.refuseHidden(a.stmt.Start, w, "%s", setOffMsg(q.Name, "runs a schema statement, which fires", w))
 	}
 	if _, ok := n.(*sqlparse.CreateView); ok {
 		return // its query's calls are checked as a SELECT's (checkFuncWrites)

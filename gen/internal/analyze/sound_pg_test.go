@@ -89,7 +89,9 @@ var soundPGCases = []struct {
 		noPG: "postgres_fdw writes through a connection of its own, which does not see the test's uncommitted rows"},
 	{name: "dblink_exec", schema: pgJobs + "create extension if not exists dblink;\n", query: "select dblink_exec('dbname=x', 'update jobs set k = 2')", want: "refused",
 		noPG: "dblink runs on a connection of its own, which does not see the test's uncommitted rows"},
+	{name: "trigger WHEN condition calls a writer", schema: pgJobs + "create function ww(x int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return false; end $$;\ncreate function tl() returns trigger language plpgsql as $$ begin return new; end $$;\ncreate trigger t after insert on logs for each row when (ww(new.n)) execute function tl();\n", query: "insert into logs values (2, 1)", want: "refused"},
 	// Schema statements in a query file.
+	{name: "query DDL fires an event trigger that writes", schema: pgJobs + "create function ev() returns event_trigger language plpgsql as $$ begin update jobs set k = k + 1; end $$;\ncreate event trigger fg_sound_ev on ddl_command_end execute function ev();\n", query: "create table y (id int)", want: "refused"},
 	{name: "query ALTER COLUMN TYPE USING rewrites the tokens", schema: pgJobs, query: "alter table jobs alter column tok type bigint using 0", want: "refused"},
 	{name: "query ADD COLUMN with a writing volatile default", schema: pgJobs + "create function wd() returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\n", query: "alter table logs add column x int default wd()", want: "refused"},
 	{name: "query ALTER COLUMN TYPE USING a writer", schema: pgJobs + "create function wu(x int) returns int language plpgsql as $$ begin update jobs set k = k + 1; return x; end $$;\n", query: "alter table logs alter column n type bigint using wu(n)", want: "refused"},

@@ -26,7 +26,8 @@ type Hook struct {
 	// columns), "foreign" (CREATE FOREIGN TABLE: its rows live on another
 	// server, which may be this database), "index", "policy" (CREATE
 	// POLICY: row-level security expressions, run on reads and writes),
-	// "view", "operator", "cast" or "domain".
+	// "view", "operator", "cast", "domain" or "event trigger" (CREATE
+	// EVENT TRIGGER: its function runs on DDL).
 	Kind string
 	// Name is the operator's symbol (Kind "operator") or the domain's
 	// name (Kind "domain"), lower case; "" otherwise.
@@ -112,6 +113,8 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 		}
 	case "CreateCastStmt":
 		u.c.Hooks = append(u.c.Hooks, u.newHook("cast", ""))
+	case "CreateEventTrigStmt":
+		u.c.Hooks = append(u.c.Hooks, u.newHook("event trigger", ""))
 	case "AlterDomainStmt":
 		if m := alterDomainRE.FindStringSubmatch(text); m != nil {
 			u.c.Hooks = append(u.c.Hooks, u.newHook("domain", strings.ToLower(strings.Trim(m[1], `"`))))
