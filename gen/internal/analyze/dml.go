@@ -205,6 +205,10 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 				missing = true
 			}
 		}
+		if oc.Constraint != "" && !(oc.DoUpdate && t.Fence != nil) && !t.HasConstraint(oc.Constraint) {
+			// PostgreSQL refuses it at PREPARE already (parse analysis).
+			a.errorf(oc.Loc, "constraint %q for table %q does not exist (fencegen knows PRIMARY KEY and UNIQUE constraints, named or named by PostgreSQL)", oc.Constraint, t.Name)
+		}
 		if len(oc.Columns) > 0 && !oc.TargetExprs && !missing && !t.ConflictArbiter(oc.Columns) {
 			// PostgreSQL accepts it at PREPARE and refuses it when it
 			// plans it, at every execution (42P10).

@@ -17,8 +17,10 @@ import (
 // against PostgreSQL: fencegen reports "no unique or exclusion constraint
 // matching" at the ON CONFLICT exactly when PostgreSQL's planner refuses
 // the statement with 42P10 (EXPLAIN plans it; PREPARE, which does not,
-// accepts it, so the error would otherwise come at every execution). The
-// tables are not fenced: the check is for every table, as PostgreSQL's.
+// accepts it, so the error would otherwise come at every execution); ON
+// CONFLICT ON CONSTRAINT of no constraint, which PREPARE already refuses
+// (42704), likewise. The tables are not fenced: the check is for every
+// table, as PostgreSQL's.
 func TestOnConflictArbiterAgainstPostgreSQL(t *testing.T) {
 	const base = "create table t (id bigint primary key, a int, b int, c int, e text);\n"
 	for _, tc := range []struct {
@@ -41,11 +43,15 @@ func TestOnConflictArbiterAgainstPostgreSQL(t *testing.T) {
 		{"LIKE including indexes", base + "create unique index t_c on t (c);\ncreate table t2 (like t including indexes);\n", "insert into t2 (id, c) values (1, 1) on conflict (c) do nothing", false},
 		{"expression index", base + "create unique index t_le on t (lower(e));\n", "insert into t (id, e) values (1, 'x') on conflict (lower(e)) do nothing", false},
 		{"no conflict target", base, "insert into t (id, a) values (1, 1) on conflict do nothing", false},
+		{"ON CONSTRAINT of the primary key", base, "insert into t (id, a) values (1, 1) on conflict on constraint t_pkey do nothing", false},
+		{"ON CONSTRAINT that does not exist", base, "insert into t (id, a) values (1, 1) on conflict on constraint t_a_key do nothing", true},
+		{"ON CONSTRAINT of an exclusion constraint", base + "alter table t add constraint t_ex exclude using btree (c with =);\n", "insert into t (id, c) values (1, 1) on conflict on constraint t_ex do nothing", false},
+		{"ON CONSTRAINT naming an index", base + "create unique index t_ai on t (a);\n", "insert into t (id, a) values (1, 1) on conflict on constraint t_ai do nothing", true},
 	} {
 		files, msgs := analyzeSrc(t, tc.schema, "-- name: Q :exec\n"+tc.query+";\n")
 		got := false
 		for _, m := range msgs {
-			if strings.Contains(m, "there is no unique or exclusion constraint matching the ON CONFLICT specification") {
+			if strings.Contains(m, "there is no unique or exclusion constraint matching the ON CONFLICT specification") || strings.Contains(m, "does not exist (fencegen knows PRIMARY KEY") {
 				got = true
 				if want := "query.sql:2:" + itoa(strings.Index(strings.ToLower(tc.query), "on conflict")+1) + ":"; !strings.HasPrefix(m, want) {
 					t.Errorf("%s: %q not located at the ON CONFLICT (%s)", tc.name, m, want)
@@ -84,11 +90,18 @@ func pgOnConflict(t *testing.T, schema, query string) (refused, prepared bool) {
 	if _, err := tx.Exec(ctx, schema); err != nil {
 		t.Fatalf("schema: %v", err)
 	}
+	if _, err := tx.Exec(ctx, "SAVEPOINT fg_oc_sp"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := tx.Exec(ctx, "PREPARE fg_oc AS "+query); err == nil {
 		prepared = true
 		tx.Exec(ctx, "DEALLOCATE fg_oc")
 	} else {
-		return false, false
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42704" && strings.Contains(query, "on constraint") {
+			return true, true // ON CONSTRAINT of no constraint: refused at PREPARE already
+		}
+		t.Fatalf("PREPARE %s: %v", query, err)
 	}
 	_, err = tx.Exec(ctx, "EXPLAIN "+query)
 	var pe *pgconn.PgError

@@ -144,3 +144,19 @@ func (c *Catalog) dropIndex(n sqlparse.Name) bool {
 	}
 	return false
 }
+
+// HasConstraint reports whether ON CONFLICT ON CONSTRAINT name can name a
+// constraint of t: a PRIMARY KEY or UNIQUE constraint fencegen knows, or,
+// when t may have constraints fencegen does not model (EXCLUDE, a view),
+// any name.
+func (t *Table) HasConstraint(name string) bool {
+	if _, ok := t.keys[name]; ok || t.IsView {
+		return true
+	}
+	for _, h := range t.Hooks {
+		if excludeRE.MatchString(h.Text) {
+			return true
+		}
+	}
+	return false
+}
