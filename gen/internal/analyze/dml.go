@@ -312,6 +312,9 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 	a.fence(q, t, "update", n.Loc)
 	a.setCols = nil
 	a.volatileWhere(t, "UPDATE", n.Where)
+	for _, f := range n.From {
+		a.volatileWhere(t, "UPDATE", f) // UPDATE ... FROM: joined as the WHERE clause is
+	}
 	if len(n.From) > 0 {
 		// Like sqlc, RETURNING * of UPDATE ... FROM lists the FROM items'
 		// columns first; the star, spelt out like every star, makes the
@@ -337,6 +340,9 @@ func (a *analyzer) delete(outer *scope, n *sqlparse.Delete, q *Query) []*Column 
 	a.cascades(t, "delete", nil, n.Loc)
 	a.fence(q, t, "delete", n.Loc)
 	a.volatileWhere(t, "DELETE", n.Where)
+	for _, u := range n.Using {
+		a.volatileWhere(t, "DELETE", u)
+	}
 	if len(n.Using) > 0 {
 		// Like sqlc, RETURNING * of DELETE ... USING is the target's
 		// columns; spelt out, the statement returns just those.

@@ -148,6 +148,8 @@ func TestVolatileWhereAgainstPostgreSQL(t *testing.T) {
 		{"gen_random_uuid", "delete from jobs where id::text = gen_random_uuid()::text"},
 		{"pick", "update jobs set k = 1 where id = pick()"},
 		{"random", "update jobs set k = 1 where id in (select id from jobs where random() < 0.5)"},
+		{"random", "update jobs set k = 1 from (select id from jobs order by random() limit 1) x where jobs.id = x.id"},
+		{"clock_timestamp", "delete from jobs using (select clock_timestamp() as t) x where jobs.at < x.t"},
 		{"spick", "update jobs set k = 1 where id = spick()"},
 		{"ipick", "delete from jobs where k = ipick(1)"},
 		{"now", "update jobs set k = 1 where at < now()"},

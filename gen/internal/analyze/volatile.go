@@ -15,7 +15,8 @@ import (
 // (random(), clock_timestamp(), nextval(), a user-defined function not
 // declared IMMUTABLE or STABLE) may pick other rows each time, so the
 // check and the write would disagree (PostgreSQL docs, 38.7 "Function
-// Volatility Categories"). volatileWhere reports each such call.
+// Volatility Categories"). volatileWhere reports each such call in where,
+// the WHERE clause or a FROM (USING) item.
 func (a *analyzer) volatileWhere(t *catalog.Table, verb string, where sqlparse.Node) {
 	if t == nil || t.Fence == nil || where == nil || a.ann.OptOut != "" {
 		return
@@ -26,7 +27,7 @@ func (a *analyzer) volatileWhere(t *catalog.Table, verb string, where sqlparse.N
 			return
 		}
 		if why := a.volatileCall(fc); why != "" {
-			a.errorf(fc.Loc, "the WHERE clause of this %s of fenced table %s calls %s(), %s: the guard evaluates the WHERE clause more than once (to lock and check the rows' tokens, then to write them, and to read a missing row again by key), and a volatile function can match other rows each time; compute the value once, in Go or in a parameter, and pass it in",
+			a.errorf(fc.Loc, "the WHERE clause (or FROM, USING) of this %s of fenced table %s calls %s(), %s: the guard evaluates the WHERE clause more than once (to lock and check the rows' tokens, then to write them, and to read a missing row again by key), and a volatile function can match other rows each time; compute the value once, in Go or in a parameter, and pass it in",
 				verb, t.QualifiedName(), fc.Func.Name, why)
 		}
 	})
