@@ -197,6 +197,7 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 					return
 				}
 				a.setsOffFrom(u, ev, loc, seen)
+				a.implicitWrites(u, ev, loc) // its defaults, CHECKs, relatives, FK actions
 			})
 		}
 	}
