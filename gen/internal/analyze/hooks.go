@@ -85,9 +85,23 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols 
 		}
 		ws = append(ws, w)
 	}
+	// Defaults, CHECKs, generated columns and index expressions run on
+	// INSERT and UPDATE; policies on every write but TRUNCATE.
+	rowValues := slices.Contains(events, "INSERT") || slices.Contains(events, "UPDATE")
+	rows := rowValues || slices.Contains(events, "DELETE")
 	tables := append([]*catalog.Table{t}, fw.cat.Relatives(t)...)
 	for _, x := range tables {
 		for _, h := range x.Hooks {
+			switch h.Kind {
+			case "table", "index":
+				if !rowValues {
+					continue
+				}
+			case "policy":
+				if !rows {
+					continue
+				}
+			}
 			if h.Kind == "foreign" {
 				add(fmt.Sprintf("foreign table %s (%s:%d)", x.QualifiedName(), h.File, h.Line), hiddenWrite{verb: "statements fencegen cannot see",
 					unknown: "PostgreSQL sends its writes to a foreign server, which may be this database (postgres_fdw), and runs whatever that server's triggers and rules run"})
