@@ -107,5 +107,12 @@ func TestSoundQueryDDL(t *testing.T) {
 		case tc.want != "" && (len(msgs) != 1 || !strings.Contains(msgs[0], tc.want) || !strings.HasPrefix(msgs[0], "query.sql:2:")):
 			t.Errorf("%s: got %q, want one refusal at query.sql:2 saying %q", tc.query, msgs, tc.want)
 		}
+		if tc.want != "" {
+			// The opt-out is the way out, as for every refusal.
+			files, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n-- @fence off: migration run by hand\n"+tc.query+";\n")
+			if len(msgs) > 0 || files[0].Queries[0].OptOut == nil {
+				t.Errorf("%s with @fence off: %q", tc.query, msgs)
+			}
+		}
 	}
 }
