@@ -448,6 +448,11 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			a.refuseFenced(n.Loc, tb, "MERGE into fenced table %s cannot be guarded by a fencing token yet: its WHEN branches update, insert and delete rows that fencegen cannot lock and check in one guard; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
 		}
 	case *sqlparse.Copy:
+		if a.funcs != nil && copyProgramRE.Match(a.file.Src[a.stmt.Start:a.stmt.End]) {
+			// COPY ... FROM/TO PROGRAM runs a shell command on the server,
+			// which can run any SQL against this database.
+			a.refuseAnyFenced(n.Loc, "query %s runs COPY ... PROGRAM, whose command runs on the database server and can write any table, fenced ones included, without the guard; load the rows with an INSERT query (:copyfrom or :batchexec), which fencegen checks", q.Name)
+		}
 		if !n.From {
 			break // COPY ... TO: a read
 		}

@@ -57,6 +57,9 @@ func (a *analyzer) refuseAnyFenced(loc int, format string, args ...any) {
 
 var firstWordRE = regexp.MustCompile(`^\s*([A-Za-z]+)`)
 
+// copyProgramRE finds COPY ... FROM PROGRAM and TO PROGRAM.
+var copyProgramRE = regexp.MustCompile(`(?is)\b(?:from|to)\s+program\b`)
+
 // unmodelled checks a statement of a kind the analyzer does not model
 // (sqlparse.Unknown) while the schema has a fenced table.
 func (a *analyzer) unmodelled(q *Query, n *sqlparse.Unknown) {

@@ -94,11 +94,14 @@ func TestSoundQueryDDL(t *testing.T) {
 		{"create or replace function wj() returns int language sql as $$ select 1 $$", "creates a function"},
 		{"drop function wj()", "runs DROP FUNCTION"},
 		{"create table x as select wj()", "calls function wj()"},
+		{"copy logs from program 'psql -c \"update jobs set k = 0\"'", "runs COPY ... PROGRAM"},
+		{"copy logs to program 'cat'", "runs COPY ... PROGRAM"},
 		// Leave fenced tables alone.
 		{"create table y (id int)", ""},
 		{"create view v as select * from jobs", ""},
 		{"alter table logs add column x int default 0", ""},
 		{"drop table if exists logs", ""},
+		{"copy logs to stdout", ""},
 	} {
 		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";\n")
 		switch {
