@@ -148,7 +148,7 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 			continue
 		}
 		fs := a.cat.Funcs(tr.Func.Schema, tr.Func.Name)
-		if len(fs) == 0 {
+		if len(fs) == 0 && !builtinTrigger(tr.Func) {
 			a.refuseAnyFenced(loc, "query %s writes table %s, whose trigger %s (%s:%d) runs function %s(), which the schema does not define, so fencegen cannot show that it writes no fenced table; define the function in the schema", name, t.QualifiedName(), tr.Name, tr.File, tr.Line, tr.Func.String())
 		}
 		for _, f := range fs {
@@ -357,4 +357,18 @@ func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
 	for _, w := range ws {
 		a.refuseHidden(a.stmt.Start, w, "%s", setOffMsg(q.Name, "runs a schema statement that calls", w))
 	}
+}
+
+// builtinTriggerFuncs are PostgreSQL's own trigger functions (pg_catalog,
+// prorettype trigger, other than the RI_FKey_ ones foreign keys use): they
+// change the row at hand or skip it, and write no table.
+var builtinTriggerFuncs = map[string]bool{
+	"suppress_redundant_updates_trigger": true, "tsvector_update_trigger": true,
+	"tsvector_update_trigger_column": true, "unique_key_recheck": true,
+}
+
+// builtinTrigger reports whether a trigger runs one of
+// builtinTriggerFuncs (unqualified or pg_catalog.).
+func builtinTrigger(n sqlparse.Name) bool {
+	return (n.Schema == "" || n.Schema == "pg_catalog") && builtinTriggerFuncs[n.Name]
 }

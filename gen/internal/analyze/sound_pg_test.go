@@ -113,6 +113,7 @@ var soundPGCases = []struct {
 	// Harmless shapes stay plain.
 	{name: "harmless trigger", schema: pgJobs + "create function tl() returns trigger language plpgsql as $$ begin new.n = 7; return new; end $$;\ncreate trigger t before insert on logs for each row execute function tl();\n", query: "insert into logs values (2, 1)", want: "plain"},
 	{name: "DELETE of a table whose default calls a writer", schema: pgJobs + "create function wd() returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\nalter table logs alter column n set default wd();\n", query: "delete from logs where id = 1", want: "plain"},
+	{name: "built-in trigger function", schema: pgJobs + "alter table logs add column tsv tsvector, add column body text;\ncreate trigger t before insert or update on logs for each row execute function tsvector_update_trigger(tsv, 'pg_catalog.english', body);\ncreate trigger t2 before update on jobs for each row execute function suppress_redundant_updates_trigger();\n", query: "insert into logs (id, n) values (2, 1)", want: "plain"},
 	{name: "harmless default", schema: pgJobs + "create function hd() returns int language sql as $$ select 1 $$;\nalter table logs alter column n set default hd();\n", query: "insert into logs (id) values (2)", want: "plain"},
 	{name: "view reading jobs", schema: pgJobs + "create view v as select * from jobs;\n", query: "select * from v", want: "plain"},
 }
