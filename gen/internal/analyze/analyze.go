@@ -403,6 +403,9 @@ type analyzer struct {
 	// funcs caches what user-defined functions write (funcwrites.go);
 	// nil when the catalog has no fenced table.
 	funcs *funcWrites
+	// setCols are the columns the UPDATE being guarded sets, for the
+	// foreign-key actions it sets off (hooks.go); nil otherwise.
+	setCols []string
 	// multi holds the columns of each SET (a, b) = (SELECT ...) subquery.
 	multi map[*sqlparse.SubLink][]*Column
 	// lenient holds what sqlc lets pass with interface{} (a cast to a type
@@ -491,11 +494,21 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		if a.funcs != nil {
 			a.mergeWrites(q, n)
 			a.setsOff(tb, []string{"INSERT", "UPDATE", "DELETE"}, n.Loc)
+			if tb != nil {
+				// WHEN MATCHED THEN DELETE / UPDATE: foreign-key actions.
+				a.cascades(tb, "delete", nil, n.Loc)
+				a.cascades(tb, "update", nil, n.Loc)
+			}
 		}
 		if tb != nil && tb.Fence != nil {
 			a.refuseFenced(n.Loc, tb, "MERGE into fenced table %s cannot be guarded by a fencing token yet: its WHEN branches update, insert and delete rows that fencegen cannot lock and check in one guard; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
 		}
 	case *sqlparse.Copy:
+		if a.funcs != nil && copyProgramRE.Match(a.file.Src[a.stmt.Start:a.stmt.End]) {
+			// COPY ... FROM/TO PROGRAM runs a shell command on the server,
+			// which can run any SQL against this database.
+			a.refuseAnyFenced(n.Loc, "query %s runs COPY ... PROGRAM, whose command runs on the database server and can write any table, fenced ones included, without the guard; load the rows with an INSERT query (:copyfrom or :batchexec), which fencegen checks", q.Name)
+		}
 		if !n.From {
 			break // COPY ... TO: a read
 		}
@@ -515,7 +528,11 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			a.unmodelled(q, n)
 		}
 	default:
-		// DDL in a query file runs as it is.
+		// DDL in a query file runs as it is; while the schema has a
+		// fenced table, only if it leaves fenced tables alone (sound.go).
+		if a.funcs != nil {
+			a.queryDDL(q, n)
+		}
 	}
 	if a.cteFence != nil {
 		if q.Fence != nil {
@@ -527,6 +544,9 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	// Writes hidden in user-defined functions and procedures the query
 	// calls (funcwrites.go).
 	a.checkFuncWrites(q)
+	// Writes hidden in views read and in operators, casts and domains
+	// (hooks.go).
+	a.checkTextWrites(q)
 	a.settleLenient(q)
 	if len(a.errs) > 0 {
 		return nil, a.errs

@@ -211,7 +211,7 @@ func TestFencedWhereCurrentOf(t *testing.T) {
 // statement: WITH after the statement's body, OFFSET before LIMIT, an
 // UPDATE's WHERE before its FROM. The expected orders are sqlc's output.
 func TestNamedParamOrderLikeSqlc(t *testing.T) {
-	schema := `CREATE TABLE t (a int NOT NULL, b int NOT NULL, c int NOT NULL, d int NOT NULL, e int NOT NULL);
+	schema := `CREATE TABLE t (a int NOT NULL UNIQUE, b int NOT NULL, c int NOT NULL, d int NOT NULL, e int NOT NULL);
 CREATE TABLE u (ua int NOT NULL, ub int NOT NULL, uc int NOT NULL);`
 	for _, tc := range []struct{ query, want string }{
 		{"SELECT a FROM t WHERE b = @b ORDER BY c LIMIT @lim OFFSET @off", "b off lim"},
