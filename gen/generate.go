@@ -167,33 +167,7 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 			cat.Update(pf, st)
 		}
 	}
-	for _, ft := range pkg.Fence {
-		schema, table := "", ft.Table
-		if i := strings.LastIndexByte(table, '.'); i >= 0 {
-			schema, table = table[:i], table[i+1:]
-		}
-		file := cfg.Path
-		if ft.File != "" {
-			file = ft.File
-		}
-		t := cat.Table(schema, table)
-		if t == nil {
-			if !ft.AnyEntry {
-				errs.Add(file, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema", ft.Table)
-			}
-			continue
-		}
-		found[ft.Pos] = true
-		if f := t.Fence; f != nil && f.Source == "comment" && f.Column == ft.Column {
-			// Marked twice: a configuration without a mode keeps the
-			// comment's; two modes must agree, or one would silently win.
-			if ft.Mode != "" && (ft.Mode == config.ModeStrict) != f.Strict {
-				errs.Add(file, ft.Pos.Line, ft.Pos.Col, "fence: %s.%s is %s here but %s by its column comment at %s:%d: give the mode in one place", ft.Table, ft.Column, modeWord(ft.Mode == config.ModeStrict), modeWord(f.Strict), f.File, f.Line)
-			}
-			continue
-		}
-		cat.MarkFence(t, ft.Column, ft.Mode == config.ModeStrict, "config", file, ft.Pos.Line, ft.Pos.Col)
-	}
+	errs = append(errs, markConfigFences(cat, cfg.Path, pkg, found)...)
 	errs = append(errs, cat.Validate()...)
 	if schemaBroken {
 		return nil, nil, nil, errs

@@ -129,10 +129,18 @@ type Package struct {
 
 // FenceTable marks a table's fencing-token column.
 type FenceTable struct {
-	// Table is the table name, optionally schema-qualified.
+	// Table is the table name as written, optionally schema-qualified,
+	// each part folded as PostgreSQL folds identifiers: accounts,
+	// app.accounts, "Accounts" (see SplitName).
 	Table string
-	// Column is the fencing-token column.
+	// Column is the fencing-token column as written, folded likewise.
 	Column string
+	// TableSchema ("" when unqualified), TableName and ColumnName are
+	// Table and Column as PostgreSQL reads them (SplitName): unquoted
+	// parts in lower case, quoted ones as written, without the quotes.
+	TableSchema, TableName, ColumnName string
+	// TablePos and ColumnPos are where the table and column values are.
+	TablePos, ColumnPos Position
 	// Mode is "" or "non-strict" (stored ≤ presented accepted) or "strict"
 	// (stored < presented).
 	Mode string
