@@ -2,11 +2,13 @@ package gen
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/golang"
 )
 
 // markConfigFences marks the fencing-token columns pkg's fence key names
@@ -115,4 +117,99 @@ func quoted(s string) string {
 		return s
 	}
 	return `"` + s + `"`
+}
+
+// checkColumnOverrides reports each column override of pkg whose pattern
+// matches no column of cat, at the override, with the closest column the
+// schema has. sqlc ignores such an override silently. In a configuration
+// only fencegen reads (see sqlcReads) it is an error; in an sqlc
+// configuration read as it is, sqlc's meaning stands and it is a note
+// (fencegen vet), so that a file sqlc accepts loads unchanged. A global
+// override (config.Override.Global) is recorded in found when it
+// matches, and reported by Generate only when it matches in no sql entry.
+func checkColumnOverrides(cat *catalog.Catalog, cfgPath string, pkg config.Package, found map[config.Position]bool) (errs diag.List, notes []string) {
+	ovs := pkg.Go.Overrides
+	for i, ok := range golang.ColumnOverrideMatches(cat, ovs) {
+		o := ovs[i]
+		switch {
+		case ok && o.Global:
+			found[overrideKey(o.Pos)] = true
+		case !ok && !o.Global:
+			msg := unmatchedOverride(o, "the schema", didYouMeanOverride(cat, o.Column))
+			if sqlcReads(cfgPath, pkg) {
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: %s; sqlc ignores it", cfgPath, o.Pos.Line, o.Pos.Col, msg))
+			} else {
+				errs.Add(cfgPath, o.Pos.Line, o.Pos.Col, "%s", msg)
+			}
+		}
+	}
+	return errs, notes
+}
+
+// sqlcReads reports whether sqlc reads the configuration at cfgPath as
+// fencegen does: it is named as sqlc's (sqlc.yaml, sqlc.yml, sqlc.json)
+// and pkg has no fence key of its own (sqlc refuses one).
+func sqlcReads(cfgPath string, pkg config.Package) bool {
+	switch filepath.Base(cfgPath) {
+	case "sqlc.yaml", "sqlc.yml", "sqlc.json":
+	default:
+		return false
+	}
+	for _, ft := range pkg.Fence {
+		if !ft.AnyEntry {
+			return false
+		}
+	}
+	return true
+}
+
+// unmatchedOverride is the message for column override o that matches no
+// column in where.
+func unmatchedOverride(o config.Override, where, hint string) string {
+	if hint == "" {
+		hint = fmt.Sprintf(" (an override names a column as table.column, or schema.table.column outside schema %s; each part may use * and ?)", catalog.DefaultSchema)
+	}
+	return fmt.Sprintf("override: column %q matches no column in %s%s", o.Column, where, hint)
+}
+
+// didYouMeanOverride is " (did you mean X?)" naming the column of cat
+// closest to an override's column pattern, written as an override names
+// it, or "".
+func didYouMeanOverride(cat *catalog.Catalog, pattern string) string {
+	if strings.ContainsAny(pattern, "*?[") {
+		return ""
+	}
+	// Each column is a candidate as table.column and as
+	// schema.table.column, suggested as an override must name it (with
+	// its schema outside the default one).
+	var names []string
+	spell := map[string]string{}
+	for _, s := range cat.Schemas {
+		for _, t := range s.Tables {
+			for _, c := range t.Columns {
+				short, long := t.Name+"."+c.Name, t.Schema+"."+t.Name+"."+c.Name
+				written := short
+				if t.Schema != "" && t.Schema != catalog.DefaultSchema {
+					written = long
+				}
+				for _, n := range []string{short, long} {
+					if _, dup := spell[n]; !dup {
+						names = append(names, n)
+						spell[n] = written
+					}
+				}
+			}
+		}
+	}
+	if c := config.Closest(pattern, names); c != "" {
+		return fmt.Sprintf(" (did you mean %s?)", spell[c])
+	}
+	return ""
+}
+
+// overrideKey is the key of a global override at p in Generate's found
+// map, apart from the fence tables' keys (which may be positions in
+// another file).
+func overrideKey(p config.Position) config.Position {
+	return config.Position{Line: -p.Line, Col: p.Col}
 }

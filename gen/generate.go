@@ -109,6 +109,17 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 				errs.Add(ft.File, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema of any sql entry of %s", ft.Table, displayName(cfg.Path))
 			}
 		}
+		for _, o := range cfg.Packages[0].Go.Overrides {
+			if !o.Global || o.Column == "" || found[overrideKey(o.Pos)] {
+				continue
+			}
+			msg := unmatchedOverride(o, "the schema of any sql entry", "")
+			if sqlcReads(cfg.Path, cfg.Packages[0]) {
+				out.Vet = append(out.Vet, fmt.Sprintf("%s:%d:%d: note: %s; sqlc ignores it", cfg.Path, o.Pos.Line, o.Pos.Col, msg))
+			} else {
+				errs.Add(cfg.Path, o.Pos.Line, o.Pos.Col, "%s", msg)
+			}
+		}
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err
@@ -172,6 +183,8 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 	if schemaBroken {
 		return nil, nil, nil, errs
 	}
+	overrideErrs, overrideNotes := checkColumnOverrides(cat, cfg.Path, pkg, found)
+	errs = append(errs, overrideErrs...)
 	errs = append(errs, qerr...)
 	var parsed []*sqlparse.File
 	for _, r := range results[len(schemaFiles):] {
@@ -198,6 +211,7 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 	for _, n := range cat.Notes() {
 		notes = append(notes, n.Error())
 	}
+	notes = append(notes, overrideNotes...)
 	notes = append(notes, optOutNotes(analyzed)...)
 	for _, f := range analyzed {
 		for _, q := range f.Queries {

@@ -238,6 +238,11 @@ type Override struct {
 	// GoType is the Go type to use.
 	GoType GoType
 	Pos    Position
+	// Global is set for an override of every package (version 1's
+	// top-level overrides, version 2's overrides.go): a column override
+	// must match a column in the schema of one package at least, a
+	// package's own in that package's schema.
+	Global bool
 	// GoStructTag is extra struct tag text for a column override, e.g.
 	// `validate:"required"`.
 	GoStructTag string
