@@ -262,7 +262,10 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 		return nil, nil, nil, errs
 	}
 	rendered, err2 := golang.Emit(golang.Input{Catalog: cat, Files: analyzed, Options: opts, Sources: sources})
-	if err2 != nil {
+	if l, ok := err2.(diag.List); ok {
+		// Located problems (golang's collision check).
+		return nil, nil, nil, append(errs, l...)
+	} else if err2 != nil {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err2)
 		return nil, nil, nil, errs
 	}

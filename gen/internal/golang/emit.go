@@ -185,6 +185,9 @@ func Emit(in Input) (map[string][]byte, error) {
 		}
 		out[name] = b
 	}
+	if err := e.checkCollisions(out, queries); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
