@@ -41,7 +41,7 @@ type origins struct {
 	member map[string][]origin
 }
 
-func (o *origins) addPkg(name string, or origin)    { o.pkg[name] = append(o.pkg[name], or) }
+func (o *origins) addPkg(name string, or origin) { o.pkg[name] = append(o.pkg[name], or) }
 func (o *origins) addMember(typ, name string, or origin) {
 	o.member[typ+"."+name] = append(o.member[typ+"."+name], or)
 }
@@ -337,4 +337,3 @@ func fieldNames(f *ast.Field) []string {
 	}
 	return nil
 }
-
