@@ -95,11 +95,18 @@ func (e *emitter) collectOrigins(queries []*analyze.Query) *origins {
 		for _, en := range s.Enums {
 			name := e.names.structName(enumGoName(en))
 			what := "enum " + qualifiedEnum(en)
-			o.addPkg(name, origin{what: "the type of " + what})
-			o.addPkg("Null"+name, origin{what: "the Null type of " + what})
-			o.addPkg("All"+name+"Values", origin{what: "the All...Values function of " + what})
+			at := func(what string) origin {
+				return origin{what: what, file: en.File, line: en.Line, col: en.Col,
+					fix: fmt.Sprintf("give it another Go name with gen.go's rename (rename: {%s: OtherName})", enumGoName(en))}
+			}
+			o.addPkg(name, at("the type of "+what))
+			o.addPkg("Null"+name, at("the Null type of "+what))
+			o.addMember("Null"+name, name, at("the field of the Null type of "+what))
+			o.addPkg("All"+name+"Values", at("the All...Values function of "+what))
 			for i, c := range e.enumConstNames(en) {
-				o.addPkg(c, origin{what: fmt.Sprintf("the constant of label %q of %s", en.Values[i], what)})
+				lbl := at(fmt.Sprintf("the constant of label %q of %s", en.Values[i], what))
+				lbl.fix = fmt.Sprintf("give the constant another name with gen.go's rename (rename: {%s_%s: OtherName})", enumGoName(en), enumValueName(en.Values[i]))
+				o.addPkg(c, lbl)
 			}
 		}
 	}
@@ -220,7 +227,7 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 			if i < len(ors) {
 				return ors[i].String()
 			}
-			return fmt.Sprintf("fencegen's declaration at %s:%d of the generated code", ds[i].file, ds[i].line)
+			return fmt.Sprintf("fencegen's own %s", what)
 		}
 		if len(ors) == 1 && ors[0].file != "" {
 			errs.Add(ors[0].file, ors[0].line, ors[0].col, "Go name %s is %s and also %s: the generated code would not compile; %s", what, ors[0].what, desc(1), ors[0].fix)
