@@ -244,11 +244,7 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 		for i, st := range f.Stmts {
 			ann, msgs := fa.anns[i], fa.msgs[i]
 			for _, m := range msgs {
-				line, col := m.line, m.col
-				if m.stmt {
-					line, col = diag.Position(f.Src, sqlcStmtPos(f.Src, st.Lead, st.Start))
-				}
-				errs.Add(f.Name, line, col, "%s", m.msg)
+				errs.Add(f.Name, m.line, m.col, "%s", m.msg)
 			}
 			if ann == nil {
 				// Like sqlc, statements without an annotation are not
