@@ -143,12 +143,12 @@ type guardRun struct {
 func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]bool) (map[string][]byte, []string, *guardRun, diag.List) {
 	var errs diag.List
 	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
-	schemaFiles, err := expand(cfg, pkg.Schema, pkg.Pos)
+	schemaFiles, err := expandAt(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)
 	errs = append(errs, err...)
 	// A schema that could not be read or parsed at all would make every
 	// query fail with "relation does not exist": report the schema only.
 	schemaBroken := len(err) > 0
-	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
+	queryFiles, qerr := expandAt(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)
 	// Every schema and query file is read and parsed concurrently
 	// (pg_query keeps its parser state per thread); the catalog is then
 	// built in file order, and the results and errors are used in the
@@ -181,7 +181,8 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 	errs = append(errs, markConfigFences(cat, cfg.Path, pkg, found)...)
 	errs = append(errs, cat.Validate()...)
 	if schemaBroken {
-		return nil, nil, nil, errs
+		// A missing query file is its own problem, reported too.
+		return nil, nil, nil, append(errs, qerr...)
 	}
 	overrideErrs, overrideNotes := checkColumnOverrides(cat, cfg.Path, pkg, found)
 	errs = append(errs, overrideErrs...)

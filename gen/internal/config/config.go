@@ -109,6 +109,9 @@ type Package struct {
 	// information_schema).
 	Schema  []string
 	Queries []string
+	// SchemaPos and QueriesPos locate each of Schema and Queries in the
+	// configuration file (nil when unknown).
+	SchemaPos, QueriesPos []Position
 	// Go holds the gen.go options (version 2) or the package's options
 	// (version 1).
 	Go GoOptions
