@@ -319,8 +319,12 @@ type analyzer struct {
 	file        *sqlparse.File
 	stmt        *sqlparse.Stmt
 	params      map[int]*Param
-	errs        diag.List
-	ann         *Annotation
+	// namedFrom is the number the first named parameter (@name,
+	// sqlc.arg) took when the statement mixes them with positional ones
+	// ($n), 0 otherwise; firstNamed locates it.
+	namedFrom, firstNamed int
+	errs                  diag.List
+	ann                   *Annotation
 	// noSpell is set while analysing a subquery whose columns never
 	// reach a result (EXISTS): its stars are left as they are.
 	noSpell int
@@ -489,7 +493,13 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	nums := slices.Sorted(maps.Keys(a.params))
 	for i, n := range nums {
 		if n != i+1 {
-			a.errorf(a.stmt.Start, "query %s: parameter $%d is missing (parameters must be numbered $1..$%d without gaps)", q.Name, i+1, len(nums))
+			if a.namedFrom > 0 {
+				// As sqlc, named parameters are numbered after the
+				// highest $n: mixing the kinds is what left the gap.
+				a.errorf(a.firstNamed, "query %s mixes positional ($n) and named (@name, sqlc.arg) parameters: the named ones are numbered after the highest $n, from $%d, so $%d is never given; use one kind", q.Name, a.namedFrom, i+1)
+				return nil, a.errs
+			}
+			a.errorf(a.stmt.Start, "query %s: parameter $%d is missing (parameters must be numbered $1..$%d without gaps)", q.Name, i+1, nums[len(nums)-1])
 			return nil, a.errs
 		}
 		p := a.params[n]
