@@ -496,7 +496,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			if a.namedFrom > 0 {
 				// As sqlc, named parameters are numbered after the
 				// highest $n: mixing the kinds is what left the gap.
-				a.errorf(a.firstNamed, "query %s mixes positional ($n) and named (@name, sqlc.arg) parameters: the named ones are numbered after the highest $n, from $%d, so $%d is never given; use one kind", q.Name, a.namedFrom, i+1)
+				a.errorf(a.firstNamed, "query %s: parameter $%d is missing: the query mixes positional ($n) and named (@name, sqlc.arg) parameters, and the named ones are numbered after the highest $n (from $%d, as in sqlc); use one kind", q.Name, i+1, a.namedFrom)
 				return nil, a.errs
 			}
 			a.errorf(a.stmt.Start, "query %s: parameter $%d is missing (parameters must be numbered $1..$%d without gaps)", q.Name, i+1, nums[len(nums)-1])
