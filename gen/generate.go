@@ -215,6 +215,7 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 	notes = append(notes, overrideNotes...)
 	notes = append(notes, optOutNotes(analyzed)...)
 	for _, f := range analyzed {
+		notes = append(notes, f.Notes...)
 		for _, q := range f.Queries {
 			notes = append(notes, q.Notes...)
 		}

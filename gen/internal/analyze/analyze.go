@@ -178,6 +178,9 @@ type Fence struct {
 type File struct {
 	Name    string
 	Queries []*Query
+	// Notes are remarks on the file's statements that are not queries
+	// ("file:line:col: note: ..."), for fencegen vet.
+	Notes []string
 }
 
 // Analyze analyses every annotated query of files against cat. All
@@ -249,15 +252,18 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 			if ann == nil {
 				// Like sqlc, statements without an annotation are not
 				// queries: DDL, SET and the like (a file may be listed as
-				// both schema and queries), and every statement of a file
-				// that has no annotation at all. An unannotated SELECT,
-				// INSERT, UPDATE or DELETE among annotated queries is
-				// usually a missing semicolon or annotation: report it.
+				// both schema and queries), every statement of a file
+				// that has no annotation at all, and a SELECT, INSERT,
+				// UPDATE or DELETE after an annotated query's statement
+				// ("-- name: Get :one\nSELECT id FROM t;\nSELECT 2;"):
+				// sqlc generates the first and drops the second. The
+				// dropped DML is a note (fencegen vet): it is usually a
+				// forgotten annotation.
 				if !fa.annotated || !isDML(st.Node) {
 					continue
 				}
 				line, col := diag.Position(f.Src, st.Start)
-				errs.Add(f.Name, line, col, "query has no \"-- name: Name :command\" annotation above it (or the previous query is missing its semicolon)")
+				af.Notes = append(af.Notes, fmt.Sprintf("%s:%d:%d: note: statement has no \"-- name: Name :command\" annotation above it, so no code is generated for it (as in sqlc)", f.Name, line, col))
 				continue
 			}
 			if len(msgs) > 0 {
