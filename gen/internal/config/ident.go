@@ -92,13 +92,17 @@ func QuoteName(name string) string {
 
 // Closest returns the candidate closest to name by edit distance, if it is
 // a likely typo (distance below 3, or at most a third of the name's length
-// for longer names), or differs only in case; "" when none is.
+// for longer names), differs only in case, or begins with name (total for
+// total_cents); "" when none is.
 func Closest(name string, candidates []string) string {
 	best, bestD := "", -1
 	for _, c := range candidates {
 		d := distance(name, c)
-		if strings.EqualFold(name, c) {
+		switch {
+		case strings.EqualFold(name, c):
 			d = 0
+		case name != "" && strings.HasPrefix(strings.ToLower(c), strings.ToLower(name)):
+			d = min(d, 1)
 		}
 		if bestD < 0 || d < bestD || d == bestD && c < best {
 			best, bestD = c, d
