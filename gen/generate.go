@@ -106,7 +106,13 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	if len(errs) == 0 && len(cfg.Packages) > 0 {
 		for _, ft := range cfg.Packages[0].Fence {
 			if ft.AnyEntry && !found[ft.Pos] {
-				errs.Add(ft.File, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema of any sql entry of %s", ft.Table, displayName(cfg.Path))
+				hint := ""
+				for _, g := range guards {
+					if hint = didYouMeanTable(g.cat, ft); hint != "" {
+						break
+					}
+				}
+				errs.Add(ft.File, ft.TablePos.Line, ft.TablePos.Col, "fence: table %s does not exist in the schema of any sql entry of %s%s", quoted(ft.Table), displayName(cfg.Path), hint)
 			}
 		}
 		for _, o := range cfg.Packages[0].Go.Overrides {
