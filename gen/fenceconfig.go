@@ -9,6 +9,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/golang"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
 // markConfigFences marks the fencing-token columns pkg's fence key names
@@ -129,6 +130,24 @@ func quoted(s string) string {
 // matches, and reported by Generate only when it matches in no sql entry.
 func checkColumnOverrides(cat *catalog.Catalog, cfgPath string, pkg config.Package, found map[config.Position]bool) (errs diag.List, notes []string) {
 	ovs := pkg.Go.Overrides
+	for _, o := range ovs {
+		// A db_type override of a type that no column has is a policy
+		// for columns to come, accepted as in sqlc; one of a type that
+		// neither PostgreSQL nor the schema knows is likely a typo, and
+		// noted (not refused: a shared configuration may hold another
+		// engine's types without an engine key, which sqlc ignores).
+		if o.DBType == "" {
+			continue
+		}
+		schema, name := "", o.DBType
+		if i := strings.LastIndexByte(name, '.'); i >= 0 {
+			schema, name = name[:i], name[i+1:]
+		}
+		name = strings.TrimSuffix(name, "[]")
+		if _, ok := cat.ResolveType(&sqlparse.TypeName{Schema: schema, Name: name}); !ok {
+			notes = append(notes, fmt.Sprintf("%s:%d:%d: note: override: db_type %q is no type PostgreSQL or the schema has, so it matches no column", cfgPath, o.Pos.Line, o.Pos.Col, o.DBType))
+		}
+	}
 	for i, ok := range golang.ColumnOverrideMatches(cat, ovs) {
 		o := ovs[i]
 		switch {
