@@ -285,9 +285,29 @@ func (e *emitter) checkParams(fd *ast.FuncDecl, file string, fset *token.FileSet
 		}
 		shadowed["iteratorFor"+q.Name] = "the copyfrom iterator of query " + q.Name
 	}
+	// Names the body uses as a type or calls (var i T, T{...}, T(x),
+	// f(x)): a parameter of that name would shadow them.
+	usedAsType := map[string]bool{}
+	if fd.Body != nil {
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				markTypeIdents(n.Type, usedAsType)
+			case *ast.CompositeLit:
+				markTypeIdents(n.Type, usedAsType)
+			case *ast.CallExpr:
+				markTypeIdents(n.Fun, usedAsType)
+			}
+			return true
+		})
+	}
 	for _, fl := range fd.Type.Params.List {
 		for _, n := range fl.Names {
 			if n.Name == "_" {
+				continue
+			}
+			if usedAsType[n.Name] && q != nil {
+				errs.Add(q.File, q.Line, q.Col, "query %s: its parameter %s has the Go name of a type or function the generated method uses, which it would shadow: rename the parameter (sqlc.arg(name) or @name), or give the type another name with gen.go's rename", q.Name, n.Name)
 				continue
 			}
 			line := fset.Position(n.Pos()).Line
@@ -305,6 +325,24 @@ func (e *emitter) checkParams(fd *ast.FuncDecl, file string, fset *token.FileSet
 		}
 	}
 	return errs
+}
+
+// markTypeIdents records the identifier that type (or called function)
+// expression x names, through pointers, slices and maps.
+func markTypeIdents(x ast.Expr, into map[string]bool) {
+	switch x := x.(type) {
+	case *ast.Ident:
+		into[x.Name] = true
+	case *ast.StarExpr:
+		markTypeIdents(x.X, into)
+	case *ast.ArrayType:
+		markTypeIdents(x.Elt, into)
+	case *ast.MapType:
+		markTypeIdents(x.Key, into)
+		markTypeIdents(x.Value, into)
+	case *ast.ParenExpr:
+		markTypeIdents(x.X, into)
+	}
 }
 
 // recvType is the name of a method receiver's type: T for t T and t *T.
