@@ -40,6 +40,10 @@ func IsBatch(cmd string) bool {
 
 var nameLine = regexp.MustCompile(`^--\s*name:\s*(\S*)\s*(\S*)\s*(.*)$`)
 
+// nearNameLine matches a comment that is an annotation but for the case
+// of "name" ("-- Name: GetOrder :one"), after the "--".
+var nearNameLine = regexp.MustCompile(`^(?i:name)\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s+(:(?i:one|many|exec|execrows|execresult|copyfrom|batchexec|batchmany|batchone))\b`)
+
 // Annotation is a parsed query annotation block: the comment lines above a
 // query.
 type Annotation struct {
@@ -115,6 +119,13 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 			continue
 		}
 		body := strings.TrimSpace(strings.TrimPrefix(text, "--"))
+		if m := nearNameLine.FindStringSubmatch(body); m != nil && a == nil {
+			// "-- Name: GetOrder :one", "-- name : GetOrder :one": sqlc
+			// reads only "name:" in lower case and drops the statement
+			// without a word.
+			errs = append(errs, locatedMsg{line: l.line, col: l.col, msg: fmt.Sprintf("%q is not a query annotation, and the statement below would be dropped: write \"-- name: %s %s\" (\"name\" in lower case, the colon right after it)", text, m[1], strings.ToLower(m[2]))})
+			continue
+		}
 		if len(body) >= len("@fence") && strings.EqualFold(body[:len("@fence")], "@fence") {
 			// Case-insensitive, so that "@Fence strict" can never be taken
 			// for an ordinary comment and leave a query non-strict.
