@@ -16,7 +16,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/golang"
 	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
-	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/fencegen/fencegen/templates"
 )
 
@@ -332,13 +332,17 @@ func optOutNotes(files []*analyze.File) []string {
 
 // GuardFile is the migration SQL fencegen writes beside the generated code
 // of a package with fenced tables: a trigger per fenced table that refuses
-// any UPDATE lowering the stored token (fence.SQLState), for writers that
+// any UPDATE lowering the stored token (fenceimpl.SQLState), for writers that
 // do not use the generated code.
 const GuardFile = "fencegen_guard.sql"
 
 type guardTable struct {
 	Table, QualifiedTable, Function, Column, Trigger string
 	Strict                                           bool
+	// SchemaName, TableName and ColumnName are the table's schema and
+	// name and its token column, unquoted: the trigger's error carries
+	// them in its SCHEMA, TABLE and COLUMN fields (fenceimpl.SQLState).
+	SchemaName, TableName, ColumnName string
 }
 
 // markedTable is the table whose mark fences t: t, or the ancestor it
@@ -380,7 +384,7 @@ func renderGuard(data *guardData) ([]byte, error) {
 // partitioned table; loosened names the tables whose trigger is
 // non-strict. It returns nil when cat has no fenced table.
 func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, error) {
-	data := &guardData{SQLState: fence.SQLState}
+	data := &guardData{SQLState: fenceimpl.SQLState}
 	functions := map[string]string{} // guard function name → table
 	for _, t := range cat.FencedTables() {
 		if p := t.PartitionOf(); p != nil && p.Fence != nil {
@@ -390,6 +394,10 @@ func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, e
 			continue
 		}
 		qt := sqlparse.QuoteIdent(t.Name)
+		schema := t.Schema
+		if schema == "" {
+			schema = catalog.DefaultSchema
+		}
 		if t.Schema != "" && t.Schema != catalog.DefaultSchema {
 			qt = sqlparse.QuoteIdent(t.Schema) + "." + qt
 		}
@@ -405,6 +413,7 @@ func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, e
 		data.Tables = append(data.Tables, guardTable{
 			Table: t.QualifiedName(), QualifiedTable: qt, Function: fn, Column: sqlparse.QuoteIdent(t.Fence.Column),
 			Trigger: "fencegen_guard", Strict: strict,
+			SchemaName: schema, TableName: t.Name, ColumnName: t.Fence.Column,
 		})
 		data.AnyStrict = data.AnyStrict || strict
 	}

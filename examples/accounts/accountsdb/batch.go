@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -68,7 +69,7 @@ func (b *CreditAccountsBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("CreditAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("CreditAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}
@@ -132,7 +133,7 @@ func (b *SetBalancesBatchResults) QueryRow(f func(int, AccountBalance, error)) {
 		}
 		found := false
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("SetBalances", "account_balances", fence.NonStrict, b.token, 4, rows, err, func(rows fence.Rows) error {
+		_, err = fenceimpl.WriteResult("SetBalances", "account_balances", fence.NonStrict, b.token, 4, rows, err, func(rows fenceimpl.Rows) error {
 			if found {
 				return nil
 			}
@@ -206,7 +207,7 @@ func (b *RecreateAccountsBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("RecreateAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("RecreateAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -28,7 +29,7 @@ func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token 
 	row := q.db.QueryRow(ctx, openAccount, arg.ID, arg.Balance, int64(token))
 	var i AccountBalance
 	err := row.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	return i, fence.TriggerError("OpenAccount", err, "account_balances")
+	return i, fenceimpl.TriggerError("OpenAccount", err, "account_balances")
 }
 
 const getAccount = `-- name: GetAccount :one
@@ -94,9 +95,9 @@ type CreditAccountParams struct {
 // One round trip when it writes; when it writes nothing, a second reads the
 // stored token.
 func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, creditAccount, arg.Amount, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredCreditAccount, arg.ID)
 	})
 	return err
@@ -127,15 +128,15 @@ type SetBalanceParams struct {
 func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fence.Token) (AccountBalance, error) {
 	var i AccountBalance
 	found := false
-	_, err := fence.WriteByKey(ctx, "SetBalance", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetBalance", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setBalance, arg.Balance, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetBalance, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -163,9 +164,9 @@ SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "CloseAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
+	return fenceimpl.WriteByKey(ctx, "CloseAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, closeAccount, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredCloseAccount, id)
 	})
 }
@@ -190,9 +191,9 @@ SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 // row. One round trip when it writes; when it writes nothing, a second reads
 // the stored token.
 func (q *Queries) SoftCloseAccount(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SoftCloseAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SoftCloseAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, softCloseAccount, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSoftCloseAccount, id)
 	})
 	return err
@@ -224,15 +225,15 @@ type ReopenAccountParams struct {
 func (q *Queries) ReopenAccount(ctx context.Context, arg ReopenAccountParams, token fence.Token) (AccountBalance, error) {
 	var i AccountBalance
 	found := false
-	_, err := fence.WriteByKey(ctx, "ReopenAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "ReopenAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, reopenAccount, arg.Balance, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredReopenAccount, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -267,9 +268,9 @@ type RecreateAccountParams struct {
 func (q *Queries) RecreateAccount(ctx context.Context, arg RecreateAccountParams, token fence.Token) (AccountBalance, error) {
 	var i AccountBalance
 	found := false
-	_, err := fence.WriteUpsert("RecreateAccount", "account_balances", fence.NonStrict, token, 4, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteUpsert("RecreateAccount", "account_balances", fence.NonStrict, token, 4, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, recreateAccount, arg.ID, arg.Balance, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -357,9 +358,9 @@ type ApplyInterestParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) ApplyInterest(ctx context.Context, arg ApplyInterestParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "ApplyInterest", "account_balances", fence.Strict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "ApplyInterest", "account_balances", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, applyInterest, arg.Rate, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredApplyInterest, arg.ID)
 	})
 	return err

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 const openAccount = `-- name: OpenAccount :one
@@ -29,7 +30,7 @@ func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token 
 	row := q.db.QueryRowContext(ctx, openAccount, arg.ID, arg.Balance, int64(token))
 	var i AccountBalance
 	err := row.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	return i, fence.TriggerError("OpenAccount", err, "account_balances")
+	return i, fenceimpl.TriggerError("OpenAccount", err, "account_balances")
 }
 
 const getAccount = `-- name: GetAccount :one
@@ -98,10 +99,10 @@ type CreditAccountParams struct {
 // One round trip when it writes; when it writes nothing, a second reads the
 // stored token.
 func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, creditAccount, arg.Amount, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredCreditAccount, arg.ID))
+	_, err := fenceimpl.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, creditAccount, arg.Amount, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredCreditAccount, arg.ID))
 	})
 	return err
 }
@@ -131,16 +132,16 @@ type SetBalanceParams struct {
 func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fence.Token) (AccountBalance, error) {
 	var i AccountBalance
 	found := false
-	_, err := fence.WriteByKey(ctx, "SetBalance", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, setBalance, arg.Balance, arg.ID, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteByKey(ctx, "SetBalance", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setBalance, arg.Balance, arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	}, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredSetBalance, arg.ID))
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetBalance, arg.ID))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
@@ -167,10 +168,10 @@ SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "CloseAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, closeAccount, id, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredCloseAccount, id))
+	return fenceimpl.WriteByKey(ctx, "CloseAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, closeAccount, id, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredCloseAccount, id))
 	})
 }
 
@@ -194,10 +195,10 @@ SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 // row. One round trip when it writes; when it writes nothing, a second reads
 // the stored token.
 func (q *Queries) SoftCloseAccount(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SoftCloseAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, softCloseAccount, id, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredSoftCloseAccount, id))
+	_, err := fenceimpl.WriteByKey(ctx, "SoftCloseAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, softCloseAccount, id, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSoftCloseAccount, id))
 	})
 	return err
 }
@@ -228,16 +229,16 @@ type ReopenAccountParams struct {
 func (q *Queries) ReopenAccount(ctx context.Context, arg ReopenAccountParams, token fence.Token) (AccountBalance, error) {
 	var i AccountBalance
 	found := false
-	_, err := fence.WriteByKey(ctx, "ReopenAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, reopenAccount, arg.Balance, arg.ID, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteByKey(ctx, "ReopenAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, reopenAccount, arg.Balance, arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	}, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredReopenAccount, arg.ID))
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredReopenAccount, arg.ID))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
@@ -271,9 +272,9 @@ type RecreateAccountParams struct {
 func (q *Queries) RecreateAccount(ctx context.Context, arg RecreateAccountParams, token fence.Token) (AccountBalance, error) {
 	var i AccountBalance
 	found := false
-	_, err := fence.WriteUpsert("RecreateAccount", "account_balances", fence.NonStrict, token, 4, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, recreateAccount, arg.ID, arg.Balance, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteUpsert("RecreateAccount", "account_balances", fence.NonStrict, token, 4, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, recreateAccount, arg.ID, arg.Balance, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -364,10 +365,10 @@ type ApplyInterestParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) ApplyInterest(ctx context.Context, arg ApplyInterestParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "ApplyInterest", "account_balances", fence.Strict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, applyInterest, arg.Rate, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredApplyInterest, arg.ID))
+	_, err := fenceimpl.WriteByKey(ctx, "ApplyInterest", "account_balances", fence.Strict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, applyInterest, arg.Rate, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredApplyInterest, arg.ID))
 	})
 	return err
 }

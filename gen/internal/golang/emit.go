@@ -225,6 +225,7 @@ func (e *emitter) newFile(pkg, source string) *jen.File {
 		f.HeaderComment("source: " + source)
 	}
 	f.ImportName(fencePkg, "fence")
+	f.ImportName(fenceImplPkg, "fenceimpl")
 	f.ImportName(pgtypePkg, "pgtype")
 	f.ImportName(pgxPkg, "pgx")
 	f.ImportName(pgconnPkg, "pgconn")

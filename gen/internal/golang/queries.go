@@ -601,7 +601,7 @@ func (e *emitter) newItem(sig signature) jen.Code {
 }
 
 // triggerTables are the fenced tables q writes, when it is generated in a
-// form that no guarded reader of package fence reads (those map the
+// form that no guarded reader of package fenceimpl reads (those map the
 // database-side guard's SQLSTATE themselves): an opted-out query, a fenced
 // INSERT, a :copyfrom, a batch of them. Nil when q writes no fenced table.
 func triggerTables(q *analyze.Query) []string {
@@ -616,8 +616,8 @@ func triggerTables(q *analyze.Query) []string {
 }
 
 // triggerErr returns a function that wraps an error expression of q's
-// generated code in fence.TriggerError, which reports the database-side
-// guard's SQLSTATE (fence.SQLState) as a *fence.StaleError, when q writes
+// generated code in fenceimpl.TriggerError, which reports the database-side
+// guard's SQLSTATE (fenceimpl.SQLState) as a *fence.StaleError, when q writes
 // a fenced table; otherwise the expression is left as it is.
 func triggerErr(q *analyze.Query) func(err jen.Code) jen.Code {
 	tables := triggerTables(q)
@@ -629,7 +629,7 @@ func triggerErr(q *analyze.Query) func(err jen.Code) jen.Code {
 		for _, t := range tables {
 			args = append(args, jen.Lit(t))
 		}
-		return jen.Qual(fencePkg, "TriggerError").Call(args...)
+		return jen.Qual(fenceImplPkg, "TriggerError").Call(args...)
 	}
 }
 
@@ -728,11 +728,11 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 }
 
 // fencedBody runs the guarded statement built by sqlparse.FenceWrite
-// through fence.Write, which tells apart rows written, rows refused (stale
-// token) and no row matched; see package fence.
+// through fenceimpl.Write, which tells apart rows written, rows refused (stale
+// token) and no row matched; see package fenceimpl.
 func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement) []jen.Code {
 	mode := fenceMode(q)
-	run := jen.Func().Params().Params(jen.Qual(fencePkg, "Rows"), jen.Error()).Block(
+	run := jen.Func().Params().Params(jen.Qual(fenceImplPkg, "Rows"), jen.Error()).Block(
 		jen.Return(e.rows(e.call(db, "Query", q, true, e.callArgs(q, sig)))),
 	)
 	writeFunc := "Write"
@@ -746,7 +746,7 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 		writeFunc = "WriteUpsert"
 	}
 	write := func(scan jen.Code) *jen.Statement {
-		return jen.Qual(fencePkg, writeFunc).Call(
+		return jen.Qual(fenceImplPkg, writeFunc).Call(
 			jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), mode, jen.Id("token"),
 			jen.Lit(len(q.Columns)), run, scan,
 		)
@@ -765,11 +765,11 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 				args = append(args, sig.args[n-1])
 			}
 		}
-		stored := jen.Func().Params(jen.Id("ctx").Qual("context", "Context")).Params(jen.Qual(fencePkg, "Rows"), jen.Error()).Block(
+		stored := jen.Func().Params(jen.Id("ctx").Qual("context", "Context")).Params(jen.Qual(fenceImplPkg, "Rows"), jen.Error()).Block(
 			jen.Return(e.rows(e.call(db, "Query", q, false, append([]jen.Code{jen.Id("ctx"), jen.Id(storedConstName(q))}, args...)))),
 		)
 		write = func(scan jen.Code) *jen.Statement {
-			return jen.Qual(fencePkg, "WriteByKey").Call(
+			return jen.Qual(fenceImplPkg, "WriteByKey").Call(
 				jen.Id("ctx"), jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), mode, jen.Id("token"),
 				run, scan, stored,
 			)
@@ -805,7 +805,7 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 			return []jen.Code{
 				jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(write(jen.Nil())),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-				jen.Return(jen.Qual(fencePkg, "Result").Call(jen.Id("n")), jen.Nil()),
+				jen.Return(jen.Qual(fenceImplPkg, "Result").Call(jen.Id("n")), jen.Nil()),
 			}
 		}
 		verb := map[string]string{"update": "UPDATE %d", "delete": "DELETE %d", "upsert": "INSERT 0 %d"}[q.Fence.Kind]
@@ -824,7 +824,7 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 // scanFirst is the scan callback of a fenced :one or :batchone: the first
 // row's columns go to dests and set found; later rows are ignored.
 func scanFirst(dests []jen.Code) jen.Code {
-	return jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
+	return jen.Func().Params(jen.Id("rows").Qual(fenceImplPkg, "Rows")).Error().Block(
 		jen.If(jen.Id("found")).Block(jen.Return(jen.Nil())),
 		jen.Id("found").Op("=").True(),
 		jen.Return(jen.Id("rows").Dot("Scan").Call(dests...)),
@@ -834,7 +834,7 @@ func scanFirst(dests []jen.Code) jen.Code {
 // scanAppend is the scan callback of a fenced :many or :batchmany: each
 // row's columns go to dests, the fields of a new item appended to items.
 func (e *emitter) scanAppend(sig signature, dests []jen.Code) jen.Code {
-	return jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
+	return jen.Func().Params(jen.Id("rows").Qual(fenceImplPkg, "Rows")).Error().Block(
 		e.newItem(sig),
 		jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(dests...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
@@ -844,7 +844,7 @@ func (e *emitter) scanAppend(sig signature, dests []jen.Code) jen.Code {
 
 // cteNoRow makes a :one (or a :batchone item) whose fenced write sits in
 // WITH report a statement that returned no row as any :one does, with
-// pgx.ErrNoRows: fence.WriteInCTE accepts no rows, since the write may have
+// pgx.ErrNoRows: fenceimpl.WriteInCTE accepts no rows, since the write may have
 // written rows that the main query filtered out, so it is not a
 // *fence.NotFoundError.
 func (e *emitter) cteNoRow(q *analyze.Query) jen.Code {
@@ -878,11 +878,11 @@ func (e *emitter) noRowsName() string {
 	return "pgx.ErrNoRows"
 }
 
-// rows is a query call's (rows, error) as package fence reads them:
-// pgx.Rows as they are, *sql.Rows through fence.SQLRows.
+// rows is a query call's (rows, error) as package fenceimpl reads them:
+// pgx.Rows as they are, *sql.Rows through fenceimpl.SQLRows.
 func (e *emitter) rows(call *jen.Statement) jen.Code {
 	if e.types.stdlib() {
-		return jen.Qual(fencePkg, "SQLRows").Call(call)
+		return jen.Qual(fenceImplPkg, "SQLRows").Call(call)
 	}
 	return call
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 // A fenced UPDATE or DELETE that is a data-modifying WITH entry is guarded
@@ -26,9 +27,9 @@ func TestFenceInWithPostgreSQL(t *testing.T) {
 			t.Fatal(err)
 		}
 		var ids []int64
-		_, err = fence.WriteInCTE("Q", "jobs", fence.NonStrict, fence.Token(args[len(args)-1].(int64)), cols, func() (fence.Rows, error) {
+		_, err = fenceimpl.WriteInCTE("Q", "jobs", fence.NonStrict, fence.Token(args[len(args)-1].(int64)), cols, func() (fenceimpl.Rows, error) {
 			return pool.Query(ctx, got, args...)
-		}, func(r fence.Rows) error {
+		}, func(r fenceimpl.Rows) error {
 			if cols == 0 {
 				return nil
 			}
@@ -109,7 +110,7 @@ func TestFenceUpsertInWithPostgreSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	upsert := func(id int64, state string, tok int64) error {
-		_, err := fence.WriteInCTE("Q", "jobs", fence.NonStrict, fence.Token(tok), 0, func() (fence.Rows, error) {
+		_, err := fenceimpl.WriteInCTE("Q", "jobs", fence.NonStrict, fence.Token(tok), 0, func() (fenceimpl.Rows, error) {
 			return pool.Query(ctx, sql, id, state, tok)
 		}, nil)
 		return err
@@ -164,7 +165,7 @@ func TestFenceInWithOtherWritesPostgreSQL(t *testing.T) {
 				t.Fatal(err)
 			}
 			write := func(tok int64) error {
-				_, err := fence.WriteInCTE("Debit", "accounts", fence.NonStrict, fence.Token(tok), 0, func() (fence.Rows, error) {
+				_, err := fenceimpl.WriteInCTE("Debit", "accounts", fence.NonStrict, fence.Token(tok), 0, func() (fenceimpl.Rows, error) {
 					return pool.Query(ctx, sql, 10, "a", tok)
 				}, nil)
 				return err

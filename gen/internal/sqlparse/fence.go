@@ -7,7 +7,7 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
-	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 // Columns of the fenced-write result that precede the query's own RETURNING
@@ -690,7 +690,7 @@ func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec FenceSpec, r
 func raisingGuard(rv *pg.RangeVar, spec FenceSpec) (*pg.Node, error) {
 	col := QuoteIdent(relName(rv)) + "." + QuoteIdent(spec.Column)
 	t, err := pg.Parse(fmt.Sprintf("SELECT 1 WHERE CASE WHEN %s %s $%d THEN true ELSE ('%s' || %s)::bigint IS NULL END",
-		col, spec.op(), spec.Param, fence.StaleCastMarker, col))
+		col, spec.op(), spec.Param, fenceimpl.StaleCastMarker, col))
 	if err != nil {
 		return nil, err
 	}
@@ -1105,7 +1105,7 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		if spec.Batch {
 			return "", fmt.Errorf("the statement writes besides its fenced WITH entry %s, so a refusal fails the whole statement to undo those writes; as a batch item that would roll back the other items too: use :exec, :one or :many", spec.CTE)
 		}
-		refusedIf = "CASE WHEN refused > 0 THEN ('" + fence.StaleCastMarker + "' || stored || ', rows ' || refused)::bigint IS NULL ELSE false END"
+		refusedIf = "CASE WHEN refused > 0 THEN ('" + fenceimpl.StaleCastMarker + "' || stored || ', rows ' || refused)::bigint IS NULL ELSE false END"
 	}
 	shell, err := pg.Parse("SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn + ", fence_main.* FROM fence_main" +
 		" UNION ALL SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + CheckCTE + " WHERE " + refusedIf)

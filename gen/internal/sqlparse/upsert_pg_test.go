@@ -9,6 +9,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 // An INSERT ... ON CONFLICT DO UPDATE on a fenced table: the insert stores
@@ -28,7 +29,7 @@ func TestFenceUpsertPostgreSQL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return fence.WriteUpsert("Upsert", "jobs", mode, tok, 0, func() (fence.Rows, error) {
+		return fenceimpl.WriteUpsert("Upsert", "jobs", mode, tok, 0, func() (fenceimpl.Rows, error) {
 			return pool.Query(ctx, got, id, state, int64(tok))
 		}, nil)
 	}
@@ -182,7 +183,7 @@ func TestFenceUpsertManyRowsConcurrentInsertPostgreSQL(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := fence.Write("UpsertItems", "items", fence.NonStrict, 5, 0, func() (fence.Rows, error) {
+		_, err := fenceimpl.Write("UpsertItems", "items", fence.NonStrict, 5, 0, func() (fenceimpl.Rows, error) {
 			return pool.Query(ctx, sql, []int64{50, 100}, int64(5))
 		}, nil)
 		done <- err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/golang/pgtest/pgtestdb"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 // The write shapes of shapes.sql, run through their generated methods
@@ -73,7 +74,7 @@ func TestShapePartitionWrites(t *testing.T) {
 	if got := text(t, pool, `SELECT string_agg(format('%s:%s:%s', id, payload, tok), ' ' ORDER BY id) FROM events`); got != "1:b:6 7:c:3" {
 		t.Fatalf("events: %s", got)
 	}
-	if _, err := pool.Exec(ctx, `UPDATE events_us SET tok = 1 WHERE id = 7`); !errors.Is(fence.TriggerError("psql", err, "events_us"), fence.ErrStaleToken) {
+	if _, err := pool.Exec(ctx, `UPDATE events_us SET tok = 1 WHERE id = 7`); !errors.Is(fenceimpl.TriggerError("psql", err, "events_us"), fence.ErrStaleToken) {
 		t.Fatalf("lowering a partition's token by hand: %v, want the guard trigger's refusal", err)
 	}
 }

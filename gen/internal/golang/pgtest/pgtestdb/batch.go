@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -51,7 +52,7 @@ func (b *RepairBatchBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		_, err := b.br.Exec()
-		err = fence.TriggerError("RepairBatch", err, "strict_jobs")
+		err = fenceimpl.TriggerError("RepairBatch", err, "strict_jobs")
 		if f != nil {
 			f(t, err)
 		}
@@ -102,7 +103,7 @@ func (b *RepairBatchOneBatchResults) QueryRow(f func(int, string, error)) {
 		}
 		row := b.br.QueryRow()
 		err := row.Scan(&i)
-		err = fence.TriggerError("RepairBatchOne", err, "strict_jobs")
+		err = fenceimpl.TriggerError("RepairBatchOne", err, "strict_jobs")
 		if f != nil {
 			f(t, i, err)
 		}
@@ -166,7 +167,7 @@ func (b *RepairBatchManyBatchResults) Query(f func(int, []int64, error)) {
 			}
 			return rows.Err()
 		}()
-		err = fence.TriggerError("RepairBatchMany", err, "strict_jobs")
+		err = fenceimpl.TriggerError("RepairBatchMany", err, "strict_jobs")
 		if f != nil {
 			f(t, items, err)
 		}
@@ -224,7 +225,7 @@ func (b *MarkBatchBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("MarkBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("MarkBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}
@@ -282,7 +283,7 @@ func (b *BatchCteCountBatchResults) QueryRow(f func(int, int64, error)) {
 		}
 		found := false
 		rows, err := b.br.Query()
-		_, err = fence.WriteInCTEResult("BatchCteCount", "jobs", fence.NonStrict, b.token, 1, rows, err, func(rows fence.Rows) error {
+		_, err = fenceimpl.WriteInCTEResult("BatchCteCount", "jobs", fence.NonStrict, b.token, 1, rows, err, func(rows fenceimpl.Rows) error {
 			if found {
 				return nil
 			}
@@ -354,7 +355,7 @@ func (b *BatchCteFilteredBatchResults) QueryRow(f func(int, BatchCteFilteredRow,
 		}
 		found := false
 		rows, err := b.br.Query()
-		_, err = fence.WriteInCTEResult("BatchCteFiltered", "jobs", fence.NonStrict, b.token, 2, rows, err, func(rows fence.Rows) error {
+		_, err = fenceimpl.WriteInCTEResult("BatchCteFiltered", "jobs", fence.NonStrict, b.token, 2, rows, err, func(rows fenceimpl.Rows) error {
 			if found {
 				return nil
 			}
@@ -419,7 +420,7 @@ func (b *BatchCteByOwnerBatchResults) Query(f func(int, []int64, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		if _, err = fence.WriteInCTEResult("BatchCteByOwner", "jobs", fence.NonStrict, b.token, 1, rows, err, func(rows fence.Rows) error {
+		if _, err = fenceimpl.WriteInCTEResult("BatchCteByOwner", "jobs", fence.NonStrict, b.token, 1, rows, err, func(rows fenceimpl.Rows) error {
 			var i int64
 			if err := rows.Scan(nil, nil, &i); err != nil {
 				return err
@@ -485,7 +486,7 @@ func (b *RequeueFailedBatchBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("RequeueFailedBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("RequeueFailedBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}

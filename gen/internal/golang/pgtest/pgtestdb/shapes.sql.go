@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -35,9 +36,9 @@ type CopyFromSourceParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) CopyFromSource(ctx context.Context, arg CopyFromSourceParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "CopyFromSource", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "CopyFromSource", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, copyFromSource, arg.Source, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredCopyFromSource, arg.ID)
 	})
 	return err
@@ -63,9 +64,9 @@ type SetPayloadEUParams struct {
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
 // writes; when it writes nothing, a second reads the stored token.
 func (q *Queries) SetPayloadEU(ctx context.Context, arg SetPayloadEUParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetPayloadEU", "events_eu", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetPayloadEU", "events_eu", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setPayloadEU, arg.Payload, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetPayloadEU, arg.ID)
 	})
 	return err
@@ -83,7 +84,7 @@ type AddEventUSParams struct {
 // AddEventUS stores token in events_us.tok.
 func (q *Queries) AddEventUS(ctx context.Context, arg AddEventUSParams, token fence.Token) error {
 	_, err := q.db.Exec(ctx, addEventUS, arg.ID, arg.Payload, int64(token))
-	return fence.TriggerError("AddEventUS", err, "events_us")
+	return fenceimpl.TriggerError("AddEventUS", err, "events_us")
 }
 
 const setThing = `-- name: SetThing :exec
@@ -110,7 +111,7 @@ type SetThingParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) SetThing(ctx context.Context, arg SetThingParams, token fence.Token) error {
-	_, err := fence.Write("SetThing", "things", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.Write("SetThing", "things", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setThing, arg.V, arg.ID, int64(token))
 	}, nil)
 	return err
@@ -136,9 +137,9 @@ SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) RetireActive(ctx context.Context, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("RetireActive", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("RetireActive", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, retireActive, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -171,7 +172,7 @@ type SetSettingParams struct {
 // stores token. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken)
 // when the existing row holds a newer token. One round trip.
 func (q *Queries) SetSetting(ctx context.Context, arg SetSettingParams, token fence.Token) error {
-	_, err := fence.WriteUpsert("SetSetting", "settings", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteUpsert("SetSetting", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSetting, arg.ID, arg.Name, arg.Value, int64(token))
 	}, nil)
 	return err
@@ -206,9 +207,9 @@ type SetSettingsParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetSettings(ctx context.Context, arg SetSettingsParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("SetSettings", "settings", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("SetSettings", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSettings, arg.Ids, arg.Names, arg.Value, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -251,7 +252,7 @@ type SetTwoSettingsParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetTwoSettings(ctx context.Context, arg SetTwoSettingsParams, token fence.Token) (int64, error) {
-	return fence.Write("SetTwoSettings", "settings", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("SetTwoSettings", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setTwoSettings, arg.Id1, arg.Name1, arg.Value, arg.Id2, arg.Name2, int64(token))
 	}, nil)
 }
@@ -273,7 +274,7 @@ type SetSettingLoggedParams struct {
 // fence.ErrStaleToken) when the rows the entry matched hold a newer token;
 // then nothing is written, the main query's writes included. One round trip.
 func (q *Queries) SetSettingLogged(ctx context.Context, arg SetSettingLoggedParams, token fence.Token) error {
-	_, err := fence.WriteInCTE("SetSettingLogged", "settings", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteInCTE("SetSettingLogged", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSettingLogged, arg.ID, arg.Name, arg.Value, int64(token))
 	}, nil)
 	return err
@@ -299,9 +300,9 @@ type AddToLedgerParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "AddToLedger", "ledgers", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "AddToLedger", "ledgers", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addToLedger, arg.Amount, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredAddToLedger, arg.ID)
 	})
 	return err
@@ -327,9 +328,9 @@ type RenameJobParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) RenameJob(ctx context.Context, arg RenameJobParams, token fence.Token) (pgconn.CommandTag, error) {
-	n, err := fence.WriteByKey(ctx, "RenameJob", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	n, err := fenceimpl.WriteByKey(ctx, "RenameJob", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, renameJob, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredRenameJob, arg.ID)
 	})
 	if err != nil {
@@ -362,7 +363,7 @@ type RenameJobsParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) RenameJobs(ctx context.Context, arg RenameJobsParams, token fence.Token) (pgconn.CommandTag, error) {
-	n, err := fence.Write("RenameJobs", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	n, err := fenceimpl.Write("RenameJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, renameJobs, arg.Status, arg.MinID, int64(token))
 	}, nil)
 	if err != nil {
@@ -402,7 +403,7 @@ type SetCodesParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetCodes(ctx context.Context, arg SetCodesParams, token fence.Token) error {
-	_, err := fence.Write("SetCodes", "codes", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.Write("SetCodes", "codes", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setCodes, arg.Id1, arg.C1, arg.B1, arg.Id2, arg.C2, arg.B2, int64(token))
 	}, nil)
 	return err
@@ -436,9 +437,9 @@ type AddUsersParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) AddUsers(ctx context.Context, arg AddUsersParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("AddUsers", "users", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("AddUsers", "users", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addUsers, arg.Ids, arg.Emails, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -473,7 +474,7 @@ SELECT stored, refused FROM fence_check WHERE refused > 0
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) AddBases(ctx context.Context, ids []int64, token fence.Token) (int64, error) {
-	return fence.Write("AddBases", "bases", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("AddBases", "bases", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addBases, ids, int64(token))
 	}, nil)
 }
@@ -499,9 +500,9 @@ type EditEarlyLogParams struct {
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
 // writes; when it writes nothing, a second reads the stored token.
 func (q *Queries) EditEarlyLog(ctx context.Context, arg EditEarlyLogParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "EditEarlyLog", "logs_early", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "EditEarlyLog", "logs_early", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, editEarlyLog, arg.Msg, arg.ID, arg.Day, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredEditEarlyLog, arg.ID, arg.Day)
 	})
 	return err
@@ -522,9 +523,9 @@ SELECT j.tok FROM jobs j WHERE j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND 
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) RequeueFailed(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "RequeueFailed", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "RequeueFailed", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, requeueFailed, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredRequeueFailed, id, int64(token))
 	})
 	return err
@@ -552,15 +553,15 @@ type RenameOneParams struct {
 func (q *Queries) RenameOne(ctx context.Context, arg RenameOneParams, token fence.Token) (Job, error) {
 	var i Job
 	found := false
-	_, err := fence.WriteByKey(ctx, "RenameOne", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "RenameOne", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, renameOne, arg.Status, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredRenameOne, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -591,9 +592,9 @@ type UpsertLedgerParams struct {
 func (q *Queries) UpsertLedger(ctx context.Context, arg UpsertLedgerParams, token fence.Token) (Ledger, error) {
 	var i Ledger
 	found := false
-	_, err := fence.WriteUpsert("UpsertLedger", "ledgers", fence.Strict, token, 3, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteUpsert("UpsertLedger", "ledgers", fence.Strict, token, 3, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, upsertLedger, arg.ID, arg.Total, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -634,9 +635,9 @@ type UpsertLedgersParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) UpsertLedgers(ctx context.Context, arg UpsertLedgersParams, token fence.Token) ([]Ledger, error) {
 	var items []Ledger
-	if _, err := fence.Write("UpsertLedgers", "ledgers", fence.Strict, token, 3, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("UpsertLedgers", "ledgers", fence.Strict, token, 3, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, upsertLedgers, arg.Ids, arg.Totals, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i Ledger
 		if err := rows.Scan(nil, nil, &i.ID, &i.Total, &i.Tok); err != nil {
 			return err
@@ -663,7 +664,7 @@ func (q *Queries) AddLedger(ctx context.Context, arg AddLedgerParams, token fenc
 	row := q.db.QueryRow(ctx, addLedger, arg.ID, arg.Total, int64(token))
 	var i Ledger
 	err := row.Scan(&i.ID, &i.Total, &i.Tok)
-	return i, fence.TriggerError("AddLedger", err, "ledgers")
+	return i, fenceimpl.TriggerError("AddLedger", err, "ledgers")
 }
 
 const setLedgerTotal = `-- name: SetLedgerTotal :one
@@ -689,15 +690,15 @@ type SetLedgerTotalParams struct {
 func (q *Queries) SetLedgerTotal(ctx context.Context, arg SetLedgerTotalParams, token fence.Token) (Ledger, error) {
 	var i Ledger
 	found := false
-	_, err := fence.WriteByKey(ctx, "SetLedgerTotal", "ledgers", fence.Strict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetLedgerTotal", "ledgers", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setLedgerTotal, arg.Total, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Total, &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetLedgerTotal, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -31,7 +32,7 @@ type AddJobParams struct {
 // AddJob stores token in jobs.tok.
 func (q *Queries) AddJob(ctx context.Context, arg AddJobParams, token fence.Token) error {
 	_, err := q.db.Exec(ctx, addJob, arg.ID, arg.Status, arg.Owner, arg.Tags, int64(token))
-	return fence.TriggerError("AddJob", err, "jobs")
+	return fenceimpl.TriggerError("AddJob", err, "jobs")
 }
 
 const addJobs = `-- name: AddJobs :execrows
@@ -47,7 +48,7 @@ type AddJobsParams struct {
 func (q *Queries) AddJobs(ctx context.Context, arg AddJobsParams, token fence.Token) (int64, error) {
 	result, err := q.db.Exec(ctx, addJobs, arg.Ids, arg.Status, int64(token))
 	if err != nil {
-		return 0, fence.TriggerError("AddJobs", err, "jobs")
+		return 0, fenceimpl.TriggerError("AddJobs", err, "jobs")
 	}
 	return result.RowsAffected(), nil
 }
@@ -72,9 +73,9 @@ type SetStatusParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatus(ctx context.Context, arg SetStatusParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetStatus", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetStatus", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStatus, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetStatus, arg.ID)
 	})
 	return err
@@ -100,9 +101,9 @@ type SetStatusRowsParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatusRows(ctx context.Context, arg SetStatusRowsParams, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "SetStatusRows", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	return fenceimpl.WriteByKey(ctx, "SetStatusRows", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStatusRows, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetStatusRows, arg.ID)
 	})
 }
@@ -127,9 +128,9 @@ type SetStatusResultParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatusResult(ctx context.Context, arg SetStatusResultParams, token fence.Token) (pgconn.CommandTag, error) {
-	n, err := fence.WriteByKey(ctx, "SetStatusResult", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	n, err := fenceimpl.WriteByKey(ctx, "SetStatusResult", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStatusResult, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetStatusResult, arg.ID)
 	})
 	if err != nil {
@@ -162,7 +163,7 @@ type SetOwnerStatusParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) SetOwnerStatus(ctx context.Context, arg SetOwnerStatusParams, token fence.Token) (int64, error) {
-	return fence.Write("SetOwnerStatus", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("SetOwnerStatus", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setOwnerStatus, arg.Status, arg.Owner, int64(token))
 	}, nil)
 }
@@ -191,7 +192,7 @@ type SetOwnerStatusResultParams struct {
 // the rows it matched hold a newer token, and a *fence.NotFoundError
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) SetOwnerStatusResult(ctx context.Context, arg SetOwnerStatusResultParams, token fence.Token) (pgconn.CommandTag, error) {
-	n, err := fence.Write("SetOwnerStatusResult", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	n, err := fenceimpl.Write("SetOwnerStatusResult", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setOwnerStatusResult, arg.Status, arg.Owner, int64(token))
 	}, nil)
 	if err != nil {
@@ -220,9 +221,9 @@ type SetStatusIfNewParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatusIfNew(ctx context.Context, arg SetStatusIfNewParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetStatusIfNew", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetStatusIfNew", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStatusIfNew, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetStatusIfNew, arg.ID, int64(token))
 	})
 	return err
@@ -250,15 +251,15 @@ type TagParams struct {
 func (q *Queries) Tag(ctx context.Context, arg TagParams, token fence.Token) (Job, error) {
 	var i Job
 	found := false
-	_, err := fence.WriteByKey(ctx, "Tag", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "Tag", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, tag, arg.Tags, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tags, &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredTag, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -297,9 +298,9 @@ type TagOwnerRow struct {
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) TagOwner(ctx context.Context, arg TagOwnerParams, token fence.Token) ([]TagOwnerRow, error) {
 	var items []TagOwnerRow
-	if _, err := fence.Write("TagOwner", "jobs", fence.NonStrict, token, 2, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("TagOwner", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, tagOwner, arg.Tags, arg.Owner, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i TagOwnerRow
 		if err := rows.Scan(nil, nil, &i.ID, &i.Tags); err != nil {
 			return err
@@ -327,9 +328,9 @@ SELECT jobs.tok FROM jobs WHERE id = $1
 // row. One round trip when it writes; when it writes nothing, a second reads
 // the stored token.
 func (q *Queries) RemoveJob(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "RemoveJob", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "RemoveJob", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, removeJob, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredRemoveJob, id)
 	})
 	return err
@@ -354,7 +355,7 @@ SELECT stored, refused FROM fence_check WHERE refused > 0
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip.
 func (q *Queries) RemoveOwnerJobs(ctx context.Context, owner pgtype.Text, token fence.Token) (int64, error) {
-	return fence.Write("RemoveOwnerJobs", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("RemoveOwnerJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, removeOwnerJobs, owner, int64(token))
 	}, nil)
 }
@@ -385,9 +386,9 @@ type PutJobRow struct {
 func (q *Queries) PutJob(ctx context.Context, arg PutJobParams, token fence.Token) (PutJobRow, error) {
 	var i PutJobRow
 	found := false
-	_, err := fence.WriteUpsert("PutJob", "jobs", fence.NonStrict, token, 2, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteUpsert("PutJob", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, putJob, arg.ID, arg.Status, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -427,7 +428,7 @@ type PutJobsParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) PutJobs(ctx context.Context, arg PutJobsParams, token fence.Token) (int64, error) {
-	return fence.Write("PutJobs", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("PutJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, putJobs, arg.Ids, arg.Status, int64(token))
 	}, nil)
 }
@@ -451,9 +452,9 @@ type CteCountParams struct {
 func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.Token) (int64, error) {
 	var i int64
 	found := false
-	_, err := fence.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteCount, arg.Status, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -483,9 +484,9 @@ type CteByOwnerParams struct {
 // main query's writes included. One round trip.
 func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteByOwner, arg.Status, arg.Owner, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -514,7 +515,7 @@ type CteLogParams struct {
 // rows the entry matched hold a newer token; then nothing is written, the main
 // query's writes included. One round trip.
 func (q *Queries) CteLog(ctx context.Context, arg CteLogParams, token fence.Token) error {
-	_, err := fence.WriteInCTE("CteLog", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteInCTE("CteLog", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteLog, arg.Status, arg.ID, int64(token))
 	}, nil)
 	return err
@@ -532,7 +533,7 @@ type AddStrictJobParams struct {
 // AddStrictJob stores token in strict_jobs.tok.
 func (q *Queries) AddStrictJob(ctx context.Context, arg AddStrictJobParams, token fence.Token) error {
 	_, err := q.db.Exec(ctx, addStrictJob, arg.ID, arg.Status, int64(token))
-	return fence.TriggerError("AddStrictJob", err, "strict_jobs")
+	return fenceimpl.TriggerError("AddStrictJob", err, "strict_jobs")
 }
 
 const setStrictStatus = `-- name: SetStrictStatus :execrows
@@ -556,9 +557,9 @@ type SetStrictStatusParams struct {
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) SetStrictStatus(ctx context.Context, arg SetStrictStatusParams, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "SetStrictStatus", "strict_jobs", fence.Strict, token, func() (fence.Rows, error) {
+	return fenceimpl.WriteByKey(ctx, "SetStrictStatus", "strict_jobs", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStrictStatus, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetStrictStatus, arg.ID)
 	})
 }
@@ -576,7 +577,7 @@ type RepairExecParams struct {
 // takes no token (@fence off: operator repair).
 func (q *Queries) RepairExec(ctx context.Context, arg RepairExecParams) error {
 	_, err := q.db.Exec(ctx, repairExec, arg.Status, arg.ID)
-	return fence.TriggerError("RepairExec", err, "strict_jobs")
+	return fenceimpl.TriggerError("RepairExec", err, "strict_jobs")
 }
 
 const repairOne = `-- name: RepairOne :one
@@ -594,7 +595,7 @@ func (q *Queries) RepairOne(ctx context.Context, arg RepairOneParams) (string, e
 	row := q.db.QueryRow(ctx, repairOne, arg.Status, arg.ID)
 	var i string
 	err := row.Scan(&i)
-	return i, fence.TriggerError("RepairOne", err, "strict_jobs")
+	return i, fenceimpl.TriggerError("RepairOne", err, "strict_jobs")
 }
 
 const repairMany = `-- name: RepairMany :many
@@ -611,7 +612,7 @@ type RepairManyParams struct {
 func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, repairMany, arg.Status, arg.MinID)
 	if err != nil {
-		return nil, fence.TriggerError("RepairMany", err, "strict_jobs")
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
 	}
 	defer rows.Close()
 	var items []int64
@@ -623,7 +624,7 @@ func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64
 		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fence.TriggerError("RepairMany", err, "strict_jobs")
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
 	}
 	return items, nil
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/lib/pq"
 )
 
@@ -30,7 +31,7 @@ type AddJobParams struct {
 // AddJob stores token in jobs.tok.
 func (q *Queries) AddJob(ctx context.Context, arg AddJobParams, token fence.Token) error {
 	_, err := q.db.ExecContext(ctx, addJob, arg.ID, arg.Status, arg.Owner, pq.Array(arg.Tags), int64(token))
-	return fence.TriggerError("AddJob", err, "jobs")
+	return fenceimpl.TriggerError("AddJob", err, "jobs")
 }
 
 const addJobs = `-- name: AddJobs :execrows
@@ -46,7 +47,7 @@ type AddJobsParams struct {
 func (q *Queries) AddJobs(ctx context.Context, arg AddJobsParams, token fence.Token) (int64, error) {
 	result, err := q.db.ExecContext(ctx, addJobs, pq.Array(arg.Ids), arg.Status, int64(token))
 	if err != nil {
-		return 0, fence.TriggerError("AddJobs", err, "jobs")
+		return 0, fenceimpl.TriggerError("AddJobs", err, "jobs")
 	}
 	return result.RowsAffected()
 }
@@ -71,10 +72,10 @@ type SetStatusParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatus(ctx context.Context, arg SetStatusParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetStatus", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, setStatus, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredSetStatus, arg.ID))
+	_, err := fenceimpl.WriteByKey(ctx, "SetStatus", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setStatus, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetStatus, arg.ID))
 	})
 	return err
 }
@@ -99,10 +100,10 @@ type SetStatusRowsParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatusRows(ctx context.Context, arg SetStatusRowsParams, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "SetStatusRows", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, setStatusRows, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredSetStatusRows, arg.ID))
+	return fenceimpl.WriteByKey(ctx, "SetStatusRows", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setStatusRows, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetStatusRows, arg.ID))
 	})
 }
 
@@ -126,15 +127,15 @@ type SetStatusResultParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatusResult(ctx context.Context, arg SetStatusResultParams, token fence.Token) (sql.Result, error) {
-	n, err := fence.WriteByKey(ctx, "SetStatusResult", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, setStatusResult, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredSetStatusResult, arg.ID))
+	n, err := fenceimpl.WriteByKey(ctx, "SetStatusResult", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setStatusResult, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetStatusResult, arg.ID))
 	})
 	if err != nil {
 		return nil, err
 	}
-	return fence.Result(n), nil
+	return fenceimpl.Result(n), nil
 }
 
 const setOwnerStatus = `-- name: SetOwnerStatus :execrows
@@ -161,8 +162,8 @@ type SetOwnerStatusParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) SetOwnerStatus(ctx context.Context, arg SetOwnerStatusParams, token fence.Token) (int64, error) {
-	return fence.Write("SetOwnerStatus", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, setOwnerStatus, arg.Status, arg.Owner, int64(token)))
+	return fenceimpl.Write("SetOwnerStatus", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setOwnerStatus, arg.Status, arg.Owner, int64(token)))
 	}, nil)
 }
 
@@ -190,13 +191,13 @@ type SetOwnerStatusResultParams struct {
 // the rows it matched hold a newer token, and a *fence.NotFoundError
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) SetOwnerStatusResult(ctx context.Context, arg SetOwnerStatusResultParams, token fence.Token) (sql.Result, error) {
-	n, err := fence.Write("SetOwnerStatusResult", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, setOwnerStatusResult, arg.Status, arg.Owner, int64(token)))
+	n, err := fenceimpl.Write("SetOwnerStatusResult", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setOwnerStatusResult, arg.Status, arg.Owner, int64(token)))
 	}, nil)
 	if err != nil {
 		return nil, err
 	}
-	return fence.Result(n), nil
+	return fenceimpl.Result(n), nil
 }
 
 const setStatusIfNew = `-- name: SetStatusIfNew :exec
@@ -219,10 +220,10 @@ type SetStatusIfNewParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatusIfNew(ctx context.Context, arg SetStatusIfNewParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetStatusIfNew", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, setStatusIfNew, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredSetStatusIfNew, arg.ID, int64(token)))
+	_, err := fenceimpl.WriteByKey(ctx, "SetStatusIfNew", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setStatusIfNew, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetStatusIfNew, arg.ID, int64(token)))
 	})
 	return err
 }
@@ -249,16 +250,16 @@ type TagParams struct {
 func (q *Queries) Tag(ctx context.Context, arg TagParams, token fence.Token) (Job, error) {
 	var i Job
 	found := false
-	_, err := fence.WriteByKey(ctx, "Tag", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, tag, pq.Array(arg.Tags), arg.ID, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteByKey(ctx, "Tag", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, tag, pq.Array(arg.Tags), arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Status, &i.Owner, pq.Array(&i.Tags), &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredTag, arg.ID))
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredTag, arg.ID))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
@@ -296,9 +297,9 @@ type TagOwnerRow struct {
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) TagOwner(ctx context.Context, arg TagOwnerParams, token fence.Token) ([]TagOwnerRow, error) {
 	var items []TagOwnerRow
-	if _, err := fence.Write("TagOwner", "jobs", fence.NonStrict, token, 2, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, tagOwner, pq.Array(arg.Tags), arg.Owner, int64(token)))
-	}, func(rows fence.Rows) error {
+	if _, err := fenceimpl.Write("TagOwner", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, tagOwner, pq.Array(arg.Tags), arg.Owner, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		var i TagOwnerRow
 		if err := rows.Scan(nil, nil, &i.ID, pq.Array(&i.Tags)); err != nil {
 			return err
@@ -326,10 +327,10 @@ SELECT jobs.tok FROM jobs WHERE id = $1
 // row. One round trip when it writes; when it writes nothing, a second reads
 // the stored token.
 func (q *Queries) RemoveJob(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "RemoveJob", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, removeJob, id, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredRemoveJob, id))
+	_, err := fenceimpl.WriteByKey(ctx, "RemoveJob", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, removeJob, id, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredRemoveJob, id))
 	})
 	return err
 }
@@ -353,8 +354,8 @@ SELECT stored, refused FROM fence_check WHERE refused > 0
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip.
 func (q *Queries) RemoveOwnerJobs(ctx context.Context, owner sql.NullString, token fence.Token) (int64, error) {
-	return fence.Write("RemoveOwnerJobs", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, removeOwnerJobs, owner, int64(token)))
+	return fenceimpl.Write("RemoveOwnerJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, removeOwnerJobs, owner, int64(token)))
 	}, nil)
 }
 
@@ -384,9 +385,9 @@ type PutJobRow struct {
 func (q *Queries) PutJob(ctx context.Context, arg PutJobParams, token fence.Token) (PutJobRow, error) {
 	var i PutJobRow
 	found := false
-	_, err := fence.WriteUpsert("PutJob", "jobs", fence.NonStrict, token, 2, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, putJob, arg.ID, arg.Status, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteUpsert("PutJob", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, putJob, arg.ID, arg.Status, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -426,8 +427,8 @@ type PutJobsParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) PutJobs(ctx context.Context, arg PutJobsParams, token fence.Token) (int64, error) {
-	return fence.Write("PutJobs", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, putJobs, pq.Array(arg.Ids), arg.Status, int64(token)))
+	return fenceimpl.Write("PutJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, putJobs, pq.Array(arg.Ids), arg.Status, int64(token)))
 	}, nil)
 }
 
@@ -450,9 +451,9 @@ type CteCountParams struct {
 func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.Token) (int64, error) {
 	var i int64
 	found := false
-	_, err := fence.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, cteCount, arg.Status, arg.ID, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, cteCount, arg.Status, arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -482,9 +483,9 @@ type CteByOwnerParams struct {
 // main query's writes included. One round trip.
 func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, cteByOwner, arg.Status, arg.Owner, int64(token)))
-	}, func(rows fence.Rows) error {
+	if _, err := fenceimpl.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, cteByOwner, arg.Status, arg.Owner, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -513,8 +514,8 @@ type CteLogParams struct {
 // rows the entry matched hold a newer token; then nothing is written, the main
 // query's writes included. One round trip.
 func (q *Queries) CteLog(ctx context.Context, arg CteLogParams, token fence.Token) error {
-	_, err := fence.WriteInCTE("CteLog", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, cteLog, arg.Status, arg.ID, int64(token)))
+	_, err := fenceimpl.WriteInCTE("CteLog", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, cteLog, arg.Status, arg.ID, int64(token)))
 	}, nil)
 	return err
 }
@@ -531,7 +532,7 @@ type AddStrictJobParams struct {
 // AddStrictJob stores token in strict_jobs.tok.
 func (q *Queries) AddStrictJob(ctx context.Context, arg AddStrictJobParams, token fence.Token) error {
 	_, err := q.db.ExecContext(ctx, addStrictJob, arg.ID, arg.Status, int64(token))
-	return fence.TriggerError("AddStrictJob", err, "strict_jobs")
+	return fenceimpl.TriggerError("AddStrictJob", err, "strict_jobs")
 }
 
 const setStrictStatus = `-- name: SetStrictStatus :execrows
@@ -555,10 +556,10 @@ type SetStrictStatusParams struct {
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) SetStrictStatus(ctx context.Context, arg SetStrictStatusParams, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "SetStrictStatus", "strict_jobs", fence.Strict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, setStrictStatus, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredSetStrictStatus, arg.ID))
+	return fenceimpl.WriteByKey(ctx, "SetStrictStatus", "strict_jobs", fence.Strict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setStrictStatus, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetStrictStatus, arg.ID))
 	})
 }
 
@@ -575,7 +576,7 @@ type RepairExecParams struct {
 // takes no token (@fence off: operator repair).
 func (q *Queries) RepairExec(ctx context.Context, arg RepairExecParams) error {
 	_, err := q.db.ExecContext(ctx, repairExec, arg.Status, arg.ID)
-	return fence.TriggerError("RepairExec", err, "strict_jobs")
+	return fenceimpl.TriggerError("RepairExec", err, "strict_jobs")
 }
 
 const repairOne = `-- name: RepairOne :one
@@ -593,7 +594,7 @@ func (q *Queries) RepairOne(ctx context.Context, arg RepairOneParams) (string, e
 	row := q.db.QueryRowContext(ctx, repairOne, arg.Status, arg.ID)
 	var i string
 	err := row.Scan(&i)
-	return i, fence.TriggerError("RepairOne", err, "strict_jobs")
+	return i, fenceimpl.TriggerError("RepairOne", err, "strict_jobs")
 }
 
 const repairMany = `-- name: RepairMany :many
@@ -610,7 +611,7 @@ type RepairManyParams struct {
 func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64, error) {
 	rows, err := q.db.QueryContext(ctx, repairMany, arg.Status, arg.MinID)
 	if err != nil {
-		return nil, fence.TriggerError("RepairMany", err, "strict_jobs")
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
 	}
 	defer rows.Close()
 	var items []int64
@@ -622,10 +623,10 @@ func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64
 		items = append(items, i)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, fence.TriggerError("RepairMany", err, "strict_jobs")
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fence.TriggerError("RepairMany", err, "strict_jobs")
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
 	}
 	return items, nil
 }

@@ -6,6 +6,7 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 const setNote = `-- name: SetNote :exec
@@ -29,9 +30,9 @@ type SetNoteParams struct {
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) SetNote(ctx context.Context, arg SetNoteParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetNote", "notes", fence.Strict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetNote", "notes", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setNote, arg.Body, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetNote, arg.ID)
 	})
 	return err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -65,7 +66,7 @@ func (b *CreditAccountsBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("CreditAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("CreditAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}
@@ -131,7 +132,7 @@ func (b *SetBalancesBatchResults) QueryRow(f func(int, AccountBalance, error)) {
 		}
 		found := false
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("SetBalances", "account_balances", fence.Strict, b.token, 3, rows, err, func(rows fence.Rows) error {
+		_, err = fenceimpl.WriteResult("SetBalances", "account_balances", fence.Strict, b.token, 3, rows, err, func(rows fenceimpl.Rows) error {
 			if found {
 				return nil
 			}
@@ -207,7 +208,7 @@ func (b *CloseAccountsAboveBatchResults) Query(f func(int, []CloseAccountsAboveR
 			continue
 		}
 		rows, err := b.br.Query()
-		if _, err = fence.WriteResult("CloseAccountsAbove", "account_balances", fence.NonStrict, b.token, 2, rows, err, func(rows fence.Rows) error {
+		if _, err = fenceimpl.WriteResult("CloseAccountsAbove", "account_balances", fence.NonStrict, b.token, 2, rows, err, func(rows fenceimpl.Rows) error {
 			var i CloseAccountsAboveRow
 			if err := rows.Scan(nil, nil, &i.ID, &i.Balance); err != nil {
 				return err
@@ -264,7 +265,7 @@ func (b *OpenAccountsBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		_, err := b.br.Exec()
-		err = fence.TriggerError("OpenAccounts", err, "account_balances")
+		err = fenceimpl.TriggerError("OpenAccounts", err, "account_balances")
 		if f != nil {
 			f(t, err)
 		}

@@ -6,6 +6,7 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -28,7 +29,7 @@ SELECT stored, refused FROM fence_check WHERE refused > 0
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip.
 func (q *Queries) ExpireSessions(ctx context.Context, now pgtype.Timestamptz, token fence.Token) (int64, error) {
-	return fence.Write("ExpireSessions", "sessions", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("ExpireSessions", "sessions", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, expireSessions, now, int64(token))
 	}, nil)
 }
@@ -48,9 +49,9 @@ SELECT sessions.token FROM sessions WHERE id = $1
 // row. One round trip when it writes; when it writes nothing, a second reads
 // the stored token.
 func (q *Queries) DeleteSession(ctx context.Context, id pgtype.UUID, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "DeleteSession", "sessions", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "DeleteSession", "sessions", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteSession, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredDeleteSession, id)
 	})
 	return err
@@ -75,7 +76,7 @@ SELECT stored, refused FROM fence_check WHERE refused > 0
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip.
 func (q *Queries) DeleteBanned(ctx context.Context, token fence.Token) (int64, error) {
-	return fence.Write("DeleteBanned", "sessions", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("DeleteBanned", "sessions", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteBanned, int64(token))
 	}, nil)
 }
@@ -100,9 +101,9 @@ SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
 // row. One round trip.
 func (q *Queries) DeleteForUser(ctx context.Context, userID int64, token fence.Token) ([]pgtype.UUID, error) {
 	var items []pgtype.UUID
-	if _, err := fence.Write("DeleteForUser", "sessions", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("DeleteForUser", "sessions", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteForUser, userID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i pgtype.UUID
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -26,9 +27,9 @@ SELECT jobs.fence FROM app.jobs WHERE id = $1
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) FinishJob(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "FinishJob", "app.jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "FinishJob", "app.jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, finishJob, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredFinishJob, id)
 	})
 	return err
@@ -57,15 +58,15 @@ type FinishJobReturningRow struct {
 func (q *Queries) FinishJobReturning(ctx context.Context, id int64, token fence.Token) (FinishJobReturningRow, error) {
 	var i FinishJobReturningRow
 	found := false
-	_, err := fence.WriteByKey(ctx, "FinishJobReturning", "app.jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "FinishJobReturning", "app.jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, finishJobReturning, id, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Kind)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredFinishJobReturning, id)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -89,9 +90,9 @@ SELECT jobs.fence FROM app.jobs WHERE id = $1
 // row. One round trip when it writes; when it writes nothing, a second reads
 // the stored token.
 func (q *Queries) DeleteJob(ctx context.Context, id int64, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "DeleteJob", "app.jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	return fenceimpl.WriteByKey(ctx, "DeleteJob", "app.jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteJob, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredDeleteJob, id)
 	})
 }

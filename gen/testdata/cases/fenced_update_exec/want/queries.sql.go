@@ -6,6 +6,7 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -32,9 +33,9 @@ type CreditAccountParams struct {
 // One round trip when it writes; when it writes nothing, a second reads the
 // stored token.
 func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, creditAccount, arg.Amount, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredCreditAccount, arg.ID)
 	})
 	return err
@@ -56,9 +57,9 @@ SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 // One round trip when it writes; when it writes nothing, a second reads the
 // stored token.
 func (q *Queries) ResetBalance(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "ResetBalance", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "ResetBalance", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, resetBalance, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredResetBalance, id)
 	})
 	return err

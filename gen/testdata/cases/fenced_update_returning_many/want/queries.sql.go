@@ -6,6 +6,7 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -40,9 +41,9 @@ type TakeRegionRow struct {
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) TakeRegion(ctx context.Context, arg TakeRegionParams, token fence.Token) ([]TakeRegionRow, error) {
 	var items []TakeRegionRow
-	if _, err := fence.Write("TakeRegion", "shards", fence.NonStrict, token, 3, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("TakeRegion", "shards", fence.NonStrict, token, 3, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, takeRegion, arg.Owner, arg.Region, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i TakeRegionRow
 		if err := rows.Scan(nil, nil, &i.ID, &i.Owner, &i.MovedAt); err != nil {
 			return err
@@ -75,9 +76,9 @@ SELECT stored, refused, NULL, NULL, NULL, NULL, NULL FROM fence_check WHERE refu
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) TakeAll(ctx context.Context, owner string, token fence.Token) ([]Shard, error) {
 	var items []Shard
-	if _, err := fence.Write("TakeAll", "shards", fence.NonStrict, token, 5, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("TakeAll", "shards", fence.NonStrict, token, 5, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, takeAll, owner, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i Shard
 		if err := rows.Scan(nil, nil, &i.ID, &i.Owner, &i.Region, &i.MovedAt, &i.Epoch); err != nil {
 			return err
@@ -115,9 +116,9 @@ type TakeIDsParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) TakeIDs(ctx context.Context, arg TakeIDsParams, token fence.Token) ([]int32, error) {
 	var items []int32
-	if _, err := fence.Write("TakeIDs", "shards", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("TakeIDs", "shards", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, takeIDs, arg.Owner, arg.Ids, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int32
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err

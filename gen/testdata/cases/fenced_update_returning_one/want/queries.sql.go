@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -34,15 +35,15 @@ type SetStateParams struct {
 func (q *Queries) SetState(ctx context.Context, arg SetStateParams, token fence.Token) (Job, error) {
 	var i Job
 	found := false
-	_, err := fence.WriteByKey(ctx, "SetState", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetState", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setState, arg.State, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.State, &i.Payload, &i.Note, &i.Fence)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetState, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -81,15 +82,15 @@ type SetNoteRow struct {
 func (q *Queries) SetNote(ctx context.Context, arg SetNoteParams, token fence.Token) (SetNoteRow, error) {
 	var i SetNoteRow
 	found := false
-	_, err := fence.WriteByKey(ctx, "SetNote", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetNote", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setNote, arg.Note, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Note, &i.Fence)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetNote, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -115,15 +116,15 @@ SELECT jobs.fence FROM jobs WHERE id = $1
 func (q *Queries) Touch(ctx context.Context, id int64, token fence.Token) (JobState, error) {
 	var i JobState
 	found := false
-	_, err := fence.WriteByKey(ctx, "Touch", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "Touch", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, touch, id, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredTouch, id)
 	})
 	if errors.Is(err, fence.ErrNotFound) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -33,15 +34,15 @@ type CloseTicketParams struct {
 func (q *Queries) CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketParams, token fence.Token) (*Ticket, error) {
 	i := &Ticket{}
 	found := false
-	_, err := fence.WriteByKey(ctx, "CloseTicket", "tickets", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "CloseTicket", "tickets", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, closeTicket, arg.Owner, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Score, &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return db.Query(ctx, fenceStoredCloseTicket, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -81,9 +82,9 @@ type ReassignRow struct {
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) Reassign(ctx context.Context, db DBTX, arg *ReassignParams, token fence.Token) ([]*ReassignRow, error) {
 	items := []*ReassignRow{}
-	if _, err := fence.Write("Reassign", "tickets", fence.NonStrict, token, 3, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("Reassign", "tickets", fence.NonStrict, token, 3, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, reassign, arg.Owner, arg.OldOwner, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		i := &ReassignRow{}
 		if err := rows.Scan(nil, nil, &i.ID, &i.Owner, &i.Score); err != nil {
 			return err
@@ -115,7 +116,7 @@ SELECT stored, refused FROM fence_check WHERE refused > 0
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip.
 func (q *Queries) Purge(ctx context.Context, db DBTX, status Status, token fence.Token) (int64, error) {
-	return fence.Write("Purge", "tickets", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("Purge", "tickets", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, purge, status, int64(token))
 	}, nil)
 }
@@ -142,9 +143,9 @@ type RescoreParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) Rescore(ctx context.Context, db DBTX, arg *RescoreParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "Rescore", "tickets", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "Rescore", "tickets", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, rescore, arg.Score, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return db.Query(ctx, fenceStoredRescore, arg.ID)
 	})
 	return err
@@ -159,7 +160,7 @@ func (q *Queries) Open(ctx context.Context, db DBTX, id int64, token fence.Token
 	row := db.QueryRow(ctx, open, id, int64(token))
 	i := &Ticket{}
 	err := row.Scan(&i.ID, &i.Status, &i.Owner, &i.Score, &i.Tok)
-	return i, fence.TriggerError("Open", err, "tickets")
+	return i, fenceimpl.TriggerError("Open", err, "tickets")
 }
 
 const list = `-- name: List :many

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -34,15 +35,15 @@ type ClaimTaskParams struct {
 func (q *Queries) ClaimTask(ctx context.Context, arg ClaimTaskParams, token fence.Token) (Task, error) {
 	var i Task
 	found := false
-	_, err := fence.WriteByKey(ctx, "ClaimTask", "tasks", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "ClaimTask", "tasks", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, claimTask, arg.WorkerID, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.WorkerID, &i.Status, &i.Attempts, &i.LeaseToken)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredClaimTask, arg.ID, int64(token))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -66,9 +67,9 @@ SELECT tasks.lease_token FROM tasks WHERE id = $1
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
 // writes; when it writes nothing, a second reads the stored token.
 func (q *Queries) CompleteTask(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "CompleteTask", "tasks", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "CompleteTask", "tasks", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, completeTask, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredCompleteTask, id)
 	})
 	return err
@@ -94,5 +95,5 @@ func (q *Queries) NewTask(ctx context.Context, token fence.Token) (int64, error)
 	row := q.db.QueryRow(ctx, newTask, int64(token))
 	var i int64
 	err := row.Scan(&i)
-	return i, fence.TriggerError("NewTask", err, "tasks")
+	return i, fenceimpl.TriggerError("NewTask", err, "tasks")
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -58,7 +59,7 @@ func (b *MarkBatchBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("MarkBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("MarkBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}
@@ -213,7 +214,7 @@ func (b *MarkABatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("MarkA", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("MarkA", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}
@@ -271,7 +272,7 @@ func (b *StatusByLenBatchResults) QueryRow(f func(int, string, error)) {
 		}
 		found := false
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("StatusByLen", "jobs", fence.NonStrict, b.token, 1, rows, err, func(rows fence.Rows) error {
+		_, err = fenceimpl.WriteResult("StatusByLen", "jobs", fence.NonStrict, b.token, 1, rows, err, func(rows fenceimpl.Rows) error {
 			if found {
 				return nil
 			}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"time"
 )
@@ -53,15 +54,15 @@ SELECT jobs.tok FROM jobs WHERE id = $1
 func (q *Queries) StatusByNil(ctx context.Context, nil_ int64, token fence.Token) (string, error) {
 	var i string
 	found := false
-	_, err := fence.WriteByKey(ctx, "StatusByNil", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "StatusByNil", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, statusByNil, nil_, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredStatusByNil, nil_)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -85,9 +86,9 @@ SELECT jobs.tok FROM jobs WHERE id = $1
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) MarkInt64(ctx context.Context, int64_ int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "MarkInt64", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "MarkInt64", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, markInt64, int64_, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredMarkInt64, int64_)
 	})
 	return err
@@ -113,9 +114,9 @@ SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) MarkError(ctx context.Context, error_ int64, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("MarkError", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("MarkError", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, markError, error_, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err

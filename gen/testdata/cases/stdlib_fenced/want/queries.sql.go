@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/google/uuid"
 	"github.com/lib/pq"
 	"github.com/sqlc-dev/pqtype"
@@ -27,7 +28,7 @@ type OpenAccountParams struct {
 // OpenAccount stores token in accounts.last_fencing_token.
 func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token fence.Token) error {
 	_, err := q.db.ExecContext(ctx, openAccount, arg.ID, arg.Owner, arg.Balance, int64(token))
-	return fence.TriggerError("OpenAccount", err, "accounts")
+	return fenceimpl.TriggerError("OpenAccount", err, "accounts")
 }
 
 const credit = `-- name: Credit :execrows
@@ -51,10 +52,10 @@ type CreditParams struct {
 // One round trip when it writes; when it writes nothing, a second reads the
 // stored token.
 func (q *Queries) Credit(ctx context.Context, arg CreditParams, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "Credit", "accounts", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, credit, arg.Amount, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredCredit, arg.ID))
+	return fenceimpl.WriteByKey(ctx, "Credit", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, credit, arg.Amount, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredCredit, arg.ID))
 	})
 }
 
@@ -81,16 +82,16 @@ type RetagParams struct {
 func (q *Queries) Retag(ctx context.Context, arg RetagParams, token fence.Token) (Account, error) {
 	var i Account
 	found := false
-	_, err := fence.WriteByKey(ctx, "Retag", "accounts", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, retag, pq.Array(arg.Tags), arg.ID, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteByKey(ctx, "Retag", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, retag, pq.Array(arg.Tags), arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Owner, &i.Balance, pq.Array(&i.Tags), &i.Meta, &i.OpenedAt, &i.ClosedOn, &i.LastFencingToken)
-	}, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredRetag, arg.ID))
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredRetag, arg.ID))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
@@ -129,9 +130,9 @@ type CloseOwnedRow struct {
 // One round trip.
 func (q *Queries) CloseOwned(ctx context.Context, arg CloseOwnedParams, token fence.Token) ([]CloseOwnedRow, error) {
 	var items []CloseOwnedRow
-	if _, err := fence.Write("CloseOwned", "accounts", fence.NonStrict, token, 2, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, closeOwned, arg.ClosedOn, arg.Owner, int64(token)))
-	}, func(rows fence.Rows) error {
+	if _, err := fenceimpl.Write("CloseOwned", "accounts", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, closeOwned, arg.ClosedOn, arg.Owner, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		var i CloseOwnedRow
 		if err := rows.Scan(nil, nil, &i.ID, pq.Array(&i.Tags)); err != nil {
 			return err
@@ -165,15 +166,15 @@ type SetMetaParams struct {
 // One round trip when it writes; when it writes nothing, a second reads the
 // stored token.
 func (q *Queries) SetMeta(ctx context.Context, arg SetMetaParams, token fence.Token) (sql.Result, error) {
-	n, err := fence.WriteByKey(ctx, "SetMeta", "accounts", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, setMeta, arg.Meta, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredSetMeta, arg.ID))
+	n, err := fenceimpl.WriteByKey(ctx, "SetMeta", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setMeta, arg.Meta, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetMeta, arg.ID))
 	})
 	if err != nil {
 		return nil, err
 	}
-	return fence.Result(n), nil
+	return fenceimpl.Result(n), nil
 }
 
 const remove = `-- name: Remove :exec
@@ -191,10 +192,10 @@ SELECT accounts.last_fencing_token FROM accounts WHERE id = $1
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) Remove(ctx context.Context, id uuid.UUID, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "Remove", "accounts", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, remove, id, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredRemove, id))
+	_, err := fenceimpl.WriteByKey(ctx, "Remove", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, remove, id, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredRemove, id))
 	})
 	return err
 }
@@ -207,7 +208,7 @@ UPDATE accounts SET balance = 0 WHERE id = $1
 // token (@fence off: operator repair).
 func (q *Queries) Repair(ctx context.Context, id uuid.UUID) error {
 	_, err := q.db.ExecContext(ctx, repair, id)
-	return fence.TriggerError("Repair", err, "accounts")
+	return fenceimpl.TriggerError("Repair", err, "accounts")
 }
 
 const byTags = `-- name: ByTags :many

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/lib/pq"
 )
 
@@ -112,16 +113,16 @@ SELECT tasks.tok FROM tasks WHERE id = $1
 func (q *Queries) CloseTask(ctx context.Context, db DBTX, id int64, token fence.Token) (*Task, error) {
 	i := &Task{}
 	found := false
-	_, err := fence.WriteByKey(ctx, "CloseTask", "tasks", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(db.QueryContext(ctx, closeTask, id, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteByKey(ctx, "CloseTask", "tasks", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(db.QueryContext(ctx, closeTask, id, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Title, &i.State, &i.Due, &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(db.QueryContext(ctx, fenceStoredCloseTask, id))
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(db.QueryContext(ctx, fenceStoredCloseTask, id))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
@@ -153,7 +154,7 @@ type RescheduleParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) Reschedule(ctx context.Context, db DBTX, arg RescheduleParams, token fence.Token) (int64, error) {
-	return fence.Write("Reschedule", "tasks", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(db.QueryContext(ctx, reschedule, arg.Due, arg.State, int64(token)))
+	return fenceimpl.Write("Reschedule", "tasks", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(db.QueryContext(ctx, reschedule, arg.Due, arg.State, int64(token)))
 	}, nil)
 }

@@ -6,6 +6,7 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 const increment = `-- name: Increment :exec
@@ -26,9 +27,9 @@ SELECT counters.tok FROM counters WHERE id = $1
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) Increment(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "Increment", "counters", fence.Strict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "Increment", "counters", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, increment, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredIncrement, id)
 	})
 	return err
@@ -54,9 +55,9 @@ type SetCounterParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetCounter(ctx context.Context, arg SetCounterParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetCounter", "counters", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetCounter", "counters", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setCounter, arg.Value, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetCounter, arg.ID)
 	})
 	return err
@@ -83,9 +84,9 @@ type AddToLedgerParams struct {
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "AddToLedger", "ledgers", fence.Strict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "AddToLedger", "ledgers", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addToLedger, arg.Amount, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredAddToLedger, arg.ID)
 	})
 	return err
@@ -111,9 +112,9 @@ type SetLedgerParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetLedger(ctx context.Context, arg SetLedgerParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetLedger", "ledgers", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetLedger", "ledgers", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setLedger, arg.Total, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetLedger, arg.ID)
 	})
 	return err

@@ -6,6 +6,7 @@ package args
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -59,9 +60,9 @@ SELECT items.tok FROM items WHERE id = $1
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) TwoParams(ctx context.Context, qty int32, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "TwoParams", "items", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "TwoParams", "items", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, twoParams, qty, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredTwoParams, id)
 	})
 	return err
@@ -88,9 +89,9 @@ type ThreeParamsParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) ThreeParams(ctx context.Context, arg ThreeParamsParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "ThreeParams", "items", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "ThreeParams", "items", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, threeParams, arg.Qty, arg.Note, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredThreeParams, arg.ID)
 	})
 	return err

@@ -1,4 +1,4 @@
-package fence
+package fenceimpl
 
 import (
 	"database/sql"

@@ -1,12 +1,16 @@
-package fence
+package fenceimpl
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/fencegen/fencegen/runtime/fence"
+)
 
 // WriteInCTE is called by generated code for a statement whose fenced
 // UPDATE or DELETE is a data-modifying WITH entry. run sends the statement
 // (one round trip); WriteInCTE reads its result with WriteInCTEResult and
 // returns what that returns.
-func WriteInCTE(query, table string, mode Mode, presented Token, cols int, run func() (Rows, error), scan func(Rows) error) (int64, error) {
+func WriteInCTE(query, table string, mode fence.Mode, presented fence.Token, cols int, run func() (Rows, error), scan func(Rows) error) (int64, error) {
 	rows, err := run()
 	return WriteInCTEResult(query, table, mode, presented, cols, rows, err, scan)
 }
@@ -23,21 +27,21 @@ func WriteInCTE(query, table string, mode Mode, presented Token, cols int, run f
 // not an error ("not found" is the main query's business; the fenced write
 // may have written rows that the main query filtered out). When the fenced
 // write refused, one refusal row comes back instead (see Write): then it
-// returns a *StaleError (errors.Is ErrStaleToken) with the highest stored
+// returns a *fence.StaleError (errors.Is fence.ErrStaleToken) with the highest stored
 // token, and nothing was written. A database error is returned unchanged,
 // except the database-side guard's (SQLSTATE SQLState), returned as a
-// *StaleError. Otherwise it returns the number of rows the statement
+// *fence.StaleError. Otherwise it returns the number of rows the statement
 // returned.
-func WriteInCTEResult(query, table string, mode Mode, presented Token, cols int, rows Rows, err error, scan func(Rows) error) (int64, error) {
+func WriteInCTEResult(query, table string, mode fence.Mode, presented fence.Token, cols int, rows Rows, err error, scan func(Rows) error) (int64, error) {
 	n, stored, refused, err := readResult(query, table, mode, presented, cols, rows, err, scan)
-	var nf *NotFoundError
+	var nf *fence.NotFoundError
 	switch {
 	case errors.As(err, &nf):
 		return 0, nil
 	case err != nil:
 		return 0, err
 	case stored != nil:
-		return 0, &StaleError{Query: query, Table: table, Presented: presented, Stored: Token(*stored), Rows: *refused, Mode: mode}
+		return 0, &fence.StaleError{Query: query, Table: table, Presented: presented, Stored: fence.Token(*stored), Rows: *refused, Mode: mode}
 	}
 	return n, nil
 }

@@ -1,6 +1,10 @@
-package fence
+package fenceimpl
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/fencegen/fencegen/runtime/fence"
+)
 
 // Rows is the part of a query result that Write reads. pgx.Rows
 // (github.com/jackc/pgx/v5) satisfies it, and SQLRows adapts database/sql's
@@ -26,17 +30,17 @@ type Rows interface {
 // destinations first.
 //
 // Write returns the number of rows written, or:
-//   - a *StaleError when the database-side guard (SQLSTATE SQLState) refused
+//   - a *fence.StaleError when the database-side guard (SQLSTATE SQLState) refused
 //     the write;
-//   - a *StaleError (errors.Is ErrStaleToken) when the rows matched hold a
+//   - a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows matched hold a
 //     token that presented does not beat under mode;
-//   - a *NotFoundError (errors.Is ErrNotFound) when no row matched;
+//   - a *fence.NotFoundError (errors.Is fence.ErrNotFound) when no row matched;
 //   - run's or scan's error, unchanged.
 //
 // When the refused rows' stored token would in fact be accepted, a
 // concurrent transaction changed them after the statement's snapshot, and
 // Write runs the statement again, at most MaxAttempts times (see Refusal).
-func Write(query, table string, mode Mode, presented Token, cols int, run func() (Rows, error), scan func(Rows) error) (int64, error) {
+func Write(query, table string, mode fence.Mode, presented fence.Token, cols int, run func() (Rows, error), scan func(Rows) error) (int64, error) {
 	for attempt := 0; ; attempt++ {
 		rows, err := run()
 		written, stored, refused, err := readResult(query, table, mode, presented, cols, rows, err, scan)
@@ -46,7 +50,7 @@ func Write(query, table string, mode Mode, presented Token, cols int, run func()
 		if stored == nil {
 			return written, nil
 		}
-		retry, err := Refusal(query, table, mode, presented, Token(*stored), *refused, attempt)
+		retry, err := Refusal(query, table, mode, presented, fence.Token(*stored), *refused, attempt)
 		if !retry {
 			return 0, err
 		}
@@ -58,9 +62,9 @@ func Write(query, table string, mode Mode, presented Token, cols int, run func()
 // returns the number of rows written, or, when the statement wrote
 // nothing because of the token, the refusal row's stored token and
 // refused-row count (both non-nil), or an error: the database-side guard's
-// as a *StaleError, a *NotFoundError when no row matched, or the
+// as a *fence.StaleError, a *fence.NotFoundError when no row matched, or the
 // driver's or scan's error. It closes rows once it has read them.
-func readResult(query, table string, mode Mode, presented Token, cols int, rows Rows, err error, scan func(Rows) error) (written int64, stored, refused *int64, _ error) {
+func readResult(query, table string, mode fence.Mode, presented fence.Token, cols int, rows Rows, err error, scan func(Rows) error) (written int64, stored, refused *int64, _ error) {
 	if err != nil {
 		return 0, nil, nil, fromTrigger(query, table, mode, presented, err)
 	}
@@ -93,7 +97,7 @@ func readResult(query, table string, mode Mode, presented Token, cols int, rows 
 	}
 	if stored == nil {
 		if written == 0 {
-			return 0, nil, nil, &NotFoundError{Query: query, Table: table}
+			return 0, nil, nil, &fence.NotFoundError{Query: query, Table: table}
 		}
 		return written, nil, nil, nil
 	}
@@ -121,18 +125,18 @@ func newRefusalRow(cols int) *refusalRow {
 // the item's rows and error). It interprets the item's result set as
 // Write does, without running anything again: a batch is sent once, so
 // there is no retry. It returns the number of rows the item wrote, or:
-//   - a *StaleError (errors.Is ErrStaleToken) when the rows matched hold a
+//   - a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows matched hold a
 //     token that presented does not beat under mode, or when the
 //     database-side guard refused the write;
-//   - a *NotFoundError (errors.Is ErrNotFound) when no row matched;
-//   - a *ConcurrentChangeError (errors.Is ErrConcurrentChange) when the
+//   - a *fence.NotFoundError (errors.Is fence.ErrNotFound) when no row matched;
+//   - a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when the
 //     rows were refused although their stored token is accepted: a
 //     concurrent transaction changed them between the statement's snapshot
 //     and its row locks, and the item wrote nothing. Where Write would run
 //     the statement again, a batch item reports this instead; the caller
 //     may send the item again under the same token;
 //   - the driver's or scan's error, unchanged.
-func WriteResult(query, table string, mode Mode, presented Token, cols int, rows Rows, err error, scan func(Rows) error) (int64, error) {
+func WriteResult(query, table string, mode fence.Mode, presented fence.Token, cols int, rows Rows, err error, scan func(Rows) error) (int64, error) {
 	written, stored, refused, err := readResult(query, table, mode, presented, cols, rows, err, scan)
 	if err != nil {
 		return 0, err
@@ -140,8 +144,8 @@ func WriteResult(query, table string, mode Mode, presented Token, cols int, rows
 	if stored == nil {
 		return written, nil
 	}
-	if mode.Accepts(Token(*stored), presented) {
-		return 0, &ConcurrentChangeError{Query: query, Table: table, Attempts: 1}
+	if mode.Accepts(fence.Token(*stored), presented) {
+		return 0, &fence.ConcurrentChangeError{Query: query, Table: table, Attempts: 1}
 	}
-	return 0, &StaleError{Query: query, Table: table, Presented: presented, Stored: Token(*stored), Rows: *refused, Mode: mode}
+	return 0, &fence.StaleError{Query: query, Table: table, Presented: presented, Stored: fence.Token(*stored), Rows: *refused, Mode: mode}
 }

@@ -1,4 +1,6 @@
-package fence
+package fenceimpl
+
+import "github.com/fencegen/fencegen/runtime/fence"
 
 // MaxAttempts is how many times generated code runs a fenced statement when
 // the database refused rows that the statement's own snapshot showed as
@@ -13,16 +15,16 @@ const MaxAttempts = 5
 // rows how many there were. It returns retry=true when the refusal cannot be
 // explained by the token (stored would have been accepted: a concurrent
 // writer got there first) and attempt is below MaxAttempts; otherwise a
-// *StaleError, or a *ConcurrentChangeError when the rows changed on every
+// *fence.StaleError, or a *fence.ConcurrentChangeError when the rows changed on every
 // attempt.
 //
 // Generated code calls it; applications do not need to.
-func Refusal(query, table string, mode Mode, presented, stored Token, rows int64, attempt int) (retry bool, err error) {
+func Refusal(query, table string, mode fence.Mode, presented, stored fence.Token, rows int64, attempt int) (retry bool, err error) {
 	if mode.Accepts(stored, presented) {
 		if attempt+1 < MaxAttempts {
 			return true, nil
 		}
-		return false, &ConcurrentChangeError{Query: query, Table: table, Attempts: MaxAttempts}
+		return false, &fence.ConcurrentChangeError{Query: query, Table: table, Attempts: MaxAttempts}
 	}
-	return false, &StaleError{Query: query, Table: table, Presented: presented, Stored: stored, Rows: rows, Mode: mode}
+	return false, &fence.StaleError{Query: query, Table: table, Presented: presented, Stored: stored, Rows: rows, Mode: mode}
 }

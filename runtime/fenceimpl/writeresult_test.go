@@ -1,10 +1,11 @@
-package fence_test
+package fenceimpl_test
 
 import (
 	"errors"
 	"testing"
 
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 // TestWriteResultOutcomes checks the interpretation of one batch item's
@@ -29,7 +30,7 @@ func TestWriteResultOutcomes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &rows{data: tt.data}
-			n, err := fence.WriteResult("Q", "t", tt.mode, 5, 0, r, nil, nil)
+			n, err := fenceimpl.WriteResult("Q", "t", tt.mode, 5, 0, r, nil, nil)
 			if !r.closed {
 				t.Error("rows not closed")
 			}
@@ -57,7 +58,7 @@ func TestWriteResultOutcomes(t *testing.T) {
 
 func TestWriteResultPassesDriverError(t *testing.T) {
 	boom := errors.New("boom")
-	if _, err := fence.WriteResult("Q", "t", fence.NonStrict, 5, 0, nil, boom, nil); err != boom {
+	if _, err := fenceimpl.WriteResult("Q", "t", fence.NonStrict, 5, 0, nil, boom, nil); err != boom {
 		t.Fatalf("got %v, want the driver's error", err)
 	}
 }

@@ -1,12 +1,14 @@
-package fence_test
+package fenceimpl_test
 
 import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 // rows is a result set in memory: each row is a list of values, nil for
@@ -65,7 +67,7 @@ func TestWriteOutcomes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			runs := 0
 			var all []*rows
-			n, err := fence.Write("Q", "t", tt.mode, 5, 0, func() (fence.Rows, error) {
+			n, err := fenceimpl.Write("Q", "t", tt.mode, 5, 0, func() (fenceimpl.Rows, error) {
 				r := &rows{data: tt.results[runs]}
 				runs++
 				all = append(all, r)
@@ -100,11 +102,11 @@ func TestWriteOutcomes(t *testing.T) {
 
 func TestWriteGivesUpAfterMaxAttempts(t *testing.T) {
 	runs := 0
-	_, err := fence.Write("Q", "t", fence.NonStrict, 5, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.Write("Q", "t", fence.NonStrict, 5, 0, func() (fenceimpl.Rows, error) {
 		runs++
 		return &rows{data: [][]*int64{{p(4), p(1)}}}, nil
 	}, nil)
-	if runs != fence.MaxAttempts || err == nil || errors.Is(err, fence.ErrStaleToken) || errors.Is(err, fence.ErrNotFound) {
+	if runs != fenceimpl.MaxAttempts || err == nil || errors.Is(err, fence.ErrStaleToken) || errors.Is(err, fence.ErrNotFound) {
 		t.Fatalf("runs %d, err %v", runs, err)
 	}
 }
@@ -128,11 +130,11 @@ func TestWriteByKeyOutcomes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			writes, reads := 0, 0
-			n, err := fence.WriteByKey(ctx, "Q", "t", fence.NonStrict, 5, func() (fence.Rows, error) {
+			n, err := fenceimpl.WriteByKey(ctx, "Q", "t", fence.NonStrict, 5, func() (fenceimpl.Rows, error) {
 				r := &rows{data: tt.written[writes]}
 				writes++
 				return r, nil
-			}, nil, func(ctx context.Context) (fence.Rows, error) {
+			}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 				if ctx.Err() != nil {
 					t.Errorf("stored-token read got a cancelled context")
 				}
@@ -160,18 +162,20 @@ func TestWriteByKeyOutcomes(t *testing.T) {
 			}
 		})
 	}
-	// A context cancelled after the write still lets the read classify it.
+	// The stored-token read runs under the caller's context: cancelled
+	// after the write, the read sees it, and the error says nothing was
+	// written.
 	cctx, cancel := context.WithCancel(ctx)
-	_, err := fence.WriteByKey(cctx, "Q", "t", fence.NonStrict, 5, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(cctx, "Q", "t", fence.NonStrict, 5, func() (fenceimpl.Rows, error) {
 		cancel()
 		return &rows{}, nil
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return &rows{data: [][]*int64{{p(7)}}}, nil
 	})
-	if !errors.Is(err, fence.ErrStaleToken) {
-		t.Fatalf("refusal after cancellation = %v, want stale", err)
+	if !errors.Is(err, context.Canceled) || errors.Is(err, fence.ErrStaleToken) || !strings.Contains(err.Error(), "wrote nothing") {
+		t.Fatalf("refusal after cancellation = %v, want context.Canceled saying nothing was written", err)
 	}
 }
