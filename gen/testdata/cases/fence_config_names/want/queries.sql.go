@@ -6,6 +6,7 @@ package want
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 const setJobState = `-- name: SetJobState :exec
@@ -28,9 +29,9 @@ type SetJobStateParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetJobState(ctx context.Context, arg SetJobStateParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetJobState", "Jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetJobState", "Jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setJobState, arg.State, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetJobState, arg.ID)
 	})
 	return err
@@ -57,9 +58,9 @@ type SetRunNoteParams struct {
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) SetRunNote(ctx context.Context, arg SetRunNoteParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetRunNote", "app.runs", fence.Strict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetRunNote", "app.runs", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setRunNote, arg.Note, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetRunNote, arg.ID)
 	})
 	return err
