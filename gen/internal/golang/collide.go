@@ -155,7 +155,8 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 		members[k] = append(members[k], d)
 	}
 	var errs diag.List
-	imports := map[string][]decl{} // package name → imports of it
+	imports := map[string][]decl{}              // package name → imports of it
+	fileImports := map[string]map[string]bool{} // generated file → its package names
 	var funcs []*ast.FuncDecl
 	funcFile := map[*ast.FuncDecl]string{}
 	for _, name := range names {
@@ -171,6 +172,10 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 				n = im.Name.Name
 			}
 			imports[n] = append(imports[n], decl{name: n, file: name, line: line(im.Pos())})
+			if fileImports[name] == nil {
+				fileImports[name] = map[string]bool{}
+			}
+			fileImports[name][n] = true
 		}
 		for _, d := range f.Decls {
 			switch d := d.(type) {
@@ -258,14 +263,14 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 		}
 	}
 	for _, fd := range funcs {
-		errs = append(errs, e.checkParams(fd, funcFile[fd], fset, queries, o)...)
+		errs = append(errs, e.checkParams(fd, funcFile[fd], fileImports[funcFile[fd]], fset, queries, o)...)
 	}
 	return errs.Err()
 }
 
 // checkParams reports a function's parameters declared twice, and a
 // query method's parameter named as the SQL constant its body sends.
-func (e *emitter) checkParams(fd *ast.FuncDecl, file string, fset *token.FileSet, queries []*analyze.Query, o *origins) diag.List {
+func (e *emitter) checkParams(fd *ast.FuncDecl, file string, pkgs map[string]bool, fset *token.FileSet, queries []*analyze.Query, o *origins) diag.List {
 	var errs diag.List
 	seen := map[string]bool{}
 	var q *analyze.Query
@@ -297,6 +302,11 @@ func (e *emitter) checkParams(fd *ast.FuncDecl, file string, fset *token.FileSet
 				markTypeIdents(n.Type, usedAsType)
 			case *ast.CallExpr:
 				markTypeIdents(n.Fun, usedAsType)
+			case *ast.SelectorExpr:
+				// pkg.Name of an imported package.
+				if id, ok := n.X.(*ast.Ident); ok && pkgs[id.Name] {
+					usedAsType[id.Name] = true
+				}
 			}
 			return true
 		})
@@ -307,7 +317,7 @@ func (e *emitter) checkParams(fd *ast.FuncDecl, file string, fset *token.FileSet
 				continue
 			}
 			if usedAsType[n.Name] && q != nil {
-				errs.Add(q.File, q.Line, q.Col, "query %s: its parameter %s has the Go name of a type or function the generated method uses, which it would shadow: rename the parameter (sqlc.arg(name) or @name), or give the type another name with gen.go's rename", q.Name, n.Name)
+				errs.Add(q.File, q.Line, q.Col, "query %s: its parameter %s has the Go name of a type, function or package the generated method uses, which it would shadow: rename the parameter (sqlc.arg(name) or @name), or give the type another name with gen.go's rename", q.Name, n.Name)
 				continue
 			}
 			line := fset.Position(n.Pos()).Line

@@ -311,7 +311,7 @@ func (e *emitter) sqlConstName(q *analyze.Query) string {
 
 // imported are the package names generated files may import.
 var imported = map[string]bool{
-	"fmt": true, "errors": true, "context": true, "pgtype": true, "pgx": true, "pgconn": true, "fence": true,
+	"fmt": true, "errors": true, "context": true, "pgtype": true, "pgx": true, "pgconn": true, "fence": true, "fenceimpl": true,
 	"netip": true, "net": true, "driver": true, "json": true, "time": true, "uuid": true,
 }
 
