@@ -92,6 +92,17 @@ func Emit(in Input) (map[string][]byte, error) {
 		}
 	}
 	out := map[string][]byte{}
+	// Two outputs with one name would leave one of them unwritten (sqlc
+	// writes the later over the earlier): an error naming both.
+	roles := map[string]string{}
+	put := func(name string, b []byte, role string) error {
+		if prev, ok := roles[name]; ok {
+			return fmt.Errorf("output file %s would hold both %s and %s: give one another name", name, prev, role)
+		}
+		roles[name] = role
+		out[name] = b
+		return nil
+	}
 	var queries []*analyze.Query
 	// The copyfrom and batch files exist once a query needs them.
 	var copyFile, batchFile *jen.File
@@ -140,20 +151,27 @@ func Emit(in Input) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[name] = b
+		if err := put(name, b, "the code of query file "+src); err != nil {
+			return nil, err
+		}
 	}
-	for name, f := range map[string]*jen.File{
-		e.fileNameOr(e.opts.OutputCopyfromFileName, "copyfrom.go"): copyFile,
-		e.fileNameOr(e.opts.OutputBatchFileName, "batch.go"):       batchFile,
+	for _, o := range []struct {
+		name, role string
+		f          *jen.File
+	}{
+		{e.fileNameOr(e.opts.OutputCopyfromFileName, "copyfrom.go"), "the copyfrom file (output_copyfrom_file_name)", copyFile},
+		{e.fileNameOr(e.opts.OutputBatchFileName, "batch.go"), "the batch file (output_batch_file_name)", batchFile},
 	} {
-		if f == nil {
+		if o.f == nil {
 			continue
 		}
-		b, err := e.render(name, f)
+		b, err := e.render(o.name, o.f)
 		if err != nil {
 			return nil, err
 		}
-		out[name] = b
+		if err := put(o.name, b, o.role); err != nil {
+			return nil, err
+		}
 	}
 	db := e.newFile(pkg, "")
 	if e.types.stdlib() {
@@ -165,15 +183,20 @@ func Emit(in Input) (map[string][]byte, error) {
 	if err := e.modelsFile(models, queries); err != nil {
 		return nil, err
 	}
-	for name, f := range map[string]*jen.File{
-		e.fileNameOr(e.opts.OutputDBFileName, "db.go"):         db,
-		e.fileNameOr(e.opts.OutputModelsFileName, "models.go"): models,
+	for _, o := range []struct {
+		name, role string
+		f          *jen.File
+	}{
+		{e.fileNameOr(e.opts.OutputDBFileName, "db.go"), "the db file (output_db_file_name)", db},
+		{e.fileNameOr(e.opts.OutputModelsFileName, "models.go"), "the models file (output_models_file_name)", models},
 	} {
-		b, err := e.render(name, f)
+		b, err := e.render(o.name, o.f)
 		if err != nil {
 			return nil, err
 		}
-		out[name] = b
+		if err := put(o.name, b, o.role); err != nil {
+			return nil, err
+		}
 	}
 	if e.opts.EmitInterface {
 		q := e.newFile(pkg, "")
@@ -183,7 +206,9 @@ func Emit(in Input) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[name] = b
+		if err := put(name, b, "the querier file (output_querier_file_name)"); err != nil {
+			return nil, err
+		}
 	}
 	if err := e.checkCollisions(out, queries); err != nil {
 		return nil, err
@@ -211,11 +236,17 @@ func queryFileName(queryFile, suffix string) string {
 	return name
 }
 
+// fileNameOr is an output file's name: name as configured (output_db_file_name
+// and the like), or def; as in sqlc, ".go" is added to a name without it
+// (db_gen gives db_gen.go).
 func (e *emitter) fileNameOr(name, def string) string {
-	if name != "" {
-		return name
+	if name == "" {
+		return def
 	}
-	return def
+	if !strings.HasSuffix(name, ".go") {
+		name += ".go"
+	}
+	return name
 }
 
 func (e *emitter) newFile(pkg, source string) *jen.File {
