@@ -311,6 +311,42 @@ func (e *emitter) checkParams(fd *ast.FuncDecl, file string, pkgs map[string]boo
 			return true
 		})
 	}
+	if q != nil && fd.Body != nil {
+		// A local of the method's body (batch := ..., for _, a := range)
+		// named as the query's constant would shadow it as well.
+		reported := map[string]bool{}
+		local := func(id *ast.Ident) {
+			if what, ok := shadowed[id.Name]; ok && !reported[id.Name] {
+				reported[id.Name] = true
+				errs.Add(q.File, q.Line, q.Col, "query %s: %s has the Go name %s, which the generated method also gives one of its local variables: rename the query", q.Name, what, id.Name)
+			}
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				if n.Tok == token.DEFINE {
+					for _, l := range n.Lhs {
+						if id, ok := l.(*ast.Ident); ok {
+							local(id)
+						}
+					}
+				}
+			case *ast.RangeStmt:
+				if n.Tok == token.DEFINE {
+					for _, x := range []ast.Expr{n.Key, n.Value} {
+						if id, ok := x.(*ast.Ident); ok {
+							local(id)
+						}
+					}
+				}
+			case *ast.ValueSpec:
+				for _, id := range n.Names {
+					local(id)
+				}
+			}
+			return true
+		})
+	}
 	for _, fl := range fd.Type.Params.List {
 		for _, n := range fl.Names {
 			if n.Name == "_" {

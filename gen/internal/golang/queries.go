@@ -303,7 +303,7 @@ func (e *emitter) sqlConstName(q *analyze.Query) string {
 		return titleWords(q.Name)
 	}
 	n := lowerFirst(q.Name)
-	if token.IsKeyword(n) || predeclared[n] || reserved[n] || imported[n] || e.overridePackages()[n] || e.types.stdlib() && stdlibImported[n] {
+	if token.IsKeyword(n) || predeclared[n] || reserved[n] || imported[n] || e.overridePackages()[n] || e.types.stdlib() && stdlibImported[n] || analyze.IsBatch(q.Cmd) && batchLocals[n] {
 		n += "Query"
 	}
 	return n
