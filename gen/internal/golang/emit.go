@@ -19,6 +19,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/config"
+	"github.com/fencegen/fencegen/gen/internal/diag"
 )
 
 // Header is the first line of every generated file.
@@ -421,8 +422,10 @@ func (e *emitter) checkNames(enums []*catalog.Enum, tables []*catalog.Table, que
 	for _, t := range tables {
 		name := e.models[t]
 		if en, ok := enumNames[name]; ok {
-			return fmt.Errorf("struct name conflicts with enum name: %s (the model of table %s and a type of enum %s; rename one with gen.go's rename)",
-				name, t.QualifiedName(), qualifiedEnum(en))
+			var l diag.List
+			l.Add(t.File, t.Line, t.Col, "struct name conflicts with enum name: %s (the model of table %s and a type of enum %s at %s:%d; rename one with gen.go's rename)",
+				name, t.QualifiedName(), qualifiedEnum(en), en.File, en.Line)
+			return l
 		}
 		models[name] = t
 	}
@@ -432,10 +435,14 @@ func (e *emitter) checkNames(enums []*catalog.Enum, tables []*catalog.Table, que
 	for _, q := range queries {
 		name := e.sqlConstName(q)
 		if en, ok := enumNames[name]; ok {
-			return fmt.Errorf("query constant name conflicts with enum name: %s (query %s and a type of enum %s)", name, q.Name, qualifiedEnum(en))
+			var l diag.List
+			l.Add(q.File, q.Line, q.Col, "query constant name conflicts with enum name: %s (query %s and a type of enum %s at %s:%d)", name, q.Name, qualifiedEnum(en), en.File, en.Line)
+			return l
 		}
 		if t, ok := models[name]; ok {
-			return fmt.Errorf("query constant name conflicts with struct name: %s (query %s and the model of table %s)", name, q.Name, t.QualifiedName())
+			var l diag.List
+			l.Add(q.File, q.Line, q.Col, "query constant name conflicts with struct name: %s (query %s and the model of table %s at %s:%d)", name, q.Name, t.QualifiedName(), t.File, t.Line)
+			return l
 		}
 	}
 	return nil
