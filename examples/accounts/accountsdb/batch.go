@@ -17,12 +17,19 @@ var (
 )
 
 const creditAccounts = `-- name: CreditAccounts :batchexec
+-- fencegen: guarded as one row (account_balances.last_fencing_token <= $3)
 WITH fence_write AS (
-    UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
+    UPDATE account_balances
+    SET balance = balance + $1, last_fencing_token = $3
+    WHERE id = $2 AND account_balances.last_fencing_token <= $3
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT account_balances.last_fencing_token, 1
+FROM account_balances
+WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type CreditAccountsParams struct {
@@ -82,12 +89,19 @@ func (b *CreditAccountsBatchResults) Close() error {
 }
 
 const setBalances = `-- name: SetBalances :batchone
+-- fencegen: guarded as one row (account_balances.last_fencing_token <= $3)
 WITH fence_write AS (
-    UPDATE account_balances SET balance = $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING id, balance, last_fencing_token, closed_at
+    UPDATE account_balances
+    SET balance = $1, last_fencing_token = $3
+    WHERE id = $2 AND account_balances.last_fencing_token <= $3
+    RETURNING id, balance, last_fencing_token, closed_at
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL
+FROM account_balances
+WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetBalancesParams struct {
@@ -155,12 +169,21 @@ func (b *SetBalancesBatchResults) Close() error {
 }
 
 const recreateAccounts = `-- name: RecreateAccounts :batchexec
+-- fencegen: guarded upsert (account_balances.last_fencing_token <= $3)
 WITH fence_write AS (
-    INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3 WHERE account_balances.last_fencing_token <= $3 RETURNING 1
+    INSERT INTO account_balances (id, balance, last_fencing_token)
+    VALUES ($1, $2, $3)
+    ON CONFLICT (id) DO UPDATE
+    SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3
+    WHERE account_balances.last_fencing_token <= $3
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT account_balances.last_fencing_token, 1
+FROM account_balances
+WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type RecreateAccountsParams struct {

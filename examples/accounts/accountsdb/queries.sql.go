@@ -14,7 +14,10 @@ import (
 )
 
 const openAccount = `-- name: OpenAccount :one
-INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3) RETURNING id, balance, last_fencing_token, closed_at
+-- fencegen: stores the token (account_balances.last_fencing_token = $3)
+INSERT INTO account_balances (id, balance, last_fencing_token)
+VALUES ($1, $2, $3)
+RETURNING id, balance, last_fencing_token, closed_at
 `
 
 type OpenAccountParams struct {
@@ -73,11 +76,17 @@ func (q *Queries) ListAccounts(ctx context.Context) ([]ListAccountsRow, error) {
 }
 
 const creditAccount = `-- name: CreditAccount :exec
-UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
+UPDATE account_balances
+SET balance = balance + $1, last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token <= $3
+RETURNING 1
 `
 
 const fenceStoredCreditAccount = `-- name: CreditAccount :exec (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 type CreditAccountParams struct {
@@ -104,11 +113,17 @@ func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, to
 }
 
 const setBalance = `-- name: SetBalance :one
-UPDATE account_balances SET balance = $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING id, balance, last_fencing_token, closed_at
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
+UPDATE account_balances
+SET balance = $1, last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token <= $3
+RETURNING id, balance, last_fencing_token, closed_at
 `
 
 const fenceStoredSetBalance = `-- name: SetBalance :one (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 type SetBalanceParams struct {
@@ -146,11 +161,16 @@ func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fe
 }
 
 const closeAccount = `-- name: CloseAccount :execrows
-DELETE FROM account_balances WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
+DELETE FROM account_balances
+WHERE id = $1 AND account_balances.last_fencing_token <= $2
+RETURNING 1
 `
 
 const fenceStoredCloseAccount = `-- name: CloseAccount :execrows (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 // CloseAccount deletes an account's row. A hard DELETE leaves nothing to
@@ -172,11 +192,17 @@ func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token)
 }
 
 const softCloseAccount = `-- name: SoftCloseAccount :exec
-UPDATE account_balances SET closed_at = COALESCE(closed_at, now()), last_fencing_token = $2 WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
+UPDATE account_balances
+SET closed_at = COALESCE(closed_at, now()), last_fencing_token = $2
+WHERE id = $1 AND account_balances.last_fencing_token <= $2
+RETURNING 1
 `
 
 const fenceStoredSoftCloseAccount = `-- name: SoftCloseAccount :exec (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 // SoftCloseAccount closes an account with a tombstone instead of deleting
@@ -200,11 +226,17 @@ func (q *Queries) SoftCloseAccount(ctx context.Context, id int64, token fence.To
 }
 
 const reopenAccount = `-- name: ReopenAccount :one
-UPDATE account_balances SET balance = $1, closed_at = NULL, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING id, balance, last_fencing_token, closed_at
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
+UPDATE account_balances
+SET balance = $1, closed_at = NULL, last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token <= $3
+RETURNING id, balance, last_fencing_token, closed_at
 `
 
 const fenceStoredReopenAccount = `-- name: ReopenAccount :one (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 type ReopenAccountParams struct {
@@ -243,12 +275,21 @@ func (q *Queries) ReopenAccount(ctx context.Context, arg ReopenAccountParams, to
 }
 
 const recreateAccount = `-- name: RecreateAccount :one
+-- fencegen: guarded upsert (account_balances.last_fencing_token <= $3)
 WITH fence_write AS (
-    INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3 WHERE account_balances.last_fencing_token <= $3 RETURNING id, balance, last_fencing_token, closed_at
+    INSERT INTO account_balances (id, balance, last_fencing_token)
+    VALUES ($1, $2, $3)
+    ON CONFLICT (id) DO UPDATE
+    SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3
+    WHERE account_balances.last_fencing_token <= $3
+    RETURNING id, balance, last_fencing_token, closed_at
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL FROM account_balances WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL
+FROM account_balances
+WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type RecreateAccountParams struct {
@@ -334,11 +375,17 @@ func (q *Queries) CreditsFor(ctx context.Context, accountID int64) ([]CreditsFor
 }
 
 const applyInterest = `-- name: ApplyInterest :exec
-UPDATE account_balances SET balance = round(balance * $1::numeric, 2), last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token < $3 RETURNING 1
+-- fencegen: guarded by key (account_balances.last_fencing_token < $3)
+UPDATE account_balances
+SET balance = round(balance * $1::numeric, 2), last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token < $3
+RETURNING 1
 `
 
 const fenceStoredApplyInterest = `-- name: ApplyInterest :exec (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 type ApplyInterestParams struct {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -153,21 +154,26 @@ type Fence struct {
 	// CTE names the data-modifying WITH entry that holds the fenced write,
 	// "" when the write is the statement itself.
 	CTE string
-	// StoredSQL is set for a write pinned by its primary key (at most one
-	// row): Query.SQL is then the guarded write alone, and StoredSQL reads
+	// StoredSQL is set for Form guard.ByKey, a write pinned by its primary
+	// key (at most one row): Query.SQL is then the guarded write alone, and StoredSQL reads
 	// the stored token when the write touched nothing; StoredParams are the
 	// numbers of the query's parameters it takes, in its $1.. order.
 	StoredSQL    string
 	StoredParams []int
 	// ManyRows marks an upsert of many rows (several VALUES rows or a
 	// SELECT): guarded all or nothing like an UPDATE of many rows, and
-	// read as one (fence.Write); InsertTypes are the SQL types of its
+	// read as one (fenceimpl.Write); InsertTypes are the SQL types of its
 	// columns.
 	ManyRows    bool
 	InsertTypes []string
 	// ConflictColumns are the columns of an upsert's ON CONFLICT ON
 	// CONSTRAINT name.
 	ConflictColumns []string
+	// Form is the guard's form, which package guard decides after
+	// analysis; the emitter switches on it.
+	Form guard.Form
+	// spec is what analysis hands the guard stage.
+	spec guard.Spec
 	// Loosens is set when the query is non-strict ("-- @fence
 	// non-strict") on a strict table: the guard trigger of the table must
 	// then be non-strict too, or it would refuse the query's writes.
@@ -240,6 +246,10 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 		j := jobs[i]
 		a := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw}
 		j.q, j.err = a.query(j.ann)
+		if j.err == nil {
+			// The guard stage, after analysis.
+			j.err = a.addGuard(j.q)
+		}
 	})
 	for fi, f := range files {
 		fa := &perFile[fi]
@@ -535,33 +545,34 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			a.errorf(a.stmt.Start, "query %s: fenced table %s has no PRIMARY KEY; fencegen locks and writes the rows a fenced %s matches by key, so that the write is all or nothing", q.Name, q.Fence.Table.QualifiedName(), strings.ToUpper(q.Fence.Kind))
 			return nil, a.errs
 		}
-		spec := sqlparse.FenceSpec{
-			Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
+		// What the guard stage needs (see addGuard).
+		q.Fence.spec = guard.Spec{
+			Table: q.Fence.Table.QualifiedName(), Name: q.Fence.Table.Name, Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey,
+			Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
 			Columns: len(q.Columns), CTE: q.Fence.CTE, Inherited: len(a.cat.Children(q.Fence.Table)) > 0,
 			InsertTypes: q.Fence.InsertTypes, ConflictColumns: q.Fence.ConflictColumns,
+			// A batch item is read from one result set: it keeps a
+			// one-statement form.
 			Batch: IsBatch(q.Cmd),
 		}
-		// A batch item is read from one result set: it keeps the
-		// one-statement form.
-		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && !IsBatch(q.Cmd) {
-			bk, err := sqlparse.FenceByKey(sqlText, spec)
-			if err != nil {
-				a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
-				return nil, a.errs
-			}
-			if bk != nil {
-				q.SQL, q.Fence.StoredSQL, q.Fence.StoredParams = bk.Write, bk.Stored, bk.StoredParams
-				return q, nil
-			}
-		}
-		rewritten, err := sqlparse.FenceWrite(sqlText, spec)
-		if err != nil {
-			a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
-			return nil, a.errs
-		}
-		q.SQL = rewritten
 	}
 	return q, nil
+}
+
+// addGuard runs the guard stage on an analysed query that writes a fenced
+// table: package guard decides the form and rewrites q.SQL; a write it
+// cannot guard is an error at the statement.
+func (a *analyzer) addGuard(q *Query) error {
+	if q.Fence == nil {
+		return nil
+	}
+	g, err := guard.Rewrite(q.SQL, q.Fence.spec)
+	if err != nil {
+		a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
+		return a.errs
+	}
+	q.SQL, q.Fence.Form, q.Fence.StoredSQL, q.Fence.StoredParams = g.SQL, g.Form, g.Stored, g.StoredParams
+	return nil
 }
 
 // optOutHint ends every refusal of a write to a fenced table: the way out

@@ -58,8 +58,8 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 	}
 	f := &Fence{Table: t, Column: t.Fence.Column, Strict: strict, Kind: kind, Loosens: t.Fence.Strict && !strict}
 	if q == nil {
-		// A data-modifying WITH entry: guarded in place (sqlparse.FenceWrite
-		// with FenceSpec.CTE).
+		// A data-modifying WITH entry: guarded in place (package guard,
+		// form InWith, Spec.CTE).
 		if a.cteFence != nil {
 			a.errorf(loc, "a second fenced write in one WITH clause (%s and %s); fencegen guards one fenced write per statement: split it", a.cteFence.CTE, a.currentCTE)
 			return
@@ -228,13 +228,6 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 	kind := "insert"
 	if n.OnConflict != nil && n.OnConflict.DoUpdate {
 		kind = "upsert" // the DO UPDATE branch is guarded
-	}
-	if kind == "upsert" && t.Fence != nil && n.With != nil && len(n.With.CTEs) > 0 {
-		// The guard reads the INSERT's rows in WITH entries of its own,
-		// ahead of the INSERT, where the INSERT's WITH entries are not
-		// visible (PostgreSQL: relation does not exist).
-		a.refuseFenced(n.With.CTEs[0].Loc, t, "an upsert (INSERT ... ON CONFLICT DO UPDATE) into fenced table %s cannot be guarded while the INSERT has a WITH clause of its own: the guard reads the rows to insert ahead of the INSERT, where WITH entry %s is not visible; write the rows as VALUES or a SELECT without WITH (subqueries in FROM instead of WITH entries)", t.QualifiedName(), n.With.CTEs[0].Name)
-		return a.targets(rs, n.Returning)
 	}
 	a.fence(q, t, kind, n.Loc)
 	if kind == "upsert" && t.Fence != nil && n.OnConflict.Constraint != "" {

@@ -15,6 +15,10 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 	if sc.ctes == nil {
 		sc.ctes = map[string]*rel{}
 	}
+	// The WITH entry this clause is inside, if any: a write's own WITH
+	// clause (WITH w AS (WITH src AS (...) UPDATE ...)) must not make the
+	// analyser forget that the write is entry w.
+	outer := a.currentCTE
 	for _, cte := range w.CTEs {
 		r := &rel{name: cte.Name}
 		var cols []*Column
@@ -38,7 +42,7 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 			a.currentCTE = cte.Name
 			cols = a.delete(sc, q, nil)
 		}
-		a.currentCTE = ""
+		a.currentCTE = outer
 		r = colsRel(cte.Name, cols, cte.Columns)
 		// A CTE is not its base table: a star over it gets a row struct
 		// of its own (as in sqlc), never the table's model.

@@ -4,6 +4,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/guard"
 )
 
 // batchPreamble emits what every batch file shares.
@@ -172,7 +173,7 @@ func (e *emitter) batchItem(q *analyze.Query, sig signature) []jen.Code {
 // read by fenceimpl.WriteResult (a fenced INSERT only stores the token and
 // runs as a plain batch).
 func fencedBatch(q *analyze.Query) bool {
-	return q.Fence != nil && (q.Fence.Kind == "update" || q.Fence.Kind == "delete" || q.Fence.Kind == "upsert")
+	return q.Fence != nil && q.Fence.Form != guard.Store
 }
 
 // fencedBatchItem is the loop body of batchReader for a fenced batch.
@@ -187,10 +188,7 @@ func fencedBatch(q *analyze.Query) bool {
 func (e *emitter) fencedBatchItem(q *analyze.Query, sig signature) []jen.Code {
 	// A fenced write in WITH: each item is read as the statement alone is
 	// (fenceimpl.WriteInCTE), by the same reader.
-	reader := "WriteResult"
-	if q.Fence.CTE != "" {
-		reader = "WriteInCTEResult"
-	}
+	reader := q.Fence.Form.BatchReader()
 	result := func(scan jen.Code) *jen.Statement {
 		return jen.Qual(fenceImplPkg, reader).Call(
 			jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), fenceMode(q), jen.Id("b").Dot("token"),
@@ -198,7 +196,11 @@ func (e *emitter) fencedBatchItem(q *analyze.Query, sig signature) []jen.Code {
 		)
 	}
 	query := jen.List(jen.Id("rows"), jen.Err()).Op(":=").Id("b").Dot("br").Dot("Query").Call()
-	dests := append([]jen.Code{jen.Nil(), jen.Nil()}, e.scanDests(sig)...)
+	var dests []jen.Code
+	for range q.Fence.Form.Leading() {
+		dests = append(dests, jen.Nil())
+	}
+	dests = append(dests, e.scanDests(sig)...)
 	switch q.Cmd {
 	case ":batchmany":
 		return []jen.Code{

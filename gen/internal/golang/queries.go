@@ -10,6 +10,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/guard"
 )
 
 // signature is a method's parameter and result lists.
@@ -449,14 +450,14 @@ func storedConstName(q *analyze.Query) string { return "fenceStored" + q.Name }
 func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	sig := e.signature(q)
 	e.sqlConst(f, q)
-	if q.Fence != nil && q.Fence.StoredSQL != "" {
+	if q.Fence != nil && q.Fence.Form == guard.ByKey {
 		sqlText(f, storedConstName(q), "-- name: "+q.Name+" "+q.Cmd+" (stored token, sent only when the write touched no row)\n"+q.Fence.StoredSQL+"\n")
 	}
 	e.structs(f, q, sig)
 	e.doc(f, q)
 	recv := jen.Id("q").Op("*").Id("Queries")
 	var body []jen.Code
-	if q.Fence != nil && q.Fence.Kind != "insert" {
+	if q.Fence != nil && q.Fence.Form != guard.Store {
 		body = e.fencedBody(q, sig, e.dbExpr())
 	} else {
 		body = e.plainBody(q, sig, e.dbExpr())
@@ -467,16 +468,16 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 
 func fenceDoc(q *analyze.Query, noRows string) string {
 	col := q.Fence.Table.QualifiedName() + "." + q.Fence.Column
-	guard := "refuses to touch rows whose stored fencing token is greater than token"
+	rule := "refuses to touch rows whose stored fencing token is greater than token"
 	if q.Fence.Strict {
-		guard = "refuses to touch rows whose stored fencing token is not lower than token (strict: at most one write per row per lease)"
+		rule = "refuses to touch rows whose stored fencing token is not lower than token (strict: at most one write per row per lease)"
 	}
 	trips := "One round trip."
-	if q.Fence.StoredSQL != "" {
+	if q.Fence.Form == guard.ByKey {
 		trips = "One round trip when it writes; when it writes nothing, a second reads the stored token."
 	}
 	var text string
-	if isBulk(q.Cmd) && q.Fence.Kind != "insert" && q.Fence.CTE != "" {
+	if isBulk(q.Cmd) && q.Fence.Form == guard.InWith {
 		noRow := ""
 		if q.Cmd == ":batchone" {
 			noRow = "; an item whose statement returns no row gets pgx.ErrNoRows"
@@ -484,10 +485,10 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 		text = fmt.Sprintf("%s is fenced on %s: in every item of the batch, its WITH entry %s %s, all or nothing, under the one token given for the whole batch. "+
 			"Each item reports its own outcome to the callback, as the statement would alone: its own result (no rows is not an error: the main query decides what it means%s), "+
 			"or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry matched hold a newer token; then nothing of that item is written.",
-			q.Name, col, q.Fence.CTE, guard, noRow)
+			q.Name, col, q.Fence.CTE, rule, noRow)
 		return wrap(text, 76)
 	}
-	if isBulk(q.Cmd) && q.Fence.Kind != "insert" {
+	if isBulk(q.Cmd) && q.Fence.Form != guard.Store {
 		verb := "writes"
 		if q.Fence.Kind == "delete" {
 			verb = "deletes"
@@ -495,10 +496,10 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 		text = fmt.Sprintf("%s is fenced on %s: every item of the batch %s, and %s under the one token given for the whole batch. "+
 			"Each item reports its own outcome to the callback: nil, a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
 			"a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row, or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) "+
-			"when concurrent transactions changed its rows (nothing written; a batch is not retried).", q.Name, col, guard, verb)
+			"when concurrent transactions changed its rows (nothing written; a batch is not retried).", q.Name, col, rule, verb)
 		return wrap(text, 76)
 	}
-	if q.Fence.CTE != "" && q.Fence.Kind != "insert" {
+	if q.Fence.Form == guard.InWith {
 		noRow := ""
 		if q.Cmd == ":one" {
 			noRow = "; with no row it returns " + noRows + ", as any :one"
@@ -506,28 +507,27 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 		text = fmt.Sprintf("%s is fenced on %s: its WITH entry %s %s, all or nothing. "+
 			"It returns the statement's own result (no rows is not an error: the main query decides what it means%s), "+
 			"or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry matched hold a newer token; "+
-			"then nothing is written, the main query's writes included. One round trip.", q.Name, col, q.Fence.CTE, guard, noRow)
+			"then nothing is written, the main query's writes included. One round trip.", q.Name, col, q.Fence.CTE, rule, noRow)
 		return wrap(text, 76)
 	}
-	switch q.Fence.Kind {
-	case "insert":
+	switch {
+	case q.Fence.Form == guard.Store:
 		text = fmt.Sprintf("%s stores token in %s.", q.Name, col)
-	case "upsert":
+	case q.Fence.Form == guard.Upsert:
 		text = fmt.Sprintf("%s stores token in %s. On a conflict, its DO UPDATE %s, and stores token. "+
-			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the existing row holds a newer token. One round trip.", q.Name, col, guard)
-		if q.Fence.ManyRows {
-			text = fmt.Sprintf("%s stores token in %s. It inserts all its rows or none: the existing rows they conflict with are locked first, "+
-				"and if any holds a token that token does not beat, nothing is written and it returns a *fence.StaleError (errors.Is fence.ErrStaleToken) "+
-				"saying how many; otherwise each conflicting row is updated and stores token. One round trip.", q.Name, col)
-		}
-	case "delete":
+			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the existing row holds a newer token. One round trip.", q.Name, col, rule)
+	case q.Fence.Form == guard.UpsertMany:
+		text = fmt.Sprintf("%s stores token in %s. It inserts all its rows or none: the existing rows they conflict with are locked first, "+
+			"and if any holds a token that token does not beat, nothing is written and it returns a *fence.StaleError (errors.Is fence.ErrStaleToken) "+
+			"saying how many; otherwise each conflicting row is updated and stores token. One round trip.", q.Name, col)
+	case q.Fence.Kind == "delete":
 		text = fmt.Sprintf("%s is fenced on %s: it %s. "+
 			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
-			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. %s", q.Name, col, guard, trips)
+			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. %s", q.Name, col, rule, trips)
 	default:
 		text = fmt.Sprintf("%s is fenced on %s: it %s, and stores token in the rows it writes. "+
 			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
-			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. %s", q.Name, col, guard, trips)
+			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. %s", q.Name, col, rule, trips)
 	}
 	return wrap(text, 76)
 }
@@ -727,35 +727,29 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 	return []jen.Code{jen.Panic(jen.Lit("fencegen: unsupported command " + q.Cmd))}
 }
 
-// fencedBody runs the guarded statement built by sqlparse.FenceWrite
-// through fenceimpl.Write, which tells apart rows written, rows refused (stale
-// token) and no row matched; see package fenceimpl.
+// fencedBody runs the guarded statement built by package guard through
+// the runtime reader of its form (guard.Form.Reader: fenceimpl.Write and
+// its kin), which tells apart rows written, rows refused (stale token) and
+// no row matched; see package fenceimpl.
 func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement) []jen.Code {
 	mode := fenceMode(q)
 	run := jen.Func().Params().Params(jen.Qual(fenceImplPkg, "Rows"), jen.Error()).Block(
 		jen.Return(e.rows(e.call(db, "Query", q, true, e.callArgs(q, sig)))),
 	)
-	writeFunc := "Write"
-	switch {
-	case q.Fence.CTE != "":
-		writeFunc = "WriteInCTE"
-	case q.Fence.Kind == "upsert" && !q.Fence.ManyRows:
-		// One row: no row back means the DO UPDATE's own WHERE refused it,
-		// or a concurrent insert to retry. An upsert of many rows locks
-		// and checks first, as an UPDATE of many rows does.
-		writeFunc = "WriteUpsert"
-	}
+	// The reader and the leading guard columns of each row are the form's
+	// (guard.Form.Reader, guard.Form.Leading).
+	writeFunc := q.Fence.Form.Reader()
 	write := func(scan jen.Code) *jen.Statement {
 		return jen.Qual(fenceImplPkg, writeFunc).Call(
 			jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), mode, jen.Id("token"),
 			jen.Lit(len(q.Columns)), run, scan,
 		)
 	}
-	// The written rows carry two fence columns first, except in the
-	// by-key form, whose write returns the query's own columns only.
-	prefix := []jen.Code{jen.Nil(), jen.Nil()}
-	if q.Fence.StoredSQL != "" {
-		prefix = nil
+	var prefix []jen.Code
+	for range q.Fence.Form.Leading() {
+		prefix = append(prefix, jen.Nil())
+	}
+	if q.Fence.Form == guard.ByKey {
 		var args []jen.Code
 		for _, n := range q.Fence.StoredParams {
 			switch {
@@ -769,7 +763,7 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 			jen.Return(e.rows(e.call(db, "Query", q, false, append([]jen.Code{jen.Id("ctx"), jen.Id(storedConstName(q))}, args...)))),
 		)
 		write = func(scan jen.Code) *jen.Statement {
-			return jen.Qual(fenceImplPkg, "WriteByKey").Call(
+			return jen.Qual(fenceImplPkg, writeFunc).Call(
 				jen.Id("ctx"), jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), mode, jen.Id("token"),
 				run, scan, stored,
 			)
@@ -848,7 +842,7 @@ func (e *emitter) scanAppend(sig signature, dests []jen.Code) jen.Code {
 // written rows that the main query filtered out, so it is not a
 // *fence.NotFoundError.
 func (e *emitter) cteNoRow(q *analyze.Query) jen.Code {
-	if q.Fence.CTE == "" {
+	if q.Fence.Form != guard.InWith {
 		// A fenced :one that matched no row: a *fence.NotFoundError that
 		// is also pgx.ErrNoRows, which is what sqlc's :one returns, so
 		// that code written against sqlc keeps working.

@@ -180,12 +180,19 @@ func (b *RepairBatchManyBatchResults) Close() error {
 }
 
 const markBatch = `-- name: MarkBatch :batchexec
+-- fencegen: guarded as one row (jobs.tok <= $2)
 WITH fence_write AS (
-    UPDATE jobs SET status = 'batched', tok = $2 WHERE id = $1 AND jobs.tok <= $2 RETURNING 1
+    UPDATE jobs
+    SET status = 'batched', tok = $2
+    WHERE id = $1 AND jobs.tok <= $2
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT jobs.tok, 1 FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT jobs.tok, 1
+FROM jobs
+WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type MarkBatchBatchResults struct {
@@ -238,7 +245,33 @@ func (b *MarkBatchBatchResults) Close() error {
 }
 
 const batchCteCount = `-- name: BatchCteCount :batchone
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT count(*) FROM u) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT count(*)
+    FROM u
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type BatchCteCountParams struct {
@@ -305,7 +338,34 @@ func (b *BatchCteCountBatchResults) Close() error {
 }
 
 const batchCteFiltered = `-- name: BatchCteFiltered :batchone
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT id, status FROM u WHERE status <> 'skip') fence_main UNION ALL SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT id, status
+    FROM u
+    WHERE status <> 'skip'
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type BatchCteFilteredParams struct {
@@ -377,7 +437,35 @@ func (b *BatchCteFilteredBatchResults) Close() error {
 }
 
 const batchCteByOwner = `-- name: BatchCteByOwner :batchmany
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT id FROM u WHERE status <> 'skip' ORDER BY id) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT id
+    FROM u
+    WHERE status <> 'skip'
+    ORDER BY id
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type BatchCteByOwnerParams struct {
@@ -442,12 +530,19 @@ func (b *BatchCteByOwnerBatchResults) Close() error {
 }
 
 const requeueFailedBatch = `-- name: RequeueFailedBatch :batchexec
+-- fencegen: guarded as one row (jobs.tok <= $2)
 WITH fence_write AS (
-    UPDATE jobs j SET status = 'queued', tok = $2 WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2 RETURNING 1
+    UPDATE jobs j
+    SET status = 'queued', tok = $2
+    WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT j.tok, 1 FROM jobs j WHERE (j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT j.tok, 1
+FROM jobs j
+WHERE (j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type RequeueFailedBatchBatchResults struct {

@@ -15,11 +15,17 @@ import (
 )
 
 const copyFromSource = `-- name: CopyFromSource :exec
-UPDATE jobs SET (status, owner) = (SELECT s.status, s.owner FROM sources s WHERE s.id = $1), tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET (status, owner) = (SELECT s.status, s.owner FROM sources s WHERE s.id = $1), tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredCopyFromSource = `-- name: CopyFromSource :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type CopyFromSourceParams struct {
@@ -45,11 +51,17 @@ func (q *Queries) CopyFromSource(ctx context.Context, arg CopyFromSourceParams, 
 }
 
 const setPayloadEU = `-- name: SetPayloadEU :exec
-UPDATE events_eu SET payload = $1, tok = $3 WHERE (id = $2 AND region = 'eu') AND events_eu.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (events_eu.tok <= $3)
+UPDATE events_eu
+SET payload = $1, tok = $3
+WHERE (id = $2 AND region = 'eu') AND events_eu.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetPayloadEU = `-- name: SetPayloadEU :exec (stored token, sent only when the write touched no row)
-SELECT events_eu.tok FROM events_eu WHERE id = $1 AND region = 'eu'
+SELECT events_eu.tok
+FROM events_eu
+WHERE id = $1 AND region = 'eu'
 `
 
 type SetPayloadEUParams struct {
@@ -73,7 +85,9 @@ func (q *Queries) SetPayloadEU(ctx context.Context, arg SetPayloadEUParams, toke
 }
 
 const addEventUS = `-- name: AddEventUS :exec
-INSERT INTO events_us (id, region, payload, tok) VALUES ($1, 'us', $2, $3)
+-- fencegen: stores the token (events_us.tok = $3)
+INSERT INTO events_us (id, region, payload, tok)
+VALUES ($1, 'us', $2, $3)
 `
 
 type AddEventUSParams struct {
@@ -88,16 +102,30 @@ func (q *Queries) AddEventUS(ctx context.Context, arg AddEventUSParams, token fe
 }
 
 const setThing = `-- name: SetThing :exec
+-- fencegen: guarded by locking the rows it matches (things.tok <= $3)
 WITH fence_lock AS (
-    SELECT things.id AS fence_key_1, things.tok AS fence_token, things.tableoid AS fence_rel, things.ctid AS fence_row FROM things WHERE id = $2 ORDER BY things.id FOR UPDATE OF things
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT (fence_rel, fence_row)) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE things SET v = $1, tok = $3 WHERE (id = $2 AND things.tok <= $3) AND (things.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT things.id AS fence_key_1, things.tok AS fence_token, things.tableoid AS fence_rel, things.ctid AS fence_row
+    FROM things
+    WHERE id = $2
+    ORDER BY things.id
+    FOR UPDATE OF things
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT (fence_rel, fence_row)) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE things
+    SET v = $1, tok = $3
+    WHERE (id = $2 AND things.tok <= $3) AND (things.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetThingParams struct {
@@ -118,16 +146,35 @@ func (q *Queries) SetThing(ctx context.Context, arg SetThingParams, token fence.
 }
 
 const retireActive = `-- name: RetireActive :many
-WITH active AS (SELECT id FROM sources WHERE status = 'active'), fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id IN (SELECT id FROM active) ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $1)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET status = 'retired', tok = $1 WHERE (id IN (SELECT id FROM active) AND jobs.tok <= $1) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $1)
+WITH active AS (
+    SELECT id
+    FROM sources
+    WHERE status = 'active'
+),
+fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id IN (SELECT id FROM active)
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $1)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = 'retired', tok = $1
+    WHERE (id IN (SELECT id FROM active) AND jobs.tok <= $1) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 // RetireActive is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -153,12 +200,21 @@ func (q *Queries) RetireActive(ctx context.Context, token fence.Token) ([]int64,
 }
 
 const setSetting = `-- name: SetSetting :exec
+-- fencegen: guarded upsert (settings.tok <= $4)
 WITH fence_write AS (
-    INSERT INTO settings (id, name, value, tok) VALUES ($1, $2, $3, $4) ON CONFLICT ON CONSTRAINT settings_name_uq DO UPDATE SET value = excluded.value, tok = $4 WHERE settings.tok <= $4 RETURNING 1
+    INSERT INTO settings (id, name, value, tok)
+    VALUES ($1, $2, $3, $4)
+    ON CONFLICT ON CONSTRAINT settings_name_uq DO UPDATE
+    SET value = excluded.value, tok = $4
+    WHERE settings.tok <= $4
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT settings.tok, 1 FROM settings WHERE settings.name = $2 AND NOT (settings.tok <= $4) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT settings.tok, 1
+FROM settings
+WHERE settings.name = $2 AND NOT (settings.tok <= $4) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetSettingParams struct {
@@ -179,19 +235,37 @@ func (q *Queries) SetSetting(ctx context.Context, arg SetSettingParams, token fe
 }
 
 const setSettings = `-- name: SetSettings :many
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $4)
 WITH fence_input (id, name, value) AS (
     SELECT unnest($1::bigint[])::bigint, unnest($2::text[])::pg_catalog.text, $3::pg_catalog.text
 ),
 fence_lock AS (
-    SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE (settings.id) IN (SELECT id FROM fence_input) ORDER BY settings.id FOR UPDATE OF settings
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $4)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $4 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $4 WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END RETURNING id
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
+    FROM settings
+    WHERE (settings.id) IN (SELECT id FROM fence_input)
+    ORDER BY settings.id
+    FOR UPDATE OF settings
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $4)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO settings (id, name, value, tok)
+    SELECT id, name, value, $4
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $4
+    WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    RETURNING id
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetSettingsParams struct {
@@ -223,19 +297,37 @@ func (q *Queries) SetSettings(ctx context.Context, arg SetSettingsParams, token 
 }
 
 const setTwoSettings = `-- name: SetTwoSettings :execrows
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $6)
 WITH fence_input (id, name, value) AS (
     VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text), ($4::bigint, $5::pg_catalog.text, $3::pg_catalog.text)
 ),
 fence_lock AS (
-    SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE (settings.id) IN (SELECT id FROM fence_input) ORDER BY settings.id FOR UPDATE OF settings
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $6)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $6 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $6 WHERE CASE WHEN settings.tok <= $6 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END RETURNING 1
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
+    FROM settings
+    WHERE (settings.id) IN (SELECT id FROM fence_input)
+    ORDER BY settings.id
+    FOR UPDATE OF settings
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $6)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO settings (id, name, value, tok)
+    SELECT id, name, value, $6
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $6
+    WHERE CASE WHEN settings.tok <= $6 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetTwoSettingsParams struct {
@@ -257,8 +349,150 @@ func (q *Queries) SetTwoSettings(ctx context.Context, arg SetTwoSettingsParams, 
 	}, nil)
 }
 
+const setSettingsFrom = `-- name: SetSettingsFrom :many
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $3)
+WITH src AS (
+    SELECT unnest($1::bigint[]) AS id, $2::text AS value
+),
+fence_input (id, name, value) AS (
+    SELECT id::bigint, CAST('n' || id AS pg_catalog.text), value::pg_catalog.text
+    FROM src
+),
+fence_lock AS (
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
+    FROM settings
+    WHERE (settings.id) IN (SELECT id FROM fence_input)
+    ORDER BY settings.id
+    FOR UPDATE OF settings
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO settings (id, name, value, tok)
+    SELECT id, name, value, $3
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $3
+    WHERE CASE WHEN settings.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    RETURNING id
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
+`
+
+type SetSettingsFromParams struct {
+	Ids   []int64
+	Value string
+}
+
+// An upsert whose INSERT has a WITH clause of its own: its entries join the
+// guard's WITH list.
+//
+// SetSettingsFrom stores token in settings.tok. It inserts all its rows or
+// none: the existing rows they conflict with are locked first, and if any
+// holds a token that token does not beat, nothing is written and it returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
+// each conflicting row is updated and stores token. One round trip.
+func (q *Queries) SetSettingsFrom(ctx context.Context, arg SetSettingsFromParams, token fence.Token) ([]int64, error) {
+	var items []int64
+	if _, err := fenceimpl.Write("SetSettingsFrom", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, setSettingsFrom, arg.Ids, arg.Value, int64(token))
+	}, func(rows fenceimpl.Rows) error {
+		var i int64
+		if err := rows.Scan(nil, nil, &i); err != nil {
+			return err
+		}
+		items = append(items, i)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const setSettingFrom = `-- name: SetSettingFrom :exec
+-- fencegen: guarded upsert (settings.tok <= $4)
+WITH src AS (
+    SELECT $3::bigint AS id
+),
+fence_write AS (
+    INSERT INTO settings (id, name, value, tok)
+    VALUES ((SELECT id FROM src), $1, $2, $4)
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $4
+    WHERE settings.tok <= $4
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT settings.tok, 1
+FROM settings
+WHERE settings.id = (SELECT id FROM src) AND NOT (settings.tok <= $4) AND NOT EXISTS (SELECT 1 FROM fence_write)
+`
+
+type SetSettingFromParams struct {
+	Name  string
+	Value string
+	ID    int64
+}
+
+// SetSettingFrom stores token in settings.tok. On a conflict, its DO UPDATE
+// refuses to touch rows whose stored fencing token is greater than token, and
+// stores token. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken)
+// when the existing row holds a newer token. One round trip.
+func (q *Queries) SetSettingFrom(ctx context.Context, arg SetSettingFromParams, token fence.Token) error {
+	_, err := fenceimpl.WriteUpsert("SetSettingFrom", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, setSettingFrom, arg.Name, arg.Value, arg.ID, int64(token))
+	}, nil)
+	return err
+}
+
 const setSettingLogged = `-- name: SetSettingLogged :exec
-WITH fence_input(id, name, value) AS (VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text)), fence_lock AS (SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE settings.id IN (SELECT id FROM fence_input) ORDER BY settings.id FOR UPDATE OF settings), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $4) AS refused FROM fence_lock), s AS (INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $4 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $4 WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END RETURNING id), fence_main AS (INSERT INTO plain_log (msg) SELECT 'setting ' || id FROM s RETURNING 1) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_main UNION ALL SELECT stored, refused FROM fence_check WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
+-- fencegen: guarded in WITH entry s (settings.tok <= $4)
+WITH fence_input(id, name, value) AS (
+    VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text)
+),
+fence_lock AS (
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
+    FROM settings
+    WHERE settings.id IN (SELECT id FROM fence_input)
+    ORDER BY settings.id
+    FOR UPDATE OF settings
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $4) AS refused
+    FROM fence_lock
+),
+s AS (
+    INSERT INTO settings (id, name, value, tok)
+    SELECT id, name, value, $4
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $4
+    WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    RETURNING id
+),
+fence_main AS (
+    INSERT INTO plain_log (msg)
+    SELECT 'setting ' || id
+    FROM s
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_main
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
 `
 
 type SetSettingLoggedParams struct {
@@ -281,11 +515,17 @@ func (q *Queries) SetSettingLogged(ctx context.Context, arg SetSettingLoggedPara
 }
 
 const addToLedger = `-- name: AddToLedger :exec
-UPDATE ledgers SET total = total + $1, tok = $3 WHERE id = $2 AND ledgers.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (ledgers.tok <= $3)
+UPDATE ledgers
+SET total = total + $1, tok = $3
+WHERE id = $2 AND ledgers.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredAddToLedger = `-- name: AddToLedger :exec (stored token, sent only when the write touched no row)
-SELECT ledgers.tok FROM ledgers WHERE id = $1
+SELECT ledgers.tok
+FROM ledgers
+WHERE id = $1
 `
 
 type AddToLedgerParams struct {
@@ -309,11 +549,17 @@ func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token 
 }
 
 const renameJob = `-- name: RenameJob :execresult
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredRenameJob = `-- name: RenameJob :execresult (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type RenameJobParams struct {
@@ -340,16 +586,30 @@ func (q *Queries) RenameJob(ctx context.Context, arg RenameJobParams, token fenc
 }
 
 const renameJobs = `-- name: RenameJobs :execresult
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id >= $2 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET status = $1, tok = $3 WHERE (id >= $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id >= $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id >= $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type RenameJobsParams struct {
@@ -373,19 +633,37 @@ func (q *Queries) RenameJobs(ctx context.Context, arg RenameJobsParams, token fe
 }
 
 const setCodes = `-- name: SetCodes :exec
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (codes.tok <= $7)
 WITH fence_input (id, c3, b3) AS (
     VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.varbit), ($4::bigint, $5::pg_catalog.text, $6::pg_catalog.varbit)
 ),
 fence_lock AS (
-    SELECT codes.id AS fence_key_1, codes.tok AS fence_token FROM codes WHERE (codes.id) IN (SELECT id FROM fence_input) ORDER BY codes.id FOR UPDATE OF codes
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $7)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO codes (id, c3, b3, tok) SELECT id, c3, b3, $7 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET c3 = excluded.c3, b3 = excluded.b3, tok = $7 WHERE CASE WHEN codes.tok <= $7 THEN true ELSE CAST('fencegen: stale token, stored ' || codes.tok AS bigint) IS NULL END RETURNING 1
+    SELECT codes.id AS fence_key_1, codes.tok AS fence_token
+    FROM codes
+    WHERE (codes.id) IN (SELECT id FROM fence_input)
+    ORDER BY codes.id
+    FOR UPDATE OF codes
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $7)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO codes (id, c3, b3, tok)
+    SELECT id, c3, b3, $7
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET c3 = excluded.c3, b3 = excluded.b3, tok = $7
+    WHERE CASE WHEN codes.tok <= $7 THEN true ELSE CAST('fencegen: stale token, stored ' || codes.tok AS bigint) IS NULL END
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetCodesParams struct {
@@ -410,19 +688,38 @@ func (q *Queries) SetCodes(ctx context.Context, arg SetCodesParams, token fence.
 }
 
 const addUsers = `-- name: AddUsers :many
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (users.tok <= $3)
 WITH fence_input (id, email) AS (
     SELECT unnest($1::bigint[])::bigint, unnest($2::text[])::pg_catalog.text
 ),
 fence_lock AS (
-    SELECT users.email AS fence_key_1, users.tok AS fence_token FROM users WHERE (users.email) IN (SELECT email FROM fence_input) AND (NOT deleted) ORDER BY users.email FOR UPDATE OF users
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO users (id, email, tok) SELECT id, email, $3 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (email) WHERE NOT deleted DO UPDATE SET id = excluded.id, tok = $3 WHERE CASE WHEN users.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || users.tok AS bigint) IS NULL END RETURNING id
+    SELECT users.email AS fence_key_1, users.tok AS fence_token
+    FROM users
+    WHERE (users.email) IN (SELECT email FROM fence_input) AND (NOT deleted)
+    ORDER BY users.email
+    FOR UPDATE OF users
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO users (id, email, tok)
+    SELECT id, email, $3
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (email)
+    WHERE NOT deleted DO UPDATE
+    SET id = excluded.id, tok = $3
+    WHERE CASE WHEN users.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || users.tok AS bigint) IS NULL END
+    RETURNING id
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type AddUsersParams struct {
@@ -453,19 +750,37 @@ func (q *Queries) AddUsers(ctx context.Context, arg AddUsersParams, token fence.
 }
 
 const addBases = `-- name: AddBases :execrows
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (bases.tok <= $2)
 WITH fence_input (id, v) AS (
     SELECT unnest($1::bigint[])::bigint, 'v'::pg_catalog.text
 ),
 fence_lock AS (
-    SELECT bases.id AS fence_key_1, bases.tok AS fence_token FROM ONLY bases WHERE (bases.id) IN (SELECT id FROM fence_input) ORDER BY bases.id FOR UPDATE OF bases
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO bases (id, v, tok) SELECT id, v, $2 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET v = excluded.v, tok = $2 WHERE CASE WHEN bases.tok <= $2 THEN true ELSE CAST('fencegen: stale token, stored ' || bases.tok AS bigint) IS NULL END RETURNING 1
+    SELECT bases.id AS fence_key_1, bases.tok AS fence_token
+    FROM ONLY bases
+    WHERE (bases.id) IN (SELECT id FROM fence_input)
+    ORDER BY bases.id
+    FOR UPDATE OF bases
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO bases (id, v, tok)
+    SELECT id, v, $2
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET v = excluded.v, tok = $2
+    WHERE CASE WHEN bases.tok <= $2 THEN true ELSE CAST('fencegen: stale token, stored ' || bases.tok AS bigint) IS NULL END
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 // AddBases stores token in bases.tok. It inserts all its rows or none: the
@@ -480,11 +795,17 @@ func (q *Queries) AddBases(ctx context.Context, ids []int64, token fence.Token) 
 }
 
 const editEarlyLog = `-- name: EditEarlyLog :exec
-UPDATE logs_early SET msg = $1, tok = $4 WHERE (id = $2 AND day = $3) AND logs_early.tok <= $4 RETURNING 1
+-- fencegen: guarded by key (logs_early.tok <= $4)
+UPDATE logs_early
+SET msg = $1, tok = $4
+WHERE (id = $2 AND day = $3) AND logs_early.tok <= $4
+RETURNING 1
 `
 
 const fenceStoredEditEarlyLog = `-- name: EditEarlyLog :exec (stored token, sent only when the write touched no row)
-SELECT logs_early.tok FROM logs_early WHERE id = $1 AND day = $2
+SELECT logs_early.tok
+FROM logs_early
+WHERE id = $1 AND day = $2
 `
 
 type EditEarlyLogParams struct {
@@ -509,11 +830,17 @@ func (q *Queries) EditEarlyLog(ctx context.Context, arg EditEarlyLogParams, toke
 }
 
 const requeueFailed = `-- name: RequeueFailed :exec
-UPDATE jobs j SET status = 'queued', tok = $2 WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $2)
+UPDATE jobs j
+SET status = 'queued', tok = $2
+WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2
+RETURNING 1
 `
 
 const fenceStoredRequeueFailed = `-- name: RequeueFailed :exec (stored token, sent only when the write touched no row)
-SELECT j.tok FROM jobs j WHERE j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))
+SELECT j.tok
+FROM jobs j
+WHERE j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))
 `
 
 // RequeueFailed is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -532,11 +859,17 @@ func (q *Queries) RequeueFailed(ctx context.Context, id int64, token fence.Token
 }
 
 const renameOne = `-- name: RenameOne :one
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING id, status, owner, tok
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING id, status, owner, tok
 `
 
 const fenceStoredRenameOne = `-- name: RenameOne :one (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type RenameOneParams struct {
@@ -571,12 +904,21 @@ func (q *Queries) RenameOne(ctx context.Context, arg RenameOneParams, token fenc
 }
 
 const upsertLedger = `-- name: UpsertLedger :one
+-- fencegen: guarded upsert (ledgers.tok < $3)
 WITH fence_write AS (
-    INSERT INTO ledgers (id, total, tok) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET total = excluded.total, tok = $3 WHERE ledgers.tok < $3 RETURNING id, total, tok
+    INSERT INTO ledgers (id, total, tok)
+    VALUES ($1, $2, $3)
+    ON CONFLICT (id) DO UPDATE
+    SET total = excluded.total, tok = $3
+    WHERE ledgers.tok < $3
+    RETURNING id, total, tok
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT ledgers.tok, 1, NULL, NULL, NULL FROM ledgers WHERE ledgers.id = $1 AND NOT (ledgers.tok < $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT ledgers.tok, 1, NULL, NULL, NULL
+FROM ledgers
+WHERE ledgers.id = $1 AND NOT (ledgers.tok < $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type UpsertLedgerParams struct {
@@ -608,19 +950,37 @@ func (q *Queries) UpsertLedger(ctx context.Context, arg UpsertLedgerParams, toke
 }
 
 const upsertLedgers = `-- name: UpsertLedgers :many
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (ledgers.tok < $3)
 WITH fence_input (id, total) AS (
     SELECT unnest($1::bigint[])::bigint, unnest($2::bigint[])::bigint
 ),
 fence_lock AS (
-    SELECT ledgers.id AS fence_key_1, ledgers.tok AS fence_token FROM ledgers WHERE (ledgers.id) IN (SELECT id FROM fence_input) ORDER BY ledgers.id FOR UPDATE OF ledgers
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO ledgers (id, total, tok) SELECT id, total, $3 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET total = excluded.total, tok = $3 WHERE CASE WHEN ledgers.tok < $3 THEN true ELSE CAST('fencegen: stale token, stored ' || ledgers.tok AS bigint) IS NULL END RETURNING id, total, tok
+    SELECT ledgers.id AS fence_key_1, ledgers.tok AS fence_token
+    FROM ledgers
+    WHERE (ledgers.id) IN (SELECT id FROM fence_input)
+    ORDER BY ledgers.id
+    FOR UPDATE OF ledgers
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO ledgers (id, total, tok)
+    SELECT id, total, $3
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET total = excluded.total, tok = $3
+    WHERE CASE WHEN ledgers.tok < $3 THEN true ELSE CAST('fencegen: stale token, stored ' || ledgers.tok AS bigint) IS NULL END
+    RETURNING id, total, tok
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type UpsertLedgersParams struct {
@@ -651,7 +1011,10 @@ func (q *Queries) UpsertLedgers(ctx context.Context, arg UpsertLedgersParams, to
 }
 
 const addLedger = `-- name: AddLedger :one
-INSERT INTO ledgers (id, total, tok) VALUES ($1, $2, $3) RETURNING id, total, tok
+-- fencegen: stores the token (ledgers.tok = $3)
+INSERT INTO ledgers (id, total, tok)
+VALUES ($1, $2, $3)
+RETURNING id, total, tok
 `
 
 type AddLedgerParams struct {
@@ -668,11 +1031,17 @@ func (q *Queries) AddLedger(ctx context.Context, arg AddLedgerParams, token fenc
 }
 
 const setLedgerTotal = `-- name: SetLedgerTotal :one
-UPDATE ledgers SET total = $1, tok = $3 WHERE id = $2 AND ledgers.tok < $3 RETURNING id, total, tok
+-- fencegen: guarded by key (ledgers.tok < $3)
+UPDATE ledgers
+SET total = $1, tok = $3
+WHERE id = $2 AND ledgers.tok < $3
+RETURNING id, total, tok
 `
 
 const fenceStoredSetLedgerTotal = `-- name: SetLedgerTotal :one (stored token, sent only when the write touched no row)
-SELECT ledgers.tok FROM ledgers WHERE id = $1
+SELECT ledgers.tok
+FROM ledgers
+WHERE id = $1
 `
 
 type SetLedgerTotalParams struct {

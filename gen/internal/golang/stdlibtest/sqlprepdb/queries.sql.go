@@ -14,7 +14,9 @@ import (
 )
 
 const addJob = `-- name: AddJob :exec
-INSERT INTO jobs (id, status, owner, tags, tok) VALUES ($1, $2, $3, $4, $5)
+-- fencegen: stores the token (jobs.tok = $5)
+INSERT INTO jobs (id, status, owner, tags, tok)
+VALUES ($1, $2, $3, $4, $5)
 `
 
 type AddJobParams struct {
@@ -35,7 +37,9 @@ func (q *Queries) AddJob(ctx context.Context, arg AddJobParams, token fence.Toke
 }
 
 const addJobs = `-- name: AddJobs :execrows
-INSERT INTO jobs (id, status, tok) SELECT unnest($1::bigint[]), $2, $3
+-- fencegen: stores the token (jobs.tok = $3)
+INSERT INTO jobs (id, status, tok)
+SELECT unnest($1::bigint[]), $2, $3
 `
 
 type AddJobsParams struct {
@@ -53,11 +57,17 @@ func (q *Queries) AddJobs(ctx context.Context, arg AddJobsParams, token fence.To
 }
 
 const setStatus = `-- name: SetStatus :exec
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetStatus = `-- name: SetStatus :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type SetStatusParams struct {
@@ -81,11 +91,17 @@ func (q *Queries) SetStatus(ctx context.Context, arg SetStatusParams, token fenc
 }
 
 const setStatusRows = `-- name: SetStatusRows :execrows
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetStatusRows = `-- name: SetStatusRows :execrows (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type SetStatusRowsParams struct {
@@ -108,11 +124,17 @@ func (q *Queries) SetStatusRows(ctx context.Context, arg SetStatusRowsParams, to
 }
 
 const setStatusResult = `-- name: SetStatusResult :execresult
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetStatusResult = `-- name: SetStatusResult :execresult (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type SetStatusResultParams struct {
@@ -139,16 +161,30 @@ func (q *Queries) SetStatusResult(ctx context.Context, arg SetStatusResultParams
 }
 
 const setOwnerStatus = `-- name: SetOwnerStatus :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET status = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetOwnerStatusParams struct {
@@ -168,16 +204,30 @@ func (q *Queries) SetOwnerStatus(ctx context.Context, arg SetOwnerStatusParams, 
 }
 
 const setOwnerStatusResult = `-- name: SetOwnerStatusResult :execresult
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET status = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetOwnerStatusResultParams struct {
@@ -201,11 +251,17 @@ func (q *Queries) SetOwnerStatusResult(ctx context.Context, arg SetOwnerStatusRe
 }
 
 const setStatusIfNew = `-- name: SetStatusIfNew :exec
-UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND status = 'new') AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE (id = $2 AND status = 'new') AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetStatusIfNew = `-- name: SetStatusIfNew :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND status = 'new'))
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND status = 'new'))
 `
 
 type SetStatusIfNewParams struct {
@@ -229,11 +285,17 @@ func (q *Queries) SetStatusIfNew(ctx context.Context, arg SetStatusIfNewParams, 
 }
 
 const tag = `-- name: Tag :one
-UPDATE jobs SET tags = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING id, status, owner, tags, tok
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET tags = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING id, status, owner, tags, tok
 `
 
 const fenceStoredTag = `-- name: Tag :one (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type TagParams struct {
@@ -268,16 +330,30 @@ func (q *Queries) Tag(ctx context.Context, arg TagParams, token fence.Token) (Jo
 }
 
 const tagOwner = `-- name: TagOwner :many
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET tags = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, tags
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET tags = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, tags
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type TagOwnerParams struct {
@@ -313,11 +389,16 @@ func (q *Queries) TagOwner(ctx context.Context, arg TagOwnerParams, token fence.
 }
 
 const removeJob = `-- name: RemoveJob :exec
-DELETE FROM jobs WHERE id = $1 AND jobs.tok <= $2 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $2)
+DELETE FROM jobs
+WHERE id = $1 AND jobs.tok <= $2
+RETURNING 1
 `
 
 const fenceStoredRemoveJob = `-- name: RemoveJob :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 // RemoveJob is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -336,16 +417,29 @@ func (q *Queries) RemoveJob(ctx context.Context, id int64, token fence.Token) er
 }
 
 const removeOwnerJobs = `-- name: RemoveOwnerJobs :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $2)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $1 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    DELETE FROM jobs WHERE (owner = $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $1
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM jobs
+    WHERE (owner = $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 // RemoveOwnerJobs is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -360,12 +454,21 @@ func (q *Queries) RemoveOwnerJobs(ctx context.Context, owner sql.NullString, tok
 }
 
 const putJob = `-- name: PutJob :one
+-- fencegen: guarded upsert (jobs.tok <= $3)
 WITH fence_write AS (
-    INSERT INTO jobs (id, status, tok) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET status = excluded.status, tok = $3 WHERE jobs.tok <= $3 RETURNING id, status
+    INSERT INTO jobs (id, status, tok)
+    VALUES ($1, $2, $3)
+    ON CONFLICT (id) DO UPDATE
+    SET status = excluded.status, tok = $3
+    WHERE jobs.tok <= $3
+    RETURNING id, status
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT jobs.tok, 1, NULL, NULL FROM jobs WHERE jobs.id = $1 AND NOT (jobs.tok <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT jobs.tok, 1, NULL, NULL
+FROM jobs
+WHERE jobs.id = $1 AND NOT (jobs.tok <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type PutJobParams struct {
@@ -401,19 +504,37 @@ func (q *Queries) PutJob(ctx context.Context, arg PutJobParams, token fence.Toke
 }
 
 const putJobs = `-- name: PutJobs :execrows
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (jobs.tok <= $3)
 WITH fence_input (id, status) AS (
     SELECT unnest($1::bigint[])::bigint, $2::pg_catalog.text
 ),
 fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE (jobs.id) IN (SELECT id FROM fence_input) ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO jobs (id, status, tok) SELECT id, status, $3 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET status = excluded.status, tok = $3 WHERE CASE WHEN jobs.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || jobs.tok AS bigint) IS NULL END RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE (jobs.id) IN (SELECT id FROM fence_input)
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO jobs (id, status, tok)
+    SELECT id, status, $3
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET status = excluded.status, tok = $3
+    WHERE CASE WHEN jobs.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || jobs.tok AS bigint) IS NULL END
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type PutJobsParams struct {
@@ -433,7 +554,33 @@ func (q *Queries) PutJobs(ctx context.Context, arg PutJobsParams, token fence.To
 }
 
 const cteCount = `-- name: CteCount :one
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT count(*) FROM u) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT count(*)
+    FROM u
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type CteCountParams struct {
@@ -467,7 +614,35 @@ func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.
 }
 
 const cteByOwner = `-- name: CteByOwner :many
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT id FROM u WHERE status <> 'skip' ORDER BY id) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT id
+    FROM u
+    WHERE status <> 'skip'
+    ORDER BY id
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type CteByOwnerParams struct {
@@ -499,7 +674,36 @@ func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fe
 }
 
 const cteLog = `-- name: CteLog :exec
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status), fence_main AS (INSERT INTO plain_log (msg) SELECT status FROM u RETURNING 1) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_main UNION ALL SELECT stored, refused FROM fence_check WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+),
+fence_main AS (
+    INSERT INTO plain_log (msg)
+    SELECT status
+    FROM u
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_main
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
 `
 
 type CteLogParams struct {
@@ -521,7 +725,9 @@ func (q *Queries) CteLog(ctx context.Context, arg CteLogParams, token fence.Toke
 }
 
 const addStrictJob = `-- name: AddStrictJob :exec
-INSERT INTO strict_jobs (id, status, tok) VALUES ($1, $2, $3)
+-- fencegen: stores the token (strict_jobs.tok = $3)
+INSERT INTO strict_jobs (id, status, tok)
+VALUES ($1, $2, $3)
 `
 
 type AddStrictJobParams struct {
@@ -536,11 +742,17 @@ func (q *Queries) AddStrictJob(ctx context.Context, arg AddStrictJobParams, toke
 }
 
 const setStrictStatus = `-- name: SetStrictStatus :execrows
-UPDATE strict_jobs SET status = $1, tok = $3 WHERE id = $2 AND strict_jobs.tok < $3 RETURNING 1
+-- fencegen: guarded by key (strict_jobs.tok < $3)
+UPDATE strict_jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND strict_jobs.tok < $3
+RETURNING 1
 `
 
 const fenceStoredSetStrictStatus = `-- name: SetStrictStatus :execrows (stored token, sent only when the write touched no row)
-SELECT strict_jobs.tok FROM strict_jobs WHERE id = $1
+SELECT strict_jobs.tok
+FROM strict_jobs
+WHERE id = $1
 `
 
 type SetStrictStatusParams struct {

@@ -10,11 +10,17 @@ import (
 )
 
 const setNote = `-- name: SetNote :exec
-UPDATE notes SET body = $1, revision = $3 WHERE id = $2 AND notes.revision < $3 RETURNING 1
+-- fencegen: guarded by key (notes.revision < $3)
+UPDATE notes
+SET body = $1, revision = $3
+WHERE id = $2 AND notes.revision < $3
+RETURNING 1
 `
 
 const fenceStoredSetNote = `-- name: SetNote :exec (stored token, sent only when the write touched no row)
-SELECT notes.revision FROM notes WHERE id = $1
+SELECT notes.revision
+FROM notes
+WHERE id = $1
 `
 
 type SetNoteParams struct {

@@ -75,11 +75,17 @@ func (q *Queries) CreditViaFunction(ctx context.Context, arg CreditViaFunctionPa
 }
 
 const guarded = `-- name: Guarded :exec
-UPDATE accounts SET balance = $1, tok = $3 WHERE id = $2 AND accounts.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (accounts.tok <= $3)
+UPDATE accounts
+SET balance = $1, tok = $3
+WHERE id = $2 AND accounts.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredGuarded = `-- name: Guarded :exec (stored token, sent only when the write touched no row)
-SELECT accounts.tok FROM accounts WHERE id = $1
+SELECT accounts.tok
+FROM accounts
+WHERE id = $1
 `
 
 type GuardedParams struct {

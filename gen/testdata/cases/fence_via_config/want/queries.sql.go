@@ -10,11 +10,17 @@ import (
 )
 
 const saveDocument = `-- name: SaveDocument :exec
-UPDATE documents SET body = $1, revision = $3 WHERE id = $2 AND documents.revision < $3 RETURNING 1
+-- fencegen: guarded by key (documents.revision < $3)
+UPDATE documents
+SET body = $1, revision = $3
+WHERE id = $2 AND documents.revision < $3
+RETURNING 1
 `
 
 const fenceStoredSaveDocument = `-- name: SaveDocument :exec (stored token, sent only when the write touched no row)
-SELECT documents.revision FROM documents WHERE id = $1
+SELECT documents.revision
+FROM documents
+WHERE id = $1
 `
 
 type SaveDocumentParams struct {

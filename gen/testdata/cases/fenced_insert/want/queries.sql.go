@@ -10,7 +10,9 @@ import (
 )
 
 const createLease = `-- name: CreateLease :exec
-INSERT INTO leases (name, holder, fence) VALUES ($1, $2, $3)
+-- fencegen: stores the token (leases.fence = $3)
+INSERT INTO leases (name, holder, fence)
+VALUES ($1, $2, $3)
 `
 
 type CreateLeaseParams struct {
@@ -25,7 +27,10 @@ func (q *Queries) CreateLease(ctx context.Context, arg CreateLeaseParams, token 
 }
 
 const createLeaseReturning = `-- name: CreateLeaseReturning :one
-INSERT INTO leases (name, holder, fence) VALUES ($1, $2, $3) RETURNING name, holder, fence
+-- fencegen: stores the token (leases.fence = $3)
+INSERT INTO leases (name, holder, fence)
+VALUES ($1, $2, $3)
+RETURNING name, holder, fence
 `
 
 type CreateLeaseReturningParams struct {
@@ -42,7 +47,9 @@ func (q *Queries) CreateLeaseReturning(ctx context.Context, arg CreateLeaseRetur
 }
 
 const createTwo = `-- name: CreateTwo :execrows
-INSERT INTO leases (name, holder, fence) VALUES ($1, $2, $4), ($3, $2, $4)
+-- fencegen: stores the token (leases.fence = $4)
+INSERT INTO leases (name, holder, fence)
+VALUES ($1, $2, $4), ($3, $2, $4)
 `
 
 type CreateTwoParams struct {
@@ -61,7 +68,11 @@ func (q *Queries) CreateTwo(ctx context.Context, arg CreateTwoParams, token fenc
 }
 
 const createFromRequests = `-- name: CreateFromRequests :execrows
-INSERT INTO leases (name, holder, fence) SELECT name, holder, $2 FROM lease_requests WHERE holder = $1
+-- fencegen: stores the token (leases.fence = $2)
+INSERT INTO leases (name, holder, fence)
+SELECT name, holder, $2
+FROM lease_requests
+WHERE holder = $1
 `
 
 // CreateFromRequests stores token in leases.fence.
@@ -74,7 +85,10 @@ func (q *Queries) CreateFromRequests(ctx context.Context, holder string, token f
 }
 
 const createIfAbsent = `-- name: CreateIfAbsent :execrows
-INSERT INTO leases (name, holder, fence) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING
+-- fencegen: stores the token (leases.fence = $3)
+INSERT INTO leases (name, holder, fence)
+VALUES ($1, $2, $3)
+ON CONFLICT (name) DO NOTHING
 `
 
 type CreateIfAbsentParams struct {

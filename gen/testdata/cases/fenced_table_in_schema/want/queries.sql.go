@@ -13,11 +13,17 @@ import (
 )
 
 const finishJob = `-- name: FinishJob :exec
-UPDATE app.jobs SET done = true, fence = $2 WHERE id = $1 AND jobs.fence <= $2 RETURNING 1
+-- fencegen: guarded by key (app.jobs.fence <= $2)
+UPDATE app.jobs
+SET done = true, fence = $2
+WHERE id = $1 AND jobs.fence <= $2
+RETURNING 1
 `
 
 const fenceStoredFinishJob = `-- name: FinishJob :exec (stored token, sent only when the write touched no row)
-SELECT jobs.fence FROM app.jobs WHERE id = $1
+SELECT jobs.fence
+FROM app.jobs
+WHERE id = $1
 `
 
 // FinishJob is fenced on app.jobs.fence: it refuses to touch rows whose stored
@@ -36,11 +42,17 @@ func (q *Queries) FinishJob(ctx context.Context, id int64, token fence.Token) er
 }
 
 const finishJobReturning = `-- name: FinishJobReturning :one
-UPDATE app.jobs j SET done = true, fence = $2 WHERE j.id = $1 AND j.fence <= $2 RETURNING j.id, j.kind
+-- fencegen: guarded by key (app.jobs.fence <= $2)
+UPDATE app.jobs j
+SET done = true, fence = $2
+WHERE j.id = $1 AND j.fence <= $2
+RETURNING j.id, j.kind
 `
 
 const fenceStoredFinishJobReturning = `-- name: FinishJobReturning :one (stored token, sent only when the write touched no row)
-SELECT j.fence FROM app.jobs j WHERE j.id = $1
+SELECT j.fence
+FROM app.jobs j
+WHERE j.id = $1
 `
 
 type FinishJobReturningRow struct {
@@ -76,11 +88,16 @@ func (q *Queries) FinishJobReturning(ctx context.Context, id int64, token fence.
 }
 
 const deleteJob = `-- name: DeleteJob :execrows
-DELETE FROM app.jobs WHERE id = $1 AND jobs.fence <= $2 RETURNING 1
+-- fencegen: guarded by key (app.jobs.fence <= $2)
+DELETE FROM app.jobs
+WHERE id = $1 AND jobs.fence <= $2
+RETURNING 1
 `
 
 const fenceStoredDeleteJob = `-- name: DeleteJob :execrows (stored token, sent only when the write touched no row)
-SELECT jobs.fence FROM app.jobs WHERE id = $1
+SELECT jobs.fence
+FROM app.jobs
+WHERE id = $1
 `
 
 // DeleteJob is fenced on app.jobs.fence: it refuses to touch rows whose stored

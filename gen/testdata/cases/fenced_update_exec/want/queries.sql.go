@@ -11,11 +11,17 @@ import (
 )
 
 const creditAccount = `-- name: CreditAccount :exec
-UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
+UPDATE account_balances
+SET balance = balance + $1, last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token <= $3
+RETURNING 1
 `
 
 const fenceStoredCreditAccount = `-- name: CreditAccount :exec (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 type CreditAccountParams struct {
@@ -42,11 +48,17 @@ func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, to
 }
 
 const resetBalance = `-- name: ResetBalance :exec
-UPDATE account_balances SET balance = 0, last_fencing_token = $2 WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
+UPDATE account_balances
+SET balance = 0, last_fencing_token = $2
+WHERE id = $1 AND account_balances.last_fencing_token <= $2
+RETURNING 1
 `
 
 const fenceStoredResetBalance = `-- name: ResetBalance :exec (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 // ResetBalance is fenced on account_balances.last_fencing_token: it refuses to

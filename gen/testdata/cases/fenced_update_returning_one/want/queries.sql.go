@@ -14,11 +14,17 @@ import (
 )
 
 const setState = `-- name: SetState :one
-UPDATE jobs SET state = $1, fence = $3 WHERE id = $2 AND jobs.fence <= $3 RETURNING id, state, payload, note, fence
+-- fencegen: guarded by key (jobs.fence <= $3)
+UPDATE jobs
+SET state = $1, fence = $3
+WHERE id = $2 AND jobs.fence <= $3
+RETURNING id, state, payload, note, fence
 `
 
 const fenceStoredSetState = `-- name: SetState :one (stored token, sent only when the write touched no row)
-SELECT jobs.fence FROM jobs WHERE id = $1
+SELECT jobs.fence
+FROM jobs
+WHERE id = $1
 `
 
 type SetStateParams struct {
@@ -53,11 +59,17 @@ func (q *Queries) SetState(ctx context.Context, arg SetStateParams, token fence.
 }
 
 const setNote = `-- name: SetNote :one
-UPDATE jobs SET note = $1, fence = $3 WHERE id = $2 AND jobs.fence <= $3 RETURNING id, note, fence
+-- fencegen: guarded by key (jobs.fence <= $3)
+UPDATE jobs
+SET note = $1, fence = $3
+WHERE id = $2 AND jobs.fence <= $3
+RETURNING id, note, fence
 `
 
 const fenceStoredSetNote = `-- name: SetNote :one (stored token, sent only when the write touched no row)
-SELECT jobs.fence FROM jobs WHERE id = $1
+SELECT jobs.fence
+FROM jobs
+WHERE id = $1
 `
 
 type SetNoteParams struct {
@@ -100,11 +112,17 @@ func (q *Queries) SetNote(ctx context.Context, arg SetNoteParams, token fence.To
 }
 
 const touch = `-- name: Touch :one
-UPDATE jobs SET payload = payload, fence = $2 WHERE id = $1 AND jobs.fence <= $2 RETURNING state
+-- fencegen: guarded by key (jobs.fence <= $2)
+UPDATE jobs
+SET payload = payload, fence = $2
+WHERE id = $1 AND jobs.fence <= $2
+RETURNING state
 `
 
 const fenceStoredTouch = `-- name: Touch :one (stored token, sent only when the write touched no row)
-SELECT jobs.fence FROM jobs WHERE id = $1
+SELECT jobs.fence
+FROM jobs
+WHERE id = $1
 `
 
 // Touch is fenced on jobs.fence: it refuses to touch rows whose stored fencing

@@ -13,11 +13,17 @@ import (
 )
 
 const closeTicket = `-- name: CloseTicket :one
-UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING id, status, owner, score, tok
+-- fencegen: guarded by key (tickets.tok <= $3)
+UPDATE tickets
+SET status = 'closed', owner = $1, tok = $3
+WHERE id = $2 AND tickets.tok <= $3
+RETURNING id, status, owner, score, tok
 `
 
 const fenceStoredCloseTicket = `-- name: CloseTicket :one (stored token, sent only when the write touched no row)
-SELECT tickets.tok FROM tickets WHERE id = $1
+SELECT tickets.tok
+FROM tickets
+WHERE id = $1
 `
 
 type CloseTicketParams struct {
@@ -52,16 +58,30 @@ func (q *Queries) CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketPara
 }
 
 const reassign = `-- name: Reassign :many
+-- fencegen: guarded by locking the rows it matches (tickets.tok <= $3)
 WITH fence_lock AS (
-    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE owner = $2 ORDER BY tickets.id FOR UPDATE OF tickets
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE tickets SET owner = $1, tok = $3 WHERE (owner = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, score
+    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token
+    FROM tickets
+    WHERE owner = $2
+    ORDER BY tickets.id
+    FOR UPDATE OF tickets
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE tickets
+    SET owner = $1, tok = $3
+    WHERE (owner = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, owner, score
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type ReassignParams struct {
@@ -98,16 +118,29 @@ func (q *Queries) Reassign(ctx context.Context, db DBTX, arg *ReassignParams, to
 }
 
 const purge = `-- name: Purge :execrows
+-- fencegen: guarded by locking the rows it matches (tickets.tok <= $2)
 WITH fence_lock AS (
-    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE status = $1 ORDER BY tickets.id FOR UPDATE OF tickets
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    DELETE FROM tickets WHERE (status = $1 AND tickets.tok <= $2) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token
+    FROM tickets
+    WHERE status = $1
+    ORDER BY tickets.id
+    FOR UPDATE OF tickets
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM tickets
+    WHERE (status = $1 AND tickets.tok <= $2) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 // Purge is fenced on tickets.tok: it refuses to touch rows whose stored
@@ -122,11 +155,17 @@ func (q *Queries) Purge(ctx context.Context, db DBTX, status Status, token fence
 }
 
 const rescore = `-- name: Rescore :exec
-UPDATE tickets SET score = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING id
+-- fencegen: guarded by key (tickets.tok <= $3)
+UPDATE tickets
+SET score = $1, tok = $3
+WHERE id = $2 AND tickets.tok <= $3
+RETURNING id
 `
 
 const fenceStoredRescore = `-- name: Rescore :exec (stored token, sent only when the write touched no row)
-SELECT tickets.tok FROM tickets WHERE id = $1
+SELECT tickets.tok
+FROM tickets
+WHERE id = $1
 `
 
 type RescoreParams struct {
@@ -152,7 +191,10 @@ func (q *Queries) Rescore(ctx context.Context, db DBTX, arg *RescoreParams, toke
 }
 
 const open = `-- name: Open :one
-INSERT INTO tickets (id, status, tok) VALUES ($1, 'open', $2) RETURNING id, status, owner, score, tok
+-- fencegen: stores the token (tickets.tok = $2)
+INSERT INTO tickets (id, status, tok)
+VALUES ($1, 'open', $2)
+RETURNING id, status, owner, score, tok
 `
 
 // Open stores token in tickets.tok.

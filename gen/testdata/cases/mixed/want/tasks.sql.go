@@ -14,11 +14,17 @@ import (
 )
 
 const claimTask = `-- name: ClaimTask :one
-UPDATE tasks SET worker_id = $1, attempts = attempts + 1, lease_token = $3 WHERE (id = $2 AND status = 'queued') AND tasks.lease_token <= $3 RETURNING id, worker_id, status, attempts, lease_token
+-- fencegen: guarded by key (tasks.lease_token <= $3)
+UPDATE tasks
+SET worker_id = $1, attempts = attempts + 1, lease_token = $3
+WHERE (id = $2 AND status = 'queued') AND tasks.lease_token <= $3
+RETURNING id, worker_id, status, attempts, lease_token
 `
 
 const fenceStoredClaimTask = `-- name: ClaimTask :one (stored token, sent only when the write touched no row)
-SELECT tasks.lease_token FROM tasks WHERE id = $1 AND (NOT tasks.lease_token <= $2 OR (id = $1 AND status = 'queued'))
+SELECT tasks.lease_token
+FROM tasks
+WHERE id = $1 AND (NOT tasks.lease_token <= $2 OR (id = $1 AND status = 'queued'))
 `
 
 type ClaimTaskParams struct {
@@ -53,11 +59,17 @@ func (q *Queries) ClaimTask(ctx context.Context, arg ClaimTaskParams, token fenc
 }
 
 const completeTask = `-- name: CompleteTask :exec
-UPDATE tasks SET status = 'done', lease_token = $2 WHERE id = $1 AND tasks.lease_token <= $2 RETURNING 1
+-- fencegen: guarded by key (tasks.lease_token <= $2)
+UPDATE tasks
+SET status = 'done', lease_token = $2
+WHERE id = $1 AND tasks.lease_token <= $2
+RETURNING 1
 `
 
 const fenceStoredCompleteTask = `-- name: CompleteTask :exec (stored token, sent only when the write touched no row)
-SELECT tasks.lease_token FROM tasks WHERE id = $1
+SELECT tasks.lease_token
+FROM tasks
+WHERE id = $1
 `
 
 // CompleteTask is fenced on tasks.lease_token: it refuses to touch rows whose
@@ -87,7 +99,10 @@ func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
 }
 
 const newTask = `-- name: NewTask :one
-INSERT INTO tasks (status, lease_token) VALUES ('queued', $1) RETURNING id
+-- fencegen: stores the token (tasks.lease_token = $1)
+INSERT INTO tasks (status, lease_token)
+VALUES ('queued', $1)
+RETURNING id
 `
 
 // NewTask stores token in tasks.lease_token.

@@ -16,12 +16,19 @@ var (
 )
 
 const markBatch = `-- name: MarkBatch :batchexec
+-- fencegen: guarded as one row (jobs.tok <= $2)
 WITH fence_write AS (
-    UPDATE jobs SET status = 'batched', tok = $2 WHERE id = $1 AND jobs.tok <= $2 RETURNING 1
+    UPDATE jobs
+    SET status = 'batched', tok = $2
+    WHERE id = $1 AND jobs.tok <= $2
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT jobs.tok, 1 FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT jobs.tok, 1
+FROM jobs
+WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type MarkBatchBatchResults struct {
@@ -171,12 +178,19 @@ func (b *IDsByValsBatchResults) Close() error {
 }
 
 const markA = `-- name: MarkA :batchexec
+-- fencegen: guarded as one row (jobs.tok <= $2)
 WITH fence_write AS (
-    UPDATE jobs SET status = 'a', tok = $2 WHERE id = $1 AND jobs.tok <= $2 RETURNING 1
+    UPDATE jobs
+    SET status = 'a', tok = $2
+    WHERE id = $1 AND jobs.tok <= $2
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT jobs.tok, 1 FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT jobs.tok, 1
+FROM jobs
+WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type MarkABatchResults struct {
@@ -227,12 +241,19 @@ func (b *MarkABatchResults) Close() error {
 }
 
 const statusByLen = `-- name: StatusByLen :batchone
+-- fencegen: guarded as one row (jobs.tok <= $2)
 WITH fence_write AS (
-    UPDATE jobs SET status = 'len', tok = $2 WHERE id = $1 AND jobs.tok <= $2 RETURNING status
+    UPDATE jobs
+    SET status = 'len', tok = $2
+    WHERE id = $1 AND jobs.tok <= $2
+    RETURNING status
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT jobs.tok, 1, NULL FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT jobs.tok, 1, NULL
+FROM jobs
+WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type StatusByLenBatchResults struct {

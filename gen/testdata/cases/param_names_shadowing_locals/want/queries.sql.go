@@ -38,11 +38,17 @@ func (q *Queries) IDsByAppend(ctx context.Context, append_ string) ([]int64, err
 }
 
 const statusByNil = `-- name: StatusByNil :one
-UPDATE jobs SET status = 'nil', tok = $2 WHERE id = $1 AND jobs.tok <= $2 RETURNING status
+-- fencegen: guarded by key (jobs.tok <= $2)
+UPDATE jobs
+SET status = 'nil', tok = $2
+WHERE id = $1 AND jobs.tok <= $2
+RETURNING status
 `
 
 const fenceStoredStatusByNil = `-- name: StatusByNil :one (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 // StatusByNil is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -72,11 +78,17 @@ func (q *Queries) StatusByNil(ctx context.Context, nil_ int64, token fence.Token
 }
 
 const markInt64 = `-- name: MarkInt64 :exec
-UPDATE jobs SET status = 'int64', tok = $2 WHERE id = $1 AND jobs.tok <= $2 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $2)
+UPDATE jobs
+SET status = 'int64', tok = $2
+WHERE id = $1 AND jobs.tok <= $2
+RETURNING 1
 `
 
 const fenceStoredMarkInt64 = `-- name: MarkInt64 :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 // MarkInt64 is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -95,16 +107,30 @@ func (q *Queries) MarkInt64(ctx context.Context, int64_ int64, token fence.Token
 }
 
 const markError = `-- name: MarkError :many
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $2)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id >= $1 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET status = 'error', tok = $2 WHERE (id >= $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id >= $1
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = 'error', tok = $2
+    WHERE (id >= $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 // MarkError is fenced on jobs.tok: it refuses to touch rows whose stored

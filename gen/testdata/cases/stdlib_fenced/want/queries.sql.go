@@ -16,7 +16,9 @@ import (
 )
 
 const openAccount = `-- name: OpenAccount :exec
-INSERT INTO accounts (id, owner, balance, last_fencing_token) VALUES ($1, $2, $3, $4)
+-- fencegen: stores the token (accounts.last_fencing_token = $4)
+INSERT INTO accounts (id, owner, balance, last_fencing_token)
+VALUES ($1, $2, $3, $4)
 `
 
 type OpenAccountParams struct {
@@ -32,11 +34,17 @@ func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token 
 }
 
 const credit = `-- name: Credit :execrows
-UPDATE accounts SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND accounts.last_fencing_token <= $3 RETURNING 1
+-- fencegen: guarded by key (accounts.last_fencing_token <= $3)
+UPDATE accounts
+SET balance = balance + $1, last_fencing_token = $3
+WHERE id = $2 AND accounts.last_fencing_token <= $3
+RETURNING 1
 `
 
 const fenceStoredCredit = `-- name: Credit :execrows (stored token, sent only when the write touched no row)
-SELECT accounts.last_fencing_token FROM accounts WHERE id = $1
+SELECT accounts.last_fencing_token
+FROM accounts
+WHERE id = $1
 `
 
 type CreditParams struct {
@@ -60,11 +68,17 @@ func (q *Queries) Credit(ctx context.Context, arg CreditParams, token fence.Toke
 }
 
 const retag = `-- name: Retag :one
-UPDATE accounts SET tags = $1, last_fencing_token = $3 WHERE id = $2 AND accounts.last_fencing_token <= $3 RETURNING id, owner, balance, tags, meta, opened_at, closed_on, last_fencing_token
+-- fencegen: guarded by key (accounts.last_fencing_token <= $3)
+UPDATE accounts
+SET tags = $1, last_fencing_token = $3
+WHERE id = $2 AND accounts.last_fencing_token <= $3
+RETURNING id, owner, balance, tags, meta, opened_at, closed_on, last_fencing_token
 `
 
 const fenceStoredRetag = `-- name: Retag :one (stored token, sent only when the write touched no row)
-SELECT accounts.last_fencing_token FROM accounts WHERE id = $1
+SELECT accounts.last_fencing_token
+FROM accounts
+WHERE id = $1
 `
 
 type RetagParams struct {
@@ -100,16 +114,30 @@ func (q *Queries) Retag(ctx context.Context, arg RetagParams, token fence.Token)
 }
 
 const closeOwned = `-- name: CloseOwned :many
+-- fencegen: guarded by locking the rows it matches (accounts.last_fencing_token <= $3)
 WITH fence_lock AS (
-    SELECT accounts.id AS fence_key_1, accounts.last_fencing_token AS fence_token FROM accounts WHERE owner = $2 ORDER BY accounts.id FOR UPDATE OF accounts
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE accounts SET closed_on = $1, last_fencing_token = $3 WHERE (owner = $2 AND accounts.last_fencing_token <= $3) AND (accounts.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, tags
+    SELECT accounts.id AS fence_key_1, accounts.last_fencing_token AS fence_token
+    FROM accounts
+    WHERE owner = $2
+    ORDER BY accounts.id
+    FOR UPDATE OF accounts
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE accounts
+    SET closed_on = $1, last_fencing_token = $3
+    WHERE (owner = $2 AND accounts.last_fencing_token <= $3) AND (accounts.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, tags
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type CloseOwnedParams struct {
@@ -146,11 +174,17 @@ func (q *Queries) CloseOwned(ctx context.Context, arg CloseOwnedParams, token fe
 }
 
 const setMeta = `-- name: SetMeta :execresult
-UPDATE accounts SET meta = $1, last_fencing_token = $3 WHERE id = $2 AND accounts.last_fencing_token <= $3 RETURNING 1
+-- fencegen: guarded by key (accounts.last_fencing_token <= $3)
+UPDATE accounts
+SET meta = $1, last_fencing_token = $3
+WHERE id = $2 AND accounts.last_fencing_token <= $3
+RETURNING 1
 `
 
 const fenceStoredSetMeta = `-- name: SetMeta :execresult (stored token, sent only when the write touched no row)
-SELECT accounts.last_fencing_token FROM accounts WHERE id = $1
+SELECT accounts.last_fencing_token
+FROM accounts
+WHERE id = $1
 `
 
 type SetMetaParams struct {
@@ -178,11 +212,16 @@ func (q *Queries) SetMeta(ctx context.Context, arg SetMetaParams, token fence.To
 }
 
 const remove = `-- name: Remove :exec
-DELETE FROM accounts WHERE id = $1 AND accounts.last_fencing_token <= $2 RETURNING 1
+-- fencegen: guarded by key (accounts.last_fencing_token <= $2)
+DELETE FROM accounts
+WHERE id = $1 AND accounts.last_fencing_token <= $2
+RETURNING 1
 `
 
 const fenceStoredRemove = `-- name: Remove :exec (stored token, sent only when the write touched no row)
-SELECT accounts.last_fencing_token FROM accounts WHERE id = $1
+SELECT accounts.last_fencing_token
+FROM accounts
+WHERE id = $1
 `
 
 // Remove is fenced on accounts.last_fencing_token: it refuses to touch rows

@@ -10,11 +10,17 @@ import (
 )
 
 const increment = `-- name: Increment :exec
-UPDATE counters SET value = value + 1, tok = $2 WHERE id = $1 AND counters.tok < $2 RETURNING 1
+-- fencegen: guarded by key (counters.tok < $2)
+UPDATE counters
+SET value = value + 1, tok = $2
+WHERE id = $1 AND counters.tok < $2
+RETURNING 1
 `
 
 const fenceStoredIncrement = `-- name: Increment :exec (stored token, sent only when the write touched no row)
-SELECT counters.tok FROM counters WHERE id = $1
+SELECT counters.tok
+FROM counters
+WHERE id = $1
 `
 
 // Increment must run once per token.
@@ -36,11 +42,17 @@ func (q *Queries) Increment(ctx context.Context, id int64, token fence.Token) er
 }
 
 const setCounter = `-- name: SetCounter :exec
-UPDATE counters SET value = $1, tok = $3 WHERE id = $2 AND counters.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (counters.tok <= $3)
+UPDATE counters
+SET value = $1, tok = $3
+WHERE id = $2 AND counters.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetCounter = `-- name: SetCounter :exec (stored token, sent only when the write touched no row)
-SELECT counters.tok FROM counters WHERE id = $1
+SELECT counters.tok
+FROM counters
+WHERE id = $1
 `
 
 type SetCounterParams struct {
@@ -64,11 +76,17 @@ func (q *Queries) SetCounter(ctx context.Context, arg SetCounterParams, token fe
 }
 
 const addToLedger = `-- name: AddToLedger :exec
-UPDATE ledgers SET total = total + $1, tok = $3 WHERE id = $2 AND ledgers.tok < $3 RETURNING 1
+-- fencegen: guarded by key (ledgers.tok < $3)
+UPDATE ledgers
+SET total = total + $1, tok = $3
+WHERE id = $2 AND ledgers.tok < $3
+RETURNING 1
 `
 
 const fenceStoredAddToLedger = `-- name: AddToLedger :exec (stored token, sent only when the write touched no row)
-SELECT ledgers.tok FROM ledgers WHERE id = $1
+SELECT ledgers.tok
+FROM ledgers
+WHERE id = $1
 `
 
 type AddToLedgerParams struct {
@@ -93,11 +111,17 @@ func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token 
 }
 
 const setLedger = `-- name: SetLedger :exec
-UPDATE ledgers SET total = $1, tok = $3 WHERE id = $2 AND ledgers.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (ledgers.tok <= $3)
+UPDATE ledgers
+SET total = $1, tok = $3
+WHERE id = $2 AND ledgers.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetLedger = `-- name: SetLedger :exec (stored token, sent only when the write touched no row)
-SELECT ledgers.tok FROM ledgers WHERE id = $1
+SELECT ledgers.tok
+FROM ledgers
+WHERE id = $1
 `
 
 type SetLedgerParams struct {

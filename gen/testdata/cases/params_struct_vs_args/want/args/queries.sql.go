@@ -46,11 +46,17 @@ func (q *Queries) OneParam(ctx context.Context, id int64) (string, error) {
 }
 
 const twoParams = `-- name: TwoParams :exec
-UPDATE items SET qty = $1, tok = $3 WHERE id = $2 AND items.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (items.tok <= $3)
+UPDATE items
+SET qty = $1, tok = $3
+WHERE id = $2 AND items.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredTwoParams = `-- name: TwoParams :exec (stored token, sent only when the write touched no row)
-SELECT items.tok FROM items WHERE id = $1
+SELECT items.tok
+FROM items
+WHERE id = $1
 `
 
 // TwoParams is fenced on items.tok: it refuses to touch rows whose stored
@@ -69,11 +75,17 @@ func (q *Queries) TwoParams(ctx context.Context, qty int32, id int64, token fenc
 }
 
 const threeParams = `-- name: ThreeParams :exec
-UPDATE items SET qty = $1, note = $2, tok = $4 WHERE id = $3 AND items.tok <= $4 RETURNING 1
+-- fencegen: guarded by key (items.tok <= $4)
+UPDATE items
+SET qty = $1, note = $2, tok = $4
+WHERE id = $3 AND items.tok <= $4
+RETURNING 1
 `
 
 const fenceStoredThreeParams = `-- name: ThreeParams :exec (stored token, sent only when the write touched no row)
-SELECT items.tok FROM items WHERE id = $1
+SELECT items.tok
+FROM items
+WHERE id = $1
 `
 
 type ThreeParamsParams struct {

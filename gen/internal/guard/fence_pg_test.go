@@ -1,4 +1,4 @@
-package sqlparse_test
+package guard_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/internal/testenv"
 )
 
@@ -133,9 +133,9 @@ func count(t *testing.T, pool *pgxpool.Pool, sql string, args ...any) int {
 	return n
 }
 
-func fenceWrite(t *testing.T, sql string, spec sqlparse.FenceSpec) string {
+func fenceWrite(t *testing.T, sql string, spec guard.Spec) string {
 	t.Helper()
-	out, err := sqlparse.FenceWrite(sql, spec)
+	out, err := guard.FenceWrite(sql, spec)
 	if err != nil {
 		t.Fatalf("FenceWrite(%q): %v", sql, err)
 	}
@@ -149,7 +149,7 @@ func TestFenceWritePostgreSQL(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		sql  string
-		spec sqlparse.FenceSpec
+		spec guard.Spec
 		// args builds the arguments for the given token.
 		args func(token int64) []any
 		// cols is the width of the query's own RETURNING list.
@@ -167,7 +167,7 @@ func TestFenceWritePostgreSQL(t *testing.T) {
 		{
 			name:   "update alias returning enum and jsonb",
 			sql:    "UPDATE items AS x SET m = $1, doc = x.doc || $2 WHERE x.id = $3 RETURNING x.id, x.m, x.doc",
-			spec:   sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 4, Columns: 3},
+			spec:   guard.Spec{Column: "tok", Key: []string{"id"}, Param: 4, Columns: 3},
 			args:   func(tok int64) []any { return []any{"angry", []byte(`{"touched": true}`), int64(2), tok} },
 			cols:   3,
 			tokens: []int64{25},
@@ -177,7 +177,7 @@ func TestFenceWritePostgreSQL(t *testing.T) {
 		{
 			name:   "update from",
 			sql:    "UPDATE items SET doc = '{}' FROM groups g WHERE g.id = items.grp AND g.active = $1 RETURNING items.m, g.active",
-			spec:   sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 2},
+			spec:   guard.Spec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 2},
 			args:   func(tok int64) []any { return []any{true, tok} },
 			cols:   2,
 			tokens: []int64{20, 25},
@@ -187,7 +187,7 @@ func TestFenceWritePostgreSQL(t *testing.T) {
 		{
 			name:   "delete using returning enum",
 			sql:    "DELETE FROM items i USING groups g WHERE g.id = i.grp AND g.id = $1 RETURNING i.m, i.doc",
-			spec:   sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 2},
+			spec:   guard.Spec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 2},
 			args:   func(tok int64) []any { return []any{int32(1), tok} },
 			cols:   2,
 			tokens: []int64{20, 25},
@@ -197,7 +197,7 @@ func TestFenceWritePostgreSQL(t *testing.T) {
 		{
 			name:   "update no returning",
 			sql:    "UPDATE items SET m = 'calm' WHERE grp = $1",
-			spec:   sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2},
+			spec:   guard.Spec{Column: "tok", Key: []string{"id"}, Param: 2},
 			args:   func(tok int64) []any { return []any{int32(2), tok} },
 			tokens: []int64{30},
 			table:  "items", tok: "tok",
@@ -206,7 +206,7 @@ func TestFenceWritePostgreSQL(t *testing.T) {
 		{
 			name:   "update no where",
 			sql:    "UPDATE items SET doc = doc || '{\"all\": 1}'",
-			spec:   sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 1},
+			spec:   guard.Spec{Column: "tok", Key: []string{"id"}, Param: 1},
 			args:   func(tok int64) []any { return []any{tok} },
 			tokens: []int64{20, 25, 30},
 			table:  "items", tok: "tok",
@@ -214,7 +214,7 @@ func TestFenceWritePostgreSQL(t *testing.T) {
 		{
 			name:   "delete no where",
 			sql:    "DELETE FROM items",
-			spec:   sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 1},
+			spec:   guard.Spec{Column: "tok", Key: []string{"id"}, Param: 1},
 			args:   func(tok int64) []any { return []any{tok} },
 			tokens: []int64{20, 25, 30},
 			table:  "items", tok: "tok", del: true,
@@ -222,7 +222,7 @@ func TestFenceWritePostgreSQL(t *testing.T) {
 		{
 			name:   "int4 token column",
 			sql:    "UPDATE small SET id = id WHERE id = $1 RETURNING tok",
-			spec:   sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 1},
+			spec:   guard.Spec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 1},
 			args:   func(tok int64) []any { return []any{int32(1), tok} },
 			cols:   1,
 			tokens: []int64{5},
@@ -232,7 +232,7 @@ func TestFenceWritePostgreSQL(t *testing.T) {
 		{
 			name:   "composite key with quoted mixed-case column",
 			sql:    `UPDATE lines l SET qty = l.qty + 1 WHERE l."OrderID" = $1 RETURNING l.line_no, l."Tok"`,
-			spec:   sqlparse.FenceSpec{Column: "Tok", Key: []string{"OrderID", "line_no"}, Param: 2, Columns: 2},
+			spec:   guard.Spec{Column: "Tok", Key: []string{"OrderID", "line_no"}, Param: 2, Columns: 2},
 			args:   func(tok int64) []any { return []any{int32(7), tok} },
 			cols:   2,
 			tokens: []int64{10, 12},
@@ -242,7 +242,7 @@ func TestFenceWritePostgreSQL(t *testing.T) {
 		{
 			name:   "composite key delete",
 			sql:    `DELETE FROM lines WHERE line_no = $1`,
-			spec:   sqlparse.FenceSpec{Column: "Tok", Key: []string{"OrderID", "line_no"}, Param: 2},
+			spec:   guard.Spec{Column: "Tok", Key: []string{"OrderID", "line_no"}, Param: 2},
 			args:   func(tok int64) []any { return []any{int32(1), tok} },
 			tokens: []int64{10, 10},
 			table:  "lines", tok: `"Tok"`, del: true,
@@ -350,11 +350,11 @@ func TestFenceWritePostgreSQLAllOrNothing(t *testing.T) {
 	pool := testenv.Database(t, pgSchema)
 	const setup = `UPDATE items SET grp = 1, tok = CASE id WHEN 1 THEN 5 ELSE 1 END`
 	upd := "UPDATE items SET doc = doc || '{\"w\": true}' WHERE grp = $1 RETURNING id, tok"
-	spec := sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 2}
+	spec := guard.Spec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 2}
 	sql := fenceWrite(t, upd, spec)
 	spec.Strict = true
 	strictSQL := fenceWrite(t, upd, spec)
-	del := fenceWrite(t, "DELETE FROM items WHERE grp = $1", sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2})
+	del := fenceWrite(t, "DELETE FROM items WHERE grp = $1", guard.Spec{Column: "tok", Key: []string{"id"}, Param: 2})
 
 	prepare := func(t *testing.T) string {
 		t.Helper()
@@ -408,7 +408,7 @@ func TestFenceWritePostgreSQLAllOrNothing(t *testing.T) {
 func TestFenceWritePostgreSQLJoinDuplicates(t *testing.T) {
 	pool := testenv.Database(t, pgSchema)
 	sql := fenceWrite(t, "UPDATE items SET doc = '{}' FROM labels l WHERE l.item_id = items.id AND l.label LIKE $1 RETURNING items.id",
-		sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 1})
+		guard.Spec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 1})
 	reset(t, pool) // item 1 (token 20) has the labels red and rose
 	before := state(t, pool)
 	o := run(t, pool, sql, "r%", int64(10))
@@ -426,7 +426,7 @@ func TestFenceWritePostgreSQLJoinDuplicates(t *testing.T) {
 	// The same with a composite key: every line of order 7 (tokens 10
 	// and 12) is matched twice.
 	sql = fenceWrite(t, `UPDATE lines SET qty = qty + g FROM generate_series(1, 2) g WHERE lines."OrderID" = $1 RETURNING lines.line_no`,
-		sqlparse.FenceSpec{Column: "Tok", Key: []string{"OrderID", "line_no"}, Param: 2, Columns: 1})
+		guard.Spec{Column: "Tok", Key: []string{"OrderID", "line_no"}, Param: 2, Columns: 1})
 	for _, tc := range []struct{ token, refused int64 }{{5, 2}, {11, 1}} {
 		reset(t, pool)
 		before := state(t, pool)
@@ -462,7 +462,7 @@ INSERT INTO "order" VALUES (1, '', 1);
 		{"table order", `UPDATE "order" SET note = 'x' WHERE id = $1`, `SELECT count(*) FROM "order" WHERE note = 'x' AND tok = 2`, []string{"id"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sql, err := sqlparse.FenceWrite(tc.sql, sqlparse.FenceSpec{Column: "tok", Key: tc.key, Param: 2})
+			sql, err := guard.FenceWrite(tc.sql, guard.Spec{Column: "tok", Key: tc.key, Param: 2})
 			if err != nil {
 				t.Fatalf("FenceWrite(%q): %v", tc.sql, err)
 			}
@@ -487,7 +487,7 @@ func TestFenceWritePostgreSQLStoresToken(t *testing.T) {
 	pool := testenv.Database(t, pgSchema)
 	ctx := context.Background()
 	reset(t, pool)
-	sql := fenceWrite(t, "UPDATE items SET m = 'angry' WHERE id = $1", sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2})
+	sql := fenceWrite(t, "UPDATE items SET m = 'angry' WHERE id = $1", guard.Spec{Column: "tok", Key: []string{"id"}, Param: 2})
 	run(t, pool, sql, int64(1), int64(19)) // stale: stored 20
 	var m string
 	var tok int64
@@ -514,12 +514,12 @@ func TestFenceWritePostgreSQLInsert(t *testing.T) {
 	reset(t, pool)
 	for _, tc := range []struct {
 		sql  string
-		spec sqlparse.FenceSpec
+		spec guard.Spec
 		args []any
 	}{
-		{"INSERT INTO items (id, grp, m, doc) VALUES ($1, 1, $2, '{}'), ($3, 1, $2, '{}')", sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 4}, []any{int64(10), "calm", int64(11), int64(77)}},
-		{"INSERT INTO items (id, grp, m, doc) SELECT id + 100, grp, m, doc FROM items WHERE grp = $1 RETURNING id, tok", sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 2}, []any{int32(2), int64(77)}},
-		{"INSERT INTO items (id, grp, m, doc) SELECT 200, 1, 'calm'::mood, '{}'::jsonb UNION ALL SELECT $1::bigint, 2, 'angry', '{}'", sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2}, []any{int64(201), int64(77)}},
+		{"INSERT INTO items (id, grp, m, doc) VALUES ($1, 1, $2, '{}'), ($3, 1, $2, '{}')", guard.Spec{Column: "tok", Key: []string{"id"}, Param: 4}, []any{int64(10), "calm", int64(11), int64(77)}},
+		{"INSERT INTO items (id, grp, m, doc) SELECT id + 100, grp, m, doc FROM items WHERE grp = $1 RETURNING id, tok", guard.Spec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 2}, []any{int32(2), int64(77)}},
+		{"INSERT INTO items (id, grp, m, doc) SELECT 200, 1, 'calm'::mood, '{}'::jsonb UNION ALL SELECT $1::bigint, 2, 'angry', '{}'", guard.Spec{Column: "tok", Key: []string{"id"}, Param: 2}, []any{int64(201), int64(77)}},
 	} {
 		sql := fenceWrite(t, tc.sql, tc.spec)
 		if _, err := pool.Exec(ctx, sql, tc.args...); err != nil {
@@ -551,7 +551,7 @@ CREATE TABLE k (fence_token int PRIMARY KEY, stored int NOT NULL, refused int NO
 INSERT INTO k VALUES (1, 0, 0, 5);
 `)
 	sql := fenceWrite(t, `UPDATE k SET stored = stored + 1, refused = refused + 1 WHERE fence_token = $1 RETURNING stored, refused`,
-		sqlparse.FenceSpec{Column: "tok", Key: []string{"fence_token"}, Param: 2, Columns: 2})
+		guard.Spec{Column: "tok", Key: []string{"fence_token"}, Param: 2, Columns: 2})
 	if _, err := pool.Exec(context.Background(), "PREPARE p AS "+sql); err != nil {
 		t.Fatalf("PostgreSQL rejects the rewritten statement: %v\n%s", err, sql)
 	}
@@ -574,7 +574,7 @@ CREATE TABLE child (extra text) INHERITS (base);
 INSERT INTO base VALUES (1, 'p', 5);
 INSERT INTO child VALUES (1, 'c', 9, 'x'), (2, 'c', 1, 'y');
 `)
-	spec := sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Inherited: true}
+	spec := guard.Spec{Column: "tok", Key: id, Param: 3, Inherited: true}
 	sql := fenceWrite(t, "UPDATE base SET v = $1 WHERE id = $2", spec)
 	o := run(t, pool, sql, "new", int64(1), int64(7))
 	if o.stored == nil || *o.stored != 9 || o.refused != 1 || len(o.written) != 0 {
@@ -597,11 +597,11 @@ INSERT INTO child VALUES (1, 'c', 9, 'x'), (2, 'c', 1, 'y');
 func TestFenceWriteOwnWithClauseOnPostgres(t *testing.T) {
 	pool := testenv.Database(t, pgSchema)
 	multi := fenceWrite(t, "WITH g AS (SELECT id FROM groups WHERE active) UPDATE items SET doc = '{}' WHERE grp IN (SELECT id FROM g) RETURNING id",
-		sqlparse.FenceSpec{Column: "tok", Key: id, Param: 1, Columns: 1})
+		guard.Spec{Column: "tok", Key: id, Param: 1, Columns: 1})
 	single := fenceWrite(t, "WITH v AS (SELECT '{\"k\": 1}'::jsonb AS d) UPDATE items SET doc = (SELECT d FROM v) WHERE id = $1",
-		sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2})
+		guard.Spec{Column: "tok", Key: id, Param: 2})
 	rec := fenceWrite(t, "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 2) DELETE FROM items WHERE id IN (SELECT n FROM r)",
-		sqlparse.FenceSpec{Column: "tok", Key: id, Param: 1})
+		guard.Spec{Column: "tok", Key: id, Param: 1})
 
 	reset(t, pool) // items 1 and 2 in active group 1 hold tokens 20 and 25
 	before := state(t, pool)

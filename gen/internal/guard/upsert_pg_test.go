@@ -1,4 +1,4 @@
-package sqlparse_test
+package guard_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
@@ -25,7 +25,7 @@ func TestFenceUpsertPostgreSQL(t *testing.T) {
 		if strict {
 			mode = fence.Strict
 		}
-		got, err := sqlparse.FenceWrite(sql, sqlparse.FenceSpec{Column: "tok", Param: 3, Strict: strict, Columns: 0})
+		got, err := guard.FenceWrite(sql, guard.Spec{Column: "tok", Param: 3, Strict: strict, Columns: 0})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestFenceUpsertNeedsConflictColumns(t *testing.T) {
 		`INSERT INTO jobs (id, state) VALUES ($1, $2), ($1 + 1, $2) ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state`,
 		`INSERT INTO jobs (id, state) VALUES ($1, $2) ON CONFLICT (lower(state)) DO UPDATE SET state = EXCLUDED.state`,
 	} {
-		if _, err := sqlparse.FenceWrite(sql, sqlparse.FenceSpec{Column: "tok", Param: 3}); err == nil {
+		if _, err := guard.FenceWrite(sql, guard.Spec{Column: "tok", Param: 3}); err == nil {
 			t.Errorf("FenceWrite(%q) succeeded; want an error", sql)
 		}
 	}
@@ -109,9 +109,9 @@ func TestFenceUpsertManyRowsPostgreSQL(t *testing.T) {
 CREATE TABLE jobs (id bigint, part int, state st NOT NULL, tok bigint NOT NULL DEFAULT 0, PRIMARY KEY (id, part))`)
 	ctx := context.Background()
 	values := fenceWrite(t, `INSERT INTO jobs (id, part, state) VALUES ($1, 1, $2), ($3, 1, $2) ON CONFLICT (id, part) DO UPDATE SET state = EXCLUDED.state`,
-		sqlparse.FenceSpec{Column: "tok", Param: 4, InsertTypes: []string{"pg_catalog.int8", "pg_catalog.int4", "public.st"}})
+		guard.Spec{Column: "tok", Param: 4, InsertTypes: []string{"pg_catalog.int8", "pg_catalog.int4", "public.st"}})
 	unnest := fenceWrite(t, `INSERT INTO jobs (id, part, state) SELECT unnest($1::bigint[]), 1, $2 ON CONFLICT (id, part) DO UPDATE SET state = EXCLUDED.state RETURNING id, state`,
-		sqlparse.FenceSpec{Column: "tok", Param: 3, Columns: 2, InsertTypes: []string{"pg_catalog.int8", "pg_catalog.int4", "public.st"}})
+		guard.Spec{Column: "tok", Param: 3, Columns: 2, InsertTypes: []string{"pg_catalog.int8", "pg_catalog.int4", "public.st"}})
 	snapshot := func() string {
 		var s string
 		if err := pool.QueryRow(ctx, `SELECT coalesce(string_agg(format('%s:%s:%s', id, state, tok), ' ' ORDER BY id), '') FROM jobs`).Scan(&s); err != nil {
@@ -151,7 +151,7 @@ func TestFenceUpsertOnConstraintPostgreSQL(t *testing.T) {
 	pool := testenv.Database(t, `CREATE TABLE jobs (id bigint PRIMARY KEY, code text NOT NULL UNIQUE, state text NOT NULL, tok bigint NOT NULL DEFAULT 0);
 INSERT INTO jobs VALUES (1, 'a', 'new', 5)`)
 	sql := fenceWrite(t, `INSERT INTO jobs (id, code, state) VALUES ($1, $2, $3) ON CONFLICT ON CONSTRAINT jobs_code_key DO UPDATE SET state = EXCLUDED.state`,
-		sqlparse.FenceSpec{Column: "tok", Param: 4, ConflictColumns: []string{"code"}})
+		guard.Spec{Column: "tok", Param: 4, ConflictColumns: []string{"code"}})
 	if o := run(t, pool, sql, int64(9), "a", "old", int64(4)); o.stored == nil || *o.stored != 5 {
 		t.Fatalf("token 4 against 5 by constraint jobs_code_key: %+v; want refused with stored 5", o)
 	}
@@ -172,7 +172,7 @@ func TestFenceUpsertManyRowsConcurrentInsertPostgreSQL(t *testing.T) {
 	pool := testenv.Database(t, `CREATE TABLE items (id bigint PRIMARY KEY, qty int NOT NULL, tok bigint NOT NULL DEFAULT 0)`)
 	ctx := context.Background()
 	sql := fenceWrite(t, `INSERT INTO items (id, qty) SELECT unnest($1::bigint[]), 1 ON CONFLICT (id) DO UPDATE SET qty = items.qty + 1`,
-		sqlparse.FenceSpec{Column: "tok", Param: 2, InsertTypes: []string{"pg_catalog.int8", "pg_catalog.int4"}})
+		guard.Spec{Column: "tok", Param: 2, InsertTypes: []string{"pg_catalog.int8", "pg_catalog.int4"}})
 	other, err := pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)

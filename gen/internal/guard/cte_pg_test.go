@@ -1,11 +1,11 @@
-package sqlparse_test
+package guard_test
 
 import (
 	"context"
 	"errors"
 	"testing"
 
-	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
@@ -22,7 +22,7 @@ func TestFenceInWithPostgreSQL(t *testing.T) {
 	ctx := context.Background()
 	run := func(t *testing.T, sql string, cols int, args ...any) ([]int64, error) {
 		t.Helper()
-		got, err := sqlparse.FenceWrite(sql, sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: len(args), Columns: cols, CTE: "w"})
+		got, err := guard.FenceWrite(sql, guard.Spec{Column: "tok", Key: []string{"id"}, Param: len(args), Columns: cols, CTE: "w"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,9 +103,9 @@ func TestFenceUpsertInWithPostgreSQL(t *testing.T) {
 		CREATE TABLE job_log (id bigserial PRIMARY KEY, job_id bigint NOT NULL);
 		INSERT INTO jobs VALUES (1, 'new', 5);`)
 	ctx := context.Background()
-	sql, err := sqlparse.FenceWrite(`WITH w AS (INSERT INTO jobs (id, state) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state RETURNING id)
+	sql, err := guard.FenceWrite(`WITH w AS (INSERT INTO jobs (id, state) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state RETURNING id)
 		INSERT INTO job_log (job_id) SELECT id FROM w`,
-		sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 3, CTE: "w", InsertTypes: []string{"pg_catalog.int8", "pg_catalog.text"}})
+		guard.Spec{Column: "tok", Key: []string{"id"}, Param: 3, CTE: "w", InsertTypes: []string{"pg_catalog.int8", "pg_catalog.text"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestFenceInWithOtherWritesPostgreSQL(t *testing.T) {
 		{"main", `WITH d AS (UPDATE accounts SET balance = balance - $1 WHERE id >= $2 RETURNING id) INSERT INTO audit (what) VALUES ('debit')`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sql, err := sqlparse.FenceWrite(tc.sql, sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 3, CTE: "d"})
+			sql, err := guard.FenceWrite(tc.sql, guard.Spec{Column: "tok", Key: []string{"id"}, Param: 3, CTE: "d"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package sqlparse
+package guard
 
 import (
 	"fmt"
@@ -7,70 +7,32 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
-// Columns of the fenced-write result that precede the query's own RETURNING
-// columns.
-const (
-	// StoredColumn is NULL on a row that was written; on the single row
-	// returned when nothing was written it holds the highest token stored in
-	// the rows that matched the WHERE clause.
-	StoredColumn = "fence_stored"
-	// RowsColumn is NULL on a written row; otherwise the number of rows that
-	// matched but were refused.
-	RowsColumn = "fence_rows"
-	// WriteCTE names the data-modifying WITH query that holds the guarded
-	// write.
-	WriteCTE = "fence_write"
-)
-
-// FenceSpec says how to guard a write.
-type FenceSpec struct {
-	// Column is the fencing-token column.
-	Column string
-	// Key lists the table's primary-key columns: the rows a fenced UPDATE
-	// or DELETE matches are locked and written by key.
-	Key []string
-	// Param is the number of the parameter that carries the presented token.
-	Param int
-	// Strict guards with stored < presented instead of stored ≤ presented.
-	Strict bool
-	// Columns is the number of RETURNING columns the query has (or, with
-	// CTE, the number of result columns of the whole statement).
-	Columns int
-	// CTE names the data-modifying WITH entry that holds the fenced write;
-	// "" when the write is the statement itself.
-	CTE string
-	// ConflictColumns are the columns of an upsert's ON CONFLICT ON
-	// CONSTRAINT name.
-	ConflictColumns []string
-	// InsertTypes are the SQL types of an INSERT's columns, in order: a
-	// fenced upsert of many rows reads them from a WITH query, where
-	// PostgreSQL would not give its parameters their columns' types.
-	InsertTypes []string
-	// Batch is set for a :batch* query: its items share pgx's implicit
-	// transaction, so a refusal must come back as a row, never as an
-	// error that would roll back the other items.
-	Batch bool
-	// Inherited is set when the table has INHERITS children: its primary
-	// key is unique in the table alone, so a write that pins it can still
-	// match a row in each child (unless it names ONLY the table), and rows
-	// are counted by table and key.
-	Inherited bool
-}
-
 // op is the guard's comparison of the stored token with the presented one:
 // stored <= presented, or stored < presented when Strict.
-func (spec FenceSpec) op() string {
+func (spec Spec) op() string {
 	if spec.Strict {
 		return "<"
 	}
 	return "<="
 }
 
+// checkTarget reports, as an error, that rv, the relation the statement
+// to guard writes, is not the fenced table (spec.Name; not checked when
+// ""): the analyser found the fenced write elsewhere, and guarding this
+// one would leave that write unguarded.
+func (spec Spec) checkTarget(rv *pg.RangeVar) error {
+	if spec.Name == "" || rv.Relname == spec.Name {
+		return nil
+	}
+	return fmt.Errorf("the write to guard is into %s, not into fenced table %s, which the statement writes elsewhere; write the fenced write as its own statement", rv.Relname, spec.Table)
+}
+
 // keyUnique reports whether rv's primary key matches at most one row.
-func (spec FenceSpec) keyUnique(rv *pg.RangeVar) bool { return !spec.Inherited || !rv.Inh }
+func (spec Spec) keyUnique(rv *pg.RangeVar) bool { return !spec.Inherited || !rv.Inh }
 
 // Names of the WITH queries of a fenced UPDATE or DELETE.
 const (
@@ -81,7 +43,7 @@ const (
 	CheckCTE = "fence_check"
 )
 
-// FenceWrite rewrites one INSERT, UPDATE or DELETE (text with $n
+// fenceWrite rewrites one INSERT, UPDATE or DELETE (text with $n
 // parameters only) so that the database itself enforces the fencing token,
 // in one statement and one round trip.
 //
@@ -116,7 +78,14 @@ const (
 // written rows come back with fence_stored NULL. Under REPEATABLE READ and
 // SERIALIZABLE a concurrent change makes the statement fail with a
 // serialization error (SQLSTATE 40001) instead, as any write would.
-func FenceWrite(sql string, spec FenceSpec) (string, error) {
+func fenceWrite(sql string, spec Spec) (string, Form, error) {
+	form := Locking
+	out, err := rewriteWrite(sql, spec, &form)
+	return out, form, err
+}
+
+// rewriteWrite is fenceWrite, setting *form to the form it builds.
+func rewriteWrite(sql string, spec Spec, form *Form) (string, error) {
 	tree, err := pg.Parse(sql)
 	if err != nil {
 		return "", err
@@ -126,11 +95,25 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 	}
 	raw := tree.Stmts[0]
 	if spec.CTE != "" {
-		return fenceInWith(tree, spec)
+		return fenceInWith(tree, spec, form)
+	}
+	var target *pg.RangeVar
+	switch s := raw.Stmt.Node.(type) {
+	case *pg.Node_InsertStmt:
+		target = s.InsertStmt.Relation
+	case *pg.Node_UpdateStmt:
+		target = s.UpdateStmt.Relation
+	case *pg.Node_DeleteStmt:
+		target = s.DeleteStmt.Relation
+	}
+	if target != nil {
+		if err := spec.checkTarget(target); err != nil {
+			return "", err
+		}
 	}
 	switch s := raw.Stmt.Node.(type) {
 	case *pg.Node_InsertStmt:
-		return fenceInsert(tree, s.InsertStmt, spec)
+		return fenceInsert(tree, s.InsertStmt, spec, form)
 	case *pg.Node_UpdateStmt:
 		u := s.UpdateStmt
 		with, err := hoistWith(&u.WithClause, u.Relation)
@@ -148,6 +131,7 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 		}
 		if single {
 			u.WhereClause = and(where, guardExpr(u.Relation, spec))
+			*form = Single
 			return wrapSingle(with, raw.Stmt, u.Relation, where, spec)
 		}
 		extra, err := lockConditions(u.Relation, spec)
@@ -171,6 +155,7 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 		}
 		if len(d.UsingClause) == 0 && spec.keyUnique(d.Relation) && pinsKey(d.Relation, where, spec.Key) {
 			d.WhereClause = and(where, guardExpr(d.Relation, spec))
+			*form = Single
 			return wrapSingle(with, raw.Stmt, d.Relation, where, spec)
 		}
 		extra, err := lockConditions(d.Relation, spec)
@@ -181,29 +166,6 @@ func FenceWrite(sql string, spec FenceSpec) (string, error) {
 		return wrap(with, raw.Stmt, d.Relation, d.UsingClause, where, spec)
 	}
 	return "", fmt.Errorf("only INSERT, UPDATE and DELETE can be fenced")
-}
-
-// QuoteIdent quotes a name for SQL unless it is a plain lower-case
-// identifier that can stand anywhere a column or table name can: a
-// non-keyword, or an unreserved or column-name keyword (PostgreSQL docs,
-// Appendix C "SQL Key Words"). Reserved words such as user and order are
-// quoted.
-func QuoteIdent(s string) string {
-	plain := s != ""
-	for i, r := range s {
-		if !(r == '_' || (r >= 'a' && r <= 'z') || (i > 0 && r >= '0' && r <= '9')) {
-			plain = false
-		}
-	}
-	if plain {
-		if r, err := pg.Scan(s); err == nil && len(r.Tokens) == 1 {
-			switch r.Tokens[0].KeywordKind {
-			case pg.KeywordKind_NO_KEYWORD, pg.KeywordKind_UNRESERVED_KEYWORD, pg.KeywordKind_COL_NAME_KEYWORD:
-				return s
-			}
-		}
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
 // lockKeys lists the key columns of the lock query: fence_key_1, ...
@@ -218,16 +180,16 @@ func lockKeys(n int) string {
 func keyList(prefix string, key []string) string {
 	parts := make([]string, len(key))
 	for i, k := range key {
-		parts[i] = prefix + QuoteIdent(k)
+		parts[i] = prefix + sqlparse.QuoteIdent(k)
 	}
 	return strings.Join(parts, ", ")
 }
 
 // lockConditions returns "(t.key) IN (SELECT key FROM fence_lock) AND
 // (SELECT refused FROM fence_check) = 0" as a parse-tree node.
-func lockConditions(rv *pg.RangeVar, spec FenceSpec) (*pg.Node, error) {
+func lockConditions(rv *pg.RangeVar, spec Spec) (*pg.Node, error) {
 	text := fmt.Sprintf("SELECT 1 WHERE (%s) IN (SELECT %s FROM %s) AND (SELECT refused FROM %s) = 0",
-		keyList(QuoteIdent(relName(rv))+".", spec.Key), lockKeys(len(spec.Key)), LockCTE, CheckCTE)
+		keyList(sqlparse.QuoteIdent(relName(rv))+".", spec.Key), lockKeys(len(spec.Key)), LockCTE, CheckCTE)
 	t, err := pg.Parse(text)
 	if err != nil {
 		return nil, err
@@ -253,7 +215,7 @@ func colRef(parts ...string) *pg.Node {
 // guardExpr is the guard condition on rv's token column: stored <=
 // presented (stored < presented when strict), the token as parameter
 // spec.Param.
-func guardExpr(rv *pg.RangeVar, spec FenceSpec) *pg.Node {
+func guardExpr(rv *pg.RangeVar, spec Spec) *pg.Node {
 	return pg.MakeAExprNode(pg.A_Expr_Kind_AEXPR_OP, []*pg.Node{pg.MakeStrNode(spec.op())}, colRef(relName(rv), spec.Column), pg.MakeParamRefNode(int32(spec.Param), -1), -1)
 }
 
@@ -353,7 +315,7 @@ func flattenAnd(n *pg.Node) []*pg.Node {
 // found). So a stale token is reported as stale even when the newer
 // holder's write also changed what the WHERE clause tests (WHERE id = $1
 // AND status = 'running').
-func storedFilter(rv *pg.RangeVar, where *pg.Node, spec FenceSpec) (*pg.Node, error) {
+func storedFilter(rv *pg.RangeVar, where *pg.Node, spec Spec) (*pg.Node, error) {
 	byKey := keyConjuncts(rv, where, spec.Key)
 	if byKey == nil {
 		return nil, fmt.Errorf("the WHERE clause does not pin the primary key")
@@ -378,8 +340,8 @@ func storedFilter(rv *pg.RangeVar, where *pg.Node, spec FenceSpec) (*pg.Node, er
 // One row cannot be written in part. The refusal branch reads the
 // statement's snapshot: when it shows a token the guard would have
 // accepted, a concurrent transaction changed the row first, and
-// fence.Write runs the statement again.
-func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, spec FenceSpec) (string, error) {
+// fenceimpl.Write runs the statement again.
+func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, spec Spec) (string, error) {
 	writeSQL, err := deparse(write)
 	if err != nil {
 		return "", err
@@ -416,7 +378,7 @@ func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, sp
 	return reparsed(out)
 }
 
-func wrap(with string, write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec) (string, error) {
+func wrap(with string, write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec Spec) (string, error) {
 	writeSQL, err := deparse(write)
 	if err != nil {
 		return "", err
@@ -431,10 +393,10 @@ func wrap(with string, write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *
 }
 
 // lockingForm assembles the one-statement locking form of a fenced write
-// (see FenceWrite): with (the start of the WITH list: "WITH " and any
+// (see fenceWrite): with (the start of the WITH list: "WITH " and any
 // entries before the lock), the lock query, the key fence_check counts
 // rows by, the guarded write, and the result branches.
-func lockingForm(with, lockSQL, distinct, writeSQL string, spec FenceSpec) (string, error) {
+func lockingForm(with, lockSQL, distinct, writeSQL string, spec Spec) (string, error) {
 	return reparsed(with + LockCTE + " AS (\n    " + lockSQL + "\n), " +
 		CheckCTE + " AS (\n    " + checkQuery(distinct, spec) + "\n), " +
 		WriteCTE + " AS (\n    " + writeSQL + "\n)\n" +
@@ -445,7 +407,7 @@ func lockingForm(with, lockSQL, distinct, writeSQL string, spec FenceSpec) (stri
 // checkQuery is fence_check's query: the highest stored token of the
 // locked rows, and how many of them (counted by distinct) the presented
 // token does not beat.
-func checkQuery(distinct string, spec FenceSpec) string {
+func checkQuery(distinct string, spec Spec) string {
 	return "SELECT max(fence_token) AS stored, count(DISTINCT " + distinct + ") FILTER (WHERE NOT (fence_token " + spec.op() + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE
 }
 
@@ -458,7 +420,7 @@ func reparsed(out string) (string, error) {
 	return out, nil
 }
 
-func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec FenceSpec) (string, error) {
+func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec Spec, form *Form) (string, error) {
 	if len(in.Cols) == 0 {
 		return "", fmt.Errorf("an INSERT into a fenced table must list its columns, so that fencegen can add the token column")
 	}
@@ -467,8 +429,15 @@ func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec FenceSpec) (strin
 		return "", fmt.Errorf("INSERT ... DEFAULT VALUES cannot carry a fencing token")
 	}
 	if oc := in.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
-		return fenceUpsert(in, sel, oc, spec)
+		// The INSERT's own WITH entries join the guard's WITH list, ahead
+		// of the guard's queries, which read the rows to insert too.
+		with, err := hoistWith(&in.WithClause, in.Relation)
+		if err != nil {
+			return "", err
+		}
+		return fenceUpsert(with, in, sel, oc, spec, form)
 	}
+	*form = Store
 	if err := storeToken(in, sel, spec); err != nil {
 		return "", err
 	}
@@ -495,11 +464,13 @@ func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec FenceSpec) (strin
 // A refused update comes back as one row with the stored token. No row at
 // all means the conflicting row appeared after the statement's snapshot
 // (a concurrent insert), or the DO UPDATE's own WHERE clause refused it;
-// fence.WriteUpsert runs the statement again, then reports it as not found.
-func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec FenceSpec) (string, error) {
+// fenceimpl.WriteUpsert runs the statement again, then reports it as not found.
+func fenceUpsert(with string, in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec Spec, form *Form) (string, error) {
 	if len(sel.ValuesLists) != 1 {
-		return fenceUpsertMany(in, sel, oc, spec)
+		*form = UpsertMany
+		return fenceUpsertMany(with, in, sel, oc, spec)
 	}
+	*form = Upsert
 	names, err := conflictColumns(oc, spec)
 	if err != nil {
 		return "", err
@@ -549,12 +520,12 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 	if err != nil {
 		return "", err
 	}
-	rel := QuoteIdent(relName(rv))
+	rel := sqlparse.QuoteIdent(relName(rv))
 	from, pred, err := conflictRows(rv, oc, spec)
 	if err != nil {
 		return "", err
 	}
-	tok := rel + "." + QuoteIdent(spec.Column)
+	tok := rel + "." + sqlparse.QuoteIdent(spec.Column)
 	written := writtenRows(spec)
 	refused := fmt.Sprintf("SELECT %s, 1%s FROM %s WHERE (%s) = (%s)%s AND NOT (%s %s $%d) AND NOT EXISTS (SELECT 1 FROM %s)",
 		tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, pred, tok, op, spec.Param, WriteCTE)
@@ -562,7 +533,7 @@ func fenceUpsert(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause,
 		refused = fmt.Sprintf("SELECT %s, 1%s FROM %s WHERE %s = %s%s AND NOT (%s %s $%d) AND NOT EXISTS (SELECT 1 FROM %s)",
 			tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, pred, tok, op, spec.Param, WriteCTE)
 	}
-	out := "WITH " + WriteCTE + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refused
+	out := with + WriteCTE + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refused
 	return reparsed(out)
 }
 
@@ -590,7 +561,7 @@ const InputCTE = "fence_input"
 // A row that another transaction inserts with a conflicting key after the
 // lock is still guarded by the DO UPDATE's WHERE clause: a lower token
 // never lands, but that one row is then skipped rather than refused.
-func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec FenceSpec) (string, error) {
+func fenceUpsertMany(with string, in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec Spec) (string, error) {
 	u, err := upsertMany(in, sel, oc, spec)
 	if err != nil {
 		return "", err
@@ -599,13 +570,13 @@ func fenceUpsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictCla
 	if err != nil {
 		return "", err
 	}
-	return lockingForm("WITH "+u.input+",\n", u.lock, u.distinct, writeSQL, spec)
+	return lockingForm(with+u.input+",\n", u.lock, u.distinct, writeSQL, spec)
 }
 
 // writtenRows is the branch of a fenced write's result that returns the
 // written rows: NULL fence_stored and fence_rows, then the write's own
 // RETURNING columns.
-func writtenRows(spec FenceSpec) string {
+func writtenRows(spec Spec) string {
 	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
 	if spec.Columns > 0 {
 		written += ", " + WriteCTE + ".*"
@@ -615,12 +586,12 @@ func writtenRows(spec FenceSpec) string {
 
 // fromItem spells rv as a FROM item: [schema.]table [alias], quoted.
 func fromItem(rv *pg.RangeVar) string {
-	from := QuoteIdent(rv.Relname)
+	from := sqlparse.QuoteIdent(rv.Relname)
 	if rv.Schemaname != "" {
-		from = QuoteIdent(rv.Schemaname) + "." + from
+		from = sqlparse.QuoteIdent(rv.Schemaname) + "." + from
 	}
 	if rv.Alias != nil && rv.Alias.Aliasname != "" {
-		from += " " + QuoteIdent(rv.Alias.Aliasname)
+		from += " " + sqlparse.QuoteIdent(rv.Alias.Aliasname)
 	}
 	return from
 }
@@ -630,7 +601,7 @@ func fromItem(rv *pg.RangeVar) string {
 // INHERITS children, whose rows are not in its unique indexes) and the
 // arbiter index's predicate, ON CONFLICT (cols) WHERE <pred>, as
 // " AND (<pred>)" or "" (PostgreSQL docs, INSERT, "ON CONFLICT Clause").
-func conflictRows(rv *pg.RangeVar, oc *pg.OnConflictClause, spec FenceSpec) (from, pred string, err error) {
+func conflictRows(rv *pg.RangeVar, oc *pg.OnConflictClause, spec Spec) (from, pred string, err error) {
 	from = fromItem(rv)
 	if spec.Inherited {
 		from = "ONLY " + from
@@ -656,7 +627,7 @@ func conflictRows(rv *pg.RangeVar, oc *pg.OnConflictClause, spec FenceSpec) (fro
 //
 // With raise set, a row the presented token does not beat makes the whole
 // statement fail instead of being skipped (see raisingGuard).
-func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec FenceSpec, raise bool) error {
+func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec Spec, raise bool) error {
 	oc.TargetList = append(oc.TargetList, pg.MakeResTargetNodeWithNameAndVal(spec.Column, pg.MakeParamRefNode(int32(spec.Param), -1), -1))
 	guard := guardExpr(in.Relation, spec)
 	if raise {
@@ -687,8 +658,8 @@ func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec FenceSpec, r
 // without a function, and a cast of text that is not a number always
 // fails; the text depends on the row, so it is not evaluated before the
 // CASE decides (PostgreSQL docs, 4.2.14 "Expression Evaluation Rules").
-func raisingGuard(rv *pg.RangeVar, spec FenceSpec) (*pg.Node, error) {
-	col := QuoteIdent(relName(rv)) + "." + QuoteIdent(spec.Column)
+func raisingGuard(rv *pg.RangeVar, spec Spec) (*pg.Node, error) {
+	col := sqlparse.QuoteIdent(relName(rv)) + "." + sqlparse.QuoteIdent(spec.Column)
 	t, err := pg.Parse(fmt.Sprintf("SELECT 1 WHERE CASE WHEN %s %s $%d THEN true ELSE ('%s' || %s)::bigint IS NULL END",
 		col, spec.op(), spec.Param, fenceimpl.StaleCastMarker, col))
 	if err != nil {
@@ -700,7 +671,7 @@ func raisingGuard(rv *pg.RangeVar, spec FenceSpec) (*pg.Node, error) {
 // conflictColumns returns the columns of an upsert's conflict target: ON
 // CONFLICT (a, b), or the columns of ON CONFLICT ON CONSTRAINT name
 // (spec.ConflictColumns, resolved from the catalog).
-func conflictColumns(oc *pg.OnConflictClause, spec FenceSpec) ([]string, error) {
+func conflictColumns(oc *pg.OnConflictClause, spec Spec) ([]string, error) {
 	if oc.Infer == nil {
 		return nil, fmt.Errorf("a fenced INSERT ... ON CONFLICT DO UPDATE must name its conflict target, ON CONFLICT (col, ...) or ON CONSTRAINT name, so that fencegen can find the rows it would update")
 	}
@@ -732,7 +703,7 @@ type upsertParts struct {
 // insert the rows of fence_input, gated on fence_check, storing the token
 // and with the DO UPDATE guarded, and returns the WITH entries it needs
 // (see fenceUpsertMany).
-func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec FenceSpec) (*upsertParts, error) {
+func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec Spec) (*upsertParts, error) {
 	names, err := conflictColumns(oc, spec)
 	if err != nil {
 		return nil, err
@@ -806,11 +777,11 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 	}
 	quoted := make([]string, len(cols))
 	for i, c := range cols {
-		quoted[i] = QuoteIdent(c)
+		quoted[i] = sqlparse.QuoteIdent(c)
 	}
 	quotedKeys := make([]string, len(keyCols))
 	for i, c := range keyCols {
-		quotedKeys[i] = QuoteIdent(c)
+		quotedKeys[i] = sqlparse.QuoteIdent(c)
 	}
 	p := "$" + fmt.Sprint(spec.Param)
 
@@ -825,17 +796,17 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 	if err := guardDoUpdate(in, oc, spec, true); err != nil {
 		return nil, err
 	}
-	rel := QuoteIdent(relName(rv))
+	rel := sqlparse.QuoteIdent(relName(rv))
 	from, pred, err := conflictRows(rv, oc, spec)
 	if err != nil {
 		return nil, err
 	}
 	var lockCols []string
 	for i, k := range keyCols {
-		lockCols = append(lockCols, fmt.Sprintf("%s.%s AS fence_key_%d", rel, QuoteIdent(k), i+1))
+		lockCols = append(lockCols, fmt.Sprintf("%s.%s AS fence_key_%d", rel, sqlparse.QuoteIdent(k), i+1))
 	}
 	lockSQL := fmt.Sprintf("SELECT %s, %s.%s AS fence_token FROM %s WHERE (%s) IN (SELECT %s FROM %s)%s ORDER BY %s FOR UPDATE OF %s",
-		strings.Join(lockCols, ", "), rel, QuoteIdent(spec.Column), from,
+		strings.Join(lockCols, ", "), rel, sqlparse.QuoteIdent(spec.Column), from,
 		keyList(rel+".", keyCols), strings.Join(quotedKeys, ", "), InputCTE, pred, keyList(rel+".", keyCols), rel)
 	distinct := lockKeys(len(keyCols))
 	if len(keyCols) > 1 {
@@ -971,7 +942,7 @@ func withClause(n *pg.Node) **pg.WithClause {
 
 // fenceInWith guards a fenced write that is a data-modifying WITH entry
 // (spec.CTE). An INSERT there stores the token. An UPDATE or DELETE is
-// guarded all or nothing, as FenceWrite's locking form: fence_lock and
+// guarded all or nothing, as fenceWrite's locking form: fence_lock and
 // fence_check join the WITH list just before the write, which is gated on
 // the check, and the statement's own result comes back with the refusal row:
 //
@@ -984,7 +955,8 @@ func withClause(n *pg.Node) **pg.WithClause {
 // A main query that is itself a write becomes one more WITH entry,
 // fence_main. When the write refuses, nothing is written, and the one
 // refusal row carries the highest stored token.
-func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
+func fenceInWith(tree *pg.ParseResult, spec Spec, form *Form) (string, error) {
+	*form = InWith
 	top := tree.Stmts[0].Stmt
 	wp := withClause(top)
 	if wp == nil || *wp == nil {
@@ -1007,6 +979,11 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		case *pg.Node_DeleteStmt:
 			target = w.DeleteStmt.Relation
 		}
+		if target != nil {
+			if err := spec.checkTarget(target); err != nil {
+				return "", err
+			}
+		}
 		for _, c := range with.Ctes {
 			if err := checkCTEName(c.GetCommonTableExpr().GetCtename(), target); err != nil {
 				return "", err
@@ -1021,6 +998,7 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 	var from []*pg.Node
 	var where *pg.Node
 	var upsert *upsertParts
+	var hoisted []*pg.Node // the upsert's own WITH entries
 	switch w := cte.Ctequery.Node.(type) {
 	case *pg.Node_InsertStmt:
 		in := w.InsertStmt
@@ -1032,6 +1010,9 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 				return "", fmt.Errorf("INSERT ... DEFAULT VALUES cannot carry a fencing token")
 			}
 			var err error
+			if hoisted, err = hoistInner(with, &in.WithClause, in.Relation); err != nil {
+				return "", err
+			}
 			if upsert, err = upsertMany(in, sel, oc, spec); err != nil {
 				return "", err
 			}
@@ -1044,6 +1025,7 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		if sel == nil {
 			return "", fmt.Errorf("INSERT ... DEFAULT VALUES cannot carry a fencing token")
 		}
+		*form = Store
 		if err := storeToken(in, sel, spec); err != nil {
 			return "", err
 		}
@@ -1052,6 +1034,10 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		u := w.UpdateStmt
 		if len(spec.Key) == 0 {
 			return "", fmt.Errorf("the table has no primary key")
+		}
+		var err error
+		if hoisted, err = hoistInner(with, &u.WithClause, u.Relation); err != nil {
+			return "", err
 		}
 		rv, from, where = u.Relation, u.FromClause, u.WhereClause
 		extra, err := lockConditions(rv, spec)
@@ -1064,6 +1050,10 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		d := w.DeleteStmt
 		if len(spec.Key) == 0 {
 			return "", fmt.Errorf("the table has no primary key")
+		}
+		var err error
+		if hoisted, err = hoistInner(with, &d.WithClause, d.Relation); err != nil {
+			return "", err
 		}
 		rv, from, where = d.Relation, d.UsingClause, d.WhereClause
 		extra, err := lockConditions(rv, spec)
@@ -1090,6 +1080,7 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 		return "", fmt.Errorf("lock query: %v", err)
 	}
 	ctes := append([]*pg.Node{}, with.Ctes[:at]...)
+	ctes = append(ctes, hoisted...)
 	ctes = append(ctes, helper.Stmts[0].Stmt.GetSelectStmt().WithClause.Ctes...)
 	ctes = append(ctes, with.Ctes[at:]...)
 	with.Ctes = ctes
@@ -1152,6 +1143,48 @@ func fenceInWith(tree *pg.ParseResult, spec FenceSpec) (string, error) {
 	return sql, nil
 }
 
+// hoistInner takes the WITH clause *w off the fenced write (an upsert,
+// UPDATE or DELETE of table rv) that is an entry of WITH clause outer, and
+// returns its entries, which the caller places in outer ahead of the
+// guard's queries: fence_input and fence_lock read the write's rows there,
+// where an entry of the write's own WITH is not visible.
+// An entry that writes is refused (it would run even when the write is
+// refused), and so is a name that the guard reserves, that hides the
+// fenced table, or that outer already holds (moved into outer, the entry
+// would clash with it or change what the other entries read); a RECURSIVE
+// clause is refused unless outer is RECURSIVE too, since making outer
+// RECURSIVE would change what its own entries see.
+func hoistInner(outer *pg.WithClause, w **pg.WithClause, rv *pg.RangeVar) ([]*pg.Node, error) {
+	inner := *w
+	if inner == nil {
+		return nil, nil
+	}
+	if inner.Recursive && !outer.Recursive {
+		return nil, fmt.Errorf("the fenced write's own WITH RECURSIVE clause cannot join the statement's WITH clause, which is not RECURSIVE: write WITH RECURSIVE at the top of the statement and move the entries there")
+	}
+	names := map[string]bool{}
+	for _, c := range outer.Ctes {
+		names[c.GetCommonTableExpr().GetCtename()] = true
+	}
+	for _, c := range inner.Ctes {
+		cte := c.GetCommonTableExpr()
+		if cte == nil {
+			continue
+		}
+		if err := checkCTEName(cte.Ctename, rv); err != nil {
+			return nil, err
+		}
+		if names[cte.Ctename] {
+			return nil, fmt.Errorf("the fenced write's own WITH entry %s has the name of an entry of the statement's WITH clause, which the guard merges them into: rename one", cte.Ctename)
+		}
+		if isWrite(cte.Ctequery) {
+			return nil, fmt.Errorf("WITH entry %s writes: it would run even when the fenced write is refused, so the statement would not be all or nothing; write it as its own query", cte.Ctename)
+		}
+	}
+	*w = nil
+	return inner.Ctes, nil
+}
+
 // otherWrites reports whether a WITH entry other than the fenced one
 // (name) writes.
 func otherWrites(ctes []*pg.Node, name string) bool {
@@ -1181,7 +1214,7 @@ func isWrite(n *pg.Node) bool {
 // its columns fence_key_<i> and fence_token, so that no table column name
 // can make a reference ambiguous; a join in FROM/USING can match one
 // target row several times, so fence_check counts each key once.
-func lockQuery(rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec) (string, string, error) {
+func lockQuery(rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec Spec) (string, string, error) {
 	target := &pg.RangeVar{Schemaname: rv.Schemaname, Relname: rv.Relname, Inh: rv.Inh, Relpersistence: "p", Alias: rv.Alias, Location: -1}
 	var targets []*pg.Node
 	for i, k := range spec.Key {
@@ -1227,11 +1260,11 @@ func lockQuery(rv *pg.RangeVar, from []*pg.Node, where *pg.Node, spec FenceSpec)
 	return sql, distinct, err
 }
 
-// ByKey is the two-statement form of a fenced UPDATE or DELETE whose WHERE
+// byKey is the two-statement form of a fenced UPDATE or DELETE whose WHERE
 // clause pins the whole primary key (see pinsKey): the guarded write alone,
 // which is all the success path sends, and a statement that reads the
 // stored token, sent only when the write touched no row.
-type ByKey struct {
+type byKey struct {
 	// Write is the guarded UPDATE or DELETE, with the query's RETURNING
 	// list or RETURNING 1.
 	Write string
@@ -1243,14 +1276,14 @@ type ByKey struct {
 	StoredParams []int
 }
 
-// FenceByKey returns the two-statement form of a fenced UPDATE or DELETE
+// fenceByKey returns the two-statement form of a fenced UPDATE or DELETE
 // that matches at most one row, or nil when the write is not pinned by its
-// primary key (then FenceWrite's one-statement forms apply). One row
+// primary key (then fenceWrite's one-statement forms apply). One row
 // cannot be written in part; a write that touched nothing is classified by
 // Stored: no row is "not found", a row whose token the presented one does
 // not beat is stale, and a row whose token it beats was changed
-// concurrently, so the write is tried again (fence.WriteByKey).
-func FenceByKey(sql string, spec FenceSpec) (*ByKey, error) {
+// concurrently, so the write is tried again (fenceimpl.WriteByKey).
+func fenceByKey(sql string, spec Spec) (*byKey, error) {
 	if spec.CTE != "" {
 		return nil, nil
 	}
@@ -1288,6 +1321,9 @@ func FenceByKey(sql string, spec FenceSpec) (*ByKey, error) {
 	default:
 		return nil, nil
 	}
+	if err := spec.checkTarget(rv); err != nil {
+		return nil, err
+	}
 	write, err := deparse(tree.Stmts[0].Stmt)
 	if err != nil {
 		return nil, err
@@ -1316,7 +1352,7 @@ func FenceByKey(sql string, spec FenceSpec) (*ByKey, error) {
 			return nil, fmt.Errorf("rewritten statement does not parse: %v", err)
 		}
 	}
-	return &ByKey{Write: write, Stored: stored, StoredParams: params}, nil
+	return &byKey{Write: write, Stored: stored, StoredParams: params}, nil
 }
 
 // renumberParams renames the $n parameters of sql to $1, $2, ... in order
@@ -1356,7 +1392,7 @@ func renumberParams(sql string) (string, []int, error) {
 // storeToken makes an INSERT store the presented token: the token column
 // joins the column list, and the token parameter every VALUES row or the
 // SELECT list.
-func storeToken(in *pg.InsertStmt, sel *pg.SelectStmt, spec FenceSpec) error {
+func storeToken(in *pg.InsertStmt, sel *pg.SelectStmt, spec Spec) error {
 	token := func() *pg.Node { return pg.MakeParamRefNode(int32(spec.Param), -1) }
 	switch {
 	case len(sel.ValuesLists) > 0:
@@ -1382,4 +1418,18 @@ func storeToken(in *pg.InsertStmt, sel *pg.SelectStmt, spec FenceSpec) error {
 	}
 	in.Cols = append(in.Cols, pg.MakeResTargetNodeWithName(spec.Column, -1))
 	return nil
+}
+
+// strs returns the string values of nodes (a name's parts), "*" for a
+// star.
+func strs(nodes []*pg.Node) []string {
+	var out []string
+	for _, n := range nodes {
+		if s := n.GetString_(); s != nil {
+			out = append(out, s.Sval)
+		} else if n.GetAStar() != nil {
+			out = append(out, "*")
+		}
+	}
+	return out
 }

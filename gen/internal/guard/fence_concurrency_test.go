@@ -1,4 +1,4 @@
-package sqlparse_test
+package guard_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/internal/testenv"
 )
 
@@ -353,8 +353,8 @@ func TestFenceWriteConcurrent(t *testing.T) {
 		t.Skip("concurrency test against PostgreSQL skipped under -short")
 	}
 	pool := testenv.Database(t, concSchema)
-	sql, err := sqlparse.FenceWrite("UPDATE items SET n = n + 1 WHERE grp = $1 RETURNING id, n, tok",
-		sqlparse.FenceSpec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 3})
+	sql, err := guard.FenceWrite("UPDATE items SET n = n + 1 WHERE grp = $1 RETURNING id, n, tok",
+		guard.Spec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,10 @@
-package sqlparse_test
+package guard_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -14,7 +15,7 @@ func TestFenceWrite(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		sql  string
-		spec sqlparse.FenceSpec
+		spec guard.Spec
 		// contains lists fragments the rewritten statement must hold.
 		contains []string
 		// refusedNulls is the number of NULL placeholders the refused
@@ -26,7 +27,7 @@ func TestFenceWrite(t *testing.T) {
 			// many rows: lock them all, check, then write all or none.
 			name: "update",
 			sql:  "UPDATE t SET a = $1 WHERE id >= $2",
-			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
+			spec: guard.Spec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
 				"WITH fence_lock AS (\n    SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t WHERE id >= $2 ORDER BY t.id FOR UPDATE OF t\n)",
 				", fence_check AS (\n    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock\n)",
@@ -37,7 +38,7 @@ func TestFenceWrite(t *testing.T) {
 		{
 			name: "strict",
 			sql:  "UPDATE t SET a = $1 WHERE id >= $2",
-			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Strict: true},
+			spec: guard.Spec{Column: "tok", Key: id, Param: 3, Strict: true},
 			contains: []string{
 				"count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused",
 				"AND t.tok < $3) AND",
@@ -46,7 +47,7 @@ func TestFenceWrite(t *testing.T) {
 		{
 			name: "alias",
 			sql:  "UPDATE accounts AS a SET balance = a.balance + $1 WHERE a.id >= $2",
-			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
+			spec: guard.Spec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
 				"SELECT a.id AS fence_key_1, a.tok AS fence_token FROM accounts a WHERE a.id >= $2 ORDER BY a.id FOR UPDATE OF a",
 				"UPDATE accounts a SET balance = a.balance + $1, tok = $3 WHERE (a.id >= $2 AND a.tok <= $3) AND (a.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)",
@@ -55,7 +56,7 @@ func TestFenceWrite(t *testing.T) {
 		{
 			name: "schema qualified",
 			sql:  "UPDATE app.jobs SET done = true WHERE id >= $1",
-			spec: sqlparse.FenceSpec{Column: "fence", Key: id, Param: 2},
+			spec: guard.Spec{Column: "fence", Key: id, Param: 2},
 			contains: []string{
 				"SELECT jobs.id AS fence_key_1, jobs.fence AS fence_token FROM app.jobs WHERE id >= $1 ORDER BY jobs.id FOR UPDATE OF jobs",
 				"UPDATE app.jobs SET done = true, fence = $2 WHERE (id >= $1 AND jobs.fence <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock)",
@@ -64,7 +65,7 @@ func TestFenceWrite(t *testing.T) {
 		{
 			name: "update from",
 			sql:  "UPDATE t SET a = o.a FROM other o WHERE o.t_id = t.id AND o.k = $1 RETURNING t.id, o.a",
-			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2, Columns: 2},
+			spec: guard.Spec{Column: "tok", Key: id, Param: 2, Columns: 2},
 			contains: []string{
 				// The lock matches what the write matches, FROM items
 				// included, but locks the target only.
@@ -78,7 +79,7 @@ func TestFenceWrite(t *testing.T) {
 		{
 			name: "delete using",
 			sql:  "DELETE FROM t USING other o WHERE o.t_id = t.id AND o.k = $1",
-			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2},
+			spec: guard.Spec{Column: "tok", Key: id, Param: 2},
 			contains: []string{
 				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t, other o WHERE o.t_id = t.id AND o.k = $1 ORDER BY t.id FOR UPDATE OF t",
 				"DELETE FROM t USING other o WHERE ((o.t_id = t.id AND o.k = $1) AND t.tok <= $2) AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
@@ -87,7 +88,7 @@ func TestFenceWrite(t *testing.T) {
 		{
 			name: "delete alias returning",
 			sql:  "DELETE FROM t x WHERE x.id >= $1 RETURNING x.*",
-			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2, Columns: 4},
+			spec: guard.Spec{Column: "tok", Key: id, Param: 2, Columns: 4},
 			contains: []string{
 				"SELECT x.id AS fence_key_1, x.tok AS fence_token FROM t x WHERE x.id >= $1 ORDER BY x.id FOR UPDATE OF x",
 				"DELETE FROM t x WHERE (x.id >= $1 AND x.tok <= $2) AND (x.id IN (SELECT fence_key_1 FROM fence_lock)",
@@ -99,7 +100,7 @@ func TestFenceWrite(t *testing.T) {
 		{
 			name: "no where",
 			sql:  "UPDATE t SET a = $1",
-			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2},
+			spec: guard.Spec{Column: "tok", Key: id, Param: 2},
 			contains: []string{
 				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t ORDER BY t.id FOR UPDATE OF t",
 				"UPDATE t SET a = $1, tok = $2 WHERE t.tok <= $2 AND (t.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1",
@@ -108,7 +109,7 @@ func TestFenceWrite(t *testing.T) {
 		{
 			name: "delete no where",
 			sql:  "DELETE FROM t",
-			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 1, Strict: true},
+			spec: guard.Spec{Column: "tok", Key: id, Param: 1, Strict: true},
 			contains: []string{
 				"SELECT t.id AS fence_key_1, t.tok AS fence_token FROM t ORDER BY t.id FOR UPDATE OF t",
 				"FILTER (WHERE NOT (fence_token < $1))",
@@ -120,7 +121,7 @@ func TestFenceWrite(t *testing.T) {
 			// last OR branch.
 			name: "where with or",
 			sql:  "UPDATE t SET a = 1 WHERE id = $1 OR id = $2",
-			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
+			spec: guard.Spec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
 				"FROM t WHERE id = $1 OR id = $2 ORDER BY t.id FOR UPDATE OF t",
 				"WHERE ((id = $1 OR id = $2) AND t.tok <= $3) AND (t.id IN",
@@ -129,7 +130,7 @@ func TestFenceWrite(t *testing.T) {
 		{
 			name: "returning count",
 			sql:  "UPDATE t SET a = $1 WHERE id >= $2 RETURNING id, a, a * 2 AS twice",
-			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Columns: 3},
+			spec: guard.Spec{Column: "tok", Key: id, Param: 3, Columns: 3},
 			contains: []string{
 				"RETURNING id, a, a * 2 AS twice",
 				"SELECT stored, refused, NULL, NULL, NULL FROM fence_check WHERE refused > 0",
@@ -141,7 +142,7 @@ func TestFenceWrite(t *testing.T) {
 			// that need quoting stay quoted in all three places.
 			name: "composite key with quoted mixed-case column",
 			sql:  `UPDATE "Orders" o SET qty = $1 WHERE o."TenantID" = $2`,
-			spec: sqlparse.FenceSpec{Column: "Tok", Key: []string{"TenantID", "line_no"}, Param: 3},
+			spec: guard.Spec{Column: "Tok", Key: []string{"TenantID", "line_no"}, Param: 3},
 			contains: []string{
 				`SELECT o."TenantID" AS fence_key_1, o.line_no AS fence_key_2, o."Tok" AS fence_token FROM "Orders" o WHERE o."TenantID" = $2 ORDER BY o."TenantID", o.line_no FOR UPDATE OF o`,
 				// A row matched twice (by a join) is refused once.
@@ -154,7 +155,7 @@ func TestFenceWrite(t *testing.T) {
 			// user in SELECT user FROM fence_lock is CURRENT_USER.
 			name: "key column is a keyword",
 			sql:  `UPDATE accounts SET note = $1 WHERE "user" >= $2`,
-			spec: sqlparse.FenceSpec{Column: "tok", Key: []string{"user"}, Param: 3},
+			spec: guard.Spec{Column: "tok", Key: []string{"user"}, Param: 3},
 			contains: []string{
 				`SELECT accounts."user" AS fence_key_1, accounts.tok AS fence_token FROM accounts WHERE "user" >= $2 ORDER BY accounts."user" FOR UPDATE OF accounts`,
 				`accounts."user" IN (SELECT fence_key_1 FROM fence_lock)`,
@@ -165,7 +166,7 @@ func TestFenceWrite(t *testing.T) {
 			// So is a reserved word as a key column or table name.
 			name: "reserved words as key column and table",
 			sql:  `DELETE FROM "order" WHERE "group" = $1`,
-			spec: sqlparse.FenceSpec{Column: "tok", Key: []string{"group", "select"}, Param: 2},
+			spec: guard.Spec{Column: "tok", Key: []string{"group", "select"}, Param: 2},
 			contains: []string{
 				`SELECT "order"."group" AS fence_key_1, "order"."select" AS fence_key_2, "order".tok AS fence_token FROM "order" WHERE "group" = $1 ORDER BY "order"."group", "order"."select" FOR UPDATE OF "order"`,
 				`("order"."group", "order"."select") IN (SELECT fence_key_1, fence_key_2 FROM fence_lock)`,
@@ -174,25 +175,25 @@ func TestFenceWrite(t *testing.T) {
 		{
 			name:     "insert values",
 			sql:      "INSERT INTO t (a, b) VALUES ($1, $2), ($3, $2)",
-			spec:     sqlparse.FenceSpec{Column: "tok", Key: id, Param: 4},
+			spec:     guard.Spec{Column: "tok", Key: id, Param: 4},
 			contains: []string{"INSERT INTO t (a, b, tok) VALUES ($1, $2, $4), ($3, $2, $4)"},
 		},
 		{
 			name:     "insert select",
 			sql:      "INSERT INTO t (a) SELECT x FROM s WHERE y = $1 RETURNING *",
-			spec:     sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2, Columns: 3},
+			spec:     guard.Spec{Column: "tok", Key: id, Param: 2, Columns: 3},
 			contains: []string{"INSERT INTO t (a, tok) SELECT x, $2 FROM s WHERE y = $1 RETURNING *"},
 		},
 		{
 			// An INSERT needs no key: it locks nothing.
 			name:     "insert without key",
 			sql:      "INSERT INTO t (a) VALUES ($1)",
-			spec:     sqlparse.FenceSpec{Column: "tok", Param: 2},
+			spec:     guard.Spec{Column: "tok", Param: 2},
 			contains: []string{"INSERT INTO t (a, tok) VALUES ($1, $2)"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := sqlparse.FenceWrite(tc.sql, tc.spec)
+			got, err := guard.RawWrite(tc.sql, tc.spec)
 			if err != nil {
 				t.Fatalf("FenceWrite: %v", err)
 			}
@@ -205,7 +206,7 @@ func TestFenceWrite(t *testing.T) {
 				t.Errorf("rewritten statement does not parse: %v\n%s", err, got)
 			}
 			if strings.HasPrefix(tc.sql, "INSERT") {
-				for _, cte := range []string{sqlparse.WriteCTE, sqlparse.LockCTE, sqlparse.CheckCTE} {
+				for _, cte := range []string{guard.WriteCTE, guard.LockCTE, guard.CheckCTE} {
 					if strings.Contains(got, cte) {
 						t.Errorf("INSERT must not be wrapped (found %s):\n%s", cte, got)
 					}
@@ -214,12 +215,12 @@ func TestFenceWrite(t *testing.T) {
 			}
 			// One statement: the three WITH queries in order, then the
 			// two UNION branches.
-			if !strings.HasPrefix(got, "WITH "+sqlparse.LockCTE+" AS (") {
+			if !strings.HasPrefix(got, "WITH "+guard.LockCTE+" AS (") {
 				t.Errorf("statement does not start with the lock query:\n%s", got)
 			}
-			iLock := strings.Index(got, sqlparse.LockCTE+" AS (")
-			iCheck := strings.Index(got, sqlparse.CheckCTE+" AS (")
-			iWrite := strings.Index(got, sqlparse.WriteCTE+" AS (")
+			iLock := strings.Index(got, guard.LockCTE+" AS (")
+			iCheck := strings.Index(got, guard.CheckCTE+" AS (")
+			iWrite := strings.Index(got, guard.WriteCTE+" AS (")
 			if !(iLock >= 0 && iLock < iCheck && iCheck < iWrite) {
 				t.Errorf("WITH queries out of order (lock %d, check %d, write %d):\n%s", iLock, iCheck, iWrite, got)
 			}
@@ -231,8 +232,8 @@ func TestFenceWrite(t *testing.T) {
 				t.Errorf("statement still has the old NOT EXISTS/HAVING branch:\n%s", got)
 			}
 			// The write is gated on the check, as a whole.
-			if !strings.Contains(got, "(SELECT refused FROM "+sqlparse.CheckCTE+") = 0") {
-				t.Errorf("write is not gated on %s:\n%s", sqlparse.CheckCTE, got)
+			if !strings.Contains(got, "(SELECT refused FROM "+guard.CheckCTE+") = 0") {
+				t.Errorf("write is not gated on %s:\n%s", guard.CheckCTE, got)
 			}
 			// Both UNION branches have the same width: 2 + Columns.
 			parts := strings.SplitN(got, "\nUNION ALL\n", 2)
@@ -240,7 +241,7 @@ func TestFenceWrite(t *testing.T) {
 				t.Fatalf("no UNION ALL branch:\n%s", got)
 			}
 			refused := parts[1]
-			if !strings.HasPrefix(refused, "SELECT stored, refused") || !strings.HasSuffix(refused, "FROM "+sqlparse.CheckCTE+" WHERE refused > 0") {
+			if !strings.HasPrefix(refused, "SELECT stored, refused") || !strings.HasSuffix(refused, "FROM "+guard.CheckCTE+" WHERE refused > 0") {
 				t.Errorf("refused branch is not the fence_check row:\n%s", refused)
 			}
 			if n := strings.Count(refused, ", NULL"); n != tc.refusedNulls {
@@ -276,14 +277,14 @@ func TestFenceWriteErrors(t *testing.T) {
 		{"DELETE FROM t WHERE b = $1", nil, "no primary key"},
 		{"DELETE FROM t USING u WHERE u.id = t.u", nil, "no primary key"},
 	} {
-		_, err := sqlparse.FenceWrite(tc.sql, sqlparse.FenceSpec{Column: "tok", Key: tc.key, Param: 1})
+		_, err := guard.RawWrite(tc.sql, guard.Spec{Column: "tok", Key: tc.key, Param: 1})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("FenceWrite(%q, key %q) error = %v, want one containing %q", tc.sql, tc.key, err, tc.want)
 		}
 	}
 	// A fenced write in WITH beside an entry named like the guard's own.
-	_, err := sqlparse.FenceWrite("WITH fence_check AS (SELECT 1), u AS (UPDATE t SET a = 1 RETURNING id) SELECT id FROM u",
-		sqlparse.FenceSpec{Column: "tok", Key: id, Param: 1, CTE: "u"})
+	_, err := guard.RawWrite("WITH fence_check AS (SELECT 1), u AS (UPDATE t SET a = 1 RETURNING id) SELECT id FROM u",
+		guard.Spec{Column: "tok", Key: id, Param: 1, CTE: "u"})
 	if err == nil || !strings.Contains(err.Error(), "WITH query name fence_check is reserved") {
 		t.Errorf("WITH entry named fence_check: error = %v", err)
 	}
@@ -295,13 +296,13 @@ func TestFenceWriteErrors(t *testing.T) {
 func TestFenceWriteSingleRow(t *testing.T) {
 	for _, tc := range []struct {
 		name, sql string
-		spec      sqlparse.FenceSpec
+		spec      guard.Spec
 		contains  []string
 	}{
 		{
 			name: "update by key",
 			sql:  "UPDATE t SET a = $1 WHERE id = $2",
-			spec: sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3},
+			spec: guard.Spec{Column: "tok", Key: id, Param: 3},
 			contains: []string{
 				"WITH fence_write AS (\n    UPDATE t SET a = $1, tok = $3 WHERE id = $2 AND t.tok <= $3 RETURNING 1\n)",
 				"\nSELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write\nUNION ALL\nSELECT t.tok, 1 FROM t WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)",
@@ -310,24 +311,24 @@ func TestFenceWriteSingleRow(t *testing.T) {
 		{
 			name:     "strict, key cast and extra condition",
 			sql:      "UPDATE t SET a = 1 WHERE $1::bigint = id AND a > 0",
-			spec:     sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2, Strict: true},
+			spec:     guard.Spec{Column: "tok", Key: id, Param: 2, Strict: true},
 			contains: []string{"AND t.tok < $2 RETURNING 1", "FROM t WHERE ($1::bigint = id AND (NOT t.tok < $2 OR ($1::bigint = id AND a > 0))) AND NOT EXISTS"},
 		},
 		{
 			name:     "alias, returning",
 			sql:      "UPDATE accounts AS a SET balance = a.balance + $1 WHERE a.id = $2 RETURNING a.id, a.balance",
-			spec:     sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Columns: 2},
+			spec:     guard.Spec{Column: "tok", Key: id, Param: 3, Columns: 2},
 			contains: []string{"fence_write.* FROM fence_write", "SELECT a.tok, 1, NULL, NULL FROM accounts a WHERE a.id = $2 AND NOT EXISTS"},
 		},
 		{
 			name:     "delete composite key",
 			sql:      `DELETE FROM "Orders" o WHERE o."TenantID" = $1 AND line_no = 7`,
-			spec:     sqlparse.FenceSpec{Column: "tok", Key: []string{"TenantID", "line_no"}, Param: 2},
+			spec:     guard.Spec{Column: "tok", Key: []string{"TenantID", "line_no"}, Param: 2},
 			contains: []string{`DELETE FROM "Orders" o WHERE (o."TenantID" = $1 AND line_no = 7) AND o.tok <= $2 RETURNING 1`},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := sqlparse.FenceWrite(tc.sql, tc.spec)
+			got, err := guard.RawWrite(tc.sql, tc.spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -336,7 +337,7 @@ func TestFenceWriteSingleRow(t *testing.T) {
 					t.Errorf("rewritten statement lacks\n\t%s\nin\n%s", c, got)
 				}
 			}
-			if strings.Contains(got, sqlparse.LockCTE) || strings.Contains(got, "FOR UPDATE") {
+			if strings.Contains(got, guard.LockCTE) || strings.Contains(got, "FOR UPDATE") {
 				t.Errorf("single-row write should not lock first:\n%s", got)
 			}
 			if _, err := sqlparse.ParseStatement("rewritten.sql", []byte(got)); err != nil {
@@ -355,11 +356,11 @@ func TestFenceWriteSingleRow(t *testing.T) {
 		if strings.Contains(sql, "Orders") {
 			key = []string{"TenantID", "line_no"}
 		}
-		got, err := sqlparse.FenceWrite(sql, sqlparse.FenceSpec{Column: "tok", Key: key, Param: 3})
+		got, err := guard.RawWrite(sql, guard.Spec{Column: "tok", Key: key, Param: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(got, sqlparse.LockCTE) {
+		if !strings.Contains(got, guard.LockCTE) {
 			t.Errorf("%s: want the locking form:\n%s", sql, got)
 		}
 	}
@@ -369,7 +370,7 @@ func TestFenceWriteSingleRow(t *testing.T) {
 // guarded write alone, and a stored-token read whose parameters are
 // renumbered from $1.
 func TestFenceByKey(t *testing.T) {
-	bk, err := sqlparse.FenceByKey("UPDATE t SET a = $1, note = 'costs $2' WHERE id = $3", sqlparse.FenceSpec{Column: "tok", Key: id, Param: 4})
+	bk, err := guard.FenceByKey("UPDATE t SET a = $1, note = 'costs $2' WHERE id = $3", guard.Spec{Column: "tok", Key: id, Param: 4})
 	if err != nil || bk == nil {
 		t.Fatalf("FenceByKey = %v, %v", bk, err)
 	}
@@ -387,7 +388,7 @@ func TestFenceByKey(t *testing.T) {
 		"UPDATE t SET a = 1 FROM o WHERE t.id = $1",
 		"DELETE FROM t USING o WHERE t.id = $1",
 	} {
-		if bk, err := sqlparse.FenceByKey(sql, sqlparse.FenceSpec{Column: "tok", Key: id, Param: 2}); err != nil || bk != nil {
+		if bk, err := guard.FenceByKey(sql, guard.Spec{Column: "tok", Key: id, Param: 2}); err != nil || bk != nil {
 			t.Errorf("FenceByKey(%q) = %v, %v; want nil: not pinned by key", sql, bk, err)
 		}
 	}
@@ -397,12 +398,12 @@ func TestFenceByKey(t *testing.T) {
 // child, so a by-key write takes the locking form and counts rows by table
 // and key; UPDATE ONLY the table keeps the by-key form.
 func TestFenceInheritedTable(t *testing.T) {
-	spec := sqlparse.FenceSpec{Column: "tok", Key: id, Param: 3, Inherited: true}
+	spec := guard.Spec{Column: "tok", Key: id, Param: 3, Inherited: true}
 	for _, sql := range []string{"UPDATE t SET a = $1 WHERE id = $2", "DELETE FROM t WHERE id = $1 AND $2::int > 0"} {
-		if bk, err := sqlparse.FenceByKey(sql, spec); err != nil || bk != nil {
+		if bk, err := guard.FenceByKey(sql, spec); err != nil || bk != nil {
 			t.Errorf("FenceByKey(%s) = %+v, %v; want the locking form", sql, bk, err)
 		}
-		out, err := sqlparse.FenceWrite(sql, spec)
+		out, err := guard.RawWrite(sql, spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -412,7 +413,7 @@ func TestFenceInheritedTable(t *testing.T) {
 			}
 		}
 	}
-	bk, err := sqlparse.FenceByKey("UPDATE ONLY t SET a = $1 WHERE id = $2", spec)
+	bk, err := guard.FenceByKey("UPDATE ONLY t SET a = $1 WHERE id = $2", spec)
 	if err != nil || bk == nil || !strings.Contains(bk.Write, "UPDATE ONLY t") {
 		t.Errorf("UPDATE ONLY: %+v, %v; want the by-key form", bk, err)
 	}
