@@ -10,11 +10,17 @@ import (
 )
 
 const setJobState = `-- name: SetJobState :exec
-UPDATE "Jobs" SET state = $1, "Tok" = $3 WHERE id = $2 AND "Jobs"."Tok" <= $3 RETURNING 1
+-- fencegen: guarded by key (Jobs.Tok <= $3)
+UPDATE "Jobs"
+SET state = $1, "Tok" = $3
+WHERE id = $2 AND "Jobs"."Tok" <= $3
+RETURNING 1
 `
 
 const fenceStoredSetJobState = `-- name: SetJobState :exec (stored token, sent only when the write touched no row)
-SELECT "Jobs"."Tok" FROM "Jobs" WHERE id = $1
+SELECT "Jobs"."Tok"
+FROM "Jobs"
+WHERE id = $1
 `
 
 type SetJobStateParams struct {
@@ -38,11 +44,17 @@ func (q *Queries) SetJobState(ctx context.Context, arg SetJobStateParams, token 
 }
 
 const setRunNote = `-- name: SetRunNote :exec
-UPDATE app.runs SET note = $1, tok = $3 WHERE id = $2 AND runs.tok < $3 RETURNING 1
+-- fencegen: guarded by key (app.runs.tok < $3)
+UPDATE app.runs
+SET note = $1, tok = $3
+WHERE id = $2 AND runs.tok < $3
+RETURNING 1
 `
 
 const fenceStoredSetRunNote = `-- name: SetRunNote :exec (stored token, sent only when the write touched no row)
-SELECT runs.tok FROM app.runs WHERE id = $1
+SELECT runs.tok
+FROM app.runs
+WHERE id = $1
 `
 
 type SetRunNoteParams struct {
