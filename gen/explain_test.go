@@ -154,7 +154,7 @@ func soundEntry(t *testing.T, ctx context.Context, db, name string, cfg *Config,
 		var order [][2]string
 		for _, af := range analyzed {
 			for _, q := range af.Queries {
-				rels, ok := planWrites(ctx, conn, q.SQL)
+				rels, ok := planWrites(ctx, conn, oneElementSQL(q))
 				if !ok {
 					continue
 				}
@@ -203,7 +203,7 @@ func soundEntry(t *testing.T, ctx context.Context, db, name string, cfg *Config,
 				st.guardedOrRefused++
 				continue
 			}
-			rels, ok := planWrites(ctx, conn, q.SQL)
+			rels, ok := planWrites(ctx, conn, oneElementSQL(q))
 			if !ok {
 				st.unexplained++
 				continue

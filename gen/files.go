@@ -254,3 +254,41 @@ func nearFile(p, e string) string {
 	}
 	return ""
 }
+
+// missingSemicolon reports a query file whose last statement has no
+// terminating semicolon, at the statement's start, as sqlc v1.31.1 does
+// ("missing semicolon at end of file", internal/compiler/parse.go): sqlc
+// cannot cut that statement out of the file, and refuses the file.
+func missingSemicolon(f *sqlparse.File) *diag.Error {
+	if len(f.Stmts) == 0 {
+		return nil
+	}
+	st := f.Stmts[len(f.Stmts)-1]
+	src := f.Src
+	for i := st.End; i < len(src); {
+		switch {
+		case src[i] == ';':
+			return nil
+		case src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r' || src[i] == '\f':
+			i++
+		case bytes.HasPrefix(src[i:], []byte("--")):
+			j := bytes.IndexByte(src[i:], '\n')
+			if j < 0 {
+				i = len(src)
+			} else {
+				i += j
+			}
+		case bytes.HasPrefix(src[i:], []byte("/*")):
+			j := bytes.Index(src[i+2:], []byte("*/"))
+			if j < 0 {
+				i = len(src)
+			} else {
+				i += 2 + j + 2
+			}
+		default:
+			return nil // not the end of the statement as parsed: leave it to the parser
+		}
+	}
+	line, col := diag.Position(src, st.Start)
+	return &diag.Error{File: f.Name, Line: line, Col: col, Msg: "missing semicolon at end of file"}
+}

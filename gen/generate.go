@@ -202,9 +202,12 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 		if pf == nil {
 			continue
 		}
+		if e := missingSemicolon(pf); e != nil {
+			errs = append(errs, e)
+		}
 		parsed = append(parsed, pf)
 	}
-	analyzed, aerr := analyze.Analyze(cat, parsed)
+	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks})
 	errs = append(errs, aerr...)
 	if len(qerr) == 0 && len(aerr) == 0 && len(errs) == 0 && !anyQuery(analyzed) {
 		// As sqlc ("error parsing queries: no queries contained in
@@ -248,6 +251,11 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 			}
 			if msg := golang.Refusal(pkg.Go, q); msg != "" {
 				errs.Add(q.File, q.Line, q.Col, "%s", msg)
+			}
+			for _, s := range q.InSlices {
+				if msg := golang.InSliceRefusal(pkg.Go, q, s); msg != "" {
+					errs.Add(q.File, s.Line, s.Col, "%s", msg)
+				}
 			}
 		}
 	}

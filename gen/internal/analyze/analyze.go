@@ -41,6 +41,14 @@ type Query struct {
 	Columns []*Column
 	// Fence is set for a write to a fenced table.
 	Fence *Fence
+	// InSlices are the IN (sqlc.slice(name)) lists of the query, in order
+	// of appearance. The SQL holds SliceMarker(name) at each, as sqlc's
+	// does: database/sql output replaces it, when run, by one placeholder
+	// per element (the first element takes the parameter's own $n, the
+	// others numbers after every other parameter's, the token's
+	// included); pgx output refuses them, sqlc.slice being one array
+	// parameter there.
+	InSlices []InSlice
 	// InsertTable is the target of an INSERT (used by :copyfrom).
 	InsertTable *catalog.Table
 	// InsertColumns are the INSERT's column names in order (used by
@@ -55,6 +63,19 @@ type Query struct {
 	// nil), and vet lists it.
 	OptOut *OptOut
 }
+
+// InSlice is one IN (sqlc.slice(name)) of a query: the parameter's name
+// and number ($n, its place in Query.Params) and where sqlc.slice is
+// written (1-based line and column in Query.File).
+type InSlice struct {
+	Name      string
+	Number    int
+	Line, Col int
+}
+
+// SliceMarker is the text the SQL of a query holds in place of an
+// IN (sqlc.slice(name)) parameter, as sqlc writes it: /*SLICE:name*/?.
+func SliceMarker(name string) string { return "/*SLICE:" + name + "*/?" }
 
 // OptOut is a query's explicit opt-out from fencing.
 type OptOut struct {
@@ -74,11 +95,20 @@ type Param struct {
 	Name    string
 	Type    catalog.Type
 	NotNull bool
+	// Named is set for a parameter written with a name (@name,
+	// sqlc.arg, sqlc.narg, sqlc.slice).
+	Named bool
 	// Known is false when nothing in the query says the parameter's type.
 	Known bool
 	// Column is the column the type came from, if any.
 	Column *catalog.Column
 	Slice  bool
+	// InList is set for a sqlc.slice(name) written as an element of an
+	// IN (...) list: the SQL holds SliceMarker(name) there instead of $n
+	// (see Query.InSlices). Type is the element type with one array
+	// dimension, as for any slice, and the Go type a slice of the
+	// element; database/sql output sends one parameter per element.
+	InList bool
 	// DBType is the parameter's type as sqlc spells it (see
 	// catalog.Column.DBType), "" when unknown. A parameter that is no
 	// table column but has a spelling gets a Column without Table that
@@ -137,6 +167,9 @@ type Column struct {
 	// the name given to sqlc.embed (the table name or its alias).
 	Embed     *catalog.Table
 	EmbedName string
+	// EmbedTarget is the position in the SELECT list of the sqlc.embed
+	// the column comes from: two embeds of one table are two fields.
+	EmbedTarget int
 }
 
 // Fence describes the guard of a write to a fenced table.
@@ -189,6 +222,14 @@ type File struct {
 	Notes []string
 }
 
+// Options are the sqlc options that change what the analyzer accepts.
+type Options struct {
+	// StrictFunctionChecks is sqlc's strict_function_checks: a call of a
+	// function neither the schema nor PostgreSQL's catalog has is an
+	// error, at the call, instead of an untyped (interface{}) result.
+	StrictFunctionChecks bool
+}
+
 // Analyze analyses every annotated query of files against cat. All
 // problems are returned together, in file and statement order.
 //
@@ -197,6 +238,11 @@ type File struct {
 // depends on earlier queries (duplicate names) is decided afterwards, in
 // order, so the result and the errors are those of one pass in order.
 func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) {
+	return AnalyzeWith(cat, files, Options{})
+}
+
+// AnalyzeWith is Analyze with the options opts.
+func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]*File, diag.List) {
 	var errs diag.List
 	var out []*File
 	seen := map[string]*Query{}
@@ -244,11 +290,18 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 	}
 	parallel.For(len(jobs), func(i int) {
 		j := jobs[i]
-		a := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw}
+		a := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw, opts: opts}
 		j.q, j.err = a.query(j.ann)
 		if j.err == nil {
 			// The guard stage, after analysis.
 			j.err = a.addGuard(j.q)
+		}
+		if j.err == nil {
+			// The guard parses the text: the IN (sqlc.slice) markers go in
+			// last (the by-key stored-token statement keeps its own
+			// numbering; an IN list there is refused, see
+			// golang.InSliceRefusal).
+			j.q.SQL = a.markInSlices(j.q.SQL)
 		}
 	})
 	for fi, f := range files {
@@ -331,10 +384,13 @@ type analyzer struct {
 	// operator is ||): see Param.SqlcUntyped.
 	sqlcOperand bool
 	edits       []edit
-	cat         *catalog.Catalog
-	file        *sqlparse.File
-	stmt        *sqlparse.Stmt
-	params      map[int]*Param
+	// inSlices are the query's IN (sqlc.slice(name)) lists (Query.InSlices).
+	inSlices []InSlice
+	opts     Options
+	cat      *catalog.Catalog
+	file     *sqlparse.File
+	stmt     *sqlparse.Stmt
+	params   map[int]*Param
 	// namedFrom is the number the first named parameter (@name,
 	// sqlc.arg) took when the statement mixes them with positional ones
 	// ($n), 0 otherwise; firstNamed locates it.
@@ -538,7 +594,8 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		c.Column = spelled(c.Column, c.Type, c.NotNull, c.DBType)
 	}
 	sqlText := a.rewrite()
-	q.SQL = sqlText
+	q.SQL = sqlText // IN (sqlc.slice) lists marked after the guard stage
+	q.InSlices = a.inSlices
 	if q.Fence != nil {
 		q.Fence.TokenParam = len(q.Params) + 1
 		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && len(q.Fence.Table.PrimaryKey) == 0 {

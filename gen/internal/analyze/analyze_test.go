@@ -21,7 +21,7 @@ func TestJoinUsing(t *testing.T) {
 	for _, tc := range []struct{ query, want string }{
 		// The merged column is not ambiguous, and qualified references
 		// still reach each side.
-		{"select t1.fk, sum(t2.fk) from t1 join t2 using (fk) group by fk", "fk int4 not null, sum int8"},
+		{"select t1.fk, sum(t2.fk) from t1 join t2 using (fk) group by fk", "fk int4 not null, sum int8 not null"},
 		{"select fk from t1 join t2 using (fk)", "fk int4 not null"},
 		// A star lists the merged column once, first.
 		{"select * from t1 join t2 using (fk)", "fk int4 not null, a text not null, b text"},

@@ -118,6 +118,7 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 	if s.Where != nil {
 		a.boolExpr(sc, s.Where)
 	}
+	sc.grouped = plainGroupBy(s.GroupBy)
 	// GROUP BY reads input columns; a bare name that is none may name an
 	// output column, and an integer constant is an output column's
 	// position (PostgreSQL docs, SELECT, "GROUP BY Clause"). The output
@@ -250,4 +251,21 @@ func (a *analyzer) limit(sc *scope, s *sqlparse.Select) {
 	} else if s.Offset != nil {
 		a.expr(sc, s.Offset)
 	}
+}
+
+// plainGroupBy reports whether a GROUP BY list groups by expressions
+// only: no GROUPING SETS, ROLLUP, CUBE or (), whose empty grouping set
+// makes a group of no rows when the input is empty.
+func plainGroupBy(items []sqlparse.Node) bool {
+	if len(items) == 0 {
+		return false
+	}
+	for _, g := range items {
+		switch g.(type) {
+		case *sqlparse.ColumnRef, *sqlparse.Const, *sqlparse.FuncCall, *sqlparse.AExpr, *sqlparse.TypeCast:
+		default:
+			return false
+		}
+	}
+	return true
 }

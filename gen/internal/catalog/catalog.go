@@ -341,6 +341,9 @@ type Schema struct {
 	Enums  []*Enum
 	Funcs  []*Func
 	Types  []*UserType
+	// created is set when a CREATE SCHEMA made the schema (not for the
+	// public schema the catalog starts with).
+	created bool
 }
 
 // DefaultSchema is where unqualified names are created and looked up first.

@@ -148,7 +148,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		}
 		s.params = append(s.params, jen.Id("arg").Add(typ))
 		for i, n := range e.paramFields(q) {
-			s.args = append(s.args, e.arrayArg(jen.Id("arg").Dot(n), e.paramType(q.Params[i])))
+			s.args = append(s.args, e.paramArg(jen.Id("arg").Dot(n), q.Params[i]))
 		}
 	} else {
 		var names []string
@@ -158,7 +158,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		names = uniqueNames(names)
 		for i, p := range q.Params {
 			s.params = append(s.params, jen.Id(names[i]).Add(e.paramType(p).code()))
-			s.args = append(s.args, e.arrayArg(jen.Id(names[i]), e.paramType(p)))
+			s.args = append(s.args, e.paramArg(jen.Id(names[i]), p))
 		}
 	}
 	if q.Fence != nil {
@@ -202,7 +202,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 			if returnsRows(q.Cmd) {
 				e.usedModels[c.Embed] = true
 			}
-			for ; i < len(q.Columns) && q.Columns[i].Embed == c.Embed && q.Columns[i].EmbedName == c.EmbedName; i++ {
+			for ; i < len(q.Columns) && q.Columns[i].Embed == c.Embed && q.Columns[i].EmbedName == c.EmbedName && q.Columns[i].EmbedTarget == c.EmbedTarget; i++ {
 				ec := q.Columns[i]
 				f.embed = append(f.embed, e.names.structName(ec.Name))
 				f.embedTypes = append(f.embedTypes, e.types.goTypeOf(ec.Column, ec.Type, ec.NotNull))
@@ -367,15 +367,39 @@ func (e *emitter) paramFields(q *analyze.Query) []string {
 	for i, p := range q.Params {
 		names[i] = e.names.structName(p.Name)
 	}
-	return uniqueNames(names)
+	out := uniqueNames(names)
+	// As sqlc (columnsToStruct, UniqueFields): a named parameter
+	// (@name, sqlc.arg) whose name an earlier parameter of the same Go
+	// type has is that field, passed for both.
+	first := map[string]int{}
+	for i, p := range q.Params {
+		if j, ok := first[names[i]]; ok && p.Named && sameGoType(e.paramType(p), e.paramType(q.Params[j])) {
+			out[i] = out[j]
+			continue
+		}
+		if _, ok := first[names[i]]; !ok {
+			first[names[i]] = i
+		}
+	}
+	return out
+}
+
+// sameGoType reports whether a and b are one Go type.
+func sameGoType(a, b goType) bool {
+	return a.pkg == b.pkg && a.name == b.name && a.pointer == b.pointer && a.slices == b.slices && slices.EqualFunc(a.args, b.args, sameGoType)
 }
 
 // structs emits a query's Params and Row structs, when it has them.
 func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 	if e.useParamsStruct(q) {
 		var fields []jen.Code
+		emitted := map[string]bool{}
 		for i, n := range e.paramFields(q) {
 			p := q.Params[i]
+			if emitted[n] {
+				continue // one field for both (paramFields)
+			}
+			emitted[n] = true
 			tag := p.Name + n[len(e.names.structName(p.Name)):] // id_2 for ID_2, as sqlc
 			fields = append(fields, jen.Id(n).Add(e.paramType(p).code()).Tag(fieldTags(n, e.tags(tag, p.Column, knownType(p), p.NotNull))))
 		}
@@ -456,11 +480,11 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	e.structs(f, q, sig)
 	e.doc(f, q)
 	recv := jen.Id("q").Op("*").Id("Queries")
-	var body []jen.Code
+	body := e.inSliceExpansion(q, sig)
 	if q.Fence != nil && q.Fence.Form != guard.Store {
-		body = e.fencedBody(q, sig, e.dbExpr())
+		body = append(body, e.fencedBody(q, sig, e.dbExpr())...)
 	} else {
-		body = e.plainBody(q, sig, e.dbExpr())
+		body = append(body, e.plainBody(q, sig, e.dbExpr())...)
 	}
 	f.Func().Params(recv).Id(q.Name).Params(sig.params...).Params(sig.results...).Block(body...)
 	f.Line()
@@ -553,7 +577,84 @@ func wrap(text string, width int) string {
 }
 
 func (e *emitter) callArgs(q *analyze.Query, sig signature) []jen.Code {
+	if e.expandsInSlices(q) {
+		return []jen.Code{jen.Id("ctx"), jen.Id("query"), jen.Id("queryParams").Op("...")}
+	}
 	return append([]jen.Code{jen.Id("ctx"), jen.Id(e.sqlConstName(q))}, sig.args...)
+}
+
+// expandsInSlices reports whether q's method builds its SQL text when
+// run: database/sql output of a query with IN (sqlc.slice(name)) lists.
+func (e *emitter) expandsInSlices(q *analyze.Query) bool {
+	return e.types.stdlib() && len(q.InSlices) > 0
+}
+
+// paramArg is the expression passed for parameter p whose Go value is
+// expr: in pq.Array for a database/sql array (arrayArg), except for an
+// IN (sqlc.slice) list, whose elements go one by one.
+func (e *emitter) paramArg(expr *jen.Statement, p *analyze.Param) jen.Code {
+	if p.InList && e.types.stdlib() {
+		return expr
+	}
+	return e.arrayArg(expr, e.paramType(p))
+}
+
+// inSliceExpansion is the start of the method of a query with
+// IN (sqlc.slice(name)) lists in database/sql output: it builds query, the
+// SQL text, and queryParams, the parameters, that callArgs passes. As in
+// sqlc's output the text holds analyze.SliceMarker(name) for each list;
+// unlike sqlc's (which writes ?, a MySQL placeholder, and for PostgreSQL
+// leaves $n, so that a list of other than one element fails when run),
+// each marker becomes $n for the first element (n the parameter's
+// number: every other parameter keeps its number) and $m, $m+1, ... for
+// the others, numbered after all the statement's other parameters, the
+// fencing token's included. An empty list sends NULL as $n, so that
+// IN (...) matches nothing and NOT IN (...) is NULL, as sqlc's NULL.
+func (e *emitter) inSliceExpansion(q *analyze.Query, sig signature) []jen.Code {
+	if !e.expandsInSlices(q) {
+		return nil
+	}
+	list := map[int]jen.Code{}
+	for i, p := range q.Params {
+		if p.InList && i < len(sig.args) {
+			list[p.Number] = sig.args[i]
+		}
+	}
+	appendParam := func(v jen.Code) jen.Code {
+		return jen.Id("queryParams").Op("=").Append(jen.Id("queryParams"), v)
+	}
+	body := []jen.Code{
+		jen.Id("query").Op(":=").Id(e.sqlConstName(q)),
+		jen.Var().Id("queryParams").Index().Interface(),
+	}
+	for i, a := range sig.args {
+		if i >= len(q.Params) || !q.Params[i].InList {
+			body = append(body, appendParam(a))
+			continue
+		}
+		body = append(body, jen.If(jen.Len(jen.Add(a)).Op(">").Lit(0)).Block(
+			appendParam(jen.Add(a).Index(jen.Lit(0))),
+		).Else().Block(
+			appendParam(jen.Nil()),
+		))
+	}
+	seen := map[string]bool{}
+	for _, s := range q.InSlices {
+		if seen[s.Name] {
+			continue // ReplaceAll below replaced every use
+		}
+		seen[s.Name] = true
+		x := list[s.Number]
+		body = append(body, jen.Block(
+			jen.Id("placeholders").Op(":=").Lit(fmt.Sprintf("$%d", s.Number)),
+			jen.For(jen.Id("k").Op(":=").Lit(1), jen.Id("k").Op("<").Len(jen.Add(x)), jen.Id("k").Op("++")).Block(
+				appendParam(jen.Add(x).Index(jen.Id("k"))),
+				jen.Id("placeholders").Op("+=").Lit(",$").Op("+").Qual("strconv", "Itoa").Call(jen.Len(jen.Id("queryParams"))),
+			),
+			jen.Id("query").Op("=").Qual("strings", "ReplaceAll").Call(jen.Id("query"), jen.Lit(analyze.SliceMarker(s.Name)), jen.Id("placeholders")),
+		))
+	}
+	return body
 }
 
 // scanDests returns &i.Field for each result column (or &i for a

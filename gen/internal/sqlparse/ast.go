@@ -401,6 +401,8 @@ type CreateFunction struct {
 	OutParams []*ColumnDef
 	// Procedure is set for CREATE PROCEDURE.
 	Procedure bool
+	// OrReplace is set for CREATE OR REPLACE.
+	OrReplace bool
 	Body      string
 	Language  string
 	Loc       int

@@ -579,7 +579,7 @@ func (c *converter) drop(s *pg.DropStmt) Node {
 }
 
 func (c *converter) createFunction(s *pg.CreateFunctionStmt) Node {
-	f := &CreateFunction{Func: nameOf(strs(s.Funcname), -1), Procedure: s.IsProcedure, Loc: -1}
+	f := &CreateFunction{Func: nameOf(strs(s.Funcname), -1), Procedure: s.IsProcedure, OrReplace: s.Replace, Loc: -1}
 	for _, p := range s.Parameters {
 		fp := p.GetFunctionParameter()
 		if fp == nil {
@@ -1273,7 +1273,7 @@ func (f *File) Text(s *Stmt) string { return string(bytes.TrimSpace(f.Src[s.Star
 // arguments, and its result type, the state type STYPE, unless a FINALFUNC
 // makes the result another type (then it is left unknown).
 func (c *converter) createAggregate(d *pg.DefineStmt) Node {
-	f := &CreateFunction{Func: nameOf(strs(d.Defnames), -1), Loc: -1, Language: "aggregate"}
+	f := &CreateFunction{Func: nameOf(strs(d.Defnames), -1), Loc: -1, Language: "aggregate", OrReplace: d.Replace}
 	if len(d.Args) > 0 {
 		if l := d.Args[0].GetList(); l != nil {
 			for _, a := range l.Items {
