@@ -129,14 +129,8 @@ func soundEntry(t *testing.T, ctx context.Context, db, name string, cfg *Config,
 			return // PostgreSQL rejected the schema: nothing to judge with
 		}
 	}
-	for _, ft := range pkg.Fence {
-		schema, table := "", ft.Table
-		if i := strings.LastIndexByte(table, '.'); i >= 0 {
-			schema, table = table[:i], table[i+1:]
-		}
-		if tb := cat.Table(schema, table); tb != nil {
-			cat.MarkFence(tb, ft.Column, ft.Mode == config.ModeStrict, "config", cfg.Path, ft.Pos.Line, ft.Pos.Col)
-		}
+	if errs := markConfigFences(cat, cfg.Path, pkg, map[config.Position]bool{}); len(errs) > 0 {
+		return // generation fails at the configuration: nothing to judge
 	}
 	if len(cat.Validate()) > 0 {
 		return

@@ -217,6 +217,9 @@ type Fence struct {
 type File struct {
 	Name    string
 	Queries []*Query
+	// Notes are remarks on the file's statements that are not queries
+	// ("file:line:col: note: ..."), for fencegen vet.
+	Notes []string
 }
 
 // Options are the sqlc options that change what the analyzer accepts.
@@ -307,24 +310,23 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 		for i, st := range f.Stmts {
 			ann, msgs := fa.anns[i], fa.msgs[i]
 			for _, m := range msgs {
-				line, col := m.line, m.col
-				if m.stmt {
-					line, col = diag.Position(f.Src, sqlcStmtPos(f.Src, st.Lead, st.Start))
-				}
-				errs.Add(f.Name, line, col, "%s", m.msg)
+				errs.Add(f.Name, m.line, m.col, "%s", m.msg)
 			}
 			if ann == nil {
 				// Like sqlc, statements without an annotation are not
 				// queries: DDL, SET and the like (a file may be listed as
-				// both schema and queries), and every statement of a file
-				// that has no annotation at all. An unannotated SELECT,
-				// INSERT, UPDATE or DELETE among annotated queries is
-				// usually a missing semicolon or annotation: report it.
+				// both schema and queries), every statement of a file
+				// that has no annotation at all, and a SELECT, INSERT,
+				// UPDATE or DELETE after an annotated query's statement
+				// ("-- name: Get :one\nSELECT id FROM t;\nSELECT 2;"):
+				// sqlc generates the first and drops the second. The
+				// dropped DML is a note (fencegen vet): it is usually a
+				// forgotten annotation.
 				if !fa.annotated || !isDML(st.Node) {
 					continue
 				}
 				line, col := diag.Position(f.Src, st.Start)
-				errs.Add(f.Name, line, col, "query has no \"-- name: Name :command\" annotation above it (or the previous query is missing its semicolon)")
+				af.Notes = append(af.Notes, fmt.Sprintf("%s:%d:%d: note: statement has no \"-- name: Name :command\" annotation above it, so no code is generated for it (as in sqlc)", f.Name, line, col))
 				continue
 			}
 			if len(msgs) > 0 {
@@ -389,8 +391,12 @@ type analyzer struct {
 	file     *sqlparse.File
 	stmt     *sqlparse.Stmt
 	params   map[int]*Param
-	errs     diag.List
-	ann      *Annotation
+	// namedFrom is the number the first named parameter (@name,
+	// sqlc.arg) took when the statement mixes them with positional ones
+	// ($n), 0 otherwise; firstNamed locates it.
+	namedFrom, firstNamed int
+	errs                  diag.List
+	ann                   *Annotation
 	// noSpell is set while analysing a subquery whose columns never
 	// reach a result (EXISTS): its stars are left as they are.
 	noSpell int
@@ -579,7 +585,13 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	nums := slices.Sorted(maps.Keys(a.params))
 	for i, n := range nums {
 		if n != i+1 {
-			a.errorf(a.stmt.Start, "query %s: parameter $%d is missing (parameters must be numbered $1..$%d without gaps)", q.Name, i+1, len(nums))
+			if a.namedFrom > 0 {
+				// As sqlc, named parameters are numbered after the
+				// highest $n: mixing the kinds is what left the gap.
+				a.errorf(a.firstNamed, "query %s: parameter $%d is missing: the query mixes positional ($n) and named (@name, sqlc.arg) parameters, and the named ones are numbered after the highest $n (from $%d, as in sqlc); use one kind", q.Name, i+1, a.namedFrom)
+				return nil, a.errs
+			}
+			a.errorf(a.stmt.Start, "query %s: parameter $%d is missing (parameters must be numbered $1..$%d without gaps)", q.Name, i+1, nums[len(nums)-1])
 			return nil, a.errs
 		}
 		p := a.params[n]

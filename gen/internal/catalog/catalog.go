@@ -379,6 +379,9 @@ type Enum struct {
 	Name    string
 	Values  []string
 	Comment string
+	// File, Line, Col locate the CREATE TYPE statement.
+	File      string
+	Line, Col int
 }
 
 // Func is a function signature.
