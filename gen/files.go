@@ -2,7 +2,9 @@ package gen
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -19,6 +21,12 @@ import (
 // *.down.sql files and hidden files (as sqlc), in the order of
 // migrationOrder; patterns their matches, in the order of globOrder.
 func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.List) {
+	return expandAt(cfg, entries, pos, nil)
+}
+
+// expandAt is expand with the position of each entry in the configuration
+// (at, nil when unknown): a problem with an entry is reported there.
+func expandAt(cfg *Config, entries []string, pos config.Position, at []config.Position) ([]string, diag.List) {
 	var errs diag.List
 	var out []string
 	seen := map[string]bool{}
@@ -28,7 +36,11 @@ func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.
 			out = append(out, p)
 		}
 	}
-	for _, e := range entries {
+	for i, e := range entries {
+		pos := pos
+		if i < len(at) {
+			pos = at[i]
+		}
 		p := filepath.FromSlash(e)
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(cfg.Dir, p)
@@ -47,7 +59,7 @@ func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.
 		for _, m := range matches {
 			info, err := os.Stat(m)
 			if err != nil {
-				errs.Add(cfg.Path, pos.Line, pos.Col, "%s: no such file or directory", e)
+				errs.Add(cfg.Path, pos.Line, pos.Col, "%s: no such file or directory%s", e, nearFile(m, e))
 				continue
 			}
 			if !info.IsDir() {
@@ -223,6 +235,24 @@ func displayName(name string) string {
 		}
 	}
 	return filepath.ToSlash(name)
+}
+
+// nearFile is " (did you mean X?)" naming the file or directory beside the
+// missing path p whose name is closest to p's, as the configuration's
+// entry e would name it, or "".
+func nearFile(p, e string) string {
+	ents, err := os.ReadDir(filepath.Dir(p))
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, de := range ents {
+		names = append(names, de.Name())
+	}
+	if c := config.Closest(filepath.Base(p), names); c != "" {
+		return fmt.Sprintf(" (did you mean %s?)", path.Join(path.Dir(filepath.ToSlash(e)), c))
+	}
+	return ""
 }
 
 // missingSemicolon reports a query file whose last statement has no

@@ -106,7 +106,24 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	if len(errs) == 0 && len(cfg.Packages) > 0 {
 		for _, ft := range cfg.Packages[0].Fence {
 			if ft.AnyEntry && !found[ft.Pos] {
-				errs.Add(ft.File, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema of any sql entry of %s", ft.Table, displayName(cfg.Path))
+				hint := ""
+				for _, g := range guards {
+					if hint = didYouMeanTable(g.cat, ft); hint != "" {
+						break
+					}
+				}
+				errs.Add(ft.File, ft.TablePos.Line, ft.TablePos.Col, "fence: table %s does not exist in the schema of any sql entry of %s%s", quoted(ft.Table), displayName(cfg.Path), hint)
+			}
+		}
+		for _, o := range cfg.Packages[0].Go.Overrides {
+			if !o.Global || o.Column == "" || found[overrideKey(o.Pos)] {
+				continue
+			}
+			msg := unmatchedOverride(o, "the schema of any sql entry", "")
+			if sqlcReads(cfg.Path, cfg.Packages[0]) {
+				out.Vet = append(out.Vet, fmt.Sprintf("%s:%d:%d: note: %s; sqlc ignores it", cfg.Path, o.Pos.Line, o.Pos.Col, msg))
+			} else {
+				errs.Add(cfg.Path, o.Pos.Line, o.Pos.Col, "%s", msg)
 			}
 		}
 	}
@@ -132,12 +149,12 @@ type guardRun struct {
 func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]bool) (map[string][]byte, []string, *guardRun, diag.List) {
 	var errs diag.List
 	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
-	schemaFiles, err := expand(cfg, pkg.Schema, pkg.Pos)
+	schemaFiles, err := expandAt(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)
 	errs = append(errs, err...)
 	// A schema that could not be read or parsed at all would make every
 	// query fail with "relation does not exist": report the schema only.
 	schemaBroken := len(err) > 0
-	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
+	queryFiles, qerr := expandAt(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)
 	// Every schema and query file is read and parsed concurrently
 	// (pg_query keeps its parser state per thread); the catalog is then
 	// built in file order, and the results and errors are used in the
@@ -167,37 +184,14 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 			cat.Update(pf, st)
 		}
 	}
-	for _, ft := range pkg.Fence {
-		schema, table := "", ft.Table
-		if i := strings.LastIndexByte(table, '.'); i >= 0 {
-			schema, table = table[:i], table[i+1:]
-		}
-		file := cfg.Path
-		if ft.File != "" {
-			file = ft.File
-		}
-		t := cat.Table(schema, table)
-		if t == nil {
-			if !ft.AnyEntry {
-				errs.Add(file, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema", ft.Table)
-			}
-			continue
-		}
-		found[ft.Pos] = true
-		if f := t.Fence; f != nil && f.Source == "comment" && f.Column == ft.Column {
-			// Marked twice: a configuration without a mode keeps the
-			// comment's; two modes must agree, or one would silently win.
-			if ft.Mode != "" && (ft.Mode == config.ModeStrict) != f.Strict {
-				errs.Add(file, ft.Pos.Line, ft.Pos.Col, "fence: %s.%s is %s here but %s by its column comment at %s:%d: give the mode in one place", ft.Table, ft.Column, modeWord(ft.Mode == config.ModeStrict), modeWord(f.Strict), f.File, f.Line)
-			}
-			continue
-		}
-		cat.MarkFence(t, ft.Column, ft.Mode == config.ModeStrict, "config", file, ft.Pos.Line, ft.Pos.Col)
-	}
+	errs = append(errs, markConfigFences(cat, cfg.Path, pkg, found)...)
 	errs = append(errs, cat.Validate()...)
 	if schemaBroken {
-		return nil, nil, nil, errs
+		// A missing query file is its own problem, reported too.
+		return nil, nil, nil, append(errs, qerr...)
 	}
+	overrideErrs, overrideNotes := checkColumnOverrides(cat, cfg.Path, pkg, found)
+	errs = append(errs, overrideErrs...)
 	errs = append(errs, qerr...)
 	var parsed []*sqlparse.File
 	for _, r := range results[len(schemaFiles):] {
@@ -227,8 +221,10 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 	for _, n := range cat.Notes() {
 		notes = append(notes, n.Error())
 	}
+	notes = append(notes, overrideNotes...)
 	notes = append(notes, optOutNotes(analyzed)...)
 	for _, f := range analyzed {
+		notes = append(notes, f.Notes...)
 		for _, q := range f.Queries {
 			notes = append(notes, q.Notes...)
 		}
@@ -282,7 +278,10 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 		return nil, nil, nil, errs
 	}
 	rendered, err2 := golang.Emit(golang.Input{Catalog: cat, Files: analyzed, Options: opts, Sources: sources})
-	if err2 != nil {
+	if l, ok := err2.(diag.List); ok {
+		// Located problems (golang's collision check).
+		return nil, nil, nil, append(errs, l...)
+	} else if err2 != nil {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err2)
 		return nil, nil, nil, errs
 	}

@@ -226,6 +226,9 @@ type Fence struct {
 type File struct {
 	Name    string
 	Queries []*Query
+	// Notes are remarks on the file's statements that are not queries
+	// ("file:line:col: note: ..."), for fencegen vet.
+	Notes []string
 }
 
 // Options are the sqlc options that change what the analyzer accepts.
@@ -316,24 +319,23 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 		for i, st := range f.Stmts {
 			ann, msgs := fa.anns[i], fa.msgs[i]
 			for _, m := range msgs {
-				line, col := m.line, m.col
-				if m.stmt {
-					line, col = diag.Position(f.Src, sqlcStmtPos(f.Src, st.Lead, st.Start))
-				}
-				errs.Add(f.Name, line, col, "%s", m.msg)
+				errs.Add(f.Name, m.line, m.col, "%s", m.msg)
 			}
 			if ann == nil {
 				// Like sqlc, statements without an annotation are not
 				// queries: DDL, SET and the like (a file may be listed as
-				// both schema and queries), and every statement of a file
-				// that has no annotation at all. An unannotated SELECT,
-				// INSERT, UPDATE or DELETE among annotated queries is
-				// usually a missing semicolon or annotation: report it.
+				// both schema and queries), every statement of a file
+				// that has no annotation at all, and a SELECT, INSERT,
+				// UPDATE or DELETE after an annotated query's statement
+				// ("-- name: Get :one\nSELECT id FROM t;\nSELECT 2;"):
+				// sqlc generates the first and drops the second. The
+				// dropped DML is a note (fencegen vet): it is usually a
+				// forgotten annotation.
 				if !fa.annotated || !isDML(st.Node) {
 					continue
 				}
 				line, col := diag.Position(f.Src, st.Start)
-				errs.Add(f.Name, line, col, "query has no \"-- name: Name :command\" annotation above it (or the previous query is missing its semicolon)")
+				af.Notes = append(af.Notes, fmt.Sprintf("%s:%d:%d: note: statement has no \"-- name: Name :command\" annotation above it, so no code is generated for it (as in sqlc)", f.Name, line, col))
 				continue
 			}
 			if len(msgs) > 0 {
@@ -398,8 +400,12 @@ type analyzer struct {
 	file     *sqlparse.File
 	stmt     *sqlparse.Stmt
 	params   map[int]*Param
-	errs     diag.List
-	ann      *Annotation
+	// namedFrom is the number the first named parameter (@name,
+	// sqlc.arg) took when the statement mixes them with positional ones
+	// ($n), 0 otherwise; firstNamed locates it.
+	namedFrom, firstNamed int
+	errs                  diag.List
+	ann                   *Annotation
 	// noSpell is set while analysing a subquery whose columns never
 	// reach a result (EXISTS): its stars are left as they are.
 	noSpell int
@@ -412,6 +418,9 @@ type analyzer struct {
 	// funcs caches what user-defined functions write (funcwrites.go);
 	// nil when the catalog has no fenced table.
 	funcs *funcWrites
+	// setCols are the columns the UPDATE being guarded sets, for the
+	// foreign-key actions it sets off (hooks.go); nil otherwise.
+	setCols []string
 	// multi holds the columns of each SET (a, b) = (SELECT ...) subquery.
 	multi map[*sqlparse.SubLink][]*Column
 	// lenient holds what sqlc lets pass with interface{} (a cast to a type
@@ -500,11 +509,21 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		if a.funcs != nil {
 			a.mergeWrites(q, n)
 			a.setsOff(tb, []string{"INSERT", "UPDATE", "DELETE"}, n.Loc)
+			if tb != nil {
+				// WHEN MATCHED THEN DELETE / UPDATE: foreign-key actions.
+				a.cascades(tb, "delete", nil, n.Loc)
+				a.cascades(tb, "update", nil, n.Loc)
+			}
 		}
 		if tb != nil && tb.Fence != nil {
 			a.refuseFenced(n.Loc, tb, "MERGE into fenced table %s cannot be guarded by a fencing token yet: its WHEN branches update, insert and delete rows that fencegen cannot lock and check in one guard; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
 		}
 	case *sqlparse.Copy:
+		if a.funcs != nil && copyProgramRE.Match(a.file.Src[a.stmt.Start:a.stmt.End]) {
+			// COPY ... FROM/TO PROGRAM runs a shell command on the server,
+			// which can run any SQL against this database.
+			a.refuseAnyFenced(n.Loc, "query %s runs COPY ... PROGRAM, whose command runs on the database server and can write any table, fenced ones included, without the guard; load the rows with an INSERT query (:copyfrom or :batchexec), which fencegen checks", q.Name)
+		}
 		if !n.From {
 			break // COPY ... TO: a read
 		}
@@ -524,7 +543,11 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			a.unmodelled(q, n)
 		}
 	default:
-		// DDL in a query file runs as it is.
+		// DDL in a query file runs as it is; while the schema has a
+		// fenced table, only if it leaves fenced tables alone (sound.go).
+		if a.funcs != nil {
+			a.queryDDL(q, n)
+		}
 	}
 	if a.cteFence != nil {
 		if q.Fence != nil {
@@ -536,6 +559,9 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	// Writes hidden in user-defined functions and procedures the query
 	// calls (funcwrites.go).
 	a.checkFuncWrites(q)
+	// Writes hidden in views read and in operators, casts and domains
+	// (hooks.go).
+	a.checkTextWrites(q)
 	a.settleLenient(q)
 	if len(a.errs) > 0 {
 		return nil, a.errs
@@ -568,7 +594,13 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	nums := slices.Sorted(maps.Keys(a.params))
 	for i, n := range nums {
 		if n != i+1 {
-			a.errorf(a.stmt.Start, "query %s: parameter $%d is missing (parameters must be numbered $1..$%d without gaps)", q.Name, i+1, len(nums))
+			if a.namedFrom > 0 {
+				// As sqlc, named parameters are numbered after the
+				// highest $n: mixing the kinds is what left the gap.
+				a.errorf(a.firstNamed, "query %s: parameter $%d is missing: the query mixes positional ($n) and named (@name, sqlc.arg) parameters, and the named ones are numbered after the highest $n (from $%d, as in sqlc); use one kind", q.Name, i+1, a.namedFrom)
+				return nil, a.errs
+			}
+			a.errorf(a.stmt.Start, "query %s: parameter $%d is missing (parameters must be numbered $1..$%d without gaps)", q.Name, i+1, nums[len(nums)-1])
 			return nil, a.errs
 		}
 		p := a.params[n]

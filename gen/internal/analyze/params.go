@@ -63,6 +63,7 @@ func (a *analyzer) numberParams() (string, error) {
 			}
 		}
 	}
+	positional := next > 1
 	for _, p := range all {
 		if p.Name == "" {
 			continue
@@ -72,6 +73,9 @@ func (a *analyzer) numberParams() (string, error) {
 			n = next
 			next++
 			byName[p.Name] = n
+			if positional && a.namedFrom == 0 {
+				a.namedFrom, a.firstNamed = n, p.Loc
+			}
 		}
 		p.Number = n
 	}

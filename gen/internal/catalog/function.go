@@ -17,6 +17,18 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 	f := &Func{Schema: s.Name, Name: n.Func.Name, ArgNames: n.ArgNames, Procedure: n.Procedure,
 		Language: strings.ToLower(n.Language), Body: n.Body, File: u.f.Name}
 	f.Line, _ = u.pos(n.Loc)
+	f.Volatility = 'v'
+	switch n.Volatility {
+	case "immutable":
+		f.Volatility = 'i'
+	case "stable":
+		f.Volatility = 's'
+	}
+	if f.Language == "aggregate" && f.Body == "" {
+		// The definition names the functions the aggregate runs (SFUNC,
+		// FINALFUNC, ...): the analyzer reads them there.
+		f.Body = u.f.Text(u.s)
+	}
 	for _, a := range n.ArgTypes {
 		t, _ := u.c.ResolveType(a)
 		f.ArgTypes = append(f.ArgTypes, t)

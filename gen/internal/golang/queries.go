@@ -313,7 +313,7 @@ func (e *emitter) sqlConstName(q *analyze.Query) string {
 		return titleWords(q.Name)
 	}
 	n := lowerFirst(q.Name)
-	if token.IsKeyword(n) || predeclared[n] || reserved[n] || imported[n] {
+	if token.IsKeyword(n) || predeclared[n] || reserved[n] || imported[n] || e.overridePackages()[n] || e.types.stdlib() && stdlibImported[n] || analyze.IsBatch(q.Cmd) && batchLocals[n] {
 		n += "Query"
 	}
 	return n
@@ -321,7 +321,7 @@ func (e *emitter) sqlConstName(q *analyze.Query) string {
 
 // imported are the package names generated files may import.
 var imported = map[string]bool{
-	"fmt": true, "errors": true, "context": true, "pgtype": true, "pgx": true, "pgconn": true, "fence": true,
+	"fmt": true, "errors": true, "context": true, "pgtype": true, "pgx": true, "pgconn": true, "fence": true, "fenceimpl": true,
 	"netip": true, "net": true, "driver": true, "json": true, "time": true, "uuid": true,
 }
 
