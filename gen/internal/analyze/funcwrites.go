@@ -52,11 +52,14 @@ type funcWrites struct {
 	words map[string]*regexp.Regexp
 	// busyTables tracks one chain of table writes (tableWritesLocked).
 	busyTables map[*catalog.Table]bool
+	// busyHooks tracks one chain of domain and type definitions
+	// (textWritesLocked).
+	busyHooks map[*catalog.Hook]bool
 }
 
 func newFuncWrites(cat *catalog.Catalog) *funcWrites {
 	return &funcWrites{cat: cat, cache: map[*catalog.Func][]hiddenWrite{}, busy: map[*catalog.Func]bool{},
-		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}}
+		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}, busyHooks: map[*catalog.Hook]bool{}}
 }
 
 // checkFuncWrites refuses every call in the statement of a user-defined
@@ -93,13 +96,13 @@ func (a *analyzer) refuseHidden(loc int, w hiddenWrite, format string, args ...a
 }
 
 // candidates are the user-defined functions a call may run: the overloads
-// that take at least as many arguments as the call passes, or every
-// function of that name when none does.
+// that take at least as many arguments as the call passes, or are
+// VARIADIC, or every function of that name when none does.
 func (a *analyzer) candidates(fc *sqlparse.FuncCall) []*catalog.Func {
 	all := a.cat.Funcs(fc.Func.Schema, fc.Func.Name)
 	var out []*catalog.Func
 	for _, f := range all {
-		if len(f.ArgTypes) >= len(fc.Args) {
+		if len(f.ArgTypes) >= len(fc.Args) || f.Variadic {
 			out = append(out, f)
 		}
 	}
@@ -280,6 +283,14 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 	case body != "":
 		// Views it reads, operators, casts and domains it uses.
 		for _, w := range fw.textWritesLocked(stripSQLComments(body), false) {
+			add(w)
+		}
+	}
+	// A parameter's DEFAULT runs for every call that leaves the argument
+	// out (conservatively: for every call).
+	for _, d := range f.Defaults {
+		for _, w := range fw.textWritesLocked(d, true) {
+			w.path = append([]string{"a parameter DEFAULT of " + f.Name + "()"}, w.steps()...)
 			add(w)
 		}
 	}

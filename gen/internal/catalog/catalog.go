@@ -396,6 +396,11 @@ type Func struct {
 	ReturnsSet   bool
 	// Procedure is set for CREATE PROCEDURE.
 	Procedure bool
+	// Variadic is set when the last parameter is VARIADIC.
+	Variadic bool
+	// Defaults are the source text of the parameters' DEFAULT
+	// expressions (SELECT expr), evaluated in the caller.
+	Defaults []string
 	// Language is the function's language in lower case ("sql",
 	// "plpgsql", ...), and Body its source text: the AS string, or the
 	// deparsed statements of a SQL-standard body (BEGIN ATOMIC ... END).

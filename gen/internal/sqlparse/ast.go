@@ -404,6 +404,13 @@ type CreateFunction struct {
 	OutParams []*ColumnDef
 	// Procedure is set for CREATE PROCEDURE.
 	Procedure bool
+	// Variadic is set when the last parameter is VARIADIC: a call may
+	// pass more arguments than ArgTypes has.
+	Variadic bool
+	// Defaults are the source text of the parameters' DEFAULT
+	// expressions, which PostgreSQL evaluates in the caller for each
+	// argument a call leaves out.
+	Defaults []string
 	// OrReplace is set for CREATE OR REPLACE.
 	OrReplace bool
 	Body      string

@@ -603,6 +603,16 @@ func (c *converter) createFunction(s *pg.CreateFunctionStmt) Node {
 				continue
 			}
 		}
+		if fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_VARIADIC {
+			f.Variadic = true
+		}
+		if fp.Defexpr != nil {
+			if text, err := deparseExpr(fp.Defexpr); err == nil {
+				f.Defaults = append(f.Defaults, text)
+			} else {
+				f.Defaults = append(f.Defaults, "?")
+			}
+		}
 		f.ArgTypes = append(f.ArgTypes, c.typeName(fp.ArgType))
 		f.ArgNames = append(f.ArgNames, fp.Name)
 	}
@@ -1316,4 +1326,13 @@ func (c *converter) createAggregate(d *pg.DefineStmt) Node {
 		f.ReturnType = stype
 	}
 	return f
+}
+
+// deparseExpr deparses expression n as the text of SELECT n.
+func deparseExpr(n *pg.Node) (string, error) {
+	sel := &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+		TargetList: []*pg.Node{pg.MakeResTargetNodeWithVal(n, -1)},
+		Op:         pg.SetOperation_SETOP_NONE,
+	}}}
+	return pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: sel}}})
 }
