@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/catalog/pgcatalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -77,12 +78,33 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 		if !ok {
 			return
 		}
-		for _, f := range a.candidates(fc) {
+		cands := a.candidates(fc)
+		if len(cands) == 0 && !knownBuiltin(fc.Func) {
+			kind := "function"
+			if fc == called {
+				kind = "procedure"
+			}
+			a.refuseAnyFenced(fc.Loc, "query %s calls %s %s(), which neither the schema nor PostgreSQL's catalog defines (one created outside the schema files fencegen reads, or renamed), so fencegen cannot show that it writes no fenced table; define the %s in the schema files", q.Name, kind, fc.Func.String(), kind)
+		}
+		for _, f := range cands {
 			for _, w := range a.funcs.of(f) {
 				a.refuseHidden(fc.Loc, w, "%s", hiddenWriteMsg(q.Name, f, w, fc == called))
 			}
 		}
 	})
+}
+
+// knownBuiltin reports whether n names a function of PostgreSQL's catalog
+// or of one of the extensions fencegen knows (pgcatalog), which write no
+// table of the schema (the ones that run SQL text elsewhere, dblink and
+// the like, are refused by name: remoteSQLRE).
+// A schema-qualified name other than pg_catalog counts as known: the
+// analyzer reports one it cannot resolve as not existing.
+func knownBuiltin(n sqlparse.Name) bool {
+	if n.Schema != "" && n.Schema != "pg_catalog" {
+		return true
+	}
+	return len(pgcatalog.Funcs(n.Name)) > 0
 }
 
 // refuseHidden refuses, at loc, a hidden write w: a write of its fenced
