@@ -355,10 +355,17 @@ func unreadBody(f *catalog.Func, parsed bool) string {
 	return "its body is LANGUAGE " + f.Language + ", which fencegen does not read"
 }
 
-// table records a write of verb to the table named n when it is fenced.
+// table records a write of verb to the table named n when it is fenced,
+// or when n, unqualified, may name a fenced table of another schema
+// under the search_path the body runs with (a SET search_path clause, the
+// caller's).
 func (fw *funcWrites) table(n sqlparse.Name, verb string, add func(hiddenWrite)) {
-	if t := fw.cat.Table(n.Schema, n.Name); t != nil && t.Fence != nil {
+	t := fw.cat.Table(n.Schema, n.Name)
+	if t != nil && t.Fence != nil {
 		add(hiddenWrite{table: t, verb: verb})
+	}
+	if f := fw.cat.ShadowedFenced(n, t); f != nil {
+		add(hiddenWrite{table: f, verb: verb, path: []string{"unqualified " + n.Name + ", which the search_path may resolve to " + f.QualifiedName()}})
 	}
 }
 

@@ -531,6 +531,24 @@ func (c *Catalog) Table(schema, name string) *Table {
 	return systemTable("pg_catalog", name)
 }
 
+// ShadowedFenced returns, for a name written without a schema that
+// resolved to t, a fenced table of the same name in another schema
+// (nil when t is fenced, n is qualified or there is none): which of the
+// two PostgreSQL writes depends on the search_path at run time (a SET
+// search_path, a function's SET clause, the role's setting), which
+// fencegen cannot see.
+func (c *Catalog) ShadowedFenced(n sqlparse.Name, t *Table) *Table {
+	if n.Schema != "" || t == nil || t.Fence != nil {
+		return nil
+	}
+	for _, s := range c.Schemas {
+		if u := s.table(n.Name); u != nil && u != t && u.Fence != nil {
+			return u
+		}
+	}
+	return nil
+}
+
 // UserType returns the composite, range or domain type schema.name, or nil.
 func (c *Catalog) UserType(schema, name string) *UserType {
 	for _, s := range c.Schemas {
