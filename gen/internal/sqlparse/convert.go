@@ -153,6 +153,12 @@ func (c *converter) stmt(n *pg.Node) Node {
 				ao.Target = nameOf(strs(o.List.Items), -1)
 			case *pg.Node_String_:
 				ao.Target = Name{Name: o.String_.Sval, Loc: -1}
+			case *pg.Node_ObjectWithArgs:
+				ao.Target = nameOf(strs(o.ObjectWithArgs.Objname), -1)
+				ao.Args = -1
+				if !o.ObjectWithArgs.ArgsUnspecified {
+					ao.Args = len(o.ObjectWithArgs.Objargs)
+				}
 			case *pg.Node_TypeName:
 				t := c.typeName(o.TypeName)
 				ao.Target = Name{Schema: t.Schema, Name: t.Name, Loc: t.Loc}
@@ -534,6 +540,14 @@ func (c *converter) rename(s *pg.RenameStmt) Node {
 			r.Target = nameOf(strs(o.List.Items), -1)
 		case *pg.Node_String_:
 			r.Target = Name{Name: o.String_.Sval, Loc: -1}
+		case *pg.Node_ObjectWithArgs:
+			// ALTER FUNCTION / PROCEDURE / ROUTINE name(args) RENAME TO.
+			r.Target = nameOf(strs(o.ObjectWithArgs.Objname), -1)
+			if !o.ObjectWithArgs.ArgsUnspecified {
+				r.Args = len(o.ObjectWithArgs.Objargs)
+			} else {
+				r.Args = -1
+			}
 		}
 	}
 	if s.RenameType == pg.ObjectType_OBJECT_TABCONSTRAINT {
