@@ -56,11 +56,13 @@ type funcWrites struct {
 	// busyHooks tracks one chain of domain and type definitions
 	// (textWritesLocked).
 	busyHooks map[*catalog.Hook]bool
+	// attrs caches attrCalledInLocked's expressions by function name.
+	attrs map[string]*regexp.Regexp
 }
 
 func newFuncWrites(cat *catalog.Catalog) *funcWrites {
 	return &funcWrites{cat: cat, cache: map[*catalog.Func][]hiddenWrite{}, busy: map[*catalog.Func]bool{},
-		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}, busyHooks: map[*catalog.Hook]bool{}}
+		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}, busyHooks: map[*catalog.Hook]bool{}, attrs: map[string]*regexp.Regexp{}}
 }
 
 // checkFuncWrites refuses every call in the statement of a user-defined
@@ -92,6 +94,64 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 			}
 		}
 	})
+	a.checkAttributeCalls(q)
+}
+
+// checkAttributeCalls refuses the calls written in attribute notation:
+// for a function f of one argument of a composite type, PostgreSQL reads
+// x.f and (x).f as f(x) when x's type has no field f (PostgreSQL docs,
+// 8.16.5 "Using Composite Types in Queries"). A word after a dot that
+// names such a function counts as a call (conservatively: it may be a
+// column of that name).
+func (a *analyzer) checkAttributeCalls(q *Query) {
+	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
+	a.funcs.mu.Lock()
+	fs := a.funcs.attrCalledInLocked(text)
+	a.funcs.mu.Unlock()
+	for _, f := range fs {
+		for _, w := range a.funcs.of(f) {
+			a.refuseHidden(a.stmt.Start, w, "%s", strings.Replace(hiddenWriteMsg(q.Name, f, w, false), " calls function ", " calls, in attribute notation (x."+f.Name+" is "+f.Name+"(x)), function ", 1))
+		}
+	}
+}
+
+// attrCalledInLocked returns the schema's functions of one composite
+// argument that text may call in attribute notation (checkAttributeCalls).
+// fw.mu must be held.
+func (fw *funcWrites) attrCalledInLocked(text string) []*catalog.Func {
+	if !strings.Contains(text, ".") {
+		return nil
+	}
+	var fs []*catalog.Func
+	for _, s := range fw.cat.Schemas {
+		for _, f := range s.Funcs {
+			if len(f.ArgTypes) != 1 || f.Procedure {
+				continue
+			}
+			at := f.ArgTypes[0]
+			if fw.cat.Table(at.Schema, at.Name) == nil && fw.cat.UserType(at.Schema, at.Name) == nil {
+				continue
+			}
+			re, ok := fw.attrs[f.Name]
+			if !ok {
+				q := regexp.QuoteMeta(f.Name)
+				if strings.ToLower(f.Name) == f.Name {
+					q = `(?i:` + q + `)|"` + q + `"`
+				} else {
+					q = `"` + q + `"`
+				}
+				re = regexp.MustCompile(`\.\s*(?:` + q + `)(?:\s*([^\sA-Za-z0-9_$])|\s*$|\s+[A-Za-z])`)
+				fw.attrs[f.Name] = re
+			}
+			for _, m := range re.FindAllStringSubmatch(text, -1) {
+				if m[1] != "(" {
+					fs = append(fs, f)
+					break
+				}
+			}
+		}
+	}
+	return fs
 }
 
 // knownBuiltin reports whether n names a function of PostgreSQL's catalog
@@ -289,6 +349,13 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			}
 		}
 		for _, g := range fw.calledInLocked(text) {
+			if g != f {
+				callee(g)
+			}
+		}
+	}
+	if f.Language != "aggregate" && body != "" {
+		for _, g := range fw.attrCalledInLocked(stripSQLComments(body)) {
 			if g != f {
 				callee(g)
 			}
