@@ -317,7 +317,11 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 							wrote(n.Table, "COPY")
 						}
 					case *sqlparse.FuncCall:
-						for _, g := range fw.cat.Funcs(n.Func.Schema, n.Func.Name) {
+						gs := fw.cat.Funcs(n.Func.Schema, n.Func.Name)
+						if len(gs) == 0 && !knownBuiltin(n.Func) {
+							add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it calls " + n.Func.String() + "(), which neither the schema nor PostgreSQL's catalog defines"})
+						}
+						for _, g := range gs {
 							callee(g)
 						}
 					}

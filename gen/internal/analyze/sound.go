@@ -233,7 +233,14 @@ func (a *analyzer) refuseAnyFencedOr(u *catalog.Table, loc int, format string, a
 func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
 	col := t.Fence.Column
 	re := tokenAssignRE(col)
-	for _, tr := range t.Triggers {
+	// A row written through t fires the row triggers of the partition or
+	// child it lands in, and a partition's own row fires its partitioned
+	// parent's (cloned) ones: each may replace the token.
+	var trs []*catalog.Trigger
+	for _, x := range append([]*catalog.Table{t}, a.cat.Relatives(t)...) {
+		trs = append(trs, x.Triggers...)
+	}
+	for _, tr := range trs {
 		if !slices.ContainsFunc(tr.Events, func(e string) bool { return (e == "INSERT" || e == "UPDATE") && slices.Contains(events, e) }) {
 			continue
 		}
