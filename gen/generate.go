@@ -104,15 +104,20 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		}
 	}
 	if len(errs) == 0 && len(cfg.Packages) > 0 {
+		errs = append(errs, fenceConflicts(guards)...)
 		for _, ft := range cfg.Packages[0].Fence {
-			if ft.AnyEntry && !found[ft.Pos] {
+			if ft.AnyEntry && ft.From == "" && !found[ft.Pos] {
+				file := ft.File
+				if file == "" {
+					file = cfg.Path // the top-level fence key
+				}
 				hint := ""
 				for _, g := range guards {
 					if hint = didYouMeanTable(g.cat, ft); hint != "" {
 						break
 					}
 				}
-				errs.Add(ft.File, ft.TablePos.Line, ft.TablePos.Col, "fence: table %s does not exist in the schema of any sql entry of %s%s", quoted(ft.Table), displayName(cfg.Path), hint)
+				errs.Add(file, ft.TablePos.Line, ft.TablePos.Col, "fence: table %s does not exist in the schema of any sql entry of %s%s", quoted(ft.Table), displayName(cfg.Path), hint)
 			}
 		}
 		for _, o := range cfg.Packages[0].Go.Overrides {
@@ -132,6 +137,52 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	}
 	slices.Sort(out.Dirs)
 	return out, nil
+}
+
+// fenceConflicts reports each table that two sql entries' schemas fence
+// differently (another token column, or one strict and one not), at the
+// later entry's mark, naming the earlier one's: a database has one guard
+// trigger per table, and the entries' generated code and GuardFile must
+// agree on it. Marks come from the fence keys (spread to every entry by
+// config) and from COMMENT ON COLUMN in each entry's schema.
+func fenceConflicts(guards []*guardRun) diag.List {
+	var errs diag.List
+	type mark struct {
+		f   *catalog.Fence
+		pkg *config.Package
+	}
+	first := map[string]mark{}
+	for _, g := range guards {
+		for _, t := range g.cat.FencedTables() {
+			f := t.Fence
+			if f.From != nil {
+				continue // a partition or child: its parent's mark is compared
+			}
+			name := t.QualifiedName()
+			m, ok := first[name]
+			if !ok {
+				first[name] = mark{f, &g.pkg}
+				continue
+			}
+			if m.f.Column == f.Column && m.f.Strict == f.Strict {
+				continue
+			}
+			how := func(f *catalog.Fence, pkg *config.Package) string {
+				return fmt.Sprintf("by column %s, %s, in %s (its %s at %s:%d:%d)", f.Column, modeWord(f.Strict), config.EntryName(pkg), markWord(f.Source), f.File, f.Line, f.Col)
+			}
+			errs.Add(f.File, f.Line, f.Col, "fence: table %s is fenced %s but %s: a database has one guard trigger per table, so every sql entry must fence it alike (give the same column and mode)",
+				name, how(f, &g.pkg), how(m.f, m.pkg))
+		}
+	}
+	return errs
+}
+
+// markWord names where a fence mark comes from, for a message.
+func markWord(source string) string {
+	if source == "comment" {
+		return "column comment"
+	}
+	return "fence key"
 }
 
 // guardRun is what rendering a sql entry's GuardFile needs: its catalog,
@@ -184,7 +235,8 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 			cat.Update(pf, st)
 		}
 	}
-	errs = append(errs, markConfigFences(cat, cfg.Path, pkg, found)...)
+	fenceErrs, fenceNotes := markConfigFences(cat, cfg.Path, pkg, found)
+	errs = append(errs, fenceErrs...)
 	errs = append(errs, cat.Validate()...)
 	if schemaBroken {
 		// A missing query file is its own problem, reported too.
@@ -221,6 +273,7 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 	for _, n := range cat.Notes() {
 		notes = append(notes, n.Error())
 	}
+	notes = append(notes, fenceNotes...)
 	notes = append(notes, overrideNotes...)
 	notes = append(notes, optOutNotes(analyzed)...)
 	for _, f := range analyzed {

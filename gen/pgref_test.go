@@ -550,7 +550,7 @@ func (run *pgrefRun) compareEntry(t *testing.T, e *pgrefEntry, cfg *Config, pkg 
 	}
 	// The config marks, as generatePackage applies them (a table or column
 	// the schema lacks is its error, and marks nothing).
-	_ = markConfigFences(cat, cfg.Path, pkg, map[config.Position]bool{})
+	_, _ = markConfigFences(cat, cfg.Path, pkg, map[config.Position]bool{})
 	verrs := cat.Validate()
 	e.after = "the fence marks"
 	e.compareFences(ctx, conn, cat, verrs)

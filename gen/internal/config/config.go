@@ -156,6 +156,12 @@ type FenceTable struct {
 	// apply to every sql entry whose schema has the table, and it is an
 	// error only when no entry's schema has it.
 	AnyEntry bool
+	// From names the sql entry whose fence key lists the table when it
+	// is another entry's ("sql entry pgdb", EntryName): a table fenced in
+	// one entry is fenced in every entry whose schema has it (a database
+	// has one guard trigger per table). It is "" for an entry's own
+	// tables, the top-level fence key's and an extending configuration's.
+	From string
 }
 
 // GoOptions are sqlc's gen.go options that make sense for pgx/v5 and

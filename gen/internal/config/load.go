@@ -144,10 +144,14 @@ func (l *loader) parse(src []byte) *Config {
 	}
 	cfg.Version, _ = l.scalar("version", vnode)
 	var g global
+	// A top-level fence key applies to every entry (spreadFences).
+	var top []FenceTable
+	topFence := func(k string, v ast.Node) { top = l.fence(v) }
 	switch cfg.Version {
 	case "1":
 		l.mapping("configuration", root, fields{
 			"version":  ignore,
+			"fence":    topFence,
 			"packages": l.seq(func(n ast.Node) { l.v1Package(n, cfg) }),
 			"overrides": func(k string, v ast.Node) {
 				g.overrides = globalOverrides(l.overrides(k, v))
@@ -160,6 +164,7 @@ func (l *loader) parse(src []byte) *Config {
 	case "2":
 		l.mapping("configuration", root, fields{
 			"version": ignore,
+			"fence":   topFence,
 			"sql":     l.seq(func(n ast.Node) { l.v2Entry(n, cfg) }),
 			"overrides": func(k string, v ast.Node) {
 				l.mapping(k, v, fields{
@@ -185,6 +190,7 @@ func (l *loader) parse(src []byte) *Config {
 		return nil
 	}
 	unsupported := l.resolveCodegen(cfg)
+	l.spreadFences(cfg, top)
 
 	for i := range cfg.Packages {
 		o := &cfg.Packages[i].Go
