@@ -523,3 +523,42 @@ overrides:
 		t.Errorf("nullable = %v, want %v", got, want)
 	}
 }
+
+// TestLoadFenceEveryEntry: a top-level fence key (version 1 or 2) and an
+// entry's fence key both fence their tables in every entry, the copies
+// marked AnyEntry (no error where a schema lacks the table) and, for an
+// entry's, From naming it; an empty fence key is a note.
+func TestLoadFenceEveryEntry(t *testing.T) {
+	cfg := mustParse(t, `
+version: "1"
+fence:
+  tables: [{table: app.jobs, column: tok}]
+packages:
+  - {path: a, schema: s.sql, queries: q.sql, fence: {tables: [{table: inventory, column: lease_token, mode: strict}]}}
+  - {path: b, schema: s.sql, queries: q.sql}
+  - {path: c, schema: s.sql, queries: q.sql, fence: {tables: []}}
+`)
+	type mark struct {
+		Table, Mode, From string
+		AnyEntry          bool
+	}
+	var got [][]mark
+	for _, p := range cfg.Packages {
+		var ms []mark
+		for _, ft := range p.Fence {
+			ms = append(ms, mark{ft.Table, ft.Mode, ft.From, ft.AnyEntry})
+		}
+		got = append(got, ms)
+	}
+	want := [][]mark{
+		{{"inventory", "strict", "", false}, {"app.jobs", "", "", true}},
+		{{"inventory", "strict", "sql entry a", true}, {"app.jobs", "", "", true}},
+		{{"inventory", "strict", "sql entry a", true}, {"app.jobs", "", "", true}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("fence tables:\n got %v\nwant %v", got, want)
+	}
+	if len(cfg.Notes) != 1 || !strings.Contains(cfg.Notes[0].Msg, "no tables are listed") || cfg.Notes[0].Pos.Line != 7 {
+		t.Errorf("notes = %+v, want one at line 7 saying the fence key lists no tables", cfg.Notes)
+	}
+}
