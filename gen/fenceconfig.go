@@ -158,6 +158,18 @@ func checkColumnOverrides(cat *catalog.Catalog, cfgPath string, pkg config.Packa
 			notes = append(notes, fmt.Sprintf("%s:%d:%d: note: override: db_type %q is no type PostgreSQL or the schema has, so it matches no column", cfgPath, o.Pos.Line, o.Pos.Col, o.DBType))
 		}
 	}
+	for i, c := range golang.TokenColumnOverrides(cat, ovs) {
+		if c == nil {
+			continue
+		}
+		o := ovs[i]
+		msg := fmt.Sprintf("override: column %q names the fencing-token column %s.%s of a fenced table, whose Go type is always fence.Token (the type carries the guard's meaning: a token is only ever compared and stored, and the methods take it as fence.Token); remove the go_type (a fence.Token converts with int64(token) where a plain integer is needed)", o.Column, c.Table.QualifiedName(), c.Name)
+		if sqlcReads(cfgPath, pkg) {
+			notes = append(notes, fmt.Sprintf("%s:%d:%d: note: %s; sqlc applies it", cfgPath, o.Pos.Line, o.Pos.Col, msg))
+		} else {
+			errs.Add(cfgPath, o.Pos.Line, o.Pos.Col, "%s", msg)
+		}
+	}
 	for i, ok := range golang.ColumnOverrideMatches(cat, ovs) {
 		o := ovs[i]
 		switch {
