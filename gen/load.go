@@ -20,7 +20,9 @@ func Problems(err error) []*Problem { return diag.As(err).Sort() }
 var ErrNoConfig = config.ErrNotFound
 
 // LoadConfig reads the configuration file at path: fencegen.yaml (sqlc's
-// version 2 format plus a fence key per sql entry) or an existing sqlc
+// version 2 format plus a fence key, in an sql entry or at the top level;
+// a table fenced anywhere is fenced in every entry whose schema has it),
+// a fencegen.yaml that extends an sqlc configuration, or an existing sqlc
 // configuration (sqlc.yaml, sqlc.yml or sqlc.json, version "1" or "2")
 // read as-is. Relative paths in the file are relative to its directory,
 // Config.Dir.

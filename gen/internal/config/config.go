@@ -16,6 +16,12 @@
 //	      tables:
 //	        - {table: account_balances, column: last_fencing_token, mode: strict}
 //
+// The fence key may also be at the top level (version "1" or "2"). A
+// table fenced anywhere in the file is fenced in every sql entry whose
+// schema has it, as a database has one guard trigger per table
+// (FenceTable.AnyEntry, FenceTable.From); two entries that fence it
+// differently are an error naming both places.
+//
 // A fencegen.yaml may instead extend an sqlc configuration, which sqlc
 // then keeps reading untouched (sqlc refuses the fence key), adding only
 // fenced tables, which apply to every sql entry whose schema has them:

@@ -222,6 +222,21 @@ sql:
 `, `dir/fencegen.yaml:2:1: unknown key "foo"
 dir/fencegen.yaml:7:44: unknown key "mood" (did you mean "mode"?)
 dir/fencegen.yaml:11:9: unknown key "sql_pakage" (did you mean "sql_package"?)`},
+		{"fence under gen.go", `
+version: "2"
+sql:
+  - engine: postgresql
+    schema: s.sql
+    queries: q.sql
+    gen:
+      go: {out: db, fence: {tables: [{table: t, column: c}]}}
+`, `dir/fencegen.yaml:7:21: unknown key "fence" here: a fence key goes in an sql entry (beside schema and queries) or at the top level of the file, for every entry`},
+		{"fence key twice for a table", `
+version: "2"
+sql:
+  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: a}}, fence: {tables: [{table: t, column: c}]}}
+  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: b}}, fence: {tables: [{table: public.t, column: d}]}}
+`, `dir/fencegen.yaml:4:95: table "public.t" is fenced by column "d" here but by column "c" at line 3, in sql entry a: a database has one guard per table, so every sql entry must fence it alike`},
 		{"unknown sql_package", `
 version: "2"
 sql:
