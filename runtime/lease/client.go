@@ -78,7 +78,7 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 	if h := c.opts.testHooks(); h.clock != nil {
 		c.clk = h.clock
 	}
-	c.hb = scheduler{c: c, wake: make(chan struct{}, 1)}
+	c.hb.init(c)
 	switch r := rdb.(type) {
 	case interface{ Options() *redis.Options }:
 		o := r.Options()
