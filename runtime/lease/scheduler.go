@@ -60,6 +60,11 @@ type group struct {
 	deadline   timer
 	deadlineAt time.Time
 	armed      bool
+	// floor is no later than any member's local deadline: exact after a
+	// scan of the members, and after a renewal that succeeded for every
+	// member its send + TTL − margin, so that the deadline timer finds
+	// the next deadline without a look at each lease.
+	floor time.Time
 }
 
 // groupKey finds the queued group that a new lease of timing tm, first due
@@ -138,6 +143,7 @@ func (s *scheduler) newGroup(tm timing, leases []*Lease, next time.Time) *group 
 		l.hb.g = g
 	}
 	if at, ok := earliestDeadline(leases); ok {
+		g.floor = at
 		s.arm(g, at)
 	}
 	return g
@@ -181,6 +187,12 @@ func (s *scheduler) onDeadline(g *group) {
 	now := s.c.clk.Now()
 	s.mu.Lock()
 	g.armed = false
+	if g.floor.After(now) && len(g.leases) > 0 {
+		// Renewed since the timer was armed: no deadline before floor.
+		s.arm(g, g.floor)
+		s.mu.Unlock()
+		return
+	}
 	var due []*Lease
 	var next time.Time
 	found := false
@@ -195,6 +207,7 @@ func (s *scheduler) onDeadline(g *group) {
 		}
 	}
 	if found {
+		g.floor = next
 		s.arm(g, next)
 	}
 	s.mu.Unlock()
@@ -428,6 +441,9 @@ func (s *scheduler) merge(batch []*group, g *group) bool {
 			l.hb.g = h
 		}
 		h.leases = append(h.leases, g.leases...)
+		if g.floor.Before(h.floor) {
+			h.floor = g.floor
+		}
 		if g.armed {
 			s.armBy(h, g.deadlineAt)
 		}
@@ -435,14 +451,6 @@ func (s *scheduler) merge(batch []*group, g *group) bool {
 		return true
 	}
 	return false
-}
-
-// renewResult is one lease's renewal outcome: ok true (extended), ok false
-// with nil err (definitive "not owner"), or an error (unknown outcome).
-type renewResult struct {
-	skipped bool // not sent: the lease had ended
-	ok      bool
-	err     error
 }
 
 // renew sends one batch (sends[i] are the members of batch[i] when it was
@@ -458,42 +466,42 @@ func (s *scheduler) renew(batch []*group, sends [][]*Lease) {
 	// local deadline fired, or it was lost or released) is not renewed:
 	// a renewal sent after the lease ended would keep the key for a full
 	// TTL with nobody holding it.
-	all := make([]*Lease, 0, total)
-	for _, ls := range sends {
-		all = append(all, ls...)
-	}
-	live := make([]*Lease, 0, len(all))
-	at := make([]int32, 0, len(all))
-	for i, l := range all {
-		if !l.hb.stopped.Load() && !l.over.Load() {
-			live = append(live, l)
-			at = append(at, int32(i))
+	live := make([]*Lease, 0, total)
+	ends := make([]int, len(sends)) // live[ends[i-1]:ends[i]] are batch[i]'s
+	for i, ls := range sends {
+		for _, l := range ls {
+			if !l.hb.stopped.Load() && !l.over.Load() {
+				live = append(live, l)
+			}
 		}
-	}
-	res := make([]renewResult, len(all))
-	for i := range res {
-		res[i].skipped = true
+		ends[i] = len(live)
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
 	send := s.c.clk.Now()
+	var res []renewResult
 	if len(live) > 0 {
-		got := s.c.renewMany(ctx, live)
-		for j, i := range at {
-			// A renewal cut off by the batch's deadline is a
-			// *TimeoutError, not context.DeadlineExceeded: no caller's
-			// context ended.
-			got[j].err = callError(context.Background(), ctx, "renew", timeout, got[j].err)
-			res[i] = got[j]
-		}
+		res = s.c.renewMany(ctx, live)
 	}
 	cancel()
 	var undo []*Lease
-	for i, l := range all {
-		if res[i].skipped {
-			continue
+	allOK := make([]bool, len(batch))
+	for gi, i := 0, 0; gi < len(batch); gi++ {
+		allOK[gi] = true
+		for ; i < ends[gi]; i++ {
+			if !res[i].ok || res[i].err != nil {
+				allOK[gi] = false
+			}
+		}
+	}
+	for i, l := range live {
+		// A renewal cut off by the batch's deadline is a *TimeoutError,
+		// not context.DeadlineExceeded: no caller's context ended.
+		r := res[i]
+		if r.err != nil {
+			r.err = callError(context.Background(), ctx, "renew", timeout, r.err)
 		}
 		stopped := l.hb.stopped.Load()
-		if !l.applyRenewal(send, res[i], stopped) && res[i].ok && !stopped {
+		if !l.applyRenewal(send, r, stopped) && r.ok && !stopped {
 			undo = append(undo, l)
 		}
 	}
@@ -509,16 +517,34 @@ func (s *scheduler) renew(batch []*group, sends [][]*Lease) {
 	if s.batches == maxBatchesInFlight-1 {
 		s.poke() // the loop may be waiting for this slot
 	}
-	for _, g := range batch {
+	for gi, g := range batch {
 		close(g.inflight)
 		g.inflight = nil
 		if s.compact(g, false); len(g.leases) == 0 {
 			s.retire(g)
 			continue
 		}
+		if allOK[gi] {
+			// Every member left was renewed (a member not sent was
+			// stopped or had ended, and compact removed it).
+			g.floor = send.Add(g.tm.ttl - g.tm.margin)
+		}
+		if !g.armed { // every member's deadline is watched, always
+			if at, ok := earliestDeadline(g.leases); ok {
+				g.floor = at
+				s.arm(g, at)
+			}
+		}
 		g.next = send.Add(s.nextInterval(g.tm, false))
 		s.push(g)
 	}
+}
+
+// renewResult is one lease's renewal outcome: ok true (extended), ok false
+// with nil err (definitive "not owner"), or an error (unknown outcome).
+type renewResult struct {
+	ok  bool
+	err error
 }
 
 // renewMany renews the leases of a batch. One lease: the renew script.
@@ -559,17 +585,22 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 		return res
 	}
 	if c.ctxDeadlines {
-		return pipelineRenew(ctx, p, batch, groups)
+		pipelineRenew(ctx, p, batch, groups, res)
+		return res
 	}
-	ch := make(chan []renewResult, 1)
-	go func() { ch <- pipelineRenew(ctx, p, batch, groups) }()
+	done := make(chan struct{})
+	got := make([]renewResult, len(batch)) // written only by the pipeline
+	go func() {
+		pipelineRenew(ctx, p, batch, groups, got)
+		close(done)
+	}()
 	select {
-	case r := <-ch:
-		return r
+	case <-done:
+		return got
 	case <-ctx.Done():
 		select {
-		case r := <-ch:
-			return r
+		case <-done:
+			return got
 		default:
 		}
 		for i := range res {
@@ -603,11 +634,13 @@ func (c *Client) renewGroups(batch []*Lease) [][]int {
 		}
 		return groups
 	}
+	idx := make([]int, len(batch)) // one allocation for every group
 	for i, l := range batch {
+		idx[i] = i
 		if n := len(groups); n == 0 || len(groups[n-1]) == renewChunk || batch[groups[n-1][0]].tm.ttl != l.tm.ttl {
-			groups = append(groups, make([]int, 0, min(renewChunk, len(batch)-i)))
+			groups = append(groups, idx[i:i:len(batch)])
 		}
-		groups[len(groups)-1] = append(groups[len(groups)-1], i)
+		groups[len(groups)-1] = groups[len(groups)-1][:len(groups[len(groups)-1])+1]
 	}
 	return groups
 }
@@ -624,6 +657,24 @@ func renewArgs(batch []*Lease, g []int) ([]string, []any) {
 		args = append(args, l.ownerArg)
 	}
 	return keys, args
+}
+
+// renewCommand returns the whole EVALSHA command of one renew_many call for
+// group g of batch, from the arguments each lease boxed once: "evalsha",
+// the script's SHA1, the number of keys, the lock keys, the TTL and the
+// owner values (go-redis finds a Cluster slot from the first key, the
+// fourth argument, as for its own EvalSha).
+func renewCommand(batch []*Lease, g []int) []any {
+	cmd := make([]any, 3+len(g), 4+2*len(g))
+	cmd[0], cmd[1], cmd[2] = "evalsha", renewManyScript.Hash(), len(g)
+	for j, i := range g {
+		cmd[3+j] = batch[i].keyArg
+	}
+	cmd = append(cmd, batch[g[0]].ttlArg)
+	for _, i := range g {
+		cmd = append(cmd, batch[i].ownerArg)
+	}
+	return cmd
 }
 
 // decodeMany stores the reply v of one renew_many call for group g.
@@ -643,15 +694,12 @@ func decodeMany(res []renewResult, g []int, v []int64, err error) {
 
 // pipelineRenew sends one EVALSHA renew_many per group in one pipeline,
 // then EVAL for any that answered NOSCRIPT (a server that lost its script
-// cache).
-func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease, groups [][]int) []renewResult {
+// cache), and stores the outcomes in res.
+func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease, groups [][]int, res []renewResult) {
 	cmds := make([]*redis.Cmd, len(groups))
-	keys := make([][]string, len(groups))
-	args := make([][]any, len(groups))
 	pipe := p.Pipeline()
 	for gi, g := range groups {
-		keys[gi], args[gi] = renewArgs(batch, g)
-		cmds[gi] = pipe.EvalSha(ctx, renewManyScript.Hash(), keys[gi], args[gi]...)
+		cmds[gi] = pipe.Do(ctx, renewCommand(batch, g)...)
 	}
 	_, _ = pipe.Exec(ctx)
 	var again []int
@@ -663,16 +711,16 @@ func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease, groups [][]
 	if len(again) > 0 {
 		pipe = p.Pipeline()
 		for _, gi := range again {
-			cmds[gi] = pipe.Eval(ctx, renewManyLua, keys[gi], args[gi]...)
+			args := cmds[gi].Args()
+			args[0], args[1] = "eval", renewManyLua
+			cmds[gi] = pipe.Do(ctx, args...)
 		}
 		_, _ = pipe.Exec(ctx)
 	}
-	res := make([]renewResult, len(batch))
 	for gi, cmd := range cmds {
 		v, err := cmd.Int64Slice()
 		decodeMany(res, groups[gi], v, err)
 	}
-	return res
 }
 
 // hbEntry is one queued group: its renewal time beside it, so that
