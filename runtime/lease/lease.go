@@ -165,7 +165,7 @@ func (l *Lease) renew(ctx context.Context) error {
 	send := l.c.clk.Now()
 	ok, err := l.c.renew(callCtx, l.lockKey, l.owner, l.tm.ttl)
 	if err != nil {
-		return opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err)
+		return l.c.withDialCause(opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err))
 	}
 	if !ok {
 		return l.lose(ReasonNotOwner, ErrNotOwner)
@@ -404,7 +404,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	defer cancel()
 	deleted, err := l.c.release(rctx, l.lockKey, l.owner)
 	if err != nil {
-		err = opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err)
+		err = l.c.withDialCause(opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err))
 		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
 		return err
 	}
