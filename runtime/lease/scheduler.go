@@ -99,6 +99,10 @@ type scheduler struct {
 	// a group added with a later renewal time needs no wake-up (no futex
 	// wake and context switch per Acquire).
 	wakeAt time.Time
+	// timer is the loop's timer while the loop runs: it is reset under mu
+	// (by the loop, and by forget for the Client's last lease), so that a
+	// Release never has to wake the loop goroutine.
+	timer timer
 	// batches counts renewal batches in flight.
 	batches int
 }
@@ -336,27 +340,34 @@ func (s *scheduler) forget(l *Lease) {
 	clear(s.q)
 	s.q = s.q[:0]
 	clear(s.open)
-	// The loop would sleep past its linger: wake it, so that it ends soon
-	// after the Client's last lease.
-	if s.wakeAt.After(s.c.clk.Now().Add(idleLinger)) {
-		s.poke()
+	// The loop would sleep past its linger: bring its timer forward, so
+	// that it ends soon after the Client's last lease (a timer reset, not
+	// a goroutine wake-up on the caller's path).
+	if now := s.c.clk.Now(); s.timer != nil && s.wakeAt.After(now.Add(idleLinger)) {
+		s.wakeAt = now.Add(idleLinger)
+		s.timer.Reset(idleLinger)
 	}
 }
 
 func (s *scheduler) loop() {
 	t := s.c.clk.NewTimer(time.Hour)
 	defer t.Stop()
+	s.mu.Lock()
+	s.timer = t
+	s.mu.Unlock()
 	for {
 		s.mu.Lock()
 		if len(s.q) == 0 {
 			// Linger briefly, so a Client that acquires and releases in a
 			// loop does not start a goroutine per lease.
 			s.wakeAt = s.c.clk.Now().Add(idleLinger)
+			t.Reset(idleLinger)
 			s.mu.Unlock()
-			s.sleep(t, idleLinger)
+			s.sleep(t)
 			s.mu.Lock()
 			if len(s.q) == 0 {
 				s.running = false
+				s.timer = nil
 				s.mu.Unlock()
 				return
 			}
@@ -409,6 +420,8 @@ func (s *scheduler) loop() {
 		full := n >= maxBatch
 		if full {
 			s.wakeAt = time.Time{} // it loops again at once
+		} else {
+			t.Reset(wait)
 		}
 		var sends [][]*Lease
 		if len(batch) > 0 {
@@ -426,7 +439,7 @@ func (s *scheduler) loop() {
 		if full {
 			continue
 		}
-		s.sleep(t, wait)
+		s.sleep(t)
 	}
 }
 
@@ -771,11 +784,11 @@ func (h *groupHeap) pop() hbEntry {
 	return top
 }
 
-// sleep waits on t for d, or until a lease is added (s.wake). With the
-// timer semantics of Go 1.23 and later (go.mod says 1.26), Stop leaves no
-// stale value in t.C, so t can be reset again at once.
-func (s *scheduler) sleep(t timer, d time.Duration) {
-	t.Reset(d)
+// sleep waits until t fires (the loop resets it under mu before) or a
+// group is added that is due sooner (s.wake). With the timer semantics of
+// Go 1.23 and later (go.mod says 1.26), Stop and Reset leave no stale value
+// in t.C, so t can be reset again at once.
+func (s *scheduler) sleep(t timer) {
 	select {
 	case <-t.C():
 	case <-s.wake:
