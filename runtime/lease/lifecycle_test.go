@@ -310,3 +310,10 @@ func TestAcquireWaitEndingMidAttemptIsNotAcquired(t *testing.T) {
 		t.Fatal("ghost lock key after AcquireWait returned")
 	}
 }
+
+// pauseHeartbeat freezes (or thaws) l's heartbeat: the scheduler sends no
+// renewal for it while frozen (the hb.paused test hook).
+func (l *Lease) pauseHeartbeat(on bool) {
+	l.c.hb.pausing.Store(true)
+	l.hb.paused.Store(on)
+}

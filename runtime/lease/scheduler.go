@@ -3,7 +3,9 @@ package lease
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -65,6 +67,15 @@ type group struct {
 	// member its send + TTL − margin, so that the deadline timer finds
 	// the next deadline without a look at each lease.
 	floor time.Time
+	// gone counts the members stopped or dropped (forget), seen the
+	// number of them when the group was last compacted: while they are
+	// equal, no member needs a look before its renewal. Atomic so that a
+	// renewal in flight reads it without mu.
+	gone atomic.Int64
+	seen int64
+	// wire is the renew_many command for the members, built again only
+	// after they change (see buildWire); nil if not built.
+	wire []any
 }
 
 // groupKey finds the queued group that a new lease of timing tm, first due
@@ -105,11 +116,57 @@ type scheduler struct {
 	timer timer
 	// batches counts renewal batches in flight.
 	batches int
+	// pausing is set once a test has paused a lease's heartbeat (the
+	// hb.paused hook): only then does the loop look for paused leases.
+	pausing atomic.Bool
+	// wired: the Client's redis.Scripter is a *redis.Client, whose
+	// pipeline takes a group's prebuilt command as it is (see buildWire).
+	wired bool
 }
 
 // init prepares s for c (before first use).
 func (s *scheduler) init(c *Client) {
 	s.c, s.epoch, s.open, s.wake = c, c.clk.Now(), map[groupKey]*group{}, make(chan struct{}, 1)
+	_, s.wired = c.rdb.(*redis.Client)
+}
+
+// buildWire builds g's renew_many command: "evalsha", the script's SHA1,
+// the number of keys, the lock keys, the TTL and the owner values, with
+// every key and owner a *string into one string holding all their bytes
+// in order. A renewal of an unchanged group then writes out memory that
+// is contiguous and allocates nothing per lease; with 100,000 leases the
+// reads of each lease's own strings were a large part of a renewal's
+// cost. A *redis.Client writes a *string argument as the string; a
+// Cluster client or Ring would hash it wrongly, and gets renewCommand
+// instead.
+func (g *group) buildWire() {
+	n, size := len(g.leases), 0
+	for _, l := range g.leases {
+		size += len(l.lockKey) + len(l.owner)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, l := range g.leases {
+		b.WriteString(l.lockKey)
+		b.WriteString(l.owner)
+	}
+	all := b.String()
+	strs := make([]string, 2*n)
+	for i, pos := 0, 0; i < n; i++ {
+		l := g.leases[i]
+		strs[i], pos = all[pos:pos+len(l.lockKey)], pos+len(l.lockKey)
+		strs[n+i], pos = all[pos:pos+len(l.owner)], pos+len(l.owner)
+	}
+	cmd := make([]any, 0, 4+2*n)
+	cmd = append(cmd, "evalsha", renewManyScript.Hash(), n)
+	for i := range n {
+		cmd = append(cmd, &strs[i])
+	}
+	cmd = append(cmd, g.leases[0].ttlArg)
+	for i := range n {
+		cmd = append(cmd, &strs[n+i])
+	}
+	g.wire = cmd
 }
 
 // window is how early a lease may be renewed so that leases due at nearly
@@ -133,6 +190,7 @@ func (s *scheduler) add(l *Lease, send time.Time) {
 	if g := s.open[key]; g != nil && len(g.leases) < renewChunk && !g.next.After(send.Add(l.tm.interval)) {
 		// Its deadline is the latest of the group's: the timer stays.
 		g.leases = append(g.leases, l)
+		g.wire = nil
 		l.hb.g = g
 		return
 	}
@@ -265,6 +323,16 @@ func (s *scheduler) retire(g *group) {
 // returns (and removes) those whose heartbeat is paused (a test hook) if
 // paused is true.
 func (s *scheduler) compact(g *group, paused bool) (frozen []*Lease) {
+	paused = paused && s.pausing.Load()
+	if gone := g.gone.Load(); gone == g.seen && !paused {
+		// No member was stopped or dropped since: nothing to look at (a
+		// lease lost just now, whose drop has not run yet, is skipped
+		// by applyRenewal and removed after its drop).
+		return nil
+	} else {
+		g.seen = gone
+	}
+	g.wire = nil
 	keep := g.leases[:0]
 	for _, l := range g.leases {
 		switch {
@@ -329,6 +397,9 @@ func (s *scheduler) forget(l *Lease) {
 		return
 	}
 	l.hb.gone = true
+	if g := l.hb.g; g != nil {
+		g.gone.Add(1)
+	}
 	s.live--
 	if s.live > 0 {
 		return
@@ -423,13 +494,16 @@ func (s *scheduler) loop() {
 		} else {
 			t.Reset(wait)
 		}
-		var sends [][]*Lease
+		var sends []renewSend
 		if len(batch) > 0 {
 			s.batches++
-			sends = make([][]*Lease, len(batch))
+			sends = make([]renewSend, len(batch))
 			for i, g := range batch {
 				g.inflight = make(chan struct{})
-				sends[i] = append([]*Lease(nil), g.leases...)
+				if s.wired && g.wire == nil {
+					g.buildWire()
+				}
+				sends[i] = renewSend{leases: append([]*Lease(nil), g.leases...), wire: g.wire, gone: g.gone.Load()}
 			}
 		}
 		s.mu.Unlock()
@@ -454,6 +528,7 @@ func (s *scheduler) merge(batch []*group, g *group) bool {
 			l.hb.g = h
 		}
 		h.leases = append(h.leases, g.leases...)
+		h.wire = nil
 		if g.floor.Before(h.floor) {
 			h.floor = g.floor
 		}
@@ -466,45 +541,73 @@ func (s *scheduler) merge(batch []*group, g *group) bool {
 	return false
 }
 
-// renew sends one batch (sends[i] are the members of batch[i] when it was
-// taken off the queue) and applies the results.
-func (s *scheduler) renew(batch []*group, sends [][]*Lease) {
+// renewSend is what the loop hands a batch's goroutine for one group: its
+// members and wire command when it was taken off the queue, and its gone
+// count then (a renewal checks each member only if it has moved since).
+type renewSend struct {
+	leases []*Lease
+	wire   []any
+	gone   int64
+}
+
+// renew sends one batch (sends[i] is batch[i] when it was taken off the
+// queue) and applies the results.
+func (s *scheduler) renew(batch []*group, sends []renewSend) {
 	timeout := batch[0].tm.callTimeout
 	total := 0
 	for i, g := range batch {
 		timeout = min(timeout, g.tm.callTimeout)
-		total += len(sends[i])
+		total += len(sends[i].leases)
 	}
 	// A lease whose context ended since it was taken off the queue (its
 	// local deadline fired, or it was lost or released) is not renewed:
 	// a renewal sent after the lease ended would keep the key for a full
-	// TTL with nobody holding it.
+	// TTL with nobody holding it. A group none of whose members was
+	// stopped or dropped since is sent as its prebuilt command (wire);
+	// otherwise its members are looked at one by one. (A lease lost in
+	// the microseconds before its drop may still be renewed: the renewal
+	// is then undone below, as for one that ends while in flight.)
 	live := make([]*Lease, 0, total)
-	ends := make([]int, len(sends)) // live[ends[i-1]:ends[i]] are batch[i]'s
-	for i, ls := range sends {
-		for _, l := range ls {
+	var wires [][]any // per group of live, in order, when every group has one
+	for i, g := range batch {
+		if w := sends[i].wire; w != nil && g.gone.Load() == sends[i].gone {
+			live = append(live, sends[i].leases...)
+			wires = append(wires, w)
+			continue
+		}
+		wires = nil
+		for _, l := range sends[i].leases {
 			if !l.hb.stopped.Load() && !l.over.Load() {
 				live = append(live, l)
 			}
 		}
-		ends[i] = len(live)
+	}
+	if len(wires) != len(batch) {
+		wires = nil
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
 	send := s.c.clk.Now()
 	var res []renewResult
-	if len(live) > 0 {
+	switch {
+	case wires != nil:
+		res = s.c.renewWires(ctx, wires, sends, len(live))
+	case len(live) > 0:
 		res = s.c.renewMany(ctx, live)
 	}
 	cancel()
 	var undo []*Lease
+	// A group whose members were all renewed has its deadline floor
+	// moved (below); which members are whose, by the ends of the groups
+	// in live, needs the groups that were looked at one by one too.
 	allOK := make([]bool, len(batch))
-	for gi, i := 0, 0; gi < len(batch); gi++ {
+	for gi := range batch {
 		allOK[gi] = true
-		for ; i < ends[gi]; i++ {
-			if !res[i].ok || res[i].err != nil {
-				allOK[gi] = false
-			}
-		}
+	}
+	gi, end := 0, 0
+	if wires != nil {
+		end = len(sends[0].leases)
+	} else {
+		allOK = make([]bool, len(batch)) // not tracked: the floor stays
 	}
 	for i, l := range live {
 		// A renewal cut off by the batch's deadline is a *TimeoutError,
@@ -512,6 +615,15 @@ func (s *scheduler) renew(batch []*group, sends [][]*Lease) {
 		r := res[i]
 		if r.err != nil {
 			r.err = callError(context.Background(), ctx, "renew", timeout, r.err)
+		}
+		if wires != nil {
+			for i >= end {
+				gi++
+				end += len(sends[gi].leases)
+			}
+			if !r.ok || r.err != nil {
+				allOK[gi] = false
+			}
 		}
 		stopped := l.hb.stopped.Load()
 		if !l.applyRenewal(send, r, stopped) && r.ok && !stopped {
@@ -537,9 +649,8 @@ func (s *scheduler) renew(batch []*group, sends [][]*Lease) {
 			s.retire(g)
 			continue
 		}
-		if allOK[gi] {
-			// Every member left was renewed (a member not sent was
-			// stopped or had ended, and compact removed it).
+		if allOK[gi] && g.gone.Load() == sends[gi].gone {
+			// Every member was renewed, and none left or joined since.
 			g.floor = send.Add(g.tm.ttl - g.tm.margin)
 		}
 		if !g.armed { // every member's deadline is watched, always
@@ -550,6 +661,86 @@ func (s *scheduler) renew(batch []*group, sends [][]*Lease) {
 		}
 		g.next = send.Add(s.nextInterval(g.tm, false))
 		s.push(g)
+	}
+}
+
+// renewWires sends the prebuilt renew_many command of each group (wires[i]
+// for sends[i].leases, n leases in all) in one pipeline, then EVAL for any
+// that answered NOSCRIPT, and returns the outcomes in the order of the
+// groups' leases. It returns when ctx ends even if Redis never answers.
+func (c *Client) renewWires(ctx context.Context, wires [][]any, sends []renewSend, n int) []renewResult {
+	c.stats.renewals.Add(uint64(n))
+	p := c.rdb.(pipeliner)
+	run := func(res []renewResult) {
+		cmds := make([]*redis.Cmd, len(wires))
+		pipe := p.Pipeline()
+		for i, w := range wires {
+			cmds[i] = pipe.Do(ctx, w...)
+		}
+		_, _ = pipe.Exec(ctx)
+		var again []int
+		for i, cmd := range cmds {
+			if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+				again = append(again, i)
+			}
+		}
+		if len(again) > 0 {
+			pipe = p.Pipeline()
+			for _, i := range again {
+				args := append([]any{"eval", renewManyLua}, wires[i][2:]...) // the group's wire stays as it is
+				cmds[i] = pipe.Do(ctx, args...)
+			}
+			_, _ = pipe.Exec(ctx)
+		}
+		at := 0
+		for i, cmd := range cmds {
+			k := len(sends[i].leases)
+			v, err := cmd.Int64Slice()
+			decodeRange(res[at:at+k], v, err)
+			at += k
+		}
+	}
+	if c.ctxDeadlines {
+		res := make([]renewResult, n)
+		run(res)
+		return res
+	}
+	done := make(chan struct{})
+	got := make([]renewResult, n) // written only by run
+	go func() {
+		run(got)
+		close(done)
+	}()
+	select {
+	case <-done:
+		return got
+	case <-ctx.Done():
+		select {
+		case <-done:
+			return got
+		default:
+		}
+		res := make([]renewResult, n)
+		for i := range res {
+			res[i].err = ctx.Err()
+		}
+		return res
+	}
+}
+
+// decodeRange stores the reply v of one renew_many call for the leases of
+// res, in order.
+func decodeRange(res []renewResult, v []int64, err error) {
+	if err == nil && len(v) != len(res) {
+		err = fmt.Errorf("unexpected renew reply of %d values for %d leases", len(v), len(res))
+	}
+	for j := range res {
+		if err != nil {
+			res[j] = renewResult{err: err}
+			continue
+		}
+		ok, e := decodeBool("renew", v[j], nil)
+		res[j] = renewResult{ok: ok, err: e}
 	}
 }
 
@@ -724,8 +915,7 @@ func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease, groups [][]
 	if len(again) > 0 {
 		pipe = p.Pipeline()
 		for _, gi := range again {
-			args := cmds[gi].Args()
-			args[0], args[1] = "eval", renewManyLua
+			args := append([]any{"eval", renewManyLua}, cmds[gi].Args()[2:]...)
 			cmds[gi] = pipe.Do(ctx, args...)
 		}
 		_, _ = pipe.Exec(ctx)
