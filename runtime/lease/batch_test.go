@@ -60,3 +60,66 @@ func TestBatchedRenewalIsOneCallPerChunk(t *testing.T) {
 	}
 	t.Logf("%d lease renewals in %d EVALSHA calls", renewed, calls["evalsha"])
 }
+
+// One renew_many call renews the leases whose key still holds their owner
+// and reports the others as "not owner", by index, on both paths (a
+// group's prebuilt command, and the per-lease command of other clients):
+// the reply is the count renewed and the indices of the rest, and a
+// renewed key has its TTL set again while the taken one keeps the other
+// owner's value and TTL.
+func TestRenewManyReportsTakenKeysByIndex(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	c := New(rdb, &Options{HeartbeatInterval: -1}) // no heartbeat: renewed here only
+	const ttl = 10 * time.Second
+	var leases []*Lease
+	for i := range 5 {
+		leases = append(leases, mustAcquire(t, c, fmt.Sprint("m", i), ttl))
+	}
+	for _, i := range []int{1, 4} { // taken over by someone else
+		if err := rdb.Set(bg, leases[i].lockKey, "other:9", time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(name string, res []renewResult) {
+		t.Helper()
+		for i, r := range res {
+			want := i != 1 && i != 4
+			if r.err != nil || r.ok != want {
+				t.Errorf("%s: lease %d: %+v, want ok=%v", name, i, r, want)
+			}
+		}
+	}
+	for _, l := range leases {
+		_ = rdb.PExpire(bg, l.lockKey, time.Second).Err()
+	}
+	check("renewMany", c.renewMany(bg, leases))
+	if d := rdb.PTTL(bg, leases[0].lockKey).Val(); d < 9*time.Second {
+		t.Fatalf("renewed key has PTTL %v, want about %v", d, ttl)
+	}
+	g := &group{leases: leases}
+	g.buildWire()
+	check("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, len(leases)))
+	if v := rdb.Get(bg, leases[4].lockKey).Val(); v != "other:9" {
+		t.Fatalf("taken key = %q, want the other owner's value", v)
+	}
+}
+
+// A renew_many reply that does not add up is an error for every lease of
+// the call, never "not owner" and never a success.
+func TestRenewManyReplyMustAddUp(t *testing.T) {
+	for _, v := range [][]int64{nil, {2}, {4}, {2, 1, 1}, {1, 3, 2}, {2, 0}, {2, 4}, {-1, 1, 2, 3, 3}} {
+		res := make([]renewResult, 3)
+		decodeRange(res, v, nil)
+		for i, r := range res {
+			if r.err == nil {
+				t.Errorf("reply %v: lease %d %+v, want an error", v, i, r)
+			}
+		}
+	}
+	res := make([]renewResult, 3)
+	decodeRange(res, []int64{2, 2}, nil)
+	if !res[0].ok || res[1].ok || !res[2].ok || res[0].err != nil || res[1].err != nil {
+		t.Fatalf("reply {2, 2} = %+v, want ok, not owner, ok", res)
+	}
+}

@@ -102,6 +102,10 @@ func holdLeases(b *testing.B, n int) {
 			_ = l.Release(bg)
 		}
 		if lost > 0 {
+			c.hb.mu.Lock()
+			b.Logf("scheduler: %d groups queued, %d batches in flight, running %v, %d live leases; renewals %d",
+				len(c.hb.q), c.hb.batches, c.hb.running, c.hb.live, renewals)
+			c.hb.mu.Unlock()
 			n := 0
 			for r, k := range reasons {
 				if n++; n <= 5 {

@@ -729,19 +729,36 @@ func (c *Client) renewWires(ctx context.Context, wires [][]any, sends []renewSen
 }
 
 // decodeRange stores the reply v of one renew_many call for the leases of
-// res, in order.
+// res, in order: the number renewed, then the index (from 1) of each lease
+// not renewed ("not owner"). A reply that does not add up to len(res) is
+// an error for every lease (never "not owner", never a success).
 func decodeRange(res []renewResult, v []int64, err error) {
-	if err == nil && len(v) != len(res) {
-		err = fmt.Errorf("unexpected renew reply of %d values for %d leases", len(v), len(res))
+	if err == nil {
+		err = checkManyReply(v, len(res))
 	}
 	for j := range res {
-		if err != nil {
-			res[j] = renewResult{err: err}
-			continue
-		}
-		ok, e := decodeBool("renew", v[j], nil)
-		res[j] = renewResult{ok: ok, err: e}
+		res[j] = renewResult{ok: err == nil, err: err}
 	}
+	if err == nil {
+		for _, i := range v[1:] {
+			res[i-1].ok = false
+		}
+	}
+}
+
+// checkManyReply checks a renew_many reply v for n leases: a count of the
+// renewed and the ascending indices, in 1..n, of the others, adding up to
+// n.
+func checkManyReply(v []int64, n int) error {
+	if len(v) == 0 || v[0] < 0 || v[0]+int64(len(v)-1) != int64(n) {
+		return fmt.Errorf("unexpected renew reply %v for %d leases", v, n)
+	}
+	for k, i := range v[1:] {
+		if i < 1 || i > int64(n) || (k > 0 && i <= v[k]) {
+			return fmt.Errorf("unexpected renew reply %v for %d leases", v, n)
+		}
+	}
+	return nil
 }
 
 // renewResult is one lease's renewal outcome: ok true (extended), ok false
@@ -881,18 +898,19 @@ func renewCommand(batch []*Lease, g []int) []any {
 	return cmd
 }
 
-// decodeMany stores the reply v of one renew_many call for group g.
+// decodeMany stores the reply v of one renew_many call for group g (see
+// decodeRange).
 func decodeMany(res []renewResult, g []int, v []int64, err error) {
-	if err == nil && len(v) != len(g) {
-		err = fmt.Errorf("unexpected renew reply of %d values for %d leases", len(v), len(g))
+	if err == nil {
+		err = checkManyReply(v, len(g))
 	}
-	for j, i := range g {
-		if err != nil {
-			res[i] = renewResult{err: err}
-			continue
+	for _, i := range g {
+		res[i] = renewResult{ok: err == nil, err: err}
+	}
+	if err == nil {
+		for _, j := range v[1:] {
+			res[g[j-1]].ok = false
 		}
-		ok, e := decodeBool("renew", v[j], nil)
-		res[i] = renewResult{ok: ok, err: e}
 	}
 }
 
