@@ -89,6 +89,9 @@ func holdLeases(b *testing.B, n int) {
 		cpu, rcpu, wall := cpuTime()-cpu0, redisCPU(b, r)-rcpu0, time.Since(wall0)
 		stopProfile()
 		renewals := c.Stats().Renewals - renewals0
+		c.hb.mu.Lock()
+		state := fmt.Sprintf("scheduler: %d groups queued, %d batches in flight, %d live leases", len(c.hb.q), c.hb.batches, c.hb.live)
+		c.hb.mu.Unlock()
 		lost := 0
 		reasons := map[string]int{}
 		for _, l := range leases {
@@ -102,10 +105,7 @@ func holdLeases(b *testing.B, n int) {
 			_ = l.Release(bg)
 		}
 		if lost > 0 {
-			c.hb.mu.Lock()
-			b.Logf("scheduler: %d groups queued, %d batches in flight, running %v, %d live leases; renewals %d",
-				len(c.hb.q), c.hb.batches, c.hb.running, c.hb.live, renewals)
-			c.hb.mu.Unlock()
+			b.Log(state)
 			n := 0
 			for r, k := range reasons {
 				if n++; n <= 5 {
