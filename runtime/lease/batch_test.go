@@ -1,7 +1,10 @@
 package lease
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,5 +124,57 @@ func TestRenewManyReplyMustAddUp(t *testing.T) {
 	decodeRange(res, []int64{2, 2}, nil)
 	if !res[0].ok || res[1].ok || !res[2].ok || res[0].err != nil || res[1].err != nil {
 		t.Fatalf("reply {2, 2} = %+v, want ok, not owner, ok", res)
+	}
+}
+
+// hangRenewals is a go-redis hook that holds every pipeline carrying a
+// renew_many call until release is closed, ignoring the call's context:
+// a client call that outlives its deadline for whatever reason.
+type hangRenewals struct{ release chan struct{} }
+
+func (hangRenewals) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (hangRenewals) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return next
+}
+func (h hangRenewals) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if a := c.Args(); len(a) > 1 && a[1] == renewManyScript.Hash() {
+				<-h.release
+				return context.DeadlineExceeded
+			}
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// A renewal batch whose call never returns, even on a client that
+// enforces context deadlines itself (ContextTimeoutEnabled), is cut off at
+// CallTimeout and counted as a failed renewal: the leases are lost by
+// their renewal failures (ReasonRenewFailed, the error a timeout), not
+// silently at the local deadline by a scheduler still waiting for the
+// call, and the scheduler renews the leases acquired after it.
+func TestHungRenewalIsCutOffAtCallTimeout(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	h := hangRenewals{release: make(chan struct{})}
+	var once sync.Once
+	unhang := func() { once.Do(func() { close(h.release) }) }
+	rdb.AddHook(h)
+	c := New(rdb, &Options{MaxRenewFailures: 1})
+	const ttl = 600 * time.Millisecond // renewals every ≤ 200ms, CallTimeout 100ms, deadline 540ms
+	var leases []*Lease
+	for i := range 3 {
+		l := mustAcquire(t, c, fmt.Sprint("h", i), ttl)
+		defer l.Release(bg)
+		leases = append(leases, l)
+	}
+	defer unhang() // first: a Release waits for the renewal in flight
+	for _, l := range leases {
+		waitDone(t, l.Context(), 2*time.Second)
+		var lost *LostError
+		if !errors.As(l.Err(), &lost) || lost.Reason != ReasonRenewFailed || !errors.Is(lost, ErrRedisTimeout) {
+			t.Fatalf("lease %s ended with %v, want lost by a renewal that timed out", l.Resource(), l.Err())
+		}
 	}
 }

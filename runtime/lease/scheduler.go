@@ -700,11 +700,10 @@ func (c *Client) renewWires(ctx context.Context, wires [][]any, sends []renewSen
 			at += k
 		}
 	}
-	if c.ctxDeadlines {
-		res := make([]renewResult, n)
-		run(res)
-		return res
-	}
+	// Even a client that enforces ctx's deadline itself
+	// (ContextTimeoutEnabled) runs the pipeline beside a watch of ctx: a
+	// call that outlives its deadline for any reason must not hold the
+	// scheduler, whose batches in flight are capped.
 	done := make(chan struct{})
 	got := make([]renewResult, n) // written only by run
 	go func() {
@@ -805,10 +804,7 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 		wg.Wait()
 		return res
 	}
-	if c.ctxDeadlines {
-		pipelineRenew(ctx, p, batch, groups, res)
-		return res
-	}
+	// As in renewWires: watched even with ContextTimeoutEnabled.
 	done := make(chan struct{})
 	got := make([]renewResult, len(batch)) // written only by the pipeline
 	go func() {
