@@ -91,6 +91,7 @@ func TestExplainSound(t *testing.T) {
 			}
 		}
 	}
+	soundShapes(t, ctx, name, st)
 	t.Logf("TestExplainSound: %d entries (%d with fence marks added), %d unguarded statements EXPLAINed (%d not explainable), %d guarded, opted out, refused or unannotated, %d let through, in %s",
 		st.entries, st.marked, st.explained, st.unexplained, st.guardedOrRefused, st.letThrough, time.Since(start).Round(time.Second))
 }
@@ -128,14 +129,8 @@ func soundEntry(t *testing.T, ctx context.Context, db, name string, cfg *Config,
 			return // PostgreSQL rejected the schema: nothing to judge with
 		}
 	}
-	for _, ft := range pkg.Fence {
-		schema, table := "", ft.Table
-		if i := strings.LastIndexByte(table, '.'); i >= 0 {
-			schema, table = table[:i], table[i+1:]
-		}
-		if tb := cat.Table(schema, table); tb != nil {
-			cat.MarkFence(tb, ft.Column, ft.Mode == config.ModeStrict, "config", cfg.Path, ft.Pos.Line, ft.Pos.Col)
-		}
+	if errs := markConfigFences(cat, cfg.Path, pkg, map[config.Position]bool{}); len(errs) > 0 {
+		return // generation fails at the configuration: nothing to judge
 	}
 	if len(cat.Validate()) > 0 {
 		return
@@ -160,7 +155,7 @@ func soundEntry(t *testing.T, ctx context.Context, db, name string, cfg *Config,
 		var order [][2]string
 		for _, af := range analyzed {
 			for _, q := range af.Queries {
-				rels, ok := planWrites(ctx, conn, q.SQL)
+				rels, ok := planWrites(ctx, conn, oneElementSQL(q))
 				if !ok {
 					continue
 				}
@@ -209,7 +204,7 @@ func soundEntry(t *testing.T, ctx context.Context, db, name string, cfg *Config,
 				st.guardedOrRefused++
 				continue
 			}
-			rels, ok := planWrites(ctx, conn, q.SQL)
+			rels, ok := planWrites(ctx, conn, oneElementSQL(q))
 			if !ok {
 				st.unexplained++
 				continue
@@ -265,4 +260,94 @@ func planWrites(ctx context.Context, conn *pgx.Conn, sql string) ([][2]string, b
 	}
 	walk(plans)
 	return rels, true
+}
+
+// soundShapeSchema has fenced table jobs beside tables, views and rules
+// through which PostgreSQL's rewrite writes it.
+const soundShapeSchema = `
+create table parents (id bigint primary key, v int);
+create table jobs (id bigint primary key, k int, parent_id bigint, tok bigint not null default 0);
+comment on column jobs.tok is 'fencegen:token';
+create table logs (id bigint primary key, n int);
+create view active_jobs as select * from jobs where k > 0;
+create view logs_v as select * from logs;
+create rule logs_v_ins as on insert to logs_v do instead update jobs set k = new.n where id = new.id;
+create rule logs_del as on delete to logs do also delete from jobs where id = old.id;
+create table notes (id bigint primary key);
+create rule notes_ins as on insert to notes do also delete from logs where id = new.id;
+create rule parents_upd as on update to parents do instead update active_jobs set k = new.v where id = old.id;
+`
+
+// soundShapes are write shapes whose plans modify fenced table jobs
+// through views, rules and data-modifying CTEs, in statements that do not
+// name jobs or name it inside another statement. Each must be guarded or
+// refused, and its plan must modify jobs (else the shape tests nothing).
+func soundShapes(t *testing.T, ctx context.Context, db string, st *soundStats) {
+	queries := []string{
+		"insert into logs_v values (1, 2)",
+		"delete from logs where id = 1",
+		"insert into notes values (1)",
+		"update parents set v = 3 where id = 1",
+		"update active_jobs set k = 2 where id = 1",
+		"insert into active_jobs (id, k) values (9, 1) on conflict (id) do update set k = 2",
+		"delete from active_jobs where id = 1",
+		"with v as (update active_jobs set k = 5 where id = 1 returning id) select * from v",
+		"with v as (delete from active_jobs where id = 1 returning id) select count(*) from v",
+		"with u as (update jobs set k = 1 where id = 1 returning id) select * from u",
+		"with u as (insert into logs_v values (1, 2)) select 1",
+		"select * from (select 1) x where exists (select 1 from logs) and 1 = 0 union all select 1 from parents",
+	}
+	conn, err := pgrefTryConnect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := resetDatabase(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
+	pf, err := sqlparse.Parse("shapes.sql", []byte(soundShapeSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := applyFile(ctx, conn, pf, func(s *sqlparse.Stmt) { cat.Update(pf, s) }); msg != "" {
+		t.Fatalf("shapes schema: %s", msg)
+	}
+	if errs := cat.Validate(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	st.entries++
+	for i, q := range queries {
+		qf, err := sqlparse.Parse("shapes_query.sql", []byte(fmt.Sprintf("-- name: Shape%d :exec\n%s;\n", i, q)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rels, ok := planWrites(ctx, conn, q)
+		modifies := false
+		for _, r := range rels {
+			if r[1] == "jobs" {
+				modifies = true
+			}
+		}
+		last := i == len(queries)-1 // a read: its plan modifies nothing
+		switch {
+		case !ok:
+			t.Errorf("shape %q: PostgreSQL cannot plan it", q)
+		case modifies == last:
+			t.Errorf("shape %q: plan modifies jobs = %v (%v)", q, modifies, rels)
+		}
+		analyzed, errs := analyze.Analyze(cat, []*sqlparse.File{qf})
+		if len(errs) > 0 || analyzed[0].Queries[0].Fence != nil {
+			st.guardedOrRefused++
+			if last {
+				t.Errorf("shape %q: refused or guarded, but it writes nothing: %v", q, errs)
+			}
+			continue
+		}
+		st.explained++
+		if modifies {
+			st.letThrough++
+			t.Errorf("shape %q modifies fenced table jobs (by PostgreSQL's plan) and fencegen generated it without the guard", q)
+		}
+	}
 }

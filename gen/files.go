@@ -2,7 +2,9 @@ package gen
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -19,6 +21,12 @@ import (
 // *.down.sql files and hidden files (as sqlc), in the order of
 // migrationOrder; patterns their matches, in the order of globOrder.
 func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.List) {
+	return expandAt(cfg, entries, pos, nil)
+}
+
+// expandAt is expand with the position of each entry in the configuration
+// (at, nil when unknown): a problem with an entry is reported there.
+func expandAt(cfg *Config, entries []string, pos config.Position, at []config.Position) ([]string, diag.List) {
 	var errs diag.List
 	var out []string
 	seen := map[string]bool{}
@@ -28,7 +36,11 @@ func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.
 			out = append(out, p)
 		}
 	}
-	for _, e := range entries {
+	for i, e := range entries {
+		pos := pos
+		if i < len(at) {
+			pos = at[i]
+		}
 		p := filepath.FromSlash(e)
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(cfg.Dir, p)
@@ -47,7 +59,7 @@ func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.
 		for _, m := range matches {
 			info, err := os.Stat(m)
 			if err != nil {
-				errs.Add(cfg.Path, pos.Line, pos.Col, "%s: no such file or directory", e)
+				errs.Add(cfg.Path, pos.Line, pos.Col, "%s: no such file or directory%s", e, nearFile(m, e))
 				continue
 			}
 			if !info.IsDir() {
@@ -223,4 +235,60 @@ func displayName(name string) string {
 		}
 	}
 	return filepath.ToSlash(name)
+}
+
+// nearFile is " (did you mean X?)" naming the file or directory beside the
+// missing path p whose name is closest to p's, as the configuration's
+// entry e would name it, or "".
+func nearFile(p, e string) string {
+	ents, err := os.ReadDir(filepath.Dir(p))
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, de := range ents {
+		names = append(names, de.Name())
+	}
+	if c := config.Closest(filepath.Base(p), names); c != "" {
+		return fmt.Sprintf(" (did you mean %s?)", path.Join(path.Dir(filepath.ToSlash(e)), c))
+	}
+	return ""
+}
+
+// missingSemicolon reports a query file whose last statement has no
+// terminating semicolon, at the statement's start, as sqlc v1.31.1 does
+// ("missing semicolon at end of file", internal/compiler/parse.go): sqlc
+// cannot cut that statement out of the file, and refuses the file.
+func missingSemicolon(f *sqlparse.File) *diag.Error {
+	if len(f.Stmts) == 0 {
+		return nil
+	}
+	st := f.Stmts[len(f.Stmts)-1]
+	src := f.Src
+	for i := st.End; i < len(src); {
+		switch {
+		case src[i] == ';':
+			return nil
+		case src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r' || src[i] == '\f':
+			i++
+		case bytes.HasPrefix(src[i:], []byte("--")):
+			j := bytes.IndexByte(src[i:], '\n')
+			if j < 0 {
+				i = len(src)
+			} else {
+				i += j
+			}
+		case bytes.HasPrefix(src[i:], []byte("/*")):
+			j := bytes.Index(src[i+2:], []byte("*/"))
+			if j < 0 {
+				i = len(src)
+			} else {
+				i += 2 + j + 2
+			}
+		default:
+			return nil // not the end of the statement as parsed: leave it to the parser
+		}
+	}
+	line, col := diag.Position(src, st.Start)
+	return &diag.Error{File: f.Name, Line: line, Col: col, Msg: "missing semicolon at end of file"}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/golang"
 	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
-	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/fencegen/fencegen/templates"
 )
 
@@ -106,7 +106,24 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	if len(errs) == 0 && len(cfg.Packages) > 0 {
 		for _, ft := range cfg.Packages[0].Fence {
 			if ft.AnyEntry && !found[ft.Pos] {
-				errs.Add(ft.File, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema of any sql entry of %s", ft.Table, displayName(cfg.Path))
+				hint := ""
+				for _, g := range guards {
+					if hint = didYouMeanTable(g.cat, ft); hint != "" {
+						break
+					}
+				}
+				errs.Add(ft.File, ft.TablePos.Line, ft.TablePos.Col, "fence: table %s does not exist in the schema of any sql entry of %s%s", quoted(ft.Table), displayName(cfg.Path), hint)
+			}
+		}
+		for _, o := range cfg.Packages[0].Go.Overrides {
+			if !o.Global || o.Column == "" || found[overrideKey(o.Pos)] {
+				continue
+			}
+			msg := unmatchedOverride(o, "the schema of any sql entry", "")
+			if sqlcReads(cfg.Path, cfg.Packages[0]) {
+				out.Vet = append(out.Vet, fmt.Sprintf("%s:%d:%d: note: %s; sqlc ignores it", cfg.Path, o.Pos.Line, o.Pos.Col, msg))
+			} else {
+				errs.Add(cfg.Path, o.Pos.Line, o.Pos.Col, "%s", msg)
 			}
 		}
 	}
@@ -132,12 +149,12 @@ type guardRun struct {
 func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]bool) (map[string][]byte, []string, *guardRun, diag.List) {
 	var errs diag.List
 	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
-	schemaFiles, err := expand(cfg, pkg.Schema, pkg.Pos)
+	schemaFiles, err := expandAt(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)
 	errs = append(errs, err...)
 	// A schema that could not be read or parsed at all would make every
 	// query fail with "relation does not exist": report the schema only.
 	schemaBroken := len(err) > 0
-	queryFiles, qerr := expand(cfg, pkg.Queries, pkg.Pos)
+	queryFiles, qerr := expandAt(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)
 	// Every schema and query file is read and parsed concurrently
 	// (pg_query keeps its parser state per thread); the catalog is then
 	// built in file order, and the results and errors are used in the
@@ -167,37 +184,14 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 			cat.Update(pf, st)
 		}
 	}
-	for _, ft := range pkg.Fence {
-		schema, table := "", ft.Table
-		if i := strings.LastIndexByte(table, '.'); i >= 0 {
-			schema, table = table[:i], table[i+1:]
-		}
-		file := cfg.Path
-		if ft.File != "" {
-			file = ft.File
-		}
-		t := cat.Table(schema, table)
-		if t == nil {
-			if !ft.AnyEntry {
-				errs.Add(file, ft.Pos.Line, ft.Pos.Col, "fence: table %q does not exist in the schema", ft.Table)
-			}
-			continue
-		}
-		found[ft.Pos] = true
-		if f := t.Fence; f != nil && f.Source == "comment" && f.Column == ft.Column {
-			// Marked twice: a configuration without a mode keeps the
-			// comment's; two modes must agree, or one would silently win.
-			if ft.Mode != "" && (ft.Mode == config.ModeStrict) != f.Strict {
-				errs.Add(file, ft.Pos.Line, ft.Pos.Col, "fence: %s.%s is %s here but %s by its column comment at %s:%d: give the mode in one place", ft.Table, ft.Column, modeWord(ft.Mode == config.ModeStrict), modeWord(f.Strict), f.File, f.Line)
-			}
-			continue
-		}
-		cat.MarkFence(t, ft.Column, ft.Mode == config.ModeStrict, "config", file, ft.Pos.Line, ft.Pos.Col)
-	}
+	errs = append(errs, markConfigFences(cat, cfg.Path, pkg, found)...)
 	errs = append(errs, cat.Validate()...)
 	if schemaBroken {
-		return nil, nil, nil, errs
+		// A missing query file is its own problem, reported too.
+		return nil, nil, nil, append(errs, qerr...)
 	}
+	overrideErrs, overrideNotes := checkColumnOverrides(cat, cfg.Path, pkg, found)
+	errs = append(errs, overrideErrs...)
 	errs = append(errs, qerr...)
 	var parsed []*sqlparse.File
 	for _, r := range results[len(schemaFiles):] {
@@ -208,9 +202,12 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 		if pf == nil {
 			continue
 		}
+		if e := missingSemicolon(pf); e != nil {
+			errs = append(errs, e)
+		}
 		parsed = append(parsed, pf)
 	}
-	analyzed, aerr := analyze.Analyze(cat, parsed)
+	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks})
 	errs = append(errs, aerr...)
 	if len(qerr) == 0 && len(aerr) == 0 && len(errs) == 0 && !anyQuery(analyzed) {
 		// As sqlc ("error parsing queries: no queries contained in
@@ -224,8 +221,10 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 	for _, n := range cat.Notes() {
 		notes = append(notes, n.Error())
 	}
+	notes = append(notes, overrideNotes...)
 	notes = append(notes, optOutNotes(analyzed)...)
 	for _, f := range analyzed {
+		notes = append(notes, f.Notes...)
 		for _, q := range f.Queries {
 			notes = append(notes, q.Notes...)
 		}
@@ -253,6 +252,11 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 			if msg := golang.Refusal(pkg.Go, q); msg != "" {
 				errs.Add(q.File, q.Line, q.Col, "%s", msg)
 			}
+			for _, s := range q.InSlices {
+				if msg := golang.InSliceRefusal(pkg.Go, q, s); msg != "" {
+					errs.Add(q.File, s.Line, s.Col, "%s", msg)
+				}
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -274,7 +278,10 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 		return nil, nil, nil, errs
 	}
 	rendered, err2 := golang.Emit(golang.Input{Catalog: cat, Files: analyzed, Options: opts, Sources: sources})
-	if err2 != nil {
+	if l, ok := err2.(diag.List); ok {
+		// Located problems (golang's collision check).
+		return nil, nil, nil, append(errs, l...)
+	} else if err2 != nil {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err2)
 		return nil, nil, nil, errs
 	}
@@ -333,13 +340,17 @@ func optOutNotes(files []*analyze.File) []string {
 
 // GuardFile is the migration SQL fencegen writes beside the generated code
 // of a package with fenced tables: a trigger per fenced table that refuses
-// any UPDATE lowering the stored token (fence.SQLState), for writers that
+// any UPDATE lowering the stored token (fenceimpl.SQLState), for writers that
 // do not use the generated code.
 const GuardFile = "fencegen_guard.sql"
 
 type guardTable struct {
 	Table, QualifiedTable, Function, Column, Trigger string
 	Strict                                           bool
+	// SchemaName, TableName and ColumnName are the table's schema and
+	// name and its token column, unquoted: the trigger's error carries
+	// them in its SCHEMA, TABLE and COLUMN fields (fenceimpl.SQLState).
+	SchemaName, TableName, ColumnName string
 }
 
 // markedTable is the table whose mark fences t: t, or the ancestor it
@@ -381,7 +392,7 @@ func renderGuard(data *guardData) ([]byte, error) {
 // partitioned table; loosened names the tables whose trigger is
 // non-strict. It returns nil when cat has no fenced table.
 func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, error) {
-	data := &guardData{SQLState: fence.SQLState}
+	data := &guardData{SQLState: fenceimpl.SQLState}
 	functions := map[string]string{} // guard function name → table
 	for _, t := range cat.FencedTables() {
 		if p := t.PartitionOf(); p != nil && p.Fence != nil {
@@ -391,6 +402,10 @@ func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, e
 			continue
 		}
 		qt := sqlparse.QuoteIdent(t.Name)
+		schema := t.Schema
+		if schema == "" {
+			schema = catalog.DefaultSchema
+		}
 		if t.Schema != "" && t.Schema != catalog.DefaultSchema {
 			qt = sqlparse.QuoteIdent(t.Schema) + "." + qt
 		}
@@ -406,6 +421,7 @@ func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, e
 		data.Tables = append(data.Tables, guardTable{
 			Table: t.QualifiedName(), QualifiedTable: qt, Function: fn, Column: sqlparse.QuoteIdent(t.Fence.Column),
 			Trigger: "fencegen_guard", Strict: strict,
+			SchemaName: schema, TableName: t.Name, ColumnName: t.Fence.Column,
 		})
 		data.AnyStrict = data.AnyStrict || strict
 	}

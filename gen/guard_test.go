@@ -13,6 +13,7 @@ import (
 	"github.com/fencegen/fencegen/gen"
 	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 // generateDir writes files (name → contents, one of them fencegen.yaml)
@@ -95,11 +96,13 @@ COMMENT ON COLUMN public.jobs.pub_tok IS 'fencegen:token strict';
 	for _, tt := range []struct {
 		table, column, message string
 		strict                 bool
+		// The error's SCHEMA and TABLE fields, and its DETAIL.
+		schemaName, tableName, detail string
 	}{
-		{longOne, "tok_a", longOne + ".tok_a", false},
-		{longTwo, "tok_b", longTwo + ".tok_b", false},
-		{"app.jobs", "app_tok", "app.jobs.app_tok", false},
-		{"public.jobs", "pub_tok", "jobs.pub_tok, strict", true},
+		{longOne, "tok_a", longOne + ".tok_a", false, "public", longOne, "presented=4 stored=6 mode=non-strict"},
+		{longTwo, "tok_b", longTwo + ".tok_b", false, "public", longTwo, "presented=4 stored=6 mode=non-strict"},
+		{"app.jobs", "app_tok", "app.jobs.app_tok", false, "app", "jobs", "presented=4 stored=6 mode=non-strict"},
+		{"public.jobs", "pub_tok", "jobs.pub_tok, strict", true, "public", "jobs", "presented=4 stored=6 mode=strict"},
 	} {
 		t.Run(tt.table, func(t *testing.T) {
 			if _, err := pool.Exec(ctx, "INSERT INTO "+tt.table+" (id, "+tt.column+") VALUES (1, 5)"); err != nil {
@@ -110,8 +113,17 @@ COMMENT ON COLUMN public.jobs.pub_tok IS 'fencegen:token strict';
 			}
 			_, err := pool.Exec(ctx, "UPDATE "+tt.table+" SET "+tt.column+" = 4 WHERE id = 1")
 			var pe *pgconn.PgError
-			if !errors.As(err, &pe) || pe.Code != fence.SQLState || !strings.Contains(pe.Message, "("+tt.message+")") {
-				t.Fatalf("lowering the token: %v; want SQLSTATE %s naming (%s)", err, fence.SQLState, tt.message)
+			if !errors.As(err, &pe) || pe.Code != fenceimpl.SQLState || !strings.Contains(pe.Message, "("+tt.message+")") {
+				t.Fatalf("lowering the token: %v; want SQLSTATE %s naming (%s)", err, fenceimpl.SQLState, tt.message)
+			}
+			if pe.SchemaName != tt.schemaName || pe.TableName != tt.tableName || pe.ColumnName != tt.column || pe.Detail != tt.detail {
+				t.Fatalf("lowering the token: SCHEMA %q, TABLE %q, COLUMN %q, DETAIL %q; want %q, %q, %q, %q",
+					pe.SchemaName, pe.TableName, pe.ColumnName, pe.Detail, tt.schemaName, tt.tableName, tt.column, tt.detail)
+			}
+			var se *fence.StaleError
+			if err := fenceimpl.TriggerError("Q", err, tt.table, "other"); !errors.As(err, &se) || se.Presented != 4 || se.Stored != 6 ||
+				(se.Mode == fence.Strict) != tt.strict || se.Table != strings.TrimPrefix(tt.table, "public.") {
+				t.Fatalf("TriggerError = %v (%+v); want presented 4, stored 6, strict %v, table %s", err, se, tt.strict, tt.table)
 			}
 			_, err = pool.Exec(ctx, "UPDATE "+tt.table+" SET "+tt.column+" = 6 WHERE id = 1")
 			if tt.strict != (err != nil) {
@@ -235,16 +247,16 @@ func TestGuardMigrations(t *testing.T) {
 			}
 			_, err = pool.Exec(ctx, "UPDATE jobs SET tok = 4 WHERE id = 1")
 			var pe *pgconn.PgError
-			if !errors.As(err, &pe) || pe.Code != fence.SQLState {
-				t.Fatalf("lowering the token after up: %v; want SQLSTATE %s", err, fence.SQLState)
+			if !errors.As(err, &pe) || pe.Code != fenceimpl.SQLState {
+				t.Fatalf("lowering the token after up: %v; want SQLSTATE %s", err, fenceimpl.SQLState)
 			}
 			for _, s := range []string{
 				`INSERT INTO app."Order" VALUES (1, 5)`, `UPDATE app."Order" SET "Tok" = 5 WHERE id = 1`,
 				"INSERT INTO events VALUES (1, '2026-05-01', 5)", "UPDATE events SET tok = 4 WHERE id = 1",
 			} {
 				_, err := pool.Exec(ctx, s)
-				if strings.HasPrefix(s, "UPDATE") && (!errors.As(err, &pe) || pe.Code != fence.SQLState) {
-					t.Fatalf("%s after up: %v; want SQLSTATE %s", s, err, fence.SQLState)
+				if strings.HasPrefix(s, "UPDATE") && (!errors.As(err, &pe) || pe.Code != fenceimpl.SQLState) {
+					t.Fatalf("%s after up: %v; want SQLSTATE %s", s, err, fenceimpl.SQLState)
 				} else if strings.HasPrefix(s, "INSERT") && err != nil {
 					t.Fatal(err)
 				}

@@ -836,11 +836,22 @@ func (e *pgrefEntry) compareFences(ctx context.Context, conn *pgx.Conn, cat *cat
 	}
 }
 
+// oneElementSQL is q's SQL as sent with one element in each
+// IN (sqlc.slice) list (database/sql output sends one parameter per
+// element; the first is the slice's own $n).
+func oneElementSQL(q *analyze.Query) string {
+	sql := q.SQL
+	for _, s := range q.InSlices {
+		sql = strings.ReplaceAll(sql, analyze.SliceMarker(s.Name), fmt.Sprintf("$%d", s.Number))
+	}
+	return sql
+}
+
 // compareQuery PREPAREs q's SQL and compares the parameter and result
 // column types PostgreSQL infers with fencegen's.
 func (e *pgrefEntry) compareQuery(ctx context.Context, conn *pgx.Conn, types pgTypes, q *analyze.Query) {
 	obj := "query " + q.Name
-	sd, err := conn.PgConn().Prepare(ctx, "", q.SQL, nil)
+	sd, err := conn.PgConn().Prepare(ctx, "", oneElementSQL(q), nil)
 	if err != nil {
 		e.differ(obj, "PREPARE", "SQL to send", "error "+stripPos(pgMessage(err)))
 		return
@@ -865,6 +876,9 @@ func (e *pgrefEntry) compareQuery(ctx context.Context, conn *pgx.Conn, types pgT
 			fg = fgType(p.Type)
 			if p.Slice && p.Type.ArrayDims == 0 {
 				fg += "[]"
+			}
+			if p.InList {
+				fg = strings.TrimSuffix(fg, "[]") // the element is sent
 			}
 		}
 		if pg := types.name(sd.ParamOIDs[p.Number-1]); fg != pg {

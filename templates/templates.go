@@ -22,6 +22,7 @@ var FS embed.FS
 // Templates are the parsed assets, by file name.
 var Templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"raiseText": raiseText,
+	"literal":   literal,
 }).ParseFS(FS, "*.sql.tmpl"))
 
 // MaxIdentifier is the longest identifier PostgreSQL keeps, in bytes
@@ -130,4 +131,11 @@ func splitQualified(s string) (parts, raw []string, _ error) {
 // Errors and Messages").
 func raiseText(s string) string {
 	return strings.NewReplacer(`'`, `''`, `%`, `%%`).Replace(s)
+}
+
+// literal returns s as a single-quoted SQL string constant, ' doubled
+// (PostgreSQL docs, 4.1.2.1 "String Constants"), for an expression such as
+// a RAISE statement's USING option.
+func literal(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }

@@ -87,8 +87,27 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if strings.HasPrefix(name, "-") {
 		return runCommand("fencegen", modeGenerate, true, args, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "fencegen: unknown command %q\nRun 'fencegen help' for usage.\n", name)
+	hint := ""
+	if c := commandLike(name); c != "" {
+		hint = fmt.Sprintf(" (did you mean %s?)", c)
+	}
+	fmt.Fprintf(stderr, "fencegen: unknown command %q%s\nRun 'fencegen help' for usage.\n", name, hint)
 	return exitUsage
+}
+
+// commandLike is the one command that name abbreviates (gen for
+// generate), or "".
+func commandLike(name string) string {
+	found := ""
+	for _, c := range []string{"generate", "check", "vet", "guard", "version", "help"} {
+		if len(name) >= 2 && strings.HasPrefix(c, strings.ToLower(name)) {
+			if found != "" {
+				return ""
+			}
+			found = c
+		}
+	}
+	return found
 }
 
 func help(args []string, stdout, stderr io.Writer) int {

@@ -27,7 +27,8 @@ func TestRunExitCodes(t *testing.T) {
 		stderr string // substring
 	}{
 		{nil, exitUsage, "", "usage: fencegen"},
-		{[]string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
+		{[]string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"` + "\n"},
+		{[]string{"gen"}, exitUsage, "", `unknown command "gen" (did you mean generate?)`},
 		{[]string{"generate", "-nope"}, exitUsage, "", "flag provided but not defined: -nope"},
 		{[]string{"check", "extra"}, exitUsage, "", `unexpected argument "extra"`},
 		{[]string{"-check", "-x"}, exitUsage, "", "-x"},

@@ -22,6 +22,7 @@ import (
 	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
 	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/fencegen/fencegen/runtime/lease"
 )
 
@@ -373,7 +374,7 @@ var guardSQL string
 
 // The database-side guard refuses a stale UPDATE from any writer (here a
 // hand-written statement, as psql would send it), with SQLSTATE
-// fence.SQLState; fence.Write reports that error as a *fence.StaleError.
+// fenceimpl.SQLState; fenceimpl.Write reports that error as a *fence.StaleError.
 func TestTriggerRefusesStaleWriteFromAnyWriter(t *testing.T) {
 	ctx := context.Background()
 	pool := testenv.Database(t, schemaSQL, guardSQL)
@@ -387,16 +388,16 @@ func TestTriggerRefusesStaleWriteFromAnyWriter(t *testing.T) {
 	// A writer that sets an older token by hand, without the WHERE guard.
 	_, err := pool.Exec(ctx, `UPDATE account_balances SET balance = 0, last_fencing_token = 3 WHERE id = 1`)
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != fence.SQLState {
-		t.Fatalf("stale hand-written UPDATE: %v, want SQLSTATE %s", err, fence.SQLState)
+	if !errors.As(err, &pgErr) || pgErr.Code != fenceimpl.SQLState {
+		t.Fatalf("stale hand-written UPDATE: %v, want SQLSTATE %s", err, fenceimpl.SQLState)
 	}
-	// The same error through fence.Write becomes a *fence.StaleError.
-	_, err = fence.Write("HandWritten", "account_balances", fence.NonStrict, 3, 0, func() (fence.Rows, error) {
+	// The same error through fenceimpl.Write becomes a *fence.StaleError.
+	_, err = fenceimpl.Write("HandWritten", "account_balances", fence.NonStrict, 3, 0, func() (fenceimpl.Rows, error) {
 		return pool.Query(ctx, `UPDATE account_balances SET last_fencing_token = 3 WHERE id = 1 RETURNING NULL::bigint, NULL::bigint`)
 	}, nil)
 	var stale *fence.StaleError
 	if !errors.As(err, &stale) || stale.Stored != 5 || stale.Presented != 3 {
-		t.Fatalf("fence.Write over the trigger's error = %v, want a StaleError with stored 5", err)
+		t.Fatalf("fenceimpl.Write over the trigger's error = %v, want a StaleError with stored 5", err)
 	}
 	// Writes that keep or raise the token pass; the row is unchanged by the
 	// refused ones.
@@ -418,8 +419,8 @@ func TestTriggerRefusesStaleWriteFromAnyWriter(t *testing.T) {
 	dsn := pool.Config().ConnString()
 	out, err := exec.Command(psql, "-X", "-v", "ON_ERROR_STOP=1", "-v", "VERBOSITY=verbose", dsn,
 		"-c", "UPDATE account_balances SET last_fencing_token = 1 WHERE id = 1").CombinedOutput()
-	if err == nil || !strings.Contains(string(out), fence.SQLState) {
-		t.Fatalf("psql stale UPDATE: err %v, output %s; want a failure with SQLSTATE %s", err, out, fence.SQLState)
+	if err == nil || !strings.Contains(string(out), fenceimpl.SQLState) {
+		t.Fatalf("psql stale UPDATE: err %v, output %s; want a failure with SQLSTATE %s", err, out, fenceimpl.SQLState)
 	}
 	if _, tok := balance(t, q, 1); tok != 5 {
 		t.Fatalf("psql lowered the token to %d", tok)

@@ -11,6 +11,7 @@ import (
 	"github.com/fencegen/fencegen/examples/accounts/accountssql"
 	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 // sqlDrivers are the database/sql drivers accountssql is tested with:
@@ -116,7 +117,7 @@ func TestDatabaseSQLFencedWrites(t *testing.T) {
 
 // TestDatabaseSQLTriggerRefusesStaleWrite: with fencegen_guard.sql
 // installed, a hand-written UPDATE through database/sql that lowers the
-// token fails with the guard's SQLSTATE, which fence.TriggerError maps to a
+// token fails with the guard's SQLSTATE, which fenceimpl.TriggerError maps to a
 // *fence.StaleError from either driver's error type.
 func TestDatabaseSQLTriggerRefusesStaleWrite(t *testing.T) {
 	for _, driver := range sqlDrivers {
@@ -130,7 +131,7 @@ func TestDatabaseSQLTriggerRefusesStaleWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := db.ExecContext(ctx, `UPDATE account_balances SET last_fencing_token = 2 WHERE id = 3`)
-			err = fence.TriggerError("by hand", err, "account_balances")
+			err = fenceimpl.TriggerError("by hand", err, "account_balances")
 			var stale *fence.StaleError
 			if !errors.As(err, &stale) || stale.Stored != 8 || stale.Presented != 2 {
 				t.Fatalf("lowering the token by hand = %v, want a stale error with stored 8, presented 2", err)

@@ -9,7 +9,10 @@
 // cannot overwrite what a newer holder wrote.
 //
 // The package depends only on the standard library: generated repositories
-// import it, so they never pull the Redis client into a user's build.
+// import it, so they never pull the Redis client into a user's build. The
+// readers that generated methods run their writes through live in
+// github.com/fencegen/fencegen/runtime/fenceimpl, which only generated code
+// imports.
 //
 // A worked flow, with the lease runtime in
 // github.com/fencegen/fencegen/runtime/lease and a generated method

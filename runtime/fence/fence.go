@@ -65,32 +65,6 @@ var (
 	ErrConcurrentChange = errors.New("fence: rows changed concurrently")
 )
 
-// SQLState is the SQLSTATE that fencegen's database-side guard (the
-// trigger in the generated fencegen_guard.sql) raises for an UPDATE that
-// would lower the stored token (on strict tables: that would not raise it).
-// Generated code reports it as a *StaleError from every method that writes
-// a fenced table: the guarded readers (Write and the others) map it
-// themselves, any other method through TriggerError. Class "FN" is not one of
-// PostgreSQL's own (PostgreSQL docs, Appendix A "PostgreSQL Error Codes").
-const SQLState = "FN001"
-
-// StaleCastMarker starts the text that a raising guard casts to bigint so
-// that the whole statement fails, and nothing it wrote stays, where a
-// refusal row would not undo the statement's other writes: in an upsert of
-// many rows, when a conflicting row inserted by a concurrent transaction
-// after the statement locked and checked the others holds a token the
-// presented one does not beat; and in a statement that, besides its fenced
-// write in WITH, writes in another WITH entry or in its main query. The
-// cast fails with SQLSTATE CastSQLState ("invalid input syntax for type
-// bigint: "fencegen: stale token, stored N[, rows M]"") and generated code
-// reports that error as a *StaleError with Stored N (and Rows M), like
-// SQLState.
-const StaleCastMarker = "fencegen: stale token, stored "
-
-// CastSQLState is PostgreSQL's invalid_text_representation (PostgreSQL
-// docs, Appendix A), the SQLSTATE of the failed cast of StaleCastMarker.
-const CastSQLState = "22P02"
-
 // StaleError is the error a generated fenced method returns when the
 // database rejected its write because of the fencing token. Unwrap returns
 // ErrStaleToken.
@@ -139,7 +113,7 @@ func (e *NotFoundError) Unwrap() error { return ErrNotFound }
 // ConcurrentChangeError is the error of a fenced write that wrote nothing
 // because concurrent transactions kept changing the rows it matched (their
 // stored token would have been accepted). A generated method returns it
-// after MaxAttempts runs; an item of a fenced batch returns it at once,
+// after running the statement 5 times; an item of a fenced batch returns it at once,
 // since a batch is not sent again (Attempts is 1). Unwrap returns
 // ErrConcurrentChange.
 type ConcurrentChangeError struct {

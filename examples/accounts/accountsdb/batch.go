@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -16,12 +17,19 @@ var (
 )
 
 const creditAccounts = `-- name: CreditAccounts :batchexec
+-- fencegen: guarded as one row (account_balances.last_fencing_token <= $3)
 WITH fence_write AS (
-    UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
+    UPDATE account_balances
+    SET balance = balance + $1, last_fencing_token = $3
+    WHERE id = $2 AND account_balances.last_fencing_token <= $3
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT account_balances.last_fencing_token, 1
+FROM account_balances
+WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type CreditAccountsParams struct {
@@ -68,7 +76,7 @@ func (b *CreditAccountsBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("CreditAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("CreditAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}
@@ -81,12 +89,19 @@ func (b *CreditAccountsBatchResults) Close() error {
 }
 
 const setBalances = `-- name: SetBalances :batchone
+-- fencegen: guarded as one row (account_balances.last_fencing_token <= $3)
 WITH fence_write AS (
-    UPDATE account_balances SET balance = $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING id, balance, last_fencing_token, closed_at
+    UPDATE account_balances
+    SET balance = $1, last_fencing_token = $3
+    WHERE id = $2 AND account_balances.last_fencing_token <= $3
+    RETURNING id, balance, last_fencing_token, closed_at
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL
+FROM account_balances
+WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetBalancesParams struct {
@@ -132,7 +147,7 @@ func (b *SetBalancesBatchResults) QueryRow(f func(int, AccountBalance, error)) {
 		}
 		found := false
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("SetBalances", "account_balances", fence.NonStrict, b.token, 4, rows, err, func(rows fence.Rows) error {
+		_, err = fenceimpl.WriteResult("SetBalances", "account_balances", fence.NonStrict, b.token, 4, rows, err, func(rows fenceimpl.Rows) error {
 			if found {
 				return nil
 			}
@@ -154,12 +169,21 @@ func (b *SetBalancesBatchResults) Close() error {
 }
 
 const recreateAccounts = `-- name: RecreateAccounts :batchexec
+-- fencegen: guarded upsert (account_balances.last_fencing_token <= $3)
 WITH fence_write AS (
-    INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3 WHERE account_balances.last_fencing_token <= $3 RETURNING 1
+    INSERT INTO account_balances (id, balance, last_fencing_token)
+    VALUES ($1, $2, $3)
+    ON CONFLICT (id) DO UPDATE
+    SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3
+    WHERE account_balances.last_fencing_token <= $3
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT account_balances.last_fencing_token, 1
+FROM account_balances
+WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type RecreateAccountsParams struct {
@@ -206,7 +230,7 @@ func (b *RecreateAccountsBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("RecreateAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("RecreateAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}

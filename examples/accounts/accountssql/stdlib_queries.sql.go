@@ -9,10 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 const openAccount = `-- name: OpenAccount :one
-INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3) RETURNING id, balance, last_fencing_token, closed_at
+-- fencegen: stores the token (account_balances.last_fencing_token = $3)
+INSERT INTO account_balances (id, balance, last_fencing_token)
+VALUES ($1, $2, $3)
+RETURNING id, balance, last_fencing_token, closed_at
 `
 
 type OpenAccountParams struct {
@@ -29,7 +33,7 @@ func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token 
 	row := q.db.QueryRowContext(ctx, openAccount, arg.ID, arg.Balance, int64(token))
 	var i AccountBalance
 	err := row.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	return i, fence.TriggerError("OpenAccount", err, "account_balances")
+	return i, fenceimpl.TriggerError("OpenAccount", err, "account_balances")
 }
 
 const getAccount = `-- name: GetAccount :one
@@ -76,11 +80,17 @@ func (q *Queries) ListAccounts(ctx context.Context) ([]ListAccountsRow, error) {
 }
 
 const creditAccount = `-- name: CreditAccount :exec
-UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
+UPDATE account_balances
+SET balance = balance + $1, last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token <= $3
+RETURNING 1
 `
 
 const fenceStoredCreditAccount = `-- name: CreditAccount :exec (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 type CreditAccountParams struct {
@@ -98,20 +108,26 @@ type CreditAccountParams struct {
 // One round trip when it writes; when it writes nothing, a second reads the
 // stored token.
 func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, creditAccount, arg.Amount, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredCreditAccount, arg.ID))
+	_, err := fenceimpl.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, creditAccount, arg.Amount, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredCreditAccount, arg.ID))
 	})
 	return err
 }
 
 const setBalance = `-- name: SetBalance :one
-UPDATE account_balances SET balance = $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING id, balance, last_fencing_token, closed_at
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
+UPDATE account_balances
+SET balance = $1, last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token <= $3
+RETURNING id, balance, last_fencing_token, closed_at
 `
 
 const fenceStoredSetBalance = `-- name: SetBalance :one (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 type SetBalanceParams struct {
@@ -131,16 +147,16 @@ type SetBalanceParams struct {
 func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fence.Token) (AccountBalance, error) {
 	var i AccountBalance
 	found := false
-	_, err := fence.WriteByKey(ctx, "SetBalance", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, setBalance, arg.Balance, arg.ID, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteByKey(ctx, "SetBalance", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setBalance, arg.Balance, arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	}, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredSetBalance, arg.ID))
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetBalance, arg.ID))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
@@ -149,11 +165,16 @@ func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fe
 }
 
 const closeAccount = `-- name: CloseAccount :execrows
-DELETE FROM account_balances WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
+DELETE FROM account_balances
+WHERE id = $1 AND account_balances.last_fencing_token <= $2
+RETURNING 1
 `
 
 const fenceStoredCloseAccount = `-- name: CloseAccount :execrows (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 // CloseAccount deletes an account's row. A hard DELETE leaves nothing to
@@ -167,19 +188,25 @@ SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "CloseAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, closeAccount, id, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredCloseAccount, id))
+	return fenceimpl.WriteByKey(ctx, "CloseAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, closeAccount, id, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredCloseAccount, id))
 	})
 }
 
 const softCloseAccount = `-- name: SoftCloseAccount :exec
-UPDATE account_balances SET closed_at = COALESCE(closed_at, now()), last_fencing_token = $2 WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
+UPDATE account_balances
+SET closed_at = COALESCE(closed_at, now()), last_fencing_token = $2
+WHERE id = $1 AND account_balances.last_fencing_token <= $2
+RETURNING 1
 `
 
 const fenceStoredSoftCloseAccount = `-- name: SoftCloseAccount :exec (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 // SoftCloseAccount closes an account with a tombstone instead of deleting
@@ -194,20 +221,26 @@ SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 // row. One round trip when it writes; when it writes nothing, a second reads
 // the stored token.
 func (q *Queries) SoftCloseAccount(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SoftCloseAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, softCloseAccount, id, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredSoftCloseAccount, id))
+	_, err := fenceimpl.WriteByKey(ctx, "SoftCloseAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, softCloseAccount, id, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSoftCloseAccount, id))
 	})
 	return err
 }
 
 const reopenAccount = `-- name: ReopenAccount :one
-UPDATE account_balances SET balance = $1, closed_at = NULL, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING id, balance, last_fencing_token, closed_at
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
+UPDATE account_balances
+SET balance = $1, closed_at = NULL, last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token <= $3
+RETURNING id, balance, last_fencing_token, closed_at
 `
 
 const fenceStoredReopenAccount = `-- name: ReopenAccount :one (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 type ReopenAccountParams struct {
@@ -228,16 +261,16 @@ type ReopenAccountParams struct {
 func (q *Queries) ReopenAccount(ctx context.Context, arg ReopenAccountParams, token fence.Token) (AccountBalance, error) {
 	var i AccountBalance
 	found := false
-	_, err := fence.WriteByKey(ctx, "ReopenAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, reopenAccount, arg.Balance, arg.ID, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteByKey(ctx, "ReopenAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, reopenAccount, arg.Balance, arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	}, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredReopenAccount, arg.ID))
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredReopenAccount, arg.ID))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
@@ -246,12 +279,21 @@ func (q *Queries) ReopenAccount(ctx context.Context, arg ReopenAccountParams, to
 }
 
 const recreateAccount = `-- name: RecreateAccount :one
+-- fencegen: guarded upsert (account_balances.last_fencing_token <= $3)
 WITH fence_write AS (
-    INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3 WHERE account_balances.last_fencing_token <= $3 RETURNING id, balance, last_fencing_token, closed_at
+    INSERT INTO account_balances (id, balance, last_fencing_token)
+    VALUES ($1, $2, $3)
+    ON CONFLICT (id) DO UPDATE
+    SET balance = excluded.balance, closed_at = NULL, last_fencing_token = $3
+    WHERE account_balances.last_fencing_token <= $3
+    RETURNING id, balance, last_fencing_token, closed_at
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL FROM account_balances WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL, NULL
+FROM account_balances
+WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type RecreateAccountParams struct {
@@ -271,9 +313,9 @@ type RecreateAccountParams struct {
 func (q *Queries) RecreateAccount(ctx context.Context, arg RecreateAccountParams, token fence.Token) (AccountBalance, error) {
 	var i AccountBalance
 	found := false
-	_, err := fence.WriteUpsert("RecreateAccount", "account_balances", fence.NonStrict, token, 4, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, recreateAccount, arg.ID, arg.Balance, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteUpsert("RecreateAccount", "account_balances", fence.NonStrict, token, 4, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, recreateAccount, arg.ID, arg.Balance, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -340,11 +382,17 @@ func (q *Queries) CreditsFor(ctx context.Context, accountID int64) ([]CreditsFor
 }
 
 const applyInterest = `-- name: ApplyInterest :exec
-UPDATE account_balances SET balance = round(balance * $1::numeric, 2), last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token < $3 RETURNING 1
+-- fencegen: guarded by key (account_balances.last_fencing_token < $3)
+UPDATE account_balances
+SET balance = round(balance * $1::numeric, 2), last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token < $3
+RETURNING 1
 `
 
 const fenceStoredApplyInterest = `-- name: ApplyInterest :exec (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 type ApplyInterestParams struct {
@@ -364,10 +412,10 @@ type ApplyInterestParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) ApplyInterest(ctx context.Context, arg ApplyInterestParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "ApplyInterest", "account_balances", fence.Strict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, applyInterest, arg.Rate, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredApplyInterest, arg.ID))
+	_, err := fenceimpl.WriteByKey(ctx, "ApplyInterest", "account_balances", fence.Strict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, applyInterest, arg.Rate, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredApplyInterest, arg.ID))
 	})
 	return err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -40,6 +41,14 @@ type Query struct {
 	Columns []*Column
 	// Fence is set for a write to a fenced table.
 	Fence *Fence
+	// InSlices are the IN (sqlc.slice(name)) lists of the query, in order
+	// of appearance. The SQL holds SliceMarker(name) at each, as sqlc's
+	// does: database/sql output replaces it, when run, by one placeholder
+	// per element (the first element takes the parameter's own $n, the
+	// others numbers after every other parameter's, the token's
+	// included); pgx output refuses them, sqlc.slice being one array
+	// parameter there.
+	InSlices []InSlice
 	// InsertTable is the target of an INSERT (used by :copyfrom).
 	InsertTable *catalog.Table
 	// InsertColumns are the INSERT's column names in order (used by
@@ -54,6 +63,19 @@ type Query struct {
 	// nil), and vet lists it.
 	OptOut *OptOut
 }
+
+// InSlice is one IN (sqlc.slice(name)) of a query: the parameter's name
+// and number ($n, its place in Query.Params) and where sqlc.slice is
+// written (1-based line and column in Query.File).
+type InSlice struct {
+	Name      string
+	Number    int
+	Line, Col int
+}
+
+// SliceMarker is the text the SQL of a query holds in place of an
+// IN (sqlc.slice(name)) parameter, as sqlc writes it: /*SLICE:name*/?.
+func SliceMarker(name string) string { return "/*SLICE:" + name + "*/?" }
 
 // OptOut is a query's explicit opt-out from fencing.
 type OptOut struct {
@@ -73,11 +95,20 @@ type Param struct {
 	Name    string
 	Type    catalog.Type
 	NotNull bool
+	// Named is set for a parameter written with a name (@name,
+	// sqlc.arg, sqlc.narg, sqlc.slice).
+	Named bool
 	// Known is false when nothing in the query says the parameter's type.
 	Known bool
 	// Column is the column the type came from, if any.
 	Column *catalog.Column
 	Slice  bool
+	// InList is set for a sqlc.slice(name) written as an element of an
+	// IN (...) list: the SQL holds SliceMarker(name) there instead of $n
+	// (see Query.InSlices). Type is the element type with one array
+	// dimension, as for any slice, and the Go type a slice of the
+	// element; database/sql output sends one parameter per element.
+	InList bool
 	// DBType is the parameter's type as sqlc spells it (see
 	// catalog.Column.DBType), "" when unknown. A parameter that is no
 	// table column but has a spelling gets a Column without Table that
@@ -136,6 +167,9 @@ type Column struct {
 	// the name given to sqlc.embed (the table name or its alias).
 	Embed     *catalog.Table
 	EmbedName string
+	// EmbedTarget is the position in the SELECT list of the sqlc.embed
+	// the column comes from: two embeds of one table are two fields.
+	EmbedTarget int
 }
 
 // Fence describes the guard of a write to a fenced table.
@@ -153,21 +187,26 @@ type Fence struct {
 	// CTE names the data-modifying WITH entry that holds the fenced write,
 	// "" when the write is the statement itself.
 	CTE string
-	// StoredSQL is set for a write pinned by its primary key (at most one
-	// row): Query.SQL is then the guarded write alone, and StoredSQL reads
+	// StoredSQL is set for Form guard.ByKey, a write pinned by its primary
+	// key (at most one row): Query.SQL is then the guarded write alone, and StoredSQL reads
 	// the stored token when the write touched nothing; StoredParams are the
 	// numbers of the query's parameters it takes, in its $1.. order.
 	StoredSQL    string
 	StoredParams []int
 	// ManyRows marks an upsert of many rows (several VALUES rows or a
 	// SELECT): guarded all or nothing like an UPDATE of many rows, and
-	// read as one (fence.Write); InsertTypes are the SQL types of its
+	// read as one (fenceimpl.Write); InsertTypes are the SQL types of its
 	// columns.
 	ManyRows    bool
 	InsertTypes []string
 	// ConflictColumns are the columns of an upsert's ON CONFLICT ON
 	// CONSTRAINT name.
 	ConflictColumns []string
+	// Form is the guard's form, which package guard decides after
+	// analysis; the emitter switches on it.
+	Form guard.Form
+	// spec is what analysis hands the guard stage.
+	spec guard.Spec
 	// Loosens is set when the query is non-strict ("-- @fence
 	// non-strict") on a strict table: the guard trigger of the table must
 	// then be non-strict too, or it would refuse the query's writes.
@@ -178,6 +217,17 @@ type Fence struct {
 type File struct {
 	Name    string
 	Queries []*Query
+	// Notes are remarks on the file's statements that are not queries
+	// ("file:line:col: note: ..."), for fencegen vet.
+	Notes []string
+}
+
+// Options are the sqlc options that change what the analyzer accepts.
+type Options struct {
+	// StrictFunctionChecks is sqlc's strict_function_checks: a call of a
+	// function neither the schema nor PostgreSQL's catalog has is an
+	// error, at the call, instead of an untyped (interface{}) result.
+	StrictFunctionChecks bool
 }
 
 // Analyze analyses every annotated query of files against cat. All
@@ -188,6 +238,11 @@ type File struct {
 // depends on earlier queries (duplicate names) is decided afterwards, in
 // order, so the result and the errors are those of one pass in order.
 func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) {
+	return AnalyzeWith(cat, files, Options{})
+}
+
+// AnalyzeWith is Analyze with the options opts.
+func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]*File, diag.List) {
 	var errs diag.List
 	var out []*File
 	seen := map[string]*Query{}
@@ -235,8 +290,19 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 	}
 	parallel.For(len(jobs), func(i int) {
 		j := jobs[i]
-		a := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw}
+		a := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw, opts: opts}
 		j.q, j.err = a.query(j.ann)
+		if j.err == nil {
+			// The guard stage, after analysis.
+			j.err = a.addGuard(j.q)
+		}
+		if j.err == nil {
+			// The guard parses the text: the IN (sqlc.slice) markers go in
+			// last (the by-key stored-token statement keeps its own
+			// numbering; an IN list there is refused, see
+			// golang.InSliceRefusal).
+			j.q.SQL = a.markInSlices(j.q.SQL)
+		}
 	})
 	for fi, f := range files {
 		fa := &perFile[fi]
@@ -244,24 +310,23 @@ func Analyze(cat *catalog.Catalog, files []*sqlparse.File) ([]*File, diag.List) 
 		for i, st := range f.Stmts {
 			ann, msgs := fa.anns[i], fa.msgs[i]
 			for _, m := range msgs {
-				line, col := m.line, m.col
-				if m.stmt {
-					line, col = diag.Position(f.Src, sqlcStmtPos(f.Src, st.Lead, st.Start))
-				}
-				errs.Add(f.Name, line, col, "%s", m.msg)
+				errs.Add(f.Name, m.line, m.col, "%s", m.msg)
 			}
 			if ann == nil {
 				// Like sqlc, statements without an annotation are not
 				// queries: DDL, SET and the like (a file may be listed as
-				// both schema and queries), and every statement of a file
-				// that has no annotation at all. An unannotated SELECT,
-				// INSERT, UPDATE or DELETE among annotated queries is
-				// usually a missing semicolon or annotation: report it.
+				// both schema and queries), every statement of a file
+				// that has no annotation at all, and a SELECT, INSERT,
+				// UPDATE or DELETE after an annotated query's statement
+				// ("-- name: Get :one\nSELECT id FROM t;\nSELECT 2;"):
+				// sqlc generates the first and drops the second. The
+				// dropped DML is a note (fencegen vet): it is usually a
+				// forgotten annotation.
 				if !fa.annotated || !isDML(st.Node) {
 					continue
 				}
 				line, col := diag.Position(f.Src, st.Start)
-				errs.Add(f.Name, line, col, "query has no \"-- name: Name :command\" annotation above it (or the previous query is missing its semicolon)")
+				af.Notes = append(af.Notes, fmt.Sprintf("%s:%d:%d: note: statement has no \"-- name: Name :command\" annotation above it, so no code is generated for it (as in sqlc)", f.Name, line, col))
 				continue
 			}
 			if len(msgs) > 0 {
@@ -319,12 +384,19 @@ type analyzer struct {
 	// operator is ||): see Param.SqlcUntyped.
 	sqlcOperand bool
 	edits       []edit
-	cat         *catalog.Catalog
-	file        *sqlparse.File
-	stmt        *sqlparse.Stmt
-	params      map[int]*Param
-	errs        diag.List
-	ann         *Annotation
+	// inSlices are the query's IN (sqlc.slice(name)) lists (Query.InSlices).
+	inSlices []InSlice
+	opts     Options
+	cat      *catalog.Catalog
+	file     *sqlparse.File
+	stmt     *sqlparse.Stmt
+	params   map[int]*Param
+	// namedFrom is the number the first named parameter (@name,
+	// sqlc.arg) took when the statement mixes them with positional ones
+	// ($n), 0 otherwise; firstNamed locates it.
+	namedFrom, firstNamed int
+	errs                  diag.List
+	ann                   *Annotation
 	// noSpell is set while analysing a subquery whose columns never
 	// reach a result (EXISTS): its stars are left as they are.
 	noSpell int
@@ -337,6 +409,9 @@ type analyzer struct {
 	// funcs caches what user-defined functions write (funcwrites.go);
 	// nil when the catalog has no fenced table.
 	funcs *funcWrites
+	// setCols are the columns the UPDATE being guarded sets, for the
+	// foreign-key actions it sets off (hooks.go); nil otherwise.
+	setCols []string
 	// multi holds the columns of each SET (a, b) = (SELECT ...) subquery.
 	multi map[*sqlparse.SubLink][]*Column
 	// lenient holds what sqlc lets pass with interface{} (a cast to a type
@@ -425,11 +500,21 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		if a.funcs != nil {
 			a.mergeWrites(q, n)
 			a.setsOff(tb, []string{"INSERT", "UPDATE", "DELETE"}, n.Loc)
+			if tb != nil {
+				// WHEN MATCHED THEN DELETE / UPDATE: foreign-key actions.
+				a.cascades(tb, "delete", nil, n.Loc)
+				a.cascades(tb, "update", nil, n.Loc)
+			}
 		}
 		if tb != nil && tb.Fence != nil {
 			a.refuseFenced(n.Loc, tb, "MERGE into fenced table %s cannot be guarded by a fencing token yet: its WHEN branches update, insert and delete rows that fencegen cannot lock and check in one guard; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
 		}
 	case *sqlparse.Copy:
+		if a.funcs != nil && copyProgramRE.Match(a.file.Src[a.stmt.Start:a.stmt.End]) {
+			// COPY ... FROM/TO PROGRAM runs a shell command on the server,
+			// which can run any SQL against this database.
+			a.refuseAnyFenced(n.Loc, "query %s runs COPY ... PROGRAM, whose command runs on the database server and can write any table, fenced ones included, without the guard; load the rows with an INSERT query (:copyfrom or :batchexec), which fencegen checks", q.Name)
+		}
 		if !n.From {
 			break // COPY ... TO: a read
 		}
@@ -449,7 +534,11 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			a.unmodelled(q, n)
 		}
 	default:
-		// DDL in a query file runs as it is.
+		// DDL in a query file runs as it is; while the schema has a
+		// fenced table, only if it leaves fenced tables alone (sound.go).
+		if a.funcs != nil {
+			a.queryDDL(q, n)
+		}
 	}
 	if a.cteFence != nil {
 		if q.Fence != nil {
@@ -461,6 +550,9 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	// Writes hidden in user-defined functions and procedures the query
 	// calls (funcwrites.go).
 	a.checkFuncWrites(q)
+	// Writes hidden in views read and in operators, casts and domains
+	// (hooks.go).
+	a.checkTextWrites(q)
 	a.settleLenient(q)
 	if len(a.errs) > 0 {
 		return nil, a.errs
@@ -493,7 +585,13 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	nums := slices.Sorted(maps.Keys(a.params))
 	for i, n := range nums {
 		if n != i+1 {
-			a.errorf(a.stmt.Start, "query %s: parameter $%d is missing (parameters must be numbered $1..$%d without gaps)", q.Name, i+1, len(nums))
+			if a.namedFrom > 0 {
+				// As sqlc, named parameters are numbered after the
+				// highest $n: mixing the kinds is what left the gap.
+				a.errorf(a.firstNamed, "query %s: parameter $%d is missing: the query mixes positional ($n) and named (@name, sqlc.arg) parameters, and the named ones are numbered after the highest $n (from $%d, as in sqlc); use one kind", q.Name, i+1, a.namedFrom)
+				return nil, a.errs
+			}
+			a.errorf(a.stmt.Start, "query %s: parameter $%d is missing (parameters must be numbered $1..$%d without gaps)", q.Name, i+1, nums[len(nums)-1])
 			return nil, a.errs
 		}
 		p := a.params[n]
@@ -516,40 +614,42 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		c.Column = spelled(c.Column, c.Type, c.NotNull, c.DBType)
 	}
 	sqlText := a.rewrite()
-	q.SQL = sqlText
+	q.SQL = sqlText // IN (sqlc.slice) lists marked after the guard stage
+	q.InSlices = a.inSlices
 	if q.Fence != nil {
 		q.Fence.TokenParam = len(q.Params) + 1
 		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && len(q.Fence.Table.PrimaryKey) == 0 {
 			a.errorf(a.stmt.Start, "query %s: fenced table %s has no PRIMARY KEY; fencegen locks and writes the rows a fenced %s matches by key, so that the write is all or nothing", q.Name, q.Fence.Table.QualifiedName(), strings.ToUpper(q.Fence.Kind))
 			return nil, a.errs
 		}
-		spec := sqlparse.FenceSpec{
-			Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey, Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
+		// What the guard stage needs (see addGuard).
+		q.Fence.spec = guard.Spec{
+			Table: q.Fence.Table.QualifiedName(), Name: q.Fence.Table.Name, Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey,
+			Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
 			Columns: len(q.Columns), CTE: q.Fence.CTE, Inherited: len(a.cat.Children(q.Fence.Table)) > 0,
 			InsertTypes: q.Fence.InsertTypes, ConflictColumns: q.Fence.ConflictColumns,
+			// A batch item is read from one result set: it keeps a
+			// one-statement form.
 			Batch: IsBatch(q.Cmd),
 		}
-		// A batch item is read from one result set: it keeps the
-		// one-statement form.
-		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && !IsBatch(q.Cmd) {
-			bk, err := sqlparse.FenceByKey(sqlText, spec)
-			if err != nil {
-				a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
-				return nil, a.errs
-			}
-			if bk != nil {
-				q.SQL, q.Fence.StoredSQL, q.Fence.StoredParams = bk.Write, bk.Stored, bk.StoredParams
-				return q, nil
-			}
-		}
-		rewritten, err := sqlparse.FenceWrite(sqlText, spec)
-		if err != nil {
-			a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
-			return nil, a.errs
-		}
-		q.SQL = rewritten
 	}
 	return q, nil
+}
+
+// addGuard runs the guard stage on an analysed query that writes a fenced
+// table: package guard decides the form and rewrites q.SQL; a write it
+// cannot guard is an error at the statement.
+func (a *analyzer) addGuard(q *Query) error {
+	if q.Fence == nil {
+		return nil
+	}
+	g, err := guard.Rewrite(q.SQL, q.Fence.spec)
+	if err != nil {
+		a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
+		return a.errs
+	}
+	q.SQL, q.Fence.Form, q.Fence.StoredSQL, q.Fence.StoredParams = g.SQL, g.Form, g.Stored, g.StoredParams
+	return nil
 }
 
 // optOutHint ends every refusal of a write to a fenced table: the way out

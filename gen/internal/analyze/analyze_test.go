@@ -21,7 +21,7 @@ func TestJoinUsing(t *testing.T) {
 	for _, tc := range []struct{ query, want string }{
 		// The merged column is not ambiguous, and qualified references
 		// still reach each side.
-		{"select t1.fk, sum(t2.fk) from t1 join t2 using (fk) group by fk", "fk int4 not null, sum int8"},
+		{"select t1.fk, sum(t2.fk) from t1 join t2 using (fk) group by fk", "fk int4 not null, sum int8 not null"},
 		{"select fk from t1 join t2 using (fk)", "fk int4 not null"},
 		// A star lists the merged column once, first.
 		{"select * from t1 join t2 using (fk)", "fk int4 not null, a text not null, b text"},
@@ -130,17 +130,19 @@ SELECT * FROM tab ($1);
 	}
 }
 
-// Problems with a query's annotation or command are reported where sqlc
-// reports them: the file's start for the first statement, otherwise the
-// statement after its "--" comment lines (a block comment is not skipped).
-// The positions below are sqlc v1.31.1's.
-func TestAnnotationProblemsAtSqlcPositions(t *testing.T) {
+// Problems with a query's annotation are reported at their cause in the
+// annotation: the name, the command, the text after it. (sqlc v1.31.1
+// reports them at the statement below instead: the file's start for the
+// first statement, otherwise the statement after its "--" comment lines.)
+// A statement that does not fit its command is reported where sqlc
+// reports it.
+func TestAnnotationProblemsAtTheAnnotation(t *testing.T) {
 	const schema = "CREATE TABLE foo (id int NOT NULL);"
 	for _, tc := range []struct {
 		src  string
 		want []string
 	}{
-		{"\n\n-- name: ListFoos\nSELECT id FROM foo;\n", []string{"query.sql:1:1: query ListFoos: missing command"}},
+		{"\n\n-- name: ListFoos\nSELECT id FROM foo;\n", []string{"query.sql:3:18: query ListFoos: missing command"}},
 		{"-- name: DeleteFoo :one\nDELETE FROM foo WHERE id = $1;\n", []string{"query.sql:1:1: query DeleteFoo: :one needs"}},
 		{`-- name: A :one
 SELECT id FROM foo;
@@ -165,11 +167,11 @@ SELECT id FROM foo;
 
   /* x */ DELETE FROM foo WHERE id = $1;
 `, []string{
-			"query.sql:5:1: query ListFoos: missing command",
-			"query.sql:9:1: query B: missing command",
-			`query.sql:11:1: query C: unknown command ":two"`,
-			`query.sql:15:1: query D: unexpected text "extra"`,
-			`query.sql:18:1: query name "9x" is not a valid Go identifier`,
+			"query.sql:4:18: query ListFoos: missing command",
+			"query.sql:7:11: query B: missing command",
+			`query.sql:11:12: query C: unknown command ":two"`,
+			`query.sql:14:17: query D: unexpected text "extra"`,
+			`query.sql:17:10: query name "9x" is not a valid Go identifier`,
 			"query.sql:22:3: query E: :one needs",
 		}},
 	} {
@@ -211,7 +213,7 @@ func TestFencedWhereCurrentOf(t *testing.T) {
 // statement: WITH after the statement's body, OFFSET before LIMIT, an
 // UPDATE's WHERE before its FROM. The expected orders are sqlc's output.
 func TestNamedParamOrderLikeSqlc(t *testing.T) {
-	schema := `CREATE TABLE t (a int NOT NULL, b int NOT NULL, c int NOT NULL, d int NOT NULL, e int NOT NULL);
+	schema := `CREATE TABLE t (a int NOT NULL UNIQUE, b int NOT NULL, c int NOT NULL, d int NOT NULL, e int NOT NULL);
 CREATE TABLE u (ua int NOT NULL, ub int NOT NULL, uc int NOT NULL);`
 	for _, tc := range []struct{ query, want string }{
 		{"SELECT a FROM t WHERE b = @b ORDER BY c LIMIT @lim OFFSET @off", "b off lim"},

@@ -40,6 +40,10 @@ func IsBatch(cmd string) bool {
 
 var nameLine = regexp.MustCompile(`^--\s*name:\s*(\S*)\s*(\S*)\s*(.*)$`)
 
+// nearNameLine matches a comment that is an annotation but for the case
+// of "name" ("-- Name: GetOrder :one"), after the "--".
+var nearNameLine = regexp.MustCompile(`^(?i:name)\s*:\s*([A-Za-z_][A-Za-z0-9_]*)\s+(:(?i:one|many|exec|execrows|execresult|copyfrom|batchexec|batchmany|batchone))\b`)
+
 // Annotation is a parsed query annotation block: the comment lines above a
 // query.
 type Annotation struct {
@@ -95,26 +99,33 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 			}
 			switch {
 			case m[1] == "":
-				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: "missing query name after \"-- name:\"", stmt: true})
+				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: "missing query name after \"-- name:\""})
 			case !token.IsIdentifier(m[1]):
-				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: fmt.Sprintf("query name %q is not a valid Go identifier", m[1]), stmt: true})
+				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: fmt.Sprintf("query name %q is not a valid Go identifier", m[1])})
 			case !unicode.IsLetter([]rune(m[1])[0]):
-				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: fmt.Sprintf("query name %q must start with a letter: it names a Go method", m[1]), stmt: true})
+				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: fmt.Sprintf("query name %q must start with a letter: it names a Go method", m[1])})
 			}
 			switch {
 			case m[2] == "":
-				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol, msg: fmt.Sprintf("query %s: missing command (one of :one, :many, :exec, :execrows, :execresult, :copyfrom, :batchexec, :batchmany, :batchone)", m[1]), stmt: true})
+				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol, msg: fmt.Sprintf("query %s: missing command (one of :one, :many, :exec, :execrows, :execresult, :copyfrom, :batchexec, :batchmany, :batchone)", m[1])})
 			case m[2] == CmdExecLastID:
-				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol, msg: "query " + m[1] + ": :execlastid is not supported: PostgreSQL has no last-insert-id; use RETURNING with :one", stmt: true})
+				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol, msg: "query " + m[1] + ": :execlastid is not supported: PostgreSQL has no last-insert-id; use RETURNING with :one"})
 			case !Commands[m[2]]:
-				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol, msg: fmt.Sprintf("query %s: unknown command %q (want one of :one, :many, :exec, :execrows, :execresult, :copyfrom, :batchexec, :batchmany, :batchone)", m[1], m[2]), stmt: true})
+				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol, msg: fmt.Sprintf("query %s: unknown command %q (want one of :one, :many, :exec, :execrows, :execresult, :copyfrom, :batchexec, :batchmany, :batchone)", m[1], m[2])})
 			}
 			if rest := strings.TrimSpace(m[3]); rest != "" {
-				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol + len(m[2]) + 1, msg: fmt.Sprintf("query %s: unexpected text %q after the command", m[1], rest), stmt: true})
+				errs = append(errs, locatedMsg{line: l.line, col: a.CmdCol + len(m[2]) + 1, msg: fmt.Sprintf("query %s: unexpected text %q after the command", m[1], rest)})
 			}
 			continue
 		}
 		body := strings.TrimSpace(strings.TrimPrefix(text, "--"))
+		if m := nearNameLine.FindStringSubmatch(body); m != nil && a == nil {
+			// "-- Name: GetOrder :one", "-- name : GetOrder :one": sqlc
+			// reads only "name:" in lower case and drops the statement
+			// without a word.
+			errs = append(errs, locatedMsg{line: l.line, col: l.col, msg: fmt.Sprintf("%q is not a query annotation, and the statement below would be dropped: write \"-- name: %s %s\" (\"name\" in lower case, the colon right after it)", text, m[1], strings.ToLower(m[2]))})
+			continue
+		}
 		if len(body) >= len("@fence") && strings.EqualFold(body[:len("@fence")], "@fence") {
 			// Case-insensitive, so that "@Fence strict" can never be taken
 			// for an ordinary comment and leave a query non-strict.
@@ -180,13 +191,12 @@ type commentLine struct {
 	text      string
 }
 
+// locatedMsg is a problem of an annotation, at its place in the
+// annotation (sqlc reports those at the statement below it instead; the
+// annotation is where the cause is).
 type locatedMsg struct {
 	line, col int
 	msg       string
-	// stmt marks a problem of the "-- name:" line that, as in sqlc, is
-	// reported at the statement's position (see sqlcStmtPos) rather than
-	// at line and col.
-	stmt bool
 }
 
 // sqlcStmtPos is where sqlc reports a problem with a statement's

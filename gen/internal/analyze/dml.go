@@ -58,8 +58,8 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 	}
 	f := &Fence{Table: t, Column: t.Fence.Column, Strict: strict, Kind: kind, Loosens: t.Fence.Strict && !strict}
 	if q == nil {
-		// A data-modifying WITH entry: guarded in place (sqlparse.FenceWrite
-		// with FenceSpec.CTE).
+		// A data-modifying WITH entry: guarded in place (package guard,
+		// form InWith, Spec.CTE).
 		if a.cteFence != nil {
 			a.errorf(loc, "a second fenced write in one WITH clause (%s and %s); fencegen guards one fenced write per statement: split it", a.cteFence.CTE, a.currentCTE)
 			return
@@ -198,10 +198,26 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 	rs := &scope{parent: nil, ctes: sc.ctes}
 	rs.rels = []*rel{tableRel(t, n.Alias)}
 	if oc := n.OnConflict; oc != nil {
+		missing := false
 		for _, name := range oc.Columns {
 			if t.Column(name) == nil {
 				a.errorf(oc.TargetLoc, "column %q of relation %q does not exist", name, t.Name)
+				missing = true
 			}
+		}
+		// The two arbiter checks below apply to fenced tables only: sqlc
+		// accepts both, and a schema in a sqlc project often lacks an index
+		// that a migration outside it creates (river's unique_key). On a
+		// fenced table the guard depends on the arbiter, so it is checked.
+		if t.Fence != nil && oc.Constraint != "" && !oc.DoUpdate && !t.HasConstraint(oc.Constraint) {
+			// PostgreSQL refuses it at PREPARE already (parse analysis).
+			a.errorf(oc.Loc, "constraint %q for table %q does not exist (fencegen knows PRIMARY KEY and UNIQUE constraints, named or named by PostgreSQL)", oc.Constraint, t.Name)
+		}
+		if t.Fence != nil && len(oc.Columns) > 0 && !oc.TargetExprs && !missing && !t.ConflictArbiter(oc.Columns) {
+			// PostgreSQL accepts it at PREPARE and refuses it when it
+			// plans it, at every execution (42P10).
+			a.errorf(oc.Loc, "there is no unique or exclusion constraint matching the ON CONFLICT specification: %s has no PRIMARY KEY, UNIQUE constraint or unique index on exactly (%s), so PostgreSQL refuses this INSERT every time it runs; add one in the schema (CREATE UNIQUE INDEX ON %s (%s)), or name the columns of an existing one",
+				t.QualifiedName(), strings.Join(oc.Columns, ", "), t.QualifiedName(), strings.Join(oc.Columns, ", "))
 		}
 		if oc.DoUpdate && oc.TargetLoc < 0 {
 			// Reported at the statement, as sqlc does.
@@ -228,13 +244,6 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 	kind := "insert"
 	if n.OnConflict != nil && n.OnConflict.DoUpdate {
 		kind = "upsert" // the DO UPDATE branch is guarded
-	}
-	if kind == "upsert" && t.Fence != nil && n.With != nil && len(n.With.CTEs) > 0 {
-		// The guard reads the INSERT's rows in WITH entries of its own,
-		// ahead of the INSERT, where the INSERT's WITH entries are not
-		// visible (PostgreSQL: relation does not exist).
-		a.refuseFenced(n.With.CTEs[0].Loc, t, "an upsert (INSERT ... ON CONFLICT DO UPDATE) into fenced table %s cannot be guarded while the INSERT has a WITH clause of its own: the guard reads the rows to insert ahead of the INSERT, where WITH entry %s is not visible; write the rows as VALUES or a SELECT without WITH (subqueries in FROM instead of WITH entries)", t.QualifiedName(), n.With.CTEs[0].Name)
-		return a.targets(rs, n.Returning)
 	}
 	a.fence(q, t, kind, n.Loc)
 	if kind == "upsert" && t.Fence != nil && n.OnConflict.Constraint != "" {
@@ -296,7 +305,13 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 		set = append(set, s.Name)
 	}
 	a.cascades(t, "update", set, n.Loc)
+	a.setCols = set
 	a.fence(q, t, "update", n.Loc)
+	a.setCols = nil
+	a.volatileWhere(t, "UPDATE", n.Where)
+	for _, f := range n.From {
+		a.volatileWhere(t, "UPDATE", f) // UPDATE ... FROM: joined as the WHERE clause is
+	}
 	if len(n.From) > 0 {
 		// Like sqlc, RETURNING * of UPDATE ... FROM lists the FROM items'
 		// columns first; the star, spelt out like every star, makes the
@@ -321,6 +336,10 @@ func (a *analyzer) delete(outer *scope, n *sqlparse.Delete, q *Query) []*Column 
 	}
 	a.cascades(t, "delete", nil, n.Loc)
 	a.fence(q, t, "delete", n.Loc)
+	a.volatileWhere(t, "DELETE", n.Where)
+	for _, u := range n.Using {
+		a.volatileWhere(t, "DELETE", u)
+	}
 	if len(n.Using) > 0 {
 		// Like sqlc, RETURNING * of DELETE ... USING is the target's
 		// columns; spelt out, the statement returns just those.

@@ -3,9 +3,11 @@ package analyze
 // Expressions and operators (PostgreSQL docs, 4.2 "Value Expressions").
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/catalog/pgcatalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -45,6 +47,11 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		case "int":
 			return spelledAs(known("int4", true), "int")
 		case "float":
+			// An integer too large for int4 is read as a float by the
+			// parser; PostgreSQL types it int8 when it fits (make_const).
+			if _, err := strconv.ParseInt(n.Value, 10, 64); err == nil {
+				return spelledAs(known("int8", true), "float")
+			}
 			return spelledAs(known("numeric", true), "float")
 		case "string":
 			return spelledAs(known("text", true), "text")
@@ -161,7 +168,9 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			}
 		default:
 			if len(cols) > 0 {
-				return value{Name: cols[0].Name, Type: cols[0].Type, Known: cols[0].Known}
+				// NULL when the subquery returns no row, unless it always
+				// returns one.
+				return value{Name: cols[0].Name, Type: cols[0].Type, Known: cols[0].Known, NotNull: cols[0].NotNull && oneRow(n.Query)}
 			}
 		}
 		return value{}
@@ -349,15 +358,8 @@ func (a *analyzer) compare(sc *scope, e sqlparse.Node, other value) value {
 func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	switch n.Kind {
 	case "in", "not in":
-		if r, ok := n.Right.(*sqlparse.RowExpr); ok {
-			for _, x := range r.Args {
-				if p, ok := x.(*sqlparse.Param); ok && p.Slice {
-					// sqlc generates this too, and it fails when run.
-					a.errorf(p.Loc, "IN (sqlc.slice(%s)): with PostgreSQL sqlc.slice is one array parameter, and IN (...) would compare with the array as a single value; write = ANY(sqlc.slice(%s)) (or <> ALL for NOT IN)", p.Name, p.Name)
-					return known("bool", true)
-				}
-			}
-		}
+		// An IN (sqlc.slice(x)) element is typed as any element of the
+		// list (Param.InList): compare types it from the left side.
 		left := a.expr(sc, n.Left)
 		a.compare(sc, n.Right, left)
 		if p, ok := n.Left.(*sqlparse.Param); ok {
@@ -501,4 +503,49 @@ func (a *analyzer) fieldOf(v value, f string) value {
 		}
 	}
 	return out
+}
+
+// oneRow reports whether s always returns exactly one row: a SELECT
+// whose list has an aggregate (not a window function) and no function
+// that may return a set, and that has no GROUP BY, HAVING, LIMIT, OFFSET
+// or set operation (PostgreSQL docs, 4.2.7
+// "Aggregate Expressions": without GROUP BY the whole input is one
+// group, which has a row even when the input has none).
+func oneRow(s *sqlparse.Select) bool {
+	if s == nil || s.SetOp != "" || len(s.Values) > 0 || len(s.GroupBy) > 0 || s.Having != nil || s.Limit != nil || s.Offset != nil {
+		return false
+	}
+	agg, set := false, false
+	for _, t := range s.Targets {
+		// The calls inside subqueries are theirs.
+		inner := map[*sqlparse.FuncCall]bool{}
+		walk(t.Expr, func(n sqlparse.Node) {
+			if sl, ok := n.(*sqlparse.SubLink); ok {
+				walk(sl.Query, func(m sqlparse.Node) {
+					if f, ok := m.(*sqlparse.FuncCall); ok {
+						inner[f] = true
+					}
+				})
+			}
+		})
+		walk(t.Expr, func(n sqlparse.Node) {
+			f, ok := n.(*sqlparse.FuncCall)
+			if !ok || f.Over || inner[f] {
+				return
+			}
+			fns := pgcatalog.Funcs(strings.ToLower(f.Func.Name))
+			if f.Func.Schema != "" && f.Func.Schema != "pg_catalog" || len(fns) == 0 {
+				set = true // a function of the schema may return a set
+			}
+			for _, fn := range fns {
+				switch {
+				case fn.Kind == 'a':
+					agg = true
+				case fn.ReturnsSet:
+					set = true // the list's set-returning function may make it no row
+				}
+			}
+		})
+	}
+	return agg && !set
 }

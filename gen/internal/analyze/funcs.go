@@ -508,6 +508,11 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 				args[i] = a.expr(sc, x)
 			}
 		}
+		if a.opts.StrictFunctionChecks {
+			// sqlc's wording (strict_function_checks), at the call.
+			a.errorf(f.Loc, "function %q does not exist", f.Func.String())
+			return value{}, args, nil
+		}
 		if f.Func.Schema == "" || f.Func.Schema == "pg_catalog" {
 			// A function fencegen does not know (one created outside the
 			// schema it was given, as real projects' migrations often do):
@@ -551,7 +556,38 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 		args[i] = a.expr(sc, x)
 		infos[i].value, infos[i].unknown = args[i], false
 	}
-	return builtinResult(name, c, infos), args, c.fn
+	out := builtinResult(name, c, infos)
+	if c.fn.Kind == 'a' && sc.grouped && !f.Over && f.Filter == nil && len(f.WithinGroup) == 0 {
+		// A group of GROUP BY has a row at least: these aggregates are
+		// NULL over no rows only, or, for the strict ones, when every
+		// input is NULL.
+		notNull := true
+		for _, x := range infos {
+			notNull = notNull && x.Known && x.NotNull
+		}
+		if nonNullOnRows[name] || strictOnRows[name] && notNull {
+			out.NotNull = true
+		}
+	}
+	return out, args, c.fn
+}
+
+// strictOnRows are the aggregates that return a value, never NULL, for
+// any non-empty input without NULLs: they skip NULL inputs, and are NULL
+// when no input is left (PostgreSQL docs, 9.21 "Aggregate Functions";
+// not stddev and the like, NULL for one row).
+var strictOnRows = map[string]bool{
+	"sum": true, "min": true, "max": true, "avg": true, "bool_and": true, "bool_or": true, "every": true,
+	"bit_and": true, "bit_or": true, "bit_xor": true, "string_agg": true, "any_value": true,
+}
+
+// nonNullOnRows are the aggregates that return a value, never NULL, for
+// any non-empty input, NULL inputs included (PostgreSQL docs, 9.21
+// "Aggregate Functions": count counts, the array and JSON aggregates keep
+// NULLs as elements or JSON nulls).
+var nonNullOnRows = map[string]bool{
+	"count": true, "array_agg": true, "json_agg": true, "jsonb_agg": true,
+	"json_object_agg": true, "jsonb_object_agg": true,
 }
 
 // unwrapParam returns the parameter x is, possibly under a cast-free

@@ -29,6 +29,11 @@ type hiddenWrite struct {
 	// via is the chain of functions from the one called to the one whose
 	// body writes, when they differ.
 	via []*catalog.Func
+	// path is the chain of steps from the one called to the write, when
+	// it goes through more than function calls: "g()", "trigger t on
+	// logs (schema.sql:6)", "view v (schema.sql:4)". When set, it is
+	// what messages print (via is then its functions only).
+	path []string
 	// unknown, when table is nil, says why the body may write any table
 	// (dynamic SQL, a body fencegen cannot read): the call is refused as
 	// if it wrote every fenced table.
@@ -44,10 +49,14 @@ type funcWrites struct {
 	cache map[*catalog.Func][]hiddenWrite
 	busy  map[*catalog.Func]bool
 	calls map[string]*regexp.Regexp
+	words map[string]*regexp.Regexp
+	// busyTables tracks one chain of table writes (tableWritesLocked).
+	busyTables map[*catalog.Table]bool
 }
 
 func newFuncWrites(cat *catalog.Catalog) *funcWrites {
-	return &funcWrites{cat: cat, cache: map[*catalog.Func][]hiddenWrite{}, busy: map[*catalog.Func]bool{}, calls: map[string]*regexp.Regexp{}}
+	return &funcWrites{cat: cat, cache: map[*catalog.Func][]hiddenWrite{}, busy: map[*catalog.Func]bool{},
+		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}}
 }
 
 // checkFuncWrites refuses every call in the statement of a user-defined
@@ -110,12 +119,8 @@ func hiddenWriteMsg(query string, f *catalog.Func, w hiddenWrite, call bool) str
 		where = fmt.Sprintf(" (%s:%d)", f.File, f.Line)
 	}
 	chain := ""
-	if len(w.via) > 0 {
-		var names []string
-		for _, g := range w.via {
-			names = append(names, g.Name+"()")
-		}
-		chain = ", through " + strings.Join(names, " → ") + ","
+	if p := w.steps(); len(p) > 0 {
+		chain = ", through " + strings.Join(p, " → ") + ","
 	}
 	what := "calls"
 	if call {
@@ -171,8 +176,29 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			return
 		}
 		for _, w := range fw.ofLocked(g) {
+			w.path = append([]string{g.Name + "()"}, w.steps()...)
 			w.via = append([]*catalog.Func{g}, w.via...)
 			add(w)
+		}
+	}
+	// A write of a table that is not fenced sets off that table's
+	// triggers, rules, defaults, CHECKs and foreign-key actions.
+	wrote := func(n sqlparse.Name, verb string) {
+		t := fw.cat.Table(n.Schema, n.Name)
+		if t == nil {
+			return
+		}
+		for _, w := range fw.tableWritesLocked(t, verbEvents(verb), nil, true, false) {
+			w.path = append([]string{verb + " on " + t.QualifiedName()}, w.steps()...)
+			add(w)
+		}
+		if t.IsView {
+			// PostgreSQL writes the view's base tables (an automatically
+			// updatable view), or runs its rules and INSTEAD OF triggers
+			// (above).
+			for _, b := range fw.viewFencedLocked(t, map[*catalog.Table]bool{}) {
+				add(hiddenWrite{table: b, verb: verb, path: []string{verb + " on view " + t.QualifiedName()}})
+			}
 		}
 	}
 	body := f.Body
@@ -185,19 +211,25 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 					switch n := n.(type) {
 					case *sqlparse.Insert:
 						fw.table(n.Table, "INSERT", add)
+						wrote(n.Table, "INSERT")
 					case *sqlparse.Update:
 						fw.table(n.Table, "UPDATE", add)
+						wrote(n.Table, "UPDATE")
 					case *sqlparse.Delete:
 						fw.table(n.Table, "DELETE", add)
+						wrote(n.Table, "DELETE")
 					case *sqlparse.Merge:
 						fw.table(n.Table, "MERGE", add)
+						wrote(n.Table, "MERGE")
 					case *sqlparse.Truncate:
 						for _, t := range n.Tables {
 							fw.table(t, "TRUNCATE", add)
+							wrote(t, "TRUNCATE")
 						}
 					case *sqlparse.Copy:
 						if n.From {
 							fw.table(n.Table, "COPY", add)
+							wrote(n.Table, "COPY")
 						}
 					case *sqlparse.FuncCall:
 						for _, g := range fw.cat.Funcs(n.Func.Schema, n.Func.Name) {
@@ -216,6 +248,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 				continue // COPY t TO ...: a read
 			}
 			fw.table(identName(text[m[4]:m[5]]), verb, add)
+			wrote(identName(text[m[4]:m[5]]), verb)
 			if verb == "TRUNCATE" {
 				// TRUNCATE a, b, ...
 				rest := text[m[1]:]
@@ -225,6 +258,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 						break
 					}
 					fw.table(identName(rest[mm[2]:mm[3]]), verb, add)
+					wrote(identName(rest[mm[2]:mm[3]]), verb)
 					rest = rest[mm[1]:]
 				}
 			}
@@ -233,6 +267,20 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			if g != f {
 				callee(g)
 			}
+		}
+	}
+	switch {
+	case f.Language == "aggregate":
+		// Its definition names the functions it runs (SFUNC = f, ...).
+		for _, g := range fw.namedInLocked(body) {
+			if g != f {
+				callee(g)
+			}
+		}
+	case body != "":
+		// Views it reads, operators, casts and domains it uses.
+		for _, w := range fw.textWritesLocked(stripSQLComments(body), false) {
+			add(w)
 		}
 	}
 	if len(ws) == 0 {

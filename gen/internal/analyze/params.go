@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -62,6 +63,7 @@ func (a *analyzer) numberParams() (string, error) {
 			}
 		}
 	}
+	positional := next > 1
 	for _, p := range all {
 		if p.Name == "" {
 			continue
@@ -71,6 +73,9 @@ func (a *analyzer) numberParams() (string, error) {
 			n = next
 			next++
 			byName[p.Name] = n
+			if positional && a.namedFrom == 0 {
+				a.namedFrom, a.firstNamed = n, p.Loc
+			}
 		}
 		p.Number = n
 	}
@@ -80,7 +85,7 @@ func (a *analyzer) numberParams() (string, error) {
 			pr.loc = p.Loc
 		}
 		if p.Name != "" {
-			pr.Name = p.Name
+			pr.Name, pr.Named = p.Name, true
 		}
 		if p.Nullable {
 			pr.Nullable()
@@ -94,12 +99,54 @@ func (a *analyzer) numberParams() (string, error) {
 	if len(a.errs) > 0 {
 		return "", a.errs
 	}
+	inList := inListSlices(a.stmt.Node)
+	listNames := map[string]bool{}
+	for p := range inList {
+		listNames[p.Name] = true
+	}
 	for _, p := range all {
-		if p.Name != "" {
+		if listNames[p.Name] && !inList[p] {
+			// Its $n carries the list's first element when run.
+			a.errorf(p.Loc, "sqlc.slice(%s) is an IN (...) list elsewhere in the query, whose elements are sent one parameter each; give this use another name", p.Name)
+		}
+	}
+	if len(a.errs) > 0 {
+		return "", a.errs
+	}
+	for _, p := range all {
+		switch {
+		case inList[p]:
+			// $n while the guard is built (it parses the text); the
+			// marker replaces it in the final text (markInSlices).
+			a.param(p.Number).InList = true
+			line, col := diag.Position(a.file.Src, p.Loc)
+			a.inSlices = append(a.inSlices, InSlice{Name: p.Name, Number: p.Number, Line: line, Col: col})
+			a.edits = append(a.edits, edit{p.Loc, p.End, fmt.Sprintf("$%d", p.Number)})
+		case p.Name != "":
 			a.edits = append(a.edits, edit{p.Loc, p.End, fmt.Sprintf("$%d", p.Number)})
 		}
 	}
 	return "", nil
+}
+
+// inListSlices returns the sqlc.slice(name) parameters of stmt that are
+// elements of an IN (...) or NOT IN (...) list.
+func inListSlices(stmt sqlparse.Node) map[*sqlparse.Param]bool {
+	out := map[*sqlparse.Param]bool{}
+	walk(stmt, func(n sqlparse.Node) {
+		x, ok := n.(*sqlparse.AExpr)
+		if !ok || x.Kind != "in" && x.Kind != "not in" {
+			return
+		}
+		if r, ok := x.Right.(*sqlparse.RowExpr); ok {
+			for _, e := range r.Args {
+				if p, ok := e.(*sqlparse.Param); ok && p.Slice {
+					out[p] = true
+				}
+			}
+		}
+	})
+	return out
 }
 
 // Nullable marks a parameter as sqlc.narg: always nullable.
@@ -179,4 +226,97 @@ func (a *analyzer) strictly(f func()) {
 	a.strict = true
 	f()
 	a.strict = old
+}
+
+// markInSlices replaces, in sql (the statement as sent, its guard
+// included), every $n of an IN (sqlc.slice(name)) parameter by
+// SliceMarker(name). Only that list uses $n (numberParams refuses other
+// uses of the name), so every occurrence is one, wherever the guard
+// copied it; string literals, quoted identifiers and comments are left
+// as they are.
+func (a *analyzer) markInSlices(sql string) string {
+	if len(a.inSlices) == 0 {
+		return sql
+	}
+	names := map[int]string{}
+	for _, s := range a.inSlices {
+		names[s.Number] = s.Name
+	}
+	var b strings.Builder
+	for i := 0; i < len(sql); {
+		c := sql[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			backslash := c == '\'' && i > 0 && (sql[i-1] == 'E' || sql[i-1] == 'e')
+			for j < len(sql) {
+				if backslash && sql[j] == '\\' {
+					j += 2
+					continue
+				}
+				if sql[j] == c {
+					if j+1 < len(sql) && sql[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			j = min(j+1, len(sql))
+			b.WriteString(sql[i:j])
+			i = j
+		case c == '-' && strings.HasPrefix(sql[i:], "--"):
+			j := strings.IndexByte(sql[i:], '\n')
+			if j < 0 {
+				j = len(sql) - i
+			}
+			b.WriteString(sql[i : i+j])
+			i += j
+		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
+			j := strings.Index(sql[i+2:], "*/")
+			end := len(sql)
+			if j >= 0 {
+				end = i + 2 + j + 2
+			}
+			b.WriteString(sql[i:end])
+			i = end
+		case c == '$' && i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9':
+			j := i + 1
+			n := 0
+			for j < len(sql) && sql[j] >= '0' && sql[j] <= '9' {
+				n = n*10 + int(sql[j]-'0')
+				j++
+			}
+			if name, ok := names[n]; ok {
+				b.WriteString(SliceMarker(name))
+			} else {
+				b.WriteString(sql[i:j])
+			}
+			i = j
+		case c == '$':
+			// A dollar-quoted string: $tag$ ... $tag$.
+			j := i + 1
+			for j < len(sql) && (sql[j] == '_' || sql[j] >= 'a' && sql[j] <= 'z' || sql[j] >= 'A' && sql[j] <= 'Z' || sql[j] >= '0' && sql[j] <= '9' || sql[j] >= 0x80) {
+				j++
+			}
+			if j < len(sql) && sql[j] == '$' {
+				tag := sql[i : j+1]
+				k := strings.Index(sql[j+1:], tag)
+				end := len(sql)
+				if k >= 0 {
+					end = j + 1 + k + len(tag)
+				}
+				b.WriteString(sql[i:end])
+				i = end
+				continue
+			}
+			b.WriteByte(c)
+			i++
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
 }

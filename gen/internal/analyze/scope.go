@@ -100,6 +100,10 @@ type scope struct {
 	rels   []*rel
 	parent *scope
 	ctes   map[string]*rel
+	// grouped is set in the scope of a SELECT with a GROUP BY of
+	// expressions (no grouping sets): its aggregates run over groups of
+	// one row or more.
+	grouped bool
 }
 
 func (s *scope) cte(name string) *rel {

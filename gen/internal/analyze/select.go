@@ -15,6 +15,10 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 	if sc.ctes == nil {
 		sc.ctes = map[string]*rel{}
 	}
+	// The WITH entry this clause is inside, if any: a write's own WITH
+	// clause (WITH w AS (WITH src AS (...) UPDATE ...)) must not make the
+	// analyser forget that the write is entry w.
+	outer := a.currentCTE
 	for _, cte := range w.CTEs {
 		r := &rel{name: cte.Name}
 		var cols []*Column
@@ -38,7 +42,7 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 			a.currentCTE = cte.Name
 			cols = a.delete(sc, q, nil)
 		}
-		a.currentCTE = ""
+		a.currentCTE = outer
 		r = colsRel(cte.Name, cols, cte.Columns)
 		// A CTE is not its base table: a star over it gets a row struct
 		// of its own (as in sqlc), never the table's model.
@@ -114,6 +118,7 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 	if s.Where != nil {
 		a.boolExpr(sc, s.Where)
 	}
+	sc.grouped = plainGroupBy(s.GroupBy)
 	// GROUP BY reads input columns; a bare name that is none may name an
 	// output column, and an integer constant is an output column's
 	// position (PostgreSQL docs, SELECT, "GROUP BY Clause"). The output
@@ -246,4 +251,21 @@ func (a *analyzer) limit(sc *scope, s *sqlparse.Select) {
 	} else if s.Offset != nil {
 		a.expr(sc, s.Offset)
 	}
+}
+
+// plainGroupBy reports whether a GROUP BY list groups by expressions
+// only: no GROUPING SETS, ROLLUP, CUBE or (), whose empty grouping set
+// makes a group of no rows when the input is empty.
+func plainGroupBy(items []sqlparse.Node) bool {
+	if len(items) == 0 {
+		return false
+	}
+	for _, g := range items {
+		switch g.(type) {
+		case *sqlparse.ColumnRef, *sqlparse.Const, *sqlparse.FuncCall, *sqlparse.AExpr, *sqlparse.TypeCast:
+		default:
+			return false
+		}
+	}
+	return true
 }

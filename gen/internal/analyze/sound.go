@@ -1,8 +1,10 @@
 package analyze
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 
@@ -54,6 +56,9 @@ func (a *analyzer) refuseAnyFenced(loc int, format string, args ...any) {
 }
 
 var firstWordRE = regexp.MustCompile(`^\s*([A-Za-z]+)`)
+
+// copyProgramRE finds COPY ... FROM PROGRAM and TO PROGRAM.
+var copyProgramRE = regexp.MustCompile(`(?is)\b(?:from|to)\s+program\b`)
 
 // unmodelled checks a statement of a kind the analyzer does not model
 // (sqlparse.Unknown) while the schema has a fenced table.
@@ -126,6 +131,7 @@ func (a *analyzer) setsOff(t *catalog.Table, events []string, loc int) {
 		return
 	}
 	a.setsOffFrom(t, events, loc, map[*catalog.Table]bool{})
+	a.implicitWrites(t, events, loc)
 }
 
 func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen map[*catalog.Table]bool) {
@@ -134,12 +140,15 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 	}
 	seen[t] = true
 	name := a.ann.Name
+	if t.Fence != nil && len(seen) == 1 {
+		a.fencedRewrites(t, events, loc)
+	}
 	for _, tr := range t.Triggers {
 		if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(events, e) }) {
 			continue
 		}
 		fs := a.cat.Funcs(tr.Func.Schema, tr.Func.Name)
-		if len(fs) == 0 {
+		if len(fs) == 0 && !builtinTrigger(tr.Func) {
 			a.refuseAnyFenced(loc, "query %s writes table %s, whose trigger %s (%s:%d) runs function %s(), which the schema does not define, so fencegen cannot show that it writes no fenced table; define the function in the schema", name, t.QualifiedName(), tr.Name, tr.File, tr.Line, tr.Func.String())
 		}
 		for _, f := range fs {
@@ -191,6 +200,7 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 					return
 				}
 				a.setsOffFrom(u, ev, loc, seen)
+				a.implicitWrites(u, ev, loc) // its defaults, CHECKs, relatives, FK actions
 			})
 		}
 	}
@@ -214,4 +224,151 @@ func (a *analyzer) refuseAnyFencedOr(u *catalog.Table, loc int, format string, a
 		return
 	}
 	a.refuseAnyFenced(loc, format, args...)
+}
+
+// fencedRewrites refuses a write of fenced table t whose own triggers or
+// rules change what the guard writes: a trigger function that assigns
+// NEW.<token> (or the whole NEW record) replaces the token the guard
+// stores, and a DO INSTEAD rule replaces the guarded statement itself.
+func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
+	col := t.Fence.Column
+	re := tokenAssignRE(col)
+	for _, tr := range t.Triggers {
+		if !slices.ContainsFunc(tr.Events, func(e string) bool { return (e == "INSERT" || e == "UPDATE") && slices.Contains(events, e) }) {
+			continue
+		}
+		for _, f := range a.cat.Funcs(tr.Func.Schema, tr.Func.Name) {
+			if re.MatchString(stripSQLComments(f.Body)) {
+				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which assigns NEW.%s (or all of NEW): it would replace the fencing token the guard stores, so a later stale holder could pass; leave the token column to fencegen, or drop the trigger",
+					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, col)
+			}
+		}
+	}
+	for _, r := range t.Rules {
+		if r.Instead && slices.Contains(events, r.Event) {
+			a.refuseFenced(loc, t, "query %s writes fenced table %s, whose rule %s (%s:%d) is DO INSTEAD: PostgreSQL replaces the guarded write with the rule's action, so the guard does not run; drop the rule, or write what it does as its own fenced queries",
+				a.ann.Name, t.QualifiedName(), r.Name, r.File, r.Line)
+		}
+	}
+}
+
+// tokenAssignRE matches a PL/pgSQL assignment of NEW.col, or of NEW, at
+// the start of a statement.
+func tokenAssignRE(col string) *regexp.Regexp {
+	q := regexp.QuoteMeta(col)
+	if strings.ToLower(col) == col {
+		q = `(?:` + q + `|"` + q + `")`
+	} else {
+		q = `"` + q + `"`
+	}
+	return regexp.MustCompile(`(?i)(?:^|;|\bthen|\belse|\bbegin|\bloop)\s*new\s*(?:\.\s*` + q + `\s*)?:?=`)
+}
+
+// queryDDL checks a schema statement in a query file while the schema has
+// a fenced table. fencegen reads the schema from its schema files only,
+// so DDL run by a query is refused when it may write or change a fenced
+// table: one it drops, alters, renames, moves, comments on or indexes
+// (DROP TABLE, ALTER COLUMN ... TYPE ... USING, DROP COLUMN of the token
+// and COMMENT ... IS NULL all rewrite or unguard its rows), a schema
+// holding one, a trigger or rule (which changes what every later write
+// sets off, unseen by the analysis of the other queries), and any DDL
+// whose expressions (a DEFAULT or USING evaluated for every row, an index
+// expression) call functions that may write a fenced table.
+func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
+	var names []sqlparse.Name
+	what := ""
+	switch n := n.(type) {
+	case *sqlparse.AlterTable:
+		names, what = []sqlparse.Name{n.Table}, "ALTER TABLE"
+	case *sqlparse.Drop:
+		what = "DROP " + strings.ToUpper(n.Kind)
+		switch n.Kind {
+		case "schema":
+			for _, nm := range n.Names {
+				for _, t := range a.cat.FencedTables() {
+					if t.Schema == nm.Name {
+						a.refuseFenced(a.stmt.Start, t, "query %s drops schema %s, and with it fenced table %s and its rows; schema changes belong in the schema files (migrations), which fencegen reads", q.Name, nm.Name, t.QualifiedName())
+					}
+				}
+			}
+		case "trigger", "rule":
+			names = n.On
+		case "function":
+			a.refuseAnyFenced(a.stmt.Start, "query %s runs DROP FUNCTION, which changes what the triggers, defaults and queries that call it do, unseen by fencegen's analysis of the other queries; schema changes belong in the schema files (migrations), which fencegen reads", q.Name)
+			return
+		default:
+			names = n.Names
+		}
+	case *sqlparse.Rename:
+		names, what = []sqlparse.Name{n.Target}, "ALTER ... RENAME"
+	case *sqlparse.AlterObjectSchema:
+		names, what = []sqlparse.Name{n.Target}, "ALTER ... SET SCHEMA"
+	case *sqlparse.Comment:
+		names, what = []sqlparse.Name{n.Target}, "COMMENT"
+	case *sqlparse.CreateIndex:
+		names, what = []sqlparse.Name{n.Table}, "CREATE INDEX"
+	case *sqlparse.CreateTrigger, *sqlparse.CreateRule:
+		a.refuseAnyFenced(a.stmt.Start, "query %s creates a trigger or rule, which changes what later writes set off, unseen by fencegen's analysis of the other queries; schema changes belong in the schema files (migrations), which fencegen reads", q.Name)
+		return
+	case *sqlparse.CreateFunction:
+		a.refuseAnyFenced(a.stmt.Start, "query %s creates a function, which may replace one that triggers, defaults and queries call, unseen by fencegen's analysis of the other queries; schema changes belong in the schema files (migrations), which fencegen reads", q.Name)
+		return
+	}
+	for _, nm := range names {
+		t := a.cat.Table(nm.Schema, nm.Name)
+		if t == nil {
+			continue
+		}
+		fenced := t.Fence
+		if fenced == nil {
+			if d := a.cat.FencedDescendants(t); len(d) > 0 {
+				t = d[0]
+				fenced = t.Fence
+			}
+		}
+		if fenced != nil {
+			a.refuseFenced(a.stmt.Start, t, "query %s runs %s on fenced table %s: it can drop, rewrite or unguard the table's rows and its fencing token column without the guard (ALTER COLUMN ... TYPE ... USING rewrites every row), and fencegen reads the schema from the schema files only; schema changes belong there (migrations)", q.Name, what, t.QualifiedName())
+		}
+	}
+	a.funcs.mu.Lock()
+	var evws []hiddenWrite
+	for _, h := range a.cat.Hooks {
+		if h.Kind != "event trigger" {
+			continue
+		}
+		for _, f := range a.funcs.namedInLocked(h.Text) {
+			for _, w := range a.funcs.ofLocked(f) {
+				w.path = append([]string{fmt.Sprintf("event trigger (%s:%d) → %s()", h.File, h.Line, f.Name)}, w.steps()...)
+				evws = append(evws, w)
+			}
+		}
+	}
+	a.funcs.mu.Unlock()
+	for _, w := range evws {
+		a.refuseHidden(a.stmt.Start, w, "%s", setOffMsg(q.Name, "runs a schema statement, which fires", w))
+	}
+	if _, ok := n.(*sqlparse.CreateView); ok {
+		return // its query's calls are checked as a SELECT's (checkFuncWrites)
+	}
+	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
+	a.funcs.mu.Lock()
+	ws := a.funcs.textWritesLocked(text, true)
+	a.funcs.mu.Unlock()
+	for _, w := range ws {
+		a.refuseHidden(a.stmt.Start, w, "%s", setOffMsg(q.Name, "runs a schema statement that calls", w))
+	}
+}
+
+// builtinTriggerFuncs are PostgreSQL's own trigger functions (pg_catalog,
+// prorettype trigger, other than the RI_FKey_ ones foreign keys use): they
+// change the row at hand or skip it, and write no table.
+var builtinTriggerFuncs = map[string]bool{
+	"suppress_redundant_updates_trigger": true, "tsvector_update_trigger": true,
+	"tsvector_update_trigger_column": true, "unique_key_recheck": true,
+}
+
+// builtinTrigger reports whether a trigger runs one of
+// builtinTriggerFuncs (unqualified or pg_catalog.).
+func builtinTrigger(n sqlparse.Name) bool {
+	return (n.Schema == "" || n.Schema == "pg_catalog") && builtinTriggerFuncs[n.Name]
 }

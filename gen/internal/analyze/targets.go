@@ -30,7 +30,7 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 			var list []string
 			for _, c := range r.cols {
 				col := a.resultColumn(c, c.Name)
-				col.Embed, col.EmbedName = r.table, em.Table
+				col.Embed, col.EmbedName, col.EmbedTarget = r.table, em.Table, i
 				cols = append(cols, col)
 				list = append(list, sqlparse.QuoteIdent(em.Table)+"."+sqlparse.QuoteIdent(c.Name))
 			}

@@ -3,6 +3,7 @@ package catalog
 // ALTER TABLE and its actions.
 
 import (
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"slices"
 
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
@@ -164,6 +165,8 @@ func (u *updater) dropColumn(t *Table, name string) {
 // (PostgreSQL source, ATExecDropNotNull, ATExecAddIdentity,
 // ATExecDropIdentity).
 func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
+	line, col := u.pos(cmd.Loc)
+	c.changed, c.seq = &diag.Error{File: u.f.Name, Line: line, Col: col}, u.c.seq
 	switch cmd.Kind {
 	case sqlparse.AlterColumnType:
 		c.Type, c.DBType = u.resolveType(cmd.Type, cmd.Loc), dbType(cmd.Type)

@@ -96,6 +96,10 @@ type Column struct {
 	Sequence bool
 	Comment  string
 	Table    *Table
+	// changed locates the last ALTER TABLE ... ALTER COLUMN of the
+	// column, for errors it causes; seq orders it among the statements.
+	changed *diag.Error
+	seq     int
 }
 
 // Fence describes a table's fencing-token column.
@@ -115,6 +119,8 @@ type Fence struct {
 	// File, Line, Col locate the mark.
 	File      string
 	Line, Col int
+	// seq orders the mark among the schema statements (Catalog.seq).
+	seq int
 }
 
 // Table is a table or view.
@@ -144,6 +150,11 @@ type Table struct {
 	// one stays, which can only make the analyzer refuse more.
 	Triggers []*Trigger
 	Rules    []*Rule
+	// Hooks are the schema statements whose expressions PostgreSQL
+	// evaluates when the table is written (column defaults, CHECK
+	// constraints, generated columns, index expressions and predicates)
+	// or, for a view, read (its query); see Hook.
+	Hooks []*Hook
 	// parents are the tables this one inherits from (INHERITS, PARTITION
 	// OF, ATTACH PARTITION, ALTER TABLE ... INHERIT): ALTER TABLE on a
 	// parent changes its children too, and a fenced parent fences them.
@@ -155,6 +166,13 @@ type Table struct {
 	// indexes maps the name of each index that is no constraint's to the
 	// columns of a unique index on plain columns, or nil.
 	indexes map[string][]string
+	// partial marks the partial unique indexes in indexes (CREATE UNIQUE
+	// INDEX ... WHERE): arbiters of ON CONFLICT, never constraints.
+	partial map[string]bool
+	// untrackedUnique is set by a unique index fencegen does not model
+	// (on expressions, or copied by LIKE ... INCLUDING INDEXES): an ON
+	// CONFLICT target may match it.
+	untrackedUnique bool
 	// foreignKeys are t's FOREIGN KEY constraints.
 	foreignKeys []foreignKey
 }
@@ -167,6 +185,9 @@ type Cascade struct {
 	Table   *Table
 	Columns []string
 	Action  string
+	// Event is what the action does to Table's rows: "DELETE", "UPDATE"
+	// (SET NULL, SET DEFAULT, ON UPDATE CASCADE) or "TRUNCATE".
+	Event string
 	// Path spells the chain of foreign keys from the table written to
 	// Table: "projects → groups (project_id, ON DELETE CASCADE) → items
 	// (group_id, ON DELETE SET NULL)".
@@ -178,18 +199,40 @@ type Cascade struct {
 // docs, 5.4.5 "Foreign Keys", and TRUNCATE): op is "delete" (rows of t
 // deleted), "update" (the columns updated of t change) or "truncate"
 // (TRUNCATE t CASCADE, which empties every table that refers to t,
-// whatever its ON DELETE action). Deletes are followed through the tables
-// they delete from.
+// whatever its ON DELETE action). Every chain is followed, through the
+// rows deleted and the key columns changed.
 func (c *Catalog) Cascades(t *Table, op string, updated []string) []Cascade {
+	var out []Cascade
+	for _, x := range c.AllCascades(t, op, updated) {
+		if x.Table.Fence != nil {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// AllCascades is Cascades for every table a foreign-key action writes,
+// fenced or not (their triggers, rules and defaults run too), each once,
+// with the first chain found.
+func (c *Catalog) AllCascades(t *Table, op string, updated []string) []Cascade {
 	actions := map[byte]string{'c': "CASCADE", 'n': "SET NULL", 'd': "SET DEFAULT"}
 	var out []Cascade
-	seen := map[*Table]bool{}
+	type key struct {
+		t   *Table
+		ev  string
+		col string
+	}
+	seen := map[key]bool{}
 	var walk func(p *Table, del bool, updated []string, path string)
 	walk = func(p *Table, del bool, updated []string, path string) {
-		if seen[p] {
+		k := key{p, "UPDATE", strings.Join(updated, ",")}
+		if del {
+			k.ev, k.col = "DELETE", ""
+		}
+		if seen[k] {
 			return
 		}
-		seen[p] = true
+		seen[k] = true
 		for _, s := range c.Schemas {
 			for _, ch := range s.Tables {
 				for _, fk := range ch.foreignKeys {
@@ -207,7 +250,7 @@ func (c *Catalog) Cascades(t *Table, op string, updated []string) []Cascade {
 						if len(refs) == 0 {
 							refs = p.PrimaryKey
 						}
-						if !slices.ContainsFunc(refs, func(r string) bool { return slices.Contains(updated, r) }) {
+						if updated != nil && !slices.ContainsFunc(refs, func(r string) bool { return slices.Contains(updated, r) }) {
 							continue
 						}
 					}
@@ -222,11 +265,22 @@ func (c *Catalog) Cascades(t *Table, op string, updated []string) []Cascade {
 					case del:
 						kind = "ON DELETE "
 					}
-					link := fmt.Sprintf("%s → %s (%s, %s%s)", path, ch.QualifiedName(), strings.Join(fk.columns, ", "), kind, name)
-					if ch.Fence != nil {
-						out = append(out, Cascade{Table: ch, Columns: fk.columns, Action: kind + name, Path: link})
+					event := "UPDATE"
+					switch {
+					case op == "truncate":
+						event = "TRUNCATE"
+					case del && act == 'c':
+						event = "DELETE"
 					}
-					if del && act == 'c' {
+					link := fmt.Sprintf("%s → %s (%s, %s%s)", path, ch.QualifiedName(), strings.Join(fk.columns, ", "), kind, name)
+					if !slices.ContainsFunc(out, func(x Cascade) bool { return x.Table == ch && x.Event == event }) {
+						out = append(out, Cascade{Table: ch, Columns: fk.columns, Action: kind + name, Event: event, Path: link})
+					}
+					if event == "UPDATE" {
+						// The referencing columns change: foreign keys
+						// that refer to them act in turn.
+						walk(ch, false, fk.columns, link)
+					} else {
 						walk(ch, true, nil, link)
 					}
 				}
@@ -234,6 +288,42 @@ func (c *Catalog) Cascades(t *Table, op string, updated []string) []Cascade {
 		}
 	}
 	walk(t, op != "update", updated, t.QualifiedName())
+	return out
+}
+
+// Relatives returns t's ancestors (the tables it is a partition or an
+// inheritance child of) and descendants (its partitions and children), at
+// any depth: a write of t runs their defaults, CHECKs and row triggers
+// too (a row routed to a partition, a row of a child updated through t).
+func (c *Catalog) Relatives(t *Table) []*Table {
+	var out []*Table
+	seen := map[*Table]bool{t: true}
+	var up func(*Table)
+	up = func(x *Table) {
+		ps := slices.Clone(x.parents)
+		if x.partitionOf != nil {
+			ps = append(ps, x.partitionOf)
+		}
+		for _, p := range ps {
+			if !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+				up(p)
+			}
+		}
+	}
+	up(t)
+	var down func(*Table)
+	down = func(x *Table) {
+		for _, ch := range c.children(x) {
+			if !seen[ch] {
+				seen[ch] = true
+				out = append(out, ch)
+				down(ch)
+			}
+		}
+	}
+	down(t)
 	return out
 }
 
@@ -289,6 +379,9 @@ type Enum struct {
 	Name    string
 	Values  []string
 	Comment string
+	// File, Line, Col locate the CREATE TYPE statement.
+	File      string
+	Line, Col int
 }
 
 // Func is a function signature.
@@ -310,6 +403,9 @@ type Func struct {
 	// the function.
 	Language string
 	Body     string
+	// Volatility is 'i' (IMMUTABLE), 's' (STABLE) or 'v' (VOLATILE, also
+	// when CREATE FUNCTION does not say), as pg_proc.provolatile.
+	Volatility byte
 	// File and Line locate the CREATE FUNCTION statement, for messages.
 	File string
 	Line int
@@ -338,6 +434,9 @@ type Schema struct {
 	Enums  []*Enum
 	Funcs  []*Func
 	Types  []*UserType
+	// created is set when a CREATE SCHEMA made the schema (not for the
+	// public schema the catalog starts with).
+	created bool
 }
 
 // DefaultSchema is where unqualified names are created and looked up first.
@@ -346,6 +445,13 @@ const DefaultSchema = "public"
 // Catalog is the schema model.
 type Catalog struct {
 	Schemas []*Schema
+	// seq counts the statements applied (Update), to order marks and
+	// column changes.
+	seq int
+	// Hooks are the schema statements whose functions PostgreSQL may run
+	// from any statement: CREATE OPERATOR, CREATE CAST and domain
+	// constraints (CREATE DOMAIN, ALTER DOMAIN); see Hook.
+	Hooks []*Hook
 	// Errors collects located problems found while applying statements.
 	Errors diag.List
 	// notes are located remarks that are not errors (see Notes).
@@ -637,7 +743,7 @@ func (c *Catalog) MarkFence(t *Table, column string, strict bool, source, file s
 			Msg: fmt.Sprintf("table %s already has fencing token column %q (marked at %s:%d); a table has one fencing token", t.QualifiedName(), t.Fence.Column, t.Fence.File, t.Fence.Line)})
 		return
 	}
-	t.Fence = &Fence{Column: column, Strict: strict, Source: source, File: file, Line: line, Col: col}
+	t.Fence = &Fence{Column: column, Strict: strict, Source: source, File: file, Line: line, Col: col, seq: c.seq}
 }
 
 // Validate passes each fenced table's mark on to its partitions and
@@ -652,6 +758,12 @@ func (c *Catalog) Validate() diag.List {
 			continue // checked on the table marked
 		}
 		col := t.Column(f.Column)
+		if col != nil && col.changed != nil && (col.seq > f.seq || f.Source == "config") {
+			// The column was made unusable after it was marked (or,
+			// marked in the configuration, by an ALTER TABLE): reported
+			// at that statement.
+			f = &Fence{Column: f.Column, File: col.changed.File, Line: col.changed.Line, Col: col.changed.Col}
+		}
 		switch {
 		case t.IsView:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,

@@ -9,8 +9,20 @@ import (
 )
 
 func (u *updater) drop(n *sqlparse.Drop) {
-	for _, name := range n.Names {
+	for i, name := range n.Names {
 		switch n.Kind {
+		case "trigger", "rule":
+			// DROP TRIGGER name ON table, DROP RULE name ON table: the
+			// writes they set off stop with them.
+			if i < len(n.On) {
+				if t := u.c.Table(n.On[i].Schema, n.On[i].Name); t != nil {
+					if n.Kind == "trigger" {
+						t.Triggers = slices.DeleteFunc(t.Triggers, func(x *Trigger) bool { return x.Name == name.Name })
+					} else {
+						t.Rules = slices.DeleteFunc(t.Rules, func(x *Rule) bool { return x.Name == name.Name })
+					}
+				}
+			}
 		case "table", "view", "materialized view", "sequence":
 			s := u.c.Schema(name.Schema)
 			if s != nil {
@@ -53,6 +65,17 @@ func (u *updater) drop(n *sqlparse.Drop) {
 		case "function":
 			if s := u.c.Schema(name.Schema); s != nil {
 				s.Funcs = slices.DeleteFunc(s.Funcs, func(f *Func) bool { return f.Name == name.Name })
+				if n.Cascade {
+					// DROP FUNCTION ... CASCADE drops the triggers that
+					// run it.
+					for _, sc := range u.c.Schemas {
+						for _, t := range sc.Tables {
+							t.Triggers = slices.DeleteFunc(t.Triggers, func(tr *Trigger) bool {
+								return tr.Func.Name == name.Name && (tr.Func.Schema == "" || tr.Func.Schema == s.Name)
+							})
+						}
+					}
+				}
 			}
 		}
 	}

@@ -17,6 +17,18 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 	f := &Func{Schema: s.Name, Name: n.Func.Name, ArgNames: n.ArgNames, Procedure: n.Procedure,
 		Language: strings.ToLower(n.Language), Body: n.Body, File: u.f.Name}
 	f.Line, _ = u.pos(n.Loc)
+	f.Volatility = 'v'
+	switch n.Volatility {
+	case "immutable":
+		f.Volatility = 'i'
+	case "stable":
+		f.Volatility = 's'
+	}
+	if f.Language == "aggregate" && f.Body == "" {
+		// The definition names the functions the aggregate runs (SFUNC,
+		// FINALFUNC, ...): the analyzer reads them there.
+		f.Body = u.f.Text(u.s)
+	}
 	for _, a := range n.ArgTypes {
 		t, _ := u.c.ResolveType(a)
 		f.ArgTypes = append(f.ArgTypes, t)
@@ -45,12 +57,19 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 		f.ReturnType = &t
 	}
 	// CREATE OR REPLACE of the same signature replaces the function (its
-	// body may no longer write what the old one wrote).
+	// body may no longer write what the old one wrote); without OR
+	// REPLACE it is an error, as in PostgreSQL (42723).
 	if i := slices.IndexFunc(s.Funcs, func(g *Func) bool {
-		return g.Name == f.Name && g.Procedure == f.Procedure && slices.Equal(g.ArgTypes, f.ArgTypes)
+		return g.Name == f.Name && slices.Equal(g.ArgTypes, f.ArgTypes)
 	}); i >= 0 {
-		s.Funcs[i] = f
-		return
+		if !n.OrReplace {
+			u.errorf(n.Loc, ErrExists, "function %q already exists with same argument types", f.Name)
+			return
+		}
+		if s.Funcs[i].Procedure == f.Procedure {
+			s.Funcs[i] = f
+			return
+		}
 	}
 	s.Funcs = append(s.Funcs, f)
 }

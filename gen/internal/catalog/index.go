@@ -6,6 +6,7 @@ package catalog
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -41,10 +42,73 @@ func (u *updater) createIndex(n *sqlparse.CreateIndex) {
 		t.indexes = map[string][]string{}
 	}
 	var cols []string
-	if n.Unique && !n.Partial {
+	if n.Unique {
 		cols = slices.Clone(n.Columns)
+		if n.Columns == nil {
+			t.untrackedUnique = true
+		}
+		if n.Partial && cols != nil {
+			if t.partial == nil {
+				t.partial = map[string]bool{}
+			}
+			t.partial[name] = true
+		}
 	}
 	t.indexes[name] = cols
+}
+
+var excludeRE = regexp.MustCompile(`(?i)\bexclude\b`)
+
+// ConflictArbiter reports whether INSERT ... ON CONFLICT (cols) on t can
+// infer an arbiter: a PRIMARY KEY, a UNIQUE constraint or a unique index,
+// partial or not, on exactly those columns in any order (PostgreSQL docs,
+// INSERT, "conflict_target"). It is also true whenever fencegen cannot
+// tell: a view, a unique index on expressions, an EXCLUDE constraint.
+// Without an arbiter PostgreSQL plans the statement to an error, "there
+// is no unique or exclusion constraint matching the ON CONFLICT
+// specification" (42P10), at every execution (PREPARE does not plan it).
+func (t *Table) ConflictArbiter(cols []string) bool {
+	if t.IsView {
+		return true
+	}
+	// A partition has its partitioned table's indexes.
+	rels := []*Table{t}
+	for p := t.partitionOf; p != nil; p = p.partitionOf {
+		rels = append(rels, p)
+	}
+	for _, r := range rels {
+		if r.untrackedUnique {
+			return true
+		}
+		for _, h := range r.Hooks {
+			if excludeRE.MatchString(h.Text) {
+				return true
+			}
+		}
+	}
+	set := slices.Clone(cols)
+	slices.Sort(set)
+	set = slices.Compact(set)
+	same := func(c []string) bool {
+		c = slices.Clone(c)
+		slices.Sort(c)
+		return slices.Equal(slices.Compact(c), set)
+	}
+	for _, r := range rels {
+		for _, k := range r.keys {
+			if same(k.columns) {
+				return true
+			}
+		}
+	}
+	for _, r := range rels {
+		for _, c := range r.indexes {
+			if c != nil && same(c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // indexKey applies ADD CONSTRAINT name PRIMARY KEY / UNIQUE USING INDEX
@@ -53,7 +117,7 @@ func (u *updater) createIndex(n *sqlparse.CreateIndex) {
 // constraint name").
 func (u *updater) indexKey(t *Table, k *sqlparse.KeyConstraint, loc int) {
 	cols, ok := t.indexes[k.Index]
-	if !ok || cols == nil {
+	if !ok || cols == nil || t.partial[k.Index] {
 		u.refusef(loc, "index %q of relation %q is no unique index on columns", k.Index, t.Name)
 		return
 	}
@@ -76,6 +140,22 @@ func (c *Catalog) dropIndex(n sqlparse.Name) bool {
 				delete(t.indexes, n.Name)
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// HasConstraint reports whether ON CONFLICT ON CONSTRAINT name can name a
+// constraint of t: a PRIMARY KEY or UNIQUE constraint fencegen knows, or,
+// when t may have constraints fencegen does not model (EXCLUDE, a view),
+// any name.
+func (t *Table) HasConstraint(name string) bool {
+	if _, ok := t.keys[name]; ok || t.IsView {
+		return true
+	}
+	for _, h := range t.Hooks {
+		if excludeRE.MatchString(h.Text) {
+			return true
 		}
 	}
 	return false

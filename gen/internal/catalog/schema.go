@@ -8,12 +8,29 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
+// createSchema applies CREATE SCHEMA. A CREATE SCHEMA public while public
+// is still the schema the catalog starts with, empty, is accepted: pg_dump
+// writes it, for a database without one (restored from template0 after
+// DROP SCHEMA public, or a fresh one of a server whose template has
+// none); the result is that catalog, an empty public schema. sqlc
+// accepts it too (internal/sql/catalog/schema.go). Once public has
+// objects, or was created explicitly, it is an error, as in PostgreSQL.
 func (u *updater) createSchema(n *sqlparse.CreateSchema) {
-	if u.c.Schema(n.Name) == nil {
-		u.c.Schemas = append(u.c.Schemas, &Schema{Name: n.Name})
-	} else if !n.IfNotExists {
+	s := u.c.Schema(n.Name)
+	switch {
+	case s == nil:
+		u.c.Schemas = append(u.c.Schemas, &Schema{Name: n.Name, created: true})
+	case n.IfNotExists:
+	case n.Name == DefaultSchema && !s.created && s.empty():
+		s.created = true
+	default:
 		u.errorf(-1, ErrExists, "schema %q already exists", n.Name)
 	}
+}
+
+// empty reports whether s holds no object.
+func (s *Schema) empty() bool {
+	return len(s.Tables) == 0 && len(s.Enums) == 0 && len(s.Funcs) == 0 && len(s.Types) == 0
 }
 
 // setSchema applies ALTER TABLE / VIEW / TYPE ... SET SCHEMA: the object

@@ -67,6 +67,9 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 			t.Fence = &Fence{Column: f.Column, Strict: f.Strict, Source: "comment", File: u.f.Name, Line: line, Col: col}
 		}
 		if opts&sqlparse.LikeIndexes != 0 {
+			if len(src.indexes) > 0 || src.untrackedUnique {
+				t.untrackedUnique = true
+			}
 			for _, name := range slices.Sorted(maps.Keys(src.keys)) {
 				likeKeys = append(likeKeys, src.keys[name])
 			}

@@ -17,6 +17,9 @@ type Trigger struct {
 	Func sqlparse.Name
 	// Events are "INSERT", "UPDATE", "DELETE" and "TRUNCATE".
 	Events []string
+	// Text is the CREATE TRIGGER statement, whose WHEN condition and
+	// arguments may call functions too.
+	Text string
 	// File and Line locate the CREATE TRIGGER.
 	File string
 	Line int
@@ -45,7 +48,7 @@ func (u *updater) createTrigger(n *sqlparse.CreateTrigger) {
 	if t == nil || t.IsSystem() {
 		return
 	}
-	tr := &Trigger{Name: n.Name, Func: n.Func, Events: n.Events, File: u.f.Name}
+	tr := &Trigger{Name: n.Name, Func: n.Func, Events: n.Events, Text: u.f.Text(u.s), File: u.f.Name}
 	tr.Line, _ = u.pos(n.Loc)
 	if i := slices.IndexFunc(t.Triggers, func(x *Trigger) bool { return x.Name == n.Name }); i >= 0 {
 		t.Triggers[i] = tr

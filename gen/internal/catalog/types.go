@@ -17,7 +17,8 @@ func (u *updater) createEnum(n *sqlparse.CreateEnum) {
 		u.errorf(n.Type.Loc, ErrExists, "type %q already exists", n.Type.String())
 		return
 	}
-	s.Enums = append(s.Enums, &Enum{Schema: s.Name, Name: n.Type.Name, Values: slices.Clone(n.Values)})
+	line, col := u.pos(n.Type.Loc)
+	s.Enums = append(s.Enums, &Enum{Schema: s.Name, Name: n.Type.Name, Values: slices.Clone(n.Values), File: u.f.Name, Line: line, Col: col})
 }
 
 func (u *updater) alterEnum(n *sqlparse.AlterEnum) {

@@ -11,6 +11,7 @@ import (
 // that do not change the catalog (GRANT, SET, CREATE INDEX, ...) are
 // skipped. Problems are added to c.Errors with their location.
 func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
+	c.seq++
 	u := &updater{c: c, f: f, s: s}
 	switch n := s.Node.(type) {
 	case *sqlparse.CreateTable:
@@ -49,7 +50,10 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 		u.createTrigger(n)
 	case *sqlparse.CreateRule:
 		u.createRule(n)
+	case *sqlparse.Unknown:
+		u.unknownHook(n)
 	}
+	u.hook(s.Node)
 }
 
 type updater struct {

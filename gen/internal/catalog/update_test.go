@@ -769,3 +769,19 @@ ALTER INDEX w_pkey RENAME TO w_primary;
 		}
 	}
 }
+
+// TestCreateSchemaPublic: pg_dump's CREATE SCHEMA public is taken while
+// public is the empty schema the catalog starts with (a database restored
+// without one); a second one, or one after objects were created in
+// public, is refused as PostgreSQL refuses it.
+func TestCreateSchemaPublic(t *testing.T) {
+	c := mustBuild(t, "CREATE SCHEMA public;\nCOMMENT ON SCHEMA public IS 'standard public schema';\nCREATE TABLE public.authors (id bigint PRIMARY KEY);\n")
+	table(t, c, "public", "authors")
+	_, errs := build(t, "CREATE SCHEMA public;\nCREATE SCHEMA public;\n")
+	wantProblem(t, errs, `schema.sql:2:1: schema "public" already exists`)
+	_, errs = build(t, "CREATE TABLE t (id int);\nCREATE SCHEMA public;\n")
+	wantProblem(t, errs, `schema.sql:2:1: schema "public" already exists`)
+	mustBuild(t, "CREATE TABLE t (id int);\nCREATE SCHEMA IF NOT EXISTS public;\nCREATE SCHEMA other;\nCREATE SCHEMA IF NOT EXISTS other;\n")
+	_, errs = build(t, "CREATE SCHEMA other;\nCREATE SCHEMA other;\n")
+	wantProblem(t, errs, `schema.sql:2:1: schema "other" already exists`)
+}

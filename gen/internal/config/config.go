@@ -109,6 +109,9 @@ type Package struct {
 	// information_schema).
 	Schema  []string
 	Queries []string
+	// SchemaPos and QueriesPos locate each of Schema and Queries in the
+	// configuration file (nil when unknown).
+	SchemaPos, QueriesPos []Position
 	// Go holds the gen.go options (version 2) or the package's options
 	// (version 1).
 	Go GoOptions
@@ -129,10 +132,18 @@ type Package struct {
 
 // FenceTable marks a table's fencing-token column.
 type FenceTable struct {
-	// Table is the table name, optionally schema-qualified.
+	// Table is the table name as written, optionally schema-qualified,
+	// each part folded as PostgreSQL folds identifiers: accounts,
+	// app.accounts, "Accounts" (see SplitName).
 	Table string
-	// Column is the fencing-token column.
+	// Column is the fencing-token column as written, folded likewise.
 	Column string
+	// TableSchema ("" when unqualified), TableName and ColumnName are
+	// Table and Column as PostgreSQL reads them (SplitName): unquoted
+	// parts in lower case, quoted ones as written, without the quotes.
+	TableSchema, TableName, ColumnName string
+	// TablePos and ColumnPos are where the table and column values are.
+	TablePos, ColumnPos Position
 	// Mode is "" or "non-strict" (stored ≤ presented accepted) or "strict"
 	// (stored < presented).
 	Mode string
@@ -230,6 +241,11 @@ type Override struct {
 	// GoType is the Go type to use.
 	GoType GoType
 	Pos    Position
+	// Global is set for an override of every package (version 1's
+	// top-level overrides, version 2's overrides.go): a column override
+	// must match a column in the schema of one package at least, a
+	// package's own in that package's schema.
+	Global bool
 	// GoStructTag is extra struct tag text for a column override, e.g.
 	// `validate:"required"`.
 	GoStructTag string

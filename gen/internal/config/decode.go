@@ -293,6 +293,30 @@ func (l *loader) strs(dst *[]string) handler {
 	}
 }
 
+// paths decodes a string or a list of strings, as strs, and the position
+// of each: the string's value, or the list element's.
+func (l *loader) paths(dst *[]string, pos *[]Position) handler {
+	return func(k string, v ast.Node) {
+		l.strs(dst)(k, v)
+		*pos = nil
+		if seq, ok := l.resolve(v).(*ast.SequenceNode); ok {
+			for _, e := range seq.Values {
+				if _, ok := l.resolve(e).(*ast.SequenceNode); ok {
+					continue
+				}
+				if r := l.resolve(e); r != nil && !isMapping(r) && !isNull(r) {
+					*pos = append(*pos, posOf(e))
+				}
+			}
+		} else if len(*dst) == 1 {
+			*pos = []Position{posOf(v)}
+		}
+		if len(*pos) != len(*dst) {
+			*pos = nil // an element that is no string was reported
+		}
+	}
+}
+
 // list decodes a list of strings; an empty list gives a non-nil slice.
 func (l *loader) list(dst *[]string) handler {
 	return func(k string, v ast.Node) {

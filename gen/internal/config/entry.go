@@ -128,8 +128,8 @@ func (l *loader) entryFields(e *entry) fields {
 	return fields{
 		"name":                   l.str(&p.Name),
 		"engine":                 record(&e.engine, l.str(&p.Engine)),
-		"schema":                 l.reported(&e.badSchema, l.strs(&p.Schema)),
-		"queries":                l.reported(&e.badQueries, l.strs(&p.Queries)),
+		"schema":                 l.reported(&e.badSchema, l.paths(&p.Schema, &p.SchemaPos)),
+		"queries":                l.reported(&e.badQueries, l.paths(&p.Queries, &p.QueriesPos)),
 		"fence":                  func(k string, v ast.Node) { p.Fence = l.fence(v) },
 		"strict_function_checks": l.boolean(&p.StrictFunctionChecks),
 		"strict_order_by":        l.boolPtr(&p.StrictOrderBy),

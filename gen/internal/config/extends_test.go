@@ -37,7 +37,8 @@ func TestExtends(t *testing.T) {
 		t.Fatalf("%d packages, want 2", len(cfg.Packages))
 	}
 	for _, p := range cfg.Packages {
-		want := FenceTable{Table: "jobs", Column: "tok", Mode: ModeStrict, Pos: Position{5, 7}, File: fg, AnyEntry: true}
+		want := FenceTable{Table: "jobs", Column: "tok", Mode: ModeStrict, Pos: Position{5, 7}, File: fg, AnyEntry: true,
+			TableName: "jobs", ColumnName: "tok", TablePos: Position{5, 15}, ColumnPos: Position{5, 29}}
 		if len(p.Fence) != 1 || p.Fence[0] != want {
 			t.Errorf("entry %s: Fence = %+v, want [%+v]", p.Go.Out, p.Fence, want)
 		}

@@ -150,7 +150,7 @@ func (l *loader) parse(src []byte) *Config {
 			"version":  ignore,
 			"packages": l.seq(func(n ast.Node) { l.v1Package(n, cfg) }),
 			"overrides": func(k string, v ast.Node) {
-				g.overrides = l.overrides(k, v)
+				g.overrides = globalOverrides(l.overrides(k, v))
 			},
 			"rename":  l.strMap(&g.rename),
 			"cloud":   ignore,
@@ -166,7 +166,7 @@ func (l *loader) parse(src []byte) *Config {
 					"go": func(k string, v ast.Node) {
 						l.mapping(k, v, fields{
 							"overrides": func(k string, v ast.Node) {
-								g.overrides = l.overrides(k, v)
+								g.overrides = globalOverrides(l.overrides(k, v))
 							},
 							"rename": l.strMap(&g.rename),
 						})

@@ -61,8 +61,10 @@ sql:
 		t.Errorf("QueryParameterLimit = %v, want 2", p.Go.QueryParameterLimit)
 	}
 	want := []FenceTable{
-		{Table: "account_balances", Column: "last_fencing_token", Mode: "strict", Pos: Position{10, 11}},
-		{Table: "public.leases", Column: "token", Pos: Position{11, 11}},
+		{Table: "account_balances", Column: "last_fencing_token", Mode: "strict", Pos: Position{10, 11},
+			TableName: "account_balances", ColumnName: "last_fencing_token", TablePos: Position{10, 19}, ColumnPos: Position{10, 45}},
+		{Table: "public.leases", Column: "token", Pos: Position{11, 11},
+			TableSchema: "public", TableName: "leases", ColumnName: "token", TablePos: Position{11, 18}, ColumnPos: Position{12, 19}},
 	}
 	if !reflect.DeepEqual(p.Fence, want) {
 		t.Errorf("Fence = %+v\nwant %+v", p.Fence, want)
@@ -265,10 +267,16 @@ sql:
         - {table: t, column: c, mode: loose}
         - {column: c}
         - {table: u, column: c}
-        - {table: u, column: d}
+        - {table: U, column: d}
+        - {table: '"V', column: c}
+        - {table: a.b.c, column: c}
+        - {table: v, column: t.c}
 `, `dir/fencegen.yaml:9:39: fence mode "loose": want "strict" or "non-strict"
 dir/fencegen.yaml:10:11: fence table: missing key "table"
-dir/fencegen.yaml:12:11: table "u" is fenced twice`},
+dir/fencegen.yaml:12:11: table "U" is fenced twice (also at line 11)
+dir/fencegen.yaml:13:19: fence table: unterminated quoted identifier in "\"V"
+dir/fencegen.yaml:14:19: fence table "a.b.c": want table or schema.table
+dir/fencegen.yaml:15:30: fence column "t.c": want a column name (the table goes in table)`},
 		{"types", `
 version: "2"
 sql:

@@ -1,6 +1,10 @@
 package config
 
-import "github.com/goccy/go-yaml/ast"
+import (
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+)
 
 // overrides decodes a list of sqlc Go type overrides. Overrides for other
 // engines are dropped, as sqlc does.
@@ -36,6 +40,10 @@ func (l *loader) overrides(key string, n ast.Node) []Override {
 			l.errorf(n, `override: missing key "db_type" or "column"`)
 		case !hasType && o.GoStructTag == "":
 			l.errorf(n, `override: missing key "go_type"`)
+		}
+		if parts := strings.Count(o.Column, ".") + 1; o.Column != "" && (parts < 2 || parts > 4) {
+			// sqlc's message (its golang codegen's Override.parse).
+			l.errorf(n, "override: column specifier %q is not the proper format, expected '[catalog.][schema.]tablename.colname'", o.Column)
 		}
 		if pgType != nil && dbType != nil {
 			l.errorf(pgType, `override: set only one of "db_type" and "postgres_type"`)
@@ -73,4 +81,12 @@ func (l *loader) goType(n ast.Node) GoType {
 		l.errorf(n, `go_type: missing key "type"`)
 	}
 	return t
+}
+
+// globalOverrides marks overrides as configured for every package.
+func globalOverrides(os []Override) []Override {
+	for i := range os {
+		os[i].Global = true
+	}
+	return os
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/guard"
 )
 
 // batchPreamble emits what every batch file shares.
@@ -169,36 +170,37 @@ func (e *emitter) batchItem(q *analyze.Query, sig signature) []jen.Code {
 }
 
 // fencedBatch reports whether q is a batch whose items are guarded writes
-// read by fence.WriteResult (a fenced INSERT only stores the token and
+// read by fenceimpl.WriteResult (a fenced INSERT only stores the token and
 // runs as a plain batch).
 func fencedBatch(q *analyze.Query) bool {
-	return q.Fence != nil && (q.Fence.Kind == "update" || q.Fence.Kind == "delete" || q.Fence.Kind == "upsert")
+	return q.Fence != nil && q.Fence.Form != guard.Store
 }
 
 // fencedBatchItem is the loop body of batchReader for a fenced batch.
 // Each item runs the guarded statement (see fencedBody) and reports its
-// own outcome through fence.WriteResult: nil (or its rows), a
+// own outcome through fenceimpl.WriteResult: nil (or its rows), a
 // *fence.StaleError, a *fence.NotFoundError, or a
 // *fence.ConcurrentChangeError; a batch is sent once, so nothing is retried.
 // When the fenced write is a WITH entry, each item is read by
-// fence.WriteInCTEResult instead, the reader of the non-batch method
-// (fence.WriteInCTE): its own rows, none included, or a *fence.StaleError;
+// fenceimpl.WriteInCTEResult instead, the reader of the non-batch method
+// (fenceimpl.WriteInCTE): its own rows, none included, or a *fence.StaleError;
 // a :batchone item without a row gets pgx.ErrNoRows, as the :one method.
 func (e *emitter) fencedBatchItem(q *analyze.Query, sig signature) []jen.Code {
 	// A fenced write in WITH: each item is read as the statement alone is
-	// (fence.WriteInCTE), by the same reader.
-	reader := "WriteResult"
-	if q.Fence.CTE != "" {
-		reader = "WriteInCTEResult"
-	}
+	// (fenceimpl.WriteInCTE), by the same reader.
+	reader := q.Fence.Form.BatchReader()
 	result := func(scan jen.Code) *jen.Statement {
-		return jen.Qual(fencePkg, reader).Call(
+		return jen.Qual(fenceImplPkg, reader).Call(
 			jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), fenceMode(q), jen.Id("b").Dot("token"),
 			jen.Lit(len(q.Columns)), jen.Id("rows"), jen.Err(), scan,
 		)
 	}
 	query := jen.List(jen.Id("rows"), jen.Err()).Op(":=").Id("b").Dot("br").Dot("Query").Call()
-	dests := append([]jen.Code{jen.Nil(), jen.Nil()}, e.scanDests(sig)...)
+	var dests []jen.Code
+	for range q.Fence.Form.Leading() {
+		dests = append(dests, jen.Nil())
+	}
+	dests = append(dests, e.scanDests(sig)...)
 	switch q.Cmd {
 	case ":batchmany":
 		return []jen.Code{

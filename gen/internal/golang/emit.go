@@ -19,6 +19,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/config"
+	"github.com/fencegen/fencegen/gen/internal/diag"
 )
 
 // Header is the first line of every generated file.
@@ -92,6 +93,17 @@ func Emit(in Input) (map[string][]byte, error) {
 		}
 	}
 	out := map[string][]byte{}
+	// Two outputs with one name would leave one of them unwritten (sqlc
+	// writes the later over the earlier): an error naming both.
+	roles := map[string]string{}
+	put := func(name string, b []byte, role string) error {
+		if prev, ok := roles[name]; ok {
+			return fmt.Errorf("output file %s would hold both %s and %s: give one another name", name, prev, role)
+		}
+		roles[name] = role
+		out[name] = b
+		return nil
+	}
 	var queries []*analyze.Query
 	// The copyfrom and batch files exist once a query needs them.
 	var copyFile, batchFile *jen.File
@@ -140,20 +152,27 @@ func Emit(in Input) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[name] = b
+		if err := put(name, b, "the code of query file "+src); err != nil {
+			return nil, err
+		}
 	}
-	for name, f := range map[string]*jen.File{
-		e.fileNameOr(e.opts.OutputCopyfromFileName, "copyfrom.go"): copyFile,
-		e.fileNameOr(e.opts.OutputBatchFileName, "batch.go"):       batchFile,
+	for _, o := range []struct {
+		name, role string
+		f          *jen.File
+	}{
+		{e.fileNameOr(e.opts.OutputCopyfromFileName, "copyfrom.go"), "the copyfrom file (output_copyfrom_file_name)", copyFile},
+		{e.fileNameOr(e.opts.OutputBatchFileName, "batch.go"), "the batch file (output_batch_file_name)", batchFile},
 	} {
-		if f == nil {
+		if o.f == nil {
 			continue
 		}
-		b, err := e.render(name, f)
+		b, err := e.render(o.name, o.f)
 		if err != nil {
 			return nil, err
 		}
-		out[name] = b
+		if err := put(o.name, b, o.role); err != nil {
+			return nil, err
+		}
 	}
 	db := e.newFile(pkg, "")
 	if e.types.stdlib() {
@@ -165,15 +184,20 @@ func Emit(in Input) (map[string][]byte, error) {
 	if err := e.modelsFile(models, queries); err != nil {
 		return nil, err
 	}
-	for name, f := range map[string]*jen.File{
-		e.fileNameOr(e.opts.OutputDBFileName, "db.go"):         db,
-		e.fileNameOr(e.opts.OutputModelsFileName, "models.go"): models,
+	for _, o := range []struct {
+		name, role string
+		f          *jen.File
+	}{
+		{e.fileNameOr(e.opts.OutputDBFileName, "db.go"), "the db file (output_db_file_name)", db},
+		{e.fileNameOr(e.opts.OutputModelsFileName, "models.go"), "the models file (output_models_file_name)", models},
 	} {
-		b, err := e.render(name, f)
+		b, err := e.render(o.name, o.f)
 		if err != nil {
 			return nil, err
 		}
-		out[name] = b
+		if err := put(o.name, b, o.role); err != nil {
+			return nil, err
+		}
 	}
 	if e.opts.EmitInterface {
 		q := e.newFile(pkg, "")
@@ -183,7 +207,12 @@ func Emit(in Input) (map[string][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[name] = b
+		if err := put(name, b, "the querier file (output_querier_file_name)"); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.checkCollisions(out, queries); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -208,11 +237,17 @@ func queryFileName(queryFile, suffix string) string {
 	return name
 }
 
+// fileNameOr is an output file's name: name as configured (output_db_file_name
+// and the like), or def; as in sqlc, ".go" is added to a name without it
+// (db_gen gives db_gen.go).
 func (e *emitter) fileNameOr(name, def string) string {
-	if name != "" {
-		return name
+	if name == "" {
+		return def
 	}
-	return def
+	if !strings.HasSuffix(name, ".go") {
+		name += ".go"
+	}
+	return name
 }
 
 func (e *emitter) newFile(pkg, source string) *jen.File {
@@ -222,6 +257,7 @@ func (e *emitter) newFile(pkg, source string) *jen.File {
 		f.HeaderComment("source: " + source)
 	}
 	f.ImportName(fencePkg, "fence")
+	f.ImportName(fenceImplPkg, "fenceimpl")
 	f.ImportName(pgtypePkg, "pgtype")
 	f.ImportName(pgxPkg, "pgx")
 	f.ImportName(pgconnPkg, "pgconn")
@@ -386,8 +422,10 @@ func (e *emitter) checkNames(enums []*catalog.Enum, tables []*catalog.Table, que
 	for _, t := range tables {
 		name := e.models[t]
 		if en, ok := enumNames[name]; ok {
-			return fmt.Errorf("struct name conflicts with enum name: %s (the model of table %s and a type of enum %s; rename one with gen.go's rename)",
-				name, t.QualifiedName(), qualifiedEnum(en))
+			var l diag.List
+			l.Add(t.File, t.Line, t.Col, "struct name conflicts with enum name: %s (the model of table %s and a type of enum %s at %s:%d; rename one with gen.go's rename)",
+				name, t.QualifiedName(), qualifiedEnum(en), en.File, en.Line)
+			return l
 		}
 		models[name] = t
 	}
@@ -397,10 +435,14 @@ func (e *emitter) checkNames(enums []*catalog.Enum, tables []*catalog.Table, que
 	for _, q := range queries {
 		name := e.sqlConstName(q)
 		if en, ok := enumNames[name]; ok {
-			return fmt.Errorf("query constant name conflicts with enum name: %s (query %s and a type of enum %s)", name, q.Name, qualifiedEnum(en))
+			var l diag.List
+			l.Add(q.File, q.Line, q.Col, "query constant name conflicts with enum name: %s (query %s and a type of enum %s at %s:%d)", name, q.Name, qualifiedEnum(en), en.File, en.Line)
+			return l
 		}
 		if t, ok := models[name]; ok {
-			return fmt.Errorf("query constant name conflicts with struct name: %s (query %s and the model of table %s)", name, q.Name, t.QualifiedName())
+			var l diag.List
+			l.Add(q.File, q.Line, q.Col, "query constant name conflicts with struct name: %s (query %s and the model of table %s at %s:%d)", name, q.Name, t.QualifiedName(), t.File, t.Line)
+			return l
 		}
 	}
 	return nil

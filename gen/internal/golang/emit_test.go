@@ -661,8 +661,8 @@ func TestBareInternalTypeNames(t *testing.T) {
 }
 
 // Every method that writes a fenced table reports the database-side
-// guard's SQLSTATE through fence.TriggerError when no guarded reader of
-// package fence reads its result (fenced INSERTs, :copyfrom, opted-out
+// guard's SQLSTATE through fenceimpl.TriggerError when no guarded reader of
+// package fenceimpl reads its result (fenced INSERTs, :copyfrom, opted-out
 // writes, their batches); the other methods keep sqlc's form. The
 // behaviour is tested against PostgreSQL in the pgtest package.
 func TestTriggerErrorMapped(t *testing.T) {
@@ -676,9 +676,9 @@ UPDATE authors SET bio = $1 WHERE id = $2;
 	files := generate(t, goConfig(""), authorsSchema, q)
 	all := files["query.sql.go"] + files["copyfrom.go"] + files["batch.go"]
 	for _, want := range []string{
-		`return result, fence.TriggerError("CopyLeases", err, "leases")`,
-		`err = fence.TriggerError("BatchLeases", err, "leases")`,
-		`return result, fence.TriggerError("FixLease", err, "leases")`,
+		`return result, fenceimpl.TriggerError("CopyLeases", err, "leases")`,
+		`err = fenceimpl.TriggerError("BatchLeases", err, "leases")`,
+		`return result, fenceimpl.TriggerError("FixLease", err, "leases")`,
 		"return q.db.CopyFrom(ctx, pgx.Identifier{\"authors\"}",
 		"return q.db.Exec(ctx, fixAuthor, arg.Bio, arg.ID)",
 	} {
@@ -687,7 +687,7 @@ UPDATE authors SET bio = $1 WHERE id = $2;
 		}
 	}
 	for _, unfenced := range []string{"CopyAuthors", "CopyNames", "BatchIns", "BatchGet", "BatchMany", "GetAuthor", "FixAuthor"} {
-		if strings.Contains(all, `fence.TriggerError("`+unfenced+`"`) {
+		if strings.Contains(all, `fenceimpl.TriggerError("`+unfenced+`"`) {
 			t.Errorf("%s writes no fenced table, but maps the guard's SQLSTATE", unfenced)
 		}
 	}

@@ -145,7 +145,7 @@ func (n *namer) paramName(name string) string {
 var reserved = map[string]bool{
 	"ctx": true, "q": true, "db": true, "arg": true, "err": true, "rows": true, "row": true,
 	"items": true, "i": true, "token": true, "found": true, "result": true,
-	"fence": true, "pgx": true, "pgtype": true, "pgconn": true, "context": true, "string": true, "errors": true, "fmt": true,
+	"fence": true, "fenceimpl": true, "pgx": true, "pgtype": true, "pgconn": true, "context": true, "string": true, "errors": true, "fmt": true,
 	"nil": true, "true": true, "false": true, "append": true, "len": true, "int64": true, "error": true,
 }
 

@@ -133,6 +133,14 @@ func newOverrides(cat *catalog.Catalog, in []config.Override) []override {
 				ov.table, ov.column = parts[0], parts[1]
 			case 3:
 				ov.schema, ov.table, ov.column = parts[0], parts[1], parts[2]
+			case 4:
+				// sqlc matches the catalog part against the table's
+				// catalog, which PostgreSQL names leave empty: only a
+				// pattern matching "" can match.
+				if !match(parts[0], "") || parts[0] == "" {
+					continue
+				}
+				ov.schema, ov.table, ov.column = parts[1], parts[2], parts[3]
 			default:
 				continue
 			}

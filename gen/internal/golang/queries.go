@@ -10,6 +10,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/guard"
 )
 
 // signature is a method's parameter and result lists.
@@ -147,7 +148,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		}
 		s.params = append(s.params, jen.Id("arg").Add(typ))
 		for i, n := range e.paramFields(q) {
-			s.args = append(s.args, e.arrayArg(jen.Id("arg").Dot(n), e.paramType(q.Params[i])))
+			s.args = append(s.args, e.paramArg(jen.Id("arg").Dot(n), q.Params[i]))
 		}
 	} else {
 		var names []string
@@ -157,7 +158,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		names = uniqueNames(names)
 		for i, p := range q.Params {
 			s.params = append(s.params, jen.Id(names[i]).Add(e.paramType(p).code()))
-			s.args = append(s.args, e.arrayArg(jen.Id(names[i]), e.paramType(p)))
+			s.args = append(s.args, e.paramArg(jen.Id(names[i]), p))
 		}
 	}
 	if q.Fence != nil {
@@ -201,7 +202,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 			if returnsRows(q.Cmd) {
 				e.usedModels[c.Embed] = true
 			}
-			for ; i < len(q.Columns) && q.Columns[i].Embed == c.Embed && q.Columns[i].EmbedName == c.EmbedName; i++ {
+			for ; i < len(q.Columns) && q.Columns[i].Embed == c.Embed && q.Columns[i].EmbedName == c.EmbedName && q.Columns[i].EmbedTarget == c.EmbedTarget; i++ {
 				ec := q.Columns[i]
 				f.embed = append(f.embed, e.names.structName(ec.Name))
 				f.embedTypes = append(f.embedTypes, e.types.goTypeOf(ec.Column, ec.Type, ec.NotNull))
@@ -303,7 +304,7 @@ func (e *emitter) sqlConstName(q *analyze.Query) string {
 		return titleWords(q.Name)
 	}
 	n := lowerFirst(q.Name)
-	if token.IsKeyword(n) || predeclared[n] || reserved[n] || imported[n] {
+	if token.IsKeyword(n) || predeclared[n] || reserved[n] || imported[n] || e.overridePackages()[n] || e.types.stdlib() && stdlibImported[n] || analyze.IsBatch(q.Cmd) && batchLocals[n] {
 		n += "Query"
 	}
 	return n
@@ -311,7 +312,7 @@ func (e *emitter) sqlConstName(q *analyze.Query) string {
 
 // imported are the package names generated files may import.
 var imported = map[string]bool{
-	"fmt": true, "errors": true, "context": true, "pgtype": true, "pgx": true, "pgconn": true, "fence": true,
+	"fmt": true, "errors": true, "context": true, "pgtype": true, "pgx": true, "pgconn": true, "fence": true, "fenceimpl": true,
 	"netip": true, "net": true, "driver": true, "json": true, "time": true, "uuid": true,
 }
 
@@ -366,15 +367,39 @@ func (e *emitter) paramFields(q *analyze.Query) []string {
 	for i, p := range q.Params {
 		names[i] = e.names.structName(p.Name)
 	}
-	return uniqueNames(names)
+	out := uniqueNames(names)
+	// As sqlc (columnsToStruct, UniqueFields): a named parameter
+	// (@name, sqlc.arg) whose name an earlier parameter of the same Go
+	// type has is that field, passed for both.
+	first := map[string]int{}
+	for i, p := range q.Params {
+		if j, ok := first[names[i]]; ok && p.Named && sameGoType(e.paramType(p), e.paramType(q.Params[j])) {
+			out[i] = out[j]
+			continue
+		}
+		if _, ok := first[names[i]]; !ok {
+			first[names[i]] = i
+		}
+	}
+	return out
+}
+
+// sameGoType reports whether a and b are one Go type.
+func sameGoType(a, b goType) bool {
+	return a.pkg == b.pkg && a.name == b.name && a.pointer == b.pointer && a.slices == b.slices && slices.EqualFunc(a.args, b.args, sameGoType)
 }
 
 // structs emits a query's Params and Row structs, when it has them.
 func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 	if e.useParamsStruct(q) {
 		var fields []jen.Code
+		emitted := map[string]bool{}
 		for i, n := range e.paramFields(q) {
 			p := q.Params[i]
+			if emitted[n] {
+				continue // one field for both (paramFields)
+			}
+			emitted[n] = true
 			tag := p.Name + n[len(e.names.structName(p.Name)):] // id_2 for ID_2, as sqlc
 			fields = append(fields, jen.Id(n).Add(e.paramType(p).code()).Tag(fieldTags(n, e.tags(tag, p.Column, knownType(p), p.NotNull))))
 		}
@@ -449,17 +474,17 @@ func storedConstName(q *analyze.Query) string { return "fenceStored" + q.Name }
 func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	sig := e.signature(q)
 	e.sqlConst(f, q)
-	if q.Fence != nil && q.Fence.StoredSQL != "" {
+	if q.Fence != nil && q.Fence.Form == guard.ByKey {
 		sqlText(f, storedConstName(q), "-- name: "+q.Name+" "+q.Cmd+" (stored token, sent only when the write touched no row)\n"+q.Fence.StoredSQL+"\n")
 	}
 	e.structs(f, q, sig)
 	e.doc(f, q)
 	recv := jen.Id("q").Op("*").Id("Queries")
-	var body []jen.Code
-	if q.Fence != nil && q.Fence.Kind != "insert" {
-		body = e.fencedBody(q, sig, e.dbExpr())
+	body := e.inSliceExpansion(q, sig)
+	if q.Fence != nil && q.Fence.Form != guard.Store {
+		body = append(body, e.fencedBody(q, sig, e.dbExpr())...)
 	} else {
-		body = e.plainBody(q, sig, e.dbExpr())
+		body = append(body, e.plainBody(q, sig, e.dbExpr())...)
 	}
 	f.Func().Params(recv).Id(q.Name).Params(sig.params...).Params(sig.results...).Block(body...)
 	f.Line()
@@ -467,16 +492,16 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 
 func fenceDoc(q *analyze.Query, noRows string) string {
 	col := q.Fence.Table.QualifiedName() + "." + q.Fence.Column
-	guard := "refuses to touch rows whose stored fencing token is greater than token"
+	rule := "refuses to touch rows whose stored fencing token is greater than token"
 	if q.Fence.Strict {
-		guard = "refuses to touch rows whose stored fencing token is not lower than token (strict: at most one write per row per lease)"
+		rule = "refuses to touch rows whose stored fencing token is not lower than token (strict: at most one write per row per lease)"
 	}
 	trips := "One round trip."
-	if q.Fence.StoredSQL != "" {
+	if q.Fence.Form == guard.ByKey {
 		trips = "One round trip when it writes; when it writes nothing, a second reads the stored token."
 	}
 	var text string
-	if isBulk(q.Cmd) && q.Fence.Kind != "insert" && q.Fence.CTE != "" {
+	if isBulk(q.Cmd) && q.Fence.Form == guard.InWith {
 		noRow := ""
 		if q.Cmd == ":batchone" {
 			noRow = "; an item whose statement returns no row gets pgx.ErrNoRows"
@@ -484,10 +509,10 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 		text = fmt.Sprintf("%s is fenced on %s: in every item of the batch, its WITH entry %s %s, all or nothing, under the one token given for the whole batch. "+
 			"Each item reports its own outcome to the callback, as the statement would alone: its own result (no rows is not an error: the main query decides what it means%s), "+
 			"or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry matched hold a newer token; then nothing of that item is written.",
-			q.Name, col, q.Fence.CTE, guard, noRow)
+			q.Name, col, q.Fence.CTE, rule, noRow)
 		return wrap(text, 76)
 	}
-	if isBulk(q.Cmd) && q.Fence.Kind != "insert" {
+	if isBulk(q.Cmd) && q.Fence.Form != guard.Store {
 		verb := "writes"
 		if q.Fence.Kind == "delete" {
 			verb = "deletes"
@@ -495,10 +520,10 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 		text = fmt.Sprintf("%s is fenced on %s: every item of the batch %s, and %s under the one token given for the whole batch. "+
 			"Each item reports its own outcome to the callback: nil, a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
 			"a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row, or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) "+
-			"when concurrent transactions changed its rows (nothing written; a batch is not retried).", q.Name, col, guard, verb)
+			"when concurrent transactions changed its rows (nothing written; a batch is not retried).", q.Name, col, rule, verb)
 		return wrap(text, 76)
 	}
-	if q.Fence.CTE != "" && q.Fence.Kind != "insert" {
+	if q.Fence.Form == guard.InWith {
 		noRow := ""
 		if q.Cmd == ":one" {
 			noRow = "; with no row it returns " + noRows + ", as any :one"
@@ -506,28 +531,27 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 		text = fmt.Sprintf("%s is fenced on %s: its WITH entry %s %s, all or nothing. "+
 			"It returns the statement's own result (no rows is not an error: the main query decides what it means%s), "+
 			"or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry matched hold a newer token; "+
-			"then nothing is written, the main query's writes included. One round trip.", q.Name, col, q.Fence.CTE, guard, noRow)
+			"then nothing is written, the main query's writes included. One round trip.", q.Name, col, q.Fence.CTE, rule, noRow)
 		return wrap(text, 76)
 	}
-	switch q.Fence.Kind {
-	case "insert":
+	switch {
+	case q.Fence.Form == guard.Store:
 		text = fmt.Sprintf("%s stores token in %s.", q.Name, col)
-	case "upsert":
+	case q.Fence.Form == guard.Upsert:
 		text = fmt.Sprintf("%s stores token in %s. On a conflict, its DO UPDATE %s, and stores token. "+
-			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the existing row holds a newer token. One round trip.", q.Name, col, guard)
-		if q.Fence.ManyRows {
-			text = fmt.Sprintf("%s stores token in %s. It inserts all its rows or none: the existing rows they conflict with are locked first, "+
-				"and if any holds a token that token does not beat, nothing is written and it returns a *fence.StaleError (errors.Is fence.ErrStaleToken) "+
-				"saying how many; otherwise each conflicting row is updated and stores token. One round trip.", q.Name, col)
-		}
-	case "delete":
+			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the existing row holds a newer token. One round trip.", q.Name, col, rule)
+	case q.Fence.Form == guard.UpsertMany:
+		text = fmt.Sprintf("%s stores token in %s. It inserts all its rows or none: the existing rows they conflict with are locked first, "+
+			"and if any holds a token that token does not beat, nothing is written and it returns a *fence.StaleError (errors.Is fence.ErrStaleToken) "+
+			"saying how many; otherwise each conflicting row is updated and stores token. One round trip.", q.Name, col)
+	case q.Fence.Kind == "delete":
 		text = fmt.Sprintf("%s is fenced on %s: it %s. "+
 			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
-			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. %s", q.Name, col, guard, trips)
+			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. %s", q.Name, col, rule, trips)
 	default:
 		text = fmt.Sprintf("%s is fenced on %s: it %s, and stores token in the rows it writes. "+
 			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
-			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. %s", q.Name, col, guard, trips)
+			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. %s", q.Name, col, rule, trips)
 	}
 	return wrap(text, 76)
 }
@@ -553,7 +577,84 @@ func wrap(text string, width int) string {
 }
 
 func (e *emitter) callArgs(q *analyze.Query, sig signature) []jen.Code {
+	if e.expandsInSlices(q) {
+		return []jen.Code{jen.Id("ctx"), jen.Id("query"), jen.Id("queryParams").Op("...")}
+	}
 	return append([]jen.Code{jen.Id("ctx"), jen.Id(e.sqlConstName(q))}, sig.args...)
+}
+
+// expandsInSlices reports whether q's method builds its SQL text when
+// run: database/sql output of a query with IN (sqlc.slice(name)) lists.
+func (e *emitter) expandsInSlices(q *analyze.Query) bool {
+	return e.types.stdlib() && len(q.InSlices) > 0
+}
+
+// paramArg is the expression passed for parameter p whose Go value is
+// expr: in pq.Array for a database/sql array (arrayArg), except for an
+// IN (sqlc.slice) list, whose elements go one by one.
+func (e *emitter) paramArg(expr *jen.Statement, p *analyze.Param) jen.Code {
+	if p.InList && e.types.stdlib() {
+		return expr
+	}
+	return e.arrayArg(expr, e.paramType(p))
+}
+
+// inSliceExpansion is the start of the method of a query with
+// IN (sqlc.slice(name)) lists in database/sql output: it builds query, the
+// SQL text, and queryParams, the parameters, that callArgs passes. As in
+// sqlc's output the text holds analyze.SliceMarker(name) for each list;
+// unlike sqlc's (which writes ?, a MySQL placeholder, and for PostgreSQL
+// leaves $n, so that a list of other than one element fails when run),
+// each marker becomes $n for the first element (n the parameter's
+// number: every other parameter keeps its number) and $m, $m+1, ... for
+// the others, numbered after all the statement's other parameters, the
+// fencing token's included. An empty list sends NULL as $n, so that
+// IN (...) matches nothing and NOT IN (...) is NULL, as sqlc's NULL.
+func (e *emitter) inSliceExpansion(q *analyze.Query, sig signature) []jen.Code {
+	if !e.expandsInSlices(q) {
+		return nil
+	}
+	list := map[int]jen.Code{}
+	for i, p := range q.Params {
+		if p.InList && i < len(sig.args) {
+			list[p.Number] = sig.args[i]
+		}
+	}
+	appendParam := func(v jen.Code) jen.Code {
+		return jen.Id("queryParams").Op("=").Append(jen.Id("queryParams"), v)
+	}
+	body := []jen.Code{
+		jen.Id("query").Op(":=").Id(e.sqlConstName(q)),
+		jen.Var().Id("queryParams").Index().Interface(),
+	}
+	for i, a := range sig.args {
+		if i >= len(q.Params) || !q.Params[i].InList {
+			body = append(body, appendParam(a))
+			continue
+		}
+		body = append(body, jen.If(jen.Len(jen.Add(a)).Op(">").Lit(0)).Block(
+			appendParam(jen.Add(a).Index(jen.Lit(0))),
+		).Else().Block(
+			appendParam(jen.Nil()),
+		))
+	}
+	seen := map[string]bool{}
+	for _, s := range q.InSlices {
+		if seen[s.Name] {
+			continue // ReplaceAll below replaced every use
+		}
+		seen[s.Name] = true
+		x := list[s.Number]
+		body = append(body, jen.Block(
+			jen.Id("placeholders").Op(":=").Lit(fmt.Sprintf("$%d", s.Number)),
+			jen.For(jen.Id("k").Op(":=").Lit(1), jen.Id("k").Op("<").Len(jen.Add(x)), jen.Id("k").Op("++")).Block(
+				appendParam(jen.Add(x).Index(jen.Id("k"))),
+				jen.Id("placeholders").Op("+=").Lit(",$").Op("+").Qual("strconv", "Itoa").Call(jen.Len(jen.Id("queryParams"))),
+			),
+			jen.Id("query").Op("=").Qual("strings", "ReplaceAll").Call(jen.Id("query"), jen.Lit(analyze.SliceMarker(s.Name)), jen.Id("placeholders")),
+		))
+	}
+	return body
 }
 
 // scanDests returns &i.Field for each result column (or &i for a
@@ -601,7 +702,7 @@ func (e *emitter) newItem(sig signature) jen.Code {
 }
 
 // triggerTables are the fenced tables q writes, when it is generated in a
-// form that no guarded reader of package fence reads (those map the
+// form that no guarded reader of package fenceimpl reads (those map the
 // database-side guard's SQLSTATE themselves): an opted-out query, a fenced
 // INSERT, a :copyfrom, a batch of them. Nil when q writes no fenced table.
 func triggerTables(q *analyze.Query) []string {
@@ -616,8 +717,8 @@ func triggerTables(q *analyze.Query) []string {
 }
 
 // triggerErr returns a function that wraps an error expression of q's
-// generated code in fence.TriggerError, which reports the database-side
-// guard's SQLSTATE (fence.SQLState) as a *fence.StaleError, when q writes
+// generated code in fenceimpl.TriggerError, which reports the database-side
+// guard's SQLSTATE (fenceimpl.SQLState) as a *fence.StaleError, when q writes
 // a fenced table; otherwise the expression is left as it is.
 func triggerErr(q *analyze.Query) func(err jen.Code) jen.Code {
 	tables := triggerTables(q)
@@ -629,7 +730,7 @@ func triggerErr(q *analyze.Query) func(err jen.Code) jen.Code {
 		for _, t := range tables {
 			args = append(args, jen.Lit(t))
 		}
-		return jen.Qual(fencePkg, "TriggerError").Call(args...)
+		return jen.Qual(fenceImplPkg, "TriggerError").Call(args...)
 	}
 }
 
@@ -727,35 +828,29 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 	return []jen.Code{jen.Panic(jen.Lit("fencegen: unsupported command " + q.Cmd))}
 }
 
-// fencedBody runs the guarded statement built by sqlparse.FenceWrite
-// through fence.Write, which tells apart rows written, rows refused (stale
-// token) and no row matched; see package fence.
+// fencedBody runs the guarded statement built by package guard through
+// the runtime reader of its form (guard.Form.Reader: fenceimpl.Write and
+// its kin), which tells apart rows written, rows refused (stale token) and
+// no row matched; see package fenceimpl.
 func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement) []jen.Code {
 	mode := fenceMode(q)
-	run := jen.Func().Params().Params(jen.Qual(fencePkg, "Rows"), jen.Error()).Block(
+	run := jen.Func().Params().Params(jen.Qual(fenceImplPkg, "Rows"), jen.Error()).Block(
 		jen.Return(e.rows(e.call(db, "Query", q, true, e.callArgs(q, sig)))),
 	)
-	writeFunc := "Write"
-	switch {
-	case q.Fence.CTE != "":
-		writeFunc = "WriteInCTE"
-	case q.Fence.Kind == "upsert" && !q.Fence.ManyRows:
-		// One row: no row back means the DO UPDATE's own WHERE refused it,
-		// or a concurrent insert to retry. An upsert of many rows locks
-		// and checks first, as an UPDATE of many rows does.
-		writeFunc = "WriteUpsert"
-	}
+	// The reader and the leading guard columns of each row are the form's
+	// (guard.Form.Reader, guard.Form.Leading).
+	writeFunc := q.Fence.Form.Reader()
 	write := func(scan jen.Code) *jen.Statement {
-		return jen.Qual(fencePkg, writeFunc).Call(
+		return jen.Qual(fenceImplPkg, writeFunc).Call(
 			jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), mode, jen.Id("token"),
 			jen.Lit(len(q.Columns)), run, scan,
 		)
 	}
-	// The written rows carry two fence columns first, except in the
-	// by-key form, whose write returns the query's own columns only.
-	prefix := []jen.Code{jen.Nil(), jen.Nil()}
-	if q.Fence.StoredSQL != "" {
-		prefix = nil
+	var prefix []jen.Code
+	for range q.Fence.Form.Leading() {
+		prefix = append(prefix, jen.Nil())
+	}
+	if q.Fence.Form == guard.ByKey {
 		var args []jen.Code
 		for _, n := range q.Fence.StoredParams {
 			switch {
@@ -765,11 +860,11 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 				args = append(args, sig.args[n-1])
 			}
 		}
-		stored := jen.Func().Params(jen.Id("ctx").Qual("context", "Context")).Params(jen.Qual(fencePkg, "Rows"), jen.Error()).Block(
+		stored := jen.Func().Params(jen.Id("ctx").Qual("context", "Context")).Params(jen.Qual(fenceImplPkg, "Rows"), jen.Error()).Block(
 			jen.Return(e.rows(e.call(db, "Query", q, false, append([]jen.Code{jen.Id("ctx"), jen.Id(storedConstName(q))}, args...)))),
 		)
 		write = func(scan jen.Code) *jen.Statement {
-			return jen.Qual(fencePkg, "WriteByKey").Call(
+			return jen.Qual(fenceImplPkg, writeFunc).Call(
 				jen.Id("ctx"), jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), mode, jen.Id("token"),
 				run, scan, stored,
 			)
@@ -805,7 +900,7 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 			return []jen.Code{
 				jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(write(jen.Nil())),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-				jen.Return(jen.Qual(fencePkg, "Result").Call(jen.Id("n")), jen.Nil()),
+				jen.Return(jen.Qual(fenceImplPkg, "Result").Call(jen.Id("n")), jen.Nil()),
 			}
 		}
 		verb := map[string]string{"update": "UPDATE %d", "delete": "DELETE %d", "upsert": "INSERT 0 %d"}[q.Fence.Kind]
@@ -824,7 +919,7 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 // scanFirst is the scan callback of a fenced :one or :batchone: the first
 // row's columns go to dests and set found; later rows are ignored.
 func scanFirst(dests []jen.Code) jen.Code {
-	return jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
+	return jen.Func().Params(jen.Id("rows").Qual(fenceImplPkg, "Rows")).Error().Block(
 		jen.If(jen.Id("found")).Block(jen.Return(jen.Nil())),
 		jen.Id("found").Op("=").True(),
 		jen.Return(jen.Id("rows").Dot("Scan").Call(dests...)),
@@ -834,7 +929,7 @@ func scanFirst(dests []jen.Code) jen.Code {
 // scanAppend is the scan callback of a fenced :many or :batchmany: each
 // row's columns go to dests, the fields of a new item appended to items.
 func (e *emitter) scanAppend(sig signature, dests []jen.Code) jen.Code {
-	return jen.Func().Params(jen.Id("rows").Qual(fencePkg, "Rows")).Error().Block(
+	return jen.Func().Params(jen.Id("rows").Qual(fenceImplPkg, "Rows")).Error().Block(
 		e.newItem(sig),
 		jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(dests...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 		jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
@@ -844,11 +939,11 @@ func (e *emitter) scanAppend(sig signature, dests []jen.Code) jen.Code {
 
 // cteNoRow makes a :one (or a :batchone item) whose fenced write sits in
 // WITH report a statement that returned no row as any :one does, with
-// pgx.ErrNoRows: fence.WriteInCTE accepts no rows, since the write may have
+// pgx.ErrNoRows: fenceimpl.WriteInCTE accepts no rows, since the write may have
 // written rows that the main query filtered out, so it is not a
 // *fence.NotFoundError.
 func (e *emitter) cteNoRow(q *analyze.Query) jen.Code {
-	if q.Fence.CTE == "" {
+	if q.Fence.Form != guard.InWith {
 		// A fenced :one that matched no row: a *fence.NotFoundError that
 		// is also pgx.ErrNoRows, which is what sqlc's :one returns, so
 		// that code written against sqlc keeps working.
@@ -878,11 +973,11 @@ func (e *emitter) noRowsName() string {
 	return "pgx.ErrNoRows"
 }
 
-// rows is a query call's (rows, error) as package fence reads them:
-// pgx.Rows as they are, *sql.Rows through fence.SQLRows.
+// rows is a query call's (rows, error) as package fenceimpl reads them:
+// pgx.Rows as they are, *sql.Rows through fenceimpl.SQLRows.
 func (e *emitter) rows(call *jen.Statement) jen.Code {
 	if e.types.stdlib() {
-		return jen.Qual(fencePkg, "SQLRows").Call(call)
+		return jen.Qual(fenceImplPkg, "SQLRows").Call(call)
 	}
 	return call
 }

@@ -1,6 +1,7 @@
 package golang
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/dave/jennifer/jen"
@@ -22,6 +23,23 @@ func Refusal(opts config.GoOptions, q *analyze.Query) string {
 		return "query " + q.Name + ": :copyfrom is only supported by pgx (sql_package: database/sql has no COPY FROM; set sql_package: pgx/v5)"
 	case ":batchexec", ":batchmany", ":batchone":
 		return "query " + q.Name + ": :batch* commands are only supported by pgx (sql_package: database/sql has no batches; set sql_package: pgx/v5)"
+	}
+	return ""
+}
+
+// InSliceRefusal returns why q's IN (sqlc.slice(name)) list s cannot be
+// generated for the entry's sql_package, or "" when it can. pgx sends
+// sqlc.slice as one array parameter, which IN (...) would compare as one
+// value (sqlc generates that, and it fails when run). database/sql output
+// expands the list into one parameter per element, except in a fenced
+// write whose stored token is read by key in a second statement, which
+// would have to repeat the expansion.
+func InSliceRefusal(opts config.GoOptions, q *analyze.Query, s analyze.InSlice) string {
+	if opts.SQLPackage != config.SQLPackageStdlib {
+		return fmt.Sprintf("IN (sqlc.slice(%s)): with PostgreSQL sqlc.slice is one array parameter, and IN (...) would compare with the array as a single value; write = ANY(sqlc.slice(%s)) (or <> ALL for NOT IN)", s.Name, s.Name)
+	}
+	if q.Fence != nil && q.Fence.StoredSQL != "" {
+		return fmt.Sprintf("query %s: IN (sqlc.slice(%s)) in a fenced write that reads the stored token by key is not supported; write = ANY(sqlc.slice(%s)) (or <> ALL for NOT IN)", q.Name, s.Name, s.Name)
 	}
 	return ""
 }
@@ -78,10 +96,19 @@ func (e *emitter) stdlibDBFile(f *jen.File, queries []*analyze.Query) {
 func (e *emitter) stdlibPrepare(f *jen.File, queries []*analyze.Query) {
 	ctx := jen.Qual("context", "Context")
 	body := []jen.Code{jen.Id("q").Op(":=").Id("Queries").Values(jen.Dict{jen.Id("db"): jen.Id("db")}), jen.Var().Err().Error()}
-	if len(queries) == 0 {
+	var toPrepare []*analyze.Query
+	for _, q := range queries {
+		// A query whose text is complete only when run
+		// (inSliceExpansion) has nothing to prepare; its method passes
+		// no statement.
+		if !e.expandsInSlices(q) {
+			toPrepare = append(toPrepare, q)
+		}
+	}
+	if len(toPrepare) == 0 {
 		body = append(body, jen.Id("_").Op("=").Err())
 	}
-	for _, q := range queries {
+	for _, q := range toPrepare {
 		body = append(body, jen.If(
 			jen.List(jen.Id("q").Dot(stmtField(q)), jen.Err()).Op("=").Id("db").Dot("PrepareContext").Call(jen.Id("ctx"), jen.Id(e.sqlConstName(q))),
 			jen.Err().Op("!=").Nil(),
@@ -156,7 +183,7 @@ func (e *emitter) call(db *jen.Statement, method string, q *analyze.Query, stmt 
 	if e.opts.EmitPreparedQueries {
 		helper := map[string]string{"Exec": "exec", "Query": "query", "QueryRow": "queryRow"}[method]
 		st := jen.Nil()
-		if stmt {
+		if stmt && !e.expandsInSlices(q) {
 			st = jen.Id("q").Dot(stmtField(q))
 		}
 		return jen.Id("q").Dot(helper).Call(append([]jen.Code{args[0], st}, args[1:]...)...)

@@ -14,6 +14,9 @@ const (
 	pgxPkg    = "github.com/jackc/pgx/v5"
 	pgconnPkg = "github.com/jackc/pgx/v5/pgconn"
 	fencePkg  = "github.com/fencegen/fencegen/runtime/fence"
+	// fenceImplPkg holds the readers generated code runs fenced writes
+	// through; only generated code imports it.
+	fenceImplPkg = "github.com/fencegen/fencegen/runtime/fenceimpl"
 	// pgvectorPkg is imported as pgvector.
 	pgvectorPkg = "github.com/pgvector/pgvector-go"
 

@@ -363,8 +363,11 @@ func (n *CreateSchema) Pos() int { return n.Loc }
 
 // Drop is DROP TABLE / VIEW / TYPE / SCHEMA / FUNCTION.
 type Drop struct {
-	Kind      string
-	Names     []Name
+	Kind  string
+	Names []Name
+	// On are, for DROP TRIGGER and DROP RULE, the tables the Names are
+	// on (one per name).
+	On        []Name
 	MissingOK bool
 	// Cascade is set by DROP ... CASCADE.
 	Cascade bool
@@ -401,9 +404,14 @@ type CreateFunction struct {
 	OutParams []*ColumnDef
 	// Procedure is set for CREATE PROCEDURE.
 	Procedure bool
+	// OrReplace is set for CREATE OR REPLACE.
+	OrReplace bool
 	Body      string
 	Language  string
-	Loc       int
+	// Volatility is "immutable", "stable", "volatile" or "" (not said:
+	// volatile; PostgreSQL docs, CREATE FUNCTION).
+	Volatility string
+	Loc        int
 }
 
 func (n *CreateFunction) Pos() int { return n.Loc }
@@ -484,10 +492,13 @@ type OnConflict struct {
 	Columns    []string
 	TargetLoc  int
 	Constraint string
-	DoUpdate   bool
-	Set        []*Target
-	Where      Node
-	Loc        int
+	// TargetExprs is set when the conflict target has an expression
+	// (ON CONFLICT (lower(email))), which Columns leave out.
+	TargetExprs bool
+	DoUpdate    bool
+	Set         []*Target
+	Where       Node
+	Loc         int
 }
 
 // Update is UPDATE.

@@ -565,7 +565,13 @@ func (c *converter) drop(s *pg.DropStmt) Node {
 	for _, o := range s.Objects {
 		switch x := o.Node.(type) {
 		case *pg.Node_List:
-			d.Names = append(d.Names, nameOf(strs(x.List.Items), -1))
+			parts := strs(x.List.Items)
+			if (s.RemoveType == pg.ObjectType_OBJECT_TRIGGER || s.RemoveType == pg.ObjectType_OBJECT_RULE) && len(parts) >= 2 {
+				d.On = append(d.On, nameOf(parts[:len(parts)-1], -1))
+				d.Names = append(d.Names, Name{Name: parts[len(parts)-1], Loc: -1})
+				continue
+			}
+			d.Names = append(d.Names, nameOf(parts, -1))
 		case *pg.Node_String_:
 			d.Names = append(d.Names, Name{Name: x.String_.Sval, Loc: -1})
 		case *pg.Node_TypeName:
@@ -579,7 +585,7 @@ func (c *converter) drop(s *pg.DropStmt) Node {
 }
 
 func (c *converter) createFunction(s *pg.CreateFunctionStmt) Node {
-	f := &CreateFunction{Func: nameOf(strs(s.Funcname), -1), Procedure: s.IsProcedure, Loc: -1}
+	f := &CreateFunction{Func: nameOf(strs(s.Funcname), -1), Procedure: s.IsProcedure, OrReplace: s.Replace, Loc: -1}
 	for _, p := range s.Parameters {
 		fp := p.GetFunctionParameter()
 		if fp == nil {
@@ -616,6 +622,10 @@ func (c *converter) createFunction(s *pg.CreateFunctionStmt) Node {
 			continue
 		}
 		switch de.Defname {
+		case "volatility":
+			if sv := de.Arg.GetString_(); sv != nil {
+				f.Volatility = strings.ToLower(sv.Sval)
+			}
 		case "language":
 			if sv := de.Arg.GetString_(); sv != nil {
 				f.Language = sv.Sval
@@ -909,6 +919,8 @@ func (c *converter) insert(s *pg.InsertStmt) *Insert {
 			for _, e := range inf.IndexElems {
 				if ie := e.GetIndexElem(); ie != nil && ie.Name != "" {
 					in.OnConflict.Columns = append(in.OnConflict.Columns, ie.Name)
+				} else {
+					in.OnConflict.TargetExprs = true
 				}
 			}
 		}
@@ -1273,7 +1285,7 @@ func (f *File) Text(s *Stmt) string { return string(bytes.TrimSpace(f.Src[s.Star
 // arguments, and its result type, the state type STYPE, unless a FINALFUNC
 // makes the result another type (then it is left unknown).
 func (c *converter) createAggregate(d *pg.DefineStmt) Node {
-	f := &CreateFunction{Func: nameOf(strs(d.Defnames), -1), Loc: -1, Language: "aggregate"}
+	f := &CreateFunction{Func: nameOf(strs(d.Defnames), -1), Loc: -1, Language: "aggregate", OrReplace: d.Replace}
 	if len(d.Args) > 0 {
 		if l := d.Args[0].GetList(); l != nil {
 			for _, a := range l.Items {

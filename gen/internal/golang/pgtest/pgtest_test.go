@@ -63,8 +63,8 @@ func exec(t *testing.T, pool *pgxpool.Pool, sql string) {
 
 // TestOptedOutWriteRefusedByTrigger: an opted-out UPDATE of a strict table
 // leaves the token as it is, which the database-side guard refuses with
-// SQLSTATE fence.SQLState. Every form of the method must report it as a
-// *fence.StaleError (errors.Is fence.ErrStaleToken), as fence.SQLState's
+// SQLSTATE fenceimpl.SQLState. Every form of the method must report it as a
+// *fence.StaleError (errors.Is fence.ErrStaleToken), as fenceimpl.SQLState's
 // documentation promises, not as a raw *pgconn.PgError; and write nothing.
 func TestOptedOutWriteRefusedByTrigger(t *testing.T) {
 	ctx := context.Background()

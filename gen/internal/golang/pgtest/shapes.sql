@@ -29,6 +29,19 @@ RETURNING id;
 INSERT INTO settings (id, name, value) VALUES (@id1, @name1, @value), (@id2, @name2, @value)
 ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value;
 
+-- name: SetSettingsFrom :many
+-- An upsert whose INSERT has a WITH clause of its own: its entries join the
+-- guard's WITH list.
+WITH src AS (SELECT unnest(@ids::bigint[]) AS id, @value::text AS value)
+INSERT INTO settings (id, name, value) SELECT id, 'n' || id, value FROM src
+ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value
+RETURNING id;
+
+-- name: SetSettingFrom :exec
+WITH src AS (SELECT @id::bigint AS id)
+INSERT INTO settings (id, name, value) VALUES ((SELECT id FROM src), @name, @value)
+ON CONFLICT (id) DO UPDATE SET value = EXCLUDED.value;
+
 -- name: SetSettingLogged :exec
 WITH s AS (
     INSERT INTO settings (id, name, value) VALUES (@id, @name, @value)

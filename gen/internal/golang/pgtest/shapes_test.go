@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/golang/pgtest/pgtestdb"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 // The write shapes of shapes.sql, run through their generated methods
@@ -73,7 +74,7 @@ func TestShapePartitionWrites(t *testing.T) {
 	if got := text(t, pool, `SELECT string_agg(format('%s:%s:%s', id, payload, tok), ' ' ORDER BY id) FROM events`); got != "1:b:6 7:c:3" {
 		t.Fatalf("events: %s", got)
 	}
-	if _, err := pool.Exec(ctx, `UPDATE events_us SET tok = 1 WHERE id = 7`); !errors.Is(fence.TriggerError("psql", err, "events_us"), fence.ErrStaleToken) {
+	if _, err := pool.Exec(ctx, `UPDATE events_us SET tok = 1 WHERE id = 7`); !errors.Is(fenceimpl.TriggerError("psql", err, "events_us"), fence.ErrStaleToken) {
 		t.Fatalf("lowering a partition's token by hand: %v, want the guard trigger's refusal", err)
 	}
 }
@@ -249,5 +250,36 @@ func TestShapeOneNotFoundIsErrNoRows(t *testing.T) {
 	_, err := q.RenameOne(ctx, pgtestdb.RenameOneParams{Status: "x", ID: 42}, 1)
 	if !errors.Is(err, fence.ErrNotFound) || !errors.Is(err, pgx.ErrNoRows) {
 		t.Fatalf("RenameOne of a missing row: %v; want fence.ErrNotFound and pgx.ErrNoRows", err)
+	}
+}
+
+// Upserts whose INSERT has a WITH clause of its own (once refused, before
+// that generated SQL that failed with "relation does not exist"): the
+// entries join the guard's WITH list, and the generated methods refuse a
+// lower token with the stored one, all or nothing, and store the token.
+func TestShapeUpsertOwnWith(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	exec(t, pool, `INSERT INTO settings VALUES (1, 'a', 'old', 5), (2, 'b', 'old', 9)`)
+	state := func() string {
+		return text(t, pool, `SELECT string_agg(format('%s:%s:%s', id, value, tok), ' ' ORDER BY id) FROM settings`)
+	}
+	ids, err := q.SetSettingsFrom(ctx, pgtestdb.SetSettingsFromParams{Ids: []int64{1, 2, 3}, Value: "y"}, 7)
+	stale(t, "many rows, token 7 against 5 and 9", err, 9, 1)
+	if got := state(); got != "1:old:5 2:old:9" || len(ids) != 0 {
+		t.Fatalf("a refused upsert of many rows wrote: %s, %v", got, ids)
+	}
+	if ids, err = q.SetSettingsFrom(ctx, pgtestdb.SetSettingsFromParams{Ids: []int64{1, 2, 3}, Value: "y"}, 9); err != nil || len(ids) != 3 {
+		t.Fatalf("many rows, token 9: %v, %v", ids, err)
+	}
+	stale(t, "one row, token 8 against 9", q.SetSettingFrom(ctx, pgtestdb.SetSettingFromParams{ID: 3, Name: "n3", Value: "z"}, 8), 9, 0)
+	if err := q.SetSettingFrom(ctx, pgtestdb.SetSettingFromParams{ID: 3, Name: "n3", Value: "z"}, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetSettingFrom(ctx, pgtestdb.SetSettingFromParams{ID: 4, Name: "n4", Value: "new"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := state(); got != "1:y:9 2:y:9 3:z:10 4:new:1" {
+		t.Fatalf("after the upserts: %s", got)
 	}
 }

@@ -5,7 +5,9 @@
 // results, the same *fence.StaleError and *fence.NotFoundError, the same
 // rows written. schema.sql and queries.sql are generated three times
 // (fencegen.yaml): pgxdb (pgx/v5), sqldb (database/sql) and sqlprepdb
-// (database/sql with emit_prepared_queries). The generated code is checked
+// (database/sql with emit_prepared_queries); slices.sql, IN (sqlc.slice)
+// lists, only for the last two, each fenced form beside its
+// = ANY(sqlc.slice) twin. The generated code is checked
 // in; TestGeneratedCodeIsCurrent fails when it is stale. Regenerate it with
 // go generate.
 package stdlibtest

@@ -24,3 +24,9 @@ SELECT id FROM t;
 
 -- name: Good :one
 SELECT id FROM t WHERE id = $1;
+
+-- Name: CapitalName :one
+SELECT id FROM t WHERE id = $1;
+
+-- name : SpacedColon :one
+SELECT id FROM t WHERE id = $1;

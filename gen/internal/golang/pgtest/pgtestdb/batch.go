@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -51,7 +52,7 @@ func (b *RepairBatchBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		_, err := b.br.Exec()
-		err = fence.TriggerError("RepairBatch", err, "strict_jobs")
+		err = fenceimpl.TriggerError("RepairBatch", err, "strict_jobs")
 		if f != nil {
 			f(t, err)
 		}
@@ -102,7 +103,7 @@ func (b *RepairBatchOneBatchResults) QueryRow(f func(int, string, error)) {
 		}
 		row := b.br.QueryRow()
 		err := row.Scan(&i)
-		err = fence.TriggerError("RepairBatchOne", err, "strict_jobs")
+		err = fenceimpl.TriggerError("RepairBatchOne", err, "strict_jobs")
 		if f != nil {
 			f(t, i, err)
 		}
@@ -166,7 +167,7 @@ func (b *RepairBatchManyBatchResults) Query(f func(int, []int64, error)) {
 			}
 			return rows.Err()
 		}()
-		err = fence.TriggerError("RepairBatchMany", err, "strict_jobs")
+		err = fenceimpl.TriggerError("RepairBatchMany", err, "strict_jobs")
 		if f != nil {
 			f(t, items, err)
 		}
@@ -179,12 +180,19 @@ func (b *RepairBatchManyBatchResults) Close() error {
 }
 
 const markBatch = `-- name: MarkBatch :batchexec
+-- fencegen: guarded as one row (jobs.tok <= $2)
 WITH fence_write AS (
-    UPDATE jobs SET status = 'batched', tok = $2 WHERE id = $1 AND jobs.tok <= $2 RETURNING 1
+    UPDATE jobs
+    SET status = 'batched', tok = $2
+    WHERE id = $1 AND jobs.tok <= $2
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT jobs.tok, 1 FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT jobs.tok, 1
+FROM jobs
+WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type MarkBatchBatchResults struct {
@@ -224,7 +232,7 @@ func (b *MarkBatchBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("MarkBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("MarkBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}
@@ -237,7 +245,33 @@ func (b *MarkBatchBatchResults) Close() error {
 }
 
 const batchCteCount = `-- name: BatchCteCount :batchone
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT count(*) FROM u) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT count(*)
+    FROM u
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type BatchCteCountParams struct {
@@ -282,7 +316,7 @@ func (b *BatchCteCountBatchResults) QueryRow(f func(int, int64, error)) {
 		}
 		found := false
 		rows, err := b.br.Query()
-		_, err = fence.WriteInCTEResult("BatchCteCount", "jobs", fence.NonStrict, b.token, 1, rows, err, func(rows fence.Rows) error {
+		_, err = fenceimpl.WriteInCTEResult("BatchCteCount", "jobs", fence.NonStrict, b.token, 1, rows, err, func(rows fenceimpl.Rows) error {
 			if found {
 				return nil
 			}
@@ -304,7 +338,34 @@ func (b *BatchCteCountBatchResults) Close() error {
 }
 
 const batchCteFiltered = `-- name: BatchCteFiltered :batchone
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT id, status FROM u WHERE status <> 'skip') fence_main UNION ALL SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT id, status
+    FROM u
+    WHERE status <> 'skip'
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type BatchCteFilteredParams struct {
@@ -354,7 +415,7 @@ func (b *BatchCteFilteredBatchResults) QueryRow(f func(int, BatchCteFilteredRow,
 		}
 		found := false
 		rows, err := b.br.Query()
-		_, err = fence.WriteInCTEResult("BatchCteFiltered", "jobs", fence.NonStrict, b.token, 2, rows, err, func(rows fence.Rows) error {
+		_, err = fenceimpl.WriteInCTEResult("BatchCteFiltered", "jobs", fence.NonStrict, b.token, 2, rows, err, func(rows fenceimpl.Rows) error {
 			if found {
 				return nil
 			}
@@ -376,7 +437,35 @@ func (b *BatchCteFilteredBatchResults) Close() error {
 }
 
 const batchCteByOwner = `-- name: BatchCteByOwner :batchmany
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT id FROM u WHERE status <> 'skip' ORDER BY id) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT id
+    FROM u
+    WHERE status <> 'skip'
+    ORDER BY id
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type BatchCteByOwnerParams struct {
@@ -419,7 +508,7 @@ func (b *BatchCteByOwnerBatchResults) Query(f func(int, []int64, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		if _, err = fence.WriteInCTEResult("BatchCteByOwner", "jobs", fence.NonStrict, b.token, 1, rows, err, func(rows fence.Rows) error {
+		if _, err = fenceimpl.WriteInCTEResult("BatchCteByOwner", "jobs", fence.NonStrict, b.token, 1, rows, err, func(rows fenceimpl.Rows) error {
 			var i int64
 			if err := rows.Scan(nil, nil, &i); err != nil {
 				return err
@@ -441,12 +530,19 @@ func (b *BatchCteByOwnerBatchResults) Close() error {
 }
 
 const requeueFailedBatch = `-- name: RequeueFailedBatch :batchexec
+-- fencegen: guarded as one row (jobs.tok <= $2)
 WITH fence_write AS (
-    UPDATE jobs j SET status = 'queued', tok = $2 WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2 RETURNING 1
+    UPDATE jobs j
+    SET status = 'queued', tok = $2
+    WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT j.tok, 1 FROM jobs j WHERE (j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT j.tok, 1
+FROM jobs j
+WHERE (j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type RequeueFailedBatchBatchResults struct {
@@ -485,7 +581,7 @@ func (b *RequeueFailedBatchBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("RequeueFailedBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("RequeueFailedBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}

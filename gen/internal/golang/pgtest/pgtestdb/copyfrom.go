@@ -5,6 +5,7 @@ package pgtestdb
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -43,5 +44,5 @@ func (q *Queries) CopyJobs(ctx context.Context, arg []CopyJobsParams, token fenc
 		rows:  arg,
 		token: token,
 	})
-	return result, fence.TriggerError("CopyJobs", err, "jobs")
+	return result, fenceimpl.TriggerError("CopyJobs", err, "jobs")
 }

@@ -7,8 +7,10 @@
 -- would lower the stored fencing token, whoever sends it: psql, another
 -- service, a hand-written query without the guard. On strict tables it
 -- also refuses an UPDATE that does not raise the token. It raises SQLSTATE
--- FN001, which fencegen's generated code reports as a *fence.StaleError
--- (errors.Is fence.ErrStaleToken).
+-- FN001 with DETAIL 'presented=N stored=M mode=strict|non-strict' and
+-- the table and token column in the error's SCHEMA, TABLE and COLUMN fields,
+-- which fencegen's generated code reads (never the message, which is for
+-- people) and reports as a *fence.StaleError (errors.Is fence.ErrStaleToken).
 --
 -- What it cannot catch:
 --   - an UPDATE that does not set the token column at all, on a non-strict
@@ -29,7 +31,9 @@ BEGIN
     IF NEW.tok < OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (jobs.tok)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'jobs', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END
@@ -45,7 +49,9 @@ BEGIN
     IF NEW.tok <= OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (strict_jobs.tok, strict)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'strict_jobs', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END
@@ -61,7 +67,9 @@ BEGIN
     IF NEW.tok < OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (events.tok)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'events', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END
@@ -77,7 +85,9 @@ BEGIN
     IF NEW.tok < OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (things.tok)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'things', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END
@@ -93,7 +103,9 @@ BEGIN
     IF NEW.tok < OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (special_things.tok)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'special_things', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END
@@ -109,7 +121,9 @@ BEGIN
     IF NEW.tok < OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (settings.tok)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'settings', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END
@@ -125,7 +139,9 @@ BEGIN
     IF NEW.tok < OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (ledgers.tok)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'ledgers', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END
@@ -141,7 +157,9 @@ BEGIN
     IF NEW.tok < OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (codes.tok)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'codes', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END
@@ -157,7 +175,9 @@ BEGIN
     IF NEW.tok < OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (users.tok)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'users', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END
@@ -173,7 +193,9 @@ BEGIN
     IF NEW.tok < OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (bases.tok)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'bases', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END
@@ -189,7 +211,9 @@ BEGIN
     IF NEW.tok < OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (sub_bases.tok)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'sub_bases', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END
@@ -205,7 +229,9 @@ BEGIN
     IF NEW.tok < OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (logs.tok)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'logs', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END

@@ -6,6 +6,7 @@ package pgtestdb
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -27,7 +28,7 @@ type RepairExecParams struct {
 // takes no token (@fence off: operator repair).
 func (q *Queries) RepairExec(ctx context.Context, arg RepairExecParams) error {
 	_, err := q.db.Exec(ctx, repairExec, arg.Status, arg.ID)
-	return fence.TriggerError("RepairExec", err, "strict_jobs")
+	return fenceimpl.TriggerError("RepairExec", err, "strict_jobs")
 }
 
 const repairExecRows = `-- name: RepairExecRows :execrows
@@ -44,7 +45,7 @@ type RepairExecRowsParams struct {
 func (q *Queries) RepairExecRows(ctx context.Context, arg RepairExecRowsParams) (int64, error) {
 	result, err := q.db.Exec(ctx, repairExecRows, arg.Status, arg.ID)
 	if err != nil {
-		return 0, fence.TriggerError("RepairExecRows", err, "strict_jobs")
+		return 0, fenceimpl.TriggerError("RepairExecRows", err, "strict_jobs")
 	}
 	return result.RowsAffected(), nil
 }
@@ -62,7 +63,7 @@ type RepairExecResultParams struct {
 // and takes no token (@fence off: operator repair).
 func (q *Queries) RepairExecResult(ctx context.Context, arg RepairExecResultParams) (pgconn.CommandTag, error) {
 	result, err := q.db.Exec(ctx, repairExecResult, arg.Status, arg.ID)
-	return result, fence.TriggerError("RepairExecResult", err, "strict_jobs")
+	return result, fenceimpl.TriggerError("RepairExecResult", err, "strict_jobs")
 }
 
 const repairOne = `-- name: RepairOne :one
@@ -80,7 +81,7 @@ func (q *Queries) RepairOne(ctx context.Context, arg RepairOneParams) (string, e
 	row := q.db.QueryRow(ctx, repairOne, arg.Status, arg.ID)
 	var i string
 	err := row.Scan(&i)
-	return i, fence.TriggerError("RepairOne", err, "strict_jobs")
+	return i, fenceimpl.TriggerError("RepairOne", err, "strict_jobs")
 }
 
 const repairMany = `-- name: RepairMany :many
@@ -97,7 +98,7 @@ type RepairManyParams struct {
 func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, repairMany, arg.Status, arg.MinID)
 	if err != nil {
-		return nil, fence.TriggerError("RepairMany", err, "strict_jobs")
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
 	}
 	defer rows.Close()
 	var items []int64
@@ -109,7 +110,7 @@ func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64
 		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fence.TriggerError("RepairMany", err, "strict_jobs")
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
 	}
 	return items, nil
 }
@@ -120,7 +121,37 @@ type CopyJobsParams struct {
 }
 
 const cteFilter = `-- name: CteFilter :exec
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status), fence_main AS (INSERT INTO plain_log (msg) SELECT status FROM u WHERE status <> 'skip' RETURNING 1) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_main UNION ALL SELECT stored, refused FROM fence_check WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+),
+fence_main AS (
+    INSERT INTO plain_log (msg)
+    SELECT status
+    FROM u
+    WHERE status <> 'skip'
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_main
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
 `
 
 type CteFilterParams struct {
@@ -140,14 +171,40 @@ type CteFilterParams struct {
 // the rows the entry matched hold a newer token; then nothing is written, the
 // main query's writes included. One round trip.
 func (q *Queries) CteFilter(ctx context.Context, arg CteFilterParams, token fence.Token) error {
-	_, err := fence.WriteInCTE("CteFilter", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteInCTE("CteFilter", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteFilter, arg.Status, arg.ID, int64(token))
 	}, nil)
 	return err
 }
 
 const cteCount = `-- name: CteCount :one
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT count(*) FROM u) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT count(*)
+    FROM u
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type CteCountParams struct {
@@ -165,9 +222,9 @@ type CteCountParams struct {
 func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.Token) (int64, error) {
 	var i int64
 	found := false
-	_, err := fence.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteCount, arg.Status, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -181,7 +238,34 @@ func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.
 }
 
 const cteFiltered = `-- name: CteFiltered :one
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT id, status FROM u WHERE status <> 'skip') fence_main UNION ALL SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT id, status
+    FROM u
+    WHERE status <> 'skip'
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type CteFilteredParams struct {
@@ -204,9 +288,9 @@ type CteFilteredRow struct {
 func (q *Queries) CteFiltered(ctx context.Context, arg CteFilteredParams, token fence.Token) (CteFilteredRow, error) {
 	var i CteFilteredRow
 	found := false
-	_, err := fence.WriteInCTE("CteFiltered", "jobs", fence.NonStrict, token, 2, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteInCTE("CteFiltered", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteFiltered, arg.Status, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -220,7 +304,35 @@ func (q *Queries) CteFiltered(ctx context.Context, arg CteFilteredParams, token 
 }
 
 const cteByOwner = `-- name: CteByOwner :many
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT id FROM u WHERE status <> 'skip' ORDER BY id) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT id
+    FROM u
+    WHERE status <> 'skip'
+    ORDER BY id
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type CteByOwnerParams struct {
@@ -236,9 +348,9 @@ type CteByOwnerParams struct {
 // main query's writes included. One round trip.
 func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteByOwner, arg.Status, arg.Owner, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err

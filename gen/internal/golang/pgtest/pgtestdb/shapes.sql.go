@@ -8,17 +8,24 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const copyFromSource = `-- name: CopyFromSource :exec
-UPDATE jobs SET (status, owner) = (SELECT s.status, s.owner FROM sources s WHERE s.id = $1), tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET (status, owner) = (SELECT s.status, s.owner FROM sources s WHERE s.id = $1), tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredCopyFromSource = `-- name: CopyFromSource :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type CopyFromSourceParams struct {
@@ -35,20 +42,26 @@ type CopyFromSourceParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) CopyFromSource(ctx context.Context, arg CopyFromSourceParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "CopyFromSource", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "CopyFromSource", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, copyFromSource, arg.Source, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredCopyFromSource, arg.ID)
 	})
 	return err
 }
 
 const setPayloadEU = `-- name: SetPayloadEU :exec
-UPDATE events_eu SET payload = $1, tok = $3 WHERE (id = $2 AND region = 'eu') AND events_eu.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (events_eu.tok <= $3)
+UPDATE events_eu
+SET payload = $1, tok = $3
+WHERE (id = $2 AND region = 'eu') AND events_eu.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetPayloadEU = `-- name: SetPayloadEU :exec (stored token, sent only when the write touched no row)
-SELECT events_eu.tok FROM events_eu WHERE id = $1 AND region = 'eu'
+SELECT events_eu.tok
+FROM events_eu
+WHERE id = $1 AND region = 'eu'
 `
 
 type SetPayloadEUParams struct {
@@ -63,16 +76,18 @@ type SetPayloadEUParams struct {
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
 // writes; when it writes nothing, a second reads the stored token.
 func (q *Queries) SetPayloadEU(ctx context.Context, arg SetPayloadEUParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetPayloadEU", "events_eu", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetPayloadEU", "events_eu", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setPayloadEU, arg.Payload, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetPayloadEU, arg.ID)
 	})
 	return err
 }
 
 const addEventUS = `-- name: AddEventUS :exec
-INSERT INTO events_us (id, region, payload, tok) VALUES ($1, 'us', $2, $3)
+-- fencegen: stores the token (events_us.tok = $3)
+INSERT INTO events_us (id, region, payload, tok)
+VALUES ($1, 'us', $2, $3)
 `
 
 type AddEventUSParams struct {
@@ -83,20 +98,34 @@ type AddEventUSParams struct {
 // AddEventUS stores token in events_us.tok.
 func (q *Queries) AddEventUS(ctx context.Context, arg AddEventUSParams, token fence.Token) error {
 	_, err := q.db.Exec(ctx, addEventUS, arg.ID, arg.Payload, int64(token))
-	return fence.TriggerError("AddEventUS", err, "events_us")
+	return fenceimpl.TriggerError("AddEventUS", err, "events_us")
 }
 
 const setThing = `-- name: SetThing :exec
+-- fencegen: guarded by locking the rows it matches (things.tok <= $3)
 WITH fence_lock AS (
-    SELECT things.id AS fence_key_1, things.tok AS fence_token, things.tableoid AS fence_rel, things.ctid AS fence_row FROM things WHERE id = $2 ORDER BY things.id FOR UPDATE OF things
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT (fence_rel, fence_row)) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE things SET v = $1, tok = $3 WHERE (id = $2 AND things.tok <= $3) AND (things.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT things.id AS fence_key_1, things.tok AS fence_token, things.tableoid AS fence_rel, things.ctid AS fence_row
+    FROM things
+    WHERE id = $2
+    ORDER BY things.id
+    FOR UPDATE OF things
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT (fence_rel, fence_row)) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE things
+    SET v = $1, tok = $3
+    WHERE (id = $2 AND things.tok <= $3) AND (things.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetThingParams struct {
@@ -110,23 +139,42 @@ type SetThingParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) SetThing(ctx context.Context, arg SetThingParams, token fence.Token) error {
-	_, err := fence.Write("SetThing", "things", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.Write("SetThing", "things", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setThing, arg.V, arg.ID, int64(token))
 	}, nil)
 	return err
 }
 
 const retireActive = `-- name: RetireActive :many
-WITH active AS (SELECT id FROM sources WHERE status = 'active'), fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id IN (SELECT id FROM active) ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $1)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET status = 'retired', tok = $1 WHERE (id IN (SELECT id FROM active) AND jobs.tok <= $1) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $1)
+WITH active AS (
+    SELECT id
+    FROM sources
+    WHERE status = 'active'
+),
+fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id IN (SELECT id FROM active)
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $1)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = 'retired', tok = $1
+    WHERE (id IN (SELECT id FROM active) AND jobs.tok <= $1) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 // RetireActive is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -136,9 +184,9 @@ SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) RetireActive(ctx context.Context, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("RetireActive", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("RetireActive", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, retireActive, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -152,12 +200,21 @@ func (q *Queries) RetireActive(ctx context.Context, token fence.Token) ([]int64,
 }
 
 const setSetting = `-- name: SetSetting :exec
+-- fencegen: guarded upsert (settings.tok <= $4)
 WITH fence_write AS (
-    INSERT INTO settings (id, name, value, tok) VALUES ($1, $2, $3, $4) ON CONFLICT ON CONSTRAINT settings_name_uq DO UPDATE SET value = excluded.value, tok = $4 WHERE settings.tok <= $4 RETURNING 1
+    INSERT INTO settings (id, name, value, tok)
+    VALUES ($1, $2, $3, $4)
+    ON CONFLICT ON CONSTRAINT settings_name_uq DO UPDATE
+    SET value = excluded.value, tok = $4
+    WHERE settings.tok <= $4
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT settings.tok, 1 FROM settings WHERE settings.name = $2 AND NOT (settings.tok <= $4) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT settings.tok, 1
+FROM settings
+WHERE settings.name = $2 AND NOT (settings.tok <= $4) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetSettingParams struct {
@@ -171,26 +228,44 @@ type SetSettingParams struct {
 // stores token. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken)
 // when the existing row holds a newer token. One round trip.
 func (q *Queries) SetSetting(ctx context.Context, arg SetSettingParams, token fence.Token) error {
-	_, err := fence.WriteUpsert("SetSetting", "settings", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteUpsert("SetSetting", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSetting, arg.ID, arg.Name, arg.Value, int64(token))
 	}, nil)
 	return err
 }
 
 const setSettings = `-- name: SetSettings :many
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $4)
 WITH fence_input (id, name, value) AS (
     SELECT unnest($1::bigint[])::bigint, unnest($2::text[])::pg_catalog.text, $3::pg_catalog.text
 ),
 fence_lock AS (
-    SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE (settings.id) IN (SELECT id FROM fence_input) ORDER BY settings.id FOR UPDATE OF settings
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $4)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $4 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $4 WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END RETURNING id
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
+    FROM settings
+    WHERE (settings.id) IN (SELECT id FROM fence_input)
+    ORDER BY settings.id
+    FOR UPDATE OF settings
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $4)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO settings (id, name, value, tok)
+    SELECT id, name, value, $4
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $4
+    WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    RETURNING id
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetSettingsParams struct {
@@ -206,9 +281,9 @@ type SetSettingsParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetSettings(ctx context.Context, arg SetSettingsParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("SetSettings", "settings", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("SetSettings", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSettings, arg.Ids, arg.Names, arg.Value, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -222,19 +297,37 @@ func (q *Queries) SetSettings(ctx context.Context, arg SetSettingsParams, token 
 }
 
 const setTwoSettings = `-- name: SetTwoSettings :execrows
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $6)
 WITH fence_input (id, name, value) AS (
     VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text), ($4::bigint, $5::pg_catalog.text, $3::pg_catalog.text)
 ),
 fence_lock AS (
-    SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE (settings.id) IN (SELECT id FROM fence_input) ORDER BY settings.id FOR UPDATE OF settings
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $6)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $6 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $6 WHERE CASE WHEN settings.tok <= $6 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END RETURNING 1
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
+    FROM settings
+    WHERE (settings.id) IN (SELECT id FROM fence_input)
+    ORDER BY settings.id
+    FOR UPDATE OF settings
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $6)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO settings (id, name, value, tok)
+    SELECT id, name, value, $6
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $6
+    WHERE CASE WHEN settings.tok <= $6 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetTwoSettingsParams struct {
@@ -251,13 +344,155 @@ type SetTwoSettingsParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetTwoSettings(ctx context.Context, arg SetTwoSettingsParams, token fence.Token) (int64, error) {
-	return fence.Write("SetTwoSettings", "settings", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("SetTwoSettings", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setTwoSettings, arg.Id1, arg.Name1, arg.Value, arg.Id2, arg.Name2, int64(token))
 	}, nil)
 }
 
+const setSettingsFrom = `-- name: SetSettingsFrom :many
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $3)
+WITH src AS (
+    SELECT unnest($1::bigint[]) AS id, $2::text AS value
+),
+fence_input (id, name, value) AS (
+    SELECT id::bigint, CAST('n' || id AS pg_catalog.text), value::pg_catalog.text
+    FROM src
+),
+fence_lock AS (
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
+    FROM settings
+    WHERE (settings.id) IN (SELECT id FROM fence_input)
+    ORDER BY settings.id
+    FOR UPDATE OF settings
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO settings (id, name, value, tok)
+    SELECT id, name, value, $3
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $3
+    WHERE CASE WHEN settings.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    RETURNING id
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
+`
+
+type SetSettingsFromParams struct {
+	Ids   []int64
+	Value string
+}
+
+// An upsert whose INSERT has a WITH clause of its own: its entries join the
+// guard's WITH list.
+//
+// SetSettingsFrom stores token in settings.tok. It inserts all its rows or
+// none: the existing rows they conflict with are locked first, and if any
+// holds a token that token does not beat, nothing is written and it returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
+// each conflicting row is updated and stores token. One round trip.
+func (q *Queries) SetSettingsFrom(ctx context.Context, arg SetSettingsFromParams, token fence.Token) ([]int64, error) {
+	var items []int64
+	if _, err := fenceimpl.Write("SetSettingsFrom", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, setSettingsFrom, arg.Ids, arg.Value, int64(token))
+	}, func(rows fenceimpl.Rows) error {
+		var i int64
+		if err := rows.Scan(nil, nil, &i); err != nil {
+			return err
+		}
+		items = append(items, i)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const setSettingFrom = `-- name: SetSettingFrom :exec
+-- fencegen: guarded upsert (settings.tok <= $4)
+WITH src AS (
+    SELECT $3::bigint AS id
+),
+fence_write AS (
+    INSERT INTO settings (id, name, value, tok)
+    VALUES ((SELECT id FROM src), $1, $2, $4)
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $4
+    WHERE settings.tok <= $4
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT settings.tok, 1
+FROM settings
+WHERE settings.id = (SELECT id FROM src) AND NOT (settings.tok <= $4) AND NOT EXISTS (SELECT 1 FROM fence_write)
+`
+
+type SetSettingFromParams struct {
+	Name  string
+	Value string
+	ID    int64
+}
+
+// SetSettingFrom stores token in settings.tok. On a conflict, its DO UPDATE
+// refuses to touch rows whose stored fencing token is greater than token, and
+// stores token. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken)
+// when the existing row holds a newer token. One round trip.
+func (q *Queries) SetSettingFrom(ctx context.Context, arg SetSettingFromParams, token fence.Token) error {
+	_, err := fenceimpl.WriteUpsert("SetSettingFrom", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, setSettingFrom, arg.Name, arg.Value, arg.ID, int64(token))
+	}, nil)
+	return err
+}
+
 const setSettingLogged = `-- name: SetSettingLogged :exec
-WITH fence_input(id, name, value) AS (VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text)), fence_lock AS (SELECT settings.id AS fence_key_1, settings.tok AS fence_token FROM settings WHERE settings.id IN (SELECT id FROM fence_input) ORDER BY settings.id FOR UPDATE OF settings), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $4) AS refused FROM fence_lock), s AS (INSERT INTO settings (id, name, value, tok) SELECT id, name, value, $4 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET value = excluded.value, tok = $4 WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END RETURNING id), fence_main AS (INSERT INTO plain_log (msg) SELECT 'setting ' || id FROM s RETURNING 1) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_main UNION ALL SELECT stored, refused FROM fence_check WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
+-- fencegen: guarded in WITH entry s (settings.tok <= $4)
+WITH fence_input(id, name, value) AS (
+    VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text)
+),
+fence_lock AS (
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
+    FROM settings
+    WHERE settings.id IN (SELECT id FROM fence_input)
+    ORDER BY settings.id
+    FOR UPDATE OF settings
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $4) AS refused
+    FROM fence_lock
+),
+s AS (
+    INSERT INTO settings (id, name, value, tok)
+    SELECT id, name, value, $4
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $4
+    WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    RETURNING id
+),
+fence_main AS (
+    INSERT INTO plain_log (msg)
+    SELECT 'setting ' || id
+    FROM s
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_main
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
 `
 
 type SetSettingLoggedParams struct {
@@ -273,18 +508,24 @@ type SetSettingLoggedParams struct {
 // fence.ErrStaleToken) when the rows the entry matched hold a newer token;
 // then nothing is written, the main query's writes included. One round trip.
 func (q *Queries) SetSettingLogged(ctx context.Context, arg SetSettingLoggedParams, token fence.Token) error {
-	_, err := fence.WriteInCTE("SetSettingLogged", "settings", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteInCTE("SetSettingLogged", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSettingLogged, arg.ID, arg.Name, arg.Value, int64(token))
 	}, nil)
 	return err
 }
 
 const addToLedger = `-- name: AddToLedger :exec
-UPDATE ledgers SET total = total + $1, tok = $3 WHERE id = $2 AND ledgers.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (ledgers.tok <= $3)
+UPDATE ledgers
+SET total = total + $1, tok = $3
+WHERE id = $2 AND ledgers.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredAddToLedger = `-- name: AddToLedger :exec (stored token, sent only when the write touched no row)
-SELECT ledgers.tok FROM ledgers WHERE id = $1
+SELECT ledgers.tok
+FROM ledgers
+WHERE id = $1
 `
 
 type AddToLedgerParams struct {
@@ -299,20 +540,26 @@ type AddToLedgerParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "AddToLedger", "ledgers", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "AddToLedger", "ledgers", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addToLedger, arg.Amount, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredAddToLedger, arg.ID)
 	})
 	return err
 }
 
 const renameJob = `-- name: RenameJob :execresult
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredRenameJob = `-- name: RenameJob :execresult (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type RenameJobParams struct {
@@ -327,9 +574,9 @@ type RenameJobParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) RenameJob(ctx context.Context, arg RenameJobParams, token fence.Token) (pgconn.CommandTag, error) {
-	n, err := fence.WriteByKey(ctx, "RenameJob", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	n, err := fenceimpl.WriteByKey(ctx, "RenameJob", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, renameJob, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredRenameJob, arg.ID)
 	})
 	if err != nil {
@@ -339,16 +586,30 @@ func (q *Queries) RenameJob(ctx context.Context, arg RenameJobParams, token fenc
 }
 
 const renameJobs = `-- name: RenameJobs :execresult
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id >= $2 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET status = $1, tok = $3 WHERE (id >= $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id >= $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id >= $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type RenameJobsParams struct {
@@ -362,7 +623,7 @@ type RenameJobsParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) RenameJobs(ctx context.Context, arg RenameJobsParams, token fence.Token) (pgconn.CommandTag, error) {
-	n, err := fence.Write("RenameJobs", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	n, err := fenceimpl.Write("RenameJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, renameJobs, arg.Status, arg.MinID, int64(token))
 	}, nil)
 	if err != nil {
@@ -372,19 +633,37 @@ func (q *Queries) RenameJobs(ctx context.Context, arg RenameJobsParams, token fe
 }
 
 const setCodes = `-- name: SetCodes :exec
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (codes.tok <= $7)
 WITH fence_input (id, c3, b3) AS (
     VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.varbit), ($4::bigint, $5::pg_catalog.text, $6::pg_catalog.varbit)
 ),
 fence_lock AS (
-    SELECT codes.id AS fence_key_1, codes.tok AS fence_token FROM codes WHERE (codes.id) IN (SELECT id FROM fence_input) ORDER BY codes.id FOR UPDATE OF codes
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $7)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO codes (id, c3, b3, tok) SELECT id, c3, b3, $7 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET c3 = excluded.c3, b3 = excluded.b3, tok = $7 WHERE CASE WHEN codes.tok <= $7 THEN true ELSE CAST('fencegen: stale token, stored ' || codes.tok AS bigint) IS NULL END RETURNING 1
+    SELECT codes.id AS fence_key_1, codes.tok AS fence_token
+    FROM codes
+    WHERE (codes.id) IN (SELECT id FROM fence_input)
+    ORDER BY codes.id
+    FOR UPDATE OF codes
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $7)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO codes (id, c3, b3, tok)
+    SELECT id, c3, b3, $7
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET c3 = excluded.c3, b3 = excluded.b3, tok = $7
+    WHERE CASE WHEN codes.tok <= $7 THEN true ELSE CAST('fencegen: stale token, stored ' || codes.tok AS bigint) IS NULL END
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetCodesParams struct {
@@ -402,26 +681,45 @@ type SetCodesParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetCodes(ctx context.Context, arg SetCodesParams, token fence.Token) error {
-	_, err := fence.Write("SetCodes", "codes", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.Write("SetCodes", "codes", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setCodes, arg.Id1, arg.C1, arg.B1, arg.Id2, arg.C2, arg.B2, int64(token))
 	}, nil)
 	return err
 }
 
 const addUsers = `-- name: AddUsers :many
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (users.tok <= $3)
 WITH fence_input (id, email) AS (
     SELECT unnest($1::bigint[])::bigint, unnest($2::text[])::pg_catalog.text
 ),
 fence_lock AS (
-    SELECT users.email AS fence_key_1, users.tok AS fence_token FROM users WHERE (users.email) IN (SELECT email FROM fence_input) AND (NOT deleted) ORDER BY users.email FOR UPDATE OF users
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO users (id, email, tok) SELECT id, email, $3 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (email) WHERE NOT deleted DO UPDATE SET id = excluded.id, tok = $3 WHERE CASE WHEN users.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || users.tok AS bigint) IS NULL END RETURNING id
+    SELECT users.email AS fence_key_1, users.tok AS fence_token
+    FROM users
+    WHERE (users.email) IN (SELECT email FROM fence_input) AND (NOT deleted)
+    ORDER BY users.email
+    FOR UPDATE OF users
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO users (id, email, tok)
+    SELECT id, email, $3
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (email)
+    WHERE NOT deleted DO UPDATE
+    SET id = excluded.id, tok = $3
+    WHERE CASE WHEN users.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || users.tok AS bigint) IS NULL END
+    RETURNING id
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type AddUsersParams struct {
@@ -436,9 +734,9 @@ type AddUsersParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) AddUsers(ctx context.Context, arg AddUsersParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("AddUsers", "users", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("AddUsers", "users", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addUsers, arg.Ids, arg.Emails, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -452,19 +750,37 @@ func (q *Queries) AddUsers(ctx context.Context, arg AddUsersParams, token fence.
 }
 
 const addBases = `-- name: AddBases :execrows
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (bases.tok <= $2)
 WITH fence_input (id, v) AS (
     SELECT unnest($1::bigint[])::bigint, 'v'::pg_catalog.text
 ),
 fence_lock AS (
-    SELECT bases.id AS fence_key_1, bases.tok AS fence_token FROM ONLY bases WHERE (bases.id) IN (SELECT id FROM fence_input) ORDER BY bases.id FOR UPDATE OF bases
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO bases (id, v, tok) SELECT id, v, $2 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET v = excluded.v, tok = $2 WHERE CASE WHEN bases.tok <= $2 THEN true ELSE CAST('fencegen: stale token, stored ' || bases.tok AS bigint) IS NULL END RETURNING 1
+    SELECT bases.id AS fence_key_1, bases.tok AS fence_token
+    FROM ONLY bases
+    WHERE (bases.id) IN (SELECT id FROM fence_input)
+    ORDER BY bases.id
+    FOR UPDATE OF bases
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO bases (id, v, tok)
+    SELECT id, v, $2
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET v = excluded.v, tok = $2
+    WHERE CASE WHEN bases.tok <= $2 THEN true ELSE CAST('fencegen: stale token, stored ' || bases.tok AS bigint) IS NULL END
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 // AddBases stores token in bases.tok. It inserts all its rows or none: the
@@ -473,17 +789,23 @@ SELECT stored, refused FROM fence_check WHERE refused > 0
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) AddBases(ctx context.Context, ids []int64, token fence.Token) (int64, error) {
-	return fence.Write("AddBases", "bases", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("AddBases", "bases", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addBases, ids, int64(token))
 	}, nil)
 }
 
 const editEarlyLog = `-- name: EditEarlyLog :exec
-UPDATE logs_early SET msg = $1, tok = $4 WHERE (id = $2 AND day = $3) AND logs_early.tok <= $4 RETURNING 1
+-- fencegen: guarded by key (logs_early.tok <= $4)
+UPDATE logs_early
+SET msg = $1, tok = $4
+WHERE (id = $2 AND day = $3) AND logs_early.tok <= $4
+RETURNING 1
 `
 
 const fenceStoredEditEarlyLog = `-- name: EditEarlyLog :exec (stored token, sent only when the write touched no row)
-SELECT logs_early.tok FROM logs_early WHERE id = $1 AND day = $2
+SELECT logs_early.tok
+FROM logs_early
+WHERE id = $1 AND day = $2
 `
 
 type EditEarlyLogParams struct {
@@ -499,20 +821,26 @@ type EditEarlyLogParams struct {
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
 // writes; when it writes nothing, a second reads the stored token.
 func (q *Queries) EditEarlyLog(ctx context.Context, arg EditEarlyLogParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "EditEarlyLog", "logs_early", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "EditEarlyLog", "logs_early", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, editEarlyLog, arg.Msg, arg.ID, arg.Day, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredEditEarlyLog, arg.ID, arg.Day)
 	})
 	return err
 }
 
 const requeueFailed = `-- name: RequeueFailed :exec
-UPDATE jobs j SET status = 'queued', tok = $2 WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $2)
+UPDATE jobs j
+SET status = 'queued', tok = $2
+WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2
+RETURNING 1
 `
 
 const fenceStoredRequeueFailed = `-- name: RequeueFailed :exec (stored token, sent only when the write touched no row)
-SELECT j.tok FROM jobs j WHERE j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))
+SELECT j.tok
+FROM jobs j
+WHERE j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))
 `
 
 // RequeueFailed is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -522,20 +850,26 @@ SELECT j.tok FROM jobs j WHERE j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND 
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) RequeueFailed(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "RequeueFailed", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "RequeueFailed", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, requeueFailed, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredRequeueFailed, id, int64(token))
 	})
 	return err
 }
 
 const renameOne = `-- name: RenameOne :one
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING id, status, owner, tok
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING id, status, owner, tok
 `
 
 const fenceStoredRenameOne = `-- name: RenameOne :one (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type RenameOneParams struct {
@@ -552,15 +886,15 @@ type RenameOneParams struct {
 func (q *Queries) RenameOne(ctx context.Context, arg RenameOneParams, token fence.Token) (Job, error) {
 	var i Job
 	found := false
-	_, err := fence.WriteByKey(ctx, "RenameOne", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "RenameOne", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, renameOne, arg.Status, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredRenameOne, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -570,12 +904,21 @@ func (q *Queries) RenameOne(ctx context.Context, arg RenameOneParams, token fenc
 }
 
 const upsertLedger = `-- name: UpsertLedger :one
+-- fencegen: guarded upsert (ledgers.tok < $3)
 WITH fence_write AS (
-    INSERT INTO ledgers (id, total, tok) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET total = excluded.total, tok = $3 WHERE ledgers.tok < $3 RETURNING id, total, tok
+    INSERT INTO ledgers (id, total, tok)
+    VALUES ($1, $2, $3)
+    ON CONFLICT (id) DO UPDATE
+    SET total = excluded.total, tok = $3
+    WHERE ledgers.tok < $3
+    RETURNING id, total, tok
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT ledgers.tok, 1, NULL, NULL, NULL FROM ledgers WHERE ledgers.id = $1 AND NOT (ledgers.tok < $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT ledgers.tok, 1, NULL, NULL, NULL
+FROM ledgers
+WHERE ledgers.id = $1 AND NOT (ledgers.tok < $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type UpsertLedgerParams struct {
@@ -591,9 +934,9 @@ type UpsertLedgerParams struct {
 func (q *Queries) UpsertLedger(ctx context.Context, arg UpsertLedgerParams, token fence.Token) (Ledger, error) {
 	var i Ledger
 	found := false
-	_, err := fence.WriteUpsert("UpsertLedger", "ledgers", fence.Strict, token, 3, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteUpsert("UpsertLedger", "ledgers", fence.Strict, token, 3, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, upsertLedger, arg.ID, arg.Total, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -607,19 +950,37 @@ func (q *Queries) UpsertLedger(ctx context.Context, arg UpsertLedgerParams, toke
 }
 
 const upsertLedgers = `-- name: UpsertLedgers :many
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (ledgers.tok < $3)
 WITH fence_input (id, total) AS (
     SELECT unnest($1::bigint[])::bigint, unnest($2::bigint[])::bigint
 ),
 fence_lock AS (
-    SELECT ledgers.id AS fence_key_1, ledgers.tok AS fence_token FROM ledgers WHERE (ledgers.id) IN (SELECT id FROM fence_input) ORDER BY ledgers.id FOR UPDATE OF ledgers
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO ledgers (id, total, tok) SELECT id, total, $3 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET total = excluded.total, tok = $3 WHERE CASE WHEN ledgers.tok < $3 THEN true ELSE CAST('fencegen: stale token, stored ' || ledgers.tok AS bigint) IS NULL END RETURNING id, total, tok
+    SELECT ledgers.id AS fence_key_1, ledgers.tok AS fence_token
+    FROM ledgers
+    WHERE (ledgers.id) IN (SELECT id FROM fence_input)
+    ORDER BY ledgers.id
+    FOR UPDATE OF ledgers
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token < $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO ledgers (id, total, tok)
+    SELECT id, total, $3
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET total = excluded.total, tok = $3
+    WHERE CASE WHEN ledgers.tok < $3 THEN true ELSE CAST('fencegen: stale token, stored ' || ledgers.tok AS bigint) IS NULL END
+    RETURNING id, total, tok
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type UpsertLedgersParams struct {
@@ -634,9 +995,9 @@ type UpsertLedgersParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) UpsertLedgers(ctx context.Context, arg UpsertLedgersParams, token fence.Token) ([]Ledger, error) {
 	var items []Ledger
-	if _, err := fence.Write("UpsertLedgers", "ledgers", fence.Strict, token, 3, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("UpsertLedgers", "ledgers", fence.Strict, token, 3, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, upsertLedgers, arg.Ids, arg.Totals, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i Ledger
 		if err := rows.Scan(nil, nil, &i.ID, &i.Total, &i.Tok); err != nil {
 			return err
@@ -650,7 +1011,10 @@ func (q *Queries) UpsertLedgers(ctx context.Context, arg UpsertLedgersParams, to
 }
 
 const addLedger = `-- name: AddLedger :one
-INSERT INTO ledgers (id, total, tok) VALUES ($1, $2, $3) RETURNING id, total, tok
+-- fencegen: stores the token (ledgers.tok = $3)
+INSERT INTO ledgers (id, total, tok)
+VALUES ($1, $2, $3)
+RETURNING id, total, tok
 `
 
 type AddLedgerParams struct {
@@ -663,15 +1027,21 @@ func (q *Queries) AddLedger(ctx context.Context, arg AddLedgerParams, token fenc
 	row := q.db.QueryRow(ctx, addLedger, arg.ID, arg.Total, int64(token))
 	var i Ledger
 	err := row.Scan(&i.ID, &i.Total, &i.Tok)
-	return i, fence.TriggerError("AddLedger", err, "ledgers")
+	return i, fenceimpl.TriggerError("AddLedger", err, "ledgers")
 }
 
 const setLedgerTotal = `-- name: SetLedgerTotal :one
-UPDATE ledgers SET total = $1, tok = $3 WHERE id = $2 AND ledgers.tok < $3 RETURNING id, total, tok
+-- fencegen: guarded by key (ledgers.tok < $3)
+UPDATE ledgers
+SET total = $1, tok = $3
+WHERE id = $2 AND ledgers.tok < $3
+RETURNING id, total, tok
 `
 
 const fenceStoredSetLedgerTotal = `-- name: SetLedgerTotal :one (stored token, sent only when the write touched no row)
-SELECT ledgers.tok FROM ledgers WHERE id = $1
+SELECT ledgers.tok
+FROM ledgers
+WHERE id = $1
 `
 
 type SetLedgerTotalParams struct {
@@ -689,15 +1059,15 @@ type SetLedgerTotalParams struct {
 func (q *Queries) SetLedgerTotal(ctx context.Context, arg SetLedgerTotalParams, token fence.Token) (Ledger, error) {
 	var i Ledger
 	found := false
-	_, err := fence.WriteByKey(ctx, "SetLedgerTotal", "ledgers", fence.Strict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetLedgerTotal", "ledgers", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setLedgerTotal, arg.Total, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Total, &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetLedgerTotal, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {

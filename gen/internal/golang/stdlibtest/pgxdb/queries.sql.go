@@ -8,13 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const addJob = `-- name: AddJob :exec
-INSERT INTO jobs (id, status, owner, tags, tok) VALUES ($1, $2, $3, $4, $5)
+-- fencegen: stores the token (jobs.tok = $5)
+INSERT INTO jobs (id, status, owner, tags, tok)
+VALUES ($1, $2, $3, $4, $5)
 `
 
 type AddJobParams struct {
@@ -31,11 +34,13 @@ type AddJobParams struct {
 // AddJob stores token in jobs.tok.
 func (q *Queries) AddJob(ctx context.Context, arg AddJobParams, token fence.Token) error {
 	_, err := q.db.Exec(ctx, addJob, arg.ID, arg.Status, arg.Owner, arg.Tags, int64(token))
-	return fence.TriggerError("AddJob", err, "jobs")
+	return fenceimpl.TriggerError("AddJob", err, "jobs")
 }
 
 const addJobs = `-- name: AddJobs :execrows
-INSERT INTO jobs (id, status, tok) SELECT unnest($1::bigint[]), $2, $3
+-- fencegen: stores the token (jobs.tok = $3)
+INSERT INTO jobs (id, status, tok)
+SELECT unnest($1::bigint[]), $2, $3
 `
 
 type AddJobsParams struct {
@@ -47,17 +52,23 @@ type AddJobsParams struct {
 func (q *Queries) AddJobs(ctx context.Context, arg AddJobsParams, token fence.Token) (int64, error) {
 	result, err := q.db.Exec(ctx, addJobs, arg.Ids, arg.Status, int64(token))
 	if err != nil {
-		return 0, fence.TriggerError("AddJobs", err, "jobs")
+		return 0, fenceimpl.TriggerError("AddJobs", err, "jobs")
 	}
 	return result.RowsAffected(), nil
 }
 
 const setStatus = `-- name: SetStatus :exec
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetStatus = `-- name: SetStatus :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type SetStatusParams struct {
@@ -72,20 +83,26 @@ type SetStatusParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatus(ctx context.Context, arg SetStatusParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetStatus", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetStatus", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStatus, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetStatus, arg.ID)
 	})
 	return err
 }
 
 const setStatusRows = `-- name: SetStatusRows :execrows
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetStatusRows = `-- name: SetStatusRows :execrows (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type SetStatusRowsParams struct {
@@ -100,19 +117,25 @@ type SetStatusRowsParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatusRows(ctx context.Context, arg SetStatusRowsParams, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "SetStatusRows", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	return fenceimpl.WriteByKey(ctx, "SetStatusRows", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStatusRows, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetStatusRows, arg.ID)
 	})
 }
 
 const setStatusResult = `-- name: SetStatusResult :execresult
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetStatusResult = `-- name: SetStatusResult :execresult (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type SetStatusResultParams struct {
@@ -127,9 +150,9 @@ type SetStatusResultParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatusResult(ctx context.Context, arg SetStatusResultParams, token fence.Token) (pgconn.CommandTag, error) {
-	n, err := fence.WriteByKey(ctx, "SetStatusResult", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	n, err := fenceimpl.WriteByKey(ctx, "SetStatusResult", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStatusResult, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetStatusResult, arg.ID)
 	})
 	if err != nil {
@@ -139,16 +162,30 @@ func (q *Queries) SetStatusResult(ctx context.Context, arg SetStatusResultParams
 }
 
 const setOwnerStatus = `-- name: SetOwnerStatus :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET status = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetOwnerStatusParams struct {
@@ -162,22 +199,36 @@ type SetOwnerStatusParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) SetOwnerStatus(ctx context.Context, arg SetOwnerStatusParams, token fence.Token) (int64, error) {
-	return fence.Write("SetOwnerStatus", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("SetOwnerStatus", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setOwnerStatus, arg.Status, arg.Owner, int64(token))
 	}, nil)
 }
 
 const setOwnerStatusResult = `-- name: SetOwnerStatusResult :execresult
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET status = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetOwnerStatusResultParams struct {
@@ -191,7 +242,7 @@ type SetOwnerStatusResultParams struct {
 // the rows it matched hold a newer token, and a *fence.NotFoundError
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) SetOwnerStatusResult(ctx context.Context, arg SetOwnerStatusResultParams, token fence.Token) (pgconn.CommandTag, error) {
-	n, err := fence.Write("SetOwnerStatusResult", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	n, err := fenceimpl.Write("SetOwnerStatusResult", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setOwnerStatusResult, arg.Status, arg.Owner, int64(token))
 	}, nil)
 	if err != nil {
@@ -201,11 +252,17 @@ func (q *Queries) SetOwnerStatusResult(ctx context.Context, arg SetOwnerStatusRe
 }
 
 const setStatusIfNew = `-- name: SetStatusIfNew :exec
-UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND status = 'new') AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE (id = $2 AND status = 'new') AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetStatusIfNew = `-- name: SetStatusIfNew :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND status = 'new'))
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND status = 'new'))
 `
 
 type SetStatusIfNewParams struct {
@@ -220,20 +277,26 @@ type SetStatusIfNewParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatusIfNew(ctx context.Context, arg SetStatusIfNewParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetStatusIfNew", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetStatusIfNew", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStatusIfNew, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetStatusIfNew, arg.ID, int64(token))
 	})
 	return err
 }
 
 const tag = `-- name: Tag :one
-UPDATE jobs SET tags = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING id, status, owner, tags, tok
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET tags = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING id, status, owner, tags, tok
 `
 
 const fenceStoredTag = `-- name: Tag :one (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type TagParams struct {
@@ -250,15 +313,15 @@ type TagParams struct {
 func (q *Queries) Tag(ctx context.Context, arg TagParams, token fence.Token) (Job, error) {
 	var i Job
 	found := false
-	_, err := fence.WriteByKey(ctx, "Tag", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "Tag", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, tag, arg.Tags, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tags, &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredTag, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -268,16 +331,30 @@ func (q *Queries) Tag(ctx context.Context, arg TagParams, token fence.Token) (Jo
 }
 
 const tagOwner = `-- name: TagOwner :many
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET tags = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, tags
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET tags = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, tags
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type TagOwnerParams struct {
@@ -297,9 +374,9 @@ type TagOwnerRow struct {
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) TagOwner(ctx context.Context, arg TagOwnerParams, token fence.Token) ([]TagOwnerRow, error) {
 	var items []TagOwnerRow
-	if _, err := fence.Write("TagOwner", "jobs", fence.NonStrict, token, 2, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("TagOwner", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, tagOwner, arg.Tags, arg.Owner, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i TagOwnerRow
 		if err := rows.Scan(nil, nil, &i.ID, &i.Tags); err != nil {
 			return err
@@ -313,11 +390,16 @@ func (q *Queries) TagOwner(ctx context.Context, arg TagOwnerParams, token fence.
 }
 
 const removeJob = `-- name: RemoveJob :exec
-DELETE FROM jobs WHERE id = $1 AND jobs.tok <= $2 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $2)
+DELETE FROM jobs
+WHERE id = $1 AND jobs.tok <= $2
+RETURNING 1
 `
 
 const fenceStoredRemoveJob = `-- name: RemoveJob :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 // RemoveJob is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -327,25 +409,38 @@ SELECT jobs.tok FROM jobs WHERE id = $1
 // row. One round trip when it writes; when it writes nothing, a second reads
 // the stored token.
 func (q *Queries) RemoveJob(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "RemoveJob", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "RemoveJob", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, removeJob, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredRemoveJob, id)
 	})
 	return err
 }
 
 const removeOwnerJobs = `-- name: RemoveOwnerJobs :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $2)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $1 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    DELETE FROM jobs WHERE (owner = $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $1
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM jobs
+    WHERE (owner = $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 // RemoveOwnerJobs is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -354,18 +449,27 @@ SELECT stored, refused FROM fence_check WHERE refused > 0
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip.
 func (q *Queries) RemoveOwnerJobs(ctx context.Context, owner pgtype.Text, token fence.Token) (int64, error) {
-	return fence.Write("RemoveOwnerJobs", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("RemoveOwnerJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, removeOwnerJobs, owner, int64(token))
 	}, nil)
 }
 
 const putJob = `-- name: PutJob :one
+-- fencegen: guarded upsert (jobs.tok <= $3)
 WITH fence_write AS (
-    INSERT INTO jobs (id, status, tok) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET status = excluded.status, tok = $3 WHERE jobs.tok <= $3 RETURNING id, status
+    INSERT INTO jobs (id, status, tok)
+    VALUES ($1, $2, $3)
+    ON CONFLICT (id) DO UPDATE
+    SET status = excluded.status, tok = $3
+    WHERE jobs.tok <= $3
+    RETURNING id, status
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT jobs.tok, 1, NULL, NULL FROM jobs WHERE jobs.id = $1 AND NOT (jobs.tok <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT jobs.tok, 1, NULL, NULL
+FROM jobs
+WHERE jobs.id = $1 AND NOT (jobs.tok <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type PutJobParams struct {
@@ -385,9 +489,9 @@ type PutJobRow struct {
 func (q *Queries) PutJob(ctx context.Context, arg PutJobParams, token fence.Token) (PutJobRow, error) {
 	var i PutJobRow
 	found := false
-	_, err := fence.WriteUpsert("PutJob", "jobs", fence.NonStrict, token, 2, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteUpsert("PutJob", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, putJob, arg.ID, arg.Status, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -401,19 +505,37 @@ func (q *Queries) PutJob(ctx context.Context, arg PutJobParams, token fence.Toke
 }
 
 const putJobs = `-- name: PutJobs :execrows
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (jobs.tok <= $3)
 WITH fence_input (id, status) AS (
     SELECT unnest($1::bigint[])::bigint, $2::pg_catalog.text
 ),
 fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE (jobs.id) IN (SELECT id FROM fence_input) ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO jobs (id, status, tok) SELECT id, status, $3 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET status = excluded.status, tok = $3 WHERE CASE WHEN jobs.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || jobs.tok AS bigint) IS NULL END RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE (jobs.id) IN (SELECT id FROM fence_input)
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO jobs (id, status, tok)
+    SELECT id, status, $3
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET status = excluded.status, tok = $3
+    WHERE CASE WHEN jobs.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || jobs.tok AS bigint) IS NULL END
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type PutJobsParams struct {
@@ -427,13 +549,39 @@ type PutJobsParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) PutJobs(ctx context.Context, arg PutJobsParams, token fence.Token) (int64, error) {
-	return fence.Write("PutJobs", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("PutJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, putJobs, arg.Ids, arg.Status, int64(token))
 	}, nil)
 }
 
 const cteCount = `-- name: CteCount :one
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT count(*) FROM u) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT count(*)
+    FROM u
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type CteCountParams struct {
@@ -451,9 +599,9 @@ type CteCountParams struct {
 func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.Token) (int64, error) {
 	var i int64
 	found := false
-	_, err := fence.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteCount, arg.Status, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -467,7 +615,35 @@ func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.
 }
 
 const cteByOwner = `-- name: CteByOwner :many
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT id FROM u WHERE status <> 'skip' ORDER BY id) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT id
+    FROM u
+    WHERE status <> 'skip'
+    ORDER BY id
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type CteByOwnerParams struct {
@@ -483,9 +659,9 @@ type CteByOwnerParams struct {
 // main query's writes included. One round trip.
 func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteByOwner, arg.Status, arg.Owner, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -499,7 +675,36 @@ func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fe
 }
 
 const cteLog = `-- name: CteLog :exec
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status), fence_main AS (INSERT INTO plain_log (msg) SELECT status FROM u RETURNING 1) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_main UNION ALL SELECT stored, refused FROM fence_check WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+),
+fence_main AS (
+    INSERT INTO plain_log (msg)
+    SELECT status
+    FROM u
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_main
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
 `
 
 type CteLogParams struct {
@@ -514,14 +719,16 @@ type CteLogParams struct {
 // rows the entry matched hold a newer token; then nothing is written, the main
 // query's writes included. One round trip.
 func (q *Queries) CteLog(ctx context.Context, arg CteLogParams, token fence.Token) error {
-	_, err := fence.WriteInCTE("CteLog", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteInCTE("CteLog", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteLog, arg.Status, arg.ID, int64(token))
 	}, nil)
 	return err
 }
 
 const addStrictJob = `-- name: AddStrictJob :exec
-INSERT INTO strict_jobs (id, status, tok) VALUES ($1, $2, $3)
+-- fencegen: stores the token (strict_jobs.tok = $3)
+INSERT INTO strict_jobs (id, status, tok)
+VALUES ($1, $2, $3)
 `
 
 type AddStrictJobParams struct {
@@ -532,15 +739,21 @@ type AddStrictJobParams struct {
 // AddStrictJob stores token in strict_jobs.tok.
 func (q *Queries) AddStrictJob(ctx context.Context, arg AddStrictJobParams, token fence.Token) error {
 	_, err := q.db.Exec(ctx, addStrictJob, arg.ID, arg.Status, int64(token))
-	return fence.TriggerError("AddStrictJob", err, "strict_jobs")
+	return fenceimpl.TriggerError("AddStrictJob", err, "strict_jobs")
 }
 
 const setStrictStatus = `-- name: SetStrictStatus :execrows
-UPDATE strict_jobs SET status = $1, tok = $3 WHERE id = $2 AND strict_jobs.tok < $3 RETURNING 1
+-- fencegen: guarded by key (strict_jobs.tok < $3)
+UPDATE strict_jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND strict_jobs.tok < $3
+RETURNING 1
 `
 
 const fenceStoredSetStrictStatus = `-- name: SetStrictStatus :execrows (stored token, sent only when the write touched no row)
-SELECT strict_jobs.tok FROM strict_jobs WHERE id = $1
+SELECT strict_jobs.tok
+FROM strict_jobs
+WHERE id = $1
 `
 
 type SetStrictStatusParams struct {
@@ -556,9 +769,9 @@ type SetStrictStatusParams struct {
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) SetStrictStatus(ctx context.Context, arg SetStrictStatusParams, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "SetStrictStatus", "strict_jobs", fence.Strict, token, func() (fence.Rows, error) {
+	return fenceimpl.WriteByKey(ctx, "SetStrictStatus", "strict_jobs", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStrictStatus, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetStrictStatus, arg.ID)
 	})
 }
@@ -576,7 +789,7 @@ type RepairExecParams struct {
 // takes no token (@fence off: operator repair).
 func (q *Queries) RepairExec(ctx context.Context, arg RepairExecParams) error {
 	_, err := q.db.Exec(ctx, repairExec, arg.Status, arg.ID)
-	return fence.TriggerError("RepairExec", err, "strict_jobs")
+	return fenceimpl.TriggerError("RepairExec", err, "strict_jobs")
 }
 
 const repairOne = `-- name: RepairOne :one
@@ -594,7 +807,7 @@ func (q *Queries) RepairOne(ctx context.Context, arg RepairOneParams) (string, e
 	row := q.db.QueryRow(ctx, repairOne, arg.Status, arg.ID)
 	var i string
 	err := row.Scan(&i)
-	return i, fence.TriggerError("RepairOne", err, "strict_jobs")
+	return i, fenceimpl.TriggerError("RepairOne", err, "strict_jobs")
 }
 
 const repairMany = `-- name: RepairMany :many
@@ -611,7 +824,7 @@ type RepairManyParams struct {
 func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64, error) {
 	rows, err := q.db.Query(ctx, repairMany, arg.Status, arg.MinID)
 	if err != nil {
-		return nil, fence.TriggerError("RepairMany", err, "strict_jobs")
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
 	}
 	defer rows.Close()
 	var items []int64
@@ -623,7 +836,7 @@ func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64
 		items = append(items, i)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fence.TriggerError("RepairMany", err, "strict_jobs")
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
 	}
 	return items, nil
 }

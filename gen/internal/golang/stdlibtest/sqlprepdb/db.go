@@ -66,6 +66,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.removeJobStmt, err = db.PrepareContext(ctx, removeJob); err != nil {
 		return nil, fmt.Errorf("error preparing query RemoveJob: %w", err)
 	}
+	if q.removeJobsAnyStmt, err = db.PrepareContext(ctx, removeJobsAny); err != nil {
+		return nil, fmt.Errorf("error preparing query RemoveJobsAny: %w", err)
+	}
 	if q.removeOwnerJobsStmt, err = db.PrepareContext(ctx, removeOwnerJobs); err != nil {
 		return nil, fmt.Errorf("error preparing query RemoveOwnerJobs: %w", err)
 	}
@@ -87,6 +90,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	if q.setStatusStmt, err = db.PrepareContext(ctx, setStatus); err != nil {
 		return nil, fmt.Errorf("error preparing query SetStatus: %w", err)
 	}
+	if q.setStatusAnyStmt, err = db.PrepareContext(ctx, setStatusAny); err != nil {
+		return nil, fmt.Errorf("error preparing query SetStatusAny: %w", err)
+	}
 	if q.setStatusIfNewStmt, err = db.PrepareContext(ctx, setStatusIfNew); err != nil {
 		return nil, fmt.Errorf("error preparing query SetStatusIfNew: %w", err)
 	}
@@ -101,6 +107,9 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	}
 	if q.tagStmt, err = db.PrepareContext(ctx, tag); err != nil {
 		return nil, fmt.Errorf("error preparing query Tag: %w", err)
+	}
+	if q.tagAnyStmt, err = db.PrepareContext(ctx, tagAny); err != nil {
+		return nil, fmt.Errorf("error preparing query TagAny: %w", err)
 	}
 	if q.tagOwnerStmt, err = db.PrepareContext(ctx, tagOwner); err != nil {
 		return nil, fmt.Errorf("error preparing query TagOwner: %w", err)
@@ -156,6 +165,21 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing dumpStrictStmt: %w", cerr)
 		}
 	}
+	if q.jobsInStmt != nil {
+		if cerr := q.jobsInStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing jobsInStmt: %w", cerr)
+		}
+	}
+	if q.jobsInTwoListsStmt != nil {
+		if cerr := q.jobsInTwoListsStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing jobsInTwoListsStmt: %w", cerr)
+		}
+	}
+	if q.jobsNotInStmt != nil {
+		if cerr := q.jobsNotInStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing jobsNotInStmt: %w", cerr)
+		}
+	}
 	if q.listJobsStmt != nil {
 		if cerr := q.listJobsStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing listJobsStmt: %w", cerr)
@@ -174,6 +198,16 @@ func (q *Queries) Close() error {
 	if q.removeJobStmt != nil {
 		if cerr := q.removeJobStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing removeJobStmt: %w", cerr)
+		}
+	}
+	if q.removeJobsAnyStmt != nil {
+		if cerr := q.removeJobsAnyStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing removeJobsAnyStmt: %w", cerr)
+		}
+	}
+	if q.removeJobsInStmt != nil {
+		if cerr := q.removeJobsInStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing removeJobsInStmt: %w", cerr)
 		}
 	}
 	if q.removeOwnerJobsStmt != nil {
@@ -211,9 +245,19 @@ func (q *Queries) Close() error {
 			err = fmt.Errorf("error closing setStatusStmt: %w", cerr)
 		}
 	}
+	if q.setStatusAnyStmt != nil {
+		if cerr := q.setStatusAnyStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing setStatusAnyStmt: %w", cerr)
+		}
+	}
 	if q.setStatusIfNewStmt != nil {
 		if cerr := q.setStatusIfNewStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing setStatusIfNewStmt: %w", cerr)
+		}
+	}
+	if q.setStatusInStmt != nil {
+		if cerr := q.setStatusInStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing setStatusInStmt: %w", cerr)
 		}
 	}
 	if q.setStatusResultStmt != nil {
@@ -234,6 +278,16 @@ func (q *Queries) Close() error {
 	if q.tagStmt != nil {
 		if cerr := q.tagStmt.Close(); cerr != nil {
 			err = fmt.Errorf("error closing tagStmt: %w", cerr)
+		}
+	}
+	if q.tagAnyStmt != nil {
+		if cerr := q.tagAnyStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing tagAnyStmt: %w", cerr)
+		}
+	}
+	if q.tagInStmt != nil {
+		if cerr := q.tagInStmt.Close(); cerr != nil {
+			err = fmt.Errorf("error closing tagInStmt: %w", cerr)
 		}
 	}
 	if q.tagOwnerStmt != nil {
@@ -290,10 +344,15 @@ type Queries struct {
 	cteLogStmt               *sql.Stmt
 	dumpStmt                 *sql.Stmt
 	dumpStrictStmt           *sql.Stmt
+	jobsInStmt               *sql.Stmt
+	jobsInTwoListsStmt       *sql.Stmt
+	jobsNotInStmt            *sql.Stmt
 	listJobsStmt             *sql.Stmt
 	putJobStmt               *sql.Stmt
 	putJobsStmt              *sql.Stmt
 	removeJobStmt            *sql.Stmt
+	removeJobsAnyStmt        *sql.Stmt
+	removeJobsInStmt         *sql.Stmt
 	removeOwnerJobsStmt      *sql.Stmt
 	repairExecStmt           *sql.Stmt
 	repairManyStmt           *sql.Stmt
@@ -301,11 +360,15 @@ type Queries struct {
 	setOwnerStatusStmt       *sql.Stmt
 	setOwnerStatusResultStmt *sql.Stmt
 	setStatusStmt            *sql.Stmt
+	setStatusAnyStmt         *sql.Stmt
 	setStatusIfNewStmt       *sql.Stmt
+	setStatusInStmt          *sql.Stmt
 	setStatusResultStmt      *sql.Stmt
 	setStatusRowsStmt        *sql.Stmt
 	setStrictStatusStmt      *sql.Stmt
 	tagStmt                  *sql.Stmt
+	tagAnyStmt               *sql.Stmt
+	tagInStmt                *sql.Stmt
 	tagOwnerStmt             *sql.Stmt
 }
 
@@ -322,21 +385,30 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		db:                       tx,
 		dumpStmt:                 q.dumpStmt,
 		dumpStrictStmt:           q.dumpStrictStmt,
+		jobsInStmt:               q.jobsInStmt,
+		jobsInTwoListsStmt:       q.jobsInTwoListsStmt,
+		jobsNotInStmt:            q.jobsNotInStmt,
 		listJobsStmt:             q.listJobsStmt,
 		putJobStmt:               q.putJobStmt,
 		putJobsStmt:              q.putJobsStmt,
 		removeJobStmt:            q.removeJobStmt,
+		removeJobsAnyStmt:        q.removeJobsAnyStmt,
+		removeJobsInStmt:         q.removeJobsInStmt,
 		removeOwnerJobsStmt:      q.removeOwnerJobsStmt,
 		repairExecStmt:           q.repairExecStmt,
 		repairManyStmt:           q.repairManyStmt,
 		repairOneStmt:            q.repairOneStmt,
 		setOwnerStatusResultStmt: q.setOwnerStatusResultStmt,
 		setOwnerStatusStmt:       q.setOwnerStatusStmt,
+		setStatusAnyStmt:         q.setStatusAnyStmt,
 		setStatusIfNewStmt:       q.setStatusIfNewStmt,
+		setStatusInStmt:          q.setStatusInStmt,
 		setStatusResultStmt:      q.setStatusResultStmt,
 		setStatusRowsStmt:        q.setStatusRowsStmt,
 		setStatusStmt:            q.setStatusStmt,
 		setStrictStatusStmt:      q.setStrictStatusStmt,
+		tagAnyStmt:               q.tagAnyStmt,
+		tagInStmt:                q.tagInStmt,
 		tagOwnerStmt:             q.tagOwnerStmt,
 		tagStmt:                  q.tagStmt,
 		tx:                       tx,

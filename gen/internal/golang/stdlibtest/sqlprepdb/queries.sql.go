@@ -9,11 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/lib/pq"
 )
 
 const addJob = `-- name: AddJob :exec
-INSERT INTO jobs (id, status, owner, tags, tok) VALUES ($1, $2, $3, $4, $5)
+-- fencegen: stores the token (jobs.tok = $5)
+INSERT INTO jobs (id, status, owner, tags, tok)
+VALUES ($1, $2, $3, $4, $5)
 `
 
 type AddJobParams struct {
@@ -30,11 +33,13 @@ type AddJobParams struct {
 // AddJob stores token in jobs.tok.
 func (q *Queries) AddJob(ctx context.Context, arg AddJobParams, token fence.Token) error {
 	_, err := q.exec(ctx, q.addJobStmt, addJob, arg.ID, arg.Status, arg.Owner, pq.Array(arg.Tags), int64(token))
-	return fence.TriggerError("AddJob", err, "jobs")
+	return fenceimpl.TriggerError("AddJob", err, "jobs")
 }
 
 const addJobs = `-- name: AddJobs :execrows
-INSERT INTO jobs (id, status, tok) SELECT unnest($1::bigint[]), $2, $3
+-- fencegen: stores the token (jobs.tok = $3)
+INSERT INTO jobs (id, status, tok)
+SELECT unnest($1::bigint[]), $2, $3
 `
 
 type AddJobsParams struct {
@@ -46,17 +51,23 @@ type AddJobsParams struct {
 func (q *Queries) AddJobs(ctx context.Context, arg AddJobsParams, token fence.Token) (int64, error) {
 	result, err := q.exec(ctx, q.addJobsStmt, addJobs, pq.Array(arg.Ids), arg.Status, int64(token))
 	if err != nil {
-		return 0, fence.TriggerError("AddJobs", err, "jobs")
+		return 0, fenceimpl.TriggerError("AddJobs", err, "jobs")
 	}
 	return result.RowsAffected()
 }
 
 const setStatus = `-- name: SetStatus :exec
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetStatus = `-- name: SetStatus :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type SetStatusParams struct {
@@ -71,20 +82,26 @@ type SetStatusParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatus(ctx context.Context, arg SetStatusParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetStatus", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.setStatusStmt, setStatus, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, nil, fenceStoredSetStatus, arg.ID))
+	_, err := fenceimpl.WriteByKey(ctx, "SetStatus", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setStatusStmt, setStatus, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStatus, arg.ID))
 	})
 	return err
 }
 
 const setStatusRows = `-- name: SetStatusRows :execrows
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetStatusRows = `-- name: SetStatusRows :execrows (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type SetStatusRowsParams struct {
@@ -99,19 +116,25 @@ type SetStatusRowsParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatusRows(ctx context.Context, arg SetStatusRowsParams, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "SetStatusRows", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.setStatusRowsStmt, setStatusRows, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, nil, fenceStoredSetStatusRows, arg.ID))
+	return fenceimpl.WriteByKey(ctx, "SetStatusRows", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setStatusRowsStmt, setStatusRows, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStatusRows, arg.ID))
 	})
 }
 
 const setStatusResult = `-- name: SetStatusResult :execresult
-UPDATE jobs SET status = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetStatusResult = `-- name: SetStatusResult :execresult (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type SetStatusResultParams struct {
@@ -126,28 +149,42 @@ type SetStatusResultParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatusResult(ctx context.Context, arg SetStatusResultParams, token fence.Token) (sql.Result, error) {
-	n, err := fence.WriteByKey(ctx, "SetStatusResult", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.setStatusResultStmt, setStatusResult, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, nil, fenceStoredSetStatusResult, arg.ID))
+	n, err := fenceimpl.WriteByKey(ctx, "SetStatusResult", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setStatusResultStmt, setStatusResult, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStatusResult, arg.ID))
 	})
 	if err != nil {
 		return nil, err
 	}
-	return fence.Result(n), nil
+	return fenceimpl.Result(n), nil
 }
 
 const setOwnerStatus = `-- name: SetOwnerStatus :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET status = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetOwnerStatusParams struct {
@@ -161,22 +198,36 @@ type SetOwnerStatusParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) SetOwnerStatus(ctx context.Context, arg SetOwnerStatusParams, token fence.Token) (int64, error) {
-	return fence.Write("SetOwnerStatus", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.setOwnerStatusStmt, setOwnerStatus, arg.Status, arg.Owner, int64(token)))
+	return fenceimpl.Write("SetOwnerStatus", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setOwnerStatusStmt, setOwnerStatus, arg.Status, arg.Owner, int64(token)))
 	}, nil)
 }
 
 const setOwnerStatusResult = `-- name: SetOwnerStatusResult :execresult
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET status = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type SetOwnerStatusResultParams struct {
@@ -190,21 +241,27 @@ type SetOwnerStatusResultParams struct {
 // the rows it matched hold a newer token, and a *fence.NotFoundError
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) SetOwnerStatusResult(ctx context.Context, arg SetOwnerStatusResultParams, token fence.Token) (sql.Result, error) {
-	n, err := fence.Write("SetOwnerStatusResult", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.setOwnerStatusResultStmt, setOwnerStatusResult, arg.Status, arg.Owner, int64(token)))
+	n, err := fenceimpl.Write("SetOwnerStatusResult", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setOwnerStatusResultStmt, setOwnerStatusResult, arg.Status, arg.Owner, int64(token)))
 	}, nil)
 	if err != nil {
 		return nil, err
 	}
-	return fence.Result(n), nil
+	return fenceimpl.Result(n), nil
 }
 
 const setStatusIfNew = `-- name: SetStatusIfNew :exec
-UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND status = 'new') AND jobs.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE (id = $2 AND status = 'new') AND jobs.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetStatusIfNew = `-- name: SetStatusIfNew :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND status = 'new'))
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND status = 'new'))
 `
 
 type SetStatusIfNewParams struct {
@@ -219,20 +276,26 @@ type SetStatusIfNewParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetStatusIfNew(ctx context.Context, arg SetStatusIfNewParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetStatusIfNew", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.setStatusIfNewStmt, setStatusIfNew, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, nil, fenceStoredSetStatusIfNew, arg.ID, int64(token)))
+	_, err := fenceimpl.WriteByKey(ctx, "SetStatusIfNew", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setStatusIfNewStmt, setStatusIfNew, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStatusIfNew, arg.ID, int64(token)))
 	})
 	return err
 }
 
 const tag = `-- name: Tag :one
-UPDATE jobs SET tags = $1, tok = $3 WHERE id = $2 AND jobs.tok <= $3 RETURNING id, status, owner, tags, tok
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET tags = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING id, status, owner, tags, tok
 `
 
 const fenceStoredTag = `-- name: Tag :one (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 type TagParams struct {
@@ -249,16 +312,16 @@ type TagParams struct {
 func (q *Queries) Tag(ctx context.Context, arg TagParams, token fence.Token) (Job, error) {
 	var i Job
 	found := false
-	_, err := fence.WriteByKey(ctx, "Tag", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.tagStmt, tag, pq.Array(arg.Tags), arg.ID, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteByKey(ctx, "Tag", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.tagStmt, tag, pq.Array(arg.Tags), arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Status, &i.Owner, pq.Array(&i.Tags), &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, nil, fenceStoredTag, arg.ID))
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredTag, arg.ID))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
@@ -267,16 +330,30 @@ func (q *Queries) Tag(ctx context.Context, arg TagParams, token fence.Token) (Jo
 }
 
 const tagOwner = `-- name: TagOwner :many
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET tags = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, tags
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET tags = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, tags
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type TagOwnerParams struct {
@@ -296,9 +373,9 @@ type TagOwnerRow struct {
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) TagOwner(ctx context.Context, arg TagOwnerParams, token fence.Token) ([]TagOwnerRow, error) {
 	var items []TagOwnerRow
-	if _, err := fence.Write("TagOwner", "jobs", fence.NonStrict, token, 2, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.tagOwnerStmt, tagOwner, pq.Array(arg.Tags), arg.Owner, int64(token)))
-	}, func(rows fence.Rows) error {
+	if _, err := fenceimpl.Write("TagOwner", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.tagOwnerStmt, tagOwner, pq.Array(arg.Tags), arg.Owner, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		var i TagOwnerRow
 		if err := rows.Scan(nil, nil, &i.ID, pq.Array(&i.Tags)); err != nil {
 			return err
@@ -312,11 +389,16 @@ func (q *Queries) TagOwner(ctx context.Context, arg TagOwnerParams, token fence.
 }
 
 const removeJob = `-- name: RemoveJob :exec
-DELETE FROM jobs WHERE id = $1 AND jobs.tok <= $2 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $2)
+DELETE FROM jobs
+WHERE id = $1 AND jobs.tok <= $2
+RETURNING 1
 `
 
 const fenceStoredRemoveJob = `-- name: RemoveJob :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 // RemoveJob is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -326,25 +408,38 @@ SELECT jobs.tok FROM jobs WHERE id = $1
 // row. One round trip when it writes; when it writes nothing, a second reads
 // the stored token.
 func (q *Queries) RemoveJob(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "RemoveJob", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.removeJobStmt, removeJob, id, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, nil, fenceStoredRemoveJob, id))
+	_, err := fenceimpl.WriteByKey(ctx, "RemoveJob", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.removeJobStmt, removeJob, id, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredRemoveJob, id))
 	})
 	return err
 }
 
 const removeOwnerJobs = `-- name: RemoveOwnerJobs :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $2)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $1 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    DELETE FROM jobs WHERE (owner = $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $1
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM jobs
+    WHERE (owner = $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 // RemoveOwnerJobs is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -353,18 +448,27 @@ SELECT stored, refused FROM fence_check WHERE refused > 0
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip.
 func (q *Queries) RemoveOwnerJobs(ctx context.Context, owner sql.NullString, token fence.Token) (int64, error) {
-	return fence.Write("RemoveOwnerJobs", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.removeOwnerJobsStmt, removeOwnerJobs, owner, int64(token)))
+	return fenceimpl.Write("RemoveOwnerJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.removeOwnerJobsStmt, removeOwnerJobs, owner, int64(token)))
 	}, nil)
 }
 
 const putJob = `-- name: PutJob :one
+-- fencegen: guarded upsert (jobs.tok <= $3)
 WITH fence_write AS (
-    INSERT INTO jobs (id, status, tok) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET status = excluded.status, tok = $3 WHERE jobs.tok <= $3 RETURNING id, status
+    INSERT INTO jobs (id, status, tok)
+    VALUES ($1, $2, $3)
+    ON CONFLICT (id) DO UPDATE
+    SET status = excluded.status, tok = $3
+    WHERE jobs.tok <= $3
+    RETURNING id, status
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT jobs.tok, 1, NULL, NULL FROM jobs WHERE jobs.id = $1 AND NOT (jobs.tok <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT jobs.tok, 1, NULL, NULL
+FROM jobs
+WHERE jobs.id = $1 AND NOT (jobs.tok <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type PutJobParams struct {
@@ -384,9 +488,9 @@ type PutJobRow struct {
 func (q *Queries) PutJob(ctx context.Context, arg PutJobParams, token fence.Token) (PutJobRow, error) {
 	var i PutJobRow
 	found := false
-	_, err := fence.WriteUpsert("PutJob", "jobs", fence.NonStrict, token, 2, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.putJobStmt, putJob, arg.ID, arg.Status, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteUpsert("PutJob", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.putJobStmt, putJob, arg.ID, arg.Status, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -400,19 +504,37 @@ func (q *Queries) PutJob(ctx context.Context, arg PutJobParams, token fence.Toke
 }
 
 const putJobs = `-- name: PutJobs :execrows
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (jobs.tok <= $3)
 WITH fence_input (id, status) AS (
     SELECT unnest($1::bigint[])::bigint, $2::pg_catalog.text
 ),
 fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE (jobs.id) IN (SELECT id FROM fence_input) ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    INSERT INTO jobs (id, status, tok) SELECT id, status, $3 FROM fence_input WHERE (SELECT refused FROM fence_check) = 0 ON CONFLICT (id) DO UPDATE SET status = excluded.status, tok = $3 WHERE CASE WHEN jobs.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || jobs.tok AS bigint) IS NULL END RETURNING 1
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE (jobs.id) IN (SELECT id FROM fence_input)
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO jobs (id, status, tok)
+    SELECT id, status, $3
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET status = excluded.status, tok = $3
+    WHERE CASE WHEN jobs.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || jobs.tok AS bigint) IS NULL END
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type PutJobsParams struct {
@@ -426,13 +548,39 @@ type PutJobsParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) PutJobs(ctx context.Context, arg PutJobsParams, token fence.Token) (int64, error) {
-	return fence.Write("PutJobs", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.putJobsStmt, putJobs, pq.Array(arg.Ids), arg.Status, int64(token)))
+	return fenceimpl.Write("PutJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.putJobsStmt, putJobs, pq.Array(arg.Ids), arg.Status, int64(token)))
 	}, nil)
 }
 
 const cteCount = `-- name: CteCount :one
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT count(*) FROM u) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT count(*)
+    FROM u
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type CteCountParams struct {
@@ -450,9 +598,9 @@ type CteCountParams struct {
 func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.Token) (int64, error) {
 	var i int64
 	found := false
-	_, err := fence.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.cteCountStmt, cteCount, arg.Status, arg.ID, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.cteCountStmt, cteCount, arg.Status, arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
@@ -466,7 +614,35 @@ func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.
 }
 
 const cteByOwner = `-- name: CteByOwner :many
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE owner = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.* FROM (SELECT id FROM u WHERE status <> 'skip' ORDER BY id) fence_main UNION ALL SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT id
+    FROM u
+    WHERE status <> 'skip'
+    ORDER BY id
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type CteByOwnerParams struct {
@@ -482,9 +658,9 @@ type CteByOwnerParams struct {
 // main query's writes included. One round trip.
 func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.cteByOwnerStmt, cteByOwner, arg.Status, arg.Owner, int64(token)))
-	}, func(rows fence.Rows) error {
+	if _, err := fenceimpl.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.cteByOwnerStmt, cteByOwner, arg.Status, arg.Owner, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err
@@ -498,7 +674,36 @@ func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fe
 }
 
 const cteLog = `-- name: CteLog :exec
-WITH fence_lock AS (SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id = $2 ORDER BY jobs.id FOR UPDATE OF jobs), fence_check AS (SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused FROM fence_lock), u AS (UPDATE jobs SET status = $1, tok = $3 WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, status), fence_main AS (INSERT INTO plain_log (msg) SELECT status FROM u RETURNING 1) SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_main UNION ALL SELECT stored, refused FROM fence_check WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+),
+fence_main AS (
+    INSERT INTO plain_log (msg)
+    SELECT status
+    FROM u
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_main
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
 `
 
 type CteLogParams struct {
@@ -513,14 +718,16 @@ type CteLogParams struct {
 // rows the entry matched hold a newer token; then nothing is written, the main
 // query's writes included. One round trip.
 func (q *Queries) CteLog(ctx context.Context, arg CteLogParams, token fence.Token) error {
-	_, err := fence.WriteInCTE("CteLog", "jobs", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.cteLogStmt, cteLog, arg.Status, arg.ID, int64(token)))
+	_, err := fenceimpl.WriteInCTE("CteLog", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.cteLogStmt, cteLog, arg.Status, arg.ID, int64(token)))
 	}, nil)
 	return err
 }
 
 const addStrictJob = `-- name: AddStrictJob :exec
-INSERT INTO strict_jobs (id, status, tok) VALUES ($1, $2, $3)
+-- fencegen: stores the token (strict_jobs.tok = $3)
+INSERT INTO strict_jobs (id, status, tok)
+VALUES ($1, $2, $3)
 `
 
 type AddStrictJobParams struct {
@@ -531,15 +738,21 @@ type AddStrictJobParams struct {
 // AddStrictJob stores token in strict_jobs.tok.
 func (q *Queries) AddStrictJob(ctx context.Context, arg AddStrictJobParams, token fence.Token) error {
 	_, err := q.exec(ctx, q.addStrictJobStmt, addStrictJob, arg.ID, arg.Status, int64(token))
-	return fence.TriggerError("AddStrictJob", err, "strict_jobs")
+	return fenceimpl.TriggerError("AddStrictJob", err, "strict_jobs")
 }
 
 const setStrictStatus = `-- name: SetStrictStatus :execrows
-UPDATE strict_jobs SET status = $1, tok = $3 WHERE id = $2 AND strict_jobs.tok < $3 RETURNING 1
+-- fencegen: guarded by key (strict_jobs.tok < $3)
+UPDATE strict_jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND strict_jobs.tok < $3
+RETURNING 1
 `
 
 const fenceStoredSetStrictStatus = `-- name: SetStrictStatus :execrows (stored token, sent only when the write touched no row)
-SELECT strict_jobs.tok FROM strict_jobs WHERE id = $1
+SELECT strict_jobs.tok
+FROM strict_jobs
+WHERE id = $1
 `
 
 type SetStrictStatusParams struct {
@@ -555,10 +768,10 @@ type SetStrictStatusParams struct {
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) SetStrictStatus(ctx context.Context, arg SetStrictStatusParams, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "SetStrictStatus", "strict_jobs", fence.Strict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, q.setStrictStatusStmt, setStrictStatus, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.query(ctx, nil, fenceStoredSetStrictStatus, arg.ID))
+	return fenceimpl.WriteByKey(ctx, "SetStrictStatus", "strict_jobs", fence.Strict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setStrictStatusStmt, setStrictStatus, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStrictStatus, arg.ID))
 	})
 }
 
@@ -575,7 +788,7 @@ type RepairExecParams struct {
 // takes no token (@fence off: operator repair).
 func (q *Queries) RepairExec(ctx context.Context, arg RepairExecParams) error {
 	_, err := q.exec(ctx, q.repairExecStmt, repairExec, arg.Status, arg.ID)
-	return fence.TriggerError("RepairExec", err, "strict_jobs")
+	return fenceimpl.TriggerError("RepairExec", err, "strict_jobs")
 }
 
 const repairOne = `-- name: RepairOne :one
@@ -593,7 +806,7 @@ func (q *Queries) RepairOne(ctx context.Context, arg RepairOneParams) (string, e
 	row := q.queryRow(ctx, q.repairOneStmt, repairOne, arg.Status, arg.ID)
 	var i string
 	err := row.Scan(&i)
-	return i, fence.TriggerError("RepairOne", err, "strict_jobs")
+	return i, fenceimpl.TriggerError("RepairOne", err, "strict_jobs")
 }
 
 const repairMany = `-- name: RepairMany :many
@@ -610,7 +823,7 @@ type RepairManyParams struct {
 func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64, error) {
 	rows, err := q.query(ctx, q.repairManyStmt, repairMany, arg.Status, arg.MinID)
 	if err != nil {
-		return nil, fence.TriggerError("RepairMany", err, "strict_jobs")
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
 	}
 	defer rows.Close()
 	var items []int64
@@ -622,10 +835,10 @@ func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64
 		items = append(items, i)
 	}
 	if err := rows.Close(); err != nil {
-		return nil, fence.TriggerError("RepairMany", err, "strict_jobs")
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fence.TriggerError("RepairMany", err, "strict_jobs")
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
 	}
 	return items, nil
 }

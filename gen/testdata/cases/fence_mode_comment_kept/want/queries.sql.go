@@ -6,14 +6,21 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 const setNote = `-- name: SetNote :exec
-UPDATE notes SET body = $1, revision = $3 WHERE id = $2 AND notes.revision < $3 RETURNING 1
+-- fencegen: guarded by key (notes.revision < $3)
+UPDATE notes
+SET body = $1, revision = $3
+WHERE id = $2 AND notes.revision < $3
+RETURNING 1
 `
 
 const fenceStoredSetNote = `-- name: SetNote :exec (stored token, sent only when the write touched no row)
-SELECT notes.revision FROM notes WHERE id = $1
+SELECT notes.revision
+FROM notes
+WHERE id = $1
 `
 
 type SetNoteParams struct {
@@ -29,9 +36,9 @@ type SetNoteParams struct {
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) SetNote(ctx context.Context, arg SetNoteParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetNote", "notes", fence.Strict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetNote", "notes", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setNote, arg.Body, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetNote, arg.ID)
 	})
 	return err

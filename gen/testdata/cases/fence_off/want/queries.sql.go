@@ -6,6 +6,7 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -25,7 +26,7 @@ type FixBalanceParams struct {
 // workers stopped).
 func (q *Queries) FixBalance(ctx context.Context, arg FixBalanceParams) error {
 	_, err := q.db.Exec(ctx, fixBalance, arg.Balance, arg.ID)
-	return fence.TriggerError("FixBalance", err, "accounts")
+	return fenceimpl.TriggerError("FixBalance", err, "accounts")
 }
 
 const importAccount = `-- name: ImportAccount :exec
@@ -42,7 +43,7 @@ type ImportAccountParams struct {
 // runs).
 func (q *Queries) ImportAccount(ctx context.Context, arg ImportAccountParams) error {
 	_, err := q.db.Exec(ctx, importAccount, arg.ID, arg.Balance)
-	return fence.TriggerError("ImportAccount", err, "accounts")
+	return fenceimpl.TriggerError("ImportAccount", err, "accounts")
 }
 
 const wipeTestData = `-- name: WipeTestData :exec
@@ -53,7 +54,7 @@ TRUNCATE accounts
 // takes no token (@fence off: test fixture reset).
 func (q *Queries) WipeTestData(ctx context.Context) error {
 	_, err := q.db.Exec(ctx, wipeTestData)
-	return fence.TriggerError("WipeTestData", err, "accounts")
+	return fenceimpl.TriggerError("WipeTestData", err, "accounts")
 }
 
 const creditViaFunction = `-- name: CreditViaFunction :exec
@@ -70,15 +71,21 @@ type CreditViaFunctionParams struct {
 // which holds a table lock).
 func (q *Queries) CreditViaFunction(ctx context.Context, arg CreditViaFunctionParams) error {
 	_, err := q.db.Exec(ctx, creditViaFunction, arg.Acct, arg.Amount)
-	return fence.TriggerError("CreditViaFunction", err, "accounts")
+	return fenceimpl.TriggerError("CreditViaFunction", err, "accounts")
 }
 
 const guarded = `-- name: Guarded :exec
-UPDATE accounts SET balance = $1, tok = $3 WHERE id = $2 AND accounts.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (accounts.tok <= $3)
+UPDATE accounts
+SET balance = $1, tok = $3
+WHERE id = $2 AND accounts.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredGuarded = `-- name: Guarded :exec (stored token, sent only when the write touched no row)
-SELECT accounts.tok FROM accounts WHERE id = $1
+SELECT accounts.tok
+FROM accounts
+WHERE id = $1
 `
 
 type GuardedParams struct {
@@ -93,9 +100,9 @@ type GuardedParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) Guarded(ctx context.Context, arg GuardedParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "Guarded", "accounts", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "Guarded", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, guarded, arg.Balance, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredGuarded, arg.ID)
 	})
 	return err

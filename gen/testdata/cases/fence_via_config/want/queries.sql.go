@@ -6,14 +6,21 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 const saveDocument = `-- name: SaveDocument :exec
-UPDATE documents SET body = $1, revision = $3 WHERE id = $2 AND documents.revision < $3 RETURNING 1
+-- fencegen: guarded by key (documents.revision < $3)
+UPDATE documents
+SET body = $1, revision = $3
+WHERE id = $2 AND documents.revision < $3
+RETURNING 1
 `
 
 const fenceStoredSaveDocument = `-- name: SaveDocument :exec (stored token, sent only when the write touched no row)
-SELECT documents.revision FROM documents WHERE id = $1
+SELECT documents.revision
+FROM documents
+WHERE id = $1
 `
 
 type SaveDocumentParams struct {
@@ -29,9 +36,9 @@ type SaveDocumentParams struct {
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) SaveDocument(ctx context.Context, arg SaveDocumentParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SaveDocument", "documents", fence.Strict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SaveDocument", "documents", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, saveDocument, arg.Body, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSaveDocument, arg.ID)
 	})
 	return err

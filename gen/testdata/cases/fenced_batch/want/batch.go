@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -16,12 +17,19 @@ var (
 )
 
 const creditAccounts = `-- name: CreditAccounts :batchexec
+-- fencegen: guarded as one row (account_balances.last_fencing_token <= $3)
 WITH fence_write AS (
-    UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
+    UPDATE account_balances
+    SET balance = balance + $1, last_fencing_token = $3
+    WHERE id = $2 AND account_balances.last_fencing_token <= $3
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT account_balances.last_fencing_token, 1 FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT account_balances.last_fencing_token, 1
+FROM account_balances
+WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type CreditAccountsParams struct {
@@ -65,7 +73,7 @@ func (b *CreditAccountsBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("CreditAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("CreditAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}
@@ -78,12 +86,19 @@ func (b *CreditAccountsBatchResults) Close() error {
 }
 
 const setBalances = `-- name: SetBalances :batchone
+-- fencegen: guarded as one row (account_balances.last_fencing_token < $3)
 WITH fence_write AS (
-    UPDATE account_balances SET balance = $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token < $3 RETURNING id, balance, last_fencing_token
+    UPDATE account_balances
+    SET balance = $1, last_fencing_token = $3
+    WHERE id = $2 AND account_balances.last_fencing_token < $3
+    RETURNING id, balance, last_fencing_token
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL FROM account_balances WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT account_balances.last_fencing_token, 1, NULL, NULL, NULL
+FROM account_balances
+WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetBalancesParams struct {
@@ -131,7 +146,7 @@ func (b *SetBalancesBatchResults) QueryRow(f func(int, AccountBalance, error)) {
 		}
 		found := false
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("SetBalances", "account_balances", fence.Strict, b.token, 3, rows, err, func(rows fence.Rows) error {
+		_, err = fenceimpl.WriteResult("SetBalances", "account_balances", fence.Strict, b.token, 3, rows, err, func(rows fenceimpl.Rows) error {
 			if found {
 				return nil
 			}
@@ -153,16 +168,29 @@ func (b *SetBalancesBatchResults) Close() error {
 }
 
 const closeAccountsAbove = `-- name: CloseAccountsAbove :batchmany
+-- fencegen: guarded by locking the rows it matches (account_balances.last_fencing_token <= $2)
 WITH fence_lock AS (
-    SELECT account_balances.id AS fence_key_1, account_balances.last_fencing_token AS fence_token FROM account_balances WHERE balance > $1 ORDER BY account_balances.id FOR UPDATE OF account_balances
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    DELETE FROM account_balances WHERE (balance > $1 AND account_balances.last_fencing_token <= $2) AND (account_balances.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, balance
+    SELECT account_balances.id AS fence_key_1, account_balances.last_fencing_token AS fence_token
+    FROM account_balances
+    WHERE balance > $1
+    ORDER BY account_balances.id
+    FOR UPDATE OF account_balances
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM account_balances
+    WHERE (balance > $1 AND account_balances.last_fencing_token <= $2) AND (account_balances.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, balance
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type CloseAccountsAboveRow struct {
@@ -207,7 +235,7 @@ func (b *CloseAccountsAboveBatchResults) Query(f func(int, []CloseAccountsAboveR
 			continue
 		}
 		rows, err := b.br.Query()
-		if _, err = fence.WriteResult("CloseAccountsAbove", "account_balances", fence.NonStrict, b.token, 2, rows, err, func(rows fence.Rows) error {
+		if _, err = fenceimpl.WriteResult("CloseAccountsAbove", "account_balances", fence.NonStrict, b.token, 2, rows, err, func(rows fenceimpl.Rows) error {
 			var i CloseAccountsAboveRow
 			if err := rows.Scan(nil, nil, &i.ID, &i.Balance); err != nil {
 				return err
@@ -229,7 +257,9 @@ func (b *CloseAccountsAboveBatchResults) Close() error {
 }
 
 const openAccounts = `-- name: OpenAccounts :batchexec
-INSERT INTO account_balances (id, balance, last_fencing_token) VALUES ($1, $2, $3)
+-- fencegen: stores the token (account_balances.last_fencing_token = $3)
+INSERT INTO account_balances (id, balance, last_fencing_token)
+VALUES ($1, $2, $3)
 `
 
 type OpenAccountsParams struct {
@@ -264,7 +294,7 @@ func (b *OpenAccountsBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		_, err := b.br.Exec()
-		err = fence.TriggerError("OpenAccounts", err, "account_balances")
+		err = fenceimpl.TriggerError("OpenAccounts", err, "account_balances")
 		if f != nil {
 			f(t, err)
 		}

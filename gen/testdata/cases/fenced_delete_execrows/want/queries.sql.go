@@ -6,20 +6,34 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const expireSessions = `-- name: ExpireSessions :execrows
+-- fencegen: guarded by locking the rows it matches (sessions.token <= $2)
 WITH fence_lock AS (
-    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token FROM sessions WHERE expires_at < $1 ORDER BY sessions.id FOR UPDATE OF sessions
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    DELETE FROM sessions WHERE (expires_at < $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token
+    FROM sessions
+    WHERE expires_at < $1
+    ORDER BY sessions.id
+    FOR UPDATE OF sessions
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM sessions
+    WHERE (expires_at < $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 // ExpireSessions is fenced on sessions.token: it refuses to touch rows whose
@@ -28,17 +42,22 @@ SELECT stored, refused FROM fence_check WHERE refused > 0
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip.
 func (q *Queries) ExpireSessions(ctx context.Context, now pgtype.Timestamptz, token fence.Token) (int64, error) {
-	return fence.Write("ExpireSessions", "sessions", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("ExpireSessions", "sessions", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, expireSessions, now, int64(token))
 	}, nil)
 }
 
 const deleteSession = `-- name: DeleteSession :exec
-DELETE FROM sessions WHERE id = $1 AND sessions.token <= $2 RETURNING 1
+-- fencegen: guarded by key (sessions.token <= $2)
+DELETE FROM sessions
+WHERE id = $1 AND sessions.token <= $2
+RETURNING 1
 `
 
 const fenceStoredDeleteSession = `-- name: DeleteSession :exec (stored token, sent only when the write touched no row)
-SELECT sessions.token FROM sessions WHERE id = $1
+SELECT sessions.token
+FROM sessions
+WHERE id = $1
 `
 
 // DeleteSession is fenced on sessions.token: it refuses to touch rows whose
@@ -48,25 +67,38 @@ SELECT sessions.token FROM sessions WHERE id = $1
 // row. One round trip when it writes; when it writes nothing, a second reads
 // the stored token.
 func (q *Queries) DeleteSession(ctx context.Context, id pgtype.UUID, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "DeleteSession", "sessions", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "DeleteSession", "sessions", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteSession, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredDeleteSession, id)
 	})
 	return err
 }
 
 const deleteBanned = `-- name: DeleteBanned :execrows
+-- fencegen: guarded by locking the rows it matches (sessions.token <= $1)
 WITH fence_lock AS (
-    SELECT s.id AS fence_key_1, s.token AS fence_token FROM sessions s, banned_users b WHERE s.user_id = b.user_id ORDER BY s.id FOR UPDATE OF s
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $1)) AS refused FROM fence_lock
-), fence_write AS (
-    DELETE FROM sessions s USING banned_users b WHERE (s.user_id = b.user_id AND s.token <= $1) AND (s.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT s.id AS fence_key_1, s.token AS fence_token
+    FROM sessions s, banned_users b
+    WHERE s.user_id = b.user_id
+    ORDER BY s.id
+    FOR UPDATE OF s
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $1)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM sessions s USING banned_users b
+    WHERE (s.user_id = b.user_id AND s.token <= $1) AND (s.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 // DeleteBanned is fenced on sessions.token: it refuses to touch rows whose
@@ -75,22 +107,35 @@ SELECT stored, refused FROM fence_check WHERE refused > 0
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip.
 func (q *Queries) DeleteBanned(ctx context.Context, token fence.Token) (int64, error) {
-	return fence.Write("DeleteBanned", "sessions", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("DeleteBanned", "sessions", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteBanned, int64(token))
 	}, nil)
 }
 
 const deleteForUser = `-- name: DeleteForUser :many
+-- fencegen: guarded by locking the rows it matches (sessions.token <= $2)
 WITH fence_lock AS (
-    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token FROM sessions WHERE user_id = $1 ORDER BY sessions.id FOR UPDATE OF sessions
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    DELETE FROM sessions WHERE (user_id = $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
+    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token
+    FROM sessions
+    WHERE user_id = $1
+    ORDER BY sessions.id
+    FOR UPDATE OF sessions
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM sessions
+    WHERE (user_id = $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 // DeleteForUser is fenced on sessions.token: it refuses to touch rows whose
@@ -100,9 +145,9 @@ SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
 // row. One round trip.
 func (q *Queries) DeleteForUser(ctx context.Context, userID int64, token fence.Token) ([]pgtype.UUID, error) {
 	var items []pgtype.UUID
-	if _, err := fence.Write("DeleteForUser", "sessions", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("DeleteForUser", "sessions", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteForUser, userID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i pgtype.UUID
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err

@@ -6,10 +6,13 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 const createLease = `-- name: CreateLease :exec
-INSERT INTO leases (name, holder, fence) VALUES ($1, $2, $3)
+-- fencegen: stores the token (leases.fence = $3)
+INSERT INTO leases (name, holder, fence)
+VALUES ($1, $2, $3)
 `
 
 type CreateLeaseParams struct {
@@ -20,11 +23,14 @@ type CreateLeaseParams struct {
 // CreateLease stores token in leases.fence.
 func (q *Queries) CreateLease(ctx context.Context, arg CreateLeaseParams, token fence.Token) error {
 	_, err := q.db.Exec(ctx, createLease, arg.Name, arg.Holder, int64(token))
-	return fence.TriggerError("CreateLease", err, "leases")
+	return fenceimpl.TriggerError("CreateLease", err, "leases")
 }
 
 const createLeaseReturning = `-- name: CreateLeaseReturning :one
-INSERT INTO leases (name, holder, fence) VALUES ($1, $2, $3) RETURNING name, holder, fence
+-- fencegen: stores the token (leases.fence = $3)
+INSERT INTO leases (name, holder, fence)
+VALUES ($1, $2, $3)
+RETURNING name, holder, fence
 `
 
 type CreateLeaseReturningParams struct {
@@ -37,11 +43,13 @@ func (q *Queries) CreateLeaseReturning(ctx context.Context, arg CreateLeaseRetur
 	row := q.db.QueryRow(ctx, createLeaseReturning, arg.Name, arg.Holder, int64(token))
 	var i Lease
 	err := row.Scan(&i.Name, &i.Holder, &i.Fence)
-	return i, fence.TriggerError("CreateLeaseReturning", err, "leases")
+	return i, fenceimpl.TriggerError("CreateLeaseReturning", err, "leases")
 }
 
 const createTwo = `-- name: CreateTwo :execrows
-INSERT INTO leases (name, holder, fence) VALUES ($1, $2, $4), ($3, $2, $4)
+-- fencegen: stores the token (leases.fence = $4)
+INSERT INTO leases (name, holder, fence)
+VALUES ($1, $2, $4), ($3, $2, $4)
 `
 
 type CreateTwoParams struct {
@@ -54,26 +62,33 @@ type CreateTwoParams struct {
 func (q *Queries) CreateTwo(ctx context.Context, arg CreateTwoParams, token fence.Token) (int64, error) {
 	result, err := q.db.Exec(ctx, createTwo, arg.A, arg.Holder, arg.B, int64(token))
 	if err != nil {
-		return 0, fence.TriggerError("CreateTwo", err, "leases")
+		return 0, fenceimpl.TriggerError("CreateTwo", err, "leases")
 	}
 	return result.RowsAffected(), nil
 }
 
 const createFromRequests = `-- name: CreateFromRequests :execrows
-INSERT INTO leases (name, holder, fence) SELECT name, holder, $2 FROM lease_requests WHERE holder = $1
+-- fencegen: stores the token (leases.fence = $2)
+INSERT INTO leases (name, holder, fence)
+SELECT name, holder, $2
+FROM lease_requests
+WHERE holder = $1
 `
 
 // CreateFromRequests stores token in leases.fence.
 func (q *Queries) CreateFromRequests(ctx context.Context, holder string, token fence.Token) (int64, error) {
 	result, err := q.db.Exec(ctx, createFromRequests, holder, int64(token))
 	if err != nil {
-		return 0, fence.TriggerError("CreateFromRequests", err, "leases")
+		return 0, fenceimpl.TriggerError("CreateFromRequests", err, "leases")
 	}
 	return result.RowsAffected(), nil
 }
 
 const createIfAbsent = `-- name: CreateIfAbsent :execrows
-INSERT INTO leases (name, holder, fence) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING
+-- fencegen: stores the token (leases.fence = $3)
+INSERT INTO leases (name, holder, fence)
+VALUES ($1, $2, $3)
+ON CONFLICT (name) DO NOTHING
 `
 
 type CreateIfAbsentParams struct {
@@ -85,7 +100,7 @@ type CreateIfAbsentParams struct {
 func (q *Queries) CreateIfAbsent(ctx context.Context, arg CreateIfAbsentParams, token fence.Token) (int64, error) {
 	result, err := q.db.Exec(ctx, createIfAbsent, arg.Name, arg.Holder, int64(token))
 	if err != nil {
-		return 0, fence.TriggerError("CreateIfAbsent", err, "leases")
+		return 0, fenceimpl.TriggerError("CreateIfAbsent", err, "leases")
 	}
 	return result.RowsAffected(), nil
 }

@@ -8,15 +8,22 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 )
 
 const finishJob = `-- name: FinishJob :exec
-UPDATE app.jobs SET done = true, fence = $2 WHERE id = $1 AND jobs.fence <= $2 RETURNING 1
+-- fencegen: guarded by key (app.jobs.fence <= $2)
+UPDATE app.jobs
+SET done = true, fence = $2
+WHERE id = $1 AND jobs.fence <= $2
+RETURNING 1
 `
 
 const fenceStoredFinishJob = `-- name: FinishJob :exec (stored token, sent only when the write touched no row)
-SELECT jobs.fence FROM app.jobs WHERE id = $1
+SELECT jobs.fence
+FROM app.jobs
+WHERE id = $1
 `
 
 // FinishJob is fenced on app.jobs.fence: it refuses to touch rows whose stored
@@ -26,20 +33,26 @@ SELECT jobs.fence FROM app.jobs WHERE id = $1
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) FinishJob(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "FinishJob", "app.jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "FinishJob", "app.jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, finishJob, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredFinishJob, id)
 	})
 	return err
 }
 
 const finishJobReturning = `-- name: FinishJobReturning :one
-UPDATE app.jobs j SET done = true, fence = $2 WHERE j.id = $1 AND j.fence <= $2 RETURNING j.id, j.kind
+-- fencegen: guarded by key (app.jobs.fence <= $2)
+UPDATE app.jobs j
+SET done = true, fence = $2
+WHERE j.id = $1 AND j.fence <= $2
+RETURNING j.id, j.kind
 `
 
 const fenceStoredFinishJobReturning = `-- name: FinishJobReturning :one (stored token, sent only when the write touched no row)
-SELECT j.fence FROM app.jobs j WHERE j.id = $1
+SELECT j.fence
+FROM app.jobs j
+WHERE j.id = $1
 `
 
 type FinishJobReturningRow struct {
@@ -57,15 +70,15 @@ type FinishJobReturningRow struct {
 func (q *Queries) FinishJobReturning(ctx context.Context, id int64, token fence.Token) (FinishJobReturningRow, error) {
 	var i FinishJobReturningRow
 	found := false
-	_, err := fence.WriteByKey(ctx, "FinishJobReturning", "app.jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "FinishJobReturning", "app.jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, finishJobReturning, id, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Kind)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredFinishJobReturning, id)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -75,11 +88,16 @@ func (q *Queries) FinishJobReturning(ctx context.Context, id int64, token fence.
 }
 
 const deleteJob = `-- name: DeleteJob :execrows
-DELETE FROM app.jobs WHERE id = $1 AND jobs.fence <= $2 RETURNING 1
+-- fencegen: guarded by key (app.jobs.fence <= $2)
+DELETE FROM app.jobs
+WHERE id = $1 AND jobs.fence <= $2
+RETURNING 1
 `
 
 const fenceStoredDeleteJob = `-- name: DeleteJob :execrows (stored token, sent only when the write touched no row)
-SELECT jobs.fence FROM app.jobs WHERE id = $1
+SELECT jobs.fence
+FROM app.jobs
+WHERE id = $1
 `
 
 // DeleteJob is fenced on app.jobs.fence: it refuses to touch rows whose stored
@@ -89,9 +107,9 @@ SELECT jobs.fence FROM app.jobs WHERE id = $1
 // row. One round trip when it writes; when it writes nothing, a second reads
 // the stored token.
 func (q *Queries) DeleteJob(ctx context.Context, id int64, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "DeleteJob", "app.jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	return fenceimpl.WriteByKey(ctx, "DeleteJob", "app.jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteJob, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredDeleteJob, id)
 	})
 }

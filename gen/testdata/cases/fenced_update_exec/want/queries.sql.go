@@ -6,15 +6,22 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const creditAccount = `-- name: CreditAccount :exec
-UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND account_balances.last_fencing_token <= $3 RETURNING 1
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
+UPDATE account_balances
+SET balance = balance + $1, last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token <= $3
+RETURNING 1
 `
 
 const fenceStoredCreditAccount = `-- name: CreditAccount :exec (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 type CreditAccountParams struct {
@@ -32,20 +39,26 @@ type CreditAccountParams struct {
 // One round trip when it writes; when it writes nothing, a second reads the
 // stored token.
 func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, creditAccount, arg.Amount, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredCreditAccount, arg.ID)
 	})
 	return err
 }
 
 const resetBalance = `-- name: ResetBalance :exec
-UPDATE account_balances SET balance = 0, last_fencing_token = $2 WHERE id = $1 AND account_balances.last_fencing_token <= $2 RETURNING 1
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
+UPDATE account_balances
+SET balance = 0, last_fencing_token = $2
+WHERE id = $1 AND account_balances.last_fencing_token <= $2
+RETURNING 1
 `
 
 const fenceStoredResetBalance = `-- name: ResetBalance :exec (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
 // ResetBalance is fenced on account_balances.last_fencing_token: it refuses to
@@ -56,9 +69,9 @@ SELECT account_balances.last_fencing_token FROM account_balances WHERE id = $1
 // One round trip when it writes; when it writes nothing, a second reads the
 // stored token.
 func (q *Queries) ResetBalance(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "ResetBalance", "account_balances", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "ResetBalance", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, resetBalance, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredResetBalance, id)
 	})
 	return err

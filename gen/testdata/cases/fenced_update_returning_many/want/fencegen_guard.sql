@@ -6,8 +6,10 @@
 -- For each fenced table, a BEFORE UPDATE trigger refuses any UPDATE that
 -- would lower the stored fencing token, whoever sends it: psql, another
 -- service, a hand-written query without the guard. It raises SQLSTATE
--- FN001, which fencegen's generated code reports as a *fence.StaleError
--- (errors.Is fence.ErrStaleToken).
+-- FN001 with DETAIL 'presented=N stored=M mode=strict|non-strict' and
+-- the table and token column in the error's SCHEMA, TABLE and COLUMN fields,
+-- which fencegen's generated code reads (never the message, which is for
+-- people) and reports as a *fence.StaleError (errors.Is fence.ErrStaleToken).
 --
 -- What it cannot catch:
 --   - an UPDATE that does not set the token column at all, on a non-strict
@@ -28,7 +30,9 @@ BEGIN
     IF NEW.epoch < OLD.epoch THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (shards.epoch)',
             NEW.epoch, OLD.epoch
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.epoch, OLD.epoch),
+                SCHEMA = 'public', TABLE = 'shards', COLUMN = 'epoch';
     END IF;
     RETURN NEW;
 END

@@ -6,20 +6,35 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const takeRegion = `-- name: TakeRegion :many
+-- fencegen: guarded by locking the rows it matches (shards.epoch <= $3)
 WITH fence_lock AS (
-    SELECT shards.id AS fence_key_1, shards.epoch AS fence_token FROM shards WHERE region = $2 ORDER BY shards.id FOR UPDATE OF shards
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE shards SET owner = $1, moved_at = now(), epoch = $3 WHERE (region = $2 AND shards.epoch <= $3) AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, moved_at
+    SELECT shards.id AS fence_key_1, shards.epoch AS fence_token
+    FROM shards
+    WHERE region = $2
+    ORDER BY shards.id
+    FOR UPDATE OF shards
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE shards
+    SET owner = $1, moved_at = now(), epoch = $3
+    WHERE (region = $2 AND shards.epoch <= $3) AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, owner, moved_at
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type TakeRegionParams struct {
@@ -40,9 +55,9 @@ type TakeRegionRow struct {
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) TakeRegion(ctx context.Context, arg TakeRegionParams, token fence.Token) ([]TakeRegionRow, error) {
 	var items []TakeRegionRow
-	if _, err := fence.Write("TakeRegion", "shards", fence.NonStrict, token, 3, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("TakeRegion", "shards", fence.NonStrict, token, 3, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, takeRegion, arg.Owner, arg.Region, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i TakeRegionRow
 		if err := rows.Scan(nil, nil, &i.ID, &i.Owner, &i.MovedAt); err != nil {
 			return err
@@ -56,16 +71,29 @@ func (q *Queries) TakeRegion(ctx context.Context, arg TakeRegionParams, token fe
 }
 
 const takeAll = `-- name: TakeAll :many
+-- fencegen: guarded by locking the rows it matches (shards.epoch <= $2)
 WITH fence_lock AS (
-    SELECT shards.id AS fence_key_1, shards.epoch AS fence_token FROM shards ORDER BY shards.id FOR UPDATE OF shards
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE shards SET owner = $1, epoch = $2 WHERE shards.epoch <= $2 AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, region, moved_at, epoch
+    SELECT shards.id AS fence_key_1, shards.epoch AS fence_token
+    FROM shards
+    ORDER BY shards.id
+    FOR UPDATE OF shards
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE shards
+    SET owner = $1, epoch = $2
+    WHERE shards.epoch <= $2 AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, owner, region, moved_at, epoch
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL, NULL, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL, NULL, NULL, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 // TakeAll is fenced on shards.epoch: it refuses to touch rows whose stored
@@ -75,9 +103,9 @@ SELECT stored, refused, NULL, NULL, NULL, NULL, NULL FROM fence_check WHERE refu
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) TakeAll(ctx context.Context, owner string, token fence.Token) ([]Shard, error) {
 	var items []Shard
-	if _, err := fence.Write("TakeAll", "shards", fence.NonStrict, token, 5, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("TakeAll", "shards", fence.NonStrict, token, 5, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, takeAll, owner, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i Shard
 		if err := rows.Scan(nil, nil, &i.ID, &i.Owner, &i.Region, &i.MovedAt, &i.Epoch); err != nil {
 			return err
@@ -91,16 +119,30 @@ func (q *Queries) TakeAll(ctx context.Context, owner string, token fence.Token) 
 }
 
 const takeIDs = `-- name: TakeIDs :many
+-- fencegen: guarded by locking the rows it matches (shards.epoch <= $3)
 WITH fence_lock AS (
-    SELECT s.id AS fence_key_1, s.epoch AS fence_token FROM shards s WHERE s.id = ANY($2::int[]) ORDER BY s.id FOR UPDATE OF s
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE shards s SET owner = $1, epoch = $3 WHERE (s.id = ANY($2::int[]) AND s.epoch <= $3) AND (s.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING s.id
+    SELECT s.id AS fence_key_1, s.epoch AS fence_token
+    FROM shards s
+    WHERE s.id = ANY($2::int[])
+    ORDER BY s.id
+    FOR UPDATE OF s
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE shards s
+    SET owner = $1, epoch = $3
+    WHERE (s.id = ANY($2::int[]) AND s.epoch <= $3) AND (s.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING s.id
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type TakeIDsParams struct {
@@ -115,9 +157,9 @@ type TakeIDsParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) TakeIDs(ctx context.Context, arg TakeIDsParams, token fence.Token) ([]int32, error) {
 	var items []int32
-	if _, err := fence.Write("TakeIDs", "shards", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("TakeIDs", "shards", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, takeIDs, arg.Owner, arg.Ids, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int32
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err

@@ -8,16 +8,23 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const setState = `-- name: SetState :one
-UPDATE jobs SET state = $1, fence = $3 WHERE id = $2 AND jobs.fence <= $3 RETURNING id, state, payload, note, fence
+-- fencegen: guarded by key (jobs.fence <= $3)
+UPDATE jobs
+SET state = $1, fence = $3
+WHERE id = $2 AND jobs.fence <= $3
+RETURNING id, state, payload, note, fence
 `
 
 const fenceStoredSetState = `-- name: SetState :one (stored token, sent only when the write touched no row)
-SELECT jobs.fence FROM jobs WHERE id = $1
+SELECT jobs.fence
+FROM jobs
+WHERE id = $1
 `
 
 type SetStateParams struct {
@@ -34,15 +41,15 @@ type SetStateParams struct {
 func (q *Queries) SetState(ctx context.Context, arg SetStateParams, token fence.Token) (Job, error) {
 	var i Job
 	found := false
-	_, err := fence.WriteByKey(ctx, "SetState", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetState", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setState, arg.State, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.State, &i.Payload, &i.Note, &i.Fence)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetState, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -52,11 +59,17 @@ func (q *Queries) SetState(ctx context.Context, arg SetStateParams, token fence.
 }
 
 const setNote = `-- name: SetNote :one
-UPDATE jobs SET note = $1, fence = $3 WHERE id = $2 AND jobs.fence <= $3 RETURNING id, note, fence
+-- fencegen: guarded by key (jobs.fence <= $3)
+UPDATE jobs
+SET note = $1, fence = $3
+WHERE id = $2 AND jobs.fence <= $3
+RETURNING id, note, fence
 `
 
 const fenceStoredSetNote = `-- name: SetNote :one (stored token, sent only when the write touched no row)
-SELECT jobs.fence FROM jobs WHERE id = $1
+SELECT jobs.fence
+FROM jobs
+WHERE id = $1
 `
 
 type SetNoteParams struct {
@@ -81,15 +94,15 @@ type SetNoteRow struct {
 func (q *Queries) SetNote(ctx context.Context, arg SetNoteParams, token fence.Token) (SetNoteRow, error) {
 	var i SetNoteRow
 	found := false
-	_, err := fence.WriteByKey(ctx, "SetNote", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetNote", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setNote, arg.Note, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Note, &i.Fence)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetNote, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -99,11 +112,17 @@ func (q *Queries) SetNote(ctx context.Context, arg SetNoteParams, token fence.To
 }
 
 const touch = `-- name: Touch :one
-UPDATE jobs SET payload = payload, fence = $2 WHERE id = $1 AND jobs.fence <= $2 RETURNING state
+-- fencegen: guarded by key (jobs.fence <= $2)
+UPDATE jobs
+SET payload = payload, fence = $2
+WHERE id = $1 AND jobs.fence <= $2
+RETURNING state
 `
 
 const fenceStoredTouch = `-- name: Touch :one (stored token, sent only when the write touched no row)
-SELECT jobs.fence FROM jobs WHERE id = $1
+SELECT jobs.fence
+FROM jobs
+WHERE id = $1
 `
 
 // Touch is fenced on jobs.fence: it refuses to touch rows whose stored fencing
@@ -115,15 +134,15 @@ SELECT jobs.fence FROM jobs WHERE id = $1
 func (q *Queries) Touch(ctx context.Context, id int64, token fence.Token) (JobState, error) {
 	var i JobState
 	found := false
-	_, err := fence.WriteByKey(ctx, "Touch", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "Touch", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, touch, id, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredTouch, id)
 	})
 	if errors.Is(err, fence.ErrNotFound) {

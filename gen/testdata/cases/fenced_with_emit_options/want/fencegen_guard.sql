@@ -6,8 +6,10 @@
 -- For each fenced table, a BEFORE UPDATE trigger refuses any UPDATE that
 -- would lower the stored fencing token, whoever sends it: psql, another
 -- service, a hand-written query without the guard. It raises SQLSTATE
--- FN001, which fencegen's generated code reports as a *fence.StaleError
--- (errors.Is fence.ErrStaleToken).
+-- FN001 with DETAIL 'presented=N stored=M mode=strict|non-strict' and
+-- the table and token column in the error's SCHEMA, TABLE and COLUMN fields,
+-- which fencegen's generated code reads (never the message, which is for
+-- people) and reports as a *fence.StaleError (errors.Is fence.ErrStaleToken).
 --
 -- What it cannot catch:
 --   - an UPDATE that does not set the token column at all, on a non-strict
@@ -28,7 +30,9 @@ BEGIN
     IF NEW.tok < OLD.tok THEN
         RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (tickets.tok)',
             NEW.tok, OLD.tok
-            USING ERRCODE = 'FN001';
+            USING ERRCODE = 'FN001',
+                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
+                SCHEMA = 'public', TABLE = 'tickets', COLUMN = 'tok';
     END IF;
     RETURN NEW;
 END

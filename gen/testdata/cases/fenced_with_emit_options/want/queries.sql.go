@@ -8,15 +8,22 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 )
 
 const closeTicket = `-- name: CloseTicket :one
-UPDATE tickets SET status = 'closed', owner = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING id, status, owner, score, tok
+-- fencegen: guarded by key (tickets.tok <= $3)
+UPDATE tickets
+SET status = 'closed', owner = $1, tok = $3
+WHERE id = $2 AND tickets.tok <= $3
+RETURNING id, status, owner, score, tok
 `
 
 const fenceStoredCloseTicket = `-- name: CloseTicket :one (stored token, sent only when the write touched no row)
-SELECT tickets.tok FROM tickets WHERE id = $1
+SELECT tickets.tok
+FROM tickets
+WHERE id = $1
 `
 
 type CloseTicketParams struct {
@@ -33,15 +40,15 @@ type CloseTicketParams struct {
 func (q *Queries) CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketParams, token fence.Token) (*Ticket, error) {
 	i := &Ticket{}
 	found := false
-	_, err := fence.WriteByKey(ctx, "CloseTicket", "tickets", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "CloseTicket", "tickets", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, closeTicket, arg.Owner, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Score, &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return db.Query(ctx, fenceStoredCloseTicket, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -51,16 +58,30 @@ func (q *Queries) CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketPara
 }
 
 const reassign = `-- name: Reassign :many
+-- fencegen: guarded by locking the rows it matches (tickets.tok <= $3)
 WITH fence_lock AS (
-    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE owner = $2 ORDER BY tickets.id FOR UPDATE OF tickets
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE tickets SET owner = $1, tok = $3 WHERE (owner = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, owner, score
+    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token
+    FROM tickets
+    WHERE owner = $2
+    ORDER BY tickets.id
+    FOR UPDATE OF tickets
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE tickets
+    SET owner = $1, tok = $3
+    WHERE (owner = $2 AND tickets.tok <= $3) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, owner, score
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type ReassignParams struct {
@@ -81,9 +102,9 @@ type ReassignRow struct {
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) Reassign(ctx context.Context, db DBTX, arg *ReassignParams, token fence.Token) ([]*ReassignRow, error) {
 	items := []*ReassignRow{}
-	if _, err := fence.Write("Reassign", "tickets", fence.NonStrict, token, 3, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("Reassign", "tickets", fence.NonStrict, token, 3, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, reassign, arg.Owner, arg.OldOwner, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		i := &ReassignRow{}
 		if err := rows.Scan(nil, nil, &i.ID, &i.Owner, &i.Score); err != nil {
 			return err
@@ -97,16 +118,29 @@ func (q *Queries) Reassign(ctx context.Context, db DBTX, arg *ReassignParams, to
 }
 
 const purge = `-- name: Purge :execrows
+-- fencegen: guarded by locking the rows it matches (tickets.tok <= $2)
 WITH fence_lock AS (
-    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token FROM tickets WHERE status = $1 ORDER BY tickets.id FOR UPDATE OF tickets
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    DELETE FROM tickets WHERE (status = $1 AND tickets.tok <= $2) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token
+    FROM tickets
+    WHERE status = $1
+    ORDER BY tickets.id
+    FOR UPDATE OF tickets
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM tickets
+    WHERE (status = $1 AND tickets.tok <= $2) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 // Purge is fenced on tickets.tok: it refuses to touch rows whose stored
@@ -115,17 +149,23 @@ SELECT stored, refused FROM fence_check WHERE refused > 0
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip.
 func (q *Queries) Purge(ctx context.Context, db DBTX, status Status, token fence.Token) (int64, error) {
-	return fence.Write("Purge", "tickets", fence.NonStrict, token, 0, func() (fence.Rows, error) {
+	return fenceimpl.Write("Purge", "tickets", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, purge, status, int64(token))
 	}, nil)
 }
 
 const rescore = `-- name: Rescore :exec
-UPDATE tickets SET score = $1, tok = $3 WHERE id = $2 AND tickets.tok <= $3 RETURNING id
+-- fencegen: guarded by key (tickets.tok <= $3)
+UPDATE tickets
+SET score = $1, tok = $3
+WHERE id = $2 AND tickets.tok <= $3
+RETURNING id
 `
 
 const fenceStoredRescore = `-- name: Rescore :exec (stored token, sent only when the write touched no row)
-SELECT tickets.tok FROM tickets WHERE id = $1
+SELECT tickets.tok
+FROM tickets
+WHERE id = $1
 `
 
 type RescoreParams struct {
@@ -142,16 +182,19 @@ type RescoreParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) Rescore(ctx context.Context, db DBTX, arg *RescoreParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "Rescore", "tickets", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "Rescore", "tickets", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, rescore, arg.Score, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return db.Query(ctx, fenceStoredRescore, arg.ID)
 	})
 	return err
 }
 
 const open = `-- name: Open :one
-INSERT INTO tickets (id, status, tok) VALUES ($1, 'open', $2) RETURNING id, status, owner, score, tok
+-- fencegen: stores the token (tickets.tok = $2)
+INSERT INTO tickets (id, status, tok)
+VALUES ($1, 'open', $2)
+RETURNING id, status, owner, score, tok
 `
 
 // Open stores token in tickets.tok.
@@ -159,7 +202,7 @@ func (q *Queries) Open(ctx context.Context, db DBTX, id int64, token fence.Token
 	row := db.QueryRow(ctx, open, id, int64(token))
 	i := &Ticket{}
 	err := row.Scan(&i.ID, &i.Status, &i.Owner, &i.Score, &i.Tok)
-	return i, fence.TriggerError("Open", err, "tickets")
+	return i, fenceimpl.TriggerError("Open", err, "tickets")
 }
 
 const list = `-- name: List :many

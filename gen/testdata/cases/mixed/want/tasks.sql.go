@@ -8,16 +8,23 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
 const claimTask = `-- name: ClaimTask :one
-UPDATE tasks SET worker_id = $1, attempts = attempts + 1, lease_token = $3 WHERE (id = $2 AND status = 'queued') AND tasks.lease_token <= $3 RETURNING id, worker_id, status, attempts, lease_token
+-- fencegen: guarded by key (tasks.lease_token <= $3)
+UPDATE tasks
+SET worker_id = $1, attempts = attempts + 1, lease_token = $3
+WHERE (id = $2 AND status = 'queued') AND tasks.lease_token <= $3
+RETURNING id, worker_id, status, attempts, lease_token
 `
 
 const fenceStoredClaimTask = `-- name: ClaimTask :one (stored token, sent only when the write touched no row)
-SELECT tasks.lease_token FROM tasks WHERE id = $1 AND (NOT tasks.lease_token <= $2 OR (id = $1 AND status = 'queued'))
+SELECT tasks.lease_token
+FROM tasks
+WHERE id = $1 AND (NOT tasks.lease_token <= $2 OR (id = $1 AND status = 'queued'))
 `
 
 type ClaimTaskParams struct {
@@ -34,15 +41,15 @@ type ClaimTaskParams struct {
 func (q *Queries) ClaimTask(ctx context.Context, arg ClaimTaskParams, token fence.Token) (Task, error) {
 	var i Task
 	found := false
-	_, err := fence.WriteByKey(ctx, "ClaimTask", "tasks", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "ClaimTask", "tasks", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, claimTask, arg.WorkerID, arg.ID, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.WorkerID, &i.Status, &i.Attempts, &i.LeaseToken)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredClaimTask, arg.ID, int64(token))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -52,11 +59,17 @@ func (q *Queries) ClaimTask(ctx context.Context, arg ClaimTaskParams, token fenc
 }
 
 const completeTask = `-- name: CompleteTask :exec
-UPDATE tasks SET status = 'done', lease_token = $2 WHERE id = $1 AND tasks.lease_token <= $2 RETURNING 1
+-- fencegen: guarded by key (tasks.lease_token <= $2)
+UPDATE tasks
+SET status = 'done', lease_token = $2
+WHERE id = $1 AND tasks.lease_token <= $2
+RETURNING 1
 `
 
 const fenceStoredCompleteTask = `-- name: CompleteTask :exec (stored token, sent only when the write touched no row)
-SELECT tasks.lease_token FROM tasks WHERE id = $1
+SELECT tasks.lease_token
+FROM tasks
+WHERE id = $1
 `
 
 // CompleteTask is fenced on tasks.lease_token: it refuses to touch rows whose
@@ -66,9 +79,9 @@ SELECT tasks.lease_token FROM tasks WHERE id = $1
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
 // writes; when it writes nothing, a second reads the stored token.
 func (q *Queries) CompleteTask(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "CompleteTask", "tasks", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "CompleteTask", "tasks", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, completeTask, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredCompleteTask, id)
 	})
 	return err
@@ -86,7 +99,10 @@ func (q *Queries) GetTask(ctx context.Context, id int64) (Task, error) {
 }
 
 const newTask = `-- name: NewTask :one
-INSERT INTO tasks (status, lease_token) VALUES ('queued', $1) RETURNING id
+-- fencegen: stores the token (tasks.lease_token = $1)
+INSERT INTO tasks (status, lease_token)
+VALUES ('queued', $1)
+RETURNING id
 `
 
 // NewTask stores token in tasks.lease_token.
@@ -94,5 +110,5 @@ func (q *Queries) NewTask(ctx context.Context, token fence.Token) (int64, error)
 	row := q.db.QueryRow(ctx, newTask, int64(token))
 	var i int64
 	err := row.Scan(&i)
-	return i, fence.TriggerError("NewTask", err, "tasks")
+	return i, fenceimpl.TriggerError("NewTask", err, "tasks")
 }

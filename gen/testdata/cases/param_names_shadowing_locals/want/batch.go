@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -15,12 +16,19 @@ var (
 )
 
 const markBatch = `-- name: MarkBatch :batchexec
+-- fencegen: guarded as one row (jobs.tok <= $2)
 WITH fence_write AS (
-    UPDATE jobs SET status = 'batched', tok = $2 WHERE id = $1 AND jobs.tok <= $2 RETURNING 1
+    UPDATE jobs
+    SET status = 'batched', tok = $2
+    WHERE id = $1 AND jobs.tok <= $2
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT jobs.tok, 1 FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT jobs.tok, 1
+FROM jobs
+WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type MarkBatchBatchResults struct {
@@ -58,7 +66,7 @@ func (b *MarkBatchBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("MarkBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("MarkBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}
@@ -170,12 +178,19 @@ func (b *IDsByValsBatchResults) Close() error {
 }
 
 const markA = `-- name: MarkA :batchexec
+-- fencegen: guarded as one row (jobs.tok <= $2)
 WITH fence_write AS (
-    UPDATE jobs SET status = 'a', tok = $2 WHERE id = $1 AND jobs.tok <= $2 RETURNING 1
+    UPDATE jobs
+    SET status = 'a', tok = $2
+    WHERE id = $1 AND jobs.tok <= $2
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT jobs.tok, 1 FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT jobs.tok, 1
+FROM jobs
+WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type MarkABatchResults struct {
@@ -213,7 +228,7 @@ func (b *MarkABatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("MarkA", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteResult("MarkA", "jobs", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}
@@ -226,12 +241,19 @@ func (b *MarkABatchResults) Close() error {
 }
 
 const statusByLen = `-- name: StatusByLen :batchone
+-- fencegen: guarded as one row (jobs.tok <= $2)
 WITH fence_write AS (
-    UPDATE jobs SET status = 'len', tok = $2 WHERE id = $1 AND jobs.tok <= $2 RETURNING status
+    UPDATE jobs
+    SET status = 'len', tok = $2
+    WHERE id = $1 AND jobs.tok <= $2
+    RETURNING status
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT jobs.tok, 1, NULL FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
+SELECT jobs.tok, 1, NULL
+FROM jobs
+WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type StatusByLenBatchResults struct {
@@ -271,7 +293,7 @@ func (b *StatusByLenBatchResults) QueryRow(f func(int, string, error)) {
 		}
 		found := false
 		rows, err := b.br.Query()
-		_, err = fence.WriteResult("StatusByLen", "jobs", fence.NonStrict, b.token, 1, rows, err, func(rows fence.Rows) error {
+		_, err = fenceimpl.WriteResult("StatusByLen", "jobs", fence.NonStrict, b.token, 1, rows, err, func(rows fenceimpl.Rows) error {
 			if found {
 				return nil
 			}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"time"
 )
@@ -37,11 +38,17 @@ func (q *Queries) IDsByAppend(ctx context.Context, append_ string) ([]int64, err
 }
 
 const statusByNil = `-- name: StatusByNil :one
-UPDATE jobs SET status = 'nil', tok = $2 WHERE id = $1 AND jobs.tok <= $2 RETURNING status
+-- fencegen: guarded by key (jobs.tok <= $2)
+UPDATE jobs
+SET status = 'nil', tok = $2
+WHERE id = $1 AND jobs.tok <= $2
+RETURNING status
 `
 
 const fenceStoredStatusByNil = `-- name: StatusByNil :one (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 // StatusByNil is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -53,15 +60,15 @@ SELECT jobs.tok FROM jobs WHERE id = $1
 func (q *Queries) StatusByNil(ctx context.Context, nil_ int64, token fence.Token) (string, error) {
 	var i string
 	found := false
-	_, err := fence.WriteByKey(ctx, "StatusByNil", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "StatusByNil", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, statusByNil, nil_, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i)
-	}, func(ctx context.Context) (fence.Rows, error) {
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredStatusByNil, nil_)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
@@ -71,11 +78,17 @@ func (q *Queries) StatusByNil(ctx context.Context, nil_ int64, token fence.Token
 }
 
 const markInt64 = `-- name: MarkInt64 :exec
-UPDATE jobs SET status = 'int64', tok = $2 WHERE id = $1 AND jobs.tok <= $2 RETURNING 1
+-- fencegen: guarded by key (jobs.tok <= $2)
+UPDATE jobs
+SET status = 'int64', tok = $2
+WHERE id = $1 AND jobs.tok <= $2
+RETURNING 1
 `
 
 const fenceStoredMarkInt64 = `-- name: MarkInt64 :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok FROM jobs WHERE id = $1
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
 `
 
 // MarkInt64 is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -85,25 +98,39 @@ SELECT jobs.tok FROM jobs WHERE id = $1
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) MarkInt64(ctx context.Context, int64_ int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "MarkInt64", "jobs", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "MarkInt64", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, markInt64, int64_, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredMarkInt64, int64_)
 	})
 	return err
 }
 
 const markError = `-- name: MarkError :many
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $2)
 WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token FROM jobs WHERE id >= $1 ORDER BY jobs.id FOR UPDATE OF jobs
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE jobs SET status = 'error', tok = $2 WHERE (id >= $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id >= $1
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = 'error', tok = $2
+    WHERE (id >= $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 // MarkError is fenced on jobs.tok: it refuses to touch rows whose stored
@@ -113,9 +140,9 @@ SELECT stored, refused, NULL FROM fence_check WHERE refused > 0
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) MarkError(ctx context.Context, error_ int64, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fence.Write("MarkError", "jobs", fence.NonStrict, token, 1, func() (fence.Rows, error) {
+	if _, err := fenceimpl.Write("MarkError", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, markError, error_, int64(token))
-	}, func(rows fence.Rows) error {
+	}, func(rows fenceimpl.Rows) error {
 		var i int64
 		if err := rows.Scan(nil, nil, &i); err != nil {
 			return err

@@ -9,13 +9,16 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/google/uuid"
 	"github.com/lib/pq"
 	"github.com/sqlc-dev/pqtype"
 )
 
 const openAccount = `-- name: OpenAccount :exec
-INSERT INTO accounts (id, owner, balance, last_fencing_token) VALUES ($1, $2, $3, $4)
+-- fencegen: stores the token (accounts.last_fencing_token = $4)
+INSERT INTO accounts (id, owner, balance, last_fencing_token)
+VALUES ($1, $2, $3, $4)
 `
 
 type OpenAccountParams struct {
@@ -27,15 +30,21 @@ type OpenAccountParams struct {
 // OpenAccount stores token in accounts.last_fencing_token.
 func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token fence.Token) error {
 	_, err := q.db.ExecContext(ctx, openAccount, arg.ID, arg.Owner, arg.Balance, int64(token))
-	return fence.TriggerError("OpenAccount", err, "accounts")
+	return fenceimpl.TriggerError("OpenAccount", err, "accounts")
 }
 
 const credit = `-- name: Credit :execrows
-UPDATE accounts SET balance = balance + $1, last_fencing_token = $3 WHERE id = $2 AND accounts.last_fencing_token <= $3 RETURNING 1
+-- fencegen: guarded by key (accounts.last_fencing_token <= $3)
+UPDATE accounts
+SET balance = balance + $1, last_fencing_token = $3
+WHERE id = $2 AND accounts.last_fencing_token <= $3
+RETURNING 1
 `
 
 const fenceStoredCredit = `-- name: Credit :execrows (stored token, sent only when the write touched no row)
-SELECT accounts.last_fencing_token FROM accounts WHERE id = $1
+SELECT accounts.last_fencing_token
+FROM accounts
+WHERE id = $1
 `
 
 type CreditParams struct {
@@ -51,19 +60,25 @@ type CreditParams struct {
 // One round trip when it writes; when it writes nothing, a second reads the
 // stored token.
 func (q *Queries) Credit(ctx context.Context, arg CreditParams, token fence.Token) (int64, error) {
-	return fence.WriteByKey(ctx, "Credit", "accounts", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, credit, arg.Amount, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredCredit, arg.ID))
+	return fenceimpl.WriteByKey(ctx, "Credit", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, credit, arg.Amount, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredCredit, arg.ID))
 	})
 }
 
 const retag = `-- name: Retag :one
-UPDATE accounts SET tags = $1, last_fencing_token = $3 WHERE id = $2 AND accounts.last_fencing_token <= $3 RETURNING id, owner, balance, tags, meta, opened_at, closed_on, last_fencing_token
+-- fencegen: guarded by key (accounts.last_fencing_token <= $3)
+UPDATE accounts
+SET tags = $1, last_fencing_token = $3
+WHERE id = $2 AND accounts.last_fencing_token <= $3
+RETURNING id, owner, balance, tags, meta, opened_at, closed_on, last_fencing_token
 `
 
 const fenceStoredRetag = `-- name: Retag :one (stored token, sent only when the write touched no row)
-SELECT accounts.last_fencing_token FROM accounts WHERE id = $1
+SELECT accounts.last_fencing_token
+FROM accounts
+WHERE id = $1
 `
 
 type RetagParams struct {
@@ -81,16 +96,16 @@ type RetagParams struct {
 func (q *Queries) Retag(ctx context.Context, arg RetagParams, token fence.Token) (Account, error) {
 	var i Account
 	found := false
-	_, err := fence.WriteByKey(ctx, "Retag", "accounts", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, retag, pq.Array(arg.Tags), arg.ID, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteByKey(ctx, "Retag", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, retag, pq.Array(arg.Tags), arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Owner, &i.Balance, pq.Array(&i.Tags), &i.Meta, &i.OpenedAt, &i.ClosedOn, &i.LastFencingToken)
-	}, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredRetag, arg.ID))
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredRetag, arg.ID))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
@@ -99,16 +114,30 @@ func (q *Queries) Retag(ctx context.Context, arg RetagParams, token fence.Token)
 }
 
 const closeOwned = `-- name: CloseOwned :many
+-- fencegen: guarded by locking the rows it matches (accounts.last_fencing_token <= $3)
 WITH fence_lock AS (
-    SELECT accounts.id AS fence_key_1, accounts.last_fencing_token AS fence_token FROM accounts WHERE owner = $2 ORDER BY accounts.id FOR UPDATE OF accounts
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE accounts SET closed_on = $1, last_fencing_token = $3 WHERE (owner = $2 AND accounts.last_fencing_token <= $3) AND (accounts.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING id, tags
+    SELECT accounts.id AS fence_key_1, accounts.last_fencing_token AS fence_token
+    FROM accounts
+    WHERE owner = $2
+    ORDER BY accounts.id
+    FOR UPDATE OF accounts
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE accounts
+    SET closed_on = $1, last_fencing_token = $3
+    WHERE (owner = $2 AND accounts.last_fencing_token <= $3) AND (accounts.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, tags
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.* FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL, NULL FROM fence_check WHERE refused > 0
+SELECT stored, refused, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
 type CloseOwnedParams struct {
@@ -129,9 +158,9 @@ type CloseOwnedRow struct {
 // One round trip.
 func (q *Queries) CloseOwned(ctx context.Context, arg CloseOwnedParams, token fence.Token) ([]CloseOwnedRow, error) {
 	var items []CloseOwnedRow
-	if _, err := fence.Write("CloseOwned", "accounts", fence.NonStrict, token, 2, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, closeOwned, arg.ClosedOn, arg.Owner, int64(token)))
-	}, func(rows fence.Rows) error {
+	if _, err := fenceimpl.Write("CloseOwned", "accounts", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, closeOwned, arg.ClosedOn, arg.Owner, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		var i CloseOwnedRow
 		if err := rows.Scan(nil, nil, &i.ID, pq.Array(&i.Tags)); err != nil {
 			return err
@@ -145,11 +174,17 @@ func (q *Queries) CloseOwned(ctx context.Context, arg CloseOwnedParams, token fe
 }
 
 const setMeta = `-- name: SetMeta :execresult
-UPDATE accounts SET meta = $1, last_fencing_token = $3 WHERE id = $2 AND accounts.last_fencing_token <= $3 RETURNING 1
+-- fencegen: guarded by key (accounts.last_fencing_token <= $3)
+UPDATE accounts
+SET meta = $1, last_fencing_token = $3
+WHERE id = $2 AND accounts.last_fencing_token <= $3
+RETURNING 1
 `
 
 const fenceStoredSetMeta = `-- name: SetMeta :execresult (stored token, sent only when the write touched no row)
-SELECT accounts.last_fencing_token FROM accounts WHERE id = $1
+SELECT accounts.last_fencing_token
+FROM accounts
+WHERE id = $1
 `
 
 type SetMetaParams struct {
@@ -165,23 +200,28 @@ type SetMetaParams struct {
 // One round trip when it writes; when it writes nothing, a second reads the
 // stored token.
 func (q *Queries) SetMeta(ctx context.Context, arg SetMetaParams, token fence.Token) (sql.Result, error) {
-	n, err := fence.WriteByKey(ctx, "SetMeta", "accounts", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, setMeta, arg.Meta, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredSetMeta, arg.ID))
+	n, err := fenceimpl.WriteByKey(ctx, "SetMeta", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setMeta, arg.Meta, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetMeta, arg.ID))
 	})
 	if err != nil {
 		return nil, err
 	}
-	return fence.Result(n), nil
+	return fenceimpl.Result(n), nil
 }
 
 const remove = `-- name: Remove :exec
-DELETE FROM accounts WHERE id = $1 AND accounts.last_fencing_token <= $2 RETURNING 1
+-- fencegen: guarded by key (accounts.last_fencing_token <= $2)
+DELETE FROM accounts
+WHERE id = $1 AND accounts.last_fencing_token <= $2
+RETURNING 1
 `
 
 const fenceStoredRemove = `-- name: Remove :exec (stored token, sent only when the write touched no row)
-SELECT accounts.last_fencing_token FROM accounts WHERE id = $1
+SELECT accounts.last_fencing_token
+FROM accounts
+WHERE id = $1
 `
 
 // Remove is fenced on accounts.last_fencing_token: it refuses to touch rows
@@ -191,10 +231,10 @@ SELECT accounts.last_fencing_token FROM accounts WHERE id = $1
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) Remove(ctx context.Context, id uuid.UUID, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "Remove", "accounts", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, remove, id, int64(token)))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(q.db.QueryContext(ctx, fenceStoredRemove, id))
+	_, err := fenceimpl.WriteByKey(ctx, "Remove", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, remove, id, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredRemove, id))
 	})
 	return err
 }
@@ -207,7 +247,7 @@ UPDATE accounts SET balance = 0 WHERE id = $1
 // token (@fence off: operator repair).
 func (q *Queries) Repair(ctx context.Context, id uuid.UUID) error {
 	_, err := q.db.ExecContext(ctx, repair, id)
-	return fence.TriggerError("Repair", err, "accounts")
+	return fenceimpl.TriggerError("Repair", err, "accounts")
 }
 
 const byTags = `-- name: ByTags :many

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/lib/pq"
 )
 
@@ -96,11 +97,17 @@ func (q *Queries) Touch(ctx context.Context, db DBTX, id int64) error {
 }
 
 const closeTask = `-- name: CloseTask :one
-UPDATE tasks SET state = 'closed', tok = $2 WHERE id = $1 AND tasks.tok <= $2 RETURNING id, title, state, due, tok
+-- fencegen: guarded by key (tasks.tok <= $2)
+UPDATE tasks
+SET state = 'closed', tok = $2
+WHERE id = $1 AND tasks.tok <= $2
+RETURNING id, title, state, due, tok
 `
 
 const fenceStoredCloseTask = `-- name: CloseTask :one (stored token, sent only when the write touched no row)
-SELECT tasks.tok FROM tasks WHERE id = $1
+SELECT tasks.tok
+FROM tasks
+WHERE id = $1
 `
 
 // CloseTask is fenced on tasks.tok: it refuses to touch rows whose stored
@@ -112,16 +119,16 @@ SELECT tasks.tok FROM tasks WHERE id = $1
 func (q *Queries) CloseTask(ctx context.Context, db DBTX, id int64, token fence.Token) (*Task, error) {
 	i := &Task{}
 	found := false
-	_, err := fence.WriteByKey(ctx, "CloseTask", "tasks", fence.NonStrict, token, func() (fence.Rows, error) {
-		return fence.SQLRows(db.QueryContext(ctx, closeTask, id, int64(token)))
-	}, func(rows fence.Rows) error {
+	_, err := fenceimpl.WriteByKey(ctx, "CloseTask", "tasks", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(db.QueryContext(ctx, closeTask, id, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
 		if found {
 			return nil
 		}
 		found = true
 		return rows.Scan(&i.ID, &i.Title, &i.State, &i.Due, &i.Tok)
-	}, func(ctx context.Context) (fence.Rows, error) {
-		return fence.SQLRows(db.QueryContext(ctx, fenceStoredCloseTask, id))
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(db.QueryContext(ctx, fenceStoredCloseTask, id))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
@@ -130,16 +137,30 @@ func (q *Queries) CloseTask(ctx context.Context, db DBTX, id int64, token fence.
 }
 
 const reschedule = `-- name: Reschedule :execrows
+-- fencegen: guarded by locking the rows it matches (tasks.tok <= $3)
 WITH fence_lock AS (
-    SELECT tasks.id AS fence_key_1, tasks.tok AS fence_token FROM tasks WHERE state = $2 ORDER BY tasks.id FOR UPDATE OF tasks
-), fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused FROM fence_lock
-), fence_write AS (
-    UPDATE tasks SET due = $1, tok = $3 WHERE (state = $2 AND tasks.tok <= $3) AND (tasks.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0) RETURNING 1
+    SELECT tasks.id AS fence_key_1, tasks.tok AS fence_token
+    FROM tasks
+    WHERE state = $2
+    ORDER BY tasks.id
+    FOR UPDATE OF tasks
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE tasks
+    SET due = $1, tok = $3
+    WHERE (state = $2 AND tasks.tok <= $3) AND (tasks.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused FROM fence_check WHERE refused > 0
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
 `
 
 type RescheduleParams struct {
@@ -153,7 +174,7 @@ type RescheduleParams struct {
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
 func (q *Queries) Reschedule(ctx context.Context, db DBTX, arg RescheduleParams, token fence.Token) (int64, error) {
-	return fence.Write("Reschedule", "tasks", fence.NonStrict, token, 0, func() (fence.Rows, error) {
-		return fence.SQLRows(db.QueryContext(ctx, reschedule, arg.Due, arg.State, int64(token)))
+	return fenceimpl.Write("Reschedule", "tasks", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(db.QueryContext(ctx, reschedule, arg.Due, arg.State, int64(token)))
 	}, nil)
 }

@@ -6,14 +6,21 @@ package db
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 const increment = `-- name: Increment :exec
-UPDATE counters SET value = value + 1, tok = $2 WHERE id = $1 AND counters.tok < $2 RETURNING 1
+-- fencegen: guarded by key (counters.tok < $2)
+UPDATE counters
+SET value = value + 1, tok = $2
+WHERE id = $1 AND counters.tok < $2
+RETURNING 1
 `
 
 const fenceStoredIncrement = `-- name: Increment :exec (stored token, sent only when the write touched no row)
-SELECT counters.tok FROM counters WHERE id = $1
+SELECT counters.tok
+FROM counters
+WHERE id = $1
 `
 
 // Increment must run once per token.
@@ -26,20 +33,26 @@ SELECT counters.tok FROM counters WHERE id = $1
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) Increment(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "Increment", "counters", fence.Strict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "Increment", "counters", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, increment, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredIncrement, id)
 	})
 	return err
 }
 
 const setCounter = `-- name: SetCounter :exec
-UPDATE counters SET value = $1, tok = $3 WHERE id = $2 AND counters.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (counters.tok <= $3)
+UPDATE counters
+SET value = $1, tok = $3
+WHERE id = $2 AND counters.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetCounter = `-- name: SetCounter :exec (stored token, sent only when the write touched no row)
-SELECT counters.tok FROM counters WHERE id = $1
+SELECT counters.tok
+FROM counters
+WHERE id = $1
 `
 
 type SetCounterParams struct {
@@ -54,20 +67,26 @@ type SetCounterParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetCounter(ctx context.Context, arg SetCounterParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetCounter", "counters", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetCounter", "counters", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setCounter, arg.Value, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetCounter, arg.ID)
 	})
 	return err
 }
 
 const addToLedger = `-- name: AddToLedger :exec
-UPDATE ledgers SET total = total + $1, tok = $3 WHERE id = $2 AND ledgers.tok < $3 RETURNING 1
+-- fencegen: guarded by key (ledgers.tok < $3)
+UPDATE ledgers
+SET total = total + $1, tok = $3
+WHERE id = $2 AND ledgers.tok < $3
+RETURNING 1
 `
 
 const fenceStoredAddToLedger = `-- name: AddToLedger :exec (stored token, sent only when the write touched no row)
-SELECT ledgers.tok FROM ledgers WHERE id = $1
+SELECT ledgers.tok
+FROM ledgers
+WHERE id = $1
 `
 
 type AddToLedgerParams struct {
@@ -83,20 +102,26 @@ type AddToLedgerParams struct {
 // when it matched no row. One round trip when it writes; when it writes
 // nothing, a second reads the stored token.
 func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "AddToLedger", "ledgers", fence.Strict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "AddToLedger", "ledgers", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addToLedger, arg.Amount, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredAddToLedger, arg.ID)
 	})
 	return err
 }
 
 const setLedger = `-- name: SetLedger :exec
-UPDATE ledgers SET total = $1, tok = $3 WHERE id = $2 AND ledgers.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (ledgers.tok <= $3)
+UPDATE ledgers
+SET total = $1, tok = $3
+WHERE id = $2 AND ledgers.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredSetLedger = `-- name: SetLedger :exec (stored token, sent only when the write touched no row)
-SELECT ledgers.tok FROM ledgers WHERE id = $1
+SELECT ledgers.tok
+FROM ledgers
+WHERE id = $1
 `
 
 type SetLedgerParams struct {
@@ -111,9 +136,9 @@ type SetLedgerParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) SetLedger(ctx context.Context, arg SetLedgerParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "SetLedger", "ledgers", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "SetLedger", "ledgers", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setLedger, arg.Total, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetLedger, arg.ID)
 	})
 	return err

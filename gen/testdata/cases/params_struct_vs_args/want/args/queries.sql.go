@@ -6,6 +6,7 @@ package args
 import (
 	"context"
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -45,11 +46,17 @@ func (q *Queries) OneParam(ctx context.Context, id int64) (string, error) {
 }
 
 const twoParams = `-- name: TwoParams :exec
-UPDATE items SET qty = $1, tok = $3 WHERE id = $2 AND items.tok <= $3 RETURNING 1
+-- fencegen: guarded by key (items.tok <= $3)
+UPDATE items
+SET qty = $1, tok = $3
+WHERE id = $2 AND items.tok <= $3
+RETURNING 1
 `
 
 const fenceStoredTwoParams = `-- name: TwoParams :exec (stored token, sent only when the write touched no row)
-SELECT items.tok FROM items WHERE id = $1
+SELECT items.tok
+FROM items
+WHERE id = $1
 `
 
 // TwoParams is fenced on items.tok: it refuses to touch rows whose stored
@@ -59,20 +66,26 @@ SELECT items.tok FROM items WHERE id = $1
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) TwoParams(ctx context.Context, qty int32, id int64, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "TwoParams", "items", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "TwoParams", "items", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, twoParams, qty, id, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredTwoParams, id)
 	})
 	return err
 }
 
 const threeParams = `-- name: ThreeParams :exec
-UPDATE items SET qty = $1, note = $2, tok = $4 WHERE id = $3 AND items.tok <= $4 RETURNING 1
+-- fencegen: guarded by key (items.tok <= $4)
+UPDATE items
+SET qty = $1, note = $2, tok = $4
+WHERE id = $3 AND items.tok <= $4
+RETURNING 1
 `
 
 const fenceStoredThreeParams = `-- name: ThreeParams :exec (stored token, sent only when the write touched no row)
-SELECT items.tok FROM items WHERE id = $1
+SELECT items.tok
+FROM items
+WHERE id = $1
 `
 
 type ThreeParamsParams struct {
@@ -88,9 +101,9 @@ type ThreeParamsParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) ThreeParams(ctx context.Context, arg ThreeParamsParams, token fence.Token) error {
-	_, err := fence.WriteByKey(ctx, "ThreeParams", "items", fence.NonStrict, token, func() (fence.Rows, error) {
+	_, err := fenceimpl.WriteByKey(ctx, "ThreeParams", "items", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, threeParams, arg.Qty, arg.Note, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fence.Rows, error) {
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredThreeParams, arg.ID)
 	})
 	return err

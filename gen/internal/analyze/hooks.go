@@ -1,0 +1,404 @@
+package analyze
+
+// Writes PostgreSQL sets off beyond the statement's own: the triggers,
+// rules, defaults, CHECKs, generated columns and index expressions of the
+// tables it writes (and of their partitions, children and parents), the
+// foreign-key actions of those writes, followed through the tables they
+// write, and the functions that views, operators, casts, aggregates and
+// domains run (catalog.Hook). Each is followed to the fenced tables its
+// functions write; anything fencegen cannot read counts as a write of any
+// fenced table.
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// steps is the chain of w for messages.
+func (w hiddenWrite) steps() []string {
+	if len(w.path) > 0 {
+		return w.path
+	}
+	var names []string
+	for _, g := range w.via {
+		names = append(names, g.Name+"()")
+	}
+	return names
+}
+
+// verbEvents are the trigger events of a write by verb (a statement in a
+// function body).
+func verbEvents(verb string) []string {
+	switch verb {
+	case "MERGE":
+		return []string{"INSERT", "UPDATE", "DELETE"}
+	case "COPY":
+		return []string{"INSERT"}
+	}
+	return []string{verb}
+}
+
+// remoteSQLRE finds calls of the functions that run SQL text on another
+// connection or later (dblink, PostgreSQL docs F.11; the pg_background and
+// pg_cron extensions), possibly in this database: what they run fencegen
+// cannot see.
+var remoteSQLRE = regexp.MustCompile(`(?i)(?:\bdblink(?:_exec|_send_query|_open)?|\bpg_background_launch|\bcron\s*\.\s*schedule(?:_in_database)?)\s*\(`)
+
+// hookWhere names hook h of relation x for messages.
+func hookWhere(h *catalog.Hook, x *catalog.Table) string {
+	what := map[string]string{"table": "the defaults, CHECKs or generated columns of %s", "index": "an index on %s", "view": "view %s", "policy": "a policy on %s"}[h.Kind]
+	if what == "" {
+		what = "%s"
+	}
+	return fmt.Sprintf(what+" (%s:%d)", x.QualifiedName(), h.File, h.Line)
+}
+
+// tableWritesLocked returns the writes of fenced tables that a write of
+// t (events: "INSERT", "UPDATE", "DELETE", "TRUNCATE") sets off: its
+// hooks' functions and its relatives' triggers and hooks, its foreign-key
+// actions (the fenced tables they reach, and what writing the others sets
+// off) and, when own is set, t's own triggers and rules (the analyzer
+// reports those of a statement's target itself, sound.go). fw.mu must be
+// held.
+//
+// cols are the columns an UPDATE sets (nil: any), which decide the ON
+// UPDATE actions; with noFK set the foreign-key actions are left out (a
+// table that AllCascades reached, whose own actions it followed).
+func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols []string, own, noFK bool) []hiddenWrite {
+	if fw.busyTables[t] {
+		return nil
+	}
+	fw.busyTables[t] = true
+	defer delete(fw.busyTables, t)
+	var ws []hiddenWrite
+	add := func(step string, w hiddenWrite) {
+		w.path = append([]string{step}, w.steps()...)
+		for _, x := range ws {
+			if x.table == w.table && x.verb == w.verb && x.unknown == w.unknown {
+				return
+			}
+		}
+		ws = append(ws, w)
+	}
+	// Defaults, CHECKs, generated columns and index expressions run on
+	// INSERT and UPDATE; policies on every write but TRUNCATE.
+	rowValues := slices.Contains(events, "INSERT") || slices.Contains(events, "UPDATE")
+	rows := rowValues || slices.Contains(events, "DELETE")
+	tables := append([]*catalog.Table{t}, fw.cat.Relatives(t)...)
+	for _, x := range tables {
+		for _, h := range x.Hooks {
+			switch h.Kind {
+			case "table", "index":
+				if !rowValues {
+					continue
+				}
+			case "policy":
+				if !rows {
+					continue
+				}
+			}
+			if h.Kind == "foreign" {
+				add(fmt.Sprintf("foreign table %s (%s:%d)", x.QualifiedName(), h.File, h.Line), hiddenWrite{verb: "statements fencegen cannot see",
+					unknown: "PostgreSQL sends its writes to a foreign server, which may be this database (postgres_fdw), and runs whatever that server's triggers and rules run"})
+			}
+			for _, w := range fw.textWritesLocked(h.Text, true) {
+				add(hookWhere(h, x), w)
+			}
+		}
+		for _, tr := range x.Triggers {
+			// A trigger's WHEN condition runs for every row too (its
+			// function is followed above, or by setsOff).
+			if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(events, e) }) {
+				continue
+			}
+			for _, f := range fw.namedInLocked(tr.Text) {
+				if f.Name == tr.Func.Name {
+					continue
+				}
+				for _, w := range fw.ofLocked(f) {
+					add(fmt.Sprintf("trigger %s on %s (%s:%d), whose WHEN condition or arguments name %s()", tr.Name, x.QualifiedName(), tr.File, tr.Line, f.Name), w)
+				}
+			}
+		}
+		if x == t && !own {
+			continue
+		}
+		for _, tr := range x.Triggers {
+			if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(events, e) }) {
+				continue
+			}
+			step := fmt.Sprintf("trigger %s on %s (%s:%d)", tr.Name, x.QualifiedName(), tr.File, tr.Line)
+			fs := fw.cat.Funcs(tr.Func.Schema, tr.Func.Name)
+			if len(fs) == 0 && !builtinTrigger(tr.Func) {
+				add(step, hiddenWrite{verb: "statements fencegen cannot see", unknown: "its function " + tr.Func.String() + "() is not defined in the schema"})
+			}
+			for _, f := range fs {
+				for _, w := range fw.ofLocked(f) {
+					add(step+" → "+f.Name+"()", w)
+				}
+			}
+		}
+		if x != t {
+			continue // a relative's rules do not fire for t
+		}
+		for _, r := range x.Rules {
+			if !slices.Contains(events, r.Event) {
+				continue
+			}
+			step := fmt.Sprintf("rule %s on %s (%s:%d)", r.Name, x.QualifiedName(), r.File, r.Line)
+			for _, act := range r.Actions {
+				walk(act, func(n sqlparse.Node) {
+					for _, w := range fw.nodeWritesLocked(n) {
+						add(step, w)
+					}
+				})
+			}
+		}
+	}
+	ops := map[string]string{"DELETE": "delete", "UPDATE": "update", "TRUNCATE": ""}
+	for _, ev := range events {
+		op, ok := ops[ev]
+		if !ok || op == "" || noFK {
+			continue
+		}
+		for _, c := range fw.cat.AllCascades(t, op, cols) {
+			step := "foreign keys " + c.Path
+			if c.Table.Fence != nil {
+				if own {
+					add(step, hiddenWrite{table: c.Table, verb: c.Event})
+				}
+				continue
+			}
+			for _, w := range fw.tableWritesLocked(c.Table, []string{c.Event}, c.Columns, true, true) {
+				add(step, w)
+			}
+		}
+	}
+	return ws
+}
+
+// textWritesLocked returns the writes of fenced tables that running SQL
+// text may set off through what it names: the views it reads (their
+// queries), the operators, casts and domains whose functions may run, and,
+// when funcs is set, every function it names (a word that names a
+// function counts as a call). fw.mu must be held.
+func (fw *funcWrites) textWritesLocked(text string, funcs bool) []hiddenWrite {
+	var ws []hiddenWrite
+	add := func(step string, w hiddenWrite) {
+		if step != "" {
+			w.path = append([]string{step}, w.steps()...)
+		}
+		for _, x := range ws {
+			if x.table == w.table && x.verb == w.verb && x.unknown == w.unknown {
+				return
+			}
+		}
+		ws = append(ws, w)
+	}
+	if funcs {
+		for _, f := range fw.namedInLocked(text) {
+			for _, w := range fw.ofLocked(f) {
+				add(f.Name+"()", w)
+			}
+		}
+	}
+	lower := strings.ToLower(text)
+	if m := remoteSQLRE.FindString(text); m != "" {
+		add("", hiddenWrite{verb: "statements fencegen cannot see", unknown: "it calls " + strings.TrimSpace(strings.TrimSuffix(m, "(")) + "(), which runs SQL on another connection, possibly to this database"})
+	}
+	for _, s := range fw.cat.Schemas {
+		for _, v := range s.Tables {
+			if len(v.Hooks) == 0 || fw.busyTables[v] || !fw.wordRE(v.Name).MatchString(text) {
+				continue
+			}
+			if !v.IsView {
+				fw.busyTables[v] = true
+				// Row-level security policies run on reads too.
+				for _, h := range v.Hooks {
+					if h.Kind != "policy" {
+						continue
+					}
+					for _, w := range fw.textWritesLocked(h.Text, true) {
+						add(fmt.Sprintf("a policy on %s (%s:%d)", v.QualifiedName(), h.File, h.Line), w)
+					}
+				}
+				delete(fw.busyTables, v)
+				continue
+			}
+			fw.busyTables[v] = true
+			for _, h := range v.Hooks {
+				for _, w := range fw.textWritesLocked(h.Text, true) {
+					add(hookWhere(h, v), w)
+				}
+			}
+			delete(fw.busyTables, v)
+		}
+	}
+	for _, h := range fw.cat.Hooks {
+		switch h.Kind {
+		case "event trigger":
+			continue // DDL only: queryDDL
+		case "operator":
+			if !strings.Contains(text, h.Name) {
+				continue
+			}
+		case "domain":
+			if !fw.wordRE(h.Name).MatchString(lower) {
+				continue
+			}
+		}
+		step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
+		if h.Kind == "cast" {
+			step = fmt.Sprintf("a cast (%s:%d), which PostgreSQL may apply to any value,", h.File, h.Line)
+		}
+		for _, f := range fw.namedInLocked(h.Text) {
+			for _, w := range fw.ofLocked(f) {
+				add(step+" → "+f.Name+"()", w)
+			}
+		}
+	}
+	return ws
+}
+
+// namedInLocked returns the schema's functions whose name text has as a
+// word (a call, or a reference such as FUNCTION = f). fw.mu must be held.
+func (fw *funcWrites) namedInLocked(text string) []*catalog.Func {
+	var out []*catalog.Func
+	for _, s := range fw.cat.Schemas {
+		for _, f := range s.Funcs {
+			if fw.wordRE(f.Name).MatchString(text) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// wordRE matches name as a word, plain (any case) or double-quoted.
+func (fw *funcWrites) wordRE(name string) *regexp.Regexp {
+	if re, ok := fw.words[name]; ok {
+		return re
+	}
+	q := regexp.QuoteMeta(name)
+	re := regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_$"])(?:` + q + `|"` + q + `")(?:$|[^A-Za-z0-9_$"])`)
+	if strings.ToLower(name) != name {
+		re = regexp.MustCompile(`"` + q + `"`)
+	}
+	fw.words[name] = re
+	return re
+}
+
+// nodeWritesLocked returns the writes of fenced tables that one node of
+// a rule's action does: its target's, and what writing that sets off.
+// fw.mu must be held.
+func (fw *funcWrites) nodeWritesLocked(n sqlparse.Node) []hiddenWrite {
+	var target sqlparse.Name
+	var ev string
+	switch n := n.(type) {
+	case *sqlparse.Insert:
+		target, ev = n.Table, "INSERT"
+	case *sqlparse.Update:
+		target, ev = n.Table, "UPDATE"
+	case *sqlparse.Delete:
+		target, ev = n.Table, "DELETE"
+	case *sqlparse.FuncCall:
+		var ws []hiddenWrite
+		for _, f := range fw.cat.Funcs(n.Func.Schema, n.Func.Name) {
+			for _, w := range fw.ofLocked(f) {
+				w.path = append([]string{f.Name + "()"}, w.steps()...)
+				ws = append(ws, w)
+			}
+		}
+		return ws
+	case *sqlparse.Unknown:
+		return []hiddenWrite{{verb: "statements fencegen cannot see", unknown: "it runs a command fencegen does not analyse"}}
+	default:
+		return nil
+	}
+	u := fw.cat.Table(target.Schema, target.Name)
+	switch {
+	case u == nil:
+		return nil
+	case u.Fence != nil:
+		return []hiddenWrite{{table: u, verb: ev}}
+	case u.IsView:
+		return []hiddenWrite{{verb: "statements fencegen cannot see", unknown: "it writes view " + u.QualifiedName() + ", whose base tables fencegen does not follow"}}
+	}
+	var ws []hiddenWrite
+	for _, w := range fw.tableWritesLocked(u, []string{ev}, nil, true, false) {
+		w.path = append([]string{ev + " on " + u.QualifiedName()}, w.steps()...)
+		ws = append(ws, w)
+	}
+	return ws
+}
+
+// implicitWrites refuses, at loc, a write of t (events as in
+// tableWritesLocked) that sets off a write of a fenced table beyond t's
+// own triggers and rules (which setsOff reports).
+func (a *analyzer) implicitWrites(t *catalog.Table, events []string, loc int) {
+	if a.funcs == nil || t == nil {
+		return
+	}
+	a.funcs.mu.Lock()
+	ws := a.funcs.tableWritesLocked(t, events, a.setCols, false, false)
+	a.funcs.mu.Unlock()
+	for _, w := range ws {
+		a.refuseHidden(loc, w, "%s", setOffMsg(a.ann.Name, "writes table "+t.QualifiedName()+", which sets off", w))
+	}
+}
+
+// checkTextWrites refuses a statement that reads a view, or uses an
+// operator, cast or domain, whose functions may write a fenced table.
+func (a *analyzer) checkTextWrites(q *Query) {
+	if a.funcs == nil {
+		return
+	}
+	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
+	a.funcs.mu.Lock()
+	ws := a.funcs.textWritesLocked(text, false)
+	a.funcs.mu.Unlock()
+	for _, w := range ws {
+		a.refuseHidden(a.stmt.Start, w, "%s", setOffMsg(q.Name, "uses", w))
+	}
+}
+
+func setOffMsg(query, what string, w hiddenWrite) string {
+	chain := strings.Join(w.steps(), " → ")
+	if w.table == nil {
+		return fmt.Sprintf("query %s %s %s, which may write a fenced table: %s, so fencegen cannot show that it writes none; PostgreSQL runs that without the fencing guard: write the fenced writes as their own queries, which fencegen guards",
+			query, what, chain, w.unknown)
+	}
+	return fmt.Sprintf("query %s %s %s, which runs %s on fenced table %s: PostgreSQL runs that write without the fencing guard, so it would not check the token; write it as its own query, which fencegen guards, or take that write out of the schema object",
+		query, what, chain, w.verb, w.table.QualifiedName())
+}
+
+// viewFencedLocked returns the fenced tables a write of view v may write:
+// those its query names, through the views it names. fw.mu must be held.
+func (fw *funcWrites) viewFencedLocked(v *catalog.Table, seen map[*catalog.Table]bool) []*catalog.Table {
+	if seen[v] {
+		return nil
+	}
+	seen[v] = true
+	var out []*catalog.Table
+	for _, h := range v.Hooks {
+		for _, s := range fw.cat.Schemas {
+			for _, x := range s.Tables {
+				if x == v || !fw.wordRE(x.Name).MatchString(h.Text) {
+					continue
+				}
+				switch {
+				case x.Fence != nil:
+					out = append(out, x)
+				case x.IsView:
+					out = append(out, fw.viewFencedLocked(x, seen)...)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,231 @@
+package analyze
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/internal/testenv"
+)
+
+// pgJobs is a fenced table jobs (token tok), its parent table parents and
+// a table logs without a mark, seeded by pgSeed.
+const (
+	pgJobs = "create table parents (id bigint primary key, v int);\ninsert into parents values (1, 1);\n" +
+		"create table jobs (id bigint primary key, k int, parent_id bigint, tok bigint not null default 0);\n" +
+		"comment on column jobs.tok is 'fencegen:token';\n" +
+		"create table logs (id bigint primary key, n int);\n"
+	pgSeed = "insert into jobs (id, k, parent_id, tok) values (1, 1, 1, 5); insert into logs values (1, 1);"
+	// pgWJ is a PL/pgSQL function that updates fenced table jobs, in the
+	// four shapes a trigger, a CHECK, a default and an operator call.
+	// pgWV is a volatile writer that the immutable functions of index
+	// expressions and generated columns call (PostgreSQL refuses an
+	// UPDATE in a non-volatile function's own body, not in a volatile
+	// function it calls).
+	pgWV        = "create function wv(x int) returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\n"
+	pgWJTrigger = "create function wj() returns trigger language plpgsql as $$ begin update jobs set k = k + 1; return new; end $$;\n"
+)
+
+// soundPGCases are write shapes PostgreSQL runs without a query naming the
+// fenced table: a plan (TestExplainSound) does not show them. Each is
+// judged by PostgreSQL itself: run as written on seeded rows, in a
+// transaction rolled back, it changes fenced table jobs exactly when
+// fencegen must refuse it.
+var soundPGCases = []struct {
+	name, schema, query string
+	// want is "refused" or "plain" (accepted without the guard).
+	want string
+	// conservative, for a refusal, says why fencegen refuses a statement
+	// that PostgreSQL, on these rows, runs without writing jobs.
+	conservative string
+	// asRole runs the query as a role without superuser rights (row-level
+	// security does not apply to superusers).
+	asRole bool
+	// noPG says why PostgreSQL cannot judge the case in the test's
+	// transaction; only fencegen's verdict is checked.
+	noPG string
+}{
+	{name: "DO block", schema: pgJobs, query: "do $$ begin update jobs set k = 2; end $$", want: "refused"},
+	{name: "function updating a view over jobs", schema: pgJobs + "create view active_jobs as select * from jobs where k > 0;\ncreate function f() returns void language plpgsql as $$ begin update active_jobs set k = 3; end $$;\n", query: "select f()", want: "refused"},
+	{name: "FK by ADD COLUMN REFERENCES ON DELETE CASCADE", schema: strings.Replace(pgJobs, "parent_id bigint, ", "", 1) + "alter table jobs add column parent_id bigint references parents (id) on delete cascade;\n", query: "delete from parents where id = 1", want: "refused"},
+	{name: "FK ON UPDATE CASCADE", schema: pgJobs + "alter table jobs add constraint fk foreign key (parent_id) references parents (id) on update cascade;\n", query: "update parents set id = 2 where id = 1", want: "refused"},
+	{name: "FK ON DELETE SET NULL", schema: pgJobs + "alter table jobs add constraint fk foreign key (parent_id) references parents (id) on delete set null;\n", query: "delete from parents where id = 1", want: "refused"},
+	{name: "FK ON UPDATE SET DEFAULT", schema: pgJobs + "insert into parents values (0, 0);\nalter table jobs alter column parent_id set default 0;\nalter table jobs add constraint fk foreign key (parent_id) references parents (id) on update set default;\n", query: "update parents set id = 7 where id = 1", want: "refused"},
+	{name: "FK ON UPDATE CASCADE then SET NULL chain", schema: pgJobs + "create table mid (id bigint primary key, pid bigint references parents on update cascade);\ninsert into mid values (1, 1);\nalter table jobs add constraint fk foreign key (parent_id) references mid (id) on update cascade;\nalter table mid add constraint mid_u unique (pid);\n", query: "update parents set id = 9 where id = 1", want: "plain"},
+	{name: "FK chain through ON UPDATE CASCADE of a referenced key", schema: pgJobs + "create table mid (id bigint primary key, pid bigint unique references parents on update cascade);\ninsert into mid values (1, 1);\nalter table jobs add constraint fk foreign key (parent_id) references mid (pid) on update cascade;\n", query: "update parents set id = 9 where id = 1", want: "refused"},
+	{name: "MERGE deleting a parent", schema: pgJobs + "alter table jobs add constraint fk foreign key (parent_id) references parents (id) on delete cascade;\n", query: "merge into parents p using (select 1 as id) s on p.id = s.id when matched then delete", want: "refused"},
+	{name: "trigger on a table an FK action writes", schema: pgJobs + "alter table logs add constraint fk foreign key (n) references parents (id) on delete cascade;\n" + pgWJTrigger + "create trigger t after delete on logs for each row execute function wj();\n", query: "delete from parents where id = 1", want: "refused"},
+	{name: "trigger on a partition", schema: pgJobs + "create table pl (id int, n int) partition by range (id);\ncreate table pl1 partition of pl for values from (0) to (10);\n" + pgWJTrigger + "create trigger t after insert on pl1 for each row execute function wj();\n", query: "insert into pl values (1, 1)", want: "refused"},
+	{name: "trigger on an inheritance child", schema: pgJobs + "create table pl (id int, n int);\ncreate table pl1 () inherits (pl);\ninsert into pl1 values (1, 1);\n" + pgWJTrigger + "create trigger t after update on pl1 for each row execute function wj();\n", query: "update pl set n = 2", want: "refused"},
+	{name: "function writing a table whose trigger writes jobs", schema: pgJobs + pgWJTrigger + "create trigger t after insert on logs for each row execute function wj();\ncreate function f() returns int language sql as $$ insert into logs values (2, 1) returning 1 $$;\n", query: "select f()", want: "refused"},
+	{name: "trigger function writing a table whose trigger writes jobs", schema: pgJobs + pgWJTrigger + "create trigger t after insert on logs for each row execute function wj();\ncreate function wl() returns trigger language plpgsql as $$ begin insert into logs values (new.id + 10, 1); return new; end $$;\ncreate trigger t2 after insert on parents for each row execute function wl();\n", query: "insert into parents values (2, 1)", want: "refused"},
+	{name: "column DEFAULT calls a writer", schema: pgJobs + "create function wd() returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\nalter table logs alter column n set default wd();\n", query: "insert into logs (id) values (2)", want: "refused"},
+	{name: "CHECK calls a writer", schema: pgJobs + "create function wc(x int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return true; end $$;\nalter table logs add constraint c check (wc(n));\n", query: "insert into logs values (2, 1)", want: "refused"},
+	{name: "generated column calls a writer", schema: pgJobs + pgWV + "create function wg(x int) returns int language plpgsql immutable as $$ begin return wv(x); end $$;\nalter table logs add column g int generated always as (wg(n)) stored;\n", query: "insert into logs (id, n) values (2, 1)", want: "refused"},
+	{name: "index expression calls a writer", schema: pgJobs + pgWV + "create function wi(x int) returns int language plpgsql immutable as $$ begin return wv(x); end $$;\ncreate index on logs (wi(n));\n", query: "insert into logs values (2, 1)", want: "refused"},
+	{name: "partial index predicate calls a writer", schema: pgJobs + pgWV + "create function wi(x int) returns bool language plpgsql immutable as $$ begin return wv(x) > 0; end $$;\ncreate index on logs (n) where wi(n);\n", query: "insert into logs values (2, 1)", want: "refused"},
+	{name: "CREATE TABLE LIKE copies a writing default", schema: pgJobs + "create function wd() returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\nalter table logs alter column n set default wd();\ncreate table logs2 (like logs including defaults);\n", query: "insert into logs2 (id) values (2)", want: "refused"},
+	{name: "view whose query calls a writer", schema: pgJobs + "create function wv() returns setof bigint language sql as $$ update jobs set k = k + 1 returning id $$;\ncreate view v as select * from wv();\n", query: "select * from v", want: "refused"},
+	{name: "view over a view whose query calls a writer", schema: pgJobs + "create function wv() returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\ncreate view v as select wv() as x;\ncreate view vv as select * from v;\n", query: "select * from vv", want: "refused"},
+	{name: "operator whose function writes", schema: pgJobs + "create function wo(a int, b int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return true; end $$;\ncreate operator === (leftarg = int, rightarg = int, function = wo);\n", query: "select * from logs where n === 1", want: "refused"},
+	{name: "cast whose function writes", schema: pgJobs + "create type tt as (a int);\ncreate function wcast(int) returns tt language plpgsql as $$ begin update jobs set k = k + 1; return row(1); end $$;\ncreate cast (int as tt) with function wcast(int);\n", query: "select 1::tt", want: "refused"},
+	{name: "domain CHECK calls a writer", schema: pgJobs + "create function wdom(x int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return true; end $$;\ncreate domain d as int check (wdom(value));\nalter table logs add column dd d;\n", query: "insert into logs (id, dd) values (2, 1)", want: "refused"},
+	{name: "ALTER DOMAIN ADD CHECK calls a writer", schema: pgJobs + "create function wdom(x int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return true; end $$;\ncreate domain d as int;\nalter domain d add constraint c check (wdom(value));\n", query: "select 1::d", want: "refused"},
+	{name: "aggregate whose SFUNC writes", schema: pgJobs + "create function sf(s int, x int) returns int language plpgsql as $$ begin update jobs set k = k + 1; return s; end $$;\ncreate aggregate agg(int) (sfunc = sf, stype = int, initcond = '0');\n", query: "select agg(n) from logs", want: "refused"},
+	{name: "SELECT FOR UPDATE calling a writer", schema: pgJobs + "create function wf(x bigint) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return true; end $$;\n", query: "select * from logs where wf(id) for update", want: "refused"},
+	{name: "rule on a view writing jobs", schema: pgJobs + "create view lv as select * from logs;\ncreate rule r as on insert to lv do instead update jobs set k = k + new.n;\n", query: "insert into lv values (1, 1)", want: "refused"},
+	{name: "rule action's target has a writing trigger", schema: pgJobs + "create rule r as on insert to parents do also insert into logs values (new.id + 10, 1);\n" + pgWJTrigger + "create trigger t after insert on logs for each row execute function wj();\n", query: "insert into parents values (2, 1)", want: "refused"},
+	{name: "rule action's target has a writing default", schema: pgJobs + "create function wd() returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\nalter table logs alter column n set default wd();\ncreate rule r as on insert to parents do also insert into logs (id) values (new.id + 10);\n", query: "insert into parents values (2, 1)", want: "refused"},
+	{name: "statement trigger on TRUNCATE", schema: pgJobs + "create function wt() returns trigger language plpgsql as $$ begin update jobs set k = k + 1; return null; end $$;\ncreate trigger t after truncate on logs execute function wt();\n", query: "truncate logs", want: "refused"},
+	{name: "upsert's UPDATE trigger", schema: pgJobs + pgWJTrigger + "create trigger t after update on logs for each row execute function wj();\n", query: "insert into logs values (1, 1) on conflict (id) do update set n = 2", want: "refused"},
+	{name: "TRUNCATE CASCADE", schema: pgJobs + "alter table jobs add constraint fk foreign key (parent_id) references parents (id);\n", query: "truncate parents cascade", want: "refused"},
+	{name: "row-level security policy USING calls a writer", schema: pgJobs + "create function wp(x int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return true; end $$;\nalter table logs enable row level security;\ncreate policy p on logs using (wp(n));\n", query: "select * from logs", want: "refused", asRole: true},
+	{name: "row-level security policy WITH CHECK calls a writer", schema: pgJobs + "create function wp(x int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return true; end $$;\nalter table logs enable row level security;\ncreate policy p on public.logs for insert with check (wp(n));\n", query: "insert into logs values (2, 1)", want: "refused", asRole: true},
+	{name: "write of a foreign table", schema: pgJobs + "create extension if not exists postgres_fdw;\ncreate server loop foreign data wrapper postgres_fdw options (dbname 'x');\ncreate foreign table fjobs (id bigint, k int) server loop options (table_name 'jobs');\n", query: "update fjobs set k = 2 where id = 1", want: "refused",
+		noPG: "postgres_fdw writes through a connection of its own, which does not see the test's uncommitted rows"},
+	{name: "dblink_exec", schema: pgJobs + "create extension if not exists dblink;\n", query: "select dblink_exec('dbname=x', 'update jobs set k = 2')", want: "refused",
+		noPG: "dblink runs on a connection of its own, which does not see the test's uncommitted rows"},
+	{name: "trigger WHEN condition calls a writer", schema: pgJobs + "create function ww(x int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return false; end $$;\ncreate function tl() returns trigger language plpgsql as $$ begin return new; end $$;\ncreate trigger t after insert on logs for each row when (ww(new.n)) execute function tl();\n", query: "insert into logs values (2, 1)", want: "refused"},
+	// Schema statements in a query file.
+	{name: "query DDL fires an event trigger that writes", schema: pgJobs + "create function ev() returns event_trigger language plpgsql as $$ begin update jobs set k = k + 1; end $$;\ncreate event trigger fg_sound_ev on ddl_command_end execute function ev();\n", query: "create table y (id int)", want: "refused"},
+	{name: "query ALTER COLUMN TYPE USING rewrites the tokens", schema: pgJobs, query: "alter table jobs alter column tok type bigint using 0", want: "refused"},
+	{name: "query ADD COLUMN with a writing volatile default", schema: pgJobs + "create function wd() returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\n", query: "alter table logs add column x int default wd()", want: "refused"},
+	{name: "query ALTER COLUMN TYPE USING a writer", schema: pgJobs + "create function wu(x int) returns int language plpgsql as $$ begin update jobs set k = k + 1; return x; end $$;\n", query: "alter table logs alter column n type bigint using wu(n)", want: "refused"},
+	{name: "query CREATE INDEX on an expression calling a writer", schema: pgJobs + pgWV + "create function wi(x int) returns int language plpgsql immutable as $$ begin return wv(x); end $$;\n", query: "create index on logs ((n + wi(n)))", want: "refused"},
+	{name: "query COMMENT removing the mark", schema: pgJobs, query: "comment on column jobs.tok is null", want: "refused",
+		conservative: "it writes no row, but every later write of jobs then runs without the guard that fencegen generated for it"},
+	{name: "query CREATE TABLE on its own", schema: pgJobs, query: "create table y (id int)", want: "plain"},
+	// Migration order: later statements undo or redo the path.
+	{name: "trigger dropped later", schema: pgJobs + pgWJTrigger + "create trigger t after insert on logs for each row execute function wj();\ndrop trigger t on logs;\n", query: "insert into logs values (2, 1)", want: "plain"},
+	{name: "rule dropped later", schema: pgJobs + "create rule r as on insert to logs do also update jobs set k = k + 1;\ndrop rule if exists r on public.logs;\n", query: "insert into logs values (2, 1)", want: "plain"},
+	{name: "trigger function dropped with CASCADE", schema: pgJobs + pgWJTrigger + "create trigger t after insert on logs for each row execute function wj();\ndrop function wj() cascade;\n", query: "insert into logs values (2, 1)", want: "plain"},
+	{name: "trigger created later", schema: pgJobs + "create trigger t0 after insert on logs for each row execute function suppress_redundant_updates_trigger();\ndrop trigger t0 on logs;\n" + pgWJTrigger + "create trigger t after insert on logs for each row execute function wj();\n", query: "insert into logs values (2, 1)", want: "refused"},
+	{name: "trigger function replaced by a harmless one", schema: pgJobs + pgWJTrigger + "create trigger t after insert on logs for each row execute function wj();\ncreate or replace function wj() returns trigger language plpgsql as $$ begin return new; end $$;\n", query: "insert into logs values (2, 1)", want: "plain"},
+	{name: "trigger function replaced by a writer", schema: pgJobs + "create function wj() returns trigger language plpgsql as $$ begin return new; end $$;\ncreate trigger t after insert on logs for each row execute function wj();\ncreate or replace function wj() returns trigger language plpgsql as $$ begin update jobs set k = k + 9; return new; end $$;\n", query: "insert into logs values (2, 1)", want: "refused"},
+	{name: "FK dropped and re-added as RESTRICT", schema: pgJobs + "alter table jobs add constraint fk foreign key (parent_id) references parents on delete cascade;\nalter table jobs drop constraint fk;\nalter table jobs add constraint fk foreign key (parent_id) references parents on delete restrict;\ninsert into parents values (2, 2);\n", query: "delete from parents where id = 2", want: "plain"},
+	{name: "disabled trigger", schema: pgJobs + pgWJTrigger + "create trigger t after insert on logs for each row execute function wj();\nalter table logs disable trigger t;\n", query: "insert into logs values (2, 1)", want: "refused",
+		conservative: "fencegen does not track ALTER TABLE ... DISABLE TRIGGER (ENABLE, ENABLE REPLICA and session_replication_role decide when it fires)"},
+	// Harmless shapes stay plain.
+	{name: "harmless trigger", schema: pgJobs + "create function tl() returns trigger language plpgsql as $$ begin new.n = 7; return new; end $$;\ncreate trigger t before insert on logs for each row execute function tl();\n", query: "insert into logs values (2, 1)", want: "plain"},
+	{name: "DELETE of a table whose default calls a writer", schema: pgJobs + "create function wd() returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\nalter table logs alter column n set default wd();\n", query: "delete from logs where id = 1", want: "plain"},
+	{name: "built-in trigger function", schema: pgJobs + "alter table logs add column tsv tsvector, add column body text;\ncreate trigger t before insert or update on logs for each row execute function tsvector_update_trigger(tsv, 'pg_catalog.english', body);\ncreate trigger t2 before update on jobs for each row execute function suppress_redundant_updates_trigger();\n", query: "insert into logs (id, n) values (2, 1)", want: "plain"},
+	{name: "harmless default", schema: pgJobs + "create function hd() returns int language sql as $$ select 1 $$;\nalter table logs alter column n set default hd();\n", query: "insert into logs (id) values (2)", want: "plain"},
+	{name: "view reading jobs", schema: pgJobs + "create view v as select * from jobs;\n", query: "select * from v", want: "plain"},
+}
+
+// TestSoundAgainstPostgreSQL runs soundPGCases: fencegen's verdict must be
+// want, and PostgreSQL must agree that the statement writes fenced table
+// jobs exactly when it is refused (a refusal marked conservative is one
+// PostgreSQL does not need).
+func TestSoundAgainstPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	for _, tc := range soundPGCases {
+		got, cat := soundVerdict(t, tc.schema, tc.query)
+		if got != tc.want {
+			t.Errorf("%s: fencegen: %s, want %s", tc.name, got, tc.want)
+		}
+		if tc.noPG != "" {
+			continue
+		}
+		wrote, err := pgWritesFenced(ctx, conn.Conn(), cat, tc.schema, tc.query, tc.asRole)
+		switch {
+		case err != nil:
+			t.Errorf("%s: PostgreSQL: %v", tc.name, err)
+		case wrote && got != "refused":
+			t.Errorf("%s: PostgreSQL wrote fenced table jobs without the guard, and fencegen generated it %s", tc.name, got)
+		case !wrote && got == "refused" && tc.conservative == "":
+			t.Errorf("%s: fencegen refused it, but PostgreSQL ran it without writing jobs", tc.name)
+		case wrote && tc.conservative != "":
+			t.Errorf("%s: marked conservative, but PostgreSQL wrote jobs", tc.name)
+		}
+	}
+}
+
+// soundVerdict is fencegen's verdict on query under schema: "refused",
+// "guarded" or "plain".
+func soundVerdict(t *testing.T, schema, query string) (string, *catalog.Catalog) {
+	t.Helper()
+	sf, err := sqlparse.Parse("schema.sql", []byte(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := catalog.New(catalog.WithColumnGenerator(ColumnGenerator{}))
+	for _, s := range sf.Stmts {
+		cat.Update(sf, s)
+	}
+	if errs := cat.Validate(); len(errs) > 0 {
+		return "schema error: " + errs.Error(), cat
+	}
+	files, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+query+";\n")
+	switch {
+	case len(msgs) > 0:
+		if !strings.HasPrefix(msgs[0], "query.sql:2:") {
+			t.Errorf("%s: refusal not located at the statement: %q", query, msgs)
+		}
+		return "refused", cat
+	case files[0].Queries[0].Fence != nil:
+		return "guarded", cat
+	}
+	return "plain", cat
+}
+
+// pgWritesFenced applies schema and pgSeed in a transaction, runs query
+// and reports whether the rows of any of cat's fenced tables changed; the
+// transaction is rolled back.
+func pgWritesFenced(ctx context.Context, conn *pgx.Conn, cat *catalog.Catalog, schema, query string, asRole bool) (bool, error) {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, schema); err != nil {
+		return false, err
+	}
+	if _, err := tx.Exec(ctx, pgSeed); err != nil {
+		return false, err
+	}
+	snap := func() (string, error) {
+		var all strings.Builder
+		for _, ft := range cat.FencedTables() {
+			var s string
+			id := pgx.Identifier{ft.Schema, ft.Name}.Sanitize()
+			if err := tx.QueryRow(ctx, "SELECT coalesce(string_agg(x::text, ',' ORDER BY x::text), '') FROM "+id+" x").Scan(&s); err != nil {
+				return "", err
+			}
+			all.WriteString(id + ":" + s + ";")
+		}
+		return all.String(), nil
+	}
+	before, err := snap()
+	if err != nil {
+		return false, err
+	}
+	if asRole {
+		// A role of the transaction's own, gone with its rollback.
+		if _, err := tx.Exec(ctx, "CREATE ROLE fg_sound_rls; GRANT ALL ON ALL TABLES IN SCHEMA public TO fg_sound_rls; GRANT USAGE ON SCHEMA public TO fg_sound_rls; SET LOCAL ROLE fg_sound_rls"); err != nil {
+			return false, err
+		}
+	}
+	if _, err := tx.Exec(ctx, query); err != nil {
+		return false, err
+	}
+	if asRole {
+		if _, err := tx.Exec(ctx, "RESET ROLE"); err != nil {
+			return false, err
+		}
+	}
+	after, err := snap()
+	return before != after, err
+}

@@ -1,0 +1,145 @@
+package catalog
+
+// Hooks: the schema text whose functions PostgreSQL runs without a query
+// naming them. A column DEFAULT, a CHECK constraint, a generated column
+// and an index expression or predicate run when their table is written; a
+// view's query runs when the view is read; an operator's function runs
+// where the operator is written, a cast's function where the cast applies
+// (possibly implicitly), and a domain's CHECK wherever a value becomes of
+// the domain (PostgreSQL docs, CREATE OPERATOR, CREATE CAST, CREATE
+// DOMAIN). The catalog keeps those statements' text; the analyzer finds the
+// functions they call there, conservatively (a word that names a function
+// counts as a call), so that a write to a fenced table hidden in such a
+// function is refused rather than let through.
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// Hook is the text of a schema statement whose functions PostgreSQL may
+// run implicitly.
+type Hook struct {
+	// Kind is "table" (CREATE or ALTER TABLE: defaults, CHECKs, generated
+	// columns), "foreign" (CREATE FOREIGN TABLE: its rows live on another
+	// server, which may be this database), "index", "policy" (CREATE
+	// POLICY: row-level security expressions, run on reads and writes),
+	// "view", "operator", "cast", "domain" or "event trigger" (CREATE
+	// EVENT TRIGGER: its function runs on DDL).
+	Kind string
+	// Name is the operator's symbol (Kind "operator") or the domain's
+	// name (Kind "domain"), lower case; "" otherwise.
+	Name string
+	// Text is the statement's source text.
+	Text string
+	// File and Line locate the statement.
+	File string
+	Line int
+}
+
+func (u *updater) newHook(kind, name string) *Hook {
+	h := &Hook{Kind: kind, Name: name, Text: u.f.Text(u.s), File: u.f.Name}
+	h.Line, _ = u.pos(u.s.Start)
+	return h
+}
+
+// hook records the statement n as a hook of the relation it defines or
+// changes.
+func (u *updater) hook(n sqlparse.Node) {
+	var kind string
+	var name sqlparse.Name
+	switch n := n.(type) {
+	case *sqlparse.CreateTable:
+		kind, name = "table", n.Table
+		if createForeignRE.MatchString(u.f.Text(u.s)) {
+			kind = "foreign"
+		}
+	case *sqlparse.AlterTable:
+		kind, name = "table", n.Table
+	case *sqlparse.CreateIndex:
+		kind, name = "index", n.Table
+	case *sqlparse.CreateView:
+		kind, name = "view", n.View
+	case *sqlparse.CreateDomain:
+		u.c.Hooks = append(u.c.Hooks, u.newHook("domain", strings.ToLower(n.Type.Name)))
+		return
+	default:
+		return
+	}
+	t := u.c.Table(name.Schema, name.Name)
+	if t == nil || t.IsSystem() {
+		return
+	}
+	if cv, ok := n.(*sqlparse.CreateView); ok && !cv.Replace {
+		t.Hooks = nil
+	}
+	if ct, ok := n.(*sqlparse.CreateTable); ok {
+		t.Hooks = nil
+		// CREATE TABLE ... (LIKE src INCLUDING ...) copies src's
+		// defaults, CHECKs, generated columns and indexes.
+		for _, like := range ct.LikeTables {
+			if src := u.c.Table(like.Schema, like.Name); src != nil && src != t {
+				t.Hooks = append(t.Hooks, src.Hooks...)
+			}
+		}
+	}
+	t.Hooks = append(t.Hooks, u.newHook(kind, ""))
+}
+
+var (
+	createForeignRE  = regexp.MustCompile(`(?is)^\s*create\s+foreign\s+table\b`)
+	createPolicyRE   = regexp.MustCompile(`(?is)^\s*create\s+policy\s+(?:"(?:[^"]|"")+"|\S+)\s+on\s+((?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)(?:\s*\.\s*(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*))?)`)
+	createOperatorRE = regexp.MustCompile(`(?is)^\s*create\s+operator\s+(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)?([^\s(]+)\s*\(`)
+	alterDomainRE    = regexp.MustCompile(`(?is)^\s*alter\s+domain\s+(?:[A-Za-z_"][A-Za-z0-9_"]*\s*\.\s*)?("?[A-Za-z_][A-Za-z0-9_]*"?)`)
+)
+
+// unknownHook records the hooks among the statements sqlparse does not
+// model: CREATE OPERATOR, CREATE CAST and ALTER DOMAIN.
+func (u *updater) unknownHook(n *sqlparse.Unknown) {
+	text := u.f.Text(u.s)
+	switch n.Kind {
+	case "DefineStmt":
+		if m := createOperatorRE.FindStringSubmatch(text); m != nil {
+			u.c.Hooks = append(u.c.Hooks, u.newHook("operator", m[1]))
+		}
+	case "CreatePolicyStmt":
+		if m := createPolicyRE.FindStringSubmatch(text); m != nil {
+			name := identParts(m[1])
+			if t := u.c.Table(name.Schema, name.Name); t != nil {
+				t.Hooks = append(t.Hooks, u.newHook("policy", ""))
+			}
+		}
+	case "CreateCastStmt":
+		u.c.Hooks = append(u.c.Hooks, u.newHook("cast", ""))
+	case "CreateEventTrigStmt":
+		u.c.Hooks = append(u.c.Hooks, u.newHook("event trigger", ""))
+	case "AlterDomainStmt":
+		if m := alterDomainRE.FindStringSubmatch(text); m != nil {
+			u.c.Hooks = append(u.c.Hooks, u.newHook("domain", strings.ToLower(strings.Trim(m[1], `"`))))
+		}
+	}
+}
+
+var identPartRE = regexp.MustCompile(`"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*`)
+
+// identParts turns schema.name or name, each part plain (folded to lower
+// case) or double-quoted, into a Name.
+func identParts(s string) sqlparse.Name {
+	var parts []string
+	for _, p := range identPartRE.FindAllString(s, -1) {
+		if strings.HasPrefix(p, `"`) {
+			parts = append(parts, strings.ReplaceAll(p[1:len(p)-1], `""`, `"`))
+		} else {
+			parts = append(parts, strings.ToLower(p))
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return sqlparse.Name{}
+	case 1:
+		return sqlparse.Name{Name: parts[0]}
+	}
+	return sqlparse.Name{Schema: parts[len(parts)-2], Name: parts[len(parts)-1]}
+}

@@ -1,0 +1,38 @@
+package golang
+
+import (
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/config"
+)
+
+// ColumnOverrideMatches reports, for each of in, whether it is a column
+// override (config.Override.Column) whose pattern matches a column of a
+// table or view of cat, as the emitter matches it; db_type overrides
+// report true. sqlc silently ignores a column override that matches
+// nothing; fencegen reports it (a typo would otherwise leave the column's
+// default type in the generated code without a word).
+func ColumnOverrideMatches(cat *catalog.Catalog, in []config.Override) []bool {
+	out := make([]bool, len(in))
+	for i, o := range in {
+		if o.Column == "" {
+			out[i] = true
+			continue
+		}
+		ovs := newOverrides(nil, []config.Override{o})
+		if len(ovs) == 0 {
+			continue
+		}
+	tables:
+		for _, s := range cat.Schemas {
+			for _, t := range s.Tables {
+				for _, c := range t.Columns {
+					if ovs[0].matchesColumn(c) {
+						out[i] = true
+						break tables
+					}
+				}
+			}
+		}
+	}
+	return out
+}

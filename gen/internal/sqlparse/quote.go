@@ -1,0 +1,30 @@
+package sqlparse
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+)
+
+// QuoteIdent quotes a name for SQL unless it is a plain lower-case
+// identifier that can stand anywhere a column or table name can: a
+// non-keyword, or an unreserved or column-name keyword (PostgreSQL docs,
+// Appendix C "SQL Key Words"). Reserved words such as user and order are
+// quoted.
+func QuoteIdent(s string) string {
+	plain := s != ""
+	for i, r := range s {
+		if !(r == '_' || (r >= 'a' && r <= 'z') || (i > 0 && r >= '0' && r <= '9')) {
+			plain = false
+		}
+	}
+	if plain {
+		if r, err := pg.Scan(s); err == nil && len(r.Tokens) == 1 {
+			switch r.Tokens[0].KeywordKind {
+			case pg.KeywordKind_NO_KEYWORD, pg.KeywordKind_UNRESERVED_KEYWORD, pg.KeywordKind_COL_NAME_KEYWORD:
+				return s
+			}
+		}
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}

@@ -1,0 +1,9 @@
+CREATE TABLE jobs (
+  id BIGINT PRIMARY KEY,
+  status TEXT NOT NULL,
+  "Tok" TEXT,
+  tok BIGINT NOT NULL DEFAULT 0
+);
+COMMENT ON COLUMN jobs.tok IS 'fencegen:token';
+CREATE TABLE get_job_rows (id BIGINT PRIMARY KEY, x TEXT);
+CREATE TABLE events (id BIGINT PRIMARY KEY, at TIMESTAMPTZ NOT NULL, to_timestamp TEXT);

@@ -1,0 +1,3 @@
+CREATE TYPE valid AS ENUM ('x');
+CREATE TYPE scan AS ENUM ('y');
+CREATE TABLE jobs (id BIGINT PRIMARY KEY, note TEXT);

@@ -1,0 +1,1 @@
+CREATE TABLE jobs (id BIGINT PRIMARY KEY, note TEXT);

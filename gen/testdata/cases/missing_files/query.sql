@@ -1,0 +1,2 @@
+-- name: A :one
+SELECT id FROM t;

@@ -1,0 +1,1 @@
+CREATE TABLE t (id BIGINT PRIMARY KEY, name TEXT, qty INT);

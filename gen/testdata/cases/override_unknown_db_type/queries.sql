@@ -1,0 +1,2 @@
+-- name: GetJob :one
+SELECT * FROM jobs WHERE id = $1;

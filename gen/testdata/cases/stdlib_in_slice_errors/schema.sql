@@ -1,0 +1,2 @@
+CREATE TABLE items (id BIGINT PRIMARY KEY, owner TEXT NOT NULL, tok BIGINT NOT NULL DEFAULT 0);
+COMMENT ON COLUMN items.tok IS 'fencegen:token';
