@@ -872,7 +872,10 @@ func (e *pgrefEntry) compareQuery(ctx context.Context, conn *pgx.Conn, types pgT
 			continue
 		}
 		fg := "unknown"
-		if p.Known {
+		if p.Known && p.SqlcUntyped {
+			// Declared interface{}, as sqlc v1.31.1 does (docs/sqlc.md).
+			fg = pgrefSqlcAny
+		} else if p.Known {
 			fg = fgType(p.Type)
 			if p.Slice && p.Type.ArrayDims == 0 {
 				fg += "[]"
@@ -894,7 +897,9 @@ func (e *pgrefEntry) compareQuery(ctx context.Context, conn *pgx.Conn, types pgT
 	}
 	for i, c := range q.Columns {
 		fg := "unknown"
-		if c.Known {
+		if c.SqlcAny {
+			fg = pgrefSqlcAny
+		} else if c.Known {
 			fg = fgType(c.Type)
 		}
 		if pg := types.name(sd.Fields[i].DataTypeOID); fg != pg {
@@ -902,6 +907,11 @@ func (e *pgrefEntry) compareQuery(ctx context.Context, conn *pgx.Conn, types pgT
 		}
 	}
 }
+
+// pgrefSqlcAny is what a disagreement says fencegen answers for a
+// parameter or result column it declares interface{} because sqlc v1.31.1
+// does (analyze.Param.SqlcUntyped, analyze.Column.SqlcAny).
+const pgrefSqlcAny = "interface{} (as sqlc)"
 
 func pgCollect(ctx context.Context, conn *pgx.Conn, out *[]string, sql string) error {
 	rows, err := conn.Query(ctx, sql)
@@ -952,6 +962,7 @@ var pgrefClasses = []struct {
 	{regexp.MustCompile(`foreign key: .*fencegen says yes, PostgreSQL says none`), "ALTER TABLE DROP CONSTRAINT of a foreign key not tracked (the old foreign key stays)"},
 	{regexp.MustCompile(`foreign key: .*fencegen says none, PostgreSQL says yes`), "foreign key added by ALTER TABLE (ADD COLUMN ... REFERENCES, ADD CONSTRAINT) not recorded"},
 	{regexp.MustCompile(`: comment: `), "comment tracked differently (COMMENT ON after the object changed)"},
+	{regexp.MustCompile(`fencegen says interface\{\} \(as sqlc\)`), "interface{} where sqlc v1.31.1 answers interface{} (same API as sqlc: COALESCE without a column, CASE without a typed ELSE, max/min/now() and other calls sqlc cannot type, parameters sqlc leaves untyped); interface{} scans and binds any value"},
 	{regexp.MustCompile(`parameter type: fencegen says int4, PostgreSQL says int8`), "LIMIT/OFFSET-like parameter typed int4 as sqlc does; PostgreSQL says int8"},
 	{regexp.MustCompile(`parameter type: fencegen says varchar, PostgreSQL says text`), "parameter compared with a varchar column: PostgreSQL resolves it as text"},
 	{regexp.MustCompile(`parameter type: fencegen says unknown`), "untyped parameter (interface{}) that PostgreSQL types"},

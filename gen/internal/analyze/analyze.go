@@ -160,6 +160,15 @@ type Column struct {
 	// column (column_N, COALESCE named after its column as sqlc does): a
 	// star over it is not spelt out.
 	guessed bool
+	// SqlcAny is set when sqlc v1.31.1, analysing without a database,
+	// answers interface{} for the column (sqlcany.go: COALESCE without a
+	// column among its arguments, CASE without a cast or constant ELSE, a
+	// call whose first overload by number of arguments in sqlc's
+	// pg_catalog returns a type sqlc does not map, such as max(x) or
+	// now(); through CTEs, subqueries in FROM and scalar subqueries). Type
+	// stays PostgreSQL's; the emitter declares the column interface{}, as
+	// sqlc does, and interface{} scans any value.
+	SqlcAny bool
 	// IsToken is set when the column is a fenced table's token column.
 	IsToken bool
 	// Embed is set for the columns of sqlc.embed(table): they fill one

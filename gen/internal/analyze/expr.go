@@ -116,6 +116,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		return known("bool", true)
 	case *sqlparse.FuncCall:
 		v := a.funcCall(sc, n)
+		v.sqlcAny = a.sqlcAnyCall(n)
 		// ORDER BY and FILTER of an aggregate, OVER (...) of a window
 		// function: they read the same scope.
 		for _, o := range n.AggOrder {
@@ -170,7 +171,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			if len(cols) > 0 {
 				// NULL when the subquery returns no row, unless it always
 				// returns one.
-				return value{Name: cols[0].Name, Type: cols[0].Type, Known: cols[0].Known, NotNull: cols[0].NotNull && oneRow(n.Query)}
+				return value{Name: cols[0].Name, Type: cols[0].Type, Known: cols[0].Known, NotNull: cols[0].NotNull && oneRow(n.Query), sqlcAny: cols[0].SqlcAny}
 			}
 		}
 		return value{}
@@ -220,6 +221,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		case *sqlparse.TypeCast, *sqlparse.Const:
 			out.DBType = vals[len(vals)-1].DBType
 		}
+		out.sqlcAny = sqlcAnyCase(n.Else)
 		return out
 	case *sqlparse.Coalesce:
 		// sqlc names COALESCE after the first column among its arguments.
@@ -254,6 +256,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 				a.typeParam(p.Number, value{Type: out.Type, NotNull: true, Known: true, sqlcUntyped: first == nil && !a.sqlcOperand}, "")
 			}
 		}
+		out.sqlcAny = sqlcAnyCoalesce(n.Args, vals)
 		return out
 	case *sqlparse.MinMax:
 		out := value{Name: strings.ToLower(n.Op), NotNull: true}

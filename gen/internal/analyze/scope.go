@@ -37,6 +37,9 @@ type value struct {
 	// guessed: Name may not be PostgreSQL's name for the column (see
 	// Column.guessed).
 	guessed bool
+	// sqlcAny: sqlc answers interface{} for the value as a result column
+	// (see Column.SqlcAny).
+	sqlcAny bool
 }
 
 func builtin(name string) catalog.Type { return catalog.Type{Schema: "pg_catalog", Name: name} }

@@ -56,7 +56,7 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 func colsRel(name string, cols []*Column, aliases []string) *rel {
 	r := &rel{name: name}
 	for i, c := range cols {
-		v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, DBType: c.DBType, guessed: c.guessed}
+		v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, DBType: c.DBType, guessed: c.guessed, sqlcAny: c.SqlcAny}
 		if i < len(aliases) {
 			v.Name, v.guessed = aliases[i], false
 		}

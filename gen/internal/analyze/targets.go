@@ -91,6 +91,7 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 		col := a.resultColumn(v, name)
 		col.unnamed = unnamed
 		col.guessed = t.Name == "" && !namedAsPostgres(t.Expr, v)
+		col.SqlcAny = a.sqlcAnyTarget(t.Expr, v)
 		cols = append(cols, col)
 	}
 	return cols
@@ -120,7 +121,7 @@ func namedAsPostgres(e sqlparse.Node, v value) bool {
 }
 
 func (a *analyzer) resultColumn(v value, name string) *Column {
-	c := &Column{Name: name, Type: v.Type, NotNull: v.NotNull, Known: v.Known, Column: v.Column, DBType: v.DBType, guessed: v.guessed}
+	c := &Column{Name: name, Type: v.Type, NotNull: v.NotNull, Known: v.Known, Column: v.Column, DBType: v.DBType, guessed: v.guessed, SqlcAny: v.sqlcAny}
 	if !v.Known {
 		c.Type = catalog.Type{Name: "any"}
 	}

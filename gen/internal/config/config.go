@@ -194,10 +194,11 @@ type GoOptions struct {
 	// WrapErrors wraps every error a query method returns as
 	// fmt.Errorf("query <Method>: %w", err).
 	WrapErrors bool
-	// SqlcUntypedParams (sqlc_untyped_params, fencegen only) declares
-	// interface{} the parameters sqlc v1.31.1 leaves untyped and
-	// fencegen types (analyze.Param.SqlcUntyped: @flag as an AND
-	// operand, @p = '', COALESCE(@p, '')), restoring sqlc's API.
+	// SqlcUntypedParams (sqlc_untyped_params, fencegen only) is accepted
+	// for configurations written for earlier fencegen versions and
+	// changes nothing: the parameters sqlc v1.31.1 leaves untyped
+	// (analyze.Param.SqlcUntyped: @flag as an AND operand, @p = '',
+	// COALESCE(@p, '')) are always interface{}, as in sqlc.
 	SqlcUntypedParams bool
 
 	JSONTagsIDUppercase bool

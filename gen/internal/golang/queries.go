@@ -70,10 +70,19 @@ func knownType(p *analyze.Param) *catalog.Type {
 }
 
 func (e *emitter) paramType(p *analyze.Param) goType {
-	if !p.Known || p.SqlcUntyped && e.opts.SqlcUntypedParams {
+	if !p.Known || p.SqlcUntyped {
 		return goType{name: "interface{}"}
 	}
 	return e.types.goTypeOf(p.Column, p.Type, p.NotNull)
+}
+
+// resultType is the Go type of result column c: interface{} where sqlc
+// v1.31.1 answers it (analyze.Column.SqlcAny), else its type's.
+func (e *emitter) resultType(c *analyze.Column) goType {
+	if c.SqlcAny {
+		return goType{name: "interface{}"}
+	}
+	return e.types.goTypeOf(c.Column, c.Type, c.NotNull)
 }
 
 // paramName is a parameter's Go name (namer.paramName), with an
@@ -172,7 +181,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 	}
 	if len(q.Columns) == 1 && !hasEmbed {
 		c := q.Columns[0]
-		gt := e.types.goTypeOf(c.Column, c.Type, c.NotNull)
+		gt := e.resultType(c)
 		s.result, s.scalar = gt.code(), true
 		s.cols = []resultField{{name: c.Name, typ: gt, column: c.Name}}
 	} else if len(q.Columns) > 0 || returnsRows(q.Cmd) {
@@ -190,8 +199,8 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		for i := 0; i < len(q.Columns); i++ {
 			c := q.Columns[i]
 			if c.Embed == nil {
-				f := resultField{name: e.names.structName(c.Name), typ: e.types.goTypeOf(c.Column, c.Type, c.NotNull), column: c.Name, col: c.Column, notNull: c.NotNull}
-				if c.Known {
+				f := resultField{name: e.names.structName(c.Name), typ: e.resultType(c), column: c.Name, col: c.Column, notNull: c.NotNull}
+				if c.Known && !c.SqlcAny {
 					f.sqlType = &c.Type
 				}
 				fields = append(fields, f)
