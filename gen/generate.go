@@ -382,6 +382,18 @@ type guardData struct {
 	// migration drops (NextMigration).
 	TemplateVersion int
 	Removed         []guardTable
+	// Previous is the guard earlier guard migrations installed, which
+	// the down section of a new one restores, and Added the tables they
+	// did not guard, whose guards it drops; both nil for a first guard
+	// migration, whose down section drops every guard.
+	Previous []previousGuard
+	Added    []guardTable
+}
+
+// previousGuard is the guard of one table as earlier guard migrations
+// installed it: Text is its CREATE OR REPLACE FUNCTION statement, verbatim.
+type previousGuard struct {
+	QualifiedTable, Function, Trigger, Text string
 }
 
 // renderGuard renders the guard template: GuardFile, or one file of a

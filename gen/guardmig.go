@@ -331,6 +331,17 @@ func (g *Guard) NextMigration(files []string, others []*Guard, format, version s
 	g2 := *g
 	data := *g.data
 	data.Removed = g.removedTables(have, others)
+	if len(have.migrations) > 0 {
+		for qt, in := range have.tables {
+			data.Previous = append(data.Previous, previousGuard{QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Text: in.fn.text})
+		}
+		slices.SortFunc(data.Previous, func(a, b previousGuard) int { return strings.Compare(a.QualifiedTable, b.QualifiedTable) })
+		for _, t := range g.data.Tables {
+			if _, ok := have.tables[t.QualifiedTable]; !ok {
+				data.Added = append(data.Added, t)
+			}
+		}
+	}
 	g2.data = &data
 	out, err = g2.Migration(format, version)
 	return "", out, err

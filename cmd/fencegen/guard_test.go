@@ -99,6 +99,21 @@ func TestGuardMigrationUpgrade(t *testing.T) {
 	if err := exec("UPDATE leases SET tok = 6 WHERE id = 1"); err != nil {
 		t.Errorf("raising the token under the new guard: %v", err)
 	}
+	// Its down section brings back the guard of the old migration.
+	b, err := os.ReadFile(filepath.Join("old", "20260102150407_fencegen_guard.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, down, _ := strings.Cut(string(b), "-- migrate:down\n")
+	if err := exec(down); err != nil {
+		t.Fatalf("down: %v", err)
+	}
+	if err := exec("UPDATE leases SET tok = 5 WHERE id = 1"); !errors.As(err, &pe) || pe.Code != fenceimpl.SQLState || pe.Detail != "" {
+		t.Fatalf("after down: %v (%+v); want the old guard's SQLSTATE %s without DETAIL", err, pe, fenceimpl.SQLState)
+	}
+	if err := exec(up("20260102150407_fencegen_guard.sql")); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
 	var triggers int
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM pg_trigger WHERE tgname = 'fencegen_guard'").Scan(&triggers); err != nil || triggers != 1 {
 		t.Errorf("fencegen_guard triggers: %d, %v; want 1", triggers, err)
