@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/fencegen/fencegen/gen"
 	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
@@ -117,5 +119,32 @@ func TestGuardMigrationUpgrade(t *testing.T) {
 	var triggers int
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM pg_trigger WHERE tgname = 'fencegen_guard'").Scan(&triggers); err != nil || triggers != 1 {
 		t.Errorf("fencegen_guard triggers: %d, %v; want 1", triggers, err)
+	}
+}
+
+// TestGuardDocShowsCheckOutput keeps the check output that
+// docs/database-guard.md shows equal to what guard_outdated.txtar
+// compares check's output with.
+func TestGuardDocShowsCheckOutput(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/script/guard_outdated.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := readDoc(t, filepath.Join("..", "..", "docs", "database-guard.md"))
+	shown := 0
+	for _, f := range ar.Files {
+		switch f.Name {
+		case "missing.txt", "removed.txt", "old.txt":
+			shown++
+			if !strings.Contains(doc, "```\n"+string(f.Data)+"```\n") {
+				t.Errorf("docs/database-guard.md does not show %s:\n%s", f.Name, f.Data)
+			}
+		}
+	}
+	if shown != 3 {
+		t.Errorf("guard_outdated.txtar has %d of missing.txt, removed.txt, old.txt", shown)
+	}
+	if line := fmt.Sprintf("`-- fencegen guard template: %d`", gen.GuardTemplateVersion); !strings.Contains(doc, line) {
+		t.Errorf("docs/database-guard.md does not quote the header line %s", line)
 	}
 }
