@@ -44,6 +44,10 @@ type GuardFinding struct {
 	Format, Dir string
 	// Out is the out directory of the sql entry, for guard's -out.
 	Out string
+	// Newer is set when the migration was written by a newer fencegen
+	// (a higher guard template): update fencegen rather than write a
+	// migration with this one.
+	Newer bool
 }
 
 func (f GuardFinding) String() string {
@@ -242,6 +246,10 @@ func (g *Guard) compare(have *guardReplay, others []*Guard) []GuardFinding {
 		case in.fn.template < GuardTemplateVersion:
 			out = append(out, at(in.fn.file, in.fn.line, "the guard of table %s was written by an older fencegen (guard template %d, this fencegen writes %d%s)",
 				t.Table, in.fn.template, GuardTemplateVersion, templateChange(in.fn.template)))
+		case in.fn.template > GuardTemplateVersion:
+			f := at(in.fn.file, in.fn.line, "the guard of table %s was written by a newer fencegen (guard template %d, this fencegen writes %d)", t.Table, in.fn.template, GuardTemplateVersion)
+			f.Newer = true
+			out = append(out, f)
 		default:
 			hc, hm := guardMode(in.fn.text)
 			wc, wm := guardMode(w.fn.text)
@@ -319,14 +327,23 @@ func (g *Guard) removedTables(have *guardReplay, others []*Guard) []guardTable {
 // the database to g's guard: every fenced table's function and trigger
 // re-created (CREATE OR REPLACE FUNCTION, DROP TRIGGER IF EXISTS, CREATE
 // TRIGGER), and the triggers and functions of tables no longer fenced
-// dropped.
+// dropped. It is an error when a newer fencegen wrote one of them.
 func (g *Guard) NextMigration(files []string, others []*Guard, format, version string) (current string, out map[string][]byte, err error) {
 	have, err := replayGuard(files)
 	if err != nil {
 		return "", nil, err
 	}
-	if n := len(have.migrations); n > 0 && len(g.compare(have, others)) == 0 {
-		return have.migrations[n-1].file, nil, nil
+	found := []GuardFinding(nil)
+	if n := len(have.migrations); n > 0 {
+		found = g.compare(have, others)
+		if len(found) == 0 {
+			return have.migrations[n-1].file, nil, nil
+		}
+	}
+	for _, f := range found {
+		if f.Newer {
+			return "", nil, fmt.Errorf("%s: update fencegen rather than undo it with an older guard", f)
+		}
 	}
 	g2 := *g
 	data := *g.data

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen"
@@ -252,6 +253,10 @@ func reportGuardMigrations(w io.Writer, out *gen.Output, cfgPath, kind string) (
 		if len(found) == 0 {
 			continue
 		}
+		if slices.ContainsFunc(found, func(f gen.GuardFinding) bool { return f.Newer }) {
+			fix = append(fix, "")
+			continue
+		}
 		cmd := fmt.Sprintf("fencegen guard -format %s -dir %s", found[0].Format, filepath.ToSlash(relPath(found[0].Dir)))
 		if len(out.Guards) > 1 {
 			cmd += " -out " + g.Out
@@ -262,6 +267,10 @@ func reportGuardMigrations(w io.Writer, out *gen.Output, cfgPath, kind string) (
 		fix = append(fix, cmd)
 	}
 	for _, cmd := range fix {
+		if cmd == "" {
+			fmt.Fprintf(w, "fencegen: %sthe guard migrations were written by a newer fencegen: update fencegen (a migration this one wrote would undo the newer guard)\n", kind)
+			continue
+		}
 		fmt.Fprintf(w, "fencegen: %sthe guard migrations install an outdated guard: never edit an applied migration; write a new one with: %s\n", kind, cmd)
 	}
 	return len(fix) > 0, nil
