@@ -31,8 +31,8 @@ func TestGuardNextMigrationGoose(t *testing.T) {
 	guardOf := func(fence string) *gen.Guard {
 		t.Helper()
 		files := map[string]string{
-			"q.sql":         "-- name: Get :one\nSELECT id FROM leases WHERE id = $1;\n",
-			"fencegen.yaml": "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: migrations\n    queries: q.sql\n    gen: {go: {package: x, out: out}}\n    fence:\n      tables:\n" + fence,
+			"q.sql":                     "-- name: Get :one\nSELECT id FROM leases WHERE id = $1;\n",
+			"fencegen.yaml":             "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: migrations\n    queries: q.sql\n    gen: {go: {package: x, out: out}}\n    fence:\n      tables:\n" + fence,
 			"migrations/00001_init.sql": "-- +goose Up\n" + tables + "-- +goose Down\nDROP TABLE jobs;\nDROP TABLE leases;\n",
 		}
 		for n, s := range files {
