@@ -29,7 +29,8 @@ Commands:
   generate   generate code, write the files that changed and remove the files
              fencegen generated earlier and no longer writes
   check      exit 1 and print a unified diff if generated files on disk are stale
-             (changed, missing, or no longer generated)
+             (changed, missing, or no longer generated), or if the guard migrations
+             among the schema files install another guard than fencegen guard writes
   vet        run the generator and print its notes; write nothing
   guard      write the database-side guard (fencegen_guard.sql) as a migration
              of golang-migrate, goose, dbmate or atlas: fencegen guard -format goose -dir migrations
