@@ -171,8 +171,9 @@ func (r *guardReplay) apply(file string, b []byte) guardMigration {
 	return m
 }
 
-// guardMode is "strict" or "non-strict" as a trigger function's text
-// tests the token, or "".
+// guardMode returns the token column a trigger function's text tests
+// (as quoted in SQL) and its mode, "strict" (<=) or "non-strict" (<);
+// "", "" when the text has no such test.
 func guardMode(text string) (column, mode string) {
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
