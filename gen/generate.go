@@ -106,7 +106,7 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		data, err := newGuardData(g.cat, loosened)
 		var b []byte
 		if err == nil && data != nil {
-			out.Guards = append(out.Guards, &Guard{Out: g.pkg.Go.Out, data: data})
+			out.Guards = append(out.Guards, &Guard{Out: g.pkg.Go.Out, data: data, schema: g.schema, tables: quotedTables(g.cat)})
 			b, err = renderGuard(data)
 		}
 		if err != nil {
@@ -210,6 +210,7 @@ type guardRun struct {
 	pkg      config.Package
 	cat      *catalog.Catalog
 	loosened map[string]bool
+	schema   []string // the entry's schema files, in order
 	// queries and fenced count the entry's queries, and those with a
 	// guarded fenced write, for Output's summary.
 	queries, fenced int
@@ -442,7 +443,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	}
 	// A non-strict query on a strict table makes that table's trigger
 	// non-strict: a strict one would refuse the query's writes.
-	guard := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}}
+	guard := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}, schema: schemaFiles}
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
 			guard.queries++
@@ -526,6 +527,24 @@ type guardData struct {
 	// for golang-migrate's down migration.
 	Format string
 	Down   bool
+	// TemplateVersion is GuardTemplateVersion, recorded in a migration's
+	// header; Removed are the guards of tables that earlier guard
+	// migrations installed and that are no longer fenced, which a new
+	// migration drops (NextMigration).
+	TemplateVersion int
+	Removed         []guardTable
+	// Previous is the guard earlier guard migrations installed, which
+	// the down section of a new one restores, and Added the tables they
+	// did not guard, whose guards it drops; both nil for a first guard
+	// migration, whose down section drops every guard.
+	Previous []previousGuard
+	Added    []guardTable
+}
+
+// previousGuard is the guard of one table as earlier guard migrations
+// installed it: Text is its CREATE OR REPLACE FUNCTION statement, verbatim.
+type previousGuard struct {
+	QualifiedTable, Function, Trigger, Text string
 }
 
 // renderGuard renders the guard template: GuardFile, or one file of a
@@ -543,7 +562,7 @@ func renderGuard(data *guardData) ([]byte, error) {
 // partitioned table; loosened names the tables whose trigger is
 // non-strict. It returns nil when cat has no fenced table.
 func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, error) {
-	data := &guardData{SQLState: fenceimpl.SQLState}
+	data := &guardData{SQLState: fenceimpl.SQLState, TemplateVersion: GuardTemplateVersion}
 	functions := map[string]string{} // guard function name → table
 	for _, t := range cat.FencedTables() {
 		if p := t.PartitionOf(); p != nil && p.Fence != nil {
@@ -598,6 +617,11 @@ type Guard struct {
 	// Out is the entry's out directory as the configuration writes it.
 	Out  string
 	data *guardData
+	// schema are the entry's schema files, in the order they are read
+	// (GuardMigrations looks for guard migrations among them); tables
+	// holds the quoted, qualified name of every table in its catalog.
+	schema []string
+	tables map[string]bool
 }
 
 // Migration renders g as a migration of the tool format (one of
