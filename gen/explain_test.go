@@ -129,7 +129,7 @@ func soundEntry(t *testing.T, ctx context.Context, db, name string, cfg *Config,
 			return // PostgreSQL rejected the schema: nothing to judge with
 		}
 	}
-	if errs := markConfigFences(cat, cfg.Path, pkg, map[config.Position]bool{}); len(errs) > 0 {
+	if errs, _ := markConfigFences(cat, cfg.Path, pkg, map[config.Position]bool{}); len(errs) > 0 {
 		return // generation fails at the configuration: nothing to judge
 	}
 	if len(cat.Validate()) > 0 {

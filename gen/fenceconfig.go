@@ -17,9 +17,10 @@ import (
 // (config.SplitName). A table or column the schema does not have is an
 // error at its value in the configuration, with the closest name the
 // schema has; found records the entries of an extending configuration
-// (config.FenceTable.AnyEntry) whose table this schema has.
-func markConfigFences(cat *catalog.Catalog, cfgPath string, pkg config.Package, found map[config.Position]bool) diag.List {
-	var errs diag.List
+// (config.FenceTable.AnyEntry) whose table this schema has. A table
+// another entry's fence key lists (config.FenceTable.From) is noted
+// where it fences this entry's schema too.
+func markConfigFences(cat *catalog.Catalog, cfgPath string, pkg config.Package, found map[config.Position]bool) (errs diag.List, notes []string) {
 	for _, ft := range pkg.Fence {
 		file := cfgPath
 		if ft.File != "" {
@@ -37,8 +38,17 @@ func markConfigFences(cat *catalog.Catalog, cfgPath string, pkg config.Package, 
 		}
 		found[ft.Pos] = true
 		if t.Column(ft.ColumnName) == nil {
-			errs.Add(file, ft.ColumnPos.Line, ft.ColumnPos.Col, "fence: column %s does not exist in table %s%s", quoted(ft.Column), t.QualifiedName(), didYouMeanColumn(t, ft.ColumnName))
+			where := ""
+			if ft.AnyEntry {
+				// The table is fenced here because the schema has it.
+				where = fmt.Sprintf(" in the schema of %s (a table fenced in one sql entry is fenced in every entry whose schema has it)", config.EntryName(&pkg))
+			}
+			errs.Add(file, ft.ColumnPos.Line, ft.ColumnPos.Col, "fence: column %s does not exist in table %s%s%s", quoted(ft.Column), t.QualifiedName(), where, didYouMeanColumn(t, ft.ColumnName))
 			continue
+		}
+		if ft.From != "" {
+			notes = append(notes, fmt.Sprintf("%s:%d:%d: note: fence: table %s is fenced in %s too, by the fence key of %s at %s:%d:%d: a database has one guard trigger per table, so a table fenced in one sql entry is fenced in every entry whose schema has it",
+				cfgPath, pkg.Pos.Line, pkg.Pos.Col, t.QualifiedName(), config.EntryName(&pkg), ft.From, file, ft.Pos.Line, ft.Pos.Col))
 		}
 		if f := t.Fence; f != nil && f.Source == "comment" && f.Column == ft.ColumnName {
 			// Marked twice: a configuration without a mode keeps the
@@ -50,7 +60,7 @@ func markConfigFences(cat *catalog.Catalog, cfgPath string, pkg config.Package, 
 		}
 		cat.MarkFence(t, ft.ColumnName, ft.Mode == config.ModeStrict, "config", file, ft.Pos.Line, ft.Pos.Col)
 	}
-	return errs
+	return errs, notes
 }
 
 // didYouMeanTable is " (did you mean X?)" naming the table of cat closest
@@ -148,6 +158,18 @@ func checkColumnOverrides(cat *catalog.Catalog, cfgPath string, pkg config.Packa
 			notes = append(notes, fmt.Sprintf("%s:%d:%d: note: override: db_type %q is no type PostgreSQL or the schema has, so it matches no column", cfgPath, o.Pos.Line, o.Pos.Col, o.DBType))
 		}
 	}
+	for i, c := range golang.TokenColumnOverrides(cat, ovs) {
+		if c == nil {
+			continue
+		}
+		o := ovs[i]
+		msg := fmt.Sprintf("override: column %q names the fencing-token column %s.%s of a fenced table, whose Go type is always fence.Token (the type carries the guard's meaning: a token is only ever compared and stored, and the methods take it as fence.Token); remove the go_type (a fence.Token converts with int64(token) where a plain integer is needed)", o.Column, c.Table.QualifiedName(), c.Name)
+		if sqlcReads(cfgPath, pkg) {
+			notes = append(notes, fmt.Sprintf("%s:%d:%d: note: %s; sqlc applies it", cfgPath, o.Pos.Line, o.Pos.Col, msg))
+		} else {
+			errs.Add(cfgPath, o.Pos.Line, o.Pos.Col, "%s", msg)
+		}
+	}
 	for i, ok := range golang.ColumnOverrideMatches(cat, ovs) {
 		o := ovs[i]
 		switch {
@@ -167,7 +189,8 @@ func checkColumnOverrides(cat *catalog.Catalog, cfgPath string, pkg config.Packa
 
 // sqlcReads reports whether sqlc reads the configuration at cfgPath as
 // fencegen does: it is named as sqlc's (sqlc.yaml, sqlc.yml, sqlc.json)
-// and pkg has no fence key of its own (sqlc refuses one).
+// and has no fence key (sqlc refuses one, in an entry or at the top
+// level): pkg's fenced tables all come from a configuration extending it.
 func sqlcReads(cfgPath string, pkg config.Package) bool {
 	switch filepath.Base(cfgPath) {
 	case "sqlc.yaml", "sqlc.yml", "sqlc.json":
@@ -175,7 +198,7 @@ func sqlcReads(cfgPath string, pkg config.Package) bool {
 		return false
 	}
 	for _, ft := range pkg.Fence {
-		if !ft.AnyEntry {
+		if ft.File == "" || ft.File == cfgPath {
 			return false
 		}
 	}

@@ -239,7 +239,10 @@ func displayName(name string) string {
 
 // nearFile is " (did you mean X?)" naming the file or directory beside the
 // missing path p whose name is closest to p's, as the configuration's
-// entry e would name it, or "".
+// entry e would name it, or "". When no name is close, it names the
+// files beside p of its kind: the ones with its extension (queries.sql
+// missing, q.sql there), or the directories for a name without one; ""
+// when there are none.
 func nearFile(p, e string) string {
 	ents, err := os.ReadDir(filepath.Dir(p))
 	if err != nil {
@@ -249,8 +252,35 @@ func nearFile(p, e string) string {
 	for _, de := range ents {
 		names = append(names, de.Name())
 	}
-	if c := config.Closest(filepath.Base(p), names); c != "" {
-		return fmt.Sprintf(" (did you mean %s?)", path.Join(path.Dir(filepath.ToSlash(e)), c))
+	dir := path.Dir(filepath.ToSlash(e))
+	base := filepath.Base(p)
+	if c := config.Closest(base, names); c != "" {
+		return fmt.Sprintf(" (did you mean %s?)", path.Join(dir, c))
+	}
+	ext := filepath.Ext(base)
+	var kind []string
+	for _, de := range ents {
+		n := de.Name()
+		if strings.HasPrefix(n, ".") {
+			continue
+		}
+		switch {
+		case ext == "" && de.IsDir():
+		case ext != "" && !de.IsDir() && strings.EqualFold(filepath.Ext(n), ext) && (ext != ".sql" || isSQLFile(n)):
+		default:
+			continue
+		}
+		kind = append(kind, path.Join(dir, n))
+	}
+	one, many := "the only "+ext+" file there", "the "+ext+" files there are "
+	if ext == "" {
+		one, many = "the only directory there", "the directories there are "
+	}
+	switch {
+	case len(kind) == 1:
+		return fmt.Sprintf(" (did you mean %s? it is %s)", kind[0], one)
+	case len(kind) > 1 && len(kind) <= 5:
+		return fmt.Sprintf(" (%s%s)", many, strings.Join(kind, ", "))
 	}
 	return ""
 }

@@ -46,13 +46,31 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		found map[config.Position]bool
 	}
 	results := make([]pkgResult, len(cfg.Packages))
+	// First every entry's catalog, with the configuration's marks; then
+	// the schemas' own marks (COMMENT ON COLUMN) are spread to the other
+	// entries' catalogs, as the configuration's are (spreadSchemaMarks);
+	// then the rest of each entry.
+	runs := make([]*pkgRun, len(cfg.Packages))
 	parallel.For(len(cfg.Packages), func(i int) {
 		r := &results[i]
 		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
 			return
 		}
 		r.found = map[config.Position]bool{}
-		r.files, r.notes, r.guard, r.errs = generatePackage(cfg, cfg.Packages[i], r.found)
+		runs[i] = preparePackage(cfg, cfg.Packages[i], r.found)
+	})
+	for i := range results {
+		if err := results[i].ctxErr; err != nil {
+			return nil, err
+		}
+	}
+	spreadSchemaMarks(runs)
+	parallel.For(len(cfg.Packages), func(i int) {
+		r := &results[i]
+		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
+			return
+		}
+		r.files, r.notes, r.guard, r.errs = runs[i].finish()
 	})
 	found := map[config.Position]bool{}
 	for i, pkg := range cfg.Packages {
@@ -88,7 +106,7 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		data, err := newGuardData(g.cat, loosened)
 		var b []byte
 		if err == nil && data != nil {
-			out.Guards = append(out.Guards, &Guard{Out: g.pkg.Go.Out, data: data})
+			out.Guards = append(out.Guards, &Guard{Out: g.pkg.Go.Out, data: data, schema: g.schema, tables: quotedTables(g.cat)})
 			b, err = renderGuard(data)
 		}
 		if err != nil {
@@ -104,15 +122,20 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		}
 	}
 	if len(errs) == 0 && len(cfg.Packages) > 0 {
+		errs = append(errs, fenceConflicts(guards)...)
 		for _, ft := range cfg.Packages[0].Fence {
-			if ft.AnyEntry && !found[ft.Pos] {
+			if ft.AnyEntry && ft.From == "" && !found[ft.Pos] {
+				file := ft.File
+				if file == "" {
+					file = cfg.Path // the top-level fence key
+				}
 				hint := ""
 				for _, g := range guards {
 					if hint = didYouMeanTable(g.cat, ft); hint != "" {
 						break
 					}
 				}
-				errs.Add(ft.File, ft.TablePos.Line, ft.TablePos.Col, "fence: table %s does not exist in the schema of any sql entry of %s%s", quoted(ft.Table), displayName(cfg.Path), hint)
+				errs.Add(file, ft.TablePos.Line, ft.TablePos.Col, "fence: table %s does not exist in the schema of any sql entry of %s%s", quoted(ft.Table), displayName(cfg.Path), hint)
 			}
 		}
 		for _, o := range cfg.Packages[0].Go.Overrides {
@@ -134,6 +157,52 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	return out, nil
 }
 
+// fenceConflicts reports each table that two sql entries' schemas fence
+// differently (another token column, or one strict and one not), at the
+// later entry's mark, naming the earlier one's: a database has one guard
+// trigger per table, and the entries' generated code and GuardFile must
+// agree on it. Marks come from the fence keys (spread to every entry by
+// config) and from COMMENT ON COLUMN in each entry's schema.
+func fenceConflicts(guards []*guardRun) diag.List {
+	var errs diag.List
+	type mark struct {
+		f   *catalog.Fence
+		pkg *config.Package
+	}
+	first := map[string]mark{}
+	for _, g := range guards {
+		for _, t := range g.cat.FencedTables() {
+			f := t.Fence
+			if f.From != nil {
+				continue // a partition or child: its parent's mark is compared
+			}
+			name := t.QualifiedName()
+			m, ok := first[name]
+			if !ok {
+				first[name] = mark{f, &g.pkg}
+				continue
+			}
+			if m.f.Column == f.Column && m.f.Strict == f.Strict {
+				continue
+			}
+			how := func(f *catalog.Fence, pkg *config.Package) string {
+				return fmt.Sprintf("by column %s, %s, in %s (its %s at %s:%d:%d)", f.Column, modeWord(f.Strict), config.EntryName(pkg), markWord(f.Source), f.File, f.Line, f.Col)
+			}
+			errs.Add(f.File, f.Line, f.Col, "fence: table %s is fenced %s but %s: a database has one guard trigger per table, so every sql entry must fence it alike (give the same column and mode)",
+				name, how(f, &g.pkg), how(m.f, m.pkg))
+		}
+	}
+	return errs
+}
+
+// markWord names where a fence mark comes from, for a message.
+func markWord(source string) string {
+	if source == "comment" {
+		return "column comment"
+	}
+	return "fence key"
+}
+
 // guardRun is what rendering a sql entry's GuardFile needs: its catalog,
 // and the tables (qualified names of the tables whose marks fence them)
 // that one of its queries loosens.
@@ -141,12 +210,38 @@ type guardRun struct {
 	pkg      config.Package
 	cat      *catalog.Catalog
 	loosened map[string]bool
+	schema   []string // the entry's schema files, in order
 	// queries and fenced count the entry's queries, and those with a
 	// guarded fenced write, for Output's summary.
 	queries, fenced int
 }
 
-func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]bool) (map[string][]byte, []string, *guardRun, diag.List) {
+// parseResult is a schema or query file as read and parsed.
+type parseResult struct {
+	f   *sqlparse.File
+	err error
+}
+
+// pkgRun is one sql entry between preparePackage, which builds its
+// catalog with the configuration's marks, and finish, which does the
+// rest.
+type pkgRun struct {
+	cfg   *Config
+	pkg   config.Package
+	found map[config.Position]bool
+	cat   *catalog.Catalog
+	errs  diag.List
+	// notes are the fence marks' notes so far.
+	notes        []string
+	schemaFiles  []string
+	results      []parseResult
+	schemaBroken bool
+	qerr         diag.List
+}
+
+// preparePackage reads and parses pkg's schema and query files and
+// builds its catalog, with the fence keys' marks (markConfigFences).
+func preparePackage(cfg *Config, pkg config.Package, found map[config.Position]bool) *pkgRun {
 	var errs diag.List
 	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
 	schemaFiles, err := expandAt(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)
@@ -159,10 +254,6 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 	// (pg_query keeps its parser state per thread); the catalog is then
 	// built in file order, and the results and errors are used in the
 	// order of a sequential run.
-	type parseResult struct {
-		f   *sqlparse.File
-		err error
-	}
 	results := make([]parseResult, len(schemaFiles)+len(queryFiles))
 	parallel.For(len(results), func(i int) {
 		if i < len(schemaFiles) {
@@ -184,7 +275,67 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 			cat.Update(pf, st)
 		}
 	}
-	errs = append(errs, markConfigFences(cat, cfg.Path, pkg, found)...)
+	fenceErrs, fenceNotes := markConfigFences(cat, cfg.Path, pkg, found)
+	errs = append(errs, fenceErrs...)
+	return &pkgRun{cfg: cfg, pkg: pkg, found: found, cat: cat, errs: errs, notes: fenceNotes,
+		schemaFiles: schemaFiles, results: results, schemaBroken: schemaBroken, qerr: qerr}
+}
+
+// spreadSchemaMarks fences, in every entry's catalog, each table that
+// another entry's schema marks by COMMENT ON COLUMN, when the catalog has
+// a table of that qualified name without a mark: a database has one
+// guard trigger per table, so an entry reading a copy of the schema
+// without the comment (a dump, another migrations directory) must not
+// write it unguarded. It is noted (fencegen vet) with the mark's place;
+// a table there without the token column is an error at the mark. A
+// table marked differently in two entries is fenceConflicts' error.
+func spreadSchemaMarks(runs []*pkgRun) {
+	type mark struct {
+		t *catalog.Table
+		r *pkgRun
+	}
+	var marks []mark
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if r.schemaBroken {
+			continue
+		}
+		for _, t := range r.cat.FencedTables() {
+			if t.Fence.Source == "comment" && !seen[t.QualifiedName()] {
+				seen[t.QualifiedName()] = true
+				marks = append(marks, mark{t, r})
+			}
+		}
+	}
+	for _, m := range marks {
+		f := m.t.Fence
+		for _, r := range runs {
+			if r == m.r || r.schemaBroken {
+				continue
+			}
+			t := r.cat.Table(m.t.Schema, m.t.Name)
+			if t == nil || t.IsView || t.Fence != nil || t.QualifiedName() != m.t.QualifiedName() {
+				continue
+			}
+			if t.Column(f.Column) == nil {
+				r.errs.Add(f.File, f.Line, f.Col, "fence: table %s is fenced by this column comment in the schema of %s, but the schema of %s has table %s without column %s: a database has one guard trigger per table, so a table fenced in one sql entry is fenced in every entry whose schema has it",
+					m.t.QualifiedName(), config.EntryName(&m.r.pkg), config.EntryName(&r.pkg), t.QualifiedName(), f.Column)
+				continue
+			}
+			r.cat.MarkFence(t, f.Column, f.Strict, "comment", f.File, f.Line, f.Col)
+			r.notes = append(r.notes, fmt.Sprintf("%s:%d:%d: note: fence: table %s is fenced in %s too, by the column comment at %s:%d:%d in the schema of %s: a database has one guard trigger per table, so a table fenced in one sql entry is fenced in every entry whose schema has it",
+				r.cfg.Path, r.pkg.Pos.Line, r.pkg.Pos.Col, t.QualifiedName(), config.EntryName(&r.pkg), f.File, f.Line, f.Col, config.EntryName(&m.r.pkg)))
+		}
+	}
+}
+
+// finish validates r's catalog, analyses its queries and emits its Go
+// code and guard; see Generate.
+func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
+	cfg, pkg, found, cat := r.cfg, r.pkg, r.found, r.cat
+	errs := r.errs
+	fenceNotes := r.notes
+	schemaFiles, results, schemaBroken, qerr := r.schemaFiles, r.results, r.schemaBroken, r.qerr
 	errs = append(errs, cat.Validate()...)
 	if schemaBroken {
 		// A missing query file is its own problem, reported too.
@@ -221,6 +372,7 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 	for _, n := range cat.Notes() {
 		notes = append(notes, n.Error())
 	}
+	notes = append(notes, fenceNotes...)
 	notes = append(notes, overrideNotes...)
 	notes = append(notes, optOutNotes(analyzed)...)
 	for _, f := range analyzed {
@@ -291,7 +443,7 @@ func generatePackage(cfg *Config, pkg config.Package, found map[config.Position]
 	}
 	// A non-strict query on a strict table makes that table's trigger
 	// non-strict: a strict one would refuse the query's writes.
-	guard := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}}
+	guard := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}, schema: schemaFiles}
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
 			guard.queries++
@@ -375,6 +527,24 @@ type guardData struct {
 	// for golang-migrate's down migration.
 	Format string
 	Down   bool
+	// TemplateVersion is GuardTemplateVersion, recorded in a migration's
+	// header; Removed are the guards of tables that earlier guard
+	// migrations installed and that are no longer fenced, which a new
+	// migration drops (NextMigration).
+	TemplateVersion int
+	Removed         []guardTable
+	// Previous is the guard earlier guard migrations installed, which
+	// the down section of a new one restores, and Added the tables they
+	// did not guard, whose guards it drops; both nil for a first guard
+	// migration, whose down section drops every guard.
+	Previous []previousGuard
+	Added    []guardTable
+}
+
+// previousGuard is the guard of one table as earlier guard migrations
+// installed it: Text is its CREATE OR REPLACE FUNCTION statement, verbatim.
+type previousGuard struct {
+	QualifiedTable, Function, Trigger, Text string
 }
 
 // renderGuard renders the guard template: GuardFile, or one file of a
@@ -392,7 +562,7 @@ func renderGuard(data *guardData) ([]byte, error) {
 // partitioned table; loosened names the tables whose trigger is
 // non-strict. It returns nil when cat has no fenced table.
 func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, error) {
-	data := &guardData{SQLState: fenceimpl.SQLState}
+	data := &guardData{SQLState: fenceimpl.SQLState, TemplateVersion: GuardTemplateVersion}
 	functions := map[string]string{} // guard function name → table
 	for _, t := range cat.FencedTables() {
 		if p := t.PartitionOf(); p != nil && p.Fence != nil {
@@ -447,6 +617,11 @@ type Guard struct {
 	// Out is the entry's out directory as the configuration writes it.
 	Out  string
 	data *guardData
+	// schema are the entry's schema files, in the order they are read
+	// (GuardMigrations looks for guard migrations among them); tables
+	// holds the quoted, qualified name of every table in its catalog.
+	schema []string
+	tables map[string]bool
 }
 
 // Migration renders g as a migration of the tool format (one of

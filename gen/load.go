@@ -20,7 +20,9 @@ func Problems(err error) []*Problem { return diag.As(err).Sort() }
 var ErrNoConfig = config.ErrNotFound
 
 // LoadConfig reads the configuration file at path: fencegen.yaml (sqlc's
-// version 2 format plus a fence key per sql entry) or an existing sqlc
+// version 2 format plus a fence key, in an sql entry or at the top level;
+// a table fenced anywhere is fenced in every entry whose schema has it),
+// a fencegen.yaml that extends an sqlc configuration, or an existing sqlc
 // configuration (sqlc.yaml, sqlc.yml or sqlc.json, version "1" or "2")
 // read as-is. Relative paths in the file are relative to its directory,
 // Config.Dir.
@@ -33,8 +35,25 @@ var ErrNoConfig = config.ErrNotFound
 // generators (no gen.go, or a codegen plugin other than sqlc-gen-go) are
 // skipped; an entry that generates Go must use engine postgresql and
 // sql_package pgx/v5 (the default when unset). A UTF-8 byte order mark at
-// the start of the file is ignored.
-func LoadConfig(path string) (*Config, error) { return config.Load(path) }
+// the start of the file is ignored. With the configuration's problems
+// come those of the schema and queries paths its entries name (a file or
+// directory that does not exist), so that one run reports them all.
+func LoadConfig(path string) (*Config, error) {
+	cfg, err := config.LoadAll(path)
+	if err == nil {
+		return cfg, nil
+	}
+	errs := diag.As(err)
+	if cfg == nil || len(errs) == 0 {
+		return nil, err
+	}
+	for _, pkg := range cfg.Packages {
+		_, serr := expandAt(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)
+		_, qerr := expandAt(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)
+		errs = append(append(errs, serr...), qerr...)
+	}
+	return nil, errs.Err()
+}
 
 // FindConfig returns the configuration file fencegen uses by default in
 // dir: the first of fencegen.yaml, fencegen.yml, sqlc.yaml, sqlc.yml and

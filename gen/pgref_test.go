@@ -6,7 +6,7 @@
 // testdata/cases/* and examples/accounts) and, for each PostgreSQL sql
 // entry:
 //
-//  1. builds fencegen's catalog exactly as generatePackage does (expand,
+//  1. builds fencegen's catalog exactly as preparePackage does (expand,
 //     readAndParse, catalog.Update statement by statement) while applying
 //     the same statements, one at a time and in the same order, to a
 //     scratch database (named fg_pgref_..., dropped after). After every
@@ -548,9 +548,9 @@ func (run *pgrefRun) compareEntry(t *testing.T, e *pgrefEntry, cfg *Config, pkg 
 	if !complete {
 		return
 	}
-	// The config marks, as generatePackage applies them (a table or column
+	// The config marks, as preparePackage applies them (a table or column
 	// the schema lacks is its error, and marks nothing).
-	_ = markConfigFences(cat, cfg.Path, pkg, map[config.Position]bool{})
+	_, _ = markConfigFences(cat, cfg.Path, pkg, map[config.Position]bool{})
 	verrs := cat.Validate()
 	e.after = "the fence marks"
 	e.compareFences(ctx, conn, cat, verrs)

@@ -4,11 +4,16 @@
 // redislock never enters fencegen's go.mod.
 //
 //	cd bench/redislock && go test -run '^$' -bench . -benchtime 5s -count 3
+//
+// BenchmarkCycleInterleaved gives the ratio from one run: each iteration
+// runs one cycle of each library, in alternating order, so that both see
+// the same load on a shared machine.
 package redislock
 
 import (
 	"context"
 	"fmt"
+	"sort"
 	"testing"
 	"time"
 
@@ -49,4 +54,62 @@ func BenchmarkCycle(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCycleInterleaved runs one fencegen lease cycle (Acquire +
+// Release) and one bsm/redislock cycle (Obtain + Release) per iteration,
+// alternating which goes first, on the same client and server, and
+// reports each library's median µs per cycle and ratio, redislock's
+// median over fencegen's: the lease's throughput relative to redislock's
+// (≥ 1 means at least as fast).
+//
+//	cd bench/redislock && go test -run '^$' -bench CycleInterleaved -benchtime 20000x -count 3
+func BenchmarkCycleInterleaved(b *testing.B) {
+	r := faults.StartRedis(b, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	ctx := context.Background()
+	const ttl = 10 * time.Second
+	lc, rc := lease.New(rdb, nil), redislock.New(rdb)
+	names := make([]string, 64)
+	for i := range names {
+		names[i] = fmt.Sprint("r", i)
+	}
+	fencegen := func(i int) time.Duration {
+		start := time.Now()
+		l, err := lc.Acquire(ctx, names[i%64], ttl)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Release(ctx); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	bsm := func(i int) time.Duration {
+		start := time.Now()
+		l, err := rc.Obtain(ctx, "b"+names[i%64], ttl, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Release(ctx); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var fs, bs []time.Duration
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			fs, bs = append(fs, fencegen(i)), append(bs, bsm(i))
+		} else {
+			bs, fs = append(bs, bsm(i)), append(fs, fencegen(i))
+		}
+	}
+	median := func(d []time.Duration) time.Duration {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		return d[len(d)/2]
+	}
+	mf, mb := median(fs), median(bs)
+	b.ReportMetric(float64(mf.Nanoseconds())/1e3, "lease-µs")
+	b.ReportMetric(float64(mb.Nanoseconds())/1e3, "redislock-µs")
+	b.ReportMetric(float64(mb)/float64(mf), "ratio")
 }

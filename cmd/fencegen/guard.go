@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -86,27 +85,34 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 	} else if version == "" {
 		version = time.Now().UTC().Format(timestampLayout)
 	}
-	files, err := g.Migration(f.format, version)
+	if f.dir == "" {
+		files, err := g.Migration(f.format, version)
+		if err != nil {
+			fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+			return exitError
+		}
+		fmt.Fprint(stdout, string(files[version+"_fencegen_guard.sql"]))
+		return exitOK
+	}
+	ups, err := upMigrations(f.dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
 		return exitError
+	}
+	current, files, err := g.NextMigration(ups, out.Guards, f.format, version)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+		return exitError
+	}
+	if current != "" {
+		fmt.Fprintf(stdout, "fencegen: the guard migrations up to %s already install this guard: nothing written\n", filepath.ToSlash(relPath(current)))
+		return exitOK
 	}
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	if f.dir == "" {
-		fmt.Fprint(stdout, string(files[names[0]]))
-		return exitOK
-	}
-	if same, err := latestGuard(f.dir, files); err != nil {
-		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
-		return exitError
-	} else if same != "" {
-		fmt.Fprintf(stdout, "fencegen: %s already holds this guard: nothing written\n", filepath.ToSlash(relPath(filepath.Join(f.dir, same))))
-		return exitOK
-	}
 	// Every file is new: never overwrite a migration.
 	for _, n := range names {
 		if _, err := os.Lstat(filepath.Join(f.dir, n)); err == nil {
@@ -199,47 +205,43 @@ func nextVersion(dir string, now time.Time) (string, error) {
 	return strconv.FormatUint(max+1, 10), nil
 }
 
-// latestGuard returns the name of the newest guard migration in dir (the
-// highest version among *_fencegen_guard.sql or .up.sql files) when it
-// holds what files would add, apart from the version in its name; "" when
-// there is none or it differs.
-func latestGuard(dir string, files map[string][]byte) (string, error) {
-	var newName string
-	var want []byte
-	for n, b := range files {
-		if !strings.HasSuffix(n, ".down.sql") {
-			newName, want = n, b
-		}
-	}
-	suffix := newName[strings.IndexByte(newName, '_'):]
+// upMigrations returns the files of dir a migration tool applies going
+// up, in its order: the .sql files without golang-migrate's .down.sql,
+// by version number (names breaking ties).
+func upMigrations(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	var latest string
-	var latestV uint64
+	type mig struct {
+		v    uint64
+		name string
+	}
+	var ms []mig
 	for _, de := range ents {
 		n := de.Name()
-		if !strings.HasSuffix(n, suffix) {
+		if de.IsDir() || !strings.HasSuffix(n, ".sql") || strings.HasSuffix(n, ".down.sql") || strings.HasPrefix(n, ".") {
 			continue
 		}
-		v, err := strconv.ParseUint(strings.TrimSuffix(n, suffix), 10, 64)
-		if err != nil {
-			continue
+		i := 0
+		for i < len(n) && n[i] >= '0' && n[i] <= '9' {
+			i++
 		}
-		if latest == "" || v > latestV {
-			latest, latestV = n, v
+		v, _ := strconv.ParseUint(n[:i], 10, 64)
+		ms = append(ms, mig{v, n})
+	}
+	slices.SortFunc(ms, func(a, b mig) int {
+		if a.v != b.v {
+			if a.v < b.v {
+				return -1
+			}
+			return 1
 		}
+		return strings.Compare(a.name, b.name)
+	})
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = filepath.Join(dir, m.name)
 	}
-	if latest == "" {
-		return "", nil
-	}
-	old, err := os.ReadFile(filepath.Join(dir, latest))
-	if err != nil {
-		return "", err
-	}
-	if bytes.Equal(bytes.ReplaceAll(old, []byte("\r\n"), []byte("\n")), want) {
-		return latest, nil
-	}
-	return "", nil
+	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen"
@@ -28,7 +29,8 @@ Commands:
   generate   generate code, write the files that changed and remove the files
              fencegen generated earlier and no longer writes
   check      exit 1 and print a unified diff if generated files on disk are stale
-             (changed, missing, or no longer generated)
+             (changed, missing, or no longer generated), or if the guard migrations
+             among the schema files install another guard than fencegen guard writes
   vet        run the generator and print its notes; write nothing
   guard      write the database-side guard (fencegen_guard.sql) as a migration
              of golang-migrate, goose, dbmate or atlas: fencegen guard -format goose -dir migrations
@@ -207,8 +209,17 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 			shown[i] = filepath.ToSlash(relPath(filepath.Join(root, filepath.FromSlash(name))))
 		}
 		fmt.Fprintln(stdout, summary(out, write, shown))
+		if _, err := reportGuardMigrations(stderr, out, cfgPath, "warning: "); err != nil {
+			report(stderr, err)
+			return exitError
+		}
 	case modeCheck:
 		diff, err := out.Check(root)
+		if err != nil {
+			report(stderr, err)
+			return exitError
+		}
+		stale, err := reportGuardMigrations(stderr, out, cfgPath, "")
 		if err != nil {
 			report(stderr, err)
 			return exitError
@@ -218,8 +229,52 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 			fmt.Fprintf(stderr, "fencegen: generated files are out of date; run fencegen generate\n")
 			return exitError
 		}
+		if stale {
+			return exitError
+		}
 	}
 	return exitOK
+}
+
+// reportGuardMigrations prints, located and each message prefixed with
+// kind ("warning: " for generate), how the guard migrations among the
+// schema files differ from the guard this fencegen writes, and then the
+// command that writes the new migration; it reports whether there was
+// any difference. cfgPath is the -f the command was given, if any.
+func reportGuardMigrations(w io.Writer, out *gen.Output, cfgPath, kind string) (bool, error) {
+	var fix []string
+	for _, g := range out.Guards {
+		found, err := g.GuardMigrations(out.Guards)
+		if err != nil {
+			return false, err
+		}
+		for _, f := range found {
+			fmt.Fprintf(w, "%s:%d:%d: %s%s\n", filepath.ToSlash(relPath(f.File)), f.Line, f.Col, kind, f.Msg)
+		}
+		if len(found) == 0 {
+			continue
+		}
+		if slices.ContainsFunc(found, func(f gen.GuardFinding) bool { return f.Newer }) {
+			fix = append(fix, "")
+			continue
+		}
+		cmd := fmt.Sprintf("fencegen guard -format %s -dir %s", found[0].Format, filepath.ToSlash(relPath(found[0].Dir)))
+		if len(out.Guards) > 1 {
+			cmd += " -out " + g.Out
+		}
+		if cfgPath != "" {
+			cmd += " -f " + filepath.ToSlash(relPath(cfgPath))
+		}
+		fix = append(fix, cmd)
+	}
+	for _, cmd := range fix {
+		if cmd == "" {
+			fmt.Fprintf(w, "fencegen: %sthe guard migrations were written by a newer fencegen: update fencegen (a migration this one wrote would undo the newer guard)\n", kind)
+			continue
+		}
+		fmt.Fprintf(w, "fencegen: %sthe guard migrations install an outdated guard: never edit an applied migration; write a new one with: %s\n", kind, cmd)
+	}
+	return len(fix) > 0, nil
 }
 
 // load finds and loads the configuration and generates, printing the

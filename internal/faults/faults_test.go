@@ -21,6 +21,7 @@ func TestMain(m *testing.M) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	QuietRedisLog()
 	goleak.VerifyTestMain(m)
 }
 
@@ -175,5 +176,20 @@ func TestChildPauseResume(t *testing.T) {
 	ch.Kill()
 	if err := ch.Wait(5 * time.Second); err == nil {
 		t.Fatal("killed child exited 0")
+	}
+}
+
+// QuietRedisLog (installed by TestMain) keeps go-redis's refused-dial lines
+// out of the test output but counts them: a client of a closed port logs
+// at least one.
+func TestQuietRedisLogCountsDroppedLines(t *testing.T) {
+	before := RedisLogLines()
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1})
+	defer rdb.Close()
+	if err := rdb.Ping(ctx(t)).Err(); err == nil {
+		t.Fatal("PING to port 1 succeeded")
+	}
+	if RedisLogLines() == before {
+		t.Fatal("go-redis logged nothing for a refused dial: the logger is not installed")
 	}
 }

@@ -54,8 +54,10 @@ var (
 	// it with errors.Is; use errors.As with *StaleError for the details.
 	ErrStaleToken = errors.New("fence: stale token")
 
-	// ErrNotFound is the sentinel for a fenced write whose WHERE clause
-	// matched no row at all. It is not a fencing failure.
+	// ErrNotFound is the sentinel for a fenced write that wrote no row
+	// for a reason other than the token: its WHERE clause matched no row,
+	// or an upsert's DO UPDATE ... WHERE skipped the row it conflicts
+	// with (see NotFoundError). It is not a fencing failure.
 	ErrNotFound = errors.New("fence: no row matched")
 	// ErrConcurrentChange is the sentinel for a fenced write that wrote
 	// nothing because concurrent transactions changed the rows it matched
@@ -94,16 +96,30 @@ func (e *StaleError) Error() string {
 // Unwrap returns ErrStaleToken.
 func (e *StaleError) Unwrap() error { return ErrStaleToken }
 
-// NotFoundError is the error a generated fenced method returns when its
-// WHERE clause matched no row. Unwrap returns ErrNotFound.
+// NotFoundError is the error a generated fenced method returns when it
+// wrote no row for a reason other than the token: an UPDATE or DELETE
+// whose WHERE clause matched no row, or an INSERT ... ON CONFLICT ... DO
+// UPDATE whose own DO UPDATE ... WHERE skipped the existing row it
+// conflicts with (Upsert). sqlc's code returns no error there (nil, or 0
+// rows): see fencegen's docs/sqlc.md. Unwrap returns ErrNotFound.
 type NotFoundError struct {
 	// Query is the name of the generated query.
 	Query string
 	// Table is the fenced table the write targeted.
 	Table string
+	// Upsert is set for an INSERT ... ON CONFLICT ... DO UPDATE: the row
+	// it conflicts with exists, but the statement's DO UPDATE ... WHERE
+	// skipped it (or, for rows from a SELECT, the SELECT gave none), so
+	// nothing was inserted or updated.
+	Upsert bool
 }
 
+// Error is "fence: <Query> on <Table>: no row matched" for an UPDATE or
+// DELETE; for an upsert it says no row was written, and why.
 func (e *NotFoundError) Error() string {
+	if e.Upsert {
+		return fmt.Sprintf("fence: %s on %s: no row was written: the row it conflicts with exists, but the statement's DO UPDATE ... WHERE skipped it (or it had no row to insert)", e.Query, e.Table)
+	}
 	return fmt.Sprintf("fence: %s on %s: no row matched", e.Query, e.Table)
 }
 

@@ -55,3 +55,23 @@ func ExampleStaleError() {
 	}
 	// Output: true 8
 }
+
+// The not-found message says what happened: an UPDATE or DELETE matched
+// no row; an upsert matched its conflicting row but wrote nothing. Both
+// are errors.Is ErrNotFound.
+func TestNotFoundErrorMessage(t *testing.T) {
+	for _, tc := range []struct {
+		err  *fence.NotFoundError
+		want string
+	}{
+		{&fence.NotFoundError{Query: "SetQty", Table: "inventory"}, "fence: SetQty on inventory: no row matched"},
+		{&fence.NotFoundError{Query: "PutJob", Table: "jobs", Upsert: true}, "fence: PutJob on jobs: no row was written: the row it conflicts with exists, but the statement's DO UPDATE ... WHERE skipped it (or it had no row to insert)"},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+		if !errors.Is(tc.err, fence.ErrNotFound) {
+			t.Errorf("%v: not errors.Is ErrNotFound", tc.err)
+		}
+	}
+}

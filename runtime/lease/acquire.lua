@@ -29,12 +29,15 @@
 if KEYS[4] and redis.call('EXISTS', KEYS[4]) == 1 then
   return -2
 end
+-- A value "<owner>:<token>" is this owner's when the owner (32 hex
+-- digits, no ':') starts it and a ':' follows: compared in place, without
+-- building a prefix string.
+local owner, n = ARGV[1], #ARGV[1]
 local cur = redis.call('GET', KEYS[1])
 if cur then
-  local prefix = ARGV[1] .. ':'
-  if string.sub(cur, 1, #prefix) == prefix then
+  if string.find(cur, owner, 1, true) == 1 and string.byte(cur, n + 1) == 58 then
     redis.call('PEXPIRE', KEYS[1], ARGV[2])
-    return tonumber(string.sub(cur, #prefix + 1))
+    return tonumber(string.sub(cur, n + 2))
   end
   return 0
 end
@@ -43,9 +46,8 @@ end
 -- before this retry): take the lease again with the same token.
 local minted = ARGV[5] ~= '0' and redis.call('GET', KEYS[3])
 if minted then
-  local prefix = ARGV[1] .. ':'
-  if string.sub(minted, 1, #prefix) == prefix then
-    local token = tonumber(string.sub(minted, #prefix + 1))
+  if string.find(minted, owner, 1, true) == 1 and string.byte(minted, n + 1) == 58 then
+    local token = tonumber(string.sub(minted, n + 2))
     if token == tonumber(redis.call('GET', KEYS[2])) then
       redis.call('SET', KEYS[1], minted, 'PX', ARGV[2])
       return token
@@ -64,6 +66,7 @@ if ARGV[4] == '1' or floor > 0 then
   end
 end
 local token = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], ARGV[1] .. ':' .. token, 'NX', 'PX', ARGV[2])
-redis.call('SET', KEYS[3], ARGV[1] .. ':' .. token)
+local value = owner .. ':' .. token
+redis.call('SET', KEYS[1], value, 'NX', 'PX', ARGV[2])
+redis.call('SET', KEYS[3], value)
 return token

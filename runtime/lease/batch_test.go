@@ -1,7 +1,10 @@
 package lease
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,4 +62,119 @@ func TestBatchedRenewalIsOneCallPerChunk(t *testing.T) {
 		t.Fatalf("%d EVALSHA calls for %d lease renewals: not batched", calls["evalsha"], renewed)
 	}
 	t.Logf("%d lease renewals in %d EVALSHA calls", renewed, calls["evalsha"])
+}
+
+// One renew_many call renews the leases whose key still holds their owner
+// and reports the others as "not owner", by index, on both paths (a
+// group's prebuilt command, and the per-lease command of other clients):
+// the reply is the count renewed and the indices of the rest, and a
+// renewed key has its TTL set again while the taken one keeps the other
+// owner's value and TTL.
+func TestRenewManyReportsTakenKeysByIndex(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	c := New(rdb, &Options{HeartbeatInterval: -1}) // no heartbeat: renewed here only
+	const ttl = 10 * time.Second
+	var leases []*Lease
+	for i := range 5 {
+		leases = append(leases, mustAcquire(t, c, fmt.Sprint("m", i), ttl))
+	}
+	for _, i := range []int{1, 4} { // taken over by someone else
+		if err := rdb.Set(bg, leases[i].lockKey, "other:9", time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(name string, res []renewResult) {
+		t.Helper()
+		for i, r := range res {
+			want := i != 1 && i != 4
+			if r.err != nil || r.ok != want {
+				t.Errorf("%s: lease %d: %+v, want ok=%v", name, i, r, want)
+			}
+		}
+	}
+	for _, l := range leases {
+		_ = rdb.PExpire(bg, l.lockKey, time.Second).Err()
+	}
+	check("renewMany", c.renewMany(bg, leases))
+	if d := rdb.PTTL(bg, leases[0].lockKey).Val(); d < 9*time.Second {
+		t.Fatalf("renewed key has PTTL %v, want about %v", d, ttl)
+	}
+	g := &group{leases: leases}
+	g.buildWire()
+	check("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, len(leases)))
+	if v := rdb.Get(bg, leases[4].lockKey).Val(); v != "other:9" {
+		t.Fatalf("taken key = %q, want the other owner's value", v)
+	}
+}
+
+// A renew_many reply that does not add up is an error for every lease of
+// the call, never "not owner" and never a success.
+func TestRenewManyReplyMustAddUp(t *testing.T) {
+	for _, v := range [][]int64{nil, {2}, {4}, {2, 1, 1}, {1, 3, 2}, {2, 0}, {2, 4}, {-1, 1, 2, 3, 3}} {
+		res := make([]renewResult, 3)
+		decodeRange(res, v, nil)
+		for i, r := range res {
+			if r.err == nil {
+				t.Errorf("reply %v: lease %d %+v, want an error", v, i, r)
+			}
+		}
+	}
+	res := make([]renewResult, 3)
+	decodeRange(res, []int64{2, 2}, nil)
+	if !res[0].ok || res[1].ok || !res[2].ok || res[0].err != nil || res[1].err != nil {
+		t.Fatalf("reply {2, 2} = %+v, want ok, not owner, ok", res)
+	}
+}
+
+// hangRenewals is a go-redis hook that holds every pipeline carrying a
+// renew_many call until release is closed, ignoring the call's context:
+// a client call that outlives its deadline for whatever reason.
+type hangRenewals struct{ release chan struct{} }
+
+func (hangRenewals) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (hangRenewals) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return next
+}
+func (h hangRenewals) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if a := c.Args(); len(a) > 1 && a[1] == renewManyScript.Hash() {
+				<-h.release
+				return context.DeadlineExceeded
+			}
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// A renewal batch whose call never returns, even on a client that
+// enforces context deadlines itself (ContextTimeoutEnabled), is cut off at
+// CallTimeout and counted as a failed renewal: the leases are lost by
+// their renewal failures (ReasonRenewFailed, the error a timeout), not
+// silently at the local deadline by a scheduler still waiting for the
+// call, and the scheduler renews the leases acquired after it.
+func TestHungRenewalIsCutOffAtCallTimeout(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	h := hangRenewals{release: make(chan struct{})}
+	var once sync.Once
+	unhang := func() { once.Do(func() { close(h.release) }) }
+	rdb.AddHook(h)
+	c := New(rdb, &Options{MaxRenewFailures: 1})
+	const ttl = 600 * time.Millisecond // renewals every ≤ 200ms, CallTimeout 100ms, deadline 540ms
+	var leases []*Lease
+	for i := range 3 {
+		l := mustAcquire(t, c, fmt.Sprint("h", i), ttl)
+		defer l.Release(bg)
+		leases = append(leases, l)
+	}
+	defer unhang() // first: a Release waits for the renewal in flight
+	for _, l := range leases {
+		waitDone(t, l.Context(), 2*time.Second)
+		var lost *LostError
+		if !errors.As(l.Err(), &lost) || lost.Reason != ReasonRenewFailed || !errors.Is(lost, ErrRedisTimeout) {
+			t.Fatalf("lease %s ended with %v, want lost by a renewal that timed out", l.Resource(), l.Err())
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,7 +42,8 @@ func BenchmarkAcquireRelease(b *testing.B) {
 // report the client process's CPU time per wall second (cpu-cores), the
 // Redis server's (redis-cpu-cores, from INFO CPU used_cpu_user +
 // used_cpu_sys), the peak RSS and the renewal rate; they fail if any lease
-// was lost.
+// was lost. FENCEGEN_SOAK_CPUPROFILE names a file for a CPU profile of the
+// soak alone.
 //
 //	FENCEGEN_SOAK=60s go test -run '^$' -bench 'Hold(10000|100000)Leases' -benchtime 1x -timeout 30m ./runtime/lease
 func BenchmarkHold10000Leases(b *testing.B)  { holdLeases(b, 10000) }
@@ -81,10 +83,15 @@ func holdLeases(b *testing.B, n int) {
 			b.Fatal(err)
 		}
 		renewals0 := c.Stats().Renewals
+		stopProfile := soakProfile(b)
 		cpu0, rcpu0, wall0 := cpuTime(), redisCPU(b, r), time.Now()
 		time.Sleep(soak)
 		cpu, rcpu, wall := cpuTime()-cpu0, redisCPU(b, r)-rcpu0, time.Since(wall0)
+		stopProfile()
 		renewals := c.Stats().Renewals - renewals0
+		c.hb.mu.Lock()
+		state := fmt.Sprintf("scheduler: %d groups queued, %d batches in flight, %d live leases", len(c.hb.q), c.hb.batches, c.hb.live)
+		c.hb.mu.Unlock()
 		lost := 0
 		reasons := map[string]int{}
 		for _, l := range leases {
@@ -98,6 +105,7 @@ func holdLeases(b *testing.B, n int) {
 			_ = l.Release(bg)
 		}
 		if lost > 0 {
+			b.Log(state)
 			n := 0
 			for r, k := range reasons {
 				if n++; n <= 5 {
@@ -113,6 +121,27 @@ func holdLeases(b *testing.B, n int) {
 		if lost > 0 {
 			b.Fatalf("%d of %d leases lost", lost, n)
 		}
+	}
+}
+
+// soakProfile starts a CPU profile of the soak alone (not the acquires
+// before it) into the file FENCEGEN_SOAK_CPUPROFILE names, if set, and
+// returns the function that stops it.
+func soakProfile(b *testing.B) func() {
+	name := os.Getenv("FENCEGEN_SOAK_CPUPROFILE")
+	if name == "" {
+		return func() {}
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
 	}
 }
 

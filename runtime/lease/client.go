@@ -54,7 +54,10 @@ type Client struct {
 	// call (no MaxRetries, no cluster redirects), so the error of a call
 	// describes the only request it may have sent (see neverSent).
 	oneTry bool
-	stats  struct {
+	// dial, if set, connects once with the go-redis client's own dialer
+	// and returns the dial's error (see withDialCause).
+	dial  func() error
+	stats struct {
 		acquires, renewals, releases atomic.Uint64
 	}
 }
@@ -78,13 +81,16 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 	if h := c.opts.testHooks(); h.clock != nil {
 		c.clk = h.clock
 	}
-	c.hb = scheduler{c: c, wake: make(chan struct{}, 1)}
+	c.hb.init(c)
 	switch r := rdb.(type) {
 	case interface{ Options() *redis.Options }:
 		o := r.Options()
 		// NewClient normalizes MaxRetries: -1 (no retries) becomes 0, and
 		// 0 (the default) becomes 3.
 		c.ctxDeadlines, c.oneTry = o.ContextTimeoutEnabled, o.MaxRetries == 0
+		if o.Dialer != nil { // NewClient and NewFailoverClient set it
+			c.dial = func() error { return probeDial(o) }
+		}
 	case interface{ Options() *redis.ClusterOptions }:
 		o := r.Options()
 		// NewClusterClient normalizes MaxRedirects like MaxRetries above;
@@ -218,20 +224,25 @@ func (c *Client) check(t timing) error {
 	}
 	switch valid := t.ttl - t.margin; {
 	case t.ttl < minCallTime:
-		return fmt.Errorf("TTL %v below %v", t.ttl, minCallTime)
+		return fmt.Errorf("TTL %v below %v", dur(t.ttl), minCallTime)
 	case t.margin >= t.ttl:
-		return fmt.Errorf("SafetyMargin %v not below TTL %v", t.margin, t.ttl)
+		return fmt.Errorf("SafetyMargin %v not below TTL %v", dur(t.margin), dur(t.ttl))
+	case c.opts != nil && c.opts.CallTimeout > 0 && t.callTimeout >= t.ttl:
+		// A renewal that may take a whole TTL cannot keep a lease: the key
+		// may expire while it waits, and the failures that lose the lease
+		// come after its deadline.
+		return fmt.Errorf("Options.CallTimeout %v not below TTL %v", dur(t.callTimeout), dur(t.ttl))
 	case t.interval >= valid:
-		return fmt.Errorf("HeartbeatInterval %v not below TTL − SafetyMargin %v", t.interval, valid)
+		return fmt.Errorf("HeartbeatInterval %v not below TTL − SafetyMargin %v", dur(t.interval), dur(valid))
 	case t.minValidity >= valid:
-		return fmt.Errorf("MinValidity %v not below TTL − SafetyMargin %v", t.minValidity, valid)
+		return fmt.Errorf("MinValidity %v not below TTL − SafetyMargin %v", dur(t.minValidity), dur(valid))
 	case t.callTimeout < minCallTime && c.opts != nil && c.opts.CallTimeout > 0:
-		return fmt.Errorf("CallTimeout %v below the %v a Redis call needs", t.callTimeout, minCallTime)
+		return fmt.Errorf("Options.CallTimeout %v below the %v a Redis call needs", dur(t.callTimeout), minCallTime)
 	case t.callTimeout < minCallTime:
-		return fmt.Errorf("TTL %v too short: its CallTimeout (TTL/6) %v is below the %v a Redis call needs", t.ttl, t.callTimeout, minCallTime)
+		return fmt.Errorf("TTL %v too short: its CallTimeout (TTL/6) %v is below the %v a Redis call needs", dur(t.ttl), dur(t.callTimeout), minCallTime)
 	case valid-t.minValidity < minCallTime:
 		return fmt.Errorf("TTL %v too short: an acquire reply must arrive within TTL − SafetyMargin − MinValidity = %v, below the %v a Redis call needs",
-			t.ttl, valid-t.minValidity, minCallTime)
+			dur(t.ttl), dur(valid-t.minValidity), minCallTime)
 	}
 	return nil
 }
@@ -338,7 +349,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		return nil, &opError{op: op, err: ErrInvalidResource}
 	}
 	if ttl < 0 {
-		return nil, &opError{op: op, err: fmt.Errorf("%w: invalid TTL %v", ErrConfig, ttl)}
+		return nil, &opError{op: op, err: fmt.Errorf("%w: ttl %v is negative (0 means Options.TTL)", ErrConfig, dur(ttl))}
 	}
 	tm, err := c.timing(ttl)
 	if err != nil {
@@ -361,6 +372,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		pending []*call // attempts abandoned at their deadline, still running
 	)
 	attempts := 1 + c.opts.acquireRetries()
+	sent := 0 // attempts made
 	noSleep := false
 	for i := 0; i < attempts; i++ {
 		if i > 0 && !noSleep && !sleepOn(ctx, c.clk, time.Duration(i)*10*time.Millisecond) {
@@ -378,6 +390,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		}
 		n, abandoned, err := c.acquireCall(callCtx, tm, keys, owner, millis(tm.ttl), int64(floor), askMissing, retry)
 		c.stats.acquires.Add(1)
+		sent++
 		if errors.Is(err, ErrNotReplicated) {
 			// The lease was taken on the primary only: fail closed.
 			cancel()
@@ -434,7 +447,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if left := tm.ttl - tm.margin - since(c.clk, send); left < tm.minValidity {
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
 			return nil, &opError{op: op, err: fmt.Errorf("%w: %v of validity left, below the floor of %v (TTL %v, safety margin %v)",
-				ErrAcquireTooSlow, max(left, 0), tm.minValidity, tm.ttl, tm.margin)}
+				ErrAcquireTooSlow, dur(max(left, 0)), dur(tm.minValidity), dur(tm.ttl), dur(tm.margin))}
 		}
 		if err := ctx.Err(); err != nil {
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
@@ -454,9 +467,12 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if lastErr != nil && errors.Is(lastErr, ended) {
 			lastErr = nil // the attempt was cut off by ctx itself
 		}
-		return nil, &opError{op: op, err: ended, label: "last attempt", detail: lastErr}
+		if lastErr == nil && sent > 0 {
+			lastErr = c.dialFailure() // cut off while go-redis was dialing?
+		}
+		return nil, &opError{op: op, err: ended, label: "last attempt", detail: c.withDialCause(lastErr)}
 	}
-	return nil, &opError{op: op, err: lastErr}
+	return nil, &opError{op: op, err: c.withDialCause(lastErr)}
 }
 
 func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resource) }
@@ -540,6 +556,60 @@ func (c *Client) neverSent(err error) bool {
 func isDialError(err error) bool {
 	var oe *net.OpError
 	return errors.As(err, &oe) && oe.Op == "dial"
+}
+
+// probeTimeout bounds the dial of withDialCause: a refused connection
+// answers at once, and a Redis that does not answer a dial within it
+// leaves the error as it was.
+const probeTimeout = 100 * time.Millisecond
+
+// probeDial connects once as the go-redis client o belongs to would, and
+// returns the dial's error or nil.
+func probeDial(o *redis.Options) error {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	conn, err := o.Dialer(ctx, o.Network, o.Addr)
+	if err != nil {
+		if !isDialError(err) {
+			return nil // not a failure to connect (nor a proof of one)
+		}
+		return err
+	}
+	_ = conn.Close()
+	return nil
+}
+
+// dialFailure returns the error of one probe dial (see probeDial) if the
+// Client's Redis refuses connections, is unreachable, or does not accept
+// within probeTimeout, else nil.
+func (c *Client) dialFailure() error {
+	if c.dial == nil {
+		return nil
+	}
+	return c.dial()
+}
+
+// withDialCause returns err, adding the reason go-redis could not connect
+// if that is why the call failed: when err holds a [*TimeoutError] with no
+// cause of its own (the call's deadline passed while go-redis was still
+// dialing, or retrying a refused dial in the background: DialerRetries),
+// it dials Redis once with the go-redis client's own dialer (only on this
+// failure path), and a dial that fails becomes the TimeoutError's cause:
+// "Redis acquire call timed out after 167ms: dial tcp 127.0.0.1:6390:
+// connect: connection refused", matching syscall.ECONNREFUSED
+// (errors.Is). A Redis that accepts connections leaves err as it was.
+func (c *Client) withDialCause(err error) error {
+	var te *TimeoutError
+	if c.dial == nil || !errors.As(err, &te) || isDialError(te.Err) {
+		return err
+	}
+	if te.Err != nil && !errors.Is(te.Err, context.DeadlineExceeded) && !errors.Is(te.Err, context.Canceled) {
+		return err
+	}
+	if derr := c.dial(); derr != nil {
+		te.Err = derr
+	}
+	return err
 }
 
 // callError is the error to report for err, returned by a Redis call made

@@ -21,9 +21,7 @@ func TestLeaseInstantsAreMonotonic(t *testing.T) {
 	l.mu.Lock()
 	last := l.lastSend
 	l.mu.Unlock()
-	c.hb.mu.Lock()
-	next := l.hb.next
-	c.hb.mu.Unlock()
+	next := l.nextRenewal()
 	for name, v := range map[string]time.Time{"lastSend": last, "next renewal": next} {
 		if !strings.Contains(v.String(), " m=") {
 			t.Errorf("%s %v has no monotonic reading", name, v)

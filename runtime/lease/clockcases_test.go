@@ -86,9 +86,7 @@ func TestHeartbeatsOfLeasesTakenTogetherAreJittered(t *testing.T) {
 		leases = append(leases, l)
 	}
 	next := func(l *Lease) time.Time {
-		l.c.hb.mu.Lock()
-		defer l.c.hb.mu.Unlock()
-		return l.hb.next
+		return l.nextRenewal()
 	}
 	seen := map[time.Time]bool{}
 	for _, l := range leases {

@@ -59,9 +59,10 @@
 //     "<owner>:<token>" and record the same value in :minted.
 //   - renew.lua: PEXPIRE the lock key only if it holds this owner, else
 //     return 0 ([ErrNotOwner]); a missing key is never re-created.
-//     renew_many.lua does the same for up to 1000 leases in one call: the
-//     heartbeat renews the leases due together with one call per 1000 (per
-//     hash slot on a cluster), pipelined.
+//     renew_many.lua does the same for up to 1000 leases of one TTL in one
+//     call (the TTL sent once): the heartbeat renews the leases due
+//     together with one call per 1000 (per hash slot on a cluster),
+//     pipelined.
 //   - release.lua: DEL the lock key only if it holds this owner, else
 //     return 0 ([ErrNotHeld]); never a plain DEL.
 //
@@ -116,8 +117,11 @@
 // from the context given to Acquire, and is renewed every HeartbeatInterval
 // (default TTL/3) by its Client's heartbeat scheduler, one goroutine that
 // pipelines the renewals of all due leases (Redisson-style batching), each
-// batch bounded by
-// CallTimeout (default TTL/6). The context is cancelled with a [*LostError]
+// batch bounded by CallTimeout (default TTL/6). The scheduler keeps leases
+// of one TTL that are due within the same 20ms window in renewal groups of
+// up to 1000: one queue entry, one renew_many call and one deadline timer
+// per group, not per lease, so 100,000 leases cost one process about a
+// tenth of a core (see BENCHMARKS.md). The context is cancelled with a [*LostError]
 // cause (errors.Is(err, [ErrLost])) at once when a renewal answers "not
 // owner", after MaxRenewFailures (default 2) consecutive failed renewals, or
 // at the local deadline: the send time of the last successful acquire or

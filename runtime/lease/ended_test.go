@@ -97,7 +97,7 @@ func TestRenewalLandingAfterDeadlineIsUndone(t *testing.T) {
 			}
 		}
 	}
-	c := New(spy, &Options{MaxRenewFailures: 5, HeartbeatInterval: 250 * time.Millisecond, CallTimeout: 2 * time.Second})
+	c := New(spy, &Options{MaxRenewFailures: 5, HeartbeatInterval: 250 * time.Millisecond, CallTimeout: 590 * time.Millisecond})
 	l := mustAcquire(t, c, e.resource, 600*time.Millisecond)
 	spy.l.Store(l)
 	defer l.Release(bg)

@@ -95,11 +95,12 @@ type TimeoutError struct {
 	Err error
 }
 
-// Error returns "lease: Redis <op> call timed out[ after <timeout>][: <err>]".
+// Error returns "lease: Redis <op> call timed out[ after <timeout>][: <err>]",
+// the timeout rounded (167ms for TTL/6 of 1s; see dur).
 func (e *TimeoutError) Error() string {
 	msg := "lease: Redis " + e.Op + " call timed out"
 	if e.Timeout > 0 {
-		msg += " after " + e.Timeout.String()
+		msg += " after " + dur(e.Timeout).String()
 	}
 	if e.Err != nil {
 		msg += ": " + unprefixed(e.Err)
@@ -207,4 +208,22 @@ func (e *LostError) Unwrap() []error {
 		return []error{ErrLost}
 	}
 	return []error{ErrLost, e.Err}
+}
+
+// dur rounds d for a message: to whole milliseconds from 100ms up, to 10µs
+// from 1ms, else to whole microseconds, so that TTL/6 of 1s prints as
+// 167ms and of 10s as 1.667s; the durations users write (250ms, 1.5s, 10s)
+// print unchanged.
+func dur(d time.Duration) time.Duration {
+	a := d
+	if a < 0 {
+		a = -a
+	}
+	switch {
+	case a >= 100*time.Millisecond:
+		return d.Round(time.Millisecond)
+	case a >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
 }

@@ -323,7 +323,7 @@ func TestTTLBelowMinimumIsConfigError(t *testing.T) {
 	if !errors.Is(err, ErrConfig) || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Acquire(ttl 1ms) = %v, want ErrConfig", err)
 	}
-	want := fmt.Sprintf("lease: acquire %q: configuration error: TTL 1ms too short: its CallTimeout (TTL/6) 166.666µs is below the 1ms a Redis call needs (minimum TTL with these options: 6ms)", e.resource)
+	want := fmt.Sprintf("lease: acquire %q: configuration error: TTL 1ms too short: its CallTimeout (TTL/6) 167µs is below the 1ms a Redis call needs (minimum TTL with these options: 6ms)", e.resource)
 	if err.Error() != want {
 		t.Fatalf("Acquire(ttl 1ms) = %q, want %q", err, want)
 	}
@@ -344,7 +344,7 @@ func TestTTLBelowMinimumIsConfigError(t *testing.T) {
 		min  time.Duration
 	}{
 		{nil, 6 * time.Millisecond}, // CallTimeout TTL/6 ≥ 1ms
-		{&Options{CallTimeout: 10 * time.Millisecond}, 3 * time.Millisecond}, // acquire window 0.4·TTL ≥ 1ms
+		{&Options{CallTimeout: 10 * time.Millisecond}, 11 * time.Millisecond}, // CallTimeout below the TTL
 		{&Options{MinValidity: 100 * time.Millisecond}, 113 * time.Millisecond},
 		{&Options{SafetyMargin: time.Second}, 2002 * time.Millisecond},
 	} {
@@ -454,5 +454,57 @@ func TestWrappedErrorsSayLeaseOnce(t *testing.T) {
 		if n := strings.Count(err.Error(), "lease:"); n != 1 || strings.Contains(err.Error(), "\n") {
 			t.Errorf("error %q: want one line saying \"lease:\" once", err)
 		}
+	}
+}
+
+// Issue 13: with go-redis's defaults (MaxRetries 3, DialerRetries 5, no
+// ContextTimeoutEnabled) a refused connection outlasts the acquire
+// attempts' CallTimeout, so the calls end on their deadline with nothing
+// but "timed out" from go-redis; the error still names the cause
+// (connection refused, matching syscall.ECONNREFUSED) and prints the
+// timeout rounded (167ms, not 166.666666ms). AcquireWait's error after its
+// context ended says the same.
+func TestRefusedConnectionKeepsItsCauseWithGoRedisDefaults(t *testing.T) {
+	rdb := deadRedis(t, redis.Options{})
+	c := New(rdb, nil)
+	_, acqErr := c.Acquire(bg, "refused", time.Second)
+	err := acqErr
+	if !errors.Is(err, syscall.ECONNREFUSED) || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("Acquire = %v, want the connection refused cause", err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("Acquire = %v matches a context deadline or ErrNotAcquired", err)
+	}
+	if strings.Contains(err.Error(), "166.66") {
+		t.Fatalf("Acquire = %q: durations not rounded", err)
+	}
+	ctx, cancel := context.WithTimeout(bg, 300*time.Millisecond)
+	defer cancel()
+	_, err = c.AcquireWait(ctx, "refused", time.Second)
+	if !errors.Is(err, syscall.ECONNREFUSED) || !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNotAcquired) {
+		t.Fatalf("AcquireWait = %v, want DeadlineExceeded and connection refused, not ErrNotAcquired", err)
+	}
+	t.Logf("Acquire: %v\nAcquireWait: %v", acqErr, err)
+}
+
+// Messages round the durations they derive: a third of a second's sixth is
+// 167ms (three significant digits from 100ms up), a user's value prints as
+// written.
+func TestDurationsInMessagesAreRounded(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		time.Second / 6:            "167ms",
+		10 * time.Second / 6:       "1.667s",
+		100 * time.Millisecond / 6: "16.67ms",
+		1500 * time.Millisecond:    "1.5s",
+		-time.Millisecond:          "-1ms",
+		time.Millisecond / 3:       "333µs",
+	} {
+		if got := dur(d).String(); got != want {
+			t.Errorf("dur(%v) = %s, want %s", time.Duration(d), got, want)
+		}
+	}
+	te := &TimeoutError{Op: "renew", Timeout: time.Second / 6}
+	if got := te.Error(); got != "lease: Redis renew call timed out after 167ms" {
+		t.Fatalf("TimeoutError = %q", got)
 	}
 }

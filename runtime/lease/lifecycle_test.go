@@ -26,6 +26,17 @@ func (c *Client) idle() bool {
 	return len(c.hb.q) == 0 && !c.hb.running
 }
 
+// nextRenewal returns when the heartbeat renews l next (its group's
+// renewal time), or the zero time if l is not scheduled.
+func (l *Lease) nextRenewal() time.Time {
+	l.c.hb.mu.Lock()
+	defer l.c.hb.mu.Unlock()
+	if g := l.hb.g; g != nil {
+		return g.next
+	}
+	return time.Time{}
+}
+
 // S05 (dynamolock#15, flamingo-commerce#290, projecteru2#399): 10,000
 // iterations mixing acquired / not acquired / cancelled / timed out
 // acquires, successful and failing releases and panicking work. Afterwards
@@ -298,4 +309,11 @@ func TestAcquireWaitEndingMidAttemptIsNotAcquired(t *testing.T) {
 	if n := rdb.Exists(bg, lockKey).Val(); n != 0 {
 		t.Fatal("ghost lock key after AcquireWait returned")
 	}
+}
+
+// pauseHeartbeat freezes (or thaws) l's heartbeat: the scheduler sends no
+// renewal for it while frozen (the hb.paused test hook).
+func (l *Lease) pauseHeartbeat(on bool) {
+	l.c.hb.pausing.Store(true)
+	l.hb.paused.Store(on)
 }

@@ -368,14 +368,14 @@ func (o *Options) checkOptions() error {
 		{"RetryMin", o.RetryMin}, {"RetryMax", o.RetryMax},
 	} {
 		if d.v < 0 {
-			return fmt.Errorf("Options.%s %v is negative (0 means the default)", d.name, d.v)
+			return fmt.Errorf("%s %v is negative (0 means the default)", "Options."+d.name, dur(d.v))
 		}
 	}
 	if o.MaxRenewFailures < 0 {
 		return fmt.Errorf("Options.MaxRenewFailures %d is negative (0 means the default, %d)", o.MaxRenewFailures, defaultMaxRenewFailures)
 	}
 	if o.RetryMin > 0 && o.RetryMax > 0 && o.RetryMin > o.RetryMax {
-		return fmt.Errorf("Options.RetryMin %v is above RetryMax %v", o.RetryMin, o.RetryMax)
+		return fmt.Errorf("Options.RetryMin %v is above RetryMax %v", dur(o.RetryMin), dur(o.RetryMax))
 	}
 	return nil
 }

@@ -26,6 +26,9 @@ func TestInvalidOptionsNameTheField(t *testing.T) {
 		{Options{RetryMin: -time.Second}, "Options.RetryMin"},
 		{Options{MaxRenewFailures: -1}, "Options.MaxRenewFailures -1 is negative"},
 		{Options{RetryMin: time.Second, RetryMax: time.Millisecond}, "Options.RetryMin 1s is above RetryMax 1ms"},
+		// A call that may last a whole TTL cannot keep the lease.
+		{Options{CallTimeout: 10 * time.Second}, "Options.CallTimeout 10s not below TTL 10s"},
+		{Options{TTL: time.Second, CallTimeout: 2 * time.Second}, "Options.CallTimeout 2s not below TTL 1s"},
 	} {
 		_, err := New(rdb, &tc.opts).Acquire(bg, "opts", 0)
 		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {

@@ -23,9 +23,11 @@
 if KEYS[3] then
   redis.call('SET', KEYS[3], '1', 'PX', ARGV[2])
 end
+-- The owner (32 hex digits, no ':') starts this owner's value and a ':'
+-- follows: compared in place, without building a prefix string.
+local owner, n = ARGV[1], #ARGV[1]
 local cur = redis.call('GET', KEYS[1])
-local prefix = ARGV[1] .. ':'
-if cur and string.sub(cur, 1, #prefix) == prefix then
+if cur and string.find(cur, owner, 1, true) == 1 and string.byte(cur, n + 1) == 58 then
   redis.call('DEL', KEYS[1])
   -- While this owner holds the lock, :minted holds the same value (the
   -- acquire script writes both together), so no read is needed.
@@ -33,7 +35,8 @@ if cur and string.sub(cur, 1, #prefix) == prefix then
   return 1
 end
 local minted = redis.call('GET', KEYS[2])
-if minted and string.sub(minted, 1, #prefix) == prefix and string.sub(minted, -9) == ':released' then
+if minted and string.find(minted, owner, 1, true) == 1 and string.byte(minted, n + 1) == 58
+    and string.sub(minted, -9) == ':released' then
   return 1
 end
 return 0

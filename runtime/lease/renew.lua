@@ -7,9 +7,9 @@
 -- Returns 1 when the key held this owner's value and its TTL was set to
 -- ARGV[2], or 0 when the key is missing or belongs to another owner; then
 -- nothing is written (a missing key is never re-created).
+local owner = ARGV[1]
 local cur = redis.call('GET', KEYS[1])
-local prefix = ARGV[1] .. ':'
-if cur and string.sub(cur, 1, #prefix) == prefix then
+if cur and string.find(cur, owner, 1, true) == 1 and string.byte(cur, #owner + 1) == 58 then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end

@@ -3,7 +3,9 @@ package lease
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -23,56 +25,280 @@ const idleLinger = 50 * time.Millisecond
 // maxBatchesInFlight caps the renewal batches in flight at once.
 const maxBatchesInFlight = 2
 
-// maxBatch caps the renewals sent in one pipeline.
+// renewChunk is the most leases one renew_many call renews, and the most
+// leases of one renewal group.
+const renewChunk = 1000
+
+// maxBatch caps the renewals sent in one pipeline (a few groups).
 const maxBatch = 4 * renewChunk
+
+// group is a set of leases of one timing (TTL and the options derived from
+// it) that the heartbeat renews together and whose local deadlines one
+// timer watches: the unit of scheduling, so that the scheduler's queue,
+// its timers and its wake-ups grow with the number of groups (about
+// HeartbeatInterval / window per timing), not with the number of leases.
+// A new lease joins the queued group of its timing whose renewal is due in
+// the same window as the lease's own jittered first renewal (never later
+// than HeartbeatInterval after the acquire), else it starts a group; after
+// each renewal a group is queued again at send + HeartbeatInterval − a
+// jitter of up to a tenth. Every field is guarded by scheduler.mu.
+type group struct {
+	tm timing
+	// leases are the members. Leases that were stopped or have ended are
+	// removed when the group is next taken off the queue or its renewal
+	// has been applied (the group's renewal skips them until then).
+	leases []*Lease
+	next   time.Time // when the group's next renewal is due
+	key    groupKey  // its entry in scheduler.open, while queued
+	queued bool
+	// inflight is closed when the renewal in flight has been applied; nil
+	// when none is.
+	inflight chan struct{}
+	// deadline fires at deadlineAt (when armed), no later than the
+	// earliest local deadline of a member; onDeadline loses the members
+	// whose deadline has passed and arms it for the next one. A renewal
+	// does not re-arm it (one timer operation per group per deadline, not
+	// per lease per renewal).
+	deadline   timer
+	deadlineAt time.Time
+	armed      bool
+	// floor is no later than any member's local deadline: exact after a
+	// scan of the members, and after a renewal that succeeded for every
+	// member its send + TTL − margin, so that the deadline timer finds
+	// the next deadline without a look at each lease.
+	floor time.Time
+	// gone counts the members stopped or dropped (forget), seen the
+	// number of them when the group was last compacted: while they are
+	// equal, no member needs a look before its renewal. Atomic so that a
+	// renewal in flight reads it without mu.
+	gone atomic.Int64
+	seen int64
+	// wire is the renew_many command for the members, built again only
+	// after they change (see buildWire); nil if not built.
+	wire []any
+}
+
+// groupKey finds the queued group that a new lease of timing tm, first due
+// in window number slot, joins.
+type groupKey struct {
+	tm   timing
+	slot int64
+}
 
 // scheduler renews every heartbeat-enabled lease of one Client from a single
 // goroutine (Redisson's renewal batching, instead of one goroutine and timer
-// per lease). Leases sit in a min-heap by next renewal time; the loop takes
-// every lease due within its coalescing window, and a short-lived goroutine
-// per batch sends their renewals in one pipelined round trip bounded by the
-// smallest CallTimeout in the batch, applies the results and queues the
-// leases again at (send time + HeartbeatInterval). The loop goroutine exits
-// when no lease is queued and restarts with the next one, so an idle Client
-// holds no goroutine.
+// per lease), in groups of leases due together (see group). Groups sit in a
+// min-heap by next renewal time; the loop takes every group due within its
+// coalescing window, merges those of one timing while they fit one
+// renew_many call, and a short-lived goroutine per batch sends their
+// renewals in one pipelined round trip bounded by the smallest CallTimeout
+// in the batch, applies the results and queues the groups again. The loop
+// goroutine exits when no lease is queued and restarts with the next one,
+// so an idle Client holds no goroutine.
 type scheduler struct {
-	c *Client
+	c     *Client
+	epoch time.Time // origin of the window numbers of groupKey
 
-	mu      sync.Mutex
-	q       leaseHeap
+	mu   sync.Mutex
+	q    groupHeap
+	open map[groupKey]*group // queued groups new leases may join
+	// live counts the leases added and neither stopped nor dropped.
+	live    int
 	running bool
 	wake    chan struct{} // capacity 1
 	// wakeAt is when the loop will look at the queue next, by its timer;
-	// a lease added with a later renewal time needs no wake-up (no futex
+	// a group added with a later renewal time needs no wake-up (no futex
 	// wake and context switch per Acquire).
 	wakeAt time.Time
+	// timer is the loop's timer while the loop runs: it is reset under mu
+	// (by the loop, and by forget for the Client's last lease), so that a
+	// Release never has to wake the loop goroutine.
+	timer timer
 	// batches counts renewal batches in flight.
 	batches int
-	// dead counts queued entries of leases that were stopped or dropped
-	// (see forget).
-	dead int
+	// pausing is set once a test has paused a lease's heartbeat (the
+	// hb.paused hook): only then does the loop look for paused leases.
+	pausing atomic.Bool
+	// wired: the Client's redis.Scripter is a *redis.Client, whose
+	// pipeline takes a group's prebuilt command as it is (see buildWire).
+	wired bool
 }
 
-// add queues l for a renewal at next, unless its heartbeat was stopped.
-func (s *scheduler) add(l *Lease, next time.Time) {
+// init prepares s for c (before first use).
+func (s *scheduler) init(c *Client) {
+	s.c, s.epoch, s.open, s.wake = c, c.clk.Now(), map[groupKey]*group{}, make(chan struct{}, 1)
+	_, s.wired = c.rdb.(*redis.Client)
+}
+
+// buildWire builds g's renew_many command: "evalsha", the script's SHA1,
+// the number of keys, the lock keys, the TTL and the owner values, with
+// every key and owner a *string into one string holding all their bytes
+// in order. A renewal of an unchanged group then writes out memory that
+// is contiguous and allocates nothing per lease; with 100,000 leases the
+// reads of each lease's own strings were a large part of a renewal's
+// cost. A *redis.Client writes a *string argument as the string; a
+// Cluster client or Ring would hash it wrongly, and gets renewCommand
+// instead.
+func (g *group) buildWire() {
+	n, size := len(g.leases), 0
+	for _, l := range g.leases {
+		size += len(l.lockKey) + len(l.owner)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, l := range g.leases {
+		b.WriteString(l.lockKey)
+		b.WriteString(l.owner)
+	}
+	all := b.String()
+	strs := make([]string, 2*n)
+	for i, pos := 0, 0; i < n; i++ {
+		l := g.leases[i]
+		strs[i], pos = all[pos:pos+len(l.lockKey)], pos+len(l.lockKey)
+		strs[n+i], pos = all[pos:pos+len(l.owner)], pos+len(l.owner)
+	}
+	cmd := make([]any, 0, 4+2*n)
+	cmd = append(cmd, "evalsha", renewManyScript.Hash(), n)
+	for i := range n {
+		cmd = append(cmd, &strs[i])
+	}
+	cmd = append(cmd, g.leases[0].ttlArg)
+	for i := range n {
+		cmd = append(cmd, &strs[n+i])
+	}
+	g.wire = cmd
+}
+
+// window is how early a lease may be renewed so that leases due at nearly
+// the same time share a round trip.
+func window(tm timing) time.Duration { return max(min(tm.interval/4, 20*time.Millisecond), 1) }
+
+func (s *scheduler) keyOf(tm timing, next time.Time) groupKey {
+	return groupKey{tm: tm, slot: int64(next.Sub(s.epoch) / window(tm))}
+}
+
+// add schedules new lease l, acquired (sent) at send: it joins a group due
+// at its first renewal, send + HeartbeatInterval shortened by a jitter of
+// up to half of it.
+func (s *scheduler) add(l *Lease, send time.Time) {
+	next := send.Add(s.nextInterval(l.tm, true))
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.addLocked(l, next)
-}
-
-func (s *scheduler) addLocked(l *Lease, next time.Time) {
-	if l.hb.stopped {
+	l.hb.added = true
+	s.live++
+	key := s.keyOf(l.tm, next)
+	if g := s.open[key]; g != nil && len(g.leases) < renewChunk && !g.next.After(send.Add(l.tm.interval)) {
+		// Its deadline is the latest of the group's: the timer stays.
+		g.leases = append(g.leases, l)
+		g.wire = nil
+		l.hb.g = g
 		return
 	}
-	l.hb.next = next
-	l.hb.queued = true
-	s.q.push(hbEntry{next: next, l: l})
+	s.push(s.newGroup(l.tm, []*Lease{l}, next))
+}
+
+// newGroup returns a group of leases, due at next, with its deadline timer
+// armed.
+func (s *scheduler) newGroup(tm timing, leases []*Lease, next time.Time) *group {
+	g := &group{tm: tm, leases: leases, next: next}
+	for _, l := range leases {
+		l.hb.g = g
+	}
+	if at, ok := earliestDeadline(leases); ok {
+		g.floor = at
+		s.arm(g, at)
+	}
+	return g
+}
+
+// earliestDeadline returns the earliest local deadline of the leases that
+// have not ended, or false if all have.
+func earliestDeadline(leases []*Lease) (time.Time, bool) {
+	var at time.Time
+	found := false
+	for _, l := range leases {
+		d, ended := l.localDeadline()
+		if !ended && (!found || d.Before(at)) {
+			at, found = d, true
+		}
+	}
+	return at, found
+}
+
+// arm sets g's deadline timer to fire at at.
+func (s *scheduler) arm(g *group, at time.Time) {
+	g.deadlineAt, g.armed = at, true
+	if g.deadline == nil {
+		g.deadline = s.c.clk.AfterFunc(until(s.c.clk, at), func() { s.onDeadline(g) })
+		return
+	}
+	g.deadline.Reset(until(s.c.clk, at))
+}
+
+// armBy makes g's deadline timer fire no later than at.
+func (s *scheduler) armBy(g *group, at time.Time) {
+	if !g.armed || at.Before(g.deadlineAt) {
+		s.arm(g, at)
+	}
+}
+
+// onDeadline runs when g's deadline timer fires: it loses the members whose
+// local deadline has passed and arms the timer for the earliest of the
+// others.
+func (s *scheduler) onDeadline(g *group) {
+	now := s.c.clk.Now()
+	s.mu.Lock()
+	g.armed = false
+	if g.floor.After(now) && len(g.leases) > 0 {
+		// Renewed since the timer was armed: no deadline before floor.
+		s.arm(g, g.floor)
+		s.mu.Unlock()
+		return
+	}
+	var due []*Lease
+	var next time.Time
+	found := false
+	for _, l := range g.leases {
+		at, ended := l.localDeadline()
+		switch {
+		case ended:
+		case !at.After(now):
+			due = append(due, l)
+		case !found || at.Before(next):
+			next, found = at, true
+		}
+	}
+	if found {
+		g.floor = next
+		s.arm(g, next)
+	}
+	s.mu.Unlock()
+	for _, l := range due {
+		if at, lost := l.expire(); !lost {
+			// Renewed since: keep its deadline watched.
+			s.mu.Lock()
+			if h := l.hb.g; h != nil && len(h.leases) > 0 {
+				s.armBy(h, at)
+			}
+			s.mu.Unlock()
+		}
+	}
+}
+
+// push queues g at g.next and makes sure the loop runs and wakes for it.
+func (s *scheduler) push(g *group) {
+	g.queued = true
+	g.key = s.keyOf(g.tm, g.next)
+	if s.open[g.key] == nil {
+		s.open[g.key] = g
+	}
+	s.q.push(hbEntry{next: g.next, g: g})
 	if !s.running {
 		s.running = true
 		go s.loop()
 		return
 	}
-	if next.Before(s.wakeAt) {
+	if g.next.Before(s.wakeAt) {
 		s.poke()
 	}
 }
@@ -84,95 +310,142 @@ func (s *scheduler) poke() {
 	}
 }
 
-// stop removes l for good. It returns a channel that is closed when a
-// renewal of l that is in flight has been applied, or nil if none is.
+// retire ends g: it has no member left.
+func (s *scheduler) retire(g *group) {
+	g.leases = nil
+	g.armed = false
+	if g.deadline != nil {
+		g.deadline.Stop()
+	}
+}
+
+// compact removes from g the leases that were stopped or have ended, and
+// returns (and removes) those whose heartbeat is paused (a test hook) if
+// paused is true.
+func (s *scheduler) compact(g *group, paused bool) (frozen []*Lease) {
+	paused = paused && s.pausing.Load()
+	if gone := g.gone.Load(); gone == g.seen && !paused {
+		// No member was stopped or dropped since: nothing to look at (a
+		// lease lost just now, whose drop has not run yet, is skipped
+		// by applyRenewal and removed after its drop).
+		return nil
+	} else {
+		g.seen = gone
+	}
+	g.wire = nil
+	keep := g.leases[:0]
+	for _, l := range g.leases {
+		switch {
+		case l.hb.stopped.Load() || l.over.Load():
+			l.hb.g = nil
+		case paused && l.hb.paused.Load():
+			frozen = append(frozen, l)
+		default:
+			keep = append(keep, l)
+		}
+	}
+	clear(g.leases[len(keep):])
+	g.leases = keep
+	return frozen
+}
+
+// stop takes l off the schedule for good. It returns a channel that is
+// closed when a renewal of l that is in flight has been applied, or nil if
+// none is.
 func (s *scheduler) stop(l *Lease) <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l.hb.stopped = true
-	if l.hb.queued && !l.hb.gone {
-		// No wake-up while other leases remain: the loop finds nothing due
-		// when its timer fires for a lease that is gone, and sleeps again.
-		// The last one wakes a loop that would sleep past its linger, so
-		// that it ends soon after the Client's last lease.
-		s.forget(l)
-		if len(s.q) == 0 && s.wakeAt.After(s.c.clk.Now().Add(idleLinger)) {
-			s.poke()
-		}
+	l.hb.stopped.Store(true)
+	s.forget(l)
+	if g := l.hb.g; g != nil && g.inflight != nil {
+		return g.inflight
 	}
-	return l.hb.inflight
+	return nil
 }
 
 // nextInterval is the time from a renewal's send (or the acquire's) to the
-// next renewal of l: HeartbeatInterval shortened by a random jitter, up to
-// half of it for the first renewal after the acquire and up to a tenth
-// after that, so that leases taken at the same moment by many processes
-// (or renewed by them in step) do not renew in lockstep forever. Renewals
-// only come earlier than HeartbeatInterval, never later.
-func (s *scheduler) nextInterval(l *Lease, first bool) time.Duration {
-	span := l.tm.interval / 10
+// next renewal: HeartbeatInterval shortened by a random jitter, up to half
+// of it for the first renewal after the acquire (per lease) and up to a
+// tenth after that (per group), so that leases taken at the same moment by
+// many processes (or renewed by them in step) do not renew in lockstep
+// forever. Renewals only come earlier than HeartbeatInterval, never later.
+func (s *scheduler) nextInterval(tm timing, first bool) time.Duration {
+	span := tm.interval / 10
 	if first {
-		span = l.tm.interval / 2
+		span = tm.interval / 2
 	}
 	if span <= 0 {
-		return l.tm.interval
+		return tm.interval
 	}
-	return l.tm.interval - s.c.clk.N(span)
+	return tm.interval - s.c.clk.N(span)
 }
 
-// drop takes l off the queue, if it is queued, without waiting for a
-// renewal in flight (lose calls it, possibly from the renewal's own
-// goroutine).
+// drop takes l off the schedule, without waiting for a renewal in flight
+// (lose calls it, possibly from the renewal's own goroutine).
 func (s *scheduler) drop(l *Lease) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if l.hb.queued && !l.hb.gone {
-		s.forget(l)
-	}
+	s.forget(l)
 }
 
-// forget marks queued lease l as gone. Removal is lazy: the loop skips the
-// entry when it comes up (no position to maintain per swap, so the heap's
-// entries need no pointer chasing); when only gone entries remain, the
-// queue is emptied at once, so that the scheduler can go idle.
+// forget counts l as gone, once. Removal from its group is lazy (the group
+// skips it from now on and removes it when it is next taken off the queue);
+// when no live lease remains, the queue is emptied at once, so that the
+// scheduler can go idle.
 func (s *scheduler) forget(l *Lease) {
+	if !l.hb.added || l.hb.gone {
+		return
+	}
 	l.hb.gone = true
-	s.dead++
-	if s.dead < len(s.q) {
+	if g := l.hb.g; g != nil {
+		g.gone.Add(1)
+	}
+	s.live--
+	if s.live > 0 {
 		return
 	}
 	for _, e := range s.q {
-		e.l.hb.queued = false
+		e.g.queued = false
+		s.retire(e.g)
 	}
 	clear(s.q)
-	s.q, s.dead = s.q[:0], 0
+	s.q = s.q[:0]
+	clear(s.open)
+	// The loop would sleep past its linger: bring its timer forward, so
+	// that it ends soon after the Client's last lease (a timer reset, not
+	// a goroutine wake-up on the caller's path).
+	if now := s.c.clk.Now(); s.timer != nil && s.wakeAt.After(now.Add(idleLinger)) {
+		s.wakeAt = now.Add(idleLinger)
+		s.timer.Reset(idleLinger)
+	}
 }
-
-// window is how early a lease may be renewed so that leases due at nearly
-// the same time share a round trip.
-func window(l *Lease) time.Duration { return min(l.tm.interval/4, 20*time.Millisecond) }
 
 func (s *scheduler) loop() {
 	t := s.c.clk.NewTimer(time.Hour)
 	defer t.Stop()
+	s.mu.Lock()
+	s.timer = t
+	s.mu.Unlock()
 	for {
 		s.mu.Lock()
 		if len(s.q) == 0 {
 			// Linger briefly, so a Client that acquires and releases in a
 			// loop does not start a goroutine per lease.
 			s.wakeAt = s.c.clk.Now().Add(idleLinger)
+			t.Reset(idleLinger)
 			s.mu.Unlock()
-			s.sleep(t, idleLinger)
+			s.sleep(t)
 			s.mu.Lock()
 			if len(s.q) == 0 {
 				s.running = false
+				s.timer = nil
 				s.mu.Unlock()
 				return
 			}
 		}
 		if s.batches >= maxBatchesInFlight {
 			// Back-pressure: a Redis that is slow to answer gets no more
-			// concurrent pipelines; the due leases wait (and then share
+			// concurrent pipelines; the due groups wait (and then share
 			// one larger batch) until a batch in flight is applied.
 			s.wakeAt = time.Time{}
 			s.mu.Unlock()
@@ -180,113 +453,180 @@ func (s *scheduler) loop() {
 			continue
 		}
 		now := s.c.clk.Now()
-		var batch, paused []*Lease
-		var inflight chan struct{}
-		for len(s.q) > 0 && len(batch) < maxBatch {
-			e := s.q[0]
-			l := e.l
-			if gone := l.hb.stopped || l.ctx.Err() != nil; !gone && e.next.After(now.Add(window(l))) {
+		var batch, frozen []*group
+		n := 0
+		for len(s.q) > 0 && n < maxBatch {
+			g := s.q[0].g
+			if g.next.After(now.Add(window(g.tm))) {
 				break
 			}
 			s.q.pop()
-			l.hb.queued = false
-			if l.hb.stopped || l.ctx.Err() != nil {
-				// Lost or released: never renewed again.
-				if l.hb.gone {
-					s.dead--
-				}
+			g.queued = false
+			if s.open[g.key] == g {
+				delete(s.open, g.key)
+			}
+			if paused := s.compact(g, true); len(paused) > 0 {
+				// A frozen heartbeat sends nothing; they are looked at
+				// again soon.
+				frozen = append(frozen, s.newGroup(g.tm, paused, now.Add(max(g.tm.interval/10, time.Millisecond))))
+			}
+			if len(g.leases) == 0 {
+				s.retire(g)
 				continue
 			}
-			if l.hb.paused.Load() { // test hook: a frozen heartbeat sends nothing
-				paused = append(paused, l)
+			if s.merge(batch, g) {
 				continue
 			}
-			if inflight == nil {
-				inflight = make(chan struct{}) // one per batch, closed when it is applied
-			}
-			l.hb.inflight = inflight
-			batch = append(batch, l)
+			batch = append(batch, g)
+			n += len(g.leases)
 		}
-		for _, l := range paused {
-			l.hb.next = now.Add(max(l.tm.interval/10, time.Millisecond))
-			l.hb.queued = true
-			s.q.push(hbEntry{next: l.hb.next, l: l})
+		for _, g := range frozen {
+			s.push(g)
 		}
 		var wait time.Duration
 		if len(s.q) > 0 {
 			wait = max(until(s.c.clk, s.q[0].next), 0)
 		}
 		s.wakeAt = s.c.clk.Now().Add(wait)
-		if len(batch) == maxBatch {
+		full := n >= maxBatch
+		if full {
 			s.wakeAt = time.Time{} // it loops again at once
+		} else {
+			t.Reset(wait)
 		}
+		var sends []renewSend
 		if len(batch) > 0 {
 			s.batches++
+			sends = make([]renewSend, len(batch))
+			for i, g := range batch {
+				g.inflight = make(chan struct{})
+				if s.wired && g.wire == nil {
+					g.buildWire()
+				}
+				sends[i] = renewSend{leases: append([]*Lease(nil), g.leases...), wire: g.wire, gone: g.gone.Load()}
+			}
 		}
 		s.mu.Unlock()
 		if len(batch) > 0 {
-			go s.renew(batch)
+			go s.renew(batch, sends)
 		}
-		if len(batch) == maxBatch {
+		if full {
 			continue
 		}
-		s.sleep(t, wait)
+		s.sleep(t)
 	}
 }
 
-// renewResult is one lease's renewal outcome: ok true (extended), ok false
-// with nil err (definitive "not owner"), or an error (unknown outcome).
-type renewResult struct {
-	skipped bool // not sent: the lease had ended
-	ok      bool
-	err     error
+// merge moves the leases of g into a group of batch of the same timing that
+// has room for them, and reports whether it did (g is then retired).
+func (s *scheduler) merge(batch []*group, g *group) bool {
+	for _, h := range batch {
+		if h.tm != g.tm || len(h.leases)+len(g.leases) > renewChunk {
+			continue
+		}
+		for _, l := range g.leases {
+			l.hb.g = h
+		}
+		h.leases = append(h.leases, g.leases...)
+		h.wire = nil
+		if g.floor.Before(h.floor) {
+			h.floor = g.floor
+		}
+		if g.armed {
+			s.armBy(h, g.deadlineAt)
+		}
+		s.retire(g)
+		return true
+	}
+	return false
 }
 
-// renew sends one batch and applies the results.
-func (s *scheduler) renew(batch []*Lease) {
+// renewSend is what the loop hands a batch's goroutine for one group: its
+// members and wire command when it was taken off the queue, and its gone
+// count then (a renewal checks each member only if it has moved since).
+type renewSend struct {
+	leases []*Lease
+	wire   []any
+	gone   int64
+}
+
+// renew sends one batch (sends[i] is batch[i] when it was taken off the
+// queue) and applies the results.
+func (s *scheduler) renew(batch []*group, sends []renewSend) {
 	timeout := batch[0].tm.callTimeout
-	for _, l := range batch[1:] {
-		timeout = min(timeout, l.tm.callTimeout)
+	total := 0
+	for i, g := range batch {
+		timeout = min(timeout, g.tm.callTimeout)
+		total += len(sends[i].leases)
 	}
 	// A lease whose context ended since it was taken off the queue (its
 	// local deadline fired, or it was lost or released) is not renewed:
 	// a renewal sent after the lease ended would keep the key for a full
-	// TTL with nobody holding it.
-	live := make([]*Lease, 0, len(batch))
-	for _, l := range batch {
-		if l.ctx.Err() == nil {
-			live = append(live, l)
+	// TTL with nobody holding it. A group none of whose members was
+	// stopped or dropped since is sent as its prebuilt command (wire);
+	// otherwise its members are looked at one by one. (A lease lost in
+	// the microseconds before its drop may still be renewed: the renewal
+	// is then undone below, as for one that ends while in flight.)
+	live := make([]*Lease, 0, total)
+	var wires [][]any // per group of live, in order, when every group has one
+	for i, g := range batch {
+		if w := sends[i].wire; w != nil && g.gone.Load() == sends[i].gone {
+			live = append(live, sends[i].leases...)
+			wires = append(wires, w)
+			continue
 		}
-	}
-	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
-	send := s.c.clk.Now()
-	res := make([]renewResult, len(batch))
-	if len(live) > 0 {
-		got := s.c.renewMany(ctx, live)
-		for i, j := 0, 0; i < len(batch); i++ {
-			if j < len(live) && batch[i] == live[j] {
-				res[i] = got[j]
-				j++
-			} else {
-				res[i] = renewResult{skipped: true}
+		wires = nil
+		for _, l := range sends[i].leases {
+			if !l.hb.stopped.Load() && !l.over.Load() {
+				live = append(live, l)
 			}
 		}
 	}
-	for i := range res {
-		// A renewal cut off by the batch's deadline is a *TimeoutError,
-		// not context.DeadlineExceeded: no caller's context ended.
-		res[i].err = callError(context.Background(), ctx, "renew", timeout, res[i].err)
+	if len(wires) != len(batch) {
+		wires = nil
+	}
+	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
+	send := s.c.clk.Now()
+	var res []renewResult
+	switch {
+	case wires != nil:
+		res = s.c.renewWires(ctx, wires, sends, len(live))
+	case len(live) > 0:
+		res = s.c.renewMany(ctx, live)
 	}
 	cancel()
 	var undo []*Lease
-	for i, l := range batch {
-		if res[i].skipped {
-			continue
+	// A group whose members were all renewed has its deadline floor
+	// moved (below); which members are whose, by the ends of the groups
+	// in live, needs the groups that were looked at one by one too.
+	allOK := make([]bool, len(batch))
+	for gi := range batch {
+		allOK[gi] = true
+	}
+	gi, end := 0, 0
+	if wires != nil {
+		end = len(sends[0].leases)
+	} else {
+		allOK = make([]bool, len(batch)) // not tracked: the floor stays
+	}
+	for i, l := range live {
+		// A renewal cut off by the batch's deadline is a *TimeoutError,
+		// not context.DeadlineExceeded: no caller's context ended.
+		r := res[i]
+		if r.err != nil {
+			r.err = callError(context.Background(), ctx, "renew", timeout, r.err)
 		}
-		s.mu.Lock()
-		stopped := l.hb.stopped
-		s.mu.Unlock()
-		if !l.applyRenewal(send, res[i], stopped) && res[i].ok && !stopped {
+		if wires != nil {
+			for i >= end {
+				gi++
+				end += len(sends[gi].leases)
+			}
+			if !r.ok || r.err != nil {
+				allOK[gi] = false
+			}
+		}
+		stopped := l.hb.stopped.Load()
+		if !l.applyRenewal(send, r, stopped) && r.ok && !stopped {
 			undo = append(undo, l)
 		}
 	}
@@ -297,26 +637,142 @@ func (s *scheduler) renew(batch []*Lease) {
 		l.c.undoRenewal(l)
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.batches--
 	if s.batches == maxBatchesInFlight-1 {
 		s.poke() // the loop may be waiting for this slot
 	}
-	close(batch[0].hb.inflight) // shared by the batch
-	for _, l := range batch {
-		l.hb.inflight = nil
-		if l.ctx.Err() == nil {
-			s.addLocked(l, send.Add(s.nextInterval(l, false)))
+	for gi, g := range batch {
+		close(g.inflight)
+		g.inflight = nil
+		if s.compact(g, false); len(g.leases) == 0 {
+			s.retire(g)
+			continue
+		}
+		if allOK[gi] && g.gone.Load() == sends[gi].gone {
+			// Every member was renewed, and none left or joined since.
+			g.floor = send.Add(g.tm.ttl - g.tm.margin)
+		}
+		if !g.armed { // every member's deadline is watched, always
+			if at, ok := earliestDeadline(g.leases); ok {
+				g.floor = at
+				s.arm(g, at)
+			}
+		}
+		g.next = send.Add(s.nextInterval(g.tm, false))
+		s.push(g)
+	}
+}
+
+// renewWires sends the prebuilt renew_many command of each group (wires[i]
+// for sends[i].leases, n leases in all) in one pipeline, then EVAL for any
+// that answered NOSCRIPT, and returns the outcomes in the order of the
+// groups' leases. It returns when ctx ends even if Redis never answers.
+func (c *Client) renewWires(ctx context.Context, wires [][]any, sends []renewSend, n int) []renewResult {
+	c.stats.renewals.Add(uint64(n))
+	p := c.rdb.(pipeliner)
+	run := func(res []renewResult) {
+		cmds := make([]*redis.Cmd, len(wires))
+		pipe := p.Pipeline()
+		for i, w := range wires {
+			cmds[i] = pipe.Do(ctx, w...)
+		}
+		_, _ = pipe.Exec(ctx)
+		var again []int
+		for i, cmd := range cmds {
+			if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+				again = append(again, i)
+			}
+		}
+		if len(again) > 0 {
+			pipe = p.Pipeline()
+			for _, i := range again {
+				args := append([]any{"eval", renewManyLua}, wires[i][2:]...) // the group's wire stays as it is
+				cmds[i] = pipe.Do(ctx, args...)
+			}
+			_, _ = pipe.Exec(ctx)
+		}
+		at := 0
+		for i, cmd := range cmds {
+			k := len(sends[i].leases)
+			v, err := cmd.Int64Slice()
+			decodeRange(res[at:at+k], v, err)
+			at += k
 		}
 	}
-	s.mu.Unlock()
+	// Even a client that enforces ctx's deadline itself
+	// (ContextTimeoutEnabled) runs the pipeline beside a watch of ctx: a
+	// call that outlives its deadline for any reason must not hold the
+	// scheduler, whose batches in flight are capped.
+	done := make(chan struct{})
+	got := make([]renewResult, n) // written only by run
+	go func() {
+		run(got)
+		close(done)
+	}()
+	select {
+	case <-done:
+		return got
+	case <-ctx.Done():
+		select {
+		case <-done:
+			return got
+		default:
+		}
+		res := make([]renewResult, n)
+		for i := range res {
+			res[i].err = ctx.Err()
+		}
+		return res
+	}
+}
+
+// decodeRange stores the reply v of one renew_many call for the leases of
+// res, in order: the number renewed, then the index (from 1) of each lease
+// not renewed ("not owner"). A reply that does not add up to len(res) is
+// an error for every lease (never "not owner", never a success).
+func decodeRange(res []renewResult, v []int64, err error) {
+	if err == nil {
+		err = checkManyReply(v, len(res))
+	}
+	for j := range res {
+		res[j] = renewResult{ok: err == nil, err: err}
+	}
+	if err == nil {
+		for _, i := range v[1:] {
+			res[i-1].ok = false
+		}
+	}
+}
+
+// checkManyReply checks a renew_many reply v for n leases: a count of the
+// renewed and the ascending indices, in 1..n, of the others, adding up to
+// n.
+func checkManyReply(v []int64, n int) error {
+	if len(v) == 0 || v[0] < 0 || v[0]+int64(len(v)-1) != int64(n) {
+		return fmt.Errorf("unexpected renew reply %v for %d leases", v, n)
+	}
+	for k, i := range v[1:] {
+		if i < 1 || i > int64(n) || (k > 0 && i <= v[k]) {
+			return fmt.Errorf("unexpected renew reply %v for %d leases", v, n)
+		}
+	}
+	return nil
+}
+
+// renewResult is one lease's renewal outcome: ok true (extended), ok false
+// with nil err (definitive "not owner"), or an error (unknown outcome).
+type renewResult struct {
+	ok  bool
+	err error
 }
 
 // renewMany renews the leases of a batch. One lease: the renew script.
-// More: the renew_many script, one call for up to renewChunk leases (on a
-// Redis Cluster, one call per hash slot), all calls of the batch in one
-// pipeline when the Redis client supports it (one round trip per batch and
-// Redis node), else concurrently. It returns when ctx ends even if Redis
-// never answers (see [Client.run]).
+// More: the renew_many script, one call for up to renewChunk leases of one
+// TTL (on a Redis Cluster, one call per hash slot), all calls of the batch
+// in one pipeline when the Redis client supports it (one round trip per
+// batch and Redis node), else concurrently. It returns when ctx ends even
+// if Redis never answers (see [Client.run]).
 func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 	res := make([]renewResult, len(batch))
 	if len(batch) == 1 {
@@ -348,18 +804,20 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 		wg.Wait()
 		return res
 	}
-	if c.ctxDeadlines {
-		return pipelineRenew(ctx, p, batch, groups)
-	}
-	ch := make(chan []renewResult, 1)
-	go func() { ch <- pipelineRenew(ctx, p, batch, groups) }()
+	// As in renewWires: watched even with ContextTimeoutEnabled.
+	done := make(chan struct{})
+	got := make([]renewResult, len(batch)) // written only by the pipeline
+	go func() {
+		pipelineRenew(ctx, p, batch, groups, got)
+		close(done)
+	}()
 	select {
-	case r := <-ch:
-		return r
+	case <-done:
+		return got
 	case <-ctx.Done():
 		select {
-		case r := <-ch:
-			return r
+		case <-done:
+			return got
 		default:
 		}
 		for i := range res {
@@ -369,79 +827,97 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 	}
 }
 
-// renewChunk is the most leases one renew_many call renews.
-const renewChunk = 1000
-
 // renewGroups splits batch (by index) into the groups of one renew_many
-// call each: chunks of renewChunk, and on a Redis Cluster by hash slot.
+// call each: leases of one TTL, at most renewChunk, and on a Redis Cluster
+// of one hash slot. Off Cluster, a batch is its renewal groups one after
+// the other, so runs of one TTL are cut into chunks in order.
 func (c *Client) renewGroups(batch []*Lease) [][]int {
-	var bySlot [][]int
-	if _, ok := c.rdb.(*redis.ClusterClient); ok {
-		at := map[uint16]int{} // slot -> index in bySlot, in order of first use
-		for i, l := range batch {
-			s := slot(l.resource)
-			j, ok := at[s]
-			if !ok {
-				j = len(bySlot)
-				at[s] = j
-				bySlot = append(bySlot, nil)
-			}
-			bySlot[j] = append(bySlot[j], i)
-		}
-	} else if len(batch) > 0 {
-		all := make([]int, len(batch))
-		for i := range all {
-			all[i] = i
-		}
-		bySlot = [][]int{all}
-	}
 	var groups [][]int
-	for _, g := range bySlot {
-		for len(g) > renewChunk {
-			groups, g = append(groups, g[:renewChunk]), g[renewChunk:]
+	if _, ok := c.rdb.(*redis.ClusterClient); ok {
+		type key struct {
+			slot uint16
+			ttl  time.Duration
 		}
-		groups = append(groups, g)
+		at := map[key]int{} // -> index in groups of the call taking more
+		for i, l := range batch {
+			k := key{slot(l.resource), l.tm.ttl}
+			j, ok := at[k]
+			if !ok || len(groups[j]) == renewChunk {
+				j = len(groups)
+				at[k] = j
+				groups = append(groups, nil)
+			}
+			groups[j] = append(groups[j], i)
+		}
+		return groups
+	}
+	idx := make([]int, len(batch)) // one allocation for every group
+	for i, l := range batch {
+		idx[i] = i
+		if n := len(groups); n == 0 || len(groups[n-1]) == renewChunk || batch[groups[n-1][0]].tm.ttl != l.tm.ttl {
+			groups = append(groups, idx[i:i:len(batch)])
+		}
+		groups[len(groups)-1] = groups[len(groups)-1][:len(groups[len(groups)-1])+1]
 	}
 	return groups
 }
 
+// renewArgs returns the KEYS and ARGV of one renew_many call for group g of
+// batch: the lock keys, then the TTL once and the owner values.
 func renewArgs(batch []*Lease, g []int) ([]string, []any) {
 	keys := make([]string, len(g))
-	args := make([]any, 0, 2*len(g))
+	args := make([]any, 1, 1+len(g))
+	args[0] = batch[g[0]].ttlArg
 	for j, i := range g {
 		l := batch[i]
 		keys[j] = l.lockKey
-		args = append(args, l.ownerArg, l.ttlArg)
+		args = append(args, l.ownerArg)
 	}
 	return keys, args
 }
 
-// decodeMany stores the reply v of one renew_many call for group g.
-func decodeMany(res []renewResult, g []int, v []int64, err error) {
-	if err == nil && len(v) != len(g) {
-		err = fmt.Errorf("unexpected renew reply of %d values for %d leases", len(v), len(g))
-	}
+// renewCommand returns the whole EVALSHA command of one renew_many call for
+// group g of batch, from the arguments each lease boxed once: "evalsha",
+// the script's SHA1, the number of keys, the lock keys, the TTL and the
+// owner values (go-redis finds a Cluster slot from the first key, the
+// fourth argument, as for its own EvalSha).
+func renewCommand(batch []*Lease, g []int) []any {
+	cmd := make([]any, 3+len(g), 4+2*len(g))
+	cmd[0], cmd[1], cmd[2] = "evalsha", renewManyScript.Hash(), len(g)
 	for j, i := range g {
-		if err != nil {
-			res[i] = renewResult{err: err}
-			continue
+		cmd[3+j] = batch[i].keyArg
+	}
+	cmd = append(cmd, batch[g[0]].ttlArg)
+	for _, i := range g {
+		cmd = append(cmd, batch[i].ownerArg)
+	}
+	return cmd
+}
+
+// decodeMany stores the reply v of one renew_many call for group g (see
+// decodeRange).
+func decodeMany(res []renewResult, g []int, v []int64, err error) {
+	if err == nil {
+		err = checkManyReply(v, len(g))
+	}
+	for _, i := range g {
+		res[i] = renewResult{ok: err == nil, err: err}
+	}
+	if err == nil {
+		for _, j := range v[1:] {
+			res[g[j-1]].ok = false
 		}
-		ok, e := decodeBool("renew", v[j], nil)
-		res[i] = renewResult{ok: ok, err: e}
 	}
 }
 
 // pipelineRenew sends one EVALSHA renew_many per group in one pipeline,
 // then EVAL for any that answered NOSCRIPT (a server that lost its script
-// cache).
-func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease, groups [][]int) []renewResult {
+// cache), and stores the outcomes in res.
+func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease, groups [][]int, res []renewResult) {
 	cmds := make([]*redis.Cmd, len(groups))
-	keys := make([][]string, len(groups))
-	args := make([][]any, len(groups))
 	pipe := p.Pipeline()
 	for gi, g := range groups {
-		keys[gi], args[gi] = renewArgs(batch, g)
-		cmds[gi] = pipe.EvalSha(ctx, renewManyScript.Hash(), keys[gi], args[gi]...)
+		cmds[gi] = pipe.Do(ctx, renewCommand(batch, g)...)
 	}
 	_, _ = pipe.Exec(ctx)
 	var again []int
@@ -453,29 +929,28 @@ func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease, groups [][]
 	if len(again) > 0 {
 		pipe = p.Pipeline()
 		for _, gi := range again {
-			cmds[gi] = pipe.Eval(ctx, renewManyLua, keys[gi], args[gi]...)
+			args := append([]any{"eval", renewManyLua}, cmds[gi].Args()[2:]...)
+			cmds[gi] = pipe.Do(ctx, args...)
 		}
 		_, _ = pipe.Exec(ctx)
 	}
-	res := make([]renewResult, len(batch))
 	for gi, cmd := range cmds {
 		v, err := cmd.Int64Slice()
 		decodeMany(res, groups[gi], v, err)
 	}
-	return res
 }
 
-// hbEntry is one queued renewal: its time beside the lease, so that
+// hbEntry is one queued group: its renewal time beside it, so that
 // ordering reads the queue's own memory.
 type hbEntry struct {
 	next time.Time
-	l    *Lease
+	g    *group
 }
 
-// leaseHeap is a binary min-heap of renewals by time.
-type leaseHeap []hbEntry
+// groupHeap is a binary min-heap of groups by renewal time.
+type groupHeap []hbEntry
 
-func (h *leaseHeap) push(e hbEntry) {
+func (h *groupHeap) push(e hbEntry) {
 	*h = append(*h, e)
 	q := *h
 	for i := len(q) - 1; i > 0; {
@@ -488,7 +963,7 @@ func (h *leaseHeap) push(e hbEntry) {
 	}
 }
 
-func (h *leaseHeap) pop() hbEntry {
+func (h *groupHeap) pop() hbEntry {
 	q := *h
 	top := q[0]
 	n := len(q) - 1
@@ -513,11 +988,11 @@ func (h *leaseHeap) pop() hbEntry {
 	return top
 }
 
-// sleep waits on t for d, or until a lease is added (s.wake). With the
-// timer semantics of Go 1.23 and later (go.mod says 1.26), Stop leaves no
-// stale value in t.C, so t can be reset again at once.
-func (s *scheduler) sleep(t timer, d time.Duration) {
-	t.Reset(d)
+// sleep waits until t fires (the loop resets it under mu before) or a
+// group is added that is due sooner (s.wake). With the timer semantics of
+// Go 1.23 and later (go.mod says 1.26), Stop and Reset leave no stale value
+// in t.C, so t can be reset again at once.
+func (s *scheduler) sleep(t timer) {
 	select {
 	case <-t.C():
 	case <-s.wake:

@@ -77,7 +77,7 @@ func TestFrozenHeartbeatCancelsBeforeTakeover(t *testing.T) {
 	if err := db.credit(a.Context(), 2, 1, a.Token()); err != nil {
 		t.Fatal(err)
 	}
-	a.hb.paused.Store(true)
+	a.pauseHeartbeat(true)
 	waitDone(t, a.Context(), ttl)
 	lostAt := time.Now()
 	var lost *LostError
@@ -208,12 +208,12 @@ func TestLateReleaseSparesNewHolder(t *testing.T) {
 	for i := range 20 {
 		c := New(e.rdb, nil)
 		a := mustAcquire(t, c, e.resource, ttl)
-		a.hb.paused.Store(true)
+		a.pauseHeartbeat(true)
 		e.rdb.PExpire(bg, e.lockKey, time.Millisecond) // A's key expires
 		time.Sleep(2 * time.Millisecond)
 		b := mustAcquire(t, New(e.rdb, &Options{HeartbeatInterval: -1}), e.resource, 10*time.Second)
 		value := e.get(t, e.lockKey)
-		a.hb.paused.Store(false)
+		a.pauseHeartbeat(false)
 		done := make(chan error, 1)
 		go func() { done <- a.Renew(bg) }() // a renewal racing the release
 		if i%2 == 0 {

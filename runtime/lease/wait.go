@@ -55,14 +55,14 @@ func (c *Client) AcquireWait(ctx context.Context, resource string, ttl time.Dura
 			answered = d
 		}
 		if ctx.Err() != nil {
-			return nil, waitEnded(ctx, resource, answered)
+			return nil, c.waitEnded(ctx, resource, answered)
 		}
 		ceiling := hi
 		if attempt < 30 {
 			ceiling = min(hi, lo<<attempt)
 		}
 		if !sleepOn(ctx, c.clk, c.clk.N(ceiling)) {
-			return nil, waitEnded(ctx, resource, answered)
+			return nil, c.waitEnded(ctx, resource, answered)
 		}
 	}
 }
@@ -96,8 +96,13 @@ var errHeld = errors.New("held by another owner")
 // [ErrNotAcquired], when that attempt found the lease held; otherwise "...:
 // no answer from Redis before the context ended: <ctx.Err()> (last
 // attempt: <last>)", matching ctx.Err() and last but not ErrNotAcquired.
-func waitEnded(ctx context.Context, resource string, last error) error {
+// With no such attempt, last is the dial error of a Redis that refuses
+// connections (see dialFailure), if it does.
+func (c *Client) waitEnded(ctx context.Context, resource string, last error) error {
 	ended := ctx.Err()
+	if last == nil {
+		last = c.dialFailure()
+	}
 	if errors.Is(last, ErrNotAcquired) {
 		return &opError{
 			op:     acquireOp(resource),

@@ -230,7 +230,7 @@ func (b *RecreateAccountsBatchResults) Exec(f func(int, error)) {
 			continue
 		}
 		rows, err := b.br.Query()
-		_, err = fenceimpl.WriteResult("RecreateAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
+		_, err = fenceimpl.WriteUpsertResult("RecreateAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
 		if f != nil {
 			f(t, err)
 		}

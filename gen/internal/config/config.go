@@ -16,6 +16,12 @@
 //	      tables:
 //	        - {table: account_balances, column: last_fencing_token, mode: strict}
 //
+// The fence key may also be at the top level (version "1" or "2"). A
+// table fenced anywhere in the file is fenced in every sql entry whose
+// schema has it, as a database has one guard trigger per table
+// (FenceTable.AnyEntry, FenceTable.From); two entries that fence it
+// differently are an error naming both places.
+//
 // A fencegen.yaml may instead extend an sqlc configuration, which sqlc
 // then keeps reading untouched (sqlc refuses the fence key), adding only
 // fenced tables, which apply to every sql entry whose schema has them:
@@ -156,6 +162,12 @@ type FenceTable struct {
 	// apply to every sql entry whose schema has the table, and it is an
 	// error only when no entry's schema has it.
 	AnyEntry bool
+	// From names the sql entry whose fence key lists the table when it
+	// is another entry's ("sql entry pgdb", EntryName): a table fenced in
+	// one entry is fenced in every entry whose schema has it (a database
+	// has one guard trigger per table). It is "" for an entry's own
+	// tables, the top-level fence key's and an extending configuration's.
+	From string
 }
 
 // GoOptions are sqlc's gen.go options that make sense for pgx/v5 and

@@ -186,6 +186,10 @@ func (l *loader) mapping(what string, n ast.Node, fs fields) {
 			h, ok = fs["*"]
 		}
 		if !ok {
+			if key == "fence" {
+				l.errorf(kv.Key, "unknown key %q here: a fence key goes in an sql entry (beside schema and queries) or at the top level of the file, for every entry", key)
+				continue
+			}
 			if s := suggest(key, fs); s != "" {
 				l.errorf(kv.Key, "unknown key %q (did you mean %q?)", key, s)
 			} else {

@@ -76,16 +76,39 @@ func Load(path string) (*Config, error) {
 	return Parse(path, src)
 }
 
+// LoadAll is Load that, when the file has located problems, also returns
+// the configuration as far as it could be read (every sql entry with the
+// keys that were valid), so that a caller can report the problems of its
+// files in the same run; the Config is nil when the file could not be
+// read or is no configuration at all. It must not be generated from.
+func LoadAll(path string) (*Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return Load(path)
+	}
+	return parseAll(path, src)
+}
+
 // Parse is Load for a file already read: path is used for Config.Path,
 // Config.Dir and messages only.
 func Parse(path string, src []byte) (*Config, error) {
+	cfg, err := parseAll(path, src)
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// parseAll is Parse that returns the configuration read so far with its
+// error (see LoadAll).
+func parseAll(path string, src []byte) (*Config, error) {
 	l := &loader{file: path}
 	// Editors on Windows save UTF-8 with a byte order mark, which YAML
 	// 1.2 allows at the start of a stream and sqlc's YAML reader skips.
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	cfg := l.parse(src)
 	if err := l.errs.Err(); err != nil {
-		return nil, err
+		return cfg, err
 	}
 	if cfg == nil {
 		// A document that is no mapping: parse reported nothing.
@@ -144,10 +167,14 @@ func (l *loader) parse(src []byte) *Config {
 	}
 	cfg.Version, _ = l.scalar("version", vnode)
 	var g global
+	// A top-level fence key applies to every entry (spreadFences).
+	var top []FenceTable
+	topFence := func(k string, v ast.Node) { top = l.fence(v) }
 	switch cfg.Version {
 	case "1":
 		l.mapping("configuration", root, fields{
 			"version":  ignore,
+			"fence":    topFence,
 			"packages": l.seq(func(n ast.Node) { l.v1Package(n, cfg) }),
 			"overrides": func(k string, v ast.Node) {
 				g.overrides = globalOverrides(l.overrides(k, v))
@@ -160,6 +187,7 @@ func (l *loader) parse(src []byte) *Config {
 	case "2":
 		l.mapping("configuration", root, fields{
 			"version": ignore,
+			"fence":   topFence,
 			"sql":     l.seq(func(n ast.Node) { l.v2Entry(n, cfg) }),
 			"overrides": func(k string, v ast.Node) {
 				l.mapping(k, v, fields{
@@ -185,6 +213,7 @@ func (l *loader) parse(src []byte) *Config {
 		return nil
 	}
 	unsupported := l.resolveCodegen(cfg)
+	l.spreadFences(cfg, top)
 
 	for i := range cfg.Packages {
 		o := &cfg.Packages[i].Go

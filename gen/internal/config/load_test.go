@@ -222,6 +222,21 @@ sql:
 `, `dir/fencegen.yaml:2:1: unknown key "foo"
 dir/fencegen.yaml:7:44: unknown key "mood" (did you mean "mode"?)
 dir/fencegen.yaml:11:9: unknown key "sql_pakage" (did you mean "sql_package"?)`},
+		{"fence under gen.go", `
+version: "2"
+sql:
+  - engine: postgresql
+    schema: s.sql
+    queries: q.sql
+    gen:
+      go: {out: db, fence: {tables: [{table: t, column: c}]}}
+`, `dir/fencegen.yaml:7:21: unknown key "fence" here: a fence key goes in an sql entry (beside schema and queries) or at the top level of the file, for every entry`},
+		{"fence key twice for a table", `
+version: "2"
+sql:
+  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: a}}, fence: {tables: [{table: t, column: c}]}}
+  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: b}}, fence: {tables: [{table: public.t, column: d}]}}
+`, `dir/fencegen.yaml:4:95: table "public.t" is fenced by column "d" here but by column "c" at line 3, in sql entry a: a database has one guard per table, so every sql entry must fence it alike`},
 		{"unknown sql_package", `
 version: "2"
 sql:
@@ -521,5 +536,44 @@ overrides:
 	}
 	if want := []bool{true, true, false}; !reflect.DeepEqual(got, want) {
 		t.Errorf("nullable = %v, want %v", got, want)
+	}
+}
+
+// TestLoadFenceEveryEntry: a top-level fence key (version 1 or 2) and an
+// entry's fence key both fence their tables in every entry, the copies
+// marked AnyEntry (no error where a schema lacks the table) and, for an
+// entry's, From naming it; an empty fence key is a note.
+func TestLoadFenceEveryEntry(t *testing.T) {
+	cfg := mustParse(t, `
+version: "1"
+fence:
+  tables: [{table: app.jobs, column: tok}]
+packages:
+  - {path: a, schema: s.sql, queries: q.sql, fence: {tables: [{table: inventory, column: lease_token, mode: strict}]}}
+  - {path: b, schema: s.sql, queries: q.sql}
+  - {path: c, schema: s.sql, queries: q.sql, fence: {tables: []}}
+`)
+	type mark struct {
+		Table, Mode, From string
+		AnyEntry          bool
+	}
+	var got [][]mark
+	for _, p := range cfg.Packages {
+		var ms []mark
+		for _, ft := range p.Fence {
+			ms = append(ms, mark{ft.Table, ft.Mode, ft.From, ft.AnyEntry})
+		}
+		got = append(got, ms)
+	}
+	want := [][]mark{
+		{{"inventory", "strict", "", false}, {"app.jobs", "", "", true}},
+		{{"inventory", "strict", "sql entry a", true}, {"app.jobs", "", "", true}},
+		{{"inventory", "strict", "sql entry a", true}, {"app.jobs", "", "", true}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("fence tables:\n got %v\nwant %v", got, want)
+	}
+	if len(cfg.Notes) != 1 || !strings.Contains(cfg.Notes[0].Msg, "no tables are listed") || cfg.Notes[0].Pos.Line != 7 {
+		t.Errorf("notes = %+v, want one at line 7 saying the fence key lists no tables", cfg.Notes)
 	}
 }

@@ -36,3 +36,34 @@ func ColumnOverrideMatches(cat *catalog.Catalog, in []config.Override) []bool {
 	}
 	return out
 }
+
+// TokenColumnOverrides returns, for each of in, the fencing-token column
+// (the column a fenced table's mark names) that a column override with a
+// go_type matches, or nil. The token column's Go type is always
+// fence.Token (see goTypeOf), so such an override would be silently
+// ignored; the caller reports it at the override.
+func TokenColumnOverrides(cat *catalog.Catalog, in []config.Override) []*catalog.Column {
+	out := make([]*catalog.Column, len(in))
+	for i, o := range in {
+		if o.Column == "" || o.GoType == (config.GoType{}) {
+			continue
+		}
+		ovs := newOverrides(nil, []config.Override{o})
+		if len(ovs) == 0 {
+			continue
+		}
+	tables:
+		for _, s := range cat.Schemas {
+			for _, t := range s.Tables {
+				if t.Fence == nil {
+					continue
+				}
+				if c := t.Column(t.Fence.Column); c != nil && ovs[0].matchesColumn(c) {
+					out[i] = c
+					break tables
+				}
+			}
+		}
+	}
+	return out
+}

@@ -87,14 +87,18 @@ func (f Form) Leading() int {
 // calls to run the guarded statement and read its result: "Write" (rows
 // written, a refusal row, or none matched), "WriteByKey" (the write, then
 // Guarded.Stored when it touched nothing), "WriteUpsert" (no row back is
-// retried once: a concurrent insert), "WriteInCTE" (the statement's own
-// rows, or a refusal row); "" for Store, which runs as a plain statement.
+// retried once: a concurrent insert), "WriteUpsertMany" (Write, whose
+// no-row error says the upsert wrote nothing), "WriteInCTE" (the
+// statement's own rows, or a refusal row); "" for Store, which runs as a
+// plain statement.
 func (f Form) Reader() string {
 	switch f {
 	case ByKey:
 		return "WriteByKey"
-	case Single, Locking, UpsertMany:
+	case Single, Locking:
 		return "Write"
+	case UpsertMany:
+		return "WriteUpsertMany"
 	case Upsert:
 		return "WriteUpsert"
 	case InWith:
@@ -105,14 +109,17 @@ func (f Form) Reader() string {
 
 // BatchReader names the runtime/fenceimpl function that reads one item of a
 // batch of the guarded statement (a batch is sent once, so nothing is
-// retried): "WriteResult", or "WriteInCTEResult" for InWith; "" for Store.
-// A batch item is never ByKey (Spec.Batch).
+// retried): "WriteResult", "WriteUpsertResult" for an upsert, or
+// "WriteInCTEResult" for InWith; "" for Store. A batch item is never ByKey
+// (Spec.Batch).
 func (f Form) BatchReader() string {
 	switch f {
 	case Store:
 		return ""
 	case InWith:
 		return "WriteInCTEResult"
+	case Upsert, UpsertMany:
+		return "WriteUpsertResult"
 	}
 	return "WriteResult"
 }

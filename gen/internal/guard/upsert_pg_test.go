@@ -3,6 +3,7 @@ package guard_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,8 +73,12 @@ func TestFenceUpsertPostgreSQL(t *testing.T) {
 					t.Fatalf("err = %v, want stale with stored %d", err, st.stale)
 				}
 			case st.notFnd:
-				if !errors.Is(err, fence.ErrNotFound) {
-					t.Fatalf("err = %v, want ErrNotFound", err)
+				// The conflicting row exists: the message says no row
+				// was written, never that none matched.
+				var nf *fence.NotFoundError
+				if !errors.Is(err, fence.ErrNotFound) || !errors.As(err, &nf) || !nf.Upsert ||
+					strings.Contains(err.Error(), "no row matched") || !strings.Contains(err.Error(), "no row was written") {
+					t.Fatalf("err = %v, want a *fence.NotFoundError with Upsert set saying no row was written", err)
 				}
 			default:
 				if err != nil || n != 1 {

@@ -27,6 +27,8 @@ func runGuarded(t *testing.T, pool *pgxpool.Pool, g *guard.Guarded, tok fence.To
 		return fenceimpl.Write("Q", "jobs", fence.NonStrict, tok, 0, run, nil)
 	case "WriteUpsert":
 		return fenceimpl.WriteUpsert("Q", "jobs", fence.NonStrict, tok, 0, run, nil)
+	case "WriteUpsertMany":
+		return fenceimpl.WriteUpsertMany("Q", "jobs", fence.NonStrict, tok, 0, run, nil)
 	case "WriteInCTE":
 		return fenceimpl.WriteInCTE("Q", "jobs", fence.NonStrict, tok, 0, run, nil)
 	default:

@@ -11,3 +11,7 @@ DELETE FROM account_balances WHERE balance > $1 RETURNING id, balance;
 
 -- name: OpenAccounts :batchexec
 INSERT INTO account_balances (id, balance) VALUES ($1, $2);
+
+-- name: PutAccounts :batchexec
+INSERT INTO account_balances AS a (id, balance) VALUES ($1, $2)
+ON CONFLICT (id) DO UPDATE SET balance = EXCLUDED.balance WHERE a.balance <> EXCLUDED.balance;

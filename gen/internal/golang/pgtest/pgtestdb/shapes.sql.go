@@ -281,7 +281,7 @@ type SetSettingsParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetSettings(ctx context.Context, arg SetSettingsParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fenceimpl.Write("SetSettings", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+	if _, err := fenceimpl.WriteUpsertMany("SetSettings", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSettings, arg.Ids, arg.Names, arg.Value, int64(token))
 	}, func(rows fenceimpl.Rows) error {
 		var i int64
@@ -344,7 +344,7 @@ type SetTwoSettingsParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetTwoSettings(ctx context.Context, arg SetTwoSettingsParams, token fence.Token) (int64, error) {
-	return fenceimpl.Write("SetTwoSettings", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+	return fenceimpl.WriteUpsertMany("SetTwoSettings", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setTwoSettings, arg.Id1, arg.Name1, arg.Value, arg.Id2, arg.Name2, int64(token))
 	}, nil)
 }
@@ -402,7 +402,7 @@ type SetSettingsFromParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetSettingsFrom(ctx context.Context, arg SetSettingsFromParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fenceimpl.Write("SetSettingsFrom", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+	if _, err := fenceimpl.WriteUpsertMany("SetSettingsFrom", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setSettingsFrom, arg.Ids, arg.Value, int64(token))
 	}, func(rows fenceimpl.Rows) error {
 		var i int64
@@ -681,7 +681,7 @@ type SetCodesParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) SetCodes(ctx context.Context, arg SetCodesParams, token fence.Token) error {
-	_, err := fenceimpl.Write("SetCodes", "codes", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+	_, err := fenceimpl.WriteUpsertMany("SetCodes", "codes", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setCodes, arg.Id1, arg.C1, arg.B1, arg.Id2, arg.C2, arg.B2, int64(token))
 	}, nil)
 	return err
@@ -734,7 +734,7 @@ type AddUsersParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) AddUsers(ctx context.Context, arg AddUsersParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fenceimpl.Write("AddUsers", "users", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+	if _, err := fenceimpl.WriteUpsertMany("AddUsers", "users", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addUsers, arg.Ids, arg.Emails, int64(token))
 	}, func(rows fenceimpl.Rows) error {
 		var i int64
@@ -789,7 +789,7 @@ WHERE refused > 0
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) AddBases(ctx context.Context, ids []int64, token fence.Token) (int64, error) {
-	return fenceimpl.Write("AddBases", "bases", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+	return fenceimpl.WriteUpsertMany("AddBases", "bases", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addBases, ids, int64(token))
 	}, nil)
 }
@@ -995,7 +995,7 @@ type UpsertLedgersParams struct {
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) UpsertLedgers(ctx context.Context, arg UpsertLedgersParams, token fence.Token) ([]Ledger, error) {
 	var items []Ledger
-	if _, err := fenceimpl.Write("UpsertLedgers", "ledgers", fence.Strict, token, 3, func() (fenceimpl.Rows, error) {
+	if _, err := fenceimpl.WriteUpsertMany("UpsertLedgers", "ledgers", fence.Strict, token, 3, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, upsertLedgers, arg.Ids, arg.Totals, int64(token))
 	}, func(rows fenceimpl.Rows) error {
 		var i Ledger

@@ -548,7 +548,7 @@ type PutJobsParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
 func (q *Queries) PutJobs(ctx context.Context, arg PutJobsParams, token fence.Token) (int64, error) {
-	return fenceimpl.Write("PutJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+	return fenceimpl.WriteUpsertMany("PutJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(q.query(ctx, q.putJobsStmt, putJobs, pq.Array(arg.Ids), arg.Status, int64(token)))
 	}, nil)
 }

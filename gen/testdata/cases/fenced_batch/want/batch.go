@@ -305,3 +305,74 @@ func (b *OpenAccountsBatchResults) Close() error {
 	b.closed = true
 	return b.br.Close()
 }
+
+const putAccounts = `-- name: PutAccounts :batchexec
+-- fencegen: guarded upsert (account_balances.last_fencing_token <= $3)
+WITH fence_write AS (
+    INSERT INTO account_balances AS a (id, balance, last_fencing_token)
+    VALUES ($1, $2, $3)
+    ON CONFLICT (id) DO UPDATE
+    SET balance = excluded.balance, last_fencing_token = $3
+    WHERE a.balance <> excluded.balance AND a.last_fencing_token <= $3
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT a.last_fencing_token, 1
+FROM account_balances a
+WHERE a.id = $1 AND NOT (a.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FROM fence_write)
+`
+
+type PutAccountsParams struct {
+	ID      int64
+	Balance pgtype.Numeric
+}
+
+type PutAccountsBatchResults struct {
+	br     pgx.BatchResults
+	tot    int
+	closed bool
+	token  fence.Token
+}
+
+// PutAccounts is fenced on account_balances.last_fencing_token: every item of
+// the batch refuses to touch rows whose stored fencing token is greater than
+// token, and writes under the one token given for the whole batch. Each item
+// reports its own outcome to the callback: nil, a *fence.StaleError (errors.Is
+// fence.ErrStaleToken) when the rows it matched hold a newer token, a
+// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
+// or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when
+// concurrent transactions changed its rows (nothing written; a batch is not
+// retried).
+func (q *Queries) PutAccounts(ctx context.Context, arg []PutAccountsParams, token fence.Token) *PutAccountsBatchResults {
+	batch := &pgx.Batch{}
+	for _, a := range arg {
+		vals := []interface{}{a.ID, a.Balance, int64(token)}
+		batch.Queue(putAccounts, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &PutAccountsBatchResults{br, len(arg), false, token}
+}
+
+func (b *PutAccountsBatchResults) Exec(f func(int, error)) {
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		rows, err := b.br.Query()
+		_, err = fenceimpl.WriteUpsertResult("PutAccounts", "account_balances", fence.NonStrict, b.token, 0, rows, err, nil)
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *PutAccountsBatchResults) Close() error {
+	b.closed = true
+	return b.br.Close()
+}

@@ -1,0 +1,383 @@
+package gen
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// GuardTemplateVersion numbers the guard's trigger functions as this
+// fencegen writes them. A guard migration records it in its header
+// ("-- fencegen guard template: N"); one written before the line existed
+// (whose trigger raised without DETAIL, SCHEMA, TABLE and COLUMN) is
+// template 1. It changes whenever the text of a trigger function changes
+// (gen's TestGuardTemplateVersion pins the text to the number).
+const GuardTemplateVersion = 2
+
+// guardMigrationHeader starts the first line of every migration fencegen
+// guard writes (up file or single file), in every template version; the
+// format follows it: "... as a goose migration, written".
+const guardMigrationHeader = "-- fencegen's database-side fencing guard, as a "
+
+// guardTemplateLine is the header line that records GuardTemplateVersion.
+const guardTemplateLine = "-- fencegen guard template: "
+
+// GuardFinding is one way the guard migrations fencegen guard wrote
+// differ from the guard this fencegen would write for the current schema.
+type GuardFinding struct {
+	// File, Line and Col locate it: the migration (a path relative to the
+	// current directory, as the schema entries name it) and the statement
+	// concerned, or line 1 for a table no migration guards.
+	File      string
+	Line, Col int
+	Msg       string
+	// Format and Dir are the format and directory of the newest guard
+	// migration: fencegen guard -format Format -dir Dir writes the new
+	// migration that brings the database to the current guard.
+	Format, Dir string
+	// Out is the out directory of the sql entry, for guard's -out.
+	Out string
+	// Newer is set when the migration was written by a newer fencegen
+	// (a higher guard template): update fencegen rather than write a
+	// migration with this one.
+	Newer bool
+}
+
+func (f GuardFinding) String() string {
+	return fmt.Sprintf("%s:%d:%d: %s", f.File, f.Line, f.Col, f.Msg)
+}
+
+// guardFunc is a trigger function a guard migration creates.
+type guardFunc struct {
+	name, text string // the CREATE OR REPLACE FUNCTION statement, LF line ends
+	file       string
+	line       int
+	template   int
+}
+
+// guardInstalled is the guard trigger of one table after a sequence of
+// guard migrations: the function it runs, and where its CREATE TRIGGER is.
+type guardInstalled struct {
+	fn   guardFunc
+	file string
+	line int
+}
+
+// guardMigration is one migration fencegen guard wrote.
+type guardMigration struct {
+	file, format string
+	template     int
+}
+
+// guardReplay is the guard that a sequence of guard migrations installs:
+// each table's (by its quoted, qualified name) trigger and function.
+type guardReplay struct {
+	tables     map[string]guardInstalled
+	migrations []guardMigration
+}
+
+// isGuardMigration reports whether b starts as a migration that fencegen
+// guard wrote (its up file, or its only file), and its format.
+func isGuardMigration(b []byte) (format string, ok bool) {
+	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	rest, ok := strings.CutPrefix(strings.TrimRight(string(line), "\r"), guardMigrationHeader)
+	if !ok {
+		return "", false
+	}
+	format, _, ok = strings.Cut(rest, " migration")
+	return format, ok && slices.Contains(MigrationFormats, format)
+}
+
+// replayGuard reads files in the order given (the order the migration
+// tool applies them) and replays the up sections of those that fencegen
+// guard wrote; the others are skipped, as are files that cannot be read.
+func replayGuard(files []string) (*guardReplay, error) {
+	r := &guardReplay{tables: map[string]guardInstalled{}}
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		format, ok := isGuardMigration(b)
+		if !ok {
+			continue
+		}
+		m := r.apply(file, b)
+		m.format = format
+		r.migrations = append(r.migrations, m)
+	}
+	return r, nil
+}
+
+// apply replays the up section of one guard migration.
+func (r *guardReplay) apply(file string, b []byte) guardMigration {
+	m := guardMigration{file: file, template: 1}
+	funcs := map[string]guardFunc{}
+	for _, in := range r.tables {
+		funcs[in.fn.name] = in.fn
+	}
+	sc := bufio.NewScanner(bytes.NewReader(bytes.TrimPrefix(b, []byte("\uFEFF"))))
+	sc.Buffer(nil, 1<<20)
+	n := 0
+	var fn *guardFunc
+	var pendingTable string
+	pendingLine := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		if fn != nil {
+			fn.text += line + "\n"
+			if line == "$fencegen$;" {
+				funcs[fn.name] = *fn
+				fn = nil
+			}
+			continue
+		}
+		if pendingTable != "" {
+			if name, ok := strings.CutPrefix(strings.TrimSpace(line), "FOR EACH ROW EXECUTE FUNCTION "); ok {
+				name = strings.TrimSuffix(strings.TrimSuffix(name, ";"), "()")
+				if f, ok := funcs[name]; ok {
+					r.tables[pendingTable] = guardInstalled{fn: f, file: file, line: pendingLine}
+				}
+			}
+			pendingTable = ""
+			continue
+		}
+		switch {
+		case line == "-- +goose Down" || line == "-- migrate:down":
+			return m
+		case strings.HasPrefix(line, guardTemplateLine):
+			var v int
+			if _, err := fmt.Sscanf(strings.TrimPrefix(line, guardTemplateLine), "%d", &v); err == nil {
+				m.template = v
+			}
+		case strings.HasPrefix(line, "CREATE OR REPLACE FUNCTION ") && strings.HasSuffix(line, "() RETURNS trigger"):
+			name := strings.TrimSuffix(strings.TrimPrefix(line, "CREATE OR REPLACE FUNCTION "), "() RETURNS trigger")
+			fn = &guardFunc{name: name, text: line + "\n", file: file, line: n, template: m.template}
+		case strings.HasPrefix(line, "DROP TRIGGER IF EXISTS fencegen_guard ON "):
+			delete(r.tables, strings.TrimSuffix(strings.TrimPrefix(line, "DROP TRIGGER IF EXISTS fencegen_guard ON "), ";"))
+		case strings.HasPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON "):
+			pendingTable, pendingLine = strings.TrimPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON "), n
+		}
+	}
+	return m
+}
+
+// guardMode returns the token column a trigger function's text tests
+// (as quoted in SQL) and its mode, "strict" (<=) or "non-strict" (<);
+// "", "" when the text has no such test.
+func guardMode(text string) (column, mode string) {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		rest, ok := strings.CutPrefix(line, "IF NEW.")
+		if !ok {
+			continue
+		}
+		col, op, ok := strings.Cut(rest, " ")
+		if !ok {
+			return "", ""
+		}
+		switch {
+		case strings.HasPrefix(op, "<= "):
+			return col, "strict"
+		case strings.HasPrefix(op, "< "):
+			return col, "non-strict"
+		}
+	}
+	return "", ""
+}
+
+// want is the guard g writes, replayed from its own migration.
+func (g *Guard) want() *guardReplay {
+	files, err := g.Migration("atlas", "1")
+	if err != nil {
+		panic(err) // a fixed, valid format and version
+	}
+	r := &guardReplay{tables: map[string]guardInstalled{}}
+	r.apply("", files["1_fencegen_guard.sql"])
+	return r
+}
+
+// GuardMigrations returns how the guard migrations fencegen guard wrote
+// among the entry's schema files (the golang-migrate .up.sql, goose,
+// dbmate or Atlas files whose first line is guard's header, replayed in
+// the order the tool applies them) differ from the guard this fencegen
+// writes for the current schema: a fenced table without a guard trigger,
+// a trigger function written by an older fencegen or for another token
+// column or mode, a trigger on a table that is no longer fenced. It
+// returns nothing when the schema files hold no guard migration (the
+// guard is applied some other way, e.g. fencegen_guard.sql with psql).
+// others are the guards of the run's other sql entries, whose tables are
+// not "no longer fenced" (a trigger is one per database).
+func (g *Guard) GuardMigrations(others []*Guard) ([]GuardFinding, error) {
+	have, err := replayGuard(g.schema)
+	if err != nil {
+		return nil, err
+	}
+	if len(have.migrations) == 0 {
+		return nil, nil
+	}
+	return g.compare(have, others), nil
+}
+
+// compare lists the differences of the guard have installs from g's.
+func (g *Guard) compare(have *guardReplay, others []*Guard) []GuardFinding {
+	last := have.migrations[len(have.migrations)-1]
+	at := func(file string, line int, format string, a ...any) GuardFinding {
+		return GuardFinding{File: file, Line: line, Col: 1, Msg: fmt.Sprintf(format, a...),
+			Format: last.format, Dir: filepath.Dir(last.file), Out: g.Out}
+	}
+	want := g.want()
+	var out []GuardFinding
+	for _, t := range g.data.Tables {
+		in, ok := have.tables[t.QualifiedTable]
+		w := want.tables[t.QualifiedTable]
+		switch {
+		case !ok:
+			out = append(out, at(last.file, 1, "fenced table %s has no guard trigger in the guard migrations: the database does not refuse a stale token's UPDATE from other writers", t.Table))
+		case in.fn.text == w.fn.text:
+		case in.fn.template < GuardTemplateVersion:
+			out = append(out, at(in.fn.file, in.fn.line, "the guard of table %s was written by an older fencegen (guard template %d, this fencegen writes %d%s)",
+				t.Table, in.fn.template, GuardTemplateVersion, templateChange(in.fn.template)))
+		case in.fn.template > GuardTemplateVersion:
+			f := at(in.fn.file, in.fn.line, "the guard of table %s was written by a newer fencegen (guard template %d, this fencegen writes %d)", t.Table, in.fn.template, GuardTemplateVersion)
+			f.Newer = true
+			out = append(out, f)
+		default:
+			hc, hm := guardMode(in.fn.text)
+			wc, wm := guardMode(w.fn.text)
+			if hc != "" && (hc != wc || hm != wm) {
+				out = append(out, at(in.fn.file, in.fn.line, "the guard of table %s checks column %s %s; the schema now fences column %s %s", t.Table, hc, hm, wc, wm))
+			} else {
+				out = append(out, at(in.fn.file, in.fn.line, "the guard function of table %s differs from the one this fencegen writes (edited by hand, or by another fencegen)", t.Table))
+			}
+		}
+	}
+	fenced := map[string]bool{}
+	for _, o := range append([]*Guard{g}, others...) {
+		for _, t := range o.data.Tables {
+			fenced[t.QualifiedTable] = true
+		}
+	}
+	var gone []string
+	for qt := range have.tables {
+		if !fenced[qt] && g.tables[qt] {
+			gone = append(gone, qt)
+		}
+	}
+	slices.Sort(gone)
+	for _, qt := range gone {
+		in := have.tables[qt]
+		out = append(out, at(in.file, in.line, "table %s is no longer fenced, but the guard migrations still install its guard trigger, which refuses UPDATEs that lower %s", qt, column(in.fn.text)))
+	}
+	slices.SortStableFunc(out, func(a, b GuardFinding) int {
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		return a.Line - b.Line
+	})
+	return out
+}
+
+// column is the token column a trigger function's text checks.
+func column(text string) string {
+	c, _ := guardMode(text)
+	return c
+}
+
+// templateChange says what changed since template version v.
+func templateChange(v int) string {
+	if v < 2 {
+		return ": its error has no DETAIL, SCHEMA, TABLE and COLUMN fields, so a *fence.StaleError from it carries the tokens 0"
+	}
+	return ""
+}
+
+// removedTables are the tables with a trigger in have that no guard of
+// the run fences and that still exist: the new migration drops their
+// triggers and functions.
+func (g *Guard) removedTables(have *guardReplay, others []*Guard) []guardTable {
+	fenced := map[string]bool{}
+	for _, o := range append([]*Guard{g}, others...) {
+		for _, t := range o.data.Tables {
+			fenced[t.QualifiedTable] = true
+		}
+	}
+	var out []guardTable
+	for qt, in := range have.tables {
+		if !fenced[qt] && g.tables[qt] {
+			out = append(out, guardTable{Table: qt, QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard"})
+		}
+	}
+	slices.SortFunc(out, func(a, b guardTable) int { return strings.Compare(a.QualifiedTable, b.QualifiedTable) })
+	return out
+}
+
+// NextMigration is fencegen guard -dir: it replays the guard migrations
+// that files (the migrations directory's up files, in the tool's order)
+// hold and returns, when they install g's guard already, the newest of
+// them and no files; otherwise the migration (as Migration) that brings
+// the database to g's guard: every fenced table's function and trigger
+// re-created (CREATE OR REPLACE FUNCTION, DROP TRIGGER IF EXISTS, CREATE
+// TRIGGER), and the triggers and functions of tables no longer fenced
+// dropped. It is an error when a newer fencegen wrote one of them.
+func (g *Guard) NextMigration(files []string, others []*Guard, format, version string) (current string, out map[string][]byte, err error) {
+	have, err := replayGuard(files)
+	if err != nil {
+		return "", nil, err
+	}
+	found := []GuardFinding(nil)
+	if n := len(have.migrations); n > 0 {
+		found = g.compare(have, others)
+		if len(found) == 0 {
+			return have.migrations[n-1].file, nil, nil
+		}
+	}
+	for _, f := range found {
+		if f.Newer {
+			return "", nil, fmt.Errorf("%s: update fencegen rather than undo it with an older guard", f)
+		}
+	}
+	g2 := *g
+	data := *g.data
+	data.Removed = g.removedTables(have, others)
+	if len(have.migrations) > 0 {
+		for qt, in := range have.tables {
+			data.Previous = append(data.Previous, previousGuard{QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Text: in.fn.text})
+		}
+		slices.SortFunc(data.Previous, func(a, b previousGuard) int { return strings.Compare(a.QualifiedTable, b.QualifiedTable) })
+		for _, t := range g.data.Tables {
+			if _, ok := have.tables[t.QualifiedTable]; !ok {
+				data.Added = append(data.Added, t)
+			}
+		}
+	}
+	g2.data = &data
+	out, err = g2.Migration(format, version)
+	return "", out, err
+}
+
+// quotedTables is the set of cat's tables by their quoted, qualified
+// names, as a guard migration names them (the schema only when it is not
+// public).
+func quotedTables(cat *catalog.Catalog) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range cat.Schemas {
+		for _, t := range s.Tables {
+			qt := sqlparse.QuoteIdent(t.Name)
+			if s.Name != "" && s.Name != catalog.DefaultSchema {
+				qt = sqlparse.QuoteIdent(s.Name) + "." + qt
+			}
+			out[qt] = true
+		}
+	}
+	return out
+}

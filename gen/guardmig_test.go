@@ -1,0 +1,107 @@
+package gen
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// guardOf generates schema (a strict and a non-strict fenced table) and
+// returns the entry's guard.
+func guardOf(t *testing.T, dir, schema string) *Guard {
+	t.Helper()
+	files := map[string]string{
+		"schema.sql":    schema,
+		"q.sql":         "-- name: Get :one\nSELECT id FROM jobs WHERE id = $1;\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: [schema.sql, m], queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "m"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Guards) != 1 {
+		t.Fatalf("Guards = %v", out.Guards)
+	}
+	return out.Guards[0]
+}
+
+const guardmigSchema = "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n" +
+	"CREATE SCHEMA app;\nCREATE TABLE app.\"Order\" (id bigint PRIMARY KEY, \"Tok\" bigint NOT NULL);\nCOMMENT ON COLUMN app.\"Order\".\"Tok\" IS 'fencegen:token strict';\n"
+
+// TestGuardTemplateVersion pins the text of the trigger functions to
+// GuardTemplateVersion: a change to the function in templates/guard.sql.tmpl
+// fails here until the version is raised (so that check tells the guard
+// migrations of the old text from the new) and the digest updated.
+func TestGuardTemplateVersion(t *testing.T) {
+	g := guardOf(t, t.TempDir(), guardmigSchema)
+	var text strings.Builder
+	for _, tb := range g.data.Tables {
+		text.WriteString(g.want().tables[tb.QualifiedTable].fn.text)
+	}
+	digest := fmt.Sprintf("%x", sha256.Sum256([]byte(text.String())))[:16]
+	pinned := map[int]string{2: "296ff700c49de839"}
+	if got := pinned[GuardTemplateVersion]; got != digest {
+		t.Errorf("guard template %d: trigger functions' digest %s, pinned %s: a changed function needs a new GuardTemplateVersion (and this digest)\n%s",
+			GuardTemplateVersion, digest, got, text.String())
+	}
+}
+
+// A guard migration is read as the migration tool applies it: with CRLF
+// line ends or a BOM it installs the same guard; the down section is not
+// applied; a later migration's DROP TRIGGER removes a table's guard.
+func TestGuardReplay(t *testing.T) {
+	dir := t.TempDir()
+	g := guardOf(t, dir, guardmigSchema)
+	files, err := g.Migration("goose", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := string(files["2_fencegen_guard.sql"])
+	write := func(name, s string) string {
+		p := filepath.Join(dir, "m", name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, variant := range []string{up, "\uFEFF" + strings.ReplaceAll(up, "\n", "\r\n")} {
+		p := write("2_fencegen_guard.sql", variant)
+		have, err := replayGuard([]string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(have.migrations) != 1 || have.migrations[0].format != "goose" || have.migrations[0].template != GuardTemplateVersion {
+			t.Fatalf("migrations %+v", have.migrations)
+		}
+		if found := g.compare(have, nil); len(found) != 0 {
+			t.Errorf("%q...: %v, want none", variant[:8], found)
+		}
+	}
+	// A later guard migration whose up section drops the guard of jobs.
+	drop := strings.SplitN(up, "\n", 2)[0] + "\n-- +goose Up\nDROP TRIGGER IF EXISTS fencegen_guard ON jobs;\n-- +goose Down\nCREATE TRIGGER fencegen_guard BEFORE UPDATE ON app.\"Order\"\n    FOR EACH ROW EXECUTE FUNCTION nothing();\n"
+	p3 := write("3_fencegen_guard.sql", drop)
+	have, err := replayGuard([]string{filepath.Join(dir, "m", "2_fencegen_guard.sql"), p3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := g.compare(have, nil)
+	if len(found) != 1 || !strings.Contains(found[0].Msg, "fenced table jobs has no guard trigger") || found[0].File != p3 {
+		t.Errorf("after dropping jobs' trigger: %v", found)
+	}
+}

@@ -1,0 +1,2 @@
+-- name: GetT :one
+SELECT * FROM t WHERE id = $1;

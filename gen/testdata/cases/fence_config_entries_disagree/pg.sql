@@ -1,0 +1,2 @@
+-- name: SetQtyPg :exec
+UPDATE inventory SET qty = @qty WHERE sku = @sku AND warehouse = @warehouse;

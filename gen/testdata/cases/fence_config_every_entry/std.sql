@@ -1,0 +1,2 @@
+-- name: SetQty :exec
+UPDATE inventory SET qty = @qty WHERE sku = @sku AND warehouse = @warehouse;

@@ -1,0 +1,1 @@
+CREATE TABLE u (id bigint PRIMARY KEY);
