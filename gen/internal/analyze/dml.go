@@ -14,6 +14,10 @@ func (a *analyzer) target(sc *scope, n sqlparse.Name) *catalog.Table {
 		a.errorf(n.Loc, "relation %q does not exist", n.String())
 		return nil
 	}
+	if f := a.cat.ShadowedFenced(n, t); f != nil {
+		a.refuseFenced(n.Loc, f, "query %s writes %s, unqualified: fencegen takes it for %s, but fenced table %s has the same name, and PostgreSQL picks the table by the search_path the statement runs under (a SET search_path, the role's or database's setting, the connection's options); qualify the name (%s or %s)",
+			a.ann.Name, n.Name, t.QualifiedName(), f.QualifiedName(), t.QualifiedName(), f.QualifiedName())
+	}
 	if t.IsView && len(a.cat.FencedTables()) > 0 {
 		// PostgreSQL rewrites a write to a view into writes of the
 		// relations under it (its rules, or an INSTEAD OF trigger:

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/catalog/pgcatalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -52,11 +53,16 @@ type funcWrites struct {
 	words map[string]*regexp.Regexp
 	// busyTables tracks one chain of table writes (tableWritesLocked).
 	busyTables map[*catalog.Table]bool
+	// busyHooks tracks one chain of domain and type definitions
+	// (textWritesLocked).
+	busyHooks map[*catalog.Hook]bool
+	// attrs caches attrCalledInLocked's expressions by function name.
+	attrs map[string]*regexp.Regexp
 }
 
 func newFuncWrites(cat *catalog.Catalog) *funcWrites {
 	return &funcWrites{cat: cat, cache: map[*catalog.Func][]hiddenWrite{}, busy: map[*catalog.Func]bool{},
-		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}}
+		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}, busyHooks: map[*catalog.Hook]bool{}, attrs: map[string]*regexp.Regexp{}}
 }
 
 // checkFuncWrites refuses every call in the statement of a user-defined
@@ -74,12 +80,91 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 		if !ok {
 			return
 		}
-		for _, f := range a.candidates(fc) {
+		cands := a.candidates(fc)
+		if len(cands) == 0 && !knownBuiltin(fc.Func) {
+			kind := "function"
+			if fc == called {
+				kind = "procedure"
+			}
+			a.refuseAnyFenced(fc.Loc, "query %s calls %s %s(), which neither the schema nor PostgreSQL's catalog defines (one created outside the schema files fencegen reads, or renamed), so fencegen cannot show that it writes no fenced table; define the %s in the schema files", q.Name, kind, fc.Func.String(), kind)
+		}
+		for _, f := range cands {
 			for _, w := range a.funcs.of(f) {
 				a.refuseHidden(fc.Loc, w, "%s", hiddenWriteMsg(q.Name, f, w, fc == called))
 			}
 		}
 	})
+	a.checkAttributeCalls(q)
+}
+
+// checkAttributeCalls refuses the calls written in attribute notation:
+// for a function f of one argument of a composite type, PostgreSQL reads
+// x.f and (x).f as f(x) when x's type has no field f (PostgreSQL docs,
+// 8.16.5 "Using Composite Types in Queries"). A word after a dot that
+// names such a function counts as a call (conservatively: it may be a
+// column of that name).
+func (a *analyzer) checkAttributeCalls(q *Query) {
+	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
+	a.funcs.mu.Lock()
+	fs := a.funcs.attrCalledInLocked(text)
+	a.funcs.mu.Unlock()
+	for _, f := range fs {
+		for _, w := range a.funcs.of(f) {
+			a.refuseHidden(a.stmt.Start, w, "%s", strings.Replace(hiddenWriteMsg(q.Name, f, w, false), " calls function ", " calls, in attribute notation (x."+f.Name+" is "+f.Name+"(x)), function ", 1))
+		}
+	}
+}
+
+// attrCalledInLocked returns the schema's functions of one composite
+// argument that text may call in attribute notation (checkAttributeCalls).
+// fw.mu must be held.
+func (fw *funcWrites) attrCalledInLocked(text string) []*catalog.Func {
+	if !strings.Contains(text, ".") {
+		return nil
+	}
+	var fs []*catalog.Func
+	for _, s := range fw.cat.Schemas {
+		for _, f := range s.Funcs {
+			if len(f.ArgTypes) != 1 || f.Procedure {
+				continue
+			}
+			at := f.ArgTypes[0]
+			if fw.cat.Table(at.Schema, at.Name) == nil && fw.cat.UserType(at.Schema, at.Name) == nil {
+				continue
+			}
+			re, ok := fw.attrs[f.Name]
+			if !ok {
+				q := regexp.QuoteMeta(f.Name)
+				if strings.ToLower(f.Name) == f.Name {
+					q = `(?i:` + q + `)|"` + q + `"`
+				} else {
+					q = `"` + q + `"`
+				}
+				re = regexp.MustCompile(`\.\s*(?:` + q + `)(?:\s*([^\sA-Za-z0-9_$])|\s*$|\s+[A-Za-z])`)
+				fw.attrs[f.Name] = re
+			}
+			for _, m := range re.FindAllStringSubmatch(text, -1) {
+				if m[1] != "(" {
+					fs = append(fs, f)
+					break
+				}
+			}
+		}
+	}
+	return fs
+}
+
+// knownBuiltin reports whether n names a function of PostgreSQL's catalog
+// or of one of the extensions fencegen knows (pgcatalog), which write no
+// table of the schema (the ones that run SQL text elsewhere, dblink and
+// the like, are refused by name: remoteSQLRE).
+// A schema-qualified name other than pg_catalog counts as known: the
+// analyzer reports one it cannot resolve as not existing.
+func knownBuiltin(n sqlparse.Name) bool {
+	if n.Schema != "" && n.Schema != "pg_catalog" {
+		return true
+	}
+	return len(pgcatalog.Funcs(n.Name)) > 0
 }
 
 // refuseHidden refuses, at loc, a hidden write w: a write of its fenced
@@ -93,13 +178,13 @@ func (a *analyzer) refuseHidden(loc int, w hiddenWrite, format string, args ...a
 }
 
 // candidates are the user-defined functions a call may run: the overloads
-// that take at least as many arguments as the call passes, or every
-// function of that name when none does.
+// that take at least as many arguments as the call passes, or are
+// VARIADIC, or every function of that name when none does.
 func (a *analyzer) candidates(fc *sqlparse.FuncCall) []*catalog.Func {
 	all := a.cat.Funcs(fc.Func.Schema, fc.Func.Name)
 	var out []*catalog.Func
 	for _, f := range all {
-		if len(f.ArgTypes) >= len(fc.Args) {
+		if len(f.ArgTypes) >= len(fc.Args) || f.Variadic {
 			out = append(out, f)
 		}
 	}
@@ -232,7 +317,11 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 							wrote(n.Table, "COPY")
 						}
 					case *sqlparse.FuncCall:
-						for _, g := range fw.cat.Funcs(n.Func.Schema, n.Func.Name) {
+						gs := fw.cat.Funcs(n.Func.Schema, n.Func.Name)
+						if len(gs) == 0 && !knownBuiltin(n.Func) {
+							add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it calls " + n.Func.String() + "(), which neither the schema nor PostgreSQL's catalog defines"})
+						}
+						for _, g := range gs {
 							callee(g)
 						}
 					}
@@ -269,6 +358,13 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			}
 		}
 	}
+	if f.Language != "aggregate" && body != "" {
+		for _, g := range fw.attrCalledInLocked(stripSQLComments(body)) {
+			if g != f {
+				callee(g)
+			}
+		}
+	}
 	switch {
 	case f.Language == "aggregate":
 		// Its definition names the functions it runs (SFUNC = f, ...).
@@ -280,6 +376,14 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 	case body != "":
 		// Views it reads, operators, casts and domains it uses.
 		for _, w := range fw.textWritesLocked(stripSQLComments(body), false) {
+			add(w)
+		}
+	}
+	// A parameter's DEFAULT runs for every call that leaves the argument
+	// out (conservatively: for every call).
+	for _, d := range f.Defaults {
+		for _, w := range fw.textWritesLocked(d, true) {
+			w.path = append([]string{"a parameter DEFAULT of " + f.Name + "()"}, w.steps()...)
 			add(w)
 		}
 	}
@@ -322,10 +426,17 @@ func unreadBody(f *catalog.Func, parsed bool) string {
 	return "its body is LANGUAGE " + f.Language + ", which fencegen does not read"
 }
 
-// table records a write of verb to the table named n when it is fenced.
+// table records a write of verb to the table named n when it is fenced,
+// or when n, unqualified, may name a fenced table of another schema
+// under the search_path the body runs with (a SET search_path clause, the
+// caller's).
 func (fw *funcWrites) table(n sqlparse.Name, verb string, add func(hiddenWrite)) {
-	if t := fw.cat.Table(n.Schema, n.Name); t != nil && t.Fence != nil {
+	t := fw.cat.Table(n.Schema, n.Name)
+	if t != nil && t.Fence != nil {
 		add(hiddenWrite{table: t, verb: verb})
+	}
+	if f := fw.cat.ShadowedFenced(n, t); f != nil {
+		add(hiddenWrite{table: f, verb: verb, path: []string{"unqualified " + n.Name + ", which the search_path may resolve to " + f.QualifiedName()}})
 	}
 }
 

@@ -247,10 +247,20 @@ func (fw *funcWrites) textWritesLocked(text string, funcs bool) []hiddenWrite {
 			if !strings.Contains(text, h.Name) {
 				continue
 			}
-		case "domain":
-			if !fw.wordRE(h.Name).MatchString(lower) {
+		case "domain", "type":
+			if !fw.wordRE(h.Name).MatchString(lower) || fw.busyHooks[h] {
 				continue
 			}
+			// A domain over another domain runs that one's CHECKs too, and
+			// a composite type's fields those of their domains: the
+			// definition's text is followed to what it names.
+			fw.busyHooks[h] = true
+			step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
+			for _, w := range fw.textWritesLocked(h.Text, true) {
+				add(step, w)
+			}
+			delete(fw.busyHooks, h)
+			continue
 		}
 		step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
 		if h.Kind == "cast" {

@@ -233,14 +233,29 @@ func (a *analyzer) refuseAnyFencedOr(u *catalog.Table, loc int, format string, a
 func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
 	col := t.Fence.Column
 	re := tokenAssignRE(col)
-	for _, tr := range t.Triggers {
+	// A row written through t fires the row triggers of the partition or
+	// child it lands in, and a partition's own row fires its partitioned
+	// parent's (cloned) ones: each may replace the token.
+	var trs []*catalog.Trigger
+	for _, x := range append([]*catalog.Table{t}, a.cat.Relatives(t)...) {
+		trs = append(trs, x.Triggers...)
+	}
+	for _, tr := range trs {
 		if !slices.ContainsFunc(tr.Events, func(e string) bool { return (e == "INSERT" || e == "UPDATE") && slices.Contains(events, e) }) {
 			continue
 		}
 		for _, f := range a.cat.Funcs(tr.Func.Schema, tr.Func.Name) {
-			if re.MatchString(stripSQLComments(f.Body)) {
+			body := stripSQLComments(f.Body)
+			switch {
+			case f.Language != "plpgsql":
+				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), LANGUAGE %s, which fencegen does not read: it may replace the row, and with it the fencing token the guard stores, so a later stale holder could pass; write the trigger function in plpgsql, or drop the trigger",
+					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, f.Language)
+			case re.MatchString(body):
 				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which assigns NEW.%s (or all of NEW): it would replace the fencing token the guard stores, so a later stale holder could pass; leave the token column to fencegen, or drop the trigger",
 					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, col)
+			case !afterTriggerRE.MatchString(tr.Text) && returnsOtherRow(body):
+				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which may RETURN a row other than NEW (or NULL): a BEFORE trigger's result replaces the row written, and with it the fencing token the guard stores, so a later stale holder could pass; return NEW (changing its other columns), or drop the trigger",
+					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name)
 			}
 		}
 	}
@@ -252,8 +267,10 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
 	}
 }
 
-// tokenAssignRE matches a PL/pgSQL assignment of NEW.col, or of NEW, at
-// the start of a statement.
+// tokenAssignRE matches a PL/pgSQL assignment of NEW.col, or of NEW: at
+// the start of a statement (NEW.col := ...), as a target of INTO (SELECT
+// ... INTO, EXECUTE ... INTO, FETCH ... INTO, RETURNING ... INTO, in a
+// list of targets) or of GET DIAGNOSTICS.
 func tokenAssignRE(col string) *regexp.Regexp {
 	q := regexp.QuoteMeta(col)
 	if strings.ToLower(col) == col {
@@ -261,7 +278,32 @@ func tokenAssignRE(col string) *regexp.Regexp {
 	} else {
 		q = `"` + q + `"`
 	}
-	return regexp.MustCompile(`(?i)(?:^|;|\bthen|\belse|\bbegin|\bloop)\s*new\s*(?:\.\s*` + q + `\s*)?:?=`)
+	target := `(?:` + identPattern + `(?:\s*\.\s*` + identPattern + `)*\s*,\s*)*`
+	return regexp.MustCompile(`(?i)(?:(?:^|;|\bthen|\belse|\bbegin|\bloop)\s*new\s*(?:\.\s*` + q + `\s*)?:?=` +
+		`|\binto\s+(?:strict\s+)?` + target + `new(?:\s*\.\s*` + q + `)?\s*(?:$|[,;\s])` +
+		`|\bdiagnostics\s+` + `(?:[^;]*,\s*)?new\s*\.\s*` + q + `\s*:?=)`)
+}
+
+// afterTriggerRE matches a CREATE TRIGGER of an AFTER trigger (a
+// constraint trigger is one too), whose function's result PostgreSQL
+// ignores.
+var afterTriggerRE = regexp.MustCompile(`(?is)^\s*create\s+(?:or\s+replace\s+)?(?:constraint\s+trigger\b|trigger\s+(?:"(?:[^"]|"")+"|\S+)\s+after\b)`)
+
+// returnRE finds a PL/pgSQL RETURN and its expression.
+var returnRE = regexp.MustCompile(`(?i)\breturn\b\s*([^;]*)`)
+
+// returnsOtherRow reports whether a trigger function's body may RETURN a
+// row other than NEW, OLD or NULL: a BEFORE row trigger's result is the
+// row PostgreSQL writes.
+func returnsOtherRow(body string) bool {
+	for _, m := range returnRE.FindAllStringSubmatch(body, -1) {
+		switch strings.ToLower(strings.Trim(strings.TrimSpace(m[1]), "()")) {
+		case "new", "old", "null", "":
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // queryDDL checks a schema statement in a query file while the schema has

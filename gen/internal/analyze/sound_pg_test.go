@@ -29,6 +29,11 @@ const (
 	// function it calls).
 	pgWV        = "create function wv(x int) returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\n"
 	pgWJTrigger = "create function wj() returns trigger language plpgsql as $$ begin update jobs set k = k + 1; return new; end $$;\n"
+	// pgWLogs is a writer of one argument of composite type logs, which
+	// x.wl calls in attribute notation; pgWDom a domain whose CHECK
+	// calls a writer.
+	pgWLogs = "create function wl(l logs) returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\n"
+	pgWDom  = "create function wdom(x int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return true; end $$;\ncreate domain d as int check (wdom(value));\n"
 )
 
 // soundPGCases are write shapes PostgreSQL runs without a query naming the
@@ -116,6 +121,28 @@ var soundPGCases = []struct {
 	{name: "built-in trigger function", schema: pgJobs + "alter table logs add column tsv tsvector, add column body text;\ncreate trigger t before insert or update on logs for each row execute function tsvector_update_trigger(tsv, 'pg_catalog.english', body);\ncreate trigger t2 before update on jobs for each row execute function suppress_redundant_updates_trigger();\n", query: "insert into logs (id, n) values (2, 1)", want: "plain"},
 	{name: "harmless default", schema: pgJobs + "create function hd() returns int language sql as $$ select 1 $$;\nalter table logs alter column n set default hd();\n", query: "insert into logs (id) values (2)", want: "plain"},
 	{name: "view reading jobs", schema: pgJobs + "create view v as select * from jobs;\n", query: "select * from v", want: "plain"},
+	// Second adversarial pass (issue 10): shapes the first pass let through.
+	{name: "call in attribute notation (x).f", schema: pgJobs + pgWLogs, query: "select (l).wl from logs l", want: "refused"},
+	{name: "call in attribute notation x.f", schema: pgJobs + pgWLogs, query: "select l.wl from logs l", want: "refused"},
+	{name: "function body calling in attribute notation", schema: pgJobs + pgWLogs + "create function via() returns int language plpgsql as $$ begin return (select l.wl from logs l limit 1); end $$;\ncreate function vias() returns int language sql as $$ select (l).wl from logs l limit 1 $$;\n", query: "select via(), vias()", want: "refused"},
+	{name: "VARIADIC overload picked over a fixed-arity one", schema: pgJobs + "create function vf(variadic xs int[]) returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\ncreate function vf(a int, b int, c int, d int) returns int language sql as $$ select 1 $$;\n", query: "select vf(1, 2, 3)", want: "refused"},
+	{name: "parameter DEFAULT calls a writer", schema: pgJobs + pgWV + "create function da(x int default wv(1)) returns int language sql as $$ select x $$;\n", query: "select da()", want: "refused"},
+	{name: "function SET search_path writes a fenced table of another schema", schema: pgJobs + "create schema oth;\ncreate table oth.jobs (id bigint primary key, k int, parent_id bigint, tok bigint not null default 0);\ncomment on column oth.jobs.tok is 'fencegen:token';\ncomment on column public.jobs.tok is null;\ninsert into oth.jobs values (1, 1, 1, 5);\ncreate function sp() returns void language plpgsql set search_path = oth as $$ begin update jobs set k = k + 1; end $$;\n", query: "select sp()", want: "refused"},
+	{name: "unqualified write of a name a fenced table of another schema shares", schema: pgJobs + "create schema oth;\ncreate table oth.jobs (id bigint primary key, k int, parent_id bigint, tok bigint not null default 0);\ncomment on column oth.jobs.tok is 'fencegen:token';\ncomment on column public.jobs.tok is null;\n", query: "update jobs set k = 2", want: "refused",
+		conservative: "under the default search_path it writes public.jobs, which is not fenced; under search_path oth it writes fenced oth.jobs, unguarded"},
+	{name: "qualified write beside a fenced table of the same name", schema: pgJobs + "create schema oth;\ncreate table oth.jobs (id bigint primary key, k int, parent_id bigint, tok bigint not null default 0);\ncomment on column oth.jobs.tok is 'fencegen:token';\ncomment on column public.jobs.tok is null;\n", query: "update public.jobs set k = 2", want: "plain"},
+	{name: "domain CHECK reached through a composite type", schema: pgJobs + pgWDom + "create type ct as (x d);\nalter table logs add column c ct;\n", query: "insert into logs (id, c) values (2, row(1))", want: "refused"},
+	{name: "domain CHECK reached through a domain over the domain", schema: pgJobs + pgWDom + "create domain d2 as d;\nalter table logs add column dd d2;\n", query: "insert into logs (id, dd) values (2, 1)", want: "refused"},
+	{name: "function renamed by ALTER FUNCTION", schema: pgJobs + "create function wf() returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\nalter function wf() rename to hf;\n", query: "select hf()", want: "refused"},
+	{name: "function moved by ALTER FUNCTION SET SCHEMA", schema: pgJobs + "create schema oth;\ncreate function wf() returns int language plpgsql as $$ begin update public.jobs set k = k + 1; return 1; end $$;\nalter function wf() set schema oth;\n", query: "select oth.wf()", want: "refused"},
+	{name: "function the schema does not define", schema: pgJobs, query: "select defined_elsewhere(1)", want: "refused",
+		noPG: "the function exists only outside the schema fencegen reads, by construction"},
+	{name: "LANGUAGE sql body calling a function the schema does not define", schema: pgJobs + "create function su() returns int language sql as $$ select 1 $$;\ncreate or replace function su() returns int language sql as $$ select defined_elsewhere() $$;\n", query: "select su()", want: "refused",
+		noPG: "PostgreSQL checks a LANGUAGE sql body's calls at CREATE FUNCTION; the function exists only outside the schema fencegen reads"},
+	{name: "table turned into a view by an ON SELECT rule", schema: pgJobs + pgWV + "create table vt (x int);\ncreate rule \"_RETURN\" as on select to vt do instead select wv(1) as x;\n", query: "select * from vt", want: "refused",
+		noPG: "PostgreSQL 16 and later refuse the ON SELECT rule that converts a table to a view; fencegen's verdict holds for 15 and earlier"},
+	{name: "harmless attribute-notation field of the same name as no function", schema: pgJobs + pgWLogs, query: "select l.n from logs l", want: "plain"},
+	{name: "harmless built-in call", schema: pgJobs, query: "select lower('X'), now(), gen_random_uuid()", want: "plain"},
 }
 
 // TestSoundAgainstPostgreSQL runs soundPGCases: fencegen's verdict must be

@@ -396,6 +396,11 @@ type Func struct {
 	ReturnsSet   bool
 	// Procedure is set for CREATE PROCEDURE.
 	Procedure bool
+	// Variadic is set when the last parameter is VARIADIC.
+	Variadic bool
+	// Defaults are the source text of the parameters' DEFAULT
+	// expressions (SELECT expr), evaluated in the caller.
+	Defaults []string
 	// Language is the function's language in lower case ("sql",
 	// "plpgsql", ...), and Body its source text: the AS string, or the
 	// deparsed statements of a SQL-standard body (BEGIN ATOMIC ... END).
@@ -524,6 +529,24 @@ func (c *Catalog) Table(schema, name string) *Table {
 		}
 	}
 	return systemTable("pg_catalog", name)
+}
+
+// ShadowedFenced returns, for a name written without a schema that
+// resolved to t, a fenced table of the same name in another schema
+// (nil when t is fenced, n is qualified or there is none): which of the
+// two PostgreSQL writes depends on the search_path at run time (a SET
+// search_path, a function's SET clause, the role's setting), which
+// fencegen cannot see.
+func (c *Catalog) ShadowedFenced(n sqlparse.Name, t *Table) *Table {
+	if n.Schema != "" || t == nil || t.Fence != nil {
+		return nil
+	}
+	for _, s := range c.Schemas {
+		if u := s.table(n.Name); u != nil && u != t && u.Fence != nil {
+			return u
+		}
+	}
+	return nil
 }
 
 // UserType returns the composite, range or domain type schema.name, or nil.

@@ -14,7 +14,7 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 	if s == nil {
 		return
 	}
-	f := &Func{Schema: s.Name, Name: n.Func.Name, ArgNames: n.ArgNames, Procedure: n.Procedure,
+	f := &Func{Schema: s.Name, Name: n.Func.Name, ArgNames: n.ArgNames, Procedure: n.Procedure, Variadic: n.Variadic, Defaults: n.Defaults,
 		Language: strings.ToLower(n.Language), Body: n.Body, File: u.f.Name}
 	f.Line, _ = u.pos(n.Loc)
 	f.Volatility = 'v'
@@ -72,4 +72,25 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 		}
 	}
 	s.Funcs = append(s.Funcs, f)
+}
+
+// funcsNamed returns the functions and procedures that ALTER FUNCTION
+// n(args) names: those of that name with args arguments, or all of that
+// name when args is -1 (or none has that many: the argument types are not
+// compared, so more are renamed or moved rather than fewer).
+func (c *Catalog) funcsNamed(n sqlparse.Name, args int) []*Func {
+	all := c.Funcs(n.Schema, n.Name)
+	if args < 0 {
+		return all
+	}
+	var out []*Func
+	for _, f := range all {
+		if len(f.ArgTypes) == args {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return all
+	}
+	return out
 }

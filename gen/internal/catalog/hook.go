@@ -26,11 +26,12 @@ type Hook struct {
 	// columns), "foreign" (CREATE FOREIGN TABLE: its rows live on another
 	// server, which may be this database), "index", "policy" (CREATE
 	// POLICY: row-level security expressions, run on reads and writes),
-	// "view", "operator", "cast", "domain" or "event trigger" (CREATE
-	// EVENT TRIGGER: its function runs on DDL).
+	// "view", "operator", "cast", "domain", "type" (CREATE TYPE ... AS
+	// (...): a composite type, whose fields may be of domains) or "event
+	// trigger" (CREATE EVENT TRIGGER: its function runs on DDL).
 	Kind string
-	// Name is the operator's symbol (Kind "operator") or the domain's
-	// name (Kind "domain"), lower case; "" otherwise.
+	// Name is the operator's symbol (Kind "operator") or the domain's or
+	// type's name (Kind "domain", "type"), lower case; "" otherwise.
 	Name string
 	// Text is the statement's source text.
 	Text string
@@ -64,6 +65,12 @@ func (u *updater) hook(n sqlparse.Node) {
 		kind, name = "view", n.View
 	case *sqlparse.CreateDomain:
 		u.c.Hooks = append(u.c.Hooks, u.newHook("domain", strings.ToLower(n.Type.Name)))
+		return
+	case *sqlparse.CreateComposite:
+		// A composite type's fields may be of a domain, whose CHECK runs
+		// wherever a value of the composite is built: the analyzer follows
+		// the type's text to the domains it names.
+		u.c.Hooks = append(u.c.Hooks, u.newHook("type", strings.ToLower(n.Type.Name)))
 		return
 	default:
 		return

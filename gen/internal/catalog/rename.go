@@ -21,6 +21,12 @@ func (u *updater) rename(n *sqlparse.Rename) {
 		return
 	}
 	switch n.Kind {
+	case "function":
+		// ALTER FUNCTION / PROCEDURE f(args) RENAME TO g: the calls of g
+		// then run f's body (and a call of f no longer resolves).
+		for _, f := range u.c.funcsNamed(n.Target, n.Args) {
+			f.Name = n.NewName
+		}
 	case "constraint":
 		// ALTER TABLE t RENAME CONSTRAINT old TO new (CHECK constraints
 		// are not modelled).

@@ -37,6 +37,18 @@ func (s *Schema) empty() bool {
 // moves to the other schema, and columns of a moved type follow it.
 func (u *updater) setSchema(n *sqlparse.AlterObjectSchema) {
 	switch n.Kind {
+	case "function":
+		to := u.schemaFor(n.NewSchema, n.Loc)
+		if to == nil {
+			return
+		}
+		for _, f := range u.c.funcsNamed(n.Target, n.Args) {
+			if from := u.c.Schema(f.Schema); from != nil && from != to {
+				from.Funcs = slices.DeleteFunc(from.Funcs, func(x *Func) bool { return x == f })
+				f.Schema = to.Name
+				to.Funcs = append(to.Funcs, f)
+			}
+		}
 	case "table", "view", "materialized view", "foreign_table", "sequence":
 		t := u.userTable(n.Target, n.MissingOK)
 		if t == nil {

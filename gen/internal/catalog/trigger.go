@@ -64,6 +64,14 @@ func (u *updater) createRule(n *sqlparse.CreateRule) {
 	}
 	r := &Rule{Name: n.Name, Event: n.Event, Instead: n.Instead, Actions: n.Actions, File: u.f.Name}
 	r.Line, _ = u.pos(n.Loc)
+	if n.Event == "SELECT" {
+		// CREATE RULE "_RETURN" AS ON SELECT ... DO INSTEAD SELECT turns
+		// the table into a view (PostgreSQL 15 and earlier): reading it
+		// runs the rule's query, whose functions the analyzer follows as
+		// a view's.
+		t.IsView = true
+		t.Hooks = append(t.Hooks, u.newHook("view", ""))
+	}
 	if i := slices.IndexFunc(t.Rules, func(x *Rule) bool { return x.Name == n.Name }); i >= 0 {
 		t.Rules[i] = r
 		return

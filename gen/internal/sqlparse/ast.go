@@ -262,6 +262,9 @@ type Rename struct {
 	// Only is set by ALTER TABLE ONLY ... RENAME COLUMN (PostgreSQL
 	// refuses it for a column the table's children inherit).
 	Only bool
+	// Args is, for a function or procedure, the number of argument types
+	// named (-1: none given, the name alone).
+	Args int
 	Loc  int
 }
 
@@ -273,7 +276,10 @@ type AlterObjectSchema struct {
 	Target    Name
 	NewSchema string
 	MissingOK bool
-	Loc       int
+	// Args is, for a function or procedure, the number of argument types
+	// named (-1: none given, the name alone).
+	Args int
+	Loc  int
 }
 
 func (n *AlterObjectSchema) Pos() int { return n.Loc }
@@ -404,6 +410,13 @@ type CreateFunction struct {
 	OutParams []*ColumnDef
 	// Procedure is set for CREATE PROCEDURE.
 	Procedure bool
+	// Variadic is set when the last parameter is VARIADIC: a call may
+	// pass more arguments than ArgTypes has.
+	Variadic bool
+	// Defaults are the source text of the parameters' DEFAULT
+	// expressions, which PostgreSQL evaluates in the caller for each
+	// argument a call leaves out.
+	Defaults []string
 	// OrReplace is set for CREATE OR REPLACE.
 	OrReplace bool
 	Body      string

@@ -153,6 +153,12 @@ func (c *converter) stmt(n *pg.Node) Node {
 				ao.Target = nameOf(strs(o.List.Items), -1)
 			case *pg.Node_String_:
 				ao.Target = Name{Name: o.String_.Sval, Loc: -1}
+			case *pg.Node_ObjectWithArgs:
+				ao.Target = nameOf(strs(o.ObjectWithArgs.Objname), -1)
+				ao.Args = -1
+				if !o.ObjectWithArgs.ArgsUnspecified {
+					ao.Args = len(o.ObjectWithArgs.Objargs)
+				}
 			case *pg.Node_TypeName:
 				t := c.typeName(o.TypeName)
 				ao.Target = Name{Schema: t.Schema, Name: t.Name, Loc: t.Loc}
@@ -534,6 +540,14 @@ func (c *converter) rename(s *pg.RenameStmt) Node {
 			r.Target = nameOf(strs(o.List.Items), -1)
 		case *pg.Node_String_:
 			r.Target = Name{Name: o.String_.Sval, Loc: -1}
+		case *pg.Node_ObjectWithArgs:
+			// ALTER FUNCTION / PROCEDURE / ROUTINE name(args) RENAME TO.
+			r.Target = nameOf(strs(o.ObjectWithArgs.Objname), -1)
+			if !o.ObjectWithArgs.ArgsUnspecified {
+				r.Args = len(o.ObjectWithArgs.Objargs)
+			} else {
+				r.Args = -1
+			}
 		}
 	}
 	if s.RenameType == pg.ObjectType_OBJECT_TABCONSTRAINT {
@@ -601,6 +615,16 @@ func (c *converter) createFunction(s *pg.CreateFunctionStmt) Node {
 			// is passed in CALL too (PostgreSQL 14 and later).
 			if fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_OUT && !s.IsProcedure {
 				continue
+			}
+		}
+		if fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_VARIADIC {
+			f.Variadic = true
+		}
+		if fp.Defexpr != nil {
+			if text, err := deparseExpr(fp.Defexpr); err == nil {
+				f.Defaults = append(f.Defaults, text)
+			} else {
+				f.Defaults = append(f.Defaults, "?")
 			}
 		}
 		f.ArgTypes = append(f.ArgTypes, c.typeName(fp.ArgType))
@@ -1316,4 +1340,13 @@ func (c *converter) createAggregate(d *pg.DefineStmt) Node {
 		f.ReturnType = stype
 	}
 	return f
+}
+
+// deparseExpr deparses expression n as the text of SELECT n.
+func deparseExpr(n *pg.Node) (string, error) {
+	sel := &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+		TargetList: []*pg.Node{pg.MakeResTargetNodeWithVal(n, -1)},
+		Op:         pg.SetOperation_SETOP_NONE,
+	}}}
+	return pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: sel}}})
 }
