@@ -88,6 +88,8 @@ type StaleError struct {
 	Mode Mode
 }
 
+// Error returns "fence: stale token in <query> on <table>: presented N,
+// stored M (<mode>)".
 func (e *StaleError) Error() string {
 	return fmt.Sprintf("fence: stale token in %s on %s: presented %d, stored %d (%s)",
 		e.Query, e.Table, e.Presented, e.Stored, e.Mode)
@@ -141,6 +143,7 @@ type ConcurrentChangeError struct {
 	Attempts int
 }
 
+// Error names the query, the table and the number of attempts.
 func (e *ConcurrentChangeError) Error() string {
 	if e.Attempts > 1 {
 		return fmt.Sprintf("fence: %s on %s: rows changed concurrently during each of %d attempts", e.Query, e.Table, e.Attempts)

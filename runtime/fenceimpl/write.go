@@ -11,11 +11,15 @@ import (
 // *sql.Rows to it; the interface keeps this package free of any database
 // driver.
 type Rows interface {
+	// Next advances to the next row; false after the last or on error.
 	Next() bool
 	// RawValues returns the current row's undecoded values; a NULL is nil.
 	RawValues() [][]byte
+	// Scan decodes the current row into dest, one per column.
 	Scan(dest ...any) error
+	// Close releases the rows; safe to call more than once.
 	Close()
+	// Err returns the error that ended the iteration, if any.
 	Err() error
 }
 

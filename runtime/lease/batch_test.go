@@ -100,9 +100,20 @@ func TestRenewManyReportsTakenKeysByIndex(t *testing.T) {
 	if d := rdb.PTTL(bg, leases[0].lockKey).Val(); d < 9*time.Second {
 		t.Fatalf("renewed key has PTTL %v, want about %v", d, ttl)
 	}
+	for _, l := range leases {
+		_ = rdb.PExpire(bg, l.lockKey, time.Second).Err()
+	}
 	g := &group{leases: leases}
 	g.buildWire()
 	check("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, len(leases)))
+	for i, l := range leases {
+		d := rdb.PTTL(bg, l.lockKey).Val()
+		if taken := i == 1 || i == 4; taken && d > 2*time.Second {
+			t.Errorf("wire: taken key %d has PTTL %v, want its own (at most 1s) kept", i, d)
+		} else if !taken && d < 9*time.Second {
+			t.Errorf("wire: renewed key %d has PTTL %v, want about %v", i, d, ttl)
+		}
+	}
 	if v := rdb.Get(bg, leases[4].lockKey).Val(); v != "other:9" {
 		t.Fatalf("taken key = %q, want the other owner's value", v)
 	}
@@ -153,7 +164,7 @@ func (h hangRenewals) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 // CallTimeout and counted as a failed renewal: the leases are lost by
 // their renewal failures (ReasonRenewFailed, the error a timeout), not
 // silently at the local deadline by a scheduler still waiting for the
-// call, and the scheduler renews the leases acquired after it.
+// call.
 func TestHungRenewalIsCutOffAtCallTimeout(t *testing.T) {
 	r := faults.StartRedis(t, faults.RedisOptions{})
 	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})

@@ -488,8 +488,8 @@ func TestRefusedConnectionKeepsItsCauseWithGoRedisDefaults(t *testing.T) {
 }
 
 // Messages round the durations they derive: a third of a second's sixth is
-// 167ms (three significant digits from 100ms up), a user's value prints as
-// written.
+// 167ms (rounded to the millisecond from 100ms up, finer below), a user's
+// value prints as written.
 func TestDurationsInMessagesAreRounded(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		time.Second / 6:            "167ms",

@@ -201,8 +201,8 @@ const (
 
 // Event is one lifecycle event passed to Observer.Event.
 type Event struct {
-	Kind        EventKind
-	Resource    string
+	Kind        EventKind   // what happened
+	Resource    string      // the lease's resource name, as passed to Acquire
 	Token       fence.Token // 0 for EventCounterRegressed
 	Err         error       // see the EventKind
 	Consecutive int         // EventRenewFailed

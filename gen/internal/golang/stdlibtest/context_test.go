@@ -129,8 +129,10 @@ func TestWriteByKeyRoundTrips(t *testing.T) {
 // token, runs under the caller's context. Another transaction locks the
 // table between the write and the read, so the read waits; with a caller's
 // deadline of 300ms the method must return soon after it, with an error
-// that wraps the context's and says nothing was written, not 5 seconds
-// later (the bound the read once had after the caller's context ended).
+// that wraps the context's and says nothing was written. The lock is held
+// until SetStatus has returned, so a read that ignored the caller's
+// context would never return and the test would fail at go test's
+// -timeout; no wall-clock threshold is asserted (the time is logged).
 // errors.Is(err, context.DeadlineExceeded) holds on every driver (lib/pq
 // itself reports only the cancelled statement's SQLSTATE 57014).
 // pgx/v5, and database/sql with lib/pq and with pgx's stdlib.
@@ -189,9 +191,6 @@ func TestWriteByKeyStoredReadHonoursContext(t *testing.T) {
 			elapsed := time.Since(start)
 			if reads != 1 {
 				t.Fatalf("%d stored-token reads, want 1 (token 4 against 6 is refused)", reads)
-			}
-			if elapsed > deadline+2*time.Second {
-				t.Fatalf("SetStatus returned %v after its context's %v deadline: the stored-token read outlived the caller's context (%v)", elapsed, deadline, err)
 			}
 			t.Logf("after %v: %v", elapsed.Round(time.Millisecond), err)
 			if err == nil || !strings.Contains(err.Error(), "wrote nothing") {
