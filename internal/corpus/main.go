@@ -612,11 +612,7 @@ func prepare(c *Case, haveSqlc bool) ([]*Case, error) {
 	if !same || len(pg) < 2 || c.Negative {
 		c.setEntries(pg)
 		if len(dropped) > 0 {
-			keep := map[int]bool{}
-			for _, e := range pg {
-				keep[e.Index] = true
-			}
-			b, err := reduceConfig(name, src, keep)
+			b, err := reduceConfig(name, src, postgresIndexes(pg))
 			if err != nil {
 				c.Skip = err.Error()
 				return []*Case{c}, nil
@@ -632,13 +628,7 @@ func prepare(c *Case, haveSqlc bool) ([]*Case, error) {
 				return nil, err
 			}
 			if fi, err := parseConfig(c.Config, fsrc); err == nil {
-				keep := map[int]bool{}
-				for _, e := range fi.Entries {
-					if e.postgres() {
-						keep[e.Index] = true
-					}
-				}
-				if len(keep) < len(fi.Entries) {
+				if keep := postgresIndexes(fi.Entries); len(keep) < len(fi.Entries) {
 					b, err := reduceConfig(c.Config, fsrc, keep)
 					if err != nil {
 						c.Skip = err.Error()
@@ -678,6 +668,18 @@ func prepare(c *Case, haveSqlc bool) ([]*Case, error) {
 		out = append(out, &d)
 	}
 	return out, nil
+}
+
+// postgresIndexes is the set of the indexes of the engine postgresql
+// entries of es, as reduceConfig keeps them.
+func postgresIndexes(es []entry) map[int]bool {
+	keep := map[int]bool{}
+	for _, e := range es {
+		if e.postgres() {
+			keep[e.Index] = true
+		}
+	}
+	return keep
 }
 
 // setEntries records the sql_package and output directories of the
