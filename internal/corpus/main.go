@@ -1341,11 +1341,15 @@ type lineCount struct{ same, total int }
 
 func (l *lineCount) add(c *Case) { l.same += c.APISame; l.total += c.APITotal }
 
-func (l *lineCount) ratio() string {
+// ratio is "same/total (P%)", or "0/0" without lines.
+func (l *lineCount) ratio() string { return l.ratioSep("/") }
+
+// ratioSep is ratio with sep between the two counts.
+func (l *lineCount) ratioSep(sep string) string {
 	if l.total == 0 {
-		return fmt.Sprintf("%d/%d", l.same, l.total)
+		return fmt.Sprintf("%d%s%d", l.same, sep, l.total)
 	}
-	return fmt.Sprintf("%d/%d (%.1f%%)", l.same, l.total, 100*float64(l.same)/float64(l.total))
+	return fmt.Sprintf("%d%s%d (%.1f%%)", l.same, sep, l.total, 100*float64(l.same)/float64(l.total))
 }
 
 // groupCount totals the cases of one sql_package group.
@@ -1371,12 +1375,8 @@ func (g *groupCount) add(c *Case) {
 }
 
 func (g *groupCount) String(name string) string {
-	ratio := "0 of 0"
-	if g.lines.total > 0 {
-		ratio = fmt.Sprintf("%d of %d (%.1f%%)", g.lines.same, g.lines.total, 100*float64(g.lines.same)/float64(g.lines.total))
-	}
 	return fmt.Sprintf("%s: configurations %d; sqlc generates %d, fencegen generates %d, compile OK %d; API lines identical %s",
-		name, g.n, g.sqlc, g.fencegen, g.compiled, ratio)
+		name, g.n, g.sqlc, g.fencegen, g.compiled, g.lines.ratioSep(" of "))
 }
 
 // groupRank orders the summary groups: pgx/v5, database/sql, the others.
