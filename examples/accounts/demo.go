@@ -375,11 +375,17 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	}
 	r.Worker2Token = l2.Token()
 	tl.say("worker 2", "acquired lease %s (worker 1's expired), fencing token %d", resource, l2.Token())
-	w2, err := openCreditor(ctx, cfg.SQLPackage, dbURL)
-	if err != nil {
-		return r, fmt.Errorf("worker 2 connect: %w", err)
+	// On pgx/v5 worker 2 credits through the timeline's pool; database/sql
+	// needs a *sql.DB of its own.
+	var w2 creditor = pgxCreditor{pool}
+	if cfg.SQLPackage == DatabaseSQL {
+		db, err := openCreditor(ctx, cfg.SQLPackage, dbURL)
+		if err != nil {
+			return r, fmt.Errorf("worker 2 connect: %w", err)
+		}
+		defer db.Close()
+		w2 = db
 	}
-	defer w2.Close()
 	if err := w2.credit(l2.Context(), mode, account, l2.Token()); err != nil {
 		return r, fmt.Errorf("worker 2 credit: %w", err)
 	}
