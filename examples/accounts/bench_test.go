@@ -89,6 +89,12 @@ func runVariants(b *testing.B, variants []benchVariant, suffix string, names ...
 	}
 }
 
+// handWrittenUpdate is the seed article's guarded UPDATE ($1 amount, $2
+// account id, $3 fencing token), sent by handWrittenCredit and
+// handWrittenCreditSQL.
+const handWrittenUpdate = `UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3
+		WHERE id = $2 AND last_fencing_token <= $3`
+
 // handWrittenCredit is the seed article's version: a transaction that
 // updates with the token in the WHERE clause and checks RowsAffected, which
 // cannot tell a missing row from a stale token.
@@ -98,8 +104,7 @@ func handWrittenCredit(ctx context.Context, db *pgx.Conn, id int64, amount any, 
 		return err
 	}
 	defer tx.Rollback(ctx)
-	tag, err := tx.Exec(ctx, `UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3
-		WHERE id = $2 AND last_fencing_token <= $3`, amount, id, int64(token))
+	tag, err := tx.Exec(ctx, handWrittenUpdate, amount, id, int64(token))
 	if err != nil {
 		return err
 	}
@@ -234,8 +239,7 @@ func handWrittenCreditSQL(ctx context.Context, db *sql.DB, id int64, amount stri
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3
-		WHERE id = $2 AND last_fencing_token <= $3`, amount, id, int64(token))
+	res, err := tx.ExecContext(ctx, handWrittenUpdate, amount, id, int64(token))
 	if err != nil {
 		return err
 	}
