@@ -146,7 +146,6 @@ func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
 	var results []RunResult
 	for i, mode := range []string{Unguarded, Guarded} {
 		r, err := runTimeline(ctx, cfg, mode, int64(42+i), dbURL, prefix, pool, rdb)
-		r.SQLPackage = cfg.SQLPackage
 		if err != nil {
 			return results, fmt.Errorf("%s run: %w", mode, err)
 		}
@@ -291,7 +290,7 @@ func credit(ctx context.Context, db accountsdb.DBTX, mode string, account int64,
 }
 
 func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64, dbURL, prefix string, pool *pgxpool.Pool, rdb *redis.Client) (RunResult, error) {
-	r := RunResult{Mode: mode, Account: account, ExpectedAmount: creditAmount}
+	r := RunResult{Mode: mode, SQLPackage: cfg.SQLPackage, Account: account, ExpectedAmount: creditAmount}
 	tl := &timeline{out: cfg.Out, start: time.Now()}
 	fmt.Fprintf(cfg.Out, "\n== %s%s: job \"credit account %d with %s, exactly once\" ==\n", mode, packageLabel(cfg.SQLPackage), account, creditAmount)
 	q := accountsdb.New(pool)
