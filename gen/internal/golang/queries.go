@@ -389,12 +389,11 @@ func (e *emitter) paramFields(q *analyze.Query) []string {
 	// type has is that field, passed for both.
 	first := map[string]int{}
 	for i, p := range q.Params {
-		if j, ok := first[names[i]]; ok && p.Named && sameGoType(e.paramType(p), e.paramType(q.Params[j])) {
-			out[i] = out[j]
-			continue
-		}
-		if _, ok := first[names[i]]; !ok {
+		j, ok := first[names[i]]
+		if !ok {
 			first[names[i]] = i
+		} else if p.Named && sameGoType(e.paramType(p), e.paramType(q.Params[j])) {
+			out[i] = out[j]
 		}
 	}
 	return out
