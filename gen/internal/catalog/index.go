@@ -59,6 +59,12 @@ func (u *updater) createIndex(n *sqlparse.CreateIndex) {
 
 var excludeRE = regexp.MustCompile(`(?i)\bexclude\b`)
 
+// mayExclude reports whether one of t's hooks may make an EXCLUDE
+// constraint, which fencegen does not model.
+func (t *Table) mayExclude() bool {
+	return slices.ContainsFunc(t.Hooks, func(h *Hook) bool { return excludeRE.MatchString(h.Text) })
+}
+
 // ConflictArbiter reports whether INSERT ... ON CONFLICT (cols) on t can
 // infer an arbiter: a PRIMARY KEY, a UNIQUE constraint or a unique index,
 // partial or not, on exactly those columns in any order (PostgreSQL docs,
@@ -77,13 +83,8 @@ func (t *Table) ConflictArbiter(cols []string) bool {
 		rels = append(rels, p)
 	}
 	for _, r := range rels {
-		if r.untrackedUnique {
+		if r.untrackedUnique || r.mayExclude() {
 			return true
-		}
-		for _, h := range r.Hooks {
-			if excludeRE.MatchString(h.Text) {
-				return true
-			}
 		}
 	}
 	set := slices.Clone(cols)
@@ -150,13 +151,6 @@ func (c *Catalog) dropIndex(n sqlparse.Name) bool {
 // when t may have constraints fencegen does not model (EXCLUDE, a view),
 // any name.
 func (t *Table) HasConstraint(name string) bool {
-	if _, ok := t.keys[name]; ok || t.IsView {
-		return true
-	}
-	for _, h := range t.Hooks {
-		if excludeRE.MatchString(h.Text) {
-			return true
-		}
-	}
-	return false
+	_, ok := t.keys[name]
+	return ok || t.IsView || t.mayExclude()
 }
