@@ -5,7 +5,6 @@ package catalog
 // constraint.
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -28,10 +27,7 @@ func (u *updater) createIndex(n *sqlparse.CreateIndex) {
 		if n.Columns == nil {
 			name2 = "expr"
 		}
-		name = objectName(t.Name, name2, "idx")
-		for pass := 1; u.c.relationNameTaken(t, name); pass++ {
-			name = objectName(t.Name, name2, fmt.Sprintf("idx%d", pass))
-		}
+		name = chooseName(t.Name, name2, "idx", func(n string) bool { return u.c.relationNameTaken(t, n) })
 	} else if u.c.relationNameTaken(t, name) {
 		if !n.IfNotExists {
 			u.refusef(n.Table.Loc, "relation %q already exists", name)
