@@ -313,17 +313,19 @@ func (c *Catalog) Relatives(t *Table) []*Table {
 		}
 	}
 	up(t)
-	var down func(*Table)
-	down = func(x *Table) {
-		for _, ch := range c.children(x) {
-			if !seen[ch] {
-				seen[ch] = true
-				out = append(out, ch)
-				down(ch)
-			}
+	return c.descendants(t, seen, out)
+}
+
+// descendants appends to out t's partitions and inheritance children, at
+// any depth and depth first, that seen does not hold, adding them to
+// seen.
+func (c *Catalog) descendants(t *Table, seen map[*Table]bool, out []*Table) []*Table {
+	for _, ch := range c.children(t) {
+		if !seen[ch] {
+			seen[ch] = true
+			out = c.descendants(ch, seen, append(out, ch))
 		}
 	}
-	down(t)
 	return out
 }
 
