@@ -146,8 +146,8 @@ type Table struct {
 	// in its partitions.
 	Partitioned bool
 	// Triggers and Rules are the table's triggers and rewrite rules
-	// (trigger.go). DROP TRIGGER and DROP RULE are not followed: a dropped
-	// one stays, which can only make the analyzer refuse more.
+	// (trigger.go); DROP TRIGGER and DROP RULE remove them (drop.go), and
+	// DROP FUNCTION ... CASCADE the triggers that run the function.
 	Triggers []*Trigger
 	Rules    []*Rule
 	// Hooks are the schema statements whose expressions PostgreSQL
