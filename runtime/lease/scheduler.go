@@ -575,7 +575,6 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 			wires = append(wires, w)
 			continue
 		}
-		wires = nil
 		for _, l := range sends[i].leases {
 			if !l.hb.stopped.Load() && !l.over.Load() {
 				live = append(live, l)
@@ -583,7 +582,7 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 		}
 	}
 	if len(wires) != len(batch) {
-		wires = nil
+		wires = nil // a group was looked at one by one: none goes as its wire
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
 	send := s.c.clk.Now()
@@ -597,17 +596,17 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 	cancel()
 	var undo []*Lease
 	// A group whose members were all renewed has its deadline floor
-	// moved (below); which members are whose, by the ends of the groups
-	// in live, needs the groups that were looked at one by one too.
+	// moved (below). That is tracked only when every group went as its
+	// wire, so that live is the groups' members in order (the ends of the
+	// groups in live are known); otherwise allOK stays false and the
+	// floor stays.
 	allOK := make([]bool, len(batch))
-	for gi := range batch {
-		allOK[gi] = true
-	}
 	gi, end := 0, 0
 	if wires != nil {
+		for i := range allOK {
+			allOK[i] = true
+		}
 		end = len(sends[0].leases)
-	} else {
-		allOK = make([]bool, len(batch)) // not tracked: the floor stays
 	}
 	for i, l := range live {
 		// A renewal cut off by the batch's deadline is a *TimeoutError,
