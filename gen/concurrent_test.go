@@ -3,6 +3,7 @@ package gen_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -143,13 +144,7 @@ func generateOnce(t *testing.T, dir string) (files []string, vet []string, errTe
 		}
 		return nil, nil, err.Error() + "\n--- Problems:\n" + strings.Join(lines, "\n")
 	}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for n := range out.Files {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(out.Files)) {
 		files = append(files, name, string(out.Files[name]))
 	}
 	return files, out.Vet, ""

@@ -24,7 +24,7 @@ type Output struct {
 	// Dirs are the output directories of the run's sql entries, sorted,
 	// slash-separated and relative like the names of Files ("." for the
 	// configuration's own directory). fencegen owns the files there that
-	// carry its generated header (see IsGenerated): Write removes those
+	// carry its generated header (see Write): Write removes those
 	// that Files no longer holds, and Check reports them as stale. Files
 	// without the header, and subdirectories, are never touched.
 	Dirs []string

@@ -40,10 +40,6 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		guard  *guardRun
 		errs   diag.List
 		ctxErr error
-		// found records the fence tables of an extending configuration
-		// that the entry's schema has (they apply to each entry that has
-		// them, and must be in one at least).
-		found map[config.Position]bool
 	}
 	results := make([]pkgResult, len(cfg.Packages))
 	// First every entry's catalog, with the configuration's marks; then
@@ -56,8 +52,7 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
 			return
 		}
-		r.found = map[config.Position]bool{}
-		runs[i] = preparePackage(cfg, cfg.Packages[i], r.found)
+		runs[i] = preparePackage(cfg, cfg.Packages[i])
 	})
 	for i := range results {
 		if err := results[i].ctxErr; err != nil {
@@ -78,7 +73,7 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 			return nil, err
 		}
 		files, notes, guard, pkgErrs := results[i].files, results[i].notes, results[i].guard, results[i].errs
-		for p := range results[i].found {
+		for p := range runs[i].found {
 			found[p] = true
 		}
 		if d := path.Clean(filepath.ToSlash(pkg.Go.Out)); !slices.Contains(out.Dirs, d) {
@@ -226,8 +221,11 @@ type parseResult struct {
 // catalog with the configuration's marks, and finish, which does the
 // rest.
 type pkgRun struct {
-	cfg   *Config
-	pkg   config.Package
+	cfg *Config
+	pkg config.Package
+	// found records the fence tables (and global column overrides) of
+	// an extending configuration that the entry's schema has (they apply
+	// to each entry that has them, and must be in one at least).
 	found map[config.Position]bool
 	cat   *catalog.Catalog
 	errs  diag.List
@@ -241,8 +239,9 @@ type pkgRun struct {
 
 // preparePackage reads and parses pkg's schema and query files and
 // builds its catalog, with the fence keys' marks (markConfigFences).
-func preparePackage(cfg *Config, pkg config.Package, found map[config.Position]bool) *pkgRun {
+func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 	var errs diag.List
+	found := map[config.Position]bool{}
 	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
 	schemaFiles, err := expandAt(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)
 	errs = append(errs, err...)

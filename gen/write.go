@@ -33,15 +33,62 @@ import (
 //
 // Write checks every path before writing anything: a path that is not
 // local to dir (absolute, or escaping it with "..") is an error.
+// Write(dir) is o.Changes(dir) followed by Apply, except that a file
+// Write cannot read is written over rather than reported.
 func (o *Output) Write(dir string) error {
+	c, err := o.changes(dir, false)
+	if err != nil {
+		return err
+	}
+	return c.Apply()
+}
+
+// Changes is what Write would do to a directory, as Output.Changes found
+// it: the names of the files to write (missing or different on disk) and
+// of those to remove (see Write), each sorted and slash-separated relative
+// to the directory like the names of Output.Files.
+type Changes struct {
+	Write, Remove []string
+
+	out *Output
+	dir string
+}
+
+// Changes returns what Write(dir) would do now. It writes nothing; an
+// output file that exists but cannot be read is an error. Apply on the
+// result does it without comparing the disk again.
+func (o *Output) Changes(dir string) (*Changes, error) {
+	return o.changes(dir, true)
+}
+
+// changes is Changes; with strict false, an output file that cannot be
+// read is taken to differ (Write's behaviour) instead of being an error.
+func (o *Output) changes(dir string, strict bool) (*Changes, error) {
 	names, err := o.names()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	stale, err := o.stale(dir)
-	if err != nil {
-		return err
+	c := &Changes{out: o, dir: dir}
+	for _, name := range names {
+		old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if strict && err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		if err != nil || !sameContent(old, o.Files[name]) {
+			c.Write = append(c.Write, name)
+		}
 	}
+	if c.Remove, err = o.stale(dir); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Apply writes the files in c.Write and removes those in c.Remove, as
+// Write does (temporary files renamed into place, nothing renamed unless
+// every temporary file was written), without reading the disk again: a
+// file changed on disk since Changes is not looked at.
+func (c *Changes) Apply() error {
 	// Phase 1: every changed file goes to a temporary file beside its
 	// target. If any of them fails, nothing on disk has changed.
 	type pending struct{ tmp, dst string }
@@ -53,17 +100,12 @@ func (o *Output) Write(dir string) error {
 			os.Remove(p.tmp)
 		}
 	}()
-	for _, name := range names {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		data := o.Files[name]
-		old, err := os.ReadFile(p)
-		if err == nil && sameContent(old, data) {
-			continue
-		}
+	for _, name := range c.Write {
+		p := filepath.Join(c.dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			return err
 		}
-		tmp, err := writeTemp(p, data)
+		tmp, err := writeTemp(p, c.out.Files[name])
 		if err != nil {
 			return err
 		}
@@ -78,34 +120,12 @@ func (o *Output) Write(dir string) error {
 	}
 	// Phase 3: remove what fencegen generated earlier and no longer
 	// writes.
-	for _, name := range stale {
-		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(name))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	for _, name := range c.Remove {
+		if err := os.Remove(filepath.Join(c.dir, filepath.FromSlash(name))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 	}
 	return nil
-}
-
-// Changes returns what Write(dir) would do now: the names of the files
-// it would write (missing or different on disk) and of those it would
-// remove (see Write), each sorted and relative to dir like the names of
-// o.Files. It writes nothing.
-func (o *Output) Changes(dir string) (write, remove []string, err error) {
-	names, err := o.names()
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, name := range names {
-		old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, err
-		}
-		if err != nil || !sameContent(old, o.Files[name]) {
-			write = append(write, name)
-		}
-	}
-	remove, err = o.stale(dir)
-	return write, remove, err
 }
 
 // sameContent reports whether the file on disk, old, holds data, allowing

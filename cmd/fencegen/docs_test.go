@@ -21,17 +21,7 @@ func TestDocsShowRealOutput(t *testing.T) {
 	ex := filepath.Join(root, "examples", "accounts")
 	for _, name := range []string{"fencegen.yaml", "schema.sql", "queries.sql", "accountsdb/db.go", "accountsdb/models.go", "accountsdb/queries.sql.go", "accountsdb/batch.go", "accountsdb/fencegen_guard.sql",
 		"stdlib_queries.sql", "accountssql/db.go", "accountssql/models.go", "accountssql/stdlib_queries.sql.go", "accountssql/fencegen_guard.sql"} {
-		b, err := os.ReadFile(filepath.Join(ex, filepath.FromSlash(name)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		copyFile(t, ex, dir, name)
 	}
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"generate", "-f", filepath.Join(dir, "fencegen.yaml")}, nil, &stdout, &stderr); code != exitOK {
@@ -44,13 +34,7 @@ func TestDocsShowRealOutput(t *testing.T) {
 	// A first generate, into an empty out directory, as go.generate.md shows it.
 	fresh := t.TempDir()
 	for _, name := range []string{"fencegen.yaml", "schema.sql", "queries.sql", "stdlib_queries.sql"} {
-		b, err := os.ReadFile(filepath.Join(ex, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(fresh, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		copyFile(t, ex, fresh, name)
 	}
 	stdout.Reset()
 	if code := run([]string{"generate", "-f", filepath.Join(fresh, "fencegen.yaml")}, nil, &stdout, &stderr); code != exitOK {
@@ -70,6 +54,23 @@ func TestDocsShowRealOutput(t *testing.T) {
 	}
 	if block := guard[start:end]; !strings.Contains(guardDoc, "```sql\n"+block+"```\n") {
 		t.Errorf("docs/database-guard.md does not list the guard header's limits:\n%s", block)
+	}
+}
+
+// copyFile copies the file name (slash-separated) from the directory
+// from to the same place under to, creating its directory.
+func copyFile(t *testing.T, from, to, name string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(from, filepath.FromSlash(name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(to, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -195,20 +195,20 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 	}
 	switch m {
 	case modeGenerate:
-		write, remove, err := out.Changes(root)
+		changes, err := out.Changes(root)
 		if err == nil {
-			noteSqlcFiles(stderr, root, write)
-			err = out.Write(root)
+			noteSqlcFiles(stderr, root, changes.Write)
+			err = changes.Apply()
 		}
 		if err != nil {
 			report(stderr, err)
 			return exitError
 		}
-		shown := make([]string, len(remove))
-		for i, name := range remove {
+		shown := make([]string, len(changes.Remove))
+		for i, name := range changes.Remove {
 			shown[i] = filepath.ToSlash(relPath(filepath.Join(root, filepath.FromSlash(name))))
 		}
-		fmt.Fprintln(stdout, summary(out, write, shown))
+		fmt.Fprintln(stdout, summary(out, changes.Write, shown))
 		if _, err := reportGuardMigrations(stderr, out, cfgPath, "warning: "); err != nil {
 			report(stderr, err)
 			return exitError

@@ -64,6 +64,15 @@ func Find(dir string) (string, error) {
 // A file that cannot be read gives a one-entry list whose error wraps the
 // os error (errors.Is(err, fs.ErrNotExist) works).
 func Load(path string) (*Config, error) {
+	src, err := read(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, src)
+}
+
+// read reads the configuration file at path; its error is Load's.
+func read(path string) ([]byte, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		msg := err.Error()
@@ -73,7 +82,7 @@ func Load(path string) (*Config, error) {
 		}
 		return nil, diag.List{{File: path, Msg: "cannot read configuration file: " + msg, Err: err}}.Err()
 	}
-	return Parse(path, src)
+	return src, nil
 }
 
 // LoadAll is Load that, when the file has located problems, also returns
@@ -82,9 +91,9 @@ func Load(path string) (*Config, error) {
 // files in the same run; the Config is nil when the file could not be
 // read or is no configuration at all. It must not be generated from.
 func LoadAll(path string) (*Config, error) {
-	src, err := os.ReadFile(path)
+	src, err := read(path)
 	if err != nil {
-		return Load(path)
+		return nil, err
 	}
 	return parseAll(path, src)
 }
