@@ -455,15 +455,22 @@ var (
 // calledInLocked returns the schema's functions that text calls, in
 // schema order. fw.mu must be held (callRE's cache).
 func (fw *funcWrites) calledInLocked(text string) []*catalog.Func {
-	var called []*catalog.Func
+	return fw.matchingLocked(text, fw.callRE)
+}
+
+// matchingLocked returns the schema's functions, in schema order, whose
+// name's expression re(name) matches text. fw.mu must be held (re's
+// cache).
+func (fw *funcWrites) matchingLocked(text string, re func(name string) *regexp.Regexp) []*catalog.Func {
+	var out []*catalog.Func
 	for _, s := range fw.cat.Schemas {
 		for _, f := range s.Funcs {
-			if fw.callRE(f.Name).MatchString(text) {
-				called = append(called, f)
+			if re(f.Name).MatchString(text) {
+				out = append(out, f)
 			}
 		}
 	}
-	return called
+	return out
 }
 
 // callRE matches a call of the function named name: name( or "name"(.
