@@ -478,10 +478,13 @@ func (fw *funcWrites) callRE(name string) *regexp.Regexp {
 	if re, ok := fw.calls[name]; ok {
 		return re
 	}
-	re := regexp.MustCompile(`(?i)(?:\b` + regexp.QuoteMeta(name) + `|"` + regexp.QuoteMeta(name) + `")\s*\(`)
+	q := regexp.QuoteMeta(name)
+	var re *regexp.Regexp
 	if strings.ToLower(name) != name {
 		// A name with capitals is only reachable quoted.
-		re = regexp.MustCompile(`"` + regexp.QuoteMeta(name) + `"\s*\(`)
+		re = regexp.MustCompile(`"` + q + `"\s*\(`)
+	} else {
+		re = regexp.MustCompile(`(?i)(?:\b` + q + `|"` + q + `")\s*\(`)
 	}
 	fw.calls[name] = re
 	return re

@@ -287,9 +287,11 @@ func (fw *funcWrites) wordRE(name string) *regexp.Regexp {
 		return re
 	}
 	q := regexp.QuoteMeta(name)
-	re := regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_$"])(?:` + q + `|"` + q + `")(?:$|[^A-Za-z0-9_$"])`)
+	var re *regexp.Regexp
 	if strings.ToLower(name) != name {
 		re = regexp.MustCompile(`"` + q + `"`)
+	} else {
+		re = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_$"])(?:` + q + `|"` + q + `")(?:$|[^A-Za-z0-9_$"])`)
 	}
 	fw.words[name] = re
 	return re
