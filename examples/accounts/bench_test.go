@@ -36,10 +36,7 @@ func BenchmarkCredit(b *testing.B) {
 		b.Fatal(err)
 	}
 	amount := numeric("1.00")
-	variants := []struct {
-		name string
-		op   func() error
-	}{
+	variants := []benchVariant{
 		{"fenced-generated", func() error {
 			return q.CreditAccount(ctx, accountsdb.CreditAccountParams{Amount: amount, ID: 1}, 7)
 		}},
@@ -49,20 +46,6 @@ func BenchmarkCredit(b *testing.B) {
 		}},
 		{"hand-written-tx", func() error { return handWrittenCredit(ctx, db, 1, amount, 7) }},
 	}
-	runAll := func(b *testing.B, suffix string, names ...string) {
-		for _, v := range variants {
-			if len(names) > 0 && !slices.Contains(names, v.name) {
-				continue
-			}
-			b.Run(v.name+suffix, func(b *testing.B) {
-				for i := 0; i < b.N; i++ {
-					if err := v.op(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
-	}
 	// Every variant pays the commit's WAL flush; with synchronous_commit
 	// off (a session setting) what is left is the round trips, which is
 	// what the generated statement saves.
@@ -71,16 +54,46 @@ func BenchmarkCredit(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer db.Exec(ctx, "SET synchronous_commit = on")
-		runAll(b, "")
+		runVariants(b, variants, "")
 	})
-	runAll(b, "")
+	runVariants(b, variants, "")
 	// The database-side guard (accountsdb/fencegen_guard.sql) adds a
 	// trigger call to every UPDATE.
 	if _, err := db.Exec(ctx, guardSQL); err != nil {
 		b.Fatal(err)
 	}
-	runAll(b, "+trigger", "fenced-generated", "unguarded")
+	runVariants(b, variants, "+trigger", "fenced-generated", "unguarded")
 }
+
+// benchVariant is one way to credit an account, benchmarked against the
+// others.
+type benchVariant struct {
+	name string
+	op   func() error
+}
+
+// runVariants runs each of variants (only those named in names, when
+// given) as the sub-benchmark name+suffix.
+func runVariants(b *testing.B, variants []benchVariant, suffix string, names ...string) {
+	for _, v := range variants {
+		if len(names) > 0 && !slices.Contains(names, v.name) {
+			continue
+		}
+		b.Run(v.name+suffix, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := v.op(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// handWrittenUpdate is the seed article's guarded UPDATE ($1 amount, $2
+// account id, $3 fencing token), sent by handWrittenCredit and
+// handWrittenCreditSQL.
+const handWrittenUpdate = `UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3
+		WHERE id = $2 AND last_fencing_token <= $3`
 
 // handWrittenCredit is the seed article's version: a transaction that
 // updates with the token in the WHERE clause and checks RowsAffected, which
@@ -91,8 +104,7 @@ func handWrittenCredit(ctx context.Context, db *pgx.Conn, id int64, amount any, 
 		return err
 	}
 	defer tx.Rollback(ctx)
-	tag, err := tx.Exec(ctx, `UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3
-		WHERE id = $2 AND last_fencing_token <= $3`, amount, id, int64(token))
+	tag, err := tx.Exec(ctx, handWrittenUpdate, amount, id, int64(token))
 	if err != nil {
 		return err
 	}
@@ -175,10 +187,7 @@ func BenchmarkCreditDatabaseSQL(b *testing.B) {
 	if _, err := q.OpenAccount(ctx, accountssql.OpenAccountParams{ID: 1, Balance: "0.00"}, 0); err != nil {
 		b.Fatal(err)
 	}
-	variants := []struct {
-		name string
-		op   func() error
-	}{
+	variants := []benchVariant{
 		{"fenced-generated", func() error {
 			return q.CreditAccount(ctx, accountssql.CreditAccountParams{Amount: "1.00", ID: 1}, 7)
 		}},
@@ -187,17 +196,6 @@ func BenchmarkCreditDatabaseSQL(b *testing.B) {
 			return err
 		}},
 		{"hand-written-tx", func() error { return handWrittenCreditSQL(ctx, db, 1, "1.00", 7) }},
-	}
-	runAll := func(b *testing.B) {
-		for _, v := range variants {
-			b.Run(v.name, func(b *testing.B) {
-				for i := 0; i < b.N; i++ {
-					if err := v.op(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
 	}
 	// interleaved runs the three in turn in every iteration and reports
 	// each one's mean time and the ratios: on a shared machine whose load
@@ -225,10 +223,10 @@ func BenchmarkCreditDatabaseSQL(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer db.ExecContext(ctx, "SET synchronous_commit = on")
-		runAll(b)
+		runVariants(b, variants, "")
 		b.Run("interleaved", interleaved)
 	})
-	runAll(b)
+	runVariants(b, variants, "")
 	b.Run("interleaved", interleaved)
 }
 
@@ -241,8 +239,7 @@ func handWrittenCreditSQL(ctx context.Context, db *sql.DB, id int64, amount stri
 		return err
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `UPDATE account_balances SET balance = balance + $1, last_fencing_token = $3
-		WHERE id = $2 AND last_fencing_token <= $3`, amount, id, int64(token))
+	res, err := tx.ExecContext(ctx, handWrittenUpdate, amount, id, int64(token))
 	if err != nil {
 		return err
 	}

@@ -146,7 +146,6 @@ func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
 	var results []RunResult
 	for i, mode := range []string{Unguarded, Guarded} {
 		r, err := runTimeline(ctx, cfg, mode, int64(42+i), dbURL, prefix, pool, rdb)
-		r.SQLPackage = cfg.SQLPackage
 		if err != nil {
 			return results, fmt.Errorf("%s run: %w", mode, err)
 		}
@@ -291,7 +290,7 @@ func credit(ctx context.Context, db accountsdb.DBTX, mode string, account int64,
 }
 
 func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64, dbURL, prefix string, pool *pgxpool.Pool, rdb *redis.Client) (RunResult, error) {
-	r := RunResult{Mode: mode, Account: account, ExpectedAmount: creditAmount}
+	r := RunResult{Mode: mode, SQLPackage: cfg.SQLPackage, Account: account, ExpectedAmount: creditAmount}
 	tl := &timeline{out: cfg.Out, start: time.Now()}
 	fmt.Fprintf(cfg.Out, "\n== %s%s: job \"credit account %d with %s, exactly once\" ==\n", mode, packageLabel(cfg.SQLPackage), account, creditAmount)
 	q := accountsdb.New(pool)
@@ -375,11 +374,17 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	}
 	r.Worker2Token = l2.Token()
 	tl.say("worker 2", "acquired lease %s (worker 1's expired), fencing token %d", resource, l2.Token())
-	w2, err := openCreditor(ctx, cfg.SQLPackage, dbURL)
-	if err != nil {
-		return r, fmt.Errorf("worker 2 connect: %w", err)
+	// On pgx/v5 worker 2 credits through the timeline's pool; database/sql
+	// needs a *sql.DB of its own.
+	var w2 creditor = pgxCreditor{pool}
+	if cfg.SQLPackage == DatabaseSQL {
+		db, err := openCreditor(ctx, cfg.SQLPackage, dbURL)
+		if err != nil {
+			return r, fmt.Errorf("worker 2 connect: %w", err)
+		}
+		defer db.Close()
+		w2 = db
 	}
-	defer w2.Close()
 	if err := w2.credit(l2.Context(), mode, account, l2.Token()); err != nil {
 		return r, fmt.Errorf("worker 2 credit: %w", err)
 	}

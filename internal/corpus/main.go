@@ -612,11 +612,7 @@ func prepare(c *Case, haveSqlc bool) ([]*Case, error) {
 	if !same || len(pg) < 2 || c.Negative {
 		c.setEntries(pg)
 		if len(dropped) > 0 {
-			keep := map[int]bool{}
-			for _, e := range pg {
-				keep[e.Index] = true
-			}
-			b, err := reduceConfig(name, src, keep)
+			b, err := reduceConfig(name, src, postgresIndexes(pg))
 			if err != nil {
 				c.Skip = err.Error()
 				return []*Case{c}, nil
@@ -632,13 +628,7 @@ func prepare(c *Case, haveSqlc bool) ([]*Case, error) {
 				return nil, err
 			}
 			if fi, err := parseConfig(c.Config, fsrc); err == nil {
-				keep := map[int]bool{}
-				for _, e := range fi.Entries {
-					if e.postgres() {
-						keep[e.Index] = true
-					}
-				}
-				if len(keep) < len(fi.Entries) {
+				if keep := postgresIndexes(fi.Entries); len(keep) < len(fi.Entries) {
 					b, err := reduceConfig(c.Config, fsrc, keep)
 					if err != nil {
 						c.Skip = err.Error()
@@ -678,6 +668,18 @@ func prepare(c *Case, haveSqlc bool) ([]*Case, error) {
 		out = append(out, &d)
 	}
 	return out, nil
+}
+
+// postgresIndexes is the set of the indexes of the engine postgresql
+// entries of es, as reduceConfig keeps them.
+func postgresIndexes(es []entry) map[int]bool {
+	keep := map[int]bool{}
+	for _, e := range es {
+		if e.postgres() {
+			keep[e.Index] = true
+		}
+	}
+	return keep
 }
 
 // setEntries records the sql_package and output directories of the
@@ -1339,11 +1341,15 @@ type lineCount struct{ same, total int }
 
 func (l *lineCount) add(c *Case) { l.same += c.APISame; l.total += c.APITotal }
 
-func (l *lineCount) ratio() string {
+// ratio is "same/total (P%)", or "0/0" without lines.
+func (l *lineCount) ratio() string { return l.ratioSep("/") }
+
+// ratioSep is ratio with sep between the two counts.
+func (l *lineCount) ratioSep(sep string) string {
 	if l.total == 0 {
-		return fmt.Sprintf("%d/%d", l.same, l.total)
+		return fmt.Sprintf("%d%s%d", l.same, sep, l.total)
 	}
-	return fmt.Sprintf("%d/%d (%.1f%%)", l.same, l.total, 100*float64(l.same)/float64(l.total))
+	return fmt.Sprintf("%d%s%d (%.1f%%)", l.same, sep, l.total, 100*float64(l.same)/float64(l.total))
 }
 
 // groupCount totals the cases of one sql_package group.
@@ -1369,12 +1375,8 @@ func (g *groupCount) add(c *Case) {
 }
 
 func (g *groupCount) String(name string) string {
-	ratio := "0 of 0"
-	if g.lines.total > 0 {
-		ratio = fmt.Sprintf("%d of %d (%.1f%%)", g.lines.same, g.lines.total, 100*float64(g.lines.same)/float64(g.lines.total))
-	}
 	return fmt.Sprintf("%s: configurations %d; sqlc generates %d, fencegen generates %d, compile OK %d; API lines identical %s",
-		name, g.n, g.sqlc, g.fencegen, g.compiled, ratio)
+		name, g.n, g.sqlc, g.fencegen, g.compiled, g.lines.ratioSep(" of "))
 }
 
 // groupRank orders the summary groups: pgx/v5, database/sql, the others.

@@ -2,10 +2,11 @@ package lease
 
 import (
 	"errors"
-	"github.com/redis/go-redis/v9"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Options no TTL can make valid are ErrConfig at Acquire, naming the

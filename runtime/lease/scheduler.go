@@ -575,7 +575,6 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 			wires = append(wires, w)
 			continue
 		}
-		wires = nil
 		for _, l := range sends[i].leases {
 			if !l.hb.stopped.Load() && !l.over.Load() {
 				live = append(live, l)
@@ -583,7 +582,7 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 		}
 	}
 	if len(wires) != len(batch) {
-		wires = nil
+		wires = nil // a group was looked at one by one: none goes as its wire
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
 	send := s.c.clk.Now()
@@ -597,17 +596,17 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 	cancel()
 	var undo []*Lease
 	// A group whose members were all renewed has its deadline floor
-	// moved (below); which members are whose, by the ends of the groups
-	// in live, needs the groups that were looked at one by one too.
+	// moved (below). That is tracked only when every group went as its
+	// wire, so that live is the groups' members in order (the ends of the
+	// groups in live are known); otherwise allOK stays false and the
+	// floor stays.
 	allOK := make([]bool, len(batch))
-	for gi := range batch {
-		allOK[gi] = true
-	}
 	gi, end := 0, 0
 	if wires != nil {
+		for i := range allOK {
+			allOK[i] = true
+		}
 		end = len(sends[0].leases)
-	} else {
-		allOK = make([]bool, len(batch)) // not tracked: the floor stays
 	}
 	for i, l := range live {
 		// A renewal cut off by the batch's deadline is a *TimeoutError,
@@ -671,43 +670,29 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 func (c *Client) renewWires(ctx context.Context, wires [][]any, sends []renewSend, n int) []renewResult {
 	c.stats.renewals.Add(uint64(n))
 	p := c.rdb.(pipeliner)
-	run := func(res []renewResult) {
-		cmds := make([]*redis.Cmd, len(wires))
-		pipe := p.Pipeline()
-		for i, w := range wires {
-			cmds[i] = pipe.Do(ctx, w...)
-		}
-		_, _ = pipe.Exec(ctx)
-		var again []int
-		for i, cmd := range cmds {
-			if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
-				again = append(again, i)
-			}
-		}
-		if len(again) > 0 {
-			pipe = p.Pipeline()
-			for _, i := range again {
-				args := append([]any{"eval", renewManyLua}, wires[i][2:]...) // the group's wire stays as it is
-				cmds[i] = pipe.Do(ctx, args...)
-			}
-			_, _ = pipe.Exec(ctx)
-		}
+	// Even a client that enforces ctx's deadline itself
+	// (ContextTimeoutEnabled) runs the pipeline beside a watch of ctx: a
+	// call that outlives its deadline for any reason must not hold the
+	// scheduler, whose batches in flight are capped.
+	return watchPipeline(ctx, n, func(res []renewResult) {
 		at := 0
-		for i, cmd := range cmds {
+		for i, cmd := range execRenewMany(ctx, p, wires) {
 			k := len(sends[i].leases)
 			v, err := cmd.Int64Slice()
 			decodeRange(res[at:at+k], v, err)
 			at += k
 		}
-	}
-	// Even a client that enforces ctx's deadline itself
-	// (ContextTimeoutEnabled) runs the pipeline beside a watch of ctx: a
-	// call that outlives its deadline for any reason must not hold the
-	// scheduler, whose batches in flight are capped.
+	})
+}
+
+// watchPipeline runs fill, which stores n renewal outcomes in the slice it
+// is given, on its own goroutine, and returns them; if ctx ends first, it
+// returns n outcomes of ctx.Err() without waiting for fill.
+func watchPipeline(ctx context.Context, n int, fill func(res []renewResult)) []renewResult {
 	done := make(chan struct{})
-	got := make([]renewResult, n) // written only by run
+	got := make([]renewResult, n) // written only by fill
 	go func() {
-		run(got)
+		fill(got)
 		close(done)
 	}()
 	select {
@@ -725,6 +710,34 @@ func (c *Client) renewWires(ctx context.Context, wires [][]any, sends []renewSen
 		}
 		return res
 	}
+}
+
+// execRenewMany sends the renew_many commands cmds (each "evalsha", the
+// script's SHA1, then its arguments) in one pipeline, then EVAL for any
+// that answered NOSCRIPT (a server that lost its script cache), and
+// returns the replies in the order of cmds.
+func execRenewMany(ctx context.Context, p pipeliner, cmds [][]any) []*redis.Cmd {
+	out := make([]*redis.Cmd, len(cmds))
+	pipe := p.Pipeline()
+	for i, cmd := range cmds {
+		out[i] = pipe.Do(ctx, cmd...)
+	}
+	_, _ = pipe.Exec(ctx)
+	var again []int
+	for i, cmd := range out {
+		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
+			again = append(again, i)
+		}
+	}
+	if len(again) > 0 {
+		pipe = p.Pipeline()
+		for _, i := range again {
+			args := append([]any{"eval", renewManyLua}, cmds[i][2:]...) // cmds[i] stays as it is
+			out[i] = pipe.Do(ctx, args...)
+		}
+		_, _ = pipe.Exec(ctx)
+	}
+	return out
 }
 
 // decodeRange stores the reply v of one renew_many call for the leases of
@@ -805,26 +818,9 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 		return res
 	}
 	// As in renewWires: watched even with ContextTimeoutEnabled.
-	done := make(chan struct{})
-	got := make([]renewResult, len(batch)) // written only by the pipeline
-	go func() {
-		pipelineRenew(ctx, p, batch, groups, got)
-		close(done)
-	}()
-	select {
-	case <-done:
-		return got
-	case <-ctx.Done():
-		select {
-		case <-done:
-			return got
-		default:
-		}
-		for i := range res {
-			res[i].err = ctx.Err()
-		}
-		return res
-	}
+	return watchPipeline(ctx, len(batch), func(res []renewResult) {
+		pipelineRenew(ctx, p, batch, groups, res)
+	})
 }
 
 // renewGroups splits batch (by index) into the groups of one renew_many
@@ -914,27 +910,11 @@ func decodeMany(res []renewResult, g []int, v []int64, err error) {
 // then EVAL for any that answered NOSCRIPT (a server that lost its script
 // cache), and stores the outcomes in res.
 func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease, groups [][]int, res []renewResult) {
-	cmds := make([]*redis.Cmd, len(groups))
-	pipe := p.Pipeline()
+	cmds := make([][]any, len(groups))
 	for gi, g := range groups {
-		cmds[gi] = pipe.Do(ctx, renewCommand(batch, g)...)
+		cmds[gi] = renewCommand(batch, g)
 	}
-	_, _ = pipe.Exec(ctx)
-	var again []int
-	for gi, cmd := range cmds {
-		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
-			again = append(again, gi)
-		}
-	}
-	if len(again) > 0 {
-		pipe = p.Pipeline()
-		for _, gi := range again {
-			args := append([]any{"eval", renewManyLua}, cmds[gi].Args()[2:]...)
-			cmds[gi] = pipe.Do(ctx, args...)
-		}
-		_, _ = pipe.Exec(ctx)
-	}
-	for gi, cmd := range cmds {
+	for gi, cmd := range execRenewMany(ctx, p, cmds) {
 		v, err := cmd.Int64Slice()
 		decodeMany(res, groups[gi], v, err)
 	}

@@ -96,39 +96,23 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 			u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
 		}
 	case sqlparse.AlterAddPrimaryKey, sqlparse.AlterAddUnique:
-		if cmd.Key.Index == "" {
-			u.addKeyCmd(t, cmd, recurse)
-			return
-		}
-		if cmd.Kind == sqlparse.AlterAddPrimaryKey && len(t.PrimaryKey) > 0 {
+		primary := cmd.Kind == sqlparse.AlterAddPrimaryKey
+		switch {
+		case primary && len(t.PrimaryKey) > 0:
 			u.refusef(cmd.Loc, "multiple primary keys for table %q are not allowed", t.Name)
-			return
+		case cmd.Key.Index != "":
+			u.indexKey(t, cmd.Key, cmd.Loc)
+		case primary && len(cmd.Key.Columns) == 0:
+			// No columns and no index: nothing to add.
+		case u.checkKey(t, cmd.Key.Name, cmd.Key.Columns, cmd.Loc):
+			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, primary, recurse)
 		}
-		u.indexKey(t, cmd.Key, cmd.Loc)
 	case sqlparse.AlterAddForeignKey:
 		u.addForeignKey(t, cmd.FK, "")
 	case sqlparse.AlterDropConstraint:
 		// A name fencegen does not model (CHECK, EXCLUDE) is dropped
 		// without a trace; so is one that does not exist.
 		u.c.dropConstraint(t, cmd.Constraint)
-	}
-}
-
-// addKeyCmd applies ADD PRIMARY KEY (columns) and ADD UNIQUE (columns).
-func (u *updater) addKeyCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
-	switch cmd.Kind {
-	case sqlparse.AlterAddPrimaryKey:
-		if len(t.PrimaryKey) > 0 {
-			u.refusef(cmd.Loc, "multiple primary keys for table %q are not allowed", t.Name)
-			return
-		}
-		if len(cmd.Key.Columns) > 0 && u.checkKey(t, cmd.Key.Name, cmd.Key.Columns, cmd.Loc) {
-			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, true, recurse)
-		}
-	case sqlparse.AlterAddUnique:
-		if u.checkKey(t, cmd.Key.Name, cmd.Key.Columns, cmd.Loc) {
-			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, false, recurse)
-		}
 	}
 }
 

@@ -146,8 +146,8 @@ type Table struct {
 	// in its partitions.
 	Partitioned bool
 	// Triggers and Rules are the table's triggers and rewrite rules
-	// (trigger.go). DROP TRIGGER and DROP RULE are not followed: a dropped
-	// one stays, which can only make the analyzer refuse more.
+	// (trigger.go); DROP TRIGGER and DROP RULE remove them (drop.go), and
+	// DROP FUNCTION ... CASCADE the triggers that run the function.
 	Triggers []*Trigger
 	Rules    []*Rule
 	// Hooks are the schema statements whose expressions PostgreSQL
@@ -313,17 +313,19 @@ func (c *Catalog) Relatives(t *Table) []*Table {
 		}
 	}
 	up(t)
-	var down func(*Table)
-	down = func(x *Table) {
-		for _, ch := range c.children(x) {
-			if !seen[ch] {
-				seen[ch] = true
-				out = append(out, ch)
-				down(ch)
-			}
+	return c.descendants(t, seen, out)
+}
+
+// descendants appends to out t's partitions and inheritance children, at
+// any depth and depth first, that seen does not hold, adding them to
+// seen.
+func (c *Catalog) descendants(t *Table, seen map[*Table]bool, out []*Table) []*Table {
+	for _, ch := range c.children(t) {
+		if !seen[ch] {
+			seen[ch] = true
+			out = c.descendants(ch, seen, append(out, ch))
 		}
 	}
-	down(t)
 	return out
 }
 

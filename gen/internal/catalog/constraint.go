@@ -56,10 +56,9 @@ func (c *Catalog) addKey(t *Table, name string, columns []string, primary bool) 
 		if primary {
 			label, name2 = "pkey", ""
 		}
-		name = objectName(t.Name, name2, label)
-		for pass := 1; c.relationNameTaken(t, name) || c.constraintNameTaken(t, name); pass++ {
-			name = objectName(t.Name, name2, fmt.Sprintf("%s%d", label, pass))
-		}
+		name = chooseName(t.Name, name2, label, func(n string) bool {
+			return c.relationNameTaken(t, n) || c.constraintNameTaken(t, n)
+		})
 	}
 	if t.keys == nil {
 		t.keys = map[string]key{}
@@ -177,6 +176,17 @@ func (c *Catalog) constraintNameTaken(t *Table, name string) bool {
 	return false
 }
 
+// chooseName is PostgreSQL's ChooseRelationName: objectName(name1, name2,
+// label), with label numbered label1, label2, ... while taken reports the
+// name taken.
+func chooseName(name1, name2, label string, taken func(string) bool) string {
+	name := objectName(name1, name2, label)
+	for pass := 1; taken(name); pass++ {
+		name = objectName(name1, name2, fmt.Sprintf("%s%d", label, pass))
+	}
+	return name
+}
+
 // objectName is PostgreSQL's makeObjectName: name1[_name2]_label, the
 // longer of name1 and name2 shortened first until it fits in 63 bytes.
 func objectName(name1, name2, label string) string {
@@ -220,10 +230,7 @@ func (u *updater) addForeignKey(t *Table, fk *sqlparse.ForeignKey, self string) 
 	}
 	if name == "" {
 		name2 := strings.Join(fk.Columns, "_")
-		name = objectName(t.Name, name2, "fkey")
-		for pass := 1; u.c.constraintNameTaken(t, name); pass++ {
-			name = objectName(t.Name, name2, fmt.Sprintf("fkey%d", pass))
-		}
+		name = chooseName(t.Name, name2, "fkey", func(n string) bool { return u.c.constraintNameTaken(t, n) })
 	}
 	k := foreignKey{name: name, columns: slices.Clone(fk.Columns), refs: slices.Clone(fk.Refs), parentName: fk.Parent,
 		onDelete: fk.OnDelete, onUpdate: fk.OnUpdate, file: u.f.Name}

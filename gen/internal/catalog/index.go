@@ -5,7 +5,6 @@ package catalog
 // constraint.
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -28,10 +27,7 @@ func (u *updater) createIndex(n *sqlparse.CreateIndex) {
 		if n.Columns == nil {
 			name2 = "expr"
 		}
-		name = objectName(t.Name, name2, "idx")
-		for pass := 1; u.c.relationNameTaken(t, name); pass++ {
-			name = objectName(t.Name, name2, fmt.Sprintf("idx%d", pass))
-		}
+		name = chooseName(t.Name, name2, "idx", func(n string) bool { return u.c.relationNameTaken(t, n) })
 	} else if u.c.relationNameTaken(t, name) {
 		if !n.IfNotExists {
 			u.refusef(n.Table.Loc, "relation %q already exists", name)
@@ -59,6 +55,12 @@ func (u *updater) createIndex(n *sqlparse.CreateIndex) {
 
 var excludeRE = regexp.MustCompile(`(?i)\bexclude\b`)
 
+// mayExclude reports whether one of t's hooks may make an EXCLUDE
+// constraint, which fencegen does not model.
+func (t *Table) mayExclude() bool {
+	return slices.ContainsFunc(t.Hooks, func(h *Hook) bool { return excludeRE.MatchString(h.Text) })
+}
+
 // ConflictArbiter reports whether INSERT ... ON CONFLICT (cols) on t can
 // infer an arbiter: a PRIMARY KEY, a UNIQUE constraint or a unique index,
 // partial or not, on exactly those columns in any order (PostgreSQL docs,
@@ -77,13 +79,8 @@ func (t *Table) ConflictArbiter(cols []string) bool {
 		rels = append(rels, p)
 	}
 	for _, r := range rels {
-		if r.untrackedUnique {
+		if r.untrackedUnique || r.mayExclude() {
 			return true
-		}
-		for _, h := range r.Hooks {
-			if excludeRE.MatchString(h.Text) {
-				return true
-			}
 		}
 	}
 	set := slices.Clone(cols)
@@ -150,13 +147,6 @@ func (c *Catalog) dropIndex(n sqlparse.Name) bool {
 // when t may have constraints fencegen does not model (EXCLUDE, a view),
 // any name.
 func (t *Table) HasConstraint(name string) bool {
-	if _, ok := t.keys[name]; ok || t.IsView {
-		return true
-	}
-	for _, h := range t.Hooks {
-		if excludeRE.MatchString(h.Text) {
-			return true
-		}
-	}
-	return false
+	_, ok := t.keys[name]
+	return ok || t.IsView || t.mayExclude()
 }

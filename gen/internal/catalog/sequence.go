@@ -3,8 +3,6 @@ package catalog
 // CREATE SEQUENCE and ALTER SEQUENCE.
 
 import (
-	"fmt"
-
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -79,10 +77,7 @@ func (u *updater) columnSequence(col *Column, name sqlparse.Name) {
 	}
 	seqName := name.Name
 	if seqName == "" {
-		seqName = objectName(t.Name, col.Name, "seq")
-		for pass := 1; u.c.relationNameTaken(t, seqName); pass++ {
-			seqName = objectName(t.Name, col.Name, fmt.Sprintf("seq%d", pass))
-		}
+		seqName = chooseName(t.Name, col.Name, "seq", func(n string) bool { return u.c.relationNameTaken(t, n) })
 	} else if s.table(seqName) != nil {
 		u.errorf(-1, ErrExists, "relation %q already exists", seqName)
 		return

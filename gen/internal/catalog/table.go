@@ -224,21 +224,11 @@ func (c *Catalog) attach(parent, child *Table) {
 // rows.
 func (c *Catalog) FencedDescendants(t *Table) []*Table {
 	var out []*Table
-	seen := map[*Table]bool{t: true}
-	var walk func(*Table)
-	walk = func(p *Table) {
-		for _, ch := range c.children(p) {
-			if seen[ch] {
-				continue
-			}
-			seen[ch] = true
-			if ch.Fence != nil {
-				out = append(out, ch)
-			}
-			walk(ch)
+	for _, x := range c.descendants(t, map[*Table]bool{t: true}, nil) {
+		if x.Fence != nil {
+			out = append(out, x)
 		}
 	}
-	walk(t)
 	return out
 }
 

@@ -90,10 +90,17 @@ func (e *emitter) resultType(c *analyze.Column) goType {
 // files import (a parameter would shadow it in the method's body).
 func (e *emitter) paramName(name string) string {
 	n := e.names.paramName(name)
-	if imported[n] || e.overridePackages()[n] || e.types.stdlib() && stdlibImported[n] {
+	if e.importsPackage(n) {
 		n += "_"
 	}
 	return n
+}
+
+// importsPackage reports whether n is the name of a package that the
+// generated files may import: imported, an override's package, or with
+// database/sql output stdlibImported.
+func (e *emitter) importsPackage(n string) bool {
+	return imported[n] || e.overridePackages()[n] || e.types.stdlib() && stdlibImported[n]
 }
 
 // overridePackages are the package names that overrides import, as
@@ -313,7 +320,7 @@ func (e *emitter) sqlConstName(q *analyze.Query) string {
 		return titleWords(q.Name)
 	}
 	n := lowerFirst(q.Name)
-	if token.IsKeyword(n) || predeclared[n] || reserved[n] || imported[n] || e.overridePackages()[n] || e.types.stdlib() && stdlibImported[n] || analyze.IsBatch(q.Cmd) && batchLocals[n] {
+	if token.IsKeyword(n) || predeclared[n] || reserved[n] || e.importsPackage(n) || analyze.IsBatch(q.Cmd) && batchLocals[n] {
 		n += "Query"
 	}
 	return n
@@ -382,12 +389,11 @@ func (e *emitter) paramFields(q *analyze.Query) []string {
 	// type has is that field, passed for both.
 	first := map[string]int{}
 	for i, p := range q.Params {
-		if j, ok := first[names[i]]; ok && p.Named && sameGoType(e.paramType(p), e.paramType(q.Params[j])) {
-			out[i] = out[j]
-			continue
-		}
-		if _, ok := first[names[i]]; !ok {
+		j, ok := first[names[i]]
+		if !ok {
 			first[names[i]] = i
+		} else if p.Named && sameGoType(e.paramType(p), e.paramType(q.Params[j])) {
+			out[i] = out[j]
 		}
 	}
 	return out
@@ -746,27 +752,20 @@ func triggerErr(q *analyze.Query) func(err jen.Code) jen.Code {
 func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) []jen.Code {
 	call := e.callArgs(q, sig)
 	trigger := triggerErr(q)
-	// wrap is a non-nil error as returned: with wrap_errors in
-	// fmt.Errorf("query <Name>: %w"), as sqlc does, then mapped by
-	// triggerErr. wrapIfErr wraps err in place when it is not nil.
-	wrap := func(err jen.Code) jen.Code {
-		if e.opts.WrapErrors {
-			err = jen.Qual("fmt", "Errorf").Call(jen.Lit("query "+q.Name+": %w"), err)
-		}
-		return trigger(err)
-	}
-	// wrapOnly is wrap for a Scan error, which the guard never raises.
+	// wrapOnly is a non-nil error as returned: with wrap_errors in
+	// fmt.Errorf("query <Name>: %w"), as sqlc does; alone for a Scan
+	// error, which the guard never raises. wrap maps it by triggerErr too.
+	// wrapIfErr wraps err in place when it is not nil.
 	wrapOnly := func(err jen.Code) jen.Code {
 		if e.opts.WrapErrors {
 			return jen.Qual("fmt", "Errorf").Call(jen.Lit("query "+q.Name+": %w"), err)
 		}
 		return err
 	}
+	wrap := func(err jen.Code) jen.Code { return trigger(wrapOnly(err)) }
 	wrapIfErr := jen.Null()
 	if e.opts.WrapErrors {
-		wrapIfErr = jen.If(jen.Err().Op("!=").Nil()).Block(
-			jen.Err().Op("=").Qual("fmt", "Errorf").Call(jen.Lit("query "+q.Name+": %w"), jen.Err()),
-		)
+		wrapIfErr = jen.If(jen.Err().Op("!=").Nil()).Block(jen.Err().Op("=").Add(wrapOnly(jen.Err())))
 	}
 	exec := func() *jen.Statement { return e.call(db, "Exec", q, true, call) }
 	switch q.Cmd {

@@ -162,7 +162,7 @@ func isByteSlice(t goType) bool {
 	return t.slices == 1 && t.pkg == "" && t.name == "byte" && !t.pointer
 }
 
-// arrayArg wraps a parameter (or, with addr, a scan destination) of Go
+// arrayArg wraps a parameter (or a scan destination, &field) of Go
 // type t in pq.Array for database/sql when t is a slice other than
 // []byte, as sqlc's stdlib output does.
 func (e *emitter) arrayArg(expr jen.Code, t goType) jen.Code {

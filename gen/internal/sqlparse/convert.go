@@ -154,11 +154,7 @@ func (c *converter) stmt(n *pg.Node) Node {
 			case *pg.Node_String_:
 				ao.Target = Name{Name: o.String_.Sval, Loc: -1}
 			case *pg.Node_ObjectWithArgs:
-				ao.Target = nameOf(strs(o.ObjectWithArgs.Objname), -1)
-				ao.Args = -1
-				if !o.ObjectWithArgs.ArgsUnspecified {
-					ao.Args = len(o.ObjectWithArgs.Objargs)
-				}
+				ao.Target, ao.Args = objectWithArgs(o.ObjectWithArgs)
 			case *pg.Node_TypeName:
 				t := c.typeName(o.TypeName)
 				ao.Target = Name{Schema: t.Schema, Name: t.Name, Loc: t.Loc}
@@ -390,6 +386,16 @@ func createdName(rv *pg.RangeVar) Name {
 	return n
 }
 
+// objectWithArgs is a function or procedure named with its argument
+// types, name(args), and the number of argument types named (-1: none
+// given, the name alone).
+func objectWithArgs(o *pg.ObjectWithArgs) (Name, int) {
+	if o.ArgsUnspecified {
+		return nameOf(strs(o.Objname), -1), -1
+	}
+	return nameOf(strs(o.Objname), -1), len(o.Objargs)
+}
+
 // sequenceName is the SEQUENCE NAME option among an identity column's
 // sequence options, or the zero Name.
 func sequenceName(opts []*pg.Node) Name {
@@ -542,12 +548,7 @@ func (c *converter) rename(s *pg.RenameStmt) Node {
 			r.Target = Name{Name: o.String_.Sval, Loc: -1}
 		case *pg.Node_ObjectWithArgs:
 			// ALTER FUNCTION / PROCEDURE / ROUTINE name(args) RENAME TO.
-			r.Target = nameOf(strs(o.ObjectWithArgs.Objname), -1)
-			if !o.ObjectWithArgs.ArgsUnspecified {
-				r.Args = len(o.ObjectWithArgs.Objargs)
-			} else {
-				r.Args = -1
-			}
+			r.Target, r.Args = objectWithArgs(o.ObjectWithArgs)
 		}
 	}
 	if s.RenameType == pg.ObjectType_OBJECT_TABCONSTRAINT {
