@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -166,6 +167,17 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // analyzeSrc runs Analyze on one query file against a schema.
 func analyzeSrc(t *testing.T, schema, queries string) ([]*File, []string) {
 	t.Helper()
+	cat, errs := schemaCatalog(t, schema)
+	if len(errs) > 0 {
+		t.Fatalf("schema: %v", errs)
+	}
+	return analyzeCat(t, cat, queries)
+}
+
+// schemaCatalog builds the catalog of schema (file schema.sql) and
+// returns it with its validation errors (Catalog.Validate).
+func schemaCatalog(t *testing.T, schema string) (*catalog.Catalog, diag.List) {
+	t.Helper()
 	sf, err := sqlparse.Parse("schema.sql", []byte(schema))
 	if err != nil {
 		t.Fatal(err)
@@ -174,9 +186,13 @@ func analyzeSrc(t *testing.T, schema, queries string) ([]*File, []string) {
 	for _, s := range sf.Stmts {
 		cat.Update(sf, s)
 	}
-	if errs := cat.Validate(); len(errs) > 0 {
-		t.Fatalf("schema: %v", errs)
-	}
+	return cat, cat.Validate()
+}
+
+// analyzeCat analyzes queries (file query.sql) against the validated
+// catalog cat and returns the files and the error messages, sorted.
+func analyzeCat(t *testing.T, cat *catalog.Catalog, queries string) ([]*File, []string) {
+	t.Helper()
 	qf, err := sqlparse.Parse("query.sql", []byte(queries))
 	if err != nil {
 		t.Fatal(err)

@@ -633,7 +633,8 @@ func (a *analyzer) rangeFuncCols(sc *scope, fe sqlparse.Node, alias string, name
 		return []value{v}
 	}
 	v, args, fn := a.funcCallArgs(sc, f)
-	if fs := a.cat.Funcs(f.Func.Schema, f.Func.Name); len(fs) > 0 && len(fs[0].ReturnsTable) > 0 {
+	fs := a.cat.Funcs(f.Func.Schema, f.Func.Name) // the schema's functions of the name
+	if len(fs) > 0 && len(fs[0].ReturnsTable) > 0 {
 		var out []value
 		for _, c := range fs[0].ReturnsTable {
 			out = append(out, value{Name: c.Name, Type: c.Type, NotNull: false, Known: true})
@@ -677,7 +678,7 @@ func (a *analyzer) rangeFuncCols(sc *scope, fe sqlparse.Node, alias string, name
 		v.Name = alias
 	}
 	v.Column = nil
-	if fn == nil && len(a.cat.Funcs(f.Func.Schema, f.Func.Name)) > 0 {
+	if fn == nil && len(fs) > 0 {
 		// Like sqlc (sourceTables), the one column of a user-defined
 		// function returning a base type may be NULL in FROM, although
 		// the same call in a select list is NOT NULL.

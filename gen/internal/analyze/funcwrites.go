@@ -455,15 +455,22 @@ var (
 // calledInLocked returns the schema's functions that text calls, in
 // schema order. fw.mu must be held (callRE's cache).
 func (fw *funcWrites) calledInLocked(text string) []*catalog.Func {
-	var called []*catalog.Func
+	return fw.matchingLocked(text, fw.callRE)
+}
+
+// matchingLocked returns the schema's functions, in schema order, whose
+// name's expression re(name) matches text. fw.mu must be held (re's
+// cache).
+func (fw *funcWrites) matchingLocked(text string, re func(name string) *regexp.Regexp) []*catalog.Func {
+	var out []*catalog.Func
 	for _, s := range fw.cat.Schemas {
 		for _, f := range s.Funcs {
-			if fw.callRE(f.Name).MatchString(text) {
-				called = append(called, f)
+			if re(f.Name).MatchString(text) {
+				out = append(out, f)
 			}
 		}
 	}
-	return called
+	return out
 }
 
 // callRE matches a call of the function named name: name( or "name"(.
@@ -471,10 +478,13 @@ func (fw *funcWrites) callRE(name string) *regexp.Regexp {
 	if re, ok := fw.calls[name]; ok {
 		return re
 	}
-	re := regexp.MustCompile(`(?i)(?:\b` + regexp.QuoteMeta(name) + `|"` + regexp.QuoteMeta(name) + `")\s*\(`)
+	q := regexp.QuoteMeta(name)
+	var re *regexp.Regexp
 	if strings.ToLower(name) != name {
 		// A name with capitals is only reachable quoted.
-		re = regexp.MustCompile(`"` + regexp.QuoteMeta(name) + `"\s*\(`)
+		re = regexp.MustCompile(`"` + q + `"\s*\(`)
+	} else {
+		re = regexp.MustCompile(`(?i)(?:\b` + q + `|"` + q + `")\s*\(`)
 	}
 	fw.calls[name] = re
 	return re

@@ -278,15 +278,7 @@ func (fw *funcWrites) textWritesLocked(text string, funcs bool) []hiddenWrite {
 // namedInLocked returns the schema's functions whose name text has as a
 // word (a call, or a reference such as FUNCTION = f). fw.mu must be held.
 func (fw *funcWrites) namedInLocked(text string) []*catalog.Func {
-	var out []*catalog.Func
-	for _, s := range fw.cat.Schemas {
-		for _, f := range s.Funcs {
-			if fw.wordRE(f.Name).MatchString(text) {
-				out = append(out, f)
-			}
-		}
-	}
-	return out
+	return fw.matchingLocked(text, fw.wordRE)
 }
 
 // wordRE matches name as a word, plain (any case) or double-quoted.
@@ -295,9 +287,11 @@ func (fw *funcWrites) wordRE(name string) *regexp.Regexp {
 		return re
 	}
 	q := regexp.QuoteMeta(name)
-	re := regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_$"])(?:` + q + `|"` + q + `")(?:$|[^A-Za-z0-9_$"])`)
+	var re *regexp.Regexp
 	if strings.ToLower(name) != name {
 		re = regexp.MustCompile(`"` + q + `"`)
+	} else {
+		re = regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_$"])(?:` + q + `|"` + q + `")(?:$|[^A-Za-z0-9_$"])`)
 	}
 	fw.words[name] = re
 	return re

@@ -22,6 +22,7 @@ import (
 // (42704), likewise. The check is for fenced tables only (the guard
 // depends on the arbiter); an unfenced table is accepted as sqlc does.
 func TestOnConflictArbiterAgainstPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t)
 	const base = "create table t (id bigint primary key, a int, b int, c int, e text);\n"
 	for _, tc := range []struct {
 		name, schema, query string
@@ -71,7 +72,7 @@ func TestOnConflictArbiterAgainstPostgreSQL(t *testing.T) {
 		if got != tc.refused {
 			t.Errorf("%s: fenced: fencegen refused = %v, want %v (%q)", tc.name, got, tc.refused, msgs)
 		}
-		pgRefused, prepared := pgOnConflict(t, tc.schema, tc.query)
+		pgRefused, prepared := pgOnConflict(t, pool, tc.schema, tc.query)
 		if pgRefused != tc.refused {
 			t.Errorf("%s: PostgreSQL refused = %v, want %v", tc.name, pgRefused, tc.refused)
 		}
@@ -81,14 +82,13 @@ func TestOnConflictArbiterAgainstPostgreSQL(t *testing.T) {
 	}
 }
 
-// pgOnConflict applies schema in a rolled-back transaction and reports
-// whether EXPLAIN of query fails with 42P10, and whether PREPARE of it
-// succeeds.
-func pgOnConflict(t *testing.T, schema, query string) (refused, prepared bool) {
+// pgOnConflict applies schema in a rolled-back transaction of pool and
+// reports whether EXPLAIN of query fails with 42P10, and whether PREPARE
+// of it succeeds.
+func pgOnConflict(t *testing.T, pool *pgxpool.Pool, schema, query string) (refused, prepared bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	pool := pgPool(t)
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -121,27 +121,13 @@ func pgOnConflict(t *testing.T, schema, query string) (refused, prepared bool) {
 	return false, true
 }
 
-var pgPools = map[*testing.T]*pgxpool.Pool{}
-
-// pgPool returns the scratch database of test t (testenv.Database),
-// created on first use.
-func pgPool(t *testing.T) *pgxpool.Pool {
-	t.Helper()
-	if p, ok := pgPools[t]; ok {
-		return p
-	}
-	p := testenv.Database(t)
-	pgPools[t] = p
-	t.Cleanup(func() { delete(pgPools, t) })
-	return p
-}
-
 // TestVolatileWhereAgainstPostgreSQL checks that a fenced UPDATE or
 // DELETE whose WHERE clause calls a function is refused, at the call,
 // exactly when PostgreSQL's pg_proc says the function is volatile
 // (provolatile 'v'; a user-defined function without IMMUTABLE or STABLE
 // is volatile).
 func TestVolatileWhereAgainstPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t)
 	const schema = "create table jobs (id bigint primary key, k int, at timestamptz, tok bigint not null default 0);\n" +
 		"comment on column jobs.tok is 'fencegen:token';\n" +
 		"create sequence s;\n" +
@@ -172,7 +158,7 @@ func TestVolatileWhereAgainstPostgreSQL(t *testing.T) {
 		}
 		var volatile bool
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		tx, err := pgPool(t).Begin(ctx)
+		tx, err := pool.Begin(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -232,7 +232,7 @@ func (a *analyzer) refuseAnyFencedOr(u *catalog.Table, loc int, format string, a
 // stores, and a DO INSTEAD rule replaces the guarded statement itself.
 func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
 	col := t.Fence.Column
-	re := tokenAssignRE(col)
+	var re *regexp.Regexp // tokenAssignRE(col), compiled for the first trigger that fires
 	// A row written through t fires the row triggers of the partition or
 	// child it lands in, and a partition's own row fires its partitioned
 	// parent's (cloned) ones: each may replace the token.
@@ -243,6 +243,9 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
 	for _, tr := range trs {
 		if !slices.ContainsFunc(tr.Events, func(e string) bool { return (e == "INSERT" || e == "UPDATE") && slices.Contains(events, e) }) {
 			continue
+		}
+		if re == nil {
+			re = tokenAssignRE(col)
 		}
 		for _, f := range a.cat.Funcs(tr.Func.Schema, tr.Func.Name) {
 			body := stripSQLComments(f.Body)

@@ -3,9 +3,6 @@ package analyze
 import (
 	"strings"
 	"testing"
-
-	"github.com/fencegen/fencegen/gen/internal/catalog"
-	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
 // TestSoundMigrationOrders checks key, constraint and token-column
@@ -43,21 +40,14 @@ func TestSoundMigrationOrders(t *testing.T) {
 		{"updated_at trigger", jobs + "alter table jobs add column updated_at timestamptz;\ncreate function bt() returns trigger language plpgsql as $$ begin new.updated_at = now(); return new; end $$;\ncreate trigger t before update on jobs for each row execute function bt();\n", "update jobs set k = 1 where id = 1", "guarded tok"},
 		{"DO INSTEAD rule on the fenced table", jobs + "create rule r as on update to jobs do instead nothing;\n", "update jobs set k = 1 where id = 1", "refused: is DO INSTEAD"},
 	} {
-		sf, err := sqlparse.Parse("schema.sql", []byte(tc.schema))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cat := catalog.New(catalog.WithColumnGenerator(ColumnGenerator{}))
-		for _, s := range sf.Stmts {
-			cat.Update(sf, s)
-		}
-		if errs := cat.Validate(); len(errs) > 0 {
+		cat, errs := schemaCatalog(t, tc.schema)
+		if len(errs) > 0 {
 			if !strings.HasPrefix(tc.want, "schema: ") || !strings.HasPrefix(errs[0].Error(), strings.TrimPrefix(tc.want, "schema: ")) {
 				t.Errorf("%s: schema: %v, want %s", tc.name, errs, tc.want)
 			}
 			continue
 		}
-		files, msgs := analyzeSrc(t, tc.schema, "-- name: Q :exec\n"+tc.query+";\n")
+		files, msgs := analyzeCat(t, cat, "-- name: Q :exec\n"+tc.query+";\n")
 		got := "plain"
 		switch {
 		case len(msgs) > 0:

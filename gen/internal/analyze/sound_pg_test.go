@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
-	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/internal/testenv"
 )
 
@@ -184,18 +183,11 @@ func TestSoundAgainstPostgreSQL(t *testing.T) {
 // "guarded" or "plain".
 func soundVerdict(t *testing.T, schema, query string) (string, *catalog.Catalog) {
 	t.Helper()
-	sf, err := sqlparse.Parse("schema.sql", []byte(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := catalog.New(catalog.WithColumnGenerator(ColumnGenerator{}))
-	for _, s := range sf.Stmts {
-		cat.Update(sf, s)
-	}
-	if errs := cat.Validate(); len(errs) > 0 {
+	cat, errs := schemaCatalog(t, schema)
+	if len(errs) > 0 {
 		return "schema error: " + errs.Error(), cat
 	}
-	files, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+query+";\n")
+	files, msgs := analyzeCat(t, cat, "-- name: Q :exec\n"+query+";\n")
 	switch {
 	case len(msgs) > 0:
 		if !strings.HasPrefix(msgs[0], "query.sql:2:") {

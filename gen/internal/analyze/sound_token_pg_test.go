@@ -116,22 +116,18 @@ func staleWriteLandsSeed(pool *pgxpool.Pool, schema, seed, guarded string) (bool
 // holder 7's write lands, stale holder 6's does not.
 func TestSoundGuardedShapesAgainstPostgreSQL(t *testing.T) {
 	pool := testenv.Database(t)
-	for _, tc := range []struct{ name, schema, query string }{
-		{"partition written directly", pgPartJobs, "update jobs_1 set k = k + 1 where id = 1"},
-		{"token column renamed", pgJobs + "alter table jobs rename column tok to tok2;\n", "update jobs set k = k + 1 where id = 1"},
-		{"harmless BEFORE trigger returning NEW", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin new.k := new.k + 10; if new.tok < 0 then return null; end if; return new; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
-		{"AFTER trigger whose result PostgreSQL ignores", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin return old; end $$;\ncreate trigger t after update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
+	for _, tc := range []struct{ name, schema, query, seed string }{
+		{"partition written directly", pgPartJobs, "update jobs_1 set k = k + 1 where id = 1", pgSeed},
+		{"token column renamed", pgJobs + "alter table jobs rename column tok to tok2;\n", "update jobs set k = k + 1 where id = 1", "insert into jobs (id, k, parent_id, tok2) values (1, 1, 1, 5); insert into logs values (1, 1);"},
+		{"harmless BEFORE trigger returning NEW", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin new.k := new.k + 10; if new.tok < 0 then return null; end if; return new; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
+		{"AFTER trigger whose result PostgreSQL ignores", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin return old; end $$;\ncreate trigger t after update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
 	} {
-		seed := pgSeed
-		if tc.name == "token column renamed" {
-			seed = "insert into jobs (id, k, parent_id, tok2) values (1, 1, 1, 5); insert into logs values (1, 1);"
-		}
 		files, msgs := analyzeSrc(t, tc.schema, "-- name: Q :exec\n"+tc.query+";\n")
 		if len(msgs) > 0 || files[0].Queries[0].Fence == nil {
 			t.Errorf("%s: %q, want a guarded write", tc.name, msgs)
 			continue
 		}
-		landed, err := staleWriteLandsSeed(pool, tc.schema, seed, files[0].Queries[0].SQL)
+		landed, err := staleWriteLandsSeed(pool, tc.schema, tc.seed, files[0].Queries[0].SQL)
 		switch {
 		case err != nil:
 			t.Errorf("%s: PostgreSQL: %v", tc.name, err)
