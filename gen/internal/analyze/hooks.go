@@ -47,6 +47,10 @@ func verbEvents(verb string) []string {
 // connection or later (dblink, PostgreSQL docs F.11; the pg_background and
 // pg_cron extensions), possibly in this database: what they run fencegen
 // cannot see.
+// unicodeIdentRE finds a Unicode-escaped identifier, U&"..." (PostgreSQL
+// docs 4.1.1, "Identifiers and Key Words").
+var unicodeIdentRE = regexp.MustCompile(`(?i)\bu&"`)
+
 var remoteSQLRE = regexp.MustCompile(`(?i)(?:\bdblink(?:_exec|_send_query|_open)?|\bpg_background_launch|\bcron\s*\.\s*schedule(?:_in_database)?)\s*\(`)
 
 // hookWhere names hook h of relation x for messages.
@@ -206,6 +210,11 @@ func (fw *funcWrites) textWritesLocked(text string, funcs bool) []hiddenWrite {
 				add(f.Name+"()", w)
 			}
 		}
+	}
+	if unicodeIdentRE.MatchString(text) {
+		// Every scan of text here matches objects by name; a name written
+		// with Unicode escapes is not matched (U&"jo\0062s" is jobs).
+		add("", hiddenWrite{verb: "statements fencegen cannot see", unknown: `it names an object with Unicode escapes (U&"..."), which fencegen's scan of the text does not decode; write the name plainly`})
 	}
 	lower := strings.ToLower(text)
 	if m := remoteSQLRE.FindString(text); m != "" {

@@ -54,6 +54,9 @@ var soundPGCases = []struct {
 	// transaction; only fencegen's verdict is checked.
 	noPG string
 }{
+	{name: "function writing jobs by a Unicode-escaped name", schema: pgJobs + "create function f() returns void language plpgsql as $$ begin update U&\"jo\\0062s\" set k = 3; end $$;\n", query: "select f()", want: "refused"},
+	{name: "trigger writing jobs by a Unicode-escaped name", schema: pgJobs + "create function wu() returns trigger language plpgsql as $$ begin update U&\"jo\\0062s\" set k = k + 1; return new; end $$;\ncreate trigger t after insert on logs for each row execute function wu();\n", query: "insert into logs values (2, 1)", want: "refused"},
+	{name: "single-quoted body writing jobs by a Unicode-escaped name", schema: pgJobs + "create function f() returns void language plpgsql as 'begin update U&\"\\006Aobs\" set k = 5; end';\n", query: "select f()", want: "refused"},
 	{name: "DO block", schema: pgJobs, query: "do $$ begin update jobs set k = 2; end $$", want: "refused"},
 	{name: "function updating a view over jobs", schema: pgJobs + "create view active_jobs as select * from jobs where k > 0;\ncreate function f() returns void language plpgsql as $$ begin update active_jobs set k = 3; end $$;\n", query: "select f()", want: "refused"},
 	{name: "FK by ADD COLUMN REFERENCES ON DELETE CASCADE", schema: strings.Replace(pgJobs, "parent_id bigint, ", "", 1) + "alter table jobs add column parent_id bigint references parents (id) on delete cascade;\n", query: "delete from parents where id = 1", want: "refused"},
