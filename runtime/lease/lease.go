@@ -54,8 +54,12 @@ type Lease struct {
 	resource string
 	token    fence.Token
 	owner    string
-	lockKey  string
-	tm       timing
+	// value is the lock key's value while this lease holds it,
+	// "<owner>:<token>": the renewal and release scripts compare it
+	// whole.
+	value   string
+	lockKey string
+	tm      timing
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -72,7 +76,7 @@ func (c *Client) newLease(ctx context.Context, resource string, token fence.Toke
 	// written out for every renewal: one cache line, not two).
 	both := lockKey + owner
 	lockKey, owner = both[:len(lockKey)], both[len(lockKey):]
-	l := &Lease{c: c, resource: resource, token: token, owner: owner, lockKey: lockKey, tm: tm, lastSend: send,
+	l := &Lease{c: c, resource: resource, token: token, owner: owner, value: owner + ":" + token.String(), lockKey: lockKey, tm: tm, lastSend: send,
 		vals: context.WithoutCancel(ctx), keyArg: lockKey, ownerArg: owner, ttlArg: millis(tm.ttl)}
 	// The lease outlives the ctx given to Acquire (etcd Session, pglock#5).
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
