@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -56,8 +57,19 @@ type Client struct {
 	oneTry bool
 	// dial, if set, connects once with the go-redis client's own dialer
 	// and returns the dial's error (see withDialCause).
-	dial  func() error
-	stats struct {
+	dial func() error
+	// do is rdb when it is a *redis.Client, *redis.ClusterClient or
+	// *redis.Ring (exactly: not a type that embeds one and may override
+	// EvalSha): Acquire and Release send their prebuilt EVALSHA commands
+	// with Do, without go-redis building (and boxing) the arguments again.
+	do doer
+	// timings caches the timing of the last TTL Acquire derived, with the
+	// TTL in milliseconds boxed once as a command argument.
+	timings atomic.Pointer[timingEntry]
+	// observed: Options has a Logger or an Observer.Event, which get the
+	// values of the ctx given to Acquire (Lease.vals).
+	observed bool
+	stats    struct {
 		acquires, renewals, releases atomic.Uint64
 	}
 }
@@ -82,6 +94,15 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 		c.clk = h.clock
 	}
 	c.hb.init(c)
+	switch r := rdb.(type) {
+	case *redis.Client:
+		c.do = r
+	case *redis.ClusterClient:
+		c.do = r
+	case *redis.Ring:
+		c.do = r
+	}
+	c.observed = c.opts.logger() != nil || c.opts.observer().Event != nil
 	switch r := rdb.(type) {
 	case interface{ Options() *redis.Options }:
 		o := r.Options()
@@ -344,25 +365,34 @@ func millis(d time.Duration) int64 { return max(int64((d+time.Millisecond-1)/tim
 // a Redis error, or a [*TimeoutError] when the attempt was cut off by
 // CallTimeout or a go-redis timeout.
 func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
-	op := acquireOp(resource)
 	if resource == "" || strings.ContainsAny(resource, "{}") {
-		return nil, &opError{op: op, err: ErrInvalidResource}
+		return nil, &opError{op: acquireOp(resource), err: ErrInvalidResource}
 	}
 	if ttl < 0 {
-		return nil, &opError{op: op, err: fmt.Errorf("%w: ttl %v is negative (0 means Options.TTL)", ErrConfig, dur(ttl))}
+		return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: ttl %v is negative (0 means Options.TTL)", ErrConfig, dur(ttl))}
 	}
-	tm, err := c.timing(ttl)
+	te, err := c.timingFor(ttl)
 	if err != nil {
-		return nil, &opError{op: op, err: err}
+		return nil, &opError{op: acquireOp(resource), err: err}
 	}
-	owner := newOwner()
-	lockKey, counterKey := c.Keys(resource)
-	keys := []string{lockKey, counterKey, mintKey(lockKey), abandonKey(lockKey, owner)}
+	tm := te.tm
+	l, keys := c.prepare(resource, tm)
+	owner, lockKey := l.owner, l.lockKey
+	// The acquire command, built once: "evalsha", the SHA1, 4, the keys
+	// (lock, counter, minted, abandon mark), then owner, TTL in ms, floor,
+	// askMissing, retry (see acquire.lua); the last three change between
+	// attempts.
+	cmd := make([]any, 12)
+	cmd[0], cmd[1], cmd[2] = "evalsha", acquireScript.Hash(), 4
+	for i, k := range keys {
+		cmd[3+i] = k
+	}
+	cmd[7], cmd[8], cmd[9], cmd[10], cmd[11] = owner, te.ttlArg, int64(0), argZero, argZero
+	l.keyArg, l.mintArg, l.ownerArg, l.ttlArg = cmd[3], cmd[5], cmd[7], cmd[8]
 	hooks := c.opts.testHooks()
 	highWater := c.opts.highWater()
-	askMissing := "0"
 	if highWater != nil {
-		askMissing = "1"
+		cmd[10] = argOne // askMissing
 	}
 	var floor fence.Token
 
@@ -384,31 +414,35 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		}
 		callCtx, cancel := context.WithTimeoutCause(ctx, tm.callTimeout, ErrRedisTimeout)
 		send := c.clk.Now()
-		retry := "0" // a new owner value: no earlier attempt to recognise
 		if i > 0 {
-			retry = "1"
+			// An abandoned attempt may still be writing cmd out: the
+			// next one gets its own copy.
+			cmd = slices.Clone(cmd)
+			cmd[9], cmd[11] = int64(floor), argOne // retry: an earlier attempt may have landed
 		}
-		n, abandoned, err := c.acquireCall(callCtx, tm, keys, owner, millis(tm.ttl), int64(floor), askMissing, retry)
+		n, abandoned, err := c.acquireCall(callCtx, tm, cmd)
 		c.stats.acquires.Add(1)
 		sent++
 		if errors.Is(err, ErrNotReplicated) {
 			// The lease was taken on the primary only: fail closed.
 			cancel()
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
-			return nil, &opError{op: op, err: err}
+			return nil, &opError{op: acquireOp(resource), err: err}
 		}
 		if abandoned != nil {
 			pending = append(pending, abandoned)
 		}
-		if err == nil && n == -1 && askMissing == "1" {
+		if err == nil && n == -1 && cmd[10] == argOne {
 			cancel()
 			// The counter key is missing: first use, or Redis lost it.
 			hw, herr := highWater(ctx, resource)
 			if herr != nil {
 				c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending)
-				return nil, &opError{op: op, err: fmt.Errorf("%w: high-water mark: %w", ErrConfig, herr)}
+				return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: high-water mark: %w", ErrConfig, herr)}
 			}
-			floor, askMissing = max(hw, 0), "0"
+			floor = max(hw, 0)
+			cmd = slices.Clone(cmd)
+			cmd[9], cmd[10] = int64(floor), argZero
 			if floor > 0 {
 				c.regressed(ctx, resource, 0, floor)
 			}
@@ -426,7 +460,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			if isConfigError(err) {
 				cancel()
 				c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending) // after earlier attempts
-				return nil, &opError{op: op, err: configError(err)}
+				return nil, &opError{op: acquireOp(resource), err: configError(err)}
 			}
 			lastErr = callError(ctx, callCtx, "acquire", tm.callTimeout, err)
 			cancel()
@@ -438,7 +472,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		}
 		cancel()
 		if n == 0 {
-			return nil, &opError{op: op, err: ErrNotAcquired}
+			return nil, &opError{op: acquireOp(resource), err: ErrNotAcquired}
 		}
 		token := fence.Token(n)
 		if hooks.afterAcquireReply != nil {
@@ -446,15 +480,17 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		}
 		if left := tm.ttl - tm.margin - since(c.clk, send); left < tm.minValidity {
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
-			return nil, &opError{op: op, err: fmt.Errorf("%w: %v of validity left, below the floor of %v (TTL %v, safety margin %v)",
+			return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: %v of validity left, below the floor of %v (TTL %v, safety margin %v)",
 				ErrAcquireTooSlow, dur(max(left, 0)), dur(tm.minValidity), dur(tm.ttl), dur(tm.margin))}
 		}
 		if err := ctx.Err(); err != nil {
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
-			return nil, &opError{op: op, err: err}
+			return nil, &opError{op: acquireOp(resource), err: err}
 		}
-		l := c.newLease(ctx, resource, token, owner, lockKey, send, tm)
-		c.log(ctx, slog.LevelDebug, "lease acquired", resource, token, "ttl", tm.ttl)
+		c.start(l, ctx, token, send)
+		if c.logs(ctx, slog.LevelDebug) {
+			c.log(ctx, slog.LevelDebug, "lease acquired", resource, token, "ttl", tm.ttl)
+		}
 		c.emit(ctx, Event{Kind: EventAcquired, Resource: resource, Token: token})
 		if f := c.opts.observer().OnAcquired; f != nil {
 			f(resource, token)
@@ -470,12 +506,89 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if lastErr == nil && sent > 0 {
 			lastErr = c.dialFailure() // cut off while go-redis was dialing?
 		}
-		return nil, &opError{op: op, err: ended, label: "last attempt", detail: c.withDialCause(lastErr)}
+		return nil, &opError{op: acquireOp(resource), err: ended, label: "last attempt", detail: c.withDialCause(lastErr)}
 	}
-	return nil, &opError{op: op, err: c.withDialCause(lastErr)}
+	return nil, &opError{op: acquireOp(resource), err: c.withDialCause(lastErr)}
 }
 
 func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resource) }
+
+// Script arguments boxed once.
+var argZero, argOne any = "0", "1"
+
+// doer is the Do method of go-redis clients.
+type doer interface {
+	Do(ctx context.Context, args ...any) *redis.Cmd
+}
+
+// timingEntry is a TTL's derived timing, with the TTL in milliseconds as a
+// command argument (boxed once).
+type timingEntry struct {
+	ttl    time.Duration // as passed to Acquire (0: Options.TTL)
+	tm     timing
+	ttlArg any
+}
+
+// timingFor returns the timing of ttl (see timing), from a one-entry
+// cache: Options cannot change after New, so a TTL's timing never does.
+func (c *Client) timingFor(ttl time.Duration) (*timingEntry, error) {
+	if e := c.timings.Load(); e != nil && e.ttl == ttl {
+		return e, nil
+	}
+	tm, err := c.timing(ttl)
+	if err != nil {
+		return nil, err
+	}
+	e := &timingEntry{ttl: ttl, tm: tm, ttlArg: millis(tm.ttl)}
+	c.timings.Store(e)
+	return e, nil
+}
+
+// keySuffixes are the ends of a resource's keys, after
+// "<prefix>:{<resource>}:": the lock, the fence counter, the :minted record
+// and the abandon mark (followed by the owner value).
+var keySuffixes = [4]string{"lock", "token", "minted", "abandoned:"}
+
+// prepare returns the Lease an Acquire of resource will return if it
+// succeeds, with a fresh owner value, and the keys of its acquire command:
+// the lock key, the counter, the :minted record and the abandon mark.
+// Every key and the owner are slices of one string (one allocation, and
+// the bytes a renewal writes out sit together).
+func (c *Client) prepare(resource string, tm timing) (*Lease, [4]string) {
+	prefix := c.opts.keyPrefix()
+	baseLen := len(prefix) + len(":{") + len(resource) + len("}:")
+	n := 2 * len(ownerBytes{})
+	for _, s := range keySuffixes {
+		n += baseLen + len(s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, s := range keySuffixes {
+		b.WriteString(prefix)
+		b.WriteString(":{")
+		b.WriteString(resource)
+		b.WriteString("}:")
+		b.WriteString(s)
+	}
+	var raw ownerBytes
+	_, _ = rand.Read(raw[:]) // crypto/rand.Read never returns an error (Go 1.24+)
+	var hx [2 * len(raw)]byte
+	hex.Encode(hx[:], raw[:])
+	b.Write(hx[:])
+	text := b.String()
+	var keys [4]string
+	at := 0
+	for i, s := range keySuffixes {
+		end := at + baseLen + len(s)
+		keys[i] = text[at:end]
+		at = end
+	}
+	keys[3] = text[at-baseLen-len(keySuffixes[3]):] // the abandon mark ends with the owner
+	return &Lease{c: c, resource: resource, tm: tm, lockKey: keys[0], owner: text[at:]}, keys
+}
+
+// ownerBytes are the random bits of an owner value.
+type ownerBytes [16]byte
 
 // isConfigError reports whether err is a Redis error reply that no retry can
 // fix: the deployment or the keys are misconfigured.
@@ -763,17 +876,18 @@ func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Du
 func (c *Client) undoRenewal(l *Lease) {
 	ctx, cancel := context.WithTimeout(context.Background(), l.tm.releaseTimeout)
 	defer cancel()
-	deleted, err := c.release(ctx, l.lockKey, l.owner)
+	deleted, err := c.release(ctx, l)
 	c.log(l.vals, slog.LevelDebug, "lease renewal landed after the lease ended; key deleted", l.resource, l.token, "deleted", deleted, "err", err)
 }
 
-// release runs the compare-and-delete script; deleted reports whether the
-// key held owner's value.
-func (c *Client) release(ctx context.Context, lockKey, owner string) (deleted bool, err error) {
+// release runs the compare-and-delete script for l; deleted reports
+// whether the key held l's value.
+func (c *Client) release(ctx context.Context, l *Lease) (deleted bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return false, err // never sent, not counted
 	}
-	n, _, err := c.run(ctx, releaseScript, []string{lockKey, mintKey(lockKey)}, owner)
+	cmd := []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.mintArg, l.valueArg}
+	n, _, err := c.runCmd(ctx, releaseScript, releaseLua, cmd)
 	c.stats.releases.Add(1)
 	return decodeBool("release", n, err)
 }
@@ -813,6 +927,34 @@ type call struct {
 // key that expires within the TTL.
 func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args ...any) (n int64, abandoned *call, err error) {
 	return c.runFn(ctx, func(ctx context.Context) (int64, error) { return s.Run(ctx, c.rdb, keys, args...).Int64() })
+}
+
+// runCmd is run for a prebuilt command cmd of script s (source src):
+// "evalsha", s's SHA1, the number of keys (an int), the keys (strings),
+// then the arguments. A go-redis client (c.do) gets cmd as it is, and
+// "eval" with the source after NOSCRIPT (as Script.Run does); any other
+// redis.Scripter gets Script.Run.
+func (c *Client) runCmd(ctx context.Context, s *redis.Script, src string, cmd []any) (n int64, abandoned *call, err error) {
+	if c.ctxDeadlines {
+		n, err := c.evalCmd(ctx, s, src, cmd)
+		return n, nil, err
+	}
+	return c.runFn(ctx, func(ctx context.Context) (int64, error) { return c.evalCmd(ctx, s, src, cmd) })
+}
+
+func (c *Client) evalCmd(ctx context.Context, s *redis.Script, src string, cmd []any) (int64, error) {
+	if c.do == nil {
+		keys := make([]string, cmd[2].(int))
+		for i := range keys {
+			keys[i] = cmd[3+i].(string)
+		}
+		return s.Run(ctx, c.rdb, keys, cmd[3+len(keys):]...).Int64()
+	}
+	n, err := c.do.Do(ctx, cmd...).Int64()
+	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+		n, err = c.do.Do(ctx, append([]any{"eval", src}, cmd[2:]...)...).Int64()
+	}
+	return n, err
 }
 
 // runFn is run for any call fn that returns an integer.
@@ -857,6 +999,13 @@ func decodeBool(op string, n int64, err error) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("unexpected %s reply %d", op, n)
+}
+
+// logs reports whether a record at level would be written for ctx (so
+// that a caller on a hot path builds its attributes only then).
+func (c *Client) logs(ctx context.Context, level slog.Level) bool {
+	lg := c.opts.logger()
+	return lg != nil && lg.Enabled(ctx, level)
 }
 
 // log writes a record to Options.Logger with ctx, the caller's context (or

@@ -36,9 +36,10 @@ type Lease struct {
 		g        *group      // the renewal group l is in, if any
 		failures int         // consecutive failed renewals
 	}
-	// keyArg, ownerArg and ttlArg are lockKey, owner and the TTL in
-	// milliseconds as command arguments, boxed once (not per renewal).
-	keyArg, ownerArg, ttlArg any
+	// keyArg, ownerArg, ttlArg, mintArg and valueArg are lockKey, owner,
+	// the TTL in milliseconds, the :minted key and value as command
+	// arguments, boxed once (not per renewal or release).
+	keyArg, ownerArg, ttlArg, mintArg, valueArg any
 
 	mu       sync.Mutex
 	ended    bool      // ctx cancelled (lost or released)
@@ -71,21 +72,24 @@ type Lease struct {
 	released bool // Release got a definitive answer
 }
 
-func (c *Client) newLease(ctx context.Context, resource string, token fence.Token, owner, lockKey string, send time.Time, tm timing) *Lease {
-	// The lock key and the owner value share one allocation (both are
-	// written out for every renewal: one cache line, not two).
-	both := lockKey + owner
-	lockKey, owner = both[:len(lockKey)], both[len(lockKey):]
-	l := &Lease{c: c, resource: resource, token: token, owner: owner, value: owner + ":" + token.String(), lockKey: lockKey, tm: tm, lastSend: send,
-		vals: context.WithoutCancel(ctx), keyArg: lockKey, ownerArg: owner, ttlArg: millis(tm.ttl)}
+// start makes l, prepared by Client.prepare, the lease of the acquisition
+// that minted token with the acquire sent at send, and starts its
+// heartbeat (or its own deadline timer).
+func (c *Client) start(l *Lease, ctx context.Context, token fence.Token, send time.Time) {
+	l.token, l.lastSend = token, send
+	l.value = l.owner + ":" + token.String()
+	l.valueArg = l.value
+	l.vals = context.Background()
+	if c.observed {
+		l.vals = context.WithoutCancel(ctx)
+	}
 	// The lease outlives the ctx given to Acquire (etcd Session, pglock#5).
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
-	if tm.interval > 0 {
+	if l.tm.interval > 0 {
 		c.hb.add(l, send) // its group watches the deadline
-		return l
+		return
 	}
 	l.armDeadline()
-	return l
 }
 
 // Token returns the fencing token minted for this acquisition. Pass it to
@@ -406,7 +410,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithTimeoutCause(ctx, l.tm.releaseTimeout, ErrRedisTimeout)
 	defer cancel()
-	deleted, err := l.c.release(rctx, l.lockKey, l.owner)
+	deleted, err := l.c.release(rctx, l)
 	if err != nil {
 		err = l.c.withDialCause(opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err))
 		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)

@@ -343,9 +343,12 @@ func (o *Options) observer() *Observer {
 	return o.Observer
 }
 
+// noHooks are the testHooks of a Client without any.
+var noHooks = &testHooks{}
+
 func (o *Options) testHooks() *testHooks {
 	if o == nil || o.hooks == nil {
-		return &testHooks{}
+		return noHooks
 	}
 	return o.hooks
 }

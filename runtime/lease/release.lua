@@ -10,7 +10,10 @@
 --          (PX ARGV[2]) so that an attempt of this owner that reaches Redis
 --          later (a request held in a stalled server or a socket) writes
 --          nothing (see acquire.lua)
--- ARGV[1]  owner value (32 hex digits)
+-- ARGV[1]  the lease's value "<owner>:<token>" (Release, which knows its
+--          token: compared whole, a pointer compare of interned Lua
+--          strings), or the owner value alone, 32 hex digits (the cleanup
+--          of a failed Acquire and Check, which know no token)
 -- ARGV[2]  with KEYS[3]: the abandon mark's lifetime in milliseconds
 --
 -- Returns 1 when the key held this owner's value and was deleted, and also
@@ -23,11 +26,15 @@
 if KEYS[3] then
   redis.call('SET', KEYS[3], '1', 'PX', ARGV[2])
 end
--- The owner (32 hex digits, no ':') starts this owner's value and a ':'
--- follows: compared in place, without building a prefix string.
-local owner, n = ARGV[1], #ARGV[1]
+local arg = ARGV[1]
 local cur = redis.call('GET', KEYS[1])
-if cur and string.find(cur, owner, 1, true) == 1 and string.byte(cur, n + 1) == 58 then
+local mine = cur == arg
+-- The owner value alone: 32 hex digits (no ':') start this owner's value
+-- and a ':' follows, compared in place, without building a prefix string.
+if not mine and cur and #arg == 32 then
+  mine = string.find(cur, arg, 1, true) == 1 and string.byte(cur, 33) == 58
+end
+if mine then
   redis.call('DEL', KEYS[1])
   -- While this owner holds the lock, :minted holds the same value (the
   -- acquire script writes both together), so no read is needed.
@@ -35,7 +42,8 @@ if cur and string.find(cur, owner, 1, true) == 1 and string.byte(cur, n + 1) == 
   return 1
 end
 local minted = redis.call('GET', KEYS[2])
-if minted and string.find(minted, owner, 1, true) == 1 and string.byte(minted, n + 1) == 58
+local owner = string.sub(arg, 1, 32)
+if minted and string.find(minted, owner, 1, true) == 1 and string.byte(minted, 33) == 58
     and string.sub(minted, -9) == ':released' then
   return 1
 end

@@ -60,18 +60,24 @@ func (c *Client) replicated() bool {
 	return ok
 }
 
-// acquireCall runs one acquire attempt: a plain script call, or the
-// pipeline with the replication check.
-func (c *Client) acquireCall(ctx context.Context, tm timing, keys []string, args ...any) (int64, *call, error) {
+// acquireCall runs one acquire attempt, cmd (the whole EVALSHA command,
+// see Acquire): a plain script call, or the pipeline
+// with the replication check.
+func (c *Client) acquireCall(ctx context.Context, tm timing, cmd []any) (int64, *call, error) {
 	if !c.replicated() {
-		return c.run(ctx, acquireScript, keys, args...)
+		return c.runCmd(ctx, acquireScript, acquireLua, cmd)
 	}
 	c.repl.mu.Lock()
 	online, refresh := c.repl.online, c.repl.at.IsZero() || c.clk.Now().Sub(c.repl.at) >= replicaRefresh
 	c.repl.mu.Unlock()
 	if online == 0 && !refresh {
-		return c.run(ctx, acquireScript, keys, args...)
+		return c.runCmd(ctx, acquireScript, acquireLua, cmd)
 	}
+	keys := make([]string, cmd[2].(int))
+	for i := range keys {
+		keys[i] = cmd[3+i].(string)
+	}
+	args := cmd[3+len(keys):]
 	return c.runFn(ctx, func(ctx context.Context) (int64, error) {
 		return c.acquireReplicated(ctx, tm, online, refresh, keys, args...)
 	})

@@ -119,6 +119,11 @@ type scheduler struct {
 	// pausing is set once a test has paused a lease's heartbeat (the
 	// hb.paused hook): only then does the loop look for paused leases.
 	pausing atomic.Bool
+	// spare is a group retired when the Client's last lease ended, with
+	// its (stopped) deadline timer, for the next newGroup: a Client that
+	// acquires and releases one lease at a time allocates no group and no
+	// timer per lease.
+	spare *group
 	// wired: the Client's redis.Scripter is a *redis.Client, whose
 	// pipeline takes a group's prebuilt command as it is (see buildWire).
 	wired bool
@@ -194,13 +199,27 @@ func (s *scheduler) add(l *Lease, send time.Time) {
 		l.hb.g = g
 		return
 	}
+	if g := s.spare; g != nil {
+		s.push(s.newGroup(l.tm, append(g.leases[:0], l), next))
+		return
+	}
 	s.push(s.newGroup(l.tm, []*Lease{l}, next))
 }
 
 // newGroup returns a group of leases, due at next, with its deadline timer
 // armed.
 func (s *scheduler) newGroup(tm timing, leases []*Lease, next time.Time) *group {
-	g := &group{tm: tm, leases: leases, next: next}
+	g := s.spare
+	if g != nil {
+		// Retired with no member, not queued, not in flight, timer
+		// stopped; a callback of its timer already running finds no
+		// member whose deadline passed, or loses one that did (correct
+		// for any group). leases may be built on its array (add).
+		s.spare = nil
+		*g = group{tm: tm, leases: leases, next: next, deadline: g.deadline}
+	} else {
+		g = &group{tm: tm, leases: leases, next: next}
+	}
 	for _, l := range leases {
 		l.hb.g = g
 	}
@@ -406,7 +425,16 @@ func (s *scheduler) forget(l *Lease) {
 	}
 	for _, e := range s.q {
 		e.g.queued = false
+		for _, l := range e.g.leases {
+			l.hb.g = nil
+		}
+		buf := e.g.leases[:0]
+		clear(e.g.leases)
 		s.retire(e.g)
+		if e.g.inflight == nil && e.g.deadline != nil {
+			e.g.leases = buf // no member; the array is reused
+			s.spare = e.g
+		}
 	}
 	clear(s.q)
 	s.q = s.q[:0]
