@@ -66,7 +66,8 @@ if ARGV[4] == '1' or floor > 0 then
   end
 end
 local token = redis.call('INCR', KEYS[2])
-local value = owner .. ':' .. token
+-- %d, not Lua's own number format (%.14g: 1e+14, or digits lost above).
+local value = owner .. ':' .. string.format('%d', token)
 redis.call('SET', KEYS[1], value, 'NX', 'PX', ARGV[2])
 redis.call('SET', KEYS[3], value)
 return token

@@ -191,3 +191,30 @@ func TestCheckWarningHasNoLeaseFields(t *testing.T) {
 		t.Fatalf("Check's log:\n%s", out)
 	}
 }
+
+// Tokens of 1e14 and above keep every digit in the lock key's value (Lua's
+// own number format writes 1e+14, and loses digits above it): the value is
+// "<owner>:<token>" as Token.String spells it, and the lease's renewal and
+// release, which compare that value, work.
+func TestTokensAbove1e14KeepTheirDigits(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	for _, seed := range []int64{99_999_999_999_999, 123_456_789_012_345, 1<<53 - 10} {
+		if err := e.rdb.Set(bg, e.counter, seed, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		l := mustAcquire(t, c, e.resource, time.Second)
+		if want := fence.Token(seed + 1); l.Token() != want {
+			t.Fatalf("token %d after counter %d, want %d", l.Token(), seed, want)
+		}
+		if v := e.get(t, e.lockKey); !strings.HasSuffix(v, ":"+l.Token().String()) {
+			t.Fatalf("lock value %q does not end in %q", v, ":"+l.Token().String())
+		}
+		if err := l.Renew(bg); err != nil {
+			t.Fatalf("Renew with token %d: %v", l.Token(), err)
+		}
+		if err := l.Release(bg); err != nil {
+			t.Fatalf("Release with token %d: %v", l.Token(), err)
+		}
+	}
+}

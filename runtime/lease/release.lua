@@ -29,10 +29,12 @@ end
 local arg = ARGV[1]
 local cur = redis.call('GET', KEYS[1])
 local mine = cur == arg
--- The owner value alone: 32 hex digits (no ':') start this owner's value
--- and a ':' follows, compared in place, without building a prefix string.
-if not mine and cur and #arg == 32 then
-  mine = string.find(cur, arg, 1, true) == 1 and string.byte(cur, 33) == 58
+-- Otherwise the owner (32 hex digits, no ':', the whole of ARGV[1] or its
+-- start) starts this owner's value and a ':' follows, compared in place:
+-- a value written by an older acquire script may spell the token
+-- differently (Lua's 1e+14).
+if not mine and cur then
+  mine = string.find(cur, string.sub(arg, 1, 32), 1, true) == 1 and string.byte(cur, 33) == 58
 end
 if mine then
   redis.call('DEL', KEYS[1])
