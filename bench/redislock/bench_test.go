@@ -57,11 +57,14 @@ func BenchmarkCycle(b *testing.B) {
 }
 
 // BenchmarkCycleInterleaved runs one fencegen lease cycle (Acquire +
-// Release) and one bsm/redislock cycle (Obtain + Release) per iteration,
-// alternating which goes first, on the same client and server, and
-// reports each library's median µs per cycle and ratio, redislock's
-// median over fencegen's: the lease's throughput relative to redislock's
-// (≥ 1 means at least as fast).
+// Release), one bsm/redislock cycle (Obtain + Release) and one
+// bsm/redislock cycle that also takes a fencing token (Obtain, INCR of a
+// counter key, Release: what a redislock user has to add for Kleppmann's
+// fencing token, one more round trip) per iteration, rotating which goes
+// first, on the same client and server. It reports each variant's median
+// µs per cycle and two ratios, the peer's median over fencegen's: ratio
+// (redislock, the lock alone) and ratio-fenced (redislock with a token).
+// ≥ 1 means fencegen is at least as fast.
 //
 //	cd bench/redislock && go test -run '^$' -bench CycleInterleaved -benchtime 20000x -count 3
 func BenchmarkCycleInterleaved(b *testing.B) {
@@ -74,8 +77,7 @@ func BenchmarkCycleInterleaved(b *testing.B) {
 	for i := range names {
 		names[i] = fmt.Sprint("r", i)
 	}
-	fencegen := func(i int) time.Duration {
-		start := time.Now()
+	fencegen := func(i int) {
 		l, err := lc.Acquire(ctx, names[i%64], ttl)
 		if err != nil {
 			b.Fatal(err)
@@ -83,10 +85,8 @@ func BenchmarkCycleInterleaved(b *testing.B) {
 		if err := l.Release(ctx); err != nil {
 			b.Fatal(err)
 		}
-		return time.Since(start)
 	}
-	bsm := func(i int) time.Duration {
-		start := time.Now()
+	bsm := func(i int) {
 		l, err := rc.Obtain(ctx, "b"+names[i%64], ttl, nil)
 		if err != nil {
 			b.Fatal(err)
@@ -94,22 +94,37 @@ func BenchmarkCycleInterleaved(b *testing.B) {
 		if err := l.Release(ctx); err != nil {
 			b.Fatal(err)
 		}
-		return time.Since(start)
 	}
-	var fs, bs []time.Duration
+	bsmToken := func(i int) {
+		l, err := rc.Obtain(ctx, "t"+names[i%64], ttl, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := rdb.Incr(ctx, "t"+names[i%64]+":token").Err(); err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Release(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	variants := []func(int){fencegen, bsm, bsmToken}
+	times := make([][]time.Duration, len(variants))
 	for i := 0; b.Loop(); i++ {
-		if i%2 == 0 {
-			fs, bs = append(fs, fencegen(i)), append(bs, bsm(i))
-		} else {
-			bs, fs = append(bs, bsm(i)), append(fs, fencegen(i))
+		for k := range variants {
+			v := (i + k) % len(variants)
+			start := time.Now()
+			variants[v](i)
+			times[v] = append(times[v], time.Since(start))
 		}
 	}
 	median := func(d []time.Duration) time.Duration {
 		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
 		return d[len(d)/2]
 	}
-	mf, mb := median(fs), median(bs)
+	mf, mb, mt := median(times[0]), median(times[1]), median(times[2])
 	b.ReportMetric(float64(mf.Nanoseconds())/1e3, "lease-µs")
 	b.ReportMetric(float64(mb.Nanoseconds())/1e3, "redislock-µs")
+	b.ReportMetric(float64(mt.Nanoseconds())/1e3, "redislock+token-µs")
 	b.ReportMetric(float64(mb)/float64(mf), "ratio")
+	b.ReportMetric(float64(mt)/float64(mf), "ratio-fenced")
 }
