@@ -95,12 +95,18 @@
 // minted again after the failover, for a second holder, and the non-strict
 // guard accepts equal tokens. So with a *redis.Client (a go-redis
 // FailoverClient from Sentinel included) the acquire is pipelined with
-// WAIT for the replicas known to be online (INFO replication, re-read at
-// most once a second in the same round trip; a replica seen online after
-// the write is waited for too) and returns a token only when every one of
-// them acknowledged it, else it releases the lease and fails closed with
-// [ErrNotReplicated] (Redisson's synced-replica check). A replica that
-// connects later receives the write in its initial synchronisation. Not
+// WAIT for every replica attached to the primary (INFO replication, read
+// in the same round trip: on every acquire while there are replicas, at
+// most once a second while there are none; a replica seen after the write
+// is waited for too) and returns a token only when every one of them
+// acknowledged it, else it releases the lease and fails closed with
+// [ErrNotReplicated] (Redisson's synced-replica check). A replica still in
+// its initial synchronisation (a demoted primary catching up after a
+// failover, say) acknowledges nothing until it is online, so Acquire fails
+// closed meanwhile. A replica that attaches to a primary that had none
+// within a second of an acquire receives the write in its initial
+// synchronisation, but is not waited for; Redis's min-replicas-to-write
+// closes that window on the server. Not
 // covered: a *redis.ClusterClient (WAIT has no key to route by) and a
 // plain redis.Scripter; on Redis Cluster with replicas, tokens can repeat
 // after a failover, and Options.HighWater with [Lease.Observe] is the

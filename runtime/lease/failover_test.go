@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,4 +124,64 @@ func waitKey(t *testing.T, rdb *redis.Client, key, want string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// A replica that is attached but still in its initial synchronisation
+// (INFO state wait_bgsave: here a diskless sync held back 60s; after a
+// failover, the demoted primary catching up) acknowledges nothing, and a
+// promotion of it would mint the same token again: Acquire fails closed
+// with ErrNotReplicated while it syncs, leaves no lock key, and takes the
+// lease once the replica is gone.
+func TestAcquireFailsClosedWhileAReplicaSyncs(t *testing.T) {
+	primary := faults.StartRedis(t, faults.RedisOptions{Args: []string{"--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "60"}})
+	replica := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := primary.Client(nil)
+	c := New(rdb, nil)
+	l := mustAcquire(t, c, "sync", time.Second) // no replica yet
+	if err := l.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := strings.Cut(primary.Addr(), ":")
+	if _, err := replica.Do("replicaof", host, port); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		info, err := primary.Admin().Info(bg, "replication").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(info, "state=wait_bgsave") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica never showed as syncing:\n%s", info)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The Client read its replica count within the last second (none):
+	// let it read again.
+	time.Sleep(replicaRefresh)
+	_, err := c.Acquire(bg, "sync", time.Second)
+	if !errors.Is(err, ErrNotReplicated) || !strings.Contains(err.Error(), "still synchronising") {
+		t.Fatalf("Acquire while a replica syncs = %v, want ErrNotReplicated naming the syncing replica", err)
+	}
+	if v, _ := rdb.Get(bg, "fencegen:{sync}:lock").Result(); v != "" {
+		t.Fatalf("lock key left behind: %q", v)
+	}
+	if _, err := replica.Do("replicaof", "no", "one"); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		info, _ := primary.Admin().Info(bg, "replication").Result()
+		if strings.Contains(info, "connected_slaves:0") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica never detached:\n%s", info)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	l = mustAcquire(t, c, "sync", time.Second)
+	_ = l.Release(bg)
 }

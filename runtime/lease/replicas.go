@@ -26,7 +26,8 @@ var ErrNotReplicated = errors.New("lease: acquire not acknowledged by the replic
 const replicaRefresh = time.Second
 
 // replicaState is what a Client knows of the primary's replicas: how many
-// are online, as of when.
+// are attached (online or still in their initial synchronisation), as of
+// when.
 type replicaState struct {
 	mu     sync.Mutex
 	online int64
@@ -34,16 +35,22 @@ type replicaState struct {
 }
 
 // replicated is the replication check of one acquire attempt: the attempt
-// is sent as one pipeline, EVALSHA acquire, then WAIT <online> <timeout>
+// is sent as one pipeline, EVALSHA acquire, then WAIT <attached> <timeout>
 // when replicas are known (Redis WAIT: blocks until that many replicas
 // acknowledged every write of this connection so far, and returns how many
-// did), then INFO replication when the known count is older than
-// replicaRefresh. If INFO shows more replicas online than the WAIT asked
-// for, a second WAIT for all of them follows before Acquire returns. A
-// minted token is returned only when every replica online after the write
-// acknowledged it (Redisson's synced-replica check); otherwise
-// ErrNotReplicated. Replicas that connect later get the write with their
-// initial synchronisation.
+// did), then INFO replication: on every attempt while the primary has
+// replicas, else when the known count is older than replicaRefresh. If INFO
+// shows more replicas attached than the WAIT asked for, a second WAIT for
+// all of them follows before Acquire returns. A minted token is returned
+// only when every replica attached after the write acknowledged it
+// (Redisson's synced-replica check); otherwise ErrNotReplicated. A replica
+// still in its initial synchronisation (INFO state wait_bgsave,
+// send_bulk, ...; for instance a demoted primary catching up after a
+// failover) counts: it acknowledges nothing until it is online, so Acquire
+// fails closed meanwhile rather than hand out a token that a promotion of
+// that replica would mint again. A replica that attaches within
+// replicaRefresh of an acquire on a primary that had none gets the write
+// with its initial synchronisation.
 //
 // It applies to a *redis.Client (a FailoverClient from Sentinel included)
 // and any non-cluster client that pipelines. Not to a *redis.ClusterClient,
@@ -68,7 +75,7 @@ func (c *Client) acquireCall(ctx context.Context, tm timing, cmd []any) (int64, 
 		return c.runCmd(ctx, acquireScript, acquireLua, cmd)
 	}
 	c.repl.mu.Lock()
-	online, refresh := c.repl.online, c.repl.at.IsZero() || c.clk.Now().Sub(c.repl.at) >= replicaRefresh
+	online, refresh := c.repl.online, c.repl.at.IsZero() || c.repl.online > 0 || c.clk.Now().Sub(c.repl.at) >= replicaRefresh
 	c.repl.mu.Unlock()
 	if online == 0 && !refresh {
 		return c.runCmd(ctx, acquireScript, acquireLua, cmd)
@@ -116,8 +123,10 @@ func (c *Client) acquireReplicated(ctx context.Context, tm timing, online int64,
 		return n, err
 	}
 	want := online
+	var syncNote int64 // replicas not online yet, per INFO
 	if info != nil && info.Err() == nil {
-		now := onlineReplicas(info.Val())
+		now, syncing := attachedReplicas(info.Val())
+		syncNote = syncing
 		c.repl.mu.Lock()
 		c.repl.online, c.repl.at = now, c.clk.Now()
 		c.repl.mu.Unlock()
@@ -139,19 +148,25 @@ func (c *Client) acquireReplicated(ctx context.Context, tm timing, online int64,
 		}
 	}
 	if acked < want {
+		if syncNote > 0 {
+			return n, fmt.Errorf("%w: %d of %d replicas acknowledged within %dms (%d still synchronising)", ErrNotReplicated, acked, want, wait, syncNote)
+		}
 		return n, fmt.Errorf("%w: %d of %d replicas acknowledged within %dms", ErrNotReplicated, acked, want, wait)
 	}
 	return n, nil
 }
 
-// onlineReplicas counts the "slaveN:...,state=online,..." lines of INFO
-// replication.
-func onlineReplicas(info string) int64 {
-	var n int64
+// attachedReplicas counts the replicas of INFO replication (its
+// "slaveN:ip=...,state=...,..." lines), and of them those whose state is
+// not online.
+func attachedReplicas(info string) (attached, syncing int64) {
 	for _, line := range strings.Split(info, "\n") {
-		if strings.HasPrefix(line, "slave") && strings.Contains(line, "state=online") {
-			n++
+		if rest, ok := strings.CutPrefix(line, "slave"); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			attached++
+			if !strings.Contains(line, "state=online") {
+				syncing++
+			}
 		}
 	}
-	return n
+	return attached, syncing
 }
