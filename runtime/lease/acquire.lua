@@ -18,7 +18,12 @@
 --          minted yet, so the mint key is not read; anything else (or
 --          absent): a retry
 --
--- Returns the fencing token (an integer > 0) when this owner holds the lease
+-- Tokens are handled as their decimal digits: a Lua number is a double,
+-- exact only below 2^53, and fence tokens go up to 2^63-1 (a high-water
+-- mark taken from a nanosecond clock is above 2^53).
+--
+-- Returns the fencing token (an integer > 0; as a string of digits when it
+-- is not exact as a Lua number, or is read back from a value) when this owner holds the lease
 -- after the call, 0 when another owner holds it, -1 (see ARGV[4]), or -2
 -- when the Acquire of this owner had already given up (KEYS[4]).
 --   * Key absent: raise the counter to the floor, INCR it, SET the lock NX PX
@@ -26,6 +31,18 @@
 --   * Key holds this owner's value (a retry after an ambiguous reply): refresh
 --     the TTL and return the token stored with it; nothing is minted.
 --   * Key holds another owner's value: change nothing, return 0.
+-- The token of a value, as the reply: its digits, or, for a value an
+-- older script wrote in Lua's number format (1e+14), that number.
+local function tokenOf(s)
+  if string.find(s, '^%d+$') then
+    return s
+  end
+  return tonumber(s)
+end
+-- a < b, for the digits of two non-negative integers (no leading zeros).
+local function below(a, b)
+  return #a < #b or (#a == #b and a < b)
+end
 if KEYS[4] and redis.call('EXISTS', KEYS[4]) == 1 then
   return -2
 end
@@ -37,7 +54,7 @@ local cur = redis.call('GET', KEYS[1])
 if cur then
   if string.find(cur, owner, 1, true) == 1 and string.byte(cur, n + 1) == 58 then
     redis.call('PEXPIRE', KEYS[1], ARGV[2])
-    return tonumber(string.sub(cur, n + 2))
+    return tokenOf(string.sub(cur, n + 2))
   end
   return 0
 end
@@ -47,27 +64,38 @@ end
 local minted = ARGV[5] ~= '0' and redis.call('GET', KEYS[3])
 if minted then
   if string.find(minted, owner, 1, true) == 1 and string.byte(minted, n + 1) == 58 then
-    local token = tonumber(string.sub(minted, n + 2))
-    if token == tonumber(redis.call('GET', KEYS[2])) then
+    local token = string.sub(minted, n + 2)
+    if token == redis.call('GET', KEYS[2]) then
       redis.call('SET', KEYS[1], minted, 'PX', ARGV[2])
-      return token
+      return tokenOf(token)
     end
   end
 end
-local floor = tonumber(ARGV[3]) or 0
-if ARGV[4] == '1' or floor > 0 then
+local floor = ARGV[3]
+if not floor or floor == '' then
+  floor = '0'
+end
+if ARGV[4] == '1' or floor ~= '0' then
   -- Only a high-water mark needs the counter read (INCR creates it at 1).
   local counter = redis.call('GET', KEYS[2])
   if not counter and ARGV[4] == '1' then
     return -1
   end
-  if floor > (tonumber(counter) or 0) then
-    redis.call('SET', KEYS[2], ARGV[3])
+  if below(counter or '0', floor) then
+    redis.call('SET', KEYS[2], floor)
   end
 end
 local token = redis.call('INCR', KEYS[2])
--- %d, not Lua's own number format (%.14g: 1e+14, or digits lost above).
-local value = owner .. ':' .. string.format('%d', token)
+-- The digits with %d (Lua's own format writes 1e+14 and loses digits
+-- above); read back from the counter where a double is not exact.
+local digits
+if token < 9007199254740992 then
+  digits = string.format('%d', token)
+else
+  digits = redis.call('GET', KEYS[2])
+  token = digits
+end
+local value = owner .. ':' .. digits
 redis.call('SET', KEYS[1], value, 'NX', 'PX', ARGV[2])
 redis.call('SET', KEYS[3], value)
 return token

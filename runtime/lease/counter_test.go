@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -193,13 +194,15 @@ func TestCheckWarningHasNoLeaseFields(t *testing.T) {
 }
 
 // Tokens of 1e14 and above keep every digit in the lock key's value (Lua's
-// own number format writes 1e+14, and loses digits above it): the value is
-// "<owner>:<token>" as Token.String spells it, and the lease's renewal and
-// release, which compare that value, work.
+// own number format writes 1e+14, and loses digits above it), and tokens
+// above 2^53 are exact (a Lua number is a double): each acquire gets the
+// counter's next value, the value is "<owner>:<token>" as Token.String
+// spells it, and the lease's renewal and release, which compare that
+// value, work.
 func TestTokensAbove1e14KeepTheirDigits(t *testing.T) {
 	e := newEnv(t)
 	c := New(e.rdb, nil)
-	for _, seed := range []int64{99_999_999_999_999, 123_456_789_012_345, 1<<53 - 10} {
+	for _, seed := range []int64{99_999_999_999_999, 123_456_789_012_345, 1<<53 - 1, 1<<53 + 1, 1_767_225_600_000_000_000, math.MaxInt64 - 2} {
 		if err := e.rdb.Set(bg, e.counter, seed, 0).Err(); err != nil {
 			t.Fatal(err)
 		}
@@ -216,5 +219,50 @@ func TestTokensAbove1e14KeepTheirDigits(t *testing.T) {
 		if err := l.Release(bg); err != nil {
 			t.Fatalf("Release with token %d: %v", l.Token(), err)
 		}
+		if got := e.get(t, e.counter); got != l.Token().String() {
+			t.Fatalf("counter %s, token %d", got, l.Token())
+		}
 	}
+	// The counter at 2^63-1 cannot mint: ErrConfig, never a wrapped-around
+	// or repeated token.
+	l := mustAcquire(t, c, e.resource, time.Second)
+	if l.Token() != math.MaxInt64 {
+		t.Fatalf("token %d, want MaxInt64", l.Token())
+	}
+	_ = l.Release(bg)
+	if _, err := c.Acquire(bg, e.resource, time.Second); !errors.Is(err, ErrConfig) {
+		t.Fatalf("Acquire with the counter at MaxInt64 = %v, want ErrConfig", err)
+	}
+}
+
+// A high-water mark above 2^53 (a nanosecond timestamp) and Advance to
+// such a token are exact: each acquire mints above the mark, strictly
+// increasing, and Advance returns what it stored.
+func TestHighWaterAndAdvanceAbove2To53(t *testing.T) {
+	e := newEnv(t)
+	hw := fence.Token(1_767_225_600_000_000_000)
+	c := New(e.rdb, &Options{HighWater: func(context.Context, string) (fence.Token, error) { return hw, nil }})
+	last := hw
+	for range 3 {
+		l := mustAcquire(t, c, e.resource, time.Second)
+		if l.Token() != last+1 {
+			t.Fatalf("token %d after %d, want %d", l.Token(), last, last+1)
+		}
+		last = l.Token()
+		_ = l.Release(bg)
+	}
+	for _, at := range []fence.Token{1<<62 + 1, math.MaxInt64 - 1} {
+		got, err := c.Advance(bg, e.resource, at)
+		if err != nil || got != at {
+			t.Fatalf("Advance(%d) = %d, %v", at, got, err)
+		}
+		if v := e.get(t, e.counter); v != at.String() {
+			t.Fatalf("counter %s after Advance(%d)", v, at)
+		}
+	}
+	l := mustAcquire(t, c, e.resource, time.Second)
+	if l.Token() != math.MaxInt64 {
+		t.Fatalf("token %d after Advance(MaxInt64-1)", l.Token())
+	}
+	_ = l.Release(bg)
 }
