@@ -25,6 +25,8 @@ type (
 // Check is the start-up probe. Call it once after New (it is not run
 // implicitly, so Acquire stays one round trip). It:
 //
+//   - checks the Options and the default TTL as Acquire would (an invalid
+//     KeyPrefix or duration is [ErrConfig], before anything is sent);
 //   - loads the acquire, renew, release and advance scripts (SCRIPT LOAD,
 //     on every master of a cluster) and runs the release script once on a
 //     probe key, which reports a Redis Cluster whose keys cannot share a
@@ -49,6 +51,9 @@ type (
 // Check returns nil, an error wrapping ErrConfig, errors wrapping
 // ErrUnsafeConfig joined together, or a Redis or context error.
 func (c *Client) Check(ctx context.Context) error {
+	if _, err := c.timing(0); err != nil {
+		return &opError{op: "check", err: err}
+	}
 	for _, s := range []*redis.Script{acquireScript, renewScript, renewManyScript, releaseScript, advanceScript} {
 		if err := s.Load(ctx, c.rdb).Err(); err != nil {
 			return c.checkErr(ctx, "load script", err)

@@ -309,7 +309,13 @@ func newOwner() string {
 // millis converts d to milliseconds for PX/PEXPIRE, rounded up (at least 1),
 // so that Redis keeps the key at least as long as the local validity
 // assumes.
-func millis(d time.Duration) int64 { return max(int64((d+time.Millisecond-1)/time.Millisecond), 1) }
+func millis(d time.Duration) int64 {
+	ms := int64(d / time.Millisecond) // not (d+999µs)/ms, which overflows near MaxInt64
+	if d%time.Millisecond != 0 {
+		ms++
+	}
+	return max(ms, 1)
+}
 
 // Acquire takes the lease on resource for ttl without blocking: one
 // acquire-script round trip that, atomically, sets the lock key (SET NX PX

@@ -134,3 +134,30 @@ func TestAcquireWaitAfterOnlyTimeoutsIsNotNotAcquired(t *testing.T) {
 		t.Fatalf("AcquireWait on a held lease = %v, want ErrNotAcquired", err)
 	}
 }
+
+// Right after a suspension past the local deadline, before the deadline
+// timer has run (the clock jumped, no timer fired), Err already reports
+// the lease lost by the deadline, its context is cancelled, and Remaining
+// is 0: "check Err, then write" never sees a valid lease past its deadline.
+func TestErrSeesThePassedDeadlineBeforeItsTimer(t *testing.T) {
+	e := newEnv(t)
+	clk := newFakeClock(4)
+	c := newClockClient(t, e.rdb, &Options{HeartbeatInterval: -1}, clk)
+	l := mustAcquire(t, c, e.resource, time.Second) // deadline at 900ms
+	defer l.Release(bg)
+	clk.Jump(900*time.Millisecond - time.Nanosecond)
+	if err := l.Err(); err != nil {
+		t.Fatalf("lost before the deadline: %v", err)
+	}
+	clk.Jump(time.Nanosecond)
+	if l.Context().Err() != nil {
+		t.Fatal("the context ended without anyone looking: the timer ran")
+	}
+	var lost *LostError
+	if err := l.Err(); !errors.As(err, &lost) || lost.Reason != ReasonDeadline {
+		t.Fatalf("Err at the deadline, timer not run = %v, want lost by the local deadline", err)
+	}
+	if l.Context().Err() == nil || l.Remaining() != 0 {
+		t.Fatalf("after Err: context %v, Remaining %v", l.Context().Err(), l.Remaining())
+	}
+}

@@ -266,3 +266,27 @@ func TestHighWaterAndAdvanceAbove2To53(t *testing.T) {
 	}
 	_ = l.Release(bg)
 }
+
+// A TTL near math.MaxInt64 ("forever") keeps the lock key that long: its
+// milliseconds, rounded up, do not overflow into a 1ms PX that let a
+// second holder in at once while the first believed itself valid.
+func TestHugeTTLDoesNotWrapAround(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	for _, ttl := range []time.Duration{math.MaxInt64, math.MaxInt64 - time.Millisecond + 1, 1<<62 + 1} {
+		l := mustAcquire(t, c, e.resource, ttl)
+		// PTTL in milliseconds, raw: go-redis's Duration overflows here.
+		if ms, err := e.rdb.Do(bg, "pttl", e.lockKey).Int64(); err != nil || ms < millis(ttl)-60_000 {
+			t.Fatalf("TTL %v: lock key PTTL %dms (%v), want about %dms", ttl, ms, err, millis(ttl))
+		}
+		if _, err := c.Acquire(bg, e.resource, time.Second); !errors.Is(err, ErrNotAcquired) {
+			t.Fatalf("TTL %v: a second Acquire = %v, want ErrNotAcquired", ttl, err)
+		}
+		if err := l.Release(bg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := millis(math.MaxInt64); got != int64(math.MaxInt64/time.Millisecond)+1 {
+		t.Fatalf("millis(MaxInt64) = %d", got)
+	}
+}

@@ -211,7 +211,8 @@ func (e *LostError) Unwrap() []error {
 }
 
 // dur rounds d for a message: to whole milliseconds from 100ms up, to 10µs
-// from 1ms, else to whole microseconds, so that TTL/6 of 1s prints as
+// from 1ms, to whole microseconds from 10µs, else exact (-1ns is not 0s),
+// so that TTL/6 of 1s prints as
 // 167ms and of 10s as 1.667s; the durations users write (250ms, 1.5s, 10s)
 // print unchanged.
 func dur(d time.Duration) time.Duration {
@@ -224,6 +225,8 @@ func dur(d time.Duration) time.Duration {
 		return d.Round(time.Millisecond)
 	case a >= time.Millisecond:
 		return d.Round(10 * time.Microsecond)
+	case a >= 10*time.Microsecond:
+		return d.Round(time.Microsecond)
 	}
-	return d.Round(time.Microsecond)
+	return d // below 10µs, exact: -1ns must not print as 0s
 }

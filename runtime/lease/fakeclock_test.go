@@ -81,6 +81,14 @@ func (t *fakeTimer) Reset(d time.Duration) bool {
 
 // Advance moves the clock by d and fires, in time order, every timer due
 // by then (timers set by the functions it runs included).
+// Jump moves the clock by d without running any timer: a process that was
+// suspended, whose timers have not run yet when it resumes.
+func (c *fakeClock) Jump(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
 func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	end := c.now.Add(d)

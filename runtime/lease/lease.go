@@ -122,9 +122,20 @@ func (l *Lease) Done() <-chan struct{} { return l.ctx.Done() }
 
 // Err returns nil while the lease is valid, otherwise the cause of the
 // lease context's cancellation: a [*LostError] or [ErrReleased].
+//
+// Err reads the clock itself: once the local deadline has passed it loses
+// the lease (cancelling its context, cause a [*LostError] with
+// [ReasonDeadline]) and returns that, even if the deadline timer has not
+// run yet, as right after this process was paused (a GC pause, SIGSTOP)
+// past the deadline. The Context's Done channel closes when the timer runs
+// or Err notices, whichever is first: check Err, not only Done, right
+// before a step that must not run on an expired lease (and pass the token
+// for the database to check).
 func (l *Lease) Err() error {
 	if l.ctx.Err() == nil {
-		return nil
+		if _, ended := l.expire(); !ended {
+			return nil
+		}
 	}
 	return context.Cause(l.ctx)
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 // Options no TTL can make valid are ErrConfig at Acquire, naming the
@@ -49,4 +51,27 @@ func unreachableClient(t *testing.T) *redis.Client {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { rdb.Close() })
 	return rdb
+}
+
+// Durations below a microsecond keep their value in messages: a TTL of
+// -1ns is "-1ns is negative", not "0s is negative".
+func TestSubMicrosecondDurationsInMessages(t *testing.T) {
+	c := New(testenv.Redis(t), &Options{MinValidity: -time.Nanosecond})
+	_, err := c.Acquire(bg, "x", time.Second)
+	if err == nil || !strings.Contains(err.Error(), "MinValidity -1ns is negative") {
+		t.Fatalf("Acquire = %v, want MinValidity -1ns named", err)
+	}
+	_, err = New(testenv.Redis(t), nil).Acquire(bg, "x", -time.Nanosecond)
+	if err == nil || !strings.Contains(err.Error(), "ttl -1ns is negative") {
+		t.Fatalf("Acquire = %v, want ttl -1ns named", err)
+	}
+}
+
+// Check reports options no TTL can make valid (here a KeyPrefix with a
+// brace) as ErrConfig, as the first Acquire would, before sending anything.
+func TestCheckReportsInvalidOptions(t *testing.T) {
+	c := New(testenv.Redis(t), &Options{KeyPrefix: "a{b}"})
+	if err := c.Check(bg); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "KeyPrefix") {
+		t.Fatalf("Check = %v, want ErrConfig naming KeyPrefix", err)
+	}
 }

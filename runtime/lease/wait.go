@@ -95,7 +95,9 @@ var errHeld = errors.New("held by another owner")
 // <ctx.Err()> (last attempt: held by another owner)", matching
 // [ErrNotAcquired], when that attempt found the lease held; otherwise "...:
 // no answer from Redis before the context ended: <ctx.Err()> (last
-// attempt: <last>)", matching ctx.Err() and last but not ErrNotAcquired.
+// attempt: <last>)", matching ctx.Err() and last but not ErrNotAcquired
+// ("not acknowledged by the replicas" when last is [ErrNotReplicated], "no
+// reply in time" when it is [ErrAcquireTooSlow]).
 // With no such attempt, last is the dial error of a Redis that refuses
 // connections (see dialFailure), if it does.
 func (c *Client) waitEnded(ctx context.Context, resource string, last error) error {
@@ -111,9 +113,16 @@ func (c *Client) waitEnded(ctx context.Context, resource string, last error) err
 			detail: errHeld,
 		}
 	}
+	what := "no answer from Redis"
+	switch {
+	case errors.Is(last, ErrNotReplicated):
+		what = "not acknowledged by the replicas"
+	case errors.Is(last, ErrAcquireTooSlow):
+		what = "no reply in time"
+	}
 	return &opError{
 		op:     acquireOp(resource),
-		err:    fmt.Errorf("no answer from Redis before the context ended: %w", ended),
+		err:    fmt.Errorf("%s before the context ended: %w", what, ended),
 		label:  "last attempt",
 		detail: last,
 	}
