@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/fencegen/fencegen/internal/faults"
+	"github.com/fencegen/fencegen/runtime/fence"
 )
 
 // The hash slot follows the Redis Cluster specification's reference value
@@ -187,5 +188,81 @@ func TestHungRenewalIsCutOffAtCallTimeout(t *testing.T) {
 		if !errors.As(l.Err(), &lost) || lost.Reason != ReasonRenewFailed || !errors.Is(lost, ErrRedisTimeout) {
 			t.Fatalf("lease %s ended with %v, want lost by a renewal that timed out", l.Resource(), l.Err())
 		}
+	}
+}
+
+// The renewal scripts compare each lock key's whole value with the lease's
+// "<owner>:<token>", and fall back to the owner alone for a key that holds
+// another value: acquire.lua writes a token of 1e14 and above in Lua's
+// number format ("<owner>:1e+14"), not the decimal the lease sends. A
+// lease with such a token is renewed on every path (Renew, renew_many
+// per lease and as a group's wire), and a key with the same token under
+// another owner, or a missing key, still is not.
+func TestRenewComparesValueAndOwnerOfLargeTokens(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	c := New(rdb, &Options{HeartbeatInterval: -1}) // no heartbeat: renewed here only
+	const ttl = 10 * time.Second
+	var leases []*Lease
+	for i, at := range []int64{0, 1e14 - 2, 1e14 + 7, 123456789012345678, 0, 1e15} {
+		res := fmt.Sprint("big", i)
+		if at > 0 {
+			if _, err := c.Advance(bg, res, fence.Token(at)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		leases = append(leases, mustAcquire(t, c, res, ttl))
+	}
+	if v := rdb.Get(bg, leases[2].lockKey).Val(); v == leases[2].value {
+		t.Fatalf("lock key of token %d holds %q: not the case this test is about", leases[2].token, v)
+	}
+	// Lease 4's key is taken by another owner with lease 4's token; lease
+	// 5's is gone.
+	if err := rdb.Set(bg, leases[4].lockKey, "0123456789abcdef0123456789abcdef:"+leases[4].token.String(), time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r.Del(leases[5].lockKey)
+	shorten := func() {
+		for _, l := range leases[:4] {
+			if err := rdb.PExpire(bg, l.lockKey, time.Second).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	renewed := func(name string, res []renewResult) {
+		t.Helper()
+		for i, l := range leases {
+			want := i < 4
+			if res[i].err != nil || res[i].ok != want {
+				t.Errorf("%s: lease %d (token %d): %+v, want ok=%v", name, i, l.token, res[i], want)
+			}
+			if d := rdb.PTTL(bg, l.lockKey).Val(); want && d < 9*time.Second {
+				t.Errorf("%s: lease %d (token %d): PTTL %v, want about %v", name, i, l.token, d, ttl)
+			}
+		}
+	}
+	shorten()
+	renewed("renewMany", c.renewMany(bg, leases))
+	shorten()
+	g := &group{leases: leases}
+	g.buildWire()
+	renewed("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, len(leases)))
+	shorten()
+	res := make([]renewResult, len(leases))
+	for i, l := range leases {
+		ok, err := c.renew(bg, l.lockKey, l.value, ttl)
+		res[i] = renewResult{ok: ok, err: err}
+	}
+	renewed("renew", res)
+	for _, l := range leases[:4] {
+		if err := l.Renew(bg); err != nil {
+			t.Errorf("Renew of token %d: %v", l.token, err)
+		}
+	}
+	if d := rdb.PTTL(bg, leases[4].lockKey).Val(); d < 50*time.Second {
+		t.Fatalf("the other owner's key has PTTL %v, want its own minute kept", d)
+	}
+	if n := rdb.Exists(bg, leases[5].lockKey).Val(); n != 0 {
+		t.Fatal("a missing key was re-created")
 	}
 }

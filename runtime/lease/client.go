@@ -778,10 +778,11 @@ func (c *Client) release(ctx context.Context, lockKey, owner string) (deleted bo
 	return decodeBool("release", n, err)
 }
 
-// renew runs the compare-and-PEXPIRE script; ok reports whether the key held
+// renew runs the compare-and-PEXPIRE script for the lease whose lock key
+// value is value ("<owner>:<token>"); ok reports whether the key held that
 // owner's value. ok false with a nil error is the definitive "not owner".
-func (c *Client) renew(ctx context.Context, lockKey, owner string, ttl time.Duration) (ok bool, err error) {
-	n, _, err := c.run(ctx, renewScript, []string{lockKey}, owner, millis(ttl))
+func (c *Client) renew(ctx context.Context, lockKey, value string, ttl time.Duration) (ok bool, err error) {
+	n, _, err := c.run(ctx, renewScript, []string{lockKey}, value, millis(ttl))
 	c.stats.renewals.Add(1)
 	return decodeBool("renew", n, err)
 }

@@ -36,9 +36,9 @@ type Lease struct {
 		g        *group      // the renewal group l is in, if any
 		failures int         // consecutive failed renewals
 	}
-	// keyArg, ownerArg and ttlArg are lockKey, owner and the TTL in
+	// keyArg, valueArg and ttlArg are lockKey, value and the TTL in
 	// milliseconds as command arguments, boxed once (not per renewal).
-	keyArg, ownerArg, ttlArg any
+	keyArg, valueArg, ttlArg any
 
 	mu       sync.Mutex
 	ended    bool      // ctx cancelled (lost or released)
@@ -77,7 +77,8 @@ func (c *Client) newLease(ctx context.Context, resource string, token fence.Toke
 	both := lockKey + owner
 	lockKey, owner = both[:len(lockKey)], both[len(lockKey):]
 	l := &Lease{c: c, resource: resource, token: token, owner: owner, value: owner + ":" + token.String(), lockKey: lockKey, tm: tm, lastSend: send,
-		vals: context.WithoutCancel(ctx), keyArg: lockKey, ownerArg: owner, ttlArg: millis(tm.ttl)}
+		vals: context.WithoutCancel(ctx), keyArg: lockKey, ttlArg: millis(tm.ttl)}
+	l.valueArg = l.value
 	// The lease outlives the ctx given to Acquire (etcd Session, pglock#5).
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
 	if tm.interval > 0 {
@@ -167,7 +168,7 @@ func (l *Lease) renew(ctx context.Context) error {
 	callCtx, cancel := context.WithTimeoutCause(ctx, l.tm.callTimeout, ErrRedisTimeout)
 	defer cancel()
 	send := l.c.clk.Now()
-	ok, err := l.c.renew(callCtx, l.lockKey, l.owner, l.tm.ttl)
+	ok, err := l.c.renew(callCtx, l.lockKey, l.value, l.tm.ttl)
 	if err != nil {
 		return l.c.withDialCause(opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err))
 	}

@@ -131,8 +131,8 @@ func (s *scheduler) init(c *Client) {
 }
 
 // buildWire builds g's renew_many command: "evalsha", the script's SHA1,
-// the number of keys, the lock keys, the TTL and the owner values, with
-// every key and owner a *string into one string holding all their bytes
+// the number of keys, the lock keys, the TTL and the lock key values
+// ("<owner>:<token>"), with every key and value a *string into one string holding all their bytes
 // in order. A renewal of an unchanged group then writes out memory that
 // is contiguous and allocates nothing per lease; with 100,000 leases the
 // reads of each lease's own strings were a large part of a renewal's
@@ -142,20 +142,20 @@ func (s *scheduler) init(c *Client) {
 func (g *group) buildWire() {
 	n, size := len(g.leases), 0
 	for _, l := range g.leases {
-		size += len(l.lockKey) + len(l.owner)
+		size += len(l.lockKey) + len(l.value)
 	}
 	var b strings.Builder
 	b.Grow(size)
 	for _, l := range g.leases {
 		b.WriteString(l.lockKey)
-		b.WriteString(l.owner)
+		b.WriteString(l.value)
 	}
 	all := b.String()
 	strs := make([]string, 2*n)
 	for i, pos := 0, 0; i < n; i++ {
 		l := g.leases[i]
 		strs[i], pos = all[pos:pos+len(l.lockKey)], pos+len(l.lockKey)
-		strs[n+i], pos = all[pos:pos+len(l.owner)], pos+len(l.owner)
+		strs[n+i], pos = all[pos:pos+len(l.value)], pos+len(l.value)
 	}
 	cmd := make([]any, 0, 4+2*n)
 	cmd = append(cmd, "evalsha", renewManyScript.Hash(), n)
@@ -790,7 +790,7 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 	res := make([]renewResult, len(batch))
 	if len(batch) == 1 {
 		l := batch[0]
-		ok, err := c.renew(ctx, l.lockKey, l.owner, l.tm.ttl)
+		ok, err := c.renew(ctx, l.lockKey, l.value, l.tm.ttl)
 		res[0] = renewResult{ok: ok, err: err}
 		return res
 	}
@@ -859,7 +859,7 @@ func (c *Client) renewGroups(batch []*Lease) [][]int {
 }
 
 // renewArgs returns the KEYS and ARGV of one renew_many call for group g of
-// batch: the lock keys, then the TTL once and the owner values.
+// batch: the lock keys, then the TTL once and the lock key values.
 func renewArgs(batch []*Lease, g []int) ([]string, []any) {
 	keys := make([]string, len(g))
 	args := make([]any, 1, 1+len(g))
@@ -867,7 +867,7 @@ func renewArgs(batch []*Lease, g []int) ([]string, []any) {
 	for j, i := range g {
 		l := batch[i]
 		keys[j] = l.lockKey
-		args = append(args, l.ownerArg)
+		args = append(args, l.valueArg)
 	}
 	return keys, args
 }
@@ -875,7 +875,7 @@ func renewArgs(batch []*Lease, g []int) ([]string, []any) {
 // renewCommand returns the whole EVALSHA command of one renew_many call for
 // group g of batch, from the arguments each lease boxed once: "evalsha",
 // the script's SHA1, the number of keys, the lock keys, the TTL and the
-// owner values (go-redis finds a Cluster slot from the first key, the
+// lock key values (go-redis finds a Cluster slot from the first key, the
 // fourth argument, as for its own EvalSha).
 func renewCommand(batch []*Lease, g []int) []any {
 	cmd := make([]any, 3+len(g), 4+2*len(g))
@@ -885,7 +885,7 @@ func renewCommand(batch []*Lease, g []int) []any {
 	}
 	cmd = append(cmd, batch[g[0]].ttlArg)
 	for _, i := range g {
-		cmd = append(cmd, batch[i].ownerArg)
+		cmd = append(cmd, batch[i].valueArg)
 	}
 	return cmd
 }
