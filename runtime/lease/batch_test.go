@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -162,11 +163,12 @@ func (h hangRenewals) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 
 // A renewal batch whose call never returns, even on a client that
 // enforces context deadlines itself (ContextTimeoutEnabled), is cut off at
-// CallTimeout and counted as a failed renewal: the leases are lost by
+// its bound (see renewBound: here HeartbeatInterval, before the leases'
+// local deadline) and counted as a failed renewal: the leases are lost by
 // their renewal failures (ReasonRenewFailed, the error a timeout), not
 // silently at the local deadline by a scheduler still waiting for the
 // call.
-func TestHungRenewalIsCutOffAtCallTimeout(t *testing.T) {
+func TestHungRenewalIsCutOffWithinHeartbeatInterval(t *testing.T) {
 	r := faults.StartRedis(t, faults.RedisOptions{})
 	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
 	h := hangRenewals{release: make(chan struct{})}
@@ -174,7 +176,9 @@ func TestHungRenewalIsCutOffAtCallTimeout(t *testing.T) {
 	unhang := func() { once.Do(func() { close(h.release) }) }
 	rdb.AddHook(h)
 	c := New(rdb, &Options{MaxRenewFailures: 1})
-	const ttl = 600 * time.Millisecond // renewals every ≤ 200ms, CallTimeout 100ms, deadline 540ms
+	// Renewals every ≤ 200ms (the first 100–200ms after the acquire), each
+	// cut off 200ms after its send, deadline 540ms after the acquire.
+	const ttl = 600 * time.Millisecond
 	var leases []*Lease
 	for i := range 3 {
 		l := mustAcquire(t, c, fmt.Sprint("h", i), ttl)
@@ -265,4 +269,60 @@ func TestRenewComparesValueAndOwnerOfLargeTokens(t *testing.T) {
 	if n := rdb.Exists(bg, leases[5].lockKey).Val(); n != 0 {
 		t.Fatal("a missing key was re-created")
 	}
+}
+
+// slowRenewals is a go-redis hook that delays every pipeline carrying a
+// renew_many call by delay before sending it, unless the call's context
+// ends first: a Redis that answers each renewal call that late.
+type slowRenewals struct{ delay time.Duration }
+
+func (slowRenewals) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (slowRenewals) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h slowRenewals) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if a := c.Args(); len(a) > 1 && a[1] == renewManyScript.Hash() {
+				select {
+				case <-time.After(h.delay):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				break
+			}
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// A Redis that is slow but alive keeps the leases: with every renewal call
+// answered 700ms late, later than CallTimeout (500ms at TTL 3s) but well
+// within the time the leases have left, the heartbeat waits for the
+// renewals (see renewBound) and they succeed: no lease is lost over
+// several renewal rounds. Bounded by CallTimeout alone, every renewal was
+// cut off and counted as failed, and two in a row lost every lease.
+func TestSlowRedisKeepsLeases(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	rdb.AddHook(slowRenewals{delay: 700 * time.Millisecond})
+	var renewed, failed atomic.Int64
+	c := New(rdb, &Options{Observer: &Observer{
+		OnRenewed:     func(string, fence.Token) { renewed.Add(1) },
+		OnRenewFailed: func(string, fence.Token, error, int) { failed.Add(1) },
+	}})
+	const n, ttl = 200, 3 * time.Second
+	leases := make([]*Lease, n)
+	for i := range leases {
+		leases[i] = mustAcquire(t, c, fmt.Sprint("slow", i), ttl)
+		defer leases[i].Release(bg)
+	}
+	time.Sleep(3 * ttl) // at least six renewal rounds
+	for _, l := range leases {
+		if err := l.Err(); err != nil {
+			t.Fatalf("lease %s lost while Redis answered renewals in 700ms: %v (%d renewals, %d failed)", l.Resource(), err, renewed.Load(), failed.Load())
+		}
+	}
+	if got := renewed.Load(); got < 2*n {
+		t.Fatalf("%d renewals of %d leases in %v, want each renewed more than once", got, n, 3*ttl)
+	}
+	t.Logf("%d renewals, %d failed", renewed.Load(), failed.Load())
 }

@@ -120,9 +120,13 @@
 // from the context given to Acquire, and is renewed every HeartbeatInterval
 // (default TTL/3) by its Client's heartbeat scheduler, one goroutine that
 // pipelines the renewals of all due leases (Redisson-style batching), each
-// batch bounded by CallTimeout (default TTL/6). The scheduler keeps leases
-// of one TTL that are due within the same 20ms window in renewal groups of
-// up to 1000: one queue entry, one renew_many call and one deadline timer
+// batch bounded by the time its leases have left: until CallTimeout
+// (default TTL/6) before the earliest local deadline of its leases, at
+// most HeartbeatInterval and at least CallTimeout after its send, so that
+// a Redis slower than CallTimeout but alive keeps the leases (see
+// Options.CallTimeout). The
+// scheduler keeps leases of one TTL that are due within the same 20ms
+// window in renewal groups of up to 1000: one queue entry, one renew_many call and one deadline timer
 // per group, not per lease, so 100,000 leases cost one process about a
 // tenth of a core (see BENCHMARKS.md). The context is cancelled with a [*LostError]
 // cause (errors.Is(err, [ErrLost])) at once when a renewal answers "not
@@ -137,7 +141,8 @@
 // cancellation of a context derived from it.
 //
 // Every script call gets its own deadline (CallTimeout for acquire attempts
-// and renewals, ReleaseTimeout for releases), enforced by the package itself:
+// and [Lease.Renew], the bound above for the heartbeat's renewals,
+// ReleaseTimeout for releases), enforced by the package itself:
 // go-redis applies context deadlines to sockets only when the client sets
 // ContextTimeoutEnabled, so otherwise the call is abandoned at its deadline
 // and its goroutine ends when go-redis gives up. Setting

@@ -91,8 +91,8 @@ type groupKey struct {
 // min-heap by next renewal time; the loop takes every group due within its
 // coalescing window, merges those of one timing while they fit one
 // renew_many call, and a short-lived goroutine per batch sends their
-// renewals in one pipelined round trip bounded by the smallest CallTimeout
-// in the batch, applies the results and queues the groups again. The loop
+// renewals in one pipelined round trip bounded by the time its leases have
+// left (see renewBound), applies the results and queues the groups again. The loop
 // goroutine exits when no lease is queued and restarts with the next one,
 // so an idle Client holds no goroutine.
 type scheduler struct {
@@ -503,7 +503,7 @@ func (s *scheduler) loop() {
 				if s.wired && g.wire == nil {
 					g.buildWire()
 				}
-				sends[i] = renewSend{leases: append([]*Lease(nil), g.leases...), wire: g.wire, gone: g.gone.Load()}
+				sends[i] = renewSend{leases: append([]*Lease(nil), g.leases...), wire: g.wire, gone: g.gone.Load(), floor: g.floor}
 			}
 		}
 		s.mu.Unlock()
@@ -542,21 +542,45 @@ func (s *scheduler) merge(batch []*group, g *group) bool {
 }
 
 // renewSend is what the loop hands a batch's goroutine for one group: its
-// members and wire command when it was taken off the queue, and its gone
-// count then (a renewal checks each member only if it has moved since).
+// members and wire command when it was taken off the queue, its gone count
+// then (a renewal checks each member only if it has moved since), and its
+// floor then (no later than any member's local deadline; see renewBound).
 type renewSend struct {
 	leases []*Lease
 	wire   []any
 	gone   int64
+	floor  time.Time
+}
+
+// renewBound returns how long the renewal of batch (sends[i] is batch[i]),
+// sent at send, may take before it is cut off and counted as a failed
+// renewal of each lease: for each group, until CallTimeout before the
+// earliest local deadline of its members (as far as its floor tells), so
+// that a renewal cut off there leaves time for one more attempt bounded
+// by CallTimeout; but at most its HeartbeatInterval and at least its
+// CallTimeout; the smallest over the batch's groups. So a Redis that is
+// slow but alive (a loaded server answering in 700ms at TTL 3s, where
+// CallTimeout is 500ms and a renewal is sent with about 1.7s left) keeps
+// the leases, while a call that never returns holds one of the
+// maxBatchesInFlight slots for at most one HeartbeatInterval, and a lease
+// whose renewals keep failing is still lost by MaxRenewFailures failures
+// before its local deadline, as with CallTimeout alone.
+func renewBound(batch []*group, sends []renewSend, send time.Time) time.Duration {
+	var bound time.Duration
+	for i, g := range batch {
+		b := max(g.tm.callTimeout, min(sends[i].floor.Sub(send)-g.tm.callTimeout, g.tm.interval))
+		if i == 0 || b < bound {
+			bound = b
+		}
+	}
+	return bound
 }
 
 // renew sends one batch (sends[i] is batch[i] when it was taken off the
 // queue) and applies the results.
 func (s *scheduler) renew(batch []*group, sends []renewSend) {
-	timeout := batch[0].tm.callTimeout
 	total := 0
-	for i, g := range batch {
-		timeout = min(timeout, g.tm.callTimeout)
+	for i := range batch {
 		total += len(sends[i].leases)
 	}
 	// A lease whose context ended since it was taken off the queue (its
@@ -584,8 +608,9 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 	if len(wires) != len(batch) {
 		wires = nil // a group was looked at one by one: none goes as its wire
 	}
-	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
 	send := s.c.clk.Now()
+	timeout := renewBound(batch, sends, send)
+	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
 	var res []renewResult
 	switch {
 	case wires != nil:
