@@ -326,3 +326,43 @@ func TestSlowRedisKeepsLeases(t *testing.T) {
 	}
 	t.Logf("%d renewals, %d failed", renewed.Load(), failed.Load())
 }
+
+// renew_many reads its keys in slices of 100: a call of 250 leases reports
+// the taken and missing keys on the edges of the slices by their index,
+// renews the others, and leaves the taken keys' values as they are.
+func TestRenewManyAcrossSlices(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	c := New(rdb, &Options{HeartbeatInterval: -1}) // no heartbeat: renewed here only
+	const n, ttl = 250, 10 * time.Second
+	leases := make([]*Lease, n)
+	for i := range leases {
+		leases[i] = mustAcquire(t, c, fmt.Sprint("s", i), ttl)
+	}
+	taken := map[int]bool{0: true, 99: true, 100: true, 199: true, 249: true}
+	for i := range taken {
+		if err := rdb.Set(bg, leases[i].lockKey, "other:1", time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Del(leases[150].lockKey)
+	taken[150] = true
+	check := func(name string, res []renewResult) {
+		t.Helper()
+		for i, r := range res {
+			if r.err != nil || r.ok == taken[i] {
+				t.Errorf("%s: lease %d: %+v, want ok=%v", name, i, r, !taken[i])
+			}
+		}
+	}
+	check("renewMany", c.renewMany(bg, leases))
+	g := &group{leases: leases}
+	g.buildWire()
+	check("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, n))
+	if v := rdb.Get(bg, leases[199].lockKey).Val(); v != "other:1" {
+		t.Fatalf("taken key = %q, want the other owner's value", v)
+	}
+	if rdb.Exists(bg, leases[150].lockKey).Val() != 0 {
+		t.Fatal("a missing key was re-created")
+	}
+}

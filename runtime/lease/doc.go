@@ -63,7 +63,7 @@
 //     only a key that differs is compared by its owner alone (Lua writes a
 //     token of 1e14 and above as "1e+14"). renew_many.lua does the same
 //     for up to 1000 leases of one TTL in one call (the TTL sent once, the
-//     keys read with one MGET): the heartbeat renews the leases due
+//     keys read with MGET, 100 at a time): the heartbeat renews the leases due
 //     together with one call per 1000 (per hash slot on a cluster),
 //     pipelined.
 //   - release.lua: DEL the lock key only if it holds this owner, else
