@@ -634,6 +634,9 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 		end = len(sends[0].leases)
 	}
 	for i, l := range live {
+		if i%touchRun == 0 {
+			touch(live[i:min(i+touchRun, len(live))])
+		}
 		// A renewal cut off by the batch's deadline is a *TimeoutError,
 		// not context.DeadlineExceeded: no caller's context ended.
 		r := res[i]
@@ -686,6 +689,26 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 		g.next = send.Add(s.nextInterval(g.tm, false))
 		s.push(g)
 	}
+}
+
+// touchRun is how many leases touch reads ahead of their renewal's
+// outcome being applied: their memory stays in the CPU's caches until then.
+const touchRun = 256
+
+// touch reads the words of each lease in ls that applying a renewal reads
+// first (over and the heartbeat state; ttlArg, never written after
+// newLease, beside mu and lastSend; c), and nothing else. With 100,000
+// leases each lease's memory is a cache miss at each renewal: read one
+// after the other in a loop that does nothing else, the misses overlap
+// (the loads are independent), where the apply loop waits for each in
+// turn (it was half of the client's CPU time in the soak's profile).
+func touch(ls []*Lease) (n int) {
+	for _, l := range ls {
+		if l.over.Load() || l.ttlArg == nil || l.c == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // renewWires sends the prebuilt renew_many command of each group (wires[i]
