@@ -124,14 +124,14 @@
 // (default TTL/6) before the earliest local deadline of its leases, at
 // most HeartbeatInterval and at least CallTimeout after its send, so that
 // a Redis slower than CallTimeout but alive keeps the leases (see
-// Options.CallTimeout). The
-// scheduler keeps leases of one TTL that are due within the same 20ms
-// window in renewal groups of up to 1000: one queue entry, one renew_many call and one deadline timer
-// per group, not per lease, so 100,000 leases cost one process about a
-// tenth of a core (see BENCHMARKS.md). The context is cancelled with a [*LostError]
-// cause (errors.Is(err, [ErrLost])) at once when a renewal answers "not
-// owner", after MaxRenewFailures (default 2) consecutive failed renewals, or
-// at the local deadline: the send time of the last successful acquire or
+// Options.CallTimeout). The scheduler keeps leases of one TTL that are due
+// within the same 20ms window in renewal groups of up to 1000: one queue
+// entry, one renew_many call and one deadline timer per group, not per
+// lease, so 100,000 leases cost one process about a tenth of a core (see
+// BENCHMARKS.md). The context is cancelled with a [*LostError] cause
+// (errors.Is(err, [ErrLost])) at once when a renewal answers "not owner",
+// after MaxRenewFailures (default 2) consecutive failed renewals, or at
+// the local deadline: the send time of the last successful acquire or
 // renew plus TTL minus SafetyMargin (default TTL/10), measured on Go's
 // monotonic clock by a timer, so it fires even if Redis never answers.
 // Nothing is derived from Redis TIME or PTTL. [Lease.Release] stops the
