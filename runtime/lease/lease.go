@@ -350,7 +350,8 @@ func (l *Lease) end(cause error) {
 
 // stopHeartbeat takes l off the heartbeat schedule, gives it its own
 // deadline timer (its group no longer watches it), and waits until a
-// renewal of l that is in flight (bounded by CallTimeout) has been applied.
+// renewal of l that is in flight (bounded by the larger of CallTimeout and
+// HeartbeatInterval) has been applied.
 func (l *Lease) stopHeartbeat() {
 	ch := l.c.hb.stop(l)
 	l.armDeadline()
@@ -361,7 +362,7 @@ func (l *Lease) stopHeartbeat() {
 
 // Release ends the lease. In order, it:
 //  1. stops the heartbeat and waits for a renewal in flight, if any, to
-//     be applied (at most CallTimeout);
+//     be applied (at most HeartbeatInterval, or CallTimeout if longer);
 //  2. cancels the lease context with cause [ErrReleased], unless it was
 //     already lost (the cause then stays the [*LostError]);
 //  3. deletes the lock key with one compare-and-delete round trip, which
