@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/fencegen/fencegen/internal/faults"
+	"github.com/fencegen/fencegen/runtime/fence"
 )
 
 // The hash slot follows the Redis Cluster specification's reference value
@@ -161,11 +163,12 @@ func (h hangRenewals) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 
 // A renewal batch whose call never returns, even on a client that
 // enforces context deadlines itself (ContextTimeoutEnabled), is cut off at
-// CallTimeout and counted as a failed renewal: the leases are lost by
+// its bound (see renewBound: here HeartbeatInterval, before the leases'
+// local deadline) and counted as a failed renewal: the leases are lost by
 // their renewal failures (ReasonRenewFailed, the error a timeout), not
 // silently at the local deadline by a scheduler still waiting for the
 // call.
-func TestHungRenewalIsCutOffAtCallTimeout(t *testing.T) {
+func TestHungRenewalIsCutOffWithinHeartbeatInterval(t *testing.T) {
 	r := faults.StartRedis(t, faults.RedisOptions{})
 	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
 	h := hangRenewals{release: make(chan struct{})}
@@ -173,7 +176,9 @@ func TestHungRenewalIsCutOffAtCallTimeout(t *testing.T) {
 	unhang := func() { once.Do(func() { close(h.release) }) }
 	rdb.AddHook(h)
 	c := New(rdb, &Options{MaxRenewFailures: 1})
-	const ttl = 600 * time.Millisecond // renewals every ≤ 200ms, CallTimeout 100ms, deadline 540ms
+	// Renewals every ≤ 200ms (the first 100–200ms after the acquire), each
+	// cut off 200ms after its send, deadline 540ms after the acquire.
+	const ttl = 600 * time.Millisecond
 	var leases []*Lease
 	for i := range 3 {
 		l := mustAcquire(t, c, fmt.Sprint("h", i), ttl)
@@ -187,5 +192,180 @@ func TestHungRenewalIsCutOffAtCallTimeout(t *testing.T) {
 		if !errors.As(l.Err(), &lost) || lost.Reason != ReasonRenewFailed || !errors.Is(lost, ErrRedisTimeout) {
 			t.Fatalf("lease %s ended with %v, want lost by a renewal that timed out", l.Resource(), l.Err())
 		}
+	}
+}
+
+// The renewal scripts compare each lock key's whole value with the lease's
+// "<owner>:<token>", and fall back to the owner alone for a key that holds
+// another value: acquire.lua before it wrote tokens as digits wrote a
+// token of 1e14 and above in Lua's number format ("<owner>:1e+14"), not
+// the decimal the lease sends, and such keys may still be held. A lease
+// with such a key is renewed on every path (Renew, renew_many per lease
+// and as a group's wire), and a key with the same token under another
+// owner, or a missing key, still is not.
+func TestRenewComparesValueAndOwnerOfLargeTokens(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	c := New(rdb, &Options{HeartbeatInterval: -1}) // no heartbeat: renewed here only
+	const ttl = 10 * time.Second
+	var leases []*Lease
+	for i, at := range []int64{0, 1e14 - 2, 1e14 + 7, 123456789012345678, 0, 1e15} {
+		res := fmt.Sprint("big", i)
+		if at > 0 {
+			if _, err := c.Advance(bg, res, fence.Token(at)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		leases = append(leases, mustAcquire(t, c, res, ttl))
+	}
+	// Lease 2's key as an acquire script before the digits fix wrote it
+	// (Lua's %.14g): the same owner, the token spelled otherwise.
+	if err := rdb.Set(bg, leases[2].lockKey, leases[2].owner+":1.0000000000001e+14", ttl).Err(); err != nil {
+		t.Fatal(err)
+	}
+	// Lease 4's key is taken by another owner with lease 4's token; lease
+	// 5's is gone.
+	if err := rdb.Set(bg, leases[4].lockKey, "0123456789abcdef0123456789abcdef:"+leases[4].token.String(), time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r.Del(leases[5].lockKey)
+	shorten := func() {
+		for _, l := range leases[:4] {
+			if err := rdb.PExpire(bg, l.lockKey, time.Second).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	renewed := func(name string, res []renewResult) {
+		t.Helper()
+		for i, l := range leases {
+			want := i < 4
+			if res[i].err != nil || res[i].ok != want {
+				t.Errorf("%s: lease %d (token %d): %+v, want ok=%v", name, i, l.token, res[i], want)
+			}
+			if d := rdb.PTTL(bg, l.lockKey).Val(); want && d < 9*time.Second {
+				t.Errorf("%s: lease %d (token %d): PTTL %v, want about %v", name, i, l.token, d, ttl)
+			}
+		}
+	}
+	shorten()
+	renewed("renewMany", c.renewMany(bg, leases))
+	shorten()
+	g := &group{leases: leases}
+	g.buildWire()
+	renewed("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, len(leases)))
+	shorten()
+	res := make([]renewResult, len(leases))
+	for i, l := range leases {
+		ok, err := c.renew(bg, l.lockKey, l.value, ttl)
+		res[i] = renewResult{ok: ok, err: err}
+	}
+	renewed("renew", res)
+	for _, l := range leases[:4] {
+		if err := l.Renew(bg); err != nil {
+			t.Errorf("Renew of token %d: %v", l.token, err)
+		}
+	}
+	if d := rdb.PTTL(bg, leases[4].lockKey).Val(); d < 50*time.Second {
+		t.Fatalf("the other owner's key has PTTL %v, want its own minute kept", d)
+	}
+	if n := rdb.Exists(bg, leases[5].lockKey).Val(); n != 0 {
+		t.Fatal("a missing key was re-created")
+	}
+}
+
+// slowRenewals is a go-redis hook that delays every pipeline carrying a
+// renew_many call by delay before sending it, unless the call's context
+// ends first: a Redis that answers each renewal call that late.
+type slowRenewals struct{ delay time.Duration }
+
+func (slowRenewals) DialHook(next redis.DialHook) redis.DialHook          { return next }
+func (slowRenewals) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+func (h slowRenewals) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if a := c.Args(); len(a) > 1 && a[1] == renewManyScript.Hash() {
+				select {
+				case <-time.After(h.delay):
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				break
+			}
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// A Redis that is slow but alive keeps the leases: with every renewal call
+// answered 700ms late, later than CallTimeout (500ms at TTL 3s) but well
+// within the time the leases have left, the heartbeat waits for the
+// renewals (see renewBound) and they succeed: no lease is lost over
+// several renewal rounds. Bounded by CallTimeout alone, every renewal was
+// cut off and counted as failed, and two in a row lost every lease.
+func TestSlowRedisKeepsLeases(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	rdb.AddHook(slowRenewals{delay: 700 * time.Millisecond})
+	var renewed, failed atomic.Int64
+	c := New(rdb, &Options{Observer: &Observer{
+		OnRenewed:     func(string, fence.Token) { renewed.Add(1) },
+		OnRenewFailed: func(string, fence.Token, error, int) { failed.Add(1) },
+	}})
+	const n, ttl = 200, 3 * time.Second
+	leases := make([]*Lease, n)
+	for i := range leases {
+		leases[i] = mustAcquire(t, c, fmt.Sprint("slow", i), ttl)
+		defer leases[i].Release(bg)
+	}
+	time.Sleep(3 * ttl) // at least six renewal rounds
+	for _, l := range leases {
+		if err := l.Err(); err != nil {
+			t.Fatalf("lease %s lost while Redis answered renewals in 700ms: %v (%d renewals, %d failed)", l.Resource(), err, renewed.Load(), failed.Load())
+		}
+	}
+	if got := renewed.Load(); got < 2*n {
+		t.Fatalf("%d renewals of %d leases in %v, want each renewed more than once", got, n, 3*ttl)
+	}
+	t.Logf("%d renewals, %d failed", renewed.Load(), failed.Load())
+}
+
+// renew_many reads its keys in slices of 100: a call of 250 leases reports
+// the taken and missing keys on the edges of the slices by their index,
+// renews the others, and leaves the taken keys' values as they are.
+func TestRenewManyAcrossSlices(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	c := New(rdb, &Options{HeartbeatInterval: -1}) // no heartbeat: renewed here only
+	const n, ttl = 250, 10 * time.Second
+	leases := make([]*Lease, n)
+	for i := range leases {
+		leases[i] = mustAcquire(t, c, fmt.Sprint("s", i), ttl)
+	}
+	taken := map[int]bool{0: true, 99: true, 100: true, 199: true, 249: true}
+	for i := range taken {
+		if err := rdb.Set(bg, leases[i].lockKey, "other:1", time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Del(leases[150].lockKey)
+	taken[150] = true
+	check := func(name string, res []renewResult) {
+		t.Helper()
+		for i, r := range res {
+			if r.err != nil || r.ok == taken[i] {
+				t.Errorf("%s: lease %d: %+v, want ok=%v", name, i, r, !taken[i])
+			}
+		}
+	}
+	check("renewMany", c.renewMany(bg, leases))
+	g := &group{leases: leases}
+	g.buildWire()
+	check("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, n))
+	if v := rdb.Get(bg, leases[199].lockKey).Val(); v != "other:1" {
+		t.Fatalf("taken key = %q, want the other owner's value", v)
+	}
+	if rdb.Exists(bg, leases[150].lockKey).Val() != 0 {
+		t.Fatal("a missing key was re-created")
 	}
 }

@@ -41,7 +41,9 @@ func BenchmarkAcquireRelease(b *testing.B) {
 // duration, e.g. 60s; skipped without it) on a private redis-server, and
 // report the client process's CPU time per wall second (cpu-cores), the
 // Redis server's (redis-cpu-cores, from INFO CPU used_cpu_user +
-// used_cpu_sys), the peak RSS and the renewal rate; they fail if any lease
+// used_cpu_sys), the server's time in the scripts per lease renewal
+// (redis-µs/renewal, from INFO commandstats), the peak RSS and the renewal
+// rate; they fail if any lease
 // was lost. FENCEGEN_SOAK_CPUPROFILE names a file for a CPU profile of the
 // soak alone.
 //
@@ -84,9 +86,9 @@ func holdLeases(b *testing.B, n int) {
 		}
 		renewals0 := c.Stats().Renewals
 		stopProfile := soakProfile(b)
-		cpu0, rcpu0, wall0 := cpuTime(), redisCPU(b, r), time.Now()
+		cpu0, rcpu0, rus0, wall0 := cpuTime(), redisCPU(b, r), scriptUsec(b, r), time.Now()
 		time.Sleep(soak)
-		cpu, rcpu, wall := cpuTime()-cpu0, redisCPU(b, r)-rcpu0, time.Since(wall0)
+		cpu, rcpu, rus, wall := cpuTime()-cpu0, redisCPU(b, r)-rcpu0, scriptUsec(b, r)-rus0, time.Since(wall0)
 		stopProfile()
 		renewals := c.Stats().Renewals - renewals0
 		c.hb.mu.Lock()
@@ -117,6 +119,9 @@ func holdLeases(b *testing.B, n int) {
 		b.ReportMetric(rcpu.Seconds()/wall.Seconds(), "redis-cpu-cores")
 		b.ReportMetric(float64(rssKB())/1024, "peak-RSS-MiB")
 		b.ReportMetric(float64(renewals)/wall.Seconds(), "renewals/s")
+		if renewals > 0 {
+			b.ReportMetric(float64(rus)/float64(renewals), "redis-µs/renewal")
+		}
 		b.ReportMetric(float64(lost), "lost")
 		if lost > 0 {
 			b.Fatalf("%d of %d leases lost", lost, n)
@@ -162,6 +167,33 @@ func redisCPU(b *testing.B, r *faults.Redis) time.Duration {
 		}
 	}
 	return time.Duration(total * float64(time.Second))
+}
+
+// scriptUsec returns the microseconds the server spent in EVALSHA and EVAL
+// calls (INFO commandstats usec, the whole script with the commands it
+// runs), so that the Lua cost per renewal is read apart from the load.
+func scriptUsec(b *testing.B, r *faults.Redis) int64 {
+	info, err := r.Admin().Info(bg, "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total int64
+	for _, line := range strings.Split(info, "\n") {
+		line = strings.TrimSpace(line)
+		for _, k := range []string{"cmdstat_evalsha:", "cmdstat_eval:"} {
+			rest, ok := strings.CutPrefix(line, k)
+			if !ok {
+				continue
+			}
+			for _, f := range strings.Split(rest, ",") {
+				if v, ok := strings.CutPrefix(f, "usec="); ok {
+					n, _ := strconv.ParseInt(v, 10, 64)
+					total += n
+				}
+			}
+		}
+	}
+	return total
 }
 
 // cpuTime returns the process's user+system CPU time.

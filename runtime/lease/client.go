@@ -394,7 +394,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		cmd[3+i] = k
 	}
 	cmd[7], cmd[8], cmd[9], cmd[10], cmd[11] = owner, te.ttlArg, int64(0), argZero, argZero
-	l.keyArg, l.mintArg, l.ownerArg, l.ttlArg = cmd[3], cmd[5], cmd[7], cmd[8]
+	l.keyArg, l.mintArg, l.ttlArg = cmd[3], cmd[5], cmd[8]
 	hooks := c.opts.testHooks()
 	highWater := c.opts.highWater()
 	if highWater != nil {
@@ -898,10 +898,11 @@ func (c *Client) release(ctx context.Context, l *Lease) (deleted bool, err error
 	return decodeBool("release", n, err)
 }
 
-// renew runs the compare-and-PEXPIRE script; ok reports whether the key held
+// renew runs the compare-and-PEXPIRE script for the lease whose lock key
+// value is value ("<owner>:<token>"); ok reports whether the key held that
 // owner's value. ok false with a nil error is the definitive "not owner".
-func (c *Client) renew(ctx context.Context, lockKey, owner string, ttl time.Duration) (ok bool, err error) {
-	n, _, err := c.run(ctx, renewScript, []string{lockKey}, owner, millis(ttl))
+func (c *Client) renew(ctx context.Context, lockKey, value string, ttl time.Duration) (ok bool, err error) {
+	n, _, err := c.run(ctx, renewScript, []string{lockKey}, value, millis(ttl))
 	c.stats.renewals.Add(1)
 	return decodeBool("renew", n, err)
 }

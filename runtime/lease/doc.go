@@ -58,9 +58,12 @@
 //     token; otherwise INCR the counter, SET the lock NX PX ttl to
 //     "<owner>:<token>" and record the same value in :minted.
 //   - renew.lua: PEXPIRE the lock key only if it holds this owner, else
-//     return 0 ([ErrNotOwner]); a missing key is never re-created.
-//     renew_many.lua does the same for up to 1000 leases of one TTL in one
-//     call (the TTL sent once): the heartbeat renews the leases due
+//     return 0 ([ErrNotOwner]); a missing key is never re-created. The
+//     lease sends its whole value "<owner>:<token>", compared with ==;
+//     only a key that differs is compared by its owner alone (Lua writes a
+//     token of 1e14 and above as "1e+14"). renew_many.lua does the same
+//     for up to 1000 leases of one TTL in one call (the TTL sent once, the
+//     keys read with MGET, 100 at a time): the heartbeat renews the leases due
 //     together with one call per 1000 (per hash slot on a cluster),
 //     pipelined.
 //   - release.lua: DEL the lock key only if it holds this owner, else
@@ -123,14 +126,18 @@
 // from the context given to Acquire, and is renewed every HeartbeatInterval
 // (default TTL/3) by its Client's heartbeat scheduler, one goroutine that
 // pipelines the renewals of all due leases (Redisson-style batching), each
-// batch bounded by CallTimeout (default TTL/6). The scheduler keeps leases
-// of one TTL that are due within the same 20ms window in renewal groups of
-// up to 1000: one queue entry, one renew_many call and one deadline timer
-// per group, not per lease, so 100,000 leases cost one process about a
-// tenth of a core (see BENCHMARKS.md). The context is cancelled with a [*LostError]
-// cause (errors.Is(err, [ErrLost])) at once when a renewal answers "not
-// owner", after MaxRenewFailures (default 2) consecutive failed renewals, or
-// at the local deadline: the send time of the last successful acquire or
+// batch bounded by the time its leases have left: until CallTimeout
+// (default TTL/6) before the earliest local deadline of its leases, at
+// most HeartbeatInterval and at least CallTimeout after its send, so that
+// a Redis slower than CallTimeout but alive keeps the leases (see
+// Options.CallTimeout). The scheduler keeps leases of one TTL that are due
+// within the same 20ms window in renewal groups of up to 1000: one queue
+// entry, one renew_many call and one deadline timer per group, not per
+// lease, so 100,000 leases cost one process about a tenth of a core (see
+// BENCHMARKS.md). The context is cancelled with a [*LostError] cause
+// (errors.Is(err, [ErrLost])) at once when a renewal answers "not owner",
+// after MaxRenewFailures (default 2) consecutive failed renewals, or at
+// the local deadline: the send time of the last successful acquire or
 // renew plus TTL minus SafetyMargin (default TTL/10), measured on Go's
 // monotonic clock by a timer, so it fires even if Redis never answers.
 // Nothing is derived from Redis TIME or PTTL. [Lease.Release] stops the
@@ -140,7 +147,8 @@
 // cancellation of a context derived from it.
 //
 // Every script call gets its own deadline (CallTimeout for acquire attempts
-// and renewals, ReleaseTimeout for releases), enforced by the package itself:
+// and [Lease.Renew], the bound above for the heartbeat's renewals,
+// ReleaseTimeout for releases), enforced by the package itself:
 // go-redis applies context deadlines to sockets only when the client sets
 // ContextTimeoutEnabled, so otherwise the call is abandoned at its deadline
 // and its goroutine ends when go-redis gives up. Setting

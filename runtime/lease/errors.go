@@ -71,8 +71,9 @@ var (
 
 	// ErrRedisTimeout is wrapped by every [*TimeoutError]: a Redis call was
 	// cut off by the package's own per-call deadline (CallTimeout for
-	// acquire attempts and renewals, ReleaseTimeout for releases and
-	// Advance) or by a timeout of the go-redis client (DialTimeout,
+	// acquire attempts and Lease.Renew, the heartbeat's renewal bound for
+	// its renewals (see Options.CallTimeout), ReleaseTimeout for releases
+	// and Advance) or by a timeout of the go-redis client (DialTimeout,
 	// ReadTimeout, WriteTimeout), not by the caller's context. The errors
 	// of this package match context.DeadlineExceeded (errors.Is) only when
 	// the context the caller passed has expired.
@@ -86,8 +87,9 @@ type TimeoutError struct {
 	// "check".
 	Op string
 	// Timeout is the package's per-call bound that expired: CallTimeout
-	// for an acquire attempt or a renewal, ReleaseTimeout for a release or
-	// Advance. It is 0 when the call was cut off earlier by a timeout of
+	// for an acquire attempt or a Lease.Renew, the renewal bound (between
+	// CallTimeout and HeartbeatInterval) for a heartbeat renewal,
+	// ReleaseTimeout for a release or Advance. It is 0 when the call was cut off earlier by a timeout of
 	// the go-redis client itself.
 	Timeout time.Duration
 	// Err is what the Redis call returned, such as a go-redis dial or read

@@ -36,10 +36,10 @@ type Lease struct {
 		g        *group      // the renewal group l is in, if any
 		failures int         // consecutive failed renewals
 	}
-	// keyArg, ownerArg, ttlArg, mintArg and valueArg are lockKey, owner,
-	// the TTL in milliseconds, the :minted key and value as command
-	// arguments, boxed once (not per renewal or release).
-	keyArg, ownerArg, ttlArg, mintArg, valueArg any
+	// keyArg, valueArg, ttlArg and mintArg are lockKey, value, the TTL in
+	// milliseconds and the :minted key as command arguments, boxed once
+	// (not per renewal or release).
+	keyArg, valueArg, ttlArg, mintArg any
 
 	mu       sync.Mutex
 	ended    bool      // ctx cancelled (lost or released)
@@ -182,7 +182,7 @@ func (l *Lease) renew(ctx context.Context) error {
 	callCtx, cancel := context.WithTimeoutCause(ctx, l.tm.callTimeout, ErrRedisTimeout)
 	defer cancel()
 	send := l.c.clk.Now()
-	ok, err := l.c.renew(callCtx, l.lockKey, l.owner, l.tm.ttl)
+	ok, err := l.c.renew(callCtx, l.lockKey, l.value, l.tm.ttl)
 	if err != nil {
 		return l.c.withDialCause(opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err))
 	}
@@ -364,7 +364,8 @@ func (l *Lease) end(cause error) {
 
 // stopHeartbeat takes l off the heartbeat schedule, gives it its own
 // deadline timer (its group no longer watches it), and waits until a
-// renewal of l that is in flight (bounded by CallTimeout) has been applied.
+// renewal of l that is in flight (bounded by the larger of CallTimeout and
+// HeartbeatInterval) has been applied.
 func (l *Lease) stopHeartbeat() {
 	ch := l.c.hb.stop(l)
 	l.armDeadline()
@@ -375,7 +376,7 @@ func (l *Lease) stopHeartbeat() {
 
 // Release ends the lease. In order, it:
 //  1. stops the heartbeat and waits for a renewal in flight, if any, to
-//     be applied (at most CallTimeout);
+//     be applied (at most HeartbeatInterval, or CallTimeout if longer);
 //  2. cancels the lease context with cause [ErrReleased], unless it was
 //     already lost (the cause then stays the [*LostError]);
 //  3. deletes the lock key with one compare-and-delete round trip, which

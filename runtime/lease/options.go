@@ -35,16 +35,31 @@ type Options struct {
 	// Deprecated: derived from the TTL; leave it zero. Still honoured.
 	//
 	// HeartbeatInterval is the time between the starts of two renewals by
-	// the heartbeat goroutine. Default TTL/3. A negative value disables the
-	// heartbeat: the lease then lives until its local deadline unless the
-	// caller calls [Lease.Renew].
+	// the heartbeat goroutine, and the longest the heartbeat waits for a
+	// renewal's reply unless CallTimeout is longer (see CallTimeout).
+	// Default TTL/3. A negative value disables the heartbeat: the lease
+	// then lives until its local deadline unless the caller calls
+	// [Lease.Renew].
 	HeartbeatInterval time.Duration
 
 	// Deprecated: derived from the TTL; leave it zero. Still honoured.
 	//
-	// CallTimeout bounds each acquire attempt and each renewal round trip.
-	// Default TTL/6, so that two failed renewals plus a timeout still end
-	// before the local deadline.
+	// CallTimeout bounds each acquire attempt and each [Lease.Renew] round
+	// trip. Default TTL/6, so that two failed renewals plus a timeout still
+	// end before the local deadline.
+	//
+	// For the heartbeat's renewals it is the shortest bound: a renewal
+	// batch is waited for until CallTimeout before the earliest local
+	// deadline of its leases (send time of their last successful renewal
+	// + TTL − SafetyMargin), which leaves time for one more attempt, but at
+	// most HeartbeatInterval and at least CallTimeout after its send.
+	// When the bound ends first, the call is abandoned (its goroutine ends
+	// when go-redis gives up) and counts as one failed renewal of each of
+	// its leases. So a Redis that answers slower than CallTimeout but
+	// within the time the leases have left keeps them (with the defaults:
+	// a reply within TTL/3 of the send, where TTL/6 was the limit), and a
+	// call that never returns holds the heartbeat for at most
+	// HeartbeatInterval.
 	CallTimeout time.Duration
 
 	// Deprecated: derived from the TTL; leave it zero. Still honoured.

@@ -1,15 +1,23 @@
 -- renew.lua: compare-and-PEXPIRE. Extends the lease only for its owner.
 --
 -- KEYS[1]  lock key <prefix>:{<resource>}:lock (value "<owner>:<token>")
--- ARGV[1]  owner value (32 hex digits)
+-- ARGV[1]  the lease's value "<owner>:<token>" (owner: 32 hex digits, no
+--          ':'; token in decimal)
 -- ARGV[2]  TTL in milliseconds
 --
 -- Returns 1 when the key held this owner's value and its TTL was set to
 -- ARGV[2], or 0 when the key is missing or belongs to another owner; then
 -- nothing is written (a missing key is never re-created).
-local owner = ARGV[1]
+--
+-- The value is compared whole (Lua strings are interned: one pointer
+-- compare). Only when that fails on a key that exists is the owner
+-- compared alone: acquire.lua writes the token with Lua's number format,
+-- which differs from the decimal sent here for tokens of 1e14 and above
+-- ("<owner>:1e+14"); the owner, fresh for every acquisition, decides.
+local v = ARGV[1]
 local cur = redis.call('GET', KEYS[1])
-if cur and string.find(cur, owner, 1, true) == 1 and string.byte(cur, #owner + 1) == 58 then
+local n = cur and cur ~= v and string.find(v, ':', 1, true)
+if cur == v or (n and string.sub(cur, 1, n) == string.sub(v, 1, n)) then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end

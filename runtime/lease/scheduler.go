@@ -91,8 +91,8 @@ type groupKey struct {
 // min-heap by next renewal time; the loop takes every group due within its
 // coalescing window, merges those of one timing while they fit one
 // renew_many call, and a short-lived goroutine per batch sends their
-// renewals in one pipelined round trip bounded by the smallest CallTimeout
-// in the batch, applies the results and queues the groups again. The loop
+// renewals in one pipelined round trip bounded by the time its leases have
+// left (see renewBound), applies the results and queues the groups again. The loop
 // goroutine exits when no lease is queued and restarts with the next one,
 // so an idle Client holds no goroutine.
 type scheduler struct {
@@ -136,8 +136,8 @@ func (s *scheduler) init(c *Client) {
 }
 
 // buildWire builds g's renew_many command: "evalsha", the script's SHA1,
-// the number of keys, the lock keys, the TTL and the owner values, with
-// every key and owner a *string into one string holding all their bytes
+// the number of keys, the lock keys, the TTL and the lock key values
+// ("<owner>:<token>"), with every key and value a *string into one string holding all their bytes
 // in order. A renewal of an unchanged group then writes out memory that
 // is contiguous and allocates nothing per lease; with 100,000 leases the
 // reads of each lease's own strings were a large part of a renewal's
@@ -147,20 +147,20 @@ func (s *scheduler) init(c *Client) {
 func (g *group) buildWire() {
 	n, size := len(g.leases), 0
 	for _, l := range g.leases {
-		size += len(l.lockKey) + len(l.owner)
+		size += len(l.lockKey) + len(l.value)
 	}
 	var b strings.Builder
 	b.Grow(size)
 	for _, l := range g.leases {
 		b.WriteString(l.lockKey)
-		b.WriteString(l.owner)
+		b.WriteString(l.value)
 	}
 	all := b.String()
 	strs := make([]string, 2*n)
 	for i, pos := 0, 0; i < n; i++ {
 		l := g.leases[i]
 		strs[i], pos = all[pos:pos+len(l.lockKey)], pos+len(l.lockKey)
-		strs[n+i], pos = all[pos:pos+len(l.owner)], pos+len(l.owner)
+		strs[n+i], pos = all[pos:pos+len(l.value)], pos+len(l.value)
 	}
 	cmd := make([]any, 0, 4+2*n)
 	cmd = append(cmd, "evalsha", renewManyScript.Hash(), n)
@@ -531,7 +531,7 @@ func (s *scheduler) loop() {
 				if s.wired && g.wire == nil {
 					g.buildWire()
 				}
-				sends[i] = renewSend{leases: append([]*Lease(nil), g.leases...), wire: g.wire, gone: g.gone.Load()}
+				sends[i] = renewSend{leases: append([]*Lease(nil), g.leases...), wire: g.wire, gone: g.gone.Load(), floor: g.floor}
 			}
 		}
 		s.mu.Unlock()
@@ -570,21 +570,45 @@ func (s *scheduler) merge(batch []*group, g *group) bool {
 }
 
 // renewSend is what the loop hands a batch's goroutine for one group: its
-// members and wire command when it was taken off the queue, and its gone
-// count then (a renewal checks each member only if it has moved since).
+// members and wire command when it was taken off the queue, its gone count
+// then (a renewal checks each member only if it has moved since), and its
+// floor then (no later than any member's local deadline; see renewBound).
 type renewSend struct {
 	leases []*Lease
 	wire   []any
 	gone   int64
+	floor  time.Time
+}
+
+// renewBound returns how long the renewal of batch (sends[i] is batch[i]),
+// sent at send, may take before it is cut off and counted as a failed
+// renewal of each lease: for each group, until CallTimeout before the
+// earliest local deadline of its members (as far as its floor tells), so
+// that a renewal cut off there leaves time for one more attempt bounded
+// by CallTimeout; but at most its HeartbeatInterval and at least its
+// CallTimeout; the smallest over the batch's groups. So a Redis that is
+// slow but alive (a loaded server answering in 700ms at TTL 3s, where
+// CallTimeout is 500ms and a renewal is sent with about 1.7s left) keeps
+// the leases, while a call that never returns holds one of the
+// maxBatchesInFlight slots for at most one HeartbeatInterval, and a lease
+// whose renewals keep failing is still lost by MaxRenewFailures failures
+// before its local deadline, as with CallTimeout alone.
+func renewBound(batch []*group, sends []renewSend, send time.Time) time.Duration {
+	var bound time.Duration
+	for i, g := range batch {
+		b := max(g.tm.callTimeout, min(sends[i].floor.Sub(send)-g.tm.callTimeout, g.tm.interval))
+		if i == 0 || b < bound {
+			bound = b
+		}
+	}
+	return bound
 }
 
 // renew sends one batch (sends[i] is batch[i] when it was taken off the
 // queue) and applies the results.
 func (s *scheduler) renew(batch []*group, sends []renewSend) {
-	timeout := batch[0].tm.callTimeout
 	total := 0
-	for i, g := range batch {
-		timeout = min(timeout, g.tm.callTimeout)
+	for i := range batch {
 		total += len(sends[i].leases)
 	}
 	// A lease whose context ended since it was taken off the queue (its
@@ -612,8 +636,9 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 	if len(wires) != len(batch) {
 		wires = nil // a group was looked at one by one: none goes as its wire
 	}
-	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
 	send := s.c.clk.Now()
+	timeout := renewBound(batch, sends, send)
+	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
 	var res []renewResult
 	switch {
 	case wires != nil:
@@ -637,6 +662,9 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 		end = len(sends[0].leases)
 	}
 	for i, l := range live {
+		if i%touchRun == 0 {
+			touch(live[i:min(i+touchRun, len(live))])
+		}
 		// A renewal cut off by the batch's deadline is a *TimeoutError,
 		// not context.DeadlineExceeded: no caller's context ended.
 		r := res[i]
@@ -689,6 +717,26 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 		g.next = send.Add(s.nextInterval(g.tm, false))
 		s.push(g)
 	}
+}
+
+// touchRun is how many leases touch reads ahead of their renewal's
+// outcome being applied: their memory stays in the CPU's caches until then.
+const touchRun = 256
+
+// touch reads the words of each lease in ls that applying a renewal reads
+// first (over and the heartbeat state; ttlArg, never written after
+// newLease, beside mu and lastSend; c), and nothing else. With 100,000
+// leases each lease's memory is a cache miss at each renewal: read one
+// after the other in a loop that does nothing else, the misses overlap
+// (the loads are independent), where the apply loop waits for each in
+// turn (it was half of the client's CPU time in the soak's profile).
+func touch(ls []*Lease) (n int) {
+	for _, l := range ls {
+		if l.over.Load() || l.ttlArg == nil || l.c == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // renewWires sends the prebuilt renew_many command of each group (wires[i]
@@ -818,7 +866,7 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 	res := make([]renewResult, len(batch))
 	if len(batch) == 1 {
 		l := batch[0]
-		ok, err := c.renew(ctx, l.lockKey, l.owner, l.tm.ttl)
+		ok, err := c.renew(ctx, l.lockKey, l.value, l.tm.ttl)
 		res[0] = renewResult{ok: ok, err: err}
 		return res
 	}
@@ -887,7 +935,7 @@ func (c *Client) renewGroups(batch []*Lease) [][]int {
 }
 
 // renewArgs returns the KEYS and ARGV of one renew_many call for group g of
-// batch: the lock keys, then the TTL once and the owner values.
+// batch: the lock keys, then the TTL once and the lock key values.
 func renewArgs(batch []*Lease, g []int) ([]string, []any) {
 	keys := make([]string, len(g))
 	args := make([]any, 1, 1+len(g))
@@ -895,7 +943,7 @@ func renewArgs(batch []*Lease, g []int) ([]string, []any) {
 	for j, i := range g {
 		l := batch[i]
 		keys[j] = l.lockKey
-		args = append(args, l.ownerArg)
+		args = append(args, l.valueArg)
 	}
 	return keys, args
 }
@@ -903,7 +951,7 @@ func renewArgs(batch []*Lease, g []int) ([]string, []any) {
 // renewCommand returns the whole EVALSHA command of one renew_many call for
 // group g of batch, from the arguments each lease boxed once: "evalsha",
 // the script's SHA1, the number of keys, the lock keys, the TTL and the
-// owner values (go-redis finds a Cluster slot from the first key, the
+// lock key values (go-redis finds a Cluster slot from the first key, the
 // fourth argument, as for its own EvalSha).
 func renewCommand(batch []*Lease, g []int) []any {
 	cmd := make([]any, 3+len(g), 4+2*len(g))
@@ -913,7 +961,7 @@ func renewCommand(batch []*Lease, g []int) []any {
 	}
 	cmd = append(cmd, batch[g[0]].ttlArg)
 	for _, i := range g {
-		cmd = append(cmd, batch[i].ownerArg)
+		cmd = append(cmd, batch[i].valueArg)
 	}
 	return cmd
 }
