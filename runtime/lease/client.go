@@ -94,13 +94,9 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 		c.clk = h.clock
 	}
 	c.hb.init(c)
-	switch r := rdb.(type) {
-	case *redis.Client:
-		c.do = r
-	case *redis.ClusterClient:
-		c.do = r
-	case *redis.Ring:
-		c.do = r
+	switch rdb.(type) {
+	case *redis.Client, *redis.ClusterClient, *redis.Ring:
+		c.do = rdb.(doer)
 	}
 	c.observed = c.opts.logger() != nil || c.opts.observer().Event != nil
 	switch r := rdb.(type) {
@@ -169,20 +165,31 @@ func (c *Client) AllKeys(resource string) []string {
 // minted last (see acquire.lua).
 func (c *Client) Keys(resource string) (lock, counter string) {
 	base := c.opts.keyPrefix() + ":{" + resource + "}:"
-	return base + "lock", base + "token"
+	return base + lockSuffix, base + counterSuffix
 }
+
+// The ends of a resource's keys, after "<prefix>:{<resource>}:": the lock,
+// the fence counter, the :minted record and the abandon mark (followed by
+// an owner value). Keys, mintKey, abandonKey and Client.prepare build every
+// key from them.
+const (
+	lockSuffix    = "lock"
+	counterSuffix = "token"
+	mintSuffix    = "minted"
+	abandonSuffix = "abandoned:"
+)
 
 // mintKey is the key beside a lock key that records the last acquisition
 // that minted a token, "<owner>:<token>", without a TTL: an Acquire retry
 // whose first attempt landed but whose lock key has since vanished gets its
 // own token back instead of minting a second one.
-func mintKey(lockKey string) string { return strings.TrimSuffix(lockKey, "lock") + "minted" }
+func mintKey(lockKey string) string { return strings.TrimSuffix(lockKey, lockSuffix) + mintSuffix }
 
 // abandonKey is the mark that the cleanup of a failed Acquire sets for its
 // owner value (with a TTL, see abandonLife), so that an attempt of that
 // Acquire still on its way to Redis writes nothing when it arrives.
 func abandonKey(lockKey, owner string) string {
-	return strings.TrimSuffix(lockKey, "lock") + "abandoned:" + owner
+	return strings.TrimSuffix(lockKey, lockSuffix) + abandonSuffix + owner
 }
 
 // abandonLife is how long the abandon mark of a failed Acquire lives: long
@@ -301,9 +308,16 @@ func (c *Client) minTTL() (time.Duration, bool) {
 // newOwner returns 128 random bits in hex: the value that proves ownership
 // of one acquisition.
 func newOwner() string {
+	h := ownerHex()
+	return string(h[:])
+}
+
+// ownerHex returns 128 random bits as 32 hex digits.
+func ownerHex() (h [32]byte) {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error (Go 1.24+)
-	return hex.EncodeToString(b[:])
+	hex.Encode(h[:], b[:])
+	return h
 }
 
 // millis converts d to milliseconds for PX/PEXPIRE, rounded up (at least 1),
@@ -393,13 +407,11 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	for i, k := range keys {
 		cmd[3+i] = k
 	}
-	cmd[7], cmd[8], cmd[9], cmd[10], cmd[11] = owner, te.ttlArg, int64(0), argZero, argZero
-	l.keyArg, l.mintArg, l.ttlArg = cmd[3], cmd[5], cmd[8]
 	hooks := c.opts.testHooks()
 	highWater := c.opts.highWater()
-	if highWater != nil {
-		cmd[10] = argOne // askMissing
-	}
+	askMissing := highWater != nil // ask for a high-water mark if the counter is missing
+	cmd[7], cmd[8], cmd[9], cmd[10], cmd[11] = owner, te.ttlArg, int64(0), flagArg(askMissing), argZero
+	l.keyArg, l.mintArg, l.ttlArg = cmd[3], cmd[5], cmd[8]
 	var floor fence.Token
 
 	var (
@@ -438,7 +450,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if abandoned != nil {
 			pending = append(pending, abandoned)
 		}
-		if err == nil && n == -1 && cmd[10] == argOne {
+		if err == nil && n == -1 && askMissing {
 			cancel()
 			// The counter key is missing: first use, or Redis lost it.
 			hw, herr := highWater(ctx, resource)
@@ -446,7 +458,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 				c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending)
 				return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: high-water mark: %w", ErrConfig, herr)}
 			}
-			floor = max(hw, 0)
+			floor, askMissing = max(hw, 0), false
 			cmd = slices.Clone(cmd)
 			cmd[9], cmd[10] = int64(floor), argZero
 			if floor > 0 {
@@ -522,6 +534,25 @@ func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resour
 // Script arguments boxed once.
 var argZero, argOne any = "0", "1"
 
+// flagArg is a script's "1"/"0" argument for b.
+func flagArg(b bool) any {
+	if b {
+		return argOne
+	}
+	return argZero
+}
+
+// splitCmd returns the keys and the arguments of a prebuilt EVALSHA
+// command ("evalsha", the SHA1, the number of keys as an int, the keys as
+// strings, the arguments).
+func splitCmd(cmd []any) (keys []string, args []any) {
+	keys = make([]string, cmd[2].(int))
+	for i := range keys {
+		keys[i] = cmd[3+i].(string)
+	}
+	return keys, cmd[3+len(keys):]
+}
+
 // doer is the Do method of go-redis clients.
 type doer interface {
 	Do(ctx context.Context, args ...any) *redis.Cmd
@@ -550,10 +581,8 @@ func (c *Client) timingFor(ttl time.Duration) (*timingEntry, error) {
 	return e, nil
 }
 
-// keySuffixes are the ends of a resource's keys, after
-// "<prefix>:{<resource>}:": the lock, the fence counter, the :minted record
-// and the abandon mark (followed by the owner value).
-var keySuffixes = [4]string{"lock", "token", "minted", "abandoned:"}
+// keySuffixes are the ends of the keys of an acquire command, in its order.
+var keySuffixes = [4]string{lockSuffix, counterSuffix, mintSuffix, abandonSuffix}
 
 // prepare returns the Lease an Acquire of resource will return if it
 // succeeds, with a fresh owner value, and the keys of its acquire command:
@@ -563,7 +592,8 @@ var keySuffixes = [4]string{"lock", "token", "minted", "abandoned:"}
 func (c *Client) prepare(resource string, tm timing) (*Lease, [4]string) {
 	prefix := c.opts.keyPrefix()
 	baseLen := len(prefix) + len(":{") + len(resource) + len("}:")
-	n := 2 * len(ownerBytes{})
+	hx := ownerHex()
+	n := len(hx)
 	for _, s := range keySuffixes {
 		n += baseLen + len(s)
 	}
@@ -576,10 +606,6 @@ func (c *Client) prepare(resource string, tm timing) (*Lease, [4]string) {
 		b.WriteString("}:")
 		b.WriteString(s)
 	}
-	var raw ownerBytes
-	_, _ = rand.Read(raw[:]) // crypto/rand.Read never returns an error (Go 1.24+)
-	var hx [2 * len(raw)]byte
-	hex.Encode(hx[:], raw[:])
 	b.Write(hx[:])
 	text := b.String()
 	var keys [4]string
@@ -592,9 +618,6 @@ func (c *Client) prepare(resource string, tm timing) (*Lease, [4]string) {
 	keys[3] = text[at-baseLen-len(keySuffixes[3]):] // the abandon mark ends with the owner
 	return &Lease{c: c, resource: resource, tm: tm, lockKey: keys[0], owner: text[at:]}, keys
 }
-
-// ownerBytes are the random bits of an owner value.
-type ownerBytes [16]byte
 
 // isConfigError reports whether err is a Redis error reply that no retry can
 // fix: the deployment or the keys are misconfigured.
@@ -951,11 +974,8 @@ func (c *Client) runCmd(ctx context.Context, s *redis.Script, src string, cmd []
 
 func (c *Client) evalCmd(ctx context.Context, s *redis.Script, src string, cmd []any) (int64, error) {
 	if c.do == nil {
-		keys := make([]string, cmd[2].(int))
-		for i := range keys {
-			keys[i] = cmd[3+i].(string)
-		}
-		return s.Run(ctx, c.rdb, keys, cmd[3+len(keys):]...).Int64()
+		keys, args := splitCmd(cmd)
+		return s.Run(ctx, c.rdb, keys, args...).Int64()
 	}
 	n, err := c.do.Do(ctx, cmd...).Int64()
 	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {

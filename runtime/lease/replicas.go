@@ -29,9 +29,9 @@ const replicaRefresh = time.Second
 // are attached (online or still in their initial synchronisation), as of
 // when.
 type replicaState struct {
-	mu     sync.Mutex
-	online int64
-	at     time.Time // zero: never read
+	mu       sync.Mutex
+	attached int64
+	at       time.Time // zero: never read
 }
 
 // replicated is the replication check of one acquire attempt: the attempt
@@ -75,22 +75,18 @@ func (c *Client) acquireCall(ctx context.Context, tm timing, cmd []any) (int64, 
 		return c.runCmd(ctx, acquireScript, acquireLua, cmd)
 	}
 	c.repl.mu.Lock()
-	online, refresh := c.repl.online, c.repl.at.IsZero() || c.repl.online > 0 || c.clk.Now().Sub(c.repl.at) >= replicaRefresh
+	attached, refresh := c.repl.attached, c.repl.at.IsZero() || c.repl.attached > 0 || c.clk.Now().Sub(c.repl.at) >= replicaRefresh
 	c.repl.mu.Unlock()
-	if online == 0 && !refresh {
+	if attached == 0 && !refresh {
 		return c.runCmd(ctx, acquireScript, acquireLua, cmd)
 	}
-	keys := make([]string, cmd[2].(int))
-	for i := range keys {
-		keys[i] = cmd[3+i].(string)
-	}
-	args := cmd[3+len(keys):]
+	keys, args := splitCmd(cmd)
 	return c.runFn(ctx, func(ctx context.Context) (int64, error) {
-		return c.acquireReplicated(ctx, tm, online, refresh, keys, args...)
+		return c.acquireReplicated(ctx, tm, attached, refresh, keys, args...)
 	})
 }
 
-func (c *Client) acquireReplicated(ctx context.Context, tm timing, online int64, refresh bool, keys []string, args ...any) (int64, error) {
+func (c *Client) acquireReplicated(ctx context.Context, tm timing, attached int64, refresh bool, keys []string, args ...any) (int64, error) {
 	p := c.rdb.(pipeliner)
 	// WAIT's own timeout: a fifth of the attempt's CallTimeout, so that its
 	// answer (0 acknowledgements) arrives well within the attempt's bound.
@@ -104,8 +100,8 @@ func (c *Client) acquireReplicated(ctx context.Context, tm timing, online int64,
 			ev = pipe.EvalSha(ctx, acquireScript.Hash(), keys, args...)
 		}
 		var w *redis.Cmd
-		if online > 0 {
-			w = pipe.Do(ctx, "wait", online, wait)
+		if attached > 0 {
+			w = pipe.Do(ctx, "wait", attached, wait)
 		}
 		var info *redis.StringCmd
 		if refresh {
@@ -122,13 +118,13 @@ func (c *Client) acquireReplicated(ctx context.Context, tm timing, online int64,
 	if err != nil || n <= 0 {
 		return n, err
 	}
-	want := online
-	var syncNote int64 // replicas not online yet, per INFO
+	want := attached
+	var syncing int64 // replicas not online yet, per INFO
 	if info != nil && info.Err() == nil {
-		now, syncing := attachedReplicas(info.Val())
-		syncNote = syncing
+		var now int64
+		now, syncing = attachedReplicas(info.Val())
 		c.repl.mu.Lock()
-		c.repl.online, c.repl.at = now, c.clk.Now()
+		c.repl.attached, c.repl.at = now, c.clk.Now()
 		c.repl.mu.Unlock()
 		want = max(want, now)
 	}
@@ -148,10 +144,11 @@ func (c *Client) acquireReplicated(ctx context.Context, tm timing, online int64,
 		}
 	}
 	if acked < want {
-		if syncNote > 0 {
-			return n, fmt.Errorf("%w: %d of %d replicas acknowledged within %dms (%d still synchronising)", ErrNotReplicated, acked, want, wait, syncNote)
+		note := ""
+		if syncing > 0 {
+			note = fmt.Sprintf(" (%d still synchronising)", syncing)
 		}
-		return n, fmt.Errorf("%w: %d of %d replicas acknowledged within %dms", ErrNotReplicated, acked, want, wait)
+		return n, fmt.Errorf("%w: %d of %d replicas acknowledged within %dms%s", ErrNotReplicated, acked, want, wait, note)
 	}
 	return n, nil
 }
