@@ -73,9 +73,7 @@ func TestBatchedRenewalIsOneCallPerChunk(t *testing.T) {
 // renewed key has its TTL set again while the taken one keeps the other
 // owner's value and TTL.
 func TestRenewManyReportsTakenKeysByIndex(t *testing.T) {
-	r := faults.StartRedis(t, faults.RedisOptions{})
-	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
-	c := New(rdb, &Options{HeartbeatInterval: -1}) // no heartbeat: renewed here only
+	_, rdb, c := renewedByHand(t)
 	const ttl = 10 * time.Second
 	var leases []*Lease
 	for i := range 5 {
@@ -204,9 +202,7 @@ func TestHungRenewalIsCutOffWithinHeartbeatInterval(t *testing.T) {
 // and as a group's wire), and a key with the same token under another
 // owner, or a missing key, still is not.
 func TestRenewComparesValueAndOwnerOfLargeTokens(t *testing.T) {
-	r := faults.StartRedis(t, faults.RedisOptions{})
-	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
-	c := New(rdb, &Options{HeartbeatInterval: -1}) // no heartbeat: renewed here only
+	r, rdb, c := renewedByHand(t)
 	const ttl = 10 * time.Second
 	var leases []*Lease
 	for i, at := range []int64{0, 1e14 - 2, 1e14 + 7, 123456789012345678, 0, 1e15} {
@@ -334,9 +330,7 @@ func TestSlowRedisKeepsLeases(t *testing.T) {
 // the taken and missing keys on the edges of the slices by their index,
 // renews the others, and leaves the taken keys' values as they are.
 func TestRenewManyAcrossSlices(t *testing.T) {
-	r := faults.StartRedis(t, faults.RedisOptions{})
-	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
-	c := New(rdb, &Options{HeartbeatInterval: -1}) // no heartbeat: renewed here only
+	r, rdb, c := renewedByHand(t)
 	const n, ttl = 250, 10 * time.Second
 	leases := make([]*Lease, n)
 	for i := range leases {
@@ -368,4 +362,14 @@ func TestRenewManyAcrossSlices(t *testing.T) {
 	if rdb.Exists(bg, leases[150].lockKey).Val() != 0 {
 		t.Fatal("a missing key was re-created")
 	}
+}
+
+// renewedByHand starts a private redis-server and returns it, a client
+// with ContextTimeoutEnabled, and a lease Client without heartbeat: its
+// leases are renewed only where the test renews them.
+func renewedByHand(t *testing.T) (*faults.Redis, *redis.Client, *Client) {
+	t.Helper()
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	return r, rdb, New(rdb, &Options{HeartbeatInterval: -1})
 }

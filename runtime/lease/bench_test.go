@@ -152,19 +152,10 @@ func soakProfile(b *testing.B) func() {
 
 // redisCPU returns the server's user+system CPU time from INFO CPU.
 func redisCPU(b *testing.B, r *faults.Redis) time.Duration {
-	info, err := r.Admin().Info(bg, "cpu").Result()
-	if err != nil {
-		b.Fatal(err)
-	}
 	var total float64
-	for _, line := range strings.Split(info, "\n") {
-		line = strings.TrimSpace(line)
-		for _, k := range []string{"used_cpu_user:", "used_cpu_sys:"} {
-			if v, ok := strings.CutPrefix(line, k); ok {
-				f, _ := strconv.ParseFloat(v, 64)
-				total += f
-			}
-		}
+	for _, v := range infoValues(b, r, "cpu", "used_cpu_user:", "used_cpu_sys:") {
+		f, _ := strconv.ParseFloat(v, 64)
+		total += f
 	}
 	return time.Duration(total * float64(time.Second))
 }
@@ -173,27 +164,35 @@ func redisCPU(b *testing.B, r *faults.Redis) time.Duration {
 // calls (INFO commandstats usec, the whole script with the commands it
 // runs), so that the Lua cost per renewal is read apart from the load.
 func scriptUsec(b *testing.B, r *faults.Redis) int64 {
-	info, err := r.Admin().Info(bg, "commandstats").Result()
-	if err != nil {
-		b.Fatal(err)
-	}
 	var total int64
-	for _, line := range strings.Split(info, "\n") {
-		line = strings.TrimSpace(line)
-		for _, k := range []string{"cmdstat_evalsha:", "cmdstat_eval:"} {
-			rest, ok := strings.CutPrefix(line, k)
-			if !ok {
-				continue
-			}
-			for _, f := range strings.Split(rest, ",") {
-				if v, ok := strings.CutPrefix(f, "usec="); ok {
-					n, _ := strconv.ParseInt(v, 10, 64)
-					total += n
-				}
+	for _, rest := range infoValues(b, r, "commandstats", "cmdstat_evalsha:", "cmdstat_eval:") {
+		for _, f := range strings.Split(rest, ",") {
+			if v, ok := strings.CutPrefix(f, "usec="); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				total += n
 			}
 		}
 	}
 	return total
+}
+
+// infoValues returns what follows each of keys on the lines of INFO
+// section that start with it.
+func infoValues(b *testing.B, r *faults.Redis, section string, keys ...string) []string {
+	info, err := r.Admin().Info(bg, section).Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(info, "\n") {
+		line = strings.TrimSpace(line)
+		for _, k := range keys {
+			if v, ok := strings.CutPrefix(line, k); ok {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }
 
 // cpuTime returns the process's user+system CPU time.

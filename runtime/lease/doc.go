@@ -60,12 +60,12 @@
 //   - renew.lua: PEXPIRE the lock key only if it holds this owner, else
 //     return 0 ([ErrNotOwner]); a missing key is never re-created. The
 //     lease sends its whole value "<owner>:<token>", compared with ==;
-//     only a key that differs is compared by its owner alone (Lua writes a
-//     token of 1e14 and above as "1e+14"). renew_many.lua does the same
-//     for up to 1000 leases of one TTL in one call (the TTL sent once, the
-//     keys read with MGET, 100 at a time): the heartbeat renews the leases due
-//     together with one call per 1000 (per hash slot on a cluster),
-//     pipelined.
+//     only a key that differs is compared by its owner alone (an older
+//     acquire script wrote a token of 1e14 and above as "1e+14").
+//     renew_many.lua does the same for up to 1000 leases of one TTL in one
+//     call (the TTL sent once, the keys read with MGET, 100 at a time):
+//     the heartbeat renews the leases due together with one call per 1000
+//     (per hash slot on a cluster), pipelined.
 //   - release.lua: DEL the lock key only if it holds this owner, else
 //     return 0 ([ErrNotHeld]); never a plain DEL.
 //

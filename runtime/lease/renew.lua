@@ -11,9 +11,10 @@
 --
 -- The value is compared whole (Lua strings are interned: one pointer
 -- compare). Only when that fails on a key that exists is the owner
--- compared alone: acquire.lua writes the token with Lua's number format,
--- which differs from the decimal sent here for tokens of 1e14 and above
--- ("<owner>:1e+14"); the owner, fresh for every acquisition, decides.
+-- compared alone: acquire.lua before it wrote tokens as digits wrote a
+-- token of 1e14 and above in Lua's number format ("<owner>:1e+14"), and
+-- such keys may still be held; the owner, fresh for every acquisition,
+-- decides.
 local v = ARGV[1]
 local cur = redis.call('GET', KEYS[1])
 local n = cur and cur ~= v and string.find(v, ':', 1, true)

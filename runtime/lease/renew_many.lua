@@ -20,9 +20,9 @@
 -- costs the server one PEXPIRE per lease and one read per 100 (in slices
 -- of 100, the keys the PEXPIREs touch are still in the CPU's caches: about
 -- 6% less server CPU than one MGET of 1000 keys). Only a key that exists
--- and differs is looked at again, by its owner alone: acquire.lua writes
--- the token with Lua's number format, which differs from the decimal sent
--- here for tokens of 1e14 and above ("<owner>:1e+14").
+-- and differs is looked at again, by its owner alone: acquire.lua before
+-- it wrote tokens as digits wrote a token of 1e14 and above in Lua's
+-- number format ("<owner>:1e+14"), and such keys may still be held.
 local ttl = ARGV[1]
 local call = redis.call
 local out = {0}
