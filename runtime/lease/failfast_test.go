@@ -508,3 +508,28 @@ func TestDurationsInMessagesAreRounded(t *testing.T) {
 		t.Fatalf("TimeoutError = %q", got)
 	}
 }
+
+// AcquireWait's error says what the last attempt got: no answer, an error
+// reply from Redis, no acknowledgement by the replicas, or a late reply.
+func TestAcquireWaitSaysWhatTheLastAttemptGot(t *testing.T) {
+	e := newEnv(t)
+	reply := e.rdb.Do(bg, "nosuchcommand").Err() // an error reply of Redis
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	c := New(e.rdb, nil)
+	for _, tc := range []struct {
+		last error
+		says string
+	}{
+		{errTimeout, "no answer from Redis"},
+		{nil, "no answer from Redis"},
+		{reply, "refused by Redis"},
+		{fmt.Errorf("%w: 0 of 1 replicas acknowledged", ErrNotReplicated), "not acknowledged by the replicas"},
+		{ErrAcquireTooSlow, "no reply in time"},
+	} {
+		err := c.waitEnded(ctx, e.resource, tc.last)
+		if want := fmt.Sprintf("lease: acquire %q: %s before the context ended: context canceled", e.resource, tc.says); !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("last attempt %v: %q, want it to start %q", tc.last, err, want)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // AcquireWait takes the lease on resource like [Client.Acquire], but when it
@@ -95,9 +97,8 @@ var errHeld = errors.New("held by another owner")
 // <ctx.Err()> (last attempt: held by another owner)", matching
 // [ErrNotAcquired], when that attempt found the lease held; otherwise "...:
 // no answer from Redis before the context ended: <ctx.Err()> (last
-// attempt: <last>)", matching ctx.Err() and last but not ErrNotAcquired
-// ("not acknowledged by the replicas" when last is [ErrNotReplicated], "no
-// reply in time" when it is [ErrAcquireTooSlow]).
+// attempt: <last>)", matching ctx.Err() and last but not ErrNotAcquired,
+// where the words before "before" say what last was (see noLeaseBecause).
 // With no such attempt, last is the dial error of a Redis that refuses
 // connections (see dialFailure), if it does.
 func (c *Client) waitEnded(ctx context.Context, resource string, last error) error {
@@ -113,17 +114,28 @@ func (c *Client) waitEnded(ctx context.Context, resource string, last error) err
 			detail: errHeld,
 		}
 	}
-	what := "no answer from Redis"
-	switch {
-	case errors.Is(last, ErrNotReplicated):
-		what = "not acknowledged by the replicas"
-	case errors.Is(last, ErrAcquireTooSlow):
-		what = "no reply in time"
-	}
 	return &opError{
 		op:     acquireOp(resource),
-		err:    fmt.Errorf("%s before the context ended: %w", what, ended),
+		err:    fmt.Errorf("%s before the context ended: %w", noLeaseBecause(last), ended),
 		label:  "last attempt",
 		detail: last,
 	}
+}
+
+// noLeaseBecause says in a few words why the last attempt, which failed
+// with last, got no lease: Redis did not answer (a timeout, a transport
+// error, or none), or it answered: with an error reply (LOADING,
+// READONLY, ...), without the replicas' acknowledgement
+// ([ErrNotReplicated]), or too late ([ErrAcquireTooSlow]).
+func noLeaseBecause(last error) string {
+	var rerr redis.Error
+	switch {
+	case errors.Is(last, ErrNotReplicated):
+		return "not acknowledged by the replicas"
+	case errors.Is(last, ErrAcquireTooSlow):
+		return "no reply in time"
+	case errors.As(last, &rerr):
+		return "refused by Redis"
+	}
+	return "no answer from Redis"
 }
