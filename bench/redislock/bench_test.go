@@ -12,8 +12,13 @@ package redislock
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,10 +71,29 @@ func BenchmarkCycle(b *testing.B) {
 // (redislock, the lock alone) and ratio-fenced (redislock with a token).
 // ≥ 1 means fencegen is at least as fast.
 //
+// The go-redis client sets ContextTimeoutEnabled, as the lease package
+// recommends: each call is then made in the calling goroutine, go-redis
+// putting the call's deadline on the socket.
+//
 //	cd bench/redislock && go test -run '^$' -bench CycleInterleaved -benchtime 20000x -count 3
 func BenchmarkCycleInterleaved(b *testing.B) {
+	cycleInterleaved(b, &redis.Options{ContextTimeoutEnabled: true})
+}
+
+// BenchmarkCycleInterleavedDefaultClient is BenchmarkCycleInterleaved on
+// a go-redis client with its defaults (ContextTimeoutEnabled off): go-redis
+// then ignores context deadlines on its sockets, so the lease runs each
+// call in a goroutine of its own to cut it off at its deadline (see the
+// package documentation), which costs a goroutine hand-off per round trip.
+// redislock makes the call in the calling goroutine and waits for go-redis's
+// ReadTimeout (3s by default) instead.
+func BenchmarkCycleInterleavedDefaultClient(b *testing.B) {
+	cycleInterleaved(b, &redis.Options{})
+}
+
+func cycleInterleaved(b *testing.B, opts *redis.Options) {
 	r := faults.StartRedis(b, faults.RedisOptions{})
-	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	rdb := r.Client(opts)
 	ctx := context.Background()
 	const ttl = 10 * time.Second
 	lc, rc := lease.New(rdb, nil), redislock.New(rdb)
@@ -127,4 +151,169 @@ func BenchmarkCycleInterleaved(b *testing.B) {
 	b.ReportMetric(float64(mt.Nanoseconds())/1e3, "redislock+token-µs")
 	b.ReportMetric(float64(mb)/float64(mf), "ratio")
 	b.ReportMetric(float64(mt)/float64(mf), "ratio-fenced")
+}
+
+// answerHook answers every command in go-redis itself, without a server:
+// the acquire script (12 arguments with EVALSHA) with a new token, the
+// redislock obtain script (7) with OK, every other script with 1, and
+// INFO replication with a primary that has no replicas.
+type answerHook struct{ token atomic.Int64 }
+
+func (*answerHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *answerHook) ProcessHook(redis.ProcessHook) redis.ProcessHook {
+	return func(_ context.Context, cmd redis.Cmder) error {
+		switch c := cmd.(type) {
+		case *redis.Cmd:
+			switch len(c.Args()) {
+			case 12:
+				c.SetVal(h.token.Add(1))
+			case 7:
+				c.SetVal("OK")
+			default:
+				c.SetVal(int64(1))
+			}
+		case *redis.StringCmd:
+			c.SetVal("# Replication\r\nrole:master\r\nconnected_slaves:0\r\n")
+		default:
+			return fmt.Errorf("answerHook: unexpected %T %v", cmd, cmd.Args())
+		}
+		return nil
+	}
+}
+
+func (h *answerHook) ProcessPipelineHook(redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	process := h.ProcessHook(nil)
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, c := range cmds {
+			if err := process(ctx, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// BenchmarkClientCPU measures each library's own CPU per acquire+release
+// cycle: a go-redis hook answers every command (answerHook), so no
+// socket, server or scheduler wake-up is involved; ns/op is the client's
+// CPU time of one cycle, allocs/op its allocations. Both on a client with
+// ContextTimeoutEnabled, as BenchmarkCycleInterleaved.
+//
+//	cd bench/redislock && go test -run '^$' -bench ClientCPU -benchmem -count 3
+func BenchmarkClientCPU(b *testing.B) {
+	rdb := redis.NewClient(&redis.Options{
+		Addr:                  "127.0.0.1:1",
+		ContextTimeoutEnabled: true,
+		Dialer: func(context.Context, string, string) (net.Conn, error) {
+			return nil, errors.New("answerHook: no server")
+		},
+	})
+	b.Cleanup(func() { _ = rdb.Close() })
+	rdb.AddHook(&answerHook{})
+	ctx := context.Background()
+	const ttl = 10 * time.Second
+	names := make([]string, 64)
+	for i := range names {
+		names[i] = fmt.Sprint("r", i)
+	}
+	b.Run("fencegen-lease", func(b *testing.B) {
+		c := lease.New(rdb, nil)
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			l, err := c.Acquire(ctx, names[i%64], ttl)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := l.Release(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("bsm-redislock", func(b *testing.B) {
+		c := redislock.New(rdb)
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			l, err := c.Obtain(ctx, names[i%64], ttl, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := l.Release(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkServerCPU measures the Redis server's time per acquire+release
+// cycle of each library: the sum of the usec of every command in INFO
+// commandstats (reset before the run; the time Redis spends executing
+// commands and their scripts, without its network I/O) over the cycles
+// run, reported as server-µs/cycle, on a private redis-server.
+//
+//	cd bench/redislock && go test -run '^$' -bench ServerCPU -benchtime 20000x -count 3
+func BenchmarkServerCPU(b *testing.B) {
+	r := faults.StartRedis(b, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	admin := r.Admin()
+	ctx := context.Background()
+	const ttl = 10 * time.Second
+	names := make([]string, 64)
+	for i := range names {
+		names[i] = fmt.Sprint("r", i)
+	}
+	run := func(b *testing.B, cycle func(i int) error) {
+		if err := cycle(0); err != nil { // loads the scripts
+			b.Fatal(err)
+		}
+		if err := admin.ConfigResetStat(ctx).Err(); err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for i := 0; b.Loop(); i++ {
+			if err := cycle(i); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		b.StopTimer()
+		stats, err := admin.Info(ctx, "commandstats").Result()
+		if err != nil {
+			b.Fatal(err)
+		}
+		var usec int64
+		for _, line := range strings.Split(stats, "\n") {
+			_, rest, ok := strings.Cut(line, ",usec=")
+			if !ok || strings.HasPrefix(line, "cmdstat_config:") {
+				continue
+			}
+			v, _, _ := strings.Cut(rest, ",")
+			u, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				b.Fatalf("commandstats line %q: %v", line, err)
+			}
+			usec += u
+		}
+		b.ReportMetric(float64(usec)/float64(n), "server-µs/cycle")
+	}
+	b.Run("fencegen-lease", func(b *testing.B) {
+		c := lease.New(rdb, nil)
+		run(b, func(i int) error {
+			l, err := c.Acquire(ctx, names[i%64], ttl)
+			if err != nil {
+				return err
+			}
+			return l.Release(ctx)
+		})
+	})
+	b.Run("bsm-redislock", func(b *testing.B) {
+		c := redislock.New(rdb)
+		run(b, func(i int) error {
+			l, err := c.Obtain(ctx, "b"+names[i%64], ttl, nil)
+			if err != nil {
+				return err
+			}
+			return l.Release(ctx)
+		})
+	})
 }

@@ -135,6 +135,7 @@ func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("REDIS_URL: %w", err)
 	}
+	ropt.ContextTimeoutEnabled = true // deadlines on the socket: see docs/lease.md
 	rdb := redis.NewClient(ropt)
 	defer rdb.Close()
 	if err := rdb.Ping(ctx).Err(); err != nil {
@@ -471,6 +472,7 @@ func workerMain() int {
 		fmt.Println("RESULT error", err)
 		return 1
 	}
+	ropt.ContextTimeoutEnabled = true // deadlines on the socket: see docs/lease.md
 	rdb := redis.NewClient(ropt)
 	defer rdb.Close()
 	locker := lease.New(rdb, &lease.Options{KeyPrefix: os.Getenv(workerPrefixEnv)})

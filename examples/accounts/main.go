@@ -97,6 +97,7 @@ func serve(ctx context.Context, account int64, ttl time.Duration) error {
 	if err != nil {
 		return err
 	}
+	ropt.ContextTimeoutEnabled = true // deadlines on the socket: see docs/lease.md
 	rdb := redis.NewClient(ropt)
 	defer rdb.Close()
 	locker := lease.New(rdb, &lease.Options{KeyPrefix: envOr(workerPrefixEnv, "fencegen")})

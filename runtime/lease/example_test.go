@@ -19,7 +19,7 @@ func creditAccount(ctx context.Context, id int64, token fence.Token) error { ret
 // Acquire, make a fenced write with the token under the lease context, and
 // release. Compile-only: it needs a Redis server.
 func ExampleClient_Acquire() {
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
 	defer rdb.Close()
 	locker := lease.New(rdb, nil)
 
