@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -129,5 +130,21 @@ func TestAllKeysCoversEveryKeyWritten(t *testing.T) {
 	}
 	if !abandoned {
 		t.Errorf("no abandon mark among %v: the cleanup did not run", keys)
+	}
+}
+
+// Do and DoWait without a function say so (ErrConfig) before they acquire
+// anything, instead of panicking inside the lease.
+func TestDoWithNilFnIsConfigErrorAndAcquiresNothing(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	if err := c.Do(bg, e.resource, time.Second, nil); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "fn is nil") {
+		t.Fatalf("Do(nil fn) = %v, want ErrConfig saying fn is nil", err)
+	}
+	if err := c.DoWait(bg, e.resource, time.Second, nil); !errors.Is(err, ErrConfig) {
+		t.Fatalf("DoWait(nil fn) = %v, want ErrConfig", err)
+	}
+	if s := c.Stats(); s.Acquires != 0 {
+		t.Fatalf("Stats = %+v: Do with a nil fn reached Redis", s)
 	}
 }

@@ -252,7 +252,7 @@ func (c *Client) check(t timing) error {
 	}
 	switch valid := t.ttl - t.margin; {
 	case t.ttl < minCallTime:
-		return fmt.Errorf("TTL %v below %v", dur(t.ttl), minCallTime)
+		return fmt.Errorf("TTL %v below the %v resolution of Redis PX", dur(t.ttl), minCallTime)
 	case t.margin >= t.ttl:
 		return fmt.Errorf("SafetyMargin %v not below TTL %v", dur(t.margin), dur(t.ttl))
 	case c.opts != nil && c.opts.CallTimeout > 0 && t.callTimeout >= t.ttl:
@@ -741,14 +741,19 @@ func (c *Client) dialFailure() error {
 // connect: connection refused", matching syscall.ECONNREFUSED
 // (errors.Is). A Redis that accepts connections leaves err as it was.
 func (c *Client) withDialCause(err error) error {
+	return addDialCause(err, c.dial)
+}
+
+// addDialCause is withDialCause with dial as the probe (nil: none).
+func addDialCause(err error, dial func() error) error {
 	var te *TimeoutError
-	if c.dial == nil || !errors.As(err, &te) || isDialError(te.Err) {
+	if dial == nil || !errors.As(err, &te) || isDialError(te.Err) {
 		return err
 	}
 	if te.Err != nil && !errors.Is(te.Err, context.DeadlineExceeded) && !errors.Is(te.Err, context.Canceled) {
 		return err
 	}
-	if derr := c.dial(); derr != nil {
+	if derr := dial(); derr != nil {
 		te.Err = derr
 	}
 	return err

@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/fencegen/fencegen/runtime/fence"
@@ -33,8 +34,12 @@ import (
 // was lost before fn returned (so work that completed after losing the lease
 // is reported as an error, never as success; a Release that finds the key
 // gone or taken over counts as such a loss) and with any other Release
-// error.
+// error. A nil fn is an error wrapping [ErrConfig], returned before
+// anything is acquired.
 func (c *Client) Do(ctx context.Context, resource string, ttl time.Duration, fn func(ctx context.Context, token fence.Token) error) (err error) {
+	if fn == nil {
+		return nilFn(resource)
+	}
 	l, err := c.Acquire(ctx, resource, ttl)
 	if err != nil {
 		return err
@@ -42,9 +47,17 @@ func (c *Client) Do(ctx context.Context, resource string, ttl time.Duration, fn 
 	return c.hold(ctx, l, fn)
 }
 
+// nilFn is the error of Do and DoWait called without a function.
+func nilFn(resource string) error {
+	return &opError{op: fmt.Sprintf("do %q", resource), err: fmt.Errorf("%w: fn is nil", ErrConfig)}
+}
+
 // DoWait is [Client.Do] with [Client.AcquireWait]: it waits, bounded by
 // ctx, for the lease instead of returning [ErrNotAcquired].
 func (c *Client) DoWait(ctx context.Context, resource string, ttl time.Duration, fn func(ctx context.Context, token fence.Token) error) (err error) {
+	if fn == nil {
+		return nilFn(resource)
+	}
 	l, err := c.AcquireWait(ctx, resource, ttl)
 	if err != nil {
 		return err

@@ -357,6 +357,12 @@ func TestTTLBelowMinimumIsConfigError(t *testing.T) {
 			t.Errorf("%+v: TTL %v = %v, want ErrConfig naming the minimum %v", tc.opts, tc.min-time.Millisecond, err, tc.min)
 		}
 	}
+	// A TTL below PX's resolution says which rule that is, beside the
+	// minimum TTL the options allow (two different figures, each named).
+	_, err = New(e.rdb, nil).timing(time.Nanosecond)
+	if want := "TTL 1ns below the 1ms resolution of Redis PX (minimum TTL with these options: 6ms)"; !errors.Is(err, ErrConfig) || !strings.HasSuffix(err.Error(), want) {
+		t.Fatalf("TTL 1ns = %v, want ErrConfig ending %q", err, want)
+	}
 	_, err = New(e.rdb, &Options{CallTimeout: 500 * time.Microsecond}).timing(time.Second)
 	if !errors.Is(err, ErrConfig) || strings.Contains(err.Error(), "minimum TTL") {
 		t.Fatalf("CallTimeout 500µs = %v, want ErrConfig (no TTL helps)", err)
@@ -532,4 +538,31 @@ func TestAcquireWaitSaysWhatTheLastAttemptGot(t *testing.T) {
 			t.Errorf("last attempt %v: %q, want it to start %q", tc.last, err, want)
 		}
 	}
+}
+
+// A lease lost because its renewals could not connect (Redis killed; with
+// go-redis's defaults the renewal batch ends on its deadline while
+// go-redis is still retrying the refused dial) says why, as Acquire and
+// Release do: the loss's cause matches syscall.ECONNREFUSED and
+// ErrRedisTimeout, not only "timed out".
+func TestRenewalsLostToARefusedConnectionSayWhy(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{})
+	c := New(rdb, nil)
+	l := mustAcquire(t, c, "refused-renewal", 600*time.Millisecond)
+	r.Kill()
+	select {
+	case <-l.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the lease outlived its TTL with Redis killed")
+	}
+	err := context.Cause(l.Context())
+	var lost *LostError
+	if !errors.As(err, &lost) {
+		t.Fatalf("cause = %v, want a *LostError", err)
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("cause = %v (reason %v), want the connection refused cause", err, lost.Reason)
+	}
+	t.Logf("lost: %v", err)
 }

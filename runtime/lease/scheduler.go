@@ -648,6 +648,7 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 	}
 	cancel()
 	var undo []*Lease
+	var dial func() error // the batch's probe dial, made once if needed
 	// A group whose members were all renewed has its deadline floor
 	// moved (below). That is tracked only when every group went as its
 	// wire, so that live is the groups' members in order (the ends of the
@@ -670,6 +671,13 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 		r := res[i]
 		if r.err != nil {
 			r.err = callError(context.Background(), ctx, "renew", timeout, r.err)
+			if dial == nil && s.c.dial != nil {
+				// One probe for the batch, as Acquire and Release do
+				// (withDialCause): a renewal cut off while go-redis
+				// was still dialing says why it could not connect.
+				dial = sync.OnceValue(s.c.dial)
+			}
+			r.err = addDialCause(r.err, dial)
 		}
 		if wires != nil {
 			for i >= end {
