@@ -386,7 +386,7 @@ func (o *Options) checkOptions() error {
 		{"RetryMin", o.RetryMin}, {"RetryMax", o.RetryMax},
 	} {
 		if d.v < 0 {
-			return fmt.Errorf("Options.%s %v is negative (0 means the default)", d.name, dur(d.v))
+			return fmt.Errorf("%s %v is negative (0 means the default)", "Options."+d.name, dur(d.v))
 		}
 	}
 	if o.MaxRenewFailures < 0 {
