@@ -33,32 +33,58 @@ func BenchmarkCycle(b *testing.B) {
 	r := faults.StartRedis(b, faults.RedisOptions{})
 	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
 	ctx := context.Background()
-	const ttl = 10 * time.Second
-
 	b.Run("fencegen-lease", func(b *testing.B) {
-		c := lease.New(rdb, nil)
-		for i := 0; b.Loop(); i++ {
-			l, err := c.Acquire(ctx, fmt.Sprint("r", i%64), ttl)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := l.Release(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}
+		loopCycles(b, cycleNames("r"), leaseCycle(ctx, lease.New(rdb, nil)))
 	})
 	b.Run("bsm-redislock", func(b *testing.B) {
-		c := redislock.New(rdb)
-		for i := 0; b.Loop(); i++ {
-			l, err := c.Obtain(ctx, fmt.Sprint("r", i%64), ttl, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := l.Release(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}
+		loopCycles(b, cycleNames("b"), redislockCycle(ctx, redislock.New(rdb)))
 	})
+}
+
+// cycleTTL is the TTL of every benchmarked lease and lock.
+const cycleTTL = 10 * time.Second
+
+// cycleNames returns the 64 resource names a benchmark rotates through.
+func cycleNames(prefix string) []string {
+	names := make([]string, 64)
+	for i := range names {
+		names[i] = fmt.Sprint(prefix, i)
+	}
+	return names
+}
+
+// leaseCycle returns one fencegen lease cycle on a resource: Acquire
+// (which mints a fencing token) and Release.
+func leaseCycle(ctx context.Context, c *lease.Client) func(name string) error {
+	return func(name string) error {
+		l, err := c.Acquire(ctx, name, cycleTTL)
+		if err != nil {
+			return err
+		}
+		return l.Release(ctx)
+	}
+}
+
+// redislockCycle returns one bsm/redislock cycle on a resource: Obtain
+// and Release, a lock without a token.
+func redislockCycle(ctx context.Context, c *redislock.Client) func(name string) error {
+	return func(name string) error {
+		l, err := c.Obtain(ctx, name, cycleTTL, nil)
+		if err != nil {
+			return err
+		}
+		return l.Release(ctx)
+	}
+}
+
+// loopCycles runs cycle on names in turn, once per benchmark iteration.
+func loopCycles(b *testing.B, names []string, cycle func(name string) error) {
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := cycle(names[i%len(names)]); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkCycleInterleaved runs one fencegen lease cycle (Acquire +
@@ -95,49 +121,28 @@ func cycleInterleaved(b *testing.B, opts *redis.Options) {
 	r := faults.StartRedis(b, faults.RedisOptions{})
 	rdb := r.Client(opts)
 	ctx := context.Background()
-	const ttl = 10 * time.Second
-	lc, rc := lease.New(rdb, nil), redislock.New(rdb)
-	names := make([]string, 64)
-	for i := range names {
-		names[i] = fmt.Sprint("r", i)
-	}
-	fencegen := func(i int) {
-		l, err := lc.Acquire(ctx, names[i%64], ttl)
+	rc := redislock.New(rdb)
+	fencegen, bsm := leaseCycle(ctx, lease.New(rdb, nil)), redislockCycle(ctx, rc)
+	bsmToken := func(name string) error {
+		l, err := rc.Obtain(ctx, name, cycleTTL, nil)
 		if err != nil {
-			b.Fatal(err)
+			return err
 		}
-		if err := l.Release(ctx); err != nil {
-			b.Fatal(err)
+		if err := rdb.Incr(ctx, name+":token").Err(); err != nil {
+			return err
 		}
+		return l.Release(ctx)
 	}
-	bsm := func(i int) {
-		l, err := rc.Obtain(ctx, "b"+names[i%64], ttl, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := l.Release(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
-	bsmToken := func(i int) {
-		l, err := rc.Obtain(ctx, "t"+names[i%64], ttl, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := rdb.Incr(ctx, "t"+names[i%64]+":token").Err(); err != nil {
-			b.Fatal(err)
-		}
-		if err := l.Release(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
-	variants := []func(int){fencegen, bsm, bsmToken}
+	variants := []func(string) error{fencegen, bsm, bsmToken}
+	names := [][]string{cycleNames("r"), cycleNames("b"), cycleNames("t")}
 	times := make([][]time.Duration, len(variants))
 	for i := 0; b.Loop(); i++ {
 		for k := range variants {
 			v := (i + k) % len(variants)
 			start := time.Now()
-			variants[v](i)
+			if err := variants[v](names[v][i%64]); err != nil {
+				b.Fatal(err)
+			}
 			times[v] = append(times[v], time.Since(start))
 		}
 	}
@@ -212,36 +217,11 @@ func BenchmarkClientCPU(b *testing.B) {
 	b.Cleanup(func() { _ = rdb.Close() })
 	rdb.AddHook(&answerHook{})
 	ctx := context.Background()
-	const ttl = 10 * time.Second
-	names := make([]string, 64)
-	for i := range names {
-		names[i] = fmt.Sprint("r", i)
-	}
 	b.Run("fencegen-lease", func(b *testing.B) {
-		c := lease.New(rdb, nil)
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			l, err := c.Acquire(ctx, names[i%64], ttl)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := l.Release(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}
+		loopCycles(b, cycleNames("r"), leaseCycle(ctx, lease.New(rdb, nil)))
 	})
 	b.Run("bsm-redislock", func(b *testing.B) {
-		c := redislock.New(rdb)
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			l, err := c.Obtain(ctx, names[i%64], ttl, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := l.Release(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}
+		loopCycles(b, cycleNames("r"), redislockCycle(ctx, redislock.New(rdb)))
 	})
 }
 
@@ -257,13 +237,8 @@ func BenchmarkServerCPU(b *testing.B) {
 	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
 	admin := r.Admin()
 	ctx := context.Background()
-	const ttl = 10 * time.Second
-	names := make([]string, 64)
-	for i := range names {
-		names[i] = fmt.Sprint("r", i)
-	}
-	run := func(b *testing.B, cycle func(i int) error) {
-		if err := cycle(0); err != nil { // loads the scripts
+	run := func(b *testing.B, names []string, cycle func(name string) error) {
+		if err := cycle(names[0]); err != nil { // loads the scripts
 			b.Fatal(err)
 		}
 		if err := admin.ConfigResetStat(ctx).Err(); err != nil {
@@ -271,7 +246,7 @@ func BenchmarkServerCPU(b *testing.B) {
 		}
 		n := 0
 		for i := 0; b.Loop(); i++ {
-			if err := cycle(i); err != nil {
+			if err := cycle(names[i%len(names)]); err != nil {
 				b.Fatal(err)
 			}
 			n++
@@ -297,23 +272,9 @@ func BenchmarkServerCPU(b *testing.B) {
 		b.ReportMetric(float64(usec)/float64(n), "server-µs/cycle")
 	}
 	b.Run("fencegen-lease", func(b *testing.B) {
-		c := lease.New(rdb, nil)
-		run(b, func(i int) error {
-			l, err := c.Acquire(ctx, names[i%64], ttl)
-			if err != nil {
-				return err
-			}
-			return l.Release(ctx)
-		})
+		run(b, cycleNames("r"), leaseCycle(ctx, lease.New(rdb, nil)))
 	})
 	b.Run("bsm-redislock", func(b *testing.B) {
-		c := redislock.New(rdb)
-		run(b, func(i int) error {
-			l, err := c.Obtain(ctx, "b"+names[i%64], ttl, nil)
-			if err != nil {
-				return err
-			}
-			return l.Release(ctx)
-		})
+		run(b, cycleNames("b"), redislockCycle(ctx, redislock.New(rdb)))
 	})
 }
