@@ -338,7 +338,16 @@ func (r *Redis) Do(args ...any) (any, error) {
 // CommandCalls returns how many times each command ran since the last
 // CONFIG RESETSTAT, from INFO commandstats (keys are lower-case command
 // names such as "evalsha").
-func (r *Redis) CommandCalls() map[string]int64 {
+func (r *Redis) CommandCalls() map[string]int64 { return r.commandStats("calls") }
+
+// CommandUsec returns the microseconds each command took since the last
+// CONFIG RESETSTAT, from INFO commandstats (keys as in CommandCalls). The
+// commands a script runs are listed too, and their time is also inside the
+// script's.
+func (r *Redis) CommandUsec() map[string]int64 { return r.commandStats("usec") }
+
+// commandStats returns one field of INFO commandstats per command.
+func (r *Redis) commandStats(field string) map[string]int64 {
 	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -346,7 +355,7 @@ func (r *Redis) CommandCalls() map[string]int64 {
 	if err != nil {
 		r.t.Fatalf("faults: INFO commandstats: %v", err)
 	}
-	return parseCommandStats(info)
+	return parseCommandStats(info, field)
 }
 
 // ResetStats runs CONFIG RESETSTAT.
@@ -359,8 +368,9 @@ func (r *Redis) ResetStats() {
 	}
 }
 
-// parseCommandStats reads lines "cmdstat_<name>:calls=<n>,usec=...".
-func parseCommandStats(info string) map[string]int64 {
+// parseCommandStats reads field (calls, usec, ...) of the lines
+// "cmdstat_<name>:calls=<n>,usec=<n>,...".
+func parseCommandStats(info, field string) map[string]int64 {
 	m := map[string]int64{}
 	for _, line := range bytes.Split([]byte(info), []byte("\n")) {
 		line = bytes.TrimSpace(line)
@@ -373,7 +383,7 @@ func parseCommandStats(info string) map[string]int64 {
 			continue
 		}
 		for _, f := range bytes.Split(fields, []byte(",")) {
-			if v, ok := bytes.CutPrefix(f, []byte("calls=")); ok {
+			if v, ok := bytes.CutPrefix(f, []byte(field+"=")); ok {
 				n, err := strconv.ParseInt(string(v), 10, 64)
 				if err == nil {
 					m[string(name)] = n

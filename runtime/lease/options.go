@@ -381,12 +381,12 @@ func (o *Options) checkOptions() error {
 		name string
 		v    time.Duration
 	}{
-		{"TTL", o.TTL}, {"CallTimeout", o.CallTimeout}, {"ReleaseTimeout", o.ReleaseTimeout},
-		{"SafetyMargin", o.SafetyMargin}, {"MinValidity", o.MinValidity}, {"DrainTimeout", o.DrainTimeout},
-		{"RetryMin", o.RetryMin}, {"RetryMax", o.RetryMax},
+		{"Options.TTL", o.TTL}, {"Options.CallTimeout", o.CallTimeout}, {"Options.ReleaseTimeout", o.ReleaseTimeout},
+		{"Options.SafetyMargin", o.SafetyMargin}, {"Options.MinValidity", o.MinValidity}, {"Options.DrainTimeout", o.DrainTimeout},
+		{"Options.RetryMin", o.RetryMin}, {"Options.RetryMax", o.RetryMax},
 	} {
 		if d.v < 0 {
-			return fmt.Errorf("%s %v is negative (0 means the default)", "Options."+d.name, dur(d.v))
+			return fmt.Errorf("%s %v is negative (0 means the default)", d.name, dur(d.v))
 		}
 	}
 	if o.MaxRenewFailures < 0 {
