@@ -12,10 +12,15 @@ package redislock
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
-	"sort"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -131,8 +136,23 @@ func cycleInterleaved(b *testing.B, opts *redis.Options) {
 		}
 		return l.Release(ctx)
 	}
-	variants := []func(string) error{fencegen, bsm, bsmToken}
-	names := [][]string{cycleNames("r"), cycleNames("b"), cycleNames("t")}
+	m := interleave(b, []func(string) error{fencegen, bsm, bsmToken}, "r", "b", "t")
+	mf, mb, mt := m[0], m[1], m[2]
+	b.ReportMetric(float64(mf.Nanoseconds())/1e3, "lease-µs")
+	b.ReportMetric(float64(mb.Nanoseconds())/1e3, "redislock-µs")
+	b.ReportMetric(float64(mt.Nanoseconds())/1e3, "redislock+token-µs")
+	b.ReportMetric(float64(mb)/float64(mf), "ratio")
+	b.ReportMetric(float64(mt)/float64(mf), "ratio-fenced")
+}
+
+// interleave runs each variant once per benchmark iteration, on its own
+// resource names (cycleNames of its prefix), rotating which goes first so
+// that all see the same load, and returns each variant's median time.
+func interleave(b *testing.B, variants []func(string) error, prefixes ...string) []time.Duration {
+	names := make([][]string, len(variants))
+	for k := range names {
+		names[k] = cycleNames(prefixes[k])
+	}
 	times := make([][]time.Duration, len(variants))
 	for i := 0; b.Loop(); i++ {
 		for k := range variants {
@@ -144,16 +164,12 @@ func cycleInterleaved(b *testing.B, opts *redis.Options) {
 			times[v] = append(times[v], time.Since(start))
 		}
 	}
-	median := func(d []time.Duration) time.Duration {
-		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
-		return d[len(d)/2]
+	medians := make([]time.Duration, len(times))
+	for k, d := range times {
+		slices.Sort(d)
+		medians[k] = d[len(d)/2]
 	}
-	mf, mb, mt := median(times[0]), median(times[1]), median(times[2])
-	b.ReportMetric(float64(mf.Nanoseconds())/1e3, "lease-µs")
-	b.ReportMetric(float64(mb.Nanoseconds())/1e3, "redislock-µs")
-	b.ReportMetric(float64(mt.Nanoseconds())/1e3, "redislock+token-µs")
-	b.ReportMetric(float64(mb)/float64(mf), "ratio")
-	b.ReportMetric(float64(mt)/float64(mf), "ratio-fenced")
+	return medians
 }
 
 // answerHook answers every command in go-redis itself, without a server:
@@ -252,4 +268,105 @@ func BenchmarkServerCPU(b *testing.B) {
 	b.Run("bsm-redislock", func(b *testing.B) {
 		run(b, cycleNames("b"), redislockCycle(ctx, redislock.New(rdb)))
 	})
+}
+
+// BenchmarkCycleParts splits the gap between a fencegen lease cycle and a
+// bsm/redislock cycle into the lease's scripts and the lease's own client
+// work, as wall time on one server in one run. Five variants, interleaved
+// as in BenchmarkCycleInterleaved, each reported as its median µs per
+// cycle:
+//
+//   - lease: Acquire + Release;
+//   - redislock: Obtain + Release;
+//   - lease-scripts: the lease's acquire.lua and release.lua sent bare
+//     (EVALSHA through go-redis's Do, the same keys and arguments the lease
+//     sends), without the lease around them;
+//   - lease-scripts+timeouts: the same with a context.WithTimeout per call,
+//     as the lease bounds each of its calls;
+//   - token-scripts: the least a fencing token lock can send, INCR + SET NX
+//     PX and a compare-and-DEL, bare as lease-scripts: no abandon mark, no
+//     :minted record, no recognition of a resent release.
+//
+// token-scripts minus redislock is the token's INCR; lease-scripts minus
+// token-scripts is what the lease's other guarantees cost the server;
+// lease-scripts+timeouts minus lease-scripts is the per-call timeout
+// contexts; lease minus lease-scripts+timeouts is the rest of the lease's
+// client work (heartbeat registration, lease context, owner).
+//
+//	cd bench/redislock && go test -run '^$' -bench CycleParts -benchtime 20000x -count 3
+func BenchmarkCycleParts(b *testing.B) {
+	r := faults.StartRedis(b, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	ctx := context.Background()
+	script := func(file string) *redis.Script {
+		src, err := os.ReadFile(filepath.Join("..", "..", "runtime", "lease", file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := redis.NewScript(string(src))
+		if err := s.Load(ctx, rdb).Err(); err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	acquire, release := script("acquire.lua"), script("release.lua")
+	incrSet := redis.NewScript(`local t = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. t, 'NX', 'PX', ARGV[2])
+return t`)
+	getDel := redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`)
+	for _, s := range []*redis.Script{incrSet, getDel} {
+		if err := s.Load(ctx, rdb).Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ttl := cycleTTL.Milliseconds()
+	owner := func() string {
+		var raw [16]byte
+		_, _ = rand.Read(raw[:])
+		return hex.EncodeToString(raw[:])
+	}
+	// call runs one command under a timeout, as the lease does, or on ctx.
+	call := func(timeout bool, args ...any) (int64, error) {
+		c, cancel := ctx, context.CancelFunc(func() {})
+		if timeout {
+			c, cancel = context.WithTimeout(ctx, cycleTTL/6)
+		}
+		defer cancel()
+		return rdb.Do(c, args...).Int64()
+	}
+	bare := func(timeout bool) func(string) error {
+		return func(name string) error {
+			o, k := owner(), "fencegen:{"+name+"}:"
+			tok, err := call(timeout, "evalsha", acquire.Hash(), 4, k+"lock", k+"token", k+"minted", k+"abandoned:"+o, o, ttl, 0, "0", "0")
+			if err != nil || tok <= 0 {
+				return fmt.Errorf("acquire.lua: %d, %v", tok, err)
+			}
+			n, err := call(timeout, "evalsha", release.Hash(), 2, k+"lock", k+"minted", o+":"+strconv.FormatInt(tok, 10))
+			if err != nil || n != 1 {
+				return fmt.Errorf("release.lua: %d, %v", n, err)
+			}
+			return nil
+		}
+	}
+	token := func(name string) error {
+		o, k := owner(), "tok:{"+name+"}:"
+		tok, err := call(false, "evalsha", incrSet.Hash(), 2, k+"lock", k+"token", o, ttl)
+		if err != nil {
+			return err
+		}
+		n, err := call(false, "evalsha", getDel.Hash(), 1, k+"lock", o+":"+strconv.FormatInt(tok, 10))
+		if err != nil || n != 1 {
+			return fmt.Errorf("compare-and-DEL: %d, %v", n, err)
+		}
+		return nil
+	}
+	m := interleave(b, []func(string) error{
+		leaseCycle(ctx, lease.New(rdb, nil)),
+		redislockCycle(ctx, redislock.New(rdb)),
+		bare(false), bare(true), token,
+	}, "r", "b", "s", "st", "m")
+	for k, unit := range []string{"lease-µs", "redislock-µs", "lease-scripts-µs", "lease-scripts+timeouts-µs", "token-scripts-µs"} {
+		b.ReportMetric(float64(m[k].Nanoseconds())/1e3, unit)
+	}
 }
