@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -184,4 +185,52 @@ func TestAcquireFailsClosedWhileAReplicaSyncs(t *testing.T) {
 	}
 	l = mustAcquire(t, c, "sync", time.Second)
 	_ = l.Release(bg)
+}
+
+// The first Acquire of a Client learns of the replica from the INFO in
+// its own pipeline, after the write, and must then wait for that replica
+// too. Redis WAIT counts the acknowledgements of its own connection's
+// writes; a WAIT sent alone in a new pipeline can run on another pooled
+// connection (here: a FIFO pool of connections that wrote nothing), where
+// it answers at once. With the replication link stalled, Acquire must
+// fail closed with ErrNotReplicated, not return a token the replica never
+// had (a failover would mint it again for a second holder). Under both
+// go-redis configurations.
+func TestFirstAcquireOfAClientWaitsForReplicasOnItsOwnConnection(t *testing.T) {
+	for _, cte := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ContextTimeoutEnabled=%v", cte), func(t *testing.T) {
+			primary := faults.StartRedis(t, faults.RedisOptions{})
+			link := faults.StartProxy(t, primary.Addr())
+			replica := faults.StartReplica(t, link.Addr(), faults.RedisOptions{})
+			primary.WaitReplicasOnline(1, 20*time.Second)
+
+			rdb := primary.Client(&redis.Options{PoolFIFO: true, ContextTimeoutEnabled: cte})
+			// Idle connections that wrote nothing, for commands and for
+			// pipelines (go-redis keeps idle connections for each).
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Go(func() { _ = rdb.BLPop(bg, time.Second, "nothing").Err() })
+				wg.Go(func() {
+					p := rdb.Pipeline()
+					p.BLPop(bg, time.Second, "nothing")
+					_, _ = p.Exec(bg)
+				})
+			}
+			wg.Wait()
+			c := New(rdb, nil)
+			link.Blackhole(faults.Downstream, true) // the replica stops receiving
+			l, err := c.Acquire(bg, "acct", 10*time.Second)
+			onReplica, _ := replica.Admin().Get(bg, "fencegen:{acct}:token").Result()
+			if err == nil {
+				_ = l.Release(bg)
+				t.Fatalf("Acquire returned token %d; the replica's counter is %q: a failover would mint it again", l.Token(), onReplica)
+			}
+			if !errors.Is(err, ErrNotReplicated) {
+				t.Fatalf("Acquire: %v, want ErrNotReplicated", err)
+			}
+			if n := primary.Admin().Exists(bg, "fencegen:{acct}:lock").Val(); n != 0 {
+				t.Errorf("the lock key is left on the primary after failing closed")
+			}
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -40,8 +41,10 @@ type replicaState struct {
 // acknowledged every write of this connection so far, and returns how many
 // did), then INFO replication: on every attempt while the primary has
 // replicas, else when the known count is older than replicaRefresh. If INFO
-// shows more replicas attached than the WAIT asked for, a second WAIT for
-// all of them follows before Acquire returns. A minted token is returned
+// shows more replicas attached than the WAIT asked for, the acquire is
+// sent again (for this owner it only refreshes the TTL) followed by a WAIT
+// for all of them, in one pipeline, so on one connection: WAIT counts the
+// writes of its own connection only. A minted token is returned
 // only when every replica attached after the write acknowledged it
 // (Redisson's synced-replica check); otherwise ErrNotReplicated. A replica
 // still in its initial synchronisation (INFO state wait_bgsave,
@@ -135,10 +138,24 @@ func (c *Client) acquireReplicated(ctx context.Context, tm timing, attached int6
 		}
 	}
 	if want > acked {
-		// Replicas the pipeline's WAIT did not ask for: wait for all.
+		// Replicas the pipeline's WAIT did not ask for: wait for all. WAIT
+		// counts the acknowledgements of the writes of its own connection
+		// (its client's last write offset), and a new pipeline may run on
+		// another pooled connection, one that wrote nothing or wrote
+		// earlier, where WAIT would answer at once. So the acquire is sent
+		// again first, in the same pipeline: for this owner it only
+		// refreshes the lock's TTL and returns the same token (a retry, see
+		// acquire.lua), a write whose replication offset is past the
+		// INCR's, and the WAIT behind it covers both.
+		again := slices.Clone(args)
+		again[3], again[4] = argZero, argOne // the counter exists; a retry
 		pipe := p.Pipeline()
+		ev := pipe.EvalSha(ctx, acquireScript.Hash(), keys, again...)
 		w := pipe.Do(ctx, "wait", want, wait)
 		_, _ = pipe.Exec(ctx)
+		if m, err := ev.Int64(); err != nil || m != n {
+			return n, fmt.Errorf("%w: acquire sent again before WAIT: token %d, %v", ErrNotReplicated, m, err)
+		}
 		if acked, err = w.Int64(); err != nil {
 			return n, fmt.Errorf("%w: WAIT: %w", ErrNotReplicated, err)
 		}
