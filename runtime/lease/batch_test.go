@@ -96,7 +96,7 @@ func TestRenewManyReportsTakenKeysByIndex(t *testing.T) {
 	for _, l := range leases {
 		_ = rdb.PExpire(bg, l.lockKey, time.Second).Err()
 	}
-	check("renewMany", c.renewMany(bg, leases))
+	check("renewMany", c.renewMany(bg, leases, nil))
 	if d := rdb.PTTL(bg, leases[0].lockKey).Val(); d < 9*time.Second {
 		t.Fatalf("renewed key has PTTL %v, want about %v", d, ttl)
 	}
@@ -105,7 +105,7 @@ func TestRenewManyReportsTakenKeysByIndex(t *testing.T) {
 	}
 	g := &group{leases: leases}
 	g.buildWire()
-	check("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, len(leases)))
+	check("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, len(leases), nil))
 	for i, l := range leases {
 		d := rdb.PTTL(bg, l.lockKey).Val()
 		if taken := i == 1 || i == 4; taken && d > 2*time.Second {
@@ -245,15 +245,15 @@ func TestRenewComparesValueAndOwnerOfLargeTokens(t *testing.T) {
 		}
 	}
 	shorten()
-	renewed("renewMany", c.renewMany(bg, leases))
+	renewed("renewMany", c.renewMany(bg, leases, nil))
 	shorten()
 	g := &group{leases: leases}
 	g.buildWire()
-	renewed("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, len(leases)))
+	renewed("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, len(leases), nil))
 	shorten()
 	res := make([]renewResult, len(leases))
 	for i, l := range leases {
-		ok, err := c.renew(bg, l.lockKey, l.value, ttl)
+		ok, err := c.renew(bg, c.inline(bg), l.lockKey, l.value, ttl)
 		res[i] = renewResult{ok: ok, err: err}
 	}
 	renewed("renew", res)
@@ -352,10 +352,10 @@ func TestRenewManyAcrossSlices(t *testing.T) {
 			}
 		}
 	}
-	check("renewMany", c.renewMany(bg, leases))
+	check("renewMany", c.renewMany(bg, leases, nil))
 	g := &group{leases: leases}
 	g.buildWire()
-	check("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, n))
+	check("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, n, nil))
 	if v := rdb.Get(bg, leases[199].lockKey).Val(); v != "other:1" {
 		t.Fatalf("taken key = %q, want the other owner's value", v)
 	}

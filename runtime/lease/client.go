@@ -119,7 +119,10 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 
 // Stats counts what a Client has sent to Redis: acquire attempts, lease
 // renewals and releases, each when it was sent (a call whose context had
-// already ended is not sent and not counted; a call counts once even when
+// already ended is not sent and not counted; nor is a renewal or release
+// that a go-redis client without retries failed to connect for, or to get
+// a pooled connection for, which proves nothing was sent, while every
+// acquire attempt counts; a call counts once even when
 // go-redis has to follow an EVALSHA with EVAL after NOSCRIPT, or retries
 // internally). Tests and metrics use it to check that each operation is a
 // single round trip.
@@ -147,11 +150,13 @@ func (c *Client) Stats() Stats {
 
 // AllKeys returns every Redis key the package writes for resource, all in
 // the hash slot of {resource}: the lock key, the fence counter, the
-// :minted record (see [Client.Keys]), and the prefix of the abandon marks
-// "<prefix>:{<resource>}:abandoned:" followed by an owner value, which the
-// cleanup of a failed Acquire sets with a TTL of max(10·TTL, 30s) so that a
-// late attempt of that Acquire writes nothing. Match the last with
-// SCAN MATCH "<that prefix>*".
+// :minted record (see [Client.Keys]), and the prefix of the owner marks
+// "<prefix>:{<resource>}:abandoned:" followed by an owner value (32 hex
+// digits), which the cleanup of a failed Acquire and [Lease.Release] set
+// with a TTL (see the package documentation) so that a late attempt of that
+// Acquire writes nothing. To list those with SCAN MATCH, put a backslash
+// before each glob character (* ? [ ] \) of that prefix, since a resource
+// name may contain them, and append "*".
 func (c *Client) AllKeys(resource string) []string {
 	lock, counter := c.Keys(resource)
 	return []string{lock, counter, mintKey(lock), abandonKey(lock, "")}
@@ -195,6 +200,12 @@ func abandonKey(lockKey, owner string) string {
 // abandonLife is how long the abandon mark of a failed Acquire lives: long
 // enough for a request held by a stalled server or socket to arrive.
 func abandonLife(ttl time.Duration) time.Duration { return max(10*ttl, 30*time.Second) }
+
+// releaseMarkLife is how long the mark that Release sets lives when no
+// attempt of the lease's Acquire can still arrive: past any resend of the
+// release by the client library, which comes within the release's own
+// timeout.
+func releaseMarkLife(tm timing) time.Duration { return max(2*tm.releaseTimeout, time.Second) }
 
 // timing is the per-lease configuration derived from the TTL and Options.
 type timing struct {
@@ -411,7 +422,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	highWater := c.opts.highWater()
 	askMissing := highWater != nil // ask for a high-water mark if the counter is missing
 	cmd[7], cmd[8], cmd[9], cmd[10], cmd[11] = owner, te.ttlArg, int64(0), flagArg(askMissing), argZero
-	l.keyArg, l.mintArg, l.ttlArg = cmd[3], cmd[5], cmd[8]
+	l.keyArg, l.mintArg, l.markArg, l.ttlArg = cmd[3], cmd[5], cmd[6], cmd[8]
 	var floor fence.Token
 
 	var (
@@ -438,8 +449,8 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			cmd = slices.Clone(cmd)
 			cmd[9], cmd[11] = int64(floor), argOne // retry: an earlier attempt may have landed
 		}
-		n, abandoned, err := c.acquireCall(callCtx, tm, cmd)
-		c.stats.acquires.Add(1)
+		n, abandoned, err := c.acquireCall(callCtx, c.inline(ctx), tm, cmd)
+		c.stats.acquires.Add(1) // every attempt, also one that could not connect
 		sent++
 		if errors.Is(err, ErrNotReplicated) {
 			// The lease was taken on the primary only: fail closed.
@@ -505,6 +516,16 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
 			return nil, &opError{op: acquireOp(resource), err: err}
 		}
+		// The mark Release sets lives long enough for a resend of the
+		// release by go-redis (within ReleaseTimeout), and, when an
+		// attempt of this Acquire may still be on its way (cut off at its
+		// deadline), as long as an abandon mark: the late attempt then
+		// writes nothing after the release.
+		life := releaseMarkLife(tm)
+		if unsure || len(pending) > 0 {
+			life = abandonLife(tm.ttl)
+		}
+		l.markLifeArg = millis(life)
 		c.start(l, ctx, token, send)
 		if c.logs(ctx, slog.LevelDebug) {
 			c.log(ctx, slog.LevelDebug, "lease acquired", resource, token, "ttl", tm.ttl)
@@ -898,8 +919,9 @@ func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Du
 	if err := ctx.Err(); err != nil {
 		return false, err // never sent, not counted
 	}
-	n, _, err := c.run(ctx, releaseScript, []string{lockKey, mintKey(lockKey), abandonKey(lockKey, owner)}, owner, millis(abandonLife(ttl)))
-	c.stats.releases.Add(1)
+	// ctx is derived from a context without cancellation (the cleanup's).
+	n, _, err := c.run(ctx, c.ctxDeadlines, releaseScript, []string{lockKey, mintKey(lockKey), abandonKey(lockKey, owner)}, owner, millis(abandonLife(ttl)))
+	c.countSent(&c.stats.releases, err)
 	return decodeBool("release", n, err)
 }
 
@@ -910,29 +932,51 @@ func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Du
 func (c *Client) undoRenewal(l *Lease) {
 	ctx, cancel := context.WithTimeout(context.Background(), l.tm.releaseTimeout)
 	defer cancel()
-	deleted, err := c.release(ctx, l)
+	deleted, err := c.release(ctx, c.ctxDeadlines, l)
 	c.log(l.vals, slog.LevelDebug, "lease renewal landed after the lease ended; key deleted", l.resource, l.token, "deleted", deleted, "err", err)
 }
 
 // release runs the compare-and-delete script for l; deleted reports
-// whether the key held l's value.
-func (c *Client) release(ctx context.Context, l *Lease) (deleted bool, err error) {
+// whether the key held l's value. inline: see [Client.inline].
+func (c *Client) release(ctx context.Context, inline bool, l *Lease) (deleted bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return false, err // never sent, not counted
 	}
-	cmd := []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.mintArg, l.valueArg}
-	n, _, err := c.runCmd(ctx, releaseScript, releaseLua, cmd)
-	c.stats.releases.Add(1)
+	cmd := []any{"evalsha", releaseScript.Hash(), 3, l.keyArg, l.mintArg, l.markArg, l.valueArg, l.markLifeArg}
+	if l.markArg == nil || l.markLifeArg == nil {
+		cmd = []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.mintArg, l.valueArg}
+	}
+	n, _, err := c.runCmd(ctx, inline, releaseScript, releaseLua, cmd)
+	c.countSent(&c.stats.releases, err)
 	return decodeBool("release", n, err)
+}
+
+// countSent counts a script call in counter unless its error err proves it
+// was never sent (see neverSent): Stats counts what reached the wire.
+func (c *Client) countSent(counter *atomic.Uint64, err error) {
+	if err == nil || !c.neverSent(err) {
+		counter.Add(1)
+	}
 }
 
 // renew runs the compare-and-PEXPIRE script for the lease whose lock key
 // value is value ("<owner>:<token>"); ok reports whether the key held that
 // owner's value. ok false with a nil error is the definitive "not owner".
-func (c *Client) renew(ctx context.Context, lockKey, value string, ttl time.Duration) (ok bool, err error) {
-	n, _, err := c.run(ctx, renewScript, []string{lockKey}, value, millis(ttl))
-	c.stats.renewals.Add(1)
+func (c *Client) renew(ctx context.Context, inline bool, lockKey, value string, ttl time.Duration) (ok bool, err error) {
+	n, _, err := c.run(ctx, inline, renewScript, []string{lockKey}, value, millis(ttl))
+	c.countSent(&c.stats.renewals, err)
 	return decodeBool("renew", n, err)
+}
+
+// inline reports whether a call bounded by a deadline derived from parent
+// can be made in the calling goroutine: rdb enforces context deadlines on
+// its sockets (ContextTimeoutEnabled), and parent cannot be cancelled
+// (its Done is nil: context.Background, context.WithoutCancel). A
+// cancellable parent gets the call in a goroutine of its own, abandoned
+// when parent is cancelled (see [Client.run]): go-redis notices a
+// context's deadline, not its cancellation, while it waits for a reply.
+func (c *Client) inline(parent context.Context) bool {
+	return c.ctxDeadlines && parent.Done() == nil
 }
 
 // call is a script call that run abandoned when its context ended: n and err
@@ -948,7 +992,10 @@ type call struct {
 // is then the call, which is still running, else nil.
 //
 // A *redis.Client or *redis.ClusterClient with ContextTimeoutEnabled
-// enforces ctx's deadline on its sockets, and the call is made directly.
+// enforces ctx's deadline on its sockets, so a call whose context can end
+// only by its deadline is made directly (inline, see [Client.inline]).
+// go-redis does not interrupt a socket read when a context is cancelled,
+// so a call under a cancellable context runs as below on every client.
 //
 // go-redis applies a context's deadline to the socket only when the client
 // was built with ContextTimeoutEnabled; otherwise a call to a Redis that
@@ -960,8 +1007,8 @@ type call struct {
 // abandoned request may still land later, which is safe: every script
 // touches only keys holding this lease's owner value, or creates a lock
 // key that expires within the TTL.
-func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args ...any) (n int64, abandoned *call, err error) {
-	return c.runFn(ctx, func(ctx context.Context) (int64, error) { return s.Run(ctx, c.rdb, keys, args...).Int64() })
+func (c *Client) run(ctx context.Context, inline bool, s *redis.Script, keys []string, args ...any) (n int64, abandoned *call, err error) {
+	return c.runFn(ctx, inline, func(ctx context.Context) (int64, error) { return s.Run(ctx, c.rdb, keys, args...).Int64() })
 }
 
 // runCmd is run for a prebuilt command cmd of script s (source src):
@@ -969,12 +1016,12 @@ func (c *Client) run(ctx context.Context, s *redis.Script, keys []string, args .
 // then the arguments. A go-redis client (c.do) gets cmd as it is, and
 // "eval" with the source after NOSCRIPT (as Script.Run does); any other
 // redis.Scripter gets Script.Run.
-func (c *Client) runCmd(ctx context.Context, s *redis.Script, src string, cmd []any) (n int64, abandoned *call, err error) {
-	if c.ctxDeadlines {
+func (c *Client) runCmd(ctx context.Context, inline bool, s *redis.Script, src string, cmd []any) (n int64, abandoned *call, err error) {
+	if inline {
 		n, err := c.evalCmd(ctx, s, src, cmd)
 		return n, nil, err
 	}
-	return c.runFn(ctx, func(ctx context.Context) (int64, error) { return c.evalCmd(ctx, s, src, cmd) })
+	return c.runFn(ctx, false, func(ctx context.Context) (int64, error) { return c.evalCmd(ctx, s, src, cmd) })
 }
 
 func (c *Client) evalCmd(ctx context.Context, s *redis.Script, src string, cmd []any) (int64, error) {
@@ -990,9 +1037,10 @@ func (c *Client) evalCmd(ctx context.Context, s *redis.Script, src string, cmd [
 }
 
 // runFn is run for any call fn that returns an integer.
-func (c *Client) runFn(ctx context.Context, fn func(context.Context) (int64, error)) (n int64, abandoned *call, err error) {
-	if c.ctxDeadlines {
-		// The client applies ctx's deadline to its sockets itself.
+func (c *Client) runFn(ctx context.Context, inline bool, fn func(context.Context) (int64, error)) (n int64, abandoned *call, err error) {
+	if inline {
+		// The client applies ctx's deadline to its sockets itself, and
+		// nothing else can end ctx.
 		n, err := fn(ctx)
 		return n, nil, err
 	}

@@ -23,16 +23,23 @@
 //
 //	fencegen:{account:42}:abandoned:<owner>  set (with a TTL of max(10·TTL, 30s)) by the
 //	                              cleanup of an Acquire that gave up, so that its late
-//	                              attempts write nothing
+//	                              attempts write nothing; and by Release ("released",
+//	                              with a TTL of max(2·ReleaseTimeout, 1s), or as long as
+//	                              an abandon mark when an attempt of its Acquire was cut
+//	                              off), so that the same release sent again is recognised
+//	                              after another owner took the lock, and a late attempt
+//	                              writes nothing after the release
 //
 // The owner is 128 random bits from crypto/rand, fresh for every Acquire.
 // The :minted key lets an Acquire retry whose first attempt landed (the
 // reply was lost) but whose lock key has since expired or been deleted take
 // the lease again with its own token, instead of minting a second one.
 // [Client.Keys] returns the first two, [Client.AllKeys] all of them.
-// Release marks :minted "<owner>:<token>:released", so that the same
-// release sent twice (go-redis retries after a connection closed before the
-// reply) is recognised and not reported as [ErrNotHeld].
+// Release marks :minted "<owner>:<token>:released" and sets its owner's
+// mark to "released", so that the same release sent twice (go-redis retries
+// after a connection closed before the reply) is recognised and not
+// reported as [ErrNotHeld], also when another owner took the lock in
+// between.
 //
 // The :token and :minted keys are never deleted or given a TTL by this
 // package, also after Release: the counter must outlive every lease so
@@ -155,6 +162,11 @@
 // ContextTimeoutEnabled on the client is recommended: the calls are then
 // made in the calling goroutine, and an acquire+release cycle is about a
 // third faster than with the goroutine hand-off per call (BENCHMARKS.md).
+// go-redis does not interrupt a socket read when a context is cancelled,
+// only at its deadline, so a call whose context can be cancelled runs in a
+// goroutine of its own on either client and is abandoned at the
+// cancellation; only a context that cannot be cancelled
+// (context.Background, context.WithoutCancel) gets the calling goroutine.
 //
 // The design follows bsm/redislock (a redis.Scripter, Lua scripts, options
 // with nil-safe defaults) and etcd's client/v3/concurrency Session (a

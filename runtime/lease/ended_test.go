@@ -111,3 +111,47 @@ func TestRenewalLandingAfterDeadlineIsUndone(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// As above, but the renewal's reply comes after the heartbeat stopped
+// waiting for it (its call was abandoned at its bound, as with go-redis's
+// defaults, where the lease runs each call in a goroutine of its own), and
+// after the lease ended: the reply still reaches the lease, which deletes
+// the key it extended for nobody. Before, such a reply was dropped and the
+// key lived a TTL from the renewal.
+func TestRenewalLandingAfterItWasAbandonedIsUndone(t *testing.T) {
+	e := newEnv(t)
+	spy := &renewSpy{Scripter: e.rdb}
+	const ttl, heldPastEnd = 2 * time.Second, 300 * time.Millisecond
+	spy.onRenew = func(n int, l *Lease) (bool, func()) {
+		if n != 1 {
+			return false, func() {} // fails unsent
+		}
+		// Applied by Redis (the key now lives a TTL from here); its reply
+		// held past the call's bound, until after the lease ended.
+		return true, func() {
+			select {
+			case <-l.Done():
+				time.Sleep(heldPastEnd)
+			case <-time.After(5 * time.Second):
+			}
+		}
+	}
+	c := New(spy, &Options{MaxRenewFailures: 5, HeartbeatInterval: ttl / 4, CallTimeout: ttl / 5})
+	l := mustAcquire(t, c, e.resource, ttl)
+	spy.l.Store(l)
+	defer l.Release(bg)
+	waitDone(t, l.Context(), 3*ttl)
+	ended := time.Now()
+	for e.get(t, e.lockKey) != "" {
+		if time.Since(ended) > heldPastEnd+400*time.Millisecond {
+			t.Fatalf("lock key still held %v after the lease ended (PTTL %v): the late renewal was not undone",
+				time.Since(ended).Round(time.Millisecond), e.pttl(t))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	spy.mu.Lock()
+	defer spy.mu.Unlock()
+	if spy.calls < 2 {
+		t.Fatalf("%d renewals: the held one was never sent", spy.calls)
+	}
+}

@@ -566,3 +566,29 @@ func TestRenewalsLostToARefusedConnectionSayWhy(t *testing.T) {
 	}
 	t.Logf("lost: %v", err)
 }
+
+// Stats counts what reached the wire: a cleanup (the abandon script of a
+// failed Acquire) or a renewal that a go-redis client without retries
+// could not even connect for was never sent, and is not counted, however
+// often the background cleanup tries against a Redis that refuses
+// connections. Acquire attempts all count.
+func TestRefusedCleanupsAndRenewalsAreNotCounted(t *testing.T) {
+	for _, ctxTimeouts := range []bool{true, false} {
+		t.Run(fmt.Sprint("ContextTimeoutEnabled=", ctxTimeouts), func(t *testing.T) {
+			rdb := deadRedis(t, redis.Options{MaxRetries: -1, DialerRetries: 1, ContextTimeoutEnabled: ctxTimeouts})
+			c := New(rdb, nil)
+			lockKey, _ := c.Keys("refused")
+			for range 3 {
+				if _, err := c.abandon(bg, lockKey, newOwner(), time.Second); !isDialError(err) {
+					t.Fatalf("abandon = %v, want the dial error", err)
+				}
+				if _, err := c.renew(bg, c.inline(bg), lockKey, newOwner()+":1", time.Second); !isDialError(err) {
+					t.Fatalf("renew = %v, want the dial error", err)
+				}
+			}
+			if s := c.Stats(); s.Releases != 0 || s.Renewals != 0 {
+				t.Fatalf("stats = %+v after calls that could not connect, want no release or renewal counted", s)
+			}
+		})
+	}
+}

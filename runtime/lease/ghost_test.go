@@ -3,6 +3,9 @@ package lease
 import (
 	"context"
 	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -90,5 +93,69 @@ func TestAbandonedAttemptCleanupIsSentOnFreshContext(t *testing.T) {
 	sent := r.CommandCalls()["evalsha"] - 1 // minus the acquire
 	if int64(s.Releases) != sent || s.Releases == 0 {
 		t.Fatalf("Stats.Releases = %d, but Redis ran %d release calls", s.Releases, sent)
+	}
+}
+
+// An Acquire whose first attempt is cut off at its deadline and whose
+// retry takes the lease: the first attempt is still on its way (here on a
+// connection whose requests take 700ms through a slow proxy), and lands
+// after the caller has released the lease. It must write nothing then: the
+// release left this owner's mark, which lives as long as an abandon mark
+// because an attempt had been cut off. Otherwise it would mint a token and
+// lock the resource for an owner nobody has, for a whole TTL.
+func TestLateAttemptAfterReleaseWritesNothing(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	slow, fast := faults.StartProxy(t, r.Addr()), faults.StartProxy(t, r.Addr())
+	var dials atomic.Int64
+	rdb := redis.NewClient(&redis.Options{ // go-redis defaults otherwise
+		Addr: "unused:0",
+		Dialer: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			to := slow.Addr() // odd dials take the slow path
+			if dials.Add(1)%2 == 0 {
+				to = fast.Addr()
+			}
+			var d net.Dialer
+			return d.DialContext(ctx, network, to)
+		},
+	})
+	t.Cleanup(func() { _ = rdb.Close() })
+	// Two pooled connections, slow then fast, the scripts loaded.
+	if err := New(r.Client(nil), nil).Check(bg); err != nil && !errors.Is(err, ErrUnsafeConfig) {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	ping := func() { wg.Go(func() { _ = rdb.Ping(bg).Err() }) }
+	ping()
+	time.Sleep(20 * time.Millisecond)
+	ping()
+	wg.Wait()
+	slow.SetLatency(faults.Upstream, 700*time.Millisecond)
+	// The slow connection back on top of the (LIFO) pool: it returns last.
+	ping()
+	time.Sleep(20 * time.Millisecond)
+	ping()
+	wg.Wait()
+
+	c := New(rdb, nil)
+	const ttl = 3 * time.Second // CallTimeout 500ms: the first attempt is cut off
+	start := time.Now()
+	l := mustAcquire(t, c, "res", ttl)
+	if n := c.Stats().Acquires; n < 2 {
+		t.Fatalf("acquired in %d attempt: the first attempt was not cut off", n)
+	}
+	if err := l.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the first attempt to land (its connection's handshake and
+	// then its request each take 700ms through the slow proxy).
+	for r.CommandCalls()["evalsha"] < 4 && time.Since(start) < 5*time.Second { // Check's probe, both attempts, release
+		time.Sleep(20 * time.Millisecond)
+	}
+	lockKey := "fencegen:{res}:lock"
+	if v := r.Admin().Get(bg, lockKey).Val(); v != "" {
+		t.Fatalf("resource released by its only holder is locked by %q (PTTL %v): the late first attempt took it", v, r.Admin().PTTL(bg, lockKey).Val())
+	}
+	if calls := r.CommandCalls()["evalsha"]; calls < 4 {
+		t.Fatalf("evalsha calls = %d after 5s: the late attempt did not reach Redis", calls)
 	}
 }

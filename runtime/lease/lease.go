@@ -38,8 +38,10 @@ type Lease struct {
 	}
 	// keyArg, valueArg, ttlArg and mintArg are lockKey, value, the TTL in
 	// milliseconds and the :minted key as command arguments, boxed once
-	// (not per renewal or release).
-	keyArg, valueArg, ttlArg, mintArg any
+	// (not per renewal or release); markArg and markLifeArg are this
+	// owner's mark (the abandon mark's key) and its lifetime in
+	// milliseconds, which Release sets (see release.lua).
+	keyArg, valueArg, ttlArg, mintArg, markArg, markLifeArg any
 
 	mu       sync.Mutex
 	ended    bool      // ctx cancelled (lost or released)
@@ -182,7 +184,7 @@ func (l *Lease) renew(ctx context.Context) error {
 	callCtx, cancel := context.WithTimeoutCause(ctx, l.tm.callTimeout, ErrRedisTimeout)
 	defer cancel()
 	send := l.c.clk.Now()
-	ok, err := l.c.renew(callCtx, l.lockKey, l.value, l.tm.ttl)
+	ok, err := l.c.renew(callCtx, l.c.inline(ctx), l.lockKey, l.value, l.tm.ttl)
 	if err != nil {
 		return l.c.withDialCause(opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err))
 	}
@@ -422,7 +424,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithTimeoutCause(ctx, l.tm.releaseTimeout, ErrRedisTimeout)
 	defer cancel()
-	deleted, err := l.c.release(rctx, l)
+	deleted, err := l.c.release(rctx, l.c.inline(ctx), l)
 	if err != nil {
 		err = l.c.withDialCause(opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err))
 		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)

@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -774,4 +775,61 @@ func TestShortLeaseAddedWhileSchedulerSleepsIsRenewed(t *testing.T) {
 		t.Fatalf("short lease lost while the scheduler lingered: %v", err)
 	}
 	_ = tiny.Release(bg)
+}
+
+// Cancelling the context of Renew, Release or Advance ends the call at
+// once, also against a Redis that has stopped answering (SIGSTOP) and on
+// a go-redis client with ContextTimeoutEnabled, which bounds a socket read
+// by a context's deadline but not by its cancellation: the call must not
+// wait for its own timeout (5s at TTL 30s). Acquire and AcquireWait may
+// add their cleanup, bounded by ReleaseTimeout. Each returns ctx's error.
+func TestCancellationEndsCallsOnAStalledRedis(t *testing.T) {
+	for _, cte := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ContextTimeoutEnabled=%v", cte), func(t *testing.T) {
+			r := faults.StartRedis(t, faults.RedisOptions{})
+			c := New(r.Client(&redis.Options{ContextTimeoutEnabled: cte}), nil)
+			const ttl = 30 * time.Second // CallTimeout and ReleaseTimeout 5s
+			l1 := mustAcquire(t, c, "a", ttl)
+			l2 := mustAcquire(t, c, "b", ttl)
+			if _, err := c.Advance(bg, "a", 0); err != nil { // loads its script
+				t.Fatal(err)
+			}
+			r.Pause()
+			defer r.Resume()
+			const cancelAt, slack = 100 * time.Millisecond, time.Second
+			bounded := func(name string, cleanup time.Duration, f func(ctx context.Context) error) {
+				ctx, cancel := context.WithCancel(bg)
+				defer cancel()
+				time.AfterFunc(cancelAt, cancel)
+				start := time.Now()
+				err := f(ctx)
+				took := time.Since(start)
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("%s = %v, want context.Canceled", name, err)
+				}
+				if took > cancelAt+cleanup+slack {
+					t.Errorf("%s returned %v after its context was cancelled at %v", name, took.Round(time.Millisecond), cancelAt)
+				}
+			}
+			bounded("Renew", 0, l2.Renew)
+			bounded("Release", 0, l1.Release)
+			bounded("Advance", 0, func(ctx context.Context) error {
+				_, err := c.Advance(ctx, "a", 5)
+				return err
+			})
+			rt := c.opts.releaseTimeout(ttl)
+			bounded("Acquire", rt, func(ctx context.Context) error {
+				_, err := c.Acquire(ctx, "c", ttl)
+				return err
+			})
+			bounded("AcquireWait", rt, func(ctx context.Context) error {
+				_, err := c.AcquireWait(ctx, "d", ttl)
+				return err
+			})
+			r.Resume()
+			if err := l2.Release(bg); err != nil {
+				t.Errorf("Release after the server resumed: %v", err)
+			}
+		})
+	}
 }

@@ -35,8 +35,13 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 	timeout := c.opts.releaseTimeout(c.opts.ttl())
 	callCtx, cancel := context.WithTimeoutCause(ctx, timeout, ErrRedisTimeout)
 	defer cancel()
-	res, err := advanceScript.Run(callCtx, c.rdb, []string{counterKey}, int64(max(atLeast, 0))).Int64Slice()
-	if err == nil && len(res) != 2 {
+	var res []int64 // read only once the call has returned
+	_, abandoned, err := c.runFn(callCtx, c.inline(ctx), func(ctx context.Context) (int64, error) {
+		var err error
+		res, err = advanceScript.Run(ctx, c.rdb, []string{counterKey}, int64(max(atLeast, 0))).Int64Slice()
+		return 0, err
+	})
+	if abandoned == nil && err == nil && len(res) != 2 { // res is the abandoned call's otherwise
 		err = fmt.Errorf("unexpected advance reply %v", res)
 	}
 	if err != nil {

@@ -73,18 +73,18 @@ func (c *Client) replicated() bool {
 // acquireCall runs one acquire attempt, cmd (the whole EVALSHA command,
 // see Acquire): a plain script call, or the pipeline
 // with the replication check.
-func (c *Client) acquireCall(ctx context.Context, tm timing, cmd []any) (int64, *call, error) {
+func (c *Client) acquireCall(ctx context.Context, inline bool, tm timing, cmd []any) (int64, *call, error) {
 	if !c.replicated() {
-		return c.runCmd(ctx, acquireScript, acquireLua, cmd)
+		return c.runCmd(ctx, inline, acquireScript, acquireLua, cmd)
 	}
 	c.repl.mu.Lock()
 	attached, refresh := c.repl.attached, c.repl.at.IsZero() || c.repl.attached > 0 || c.clk.Now().Sub(c.repl.at) >= replicaRefresh
 	c.repl.mu.Unlock()
 	if attached == 0 && !refresh {
-		return c.runCmd(ctx, acquireScript, acquireLua, cmd)
+		return c.runCmd(ctx, inline, acquireScript, acquireLua, cmd)
 	}
 	keys, args := splitCmd(cmd)
-	return c.runFn(ctx, func(ctx context.Context) (int64, error) {
+	return c.runFn(ctx, inline, func(ctx context.Context) (int64, error) {
 		return c.acquireReplicated(ctx, tm, attached, refresh, keys, args...)
 	})
 }

@@ -639,12 +639,24 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 	send := s.c.clk.Now()
 	timeout := renewBound(batch, sends, send)
 	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
+	// A renewal cut off at the batch's deadline may still land. If its
+	// reply comes while the lease is valid, it is a renewal sent at send
+	// like any other and moves the local deadline (extend); if the lease
+	// has ended, it extended a key nobody holds, and late deletes it
+	// (compare-and-delete), as undo does below for a reply in time.
+	late := func(got []renewResult) {
+		for i, l := range live {
+			if got[i].ok && got[i].err == nil && !l.extend(send) {
+				l.c.undoRenewal(l)
+			}
+		}
+	}
 	var res []renewResult
 	switch {
 	case wires != nil:
-		res = s.c.renewWires(ctx, wires, sends, len(live))
+		res = s.c.renewWires(ctx, wires, sends, len(live), late)
 	case len(live) > 0:
-		res = s.c.renewMany(ctx, live)
+		res = s.c.renewMany(ctx, live, late)
 	}
 	cancel()
 	var undo []*Lease
@@ -751,7 +763,7 @@ func touch(ls []*Lease) (n int) {
 // for sends[i].leases, n leases in all) in one pipeline, then EVAL for any
 // that answered NOSCRIPT, and returns the outcomes in the order of the
 // groups' leases. It returns when ctx ends even if Redis never answers.
-func (c *Client) renewWires(ctx context.Context, wires [][]any, sends []renewSend, n int) []renewResult {
+func (c *Client) renewWires(ctx context.Context, wires [][]any, sends []renewSend, n int, late func(got []renewResult)) []renewResult {
 	c.stats.renewals.Add(uint64(n))
 	p := c.rdb.(pipeliner)
 	// Even a client that enforces ctx's deadline itself
@@ -766,27 +778,36 @@ func (c *Client) renewWires(ctx context.Context, wires [][]any, sends []renewSen
 			decodeRange(res[at:at+k], v, err)
 			at += k
 		}
-	})
+	}, late)
 }
 
 // watchPipeline runs fill, which stores n renewal outcomes in the slice it
 // is given, on its own goroutine, and returns them; if ctx ends first, it
-// returns n outcomes of ctx.Err() without waiting for fill.
-func watchPipeline(ctx context.Context, n int, fill func(res []renewResult)) []renewResult {
+// returns n outcomes of ctx.Err() without waiting for fill, and late (if
+// not nil) gets fill's outcomes once fill returns.
+func watchPipeline(ctx context.Context, n int, fill func(res []renewResult), late func(got []renewResult)) []renewResult {
+	const (
+		running = iota
+		filled
+		abandoned
+	)
+	var state atomic.Int32
 	done := make(chan struct{})
 	got := make([]renewResult, n) // written only by fill
 	go func() {
 		fill(got)
+		if !state.CompareAndSwap(running, filled) && late != nil {
+			late(got) // the watch gave up on it
+		}
 		close(done)
 	}()
 	select {
 	case <-done:
 		return got
 	case <-ctx.Done():
-		select {
-		case <-done:
+		if !state.CompareAndSwap(running, abandoned) {
+			<-done // filled just now
 			return got
-		default:
 		}
 		res := make([]renewResult, n)
 		for i := range res {
@@ -870,11 +891,21 @@ type renewResult struct {
 // in one pipeline when the Redis client supports it (one round trip per
 // batch and Redis node), else concurrently. It returns when ctx ends even
 // if Redis never answers (see [Client.run]).
-func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
+func (c *Client) renewMany(ctx context.Context, batch []*Lease, late func(got []renewResult)) []renewResult {
 	res := make([]renewResult, len(batch))
 	if len(batch) == 1 {
 		l := batch[0]
-		ok, err := c.renew(ctx, l.lockKey, l.value, l.tm.ttl)
+		// ctx: from context.Background.
+		n, abandoned, err := c.run(ctx, c.ctxDeadlines, renewScript, []string{l.lockKey}, l.valueArg, l.ttlArg)
+		c.countSent(&c.stats.renewals, err)
+		if abandoned != nil && late != nil {
+			go func() {
+				<-abandoned.done
+				ok, err := decodeBool("renew", abandoned.n, abandoned.err)
+				late([]renewResult{{ok: ok, err: err}})
+			}()
+		}
+		ok, err := decodeBool("renew", n, err)
 		res[0] = renewResult{ok: ok, err: err}
 		return res
 	}
@@ -887,13 +918,14 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 			wg.Go(func() {
 				keys, args := renewArgs(batch, g)
 				var v []int64 // read only once the call has returned
-				_, abandoned, err := c.runFn(ctx, func(ctx context.Context) (int64, error) {
+				_, abandoned, err := c.runFn(ctx, c.ctxDeadlines, func(ctx context.Context) (int64, error) {
 					var err error
 					v, err = renewManyScript.Run(ctx, c.rdb, keys, args...).Int64Slice()
 					return 0, err
 				})
 				if abandoned != nil {
-					v = nil
+					decodeMany(res, g, nil, err) // v is the abandoned call's
+					return
 				}
 				decodeMany(res, g, v, err)
 			})
@@ -904,7 +936,7 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease) []renewResult {
 	// As in renewWires: watched even with ContextTimeoutEnabled.
 	return watchPipeline(ctx, len(batch), func(res []renewResult) {
 		pipelineRenew(ctx, p, batch, groups, res)
-	})
+	}, late)
 }
 
 // renewGroups splits batch (by index) into the groups of one renew_many
