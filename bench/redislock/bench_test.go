@@ -342,7 +342,7 @@ return 0`)
 			if err != nil || tok <= 0 {
 				return fmt.Errorf("acquire.lua: %d, %v", tok, err)
 			}
-			n, err := call(timeout, "evalsha", release.Hash(), 2, k+"lock", k+"minted", o+":"+strconv.FormatInt(tok, 10))
+			n, err := call(timeout, "evalsha", release.Hash(), 3, k+"lock", k+"minted", k+"released", o+":"+strconv.FormatInt(tok, 10))
 			if err != nil || n != 1 {
 				return fmt.Errorf("release.lua: %d, %v", n, err)
 			}

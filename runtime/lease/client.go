@@ -150,16 +150,18 @@ func (c *Client) Stats() Stats {
 
 // AllKeys returns every Redis key the package writes for resource, all in
 // the hash slot of {resource}: the lock key, the fence counter, the
-// :minted record (see [Client.Keys]), and the prefix of the owner marks
+// :minted record (see [Client.Keys]), the :released record (the last
+// lease released, so that a release sent twice is recognised), and the
+// prefix of the owner marks
 // "<prefix>:{<resource>}:abandoned:" followed by an owner value (32 hex
-// digits), which the cleanup of a failed Acquire and [Lease.Release] set
-// with a TTL (see the package documentation) so that a late attempt of that
-// Acquire writes nothing. To list those with SCAN MATCH, put a backslash
+// digits), which the cleanup of a failed Acquire (and the Release of a
+// lease whose Acquire had an attempt cut off) sets with a TTL of
+// max(10·TTL, 30s) so that a late attempt of that Acquire writes nothing. To list those with SCAN MATCH, put a backslash
 // before each glob character (* ? [ ] \) of that prefix, since a resource
 // name may contain them, and append "*".
 func (c *Client) AllKeys(resource string) []string {
 	lock, counter := c.Keys(resource)
-	return []string{lock, counter, mintKey(lock), abandonKey(lock, "")}
+	return []string{lock, counter, mintKey(lock), releasedKey(lock), abandonKey(lock, "")}
 }
 
 // Keys returns the Redis keys used for resource: the lock key, which holds
@@ -178,10 +180,11 @@ func (c *Client) Keys(resource string) (lock, counter string) {
 // an owner value). Keys, mintKey, abandonKey and Client.prepare build every
 // key from them.
 const (
-	lockSuffix    = "lock"
-	counterSuffix = "token"
-	mintSuffix    = "minted"
-	abandonSuffix = "abandoned:"
+	lockSuffix     = "lock"
+	counterSuffix  = "token"
+	mintSuffix     = "minted"
+	releasedSuffix = "released"
+	abandonSuffix  = "abandoned:"
 )
 
 // mintKey is the key beside a lock key that records the last acquisition
@@ -201,11 +204,13 @@ func abandonKey(lockKey, owner string) string {
 // enough for a request held by a stalled server or socket to arrive.
 func abandonLife(ttl time.Duration) time.Duration { return max(10*ttl, 30*time.Second) }
 
-// releaseMarkLife is how long the mark that Release sets lives when no
-// attempt of the lease's Acquire can still arrive: past any resend of the
-// release by the client library, which comes within the release's own
-// timeout.
-func releaseMarkLife(tm timing) time.Duration { return max(2*tm.releaseTimeout, time.Second) }
+// releasedKey is the key beside a lock key that holds the value
+// "<owner>:<token>" of the last lease released, without a TTL: a release
+// sent again by the client library recognises its own earlier run by it,
+// also after another owner has acquired (see release.lua).
+func releasedKey(lockKey string) string {
+	return strings.TrimSuffix(lockKey, lockSuffix) + releasedSuffix
+}
 
 // timing is the per-lease configuration derived from the TTL and Options.
 type timing struct {
@@ -422,7 +427,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	highWater := c.opts.highWater()
 	askMissing := highWater != nil // ask for a high-water mark if the counter is missing
 	cmd[7], cmd[8], cmd[9], cmd[10], cmd[11] = owner, te.ttlArg, int64(0), flagArg(askMissing), argZero
-	l.keyArg, l.mintArg, l.markArg, l.ttlArg = cmd[3], cmd[5], cmd[6], cmd[8]
+	l.keyArg, l.mintArg, l.ttlArg = cmd[3], cmd[5], cmd[8]
 	var floor fence.Token
 
 	var (
@@ -516,16 +521,14 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
 			return nil, &opError{op: acquireOp(resource), err: err}
 		}
-		// The mark Release sets lives long enough for a resend of the
-		// release by go-redis (within ReleaseTimeout), and, when an
-		// attempt of this Acquire may still be on its way (cut off at its
-		// deadline), as long as an abandon mark: the late attempt then
-		// writes nothing after the release.
-		life := releaseMarkLife(tm)
+		l.releasedArg = releasedKey(lockKey)
 		if unsure || len(pending) > 0 {
-			life = abandonLife(tm.ttl)
+			// An attempt of this Acquire may still be on its way (cut
+			// off at its deadline): Release sets this owner's mark, as
+			// the cleanup of a failed Acquire does, so that the late
+			// attempt writes nothing after the release.
+			l.markArg, l.markLifeArg = cmd[6], millis(abandonLife(tm.ttl))
 		}
-		l.markLifeArg = millis(life)
 		c.start(l, ctx, token, send)
 		if c.logs(ctx, slog.LevelDebug) {
 			c.log(ctx, slog.LevelDebug, "lease acquired", resource, token, "ttl", tm.ttl)
@@ -920,7 +923,7 @@ func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Du
 		return false, err // never sent, not counted
 	}
 	// ctx is derived from a context without cancellation (the cleanup's).
-	n, _, err := c.run(ctx, c.ctxDeadlines, releaseScript, []string{lockKey, mintKey(lockKey), abandonKey(lockKey, owner)}, owner, millis(abandonLife(ttl)))
+	n, _, err := c.run(ctx, c.ctxDeadlines, releaseScript, []string{lockKey, mintKey(lockKey), releasedKey(lockKey), abandonKey(lockKey, owner)}, owner, millis(abandonLife(ttl)))
 	c.countSent(&c.stats.releases, err)
 	return decodeBool("release", n, err)
 }
@@ -942,9 +945,14 @@ func (c *Client) release(ctx context.Context, inline bool, l *Lease) (deleted bo
 	if err := ctx.Err(); err != nil {
 		return false, err // never sent, not counted
 	}
-	cmd := []any{"evalsha", releaseScript.Hash(), 3, l.keyArg, l.mintArg, l.markArg, l.valueArg, l.markLifeArg}
-	if l.markArg == nil || l.markLifeArg == nil {
+	var cmd []any
+	switch {
+	case l.releasedArg == nil:
 		cmd = []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.mintArg, l.valueArg}
+	case l.markArg == nil:
+		cmd = []any{"evalsha", releaseScript.Hash(), 3, l.keyArg, l.mintArg, l.releasedArg, l.valueArg}
+	default:
+		cmd = []any{"evalsha", releaseScript.Hash(), 4, l.keyArg, l.mintArg, l.releasedArg, l.markArg, l.valueArg, l.markLifeArg}
 	}
 	n, _, err := c.runCmd(ctx, inline, releaseScript, releaseLua, cmd)
 	c.countSent(&c.stats.releases, err)

@@ -13,46 +13,45 @@
 //
 // # Redis layout
 //
-// For resource "account:42" and the default key prefix, three keys:
+// For resource "account:42" and the default key prefix, four keys and a mark:
 //
 //	fencegen:{account:42}:lock    "<owner>:<token>" of the holder, with a TTL (PX):
 //	                              the lease itself; gone when released or expired
 //	fencegen:{account:42}:token   the fence counter: the last minted token; never has a TTL
 //	fencegen:{account:42}:minted  "<owner>:<token>" of the last acquisition that
 //	                              minted a token; never has a TTL
+//	fencegen:{account:42}:released "<owner>:<token>" of the last lease released;
+//	                              never has a TTL
 //
 //	fencegen:{account:42}:abandoned:<owner>  set (with a TTL of max(10·TTL, 30s)) by the
 //	                              cleanup of an Acquire that gave up, so that its late
-//	                              attempts write nothing; and by Release ("released",
-//	                              with a TTL of max(2·ReleaseTimeout, 1s), or as long as
-//	                              an abandon mark when an attempt of its Acquire was cut
-//	                              off), so that the same release sent again is recognised
-//	                              after another owner took the lock, and a late attempt
-//	                              writes nothing after the release
+//	                              attempts write nothing; and by the Release of a lease
+//	                              whose Acquire had an attempt cut off, so that the late
+//	                              attempt writes nothing after the release
 //
 // The owner is 128 random bits from crypto/rand, fresh for every Acquire.
 // The :minted key lets an Acquire retry whose first attempt landed (the
 // reply was lost) but whose lock key has since expired or been deleted take
 // the lease again with its own token, instead of minting a second one.
 // [Client.Keys] returns the first two, [Client.AllKeys] all of them.
-// Release marks :minted "<owner>:<token>:released" and sets its owner's
-// mark to "released", so that the same release sent twice (go-redis retries
-// after a connection closed before the reply) is recognised and not
-// reported as [ErrNotHeld], also when another owner took the lock in
-// between.
+// Release marks :minted "<owner>:<token>:released" and writes its value to
+// :released, so that the same release sent twice (go-redis retries after a
+// connection closed before the reply) is recognised and not reported as
+// [ErrNotHeld], also when another owner took the lock in between (not when
+// another lease of the resource was also released in between).
 //
-// The :token and :minted keys are never deleted or given a TTL by this
-// package, also after Release: the counter must outlive every lease so
-// that tokens keep growing. Every resource ever acquired therefore leaves
-// these two keys behind, by design; so do tests and applications that use
+// The :token, :minted and :released keys are never deleted or given a TTL
+// by this package, also after Release: the counter must outlive every
+// lease so that tokens keep growing. Every resource ever acquired
+// therefore leaves these keys behind, by design; so do tests and applications that use
 // throwaway resource names or key prefixes. Delete them only for a
 // resource no holder will use again (or whose fenced rows are gone): a
 // counter deleted while rows still store its tokens restarts from 1 unless
 // Options.HighWater re-seeds it, and the database refuses those lower
 // tokens until [Lease.Observe] raises it.
 //
-// All three keys share the hash tag {account:42}, so the acquire script,
-// which touches all of them, also runs on Redis Cluster (otherwise
+// All of them share the hash tag {account:42}, so the scripts, which
+// touch several of them, also run on Redis Cluster (otherwise
 // CROSSSLOT). Each operation is one Lua script, embedded from its own .lua
 // file and sent with EVALSHA (EVAL after NOSCRIPT); see the Redis EVAL and
 // SET (NX, PX) command pages:

@@ -38,10 +38,12 @@ type Lease struct {
 	}
 	// keyArg, valueArg, ttlArg and mintArg are lockKey, value, the TTL in
 	// milliseconds and the :minted key as command arguments, boxed once
-	// (not per renewal or release); markArg and markLifeArg are this
-	// owner's mark (the abandon mark's key) and its lifetime in
-	// milliseconds, which Release sets (see release.lua).
-	keyArg, valueArg, ttlArg, mintArg, markArg, markLifeArg any
+	// (not per renewal or release); releasedArg is the :released record
+	// Release writes; markArg and markLifeArg, set only when an attempt of
+	// the Acquire was cut off, are this owner's mark (the abandon mark's
+	// key) and its lifetime in milliseconds, which Release then sets (see
+	// release.lua).
+	keyArg, valueArg, ttlArg, mintArg, releasedArg, markArg, markLifeArg any
 
 	mu       sync.Mutex
 	ended    bool      // ctx cancelled (lost or released)

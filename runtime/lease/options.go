@@ -17,15 +17,17 @@ import (
 // are still honoured when set, for existing code.
 type Options struct {
 	// KeyPrefix starts every Redis key. Default "fencegen". It must not
-	// contain '{' or '}'. Each resource has three keys:
+	// contain '{' or '}'. Each resource has four keys:
 	// <KeyPrefix>:{<resource>}:lock, the lease itself, with a TTL;
 	// <KeyPrefix>:{<resource>}:token, the fence counter (the last minted
-	// token); and <KeyPrefix>:{<resource>}:minted, the owner and token of
+	// token); <KeyPrefix>:{<resource>}:minted, the owner and token of
 	// the last acquisition that minted, so that its retry gets the same
-	// token. The :token and :minted keys never expire and are never
-	// deleted, so that tokens keep growing across leases: every resource
-	// (and every prefix) ever used leaves them behind by design. See "Redis
-	// layout" in the package documentation.
+	// token; and <KeyPrefix>:{<resource>}:released, those of the last lease
+	// released, so that a release sent twice is recognised. The last three
+	// never expire and are never deleted, so that tokens keep growing
+	// across leases: every resource (and every prefix) ever used leaves
+	// them behind by design. See "Redis layout" in the package
+	// documentation.
 	KeyPrefix string
 
 	// TTL is the lease time-to-live used when Acquire or Do is called with

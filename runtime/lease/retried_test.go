@@ -77,8 +77,8 @@ func (dialHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proces
 // Class 3 under contention: the release ran, the connection closed before
 // its reply, and before go-redis sends it again (on a new connection)
 // another owner takes the lock, which rewrites :minted. The resend is
-// still this owner's own completed release: Release returns nil (the mark
-// it left says "released"), and the new owner's lock is untouched. Under
+// still this owner's own completed release: Release returns nil (the
+// :released record names it), and the new owner's lock is untouched. Under
 // both go-redis configurations, retries on.
 func TestReleaseResentAfterAnotherOwnerTookTheLockIsNotNotHeld(t *testing.T) {
 	for _, cte := range []bool{false, true} {
