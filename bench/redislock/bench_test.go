@@ -174,7 +174,8 @@ func interleave(b *testing.B, variants []func(string) error, prefixes ...string)
 
 // answerHook answers every command in go-redis itself, without a server:
 // the acquire script (12 arguments with EVALSHA) with a new token, the
-// redislock obtain script (7) with OK, every other script with 1, and
+// redislock obtain script (7, one key) with OK, every other script with 1,
+// and
 // INFO replication with a primary that has no replicas.
 type answerHook struct{ token atomic.Int64 }
 
@@ -184,10 +185,10 @@ func (h *answerHook) ProcessHook(redis.ProcessHook) redis.ProcessHook {
 	return func(_ context.Context, cmd redis.Cmder) error {
 		switch c := cmd.(type) {
 		case *redis.Cmd:
-			switch len(c.Args()) {
-			case 12:
+			switch args := c.Args(); {
+			case len(args) == 12:
 				c.SetVal(h.token.Add(1))
-			case 7:
+			case len(args) == 7 && args[2] == 1: // one key: redislock's obtain
 				c.SetVal("OK")
 			default:
 				c.SetVal(int64(1))
