@@ -175,8 +175,7 @@ func interleave(b *testing.B, variants []func(string) error, prefixes ...string)
 // answerHook answers every command in go-redis itself, without a server:
 // the acquire script (12 arguments with EVALSHA) with a new token, the
 // redislock obtain script (7, one key) with OK, every other script with 1,
-// and
-// INFO replication with a primary that has no replicas.
+// and INFO replication with a primary that has no replicas.
 type answerHook struct{ token atomic.Int64 }
 
 func (*answerHook) DialHook(next redis.DialHook) redis.DialHook { return next }
