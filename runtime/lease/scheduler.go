@@ -745,7 +745,9 @@ const touchRun = 256
 
 // touch reads the words of each lease in ls that applying a renewal reads
 // first (over and the heartbeat state; ttlArg, never written after
-// Acquire, beside mu and lastSend; c), and nothing else. With 100,000
+// Acquire, after mu and before lastSend; c, after lastErr: see Lease, no
+// two reads more than 64 bytes apart, so every cache line of those fields
+// is loaded), and nothing else. With 100,000
 // leases each lease's memory is a cache miss at each renewal: read one
 // after the other in a loop that does nothing else, the misses overlap
 // (the loads are independent), where the apply loop waits for each in
