@@ -370,3 +370,31 @@ return 0`)
 		b.ReportMetric(float64(m[k].Nanoseconds())/1e3, unit)
 	}
 }
+
+// BenchmarkCycleContexts compares the lease cycle under a context that
+// cannot be cancelled (context.Background: each call is made in the
+// calling goroutine, bounded by its deadline on the socket) with the same
+// cycle under a cancellable context (a request's, say: go-redis does not
+// interrupt a socket read on cancellation, so the lease makes each call in
+// a goroutine of its own and returns at the cancellation), and redislock
+// under the cancellable context, interleaved on one client with
+// ContextTimeoutEnabled. It reports the medians in µs and ratio-cancellable,
+// redislock's median over the lease's under the cancellable context.
+//
+//	cd bench/redislock && go test -run '^$' -bench CycleContexts -benchtime 20000x -count 3
+func BenchmarkCycleContexts(b *testing.B) {
+	r := faults.StartRedis(b, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := lease.New(rdb, nil)
+	m := interleave(b, []func(string) error{
+		leaseCycle(context.Background(), c),
+		leaseCycle(ctx, c),
+		redislockCycle(ctx, redislock.New(rdb)),
+	}, "r", "c", "b")
+	b.ReportMetric(float64(m[0].Nanoseconds())/1e3, "lease-background-µs")
+	b.ReportMetric(float64(m[1].Nanoseconds())/1e3, "lease-cancellable-µs")
+	b.ReportMetric(float64(m[2].Nanoseconds())/1e3, "redislock-µs")
+	b.ReportMetric(float64(m[2])/float64(m[1]), "ratio-cancellable")
+}
