@@ -935,7 +935,12 @@ func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Du
 func (c *Client) undoRenewal(l *Lease) {
 	ctx, cancel := context.WithTimeout(context.Background(), l.tm.releaseTimeout)
 	defer cancel()
-	deleted, err := c.release(ctx, c.ctxDeadlines, l)
+	// Not a release: without the :released record (see release.lua), so
+	// that a later Release of l says it was not held.
+	cmd := []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.mintArg, l.valueArg}
+	n, _, err := c.runCmd(ctx, c.ctxDeadlines, releaseScript, releaseLua, cmd)
+	c.countSent(&c.stats.releases, err)
+	deleted, err := decodeBool("release", n, err)
 	c.log(l.vals, slog.LevelDebug, "lease renewal landed after the lease ended; key deleted", l.resource, l.token, "deleted", deleted, "err", err)
 }
 

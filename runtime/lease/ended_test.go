@@ -2,12 +2,15 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/fencegen/fencegen/internal/faults"
 )
 
 // renewSpy wraps a redis.Scripter and records, for every renew-script call,
@@ -153,5 +156,69 @@ func TestRenewalLandingAfterItWasAbandonedIsUndone(t *testing.T) {
 	defer spy.mu.Unlock()
 	if spy.calls < 2 {
 		t.Fatalf("%d renewals: the held one was never sent", spy.calls)
+	}
+}
+
+// The heartbeat's undo of a renewal that landed after the lease ended is
+// no release: a later Release of that lease says it was not held
+// (ErrNotHeld), whether or not another owner took the lock in between,
+// and leaves another owner's lock alone.
+func TestReleaseAfterAnUndoneRenewalIsNotHeld(t *testing.T) {
+	for _, takenOver := range []bool{false, true} {
+		t.Run(map[bool]string{false: "free", true: "taken over"}[takenOver], func(t *testing.T) {
+			e := newEnv(t)
+			c := New(e.rdb, &Options{HeartbeatInterval: -1})
+			l := mustAcquire(t, c, e.resource, 5*time.Second)
+			c.undoRenewal(l)
+			if v := e.get(t, e.lockKey); v != "" {
+				t.Fatalf("lock key %q after the undo", v)
+			}
+			var other *Lease
+			if takenOver {
+				other = mustAcquire(t, New(e.rdb, nil), e.resource, 5*time.Second)
+				defer other.Release(bg)
+			}
+			if err := l.Release(bg); !errors.Is(err, ErrNotHeld) {
+				t.Fatalf("Release after the undo = %v, want ErrNotHeld", err)
+			}
+			if other != nil && e.get(t, e.lockKey) != other.value {
+				t.Fatalf("lock key %q, want the other owner's %q", e.get(t, e.lockKey), other.value)
+			}
+		})
+	}
+}
+
+// Lease.Renew under a context cancelled while the renewal is on its way
+// (here delayed 130ms by a proxy, on a client with ContextTimeoutEnabled):
+// Renew returns at the cancellation, and the renewal, which still lands,
+// is handled as the heartbeat handles a late reply: the lease ends at its
+// local deadline meanwhile, so the key the renewal extended is deleted.
+func TestCancelledRenewThatLandsAfterTheEndIsUndone(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	p := faults.StartProxy(t, r.Addr())
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = rdb.Close() })
+	c := New(rdb, &Options{HeartbeatInterval: -1})
+	if err := c.Check(bg); err != nil && !errors.Is(err, ErrUnsafeConfig) { // loads the scripts
+		t.Fatal(err)
+	}
+	start := time.Now()
+	l := mustAcquire(t, c, "res", time.Second) // local deadline 900ms
+	time.Sleep(800 * time.Millisecond)
+	p.SetLatency(faults.Upstream, 130*time.Millisecond)
+	ctx, cancel := context.WithCancel(bg)
+	time.AfterFunc(40*time.Millisecond, cancel)
+	if err := l.Renew(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Renew = %v, want context.Canceled", err)
+	}
+	time.Sleep(time.Until(start.Add(1250 * time.Millisecond)))
+	p.SetLatency(faults.Upstream, 0)
+	waitDone(t, l.Context(), time.Second)
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for r.Admin().Exists(bg, "fencegen:{res}:lock").Val() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("lock key of the ended lease kept by its cancelled renewal (PTTL %v)", r.Admin().PTTL(bg, "fencegen:{res}:lock").Val())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

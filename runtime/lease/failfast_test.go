@@ -592,3 +592,21 @@ func TestRefusedCleanupsAndRenewalsAreNotCounted(t *testing.T) {
 		})
 	}
 }
+
+// The heartbeat's renewals of a Redis that died count only when sent:
+// on a client without retries, those refused at the dial do not.
+func TestRefusedHeartbeatRenewalsAreNotCounted(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1, DialerRetries: 1, ContextTimeoutEnabled: true})
+	t.Cleanup(func() { _ = rdb.Close() })
+	c := New(rdb, nil)
+	l1 := mustAcquire(t, c, "a", 3*time.Second)
+	l2 := mustAcquire(t, c, "b", 3*time.Second) // two leases: the batch path
+	before := c.Stats()
+	r.Kill()
+	waitDone(t, l1.Context(), 5*time.Second)
+	waitDone(t, l2.Context(), 5*time.Second)
+	if s := c.Stats(); s.Renewals != before.Renewals {
+		t.Fatalf("renewals %d -> %d against a Redis that refuses connections", before.Renewals, s.Renewals)
+	}
+}

@@ -190,7 +190,19 @@ func (l *Lease) renew(ctx context.Context) error {
 	callCtx, cancel := context.WithTimeoutCause(ctx, l.tm.callTimeout, ErrRedisTimeout)
 	defer cancel()
 	send := l.c.clk.Now()
-	ok, err := l.c.renew(callCtx, l.c.inline(ctx), l.lockKey, l.value, l.tm.ttl)
+	n, abandoned, err := l.c.run(callCtx, l.c.inline(ctx), renewScript, []string{l.lockKey}, l.valueArg, l.ttlArg)
+	l.c.countSent(&l.c.stats.renewals, err)
+	if abandoned != nil {
+		// Cut off by ctx while on its way: if it lands, it is a renewal
+		// sent at send like any other (see the heartbeat's late).
+		go func() {
+			<-abandoned.done
+			if ok, err := decodeBool("renew", abandoned.n, abandoned.err); ok && err == nil && !l.extend(send) {
+				l.c.undoRenewal(l)
+			}
+		}()
+	}
+	ok, err := decodeBool("renew", n, err)
 	if err != nil {
 		return l.c.withDialCause(opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err))
 	}

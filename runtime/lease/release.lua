@@ -8,7 +8,12 @@
 -- KEYS[3]  optional: the release record <prefix>:{<resource>}:released, the
 --          value "<owner>:<token>" of the last lease released (never has a
 --          TTL; only a release writes it, so it still names this owner's
---          release after another owner has acquired, and rewritten :minted)
+--          release after another owner has acquired, and rewritten :minted).
+--          Without it (the heartbeat deleting the key that a renewal landing
+--          after the lease ended extended, or Check's probe) the call is no
+--          release: :minted is marked "<owner>:<token>:ended", so that a
+--          later Release of that lease is not taken for its own resend and
+--          says the lease was not held, and nothing is recorded
 -- KEYS[4]  optional: this owner's mark <prefix>:{<resource>}:abandoned:<owner>,
 --          set (PX ARGV[2]) by every call that names it, so that an acquire
 --          attempt of this owner that reaches Redis late (a request held in
@@ -45,9 +50,11 @@ if cur == arg or owned(cur) then
   redis.call('DEL', KEYS[1])
   -- While this owner holds the lock, :minted holds the same value (the
   -- acquire script writes both together), so no read is needed.
-  redis.call('SET', KEYS[2], cur .. ':released')
   if KEYS[3] then
+    redis.call('SET', KEYS[2], cur .. ':released')
     redis.call('SET', KEYS[3], cur)
+  else
+    redis.call('SET', KEYS[2], cur .. ':ended')
   end
   return 1
 end

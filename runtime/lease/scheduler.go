@@ -766,13 +766,12 @@ func touch(ls []*Lease) (n int) {
 // that answered NOSCRIPT, and returns the outcomes in the order of the
 // groups' leases. It returns when ctx ends even if Redis never answers.
 func (c *Client) renewWires(ctx context.Context, wires [][]any, sends []renewSend, n int, late func(got []renewResult)) []renewResult {
-	c.stats.renewals.Add(uint64(n))
 	p := c.rdb.(pipeliner)
 	// Even a client that enforces ctx's deadline itself
 	// (ContextTimeoutEnabled) runs the pipeline beside a watch of ctx: a
 	// call that outlives its deadline for any reason must not hold the
 	// scheduler, whose batches in flight are capped.
-	return watchPipeline(ctx, n, func(res []renewResult) {
+	return c.countRenewals(watchPipeline(ctx, n, func(res []renewResult) {
 		at := 0
 		for i, cmd := range execRenewMany(ctx, p, wires) {
 			k := len(sends[i].leases)
@@ -780,7 +779,20 @@ func (c *Client) renewWires(ctx context.Context, wires [][]any, sends []renewSen
 			decodeRange(res[at:at+k], v, err)
 			at += k
 		}
-	}, late)
+	}, late))
+}
+
+// countRenewals counts the renewals of res in Stats, but not those whose
+// error proves they were never sent (see neverSent), and returns res.
+func (c *Client) countRenewals(res []renewResult) []renewResult {
+	n := 0
+	for _, r := range res {
+		if r.err == nil || !c.neverSent(r.err) {
+			n++
+		}
+	}
+	c.stats.renewals.Add(uint64(n))
+	return res
 }
 
 // watchPipeline runs fill, which stores n renewal outcomes in the slice it
@@ -912,7 +924,6 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease, late func(got []
 		return res
 	}
 	groups := c.renewGroups(batch)
-	c.stats.renewals.Add(uint64(len(batch)))
 	p, ok := c.rdb.(pipeliner)
 	if !ok {
 		var wg sync.WaitGroup
@@ -933,12 +944,12 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease, late func(got []
 			})
 		}
 		wg.Wait()
-		return res
+		return c.countRenewals(res)
 	}
 	// As in renewWires: watched even with ContextTimeoutEnabled.
-	return watchPipeline(ctx, len(batch), func(res []renewResult) {
+	return c.countRenewals(watchPipeline(ctx, len(batch), func(res []renewResult) {
 		pipelineRenew(ctx, p, batch, groups, res)
-	}, late)
+	}, late))
 }
 
 // renewGroups splits batch (by index) into the groups of one renew_many
