@@ -298,28 +298,26 @@ func BenchmarkCycleParts(b *testing.B) {
 	r := faults.StartRedis(b, faults.RedisOptions{})
 	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
 	ctx := context.Background()
-	script := func(file string) *redis.Script {
-		src, err := os.ReadFile(filepath.Join("..", "..", "runtime", "lease", file))
-		if err != nil {
-			b.Fatal(err)
-		}
-		s := redis.NewScript(string(src))
+	load := func(src string) *redis.Script {
+		s := redis.NewScript(src)
 		if err := s.Load(ctx, rdb).Err(); err != nil {
 			b.Fatal(err)
 		}
 		return s
 	}
-	acquire, release := script("acquire.lua"), script("release.lua")
-	incrSet := redis.NewScript(`local t = redis.call('INCR', KEYS[2])
-redis.call('SET', KEYS[1], ARGV[1] .. ':' .. t, 'NX', 'PX', ARGV[2])
-return t`)
-	getDel := redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`)
-	for _, s := range []*redis.Script{incrSet, getDel} {
-		if err := s.Load(ctx, rdb).Err(); err != nil {
+	leaseScript := func(file string) *redis.Script {
+		src, err := os.ReadFile(filepath.Join("..", "..", "runtime", "lease", file))
+		if err != nil {
 			b.Fatal(err)
 		}
+		return load(string(src))
 	}
+	acquire, release := leaseScript("acquire.lua"), leaseScript("release.lua")
+	incrSet := load(`local t = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. t, 'NX', 'PX', ARGV[2])
+return t`)
+	getDel := load(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`)
 	ttl := cycleTTL.Milliseconds()
 	owner := func() string {
 		var raw [16]byte

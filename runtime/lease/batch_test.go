@@ -253,7 +253,7 @@ func TestRenewComparesValueAndOwnerOfLargeTokens(t *testing.T) {
 	shorten()
 	res := make([]renewResult, len(leases))
 	for i, l := range leases {
-		ok, err := c.renew(bg, c.inline(bg), l.lockKey, l.value, ttl)
+		ok, err := c.renew(bg, c.inline(bg), l.lockKey, l.value, millis(ttl), nil)
 		res[i] = renewResult{ok: ok, err: err}
 	}
 	renewed("renew", res)

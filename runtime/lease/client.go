@@ -156,9 +156,10 @@ func (c *Client) Stats() Stats {
 // "<prefix>:{<resource>}:abandoned:" followed by an owner value (32 hex
 // digits), which the cleanup of a failed Acquire (and the Release of a
 // lease whose Acquire had an attempt cut off) sets with a TTL of
-// max(10·TTL, 30s) so that a late attempt of that Acquire writes nothing. To list those with SCAN MATCH, put a backslash
-// before each glob character (* ? [ ] \) of that prefix, since a resource
-// name may contain them, and append "*".
+// max(10·TTL, 30s) so that a late attempt of that Acquire writes nothing.
+// To list those with SCAN MATCH, put a backslash before each glob
+// character (* ? [ ] \) of that prefix, since a resource name may contain
+// them, and append "*".
 func (c *Client) AllKeys(resource string) []string {
 	lock, counter := c.Keys(resource)
 	return []string{lock, counter, mintKey(lock), releasedKey(lock), abandonKey(lock, "")}
@@ -521,7 +522,6 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
 			return nil, &opError{op: acquireOp(resource), err: err}
 		}
-		l.releasedArg = releasedKey(lockKey)
 		if unsure || len(pending) > 0 {
 			// An attempt of this Acquire may still be on its way (cut
 			// off at its deadline): Release sets this owner's mark, as
@@ -605,14 +605,16 @@ func (c *Client) timingFor(ttl time.Duration) (*timingEntry, error) {
 	return e, nil
 }
 
-// keySuffixes are the ends of the keys of an acquire command, in its order.
-var keySuffixes = [4]string{lockSuffix, counterSuffix, mintSuffix, abandonSuffix}
+// keySuffixes are the ends of a lease's keys in the string prepare builds:
+// those of an acquire command in its order, with the :released record
+// (which Release writes) before the abandon mark, which the owner follows.
+var keySuffixes = [5]string{lockSuffix, counterSuffix, mintSuffix, releasedSuffix, abandonSuffix}
 
 // prepare returns the Lease an Acquire of resource will return if it
-// succeeds, with a fresh owner value, and the keys of its acquire command:
-// the lock key, the counter, the :minted record and the abandon mark.
-// Every key and the owner are slices of one string (one allocation, and
-// the bytes a renewal writes out sit together).
+// succeeds, with a fresh owner value and its :released record, and the
+// keys of its acquire command: the lock key, the counter, the :minted
+// record and the abandon mark. Every key and the owner are slices of one
+// string (one allocation, and the bytes a renewal writes out sit together).
 func (c *Client) prepare(resource string, tm timing) (*Lease, [4]string) {
 	prefix := c.opts.keyPrefix()
 	baseLen := len(prefix) + len(":{") + len(resource) + len("}:")
@@ -632,15 +634,16 @@ func (c *Client) prepare(resource string, tm timing) (*Lease, [4]string) {
 	}
 	b.Write(hx[:])
 	text := b.String()
-	var keys [4]string
+	var all [len(keySuffixes)]string
 	at := 0
 	for i, s := range keySuffixes {
 		end := at + baseLen + len(s)
-		keys[i] = text[at:end]
+		all[i] = text[at:end]
 		at = end
 	}
-	keys[3] = text[at-baseLen-len(keySuffixes[3]):] // the abandon mark ends with the owner
-	return &Lease{c: c, resource: resource, tm: tm, lockKey: keys[0], owner: text[at:]}, keys
+	abandon := text[at-baseLen-len(abandonSuffix):] // the abandon mark ends with the owner
+	l := &Lease{c: c, resource: resource, tm: tm, lockKey: all[0], owner: text[at:], releasedArg: all[3]}
+	return l, [4]string{all[0], all[1], all[2], abandon}
 }
 
 // isConfigError reports whether err is a Redis error reply that no retry can
@@ -935,24 +938,22 @@ func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Du
 func (c *Client) undoRenewal(l *Lease) {
 	ctx, cancel := context.WithTimeout(context.Background(), l.tm.releaseTimeout)
 	defer cancel()
-	// Not a release: without the :released record (see release.lua), so
-	// that a later Release of l says it was not held.
-	cmd := []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.mintArg, l.valueArg}
-	n, _, err := c.runCmd(ctx, c.ctxDeadlines, releaseScript, releaseLua, cmd)
-	c.countSent(&c.stats.releases, err)
-	deleted, err := decodeBool("release", n, err)
+	deleted, err := c.release(ctx, c.ctxDeadlines, l, false)
 	c.log(l.vals, slog.LevelDebug, "lease renewal landed after the lease ended; key deleted", l.resource, l.token, "deleted", deleted, "err", err)
 }
 
 // release runs the compare-and-delete script for l; deleted reports
-// whether the key held l's value. inline: see [Client.inline].
-func (c *Client) release(ctx context.Context, inline bool, l *Lease) (deleted bool, err error) {
+// whether the key held l's value. inline: see [Client.inline]. record
+// false is the heartbeat's undo of a renewal that landed after l ended,
+// which is no release: it writes no :released record (see release.lua),
+// so that a later Release of l says it was not held.
+func (c *Client) release(ctx context.Context, inline bool, l *Lease, record bool) (deleted bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return false, err // never sent, not counted
 	}
 	var cmd []any
 	switch {
-	case l.releasedArg == nil:
+	case !record:
 		cmd = []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.mintArg, l.valueArg}
 	case l.markArg == nil:
 		cmd = []any{"evalsha", releaseScript.Hash(), 3, l.keyArg, l.mintArg, l.releasedArg, l.valueArg}
@@ -972,12 +973,22 @@ func (c *Client) countSent(counter *atomic.Uint64, err error) {
 	}
 }
 
-// renew runs the compare-and-PEXPIRE script for the lease whose lock key
-// value is value ("<owner>:<token>"); ok reports whether the key held that
-// owner's value. ok false with a nil error is the definitive "not owner".
-func (c *Client) renew(ctx context.Context, inline bool, lockKey, value string, ttl time.Duration) (ok bool, err error) {
-	n, _, err := c.run(ctx, inline, renewScript, []string{lockKey}, value, millis(ttl))
+// renew runs the compare-and-PEXPIRE script on lockKey for the lock key
+// value value ("<owner>:<token>") and the TTL ttl in milliseconds (both
+// command arguments); ok reports whether the key held that owner's value.
+// ok false with a nil error is the definitive "not owner". If ctx ends
+// first, the call is abandoned on its way (see [Client.run]), and late (if
+// not nil) gets its outcome once it returns.
+func (c *Client) renew(ctx context.Context, inline bool, lockKey string, value, ttl any, late func(renewResult)) (ok bool, err error) {
+	n, abandoned, err := c.run(ctx, inline, renewScript, []string{lockKey}, value, ttl)
 	c.countSent(&c.stats.renewals, err)
+	if abandoned != nil && late != nil {
+		go func() {
+			<-abandoned.done
+			ok, err := decodeBool("renew", abandoned.n, abandoned.err)
+			late(renewResult{ok: ok, err: err})
+		}()
+	}
 	return decodeBool("renew", n, err)
 }
 

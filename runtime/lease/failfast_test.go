@@ -582,7 +582,7 @@ func TestRefusedCleanupsAndRenewalsAreNotCounted(t *testing.T) {
 				if _, err := c.abandon(bg, lockKey, newOwner(), time.Second); !isDialError(err) {
 					t.Fatalf("abandon = %v, want the dial error", err)
 				}
-				if _, err := c.renew(bg, c.inline(bg), lockKey, newOwner()+":1", time.Second); !isDialError(err) {
+				if _, err := c.renew(bg, c.inline(bg), lockKey, newOwner()+":1", millis(time.Second), nil); !isDialError(err) {
 					t.Fatalf("renew = %v, want the dial error", err)
 				}
 			}

@@ -190,19 +190,8 @@ func (l *Lease) renew(ctx context.Context) error {
 	callCtx, cancel := context.WithTimeoutCause(ctx, l.tm.callTimeout, ErrRedisTimeout)
 	defer cancel()
 	send := l.c.clk.Now()
-	n, abandoned, err := l.c.run(callCtx, l.c.inline(ctx), renewScript, []string{l.lockKey}, l.valueArg, l.ttlArg)
-	l.c.countSent(&l.c.stats.renewals, err)
-	if abandoned != nil {
-		// Cut off by ctx while on its way: if it lands, it is a renewal
-		// sent at send like any other (see the heartbeat's late).
-		go func() {
-			<-abandoned.done
-			if ok, err := decodeBool("renew", abandoned.n, abandoned.err); ok && err == nil && !l.extend(send) {
-				l.c.undoRenewal(l)
-			}
-		}()
-	}
-	ok, err := decodeBool("renew", n, err)
+	// Cut off by ctx while on its way, the renewal may still land.
+	ok, err := l.c.renew(callCtx, l.c.inline(ctx), l.lockKey, l.valueArg, l.ttlArg, func(r renewResult) { l.lateRenewal(send, r) })
 	if err != nil {
 		return l.c.withDialCause(opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err))
 	}
@@ -236,6 +225,16 @@ func (l *Lease) renewed(send time.Time) bool {
 		f(l.resource, l.token)
 	}
 	return true
+}
+
+// lateRenewal applies the outcome r of a renewal sent at send whose reply
+// came after its caller stopped waiting: a renewal that landed moves the
+// local deadline of a valid lease like any other (extend); if the lease
+// has ended, it extended a key nobody holds, and undoRenewal deletes it.
+func (l *Lease) lateRenewal(send time.Time, r renewResult) {
+	if r.ok && r.err == nil && !l.extend(send) {
+		l.c.undoRenewal(l)
+	}
 }
 
 // applyRenewal applies the outcome of a heartbeat renewal sent at send. A
@@ -448,7 +447,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithTimeoutCause(ctx, l.tm.releaseTimeout, ErrRedisTimeout)
 	defer cancel()
-	deleted, err := l.c.release(rctx, l.c.inline(ctx), l)
+	deleted, err := l.c.release(rctx, l.c.inline(ctx), l, true)
 	if err != nil {
 		err = l.c.withDialCause(opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err))
 		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)

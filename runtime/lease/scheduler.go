@@ -639,16 +639,12 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 	send := s.c.clk.Now()
 	timeout := renewBound(batch, sends, send)
 	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
-	// A renewal cut off at the batch's deadline may still land. If its
-	// reply comes while the lease is valid, it is a renewal sent at send
-	// like any other and moves the local deadline (extend); if the lease
-	// has ended, it extended a key nobody holds, and late deletes it
-	// (compare-and-delete), as undo does below for a reply in time.
+	// A renewal cut off at the batch's deadline may still land: late
+	// applies its outcome (lateRenewal), as undo does below for a reply
+	// in time.
 	late := func(got []renewResult) {
 		for i, l := range live {
-			if got[i].ok && got[i].err == nil && !l.extend(send) {
-				l.c.undoRenewal(l)
-			}
+			l.lateRenewal(send, got[i])
 		}
 	}
 	var res []renewResult
@@ -909,17 +905,11 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease, late func(got []
 	res := make([]renewResult, len(batch))
 	if len(batch) == 1 {
 		l := batch[0]
-		// ctx: from context.Background.
-		n, abandoned, err := c.run(ctx, c.ctxDeadlines, renewScript, []string{l.lockKey}, l.valueArg, l.ttlArg)
-		c.countSent(&c.stats.renewals, err)
-		if abandoned != nil && late != nil {
-			go func() {
-				<-abandoned.done
-				ok, err := decodeBool("renew", abandoned.n, abandoned.err)
-				late([]renewResult{{ok: ok, err: err}})
-			}()
+		var lateOne func(renewResult)
+		if late != nil {
+			lateOne = func(r renewResult) { late([]renewResult{r}) }
 		}
-		ok, err := decodeBool("renew", n, err)
+		ok, err := c.renew(ctx, c.ctxDeadlines, l.lockKey, l.valueArg, l.ttlArg, lateOne) // ctx: from context.Background
 		res[0] = renewResult{ok: ok, err: err}
 		return res
 	}
