@@ -272,7 +272,7 @@ func BenchmarkServerCPU(b *testing.B) {
 
 // BenchmarkCycleParts splits the gap between a fencegen lease cycle and a
 // bsm/redislock cycle into the lease's scripts and the lease's own client
-// work, as wall time on one server in one run. Five variants, interleaved
+// work, as wall time on one server in one run. Six variants, interleaved
 // as in BenchmarkCycleInterleaved, each reported as its median µs per
 // cycle:
 //
@@ -280,17 +280,21 @@ func BenchmarkServerCPU(b *testing.B) {
 //   - redislock: Obtain + Release;
 //   - lease-scripts: the lease's acquire.lua and release.lua sent bare
 //     (EVALSHA through go-redis's Do, the same keys and arguments the lease
-//     sends), without the lease around them;
-//   - lease-scripts+timeouts: the same with a context.WithTimeout per call,
-//     as the lease bounds each of its calls;
+//     sends), without the lease around them, on a context without a deadline;
+//   - lease-scripts+deadlines: the same, each call bounded by a deadline
+//     that arms no timer, as the lease bounds a call under a context that
+//     cannot be cancelled (go-redis puts the deadline on the socket);
+//   - lease-scripts+timers: the same with a context.WithTimeout per call
+//     (a runtime timer armed and stopped per call), as the lease bounds a
+//     call under a cancellable context;
 //   - token-scripts: the least a fencing token lock can send, INCR + SET NX
 //     PX and a compare-and-DEL, bare as lease-scripts: no abandon mark, no
 //     :minted record, no recognition of a resent release.
 //
 // token-scripts minus redislock is the token's INCR; lease-scripts minus
 // token-scripts is what the lease's other guarantees cost the server;
-// lease-scripts+timeouts minus lease-scripts is the per-call timeout
-// contexts; lease minus lease-scripts+timeouts is the rest of the lease's
+// +deadlines and +timers minus lease-scripts are the two ways of bounding
+// a call; lease minus lease-scripts+deadlines is the rest of the lease's
 // client work (heartbeat registration, lease context, owner).
 //
 //	cd bench/redislock && go test -run '^$' -bench CycleParts -benchtime 20000x -count 3
@@ -324,23 +328,26 @@ return 0`)
 		_, _ = rand.Read(raw[:])
 		return hex.EncodeToString(raw[:])
 	}
-	// call runs one command under a timeout, as the lease does, or on ctx.
-	call := func(timeout bool, args ...any) (int64, error) {
+	// call runs one command on ctx, bounded as bound says.
+	call := func(bound int, args ...any) (int64, error) {
 		c, cancel := ctx, context.CancelFunc(func() {})
-		if timeout {
+		switch bound {
+		case boundDeadline:
+			c = deadlineCtx{ctx, time.Now().Add(cycleTTL / 6)}
+		case boundTimer:
 			c, cancel = context.WithTimeout(ctx, cycleTTL/6)
 		}
 		defer cancel()
 		return rdb.Do(c, args...).Int64()
 	}
-	bare := func(timeout bool) func(string) error {
+	bare := func(bound int) func(string) error {
 		return func(name string) error {
 			o, k := owner(), "fencegen:{"+name+"}:"
-			tok, err := call(timeout, "evalsha", acquire.Hash(), 4, k+"lock", k+"token", k+"minted", k+"abandoned:"+o, o, ttl, 0, "0", "0")
+			tok, err := call(bound, "evalsha", acquire.Hash(), 4, k+"lock", k+"token", k+"minted", k+"abandoned:"+o, o, ttl, 0, "0", "0")
 			if err != nil || tok <= 0 {
 				return fmt.Errorf("acquire.lua: %d, %v", tok, err)
 			}
-			n, err := call(timeout, "evalsha", release.Hash(), 3, k+"lock", k+"minted", k+"released", o+":"+strconv.FormatInt(tok, 10))
+			n, err := call(bound, "evalsha", release.Hash(), 3, k+"lock", k+"minted", k+"released", o+":"+strconv.FormatInt(tok, 10))
 			if err != nil || n != 1 {
 				return fmt.Errorf("release.lua: %d, %v", n, err)
 			}
@@ -349,11 +356,11 @@ return 0`)
 	}
 	token := func(name string) error {
 		o, k := owner(), "tok:{"+name+"}:"
-		tok, err := call(false, "evalsha", incrSet.Hash(), 2, k+"lock", k+"token", o, ttl)
+		tok, err := call(boundNone, "evalsha", incrSet.Hash(), 2, k+"lock", k+"token", o, ttl)
 		if err != nil {
 			return err
 		}
-		n, err := call(false, "evalsha", getDel.Hash(), 1, k+"lock", o+":"+strconv.FormatInt(tok, 10))
+		n, err := call(boundNone, "evalsha", getDel.Hash(), 1, k+"lock", o+":"+strconv.FormatInt(tok, 10))
 		if err != nil || n != 1 {
 			return fmt.Errorf("compare-and-DEL: %d, %v", n, err)
 		}
@@ -362,12 +369,29 @@ return 0`)
 	m := interleave(b, []func(string) error{
 		leaseCycle(ctx, lease.New(rdb, nil)),
 		redislockCycle(ctx, redislock.New(rdb)),
-		bare(false), bare(true), token,
-	}, "r", "b", "s", "st", "m")
-	for k, unit := range []string{"lease-µs", "redislock-µs", "lease-scripts-µs", "lease-scripts+timeouts-µs", "token-scripts-µs"} {
+		bare(boundNone), bare(boundDeadline), bare(boundTimer), token,
+	}, "r", "b", "s", "sd", "st", "m")
+	for k, unit := range []string{"lease-µs", "redislock-µs", "lease-scripts-µs", "lease-scripts+deadlines-µs", "lease-scripts+timers-µs", "token-scripts-µs"} {
 		b.ReportMetric(float64(m[k].Nanoseconds())/1e3, unit)
 	}
 }
+
+// How a CycleParts call is bounded: not at all, by a deadline that arms no
+// timer (deadlineCtx), or by context.WithTimeout.
+const (
+	boundNone = iota
+	boundDeadline
+	boundTimer
+)
+
+// deadlineCtx is a context with a deadline and no timer, as the lease's
+// calls under a context that cannot be cancelled get: Done stays nil.
+type deadlineCtx struct {
+	context.Context
+	deadline time.Time
+}
+
+func (c deadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
 // BenchmarkCycleContexts compares the lease cycle under a context that
 // cannot be cancelled (context.Background: each call is made in the

@@ -447,7 +447,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if ctx.Err() != nil {
 			break
 		}
-		callCtx, cancel := context.WithTimeoutCause(ctx, tm.callTimeout, ErrRedisTimeout)
+		callCtx, cancel, inline := c.callContext(ctx, tm.callTimeout)
 		send := c.clk.Now()
 		if i > 0 {
 			// An abandoned attempt may still be writing cmd out: the
@@ -455,7 +455,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			cmd = slices.Clone(cmd)
 			cmd[9], cmd[11] = int64(floor), argOne // retry: an earlier attempt may have landed
 		}
-		n, abandoned, err := c.acquireCall(callCtx, c.inline(ctx), tm, cmd)
+		n, abandoned, err := c.acquireCall(callCtx, inline, tm, cmd)
 		c.stats.acquires.Add(1) // every attempt, also one that could not connect
 		sent++
 		if errors.Is(err, ErrNotReplicated) {
@@ -991,6 +991,52 @@ func (c *Client) renew(ctx context.Context, inline bool, lockKey string, value, 
 	}
 	return decodeBool("renew", n, err)
 }
+
+// callContext returns the context for one Redis call under parent, bounded
+// by timeout, its cancel function, and whether the call is made inline (see
+// [Client.inline]). An inline call gets a deadline without a timer
+// ([deadlineCtx]): nothing but the deadline can end it, go-redis puts that
+// deadline on the dial and the socket, and a runtime timer armed and
+// stopped for every call would only wake an idle thread (measured by
+// BenchmarkCycleParts in bench/redislock). Any other call gets
+// context.WithTimeoutCause(parent, timeout, ErrRedisTimeout), whose Done
+// the call is abandoned at.
+func (c *Client) callContext(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc, bool) {
+	if c.inline(parent) {
+		return withDeadline(parent, timeout), noCancel, true
+	}
+	ctx, cancel := context.WithTimeoutCause(parent, timeout, ErrRedisTimeout)
+	return ctx, cancel, false
+}
+
+func noCancel() {}
+
+// deadlineCtx is parent with a deadline that arms no timer: Deadline
+// reports the earlier of parent's deadline and the call's; Done, Err and
+// Value are parent's, whose Done is nil (it cannot be cancelled), so Err
+// stays nil, as the context package requires of a Done that is never
+// closed. It is used only for a call made inline on a client that applies
+// context deadlines to its sockets (see [Client.inline]): go-redis then
+// bounds dialing and every socket read and write by the deadline, and
+// [deadlinePassed] tells that the deadline cut a call off. Waits inside
+// go-redis that select on Done (a free pool connection, the backoff
+// between its retries) keep their own bounds (PoolTimeout,
+// MaxRetryBackoff); once the deadline has passed, go-redis's next write
+// or dial fails at once.
+type deadlineCtx struct {
+	context.Context
+	deadline time.Time
+}
+
+func withDeadline(parent context.Context, timeout time.Duration) *deadlineCtx {
+	d := time.Now().Add(timeout)
+	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
+		d = pd
+	}
+	return &deadlineCtx{Context: parent, deadline: d}
+}
+
+func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
 // inline reports whether a call bounded by a deadline derived from parent
 // can be made in the calling goroutine: rdb enforces context deadlines on

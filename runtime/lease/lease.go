@@ -187,11 +187,11 @@ func (l *Lease) Renew(ctx context.Context) error {
 }
 
 func (l *Lease) renew(ctx context.Context) error {
-	callCtx, cancel := context.WithTimeoutCause(ctx, l.tm.callTimeout, ErrRedisTimeout)
+	callCtx, cancel, inline := l.c.callContext(ctx, l.tm.callTimeout)
 	defer cancel()
 	send := l.c.clk.Now()
 	// Cut off by ctx while on its way, the renewal may still land.
-	ok, err := l.c.renew(callCtx, l.c.inline(ctx), l.lockKey, l.valueArg, l.ttlArg, func(r renewResult) { l.lateRenewal(send, r) })
+	ok, err := l.c.renew(callCtx, inline, l.lockKey, l.valueArg, l.ttlArg, func(r renewResult) { l.lateRenewal(send, r) })
 	if err != nil {
 		return l.c.withDialCause(opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err))
 	}
@@ -445,9 +445,9 @@ func (l *Lease) Release(ctx context.Context) error {
 		l.c.log(ctx, slog.LevelWarn, "lease release not sent: context ended", l.resource, l.token, "err", err)
 		return err
 	}
-	rctx, cancel := context.WithTimeoutCause(ctx, l.tm.releaseTimeout, ErrRedisTimeout)
+	rctx, cancel, inline := l.c.callContext(ctx, l.tm.releaseTimeout)
 	defer cancel()
-	deleted, err := l.c.release(rctx, l.c.inline(ctx), l, true)
+	deleted, err := l.c.release(rctx, inline, l, true)
 	if err != nil {
 		err = l.c.withDialCause(opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err))
 		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)

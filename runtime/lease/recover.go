@@ -33,10 +33,10 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 	}
 	_, counterKey := c.Keys(resource)
 	timeout := c.opts.releaseTimeout(c.opts.ttl())
-	callCtx, cancel := context.WithTimeoutCause(ctx, timeout, ErrRedisTimeout)
+	callCtx, cancel, inline := c.callContext(ctx, timeout)
 	defer cancel()
 	var res []int64 // read only once the call has returned
-	_, abandoned, err := c.runFn(callCtx, c.inline(ctx), func(ctx context.Context) (int64, error) {
+	_, abandoned, err := c.runFn(callCtx, inline, func(ctx context.Context) (int64, error) {
 		var err error
 		res, err = advanceScript.Run(ctx, c.rdb, []string{counterKey}, int64(max(atLeast, 0))).Int64Slice()
 		return 0, err
