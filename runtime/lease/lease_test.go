@@ -833,3 +833,63 @@ func TestCancellationEndsCallsOnAStalledRedis(t *testing.T) {
 		})
 	}
 }
+
+// TestCallsWithoutCancellationAreBoundedByTheirTimeoutsOnAStalledRedis: on
+// a client with ContextTimeoutEnabled, a call under a context that cannot
+// be cancelled is made inline, bounded by a deadline that arms no timer
+// (deadlineCtx). Against a paused redis-server (connections accepted,
+// nothing answered), with go-redis's default retries (its backoff between
+// attempts does not see the deadline), each call still returns a
+// *TimeoutError carrying its own bound, within that bound plus go-redis's
+// backoff, and the lease keeps working once the server resumes.
+func TestCallsWithoutCancellationAreBoundedByTheirTimeoutsOnAStalledRedis(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	o := &redis.Options{ContextTimeoutEnabled: true} // MaxRetries 3, MaxRetryBackoff 512ms
+	const ttl, callTimeout, releaseTimeout = 30 * time.Second, 300 * time.Millisecond, 400 * time.Millisecond
+	c := New(r.Client(o), &Options{CallTimeout: callTimeout, ReleaseTimeout: releaseTimeout})
+	l1 := mustAcquire(t, c, "a", ttl)
+	l2 := mustAcquire(t, c, "b", ttl)
+	if _, err := c.Advance(bg, "a", 0); err != nil { // loads its script
+		t.Fatal(err)
+	}
+	r.Pause()
+	defer r.Resume()
+	// go-redis sleeps between its attempts for up to MaxRetryBackoff
+	// (512ms) each, without looking at the deadline; once the deadline has
+	// passed, its next attempt fails at once.
+	const slack = 3*512*time.Millisecond + 500*time.Millisecond
+	bounded := func(name, op string, timeout time.Duration, f func() error) {
+		t.Helper()
+		start := time.Now()
+		err := f()
+		took := time.Since(start)
+		var te *TimeoutError
+		if !errors.As(err, &te) || te.Op != op || te.Timeout != timeout || !errors.Is(err, ErrRedisTimeout) {
+			t.Errorf("%s = %#v, want a *TimeoutError of the %s call after %v", name, err, op, timeout)
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s = %v matches context.DeadlineExceeded, but the caller set no deadline", name, err)
+		}
+		t.Logf("%s: %v after %v", name, err, took.Round(time.Millisecond))
+		if took < timeout || took > timeout+slack {
+			t.Errorf("%s returned after %v, want its bound %v (+ up to %v of go-redis backoff)", name, took.Round(time.Millisecond), timeout, slack)
+		}
+	}
+	bounded("Renew", "renew", callTimeout, func() error { return l2.Renew(bg) })
+	bounded("Advance", "advance", releaseTimeout, func() error {
+		_, err := c.Advance(bg, "a", 5)
+		return err
+	})
+	bounded("Release", "release", releaseTimeout, func() error { return l1.Release(bg) })
+	r.Resume()
+	if err := l2.Release(bg); err != nil {
+		t.Errorf("Release after the server resumed: %v", err)
+	}
+	l3, err := c.Acquire(bg, "c", ttl)
+	if err != nil {
+		t.Fatalf("Acquire after the server resumed: %v", err)
+	}
+	if err := l3.Release(bg); err != nil {
+		t.Errorf("Release after the server resumed: %v", err)
+	}
+}
