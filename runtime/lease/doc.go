@@ -159,13 +159,18 @@
 // ContextTimeoutEnabled, so otherwise the call is abandoned at its deadline
 // and its goroutine ends when go-redis gives up. Setting
 // ContextTimeoutEnabled on the client is recommended: the calls are then
-// made in the calling goroutine, and an acquire+release cycle is about a
-// third faster than with the goroutine hand-off per call (BENCHMARKS.md).
+// made in the calling goroutine, and an acquire+release cycle is 10-35%
+// faster than with the goroutine hand-off per call (BENCHMARKS.md).
 // go-redis does not interrupt a socket read when a context is cancelled,
 // only at its deadline, so a call whose context can be cancelled runs in a
 // goroutine of its own on either client and is abandoned at the
 // cancellation; only a context that cannot be cancelled
 // (context.Background, context.WithoutCancel) gets the calling goroutine.
+// Such a call's deadline arms no timer: go-redis puts it on the dial and
+// on every socket read and write, and its waits that only a cancellation
+// would cut short keep their own bounds (a free pool connection:
+// PoolTimeout; the backoff between its retries: MaxRetryBackoff), after
+// which its next attempt fails at once.
 //
 // The design follows bsm/redislock (a redis.Scripter, Lua scripts, options
 // with nil-safe defaults) and etcd's client/v3/concurrency Session (a
