@@ -51,6 +51,9 @@ type Client struct {
 	// ctxDeadlines: rdb is a go-redis client with ContextTimeoutEnabled,
 	// which bounds each call by its context itself (see run).
 	ctxDeadlines bool
+	// deadlines ends the contexts of calls made inline at their deadlines
+	// (see callContext).
+	deadlines deadlineWatch
 	// oneTry: rdb is a go-redis client that makes a single attempt per
 	// call (no MaxRetries, no cluster redirects), so the error of a call
 	// describes the only request it may have sent (see neverSent).
@@ -994,49 +997,18 @@ func (c *Client) renew(ctx context.Context, inline bool, lockKey string, value, 
 
 // callContext returns the context for one Redis call under parent, bounded
 // by timeout, its cancel function, and whether the call is made inline (see
-// [Client.inline]). An inline call gets a deadline without a timer
-// ([deadlineCtx]): nothing but the deadline can end it, go-redis puts that
-// deadline on the dial and the socket, and a runtime timer armed and
-// stopped for every call would only wake an idle thread (measured by
-// BenchmarkCycleParts in bench/redislock). Any other call gets
-// context.WithTimeoutCause(parent, timeout, ErrRedisTimeout), whose Done
+// [Client.inline]). An inline call's context is a [deadlineCtx] on the
+// Client's [deadlineWatch] (no runtime timer per call); any other call's
+// is context.WithTimeoutCause(parent, timeout, ErrRedisTimeout), whose Done
 // the call is abandoned at.
 func (c *Client) callContext(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc, bool) {
 	if c.inline(parent) {
-		return withDeadline(parent, timeout), noCancel, true
+		dc := c.deadlines.ctx(parent, timeout)
+		return dc, dc.stop, true
 	}
 	ctx, cancel := context.WithTimeoutCause(parent, timeout, ErrRedisTimeout)
 	return ctx, cancel, false
 }
-
-func noCancel() {}
-
-// deadlineCtx is parent with a deadline that arms no timer: Deadline
-// reports the earlier of parent's deadline and the call's; Done, Err and
-// Value are parent's, whose Done is nil (it cannot be cancelled), so Err
-// stays nil, as the context package requires of a Done that is never
-// closed. It is used only for a call made inline on a client that applies
-// context deadlines to its sockets (see [Client.inline]): go-redis then
-// bounds dialing and every socket read and write by the deadline, and
-// [deadlinePassed] tells that the deadline cut a call off. Waits inside
-// go-redis that select on Done (a free pool connection, the backoff
-// between its retries) keep their own bounds (PoolTimeout,
-// MaxRetryBackoff); once the deadline has passed, go-redis's next write
-// or dial fails at once.
-type deadlineCtx struct {
-	context.Context
-	deadline time.Time
-}
-
-func withDeadline(parent context.Context, timeout time.Duration) *deadlineCtx {
-	d := time.Now().Add(timeout)
-	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
-		d = pd
-	}
-	return &deadlineCtx{Context: parent, deadline: d}
-}
-
-func (c *deadlineCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
 // inline reports whether a call bounded by a deadline derived from parent
 // can be made in the calling goroutine: rdb enforces context deadlines on

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -902,4 +903,73 @@ func TestCallsWithoutCancellationAreBoundedByTheirTimeoutsOnAStalledRedis(t *tes
 	if err := l3.Release(bg); err != nil {
 		t.Errorf("Release after the server resumed: %v", err)
 	}
+}
+
+// TestCallsWithoutCancellationAreBoundedWhereGoRedisWaitsOnDone: go-redis
+// dials a new connection in a goroutine of its own with a context of its
+// own, and waits for a free pool connection, each in a select on the
+// call's Done; it retries both. A call under a context that cannot be
+// cancelled, made inline on a client with ContextTimeoutEnabled, still
+// ends at its own bound there, as a *TimeoutError carrying it: while every
+// new connection's dial hangs, and while the pool's only connection is
+// held by another command.
+func TestCallsWithoutCancellationAreBoundedWhereGoRedisWaitsOnDone(t *testing.T) {
+	const ttl, callTimeout, releaseTimeout = 30 * time.Second, 300 * time.Millisecond, 400 * time.Millisecond
+	opts := &Options{CallTimeout: callTimeout, ReleaseTimeout: releaseTimeout}
+	const slack = 500 * time.Millisecond
+	bounded := func(t *testing.T, name, op string, timeout time.Duration, f func() error) {
+		t.Helper()
+		start := time.Now()
+		err := f()
+		took := time.Since(start)
+		var te *TimeoutError
+		if !errors.As(err, &te) || te.Op != op || te.Timeout != timeout || !errors.Is(err, ErrRedisTimeout) || errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s = %v, want a *TimeoutError of the %s call after %v", name, err, op, timeout)
+		}
+		if took > timeout+slack {
+			t.Errorf("%s returned after %v, want its bound %v", name, took.Round(time.Millisecond), timeout)
+		}
+	}
+	t.Run("dial hangs", func(t *testing.T) {
+		r := faults.StartRedis(t, faults.RedisOptions{})
+		hole := faults.DialHole(t)
+		var target atomic.Value
+		target.Store(r.Addr())
+		rdb := redis.NewClient(&redis.Options{Addr: r.Addr(), ContextTimeoutEnabled: true, DialTimeout: 5 * time.Second,
+			Dialer: func(ctx context.Context, network, _ string) (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, network, target.Load().(string))
+			}})
+		t.Cleanup(func() { _ = rdb.Close() })
+		c := New(rdb, opts)
+		l := mustAcquire(t, c, "a", ttl)
+		if _, err := c.Advance(bg, "b", 0); err != nil { // loads its script
+			t.Fatal(err)
+		}
+		target.Store(hole)
+		if err := r.Admin().ClientKillByFilter(bg, "TYPE", "normal", "SKIPME", "yes").Err(); err != nil {
+			t.Fatal(err)
+		}
+		bounded(t, "Renew", "renew", callTimeout, func() error { return l.Renew(bg) })
+		bounded(t, "Advance", "advance", releaseTimeout, func() error {
+			_, err := c.Advance(bg, "b", 5)
+			return err
+		})
+		bounded(t, "Release", "release", releaseTimeout, func() error { return l.Release(bg) })
+	})
+	t.Run("pool held", func(t *testing.T) {
+		r := faults.StartRedis(t, faults.RedisOptions{})
+		rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true, PoolSize: 1, PoolTimeout: 5 * time.Second})
+		c := New(rdb, opts)
+		l := mustAcquire(t, c, "a", ttl)
+		held := make(chan struct{})
+		go func() {
+			defer close(held)
+			_ = rdb.BLPop(bg, 3*time.Second, "nothing").Err()
+		}()
+		time.Sleep(100 * time.Millisecond) // BLPOP has the connection
+		bounded(t, "Renew", "renew", callTimeout, func() error { return l.Renew(bg) })
+		bounded(t, "Release", "release", releaseTimeout, func() error { return l.Release(bg) })
+		<-held
+	})
 }
