@@ -166,11 +166,11 @@
 // goroutine of its own on either client and is abandoned at the
 // cancellation; only a context that cannot be cancelled
 // (context.Background, context.WithoutCancel) gets the calling goroutine.
-// Such a call's deadline arms no timer: go-redis puts it on the dial and
-// on every socket read and write, and its waits that only a cancellation
-// would cut short keep their own bounds (a free pool connection:
-// PoolTimeout; the backoff between its retries: MaxRetryBackoff), after
-// which its next attempt fails at once.
+// Such a call's deadline arms no timer of its own: go-redis puts it on
+// every socket read and write, and one timer per Client closes the call
+// context's Done at the deadline for go-redis's waits that select on it (a
+// connection dialled in a goroutine of its own, a free pool connection,
+// the backoff between its retries).
 //
 // The design follows bsm/redislock (a redis.Scripter, Lua scripts, options
 // with nil-safe defaults) and etcd's client/v3/concurrency Session (a
