@@ -11,8 +11,13 @@ import (
 // [Client.inline]): parent, which cannot be cancelled (its Done is nil),
 // with a deadline. Deadline reports the earlier of parent's deadline and
 // the call's; Done is closed at that deadline by the Client's
-// [deadlineWatch], not by a timer of its own; Err is then
-// context.DeadlineExceeded. Value is parent's.
+// [deadlineWatch], not by a timer of its own, and Err is then
+// context.DeadlineExceeded; or Done is closed by stop, once the call has
+// returned, and Err is context.Canceled, as after the cancel function of
+// context.WithTimeout (so that whatever a go-redis hook derived from it,
+// or registered with context.AfterFunc, ends too). Value is parent's;
+// context.Cause is Err (not ErrRedisTimeout: the lease tells its own
+// deadline by [deadlinePassed]).
 //
 // go-redis (with ContextTimeoutEnabled) puts the deadline on the socket's
 // reads and writes, and its waits that only a context ends (a connection
@@ -23,6 +28,7 @@ type deadlineCtx struct {
 	context.Context
 	deadline time.Time
 	done     chan struct{}
+	err      error // set, under w.mu, before done is closed
 	w        *deadlineWatch
 	idx      int // in w.h; -1 once off it
 }
@@ -33,13 +39,14 @@ func (c *deadlineCtx) Done() <-chan struct{}       { return c.done }
 func (c *deadlineCtx) Err() error {
 	select {
 	case <-c.done:
-		return context.DeadlineExceeded
+		return c.err
 	default:
 		return nil
 	}
 }
 
-// stop takes c off its watch, once its call has returned.
+// stop ends c (Err context.Canceled, unless its deadline ended it first)
+// and takes it off its watch, once its call has returned.
 func (c *deadlineCtx) stop() { c.w.remove(c) }
 
 // deadlineWatch closes the Done channel of each call context it holds when
@@ -58,56 +65,62 @@ type deadlineWatch struct {
 	mu    sync.Mutex
 	h     deadlineHeap
 	timer *time.Timer
-	at    time.Time // when timer fires; zero if it is not armed
+	armed bool      // timer will fire at at
+	at    time.Time // see armed
 }
 
 // ctx returns a context for one call under parent, bounded by timeout.
 func (w *deadlineWatch) ctx(parent context.Context, timeout time.Duration) *deadlineCtx {
-	now := time.Now()
-	d := now.Add(timeout)
+	d := time.Now().Add(timeout)
 	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
 		d = pd
 	}
 	c := &deadlineCtx{Context: parent, deadline: d, done: make(chan struct{}), w: w}
 	w.mu.Lock()
 	heap.Push(&w.h, c)
-	if w.at.IsZero() || d.Before(w.at) {
-		w.arm(d, now)
+	if !w.armed || d.Before(w.at) {
+		w.arm(d)
 	}
 	w.mu.Unlock()
 	return c
 }
 
+// remove takes c off the watch and ends it with context.Canceled, unless
+// its deadline ended it first.
 func (w *deadlineWatch) remove(c *deadlineCtx) {
 	w.mu.Lock()
 	if c.idx >= 0 {
 		heap.Remove(&w.h, c.idx)
+		c.err = context.Canceled
+		close(c.done)
 	}
 	w.mu.Unlock()
 }
 
 // arm sets the timer to fire at at. w.mu is held.
-func (w *deadlineWatch) arm(at, now time.Time) {
-	w.at = at
+func (w *deadlineWatch) arm(at time.Time) {
+	w.armed, w.at = true, at
 	if w.timer == nil {
-		w.timer = time.AfterFunc(at.Sub(now), w.fire)
+		w.timer = time.AfterFunc(time.Until(at), w.fire)
 		return
 	}
-	w.timer.Reset(at.Sub(now))
+	w.timer.Reset(time.Until(at))
 }
 
-// fire closes the Done channel of every context whose deadline has
-// passed and arms the timer for the earliest one left.
+// fire ends every context whose deadline has passed (Err
+// context.DeadlineExceeded) and arms the timer for the earliest one left.
 func (w *deadlineWatch) fire() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := time.Now()
 	for len(w.h) > 0 && !w.h[0].deadline.After(now) {
-		close(heap.Pop(&w.h).(*deadlineCtx).done)
+		c := heap.Pop(&w.h).(*deadlineCtx)
+		c.err = context.DeadlineExceeded
+		close(c.done)
 	}
-	w.at = time.Time{}
+	w.armed = false
 	if len(w.h) > 0 {
-		w.arm(w.h[0].deadline, now)
+		w.arm(w.h[0].deadline)
 	}
 }
 

@@ -8,10 +8,13 @@ import (
 	"time"
 )
 
-// The watch closes each context's Done at its deadline, never before and
-// never for a context stopped first, whatever the order in which contexts
-// of different timeouts arrive and stop, and holds nothing once all have
-// ended; a parent's earlier deadline wins.
+// The watch closes each context's Done at its deadline (Err
+// DeadlineExceeded), never before; a context stopped first is Canceled and
+// stays so; whatever the order in which contexts of different timeouts
+// arrive and stop, and the watch holds nothing once all have ended; a
+// parent's earlier deadline wins, also a zero one (already passed), and
+// whatever a caller derived from a call's context or registered with
+// context.AfterFunc ends when the call's context is stopped.
 func TestDeadlineWatchEndsEachContextAtItsDeadline(t *testing.T) {
 	var w deadlineWatch
 	const n = 300
@@ -28,14 +31,14 @@ func TestDeadlineWatchEndsEachContextAtItsDeadline(t *testing.T) {
 			c := w.ctx(context.Background(), timeout)
 			if i%3 == 0 {
 				c.stop()
-				time.Sleep(timeout + 20*time.Millisecond)
 				select {
 				case <-c.Done():
-					errs <- "a stopped context's Done was closed"
 				default:
+					errs <- "a stopped context's Done is open"
 				}
-				if c.Err() != nil {
-					errs <- "a stopped context has an error"
+				time.Sleep(timeout + 20*time.Millisecond)
+				if c.Err() != context.Canceled {
+					errs <- "a stopped context's Err is not Canceled after its deadline"
 				}
 				return
 			}
@@ -82,6 +85,36 @@ func TestDeadlineWatchEndsEachContextAtItsDeadline(t *testing.T) {
 	case <-c.Done():
 	case <-time.After(5 * time.Second):
 		t.Fatal("Done not closed at the parent's deadline")
+	}
+
+	// A zero deadline (long passed) is not taken for "no timer armed":
+	// the context after it does not push the timer past it.
+	zero := w.ctx(deadlineOnly{context.Background(), time.Time{}}, time.Hour)
+	later := w.ctx(context.Background(), time.Hour)
+	defer later.stop()
+	select {
+	case <-zero.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Done of a context with a zero deadline not closed")
+	}
+
+	// What a hook derives from a call's context, or registers on it,
+	// ends when the call returns.
+	call := w.ctx(context.Background(), time.Hour)
+	child, cancelChild := context.WithCancel(call)
+	defer cancelChild()
+	ran := make(chan struct{})
+	context.AfterFunc(call, func() { close(ran) })
+	call.stop()
+	for _, ch := range []<-chan struct{}{child.Done(), ran} {
+		select {
+		case <-ch:
+		case <-time.After(5 * time.Second):
+			t.Fatal("a context derived from, or a func registered on, a stopped call context did not end")
+		}
+	}
+	if err := context.Cause(child); err != context.Canceled {
+		t.Fatalf("Cause of the derived context = %v, want context.Canceled", err)
 	}
 }
 
