@@ -287,8 +287,8 @@ func TestAcquireContextDoesNotBoundLease(t *testing.T) {
 
 func TestTakeoverCancelsLeaseAndReleaseSparesNewOwner(t *testing.T) {
 	e := newEnv(t)
-	var lostSeen atomic.Pointer[LostError]
-	c := New(e.rdb, &Options{Observer: &Observer{OnLost: func(err *LostError) { lostSeen.Store(err) }}})
+	lostSeen := make(chan *LostError, 1)
+	c := New(e.rdb, &Options{Observer: &Observer{OnLost: func(err *LostError) { lostSeen <- err }}})
 	const ttl = 600 * time.Millisecond
 	l := mustAcquire(t, c, e.resource, ttl)
 	const other = "ffffffffffffffffffffffffffffffff:999"
@@ -307,8 +307,15 @@ func TestTakeoverCancelsLeaseAndReleaseSparesNewOwner(t *testing.T) {
 	if lost.Token != l.Token() || lost.Resource != e.resource {
 		t.Fatalf("LostError = %+v", lost)
 	}
-	if lostSeen.Load() != lost {
-		t.Fatalf("OnLost got %v, want %v", lostSeen.Load(), lost)
+	// OnLost runs after the context is cancelled (its documented order),
+	// so it is waited for, not read at once.
+	select {
+	case got := <-lostSeen:
+		if got != lost {
+			t.Fatalf("OnLost got %v, want %v", got, lost)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("OnLost not called within 5s of the lease context's end")
 	}
 	if err := l.Release(bg); !errors.Is(err, ErrNotHeld) {
 		t.Fatalf("Release after takeover = %v, want ErrNotHeld", err)

@@ -65,6 +65,15 @@ func TestObserverAndLogsCoverLifecycle(t *testing.T) {
 	time.Sleep(ttl/3 + 50*time.Millisecond)
 	fail.Store(true)
 	waitDone(t, l.Context(), ttl)
+	// OnLost runs after the context is cancelled: wait for it.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		seen := lostE != nil
+		mu.Unlock()
+		if seen || time.Now().After(deadline) {
+			break
+		}
+	}
 	_ = l.Release(bg)
 	mu.Lock()
 	got := strings.Join(events, ",")
