@@ -49,8 +49,30 @@ type (
 // Only noeviction with appendonly yes and appendfsync always passes. A server that refuses CONFIG
 // (managed services often do) is logged at warning level and not reported.
 // Check returns nil, an error wrapping ErrConfig, errors wrapping
-// ErrUnsafeConfig joined together, or a Redis or context error.
+// ErrUnsafeConfig joined together, or a Redis or context error. It returns
+// as soon as ctx ends, with ctx's error, even when Redis has stopped
+// answering (the probe goes on in the background until go-redis gives up
+// on it); under a context that cannot be cancelled it is bounded only by
+// the go-redis client's own timeouts, so give ctx a deadline.
 func (c *Client) Check(ctx context.Context) error {
+	if ctx.Done() == nil {
+		return c.probe(ctx)
+	}
+	// go-redis notices a context's deadline (with ContextTimeoutEnabled),
+	// not its cancellation, while it waits for a reply: the probe runs in
+	// a goroutine of its own and is abandoned when ctx ends, as Client.run
+	// does for a script call.
+	done := make(chan error, 1)
+	go func() { done <- c.probe(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return opFailed("check", ctx, ctx, "check", 0, context.Cause(ctx))
+	}
+}
+
+func (c *Client) probe(ctx context.Context) error {
 	if _, err := c.timing(0); err != nil {
 		return &opError{op: "check", err: err}
 	}

@@ -795,7 +795,7 @@ func TestShortLeaseAddedWhileSchedulerSleepsIsRenewed(t *testing.T) {
 	_ = tiny.Release(bg)
 }
 
-// Cancelling the context of Renew, Release or Advance ends the call at
+// Cancelling the context of Renew, Release, Advance or Check ends the call at
 // once, also against a Redis that has stopped answering (SIGSTOP) and on
 // a go-redis client with ContextTimeoutEnabled, which bounds a socket read
 // by a context's deadline but not by its cancellation: the call must not
@@ -827,6 +827,7 @@ func TestCancellationEndsCallsOnAStalledRedis(t *testing.T) {
 				_, err := c.Advance(ctx, "a", 5)
 				return err
 			})
+			bounded("Check", 0, c.Check)
 			rt := c.opts.releaseTimeout(ttl)
 			bounded("Acquire", rt, func(ctx context.Context) error {
 				_, err := c.Acquire(ctx, "c", ttl)
