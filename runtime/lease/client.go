@@ -500,7 +500,12 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 				c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending) // after earlier attempts
 				return nil, &opError{op: acquireOp(resource), err: configError(err)}
 			}
-			lastErr = callError(ctx, callCtx, "acquire", tm.callTimeout, err)
+			if e := callError(ctx, callCtx, "acquire", tm.callTimeout, err); lastErr == nil || !cutOffByCtx(ctx, e) {
+				// An attempt cut off by ctx itself says nothing new: the
+				// error of the one before it (a timeout, a refused
+				// connection) is what the caller is told.
+				lastErr = e
+			}
 			cancel()
 			if !retryable(err) {
 				break
@@ -554,6 +559,12 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		return nil, &opError{op: acquireOp(resource), err: ended, label: "last attempt", detail: c.withDialCause(lastErr)}
 	}
 	return nil, &opError{op: acquireOp(resource), err: c.withDialCause(lastErr)}
+}
+
+// cutOffByCtx reports whether err is ctx's own end.
+func cutOffByCtx(ctx context.Context, err error) bool {
+	ended := ctx.Err()
+	return ended != nil && errors.Is(err, ended)
 }
 
 func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resource) }

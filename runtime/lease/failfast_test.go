@@ -610,3 +610,30 @@ func TestRefusedHeartbeatRenewalsAreNotCounted(t *testing.T) {
 		t.Fatalf("renewals %d -> %d against a Redis that refuses connections", before.Renewals, s.Renewals)
 	}
 }
+
+// An Acquire whose context ends during a retry says what the attempt
+// before it got: the error matches ctx's error and the earlier attempt's
+// *TimeoutError (ErrRedisTimeout), and reads "(last attempt: ...)", as
+// AcquireWait's does. The retry cut off by ctx itself says nothing new.
+func TestAcquireCutOffDuringARetryKeepsTheEarlierAttemptsTimeout(t *testing.T) {
+	for _, cte := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ContextTimeoutEnabled=%v", cte), func(t *testing.T) {
+			const callTimeout = 200 * time.Millisecond
+			r := faults.StartRedis(t, faults.RedisOptions{})
+			c := New(r.Client(&redis.Options{ContextTimeoutEnabled: cte}), &Options{CallTimeout: callTimeout, ReleaseTimeout: callTimeout})
+			mustAcquire(t, c, "warm", 3*time.Second).Release(bg) // loads the scripts
+			r.Pause()
+			t.Cleanup(r.Resume)
+			ctx, cancel := context.WithTimeout(bg, callTimeout+150*time.Millisecond) // ends in the second attempt
+			defer cancel()
+			_, err := c.Acquire(ctx, "cut-off", 3*time.Second)
+			var te *TimeoutError
+			if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrRedisTimeout) || !errors.As(err, &te) || te.Timeout != callTimeout {
+				t.Fatalf("Acquire = %v, want ctx's deadline with the first attempt's %v timeout", err, callTimeout)
+			}
+			if want := fmt.Sprintf("(last attempt: Redis acquire call timed out after %v)", callTimeout); !strings.Contains(err.Error(), want) {
+				t.Fatalf("Acquire = %q, want it to contain %q", err, want)
+			}
+		})
+	}
+}
