@@ -218,7 +218,7 @@ func TestCallTimeoutIsNotTheCallersDeadline(t *testing.T) {
 
 // The reported case: Acquire(context.Background(), ...) against a Redis that
 // refuses connections, with go-redis's default dial retries (a refused dial
-// is retried for about 400ms, longer than the 166ms CallTimeout), does not
+// is retried for about 400ms, longer than the 167ms CallTimeout), does not
 // report context.DeadlineExceeded.
 func TestAcquireDeadRedisIsNotContextDeadline(t *testing.T) {
 	rdb := deadRedis(t, redis.Options{MaxRetries: -1, ContextTimeoutEnabled: true})

@@ -73,7 +73,7 @@ func TestAbandonedAttemptCleanupIsSentOnFreshContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.ResetStats()
-	// The attempt lands; its reply comes after CallTimeout (166ms) and
+	// The attempt lands; its reply comes after CallTimeout (167ms) and
 	// after ReleaseTimeout (1s).
 	p.SetLatency(faults.Downstream, 1500*time.Millisecond)
 	_, err := c.Acquire(bg, "res", time.Second)

@@ -28,7 +28,7 @@ import (
 // [ErrRedisTimeout]. Its message is one line:
 //
 //	lease: acquire "x": not acquired before the context ended: context deadline exceeded (last attempt: held by another owner)
-//	lease: acquire "x": no answer from Redis before the context ended: context deadline exceeded (last attempt: Redis acquire call timed out after 166ms)
+//	lease: acquire "x": no answer from Redis before the context ended: context deadline exceeded (last attempt: Redis acquire call timed out after 167ms)
 //
 // How long after ctx ends: an attempt that ctx cuts off may have landed, and
 // Acquire then cleans up (see [Client.Acquire]) on a context of its own,
