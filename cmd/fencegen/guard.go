@@ -120,6 +120,12 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	}
+	// A missing directory is created, as the migration tools' own create
+	// commands do (dbmate new, goose create).
+	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+		return exitError
+	}
 	for _, n := range names {
 		p := filepath.Join(f.dir, n)
 		if err := os.WriteFile(p, files[n], 0o644); err != nil {
@@ -167,7 +173,7 @@ const timestampLayout = "20060102150405"
 // when that is later.
 func nextVersion(dir string, now time.Time) (string, error) {
 	ents, err := os.ReadDir(dir)
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) { // a missing dir is created empty
 		return "", err
 	}
 	var max uint64
@@ -210,7 +216,7 @@ func nextVersion(dir string, now time.Time) (string, error) {
 // by version number (names breaking ties).
 func upMigrations(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) { // a missing dir is created empty
 		return nil, err
 	}
 	type mig struct {
