@@ -232,6 +232,13 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 		if stale {
 			return exitError
 		}
+	case modeVet:
+		// As generate warns (check fails): an outdated or newer guard
+		// migration among the schema files.
+		if _, err := reportGuardMigrations(stderr, out, cfgPath, "warning: "); err != nil {
+			report(stderr, err)
+			return exitError
+		}
 	}
 	return exitOK
 }
