@@ -45,6 +45,8 @@ func TestSoundStatementKinds(t *testing.T) {
 		{"COPY audit_v FROM STDIN", "COPYs into view audit_v"},
 		{"TRUNCATE accounts", "TRUNCATE of fenced table accounts"},
 		{"UPDATE audit_v SET id = 1", "view"},
+		{`UPDATE U&"accoun\0074s" SET id = id`, `query.sql:2:8: query Q names an object with Unicode escapes (U&"..."): fencegen finds the views`},
+		{`SELECT id FROM U&"audit\005Fv"`, `query.sql:2:16: query Q names an object with Unicode escapes`},
 		// Cannot write.
 		{"SET search_path TO public", ""},
 		{"SHOW search_path", ""},
