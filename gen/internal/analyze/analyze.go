@@ -98,6 +98,10 @@ type Param struct {
 	// Named is set for a parameter written with a name (@name,
 	// sqlc.arg, sqlc.narg, sqlc.slice).
 	Named bool
+	// Unnamed is set when neither the query nor a column names the
+	// parameter: Name is then column_N, its field name in a Params struct
+	// (Column1), and sqlc names it dollar_N as a method argument.
+	Unnamed bool
 	// Known is false when nothing in the query says the parameter's type.
 	Known bool
 	// Column is the column the type came from, if any.
@@ -609,7 +613,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			return nil, a.errs
 		}
 		if p.Name == "" {
-			p.Name = fmt.Sprintf("column_%d", n)
+			p.Name, p.Unnamed = fmt.Sprintf("column_%d", n), true
 		}
 		if !p.Known {
 			p.Type = catalog.Type{Name: "any"}

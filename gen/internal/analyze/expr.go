@@ -27,6 +27,9 @@ var comparisonOps = map[string]bool{
 	"=": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true,
 	"~": true, "~*": true, "!~": true, "!~*": true, "~~": true, "~~*": true, "!~~": true, "!~~*": true,
 	"@>": true, "<@": true, "&&": true, "?": true, "?|": true, "?&": true, "@@": true,
+	// text_pattern_ops' comparisons and starts-with (PostgreSQL docs 9.7.1,
+	// 11.10).
+	"~<~": true, "~<=~": true, "~>=~": true, "~>~": true, "^@": true,
 }
 
 // expr types an expression and, on the way, every parameter whose type the
@@ -465,6 +468,15 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	out := left
 	if !out.Known {
 		out = right
+	}
+	if n.Op == "^" {
+		// Exponentiation is defined on double precision and numeric only
+		// (PostgreSQL docs 9.3): integers are raised as double precision.
+		if left.Known && left.Type.Name == "numeric" || right.Known && right.Type.Name == "numeric" {
+			out = known("numeric", true)
+		} else {
+			out = known("float8", true)
+		}
 	}
 	// date - date is an integer, timestamp - timestamp an interval.
 	if n.Op == "-" && left.Known && right.Known && left.Type == right.Type {

@@ -51,6 +51,10 @@ func (a *analyzer) paramSource(sc *scope, e sqlparse.Node, v value) value {
 // walks the statement: see paramsInSqlcOrder) and records the edits that
 // replace each named parameter by its $n.
 func (a *analyzer) numberParams() (string, error) {
+	a.prefixAtOperators()
+	if len(a.errs) > 0 {
+		return "", a.errs
+	}
 	all := paramsInSqlcOrder(a.stmt.Node)
 	byName := map[string]int{}
 	// Like sqlc, named parameters may be mixed with positional ones: they
@@ -319,4 +323,18 @@ func (a *analyzer) markInSlices(sql string) string {
 		}
 	}
 	return b.String()
+}
+
+// prefixAtOperators reports each prefix @ that is no named parameter: sqlc
+// takes every prefix @ for one, and the parser makes "@name" one wherever a
+// single name follows the @ (also in "@n::int + 1", which PostgreSQL would
+// group as @(n::int + 1): see sqlparse). An @ followed by anything else
+// (a parenthesis, a number, a qualified name) would be sent as
+// PostgreSQL's absolute-value operator, which sqlc never does.
+func (a *analyzer) prefixAtOperators() {
+	walk(a.stmt.Node, func(n sqlparse.Node) {
+		if x, ok := n.(*sqlparse.AExpr); ok && x.Op == "@" && x.Left == nil && x.Kind == "op" {
+			a.errorf(x.Loc, "@ is sqlc's named-parameter sign and must be followed by a parameter name (one identifier, as in @id or @id::bigint); for an absolute value write abs(...)")
+		}
+	})
 }

@@ -96,6 +96,16 @@ func (e *emitter) paramName(name string) string {
 	return n
 }
 
+// argName is p's name as a method argument: paramName, or dollar_N for a
+// parameter that neither its query nor a column names (sqlc's
+// paramName).
+func (e *emitter) argName(p *analyze.Param) string {
+	if p.Unnamed {
+		return fmt.Sprintf("dollar_%d", p.Number)
+	}
+	return e.paramName(p.Name)
+}
+
 // importsPackage reports whether n is the name of a package that the
 // generated files may import: imported, an override's package, or with
 // database/sql output stdlibImported.
@@ -149,7 +159,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 				s.rowType = jen.Op("*").Id(q.Name + "Params")
 			}
 		case len(q.Params) == 1:
-			s.rowArg, s.rowType = e.paramName(q.Params[0].Name), e.paramType(q.Params[0]).code()
+			s.rowArg, s.rowType = e.argName(q.Params[0]), e.paramType(q.Params[0]).code()
 			if q.Cmd != ":copyfrom" && batchLocals[s.rowArg] {
 				s.rowArg += "_"
 			}
@@ -169,7 +179,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 	} else {
 		var names []string
 		for _, p := range q.Params {
-			names = append(names, e.paramName(p.Name))
+			names = append(names, e.argName(p))
 		}
 		names = uniqueNames(names)
 		for i, p := range q.Params {

@@ -10,6 +10,10 @@ import (
 
 type converter struct {
 	src []byte
+	// atNames holds, by the position of the name that follows a prefix @,
+	// the named parameter that name is in sqlc's reading of "@name + 1"
+	// (see aexpr); expr turns the column reference there into it.
+	atNames map[int]*Param
 }
 
 func strs(nodes []*pg.Node) []string {
@@ -1011,7 +1015,15 @@ func (c *converter) expr(n *pg.Node) Node {
 	}
 	switch e := n.Node.(type) {
 	case *pg.Node_ColumnRef:
-		return &ColumnRef{Fields: strs(e.ColumnRef.Fields), Loc: int(e.ColumnRef.Location)}
+		cr := e.ColumnRef
+		if p := c.atNames[int(cr.Location)]; p != nil && len(cr.Fields) == 1 {
+			if s := cr.Fields[0].GetString_(); s != nil {
+				delete(c.atNames, int(cr.Location))
+				p.Name, p.End = s.Sval, c.nameEnd(cr, s.Sval)
+				return p
+			}
+		}
+		return &ColumnRef{Fields: strs(cr.Fields), Loc: int(cr.Location)}
 	case *pg.Node_ParamRef:
 		loc := int(e.ParamRef.Location)
 		end := loc + 1
@@ -1182,27 +1194,53 @@ func (c *converter) aexpr(a *pg.A_Expr) Node {
 	// @name is sqlc's named parameter: a prefix operator @ applied to a
 	// column reference.
 	if a.Kind == pg.A_Expr_Kind_AEXPR_OP && op == "@" && a.Lexpr == nil {
-		if cr := a.Rexpr.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+		// The name must follow the @ (blanks between are allowed): in
+		// "@(p)" the parenthesis would be left in the text sent.
+		at := loc + 1
+		for at < len(c.src) && (c.src[at] == ' ' || c.src[at] == '\t' || c.src[at] == '\n' || c.src[at] == '\r') {
+			at++
+		}
+		if cr := a.Rexpr.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && int(cr.Location) == at {
 			if s := cr.Fields[0].GetString_(); s != nil {
-				end := int(cr.Location) + len(s.Sval)
-				if int(cr.Location) < len(c.src) && c.src[cr.Location] == '"' {
-					end += 2
-				}
-				return &Param{Name: s.Sval, Loc: loc, End: end}
+				return &Param{Name: s.Sval, Loc: loc, End: c.nameEnd(cr, s.Sval)}
 			}
 		}
 		// @name::type parses as @(name::type): the cast binds tighter than
-		// the prefix operator.
-		if tc := a.Rexpr.GetTypeCast(); tc != nil {
-			if cr := tc.Arg.GetColumnRef(); cr != nil && len(cr.Fields) == 1 {
+		// the prefix operator; so does a chain of casts, @name::a::b.
+		var casts []*pg.TypeCast
+		for tc := a.Rexpr.GetTypeCast(); tc != nil; tc = tc.Arg.GetTypeCast() {
+			casts = append(casts, tc)
+		}
+		if len(casts) > 0 {
+			if cr := casts[len(casts)-1].Arg.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && int(cr.Location) == at {
 				if s := cr.Fields[0].GetString_(); s != nil {
-					end := int(cr.Location) + len(s.Sval)
-					if int(cr.Location) < len(c.src) && c.src[cr.Location] == '"' {
-						end += 2
+					var n Node = &Param{Name: s.Sval, Loc: loc, End: c.nameEnd(cr, s.Sval)}
+					for i := len(casts) - 1; i >= 0; i-- {
+						n = &TypeCast{Arg: n, Type: c.typeName(casts[i].TypeName), Loc: int(casts[i].Location)}
 					}
-					return &TypeCast{Arg: &Param{Name: s.Sval, Loc: loc, End: end}, Type: c.typeName(tc.TypeName), Loc: int(tc.Location)}
+					return n
 				}
 			}
+		}
+		// sqlc takes every prefix @ for a named parameter, but PostgreSQL's
+		// prefix operators bind looser than + - * / % ^, AT TIME ZONE,
+		// COLLATE and subscripts ("Operator Precedence", PostgreSQL docs
+		// 4.1.6): "@n::int + 1" parses as @(n::int + 1). sqlc's reading,
+		// the one the text sent means once @n is replaced by $k, is
+		// parameter n where the name stands, without the operator: the
+		// expression after @ with that column reference made the parameter.
+		// When no single name follows the @, the operator is kept, and the
+		// analyzer refuses it.
+		if c.atNames == nil {
+			c.atNames = map[int]*Param{}
+		}
+		if c.atNames[at] == nil {
+			c.atNames[at] = &Param{Loc: loc}
+			n := c.expr(a.Rexpr)
+			if c.atNames[at] == nil {
+				return n
+			}
+			delete(c.atNames, at)
 		}
 	}
 	e := &AExpr{Op: op, Left: c.expr(a.Lexpr), Right: c.expr(a.Rexpr), Loc: loc}
@@ -1350,4 +1388,14 @@ func deparseExpr(n *pg.Node) (string, error) {
 		Op:         pg.SetOperation_SETOP_NONE,
 	}}}
 	return pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: sel}}})
+}
+
+// nameEnd returns where the one-field column reference cr, whose name is
+// name, ends in the source (after its closing quote when quoted).
+func (c *converter) nameEnd(cr *pg.ColumnRef, name string) int {
+	end := int(cr.Location) + len(name)
+	if int(cr.Location) < len(c.src) && c.src[cr.Location] == '"' {
+		end += 2
+	}
+	return end
 }

@@ -119,7 +119,7 @@ func (q *Queries) ThreeParams(ctx context.Context, arg ThreeParamsParams, token 
 }
 
 const duplicateNames = `-- name: DuplicateNames :many
-SELECT id FROM items WHERE qty > $1 AND qty < @qty + 10 AND name = $2 AND note = $3
+SELECT id FROM items WHERE qty > $1 AND qty < $1 + 10 AND name = $2 AND note = $3
 `
 
 type DuplicateNamesParams struct {

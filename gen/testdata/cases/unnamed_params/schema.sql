@@ -1,0 +1,5 @@
+CREATE TABLE items (
+    id   BIGINT PRIMARY KEY,
+    qty  INTEGER NOT NULL,
+    name TEXT NOT NULL
+);
