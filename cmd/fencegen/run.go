@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"os/signal"
@@ -47,7 +49,8 @@ Flags of generate, check and vet:
 Given only flags, fencegen generates: "fencegen -config fencegen.yaml" is
 "fencegen generate -f fencegen.yaml", and "fencegen -check" is "fencegen check".
 If the configuration leaves a package name unset and the output directory is
-the current one, $GOPACKAGE (set by go generate) names it.
+the current one, $GOPACKAGE (set by go generate) names it, or else the
+package clause of the Go files there.
 
 Exit status: 0 success, 1 generation error or stale files, 2 usage error.
 `
@@ -440,17 +443,44 @@ func within(root, p string) bool {
 }
 
 // defaultPackages names packages left unnamed whose output directory is
-// the current one after $GOPACKAGE, as go generate sets it.
+// the current one after $GOPACKAGE, as go generate sets it, or, run
+// outside go generate (fencegen check in CI, generate by hand), after the
+// package clause of the directory's Go files, which is what go generate
+// would set: so both name the package alike.
 func defaultPackages(cfg *gen.Config, gopackage string) {
-	if gopackage == "" {
-		return
-	}
 	for i := range cfg.Packages {
 		g := &cfg.Packages[i].Go
-		if g.Package == "" && filepath.Clean(filepath.Join(cfg.Dir, g.Out)) == "." {
-			g.Package = gopackage
+		if g.Package != "" || filepath.Clean(filepath.Join(cfg.Dir, g.Out)) != "." {
+			continue
+		}
+		if gopackage == "" {
+			gopackage = packageClause(".")
+		}
+		g.Package = gopackage
+	}
+}
+
+// packageClause returns the package name that the Go files of dir other
+// than tests declare, or "" when there are none or they disagree.
+func packageClause(dir string) string {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	name := ""
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.PackageClauseOnly)
+		if err != nil {
+			continue
+		}
+		switch n := f.Name.Name; {
+		case name == "":
+			name = n
+		case n != name:
+			return ""
 		}
 	}
+	return name
 }
 
 // report prints err to w, one located problem per line, sorted, with

@@ -79,6 +79,31 @@ sql:
 	if want := "accounts sub named"; strings.Join(got, " ") != want {
 		t.Errorf("packages = %q, want %q", got, want)
 	}
+
+	// Outside go generate: the package clause of the directory's Go files
+	// (tests aside), as go generate would have set $GOPACKAGE.
+	for name, src := range map[string]string{"generate.go": "//go:generate fencegen\npackage accountsdb\n", "x_test.go": "package accountsdb_test\n"} {
+		if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cfg, err = gen.LoadConfig("fencegen.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	defaultPackages(cfg, "")
+	if got := cfg.Packages[0].Go.Package; got != "accountsdb" {
+		t.Errorf("package outside go generate = %q, want accountsdb (the package clause)", got)
+	}
+	if err := os.WriteFile("other.go", []byte("package other\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = gen.LoadConfig("fencegen.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	defaultPackages(cfg, "")
+	if got := cfg.Packages[0].Go.Package; got != "" {
+		t.Errorf("package with two package clauses = %q, want it left to the default", got)
+	}
 }
 
 // TestBuildWithoutCgo builds fencegen with CGO_ENABLED=0, as on a machine
