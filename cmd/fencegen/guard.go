@@ -121,10 +121,13 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	// A missing directory is created, as the migration tools' own create
-	// commands do (dbmate new, goose create).
-	if err := os.MkdirAll(f.dir, 0o755); err != nil {
-		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
-		return exitError
+	// commands do (dbmate new, goose create), and said (a mistyped -dir).
+	if _, err := os.Stat(f.dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(f.dir, 0o755); err != nil {
+			fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintf(stdout, "fencegen: created directory %s (it did not exist)\n", filepath.ToSlash(relPath(f.dir)))
 	}
 	for _, n := range names {
 		p := filepath.Join(f.dir, n)
