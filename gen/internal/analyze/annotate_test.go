@@ -618,3 +618,23 @@ func TestFenceFlagAnyCase(t *testing.T) {
 		t.Errorf("unknown @Fence flag accepted")
 	}
 }
+
+// A relation that does not exist is reported with the closest table or
+// view the catalog has, spelt as it must be written (quoted when mixed
+// case), in the schema the name gives.
+func TestAnalyzeUnknownRelationSaysTheClosest(t *testing.T) {
+	const schema = `CREATE TABLE jobs (id bigint PRIMARY KEY);
+CREATE SCHEMA app;
+CREATE TABLE app."Orders" (id bigint PRIMARY KEY);`
+	for q, want := range map[string]string{
+		"SELECT id FROM jbos":           `query.sql:2:16: relation "jbos" does not exist (did you mean jobs?)`,
+		"DELETE FROM jbos WHERE id = 1": `query.sql:2:13: relation "jbos" does not exist (did you mean jobs?)`,
+		"SELECT id FROM app.orders":     `query.sql:2:16: relation "app.orders" does not exist (did you mean app."Orders"?)`,
+		"SELECT id FROM zzzzzz":         `query.sql:2:16: relation "zzzzzz" does not exist`,
+	} {
+		_, errs := analyzeSrc(t, schema, "-- name: Q :exec\n"+q+";\n")
+		if len(errs) != 1 || errs[0] != want {
+			t.Errorf("%s: got %q, want %q", q, errs, want)
+		}
+	}
+}

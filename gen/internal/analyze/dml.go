@@ -1,9 +1,11 @@
 package analyze
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -11,7 +13,7 @@ import (
 func (a *analyzer) target(sc *scope, n sqlparse.Name) *catalog.Table {
 	t := a.cat.Table(n.Schema, n.Name)
 	if t == nil {
-		a.errorf(n.Loc, "relation %q does not exist", n.String())
+		a.errorf(n.Loc, "relation %q does not exist%s", n.String(), a.didYouMeanRelation(n))
 		return nil
 	}
 	if f := a.cat.ShadowedFenced(n, t); f != nil {
@@ -410,4 +412,26 @@ func (a *analyzer) subscript(sc *scope, x sqlparse.Node, hint string) {
 		return
 	}
 	a.expr(sc, x)
+}
+
+// didYouMeanRelation is " (did you mean X?)" naming the table or view of
+// the catalog closest to n (in n's schema when n is qualified), or "".
+func (a *analyzer) didYouMeanRelation(n sqlparse.Name) string {
+	var names []string
+	for _, s := range a.cat.Schemas {
+		if n.Schema != "" && s.Name != n.Schema {
+			continue
+		}
+		for _, t := range s.Tables {
+			names = append(names, t.Name)
+		}
+	}
+	if c := config.Closest(n.Name, names); c != "" && c != n.Name {
+		c = config.QuoteName(c) // as it must be written
+		if n.Schema != "" {
+			c = config.QuoteName(n.Schema) + "." + c
+		}
+		return fmt.Sprintf(" (did you mean %s?)", c)
+	}
+	return ""
 }

@@ -146,7 +146,7 @@ func (a *analyzer) lookupRel(sc *scope, n sqlparse.Name, alias string) *rel {
 	}
 	t := a.cat.Table(n.Schema, n.Name)
 	if t == nil {
-		a.errorf(n.Loc, "relation %q does not exist", n.String())
+		a.errorf(n.Loc, "relation %q does not exist%s", n.String(), a.didYouMeanRelation(n))
 		name := n.Name
 		if alias != "" {
 			name = alias
