@@ -130,7 +130,15 @@ func TestLossStopsWorkAndIsReported(t *testing.T) {
 	err := c.Do(bg, e.resource, ttl, func(ctx context.Context, token fence.Token) error {
 		for i := 0; ; i++ {
 			if i == 2 {
+				// The next write starts after the loss is noticed: a write
+				// already in flight when the context ends may still commit
+				// (cancelling cannot undo it), which this test is not about.
 				e.rdb.Del(bg, e.lockKey)
+				select {
+				case <-ctx.Done():
+				case <-time.After(5 * time.Second):
+					t.Error("lease not lost within 5s of its key's deletion")
+				}
 			}
 			err := db.credit(ctx, 20, 1, token)
 			if err != nil {
