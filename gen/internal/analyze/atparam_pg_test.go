@@ -24,24 +24,9 @@ func TestPrefixAtIsANamedParameterTypedAsPostgresTypesIt(t *testing.T) {
 	const schema = `CREATE TABLE t (id bigint PRIMARY KEY, p int NOT NULL);`
 	ctx := context.Background()
 	pool := testenv.Database(t, schema)
-	typeName := map[uint32]string{}
-	rows, err := pool.Query(ctx, `SELECT oid, typname FROM pg_type`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var oid uint32
-		var name string
-		if err := rows.Scan(&oid, &name); err != nil {
-			t.Fatal(err)
-		}
-		typeName[oid] = name
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	typeName := pgTypeNames(t, pool)
 	var ops []string
-	rows, err = pool.Query(ctx, `SELECT DISTINCT oprname FROM pg_operator
+	rows, err := pool.Query(ctx, `SELECT DISTINCT oprname FROM pg_operator
 		WHERE oprkind = 'b' AND oprleft IN ('int4'::regtype, 'float8'::regtype, 'text'::regtype, 'anynonarray'::regtype)
 		AND oprright IN ('int4'::regtype, 'float8'::regtype, 'text'::regtype, 'anynonarray'::regtype) ORDER BY 1`)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/fencegen/fencegen/internal/testenv"
 )
 
@@ -17,22 +19,7 @@ import (
 func TestResolveMatchesPostgres(t *testing.T) {
 	ctx := context.Background()
 	pool := testenv.Database(t, resolveSchema)
-	typeName := map[uint32]string{}
-	rows, err := pool.Query(ctx, `SELECT oid, CASE WHEN typelem <> 0 AND typname LIKE '\_%' THEN substr(typname, 2) || '[]' ELSE typname END FROM pg_type`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var oid uint32
-		var name string
-		if err := rows.Scan(&oid, &name); err != nil {
-			t.Fatal(err)
-		}
-		typeName[oid] = name
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	typeName := pgTypeNames(t, pool)
 	var src strings.Builder
 	for _, tc := range resolveCases {
 		src.WriteString("-- name: " + tc.name + " :many\n" + tc.query + ";\n\n")
@@ -96,4 +83,27 @@ func TestResolveMatchesPostgres(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pgTypeNames maps each pg_type OID of the database to its name, an
+// array type as its element's name with [] (int4[]).
+func pgTypeNames(t *testing.T, pool *pgxpool.Pool) map[uint32]string {
+	t.Helper()
+	typeName := map[uint32]string{}
+	rows, err := pool.Query(context.Background(), `SELECT oid, CASE WHEN typelem <> 0 AND typname LIKE '\_%' THEN substr(typname, 2) || '[]' ELSE typname END FROM pg_type`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var oid uint32
+		var name string
+		if err := rows.Scan(&oid, &name); err != nil {
+			t.Fatal(err)
+		}
+		typeName[oid] = name
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return typeName
 }
