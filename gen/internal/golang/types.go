@@ -53,6 +53,7 @@ var stdlibTypes = map[string][2]goType{
 	"ltree":       {{name: "string"}, sqlNull("NullString")},
 	"lquery":      {{name: "string"}, sqlNull("NullString")},
 	"ltxtquery":   {{name: "string"}, sqlNull("NullString")},
+	"string":      {{name: "string"}, sqlNull("NullString")}, // sqlc's text alias (CockroachDB's STRING)
 	"bytea":       {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
 	"blob":        {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
 	"json":        {{pkg: "encoding/json", name: "RawMessage"}, {pkg: pqtypePkg, name: "NullRawMessage"}},
@@ -171,7 +172,10 @@ var pgxTypes = map[string][2]goType{
 	"ltree":     {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
 	"lquery":    {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
 	"ltxtquery": {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
-	"bytea":     {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
+	// sqlc maps a type named string (CockroachDB's STRING, which
+	// PostgreSQL does not have) as text.
+	"string": {{name: "string"}, {pkg: pgtypePkg, name: "Text"}},
+	"bytea":  {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
 	// sqlc maps a type named blob (SQLite's, in schemas shared with it)
 	// as bytea.
 	"blob":        {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
