@@ -566,6 +566,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	// Writes hidden in views read and in operators, casts and domains
 	// (hooks.go).
 	a.checkTextWrites(q)
+	a.noteReplicationRole(q)
 	a.settleLenient(q)
 	if len(a.errs) > 0 {
 		return nil, a.errs

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
-
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -416,4 +416,28 @@ var builtinTriggerFuncs = map[string]bool{
 // builtinTriggerFuncs (unqualified or pg_catalog.).
 func builtinTrigger(n sqlparse.Name) bool {
 	return (n.Schema == "" || n.Schema == "pg_catalog") && builtinTriggerFuncs[n.Name]
+}
+
+// replicationRoleRE finds session_replication_role, set by SET or
+// set_config.
+var replicationRoleRE = regexp.MustCompile(`(?i)\bsession_replication_role\b`)
+
+// noteReplicationRole notes a query that names session_replication_role
+// while the schema has a fenced table: SET session_replication_role =
+// replica (superusers only) stops ordinary triggers, the guard trigger of
+// fencegen_guard.sql among them, for the rest of the session, which on a
+// pooled connection outlives the query (PostgreSQL docs 19.11.1). The
+// generated writes keep their guard in the statement; a hand-written one
+// on that connection goes unchecked. It writes no row, so it is a note.
+func (a *analyzer) noteReplicationRole(q *Query) {
+	if len(a.cat.FencedTables()) == 0 {
+		return
+	}
+	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
+	m := replicationRoleRE.FindStringIndex(text)
+	if m == nil {
+		return
+	}
+	line, col := diag.Position(a.file.Src, a.stmt.Start+m[0])
+	q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s names session_replication_role: set to replica it stops the fencing guard's trigger for the rest of the session (on a pooled connection, for later queries too); fencegen's generated writes keep their guard in the statement", a.file.Name, line, col, q.Name))
 }

@@ -134,3 +134,26 @@ create rule audit_ins as on insert to audit do instead delete from notes where i
 		}
 	}
 }
+
+// A query that names session_replication_role, which set to replica stops
+// the guard trigger for the rest of the session, gets a note at the name
+// while the schema has a fenced table, and none without one.
+func TestSoundNotesReplicationRole(t *testing.T) {
+	const queries = "-- name: Off :exec\nSET session_replication_role = replica;\n\n-- name: Cfg :exec\nSELECT set_config('session_replication_role', 'replica', false);\n"
+	files, errs := analyzeSrc(t, soundSchema, queries)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for i, want := range []string{"query.sql:2:5: note: query Off names session_replication_role", "query.sql:5:20: note: query Cfg names session_replication_role"} {
+		if n := files[0].Queries[i].Notes; len(n) != 1 || !strings.HasPrefix(n[0], want) {
+			t.Errorf("notes = %q, want one starting %q", n, want)
+		}
+	}
+	unfenced := strings.Replace(soundSchema, "comment on column accounts.tok is 'fencegen:token';", "", 1)
+	files, _ = analyzeSrc(t, unfenced, queries)
+	for _, q := range files[0].Queries {
+		if len(q.Notes) > 0 {
+			t.Errorf("without a fenced table: %q", q.Notes)
+		}
+	}
+}
