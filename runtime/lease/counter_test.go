@@ -49,6 +49,10 @@ func TestLostCounterRecoversFromStaleError(t *testing.T) {
 		if !isStale(err) || !errors.As(err, &lost) || lost.Reason != ReasonSuperseded || first != 1 {
 			t.Fatalf("Do after the counter was lost = %v (token %d), want a stale write reported as superseded", err, first)
 		}
+		// One line: the loss wraps fn's stale-token error, said once.
+		if msg := err.Error(); strings.Contains(msg, "\n") || strings.Count(msg, "stale") != 1 {
+			t.Fatalf("Do's error = %q, want the stale write said once, on one line", msg)
+		}
 		if alerts.Load() != 1 {
 			t.Fatalf("%d regression alerts, want 1", alerts.Load())
 		}

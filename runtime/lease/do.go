@@ -34,7 +34,10 @@ import (
 // was lost before fn returned (so work that completed after losing the lease
 // is reported as an error, never as success; a Release that finds the key
 // gone or taken over counts as such a loss) and with any other Release
-// error. A nil fn is an error wrapping [ErrConfig], returned before
+// error. When fn's error is itself the *fence.StaleError by which Observe
+// found the lease superseded, Do returns the [*LostError] alone, which
+// wraps it: one message, and errors.Is(err, fence.ErrStaleToken) and
+// errors.Is(err, ErrLost) both hold. A nil fn is an error wrapping [ErrConfig], returned before
 // anything is acquired.
 func (c *Client) Do(ctx context.Context, resource string, ttl time.Duration, fn func(ctx context.Context, token fence.Token) error) (err error) {
 	if fn == nil {
@@ -95,6 +98,11 @@ func (c *Client) hold(ctx context.Context, l *Lease, fn func(ctx context.Context
 			}
 			if errors.Is(err, ErrLost) {
 				lost = nil // fn already returned the cause
+			} else if le := lost.(*LostError); le.Err != nil && le.Err == err {
+				// Observe found fn's own stale-token error superseding the
+				// lease: the *LostError wraps it (errors.Is and errors.As
+				// still find it), and repeating it would print it twice.
+				err = nil
 			}
 		}
 		err = errors.Join(err, lost, relErr)
