@@ -155,8 +155,11 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 	case sqlparse.AlterColumnType:
 		c.Type, c.DBType = u.resolveType(cmd.Type, cmd.Loc), dbType(cmd.Type)
 		c.typmod = cmd.Type != nil && cmd.Type.Typmod
+		// A NOT NULL that came from the old type's domain goes with it.
+		c.domainNotNull = u.c.DomainNotNull(cmd.Type)
+		c.NotNull = c.attNotNull || c.domainNotNull
 	case sqlparse.AlterSetNotNull:
-		c.NotNull = true
+		c.NotNull, c.attNotNull = true, true
 	case sqlparse.AlterDropNotNull:
 		switch {
 		case slices.Contains(t.PrimaryKey, c.Name):
@@ -164,7 +167,8 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 		case c.Identity:
 			u.refusef(cmd.Loc, "column %q of relation %q is an identity column", c.Name, t.Name)
 		default:
-			c.NotNull = false
+			// A NOT NULL domain still refuses NULL.
+			c.attNotNull, c.NotNull = false, c.domainNotNull
 		}
 	case sqlparse.AlterSetDefault:
 		// SET DEFAULT NULL stores no default (see column; the catalog

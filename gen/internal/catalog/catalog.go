@@ -80,9 +80,14 @@ type Column struct {
 	// "bigserial", "mood"). sqlc's db_type overrides compare with this
 	// spelling exactly. A view's columns carry the spelling of the
 	// expressions they come from, where sqlc gives one.
-	DBType     string
-	NotNull    bool
-	HasDefault bool
+	DBType string
+	// NotNull is set when the column cannot hold NULL: declared NOT NULL
+	// (pg_attribute.attnotnull: attNotNull) or of a domain declared NOT
+	// NULL (domainNotNull), which ALTER COLUMN ... TYPE takes away.
+	NotNull       bool
+	attNotNull    bool
+	domainNotNull bool
+	HasDefault    bool
 	// Generated is set for a generated column (GENERATED ALWAYS AS
 	// (expr) STORED): read like any column, never written.
 	Generated bool
@@ -370,7 +375,7 @@ var sequenceColumns = []struct {
 func NewSequence(schema, name string) *Table {
 	t := &Table{Schema: schema, Name: name, IsSequence: true}
 	for _, c := range sequenceColumns {
-		t.Columns = append(t.Columns, &Column{Name: c.name, Type: Type{Schema: "pg_catalog", Name: c.typ}, NotNull: true, Table: t})
+		t.Columns = append(t.Columns, &Column{Name: c.name, Type: Type{Schema: "pg_catalog", Name: c.typ}, NotNull: true, attNotNull: true, Table: t})
 	}
 	return t
 }

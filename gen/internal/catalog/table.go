@@ -99,6 +99,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 			// PARTITION OF / INHERITS may restate a column with constraints.
 			if d.Type == nil {
 				existing.NotNull = existing.NotNull || d.NotNull
+				existing.attNotNull = existing.attNotNull || d.NotNull
 				continue
 			}
 			// PostgreSQL merges an inherited column declared again with
@@ -110,6 +111,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 					continue
 				}
 				existing.NotNull = existing.NotNull || d.NotNull || d.PrimaryKey
+				existing.attNotNull = existing.attNotNull || d.NotNull || d.PrimaryKey
 				existing.HasDefault = existing.HasDefault || d.HasDefault
 				if d.PrimaryKey {
 					t.PrimaryKey = append(t.PrimaryKey, d.Name)
@@ -134,7 +136,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	}
 	for _, k := range n.PrimaryKey {
 		if c := t.Column(k); c != nil {
-			c.NotNull = true
+			c.NotNull, c.attNotNull = true, true
 			t.PrimaryKey = append(t.PrimaryKey, k)
 		}
 	}

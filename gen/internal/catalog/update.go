@@ -163,11 +163,11 @@ func dbType(tn *sqlparse.TypeName) string {
 
 func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
 	typ := u.resolveType(d.Type, d.Loc)
-	notNull := d.NotNull || d.PrimaryKey || u.c.DomainNotNull(d.Type)
+	att, dom := d.NotNull || d.PrimaryKey, u.c.DomainNotNull(d.Type)
 	// PostgreSQL stores no DEFAULT NULL, unless a domain's default is to
 	// be overridden or the type's modifier makes a length coercion of it
 	// (PostgreSQL source, AddRelationNewConstraints).
 	hasDefault := d.HasDefault && !(d.DefaultNull && d.Type != nil && !d.Type.Typmod && !u.c.isDomain(d.Type))
-	return &Column{Name: d.Name, Type: typ, DBType: dbType(d.Type), typmod: d.Type != nil && d.Type.Typmod, NotNull: notNull, HasDefault: hasDefault, Sequence: d.Serial,
+	return &Column{Name: d.Name, Type: typ, DBType: dbType(d.Type), typmod: d.Type != nil && d.Type.Typmod, NotNull: att || dom, attNotNull: att, domainNotNull: dom, HasDefault: hasDefault, Sequence: d.Serial,
 		Generated: d.Generated, Identity: d.Identity, IdentityAlways: d.IdentityAlways, Table: t}
 }
