@@ -451,6 +451,15 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	if comparisonOps[n.Op] || n.Kind == "like" || n.Kind == "ilike" || n.Kind == "similar" || n.Kind == "distinct" || n.Kind == "not distinct" {
 		return known("bool", notNull || n.Kind == "distinct" || n.Kind == "not distinct")
 	}
+	if v, ok := a.operatorResult(n, left, right); ok {
+		v.NotNull = notNull
+		if arithmeticOps[n.Op] {
+			// sqlc types arithmetic as NOT NULL whatever its operands,
+			// and spells its type int.
+			v.NotNull, v.DBType = true, "int"
+		}
+		return v
+	}
 	switch n.Op {
 	case "||":
 		if left.Known && left.Type.IsArray() {
@@ -563,4 +572,90 @@ func oneRow(s *sqlparse.Select) bool {
 		})
 	}
 	return agg && !set
+}
+
+// operatorResult is the type of the binary operator expression n, whose
+// operands have the values left and right, as PostgreSQL resolves the
+// operator among the built-in ones of pg_operator (PostgreSQL docs, 10.2
+// "Operators"): with one operand of unknown type (a string literal, NULL,
+// an untyped parameter), an operator taking the other's type on both
+// sides; else an exact match, then the candidates every operand casts to
+// implicitly, by most exact matches and preferred types, as for function
+// calls (resolveBuiltin). ok is false when no built-in operator takes the
+// operands, or one of them has no known type (the caller then guesses).
+func (a *analyzer) operatorResult(n *sqlparse.AExpr, left, right value) (value, bool) {
+	if n.Kind != "op" {
+		return value{}, false
+	}
+	args := []argInfo{{value: left, unknown: unknownOperand(n.Left, left)}, {value: right, unknown: unknownOperand(n.Right, right)}}
+	for _, x := range args {
+		if !x.unknown && (!x.Known || typeKey(x.Type) == "" && a.cat.Enum(x.Type.Schema, x.Type.Name) == nil) {
+			return value{}, false
+		}
+	}
+	// An extension's operators (hstore's text - text) are taken only when
+	// no core operator takes the operands, as when it is not installed.
+	for _, ext := range []bool{false, true} {
+		if v, ok := a.resolveOperator(n.Op, args, ext); ok {
+			return v, true
+		}
+	}
+	return value{}, false
+}
+
+// resolveOperator resolves op among the built-in binary operators of
+// pg_catalog (ext false) or of extensions (ext true); see operatorResult.
+func (a *analyzer) resolveOperator(op string, args []argInfo, ext bool) (value, bool) {
+	var cands []candidate
+	for _, o := range pgcatalog.Operators(op) {
+		if o.Left == "" || o.Right == "" || (o.Extension != "") != ext {
+			continue
+		}
+		fn := &pgcatalog.Func{Name: op, Kind: 'f', Strict: true, Result: o.Result, Args: []string{o.Left, o.Right}}
+		cands = append(cands, candidate{fn: fn, types: fn.Args, pos: []int{0, 1}})
+	}
+	if len(cands) == 0 {
+		return value{}, false
+	}
+	var c *candidate
+	if args[0].unknown != args[1].unknown {
+		// 10.2 step 2.a: the unknown operand is taken as the other's type.
+		k := typeKey(args[0].Type)
+		if args[0].unknown {
+			k = typeKey(args[1].Type)
+		}
+		for i := range cands {
+			if cands[i].types[0] == k && cands[i].types[1] == k {
+				c = &cands[i]
+				break
+			}
+		}
+	}
+	if c == nil {
+		r := a.resolveBuiltin(cands, args)
+		for i, x := range args {
+			if fit, _ := a.accepts(x, r.types[i]); !fit {
+				return value{}, false
+			}
+		}
+		c = &r
+	}
+	out := builtinResult(op, *c, args)
+	if !out.Known {
+		return value{}, false
+	}
+	out.Name, out.Column, out.DBType = "", nil, ""
+	return out, true
+}
+
+// unknownOperand reports whether e, of value v, has PostgreSQL's type
+// unknown: a string literal, NULL, or a parameter nothing typed.
+func unknownOperand(e sqlparse.Node, v value) bool {
+	switch x := e.(type) {
+	case *sqlparse.Const:
+		return x.Kind == "string" || x.Kind == "null"
+	case *sqlparse.Param:
+		return !v.Known
+	}
+	return false
 }

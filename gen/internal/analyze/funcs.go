@@ -337,6 +337,9 @@ func typeOf(name string) catalog.Type {
 // polyType deduces the element type that the call's polymorphic
 // arguments bind (PostgreSQL docs, 38.2.5), and the argument it came from.
 func polyType(c candidate, args []argInfo) (catalog.Type, int, bool) {
+	if t, i, ok := compatibleType(c, args); ok {
+		return t, i, true
+	}
 	for i, x := range args {
 		if x.unknown || !x.Known {
 			continue
@@ -349,6 +352,59 @@ func polyType(c candidate, args []argInfo) (catalog.Type, int, bool) {
 		}
 	}
 	return catalog.Type{}, -1, false
+}
+
+// compatibleType is the common type of the arguments declared
+// anycompatible or anycompatiblearray (their elements), when they have
+// different types (PostgreSQL docs, 38.2.5: resolved as for UNION, 10.5):
+// the one that every other casts to implicitly, the category's preferred
+// type first. i is the argument it came from.
+func compatibleType(c candidate, args []argInfo) (catalog.Type, int, bool) {
+	var ts []catalog.Type
+	var from []int
+	for i, x := range args {
+		if x.unknown || !x.Known {
+			continue
+		}
+		switch d := c.types[i]; {
+		case d == "anycompatible" || d == "anycompatiblenonarray":
+			ts, from = append(ts, x.Type), append(from, i)
+		case d == "anycompatiblearray" && x.Type.IsArray():
+			ts, from = append(ts, x.Type.Elem()), append(from, i)
+		}
+	}
+	if len(ts) < 2 {
+		return catalog.Type{}, -1, false
+	}
+	best := -1
+	for j, t := range ts {
+		k := typeKey(t)
+		if k == "" || t.IsArray() {
+			return catalog.Type{}, -1, false
+		}
+		all := true
+		for _, u := range ts {
+			if u == t {
+				continue
+			}
+			if cc, ok := pgcatalog.Cast(typeKey(u), k); !ok || cc != 'i' {
+				all = false
+				break
+			}
+		}
+		if !all {
+			continue
+		}
+		if best < 0 {
+			best = j
+		} else if _, pref := declCategory(k); pref {
+			best = j
+		}
+	}
+	if best < 0 {
+		return catalog.Type{}, -1, false
+	}
+	return ts[best], from[best], true
 }
 
 // builtinResult is the value a call of the resolved built-in returns.

@@ -135,8 +135,12 @@ func load() *data {
 		}
 		d.ops = map[string][]*Operator{}
 		for _, l := range lines(operatorsData) {
+			// The name may hold the separator itself (|, ||, |/, ||/, |>>):
+			// the other four fields are counted from the end.
 			f := strings.Split(l, "|")
-			d.ops[f[0]] = append(d.ops[f[0]], &Operator{Name: f[0], Left: f[1], Right: f[2], Result: f[3], Extension: f[4]})
+			n := len(f)
+			name := strings.Join(f[:n-4], "|")
+			d.ops[name] = append(d.ops[name], &Operator{Name: name, Left: f[n-4], Right: f[n-3], Result: f[n-2], Extension: f[n-1]})
 		}
 		d.casts = map[[2]string]byte{}
 		for _, l := range lines(castsData) {

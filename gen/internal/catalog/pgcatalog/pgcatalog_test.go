@@ -86,3 +86,24 @@ func TestExtensionObjectsAreMarked(t *testing.T) {
 		t.Errorf("pg_class: %+v", r)
 	}
 }
+
+// Operator names that hold the data's separator (|) load whole.
+func TestOperatorsWithBarsInTheirNames(t *testing.T) {
+	for name, want := range map[string][3]string{
+		"||":  {"text", "text", "text"},
+		"|":   {"int4", "int4", "int4"},
+		"||/": {"", "float8", "float8"},
+		"|/":  {"", "float8", "float8"},
+	} {
+		found := false
+		for _, o := range pgcatalog.Operators(name) {
+			if o.Name != name {
+				t.Errorf("Operators(%q) holds %q", name, o.Name)
+			}
+			found = found || o.Left == want[0] && o.Right == want[1] && o.Result == want[2]
+		}
+		if !found {
+			t.Errorf("Operators(%q) lacks %s %s %s -> %s", name, want[0], name, want[1], want[2])
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package analyze
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/internal/testenv"
+)
+
+// TestOperatorResultsArePostgresTypes asks PostgreSQL the result type of
+// every binary operator expression between columns of common types and
+// constants: each built-in operator name that pg_operator has on them,
+// PREPAREd as SELECT l <op> r. The analyzer must give the type PostgreSQL
+// gives (operator type resolution, PostgreSQL docs 10.2): wherever
+// PostgreSQL accepts the expression and the analyzer knows a type, the two
+// are equal.
+func TestOperatorResultsArePostgresTypes(t *testing.T) {
+	types := []string{"int2", "int4", "int8", "float4", "float8", "numeric", "date", "time", "timestamp", "timestamptz", "interval", "text", "varchar", "bool", "jsonb", "int4[]"}
+	var cols []string
+	for i, ty := range types {
+		cols = append(cols, fmt.Sprintf("c%d %s NOT NULL", i, ty))
+	}
+	schema := "CREATE TABLE t (id bigint PRIMARY KEY, " + strings.Join(cols, ", ") + ");"
+	ctx := context.Background()
+	pool := testenv.Database(t, schema)
+	typeName := pgTypeNames(t, pool)
+	var ops []string
+	rows, err := pool.Query(ctx, `SELECT DISTINCT oprname FROM pg_operator WHERE oprkind = 'b'
+		AND oprleft IN (SELECT oid FROM pg_type WHERE typname = ANY($1)) ORDER BY 1`, []string{"int2", "int4", "int8", "float4", "float8", "numeric", "date", "time", "timestamp", "timestamptz", "interval", "text", "varchar", "bool", "jsonb", "_int4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var op string
+		if err := rows.Scan(&op); err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, op)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	operands := []string{"2", "2.5", "'1'"}
+	for i := range types {
+		operands = append(operands, fmt.Sprintf("c%d", i))
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	var src strings.Builder
+	var exprs, want []string
+	for _, op := range ops {
+		for _, l := range operands {
+			for _, r := range operands {
+				expr := l + " " + op + " " + r
+				sd, err := conn.Conn().Prepare(ctx, "", "SELECT "+expr+" AS v FROM t")
+				if err != nil {
+					continue
+				}
+				exprs = append(exprs, expr)
+				want = append(want, typeName[sd.Fields[0].DataTypeOID])
+				fmt.Fprintf(&src, "-- name: Q%d :many\nSELECT %s AS v FROM t;\n\n", len(exprs), expr)
+			}
+		}
+	}
+	files, errs := analyzeSrc(t, schema, src.String())
+	if len(errs) > 0 {
+		t.Fatalf("the analyzer refuses expressions PostgreSQL accepts: %q", errs)
+	}
+	var compared, wrong int
+	for i, q := range files[0].Queries {
+		c := q.Columns[0]
+		if !c.Known || c.Type.Name == "any" {
+			continue
+		}
+		compared++
+		got := c.Type.Name + strings.Repeat("[]", c.Type.ArrayDims)
+		if got != want[i] {
+			wrong++
+			if wrong <= 40 {
+				t.Errorf("SELECT %s: the analyzer says %s, PostgreSQL %s", exprs[i], got, want[i])
+			}
+		}
+	}
+	t.Logf("%d operators, %d expressions PostgreSQL accepts, %d typed by the analyzer, %d wrong", len(ops), len(exprs), compared, wrong)
+	if compared < len(exprs)/2 {
+		t.Errorf("the analyzer types %d of %d expressions: want most", compared, len(exprs))
+	}
+}
