@@ -204,6 +204,17 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 				out.NotNull = false
 			}
 		}
+		// PostgreSQL weighs the ELSE first (transformCaseExpr: "the
+		// default result is considered the most significant type").
+		order, ordered := results, vals
+		if n.Else != nil {
+			last := len(results) - 1
+			order = append([]sqlparse.Node{results[last]}, results[:last]...)
+			ordered = append([]value{vals[last]}, vals[:last]...)
+		}
+		if t, ok := a.commonType(order, ordered); ok {
+			out.Type, out.Known = t, true
+		}
 		// A parameter among the results takes their type, and may be NULL
 		// when another result may (CASE WHEN @set THEN @v ELSE col END
 		// assigns NULL to a nullable col).
@@ -254,6 +265,11 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			// t.status does).
 			out.Type, out.Column, out.DBType = first.Type, first.Column, first.DBType
 		}
+		if t, ok := a.commonType(n.Args, vals); ok && (!out.Known || t != out.Type) {
+			// PostgreSQL's type where it is another (COALESCE(int2col,
+			// int8col) is int8): the column's overrides no longer apply.
+			out.Type, out.Known, out.Column, out.DBType = t, true, nil, ""
+		}
 		for i, x := range n.Args {
 			if p, ok := x.(*sqlparse.Param); ok && out.Known && !vals[i].Known {
 				a.typeParam(p.Number, value{Type: out.Type, NotNull: true, Known: true, sqlcUntyped: first == nil && !a.sqlcOperand}, "")
@@ -263,12 +279,17 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		return out
 	case *sqlparse.MinMax:
 		out := value{Name: strings.ToLower(n.Op), NotNull: true}
-		for _, x := range n.Args {
+		vals := make([]value, len(n.Args))
+		for i, x := range n.Args {
 			v := a.expr(sc, x)
+			vals[i] = v
 			if !out.Known && v.Known {
 				out.Type, out.Known = v.Type, true
 			}
 			out.NotNull = out.NotNull && v.NotNull
+		}
+		if t, ok := a.commonType(n.Args, vals); ok {
+			out.Type, out.Known = t, true
 		}
 		for _, x := range n.Args {
 			if p, ok := x.(*sqlparse.Param); ok && out.Known {
@@ -278,12 +299,18 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		return out
 	case *sqlparse.ArrayExpr:
 		out := value{Name: "array", NotNull: true}
-		for _, x := range n.Elems {
+		vals := make([]value, len(n.Elems))
+		for i, x := range n.Elems {
 			v := a.expr(sc, x)
+			vals[i] = v
 			if !out.Known && v.Known {
 				out.Type, out.Known = v.Type, true
 				out.Type.ArrayDims++
 			}
+		}
+		if t, ok := a.commonType(n.Elems, vals); ok {
+			out.Type, out.Known = t, true
+			out.Type.ArrayDims++
 		}
 		return out
 	case *sqlparse.RowExpr:
@@ -658,4 +685,70 @@ func unknownOperand(e sqlparse.Node, v value) bool {
 		return !v.Known
 	}
 	return false
+}
+
+// commonType is the one type PostgreSQL resolves for the expressions es,
+// of values vals, where a construct needs one (PostgreSQL docs, 10.5
+// "UNION, CASE, and Related Constructs"): their type when they all have
+// it; text when all are of unknown type (string literals, NULL, untyped
+// parameters); else, the unknown ones aside, the first type, replaced by
+// each later one it casts to implicitly while that one does not cast back,
+// until a preferred type is chosen. ok is false when an expression has no
+// type fencegen knows, the types are of several categories, or one does
+// not cast implicitly to the choice.
+func (a *analyzer) commonType(es []sqlparse.Node, vals []value) (catalog.Type, bool) {
+	var ts []catalog.Type
+	for i, v := range vals {
+		if unknownOperand(es[i], v) {
+			continue
+		}
+		if !v.Known || typeKey(v.Type) == "" {
+			return catalog.Type{}, false
+		}
+		ts = append(ts, v.Type)
+	}
+	if len(ts) == 0 {
+		return builtin("text"), len(vals) > 0
+	}
+	cand := ts[0]
+	same := true
+	for _, t := range ts[1:] {
+		same = same && t == cand
+	}
+	if same {
+		return cand, true
+	}
+	cat := func(t catalog.Type) byte {
+		c, _ := declCategory(typeKey(t))
+		return c
+	}
+	implicit := func(from, to catalog.Type) bool {
+		if from == to {
+			return true
+		}
+		if from.IsArray() || to.IsArray() {
+			return false
+		}
+		c, ok := pgcatalog.Cast(typeKey(from), typeKey(to))
+		return ok && c == 'i'
+	}
+	for _, t := range ts[1:] {
+		if cat(t) != cat(cand) {
+			return catalog.Type{}, false
+		}
+	}
+	for _, t := range ts[1:] {
+		if _, pref := declCategory(typeKey(cand)); pref {
+			break
+		}
+		if implicit(cand, t) && !implicit(t, cand) {
+			cand = t
+		}
+	}
+	for _, t := range ts {
+		if !implicit(t, cand) {
+			return catalog.Type{}, false
+		}
+	}
+	return cand, true
 }

@@ -91,3 +91,70 @@ func TestOperatorResultsArePostgresTypes(t *testing.T) {
 		t.Errorf("the analyzer types %d of %d expressions: want most", compared, len(exprs))
 	}
 }
+
+// TestCommonTypesArePostgresTypes asks PostgreSQL the result type of the
+// constructs that resolve one type from several expressions (PostgreSQL
+// docs, 10.5 "UNION, CASE, and Related Constructs"): CASE, COALESCE,
+// GREATEST, LEAST and ARRAY[...] over every pair of columns of common types
+// and constants, PREPAREd. Wherever PostgreSQL accepts the expression and
+// the analyzer knows a type, the two are equal.
+func TestCommonTypesArePostgresTypes(t *testing.T) {
+	types := []string{"int2", "int4", "int8", "float4", "float8", "numeric", "date", "timestamp", "timestamptz", "interval", "text", "varchar", "bool", "jsonb"}
+	var cols []string
+	for i, ty := range types {
+		cols = append(cols, fmt.Sprintf("c%d %s NOT NULL", i, ty))
+	}
+	schema := "CREATE TABLE t (id bigint PRIMARY KEY, b bool NOT NULL, " + strings.Join(cols, ", ") + ");"
+	ctx := context.Background()
+	pool := testenv.Database(t, schema)
+	typeName := pgTypeNames(t, pool)
+	operands := []string{"2", "2.5", "'1'", "NULL"}
+	for i := range types {
+		operands = append(operands, fmt.Sprintf("c%d", i))
+	}
+	forms := []string{"CASE WHEN b THEN %s ELSE %s END", "COALESCE(%s, %s)", "GREATEST(%s, %s)", "LEAST(%s, %s)", "ARRAY[%s, %s]"}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	var src strings.Builder
+	var exprs, want []string
+	for _, form := range forms {
+		for _, l := range operands {
+			for _, r := range operands {
+				expr := fmt.Sprintf(form, l, r)
+				sd, err := conn.Conn().Prepare(ctx, "", "SELECT "+expr+" AS v FROM t")
+				if err != nil {
+					continue
+				}
+				exprs = append(exprs, expr)
+				want = append(want, typeName[sd.Fields[0].DataTypeOID])
+				fmt.Fprintf(&src, "-- name: Q%d :many\nSELECT %s AS v FROM t;\n\n", len(exprs), expr)
+			}
+		}
+	}
+	files, errs := analyzeSrc(t, schema, src.String())
+	if len(errs) > 0 {
+		t.Fatalf("the analyzer refuses expressions PostgreSQL accepts: %q", errs)
+	}
+	var compared, wrong int
+	for i, q := range files[0].Queries {
+		c := q.Columns[0]
+		if !c.Known || c.Type.Name == "any" {
+			continue
+		}
+		compared++
+		got := c.Type.Name + strings.Repeat("[]", c.Type.ArrayDims)
+		if got != want[i] {
+			wrong++
+			if wrong <= 40 {
+				t.Errorf("SELECT %s: the analyzer says %s, PostgreSQL %s", exprs[i], got, want[i])
+			}
+		}
+	}
+	t.Logf("%d expressions PostgreSQL accepts, %d typed by the analyzer, %d wrong", len(exprs), compared, wrong)
+	if compared < len(exprs)/2 {
+		t.Errorf("the analyzer types %d of %d expressions: want most", compared, len(exprs))
+	}
+}
