@@ -379,6 +379,12 @@ func (a *analyzer) compare(sc *scope, e sqlparse.Node, other value) value {
 		}
 		return value{}
 	}
+	if b, ok := e.(*sqlparse.BoolExpr); ok && other.Known && !other.sqlcUntyped {
+		// active = NOT @archived: like sqlc, which types a parameter from
+		// the column side of the comparison it is nested in when only AND,
+		// OR and NOT stand between them.
+		a.typeBoolOperands(b, other)
+	}
 	// Only the compared value itself is typed strictly, not what is nested
 	// in it.
 	old := a.strict
@@ -751,4 +757,17 @@ func (a *analyzer) commonType(es []sqlparse.Node, vals []value) (catalog.Type, b
 		}
 	}
 	return cand, true
+}
+
+// typeBoolOperands types the parameters that are operands of b, or of the
+// AND, OR and NOT in it, as v.
+func (a *analyzer) typeBoolOperands(b *sqlparse.BoolExpr, v value) {
+	for _, x := range b.Args {
+		switch x := x.(type) {
+		case *sqlparse.Param:
+			a.typeParam(x.Number, v, v.Name)
+		case *sqlparse.BoolExpr:
+			a.typeBoolOperands(x, v)
+		}
+	}
 }

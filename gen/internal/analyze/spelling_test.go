@@ -60,7 +60,7 @@ func spellingOf(s string) string {
 // COALESCE with constants only leave it untyped. Each query lists its
 // parameters, U for untyped ones.
 func TestSqlcUntypedParams(t *testing.T) {
-	schema := `CREATE TABLE job (id bigint PRIMARY KEY, kind text NOT NULL, state text NOT NULL, tag text);`
+	schema := `CREATE TABLE job (id bigint PRIMARY KEY, kind text NOT NULL, state text NOT NULL, tag text, active bool NOT NULL);`
 	cases := []struct{ query, want string }{
 		{"SELECT id FROM job WHERE (state = 'a' AND @do_delete) OR NOT @other", "U U"},
 		{"SELECT kind FROM job WHERE (@match = '' OR kind ILIKE '%' || @match || '%') AND (@after = '' OR kind > @after)", "U U"},
@@ -69,6 +69,9 @@ func TestSqlcUntypedParams(t *testing.T) {
 		{"INSERT INTO job (id, kind, state, tag) VALUES ($1, $2, coalesce($3, ''), $4) RETURNING id", "T T U T"},
 		{"UPDATE job SET tag = coalesce(@tag, '') WHERE id = @id RETURNING id", "T T"},
 		{"SELECT id FROM job WHERE CASE WHEN @flag THEN true ELSE false END", "U"},
+		// Under AND, OR and NOT in a comparison with a column: typed from it.
+		{"SELECT id FROM job WHERE active = NOT @archived AND NOT @other", "T U"},
+		{"SELECT id FROM job WHERE active = (NOT @x OR @y)", "T T"},
 	}
 	var q strings.Builder
 	for i, c := range cases {
