@@ -701,8 +701,10 @@ func (a *analyzer) rangeFuncCols(sc *scope, fe sqlparse.Node, alias string, name
 		var out []value
 		for _, c := range t.Columns {
 			// Like sqlc, a function returning SETOF a table keeps the
-			// table's NOT NULL.
-			out = append(out, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true})
+			// table's NOT NULL, and its rows are the table's model, with
+			// the columns' overrides (SELECT * FROM users_of($1) returns
+			// []User).
+			out = append(out, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c, DBType: c.DBType})
 		}
 		return out
 	}
