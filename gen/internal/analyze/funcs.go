@@ -599,13 +599,16 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 		} else if k := c.pos[i]; k < len(c.fn.ArgNames) && c.fn.ArgNames[k] != "" {
 			hint = c.fn.ArgNames[k]
 		}
+		// sqlc types a parameter from the argument's declared type,
+		// which for a polymorphic one (anyelement, anycompatiblearray)
+		// its Go mapping lacks: interface{} (array_append(tags, @tag)).
 		switch {
 		case polyElem[t] && found:
-			a.typeParam(p.Number, value{Type: elem, NotNull: true, Known: true}, hint)
+			a.typeParam(p.Number, value{Type: elem, NotNull: true, Known: true, sqlcUntyped: true}, hint)
 		case polyArray[t] && found:
 			arr := elem
 			arr.ArrayDims++
-			a.typeParam(p.Number, value{Type: arr, NotNull: true, Known: true}, hint)
+			a.typeParam(p.Number, value{Type: arr, NotNull: true, Known: true, sqlcUntyped: true}, hint)
 		case !isPoly(t) && t != "record":
 			a.typeParam(p.Number, value{Type: typeOf(t), NotNull: true, Known: true}, hint)
 		}

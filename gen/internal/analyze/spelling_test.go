@@ -60,7 +60,7 @@ func spellingOf(s string) string {
 // COALESCE with constants only leave it untyped. Each query lists its
 // parameters, U for untyped ones.
 func TestSqlcUntypedParams(t *testing.T) {
-	schema := `CREATE TABLE job (id bigint PRIMARY KEY, kind text NOT NULL, state text NOT NULL, tag text, active bool NOT NULL);`
+	schema := `CREATE TABLE job (id bigint PRIMARY KEY, kind text NOT NULL, state text NOT NULL, tag text, active bool NOT NULL, tags text[] NOT NULL);`
 	cases := []struct{ query, want string }{
 		{"SELECT id FROM job WHERE (state = 'a' AND @do_delete) OR NOT @other", "U U"},
 		{"SELECT kind FROM job WHERE (@match = '' OR kind ILIKE '%' || @match || '%') AND (@after = '' OR kind > @after)", "U U"},
@@ -72,6 +72,9 @@ func TestSqlcUntypedParams(t *testing.T) {
 		// Under AND, OR and NOT in a comparison with a column: typed from it.
 		{"SELECT id FROM job WHERE active = NOT @archived AND NOT @other", "T U"},
 		{"SELECT id FROM job WHERE active = (NOT @x OR @y)", "T T"},
+		// A polymorphic argument (anycompatible): sqlc cannot map its type.
+		{"UPDATE job SET tags = array_append(tags, @tag) WHERE id = @id RETURNING id", "U T"},
+		{"SELECT array_position(tags, @tag) FROM job WHERE lower(kind) = lower(@k)", "U T"},
 	}
 	var q strings.Builder
 	for i, c := range cases {
