@@ -413,6 +413,15 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	if len(errs) > 0 {
 		return nil, nil, nil, errs
 	}
+	for _, f := range analyzed {
+		f.Queries = slices.DeleteFunc(f.Queries, func(q *analyze.Query) bool {
+			if note := golang.Skipped(pkg.Go, q); note != "" {
+				notes = append(notes, note)
+				return true
+			}
+			return false
+		})
+	}
 	opts := pkg.Go
 	if opts.Package == "" {
 		abs, err := filepath.Abs(filepath.Join(cfg.Dir, opts.Out))

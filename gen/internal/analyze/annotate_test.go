@@ -86,7 +86,6 @@ func TestParseAnnotationInvalid(t *testing.T) {
 		// Method names must be exportable: a leading underscore cannot be.
 		{"-- name: _private :one", []string{`1:10: query name "_private" must start with a letter`}},
 		{"-- name: has.dot :one", []string{`1:10: query name "has.dot" is not a valid Go identifier`}},
-		{"-- name: X :execlastid", []string{`1:12: query X: :execlastid is not supported: PostgreSQL has no last-insert-id; use RETURNING with :one`}},
 		{"-- name: X :one more", []string{`1:17: query X: unexpected text "more" after the command`}},
 		{"-- name: X :ONE", []string{`1:12: query X: unknown command ":ONE"`}},
 		{"-- name: X one", []string{`1:12: query X: unknown command "one"`}},

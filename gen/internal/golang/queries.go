@@ -261,7 +261,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		s.results = []jen.Code{jen.Index().Add(s.result), jen.Error()}
 	case ":exec":
 		s.results = []jen.Code{jen.Error()}
-	case ":execrows":
+	case ":execrows", ":execlastid":
 		s.results = []jen.Code{jen.Int64(), jen.Error()}
 	case ":execresult":
 		if e.types.stdlib() {
@@ -784,6 +784,14 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 			jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(exec()),
 			wrapIfErr,
 			jen.Return(trigger(jen.Err())),
+		}
+	case ":execlastid":
+		// database/sql only (see Skipped), as sqlc writes it; PostgreSQL's
+		// drivers return an error from LastInsertId.
+		return []jen.Code{
+			jen.List(jen.Id("result"), jen.Err()).Op(":=").Add(exec()),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Lit(0), wrap(jen.Err()))),
+			jen.Return(jen.Id("result").Dot("LastInsertId").Call()),
 		}
 	case ":execrows":
 		if e.types.stdlib() {

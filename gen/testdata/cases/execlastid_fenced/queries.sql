@@ -1,0 +1,2 @@
+-- name: CreateT :execlastid
+INSERT INTO t (name) VALUES ($1);
