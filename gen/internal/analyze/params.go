@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/catalog/pgcatalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -333,8 +334,33 @@ func (a *analyzer) markInSlices(sql string) string {
 // PostgreSQL's absolute-value operator, which sqlc never does.
 func (a *analyzer) prefixAtOperators() {
 	walk(a.stmt.Node, func(n sqlparse.Node) {
-		if x, ok := n.(*sqlparse.AExpr); ok && x.Op == "@" && x.Left == nil && x.Kind == "op" {
+		x, ok := n.(*sqlparse.AExpr)
+		if !ok || x.Kind != "op" {
+			return
+		}
+		if x.Op == "@" && x.Left == nil {
 			a.errorf(x.Loc, "@ is sqlc's named-parameter sign and must be followed by a parameter name (one identifier, as in @id or @id::bigint); for an absolute value write abs(...)")
+			return
+		}
+		// data->>@key: PostgreSQL's lexer takes ->>@ for one operator
+		// (docs 4.1.3: an operator is the longest run of operator
+		// characters), which does not exist.
+		if op, ok := strings.CutSuffix(x.Op, "@"); ok && op != "" && len(pgcatalog.Operators(x.Op)) == 0 && len(pgcatalog.Operators(op)) > 0 {
+			name := identAfter(a.file.Src, x.Loc+len(x.Op))
+			a.errorf(x.Loc, "PostgreSQL reads %s as one operator (the longest run of operator characters), which does not exist, not %s followed by the named parameter @%s: put a space before the @ (%s @%s)", x.Op, op, name, op, name)
 		}
 	})
+}
+
+// identAfter returns the identifier that starts at src[i], after blanks,
+// or "".
+func identAfter(src []byte, i int) string {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i++
+	}
+	j := i
+	for j < len(src) && (src[j] == '_' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 'A' && src[j] <= 'Z' || j > i && src[j] >= '0' && src[j] <= '9' || src[j] >= 0x80) {
+		j++
+	}
+	return string(src[i:j])
 }
