@@ -129,6 +129,38 @@ func TestPrefixAtIsANamedParameterTypedAsPostgresTypesIt(t *testing.T) {
 			t.Errorf("%s: got %q, want one error at the @", expr, errs)
 		}
 	}
+	// Several named parameters in one expression, quoted names and
+	// keywords: the text sent is the text written with each @name
+	// replaced by its $n, and the result is typed as PostgreSQL's PREPARE
+	// of that text types it (@a - @b - 1 is (a - b) - 1 there, where
+	// PostgreSQL would read the written text as @(a - @(b - 1))).
+	for expr, sent := range map[string]string{
+		"@a::date + @b::int - @c::date":  "$1::date + $2::int - $3::date",
+		"@a::date - @b::date + @c::date": "$1::date - $2::date + $3::date",
+		"@a::int - @b::int - 1":          "$1::int - $2::int - 1",
+		`@"a""b"::int + 1`:               "$1::int + 1",
+		"@user::text || 'x'":             "$1::text || 'x'",
+		"p * @k::int % 7":                "p * $1::int % 7",
+	} {
+		files, errs := analyzeSrc(t, schema, "-- name: Q :many\nSELECT "+expr+" AS v FROM t;\n")
+		if len(errs) > 0 {
+			t.Errorf("%s: refused: %q", expr, errs)
+			continue
+		}
+		q := files[0].Queries[0]
+		if !strings.Contains(q.SQL, "SELECT "+sent+" AS v") {
+			t.Errorf("%s: sent %q, want SELECT %s AS v", expr, q.SQL, sent)
+			continue
+		}
+		sd, err := conn.Conn().Prepare(ctx, "", q.SQL)
+		if err != nil {
+			t.Errorf("%s: PostgreSQL refuses the text sent, %q: %v", expr, q.SQL, err)
+			continue
+		}
+		if c := q.Columns[0]; !c.Known || c.Type.Name != typeName[sd.Fields[0].DataTypeOID] {
+			t.Errorf("%s: the result is %s (known %v), PostgreSQL's PREPARE of %q says %s", expr, c.Type.Name, c.Known, q.SQL, typeName[sd.Fields[0].DataTypeOID])
+		}
+	}
 	if grouped < 10 || typed < 30 {
 		t.Errorf("%d forms that PostgreSQL groups as @ of more than the name, %d typed by PREPARE: want the class covered", grouped, typed)
 	}

@@ -10,10 +10,9 @@ import (
 
 type converter struct {
 	src []byte
-	// atNames holds, by the position of the name that follows a prefix @,
-	// the named parameter that name is in sqlc's reading of "@name + 1"
-	// (see aexpr); expr turns the column reference there into it.
-	atNames map[int]*Param
+	// namedAt holds sqlc's named parameters by the position of their @,
+	// where the text parsed has $1 (see namedParams).
+	namedAt map[int]namedParam
 }
 
 func strs(nodes []*pg.Node) []string {
@@ -1016,16 +1015,12 @@ func (c *converter) expr(n *pg.Node) Node {
 	switch e := n.Node.(type) {
 	case *pg.Node_ColumnRef:
 		cr := e.ColumnRef
-		if p := c.atNames[int(cr.Location)]; p != nil && len(cr.Fields) == 1 {
-			if s := cr.Fields[0].GetString_(); s != nil {
-				delete(c.atNames, int(cr.Location))
-				p.Name, p.End = s.Sval, c.nameEnd(cr, s.Sval)
-				return p
-			}
-		}
 		return &ColumnRef{Fields: strs(cr.Fields), Loc: int(cr.Location)}
 	case *pg.Node_ParamRef:
 		loc := int(e.ParamRef.Location)
+		if p, ok := c.namedAt[loc]; ok {
+			return &Param{Name: p.name, Loc: loc, End: p.end}
+		}
 		end := loc + 1
 		for end < len(c.src) && c.src[end] >= '0' && c.src[end] <= '9' {
 			end++
@@ -1222,26 +1217,9 @@ func (c *converter) aexpr(a *pg.A_Expr) Node {
 				}
 			}
 		}
-		// sqlc takes every prefix @ for a named parameter, but PostgreSQL's
-		// prefix operators bind looser than + - * / % ^, AT TIME ZONE,
-		// COLLATE and subscripts ("Operator Precedence", PostgreSQL docs
-		// 4.1.6): "@n::int + 1" parses as @(n::int + 1). sqlc's reading,
-		// the one the text sent means once @n is replaced by $k, is
-		// parameter n where the name stands, without the operator: the
-		// expression after @ with that column reference made the parameter.
-		// When no single name follows the @, the operator is kept, and the
-		// analyzer refuses it.
-		if c.atNames == nil {
-			c.atNames = map[int]*Param{}
-		}
-		if c.atNames[at] == nil {
-			c.atNames[at] = &Param{Loc: loc}
-			n := c.expr(a.Rexpr)
-			if c.atNames[at] == nil {
-				return n
-			}
-			delete(c.atNames, at)
-		}
+		// Any other prefix @ was read by namedParams already, where the
+		// text parses with parameters for names; left here, the analyzer
+		// refuses it.
 	}
 	e := &AExpr{Op: op, Left: c.expr(a.Lexpr), Right: c.expr(a.Rexpr), Loc: loc}
 	switch a.Kind {
@@ -1393,9 +1371,19 @@ func deparseExpr(n *pg.Node) (string, error) {
 // nameEnd returns where the one-field column reference cr, whose name is
 // name, ends in the source (after its closing quote when quoted).
 func (c *converter) nameEnd(cr *pg.ColumnRef, name string) int {
-	end := int(cr.Location) + len(name)
-	if int(cr.Location) < len(c.src) && c.src[cr.Location] == '"' {
-		end += 2
+	i := int(cr.Location)
+	if i >= len(c.src) || c.src[i] != '"' {
+		return i + len(name)
 	}
-	return end
+	// A quoted name ends at its closing quote; "" inside is one quote.
+	for i++; i < len(c.src); i++ {
+		if c.src[i] == '"' {
+			if i+1 < len(c.src) && c.src[i+1] == '"' {
+				i++
+				continue
+			}
+			return i + 1
+		}
+	}
+	return len(c.src)
 }

@@ -8,6 +8,7 @@ package sqlparse
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -34,6 +35,15 @@ func Parse(name string, src []byte) (*File, error) {
 	}
 	f := &File{Name: name, Src: src}
 	c := &converter{src: src}
+	// sqlc's named parameters are read as the text sent reads them: each
+	// @name becomes $1 padded with blanks to its length (positions stay),
+	// and the tree is that of the text with parameters where the names
+	// stand, which PostgreSQL parses with the text's own precedence.
+	if sub, names := namedParams(src); names != nil {
+		if t2, err := pg.Parse(string(sub)); err == nil && len(t2.Stmts) == len(tree.Stmts) {
+			tree, c.namedAt = t2, names
+		}
+	}
 	for _, raw := range tree.Stmts {
 		start := int(raw.StmtLocation)
 		end := start + int(raw.StmtLen)
@@ -205,4 +215,77 @@ func ParseStatement(name string, src []byte) (*Stmt, error) {
 		return nil, &diag.Error{File: name, Line: 1, Col: 1, Msg: "expected exactly one statement"}
 	}
 	return f.Stmts[0], nil
+}
+
+// namedParam is a named parameter @name the scanner found: its name (as
+// PostgreSQL folds an identifier) and where its text ends.
+type namedParam struct {
+	name string
+	end  int
+}
+
+// namedParams returns src with each sqlc named parameter (@ followed by a
+// name, where an operand may start) replaced by $1 and blanks of the same
+// length, and the parameters by the position of their @; nil when there
+// are none. PostgreSQL reads @ as a prefix operator that binds looser
+// than + - * / % ^ (docs 4.1.6): "@n::int + 1" would be @(n::int + 1),
+// where sqlc, and the text fencegen sends ($k::int + 1), mean n plus 1.
+func namedParams(src []byte) ([]byte, map[int]namedParam) {
+	scan, err := pg.Scan(string(src))
+	if err != nil {
+		return nil, nil
+	}
+	var toks []*pg.ScanToken
+	for _, t := range scan.Tokens {
+		if t.Token != pg.Token_SQL_COMMENT && t.Token != pg.Token_C_COMMENT {
+			toks = append(toks, t)
+		}
+	}
+	var out []byte
+	var names map[int]namedParam
+	for i, t := range toks {
+		if t.Token != pg.Token_Op || string(src[t.Start:t.End]) != "@" || i+1 == len(toks) {
+			continue
+		}
+		if i > 0 {
+			switch toks[i-1].Token {
+			case pg.Token_IDENT, pg.Token_ICONST, pg.Token_FCONST, pg.Token_SCONST, pg.Token_BCONST, pg.Token_XCONST,
+				pg.Token_PARAM, pg.Token_ASCII_41, pg.Token_ASCII_93:
+				continue // an operand ends before it: no prefix @
+			}
+		}
+		next := toks[i+1]
+		if strings.TrimSpace(string(src[t.End:next.Start])) != "" {
+			continue // a comment between
+		}
+		name, ok := identName(string(src[next.Start:next.End]), next.Token == pg.Token_IDENT || next.KeywordKind != pg.KeywordKind_NO_KEYWORD)
+		if !ok || i+2 < len(toks) && toks[i+2].Token == pg.Token_ASCII_46 {
+			continue // no name, or a qualified one (@t.x): no parameter
+		}
+		if out == nil {
+			out, names = slices.Clone(src), map[int]namedParam{}
+		}
+		start, end := int(t.Start), int(next.End)
+		out[start], out[start+1] = '$', '1'
+		for k := start + 2; k < end; k++ {
+			out[k] = ' '
+		}
+		names[start] = namedParam{name: name, end: end}
+	}
+	return out, names
+}
+
+// identName is the name the identifier or keyword text stands for:
+// unquoted folded to lower case, quoted without its quotes ("" is ").
+func identName(text string, ident bool) (string, bool) {
+	if !ident || text == "" {
+		return "", false
+	}
+	if text[0] == '"' {
+		if len(text) < 2 || text[len(text)-1] != '"' {
+			return "", false
+		}
+		return strings.ReplaceAll(text[1:len(text)-1], `""`, `"`), true
+	}
+	return strings.ToLower(text), true
 }
