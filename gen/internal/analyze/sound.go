@@ -418,9 +418,9 @@ func builtinTrigger(n sqlparse.Name) bool {
 	return (n.Schema == "" || n.Schema == "pg_catalog") && builtinTriggerFuncs[n.Name]
 }
 
-// replicationRoleRE finds session_replication_role, set by SET or
-// set_config.
-var replicationRoleRE = regexp.MustCompile(`(?i)\bsession_replication_role\b`)
+// replicationRoleRE finds session_replication_role set by SET or
+// set_config (not read by current_setting or SHOW).
+var replicationRoleRE = regexp.MustCompile(`(?i)\bset\s+(?:session\s+|local\s+)?session_replication_role\b|\bset_config\s*\(\s*'session_replication_role'`)
 
 // noteReplicationRole notes a query that names session_replication_role
 // while the schema has a fenced table: SET session_replication_role =
@@ -439,5 +439,5 @@ func (a *analyzer) noteReplicationRole(q *Query) {
 		return
 	}
 	line, col := diag.Position(a.file.Src, a.stmt.Start+m[0])
-	q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s names session_replication_role: set to replica it stops the fencing guard's trigger for the rest of the session (on a pooled connection, for later queries too); fencegen's generated writes keep their guard in the statement", a.file.Name, line, col, q.Name))
+	q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s sets session_replication_role: set to replica it stops the fencing guard's trigger for the rest of the session (SET LOCAL: of the transaction), on a pooled connection for later queries too; fencegen's generated writes keep their guard in the statement", a.file.Name, line, col, q.Name))
 }

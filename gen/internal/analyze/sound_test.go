@@ -139,15 +139,18 @@ create rule audit_ins as on insert to audit do instead delete from notes where i
 // the guard trigger for the rest of the session, gets a note at the name
 // while the schema has a fenced table, and none without one.
 func TestSoundNotesReplicationRole(t *testing.T) {
-	const queries = "-- name: Off :exec\nSET session_replication_role = replica;\n\n-- name: Cfg :exec\nSELECT set_config('session_replication_role', 'replica', false);\n"
+	const queries = "-- name: Off :exec\nSET session_replication_role = replica;\n\n-- name: Cfg :exec\nSELECT set_config('session_replication_role', 'replica', false);\n\n-- name: Read :one\nSELECT current_setting('session_replication_role');\n"
 	files, errs := analyzeSrc(t, soundSchema, queries)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	for i, want := range []string{"query.sql:2:5: note: query Off names session_replication_role", "query.sql:5:20: note: query Cfg names session_replication_role"} {
+	for i, want := range []string{"query.sql:2:1: note: query Off sets session_replication_role", "query.sql:5:8: note: query Cfg sets session_replication_role"} {
 		if n := files[0].Queries[i].Notes; len(n) != 1 || !strings.HasPrefix(n[0], want) {
 			t.Errorf("notes = %q, want one starting %q", n, want)
 		}
+	}
+	if n := files[0].Queries[2].Notes; len(n) != 0 {
+		t.Errorf("reading the setting: %q, want no note", n)
 	}
 	unfenced := strings.Replace(soundSchema, "comment on column accounts.tok is 'fencegen:token';", "", 1)
 	files, _ = analyzeSrc(t, unfenced, queries)
