@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/fencegen/fencegen/internal/testenv"
 )
 
@@ -25,7 +27,6 @@ func TestOperatorResultsArePostgresTypes(t *testing.T) {
 	schema := "CREATE TABLE t (id bigint PRIMARY KEY, " + strings.Join(cols, ", ") + ");"
 	ctx := context.Background()
 	pool := testenv.Database(t, schema)
-	typeName := pgTypeNames(t, pool)
 	var ops []string
 	rows, err := pool.Query(ctx, `SELECT DISTINCT oprname FROM pg_operator WHERE oprkind = 'b'
 		AND oprleft IN (SELECT oid FROM pg_type WHERE typname = ANY($1)) ORDER BY 1`, []string{"int2", "int4", "int8", "float4", "float8", "numeric", "date", "time", "timestamp", "timestamptz", "interval", "text", "varchar", "bool", "jsonb", "_int4"})
@@ -46,50 +47,16 @@ func TestOperatorResultsArePostgresTypes(t *testing.T) {
 	for i := range types {
 		operands = append(operands, fmt.Sprintf("c%d", i))
 	}
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	var src strings.Builder
-	var exprs, want []string
+	var exprs []string
 	for _, op := range ops {
 		for _, l := range operands {
 			for _, r := range operands {
-				expr := l + " " + op + " " + r
-				sd, err := conn.Conn().Prepare(ctx, "", "SELECT "+expr+" AS v FROM t")
-				if err != nil {
-					continue
-				}
-				exprs = append(exprs, expr)
-				want = append(want, typeName[sd.Fields[0].DataTypeOID])
-				fmt.Fprintf(&src, "-- name: Q%d :many\nSELECT %s AS v FROM t;\n\n", len(exprs), expr)
+				exprs = append(exprs, l+" "+op+" "+r)
 			}
 		}
 	}
-	files, errs := analyzeSrc(t, schema, src.String())
-	if len(errs) > 0 {
-		t.Fatalf("the analyzer refuses expressions PostgreSQL accepts: %q", errs)
-	}
-	var compared, wrong int
-	for i, q := range files[0].Queries {
-		c := q.Columns[0]
-		if !c.Known || c.Type.Name == "any" {
-			continue
-		}
-		compared++
-		got := c.Type.Name + strings.Repeat("[]", c.Type.ArrayDims)
-		if got != want[i] {
-			wrong++
-			if wrong <= 40 {
-				t.Errorf("SELECT %s: the analyzer says %s, PostgreSQL %s", exprs[i], got, want[i])
-			}
-		}
-	}
-	t.Logf("%d operators, %d expressions PostgreSQL accepts, %d typed by the analyzer, %d wrong", len(ops), len(exprs), compared, wrong)
-	if compared < len(exprs)/2 {
-		t.Errorf("the analyzer types %d of %d expressions: want most", compared, len(exprs))
-	}
+	n, compared, wrong := compareResultTypes(t, pool, schema, exprs)
+	t.Logf("%d operators, %d expressions PostgreSQL accepts, %d typed by the analyzer, %d wrong", len(ops), n, compared, wrong)
 }
 
 // TestCommonTypesArePostgresTypes asks PostgreSQL the result type of the
@@ -105,56 +72,68 @@ func TestCommonTypesArePostgresTypes(t *testing.T) {
 		cols = append(cols, fmt.Sprintf("c%d %s NOT NULL", i, ty))
 	}
 	schema := "CREATE TABLE t (id bigint PRIMARY KEY, b bool NOT NULL, " + strings.Join(cols, ", ") + ");"
-	ctx := context.Background()
 	pool := testenv.Database(t, schema)
-	typeName := pgTypeNames(t, pool)
 	operands := []string{"2", "2.5", "'1'", "NULL"}
 	for i := range types {
 		operands = append(operands, fmt.Sprintf("c%d", i))
 	}
 	forms := []string{"CASE WHEN b THEN %s ELSE %s END", "COALESCE(%s, %s)", "GREATEST(%s, %s)", "LEAST(%s, %s)", "ARRAY[%s, %s]"}
+	var exprs []string
+	for _, form := range forms {
+		for _, l := range operands {
+			for _, r := range operands {
+				exprs = append(exprs, fmt.Sprintf(form, l, r))
+			}
+		}
+	}
+	n, compared, wrong := compareResultTypes(t, pool, schema, exprs)
+	t.Logf("%d expressions PostgreSQL accepts, %d typed by the analyzer, %d wrong", n, compared, wrong)
+}
+
+// compareResultTypes PREPAREs SELECT expr AS v FROM t for each of exprs
+// in PostgreSQL, analyses those it accepts (one query each) against
+// schema, and reports each result type the analyzer knows that differs
+// from PostgreSQL's; n is how many PostgreSQL accepts, compared how many
+// of those the analyzer types, wrong how many differ.
+func compareResultTypes(t *testing.T, pool *pgxpool.Pool, schema string, exprs []string) (n, compared, wrong int) {
+	t.Helper()
+	ctx := context.Background()
+	typeName := pgTypeNames(t, pool)
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Release()
 	var src strings.Builder
-	var exprs, want []string
-	for _, form := range forms {
-		for _, l := range operands {
-			for _, r := range operands {
-				expr := fmt.Sprintf(form, l, r)
-				sd, err := conn.Conn().Prepare(ctx, "", "SELECT "+expr+" AS v FROM t")
-				if err != nil {
-					continue
-				}
-				exprs = append(exprs, expr)
-				want = append(want, typeName[sd.Fields[0].DataTypeOID])
-				fmt.Fprintf(&src, "-- name: Q%d :many\nSELECT %s AS v FROM t;\n\n", len(exprs), expr)
-			}
+	var accepted, want []string
+	for _, expr := range exprs {
+		sd, err := conn.Conn().Prepare(ctx, "", "SELECT "+expr+" AS v FROM t")
+		if err != nil {
+			continue
 		}
+		accepted = append(accepted, expr)
+		want = append(want, typeName[sd.Fields[0].DataTypeOID])
+		fmt.Fprintf(&src, "-- name: Q%d :many\nSELECT %s AS v FROM t;\n\n", len(accepted), expr)
 	}
 	files, errs := analyzeSrc(t, schema, src.String())
 	if len(errs) > 0 {
 		t.Fatalf("the analyzer refuses expressions PostgreSQL accepts: %q", errs)
 	}
-	var compared, wrong int
 	for i, q := range files[0].Queries {
 		c := q.Columns[0]
 		if !c.Known || c.Type.Name == "any" {
 			continue
 		}
 		compared++
-		got := c.Type.Name + strings.Repeat("[]", c.Type.ArrayDims)
-		if got != want[i] {
+		if got := c.Type.Name + strings.Repeat("[]", c.Type.ArrayDims); got != want[i] {
 			wrong++
 			if wrong <= 40 {
-				t.Errorf("SELECT %s: the analyzer says %s, PostgreSQL %s", exprs[i], got, want[i])
+				t.Errorf("SELECT %s: the analyzer says %s, PostgreSQL %s", accepted[i], got, want[i])
 			}
 		}
 	}
-	t.Logf("%d expressions PostgreSQL accepts, %d typed by the analyzer, %d wrong", len(exprs), compared, wrong)
-	if compared < len(exprs)/2 {
-		t.Errorf("the analyzer types %d of %d expressions: want most", compared, len(exprs))
+	if compared < len(accepted)/2 {
+		t.Errorf("the analyzer types %d of %d expressions: want most", compared, len(accepted))
 	}
+	return len(accepted), compared, wrong
 }
