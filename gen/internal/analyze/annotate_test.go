@@ -655,3 +655,18 @@ func TestOperatorSwallowingANamedParameter(t *testing.T) {
 		}
 	}
 }
+
+// A parameter passed as an unnamed argument of a schema function is named
+// after the function, as sqlc names it; a named argument after the
+// argument.
+func TestParamNamedAfterUserFunction(t *testing.T) {
+	const schema = `CREATE TABLE plain (id bigint PRIMARY KEY, team text NOT NULL);
+CREATE FUNCTION plains_of(text) RETURNS SETOF plain LANGUAGE sql STABLE AS $$ SELECT * FROM plain WHERE team = $1 $$;
+CREATE FUNCTION named_fn(p_team text) RETURNS bigint LANGUAGE sql STABLE AS $$ SELECT 1::bigint $$;`
+	qs := mustAnalyze(t, schema, "-- name: P :many\nSELECT * FROM plains_of($1);\n\n-- name: N :one\nSELECT named_fn($1);\n")
+	for i, want := range []string{"plains_of", "p_team"} {
+		if p := qs[i].Params; len(p) != 1 || p[0].Name != want || p[0].Unnamed {
+			t.Errorf("%s: params %+v, want one named %s", qs[i].Name, p, want)
+		}
+	}
+}

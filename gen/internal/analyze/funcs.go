@@ -510,8 +510,10 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 					}
 				}
 				if idx < len(user.ArgTypes) {
-					hint := ""
-					if idx < len(user.ArgNames) {
+					// Like sqlc, an argument without a name is named after
+					// the function (plains_of($1): plainsOf).
+					hint := f.Func.Name
+					if idx < len(user.ArgNames) && user.ArgNames[idx] != "" {
 						hint = user.ArgNames[idx]
 					}
 					a.typeParam(p.Number, value{Type: user.ArgTypes[idx], NotNull: true, Known: true}, hint)
