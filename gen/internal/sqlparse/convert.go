@@ -1186,41 +1186,9 @@ func (c *converter) aconst(a *pg.A_Const) Node {
 func (c *converter) aexpr(a *pg.A_Expr) Node {
 	op := strings.Join(strs(a.Name), ".")
 	loc := int(a.Location)
-	// @name is sqlc's named parameter: a prefix operator @ applied to a
-	// column reference.
-	if a.Kind == pg.A_Expr_Kind_AEXPR_OP && op == "@" && a.Lexpr == nil {
-		// The name must follow the @ (blanks between are allowed): in
-		// "@(p)" the parenthesis would be left in the text sent.
-		at := loc + 1
-		for at < len(c.src) && (c.src[at] == ' ' || c.src[at] == '\t' || c.src[at] == '\n' || c.src[at] == '\r') {
-			at++
-		}
-		if cr := a.Rexpr.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && int(cr.Location) == at {
-			if s := cr.Fields[0].GetString_(); s != nil {
-				return &Param{Name: s.Sval, Loc: loc, End: c.nameEnd(cr, s.Sval)}
-			}
-		}
-		// @name::type parses as @(name::type): the cast binds tighter than
-		// the prefix operator; so does a chain of casts, @name::a::b.
-		var casts []*pg.TypeCast
-		for tc := a.Rexpr.GetTypeCast(); tc != nil; tc = tc.Arg.GetTypeCast() {
-			casts = append(casts, tc)
-		}
-		if len(casts) > 0 {
-			if cr := casts[len(casts)-1].Arg.GetColumnRef(); cr != nil && len(cr.Fields) == 1 && int(cr.Location) == at {
-				if s := cr.Fields[0].GetString_(); s != nil {
-					var n Node = &Param{Name: s.Sval, Loc: loc, End: c.nameEnd(cr, s.Sval)}
-					for i := len(casts) - 1; i >= 0; i-- {
-						n = &TypeCast{Arg: n, Type: c.typeName(casts[i].TypeName), Loc: int(casts[i].Location)}
-					}
-					return n
-				}
-			}
-		}
-		// Any other prefix @ was read by namedParams already, where the
-		// text parses with parameters for names; left here, the analyzer
-		// refuses it.
-	}
+	// sqlc's named parameters (@name) were read by parseNamed: a prefix @
+	// left here is PostgreSQL's absolute-value operator, which the
+	// analyzer refuses.
 	e := &AExpr{Op: op, Left: c.expr(a.Lexpr), Right: c.expr(a.Rexpr), Loc: loc}
 	switch a.Kind {
 	case pg.A_Expr_Kind_AEXPR_OP:
@@ -1366,24 +1334,4 @@ func deparseExpr(n *pg.Node) (string, error) {
 		Op:         pg.SetOperation_SETOP_NONE,
 	}}}
 	return pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: sel}}})
-}
-
-// nameEnd returns where the one-field column reference cr, whose name is
-// name, ends in the source (after its closing quote when quoted).
-func (c *converter) nameEnd(cr *pg.ColumnRef, name string) int {
-	i := int(cr.Location)
-	if i >= len(c.src) || c.src[i] != '"' {
-		return i + len(name)
-	}
-	// A quoted name ends at its closing quote; "" inside is one quote.
-	for i++; i < len(c.src); i++ {
-		if c.src[i] == '"' {
-			if i+1 < len(c.src) && c.src[i+1] == '"' {
-				i++
-				continue
-			}
-			return i + 1
-		}
-	}
-	return len(c.src)
 }

@@ -29,21 +29,12 @@ type File struct {
 // Parse parses src, a file of SQL statements, as PostgreSQL 16 does. A
 // syntax error is returned as a *diag.Error at the offending position.
 func Parse(name string, src []byte) (*File, error) {
-	tree, err := pg.Parse(string(src))
+	tree, named, err := parseNamed(src)
 	if err != nil {
 		return parseEach(name, src, err)
 	}
 	f := &File{Name: name, Src: src}
-	c := &converter{src: src}
-	// sqlc's named parameters are read as the text sent reads them: each
-	// @name becomes $1 padded with blanks to its length (positions stay),
-	// and the tree is that of the text with parameters where the names
-	// stand, which PostgreSQL parses with the text's own precedence.
-	if sub, names := namedParams(src); names != nil {
-		if t2, err := pg.Parse(string(sub)); err == nil && len(t2.Stmts) == len(tree.Stmts) {
-			tree, c.namedAt = t2, names
-		}
-	}
+	c := &converter{src: src, namedAt: named}
 	for _, raw := range tree.Stmts {
 		start := int(raw.StmtLocation)
 		end := start + int(raw.StmtLen)
@@ -99,7 +90,7 @@ func parseEach(name string, src []byte, whole error) (*File, error) {
 			}
 		}
 		copy(buf[off:], seg)
-		tree, err := pg.Parse(string(buf[:off+len(seg)]))
+		tree, named, err := parseNamed(buf[:off+len(seg)])
 		if err != nil {
 			if e, ok := parseError(name, src, 0, err).(*diag.Error); ok {
 				if strings.Count(string(seg), "-- name:") > 1 {
@@ -109,7 +100,7 @@ func parseEach(name string, src []byte, whole error) (*File, error) {
 			}
 			continue
 		}
-		c := &converter{src: src}
+		c := &converter{src: src, namedAt: named}
 		for _, raw := range tree.Stmts {
 			s := skipSpaceAndComments(src, off, off+len(seg))
 			f.Stmts = append(f.Stmts, &Stmt{Start: s, End: off + len(seg), Lead: off, Node: c.stmt(raw.Stmt)})
@@ -215,6 +206,26 @@ func ParseStatement(name string, src []byte) (*Stmt, error) {
 		return nil, &diag.Error{File: name, Line: 1, Col: 1, Msg: "expected exactly one statement"}
 	}
 	return f.Stmts[0], nil
+}
+
+// parseNamed parses text and reads sqlc's named parameters as the text
+// sent reads them: each @name becomes $1 padded with blanks to its length
+// (positions stay), and the tree is that of the text with parameters where
+// the names stand, which PostgreSQL parses with the text's own precedence.
+// named holds the parameters by the position of their @ (see
+// namedParams); it is nil when there are none or the text with $1 in
+// their place does not parse alike.
+func parseNamed(text []byte) (tree *pg.ParseResult, named map[int]namedParam, err error) {
+	tree, err = pg.Parse(string(text))
+	if err != nil {
+		return nil, nil, err
+	}
+	if sub, names := namedParams(text); names != nil {
+		if t2, err := pg.Parse(string(sub)); err == nil && len(t2.Stmts) == len(tree.Stmts) {
+			return t2, names, nil
+		}
+	}
+	return tree, nil, nil
 }
 
 // namedParam is a named parameter @name the scanner found: its name (as
