@@ -27,9 +27,6 @@ var comparisonOps = map[string]bool{
 	"=": true, "<>": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true,
 	"~": true, "~*": true, "!~": true, "!~*": true, "~~": true, "~~*": true, "!~~": true, "!~~*": true,
 	"@>": true, "<@": true, "&&": true, "?": true, "?|": true, "?&": true, "@@": true,
-	// text_pattern_ops' comparisons and starts-with (PostgreSQL docs 9.7.1,
-	// 11.10).
-	"~<~": true, "~<=~": true, "~>=~": true, "~>~": true, "^@": true,
 }
 
 // expr types an expression and, on the way, every parameter whose type the
@@ -511,15 +508,6 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	if !out.Known {
 		out = right
 	}
-	if n.Op == "^" {
-		// Exponentiation is defined on double precision and numeric only
-		// (PostgreSQL docs 9.3): integers are raised as double precision.
-		if left.Known && left.Type.Name == "numeric" || right.Known && right.Type.Name == "numeric" {
-			out = known("numeric", true)
-		} else {
-			out = known("float8", true)
-		}
-	}
 	// date - date is an integer, timestamp - timestamp an interval.
 	if n.Op == "-" && left.Known && right.Known && left.Type == right.Type {
 		switch left.Type.Name {
@@ -716,6 +704,11 @@ func (a *analyzer) commonType(es []sqlparse.Node, vals []value) (catalog.Type, b
 	if len(ts) == 0 {
 		return builtin("text"), len(vals) > 0
 	}
+	return commonOf(ts)
+}
+
+// commonOf is commonType for the known types ts (at least one), in order.
+func commonOf(ts []catalog.Type) (catalog.Type, bool) {
 	cand := ts[0]
 	same := true
 	for _, t := range ts[1:] {

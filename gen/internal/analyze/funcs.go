@@ -356,9 +356,8 @@ func polyType(c candidate, args []argInfo) (catalog.Type, int, bool) {
 
 // compatibleType is the common type of the arguments declared
 // anycompatible or anycompatiblearray (their elements), when they have
-// different types (PostgreSQL docs, 38.2.5: resolved as for UNION, 10.5):
-// the one that every other casts to implicitly, the category's preferred
-// type first. i is the argument it came from.
+// different types: PostgreSQL resolves it as for UNION (docs 38.2.5,
+// 10.5; commonOf). i is the argument it came from.
 func compatibleType(c candidate, args []argInfo) (catalog.Type, int, bool) {
 	var ts []catalog.Type
 	var from []int
@@ -376,35 +375,16 @@ func compatibleType(c candidate, args []argInfo) (catalog.Type, int, bool) {
 	if len(ts) < 2 {
 		return catalog.Type{}, -1, false
 	}
-	best := -1
-	for j, t := range ts {
-		k := typeKey(t)
-		if k == "" || t.IsArray() {
+	for _, t := range ts {
+		if typeKey(t) == "" || t.IsArray() {
 			return catalog.Type{}, -1, false
 		}
-		all := true
-		for _, u := range ts {
-			if u == t {
-				continue
-			}
-			if cc, ok := pgcatalog.Cast(typeKey(u), k); !ok || cc != 'i' {
-				all = false
-				break
-			}
-		}
-		if !all {
-			continue
-		}
-		if best < 0 {
-			best = j
-		} else if _, pref := declCategory(k); pref {
-			best = j
-		}
 	}
-	if best < 0 {
+	t, ok := commonOf(ts)
+	if !ok {
 		return catalog.Type{}, -1, false
 	}
-	return ts[best], from[best], true
+	return t, from[slices.Index(ts, t)], true
 }
 
 // builtinResult is the value a call of the resolved built-in returns.
