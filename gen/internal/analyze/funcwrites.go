@@ -39,6 +39,11 @@ type hiddenWrite struct {
 	// (dynamic SQL, a body fencegen cannot read): the call is refused as
 	// if it wrote every fenced table.
 	unknown string
+	// direct, for a finding in the scanned text itself (no step leads to
+	// it), is what that text does, read after "query Name ", and at where
+	// in the text it is.
+	direct string
+	at     int
 }
 
 // funcWrites finds and caches the fenced writes of user-defined functions.

@@ -51,9 +51,6 @@ func verbEvents(verb string) []string {
 // docs 4.1.1, "Identifiers and Key Words").
 var unicodeIdentRE = regexp.MustCompile(`(?i)\bu&"`)
 
-// unicodeUnknown is why text with a U&"..." name may hide a write.
-const unicodeUnknown = `it names an object with Unicode escapes (U&"..."), which fencegen's scan of the text does not decode; write the name plainly`
-
 var remoteSQLRE = regexp.MustCompile(`(?i)(?:\bdblink(?:_exec|_send_query|_open)?|\bpg_background_launch|\bcron\s*\.\s*schedule(?:_in_database)?)\s*\(`)
 
 // hookWhere names hook h of relation x for messages.
@@ -214,14 +211,19 @@ func (fw *funcWrites) textWritesLocked(text string, funcs bool) []hiddenWrite {
 			}
 		}
 	}
-	if unicodeIdentRE.MatchString(text) {
+	if m := unicodeIdentRE.FindStringIndex(text); m != nil {
 		// Every scan of text here matches objects by name; a name written
 		// with Unicode escapes is not matched (U&"jo\0062s" is jobs).
-		add("", hiddenWrite{verb: "statements fencegen cannot see", unknown: unicodeUnknown})
+		add("", hiddenWrite{verb: "statements fencegen cannot see", at: m[0],
+			unknown: `it names an object with Unicode escapes (U&"..."), which fencegen's scan of the text does not decode; write the name plainly`,
+			direct:  `names an object with Unicode escapes (U&"..."): fencegen finds the views, operators, casts and domains a query sets off by their names in its text and does not decode these, so it cannot show that the query writes no fenced table; write the name plainly`})
 	}
 	lower := strings.ToLower(text)
-	if m := remoteSQLRE.FindString(text); m != "" {
-		add("", hiddenWrite{verb: "statements fencegen cannot see", unknown: "it calls " + strings.TrimSpace(strings.TrimSuffix(m, "(")) + "(), which runs SQL on another connection, possibly to this database"})
+	if m := remoteSQLRE.FindStringIndex(text); m != nil {
+		fn := strings.TrimSpace(strings.TrimSuffix(text[m[0]:m[1]], "(")) + "()"
+		add("", hiddenWrite{verb: "statements fencegen cannot see", at: m[0],
+			unknown: "it calls " + fn + ", which runs SQL on another connection, possibly to this database",
+			direct:  "calls " + fn + ", which runs SQL on another connection, possibly to this database, where fencegen cannot add the fencing guard; write the fenced writes as their own queries, which fencegen guards"})
 	}
 	for _, s := range fw.cat.Schemas {
 		for _, v := range s.Tables {
@@ -379,13 +381,10 @@ func (a *analyzer) checkTextWrites(q *Query) {
 	ws := a.funcs.textWritesLocked(text, false)
 	a.funcs.mu.Unlock()
 	for _, w := range ws {
-		if w.table == nil && w.unknown == unicodeUnknown && len(w.steps()) == 0 {
-			// The query's own text (comments blanked, offsets kept).
-			loc := a.stmt.Start
-			if m := unicodeIdentRE.FindStringIndex(text); m != nil {
-				loc += m[0]
-			}
-			a.refuseAnyFenced(loc, "query %s names an object with Unicode escapes (U&\"...\"): fencegen finds the views, operators, casts and domains a query sets off by their names in its text and does not decode these, so it cannot show that the query writes no fenced table; write the name plainly", q.Name)
+		if w.direct != "" && len(w.steps()) == 0 {
+			// Found in the query's own text (comments blanked, offsets
+			// kept): said of the query, where it is.
+			a.refuseAnyFenced(a.stmt.Start+w.at, "query %s %s", q.Name, w.direct)
 			continue
 		}
 		a.refuseHidden(a.stmt.Start, w, "%s", setOffMsg(q.Name, "uses", w))

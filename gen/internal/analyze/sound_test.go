@@ -47,6 +47,7 @@ func TestSoundStatementKinds(t *testing.T) {
 		{"UPDATE audit_v SET id = 1", "view"},
 		{`UPDATE U&"accoun\0074s" SET id = id`, `query.sql:2:8: query Q names an object with Unicode escapes (U&"..."): fencegen finds the views`},
 		{`SELECT id FROM U&"audit\005Fv"`, `query.sql:2:16: query Q names an object with Unicode escapes`},
+		{"SELECT dblink_exec('dbname=x', 'delete from accounts')", `query.sql:2:8: query Q calls dblink_exec(), which runs SQL on another connection`},
 		// Cannot write.
 		{"SET search_path TO public", ""},
 		{"SHOW search_path", ""},
