@@ -55,21 +55,15 @@ type (
 // on it); under a context that cannot be cancelled it is bounded only by
 // the go-redis client's own timeouts, so give ctx a deadline.
 func (c *Client) Check(ctx context.Context) error {
-	if ctx.Done() == nil {
-		return c.probe(ctx)
-	}
 	// go-redis notices a context's deadline (with ContextTimeoutEnabled),
-	// not its cancellation, while it waits for a reply: the probe runs in
-	// a goroutine of its own and is abandoned when ctx ends, as Client.run
-	// does for a script call.
-	done := make(chan error, 1)
-	go func() { done <- c.probe(ctx) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
+	// not its cancellation, while it waits for a reply: under a
+	// cancellable ctx the probe is abandoned when ctx ends, as a script
+	// call is (runFn).
+	_, abandoned, err := c.runFn(ctx, ctx.Done() == nil, func(ctx context.Context) (int64, error) { return 0, c.probe(ctx) })
+	if abandoned != nil {
 		return opFailed("check", ctx, ctx, "check", 0, context.Cause(ctx))
 	}
+	return err
 }
 
 func (c *Client) probe(ctx context.Context) error {

@@ -550,7 +550,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	ended := ctx.Err() // before the cleanup, which may outlast ctx
 	c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending)
 	if ended != nil {
-		if lastErr != nil && errors.Is(lastErr, ended) {
+		if lastErr != nil && cutOffByCtx(ctx, lastErr) {
 			lastErr = nil // the attempt was cut off by ctx itself
 		}
 		if lastErr == nil && sent > 0 {
