@@ -159,7 +159,7 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 		c.domainNotNull = u.c.DomainNotNull(cmd.Type)
 		c.NotNull = c.attNotNull || c.domainNotNull
 	case sqlparse.AlterSetNotNull:
-		c.NotNull, c.attNotNull = true, true
+		c.declareNotNull()
 	case sqlparse.AlterDropNotNull:
 		switch {
 		case slices.Contains(t.PrimaryKey, c.Name):

@@ -585,6 +585,9 @@ func (c *Catalog) domain(tn *sqlparse.TypeName) *UserType {
 // isDomain reports whether tn names a domain (not an array of one).
 func (c *Catalog) isDomain(tn *sqlparse.TypeName) bool { return c.domain(tn) != nil }
 
+// declareNotNull makes c NOT NULL as a declaration does (attnotnull).
+func (c *Column) declareNotNull() { c.NotNull, c.attNotNull = true, true }
+
 // DomainNotNull reports whether tn names a domain declared NOT NULL.
 func (c *Catalog) DomainNotNull(tn *sqlparse.TypeName) bool {
 	d := c.domain(tn)

@@ -78,7 +78,7 @@ func (c *Catalog) addKeyTree(t *Table, name string, columns []string, primary, r
 		t.PrimaryKey = slices.Clone(columns)
 		for _, k := range columns {
 			if col := t.Column(k); col != nil {
-				col.NotNull, col.attNotNull = true, true
+				col.declareNotNull()
 			}
 		}
 	}

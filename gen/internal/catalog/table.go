@@ -98,8 +98,9 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 		if existing := t.Column(d.Name); existing != nil && !declared[d.Name] {
 			// PARTITION OF / INHERITS may restate a column with constraints.
 			if d.Type == nil {
-				existing.NotNull = existing.NotNull || d.NotNull
-				existing.attNotNull = existing.attNotNull || d.NotNull
+				if d.NotNull {
+					existing.declareNotNull()
+				}
 				continue
 			}
 			// PostgreSQL merges an inherited column declared again with
@@ -110,8 +111,9 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 					u.errorf(d.Loc, ErrExists, "column %q has a type conflict: %s versus %s", d.Name, existing.Type, typ)
 					continue
 				}
-				existing.NotNull = existing.NotNull || d.NotNull || d.PrimaryKey
-				existing.attNotNull = existing.attNotNull || d.NotNull || d.PrimaryKey
+				if d.NotNull || d.PrimaryKey {
+					existing.declareNotNull()
+				}
 				existing.HasDefault = existing.HasDefault || d.HasDefault
 				if d.PrimaryKey {
 					t.PrimaryKey = append(t.PrimaryKey, d.Name)
@@ -136,7 +138,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	}
 	for _, k := range n.PrimaryKey {
 		if c := t.Column(k); c != nil {
-			c.NotNull, c.attNotNull = true, true
+			c.declareNotNull()
 			t.PrimaryKey = append(t.PrimaryKey, k)
 		}
 	}
