@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/fencegen/fencegen/internal/testenv"
 )
 
@@ -25,21 +27,14 @@ func TestPrefixAtIsANamedParameterTypedAsPostgresTypesIt(t *testing.T) {
 	ctx := context.Background()
 	pool := testenv.Database(t, schema)
 	typeName := pgTypeNames(t, pool)
-	var ops []string
 	rows, err := pool.Query(ctx, `SELECT DISTINCT oprname FROM pg_operator
 		WHERE oprkind = 'b' AND oprleft IN ('int4'::regtype, 'float8'::regtype, 'text'::regtype, 'anynonarray'::regtype)
 		AND oprright IN ('int4'::regtype, 'float8'::regtype, 'text'::regtype, 'anynonarray'::regtype) ORDER BY 1`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for rows.Next() {
-		var op string
-		if err := rows.Scan(&op); err != nil {
-			t.Fatal(err)
-		}
-		ops = append(ops, op)
-	}
-	if err := rows.Err(); err != nil {
+	ops, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ops) < 15 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fencegen/fencegen/internal/testenv"
@@ -27,20 +28,13 @@ func TestOperatorResultsArePostgresTypes(t *testing.T) {
 	schema := "CREATE TABLE t (id bigint PRIMARY KEY, " + strings.Join(cols, ", ") + ");"
 	ctx := context.Background()
 	pool := testenv.Database(t, schema)
-	var ops []string
 	rows, err := pool.Query(ctx, `SELECT DISTINCT oprname FROM pg_operator WHERE oprkind = 'b'
 		AND oprleft IN (SELECT oid FROM pg_type WHERE typname = ANY($1)) ORDER BY 1`, []string{"int2", "int4", "int8", "float4", "float8", "numeric", "date", "time", "timestamp", "timestamptz", "interval", "text", "varchar", "bool", "jsonb", "_int4"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for rows.Next() {
-		var op string
-		if err := rows.Scan(&op); err != nil {
-			t.Fatal(err)
-		}
-		ops = append(ops, op)
-	}
-	if err := rows.Err(); err != nil {
+	ops, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		t.Fatal(err)
 	}
 	operands := []string{"2", "2.5", "'1'"}
