@@ -27,9 +27,7 @@ func newGuardFlagSet(out io.Writer) (*flag.FlagSet, *guardFlags) {
 	fs := flag.NewFlagSet("guard", flag.ContinueOnError)
 	fs.SetOutput(out)
 	var f guardFlags
-	fs.StringVar(&f.cfg, "f", "", "configuration `path` (default: found in the current directory)")
-	fs.StringVar(&f.cfg, "config", "", "same as -f")
-	fs.StringVar(&f.cfg, "file", "", "same as -f (sqlc's name)")
+	addConfigFlags(fs, &f.cfg)
 	fs.StringVar(&f.format, "format", "", "migration tool: "+strings.Join(gen.MigrationFormats, ", ")+" (required)")
 	fs.StringVar(&f.dir, "dir", "", "migrations `directory` to add the migration to (default: print it on standard output)")
 	fs.StringVar(&f.version, "version", "", "migration `version` (default: the next one in -dir: one more than the highest\nsequence number there, or the UTC time as YYYYMMDDHHMMSS when it holds timestamps or nothing)")

@@ -25,7 +25,7 @@ const (
 	exitUsage = 2 // unknown command, bad flag
 )
 
-const usage = `usage: fencegen <command> [flags]
+const usage = `usage: fencegen [flags] <command> [flags]
 
 Commands:
   generate   generate code, write the files that changed and remove the files
@@ -33,24 +33,32 @@ Commands:
   check      exit 1 and print a unified diff if generated files on disk are stale
              (changed, missing, or no longer generated), or if the guard migrations
              among the schema files install another guard than fencegen guard writes
+  diff       check, under sqlc's name (sqlc diff)
+  compile    generate without writing anything: exit 1 on the first run's errors,
+             print nothing on success (sqlc compile)
   vet        run the generator and print its notes; write nothing
   guard      write the database-side guard (fencegen_guard.sql) as a migration
              of golang-migrate, goose, dbmate or atlas: fencegen guard -format goose -dir migrations
   version    print fencegen's version
   help       print this help, or a command's flags: fencegen help <command>
 
-Flags of generate, check and vet:
-  -f, -config, -file path
+Flags of generate, check, diff, compile and vet, before or after the command:
+  -f, -file, -config path
       configuration file (default: the first of fencegen.yaml, fencegen.yml,
       sqlc.yaml, sqlc.yml and sqlc.json in the current directory)
-  -no-remote
-      accepted as sqlc accepts it; fencegen always generates locally
+  -no-remote, -remote, -no-database, -x, -experimental
+      accepted as sqlc accepts them; fencegen always generates locally,
+      without a database
+Flags may be written with one dash or two (--file).
 
 Given only flags, fencegen generates: "fencegen -config fencegen.yaml" is
 "fencegen generate -f fencegen.yaml", and "fencegen -check" is "fencegen check".
 If the configuration leaves a package name unset and the output directory is
 the current one, $GOPACKAGE (set by go generate) names it, or else the
 package clause of the Go files there.
+
+Paths in messages and diffs are relative to the current directory, so that
+"fencegen check | git apply" works from it.
 
 Exit status: 0 success, 1 generation error or stale files, 2 usage error.
 `
@@ -61,9 +69,42 @@ const (
 	modeGenerate mode = iota
 	modeCheck
 	modeVet
+	modeCompile
 )
 
-var commands = map[string]mode{"generate": modeGenerate, "check": modeCheck, "vet": modeVet}
+var commands = map[string]mode{
+	"generate": modeGenerate,
+	"check":    modeCheck,
+	"diff":     modeCheck,
+	"vet":      modeVet,
+	"compile":  modeCompile,
+}
+
+// valueFlags are the flags before a command that take a value (-f x).
+var valueFlags = map[string]bool{"f": true, "file": true, "config": true}
+
+// splitCommand splits args into the command and its arguments: flags
+// written before the command ("fencegen -f x.yaml generate") are moved
+// after it. name is "" when args hold flags only.
+func splitCommand(args []string) (name string, rest []string) {
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			break
+		}
+		flagName := strings.TrimLeft(a, "-")
+		if !strings.Contains(flagName, "=") && valueFlags[flagName] {
+			i++
+		}
+		i++
+	}
+	if i >= len(args) || args[i] == "--" || args[i] == "-" {
+		return "", args
+	}
+	rest = append(slices.Clip(args[:i]), args[i+1:]...)
+	return args[i], rest
+}
 
 // run is fencegen's main, testable in-process: it returns the exit code.
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
@@ -71,7 +112,16 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	name, rest := args[0], args[1:]
+	if slices.ContainsFunc(args[:1], isHelpFlag) {
+		return help(args[1:], stdout, stderr)
+	}
+	name, rest := splitCommand(args)
+	if name == "" {
+		if slices.ContainsFunc(args, isHelpFlag) {
+			return help(nil, stdout, stderr)
+		}
+		return runCommand("fencegen", modeGenerate, true, args, stdout, stderr)
+	}
 	if m, ok := commands[name]; ok {
 		return runCommand(name, m, false, rest, stdout, stderr)
 	}
@@ -79,7 +129,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return runGuard(rest, stdout, stderr)
 	}
 	switch name {
-	case "help", "-h", "-help", "--help":
+	case "help":
 		return help(rest, stdout, stderr)
 	case "version":
 		if len(rest) > 0 {
@@ -89,9 +139,6 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "fencegen %s\n", version())
 		return exitOK
 	}
-	if strings.HasPrefix(name, "-") {
-		return runCommand("fencegen", modeGenerate, true, args, stdout, stderr)
-	}
 	hint := ""
 	if c := commandLike(name); c != "" {
 		hint = fmt.Sprintf(" (did you mean %s?)", c)
@@ -100,11 +147,13 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" || a == "--h" }
+
 // commandLike is the one command that name abbreviates (gen for
 // generate), or "".
 func commandLike(name string) string {
 	found := ""
-	for _, c := range []string{"generate", "check", "vet", "guard", "version", "help"} {
+	for _, c := range []string{"generate", "check", "compile", "diff", "vet", "guard", "version", "help"} {
 		if len(name) >= 2 && strings.HasPrefix(c, strings.ToLower(name)) {
 			if found != "" {
 				return ""
@@ -136,18 +185,28 @@ func help(args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+// addConfigFlags adds -f and its other spellings, and sqlc's flags that
+// change nothing for fencegen, to fs.
+func addConfigFlags(fs *flag.FlagSet, cfg *string) {
+	fs.StringVar(cfg, "f", "", "configuration `path` (default: found in the current directory)")
+	fs.StringVar(cfg, "config", "", "same as -f")
+	// sqlc's spellings, so that a Makefile or go:generate line written
+	// for sqlc ("sqlc generate --file sqlc.yaml --no-remote") runs as is.
+	fs.StringVar(cfg, "file", "", "same as -f (sqlc's name)")
+	fs.Bool("no-remote", false, "accepted as sqlc accepts it: fencegen always generates locally")
+	fs.Bool("remote", false, "accepted as sqlc accepts it: fencegen always generates locally")
+	fs.Bool("no-database", false, "accepted as sqlc accepts it: fencegen generates without a database")
+	fs.Bool("x", false, "accepted as sqlc accepts it (sqlc's experimental features): no effect")
+	fs.Bool("experimental", false, "same as -x")
+}
+
 // newFlagSet returns the flag set of a command; topLevel adds -check for
 // the flags-only form.
 func newFlagSet(name string, topLevel bool, out io.Writer) (*flag.FlagSet, *string, *bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(out)
 	var cfg string
-	fs.StringVar(&cfg, "f", "", "configuration `path` (default: found in the current directory)")
-	fs.StringVar(&cfg, "config", "", "same as -f")
-	// sqlc's spellings, so that a go:generate line or script written for
-	// sqlc ("sqlc generate --file sqlc.yaml --no-remote") runs as is.
-	fs.StringVar(&cfg, "file", "", "same as -f (sqlc's name)")
-	fs.Bool("no-remote", false, "accepted for sqlc compatibility: fencegen always generates locally")
+	addConfigFlags(fs, &cfg)
 	check := new(bool)
 	if topLevel {
 		fs.BoolVar(check, "check", false, "check instead of generate: exit 1 and print a diff if files are stale")
@@ -191,6 +250,9 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 	if out == nil {
 		return code
 	}
+	if m == modeCompile {
+		return exitOK
+	}
 	root, out, err := rebase(cfg.Dir, out)
 	if err != nil {
 		report(stderr, err)
@@ -211,7 +273,7 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 		for i, name := range changes.Remove {
 			shown[i] = filepath.ToSlash(relPath(filepath.Join(root, filepath.FromSlash(name))))
 		}
-		fmt.Fprintln(stdout, summary(out, changes.Write, shown))
+		fmt.Fprintln(stdout, summary(out, changes.Write, shown, cfgPath))
 		if _, err := reportGuardMigrations(stderr, out, cfgPath, "warning: "); err != nil {
 			report(stderr, err)
 			return exitError
@@ -229,7 +291,7 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 		}
 		if diff != "" {
 			fmt.Fprint(stdout, diff)
-			fmt.Fprintf(stderr, "fencegen: generated files are out of date; run fencegen generate\n")
+			fmt.Fprintf(stderr, "fencegen: generated files are out of date; run %s\n", commandLine("generate", cfgPath))
 			return exitError
 		}
 		if stale {
@@ -268,14 +330,11 @@ func reportGuardMigrations(w io.Writer, out *gen.Output, cfgPath, kind string) (
 			fix = append(fix, "")
 			continue
 		}
-		cmd := fmt.Sprintf("fencegen guard -format %s -dir %s", found[0].Format, filepath.ToSlash(relPath(found[0].Dir)))
+		cmd := fmt.Sprintf("guard -format %s -dir %s", found[0].Format, filepath.ToSlash(relPath(found[0].Dir)))
 		if len(out.Guards) > 1 {
 			cmd += " -out " + g.Out
 		}
-		if cfgPath != "" {
-			cmd += " -f " + filepath.ToSlash(relPath(cfgPath))
-		}
-		fix = append(fix, cmd)
+		fix = append(fix, commandLine(cmd, cfgPath))
 	}
 	for _, cmd := range fix {
 		if cmd == "" {
@@ -332,56 +391,61 @@ func load(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writer)
 }
 
 // rebase returns the directory the files of out are written under and
-// out with its names relative to it. That is dir itself unless an output
-// directory lies outside it (sqlc allows out: ../internal/db): then it is
-// the nearest directory that holds dir and every file.
+// out with its names relative to it: the current directory when it holds
+// every output directory, so that check's diff applies from there (git
+// apply, patch -p1); otherwise (fencegen -f ../sqlc.yaml, or sqlc's out:
+// ../internal/db) the nearest directory above it that does. The
+// directory is returned relative to the current one, so that messages
+// stay relative.
 func rebase(dir string, out *gen.Output) (string, *gen.Output, error) {
-	outside := false
-	for name := range out.Files {
-		if !filepath.IsLocal(filepath.FromSlash(name)) {
-			outside = true
-			break
-		}
-	}
-	if !outside {
-		return dir, out, nil
-	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", nil, err
 	}
-	root := abs
-	for name := range out.Files {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", nil, err
+	}
+	root := wd
+	fit := func(name string) {
 		p := filepath.Join(abs, filepath.FromSlash(name))
-		for !within(root, p) {
+		for !within(root, p) && filepath.Dir(root) != root {
 			root = filepath.Dir(root)
 		}
 	}
+	for name := range out.Files {
+		fit(name)
+	}
+	for _, d := range out.Dirs {
+		fit(d)
+	}
+	if root == abs {
+		return dir, out, nil
+	}
+	rel := func(name string) (string, error) {
+		r, err := filepath.Rel(root, filepath.Join(abs, filepath.FromSlash(name)))
+		return filepath.ToSlash(r), err
+	}
 	files := make(map[string][]byte, len(out.Files))
 	for name, b := range out.Files {
-		r, err := filepath.Rel(root, filepath.Join(abs, filepath.FromSlash(name)))
+		r, err := rel(name)
 		if err != nil {
 			return "", nil, err
 		}
-		files[filepath.ToSlash(r)] = b
+		files[r] = b
 	}
 	rebased := *out
 	rebased.Files = files
 	rebased.Dirs = nil
 	for _, d := range out.Dirs {
-		r, err := filepath.Rel(root, filepath.Join(abs, filepath.FromSlash(d)))
+		r, err := rel(d)
 		if err != nil {
 			return "", nil, err
 		}
-		rebased.Dirs = append(rebased.Dirs, filepath.ToSlash(r))
+		rebased.Dirs = append(rebased.Dirs, r)
 	}
-	// Keep the root relative when dir is, so that messages stay so.
-	if !filepath.IsAbs(dir) {
-		if wd, err := os.Getwd(); err == nil {
-			if r, err := filepath.Rel(wd, root); err == nil {
-				root = r
-			}
-		}
+	if r, err := filepath.Rel(wd, root); err == nil {
+		root = r
 	}
 	return root, &rebased, nil
 }
@@ -411,7 +475,7 @@ func noteSqlcFiles(w io.Writer, root string, names []string) {
 
 // summary is generate's one line on success: what was generated, and
 // what changed on disk.
-func summary(out *gen.Output, write, remove []string) string {
+func summary(out *gen.Output, write, remove []string, cfgPath string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "fencegen: %s, %s (%d fenced): ", plural(out.Packages, "package"), plural(out.Queries, "query"), out.Fenced)
 	switch {
@@ -422,7 +486,39 @@ func summary(out *gen.Output, write, remove []string) string {
 	default:
 		fmt.Fprintf(&b, "wrote %s, removed %s no longer generated (%s)", plural(len(write), "file"), plural(len(remove), "file"), strings.Join(remove, ", "))
 	}
+	if len(out.Vet) > 0 {
+		fmt.Fprintf(&b, " (%s: run %s)", plural(len(out.Vet), "note"), commandLine("vet", cfgPath))
+	}
 	return b.String()
+}
+
+// commandLine is the fencegen command line that runs cmd (and its
+// flags) on the configuration at cfgPath, the -f a command was given:
+// with that -f, relative to the current directory, unless it names the
+// configuration fencegen finds by default there.
+func commandLine(cmd, cfgPath string) string {
+	line := "fencegen " + cmd
+	if cfgPath == "" {
+		return line
+	}
+	if found, err := gen.FindConfig("."); err == nil && sameFile(found, cfgPath) {
+		return line
+	}
+	p := filepath.ToSlash(relPath(cfgPath))
+	if strings.ContainsAny(p, " \t'\"$\\") {
+		p = "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+	}
+	return line + " -f " + p
+}
+
+// sameFile reports whether a and b name one existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // plural is "1 query", "2 queries", "0 packages".
@@ -514,9 +610,65 @@ func relPath(p string) string {
 	return p
 }
 
+// modulePath is fencegen's module path.
+const modulePath = "github.com/fencegen/fencegen"
+
+// develVersion is the version a fencegen built from a clone says it is:
+// the next release, as build metadata marks it (semver: v0.1.0+devel).
+// Bump it with each release tag.
+const develVersion = "v0.1.0+devel"
+
+// placeholderVersion is the version go.generate.md has a module require
+// with a replace directive to a clone: no such version exists.
+const placeholderVersion = "v0.0.0-00010101000000-000000000000"
+
+// version is fencegen's version: the module version of a published
+// fencegen (go tool fencegen, go install ...@v0.2.0), or, built from a
+// clone (go run ./cmd/fencegen, a replace directive), develVersion and
+// the commit when the build recorded one (go build with -buildvcs).
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return develVersion
 	}
-	return "(devel)"
+	return versionOf(bi)
+}
+
+// versionOf is version for the build information bi.
+func versionOf(bi *debug.BuildInfo) string {
+	m := &bi.Main
+	if m.Path != modulePath {
+		m = nil
+		for _, d := range bi.Deps {
+			if d.Path == modulePath {
+				m = d
+				break
+			}
+		}
+	}
+	if m != nil && m.Replace != nil {
+		m = m.Replace
+	}
+	if m != nil && m.Version != "" && m.Version != "(devel)" && m.Version != placeholderVersion {
+		return m.Version
+	}
+	v := develVersion
+	var rev string
+	var modified bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev != "" {
+		v += " (commit " + rev[:min(len(rev), 12)]
+		if modified {
+			v += ", modified"
+		}
+		v += ")"
+	}
+	return v
 }

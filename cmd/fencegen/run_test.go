@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -17,8 +18,17 @@ import (
 func TestRunExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	if err := os.WriteFile("bad.yaml", []byte("version: \"2\"\nfoo: 1\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for name, src := range map[string]string{
+		"bad.yaml":    "version: \"2\"\nfoo: 1\n",
+		"ok.yaml":     "version: \"2\"\nsql:\n  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {package: db, out: db}}}\n",
+		"broken.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: s.sql, queries: broken.sql, gen: {go: {package: db, out: db}}}\n",
+		"s.sql":       "CREATE TABLE t (id bigint PRIMARY KEY);\n",
+		"q.sql":       "-- name: GetT :one\nSELECT id FROM t WHERE id = $1;\n",
+		"broken.sql":  "-- name: GetT :one\nSELECT id FROM tt WHERE id = $1;\n",
+	} {
+		if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tests := []struct {
 		args   []string
@@ -31,7 +41,7 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"gen"}, exitUsage, "", `unknown command "gen" (did you mean generate?)`},
 		{[]string{"generate", "-nope"}, exitUsage, "", "flag provided but not defined: -nope"},
 		{[]string{"check", "extra"}, exitUsage, "", `unexpected argument "extra"`},
-		{[]string{"-check", "-x"}, exitUsage, "", "-x"},
+		{[]string{"-check", "-y"}, exitUsage, "", "-y"},
 		{[]string{"version", "x"}, exitUsage, "", ""},
 		{[]string{"help", "nope"}, exitUsage, "", `unknown help topic "nope"`},
 		{[]string{"help"}, exitOK, "usage: fencegen", ""},
@@ -42,6 +52,21 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"vet", "-f", "bad.yaml"}, exitError, "", "bad.yaml:2:1: unknown key \"foo\"\n"},
 		{[]string{"-config", "bad.yaml"}, exitError, "", "bad.yaml:2:1: unknown key \"foo\"\n"},
 		{[]string{"check", "-config", filepath.Join(dir, "bad.yaml")}, exitError, "", "bad.yaml:2:1: unknown key \"foo\"\n"},
+		// sqlc's commands and flags, before or after the command.
+		{[]string{"-f", "bad.yaml", "generate"}, exitError, "", "bad.yaml:2:1: unknown key \"foo\"\n"},
+		{[]string{"--file=bad.yaml", "--no-remote", "compile"}, exitError, "", "bad.yaml:2:1: unknown key \"foo\"\n"},
+		{[]string{"compile", "--file", "broken.yaml"}, exitError, "", "broken.sql:2:16: "},
+		{[]string{"vet", "-f", "broken.yaml", "-x"}, exitError, "", "broken.sql:2:16: "},
+		{[]string{"compile", "-f", "ok.yaml", "--experimental", "--no-database", "--remote"}, exitOK, "", ""},
+		{[]string{"diff", "-f", "ok.yaml"}, exitError, "+++ b/db/db.go", "run fencegen generate -f ok.yaml"},
+		{[]string{"-f", "ok.yaml", "--no-remote", "diff"}, exitError, "+++ b/db/db.go", "run fencegen generate -f ok.yaml"},
+		{[]string{"-f", "ok.yaml", "generate", "--no-remote"}, exitOK, "wrote 3 files", ""},
+		{[]string{"diff", "-f", "ok.yaml"}, exitOK, "", ""},
+		{[]string{"-f", "ok.yaml", "diff", "extra"}, exitUsage, "", `unexpected argument "extra"`},
+		{[]string{"-f"}, exitUsage, "", "flag needs an argument: -f"},
+		{[]string{"-f", "ok.yaml", "--help"}, exitOK, "usage: fencegen", ""},
+		{[]string{"--help"}, exitOK, "usage: fencegen", ""},
+		{[]string{"-f", "ok.yaml", "frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
@@ -131,5 +156,85 @@ func TestBuildWithoutCgo(t *testing.T) {
 	msg := lines[0][strings.Index(lines[0], "gen/internal/sqlparse/nocgo.go"):]
 	if doc, err := os.ReadFile(filepath.Join("..", "..", "go.generate.md")); err != nil || !strings.Contains(string(doc), "\n"+msg+"\n") {
 		t.Errorf("go.generate.md does not show the line (%v):\n%s", err, msg)
+	}
+}
+
+func TestVersionOf(t *testing.T) {
+	dep := func(path, v string, replace *debug.Module) *debug.Module {
+		return &debug.Module{Path: path, Version: v, Replace: replace}
+	}
+	vcs := []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}
+	tests := []struct {
+		name string
+		bi   debug.BuildInfo
+		want string
+	}{
+		{"go install @v0.3.1", debug.BuildInfo{Main: *dep(modulePath, "v0.3.1", nil)}, "v0.3.1"},
+		{"go tool, published", debug.BuildInfo{Main: *dep("example.com/app", "(devel)", nil), Deps: []*debug.Module{dep("github.com/x/y", "v1.0.0", nil), dep(modulePath, "v0.4.0", nil)}}, "v0.4.0"},
+		{"go tool, replaced by a clone", debug.BuildInfo{Main: *dep(modulePath, placeholderVersion, dep("../fencegen", "", nil))}, develVersion},
+		{"replaced by another version", debug.BuildInfo{Main: *dep(modulePath, "v0.4.0", dep("github.com/fork/fencegen", "v0.4.1", nil))}, "v0.4.1"},
+		{"go run in the repository", debug.BuildInfo{Main: *dep(modulePath, "(devel)", nil)}, develVersion},
+		{"go build with -buildvcs and no tag", debug.BuildInfo{Main: *dep(modulePath, "(devel)", nil), Settings: vcs}, develVersion + " (commit 0123456789ab, modified)"},
+		{"go build stamped from a tag", debug.BuildInfo{Main: *dep(modulePath, "v0.2.0+dirty", nil), Settings: vcs}, "v0.2.0+dirty"},
+		{"no module", debug.BuildInfo{}, develVersion},
+	}
+	for _, tt := range tests {
+		if got := versionOf(&tt.bi); got != tt.want {
+			t.Errorf("%s: versionOf = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestVersionBuilt runs fencegen version as a user runs it: go run in
+// this repository, and go tool fencegen in a module that requires
+// fencegen through a replace directive to this clone (go.generate.md's
+// setup). Both print develVersion: neither build has a module version.
+func TestVersionBuilt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds fencegen twice")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "fencegen " + develVersion + "\n"
+	cmd := exec.Command(goBin, "run", "./cmd/fencegen", "version")
+	cmd.Dir = root
+	if out, err := cmd.Output(); err != nil || string(out) != want {
+		t.Errorf("go run ./cmd/fencegen version = %q, %v; want %q", out, err, want)
+	}
+
+	mod := t.TempDir()
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// fencegen's own requirements, so that the build needs no module
+	// lookup beyond the module cache.
+	var reqs []string
+	for _, block := range strings.Split(string(gomod), "require (")[1:] {
+		reqs = append(reqs, "require ("+block[:strings.Index(block, ")")+1])
+	}
+	src := "module example.com/app\n\ngo 1.26\n\nrequire " + modulePath + " " + placeholderVersion + "\n\n" +
+		strings.Join(reqs, "\n") + "\n\nreplace " + modulePath + " => " + filepath.ToSlash(root) + "\n\ntool " + modulePath + "/cmd/fencegen\n"
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, root, mod, "go.sum")
+	// go build -mod=mod completes go.sum for the tool's packages; then go
+	// tool runs it as a project's Makefile does.
+	build := exec.Command(goBin, "build", "-mod=mod", "-o", os.DevNull, modulePath+"/cmd/fencegen")
+	build.Dir = mod
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build in a module requiring fencegen: %v\n%s", err, out)
+	}
+	tool := exec.Command(goBin, "tool", "fencegen", "version")
+	tool.Dir = mod
+	if out, err := tool.Output(); err != nil || string(out) != want {
+		t.Errorf("go tool fencegen version = %q, %v; want %q", out, err, want)
 	}
 }
