@@ -150,6 +150,11 @@ type Table struct {
 	// Partitioned marks a partitioned table (PARTITION BY): its rows live
 	// in its partitions.
 	Partitioned bool
+	// Temp marks a relation of CREATE TEMP with no schema written: it is
+	// in Schema pg_temp, and its model is named as sqlc names it, as if
+	// it were in the default schema (CREATE TEMP TABLE tmp_docs:
+	// TmpDoc; CREATE TABLE pg_temp.t: PgTempT).
+	Temp bool
 	// Triggers and Rules are the table's triggers and rewrite rules
 	// (trigger.go); DROP TRIGGER and DROP RULE remove them (drop.go), and
 	// DROP FUNCTION ... CASCADE the triggers that run the function.
@@ -524,6 +529,13 @@ func (c *Catalog) Table(schema, name string) *Table {
 			}
 		}
 		return systemTable(schema, name)
+	}
+	// A temporary relation comes first, as PostgreSQL searches the
+	// session's pg_temp before the search_path for relations.
+	if s := c.Schema("pg_temp"); s != nil {
+		if t := s.table(name); t != nil {
+			return t
+		}
 	}
 	if s := c.Schema(DefaultSchema); s != nil {
 		if t := s.table(name); t != nil {

@@ -25,6 +25,13 @@ func (u *updater) drop(n *sqlparse.Drop) {
 			}
 		case "table", "view", "materialized view", "sequence":
 			s := u.c.Schema(name.Schema)
+			if name.Schema == "" {
+				// An unqualified name is a temporary relation first, as
+				// PostgreSQL searches pg_temp first.
+				if ts := u.c.Schema("pg_temp"); ts != nil && ts.table(name.Name) != nil {
+					s = ts
+				}
+			}
 			if s != nil {
 				if i := slices.IndexFunc(s.Tables, func(t *Table) bool { return t.Name == name.Name }); i >= 0 {
 					u.c.dropTable(s.Tables[i], n.Cascade)

@@ -40,7 +40,7 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 	line, col := u.pos(n.View.Loc)
 	// CREATE TABLE ... AS makes a table; its columns come from the query
 	// all the same.
-	t := &Table{Schema: s.Name, Name: n.View.Name, IsView: !n.AsTable, File: u.f.Name, Line: line, Col: col}
+	t := &Table{Schema: s.Name, Name: n.View.Name, IsView: !n.AsTable, Temp: n.Temp, File: u.f.Name, Line: line, Col: col}
 	if u.c.columns != nil {
 		cols, errs := u.c.columns.OutputColumns(u.c, u.f, u.s, n.Query)
 		u.c.Errors = append(u.c.Errors, errs...)

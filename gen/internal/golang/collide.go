@@ -86,7 +86,7 @@ func (e *emitter) collectOrigins(queries []*analyze.Query) *origins {
 				return origin{what: what, file: t.File, line: t.Line, col: t.Col, fix: fix}
 			}
 			o.addPkg(name, at("the model of table "+t.QualifiedName(),
-				fmt.Sprintf("give the model another name with gen.go's rename (rename: {%s: OtherName})", e.names.modelSQLName(t.Schema, t.Name))))
+				fmt.Sprintf("give the model another name with gen.go's rename (rename: {%s: OtherName})", e.names.modelSQLName(modelSchema(t), t.Name))))
 			for _, c := range t.Columns {
 				o.addMember(name, e.names.structName(c.Name), at(fmt.Sprintf("column %s of table %s", strconv.Quote(c.Name), t.QualifiedName()),
 					fmt.Sprintf("give the column another Go name with gen.go's rename (rename: {%s: OtherName})", c.Name)))

@@ -58,8 +58,8 @@ func (e *emitter) copyfrom(qf, cf *jen.File, q *analyze.Query) {
 
 	table := []jen.Code{}
 	t := q.InsertTable
-	if t.Schema != "" && t.Schema != catalog.DefaultSchema {
-		table = append(table, jen.Lit(t.Schema))
+	if sc := modelSchema(t); sc != "" && sc != catalog.DefaultSchema {
+		table = append(table, jen.Lit(sc))
 	}
 	table = append(table, jen.Lit(t.Name))
 	var cols []jen.Code

@@ -65,7 +65,7 @@ func Emit(in Input) (map[string][]byte, error) {
 			if t.IsSequence {
 				continue // a sequence has no model (as in sqlc)
 			}
-			e.models[t] = e.names.modelName(t.Schema, t.Name)
+			e.models[t] = e.names.modelName(modelSchema(t), t.Name)
 		}
 	}
 	// Two tables whose singular names meet (queue and queues) would
@@ -80,8 +80,8 @@ func Emit(in Input) (map[string][]byte, error) {
 			}
 			if used[name] {
 				exact := t.Name
-				if t.Schema != "" && t.Schema != catalog.DefaultSchema && t.Schema != "pg_catalog" {
-					exact = t.Schema + "_" + t.Name
+				if sc := modelSchema(t); sc != "" && sc != catalog.DefaultSchema && sc != "pg_catalog" {
+					exact = sc + "_" + t.Name
 				}
 				name = e.names.structName(exact)
 				for i := 2; used[name]; i++ {
@@ -702,4 +702,14 @@ func (e *emitter) newFunc(f *jen.File) bool {
 	)
 	f.Line()
 	return false
+}
+
+// modelSchema is the schema a table's model is named by: "" (the default
+// schema) for a relation of CREATE TEMP with no schema written, which
+// sqlc's catalog keeps in the default schema, else the table's own.
+func modelSchema(t *catalog.Table) string {
+	if t.Temp {
+		return ""
+	}
+	return t.Schema
 }

@@ -252,8 +252,8 @@ func (o override) matchesColumn(col *catalog.Column) bool {
 		return false
 	}
 	schema := col.Table.Schema
-	if schema == "" {
-		schema = catalog.DefaultSchema
+	if schema == "" || col.Table.Temp {
+		schema = catalog.DefaultSchema // sqlc's catalog has CREATE TEMP TABLE t in it
 	}
 	if o.schema == "" {
 		if schema != catalog.DefaultSchema {

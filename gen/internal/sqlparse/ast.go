@@ -91,6 +91,9 @@ type CreateTable struct {
 	// OnCommitDrop is set for CREATE TEMP TABLE ... ON COMMIT DROP: the
 	// table is gone when the transaction that made it ends.
 	OnCommitDrop bool
+	// Temp is set for CREATE TEMP TABLE with no schema written (Table's
+	// Schema is then pg_temp).
+	Temp bool
 }
 
 func (n *CreateTable) Pos() int { return n.Table.Loc }
@@ -394,6 +397,9 @@ type CreateView struct {
 	AsTable, IfNotExists bool
 	// OnCommitDrop is set for CREATE TEMP TABLE ... ON COMMIT DROP AS.
 	OnCommitDrop bool
+	// Temp is set for CREATE TEMP TABLE ... AS and CREATE TEMP VIEW with
+	// no schema written (View's Schema is then pg_temp).
+	Temp bool
 }
 
 func (n *CreateView) Pos() int { return n.View.Loc }

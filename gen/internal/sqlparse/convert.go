@@ -178,7 +178,7 @@ func (c *converter) stmt(n *pg.Node) Node {
 	case *pg.Node_ViewStmt:
 		v := s.ViewStmt
 		sel, _ := c.dml(v.Query).(*Select)
-		return &CreateView{View: createdName(v.View), Columns: strs(v.Aliases), Query: sel, Replace: v.Replace}
+		return &CreateView{View: createdName(v.View), Columns: strs(v.Aliases), Query: sel, Replace: v.Replace, Temp: unqualifiedTemp(v.View)}
 	case *pg.Node_CreateTableAsStmt:
 		v := s.CreateTableAsStmt
 		sel, _ := c.dml(v.Query).(*Select)
@@ -186,7 +186,7 @@ func (c *converter) stmt(n *pg.Node) Node {
 			return &Unknown{Kind: "CreateTableAsStmt", Loc: -1}
 		}
 		return &CreateView{View: createdName(v.Into.Rel), Columns: strs(v.Into.ColNames), Query: sel,
-			AsTable: v.Objtype == pg.ObjectType_OBJECT_TABLE, IfNotExists: v.IfNotExists,
+			AsTable: v.Objtype == pg.ObjectType_OBJECT_TABLE, IfNotExists: v.IfNotExists, Temp: unqualifiedTemp(v.Into.Rel),
 			OnCommitDrop: v.Into.OnCommit == pg.OnCommitAction_ONCOMMIT_DROP}
 	case *pg.Node_CreateFunctionStmt:
 		return c.createFunction(s.CreateFunctionStmt)
@@ -330,7 +330,7 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 
 func (c *converter) createTable(s *pg.CreateStmt) Node {
 	t := &CreateTable{Table: createdName(s.Relation), IfNotExists: s.IfNotExists, PartitionOf: s.Partbound != nil, PartitionBy: s.Partspec != nil,
-		OnCommitDrop: s.Oncommit == pg.OnCommitAction_ONCOMMIT_DROP}
+		OnCommitDrop: s.Oncommit == pg.OnCommitAction_ONCOMMIT_DROP, Temp: unqualifiedTemp(s.Relation)}
 	for _, e := range s.TableElts {
 		switch x := e.Node.(type) {
 		case *pg.Node_ColumnDef:
@@ -387,6 +387,12 @@ func createdName(rv *pg.RangeVar) Name {
 		n.Schema = "pg_temp"
 	}
 	return n
+}
+
+// unqualifiedTemp reports whether CREATE TEMP names its relation without
+// a schema (CREATE TEMP TABLE t, not CREATE TABLE pg_temp.t).
+func unqualifiedTemp(rv *pg.RangeVar) bool {
+	return rv != nil && rv.Relpersistence == "t" && rv.Schemaname == ""
 }
 
 // objectWithArgs is a function or procedure named with its argument
