@@ -2,9 +2,11 @@ package gen
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +67,76 @@ DROP VIEW tv;
 	}
 	if cf := string(out.Files["db/copyfrom.go"]); !regexp.MustCompile(`(pgx\.Identifier|\[\]string)\{"kept"\}`).MatchString(cf) {
 		t.Errorf("copyfrom.go does not copy into {\"kept\"}, the name as written, as sqlc does:\n%s", cf)
+	}
+}
+
+// TestNamedFilesReadAsSqlcReadsThem names, in schema, files sqlc v1.31.1
+// does not read although named (a golang-migrate down migration, a
+// hidden file, one not ending in .sql): they are not read, and vet says
+// so at the entry, so the query on the up migration's table generates as
+// with sqlc.
+func TestNamedFilesReadAsSqlcReadsThem(t *testing.T) {
+	out := generateTree(t, map[string]string{
+		"sqlc.yaml":    "version: \"2\"\nsql:\n  - {engine: postgresql, schema: [s.psql, m/1.up.sql, m/1.down.sql, .hidden.sql], queries: q.sql, gen: {go: {package: db, out: db, sql_package: pgx/v5}}}\n",
+		"s.psql":       "CREATE TABLE a (id int);",
+		"m/1.up.sql":   "CREATE TABLE b (id int);",
+		"m/1.down.sql": "DROP TABLE b;",
+		".hidden.sql":  "CREATE TABLE h (id int);",
+		"q.sql":        "-- name: B :many\nSELECT id FROM b;\n",
+	})
+	if got, want := modelTypes(out), []string{"B"}; !slices.Equal(got, want) {
+		t.Errorf("models %q, want %q (sqlc's)", got, want)
+	}
+	var notes []string
+	for _, v := range out.Vet {
+		if strings.Contains(v, "is not read") {
+			notes = append(notes, v)
+		}
+	}
+	if len(notes) != 3 {
+		t.Fatalf("%d notes of files not read, want 3: %q", len(notes), out.Vet)
+	}
+	for i, want := range []string{"s.psql is not read: its name does not end in .sql", "m/1.down.sql is not read: it is a golang-migrate down migration", ".hidden.sql is not read: it is hidden"} {
+		if !strings.Contains(notes[i], want) || !strings.Contains(notes[i], "sqlc.yaml:3:") {
+			t.Errorf("note %d = %q, want it at sqlc.yaml:3 saying %q", i, notes[i], want)
+		}
+	}
+}
+
+// TestDownSectionsCut writes migrations whose down sections drop what
+// the up sections create, each with a marker spelled as its tool accepts
+// it: the down section is not read, so the columns remain. sqlc cuts the
+// first spelling of each tool only (a line starting "-- +goose down",
+// "-- +migrate down", "-- migrate:down" or "---- create above / drop
+// below ----", ignoring case) and fails on the others ("column c does
+// not exist"), where the tool, and so the database, leaves them.
+func TestDownSectionsCut(t *testing.T) {
+	markers := []string{
+		"-- +goose Down\n",
+		"-- +goose down\n",
+		"--+goose Down\n",                            // goose: "--" then "+goose" then the annotation, spaces trimmed
+		"-- +goose  Down\n",                          // goose
+		"-- +goose Down\n-- +goose StatementBegin\n", // goose, a statement block in the down section
+		"-- migrate:down\n",
+		"--migrate:down\n",                    // dbmate: ^--\s*migrate:down
+		"-- migrate:down transaction:false\n", // dbmate options
+		"-- +migrate Down\n",
+		"-- +migrate Down notransaction\n", // sql-migrate options
+		"---- create above / drop below ----\n",
+	}
+	files := map[string]string{"sqlc.yaml": sqlcYAML}
+	var q strings.Builder
+	for i, m := range markers {
+		for _, eol := range []string{"\n", "\r\n"} {
+			name := fmt.Sprintf("t%d_%d", i, len(eol))
+			src := fmt.Sprintf("CREATE TABLE %s (id int, c int);\n%sALTER TABLE %s DROP COLUMN c;\nDROP TABLE %s;\n", name, m, name, name)
+			files[fmt.Sprintf("schema/%03d_%s.sql", len(files), name)] = strings.ReplaceAll(src, "\n", eol)
+			fmt.Fprintf(&q, "-- name: Get%s :many\nSELECT c FROM %s;\n\n", strings.ReplaceAll(name, "_", "x"), name)
+		}
+	}
+	files["q.sql"] = q.String()
+	out := generateTree(t, files)
+	if n := strings.Count(string(out.Files["db/models.go"]), "\tC "); n != 2*len(markers) {
+		t.Errorf("%d models with column c, want %d:\n%s", n, 2*len(markers), out.Files["db/models.go"])
 	}
 }

@@ -19,7 +19,8 @@ import (
 // file names relative to the current directory, in order, each once.
 // Directories contribute their *.sql files, without golang-migrate's
 // *.down.sql files and hidden files (as sqlc), in the order of
-// migrationOrder; patterns their matches, in the order of globOrder.
+// migrationOrder; patterns their matches, in the order of globOrder; a
+// file named as such counts by the same rule (isSQLFile).
 func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.List) {
 	return expandAt(cfg, entries, pos, nil)
 }
@@ -63,10 +64,11 @@ func expandAt(cfg *Config, entries []string, pos config.Position, at []config.Po
 				continue
 			}
 			if !info.IsDir() {
-				// A file a pattern matched counts only if it is SQL, as
-				// sqlc filters it (migrations/* holds a README and down
-				// migrations); a file named as such is read as given.
-				if !glob || isSQLFile(filepath.Base(m)) {
+				// A file counts only if it is SQL, as sqlc filters it
+				// (migrations/* holds a README and down migrations); a
+				// file named as such is filtered too, as sqlc filters it
+				// (see skippedFiles).
+				if isSQLFile(filepath.Base(m)) {
 					add(m)
 				}
 				continue
@@ -92,9 +94,47 @@ func expandAt(cfg *Config, entries []string, pos config.Position, at []config.Po
 	return out, errs
 }
 
+// skippedFiles returns a note for each file that entries name as such
+// (not through a directory or a pattern) and that is not read, because
+// sqlc v1.31.1 does not read it either: its name does not end in .sql
+// (schema.psql), it is hidden, or it is a golang-migrate down migration
+// (1_init.down.sql). The file names are relative to the configuration,
+// as the entries give them; at locates each entry (nil: pos).
+func skippedFiles(cfg *Config, entries []string, pos config.Position, at []config.Position) []string {
+	var notes []string
+	for i, e := range entries {
+		if strings.ContainsAny(e, "*?[") {
+			continue
+		}
+		p := filepath.FromSlash(e)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cfg.Dir, p)
+		}
+		info, err := os.Stat(p)
+		if err != nil || info.IsDir() || isSQLFile(filepath.Base(p)) {
+			continue
+		}
+		pos := pos
+		if i < len(at) {
+			pos = at[i]
+		}
+		why := "its name does not end in .sql"
+		switch base := filepath.Base(p); {
+		case strings.HasSuffix(base, ".down.sql"):
+			why = "it is a golang-migrate down migration (.down.sql)"
+		case strings.HasPrefix(base, "."):
+			why = "it is hidden"
+		}
+		notes = append(notes, fmt.Sprintf("%s:%d:%d: note: %s is not read: %s, and sqlc reads only the .sql files that are neither hidden nor .down.sql, also where one is named as such",
+			cfg.Path, pos.Line, pos.Col, e, why))
+	}
+	return notes
+}
+
 // isSQLFile reports whether a file of a directory or a pattern's match
-// is read, by its name: as in sqlc (internal/sql/sqlpath), one ending in
-// .sql, not hidden, and not a golang-migrate down migration (.down.sql).
+// is read, by its name, as is a file an entry names: as in sqlc
+// (internal/sql/sqlpath), one ending in .sql, not hidden, and not a
+// golang-migrate down migration (.down.sql).
 func isSQLFile(name string) bool {
 	return strings.HasSuffix(name, ".sql") && !strings.HasPrefix(name, ".") && !strings.HasSuffix(name, ".down.sql")
 }

@@ -147,7 +147,8 @@ func TestExpandPatterns(t *testing.T) {
 	// m/* matches the directory m/sub too, read as a directory.
 	// The directory makes the matches lexical; without it they are in
 	// version order.
-	want := []string{"m/10_c.up.sql", "m/2_b.up.sql", "m/sub/1_a.up.sql", "explicit.down.sql"}
+	// explicit.down.sql is not read although named, as in sqlc.
+	want := []string{"m/10_c.up.sql", "m/2_b.up.sql", "m/sub/1_a.up.sql"}
 	if !reflect.DeepEqual(rel, want) {
 		t.Errorf("expand = %q, want %q", rel, want)
 	}

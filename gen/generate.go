@@ -276,6 +276,8 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 	}
 	fenceErrs, fenceNotes := markConfigFences(cat, cfg.Path, pkg, found)
 	errs = append(errs, fenceErrs...)
+	fenceNotes = append(append(fenceNotes, skippedFiles(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)...),
+		skippedFiles(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)...)
 	return &pkgRun{cfg: cfg, pkg: pkg, found: found, cat: cat, errs: errs, notes: fenceNotes,
 		schemaFiles: schemaFiles, results: results, schemaBroken: schemaBroken, qerr: qerr}
 }
