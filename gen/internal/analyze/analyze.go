@@ -465,6 +465,15 @@ func (a *analyzer) settleLenient(q *Query) {
 	}
 }
 
+// clampLoc is loc when it is in the statement, else the statement's
+// start.
+func (a *analyzer) clampLoc(loc int) int {
+	if loc < a.stmt.Start || loc > a.stmt.End {
+		return a.stmt.Start
+	}
+	return loc
+}
+
 func (a *analyzer) errorf(loc int, format string, args ...any) {
 	if loc < a.stmt.Start || loc > a.stmt.End {
 		loc = a.stmt.Start
@@ -610,8 +619,21 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		}
 		p := a.params[n]
 		if p.conflict != nil {
-			a.errorf(p.loc, "query %s: inconsistent types deduced for parameter $%d: %s and %s; cast it where it is used (e.g. $%d::%s)", q.Name, n, p.Type, *p.conflict, n, p.Type)
-			return nil, a.errs
+			// PostgreSQL gives a parameter one type, and refuses the
+			// query when two uses need two ("inconsistent types deduced
+			// for parameter", or, where it typed the parameter from the
+			// other use first, "column ... is of type bool but
+			// expression is of type bigint"). sqlc v1.31.1 generates
+			// the query, the parameter typed from its first use: so
+			// does fencegen, with a note, except on a fenced write,
+			// whose guard is added only to a statement PostgreSQL runs.
+			msg := fmt.Sprintf("query %s: PostgreSQL refuses this query: parameter $%d is used as %s here and as %s elsewhere, and a parameter has one type; cast it where it is used (e.g. $%d::%s)", q.Name, n, p.Type, *p.conflict, n, p.Type)
+			if q.Fence != nil {
+				a.errorf(p.loc, "%s; query %s writes fenced table %s, and a fenced write is generated only when PostgreSQL accepts it", msg, q.Name, q.Fence.Table.QualifiedName())
+				return nil, a.errs
+			}
+			line, col := diag.Position(a.file.Src, a.clampLoc(p.loc))
+			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: %s; generated as sqlc generates it, $%d typed %s from its first use", a.file.Name, line, col, msg, n, p.Type))
 		}
 		if p.Name == "" {
 			p.Name, p.Unnamed = fmt.Sprintf("column_%d", n), true

@@ -260,20 +260,36 @@ SELECT CASE WHEN to_regclass(@schema_and_table) IS NULL THEN false ELSE true END
 }
 
 // A parameter assigned to a boolean column and compared with a bigint
-// column is refused, as PostgreSQL refuses it ("inconsistent types deduced
-// for parameter"); explicit casts to different types are conversions, not
-// deductions, and pass.
+// column is one PostgreSQL refuses (a parameter has one type): the query
+// is generated as sqlc generates it, the parameter typed from its first
+// use, with a note; on a fenced write it is an error. Explicit casts to
+// different types are conversions, not deductions, and pass without a
+// note. TestRefusedParamsArePostgresRefusals asks PostgreSQL.
 func TestInconsistentParameterTypes(t *testing.T) {
 	schema := `CREATE TABLE authors (id bigint PRIMARY KEY, name boolean NOT NULL, note text);`
-	_, errs := analyzeSrc(t, schema, "-- name: Bad :exec\nUPDATE authors SET name = $1 WHERE id = $1;\n")
-	if len(errs) != 1 || !strings.Contains(errs[0], "inconsistent types deduced for parameter $1: bool and int8") {
-		t.Fatalf("errors = %q, want one inconsistent-types error", errs)
+	files, errs := analyzeSrc(t, schema, "-- name: Bad :exec\nUPDATE authors SET name = $1 WHERE id = $1;\n")
+	if len(errs) != 0 {
+		t.Fatalf("errors = %q, want none (sqlc generates the query)", errs)
 	}
-	if _, errs := analyzeSrc(t, schema, "-- name: Casts :many\nSELECT id FROM authors WHERE id = $1::bigint OR note = $1::text;\n"); len(errs) != 0 {
-		t.Fatalf("explicit casts: errors = %q, want none", errs)
+	q := files[0].Queries[0]
+	if got := strings.Join(paramList(q), ", "); got != "1 name bool not null" {
+		t.Errorf("params %s, want sqlc's: $1 typed from its first use, name bool", got)
 	}
-	if _, errs := analyzeSrc(t, schema, "-- name: Nested :exec\nUPDATE authors SET note = note || ($1::int + 1)::text WHERE id = $2;\n"); len(errs) != 0 {
-		t.Fatalf("nested use: errors = %q, want none", errs)
+	if len(q.Notes) != 1 || !strings.HasPrefix(q.Notes[0], "query.sql:2:27: note: query Bad: PostgreSQL refuses this query: parameter $1 is used as bool here and as int8 elsewhere") {
+		t.Errorf("notes %q, want one at $1 saying PostgreSQL refuses the query", q.Notes)
+	}
+	fenced := schema + "\nCREATE TABLE jobs (id bigint PRIMARY KEY, done boolean NOT NULL, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';"
+	if _, errs := analyzeSrc(t, fenced, "-- name: BadFenced :exec\nUPDATE jobs SET done = $1 WHERE id = $1;\n"); len(errs) != 1 || !strings.Contains(errs[0], "a fenced write is generated only when PostgreSQL accepts it") {
+		t.Fatalf("fenced: errors = %q, want one", errs)
+	}
+	for _, src := range []string{
+		"-- name: Casts :many\nSELECT id FROM authors WHERE id = $1::bigint OR note = $1::text;\n",
+		"-- name: Nested :exec\nUPDATE authors SET note = note || ($1::int + 1)::text WHERE id = $2;\n",
+	} {
+		files, errs := analyzeSrc(t, schema, src)
+		if len(errs) != 0 || len(files[0].Queries[0].Notes) != 0 {
+			t.Fatalf("%s: errors %q, notes %q; want none", src, errs, files[0].Queries[0].Notes)
+		}
 	}
 }
 
