@@ -273,11 +273,10 @@ func (e *emitter) newFile(pkg, source string) *jen.File {
 	for _, o := range e.types.overrides {
 		if o.goType.pkg != "" && !seen[o.goType.pkg] {
 			seen[o.goType.pkg] = true
-			alias := o.importName()
-			if alias == packageName(o.goType.pkg) {
-				f.ImportName(o.goType.pkg, alias)
+			if o.alias == "" {
+				f.ImportName(o.goType.pkg, packageName(o.goType.pkg))
 			} else {
-				f.ImportAlias(o.goType.pkg, alias)
+				f.ImportAlias(o.goType.pkg, o.alias)
 			}
 		}
 	}

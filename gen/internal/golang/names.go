@@ -114,6 +114,32 @@ func embedTagName(model string) string {
 	return jsonName(model, "snake", false)
 }
 
+// argName is sqlc's name of a method argument for a parameter named
+// name (its argName): the _-separated parts joined, the first
+// lower-cased, each other one "ID" when it is "id" (whatever the
+// initialisms) or else with its words' first letters upper-cased
+// (user_id: userID, html_url: htmlUrl, CamelCol: camelcol). Where that
+// is not a Go identifier ("Mixed Case", 2fa; sqlc's code does not
+// compile), it is paramName's. A keyword is returned as it is (see
+// escapeArg).
+func (n *namer) argName(name string) string {
+	var b strings.Builder
+	for i, p := range strings.Split(name, "_") {
+		switch {
+		case i == 0:
+			b.WriteString(strings.ToLower(p))
+		case p == "id":
+			b.WriteString("ID")
+		default:
+			b.WriteString(titleWords(p))
+		}
+	}
+	if s := b.String(); token.IsIdentifier(s) || token.IsKeyword(s) {
+		return s
+	}
+	return n.paramName(name)
+}
+
 // paramName converts a SQL name to an unexported Go identifier that is not
 // a keyword.
 func (n *namer) paramName(name string) string {
@@ -147,6 +173,17 @@ var reserved = map[string]bool{
 	"items": true, "i": true, "token": true, "found": true, "result": true,
 	"fence": true, "fenceimpl": true, "pgx": true, "pgtype": true, "pgconn": true, "context": true, "string": true, "errors": true, "fmt": true,
 	"nil": true, "true": true, "false": true, "append": true, "len": true, "int64": true, "error": true,
+}
+
+// plainArgReserved are the names an argument of a method that is
+// neither fenced nor bulk (:copyfrom, :batch*) cannot take, besides Go's
+// keywords: sqlc's (q), the method's first argument (ctx), the locals of
+// its body (row, rows, items, i, err, result) and the predeclared
+// identifiers the body uses. sqlc escapes only q and the keywords, so its
+// code does not compile with the others.
+var plainArgReserved = map[string]bool{
+	"q": true, "ctx": true, "err": true, "rows": true, "row": true, "items": true, "i": true, "result": true,
+	"nil": true, "append": true,
 }
 
 // batchLocals are the locals of a :batchexec, :batchone or :batchmany

@@ -1,9 +1,12 @@
 package golang
 
 import (
+	"go/token"
 	"path"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/config"
@@ -28,7 +31,7 @@ type override struct {
 	isColumn              bool
 	goType                goType
 	hasType               bool   // false for an override that only adds tags
-	alias                 string // package name to import the path under
+	alias                 string // the import's alias, "" for none (see parseGoType)
 	// tags are the go_struct_tag's key-value pairs.
 	tags map[string]string
 }
@@ -68,14 +71,19 @@ func parseStructTag(tag string) map[string]string {
 
 // parseGoType reads an override's go_type: the string form
 // "github.com/google/uuid.UUID", "*time.Time", "[]string", "string", or the
-// object form with import, package, type, pointer and slice.
+// object form with import, package, type, pointer and slice. It returns
+// the type and the alias the import is written with ("" for none), by
+// sqlc's rules (see specAlias and importAlias).
 func parseGoType(g config.GoType) (goType, string) {
 	var t goType
-	alias := g.Package
 	if g.Spec == "" {
 		t.pkg, t.name, t.pointer = g.Import, g.Type, g.Pointer
 		if g.Slice {
 			t.slices = 1
+		}
+		alias := g.Package
+		if alias == "" && g.Import != "" {
+			alias = importAlias(g.Import)
 		}
 		return t, alias
 	}
@@ -97,24 +105,96 @@ func parseGoType(g config.GoType) (goType, string) {
 	dot := strings.LastIndexByte(spec, '.')
 	if dot <= slash {
 		t.name = spec // a builtin such as string or interface{}
-		return t, alias
+		return t, ""
 	}
 	t.pkg, t.name = spec[:dot], spec[dot+1:]
-	return t, alias
+	return t, specAlias(t.pkg)
 }
 
-// packageName guesses the name a Go import path is imported under: its last
-// element without a major-version suffix or a gopkg.in ".vN".
+// specAlias is the alias of the import of a go_type written as a string
+// ("github.com/x/go-money.Money"). sqlc qualifies the type with the
+// import path's last element less a "go-" prefix (money.Money) and
+// imports the path without an alias; so does fencegen, and it returns "".
+// Where that qualifier is not a Go identifier, or is a major version
+// (yaml.v3.Node, pgvector-go.Vector, v2.Thing), sqlc's code does not
+// compile (or only for a package named v2): fencegen then imports the
+// path under the name packageName guesses (yaml, pgvector, thing), as an
+// alias, so that the code compiles whatever the package clause says
+// (under the object form's alias when that name is a keyword: go-go gives
+// go_go).
+func specAlias(importPath string) string {
+	last := strings.TrimPrefix(path.Base(importPath), "go-")
+	if token.IsIdentifier(last) && !isMajorVersion(last) {
+		return ""
+	}
+	if name := packageName(importPath); token.IsIdentifier(name) {
+		return name
+	}
+	// A keyword (go-go), or nothing left: the object form's alias.
+	name := sanitizeImportElem(path.Base(importPath))
+	if !token.IsIdentifier(name) {
+		name = "_" + name
+	}
+	return name
+}
+
+// importAlias is the alias sqlc imports the path of a go_type's object
+// form under when it names no package ("" for none): a last element
+// that is a major version (github.com/x/y/v2) gives the element before
+// it, lower-cased, with "_" for each character other than an ASCII
+// letter, digit or underscore (y, go_redis); any other last element is
+// the package name as it is when it consists of such characters only
+// (decimal, Upper: no alias), and otherwise the same lower-cased
+// replacement (go-geo gives go_geo, yaml.v3 yaml_v3).
+func importAlias(importPath string) string {
+	elems := strings.Split(importPath, "/")
+	last := elems[len(elems)-1]
+	if isMajorVersion(last) && len(elems) >= 2 {
+		return sanitizeImportElem(elems[len(elems)-2])
+	}
+	if last != "" && strings.Trim(last, asciiIdentChars) == "" {
+		return ""
+	}
+	return sanitizeImportElem(last)
+}
+
+const asciiIdentChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+// sanitizeImportElem lower-cases elem and replaces every character other
+// than an ASCII letter, digit or underscore with one "_" (é gives one).
+func sanitizeImportElem(elem string) string {
+	return strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf && strings.ContainsRune(asciiIdentChars, r) {
+			return r
+		}
+		return '_'
+	}, strings.ToLower(elem))
+}
+
+// isMajorVersion reports whether an import path element is a major
+// version suffix: v and digits (v2, v10).
+func isMajorVersion(elem string) bool {
+	return len(elem) > 1 && elem[0] == 'v' && strings.Trim(elem[1:], "0123456789") == ""
+}
+
+// packageName is the name an import path's package is taken to have when
+// it is imported without an alias, by Go's convention (the go command's
+// and goimports' guess): the last element, or the one before a major
+// version (github.com/jackc/pgx/v5: pgx), less a "go-" prefix
+// (go-money: money), cut at its first character that cannot be in an
+// identifier (yaml.v3: yaml, pgvector-go: pgvector).
 func packageName(importPath string) string {
-	parts := strings.Split(importPath, "/")
-	name := parts[len(parts)-1]
-	if len(parts) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
-		name = parts[len(parts)-2]
+	base := path.Base(importPath)
+	if isMajorVersion(base) {
+		if dir := path.Dir(importPath); dir != "." {
+			base = path.Base(dir)
+		}
 	}
-	if i := strings.Index(name, ".v"); i > 0 {
-		name = name[:i]
+	base = strings.TrimPrefix(base, "go-")
+	if i := strings.IndexFunc(base, func(r rune) bool { return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) }); i >= 0 {
+		base = base[:i]
 	}
-	return strings.ReplaceAll(name, "-", "")
+	return base
 }
 
 func newOverrides(cat *catalog.Catalog, in []config.Override) []override {

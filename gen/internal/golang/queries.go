@@ -96,14 +96,58 @@ func (e *emitter) paramName(name string) string {
 	return n
 }
 
-// argName is p's name as a method argument: paramName, or dollar_N for a
-// parameter that neither its query nor a column names (sqlc's
-// paramName).
-func (e *emitter) argName(p *analyze.Param) string {
+// argName is the name of q's parameter p as the method's only
+// parameter argument: sqlc's (namer.argName), or dollar_N for a parameter
+// that neither its query nor a column names (sqlc's paramName), escaped
+// (escapeArg).
+func (e *emitter) argName(q *analyze.Query, p *analyze.Param) string {
 	if p.Unnamed {
 		return fmt.Sprintf("dollar_%d", p.Number)
 	}
-	return e.paramName(p.Name)
+	return e.escapeArg(q, e.names.argName(p.Name))
+}
+
+// argNames are the names of q's parameters as the method's arguments: one
+// parameter is argName's; several (query_parameter_limit above 1) are,
+// as in sqlc, the fields of the Params struct they would have, with the
+// first letter lower-cased (UserID: userID, ID: iD), escaped.
+func (e *emitter) argNames(q *analyze.Query) []string {
+	if len(q.Params) == 1 {
+		return []string{e.argName(q, q.Params[0])}
+	}
+	names := make([]string, len(q.Params))
+	for i, p := range q.Params {
+		if p.Unnamed {
+			names[i] = fmt.Sprintf("dollar_%d", p.Number)
+			continue
+		}
+		names[i] = e.escapeArg(q, lowerFirst(e.names.structName(p.Name)))
+	}
+	return uniqueNames(names)
+}
+
+// escapeArg appends "_" to an argument name n of q's method that the
+// method's code cannot take: a keyword or plainArgReserved (db too with
+// emit_methods_with_db_argument; pq with database/sql, whose array
+// arguments the body passes through pq.Array) and, in a fenced or bulk
+// method or one that expands an IN (sqlc.slice(x)) list, whose bodies use
+// more names, reserved, batchLocals, sliceLocals and the packages the
+// files import. Elsewhere a name that is a package's (uuid,
+// time) is kept, as sqlc keeps it: the body does not refer to it.
+func (e *emitter) escapeArg(q *analyze.Query, n string) string {
+	switch {
+	case token.IsKeyword(n), plainArgReserved[n],
+		n == "db" && e.opts.EmitMethodsWithDBArgument,
+		n == "pq" && e.types.stdlib():
+	case e.expandsInSlices(q) && sliceLocals[n], e.resultPackages(q)[n]:
+	case q.Fence != nil || isBulk(q.Cmd) || e.expandsInSlices(q):
+		if !reserved[n] && !e.importsPackage(n) && !(q.Cmd != ":copyfrom" && batchLocals[n]) {
+			return n
+		}
+	default:
+		return n
+	}
+	return n + "_"
 }
 
 // importsPackage reports whether n is the name of a package that the
@@ -159,10 +203,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 				s.rowType = jen.Op("*").Id(q.Name + "Params")
 			}
 		case len(q.Params) == 1:
-			s.rowArg, s.rowType = e.argName(q.Params[0]), e.paramType(q.Params[0]).code()
-			if q.Cmd != ":copyfrom" && batchLocals[s.rowArg] {
-				s.rowArg += "_"
-			}
+			s.rowArg, s.rowType = e.argName(q, q.Params[0]), e.paramType(q.Params[0]).code()
 		}
 		if s.rowArg != "" {
 			s.params = append(s.params, jen.Id(s.rowArg).Index().Add(s.rowType))
@@ -177,11 +218,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 			s.args = append(s.args, e.paramArg(jen.Id("arg").Dot(n), q.Params[i]))
 		}
 	} else {
-		var names []string
-		for _, p := range q.Params {
-			names = append(names, e.argName(p))
-		}
-		names = uniqueNames(names)
+		names := e.argNames(q)
 		for i, p := range q.Params {
 			s.params = append(s.params, jen.Id(names[i]).Add(e.paramType(p).code()))
 			s.args = append(s.args, e.paramArg(jen.Id(names[i]), p))
@@ -335,6 +372,43 @@ func (e *emitter) sqlConstName(q *analyze.Query) string {
 	}
 	return n
 }
+
+// resultPackages are the names of the packages q's method's body
+// refers to in declaring its result, a single column's type (var i
+// time.Time, var items []uuid.UUID), by the names they are imported
+// under.
+func (e *emitter) resultPackages(q *analyze.Query) map[string]bool {
+	if len(q.Columns) != 1 || q.Columns[0].Embed != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	var walk func(t goType)
+	walk = func(t goType) {
+		if t.pkg != "" {
+			out[e.qualifier(t.pkg)] = true
+		}
+		for _, a := range t.args {
+			walk(a)
+		}
+	}
+	walk(e.resultType(q.Columns[0]))
+	return out
+}
+
+// qualifier is the name the generated files refer to the package at
+// importPath by: an override's alias, or its package name.
+func (e *emitter) qualifier(importPath string) string {
+	for _, o := range e.types.overrides {
+		if o.goType.pkg == importPath {
+			return o.importName()
+		}
+	}
+	return packageName(importPath)
+}
+
+// sliceLocals are the names the expansion of IN (sqlc.slice(x)) lists
+// uses (inSliceExpansion).
+var sliceLocals = map[string]bool{"query": true, "queryParams": true, "placeholders": true, "k": true, "strings": true, "strconv": true, "len": true}
 
 // imported are the package names generated files may import.
 var imported = map[string]bool{

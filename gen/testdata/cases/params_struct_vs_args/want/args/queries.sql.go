@@ -65,11 +65,11 @@ WHERE id = $1
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
-func (q *Queries) TwoParams(ctx context.Context, qty int32, id int64, token fence.Token) error {
+func (q *Queries) TwoParams(ctx context.Context, qty int32, iD int64, token fence.Token) error {
 	_, err := fenceimpl.WriteByKey(ctx, "TwoParams", "items", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, twoParams, qty, id, int64(token))
+		return q.db.Query(ctx, twoParams, qty, iD, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredTwoParams, id)
+		return q.db.Query(ctx, fenceStoredTwoParams, iD)
 	})
 	return err
 }

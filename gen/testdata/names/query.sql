@@ -1,0 +1,95 @@
+-- name: GetUserAccount :one
+SELECT * FROM user_accounts WHERE id = $1;
+
+-- name: ListByUserID :many
+SELECT id, user_id, api_key FROM user_accounts WHERE user_id = @user_id AND id = @userID;
+
+-- name: UpdateType :exec
+UPDATE user_accounts SET "type" = @type, "select" = sqlc.arg('select') WHERE id = @id;
+
+-- name: ReservedParams :many
+SELECT id FROM user_accounts WHERE api_key = @ctx AND html_url = @q AND "type" = @arg AND café = @db AND x_1 = @err;
+
+-- name: NullableArgs :many
+SELECT id FROM user_accounts WHERE api_key = sqlc.narg('maybe_key') OR html_url = sqlc.arg(html_url);
+
+-- name: DuplicateParams :many
+SELECT id FROM user_accounts WHERE user_id = $1 OR user_id = $2;
+
+-- name: InsertInvoice :one
+INSERT INTO billing.invoices (state, total_cents) VALUES ($1, $2) RETURNING *;
+
+-- name: CountMoods :many
+SELECT mood, count(*) FROM user_accounts GROUP BY mood;
+
+-- name: Expressions :one
+SELECT count(*), max(id), now()::date AS today, COALESCE(api_key, '') AS "API key" FROM user_accounts LIMIT 1;
+
+-- name: JoinTwo :many
+SELECT u.id, i.id, u.api_key, i.total_cents FROM user_accounts u JOIN billing.invoices i ON i.id = u.id;
+
+-- name: GetApiKey :one
+SELECT * FROM api_keys WHERE id = $1;
+
+-- name: ListNews :many
+SELECT * FROM news_items;
+
+-- name: ListStatuses :many
+SELECT * FROM statuses;
+
+-- name: ListCampus :many
+SELECT * FROM campus;
+
+-- name: Get2fa :one
+SELECT * FROM "2fa_codes" WHERE code = $1;
+
+-- name: ItemTags :many
+SELECT * FROM "item-tags" WHERE item_id = ANY(@item_ids::int[]);
+
+-- name: CamelRows :many
+SELECT "CamelCol", "ID" FROM "CamelTable" WHERE "CamelCol" > $1;
+
+-- name: Embedded :many
+SELECT sqlc.embed(people), sqlc.embed(news_items) FROM people JOIN news_items ON news_items.id = people.id;
+
+-- name: InsertMany :exec
+INSERT INTO people (id, name) VALUES ($1, $2);
+
+-- name: lowerName :one
+SELECT id FROM people WHERE name = $1;
+
+-- name: Overrides :one
+SELECT money_col, uuid_col, geo_col, yaml_col, v2_col, null_col, dec_col, upper_col, dotted_col, gouuid_col, minus_col FROM user_accounts WHERE money_col = $1;
+
+-- name: ByHTMLURL :one
+SELECT id FROM user_accounts WHERE html_url = $1;
+
+-- name: ByAPIKey :many
+SELECT id FROM user_accounts WHERE api_key = @api_key;
+
+-- name: ByUUID :one
+SELECT id FROM user_accounts WHERE uuid_col = @uuid;
+
+-- name: ByTime :many
+SELECT id FROM user_accounts WHERE html_url = @time;
+
+-- name: ByToken :many
+SELECT id FROM user_accounts WHERE api_key = @token;
+
+-- name: ByUnderscores :many
+SELECT id FROM user_accounts WHERE a__b = $1;
+
+-- name: ByPrivate :many
+SELECT id FROM user_accounts WHERE _private = $1;
+
+-- name: ByUserIDCamel :many
+SELECT id FROM user_accounts WHERE user_id = @userId;
+
+-- name: ByDollar :many
+SELECT id FROM user_accounts WHERE user_id = $1 + 1;
+
+-- name: ByCafe :many
+SELECT id FROM user_accounts WHERE café = $1;
+
+-- name: ByMood :many
+SELECT id FROM user_accounts WHERE mood = $1;
