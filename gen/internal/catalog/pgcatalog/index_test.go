@@ -1,0 +1,84 @@
+package pgcatalog
+
+import (
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestEveryLineIsFound looks every line of the functions, operators and
+// relations tables up by its key: the lazy index finds each, parsed, and
+// none twice.
+func TestEveryLineIsFound(t *testing.T) {
+	count := map[string]int{}
+	for _, l := range lines(funcsData) {
+		count[firstField(l)]++
+	}
+	total := 0
+	for name, n := range count {
+		fs := Funcs(name)
+		if len(fs) != n {
+			t.Errorf("Funcs(%q): %d functions, the table lists %d", name, len(fs), n)
+		}
+		for _, f := range fs {
+			if f.Name != name {
+				t.Errorf("Funcs(%q) holds %q", name, f.Name)
+			}
+		}
+		total += len(fs)
+	}
+	if want := len(lines(funcsData)); total != want || total < 2000 {
+		t.Errorf("%d functions found, %d listed", total, want)
+	}
+	ops := map[string]int{}
+	for _, l := range lines(operatorsData) {
+		ops[operatorName(l)]++
+	}
+	for _, name := range []string{"|", "||", "|/", "||/", "|>>", "+", "->>"} {
+		if ops[name] == 0 {
+			t.Errorf("operator %q: not in the table", name)
+		}
+	}
+	for name, n := range ops {
+		os := Operators(name)
+		if len(os) != n {
+			t.Errorf("Operators(%q): %d, the table lists %d", name, len(os), n)
+		}
+		for _, o := range os {
+			if o.Name != name || o.Result == "" {
+				t.Errorf("Operators(%q) holds %+v", name, o)
+			}
+		}
+	}
+	for _, l := range lines(relationsData) {
+		f := strings.SplitN(l, "|", 3)
+		r := LookupRelation(f[0], f[1])
+		if r == nil || r.Schema != f[0] || r.Name != f[1] || len(r.Columns) == 0 {
+			t.Errorf("LookupRelation(%q, %q) = %+v", f[0], f[1], r)
+		}
+	}
+	if Funcs("no_such_function") != nil || Operators("no such") != nil || LookupRelation("pg_catalog", "no_such") != nil {
+		t.Error("a missing name is found")
+	}
+}
+
+// TestLookupsAreShared runs the same lookups from several goroutines (go
+// test -race): each key is parsed once and every caller gets that entry.
+func TestLookupsAreShared(t *testing.T) {
+	const n = 8
+	got := make([][3]any, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = [3]any{Funcs("now")[0], Operators("||")[0], LookupRelation("pg_catalog", "pg_class")}
+		}()
+	}
+	wg.Wait()
+	for i := 1; i < n; i++ {
+		if got[i] != got[0] {
+			t.Errorf("goroutine %d got other entries than goroutine 0: %v, %v", i, got[i], got[0])
+		}
+	}
+}
