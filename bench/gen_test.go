@@ -112,9 +112,22 @@ func sqlcPath() string {
 	return ""
 }
 
+// fencegenBinary is $FENCEGEN, or else a fencegen built from this tree
+// into a temporary directory.
+func fencegenBinary(tb testing.TB) string {
+	if p := os.Getenv("FENCEGEN"); p != "" {
+		return p
+	}
+	p := filepath.Join(tb.TempDir(), "fencegen")
+	if out, err := exec.Command("go", "build", "-o", p, "github.com/fencegen/fencegen/cmd/fencegen").CombinedOutput(); err != nil {
+		tb.Fatalf("build fencegen: %v\n%s", err, out)
+	}
+	return p
+}
+
 // run runs one generator in dir and returns its wall time, its CPU time
 // (user and system, all threads) and its peak RSS in bytes.
-func run(b *testing.B, dir string, name string, args ...string) (wall, cpu time.Duration, rss int64) {
+func run(tb testing.TB, dir string, name string, args ...string) (wall, cpu time.Duration, rss int64) {
 	os.RemoveAll(filepath.Join(dir, "out"))
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
@@ -122,7 +135,7 @@ func run(b *testing.B, dir string, name string, args ...string) (wall, cpu time.
 	out, err := cmd.CombinedOutput()
 	wall = time.Since(start)
 	if err != nil {
-		b.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		tb.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
 	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -143,13 +156,7 @@ func run(b *testing.B, dir string, name string, args ...string) (wall, cpu time.
 func BenchmarkGenerate(b *testing.B) {
 	dir := b.TempDir()
 	writeInput(b, dir)
-	fencegen := os.Getenv("FENCEGEN")
-	if fencegen == "" {
-		fencegen = filepath.Join(b.TempDir(), "fencegen")
-		if out, err := exec.Command("go", "build", "-o", fencegen, "github.com/fencegen/fencegen/cmd/fencegen").CombinedOutput(); err != nil {
-			b.Fatalf("build fencegen: %v\n%s", err, out)
-		}
-	}
+	fencegen := fencegenBinary(b)
 	sqlc := sqlcPath()
 	if sqlc == "" {
 		b.Log("SKIP sqlc: not found (set SQLC); only fencegen is measured")
