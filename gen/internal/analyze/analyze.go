@@ -160,6 +160,12 @@ type Column struct {
 	// unnamed is set for an expression without a name of its own (sqlc
 	// calls it column_N; a view leaves it out).
 	unnamed bool
+	// sqlcName is the name sqlc gives the column of a select or
+	// RETURNING list ("" for column_N; sqlcnames.go), set when sqlcNamed;
+	// the query's own result columns take it (Name stays PostgreSQL's
+	// inside the statement: a CTE's or subquery's columns).
+	sqlcName  string
+	sqlcNamed bool
 	// guessed is set when Name may not be the name PostgreSQL gives the
 	// column (column_N, COALESCE named after its column as sqlc does): a
 	// star over it is not spelt out.
@@ -491,12 +497,16 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	switch n := a.stmt.Node.(type) {
 	case *sqlparse.Select:
 		q.Columns = a.selectCols(n, nil)
+		nameAsSqlc(q.Columns)
 	case *sqlparse.Insert:
 		q.Columns = a.insert(nil, n, q)
+		nameAsSqlc(q.Columns)
 	case *sqlparse.Update:
 		q.Columns = a.update(nil, n, q)
+		nameAsSqlc(q.Columns)
 	case *sqlparse.Delete:
 		q.Columns = a.delete(nil, n, q)
+		nameAsSqlc(q.Columns)
 	case *sqlparse.Call:
 		// CALL proc($1, ...): the procedure's signature types the
 		// parameters.

@@ -90,6 +90,7 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 		}
 		col := a.resultColumn(v, name)
 		col.unnamed = unnamed
+		col.sqlcName, col.sqlcNamed = sqlcTargetName(t, v), true
 		col.guessed = t.Name == "" && !namedAsPostgres(t.Expr, v)
 		col.SqlcAny = a.sqlcAnyTarget(t.Expr, v)
 		cols = append(cols, col)

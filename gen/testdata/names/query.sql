@@ -93,3 +93,27 @@ SELECT id FROM user_accounts WHERE café = $1;
 
 -- name: ByMood :many
 SELECT id FROM user_accounts WHERE mood = $1;
+
+-- name: ResultNames :one
+SELECT u.api_key::text, api_key::varchar, 'x'::text, now()::date, 1::int, count(*)::int, (u.x_1 + 1)::bigint,
+  CAST(u.x_1 AS bigint), u.x_1::int::text, NULL::text, 'lit', 42, u.x_1 + 1, -u.x_1, NOT true, u.api_key IS NULL,
+  CASE WHEN u.x_1 > 1 THEN 1 ELSE 2 END, (SELECT max(id) FROM api_keys), EXISTS (SELECT 1 FROM api_keys),
+  NOT EXISTS (SELECT 1 FROM news_items), ARRAY(SELECT id FROM api_keys), ROW(1, 2)::text, array_agg(u.id),
+  coalesce(u.api_key, 'x'), greatest(u.x_1, 1), u.json_data->'k', u.json_data->>'k', lower(u.api_key),
+  u.api_key || 'x', (u.x_1), pg_catalog.upper(u.api_key), current_date, true, u.x_1::text::int AS aliased
+FROM user_accounts u GROUP BY u.api_key, u.x_1, u.json_data;
+
+-- name: StarThenCast :one
+SELECT *, 'x'::text FROM news_items;
+
+-- name: EmbedThenCast :one
+SELECT sqlc.embed(news_items), 'x'::text, 1 FROM news_items;
+
+-- name: ReturningCasts :one
+UPDATE news_items SET title = 'x' WHERE id = $1 RETURNING id::text, title::varchar, 'z'::text, CASE WHEN id > 0 THEN 'a' END;
+
+-- name: UnionCasts :many
+SELECT id::bigint, 'a'::text FROM news_items UNION SELECT id, 'b' FROM api_keys;
+
+-- name: CTECast :many
+WITH c AS (SELECT count(*)::int AS n FROM news_items) SELECT n, c.n::text, 1::int FROM c;
