@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -47,11 +48,11 @@ var sqlcNameDiffs = map[string]string{
 	"+field Member.DottedCol thing.Dotted `json:\"dottedCol\"`":       "alias",
 	"-field OverridesRow.DottedCol v3.Dotted `json:\"dottedCol\"`":    "alias",
 	"+field OverridesRow.DottedCol thing.Dotted `json:\"dottedCol\"`": "alias",
-	// Column "2fa" is field _2fa, unexported: go vet reports a json tag
-	// on it (encoding/json ignores the field), so fencegen writes none.
-	"-field Member._2fa pgtype.Bool `json:\"2fa\"`": "vet",
-	"+field Member._2fa pgtype.Bool":                "vet",
 }
+
+// unexportedJSONTag matches the line of a field with an unexported name
+// and a json tag; its group is the tag with the space before it, if any.
+var unexportedJSONTag = regexp.MustCompile(`^field \w+\.[_a-z]\w* .*?( ?json:"[^"]*")`)
 
 func TestNamesMatchSqlc(t *testing.T) {
 	sqlc := filepath.Join(build.Default.GOPATH, "bin", "sqlc")
@@ -91,6 +92,16 @@ func TestNamesMatchSqlc(t *testing.T) {
 	}
 
 	sqlcNames := declaredNames(t, want)
+	// A column whose Go name is unexported ("2fa" is _2fa) has no json
+	// tag in fencegen's output: go vet reports one (encoding/json ignores
+	// the field). sqlc writes it; take it out of sqlc's line.
+	for i, l := range sqlcNames {
+		if m := unexportedJSONTag.FindStringSubmatch(l); m != nil {
+			l = strings.Replace(l, m[1], "", 1)
+			sqlcNames[i] = strings.Replace(strings.TrimSuffix(l, " ``"), "` ", "`", 1)
+		}
+	}
+	slices.Sort(sqlcNames)
 	fgNames := declaredNames(t, out.Files)
 	if len(sqlcNames) < 200 {
 		t.Fatalf("sqlc's output declares %d names; the configuration exercises more", len(sqlcNames))
