@@ -660,6 +660,38 @@ func (a *analyzer) argTypeName(x argInfo, n sqlparse.Node) string {
 // rangeFuncCols returns the columns a function call (or CURRENT_DATE and
 // the like) contributes to FROM. A function returning a scalar gives one
 // column named after the alias (when nameByAlias) or the function.
+// compositeCols returns the columns a function result v of a row type
+// has in FROM, where PostgreSQL expands a composite result into its
+// fields (SELECT * FROM pairs(3), unnest($1::pair[]),
+// jsonb_populate_recordset(NULL::pair, $1) return columns a and b), and
+// false for any other type. A table's row type has the table's columns:
+// like sqlc, a function returning SETOF a table keeps the table's NOT
+// NULL, and its rows are the table's model, with the columns' overrides
+// (SELECT * FROM users_of($1) returns []User). A composite type's fields
+// may be NULL. sqlc v1.31.1 reads a composite type's result as one
+// column, and the scan of the row's two or more fields into it fails
+// when the query runs.
+func (a *analyzer) compositeCols(v value) ([]value, bool) {
+	if !v.Known || v.Type.IsArray() {
+		return nil, false
+	}
+	if t := a.cat.Table(v.Type.Schema, v.Type.Name); t != nil {
+		var out []value
+		for _, c := range t.Columns {
+			out = append(out, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c, DBType: c.DBType})
+		}
+		return out, true
+	}
+	if ut := a.cat.UserType(v.Type.Schema, v.Type.Name); ut != nil && ut.Kind == "composite" && len(ut.Columns) > 0 {
+		var out []value
+		for _, c := range ut.Columns {
+			out = append(out, value{Name: c.Name, Type: c.Type, Known: true, DBType: c.DBType})
+		}
+		return out, true
+	}
+	return nil, false
+}
+
 func (a *analyzer) rangeFuncCols(sc *scope, fe sqlparse.Node, alias string, nameByAlias bool) []value {
 	f, ok := fe.(*sqlparse.FuncCall)
 	if !ok {
@@ -682,15 +714,7 @@ func (a *analyzer) rangeFuncCols(sc *scope, fe sqlparse.Node, alias string, name
 		}
 		return out
 	}
-	if t := a.cat.Table(v.Type.Schema, v.Type.Name); v.Known && t != nil && !v.Type.IsArray() {
-		var out []value
-		for _, c := range t.Columns {
-			// Like sqlc, a function returning SETOF a table keeps the
-			// table's NOT NULL, and its rows are the table's model, with
-			// the columns' overrides (SELECT * FROM users_of($1) returns
-			// []User).
-			out = append(out, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c, DBType: c.DBType})
-		}
+	if out, ok := a.compositeCols(v); ok {
 		return out
 	}
 	name := strings.ToLower(f.Func.Name)
@@ -712,6 +736,12 @@ func (a *analyzer) rangeFuncCols(sc *scope, fe sqlparse.Node, alias string, name
 		var out []value
 		for _, x := range args {
 			c := value{Name: "unnest", Known: x.Known, Type: x.Type.Elem()}
+			if cols, ok := a.compositeCols(c); ok {
+				// An array of a composite type: its fields, as for
+				// unnest of the one array.
+				out = append(out, cols...)
+				continue
+			}
 			out = append(out, c)
 		}
 		return out

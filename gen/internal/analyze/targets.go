@@ -79,6 +79,14 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 			}
 			continue
 		}
+		if ind, ok := t.Expr.(*sqlparse.Indirection); ok && len(ind.Fields) > 0 && ind.Fields[len(ind.Fields)-1] == "*" {
+			if exp, ok := a.expandRow(sc, ind); ok {
+				for _, v := range exp {
+					cols = append(cols, a.resultColumn(v, v.Name))
+				}
+				continue
+			}
+		}
 		v := a.expr(sc, t.Expr)
 		name := t.Name
 		if name == "" {
@@ -96,6 +104,73 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 		cols = append(cols, col)
 	}
 	return cols
+}
+
+// expandRow returns the columns of (x).* in a select list, as
+// PostgreSQL expands it into the fields of x's row type (PostgreSQL docs,
+// 8.16.5 "Using Composite Types in Queries"): a function returning a row
+// ((f($1)).*: its OUT parameters, RETURNS TABLE columns, composite type's
+// fields or table's columns, as in FROM), a relation's whole row ((t).*:
+// t.*), or a value of a composite type or a table's row type ((p).*,
+// (t.p).*). It returns false for anything else, whose (x).* stays one
+// column of unknown type, as sqlc reads every (x).*; sqlc's one column
+// fails to scan a row of two or more.
+func (a *analyzer) expandRow(sc *scope, ind *sqlparse.Indirection) ([]value, bool) {
+	if len(ind.Fields) == 1 {
+		switch x := ind.Arg.(type) {
+		case *sqlparse.FuncCall:
+			cols := a.rangeFuncCols(sc, x, "", false)
+			if len(cols) > 1 || (len(cols) == 1 && cols[0].Name != x.Func.Name) {
+				for i := range cols {
+					cols[i].NotNull, cols[i].Column = false, nil
+				}
+				return cols, true
+			}
+			return nil, false
+		case *sqlparse.ColumnRef:
+			if len(x.Fields) == 1 {
+				if r := a.wholeRowRel(sc, x.Fields[0]); r != nil {
+					return visibleCols([]*rel{r}), true
+				}
+			}
+		}
+	}
+	prefix := ind.Arg
+	if len(ind.Fields) > 1 {
+		prefix = &sqlparse.Indirection{Arg: ind.Arg, Fields: ind.Fields[:len(ind.Fields)-1], Slice: ind.Slice, Subscripts: ind.Subscripts, Loc: ind.Loc}
+	}
+	v := a.expr(sc, prefix)
+	cols, ok := a.compositeCols(v)
+	if !ok {
+		return nil, false
+	}
+	for i := range cols {
+		// A row value's fields may be NULL, whatever the columns of its
+		// table declare.
+		cols[i].NotNull, cols[i].Column = false, nil
+	}
+	return cols, true
+}
+
+// wholeRowRel is the relation in scope that a bare name refers to as a
+// whole row (PostgreSQL docs, 8.16.5): one named name when no column in
+// scope has that name, else nil.
+func (a *analyzer) wholeRowRel(sc *scope, name string) *rel {
+	for x := sc; x != nil; x = x.parent {
+		for _, r := range x.rels {
+			for _, c := range r.cols {
+				if c.Name == name && !c.merged {
+					return nil
+				}
+			}
+		}
+		for _, r := range x.rels {
+			if r.name == name && !r.unresolved && !r.scalar {
+				return r
+			}
+		}
+	}
+	return nil
 }
 
 // namedAsPostgres reports whether PostgreSQL names the result column of
