@@ -18,8 +18,11 @@
 // The Markdown report goes to stdout: one row per configuration (or
 // entry) with its sql_package, sqlc's and fencegen's result, whether
 // fencegen's code compiles, and how many lines of sqlc's exported-API
-// listing (API.Lines) fencegen's has identically; the summary totals them
-// by sql_package. Progress goes to stderr. The exit status is 0 whatever
+// listing (API.Lines) fencegen's has identically, and whether every file
+// fencegen generated has sqlc's text after the header (CompareText: the
+// number of differing lines otherwise); the summary totals them by
+// sql_package ("file text identical: N of M cases, K differing lines"),
+// and -v prints the unified diff of each case's differing files. Progress goes to stderr. The exit status is 0 whatever
 // the differences (1 with -strict when a case fails to generate or
 // compile), 1 when the tool itself cannot run, 2 on bad flags.
 package main
@@ -120,10 +123,18 @@ type Case struct {
 	// (APILines) and APISame how many of them fencegen's has identically
 	// (0 when fencegen did not generate); both 0 when sqlc did not
 	// generate.
-	APITotal int    `json:"api_lines_sqlc"`
-	APISame  int    `json:"api_lines_identical"`
-	Fenced   bool   `json:"fenced,omitempty"` // fencegen's API mentions fence.Token
-	Notes    string `json:"notes"`
+	APITotal int  `json:"api_lines_sqlc"`
+	APISame  int  `json:"api_lines_identical"`
+	Fenced   bool `json:"fenced,omitempty"` // fencegen's API mentions fence.Token
+	// Text says whether every file fencegen generated has sqlc's text
+	// after the header (compareText): identical, N lines differ, n.a.
+	Text string `json:"text"`
+	// TextLines is the number of differing lines (CompareText) and
+	// TextFiles the files that differ.
+	TextLines int      `json:"text_lines_differing"`
+	TextFiles []string `json:"text_files_differing,omitempty"`
+	textDiff  string
+	Notes     string `json:"notes"`
 }
 
 type options struct {
@@ -328,6 +339,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		projectTypes(c)
 		classify(c, o.sqlc != "")
 		compareAPI(c, o.sqlc != "")
+		compareText(c)
 		c.Notes = notes(c)
 	}
 	fmt.Fprintf(stderr, "corpus: done in %s\n", time.Since(start).Round(time.Millisecond))
@@ -1070,13 +1082,13 @@ func cell(s string, max int) string {
 }
 
 func report(w io.Writer, cases []*Case, o options, sqlcNote string) {
-	fmt.Fprintln(w, "| project | configuration | sql_package | sqlc | fencegen | compiles | API lines identical | result | notes |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| project | configuration | sql_package | sqlc | fencegen | compiles | API lines identical | file text | result | notes |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, c := range cases {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			cell(c.Project, 60), cell(configCell(c), 200), cell(c.SQLPackage, 40),
 			cell(sqlcCell(c), 100), cell(fencegenCell(c), 120), cell(compileCell(c), 80),
-			apiCell(c), c.Result, cell(c.Notes, 160))
+			apiCell(c), c.Text, c.Result, cell(c.Notes, 160))
 	}
 	count := func(f func(*Case) string) string {
 		m := map[string]int{}
@@ -1204,7 +1216,7 @@ func report(w io.Writer, cases []*Case, o options, sqlcNote string) {
 	if o.verbose {
 		fmt.Fprintf(w, "\n## Details\n")
 		for _, c := range cases {
-			if len(c.Diffs) == 0 && len(c.Errors) == 0 && len(c.CompileErr) == 0 && len(c.VetErr) == 0 && c.SqlcStatus == "ok" {
+			if len(c.Diffs) == 0 && len(c.Errors) == 0 && len(c.CompileErr) == 0 && len(c.VetErr) == 0 && c.SqlcStatus == "ok" && c.textDiff == "" {
 				continue
 			}
 			fmt.Fprintf(w, "\n### %s\n\n```\n", c.Name)
@@ -1229,6 +1241,9 @@ func report(w io.Writer, cases []*Case, o options, sqlcNote string) {
 				fmt.Fprintf(w, "%s\n", d)
 			}
 			fmt.Fprintf(w, "```\n")
+			if c.textDiff != "" {
+				fmt.Fprintf(w, "\nfile text (after the header), sqlc's and fencegen's:\n\n```diff\n%s```\n", c.textDiff)
+			}
 		}
 	}
 }
@@ -1356,6 +1371,9 @@ func (l *lineCount) ratioSep(sep string) string {
 type groupCount struct {
 	n, sqlc, fencegen, compiled int
 	lines                       lineCount
+	// textCases are the cases whose file text was compared, textSame
+	// those identical after the header, textLines the differing lines.
+	textCases, textSame, textLines int
 }
 
 func (g *groupCount) add(c *Case) {
@@ -1372,11 +1390,18 @@ func (g *groupCount) add(c *Case) {
 	if counted(c) {
 		g.lines.add(c)
 	}
+	if counted(c) && c.Text != "n.a." && c.Text != "" {
+		g.textCases++
+		g.textLines += c.TextLines
+		if c.Text == "identical" {
+			g.textSame++
+		}
+	}
 }
 
 func (g *groupCount) String(name string) string {
-	return fmt.Sprintf("%s: configurations %d; sqlc generates %d, fencegen generates %d, compile OK %d; API lines identical %s",
-		name, g.n, g.sqlc, g.fencegen, g.compiled, g.lines.ratioSep(" of "))
+	return fmt.Sprintf("%s: configurations %d; sqlc generates %d, fencegen generates %d, compile OK %d; API lines identical %s; file text identical: %d of %d cases, %d differing lines",
+		name, g.n, g.sqlc, g.fencegen, g.compiled, g.lines.ratioSep(" of "), g.textSame, g.textCases, g.textLines)
 }
 
 // groupRank orders the summary groups: pgx/v5, database/sql, the others.
