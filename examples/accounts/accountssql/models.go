@@ -4,8 +4,9 @@ package accountssql
 
 import (
 	"database/sql"
-	"github.com/fencegen/fencegen/runtime/fence"
 	"time"
+
+	"github.com/fencegen/fencegen/runtime/fence"
 )
 
 type AccountBalance struct {

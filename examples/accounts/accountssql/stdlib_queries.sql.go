@@ -8,75 +8,79 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
-const openAccount = `-- name: OpenAccount :one
--- fencegen: stores the token (account_balances.last_fencing_token = $3)
-INSERT INTO account_balances (id, balance, last_fencing_token)
-VALUES ($1, $2, $3)
-RETURNING id, balance, last_fencing_token, closed_at
+const applyInterest = `-- name: ApplyInterest :exec
+-- fencegen: guarded by key (account_balances.last_fencing_token < $3)
+UPDATE account_balances
+SET balance = round(balance * $1::numeric, 2), last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token < $3
+RETURNING 1
 `
 
-type OpenAccountParams struct {
-	ID      int64
-	Balance string
+const fenceStoredApplyInterest = `-- name: ApplyInterest :exec (stored token, sent only when the write touched no row)
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
+`
+
+type ApplyInterestParams struct {
+	Rate string
+	ID   int64
 }
 
-// The queries of queries.sql for the database/sql package accountssql,
-// less the :batch* ones (pgx's SendBatch; database/sql has no batches).
-// OpenAccount creates an account with an opening balance.
+// ApplyInterest multiplies a balance by rate. It must run at most once per
+// lease, so it uses the strict guard: a second call under the same token is
+// refused.
 //
-// OpenAccount stores token in account_balances.last_fencing_token.
-func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token fence.Token) (AccountBalance, error) {
-	row := q.db.QueryRowContext(ctx, openAccount, arg.ID, arg.Balance, int64(token))
-	var i AccountBalance
-	err := row.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	return i, fenceimpl.TriggerError("OpenAccount", err, "account_balances")
+// ApplyInterest is fenced on account_balances.last_fencing_token: it refuses
+// to touch rows whose stored fencing token is not lower than token (strict: at
+// most one write per row per lease), and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) ApplyInterest(ctx context.Context, arg ApplyInterestParams, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "ApplyInterest", "account_balances", fence.Strict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, applyInterest, arg.Rate, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredApplyInterest, arg.ID))
+	})
+	return err
 }
 
-const getAccount = `-- name: GetAccount :one
-SELECT id, balance, last_fencing_token, closed_at FROM account_balances WHERE id = $1
+const closeAccount = `-- name: CloseAccount :execrows
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
+DELETE FROM account_balances
+WHERE id = $1 AND account_balances.last_fencing_token <= $2
+RETURNING 1
 `
 
-func (q *Queries) GetAccount(ctx context.Context, id int64) (AccountBalance, error) {
-	row := q.db.QueryRowContext(ctx, getAccount, id)
-	var i AccountBalance
-	err := row.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	return i, err
-}
-
-const listAccounts = `-- name: ListAccounts :many
-SELECT id, balance FROM account_balances ORDER BY id
+const fenceStoredCloseAccount = `-- name: CloseAccount :execrows (stored token, sent only when the write touched no row)
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
 `
 
-type ListAccountsRow struct {
-	ID      int64
-	Balance string
-}
-
-func (q *Queries) ListAccounts(ctx context.Context) ([]ListAccountsRow, error) {
-	rows, err := q.db.QueryContext(ctx, listAccounts)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ListAccountsRow
-	for rows.Next() {
-		var i ListAccountsRow
-		if err := rows.Scan(&i.ID, &i.Balance); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+// CloseAccount deletes an account's row. A hard DELETE leaves nothing to
+// fence a later INSERT against: prefer SoftCloseAccount (README, "Deleting
+// fenced rows").
+//
+// CloseAccount is fenced on account_balances.last_fencing_token: it refuses to
+// touch rows whose stored fencing token is greater than token. It returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
+// hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
+// when it matched no row. One round trip when it writes; when it writes
+// nothing, a second reads the stored token.
+func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token) (int64, error) {
+	return fenceimpl.WriteByKey(ctx, "CloseAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, closeAccount, id, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredCloseAccount, id))
+	})
 }
 
 const creditAccount = `-- name: CreditAccount :exec
@@ -116,166 +120,139 @@ func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, to
 	return err
 }
 
-const setBalance = `-- name: SetBalance :one
--- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
-UPDATE account_balances
-SET balance = $1, last_fencing_token = $3
-WHERE id = $2 AND account_balances.last_fencing_token <= $3
-RETURNING id, balance, last_fencing_token, closed_at
+const creditsFor = `-- name: CreditsFor :many
+SELECT c.id, c.amount, c.worker, a.balance
+FROM account_credits c
+JOIN account_balances a ON a.id = c.account_id
+WHERE c.account_id = $1
+ORDER BY c.id
 `
 
-const fenceStoredSetBalance = `-- name: SetBalance :one (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token
-FROM account_balances
-WHERE id = $1
-`
-
-type SetBalanceParams struct {
-	Balance string
+type CreditsForRow struct {
 	ID      int64
+	Amount  string
+	Worker  string
+	Balance string
 }
 
-// SetBalance overwrites a balance and returns the new row.
-//
-// SetBalance is fenced on account_balances.last_fencing_token: it refuses to
-// touch rows whose stored fencing token is greater than token, and stores
-// token in the rows it writes. It returns a *fence.StaleError (errors.Is
-// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
-// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
-func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fence.Token) (AccountBalance, error) {
-	var i AccountBalance
-	found := false
-	_, err := fenceimpl.WriteByKey(ctx, "SetBalance", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setBalance, arg.Balance, arg.ID, int64(token)))
-	}, func(rows fenceimpl.Rows) error {
-		if found {
-			return nil
-		}
-		found = true
-		return rows.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	}, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetBalance, arg.ID))
-	})
-	if errors.Is(err, fence.ErrNotFound) {
-		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
+func (q *Queries) CreditsFor(ctx context.Context, accountID int64) ([]CreditsForRow, error) {
+	rows, err := q.db.QueryContext(ctx, creditsFor, accountID)
+	if err != nil {
+		return nil, err
 	}
+	defer rows.Close()
+	var items []CreditsForRow
+	for rows.Next() {
+		var i CreditsForRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Amount,
+			&i.Worker,
+			&i.Balance,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const getAccount = `-- name: GetAccount :one
+SELECT id, balance, last_fencing_token, closed_at FROM account_balances WHERE id = $1
+`
+
+func (q *Queries) GetAccount(ctx context.Context, id int64) (AccountBalance, error) {
+	row := q.db.QueryRowContext(ctx, getAccount, id)
+	var i AccountBalance
+	err := row.Scan(
+		&i.ID,
+		&i.Balance,
+		&i.LastFencingToken,
+		&i.ClosedAt,
+	)
 	return i, err
 }
 
-const closeAccount = `-- name: CloseAccount :execrows
--- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
-DELETE FROM account_balances
-WHERE id = $1 AND account_balances.last_fencing_token <= $2
-RETURNING 1
+const listAccounts = `-- name: ListAccounts :many
+SELECT id, balance FROM account_balances ORDER BY id
 `
 
-const fenceStoredCloseAccount = `-- name: CloseAccount :execrows (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token
-FROM account_balances
-WHERE id = $1
-`
-
-// CloseAccount deletes an account's row. A hard DELETE leaves nothing to
-// fence a later INSERT against: prefer SoftCloseAccount (README, "Deleting
-// fenced rows").
-//
-// CloseAccount is fenced on account_balances.last_fencing_token: it refuses to
-// touch rows whose stored fencing token is greater than token. It returns a
-// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
-// hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
-// when it matched no row. One round trip when it writes; when it writes
-// nothing, a second reads the stored token.
-func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token) (int64, error) {
-	return fenceimpl.WriteByKey(ctx, "CloseAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, closeAccount, id, int64(token)))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredCloseAccount, id))
-	})
+type ListAccountsRow struct {
+	ID      int64
+	Balance string
 }
 
-const softCloseAccount = `-- name: SoftCloseAccount :exec
--- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
-UPDATE account_balances
-SET closed_at = COALESCE(closed_at, now()), last_fencing_token = $2
-WHERE id = $1 AND account_balances.last_fencing_token <= $2
-RETURNING 1
+func (q *Queries) ListAccounts(ctx context.Context) ([]ListAccountsRow, error) {
+	rows, err := q.db.QueryContext(ctx, listAccounts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListAccountsRow
+	for rows.Next() {
+		var i ListAccountsRow
+		if err := rows.Scan(&i.ID, &i.Balance); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const openAccount = `-- name: OpenAccount :one
+-- fencegen: stores the token (account_balances.last_fencing_token = $3)
+INSERT INTO account_balances (id, balance, last_fencing_token)
+VALUES ($1, $2, $3)
+RETURNING id, balance, last_fencing_token, closed_at
 `
 
-const fenceStoredSoftCloseAccount = `-- name: SoftCloseAccount :exec (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token
-FROM account_balances
-WHERE id = $1
-`
+type OpenAccountParams struct {
+	ID      int64
+	Balance string
+}
 
-// SoftCloseAccount closes an account with a tombstone instead of deleting
-// it: the row stays, and stores the closing holder's token, so a stale
-// holder's later write to it is refused.
+// The queries of queries.sql for the database/sql package accountssql,
+// less the :batch* ones (pgx's SendBatch; database/sql has no batches).
+// OpenAccount creates an account with an opening balance.
 //
-// SoftCloseAccount is fenced on account_balances.last_fencing_token: it
-// refuses to touch rows whose stored fencing token is greater than token, and
-// stores token in the rows it writes. It returns a *fence.StaleError
-// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
-// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip when it writes; when it writes nothing, a second reads
-// the stored token.
-func (q *Queries) SoftCloseAccount(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "SoftCloseAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, softCloseAccount, id, int64(token)))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSoftCloseAccount, id))
-	})
+// OpenAccount stores token in account_balances.last_fencing_token.
+func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token fence.Token) (AccountBalance, error) {
+	row := q.db.QueryRowContext(ctx, openAccount, arg.ID, arg.Balance, int64(token))
+	var i AccountBalance
+	err := row.Scan(
+		&i.ID,
+		&i.Balance,
+		&i.LastFencingToken,
+		&i.ClosedAt,
+	)
+	return i, fenceimpl.TriggerError("OpenAccount", err, "account_balances")
+}
+
+const recordCredit = `-- name: RecordCredit :exec
+INSERT INTO account_credits (account_id, amount, worker) VALUES ($1, $2, $3)
+`
+
+type RecordCreditParams struct {
+	AccountID int64
+	Amount    string
+	Worker    string
+}
+
+func (q *Queries) RecordCredit(ctx context.Context, arg RecordCreditParams) error {
+	_, err := q.db.ExecContext(ctx, recordCredit, arg.AccountID, arg.Amount, arg.Worker)
 	return err
-}
-
-const reopenAccount = `-- name: ReopenAccount :one
--- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
-UPDATE account_balances
-SET balance = $1, closed_at = NULL, last_fencing_token = $3
-WHERE id = $2 AND account_balances.last_fencing_token <= $3
-RETURNING id, balance, last_fencing_token, closed_at
-`
-
-const fenceStoredReopenAccount = `-- name: ReopenAccount :one (stored token, sent only when the write touched no row)
-SELECT account_balances.last_fencing_token
-FROM account_balances
-WHERE id = $1
-`
-
-type ReopenAccountParams struct {
-	Balance string
-	ID      int64
-}
-
-// ReopenAccount brings a closed account back (what a re-INSERT would do after
-// a hard DELETE), as a fenced UPDATE that clears the tombstone.
-//
-// ReopenAccount is fenced on account_balances.last_fencing_token: it refuses
-// to touch rows whose stored fencing token is greater than token, and stores
-// token in the rows it writes. It returns a *fence.StaleError (errors.Is
-// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
-// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
-func (q *Queries) ReopenAccount(ctx context.Context, arg ReopenAccountParams, token fence.Token) (AccountBalance, error) {
-	var i AccountBalance
-	found := false
-	_, err := fenceimpl.WriteByKey(ctx, "ReopenAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, reopenAccount, arg.Balance, arg.ID, int64(token)))
-	}, func(rows fenceimpl.Rows) error {
-		if found {
-			return nil
-		}
-		found = true
-		return rows.Scan(&i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
-	}, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredReopenAccount, arg.ID))
-	})
-	if errors.Is(err, fence.ErrNotFound) {
-		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
-	}
-	return i, err
 }
 
 const recreateAccount = `-- name: RecreateAccount :one
@@ -320,7 +297,14 @@ func (q *Queries) RecreateAccount(ctx context.Context, arg RecreateAccountParams
 			return nil
 		}
 		found = true
-		return rows.Scan(nil, nil, &i.ID, &i.Balance, &i.LastFencingToken, &i.ClosedAt)
+		return rows.Scan(
+			nil,
+			nil,
+			&i.ID,
+			&i.Balance,
+			&i.LastFencingToken,
+			&i.ClosedAt,
+		)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
@@ -328,94 +312,143 @@ func (q *Queries) RecreateAccount(ctx context.Context, arg RecreateAccountParams
 	return i, err
 }
 
-const recordCredit = `-- name: RecordCredit :exec
-INSERT INTO account_credits (account_id, amount, worker) VALUES ($1, $2, $3)
-`
-
-type RecordCreditParams struct {
-	AccountID int64
-	Amount    string
-	Worker    string
-}
-
-func (q *Queries) RecordCredit(ctx context.Context, arg RecordCreditParams) error {
-	_, err := q.db.ExecContext(ctx, recordCredit, arg.AccountID, arg.Amount, arg.Worker)
-	return err
-}
-
-const creditsFor = `-- name: CreditsFor :many
-SELECT c.id, c.amount, c.worker, a.balance
-FROM account_credits c
-JOIN account_balances a ON a.id = c.account_id
-WHERE c.account_id = $1
-ORDER BY c.id
-`
-
-type CreditsForRow struct {
-	ID      int64
-	Amount  string
-	Worker  string
-	Balance string
-}
-
-func (q *Queries) CreditsFor(ctx context.Context, accountID int64) ([]CreditsForRow, error) {
-	rows, err := q.db.QueryContext(ctx, creditsFor, accountID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []CreditsForRow
-	for rows.Next() {
-		var i CreditsForRow
-		if err := rows.Scan(&i.ID, &i.Amount, &i.Worker, &i.Balance); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const applyInterest = `-- name: ApplyInterest :exec
--- fencegen: guarded by key (account_balances.last_fencing_token < $3)
+const reopenAccount = `-- name: ReopenAccount :one
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
 UPDATE account_balances
-SET balance = round(balance * $1::numeric, 2), last_fencing_token = $3
-WHERE id = $2 AND account_balances.last_fencing_token < $3
-RETURNING 1
+SET balance = $1, closed_at = NULL, last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token <= $3
+RETURNING id, balance, last_fencing_token, closed_at
 `
 
-const fenceStoredApplyInterest = `-- name: ApplyInterest :exec (stored token, sent only when the write touched no row)
+const fenceStoredReopenAccount = `-- name: ReopenAccount :one (stored token, sent only when the write touched no row)
 SELECT account_balances.last_fencing_token
 FROM account_balances
 WHERE id = $1
 `
 
-type ApplyInterestParams struct {
-	Rate string
-	ID   int64
+type ReopenAccountParams struct {
+	Balance string
+	ID      int64
 }
 
-// ApplyInterest multiplies a balance by rate. It must run at most once per
-// lease, so it uses the strict guard: a second call under the same token is
-// refused.
+// ReopenAccount brings a closed account back (what a re-INSERT would do after
+// a hard DELETE), as a fenced UPDATE that clears the tombstone.
 //
-// ApplyInterest is fenced on account_balances.last_fencing_token: it refuses
-// to touch rows whose stored fencing token is not lower than token (strict: at
-// most one write per row per lease), and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) ApplyInterest(ctx context.Context, arg ApplyInterestParams, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "ApplyInterest", "account_balances", fence.Strict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, applyInterest, arg.Rate, arg.ID, int64(token)))
+// ReopenAccount is fenced on account_balances.last_fencing_token: it refuses
+// to touch rows whose stored fencing token is greater than token, and stores
+// token in the rows it writes. It returns a *fence.StaleError (errors.Is
+// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
+// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
+// One round trip when it writes; when it writes nothing, a second reads the
+// stored token.
+func (q *Queries) ReopenAccount(ctx context.Context, arg ReopenAccountParams, token fence.Token) (AccountBalance, error) {
+	var i AccountBalance
+	found := false
+	_, err := fenceimpl.WriteByKey(ctx, "ReopenAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, reopenAccount, arg.Balance, arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(
+			&i.ID,
+			&i.Balance,
+			&i.LastFencingToken,
+			&i.ClosedAt,
+		)
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredReopenAccount, arg.ID))
+	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
+	}
+	return i, err
+}
+
+const setBalance = `-- name: SetBalance :one
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $3)
+UPDATE account_balances
+SET balance = $1, last_fencing_token = $3
+WHERE id = $2 AND account_balances.last_fencing_token <= $3
+RETURNING id, balance, last_fencing_token, closed_at
+`
+
+const fenceStoredSetBalance = `-- name: SetBalance :one (stored token, sent only when the write touched no row)
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
+`
+
+type SetBalanceParams struct {
+	Balance string
+	ID      int64
+}
+
+// SetBalance overwrites a balance and returns the new row.
+//
+// SetBalance is fenced on account_balances.last_fencing_token: it refuses to
+// touch rows whose stored fencing token is greater than token, and stores
+// token in the rows it writes. It returns a *fence.StaleError (errors.Is
+// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
+// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
+// One round trip when it writes; when it writes nothing, a second reads the
+// stored token.
+func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fence.Token) (AccountBalance, error) {
+	var i AccountBalance
+	found := false
+	_, err := fenceimpl.WriteByKey(ctx, "SetBalance", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setBalance, arg.Balance, arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(
+			&i.ID,
+			&i.Balance,
+			&i.LastFencingToken,
+			&i.ClosedAt,
+		)
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetBalance, arg.ID))
+	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
+	}
+	return i, err
+}
+
+const softCloseAccount = `-- name: SoftCloseAccount :exec
+-- fencegen: guarded by key (account_balances.last_fencing_token <= $2)
+UPDATE account_balances
+SET closed_at = COALESCE(closed_at, now()), last_fencing_token = $2
+WHERE id = $1 AND account_balances.last_fencing_token <= $2
+RETURNING 1
+`
+
+const fenceStoredSoftCloseAccount = `-- name: SoftCloseAccount :exec (stored token, sent only when the write touched no row)
+SELECT account_balances.last_fencing_token
+FROM account_balances
+WHERE id = $1
+`
+
+// SoftCloseAccount closes an account with a tombstone instead of deleting
+// it: the row stays, and stores the closing holder's token, so a stale
+// holder's later write to it is refused.
+//
+// SoftCloseAccount is fenced on account_balances.last_fencing_token: it
+// refuses to touch rows whose stored fencing token is greater than token, and
+// stores token in the rows it writes. It returns a *fence.StaleError
+// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
+// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
+// row. One round trip when it writes; when it writes nothing, a second reads
+// the stored token.
+func (q *Queries) SoftCloseAccount(ctx context.Context, id int64, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "SoftCloseAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, softCloseAccount, id, int64(token)))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredApplyInterest, arg.ID))
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSoftCloseAccount, id))
 	})
 	return err
 }

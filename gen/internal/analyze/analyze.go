@@ -29,7 +29,8 @@ type Query struct {
 	// locate the "-- name:" line.
 	File      string
 	Line, Col int
-	// Doc holds the comment lines above the query.
+	// Doc holds the comment lines above the query, each the text after
+	// its "--" (a leading space kept, as sqlc keeps it).
 	Doc []string
 	// SQL is the statement sent to PostgreSQL: named parameters replaced by
 	// $n and, for a fenced write, the guard added.

@@ -53,7 +53,8 @@ var nearNameLine = regexp.MustCompile(`^(?i:name)\s*:\s*([A-Za-z_][A-Za-z0-9_]*)
 type Annotation struct {
 	Name string
 	Cmd  string
-	// Doc holds the other comment lines, without "--", in order.
+	// Doc holds the other comment lines, in order, each the text after
+	// its "--" (a leading space kept, as sqlc keeps it).
 	Doc []string
 	// Strict is set by "-- @fence strict", NonStrict by "-- @fence non-strict";
 	// NonStrictLine and NonStrictCol locate the latter.
@@ -164,7 +165,9 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 			continue
 		}
 		if strings.HasPrefix(text, "--") {
-			doc = append(doc, strings.TrimPrefix(strings.TrimPrefix(text, "--"), " "))
+			// As sqlc keeps it: the text after "--", its leading
+			// space included ("-- a" gives " a", "--a" gives "a").
+			doc = append(doc, strings.TrimPrefix(text, "--"))
 		}
 	}
 	if a != nil {

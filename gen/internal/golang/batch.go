@@ -21,7 +21,6 @@ func (e *emitter) batchPreamble(f *jen.File) {
 func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 	sig := e.signature(q)
 	e.sqlConst(f, q)
-	e.structs(f, q, sig)
 	results := q.Name + "BatchResults"
 	fenced := fencedBatch(q)
 	fields := []jen.Code{
@@ -35,6 +34,7 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 	}
 	f.Type().Id(results).Struct(fields...)
 	f.Line()
+	e.structs(f, q, sig)
 	var vals []jen.Code
 	if e.useParamsStruct(q) {
 		for _, n := range e.paramFields(q) {
@@ -52,7 +52,7 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 	if sig.rowArg != "" {
 		total = jen.Len(jen.Id(sig.rowArg))
 		body = append(body, jen.For(jen.List(jen.Id("_"), jen.Id("a")).Op(":=").Range().Id(sig.rowArg)).Block(
-			jen.Id("vals").Op(":=").Index().Interface().Values(vals...),
+			jen.Id("vals").Op(":=").Index().Interface().Add(multiValues(vals...)),
 			jen.Id("batch").Dot("Queue").Call(jen.Id(e.sqlConstName(q)), jen.Id("vals").Op("...")),
 		))
 	} else {
@@ -136,15 +136,15 @@ func (e *emitter) batchItem(q *analyze.Query, sig signature) []jen.Code {
 	case ":batchmany":
 		return []jen.Code{
 			e.itemsDecl(sig),
-			batchClosed(jen.Nil()),
+			batchClosed(jen.Id("items")),
 			jen.Err().Op(":=").Func().Params().Error().Block(
 				jen.List(jen.Id("rows"), jen.Err()).Op(":=").Id("b").Dot("br").Dot("Query").Call(),
 				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
 				jen.Defer().Id("rows").Dot("Close").Call(),
 				jen.For(jen.Id("rows").Dot("Next").Call()).Block(
 					e.newItem(sig),
-					jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(e.scanDests(sig)...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-					jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
+					jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(sqlcList(nil, e.scanDests(sig))...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+					jen.Id("items").Op("=").Append(jen.Id("items"), e.retValue(sig)),
 				),
 				jen.Return(jen.Id("rows").Dot("Err").Call()),
 			).Call(),
@@ -154,11 +154,11 @@ func (e *emitter) batchItem(q *analyze.Query, sig signature) []jen.Code {
 	case ":batchone":
 		return []jen.Code{
 			e.newItem(sig),
-			batchClosed(jen.Id("i")),
+			batchClosed(e.retZero(sig)),
 			jen.Id("row").Op(":=").Id("b").Dot("br").Dot("QueryRow").Call(),
-			jen.Err().Op(":=").Id("row").Dot("Scan").Call(e.scanDests(sig)...),
+			jen.Err().Op(":=").Id("row").Dot("Scan").Call(sqlcList(nil, e.scanDests(sig))...),
 			mapErr,
-			batchReport(jen.Id("i")),
+			batchReport(e.retValue(sig)),
 		}
 	}
 	return []jen.Code{
@@ -207,7 +207,7 @@ func (e *emitter) fencedBatchItem(q *analyze.Query, sig signature) []jen.Code {
 			e.itemsDecl(sig),
 			batchClosed(jen.Nil()),
 			query,
-			jen.If(jen.List(jen.Id("_"), jen.Err()).Op("=").Add(result(e.scanAppend(sig, dests))), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op("=").Add(result(e.scanAppend(sig, dests, len(e.scanDests(sig))))), jen.Err().Op("!=").Nil()).Block(
 				jen.Id("items").Op("=").Nil(),
 			),
 			batchReport(jen.Id("items")),
@@ -215,12 +215,12 @@ func (e *emitter) fencedBatchItem(q *analyze.Query, sig signature) []jen.Code {
 	case ":batchone":
 		return []jen.Code{
 			e.newItem(sig),
-			batchClosed(jen.Id("i")),
+			batchClosed(e.retZero(sig)),
 			jen.Id("found").Op(":=").False(),
 			query,
-			jen.List(jen.Id("_"), jen.Err()).Op("=").Add(result(scanFirst(dests))),
+			jen.List(jen.Id("_"), jen.Err()).Op("=").Add(result(scanFirst(dests, len(e.scanDests(sig))))),
 			e.cteNoRow(q),
-			batchReport(jen.Id("i")),
+			batchReport(e.retValue(sig)),
 		}
 	}
 	return []jen.Code{

@@ -312,6 +312,7 @@ func (e *emitter) checkParams(fd *ast.FuncDecl, file string, pkgs map[string]boo
 		})
 	}
 	if q != nil && fd.Body != nil {
+		retName := e.signature(q).retName
 		// A local of the method's body (batch := ..., for _, a := range)
 		// named as the query's constant would shadow it as well.
 		reported := map[string]bool{}
@@ -341,6 +342,12 @@ func (e *emitter) checkParams(fd *ast.FuncDecl, file string, pkgs map[string]boo
 				}
 			case *ast.ValueSpec:
 				for _, id := range n.Names {
+					// An unfenced method declares a one-column result's
+					// variable (named as sqlc names it, which may be the
+					// constant's name) after the constant's one use.
+					if q.Fence == nil && id.Name == retName {
+						continue
+					}
 					local(id)
 				}
 			}

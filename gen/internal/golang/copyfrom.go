@@ -7,14 +7,19 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 )
 
-// copyfrom emits a :copyfrom query: an iterator implementing
+// copyfromStructs emits a :copyfrom query's Params struct in its query
+// file, where sqlc declares it.
+func (e *emitter) copyfromStructs(qf *jen.File, q *analyze.Query) {
+	e.structs(qf, q, e.signature(q))
+}
+
+// copyfrom emits a :copyfrom query in the copyfrom file: an iterator implementing
 // pgx.CopyFromSource over the rows, and a method that sends them with
 // COPY FROM STDIN in one round trip (pgx's CopyFrom, PostgreSQL docs, COPY).
 // Into a fenced table the method takes a fence.Token and stores it in every
 // row: the rows are new, so there is nothing to guard.
-func (e *emitter) copyfrom(qf, cf *jen.File, q *analyze.Query) {
+func (e *emitter) copyfrom(cf *jen.File, q *analyze.Query) {
 	sig := e.signature(q)
-	e.structs(qf, q, sig)
 	iter := "iteratorFor" + q.Name
 	structured := e.useParamsStruct(q)
 	rowType := sig.rowType
@@ -50,7 +55,7 @@ func (e *emitter) copyfrom(qf, cf *jen.File, q *analyze.Query) {
 		vals = append(vals, jen.Int64().Call(jen.Id("r").Dot("token")))
 	}
 	cf.Func().Params(jen.Id("r").Id(iter)).Id("Values").Params().Params(jen.Index().Interface(), jen.Error()).Block(
-		jen.Return(jen.Index().Interface().Values(vals...), jen.Nil()),
+		jen.Return(jen.Index().Interface().Add(multiValues(vals...)), jen.Nil()),
 	)
 	cf.Line()
 	cf.Func().Params(jen.Id("r").Id(iter)).Id("Err").Params().Error().Block(jen.Return(jen.Nil()))
@@ -74,7 +79,7 @@ func (e *emitter) copyfrom(qf, cf *jen.File, q *analyze.Query) {
 	e.doc(cf, q)
 	copyFrom := e.dbExpr().Dot("CopyFrom").Call(
 		jen.Id("ctx"),
-		jen.Qual(pgxPkg, "Identifier").Values(table...),
+		jen.Index().String().Values(table...),
 		jen.Index().String().Values(cols...),
 		jen.Op("&").Id(iter).Values(itValues),
 	)

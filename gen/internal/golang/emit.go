@@ -8,9 +8,12 @@ package golang
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
+	"go/parser"
 	"go/token"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -31,8 +34,7 @@ type Input struct {
 	Files   []*analyze.File
 	Options config.GoOptions
 	// Sources maps a query file's name (as in analyze.File.Name) to the
-	// path relative to the configuration file that its output's header
-	// names.
+	// path relative to the configuration file, which errors name.
 	Sources map[string]string
 }
 
@@ -104,7 +106,6 @@ func Emit(in Input) (map[string][]byte, error) {
 		out[name] = b
 		return nil
 	}
-	var queries []*analyze.Query
 	// The copyfrom and batch files exist once a query needs them.
 	var copyFile, batchFile *jen.File
 	// Each query file with queries becomes <base name>.go; a file without
@@ -123,30 +124,50 @@ func Emit(in Input) (map[string][]byte, error) {
 		}
 		byOut[name] = append(byOut[name], f)
 	}
+	// As sqlc, each file's queries come in the order of their names, and
+	// so do the copyfrom and batch files' (all queries sorted by name).
+	var all []*analyze.Query
+	for _, name := range outNames {
+		all = append(all, queriesOf(byOut[name])...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	queries := all
+	var copyQueries, batchQueries []*analyze.Query
+	for _, q := range all {
+		switch q.Cmd {
+		case ":copyfrom":
+			copyQueries = append(copyQueries, q)
+		case ":batchexec", ":batchmany", ":batchone":
+			batchQueries = append(batchQueries, q)
+		}
+	}
+	copyName := e.fileNameOr(e.opts.OutputCopyfromFileName, "copyfrom.go")
+	batchName := e.fileNameOr(e.opts.OutputBatchFileName, "batch.go")
+	if len(copyQueries) > 0 {
+		copyFile = e.newFile(pkg, sourceOr(e.opts.OutputCopyfromFileName, "copyfrom.go"))
+	}
+	if len(batchQueries) > 0 {
+		batchFile = e.newFile(pkg, sourceOr(e.opts.OutputBatchFileName, "batch.go"))
+		e.batchPreamble(batchFile)
+	}
 	for _, name := range outNames {
 		group := byOut[name]
-		src := group[0].Name
-		if rel, ok := in.Sources[src]; ok {
-			src = rel
-		}
-		jf := e.newFile(pkg, src)
-		for _, q := range queriesOf(group) {
+		// sqlc's "// source:" names the query file's base name.
+		jf := e.newFile(pkg, path.Base(group[0].Name))
+		qs := queriesOf(group)
+		sort.SliceStable(qs, func(i, j int) bool { return qs[i].Name < qs[j].Name })
+		for _, q := range qs {
 			switch q.Cmd {
 			case ":copyfrom":
-				if copyFile == nil {
-					copyFile = e.newFile(pkg, "")
-				}
-				e.copyfrom(jf, copyFile, q)
+				e.copyfromStructs(jf, q)
 			case ":batchexec", ":batchmany", ":batchone":
-				if batchFile == nil {
-					batchFile = e.newFile(pkg, "")
-					e.batchPreamble(batchFile)
-				}
-				e.batch(batchFile, q)
 			default:
 				e.query(jf, q)
 			}
-			queries = append(queries, q)
+		}
+		src := group[0].Name
+		if rel, ok := in.Sources[src]; ok {
+			src = rel
 		}
 		b, err := e.render(name, jf)
 		if err != nil {
@@ -156,12 +177,18 @@ func Emit(in Input) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
+	for _, q := range copyQueries {
+		e.copyfrom(copyFile, q)
+	}
+	for _, q := range batchQueries {
+		e.batch(batchFile, q)
+	}
 	for _, o := range []struct {
 		name, role string
 		f          *jen.File
 	}{
-		{e.fileNameOr(e.opts.OutputCopyfromFileName, "copyfrom.go"), "the copyfrom file (output_copyfrom_file_name)", copyFile},
-		{e.fileNameOr(e.opts.OutputBatchFileName, "batch.go"), "the batch file (output_batch_file_name)", batchFile},
+		{copyName, "the copyfrom file (output_copyfrom_file_name)", copyFile},
+		{batchName, "the batch file (output_batch_file_name)", batchFile},
 	} {
 		if o.f == nil {
 			continue
@@ -237,6 +264,16 @@ func queryFileName(queryFile, suffix string) string {
 	return name
 }
 
+// sourceOr is the "// source:" of the copyfrom or batch file as sqlc
+// writes it: the output file's name as configured (without the ".go"
+// that fileNameOr adds), or def.
+func sourceOr(name, def string) string {
+	if name == "" {
+		return def
+	}
+	return name
+}
+
 // fileNameOr is an output file's name: name as configured (output_db_file_name
 // and the like), or def; as in sqlc, ".go" is added to a name without it
 // (db_gen gives db_gen.go).
@@ -304,14 +341,97 @@ func (e *emitter) render(name string, f *jen.File) ([]byte, error) {
 	if !bytes.Contains(head, []byte("// "+Header+"\n")) {
 		return nil, fmt.Errorf("render %s: missing generated-code header", name)
 	}
-	return buf.Bytes(), nil
+	out, err := e.sqlcImports(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("internal error rendering %s (please report it): %v", name, err)
+	}
+	return out, nil
+}
+
+// sqlcImports rewrites the import declaration of a rendered file as sqlc
+// lays it out: one parenthesized block, even for one import, holding the
+// standard library's packages sorted by path, a blank line, then the
+// others sorted by path. As sqlc, an override's package goes with the
+// others even when it is the standard library's, unless it is one that
+// sqlc itself imports from there.
+func (e *emitter) sqlcImports(src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.ImportsOnly|parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Imports) == 0 {
+		return src, nil
+	}
+	var std, deps []string
+	for _, im := range f.Imports {
+		p, _ := strconv.Unquote(im.Path.Value)
+		line := im.Path.Value
+		if im.Name != nil {
+			line = im.Name.Name + " " + line
+		}
+		first, _, _ := strings.Cut(p, "/")
+		if !strings.Contains(first, ".") && (!e.overridePackagePaths()[p] || sqlcStd[p]) {
+			std = append(std, p+"\x00"+line)
+		} else {
+			deps = append(deps, p+"\x00"+line)
+		}
+	}
+	sort.Strings(std)
+	sort.Strings(deps)
+	var b bytes.Buffer
+	b.WriteString("import (\n")
+	for _, l := range std {
+		_, spec, _ := strings.Cut(l, "\x00")
+		b.WriteString("\t" + spec + "\n")
+	}
+	if len(std) > 0 && len(deps) > 0 {
+		b.WriteString("\n")
+	}
+	for _, l := range deps {
+		_, spec, _ := strings.Cut(l, "\x00")
+		b.WriteString("\t" + spec + "\n")
+	}
+	b.WriteString(")")
+	// The declarations are jennifer's: one import declaration, after the
+	// package clause and before every other declaration.
+	start := fset.Position(f.Imports[0].Pos()).Offset
+	end := fset.Position(f.Imports[len(f.Imports)-1].End()).Offset
+	for _, d := range f.Decls {
+		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
+			start = fset.Position(g.Pos()).Offset
+			end = fset.Position(g.End()).Offset
+			break
+		}
+	}
+	out := make([]byte, 0, len(src)+16)
+	out = append(out, src[:start]...)
+	out = append(out, b.Bytes()...)
+	return append(out, src[end:]...), nil
+}
+
+// sqlcStd are the standard library's packages that sqlc's generated code
+// imports: an override naming one of them is grouped with the standard
+// library, as sqlc groups it.
+var sqlcStd = map[string]bool{
+	"context": true, "database/sql": true, "database/sql/driver": true, "encoding/json": true,
+	"errors": true, "fmt": true, "net": true, "net/netip": true, "strings": true, "time": true,
+}
+
+// overridePackagePaths are the import paths of the overrides' Go types.
+func (e *emitter) overridePackagePaths() map[string]bool {
+	m := map[string]bool{}
+	for _, o := range e.types.overrides {
+		if o.goType.pkg != "" {
+			m[o.goType.pkg] = true
+		}
+	}
+	return m
 }
 
 // dbFile emits DBTX, New and Queries; DBTX has CopyFrom when copyfrom,
 // SendBatch when batch: when a query needs them.
 func (e *emitter) dbFile(f *jen.File, copyfrom, batch bool) {
-	f.Comment("DBTX is what the generated queries need from a connection: *pgx.Conn,")
-	f.Comment("pgx.Tx and *pgxpool.Pool satisfy it.")
 	methods := []jen.Code{
 		jen.Id("Exec").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Params(jen.Qual(pgconnPkg, "CommandTag"), jen.Error()),
 		jen.Id("Query").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Params(jen.Qual(pgxPkg, "Rows"), jen.Error()),
@@ -331,14 +451,56 @@ func (e *emitter) dbFile(f *jen.File, copyfrom, batch bool) {
 	if e.newFunc(f) {
 		return
 	}
-	f.Comment("Queries holds the generated methods and the DBTX they run on.")
 	f.Type().Id("Queries").Struct(jen.Id("db").Id("DBTX"))
 	f.Line()
-	f.Comment("WithTx returns a copy of q that runs every query in tx.")
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id("WithTx").Params(jen.Id("tx").Qual(pgxPkg, "Tx")).Op("*").Id("Queries").Block(
-		jen.Return(jen.Op("&").Id("Queries").Values(jen.Dict{jen.Id("db"): jen.Id("tx")})),
+		jen.Return(jen.Op("&").Id("Queries").Add(multiValues(jen.Id("db").Op(":").Id("tx")))),
 	)
 }
+
+// multiValues is a composite literal's value list as sqlc writes it:
+// each element on its own line, with a trailing comma.
+func multiValues(items ...jen.Code) *jen.Statement {
+	return jen.Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, items...)
+}
+
+// sqlcList is an argument list as sqlc writes it (its Params and Scan):
+// up to three items on the line of the call, more each on its own line
+// after the prefix items (the context and the query's constant), with a
+// trailing comma.
+func sqlcList(prefix []jen.Code, items []jen.Code) []jen.Code {
+	return sqlcListOf(prefix, items, len(items))
+}
+
+// sqlcListOf is sqlcList where sqlc's list has n items: the guard's
+// leading scan destinations of a fenced method (nil, nil) do not count,
+// so that its Scan breaks lines where sqlc's does.
+func sqlcListOf(prefix []jen.Code, items []jen.Code, n int) []jen.Code {
+	out := append([]jen.Code(nil), prefix...)
+	if n <= 3 {
+		return append(out, items...)
+	}
+	return append(out, jen.Custom(jen.Options{Separator: ",", Multi: true}, items...).Op(",").Line())
+}
+
+// structOf is a struct type with fields, as sqlc writes it (emptyStruct
+// without any).
+func structOf(fields []jen.Code) *jen.Statement {
+	if len(fields) == 0 {
+		return emptyStruct()
+	}
+	return jen.Struct(fields...)
+}
+
+// doubleSlash is a SQL comment (COMMENT ON) as a Go comment, as sqlc
+// writes it: "// " before each of its lines.
+func doubleSlash(s string) string {
+	return "// " + strings.ReplaceAll(s, "\n", "\n// ")
+}
+
+// emptyStruct is a struct type without fields as sqlc's templates leave
+// it: "struct {", a line break, "}".
+func emptyStruct() *jen.Statement { return jen.Id("struct {\n}") }
 
 // modelsFile emits the enums, then the table and view models, each
 // sorted by Go name as sqlc does. With omit_unused_structs only the models
@@ -370,7 +532,7 @@ func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 			name := e.names.structName(c.Name)
 			fld := jen.Id(name).Add(gt.code()).Tag(fieldTags(name, e.tags(c.Name, c, &c.Type, c.NotNull)))
 			if c.Comment != "" {
-				fld = jen.Comment(strings.ReplaceAll(c.Comment, "\n", " ")).Line().Add(fld)
+				fld = jen.Comment(doubleSlash(c.Comment)).Line().Add(fld)
 			}
 			fields[t] = append(fields[t], fld)
 		}
@@ -396,11 +558,9 @@ func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 	}
 	for _, t := range tables {
 		if t.Comment != "" {
-			for _, l := range strings.Split(t.Comment, "\n") {
-				f.Comment(l)
-			}
+			f.Comment(doubleSlash(t.Comment))
 		}
-		f.Type().Id(e.models[t]).Struct(fields[t]...)
+		f.Type().Id(e.models[t]).Add(structOf(fields[t]))
 		f.Line()
 	}
 	return nil
@@ -457,6 +617,9 @@ func qualifiedEnum(en *catalog.Enum) string {
 
 func (e *emitter) enum(f *jen.File, en *catalog.Enum) {
 	name := e.names.structName(enumGoName(en))
+	if en.Comment != "" {
+		f.Comment(doubleSlash(en.Comment))
+	}
 	f.Type().Id(name).String()
 	f.Line()
 	constNames := e.enumConstNames(en)
@@ -672,11 +835,10 @@ func (e *emitter) querierFile(f *jen.File, queries []*analyze.Query) {
 		sig := e.signature(q)
 		m := jen.Null()
 		for _, d := range e.docLines(q) {
-			m = m.Comment(d).Line()
+			m = m.Comment("//" + d).Line()
 		}
 		methods = append(methods, m.Id(q.Name).Params(sig.params...).Params(sig.results...))
 	}
-	f.Comment("Querier is the interface of the generated queries.")
 	f.Type().Id("Querier").Interface(methods...)
 	f.Line()
 	f.Var().Id("_").Id("Querier").Op("=").Parens(jen.Op("*").Id("Queries")).Parens(jen.Nil())
@@ -688,14 +850,11 @@ func (e *emitter) querierFile(f *jen.File, queries []*analyze.Query) {
 // otherwise it takes the DBTX that Queries, declared by the caller, holds.
 func (e *emitter) newFunc(f *jen.File) bool {
 	if e.opts.EmitMethodsWithDBArgument {
-		f.Comment("New returns the generated queries. Each method takes the DBTX to run on.")
 		f.Func().Id("New").Params().Op("*").Id("Queries").Block(jen.Return(jen.Op("&").Id("Queries").Values()))
 		f.Line()
-		f.Comment("Queries holds the generated methods.")
-		f.Type().Id("Queries").Struct()
+		f.Type().Id("Queries").Add(emptyStruct())
 		return true
 	}
-	f.Comment("New returns the generated queries running on db.")
 	f.Func().Id("New").Params(jen.Id("db").Id("DBTX")).Op("*").Id("Queries").Block(
 		jen.Return(jen.Op("&").Id("Queries").Values(jen.Dict{jen.Id("db"): jen.Id("db")})),
 	)

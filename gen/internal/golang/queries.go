@@ -28,6 +28,12 @@ type signature struct {
 	// parameters, the name of the slice parameter and its element type.
 	rowArg  string
 	rowType jen.Code
+	// retName is the variable a result row is scanned into: i for a
+	// struct, for one column the column's name as sqlc names it
+	// (scalarRetName).
+	retName string
+	// argNames are the method's parameter names.
+	argNames []string
 }
 
 type resultField struct {
@@ -207,6 +213,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		}
 		if s.rowArg != "" {
 			s.params = append(s.params, jen.Id(s.rowArg).Index().Add(s.rowType))
+			s.argNames = append(s.argNames, s.rowArg)
 		}
 	} else if e.useParamsStruct(q) {
 		typ := jen.Id(q.Name + "Params")
@@ -214,17 +221,20 @@ func (e *emitter) signature(q *analyze.Query) signature {
 			typ = jen.Op("*").Id(q.Name + "Params")
 		}
 		s.params = append(s.params, jen.Id("arg").Add(typ))
+		s.argNames = append(s.argNames, "arg")
 		for i, n := range e.paramFields(q) {
 			s.args = append(s.args, e.paramArg(jen.Id("arg").Dot(n), q.Params[i]))
 		}
 	} else {
 		names := e.argNames(q)
+		s.argNames = append(s.argNames, names...)
 		for i, p := range q.Params {
 			s.params = append(s.params, jen.Id(names[i]).Add(e.paramType(p).code()))
 			s.args = append(s.args, e.paramArg(jen.Id(names[i]), p))
 		}
 	}
 	if q.Fence != nil {
+		s.argNames = append(s.argNames, "token")
 		s.params = append(s.params, jen.Id("token").Qual(fencePkg, "Token"))
 		s.args = append(s.args, jen.Int64().Call(jen.Id("token")))
 	}
@@ -233,10 +243,12 @@ func (e *emitter) signature(q *analyze.Query) signature {
 	for _, c := range q.Columns {
 		hasEmbed = hasEmbed || c.Embed != nil
 	}
+	s.retName = "i"
 	if len(q.Columns) == 1 && !hasEmbed {
 		c := q.Columns[0]
 		gt := e.resultType(c)
 		s.result, s.scalar = gt.code(), true
+		s.retName = e.scalarRetName(q, c.Name, s.argNames)
 		s.cols = []resultField{{name: c.Name, typ: gt, column: c.Name}}
 	} else if len(q.Columns) > 0 || returnsRows(q.Cmd) {
 		// Several columns, or none at all (SELECT FROM t): a struct, as
@@ -312,6 +324,46 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		s.results = []jen.Code{jen.Op("*").Id(q.Name + "BatchResults")}
 	}
 	return s
+}
+
+// scalarRetName is the variable that a one-column result is scanned
+// into, as sqlc names it: the column's name ("$" made "_", a Go keyword
+// or q suffixed with "_"), for :one suffixed with "_2" until it is no
+// parameter's name. A name that would not compile in the method's body
+// (a local such as err or rows, an imported package's name, the
+// fencing token) is i, as for a struct: sqlc's code would not compile
+// there.
+func (e *emitter) scalarRetName(q *analyze.Query, column string, args []string) string {
+	name := strings.ReplaceAll(column, "$", "_")
+	if name == "" {
+		name = "column_1"
+	}
+	if token.IsKeyword(name) || name == "q" {
+		name += "_"
+	}
+	if q.Cmd == ":one" {
+		for slices.Contains(args, name) {
+			name += "_2"
+		}
+	}
+	// A fenced method declares it before it sends the constants.
+	fencedConst := q.Fence != nil && (slices.Contains(args, name) || name == e.sqlConstName(q) || name == storedConstName(q))
+	if !token.IsIdentifier(name) || methodLocals[name] || e.importsPackage(name) || usedAfterScan[name] || fencedConst {
+		return "i"
+	}
+	return name
+}
+
+// usedAfterScan are the predeclared identifiers a method's body may use
+// after the result's variable is declared.
+var usedAfterScan = map[string]bool{"append": true, "nil": true, "true": true, "false": true, "len": true}
+
+// methodLocals are the names that the generated methods' bodies declare
+// or use besides their parameters.
+var methodLocals = map[string]bool{
+	"ctx": true, "db": true, "row": true, "rows": true, "err": true, "items": true, "result": true,
+	"query": true, "queryParams": true, "b": true, "t": true, "f": true, "found": true, "token": true,
+	"batch": true, "br": true, "vals": true, "a": true, "placeholders": true, "k": true, "n": true,
 }
 
 // returnsRows reports whether a command hands result rows to the caller
@@ -502,7 +554,7 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 			tag := p.Name + n[len(e.names.structName(p.Name)):] // id_2 for ID_2, as sqlc
 			fields = append(fields, jen.Id(n).Add(e.paramType(p).code()).Tag(fieldTags(n, e.tags(tag, p.Column, knownType(p), p.NotNull))))
 		}
-		f.Type().Id(q.Name + "Params").Struct(fields...)
+		f.Type().Id(q.Name + "Params").Add(structOf(fields))
 		f.Line()
 	}
 	if sig.resultName == q.Name+"Row" && returnsRows(q.Cmd) {
@@ -510,14 +562,15 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 		for _, c := range sig.cols {
 			fields = append(fields, jen.Id(c.name).Add(c.typ.code()).Tag(fieldTags(c.name, e.tags(c.column, c.col, c.sqlType, c.notNull))))
 		}
-		f.Type().Id(sig.resultName).Struct(fields...)
+		f.Type().Id(sig.resultName).Add(structOf(fields))
 		f.Line()
 	}
 }
 
-// docLines are the comment lines above a query's method: the query's
-// own comment lines, and with emit_sql_as_comment (as sqlc) its name when
-// it has none, an empty line and the statement sent, indented.
+// docLines are the comment lines above a query's method, each the text
+// after its "//", as sqlc writes them: the query's own comment lines, and
+// with emit_sql_as_comment its name when it has none ("//Name", as sqlc),
+// an empty line and the statement sent, indented.
 func (e *emitter) docLines(q *analyze.Query) []string {
 	if !e.opts.EmitSQLAsComment {
 		return q.Doc
@@ -536,11 +589,11 @@ func (e *emitter) docLines(q *analyze.Query) []string {
 func (e *emitter) doc(f *jen.File, q *analyze.Query) {
 	doc := e.docLines(q)
 	for _, d := range doc {
-		f.Comment(d)
+		f.Comment("//" + d)
 	}
 	if q.Fence != nil {
 		if len(doc) > 0 {
-			f.Comment("")
+			f.Comment("//")
 		}
 		for _, l := range strings.Split(fenceDoc(q, e.noRowsName()), "\n") {
 			f.Comment(l)
@@ -548,7 +601,7 @@ func (e *emitter) doc(f *jen.File, q *analyze.Query) {
 	}
 	if q.OptOut != nil {
 		if len(doc) > 0 {
-			f.Comment("")
+			f.Comment("//")
 		}
 		text := fmt.Sprintf("%s writes fenced table %s without the fencing guard and takes no token (@fence off: %s).",
 			q.Name, strings.Join(q.OptOut.Tables, ", "), q.OptOut.Reason)
@@ -679,7 +732,13 @@ func (e *emitter) callArgs(q *analyze.Query, sig signature) []jen.Code {
 	if e.expandsInSlices(q) {
 		return []jen.Code{jen.Id("ctx"), jen.Id("query"), jen.Id("queryParams").Op("...")}
 	}
-	return append([]jen.Code{jen.Id("ctx"), jen.Id(e.sqlConstName(q))}, sig.args...)
+	prefix := []jen.Code{jen.Id("ctx"), jen.Id(e.sqlConstName(q))}
+	if q.Fence != nil && len(sig.args) > 0 && len(sig.args) <= 4 {
+		// The fencing token follows sqlc's arguments on their line, so
+		// that the call differs from sqlc's by the token alone.
+		return append(prefix, sig.args...)
+	}
+	return sqlcList(prefix, sig.args)
 }
 
 // expandsInSlices reports whether q's method builds its SQL text when
@@ -760,7 +819,7 @@ func (e *emitter) inSliceExpansion(q *analyze.Query, sig signature) []jen.Code {
 // scalar), each in pq.Array for a slice in database/sql output.
 func (e *emitter) scanDests(sig signature) []jen.Code {
 	if sig.scalar {
-		return []jen.Code{e.arrayArg(jen.Op("&").Id("i"), sig.cols[0].typ)}
+		return []jen.Code{e.arrayArg(jen.Op("&").Id(sig.retName), sig.cols[0].typ)}
 	}
 	var out []jen.Code
 	for _, c := range sig.cols {
@@ -793,11 +852,32 @@ func fenceMode(q *analyze.Query) jen.Code {
 	return jen.Qual(fencePkg, "NonStrict")
 }
 
+// newItem declares the variable a result row is scanned into, as sqlc
+// does: var <retName> <type>, the struct itself with
+// emit_result_struct_pointers (retValue passes its address).
 func (e *emitter) newItem(sig signature) jen.Code {
 	if e.opts.EmitResultStructPointers && !sig.scalar {
-		return jen.Id("i").Op(":=").Op("&").Id(sig.resultName).Values()
+		return jen.Var().Id(sig.retName).Id(sig.resultName)
 	}
-	return jen.Var().Id("i").Add(sig.result)
+	return jen.Var().Id(sig.retName).Add(sig.result)
+}
+
+// retValue is the scanned row as the method returns it: its variable, or
+// its address with emit_result_struct_pointers.
+func (e *emitter) retValue(sig signature) *jen.Statement {
+	if e.opts.EmitResultStructPointers && !sig.scalar {
+		return jen.Op("&").Id(sig.retName)
+	}
+	return jen.Id(sig.retName)
+}
+
+// retZero is a :batchone's result for an item read after Close, as sqlc
+// passes it: nil with emit_result_struct_pointers, else the variable.
+func (e *emitter) retZero(sig signature) *jen.Statement {
+	if e.opts.EmitResultStructPointers && !sig.scalar {
+		return jen.Nil()
+	}
+	return jen.Id(sig.retName)
 }
 
 // triggerTables are the fenced tables q writes, when it is generated in a
@@ -854,6 +934,14 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 	exec := func() *jen.Statement { return e.call(db, "Exec", q, true, call) }
 	switch q.Cmd {
 	case ":exec":
+		if e.opts.WrapErrors && !e.types.stdlib() {
+			// sqlc's pgx template returns the wrapped error, then nil.
+			return []jen.Code{
+				jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(exec()),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(wrap(jen.Err()))),
+				jen.Return(jen.Nil()),
+			}
+		}
 		return []jen.Code{
 			jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(exec()),
 			wrapIfErr,
@@ -894,9 +982,9 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 		return []jen.Code{
 			jen.Id("row").Op(":=").Add(e.call(db, "QueryRow", q, true, call)),
 			e.newItem(sig),
-			jen.Err().Op(":=").Id("row").Dot("Scan").Call(e.scanDests(sig)...),
+			jen.Err().Op(":=").Id("row").Dot("Scan").Call(sqlcList(nil, e.scanDests(sig))...),
 			wrapIfErr,
-			jen.Return(jen.Id("i"), trigger(jen.Err())),
+			jen.Return(e.retValue(sig), trigger(jen.Err())),
 		}
 	case ":many":
 		body := []jen.Code{
@@ -906,10 +994,10 @@ func (e *emitter) plainBody(q *analyze.Query, sig signature, db *jen.Statement) 
 			e.itemsDecl(sig),
 			jen.For(jen.Id("rows").Dot("Next").Call()).Block(
 				e.newItem(sig),
-				jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(e.scanDests(sig)...), jen.Err().Op("!=").Nil()).Block(
+				jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(sqlcList(nil, e.scanDests(sig))...), jen.Err().Op("!=").Nil()).Block(
 					jen.Return(jen.Nil(), wrapOnly(jen.Err())),
 				),
-				jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
+				jen.Id("items").Op("=").Append(jen.Id("items"), e.retValue(sig)),
 			),
 		}
 		if e.types.stdlib() {
@@ -976,14 +1064,14 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 		return []jen.Code{
 			e.newItem(sig),
 			jen.Id("found").Op(":=").False(),
-			jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(scanFirst(dests))),
+			jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(scanFirst(dests, len(e.scanDests(sig))))),
 			e.cteNoRow(q),
-			jen.Return(jen.Id("i"), jen.Err()),
+			jen.Return(e.retValue(sig), jen.Err()),
 		}
 	case ":many":
 		return []jen.Code{
 			e.itemsDecl(sig),
-			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(e.scanAppend(sig, dests))), jen.Err().Op("!=").Nil()).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(write(e.scanAppend(sig, dests, len(e.scanDests(sig))))), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Err()),
 			),
 			jen.Return(jen.Id("items"), jen.Nil()),
@@ -1017,22 +1105,23 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 }
 
 // scanFirst is the scan callback of a fenced :one or :batchone: the first
-// row's columns go to dests and set found; later rows are ignored.
-func scanFirst(dests []jen.Code) jen.Code {
+// row's columns go to dests and set found; later rows are ignored. n is
+// the number of sqlc's destinations among dests (sqlcListOf).
+func scanFirst(dests []jen.Code, n int) jen.Code {
 	return jen.Func().Params(jen.Id("rows").Qual(fenceImplPkg, "Rows")).Error().Block(
 		jen.If(jen.Id("found")).Block(jen.Return(jen.Nil())),
 		jen.Id("found").Op("=").True(),
-		jen.Return(jen.Id("rows").Dot("Scan").Call(dests...)),
+		jen.Return(jen.Id("rows").Dot("Scan").Call(sqlcListOf(nil, dests, n)...)),
 	)
 }
 
 // scanAppend is the scan callback of a fenced :many or :batchmany: each
 // row's columns go to dests, the fields of a new item appended to items.
-func (e *emitter) scanAppend(sig signature, dests []jen.Code) jen.Code {
+func (e *emitter) scanAppend(sig signature, dests []jen.Code, n int) jen.Code {
 	return jen.Func().Params(jen.Id("rows").Qual(fenceImplPkg, "Rows")).Error().Block(
 		e.newItem(sig),
-		jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(dests...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Id("items").Op("=").Append(jen.Id("items"), jen.Id("i")),
+		jen.If(jen.Err().Op(":=").Id("rows").Dot("Scan").Call(sqlcListOf(nil, dests, n)...), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Id("items").Op("=").Append(jen.Id("items"), e.retValue(sig)),
 		jen.Return(jen.Nil()),
 	)
 }

@@ -64,8 +64,6 @@ func stmtField(q *analyze.Query) string { return lowerFirst(q.Name) + "Stmt" }
 // prepared statement (in the transaction of WithTx, if any).
 func (e *emitter) stdlibDBFile(f *jen.File, queries []*analyze.Query) {
 	ctx := jen.Qual("context", "Context")
-	f.Comment("DBTX is what the generated queries need from a connection: *sql.DB,")
-	f.Comment("*sql.Tx and *sql.Conn satisfy it.")
 	f.Type().Id("DBTX").Interface(
 		jen.Id("ExecContext").Params(ctx, jen.String(), jen.Op("...").Interface()).Params(jen.Qual(sqlPkg, "Result"), jen.Error()),
 		jen.Id("PrepareContext").Params(ctx, jen.String()).Params(jen.Op("*").Qual(sqlPkg, "Stmt"), jen.Error()),
@@ -83,21 +81,19 @@ func (e *emitter) stdlibDBFile(f *jen.File, queries []*analyze.Query) {
 		e.stdlibPrepare(f, sorted)
 	}
 	fields := []jen.Code{jen.Id("db").Id("DBTX")}
-	withTx := jen.Dict{jen.Id("db"): jen.Id("tx")}
+	withTx := []jen.Code{jen.Id("db").Op(":").Id("tx")}
 	if prepared {
 		fields = append(fields, jen.Id("tx").Op("*").Qual(sqlPkg, "Tx"))
-		withTx[jen.Id("tx")] = jen.Id("tx")
+		withTx = append(withTx, jen.Id("tx").Op(":").Id("tx"))
 		for _, q := range sorted {
 			fields = append(fields, jen.Id(stmtField(q)).Op("*").Qual(sqlPkg, "Stmt"))
-			withTx[jen.Id(stmtField(q))] = jen.Id("q").Dot(stmtField(q))
+			withTx = append(withTx, jen.Id(stmtField(q)).Op(":").Id("q").Dot(stmtField(q)))
 		}
 	}
-	f.Comment("Queries holds the generated methods and the DBTX they run on.")
 	f.Type().Id("Queries").Struct(fields...)
 	f.Line()
-	f.Comment("WithTx returns a copy of q that runs every query in tx.")
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id("WithTx").Params(jen.Id("tx").Op("*").Qual(sqlPkg, "Tx")).Op("*").Id("Queries").Block(
-		jen.Return(jen.Op("&").Id("Queries").Values(withTx)),
+		jen.Return(jen.Op("&").Id("Queries").Add(multiValues(withTx...))),
 	)
 }
 
@@ -125,8 +121,6 @@ func (e *emitter) stdlibPrepare(f *jen.File, queries []*analyze.Query) {
 		).Block(jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("error preparing query "+q.Name+": %w"), jen.Err()))))
 	}
 	body = append(body, jen.Return(jen.Op("&").Id("q"), jen.Nil()))
-	f.Comment("Prepare prepares every query on db (PrepareContext) and returns the")
-	f.Comment("queries that run them; Close releases the statements.")
 	f.Func().Id("Prepare").Params(jen.Id("ctx").Add(ctx), jen.Id("db").Id("DBTX")).Params(jen.Op("*").Id("Queries"), jen.Error()).Block(body...)
 	f.Line()
 	closeBody := []jen.Code{jen.Var().Err().Error()}
@@ -139,7 +133,6 @@ func (e *emitter) stdlibPrepare(f *jen.File, queries []*analyze.Query) {
 		))
 	}
 	closeBody = append(closeBody, jen.Return(jen.Err()))
-	f.Comment("Close closes the prepared statements; it returns the last error.")
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id("Close").Params().Error().Block(closeBody...)
 	f.Line()
 	for _, h := range []struct {

@@ -5,6 +5,7 @@ package pgtestdb
 
 import (
 	"context"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
@@ -12,112 +13,140 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-const repairExec = `-- name: RepairExec :exec
-UPDATE strict_jobs SET status = $1 WHERE id = $2
-`
-
-type RepairExecParams struct {
-	Status string
+type CopyJobsParams struct {
 	ID     int64
+	Status string
 }
 
-// Opted-out writes of a fenced table: the database-side guard's refusal
-// must come back as a *fence.StaleError from every form.
-//
-// RepairExec writes fenced table strict_jobs without the fencing guard and
-// takes no token (@fence off: operator repair).
-func (q *Queries) RepairExec(ctx context.Context, arg RepairExecParams) error {
-	_, err := q.db.Exec(ctx, repairExec, arg.Status, arg.ID)
-	return fenceimpl.TriggerError("RepairExec", err, "strict_jobs")
-}
-
-const repairExecRows = `-- name: RepairExecRows :execrows
-UPDATE strict_jobs SET status = $1 WHERE id = $2
+const countLog = `-- name: CountLog :one
+SELECT count(*) FROM plain_log
 `
 
-type RepairExecRowsParams struct {
-	Status string
-	ID     int64
+func (q *Queries) CountLog(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, countLog)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
-// RepairExecRows writes fenced table strict_jobs without the fencing guard and
-// takes no token (@fence off: operator repair).
-func (q *Queries) RepairExecRows(ctx context.Context, arg RepairExecRowsParams) (int64, error) {
-	result, err := q.db.Exec(ctx, repairExecRows, arg.Status, arg.ID)
-	if err != nil {
-		return 0, fenceimpl.TriggerError("RepairExecRows", err, "strict_jobs")
-	}
-	return result.RowsAffected(), nil
-}
-
-const repairExecResult = `-- name: RepairExecResult :execresult
-UPDATE strict_jobs SET status = $1 WHERE id = $2
+const cteByOwner = `-- name: CteByOwner :many
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT id
+    FROM u
+    WHERE status <> 'skip'
+    ORDER BY id
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
-type RepairExecResultParams struct {
+type CteByOwnerParams struct {
 	Status string
-	ID     int64
+	Owner  pgtype.Text
 }
 
-// RepairExecResult writes fenced table strict_jobs without the fencing guard
-// and takes no token (@fence off: operator repair).
-func (q *Queries) RepairExecResult(ctx context.Context, arg RepairExecResultParams) (pgconn.CommandTag, error) {
-	result, err := q.db.Exec(ctx, repairExecResult, arg.Status, arg.ID)
-	return result, fenceimpl.TriggerError("RepairExecResult", err, "strict_jobs")
-}
-
-const repairOne = `-- name: RepairOne :one
-UPDATE strict_jobs SET status = $1 WHERE id = $2 RETURNING status
-`
-
-type RepairOneParams struct {
-	Status string
-	ID     int64
-}
-
-// RepairOne writes fenced table strict_jobs without the fencing guard and
-// takes no token (@fence off: operator repair).
-func (q *Queries) RepairOne(ctx context.Context, arg RepairOneParams) (string, error) {
-	row := q.db.QueryRow(ctx, repairOne, arg.Status, arg.ID)
-	var i string
-	err := row.Scan(&i)
-	return i, fenceimpl.TriggerError("RepairOne", err, "strict_jobs")
-}
-
-const repairMany = `-- name: RepairMany :many
-UPDATE strict_jobs SET status = $1 WHERE id >= $2 RETURNING id
-`
-
-type RepairManyParams struct {
-	Status string
-	MinID  int64
-}
-
-// RepairMany writes fenced table strict_jobs without the fencing guard and
-// takes no token (@fence off: operator repair).
-func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, repairMany, arg.Status, arg.MinID)
-	if err != nil {
-		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
-	}
-	defer rows.Close()
+// CteByOwner is fenced on jobs.tok: its WITH entry u refuses to touch rows
+// whose stored fencing token is greater than token, all or nothing. It returns
+// the statement's own result (no rows is not an error: the main query decides
+// what it means), or a *fence.StaleError (errors.Is fence.ErrStaleToken) when
+// the rows the entry matched hold a newer token; then nothing is written, the
+// main query's writes included. One round trip.
+func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	for rows.Next() {
-		var i int64
-		if err := rows.Scan(&i); err != nil {
-			return nil, err
+	if _, err := fenceimpl.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, cteByOwner, arg.Status, arg.Owner, int64(token))
+	}, func(rows fenceimpl.Rows) error {
+		var id int64
+		if err := rows.Scan(nil, nil, &id); err != nil {
+			return err
 		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
+		items = append(items, id)
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	return items, nil
 }
 
-type CopyJobsParams struct {
-	ID     int64
+const cteCount = `-- name: CteCount :one
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT count(*)
+    FROM u
+) fence_main
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
+`
+
+type CteCountParams struct {
 	Status string
+	ID     int64
+}
+
+// CteCount is fenced on jobs.tok: its WITH entry u refuses to touch rows whose
+// stored fencing token is greater than token, all or nothing. It returns the
+// statement's own result (no rows is not an error: the main query decides what
+// it means; with no row it returns pgx.ErrNoRows, as any :one), or a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry
+// matched hold a newer token; then nothing is written, the main query's writes
+// included. One round trip.
+func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.Token) (int64, error) {
+	var count int64
+	found := false
+	_, err := fenceimpl.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, cteCount, arg.Status, arg.ID, int64(token))
+	}, func(rows fenceimpl.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(nil, nil, &count)
+	})
+	if err == nil && !found {
+		err = pgx.ErrNoRows
+	}
+	return count, err
 }
 
 const cteFilter = `-- name: CteFilter :exec
@@ -175,66 +204,6 @@ func (q *Queries) CteFilter(ctx context.Context, arg CteFilterParams, token fenc
 		return q.db.Query(ctx, cteFilter, arg.Status, arg.ID, int64(token))
 	}, nil)
 	return err
-}
-
-const cteCount = `-- name: CteCount :one
--- fencegen: guarded in WITH entry u (jobs.tok <= $3)
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
-    FROM jobs
-    WHERE id = $2
-    ORDER BY jobs.id
-    FOR UPDATE OF jobs
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
-    FROM fence_lock
-),
-u AS (
-    UPDATE jobs
-    SET status = $1, tok = $3
-    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING id, status
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
-FROM (
-    SELECT count(*)
-    FROM u
-) fence_main
-UNION ALL
-SELECT stored, refused, NULL
-FROM fence_check
-WHERE refused > 0
-`
-
-type CteCountParams struct {
-	Status string
-	ID     int64
-}
-
-// CteCount is fenced on jobs.tok: its WITH entry u refuses to touch rows whose
-// stored fencing token is greater than token, all or nothing. It returns the
-// statement's own result (no rows is not an error: the main query decides what
-// it means; with no row it returns pgx.ErrNoRows, as any :one), or a
-// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry
-// matched hold a newer token; then nothing is written, the main query's writes
-// included. One round trip.
-func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.Token) (int64, error) {
-	var i int64
-	found := false
-	_, err := fenceimpl.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, cteCount, arg.Status, arg.ID, int64(token))
-	}, func(rows fenceimpl.Rows) error {
-		if found {
-			return nil
-		}
-		found = true
-		return rows.Scan(nil, nil, &i)
-	})
-	if err == nil && !found {
-		err = pgx.ErrNoRows
-	}
-	return i, err
 }
 
 const cteFiltered = `-- name: CteFiltered :one
@@ -303,66 +272,6 @@ func (q *Queries) CteFiltered(ctx context.Context, arg CteFilteredParams, token 
 	return i, err
 }
 
-const cteByOwner = `-- name: CteByOwner :many
--- fencegen: guarded in WITH entry u (jobs.tok <= $3)
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
-    FROM jobs
-    WHERE owner = $2
-    ORDER BY jobs.id
-    FOR UPDATE OF jobs
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
-    FROM fence_lock
-),
-u AS (
-    UPDATE jobs
-    SET status = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING id, status
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
-FROM (
-    SELECT id
-    FROM u
-    WHERE status <> 'skip'
-    ORDER BY id
-) fence_main
-UNION ALL
-SELECT stored, refused, NULL
-FROM fence_check
-WHERE refused > 0
-`
-
-type CteByOwnerParams struct {
-	Status string
-	Owner  pgtype.Text
-}
-
-// CteByOwner is fenced on jobs.tok: its WITH entry u refuses to touch rows
-// whose stored fencing token is greater than token, all or nothing. It returns
-// the statement's own result (no rows is not an error: the main query decides
-// what it means), or a *fence.StaleError (errors.Is fence.ErrStaleToken) when
-// the rows the entry matched hold a newer token; then nothing is written, the
-// main query's writes included. One round trip.
-func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fence.Token) ([]int64, error) {
-	var items []int64
-	if _, err := fenceimpl.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, cteByOwner, arg.Status, arg.Owner, int64(token))
-	}, func(rows fenceimpl.Rows) error {
-		var i int64
-		if err := rows.Scan(nil, nil, &i); err != nil {
-			return err
-		}
-		items = append(items, i)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const listJobs = `-- name: ListJobs :many
 SELECT id, status, owner, tok FROM jobs ORDER BY id
 `
@@ -376,7 +285,12 @@ func (q *Queries) ListJobs(ctx context.Context) ([]Job, error) {
 	var items []Job
 	for rows.Next() {
 		var i Job
-		if err := rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tok); err != nil {
+		if err := rows.Scan(
+			&i.ID,
+			&i.Status,
+			&i.Owner,
+			&i.Tok,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -387,13 +301,105 @@ func (q *Queries) ListJobs(ctx context.Context) ([]Job, error) {
 	return items, nil
 }
 
-const countLog = `-- name: CountLog :one
-SELECT count(*) FROM plain_log
+const repairExec = `-- name: RepairExec :exec
+UPDATE strict_jobs SET status = $1 WHERE id = $2
 `
 
-func (q *Queries) CountLog(ctx context.Context) (int64, error) {
-	row := q.db.QueryRow(ctx, countLog)
-	var i int64
-	err := row.Scan(&i)
-	return i, err
+type RepairExecParams struct {
+	Status string
+	ID     int64
+}
+
+// Opted-out writes of a fenced table: the database-side guard's refusal
+// must come back as a *fence.StaleError from every form.
+//
+// RepairExec writes fenced table strict_jobs without the fencing guard and
+// takes no token (@fence off: operator repair).
+func (q *Queries) RepairExec(ctx context.Context, arg RepairExecParams) error {
+	_, err := q.db.Exec(ctx, repairExec, arg.Status, arg.ID)
+	return fenceimpl.TriggerError("RepairExec", err, "strict_jobs")
+}
+
+const repairExecResult = `-- name: RepairExecResult :execresult
+UPDATE strict_jobs SET status = $1 WHERE id = $2
+`
+
+type RepairExecResultParams struct {
+	Status string
+	ID     int64
+}
+
+// RepairExecResult writes fenced table strict_jobs without the fencing guard
+// and takes no token (@fence off: operator repair).
+func (q *Queries) RepairExecResult(ctx context.Context, arg RepairExecResultParams) (pgconn.CommandTag, error) {
+	result, err := q.db.Exec(ctx, repairExecResult, arg.Status, arg.ID)
+	return result, fenceimpl.TriggerError("RepairExecResult", err, "strict_jobs")
+}
+
+const repairExecRows = `-- name: RepairExecRows :execrows
+UPDATE strict_jobs SET status = $1 WHERE id = $2
+`
+
+type RepairExecRowsParams struct {
+	Status string
+	ID     int64
+}
+
+// RepairExecRows writes fenced table strict_jobs without the fencing guard and
+// takes no token (@fence off: operator repair).
+func (q *Queries) RepairExecRows(ctx context.Context, arg RepairExecRowsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, repairExecRows, arg.Status, arg.ID)
+	if err != nil {
+		return 0, fenceimpl.TriggerError("RepairExecRows", err, "strict_jobs")
+	}
+	return result.RowsAffected(), nil
+}
+
+const repairMany = `-- name: RepairMany :many
+UPDATE strict_jobs SET status = $1 WHERE id >= $2 RETURNING id
+`
+
+type RepairManyParams struct {
+	Status string
+	MinID  int64
+}
+
+// RepairMany writes fenced table strict_jobs without the fencing guard and
+// takes no token (@fence off: operator repair).
+func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, repairMany, arg.Status, arg.MinID)
+	if err != nil {
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
+	}
+	defer rows.Close()
+	var items []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
+	}
+	return items, nil
+}
+
+const repairOne = `-- name: RepairOne :one
+UPDATE strict_jobs SET status = $1 WHERE id = $2 RETURNING status
+`
+
+type RepairOneParams struct {
+	Status string
+	ID     int64
+}
+
+// RepairOne writes fenced table strict_jobs without the fencing guard and
+// takes no token (@fence off: operator repair).
+func (q *Queries) RepairOne(ctx context.Context, arg RepairOneParams) (string, error) {
+	row := q.db.QueryRow(ctx, repairOne, arg.Status, arg.ID)
+	var status string
+	err := row.Scan(&status)
+	return status, fenceimpl.TriggerError("RepairOne", err, "strict_jobs")
 }

@@ -7,12 +7,191 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 )
+
+const addBases = `-- name: AddBases :execrows
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (bases.tok <= $2)
+WITH fence_input (id, v) AS (
+    SELECT unnest($1::bigint[])::bigint, 'v'::pg_catalog.text
+),
+fence_lock AS (
+    SELECT bases.id AS fence_key_1, bases.tok AS fence_token
+    FROM ONLY bases
+    WHERE (bases.id) IN (SELECT id FROM fence_input)
+    ORDER BY bases.id
+    FOR UPDATE OF bases
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO bases (id, v, tok)
+    SELECT id, v, $2
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET v = excluded.v, tok = $2
+    WHERE CASE WHEN bases.tok <= $2 THEN true ELSE CAST('fencegen: stale token, stored ' || bases.tok AS bigint) IS NULL END
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
+`
+
+// AddBases stores token in bases.tok. It inserts all its rows or none: the
+// existing rows they conflict with are locked first, and if any holds a token
+// that token does not beat, nothing is written and it returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
+// each conflicting row is updated and stores token. One round trip.
+func (q *Queries) AddBases(ctx context.Context, ids []int64, token fence.Token) (int64, error) {
+	return fenceimpl.WriteUpsertMany("AddBases", "bases", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, addBases, ids, int64(token))
+	}, nil)
+}
+
+const addEventUS = `-- name: AddEventUS :exec
+-- fencegen: stores the token (events_us.tok = $3)
+INSERT INTO events_us (id, region, payload, tok)
+VALUES ($1, 'us', $2, $3)
+`
+
+type AddEventUSParams struct {
+	ID      int64
+	Payload string
+}
+
+// AddEventUS stores token in events_us.tok.
+func (q *Queries) AddEventUS(ctx context.Context, arg AddEventUSParams, token fence.Token) error {
+	_, err := q.db.Exec(ctx, addEventUS, arg.ID, arg.Payload, int64(token))
+	return fenceimpl.TriggerError("AddEventUS", err, "events_us")
+}
+
+const addLedger = `-- name: AddLedger :one
+-- fencegen: stores the token (ledgers.tok = $3)
+INSERT INTO ledgers (id, total, tok)
+VALUES ($1, $2, $3)
+RETURNING id, total, tok
+`
+
+type AddLedgerParams struct {
+	ID    int64
+	Total int64
+}
+
+// AddLedger stores token in ledgers.tok.
+func (q *Queries) AddLedger(ctx context.Context, arg AddLedgerParams, token fence.Token) (Ledger, error) {
+	row := q.db.QueryRow(ctx, addLedger, arg.ID, arg.Total, int64(token))
+	var i Ledger
+	err := row.Scan(&i.ID, &i.Total, &i.Tok)
+	return i, fenceimpl.TriggerError("AddLedger", err, "ledgers")
+}
+
+const addToLedger = `-- name: AddToLedger :exec
+-- fencegen: guarded by key (ledgers.tok <= $3)
+UPDATE ledgers
+SET total = total + $1, tok = $3
+WHERE id = $2 AND ledgers.tok <= $3
+RETURNING 1
+`
+
+const fenceStoredAddToLedger = `-- name: AddToLedger :exec (stored token, sent only when the write touched no row)
+SELECT ledgers.tok
+FROM ledgers
+WHERE id = $1
+`
+
+type AddToLedgerParams struct {
+	Amount int64
+	ID     int64
+}
+
+// AddToLedger is fenced on ledgers.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "AddToLedger", "ledgers", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, addToLedger, arg.Amount, arg.ID, int64(token))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredAddToLedger, arg.ID)
+	})
+	return err
+}
+
+const addUsers = `-- name: AddUsers :many
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (users.tok <= $3)
+WITH fence_input (id, email) AS (
+    SELECT unnest($1::bigint[])::bigint, unnest($2::text[])::pg_catalog.text
+),
+fence_lock AS (
+    SELECT users.email AS fence_key_1, users.tok AS fence_token
+    FROM users
+    WHERE (users.email) IN (SELECT email FROM fence_input) AND (NOT deleted)
+    ORDER BY users.email
+    FOR UPDATE OF users
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO users (id, email, tok)
+    SELECT id, email, $3
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (email)
+    WHERE NOT deleted DO UPDATE
+    SET id = excluded.id, tok = $3
+    WHERE CASE WHEN users.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || users.tok AS bigint) IS NULL END
+    RETURNING id
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
+`
+
+type AddUsersParams struct {
+	Ids    []int64
+	Emails []string
+}
+
+// AddUsers stores token in users.tok. It inserts all its rows or none: the
+// existing rows they conflict with are locked first, and if any holds a token
+// that token does not beat, nothing is written and it returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
+// each conflicting row is updated and stores token. One round trip.
+func (q *Queries) AddUsers(ctx context.Context, arg AddUsersParams, token fence.Token) ([]int64, error) {
+	var items []int64
+	if _, err := fenceimpl.WriteUpsertMany("AddUsers", "users", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, addUsers, arg.Ids, arg.Emails, int64(token))
+	}, func(rows fenceimpl.Rows) error {
+		var id int64
+		if err := rows.Scan(nil, nil, &id); err != nil {
+			return err
+		}
+		items = append(items, id)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
 
 const copyFromSource = `-- name: CopyFromSource :exec
 -- fencegen: guarded by key (jobs.tok <= $3)
@@ -50,74 +229,202 @@ func (q *Queries) CopyFromSource(ctx context.Context, arg CopyFromSourceParams, 
 	return err
 }
 
-const setPayloadEU = `-- name: SetPayloadEU :exec
--- fencegen: guarded by key (events_eu.tok <= $3)
-UPDATE events_eu
-SET payload = $1, tok = $3
-WHERE (id = $2 AND region = 'eu') AND events_eu.tok <= $3
+const editEarlyLog = `-- name: EditEarlyLog :exec
+-- fencegen: guarded by key (logs_early.tok <= $4)
+UPDATE logs_early
+SET msg = $1, tok = $4
+WHERE (id = $2 AND day = $3) AND logs_early.tok <= $4
 RETURNING 1
 `
 
-const fenceStoredSetPayloadEU = `-- name: SetPayloadEU :exec (stored token, sent only when the write touched no row)
-SELECT events_eu.tok
-FROM events_eu
-WHERE id = $1 AND region = 'eu'
+const fenceStoredEditEarlyLog = `-- name: EditEarlyLog :exec (stored token, sent only when the write touched no row)
+SELECT logs_early.tok
+FROM logs_early
+WHERE id = $1 AND day = $2
 `
 
-type SetPayloadEUParams struct {
-	Payload string
-	ID      int64
+type EditEarlyLogParams struct {
+	Msg string
+	ID  int64
+	Day int32
 }
 
-// SetPayloadEU is fenced on events_eu.tok: it refuses to touch rows whose
+// EditEarlyLog is fenced on logs_early.tok: it refuses to touch rows whose
 // stored fencing token is greater than token, and stores token in the rows it
 // writes. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
 // the rows it matched hold a newer token, and a *fence.NotFoundError
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
 // writes; when it writes nothing, a second reads the stored token.
-func (q *Queries) SetPayloadEU(ctx context.Context, arg SetPayloadEUParams, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "SetPayloadEU", "events_eu", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, setPayloadEU, arg.Payload, arg.ID, int64(token))
+func (q *Queries) EditEarlyLog(ctx context.Context, arg EditEarlyLogParams, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "EditEarlyLog", "logs_early", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, editEarlyLog, arg.Msg, arg.ID, arg.Day, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredSetPayloadEU, arg.ID)
+		return q.db.Query(ctx, fenceStoredEditEarlyLog, arg.ID, arg.Day)
 	})
 	return err
 }
 
-const addEventUS = `-- name: AddEventUS :exec
--- fencegen: stores the token (events_us.tok = $3)
-INSERT INTO events_us (id, region, payload, tok)
-VALUES ($1, 'us', $2, $3)
+const jobsAndSources = `-- name: JobsAndSources :many
+SELECT id, jobs.status, jobs.owner, tok, sources.status, sources.owner FROM jobs JOIN sources USING (id) ORDER BY id
 `
 
-type AddEventUSParams struct {
-	ID      int64
-	Payload string
+type JobsAndSourcesRow struct {
+	ID       int64
+	Status   string
+	Owner    pgtype.Text
+	Tok      fence.Token
+	Status_2 string
+	Owner_2  pgtype.Text
 }
 
-// AddEventUS stores token in events_us.tok.
-func (q *Queries) AddEventUS(ctx context.Context, arg AddEventUSParams, token fence.Token) error {
-	_, err := q.db.Exec(ctx, addEventUS, arg.ID, arg.Payload, int64(token))
-	return fenceimpl.TriggerError("AddEventUS", err, "events_us")
+func (q *Queries) JobsAndSources(ctx context.Context) ([]JobsAndSourcesRow, error) {
+	rows, err := q.db.Query(ctx, jobsAndSources)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []JobsAndSourcesRow
+	for rows.Next() {
+		var i JobsAndSourcesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Status,
+			&i.Owner,
+			&i.Tok,
+			&i.Status_2,
+			&i.Owner_2,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
-const setThing = `-- name: SetThing :exec
--- fencegen: guarded by locking the rows it matches (things.tok <= $3)
+const jobsFromSubquery = `-- name: JobsFromSubquery :many
+SELECT id, status, owner, tok FROM (SELECT id, status, owner, tok FROM jobs WHERE status <> $1) x ORDER BY id
+`
+
+func (q *Queries) JobsFromSubquery(ctx context.Context, skip string) ([]Job, error) {
+	rows, err := q.db.Query(ctx, jobsFromSubquery, skip)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Job
+	for rows.Next() {
+		var i Job
+		if err := rows.Scan(
+			&i.ID,
+			&i.Status,
+			&i.Owner,
+			&i.Tok,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const jobsWithSources = `-- name: JobsWithSources :many
+SELECT j.id, j.status, j.owner, j.tok, s.status AS source_status FROM jobs j JOIN sources s ON s.id = j.id ORDER BY j.id
+`
+
+type JobsWithSourcesRow struct {
+	ID           int64
+	Status       string
+	Owner        pgtype.Text
+	Tok          fence.Token
+	SourceStatus string
+}
+
+func (q *Queries) JobsWithSources(ctx context.Context) ([]JobsWithSourcesRow, error) {
+	rows, err := q.db.Query(ctx, jobsWithSources)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []JobsWithSourcesRow
+	for rows.Next() {
+		var i JobsWithSourcesRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Status,
+			&i.Owner,
+			&i.Tok,
+			&i.SourceStatus,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const renameJob = `-- name: RenameJob :execresult
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
+`
+
+const fenceStoredRenameJob = `-- name: RenameJob :execresult (stored token, sent only when the write touched no row)
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
+`
+
+type RenameJobParams struct {
+	Status string
+	ID     int64
+}
+
+// RenameJob is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) RenameJob(ctx context.Context, arg RenameJobParams, token fence.Token) (pgconn.CommandTag, error) {
+	n, err := fenceimpl.WriteByKey(ctx, "RenameJob", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, renameJob, arg.Status, arg.ID, int64(token))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredRenameJob, arg.ID)
+	})
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return pgconn.NewCommandTag(fmt.Sprintf("UPDATE %d", n)), nil
+}
+
+const renameJobs = `-- name: RenameJobs :execresult
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
-    SELECT things.id AS fence_key_1, things.tok AS fence_token, things.tableoid AS fence_rel, things.ctid AS fence_row
-    FROM things
-    WHERE id = $2
-    ORDER BY things.id
-    FOR UPDATE OF things
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id >= $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT (fence_rel, fence_row)) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
-    UPDATE things
-    SET v = $1, tok = $3
-    WHERE (id = $2 AND things.tok <= $3) AND (things.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id >= $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -128,20 +435,102 @@ FROM fence_check
 WHERE refused > 0
 `
 
-type SetThingParams struct {
-	V  string
-	ID int64
+type RenameJobsParams struct {
+	Status string
+	MinID  int64
 }
 
-// SetThing is fenced on things.tok: it refuses to touch rows whose stored
+// RenameJobs is fenced on jobs.tok: it refuses to touch rows whose stored
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
-func (q *Queries) SetThing(ctx context.Context, arg SetThingParams, token fence.Token) error {
-	_, err := fenceimpl.Write("SetThing", "things", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, setThing, arg.V, arg.ID, int64(token))
+func (q *Queries) RenameJobs(ctx context.Context, arg RenameJobsParams, token fence.Token) (pgconn.CommandTag, error) {
+	n, err := fenceimpl.Write("RenameJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, renameJobs, arg.Status, arg.MinID, int64(token))
 	}, nil)
+	if err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return pgconn.NewCommandTag(fmt.Sprintf("UPDATE %d", n)), nil
+}
+
+const renameOne = `-- name: RenameOne :one
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING id, status, owner, tok
+`
+
+const fenceStoredRenameOne = `-- name: RenameOne :one (stored token, sent only when the write touched no row)
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
+`
+
+type RenameOneParams struct {
+	Status string
+	ID     int64
+}
+
+// RenameOne is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) RenameOne(ctx context.Context, arg RenameOneParams, token fence.Token) (Job, error) {
+	var i Job
+	found := false
+	_, err := fenceimpl.WriteByKey(ctx, "RenameOne", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, renameOne, arg.Status, arg.ID, int64(token))
+	}, func(rows fenceimpl.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(
+			&i.ID,
+			&i.Status,
+			&i.Owner,
+			&i.Tok,
+		)
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredRenameOne, arg.ID)
+	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
+	return i, err
+}
+
+const requeueFailed = `-- name: RequeueFailed :exec
+-- fencegen: guarded by key (jobs.tok <= $2)
+UPDATE jobs j
+SET status = 'queued', tok = $2
+WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2
+RETURNING 1
+`
+
+const fenceStoredRequeueFailed = `-- name: RequeueFailed :exec (stored token, sent only when the write touched no row)
+SELECT j.tok
+FROM jobs j
+WHERE j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))
+`
+
+// RequeueFailed is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) RequeueFailed(ctx context.Context, id int64, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "RequeueFailed", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, requeueFailed, id, int64(token))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredRequeueFailed, id, int64(token))
+	})
 	return err
 }
 
@@ -187,16 +576,159 @@ func (q *Queries) RetireActive(ctx context.Context, token fence.Token) ([]int64,
 	if _, err := fenceimpl.Write("RetireActive", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, retireActive, int64(token))
 	}, func(rows fenceimpl.Rows) error {
-		var i int64
-		if err := rows.Scan(nil, nil, &i); err != nil {
+		var id int64
+		if err := rows.Scan(nil, nil, &id); err != nil {
 			return err
 		}
-		items = append(items, i)
+		items = append(items, id)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
 	return items, nil
+}
+
+const setCodes = `-- name: SetCodes :exec
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (codes.tok <= $7)
+WITH fence_input (id, c3, b3) AS (
+    VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.varbit), ($4::bigint, $5::pg_catalog.text, $6::pg_catalog.varbit)
+),
+fence_lock AS (
+    SELECT codes.id AS fence_key_1, codes.tok AS fence_token
+    FROM codes
+    WHERE (codes.id) IN (SELECT id FROM fence_input)
+    ORDER BY codes.id
+    FOR UPDATE OF codes
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $7)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO codes (id, c3, b3, tok)
+    SELECT id, c3, b3, $7
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET c3 = excluded.c3, b3 = excluded.b3, tok = $7
+    WHERE CASE WHEN codes.tok <= $7 THEN true ELSE CAST('fencegen: stale token, stored ' || codes.tok AS bigint) IS NULL END
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
+`
+
+type SetCodesParams struct {
+	Id1 int64
+	C1  string
+	B1  pgtype.Bits
+	Id2 int64
+	C2  string
+	B2  pgtype.Bits
+}
+
+// SetCodes stores token in codes.tok. It inserts all its rows or none: the
+// existing rows they conflict with are locked first, and if any holds a token
+// that token does not beat, nothing is written and it returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
+// each conflicting row is updated and stores token. One round trip.
+func (q *Queries) SetCodes(ctx context.Context, arg SetCodesParams, token fence.Token) error {
+	_, err := fenceimpl.WriteUpsertMany("SetCodes", "codes", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, setCodes,
+			arg.Id1,
+			arg.C1,
+			arg.B1,
+			arg.Id2,
+			arg.C2,
+			arg.B2,
+			int64(token),
+		)
+	}, nil)
+	return err
+}
+
+const setLedgerTotal = `-- name: SetLedgerTotal :one
+-- fencegen: guarded by key (ledgers.tok < $3)
+UPDATE ledgers
+SET total = $1, tok = $3
+WHERE id = $2 AND ledgers.tok < $3
+RETURNING id, total, tok
+`
+
+const fenceStoredSetLedgerTotal = `-- name: SetLedgerTotal :one (stored token, sent only when the write touched no row)
+SELECT ledgers.tok
+FROM ledgers
+WHERE id = $1
+`
+
+type SetLedgerTotalParams struct {
+	Total int64
+	ID    int64
+}
+
+// SetLedgerTotal is fenced on ledgers.tok: it refuses to touch rows whose
+// stored fencing token is not lower than token (strict: at most one write per
+// row per lease), and stores token in the rows it writes. It returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
+// hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
+// when it matched no row. One round trip when it writes; when it writes
+// nothing, a second reads the stored token.
+func (q *Queries) SetLedgerTotal(ctx context.Context, arg SetLedgerTotalParams, token fence.Token) (Ledger, error) {
+	var i Ledger
+	found := false
+	_, err := fenceimpl.WriteByKey(ctx, "SetLedgerTotal", "ledgers", fence.Strict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, setLedgerTotal, arg.Total, arg.ID, int64(token))
+	}, func(rows fenceimpl.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(&i.ID, &i.Total, &i.Tok)
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredSetLedgerTotal, arg.ID)
+	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
+	return i, err
+}
+
+const setPayloadEU = `-- name: SetPayloadEU :exec
+-- fencegen: guarded by key (events_eu.tok <= $3)
+UPDATE events_eu
+SET payload = $1, tok = $3
+WHERE (id = $2 AND region = 'eu') AND events_eu.tok <= $3
+RETURNING 1
+`
+
+const fenceStoredSetPayloadEU = `-- name: SetPayloadEU :exec (stored token, sent only when the write touched no row)
+SELECT events_eu.tok
+FROM events_eu
+WHERE id = $1 AND region = 'eu'
+`
+
+type SetPayloadEUParams struct {
+	Payload string
+	ID      int64
+}
+
+// SetPayloadEU is fenced on events_eu.tok: it refuses to touch rows whose
+// stored fencing token is greater than token, and stores token in the rows it
+// writes. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
+// the rows it matched hold a newer token, and a *fence.NotFoundError
+// (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
+// writes; when it writes nothing, a second reads the stored token.
+func (q *Queries) SetPayloadEU(ctx context.Context, arg SetPayloadEUParams, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "SetPayloadEU", "events_eu", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, setPayloadEU, arg.Payload, arg.ID, int64(token))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredSetPayloadEU, arg.ID)
+	})
+	return err
 }
 
 const setSetting = `-- name: SetSetting :exec
@@ -232,189 +764,6 @@ func (q *Queries) SetSetting(ctx context.Context, arg SetSettingParams, token fe
 		return q.db.Query(ctx, setSetting, arg.ID, arg.Name, arg.Value, int64(token))
 	}, nil)
 	return err
-}
-
-const setSettings = `-- name: SetSettings :many
--- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $4)
-WITH fence_input (id, name, value) AS (
-    SELECT unnest($1::bigint[])::bigint, unnest($2::text[])::pg_catalog.text, $3::pg_catalog.text
-),
-fence_lock AS (
-    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
-    FROM settings
-    WHERE (settings.id) IN (SELECT id FROM fence_input)
-    ORDER BY settings.id
-    FOR UPDATE OF settings
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $4)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    INSERT INTO settings (id, name, value, tok)
-    SELECT id, name, value, $4
-    FROM fence_input
-    WHERE (SELECT refused FROM fence_check) = 0
-    ON CONFLICT (id) DO UPDATE
-    SET value = excluded.value, tok = $4
-    WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
-    RETURNING id
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
-FROM fence_write
-UNION ALL
-SELECT stored, refused, NULL
-FROM fence_check
-WHERE refused > 0
-`
-
-type SetSettingsParams struct {
-	Ids   []int64
-	Names []string
-	Value string
-}
-
-// SetSettings stores token in settings.tok. It inserts all its rows or none:
-// the existing rows they conflict with are locked first, and if any holds a
-// token that token does not beat, nothing is written and it returns a
-// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
-// each conflicting row is updated and stores token. One round trip.
-func (q *Queries) SetSettings(ctx context.Context, arg SetSettingsParams, token fence.Token) ([]int64, error) {
-	var items []int64
-	if _, err := fenceimpl.WriteUpsertMany("SetSettings", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, setSettings, arg.Ids, arg.Names, arg.Value, int64(token))
-	}, func(rows fenceimpl.Rows) error {
-		var i int64
-		if err := rows.Scan(nil, nil, &i); err != nil {
-			return err
-		}
-		items = append(items, i)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const setTwoSettings = `-- name: SetTwoSettings :execrows
--- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $6)
-WITH fence_input (id, name, value) AS (
-    VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text), ($4::bigint, $5::pg_catalog.text, $3::pg_catalog.text)
-),
-fence_lock AS (
-    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
-    FROM settings
-    WHERE (settings.id) IN (SELECT id FROM fence_input)
-    ORDER BY settings.id
-    FOR UPDATE OF settings
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $6)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    INSERT INTO settings (id, name, value, tok)
-    SELECT id, name, value, $6
-    FROM fence_input
-    WHERE (SELECT refused FROM fence_check) = 0
-    ON CONFLICT (id) DO UPDATE
-    SET value = excluded.value, tok = $6
-    WHERE CASE WHEN settings.tok <= $6 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
-    RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
-FROM fence_write
-UNION ALL
-SELECT stored, refused
-FROM fence_check
-WHERE refused > 0
-`
-
-type SetTwoSettingsParams struct {
-	Id1   int64
-	Name1 string
-	Value string
-	Id2   int64
-	Name2 string
-}
-
-// SetTwoSettings stores token in settings.tok. It inserts all its rows or
-// none: the existing rows they conflict with are locked first, and if any
-// holds a token that token does not beat, nothing is written and it returns a
-// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
-// each conflicting row is updated and stores token. One round trip.
-func (q *Queries) SetTwoSettings(ctx context.Context, arg SetTwoSettingsParams, token fence.Token) (int64, error) {
-	return fenceimpl.WriteUpsertMany("SetTwoSettings", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, setTwoSettings, arg.Id1, arg.Name1, arg.Value, arg.Id2, arg.Name2, int64(token))
-	}, nil)
-}
-
-const setSettingsFrom = `-- name: SetSettingsFrom :many
--- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $3)
-WITH src AS (
-    SELECT unnest($1::bigint[]) AS id, $2::text AS value
-),
-fence_input (id, name, value) AS (
-    SELECT id::bigint, CAST('n' || id AS pg_catalog.text), value::pg_catalog.text
-    FROM src
-),
-fence_lock AS (
-    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
-    FROM settings
-    WHERE (settings.id) IN (SELECT id FROM fence_input)
-    ORDER BY settings.id
-    FOR UPDATE OF settings
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    INSERT INTO settings (id, name, value, tok)
-    SELECT id, name, value, $3
-    FROM fence_input
-    WHERE (SELECT refused FROM fence_check) = 0
-    ON CONFLICT (id) DO UPDATE
-    SET value = excluded.value, tok = $3
-    WHERE CASE WHEN settings.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
-    RETURNING id
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
-FROM fence_write
-UNION ALL
-SELECT stored, refused, NULL
-FROM fence_check
-WHERE refused > 0
-`
-
-type SetSettingsFromParams struct {
-	Ids   []int64
-	Value string
-}
-
-// An upsert whose INSERT has a WITH clause of its own: its entries join the
-// guard's WITH list.
-//
-// SetSettingsFrom stores token in settings.tok. It inserts all its rows or
-// none: the existing rows they conflict with are locked first, and if any
-// holds a token that token does not beat, nothing is written and it returns a
-// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
-// each conflicting row is updated and stores token. One round trip.
-func (q *Queries) SetSettingsFrom(ctx context.Context, arg SetSettingsFromParams, token fence.Token) ([]int64, error) {
-	var items []int64
-	if _, err := fenceimpl.WriteUpsertMany("SetSettingsFrom", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, setSettingsFrom, arg.Ids, arg.Value, int64(token))
-	}, func(rows fenceimpl.Rows) error {
-		var i int64
-		if err := rows.Scan(nil, nil, &i); err != nil {
-			return err
-		}
-		items = append(items, i)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	return items, nil
 }
 
 const setSettingFrom = `-- name: SetSettingFrom :exec
@@ -514,204 +863,30 @@ func (q *Queries) SetSettingLogged(ctx context.Context, arg SetSettingLoggedPara
 	return err
 }
 
-const addToLedger = `-- name: AddToLedger :exec
--- fencegen: guarded by key (ledgers.tok <= $3)
-UPDATE ledgers
-SET total = total + $1, tok = $3
-WHERE id = $2 AND ledgers.tok <= $3
-RETURNING 1
-`
-
-const fenceStoredAddToLedger = `-- name: AddToLedger :exec (stored token, sent only when the write touched no row)
-SELECT ledgers.tok
-FROM ledgers
-WHERE id = $1
-`
-
-type AddToLedgerParams struct {
-	Amount int64
-	ID     int64
-}
-
-// AddToLedger is fenced on ledgers.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "AddToLedger", "ledgers", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, addToLedger, arg.Amount, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredAddToLedger, arg.ID)
-	})
-	return err
-}
-
-const renameJob = `-- name: RenameJob :execresult
--- fencegen: guarded by key (jobs.tok <= $3)
-UPDATE jobs
-SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
-RETURNING 1
-`
-
-const fenceStoredRenameJob = `-- name: RenameJob :execresult (stored token, sent only when the write touched no row)
-SELECT jobs.tok
-FROM jobs
-WHERE id = $1
-`
-
-type RenameJobParams struct {
-	Status string
-	ID     int64
-}
-
-// RenameJob is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) RenameJob(ctx context.Context, arg RenameJobParams, token fence.Token) (pgconn.CommandTag, error) {
-	n, err := fenceimpl.WriteByKey(ctx, "RenameJob", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, renameJob, arg.Status, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredRenameJob, arg.ID)
-	})
-	if err != nil {
-		return pgconn.CommandTag{}, err
-	}
-	return pgconn.NewCommandTag(fmt.Sprintf("UPDATE %d", n)), nil
-}
-
-const renameJobs = `-- name: RenameJobs :execresult
--- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
-    FROM jobs
-    WHERE id >= $2
-    ORDER BY jobs.id
-    FOR UPDATE OF jobs
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    UPDATE jobs
-    SET status = $1, tok = $3
-    WHERE (id >= $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
-FROM fence_write
-UNION ALL
-SELECT stored, refused
-FROM fence_check
-WHERE refused > 0
-`
-
-type RenameJobsParams struct {
-	Status string
-	MinID  int64
-}
-
-// RenameJobs is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
-func (q *Queries) RenameJobs(ctx context.Context, arg RenameJobsParams, token fence.Token) (pgconn.CommandTag, error) {
-	n, err := fenceimpl.Write("RenameJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, renameJobs, arg.Status, arg.MinID, int64(token))
-	}, nil)
-	if err != nil {
-		return pgconn.CommandTag{}, err
-	}
-	return pgconn.NewCommandTag(fmt.Sprintf("UPDATE %d", n)), nil
-}
-
-const setCodes = `-- name: SetCodes :exec
--- fencegen: guarded upsert of many rows, locking the rows they conflict with (codes.tok <= $7)
-WITH fence_input (id, c3, b3) AS (
-    VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.varbit), ($4::bigint, $5::pg_catalog.text, $6::pg_catalog.varbit)
+const setSettings = `-- name: SetSettings :many
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $4)
+WITH fence_input (id, name, value) AS (
+    SELECT unnest($1::bigint[])::bigint, unnest($2::text[])::pg_catalog.text, $3::pg_catalog.text
 ),
 fence_lock AS (
-    SELECT codes.id AS fence_key_1, codes.tok AS fence_token
-    FROM codes
-    WHERE (codes.id) IN (SELECT id FROM fence_input)
-    ORDER BY codes.id
-    FOR UPDATE OF codes
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
+    FROM settings
+    WHERE (settings.id) IN (SELECT id FROM fence_input)
+    ORDER BY settings.id
+    FOR UPDATE OF settings
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $7)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $4)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
-    INSERT INTO codes (id, c3, b3, tok)
-    SELECT id, c3, b3, $7
+    INSERT INTO settings (id, name, value, tok)
+    SELECT id, name, value, $4
     FROM fence_input
     WHERE (SELECT refused FROM fence_check) = 0
     ON CONFLICT (id) DO UPDATE
-    SET c3 = excluded.c3, b3 = excluded.b3, tok = $7
-    WHERE CASE WHEN codes.tok <= $7 THEN true ELSE CAST('fencegen: stale token, stored ' || codes.tok AS bigint) IS NULL END
-    RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
-FROM fence_write
-UNION ALL
-SELECT stored, refused
-FROM fence_check
-WHERE refused > 0
-`
-
-type SetCodesParams struct {
-	Id1 int64
-	C1  string
-	B1  pgtype.Bits
-	Id2 int64
-	C2  string
-	B2  pgtype.Bits
-}
-
-// SetCodes stores token in codes.tok. It inserts all its rows or none: the
-// existing rows they conflict with are locked first, and if any holds a token
-// that token does not beat, nothing is written and it returns a
-// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
-// each conflicting row is updated and stores token. One round trip.
-func (q *Queries) SetCodes(ctx context.Context, arg SetCodesParams, token fence.Token) error {
-	_, err := fenceimpl.WriteUpsertMany("SetCodes", "codes", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, setCodes, arg.Id1, arg.C1, arg.B1, arg.Id2, arg.C2, arg.B2, int64(token))
-	}, nil)
-	return err
-}
-
-const addUsers = `-- name: AddUsers :many
--- fencegen: guarded upsert of many rows, locking the rows they conflict with (users.tok <= $3)
-WITH fence_input (id, email) AS (
-    SELECT unnest($1::bigint[])::bigint, unnest($2::text[])::pg_catalog.text
-),
-fence_lock AS (
-    SELECT users.email AS fence_key_1, users.tok AS fence_token
-    FROM users
-    WHERE (users.email) IN (SELECT email FROM fence_input) AND (NOT deleted)
-    ORDER BY users.email
-    FOR UPDATE OF users
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    INSERT INTO users (id, email, tok)
-    SELECT id, email, $3
-    FROM fence_input
-    WHERE (SELECT refused FROM fence_check) = 0
-    ON CONFLICT (email)
-    WHERE NOT deleted DO UPDATE
-    SET id = excluded.id, tok = $3
-    WHERE CASE WHEN users.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || users.tok AS bigint) IS NULL END
+    SET value = excluded.value, tok = $4
+    WHERE CASE WHEN settings.tok <= $4 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
     RETURNING id
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
@@ -722,26 +897,27 @@ FROM fence_check
 WHERE refused > 0
 `
 
-type AddUsersParams struct {
-	Ids    []int64
-	Emails []string
+type SetSettingsParams struct {
+	Ids   []int64
+	Names []string
+	Value string
 }
 
-// AddUsers stores token in users.tok. It inserts all its rows or none: the
-// existing rows they conflict with are locked first, and if any holds a token
-// that token does not beat, nothing is written and it returns a
+// SetSettings stores token in settings.tok. It inserts all its rows or none:
+// the existing rows they conflict with are locked first, and if any holds a
+// token that token does not beat, nothing is written and it returns a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
-func (q *Queries) AddUsers(ctx context.Context, arg AddUsersParams, token fence.Token) ([]int64, error) {
+func (q *Queries) SetSettings(ctx context.Context, arg SetSettingsParams, token fence.Token) ([]int64, error) {
 	var items []int64
-	if _, err := fenceimpl.WriteUpsertMany("AddUsers", "users", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, addUsers, arg.Ids, arg.Emails, int64(token))
+	if _, err := fenceimpl.WriteUpsertMany("SetSettings", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, setSettings, arg.Ids, arg.Names, arg.Value, int64(token))
 	}, func(rows fenceimpl.Rows) error {
-		var i int64
-		if err := rows.Scan(nil, nil, &i); err != nil {
+		var id int64
+		if err := rows.Scan(nil, nil, &id); err != nil {
 			return err
 		}
-		items = append(items, i)
+		items = append(items, id)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -749,30 +925,91 @@ func (q *Queries) AddUsers(ctx context.Context, arg AddUsersParams, token fence.
 	return items, nil
 }
 
-const addBases = `-- name: AddBases :execrows
--- fencegen: guarded upsert of many rows, locking the rows they conflict with (bases.tok <= $2)
-WITH fence_input (id, v) AS (
-    SELECT unnest($1::bigint[])::bigint, 'v'::pg_catalog.text
+const setSettingsFrom = `-- name: SetSettingsFrom :many
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $3)
+WITH src AS (
+    SELECT unnest($1::bigint[]) AS id, $2::text AS value
+),
+fence_input (id, name, value) AS (
+    SELECT id::bigint, CAST('n' || id AS pg_catalog.text), value::pg_catalog.text
+    FROM src
 ),
 fence_lock AS (
-    SELECT bases.id AS fence_key_1, bases.tok AS fence_token
-    FROM ONLY bases
-    WHERE (bases.id) IN (SELECT id FROM fence_input)
-    ORDER BY bases.id
-    FOR UPDATE OF bases
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
+    FROM settings
+    WHERE (settings.id) IN (SELECT id FROM fence_input)
+    ORDER BY settings.id
+    FOR UPDATE OF settings
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
     FROM fence_lock
 ),
 fence_write AS (
-    INSERT INTO bases (id, v, tok)
-    SELECT id, v, $2
+    INSERT INTO settings (id, name, value, tok)
+    SELECT id, name, value, $3
     FROM fence_input
     WHERE (SELECT refused FROM fence_check) = 0
     ON CONFLICT (id) DO UPDATE
-    SET v = excluded.v, tok = $2
-    WHERE CASE WHEN bases.tok <= $2 THEN true ELSE CAST('fencegen: stale token, stored ' || bases.tok AS bigint) IS NULL END
+    SET value = excluded.value, tok = $3
+    WHERE CASE WHEN settings.tok <= $3 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    RETURNING id
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
+UNION ALL
+SELECT stored, refused, NULL
+FROM fence_check
+WHERE refused > 0
+`
+
+type SetSettingsFromParams struct {
+	Ids   []int64
+	Value string
+}
+
+// An upsert whose INSERT has a WITH clause of its own: its entries join the
+// guard's WITH list.
+//
+// SetSettingsFrom stores token in settings.tok. It inserts all its rows or
+// none: the existing rows they conflict with are locked first, and if any
+// holds a token that token does not beat, nothing is written and it returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
+// each conflicting row is updated and stores token. One round trip.
+func (q *Queries) SetSettingsFrom(ctx context.Context, arg SetSettingsFromParams, token fence.Token) ([]int64, error) {
+	var items []int64
+	if _, err := fenceimpl.WriteUpsertMany("SetSettingsFrom", "settings", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, setSettingsFrom, arg.Ids, arg.Value, int64(token))
+	}, func(rows fenceimpl.Rows) error {
+		var id int64
+		if err := rows.Scan(nil, nil, &id); err != nil {
+			return err
+		}
+		items = append(items, id)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const setThing = `-- name: SetThing :exec
+-- fencegen: guarded by locking the rows it matches (things.tok <= $3)
+WITH fence_lock AS (
+    SELECT things.id AS fence_key_1, things.tok AS fence_token, things.tableoid AS fence_rel, things.ctid AS fence_row
+    FROM things
+    WHERE id = $2
+    ORDER BY things.id
+    FOR UPDATE OF things
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT (fence_rel, fence_row)) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE things
+    SET v = $1, tok = $3
+    WHERE (id = $2 AND things.tok <= $3) AND (things.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
@@ -783,124 +1020,81 @@ FROM fence_check
 WHERE refused > 0
 `
 
-// AddBases stores token in bases.tok. It inserts all its rows or none: the
-// existing rows they conflict with are locked first, and if any holds a token
-// that token does not beat, nothing is written and it returns a
+type SetThingParams struct {
+	V  string
+	ID int64
+}
+
+// SetThing is fenced on things.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip.
+func (q *Queries) SetThing(ctx context.Context, arg SetThingParams, token fence.Token) error {
+	_, err := fenceimpl.Write("SetThing", "things", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, setThing, arg.V, arg.ID, int64(token))
+	}, nil)
+	return err
+}
+
+const setTwoSettings = `-- name: SetTwoSettings :execrows
+-- fencegen: guarded upsert of many rows, locking the rows they conflict with (settings.tok <= $6)
+WITH fence_input (id, name, value) AS (
+    VALUES ($1::bigint, $2::pg_catalog.text, $3::pg_catalog.text), ($4::bigint, $5::pg_catalog.text, $3::pg_catalog.text)
+),
+fence_lock AS (
+    SELECT settings.id AS fence_key_1, settings.tok AS fence_token
+    FROM settings
+    WHERE (settings.id) IN (SELECT id FROM fence_input)
+    ORDER BY settings.id
+    FOR UPDATE OF settings
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $6)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    INSERT INTO settings (id, name, value, tok)
+    SELECT id, name, value, $6
+    FROM fence_input
+    WHERE (SELECT refused FROM fence_check) = 0
+    ON CONFLICT (id) DO UPDATE
+    SET value = excluded.value, tok = $6
+    WHERE CASE WHEN settings.tok <= $6 THEN true ELSE CAST('fencegen: stale token, stored ' || settings.tok AS bigint) IS NULL END
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
+`
+
+type SetTwoSettingsParams struct {
+	Id1   int64
+	Name1 string
+	Value string
+	Id2   int64
+	Name2 string
+}
+
+// SetTwoSettings stores token in settings.tok. It inserts all its rows or
+// none: the existing rows they conflict with are locked first, and if any
+// holds a token that token does not beat, nothing is written and it returns a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
 // each conflicting row is updated and stores token. One round trip.
-func (q *Queries) AddBases(ctx context.Context, ids []int64, token fence.Token) (int64, error) {
-	return fenceimpl.WriteUpsertMany("AddBases", "bases", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, addBases, ids, int64(token))
+func (q *Queries) SetTwoSettings(ctx context.Context, arg SetTwoSettingsParams, token fence.Token) (int64, error) {
+	return fenceimpl.WriteUpsertMany("SetTwoSettings", "settings", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, setTwoSettings,
+			arg.Id1,
+			arg.Name1,
+			arg.Value,
+			arg.Id2,
+			arg.Name2,
+			int64(token),
+		)
 	}, nil)
-}
-
-const editEarlyLog = `-- name: EditEarlyLog :exec
--- fencegen: guarded by key (logs_early.tok <= $4)
-UPDATE logs_early
-SET msg = $1, tok = $4
-WHERE (id = $2 AND day = $3) AND logs_early.tok <= $4
-RETURNING 1
-`
-
-const fenceStoredEditEarlyLog = `-- name: EditEarlyLog :exec (stored token, sent only when the write touched no row)
-SELECT logs_early.tok
-FROM logs_early
-WHERE id = $1 AND day = $2
-`
-
-type EditEarlyLogParams struct {
-	Msg string
-	ID  int64
-	Day int32
-}
-
-// EditEarlyLog is fenced on logs_early.tok: it refuses to touch rows whose
-// stored fencing token is greater than token, and stores token in the rows it
-// writes. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
-// the rows it matched hold a newer token, and a *fence.NotFoundError
-// (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
-// writes; when it writes nothing, a second reads the stored token.
-func (q *Queries) EditEarlyLog(ctx context.Context, arg EditEarlyLogParams, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "EditEarlyLog", "logs_early", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, editEarlyLog, arg.Msg, arg.ID, arg.Day, int64(token))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredEditEarlyLog, arg.ID, arg.Day)
-	})
-	return err
-}
-
-const requeueFailed = `-- name: RequeueFailed :exec
--- fencegen: guarded by key (jobs.tok <= $2)
-UPDATE jobs j
-SET status = 'queued', tok = $2
-WHERE (j.id = $1 AND j.status = 'failed') AND j.tok <= $2
-RETURNING 1
-`
-
-const fenceStoredRequeueFailed = `-- name: RequeueFailed :exec (stored token, sent only when the write touched no row)
-SELECT j.tok
-FROM jobs j
-WHERE j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))
-`
-
-// RequeueFailed is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) RequeueFailed(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "RequeueFailed", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, requeueFailed, id, int64(token))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredRequeueFailed, id, int64(token))
-	})
-	return err
-}
-
-const renameOne = `-- name: RenameOne :one
--- fencegen: guarded by key (jobs.tok <= $3)
-UPDATE jobs
-SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
-RETURNING id, status, owner, tok
-`
-
-const fenceStoredRenameOne = `-- name: RenameOne :one (stored token, sent only when the write touched no row)
-SELECT jobs.tok
-FROM jobs
-WHERE id = $1
-`
-
-type RenameOneParams struct {
-	Status string
-	ID     int64
-}
-
-// RenameOne is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) RenameOne(ctx context.Context, arg RenameOneParams, token fence.Token) (Job, error) {
-	var i Job
-	found := false
-	_, err := fenceimpl.WriteByKey(ctx, "RenameOne", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, renameOne, arg.Status, arg.ID, int64(token))
-	}, func(rows fenceimpl.Rows) error {
-		if found {
-			return nil
-		}
-		found = true
-		return rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tok)
-	}, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredRenameOne, arg.ID)
-	})
-	if errors.Is(err, fence.ErrNotFound) {
-		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
-	}
-	return i, err
 }
 
 const upsertLedger = `-- name: UpsertLedger :one
@@ -1005,161 +1199,6 @@ func (q *Queries) UpsertLedgers(ctx context.Context, arg UpsertLedgersParams, to
 		items = append(items, i)
 		return nil
 	}); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const addLedger = `-- name: AddLedger :one
--- fencegen: stores the token (ledgers.tok = $3)
-INSERT INTO ledgers (id, total, tok)
-VALUES ($1, $2, $3)
-RETURNING id, total, tok
-`
-
-type AddLedgerParams struct {
-	ID    int64
-	Total int64
-}
-
-// AddLedger stores token in ledgers.tok.
-func (q *Queries) AddLedger(ctx context.Context, arg AddLedgerParams, token fence.Token) (Ledger, error) {
-	row := q.db.QueryRow(ctx, addLedger, arg.ID, arg.Total, int64(token))
-	var i Ledger
-	err := row.Scan(&i.ID, &i.Total, &i.Tok)
-	return i, fenceimpl.TriggerError("AddLedger", err, "ledgers")
-}
-
-const setLedgerTotal = `-- name: SetLedgerTotal :one
--- fencegen: guarded by key (ledgers.tok < $3)
-UPDATE ledgers
-SET total = $1, tok = $3
-WHERE id = $2 AND ledgers.tok < $3
-RETURNING id, total, tok
-`
-
-const fenceStoredSetLedgerTotal = `-- name: SetLedgerTotal :one (stored token, sent only when the write touched no row)
-SELECT ledgers.tok
-FROM ledgers
-WHERE id = $1
-`
-
-type SetLedgerTotalParams struct {
-	Total int64
-	ID    int64
-}
-
-// SetLedgerTotal is fenced on ledgers.tok: it refuses to touch rows whose
-// stored fencing token is not lower than token (strict: at most one write per
-// row per lease), and stores token in the rows it writes. It returns a
-// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
-// hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
-// when it matched no row. One round trip when it writes; when it writes
-// nothing, a second reads the stored token.
-func (q *Queries) SetLedgerTotal(ctx context.Context, arg SetLedgerTotalParams, token fence.Token) (Ledger, error) {
-	var i Ledger
-	found := false
-	_, err := fenceimpl.WriteByKey(ctx, "SetLedgerTotal", "ledgers", fence.Strict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, setLedgerTotal, arg.Total, arg.ID, int64(token))
-	}, func(rows fenceimpl.Rows) error {
-		if found {
-			return nil
-		}
-		found = true
-		return rows.Scan(&i.ID, &i.Total, &i.Tok)
-	}, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredSetLedgerTotal, arg.ID)
-	})
-	if errors.Is(err, fence.ErrNotFound) {
-		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
-	}
-	return i, err
-}
-
-const jobsWithSources = `-- name: JobsWithSources :many
-SELECT j.id, j.status, j.owner, j.tok, s.status AS source_status FROM jobs j JOIN sources s ON s.id = j.id ORDER BY j.id
-`
-
-type JobsWithSourcesRow struct {
-	ID           int64
-	Status       string
-	Owner        pgtype.Text
-	Tok          fence.Token
-	SourceStatus string
-}
-
-func (q *Queries) JobsWithSources(ctx context.Context) ([]JobsWithSourcesRow, error) {
-	rows, err := q.db.Query(ctx, jobsWithSources)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []JobsWithSourcesRow
-	for rows.Next() {
-		var i JobsWithSourcesRow
-		if err := rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tok, &i.SourceStatus); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const jobsFromSubquery = `-- name: JobsFromSubquery :many
-SELECT id, status, owner, tok FROM (SELECT id, status, owner, tok FROM jobs WHERE status <> $1) x ORDER BY id
-`
-
-func (q *Queries) JobsFromSubquery(ctx context.Context, skip string) ([]Job, error) {
-	rows, err := q.db.Query(ctx, jobsFromSubquery, skip)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []Job
-	for rows.Next() {
-		var i Job
-		if err := rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tok); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const jobsAndSources = `-- name: JobsAndSources :many
-SELECT id, jobs.status, jobs.owner, tok, sources.status, sources.owner FROM jobs JOIN sources USING (id) ORDER BY id
-`
-
-type JobsAndSourcesRow struct {
-	ID       int64
-	Status   string
-	Owner    pgtype.Text
-	Tok      fence.Token
-	Status_2 string
-	Owner_2  pgtype.Text
-}
-
-func (q *Queries) JobsAndSources(ctx context.Context) ([]JobsAndSourcesRow, error) {
-	rows, err := q.db.Query(ctx, jobsAndSources)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []JobsAndSourcesRow
-	for rows.Next() {
-		var i JobsAndSourcesRow
-		if err := rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Tok, &i.Status_2, &i.Owner_2); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	return items, nil

@@ -4,6 +4,7 @@ package sqldb
 
 import (
 	"database/sql"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 )
 

@@ -5,11 +5,12 @@ package sqldb
 
 import (
 	"context"
+	"strconv"
+	"strings"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/lib/pq"
-	"strconv"
-	"strings"
 )
 
 const jobsIn = `-- name: JobsIn :many
@@ -45,53 +46,11 @@ func (q *Queries) JobsIn(ctx context.Context, arg JobsInParams) ([]int64, error)
 	defer rows.Close()
 	var items []int64
 	for rows.Next() {
-		var i int64
-		if err := rows.Scan(&i); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		items = append(items, i)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const jobsNotIn = `-- name: JobsNotIn :many
-SELECT id FROM jobs WHERE id NOT IN (/*SLICE:ids*/?) ORDER BY id
-`
-
-func (q *Queries) JobsNotIn(ctx context.Context, ids []int64) ([]int64, error) {
-	query := jobsNotIn
-	var queryParams []interface{}
-	if len(ids) > 0 {
-		queryParams = append(queryParams, ids[0])
-	} else {
-		queryParams = append(queryParams, nil)
-	}
-	{
-		placeholders := "$1"
-		for k := 1; k < len(ids); k++ {
-			queryParams = append(queryParams, ids[k])
-			placeholders += ",$" + strconv.Itoa(len(queryParams))
-		}
-		query = strings.ReplaceAll(query, "/*SLICE:ids*/?", placeholders)
-	}
-	rows, err := q.db.QueryContext(ctx, query, queryParams...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []int64
-	for rows.Next() {
-		var i int64
-		if err := rows.Scan(&i); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
+		items = append(items, id)
 	}
 	if err := rows.Close(); err != nil {
 		return nil, err
@@ -147,11 +106,11 @@ func (q *Queries) JobsInTwoLists(ctx context.Context, arg JobsInTwoListsParams) 
 	defer rows.Close()
 	var items []int64
 	for rows.Next() {
-		var i int64
-		if err := rows.Scan(&i); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		items = append(items, i)
+		items = append(items, id)
 	}
 	if err := rows.Close(); err != nil {
 		return nil, err
@@ -160,6 +119,192 @@ func (q *Queries) JobsInTwoLists(ctx context.Context, arg JobsInTwoListsParams) 
 		return nil, err
 	}
 	return items, nil
+}
+
+const jobsNotIn = `-- name: JobsNotIn :many
+SELECT id FROM jobs WHERE id NOT IN (/*SLICE:ids*/?) ORDER BY id
+`
+
+func (q *Queries) JobsNotIn(ctx context.Context, ids []int64) ([]int64, error) {
+	query := jobsNotIn
+	var queryParams []interface{}
+	if len(ids) > 0 {
+		queryParams = append(queryParams, ids[0])
+	} else {
+		queryParams = append(queryParams, nil)
+	}
+	{
+		placeholders := "$1"
+		for k := 1; k < len(ids); k++ {
+			queryParams = append(queryParams, ids[k])
+			placeholders += ",$" + strconv.Itoa(len(queryParams))
+		}
+		query = strings.ReplaceAll(query, "/*SLICE:ids*/?", placeholders)
+	}
+	rows, err := q.db.QueryContext(ctx, query, queryParams...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const removeJobsAny = `-- name: RemoveJobsAny :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = ANY($1) AND status = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM jobs
+    WHERE ((id = ANY($1) AND status = $2) AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
+`
+
+type RemoveJobsAnyParams struct {
+	Ids    []int64
+	Status string
+}
+
+// RemoveJobsAny is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token. It returns a *fence.StaleError
+// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
+// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
+// row. One round trip.
+func (q *Queries) RemoveJobsAny(ctx context.Context, arg RemoveJobsAnyParams, token fence.Token) (int64, error) {
+	return fenceimpl.Write("RemoveJobsAny", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, removeJobsAny, pq.Array(arg.Ids), arg.Status, int64(token)))
+	}, nil)
+}
+
+const removeJobsIn = `-- name: RemoveJobsIn :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id IN (/*SLICE:ids*/?) AND status = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM jobs
+    WHERE ((id IN (/*SLICE:ids*/?) AND status = $2) AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
+`
+
+type RemoveJobsInParams struct {
+	Ids    []int64
+	Status string
+}
+
+// RemoveJobsIn is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token. It returns a *fence.StaleError
+// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
+// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
+// row. One round trip.
+func (q *Queries) RemoveJobsIn(ctx context.Context, arg RemoveJobsInParams, token fence.Token) (int64, error) {
+	query := removeJobsIn
+	var queryParams []interface{}
+	if len(arg.Ids) > 0 {
+		queryParams = append(queryParams, arg.Ids[0])
+	} else {
+		queryParams = append(queryParams, nil)
+	}
+	queryParams = append(queryParams, arg.Status)
+	queryParams = append(queryParams, int64(token))
+	{
+		placeholders := "$1"
+		for k := 1; k < len(arg.Ids); k++ {
+			queryParams = append(queryParams, arg.Ids[k])
+			placeholders += ",$" + strconv.Itoa(len(queryParams))
+		}
+		query = strings.ReplaceAll(query, "/*SLICE:ids*/?", placeholders)
+	}
+	return fenceimpl.Write("RemoveJobsIn", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, query, queryParams...))
+	}, nil)
+}
+
+const setStatusAny = `-- name: SetStatusAny :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = ANY($2)
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = ANY($2) AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
+`
+
+type SetStatusAnyParams struct {
+	Status string
+	Ids    []int64
+}
+
+// SetStatusAny is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip.
+func (q *Queries) SetStatusAny(ctx context.Context, arg SetStatusAnyParams, token fence.Token) (int64, error) {
+	return fenceimpl.Write("SetStatusAny", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setStatusAny, arg.Status, pq.Array(arg.Ids), int64(token)))
+	}, nil)
 }
 
 const setStatusIn = `-- name: SetStatusIn :execrows
@@ -222,7 +367,7 @@ func (q *Queries) SetStatusIn(ctx context.Context, arg SetStatusInParams, token 
 	}, nil)
 }
 
-const setStatusAny = `-- name: SetStatusAny :execrows
+const tagAny = `-- name: TagAny :many
 -- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
     SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
@@ -237,32 +382,43 @@ fence_check AS (
 ),
 fence_write AS (
     UPDATE jobs
-    SET status = $1, tok = $3
+    SET tags = $1, tok = $3
     WHERE (id = ANY($2) AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING 1
+    RETURNING id
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
 FROM fence_write
 UNION ALL
-SELECT stored, refused
+SELECT stored, refused, NULL
 FROM fence_check
 WHERE refused > 0
 `
 
-type SetStatusAnyParams struct {
-	Status string
-	Ids    []int64
+type TagAnyParams struct {
+	Tags []string
+	Ids  []int64
 }
 
-// SetStatusAny is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// TagAny is fenced on jobs.tok: it refuses to touch rows whose stored fencing
+// token is greater than token, and stores token in the rows it writes. It
+// returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it
+// matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip.
-func (q *Queries) SetStatusAny(ctx context.Context, arg SetStatusAnyParams, token fence.Token) (int64, error) {
-	return fenceimpl.Write("SetStatusAny", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setStatusAny, arg.Status, pq.Array(arg.Ids), int64(token)))
-	}, nil)
+func (q *Queries) TagAny(ctx context.Context, arg TagAnyParams, token fence.Token) ([]int64, error) {
+	var items []int64
+	if _, err := fenceimpl.Write("TagAny", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, tagAny, pq.Array(arg.Tags), pq.Array(arg.Ids), int64(token)))
+	}, func(rows fenceimpl.Rows) error {
+		var id int64
+		if err := rows.Scan(nil, nil, &id); err != nil {
+			return err
+		}
+		items = append(items, id)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const tagIn = `-- name: TagIn :many
@@ -324,169 +480,14 @@ func (q *Queries) TagIn(ctx context.Context, arg TagInParams, token fence.Token)
 	if _, err := fenceimpl.Write("TagIn", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(q.db.QueryContext(ctx, query, queryParams...))
 	}, func(rows fenceimpl.Rows) error {
-		var i int64
-		if err := rows.Scan(nil, nil, &i); err != nil {
+		var id int64
+		if err := rows.Scan(nil, nil, &id); err != nil {
 			return err
 		}
-		items = append(items, i)
+		items = append(items, id)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
 	return items, nil
-}
-
-const tagAny = `-- name: TagAny :many
--- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
-    FROM jobs
-    WHERE id = ANY($2)
-    ORDER BY jobs.id
-    FOR UPDATE OF jobs
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    UPDATE jobs
-    SET tags = $1, tok = $3
-    WHERE (id = ANY($2) AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING id
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
-FROM fence_write
-UNION ALL
-SELECT stored, refused, NULL
-FROM fence_check
-WHERE refused > 0
-`
-
-type TagAnyParams struct {
-	Tags []string
-	Ids  []int64
-}
-
-// TagAny is fenced on jobs.tok: it refuses to touch rows whose stored fencing
-// token is greater than token, and stores token in the rows it writes. It
-// returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it
-// matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
-func (q *Queries) TagAny(ctx context.Context, arg TagAnyParams, token fence.Token) ([]int64, error) {
-	var items []int64
-	if _, err := fenceimpl.Write("TagAny", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, tagAny, pq.Array(arg.Tags), pq.Array(arg.Ids), int64(token)))
-	}, func(rows fenceimpl.Rows) error {
-		var i int64
-		if err := rows.Scan(nil, nil, &i); err != nil {
-			return err
-		}
-		items = append(items, i)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const removeJobsIn = `-- name: RemoveJobsIn :execrows
--- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
-    FROM jobs
-    WHERE id IN (/*SLICE:ids*/?) AND status = $2
-    ORDER BY jobs.id
-    FOR UPDATE OF jobs
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    DELETE FROM jobs
-    WHERE ((id IN (/*SLICE:ids*/?) AND status = $2) AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
-FROM fence_write
-UNION ALL
-SELECT stored, refused
-FROM fence_check
-WHERE refused > 0
-`
-
-type RemoveJobsInParams struct {
-	Ids    []int64
-	Status string
-}
-
-// RemoveJobsIn is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token. It returns a *fence.StaleError
-// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
-// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
-func (q *Queries) RemoveJobsIn(ctx context.Context, arg RemoveJobsInParams, token fence.Token) (int64, error) {
-	query := removeJobsIn
-	var queryParams []interface{}
-	if len(arg.Ids) > 0 {
-		queryParams = append(queryParams, arg.Ids[0])
-	} else {
-		queryParams = append(queryParams, nil)
-	}
-	queryParams = append(queryParams, arg.Status)
-	queryParams = append(queryParams, int64(token))
-	{
-		placeholders := "$1"
-		for k := 1; k < len(arg.Ids); k++ {
-			queryParams = append(queryParams, arg.Ids[k])
-			placeholders += ",$" + strconv.Itoa(len(queryParams))
-		}
-		query = strings.ReplaceAll(query, "/*SLICE:ids*/?", placeholders)
-	}
-	return fenceimpl.Write("RemoveJobsIn", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, query, queryParams...))
-	}, nil)
-}
-
-const removeJobsAny = `-- name: RemoveJobsAny :execrows
--- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
-    FROM jobs
-    WHERE id = ANY($1) AND status = $2
-    ORDER BY jobs.id
-    FOR UPDATE OF jobs
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    DELETE FROM jobs
-    WHERE ((id = ANY($1) AND status = $2) AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
-FROM fence_write
-UNION ALL
-SELECT stored, refused
-FROM fence_check
-WHERE refused > 0
-`
-
-type RemoveJobsAnyParams struct {
-	Ids    []int64
-	Status string
-}
-
-// RemoveJobsAny is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token. It returns a *fence.StaleError
-// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
-// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
-func (q *Queries) RemoveJobsAny(ctx context.Context, arg RemoveJobsAnyParams, token fence.Token) (int64, error) {
-	return fenceimpl.Write("RemoveJobsAny", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, removeJobsAny, pq.Array(arg.Ids), arg.Status, int64(token)))
-	}, nil)
 }

@@ -8,8 +8,6 @@ import (
 	"fmt"
 )
 
-// DBTX is what the generated queries need from a connection: *sql.DB,
-// *sql.Tx and *sql.Conn satisfy it.
 type DBTX interface {
 	ExecContext(context.Context, string, ...interface{}) (sql.Result, error)
 	PrepareContext(context.Context, string) (*sql.Stmt, error)
@@ -17,13 +15,10 @@ type DBTX interface {
 	QueryRowContext(context.Context, string, ...interface{}) *sql.Row
 }
 
-// New returns the generated queries running on db.
 func New(db DBTX) *Queries {
 	return &Queries{db: db}
 }
 
-// Prepare prepares every query on db (PrepareContext) and returns the
-// queries that run them; Close releases the statements.
 func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	q := Queries{db: db}
 	var err error
@@ -117,7 +112,6 @@ func Prepare(ctx context.Context, db DBTX) (*Queries, error) {
 	return &q, nil
 }
 
-// Close closes the prepared statements; it returns the last error.
 func (q *Queries) Close() error {
 	var err error
 	if q.addJobStmt != nil {
@@ -331,7 +325,6 @@ func (q *Queries) queryRow(ctx context.Context, stmt *sql.Stmt, query string, ar
 	}
 }
 
-// Queries holds the generated methods and the DBTX they run on.
 type Queries struct {
 	db                       DBTX
 	tx                       *sql.Tx
@@ -372,9 +365,10 @@ type Queries struct {
 	tagOwnerStmt             *sql.Stmt
 }
 
-// WithTx returns a copy of q that runs every query in tx.
 func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 	return &Queries{
+		db:                       tx,
+		tx:                       tx,
 		addJobStmt:               q.addJobStmt,
 		addJobsStmt:              q.addJobsStmt,
 		addStrictJobStmt:         q.addStrictJobStmt,
@@ -382,7 +376,6 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		cteByOwnerStmt:           q.cteByOwnerStmt,
 		cteCountStmt:             q.cteCountStmt,
 		cteLogStmt:               q.cteLogStmt,
-		db:                       tx,
 		dumpStmt:                 q.dumpStmt,
 		dumpStrictStmt:           q.dumpStrictStmt,
 		jobsInStmt:               q.jobsInStmt,
@@ -398,19 +391,18 @@ func (q *Queries) WithTx(tx *sql.Tx) *Queries {
 		repairExecStmt:           q.repairExecStmt,
 		repairManyStmt:           q.repairManyStmt,
 		repairOneStmt:            q.repairOneStmt,
-		setOwnerStatusResultStmt: q.setOwnerStatusResultStmt,
 		setOwnerStatusStmt:       q.setOwnerStatusStmt,
+		setOwnerStatusResultStmt: q.setOwnerStatusResultStmt,
+		setStatusStmt:            q.setStatusStmt,
 		setStatusAnyStmt:         q.setStatusAnyStmt,
 		setStatusIfNewStmt:       q.setStatusIfNewStmt,
 		setStatusInStmt:          q.setStatusInStmt,
 		setStatusResultStmt:      q.setStatusResultStmt,
 		setStatusRowsStmt:        q.setStatusRowsStmt,
-		setStatusStmt:            q.setStatusStmt,
 		setStrictStatusStmt:      q.setStrictStatusStmt,
+		tagStmt:                  q.tagStmt,
 		tagAnyStmt:               q.tagAnyStmt,
 		tagInStmt:                q.tagInStmt,
 		tagOwnerStmt:             q.tagOwnerStmt,
-		tagStmt:                  q.tagStmt,
-		tx:                       tx,
 	}
 }

@@ -4,6 +4,7 @@ package sqlprepdb
 
 import (
 	"database/sql"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 )
 

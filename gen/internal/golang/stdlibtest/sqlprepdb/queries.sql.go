@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/lib/pq"
@@ -32,7 +33,13 @@ type AddJobParams struct {
 //
 // AddJob stores token in jobs.tok.
 func (q *Queries) AddJob(ctx context.Context, arg AddJobParams, token fence.Token) error {
-	_, err := q.exec(ctx, q.addJobStmt, addJob, arg.ID, arg.Status, arg.Owner, pq.Array(arg.Tags), int64(token))
+	_, err := q.exec(ctx, q.addJobStmt, addJob,
+		arg.ID,
+		arg.Status,
+		arg.Owner,
+		pq.Array(arg.Tags),
+		int64(token),
+	)
 	return fenceimpl.TriggerError("AddJob", err, "jobs")
 }
 
@@ -56,112 +63,36 @@ func (q *Queries) AddJobs(ctx context.Context, arg AddJobsParams, token fence.To
 	return result.RowsAffected()
 }
 
-const setStatus = `-- name: SetStatus :exec
--- fencegen: guarded by key (jobs.tok <= $3)
-UPDATE jobs
-SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
-RETURNING 1
+const addStrictJob = `-- name: AddStrictJob :exec
+-- fencegen: stores the token (strict_jobs.tok = $3)
+INSERT INTO strict_jobs (id, status, tok)
+VALUES ($1, $2, $3)
 `
 
-const fenceStoredSetStatus = `-- name: SetStatus :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok
-FROM jobs
-WHERE id = $1
-`
-
-type SetStatusParams struct {
-	Status string
+type AddStrictJobParams struct {
 	ID     int64
-}
-
-// SetStatus is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) SetStatus(ctx context.Context, arg SetStatusParams, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "SetStatus", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.setStatusStmt, setStatus, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStatus, arg.ID))
-	})
-	return err
-}
-
-const setStatusRows = `-- name: SetStatusRows :execrows
--- fencegen: guarded by key (jobs.tok <= $3)
-UPDATE jobs
-SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
-RETURNING 1
-`
-
-const fenceStoredSetStatusRows = `-- name: SetStatusRows :execrows (stored token, sent only when the write touched no row)
-SELECT jobs.tok
-FROM jobs
-WHERE id = $1
-`
-
-type SetStatusRowsParams struct {
 	Status string
-	ID     int64
 }
 
-// SetStatusRows is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) SetStatusRows(ctx context.Context, arg SetStatusRowsParams, token fence.Token) (int64, error) {
-	return fenceimpl.WriteByKey(ctx, "SetStatusRows", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.setStatusRowsStmt, setStatusRows, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStatusRows, arg.ID))
-	})
+// AddStrictJob stores token in strict_jobs.tok.
+func (q *Queries) AddStrictJob(ctx context.Context, arg AddStrictJobParams, token fence.Token) error {
+	_, err := q.exec(ctx, q.addStrictJobStmt, addStrictJob, arg.ID, arg.Status, int64(token))
+	return fenceimpl.TriggerError("AddStrictJob", err, "strict_jobs")
 }
 
-const setStatusResult = `-- name: SetStatusResult :execresult
--- fencegen: guarded by key (jobs.tok <= $3)
-UPDATE jobs
-SET status = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
-RETURNING 1
+const countLog = `-- name: CountLog :one
+SELECT count(*) FROM plain_log
 `
 
-const fenceStoredSetStatusResult = `-- name: SetStatusResult :execresult (stored token, sent only when the write touched no row)
-SELECT jobs.tok
-FROM jobs
-WHERE id = $1
-`
-
-type SetStatusResultParams struct {
-	Status string
-	ID     int64
+func (q *Queries) CountLog(ctx context.Context) (int64, error) {
+	row := q.queryRow(ctx, q.countLogStmt, countLog)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
 }
 
-// SetStatusResult is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) SetStatusResult(ctx context.Context, arg SetStatusResultParams, token fence.Token) (sql.Result, error) {
-	n, err := fenceimpl.WriteByKey(ctx, "SetStatusResult", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.setStatusResultStmt, setStatusResult, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStatusResult, arg.ID))
-	})
-	if err != nil {
-		return nil, err
-	}
-	return fenceimpl.Result(n), nil
-}
-
-const setOwnerStatus = `-- name: SetOwnerStatus :execrows
--- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
+const cteByOwner = `-- name: CteByOwner :many
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
 WITH fence_lock AS (
     SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
     FROM jobs
@@ -170,217 +101,49 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
     FROM fence_lock
 ),
-fence_write AS (
+u AS (
     UPDATE jobs
     SET status = $1, tok = $3
     WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING 1
+    RETURNING id, status
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
-FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT id
+    FROM u
+    WHERE status <> 'skip'
+    ORDER BY id
+) fence_main
 UNION ALL
-SELECT stored, refused
+SELECT stored, refused, NULL
 FROM fence_check
 WHERE refused > 0
 `
 
-type SetOwnerStatusParams struct {
+type CteByOwnerParams struct {
 	Status string
 	Owner  sql.NullString
 }
 
-// SetOwnerStatus is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
-func (q *Queries) SetOwnerStatus(ctx context.Context, arg SetOwnerStatusParams, token fence.Token) (int64, error) {
-	return fenceimpl.Write("SetOwnerStatus", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.setOwnerStatusStmt, setOwnerStatus, arg.Status, arg.Owner, int64(token)))
-	}, nil)
-}
-
-const setOwnerStatusResult = `-- name: SetOwnerStatusResult :execresult
--- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
-    FROM jobs
-    WHERE owner = $2
-    ORDER BY jobs.id
-    FOR UPDATE OF jobs
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    UPDATE jobs
-    SET status = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
-FROM fence_write
-UNION ALL
-SELECT stored, refused
-FROM fence_check
-WHERE refused > 0
-`
-
-type SetOwnerStatusResultParams struct {
-	Status string
-	Owner  sql.NullString
-}
-
-// SetOwnerStatusResult is fenced on jobs.tok: it refuses to touch rows whose
-// stored fencing token is greater than token, and stores token in the rows it
-// writes. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
-// the rows it matched hold a newer token, and a *fence.NotFoundError
-// (errors.Is fence.ErrNotFound) when it matched no row. One round trip.
-func (q *Queries) SetOwnerStatusResult(ctx context.Context, arg SetOwnerStatusResultParams, token fence.Token) (sql.Result, error) {
-	n, err := fenceimpl.Write("SetOwnerStatusResult", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.setOwnerStatusResultStmt, setOwnerStatusResult, arg.Status, arg.Owner, int64(token)))
-	}, nil)
-	if err != nil {
-		return nil, err
-	}
-	return fenceimpl.Result(n), nil
-}
-
-const setStatusIfNew = `-- name: SetStatusIfNew :exec
--- fencegen: guarded by key (jobs.tok <= $3)
-UPDATE jobs
-SET status = $1, tok = $3
-WHERE (id = $2 AND status = 'new') AND jobs.tok <= $3
-RETURNING 1
-`
-
-const fenceStoredSetStatusIfNew = `-- name: SetStatusIfNew :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok
-FROM jobs
-WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND status = 'new'))
-`
-
-type SetStatusIfNewParams struct {
-	Status string
-	ID     int64
-}
-
-// SetStatusIfNew is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) SetStatusIfNew(ctx context.Context, arg SetStatusIfNewParams, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "SetStatusIfNew", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.setStatusIfNewStmt, setStatusIfNew, arg.Status, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStatusIfNew, arg.ID, int64(token)))
-	})
-	return err
-}
-
-const tag = `-- name: Tag :one
--- fencegen: guarded by key (jobs.tok <= $3)
-UPDATE jobs
-SET tags = $1, tok = $3
-WHERE id = $2 AND jobs.tok <= $3
-RETURNING id, status, owner, tags, tok
-`
-
-const fenceStoredTag = `-- name: Tag :one (stored token, sent only when the write touched no row)
-SELECT jobs.tok
-FROM jobs
-WHERE id = $1
-`
-
-type TagParams struct {
-	Tags []string
-	ID   int64
-}
-
-// Tag is fenced on jobs.tok: it refuses to touch rows whose stored fencing
-// token is greater than token, and stores token in the rows it writes. It
-// returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it
-// matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) Tag(ctx context.Context, arg TagParams, token fence.Token) (Job, error) {
-	var i Job
-	found := false
-	_, err := fenceimpl.WriteByKey(ctx, "Tag", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.tagStmt, tag, pq.Array(arg.Tags), arg.ID, int64(token)))
+// CteByOwner is fenced on jobs.tok: its WITH entry u refuses to touch rows
+// whose stored fencing token is greater than token, all or nothing. It returns
+// the statement's own result (no rows is not an error: the main query decides
+// what it means), or a *fence.StaleError (errors.Is fence.ErrStaleToken) when
+// the rows the entry matched hold a newer token; then nothing is written, the
+// main query's writes included. One round trip.
+func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fence.Token) ([]int64, error) {
+	var items []int64
+	if _, err := fenceimpl.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.cteByOwnerStmt, cteByOwner, arg.Status, arg.Owner, int64(token)))
 	}, func(rows fenceimpl.Rows) error {
-		if found {
-			return nil
-		}
-		found = true
-		return rows.Scan(&i.ID, &i.Status, &i.Owner, pq.Array(&i.Tags), &i.Tok)
-	}, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredTag, arg.ID))
-	})
-	if errors.Is(err, fence.ErrNotFound) {
-		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
-	}
-	return i, err
-}
-
-const tagOwner = `-- name: TagOwner :many
--- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
-WITH fence_lock AS (
-    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
-    FROM jobs
-    WHERE owner = $2
-    ORDER BY jobs.id
-    FOR UPDATE OF jobs
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    UPDATE jobs
-    SET tags = $1, tok = $3
-    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING id, tags
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
-FROM fence_write
-UNION ALL
-SELECT stored, refused, NULL, NULL
-FROM fence_check
-WHERE refused > 0
-`
-
-type TagOwnerParams struct {
-	Tags  []string
-	Owner sql.NullString
-}
-
-type TagOwnerRow struct {
-	ID   int64
-	Tags []string
-}
-
-// TagOwner is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
-func (q *Queries) TagOwner(ctx context.Context, arg TagOwnerParams, token fence.Token) ([]TagOwnerRow, error) {
-	var items []TagOwnerRow
-	if _, err := fenceimpl.Write("TagOwner", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.tagOwnerStmt, tagOwner, pq.Array(arg.Tags), arg.Owner, int64(token)))
-	}, func(rows fenceimpl.Rows) error {
-		var i TagOwnerRow
-		if err := rows.Scan(nil, nil, &i.ID, pq.Array(&i.Tags)); err != nil {
+		var id int64
+		if err := rows.Scan(nil, nil, &id); err != nil {
 			return err
 		}
-		items = append(items, i)
+		items = append(items, id)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -388,69 +151,172 @@ func (q *Queries) TagOwner(ctx context.Context, arg TagOwnerParams, token fence.
 	return items, nil
 }
 
-const removeJob = `-- name: RemoveJob :exec
--- fencegen: guarded by key (jobs.tok <= $2)
-DELETE FROM jobs
-WHERE id = $1 AND jobs.tok <= $2
-RETURNING 1
-`
-
-const fenceStoredRemoveJob = `-- name: RemoveJob :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok
-FROM jobs
-WHERE id = $1
-`
-
-// RemoveJob is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token. It returns a *fence.StaleError
-// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
-// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip when it writes; when it writes nothing, a second reads
-// the stored token.
-func (q *Queries) RemoveJob(ctx context.Context, id int64, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "RemoveJob", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.removeJobStmt, removeJob, id, int64(token)))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredRemoveJob, id))
-	})
-	return err
-}
-
-const removeOwnerJobs = `-- name: RemoveOwnerJobs :execrows
--- fencegen: guarded by locking the rows it matches (jobs.tok <= $2)
+const cteCount = `-- name: CteCount :one
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
 WITH fence_lock AS (
     SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
     FROM jobs
-    WHERE owner = $1
+    WHERE id = $2
     ORDER BY jobs.id
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
     FROM fence_lock
 ),
-fence_write AS (
-    DELETE FROM jobs
-    WHERE (owner = $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING 1
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
-FROM fence_write
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
+FROM (
+    SELECT count(*)
+    FROM u
+) fence_main
 UNION ALL
-SELECT stored, refused
+SELECT stored, refused, NULL
 FROM fence_check
 WHERE refused > 0
 `
 
-// RemoveOwnerJobs is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token. It returns a *fence.StaleError
-// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
-// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
-func (q *Queries) RemoveOwnerJobs(ctx context.Context, owner sql.NullString, token fence.Token) (int64, error) {
-	return fenceimpl.Write("RemoveOwnerJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.removeOwnerJobsStmt, removeOwnerJobs, owner, int64(token)))
+type CteCountParams struct {
+	Status string
+	ID     int64
+}
+
+// CteCount is fenced on jobs.tok: its WITH entry u refuses to touch rows whose
+// stored fencing token is greater than token, all or nothing. It returns the
+// statement's own result (no rows is not an error: the main query decides what
+// it means; with no row it returns sql.ErrNoRows, as any :one), or a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry
+// matched hold a newer token; then nothing is written, the main query's writes
+// included. One round trip.
+func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.Token) (int64, error) {
+	var count int64
+	found := false
+	_, err := fenceimpl.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.cteCountStmt, cteCount, arg.Status, arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(nil, nil, &count)
+	})
+	if err == nil && !found {
+		err = sql.ErrNoRows
+	}
+	return count, err
+}
+
+const cteLog = `-- name: CteLog :exec
+-- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE id = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    FROM fence_lock
+),
+u AS (
+    UPDATE jobs
+    SET status = $1, tok = $3
+    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, status
+),
+fence_main AS (
+    INSERT INTO plain_log (msg)
+    SELECT status
+    FROM u
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_main
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
+`
+
+type CteLogParams struct {
+	Status string
+	ID     int64
+}
+
+// CteLog is fenced on jobs.tok: its WITH entry u refuses to touch rows whose
+// stored fencing token is greater than token, all or nothing. It returns the
+// statement's own result (no rows is not an error: the main query decides what
+// it means), or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the
+// rows the entry matched hold a newer token; then nothing is written, the main
+// query's writes included. One round trip.
+func (q *Queries) CteLog(ctx context.Context, arg CteLogParams, token fence.Token) error {
+	_, err := fenceimpl.WriteInCTE("CteLog", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.cteLogStmt, cteLog, arg.Status, arg.ID, int64(token)))
 	}, nil)
+	return err
+}
+
+const dump = `-- name: Dump :one
+SELECT coalesce(string_agg(format('%s:%s:%s:%s:%s', id, status, owner, tags, tok), ' ' ORDER BY id), '')::text
+FROM jobs
+`
+
+func (q *Queries) Dump(ctx context.Context) (string, error) {
+	row := q.queryRow(ctx, q.dumpStmt, dump)
+	var id string
+	err := row.Scan(&id)
+	return id, err
+}
+
+const dumpStrict = `-- name: DumpStrict :one
+SELECT coalesce(string_agg(format('%s:%s:%s', id, status, tok), ' ' ORDER BY id), '')::text
+FROM strict_jobs
+`
+
+func (q *Queries) DumpStrict(ctx context.Context) (string, error) {
+	row := q.queryRow(ctx, q.dumpStrictStmt, dumpStrict)
+	var id string
+	err := row.Scan(&id)
+	return id, err
+}
+
+const listJobs = `-- name: ListJobs :many
+SELECT id, status, owner, tags, tok FROM jobs ORDER BY id
+`
+
+func (q *Queries) ListJobs(ctx context.Context) ([]Job, error) {
+	rows, err := q.query(ctx, q.listJobsStmt, listJobs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Job
+	for rows.Next() {
+		var i Job
+		if err := rows.Scan(
+			&i.ID,
+			&i.Status,
+			&i.Owner,
+			pq.Array(&i.Tags),
+			&i.Tok,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const putJob = `-- name: PutJob :one
@@ -553,68 +419,141 @@ func (q *Queries) PutJobs(ctx context.Context, arg PutJobsParams, token fence.To
 	}, nil)
 }
 
-const cteCount = `-- name: CteCount :one
--- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+const removeJob = `-- name: RemoveJob :exec
+-- fencegen: guarded by key (jobs.tok <= $2)
+DELETE FROM jobs
+WHERE id = $1 AND jobs.tok <= $2
+RETURNING 1
+`
+
+const fenceStoredRemoveJob = `-- name: RemoveJob :exec (stored token, sent only when the write touched no row)
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
+`
+
+// RemoveJob is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token. It returns a *fence.StaleError
+// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
+// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
+// row. One round trip when it writes; when it writes nothing, a second reads
+// the stored token.
+func (q *Queries) RemoveJob(ctx context.Context, id int64, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "RemoveJob", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.removeJobStmt, removeJob, id, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredRemoveJob, id))
+	})
+	return err
+}
+
+const removeOwnerJobs = `-- name: RemoveOwnerJobs :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $2)
 WITH fence_lock AS (
     SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
     FROM jobs
-    WHERE id = $2
+    WHERE owner = $1
     ORDER BY jobs.id
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
     FROM fence_lock
 ),
-u AS (
-    UPDATE jobs
-    SET status = $1, tok = $3
-    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING id, status
+fence_write AS (
+    DELETE FROM jobs
+    WHERE (owner = $1 AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
-FROM (
-    SELECT count(*)
-    FROM u
-) fence_main
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL
+SELECT stored, refused
 FROM fence_check
 WHERE refused > 0
 `
 
-type CteCountParams struct {
+// RemoveOwnerJobs is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token. It returns a *fence.StaleError
+// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
+// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
+// row. One round trip.
+func (q *Queries) RemoveOwnerJobs(ctx context.Context, owner sql.NullString, token fence.Token) (int64, error) {
+	return fenceimpl.Write("RemoveOwnerJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.removeOwnerJobsStmt, removeOwnerJobs, owner, int64(token)))
+	}, nil)
+}
+
+const repairExec = `-- name: RepairExec :exec
+UPDATE strict_jobs SET status = $1 WHERE id = $2
+`
+
+type RepairExecParams struct {
 	Status string
 	ID     int64
 }
 
-// CteCount is fenced on jobs.tok: its WITH entry u refuses to touch rows whose
-// stored fencing token is greater than token, all or nothing. It returns the
-// statement's own result (no rows is not an error: the main query decides what
-// it means; with no row it returns sql.ErrNoRows, as any :one), or a
-// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry
-// matched hold a newer token; then nothing is written, the main query's writes
-// included. One round trip.
-func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.Token) (int64, error) {
-	var i int64
-	found := false
-	_, err := fenceimpl.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.cteCountStmt, cteCount, arg.Status, arg.ID, int64(token)))
-	}, func(rows fenceimpl.Rows) error {
-		if found {
-			return nil
-		}
-		found = true
-		return rows.Scan(nil, nil, &i)
-	})
-	if err == nil && !found {
-		err = sql.ErrNoRows
-	}
-	return i, err
+// RepairExec writes fenced table strict_jobs without the fencing guard and
+// takes no token (@fence off: operator repair).
+func (q *Queries) RepairExec(ctx context.Context, arg RepairExecParams) error {
+	_, err := q.exec(ctx, q.repairExecStmt, repairExec, arg.Status, arg.ID)
+	return fenceimpl.TriggerError("RepairExec", err, "strict_jobs")
 }
 
-const cteByOwner = `-- name: CteByOwner :many
--- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+const repairMany = `-- name: RepairMany :many
+UPDATE strict_jobs SET status = $1 WHERE id >= $2 RETURNING id
+`
+
+type RepairManyParams struct {
+	Status string
+	MinID  int64
+}
+
+// RepairMany writes fenced table strict_jobs without the fencing guard and
+// takes no token (@fence off: operator repair).
+func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64, error) {
+	rows, err := q.query(ctx, q.repairManyStmt, repairMany, arg.Status, arg.MinID)
+	if err != nil {
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
+	}
+	defer rows.Close()
+	var items []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
+	}
+	return items, nil
+}
+
+const repairOne = `-- name: RepairOne :one
+UPDATE strict_jobs SET status = $1 WHERE id = $2 RETURNING status
+`
+
+type RepairOneParams struct {
+	Status string
+	ID     int64
+}
+
+// RepairOne writes fenced table strict_jobs without the fencing guard and
+// takes no token (@fence off: operator repair).
+func (q *Queries) RepairOne(ctx context.Context, arg RepairOneParams) (string, error) {
+	row := q.queryRow(ctx, q.repairOneStmt, repairOne, arg.Status, arg.ID)
+	var status string
+	err := row.Scan(&status)
+	return status, fenceimpl.TriggerError("RepairOne", err, "strict_jobs")
+}
+
+const setOwnerStatus = `-- name: SetOwnerStatus :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
     SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
     FROM jobs
@@ -623,122 +562,222 @@ WITH fence_lock AS (
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
     FROM fence_lock
 ),
-u AS (
+fence_write AS (
     UPDATE jobs
     SET status = $1, tok = $3
     WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING id, status
+    RETURNING 1
 )
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_main.*
-FROM (
-    SELECT id
-    FROM u
-    WHERE status <> 'skip'
-    ORDER BY id
-) fence_main
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
 UNION ALL
-SELECT stored, refused, NULL
+SELECT stored, refused
 FROM fence_check
 WHERE refused > 0
 `
 
-type CteByOwnerParams struct {
+type SetOwnerStatusParams struct {
 	Status string
 	Owner  sql.NullString
 }
 
-// CteByOwner is fenced on jobs.tok: its WITH entry u refuses to touch rows
-// whose stored fencing token is greater than token, all or nothing. It returns
-// the statement's own result (no rows is not an error: the main query decides
-// what it means), or a *fence.StaleError (errors.Is fence.ErrStaleToken) when
-// the rows the entry matched hold a newer token; then nothing is written, the
-// main query's writes included. One round trip.
-func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fence.Token) ([]int64, error) {
-	var items []int64
-	if _, err := fenceimpl.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.cteByOwnerStmt, cteByOwner, arg.Status, arg.Owner, int64(token)))
-	}, func(rows fenceimpl.Rows) error {
-		var i int64
-		if err := rows.Scan(nil, nil, &i); err != nil {
-			return err
-		}
-		items = append(items, i)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	return items, nil
+// SetOwnerStatus is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip.
+func (q *Queries) SetOwnerStatus(ctx context.Context, arg SetOwnerStatusParams, token fence.Token) (int64, error) {
+	return fenceimpl.Write("SetOwnerStatus", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setOwnerStatusStmt, setOwnerStatus, arg.Status, arg.Owner, int64(token)))
+	}, nil)
 }
 
-const cteLog = `-- name: CteLog :exec
--- fencegen: guarded in WITH entry u (jobs.tok <= $3)
+const setOwnerStatusResult = `-- name: SetOwnerStatusResult :execresult
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
 WITH fence_lock AS (
     SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
     FROM jobs
-    WHERE id = $2
+    WHERE owner = $2
     ORDER BY jobs.id
     FOR UPDATE OF jobs
 ),
 fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT fence_token <= $3) AS refused
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
     FROM fence_lock
 ),
-u AS (
+fence_write AS (
     UPDATE jobs
     SET status = $1, tok = $3
-    WHERE (id = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING id, status
-),
-fence_main AS (
-    INSERT INTO plain_log (msg)
-    SELECT status
-    FROM u
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
     RETURNING 1
 )
 SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
-FROM fence_main
+FROM fence_write
 UNION ALL
 SELECT stored, refused
 FROM fence_check
-WHERE CASE WHEN refused > 0 THEN CAST((('fencegen: stale token, stored ' || stored) || ', rows ') || refused AS bigint) IS NULL ELSE false END
+WHERE refused > 0
 `
 
-type CteLogParams struct {
+type SetOwnerStatusResultParams struct {
+	Status string
+	Owner  sql.NullString
+}
+
+// SetOwnerStatusResult is fenced on jobs.tok: it refuses to touch rows whose
+// stored fencing token is greater than token, and stores token in the rows it
+// writes. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
+// the rows it matched hold a newer token, and a *fence.NotFoundError
+// (errors.Is fence.ErrNotFound) when it matched no row. One round trip.
+func (q *Queries) SetOwnerStatusResult(ctx context.Context, arg SetOwnerStatusResultParams, token fence.Token) (sql.Result, error) {
+	n, err := fenceimpl.Write("SetOwnerStatusResult", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setOwnerStatusResultStmt, setOwnerStatusResult, arg.Status, arg.Owner, int64(token)))
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return fenceimpl.Result(n), nil
+}
+
+const setStatus = `-- name: SetStatus :exec
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
+`
+
+const fenceStoredSetStatus = `-- name: SetStatus :exec (stored token, sent only when the write touched no row)
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
+`
+
+type SetStatusParams struct {
 	Status string
 	ID     int64
 }
 
-// CteLog is fenced on jobs.tok: its WITH entry u refuses to touch rows whose
-// stored fencing token is greater than token, all or nothing. It returns the
-// statement's own result (no rows is not an error: the main query decides what
-// it means), or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the
-// rows the entry matched hold a newer token; then nothing is written, the main
-// query's writes included. One round trip.
-func (q *Queries) CteLog(ctx context.Context, arg CteLogParams, token fence.Token) error {
-	_, err := fenceimpl.WriteInCTE("CteLog", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.query(ctx, q.cteLogStmt, cteLog, arg.Status, arg.ID, int64(token)))
-	}, nil)
+// SetStatus is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) SetStatus(ctx context.Context, arg SetStatusParams, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "SetStatus", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setStatusStmt, setStatus, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStatus, arg.ID))
+	})
 	return err
 }
 
-const addStrictJob = `-- name: AddStrictJob :exec
--- fencegen: stores the token (strict_jobs.tok = $3)
-INSERT INTO strict_jobs (id, status, tok)
-VALUES ($1, $2, $3)
+const setStatusIfNew = `-- name: SetStatusIfNew :exec
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE (id = $2 AND status = 'new') AND jobs.tok <= $3
+RETURNING 1
 `
 
-type AddStrictJobParams struct {
-	ID     int64
+const fenceStoredSetStatusIfNew = `-- name: SetStatusIfNew :exec (stored token, sent only when the write touched no row)
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1 AND (NOT jobs.tok <= $2 OR (id = $1 AND status = 'new'))
+`
+
+type SetStatusIfNewParams struct {
 	Status string
+	ID     int64
 }
 
-// AddStrictJob stores token in strict_jobs.tok.
-func (q *Queries) AddStrictJob(ctx context.Context, arg AddStrictJobParams, token fence.Token) error {
-	_, err := q.exec(ctx, q.addStrictJobStmt, addStrictJob, arg.ID, arg.Status, int64(token))
-	return fenceimpl.TriggerError("AddStrictJob", err, "strict_jobs")
+// SetStatusIfNew is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) SetStatusIfNew(ctx context.Context, arg SetStatusIfNewParams, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "SetStatusIfNew", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setStatusIfNewStmt, setStatusIfNew, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStatusIfNew, arg.ID, int64(token)))
+	})
+	return err
+}
+
+const setStatusResult = `-- name: SetStatusResult :execresult
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
+`
+
+const fenceStoredSetStatusResult = `-- name: SetStatusResult :execresult (stored token, sent only when the write touched no row)
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
+`
+
+type SetStatusResultParams struct {
+	Status string
+	ID     int64
+}
+
+// SetStatusResult is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) SetStatusResult(ctx context.Context, arg SetStatusResultParams, token fence.Token) (sql.Result, error) {
+	n, err := fenceimpl.WriteByKey(ctx, "SetStatusResult", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setStatusResultStmt, setStatusResult, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStatusResult, arg.ID))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return fenceimpl.Result(n), nil
+}
+
+const setStatusRows = `-- name: SetStatusRows :execrows
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET status = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING 1
+`
+
+const fenceStoredSetStatusRows = `-- name: SetStatusRows :execrows (stored token, sent only when the write touched no row)
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
+`
+
+type SetStatusRowsParams struct {
+	Status string
+	ID     int64
+}
+
+// SetStatusRows is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) SetStatusRows(ctx context.Context, arg SetStatusRowsParams, token fence.Token) (int64, error) {
+	return fenceimpl.WriteByKey(ctx, "SetStatusRows", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.setStatusRowsStmt, setStatusRows, arg.Status, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredSetStatusRows, arg.ID))
+	})
 }
 
 const setStrictStatus = `-- name: SetStrictStatus :execrows
@@ -775,132 +814,112 @@ func (q *Queries) SetStrictStatus(ctx context.Context, arg SetStrictStatusParams
 	})
 }
 
-const repairExec = `-- name: RepairExec :exec
-UPDATE strict_jobs SET status = $1 WHERE id = $2
+const tag = `-- name: Tag :one
+-- fencegen: guarded by key (jobs.tok <= $3)
+UPDATE jobs
+SET tags = $1, tok = $3
+WHERE id = $2 AND jobs.tok <= $3
+RETURNING id, status, owner, tags, tok
 `
 
-type RepairExecParams struct {
-	Status string
-	ID     int64
-}
-
-// RepairExec writes fenced table strict_jobs without the fencing guard and
-// takes no token (@fence off: operator repair).
-func (q *Queries) RepairExec(ctx context.Context, arg RepairExecParams) error {
-	_, err := q.exec(ctx, q.repairExecStmt, repairExec, arg.Status, arg.ID)
-	return fenceimpl.TriggerError("RepairExec", err, "strict_jobs")
-}
-
-const repairOne = `-- name: RepairOne :one
-UPDATE strict_jobs SET status = $1 WHERE id = $2 RETURNING status
-`
-
-type RepairOneParams struct {
-	Status string
-	ID     int64
-}
-
-// RepairOne writes fenced table strict_jobs without the fencing guard and
-// takes no token (@fence off: operator repair).
-func (q *Queries) RepairOne(ctx context.Context, arg RepairOneParams) (string, error) {
-	row := q.queryRow(ctx, q.repairOneStmt, repairOne, arg.Status, arg.ID)
-	var i string
-	err := row.Scan(&i)
-	return i, fenceimpl.TriggerError("RepairOne", err, "strict_jobs")
-}
-
-const repairMany = `-- name: RepairMany :many
-UPDATE strict_jobs SET status = $1 WHERE id >= $2 RETURNING id
-`
-
-type RepairManyParams struct {
-	Status string
-	MinID  int64
-}
-
-// RepairMany writes fenced table strict_jobs without the fencing guard and
-// takes no token (@fence off: operator repair).
-func (q *Queries) RepairMany(ctx context.Context, arg RepairManyParams) ([]int64, error) {
-	rows, err := q.query(ctx, q.repairManyStmt, repairMany, arg.Status, arg.MinID)
-	if err != nil {
-		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
-	}
-	defer rows.Close()
-	var items []int64
-	for rows.Next() {
-		var i int64
-		if err := rows.Scan(&i); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fenceimpl.TriggerError("RepairMany", err, "strict_jobs")
-	}
-	return items, nil
-}
-
-const listJobs = `-- name: ListJobs :many
-SELECT id, status, owner, tags, tok FROM jobs ORDER BY id
-`
-
-func (q *Queries) ListJobs(ctx context.Context) ([]Job, error) {
-	rows, err := q.query(ctx, q.listJobsStmt, listJobs)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []Job
-	for rows.Next() {
-		var i Job
-		if err := rows.Scan(&i.ID, &i.Status, &i.Owner, pq.Array(&i.Tags), &i.Tok); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const dump = `-- name: Dump :one
-SELECT coalesce(string_agg(format('%s:%s:%s:%s:%s', id, status, owner, tags, tok), ' ' ORDER BY id), '')::text
+const fenceStoredTag = `-- name: Tag :one (stored token, sent only when the write touched no row)
+SELECT jobs.tok
 FROM jobs
+WHERE id = $1
 `
 
-func (q *Queries) Dump(ctx context.Context) (string, error) {
-	row := q.queryRow(ctx, q.dumpStmt, dump)
-	var i string
-	err := row.Scan(&i)
+type TagParams struct {
+	Tags []string
+	ID   int64
+}
+
+// Tag is fenced on jobs.tok: it refuses to touch rows whose stored fencing
+// token is greater than token, and stores token in the rows it writes. It
+// returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it
+// matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) Tag(ctx context.Context, arg TagParams, token fence.Token) (Job, error) {
+	var i Job
+	found := false
+	_, err := fenceimpl.WriteByKey(ctx, "Tag", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.tagStmt, tag, pq.Array(arg.Tags), arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(
+			&i.ID,
+			&i.Status,
+			&i.Owner,
+			pq.Array(&i.Tags),
+			&i.Tok,
+		)
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, nil, fenceStoredTag, arg.ID))
+	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
+	}
 	return i, err
 }
 
-const dumpStrict = `-- name: DumpStrict :one
-SELECT coalesce(string_agg(format('%s:%s:%s', id, status, tok), ' ' ORDER BY id), '')::text
-FROM strict_jobs
+const tagOwner = `-- name: TagOwner :many
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $3)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE owner = $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET tags = $1, tok = $3
+    WHERE (owner = $2 AND jobs.tok <= $3) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, tags
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
+UNION ALL
+SELECT stored, refused, NULL, NULL
+FROM fence_check
+WHERE refused > 0
 `
 
-func (q *Queries) DumpStrict(ctx context.Context) (string, error) {
-	row := q.queryRow(ctx, q.dumpStrictStmt, dumpStrict)
-	var i string
-	err := row.Scan(&i)
-	return i, err
+type TagOwnerParams struct {
+	Tags  []string
+	Owner sql.NullString
 }
 
-const countLog = `-- name: CountLog :one
-SELECT count(*) FROM plain_log
-`
+type TagOwnerRow struct {
+	ID   int64
+	Tags []string
+}
 
-func (q *Queries) CountLog(ctx context.Context) (int64, error) {
-	row := q.queryRow(ctx, q.countLogStmt, countLog)
-	var i int64
-	err := row.Scan(&i)
-	return i, err
+// TagOwner is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip.
+func (q *Queries) TagOwner(ctx context.Context, arg TagOwnerParams, token fence.Token) ([]TagOwnerRow, error) {
+	var items []TagOwnerRow
+	if _, err := fenceimpl.Write("TagOwner", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.query(ctx, q.tagOwnerStmt, tagOwner, pq.Array(arg.Tags), arg.Owner, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
+		var i TagOwnerRow
+		if err := rows.Scan(nil, nil, &i.ID, pq.Array(&i.Tags)); err != nil {
+			return err
+		}
+		items = append(items, i)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -2,7 +2,9 @@
 
 package want
 
-import "github.com/fencegen/fencegen/runtime/fence"
+import (
+	"github.com/fencegen/fencegen/runtime/fence"
+)
 
 type AppRun struct {
 	ID   int64

@@ -5,10 +5,28 @@ package db
 
 import (
 	"context"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
+
+const creditViaFunction = `-- name: CreditViaFunction :exec
+SELECT credit($1, $2)
+`
+
+type CreditViaFunctionParams struct {
+	Acct   int64
+	Amount pgtype.Numeric
+}
+
+// CreditViaFunction writes fenced table accounts without the fencing guard and
+// takes no token (@fence off: credit() is only called by the nightly batch,
+// which holds a table lock).
+func (q *Queries) CreditViaFunction(ctx context.Context, arg CreditViaFunctionParams) error {
+	_, err := q.db.Exec(ctx, creditViaFunction, arg.Acct, arg.Amount)
+	return fenceimpl.TriggerError("CreditViaFunction", err, "accounts")
+}
 
 const fixBalance = `-- name: FixBalance :exec
 UPDATE accounts SET balance = $1 WHERE id = $2
@@ -27,51 +45,6 @@ type FixBalanceParams struct {
 func (q *Queries) FixBalance(ctx context.Context, arg FixBalanceParams) error {
 	_, err := q.db.Exec(ctx, fixBalance, arg.Balance, arg.ID)
 	return fenceimpl.TriggerError("FixBalance", err, "accounts")
-}
-
-const importAccount = `-- name: ImportAccount :exec
-INSERT INTO accounts (id, balance) VALUES ($1, $2)
-`
-
-type ImportAccountParams struct {
-	ID      int64
-	Balance pgtype.Numeric
-}
-
-// ImportAccount writes fenced table accounts without the fencing guard and
-// takes no token (@fence off: one-off migration import, before any worker
-// runs).
-func (q *Queries) ImportAccount(ctx context.Context, arg ImportAccountParams) error {
-	_, err := q.db.Exec(ctx, importAccount, arg.ID, arg.Balance)
-	return fenceimpl.TriggerError("ImportAccount", err, "accounts")
-}
-
-const wipeTestData = `-- name: WipeTestData :exec
-TRUNCATE accounts
-`
-
-// WipeTestData writes fenced table accounts without the fencing guard and
-// takes no token (@fence off: test fixture reset).
-func (q *Queries) WipeTestData(ctx context.Context) error {
-	_, err := q.db.Exec(ctx, wipeTestData)
-	return fenceimpl.TriggerError("WipeTestData", err, "accounts")
-}
-
-const creditViaFunction = `-- name: CreditViaFunction :exec
-SELECT credit($1, $2)
-`
-
-type CreditViaFunctionParams struct {
-	Acct   int64
-	Amount pgtype.Numeric
-}
-
-// CreditViaFunction writes fenced table accounts without the fencing guard and
-// takes no token (@fence off: credit() is only called by the nightly batch,
-// which holds a table lock).
-func (q *Queries) CreditViaFunction(ctx context.Context, arg CreditViaFunctionParams) error {
-	_, err := q.db.Exec(ctx, creditViaFunction, arg.Acct, arg.Amount)
-	return fenceimpl.TriggerError("CreditViaFunction", err, "accounts")
 }
 
 const guarded = `-- name: Guarded :exec
@@ -106,4 +79,32 @@ func (q *Queries) Guarded(ctx context.Context, arg GuardedParams, token fence.To
 		return q.db.Query(ctx, fenceStoredGuarded, arg.ID)
 	})
 	return err
+}
+
+const importAccount = `-- name: ImportAccount :exec
+INSERT INTO accounts (id, balance) VALUES ($1, $2)
+`
+
+type ImportAccountParams struct {
+	ID      int64
+	Balance pgtype.Numeric
+}
+
+// ImportAccount writes fenced table accounts without the fencing guard and
+// takes no token (@fence off: one-off migration import, before any worker
+// runs).
+func (q *Queries) ImportAccount(ctx context.Context, arg ImportAccountParams) error {
+	_, err := q.db.Exec(ctx, importAccount, arg.ID, arg.Balance)
+	return fenceimpl.TriggerError("ImportAccount", err, "accounts")
+}
+
+const wipeTestData = `-- name: WipeTestData :exec
+TRUNCATE accounts
+`
+
+// WipeTestData writes fenced table accounts without the fencing guard and
+// takes no token (@fence off: test fixture reset).
+func (q *Queries) WipeTestData(ctx context.Context) error {
+	_, err := q.db.Exec(ctx, wipeTestData)
+	return fenceimpl.TriggerError("WipeTestData", err, "accounts")
 }

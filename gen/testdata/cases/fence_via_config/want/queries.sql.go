@@ -5,9 +5,21 @@ package db
 
 import (
 	"context"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
+
+const getDocument = `-- name: GetDocument :one
+SELECT id, body, revision FROM documents WHERE id = $1
+`
+
+func (q *Queries) GetDocument(ctx context.Context, id int64) (Document, error) {
+	row := q.db.QueryRow(ctx, getDocument, id)
+	var i Document
+	err := row.Scan(&i.ID, &i.Body, &i.Revision)
+	return i, err
+}
 
 const saveDocument = `-- name: SaveDocument :exec
 -- fencegen: guarded by key (documents.revision < $3)
@@ -42,15 +54,4 @@ func (q *Queries) SaveDocument(ctx context.Context, arg SaveDocumentParams, toke
 		return q.db.Query(ctx, fenceStoredSaveDocument, arg.ID)
 	})
 	return err
-}
-
-const getDocument = `-- name: GetDocument :one
-SELECT id, body, revision FROM documents WHERE id = $1
-`
-
-func (q *Queries) GetDocument(ctx context.Context, id int64) (Document, error) {
-	row := q.db.QueryRow(ctx, getDocument, id)
-	var i Document
-	err := row.Scan(&i.ID, &i.Body, &i.Revision)
-	return i, err
 }

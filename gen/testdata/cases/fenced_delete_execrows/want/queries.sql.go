@@ -5,75 +5,11 @@ package db
 
 import (
 	"context"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
-
-const expireSessions = `-- name: ExpireSessions :execrows
--- fencegen: guarded by locking the rows it matches (sessions.token <= $2)
-WITH fence_lock AS (
-    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token
-    FROM sessions
-    WHERE expires_at < $1
-    ORDER BY sessions.id
-    FOR UPDATE OF sessions
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    DELETE FROM sessions
-    WHERE (expires_at < $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
-FROM fence_write
-UNION ALL
-SELECT stored, refused
-FROM fence_check
-WHERE refused > 0
-`
-
-// ExpireSessions is fenced on sessions.token: it refuses to touch rows whose
-// stored fencing token is greater than token. It returns a *fence.StaleError
-// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
-// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
-func (q *Queries) ExpireSessions(ctx context.Context, now pgtype.Timestamptz, token fence.Token) (int64, error) {
-	return fenceimpl.Write("ExpireSessions", "sessions", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, expireSessions, now, int64(token))
-	}, nil)
-}
-
-const deleteSession = `-- name: DeleteSession :exec
--- fencegen: guarded by key (sessions.token <= $2)
-DELETE FROM sessions
-WHERE id = $1 AND sessions.token <= $2
-RETURNING 1
-`
-
-const fenceStoredDeleteSession = `-- name: DeleteSession :exec (stored token, sent only when the write touched no row)
-SELECT sessions.token
-FROM sessions
-WHERE id = $1
-`
-
-// DeleteSession is fenced on sessions.token: it refuses to touch rows whose
-// stored fencing token is greater than token. It returns a *fence.StaleError
-// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
-// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip when it writes; when it writes nothing, a second reads
-// the stored token.
-func (q *Queries) DeleteSession(ctx context.Context, id pgtype.UUID, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "DeleteSession", "sessions", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, deleteSession, id, int64(token))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredDeleteSession, id)
-	})
-	return err
-}
 
 const deleteBanned = `-- name: DeleteBanned :execrows
 -- fencegen: guarded by locking the rows it matches (sessions.token <= $1)
@@ -148,14 +84,79 @@ func (q *Queries) DeleteForUser(ctx context.Context, userID int64, token fence.T
 	if _, err := fenceimpl.Write("DeleteForUser", "sessions", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteForUser, userID, int64(token))
 	}, func(rows fenceimpl.Rows) error {
-		var i pgtype.UUID
-		if err := rows.Scan(nil, nil, &i); err != nil {
+		var id pgtype.UUID
+		if err := rows.Scan(nil, nil, &id); err != nil {
 			return err
 		}
-		items = append(items, i)
+		items = append(items, id)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
 	return items, nil
+}
+
+const deleteSession = `-- name: DeleteSession :exec
+-- fencegen: guarded by key (sessions.token <= $2)
+DELETE FROM sessions
+WHERE id = $1 AND sessions.token <= $2
+RETURNING 1
+`
+
+const fenceStoredDeleteSession = `-- name: DeleteSession :exec (stored token, sent only when the write touched no row)
+SELECT sessions.token
+FROM sessions
+WHERE id = $1
+`
+
+// DeleteSession is fenced on sessions.token: it refuses to touch rows whose
+// stored fencing token is greater than token. It returns a *fence.StaleError
+// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
+// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
+// row. One round trip when it writes; when it writes nothing, a second reads
+// the stored token.
+func (q *Queries) DeleteSession(ctx context.Context, id pgtype.UUID, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "DeleteSession", "sessions", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, deleteSession, id, int64(token))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredDeleteSession, id)
+	})
+	return err
+}
+
+const expireSessions = `-- name: ExpireSessions :execrows
+-- fencegen: guarded by locking the rows it matches (sessions.token <= $2)
+WITH fence_lock AS (
+    SELECT sessions.id AS fence_key_1, sessions.token AS fence_token
+    FROM sessions
+    WHERE expires_at < $1
+    ORDER BY sessions.id
+    FOR UPDATE OF sessions
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM sessions
+    WHERE (expires_at < $1 AND sessions.token <= $2) AND (sessions.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
+`
+
+// ExpireSessions is fenced on sessions.token: it refuses to touch rows whose
+// stored fencing token is greater than token. It returns a *fence.StaleError
+// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
+// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
+// row. One round trip.
+func (q *Queries) ExpireSessions(ctx context.Context, now pgtype.Timestamptz, token fence.Token) (int64, error) {
+	return fenceimpl.Write("ExpireSessions", "sessions", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, expireSessions, now, int64(token))
+	}, nil)
 }

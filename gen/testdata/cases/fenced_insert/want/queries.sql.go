@@ -5,9 +5,48 @@ package db
 
 import (
 	"context"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
+
+const createFromRequests = `-- name: CreateFromRequests :execrows
+-- fencegen: stores the token (leases.fence = $2)
+INSERT INTO leases (name, holder, fence)
+SELECT name, holder, $2
+FROM lease_requests
+WHERE holder = $1
+`
+
+// CreateFromRequests stores token in leases.fence.
+func (q *Queries) CreateFromRequests(ctx context.Context, holder string, token fence.Token) (int64, error) {
+	result, err := q.db.Exec(ctx, createFromRequests, holder, int64(token))
+	if err != nil {
+		return 0, fenceimpl.TriggerError("CreateFromRequests", err, "leases")
+	}
+	return result.RowsAffected(), nil
+}
+
+const createIfAbsent = `-- name: CreateIfAbsent :execrows
+-- fencegen: stores the token (leases.fence = $3)
+INSERT INTO leases (name, holder, fence)
+VALUES ($1, $2, $3)
+ON CONFLICT (name) DO NOTHING
+`
+
+type CreateIfAbsentParams struct {
+	Name   string
+	Holder string
+}
+
+// CreateIfAbsent stores token in leases.fence.
+func (q *Queries) CreateIfAbsent(ctx context.Context, arg CreateIfAbsentParams, token fence.Token) (int64, error) {
+	result, err := q.db.Exec(ctx, createIfAbsent, arg.Name, arg.Holder, int64(token))
+	if err != nil {
+		return 0, fenceimpl.TriggerError("CreateIfAbsent", err, "leases")
+	}
+	return result.RowsAffected(), nil
+}
 
 const createLease = `-- name: CreateLease :exec
 -- fencegen: stores the token (leases.fence = $3)
@@ -63,44 +102,6 @@ func (q *Queries) CreateTwo(ctx context.Context, arg CreateTwoParams, token fenc
 	result, err := q.db.Exec(ctx, createTwo, arg.A, arg.Holder, arg.B, int64(token))
 	if err != nil {
 		return 0, fenceimpl.TriggerError("CreateTwo", err, "leases")
-	}
-	return result.RowsAffected(), nil
-}
-
-const createFromRequests = `-- name: CreateFromRequests :execrows
--- fencegen: stores the token (leases.fence = $2)
-INSERT INTO leases (name, holder, fence)
-SELECT name, holder, $2
-FROM lease_requests
-WHERE holder = $1
-`
-
-// CreateFromRequests stores token in leases.fence.
-func (q *Queries) CreateFromRequests(ctx context.Context, holder string, token fence.Token) (int64, error) {
-	result, err := q.db.Exec(ctx, createFromRequests, holder, int64(token))
-	if err != nil {
-		return 0, fenceimpl.TriggerError("CreateFromRequests", err, "leases")
-	}
-	return result.RowsAffected(), nil
-}
-
-const createIfAbsent = `-- name: CreateIfAbsent :execrows
--- fencegen: stores the token (leases.fence = $3)
-INSERT INTO leases (name, holder, fence)
-VALUES ($1, $2, $3)
-ON CONFLICT (name) DO NOTHING
-`
-
-type CreateIfAbsentParams struct {
-	Name   string
-	Holder string
-}
-
-// CreateIfAbsent stores token in leases.fence.
-func (q *Queries) CreateIfAbsent(ctx context.Context, arg CreateIfAbsentParams, token fence.Token) (int64, error) {
-	result, err := q.db.Exec(ctx, createIfAbsent, arg.Name, arg.Holder, int64(token))
-	if err != nil {
-		return 0, fenceimpl.TriggerError("CreateIfAbsent", err, "leases")
 	}
 	return result.RowsAffected(), nil
 }

@@ -5,6 +5,7 @@ package db
 import (
 	"database/sql/driver"
 	"fmt"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 )
 

@@ -7,10 +7,38 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 )
+
+const deleteJob = `-- name: DeleteJob :execrows
+-- fencegen: guarded by key (app.jobs.fence <= $2)
+DELETE FROM app.jobs
+WHERE id = $1 AND jobs.fence <= $2
+RETURNING 1
+`
+
+const fenceStoredDeleteJob = `-- name: DeleteJob :execrows (stored token, sent only when the write touched no row)
+SELECT jobs.fence
+FROM app.jobs
+WHERE id = $1
+`
+
+// DeleteJob is fenced on app.jobs.fence: it refuses to touch rows whose stored
+// fencing token is greater than token. It returns a *fence.StaleError
+// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
+// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
+// row. One round trip when it writes; when it writes nothing, a second reads
+// the stored token.
+func (q *Queries) DeleteJob(ctx context.Context, id int64, token fence.Token) (int64, error) {
+	return fenceimpl.WriteByKey(ctx, "DeleteJob", "app.jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, deleteJob, id, int64(token))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredDeleteJob, id)
+	})
+}
 
 const finishJob = `-- name: FinishJob :exec
 -- fencegen: guarded by key (app.jobs.fence <= $2)
@@ -87,33 +115,6 @@ func (q *Queries) FinishJobReturning(ctx context.Context, id int64, token fence.
 	return i, err
 }
 
-const deleteJob = `-- name: DeleteJob :execrows
--- fencegen: guarded by key (app.jobs.fence <= $2)
-DELETE FROM app.jobs
-WHERE id = $1 AND jobs.fence <= $2
-RETURNING 1
-`
-
-const fenceStoredDeleteJob = `-- name: DeleteJob :execrows (stored token, sent only when the write touched no row)
-SELECT jobs.fence
-FROM app.jobs
-WHERE id = $1
-`
-
-// DeleteJob is fenced on app.jobs.fence: it refuses to touch rows whose stored
-// fencing token is greater than token. It returns a *fence.StaleError
-// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
-// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip when it writes; when it writes nothing, a second reads
-// the stored token.
-func (q *Queries) DeleteJob(ctx context.Context, id int64, token fence.Token) (int64, error) {
-	return fenceimpl.WriteByKey(ctx, "DeleteJob", "app.jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, deleteJob, id, int64(token))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredDeleteJob, id)
-	})
-}
-
 const listJobs = `-- name: ListJobs :many
 SELECT id, kind, done, fence FROM app.jobs WHERE kind = $1 ORDER BY id
 `
@@ -127,7 +128,12 @@ func (q *Queries) ListJobs(ctx context.Context, kind AppJobKind) ([]AppJob, erro
 	var items []AppJob
 	for rows.Next() {
 		var i AppJob
-		if err := rows.Scan(&i.ID, &i.Kind, &i.Done, &i.Fence); err != nil {
+		if err := rows.Scan(
+			&i.ID,
+			&i.Kind,
+			&i.Done,
+			&i.Fence,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

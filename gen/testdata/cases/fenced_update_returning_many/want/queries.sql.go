@@ -5,70 +5,11 @@ package db
 
 import (
 	"context"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
-
-const takeRegion = `-- name: TakeRegion :many
--- fencegen: guarded by locking the rows it matches (shards.epoch <= $3)
-WITH fence_lock AS (
-    SELECT shards.id AS fence_key_1, shards.epoch AS fence_token
-    FROM shards
-    WHERE region = $2
-    ORDER BY shards.id
-    FOR UPDATE OF shards
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    UPDATE shards
-    SET owner = $1, moved_at = now(), epoch = $3
-    WHERE (region = $2 AND shards.epoch <= $3) AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING id, owner, moved_at
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
-FROM fence_write
-UNION ALL
-SELECT stored, refused, NULL, NULL, NULL
-FROM fence_check
-WHERE refused > 0
-`
-
-type TakeRegionParams struct {
-	Owner  string
-	Region string
-}
-
-type TakeRegionRow struct {
-	ID      int32
-	Owner   string
-	MovedAt pgtype.Timestamptz
-}
-
-// TakeRegion is fenced on shards.epoch: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
-func (q *Queries) TakeRegion(ctx context.Context, arg TakeRegionParams, token fence.Token) ([]TakeRegionRow, error) {
-	var items []TakeRegionRow
-	if _, err := fenceimpl.Write("TakeRegion", "shards", fence.NonStrict, token, 3, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, takeRegion, arg.Owner, arg.Region, int64(token))
-	}, func(rows fenceimpl.Rows) error {
-		var i TakeRegionRow
-		if err := rows.Scan(nil, nil, &i.ID, &i.Owner, &i.MovedAt); err != nil {
-			return err
-		}
-		items = append(items, i)
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
 
 const takeAll = `-- name: TakeAll :many
 -- fencegen: guarded by locking the rows it matches (shards.epoch <= $2)
@@ -107,7 +48,15 @@ func (q *Queries) TakeAll(ctx context.Context, owner string, token fence.Token) 
 		return q.db.Query(ctx, takeAll, owner, int64(token))
 	}, func(rows fenceimpl.Rows) error {
 		var i Shard
-		if err := rows.Scan(nil, nil, &i.ID, &i.Owner, &i.Region, &i.MovedAt, &i.Epoch); err != nil {
+		if err := rows.Scan(
+			nil,
+			nil,
+			&i.ID,
+			&i.Owner,
+			&i.Region,
+			&i.MovedAt,
+			&i.Epoch,
+		); err != nil {
 			return err
 		}
 		items = append(items, i)
@@ -160,8 +109,68 @@ func (q *Queries) TakeIDs(ctx context.Context, arg TakeIDsParams, token fence.To
 	if _, err := fenceimpl.Write("TakeIDs", "shards", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, takeIDs, arg.Owner, arg.Ids, int64(token))
 	}, func(rows fenceimpl.Rows) error {
-		var i int32
-		if err := rows.Scan(nil, nil, &i); err != nil {
+		var id int32
+		if err := rows.Scan(nil, nil, &id); err != nil {
+			return err
+		}
+		items = append(items, id)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const takeRegion = `-- name: TakeRegion :many
+-- fencegen: guarded by locking the rows it matches (shards.epoch <= $3)
+WITH fence_lock AS (
+    SELECT shards.id AS fence_key_1, shards.epoch AS fence_token
+    FROM shards
+    WHERE region = $2
+    ORDER BY shards.id
+    FOR UPDATE OF shards
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $3)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE shards
+    SET owner = $1, moved_at = now(), epoch = $3
+    WHERE (region = $2 AND shards.epoch <= $3) AND (shards.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING id, owner, moved_at
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows, fence_write.*
+FROM fence_write
+UNION ALL
+SELECT stored, refused, NULL, NULL, NULL
+FROM fence_check
+WHERE refused > 0
+`
+
+type TakeRegionParams struct {
+	Owner  string
+	Region string
+}
+
+type TakeRegionRow struct {
+	ID      int32
+	Owner   string
+	MovedAt pgtype.Timestamptz
+}
+
+// TakeRegion is fenced on shards.epoch: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip.
+func (q *Queries) TakeRegion(ctx context.Context, arg TakeRegionParams, token fence.Token) ([]TakeRegionRow, error) {
+	var items []TakeRegionRow
+	if _, err := fenceimpl.Write("TakeRegion", "shards", fence.NonStrict, token, 3, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, takeRegion, arg.Owner, arg.Region, int64(token))
+	}, func(rows fenceimpl.Rows) error {
+		var i TakeRegionRow
+		if err := rows.Scan(nil, nil, &i.ID, &i.Owner, &i.MovedAt); err != nil {
 			return err
 		}
 		items = append(items, i)

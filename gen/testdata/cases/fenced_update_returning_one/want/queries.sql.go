@@ -7,56 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 )
-
-const setState = `-- name: SetState :one
--- fencegen: guarded by key (jobs.fence <= $3)
-UPDATE jobs
-SET state = $1, fence = $3
-WHERE id = $2 AND jobs.fence <= $3
-RETURNING id, state, payload, note, fence
-`
-
-const fenceStoredSetState = `-- name: SetState :one (stored token, sent only when the write touched no row)
-SELECT jobs.fence
-FROM jobs
-WHERE id = $1
-`
-
-type SetStateParams struct {
-	State JobState
-	ID    int64
-}
-
-// SetState is fenced on jobs.fence: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) SetState(ctx context.Context, arg SetStateParams, token fence.Token) (Job, error) {
-	var i Job
-	found := false
-	_, err := fenceimpl.WriteByKey(ctx, "SetState", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, setState, arg.State, arg.ID, int64(token))
-	}, func(rows fenceimpl.Rows) error {
-		if found {
-			return nil
-		}
-		found = true
-		return rows.Scan(&i.ID, &i.State, &i.Payload, &i.Note, &i.Fence)
-	}, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredSetState, arg.ID)
-	})
-	if errors.Is(err, fence.ErrNotFound) {
-		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
-	}
-	return i, err
-}
 
 const setNote = `-- name: SetNote :one
 -- fencegen: guarded by key (jobs.fence <= $3)
@@ -111,6 +67,57 @@ func (q *Queries) SetNote(ctx context.Context, arg SetNoteParams, token fence.To
 	return i, err
 }
 
+const setState = `-- name: SetState :one
+-- fencegen: guarded by key (jobs.fence <= $3)
+UPDATE jobs
+SET state = $1, fence = $3
+WHERE id = $2 AND jobs.fence <= $3
+RETURNING id, state, payload, note, fence
+`
+
+const fenceStoredSetState = `-- name: SetState :one (stored token, sent only when the write touched no row)
+SELECT jobs.fence
+FROM jobs
+WHERE id = $1
+`
+
+type SetStateParams struct {
+	State JobState
+	ID    int64
+}
+
+// SetState is fenced on jobs.fence: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) SetState(ctx context.Context, arg SetStateParams, token fence.Token) (Job, error) {
+	var i Job
+	found := false
+	_, err := fenceimpl.WriteByKey(ctx, "SetState", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, setState, arg.State, arg.ID, int64(token))
+	}, func(rows fenceimpl.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(
+			&i.ID,
+			&i.State,
+			&i.Payload,
+			&i.Note,
+			&i.Fence,
+		)
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredSetState, arg.ID)
+	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
+	return i, err
+}
+
 const touch = `-- name: Touch :one
 -- fencegen: guarded by key (jobs.fence <= $2)
 UPDATE jobs
@@ -132,7 +139,7 @@ WHERE id = $1
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) Touch(ctx context.Context, id int64, token fence.Token) (JobState, error) {
-	var i JobState
+	var state JobState
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "Touch", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, touch, id, int64(token))
@@ -141,12 +148,12 @@ func (q *Queries) Touch(ctx context.Context, id int64, token fence.Token) (JobSt
 			return nil
 		}
 		found = true
-		return rows.Scan(&i)
+		return rows.Scan(&state)
 	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredTouch, id)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
 	}
-	return i, err
+	return state, err
 }

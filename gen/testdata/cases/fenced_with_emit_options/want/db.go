@@ -4,22 +4,20 @@ package opts
 
 import (
 	"context"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// DBTX is what the generated queries need from a connection: *pgx.Conn,
-// pgx.Tx and *pgxpool.Pool satisfy it.
 type DBTX interface {
 	Exec(context.Context, string, ...interface{}) (pgconn.CommandTag, error)
 	Query(context.Context, string, ...interface{}) (pgx.Rows, error)
 	QueryRow(context.Context, string, ...interface{}) pgx.Row
 }
 
-// New returns the generated queries. Each method takes the DBTX to run on.
 func New() *Queries {
 	return &Queries{}
 }
 
-// Queries holds the generated methods.
-type Queries struct{}
+type Queries struct {
+}

@@ -5,6 +5,7 @@ package opts
 import (
 	"database/sql/driver"
 	"fmt"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 )
 

@@ -4,10 +4,10 @@ package opts
 
 import (
 	"context"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 )
 
-// Querier is the interface of the generated queries.
 type Querier interface {
 	CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketParams, token fence.Token) (*Ticket, error)
 	List(ctx context.Context, db DBTX, status Status) ([]*ListRow, error)

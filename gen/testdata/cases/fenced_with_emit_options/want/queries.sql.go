@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
@@ -38,7 +39,7 @@ type CloseTicketParams struct {
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketParams, token fence.Token) (*Ticket, error) {
-	i := &Ticket{}
+	var i Ticket
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "CloseTicket", "tickets", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, closeTicket, arg.Owner, arg.ID, int64(token))
@@ -47,14 +48,108 @@ func (q *Queries) CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketPara
 			return nil
 		}
 		found = true
-		return rows.Scan(&i.ID, &i.Status, &i.Owner, &i.Score, &i.Tok)
+		return rows.Scan(
+			&i.ID,
+			&i.Status,
+			&i.Owner,
+			&i.Score,
+			&i.Tok,
+		)
 	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return db.Query(ctx, fenceStoredCloseTicket, arg.ID)
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
 	}
-	return i, err
+	return &i, err
+}
+
+const list = `-- name: List :many
+SELECT id, owner, score FROM tickets WHERE status = $1
+`
+
+type ListRow struct {
+	ID    int64
+	Owner *string
+	Score *int32
+}
+
+func (q *Queries) List(ctx context.Context, db DBTX, status Status) ([]*ListRow, error) {
+	rows, err := db.Query(ctx, list, status)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []*ListRow{}
+	for rows.Next() {
+		var i ListRow
+		if err := rows.Scan(&i.ID, &i.Owner, &i.Score); err != nil {
+			return nil, err
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const open = `-- name: Open :one
+-- fencegen: stores the token (tickets.tok = $2)
+INSERT INTO tickets (id, status, tok)
+VALUES ($1, 'open', $2)
+RETURNING id, status, owner, score, tok
+`
+
+// Open stores token in tickets.tok.
+func (q *Queries) Open(ctx context.Context, db DBTX, id int64, token fence.Token) (*Ticket, error) {
+	row := db.QueryRow(ctx, open, id, int64(token))
+	var i Ticket
+	err := row.Scan(
+		&i.ID,
+		&i.Status,
+		&i.Owner,
+		&i.Score,
+		&i.Tok,
+	)
+	return &i, fenceimpl.TriggerError("Open", err, "tickets")
+}
+
+const purge = `-- name: Purge :execrows
+-- fencegen: guarded by locking the rows it matches (tickets.tok <= $2)
+WITH fence_lock AS (
+    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token
+    FROM tickets
+    WHERE status = $1
+    ORDER BY tickets.id
+    FOR UPDATE OF tickets
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    DELETE FROM tickets
+    WHERE (status = $1 AND tickets.tok <= $2) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
+`
+
+// Purge is fenced on tickets.tok: it refuses to touch rows whose stored
+// fencing token is greater than token. It returns a *fence.StaleError
+// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
+// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
+// row. One round trip.
+func (q *Queries) Purge(ctx context.Context, db DBTX, status Status, token fence.Token) (int64, error) {
+	return fenceimpl.Write("Purge", "tickets", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return db.Query(ctx, purge, status, int64(token))
+	}, nil)
 }
 
 const reassign = `-- name: Reassign :many
@@ -105,53 +200,16 @@ func (q *Queries) Reassign(ctx context.Context, db DBTX, arg *ReassignParams, to
 	if _, err := fenceimpl.Write("Reassign", "tickets", fence.NonStrict, token, 3, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, reassign, arg.Owner, arg.OldOwner, int64(token))
 	}, func(rows fenceimpl.Rows) error {
-		i := &ReassignRow{}
+		var i ReassignRow
 		if err := rows.Scan(nil, nil, &i.ID, &i.Owner, &i.Score); err != nil {
 			return err
 		}
-		items = append(items, i)
+		items = append(items, &i)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
 	return items, nil
-}
-
-const purge = `-- name: Purge :execrows
--- fencegen: guarded by locking the rows it matches (tickets.tok <= $2)
-WITH fence_lock AS (
-    SELECT tickets.id AS fence_key_1, tickets.tok AS fence_token
-    FROM tickets
-    WHERE status = $1
-    ORDER BY tickets.id
-    FOR UPDATE OF tickets
-),
-fence_check AS (
-    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
-    FROM fence_lock
-),
-fence_write AS (
-    DELETE FROM tickets
-    WHERE (status = $1 AND tickets.tok <= $2) AND (tickets.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
-    RETURNING 1
-)
-SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
-FROM fence_write
-UNION ALL
-SELECT stored, refused
-FROM fence_check
-WHERE refused > 0
-`
-
-// Purge is fenced on tickets.tok: it refuses to touch rows whose stored
-// fencing token is greater than token. It returns a *fence.StaleError
-// (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
-// and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
-func (q *Queries) Purge(ctx context.Context, db DBTX, status Status, token fence.Token) (int64, error) {
-	return fenceimpl.Write("Purge", "tickets", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
-		return db.Query(ctx, purge, status, int64(token))
-	}, nil)
 }
 
 const rescore = `-- name: Rescore :exec
@@ -188,49 +246,4 @@ func (q *Queries) Rescore(ctx context.Context, db DBTX, arg *RescoreParams, toke
 		return db.Query(ctx, fenceStoredRescore, arg.ID)
 	})
 	return err
-}
-
-const open = `-- name: Open :one
--- fencegen: stores the token (tickets.tok = $2)
-INSERT INTO tickets (id, status, tok)
-VALUES ($1, 'open', $2)
-RETURNING id, status, owner, score, tok
-`
-
-// Open stores token in tickets.tok.
-func (q *Queries) Open(ctx context.Context, db DBTX, id int64, token fence.Token) (*Ticket, error) {
-	row := db.QueryRow(ctx, open, id, int64(token))
-	i := &Ticket{}
-	err := row.Scan(&i.ID, &i.Status, &i.Owner, &i.Score, &i.Tok)
-	return i, fenceimpl.TriggerError("Open", err, "tickets")
-}
-
-const list = `-- name: List :many
-SELECT id, owner, score FROM tickets WHERE status = $1
-`
-
-type ListRow struct {
-	ID    int64
-	Owner *string
-	Score *int32
-}
-
-func (q *Queries) List(ctx context.Context, db DBTX, status Status) ([]*ListRow, error) {
-	rows, err := db.Query(ctx, list, status)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []*ListRow{}
-	for rows.Next() {
-		i := &ListRow{}
-		if err := rows.Scan(&i.ID, &i.Owner, &i.Score); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
 }

@@ -4,10 +4,10 @@ package store
 
 import (
 	"context"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 )
 
-// Querier is the interface of the generated queries.
 type Querier interface {
 	ClaimTask(ctx context.Context, arg ClaimTaskParams, token fence.Token) (Task, error)
 	CompleteTask(ctx context.Context, id int64, token fence.Token) error

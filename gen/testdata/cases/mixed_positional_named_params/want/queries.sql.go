@@ -3,7 +3,9 @@
 
 package db
 
-import "context"
+import (
+	"context"
+)
 
 const atAndDollar = `-- name: AtAndDollar :many
 SELECT id FROM t WHERE name = $2 AND qty = $1
@@ -22,11 +24,11 @@ func (q *Queries) AtAndDollar(ctx context.Context, arg AtAndDollarParams) ([]int
 	defer rows.Close()
 	var items []int64
 	for rows.Next() {
-		var i int64
-		if err := rows.Scan(&i); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		items = append(items, i)
+		items = append(items, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -59,7 +61,7 @@ type FineParams struct {
 
 func (q *Queries) Fine(ctx context.Context, arg FineParams) (string, error) {
 	row := q.db.QueryRow(ctx, fine, arg.ID, arg.Qty)
-	var i string
-	err := row.Scan(&i)
-	return i, err
+	var name string
+	err := row.Scan(&name)
+	return name, err
 }

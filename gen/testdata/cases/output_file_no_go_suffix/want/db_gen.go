@@ -4,29 +4,27 @@ package want
 
 import (
 	"context"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// DBTX is what the generated queries need from a connection: *pgx.Conn,
-// pgx.Tx and *pgxpool.Pool satisfy it.
 type DBTX interface {
 	Exec(context.Context, string, ...interface{}) (pgconn.CommandTag, error)
 	Query(context.Context, string, ...interface{}) (pgx.Rows, error)
 	QueryRow(context.Context, string, ...interface{}) pgx.Row
 }
 
-// New returns the generated queries running on db.
 func New(db DBTX) *Queries {
 	return &Queries{db: db}
 }
 
-// Queries holds the generated methods and the DBTX they run on.
 type Queries struct {
 	db DBTX
 }
 
-// WithTx returns a copy of q that runs every query in tx.
 func (q *Queries) WithTx(tx pgx.Tx) *Queries {
-	return &Queries{db: tx}
+	return &Queries{
+		db: tx,
+	}
 }

@@ -2,7 +2,9 @@
 
 package want
 
-import "github.com/jackc/pgx/v5/pgtype"
+import (
+	"github.com/jackc/pgx/v5/pgtype"
+)
 
 type Job struct {
 	ID   int64

@@ -2,9 +2,10 @@
 
 package want
 
-import "context"
+import (
+	"context"
+)
 
-// Querier is the interface of the generated queries.
 type Querier interface {
 	GetJob(ctx context.Context, id int64) (Job, error)
 }

@@ -3,7 +3,9 @@
 
 package want
 
-import "context"
+import (
+	"context"
+)
 
 const getJob = `-- name: GetJob :one
 SELECT id, payload FROM jobs WHERE id = $1

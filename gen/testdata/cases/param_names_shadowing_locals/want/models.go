@@ -3,8 +3,9 @@
 package db
 
 import (
-	"github.com/fencegen/fencegen/runtime/fence"
 	"time"
+
+	"github.com/fencegen/fencegen/runtime/fence"
 )
 
 type Job struct {

@@ -7,11 +7,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5"
-	"time"
 )
+
+const createdAfter = `-- name: CreatedAfter :one
+SELECT created_at FROM jobs WHERE created_at > $1 ORDER BY created_at LIMIT 1
+`
+
+func (q *Queries) CreatedAfter(ctx context.Context, time_ time.Time) (time.Time, error) {
+	row := q.db.QueryRow(ctx, createdAfter, time_)
+	var created_at time.Time
+	err := row.Scan(&created_at)
+	return created_at, err
+}
 
 const iDsByAppend = `-- name: IDsByAppend :many
 SELECT id FROM jobs WHERE status = $1
@@ -25,85 +37,16 @@ func (q *Queries) IDsByAppend(ctx context.Context, append_ string) ([]int64, err
 	defer rows.Close()
 	var items []int64
 	for rows.Next() {
-		var i int64
-		if err := rows.Scan(&i); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		items = append(items, i)
+		items = append(items, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	return items, nil
-}
-
-const statusByNil = `-- name: StatusByNil :one
--- fencegen: guarded by key (jobs.tok <= $2)
-UPDATE jobs
-SET status = 'nil', tok = $2
-WHERE id = $1 AND jobs.tok <= $2
-RETURNING status
-`
-
-const fenceStoredStatusByNil = `-- name: StatusByNil :one (stored token, sent only when the write touched no row)
-SELECT jobs.tok
-FROM jobs
-WHERE id = $1
-`
-
-// StatusByNil is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) StatusByNil(ctx context.Context, nil_ int64, token fence.Token) (string, error) {
-	var i string
-	found := false
-	_, err := fenceimpl.WriteByKey(ctx, "StatusByNil", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, statusByNil, nil_, int64(token))
-	}, func(rows fenceimpl.Rows) error {
-		if found {
-			return nil
-		}
-		found = true
-		return rows.Scan(&i)
-	}, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredStatusByNil, nil_)
-	})
-	if errors.Is(err, fence.ErrNotFound) {
-		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
-	}
-	return i, err
-}
-
-const markInt64 = `-- name: MarkInt64 :exec
--- fencegen: guarded by key (jobs.tok <= $2)
-UPDATE jobs
-SET status = 'int64', tok = $2
-WHERE id = $1 AND jobs.tok <= $2
-RETURNING 1
-`
-
-const fenceStoredMarkInt64 = `-- name: MarkInt64 :exec (stored token, sent only when the write touched no row)
-SELECT jobs.tok
-FROM jobs
-WHERE id = $1
-`
-
-// MarkInt64 is fenced on jobs.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) MarkInt64(ctx context.Context, int64_ int64, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "MarkInt64", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, markInt64, int64_, int64(token))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredMarkInt64, int64_)
-	})
-	return err
 }
 
 const markError = `-- name: MarkError :many
@@ -143,11 +86,11 @@ func (q *Queries) MarkError(ctx context.Context, error_ int64, token fence.Token
 	if _, err := fenceimpl.Write("MarkError", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, markError, error_, int64(token))
 	}, func(rows fenceimpl.Rows) error {
-		var i int64
-		if err := rows.Scan(nil, nil, &i); err != nil {
+		var id int64
+		if err := rows.Scan(nil, nil, &id); err != nil {
 			return err
 		}
-		items = append(items, i)
+		items = append(items, id)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -155,13 +98,71 @@ func (q *Queries) MarkError(ctx context.Context, error_ int64, token fence.Token
 	return items, nil
 }
 
-const createdAfter = `-- name: CreatedAfter :one
-SELECT created_at FROM jobs WHERE created_at > $1 ORDER BY created_at LIMIT 1
+const markInt64 = `-- name: MarkInt64 :exec
+-- fencegen: guarded by key (jobs.tok <= $2)
+UPDATE jobs
+SET status = 'int64', tok = $2
+WHERE id = $1 AND jobs.tok <= $2
+RETURNING 1
 `
 
-func (q *Queries) CreatedAfter(ctx context.Context, time_ time.Time) (time.Time, error) {
-	row := q.db.QueryRow(ctx, createdAfter, time_)
-	var i time.Time
-	err := row.Scan(&i)
-	return i, err
+const fenceStoredMarkInt64 = `-- name: MarkInt64 :exec (stored token, sent only when the write touched no row)
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
+`
+
+// MarkInt64 is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) MarkInt64(ctx context.Context, int64_ int64, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "MarkInt64", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, markInt64, int64_, int64(token))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredMarkInt64, int64_)
+	})
+	return err
+}
+
+const statusByNil = `-- name: StatusByNil :one
+-- fencegen: guarded by key (jobs.tok <= $2)
+UPDATE jobs
+SET status = 'nil', tok = $2
+WHERE id = $1 AND jobs.tok <= $2
+RETURNING status
+`
+
+const fenceStoredStatusByNil = `-- name: StatusByNil :one (stored token, sent only when the write touched no row)
+SELECT jobs.tok
+FROM jobs
+WHERE id = $1
+`
+
+// StatusByNil is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) StatusByNil(ctx context.Context, nil_ int64, token fence.Token) (string, error) {
+	var status string
+	found := false
+	_, err := fenceimpl.WriteByKey(ctx, "StatusByNil", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, statusByNil, nil_, int64(token))
+	}, func(rows fenceimpl.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(&status)
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredStatusByNil, nil_)
+	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, pgx.ErrNoRows)
+	}
+	return status, err
 }

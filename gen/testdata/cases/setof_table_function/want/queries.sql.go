@@ -3,7 +3,9 @@
 
 package db
 
-import "context"
+import (
+	"context"
+)
 
 const usersOf = `-- name: UsersOf :many
 SELECT id, team, email FROM users_of($1)
@@ -41,11 +43,11 @@ func (q *Queries) UsersOfID(ctx context.Context, t string) ([]int64, error) {
 	defer rows.Close()
 	var items []int64
 	for rows.Next() {
-		var i int64
-		if err := rows.Scan(&i); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		items = append(items, i)
+		items = append(items, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

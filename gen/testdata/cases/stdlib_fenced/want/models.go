@@ -4,10 +4,11 @@ package db
 
 import (
 	"database/sql"
+	"time"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/google/uuid"
 	"github.com/sqlc-dev/pqtype"
-	"time"
 )
 
 type Account struct {

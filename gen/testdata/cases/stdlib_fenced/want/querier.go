@@ -5,11 +5,11 @@ package db
 import (
 	"context"
 	"database/sql"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/google/uuid"
 )
 
-// Querier is the interface of the generated queries.
 type Querier interface {
 	ByTags(ctx context.Context, tags []string) ([]ByTagsRow, error)
 	CloseOwned(ctx context.Context, arg CloseOwnedParams, token fence.Token) ([]CloseOwnedRow, error)

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/google/uuid"
@@ -15,102 +16,37 @@ import (
 	"github.com/sqlc-dev/pqtype"
 )
 
-const openAccount = `-- name: OpenAccount :exec
--- fencegen: stores the token (accounts.last_fencing_token = $4)
-INSERT INTO accounts (id, owner, balance, last_fencing_token)
-VALUES ($1, $2, $3, $4)
+const byTags = `-- name: ByTags :many
+SELECT id, owner, balance FROM accounts WHERE tags && $1::text[]
 `
 
-type OpenAccountParams struct {
+type ByTagsRow struct {
 	ID      uuid.UUID
 	Owner   sql.NullString
 	Balance string
 }
 
-// OpenAccount stores token in accounts.last_fencing_token.
-func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token fence.Token) error {
-	_, err := q.db.ExecContext(ctx, openAccount, arg.ID, arg.Owner, arg.Balance, int64(token))
-	return fenceimpl.TriggerError("OpenAccount", err, "accounts")
-}
-
-const credit = `-- name: Credit :execrows
--- fencegen: guarded by key (accounts.last_fencing_token <= $3)
-UPDATE accounts
-SET balance = balance + $1, last_fencing_token = $3
-WHERE id = $2 AND accounts.last_fencing_token <= $3
-RETURNING 1
-`
-
-const fenceStoredCredit = `-- name: Credit :execrows (stored token, sent only when the write touched no row)
-SELECT accounts.last_fencing_token
-FROM accounts
-WHERE id = $1
-`
-
-type CreditParams struct {
-	Amount string
-	ID     uuid.UUID
-}
-
-// Credit is fenced on accounts.last_fencing_token: it refuses to touch rows
-// whose stored fencing token is greater than token, and stores token in the
-// rows it writes. It returns a *fence.StaleError (errors.Is
-// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
-// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
-func (q *Queries) Credit(ctx context.Context, arg CreditParams, token fence.Token) (int64, error) {
-	return fenceimpl.WriteByKey(ctx, "Credit", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, credit, arg.Amount, arg.ID, int64(token)))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredCredit, arg.ID))
-	})
-}
-
-const retag = `-- name: Retag :one
--- fencegen: guarded by key (accounts.last_fencing_token <= $3)
-UPDATE accounts
-SET tags = $1, last_fencing_token = $3
-WHERE id = $2 AND accounts.last_fencing_token <= $3
-RETURNING id, owner, balance, tags, meta, opened_at, closed_on, last_fencing_token
-`
-
-const fenceStoredRetag = `-- name: Retag :one (stored token, sent only when the write touched no row)
-SELECT accounts.last_fencing_token
-FROM accounts
-WHERE id = $1
-`
-
-type RetagParams struct {
-	Tags []string
-	ID   uuid.UUID
-}
-
-// Retag is fenced on accounts.last_fencing_token: it refuses to touch rows
-// whose stored fencing token is greater than token, and stores token in the
-// rows it writes. It returns a *fence.StaleError (errors.Is
-// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
-// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
-func (q *Queries) Retag(ctx context.Context, arg RetagParams, token fence.Token) (Account, error) {
-	var i Account
-	found := false
-	_, err := fenceimpl.WriteByKey(ctx, "Retag", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, retag, pq.Array(arg.Tags), arg.ID, int64(token)))
-	}, func(rows fenceimpl.Rows) error {
-		if found {
-			return nil
-		}
-		found = true
-		return rows.Scan(&i.ID, &i.Owner, &i.Balance, pq.Array(&i.Tags), &i.Meta, &i.OpenedAt, &i.ClosedOn, &i.LastFencingToken)
-	}, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredRetag, arg.ID))
-	})
-	if errors.Is(err, fence.ErrNotFound) {
-		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
+func (q *Queries) ByTags(ctx context.Context, tags []string) ([]ByTagsRow, error) {
+	rows, err := q.db.QueryContext(ctx, byTags, pq.Array(tags))
+	if err != nil {
+		return nil, err
 	}
-	return i, err
+	defer rows.Close()
+	var items []ByTagsRow
+	for rows.Next() {
+		var i ByTagsRow
+		if err := rows.Scan(&i.ID, &i.Owner, &i.Balance); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const closeOwned = `-- name: CloseOwned :many
@@ -173,42 +109,76 @@ func (q *Queries) CloseOwned(ctx context.Context, arg CloseOwnedParams, token fe
 	return items, nil
 }
 
-const setMeta = `-- name: SetMeta :execresult
+const credit = `-- name: Credit :execrows
 -- fencegen: guarded by key (accounts.last_fencing_token <= $3)
 UPDATE accounts
-SET meta = $1, last_fencing_token = $3
+SET balance = balance + $1, last_fencing_token = $3
 WHERE id = $2 AND accounts.last_fencing_token <= $3
 RETURNING 1
 `
 
-const fenceStoredSetMeta = `-- name: SetMeta :execresult (stored token, sent only when the write touched no row)
+const fenceStoredCredit = `-- name: Credit :execrows (stored token, sent only when the write touched no row)
 SELECT accounts.last_fencing_token
 FROM accounts
 WHERE id = $1
 `
 
-type SetMetaParams struct {
-	Meta pqtype.NullRawMessage
-	ID   uuid.UUID
+type CreditParams struct {
+	Amount string
+	ID     uuid.UUID
 }
 
-// SetMeta is fenced on accounts.last_fencing_token: it refuses to touch rows
+// Credit is fenced on accounts.last_fencing_token: it refuses to touch rows
 // whose stored fencing token is greater than token, and stores token in the
 // rows it writes. It returns a *fence.StaleError (errors.Is
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
 // stored token.
-func (q *Queries) SetMeta(ctx context.Context, arg SetMetaParams, token fence.Token) (sql.Result, error) {
-	n, err := fenceimpl.WriteByKey(ctx, "SetMeta", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setMeta, arg.Meta, arg.ID, int64(token)))
+func (q *Queries) Credit(ctx context.Context, arg CreditParams, token fence.Token) (int64, error) {
+	return fenceimpl.WriteByKey(ctx, "Credit", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, credit, arg.Amount, arg.ID, int64(token)))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetMeta, arg.ID))
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredCredit, arg.ID))
 	})
-	if err != nil {
-		return nil, err
-	}
-	return fenceimpl.Result(n), nil
+}
+
+const get = `-- name: Get :one
+SELECT id, owner, balance, tags, meta, opened_at, closed_on, last_fencing_token FROM accounts WHERE id = $1
+`
+
+func (q *Queries) Get(ctx context.Context, id uuid.UUID) (Account, error) {
+	row := q.db.QueryRowContext(ctx, get, id)
+	var i Account
+	err := row.Scan(
+		&i.ID,
+		&i.Owner,
+		&i.Balance,
+		pq.Array(&i.Tags),
+		&i.Meta,
+		&i.OpenedAt,
+		&i.ClosedOn,
+		&i.LastFencingToken,
+	)
+	return i, err
+}
+
+const openAccount = `-- name: OpenAccount :exec
+-- fencegen: stores the token (accounts.last_fencing_token = $4)
+INSERT INTO accounts (id, owner, balance, last_fencing_token)
+VALUES ($1, $2, $3, $4)
+`
+
+type OpenAccountParams struct {
+	ID      uuid.UUID
+	Owner   sql.NullString
+	Balance string
+}
+
+// OpenAccount stores token in accounts.last_fencing_token.
+func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token fence.Token) error {
+	_, err := q.db.ExecContext(ctx, openAccount, arg.ID, arg.Owner, arg.Balance, int64(token))
+	return fenceimpl.TriggerError("OpenAccount", err, "accounts")
 }
 
 const remove = `-- name: Remove :exec
@@ -250,46 +220,95 @@ func (q *Queries) Repair(ctx context.Context, id uuid.UUID) error {
 	return fenceimpl.TriggerError("Repair", err, "accounts")
 }
 
-const byTags = `-- name: ByTags :many
-SELECT id, owner, balance FROM accounts WHERE tags && $1::text[]
+const retag = `-- name: Retag :one
+-- fencegen: guarded by key (accounts.last_fencing_token <= $3)
+UPDATE accounts
+SET tags = $1, last_fencing_token = $3
+WHERE id = $2 AND accounts.last_fencing_token <= $3
+RETURNING id, owner, balance, tags, meta, opened_at, closed_on, last_fencing_token
 `
 
-type ByTagsRow struct {
-	ID      uuid.UUID
-	Owner   sql.NullString
-	Balance string
+const fenceStoredRetag = `-- name: Retag :one (stored token, sent only when the write touched no row)
+SELECT accounts.last_fencing_token
+FROM accounts
+WHERE id = $1
+`
+
+type RetagParams struct {
+	Tags []string
+	ID   uuid.UUID
 }
 
-func (q *Queries) ByTags(ctx context.Context, tags []string) ([]ByTagsRow, error) {
-	rows, err := q.db.QueryContext(ctx, byTags, pq.Array(tags))
+// Retag is fenced on accounts.last_fencing_token: it refuses to touch rows
+// whose stored fencing token is greater than token, and stores token in the
+// rows it writes. It returns a *fence.StaleError (errors.Is
+// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
+// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
+// One round trip when it writes; when it writes nothing, a second reads the
+// stored token.
+func (q *Queries) Retag(ctx context.Context, arg RetagParams, token fence.Token) (Account, error) {
+	var i Account
+	found := false
+	_, err := fenceimpl.WriteByKey(ctx, "Retag", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, retag, pq.Array(arg.Tags), arg.ID, int64(token)))
+	}, func(rows fenceimpl.Rows) error {
+		if found {
+			return nil
+		}
+		found = true
+		return rows.Scan(
+			&i.ID,
+			&i.Owner,
+			&i.Balance,
+			pq.Array(&i.Tags),
+			&i.Meta,
+			&i.OpenedAt,
+			&i.ClosedOn,
+			&i.LastFencingToken,
+		)
+	}, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredRetag, arg.ID))
+	})
+	if errors.Is(err, fence.ErrNotFound) {
+		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
+	}
+	return i, err
+}
+
+const setMeta = `-- name: SetMeta :execresult
+-- fencegen: guarded by key (accounts.last_fencing_token <= $3)
+UPDATE accounts
+SET meta = $1, last_fencing_token = $3
+WHERE id = $2 AND accounts.last_fencing_token <= $3
+RETURNING 1
+`
+
+const fenceStoredSetMeta = `-- name: SetMeta :execresult (stored token, sent only when the write touched no row)
+SELECT accounts.last_fencing_token
+FROM accounts
+WHERE id = $1
+`
+
+type SetMetaParams struct {
+	Meta pqtype.NullRawMessage
+	ID   uuid.UUID
+}
+
+// SetMeta is fenced on accounts.last_fencing_token: it refuses to touch rows
+// whose stored fencing token is greater than token, and stores token in the
+// rows it writes. It returns a *fence.StaleError (errors.Is
+// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
+// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
+// One round trip when it writes; when it writes nothing, a second reads the
+// stored token.
+func (q *Queries) SetMeta(ctx context.Context, arg SetMetaParams, token fence.Token) (sql.Result, error) {
+	n, err := fenceimpl.WriteByKey(ctx, "SetMeta", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setMeta, arg.Meta, arg.ID, int64(token)))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return fenceimpl.SQLRows(q.db.QueryContext(ctx, fenceStoredSetMeta, arg.ID))
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var items []ByTagsRow
-	for rows.Next() {
-		var i ByTagsRow
-		if err := rows.Scan(&i.ID, &i.Owner, &i.Balance); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const get = `-- name: Get :one
-SELECT id, owner, balance, tags, meta, opened_at, closed_on, last_fencing_token FROM accounts WHERE id = $1
-`
-
-func (q *Queries) Get(ctx context.Context, id uuid.UUID) (Account, error) {
-	row := q.db.QueryRowContext(ctx, get, id)
-	var i Account
-	err := row.Scan(&i.ID, &i.Owner, &i.Balance, pq.Array(&i.Tags), &i.Meta, &i.OpenedAt, &i.ClosedOn, &i.LastFencingToken)
-	return i, err
+	return fenceimpl.Result(n), nil
 }

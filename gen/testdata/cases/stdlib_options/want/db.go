@@ -7,8 +7,6 @@ import (
 	"database/sql"
 )
 
-// DBTX is what the generated queries need from a connection: *sql.DB,
-// *sql.Tx and *sql.Conn satisfy it.
 type DBTX interface {
 	ExecContext(context.Context, string, ...interface{}) (sql.Result, error)
 	PrepareContext(context.Context, string) (*sql.Stmt, error)
@@ -16,10 +14,9 @@ type DBTX interface {
 	QueryRowContext(context.Context, string, ...interface{}) *sql.Row
 }
 
-// New returns the generated queries. Each method takes the DBTX to run on.
 func New() *Queries {
 	return &Queries{}
 }
 
-// Queries holds the generated methods.
-type Queries struct{}
+type Queries struct {
+}

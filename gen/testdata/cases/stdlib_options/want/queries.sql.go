@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/lib/pq"
@@ -31,71 +32,6 @@ func (q *Queries) AddNote(ctx context.Context, db DBTX, arg AddNoteParams) (sql.
 	return result, err
 }
 
-const getNote = `-- name: GetNote :one
-SELECT id, body, tags FROM notes WHERE id = $1
-`
-
-func (q *Queries) GetNote(ctx context.Context, db DBTX, id int64) (*Note, error) {
-	row := db.QueryRowContext(ctx, getNote, id)
-	i := &Note{}
-	err := row.Scan(&i.ID, &i.Body, pq.Array(&i.Tags))
-	if err != nil {
-		err = fmt.Errorf("query GetNote: %w", err)
-	}
-	return i, err
-}
-
-const listNotes = `-- name: ListNotes :many
-SELECT id, body, tags FROM notes ORDER BY id
-`
-
-func (q *Queries) ListNotes(ctx context.Context, db DBTX) ([]*Note, error) {
-	rows, err := db.QueryContext(ctx, listNotes)
-	if err != nil {
-		return nil, fmt.Errorf("query ListNotes: %w", err)
-	}
-	defer rows.Close()
-	var items []*Note
-	for rows.Next() {
-		i := &Note{}
-		if err := rows.Scan(&i.ID, &i.Body, pq.Array(&i.Tags)); err != nil {
-			return nil, fmt.Errorf("query ListNotes: %w", err)
-		}
-		items = append(items, i)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, fmt.Errorf("query ListNotes: %w", err)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("query ListNotes: %w", err)
-	}
-	return items, nil
-}
-
-const countNotes = `-- name: CountNotes :execrows
-DELETE FROM notes WHERE body = ''
-`
-
-func (q *Queries) CountNotes(ctx context.Context, db DBTX) (int64, error) {
-	result, err := db.ExecContext(ctx, countNotes)
-	if err != nil {
-		return 0, fmt.Errorf("query CountNotes: %w", err)
-	}
-	return result.RowsAffected()
-}
-
-const touch = `-- name: Touch :exec
-UPDATE notes SET body = body WHERE id = $1
-`
-
-func (q *Queries) Touch(ctx context.Context, db DBTX, id int64) error {
-	_, err := db.ExecContext(ctx, touch, id)
-	if err != nil {
-		err = fmt.Errorf("query Touch: %w", err)
-	}
-	return err
-}
-
 const closeTask = `-- name: CloseTask :one
 -- fencegen: guarded by key (tasks.tok <= $2)
 UPDATE tasks
@@ -117,7 +53,7 @@ WHERE id = $1
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
 // when it writes nothing, a second reads the stored token.
 func (q *Queries) CloseTask(ctx context.Context, db DBTX, id int64, token fence.Token) (*Task, error) {
-	i := &Task{}
+	var i Task
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "CloseTask", "tasks", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(db.QueryContext(ctx, closeTask, id, int64(token)))
@@ -126,14 +62,73 @@ func (q *Queries) CloseTask(ctx context.Context, db DBTX, id int64, token fence.
 			return nil
 		}
 		found = true
-		return rows.Scan(&i.ID, &i.Title, &i.State, &i.Due, &i.Tok)
+		return rows.Scan(
+			&i.ID,
+			&i.Title,
+			&i.State,
+			&i.Due,
+			&i.Tok,
+		)
 	}, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(db.QueryContext(ctx, fenceStoredCloseTask, id))
 	})
 	if errors.Is(err, fence.ErrNotFound) {
 		err = fmt.Errorf("%w (%w)", err, sql.ErrNoRows)
 	}
-	return i, err
+	return &i, err
+}
+
+const countNotes = `-- name: CountNotes :execrows
+DELETE FROM notes WHERE body = ''
+`
+
+func (q *Queries) CountNotes(ctx context.Context, db DBTX) (int64, error) {
+	result, err := db.ExecContext(ctx, countNotes)
+	if err != nil {
+		return 0, fmt.Errorf("query CountNotes: %w", err)
+	}
+	return result.RowsAffected()
+}
+
+const getNote = `-- name: GetNote :one
+SELECT id, body, tags FROM notes WHERE id = $1
+`
+
+func (q *Queries) GetNote(ctx context.Context, db DBTX, id int64) (*Note, error) {
+	row := db.QueryRowContext(ctx, getNote, id)
+	var i Note
+	err := row.Scan(&i.ID, &i.Body, pq.Array(&i.Tags))
+	if err != nil {
+		err = fmt.Errorf("query GetNote: %w", err)
+	}
+	return &i, err
+}
+
+const listNotes = `-- name: ListNotes :many
+SELECT id, body, tags FROM notes ORDER BY id
+`
+
+func (q *Queries) ListNotes(ctx context.Context, db DBTX) ([]*Note, error) {
+	rows, err := db.QueryContext(ctx, listNotes)
+	if err != nil {
+		return nil, fmt.Errorf("query ListNotes: %w", err)
+	}
+	defer rows.Close()
+	var items []*Note
+	for rows.Next() {
+		var i Note
+		if err := rows.Scan(&i.ID, &i.Body, pq.Array(&i.Tags)); err != nil {
+			return nil, fmt.Errorf("query ListNotes: %w", err)
+		}
+		items = append(items, &i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, fmt.Errorf("query ListNotes: %w", err)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query ListNotes: %w", err)
+	}
+	return items, nil
 }
 
 const reschedule = `-- name: Reschedule :execrows
@@ -177,4 +172,16 @@ func (q *Queries) Reschedule(ctx context.Context, db DBTX, arg RescheduleParams,
 	return fenceimpl.Write("Reschedule", "tasks", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(db.QueryContext(ctx, reschedule, arg.Due, arg.State, int64(token)))
 	}, nil)
+}
+
+const touch = `-- name: Touch :exec
+UPDATE notes SET body = body WHERE id = $1
+`
+
+func (q *Queries) Touch(ctx context.Context, db DBTX, id int64) error {
+	_, err := db.ExecContext(ctx, touch, id)
+	if err != nil {
+		err = fmt.Errorf("query Touch: %w", err)
+	}
+	return err
 }

@@ -2,7 +2,9 @@
 
 package db
 
-import "github.com/fencegen/fencegen/runtime/fence"
+import (
+	"github.com/fencegen/fencegen/runtime/fence"
+)
 
 type Counter struct {
 	ID    int64

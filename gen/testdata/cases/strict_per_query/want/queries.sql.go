@@ -5,9 +5,45 @@ package db
 
 import (
 	"context"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
+
+const addToLedger = `-- name: AddToLedger :exec
+-- fencegen: guarded by key (ledgers.tok < $3)
+UPDATE ledgers
+SET total = total + $1, tok = $3
+WHERE id = $2 AND ledgers.tok < $3
+RETURNING 1
+`
+
+const fenceStoredAddToLedger = `-- name: AddToLedger :exec (stored token, sent only when the write touched no row)
+SELECT ledgers.tok
+FROM ledgers
+WHERE id = $1
+`
+
+type AddToLedgerParams struct {
+	Amount int64
+	ID     int64
+}
+
+// AddToLedger is fenced on ledgers.tok: it refuses to touch rows whose stored
+// fencing token is not lower than token (strict: at most one write per row per
+// lease), and stores token in the rows it writes. It returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
+// hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
+// when it matched no row. One round trip when it writes; when it writes
+// nothing, a second reads the stored token.
+func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "AddToLedger", "ledgers", fence.Strict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, addToLedger, arg.Amount, arg.ID, int64(token))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredAddToLedger, arg.ID)
+	})
+	return err
+}
 
 const increment = `-- name: Increment :exec
 -- fencegen: guarded by key (counters.tok < $2)
@@ -71,41 +107,6 @@ func (q *Queries) SetCounter(ctx context.Context, arg SetCounterParams, token fe
 		return q.db.Query(ctx, setCounter, arg.Value, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, fenceStoredSetCounter, arg.ID)
-	})
-	return err
-}
-
-const addToLedger = `-- name: AddToLedger :exec
--- fencegen: guarded by key (ledgers.tok < $3)
-UPDATE ledgers
-SET total = total + $1, tok = $3
-WHERE id = $2 AND ledgers.tok < $3
-RETURNING 1
-`
-
-const fenceStoredAddToLedger = `-- name: AddToLedger :exec (stored token, sent only when the write touched no row)
-SELECT ledgers.tok
-FROM ledgers
-WHERE id = $1
-`
-
-type AddToLedgerParams struct {
-	Amount int64
-	ID     int64
-}
-
-// AddToLedger is fenced on ledgers.tok: it refuses to touch rows whose stored
-// fencing token is not lower than token (strict: at most one write per row per
-// lease), and stores token in the rows it writes. It returns a
-// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
-// hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
-// when it matched no row. One round trip when it writes; when it writes
-// nothing, a second reads the stored token.
-func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "AddToLedger", "ledgers", fence.Strict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, addToLedger, arg.Amount, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredAddToLedger, arg.ID)
 	})
 	return err
 }

@@ -3,18 +3,9 @@
 
 package want
 
-import "context"
-
-const get = `-- name: Get :one
-SELECT id FROM t
-`
-
-func (q *Queries) Get(ctx context.Context) (int64, error) {
-	row := q.db.QueryRow(ctx, get)
-	var i int64
-	err := row.Scan(&i)
-	return i, err
-}
+import (
+	"context"
+)
 
 const count = `-- name: Count :one
 SELECT count(*) FROM t
@@ -22,7 +13,18 @@ SELECT count(*) FROM t
 
 func (q *Queries) Count(ctx context.Context) (int64, error) {
 	row := q.db.QueryRow(ctx, count)
-	var i int64
-	err := row.Scan(&i)
-	return i, err
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const get = `-- name: Get :one
+SELECT id FROM t
+`
+
+func (q *Queries) Get(ctx context.Context) (int64, error) {
+	row := q.db.QueryRow(ctx, get)
+	var id int64
+	err := row.Scan(&id)
+	return id, err
 }

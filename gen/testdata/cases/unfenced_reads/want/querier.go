@@ -4,10 +4,10 @@ package reads
 
 import (
 	"context"
+
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// Querier is the interface of the generated queries.
 type Querier interface {
 	AuthorsWithBooks(ctx context.Context, authorID int64) ([]AuthorsWithBooksRow, error)
 	BookSummaries(ctx context.Context, arg BookSummariesParams) ([]BookSummariesRow, error)

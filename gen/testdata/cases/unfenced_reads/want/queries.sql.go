@@ -5,84 +5,10 @@ package reads
 
 import (
 	"context"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/jackc/pgx/v5/pgtype"
 )
-
-const getAuthor = `-- name: GetAuthor :one
-SELECT id, name, bio, mood, tok FROM authors WHERE id = $1
-`
-
-func (q *Queries) GetAuthor(ctx context.Context, id int64) (Author, error) {
-	row := q.db.QueryRow(ctx, getAuthor, id)
-	var i Author
-	err := row.Scan(&i.ID, &i.Name, &i.Bio, &i.Mood, &i.Tok)
-	return i, err
-}
-
-const listAuthorsByMood = `-- name: ListAuthorsByMood :many
-SELECT id, name FROM authors WHERE mood = $1 ORDER BY name
-`
-
-type ListAuthorsByMoodRow struct {
-	ID   int64  `json:"id"`
-	Name string `json:"name"`
-}
-
-func (q *Queries) ListAuthorsByMood(ctx context.Context, mood Mood) ([]ListAuthorsByMoodRow, error) {
-	rows, err := q.db.Query(ctx, listAuthorsByMood, mood)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []ListAuthorsByMoodRow
-	for rows.Next() {
-		var i ListAuthorsByMoodRow
-		if err := rows.Scan(&i.ID, &i.Name); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const booksWithAuthors = `-- name: BooksWithAuthors :many
-SELECT b.id, b.title, a.name AS author_name, a.mood AS author_mood
-FROM books b
-LEFT JOIN authors a ON a.id = b.author_id
-ORDER BY b.id
-`
-
-type BooksWithAuthorsRow struct {
-	ID         int64       `json:"id"`
-	Title      string      `json:"title"`
-	AuthorName pgtype.Text `json:"author_name"`
-	AuthorMood NullMood    `json:"author_mood"`
-}
-
-// BooksWithAuthors joins every book to its author, if any.
-func (q *Queries) BooksWithAuthors(ctx context.Context) ([]BooksWithAuthorsRow, error) {
-	rows, err := q.db.Query(ctx, booksWithAuthors)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []BooksWithAuthorsRow
-	for rows.Next() {
-		var i BooksWithAuthorsRow
-		if err := rows.Scan(&i.ID, &i.Title, &i.AuthorName, &i.AuthorMood); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
 
 const authorsWithBooks = `-- name: AuthorsWithBooks :many
 SELECT a.id, a.name, a.bio, a.mood, a.tok, b.title
@@ -109,7 +35,14 @@ func (q *Queries) AuthorsWithBooks(ctx context.Context, authorID int64) ([]Autho
 	var items []AuthorsWithBooksRow
 	for rows.Next() {
 		var i AuthorsWithBooksRow
-		if err := rows.Scan(&i.ID, &i.Name, &i.Bio, &i.Mood, &i.Tok, &i.Title); err != nil {
+		if err := rows.Scan(
+			&i.ID,
+			&i.Name,
+			&i.Bio,
+			&i.Mood,
+			&i.Tok,
+			&i.Title,
+		); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -118,17 +51,6 @@ func (q *Queries) AuthorsWithBooks(ctx context.Context, authorID int64) ([]Autho
 		return nil, err
 	}
 	return items, nil
-}
-
-const countBooks = `-- name: CountBooks :one
-SELECT count(*) FROM books WHERE author_id = $1
-`
-
-func (q *Queries) CountBooks(ctx context.Context, authorID pgtype.Int8) (int64, error) {
-	row := q.db.QueryRow(ctx, countBooks, authorID)
-	var i int64
-	err := row.Scan(&i)
-	return i, err
 }
 
 const bookSummaries = `-- name: BookSummaries :many
@@ -163,7 +85,125 @@ func (q *Queries) BookSummaries(ctx context.Context, arg BookSummariesParams) ([
 	var items []BookSummariesRow
 	for rows.Next() {
 		var i BookSummariesRow
-		if err := rows.Scan(&i.ID, &i.Price, &i.Length, &i.BookTitle); err != nil {
+		if err := rows.Scan(
+			&i.ID,
+			&i.Price,
+			&i.Length,
+			&i.BookTitle,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const bookTags = `-- name: BookTags :one
+SELECT tags, published FROM books WHERE id = $1
+`
+
+type BookTagsRow struct {
+	Tags      []string    `json:"tags"`
+	Published pgtype.Date `json:"published"`
+}
+
+func (q *Queries) BookTags(ctx context.Context, id int64) (BookTagsRow, error) {
+	row := q.db.QueryRow(ctx, bookTags, id)
+	var i BookTagsRow
+	err := row.Scan(&i.Tags, &i.Published)
+	return i, err
+}
+
+const booksWithAuthors = `-- name: BooksWithAuthors :many
+SELECT b.id, b.title, a.name AS author_name, a.mood AS author_mood
+FROM books b
+LEFT JOIN authors a ON a.id = b.author_id
+ORDER BY b.id
+`
+
+type BooksWithAuthorsRow struct {
+	ID         int64       `json:"id"`
+	Title      string      `json:"title"`
+	AuthorName pgtype.Text `json:"author_name"`
+	AuthorMood NullMood    `json:"author_mood"`
+}
+
+// BooksWithAuthors joins every book to its author, if any.
+func (q *Queries) BooksWithAuthors(ctx context.Context) ([]BooksWithAuthorsRow, error) {
+	rows, err := q.db.Query(ctx, booksWithAuthors)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []BooksWithAuthorsRow
+	for rows.Next() {
+		var i BooksWithAuthorsRow
+		if err := rows.Scan(
+			&i.ID,
+			&i.Title,
+			&i.AuthorName,
+			&i.AuthorMood,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const countBooks = `-- name: CountBooks :one
+SELECT count(*) FROM books WHERE author_id = $1
+`
+
+func (q *Queries) CountBooks(ctx context.Context, authorID pgtype.Int8) (int64, error) {
+	row := q.db.QueryRow(ctx, countBooks, authorID)
+	var count int64
+	err := row.Scan(&count)
+	return count, err
+}
+
+const getAuthor = `-- name: GetAuthor :one
+SELECT id, name, bio, mood, tok FROM authors WHERE id = $1
+`
+
+func (q *Queries) GetAuthor(ctx context.Context, id int64) (Author, error) {
+	row := q.db.QueryRow(ctx, getAuthor, id)
+	var i Author
+	err := row.Scan(
+		&i.ID,
+		&i.Name,
+		&i.Bio,
+		&i.Mood,
+		&i.Tok,
+	)
+	return i, err
+}
+
+const listAuthorsByMood = `-- name: ListAuthorsByMood :many
+SELECT id, name FROM authors WHERE mood = $1 ORDER BY name
+`
+
+type ListAuthorsByMoodRow struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}
+
+func (q *Queries) ListAuthorsByMood(ctx context.Context, mood Mood) ([]ListAuthorsByMoodRow, error) {
+	rows, err := q.db.Query(ctx, listAuthorsByMood, mood)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ListAuthorsByMoodRow
+	for rows.Next() {
+		var i ListAuthorsByMoodRow
+		if err := rows.Scan(&i.ID, &i.Name); err != nil {
 			return nil, err
 		}
 		items = append(items, i)
@@ -243,20 +283,4 @@ func (q *Queries) SearchAuthors(ctx context.Context, arg SearchAuthorsParams) ([
 		return nil, err
 	}
 	return items, nil
-}
-
-const bookTags = `-- name: BookTags :one
-SELECT tags, published FROM books WHERE id = $1
-`
-
-type BookTagsRow struct {
-	Tags      []string    `json:"tags"`
-	Published pgtype.Date `json:"published"`
-}
-
-func (q *Queries) BookTags(ctx context.Context, id int64) (BookTagsRow, error) {
-	row := q.db.QueryRow(ctx, bookTags, id)
-	var i BookTagsRow
-	err := row.Scan(&i.Tags, &i.Published)
-	return i, err
 }

@@ -3,33 +3,9 @@
 
 package db
 
-import "context"
-
-const byQtyPlus = `-- name: ByQtyPlus :many
-SELECT id FROM items WHERE qty = $1 + 2
-`
-
-// A parameter that neither its query nor a column names is dollar_N as a
-// method argument and ColumnN as a Params field, as in sqlc.
-func (q *Queries) ByQtyPlus(ctx context.Context, dollar_1 interface{}) ([]int64, error) {
-	rows, err := q.db.Query(ctx, byQtyPlus, dollar_1)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []int64
-	for rows.Next() {
-		var i int64
-		if err := rows.Scan(&i); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
+import (
+	"context"
+)
 
 const byQtyBetween = `-- name: ByQtyBetween :many
 SELECT id FROM items WHERE qty = $1 + 2 OR qty = $2 * 3
@@ -48,11 +24,37 @@ func (q *Queries) ByQtyBetween(ctx context.Context, arg ByQtyBetweenParams) ([]i
 	defer rows.Close()
 	var items []int64
 	for rows.Next() {
-		var i int64
-		if err := rows.Scan(&i); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		items = append(items, i)
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const byQtyPlus = `-- name: ByQtyPlus :many
+SELECT id FROM items WHERE qty = $1 + 2
+`
+
+// A parameter that neither its query nor a column names is dollar_N as a
+// method argument and ColumnN as a Params field, as in sqlc.
+func (q *Queries) ByQtyPlus(ctx context.Context, dollar_1 interface{}) ([]int64, error) {
+	rows, err := q.db.Query(ctx, byQtyPlus, dollar_1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

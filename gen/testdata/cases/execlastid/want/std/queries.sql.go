@@ -3,7 +3,9 @@
 
 package db
 
-import "context"
+import (
+	"context"
+)
 
 const createT = `-- name: CreateT :execlastid
 INSERT INTO t (name) VALUES ($1)

@@ -5,6 +5,7 @@ package pgdb
 
 import (
 	"context"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )

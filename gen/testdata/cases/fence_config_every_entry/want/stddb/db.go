@@ -7,8 +7,6 @@ import (
 	"database/sql"
 )
 
-// DBTX is what the generated queries need from a connection: *sql.DB,
-// *sql.Tx and *sql.Conn satisfy it.
 type DBTX interface {
 	ExecContext(context.Context, string, ...interface{}) (sql.Result, error)
 	PrepareContext(context.Context, string) (*sql.Stmt, error)
@@ -16,17 +14,16 @@ type DBTX interface {
 	QueryRowContext(context.Context, string, ...interface{}) *sql.Row
 }
 
-// New returns the generated queries running on db.
 func New(db DBTX) *Queries {
 	return &Queries{db: db}
 }
 
-// Queries holds the generated methods and the DBTX they run on.
 type Queries struct {
 	db DBTX
 }
 
-// WithTx returns a copy of q that runs every query in tx.
 func (q *Queries) WithTx(tx *sql.Tx) *Queries {
-	return &Queries{db: tx}
+	return &Queries{
+		db: tx,
+	}
 }

@@ -2,7 +2,9 @@
 
 package pgdb
 
-import "github.com/fencegen/fencegen/runtime/fence"
+import (
+	"github.com/fencegen/fencegen/runtime/fence"
+)
 
 type Inventory struct {
 	Sku        string

@@ -5,10 +5,41 @@ package structs
 
 import (
 	"context"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/jackc/pgx/v5/pgtype"
 )
+
+const duplicateNames = `-- name: DuplicateNames :many
+SELECT id FROM items WHERE qty > $1 AND qty < $1 + 10 AND name = $2 AND note = $3
+`
+
+type DuplicateNamesParams struct {
+	Qty  int32
+	Name string
+	Type pgtype.Text
+}
+
+func (q *Queries) DuplicateNames(ctx context.Context, arg DuplicateNamesParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, duplicateNames, arg.Qty, arg.Name, arg.Type)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
 
 const noParams = `-- name: NoParams :many
 SELECT id FROM items
@@ -22,11 +53,11 @@ func (q *Queries) NoParams(ctx context.Context) ([]int64, error) {
 	defer rows.Close()
 	var items []int64
 	for rows.Next() {
-		var i int64
-		if err := rows.Scan(&i); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}
-		items = append(items, i)
+		items = append(items, id)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -44,43 +75,9 @@ type OneParamParams struct {
 
 func (q *Queries) OneParam(ctx context.Context, arg OneParamParams) (string, error) {
 	row := q.db.QueryRow(ctx, oneParam, arg.ID)
-	var i string
-	err := row.Scan(&i)
-	return i, err
-}
-
-const twoParams = `-- name: TwoParams :exec
--- fencegen: guarded by key (items.tok <= $3)
-UPDATE items
-SET qty = $1, tok = $3
-WHERE id = $2 AND items.tok <= $3
-RETURNING 1
-`
-
-const fenceStoredTwoParams = `-- name: TwoParams :exec (stored token, sent only when the write touched no row)
-SELECT items.tok
-FROM items
-WHERE id = $1
-`
-
-type TwoParamsParams struct {
-	Qty int32
-	ID  int64
-}
-
-// TwoParams is fenced on items.tok: it refuses to touch rows whose stored
-// fencing token is greater than token, and stores token in the rows it writes.
-// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
-// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
-func (q *Queries) TwoParams(ctx context.Context, arg TwoParamsParams, token fence.Token) error {
-	_, err := fenceimpl.WriteByKey(ctx, "TwoParams", "items", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, twoParams, arg.Qty, arg.ID, int64(token))
-	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
-		return q.db.Query(ctx, fenceStoredTwoParams, arg.ID)
-	})
-	return err
+	var name string
+	err := row.Scan(&name)
+	return name, err
 }
 
 const threeParams = `-- name: ThreeParams :exec
@@ -118,32 +115,36 @@ func (q *Queries) ThreeParams(ctx context.Context, arg ThreeParamsParams, token 
 	return err
 }
 
-const duplicateNames = `-- name: DuplicateNames :many
-SELECT id FROM items WHERE qty > $1 AND qty < $1 + 10 AND name = $2 AND note = $3
+const twoParams = `-- name: TwoParams :exec
+-- fencegen: guarded by key (items.tok <= $3)
+UPDATE items
+SET qty = $1, tok = $3
+WHERE id = $2 AND items.tok <= $3
+RETURNING 1
 `
 
-type DuplicateNamesParams struct {
-	Qty  int32
-	Name string
-	Type pgtype.Text
+const fenceStoredTwoParams = `-- name: TwoParams :exec (stored token, sent only when the write touched no row)
+SELECT items.tok
+FROM items
+WHERE id = $1
+`
+
+type TwoParamsParams struct {
+	Qty int32
+	ID  int64
 }
 
-func (q *Queries) DuplicateNames(ctx context.Context, arg DuplicateNamesParams) ([]int64, error) {
-	rows, err := q.db.Query(ctx, duplicateNames, arg.Qty, arg.Name, arg.Type)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var items []int64
-	for rows.Next() {
-		var i int64
-		if err := rows.Scan(&i); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
+// TwoParams is fenced on items.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token, and a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row. One round trip when it writes;
+// when it writes nothing, a second reads the stored token.
+func (q *Queries) TwoParams(ctx context.Context, arg TwoParamsParams, token fence.Token) error {
+	_, err := fenceimpl.WriteByKey(ctx, "TwoParams", "items", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, twoParams, arg.Qty, arg.ID, int64(token))
+	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, fenceStoredTwoParams, arg.ID)
+	})
+	return err
 }
