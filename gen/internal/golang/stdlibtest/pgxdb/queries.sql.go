@@ -270,9 +270,9 @@ FROM jobs
 
 func (q *Queries) Dump(ctx context.Context) (string, error) {
 	row := q.db.QueryRow(ctx, dump)
-	var id string
-	err := row.Scan(&id)
-	return id, err
+	var column_1 string
+	err := row.Scan(&column_1)
+	return column_1, err
 }
 
 const dumpStrict = `-- name: DumpStrict :one
@@ -282,9 +282,9 @@ FROM strict_jobs
 
 func (q *Queries) DumpStrict(ctx context.Context) (string, error) {
 	row := q.db.QueryRow(ctx, dumpStrict)
-	var id string
-	err := row.Scan(&id)
-	return id, err
+	var column_1 string
+	err := row.Scan(&column_1)
+	return column_1, err
 }
 
 const listJobs = `-- name: ListJobs :many
