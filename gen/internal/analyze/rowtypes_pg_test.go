@@ -101,3 +101,39 @@ func compareColumns(t *testing.T, pool *pgxpool.Pool, schema string, queries []s
 		}
 	}
 }
+
+// recursiveSchema is the schema of recursiveQueries.
+const recursiveSchema = `
+CREATE TABLE docs (id bigserial PRIMARY KEY, parent_id bigint REFERENCES docs (id), title text NOT NULL, pos int NOT NULL DEFAULT 0);
+CREATE TABLE edges (src bigint NOT NULL, dst bigint NOT NULL);
+`
+
+// recursiveQueries are recursive CTEs in the shapes of real projects: a
+// column's type is the non-recursive term's (PostgreSQL docs, 7.8.2
+// "Recursive Queries").
+var recursiveQueries = []string{
+	`WITH RECURSIVE t AS (SELECT id, parent_id, title, 1 AS depth FROM docs WHERE docs.id = $1 UNION ALL SELECT d.id, d.parent_id, d.title, t.depth + 1 FROM docs d JOIN t ON d.parent_id = t.id) SELECT * FROM t`,
+	`WITH RECURSIVE t(id, lvl) AS (SELECT id, 0 FROM docs WHERE parent_id IS NULL UNION ALL SELECT d.id, t.lvl + 1 FROM docs d, t WHERE d.parent_id = t.id) SELECT id, lvl FROM t ORDER BY lvl`,
+	`WITH RECURSIVE path AS (SELECT id, parent_id, ARRAY[id] AS ids, title::text AS p FROM docs WHERE id = $1 UNION ALL SELECT d.id, d.parent_id, path.ids || d.id, path.p || '/' || d.title FROM docs d JOIN path ON path.parent_id = d.id) SELECT ids, p FROM path WHERE parent_id IS NULL`,
+	`WITH RECURSIVE reach(node) AS (SELECT $1::bigint UNION SELECT e.dst FROM edges e JOIN reach r ON e.src = r.node) SELECT node FROM reach`,
+	`WITH RECURSIVE ancestors AS (SELECT id, parent_id, title FROM docs WHERE id = $1 UNION ALL SELECT d.id, d.parent_id, d.title FROM docs d INNER JOIN ancestors a ON a.parent_id = d.id), counted AS (SELECT count(*) AS n FROM ancestors) SELECT a.id, a.title, c.n FROM ancestors a, counted c`,
+	`WITH RECURSIVE cnt(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM cnt WHERE x < $1) SELECT sum(x) FROM cnt`,
+	`WITH RECURSIVE t(n) AS (VALUES (1) UNION ALL SELECT n + 1 FROM t WHERE n < 10) SELECT n FROM t`,
+	`WITH RECURSIVE tree AS (SELECT id, parent_id, title, title AS full_path, 0 AS level FROM docs WHERE parent_id IS NULL UNION ALL SELECT c.id, c.parent_id, c.title, tree.full_path || ' > ' || c.title, tree.level + 1 FROM docs c JOIN tree ON c.parent_id = tree.id) SELECT id, full_path, level FROM tree ORDER BY full_path`,
+	`WITH RECURSIVE t AS (SELECT id, parent_id, pos, NULL::bigint AS root FROM docs WHERE parent_id IS NULL UNION ALL SELECT d.id, d.parent_id, d.pos, COALESCE(t.root, t.id) FROM docs d JOIN t ON d.parent_id = t.id) SELECT * FROM t`,
+	`WITH RECURSIVE t AS (SELECT d.* FROM docs d WHERE d.id = $1 UNION ALL SELECT d.* FROM docs d JOIN t ON d.parent_id = t.id) SELECT * FROM t`,
+	`SELECT * FROM (WITH RECURSIVE t AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM t WHERE n < 3) SELECT n FROM t) s`,
+	`WITH RECURSIVE fibonacci(n, x, y) AS (SELECT 1 AS n, 0::int AS x, 1::int AS y UNION ALL SELECT n + 1 AS n, y AS x, x + y AS y FROM fibonacci WHERE n < $1::int) SELECT x FROM fibonacci`,
+	`WITH RECURSIVE t AS (SELECT id, parent_id FROM docs WHERE id = $1 UNION ALL SELECT d.id, d.parent_id FROM docs d JOIN t ON d.id = t.parent_id) SEARCH DEPTH FIRST BY id SET ordercol SELECT id, ordercol FROM t ORDER BY ordercol`,
+	`WITH RECURSIVE t AS (SELECT id, parent_id FROM docs WHERE id = $1 UNION ALL SELECT d.id, d.parent_id FROM docs d JOIN t ON d.id = t.parent_id) SEARCH BREADTH FIRST BY id SET ordercol SELECT * FROM t ORDER BY ordercol`,
+	`WITH RECURSIVE t AS (SELECT id, parent_id FROM docs WHERE id = $1 UNION ALL SELECT d.id, d.parent_id FROM docs d JOIN t ON d.id = t.parent_id) CYCLE id SET is_cycle USING cpath SELECT * FROM t`,
+	`WITH RECURSIVE t AS (SELECT id, parent_id FROM docs WHERE id = $1 UNION ALL SELECT d.id, d.parent_id FROM docs d JOIN t ON d.id = t.parent_id) CYCLE id, parent_id SET done TO 'Y' DEFAULT 'N' USING p SELECT id, done FROM t`,
+	`WITH RECURSIVE sub AS (SELECT id FROM docs WHERE id = $1 UNION SELECT d.id FROM docs d JOIN sub ON d.parent_id = sub.id) SELECT count(*) FROM docs WHERE id IN (SELECT id FROM sub)`,
+}
+
+// TestRecursiveCTEColumnsArePostgresColumns PREPAREs each of
+// recursiveQueries and compares the result columns with PostgreSQL's.
+func TestRecursiveCTEColumnsArePostgresColumns(t *testing.T) {
+	pool := testenv.Database(t, recursiveSchema)
+	compareColumns(t, pool, recursiveSchema, recursiveQueries)
+}

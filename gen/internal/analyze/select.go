@@ -44,6 +44,7 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 		}
 		a.currentCTE = outer
 		r = colsRel(cte.Name, cols, cte.Columns)
+		r.cols = append(r.cols, a.searchCycleCols(sc, cte)...)
 		// A CTE is not its base table: a star over it gets a row struct
 		// of its own (as in sqlc), never the table's model.
 		for i := range r.cols {
@@ -51,6 +52,37 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 		}
 		sc.ctes[cte.Name] = r
 	}
+}
+
+// searchCycleCols are the columns a recursive CTE's SEARCH and CYCLE
+// clauses add to its own, in that order (PostgreSQL docs, 7.8.2.1
+// "Search Order" and 7.8.2.2 "Cycle Detection"): SEARCH's sequence
+// column, a record for BREADTH FIRST and an array of records for DEPTH
+// FIRST; CYCLE's mark, boolean unless TO and DEFAULT give its values
+// (then their common type), and its path, an array of records. PostgreSQL
+// sets each of them on every row.
+func (a *analyzer) searchCycleCols(sc *scope, cte *sqlparse.CTE) []value {
+	var out []value
+	if s := cte.Search; s != nil {
+		t := builtin("record")
+		if !s.BreadthFirst {
+			t.ArrayDims = 1
+		}
+		out = append(out, value{Name: s.Column, Type: t, NotNull: true, Known: true})
+	}
+	if c := cte.Cycle; c != nil {
+		mark := value{Type: builtin("bool"), NotNull: true, Known: true}
+		if c.MarkValue != nil {
+			es := []sqlparse.Node{c.MarkValue, c.MarkDefault}
+			t, ok := a.commonType(es, []value{a.expr(sc, es[0]), a.expr(sc, es[1])})
+			mark = value{Type: t, NotNull: true, Known: ok}
+		}
+		mark.Name = c.Mark
+		path := builtin("record")
+		path.ArrayDims = 1
+		out = append(out, mark, value{Name: c.Path, Type: path, NotNull: true, Known: true})
+	}
+	return out
 }
 
 func colsRel(name string, cols []*Column, aliases []string) *rel {

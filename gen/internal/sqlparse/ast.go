@@ -449,6 +449,25 @@ type CTE struct {
 	Columns []string
 	Query   Node // *Select, *Insert, *Update or *Delete
 	Loc     int
+	// Search is a recursive CTE's SEARCH clause, Cycle its CYCLE clause
+	// (PostgreSQL 14+), or nil: each adds columns to the CTE's.
+	Search *CTESearch
+	Cycle  *CTECycle
+}
+
+// CTESearch is SEARCH { BREADTH | DEPTH } FIRST BY ... SET Column.
+type CTESearch struct {
+	Column       string
+	BreadthFirst bool
+}
+
+// CTECycle is CYCLE ... SET Mark [TO MarkValue DEFAULT MarkDefault]
+// USING Path; MarkValue and MarkDefault are nil when not written (the
+// mark is then boolean).
+type CTECycle struct {
+	Mark                   string
+	MarkValue, MarkDefault Node
+	Path                   string
 }
 
 // Target is one entry of a SELECT list or RETURNING list, or a SET target.

@@ -716,7 +716,20 @@ func (c *converter) with(w *pg.WithClause) *With {
 		if cte == nil {
 			continue
 		}
-		out.CTEs = append(out.CTEs, &CTE{Name: cte.Ctename, Columns: strs(cte.Aliascolnames), Query: c.dml(cte.Ctequery), Loc: int(cte.Location)})
+		x := &CTE{Name: cte.Ctename, Columns: strs(cte.Aliascolnames), Query: c.dml(cte.Ctequery), Loc: int(cte.Location)}
+		if sc := cte.SearchClause; sc != nil {
+			x.Search = &CTESearch{Column: sc.SearchSeqColumn, BreadthFirst: sc.SearchBreadthFirst}
+		}
+		if cc := cte.CycleClause; cc != nil {
+			x.Cycle = &CTECycle{Mark: cc.CycleMarkColumn, Path: cc.CyclePathColumn}
+			if cc.CycleMarkValue != nil {
+				x.Cycle.MarkValue = c.expr(cc.CycleMarkValue)
+			}
+			if cc.CycleMarkDefault != nil {
+				x.Cycle.MarkDefault = c.expr(cc.CycleMarkDefault)
+			}
+		}
+		out.CTEs = append(out.CTEs, x)
 	}
 	return out
 }
