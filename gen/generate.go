@@ -439,7 +439,8 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "package name %q is not a Go identifier", opts.Package)
 		return nil, nil, nil, errs
 	}
-	rendered, err2 := golang.Emit(golang.Input{Catalog: cat, Files: analyzed, Options: opts, Sources: sources})
+	in := golang.Input{Catalog: cat, Files: analyzed, Options: opts, Sources: sources}
+	rendered, err2 := golang.Emit(in)
 	if l, ok := err2.(diag.List); ok {
 		// Located problems (golang's collision check).
 		return nil, nil, nil, append(errs, l...)
@@ -447,6 +448,8 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err2)
 		return nil, nil, nil, errs
 	}
+	// Where postgresql_types would declare another Go type than sqlc's.
+	notes = append(notes, golang.APINotes(in)...)
 	files := map[string][]byte{}
 	for name, b := range rendered {
 		files[path.Join(filepath.ToSlash(opts.Out), name)] = b

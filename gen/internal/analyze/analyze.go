@@ -134,6 +134,10 @@ type Param struct {
 	loc           int
 	conflict      *catalog.Type
 	strictlyTyped bool
+	// Sqlc is sqlc v1.31.1's typing of the parameter where it is not
+	// Type and NotNull (see SqlcType), nil where it is: the emitter
+	// declares it unless the configuration sets postgresql_types.
+	Sqlc *SqlcType
 }
 
 // spelled returns col, or for a value that is no table column but that
@@ -180,6 +184,10 @@ type Column struct {
 	// stays PostgreSQL's; the emitter declares the column interface{}, as
 	// sqlc does, and interface{} scans any value.
 	SqlcAny bool
+	// Sqlc is sqlc v1.31.1's typing of the column where it is not
+	// Type and NotNull (see SqlcType), nil where it is: the emitter
+	// declares it unless the configuration sets postgresql_types.
+	Sqlc *SqlcType
 	// IsToken is set when the column is a fenced table's token column.
 	IsToken bool
 	// Embed is set for the columns of sqlc.embed(table): they fill one
@@ -190,6 +198,14 @@ type Column struct {
 	// EmbedTarget is the position in the SELECT list of the sqlc.embed
 	// the column comes from: two embeds of one table are two fields.
 	EmbedTarget int
+}
+
+// sqlcType is sqlc's typing of c: Sqlc, or c's own.
+func (c *Column) sqlcType() SqlcType {
+	if c.Sqlc != nil {
+		return *c.Sqlc
+	}
+	return SqlcType{Type: c.Type, NotNull: c.NotNull, Column: spelled(c.Column, c.Type, c.NotNull, c.DBType)}
 }
 
 // Fence describes the guard of a write to a fenced table.
@@ -403,7 +419,13 @@ type analyzer struct {
 	// that sqlc types parameters in (one refers to a column, or the
 	// operator is ||): see Param.SqlcUntyped.
 	sqlcOperand bool
-	edits       []edit
+	// sqlcCoalesce is a COALESCE compared with a column (col <
+	// COALESCE(@p, -1)), and sqlcColumn that column's value: sqlc types
+	// the COALESCE's parameters from the column (its parameter search
+	// passes through COALESCE to the comparison).
+	sqlcCoalesce *sqlparse.Coalesce
+	sqlcColumn   value
+	edits        []edit
 	// inSlices are the query's IN (sqlc.slice(name)) lists (Query.InSlices).
 	inSlices []InSlice
 	opts     Options

@@ -117,6 +117,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 	case *sqlparse.FuncCall:
 		v := a.funcCall(sc, n)
 		v.sqlcAny = a.sqlcAnyCall(n)
+		v.sqlc = a.sqlcCall(n, v)
 		// ORDER BY and FILTER of an aggregate, OVER (...) of a window
 		// function: they read the same scope.
 		for _, o := range n.AggOrder {
@@ -171,7 +172,12 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			if len(cols) > 0 {
 				// NULL when the subquery returns no row, unless it always
 				// returns one.
-				return value{Name: cols[0].Name, Type: cols[0].Type, Known: cols[0].Known, NotNull: cols[0].NotNull && oneRow(n.Query), sqlcAny: cols[0].SqlcAny}
+				v := value{Name: cols[0].Name, Type: cols[0].Type, Known: cols[0].Known, NotNull: cols[0].NotNull && oneRow(n.Query), sqlcAny: cols[0].SqlcAny}
+				// sqlc types a scalar subquery as its first column, NOT
+				// NULL when that column is, whether or not a row comes.
+				first := cols[0].sqlcType()
+				v.sqlc = sqlcTyping(v, first.Type, first.NotNull, first.Column)
+				return v
 			}
 		}
 		return value{}
@@ -233,6 +239,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			out.DBType = vals[len(vals)-1].DBType
 		}
 		out.sqlcAny = sqlcAnyCase(n.Else)
+		out.sqlc = a.sqlcCase(n.Else, out)
 		return out
 	case *sqlparse.Coalesce:
 		// sqlc names COALESCE after the first column among its arguments.
@@ -269,10 +276,22 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		}
 		for i, x := range n.Args {
 			if p, ok := x.(*sqlparse.Param); ok && out.Known && !vals[i].Known {
-				a.typeParam(p.Number, value{Type: out.Type, NotNull: true, Known: true, sqlcUntyped: first == nil && !a.sqlcOperand}, "")
+				src := value{Type: out.Type, NotNull: true, Known: true, sqlcUntyped: first == nil && !a.sqlcOperand}
+				if a.sqlcCoalesce == n {
+					// sqlc: the compared column's type, nullability and
+					// overrides.
+					c := a.sqlcColumn
+					notNull := c.NotNull
+					if c.Column != nil {
+						notNull = c.Column.NotNull
+					}
+					src.sqlcParam = &SqlcType{Type: c.Type, NotNull: notNull, Column: spelled(c.Column, c.Type, notNull, c.DBType)}
+				}
+				a.typeParam(p.Number, src, "")
 			}
 		}
 		out.sqlcAny = sqlcAnyCoalesce(n.Args, vals)
+		out.sqlc = sqlcCoalesce(n.Args, vals, out)
 		return out
 	case *sqlparse.MinMax:
 		out := value{Name: strings.ToLower(n.Op), NotNull: true}
@@ -350,6 +369,45 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 func (a *analyzer) sqlcSource(v value) value {
 	v.sqlcUntyped = !a.sqlcOperand
 	return v
+}
+
+// sqlcConcat is v, the other side of operator n, as the source of a
+// parameter operand, with sqlc's typing of that parameter when n is ||
+// and neither side refers to a column: text, nullable (sqlc's
+// resolveCatalogRefs), where PostgreSQL's is the other side's type
+// ('%' || @q is text, NOT NULL for fencegen).
+func (a *analyzer) sqlcConcat(n *sqlparse.AExpr, v value) value {
+	if n.Op == "||" && !refersToColumn(n.Left) && !refersToColumn(n.Right) {
+		t := builtin("text")
+		v.sqlcParam = &SqlcType{Type: t, Column: spelled(nil, t, false, "text")}
+	} else {
+		v.sqlcParam = nil
+	}
+	return v
+}
+
+// sqlcFirstColumn is the column sqlc types a parameter in operator n
+// from: the first column reference in its left operand, else in its
+// right one (sqlc's resolveCatalogRefs), as the scope resolves it.
+func (a *analyzer) sqlcFirstColumn(sc *scope, n *sqlparse.AExpr) (value, bool) {
+	for _, side := range []sqlparse.Node{n.Left, n.Right} {
+		var ref *sqlparse.ColumnRef
+		walk(side, func(x sqlparse.Node) {
+			if cr, ok := x.(*sqlparse.ColumnRef); ok && ref == nil && cr.Fields[len(cr.Fields)-1] != "*" {
+				ref = cr
+			}
+		})
+		if ref == nil {
+			continue
+		}
+		// Resolved once more, quietly: the operand's own analysis
+		// reports a reference that does not resolve.
+		errs := len(a.errs)
+		v, ok := a.column(sc, ref)
+		a.errs = a.errs[:errs]
+		return v, ok && v.Known
+	}
+	return value{}, false
 }
 
 // refersToColumn reports whether e refers to a column anywhere in it.
@@ -465,16 +523,22 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	case lp && !rp:
 		right = a.expr(sc, n.Right)
 		if _, col := n.Right.(*sqlparse.ColumnRef); equality && col {
-			a.strictly(func() { left = a.compare(sc, n.Left, a.sqlcSource(a.paramSource(sc, n.Right, right))) })
+			a.strictly(func() { left = a.compare(sc, n.Left, a.sqlcConcat(n, a.sqlcSource(a.paramSource(sc, n.Right, right)))) })
 		} else {
-			left = a.compare(sc, n.Left, a.sqlcSource(a.paramSource(sc, n.Right, right)))
+			left = a.compare(sc, n.Left, a.sqlcConcat(n, a.sqlcSource(a.paramSource(sc, n.Right, right))))
 		}
 	default:
 		left = a.expr(sc, n.Left)
 		if _, col := n.Left.(*sqlparse.ColumnRef); equality && col && rp {
-			a.strictly(func() { right = a.compare(sc, n.Right, a.sqlcSource(a.paramSource(sc, n.Left, left))) })
+			a.strictly(func() { right = a.compare(sc, n.Right, a.sqlcConcat(n, a.sqlcSource(a.paramSource(sc, n.Left, left)))) })
 		} else {
-			right = a.compare(sc, n.Right, a.sqlcSource(a.paramSource(sc, n.Left, left)))
+			if co, ok := n.Right.(*sqlparse.Coalesce); ok {
+				if v, ok := a.sqlcFirstColumn(sc, n); ok {
+					defer func(c *sqlparse.Coalesce, v value) { a.sqlcCoalesce, a.sqlcColumn = c, v }(a.sqlcCoalesce, a.sqlcColumn)
+					a.sqlcCoalesce, a.sqlcColumn = co, v
+				}
+			}
+			right = a.compare(sc, n.Right, a.sqlcConcat(n, a.sqlcSource(a.paramSource(sc, n.Left, left))))
 		}
 	}
 	notNull := left.NotNull && right.NotNull

@@ -77,7 +77,7 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		cols := a.selectCols(n.Query, inner)
 		r := &rel{name: n.Alias}
 		for i, c := range cols {
-			v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, DBType: c.DBType, guessed: c.guessed, sqlcAny: c.SqlcAny}
+			v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, DBType: c.DBType, guessed: c.guessed, sqlcAny: c.SqlcAny, sqlc: c.Sqlc}
 			if i < len(n.ColAliases) {
 				v.Name, v.guessed = n.ColAliases[i], false
 			}

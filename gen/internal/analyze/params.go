@@ -192,6 +192,17 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 		p.Type.ArrayDims = 1
 		p.Column = nil
 	}
+	if s := v.sqlcParam; s != nil {
+		sq := *s
+		sq.NotNull = sq.NotNull && !p.forceNull
+		if p.Slice && sq.Type.ArrayDims == 0 {
+			sq.Type.ArrayDims = 1
+			sq.Column = nil
+		}
+		if sq.Type != p.Type || sq.NotNull != p.NotNull || sq.Column != p.Column {
+			p.Sqlc = &sq
+		}
+	}
 	if p.Name == "" && nameHint != "" {
 		p.Name = nameHint
 	}

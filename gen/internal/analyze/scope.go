@@ -40,6 +40,12 @@ type value struct {
 	// sqlcAny: sqlc answers interface{} for the value as a result column
 	// (see Column.SqlcAny).
 	sqlcAny bool
+	// sqlc is sqlc's typing of the value as a result column where it is
+	// not the value's own (see SqlcType), nil where it is.
+	sqlc *SqlcType
+	// sqlcParam is sqlc's typing of a parameter typed from the value,
+	// where it is not the value's own (see Param.Sqlc).
+	sqlcParam *SqlcType
 }
 
 func builtin(name string) catalog.Type { return catalog.Type{Schema: "pg_catalog", Name: name} }

@@ -88,7 +88,7 @@ func (a *analyzer) searchCycleCols(sc *scope, cte *sqlparse.CTE) []value {
 func colsRel(name string, cols []*Column, aliases []string) *rel {
 	r := &rel{name: name}
 	for i, c := range cols {
-		v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, DBType: c.DBType, guessed: c.guessed, sqlcAny: c.SqlcAny}
+		v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, DBType: c.DBType, guessed: c.guessed, sqlcAny: c.SqlcAny, sqlc: c.Sqlc}
 		if i < len(aliases) {
 			v.Name, v.guessed = aliases[i], false
 		}

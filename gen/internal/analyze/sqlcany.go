@@ -153,3 +153,178 @@ func sqlcUnmappedUser(t catalog.Type) bool {
 	name := strings.TrimPrefix(t.Name, "pg_catalog.")
 	return name == "record" || strings.HasPrefix(name, "any")
 }
+
+// SqlcType is how sqlc v1.31.1, analysing without a database, types a
+// result column where that is not how PostgreSQL types it
+// (Column.Type and Column.NotNull): sqlc types a result column from the
+// syntax of its select-list expression (internal/compiler/
+// output_columns.go), so sum(bigint) is int64 (the first one-argument
+// sum of its pg_catalog returns bigint), x + 1 is int (int4), NULLIF(a,
+// b) bool, every function call and scalar subquery of a NOT NULL column
+// NOT NULL. The emitter declares this type unless the configuration sets
+// postgresql_types; the guard and the SQL sent never use it.
+type SqlcType struct {
+	Type    catalog.Type
+	NotNull bool
+	// Column is the table column sqlc takes the type from (its column
+	// overrides apply), or a Column without Table carrying sqlc's
+	// spelling of the type for db_type overrides (see spelled); nil when
+	// sqlc has neither.
+	Column *catalog.Column
+}
+
+// sqlcTyping returns SqlcType for t, notNull and col, or nil when v
+// types the value the same way (same type, nullability and column).
+func sqlcTyping(v value, t catalog.Type, notNull bool, col *catalog.Column) *SqlcType {
+	if v.Known && v.Type == t && v.NotNull == notNull && (col == nil || col == v.Column || v.Column != nil && col.Table == nil && v.Column.Table == nil && col.DBType == v.Column.DBType) {
+		return nil
+	}
+	return &SqlcType{Type: t, NotNull: notNull, Column: col}
+}
+
+// sqlcOf is sqlc's typing of v as a result column: v.sqlc, or v itself.
+func sqlcOf(v value) SqlcType {
+	if v.sqlc != nil {
+		return *v.sqlc
+	}
+	return SqlcType{Type: v.Type, NotNull: v.NotNull, Column: spelled(v.Column, v.Type, v.NotNull, v.DBType)}
+}
+
+// sqlcNamed is the type sqlc's pg_catalog names name ("bigint",
+// "double precision", "integer").
+func (a *analyzer) sqlcNamed(name string) (catalog.Type, bool) {
+	t, ok := a.cat.ResolveType(&sqlparse.TypeName{Name: name})
+	return t, ok
+}
+
+// sqlcFuncType is sqlc's return type for a call of the built-in name
+// with n arguments (sqlcFuncTypes), "" when it has none that it maps.
+func sqlcFuncType(name string, n int) string {
+	r := sqlcFuncTypes[name]
+	if len(r) > 0 && r[len(r)-1] == "+" {
+		body := r[:len(r)-1]
+		if n >= len(body)-1 {
+			return body[len(body)-1]
+		}
+		return body[n]
+	}
+	if n < len(r) {
+		return r[n]
+	}
+	return ""
+}
+
+// sqlcCall is sqlc's typing of a call of f as a result column, whose
+// value (PostgreSQL's typing) is v: the return type of the first
+// overload of its pg_catalog that takes the call's number of arguments,
+// NOT NULL (sqlc's ResolveFuncCall; no PostgreSQL function of its
+// catalog has ReturnTypeNullable). A function of the schema is typed by
+// its declaration, as fencegen types it, and NOT NULL likewise.
+func (a *analyzer) sqlcCall(f *sqlparse.FuncCall, v value) *SqlcType {
+	name := strings.ToLower(f.Func.Name)
+	if f.Func.Schema != "" && f.Func.Schema != "pg_catalog" {
+		return nil
+	}
+	if ret := sqlcFuncType(name, len(f.Args)); ret != "" {
+		t, ok := a.sqlcNamed(ret)
+		if !ok {
+			return nil
+		}
+		return sqlcTyping(v, t, true, spelled(nil, t, true, ret))
+	}
+	return nil
+}
+
+// sqlcConst is sqlc's typing of a constant of kind as a CASE's ELSE:
+// a string is text, an integer int (int4), a float float (float8), a
+// boolean bool, all NOT NULL; ok is false for NULL.
+func sqlcConst(kind string) (t catalog.Type, spelling string, ok bool) {
+	switch kind {
+	case "string":
+		return builtin("text"), "text", true
+	case "int":
+		return builtin("int4"), "int", true
+	case "float":
+		return builtin("float8"), "float", true
+	case "bool":
+		return builtin("bool"), "bool", true
+	}
+	return catalog.Type{}, "", false
+}
+
+// sqlcTarget is sqlc's typing of the result column of select-list (or
+// RETURNING) expression e, whose value is v, where it is not v's own:
+// nil where sqlc agrees, or answers interface{} (Column.SqlcAny).
+func (a *analyzer) sqlcTarget(e sqlparse.Node, v value) *SqlcType {
+	switch n := e.(type) {
+	case *sqlparse.ColumnRef, *sqlparse.FuncCall, *sqlparse.Coalesce, *sqlparse.Case:
+		return v.sqlc
+	case *sqlparse.SubLink:
+		if n.Kind == "" || n.Kind == "EXPR" {
+			return v.sqlc
+		}
+	case *sqlparse.AExpr:
+		switch {
+		case sqlcComparisonOps[n.Op]:
+			return sqlcTyping(v, builtin("bool"), true, nil)
+		case sqlcMathOps[n.Op]:
+			t := builtin("int4")
+			return sqlcTyping(v, t, true, spelled(nil, t, true, "int"))
+		}
+	}
+	return nil
+}
+
+// sqlcCase is sqlc's typing of a CASE with ELSE els whose value is v:
+// the ELSE's cast type (NOT NULL) or constant type (NOT NULL), whatever
+// the THEN branches are.
+func (a *analyzer) sqlcCase(els sqlparse.Node, v value) *SqlcType {
+	switch n := els.(type) {
+	case *sqlparse.TypeCast:
+		t, ok := a.cat.ResolveType(n.Type)
+		if !ok {
+			return nil
+		}
+		return sqlcTyping(v, t, true, spelled(nil, t, true, typeSpelling(n.Type)))
+	case *sqlparse.Const:
+		if t, spelling, ok := sqlcConst(n.Kind); ok {
+			return sqlcTyping(v, t, true, spelled(nil, t, true, spelling))
+		}
+	}
+	return nil
+}
+
+// sqlcCoalesce is sqlc's typing of COALESCE(args), whose arguments'
+// values are vals and own value v: the first column reference's type and
+// column, NOT NULL when a constant or a NOT NULL column is among the
+// arguments (other arguments, a function call among them, count for
+// nothing).
+func sqlcCoalesce(args []sqlparse.Node, vals []value, v value) *SqlcType {
+	var first *SqlcType
+	notNull := false
+	for i, x := range args {
+		switch n := x.(type) {
+		case *sqlparse.Const:
+			notNull = true
+		case *sqlparse.ColumnRef:
+			if n.Fields[len(n.Fields)-1] == "*" || !vals[i].Known {
+				continue
+			}
+			c := sqlcOf(vals[i])
+			if vals[i].nulled && vals[i].sqlc == nil {
+				// sqlc reads the column's own nullability here, not
+				// the outer join's (its table-required check skips
+				// COALESCE).
+				c.NotNull = true
+			}
+			if first == nil {
+				first = &c
+			}
+			notNull = notNull || c.NotNull
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return sqlcTyping(v, first.Type, notNull, first.Column)
+}

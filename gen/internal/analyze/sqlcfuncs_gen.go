@@ -10,7 +10,8 @@
 // first overload, in pg_catalog.go's order, whose input arguments take
 // the call's number of arguments) for 0 to 16 arguments, and records
 // whether sqlc's Go type for that overload's return type is interface{}
-// (a type name no case of postgresType lists).
+// (a type name no case of postgresType lists) and, when it is not, the
+// return type's name.
 package main
 
 import (
@@ -124,8 +125,10 @@ func main() {
 	fmt.Println("// before it for every larger n.")
 	fmt.Println("var sqlcFuncs = map[string]string{")
 	const max = 16
+	rets := map[string][]string{}
 	for _, name := range names {
 		code := make([]byte, max+1)
+		ret := make([]string, max+1)
 		for n := 0; n <= max; n++ {
 			code[n] = '.'
 			for _, x := range byName[name] {
@@ -154,6 +157,7 @@ func main() {
 				}
 				if mapped[x.ret] {
 					code[n] = 't'
+					ret[n] = x.ret
 				} else {
 					code[n] = 'a'
 				}
@@ -171,6 +175,44 @@ func main() {
 			s = s[:k+1] + "+"
 		}
 		fmt.Printf("\t%q: %q,\n", strings.ToLower(name), s)
+		if strings.Contains(s, "t") {
+			// The same compression for the return types.
+			k := max
+			for k > 0 && ret[k-1] == ret[max] {
+				k--
+			}
+			r := ret[:k+1]
+			if ret[max] != "" {
+				r = append(r, "+")
+			} else {
+				for len(r) > 0 && r[len(r)-1] == "" {
+					r = r[:len(r)-1]
+				}
+			}
+			rets[strings.ToLower(name)] = r
+		}
+	}
+	fmt.Println("}")
+	fmt.Println()
+	fmt.Println("// sqlcFuncTypes is, for each function of sqlcFuncs with a 't', the")
+	fmt.Println("// return type sqlc declares for a call with n arguments (element n, the")
+	fmt.Println("// type name as sqlc's pg_catalog spells it; \"\" where its character is")
+	fmt.Println("// not 't'); a final \"+\" repeats the element before it for every larger n.")
+	fmt.Println("var sqlcFuncTypes = map[string][]string{")
+	for _, name := range names {
+		r, ok := rets[strings.ToLower(name)]
+		if !ok {
+			continue
+		}
+		delete(rets, strings.ToLower(name))
+		fmt.Printf("\t%q: {", strings.ToLower(name))
+		for i, x := range r {
+			if i > 0 {
+				fmt.Print(", ")
+			}
+			fmt.Printf("%q", x)
+		}
+		fmt.Println("},")
 	}
 	fmt.Println("}")
 }

@@ -101,6 +101,7 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 		col.sqlcName, col.sqlcNamed = sqlcTargetName(t, v), true
 		col.guessed = t.Name == "" && !namedAsPostgres(t.Expr, v)
 		col.SqlcAny = a.sqlcAnyTarget(t.Expr, v)
+		col.Sqlc = a.sqlcTarget(t.Expr, v)
 		cols = append(cols, col)
 	}
 	return cols
@@ -197,7 +198,7 @@ func namedAsPostgres(e sqlparse.Node, v value) bool {
 }
 
 func (a *analyzer) resultColumn(v value, name string) *Column {
-	c := &Column{Name: name, Type: v.Type, NotNull: v.NotNull, Known: v.Known, Column: v.Column, DBType: v.DBType, guessed: v.guessed, SqlcAny: v.sqlcAny}
+	c := &Column{Name: name, Type: v.Type, NotNull: v.NotNull, Known: v.Known, Column: v.Column, DBType: v.DBType, guessed: v.guessed, SqlcAny: v.sqlcAny, Sqlc: v.sqlc}
 	if !v.Known {
 		c.Type = catalog.Type{Name: "any"}
 	}

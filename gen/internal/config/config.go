@@ -170,6 +170,15 @@ type FenceTable struct {
 	From string
 }
 
+// PGTypes reports whether postgresql_types is in effect: the value given,
+// else true for fencegen's own configuration file (fencegen.yaml or
+// fencegen.yml without extends) and false for one sqlc reads (sqlc.yaml,
+// sqlc.yml, sqlc.json, any other name, and a fencegen.yaml that extends
+// one), whose API is sqlc's by default.
+func (o GoOptions) PGTypes() bool {
+	return o.PostgreSQLTypes != nil && *o.PostgreSQLTypes
+}
+
 // GoOptions are sqlc's gen.go options that make sense for pgx/v5 and
 // database/sql. SQLPackage is one of them after loading (empty is
 // database/sql).
@@ -212,6 +221,13 @@ type GoOptions struct {
 	// (analyze.Param.SqlcUntyped: @flag as an AND operand, @p = '',
 	// COALESCE(@p, '')) are always interface{}, as in sqlc.
 	SqlcUntypedParams bool
+	// PostgreSQLTypes (postgresql_types, fencegen only) declares result
+	// columns and parameters with the types and nullability PostgreSQL
+	// gives them where sqlc v1.31.1 declares others (sum(bigint) is
+	// pgtype.Numeric, not int64; a scalar subquery may be NULL; a domain
+	// column has its base type, not interface{}): docs/sqlc.md lists
+	// each class. nil when unset; Load resolves it (see PGTypes).
+	PostgreSQLTypes *bool
 
 	JSONTagsIDUppercase bool
 	EmitExportedQueries bool

@@ -223,6 +223,15 @@ func (l *loader) parse(src []byte) *Config {
 	}
 	unsupported := l.resolveCodegen(cfg)
 	l.spreadFences(cfg, top)
+	// postgresql_types defaults on in fencegen's own file only: a file
+	// sqlc reads keeps sqlc's API unless it says otherwise.
+	own := strings.HasPrefix(filepath.Base(l.file), "fencegen.")
+	for i := range cfg.Packages {
+		if o := &cfg.Packages[i].Go; o.PostgreSQLTypes == nil {
+			v := own
+			o.PostgreSQLTypes = &v
+		}
+	}
 
 	for i := range cfg.Packages {
 		o := &cfg.Packages[i].Go

@@ -60,7 +60,7 @@ func Emit(in Input) (map[string][]byte, error) {
 		usedModels: map[*catalog.Table]bool{}}
 	e.names = newNamer(in.Options.Initialisms, in.Options.Rename, in.Options.EmitExactTableNames, in.Options.InflectionExcludeTableNames)
 	e.types = &typeMapper{cat: in.Catalog, names: e.names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{},
-		overrides: newOverrides(in.Catalog, in.Options.Overrides), imports: map[string]string{}}
+		overrides: newOverrides(in.Catalog, in.Options.Overrides), imports: map[string]string{}, pgTypes: in.Options.PGTypes()}
 	pkg := in.Options.Package
 	for _, s := range in.Catalog.Schemas {
 		for _, t := range s.Tables {

@@ -79,16 +79,31 @@ func (e *emitter) paramType(p *analyze.Param) goType {
 	if !p.Known || p.SqlcUntyped {
 		return goType{name: "interface{}"}
 	}
+	if p.Sqlc != nil && !e.types.pgTypes {
+		return e.types.goTypeOf(p.Sqlc.Column, p.Sqlc.Type, p.Sqlc.NotNull)
+	}
 	return e.types.goTypeOf(p.Column, p.Type, p.NotNull)
 }
 
 // resultType is the Go type of result column c: interface{} where sqlc
-// v1.31.1 answers it (analyze.Column.SqlcAny), else its type's.
+// v1.31.1 answers it (analyze.Column.SqlcAny), else its declared
+// typing's (declared).
 func (e *emitter) resultType(c *analyze.Column) goType {
 	if c.SqlcAny {
 		return goType{name: "interface{}"}
 	}
-	return e.types.goTypeOf(c.Column, c.Type, c.NotNull)
+	col, t, notNull := declared(e.types.pgTypes, c)
+	return e.types.goTypeOf(col, t, notNull)
+}
+
+// declared is the column (for overrides), type and nullability the API
+// declares result column c with: sqlc v1.31.1's (analyze.Column.Sqlc)
+// unless pgTypes (postgresql_types), PostgreSQL's then.
+func declared(pgTypes bool, c *analyze.Column) (*catalog.Column, catalog.Type, bool) {
+	if c.Sqlc != nil && !pgTypes {
+		return c.Sqlc.Column, c.Sqlc.Type, c.Sqlc.NotNull
+	}
+	return c.Column, c.Type, c.NotNull
 }
 
 // paramName is a parameter's Go name (namer.paramName), with an
@@ -265,9 +280,10 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		for i := 0; i < len(q.Columns); i++ {
 			c := q.Columns[i]
 			if c.Embed == nil {
-				f := resultField{name: e.names.structName(c.Name), typ: e.resultType(c), column: c.Name, col: c.Column, notNull: c.NotNull}
-				if c.Known && !c.SqlcAny {
-					f.sqlType = &c.Type
+				col, t, notNull := declared(e.types.pgTypes, c)
+				f := resultField{name: e.names.structName(c.Name), typ: e.resultType(c), column: c.Name, col: col, notNull: notNull}
+				if (c.Known || c.Sqlc != nil && !e.types.pgTypes) && !c.SqlcAny {
+					f.sqlType = &t
 				}
 				fields = append(fields, f)
 				continue
@@ -391,7 +407,7 @@ func (e *emitter) matchModel(q *analyze.Query) string {
 	if len(q.Columns) == 0 {
 		return ""
 	}
-	var table = q.Columns[0].Column
+	table, _, _ := declared(e.types.pgTypes, q.Columns[0])
 	if table == nil || table.Table == nil {
 		return ""
 	}
@@ -400,7 +416,8 @@ func (e *emitter) matchModel(q *analyze.Query) string {
 		return ""
 	}
 	for i, c := range q.Columns {
-		if c.Column != t.Columns[i] || c.Name != t.Columns[i].Name || c.NotNull != t.Columns[i].NotNull {
+		col, _, notNull := declared(e.types.pgTypes, c)
+		if col != t.Columns[i] || c.Name != t.Columns[i].Name || notNull != t.Columns[i].NotNull {
 			return ""
 		}
 	}

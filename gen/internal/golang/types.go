@@ -151,6 +151,9 @@ type typeMapper struct {
 	overrides []override
 	// imports maps override import paths to their package names.
 	imports map[string]string
+	// pgTypes is postgresql_types (config.GoOptions.PGTypes): a column
+	// of a domain has its base type's Go type, not sqlc's interface{}.
+	pgTypes bool
 }
 
 // pgxTypes is sqlc's default pgx/v5 mapping: the Go type for NOT NULL
@@ -245,7 +248,37 @@ func (m *typeMapper) goTypeOf(col *catalog.Column, t catalog.Type, notNull bool)
 	if g, ok := m.overrideFor(col, t, notNull); ok {
 		return g
 	}
+	if !m.pgTypes && m.sqlcDomain(col) {
+		return goType{name: "interface{}"}
+	}
 	return m.defaultType(t, notNull)
+}
+
+// sqlcDomain reports whether col is of a type sqlc v1.31.1 knows by
+// name only, and so declares interface{}: a domain of the schema (sqlc's
+// catalog does not read CREATE DOMAIN), or a column of an
+// information_schema view (of the domains sql_identifier,
+// cardinal_number, character_data, yes_or_no and time_stamp).
+func (m *typeMapper) sqlcDomain(col *catalog.Column) bool {
+	if col == nil {
+		return false
+	}
+	if t := col.Table; t != nil && t.Schema == "information_schema" && t.IsSystem() {
+		_, system := catalog.SystemColumns[col.Name]
+		return !system
+	}
+	if col.DBType == "" || m.cat == nil {
+		return false
+	}
+	schema, name := "", col.DBType
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		schema, name = name[:i], name[i+1:]
+	}
+	if schema == "pg_catalog" {
+		return false
+	}
+	u := m.cat.UserType(schema, name)
+	return u != nil && u.Kind == "domain"
 }
 
 // defaultType is sqlc's default pgx/v5 mapping.

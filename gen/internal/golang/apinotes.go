@@ -1,0 +1,102 @@
+package golang
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+)
+
+// APINotes lists, for fencegen vet, every place where the API declared
+// with in.Options differs from the one postgresql_types would declare:
+// the options' own setting against the other. Each note is
+// "file:line:col: note: ..." and names the Go type with and without the
+// option; a query's parameters and result columns are placed at its
+// annotation, a model's columns at the table's CREATE statement. It
+// returns nil when postgresql_types is on, whose API is PostgreSQL's:
+// then sqlc's is the other, and fencegen vet does not list it.
+func APINotes(in Input) []string {
+	if in.Options.PGTypes() {
+		return nil
+	}
+	names := newNamer(in.Options.Initialisms, in.Options.Rename, in.Options.EmitExactTableNames, in.Options.InflectionExcludeTableNames)
+	mapper := func(pg bool) *typeMapper {
+		return &typeMapper{cat: in.Catalog, names: names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{},
+			overrides: newOverrides(in.Catalog, in.Options.Overrides), imports: map[string]string{}, pgTypes: pg}
+	}
+	sqlc := &emitter{in: in, opts: in.Options, names: names, types: mapper(false)}
+	pg := &emitter{in: in, opts: in.Options, names: names, types: mapper(true)}
+	var notes []string
+	note := func(file string, line, col int, what string, a, b goType) {
+		as, bs := a.spelling(), b.spelling()
+		if as == bs {
+			return
+		}
+		notes = append(notes, fmt.Sprintf("%s:%d:%d: note: %s is %s, as sqlc declares it; postgresql_types: true declares %s", file, line, col, what, as, bs))
+	}
+	for _, t := range modelTables(in.Catalog) {
+		for _, c := range t.Columns {
+			note(t.File, t.Line, t.Col, fmt.Sprintf("column %s.%s", t.QualifiedName(), c.Name),
+				sqlc.types.goTypeOf(c, c.Type, c.NotNull), pg.types.goTypeOf(c, c.Type, c.NotNull))
+		}
+	}
+	for _, f := range in.Files {
+		for _, q := range f.Queries {
+			for _, p := range q.Params {
+				name := p.Name
+				if name == "" || p.Unnamed {
+					name = fmt.Sprintf("$%d", p.Number)
+				}
+				note(q.File, q.Line, q.Col, fmt.Sprintf("query %s: parameter %s", q.Name, name), sqlc.paramType(p), pg.paramType(p))
+			}
+			for _, c := range q.Columns {
+				if c.Embed != nil {
+					continue
+				}
+				note(q.File, q.Line, q.Col, fmt.Sprintf("query %s: result column %s", q.Name, c.Name), sqlc.resultType(c), pg.resultType(c))
+			}
+		}
+	}
+	return notes
+}
+
+// modelTables are the tables and views that get a model, in catalog
+// order.
+func modelTables(cat *catalog.Catalog) []*catalog.Table {
+	var out []*catalog.Table
+	for _, s := range cat.Schemas {
+		for _, t := range s.Tables {
+			if !t.IsSequence {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// spelling is t as Go source spells it: []pgtype.Text, *string,
+// pgtype.Range[pgtype.Int4]; a package is named by the last element of
+// its import path.
+func (t goType) spelling() string {
+	var b strings.Builder
+	b.WriteString(strings.Repeat("[]", t.slices))
+	if t.pointer {
+		b.WriteByte('*')
+	}
+	if t.pkg != "" {
+		b.WriteString(packageName(t.pkg))
+		b.WriteByte('.')
+	}
+	b.WriteString(t.name)
+	if len(t.args) > 0 {
+		b.WriteByte('[')
+		for i, a := range t.args {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(a.spelling())
+		}
+		b.WriteByte(']')
+	}
+	return b.String()
+}

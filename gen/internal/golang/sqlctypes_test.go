@@ -1,0 +1,191 @@
+package golang_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen"
+)
+
+// sqlcTypesSchema is the schema of TestSqlcTypesByDefault.
+const sqlcTypesSchema = `
+CREATE DOMAIN cents AS bigint;
+CREATE TABLE t (
+  id bigint PRIMARY KEY,
+  name text NOT NULL,
+  note text,
+  small int2,
+  big int8,
+  n int,
+  ts timestamp NOT NULL,
+  doc jsonb NOT NULL,
+  amount cents NOT NULL
+);
+`
+
+// sqlcTypeCase is one class where sqlc v1.31.1 declares another Go type
+// than PostgreSQL's: the query declares field or method "got", which is
+// sqlc's type by default (pgx/v5, database/sql) and PostgreSQL's with
+// postgresql_types: true.
+type sqlcTypeCase struct {
+	name, query string
+	// field is "Row.Field" of a result struct, or "" for the method's
+	// signature (Method).
+	field, method       string
+	sqlcPgx, sqlcStdlib string
+	pgPgx, pgStdlib     string
+}
+
+var sqlcTypeCases = []sqlcTypeCase{
+	{name: "sum of bigint", query: "-- name: SumBig :one\nSELECT id, sum(big) AS v FROM t GROUP BY id;",
+		field: "SumBigRow.V", sqlcPgx: "int64", sqlcStdlib: "int64", pgPgx: "pgtype.Numeric", pgStdlib: "sql.NullString"},
+	{name: "int8 + int8", query: "-- name: AddBig :one\nSELECT id, id + id AS v FROM t;",
+		field: "AddBigRow.V", sqlcPgx: "int32", sqlcStdlib: "int32", pgPgx: "int64", pgStdlib: "int64"},
+	{name: "abs of a numeric constant", query: "-- name: Abs :one\nSELECT id, abs(-17.4) AS v FROM t;",
+		field: "AbsRow.V", sqlcPgx: "int64", sqlcStdlib: "int64", pgPgx: "pgtype.Numeric", pgStdlib: "string"},
+	{name: "ceil", query: "-- name: Ceil :one\nSELECT id, ceil(-42.8) AS v FROM t;",
+		field: "CeilRow.V", sqlcPgx: "float64", sqlcStdlib: "float64", pgPgx: "pgtype.Numeric", pgStdlib: "string"},
+	{name: "date_trunc of a timestamp", query: "-- name: Trunc :one\nSELECT id, date_trunc('day', ts) AS v FROM t;",
+		field: "TruncRow.V", sqlcPgx: "pgtype.Interval", sqlcStdlib: "int64", pgPgx: "pgtype.Timestamp", pgStdlib: "time.Time"},
+	{name: "length of text", query: "-- name: Len :one\nSELECT id, length(name) AS v FROM t;",
+		field: "LenRow.V", sqlcPgx: "float64", sqlcStdlib: "float64", pgPgx: "int32", pgStdlib: "int32"},
+	{name: "power operator", query: "-- name: Pow :one\nSELECT id, n ^ 2 AS v FROM t;",
+		field: "PowRow.V", sqlcPgx: "int32", sqlcStdlib: "int32", pgPgx: "float64", pgStdlib: "float64"},
+	{name: "NULLIF", query: "-- name: NullIf :one\nSELECT id, NULLIF(id, 3) AS v FROM t;",
+		field: "NullIfRow.V", sqlcPgx: "bool", sqlcStdlib: "bool", pgPgx: "pgtype.Int8", pgStdlib: "sql.NullInt64"},
+	{name: "avg of a nullable column", query: "-- name: Avg :one\nSELECT id, avg(n) AS v FROM t GROUP BY id;",
+		field: "AvgRow.V", sqlcPgx: "float64", sqlcStdlib: "float64", pgPgx: "pgtype.Numeric", pgStdlib: "sql.NullString"},
+	{name: "CASE typed by its ELSE", query: "-- name: Case :one\nSELECT id, CASE WHEN n > 1 THEN note ELSE 'x' END AS v FROM t;",
+		field: "CaseRow.V", sqlcPgx: "string", sqlcStdlib: "string", pgPgx: "pgtype.Text", pgStdlib: "sql.NullString"},
+	{name: "COALESCE typed by its first column", query: "-- name: Coal :one\nSELECT id, COALESCE(small, big) AS v FROM t;",
+		field: "CoalRow.V", sqlcPgx: "pgtype.Int2", sqlcStdlib: "sql.NullInt16", pgPgx: "pgtype.Int8", pgStdlib: "sql.NullInt64"},
+	{name: "COALESCE with a function call", query: "-- name: CoalNow :one\nSELECT id, COALESCE(note, upper(name)) AS v FROM t;",
+		field: "CoalNowRow.V", sqlcPgx: "pgtype.Text", sqlcStdlib: "sql.NullString", pgPgx: "string", pgStdlib: "string"},
+	{name: "scalar subquery of a NOT NULL column", query: "-- name: Sub :one\nSELECT id, (SELECT name FROM t AS u WHERE u.id > t.id LIMIT 1) AS v FROM t;",
+		field: "SubRow.V", sqlcPgx: "string", sqlcStdlib: "string", pgPgx: "pgtype.Text", pgStdlib: "sql.NullString"},
+	{name: "sum through two CTEs", query: "-- name: CteSum :one\nWITH a AS (SELECT id, n FROM t), b AS (SELECT id, n FROM a)\nSELECT id, sum(n) AS v FROM b GROUP BY id;",
+		field: "CteSumRow.V", sqlcPgx: "int64", sqlcStdlib: "int64", pgPgx: "pgtype.Int8", pgStdlib: "sql.NullInt64"},
+	{name: "a CTE column carries sqlc's type", query: "-- name: CteCol :one\nWITH a AS (SELECT id, sum(big) AS s FROM t GROUP BY id)\nSELECT id, s AS v FROM a;",
+		field: "CteColRow.V", sqlcPgx: "int64", sqlcStdlib: "int64", pgPgx: "pgtype.Numeric", pgStdlib: "sql.NullString"},
+	{name: "a domain column", query: "-- name: Dom :one\nSELECT id, amount AS v FROM t;",
+		field: "DomRow.V", sqlcPgx: "interface{}", sqlcStdlib: "interface{}", pgPgx: "int64", pgStdlib: "int64"},
+	{name: "an information_schema column", query: "-- name: Info :one\nSELECT schema_name AS v, 1 AS one FROM information_schema.schemata;",
+		field: "InfoRow.V", sqlcPgx: "interface{}", sqlcStdlib: "interface{}", pgPgx: "pgtype.Text", pgStdlib: "sql.NullString"},
+	{name: "a parameter in '%' || @q || '%'", query: "-- name: Like :many\nSELECT id FROM t WHERE name LIKE '%' || @q || '%';",
+		method: "Like", sqlcPgx: "(context.Context, pgtype.Text) ([]int64, error)", sqlcStdlib: "(context.Context, sql.NullString) ([]int64, error)",
+		pgPgx: "(context.Context, string) ([]int64, error)", pgStdlib: "(context.Context, string) ([]int64, error)"},
+	{name: "a parameter compared with an information_schema column", query: "-- name: Schemas :many\nSELECT schema_name::text FROM information_schema.schemata WHERE schema_name LIKE @prefix;",
+		method: "Schemas", sqlcPgx: "(context.Context, interface{}) ([]string, error)", sqlcStdlib: "(context.Context, interface{}) ([]string, error)",
+		pgPgx: "(context.Context, pgtype.Text) ([]string, error)", pgStdlib: "(context.Context, sql.NullString) ([]string, error)"},
+	{name: "a COALESCE parameter compared with a column", query: "-- name: Later :many\nSELECT id FROM t WHERE id > COALESCE(sqlc.narg(after), -1);",
+		method: "Later", sqlcPgx: "(context.Context, pgtype.Int8) ([]int64, error)", sqlcStdlib: "(context.Context, sql.NullInt64) ([]int64, error)",
+		pgPgx: "(context.Context, pgtype.Int4) ([]int64, error)", pgStdlib: "(context.Context, sql.NullInt32) ([]int64, error)"},
+}
+
+// TestSqlcTypesByDefault checks, for each class where sqlc v1.31.1
+// declares another Go type than PostgreSQL's, that a configuration sqlc
+// reads gets sqlc's type, that postgresql_types: true gets PostgreSQL's,
+// and that fencegen vet lists the place when the option is off.
+func TestSqlcTypesByDefault(t *testing.T) {
+	var queries []string
+	for _, c := range sqlcTypeCases {
+		queries = append(queries, c.query)
+	}
+	q := strings.Join(queries, "\n\n") + "\n"
+	for _, pkg := range []string{"pgx/v5", "database/sql"} {
+		for _, pgTypes := range []bool{false, true} {
+			name := pkg + "/sqlc"
+			opt := ""
+			if pgTypes {
+				name, opt = pkg+"/postgresql_types", "        postgresql_types: true\n"
+			}
+			t.Run(name, func(t *testing.T) {
+				cfg := "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go:\n        package: db\n        out: out\n        sql_package: " + pkg + "\n" + opt
+				files, vet := generateVet(t, cfg, sqlcTypesSchema, q)
+				a := parseAPI(t, files)
+				for _, c := range sqlcTypeCases {
+					want := map[[2]bool]string{{false, false}: c.sqlcPgx, {false, true}: c.sqlcStdlib, {true, false}: c.pgPgx, {true, true}: c.pgStdlib}[[2]bool{pgTypes, pkg == "database/sql"}]
+					if c.field != "" {
+						if !a.lines["field "+c.field+" "+want] {
+							t.Errorf("%s: want field %s %s", c.name, c.field, want)
+						}
+					} else if got := a.methods[c.method]; got != want {
+						t.Errorf("%s: %s is %s, want %s", c.name, c.method, got, want)
+					}
+				}
+				notes := strings.Join(vet, "\n")
+				if pgTypes {
+					if strings.Contains(notes, "postgresql_types") {
+						t.Errorf("postgresql_types on: vet lists differences:\n%s", notes)
+					}
+					return
+				}
+				for _, c := range sqlcTypeCases {
+					qname := strings.TrimSpace(strings.Fields(c.query)[2])
+					if !strings.Contains(notes, "query "+qname+": ") {
+						t.Errorf("%s: vet does not list query %s:\n%s", c.name, qname, notes)
+					}
+				}
+				if !strings.Contains(notes, "schema.sql:3:14: note: column t.amount is interface{}, as sqlc declares it; postgresql_types: true declares int64") {
+					t.Errorf("vet does not list the domain column t.amount:\n%s", notes)
+				}
+			})
+		}
+	}
+}
+
+// TestSqlcNullabilityDecidesOverrides: a scalar subquery of a NOT NULL
+// jsonb column is NOT NULL for sqlc, so a db_type jsonb override (which
+// applies to NOT NULL values unless nullable: true) applies as in sqlc;
+// with postgresql_types the subquery may be NULL and the override does
+// not apply.
+func TestSqlcNullabilityDecidesOverrides(t *testing.T) {
+	q := "-- name: Doc :one\nSELECT id, (SELECT doc FROM t AS u WHERE u.id > t.id LIMIT 1) AS d FROM t;\n"
+	for _, pgTypes := range []bool{false, true} {
+		cfg := "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go:\n        package: db\n        out: out\n        sql_package: pgx/v5\n        overrides:\n          - db_type: jsonb\n            go_type: encoding/json.RawMessage\n"
+		if pgTypes {
+			cfg += "        postgresql_types: true\n"
+		}
+		files, _ := generateVet(t, cfg, sqlcTypesSchema, q)
+		want := "field DocRow.D json.RawMessage"
+		if pgTypes {
+			want = "field DocRow.D []byte"
+		}
+		parseAPI(t, files).has(t, want)
+	}
+}
+
+// generateVet is generate that also returns fencegen vet's notes.
+func generateVet(t *testing.T, cfg, schema, queries string) (map[string]string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range map[string]string{"sqlc.yaml": cfg, "schema.sql": schema, "query.sql": queries} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	c, err := gen.LoadConfig("sqlc.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := gen.Generate(context.Background(), c)
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	files := map[string]string{}
+	for name, b := range o.Files {
+		files[filepath.Base(name)] = string(b)
+	}
+	return files, o.Vet
+}
