@@ -50,6 +50,21 @@ var sqlcNameDiffs = map[string]string{
 	"+field OverridesRow.DottedCol thing.Dotted `json:\"dottedCol\"`": "alias",
 }
 
+// withoutUnexportedJSONTags takes the json tag out of the lines of
+// fields whose Go name is unexported ("2fa" is _2fa), sorted again:
+// fencegen writes none, since go vet reports one (encoding/json ignores
+// the field), and sqlc writes it.
+func withoutUnexportedJSONTags(lines []string) []string {
+	for i, l := range lines {
+		if m := unexportedJSONTag.FindStringSubmatch(l); m != nil {
+			l = strings.Replace(l, m[1], "", 1)
+			lines[i] = strings.Replace(strings.TrimSuffix(l, " ``"), "` ", "`", 1)
+		}
+	}
+	slices.Sort(lines)
+	return lines
+}
+
 // unexportedJSONTag matches the line of a field with an unexported name
 // and a json tag; its group is the tag with the space before it, if any.
 var unexportedJSONTag = regexp.MustCompile(`^field \w+\.[_a-z]\w* .*?( ?json:"[^"]*")`)
@@ -91,17 +106,7 @@ func TestNamesMatchSqlc(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sqlcNames := declaredNames(t, want)
-	// A column whose Go name is unexported ("2fa" is _2fa) has no json
-	// tag in fencegen's output: go vet reports one (encoding/json ignores
-	// the field). sqlc writes it; take it out of sqlc's line.
-	for i, l := range sqlcNames {
-		if m := unexportedJSONTag.FindStringSubmatch(l); m != nil {
-			l = strings.Replace(l, m[1], "", 1)
-			sqlcNames[i] = strings.Replace(strings.TrimSuffix(l, " ``"), "` ", "`", 1)
-		}
-	}
-	slices.Sort(sqlcNames)
+	sqlcNames := withoutUnexportedJSONTags(declaredNames(t, want))
 	fgNames := declaredNames(t, out.Files)
 	if len(sqlcNames) < 200 {
 		t.Fatalf("sqlc's output declares %d names; the configuration exercises more", len(sqlcNames))
@@ -130,6 +135,14 @@ func TestNamesMatchSqlc(t *testing.T) {
 // values, not SQL text). Fencing adds names sqlc has no counterpart for;
 // testdata/names has no fenced table, so there are none.
 func declaredNames(t *testing.T, files map[string][]byte) []string {
+	return declared(t, files, false)
+}
+
+// declared is declaredNames; with namesOnly the types are left out (a
+// parameter is its name, a field its name and tag, a type its name and
+// kind, a constant its name), so that it compares names where the types
+// differ for other reasons.
+func declared(t *testing.T, files map[string][]byte, namesOnly bool) []string {
 	t.Helper()
 	fset := token.NewFileSet()
 	expr := func(e ast.Expr) string {
@@ -147,7 +160,11 @@ func declaredNames(t *testing.T, files map[string][]byte) []string {
 				parts = append(parts, expr(f.Type))
 			}
 			for _, n := range f.Names {
-				parts = append(parts, n.Name+" "+expr(f.Type))
+				if namesOnly {
+					parts = append(parts, n.Name)
+				} else {
+					parts = append(parts, n.Name+" "+expr(f.Type))
+				}
 			}
 		}
 		return strings.Join(parts, ", ")
@@ -175,7 +192,11 @@ func declaredNames(t *testing.T, files map[string][]byte) []string {
 				if d.Recv != nil {
 					recv = "(" + fields(d.Recv) + ") "
 				}
-				lines = append(lines, fmt.Sprintf("func %s%s(%s) (%s)", recv, d.Name.Name, fields(d.Type.Params), fields(d.Type.Results)))
+				if namesOnly {
+					lines = append(lines, fmt.Sprintf("func %s%s(%s)", recv, d.Name.Name, fields(d.Type.Params)))
+				} else {
+					lines = append(lines, fmt.Sprintf("func %s%s(%s) (%s)", recv, d.Name.Name, fields(d.Type.Params), fields(d.Type.Results)))
+				}
 			case *ast.GenDecl:
 				for _, s := range d.Specs {
 					switch s := s.(type) {
@@ -189,18 +210,30 @@ func declaredNames(t *testing.T, files map[string][]byte) []string {
 									tag = " " + fl.Tag.Value
 								}
 								for _, n := range fl.Names {
-									lines = append(lines, fmt.Sprintf("field %s.%s %s%s", s.Name.Name, n.Name, expr(fl.Type), tag))
+									if namesOnly {
+										lines = append(lines, fmt.Sprintf("field %s.%s%s", s.Name.Name, n.Name, tag))
+									} else {
+										lines = append(lines, fmt.Sprintf("field %s.%s %s%s", s.Name.Name, n.Name, expr(fl.Type), tag))
+									}
 								}
 							}
 						case *ast.InterfaceType:
 							lines = append(lines, "type "+s.Name.Name+" interface")
 							for _, m := range ty.Methods.List {
 								if ft, ok := m.Type.(*ast.FuncType); ok && len(m.Names) == 1 {
-									lines = append(lines, fmt.Sprintf("method %s.%s(%s) (%s)", s.Name.Name, m.Names[0].Name, fields(ft.Params), fields(ft.Results)))
+									if namesOnly {
+										lines = append(lines, fmt.Sprintf("method %s.%s(%s)", s.Name.Name, m.Names[0].Name, fields(ft.Params)))
+									} else {
+										lines = append(lines, fmt.Sprintf("method %s.%s(%s) (%s)", s.Name.Name, m.Names[0].Name, fields(ft.Params), fields(ft.Results)))
+									}
 								}
 							}
 						default:
-							lines = append(lines, "type "+s.Name.Name+" "+expr(s.Type))
+							if namesOnly {
+								lines = append(lines, "type "+s.Name.Name)
+							} else {
+								lines = append(lines, "type "+s.Name.Name+" "+expr(s.Type))
+							}
 						}
 					case *ast.ValueSpec:
 						for i, n := range s.Names {
@@ -208,7 +241,7 @@ func declaredNames(t *testing.T, files map[string][]byte) []string {
 							if d.Tok == token.VAR {
 								l = "var " + n.Name
 							}
-							if i < len(s.Values) {
+							if i < len(s.Values) && !namesOnly {
 								if v := expr(s.Values[i]); !strings.Contains(v, "\n") {
 									l += " = " + v
 								}
@@ -222,4 +255,100 @@ func declaredNames(t *testing.T, files map[string][]byte) []string {
 	}
 	slices.Sort(lines)
 	return lines
+}
+
+// TestCorpusNamesMatchSqlc compares, for every case of sqlc's own
+// end-to-end inputs in the shared corpus (../shared/corpus/sqlc and
+// sqlc-stdlib) that both generate, the names the two outputs declare,
+// types left out (declared with namesOnly; the API comparison of
+// internal/corpus compares the types): parameter, field, type, method
+// and constant names, json and db tags, import aliases.
+func TestCorpusNamesMatchSqlc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs sqlc on every case of the shared corpus")
+	}
+	sqlc := filepath.Join(build.Default.GOPATH, "bin", "sqlc")
+	if _, err := os.Stat(sqlc); err != nil {
+		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "PATH", "", err)
+	}
+	corpus := filepath.Join("..", "..", "shared", "corpus")
+	var cfgs []string
+	for _, group := range []string{"sqlc", "sqlc-stdlib"} {
+		filepath.WalkDir(filepath.Join(corpus, group), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && slices.Contains([]string{"sqlc.json", "sqlc.yaml", "sqlc.yml"}, d.Name()) {
+				cfgs = append(cfgs, p)
+			}
+			return nil
+		})
+	}
+	if len(cfgs) == 0 {
+		t.Skipf("SKIP: no sqlc cases under %s (the shared corpus is optional)", filepath.ToSlash(corpus))
+	}
+	compared, same := 0, 0
+	for _, cfgPath := range cfgs {
+		dir := filepath.Dir(cfgPath)
+		name := filepath.ToSlash(strings.TrimPrefix(dir, corpus+string(filepath.Separator)))
+		tmp := t.TempDir()
+		if err := os.CopyFS(tmp, os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(sqlc, "--no-remote", "generate", "-f", filepath.Base(cfgPath))
+		cmd.Dir = tmp
+		if err := cmd.Run(); err != nil {
+			continue // a NEGATIVE or managed-db case
+		}
+		want := map[string][]byte{}
+		filepath.WalkDir(tmp, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".go") {
+				b, _ := os.ReadFile(p)
+				want[p] = b
+			}
+			return nil
+		})
+		cfg, err := gen.LoadConfig(cfgPath)
+		if err != nil {
+			continue // refused: internal/corpus reports it
+		}
+		out, err := gen.Generate(context.Background(), cfg)
+		if err != nil || out.Fenced > 0 {
+			continue
+		}
+		compared++
+		sqlcNames, fgNames := withoutUnexportedJSONTags(declared(t, want, true)), declared(t, out.Files, true)
+		var diff []string
+		for _, l := range sqlcNames {
+			if !slices.Contains(fgNames, l) {
+				diff = append(diff, "- "+l)
+			}
+		}
+		for _, l := range fgNames {
+			if !slices.Contains(sqlcNames, l) {
+				diff = append(diff, "+ "+l)
+			}
+		}
+		why, explained := corpusNameDiffs[name]
+		switch {
+		case len(diff) == 0 && explained:
+			t.Errorf("%s declares sqlc's names now: take it out of corpusNameDiffs (%s)", name, why)
+		case len(diff) == 0:
+			same++
+		case !explained:
+			t.Errorf("%s: declared names differ from sqlc's (- sqlc, + fencegen):\n%s", name, strings.Join(diff, "\n"))
+		}
+	}
+	t.Logf("%d of %d cases that both generate declare sqlc's names (%d differ for the reasons corpusNameDiffs gives)", same, compared, len(corpusNameDiffs))
+}
+
+// corpusNameDiffs are the cases of TestCorpusNamesMatchSqlc whose declared
+// names differ from sqlc's for another reason than a naming rule, each
+// with it.
+var corpusNameDiffs = map[string]string{
+	"sqlc/func_return_date/postgresql/pganalyze":          "the result's type (pgtype.Date, where sqlc says interface{}), not a name",
+	"sqlc/func_return_date/postgresql/pgx/v5":             "the result's type and shape (a scalar, where sqlc declares GetDateRow), not a name",
+	"sqlc-stdlib/func_return_date/postgresql/stdlib":      "the result's type and shape (a scalar, where sqlc declares GetDateRow), not a name",
+	"sqlc/func_star_expansion/postgresql/pgx":             "the columns of a set-returning function's star: a Row struct where sqlc reuses the model",
+	"sqlc/overrides_go_types/postgresql/pgx/v5":           "one path imported under two aliases (uuid and fuid): the import renderer writes one",
+	"sqlc-stdlib/overrides_go_types/postgresql/stdlib":    "one path imported under two aliases (database/sql as sql and orm, gofrs/uuid as uuid and fuid): the import renderer writes one",
+	"sqlc-stdlib/query_parameter_limit_to_two/postgresql": "strconv, imported to expand IN (sqlc.slice(x)) into one $n per element (docs/sqlc.md)",
+	"sqlc-stdlib/sqlc_slice/postgresql/stdlib":            "strconv, imported to expand IN (sqlc.slice(x)) into one $n per element (docs/sqlc.md)",
 }

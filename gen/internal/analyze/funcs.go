@@ -542,8 +542,13 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 	}
 	if len(byName) == 0 {
 		for i, x := range callArgs {
-			if _, ok := unwrapParam(x); ok {
+			if p, ok := unwrapParam(x); ok {
 				args[i] = a.expr(sc, x)
+				// Like sqlc, a parameter passed to a function it does not
+				// know is named after the function (frobnicate($1)).
+				if pr := a.param(p.Number); pr.Name == "" && !a.opts.StrictFunctionChecks {
+					pr.Name = f.Func.Name
+				}
 			}
 		}
 		if a.opts.StrictFunctionChecks {

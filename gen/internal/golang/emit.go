@@ -51,6 +51,10 @@ type emitter struct {
 	usedModels map[*catalog.Table]bool
 	// overridePkgs caches overridePackages.
 	overridePkgs map[string]bool
+	// argImports caches importElems, by query file ("" for the querier
+	// file); inQuerier is set while the Querier interface is emitted.
+	argImports map[string]map[string]bool
+	inQuerier  bool
 }
 
 // Emit renders every output file. The map's keys are file names relative to
@@ -831,6 +835,8 @@ func splitCamel(s string) string {
 func (e *emitter) querierFile(f *jen.File, queries []*analyze.Query) {
 	sort.SliceStable(queries, func(i, j int) bool { return queries[i].Name < queries[j].Name })
 	var methods []jen.Code
+	e.inQuerier = true
+	defer func() { e.inQuerier = false }()
 	for _, q := range queries {
 		sig := e.signature(q)
 		m := jen.Null()

@@ -3,6 +3,7 @@ package golang
 import (
 	"fmt"
 	"go/token"
+	"path"
 	"slices"
 	"strings"
 
@@ -125,7 +126,94 @@ func (e *emitter) argName(q *analyze.Query, p *analyze.Param) string {
 	if p.Unnamed {
 		return fmt.Sprintf("dollar_%d", p.Number)
 	}
-	return e.escapeArg(q, e.names.argName(p.Name))
+	n := e.names.argName(p.Name)
+	if token.IsKeyword(n) || n == "q" {
+		n += "_" // sqlc's escape
+	}
+	file := q.File
+	if e.inQuerier {
+		file = ""
+	}
+	if e.importElems(file)[n] {
+		// As sqlc (replaceConflictedArg): the last element of a path the
+		// file imports (time, uuid) gives arg and the name (argTime).
+		n = argConflictName(n)
+	}
+	return e.escapeArg(q, n)
+}
+
+// argConflictName is sqlc's rename of an argument named as an import:
+// "arg_" and the name, camel-cased as its json tags are (toCamelCase:
+// time is argTime).
+func argConflictName(n string) string {
+	var b strings.Builder
+	b.WriteString("arg")
+	for _, p := range strings.Split(n, "_") {
+		if p == "id" {
+			b.WriteString("ID")
+		} else {
+			b.WriteString(titleWords(p))
+		}
+	}
+	return b.String()
+}
+
+// importElems are the last elements of the import paths of the query
+// file generated from file (context, time, uuid, pgtype, ...), as far as
+// sqlc's renaming of arguments (argName) needs them: the packages of its
+// queries' parameter and result types (not those of a model's fields),
+// with database/sql pq for array
+// arguments and sql or pgconn for :execresult. For file "", those of the
+// querier file: the packages of every query's parameter types and of its
+// result's type when that is one column's.
+func (e *emitter) importElems(file string) map[string]bool {
+	if m, ok := e.argImports[file]; ok {
+		return m
+	}
+	m := map[string]bool{"context": true}
+	var add func(t goType)
+	add = func(t goType) {
+		if t.pkg != "" {
+			m[path.Base(t.pkg)] = true
+		}
+		for _, a := range t.args {
+			add(a)
+		}
+	}
+	for _, f := range e.in.Files {
+		if file != "" && f.Name != file {
+			continue
+		}
+		for _, q := range f.Queries {
+			for _, p := range q.Params {
+				t := e.paramType(p)
+				add(t)
+				if file != "" && e.types.stdlib() && t.slices > 0 && t.name != "byte" {
+					m["pq"] = true
+				}
+			}
+			// A model's fields are declared in the models file.
+			if len(q.Columns) == 1 || file != "" && e.matchModel(q) == "" {
+				for _, c := range q.Columns {
+					if c.Embed == nil {
+						add(e.resultType(c))
+					}
+				}
+			}
+			if q.Cmd == ":execresult" {
+				if e.types.stdlib() {
+					m["sql"] = true
+				} else {
+					m["pgconn"] = true
+				}
+			}
+		}
+	}
+	if e.argImports == nil {
+		e.argImports = map[string]map[string]bool{}
+	}
+	e.argImports[file] = m
+	return m
 }
 
 // argNames are the names of q's parameters as the method's arguments: one
@@ -436,7 +524,7 @@ func (e *emitter) sqlConstName(q *analyze.Query) string {
 		return titleWords(q.Name)
 	}
 	n := lowerFirst(q.Name)
-	if token.IsKeyword(n) || predeclared[n] || reserved[n] || e.importsPackage(n) || analyze.IsBatch(q.Cmd) && batchLocals[n] {
+	if token.IsKeyword(n) || predeclared[n] && !unusedPredeclared[n] || reserved[n] || e.importsPackage(n) || analyze.IsBatch(q.Cmd) && batchLocals[n] {
 		n += "Query"
 	}
 	return n
@@ -473,6 +561,15 @@ func (e *emitter) qualifier(importPath string) string {
 		}
 	}
 	return packageName(importPath)
+}
+
+// unusedPredeclared are the predeclared identifiers generated code never
+// refers to: a query's SQL constant may take one of those names, as in
+// sqlc (a query Any has constant any).
+var unusedPredeclared = map[string]bool{
+	"any": true, "cap": true, "clear": true, "close": true, "complex": true, "copy": true, "delete": true,
+	"imag": true, "max": true, "min": true, "panic": true, "print": true, "println": true, "real": true,
+	"recover": true, "iota": true, "comparable": true, "complex64": true, "complex128": true, "uintptr": true,
 }
 
 // sliceLocals are the names the expansion of IN (sqlc.slice(x)) lists

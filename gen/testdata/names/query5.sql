@@ -21,3 +21,18 @@ SELECT "CamelCol", "ID" FROM "CamelTable" LIMIT 1;
 
 -- name: JSONData :one
 SELECT json_data, user_id, html_url FROM user_accounts WHERE id = $1;
+
+-- name: CreatedAfter :many
+SELECT id FROM user_accounts WHERE created_at > @time;
+
+-- name: ByUUIDName :many
+SELECT id FROM user_accounts WHERE api_key = @uuid;
+
+-- name: UnknownFunc :many
+SELECT id FROM user_accounts WHERE id = frobnicate($1);
+
+-- name: Any :many
+SELECT id FROM user_accounts;
+
+-- name: Max :one
+SELECT max(id) FROM user_accounts;

@@ -32,7 +32,8 @@ CREATE TABLE user_accounts (
   upper_col text,
   dotted_col text,
   gouuid_col text,
-  minus_col text
+  minus_col text,
+  created_at timestamptz NOT NULL DEFAULT now()
 );
 
 CREATE TABLE billing.invoices (

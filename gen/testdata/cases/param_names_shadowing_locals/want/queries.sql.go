@@ -18,8 +18,8 @@ const createdAfter = `-- name: CreatedAfter :one
 SELECT created_at FROM jobs WHERE created_at > $1 ORDER BY created_at LIMIT 1
 `
 
-func (q *Queries) CreatedAfter(ctx context.Context, time_ time.Time) (time.Time, error) {
-	row := q.db.QueryRow(ctx, createdAfter, time_)
+func (q *Queries) CreatedAfter(ctx context.Context, argTime time.Time) (time.Time, error) {
+	row := q.db.QueryRow(ctx, createdAfter, argTime)
 	var created_at time.Time
 	err := row.Scan(&created_at)
 	return created_at, err
