@@ -175,15 +175,33 @@ var reserved = map[string]bool{
 	"nil": true, "true": true, "false": true, "append": true, "len": true, "int64": true, "error": true,
 }
 
-// plainArgReserved are the names an argument of a method that is
-// neither fenced nor bulk (:copyfrom, :batch*) cannot take, besides Go's
-// keywords: sqlc's (q), the method's first argument (ctx), the locals of
-// its body (row, rows, items, i, err, result) and the predeclared
-// identifiers the body uses. sqlc escapes only q and the keywords, so its
-// code does not compile with the others.
-var plainArgReserved = map[string]bool{
-	"q": true, "ctx": true, "err": true, "rows": true, "row": true, "items": true, "i": true, "result": true,
-	"nil": true, "append": true,
+// plainArgReserved reports whether an argument of a method that is
+// neither fenced nor bulk (:copyfrom, :batch*) cannot take name n,
+// besides Go's keywords, for command cmd: sqlc's (q), the method's first
+// argument (ctx), and what the body declares in its own block, where an
+// argument of the same name makes := declare nothing or redeclares it
+// (:one's row, i and err; :many's rows, err and items, and the append and
+// nil it uses; :exec's err; :execrows' result, err and the nil it uses).
+// sqlc escapes only q and the keywords, so its code does not compile
+// with the others; a name the body does not declare (rows for
+// :execresult, i for :many, whose i is the loop's) is kept, as sqlc keeps
+// it.
+func plainArgReserved(cmd, n string) bool {
+	switch n {
+	case "q", "ctx":
+		return true
+	}
+	switch cmd {
+	case ":one":
+		return n == "row" || n == "i" || n == "err"
+	case ":many":
+		return n == "rows" || n == "err" || n == "items" || n == "append" || n == "nil"
+	case ":exec":
+		return n == "err"
+	case ":execrows", ":execlastid":
+		return n == "result" || n == "err" || n == "nil"
+	}
+	return false
 }
 
 // batchLocals are the locals of a :batchexec, :batchone or :batchmany

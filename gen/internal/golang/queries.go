@@ -245,7 +245,7 @@ func (e *emitter) argNames(q *analyze.Query) []string {
 // time) is kept, as sqlc keeps it: the body does not refer to it.
 func (e *emitter) escapeArg(q *analyze.Query, n string) string {
 	switch {
-	case token.IsKeyword(n), plainArgReserved[n],
+	case token.IsKeyword(n), plainArgReserved(q.Cmd, n),
 		n == "db" && e.opts.EmitMethodsWithDBArgument,
 		n == "pq" && e.types.stdlib():
 	case e.expandsInSlices(q) && sliceLocals[n], e.resultPackages(q)[n]:

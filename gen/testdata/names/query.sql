@@ -117,3 +117,42 @@ SELECT id::bigint, 'a'::text FROM news_items UNION SELECT id, 'b' FROM api_keys;
 
 -- name: CTECast :many
 WITH c AS (SELECT count(*)::int AS n FROM news_items) SELECT n, c.n::text, 1::int FROM c;
+
+-- name: EmbedAlias :many
+SELECT sqlc.embed(p), n.title FROM people p JOIN news_items n ON n.id = p.id;
+
+-- name: CopyPeople :copyfrom
+INSERT INTO people (id, name) VALUES ($1, $2);
+
+-- name: CopyTags :copyfrom
+INSERT INTO "item-tags" (tag) VALUES (@tag);
+
+-- name: BatchNames :batchexec
+UPDATE people SET name = @name WHERE id = @id;
+
+-- name: BatchOne :batchone
+SELECT id FROM people WHERE name = @batch;
+
+-- name: BatchMany :batchmany
+SELECT * FROM people WHERE id > @br;
+
+-- name: ExecRows :execrows
+DELETE FROM people WHERE name = @result;
+
+-- name: ExecResult :execresult
+DELETE FROM people WHERE name = @rows;
+
+-- name: OneRow :one
+SELECT id FROM people WHERE name = @row;
+
+-- name: ManyItems :many
+SELECT id FROM people WHERE name = @items;
+
+-- name: WithI :many
+SELECT id FROM people WHERE name = @i;
+
+-- name: WithArg :many
+SELECT id FROM people WHERE name = @arg;
+
+-- name: WithDB :many
+SELECT id FROM people WHERE name = @db;

@@ -1,0 +1,1 @@
+CREATE TABLE people (id int PRIMARY KEY, name text, token text, uuid text);
