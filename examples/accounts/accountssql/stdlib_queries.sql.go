@@ -212,6 +212,7 @@ func (q *Queries) ListAccounts(ctx context.Context) ([]ListAccountsRow, error) {
 }
 
 const openAccount = `-- name: OpenAccount :one
+
 -- fencegen: stores the token (account_balances.last_fencing_token = $3)
 INSERT INTO account_balances (id, balance, last_fencing_token)
 VALUES ($1, $2, $3)

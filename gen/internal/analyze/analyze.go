@@ -35,6 +35,11 @@ type Query struct {
 	// SQL is the statement sent to PostgreSQL: named parameters replaced by
 	// $n and, for a fenced write, the guard added.
 	SQL string
+	// Lead is the file's text between the previous statement's semicolon
+	// (or the file's start) and the statement: its annotation, comments
+	// and blank lines, which sqlc's query text and comments are made of
+	// with the statement's (golang's sqlcText).
+	Lead string
 	// Params are the parameters in number order ($1 first). A fenced write's
 	// token is not among them; it is Fence.TokenParam.
 	Params []*Param
@@ -513,7 +518,8 @@ func (a *analyzer) errorf(loc int, format string, args ...any) {
 
 func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	a.ann = ann
-	q := &Query{Name: ann.Name, Cmd: ann.Cmd, File: a.file.Name, Line: ann.Line, Col: ann.Col, Doc: ann.Doc}
+	q := &Query{Name: ann.Name, Cmd: ann.Cmd, File: a.file.Name, Line: ann.Line, Col: ann.Col, Doc: ann.Doc,
+		Lead: string(a.file.Src[a.stmt.Lead:a.stmt.Start])}
 	if _, err := a.numberParams(); err != nil {
 		return nil, err
 	}

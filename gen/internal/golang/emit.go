@@ -668,6 +668,10 @@ func (e *emitter) enum(f *jen.File, en *catalog.Enum) {
 		for _, c := range constNames {
 			cases = append(cases, jen.Id(c))
 		}
+		// As sqlc, one constant a line.
+		for i := range cases[1:] {
+			cases[i+1] = jen.Line().Add(cases[i+1])
+		}
 		f.Func().Params(jen.Id("e").Id(name)).Id("Valid").Params().Bool().Block(
 			jen.Switch(jen.Id("e")).Block(jen.Case(cases...).Block(jen.Return(jen.True()))),
 			jen.Return(jen.False()),
@@ -680,7 +684,7 @@ func (e *emitter) enum(f *jen.File, en *catalog.Enum) {
 			vals = append(vals, jen.Id(c))
 		}
 		f.Func().Id("All" + name + "Values").Params().Index().Id(name).Block(
-			jen.Return(jen.Index().Id(name).Values(vals...)),
+			jen.Return(jen.Index().Id(name).Add(multiValues(vals...))),
 		)
 		f.Line()
 	}

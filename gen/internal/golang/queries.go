@@ -465,9 +465,8 @@ var usedAfterScan = map[string]bool{"append": true, "nil": true, "true": true, "
 // methodLocals are the names that the generated methods' bodies declare
 // or use besides their parameters.
 var methodLocals = map[string]bool{
-	"ctx": true, "db": true, "row": true, "rows": true, "err": true, "items": true, "result": true,
+	"ctx": true, "q": true, "db": true, "row": true, "rows": true, "err": true, "items": true,
 	"query": true, "queryParams": true, "b": true, "t": true, "f": true, "found": true, "token": true,
-	"batch": true, "br": true, "vals": true, "a": true, "placeholders": true, "k": true, "n": true,
 }
 
 // returnsRows reports whether a command hands result rows to the caller
@@ -576,16 +575,6 @@ var unusedPredeclared = map[string]bool{
 // uses (inSliceExpansion).
 var sliceLocals = map[string]bool{"query": true, "queryParams": true, "placeholders": true, "k": true, "strings": true, "strconv": true, "len": true}
 
-// imported are the package names generated files may import.
-var imported = map[string]bool{
-	"fmt": true, "errors": true, "context": true, "pgtype": true, "pgx": true, "pgconn": true, "fence": true, "fenceimpl": true,
-	"netip": true, "net": true, "driver": true, "json": true, "time": true, "uuid": true,
-}
-
-// stdlibImported are the further package names database/sql output may
-// import.
-var stdlibImported = map[string]bool{"sql": true, "pq": true, "pqtype": true}
-
 // predeclared are Go's predeclared identifiers (The Go Programming Language
 // Specification, "Predeclared identifiers").
 var predeclared = map[string]bool{
@@ -599,8 +588,62 @@ var predeclared = map[string]bool{
 	"real": true, "recover": true,
 }
 
+// imported are the package names generated files may import.
+var imported = map[string]bool{
+	"fmt": true, "errors": true, "context": true, "pgtype": true, "pgx": true, "pgconn": true, "fence": true, "fenceimpl": true,
+	"netip": true, "net": true, "driver": true, "json": true, "time": true, "uuid": true,
+}
+
+// stdlibImported are the further package names database/sql output may
+// import.
+var stdlibImported = map[string]bool{"sql": true, "pq": true, "pqtype": true}
+
 func (e *emitter) sqlConst(f *jen.File, q *analyze.Query) {
-	sqlText(f, e.sqlConstName(q), "-- name: "+q.Name+" "+q.Cmd+"\n"+q.SQL+"\n")
+	text, _ := sqlcText(q)
+	sqlText(f, e.sqlConstName(q), "-- name: "+q.Name+" "+q.Cmd+"\n"+text+"\n")
+}
+
+// isFenceFlag reports whether comment text c (after "--") is an @fence
+// annotation, which a fenced or opted-out method's doc states in words.
+func isFenceFlag(c string) bool {
+	c = strings.TrimSpace(c)
+	return len(c) >= len("@fence") && strings.EqualFold(c[:len("@fence")], "@fence")
+}
+
+// sqlcText is q's statement text and comment lines as sqlc makes them of
+// the text from the previous statement's semicolon to the statement's
+// end (q.Lead and q.SQL), trimmed of surrounding space: every line that
+// starts with "--" is a comment line (the text after the "--"), except
+// "-- name:" lines, which are dropped (and "/* name: ... */"), and so is
+// a one-line /* ... */
+// (without its delimiters; not the /*+ optimizer hints); the other lines,
+// blank ones included, are the text. @fence lines are left out, and the
+// guard's first line stays in the text. A comment line inside the statement
+// goes to the comments as well, which does not change what it means.
+// sqlc also takes a line starting with # for a comment, which in
+// PostgreSQL may be the XOR operator: fencegen keeps it in the text.
+func sqlcText(q *analyze.Query) (string, []string) {
+	var lines, comments []string
+	for _, l := range strings.Split(strings.TrimSpace(q.Lead+q.SQL), "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		switch {
+		case strings.HasPrefix(l, "-- name:"), strings.HasPrefix(l, "/* name:") && strings.HasSuffix(l, "*/"):
+		case strings.HasPrefix(l, guard.CommentPrefix):
+			lines = append(lines, l) // a fenced write's guard says what it is in the text sent
+		case strings.HasPrefix(l, "--") && isFenceFlag(strings.TrimPrefix(l, "--")):
+			// fencegen's own annotation: the method's doc says it.
+		case strings.HasPrefix(l, "--"):
+			comments = append(comments, strings.TrimPrefix(l, "--"))
+		case strings.HasPrefix(l, "/*") && strings.HasSuffix(l, "*/") && !strings.HasPrefix(l, "/*+") && len(l) >= 4:
+			if isFenceFlag(strings.TrimSuffix(strings.TrimPrefix(l, "/*"), "*/")) {
+				continue
+			}
+			comments = append(comments, strings.TrimSuffix(strings.TrimPrefix(l, "/*"), "*/"))
+		default:
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n"), comments
 }
 
 // sqlText declares const name = text, as a raw string literal unless the
@@ -686,15 +729,16 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 // with emit_sql_as_comment its name when it has none ("//Name", as sqlc),
 // an empty line and the statement sent, indented.
 func (e *emitter) docLines(q *analyze.Query) []string {
+	text, doc := sqlcText(q)
 	if !e.opts.EmitSQLAsComment {
-		return q.Doc
+		return doc
 	}
-	out := append([]string(nil), q.Doc...)
+	out := doc
 	if len(out) == 0 {
 		out = append(out, q.Name)
 	}
 	out = append(out, "")
-	for _, l := range strings.Split(strings.TrimRight(q.SQL, "\n"), "\n") {
+	for _, l := range strings.Split(text, "\n") {
 		out = append(out, "  "+strings.TrimRight(l, " \t\r"))
 	}
 	return out

@@ -229,6 +229,9 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	return &Guarded{Form: form, SQL: comment(form, spec) + laid}, nil
 }
 
+// CommentPrefix starts the guarded statement's first line (comment).
+const CommentPrefix = "-- fencegen: "
+
 // comment is the guarded statement's first line: the form and the
 // comparison of the stored token with the presented one, e.g.
 // "-- fencegen: guarded by key (jobs.fence_token <= $3)".
@@ -247,5 +250,5 @@ func comment(f Form, spec Spec) string {
 	if f == InWith {
 		name = "guarded in WITH entry " + spec.CTE
 	}
-	return fmt.Sprintf("-- fencegen: %s (%s %s $%d)\n", name, col, op, spec.Param)
+	return fmt.Sprintf("%s%s (%s %s $%d)\n", CommentPrefix, name, col, op, spec.Param)
 }

@@ -315,6 +315,7 @@ func (b *BatchCteFilteredBatchResults) Close() error {
 }
 
 const markBatch = `-- name: MarkBatch :batchexec
+
 -- fencegen: guarded as one row (jobs.tok <= $2)
 WITH fence_write AS (
     UPDATE jobs

@@ -150,6 +150,7 @@ func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.
 }
 
 const cteFilter = `-- name: CteFilter :exec
+
 -- fencegen: guarded in WITH entry u (jobs.tok <= $3)
 WITH fence_lock AS (
     SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
@@ -302,6 +303,7 @@ func (q *Queries) ListJobs(ctx context.Context) ([]Job, error) {
 }
 
 const repairExec = `-- name: RepairExec :exec
+
 UPDATE strict_jobs SET status = $1 WHERE id = $2
 `
 

@@ -15,6 +15,7 @@ import (
 )
 
 const addJob = `-- name: AddJob :exec
+
 -- fencegen: stores the token (jobs.tok = $5)
 INSERT INTO jobs (id, status, owner, tags, tok)
 VALUES ($1, $2, $3, $4, $5)

@@ -53,14 +53,18 @@ func (ns NullStatus) Value() (driver.Value, error) {
 
 func (e Status) Valid() bool {
 	switch e {
-	case StatusOpen, StatusClosed:
+	case StatusOpen,
+		StatusClosed:
 		return true
 	}
 	return false
 }
 
 func AllStatusValues() []Status {
-	return []Status{StatusOpen, StatusClosed}
+	return []Status{
+		StatusOpen,
+		StatusClosed,
+	}
 }
 
 type Ticket struct {

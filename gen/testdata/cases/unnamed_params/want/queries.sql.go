@@ -37,6 +37,7 @@ func (q *Queries) ByQtyBetween(ctx context.Context, arg ByQtyBetweenParams) ([]i
 }
 
 const byQtyPlus = `-- name: ByQtyPlus :many
+
 SELECT id FROM items WHERE qty = $1 + 2
 `
 
