@@ -280,12 +280,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 				if a.sqlcCoalesce == n {
 					// sqlc: the compared column's type, nullability and
 					// overrides.
-					c := a.sqlcColumn
-					notNull := c.NotNull
-					if c.Column != nil {
-						notNull = c.Column.NotNull
-					}
-					src.sqlcParam = &SqlcType{Type: c.Type, NotNull: notNull, Column: spelled(c.Column, c.Type, notNull, c.DBType)}
+					src.sqlcParam = sqlcColumnParam(a.sqlcColumn)
 				}
 				a.typeParam(p.Number, src, "")
 			}
@@ -371,19 +366,41 @@ func (a *analyzer) sqlcSource(v value) value {
 	return v
 }
 
-// sqlcConcat is v, the other side of operator n, as the source of a
-// parameter operand, with sqlc's typing of that parameter when n is ||
-// and neither side refers to a column: text, nullable (sqlc's
-// resolveCatalogRefs), where PostgreSQL's is the other side's type
-// ('%' || @q is text, NOT NULL for fencegen).
-func (a *analyzer) sqlcConcat(n *sqlparse.AExpr, v value) value {
-	if n.Op == "||" && !refersToColumn(n.Left) && !refersToColumn(n.Right) {
+// sqlcOperandSource is v, the other side of operator n, as the source
+// of a parameter operand, with sqlc's typing of that parameter where it
+// is not v's (sqlc's resolveCatalogRefs): the first column reference in
+// n's left operand, else in its right one, with that column's own
+// nullability (COALESCE(bio, 'x') = @b is bio's type, nullable); with no
+// column, text for || (nullable: '%' || @q is text NOT NULL for
+// PostgreSQL), untyped otherwise (Param.SqlcUntyped).
+func (a *analyzer) sqlcOperandSource(sc *scope, n *sqlparse.AExpr, v value) value {
+	v.sqlcParam = nil
+	if _, col := n.Left.(*sqlparse.ColumnRef); col {
+		return v // typed from that column, as sqlc types it
+	}
+	if _, col := n.Right.(*sqlparse.ColumnRef); col {
+		return v
+	}
+	if c, ok := a.sqlcFirstColumn(sc, n); ok {
+		v.sqlcParam = sqlcColumnParam(c)
+		return v
+	}
+	if n.Op == "||" {
 		t := builtin("text")
 		v.sqlcParam = &SqlcType{Type: t, Column: spelled(nil, t, false, "text")}
-	} else {
-		v.sqlcParam = nil
 	}
 	return v
+}
+
+// sqlcColumnParam is sqlc's typing of a parameter typed from column
+// value c: its type, its column (for overrides) and the column's own
+// nullability, not an outer join's.
+func sqlcColumnParam(c value) *SqlcType {
+	notNull := c.NotNull || c.nulled
+	if c.Column != nil {
+		notNull = c.Column.NotNull
+	}
+	return &SqlcType{Type: c.Type, NotNull: notNull, Column: spelled(c.Column, c.Type, notNull, c.DBType)}
 }
 
 // sqlcFirstColumn is the column sqlc types a parameter in operator n
@@ -467,17 +484,25 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 		a.compare(sc, n.Right, left)
 		return known("bool", true)
 	case "any", "all":
+		// sqlc types a parameter operand as the first column either side
+		// refers to, array or not: age = ANY(@ages) is age's type.
+		var sqlcCol *SqlcType
+		if c, ok := a.sqlcFirstColumn(sc, n); ok {
+			sqlcCol = sqlcColumnParam(c)
+		}
 		left := a.expr(sc, n.Left)
 		if p, ok := n.Right.(*sqlparse.Param); ok && left.Known {
 			arr := left
 			arr.Type.ArrayDims++
 			arr.NotNull = true
+			arr.sqlcParam = sqlcCol
 			a.typeParam(p.Number, arr, pluralHint(left.Name))
 		}
 		right := a.expr(sc, n.Right)
 		if p, ok := n.Left.(*sqlparse.Param); ok && right.Known {
 			el := right
 			el.Type = right.Type.Elem()
+			el.sqlcParam = sqlcCol
 			a.typeParam(p.Number, el, "")
 		}
 		return known("bool", true)
@@ -523,14 +548,18 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	case lp && !rp:
 		right = a.expr(sc, n.Right)
 		if _, col := n.Right.(*sqlparse.ColumnRef); equality && col {
-			a.strictly(func() { left = a.compare(sc, n.Left, a.sqlcConcat(n, a.sqlcSource(a.paramSource(sc, n.Right, right)))) })
+			a.strictly(func() {
+				left = a.compare(sc, n.Left, a.sqlcOperandSource(sc, n, a.sqlcSource(a.paramSource(sc, n.Right, right))))
+			})
 		} else {
-			left = a.compare(sc, n.Left, a.sqlcConcat(n, a.sqlcSource(a.paramSource(sc, n.Right, right))))
+			left = a.compare(sc, n.Left, a.sqlcOperandSource(sc, n, a.sqlcSource(a.paramSource(sc, n.Right, right))))
 		}
 	default:
 		left = a.expr(sc, n.Left)
 		if _, col := n.Left.(*sqlparse.ColumnRef); equality && col && rp {
-			a.strictly(func() { right = a.compare(sc, n.Right, a.sqlcConcat(n, a.sqlcSource(a.paramSource(sc, n.Left, left)))) })
+			a.strictly(func() {
+				right = a.compare(sc, n.Right, a.sqlcOperandSource(sc, n, a.sqlcSource(a.paramSource(sc, n.Left, left))))
+			})
 		} else {
 			if co, ok := n.Right.(*sqlparse.Coalesce); ok {
 				if v, ok := a.sqlcFirstColumn(sc, n); ok {
@@ -538,7 +567,7 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 					a.sqlcCoalesce, a.sqlcColumn = co, v
 				}
 			}
-			right = a.compare(sc, n.Right, a.sqlcConcat(n, a.sqlcSource(a.paramSource(sc, n.Left, left))))
+			right = a.compare(sc, n.Right, a.sqlcOperandSource(sc, n, a.sqlcSource(a.paramSource(sc, n.Left, left))))
 		}
 	}
 	notNull := left.NotNull && right.NotNull

@@ -23,6 +23,12 @@ func nullable(rs []*rel) []*rel {
 		cp.cols = make([]value, len(r.cols))
 		for j, c := range r.cols {
 			c.NotNull, c.nulled = false, c.NotNull || c.nulled
+			if c.sqlc != nil {
+				// sqlc nulls the outer join's columns too.
+				sq := *c.sqlc
+				sq.NotNull = false
+				c.sqlc = &sq
+			}
 			cp.cols[j] = c
 		}
 		out[i] = &cp

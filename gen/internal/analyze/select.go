@@ -116,10 +116,16 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 		right := a.selectCols(s.Right, sc)
 		for i := range left {
 			if i < len(right) {
+				// sqlc types a set operation's columns by its left side
+				// alone.
+				sq := left[i].sqlcType()
 				if !left[i].Known && right[i].Known {
 					left[i].Type, left[i].Known = right[i].Type, true
 				}
 				left[i].NotNull = left[i].NotNull && right[i].NotNull
+				if sq.Type != left[i].Type || sq.NotNull != left[i].NotNull || left[i].Sqlc != nil {
+					left[i].Sqlc = &sq
+				}
 				// Like sqlc, the left side's columns keep their table
 				// link, so SELECT * FROM t UNION ... reuses t's model.
 			}

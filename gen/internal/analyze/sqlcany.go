@@ -176,7 +176,8 @@ type SqlcType struct {
 // sqlcTyping returns SqlcType for t, notNull and col, or nil when v
 // types the value the same way (same type, nullability and column).
 func sqlcTyping(v value, t catalog.Type, notNull bool, col *catalog.Column) *SqlcType {
-	if v.Known && v.Type == t && v.NotNull == notNull && (col == nil || col == v.Column || v.Column != nil && col.Table == nil && v.Column.Table == nil && col.DBType == v.Column.DBType) {
+	own := spelled(v.Column, v.Type, v.NotNull, v.DBType)
+	if v.Known && v.Type == t && v.NotNull == notNull && (col == own || col != nil && own != nil && col.Table == nil && own.Table == nil && col.DBType == own.DBType) {
 		return nil
 	}
 	return &SqlcType{Type: t, NotNull: notNull, Column: col}
@@ -262,6 +263,11 @@ func (a *analyzer) sqlcTarget(e sqlparse.Node, v value) *SqlcType {
 	case *sqlparse.SubLink:
 		if n.Kind == "" || n.Kind == "EXPR" {
 			return v.sqlc
+		}
+	case *sqlparse.Const:
+		// 1.5 is float (float64) for sqlc, numeric for PostgreSQL.
+		if t, spelling, ok := sqlcConst(n.Kind); ok {
+			return sqlcTyping(v, t, true, spelled(nil, t, true, spelling))
 		}
 	case *sqlparse.AExpr:
 		switch {
