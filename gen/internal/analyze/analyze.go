@@ -465,6 +465,14 @@ type analyzer struct {
 	// the schema does not define): notes of the query, or errors in a
 	// fenced write (see lenientf).
 	lenient []softProblem
+	// unchecked is set (a depth) while the analyser reads references
+	// that sqlc v1.31.1 does not resolve (a JOIN's ON condition, the
+	// arguments of a function in a select list): one to a column or
+	// table that does not exist is a problem PostgreSQL refuses the
+	// query for and sqlc generates it with; refused holds those (see
+	// refusedf).
+	unchecked int
+	refused   []softProblem
 }
 
 // softProblem is a problem sqlc lets pass: at loc (a file offset).
@@ -481,9 +489,36 @@ func (a *analyzer) lenientf(loc int, format string, args ...any) {
 	a.lenient = append(a.lenient, softProblem{loc, fmt.Sprintf(format, args...)})
 }
 
-// settleLenient turns the lenient problems into errors when q writes a
-// fenced table, and into q.Notes otherwise.
+// refusedf records a problem for which PostgreSQL refuses the query and
+// sqlc v1.31.1 generates it: a note of the query, or, in a query that
+// writes a fenced table, an error (the guard is added only to a
+// statement PostgreSQL runs).
+func (a *analyzer) refusedf(loc int, format string, args ...any) {
+	a.refused = append(a.refused, softProblem{loc, fmt.Sprintf(format, args...)})
+}
+
+// refErrorf reports a reference that does not resolve: an error, or,
+// where sqlc does not resolve it (analyzer.unchecked), refusedf.
+func (a *analyzer) refErrorf(loc int, format string, args ...any) {
+	if a.unchecked > 0 {
+		a.refusedf(loc, format, args...)
+		return
+	}
+	a.errorf(loc, format, args...)
+}
+
+// settleLenient turns the lenient and refused problems into errors when
+// q writes a fenced table, and into q.Notes otherwise.
 func (a *analyzer) settleLenient(q *Query) {
+	sort.SliceStable(a.refused, func(i, j int) bool { return a.refused[i].loc < a.refused[j].loc })
+	for _, p := range a.refused {
+		if q.Fence != nil {
+			a.errorf(p.loc, "%s; query %s writes fenced table %s, and a fenced write is generated only when PostgreSQL accepts it", p.msg, q.Name, q.Fence.Table.QualifiedName())
+			continue
+		}
+		line, col := diag.Position(a.file.Src, a.clampLoc(p.loc))
+		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: PostgreSQL refuses this query: %s; generated as sqlc generates it, which does not check this reference", a.file.Name, line, col, q.Name, p.msg))
+	}
 	sort.SliceStable(a.lenient, func(i, j int) bool { return a.lenient[i].loc < a.lenient[j].loc })
 	for _, p := range a.lenient {
 		if q.Fence != nil {

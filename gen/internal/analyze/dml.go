@@ -294,6 +294,16 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 	for _, s := range n.Set {
 		c := t.Column(s.Name)
 		if c == nil {
+			if !hasParam(s.Expr) {
+				// sqlc resolves a SET column only for a parameter's
+				// type: SET is_deleted = TRUE on a table without the
+				// column is generated.
+				a.refusedf(s.Loc, "column %q of relation %q does not exist", s.Name, t.Name)
+				a.unchecked++
+				a.expr(sc, s.Expr)
+				a.unchecked--
+				continue
+			}
 			a.errorf(s.Loc, "column %q of relation %q does not exist", s.Name, t.Name)
 			continue
 		}
@@ -434,4 +444,15 @@ func (a *analyzer) didYouMeanRelation(n sqlparse.Name) string {
 		return fmt.Sprintf(" (did you mean %s?)", c)
 	}
 	return ""
+}
+
+// hasParam reports whether e holds a parameter ($n, @name, sqlc.arg).
+func hasParam(e sqlparse.Node) bool {
+	found := false
+	walk(e, func(n sqlparse.Node) {
+		if _, ok := n.(*sqlparse.Param); ok {
+			found = true
+		}
+	})
+	return found
 }

@@ -467,6 +467,14 @@ func (a *analyzer) compare(sc *scope, e sqlparse.Node, other value) value {
 }
 
 func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
+	if a.unchecked > 0 && (isParam(n.Left) || isParam(n.Right)) {
+		// sqlc resolves the other operand of a parameter, for the
+		// parameter's type: a reference there that does not resolve
+		// stays an error.
+		saved := a.unchecked
+		a.unchecked = 0
+		defer func() { a.unchecked = saved }()
+	}
 	switch n.Kind {
 	case "in", "not in":
 		// An IN (sqlc.slice(x)) element is typed as any element of the
@@ -856,4 +864,10 @@ func (a *analyzer) typeBoolOperands(b *sqlparse.BoolExpr, v value) {
 			a.typeBoolOperands(x, v)
 		}
 	}
+}
+
+// isParam reports whether e is a parameter ($n, @name, sqlc.arg).
+func isParam(e sqlparse.Node) bool {
+	_, ok := e.(*sqlparse.Param)
+	return ok
 }

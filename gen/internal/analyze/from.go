@@ -72,7 +72,11 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		}
 		if n.On != nil {
 			inner := &scope{rels: append(append([]*rel{}, sc.rels...), all...), parent: sc.parent, ctes: sc.ctes}
+			// sqlc does not resolve the ON condition's references
+			// (unless a parameter needs one's type).
+			a.unchecked++
 			a.expr(inner, n.On)
+			a.unchecked--
 		}
 		return all
 	case *sqlparse.RangeSubselect:

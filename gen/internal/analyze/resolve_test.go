@@ -85,13 +85,50 @@ func TestResolveErrors(t *testing.T) {
 		// is not looked up among the output columns.
 		{"SELECT n AS m FROM stats GROUP BY m + 1", `column "m" does not exist`},
 		{"SELECT type AS k FROM stats s ORDER BY s.k", `column "k" does not exist in s`},
-		// A window's PARTITION BY reads input columns only.
-		{"SELECT type AS k, rank() OVER (PARTITION BY k) FROM stats", `column "k" does not exist`},
-		{"SELECT count(zz.*) FROM stats s", `missing FROM-clause entry for table "zz"`},
 		{"SELECT type AS k FROM stats UNION SELECT label FROM other ORDER BY nope", `column "nope" does not exist`},
 	} {
 		_, msgs := analyzeSrc(t, resolveSchema, "-- name: Q :many\n"+tc.query+";")
 		if len(msgs) != 1 || !strings.Contains(msgs[0], tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.query, msgs, tc.want)
+		}
+	}
+	// References sqlc v1.31.1 does not resolve (a function's arguments
+	// and window in a select list, a JOIN's ON condition, a SET column
+	// without a parameter) are generated, as by sqlc, with a note that
+	// PostgreSQL refuses the query.
+	for _, tc := range []struct{ query, want string }{
+		// A window's PARTITION BY reads input columns only.
+		{"SELECT type AS k, rank() OVER (PARTITION BY k) FROM stats", `column "k" does not exist`},
+		{"SELECT count(zz.*) FROM stats s", `missing FROM-clause entry for table "zz"`},
+		{"SELECT sum(nope) FROM stats", `column "nope" does not exist`},
+		{"SELECT s.id FROM stats s JOIN other o ON o.nope = s.id", `column "nope" does not exist in o`},
+		{"UPDATE stats SET nope = TRUE WHERE id = $1", `column "nope" of relation "stats" does not exist`},
+	} {
+		cmd := ":many"
+		if strings.HasPrefix(tc.query, "UPDATE") {
+			cmd = ":exec"
+		}
+		files, msgs := analyzeSrc(t, resolveSchema, "-- name: Q "+cmd+"\n"+tc.query+";")
+		if len(msgs) != 0 {
+			t.Errorf("%s: errors %q, want none (sqlc generates it)", tc.query, msgs)
+			continue
+		}
+		if notes := files[0].Queries[0].Notes; len(notes) != 1 || !strings.Contains(notes[0], "PostgreSQL refuses this query: "+tc.want) {
+			t.Errorf("%s: notes %q, want one saying PostgreSQL refuses it: %s", tc.query, notes, tc.want)
+		}
+	}
+	// On a fenced write it is an error.
+	fenced := resolveSchema + "\nCREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';"
+	if _, msgs := analyzeSrc(t, fenced, "-- name: Q :exec\nUPDATE jobs SET nope = TRUE WHERE id = $1;"); len(msgs) != 1 || !strings.Contains(msgs[0], "a fenced write is generated only when PostgreSQL accepts it") {
+		t.Errorf("fenced: got %q, want one error", msgs)
+	}
+	// Those sqlc resolves stay errors: a parameter's partner in ON, a
+	// SET column given a parameter.
+	for _, tc := range []struct{ query, want string }{
+		{"SELECT s.id FROM stats s JOIN other o ON o.nope = $1", `column "nope" does not exist in o`},
+		{"UPDATE stats SET nope = $2 WHERE id = $1", `column "nope" of relation "stats" does not exist`},
+	} {
+		if _, msgs := analyzeSrc(t, resolveSchema, "-- name: Q :exec\n"+tc.query+";"); len(msgs) != 1 || !strings.Contains(msgs[0], tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.query, msgs, tc.want)
 		}
 	}

@@ -232,16 +232,16 @@ func (a *analyzer) column(sc *scope, ref *sqlparse.ColumnRef) (value, bool) {
 		if qual != "" {
 			for _, r := range x.rels {
 				if r.name == qual {
-					a.errorf(ref.Loc, "column %q does not exist in %s", name, qual)
+					a.refErrorf(ref.Loc, "column %q does not exist in %s", name, qual)
 					return value{}, false
 				}
 			}
 		}
 	}
 	if qual != "" {
-		a.errorf(ref.Loc, "missing FROM-clause entry for table %q", qual)
+		a.refErrorf(ref.Loc, "missing FROM-clause entry for table %q", qual)
 	} else {
-		a.errorf(ref.Loc, "column %q does not exist", name)
+		a.refErrorf(ref.Loc, "column %q does not exist", name)
 	}
 	return value{}, false
 }

@@ -87,7 +87,16 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 				continue
 			}
 		}
+		// sqlc does not resolve the references in a function's
+		// arguments in a select list (SELECT sum(earned)).
+		_, call := t.Expr.(*sqlparse.FuncCall)
+		if call {
+			a.unchecked++
+		}
 		v := a.expr(sc, t.Expr)
+		if call {
+			a.unchecked--
+		}
 		name := t.Name
 		if name == "" {
 			name = v.Name

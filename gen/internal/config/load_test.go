@@ -368,11 +368,14 @@ func TestFind(t *testing.T) {
 }
 
 // corpusRefusals are the refusals a corpus configuration may meet: sqlc
-// accepts pgx/v4, which fencegen does not generate; the others are sqlc
-// cases that must fail (a negative query_parameter_limit, an unknown
-// sql_driver).
+// accepts pgx/v4, which fencegen does not generate, and engine mysql or
+// sqlite, which fencegen does not generate either (a configuration with
+// a PostgreSQL entry beside them loads, and skips them; one with none is
+// refused, as corpus/sqlc-mysql's are); the others are sqlc cases that
+// must fail (a negative query_parameter_limit, an unknown sql_driver).
 var corpusRefusals = []string{
 	`sql_package "pgx/v4" not supported`,
+	`not supported: fencegen generates code for postgresql only`,
 	`invalid options: unknown SQL driver`,
 	`query_parameter_limit must not be negative`,
 }
@@ -426,7 +429,7 @@ func TestLoadCorpus(t *testing.T) {
 		}
 		refused++
 	}
-	t.Logf("loaded %d configurations, %d refused for their sql_package", len(rels)-refused, refused)
+	t.Logf("loaded %d configurations, %d refused for their sql_package or engine", len(rels)-refused, refused)
 }
 
 // FuzzParse checks that Parse never panics and that every error it
