@@ -229,7 +229,10 @@ func (r *report) write(w io.Writer, o options) {
 		if !e.fenced {
 			unfencedDiff += removed + added
 		}
-		changed := fmt.Sprintf("%d (-%d +%d) in %d of %d files", removed+added, removed, added, changedFiles(e.diffs), len(e.diffs))
+		changed := fmt.Sprintf("none in %d files", len(e.diffs))
+		if removed+added > 0 {
+			changed = fmt.Sprintf("%d (-%d +%d) in %d of %d files", removed+added, removed, added, changedFiles(e.diffs), len(e.diffs))
+		}
 		if e.fenced {
 			changed += ", fenced"
 		}
