@@ -205,7 +205,7 @@ func Emit(in Input) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
-	db := e.newFile(pkg, "")
+	db := e.newPlainFile(pkg, "")
 	if e.types.stdlib() {
 		e.stdlibDBFile(db, queries)
 	} else {
@@ -292,6 +292,29 @@ func (e *emitter) fileNameOr(name, def string) string {
 }
 
 func (e *emitter) newFile(pkg, source string) *jen.File {
+	f := e.newPlainFile(pkg, source)
+	// jennifer imports a path under one name per file: with overrides
+	// that name one path under several package names (sqlc writes both
+	// imports), the first override's name is used for all of them.
+	seen := map[string]bool{}
+	for _, o := range e.types.overrides {
+		if o.goType.pkg != "" && !seen[o.goType.pkg] {
+			seen[o.goType.pkg] = true
+			if o.alias == "" {
+				f.ImportName(o.goType.pkg, packageName(o.goType.pkg))
+			} else {
+				f.ImportAlias(o.goType.pkg, o.alias)
+			}
+		}
+	}
+	return f
+}
+
+// newPlainFile is a file that imports packages under their own names,
+// not the overrides' (the db file, which has no override type: as
+// sqlc's, it imports database/sql as sql even when an override names it
+// otherwise).
+func (e *emitter) newPlainFile(pkg, source string) *jen.File {
 	f := jen.NewFile(pkg)
 	f.HeaderComment(Header)
 	if source != "" {
@@ -307,20 +330,6 @@ func (e *emitter) newFile(pkg, source string) *jen.File {
 	f.ImportName(uuidPkg, "uuid")
 	f.ImportName(pqPkg, "pq")
 	f.ImportName(pqtypePkg, "pqtype")
-	// jennifer imports a path under one name per file: with overrides
-	// that name one path under several package names (sqlc writes both
-	// imports), the first override's name is used for all of them.
-	seen := map[string]bool{}
-	for _, o := range e.types.overrides {
-		if o.goType.pkg != "" && !seen[o.goType.pkg] {
-			seen[o.goType.pkg] = true
-			if o.alias == "" {
-				f.ImportName(o.goType.pkg, packageName(o.goType.pkg))
-			} else {
-				f.ImportAlias(o.goType.pkg, o.alias)
-			}
-		}
-	}
 	return f
 }
 
@@ -357,7 +366,8 @@ func (e *emitter) render(name string, f *jen.File) ([]byte, error) {
 // standard library's packages sorted by path, a blank line, then the
 // others sorted by path. As sqlc, an override's package goes with the
 // others even when it is the standard library's, unless it is one that
-// sqlc itself imports from there.
+// sqlc itself imports from there and the override gives it no other
+// name.
 func (e *emitter) sqlcImports(src []byte) ([]byte, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.ImportsOnly|parser.ParseComments)
@@ -375,7 +385,8 @@ func (e *emitter) sqlcImports(src []byte) ([]byte, error) {
 			line = im.Name.Name + " " + line
 		}
 		first, _, _ := strings.Cut(p, "/")
-		if !strings.Contains(first, ".") && (!e.overridePackagePaths()[p] || sqlcStd[p]) {
+		override := e.overridePackagePaths()[p]
+		if !strings.Contains(first, ".") && (!override || sqlcStd[p] && im.Name == nil) {
 			std = append(std, p+"\x00"+line)
 		} else {
 			deps = append(deps, p+"\x00"+line)
