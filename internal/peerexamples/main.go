@@ -3,6 +3,7 @@
 // the two: the tests' results side by side and the generated files' text.
 //
 //	go run ./internal/peerexamples [-fencegen PATH] [-db URL] [-strict-text] [-run REGEX] [-diff=false] [-keep] DIR
+//	go run ./internal/peerexamples -download DIR
 //
 // DIR is a copy of sqlc's examples with their tests (the team's corpus
 // ../shared/corpus/peers/sqlc-examples: sqlc's go.mod and go.sum, the
@@ -12,6 +13,8 @@
 // examples import (versions from DIR's go.mod) and completed by go mod
 // tidy: that is the only step that may download modules (with the
 // environment's GOPROXY); every later go command runs with GOPROXY=off.
+// -download does that step alone, so that CI can fetch the modules before
+// the runs that must work offline (this command's and its tests').
 //
 // In the first copy the examples keep sqlc's checked-in output. In the
 // second, for every example whose configuration has an engine postgresql
@@ -66,6 +69,7 @@ type options struct {
 	run        *regexp.Regexp
 	diff       bool
 	keep       bool
+	download   bool
 }
 
 func main() {
@@ -82,6 +86,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	runRe := fl.String("run", "", "only examples whose name matches `REGEX`")
 	fl.BoolVar(&o.diff, "diff", true, "print the unified diff of every generated file")
 	fl.BoolVar(&o.keep, "keep", false, "keep the temporary directory and print its path")
+	fl.BoolVar(&o.download, "download", false, "only download the modules the examples need (go mod tidy in a copy of DIR), then exit")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./internal/peerexamples [flags] DIR")
 		fl.PrintDefaults()
@@ -100,6 +105,13 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		o.run = re
+	}
+	if o.download {
+		if err := download(context.Background(), fl.Arg(0)); err != nil {
+			fmt.Fprintln(stderr, "peerexamples:", err)
+			return 1
+		}
+		return 0
 	}
 	if o.db == "" {
 		o.db = firstNonEmpty(os.Getenv("POSTGRESQL_SERVER_URI"), os.Getenv("DATABASE_URL"), defaultDB)
@@ -231,6 +243,24 @@ func run(ctx context.Context, dir string, o options, progress io.Writer) (*repor
 		return nil, errors.New("no test passed on sqlc's output, so there is nothing to compare (see the tests' output with -keep)")
 	}
 	return rep, nil
+}
+
+// download runs prepareModule in a temporary copy of dir's go.mod and
+// go.sum with the examples' sources, which fills the module cache.
+func download(ctx context.Context, dir string) error {
+	src, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "fencegen-peerexamples-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyTree(src, tmp); err != nil {
+		return fmt.Errorf("copy %s: %v", dir, err)
+	}
+	return prepareModule(ctx, src, tmp)
 }
 
 // pingPostgres connects to url once, within 10 seconds.

@@ -213,3 +213,27 @@ func TestRegressionFailsTheRun(t *testing.T) {
 		t.Errorf("stderr lacks the regression:\n%s", errs.String())
 	}
 }
+
+// TestDownloadPreparesTheModule runs -download, which CI runs before the
+// offline builds: it exits 0 and leaves DIR as it was.
+func TestDownloadPreparesTheModule(t *testing.T) {
+	dir := corpusCopy(t, "authors")
+	before, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errs bytes.Buffer
+	if code := realMain([]string{"-download", dir}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs.String())
+	}
+	after, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before, after) {
+		t.Error("-download changed DIR's go.mod")
+	}
+	if code := realMain([]string{"-download", filepath.Join(dir, "missing")}, &out, &errs); code != 1 {
+		t.Errorf("-download of a missing DIR: exit %d, want 1", code)
+	}
+}
