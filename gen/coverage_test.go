@@ -140,3 +140,44 @@ func TestDownSectionsCut(t *testing.T) {
 		t.Errorf("%d models with column c, want %d:\n%s", n, 2*len(markers), out.Files["db/models.go"])
 	}
 }
+
+// TestSchemaStatementsSqlcPasses generates from a schema whose
+// statements PostgreSQL refuses and sqlc v1.31.1 passes over, because it
+// does not apply them (ALTER TABLE OWNER TO or SET DEFAULT of a table or
+// column that does not exist, ALTER and DROP SEQUENCE of one that does
+// not exist): each is a vet note, and the run succeeds; ADD COLUMN to a
+// table that does not exist, which sqlc applies, stays an error.
+func TestSchemaStatementsSqlcPasses(t *testing.T) {
+	out := generateTree(t, map[string]string{
+		"sqlc.yaml": sqlcYAML,
+		"schema/1.sql": `CREATE TABLE t (id bigint PRIMARY KEY);
+ALTER TABLE nope OWNER TO someone;
+ALTER TABLE t ALTER COLUMN gone SET DEFAULT 1;
+ALTER SEQUENCE nope_seq RESTART WITH 1;
+DROP SEQUENCE nope_seq;
+`,
+		"q.sql": "-- name: Get :one\nSELECT id FROM t WHERE id = $1;\n",
+	})
+	var notes []string
+	for _, v := range out.Vet {
+		if strings.Contains(v, "PostgreSQL refuses this statement") {
+			notes = append(notes, v)
+		}
+	}
+	if len(notes) != 4 {
+		t.Errorf("%d notes of refused statements, want 4: %q", len(notes), out.Vet)
+	}
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"sqlc.yaml":    sqlcYAML,
+		"schema/1.sql": "CREATE TABLE t (id bigint PRIMARY KEY);\nALTER TABLE nope ADD COLUMN x int;\n",
+		"q.sql":        "-- name: Get :one\nSELECT id FROM t WHERE id = $1;\n",
+	})
+	cfg, err := LoadConfig(filepath.Join(dir, "sqlc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Generate(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), `relation "nope" does not exist`) {
+		t.Errorf("ADD COLUMN to a missing table: err = %v, want relation \"nope\" does not exist", err)
+	}
+}

@@ -10,6 +10,12 @@ import (
 )
 
 func (u *updater) alterTable(n *sqlparse.AlterTable) {
+	if !n.MissingOK && u.c.Table(n.Table.Schema, n.Table.Name) == nil && !slices.ContainsFunc(n.Cmds, sqlcChecks) {
+		// sqlc looks the table up only for the actions it applies:
+		// ALTER TABLE nope OWNER TO x or SET DEFAULT passes.
+		u.refusef(n.Table.Loc, "relation %q does not exist", n.Table.String())
+		return
+	}
 	t := u.userTable(n.Table, n.MissingOK)
 	if t == nil {
 		return
@@ -92,6 +98,10 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		sqlparse.AlterDropDefault, sqlparse.AlterAddIdentity, sqlparse.AlterDropIdentity, sqlparse.AlterDropExpression:
 		if c := t.Column(cmd.Column); c != nil {
 			u.alterColumn(t, c, cmd)
+		} else if !sqlcChecks(cmd) {
+			// sqlc applies no SET DEFAULT, DROP DEFAULT or identity
+			// action, and so checks none of their columns.
+			u.refusef(cmd.Loc, "column %q of relation %q does not exist", cmd.Column, t.Name)
 		} else {
 			u.errorf(cmd.Loc, ErrNotFound, "column %q of relation %q does not exist", cmd.Column, t.Name)
 		}
@@ -114,6 +124,19 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		// without a trace; so is one that does not exist.
 		u.c.dropConstraint(t, cmd.Constraint)
 	}
+}
+
+// sqlcChecks reports whether sqlc v1.31.1 applies an ALTER TABLE action
+// to its catalog, and so refuses it on a table or column that does not
+// exist (internal/sql/catalog: ADD COLUMN, DROP COLUMN, ALTER COLUMN
+// TYPE, SET and DROP NOT NULL). PostgreSQL refuses the others as well;
+// fencegen notes them and goes on, as sqlc goes on.
+func sqlcChecks(cmd *sqlparse.AlterCmd) bool {
+	switch cmd.Kind {
+	case sqlparse.AlterAddColumn, sqlparse.AlterDropColumn, sqlparse.AlterColumnType, sqlparse.AlterSetNotNull, sqlparse.AlterDropNotNull:
+		return true
+	}
+	return false
 }
 
 // addColumnConstraints adds the PRIMARY KEY, UNIQUE and REFERENCES

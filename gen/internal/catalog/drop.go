@@ -38,7 +38,13 @@ func (u *updater) drop(n *sqlparse.Drop) {
 					continue
 				}
 			}
-			if !n.MissingOK {
+			switch {
+			case n.MissingOK:
+			case n.Kind == "sequence":
+				// sqlc keeps no sequences: DROP SEQUENCE of one that
+				// does not exist passes.
+				u.refusef(name.Loc, "sequence %q does not exist", name.String())
+			default:
 				u.errorf(name.Loc, ErrNotFound, "%s %q does not exist", n.Kind, name.String())
 			}
 		case "type":

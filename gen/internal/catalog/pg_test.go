@@ -109,6 +109,11 @@ var ddlErrorCases = []struct{ name, ddl string }{
 	{"foreign key from missing column", `CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE t (a int); ALTER TABLE t ADD FOREIGN KEY (b) REFERENCES p`},
 	{"foreign key to missing column", `CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE t (a int REFERENCES p (nope))`},
 	{"key name taken", `CREATE TABLE t (a int PRIMARY KEY, b int); ALTER TABLE t ADD CONSTRAINT t_pkey UNIQUE (b)`},
+	// Actions sqlc does not apply, so does not check: a note each.
+	{"set default of a missing table", `CREATE TABLE t (a int); ALTER TABLE nope ALTER COLUMN a SET DEFAULT 1`},
+	{"set default of a missing column", `CREATE TABLE t (a int); ALTER TABLE t ALTER COLUMN b SET DEFAULT 1`},
+	{"drop a missing sequence", `CREATE TABLE t (a int); DROP SEQUENCE nope`},
+	{"alter a missing sequence", `CREATE TABLE t (a int); ALTER SEQUENCE nope RESTART WITH 1`},
 	{"foreign key name taken", `CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE t (a int CONSTRAINT fk REFERENCES p, b int); ALTER TABLE t ADD CONSTRAINT fk FOREIGN KEY (b) REFERENCES p`},
 }
 

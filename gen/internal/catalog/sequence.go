@@ -25,6 +25,12 @@ func (u *updater) sequence(n *sqlparse.Sequence) {
 		seq.Line, seq.Col = u.pos(n.Name.Loc)
 		s.Tables = append(s.Tables, seq)
 	} else {
+		if !n.MissingOK && u.c.Table(n.Name.Schema, n.Name.Name) == nil {
+			// sqlc keeps no sequences, and ALTER SEQUENCE of one that
+			// does not exist passes.
+			u.refusef(n.Name.Loc, "relation %q does not exist", n.Name.String())
+			return
+		}
 		seq = u.userTable(n.Name, n.MissingOK)
 		if seq == nil {
 			return
