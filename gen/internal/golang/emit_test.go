@@ -845,3 +845,16 @@ func TestUnexportedFieldTags(t *testing.T) {
 	a.has(t, "field TwoRow._2fa pgtype.Bool `db:\"2fa\"`")
 	a.has(t, "field TwoParams._2fa pgtype.Bool `db:\"2fa\"`")
 }
+
+// TestOverrideKnownTypeWithoutImport checks that an override's object
+// form naming a type sqlc knows without its import ({type: time.Time})
+// imports its package, as sqlc does; it compiled without it nowhere.
+func TestOverrideKnownTypeWithoutImport(t *testing.T) {
+	cfg := goConfig(`overrides: [{db_type: timestamptz, go_type: {type: time.Time}}, {db_type: inet, go_type: {type: pgtype.Text}}]`)
+	files := generate(t, cfg, "CREATE TABLE t (at timestamptz NOT NULL, ip inet NOT NULL);\n", "-- name: ListT :many\nSELECT * FROM t;\n")
+	for _, want := range []string{"import (\n\t\"time\"\n\n\t\"github.com/jackc/pgx/v5/pgtype\"\n)\n", "\tAt time.Time\n", "\tIp pgtype.Text\n"} {
+		if !strings.Contains(files["models.go"], want) {
+			t.Errorf("models.go lacks %q:\n%s", want, files["models.go"])
+		}
+	}
+}

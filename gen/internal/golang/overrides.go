@@ -81,6 +81,15 @@ func parseGoType(g config.GoType) (goType, string) {
 		if g.Slice {
 			t.slices = 1
 		}
+		p, ok := sqlcKnownTypes[g.Type]
+		if strings.HasPrefix(g.Type, "pgtype.") {
+			p, ok = pgtypePkg, true
+		}
+		if ok && g.Import == "" {
+			// {type: time.Time} without import: sqlc imports the
+			// package of the types it knows.
+			t.pkg, t.name = p, g.Type[strings.IndexByte(g.Type, '.')+1:]
+		}
 		alias := g.Package
 		if alias == "" && g.Import != "" {
 			alias = importAlias(g.Import)
@@ -109,6 +118,18 @@ func parseGoType(g config.GoType) (goType, string) {
 	}
 	t.pkg, t.name = spec[:dot], spec[dot+1:]
 	return t, specAlias(t.pkg)
+}
+
+// sqlcKnownTypes are the qualified types that sqlc imports the package
+// of when an override's object form names one without import
+// ({type: time.Time}): its imports.go's standard library types, and
+// pgtype's (any), pqtype's, pq's, uuid's and pgvector's it checks by
+// name.
+var sqlcKnownTypes = map[string]string{
+	"json.RawMessage": "encoding/json", "time.Time": "time", "net.IP": "net", "net.HardwareAddr": "net",
+	"netip.Addr": "net/netip", "netip.Prefix": "net/netip",
+	"pqtype.CIDR": pqtypePkg, "pqtype.Inet": pqtypePkg, "pqtype.Macaddr": pqtypePkg, "pqtype.NullRawMessage": pqtypePkg,
+	"pq.NullTime": pqPkg, "uuid.UUID": uuidPkg, "uuid.NullUUID": uuidPkg, "pgvector.Vector": pgvectorPkg,
 }
 
 // specAlias is the alias of the import of a go_type written as a string

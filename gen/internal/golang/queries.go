@@ -433,10 +433,11 @@ func (e *emitter) signature(q *analyze.Query) signature {
 // scalarRetName is the variable that a one-column result is scanned
 // into, as sqlc names it: the column's name ("$" made "_", a Go keyword
 // or q suffixed with "_"), for :one suffixed with "_2" until it is no
-// parameter's name. A name that would not compile in the method's body
-// (a local such as err or rows, an imported package's name, the
-// fencing token) is i, as for a struct: sqlc's code would not compile
-// there.
+// parameter's name (var uuid uuid.UUID, as sqlc). A name that would not
+// compile in the method's body (a local such as err or rows, a package
+// the body uses after the declaration: fmt with wrap_errors, pq, any in a
+// fenced method; the fencing token) is i, as for a struct: sqlc's code
+// would not compile there.
 func (e *emitter) scalarRetName(q *analyze.Query, column string, args []string) string {
 	name := strings.ReplaceAll(column, "$", "_")
 	if name == "" {
@@ -452,7 +453,7 @@ func (e *emitter) scalarRetName(q *analyze.Query, column string, args []string) 
 	}
 	// A fenced method declares it before it sends the constants.
 	fencedConst := q.Fence != nil && (slices.Contains(args, name) || name == e.sqlConstName(q) || name == storedConstName(q))
-	if !token.IsIdentifier(name) || methodLocals[name] || e.importsPackage(name) || usedAfterScan[name] || fencedConst {
+	if !token.IsIdentifier(name) || methodLocals[name] || e.importsPackage(name) && (name == "fmt" || name == "pq" || q.Fence != nil) || usedAfterScan[name] || fencedConst {
 		return "i"
 	}
 	return name
