@@ -22,8 +22,12 @@ func nullable(rs []*rel) []*rel {
 		cp.outer = true
 		cp.cols = make([]value, len(r.cols))
 		for j, c := range r.cols {
+			if r.subquery && c.sqlc == nil && !c.nulled {
+				sq := sqlcOf(c)
+				c.sqlc = &sq
+			}
 			c.NotNull, c.nulled = false, c.NotNull || c.nulled
-			if c.sqlc != nil {
+			if c.sqlc != nil && !r.subquery {
 				// sqlc nulls the outer join's columns too.
 				sq := *c.sqlc
 				sq.NotNull = false
@@ -85,7 +89,7 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 			inner = &scope{parent: sc.parent, ctes: sc.ctes}
 		}
 		cols := a.selectCols(n.Query, inner)
-		r := &rel{name: n.Alias}
+		r := &rel{name: n.Alias, subquery: true}
 		for i, c := range cols {
 			v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, DBType: c.DBType, guessed: c.guessed, sqlcAny: c.SqlcAny, sqlc: c.Sqlc}
 			if i < len(n.ColAliases) {

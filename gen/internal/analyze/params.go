@@ -199,7 +199,7 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 			sq.Type.ArrayDims = 1
 			sq.Column = nil
 		}
-		if sq.Type != p.Type || sq.NotNull != p.NotNull || sq.Column != p.Column {
+		if sq.Any || sq.Type != p.Type || sq.NotNull != p.NotNull || sq.Column != p.Column {
 			p.Sqlc = &sq
 		}
 	}

@@ -71,7 +71,14 @@ func typeSpelling(tn *sqlparse.TypeName) string {
 
 // columnValue is what a reference to column c is.
 func columnValue(c *catalog.Column) value {
-	return value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c, DBType: c.DBType}
+	v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: true, Column: c, DBType: c.DBType}
+	if t := c.Sqlc; t != nil {
+		// A view's column as sqlc types it, for a result column and a
+		// parameter compared with it alike.
+		v.sqlc = &SqlcType{Type: t.Type, NotNull: t.NotNull, Any: t.Any, Column: c}
+		v.sqlcParam = v.sqlc
+	}
+	return v
 }
 
 // rel is a relation visible in a scope: a table, a CTE, a subquery.
@@ -89,6 +96,10 @@ type rel struct {
 	// column is its whole-row value (PostgreSQL docs, 7.2.1.4 "Table
 	// Functions").
 	scalar bool
+	// subquery marks a subquery in FROM: sqlc does not null its columns
+	// on an outer join's nullable side (its table-required check knows
+	// tables and CTEs only).
+	subquery bool
 }
 
 // wholeRow is the value of a whole-row reference to r: t.* as an

@@ -166,6 +166,9 @@ func sqlcUnmappedUser(t catalog.Type) bool {
 type SqlcType struct {
 	Type    catalog.Type
 	NotNull bool
+	// Any is set where sqlc declares interface{} and PostgreSQL's type
+	// is declared with postgresql_types (a view's upper(name) column).
+	Any bool
 	// Column is the table column sqlc takes the type from (its column
 	// overrides apply), or a Column without Table carrying sqlc's
 	// spelling of the type for db_type overrides (see spelled); nil when
@@ -264,6 +267,15 @@ func (a *analyzer) sqlcTarget(e sqlparse.Node, v value) *SqlcType {
 		if n.Kind == "" || n.Kind == "EXPR" {
 			return v.sqlc
 		}
+	case *sqlparse.TypeCast:
+		// NOT NULL unless it casts the NULL literal, whatever it casts
+		// (sqlc.narg(x)::int is int32).
+		c, isConst := n.Arg.(*sqlparse.Const)
+		if !v.Known {
+			return nil
+		}
+		notNull := !isConst || c.Kind != "null"
+		return sqlcTyping(v, v.Type, notNull, spelled(v.Column, v.Type, notNull, v.DBType))
 	case *sqlparse.Const:
 		// 1.5 is float (float64) for sqlc, numeric for PostgreSQL.
 		if t, spelling, ok := sqlcConst(n.Kind); ok {

@@ -24,7 +24,18 @@ func (ColumnGenerator) OutputColumns(c *catalog.Catalog, f *sqlparse.File, s *sq
 			// ?column? columns out of the view's model).
 			name = ""
 		}
-		out = append(out, &catalog.Column{Name: name, Type: col.Type, DBType: col.DBType, NotNull: col.NotNull})
+		cc := &catalog.Column{Name: name, Type: col.Type, DBType: col.DBType, NotNull: col.NotNull}
+		switch {
+		case col.SqlcAny:
+			cc.Sqlc = &catalog.ColumnTyping{Any: true}
+		case col.Sqlc != nil:
+			sq := col.Sqlc
+			cc.Sqlc = &catalog.ColumnTyping{Type: sq.Type, NotNull: sq.NotNull, Any: sq.Any}
+			if sq.Column != nil {
+				cc.Sqlc.DBType = sq.Column.DBType
+			}
+		}
+		out = append(out, cc)
 	}
 	return out, a.errs
 }

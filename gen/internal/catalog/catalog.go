@@ -101,10 +101,24 @@ type Column struct {
 	Sequence bool
 	Comment  string
 	Table    *Table
+	// Sqlc is, for a column of a view or of CREATE TABLE ... AS, how
+	// sqlc v1.31.1 types it where that is not Type and NotNull (set by
+	// the ColumnGenerator from the query's select list); nil otherwise.
+	Sqlc *ColumnTyping
 	// changed locates the last ALTER TABLE ... ALTER COLUMN of the
 	// column, for errors it causes; seq orders it among the statements.
 	changed *diag.Error
 	seq     int
+}
+
+// ColumnTyping is a type and nullability as sqlc declares a value; Any
+// is set where sqlc declares interface{}.
+type ColumnTyping struct {
+	Type    Type
+	NotNull bool
+	Any     bool
+	// DBType is sqlc's spelling of Type (see Column.DBType).
+	DBType string
 }
 
 // Fence describes a table's fencing-token column.

@@ -37,7 +37,7 @@ func APINotes(in Input) []string {
 	for _, t := range modelTables(in.Catalog) {
 		for _, c := range t.Columns {
 			note(t.File, t.Line, t.Col, fmt.Sprintf("column %s.%s", t.QualifiedName(), c.Name),
-				sqlc.types.goTypeOf(c, c.Type, c.NotNull), pg.types.goTypeOf(c, c.Type, c.NotNull))
+				sqlc.types.modelType(c), pg.types.modelType(c))
 		}
 	}
 	for _, f := range in.Files {

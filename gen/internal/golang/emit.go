@@ -543,7 +543,7 @@ func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 	fields := map[*catalog.Table][]jen.Code{}
 	for _, t := range tables {
 		for _, c := range t.Columns {
-			gt := e.types.goTypeOf(c, c.Type, c.NotNull)
+			gt := e.types.modelType(c)
 			name := e.names.structName(c.Name)
 			fld := jen.Id(name).Add(gt.code()).Tag(fieldTags(name, e.tags(c.Name, c, &c.Type, c.NotNull)))
 			if c.Comment != "" {

@@ -81,6 +81,9 @@ func (e *emitter) paramType(p *analyze.Param) goType {
 		return goType{name: "interface{}"}
 	}
 	if p.Sqlc != nil && !e.types.pgTypes {
+		if p.Sqlc.Any {
+			return goType{name: "interface{}"}
+		}
 		return e.types.goTypeOf(p.Sqlc.Column, p.Sqlc.Type, p.Sqlc.NotNull)
 	}
 	return e.types.goTypeOf(p.Column, p.Type, p.NotNull)
@@ -90,7 +93,7 @@ func (e *emitter) paramType(p *analyze.Param) goType {
 // v1.31.1 answers it (analyze.Column.SqlcAny), else its declared
 // typing's (declared).
 func (e *emitter) resultType(c *analyze.Column) goType {
-	if c.SqlcAny {
+	if c.SqlcAny || c.Sqlc != nil && c.Sqlc.Any && !e.types.pgTypes {
 		return goType{name: "interface{}"}
 	}
 	col, t, notNull := declared(e.types.pgTypes, c)
@@ -370,7 +373,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 			if c.Embed == nil {
 				col, t, notNull := declared(e.types.pgTypes, c)
 				f := resultField{name: e.names.structName(c.Name), typ: e.resultType(c), column: c.Name, col: col, notNull: notNull}
-				if (c.Known || c.Sqlc != nil && !e.types.pgTypes) && !c.SqlcAny {
+				if (c.Known || c.Sqlc != nil && !e.types.pgTypes) && !c.SqlcAny && (c.Sqlc == nil || !c.Sqlc.Any || e.types.pgTypes) {
 					f.sqlType = &t
 				}
 				fields = append(fields, f)
@@ -505,7 +508,12 @@ func (e *emitter) matchModel(q *analyze.Query) string {
 	}
 	for i, c := range q.Columns {
 		col, _, notNull := declared(e.types.pgTypes, c)
-		if col != t.Columns[i] || c.Name != t.Columns[i].Name || notNull != t.Columns[i].NotNull {
+		mc := t.Columns[i]
+		modelNotNull := mc.NotNull
+		if mc.Sqlc != nil && !e.types.pgTypes {
+			modelNotNull = mc.Sqlc.NotNull
+		}
+		if col != mc || c.Name != mc.Name || notNull != modelNotNull {
 			return ""
 		}
 	}

@@ -24,6 +24,7 @@ CREATE TABLE t (
   doc jsonb NOT NULL,
   amount cents NOT NULL
 );
+CREATE VIEW t_names AS SELECT id, upper(name) AS up, sum(big) AS total FROM t GROUP BY id;
 `
 
 // sqlcTypeCase is one class where sqlc v1.31.1 declares another Go type
@@ -99,6 +100,14 @@ var sqlcTypeCases = []sqlcTypeCase{
 		field: "CteOuterRow.V", sqlcPgx: "pgtype.Int8", sqlcStdlib: "sql.NullInt64", pgPgx: "pgtype.Numeric", pgStdlib: "sql.NullString"},
 	{name: "an aggregate's CTE column on an outer join's nullable side", query: "-- name: CteCount :many\nWITH c AS (SELECT id, count(*) AS n FROM t GROUP BY id)\nSELECT t.id, c.n AS v FROM t LEFT JOIN c ON c.id = t.id;",
 		field: "CteCountRow.V", sqlcPgx: "pgtype.Int8", sqlcStdlib: "sql.NullInt64", pgPgx: "pgtype.Int8", pgStdlib: "sql.NullInt64", same: true},
+	{name: "a view's column", query: "-- name: ViewCol :many\nSELECT id, total AS v FROM t_names;",
+		field: "ViewColRow.V", sqlcPgx: "int64", sqlcStdlib: "int64", pgPgx: "pgtype.Numeric", pgStdlib: "sql.NullString"},
+	{name: "a view's column sqlc does not type", query: "-- name: ViewAny :many\nSELECT id, up AS v FROM t_names;",
+		field: "ViewAnyRow.V", sqlcPgx: "interface{}", sqlcStdlib: "interface{}", pgPgx: "string", pgStdlib: "string"},
+	{name: "a cast of a nullable parameter", query: "-- name: CastArg :many\nSELECT id, sqlc.narg(x)::int AS v FROM t;",
+		field: "CastArgRow.V", sqlcPgx: "int32", sqlcStdlib: "int32", pgPgx: "pgtype.Int4", pgStdlib: "sql.NullInt32"},
+	{name: "a LATERAL subquery on an outer join's nullable side", query: "-- name: Lat :many\nSELECT t.id, x.n AS v FROM t LEFT JOIN LATERAL (SELECT count(*) AS n FROM t AS u WHERE u.id > t.id) x ON true;",
+		field: "LatRow.V", sqlcPgx: "int64", sqlcStdlib: "int64", pgPgx: "pgtype.Int8", pgStdlib: "sql.NullInt64"},
 }
 
 // TestSqlcTypesByDefault checks, for each class where sqlc v1.31.1

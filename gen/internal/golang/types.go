@@ -254,6 +254,20 @@ func (m *typeMapper) goTypeOf(col *catalog.Column, t catalog.Type, notNull bool)
 	return m.defaultType(t, notNull)
 }
 
+// modelType is the Go type of column c in its table's model: sqlc's
+// typing of a view's column (catalog.Column.Sqlc) unless pgTypes, else
+// goTypeOf's.
+func (m *typeMapper) modelType(c *catalog.Column) goType {
+	if t := c.Sqlc; t != nil && !m.pgTypes {
+		if t.Any {
+			return goType{name: "interface{}"}
+		}
+		col := &catalog.Column{Name: c.Name, Type: t.Type, NotNull: t.NotNull, DBType: t.DBType, Table: c.Table}
+		return m.goTypeOf(col, t.Type, t.NotNull)
+	}
+	return m.goTypeOf(c, c.Type, c.NotNull)
+}
+
 // sqlcDomain reports whether col is of a type sqlc v1.31.1 knows by
 // name only, and so declares interface{}: a domain of the schema (sqlc's
 // catalog does not read CREATE DOMAIN), or a column of an
