@@ -858,3 +858,16 @@ func TestOverrideKnownTypeWithoutImport(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLConstantBackquote checks that a backquote in a query's text is
+// written as sqlc writes it, in the raw string: ` + "`" + `.
+func TestSQLConstantBackquote(t *testing.T) {
+	files := generate(t, goConfig(""), "CREATE TABLE t (id int NOT NULL);\n", "-- name: GetT :one\n-- uses `id`\nSELECT id FROM t -- `id`\nWHERE id = $1;\n")
+	want := "const getT = `-- name: GetT :one\nSELECT id FROM t -- ` + \"`\" + `id` + \"`\" + `\nWHERE id = $1\n`\n"
+	if !strings.Contains(files["query.sql.go"], want) {
+		t.Errorf("query.sql.go lacks %q:\n%s", want, files["query.sql.go"])
+	}
+	if !strings.Contains(files["query.sql.go"], "// uses `id`\nfunc (q *Queries) GetT(") {
+		t.Errorf("query.sql.go lacks the comment:\n%s", files["query.sql.go"])
+	}
+}

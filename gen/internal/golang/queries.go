@@ -655,14 +655,11 @@ func sqlcText(q *analyze.Query) (string, []string) {
 	return strings.Join(lines, "\n"), comments
 }
 
-// sqlText declares const name = text, as a raw string literal unless the
-// text holds a backquote.
+// sqlText declares const name = text as a raw string literal, each
+// backquote of the text written as sqlc escapes it: the literal closed,
+// + "`" +, and opened again.
 func sqlText(f *jen.File, name, text string) {
-	if strings.Contains(text, "`") {
-		f.Const().Id(name).Op("=").Lit(text)
-	} else {
-		f.Const().Id(name).Op("=").Id("`" + text + "`")
-	}
+	f.Const().Id(name).Op("=").Id("`" + strings.ReplaceAll(text, "`", "` + \"`\" + `") + "`")
 	f.Line()
 }
 
