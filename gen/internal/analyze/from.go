@@ -52,6 +52,15 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 				r.cols[i].Name = al
 			}
 		}
+		// TABLESAMPLE's built-in methods take a real percentage,
+		// REPEATABLE a double seed; sqlc leaves a parameter there
+		// untyped.
+		for _, x := range n.Sample {
+			a.compare(sc, x, value{Type: builtin("float4"), NotNull: true, Known: true, sqlcUntyped: true})
+		}
+		if n.Seed != nil {
+			a.compare(sc, n.Seed, value{Type: builtin("float8"), NotNull: true, Known: true, sqlcUntyped: true})
+		}
 		return []*rel{r}
 	case *sqlparse.Join:
 		left := a.fromItem(sc, n.Left)

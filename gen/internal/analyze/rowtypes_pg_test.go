@@ -137,3 +137,37 @@ func TestRecursiveCTEColumnsArePostgresColumns(t *testing.T) {
 	pool := testenv.Database(t, recursiveSchema)
 	compareColumns(t, pool, recursiveSchema, recursiveQueries)
 }
+
+// TestTablesampleArePostgresTypes PREPAREs queries reading a table
+// through TABLESAMPLE: the columns are the table's, and the parameters
+// of the sampling method and its seed are typed as PostgreSQL types
+// them (real and double precision; sqlc's API leaves them interface{}).
+func TestTablesampleArePostgresTypes(t *testing.T) {
+	pool := testenv.Database(t, recursiveSchema)
+	queries := []string{
+		"SELECT id, title FROM docs TABLESAMPLE BERNOULLI ($1)",
+		"SELECT d.id FROM docs d TABLESAMPLE SYSTEM (10) REPEATABLE ($1) WHERE d.id > $2",
+	}
+	compareColumns(t, pool, recursiveSchema, queries)
+	typeName := pgTypeNames(t, pool)
+	for _, query := range queries {
+		sd, err := pool.Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := sd.Conn().Prepare(context.Background(), "", query)
+		sd.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, errs := analyzeSrc(t, recursiveSchema, "-- name: Q :many\n"+query+";\n")
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		for i, p := range files[0].Queries[0].Params {
+			if got, want := p.Type.Name, typeName[st.ParamOIDs[i]]; got != want {
+				t.Errorf("%s: $%d is %s, PostgreSQL says %s", query, i+1, got, want)
+			}
+		}
+	}
+}

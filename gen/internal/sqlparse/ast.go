@@ -610,6 +610,11 @@ type RangeVar struct {
 	Alias string
 	// ColAliases are column aliases: FROM t AS a(x, y).
 	ColAliases []string
+	// Sample holds the arguments of TABLESAMPLE method (...), and Seed
+	// its REPEATABLE (...) seed, for FROM t TABLESAMPLE ...; nil
+	// otherwise.
+	Sample []Node
+	Seed   Node
 }
 
 func (n *RangeVar) Pos() int { return n.Name.Loc }

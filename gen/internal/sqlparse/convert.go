@@ -886,6 +886,21 @@ func (c *converter) fromItem(n *pg.Node) Node {
 	case *pg.Node_RangeVar:
 		alias, cols := aliasOf(f.RangeVar.Alias)
 		return &RangeVar{Name: rangeVarName(f.RangeVar), Alias: alias, ColAliases: cols}
+	case *pg.Node_RangeTableSample:
+		// FROM t TABLESAMPLE method (args) [REPEATABLE (seed)]: the
+		// table, with the sampling arguments.
+		ts := f.RangeTableSample
+		in, ok := c.fromItem(ts.Relation).(*RangeVar)
+		if !ok {
+			return &Unknown{Kind: nodeKind(n), Loc: int(ts.Location)}
+		}
+		for _, a := range ts.Args {
+			in.Sample = append(in.Sample, c.expr(a))
+		}
+		if ts.Repeatable != nil {
+			in.Seed = c.expr(ts.Repeatable)
+		}
+		return in
 	case *pg.Node_JoinExpr:
 		j := f.JoinExpr
 		jt := "INNER"
