@@ -204,3 +204,32 @@ func TestArgName(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectTypeWithoutImport checks a go_type {type: time.Time} with
+// neither import nor package: sqlc writes the type as given and imports
+// the package of the types it knows by that spelling.
+func TestObjectTypeWithoutImport(t *testing.T) {
+	for _, tt := range []struct{ typ, pkg, name string }{
+		{"time.Time", "time", "Time"},
+		{"json.RawMessage", "encoding/json", "RawMessage"},
+		{"net.IP", "net", "IP"},
+		{"net.HardwareAddr", "net", "HardwareAddr"},
+		{"netip.Addr", "net/netip", "Addr"},
+		{"netip.Prefix", "net/netip", "Prefix"},
+		{"sql.NullString", "database/sql", "NullString"},
+		{"sql.NullTime", "database/sql", "NullTime"},
+		{"uuid.UUID", "github.com/google/uuid", "UUID"},
+		{"uuid.NullUUID", "github.com/google/uuid", "NullUUID"},
+		{"pq.NullTime", "github.com/lib/pq", "NullTime"},
+		{"pqtype.Inet", "github.com/sqlc-dev/pqtype", "Inet"},
+		{"pgvector.Vector", "github.com/pgvector/pgvector-go", "Vector"},
+		{"int32", "", "int32"},
+		{"string", "", "string"},
+		{"foo.Bar", "", "foo.Bar"}, // sqlc writes it as is, unimported
+	} {
+		gt, alias := parseGoType(config.GoType{Type: tt.typ, Pointer: true})
+		if gt.pkg != tt.pkg || gt.name != tt.name || !gt.pointer || alias != "" {
+			t.Errorf("{type: %s}: %+v, alias %q; want package %q, name %q, a pointer, no alias", tt.typ, gt, alias, tt.pkg, tt.name)
+		}
+	}
+}

@@ -82,8 +82,11 @@ func parseGoType(g config.GoType) (goType, string) {
 			t.slices = 1
 		}
 		p, ok := sqlcKnownTypes[g.Type]
-		if strings.HasPrefix(g.Type, "pgtype.") {
+		switch {
+		case strings.HasPrefix(g.Type, "pgtype."):
 			p, ok = pgtypePkg, true
+		case strings.HasPrefix(g.Type, "sql.Null"):
+			p, ok = sqlPkg, true // sqlc's uses("sql.Null")
 		}
 		if ok && g.Import == "" {
 			// {type: time.Time} without import: sqlc imports the
@@ -123,8 +126,8 @@ func parseGoType(g config.GoType) (goType, string) {
 // sqlcKnownTypes are the qualified types that sqlc imports the package
 // of when an override's object form names one without import
 // ({type: time.Time}): its imports.go's standard library types, and
-// pgtype's (any), pqtype's, pq's, uuid's and pgvector's it checks by
-// name.
+// pgtype's (any), database/sql's Null types, pqtype's, pq's, uuid's and
+// pgvector's it checks by name.
 var sqlcKnownTypes = map[string]string{
 	"json.RawMessage": "encoding/json", "time.Time": "time", "net.IP": "net", "net.HardwareAddr": "net",
 	"netip.Addr": "net/netip", "netip.Prefix": "net/netip",

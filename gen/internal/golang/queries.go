@@ -222,17 +222,15 @@ func (e *emitter) importElems(file string) map[string]bool {
 // argNames are the names of q's parameters as the method's arguments: one
 // parameter is argName's; several (query_parameter_limit above 1) are,
 // as in sqlc, the fields of the Params struct they would have, with the
-// first letter lower-cased (UserID: userID, ID: iD), escaped.
+// first letter lower-cased (UserID: userID, ID: iD, an unnamed
+// parameter's Column2: column2), escaped.
 func (e *emitter) argNames(q *analyze.Query) []string {
 	if len(q.Params) == 1 {
 		return []string{e.argName(q, q.Params[0])}
 	}
 	names := make([]string, len(q.Params))
 	for i, p := range q.Params {
-		if p.Unnamed {
-			names[i] = fmt.Sprintf("dollar_%d", p.Number)
-			continue
-		}
+		// An unnamed parameter's field is Column<N> (column2).
 		names[i] = e.escapeArg(q, lowerFirst(e.names.structName(p.Name)))
 	}
 	return uniqueNames(names)
