@@ -58,7 +58,9 @@ the current one, $GOPACKAGE (set by go generate) names it, or else the
 package clause of the Go files there.
 
 Paths in messages and diffs are relative to the current directory, so that
-"fencegen check | git apply" works from it.
+"fencegen check | git apply" works from it (when the generated files lie
+outside it, the diff names them from the nearest directory that holds them
+all, and check says which).
 
 Exit status: 0 success, 1 generation error or stale files, 2 usage error.
 `
@@ -291,6 +293,12 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 		}
 		if diff != "" {
 			fmt.Fprint(stdout, diff)
+			if r := filepath.ToSlash(filepath.Clean(root)); r != "." {
+				// Files outside the current directory (-f ../sqlc.yaml):
+				// the diff names them from the nearest directory that
+				// holds them all.
+				fmt.Fprintf(stderr, "fencegen: the diff's paths are relative to %s: apply it there (git apply)\n", r)
+			}
 			fmt.Fprintf(stderr, "fencegen: generated files are out of date; run %s\n", commandLine("generate", cfgPath))
 			return exitError
 		}
