@@ -156,3 +156,19 @@ SELECT id FROM people WHERE name = @arg;
 
 -- name: WithDB :many
 SELECT id FROM people WHERE name = @db;
+
+-- name: ParamSources :many
+SELECT id FROM user_accounts
+WHERE api_key = lower($1) AND x_1 BETWEEN $2 AND $3 AND id = ANY($4::bigint[])
+  AND html_url IN ($5, $6) AND x_1 + $7 > 0
+  AND upper(html_url) = $8
+LIMIT $9 OFFSET $10;
+
+-- name: ParamCasts :many
+SELECT $1::text, $2::int, x_1 FROM user_accounts WHERE id = $3;
+
+-- name: InsertSelect :exec
+INSERT INTO people (id, name) SELECT id, api_key FROM user_accounts WHERE user_id = $1;
+
+-- name: UpdateFrom :exec
+UPDATE people SET name = u.api_key FROM user_accounts u WHERE u.id = people.id AND u.x_1 = $1 AND people.name = $2;
