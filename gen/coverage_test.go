@@ -181,3 +181,38 @@ DROP SEQUENCE nope_seq;
 		t.Errorf("ADD COLUMN to a missing table: err = %v, want relation \"nope\" does not exist", err)
 	}
 }
+
+// TestInSlicePgxAsSqlc generates IN (sqlc.slice(ids)) for pgx/v5 from a
+// configuration sqlc reads: as sqlc generates it (IN ($1), ids []int64),
+// with a vet note that PostgreSQL refuses it when it runs (pgx sends the
+// slice as one array); in a fenced write it stays an error
+// (gen/testdata/cases/in_slice_pgx_refused has fencegen's own file, which
+// refuses it too).
+func TestInSlicePgxAsSqlc(t *testing.T) {
+	schema := "CREATE TABLE items (id bigint PRIMARY KEY, owner text NOT NULL);\n"
+	out := generateTree(t, map[string]string{
+		"sqlc.yaml":    sqlcYAML,
+		"schema/1.sql": schema,
+		"q.sql":        "-- name: ItemsIn :many\nSELECT id FROM items WHERE id IN (sqlc.slice(ids));\n",
+	})
+	src := string(out.Files["db/q.sql.go"])
+	if !strings.Contains(src, "WHERE id IN ($1)") || !strings.Contains(src, "ids []int64") {
+		t.Errorf("want sqlc's IN ($1) and ids []int64:\n%s", src)
+	}
+	if len(out.Vet) != 1 || !strings.Contains(out.Vet[0], "q.sql:2:35: note: query ItemsIn: PostgreSQL refuses this query when it runs") {
+		t.Errorf("vet %q, want one note at the slice", out.Vet)
+	}
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"sqlc.yaml":    sqlcYAML,
+		"schema/1.sql": schema + "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		"q.sql":        "-- name: Del :exec\nDELETE FROM jobs WHERE id IN (sqlc.slice(ids));\n",
+	})
+	cfg, err := LoadConfig(filepath.Join(dir, "sqlc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Generate(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "IN (sqlc.slice(ids))") {
+		t.Errorf("fenced: err = %v, want the IN (sqlc.slice) error", err)
+	}
+}

@@ -405,6 +405,20 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 			if msg := golang.Refusal(pkg.Go, q); msg != "" {
 				errs.Add(q.File, q.Line, q.Col, "%s", msg)
 			}
+			if pkg.Go.SQLPackage != config.SQLPackageStdlib && q.Fence == nil && len(q.InSlices) > 0 && !pkg.Go.PGTypes() {
+				// pgx/v5 sends sqlc.slice as one array parameter, which
+				// IN (...) compares as one value: PostgreSQL refuses the
+				// query when it runs. sqlc generates it; so does
+				// fencegen for a configuration sqlc reads, with sqlc's
+				// text (IN ($n)) and a note. A fenced write, and a
+				// configuration of fencegen's own (postgresql_types
+				// on), refuse it.
+				for _, s := range q.InSlices {
+					notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: PostgreSQL refuses this query when it runs: %s; generated as sqlc generates it", q.File, s.Line, s.Col, q.Name, golang.InSliceRefusal(pkg.Go, q, s)))
+					q.SQL = strings.ReplaceAll(q.SQL, analyze.SliceMarker(s.Name), fmt.Sprintf("$%d", s.Number))
+				}
+				q.InSlices = nil
+			}
 			for _, s := range q.InSlices {
 				if msg := golang.InSliceRefusal(pkg.Go, q, s); msg != "" {
 					errs.Add(q.File, s.Line, s.Col, "%s", msg)
