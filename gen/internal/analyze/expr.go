@@ -242,13 +242,15 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		out.sqlc = a.sqlcCase(n.Else, out)
 		return out
 	case *sqlparse.Coalesce:
-		// sqlc names COALESCE after the first column among its arguments.
+		// sqlc names COALESCE after the first column among its
+		// arguments themselves (output_columns.go: a column reference
+		// that is an argument; COALESCE(MAX(id), 0) is coalesce).
 		out := value{Name: "coalesce"}
-		walk(n, func(x sqlparse.Node) {
+		for _, x := range n.Args {
 			if cr, ok := x.(*sqlparse.ColumnRef); ok && out.Name == "coalesce" && cr.Fields[len(cr.Fields)-1] != "*" {
 				out.Name = cr.Fields[len(cr.Fields)-1]
 			}
-		})
+		}
 		vals := make([]value, len(n.Args))
 		var first *value // the first column among the arguments
 		for i, x := range n.Args {

@@ -871,3 +871,21 @@ func TestSQLConstantBackquote(t *testing.T) {
 		t.Errorf("query.sql.go lacks the comment:\n%s", files["query.sql.go"])
 	}
 }
+
+// TestSqlcLocalNames checks names sqlc gives in a method's text: a
+// COALESCE whose first argument is no column is coalesce (not the column
+// inside MAX), and unnamed parameters of a method with several arguments
+// are column<N>.
+func TestSqlcLocalNames(t *testing.T) {
+	files := generate(t, goConfig("query_parameter_limit: 3"), "CREATE TABLE t (id int NOT NULL, v text);\n",
+		"-- name: MaxID :one\nSELECT COALESCE(MAX(id), 0) FROM t;\n\n-- name: Between :many\nSELECT id FROM t WHERE v LIKE '%' || $1 || '%' AND id < $2;\n")
+	for _, want := range []string{
+		"\tvar coalesce interface{}\n\terr := row.Scan(&coalesce)\n",
+		// sqlc v1.31.1's text for this query.
+		"func (q *Queries) Between(ctx context.Context, column1 pgtype.Text, iD int32) ([]int32, error) {",
+	} {
+		if !strings.Contains(files["query.sql.go"], want) {
+			t.Errorf("query.sql.go lacks %q:\n%s", want, files["query.sql.go"])
+		}
+	}
+}
