@@ -405,6 +405,55 @@ func sqlcColumnParam(c value) *SqlcType {
 	return &SqlcType{Type: c.Type, NotNull: notNull, Column: spelled(c.Column, c.Type, notNull, c.DBType)}
 }
 
+// sqlcSwallowed types, as sqlc does, an @name parameter that starts an
+// arithmetic operand of operator n (age > @min - 1). sqlc's parser reads
+// @min - 1 as the prefix operator @ applied to min - 1 (prefix operators
+// bind less tightly than + - * / % ^, PostgreSQL docs 4.1.6), and its
+// rewrite puts the parameter in place of that whole operand: the
+// parameter is then typed as n's first column, with its nullability,
+// where fencegen, which parses the text it sends ($1 - 1), finds no
+// column and leaves it untyped for sqlc.
+func (a *analyzer) sqlcSwallowed(sc *scope, n *sqlparse.AExpr) {
+	if n.Kind != "op" || sqlcMathOps[n.Op] && n.Op != "||" && !sqlcComparisonOps[n.Op] {
+		return
+	}
+	for _, side := range []sqlparse.Node{n.Left, n.Right} {
+		inner, ok := side.(*sqlparse.AExpr)
+		if !ok {
+			continue
+		}
+		var p *sqlparse.Param
+		for x := sqlparse.Node(inner); p == nil; {
+			e, ok := x.(*sqlparse.AExpr)
+			if !ok || e.Left == nil || e.Kind != "op" || !swallowedOps[e.Op] {
+				break
+			}
+			if q, ok := e.Left.(*sqlparse.Param); ok {
+				p = q
+			}
+			x = e.Left
+		}
+		if p == nil || p.Loc >= len(a.file.Src) || a.file.Src[p.Loc] != '@' {
+			continue
+		}
+		c, ok := a.sqlcFirstColumn(sc, n)
+		if !ok {
+			continue
+		}
+		pr := a.param(p.Number)
+		if !pr.Known {
+			continue
+		}
+		sq := sqlcColumnParam(c)
+		sq.NotNull = sq.NotNull && !pr.forceNull
+		pr.Sqlc = sq
+	}
+}
+
+// swallowedOps are the operators that bind more tightly than a prefix
+// operator (PostgreSQL docs, 4.1.6 "Operator Precedence").
+var swallowedOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%": true, "^": true}
+
 // sqlcFirstColumn is the column sqlc types a parameter in operator n
 // from: the first column reference in its left operand, else in its
 // right one (sqlc's resolveCatalogRefs), as the scope resolves it.
@@ -539,6 +588,21 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 			for i := range lr.Args {
 				a.aexpr(sc, &sqlparse.AExpr{Kind: n.Kind, Op: n.Op, Left: lr.Args[i], Right: rr.Args[i], Loc: n.Loc})
 			}
+			// sqlc types every parameter of a row comparison as the
+			// first column of the whole: (name, age) > (@n, @a) makes
+			// @a name's type.
+			if c, ok := a.sqlcFirstColumn(sc, n); ok {
+				for _, x := range append(append([]sqlparse.Node{}, lr.Args...), rr.Args...) {
+					if p, ok := x.(*sqlparse.Param); ok && a.param(p.Number).Known {
+						pr := a.param(p.Number)
+						sq := sqlcColumnParam(c)
+						sq.NotNull = sq.NotNull && !pr.forceNull
+						if sq.Type != pr.Type || sq.NotNull != pr.NotNull || sq.Column != pr.Column {
+							pr.Sqlc = sq
+						}
+					}
+				}
+			}
 			return known("bool", true)
 		}
 	}
@@ -580,6 +644,7 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 			right = a.compare(sc, n.Right, a.sqlcOperandSource(sc, n, a.sqlcSource(a.paramSource(sc, n.Left, left))))
 		}
 	}
+	a.sqlcSwallowed(sc, n)
 	notNull := left.NotNull && right.NotNull
 	if comparisonOps[n.Op] || n.Kind == "like" || n.Kind == "ilike" || n.Kind == "similar" || n.Kind == "distinct" || n.Kind == "not distinct" {
 		return known("bool", notNull || n.Kind == "distinct" || n.Kind == "not distinct")

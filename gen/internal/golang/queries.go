@@ -77,14 +77,14 @@ func knownType(p *analyze.Param) *catalog.Type {
 }
 
 func (e *emitter) paramType(p *analyze.Param) goType {
-	if !p.Known || p.SqlcUntyped {
-		return goType{name: "interface{}"}
-	}
-	if p.Sqlc != nil && !e.types.pgTypes {
+	if p.Known && p.Sqlc != nil && !e.types.pgTypes {
 		if p.Sqlc.Any {
 			return goType{name: "interface{}"}
 		}
 		return e.types.goTypeOf(p.Sqlc.Column, p.Sqlc.Type, p.Sqlc.NotNull)
+	}
+	if !p.Known || p.SqlcUntyped {
+		return goType{name: "interface{}"}
 	}
 	return e.types.goTypeOf(p.Column, p.Type, p.NotNull)
 }
