@@ -429,8 +429,14 @@ type analyzer struct {
 	// the COALESCE's parameters from the column (its parameter search
 	// passes through COALESCE to the comparison).
 	sqlcCoalesce *sqlparse.Coalesce
-	sqlcColumn   value
-	edits        []edit
+	// namingCoalesce is a COALESCE that is an operand of the comparison
+	// being analysed, and namingColumn the name of that comparison's
+	// first column (its left side's first): sqlc names a parameter among
+	// the COALESCE's arguments after that column.
+	namingCoalesce *sqlparse.Coalesce
+	namingColumn   string
+	sqlcColumn     value
+	edits          []edit
 	// inSlices are the query's IN (sqlc.slice(name)) lists (Query.InSlices).
 	inSlices []InSlice
 	opts     Options

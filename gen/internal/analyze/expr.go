@@ -284,7 +284,11 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 					// overrides.
 					src.sqlcParam = sqlcColumnParam(a.sqlcColumn)
 				}
-				a.typeParam(p.Number, src, "")
+				hint := ""
+				if a.namingCoalesce == n {
+					hint = a.namingColumn // as sqlc names it
+				}
+				a.typeParam(p.Number, src, hint)
 			}
 		}
 		out.sqlcAny = sqlcAnyCoalesce(n.Args, vals)
@@ -612,6 +616,15 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	typed := refersToColumn(n.Left) || refersToColumn(n.Right) || n.Op == "||"
 	defer func(old bool) { a.sqlcOperand = old }(a.sqlcOperand)
 	a.sqlcOperand = typed
+	for _, side := range []sqlparse.Node{n.Left, n.Right} {
+		if co, ok := side.(*sqlparse.Coalesce); ok {
+			if v, ok := a.sqlcFirstColumn(sc, n); ok {
+				defer func(c *sqlparse.Coalesce, name string) { a.namingCoalesce, a.namingColumn = c, name }(a.namingCoalesce, a.namingColumn)
+				a.namingCoalesce, a.namingColumn = co, v.Name
+			}
+			break
+		}
+	}
 	// Evaluate the side that is not a parameter first, then type the
 	// parameter from it.
 	_, lp := n.Left.(*sqlparse.Param)

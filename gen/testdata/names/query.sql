@@ -172,3 +172,12 @@ INSERT INTO people (id, name) SELECT id, api_key FROM user_accounts WHERE user_i
 
 -- name: UpdateFrom :exec
 UPDATE people SET name = u.api_key FROM user_accounts u WHERE u.id = people.id AND u.x_1 = $1 AND people.name = $2;
+
+-- name: CoalesceLeft :many
+SELECT id FROM user_accounts WHERE COALESCE($1, api_key) = api_key;
+
+-- name: CoalesceRight :many
+SELECT id FROM user_accounts WHERE api_key = COALESCE($1, html_url);
+
+-- name: CoalesceLeftTwo :many
+SELECT id FROM user_accounts WHERE COALESCE(@a, api_key) = html_url AND x_1 = @b;
