@@ -517,6 +517,9 @@ func (a *analyzer) refErrorf(loc int, format string, args ...any) {
 // q writes a fenced table, and into q.Notes otherwise.
 func (a *analyzer) settleLenient(q *Query) {
 	sort.SliceStable(a.refused, func(i, j int) bool { return a.refused[i].loc < a.refused[j].loc })
+	// An expression analysed more than once (HAVING, a grouped
+	// expression) reports its reference once.
+	a.refused = slices.Compact(a.refused)
 	for _, p := range a.refused {
 		if q.Fence != nil {
 			a.errorf(p.loc, "%s; query %s writes fenced table %s, and a fenced write is generated only when PostgreSQL accepts it", p.msg, q.Name, q.Fence.Table.QualifiedName())

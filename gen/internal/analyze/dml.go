@@ -314,7 +314,7 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 		a.assign(sc, s, c)
 	}
 	if n.Where != nil {
-		a.boolExpr(sc, n.Where)
+		a.uncheckedWhere(sc, n.Where)
 	}
 	var set []string
 	for _, s := range n.Set {
@@ -348,7 +348,7 @@ func (a *analyzer) delete(outer *scope, n *sqlparse.Delete, q *Query) []*Column 
 	sc.rels = []*rel{tableRel(t, n.Alias)}
 	a.addFrom(sc, n.Using)
 	if n.Where != nil {
-		a.boolExpr(sc, n.Where)
+		a.uncheckedWhere(sc, n.Where)
 	}
 	a.cascades(t, "delete", nil, n.Loc)
 	a.fence(q, t, "delete", n.Loc)
