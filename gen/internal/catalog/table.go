@@ -113,6 +113,14 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 				}
 				if d.NotNull || d.PrimaryKey {
 					existing.declareNotNull()
+					// sqlc's catalog shares the column with the parents and
+					// so makes theirs NOT NULL too: their API says so,
+					// PostgreSQL's (postgresql_types) does not.
+					for _, p := range t.parents {
+						if pc := p.Column(d.Name); pc != nil && !pc.NotNull && pc.Sqlc == nil {
+							pc.Sqlc = &ColumnTyping{Type: pc.Type, NotNull: true, DBType: pc.DBType}
+						}
+					}
 				}
 				existing.HasDefault = existing.HasDefault || d.HasDefault
 				if d.PrimaryKey {

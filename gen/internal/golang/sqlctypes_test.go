@@ -24,6 +24,8 @@ CREATE TABLE t (
   doc jsonb NOT NULL,
   amount cents NOT NULL
 );
+CREATE TABLE org (legal text);
+CREATE TABLE org_child (legal text NOT NULL) INHERITS (org);
 CREATE VIEW t_names AS SELECT id, upper(name) AS up, sum(big) AS total FROM t GROUP BY id;
 `
 
@@ -113,6 +115,8 @@ var sqlcTypeCases = []sqlcTypeCase{
 		pgPgx: "(context.Context, interface{}) ([]int64, error)", pgStdlib: "(context.Context, interface{}) ([]int64, error)"},
 	{name: "parameters of a row comparison", query: "-- name: Page :many\nSELECT id FROM t WHERE (name, id) > (@after_name, @after_id);",
 		field: "PageParams.AfterID", sqlcPgx: "string", sqlcStdlib: "string", pgPgx: "int64", pgStdlib: "int64"},
+	{name: "a parent's column a child redeclares NOT NULL", query: "-- name: Legal :many\nSELECT legal AS v, 1 AS one FROM org;",
+		field: "LegalRow.V", sqlcPgx: "string", sqlcStdlib: "string", pgPgx: "pgtype.Text", pgStdlib: "sql.NullString"},
 }
 
 // TestSqlcTypesByDefault checks, for each class where sqlc v1.31.1
