@@ -17,9 +17,9 @@ package gen_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
-	"go/build"
 	"go/parser"
 	"go/printer"
 	"go/token"
@@ -96,9 +96,9 @@ func withoutUnexportedJSONTags(lines []string) []string {
 var unexportedJSONTag = regexp.MustCompile(`^field \w+\.[_a-z]\w* .*?( ?json:"[^"]*")`)
 
 func TestNamesMatchSqlc(t *testing.T) {
-	sqlc := filepath.Join(build.Default.GOPATH, "bin", "sqlc")
-	if _, err := os.Stat(sqlc); err != nil {
-		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "PATH", "", err)
+	sqlc := sqlcBinary()
+	if sqlc == "" {
+		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
 	}
 	src, err := filepath.Abs(filepath.Join("testdata", "names"))
 	if err != nil {
@@ -293,9 +293,9 @@ func TestCorpusNamesMatchSqlc(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs sqlc on every case of the shared corpus")
 	}
-	sqlc := filepath.Join(build.Default.GOPATH, "bin", "sqlc")
-	if _, err := os.Stat(sqlc); err != nil {
-		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "PATH", "", err)
+	sqlc := sqlcBinary()
+	if sqlc == "" {
+		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
 	}
 	corpus := filepath.Join("..", "..", "shared", "corpus")
 	var cfgs []string

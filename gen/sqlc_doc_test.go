@@ -130,9 +130,10 @@ func TestSqlcDocShowsFencedDiff(t *testing.T) {
 	}
 }
 
-// sqlcBinary is sqlc v1.31.1's path when it is installed, or "".
+// sqlcBinary is sqlc v1.31.1's path when it is installed ($SQLC, as
+// .ci/run sets it, else GOPATH/bin or PATH), or "".
 func sqlcBinary() string {
-	for _, p := range []string{filepath.Join(goEnvPath(), "bin", "sqlc"), "sqlc"} {
+	for _, p := range []string{os.Getenv("SQLC"), filepath.Join(goEnvPath(), "bin", "sqlc"), "sqlc"} {
 		if p == "" {
 			continue
 		}
