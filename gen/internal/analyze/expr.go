@@ -254,7 +254,16 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		vals := make([]value, len(n.Args))
 		var first *value // the first column among the arguments
 		for i, x := range n.Args {
+			// sqlc resolves COALESCE's column arguments, not those
+			// inside its other arguments (COALESCE(SUM(earned), 0)).
+			_, col := x.(*sqlparse.ColumnRef)
+			if !col {
+				a.unchecked++
+			}
 			vals[i] = a.expr(sc, x)
+			if !col {
+				a.unchecked--
+			}
 			if !out.Known && vals[i].Known {
 				out.Type, out.Known = vals[i].Type, true
 			}

@@ -104,6 +104,7 @@ func TestResolveErrors(t *testing.T) {
 		{"SELECT s.id FROM stats s JOIN other o ON o.nope = s.id", `column "nope" does not exist in o`},
 		{"UPDATE stats SET nope = TRUE WHERE id = $1", `column "nope" of relation "stats" does not exist`},
 		{"SELECT id FROM stats WHERE nope IS NULL", `column "nope" does not exist`},
+		{"SELECT COALESCE(SUM(earned), 0) AS total FROM stats", `column "earned" does not exist`},
 		{"SELECT id FROM stats s WHERE s.nope = 1 AND s.id = $1", `column "nope" does not exist in s`},
 		{"UPDATE stats SET n = 1 WHERE deleted_at IS NULL", `column "deleted_at" does not exist`},
 		{"DELETE FROM stats WHERE nope < now()", `column "nope" does not exist`},
@@ -135,6 +136,7 @@ func TestResolveErrors(t *testing.T) {
 		{"UPDATE stats SET nope = $2 WHERE id = $1", `column "nope" of relation "stats" does not exist`},
 		{"SELECT id FROM stats WHERE $1 = nope", `column "nope" does not exist`},
 		{"SELECT id FROM stats WHERE lower(nope) = $1", `column "nope" does not exist`},
+		{"SELECT COALESCE(nope, 0) FROM stats", `column "nope" does not exist`},
 	} {
 		if _, msgs := analyzeSrc(t, resolveSchema, "-- name: Q :exec\n"+tc.query+";"); len(msgs) != 1 || !strings.Contains(msgs[0], tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.query, msgs, tc.want)
