@@ -483,9 +483,9 @@ func (a *analyzer) sqlcFirstColumn(sc *scope, n *sqlparse.AExpr) (value, bool) {
 		}
 		// Resolved once more, quietly: the operand's own analysis
 		// reports a reference that does not resolve.
-		errs := len(a.errs)
+		errs, refused := len(a.errs), len(a.refused)
 		v, ok := a.column(sc, ref)
-		a.errs = a.errs[:errs]
+		a.errs, a.refused = a.errs[:errs], a.refused[:refused]
 		return v, ok && v.Known
 	}
 	return value{}, false
