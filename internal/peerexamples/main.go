@@ -393,29 +393,10 @@ func requireFencegen(ctx context.Context, fgDir string, entries []*entry) error 
 	return nil
 }
 
-// copyTree copies the regular files under src to dst.
+// copyTree copies the files under src to dst (os.CopyFS: sqlc's examples
+// hold no symbolic links).
 func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
+	return os.CopyFS(dst, os.DirFS(src))
 }
 
 func sortedKeys[V any](m map[string]V) []string {
