@@ -134,8 +134,17 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	case "help":
 		return help(rest, stdout, stderr)
 	case "version":
-		if len(rest) > 0 {
-			fmt.Fprintf(stderr, "fencegen: version takes no arguments\n")
+		// sqlc's global flags (-f x, --no-remote) are accepted, as sqlc
+		// accepts them before or after any command; nothing else.
+		fs, _, _ := newFlagSet(name, false, stderr)
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return exitOK
+			}
+			return exitUsage
+		}
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "fencegen: version takes no arguments (%q)\n", fs.Arg(0))
 			return exitUsage
 		}
 		fmt.Fprintf(stdout, "fencegen %s\n", version())
