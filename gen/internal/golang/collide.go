@@ -317,6 +317,11 @@ func (e *emitter) checkParams(fd *ast.FuncDecl, file string, pkgs map[string]boo
 		// named as the query's constant would shadow it as well.
 		reported := map[string]bool{}
 		local := func(id *ast.Ident) {
+			// sqlc's body of an unfenced query that is not a batch uses
+			// the constant before these locals are in scope.
+			if e.declaredAfterUse(q, id.Name) {
+				return
+			}
 			if what, ok := shadowed[id.Name]; ok && !reported[id.Name] {
 				reported[id.Name] = true
 				errs.Add(q.File, q.Line, q.Col, "query %s: %s has the Go name %s, which the generated method also gives one of its local variables: rename the query", q.Name, what, id.Name)

@@ -530,10 +530,33 @@ func (e *emitter) sqlConstName(q *analyze.Query) string {
 		return titleWords(q.Name)
 	}
 	n := lowerFirst(q.Name)
+	if e.declaredAfterUse(q, n) {
+		return n // sqlc's name, which its method body compiles with
+	}
 	if token.IsKeyword(n) || predeclared[n] && !unusedPredeclared[n] || reserved[n] || e.importsPackage(n) || analyze.IsBatch(q.Cmd) && batchLocals[n] {
 		n += "Query"
 	}
 	return n
+}
+
+// declaredAfterUse are the locals that the method of a query that is
+// neither fenced nor a batch declares in the statement that uses the SQL
+// constant, or after it (row := q.db.QueryRow(ctx, row, id); var i T): a
+// short variable declaration's names are in scope only after it, so a
+// constant of that name still means the constant there, and sqlc's name
+// (query I's constant is i) compiles as sqlc writes it.
+var declaredAfterUse = map[string]bool{"err": true, "rows": true, "row": true, "items": true, "i": true, "result": true}
+
+// declaredAfterUse reports whether n, the name of q's SQL constant, is
+// one of the declaredAfterUse locals where that holds for every function
+// that uses the constant: q is neither fenced nor a batch, and, with
+// emit_prepared_queries, n is not err, which Prepare declares before it
+// prepares the statements (sqlc's code does not compile there).
+func (e *emitter) declaredAfterUse(q *analyze.Query, n string) bool {
+	if q.Fence != nil || analyze.IsBatch(q.Cmd) || !declaredAfterUse[n] {
+		return false
+	}
+	return n != "err" || !e.opts.EmitPreparedQueries
 }
 
 // resultPackages are the names of the packages q's method's body

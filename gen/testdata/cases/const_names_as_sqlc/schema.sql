@@ -1,0 +1,1 @@
+CREATE TABLE users(id bigint PRIMARY KEY, email text NOT NULL);
