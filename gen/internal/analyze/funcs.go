@@ -597,7 +597,10 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 			arr.ArrayDims++
 			a.typeParam(p.Number, value{Type: arr, NotNull: true, Known: true, sqlcUntyped: true}, hint)
 		case !isPoly(t) && t != "record":
-			a.typeParam(p.Number, value{Type: typeOf(t), NotNull: true, Known: true}, hint)
+			// sqlc spells the parameter's type as the function's
+			// declared argument ("text" for lower(@email)), so a
+			// db_type override for a domain over text does not apply.
+			a.typeParam(p.Number, value{Type: typeOf(t), NotNull: true, Known: true, DBType: strings.TrimRight(t, "[]")}, hint)
 		}
 		args[i] = a.expr(sc, x)
 		infos[i].value, infos[i].unknown = args[i], false

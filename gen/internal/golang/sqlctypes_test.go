@@ -229,3 +229,55 @@ func generateVet(t *testing.T, cfg, schema, queries string) (map[string]string, 
 	}
 	return files, o.Vet
 }
+
+// TestDomainOverrideFollowsSpelling: sqlc matches a db_type override
+// with the type's name as written, so the override of a domain over text
+// applies to a value spelt with the domain (a cast, a user function's
+// argument and result) and not to a parameter of lower(), trim() or any
+// other built-in declared with text, which is a string as in sqlc v1.31.1.
+func TestDomainOverrideFollowsSpelling(t *testing.T) {
+	schema := `CREATE DOMAIN slug AS TEXT;
+CREATE TABLE users (id bigint PRIMARY KEY, email text NOT NULL);
+CREATE FUNCTION norm(s slug) RETURNS slug AS $$ SELECT s $$ LANGUAGE sql;
+`
+	q := `-- name: Lower :many
+SELECT id FROM users WHERE email = LOWER(@email);
+
+-- name: Trim :many
+SELECT id FROM users WHERE email = TRIM(@x);
+
+-- name: InsLower :exec
+INSERT INTO users (id, email) VALUES (@id, LOWER(@email));
+
+-- name: Cast :many
+SELECT id FROM users WHERE email = @e::slug;
+
+-- name: LowerCast :many
+SELECT id FROM users WHERE email = LOWER(@e::slug);
+
+-- name: Norm :one
+SELECT norm(@v) AS o;
+`
+	for _, pkg := range []string{"pgx/v5", "database/sql"} {
+		for _, pgTypes := range []bool{false, true} {
+			cfg := "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go:\n        package: db\n        out: out\n        sql_package: " + pkg + "\n        overrides:\n          - db_type: slug\n            go_type: github.com/x/slug.Slug\n"
+			if pgTypes {
+				cfg += "        postgresql_types: true\n"
+			}
+			files, _ := generateVet(t, cfg, schema, q)
+			a := parseAPI(t, files)
+			for method, want := range map[string]string{
+				"Lower":     "(context.Context, string) ([]int64, error)",
+				"Trim":      "(context.Context, string) ([]int64, error)",
+				"Cast":      "(context.Context, slug.Slug) ([]int64, error)",
+				"LowerCast": "(context.Context, slug.Slug) ([]int64, error)",
+				"Norm":      "(context.Context, slug.Slug) (slug.Slug, error)",
+			} {
+				if got := a.methods[method]; got != want {
+					t.Errorf("%s postgresql_types=%v: %s is %s, want %s", pkg, pgTypes, method, got, want)
+				}
+			}
+			a.has(t, "field InsLowerParams.Email string")
+		}
+	}
+}
