@@ -429,6 +429,12 @@ type analyzer struct {
 	// the COALESCE's parameters from the column (its parameter search
 	// passes through COALESCE to the comparison).
 	sqlcCoalesce *sqlparse.Coalesce
+	// castCoalesce is a COALESCE that is the argument of a cast
+	// (COALESCE(@at, now())::timestamptz), and castType sqlc's typing of
+	// the cast: sqlc's parameter search passes through COALESCE to the
+	// cast, so it types the COALESCE's parameters as the cast's type.
+	castCoalesce *sqlparse.Coalesce
+	castType     SqlcType
 	// namingCoalesce is a COALESCE that is an operand of the comparison
 	// being analysed, and namingColumn the name of that comparison's
 	// first column (its left side's first): sqlc names a parameter among

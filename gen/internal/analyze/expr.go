@@ -80,6 +80,10 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			pr := a.param(p.Number)
 			return value{Name: pr.Name, Type: t, NotNull: pr.NotNull, Known: true, DBType: spelling}
 		}
+		if co, ok := n.Arg.(*sqlparse.Coalesce); ok {
+			defer func(c *sqlparse.Coalesce, t SqlcType) { a.castCoalesce, a.castType = c, t }(a.castCoalesce, a.castType)
+			a.castCoalesce, a.castType = co, SqlcType{Type: t, NotNull: true, Column: spelled(nil, t, true, spelling)}
+		}
 		inner := a.expr(sc, n.Arg)
 		name := inner.Name
 		if name == "" || inner.Column == nil {
@@ -292,6 +296,12 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 					// sqlc: the compared column's type, nullability and
 					// overrides.
 					src.sqlcParam = sqlcColumnParam(a.sqlcColumn)
+				}
+				if a.castCoalesce == n {
+					// sqlc: the cast's type, as for @p::type; the
+					// COALESCE's type with postgresql_types.
+					ct := a.castType
+					src.sqlcParam, src.sqlcUntyped = &ct, false
 				}
 				hint := ""
 				if a.namingCoalesce == n {

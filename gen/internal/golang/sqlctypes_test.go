@@ -115,6 +115,10 @@ var sqlcTypeCases = []sqlcTypeCase{
 		pgPgx: "(context.Context, interface{}) ([]int64, error)", pgStdlib: "(context.Context, interface{}) ([]int64, error)"},
 	{name: "parameters of a row comparison", query: "-- name: Page :many\nSELECT id FROM t WHERE (name, id) > (@after_name, @after_id);",
 		field: "PageParams.AfterID", sqlcPgx: "string", sqlcStdlib: "string", pgPgx: "int64", pgStdlib: "int64"},
+	{name: "a parameter in a cast of COALESCE", query: "-- name: CastCoal :exec\nUPDATE t SET ts = COALESCE(@at, localtimestamp)::timestamp WHERE id = @id;",
+		field: "CastCoalParams.At", sqlcPgx: "pgtype.Timestamp", sqlcStdlib: "time.Time", pgPgx: "pgtype.Timestamp", pgStdlib: "time.Time", same: true},
+	{name: "a parameter in a cast of COALESCE with a constant", query: "-- name: CastCoalN :exec\nINSERT INTO t (id, name, ts, doc, amount, n) VALUES (@id, 'x', now(), '{}', 1, COALESCE(@m, 0)::int);",
+		field: "CastCoalNParams.M", sqlcPgx: "int32", sqlcStdlib: "int32", pgPgx: "int32", pgStdlib: "int32", same: true},
 	{name: "a parent's column a child redeclares NOT NULL", query: "-- name: Legal :many\nSELECT legal AS v, 1 AS one FROM org;",
 		field: "LegalRow.V", sqlcPgx: "string", sqlcStdlib: "string", pgPgx: "pgtype.Text", pgStdlib: "sql.NullString"},
 }
