@@ -456,9 +456,6 @@ type analyzer struct {
 	namedFrom, firstNamed int
 	errs                  diag.List
 	ann                   *Annotation
-	// noSpell is set while analysing a subquery whose columns never
-	// reach a result (EXISTS): its stars are left as they are.
-	noSpell int
 	// bareStar, when set, are the relations a bare * of RETURNING stands
 	// for (DELETE ... USING: the target's only, as in sqlc).
 	bareStar []*rel

@@ -151,13 +151,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		return value{}
 	case *sqlparse.SubLink:
 		inner := &scope{parent: sc, ctes: sc.ctes}
-		if n.Kind == "EXISTS" {
-			a.noSpell++
-		}
 		cols := a.selectCols(n.Query, inner)
-		if n.Kind == "EXISTS" {
-			a.noSpell--
-		}
 		switch n.Kind {
 		case "EXISTS":
 			return value{Name: "exists", Type: builtin("bool"), NotNull: true, Known: true}

@@ -19,6 +19,10 @@ CREATE TABLE pt (id int PRIMARY KEY, p pair);
 CREATE FUNCTION tf(x int) RETURNS TABLE (k int, v text) AS $$ SELECT x, 'a' $$ LANGUAGE sql;
 CREATE FUNCTION sf(x int) RETURNS SETOF other AS $$ SELECT * FROM other WHERE id > x $$ LANGUAGE sql;
 CREATE VIEW other_view AS SELECT id, coalesce(label, type) FROM other;
+CREATE VIEW plain_view AS SELECT id, label AS "Label", type FROM other;
+CREATE VIEW listed_view (a, b) AS SELECT id, coalesce(label, type) FROM other;
+CREATE VIEW unnamed_view AS SELECT id, 1 + 1 FROM other;
+CREATE MATERIALIZED VIEW mv AS SELECT o.id, s.n FROM other o JOIN stats s USING (id);
 `
 
 var resolveCases = []struct{ name, query, want string }{
@@ -86,6 +90,12 @@ func TestResolveErrors(t *testing.T) {
 		{"SELECT n AS m FROM stats GROUP BY m + 1", `column "m" does not exist`},
 		{"SELECT type AS k FROM stats s ORDER BY s.k", `column "k" does not exist in s`},
 		{"SELECT type AS k FROM stats UNION SELECT label FROM other ORDER BY nope", `column "nope" does not exist`},
+		// A star over a view with an unnamed column (?column?), which the
+		// catalog leaves out as sqlc's does: the star returns a column
+		// the code would not scan (sqlc fails on it too).
+		{"SELECT * FROM unnamed_view", `query.sql:2:8: view "unnamed_view" has an unnamed column (?column?) that * would return`},
+		{"SELECT u.* FROM unnamed_view u", `query.sql:2:8: view "unnamed_view" has an unnamed column (?column?) that * would return`},
+		{"SELECT EXISTS (SELECT * FROM unnamed_view)", `view "unnamed_view" has an unnamed column (?column?) that * would return`},
 	} {
 		_, msgs := analyzeSrc(t, resolveSchema, "-- name: Q :many\n"+tc.query+";")
 		if len(msgs) != 1 || !strings.Contains(msgs[0], tc.want) {
@@ -145,7 +155,11 @@ func TestResolveErrors(t *testing.T) {
 }
 
 // Every * and t.* whose columns reach the result is spelt out in the SQL
-// sent, in sqlc's format; a star under EXISTS is left alone.
+// sent, in sqlc's format, as sqlc v1.31.1's expand.go does: in every
+// SELECT list of the statement (subqueries in FROM, CTEs, EXISTS and NOT
+// EXISTS) and in RETURNING, over tables, views, materialized views and
+// PostgreSQL's system views alike. A star stays where the catalog cannot
+// name every column PostgreSQL's star returns.
 func TestStarSpeltOut(t *testing.T) {
 	for _, tc := range starCases {
 		qs := mustAnalyze(t, resolveSchema, "-- name: Q :many\n"+tc.query+";")
@@ -169,7 +183,9 @@ var starCases = []struct {
 	{"SELECT * FROM other JOIN stats USING (id)", "SELECT id, other.type, label, stats.type, domain, ts, n, total FROM other JOIN stats USING (id)", false},
 	{"SELECT * FROM (SELECT * FROM other) x", "SELECT id, type, label FROM (SELECT id, type, label FROM other) x", false},
 	{"WITH c AS (SELECT * FROM other) SELECT c.* FROM c", "WITH c AS (SELECT id, type, label FROM other) SELECT c.id, c.type, c.label FROM c", false},
-	{"SELECT id FROM other o WHERE EXISTS (SELECT * FROM stats s WHERE s.id = o.id)", "SELECT id FROM other o WHERE EXISTS (SELECT * FROM stats s WHERE s.id = o.id)", false},
+	{"SELECT id FROM other o WHERE EXISTS (SELECT * FROM stats s WHERE s.id = o.id)", "SELECT id FROM other o WHERE EXISTS (SELECT id, type, domain, ts, n, total FROM stats s WHERE s.id = o.id)", false},
+	{"SELECT NOT EXISTS (SELECT * FROM other WHERE id = @id)", "SELECT NOT EXISTS (SELECT id, type, label FROM other WHERE id = $1)", false},
+	{"SELECT o.* FROM other o WHERE NOT EXISTS (SELECT s.* FROM stats s WHERE s.id = o.id)", "SELECT o.id, o.type, o.label FROM other o WHERE NOT EXISTS (SELECT s.id, s.type, s.domain, s.ts, s.n, s.total FROM stats s WHERE s.id = o.id)", false},
 	{`SELECT "o" . * FROM other o`, "SELECT o.id, o.type, o.label FROM other o", false},
 	{"INSERT INTO other (id, type) VALUES (1, 'a') RETURNING *", "INSERT INTO other (id, type) VALUES (1, 'a') RETURNING id, type, label", false},
 	{"DELETE FROM other WHERE id = 1 RETURNING other.*", "DELETE FROM other WHERE id = 1 RETURNING other.id, other.type, other.label", false},
@@ -178,8 +194,16 @@ var starCases = []struct {
 	{"SELECT * FROM (SELECT coalesce(label, 'x'), 1, id + 1 FROM other) s", "SELECT * FROM (SELECT coalesce(label, 'x'), 1, id + 1 FROM other) s", false},
 	{"SELECT s.* FROM (SELECT count(*), lower(label), label::varchar, 'a'::text, CASE WHEN id > 1 THEN 1 END FROM other GROUP BY id, label) s", "SELECT s.count, s.lower, s.label, s.text, s.\"case\" FROM (SELECT count(*), lower(label), label::varchar, 'a'::text, CASE WHEN id > 1 THEN 1 END FROM other GROUP BY id, label) s", false},
 	{"WITH c(x, y) AS (SELECT id + 1, coalesce(label, '') FROM other) SELECT * FROM c", "WITH c(x, y) AS (SELECT id + 1, coalesce(label, '') FROM other) SELECT x, y FROM c", false},
-	// A view's: the catalog names its second column label (as sqlc),
-	// PostgreSQL coalesce.
+	// Views, materialized views and system views, as sqlc spells them.
+	{"SELECT * FROM plain_view", `SELECT id, "Label", type FROM plain_view`, false},
+	{"SELECT v.* FROM plain_view v", `SELECT v.id, v."Label", v.type FROM plain_view v`, false},
+	{"SELECT * FROM listed_view", "SELECT a, b FROM listed_view", false},
+	{"SELECT * FROM mv", "SELECT id, n FROM mv", false},
+	{"SELECT * FROM pg_catalog.pg_timezone_names", "SELECT name, abbrev, utc_offset, is_dst FROM pg_catalog.pg_timezone_names", false},
+	{"SELECT EXISTS (SELECT * FROM plain_view WHERE id = @id)", `SELECT EXISTS (SELECT id, "Label", type FROM plain_view WHERE id = $1)`, false},
+	// A view's column the catalog names label (as sqlc), PostgreSQL
+	// coalesce: sqlc sends SELECT id, label, which PostgreSQL refuses;
+	// the star stays.
 	{"SELECT * FROM other_view", "SELECT * FROM other_view", false},
 	{"SELECT * FROM (SELECT * FROM other_view) v", "SELECT * FROM (SELECT * FROM other_view) v", false},
 	// A relation with two columns of one name: the star stays.

@@ -142,9 +142,9 @@ func tableRel(t *catalog.Table, alias string) *rel {
 	}
 	for _, c := range t.Columns {
 		v := columnValue(c)
-		// A view's column names are the catalog's reading of its query
-		// (view.go), which need not be PostgreSQL's.
-		v.guessed = t.IsView
+		// A view's column name may be the catalog's reading of an
+		// expression, which need not be PostgreSQL's (view.go).
+		v.guessed = c.NameGuessed
 		r.cols = append(r.cols, v)
 	}
 	return r

@@ -42,7 +42,7 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 			if len(cr.Fields) > 1 {
 				qual = cr.Fields[len(cr.Fields)-2]
 			}
-			matched, spell := false, a.noSpell == 0
+			matched, spell := false, true
 			var spelt []starColumn
 			rels := sc.rels
 			if qual == "" && a.bareStar != nil {
@@ -53,13 +53,24 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 					continue
 				}
 				matched = true
-				if r.unresolved || (r.table != nil && r.table.IsView) {
-					// A view's column names are the catalog's reading of
-					// its query, which need not be PostgreSQL's: its star
-					// stays (the view's columns change only when the view
-					// is replaced).
+				if r.table != nil && r.table.UnnamedColumns {
+					// The catalog leaves out an unnamed column (?column?)
+					// of the view's query, as sqlc's does; PostgreSQL's
+					// star returns it, so the columns scanned would not
+					// be the columns returned (sqlc fails on this query
+					// too, spelling the column "").
+					kind := "table"
+					if r.table.IsView {
+						kind = "view"
+					}
+					a.errorf(cr.Loc, "%s %q has an unnamed column (?column?) that * would return; name it in its query (AS name)", kind, r.table.Name)
+				}
+				if r.unresolved {
 					spell = false
 				}
+				// A view's columns are spelt as sqlc spells them; one
+				// whose name is the catalog's guess (Column.NameGuessed)
+				// keeps the star below.
 				for _, c := range r.cols {
 					if c.merged && qual == "" {
 						continue

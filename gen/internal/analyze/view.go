@@ -24,7 +24,7 @@ func (ColumnGenerator) OutputColumns(c *catalog.Catalog, f *sqlparse.File, s *sq
 			// ?column? columns out of the view's model).
 			name = ""
 		}
-		cc := &catalog.Column{Name: name, Type: col.Type, DBType: col.DBType, NotNull: col.NotNull}
+		cc := &catalog.Column{Name: name, Type: col.Type, DBType: col.DBType, NotNull: col.NotNull, NameGuessed: col.guessed}
 		switch {
 		case col.SqlcAny:
 			cc.Sqlc = &catalog.ColumnTyping{Any: true}

@@ -105,6 +105,12 @@ type Column struct {
 	// sqlc v1.31.1 types it where that is not Type and NotNull (set by
 	// the ColumnGenerator from the query's select list); nil otherwise.
 	Sqlc *ColumnTyping
+	// NameGuessed is set, for a column of a view or of CREATE TABLE ...
+	// AS, when Name is the catalog's reading of an expression that
+	// PostgreSQL may name otherwise (and the statement's column list does
+	// not name it): a star over the relation is then sent as written
+	// rather than spelt out column by column.
+	NameGuessed bool
 	// changed locates the last ALTER TABLE ... ALTER COLUMN of the
 	// column, for errors it causes; seq orders it among the statements.
 	changed *diag.Error
@@ -149,6 +155,11 @@ type Table struct {
 	Columns    []*Column
 	PrimaryKey []string
 	IsView     bool
+	// UnnamedColumns is set for a view or CREATE TABLE ... AS whose
+	// query has an unnamed expression (PostgreSQL's ?column?) that
+	// Columns leaves out, as sqlc's catalog does: PostgreSQL's star over
+	// the relation returns it, so a star over it is sent as written.
+	UnnamedColumns bool
 	// IsSequence marks a sequence: a relation of one row (last_value,
 	// log_cnt, is_called) that queries may read but that has no model.
 	IsSequence bool

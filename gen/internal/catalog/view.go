@@ -48,9 +48,10 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 			cc := *c
 			cc.Table = t
 			if i < len(n.Columns) {
-				cc.Name = n.Columns[i]
+				cc.Name, cc.NameGuessed = n.Columns[i], false
 			}
 			if cc.Name == "" {
+				t.UnnamedColumns = true
 				continue // an unnamed expression (?column?)
 			}
 			t.Columns = append(t.Columns, &cc)
