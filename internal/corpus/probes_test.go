@@ -49,8 +49,8 @@ func TestProbesMatchSqlc(t *testing.T) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Cases) != 6 {
-		t.Fatalf("%d cases, want the 6 of testdata/probes", len(r.Cases))
+	if len(r.Cases) != 8 {
+		t.Fatalf("%d cases, want the 8 of testdata/probes", len(r.Cases))
 	}
 	for _, c := range r.Cases {
 		if c.SqlcStatus != "ok" || c.Result != resGenerated {

@@ -589,18 +589,27 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 		// sqlc types a parameter from the argument's declared type,
 		// which for a polymorphic one (anyelement, anycompatiblearray)
 		// its Go mapping lacks: interface{} (array_append(tags, @tag)).
+		// sqlc types it from its catalog's first overload taking the
+		// call's number of arguments, which may be another than
+		// PostgreSQL's (upper(@s): anymultirange, so interface{}).
+		var sqlcParam *SqlcType
+		if i < len(f.Args) && argNames[i] == "" && (f.Func.Schema == "" || f.Func.Schema == "pg_catalog") {
+			if st, ok := a.sqlcFuncParam(name, len(f.Args), i); ok {
+				sqlcParam = &st
+			}
+		}
 		switch {
 		case polyElem[t] && found:
-			a.typeParam(p.Number, value{Type: elem, NotNull: true, Known: true, sqlcUntyped: true}, hint)
+			a.typeParam(p.Number, value{Type: elem, NotNull: true, Known: true, sqlcUntyped: true, sqlcParam: sqlcParam}, hint)
 		case polyArray[t] && found:
 			arr := elem
 			arr.ArrayDims++
-			a.typeParam(p.Number, value{Type: arr, NotNull: true, Known: true, sqlcUntyped: true}, hint)
+			a.typeParam(p.Number, value{Type: arr, NotNull: true, Known: true, sqlcUntyped: true, sqlcParam: sqlcParam}, hint)
 		case !isPoly(t) && t != "record":
 			// sqlc spells the parameter's type as the function's
 			// declared argument ("text" for lower(@email)), so a
 			// db_type override for a domain over text does not apply.
-			a.typeParam(p.Number, value{Type: typeOf(t), NotNull: true, Known: true, DBType: strings.TrimRight(t, "[]")}, hint)
+			a.typeParam(p.Number, value{Type: typeOf(t), NotNull: true, Known: true, DBType: strings.TrimRight(t, "[]"), sqlcParam: sqlcParam}, hint)
 		}
 		args[i] = a.expr(sc, x)
 		infos[i].value, infos[i].unknown = args[i], false

@@ -346,3 +346,39 @@ func sqlcCoalesce(args []sqlparse.Node, vals []value, v value) *SqlcType {
 	}
 	return sqlcTyping(v, first.Type, notNull, first.Column)
 }
+
+// sqlcFuncParam is sqlc's typing of a parameter passed as the argument at
+// position i (not by name) of a call of the built-in name with n
+// arguments: the type the first overload of sqlc's pg_catalog taking n
+// arguments declares at position i, spelt as declared, NOT NULL; Any
+// where sqlc's Go mapping lacks that type (upper(@s): its first overload
+// takes anymultirange), and where no overload takes n arguments (sqlc
+// then synthesises arguments of type any). ok is false for a function
+// sqlc's catalog does not have.
+func (a *analyzer) sqlcFuncParam(name string, n, i int) (SqlcType, bool) {
+	code, ok := sqlcFuncParams[name]
+	if !ok {
+		return SqlcType{}, false
+	}
+	per := strings.Split(code, "|")
+	var types string
+	switch {
+	case n < len(per):
+		types = per[n]
+	case len(per) == sqlcFuncMaxArgs+1:
+		types = per[len(per)-1]
+	}
+	ts := strings.Split(types, ",")
+	if types == "" || i >= len(ts) || ts[i] == "?" {
+		return SqlcType{Any: true}, true
+	}
+	t, ok := a.sqlcNamed(ts[i])
+	if !ok {
+		return SqlcType{Any: true}, true
+	}
+	return SqlcType{Type: t, NotNull: true, Column: spelled(nil, t, true, ts[i])}, true
+}
+
+// sqlcFuncMaxArgs is the largest number of arguments sqlcFuncParams
+// lists a call for (sqlcfuncs_gen.go's max).
+const sqlcFuncMaxArgs = 16

@@ -11,7 +11,8 @@
 // the call's number of arguments) for 0 to 16 arguments, and records
 // whether sqlc's Go type for that overload's return type is interface{}
 // (a type name no case of postgresType lists) and, when it is not, the
-// return type's name.
+// return type's name, and, per argument, the type that overload declares
+// (sqlc types a parameter passed to the function from it).
 package main
 
 import (
@@ -26,7 +27,10 @@ import (
 	"strings"
 )
 
-type arg struct{ variadic, def, out bool }
+type arg struct {
+	variadic, def, out bool
+	typ                string
+}
 type fn struct {
 	name string
 	args []arg
@@ -74,6 +78,13 @@ func main() {
 						for _, e := range a.(*ast.CompositeLit).Elts {
 							e := e.(*ast.KeyValueExpr)
 							switch e.Key.(*ast.Ident).Name {
+							case "Type":
+								for _, t := range e.Value.(*ast.UnaryExpr).X.(*ast.CompositeLit).Elts {
+									t := t.(*ast.KeyValueExpr)
+									if t.Key.(*ast.Ident).Name == "Name" {
+										y.typ = str(t.Value)
+									}
+								}
 							case "HasDefault":
 								y.def = true
 							case "Mode":
@@ -126,9 +137,11 @@ func main() {
 	fmt.Println("var sqlcFuncs = map[string]string{")
 	const max = 16
 	rets := map[string][]string{}
+	params := map[string]string{}
 	for _, name := range names {
 		code := make([]byte, max+1)
 		ret := make([]string, max+1)
+		par := make([]string, max+1)
 		for n := 0; n <= max; n++ {
 			code[n] = '.'
 			for _, x := range byName[name] {
@@ -161,6 +174,18 @@ func main() {
 				} else {
 					code[n] = 'a'
 				}
+				// sqlc types the argument at position i from Args[i]
+				// (out arguments included): its name when postgresType
+				// maps it, "?" for interface{}.
+				var ts []string
+				for i := 0; i < n; i++ {
+					if i < len(x.args) && mapped[x.args[i].typ] {
+						ts = append(ts, x.args[i].typ)
+					} else {
+						ts = append(ts, "?")
+					}
+				}
+				par[n] = strings.Join(ts, ",")
 				break
 			}
 		}
@@ -175,6 +200,14 @@ func main() {
 			s = s[:k+1] + "+"
 		}
 		fmt.Printf("\t%q: %q,\n", strings.ToLower(name), s)
+		if code[max] == '.' {
+			k := max
+			for k > 0 && code[k] == '.' {
+				k--
+			}
+			par = par[:k+1]
+		}
+		params[strings.ToLower(name)] = strings.Join(par, "|")
 		if strings.Contains(s, "t") {
 			// The same compression for the return types.
 			k := max
@@ -213,6 +246,23 @@ func main() {
 			fmt.Printf("%q", x)
 		}
 		fmt.Println("},")
+	}
+	fmt.Println("}")
+	fmt.Println()
+	fmt.Println("// sqlcFuncParams is, for each function of sqlcFuncs, how sqlc types a")
+	fmt.Println("// parameter passed as argument i of a call with n arguments: element n")
+	fmt.Println("// of the \"|\"-separated list (\"\" where no overload takes n) holds one")
+	fmt.Println("// \",\"-separated type per argument, the first overload's declared type")
+	fmt.Println("// (Args[i], as sqlc's resolveCatalogRefs reads it) where sqlc's")
+	fmt.Println("// postgresType maps it, \"?\" where sqlc answers interface{}. A list of")
+	fmt.Printf("// %d elements is a variadic function's: its last one is repeated.\n", max+1)
+	fmt.Println("var sqlcFuncParams = map[string]string{")
+	for _, name := range names {
+		name = strings.ToLower(name)
+		if s, ok := params[name]; ok {
+			fmt.Printf("\t%q: %q,\n", name, s)
+			delete(params, name)
+		}
 	}
 	fmt.Println("}")
 }

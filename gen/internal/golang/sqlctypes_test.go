@@ -119,6 +119,12 @@ var sqlcTypeCases = []sqlcTypeCase{
 		field: "CastCoalParams.At", sqlcPgx: "pgtype.Timestamp", sqlcStdlib: "time.Time", pgPgx: "pgtype.Timestamp", pgStdlib: "time.Time", same: true},
 	{name: "a parameter in a cast of COALESCE with a constant", query: "-- name: CastCoalN :exec\nINSERT INTO t (id, name, ts, doc, amount, n) VALUES (@id, 'x', now(), '{}', 1, COALESCE(@m, 0)::int);",
 		field: "CastCoalNParams.M", sqlcPgx: "int32", sqlcStdlib: "int32", pgPgx: "int32", pgStdlib: "int32", same: true},
+	{name: "a parameter of upper(), whose first overload in sqlc's catalog takes anymultirange", query: "-- name: Up :many\nSELECT id FROM t WHERE note = upper(@s);",
+		method: "Up", sqlcPgx: "(context.Context, interface{}) ([]int64, error)", sqlcStdlib: "(context.Context, interface{}) ([]int64, error)",
+		pgPgx: "(context.Context, string) ([]int64, error)", pgStdlib: "(context.Context, string) ([]int64, error)"},
+	{name: "a parameter of lower(), whose first overload in sqlc's catalog takes text", query: "-- name: Low :many\nSELECT id FROM t WHERE note = lower(@s);",
+		method: "Low", sqlcPgx: "(context.Context, string) ([]int64, error)", sqlcStdlib: "(context.Context, string) ([]int64, error)",
+		pgPgx: "(context.Context, string) ([]int64, error)", pgStdlib: "(context.Context, string) ([]int64, error)", same: true},
 	{name: "a parent's column a child redeclares NOT NULL", query: "-- name: Legal :many\nSELECT legal AS v, 1 AS one FROM org;",
 		field: "LegalRow.V", sqlcPgx: "string", sqlcStdlib: "string", pgPgx: "pgtype.Text", pgStdlib: "sql.NullString"},
 }
