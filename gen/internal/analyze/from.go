@@ -49,7 +49,7 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		}
 		for i, al := range n.ColAliases {
 			if i < len(r.cols) {
-				r.cols[i].Name = al
+				r.cols[i].Name, r.cols[i].oneOut = al, false
 			}
 		}
 		// TABLESAMPLE's built-in methods take a real percentage,
@@ -128,7 +128,7 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		}
 		for i, al := range n.ColAliases {
 			if i < len(r.cols) {
-				r.cols[i].Name = al
+				r.cols[i].Name, r.cols[i].oneOut = al, false
 			} else if len(n.Funcs) == 1 {
 				// More aliases than known columns: a function returning
 				// record; its columns' types are unknown.

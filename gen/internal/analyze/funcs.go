@@ -729,6 +729,9 @@ func (a *analyzer) rangeFuncCols(sc *scope, fe sqlparse.Node, alias string, name
 		for _, c := range fs[0].ReturnsTable {
 			out = append(out, value{Name: c.Name, Type: c.Type, NotNull: false, Known: true})
 		}
+		if len(out) == 1 && fs[0].TableReturn {
+			out[0].oneOut = true
+		}
 		return out
 	}
 	if out, ok := a.compositeCols(v); ok {

@@ -19,6 +19,7 @@ CREATE TABLE pt (id int PRIMARY KEY, p pair);
 CREATE FUNCTION tf(x int) RETURNS TABLE (k int, v text) AS $$ SELECT x, 'a' $$ LANGUAGE sql;
 CREATE FUNCTION sf(x int) RETURNS SETOF other AS $$ SELECT * FROM other WHERE id > x $$ LANGUAGE sql;
 CREATE VIEW other_view AS SELECT id, coalesce(label, type) FROM other;
+CREATE FUNCTION one_out(x int) RETURNS TABLE (account_id int) AS $$ SELECT x $$ LANGUAGE sql;
 CREATE VIEW plain_view AS SELECT id, label AS "Label", type FROM other;
 CREATE VIEW listed_view (a, b) AS SELECT id, coalesce(label, type) FROM other;
 CREATE VIEW unnamed_view AS SELECT id, 1 + 1 FROM other;
@@ -206,6 +207,14 @@ var starCases = []struct {
 	// the star stays.
 	{"SELECT * FROM other_view", "SELECT * FROM other_view", false},
 	{"SELECT * FROM (SELECT * FROM other_view) v", "SELECT * FROM (SELECT * FROM other_view) v", false},
+	// A function's one RETURNS TABLE column: as sqlc, a bare star is
+	// spelt by the function's name or alias (its whole-row value, the same
+	// value under another name, so asSqlc); r.* by the column's, where
+	// sqlc's r.r is refused.
+	{"SELECT * FROM one_out(1)", "SELECT one_out FROM one_out(1)", true},
+	{"SELECT * FROM one_out(1) r", "SELECT r FROM one_out(1) r", true},
+	{"SELECT r.* FROM one_out(1) r", "SELECT r.account_id FROM one_out(1) r", false},
+	{"SELECT * FROM one_out(1) r(z)", "SELECT z FROM one_out(1) r(z)", false},
 	// A relation with two columns of one name: the star stays.
 	{"SELECT * FROM unnest('{1}'::int[], '{a}'::text[])", "SELECT * FROM unnest('{1}'::int[], '{a}'::text[])", false},
 	{"SELECT x.* FROM (SELECT o.id, s.id FROM other o, stats s) x", "SELECT x.* FROM (SELECT o.id, s.id FROM other o, stats s) x", false},

@@ -40,6 +40,11 @@ type value struct {
 	// sqlcAny: sqlc answers interface{} for the value as a result column
 	// (see Column.SqlcAny).
 	sqlcAny bool
+	// oneOut marks the one RETURNS TABLE column of a user-defined
+	// function in FROM: a bare star names it after the function (or its
+	// alias), as sqlc does, and is spelt so; in PostgreSQL that name is
+	// the function's whole-row value, the same value.
+	oneOut bool
 	// sqlc is sqlc's typing of the value as a result column where it is
 	// not the value's own (see SqlcType), nil where it is.
 	sqlc *SqlcType

@@ -75,6 +75,17 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 					if c.merged && qual == "" {
 						continue
 					}
+					if c.oneOut && r.scalar && qual == "" && r.name != "" {
+						// sqlc names the column after the function (or
+						// its alias): PostgreSQL's whole-row value of the
+						// function, the same value. (r.* keeps the
+						// column's name: r.r is no column.)
+						col := a.resultColumn(c, c.Name)
+						col.sqlcName, col.sqlcNamed = r.name, true
+						cols = append(cols, col)
+						spelt = append(spelt, starColumn{r.name, r.name})
+						continue
+					}
 					cols = append(cols, a.resultColumn(c, c.Name))
 					spelt = append(spelt, starColumn{r.name, c.Name})
 					if c.guessed || c.Name == "" {

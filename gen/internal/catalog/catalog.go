@@ -431,6 +431,11 @@ type Func struct {
 	// ReturnsTable lists the columns of RETURNS TABLE / SETOF composite.
 	ReturnsTable []*Column
 	ReturnsSet   bool
+	// TableReturn is set when ReturnsTable comes from RETURNS TABLE
+	// (...), not from OUT parameters (sqlc names the one column of the
+	// first after the function in FROM, of the second after the OUT
+	// parameter).
+	TableReturn bool
 	// Procedure is set for CREATE PROCEDURE.
 	Procedure bool
 	// Variadic is set when the last parameter is VARIADIC.

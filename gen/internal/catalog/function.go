@@ -40,7 +40,7 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 	}
 	for _, d := range n.ReturnsTable {
 		f.ReturnsTable = append(f.ReturnsTable, u.column(d, nil))
-		f.ReturnsSet = true
+		f.ReturnsSet, f.TableReturn = true, true
 	}
 	if len(n.OutParams) > 0 && !n.Procedure {
 		// A function with OUT (or INOUT) parameters returns its single OUT
