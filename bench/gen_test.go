@@ -7,7 +7,7 @@
 //
 //	go test ./bench -run '^$' -bench 'Generate$' -benchtime 3x -count 3
 //
-// Set SQLC to the sqlc binary if it is not on PATH or in $HOME/go/bin, and
+// Set SQLC to the sqlc v1.31.1 binary if it is not on PATH or in GOPATH/bin, and
 // FENCEGEN to a fencegen binary to measure instead of this tree's (e.g. an
 // older build, for a before/after comparison).
 package bench
@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/fencegen/fencegen/gen"
+	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 const (
@@ -96,22 +97,6 @@ sql:
 	}
 }
 
-func sqlcPath() string {
-	if p := os.Getenv("SQLC"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("sqlc"); err == nil {
-		return p
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		p := filepath.Join(home, "go", "bin", "sqlc")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 // fencegenBinary is $FENCEGEN, or else a fencegen built from this tree
 // into a temporary directory.
 func fencegenBinary(tb testing.TB) string {
@@ -157,7 +142,7 @@ func BenchmarkGenerate(b *testing.B) {
 	dir := b.TempDir()
 	writeInput(b, dir)
 	fencegen := fencegenBinary(b)
-	sqlc := sqlcPath()
+	sqlc := testenv.SqlcBinary()
 	if sqlc == "" {
 		b.Log("SKIP sqlc: not found (set SQLC); only fencegen is measured")
 	}

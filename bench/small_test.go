@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 // sharedDir is the team's read-only corpora, next to the module.
@@ -93,7 +95,7 @@ func BenchmarkGenerateSmall(b *testing.B) {
 		b.Skipf("SKIP: the shared corpora are not at %s: %v", sharedDir, err)
 	}
 	fencegen := fencegenBinary(b)
-	sqlc := sqlcPath()
+	sqlc := testenv.SqlcBinary()
 	if sqlc == "" {
 		b.Log("SKIP sqlc: not found (set SQLC); only fencegen is measured")
 	}

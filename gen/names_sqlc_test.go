@@ -96,7 +96,7 @@ func withoutUnexportedJSONTags(lines []string) []string {
 var unexportedJSONTag = regexp.MustCompile(`^field \w+\.[_a-z]\w* .*?( ?json:"[^"]*")`)
 
 func TestNamesMatchSqlc(t *testing.T) {
-	sqlc := sqlcBinary()
+	sqlc := testenv.SqlcBinary()
 	if sqlc == "" {
 		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
 	}
@@ -299,7 +299,7 @@ func TestCorpusNamesMatchSqlc(t *testing.T) {
 		// ten-minute budget: .ci/run runs it without -race.
 		t.Skip("SKIP under -race: run go test -run TestCorpusNamesMatchSqlc ./gen (as .ci/run does)")
 	}
-	sqlc := sqlcBinary()
+	sqlc := testenv.SqlcBinary()
 	if sqlc == "" {
 		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
 	}

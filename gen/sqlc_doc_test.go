@@ -11,6 +11,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 
 	"github.com/fencegen/fencegen/gen"
+	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 // The project docs/sqlc.md's "The generated files are sqlc's" shows: an
@@ -80,7 +81,7 @@ func TestSqlcDocShowsFencedDiff(t *testing.T) {
 		}
 		return sqlcHeader + strings.TrimPrefix(s, fencegenHeader)
 	}
-	if sqlc := sqlcBinary(); sqlc != "" {
+	if sqlc := testenv.SqlcBinary(); sqlc != "" {
 		cmd := exec.Command(sqlc, "--no-remote", "generate")
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -128,29 +129,4 @@ func TestSqlcDocShowsFencedDiff(t *testing.T) {
 			t.Errorf("%s differs between the fenced and the unfenced output", n)
 		}
 	}
-}
-
-// sqlcBinary is sqlc v1.31.1's path when it is installed ($SQLC, as
-// .ci/run sets it, else GOPATH/bin or PATH), or "".
-func sqlcBinary() string {
-	for _, p := range []string{os.Getenv("SQLC"), filepath.Join(goEnvPath(), "bin", "sqlc"), "sqlc"} {
-		if p == "" {
-			continue
-		}
-		if path, err := exec.LookPath(p); err == nil {
-			if out, err := exec.Command(path, "version").Output(); err == nil && strings.TrimSpace(string(out)) == "v1.31.1" {
-				return path
-			}
-		}
-	}
-	return ""
-}
-
-// goEnvPath is the first element of GOPATH.
-func goEnvPath() string {
-	out, err := exec.Command("go", "env", "GOPATH").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.Split(strings.TrimSpace(string(out)), string(os.PathListSeparator))[0]
 }

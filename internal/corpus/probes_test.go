@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -20,16 +19,8 @@ import (
 // $(go env GOPATH)/bin/sqlc; without it the test is skipped (failed with
 // CI=true).
 func TestProbesMatchSqlc(t *testing.T) {
-	bin := os.Getenv("SQLC")
+	bin := testenv.SqlcBinary()
 	if bin == "" {
-		bin, _ = exec.LookPath("sqlc")
-	}
-	if bin == "" {
-		if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
-			bin = filepath.Join(string(bytes.TrimSpace(out)), "bin", "sqlc")
-		}
-	}
-	if _, err := os.Stat(bin); bin == "" || err != nil {
 		msg := "SKIP: sqlc v1.31.1 not found (set SQLC, or install it on PATH or in $(go env GOPATH)/bin)"
 		if testenv.InCI() {
 			t.Fatal(msg)
