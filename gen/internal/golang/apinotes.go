@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/config"
 )
 
 // APINotes lists, for fencegen vet, every place where the API declared
@@ -19,13 +20,9 @@ func APINotes(in Input) []string {
 	if in.Options.PGTypes() {
 		return nil
 	}
-	names := newNamer(in.Options.Initialisms, in.Options.Rename, in.Options.EmitExactTableNames, in.Options.InflectionExcludeTableNames)
-	mapper := func(pg bool) *typeMapper {
-		return &typeMapper{cat: in.Catalog, names: names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{},
-			overrides: newOverrides(in.Catalog, in.Options.Overrides), imports: map[string]string{}, pgTypes: pg}
-	}
-	sqlc := &emitter{in: in, opts: in.Options, names: names, types: mapper(false)}
-	pg := &emitter{in: in, opts: in.Options, names: names, types: mapper(true)}
+	names := namerFor(in.Options)
+	sqlc := &emitter{in: in, opts: in.Options, names: names, types: newTypeMapper(in, names, false)}
+	pg := &emitter{in: in, opts: in.Options, names: names, types: newTypeMapper(in, names, true)}
 	var notes []string
 	note := func(file string, line, col int, what string, a, b goType) {
 		as, bs := a.spelling(), b.spelling()
@@ -61,7 +58,7 @@ func APINotes(in Input) []string {
 }
 
 // modelTables are the tables and views that get a model, in catalog
-// order.
+// order: all but sequences (as in sqlc).
 func modelTables(cat *catalog.Catalog) []*catalog.Table {
 	var out []*catalog.Table
 	for _, s := range cat.Schemas {
@@ -99,4 +96,16 @@ func (t goType) spelling() string {
 		b.WriteByte(']')
 	}
 	return b.String()
+}
+
+// namerFor is the namer of opts' naming options.
+func namerFor(opts config.GoOptions) *namer {
+	return newNamer(opts.Initialisms, opts.Rename, opts.EmitExactTableNames, opts.InflectionExcludeTableNames)
+}
+
+// newTypeMapper is the type mapper of in with names; pg is whether it
+// declares PostgreSQL's types (postgresql_types) or sqlc's.
+func newTypeMapper(in Input, names *namer, pg bool) *typeMapper {
+	return &typeMapper{cat: in.Catalog, names: names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{},
+		overrides: newOverrides(in.Catalog, in.Options.Overrides), imports: map[string]string{}, pgTypes: pg}
 }

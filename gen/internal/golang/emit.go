@@ -62,17 +62,11 @@ type emitter struct {
 func Emit(in Input) (map[string][]byte, error) {
 	e := &emitter{in: in, opts: in.Options, files: map[string]*jen.File{}, models: map[*catalog.Table]string{},
 		usedModels: map[*catalog.Table]bool{}}
-	e.names = newNamer(in.Options.Initialisms, in.Options.Rename, in.Options.EmitExactTableNames, in.Options.InflectionExcludeTableNames)
-	e.types = &typeMapper{cat: in.Catalog, names: e.names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{},
-		overrides: newOverrides(in.Catalog, in.Options.Overrides), imports: map[string]string{}, pgTypes: in.Options.PGTypes()}
+	e.names = namerFor(in.Options)
+	e.types = newTypeMapper(in, e.names, in.Options.PGTypes())
 	pkg := in.Options.Package
-	for _, s := range in.Catalog.Schemas {
-		for _, t := range s.Tables {
-			if t.IsSequence {
-				continue // a sequence has no model (as in sqlc)
-			}
-			e.models[t] = e.names.modelName(modelSchema(t), t.Name)
-		}
+	for _, t := range modelTables(in.Catalog) {
+		e.models[t] = e.names.modelName(modelSchema(t), t.Name)
 	}
 	// Two tables whose singular names meet (queue and queues) would
 	// declare one type twice, which sqlc leaves to the compiler to report:
