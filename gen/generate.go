@@ -14,10 +14,9 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/golang"
+	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
-	"github.com/fencegen/fencegen/runtime/fenceimpl"
-	"github.com/fencegen/fencegen/templates"
 )
 
 // Generate runs the generator for every sql entry of cfg and returns the
@@ -98,11 +97,11 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 		}
 	}
 	for _, g := range guards {
-		data, err := newGuardData(g.cat, loosened)
+		dg, err := guard.NewDatabaseGuard(g.cat, loosened, g.pkg.Go.Out, g.schema)
 		var b []byte
-		if err == nil && data != nil {
-			out.Guards = append(out.Guards, &Guard{Out: g.pkg.Go.Out, data: data, schema: g.schema, tables: quotedTables(g.cat)})
-			b, err = renderGuard(data)
+		if err == nil && dg != nil {
+			out.Guards = append(out.Guards, dg)
+			b, err = dg.SQL()
 		}
 		if err != nil {
 			errs.Add(cfg.Path, g.pkg.Pos.Line, g.pkg.Pos.Col, "%v", err)
@@ -470,21 +469,21 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	}
 	// A non-strict query on a strict table makes that table's trigger
 	// non-strict: a strict one would refuse the query's writes.
-	guard := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}, schema: schemaFiles}
+	gr := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}, schema: schemaFiles}
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
-			guard.queries++
+			gr.queries++
 			if q.Fence != nil {
-				guard.fenced++
+				gr.fenced++
 			}
 			if q.Fence != nil && q.Fence.Loosens {
-				guard.loosened[markedTable(q.Fence.Table).QualifiedName()] = true
+				gr.loosened[guard.MarkedTable(q.Fence.Table).QualifiedName()] = true
 				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s is non-strict on strict table %s, so the guard trigger in %s refuses only lower tokens on that table",
 					q.File, q.Line, q.Col, q.Name, q.Fence.Table.QualifiedName(), GuardFile))
 			}
 		}
 	}
-	return files, notes, guard, nil
+	return files, notes, gr, nil
 }
 
 // anyQuery reports whether files hold at least one query.
@@ -517,170 +516,27 @@ func optOutNotes(files []*analyze.File) []string {
 	return notes
 }
 
-// GuardFile is the migration SQL fencegen writes beside the generated code
-// of a package with fenced tables: a trigger per fenced table that refuses
-// any UPDATE lowering the stored token (fenceimpl.SQLState), for writers that
-// do not use the generated code.
-const GuardFile = "fencegen_guard.sql"
+// GuardFile is the SQL fencegen writes beside the generated code of a
+// package with fenced tables: a trigger per fenced table that refuses any
+// UPDATE lowering the stored token (fenceimpl.SQLState), for writers that
+// do not use the generated code (see guard.File).
+const GuardFile = guard.File
 
-type guardTable struct {
-	Table, QualifiedTable, Function, Column, Trigger string
-	Strict                                           bool
-	// SchemaName, TableName and ColumnName are the table's schema and
-	// name and its token column, unquoted: the trigger's error carries
-	// them in its SCHEMA, TABLE and COLUMN fields (fenceimpl.SQLState).
-	SchemaName, TableName, ColumnName string
-}
+// Guard is the database-side guard of one sql entry, as Generate found it:
+// its Migration, NextMigration and GuardMigrations (see guard.DatabaseGuard).
+type Guard = guard.DatabaseGuard
 
-// markedTable is the table whose mark fences t: t, or the ancestor it
-// inherits its fence from. A non-strict query on any table of that family
-// makes all their guard triggers non-strict: a partition runs the trigger
-// of its partitioned table, and a write through a parent reaches the
-// children's rows.
-func markedTable(t *catalog.Table) *catalog.Table {
-	if t.Fence != nil && t.Fence.From != nil {
-		return t.Fence.From
-	}
-	return t
-}
+// GuardFinding is one way the guard migrations among an entry's schema
+// files differ from the guard this fencegen writes (see guard.Finding).
+type GuardFinding = guard.Finding
 
-// guardData is the guard template's data for cat's fenced tables, or
-// nil when it has none.
-type guardData struct {
-	Tables    []guardTable
-	SQLState  string
-	AnyStrict bool
-	// Format is "" for GuardFile, else one of MigrationFormats; Down asks
-	// for golang-migrate's down migration.
-	Format string
-	Down   bool
-	// TemplateVersion is GuardTemplateVersion, recorded in a migration's
-	// header; Removed are the guards of tables that earlier guard
-	// migrations installed and that are no longer fenced, which a new
-	// migration drops (NextMigration).
-	TemplateVersion int
-	Removed         []guardTable
-	// Previous is the guard earlier guard migrations installed, which
-	// the down section of a new one restores, and Added the tables they
-	// did not guard, whose guards it drops; both nil for a first guard
-	// migration, whose down section drops every guard.
-	Previous []previousGuard
-	Added    []guardTable
-}
+// GuardTemplateVersion numbers the guard's trigger functions as this
+// fencegen writes them (see guard.TemplateVersion).
+const GuardTemplateVersion = guard.TemplateVersion
 
-// previousGuard is the guard of one table as earlier guard migrations
-// installed it: Text is its CREATE OR REPLACE FUNCTION statement, verbatim.
-type previousGuard struct {
-	QualifiedTable, Function, Trigger, Text string
-}
-
-// renderGuard renders the guard template: GuardFile, or one file of a
-// migration (data.Format, data.Down).
-func renderGuard(data *guardData) ([]byte, error) {
-	var b strings.Builder
-	if err := templates.Templates.ExecuteTemplate(&b, "guard.sql.tmpl", data); err != nil {
-		return nil, err
-	}
-	return []byte(b.String()), nil
-}
-
-// newGuardData collects the guard template's data for cat's fenced
-// tables: one trigger per table, none for partitions of a fenced
-// partitioned table; loosened names the tables whose trigger is
-// non-strict. It returns nil when cat has no fenced table.
-func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, error) {
-	data := &guardData{SQLState: fenceimpl.SQLState, TemplateVersion: GuardTemplateVersion}
-	functions := map[string]string{} // guard function name → table
-	for _, t := range cat.FencedTables() {
-		if p := t.PartitionOf(); p != nil && p.Fence != nil {
-			// PostgreSQL clones a partitioned table's row triggers to
-			// its partitions, present and future (PostgreSQL docs,
-			// CREATE TRIGGER, "Notes"); one of its own would collide.
-			continue
-		}
-		qt := sqlparse.QuoteIdent(t.Name)
-		schema := t.Schema
-		if schema == "" {
-			schema = catalog.DefaultSchema
-		}
-		if t.Schema != "" && t.Schema != catalog.DefaultSchema {
-			qt = sqlparse.QuoteIdent(t.Schema) + "." + qt
-		}
-		fn, err := templates.GuardFunction(qt)
-		if err != nil {
-			return nil, err
-		}
-		if other, dup := functions[fn]; dup {
-			return nil, fmt.Errorf("the guard functions of tables %s and %s would have the same name %s: rename one of the tables", other, t.QualifiedName(), fn)
-		}
-		functions[fn] = t.QualifiedName()
-		strict := t.Fence.Strict && !loosened[markedTable(t).QualifiedName()]
-		data.Tables = append(data.Tables, guardTable{
-			Table: t.QualifiedName(), QualifiedTable: qt, Function: fn, Column: sqlparse.QuoteIdent(t.Fence.Column),
-			Trigger: "fencegen_guard", Strict: strict,
-			SchemaName: schema, TableName: t.Name, ColumnName: t.Fence.Column,
-		})
-		data.AnyStrict = data.AnyStrict || strict
-	}
-	if len(data.Tables) == 0 {
-		return nil, nil
-	}
-	return data, nil
-}
-
-// MigrationFormats are the migration tools GuardMigration writes for:
-//   - golang-migrate: <version>_fencegen_guard.up.sql and .down.sql;
-//   - goose: <version>_fencegen_guard.sql with -- +goose Up and Down, each
-//     function between -- +goose StatementBegin and StatementEnd (goose
-//     splits statements at semicolons otherwise);
-//   - dbmate: <version>_fencegen_guard.sql with -- migrate:up and down;
-//   - atlas: <version>_fencegen_guard.sql, up only (Atlas versioned
-//     migrations have no down section; run atlas migrate hash after adding
-//     it, so that atlas.sum lists it).
-var MigrationFormats = []string{"golang-migrate", "goose", "dbmate", "atlas"}
-
-// Guard is the database-side guard of one sql entry, as Generate found it.
-type Guard struct {
-	// Out is the entry's out directory as the configuration writes it.
-	Out  string
-	data *guardData
-	// schema are the entry's schema files, in the order they are read
-	// (GuardMigrations looks for guard migrations among them); tables
-	// holds the quoted, qualified name of every table in its catalog.
-	schema []string
-	tables map[string]bool
-}
-
-// Migration renders g as a migration of the tool format (one of
-// MigrationFormats) with the given version (the digits a tool orders
-// migrations by, e.g. 20260102150405 or 000042): the files' names, to be
-// put in the tool's migrations directory, and their contents. The SQL is
-// that of GuardFile; the files do not carry the generated-code header, so
-// that generate never takes them for its own.
-func (g *Guard) Migration(format, version string) (map[string][]byte, error) {
-	if !slices.Contains(MigrationFormats, format) {
-		return nil, fmt.Errorf("unknown migration format %q: want one of %s", format, strings.Join(MigrationFormats, ", "))
-	}
-	if version == "" || strings.Trim(version, "0123456789") != "" {
-		return nil, fmt.Errorf("migration version %q: want digits", version)
-	}
-	data := *g.data
-	data.Format = format
-	up, err := renderGuard(&data)
-	if err != nil {
-		return nil, err
-	}
-	base := version + "_fencegen_guard"
-	if format != "golang-migrate" {
-		return map[string][]byte{base + ".sql": up}, nil
-	}
-	data.Down = true
-	down, err := renderGuard(&data)
-	if err != nil {
-		return nil, err
-	}
-	return map[string][]byte{base + ".up.sql": up, base + ".down.sql": down}, nil
-}
+// MigrationFormats are the migration tools fencegen guard writes for
+// (see guard.MigrationFormats).
+var MigrationFormats = guard.MigrationFormats
 
 // modeWord names a fencing mode as the marks spell it.
 func modeWord(strict bool) string {

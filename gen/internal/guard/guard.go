@@ -8,6 +8,11 @@
 //
 // Every guarded statement is laid out one clause per line, after a
 // one-line SQL comment naming its form (see Rewrite).
+//
+// It also owns the database-side guard (database.go): the trigger that
+// refuses a stale token's UPDATE from any writer, rendered as File and as
+// the migrations fencegen guard writes, and the replay of those migrations
+// that tells fencegen check when they no longer match the schema.
 package guard
 
 import (

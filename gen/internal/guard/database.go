@@ -1,4 +1,4 @@
-package gen
+package guard
 
 import (
 	"bufio"
@@ -11,27 +11,217 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
+	"github.com/fencegen/fencegen/templates"
 )
 
-// GuardTemplateVersion numbers the guard's trigger functions as this
+// File is the migration SQL fencegen writes beside the generated code
+// of a package with fenced tables: a trigger per fenced table that refuses
+// any UPDATE lowering the stored token (fenceimpl.SQLState), for writers that
+// do not use the generated code.
+const File = "fencegen_guard.sql"
+
+type guardTable struct {
+	Table, QualifiedTable, Function, Column, Trigger string
+	Strict                                           bool
+	// SchemaName, TableName and ColumnName are the table's schema and
+	// name and its token column, unquoted: the trigger's error carries
+	// them in its SCHEMA, TABLE and COLUMN fields (fenceimpl.SQLState).
+	SchemaName, TableName, ColumnName string
+}
+
+// MarkedTable is the table whose mark fences t: t, or the ancestor it
+// inherits its fence from. A non-strict query on any table of that family
+// makes all their guard triggers non-strict: a partition runs the trigger
+// of its partitioned table, and a write through a parent reaches the
+// children's rows.
+func MarkedTable(t *catalog.Table) *catalog.Table {
+	if t.Fence != nil && t.Fence.From != nil {
+		return t.Fence.From
+	}
+	return t
+}
+
+// guardData is the guard template's data for cat's fenced tables, or
+// nil when it has none.
+type guardData struct {
+	Tables    []guardTable
+	SQLState  string
+	AnyStrict bool
+	// Format is "" for File, else one of MigrationFormats; Down asks
+	// for golang-migrate's down migration.
+	Format string
+	Down   bool
+	// TemplateVersion is TemplateVersion, recorded in a migration's
+	// header; Removed are the guards of tables that earlier guard
+	// migrations installed and that are no longer fenced, which a new
+	// migration drops (NextMigration).
+	TemplateVersion int
+	Removed         []guardTable
+	// Previous is the guard earlier guard migrations installed, which
+	// the down section of a new one restores, and Added the tables they
+	// did not guard, whose guards it drops; both nil for a first guard
+	// migration, whose down section drops every guard.
+	Previous []previousGuard
+	Added    []guardTable
+}
+
+// previousGuard is the guard of one table as earlier guard migrations
+// installed it: Text is its CREATE OR REPLACE FUNCTION statement, verbatim.
+type previousGuard struct {
+	QualifiedTable, Function, Trigger, Text string
+}
+
+// renderGuard renders the guard template: File, or one file of a
+// migration (data.Format, data.Down).
+func renderGuard(data *guardData) ([]byte, error) {
+	var b strings.Builder
+	if err := templates.Templates.ExecuteTemplate(&b, "guard.sql.tmpl", data); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+// newGuardData collects the guard template's data for cat's fenced
+// tables: one trigger per table, none for partitions of a fenced
+// partitioned table; loosened names the tables whose trigger is
+// non-strict. It returns nil when cat has no fenced table.
+func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, error) {
+	data := &guardData{SQLState: fenceimpl.SQLState, TemplateVersion: TemplateVersion}
+	functions := map[string]string{} // guard function name → table
+	for _, t := range cat.FencedTables() {
+		if p := t.PartitionOf(); p != nil && p.Fence != nil {
+			// PostgreSQL clones a partitioned table's row triggers to
+			// its partitions, present and future (PostgreSQL docs,
+			// CREATE TRIGGER, "Notes"); one of its own would collide.
+			continue
+		}
+		qt := sqlparse.QuoteIdent(t.Name)
+		schema := t.Schema
+		if schema == "" {
+			schema = catalog.DefaultSchema
+		}
+		if t.Schema != "" && t.Schema != catalog.DefaultSchema {
+			qt = sqlparse.QuoteIdent(t.Schema) + "." + qt
+		}
+		fn, err := templates.GuardFunction(qt)
+		if err != nil {
+			return nil, err
+		}
+		if other, dup := functions[fn]; dup {
+			return nil, fmt.Errorf("the guard functions of tables %s and %s would have the same name %s: rename one of the tables", other, t.QualifiedName(), fn)
+		}
+		functions[fn] = t.QualifiedName()
+		strict := t.Fence.Strict && !loosened[MarkedTable(t).QualifiedName()]
+		data.Tables = append(data.Tables, guardTable{
+			Table: t.QualifiedName(), QualifiedTable: qt, Function: fn, Column: sqlparse.QuoteIdent(t.Fence.Column),
+			Trigger: "fencegen_guard", Strict: strict,
+			SchemaName: schema, TableName: t.Name, ColumnName: t.Fence.Column,
+		})
+		data.AnyStrict = data.AnyStrict || strict
+	}
+	if len(data.Tables) == 0 {
+		return nil, nil
+	}
+	return data, nil
+}
+
+// MigrationFormats are the migration tools GuardMigration writes for:
+//   - golang-migrate: <version>_fencegen_guard.up.sql and .down.sql;
+//   - goose: <version>_fencegen_guard.sql with -- +goose Up and Down, each
+//     function between -- +goose StatementBegin and StatementEnd (goose
+//     splits statements at semicolons otherwise);
+//   - dbmate: <version>_fencegen_guard.sql with -- migrate:up and down;
+//   - atlas: <version>_fencegen_guard.sql, up only (Atlas versioned
+//     migrations have no down section; run atlas migrate hash after adding
+//     it, so that atlas.sum lists it).
+var MigrationFormats = []string{"golang-migrate", "goose", "dbmate", "atlas"}
+
+// DatabaseGuard is the database-side guard of one sql entry (gen.Guard):
+// the trigger of each fenced table, File's SQL and the migrations that
+// fencegen guard writes of it, and how the guard migrations among the
+// entry's schema files differ from it.
+type DatabaseGuard struct {
+	// Out is the entry's out directory as the configuration writes it.
+	Out  string
+	data *guardData
+	// schema are the entry's schema files, in the order they are read
+	// (GuardMigrations looks for guard migrations among them); tables
+	// holds the quoted, qualified name of every table in its catalog.
+	schema []string
+	tables map[string]bool
+}
+
+// NewDatabaseGuard returns the database-side guard of the sql entry whose
+// catalog is cat (its schema read from the files schema, in order) and
+// whose Go code goes to out: one trigger per fenced table, non-strict for
+// the tables (by the qualified name of the table whose mark fences them,
+// MarkedTable) that loosened names. It returns nil when cat has no fenced
+// table, and an error when two tables' guard functions would share a name.
+func NewDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out string, schema []string) (*DatabaseGuard, error) {
+	data, err := newGuardData(cat, loosened)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	return &DatabaseGuard{Out: out, data: data, schema: schema, tables: quotedTables(cat)}, nil
+}
+
+// SQL renders g as File, the SQL fencegen generate writes beside the
+// generated code.
+func (g *DatabaseGuard) SQL() ([]byte, error) {
+	return renderGuard(g.data)
+}
+
+// Migration renders g as a migration of the tool format (one of
+// MigrationFormats) with the given version (the digits a tool orders
+// migrations by, e.g. 20260102150405 or 000042): the files' names, to be
+// put in the tool's migrations directory, and their contents. The SQL is
+// that of File; the files do not carry the generated-code header, so
+// that generate never takes them for its own.
+func (g *DatabaseGuard) Migration(format, version string) (map[string][]byte, error) {
+	if !slices.Contains(MigrationFormats, format) {
+		return nil, fmt.Errorf("unknown migration format %q: want one of %s", format, strings.Join(MigrationFormats, ", "))
+	}
+	if version == "" || strings.Trim(version, "0123456789") != "" {
+		return nil, fmt.Errorf("migration version %q: want digits", version)
+	}
+	data := *g.data
+	data.Format = format
+	up, err := renderGuard(&data)
+	if err != nil {
+		return nil, err
+	}
+	base := version + "_fencegen_guard"
+	if format != "golang-migrate" {
+		return map[string][]byte{base + ".sql": up}, nil
+	}
+	data.Down = true
+	down, err := renderGuard(&data)
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{base + ".up.sql": up, base + ".down.sql": down}, nil
+}
+
+// TemplateVersion numbers the guard's trigger functions as this
 // fencegen writes them. A guard migration records it in its header
 // ("-- fencegen guard template: N"); one written before the line existed
 // (whose trigger raised without DETAIL, SCHEMA, TABLE and COLUMN) is
 // template 1. It changes whenever the text of a trigger function changes
-// (gen's TestGuardTemplateVersion pins the text to the number).
-const GuardTemplateVersion = 2
+// (TestGuardTemplateVersion pins the text to the number).
+const TemplateVersion = 2
 
 // guardMigrationHeader starts the first line of every migration fencegen
 // guard writes (up file or single file), in every template version; the
 // format follows it: "... as a goose migration, written".
 const guardMigrationHeader = "-- fencegen's database-side fencing guard, as a "
 
-// guardTemplateLine is the header line that records GuardTemplateVersion.
+// guardTemplateLine is the header line that records TemplateVersion.
 const guardTemplateLine = "-- fencegen guard template: "
 
-// GuardFinding is one way the guard migrations fencegen guard wrote
+// Finding is one way the guard migrations fencegen guard wrote
 // differ from the guard this fencegen would write for the current schema.
-type GuardFinding struct {
+type Finding struct {
 	// File, Line and Col locate it: the migration (a path relative to the
 	// current directory, as the schema entries name it) and the statement
 	// concerned, or line 1 for a table no migration guards.
@@ -50,7 +240,7 @@ type GuardFinding struct {
 	Newer bool
 }
 
-func (f GuardFinding) String() string {
+func (f Finding) String() string {
 	return fmt.Sprintf("%s:%d:%d: %s", f.File, f.Line, f.Col, f.Msg)
 }
 
@@ -196,7 +386,7 @@ func guardMode(text string) (column, mode string) {
 }
 
 // want is the guard g writes, replayed from its own migration.
-func (g *Guard) want() *guardReplay {
+func (g *DatabaseGuard) want() *guardReplay {
 	files, err := g.Migration("atlas", "1")
 	if err != nil {
 		panic(err) // a fixed, valid format and version
@@ -217,7 +407,7 @@ func (g *Guard) want() *guardReplay {
 // guard is applied some other way, e.g. fencegen_guard.sql with psql).
 // others are the guards of the run's other sql entries, whose tables are
 // not "no longer fenced" (a trigger is one per database).
-func (g *Guard) GuardMigrations(others []*Guard) ([]GuardFinding, error) {
+func (g *DatabaseGuard) GuardMigrations(others []*DatabaseGuard) ([]Finding, error) {
 	have, err := replayGuard(g.schema)
 	if err != nil {
 		return nil, err
@@ -229,14 +419,14 @@ func (g *Guard) GuardMigrations(others []*Guard) ([]GuardFinding, error) {
 }
 
 // compare lists the differences of the guard have installs from g's.
-func (g *Guard) compare(have *guardReplay, others []*Guard) []GuardFinding {
+func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Finding {
 	last := have.migrations[len(have.migrations)-1]
-	at := func(file string, line int, format string, a ...any) GuardFinding {
-		return GuardFinding{File: file, Line: line, Col: 1, Msg: fmt.Sprintf(format, a...),
+	at := func(file string, line int, format string, a ...any) Finding {
+		return Finding{File: file, Line: line, Col: 1, Msg: fmt.Sprintf(format, a...),
 			Format: last.format, Dir: filepath.Dir(last.file), Out: g.Out}
 	}
 	want := g.want()
-	var out []GuardFinding
+	var out []Finding
 	for _, t := range g.data.Tables {
 		in, ok := have.tables[t.QualifiedTable]
 		w := want.tables[t.QualifiedTable]
@@ -244,11 +434,11 @@ func (g *Guard) compare(have *guardReplay, others []*Guard) []GuardFinding {
 		case !ok:
 			out = append(out, at(last.file, 1, "fenced table %s has no guard trigger in the guard migrations: the database does not refuse a stale token's UPDATE from other writers", t.Table))
 		case in.fn.text == w.fn.text:
-		case in.fn.template < GuardTemplateVersion:
+		case in.fn.template < TemplateVersion:
 			out = append(out, at(in.fn.file, in.fn.line, "the guard of table %s was written by an older fencegen (guard template %d, this fencegen writes %d%s)",
-				t.Table, in.fn.template, GuardTemplateVersion, templateChange(in.fn.template)))
-		case in.fn.template > GuardTemplateVersion:
-			f := at(in.fn.file, in.fn.line, "the guard of table %s was written by a newer fencegen (guard template %d, this fencegen writes %d)", t.Table, in.fn.template, GuardTemplateVersion)
+				t.Table, in.fn.template, TemplateVersion, templateChange(in.fn.template)))
+		case in.fn.template > TemplateVersion:
+			f := at(in.fn.file, in.fn.line, "the guard of table %s was written by a newer fencegen (guard template %d, this fencegen writes %d)", t.Table, in.fn.template, TemplateVersion)
 			f.Newer = true
 			out = append(out, f)
 		default:
@@ -262,7 +452,7 @@ func (g *Guard) compare(have *guardReplay, others []*Guard) []GuardFinding {
 		}
 	}
 	fenced := map[string]bool{}
-	for _, o := range append([]*Guard{g}, others...) {
+	for _, o := range append([]*DatabaseGuard{g}, others...) {
 		for _, t := range o.data.Tables {
 			fenced[t.QualifiedTable] = true
 		}
@@ -278,7 +468,7 @@ func (g *Guard) compare(have *guardReplay, others []*Guard) []GuardFinding {
 		in := have.tables[qt]
 		out = append(out, at(in.file, in.line, "table %s is no longer fenced, but the guard migrations still install its guard trigger, which refuses UPDATEs that lower %s", qt, column(in.fn.text)))
 	}
-	slices.SortStableFunc(out, func(a, b GuardFinding) int {
+	slices.SortStableFunc(out, func(a, b Finding) int {
 		if c := strings.Compare(a.File, b.File); c != 0 {
 			return c
 		}
@@ -304,9 +494,9 @@ func templateChange(v int) string {
 // removedTables are the tables with a trigger in have that no guard of
 // the run fences and that still exist: the new migration drops their
 // triggers and functions.
-func (g *Guard) removedTables(have *guardReplay, others []*Guard) []guardTable {
+func (g *DatabaseGuard) removedTables(have *guardReplay, others []*DatabaseGuard) []guardTable {
 	fenced := map[string]bool{}
-	for _, o := range append([]*Guard{g}, others...) {
+	for _, o := range append([]*DatabaseGuard{g}, others...) {
 		for _, t := range o.data.Tables {
 			fenced[t.QualifiedTable] = true
 		}
@@ -329,12 +519,12 @@ func (g *Guard) removedTables(have *guardReplay, others []*Guard) []guardTable {
 // re-created (CREATE OR REPLACE FUNCTION, DROP TRIGGER IF EXISTS, CREATE
 // TRIGGER), and the triggers and functions of tables no longer fenced
 // dropped. It is an error when a newer fencegen wrote one of them.
-func (g *Guard) NextMigration(files []string, others []*Guard, format, version string) (current string, out map[string][]byte, err error) {
+func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, format, version string) (current string, out map[string][]byte, err error) {
 	have, err := replayGuard(files)
 	if err != nil {
 		return "", nil, err
 	}
-	found := []GuardFinding(nil)
+	found := []Finding(nil)
 	if n := len(have.migrations); n > 0 {
 		found = g.compare(have, others)
 		if len(found) == 0 {

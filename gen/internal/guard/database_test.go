@@ -1,54 +1,55 @@
-package gen
+package guard
 
 import (
-	"context"
 	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
-// guardOf generates schema (a strict and a non-strict fenced table) and
-// returns the entry's guard.
-func guardOf(t *testing.T, dir, schema string) *Guard {
+// guardOf builds the catalog of schema (as the schema file dir/schema.sql)
+// and returns its database guard, whose schema files are schema.sql and
+// those given.
+func guardOf(t *testing.T, dir, schema string, files ...string) *DatabaseGuard {
 	t.Helper()
-	files := map[string]string{
-		"schema.sql":    schema,
-		"q.sql":         "-- name: Get :one\nSELECT id FROM jobs WHERE id = $1;\n",
-		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: [schema.sql, m], queries: q.sql, gen: {go: {package: x, out: out}}}\n",
-	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	name := filepath.Join(dir, "schema.sql")
+	if err := os.WriteFile(name, []byte(schema), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "m"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	f, err := sqlparse.Parse(name, []byte(schema))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
+	cat := catalog.New()
+	for _, st := range f.Stmts {
+		cat.Update(f, st)
 	}
-	if len(out.Guards) != 1 {
-		t.Fatalf("Guards = %v", out.Guards)
+	if errs := cat.Validate(); len(errs) > 0 {
+		t.Fatal(errs)
 	}
-	return out.Guards[0]
+	g, err := NewDatabaseGuard(cat, nil, "out", append([]string{name}, files...))
+	if err != nil || g == nil {
+		t.Fatalf("NewDatabaseGuard: %v, %v", g, err)
+	}
+	return g
 }
 
 const guardmigSchema = "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n" +
 	"CREATE SCHEMA app;\nCREATE TABLE app.\"Order\" (id bigint PRIMARY KEY, \"Tok\" bigint NOT NULL);\nCOMMENT ON COLUMN app.\"Order\".\"Tok\" IS 'fencegen:token strict';\n"
 
-// TestGuardTemplateVersion pins the text of the trigger functions to
-// GuardTemplateVersion: a change to the function in templates/guard.sql.tmpl
+// TestTemplateVersion pins the text of the trigger functions to
+// TemplateVersion: a change to the function in templates/guard.sql.tmpl
 // fails here until the version is raised (so that check tells the guard
 // migrations of the old text from the new) and the digest updated.
-func TestGuardTemplateVersion(t *testing.T) {
+func TestTemplateVersion(t *testing.T) {
 	g := guardOf(t, t.TempDir(), guardmigSchema)
 	var text strings.Builder
 	for _, tb := range g.data.Tables {
@@ -56,9 +57,9 @@ func TestGuardTemplateVersion(t *testing.T) {
 	}
 	digest := fmt.Sprintf("%x", sha256.Sum256([]byte(text.String())))[:16]
 	pinned := map[int]string{2: "296ff700c49de839"}
-	if got := pinned[GuardTemplateVersion]; got != digest {
-		t.Errorf("guard template %d: trigger functions' digest %s, pinned %s: a changed function needs a new GuardTemplateVersion (and this digest)\n%s",
-			GuardTemplateVersion, digest, got, text.String())
+	if got := pinned[TemplateVersion]; got != digest {
+		t.Errorf("guard template %d: trigger functions' digest %s, pinned %s: a changed function needs a new TemplateVersion (and this digest)\n%s",
+			TemplateVersion, digest, got, text.String())
 	}
 }
 
@@ -86,7 +87,7 @@ func TestGuardReplay(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(have.migrations) != 1 || have.migrations[0].format != "goose" || have.migrations[0].template != GuardTemplateVersion {
+		if len(have.migrations) != 1 || have.migrations[0].format != "goose" || have.migrations[0].template != TemplateVersion {
 			t.Fatalf("migrations %+v", have.migrations)
 		}
 		if found := g.compare(have, nil); len(found) != 0 {
