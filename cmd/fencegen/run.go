@@ -22,7 +22,10 @@ import (
 const (
 	exitOK    = 0
 	exitError = 1 // generation error, or stale files for check
-	exitUsage = 2 // unknown command, bad flag
+	// exitUsage is an unknown command, flag or argument: 1, as sqlc v1.31.1
+	// exits (its command line's errors are errors like any other), so a
+	// Makefile or CI step written for sqlc reads the same status.
+	exitUsage = 1
 )
 
 const usage = `usage: fencegen [flags] <command> [flags]
@@ -62,7 +65,8 @@ Paths in messages and diffs are relative to the current directory, so that
 outside it, the diff names them from the nearest directory that holds them
 all, and check says which).
 
-Exit status: 0 success, 1 generation error or stale files, 2 usage error.
+Exit status: 0 success; 1 generation error, stale files or usage error
+(as sqlc's).
 `
 
 type mode int
@@ -111,8 +115,9 @@ func splitCommand(args []string) (name string, rest []string) {
 // run is fencegen's main, testable in-process: it returns the exit code.
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return exitUsage
+		// As sqlc without arguments: the help, and success.
+		fmt.Fprint(stdout, usage)
+		return exitOK
 	}
 	if slices.ContainsFunc(args[:1], isHelpFlag) {
 		return help(args[1:], stdout, stderr)
@@ -143,10 +148,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			}
 			return exitUsage
 		}
-		if fs.NArg() > 0 {
-			fmt.Fprintf(stderr, "fencegen: version takes no arguments (%q)\n", fs.Arg(0))
-			return exitUsage
-		}
+		// sqlc's version ignores arguments (sqlc version x prints its
+		// version and exits 0); so does this.
 		fmt.Fprintf(stdout, "fencegen %s\n", version())
 		return exitOK
 	}

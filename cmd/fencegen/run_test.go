@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fencegen/fencegen/gen"
+	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 // TestRunExitCodes checks the exit status of usage errors and of the
@@ -36,13 +38,13 @@ func TestRunExitCodes(t *testing.T) {
 		stdout string // substring
 		stderr string // substring
 	}{
-		{nil, exitUsage, "", "usage: fencegen"},
+		{nil, exitOK, "usage: fencegen", ""},
 		{[]string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"` + "\n"},
 		{[]string{"gen"}, exitUsage, "", `unknown command "gen" (did you mean generate?)`},
 		{[]string{"generate", "-nope"}, exitUsage, "", "flag provided but not defined: -nope"},
 		{[]string{"check", "extra"}, exitUsage, "", `unexpected argument "extra"`},
 		{[]string{"-check", "-y"}, exitUsage, "", "-y"},
-		{[]string{"version", "x"}, exitUsage, "", ""},
+		{[]string{"version", "x"}, exitOK, "fencegen ", ""},
 		{[]string{"help", "nope"}, exitUsage, "", `unknown help topic "nope"`},
 		{[]string{"help"}, exitOK, "usage: fencegen", ""},
 		{[]string{"help", "check"}, exitOK, "usage: fencegen check [-f path]", ""},
@@ -236,5 +238,74 @@ func TestVersionBuilt(t *testing.T) {
 	tool.Dir = mod
 	if out, err := tool.Output(); err != nil || string(out) != want {
 		t.Errorf("go tool fencegen version = %q, %v; want %q", out, err, want)
+	}
+}
+
+// TestExitCodesMatchSqlc runs sqlc v1.31.1 and fencegen on the same
+// command lines of sqlc's commands (generate, diff, vet, compile, version)
+// in one directory and requires the same exit status: a Makefile or CI
+// step written for sqlc reads the same result.
+func TestExitCodesMatchSqlc(t *testing.T) {
+	sqlc := testenv.SqlcBinary()
+	if sqlc == "" {
+		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
+	}
+	// sqlc runs in one directory, fencegen in another holding the same
+	// files, each generating its own.
+	sqlcDir, dir := t.TempDir(), t.TempDir()
+	t.Chdir(dir)
+	for name, src := range map[string]string{
+		"ok.yaml":     "version: \"2\"\nsql:\n  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {package: db, out: db}}}\n",
+		"broken.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: s.sql, queries: broken.sql, gen: {go: {package: db, out: db}}}\n",
+		"s.sql":       "CREATE TABLE t (id bigint PRIMARY KEY);\n",
+		"q.sql":       "-- name: GetT :one\nSELECT id FROM t WHERE id = $1;\n",
+		"broken.sql":  "-- name: GetT :one\nSELECT id FROM tt WHERE id = $1;\n",
+	} {
+		for _, d := range []string{sqlcDir, dir} {
+			if err := os.WriteFile(filepath.Join(d, name), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// In order: diff before generate (stale), after it (clean).
+	for _, args := range [][]string{
+		nil,
+		{"frobnicate"},
+		{"--bogus", "generate"},
+		{"generate", "--bogus"},
+		{"generate", "extra"},
+		{"generate"}, // no configuration in the directory
+		{"diff", "--bogus"},
+		{"vet", "--bogus"},
+		{"compile", "--bogus"},
+		{"version", "--bogus"},
+		{"version", "extra"},
+		{"version"},
+		{"-f", "nope.yaml", "generate"},
+		{"-f", "broken.yaml", "generate"},
+		{"-f", "broken.yaml", "compile"},
+		{"-f", "broken.yaml", "vet"},
+		{"-f", "ok.yaml", "compile"},
+		{"-f", "ok.yaml", "diff"},
+		{"-f", "ok.yaml", "generate"},
+		{"-f", "ok.yaml", "diff"},
+		{"-f", "ok.yaml", "vet"},
+		{"generate", "-h"},
+		{"help"},
+	} {
+		cmd := exec.Command(sqlc, args...)
+		cmd.Dir = sqlcDir
+		want := 0
+		if err := cmd.Run(); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				t.Fatalf("sqlc %q: %v", args, err)
+			}
+			want = ee.ExitCode()
+		}
+		var stdout, stderr bytes.Buffer
+		if got := run(args, strings.NewReader(""), &stdout, &stderr); got != want {
+			t.Errorf("fencegen %q exits %d, sqlc %d\nstderr: %s", args, got, want, stderr.String())
+		}
 	}
 }
