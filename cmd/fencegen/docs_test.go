@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // TestDocsShowRealOutput keeps the output the README and docs/ show equal
-// to what fencegen prints: generate's summary line for the accounts
-// example (run on a copy, with the checked-in generated code), and the
+// to what fencegen prints: generate's summary line for the accounts and
+// payouts examples (run on a copy, with the checked-in generated code), and the
 // limits the guard's header lists.
 func TestDocsShowRealOutput(t *testing.T) {
 	root := filepath.Join("..", "..")
@@ -29,6 +32,19 @@ func TestDocsShowRealOutput(t *testing.T) {
 	}
 	if line := stdout.String(); !strings.Contains(readme, "```\n"+line+"```\n") {
 		t.Errorf("README.md does not show generate's output for the example (is examples/accounts/accountsdb current?):\n%s", line)
+	}
+
+	// The payouts example, the README's first fenced worker.
+	payouts := t.TempDir()
+	for _, name := range []string{"fencegen.yaml", "schema.sql", "queries.sql", "payoutsdb/db.go", "payoutsdb/models.go", "payoutsdb/queries.sql.go", "payoutsdb/fencegen_guard.sql"} {
+		copyFile(t, filepath.Join(root, "examples", "payouts"), payouts, name)
+	}
+	stdout.Reset()
+	if code := run([]string{"generate", "-f", filepath.Join(payouts, "fencegen.yaml")}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("generate: exit %d\n%s", code, stderr.String())
+	}
+	if line := stdout.String(); !strings.Contains(readme, "```\n"+line+"```\n") {
+		t.Errorf("README.md does not show generate's output for examples/payouts (is examples/payouts/payoutsdb current?):\n%s", line)
 	}
 
 	// A first generate, into an empty out directory, as go.generate.md shows it.
@@ -81,4 +97,78 @@ func readDoc(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestDocLinksResolve checks every relative link of the README, go.generate.md
+// and docs/ (the reference index, docs/README.md, is made of them): the
+// file exists, and a #fragment names one of its headings, slugged as
+// GitHub does (lower case; letters, digits, '-' and '_' kept; spaces
+// become '-'; the rest dropped).
+func TestDocLinksResolve(t *testing.T) {
+	root := filepath.Join("..", "..")
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, filepath.Join(root, "README.md"), filepath.Join(root, "go.generate.md"))
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	checked := 0
+	for _, page := range pages {
+		for _, m := range link.FindAllStringSubmatch(stripCode(readDoc(t, page)), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, frag, _ := strings.Cut(target, "#")
+			p := page
+			if file != "" {
+				p = filepath.Join(filepath.Dir(page), filepath.FromSlash(file))
+			}
+			checked++
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("%s links to %s: %v", page, target, err)
+				continue
+			}
+			if frag == "" || !strings.HasSuffix(p, ".md") {
+				continue
+			}
+			if !slices.Contains(headingSlugs(readDoc(t, p)), frag) {
+				t.Errorf("%s links to %s: no heading of %s has the slug %q", page, target, p, frag)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("checked %d links; the README and docs/ have more", checked)
+	}
+}
+
+// stripCode removes fenced code blocks, whose text is not Markdown.
+func stripCode(doc string) string {
+	parts := strings.Split(doc, "```")
+	var b strings.Builder
+	for i := 0; i < len(parts); i += 2 {
+		b.WriteString(parts[i])
+	}
+	return b.String()
+}
+
+func headingSlugs(doc string) []string {
+	var slugs []string
+	for _, line := range strings.Split(stripCode(doc), "\n") {
+		h := strings.TrimLeft(line, "#")
+		if len(h) == len(line) || !strings.HasPrefix(h, " ") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(h)) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		slugs = append(slugs, b.String())
+	}
+	return slugs
 }

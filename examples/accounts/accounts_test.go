@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,8 +80,12 @@ func phantomWrite(t *testing.T, sqlPackage string) {
 	dsn := testenv.NewDatabase(t)
 	testenv.Redis(t) // skip or fail loudly if Redis is unreachable
 	var out strings.Builder
+	ttl := 500 * time.Millisecond
+	if sqlPackage == PgxV5 {
+		ttl = time.Second // the README's run, whose output it shows
+	}
 	results, err := RunDemo(context.Background(), DemoConfig{
-		DatabaseURL: dsn, RedisURL: testenv.RedisURL(), TTL: 500 * time.Millisecond, Out: &out, SQLPackage: sqlPackage,
+		DatabaseURL: dsn, RedisURL: testenv.RedisURL(), TTL: ttl, Out: &out, SQLPackage: sqlPackage,
 	})
 	t.Log("\n" + out.String())
 	if err != nil {
@@ -106,6 +111,19 @@ func phantomWrite(t *testing.T, sqlPackage string) {
 	}
 	if g.Worker1Stored != g.Worker2Token || g.StoredToken != g.Worker2Token {
 		t.Errorf("guarded run: stale error carries stored token %d, row holds %d; want worker 2's token %d", g.Worker1Stored, g.StoredToken, g.Worker2Token)
+	}
+	if sqlPackage == PgxV5 {
+		// The README shows the guarded run and the verdicts: the same
+		// lines, but for the times in brackets.
+		readme, err := os.ReadFile("../../README.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		times := regexp.MustCompile(`(?m)^\[[ 0-9.µms]+\]`)
+		got := times.ReplaceAllString(out.String()[strings.Index(out.String(), "== "+Guarded+":"):], "[]")
+		if !strings.Contains(times.ReplaceAllString(string(readme), "[]"), "```\n"+got+"```\n") {
+			t.Errorf("README.md does not show the guarded run and the verdicts (times in brackets aside):\n%s", got)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,19 +80,45 @@ func TestDoublePaymentWithoutKeyOrOutbox(t *testing.T) {
 	if !found {
 		t.Errorf("docs/demo.md does not show the payouts demo's output (times in brackets aside); it is:\n%s", out.String())
 	}
+	// The README shows its last lines.
+	summary := out.String()[strings.Index(out.String(), "\n\n"+Plain+": ")+2:]
+	if !slices.Contains(codeBlocks(readme(t)), summary) {
+		t.Errorf("README.md does not show the payouts demo's last lines:\n%s", summary)
+	}
+}
+
+func readme(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // codeBlocks returns the bodies of a Markdown document's fenced code
 // blocks.
 func codeBlocks(doc string) []string {
-	blocks := strings.Split(doc, "```")[1:]
 	var bodies []string
-	for i := 0; i < len(blocks); i += 2 {
-		if _, body, ok := strings.Cut(blocks[i], "\n"); ok {
-			bodies = append(bodies, body)
-		}
+	for _, b := range fencedBlocks(doc) {
+		bodies = append(bodies, b.body)
 	}
 	return bodies
+}
+
+type fencedBlock struct{ lang, body string }
+
+// fencedBlocks returns a Markdown document's fenced code blocks, with the
+// language named after the opening fence.
+func fencedBlocks(doc string) []fencedBlock {
+	parts := strings.Split(doc, "```")[1:]
+	var blocks []fencedBlock
+	for i := 0; i < len(parts); i += 2 {
+		if lang, body, ok := strings.Cut(parts[i], "\n"); ok {
+			blocks = append(blocks, fencedBlock{lang, body})
+		}
+	}
+	return blocks
 }
 
 // TestDispatchSendsEachRowOnce queues payments, then runs four dispatchers

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,5 +155,32 @@ func TestWriteWaitingInPostgreSQLRefused(t *testing.T) {
 	}
 	if p, _ := q.GetPayout(ctx, 1); p.ProviderRef.String != "worker 2" {
 		t.Fatalf("row written by %q; want worker 2", p.ProviderRef.String)
+	}
+}
+
+// TestTestingDocQuotesRefusalTests keeps docs/testing.md's Go blocks equal
+// to this file's code, so that what the page tells a team to copy is what
+// runs here.
+func TestTestingDocQuotesRefusalTests(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/testing.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("refusal_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := 0
+	for _, block := range codeBlocks(string(doc)) {
+		if !strings.HasPrefix(block, "func ") && !strings.HasPrefix(block, "// ") {
+			continue
+		}
+		quoted++
+		if !strings.Contains(string(src), block) {
+			t.Errorf("docs/testing.md quotes code that is not in examples/payouts/refusal_test.go:\n%s", block)
+		}
+	}
+	if quoted < 3 {
+		t.Errorf("docs/testing.md quotes %d blocks of refusal_test.go, want two tests and the helper", quoted)
 	}
 }
