@@ -84,3 +84,11 @@ func TestPayCommand(t *testing.T) {
 		t.Errorf("README.md does not show the output of -pay 42 run twice:\n%s", out.String())
 	}
 }
+
+// TestReadmeLength keeps the README a ten-minute read (issue 25: at most
+// 2,000 words, counted as wc -w counts them, code included).
+func TestReadmeLength(t *testing.T) {
+	if n := len(strings.Fields(readme(t))); n > 2000 {
+		t.Errorf("README.md has %d words; at most 2,000 (move reference to docs/)", n)
+	}
+}
