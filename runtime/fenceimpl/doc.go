@@ -13,9 +13,10 @@
 //
 // Like package fence, it depends only on the standard library (and on
 // package fence): it reads
-// pgx/v5's results through the Rows interface, database/sql's through
-// SQLRows, and the fields of a PostgreSQL error (*pgconn.PgError of pgx,
-// whether through pgx or its database/sql driver, and *pq.Error of
+// pgx/v5's and pgx/v4's results through the Rows interface, database/sql's
+// through SQLRows, and the fields of a PostgreSQL error (*pgconn.PgError of
+// pgx/v5 or of pgx/v4's github.com/jackc/pgconn, whether through pgx or
+// its database/sql driver, and *pq.Error of
 // github.com/lib/pq) by their field names, without importing either
 // driver. A refusal is recognised from the error's protocol fields
 // (SQLSTATE, DETAIL, SCHEMA, TABLE) and, for a raising guard's cast, from

@@ -25,12 +25,15 @@ const (
 // EnginePostgreSQL is the only engine fencegen supports.
 const EnginePostgreSQL = "postgresql"
 
-// The sql_package values fencegen emits. An empty sql_package means
-// database/sql, as in sqlc (its golang codegen's parseDriver).
+// The sql_package values fencegen emits, sqlc's three. An empty
+// sql_package means database/sql, as in sqlc (its golang codegen's
+// parseDriver). pgx/v4 is github.com/jackc/pgx/v4 with
+// github.com/jackc/pgconn and github.com/jackc/pgtype, in maintenance
+// upstream; sqlc still generates it, so fencegen does.
 const (
 	SQLPackagePgxV5  = "pgx/v5"
 	SQLPackageStdlib = "database/sql"
-	sqlPackagePgxV4  = "pgx/v4"
+	SQLPackagePgxV4  = "pgx/v4"
 )
 
 // Names are the configuration file names Find looks for, in order.

@@ -84,13 +84,14 @@ func TestLoadJSONVersion1(t *testing.T) {
       "emit_json_tags": true,
       "overrides": [{"column": "t.id", "go_type": {"import": "github.com/google/uuid", "type": "UUID", "pointer": true}}]
     },
-    {"name": "other", "path": "x/y", "engine": "postgresql", "schema": "s.sql", "queries": "q.sql"}
+    {"name": "other", "path": "x/y", "engine": "postgresql", "schema": "s.sql", "queries": "q.sql"},
+    {"name": "v4", "path": "v4", "schema": "s.sql", "queries": "q.sql", "sql_package": "pgx/v4"}
   ],
   "overrides": [{"db_type": "uuid", "go_type": "github.com/google/uuid.UUID"}],
   "rename": {"ids": "IDs"}
 }`)
-	if len(cfg.Packages) != 2 {
-		t.Fatalf("got %d packages, want 2", len(cfg.Packages))
+	if len(cfg.Packages) != 3 {
+		t.Fatalf("got %d packages, want 3", len(cfg.Packages))
 	}
 	p := cfg.Packages[0]
 	if p.Engine != "postgresql" || p.Go.Package != "db" || p.Go.Out != "db" || !p.Go.EmitJSONTags {
@@ -105,8 +106,11 @@ func TestLoadJSONVersion1(t *testing.T) {
 	if p.Go.Rename["ids"] != "IDs" {
 		t.Errorf("rename = %v", p.Go.Rename)
 	}
-	if q := cfg.Packages[1]; q.Name != "other" || q.Go.Package != "other" || q.Go.Out != "x/y" {
+	if q := cfg.Packages[1]; q.Name != "other" || q.Go.Package != "other" || q.Go.Out != "x/y" || q.Go.SQLPackage != "database/sql" {
 		t.Errorf("package 1 = %+v", q)
+	}
+	if q := cfg.Packages[2]; q.Go.SQLPackage != SQLPackagePgxV4 {
+		t.Errorf("package 2: sql_package %q, want pgx/v4", q.Go.SQLPackage)
 	}
 }
 
@@ -241,20 +245,12 @@ sql:
 version: "2"
 sql:
   - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: db, sql_package: database/sq}}}
-`, `dir/fencegen.yaml:3:90: unknown SQL package: database/sq (sql_package is pgx/v5 or database/sql)`},
+`, `dir/fencegen.yaml:3:90: unknown SQL package: database/sq (sql_package is pgx/v5, pgx/v4 or database/sql)`},
 		{"unknown sql_driver", `
 version: "2"
 sql:
   - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {out: db, sql_driver: github.com/unknown/driver}}}
 `, `dir/fencegen.yaml:3:89: invalid options: unknown SQL driver: github.com/unknown/driver`},
-		{"pgx/v4 in v1", `
-version: "1"
-packages:
-  - path: db
-    schema: s.sql
-    queries: q.sql
-    sql_package: pgx/v4
-`, `dir/fencegen.yaml:6:18: sql_package "pgx/v4" not supported: fencegen emits pgx/v5 or database/sql code (pgx/v4 is superseded by pgx/v5; set sql_package: pgx/v5)`},
 		{"engine", `
 version: "2"
 sql:
@@ -367,14 +363,12 @@ func TestFind(t *testing.T) {
 	}
 }
 
-// corpusRefusals are the refusals a corpus configuration may meet: sqlc
-// accepts pgx/v4, which fencegen does not generate, and engine mysql or
-// sqlite, which fencegen does not generate either (a configuration with
+// corpusRefusals are the refusals a corpus configuration may meet: engine
+// mysql or sqlite, which fencegen does not generate (a configuration with
 // a PostgreSQL entry beside them loads, and skips them; one with none is
 // refused, as corpus/sqlc-mysql's are); the others are sqlc cases that
 // must fail (a negative query_parameter_limit, an unknown sql_driver).
 var corpusRefusals = []string{
-	`sql_package "pgx/v4" not supported`,
 	`not supported: fencegen generates code for postgresql only`,
 	`invalid options: unknown SQL driver`,
 	`query_parameter_limit must not be negative`,

@@ -45,16 +45,10 @@ func (l *loader) validate(e *entry) {
 	case "":
 		// sqlc's default (its golang codegen's parseDriver).
 		p.Go.SQLPackage = SQLPackageStdlib
-	case SQLPackagePgxV5, SQLPackageStdlib:
-	case sqlPackagePgxV4:
-		// pgx/v4 is in maintenance only, and its pgtype (github.com/jackc/pgtype)
-		// is a different type system from pgx/v5's: fencegen does not
-		// generate it rather than generate it untested.
-		l.errorf(e.sqlPackage, "sql_package %q not supported: fencegen emits %s or %s code (pgx/v4 is superseded by pgx/v5; set sql_package: %s)",
-			p.Go.SQLPackage, SQLPackagePgxV5, SQLPackageStdlib, SQLPackagePgxV5)
+	case SQLPackagePgxV5, SQLPackageStdlib, SQLPackagePgxV4:
 	default:
 		// sqlc's message (its golang codegen's opts.validatePackage).
-		l.errorf(e.sqlPackage, "unknown SQL package: %s (sql_package is %s or %s)", p.Go.SQLPackage, SQLPackagePgxV5, SQLPackageStdlib)
+		l.errorf(e.sqlPackage, "unknown SQL package: %s (sql_package is %s, %s or %s)", p.Go.SQLPackage, SQLPackagePgxV5, SQLPackagePgxV4, SQLPackageStdlib)
 	}
 	if d := p.Go.SQLDriver; d != "" && !sqlDrivers[d] {
 		// sqlc's message (its golang codegen's opts.validateDriver).

@@ -107,5 +107,5 @@ func namerFor(opts config.GoOptions) *namer {
 // declares PostgreSQL's types (postgresql_types) or sqlc's.
 func newTypeMapper(in Input, names *namer, pg bool) *typeMapper {
 	return &typeMapper{cat: in.Catalog, names: names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{},
-		overrides: newOverrides(in.Catalog, in.Options.Overrides), imports: map[string]string{}, pgTypes: pg}
+		overrides: newOverrides(in.Catalog, in.Options.Overrides, pgtypePathFor(in.Options.SQLPackage)), imports: map[string]string{}, pgTypes: pg}
 }

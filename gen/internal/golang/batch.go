@@ -24,7 +24,7 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 	results := q.Name + "BatchResults"
 	fenced := fencedBatch(q)
 	fields := []jen.Code{
-		jen.Id("br").Qual(pgxPkg, "BatchResults"),
+		jen.Id("br").Qual(e.types.pgxPath(), "BatchResults"),
 		jen.Id("tot").Int(),
 		jen.Id("closed").Bool(),
 	}
@@ -47,7 +47,7 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 		vals = append(vals, jen.Int64().Call(jen.Id("token")))
 	}
 	e.doc(f, q)
-	body := []jen.Code{jen.Id("batch").Op(":=").Op("&").Qual(pgxPkg, "Batch").Values()}
+	body := []jen.Code{jen.Id("batch").Op(":=").Op("&").Qual(e.types.pgxPath(), "Batch").Values()}
 	total := jen.Lit(1)
 	if sig.rowArg != "" {
 		total = jen.Len(jen.Id(sig.rowArg))

@@ -316,9 +316,10 @@ func (e *emitter) newPlainFile(pkg, source string) *jen.File {
 	}
 	f.ImportName(fencePkg, "fence")
 	f.ImportName(fenceImplPkg, "fenceimpl")
-	f.ImportName(pgtypePkg, "pgtype")
-	f.ImportName(pgxPkg, "pgx")
-	f.ImportName(pgconnPkg, "pgconn")
+	// The packages of the entry's pgx (pgx/v5's or pgx/v4's).
+	f.ImportName(pgtypePathFor(e.opts.SQLPackage), "pgtype")
+	f.ImportName(e.types.pgxPath(), "pgx")
+	f.ImportName(e.types.pgconnPath(), "pgconn")
 	f.ImportName(pgvectorPkg, "pgvector")
 	f.ImportName(sqlPkg, "sql")
 	f.ImportName(uuidPkg, "uuid")
@@ -442,18 +443,18 @@ func (e *emitter) overridePackagePaths() map[string]bool {
 // SendBatch when batch: when a query needs them.
 func (e *emitter) dbFile(f *jen.File, copyfrom, batch bool) {
 	methods := []jen.Code{
-		jen.Id("Exec").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Params(jen.Qual(pgconnPkg, "CommandTag"), jen.Error()),
-		jen.Id("Query").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Params(jen.Qual(pgxPkg, "Rows"), jen.Error()),
-		jen.Id("QueryRow").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Qual(pgxPkg, "Row"),
+		jen.Id("Exec").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Params(jen.Qual(e.types.pgconnPath(), "CommandTag"), jen.Error()),
+		jen.Id("Query").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Params(jen.Qual(e.types.pgxPath(), "Rows"), jen.Error()),
+		jen.Id("QueryRow").Params(jen.Qual("context", "Context"), jen.String(), jen.Op("...").Interface()).Qual(e.types.pgxPath(), "Row"),
 	}
 	if copyfrom {
 		methods = append(methods, jen.Id("CopyFrom").Params(
-			jen.Id("ctx").Qual("context", "Context"), jen.Id("tableName").Qual(pgxPkg, "Identifier"),
-			jen.Id("columnNames").Index().String(), jen.Id("rowSrc").Qual(pgxPkg, "CopyFromSource"),
+			jen.Id("ctx").Qual("context", "Context"), jen.Id("tableName").Qual(e.types.pgxPath(), "Identifier"),
+			jen.Id("columnNames").Index().String(), jen.Id("rowSrc").Qual(e.types.pgxPath(), "CopyFromSource"),
 		).Params(jen.Int64(), jen.Error()))
 	}
 	if batch {
-		methods = append(methods, jen.Id("SendBatch").Params(jen.Qual("context", "Context"), jen.Op("*").Qual(pgxPkg, "Batch")).Qual(pgxPkg, "BatchResults"))
+		methods = append(methods, jen.Id("SendBatch").Params(jen.Qual("context", "Context"), jen.Op("*").Qual(e.types.pgxPath(), "Batch")).Qual(e.types.pgxPath(), "BatchResults"))
 	}
 	f.Type().Id("DBTX").Interface(methods...)
 	f.Line()
@@ -462,7 +463,7 @@ func (e *emitter) dbFile(f *jen.File, copyfrom, batch bool) {
 	}
 	f.Type().Id("Queries").Struct(jen.Id("db").Id("DBTX"))
 	f.Line()
-	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id("WithTx").Params(jen.Id("tx").Qual(pgxPkg, "Tx")).Op("*").Id("Queries").Block(
+	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id("WithTx").Params(jen.Id("tx").Qual(e.types.pgxPath(), "Tx")).Op("*").Id("Queries").Block(
 		jen.Return(jen.Op("&").Id("Queries").Add(multiValues(jen.Id("db").Op(":").Id("tx")))),
 	)
 }

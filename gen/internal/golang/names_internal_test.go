@@ -137,7 +137,7 @@ func TestOverrideImportNames(t *testing.T) {
 		{obj("github.com/x/stuff", "stuff"), "stuff", "stuff"},
 		{obj("gopkg.in/yaml.v3", "yaml"), "yaml", "yaml"},
 	} {
-		gt, alias := parseGoType(tt.in)
+		gt, alias := parseGoType(tt.in, pgtypePkg)
 		o := override{goType: gt, alias: alias}
 		if got := o.importName(); got != tt.qual || alias != tt.alias {
 			t.Errorf("%+v: qualifier %q, alias %q; want %q, %q", tt.in, got, alias, tt.qual, tt.alias)
@@ -227,7 +227,7 @@ func TestObjectTypeWithoutImport(t *testing.T) {
 		{"string", "", "string"},
 		{"foo.Bar", "", "foo.Bar"}, // sqlc writes it as is, unimported
 	} {
-		gt, alias := parseGoType(config.GoType{Type: tt.typ, Pointer: true})
+		gt, alias := parseGoType(config.GoType{Type: tt.typ, Pointer: true}, pgtypePkg)
 		if gt.pkg != tt.pkg || gt.name != tt.name || !gt.pointer || alias != "" {
 			t.Errorf("{type: %s}: %+v, alias %q; want package %q, name %q, a pointer, no alias", tt.typ, gt, alias, tt.pkg, tt.name)
 		}

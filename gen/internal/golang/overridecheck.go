@@ -18,7 +18,7 @@ func ColumnOverrideMatches(cat *catalog.Catalog, in []config.Override) []bool {
 			out[i] = true
 			continue
 		}
-		ovs := newOverrides(nil, []config.Override{o})
+		ovs := newOverrides(nil, []config.Override{o}, pgtypePkg)
 		if len(ovs) == 0 {
 			continue
 		}
@@ -48,7 +48,7 @@ func TokenColumnOverrides(cat *catalog.Catalog, in []config.Override) []*catalog
 		if o.Column == "" || o.GoType == (config.GoType{}) {
 			continue
 		}
-		ovs := newOverrides(nil, []config.Override{o})
+		ovs := newOverrides(nil, []config.Override{o}, pgtypePkg)
 		if len(ovs) == 0 {
 			continue
 		}

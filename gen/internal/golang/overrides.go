@@ -74,7 +74,7 @@ func parseStructTag(tag string) map[string]string {
 // object form with import, package, type, pointer and slice. It returns
 // the type and the alias the import is written with ("" for none), by
 // sqlc's rules (see specAlias and importAlias).
-func parseGoType(g config.GoType) (goType, string) {
+func parseGoType(g config.GoType, pgtypePath string) (goType, string) {
 	var t goType
 	if g.Spec == "" {
 		t.pkg, t.name, t.pointer = g.Import, g.Type, g.Pointer
@@ -84,7 +84,7 @@ func parseGoType(g config.GoType) (goType, string) {
 		p, ok := sqlcKnownTypes[g.Type]
 		switch {
 		case strings.HasPrefix(g.Type, "pgtype."):
-			p, ok = pgtypePkg, true
+			p, ok = pgtypePath, true // sqlc's uses("pgtype."), by driver
 		case strings.HasPrefix(g.Type, "sql.Null"):
 			p, ok = sqlPkg, true // sqlc's uses("sql.Null")
 		}
@@ -221,10 +221,10 @@ func packageName(importPath string) string {
 	return base
 }
 
-func newOverrides(cat *catalog.Catalog, in []config.Override) []override {
+func newOverrides(cat *catalog.Catalog, in []config.Override, pgtypePath string) []override {
 	var out []override
 	for _, o := range in {
-		gt, alias := parseGoType(o.GoType)
+		gt, alias := parseGoType(o.GoType, pgtypePath)
 		ov := override{goType: gt, nullable: o.Nullable, alias: alias, hasType: gt.name != ""}
 		if o.GoStructTag != "" {
 			ov.tags = parseStructTag(o.GoStructTag)

@@ -421,7 +421,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		if e.types.stdlib() {
 			s.results = []jen.Code{jen.Qual(sqlPkg, "Result"), jen.Error()}
 		} else {
-			s.results = []jen.Code{jen.Qual(pgconnPkg, "CommandTag"), jen.Error()}
+			s.results = []jen.Code{jen.Qual(e.types.pgconnPath(), "CommandTag"), jen.Error()}
 		}
 	case ":copyfrom":
 		s.results = []jen.Code{jen.Int64(), jen.Error()}
@@ -1277,10 +1277,15 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 			}
 		}
 		verb := map[string]string{"update": "UPDATE %d", "delete": "DELETE %d", "upsert": "INSERT 0 %d"}[q.Fence.Kind]
+		tag := jen.Qual(e.types.pgconnPath(), "NewCommandTag")
+		if e.types.pgxV4() {
+			// pgx/v4's pgconn.CommandTag is the tag's bytes.
+			tag = jen.Qual(e.types.pgconnPath(), "CommandTag")
+		}
 		return []jen.Code{
 			jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(write(jen.Nil())),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(pgconnPkg, "CommandTag").Values(), jen.Err())),
-			jen.Return(jen.Qual(pgconnPkg, "NewCommandTag").Call(jen.Qual("fmt", "Sprintf").Call(jen.Lit(verb), jen.Id("n"))), jen.Nil()),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Qual(e.types.pgconnPath(), "CommandTag").Values(), jen.Err())),
+			jen.Return(tag.Call(jen.Qual("fmt", "Sprintf").Call(jen.Lit(verb), jen.Id("n"))), jen.Nil()),
 		}
 	}
 	return []jen.Code{
@@ -1336,7 +1341,7 @@ func (e *emitter) errNoRows() *jen.Statement {
 	if e.types.stdlib() {
 		return jen.Qual(sqlPkg, "ErrNoRows")
 	}
-	return jen.Qual(pgxPkg, "ErrNoRows")
+	return jen.Qual(e.types.pgxPath(), "ErrNoRows")
 }
 
 // noRowsName is errNoRows as the documentation names it.

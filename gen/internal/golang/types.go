@@ -13,7 +13,12 @@ const (
 	pgtypePkg = "github.com/jackc/pgx/v5/pgtype"
 	pgxPkg    = "github.com/jackc/pgx/v5"
 	pgconnPkg = "github.com/jackc/pgx/v5/pgconn"
-	fencePkg  = "github.com/fencegen/fencegen/runtime/fence"
+	// The packages of pgx/v4 output (sql_package: pgx/v4): pgx/v4 keeps
+	// its connection layer and its types in modules of their own.
+	pgtypeV4Pkg = "github.com/jackc/pgtype"
+	pgxV4Pkg    = "github.com/jackc/pgx/v4"
+	pgconnV4Pkg = "github.com/jackc/pgconn"
+	fencePkg    = "github.com/fencegen/fencegen/runtime/fence"
 	// fenceImplPkg holds the readers generated code runs fenced writes
 	// through; only generated code imports it.
 	fenceImplPkg = "github.com/fencegen/fencegen/runtime/fenceimpl"
@@ -69,6 +74,75 @@ var stdlibTypes = map[string][2]goType{
 	"cidr":        same(goType{pkg: pqtypePkg, name: "CIDR"}),
 	"macaddr":     same(goType{pkg: pqtypePkg, name: "Macaddr"}),
 	"macaddr8":    same(goType{pkg: pqtypePkg, name: "Macaddr"}),
+}
+
+// pgtypeV4 is pgx/v4's pgtype.<name> (github.com/jackc/pgtype).
+func pgtypeV4(name string) goType { return goType{pkg: pgtypeV4Pkg, name: name} }
+
+// pgxV4Types is sqlc's pgx/v4 mapping (its golang codegen's postgresType
+// for the pgx/v4 driver): the Go type for NOT NULL values, then the
+// nullable one. It is database/sql's mapping (stdlibTypes) where sqlc
+// gives pgx/v4 no type of its own, pgtype's (github.com/jackc/pgtype)
+// where it does: numeric, json, jsonb, the network types, the ranges,
+// hstore, the bit strings, the system identifiers and the geometric
+// types. The types pgxTypes lists and this map does not (the
+// multiranges, xid8, vector, tsvector, "char", void) are interface{}, as
+// in sqlc. interval is int64 with sqlc, which pgx/v4 does not scan into
+// (pgtype.Interval has no int64 form): the column is sqlc's, so is the
+// type.
+var pgxV4Types = map[string][2]goType{
+	"int2":        {{name: "int16"}, sqlNull("NullInt16")},
+	"int4":        {{name: "int32"}, sqlNull("NullInt32")},
+	"int8":        {{name: "int64"}, sqlNull("NullInt64")},
+	"float4":      {{name: "float32"}, sqlNull("NullFloat64")},
+	"float8":      {{name: "float64"}, sqlNull("NullFloat64")},
+	"numeric":     same(pgtypeV4("Numeric")),
+	"money":       same(pgtypeV4("Numeric")),
+	"bool":        {{name: "bool"}, sqlNull("NullBool")},
+	"text":        {{name: "string"}, sqlNull("NullString")},
+	"varchar":     {{name: "string"}, sqlNull("NullString")},
+	"bpchar":      {{name: "string"}, sqlNull("NullString")},
+	"name":        {{name: "string"}, sqlNull("NullString")},
+	"citext":      {{name: "string"}, sqlNull("NullString")},
+	"ltree":       {{name: "string"}, sqlNull("NullString")},
+	"lquery":      {{name: "string"}, sqlNull("NullString")},
+	"ltxtquery":   {{name: "string"}, sqlNull("NullString")},
+	"string":      {{name: "string"}, sqlNull("NullString")},
+	"bytea":       {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
+	"blob":        {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
+	"json":        same(pgtypeV4("JSON")),
+	"jsonb":       same(pgtypeV4("JSONB")),
+	"date":        {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
+	"time":        {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
+	"timetz":      {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
+	"timestamp":   {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
+	"timestamptz": {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
+	"interval":    {{name: "int64"}, sqlNull("NullInt64")},
+	"uuid":        {{pkg: uuidPkg, name: "UUID"}, {pkg: uuidPkg, name: "NullUUID"}},
+	"inet":        same(pgtypeV4("Inet")),
+	"cidr":        same(pgtypeV4("CIDR")),
+	"macaddr":     same(pgtypeV4("Macaddr")),
+	"macaddr8":    same(pgtypeV4("Macaddr")),
+	"daterange":   same(pgtypeV4("Daterange")),
+	"tsrange":     same(pgtypeV4("Tsrange")),
+	"tstzrange":   same(pgtypeV4("Tstzrange")),
+	"numrange":    same(pgtypeV4("Numrange")),
+	"int4range":   same(pgtypeV4("Int4range")),
+	"int8range":   same(pgtypeV4("Int8range")),
+	"hstore":      same(pgtypeV4("Hstore")),
+	"bit":         same(pgtypeV4("Varbit")),
+	"varbit":      same(pgtypeV4("Varbit")),
+	"cid":         same(pgtypeV4("CID")),
+	"oid":         same(pgtypeV4("OID")),
+	"tid":         same(pgtypeV4("TID")),
+	"xid":         same(pgtypeV4("XID")),
+	"box":         same(pgtypeV4("Box")),
+	"circle":      same(pgtypeV4("Circle")),
+	"line":        same(pgtypeV4("Line")),
+	"lseg":        same(pgtypeV4("Lseg")),
+	"path":        same(pgtypeV4("Path")),
+	"point":       same(pgtypeV4("Point")),
+	"polygon":     same(pgtypeV4("Polygon")),
 }
 
 // goType is a Go type reference: a qualified name plus pointer and slice
@@ -142,7 +216,8 @@ func multirangeOf(elem string) goType {
 
 func same(t goType) [2]goType { return [2]goType{t, t} }
 
-// typeMapper maps PostgreSQL types to Go types as sqlc does for pgx/v5.
+// typeMapper maps PostgreSQL types to Go types as sqlc does for the
+// entry's sql_package (pgx/v5, pgx/v4 or database/sql).
 type typeMapper struct {
 	cat       *catalog.Catalog
 	names     *namer
@@ -235,7 +310,8 @@ var pgxTypes = map[string][2]goType{
 
 // pointerForNull lists the NOT NULL types that emit_pointers_for_null_types
 // turns into pointers for nullable values, besides the predeclared ones.
-var pointerForNull = map[string]bool{"time.Time": true, pgvectorPkg + ".Vector": true}
+// uuid.UUID is pgx/v4's (pgx/v5 has pgtype.UUID).
+var pointerForNull = map[string]bool{"time.Time": true, pgvectorPkg + ".Vector": true, uuidPkg + ".UUID": true}
 
 // goTypeOf returns the Go type for a value of type t that is column col
 // (nil for an expression). A fenced table's token column maps to
@@ -320,6 +396,27 @@ func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 			return goType{name: "interface{}"}
 		}
 	}
+	if m.pgxV4() && (t.Schema == "pg_catalog" || t.Schema == "") {
+		if pair, ok := pgxV4Types[t.Name]; ok {
+			// sqlc: emit_pointers_for_null_types makes a nullable value a
+			// pointer to the NOT NULL type where the two differ.
+			if notNull || pair[0].String() == pair[1].String() {
+				if notNull {
+					return pair[0]
+				}
+				return pair[1]
+			}
+			if m.opts.EmitPointersForNullTypes {
+				g := pair[0]
+				g.pointer = true
+				return g
+			}
+			return pair[1]
+		}
+		if _, ok := pgxTypes[t.Name]; ok {
+			return goType{name: "interface{}"}
+		}
+	}
 	if t.Schema == "pg_catalog" || t.Schema == "" {
 		if pair, ok := pgxTypes[t.Name]; ok {
 			g := pair[0]
@@ -366,6 +463,35 @@ func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 
 // stdlib reports whether the output is for database/sql.
 func (m *typeMapper) stdlib() bool { return m.opts.SQLPackage == config.SQLPackageStdlib }
+
+// pgxV4 reports whether the output is for pgx/v4.
+func (m *typeMapper) pgxV4() bool { return m.opts.SQLPackage == config.SQLPackagePgxV4 }
+
+// pgxPath, pgconnPath and pgtypePath are the import paths of pgx's
+// packages for the entry's sql_package: pgx/v5's, or pgx/v4's
+// (github.com/jackc/pgx/v4, github.com/jackc/pgconn,
+// github.com/jackc/pgtype), as sqlc's imports.go chooses them.
+func (m *typeMapper) pgxPath() string {
+	if m.pgxV4() {
+		return pgxV4Pkg
+	}
+	return pgxPkg
+}
+
+func (m *typeMapper) pgconnPath() string {
+	if m.pgxV4() {
+		return pgconnV4Pkg
+	}
+	return pgconnPkg
+}
+
+// pgtypePathFor is pgtypePath for an sql_package.
+func pgtypePathFor(sqlPackage string) string {
+	if sqlPackage == config.SQLPackagePgxV4 {
+		return pgtypeV4Pkg
+	}
+	return pgtypePkg
+}
 
 // enumPointers reports whether nullable enums are *Enum rather than
 // NullEnum: emit_pointers_for_null_enum_types when set, otherwise

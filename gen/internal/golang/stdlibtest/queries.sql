@@ -1,6 +1,6 @@
--- Every fenced write shape, generated twice from this file: for pgx/v5
--- (pgxdb) and for database/sql (sqldb). The tests run each through both
--- and compare what they return and what they write.
+-- Every fenced write shape, generated from this file for pgx/v5 (pgxdb),
+-- pgx/v4 (pgx4db) and database/sql (sqldb, sqlprepdb). The tests run each
+-- through all of them and compare what they return and what they write.
 
 -- name: AddJob :exec
 INSERT INTO jobs (id, status, owner, tags) VALUES (@id, @status, @owner, @tags);

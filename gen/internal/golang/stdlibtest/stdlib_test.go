@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	pgx4 "github.com/jackc/pgx/v4"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -92,11 +93,11 @@ func outcome(v any, err error) string {
 		if !errors.As(err, &nf) {
 			return "not-found error that is not a *fence.NotFoundError: " + err.Error()
 		}
-		if errors.Is(err, pgx.ErrNoRows) || errors.Is(err, sql.ErrNoRows) {
+		if errors.Is(err, pgx.ErrNoRows) || errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx4.ErrNoRows) {
 			return "notfound norows"
 		}
 		return "notfound"
-	case errors.Is(err, pgx.ErrNoRows) || errors.Is(err, sql.ErrNoRows):
+	case errors.Is(err, pgx.ErrNoRows) || errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx4.ErrNoRows):
 		return "norows"
 	}
 	return "error " + err.Error()

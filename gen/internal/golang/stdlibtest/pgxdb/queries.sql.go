@@ -29,9 +29,9 @@ type AddJobParams struct {
 	Tags   []string
 }
 
-// Every fenced write shape, generated twice from this file: for pgx/v5
-// (pgxdb) and for database/sql (sqldb). The tests run each through both
-// and compare what they return and what they write.
+// Every fenced write shape, generated from this file for pgx/v5 (pgxdb),
+// pgx/v4 (pgx4db) and database/sql (sqldb, sqlprepdb). The tests run each
+// through all of them and compare what they return and what they write.
 //
 // AddJob stores token in jobs.tok.
 func (q *Queries) AddJob(ctx context.Context, arg AddJobParams, token fence.Token) error {
