@@ -45,8 +45,10 @@ ON CONFLICT (id) DO UPDATE SET balance = excluded.balance, closed_at = NULL
 RETURNING *;
 
 -- name: CreditAccounts :batchexec
--- CreditAccounts credits many accounts in one round trip, all under one
--- lease; each item reports its own outcome.
+-- CreditAccounts credits many accounts in one round trip under one token,
+-- so all of them must be leased through one resource by every writer (a
+-- lease on account-shard:N, say, not account:N one by one as the worker
+-- takes them; docs/guard.md, batches); each item reports its own outcome.
 UPDATE account_balances SET balance = balance + @amount WHERE id = @id;
 
 -- name: SetBalances :batchone

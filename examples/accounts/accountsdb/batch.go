@@ -46,8 +46,10 @@ type CreditAccountsParams struct {
 	ID     int64
 }
 
-// CreditAccounts credits many accounts in one round trip, all under one
-// lease; each item reports its own outcome.
+// CreditAccounts credits many accounts in one round trip under one token,
+// so all of them must be leased through one resource by every writer (a
+// lease on account-shard:N, say, not account:N one by one as the worker
+// takes them; docs/guard.md, batches); each item reports its own outcome.
 //
 // CreditAccounts is fenced on account_balances.last_fencing_token: every item
 // of the batch refuses to touch rows whose stored fencing token is greater
