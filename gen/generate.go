@@ -463,6 +463,8 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	}
 	// Where postgresql_types would declare another Go type than sqlc's.
 	notes = append(notes, golang.APINotes(in)...)
+	// Where sqlc's pgx/v4 type is one pgx/v4 cannot read or send.
+	notes = append(notes, golang.PgxV4Notes(in)...)
 	files := map[string][]byte{}
 	for name, b := range rendered {
 		files[path.Join(filepath.ToSlash(opts.Out), name)] = b

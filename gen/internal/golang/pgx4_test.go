@@ -1,0 +1,117 @@
+package golang_test
+
+import (
+	"strings"
+	"testing"
+)
+
+const pgxV4Schema = `
+CREATE TYPE mood AS ENUM ('sad', 'happy');
+CREATE TABLE k (
+  id bigint PRIMARY KEY,
+  n int, nn int NOT NULL,
+  t text,
+  num numeric,
+  j jsonb,
+  at timestamptz, atn timestamptz NOT NULL,
+  u uuid,
+  ip inet,
+  r int4range,
+  mr int4multirange,
+  iv interval, ivn interval NOT NULL,
+  arr text[],
+  m mood
+);
+`
+
+// TestPgxV4Types: sql_package: pgx/v4 declares sqlc v1.31.1's pgx/v4
+// types (its postgresType for the pgx/v4 driver): database/sql's where
+// sqlc gives pgx/v4 none of its own, github.com/jackc/pgtype's where it
+// does, interface{} for the types sqlc maps for pgx/v5 only; pointers with
+// emit_pointers_for_null_types, as sqlc (TestProbesMatchSqlc compares the
+// same with sqlc itself).
+func TestPgxV4Types(t *testing.T) {
+	const cfg = `version: "2"
+sql:
+  - engine: postgresql
+    schema: schema.sql
+    queries: query.sql
+    gen:
+      go: {package: db, out: db, sql_package: pgx/v4%s}
+`
+	const query = "-- name: Get :one\nSELECT * FROM k WHERE id = $1;\n"
+	files, _ := generateVet(t, strings.Replace(cfg, "%s", "", 1), pgxV4Schema, query)
+	a := parseAPI(t, files)
+	for _, line := range []string{
+		"field K.N sql.NullInt32", "field K.Nn int32", "field K.T sql.NullString",
+		"field K.Num pgtype.Numeric", "field K.J pgtype.JSONB", "field K.At sql.NullTime",
+		"field K.Atn time.Time", "field K.U uuid.NullUUID", "field K.Ip pgtype.Inet",
+		"field K.R pgtype.Int4range", "field K.Mr interface{}", "field K.Iv sql.NullInt64",
+		"field K.Ivn int64", "field K.Arr []string", "field K.M NullMood",
+	} {
+		a.has(t, line)
+	}
+	if !strings.Contains(files["models.go"], "\t\"github.com/jackc/pgtype\"\n") {
+		t.Errorf("models.go does not import github.com/jackc/pgtype:\n%s", files["models.go"])
+	}
+	if !strings.Contains(files["db.go"], "\t\"github.com/jackc/pgconn\"\n\t\"github.com/jackc/pgx/v4\"\n") {
+		t.Errorf("db.go does not import pgx/v4's pgconn and pgx:\n%s", files["db.go"])
+	}
+
+	files, _ = generateVet(t, strings.Replace(cfg, "%s", ", emit_pointers_for_null_types: true", 1), pgxV4Schema, query)
+	a = parseAPI(t, files)
+	for _, line := range []string{
+		"field K.N *int32", "field K.T *string", "field K.At *time.Time", "field K.U *uuid.UUID",
+		"field K.Num pgtype.Numeric", "field K.J pgtype.JSONB", "field K.Iv *int64", "field K.M *Mood",
+	} {
+		a.has(t, line)
+	}
+}
+
+// TestPgxV4IntervalNote: fencegen vet says where a pgx/v4 entry declares
+// an interval int64 or sql.NullInt64 (sqlc's types, which pgx/v4 can
+// neither scan into nor send), at the table and at the query, with the
+// override that works; with that override there is no note.
+func TestPgxV4IntervalNote(t *testing.T) {
+	const cfg = `version: "2"
+sql:
+  - engine: postgresql
+    schema: schema.sql
+    queries: query.sql
+    gen:
+      go:
+        package: db
+        out: db
+        sql_package: pgx/v4
+`
+	const query = "-- name: Put :exec\nINSERT INTO k (id, ivn) VALUES ($1, $2);\n"
+	_, vet := generateVet(t, cfg, pgxV4Schema, query)
+	var got []string
+	for _, n := range vet {
+		if strings.Contains(n, "interval") {
+			got = append(got, n)
+		}
+	}
+	want := []string{
+		"schema.sql:3:14: note: column k.iv is an interval declared sql.NullInt64, as sqlc declares it for pgx/v4, which pgx/v4 can neither scan into nor send (its pgtype converts an interval to time.Duration only); the override {db_type: pg_catalog.interval, nullable: true, go_type: {import: time, type: Duration, pointer: true}} works",
+		"schema.sql:3:14: note: column k.ivn is an interval declared int64, as sqlc declares it for pgx/v4, which pgx/v4 can neither scan into nor send (its pgtype converts an interval to time.Duration only); the override {db_type: pg_catalog.interval, go_type: time.Duration} works",
+		"query.sql:1:1: note: query Put: parameter ivn is an interval declared int64, as sqlc declares it for pgx/v4, which pgx/v4 can neither scan into nor send (its pgtype converts an interval to time.Duration only); the override {db_type: pg_catalog.interval, go_type: time.Duration} works",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("vet notes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	withOverride := cfg + `        overrides:
+          - {db_type: pg_catalog.interval, go_type: time.Duration}
+          - {db_type: pg_catalog.interval, nullable: true, go_type: {import: time, type: Duration, pointer: true}}
+`
+	files, vet := generateVet(t, withOverride, pgxV4Schema, query)
+	for _, n := range vet {
+		if strings.Contains(n, "interval declared") {
+			t.Errorf("with the override: %s", n)
+		}
+	}
+	a := parseAPI(t, files)
+	a.has(t, "field K.Iv *time.Duration")
+	a.has(t, "field K.Ivn time.Duration")
+}
