@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/diag"
@@ -116,20 +117,22 @@ func (e *emitter) collectOrigins(queries []*analyze.Query) *origins {
 // decl is one declaration found in the generated code.
 type decl struct {
 	name string
-	file string // the generated file
-	line int
+	file string    // the generated file
+	pos  token.Pos // where, in the file set of the files checked
 }
 
-// checkCollisions parses the generated files and reports every Go name
-// declared twice in one scope (the package block, a struct's fields and
-// its methods, a function's parameters), and every query method parameter
+// checkCollisions reports every Go name declared twice in one scope of
+// the generated files (the package block, a struct's fields and its
+// methods, a function's parameters), and every query method parameter
 // that shadows a package-level name its body uses (its SQL constants), as
 // located errors naming both sources. The generated code would otherwise
 // not compile, or (a parameter shadowing the SQL constant of its own
 // query, as sqlc lets it) compile and send the argument as the SQL.
+//
+// It reads the syntax trees render printed the files from (e.printed), so
+// that no file is parsed twice; only when it finds a problem does it parse
+// the output, whose lines the errors name.
 func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Query) error {
-	o := e.collectOrigins(queries)
-	fset := token.NewFileSet()
 	names := make([]string, 0, len(out))
 	for name := range out {
 		if strings.HasSuffix(name, ".go") {
@@ -137,6 +140,40 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 		}
 	}
 	slices.Sort(names)
+	byName := make(map[string]*analyze.Query, len(queries))
+	for _, q := range queries {
+		if _, ok := byName[q.Name]; !ok {
+			byName[q.Name] = q
+		}
+	}
+	trees := make([]*ast.File, len(names))
+	complete := true
+	for i, name := range names {
+		if trees[i] = e.printed[name]; trees[i] == nil {
+			complete = false
+		}
+	}
+	if complete {
+		// Whether there is a problem does not depend on where the
+		// names come from (collectOrigins) or on lines.
+		if errs := e.collisions(names, trees, e.fset, byName, &origins{}); len(errs) == 0 {
+			return nil
+		}
+	}
+	fset := token.NewFileSet()
+	for i, name := range names {
+		f, err := parser.ParseFile(fset, name, out[name], parser.SkipObjectResolution)
+		if err != nil {
+			return fmt.Errorf("internal error parsing the generated %s (please report it): %v", name, err)
+		}
+		trees[i] = f
+	}
+	return e.collisions(names, trees, fset, byName, e.collectOrigins(queries)).Err()
+}
+
+// collisions is checkCollisions on the files' syntax trees (positions in
+// fset), in the order of names; byName maps a query's name to the query.
+func (e *emitter) collisions(names []string, trees []*ast.File, fset *token.FileSet, byName map[string]*analyze.Query, o *origins) diag.List {
 	pkgDecls := map[string][]decl{}
 	var pkgOrder []string
 	members := map[string][]decl{} // "Type.name" → fields and methods
@@ -159,19 +196,15 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 	fileImports := map[string]map[string]bool{} // generated file → its package names
 	var funcs []*ast.FuncDecl
 	funcFile := map[*ast.FuncDecl]string{}
-	for _, name := range names {
-		f, err := parser.ParseFile(fset, name, out[name], parser.SkipObjectResolution)
-		if err != nil {
-			continue // render already formatted it; cannot happen
-		}
-		line := func(p token.Pos) int { return fset.Position(p).Line }
+	for i, name := range names {
+		f := trees[i]
 		for _, im := range f.Imports {
 			path, _ := strconv.Unquote(im.Path.Value)
 			n := packageName(path)
 			if im.Name != nil {
 				n = im.Name.Name
 			}
-			imports[n] = append(imports[n], decl{name: n, file: name, line: line(im.Pos())})
+			imports[n] = append(imports[n], decl{name: n, file: name, pos: im.Pos()})
 			if fileImports[name] == nil {
 				fileImports[name] = map[string]bool{}
 			}
@@ -181,9 +214,9 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 			switch d := d.(type) {
 			case *ast.FuncDecl:
 				if d.Recv == nil {
-					addPkg(decl{d.Name.Name, name, line(d.Pos())})
+					addPkg(decl{d.Name.Name, name, d.Pos()})
 				} else if typ := recvType(d.Recv); typ != "" {
-					addMember(typ, decl{d.Name.Name, name, line(d.Pos())})
+					addMember(typ, decl{d.Name.Name, name, d.Pos()})
 				}
 				funcs = append(funcs, d)
 				funcFile[d] = name
@@ -191,23 +224,24 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 				for _, s := range d.Specs {
 					switch s := s.(type) {
 					case *ast.TypeSpec:
-						addPkg(decl{s.Name.Name, name, line(s.Pos())})
+						addPkg(decl{s.Name.Name, name, s.Pos()})
 						if st, ok := s.Type.(*ast.StructType); ok {
 							for _, fl := range st.Fields.List {
 								for _, n := range fieldNames(fl) {
-									addMember(s.Name.Name, decl{n, name, line(fl.Pos())})
+									addMember(s.Name.Name, decl{n, name, fl.Pos()})
 								}
 							}
 						}
 					case *ast.ValueSpec:
 						for _, n := range s.Names {
-							addPkg(decl{n.Name, name, line(n.Pos())})
+							addPkg(decl{n.Name, name, n.Pos()})
 						}
 					}
 				}
 			}
 		}
 	}
+	line := func(d decl) int { return fset.Position(d.pos).Line }
 	report := func(what string, ds []decl, ors []origin) {
 		if len(ors) >= 2 {
 			a, b := ors[0], ors[1]
@@ -222,7 +256,7 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 			if b.file != "" {
 				errs.Add(b.file, b.line, b.col, "%s", msg)
 			} else {
-				errs.Add(ds[1].file, ds[1].line, 1, "%s", msg)
+				errs.Add(ds[1].file, line(ds[1]), 1, "%s", msg)
 			}
 			return
 		}
@@ -238,7 +272,7 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 			errs.Add(ors[0].file, ors[0].line, ors[0].col, "Go name %s is %s and also %s: the generated code would not compile; %s", what, ors[0].what, desc(1), ors[0].fix)
 			return
 		}
-		errs.Add(ds[1].file, ds[1].line, 1, "Go name %s is declared twice in the generated code: %s and %s", what, desc(0), desc(1))
+		errs.Add(ds[1].file, line(ds[1]), 1, "Go name %s is declared twice in the generated code: %s and %s", what, desc(0), desc(1))
 	}
 	for _, n := range pkgOrder {
 		ds := pkgDecls[n]
@@ -250,7 +284,7 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 			if len(ors) > 0 && ors[0].file != "" {
 				errs.Add(ors[0].file, ors[0].line, ors[0].col, "Go name %s is %s and also the name of package %s, which the generated %s imports: rename it", n, ors[0].what, n, ims[0].file)
 			} else {
-				errs.Add(ds[0].file, ds[0].line, 1, "Go name %s is declared and also the name of a package the generated %s imports", n, ims[0].file)
+				errs.Add(ds[0].file, line(ds[0]), 1, "Go name %s is declared and also the name of a package the generated %s imports", n, ims[0].file)
 			}
 		}
 	}
@@ -263,24 +297,19 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 		}
 	}
 	for _, fd := range funcs {
-		errs = append(errs, e.checkParams(fd, funcFile[fd], fileImports[funcFile[fd]], fset, queries, o)...)
+		errs = append(errs, e.checkParams(fd, funcFile[fd], fileImports[funcFile[fd]], fset, byName, o)...)
 	}
-	return errs.Err()
+	return errs
 }
 
 // checkParams reports a function's parameters declared twice, and a
 // query method's parameter named as the SQL constant its body sends.
-func (e *emitter) checkParams(fd *ast.FuncDecl, file string, pkgs map[string]bool, fset *token.FileSet, queries []*analyze.Query, o *origins) diag.List {
+func (e *emitter) checkParams(fd *ast.FuncDecl, file string, pkgs map[string]bool, fset *token.FileSet, byName map[string]*analyze.Query, o *origins) diag.List {
 	var errs diag.List
 	seen := map[string]bool{}
 	var q *analyze.Query
 	if fd.Recv != nil {
-		for _, qq := range queries {
-			if qq.Name == fd.Name.Name {
-				q = qq
-				break
-			}
-		}
+		q = byName[fd.Name.Name]
 	}
 	shadowed := map[string]string{}
 	if q != nil {
@@ -312,7 +341,7 @@ func (e *emitter) checkParams(fd *ast.FuncDecl, file string, pkgs map[string]boo
 		})
 	}
 	if q != nil && fd.Body != nil {
-		retName := e.signature(q).retName
+		retName := sync.OnceValue(func() string { return e.signature(q).retName })
 		// A local of the method's body (batch := ..., for _, a := range)
 		// named as the query's constant would shadow it as well.
 		reported := map[string]bool{}
@@ -350,7 +379,10 @@ func (e *emitter) checkParams(fd *ast.FuncDecl, file string, pkgs map[string]boo
 					// An unfenced method declares a one-column result's
 					// variable (named as sqlc names it, which may be the
 					// constant's name) after the constant's one use.
-					if q.Fence == nil && id.Name == retName {
+					if _, ok := shadowed[id.Name]; !ok {
+						continue // nothing to shadow
+					}
+					if q.Fence == nil && id.Name == retName() {
 						continue
 					}
 					local(id)
@@ -368,12 +400,11 @@ func (e *emitter) checkParams(fd *ast.FuncDecl, file string, pkgs map[string]boo
 				errs.Add(q.File, q.Line, q.Col, "query %s: its parameter %s has the Go name of a type, function or package the generated method uses, which it would shadow: rename the parameter (sqlc.arg(name) or @name), or give the type another name with gen.go's rename", q.Name, n.Name)
 				continue
 			}
-			line := fset.Position(n.Pos()).Line
 			if seen[n.Name] {
 				if q != nil {
 					errs.Add(q.File, q.Line, q.Col, "query %s: two parameters are both named %s in Go: rename one (sqlc.arg(name) or @name)", q.Name, n.Name)
 				} else {
-					errs.Add(file, line, 1, "parameter %s of %s is declared twice in the generated code", n.Name, fd.Name.Name)
+					errs.Add(file, fset.Position(n.Pos()).Line, 1, "parameter %s of %s is declared twice in the generated code", n.Name, fd.Name.Name)
 				}
 			}
 			seen[n.Name] = true

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/printer"
 	"go/token"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/dave/jennifer/jen"
@@ -55,13 +57,18 @@ type emitter struct {
 	// file); inQuerier is set while the Querier interface is emitted.
 	argImports map[string]map[string]bool
 	inQuerier  bool
+	// fset and printed hold the syntax tree render printed each output
+	// file from, by file name, for checkCollisions.
+	fset      *token.FileSet
+	printed   map[string]*ast.File
+	printedMu sync.Mutex
 }
 
 // Emit renders every output file. The map's keys are file names relative to
 // the output directory.
 func Emit(in Input) (map[string][]byte, error) {
 	e := &emitter{in: in, opts: in.Options, files: map[string]*jen.File{}, models: map[*catalog.Table]string{},
-		usedModels: map[*catalog.Table]bool{}}
+		usedModels: map[*catalog.Table]bool{}, fset: token.NewFileSet(), printed: map[string]*ast.File{}}
 	e.names = namerFor(in.Options)
 	e.types = newTypeMapper(in, e.names, in.Options.PGTypes())
 	pkg := in.Options.Package
@@ -103,6 +110,38 @@ func Emit(in Input) (map[string][]byte, error) {
 		roles[name] = role
 		out[name] = b
 		return nil
+	}
+	// Each file is rendered (formatted) on its own goroutine while the
+	// next is built, and put in the order a sequential run puts them, so
+	// the first error is the same.
+	type rendering struct {
+		name, role string
+		done       chan struct{}
+		b          []byte
+		err        error
+	}
+	var renders []*rendering
+	later := func(name string, f *jen.File, role string) {
+		r := &rendering{name: name, role: role, done: make(chan struct{})}
+		renders = append(renders, r)
+		go func() {
+			defer close(r.done)
+			r.b, r.err = e.render(name, f)
+		}()
+	}
+	putAll := func() error {
+		var first error
+		for _, r := range renders {
+			<-r.done
+			if first != nil {
+				continue
+			}
+			if first = r.err; first == nil {
+				first = put(r.name, r.b, r.role)
+			}
+		}
+		renders = nil
+		return first
 	}
 	// The copyfrom and batch files exist once a query needs them.
 	var copyFile, batchFile *jen.File
@@ -167,13 +206,7 @@ func Emit(in Input) (map[string][]byte, error) {
 		if rel, ok := in.Sources[src]; ok {
 			src = rel
 		}
-		b, err := e.render(name, jf)
-		if err != nil {
-			return nil, err
-		}
-		if err := put(name, b, "the code of query file "+src); err != nil {
-			return nil, err
-		}
+		later(name, jf, "the code of query file "+src)
 	}
 	for _, q := range copyQueries {
 		e.copyfrom(copyFile, q)
@@ -191,13 +224,7 @@ func Emit(in Input) (map[string][]byte, error) {
 		if o.f == nil {
 			continue
 		}
-		b, err := e.render(o.name, o.f)
-		if err != nil {
-			return nil, err
-		}
-		if err := put(o.name, b, o.role); err != nil {
-			return nil, err
-		}
+		later(o.name, o.f, o.role)
 	}
 	db := e.newPlainFile(pkg, "")
 	if e.types.stdlib() {
@@ -207,6 +234,9 @@ func Emit(in Input) (map[string][]byte, error) {
 	}
 	models := e.newFile(pkg, "")
 	if err := e.modelsFile(models, queries); err != nil {
+		if perr := putAll(); perr != nil {
+			return nil, perr
+		}
 		return nil, err
 	}
 	for _, o := range []struct {
@@ -216,25 +246,16 @@ func Emit(in Input) (map[string][]byte, error) {
 		{e.fileNameOr(e.opts.OutputDBFileName, "db.go"), "the db file (output_db_file_name)", db},
 		{e.fileNameOr(e.opts.OutputModelsFileName, "models.go"), "the models file (output_models_file_name)", models},
 	} {
-		b, err := e.render(o.name, o.f)
-		if err != nil {
-			return nil, err
-		}
-		if err := put(o.name, b, o.role); err != nil {
-			return nil, err
-		}
+		later(o.name, o.f, o.role)
 	}
 	if e.opts.EmitInterface {
 		q := e.newFile(pkg, "")
 		e.querierFile(q, queries)
 		name := e.fileNameOr(e.opts.OutputQuerierFileName, "querier.go")
-		b, err := e.render(name, q)
-		if err != nil {
-			return nil, err
-		}
-		if err := put(name, b, "the querier file (output_querier_file_name)"); err != nil {
-			return nil, err
-		}
+		later(name, q, "the querier file (output_querier_file_name)")
+	}
+	if err := putAll(); err != nil {
+		return nil, err
 	}
 	if err := e.checkCollisions(out, queries); err != nil {
 		return nil, err
@@ -337,14 +358,14 @@ func (e *emitter) render(name string, f *jen.File) ([]byte, error) {
 	if e.opts.BuildTags != "" {
 		buf.WriteString("//go:build " + e.opts.BuildTags + "\n\n")
 	}
-	if err := f.Render(&buf); err != nil {
-		// jennifer appends the unformatted source: keep the first line.
+	formatted, err := e.gofmt(name, f)
+	if err != nil {
 		msg, _, _ := strings.Cut(err.Error(), "\n")
 		return nil, fmt.Errorf("internal error rendering %s (please report it): %s", name, msg)
 	}
-	// jennifer's Render has already parsed and gofmt-ed the file; the
-	// header must come before the package clause for go/ast.IsGenerated
-	// (the golden tests check that with go/ast itself).
+	buf.Write(formatted)
+	// The header must come before the package clause for
+	// go/ast.IsGenerated (the golden tests check that with go/ast itself).
 	head, _, _ := bytes.Cut(buf.Bytes(), []byte("\npackage "))
 	if !bytes.Contains(head, []byte("// "+Header+"\n")) {
 		return nil, fmt.Errorf("render %s: missing generated-code header", name)
@@ -354,6 +375,39 @@ func (e *emitter) render(name string, f *jen.File) ([]byte, error) {
 		return nil, fmt.Errorf("internal error rendering %s (please report it): %v", name, err)
 	}
 	return out, nil
+}
+
+// gofmtConfig is go/format's printer configuration (go/format.Source:
+// spaces for alignment, tabs for indentation, tab width 8, and number
+// literals' prefixes and exponents normalized, printer.Mode 1<<30, which
+// go/printer reads but does not export).
+var gofmtConfig = printer.Config{Mode: printer.UseSpaces | printer.TabIndent | 1<<30, Tabwidth: 8}
+
+// gofmt renders f with jennifer and formats it as go/format.Source does
+// (parse with comments, sort the imports, print with gofmtConfig), once:
+// the syntax tree it printed is kept in e.printed for checkCollisions,
+// which would otherwise parse the output again.
+func (e *emitter) gofmt(name string, f *jen.File) ([]byte, error) {
+	var src bytes.Buffer
+	f.NoFormat = true
+	if err := f.Render(&src); err != nil {
+		return nil, err
+	}
+	tree, err := parser.ParseFile(e.fset, "", src.Bytes(), parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		// jennifer's words for it, without the source it appends.
+		return nil, fmt.Errorf("Error %s while formatting source:", err)
+	}
+	ast.SortImports(e.fset, tree)
+	var out bytes.Buffer
+	out.Grow(src.Len() + src.Len()/8)
+	if err := gofmtConfig.Fprint(&out, e.fset, tree); err != nil {
+		return nil, err
+	}
+	e.printedMu.Lock()
+	e.printed[name] = tree
+	e.printedMu.Unlock()
+	return out.Bytes(), nil
 }
 
 // sqlcImports rewrites the import declaration of a rendered file as sqlc
