@@ -23,7 +23,24 @@ import (
 // files it would write; it writes nothing. On any problem it returns an
 // error listing every located problem ("file:line:col: message", see
 // Problems) and no output, so a caller never writes part of a run.
+//
+// When the guard migrations among an entry's schema files no longer
+// install the guard this fencegen writes for the schema (Guard's
+// GuardMigrations), each finding is an error (its diag.Error's Err is the
+// GuardFinding), the findings whose cause is a statement of a later
+// migration first: fencegen guard writes the migration that fixes them.
 func Generate(ctx context.Context, cfg *Config) (*Output, error) {
+	return generate(ctx, cfg, true)
+}
+
+// GenerateGuard is Generate for fencegen guard, which writes the
+// migration that fixes the guard migrations' findings: they are not
+// errors.
+func GenerateGuard(ctx context.Context, cfg *Config) (*Output, error) {
+	return generate(ctx, cfg, false)
+}
+
+func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error) {
 	out := &Output{Files: map[string][]byte{}}
 	var errs diag.List
 	// The guard trigger of a table is one per database: every sql entry's
@@ -96,8 +113,9 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 			}
 		}
 	}
+	parse := func(name string) (*sqlparse.File, error) { return readAndParse(name, true) }
 	for _, g := range guards {
-		dg, err := guard.NewDatabaseGuard(g.cat, loosened, g.pkg.Go.Out, g.schema)
+		dg, err := guard.NewDatabaseGuard(g.cat, loosened, g.pkg.Go.Out, g.schema, parse)
 		var b []byte
 		if err == nil && dg != nil {
 			out.Guards = append(out.Guards, dg)
@@ -114,6 +132,15 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 			}
 			out.Files[name] = b
 		}
+	}
+	if checkGuard {
+		var failed []*pkgRun
+		for i, r := range runs {
+			if results[i].guard == nil && !r.schemaBroken {
+				failed = append(failed, r)
+			}
+		}
+		errs = append(errs, guardMigrationErrors(out.Guards, failed, loosened, parse)...)
 	}
 	if len(errs) == 0 && len(cfg.Packages) > 0 {
 		errs = append(errs, fenceConflicts(guards)...)
@@ -149,6 +176,46 @@ func Generate(ctx context.Context, cfg *Config) (*Output, error) {
 	}
 	slices.Sort(out.Dirs)
 	return out, nil
+}
+
+// guardMigrationErrors are the findings of the guards' GuardMigrations
+// as errors, Err the finding and causes first; for the entries whose
+// generation failed (failed), only the findings with a cause in a later
+// migration, which the entry's other errors may follow from (a fence key
+// naming a token column that a migration renamed).
+func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string]bool, parse func(string) (*sqlparse.File, error)) diag.List {
+	var errs diag.List
+	add := func(f GuardFinding) {
+		errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Msg: f.Msg, Err: f, Cause: f.Cause})
+	}
+	for _, g := range guards {
+		for _, f := range g.GuardMigrations(guards) {
+			add(f)
+		}
+	}
+	for _, r := range failed {
+		g, err := guard.NewDatabaseGuard(r.cat, loosened, r.pkg.Go.Out, r.parsedSchema(), parse)
+		if err != nil || g == nil {
+			continue
+		}
+		for _, f := range g.GuardMigrations(append(slices.Clip(guards), g)) {
+			if f.Cause {
+				add(f)
+			}
+		}
+	}
+	return errs
+}
+
+// parsedSchema are r's schema files that parsed, in order.
+func (r *pkgRun) parsedSchema() []*sqlparse.File {
+	var out []*sqlparse.File
+	for _, res := range r.results[:len(r.schemaFiles)] {
+		if res.f != nil {
+			out = append(out, res.f)
+		}
+	}
+	return out
 }
 
 // fenceConflicts reports each table that two sql entries' schemas fence
@@ -204,7 +271,7 @@ type guardRun struct {
 	pkg      config.Package
 	cat      *catalog.Catalog
 	loosened map[string]bool
-	schema   []string // the entry's schema files, in order
+	schema   []*sqlparse.File // the entry's schema files, parsed, in order
 	// queries and fenced count the entry's queries, and those with a
 	// guarded fenced write, for Output's summary.
 	queries, fenced int
@@ -471,7 +538,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	}
 	// A non-strict query on a strict table makes that table's trigger
 	// non-strict: a strict one would refuse the query's writes.
-	gr := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}, schema: schemaFiles}
+	gr := &guardRun{pkg: pkg, cat: cat, loosened: map[string]bool{}, schema: r.parsedSchema()}
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
 			gr.queries++

@@ -22,7 +22,8 @@ import (
 // dbmate applies them, the schema, a guard migration as the previous
 // fencegen wrote it (testdata/script/guard_outdated.txtar: its trigger
 // raises without DETAIL, SCHEMA, TABLE and COLUMN), and the new migration
-// fencegen guard writes next to it after check reported the old one: the
+// fencegen guard writes next to it after generate and check reported the
+// old one: the
 // trigger then raises FN001 with the new fields; check passes.
 func TestGuardMigrationUpgrade(t *testing.T) {
 	ar, err := txtar.ParseFile("testdata/script/guard_outdated.txtar")
@@ -50,11 +51,13 @@ func TestGuardMigrationUpgrade(t *testing.T) {
 		}
 		return stdout.String() + stderr.String()
 	}
-	cli(exitOK, "generate", "-f", "old.yaml")
-	if got := cli(exitError, "check", "-f", "old.yaml"); !strings.Contains(got, "older fencegen (guard template 1") {
-		t.Fatalf("check before the new migration:\n%s", got)
+	for _, cmd := range []string{"generate", "check"} {
+		if got := cli(exitError, cmd, "-f", "old.yaml"); !strings.Contains(got, "older fencegen (guard template 1") {
+			t.Fatalf("%s before the new migration:\n%s", cmd, got)
+		}
 	}
 	cli(exitOK, "guard", "-f", "old.yaml", "-format", "dbmate", "-dir", "old", "-version", "20260102150407")
+	cli(exitOK, "generate", "-f", "old.yaml")
 	cli(exitOK, "check", "-f", "old.yaml")
 
 	// dbmate runs each file's up section as one multi-statement query.
@@ -123,8 +126,8 @@ func TestGuardMigrationUpgrade(t *testing.T) {
 }
 
 // TestGuardDocShowsCheckOutput keeps the check output that
-// docs/database-guard.md shows equal to what guard_outdated.txtar
-// compares check's output with.
+// docs/database-guard.md shows equal to what guard_outdated.txtar and
+// guard_life.txtar compare check's output with.
 func TestGuardDocShowsCheckOutput(t *testing.T) {
 	ar, err := txtar.ParseFile("testdata/script/guard_outdated.txtar")
 	if err != nil {
@@ -143,6 +146,22 @@ func TestGuardDocShowsCheckOutput(t *testing.T) {
 	}
 	if shown != 3 {
 		t.Errorf("guard_outdated.txtar has %d of missing.txt, removed.txt, old.txt", shown)
+	}
+	life, err := txtar.ParseFile("testdata/script/guard_life.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown = 0
+	for _, f := range life.Files {
+		if f.Name == "rename.txt" {
+			shown++
+			if !strings.Contains(doc, "```\n"+string(f.Data)+"```\n") {
+				t.Errorf("docs/database-guard.md does not show guard_life.txtar's %s:\n%s", f.Name, f.Data)
+			}
+		}
+	}
+	if shown != 1 {
+		t.Errorf("guard_life.txtar has no rename.txt")
 	}
 	if line := fmt.Sprintf("`-- fencegen guard template: %d`", gen.GuardTemplateVersion); !strings.Contains(doc, line) {
 		t.Errorf("docs/database-guard.md does not quote the header line %s", line)

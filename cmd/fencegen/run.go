@@ -76,6 +76,9 @@ const (
 	modeCheck
 	modeVet
 	modeCompile
+	// modeGuard is fencegen guard's generation: the guard migrations'
+	// findings are not errors (gen.GenerateGuard).
+	modeGuard
 )
 
 var commands = map[string]mode{
@@ -288,17 +291,8 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 			shown[i] = filepath.ToSlash(relPath(filepath.Join(root, filepath.FromSlash(name))))
 		}
 		fmt.Fprintln(stdout, summary(out, changes.Write, shown, cfgPath))
-		if _, err := reportGuardMigrations(stderr, out, cfgPath, "warning: "); err != nil {
-			report(stderr, err)
-			return exitError
-		}
 	case modeCheck:
 		diff, err := out.Check(root)
-		if err != nil {
-			report(stderr, err)
-			return exitError
-		}
-		stale, err := reportGuardMigrations(stderr, out, cfgPath, "")
 		if err != nil {
 			report(stderr, err)
 			return exitError
@@ -314,56 +308,41 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 			fmt.Fprintf(stderr, "fencegen: generated files are out of date; run %s\n", commandLine("generate", cfgPath))
 			return exitError
 		}
-		if stale {
-			return exitError
-		}
-	case modeVet:
-		// As generate warns (check fails): an outdated or newer guard
-		// migration among the schema files.
-		if _, err := reportGuardMigrations(stderr, out, cfgPath, "warning: "); err != nil {
-			report(stderr, err)
-			return exitError
-		}
 	}
 	return exitOK
 }
 
-// reportGuardMigrations prints, located and each message prefixed with
-// kind ("warning: " for generate), how the guard migrations among the
-// schema files differ from the guard this fencegen writes, and then the
-// command that writes the new migration; it reports whether there was
-// any difference. cfgPath is the -f the command was given, if any.
-func reportGuardMigrations(w io.Writer, out *gen.Output, cfgPath, kind string) (bool, error) {
+// reportGuardFix prints, after the errors of a run (report), the command
+// that writes the migration fixing the guard migrations' findings among
+// them (gen.GuardFinding), one per sql entry; or, when a newer fencegen
+// wrote them, that fencegen must be updated. cfgPath is the -f the
+// command was given, if any.
+func reportGuardFix(w io.Writer, err error, cfgPath string) {
 	var fix []string
-	for _, g := range out.Guards {
-		found, err := g.GuardMigrations(out.Guards)
-		if err != nil {
-			return false, err
-		}
-		for _, f := range found {
-			fmt.Fprintf(w, "%s:%d:%d: %s%s\n", filepath.ToSlash(relPath(f.File)), f.Line, f.Col, kind, f.Msg)
-		}
-		if len(found) == 0 {
+	for _, p := range gen.Problems(err) {
+		var f gen.GuardFinding
+		if !errors.As(p, &f) {
 			continue
 		}
-		if slices.ContainsFunc(found, func(f gen.GuardFinding) bool { return f.Newer }) {
-			fix = append(fix, "")
-			continue
+		line := ""
+		if !f.Newer {
+			cmd := fmt.Sprintf("guard -format %s -dir %s", f.Format, filepath.ToSlash(relPath(f.Dir)))
+			if f.Several {
+				cmd += " -out " + f.Out
+			}
+			line = commandLine(cmd, cfgPath)
 		}
-		cmd := fmt.Sprintf("guard -format %s -dir %s", found[0].Format, filepath.ToSlash(relPath(found[0].Dir)))
-		if len(out.Guards) > 1 {
-			cmd += " -out " + g.Out
+		if !slices.Contains(fix, line) {
+			fix = append(fix, line)
 		}
-		fix = append(fix, commandLine(cmd, cfgPath))
 	}
 	for _, cmd := range fix {
 		if cmd == "" {
-			fmt.Fprintf(w, "fencegen: %sthe guard migrations were written by a newer fencegen: update fencegen (a migration this one wrote would undo the newer guard)\n", kind)
+			fmt.Fprintf(w, "fencegen: the guard migrations were written by a newer fencegen: update fencegen (a migration this one wrote would undo the newer guard)\n")
 			continue
 		}
-		fmt.Fprintf(w, "fencegen: %sthe guard migrations install an outdated guard: never edit an applied migration; write a new one with: %s\n", kind, cmd)
+		fmt.Fprintf(w, "fencegen: the guard migrations install an outdated guard: never edit an applied migration; write a new one with: %s\n", cmd)
 	}
-	return len(fix) > 0, nil
 }
 
 // load finds and loads the configuration and generates, printing the
@@ -397,7 +376,11 @@ func load(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "%s:%d:%d: note: %s\n", relPath(cfg.Path), n.Pos.Line, n.Pos.Col, n.Msg)
 	}
 
-	out, err := gen.Generate(ctx, cfg)
+	generate := gen.Generate
+	if m == modeGuard {
+		generate = gen.GenerateGuard
+	}
+	out, err := generate(ctx, cfg)
 	if m == modeVet && out != nil {
 		for _, v := range out.Vet {
 			fmt.Fprintln(stdout, v)
@@ -405,6 +388,7 @@ func load(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writer)
 	}
 	if err != nil {
 		report(stderr, err)
+		reportGuardFix(stderr, err, cfgPath)
 		return nil, nil, exitError
 	}
 	return cfg, out, exitOK

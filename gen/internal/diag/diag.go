@@ -22,6 +22,9 @@ type Error struct {
 	Msg  string
 	// Err is an optional sentinel the message stands for (errors.Is).
 	Err error
+	// Cause marks a problem that others may follow from: Sort puts the
+	// causes first, so that the first error printed is the cause.
+	Cause bool
 }
 
 func (e *Error) Error() string {
@@ -48,12 +51,18 @@ func (l *List) Add(file string, line, col int, format string, args ...any) {
 // AddErr appends e.
 func (l *List) AddErr(e *Error) { *l = append(*l, e) }
 
-// Sort orders the list by file, line, column and message, and drops exact
-// duplicates.
+// Sort orders the list by file, line, column and message, the causes
+// (Error.Cause) first, and drops exact duplicates.
 func (l List) Sort() List {
 	s := slices.Clone(l)
 	slices.SortStableFunc(s, func(a, b *Error) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
+		cause := func(e *Error) int {
+			if e.Cause {
+				return 0
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(cause(a), cause(b)), cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line),
 			cmp.Compare(a.Col, b.Col), cmp.Compare(a.Msg, b.Msg))
 	})
 	return slices.CompactFunc(s, func(a, b *Error) bool { return a.Error() == b.Error() })

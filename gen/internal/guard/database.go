@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/fencegen/fencegen/templates"
@@ -64,6 +65,10 @@ type guardData struct {
 	// migration, whose down section drops every guard.
 	Previous []previousGuard
 	Added    []guardTable
+	// Orphans are guard functions that earlier guard migrations created
+	// and no trigger runs any more (their table was dropped or renamed):
+	// a new migration drops them.
+	Orphans []string
 }
 
 // previousGuard is the guard of one table as earlier guard migrations
@@ -145,30 +150,49 @@ type DatabaseGuard struct {
 	// Out is the entry's out directory as the configuration writes it.
 	Out  string
 	data *guardData
-	// schema are the entry's schema files, in the order they are read
-	// (GuardMigrations looks for guard migrations among them); tables
-	// holds the quoted, qualified name of every table in its catalog.
-	schema []string
+	// schema are the entry's schema files as parsed, in the order they
+	// are read (GuardMigrations replays the guard migrations among them,
+	// and follows the others' statements); parse reads another migration
+	// file as a schema file is read (NextMigration); tables holds the
+	// quoted, qualified name of every table in its catalog.
+	schema []*sqlparse.File
+	parse  func(name string) (*sqlparse.File, error)
 	tables map[string]bool
 }
 
 // NewDatabaseGuard returns the database-side guard of the sql entry whose
-// catalog is cat (its schema read from the files schema, in order) and
-// whose Go code goes to out: one trigger per fenced table, non-strict for
-// the tables (by the qualified name of the table whose mark fences them,
-// MarkedTable) that loosened names. It returns nil when cat has no fenced
-// table, and an error when two tables' guard functions would share a name.
-func NewDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out string, schema []string) (*DatabaseGuard, error) {
+// catalog is cat (built from the schema files schema, parsed, in order;
+// parse reads another file as they were read) and whose Go code goes to
+// out: one trigger per fenced table, non-strict for the tables (by the
+// qualified name of the table whose mark fences them, MarkedTable) that
+// loosened names. It returns nil when cat has no fenced table and schema
+// holds no guard migration (with one, the guard is kept, without tables:
+// it has guard triggers to remove), and an error when two tables' guard
+// functions would share a name.
+func NewDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out string, schema []*sqlparse.File, parse func(name string) (*sqlparse.File, error)) (*DatabaseGuard, error) {
 	data, err := newGuardData(cat, loosened)
-	if err != nil || data == nil {
+	if err != nil {
 		return nil, err
 	}
-	return &DatabaseGuard{Out: out, data: data, schema: schema, tables: quotedTables(cat)}, nil
+	if data == nil {
+		if !slices.ContainsFunc(schema, func(f *sqlparse.File) bool { _, ok := isGuardMigration(f.Src); return ok }) {
+			return nil, nil
+		}
+		data = &guardData{SQLState: fenceimpl.SQLState, TemplateVersion: TemplateVersion}
+	}
+	return &DatabaseGuard{Out: out, data: data, schema: schema, parse: parse, tables: quotedTables(cat)}, nil
 }
 
+// Fenced reports whether g's entry has a fenced table (otherwise g only
+// has guard migrations, whose triggers a new one removes).
+func (g *DatabaseGuard) Fenced() bool { return len(g.data.Tables) > 0 }
+
 // SQL renders g as File, the SQL fencegen generate writes beside the
-// generated code.
+// generated code; nil when g has no fenced table.
 func (g *DatabaseGuard) SQL() ([]byte, error) {
+	if !g.Fenced() {
+		return nil, nil
+	}
 	return renderGuard(g.data)
 }
 
@@ -186,6 +210,9 @@ func (g *DatabaseGuard) Migration(format, version string) (map[string][]byte, er
 		return nil, fmt.Errorf("migration version %q: want digits", version)
 	}
 	data := *g.data
+	if len(data.Tables) == 0 && len(data.Removed) == 0 && len(data.Orphans) == 0 {
+		return nil, fmt.Errorf("no sql entry has a fenced table: there is no guard to write")
+	}
 	data.Format = format
 	up, err := renderGuard(&data)
 	if err != nil {
@@ -234,15 +261,27 @@ type Finding struct {
 	Format, Dir string
 	// Out is the out directory of the sql entry, for guard's -out.
 	Out string
+	// Several is set when several sql entries have guards: guard's -out
+	// picks this one.
+	Several bool
 	// Newer is set when the migration was written by a newer fencegen
 	// (a higher guard template): update fencegen rather than write a
 	// migration with this one.
 	Newer bool
+	// Cause is set when File:Line:Col is the statement of a schema file
+	// (a migration of the team's, not a guard migration) that made the
+	// guard stop matching the schema: it renames, drops or retypes the
+	// token column, drops or renames the table, or removes the mark.
+	Cause bool
 }
 
 func (f Finding) String() string {
 	return fmt.Sprintf("%s:%d:%d: %s", f.File, f.Line, f.Col, f.Msg)
 }
+
+// Error is String: a Finding is the Err of the generator's located
+// error that reports it (errors.As).
+func (f Finding) Error() string { return f.String() }
 
 // guardFunc is a trigger function a guard migration creates.
 type guardFunc struct {
@@ -253,11 +292,26 @@ type guardFunc struct {
 }
 
 // guardInstalled is the guard trigger of one table after a sequence of
-// guard migrations: the function it runs, and where its CREATE TRIGGER is.
+// migrations: the function it runs, and where its CREATE TRIGGER is;
+// broken is the later statement after which the trigger fails every
+// UPDATE of the table (its token column renamed, dropped or retyped),
+// unmarked the one that removed the column's fencing mark, renamed the
+// one that renamed the table (the trigger moves with it).
 type guardInstalled struct {
-	fn   guardFunc
-	file string
-	line int
+	fn                        guardFunc
+	file                      string
+	line                      int
+	broken, unmarked, renamed *cause
+}
+
+// cause is a statement of a schema file, not a guard migration, that
+// changes what a guard trigger reads: what it does, and what fails once
+// it is applied.
+type cause struct {
+	file      string
+	line, col int
+	what      string
+	fails     string
 }
 
 // guardMigration is one migration fencegen guard wrote.
@@ -266,11 +320,21 @@ type guardMigration struct {
 	template     int
 }
 
-// guardReplay is the guard that a sequence of guard migrations installs:
-// each table's (by its quoted, qualified name) trigger and function.
+// guardReplay is the guard that a sequence of migrations installs: each
+// table's (by its quoted, qualified name) trigger and function, replayed
+// from the guard migrations, and followed through the other migrations'
+// renames and drops of its table and token column; lost are the tables
+// whose trigger a DROP TABLE (or DROP TRIGGER) of a later migration
+// dropped, funcs every guard function the guard migrations create.
 type guardReplay struct {
 	tables     map[string]guardInstalled
+	lost       map[string]*cause
+	funcs      map[string]guardFunc
 	migrations []guardMigration
+}
+
+func newReplay() *guardReplay {
+	return &guardReplay{tables: map[string]guardInstalled{}, lost: map[string]*cause{}, funcs: map[string]guardFunc{}}
 }
 
 // isGuardMigration reports whether b starts as a migration that fencegen
@@ -286,34 +350,126 @@ func isGuardMigration(b []byte) (format string, ok bool) {
 	return format, ok && slices.Contains(MigrationFormats, format)
 }
 
-// replayGuard reads files in the order given (the order the migration
-// tool applies them) and replays the up sections of those that fencegen
-// guard wrote; the others are skipped, as are files that cannot be read.
-func replayGuard(files []string) (*guardReplay, error) {
-	r := &guardReplay{tables: map[string]guardInstalled{}}
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, err
-		}
-		format, ok := isGuardMigration(b)
-		if !ok {
+// replayGuard replays files in the order given (the order the migration
+// tool applies them): the up sections of those that fencegen guard wrote,
+// and, in the others, the statements that rename or drop a guarded
+// table or its token column, retype that column or remove its mark.
+func replayGuard(files []*sqlparse.File) *guardReplay {
+	r := newReplay()
+	for _, f := range files {
+		if format, ok := isGuardMigration(f.Src); ok {
+			m := r.apply(f.Name, f.Src)
+			m.format = format
+			r.migrations = append(r.migrations, m)
 			continue
 		}
-		m := r.apply(file, b)
-		m.format = format
-		r.migrations = append(r.migrations, m)
+		if len(r.migrations) == 0 {
+			continue // before the first guard migration: no trigger yet
+		}
+		for _, st := range f.Stmts {
+			r.statement(f, st)
+		}
 	}
-	return r, nil
+	return r
+}
+
+// tableKey is the quoted, qualified name of table n, as a guard
+// migration names it (the schema only when it is not public).
+func tableKey(n sqlparse.Name) string {
+	qt := sqlparse.QuoteIdent(n.Name)
+	if n.Schema != "" && n.Schema != catalog.DefaultSchema {
+		qt = sqlparse.QuoteIdent(n.Schema) + "." + qt
+	}
+	return qt
+}
+
+// statement follows one statement of a migration that is not a guard
+// migration: see replayGuard.
+func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
+	at := func(what, fails string, a ...any) *cause {
+		line, col := diag.Position(f.Src, st.Start)
+		return &cause{file: f.Name, line: line, col: col, what: fmt.Sprintf(what, a...), fails: fails}
+	}
+	readsColumn := func(in guardInstalled, col string) bool {
+		c, _ := guardMode(in.fn.text)
+		return c != "" && c == sqlparse.QuoteIdent(col)
+	}
+	fails := func(table, col string) string {
+		return fmt.Sprintf("every UPDATE of %s fails (record \"new\" has no field \"%s\")", table, col)
+	}
+	switch n := st.Node.(type) {
+	case *sqlparse.Rename:
+		key := tableKey(n.Target)
+		in, ok := r.tables[key]
+		if !ok {
+			return
+		}
+		switch n.Kind {
+		case "column":
+			if readsColumn(in, n.Subname) {
+				in.broken = at("renames column %s of fenced table %s to %s", fails(n.Target.String(), n.Subname), n.Subname, n.Target.String(), n.NewName)
+				r.tables[key] = in
+			}
+		case "table":
+			to := sqlparse.Name{Schema: n.Target.Schema, Name: n.NewName}
+			in.renamed = at("renames fenced table %s to %s", "", n.Target.String(), to.String())
+			delete(r.tables, key)
+			r.tables[tableKey(to)] = in
+		}
+	case *sqlparse.AlterTable:
+		key := tableKey(n.Table)
+		in, ok := r.tables[key]
+		if !ok {
+			return
+		}
+		for _, c := range n.Cmds {
+			switch {
+			case c.Kind == sqlparse.AlterDropColumn && readsColumn(in, c.Column):
+				in.broken = at("drops column %s of fenced table %s", fails(n.Table.String(), c.Column), c.Column, n.Table.String())
+			case c.Kind == sqlparse.AlterColumnType && readsColumn(in, c.Column):
+				in.broken = at("changes the type of column %s of fenced table %s", fmt.Sprintf("every UPDATE of %s fails in each database session that ran the trigger before (type of parameter does not match that when preparing the plan)", n.Table.String()), c.Column, n.Table.String())
+			}
+		}
+		r.tables[key] = in
+	case *sqlparse.Comment:
+		if n.Kind != "column" {
+			return
+		}
+		key := tableKey(n.Target)
+		in, ok := r.tables[key]
+		if !ok || !readsColumn(in, n.Column) {
+			return
+		}
+		if mark, _, err := catalog.ParseFenceComment(n.Text); err != nil || !mark {
+			in.unmarked = at("removes the fencing mark of column %s of table %s", "", n.Column, n.Target.String())
+		} else {
+			in.unmarked = nil
+		}
+		r.tables[key] = in
+	case *sqlparse.Drop:
+		for i, name := range n.Names {
+			switch {
+			case n.Kind == "table":
+				key := tableKey(name)
+				if in, ok := r.tables[key]; ok {
+					delete(r.tables, key)
+					r.lost[key] = at("drops fenced table %s, and with it the guard trigger that %s installs", "", name.String(), in.file)
+				}
+			case n.Kind == "trigger" && i < len(n.On) && name.Name == "fencegen_guard":
+				key := tableKey(n.On[i])
+				if in, ok := r.tables[key]; ok {
+					delete(r.tables, key)
+					r.lost[key] = at("drops the guard trigger of table %s that %s installs", "", n.On[i].String(), in.file)
+				}
+			}
+		}
+	}
 }
 
 // apply replays the up section of one guard migration.
 func (r *guardReplay) apply(file string, b []byte) guardMigration {
 	m := guardMigration{file: file, template: 1}
-	funcs := map[string]guardFunc{}
-	for _, in := range r.tables {
-		funcs[in.fn.name] = in.fn
-	}
+	funcs := r.funcs
 	sc := bufio.NewScanner(bytes.NewReader(bytes.TrimPrefix(b, []byte("\uFEFF"))))
 	sc.Buffer(nil, 1<<20)
 	n := 0
@@ -353,7 +509,11 @@ func (r *guardReplay) apply(file string, b []byte) guardMigration {
 			name := strings.TrimSuffix(strings.TrimPrefix(line, "CREATE OR REPLACE FUNCTION "), "() RETURNS trigger")
 			fn = &guardFunc{name: name, text: line + "\n", file: file, line: n, template: m.template}
 		case strings.HasPrefix(line, "DROP TRIGGER IF EXISTS fencegen_guard ON "):
-			delete(r.tables, strings.TrimSuffix(strings.TrimPrefix(line, "DROP TRIGGER IF EXISTS fencegen_guard ON "), ";"))
+			qt := strings.TrimSuffix(strings.TrimPrefix(line, "DROP TRIGGER IF EXISTS fencegen_guard ON "), ";")
+			delete(r.tables, qt)
+			delete(r.lost, qt)
+		case strings.HasPrefix(line, "DROP FUNCTION IF EXISTS "):
+			delete(funcs, strings.TrimSuffix(strings.TrimPrefix(line, "DROP FUNCTION IF EXISTS "), "();"))
 		case strings.HasPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON "):
 			pendingTable, pendingLine = strings.TrimPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON "), n
 		}
@@ -387,11 +547,14 @@ func guardMode(text string) (column, mode string) {
 
 // want is the guard g writes, replayed from its own migration.
 func (g *DatabaseGuard) want() *guardReplay {
+	r := newReplay()
+	if len(g.data.Tables) == 0 {
+		return r
+	}
 	files, err := g.Migration("atlas", "1")
 	if err != nil {
 		panic(err) // a fixed, valid format and version
 	}
-	r := &guardReplay{tables: map[string]guardInstalled{}}
 	r.apply("", files["1_fencegen_guard.sql"])
 	return r
 }
@@ -399,31 +562,50 @@ func (g *DatabaseGuard) want() *guardReplay {
 // GuardMigrations returns how the guard migrations fencegen guard wrote
 // among the entry's schema files (the golang-migrate .up.sql, goose,
 // dbmate or Atlas files whose first line is guard's header, replayed in
-// the order the tool applies them) differ from the guard this fencegen
-// writes for the current schema: a fenced table without a guard trigger,
-// a trigger function written by an older fencegen or for another token
-// column or mode, a trigger on a table that is no longer fenced. It
-// returns nothing when the schema files hold no guard migration (the
-// guard is applied some other way, e.g. fencegen_guard.sql with psql).
-// others are the guards of the run's other sql entries, whose tables are
-// not "no longer fenced" (a trigger is one per database).
-func (g *DatabaseGuard) GuardMigrations(others []*DatabaseGuard) ([]Finding, error) {
-	have, err := replayGuard(g.schema)
-	if err != nil {
-		return nil, err
-	}
+// the order the tool applies them, with the other migrations' renames
+// and drops of guarded tables and token columns) differ from the guard
+// this fencegen writes for the current schema: a fenced table without a
+// guard trigger (never installed, or dropped with its table), a trigger
+// that reads a token column a later migration renamed, dropped or
+// retyped, a trigger function written by an older fencegen or for another
+// token column or mode, a trigger on a table that is no longer fenced. A
+// finding whose cause is a statement of a later migration is located
+// there (Finding.Cause). It returns nothing when the schema files hold no
+// guard migration (the guard is applied some other way, e.g. File with
+// psql). others are the guards of the run's other sql entries, whose
+// tables are not "no longer fenced" (a trigger is one per database).
+func (g *DatabaseGuard) GuardMigrations(others []*DatabaseGuard) []Finding {
+	have := replayGuard(g.schema)
 	if len(have.migrations) == 0 {
-		return nil, nil
+		return nil
 	}
-	return g.compare(have, others), nil
+	return g.compare(have, others)
+}
+
+// fencedTables are the quoted, qualified names of the tables g and
+// others fence.
+func (g *DatabaseGuard) fencedTables(others []*DatabaseGuard) map[string]bool {
+	fenced := map[string]bool{}
+	for _, o := range append([]*DatabaseGuard{g}, others...) {
+		for _, t := range o.data.Tables {
+			fenced[t.QualifiedTable] = true
+		}
+	}
+	return fenced
 }
 
 // compare lists the differences of the guard have installs from g's.
 func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Finding {
 	last := have.migrations[len(have.migrations)-1]
+	several := len(others) > 1
 	at := func(file string, line int, format string, a ...any) Finding {
 		return Finding{File: file, Line: line, Col: 1, Msg: fmt.Sprintf(format, a...),
-			Format: last.format, Dir: filepath.Dir(last.file), Out: g.Out}
+			Format: last.format, Dir: filepath.Dir(last.file), Out: g.Out, Several: several}
+	}
+	because := func(c *cause, format string, a ...any) Finding {
+		f := at(c.file, c.line, "%s%s", c.what, fmt.Sprintf(format, a...))
+		f.Col, f.Cause = c.col, true
+		return f
 	}
 	want := g.want()
 	var out []Finding
@@ -431,9 +613,15 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		in, ok := have.tables[t.QualifiedTable]
 		w := want.tables[t.QualifiedTable]
 		switch {
+		case !ok && have.lost[t.QualifiedTable] != nil:
+			out = append(out, because(have.lost[t.QualifiedTable], "; table %s is fenced, so until a new guard migration installs its guard again, the database lets a stale token's UPDATE of %s from any writer through", t.Table, t.Table))
 		case !ok:
 			out = append(out, at(last.file, 1, "fenced table %s has no guard trigger in the guard migrations: the database does not refuse a stale token's UPDATE from other writers", t.Table))
+		case in.broken != nil:
+			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration replaces the trigger", in.file, in.broken.fails))
 		case in.fn.text == w.fn.text:
+		case in.renamed != nil:
+			out = append(out, because(in.renamed, ": its guard trigger moves with it, but its function %s still names the old table in the stale-token error until a new guard migration replaces it", in.fn.name))
 		case in.fn.template < TemplateVersion:
 			out = append(out, at(in.fn.file, in.fn.line, "the guard of table %s was written by an older fencegen (guard template %d, this fencegen writes %d%s)",
 				t.Table, in.fn.template, TemplateVersion, templateChange(in.fn.template)))
@@ -451,12 +639,7 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 			}
 		}
 	}
-	fenced := map[string]bool{}
-	for _, o := range append([]*DatabaseGuard{g}, others...) {
-		for _, t := range o.data.Tables {
-			fenced[t.QualifiedTable] = true
-		}
-	}
+	fenced := g.fencedTables(others)
 	var gone []string
 	for qt := range have.tables {
 		if !fenced[qt] && g.tables[qt] {
@@ -466,9 +649,25 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 	slices.Sort(gone)
 	for _, qt := range gone {
 		in := have.tables[qt]
-		out = append(out, at(in.file, in.line, "table %s is no longer fenced, but the guard migrations still install its guard trigger, which refuses UPDATEs that lower %s", qt, column(in.fn.text)))
+		switch {
+		case in.broken != nil:
+			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration removes the trigger (table %s is no longer fenced)", in.file, in.broken.fails, qt))
+		case in.unmarked != nil:
+			out = append(out, because(in.unmarked, ", but the guard trigger that %s installs stays: it refuses every UPDATE of %s that lowers %s until a new guard migration removes it", in.file, qt, column(in.fn.text)))
+		case in.renamed != nil:
+			out = append(out, because(in.renamed, ", which is not fenced under its new name, but the guard trigger that %s installs moves with it: it refuses every UPDATE of %s that lowers %s until a new guard migration removes it", in.file, qt, column(in.fn.text)))
+		default:
+			out = append(out, at(in.file, in.line, "table %s is no longer fenced, but the guard migrations still install its guard trigger, which refuses UPDATEs that lower %s", qt, column(in.fn.text)))
+		}
 	}
+	// The causes first, in file order; then the other findings.
 	slices.SortStableFunc(out, func(a, b Finding) int {
+		if a.Cause != b.Cause {
+			if a.Cause {
+				return -1
+			}
+			return 1
+		}
 		if c := strings.Compare(a.File, b.File); c != 0 {
 			return c
 		}
@@ -495,12 +694,7 @@ func templateChange(v int) string {
 // the run fences and that still exist: the new migration drops their
 // triggers and functions.
 func (g *DatabaseGuard) removedTables(have *guardReplay, others []*DatabaseGuard) []guardTable {
-	fenced := map[string]bool{}
-	for _, o := range append([]*DatabaseGuard{g}, others...) {
-		for _, t := range o.data.Tables {
-			fenced[t.QualifiedTable] = true
-		}
-	}
+	fenced := g.fencedTables(others)
 	var out []guardTable
 	for qt, in := range have.tables {
 		if !fenced[qt] && g.tables[qt] {
@@ -511,25 +705,68 @@ func (g *DatabaseGuard) removedTables(have *guardReplay, others []*DatabaseGuard
 	return out
 }
 
-// NextMigration is fencegen guard -dir: it replays the guard migrations
-// that files (the migrations directory's up files, in the tool's order)
-// hold and returns, when they install g's guard already, the newest of
-// them and no files; otherwise the migration (as Migration) that brings
-// the database to g's guard: every fenced table's function and trigger
-// re-created (CREATE OR REPLACE FUNCTION, DROP TRIGGER IF EXISTS, CREATE
-// TRIGGER), and the triggers and functions of tables no longer fenced
-// dropped. It is an error when a newer fencegen wrote one of them.
-func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, format, version string) (current string, out map[string][]byte, err error) {
-	have, err := replayGuard(files)
-	if err != nil {
-		return "", nil, err
+// orphanFunctions are the guard functions the guard migrations created
+// that no trigger runs any more and that the new migration does not
+// create again (their table was dropped or renamed): it drops them.
+func (g *DatabaseGuard) orphanFunctions(have *guardReplay, removed []guardTable) []string {
+	// After it, the fenced tables run their new functions; the triggers
+	// of the other tables the migrations guard (another entry's) stay.
+	used := map[string]bool{}
+	replaced := map[string]bool{}
+	for _, t := range g.data.Tables {
+		used[t.Function] = true
+		replaced[t.QualifiedTable] = true
 	}
+	for _, t := range removed {
+		used[t.Function] = true // dropped with its table's trigger
+		replaced[t.QualifiedTable] = true
+	}
+	for qt, in := range have.tables {
+		if !replaced[qt] {
+			used[in.fn.name] = true
+		}
+	}
+	var out []string
+	for name := range have.funcs {
+		if !used[name] {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// NextMigration is fencegen guard -dir: it replays the migrations files
+// (the migrations directory's up files, in the tool's order) as
+// GuardMigrations does and returns, when they install g's guard already,
+// the newest guard migration and no files; otherwise the migration (as
+// Migration) that, applied after all of them, brings the database to g's
+// guard: every fenced table's function and trigger re-created (CREATE OR
+// REPLACE FUNCTION, DROP TRIGGER IF EXISTS, CREATE TRIGGER: this also
+// mends a trigger whose token column was renamed, dropped or retyped, or
+// that was dropped with its table), the triggers and functions of tables
+// no longer fenced dropped, and the functions of tables dropped or
+// renamed. It is an error when a newer fencegen wrote one of them, or
+// when there is nothing to write a migration of (no fenced table and no
+// guard migration).
+func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, format, version string) (current string, out map[string][]byte, err error) {
+	parsed := make([]*sqlparse.File, 0, len(files))
+	for _, name := range files {
+		f, err := g.read(name)
+		if err != nil {
+			return "", nil, err
+		}
+		parsed = append(parsed, f)
+	}
+	have := replayGuard(parsed)
 	found := []Finding(nil)
 	if n := len(have.migrations); n > 0 {
 		found = g.compare(have, others)
 		if len(found) == 0 {
 			return have.migrations[n-1].file, nil, nil
 		}
+	} else if len(g.data.Tables) == 0 {
+		return "", nil, fmt.Errorf("no sql entry has a fenced table, and %s holds no guard migration: there is no guard to write", filepath.Dir(files[0]))
 	}
 	for _, f := range found {
 		if f.Newer {
@@ -539,6 +776,7 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 	g2 := *g
 	data := *g.data
 	data.Removed = g.removedTables(have, others)
+	data.Orphans = g.orphanFunctions(have, data.Removed)
 	if len(have.migrations) > 0 {
 		for qt, in := range have.tables {
 			data.Previous = append(data.Previous, previousGuard{QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Text: in.fn.text})
@@ -553,6 +791,28 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 	g2.data = &data
 	out, err = g2.Migration(format, version)
 	return "", out, err
+}
+
+// read returns the schema file name, parsed: the entry's own when name
+// is one of its schema files, else read with the reader gen gave.
+func (g *DatabaseGuard) read(name string) (*sqlparse.File, error) {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range g.schema {
+		if fa, err := filepath.Abs(filepath.FromSlash(f.Name)); err == nil && fa == abs {
+			return f, nil
+		}
+	}
+	if g.parse == nil {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		return &sqlparse.File{Name: filepath.ToSlash(name), Src: src}, nil
+	}
+	return g.parse(name)
 }
 
 // quotedTables is the set of cat's tables by their quoted, qualified

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"os"
@@ -24,22 +25,40 @@ func guardOf(t *testing.T, dir, schema string, files ...string) *DatabaseGuard {
 	if err := os.MkdirAll(filepath.Join(dir, "m"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	f, err := sqlparse.Parse(name, []byte(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
+	parsed := parseFiles(t, append([]string{name}, files...)...)
 	cat := catalog.New()
-	for _, st := range f.Stmts {
-		cat.Update(f, st)
+	for _, f := range parsed {
+		for _, st := range f.Stmts {
+			cat.Update(f, st)
+		}
 	}
 	if errs := cat.Validate(); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	g, err := NewDatabaseGuard(cat, nil, "out", append([]string{name}, files...))
+	g, err := NewDatabaseGuard(cat, nil, "out", parsed, nil)
 	if err != nil || g == nil {
 		t.Fatalf("NewDatabaseGuard: %v, %v", g, err)
 	}
 	return g
+}
+
+// parseFiles reads and parses files.
+func parseFiles(t *testing.T, files ...string) []*sqlparse.File {
+	t.Helper()
+	var out []*sqlparse.File
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As gen reads a schema file: without a byte order mark.
+		f, err := sqlparse.Parse(name, bytes.TrimPrefix(src, []byte("\uFEFF")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 const guardmigSchema = "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n" +
@@ -83,10 +102,7 @@ func TestGuardReplay(t *testing.T) {
 	}
 	for _, variant := range []string{up, "\uFEFF" + strings.ReplaceAll(up, "\n", "\r\n")} {
 		p := write("2_fencegen_guard.sql", variant)
-		have, err := replayGuard([]string{p})
-		if err != nil {
-			t.Fatal(err)
-		}
+		have := replayGuard(parseFiles(t, p))
 		if len(have.migrations) != 1 || have.migrations[0].format != "goose" || have.migrations[0].template != TemplateVersion {
 			t.Fatalf("migrations %+v", have.migrations)
 		}
@@ -97,10 +113,7 @@ func TestGuardReplay(t *testing.T) {
 	// A later guard migration whose up section drops the guard of jobs.
 	drop := strings.SplitN(up, "\n", 2)[0] + "\n-- +goose Up\nDROP TRIGGER IF EXISTS fencegen_guard ON jobs;\n-- +goose Down\nCREATE TRIGGER fencegen_guard BEFORE UPDATE ON app.\"Order\"\n    FOR EACH ROW EXECUTE FUNCTION nothing();\n"
 	p3 := write("3_fencegen_guard.sql", drop)
-	have, err := replayGuard([]string{filepath.Join(dir, "m", "2_fencegen_guard.sql"), p3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	have := replayGuard(parseFiles(t, filepath.Join(dir, "m", "2_fencegen_guard.sql"), p3))
 	found := g.compare(have, nil)
 	if len(found) != 1 || !strings.Contains(found[0].Msg, "fenced table jobs has no guard trigger") || found[0].File != p3 {
 		t.Errorf("after dropping jobs' trigger: %v", found)
