@@ -28,9 +28,9 @@ func newLocker(t *testing.T, rdb *redis.Client) *lease.Client {
 	prefix := fmt.Sprintf("test-%d", time.Now().UnixNano())
 	t.Cleanup(func() {
 		ctx := context.Background()
-		keys, _ := rdb.Keys(ctx, prefix+":*").Result()
-		if len(keys) > 0 {
-			rdb.Del(ctx, keys...)
+		iter := rdb.Scan(ctx, 0, prefix+":*", 100).Iterator()
+		for iter.Next(ctx) {
+			rdb.Del(ctx, iter.Val())
 		}
 	})
 	return lease.New(rdb, &lease.Options{KeyPrefix: prefix})
