@@ -130,7 +130,7 @@ func phantomWrite(t *testing.T, sqlPackage string) {
 func TestSameTokenWritesTwiceLowerTokenRefused(t *testing.T) {
 	ctx := context.Background()
 	_, q := setup(t)
-	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 1, Balance: numeric("10.00")}, 0); err != nil {
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 1, Balance: numeric("10.00")}, 1); err != nil {
 		t.Fatal(err)
 	}
 	credit := func(tok fence.Token) error {
@@ -217,8 +217,9 @@ func TestReturningAndDeleteAreGuarded(t *testing.T) {
 
 func TestStrictQueryRefusesSecondWriteUnderOneLease(t *testing.T) {
 	ctx := context.Background()
-	_, q := setup(t)
-	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 2, Balance: numeric("100.00")}, 0); err != nil {
+	pool, q := setup(t)
+	// Created outside any lease: the row stores the default token 0.
+	if _, err := pool.Exec(ctx, `INSERT INTO account_balances (id, balance) VALUES (2, 100)`); err != nil {
 		t.Fatal(err)
 	}
 	apply := func(tok fence.Token) error {
@@ -252,7 +253,7 @@ func TestConcurrentWritersNeverLowerTheToken(t *testing.T) {
 		CREATE TRIGGER record_token AFTER UPDATE ON account_balances FOR EACH ROW EXECUTE FUNCTION record_token();`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 3, Balance: numeric("0.00")}, 0); err != nil {
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 3, Balance: numeric("0.00")}, 1); err != nil {
 		t.Fatal(err)
 	}
 	const workers, writes = 8, 25
@@ -321,7 +322,7 @@ func TestWorkerShutsDownGracefullyOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := accountsdb.New(pool)
-	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 5, Balance: numeric("0.00")}, 0); err != nil {
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 5, Balance: numeric("0.00")}, 1); err != nil {
 		t.Fatal(err)
 	}
 	prefix := "fencegen-test-" + randomSuffix()
@@ -397,7 +398,7 @@ func TestTriggerRefusesStaleWriteFromAnyWriter(t *testing.T) {
 	ctx := context.Background()
 	pool := testenv.Database(t, schemaSQL, guardSQL)
 	q := accountsdb.New(pool)
-	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 1, Balance: numeric("10.00")}, 0); err != nil {
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 1, Balance: numeric("10.00")}, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.CreditAccount(ctx, accountsdb.CreditAccountParams{Amount: numeric("1.00"), ID: 1}, 5); err != nil {
@@ -517,5 +518,44 @@ func TestWorkerStopsWhenSuperseded(t *testing.T) {
 	}
 	if strings.Contains(log, "credit failed") {
 		t.Errorf("a stale refusal was reported as a failure:\n%s", log)
+	}
+}
+
+// Token 0 and negative tokens, which no lease mints, are refused by the
+// generated methods before anything is sent (issue 24): token 0 used to
+// credit a row created outside a lease (which stores 0), and an INSERT
+// stored -5, after which every token could overwrite the row.
+func TestInvalidTokenRefused(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	if _, err := pool.Exec(ctx, `INSERT INTO account_balances (id, balance) VALUES (1, 10)`); err != nil {
+		t.Fatal(err)
+	}
+	invalid := func(what string, err error, tok fence.Token) {
+		t.Helper()
+		var ie *fence.InvalidTokenError
+		if !errors.Is(err, fence.ErrInvalidToken) || !errors.As(err, &ie) || ie.Token != tok || ie.Table != "account_balances" {
+			t.Fatalf("%s: %v; want a *fence.InvalidTokenError with token %d", what, err, tok)
+		}
+	}
+	invalid("CreditAccount with token 0", q.CreditAccount(ctx, accountsdb.CreditAccountParams{Amount: numeric("5.00"), ID: 1}, 0), 0)
+	_, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 2, Balance: numeric("1.00")}, -5)
+	invalid("OpenAccount with token -5", err, -5)
+	var errs []error
+	q.CreditAccounts(ctx, []accountsdb.CreditAccountsParams{{ID: 1, Amount: numeric("1.00")}, {ID: 1, Amount: numeric("2.00")}}, 0).Exec(func(_ int, err error) {
+		errs = append(errs, err)
+	})
+	if len(errs) != 2 {
+		t.Fatalf("batch items reported: %d, want 2", len(errs))
+	}
+	for _, err := range errs {
+		invalid("CreditAccounts item with token 0", err, 0)
+	}
+	var rows string
+	if err := pool.QueryRow(ctx, `SELECT string_agg(format('%s:%s:%s', id, balance, last_fencing_token), ' ' ORDER BY id) FROM account_balances`).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != "1:10.00:0" {
+		t.Fatalf("account_balances after the refused writes: %s, want 1:10.00:0", rows)
 	}
 }

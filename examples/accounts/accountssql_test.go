@@ -51,7 +51,7 @@ func TestDatabaseSQLFencedWrites(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			ctx := context.Background()
 			_, q := setupSQL(t, driver)
-			if _, err := q.OpenAccount(ctx, accountssql.OpenAccountParams{ID: 1, Balance: "10.00"}, 0); err != nil {
+			if _, err := q.OpenAccount(ctx, accountssql.OpenAccountParams{ID: 1, Balance: "10.00"}, 1); err != nil {
 				t.Fatal(err)
 			}
 			credit := func(tok fence.Token) error {
@@ -135,6 +135,35 @@ func TestDatabaseSQLTriggerRefusesStaleWrite(t *testing.T) {
 			var stale *fence.StaleError
 			if !errors.As(err, &stale) || stale.Stored != 8 || stale.Presented != 2 {
 				t.Fatalf("lowering the token by hand = %v, want a stale error with stored 8, presented 2", err)
+			}
+		})
+	}
+}
+
+// TestInvalidTokenRefused on accountssql with each database/sql driver.
+func TestDatabaseSQLInvalidTokenRefused(t *testing.T) {
+	for _, driver := range sqlDrivers {
+		t.Run(driver, func(t *testing.T) {
+			ctx := context.Background()
+			db, q := setupSQL(t, driver)
+			if _, err := db.ExecContext(ctx, `INSERT INTO account_balances (id, balance) VALUES (1, 10)`); err != nil {
+				t.Fatal(err)
+			}
+			err := q.CreditAccount(ctx, accountssql.CreditAccountParams{Amount: "5.00", ID: 1}, 0)
+			var ie *fence.InvalidTokenError
+			if !errors.Is(err, fence.ErrInvalidToken) || !errors.As(err, &ie) || ie.Token != 0 {
+				t.Fatalf("CreditAccount with token 0: %v", err)
+			}
+			_, err = q.OpenAccount(ctx, accountssql.OpenAccountParams{ID: 2, Balance: "1.00"}, -5)
+			if !errors.As(err, &ie) || ie.Token != -5 {
+				t.Fatalf("OpenAccount with token -5: %v", err)
+			}
+			var rows string
+			if err := db.QueryRowContext(ctx, `SELECT string_agg(format('%s:%s:%s', id, balance, last_fencing_token), ' ' ORDER BY id) FROM account_balances`).Scan(&rows); err != nil {
+				t.Fatal(err)
+			}
+			if rows != "1:10.00:0" {
+				t.Fatalf("account_balances after the refused writes: %s, want 1:10.00:0", rows)
 			}
 		})
 	}

@@ -17,7 +17,7 @@ import (
 func TestFencedBatchReportsEachItem(t *testing.T) {
 	ctx := context.Background()
 	_, q := setup(t)
-	for id, tok := range map[int64]fence.Token{1: 0, 2: 9} {
+	for id, tok := range map[int64]fence.Token{1: 1, 2: 9} {
 		if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: id, Balance: numeric("10.00")}, tok); err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestFencedBatchReportsEachItem(t *testing.T) {
 func TestFencedBatchConcurrentChange(t *testing.T) {
 	ctx := context.Background()
 	pool, q := setup(t)
-	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 1, Balance: numeric("10.00")}, 0); err != nil {
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 1, Balance: numeric("10.00")}, 1); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := pool.Begin(ctx)

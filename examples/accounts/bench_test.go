@@ -32,7 +32,7 @@ func BenchmarkCredit(b *testing.B) {
 	defer conn.Release()
 	db := conn.Conn()
 	q := accountsdb.New(db)
-	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 1, Balance: numeric("0.00")}, 0); err != nil {
+	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 1, Balance: numeric("0.00")}, 1); err != nil {
 		b.Fatal(err)
 	}
 	amount := numeric("1.00")
@@ -124,7 +124,7 @@ func BenchmarkCreditParallel(b *testing.B) {
 	q := accountsdb.New(pool)
 	const writers = 8
 	for id := int64(1); id <= writers*4; id++ {
-		if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: id, Balance: numeric("0.00")}, 0); err != nil {
+		if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: id, Balance: numeric("0.00")}, 1); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -184,7 +184,7 @@ func BenchmarkCreditDatabaseSQL(b *testing.B) {
 		b.Fatal(err)
 	}
 	q := accountssql.New(db)
-	if _, err := q.OpenAccount(ctx, accountssql.OpenAccountParams{ID: 1, Balance: "0.00"}, 0); err != nil {
+	if _, err := q.OpenAccount(ctx, accountssql.OpenAccountParams{ID: 1, Balance: "0.00"}, 1); err != nil {
 		b.Fatal(err)
 	}
 	variants := []benchVariant{

@@ -17,6 +17,13 @@ type Token int64
 // String formats the token in base 10.
 func (t Token) String() string { return strconv.FormatInt(int64(t), 10) }
 
+// Valid reports whether t is a token a lease can mint: t ≥ 1. Token 0 is
+// the value of a row no fenced write has touched (a NonStrict write
+// presenting it would pass the guard of every such row), and a negative
+// token stored by an INSERT would let any later token overwrite the row, so
+// generated methods refuse both before sending anything (InvalidTokenError).
+func (t Token) Valid() bool { return t >= 1 }
+
 // Mode says which stored tokens a fenced write accepts.
 type Mode uint8
 
@@ -65,6 +72,12 @@ var (
 	// would have been accepted. It is neither a stale token nor a missing
 	// row: running the write again under the same token is safe.
 	ErrConcurrentChange = errors.New("fence: rows changed concurrently")
+	// ErrInvalidToken is the sentinel for a fenced write refused before
+	// any round trip because its token is 0 or negative, which no lease
+	// mints (Token.Valid): typically a zero Token never set from a lease.
+	// Nothing was sent to the database. Use errors.As with
+	// *InvalidTokenError for the details.
+	ErrInvalidToken = errors.New("fence: invalid token")
 )
 
 // StaleError is the error a generated fenced method returns when the
@@ -153,3 +166,27 @@ func (e *ConcurrentChangeError) Error() string {
 
 // Unwrap returns ErrConcurrentChange.
 func (e *ConcurrentChangeError) Unwrap() error { return ErrConcurrentChange }
+
+// InvalidTokenError is the error a generated method taking a fence.Token
+// returns, before sending anything, when the token is 0 or negative
+// (Token.Valid is false): no lease mints such a token, so it is a caller's
+// bug, typically a Token variable never assigned from Lease.Token. Unwrap
+// returns ErrInvalidToken.
+type InvalidTokenError struct {
+	// Query is the name of the generated query, e.g. "CreditAccount".
+	Query string
+	// Table is the fenced table the write targets.
+	Table string
+	// Token is the token the caller passed.
+	Token Token
+}
+
+// Error returns "fence: <query> on <table>: token N is not a fencing token
+// (a lease mints tokens from 1 up); nothing was sent".
+func (e *InvalidTokenError) Error() string {
+	return fmt.Sprintf("fence: %s on %s: token %d is not a fencing token (a lease mints tokens from 1 up); nothing was sent",
+		e.Query, e.Table, e.Token)
+}
+
+// Unwrap returns ErrInvalidToken.
+func (e *InvalidTokenError) Unwrap() error { return ErrInvalidToken }

@@ -75,3 +75,13 @@ func TestNotFoundErrorMessage(t *testing.T) {
 		}
 	}
 }
+
+func ExampleInvalidTokenError() {
+	var tok fence.Token // never assigned from a lease
+	err := fmt.Errorf("credit: %w", &fence.InvalidTokenError{Query: "CreditAccount", Table: "account_balances", Token: tok})
+	fmt.Println(tok.Valid(), errors.Is(err, fence.ErrInvalidToken))
+	fmt.Println(err)
+	// Output:
+	// false true
+	// credit: fence: CreditAccount on account_balances: token 0 is not a fencing token (a lease mints tokens from 1 up); nothing was sent
+}

@@ -28,3 +28,14 @@ func Refusal(query, table string, mode fence.Mode, presented, stored fence.Token
 	}
 	return false, &fence.StaleError{Query: query, Table: table, Presented: presented, Stored: stored, Rows: rows, Mode: mode}
 }
+
+// CheckToken is called by generated code first in every method that takes
+// a fence.Token, before anything is sent: it returns a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken) naming query
+// and table when token is 0 or negative (fence.Token.Valid), else nil.
+func CheckToken(query, table string, token fence.Token) error {
+	if token.Valid() {
+		return nil
+	}
+	return &fence.InvalidTokenError{Query: query, Table: table, Token: token}
+}

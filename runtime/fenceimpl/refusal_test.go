@@ -27,3 +27,23 @@ func TestRefusal(t *testing.T) {
 		t.Fatalf("last attempt: retry=%v err=%v", retry, err)
 	}
 }
+
+// CheckToken refuses exactly the tokens no lease mints (below 1), with the
+// sentinel and the token in the typed error; a valid token passes.
+func TestCheckToken(t *testing.T) {
+	for _, tok := range []fence.Token{0, -1, -5, -1 << 63} {
+		err := fenceimpl.CheckToken("CreditAccount", "account_balances", tok)
+		var ie *fence.InvalidTokenError
+		if !errors.Is(err, fence.ErrInvalidToken) || !errors.As(err, &ie) || ie.Token != tok || ie.Query != "CreditAccount" || ie.Table != "account_balances" {
+			t.Fatalf("CheckToken(%d) = %v; want a *fence.InvalidTokenError with token %d", tok, err, tok)
+		}
+		if errors.Is(err, fence.ErrStaleToken) || errors.Is(err, fence.ErrNotFound) {
+			t.Fatalf("CheckToken(%d) = %v also matches another sentinel", tok, err)
+		}
+	}
+	for _, tok := range []fence.Token{1, 2, 1<<63 - 1} {
+		if err := fenceimpl.CheckToken("Q", "t", tok); err != nil {
+			t.Fatalf("CheckToken(%d) = %v, want nil", tok, err)
+		}
+	}
+}

@@ -24,8 +24,9 @@
 --
 -- Returns the fencing token (an integer > 0; as a string of digits when it
 -- is not exact as a Lua number, or is read back from a value) when this owner holds the lease
--- after the call, 0 when another owner holds it, -1 (see ARGV[4]), or -2
--- when the Acquire of this owner had already given up (KEYS[4]).
+-- after the call, 0 when another owner holds it, -1 (see ARGV[4]), -2
+-- when the Acquire of this owner had already given up (KEYS[4]), or -3 when
+-- the counter holds a negative value (nothing is written: a token is ≥ 1).
 --   * Key absent: raise the counter to the floor, INCR it, SET the lock NX PX
 --     ttl, return the new token.
 --   * Key holds this owner's value (a retry after an ambiguous reply): refresh
@@ -39,8 +40,11 @@ local function tokenOf(s)
   end
   return tonumber(s)
 end
--- a < b, for the digits of two non-negative integers (no leading zeros).
+-- a < b, for the digits of two integers (no leading zeros), b non-negative.
 local function below(a, b)
+  if string.byte(a, 1) == 45 then -- '-': a negative counter set by hand
+    return true
+  end
   return #a < #b or (#a == #b and a < b)
 end
 if KEYS[4] and redis.call('EXISTS', KEYS[4]) == 1 then
@@ -86,6 +90,12 @@ if ARGV[4] == '1' or floor ~= '0' then
   end
 end
 local token = redis.call('INCR', KEYS[2])
+if token < 1 then
+  -- The counter held a negative value (set by hand): no lease mints a
+  -- token below 1. Undo the INCR and write nothing.
+  redis.call('DECR', KEYS[2])
+  return -3
+end
 -- The digits with %d (Lua's own format writes 1e+14 and loses digits
 -- above); read back from the counter where a double is not exact.
 local digits

@@ -10,6 +10,9 @@
 -- digits, not Lua numbers, which are exact only below 2^53); a missing
 -- counter counts as 0.
 local function below(a, b)
+  if string.byte(a, 1) == 45 then -- '-': a negative counter set by hand
+    return true
+  end
   return #a < #b or (#a == #b and a < b)
 end
 local before = redis.call('GET', KEYS[1]) or '0'

@@ -488,6 +488,15 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			noSleep = true
 			continue
 		}
+		if err == nil && n == -3 {
+			// The counter holds a negative value: minting from it would
+			// give a token below 1, which generated code refuses
+			// (fence.ErrInvalidToken). The script wrote nothing.
+			cancel()
+			c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending)
+			_, counter := c.Keys(resource)
+			return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: fence counter %s holds a negative value, and a fencing token is at least 1: raise it with Advance to the highest token the fenced rows store", ErrConfig, counter)}
+		}
 		if err == nil && n < 0 {
 			err = fmt.Errorf("unexpected acquire reply %d", n)
 		}

@@ -294,3 +294,41 @@ func TestHugeTTLDoesNotWrapAround(t *testing.T) {
 		t.Fatalf("millis(MaxInt64) = %d", got)
 	}
 }
+
+// A lease never mints a token below 1 (generated code refuses those,
+// fence.ErrInvalidToken): a counter set by hand to a negative value, or to
+// -1, whose INCR would give 0, fails Acquire with ErrConfig, leaves the
+// counter as it was and takes no lock; Advance then recovers it. Tokens
+// minted from a missing counter start at 1.
+func TestAcquireNeverMintsTokenBelowOne(t *testing.T) {
+	e := newEnv(t)
+	c := New(e.rdb, nil)
+	l := mustAcquire(t, c, e.resource, time.Second)
+	if l.Token() != 1 || !l.Token().Valid() {
+		t.Fatalf("first token from a missing counter = %d, want 1", l.Token())
+	}
+	_ = l.Release(bg)
+	for _, seed := range []string{"-1", "-5"} {
+		if err := e.rdb.Set(bg, e.counter, seed, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		l, err := c.Acquire(bg, e.resource, time.Second)
+		if !errors.Is(err, ErrConfig) || l != nil || !strings.Contains(err.Error(), "negative") {
+			t.Fatalf("Acquire over counter %s = %v, %v; want an ErrConfig saying the counter is negative", seed, l, err)
+		}
+		if got := e.rdb.Get(bg, e.counter).Val(); got != seed {
+			t.Fatalf("counter after the refused Acquire = %s, want %s untouched", got, seed)
+		}
+		if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 0 {
+			t.Fatalf("the refused Acquire over counter %s left the lock key", seed)
+		}
+	}
+	if _, err := c.Advance(bg, e.resource, 7); err != nil {
+		t.Fatal(err)
+	}
+	if l := mustAcquire(t, c, e.resource, time.Second); l.Token() != 8 {
+		t.Fatalf("token after Advance(7) over a negative counter = %d, want 8", l.Token())
+	} else {
+		_ = l.Release(bg)
+	}
+}

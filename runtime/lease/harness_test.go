@@ -51,7 +51,7 @@ func newAccounts(t *testing.T, id int64) *accounts {
 		t.Fatalf("apply schema: %v", err)
 	}
 	a := &accounts{dsn: dsn, pool: pool, q: accountsdb.New(pool)}
-	if _, err := a.q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: id, Balance: num(0)}, 0); err != nil {
+	if _, err := a.q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: id, Balance: num(0)}, 1); err != nil {
 		t.Fatalf("open account: %v", err)
 	}
 	return a

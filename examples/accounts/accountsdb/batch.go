@@ -35,10 +35,11 @@ WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type CreditAccountsBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type CreditAccountsParams struct {
@@ -59,8 +60,15 @@ type CreditAccountsParams struct {
 // a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
 // or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when
 // concurrent transactions changed its rows (nothing written; a batch is not
-// retried).
+// retried). A token below 1, which no lease mints, is refused before anything
+// is sent: a *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CreditAccounts(ctx context.Context, arg []CreditAccountsParams, token fence.Token) *CreditAccountsBatchResults {
+	if err := fenceimpl.CheckToken("CreditAccounts", "account_balances", token); err != nil {
+		return &CreditAccountsBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -71,10 +79,18 @@ func (q *Queries) CreditAccounts(ctx context.Context, arg []CreditAccountsParams
 		batch.Queue(creditAccounts, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &CreditAccountsBatchResults{br, len(arg), false, token}
+	return &CreditAccountsBatchResults{br, len(arg), false, token, nil}
 }
 
 func (b *CreditAccountsBatchResults) Exec(f func(int, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		if b.closed {
@@ -93,6 +109,9 @@ func (b *CreditAccountsBatchResults) Exec(f func(int, error)) {
 
 func (b *CreditAccountsBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -115,10 +134,11 @@ WHERE account_balances.id = $1 AND NOT (account_balances.last_fencing_token <= $
 `
 
 type RecreateAccountsBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type RecreateAccountsParams struct {
@@ -137,8 +157,16 @@ type RecreateAccountsParams struct {
 // hold a newer token, a *fence.NotFoundError (errors.Is fence.ErrNotFound)
 // when it matched no row, or a *fence.ConcurrentChangeError (errors.Is
 // fence.ErrConcurrentChange) when concurrent transactions changed its rows
-// (nothing written; a batch is not retried).
+// (nothing written; a batch is not retried). A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) RecreateAccounts(ctx context.Context, arg []RecreateAccountsParams, token fence.Token) *RecreateAccountsBatchResults {
+	if err := fenceimpl.CheckToken("RecreateAccounts", "account_balances", token); err != nil {
+		return &RecreateAccountsBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -149,10 +177,18 @@ func (q *Queries) RecreateAccounts(ctx context.Context, arg []RecreateAccountsPa
 		batch.Queue(recreateAccounts, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &RecreateAccountsBatchResults{br, len(arg), false, token}
+	return &RecreateAccountsBatchResults{br, len(arg), false, token, nil}
 }
 
 func (b *RecreateAccountsBatchResults) Exec(f func(int, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		if b.closed {
@@ -171,6 +207,9 @@ func (b *RecreateAccountsBatchResults) Exec(f func(int, error)) {
 
 func (b *RecreateAccountsBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -191,10 +230,11 @@ WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetBalancesBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type SetBalancesParams struct {
@@ -210,8 +250,15 @@ type SetBalancesParams struct {
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
 // or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when
 // concurrent transactions changed its rows (nothing written; a batch is not
-// retried).
+// retried). A token below 1, which no lease mints, is refused before anything
+// is sent: a *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetBalances(ctx context.Context, arg []SetBalancesParams, token fence.Token) *SetBalancesBatchResults {
+	if err := fenceimpl.CheckToken("SetBalances", "account_balances", token); err != nil {
+		return &SetBalancesBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -222,10 +269,19 @@ func (q *Queries) SetBalances(ctx context.Context, arg []SetBalancesParams, toke
 		batch.Queue(setBalances, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &SetBalancesBatchResults{br, len(arg), false, token}
+	return &SetBalancesBatchResults{br, len(arg), false, token, nil}
 }
 
 func (b *SetBalancesBatchResults) QueryRow(f func(int, AccountBalance, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			var i AccountBalance
+			if f != nil {
+				f(t, i, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		var i AccountBalance
@@ -262,5 +318,8 @@ func (b *SetBalancesBatchResults) QueryRow(f func(int, AccountBalance, error)) {
 
 func (b *SetBalancesBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }

@@ -43,8 +43,13 @@ type ApplyInterestParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) ApplyInterest(ctx context.Context, arg ApplyInterestParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("ApplyInterest", "account_balances", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "ApplyInterest", "account_balances", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, applyInterest, arg.Rate, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -75,8 +80,13 @@ WHERE id = $1
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
 // when it matched no row. One round trip when it writes; when it writes
-// nothing, a second reads the stored token.
+// nothing, a second reads the stored token. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("CloseAccount", "account_balances", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.WriteByKey(ctx, "CloseAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, closeAccount, id, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -111,8 +121,13 @@ type CreditAccountParams struct {
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
+// stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("CreditAccount", "account_balances", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, creditAccount, arg.Amount, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -220,8 +235,14 @@ type OpenAccountParams struct {
 
 // OpenAccount creates an account with an opening balance.
 //
-// OpenAccount stores token in account_balances.last_fencing_token.
+// OpenAccount stores token in account_balances.last_fencing_token. A token
+// below 1, which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token fence.Token) (AccountBalance, error) {
+	if err := fenceimpl.CheckToken("OpenAccount", "account_balances", token); err != nil {
+		var i AccountBalance
+		return i, err
+	}
 	row := q.db.QueryRow(ctx, openAccount, arg.ID, arg.Balance, int64(token))
 	var i AccountBalance
 	err := row.Scan(
@@ -279,8 +300,14 @@ type RecreateAccountParams struct {
 // conflict, its DO UPDATE refuses to touch rows whose stored fencing token is
 // greater than token, and stores token. It returns a *fence.StaleError
 // (errors.Is fence.ErrStaleToken) when the existing row holds a newer token.
-// One round trip.
+// One round trip. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) RecreateAccount(ctx context.Context, arg RecreateAccountParams, token fence.Token) (AccountBalance, error) {
+	if err := fenceimpl.CheckToken("RecreateAccount", "account_balances", token); err != nil {
+		var i AccountBalance
+		return i, err
+	}
 	var i AccountBalance
 	found := false
 	_, err := fenceimpl.WriteUpsert("RecreateAccount", "account_balances", fence.NonStrict, token, 4, func() (fenceimpl.Rows, error) {
@@ -333,8 +360,14 @@ type ReopenAccountParams struct {
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
+// stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) ReopenAccount(ctx context.Context, arg ReopenAccountParams, token fence.Token) (AccountBalance, error) {
+	if err := fenceimpl.CheckToken("ReopenAccount", "account_balances", token); err != nil {
+		var i AccountBalance
+		return i, err
+	}
 	var i AccountBalance
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "ReopenAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
@@ -386,8 +419,14 @@ type SetBalanceParams struct {
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
+// stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fence.Token) (AccountBalance, error) {
+	if err := fenceimpl.CheckToken("SetBalance", "account_balances", token); err != nil {
+		var i AccountBalance
+		return i, err
+	}
 	var i AccountBalance
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "SetBalance", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
@@ -436,8 +475,13 @@ WHERE id = $1
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip when it writes; when it writes nothing, a second reads
-// the stored token.
+// the stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) SoftCloseAccount(ctx context.Context, id int64, token fence.Token) error {
+	if err := fenceimpl.CheckToken("SoftCloseAccount", "account_balances", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "SoftCloseAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, softCloseAccount, id, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {

@@ -729,6 +729,12 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		}
 		q.Params = append(q.Params, p)
 	}
+	// A hand-written comparison of the token column: its parameter is
+	// the method's token (tokencmp.go).
+	a.unifyTokenComparisons(q)
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
 	for _, p := range q.Params {
 		p.Column = spelled(p.Column, p.Type, p.NotNull, p.DBType)
 	}

@@ -32,6 +32,10 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 		// One token per batch call: every item is written under one lease.
 		fields = append(fields, jen.Id("token").Qual(fencePkg, "Token"))
 	}
+	if q.Fence != nil {
+		// The refusal of an invalid token (batchTokenCheck).
+		fields = append(fields, jen.Id("tokenErr").Error())
+	}
 	f.Type().Id(results).Struct(fields...)
 	f.Line()
 	e.structs(f, q, sig)
@@ -47,10 +51,16 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 		vals = append(vals, jen.Int64().Call(jen.Id("token")))
 	}
 	e.doc(f, q)
-	body := []jen.Code{jen.Id("batch").Op(":=").Op("&").Qual(e.types.pgxPath(), "Batch").Values()}
-	total := jen.Lit(1)
+	total := func() jen.Code { return jen.Lit(1) }
 	if sig.rowArg != "" {
-		total = jen.Len(jen.Id(sig.rowArg))
+		total = func() jen.Code { return jen.Len(jen.Id(sig.rowArg)) }
+	}
+	var body []jen.Code
+	if q.Fence != nil {
+		body = append(body, batchTokenCheck(q, results, total()))
+	}
+	body = append(body, jen.Id("batch").Op(":=").Op("&").Qual(e.types.pgxPath(), "Batch").Values())
+	if sig.rowArg != "" {
 		body = append(body, jen.For(jen.List(jen.Id("_"), jen.Id("a")).Op(":=").Range().Id(sig.rowArg)).Block(
 			jen.Id("vals").Op(":=").Index().Interface().Add(multiValues(vals...)),
 			jen.Id("batch").Dot("Queue").Call(jen.Id(e.sqlConstName(q)), jen.Id("vals").Op("...")),
@@ -61,9 +71,12 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 	body = append(body,
 		jen.Id("br").Op(":=").Add(e.dbExpr()).Dot("SendBatch").Call(jen.Id("ctx"), jen.Id("batch")),
 	)
-	resultsVals := []jen.Code{jen.Id("br"), total, jen.False()}
+	resultsVals := []jen.Code{jen.Id("br"), total(), jen.False()}
 	if fenced {
 		resultsVals = append(resultsVals, jen.Id("token"))
+	}
+	if q.Fence != nil {
+		resultsVals = append(resultsVals, jen.Nil())
 	}
 	body = append(body, jen.Return(jen.Op("&").Id(results).Values(resultsVals...)))
 	f.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.Name).Params(sig.params...).Params(sig.results...).Block(body...)
@@ -76,20 +89,24 @@ func (e *emitter) batch(f *jen.File, q *analyze.Query) {
 		item = e.batchItem(q, sig)
 	}
 	recv := jen.Id("b").Op("*").Id(results)
-	batchReader(f, q, sig, recv, item...)
+	batchReader(f, q, sig, recv, e.batchTokenRefused(q, sig), item...)
 	f.Line()
-	f.Func().Params(recv).Id("Close").Params().Error().Block(
-		jen.Id("b").Dot("closed").Op("=").True(),
-		jen.Return(jen.Id("b").Dot("br").Dot("Close").Call()),
-	)
+	closeBody := []jen.Code{jen.Id("b").Dot("closed").Op("=").True()}
+	if q.Fence != nil {
+		// Nothing was sent: Close returns the refusal, as pgx's Close
+		// returns the first error of the batch.
+		closeBody = append(closeBody, jen.If(jen.Id("b").Dot("tokenErr").Op("!=").Nil()).Block(jen.Return(jen.Id("b").Dot("tokenErr"))))
+	}
+	closeBody = append(closeBody, jen.Return(jen.Id("b").Dot("br").Dot("Close").Call()))
+	f.Func().Params(recv).Id("Close").Params().Error().Block(closeBody...)
 	f.Line()
 }
 
 // batchReader emits the method of q's <Name>BatchResults that reads the
 // items' results in order and hands each to the callback f: Exec,
 // Query or QueryRow for :batchexec, :batchmany or :batchone. The loop
-// runs item for the item t.
-func batchReader(f *jen.File, q *analyze.Query, sig signature, recv jen.Code, item ...jen.Code) {
+// runs item for the item t, after refused (batchTokenRefused).
+func batchReader(f *jen.File, q *analyze.Query, sig signature, recv jen.Code, refused jen.Code, item ...jen.Code) {
 	name, params := "Exec", []jen.Code{jen.Int(), jen.Error()}
 	switch q.Cmd {
 	case ":batchmany":
@@ -98,6 +115,7 @@ func batchReader(f *jen.File, q *analyze.Query, sig signature, recv jen.Code, it
 		name, params = "QueryRow", []jen.Code{jen.Int(), sig.result, jen.Error()}
 	}
 	f.Func().Params(recv).Id(name).Params(jen.Id("f").Func().Params(params...)).Block(
+		refused,
 		jen.Defer().Id("b").Dot("br").Dot("Close").Call(),
 		jen.For(jen.Id("t").Op(":=").Lit(0), jen.Id("t").Op("<").Id("b").Dot("tot"), jen.Id("t").Op("++")).Block(item...),
 	)

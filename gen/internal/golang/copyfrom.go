@@ -92,6 +92,7 @@ func (e *emitter) copyfrom(cf *jen.File, q *analyze.Query) {
 			jen.Return(jen.Id("result"), triggerErr(q)(jen.Err())),
 		}
 	}
+	body = append(e.tokenCheck(q, sig), body...)
 	cf.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(q.Name).Params(sig.params...).Params(sig.results...).Block(body...)
 	cf.Line()
 }

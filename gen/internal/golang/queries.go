@@ -817,7 +817,7 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	e.structs(f, q, sig)
 	e.doc(f, q)
 	recv := jen.Id("q").Op("*").Id("Queries")
-	body := e.inSliceExpansion(q, sig)
+	body := append(e.tokenCheck(q, sig), e.inSliceExpansion(q, sig)...)
 	if q.Fence != nil && q.Fence.Form != guard.Store {
 		body = append(body, e.fencedBody(q, sig, e.dbExpr())...)
 	} else {
@@ -847,7 +847,7 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 			"Each item reports its own outcome to the callback, as the statement would alone: its own result (no rows is not an error: the main query decides what it means%s), "+
 			"or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry matched hold a newer token; then nothing of that item is written.",
 			q.Name, col, q.Fence.CTE, rule, noRow)
-		return wrap(text, 76)
+		return wrap(text+invalidTokenDoc, 76)
 	}
 	if isBulk(q.Cmd) && q.Fence.Form != guard.Store {
 		verb := "writes"
@@ -858,7 +858,7 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 			"Each item reports its own outcome to the callback: nil, a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
 			"a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row, or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) "+
 			"when concurrent transactions changed its rows (nothing written; a batch is not retried).", q.Name, col, rule, verb)
-		return wrap(text, 76)
+		return wrap(text+invalidTokenDoc, 76)
 	}
 	if q.Fence.Form == guard.InWith {
 		noRow := ""
@@ -869,7 +869,7 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 			"It returns the statement's own result (no rows is not an error: the main query decides what it means%s), "+
 			"or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry matched hold a newer token; "+
 			"then nothing is written, the main query's writes included. One round trip.", q.Name, col, q.Fence.CTE, rule, noRow)
-		return wrap(text, 76)
+		return wrap(text+invalidTokenDoc, 76)
 	}
 	switch {
 	case q.Fence.Form == guard.Store:
@@ -890,8 +890,12 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
 			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. %s", q.Name, col, rule, trips)
 	}
-	return wrap(text, 76)
+	return wrap(text+invalidTokenDoc, 76)
 }
+
+// invalidTokenDoc ends the documentation of every method that takes a
+// token (tokenCheck).
+const invalidTokenDoc = " A token below 1, which no lease mints, is refused before anything is sent: a *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken)."
 
 // wrap breaks text into lines of at most width bytes at spaces.
 func wrap(text string, width int) string {

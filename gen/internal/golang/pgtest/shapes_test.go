@@ -283,3 +283,29 @@ func TestShapeUpsertOwnWith(t *testing.T) {
 		t.Fatalf("after the upserts: %s", got)
 	}
 }
+
+// A hand-written token comparison (tok <= @token) takes the method's one
+// token: the method writes with it, refuses a lower one with the stored
+// token, and stores it (issue 24: it was a second token argument that could
+// disagree with the method's own).
+func TestShapeTokenComparedByHand(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	exec(t, pool, `INSERT INTO jobs (id, status, tok) VALUES (1, 'new', 5)`)
+	set := func(status string, tok fence.Token) error {
+		return q.SetStatusClassic(ctx, pgtestdb.SetStatusClassicParams{Status: status, ID: 1}, tok)
+	}
+	stale(t, "token 4", set("a", 4), 5, 1)
+	if err := set("b", 5); err != nil {
+		t.Fatalf("token 5 (the stored one, non-strict): %v", err)
+	}
+	if err := set("c", 7); err != nil {
+		t.Fatalf("token 7: %v", err)
+	}
+	if got := text(t, pool, `SELECT format('%s %s', status, tok) FROM jobs WHERE id = 1`); got != "c 7" {
+		t.Fatalf("row after token 7: %s", got)
+	}
+	if err := q.SetStatusClassic(ctx, pgtestdb.SetStatusClassicParams{Status: "d", ID: 2}, 8); !errors.Is(err, fence.ErrNotFound) {
+		t.Fatalf("missing row: %v", err)
+	}
+}

@@ -50,10 +50,11 @@ WHERE refused > 0
 `
 
 type BatchCteByOwnerBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type BatchCteByOwnerParams struct {
@@ -68,7 +69,15 @@ type BatchCteByOwnerParams struct {
 // its own result (no rows is not an error: the main query decides what it
 // means), or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // the entry matched hold a newer token; then nothing of that item is written.
+// A token below 1, which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) BatchCteByOwner(ctx context.Context, arg []BatchCteByOwnerParams, token fence.Token) *BatchCteByOwnerBatchResults {
+	if err := fenceimpl.CheckToken("BatchCteByOwner", "jobs", token); err != nil {
+		return &BatchCteByOwnerBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -79,10 +88,18 @@ func (q *Queries) BatchCteByOwner(ctx context.Context, arg []BatchCteByOwnerPara
 		batch.Queue(batchCteByOwner, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &BatchCteByOwnerBatchResults{br, len(arg), false, token}
+	return &BatchCteByOwnerBatchResults{br, len(arg), false, token, nil}
 }
 
 func (b *BatchCteByOwnerBatchResults) Query(f func(int, []int64, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, nil, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		var items []int64
@@ -111,6 +128,9 @@ func (b *BatchCteByOwnerBatchResults) Query(f func(int, []int64, error)) {
 
 func (b *BatchCteByOwnerBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -145,10 +165,11 @@ WHERE refused > 0
 `
 
 type BatchCteCountBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type BatchCteCountParams struct {
@@ -163,8 +184,16 @@ type BatchCteCountParams struct {
 // its own result (no rows is not an error: the main query decides what it
 // means; an item whose statement returns no row gets pgx.ErrNoRows), or a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry
-// matched hold a newer token; then nothing of that item is written.
+// matched hold a newer token; then nothing of that item is written. A token
+// below 1, which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) BatchCteCount(ctx context.Context, arg []BatchCteCountParams, token fence.Token) *BatchCteCountBatchResults {
+	if err := fenceimpl.CheckToken("BatchCteCount", "jobs", token); err != nil {
+		return &BatchCteCountBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -175,10 +204,19 @@ func (q *Queries) BatchCteCount(ctx context.Context, arg []BatchCteCountParams, 
 		batch.Queue(batchCteCount, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &BatchCteCountBatchResults{br, len(arg), false, token}
+	return &BatchCteCountBatchResults{br, len(arg), false, token, nil}
 }
 
 func (b *BatchCteCountBatchResults) QueryRow(f func(int, int64, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			var count int64
+			if f != nil {
+				f(t, count, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		var count int64
@@ -208,6 +246,9 @@ func (b *BatchCteCountBatchResults) QueryRow(f func(int, int64, error)) {
 
 func (b *BatchCteCountBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -243,10 +284,11 @@ WHERE refused > 0
 `
 
 type BatchCteFilteredBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type BatchCteFilteredParams struct {
@@ -266,8 +308,16 @@ type BatchCteFilteredRow struct {
 // its own result (no rows is not an error: the main query decides what it
 // means; an item whose statement returns no row gets pgx.ErrNoRows), or a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry
-// matched hold a newer token; then nothing of that item is written.
+// matched hold a newer token; then nothing of that item is written. A token
+// below 1, which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) BatchCteFiltered(ctx context.Context, arg []BatchCteFilteredParams, token fence.Token) *BatchCteFilteredBatchResults {
+	if err := fenceimpl.CheckToken("BatchCteFiltered", "jobs", token); err != nil {
+		return &BatchCteFilteredBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -278,10 +328,19 @@ func (q *Queries) BatchCteFiltered(ctx context.Context, arg []BatchCteFilteredPa
 		batch.Queue(batchCteFiltered, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &BatchCteFilteredBatchResults{br, len(arg), false, token}
+	return &BatchCteFilteredBatchResults{br, len(arg), false, token, nil}
 }
 
 func (b *BatchCteFilteredBatchResults) QueryRow(f func(int, BatchCteFilteredRow, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			var i BatchCteFilteredRow
+			if f != nil {
+				f(t, i, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		var i BatchCteFilteredRow
@@ -311,6 +370,9 @@ func (b *BatchCteFilteredBatchResults) QueryRow(f func(int, BatchCteFilteredRow,
 
 func (b *BatchCteFilteredBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -332,10 +394,11 @@ WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type MarkBatchBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 // A batch whose one parameter is named as a local of the batch method.
@@ -347,8 +410,16 @@ type MarkBatchBatchResults struct {
 // the rows it matched hold a newer token, a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row, or a *fence.ConcurrentChangeError
 // (errors.Is fence.ErrConcurrentChange) when concurrent transactions changed
-// its rows (nothing written; a batch is not retried).
+// its rows (nothing written; a batch is not retried). A token below 1, which
+// no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) MarkBatch(ctx context.Context, batch_ []int64, token fence.Token) *MarkBatchBatchResults {
+	if err := fenceimpl.CheckToken("MarkBatch", "jobs", token); err != nil {
+		return &MarkBatchBatchResults{
+			tokenErr: err,
+			tot:      len(batch_),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range batch_ {
 		vals := []interface{}{
@@ -358,10 +429,18 @@ func (q *Queries) MarkBatch(ctx context.Context, batch_ []int64, token fence.Tok
 		batch.Queue(markBatch, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &MarkBatchBatchResults{br, len(batch_), false, token}
+	return &MarkBatchBatchResults{br, len(batch_), false, token, nil}
 }
 
 func (b *MarkBatchBatchResults) Exec(f func(int, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		if b.closed {
@@ -380,6 +459,9 @@ func (b *MarkBatchBatchResults) Exec(f func(int, error)) {
 
 func (b *MarkBatchBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -573,10 +655,11 @@ WHERE (j.id = $1 AND (NOT j.tok <= $2 OR (j.id = $1 AND j.status = 'failed'))) A
 `
 
 type RequeueFailedBatchBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 // RequeueFailedBatch is fenced on jobs.tok: every item of the batch refuses to
@@ -587,8 +670,15 @@ type RequeueFailedBatchBatchResults struct {
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
 // or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when
 // concurrent transactions changed its rows (nothing written; a batch is not
-// retried).
+// retried). A token below 1, which no lease mints, is refused before anything
+// is sent: a *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) RequeueFailedBatch(ctx context.Context, id []int64, token fence.Token) *RequeueFailedBatchBatchResults {
+	if err := fenceimpl.CheckToken("RequeueFailedBatch", "jobs", token); err != nil {
+		return &RequeueFailedBatchBatchResults{
+			tokenErr: err,
+			tot:      len(id),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range id {
 		vals := []interface{}{
@@ -598,10 +688,18 @@ func (q *Queries) RequeueFailedBatch(ctx context.Context, id []int64, token fenc
 		batch.Queue(requeueFailedBatch, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &RequeueFailedBatchBatchResults{br, len(id), false, token}
+	return &RequeueFailedBatchBatchResults{br, len(id), false, token, nil}
 }
 
 func (b *RequeueFailedBatchBatchResults) Exec(f func(int, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		if b.closed {
@@ -620,5 +718,8 @@ func (b *RequeueFailedBatchBatchResults) Exec(f func(int, error)) {
 
 func (b *RequeueFailedBatchBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }

@@ -71,8 +71,13 @@ type CteByOwnerParams struct {
 // the statement's own result (no rows is not an error: the main query decides
 // what it means), or a *fence.StaleError (errors.Is fence.ErrStaleToken) when
 // the rows the entry matched hold a newer token; then nothing is written, the
-// main query's writes included. One round trip.
+// main query's writes included. One round trip. A token below 1, which no
+// lease mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fence.Token) ([]int64, error) {
+	if err := fenceimpl.CheckToken("CteByOwner", "jobs", token); err != nil {
+		return nil, err
+	}
 	var items []int64
 	if _, err := fenceimpl.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteByOwner, arg.Status, arg.Owner, int64(token))
@@ -130,8 +135,14 @@ type CteCountParams struct {
 // it means; with no row it returns pgx.ErrNoRows, as any :one), or a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry
 // matched hold a newer token; then nothing is written, the main query's writes
-// included. One round trip.
+// included. One round trip. A token below 1, which no lease mints, is refused
+// before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("CteCount", "jobs", token); err != nil {
+		var count int64
+		return count, err
+	}
 	var count int64
 	found := false
 	_, err := fenceimpl.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
@@ -199,8 +210,13 @@ type CteFilterParams struct {
 // the statement's own result (no rows is not an error: the main query decides
 // what it means), or a *fence.StaleError (errors.Is fence.ErrStaleToken) when
 // the rows the entry matched hold a newer token; then nothing is written, the
-// main query's writes included. One round trip.
+// main query's writes included. One round trip. A token below 1, which no
+// lease mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CteFilter(ctx context.Context, arg CteFilterParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("CteFilter", "jobs", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteInCTE("CteFilter", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteFilter, arg.Status, arg.ID, int64(token))
 	}, nil)
@@ -254,8 +270,14 @@ type CteFilteredRow struct {
 // what it means; with no row it returns pgx.ErrNoRows, as any :one), or a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry
 // matched hold a newer token; then nothing is written, the main query's writes
-// included. One round trip.
+// included. One round trip. A token below 1, which no lease mints, is refused
+// before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) CteFiltered(ctx context.Context, arg CteFilteredParams, token fence.Token) (CteFilteredRow, error) {
+	if err := fenceimpl.CheckToken("CteFiltered", "jobs", token); err != nil {
+		var i CteFilteredRow
+		return i, err
+	}
 	var i CteFilteredRow
 	found := false
 	_, err := fenceimpl.WriteInCTE("CteFiltered", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {

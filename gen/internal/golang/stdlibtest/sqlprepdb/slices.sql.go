@@ -198,8 +198,13 @@ type RemoveJobsAnyParams struct {
 // fencing token is greater than token. It returns a *fence.StaleError
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// row. One round trip. A token below 1, which no lease mints, is refused
+// before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) RemoveJobsAny(ctx context.Context, arg RemoveJobsAnyParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("RemoveJobsAny", "jobs", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.Write("RemoveJobsAny", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(q.query(ctx, q.removeJobsAnyStmt, removeJobsAny, pq.Array(arg.Ids), arg.Status, int64(token)))
 	}, nil)
@@ -240,8 +245,13 @@ type RemoveJobsInParams struct {
 // fencing token is greater than token. It returns a *fence.StaleError
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// row. One round trip. A token below 1, which no lease mints, is refused
+// before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) RemoveJobsIn(ctx context.Context, arg RemoveJobsInParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("RemoveJobsIn", "jobs", token); err != nil {
+		return 0, err
+	}
 	query := removeJobsIn
 	var queryParams []interface{}
 	if len(arg.Ids) > 0 {
@@ -300,8 +310,13 @@ type SetStatusAnyParams struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetStatusAny(ctx context.Context, arg SetStatusAnyParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("SetStatusAny", "jobs", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.Write("SetStatusAny", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(q.query(ctx, q.setStatusAnyStmt, setStatusAny, arg.Status, pq.Array(arg.Ids), int64(token)))
 	}, nil)
@@ -343,8 +358,13 @@ type SetStatusInParams struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetStatusIn(ctx context.Context, arg SetStatusInParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("SetStatusIn", "jobs", token); err != nil {
+		return 0, err
+	}
 	query := setStatusIn
 	var queryParams []interface{}
 	queryParams = append(queryParams, arg.Status)
@@ -403,8 +423,13 @@ type TagAnyParams struct {
 // token is greater than token, and stores token in the rows it writes. It
 // returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it
 // matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) TagAny(ctx context.Context, arg TagAnyParams, token fence.Token) ([]int64, error) {
+	if err := fenceimpl.CheckToken("TagAny", "jobs", token); err != nil {
+		return nil, err
+	}
 	var items []int64
 	if _, err := fenceimpl.Write("TagAny", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(q.query(ctx, q.tagAnyStmt, tagAny, pq.Array(arg.Tags), pq.Array(arg.Ids), int64(token)))
@@ -457,8 +482,13 @@ type TagInParams struct {
 // token is greater than token, and stores token in the rows it writes. It
 // returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it
 // matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) TagIn(ctx context.Context, arg TagInParams, token fence.Token) ([]int64, error) {
+	if err := fenceimpl.CheckToken("TagIn", "jobs", token); err != nil {
+		return nil, err
+	}
 	query := tagIn
 	var queryParams []interface{}
 	queryParams = append(queryParams, pq.Array(arg.Tags))

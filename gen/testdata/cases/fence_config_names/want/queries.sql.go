@@ -34,8 +34,13 @@ type SetJobStateParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetJobState(ctx context.Context, arg SetJobStateParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("SetJobState", "Jobs", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "SetJobState", "Jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setJobState, arg.State, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -69,8 +74,13 @@ type SetRunNoteParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
 // when it matched no row. One round trip when it writes; when it writes
-// nothing, a second reads the stored token.
+// nothing, a second reads the stored token. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetRunNote(ctx context.Context, arg SetRunNoteParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("SetRunNote", "app.runs", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "SetRunNote", "app.runs", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setRunNote, arg.Note, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {

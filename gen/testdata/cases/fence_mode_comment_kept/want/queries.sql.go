@@ -35,8 +35,13 @@ type SetNoteParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
 // when it matched no row. One round trip when it writes; when it writes
-// nothing, a second reads the stored token.
+// nothing, a second reads the stored token. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetNote(ctx context.Context, arg SetNoteParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("SetNote", "notes", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "SetNote", "notes", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setNote, arg.Body, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {

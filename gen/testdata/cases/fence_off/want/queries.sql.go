@@ -71,8 +71,13 @@ type GuardedParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) Guarded(ctx context.Context, arg GuardedParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("Guarded", "accounts", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "Guarded", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, guarded, arg.Balance, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {

@@ -46,8 +46,13 @@ type SaveDocumentParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
 // when it matched no row. One round trip when it writes; when it writes
-// nothing, a second reads the stored token.
+// nothing, a second reads the stored token. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SaveDocument(ctx context.Context, arg SaveDocumentParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("SaveDocument", "documents", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "SaveDocument", "documents", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, saveDocument, arg.Body, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {

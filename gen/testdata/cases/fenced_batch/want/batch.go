@@ -45,10 +45,11 @@ WHERE refused > 0
 `
 
 type CloseAccountsAboveBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type CloseAccountsAboveRow struct {
@@ -64,8 +65,16 @@ type CloseAccountsAboveRow struct {
 // hold a newer token, a *fence.NotFoundError (errors.Is fence.ErrNotFound)
 // when it matched no row, or a *fence.ConcurrentChangeError (errors.Is
 // fence.ErrConcurrentChange) when concurrent transactions changed its rows
-// (nothing written; a batch is not retried).
+// (nothing written; a batch is not retried). A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CloseAccountsAbove(ctx context.Context, balance []pgtype.Numeric, token fence.Token) *CloseAccountsAboveBatchResults {
+	if err := fenceimpl.CheckToken("CloseAccountsAbove", "account_balances", token); err != nil {
+		return &CloseAccountsAboveBatchResults{
+			tokenErr: err,
+			tot:      len(balance),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range balance {
 		vals := []interface{}{
@@ -75,10 +84,18 @@ func (q *Queries) CloseAccountsAbove(ctx context.Context, balance []pgtype.Numer
 		batch.Queue(closeAccountsAbove, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &CloseAccountsAboveBatchResults{br, len(balance), false, token}
+	return &CloseAccountsAboveBatchResults{br, len(balance), false, token, nil}
 }
 
 func (b *CloseAccountsAboveBatchResults) Query(f func(int, []CloseAccountsAboveRow, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, nil, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		var items []CloseAccountsAboveRow
@@ -107,6 +124,9 @@ func (b *CloseAccountsAboveBatchResults) Query(f func(int, []CloseAccountsAboveR
 
 func (b *CloseAccountsAboveBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -127,10 +147,11 @@ WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type CreditAccountsBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type CreditAccountsParams struct {
@@ -146,8 +167,15 @@ type CreditAccountsParams struct {
 // a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
 // or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when
 // concurrent transactions changed its rows (nothing written; a batch is not
-// retried).
+// retried). A token below 1, which no lease mints, is refused before anything
+// is sent: a *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CreditAccounts(ctx context.Context, arg []CreditAccountsParams, token fence.Token) *CreditAccountsBatchResults {
+	if err := fenceimpl.CheckToken("CreditAccounts", "account_balances", token); err != nil {
+		return &CreditAccountsBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -158,10 +186,18 @@ func (q *Queries) CreditAccounts(ctx context.Context, arg []CreditAccountsParams
 		batch.Queue(creditAccounts, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &CreditAccountsBatchResults{br, len(arg), false, token}
+	return &CreditAccountsBatchResults{br, len(arg), false, token, nil}
 }
 
 func (b *CreditAccountsBatchResults) Exec(f func(int, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		if b.closed {
@@ -180,6 +216,9 @@ func (b *CreditAccountsBatchResults) Exec(f func(int, error)) {
 
 func (b *CreditAccountsBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -190,9 +229,10 @@ VALUES ($1, $2, $3)
 `
 
 type OpenAccountsBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	tokenErr error
 }
 
 type OpenAccountsParams struct {
@@ -200,8 +240,16 @@ type OpenAccountsParams struct {
 	Balance pgtype.Numeric
 }
 
-// OpenAccounts stores token in account_balances.last_fencing_token.
+// OpenAccounts stores token in account_balances.last_fencing_token. A token
+// below 1, which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) OpenAccounts(ctx context.Context, arg []OpenAccountsParams, token fence.Token) *OpenAccountsBatchResults {
+	if err := fenceimpl.CheckToken("OpenAccounts", "account_balances", token); err != nil {
+		return &OpenAccountsBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -212,10 +260,18 @@ func (q *Queries) OpenAccounts(ctx context.Context, arg []OpenAccountsParams, to
 		batch.Queue(openAccounts, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &OpenAccountsBatchResults{br, len(arg), false}
+	return &OpenAccountsBatchResults{br, len(arg), false, nil}
 }
 
 func (b *OpenAccountsBatchResults) Exec(f func(int, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		if b.closed {
@@ -234,6 +290,9 @@ func (b *OpenAccountsBatchResults) Exec(f func(int, error)) {
 
 func (b *OpenAccountsBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -256,10 +315,11 @@ WHERE a.id = $1 AND NOT (a.last_fencing_token <= $3) AND NOT EXISTS (SELECT 1 FR
 `
 
 type PutAccountsBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type PutAccountsParams struct {
@@ -275,8 +335,15 @@ type PutAccountsParams struct {
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
 // or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when
 // concurrent transactions changed its rows (nothing written; a batch is not
-// retried).
+// retried). A token below 1, which no lease mints, is refused before anything
+// is sent: a *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) PutAccounts(ctx context.Context, arg []PutAccountsParams, token fence.Token) *PutAccountsBatchResults {
+	if err := fenceimpl.CheckToken("PutAccounts", "account_balances", token); err != nil {
+		return &PutAccountsBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -287,10 +354,18 @@ func (q *Queries) PutAccounts(ctx context.Context, arg []PutAccountsParams, toke
 		batch.Queue(putAccounts, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &PutAccountsBatchResults{br, len(arg), false, token}
+	return &PutAccountsBatchResults{br, len(arg), false, token, nil}
 }
 
 func (b *PutAccountsBatchResults) Exec(f func(int, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		if b.closed {
@@ -309,6 +384,9 @@ func (b *PutAccountsBatchResults) Exec(f func(int, error)) {
 
 func (b *PutAccountsBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -329,10 +407,11 @@ WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetBalancesBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type SetBalancesParams struct {
@@ -350,8 +429,16 @@ type SetBalancesParams struct {
 // the rows it matched hold a newer token, a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row, or a *fence.ConcurrentChangeError
 // (errors.Is fence.ErrConcurrentChange) when concurrent transactions changed
-// its rows (nothing written; a batch is not retried).
+// its rows (nothing written; a batch is not retried). A token below 1, which
+// no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetBalances(ctx context.Context, arg []SetBalancesParams, token fence.Token) *SetBalancesBatchResults {
+	if err := fenceimpl.CheckToken("SetBalances", "account_balances", token); err != nil {
+		return &SetBalancesBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -362,10 +449,19 @@ func (q *Queries) SetBalances(ctx context.Context, arg []SetBalancesParams, toke
 		batch.Queue(setBalances, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &SetBalancesBatchResults{br, len(arg), false, token}
+	return &SetBalancesBatchResults{br, len(arg), false, token, nil}
 }
 
 func (b *SetBalancesBatchResults) QueryRow(f func(int, AccountBalance, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			var i AccountBalance
+			if f != nil {
+				f(t, i, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		var i AccountBalance
@@ -395,5 +491,8 @@ func (b *SetBalancesBatchResults) QueryRow(f func(int, AccountBalance, error)) {
 
 func (b *SetBalancesBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }

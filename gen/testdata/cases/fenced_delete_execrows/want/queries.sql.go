@@ -41,8 +41,13 @@ WHERE refused > 0
 // stored fencing token is greater than token. It returns a *fence.StaleError
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// row. One round trip. A token below 1, which no lease mints, is refused
+// before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) DeleteBanned(ctx context.Context, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("DeleteBanned", "sessions", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.Write("DeleteBanned", "sessions", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteBanned, int64(token))
 	}, nil)
@@ -78,8 +83,13 @@ WHERE refused > 0
 // stored fencing token is greater than token. It returns a *fence.StaleError
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// row. One round trip. A token below 1, which no lease mints, is refused
+// before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) DeleteForUser(ctx context.Context, userID int64, token fence.Token) ([]pgtype.UUID, error) {
+	if err := fenceimpl.CheckToken("DeleteForUser", "sessions", token); err != nil {
+		return nil, err
+	}
 	var items []pgtype.UUID
 	if _, err := fenceimpl.Write("DeleteForUser", "sessions", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteForUser, userID, int64(token))
@@ -114,8 +124,13 @@ WHERE id = $1
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip when it writes; when it writes nothing, a second reads
-// the stored token.
+// the stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) DeleteSession(ctx context.Context, id pgtype.UUID, token fence.Token) error {
+	if err := fenceimpl.CheckToken("DeleteSession", "sessions", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "DeleteSession", "sessions", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteSession, id, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -154,8 +169,13 @@ WHERE refused > 0
 // stored fencing token is greater than token. It returns a *fence.StaleError
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// row. One round trip. A token below 1, which no lease mints, is refused
+// before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) ExpireSessions(ctx context.Context, now pgtype.Timestamptz, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("ExpireSessions", "sessions", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.Write("ExpireSessions", "sessions", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, expireSessions, now, int64(token))
 	}, nil)

@@ -18,8 +18,13 @@ FROM lease_requests
 WHERE holder = $1
 `
 
-// CreateFromRequests stores token in leases.fence.
+// CreateFromRequests stores token in leases.fence. A token below 1, which no
+// lease mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CreateFromRequests(ctx context.Context, holder string, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("CreateFromRequests", "leases", token); err != nil {
+		return 0, err
+	}
 	result, err := q.db.Exec(ctx, createFromRequests, holder, int64(token))
 	if err != nil {
 		return 0, fenceimpl.TriggerError("CreateFromRequests", err, "leases")
@@ -39,8 +44,13 @@ type CreateIfAbsentParams struct {
 	Holder string
 }
 
-// CreateIfAbsent stores token in leases.fence.
+// CreateIfAbsent stores token in leases.fence. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CreateIfAbsent(ctx context.Context, arg CreateIfAbsentParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("CreateIfAbsent", "leases", token); err != nil {
+		return 0, err
+	}
 	result, err := q.db.Exec(ctx, createIfAbsent, arg.Name, arg.Holder, int64(token))
 	if err != nil {
 		return 0, fenceimpl.TriggerError("CreateIfAbsent", err, "leases")
@@ -59,8 +69,13 @@ type CreateLeaseParams struct {
 	Holder string
 }
 
-// CreateLease stores token in leases.fence.
+// CreateLease stores token in leases.fence. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CreateLease(ctx context.Context, arg CreateLeaseParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("CreateLease", "leases", token); err != nil {
+		return err
+	}
 	_, err := q.db.Exec(ctx, createLease, arg.Name, arg.Holder, int64(token))
 	return fenceimpl.TriggerError("CreateLease", err, "leases")
 }
@@ -77,8 +92,14 @@ type CreateLeaseReturningParams struct {
 	Holder string
 }
 
-// CreateLeaseReturning stores token in leases.fence.
+// CreateLeaseReturning stores token in leases.fence. A token below 1, which no
+// lease mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CreateLeaseReturning(ctx context.Context, arg CreateLeaseReturningParams, token fence.Token) (Lease, error) {
+	if err := fenceimpl.CheckToken("CreateLeaseReturning", "leases", token); err != nil {
+		var i Lease
+		return i, err
+	}
 	row := q.db.QueryRow(ctx, createLeaseReturning, arg.Name, arg.Holder, int64(token))
 	var i Lease
 	err := row.Scan(&i.Name, &i.Holder, &i.Fence)
@@ -97,8 +118,13 @@ type CreateTwoParams struct {
 	B      string
 }
 
-// CreateTwo stores token in leases.fence.
+// CreateTwo stores token in leases.fence. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CreateTwo(ctx context.Context, arg CreateTwoParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("CreateTwo", "leases", token); err != nil {
+		return 0, err
+	}
 	result, err := q.db.Exec(ctx, createTwo, arg.A, arg.Holder, arg.B, int64(token))
 	if err != nil {
 		return 0, fenceimpl.TriggerError("CreateTwo", err, "leases")

@@ -31,8 +31,13 @@ WHERE id = $1
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip when it writes; when it writes nothing, a second reads
-// the stored token.
+// the stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) DeleteJob(ctx context.Context, id int64, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("DeleteJob", "app.jobs", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.WriteByKey(ctx, "DeleteJob", "app.jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, deleteJob, id, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -59,8 +64,13 @@ WHERE id = $1
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) FinishJob(ctx context.Context, id int64, token fence.Token) error {
+	if err := fenceimpl.CheckToken("FinishJob", "app.jobs", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "FinishJob", "app.jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, finishJob, id, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -94,8 +104,14 @@ type FinishJobReturningRow struct {
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
+// stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) FinishJobReturning(ctx context.Context, id int64, token fence.Token) (FinishJobReturningRow, error) {
+	if err := fenceimpl.CheckToken("FinishJobReturning", "app.jobs", token); err != nil {
+		var i FinishJobReturningRow
+		return i, err
+	}
 	var i FinishJobReturningRow
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "FinishJobReturning", "app.jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {

@@ -38,8 +38,13 @@ type CreditAccountParams struct {
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
+// stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("CreditAccount", "account_balances", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, creditAccount, arg.Amount, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -68,8 +73,13 @@ WHERE id = $1
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
+// stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) ResetBalance(ctx context.Context, id int64, token fence.Token) error {
+	if err := fenceimpl.CheckToken("ResetBalance", "account_balances", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "ResetBalance", "account_balances", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, resetBalance, id, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {

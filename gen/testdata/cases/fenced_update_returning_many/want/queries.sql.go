@@ -41,8 +41,13 @@ WHERE refused > 0
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) TakeAll(ctx context.Context, owner string, token fence.Token) ([]Shard, error) {
+	if err := fenceimpl.CheckToken("TakeAll", "shards", token); err != nil {
+		return nil, err
+	}
 	var items []Shard
 	if _, err := fenceimpl.Write("TakeAll", "shards", fence.NonStrict, token, 5, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, takeAll, owner, int64(token))
@@ -103,8 +108,13 @@ type TakeIDsParams struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) TakeIDs(ctx context.Context, arg TakeIDsParams, token fence.Token) ([]int32, error) {
+	if err := fenceimpl.CheckToken("TakeIDs", "shards", token); err != nil {
+		return nil, err
+	}
 	var items []int32
 	if _, err := fenceimpl.Write("TakeIDs", "shards", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, takeIDs, arg.Owner, arg.Ids, int64(token))
@@ -163,8 +173,13 @@ type TakeRegionRow struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) TakeRegion(ctx context.Context, arg TakeRegionParams, token fence.Token) ([]TakeRegionRow, error) {
+	if err := fenceimpl.CheckToken("TakeRegion", "shards", token); err != nil {
+		return nil, err
+	}
 	var items []TakeRegionRow
 	if _, err := fenceimpl.Write("TakeRegion", "shards", fence.NonStrict, token, 3, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, takeRegion, arg.Owner, arg.Region, int64(token))

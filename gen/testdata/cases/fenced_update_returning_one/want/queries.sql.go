@@ -46,8 +46,14 @@ type SetNoteRow struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetNote(ctx context.Context, arg SetNoteParams, token fence.Token) (SetNoteRow, error) {
+	if err := fenceimpl.CheckToken("SetNote", "jobs", token); err != nil {
+		var i SetNoteRow
+		return i, err
+	}
 	var i SetNoteRow
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "SetNote", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
@@ -91,8 +97,14 @@ type SetStateParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetState(ctx context.Context, arg SetStateParams, token fence.Token) (Job, error) {
+	if err := fenceimpl.CheckToken("SetState", "jobs", token); err != nil {
+		var i Job
+		return i, err
+	}
 	var i Job
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "SetState", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
@@ -137,8 +149,14 @@ WHERE id = $1
 // returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it
 // matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) Touch(ctx context.Context, id int64, token fence.Token) (JobState, error) {
+	if err := fenceimpl.CheckToken("Touch", "jobs", token); err != nil {
+		var state JobState
+		return state, err
+	}
 	var state JobState
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "Touch", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {

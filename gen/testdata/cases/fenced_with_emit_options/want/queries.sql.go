@@ -37,8 +37,13 @@ type CloseTicketParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CloseTicket(ctx context.Context, db DBTX, arg *CloseTicketParams, token fence.Token) (*Ticket, error) {
+	if err := fenceimpl.CheckToken("CloseTicket", "tickets", token); err != nil {
+		return nil, err
+	}
 	var i Ticket
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "CloseTicket", "tickets", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
@@ -101,8 +106,13 @@ VALUES ($1, 'open', $2)
 RETURNING id, status, owner, score, tok
 `
 
-// Open stores token in tickets.tok.
+// Open stores token in tickets.tok. A token below 1, which no lease mints, is
+// refused before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) Open(ctx context.Context, db DBTX, id int64, token fence.Token) (*Ticket, error) {
+	if err := fenceimpl.CheckToken("Open", "tickets", token); err != nil {
+		return nil, err
+	}
 	row := db.QueryRow(ctx, open, id, int64(token))
 	var i Ticket
 	err := row.Scan(
@@ -145,8 +155,13 @@ WHERE refused > 0
 // fencing token is greater than token. It returns a *fence.StaleError
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// row. One round trip. A token below 1, which no lease mints, is refused
+// before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) Purge(ctx context.Context, db DBTX, status Status, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("Purge", "tickets", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.Write("Purge", "tickets", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, purge, status, int64(token))
 	}, nil)
@@ -194,8 +209,13 @@ type ReassignRow struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) Reassign(ctx context.Context, db DBTX, arg *ReassignParams, token fence.Token) ([]*ReassignRow, error) {
+	if err := fenceimpl.CheckToken("Reassign", "tickets", token); err != nil {
+		return nil, err
+	}
 	items := []*ReassignRow{}
 	if _, err := fenceimpl.Write("Reassign", "tickets", fence.NonStrict, token, 3, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, reassign, arg.Owner, arg.OldOwner, int64(token))
@@ -238,8 +258,13 @@ type RescoreParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) Rescore(ctx context.Context, db DBTX, arg *RescoreParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("Rescore", "tickets", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "Rescore", "tickets", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return db.Query(ctx, rescore, arg.Score, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {

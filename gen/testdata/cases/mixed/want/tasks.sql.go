@@ -38,8 +38,14 @@ type ClaimTaskParams struct {
 // writes. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
 // the rows it matched hold a newer token, and a *fence.NotFoundError
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
-// writes; when it writes nothing, a second reads the stored token.
+// writes; when it writes nothing, a second reads the stored token. A token
+// below 1, which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) ClaimTask(ctx context.Context, arg ClaimTaskParams, token fence.Token) (Task, error) {
+	if err := fenceimpl.CheckToken("ClaimTask", "tasks", token); err != nil {
+		var i Task
+		return i, err
+	}
 	var i Task
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "ClaimTask", "tasks", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
@@ -84,8 +90,13 @@ WHERE id = $1
 // writes. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
 // the rows it matched hold a newer token, and a *fence.NotFoundError
 // (errors.Is fence.ErrNotFound) when it matched no row. One round trip when it
-// writes; when it writes nothing, a second reads the stored token.
+// writes; when it writes nothing, a second reads the stored token. A token
+// below 1, which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CompleteTask(ctx context.Context, id int64, token fence.Token) error {
+	if err := fenceimpl.CheckToken("CompleteTask", "tasks", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "CompleteTask", "tasks", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, completeTask, id, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -118,8 +129,14 @@ VALUES ('queued', $1)
 RETURNING id
 `
 
-// NewTask stores token in tasks.lease_token.
+// NewTask stores token in tasks.lease_token. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) NewTask(ctx context.Context, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("NewTask", "tasks", token); err != nil {
+		var id int64
+		return id, err
+	}
 	row := q.db.QueryRow(ctx, newTask, int64(token))
 	var id int64
 	err := row.Scan(&id)

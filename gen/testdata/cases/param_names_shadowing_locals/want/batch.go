@@ -135,10 +135,11 @@ WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type MarkABatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 // MarkA is fenced on jobs.tok: every item of the batch refuses to touch rows
@@ -148,8 +149,16 @@ type MarkABatchResults struct {
 // rows it matched hold a newer token, a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row, or a *fence.ConcurrentChangeError
 // (errors.Is fence.ErrConcurrentChange) when concurrent transactions changed
-// its rows (nothing written; a batch is not retried).
+// its rows (nothing written; a batch is not retried). A token below 1, which
+// no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) MarkA(ctx context.Context, a_ []int64, token fence.Token) *MarkABatchResults {
+	if err := fenceimpl.CheckToken("MarkA", "jobs", token); err != nil {
+		return &MarkABatchResults{
+			tokenErr: err,
+			tot:      len(a_),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range a_ {
 		vals := []interface{}{
@@ -159,10 +168,18 @@ func (q *Queries) MarkA(ctx context.Context, a_ []int64, token fence.Token) *Mar
 		batch.Queue(markA, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &MarkABatchResults{br, len(a_), false, token}
+	return &MarkABatchResults{br, len(a_), false, token, nil}
 }
 
 func (b *MarkABatchResults) Exec(f func(int, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		if b.closed {
@@ -181,6 +198,9 @@ func (b *MarkABatchResults) Exec(f func(int, error)) {
 
 func (b *MarkABatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -201,10 +221,11 @@ WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type MarkBatchBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 // MarkBatch is fenced on jobs.tok: every item of the batch refuses to touch
@@ -214,8 +235,16 @@ type MarkBatchBatchResults struct {
 // the rows it matched hold a newer token, a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row, or a *fence.ConcurrentChangeError
 // (errors.Is fence.ErrConcurrentChange) when concurrent transactions changed
-// its rows (nothing written; a batch is not retried).
+// its rows (nothing written; a batch is not retried). A token below 1, which
+// no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) MarkBatch(ctx context.Context, batch_ []int64, token fence.Token) *MarkBatchBatchResults {
+	if err := fenceimpl.CheckToken("MarkBatch", "jobs", token); err != nil {
+		return &MarkBatchBatchResults{
+			tokenErr: err,
+			tot:      len(batch_),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range batch_ {
 		vals := []interface{}{
@@ -225,10 +254,18 @@ func (q *Queries) MarkBatch(ctx context.Context, batch_ []int64, token fence.Tok
 		batch.Queue(markBatch, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &MarkBatchBatchResults{br, len(batch_), false, token}
+	return &MarkBatchBatchResults{br, len(batch_), false, token, nil}
 }
 
 func (b *MarkBatchBatchResults) Exec(f func(int, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		if b.closed {
@@ -247,6 +284,9 @@ func (b *MarkBatchBatchResults) Exec(f func(int, error)) {
 
 func (b *MarkBatchBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -460,10 +500,11 @@ WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type StatusByLenBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 // StatusByLen is fenced on jobs.tok: every item of the batch refuses to touch
@@ -473,8 +514,16 @@ type StatusByLenBatchResults struct {
 // the rows it matched hold a newer token, a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row, or a *fence.ConcurrentChangeError
 // (errors.Is fence.ErrConcurrentChange) when concurrent transactions changed
-// its rows (nothing written; a batch is not retried).
+// its rows (nothing written; a batch is not retried). A token below 1, which
+// no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) StatusByLen(ctx context.Context, len_ []int64, token fence.Token) *StatusByLenBatchResults {
+	if err := fenceimpl.CheckToken("StatusByLen", "jobs", token); err != nil {
+		return &StatusByLenBatchResults{
+			tokenErr: err,
+			tot:      len(len_),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range len_ {
 		vals := []interface{}{
@@ -484,10 +533,19 @@ func (q *Queries) StatusByLen(ctx context.Context, len_ []int64, token fence.Tok
 		batch.Queue(statusByLen, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &StatusByLenBatchResults{br, len(len_), false, token}
+	return &StatusByLenBatchResults{br, len(len_), false, token, nil}
 }
 
 func (b *StatusByLenBatchResults) QueryRow(f func(int, string, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			var status string
+			if f != nil {
+				f(t, status, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		var status string
@@ -517,5 +575,8 @@ func (b *StatusByLenBatchResults) QueryRow(f func(int, string, error)) {
 
 func (b *StatusByLenBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }

@@ -80,8 +80,13 @@ WHERE refused > 0
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) MarkError(ctx context.Context, error_ int64, token fence.Token) ([]int64, error) {
+	if err := fenceimpl.CheckToken("MarkError", "jobs", token); err != nil {
+		return nil, err
+	}
 	var items []int64
 	if _, err := fenceimpl.Write("MarkError", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, markError, error_, int64(token))
@@ -117,8 +122,13 @@ WHERE id = $1
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) MarkInt64(ctx context.Context, int64_ int64, token fence.Token) error {
+	if err := fenceimpl.CheckToken("MarkInt64", "jobs", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "MarkInt64", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, markInt64, int64_, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -146,8 +156,14 @@ WHERE id = $1
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) StatusByNil(ctx context.Context, nil_ int64, token fence.Token) (string, error) {
+	if err := fenceimpl.CheckToken("StatusByNil", "jobs", token); err != nil {
+		var status string
+		return status, err
+	}
 	var status string
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "StatusByNil", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {

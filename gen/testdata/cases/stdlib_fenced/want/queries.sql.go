@@ -91,8 +91,13 @@ type CloseOwnedRow struct {
 // the rows it writes. It returns a *fence.StaleError (errors.Is
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip.
+// One round trip. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) CloseOwned(ctx context.Context, arg CloseOwnedParams, token fence.Token) ([]CloseOwnedRow, error) {
+	if err := fenceimpl.CheckToken("CloseOwned", "accounts", token); err != nil {
+		return nil, err
+	}
 	var items []CloseOwnedRow
 	if _, err := fenceimpl.Write("CloseOwned", "accounts", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(q.db.QueryContext(ctx, closeOwned, arg.ClosedOn, arg.Owner, int64(token)))
@@ -134,8 +139,13 @@ type CreditParams struct {
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
+// stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) Credit(ctx context.Context, arg CreditParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("Credit", "accounts", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.WriteByKey(ctx, "Credit", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(q.db.QueryContext(ctx, credit, arg.Amount, arg.ID, int64(token)))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -175,8 +185,13 @@ type OpenAccountParams struct {
 	Balance string
 }
 
-// OpenAccount stores token in accounts.last_fencing_token.
+// OpenAccount stores token in accounts.last_fencing_token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("OpenAccount", "accounts", token); err != nil {
+		return err
+	}
 	_, err := q.db.ExecContext(ctx, openAccount, arg.ID, arg.Owner, arg.Balance, int64(token))
 	return fenceimpl.TriggerError("OpenAccount", err, "accounts")
 }
@@ -199,8 +214,13 @@ WHERE id = $1
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
 // when it matched no row. One round trip when it writes; when it writes
-// nothing, a second reads the stored token.
+// nothing, a second reads the stored token. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) Remove(ctx context.Context, id uuid.UUID, token fence.Token) error {
+	if err := fenceimpl.CheckToken("Remove", "accounts", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "Remove", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(q.db.QueryContext(ctx, remove, id, int64(token)))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -245,8 +265,14 @@ type RetagParams struct {
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
+// stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) Retag(ctx context.Context, arg RetagParams, token fence.Token) (Account, error) {
+	if err := fenceimpl.CheckToken("Retag", "accounts", token); err != nil {
+		var i Account
+		return i, err
+	}
 	var i Account
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "Retag", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
@@ -300,8 +326,13 @@ type SetMetaParams struct {
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
+// stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) SetMeta(ctx context.Context, arg SetMetaParams, token fence.Token) (sql.Result, error) {
+	if err := fenceimpl.CheckToken("SetMeta", "accounts", token); err != nil {
+		return nil, err
+	}
 	n, err := fenceimpl.WriteByKey(ctx, "SetMeta", "accounts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(q.db.QueryContext(ctx, setMeta, arg.Meta, arg.ID, int64(token)))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {

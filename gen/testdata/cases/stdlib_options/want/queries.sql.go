@@ -51,8 +51,13 @@ WHERE id = $1
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CloseTask(ctx context.Context, db DBTX, id int64, token fence.Token) (*Task, error) {
+	if err := fenceimpl.CheckToken("CloseTask", "tasks", token); err != nil {
+		return nil, err
+	}
 	var i Task
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "CloseTask", "tasks", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
@@ -167,8 +172,13 @@ type RescheduleParams struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) Reschedule(ctx context.Context, db DBTX, arg RescheduleParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("Reschedule", "tasks", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.Write("Reschedule", "tasks", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return fenceimpl.SQLRows(db.QueryContext(ctx, reschedule, arg.Due, arg.State, int64(token)))
 	}, nil)

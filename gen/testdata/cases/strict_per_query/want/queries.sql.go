@@ -35,8 +35,13 @@ type AddToLedgerParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
 // when it matched no row. One round trip when it writes; when it writes
-// nothing, a second reads the stored token.
+// nothing, a second reads the stored token. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) AddToLedger(ctx context.Context, arg AddToLedgerParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("AddToLedger", "ledgers", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "AddToLedger", "ledgers", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, addToLedger, arg.Amount, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -67,8 +72,13 @@ WHERE id = $1
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
 // when it matched no row. One round trip when it writes; when it writes
-// nothing, a second reads the stored token.
+// nothing, a second reads the stored token. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) Increment(ctx context.Context, id int64, token fence.Token) error {
+	if err := fenceimpl.CheckToken("Increment", "counters", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "Increment", "counters", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, increment, id, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -101,8 +111,13 @@ type SetCounterParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetCounter(ctx context.Context, arg SetCounterParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("SetCounter", "counters", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "SetCounter", "counters", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setCounter, arg.Value, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -135,8 +150,13 @@ type SetLedgerParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetLedger(ctx context.Context, arg SetLedgerParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("SetLedger", "ledgers", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "SetLedger", "ledgers", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setLedger, arg.Total, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {

@@ -36,8 +36,13 @@ type SetQtyPgParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
 // when it matched no row. One round trip when it writes; when it writes
-// nothing, a second reads the stored token.
+// nothing, a second reads the stored token. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetQtyPg(ctx context.Context, arg SetQtyPgParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("SetQtyPg", "inventory", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "SetQtyPg", "inventory", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setQtyPg, arg.Qty, arg.Sku, arg.Warehouse, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {

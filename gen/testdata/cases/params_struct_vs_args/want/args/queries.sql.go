@@ -101,8 +101,13 @@ type ThreeParamsParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) ThreeParams(ctx context.Context, arg ThreeParamsParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("ThreeParams", "items", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "ThreeParams", "items", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, threeParams, arg.Qty, arg.Note, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -130,8 +135,13 @@ WHERE id = $1
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) TwoParams(ctx context.Context, qty int32, iD int64, token fence.Token) error {
+	if err := fenceimpl.CheckToken("TwoParams", "items", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "TwoParams", "items", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, twoParams, qty, iD, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {

@@ -105,8 +105,13 @@ type ThreeParamsParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) ThreeParams(ctx context.Context, arg ThreeParamsParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("ThreeParams", "items", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "ThreeParams", "items", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, threeParams, arg.Qty, arg.Note, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -139,8 +144,13 @@ type TwoParamsParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) TwoParams(ctx context.Context, arg TwoParamsParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("TwoParams", "items", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "TwoParams", "items", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, twoParams, arg.Qty, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
