@@ -181,7 +181,7 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, payout int64,
 	tl := &timeline{out: cfg.Out, start: time.Now()}
 	fmt.Fprintf(cfg.Out, "\n== %s: job \"pay out payout %d (100.00), exactly once\" ==\n", mode, payout)
 	q := payoutsdb.New(pool)
-	if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: payout, AmountCents: amountCents}, 0); err != nil {
+	if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: payout, AmountCents: amountCents}); err != nil {
 		return r, fmt.Errorf("create payout: %w", err)
 	}
 	resource := Resource(payout)

@@ -137,7 +137,7 @@ func TestDispatchSendsEachRowOnce(t *testing.T) {
 	const n = 20
 	w := Worker{Pool: pool, ProviderURL: provider.URL()}
 	for id := int64(1); id <= n; id++ {
-		if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: id, AmountCents: 5_00}, 0); err != nil {
+		if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: id, AmountCents: 5_00}); err != nil {
 			t.Fatal(err)
 		}
 		p, err := q.GetPayout(ctx, id)
@@ -223,7 +223,7 @@ func TestPayOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer provider.Close()
-	if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: 7, AmountCents: 25_00}, 0); err != nil {
+	if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: 7, AmountCents: 25_00}); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup

@@ -1,5 +1,7 @@
 -- name: CreatePayout :exec
-INSERT INTO payouts (id, amount_cents) VALUES (@id, @amount_cents);
+-- CreatePayout is what the API that accepts payouts runs, outside any
+-- lease: the token column's DEFAULT (0) is below every token a lease mints.
+INSERT INTO payouts (id, amount_cents, last_fencing_token) VALUES (@id, @amount_cents, DEFAULT);
 
 -- name: GetPayout :one
 SELECT * FROM payouts WHERE id = @id;

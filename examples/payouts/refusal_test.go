@@ -42,7 +42,7 @@ func newLocker(t *testing.T, rdb *redis.Client) *lease.Client {
 func TestStaleTokenRefused(t *testing.T) {
 	ctx := context.Background()
 	q := payoutsdb.New(testenv.Database(t, schemaSQL))
-	if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: 1, AmountCents: 100_00}, 0); err != nil {
+	if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: 1, AmountCents: 100_00}); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.MarkPaid(ctx, payoutsdb.MarkPaidParams{ID: 1, ProviderRef: "new"}, 8); err != nil {
@@ -71,7 +71,7 @@ func TestFrozenWorkersWriteRefusedAfterTakeover(t *testing.T) {
 	q := payoutsdb.New(testenv.Database(t, schemaSQL))
 	rdb := testenv.Redis(t)
 	locker := newLocker(t, rdb)
-	if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: 1, AmountCents: 100_00}, 0); err != nil {
+	if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: 1, AmountCents: 100_00}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -113,7 +113,7 @@ func TestWriteWaitingInPostgreSQLRefused(t *testing.T) {
 	ctx := context.Background()
 	pool := testenv.Database(t, schemaSQL)
 	q := payoutsdb.New(pool)
-	if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: 1, AmountCents: 100_00}, 0); err != nil {
+	if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: 1, AmountCents: 100_00}); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := pool.Begin(ctx)

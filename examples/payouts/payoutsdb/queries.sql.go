@@ -43,8 +43,14 @@ type ClaimIdempotencyKeyParams struct {
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
+// stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) ClaimIdempotencyKey(ctx context.Context, arg ClaimIdempotencyKeyParams, token fence.Token) (pgtype.Text, error) {
+	if err := fenceimpl.CheckToken("ClaimIdempotencyKey", "payouts", token); err != nil {
+		var idempotency_key pgtype.Text
+		return idempotency_key, err
+	}
 	var idempotency_key pgtype.Text
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "ClaimIdempotencyKey", "payouts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
@@ -65,9 +71,7 @@ func (q *Queries) ClaimIdempotencyKey(ctx context.Context, arg ClaimIdempotencyK
 }
 
 const createPayout = `-- name: CreatePayout :exec
--- fencegen: stores the token (payouts.last_fencing_token = $3)
-INSERT INTO payouts (id, amount_cents, last_fencing_token)
-VALUES ($1, $2, $3)
+INSERT INTO payouts (id, amount_cents, last_fencing_token) VALUES ($1, $2, DEFAULT)
 `
 
 type CreatePayoutParams struct {
@@ -75,10 +79,11 @@ type CreatePayoutParams struct {
 	AmountCents int64
 }
 
-// CreatePayout stores token in payouts.last_fencing_token.
-func (q *Queries) CreatePayout(ctx context.Context, arg CreatePayoutParams, token fence.Token) error {
-	_, err := q.db.Exec(ctx, createPayout, arg.ID, arg.AmountCents, int64(token))
-	return fenceimpl.TriggerError("CreatePayout", err, "payouts")
+// CreatePayout is what the API that accepts payouts runs, outside any
+// lease: the token column's DEFAULT (0) is below every token a lease mints.
+func (q *Queries) CreatePayout(ctx context.Context, arg CreatePayoutParams) error {
+	_, err := q.db.Exec(ctx, createPayout, arg.ID, arg.AmountCents)
+	return err
 }
 
 const enqueuePayment = `-- name: EnqueuePayment :exec
@@ -143,8 +148,13 @@ type MarkPaidParams struct {
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
+// stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) MarkPaid(ctx context.Context, arg MarkPaidParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("MarkPaid", "payouts", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "MarkPaid", "payouts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, markPaid, arg.ProviderRef, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -247,8 +257,13 @@ type QueuePayoutParams struct {
 // fence.ErrStaleToken) when the rows it matched hold a newer token, and a
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
 // One round trip when it writes; when it writes nothing, a second reads the
-// stored token.
+// stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) QueuePayout(ctx context.Context, arg QueuePayoutParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("QueuePayout", "payouts", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "QueuePayout", "payouts", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, queuePayout, arg.Key, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {

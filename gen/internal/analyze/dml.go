@@ -140,6 +140,7 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		q.InsertTable = t
 	}
 	var cols []*catalog.Column
+	outsideLease := false // the token column is DEFAULT (outsidelease.go)
 	if len(n.Columns) == 0 {
 		// INSERT INTO t VALUES (...) fills the columns in order, generated
 		// ones included (they take DEFAULT; PostgreSQL docs, 5.4
@@ -154,7 +155,11 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 			continue
 		}
 		if t.Fence != nil && c.Name == t.Fence.Column {
-			a.errorf(ct.Loc, "INSERT sets fencing token column %s.%s by hand; fencegen stores the presented token itself: drop the column from the INSERT", t.QualifiedName(), c.Name)
+			if !a.createdOutsideLease(n, t, c, len(cols), ct.Loc) {
+				a.errorf(ct.Loc, "INSERT sets fencing token column %s.%s by hand; fencegen stores the presented token itself: drop the column from the INSERT (or, for rows created outside a lease, write DEFAULT as its value)", t.QualifiedName(), c.Name)
+			} else {
+				outsideLease = true
+			}
 			cols = append(cols, nil)
 			continue
 		}
@@ -251,7 +256,12 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 	if n.OnConflict != nil && n.OnConflict.DoUpdate {
 		kind = "upsert" // the DO UPDATE branch is guarded
 	}
-	a.fence(q, t, kind, n.Loc)
+	if outsideLease {
+		// No token: the row stores the column's default (outsidelease.go).
+		a.setsOff(t, fenceEvents(kind), n.Loc)
+	} else {
+		a.fence(q, t, kind, n.Loc)
+	}
 	if kind == "upsert" && t.Fence != nil && n.OnConflict.Constraint != "" {
 		cf := a.cteFence
 		if q != nil {

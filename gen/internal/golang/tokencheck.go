@@ -35,7 +35,7 @@ func (e *emitter) tokenCheck(q *analyze.Query, sig signature) []jen.Code {
 		if e.types.stdlib() {
 			ret = []jen.Code{jen.Return(jen.Nil(), jen.Err())}
 		} else {
-			ret = []jen.Code{jen.Return(jen.Qual(pgconnPkg, "CommandTag").Values(), jen.Err())}
+			ret = []jen.Code{jen.Return(jen.Qual(e.types.pgconnPath(), "CommandTag").Values(), jen.Err())}
 		}
 	case ":many":
 		ret = []jen.Code{jen.Return(jen.Nil(), jen.Err())}

@@ -35,10 +35,11 @@ WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type SetStatusBatchBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type SetStatusBatchParams struct {
@@ -54,8 +55,15 @@ type SetStatusBatchParams struct {
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
 // or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when
 // concurrent transactions changed its rows (nothing written; a batch is not
-// retried).
+// retried). A token below 1, which no lease mints, is refused before anything
+// is sent: a *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetStatusBatch(ctx context.Context, arg []SetStatusBatchParams, token fence.Token) *SetStatusBatchBatchResults {
+	if err := fenceimpl.CheckToken("SetStatusBatch", "jobs", token); err != nil {
+		return &SetStatusBatchBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -66,10 +74,18 @@ func (q *Queries) SetStatusBatch(ctx context.Context, arg []SetStatusBatchParams
 		batch.Queue(setStatusBatch, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &SetStatusBatchBatchResults{br, len(arg), false, token}
+	return &SetStatusBatchBatchResults{br, len(arg), false, token, nil}
 }
 
 func (b *SetStatusBatchBatchResults) Exec(f func(int, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		if b.closed {
@@ -88,6 +104,9 @@ func (b *SetStatusBatchBatchResults) Exec(f func(int, error)) {
 
 func (b *SetStatusBatchBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -108,10 +127,11 @@ WHERE id = $2 AND NOT EXISTS (SELECT 1 FROM fence_write)
 `
 
 type TagBatchBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type TagBatchParams struct {
@@ -132,8 +152,16 @@ type TagBatchRow struct {
 // the rows it matched hold a newer token, a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row, or a *fence.ConcurrentChangeError
 // (errors.Is fence.ErrConcurrentChange) when concurrent transactions changed
-// its rows (nothing written; a batch is not retried).
+// its rows (nothing written; a batch is not retried). A token below 1, which
+// no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) TagBatch(ctx context.Context, arg []TagBatchParams, token fence.Token) *TagBatchBatchResults {
+	if err := fenceimpl.CheckToken("TagBatch", "jobs", token); err != nil {
+		return &TagBatchBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -144,10 +172,19 @@ func (q *Queries) TagBatch(ctx context.Context, arg []TagBatchParams, token fenc
 		batch.Queue(tagBatch, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &TagBatchBatchResults{br, len(arg), false, token}
+	return &TagBatchBatchResults{br, len(arg), false, token, nil}
 }
 
 func (b *TagBatchBatchResults) QueryRow(f func(int, TagBatchRow, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			var i TagBatchRow
+			if f != nil {
+				f(t, i, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		var i TagBatchRow
@@ -177,6 +214,9 @@ func (b *TagBatchBatchResults) QueryRow(f func(int, TagBatchRow, error)) {
 
 func (b *TagBatchBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }
 
@@ -208,10 +248,11 @@ WHERE refused > 0
 `
 
 type TagOwnerBatchBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-	token  fence.Token
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
 }
 
 type TagOwnerBatchParams struct {
@@ -227,8 +268,15 @@ type TagOwnerBatchParams struct {
 // *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
 // or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when
 // concurrent transactions changed its rows (nothing written; a batch is not
-// retried).
+// retried). A token below 1, which no lease mints, is refused before anything
+// is sent: a *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) TagOwnerBatch(ctx context.Context, arg []TagOwnerBatchParams, token fence.Token) *TagOwnerBatchBatchResults {
+	if err := fenceimpl.CheckToken("TagOwnerBatch", "jobs", token); err != nil {
+		return &TagOwnerBatchBatchResults{
+			tokenErr: err,
+			tot:      len(arg),
+		}
+	}
 	batch := &pgx.Batch{}
 	for _, a := range arg {
 		vals := []interface{}{
@@ -239,10 +287,18 @@ func (q *Queries) TagOwnerBatch(ctx context.Context, arg []TagOwnerBatchParams, 
 		batch.Queue(tagOwnerBatch, vals...)
 	}
 	br := q.db.SendBatch(ctx, batch)
-	return &TagOwnerBatchBatchResults{br, len(arg), false, token}
+	return &TagOwnerBatchBatchResults{br, len(arg), false, token, nil}
 }
 
 func (b *TagOwnerBatchBatchResults) Query(f func(int, []int64, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, nil, b.tokenErr)
+			}
+		}
+		return
+	}
 	defer b.br.Close()
 	for t := 0; t < b.tot; t++ {
 		var items []int64
@@ -271,5 +327,8 @@ func (b *TagOwnerBatchBatchResults) Query(f func(int, []int64, error)) {
 
 func (b *TagOwnerBatchBatchResults) Close() error {
 	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
 	return b.br.Close()
 }

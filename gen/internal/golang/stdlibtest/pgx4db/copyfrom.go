@@ -44,8 +44,13 @@ func (r iteratorForCopyJobs) Err() error {
 // pgx/v4 only (pgx4db): a fenced :copyfrom and fenced :batch* items,
 // which database/sql has no form of.
 //
-// CopyJobs stores token in jobs.tok.
+// CopyJobs stores token in jobs.tok. A token below 1, which no lease mints, is
+// refused before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) CopyJobs(ctx context.Context, arg []CopyJobsParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("CopyJobs", "jobs", token); err != nil {
+		return 0, err
+	}
 	result, err := q.db.CopyFrom(ctx, []string{"jobs"}, []string{"id", "status", "tok"}, &iteratorForCopyJobs{
 		rows:  arg,
 		token: token,

@@ -33,8 +33,13 @@ type AddJobParams struct {
 // pgx/v4 (pgx4db) and database/sql (sqldb, sqlprepdb). The tests run each
 // through all of them and compare what they return and what they write.
 //
-// AddJob stores token in jobs.tok.
+// AddJob stores token in jobs.tok. A token below 1, which no lease mints, is
+// refused before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) AddJob(ctx context.Context, arg AddJobParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("AddJob", "jobs", token); err != nil {
+		return err
+	}
 	_, err := q.db.Exec(ctx, addJob,
 		arg.ID,
 		arg.Status,
@@ -56,8 +61,13 @@ type AddJobsParams struct {
 	Status string
 }
 
-// AddJobs stores token in jobs.tok.
+// AddJobs stores token in jobs.tok. A token below 1, which no lease mints, is
+// refused before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) AddJobs(ctx context.Context, arg AddJobsParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("AddJobs", "jobs", token); err != nil {
+		return 0, err
+	}
 	result, err := q.db.Exec(ctx, addJobs, arg.Ids, arg.Status, int64(token))
 	if err != nil {
 		return 0, fenceimpl.TriggerError("AddJobs", err, "jobs")
@@ -76,8 +86,13 @@ type AddStrictJobParams struct {
 	Status string
 }
 
-// AddStrictJob stores token in strict_jobs.tok.
+// AddStrictJob stores token in strict_jobs.tok. A token below 1, which no
+// lease mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) AddStrictJob(ctx context.Context, arg AddStrictJobParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("AddStrictJob", "strict_jobs", token); err != nil {
+		return err
+	}
 	_, err := q.db.Exec(ctx, addStrictJob, arg.ID, arg.Status, int64(token))
 	return fenceimpl.TriggerError("AddStrictJob", err, "strict_jobs")
 }
@@ -135,8 +150,13 @@ type CteByOwnerParams struct {
 // the statement's own result (no rows is not an error: the main query decides
 // what it means), or a *fence.StaleError (errors.Is fence.ErrStaleToken) when
 // the rows the entry matched hold a newer token; then nothing is written, the
-// main query's writes included. One round trip.
+// main query's writes included. One round trip. A token below 1, which no
+// lease mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CteByOwner(ctx context.Context, arg CteByOwnerParams, token fence.Token) ([]int64, error) {
+	if err := fenceimpl.CheckToken("CteByOwner", "jobs", token); err != nil {
+		return nil, err
+	}
 	var items []int64
 	if _, err := fenceimpl.WriteInCTE("CteByOwner", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteByOwner, arg.Status, arg.Owner, int64(token))
@@ -194,8 +214,14 @@ type CteCountParams struct {
 // it means; with no row it returns pgx.ErrNoRows, as any :one), or a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry
 // matched hold a newer token; then nothing is written, the main query's writes
-// included. One round trip.
+// included. One round trip. A token below 1, which no lease mints, is refused
+// before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) CteCount(ctx context.Context, arg CteCountParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("CteCount", "jobs", token); err != nil {
+		var count int64
+		return count, err
+	}
 	var count int64
 	found := false
 	_, err := fenceimpl.WriteInCTE("CteCount", "jobs", fence.NonStrict, token, 1, func() (fenceimpl.Rows, error) {
@@ -256,8 +282,13 @@ type CteLogParams struct {
 // statement's own result (no rows is not an error: the main query decides what
 // it means), or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the
 // rows the entry matched hold a newer token; then nothing is written, the main
-// query's writes included. One round trip.
+// query's writes included. One round trip. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CteLog(ctx context.Context, arg CteLogParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("CteLog", "jobs", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteInCTE("CteLog", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, cteLog, arg.Status, arg.ID, int64(token))
 	}, nil)
@@ -349,8 +380,14 @@ type PutJobRow struct {
 // PutJob stores token in jobs.tok. On a conflict, its DO UPDATE refuses to
 // touch rows whose stored fencing token is greater than token, and stores
 // token. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
-// the existing row holds a newer token. One round trip.
+// the existing row holds a newer token. One round trip. A token below 1, which
+// no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) PutJob(ctx context.Context, arg PutJobParams, token fence.Token) (PutJobRow, error) {
+	if err := fenceimpl.CheckToken("PutJob", "jobs", token); err != nil {
+		var i PutJobRow
+		return i, err
+	}
 	var i PutJobRow
 	found := false
 	_, err := fenceimpl.WriteUpsert("PutJob", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
@@ -411,8 +448,13 @@ type PutJobsParams struct {
 // existing rows they conflict with are locked first, and if any holds a token
 // that token does not beat, nothing is written and it returns a
 // *fence.StaleError (errors.Is fence.ErrStaleToken) saying how many; otherwise
-// each conflicting row is updated and stores token. One round trip.
+// each conflicting row is updated and stores token. One round trip. A token
+// below 1, which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) PutJobs(ctx context.Context, arg PutJobsParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("PutJobs", "jobs", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.WriteUpsertMany("PutJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, putJobs, arg.Ids, arg.Status, int64(token))
 	}, nil)
@@ -436,8 +478,13 @@ WHERE id = $1
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
 // row. One round trip when it writes; when it writes nothing, a second reads
-// the stored token.
+// the stored token. A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) RemoveJob(ctx context.Context, id int64, token fence.Token) error {
+	if err := fenceimpl.CheckToken("RemoveJob", "jobs", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "RemoveJob", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, removeJob, id, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -476,8 +523,13 @@ WHERE refused > 0
 // fencing token is greater than token. It returns a *fence.StaleError
 // (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token,
 // and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no
-// row. One round trip.
+// row. One round trip. A token below 1, which no lease mints, is refused
+// before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) RemoveOwnerJobs(ctx context.Context, owner sql.NullString, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("RemoveOwnerJobs", "jobs", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.Write("RemoveOwnerJobs", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, removeOwnerJobs, owner, int64(token))
 	}, nil)
@@ -584,8 +636,13 @@ type SetOwnerStatusParams struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetOwnerStatus(ctx context.Context, arg SetOwnerStatusParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("SetOwnerStatus", "jobs", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.Write("SetOwnerStatus", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setOwnerStatus, arg.Status, arg.Owner, int64(token))
 	}, nil)
@@ -627,8 +684,13 @@ type SetOwnerStatusResultParams struct {
 // stored fencing token is greater than token, and stores token in the rows it
 // writes. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
 // the rows it matched hold a newer token, and a *fence.NotFoundError
-// (errors.Is fence.ErrNotFound) when it matched no row. One round trip.
+// (errors.Is fence.ErrNotFound) when it matched no row. One round trip. A
+// token below 1, which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetOwnerStatusResult(ctx context.Context, arg SetOwnerStatusResultParams, token fence.Token) (pgconn.CommandTag, error) {
+	if err := fenceimpl.CheckToken("SetOwnerStatusResult", "jobs", token); err != nil {
+		return pgconn.CommandTag{}, err
+	}
 	n, err := fenceimpl.Write("SetOwnerStatusResult", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setOwnerStatusResult, arg.Status, arg.Owner, int64(token))
 	}, nil)
@@ -662,8 +724,13 @@ type SetStatusParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetStatus(ctx context.Context, arg SetStatusParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("SetStatus", "jobs", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "SetStatus", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStatus, arg.Status, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -696,8 +763,13 @@ type SetStatusIfNewParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetStatusIfNew(ctx context.Context, arg SetStatusIfNewParams, token fence.Token) error {
+	if err := fenceimpl.CheckToken("SetStatusIfNew", "jobs", token); err != nil {
+		return err
+	}
 	_, err := fenceimpl.WriteByKey(ctx, "SetStatusIfNew", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStatusIfNew, arg.Status, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -730,8 +802,13 @@ type SetStatusResultParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetStatusResult(ctx context.Context, arg SetStatusResultParams, token fence.Token) (pgconn.CommandTag, error) {
+	if err := fenceimpl.CheckToken("SetStatusResult", "jobs", token); err != nil {
+		return pgconn.CommandTag{}, err
+	}
 	n, err := fenceimpl.WriteByKey(ctx, "SetStatusResult", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStatusResult, arg.Status, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -767,8 +844,13 @@ type SetStatusRowsParams struct {
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetStatusRows(ctx context.Context, arg SetStatusRowsParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("SetStatusRows", "jobs", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.WriteByKey(ctx, "SetStatusRows", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStatusRows, arg.Status, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -801,8 +883,13 @@ type SetStrictStatusParams struct {
 // *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
 // hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
 // when it matched no row. One round trip when it writes; when it writes
-// nothing, a second reads the stored token.
+// nothing, a second reads the stored token. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetStrictStatus(ctx context.Context, arg SetStrictStatusParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("SetStrictStatus", "strict_jobs", token); err != nil {
+		return 0, err
+	}
 	return fenceimpl.WriteByKey(ctx, "SetStrictStatus", "strict_jobs", fence.Strict, token, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, setStrictStatus, arg.Status, arg.ID, int64(token))
 	}, nil, func(ctx context.Context) (fenceimpl.Rows, error) {
@@ -834,8 +921,14 @@ type TagParams struct {
 // returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it
 // matched hold a newer token, and a *fence.NotFoundError (errors.Is
 // fence.ErrNotFound) when it matched no row. One round trip when it writes;
-// when it writes nothing, a second reads the stored token.
+// when it writes nothing, a second reads the stored token. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) Tag(ctx context.Context, arg TagParams, token fence.Token) (Job, error) {
+	if err := fenceimpl.CheckToken("Tag", "jobs", token); err != nil {
+		var i Job
+		return i, err
+	}
 	var i Job
 	found := false
 	_, err := fenceimpl.WriteByKey(ctx, "Tag", "jobs", fence.NonStrict, token, func() (fenceimpl.Rows, error) {
@@ -902,8 +995,13 @@ type TagOwnerRow struct {
 // fencing token is greater than token, and stores token in the rows it writes.
 // It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
 // it matched hold a newer token, and a *fence.NotFoundError (errors.Is
-// fence.ErrNotFound) when it matched no row. One round trip.
+// fence.ErrNotFound) when it matched no row. One round trip. A token below 1,
+// which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) TagOwner(ctx context.Context, arg TagOwnerParams, token fence.Token) ([]TagOwnerRow, error) {
+	if err := fenceimpl.CheckToken("TagOwner", "jobs", token); err != nil {
+		return nil, err
+	}
 	var items []TagOwnerRow
 	if _, err := fenceimpl.Write("TagOwner", "jobs", fence.NonStrict, token, 2, func() (fenceimpl.Rows, error) {
 		return q.db.Query(ctx, tagOwner, arg.Tags, arg.Owner, int64(token))
