@@ -472,7 +472,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 				errs.Add(q.File, q.Line, q.Col, "%s", msg)
 			}
 			if pkg.Go.SQLPackage != config.SQLPackageStdlib && q.Fence == nil && len(q.InSlices) > 0 && !pkg.Go.PGTypes() {
-				// pgx/v5 sends sqlc.slice as one array parameter, which
+				// pgx (v5 and v4) sends sqlc.slice as one array parameter, which
 				// IN (...) compares as one value: PostgreSQL refuses the
 				// query when it runs. sqlc generates it; so does
 				// fencegen for a configuration sqlc reads, with sqlc's

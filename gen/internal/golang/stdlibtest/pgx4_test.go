@@ -36,6 +36,27 @@ func TestFencedWritesMatchPgxV4(t *testing.T) {
 	compare(t, "pgx/v4", want, transcript(t, "pgx/v4", pgx4API{pgx4db.New(conn4)}))
 }
 
+// TestRefusalsUnderGermanServerPgxV4 is TestRefusalsUnderGermanServer on
+// pgx/v4: with every server message in German, each refusal path gives
+// pgx/v5's outcome, read from pgx/v4's *pgconn.PgError
+// (github.com/jackc/pgconn) by its protocol fields.
+func TestRefusalsUnderGermanServerPgxV4(t *testing.T) {
+	ctx := context.Background()
+	conn5, err := pgx.Connect(ctx, germanDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn5.Close(ctx)
+	want := transcript(t, "pgx/v5 (de)", pgxAPI{pgxdb.New(conn5)})
+	conn4, err := pgx4.Connect(ctx, germanDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn4.Close(ctx)
+	checkGerman(t, "pgx/v4", func(ctx context.Context, q string) error { _, err := conn4.Exec(ctx, q); return err })
+	compare(t, "pgx/v4 (de)", want, transcript(t, "pgx/v4 (de)", pgx4API{pgx4db.New(conn4)}))
+}
+
 // TestPgxV4BatchAndCopyFrom: a fenced :copyfrom stores the token in every
 // row; each item of a fenced :batchexec, :batchone and :batchmany reports
 // its own outcome (written, stale token, missing row), and a refused item
