@@ -1,0 +1,402 @@
+package migrationtools
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-migrate/migrate/v4"
+	_ "github.com/golang-migrate/migrate/v4/database/pgx/v5" // pgx5:// URLs
+	_ "github.com/golang-migrate/migrate/v4/source/file"     // file:// URLs
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for goose
+	"github.com/pressly/goose/v3"
+
+	"github.com/fencegen/fencegen/internal/testenv"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
+)
+
+// fencegenBin is the fencegen command built from this checkout (TestMain).
+var fencegenBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fencegen-migrationtools")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fencegenBin = filepath.Join(dir, "fencegen")
+	build := exec.Command("go", "build", "-o", fencegenBin, "./cmd/fencegen")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build ./cmd/fencegen: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// state is what holds after a prefix of the migrations is applied: the
+// fenced table and its token column ("" when the table has none), and
+// whether a hand-written UPDATE that lowers the token is refused (FN001,
+// with the table named in the error's TABLE field) or passes.
+type state struct {
+	table, column string
+	refused       bool
+}
+
+// lifeCase is a migration of the team's that changes the token column or
+// its table after the guard migration (docs/database-guard.md, "check
+// sees the guard migrations"): the cause fencegen reports at it, and the
+// state after it (between: before the fix fencegen guard writes; after:
+// with the fix).
+type lifeCase struct {
+	name, change, cause string
+	// between checks what fencegen's error says happens once the change
+	// is applied and the fix is not: conn is the session that has run the
+	// guard trigger before.
+	between func(t *testing.T, conn *pgx.Conn, id int)
+	after   state
+	// down, when set, is the state after the fix's down migration, where
+	// it is not the between state: the down migration re-creates the
+	// earlier guard function, which every session then plans again.
+	down *state
+}
+
+var lifeCases = []lifeCase{
+	{
+		name:   "rename",
+		change: "ALTER TABLE jobs RENAME COLUMN tok TO fence;\n",
+		cause:  `:1:1: renames column tok of fenced table jobs to fence, which the guard trigger that `,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			updateFails(t, conn, "jobs", id, `record "new" has no field "tok"`)
+		},
+		after: state{table: "jobs", column: "fence", refused: true},
+	},
+	{
+		name:   "drop",
+		change: "ALTER TABLE jobs DROP COLUMN tok;\n",
+		cause:  `:1:1: drops column tok of fenced table jobs, which the guard trigger that `,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			updateFails(t, conn, "jobs", id, `record "new" has no field "tok"`)
+		},
+		after: state{table: "jobs"},
+	},
+	{
+		name:   "retype",
+		change: "ALTER TABLE jobs ALTER COLUMN tok TYPE integer;\n",
+		cause:  `:1:1: changes the type of column tok of fenced table jobs, which the guard trigger that `,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			updateFails(t, conn, "jobs", id, "does not match that when preparing the plan")
+		},
+		after: state{table: "jobs", column: "tok", refused: true},
+		down:  &state{table: "jobs", column: "tok", refused: true},
+	},
+	{
+		name: "recreate",
+		change: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		cause: `:1:1: drops fenced table jobs, and with it the guard trigger that `,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			// "the database lets a stale token's UPDATE of jobs from
+			// any writer through"
+			writes(t, conn, state{table: "jobs", column: "tok"}, id)
+		},
+		after: state{table: "jobs", column: "tok", refused: true},
+	},
+	{
+		name:   "tblrename",
+		change: "ALTER TABLE jobs RENAME TO tasks;\n",
+		cause:  `:1:1: renames fenced table jobs to tasks: its guard trigger moves with it, but its function `,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			// Still guarded; the error names the old table.
+			writesNamed(t, conn, state{table: "tasks", column: "tok", refused: true}, id, "jobs")
+		},
+		after: state{table: "tasks", column: "tok", refused: true},
+	},
+	{
+		name:   "unmark",
+		change: "COMMENT ON COLUMN jobs.tok IS NULL;\n",
+		cause:  `:1:1: removes the fencing mark of column tok of table jobs, but the guard trigger that `,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			// "it refuses every UPDATE of jobs that lowers tok"
+			writes(t, conn, state{table: "jobs", column: "tok", refused: true}, id)
+		},
+		after: state{table: "jobs", column: "tok"},
+	},
+}
+
+// TestGuardLifePostgres is issue 24's "token column's life" with the
+// migration tools themselves: for goose and golang-migrate, a migrations
+// directory that creates a fenced table, the guard migration fencegen
+// guard writes, then a migration that renames, drops or retypes the
+// token column, drops and re-creates the table, renames it or removes
+// the mark. fencegen generate, vet and check fail with that migration's
+// statement first; fencegen guard writes the fix, after which they pass.
+// The tool then applies the migrations one by one to a fresh PostgreSQL
+// database; after each, a session (the same throughout, as a pooled
+// connection is) inserts, updates, updates with a lower token and
+// deletes: before the change and with the fix, every write works and a
+// fenced table refuses the stale UPDATE; between the change and the fix,
+// PostgreSQL does what fencegen's error says. The fix's down migration
+// and the fix again apply too.
+func TestGuardLifePostgres(t *testing.T) {
+	for _, tool := range []string{"goose", "golang-migrate"} {
+		for _, c := range lifeCases {
+			t.Run(tool+"/"+c.name, func(t *testing.T) { lifeCheck(t, tool, c) })
+		}
+	}
+}
+
+func lifeCheck(t *testing.T, tool string, c lifeCase) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("fencegen.yaml", "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: migrations\n    queries: query.sql\n    gen: {go: {package: db, out: db}}\n")
+	write("query.sql", "-- name: SetNote :exec\nUPDATE notes SET body = $1 WHERE id = $2;\n")
+	init := "CREATE TABLE notes (id bigint PRIMARY KEY, body text NOT NULL);\n" +
+		"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+		"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n"
+	var changeFile string
+	if tool == "goose" {
+		write("migrations/00001_init.sql", "-- +goose Up\n"+init+"-- +goose Down\nDROP TABLE jobs;\nDROP TABLE notes;\n")
+		changeFile = "migrations/00003_change.sql"
+	} else {
+		write("migrations/000001_init.up.sql", init)
+		write("migrations/000001_init.down.sql", "DROP TABLE jobs;\nDROP TABLE notes;\n")
+		changeFile = "migrations/000003_change.up.sql"
+	}
+
+	fencegen := func(want int, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(fencegenBin, args...)
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != want {
+			t.Fatalf("fencegen %s: exit %d, want %d\n%s", strings.Join(args, " "), code, want, stderr.String())
+		}
+		return stderr.String()
+	}
+	fencegen(0, "guard", "-format", tool, "-dir", "migrations")
+	fencegen(0, "generate")
+	fencegen(0, "check")
+
+	// The change: every command fails, the change's statement first.
+	if tool == "goose" {
+		write(changeFile, "-- +goose Up\n-- +goose StatementBegin\n"+c.change+"-- +goose StatementEnd\n-- +goose Down\nSELECT 1;\n")
+	} else {
+		write(changeFile, c.change)
+		write(strings.Replace(changeFile, ".up.sql", ".down.sql", 1), "SELECT 1;\n")
+	}
+	if tool == "goose" {
+		// The statement is on line 3, after the goose annotations.
+		c.cause = strings.Replace(c.cause, ":1:1:", ":3:1:", 1)
+	}
+	for _, cmd := range []string{"generate", "vet", "check"} {
+		stderr := fencegen(1, cmd)
+		first, _, _ := strings.Cut(stderr, "\n")
+		if !strings.HasPrefix(first, changeFile+c.cause) {
+			t.Errorf("fencegen %s: first line\n%s\nwant it to start %s%s", cmd, first, changeFile, c.cause)
+		}
+		if want := "write a new one with: fencegen guard -format " + tool + " -dir migrations\n"; !strings.HasSuffix(stderr, want) {
+			t.Errorf("fencegen %s: last line of\n%s\nwant ...%s", cmd, stderr, want)
+		}
+	}
+	fencegen(0, "guard", "-format", tool, "-dir", "migrations")
+	fencegen(0, "generate")
+	fencegen(0, "check")
+
+	// The migrations, applied one by one by the tool.
+	url := testenv.NewDatabase(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	up, down := migrator(t, tool, url, filepath.Join(dir, "migrations"))
+	before := state{table: "jobs", column: "tok", refused: true}
+	steps := []struct {
+		name  string
+		check func(id int)
+	}{
+		{"the schema", func(id int) { writes(t, conn, state{table: "jobs", column: "tok"}, id) }}, // no guard yet
+		{"the guard migration", func(id int) { writes(t, conn, before, id) }},
+		{"the change", func(id int) { c.between(t, conn, id) }},
+		{"the fix", func(id int) { writes(t, conn, c.after, id); guardObjects(t, conn, c.after) }},
+	}
+	for i, s := range steps {
+		up()
+		t.Run(fmt.Sprintf("%d_%s", i+1, strings.ReplaceAll(s.name, " ", "_")), func(t *testing.T) { s.check(100 + i) })
+	}
+	// The fix's down migration brings back the state of the change; up
+	// again, the fix's.
+	down()
+	if c.down != nil {
+		writes(t, conn, *c.down, 200)
+	} else {
+		c.between(t, conn, 200)
+	}
+	up()
+	writes(t, conn, c.after, 201)
+	guardObjects(t, conn, c.after)
+}
+
+// migrator returns functions that apply the next migration of dir with
+// the tool and roll the last one back.
+func migrator(t *testing.T, tool, url, dir string) (up, down func()) {
+	t.Helper()
+	ctx := context.Background()
+	if tool == "goose" {
+		db, err := sql.Open("pgx", url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		p, err := goose.NewProvider(goose.DialectPostgres, db, os.DirFS(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func() {
+				t.Helper()
+				if _, err := p.UpByOne(ctx); err != nil {
+					t.Fatalf("goose up: %v", err)
+				}
+			}, func() {
+				t.Helper()
+				if _, err := p.Down(ctx); err != nil {
+					t.Fatalf("goose down: %v", err)
+				}
+			}
+	}
+	m, err := migrate.New("file://"+filepath.ToSlash(dir), "pgx5"+strings.TrimPrefix(url, "postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	step := func(n int) {
+		t.Helper()
+		if err := m.Steps(n); err != nil {
+			t.Fatalf("golang-migrate steps %d: %v", n, err)
+		}
+	}
+	return func() { step(1) }, func() { step(-1) }
+}
+
+// writes runs, on conn, an INSERT of row id, an UPDATE that raises its
+// token (or sets another column when the table has no token column), an
+// UPDATE that lowers it, refused or not as s says, and a DELETE.
+func writes(t *testing.T, conn *pgx.Conn, s state, id int) {
+	t.Helper()
+	writesNamed(t, conn, s, id, s.table)
+}
+
+// writesNamed is writes where the refusal names table errTable (a
+// trigger that moved with its renamed table names the old one).
+func writesNamed(t *testing.T, conn *pgx.Conn, s state, id int, errTable string) {
+	t.Helper()
+	ctx := context.Background()
+	exec := func(sql string) error {
+		_, err := conn.Exec(ctx, sql)
+		return err
+	}
+	must := func(sql string) {
+		t.Helper()
+		if err := exec(sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	if s.column == "" {
+		must(fmt.Sprintf("INSERT INTO %s (id, status) VALUES (%d, 'new')", s.table, id))
+		must(fmt.Sprintf("UPDATE %s SET status = 'run' WHERE id = %d", s.table, id))
+	} else {
+		must(fmt.Sprintf("INSERT INTO %s (id, status, %s) VALUES (%d, 'new', 5)", s.table, s.column, id))
+		must(fmt.Sprintf("UPDATE %s SET status = 'run', %s = 6 WHERE id = %d", s.table, s.column, id))
+		stale := fmt.Sprintf("UPDATE %s SET status = 'stale', %s = 4 WHERE id = %d", s.table, s.column, id)
+		err := exec(stale)
+		var pe *pgconn.PgError
+		switch {
+		case s.refused && (!errors.As(err, &pe) || pe.Code != fenceimpl.SQLState || pe.TableName != errTable):
+			t.Errorf("%s: %v; want SQLSTATE %s from the guard trigger of %s", stale, err, fenceimpl.SQLState, errTable)
+		case !s.refused && err != nil:
+			t.Errorf("%s: %v; want it to pass (the table is not guarded)", stale, err)
+		}
+	}
+	must(fmt.Sprintf("DELETE FROM %s WHERE id = %d", s.table, id))
+}
+
+// updateFails inserts row id into table, then requires an UPDATE of it
+// to fail with PostgreSQL's error saying want, and deletes the row.
+func updateFails(t *testing.T, conn *pgx.Conn, table string, id int, want string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, fmt.Sprintf("INSERT INTO %s (id, status) VALUES (%d, 'new')", table, id)); err != nil {
+		t.Fatal(err)
+	}
+	update := fmt.Sprintf("UPDATE %s SET status = 'x' WHERE id = %d", table, id)
+	_, err := conn.Exec(ctx, update)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: %v; want the error fencegen predicted: %s", update, err, want)
+	}
+	if _, err := conn.Exec(ctx, fmt.Sprintf("DELETE FROM %s WHERE id = %d", table, id)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// guardObjects checks that the database holds exactly the guard of s:
+// one fencegen_guard trigger, on s.table, when it is guarded, and no
+// guard function that no trigger runs.
+func guardObjects(t *testing.T, conn *pgx.Conn, s state) {
+	t.Helper()
+	ctx := context.Background()
+	var triggers []string
+	rows, err := conn.Query(ctx, "SELECT tgrelid::regclass::text FROM pg_trigger WHERE tgname = 'fencegen_guard' ORDER BY 1")
+	if err == nil {
+		triggers, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{}
+	if s.refused {
+		want = []string{s.table}
+	}
+	if fmt.Sprint(triggers) != fmt.Sprint(want) {
+		t.Errorf("fencegen_guard triggers on %v, want %v", triggers, want)
+	}
+	var orphans int
+	err = conn.QueryRow(ctx, `SELECT count(*) FROM pg_proc p WHERE p.proname LIKE 'fencegen_guard_%'
+		AND NOT EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgfoid = p.oid)`).Scan(&orphans)
+	if err != nil || orphans != 0 {
+		t.Errorf("guard functions no trigger runs: %d, %v; want none", orphans, err)
+	}
+}
