@@ -123,6 +123,12 @@ func TestDownSectionsCut(t *testing.T) {
 		"-- +migrate Down\n",
 		"-- +migrate Down notransaction\n", // sql-migrate options
 		"---- create above / drop below ----\n",
+		// Any case: the search for a marker's words (readAndParse)
+		// must find these too.
+		"-- +GOOSE DOWN\n",
+		"-- MIGRATE:DOWN\n",
+		"-- +Migrate DOWN\n",
+		"---- CREATE ABOVE / DROP BELOW ----\n",
 	}
 	files := map[string]string{"sqlc.yaml": sqlcYAML}
 	var q strings.Builder

@@ -228,6 +228,20 @@ var (
 	psqlMeta = regexp.MustCompile(`(?m)^\\[a-zA-Z].*$`)
 )
 
+// downMarkers are the down-migration markers in the order they are
+// searched, each with a word (lower case) that any text it matches holds
+// in some case: words without k or s, which (?i) also matches as U+212A
+// and U+017F.
+var downMarkers = []struct {
+	re   *regexp.Regexp
+	word []byte
+}{
+	{gooseDown, []byte("+goo")},
+	{dbmateDown, []byte("migrate:down")},
+	{sqlMigrate, []byte("+migrate")},
+	{ternSplit, []byte("create above")},
+}
+
 // readAndParse reads and parses one file. For schema files, the down
 // sections of goose, dbmate, sql-migrate and tern migrations, and psql
 // meta-command lines, are blanked out (keeping line numbers) so only the
@@ -241,13 +255,22 @@ func readAndParse(name string, schema bool) (*sqlparse.File, error) {
 	// columns are then counted as the editor shows them, without it.
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	if schema {
-		for _, re := range []*regexp.Regexp{gooseDown, dbmateDown, sqlMigrate, ternSplit} {
-			if loc := re.FindIndex(src); loc != nil {
+		// A marker's words, in any case, are in every text it matches: a
+		// file without them is not searched (the regular expressions,
+		// anchored at each line, cost more than the parse of a small file).
+		lower := bytes.ToLower(src)
+		for _, m := range downMarkers {
+			if !bytes.Contains(lower, m.word) {
+				continue
+			}
+			if loc := m.re.FindIndex(src); loc != nil {
 				src = blank(src, loc[0], len(src))
 			}
 		}
-		for _, loc := range psqlMeta.FindAllIndex(src, -1) {
-			src = blank(src, loc[0], loc[1])
+		if bytes.IndexByte(src, '\\') >= 0 {
+			for _, loc := range psqlMeta.FindAllIndex(src, -1) {
+				src = blank(src, loc[0], loc[1])
+			}
 		}
 	}
 	return sqlparse.Parse(displayName(name), src)

@@ -3,6 +3,7 @@ package golang
 import (
 	"go/token"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/jinzhu/inflection"
@@ -104,8 +105,18 @@ func singular(name string, exclude []string) string {
 	case "waves":
 		return "wave"
 	}
-	return inflection.Singular(name)
+	if s, ok := singulars.Load(name); ok {
+		return s.(string)
+	}
+	s := inflection.Singular(name)
+	singulars.Store(name, s)
+	return s
 }
+
+// singulars caches jinzhu/inflection's Singular, by name: it tries its
+// rules' regular expressions in turn, and a run asks for one table's
+// singular many times (its model, its queries' rows, the API notes).
+var singulars sync.Map
 
 // embedTagName is the db and json tag name of a sqlc.embed field, whose
 // Go name is model: sqlc snake-cases the model's Go name, so that

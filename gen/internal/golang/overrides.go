@@ -304,6 +304,9 @@ func match(pattern, s string) bool {
 	if pattern == "" {
 		return true
 	}
+	if !strings.ContainsAny(pattern, `*?[\`) {
+		return pattern == s // path.Match's answer, without its parse of the pattern
+	}
 	ok, err := path.Match(pattern, s)
 	return err == nil && ok
 }
