@@ -19,6 +19,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/writes"
 )
 
 // Query is one annotated query, analysed.
@@ -482,6 +483,11 @@ type analyzer struct {
 	// refusedf).
 	unchecked int
 	refused   []softProblem
+	// rep is the write analysis of the statement (package writes), set
+	// while the schema has a fenced table; errAt are the offsets errors
+	// were reported at.
+	rep   *writes.Report
+	errAt map[int]bool
 }
 
 // softProblem is a problem sqlc lets pass: at loc (a file offset).
@@ -559,6 +565,10 @@ func (a *analyzer) errorf(loc int, format string, args ...any) {
 	if loc < a.stmt.Start || loc > a.stmt.End {
 		loc = a.stmt.Start
 	}
+	if a.errAt == nil {
+		a.errAt = map[int]bool{}
+	}
+	a.errAt[loc] = true
 	line, col := diag.Position(a.file.Src, loc)
 	a.errs.Add(a.file.Name, line, col, format, args...)
 }
@@ -569,6 +579,10 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		Lead: string(a.file.Src[a.stmt.Lead:a.stmt.Start])}
 	if _, err := a.numberParams(); err != nil {
 		return nil, err
+	}
+	if a.funcs != nil {
+		// The write analysis reads the whole parse tree (checkWrites).
+		a.rep = writes.Of(a.stmt, a.file.Src)
 	}
 	switch n := a.stmt.Node.(type) {
 	case *sqlparse.Select:
@@ -595,45 +609,33 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			if tb == nil {
 				continue
 			}
-			if n.Cascade {
-				a.cascades(tb, "truncate", nil, t.Loc)
-			}
-			a.setsOff(tb, []string{"TRUNCATE"}, t.Loc)
 			if tb.Fence != nil {
 				a.refuseFenced(t.Loc, tb, "TRUNCATE of fenced table %s cannot be guarded by a fencing token: it empties the table without reading any row's stored token, so a stale holder would erase a newer holder's writes; delete the rows with a fenced DELETE (or mark them with a fenced UPDATE of a tombstone column)", tb.QualifiedName())
 			}
 		}
 	case *sqlparse.Merge:
+		// What it sets off, its WITH list and its calls: checkWrites.
 		tb := a.cat.Table(n.Table.Schema, n.Table.Name)
-		if a.funcs != nil {
-			a.mergeWrites(q, n)
-			a.setsOff(tb, []string{"INSERT", "UPDATE", "DELETE"}, n.Loc)
-			if tb != nil {
-				// WHEN MATCHED THEN DELETE / UPDATE: foreign-key actions.
-				a.cascades(tb, "delete", nil, n.Loc)
-				a.cascades(tb, "update", nil, n.Loc)
-			}
+		if tb != nil && tb.IsView && a.funcs != nil {
+			a.refuseAnyFenced(n.Loc, "query %s MERGEs into view %s, which PostgreSQL rewrites into writes of its base tables (or runs INSTEAD OF triggers) that fencegen does not guard; write the base tables with their own queries, which fencegen guards", q.Name, tb.QualifiedName())
 		}
 		if tb != nil && tb.Fence != nil {
 			a.refuseFenced(n.Loc, tb, "MERGE into fenced table %s cannot be guarded by a fencing token yet: its WHEN branches update, insert and delete rows that fencegen cannot lock and check in one guard; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
 		}
 	case *sqlparse.Copy:
-		if a.funcs != nil && copyProgramRE.Match(a.file.Src[a.stmt.Start:a.stmt.End]) {
-			// COPY ... FROM/TO PROGRAM runs a shell command on the server,
-			// which can run any SQL against this database.
-			a.refuseAnyFenced(n.Loc, "query %s runs COPY ... PROGRAM, whose command runs on the database server and can write any table, fenced ones included, without the guard; load the rows with an INSERT query (:copyfrom or :batchexec), which fencegen checks", q.Name)
-		}
+		// COPY ... PROGRAM and what COPY FROM sets off: checkWrites.
 		if !n.From {
 			break // COPY ... TO: a read
 		}
 		tb := a.cat.Table(n.Table.Schema, n.Table.Name)
-		a.setsOff(tb, []string{"INSERT"}, n.Loc)
 		if tb != nil && tb.IsView && a.funcs != nil {
 			a.refuseAnyFenced(n.Loc, "query %s COPYs into view %s, which PostgreSQL runs through its INSTEAD OF INSERT trigger, whose writes fencegen does not guard; load the base tables with INSERT queries, which fencegen guards", q.Name, tb.QualifiedName())
 		}
 		if tb != nil && tb.Fence != nil {
 			a.refuseFenced(n.Loc, tb, "COPY into fenced table %s cannot be guarded by a fencing token: COPY FROM loads rows as they are, so the token column is not set and nothing checks a stored token; load the rows with a fenced INSERT (:copyfrom or :batchexec)", tb.QualifiedName())
 		}
+	case *sqlparse.SetSearchPath:
+		// A session setting: it writes no row.
 	case *sqlparse.Unknown:
 		// A statement kind the analyzer does not model: refused unless it
 		// writes no table row, while the schema has a fenced table
@@ -654,6 +656,10 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		} else {
 			q.Fence = a.cteFence
 		}
+	}
+	if a.rep != nil {
+		// Every write the parse tree holds, at any depth (sound.go).
+		a.checkWrites(q, a.rep)
 	}
 	// Writes hidden in user-defined functions and procedures the query
 	// calls (funcwrites.go).

@@ -3,12 +3,14 @@ package analyze
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/catalog/pgcatalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/writes"
 )
 
 // A query that calls a user-defined function or procedure runs whatever
@@ -76,29 +78,26 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 	if a.funcs == nil {
 		return
 	}
-	var called *sqlparse.FuncCall // the procedure of CALL
-	if c, ok := a.stmt.Node.(*sqlparse.Call); ok {
-		called = c.Func
-	}
-	walk(a.stmt.Node, func(n sqlparse.Node) {
-		fc, ok := n.(*sqlparse.FuncCall)
-		if !ok {
-			return
+	// Every call of the parse tree (writes.Report.Calls), at any depth;
+	// those of schema DDL are queryDDL's (the functions its text names).
+	for _, fc := range a.rep.Calls {
+		if a.rep.Class == writes.Schema && a.rep.Kind != "ViewStmt" {
+			break
 		}
-		cands := a.candidates(fc)
+		cands := a.candidatesOf(fc)
 		if len(cands) == 0 && !knownBuiltin(fc.Func) {
 			kind := "function"
-			if fc == called {
+			if fc.Procedure {
 				kind = "procedure"
 			}
 			a.refuseAnyFenced(fc.Loc, "query %s calls %s %s(), which neither the schema nor PostgreSQL's catalog defines (one created outside the schema files fencegen reads, or renamed), so fencegen cannot show that it writes no fenced table; define the %s in the schema files", q.Name, kind, fc.Func.String(), kind)
 		}
 		for _, f := range cands {
 			for _, w := range a.funcs.of(f) {
-				a.refuseHidden(fc.Loc, w, "%s", hiddenWriteMsg(q.Name, f, w, fc == called))
+				a.refuseHidden(fc.Loc, w, "%s", hiddenWriteMsg(q.Name, f, w, fc.Procedure))
 			}
 		}
-	})
+	}
 	a.checkAttributeCalls(q)
 }
 
@@ -182,21 +181,123 @@ func (a *analyzer) refuseHidden(loc int, w hiddenWrite, format string, args ...a
 	a.refuseFenced(loc, w.table, format, args...)
 }
 
-// candidates are the user-defined functions a call may run: the overloads
-// that take at least as many arguments as the call passes, or are
-// VARIADIC, or every function of that name when none does.
+// candidates are the user-defined functions a call of the converted tree
+// (a rule's action) may run: candidatesOf without argument types.
 func (a *analyzer) candidates(fc *sqlparse.FuncCall) []*catalog.Func {
-	all := a.cat.Funcs(fc.Func.Schema, fc.Func.Name)
+	c := writes.Call{Func: fc.Func, Variadic: fc.Variadic, Loc: fc.Loc}
+	for i := range fc.Args {
+		c.Args = append(c.Args, writes.Arg{Name: fc.ArgNames[i]})
+	}
+	return candidatesIn(a.cat, c)
+}
+
+// candidatesOf are the user-defined functions call c may run (see
+// candidatesIn).
+func (a *analyzer) candidatesOf(c writes.Call) []*catalog.Func {
+	return candidatesIn(a.cat, c)
+}
+
+// candidatesIn are the user-defined functions of cat that call c may run:
+// the overloads PostgreSQL's function resolution may pick (PostgreSQL docs
+// 10.3, "Functions"): those that take as many arguments as c passes
+// (parameters with a DEFAULT may be left out, a VARIADIC one takes the
+// rest), and to whose parameter types each argument whose type the parse
+// tree says (a constant, a cast) is the same or implicitly cast. Where
+// the tree does not say (a parameter, a column, an expression) every
+// overload of the right arity stays: the call is refused when any of
+// them writes, ambiguity counting as a write. When none stays (PostgreSQL
+// would refuse the call) every function of the name is returned.
+func candidatesIn(cat *catalog.Catalog, c writes.Call) []*catalog.Func {
+	all := cat.Funcs(c.Func.Schema, c.Func.Name)
 	var out []*catalog.Func
+	named := false
+	for _, x := range c.Args {
+		named = named || x.Name != ""
+	}
 	for _, f := range all {
-		if len(f.ArgTypes) >= len(fc.Args) || f.Variadic {
-			out = append(out, f)
+		n, params := len(c.Args), len(f.ArgTypes)
+		switch {
+		case f.Procedure:
+			// CALL passes OUT arguments too: only the upper bound.
+			if n > params && !f.Variadic {
+				continue
+			}
+		case f.Variadic || c.Variadic:
+			if n < params-1-len(f.Defaults) {
+				continue
+			}
+		default:
+			if n > params || n < params-len(f.Defaults) {
+				continue
+			}
 		}
+		if !named && !f.Variadic && !c.Variadic {
+			fits := true
+			for i, x := range c.Args {
+				if i < params && !mayPass(x, f.ArgTypes[i]) {
+					fits = false
+					break
+				}
+			}
+			if !fits {
+				continue
+			}
+		}
+		out = append(out, f)
 	}
 	if len(out) == 0 {
 		return all
 	}
 	return out
+}
+
+// implicitCasts are PostgreSQL's implicit casts between built-in types
+// (pg_cast, castcontext 'i') that function resolution applies to an
+// argument, for the types argument constants and casts name.
+var implicitCasts = map[string][]string{
+	"int2":        {"int4", "int8", "float4", "float8", "numeric"},
+	"int4":        {"int8", "float4", "float8", "numeric"},
+	"int8":        {"float4", "float8", "numeric"},
+	"numeric":     {"float4", "float8"},
+	"float4":      {"float8"},
+	"text":        {"varchar", "bpchar", "name"},
+	"varchar":     {"text", "bpchar", "name"},
+	"bpchar":      {"text", "varchar", "name"},
+	"name":        {"text", "varchar", "bpchar"},
+	"date":        {"timestamp", "timestamptz"},
+	"timestamp":   {"timestamptz"},
+	"time":        {"timetz"},
+	"bool":        nil,
+	"float8":      nil,
+	"uuid":        nil,
+	"jsonb":       nil,
+	"json":        nil,
+	"bytea":       nil,
+	"interval":    nil,
+	"timestamptz": nil,
+	"bit":         {"varbit"},
+}
+
+// mayPass reports whether PostgreSQL may pass argument x to a parameter
+// of type p: its type is unknown to the tree (or an untyped literal), the
+// same, implicitly cast, or one of types fencegen does not compare (a
+// user-defined type, a polymorphic parameter such as anyelement).
+func mayPass(x writes.Arg, p catalog.Type) bool {
+	if x.Type == "" || x.Type == "unknown" {
+		return true
+	}
+	if x.Schema != "" && x.Schema != "pg_catalog" || p.Schema != "" && p.Schema != "pg_catalog" {
+		return true
+	}
+	casts, known := implicitCasts[x.Type]
+	_, pknown := implicitCasts[p.Name]
+	if !known || !pknown {
+		return true
+	}
+	if x.ArrayDims != p.ArrayDims {
+		return false
+	}
+	return x.Type == p.Name || slices.Contains(casts, p.Name)
 }
 
 func hiddenWriteMsg(query string, f *catalog.Func, w hiddenWrite, call bool) string {
@@ -293,48 +394,46 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 	}
 	body := f.Body
 	parsed := false
-	if f.Language == "sql" {
-		if pf, err := sqlparse.Parse(f.Name+"()", []byte(body)); err == nil {
-			parsed = true
-			for _, st := range pf.Stmts {
-				walk(st.Node, func(n sqlparse.Node) {
-					switch n := n.(type) {
-					case *sqlparse.Insert:
-						fw.table(n.Table, "INSERT", add)
-						wrote(n.Table, "INSERT")
-					case *sqlparse.Update:
-						fw.table(n.Table, "UPDATE", add)
-						wrote(n.Table, "UPDATE")
-					case *sqlparse.Delete:
-						fw.table(n.Table, "DELETE", add)
-						wrote(n.Table, "DELETE")
-					case *sqlparse.Merge:
-						fw.table(n.Table, "MERGE", add)
-						wrote(n.Table, "MERGE")
-					case *sqlparse.Truncate:
-						for _, t := range n.Tables {
-							fw.table(t, "TRUNCATE", add)
-							wrote(t, "TRUNCATE")
-						}
-					case *sqlparse.Copy:
-						if n.From {
-							fw.table(n.Table, "COPY", add)
-							wrote(n.Table, "COPY")
-						}
-					case *sqlparse.FuncCall:
-						gs := fw.cat.Funcs(n.Func.Schema, n.Func.Name)
-						if len(gs) == 0 && !knownBuiltin(n.Func) {
-							add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it calls " + n.Func.String() + "(), which neither the schema nor PostgreSQL's catalog defines"})
-						}
-						for _, g := range gs {
-							callee(g)
+	var dynamic string
+	if f.Language == "sql" || f.Language == "plpgsql" {
+		// The body's statements, read by PostgreSQL's parsers (package
+		// writes): a string or comment that spells a write is none.
+		if b, err := writes.Body(f.Language, body, f.Source); err == nil {
+			parsed, dynamic = true, b.Dynamic
+			for _, st := range b.Stmts {
+				rep := writes.OfTree(st)
+				for _, w := range rep.Writes {
+					fw.table(w.Table, w.Verb, add)
+					wrote(w.Table, w.Verb)
+				}
+				for _, c := range rep.Calls {
+					gs := candidatesIn(fw.cat, c)
+					if len(gs) == 0 && !knownBuiltin(c.Func) {
+						add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it calls " + c.Func.String() + "(), which neither the schema nor PostgreSQL's catalog defines"})
+					}
+					for _, g := range gs {
+						callee(g)
+					}
+				}
+				for _, r := range rep.Refusals {
+					if writes.Classes[r.Kind] != writes.Refused || r.Kind == "DoStmt" || r.Kind == "ExecuteStmt" || r.Kind == "LoadStmt" {
+						add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "its body " + strings.TrimPrefix(strings.SplitN(r.Reason, ";", 2)[0], "is ")})
+					}
+				}
+				for _, n := range rep.Refreshes {
+					if t := fw.cat.Table(n.Schema, n.Name); t != nil {
+						for _, w := range fw.textWritesLocked(t.Name, false) {
+							add(w)
 						}
 					}
-				})
+				}
 			}
 		}
 	}
 	if !parsed && f.Language != "aggregate" && body != "" {
+		// A body fencegen's parsers did not read (another language, or
+		// one they refused): its text is scanned for writes of fenced
+		// tables, string literals included (dynamic SQL).
 		text := stripSQLComments(body)
 		for _, m := range writeRE.FindAllStringSubmatchIndex(text, -1) {
 			verb := strings.ToUpper(strings.Fields(text[m[2]:m[3]])[0])
@@ -392,6 +491,9 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			add(w)
 		}
 	}
+	if dynamic != "" {
+		add(hiddenWrite{verb: "statements fencegen cannot see", unknown: dynamic})
+	}
 	if len(ws) == 0 {
 		// Nothing named a fenced table: the body is free of fenced
 		// writes only if fencegen read all of it.
@@ -421,6 +523,9 @@ func unreadBody(f *catalog.Func, parsed bool) string {
 		}
 		return "its LANGUAGE sql body does not parse"
 	case "plpgsql":
+		if parsed {
+			return "" // its dynamic SQL, if any, is known (writes.Body)
+		}
 		if executeRE.MatchString(stripSQLComments(f.Body)) {
 			return "its body runs dynamic SQL (EXECUTE), whose tables are known only at run time"
 		}
@@ -439,6 +544,13 @@ func (fw *funcWrites) table(n sqlparse.Name, verb string, add func(hiddenWrite))
 	t := fw.cat.Table(n.Schema, n.Name)
 	if t != nil && t.Fence != nil {
 		add(hiddenWrite{table: t, verb: verb})
+	}
+	if t != nil && t.Fence == nil {
+		// A write of a table writes its inheritance children and
+		// partitions.
+		for _, d := range fw.cat.FencedDescendants(t) {
+			add(hiddenWrite{table: d, verb: verb, path: []string{verb + " on " + t.QualifiedName() + ", whose " + descendantKind(t, d) + " " + d.QualifiedName() + " is fenced"}})
+		}
 	}
 	if f := fw.cat.ShadowedFenced(n, t); f != nil {
 		add(hiddenWrite{table: f, verb: verb, path: []string{"unqualified " + n.Name + ", which the search_path may resolve to " + f.QualifiedName()}})

@@ -9,37 +9,22 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/writes"
 )
 
 // The guard is sound when every statement that may write a fenced table is
 // guarded or refused. While the schema has a fenced table, a statement is
 // generated without the guard only when fencegen can show that it writes
-// none: statements it models (SELECT, INSERT, UPDATE, DELETE, CALL,
-// TRUNCATE, MERGE, COPY) are checked for the tables they write and the
-// functions they call; of the statements it does not model, only those
-// PostgreSQL runs without writing table rows pass (readOnlyUtility), and
-// the others are refused. A schema without a fenced table refuses nothing
-// here, as sqlc.
-
-// readOnlyUtility are the utility statements (PostgreSQL node names) that
-// write no table row: session settings, transaction control, LISTEN and
-// NOTIFY, cursors' FETCH and CLOSE, LOCK, and the like.
-var readOnlyUtility = map[string]bool{
-	"VariableSetStmt":    true, // SET, RESET
-	"VariableShowStmt":   true, // SHOW
-	"TransactionStmt":    true, // BEGIN, COMMIT, SAVEPOINT ...
-	"ListenStmt":         true,
-	"UnlistenStmt":       true,
-	"NotifyStmt":         true,
-	"LockStmt":           true,
-	"FetchStmt":          true, // FETCH, MOVE: the cursor's query was checked at DECLARE
-	"ClosePortalStmt":    true,
-	"DeallocateStmt":     true,
-	"DiscardStmt":        true,
-	"CheckPointStmt":     true,
-	"ConstraintsSetStmt": true, // SET CONSTRAINTS
-	"LoadStmt":           true,
-}
+// none. The evidence is package writes' analysis of the statement's whole
+// parse tree (writes.Of): every write of a named table at any depth and
+// under any host statement, every function call, and every statement or
+// node it cannot see through. checkWrites resolves those against the
+// catalog: a write that reaches a fenced table (the table itself, one of
+// its inheritance children or partitions, a view's base tables) passes
+// only as the guarded write the type analysis found (Query.Fence), at the
+// top of the statement or in its WITH list; any other is refused where it
+// is written. A schema without a fenced table refuses nothing here, as
+// sqlc.
 
 // refuseAnyFenced reports, at loc, a statement that may write any fenced
 // table where fencegen cannot tell which: an error (format says why and
@@ -55,54 +40,156 @@ func (a *analyzer) refuseAnyFenced(loc int, format string, args ...any) {
 	a.errorf(loc, format+optOutHint, args...)
 }
 
-var firstWordRE = regexp.MustCompile(`^\s*([A-Za-z]+)`)
-
-// copyProgramRE finds COPY ... FROM PROGRAM and TO PROGRAM.
-var copyProgramRE = regexp.MustCompile(`(?is)\b(?:from|to)\s+program\b`)
-
-// unmodelled checks a statement of a kind the analyzer does not model
-// (sqlparse.Unknown) while the schema has a fenced table.
+// unmodelled checks a statement of a kind the type analysis does not
+// model (sqlparse.Unknown) while the schema has a fenced table: the write
+// analysis decides (checkWrites); schema DDL that sqlparse does not model
+// is refused here.
 func (a *analyzer) unmodelled(q *Query, n *sqlparse.Unknown) {
-	if readOnlyUtility[n.Kind] {
-		return
+	switch writes.Classes[n.Kind] {
+	case writes.ReadOnly, writes.Writes, writes.Host, writes.Refused:
+		return // checkWrites
 	}
-	loc := a.stmt.Start
-	switch n.Kind {
-	case "DoStmt":
-		a.refuseAnyFenced(loc, "query %s runs a DO block, whose code may write a fenced table where fencegen cannot add the fencing guard; write its fenced writes as their own queries, which fencegen guards", q.Name)
-	case "ExecuteStmt":
-		a.refuseAnyFenced(loc, "query %s EXECUTEs a prepared statement that fencegen cannot see, so it cannot show that it writes no fenced table; write the prepared statement itself as the query, which fencegen guards", q.Name)
-	case "CallStmt":
-		a.refuseAnyFenced(loc, "query %s CALLs a procedure fencegen cannot resolve, so it cannot show that it writes no fenced table; call a procedure the schema defines", q.Name)
-	case "CopyStmt":
-		a.refuseAnyFenced(loc, "query %s is a COPY of a query, which fencegen does not analyse for writes to fenced tables; write the query as its own SELECT, which fencegen checks", q.Name)
-	case "ExplainStmt":
-		a.refuseAnyFenced(loc, "query %s is an EXPLAIN, which with ANALYZE runs its statement, and fencegen does not analyse that statement for writes to fenced tables; write the statement as its own query, which fencegen guards", q.Name)
-	default:
-		word := n.Kind
-		if m := firstWordRE.FindSubmatch(a.file.Src[a.stmt.Start:a.stmt.End]); m != nil {
-			word = string(m[1])
-		}
-		a.refuseAnyFenced(loc, "query %s is a statement (%s, PostgreSQL's %s) that fencegen does not analyse, so it cannot show that it writes no fenced table; move it to the schema (migrations) if it is DDL, or write the statement's writes as SELECT, INSERT, UPDATE or DELETE queries, which fencegen guards", q.Name, word, n.Kind)
+	word := n.Kind
+	if f := strings.Fields(string(a.file.Src[a.stmt.Start:a.stmt.End])); len(f) > 0 {
+		word = strings.ToUpper(strings.TrimRight(f[0], "(;"))
+	}
+	a.refuseAnyFenced(a.stmt.Start, "query %s is a statement (%s, PostgreSQL's %s) that fencegen does not analyse, so it cannot show that it writes no fenced table; move it to the schema (migrations) if it is DDL, or write the statement's writes as SELECT, INSERT, UPDATE or DELETE queries, which fencegen guards", q.Name, word, n.Kind)
+}
+
+// checkWrites refuses, while the schema has a fenced table, what the
+// write analysis found (rep) that may write a fenced table without the
+// guard: a statement it cannot see through (DO, EXECUTE, ...), a write
+// of a fenced table other than the guarded one, a write of a table whose
+// inheritance children or partitions are fenced, a write of a view, and
+// what the writes set off (triggers, rules, foreign-key actions) where
+// the type analysis did not follow them; and REFRESH MATERIALIZED VIEW of
+// a view whose query calls a function that writes one.
+func (a *analyzer) checkWrites(q *Query, rep *writes.Report) {
+	for _, f := range rep.Refusals {
+		a.refuseAnyFenced(f.Loc, "query %s %s", q.Name, f.Reason)
+	}
+	for _, w := range rep.Writes {
+		a.checkWrite(q, w)
+	}
+	for _, n := range rep.Refreshes {
+		a.checkRefresh(q, n)
 	}
 }
 
-// mergeWrites checks a MERGE while the schema has a fenced table: its
-// target may be a view (whose rewrite fencegen does not follow), and its
-// source and WHEN branches, which sqlparse does not model, may call
-// functions that write a fenced table; those are found in its text.
-func (a *analyzer) mergeWrites(q *Query, n *sqlparse.Merge) {
-	if t := a.cat.Table(n.Table.Schema, n.Table.Name); t != nil && t.IsView {
-		a.refuseAnyFenced(n.Loc, "query %s MERGEs into view %s, which PostgreSQL rewrites into writes of its base tables (or runs INSTEAD OF triggers) that fencegen does not guard; write the base tables with their own queries, which fencegen guards", q.Name, t.QualifiedName())
-	}
-	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
-	a.funcs.mu.Lock()
-	called := a.funcs.calledInLocked(text)
-	a.funcs.mu.Unlock()
-	for _, f := range called {
-		for _, w := range a.funcs.of(f) {
-			a.refuseHidden(n.Loc, w, "%s", hiddenWriteMsg(q.Name, f, w, false))
+// typed reports whether the type analysis followed w: an INSERT, UPDATE
+// or DELETE that is the statement or in its WITH list.
+func typed(w writes.Write) bool {
+	return (w.Top || w.CTE != "") && (w.Verb == "INSERT" || w.Verb == "UPDATE" || w.Verb == "DELETE")
+}
+
+func (a *analyzer) checkWrite(q *Query, w writes.Write) {
+	t := a.cat.Table(w.Table.Schema, w.Table.Name)
+	if t == nil {
+		// PostgreSQL refuses the statement under the search_path fencegen
+		// knows; under another, an unqualified name may be a fenced table.
+		if w.Table.Schema == "" && !typed(w) {
+			for _, f := range a.cat.FencedTables() {
+				if f.Name == w.Table.Name {
+					a.refuseFenced(w.Loc, f, "query %s runs %s on %s, unqualified, which names no table of the search_path fencegen knows but fenced table %s under another; qualify the name", q.Name, w.Verb, w.Table.Name, f.QualifiedName())
+					return
+				}
+			}
 		}
+		return
+	}
+	if f := a.cat.ShadowedFenced(w.Table, t); f != nil && !typed(w) && !a.errAt[w.Loc] {
+		a.refuseFenced(w.Loc, f, "query %s runs %s on %s, unqualified: fencegen takes it for %s, but fenced table %s has the same name, and PostgreSQL picks the table by the search_path the statement runs under; qualify the name (%s or %s)",
+			q.Name, w.Verb, w.Table.Name, t.QualifiedName(), f.QualifiedName(), t.QualifiedName(), f.QualifiedName())
+	}
+	if !typed(w) {
+		// What the write sets off: triggers, rules, defaults, foreign-key
+		// actions (the type analysis follows these for the writes it
+		// models).
+		a.setsOff(t, w.Events, w.Loc)
+		switch w.Verb {
+		case "UPDATE", "DELETE":
+			a.cascades(t, strings.ToLower(w.Verb), w.Set, w.Loc)
+		case "MERGE":
+			a.cascades(t, "delete", nil, w.Loc)
+			a.cascades(t, "update", nil, w.Loc)
+		case "TRUNCATE":
+			if w.Cascade {
+				a.cascades(t, "truncate", nil, w.Loc)
+			}
+		}
+	}
+	if a.errAt[w.Loc] {
+		return // refused there already, with the reason
+	}
+	where := ""
+	switch {
+	case w.Top:
+	case w.CTE != "":
+		where = " in WITH entry " + w.CTE
+	default:
+		where = " inside " + w.Host
+	}
+	if t.IsView {
+		a.refuseAnyFenced(w.Loc, "query %s runs %s on view %s%s: PostgreSQL turns that into writes of the relations under the view (its rules, an INSTEAD OF trigger, its base table), and while the schema has fenced tables fencegen cannot show that none of them is written without the guard; write the table itself", q.Name, w.Verb, t.QualifiedName(), where)
+		return
+	}
+	if typed(w) && len(a.errs) > 0 {
+		return // the type analysis said why it is not guarded
+	}
+	if t.Fence != nil && q.Fence != nil && q.Fence.Table == t && typed(w) && q.Fence.CTE == w.CTE {
+		return // the guarded write (the guard covers t's children and partitions)
+	}
+	reached := a.reached(t)
+	if len(reached) == 0 {
+		return
+	}
+	if a.ann != nil && a.ann.OptOut != "" {
+		for _, f := range reached {
+			a.optOutTable(f)
+		}
+		return
+	}
+	f := reached[0]
+	{
+		var why string
+		switch {
+		case f != t:
+			why = fmt.Sprintf("query %s runs %s on %s%s, which reaches its fenced %s %s (a write of a table is a write of its inheritance children and partitions) without the guard: mark the fencing token on %s itself (its partitions and children then inherit it), or write %s with its own fenced query",
+				q.Name, w.Verb, t.QualifiedName(), where, descendantKind(t, f), f.QualifiedName(), t.QualifiedName(), f.QualifiedName())
+		case w.Host == "SELECT ... INTO" || w.Host == "CREATE TABLE ... AS" || w.Host == "CREATE MATERIALIZED VIEW":
+			why = fmt.Sprintf("query %s runs %s on fenced table %s inside %s: the guard must wrap the statement, and PostgreSQL refuses SELECT ... INTO and CREATE TABLE AS there (\"SELECT ... INTO is not allowed here\"), so the guarded query would fail every time; run the write as its own query (WITH ... RETURNING), which fencegen guards, and create the table from its result",
+				q.Name, w.Verb, t.QualifiedName(), w.Host)
+		case w.Host != "":
+			why = fmt.Sprintf("query %s runs %s on fenced table %s inside %s, where fencegen cannot add the fencing guard; write it as its own query (an UPDATE, INSERT or DELETE, or a WITH entry of one), which fencegen guards",
+				q.Name, w.Verb, t.QualifiedName(), w.Host)
+		default:
+			why = fmt.Sprintf("query %s runs %s on fenced table %s%s, which fencegen cannot guard; write it as an UPDATE, INSERT or DELETE, which fencegen guards",
+				q.Name, w.Verb, t.QualifiedName(), where)
+		}
+		a.refuseFenced(w.Loc, f, "%s", why)
+	}
+}
+
+// reached are the fenced tables a write of t writes: t, and its
+// inheritance children and partitions (PostgreSQL writes those through
+// t: UPDATE, DELETE, MERGE and TRUNCATE without ONLY, and COPY FROM and
+// INSERT routed to a partition). ONLY is not trusted: a partitioned
+// table's rows are its partitions'.
+func (a *analyzer) reached(t *catalog.Table) []*catalog.Table {
+	var out []*catalog.Table
+	if t.Fence != nil {
+		out = append(out, t)
+	}
+	return append(out, a.cat.FencedDescendants(t)...)
+}
+
+// checkRefresh refuses REFRESH MATERIALIZED VIEW n of a view the schema
+// does not define, whose query is unknown. REFRESH runs the view's query:
+// that of a view the schema defines is checked as a read of the view
+// (checkTextWrites, which follows the views a statement names).
+func (a *analyzer) checkRefresh(q *Query, n sqlparse.Name) {
+	if t := a.cat.Table(n.Schema, n.Name); t == nil || !t.IsView {
+		a.refuseAnyFenced(n.Loc, "query %s refreshes materialized view %s, which the schema does not define, so fencegen cannot show that its query writes no fenced table; define it in the schema files", q.Name, n.String())
 	}
 }
 

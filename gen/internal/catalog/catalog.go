@@ -450,6 +450,9 @@ type Func struct {
 	// the function.
 	Language string
 	Body     string
+	// Source is the text of the CREATE FUNCTION statement, which
+	// PostgreSQL's PL/pgSQL parser reads (package writes, Body).
+	Source string
 	// Volatility is 'i' (IMMUTABLE), 's' (STABLE) or 'v' (VOLATILE, also
 	// when CREATE FUNCTION does not say), as pg_proc.provolatile.
 	Volatility byte
@@ -506,6 +509,14 @@ type Catalog struct {
 	// columns types the columns of views (WithColumnGenerator); without
 	// it a view has no columns.
 	columns ColumnGenerator
+	// searchPath is the search_path a SET search_path of the schema file
+	// being applied (pathFile) set, nil for PostgreSQL's default
+	// ("$user", public): unqualified names are created in its first
+	// schema that exists and looked up through it (Schema, Table).
+	// Validate, which ends the schema, resets it: queries are analysed
+	// under the default.
+	searchPath []string
+	pathFile   *sqlparse.File
 }
 
 // Option configures a catalog made by New.
@@ -535,9 +546,21 @@ func (c *Catalog) Notes() diag.List {
 	return append(append(diag.List(nil), c.notes...), c.unboundForeignKeyNotes()...).Sort()
 }
 
-// Schema returns the schema named name, or nil.
+// Schema returns the schema named name, or nil. Name "" is the schema
+// PostgreSQL creates an unqualified object in: the first schema of the
+// search_path set by the schema file being applied that exists, else the
+// default schema.
 func (c *Catalog) Schema(name string) *Schema {
 	if name == "" {
+		// PostgreSQL creates an unqualified object in the first schema
+		// of the search_path that exists.
+		for _, p := range c.searchPath {
+			for _, s := range c.Schemas {
+				if s.Name == p && p != "pg_temp" {
+					return s
+				}
+			}
+		}
 		name = DefaultSchema
 	}
 	for _, s := range c.Schemas {
@@ -549,8 +572,9 @@ func (c *Catalog) Schema(name string) *Schema {
 }
 
 // Table returns the table or view schema.name (schema "" searches the
-// default schema, then every other schema, then PostgreSQL's system
-// catalogs), or nil.
+// session's temporary schema, the search_path a SET search_path of the
+// schema file being applied set, the default schema, then every other
+// schema, then PostgreSQL's system catalogs), or nil.
 func (c *Catalog) Table(schema, name string) *Table {
 	if schema != "" {
 		if s := c.Schema(schema); s != nil {
@@ -565,6 +589,13 @@ func (c *Catalog) Table(schema, name string) *Table {
 	if s := c.Schema("pg_temp"); s != nil {
 		if t := s.table(name); t != nil {
 			return t
+		}
+	}
+	for _, p := range c.searchPath {
+		if s := c.Schema(p); s != nil && p != "" {
+			if t := s.table(name); t != nil {
+				return t
+			}
 		}
 	}
 	if s := c.Schema(DefaultSchema); s != nil {
@@ -825,6 +856,7 @@ func (c *Catalog) MarkFence(t *Table, column string, strict bool, source, file s
 // inheritance children (see Fence.From), checks every fenced table's token
 // column and returns the problems found while building the catalog.
 func (c *Catalog) Validate() diag.List {
+	c.searchPath, c.pathFile = nil, nil // the schema ends (see searchPath)
 	errs := append(diag.List(nil), c.Errors...)
 	errs = append(errs, c.inheritFences()...)
 	for _, t := range c.FencedTables() {

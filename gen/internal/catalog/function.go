@@ -15,7 +15,7 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 		return
 	}
 	f := &Func{Schema: s.Name, Name: n.Func.Name, ArgNames: n.ArgNames, Procedure: n.Procedure, Variadic: n.Variadic, Defaults: n.Defaults,
-		Language: strings.ToLower(n.Language), Body: n.Body, File: u.f.Name}
+		Language: strings.ToLower(n.Language), Body: n.Body, Source: u.f.Text(u.s), File: u.f.Name}
 	f.Line, _ = u.pos(n.Loc)
 	f.Volatility = 'v'
 	switch n.Volatility {

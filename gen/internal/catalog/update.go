@@ -12,8 +12,20 @@ import (
 // skipped. Problems are added to c.Errors with their location.
 func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 	c.seq++
+	if f != c.pathFile {
+		// A SET search_path lasts to the end of its file: migration
+		// tools run each file in a session (or transaction) of its own.
+		c.pathFile, c.searchPath = f, nil
+	}
 	u := &updater{c: c, f: f, s: s}
 	switch n := s.Node.(type) {
+	case *sqlparse.SetSearchPath:
+		switch {
+		case n.Default:
+			c.searchPath = nil
+		case len(n.Schemas) > 0:
+			c.searchPath = n.Schemas
+		}
 	case *sqlparse.CreateTable:
 		u.createTable(n)
 	case *sqlparse.AlterTable:

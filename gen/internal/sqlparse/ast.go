@@ -1,5 +1,7 @@
 package sqlparse
 
+import pg "github.com/pganalyze/pg_query_go/v5"
+
 // This file is fencegen's own small SQL syntax tree. Only the parts that the
 // catalog and the analyzer need are modelled; everything else becomes an
 // Unknown node that keeps its location. Locations are byte offsets into the
@@ -19,6 +21,11 @@ type Stmt struct {
 	Lead int
 	// Node is the converted statement.
 	Node Node
+	// Raw is the statement's whole parse tree as PostgreSQL's parser
+	// returns it (pg_query's protobuf tree), locations being byte offsets
+	// into the file. Only the write analysis (package writes) reads it:
+	// it must see every node, the ones Node leaves out (Unknown) too.
+	Raw *pg.Node
 }
 
 // Name is a possibly schema-qualified name.
@@ -63,6 +70,18 @@ type Unknown struct {
 }
 
 func (n *Unknown) Pos() int { return n.Loc }
+
+// SetSearchPath is SET [LOCAL] search_path TO schemas, and SET
+// search_path TO DEFAULT or RESET search_path (Default). Each schema is a
+// name as PostgreSQL reads it ("$user" included).
+type SetSearchPath struct {
+	Schemas []string
+	Default bool
+	Local   bool
+	Loc     int
+}
+
+func (n *SetSearchPath) Pos() int { return n.Loc }
 
 // ---- DDL ----
 

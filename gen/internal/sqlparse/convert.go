@@ -249,6 +249,21 @@ func (c *converter) stmt(n *pg.Node) Node {
 			r.Actions = append(r.Actions, c.stmt(a))
 		}
 		return r
+	case *pg.Node_VariableSetStmt:
+		v := s.VariableSetStmt
+		if v.Name != "search_path" {
+			break
+		}
+		sp := &SetSearchPath{Local: v.IsLocal, Loc: -1}
+		switch v.Kind {
+		case pg.VariableSetKind_VAR_SET_VALUE:
+			for _, a := range v.Args {
+				sp.Schemas = append(sp.Schemas, a.GetAConst().GetSval().GetSval())
+			}
+		case pg.VariableSetKind_VAR_SET_DEFAULT, pg.VariableSetKind_VAR_RESET:
+			sp.Default = true
+		}
+		return sp
 	case *pg.Node_CopyStmt:
 		if s.CopyStmt.Relation == nil {
 			return &Unknown{Kind: "CopyStmt", Loc: -1}

@@ -1,9 +1,10 @@
-// Package sqlparse is the only package of fencegen that imports
-// pg_query_go (PostgreSQL 16's own parser, through cgo). It parses a file
-// and converts the result at once into fencegen's own small syntax tree
-// (ast.go), so the rest of the generator never sees parser nodes. It also
-// holds the guard rewriting of fenced writes (fence.go), which edits the
-// parser's tree and deparses it.
+// Package sqlparse parses SQL with pg_query_go (PostgreSQL 16's own
+// parser, through cgo). It converts the result at once into fencegen's own
+// small syntax tree (ast.go), which the catalog and the type analysis
+// read. Each statement also carries the parser's whole tree (Stmt.Raw)
+// for the write analysis (package writes), which must see every node,
+// and the guard (package guard) edits and deparses parser trees of the
+// statements it rewrites.
 package sqlparse
 
 import (
@@ -46,7 +47,7 @@ func Parse(name string, src []byte) (*File, error) {
 		// the statement's first keyword.
 		lead := start
 		start = skipSpaceAndComments(src, start, end)
-		f.Stmts = append(f.Stmts, &Stmt{Start: start, End: end, Lead: lead, Node: c.stmt(raw.Stmt)})
+		f.Stmts = append(f.Stmts, &Stmt{Start: start, End: end, Lead: lead, Node: c.stmt(raw.Stmt), Raw: raw.Stmt})
 	}
 	return f, nil
 }
@@ -103,7 +104,7 @@ func parseEach(name string, src []byte, whole error) (*File, error) {
 		c := &converter{src: src, namedAt: named}
 		for _, raw := range tree.Stmts {
 			s := skipSpaceAndComments(src, off, off+len(seg))
-			f.Stmts = append(f.Stmts, &Stmt{Start: s, End: off + len(seg), Lead: off, Node: c.stmt(raw.Stmt)})
+			f.Stmts = append(f.Stmts, &Stmt{Start: s, End: off + len(seg), Lead: off, Node: c.stmt(raw.Stmt), Raw: raw.Stmt})
 		}
 	}
 	if len(errs) == 0 {

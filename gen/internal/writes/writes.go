@@ -1,0 +1,531 @@
+// Package writes is fencegen's write analysis: it finds every statement
+// of a query that writes table rows, at any depth under any host
+// statement, and classifies every statement and node kind of PostgreSQL's
+// parse tree as read-only, a write (of a named table, which the guard
+// may guard), a host of other statements, schema DDL, code that runs
+// elsewhere (a function call), or refused.
+//
+// It reads the parser's whole tree (sqlparse.Stmt.Raw, pg_query's
+// protobuf messages), not fencegen's converted tree (sqlparse.Node): the
+// converted tree models what the catalog and the type analysis need, and
+// a node it leaves out (MERGE's WITH list, the statement under CREATE
+// TABLE AS or EXPLAIN) would be invisible here instead of suspicious.
+// Every message is walked through protoreflect, so a field the analysis
+// does not name is still searched, and a node kind it does not classify
+// (Classes) is refused.
+//
+// The stage knows no catalog: package analyze resolves the tables written
+// (with their inheritance children and partitions), the functions called
+// and the refusals against the catalog, and hands the guard the writes it
+// guards. Bodies of functions are read with Body (PostgreSQL's PL/pgSQL
+// parser for plpgsql, its SQL parser for sql), so that their statements,
+// not their text, are analysed.
+package writes
+
+import (
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// Write is a statement that writes rows of a named table.
+type Write struct {
+	// Verb is the statement: INSERT, UPDATE, DELETE, MERGE, TRUNCATE or
+	// COPY (COPY ... FROM).
+	Verb string
+	// Events are the trigger events the write fires on Table: INSERT,
+	// UPDATE, DELETE or TRUNCATE (an upsert both INSERT and UPDATE, a
+	// MERGE those of its WHEN branches, COPY FROM INSERT).
+	Events []string
+	Table  sqlparse.Name
+	// Only is set for ONLY t (UPDATE, DELETE, TRUNCATE, MERGE): the write
+	// does not reach t's inheritance children. Partitions are reached
+	// either way.
+	Only bool
+	// Set are the columns an UPDATE assigns (for foreign-key actions).
+	Set []string
+	// Cascade is set for TRUNCATE ... CASCADE.
+	Cascade bool
+	// Top is set for the statement itself; CTE names the entry of the
+	// statement's own WITH list that holds the write, when the statement
+	// is a SELECT, INSERT, UPDATE or DELETE (the places the guard can
+	// guard). Otherwise Host says where the write is.
+	Top bool
+	CTE string
+	// Host is what holds the write when neither Top nor CTE applies:
+	// "MERGE's WITH list", "CREATE TABLE ... AS", "SELECT ... INTO",
+	// "EXPLAIN ANALYZE", "COPY (query) TO", "DECLARE CURSOR", "a rule's
+	// action", ...
+	Host string
+	// Loc is the table name's offset in the parsed text.
+	Loc int
+}
+
+// Call is a call of a function or procedure.
+type Call struct {
+	Func sqlparse.Name
+	// Args are what the parse tree says of each argument's type (Arg).
+	Args []Arg
+	// Procedure is set for the procedure of CALL.
+	Procedure bool
+	// Variadic is set for VARIADIC in the call.
+	Variadic bool
+	Loc      int
+}
+
+// Arg is what the parse tree says of a call's argument: its type when
+// it is a constant or a cast (Type, "" when the tree does not say), and
+// its name for name => value.
+type Arg struct {
+	// Type is a PostgreSQL type name as pg_catalog spells it ("int4",
+	// "numeric", "bool", "text", "unknown" for a quoted literal or NULL),
+	// or a cast's type (Schema.Type, ArrayDims); "" when unknown.
+	Schema, Type string
+	ArrayDims    int
+	Name         string
+}
+
+// Refusal is a statement or node the analysis cannot see through: what
+// it runs is unknown, so it may write any table.
+type Refusal struct {
+	// Kind is PostgreSQL's node name (DoStmt, ExecuteStmt, ...).
+	Kind string
+	// Reason completes "query Q ..." with why and what to do.
+	Reason string
+	Loc    int
+}
+
+// Report is what the analysis found in one statement.
+type Report struct {
+	// Kind is the statement's node name and Class its class.
+	Kind  string
+	Class Class
+	// Writes are the writes of named tables, in tree order.
+	Writes []Write
+	// Calls are the function and procedure calls, in tree order, the
+	// ones in statements that do not run now (PREPARE, a view's query,
+	// EXPLAIN without ANALYZE) included.
+	Calls []Call
+	// Refreshes are the materialized views REFRESH runs the query of.
+	Refreshes []sqlparse.Name
+	// Refusals are the statements and nodes whose effects are unknown.
+	Refusals []Refusal
+}
+
+// ctx is where the walk is.
+type ctx struct {
+	// top: the node is the statement itself.
+	top bool
+	// cte: in an entry of the top statement's WITH list that the guard
+	// handles; the entry's name.
+	cte string
+	// host: what holds the node when neither applies ("" at the top).
+	host string
+	// runs: the statements under the node run when the statement runs.
+	runs bool
+	// procedure: the FuncCall is CALL's.
+	procedure bool
+}
+
+// Of analyses the statement st of a file whose source is src.
+func Of(st *sqlparse.Stmt, src []byte) *Report {
+	r := &Report{}
+	if st == nil || st.Raw == nil || st.Raw.Node == nil {
+		r.Class = Refused
+		r.Refusals = append(r.Refusals, Refusal{Kind: "none", Reason: "has no parse tree fencegen can analyse for writes", Loc: -1})
+		return r
+	}
+	r.Kind = kindOf(st.Raw)
+	r.Class = Classes[r.Kind]
+	w := &walker{r: r}
+	w.node(st.Raw, ctx{top: true, runs: true})
+	for i := range r.Refusals {
+		f := &r.Refusals[i]
+		if f.Loc < 0 {
+			f.Loc = st.Start
+		}
+		if f.Reason == "" {
+			word := f.Kind
+			if f.Kind == r.Kind && st.End <= len(src) && st.Start < st.End {
+				word = strings.ToUpper(firstWord(string(src[st.Start:st.End])))
+			}
+			f.Reason = "is a statement (" + word + ", PostgreSQL's " + f.Kind + ") that fencegen does not analyse, so it cannot show that it writes no fenced table; move it to the schema (migrations) if it is DDL, or write the statement's writes as SELECT, INSERT, UPDATE or DELETE queries, which fencegen guards"
+		}
+	}
+	return r
+}
+
+// OfTree analyses a statement's parse tree parsed alone (a function
+// body's statement): locations are offsets in its own text.
+func OfTree(raw *pg.Node) *Report {
+	return Of(&sqlparse.Stmt{Raw: raw}, nil)
+}
+
+func firstWord(s string) string {
+	s = strings.TrimSpace(s)
+	i := strings.IndexFunc(s, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
+	if i < 0 {
+		return s
+	}
+	return s[:i]
+}
+
+type walker struct {
+	r *Report
+}
+
+var nodeOneof = (&pg.Node{}).ProtoReflect().Descriptor().Oneofs().ByName("node")
+
+// kindOf is the node name of n's message (SelectStmt, FuncCall, ...).
+func kindOf(n *pg.Node) string {
+	m := n.ProtoReflect()
+	fd := m.WhichOneof(nodeOneof)
+	if fd == nil {
+		return ""
+	}
+	return string(fd.Message().Name())
+}
+
+func (w *walker) node(n *pg.Node, c ctx) {
+	if n == nil {
+		return
+	}
+	m := n.ProtoReflect()
+	fd := m.WhichOneof(nodeOneof)
+	if fd == nil {
+		return
+	}
+	w.message(m.Get(fd).Message(), c)
+}
+
+func (w *walker) refuse(kind, reason string, loc int) {
+	w.r.Refusals = append(w.r.Refusals, Refusal{Kind: kind, Reason: reason, Loc: loc})
+}
+
+// inner is the context of the nodes under a statement at c that are not
+// its own WITH list.
+func inner(c ctx, host string) ctx {
+	if c.top || c.cte != "" {
+		c.host = host
+	}
+	c.top, c.cte, c.procedure = false, "", false
+	return c
+}
+
+// with walks a WITH list of a statement at c; guarded says whether the
+// guard handles its entries when the statement is the top one.
+func (w *walker) with(wc *pg.WithClause, c ctx, guarded bool, host string) {
+	if wc == nil {
+		return
+	}
+	for _, n := range wc.Ctes {
+		cte := n.GetCommonTableExpr()
+		if cte == nil {
+			w.node(n, inner(c, host))
+			continue
+		}
+		cc := inner(c, host)
+		if c.top && guarded {
+			cc.host, cc.cte = "", cte.Ctename
+		}
+		w.node(cte.Ctequery, cc)
+		// SEARCH and CYCLE clauses: expressions.
+		if cte.SearchClause != nil {
+			w.generic(cte.SearchClause.ProtoReflect(), inner(c, host))
+		}
+		if cte.CycleClause != nil {
+			w.generic(cte.CycleClause.ProtoReflect(), inner(c, host))
+		}
+	}
+}
+
+func (w *walker) write(v Write, rv *pg.RangeVar, c ctx) {
+	if rv == nil {
+		return
+	}
+	v.Table = sqlparse.Name{Schema: rv.Schemaname, Name: rv.Relname, Loc: int(rv.Location)}
+	v.Loc = int(rv.Location)
+	v.Only = !rv.Inh
+	v.Top, v.CTE, v.Host = c.top, c.cte, c.host
+	if !c.runs {
+		return // the statement does not run now (PREPARE, EXPLAIN)
+	}
+	w.r.Writes = append(w.r.Writes, v)
+}
+
+// message walks m, a node's message, at c.
+func (w *walker) message(m protoreflect.Message, c ctx) {
+	name := string(m.Descriptor().Name())
+	switch x := m.Interface().(type) {
+	case *pg.InsertStmt:
+		v := Write{Verb: "INSERT", Events: []string{"INSERT"}}
+		if oc := x.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
+			v.Events = append(v.Events, "UPDATE")
+		}
+		w.write(v, x.Relation, c)
+		w.with(x.WithClause, c, true, "a WITH list of a statement inside another")
+		w.generic(m, inner(c, "a subquery"), "with_clause", "relation")
+	case *pg.UpdateStmt:
+		v := Write{Verb: "UPDATE", Events: []string{"UPDATE"}}
+		for _, t := range x.TargetList {
+			if rt := t.GetResTarget(); rt != nil {
+				v.Set = append(v.Set, rt.Name)
+			}
+		}
+		w.write(v, x.Relation, c)
+		w.with(x.WithClause, c, true, "a WITH list of a statement inside another")
+		w.generic(m, inner(c, "a subquery"), "with_clause", "relation")
+	case *pg.DeleteStmt:
+		w.write(Write{Verb: "DELETE", Events: []string{"DELETE"}}, x.Relation, c)
+		w.with(x.WithClause, c, true, "a WITH list of a statement inside another")
+		w.generic(m, inner(c, "a subquery"), "with_clause", "relation")
+	case *pg.MergeStmt:
+		v := Write{Verb: "MERGE"}
+		for _, n := range x.MergeWhenClauses {
+			if wc := n.GetMergeWhenClause(); wc != nil {
+				switch wc.CommandType {
+				case pg.CmdType_CMD_INSERT:
+					v.Events = appendNew(v.Events, "INSERT")
+				case pg.CmdType_CMD_UPDATE:
+					v.Events = appendNew(v.Events, "UPDATE")
+				case pg.CmdType_CMD_DELETE:
+					v.Events = appendNew(v.Events, "DELETE")
+				}
+			}
+		}
+		w.write(v, x.Relation, c)
+		// The guard does not handle a MERGE's WITH list.
+		w.with(x.WithClause, c, false, "MERGE's WITH list")
+		w.generic(m, inner(c, "a MERGE"), "with_clause", "relation")
+	case *pg.SelectStmt:
+		if x.IntoClause != nil {
+			// SELECT ... INTO t: CREATE TABLE t AS, whose statement the
+			// guard cannot wrap (PostgreSQL: "SELECT ... INTO is not
+			// allowed here").
+			w.with(x.WithClause, c, false, "SELECT ... INTO")
+			w.generic(m, inner(c, "SELECT ... INTO"), "with_clause")
+			return
+		}
+		w.with(x.WithClause, c, true, "a WITH list of a statement inside another")
+		w.generic(m, inner(c, "a subquery"), "with_clause")
+	case *pg.TruncateStmt:
+		for _, n := range x.Relations {
+			w.write(Write{Verb: "TRUNCATE", Events: []string{"TRUNCATE"}, Cascade: x.Behavior == pg.DropBehavior_DROP_CASCADE}, n.GetRangeVar(), c)
+		}
+	case *pg.CopyStmt:
+		if x.IsProgram {
+			w.refuse(name, "runs COPY ... PROGRAM, whose command runs on the database server and can write any table, fenced ones included, without the guard; load the rows with an INSERT query (:copyfrom or :batchexec), which fencegen checks", -1)
+		}
+		if x.Relation != nil && x.IsFrom {
+			w.write(Write{Verb: "COPY", Events: []string{"INSERT"}}, x.Relation, c)
+		}
+		// COPY (query) TO runs the query.
+		w.node(x.Query, inner(c, "COPY (query) TO"))
+		w.generic(m, inner(c, "COPY"), "relation", "query")
+	case *pg.ExplainStmt:
+		cc := inner(c, "EXPLAIN ANALYZE")
+		if !explainAnalyze(x.Options) {
+			// EXPLAIN without ANALYZE plans the statement and does not
+			// run it (PostgreSQL docs, EXPLAIN).
+			cc.host, cc.runs = "EXPLAIN", false
+		}
+		w.node(x.Query, cc)
+	case *pg.CreateTableAsStmt:
+		host := "CREATE TABLE ... AS"
+		if x.Objtype == pg.ObjectType_OBJECT_MATVIEW {
+			host = "CREATE MATERIALIZED VIEW"
+		}
+		if x.Query.GetExecuteStmt() != nil {
+			w.refuse("CreateTableAsStmt", "runs CREATE TABLE ... AS EXECUTE, which runs a prepared statement that fencegen cannot see, so it cannot show that it writes no fenced table; write the prepared statement's query as the query, which fencegen checks", -1)
+			return
+		}
+		w.node(x.Query, inner(c, host))
+		w.generic(m, inner(c, host), "query")
+	case *pg.DeclareCursorStmt:
+		w.node(x.Query, inner(c, "DECLARE CURSOR"))
+	case *pg.PrepareStmt:
+		// Its statement runs at EXECUTE, which fencegen refuses.
+		cc := inner(c, "PREPARE")
+		cc.runs = false
+		w.generic(m, cc)
+	case *pg.ViewStmt, *pg.RuleStmt, *pg.CreateFunctionStmt, *pg.CreateTrigStmt:
+		// Definitions: their statements run later, through the catalog
+		// (the analysis of views, rules, functions and triggers).
+		cc := inner(c, "a definition")
+		cc.runs = false
+		w.generic(m, cc)
+	case *pg.ExecuteStmt:
+		w.refuse(name, "EXECUTEs a prepared statement that fencegen cannot see, so it cannot show that it writes no fenced table; write the prepared statement itself as the query, which fencegen guards", -1)
+	case *pg.DoStmt:
+		w.refuse(name, "runs a DO block, whose code may write a fenced table where fencegen cannot add the fencing guard; write its fenced writes as their own queries, which fencegen guards", -1)
+	case *pg.LoadStmt:
+		w.refuse(name, "runs LOAD, which loads a shared library whose initialisation code fencegen cannot see; load it in the server's configuration (shared_preload_libraries) instead", -1)
+	case *pg.CallStmt:
+		if x.Funccall == nil {
+			w.refuse(name, "CALLs a procedure fencegen cannot resolve, so it cannot show that it writes no fenced table; call a procedure the schema defines", -1)
+			return
+		}
+		cc := inner(c, "CALL")
+		cc.procedure = true
+		w.message(x.Funccall.ProtoReflect(), cc)
+	case *pg.RefreshMatViewStmt:
+		if rv := x.Relation; rv != nil {
+			w.r.Refreshes = append(w.r.Refreshes, sqlparse.Name{Schema: rv.Schemaname, Name: rv.Relname, Loc: int(rv.Location)})
+		}
+	case *pg.FuncCall:
+		call := Call{Func: funcName(x.Funcname, int(x.Location)), Procedure: c.procedure, Variadic: x.FuncVariadic, Loc: int(x.Location)}
+		for _, a := range x.Args {
+			call.Args = append(call.Args, argOf(a))
+		}
+		w.r.Calls = append(w.r.Calls, call)
+		c.procedure = false
+		w.generic(m, c)
+	default:
+		switch cl, ok := Classes[name]; {
+		case !ok || cl == Unexpected:
+			w.refuse(name, "holds a node ("+name+") that fencegen's write analysis does not classify, so it cannot show that it writes no fenced table; write the query without it", -1)
+			return
+		case cl == Refused:
+			w.refuse(name, "", -1) // Of says what
+			return
+		}
+		w.generic(m, c)
+	}
+}
+
+// generic walks every message field of m at c, but those named in skip.
+func (w *walker) generic(m protoreflect.Message, c ctx, skip ...string) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Kind() != protoreflect.MessageKind {
+			return true
+		}
+		for _, s := range skip {
+			if string(fd.Name()) == s {
+				return true
+			}
+		}
+		if fd.IsList() {
+			l := v.List()
+			for i := 0; i < l.Len(); i++ {
+				w.child(l.Get(i).Message(), c)
+			}
+			return true
+		}
+		w.child(v.Message(), c)
+		return true
+	})
+}
+
+// child walks a field's message: a Node, or a message of a node kind
+// held directly (RangeVar, WithClause, ...).
+func (w *walker) child(m protoreflect.Message, c ctx) {
+	if n, ok := m.Interface().(*pg.Node); ok {
+		w.node(n, c)
+		return
+	}
+	if wc, ok := m.Interface().(*pg.WithClause); ok {
+		w.with(wc, inner(c, "a WITH list of a statement inside another"), false, "a WITH list of a statement inside another")
+		return
+	}
+	w.message(m, c)
+}
+
+func appendNew(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// explainAnalyze reports whether EXPLAIN's options turn ANALYZE on.
+func explainAnalyze(opts []*pg.Node) bool {
+	on := false
+	for _, o := range opts {
+		d := o.GetDefElem()
+		if d == nil || !strings.EqualFold(d.Defname, "analyze") {
+			continue
+		}
+		on = true
+		if d.Arg == nil {
+			continue
+		}
+		switch a := d.Arg.Node.(type) {
+		case *pg.Node_Boolean:
+			on = a.Boolean.Boolval
+		case *pg.Node_String_:
+			switch strings.ToLower(a.String_.Sval) {
+			case "false", "off", "no", "0":
+				on = false
+			}
+		case *pg.Node_Integer:
+			on = a.Integer.Ival != 0
+		case *pg.Node_AConst:
+			if iv := a.AConst.GetIval(); iv != nil && !a.AConst.Isnull {
+				on = iv.Ival != 0
+			}
+		}
+	}
+	return on
+}
+
+func funcName(parts []*pg.Node, loc int) sqlparse.Name {
+	var ss []string
+	for _, p := range parts {
+		ss = append(ss, p.GetString_().GetSval())
+	}
+	switch len(ss) {
+	case 0:
+		return sqlparse.Name{Loc: loc}
+	case 1:
+		return sqlparse.Name{Name: ss[0], Loc: loc}
+	}
+	return sqlparse.Name{Schema: ss[len(ss)-2], Name: ss[len(ss)-1], Loc: loc}
+}
+
+// argOf is what the tree says of an argument's type.
+func argOf(n *pg.Node) Arg {
+	var a Arg
+	if na := n.GetNamedArgExpr(); na != nil {
+		a.Name = na.Name
+		if na.Arg != nil {
+			n = na.Arg
+		}
+	}
+	switch x := n.Node.(type) {
+	case *pg.Node_AConst:
+		switch {
+		case x.AConst.Isnull:
+			a.Type = "unknown"
+		case x.AConst.GetIval() != nil:
+			a.Type = "int4"
+		case x.AConst.GetFval() != nil:
+			a.Type = "numeric"
+		case x.AConst.GetBoolval() != nil:
+			a.Type = "bool"
+		case x.AConst.GetSval() != nil:
+			a.Type = "unknown"
+		case x.AConst.GetBsval() != nil:
+			a.Type = "bit"
+		}
+	case *pg.Node_TypeCast:
+		if tn := x.TypeCast.TypeName; tn != nil {
+			var ss []string
+			for _, p := range tn.Names {
+				ss = append(ss, p.GetString_().GetSval())
+			}
+			if len(ss) > 0 {
+				a.Type = ss[len(ss)-1]
+				if len(ss) > 1 {
+					a.Schema = ss[len(ss)-2]
+				}
+			}
+			a.ArrayDims = len(tn.ArrayBounds)
+		}
+	}
+	return a
+}
