@@ -416,6 +416,16 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 			delete(r.tables, key)
 			r.tables[tableKey(to)] = in
 		}
+	case *sqlparse.AlterObjectSchema:
+		key := tableKey(n.Target)
+		in, ok := r.tables[key]
+		if !ok || n.Kind != "table" {
+			return
+		}
+		to := sqlparse.Name{Schema: n.NewSchema, Name: n.Target.Name}
+		in.renamed = at("moves fenced table %s to schema %s", "", n.Target.String(), n.NewSchema)
+		delete(r.tables, key)
+		r.tables[tableKey(to)] = in
 	case *sqlparse.AlterTable:
 		key := tableKey(n.Table)
 		in, ok := r.tables[key]
@@ -759,18 +769,27 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 		parsed = append(parsed, f)
 	}
 	have := replayGuard(parsed)
-	found := []Finding(nil)
-	if n := len(have.migrations); n > 0 {
-		found = g.compare(have, others)
-		if len(found) == 0 {
-			return have.migrations[n-1].file, nil, nil
+	if len(have.migrations) > 0 {
+		if found := g.compare(have, others); len(found) == 0 {
+			return have.migrations[len(have.migrations)-1].file, nil, nil
 		}
 	} else if len(g.data.Tables) == 0 {
 		return "", nil, fmt.Errorf("no sql entry has a fenced table, and %s holds no guard migration: there is no guard to write", filepath.Dir(files[0]))
 	}
+	out, err = g.next(have, others, format, version)
+	return "", out, err
+}
+
+// next is the migration of NextMigration after the migrations that
+// installed have.
+func (g *DatabaseGuard) next(have *guardReplay, others []*DatabaseGuard, format, version string) (map[string][]byte, error) {
+	found := []Finding(nil)
+	if len(have.migrations) > 0 {
+		found = g.compare(have, others)
+	}
 	for _, f := range found {
 		if f.Newer {
-			return "", nil, fmt.Errorf("%s: update fencegen rather than undo it with an older guard", f)
+			return nil, fmt.Errorf("%s: update fencegen rather than undo it with an older guard", f)
 		}
 	}
 	g2 := *g
@@ -789,8 +808,7 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 		}
 	}
 	g2.data = &data
-	out, err = g2.Migration(format, version)
-	return "", out, err
+	return g2.Migration(format, version)
 }
 
 // read returns the schema file name, parsed: the entry's own when name

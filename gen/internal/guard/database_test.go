@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,7 +18,7 @@ import (
 // guardOf builds the catalog of schema (as the schema file dir/schema.sql)
 // and returns its database guard, whose schema files are schema.sql and
 // those given.
-func guardOf(t *testing.T, dir, schema string, files ...string) *DatabaseGuard {
+func guardOf(t testing.TB, dir, schema string, files ...string) *DatabaseGuard {
 	t.Helper()
 	name := filepath.Join(dir, "schema.sql")
 	if err := os.WriteFile(name, []byte(schema), 0o644); err != nil {
@@ -43,7 +45,7 @@ func guardOf(t *testing.T, dir, schema string, files ...string) *DatabaseGuard {
 }
 
 // parseFiles reads and parses files.
-func parseFiles(t *testing.T, files ...string) []*sqlparse.File {
+func parseFiles(t testing.TB, files ...string) []*sqlparse.File {
 	t.Helper()
 	var out []*sqlparse.File
 	for _, name := range files {
@@ -118,4 +120,84 @@ func TestGuardReplay(t *testing.T) {
 	if len(found) != 1 || !strings.Contains(found[0].Msg, "fenced table jobs has no guard trigger") || found[0].File != p3 {
 		t.Errorf("after dropping jobs' trigger: %v", found)
 	}
+}
+
+// FuzzReplayGuard replays a guard migration fencegen wrote followed by
+// arbitrary SQL as a later migration, and that SQL as a guard migration
+// itself (its first line guard's header): nothing may panic, every
+// finding points into a file of the replay, and the migration that fixes
+// the findings installs the guard (replayed again, no finding is left).
+// Seeds: the changes of cmd/fencegen's guard_life.txtar and the schema
+// files of ../shared/corpus when present.
+func FuzzReplayGuard(f *testing.F) {
+	for _, s := range []string{
+		"ALTER TABLE jobs RENAME COLUMN tok TO fence;",
+		"ALTER TABLE jobs DROP COLUMN tok;",
+		"ALTER TABLE jobs ALTER COLUMN tok TYPE integer;",
+		"DROP TABLE jobs;\nCREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';",
+		"ALTER TABLE jobs RENAME TO tasks;",
+		"ALTER TABLE app.\"Order\" SET SCHEMA public;",
+		"COMMENT ON COLUMN jobs.tok IS NULL;",
+		"DROP TRIGGER fencegen_guard ON jobs;",
+	} {
+		f.Add(s)
+	}
+	var files []string
+	_ = filepath.WalkDir(filepath.Join("..", "..", "..", "..", "shared", "corpus"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(path) == ".sql" {
+			files = append(files, path)
+		}
+		return nil
+	})
+	slices.Sort(files)
+	for i, path := range files {
+		if i == 100 {
+			break
+		}
+		if b, err := os.ReadFile(path); err == nil && len(b) < 16<<10 {
+			f.Add(string(b))
+		}
+	}
+	dir := f.TempDir()
+	g := guardOf(f, dir, guardmigSchema)
+	mig, err := g.Migration("goose", "2")
+	if err != nil {
+		f.Fatal(err)
+	}
+	first, err := sqlparse.Parse("m/2_fencegen_guard.sql", mig["2_fencegen_guard.sql"])
+	if err != nil {
+		f.Fatal(err)
+	}
+	header, _, _ := strings.Cut(string(mig["2_fencegen_guard.sql"]), "\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		later, err := sqlparse.Parse("m/3_change.sql", []byte(src))
+		if err != nil || later == nil {
+			return
+		}
+		asGuard := &sqlparse.File{Name: "m/4_fencegen_guard.sql", Src: []byte(header + "\n" + src)}
+		have := replayGuard([]*sqlparse.File{first, later, asGuard})
+		for _, fd := range g.compare(have, nil) {
+			if fd.File != first.Name && fd.File != later.Name && fd.File != asGuard.Name {
+				t.Errorf("%v: outside the replayed files", fd)
+			}
+			if fd.Line < 1 || fd.Col < 1 {
+				t.Errorf("%v: no position", fd)
+			}
+		}
+		// The fix, replayed after them, leaves nothing to fix (the
+		// schema g's catalog has is not changed by src: only the
+		// guard's view of it).
+		have = replayGuard([]*sqlparse.File{first, later})
+		if len(g.compare(have, nil)) == 0 {
+			return
+		}
+		fix, err := g.next(have, nil, "goose", "5")
+		if err != nil {
+			return // a newer template: refused
+		}
+		fixed := &sqlparse.File{Name: "m/5_fencegen_guard.sql", Src: fix["5_fencegen_guard.sql"]}
+		if left := g.compare(replayGuard([]*sqlparse.File{first, later, fixed}), nil); len(left) > 0 {
+			t.Errorf("after the fix:\n%s\nstill: %v", fix["5_fencegen_guard.sql"], left)
+		}
+	})
 }
