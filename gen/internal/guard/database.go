@@ -312,6 +312,9 @@ type cause struct {
 	line, col int
 	what      string
 	fails     string
+	// renamedTo is the column's new name, for a rename of the token
+	// column.
+	renamedTo string
 }
 
 // guardMigration is one migration fencegen guard wrote.
@@ -408,6 +411,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		case "column":
 			if readsColumn(in, n.Subname) {
 				in.broken = at("renames column %s of fenced table %s to %s", fails(n.Target.String(), n.Subname), n.Subname, n.Target.String(), n.NewName)
+				in.broken.renamedTo = n.NewName
 				r.tables[key] = in
 			}
 		case "table":
@@ -660,6 +664,9 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 	for _, qt := range gone {
 		in := have.tables[qt]
 		switch {
+		case in.broken != nil && in.broken.renamedTo != "":
+			// The mark did not follow the column (a fence key names it).
+			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration replaces the trigger; fence column %s of %s by its new name first", in.file, in.broken.fails, in.broken.renamedTo, qt))
 		case in.broken != nil:
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration removes the trigger (table %s is no longer fenced)", in.file, in.broken.fails, qt))
 		case in.unmarked != nil:
@@ -774,7 +781,7 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 			return have.migrations[len(have.migrations)-1].file, nil, nil
 		}
 	} else if len(g.data.Tables) == 0 {
-		return "", nil, fmt.Errorf("no sql entry has a fenced table, and %s holds no guard migration: there is no guard to write", filepath.Dir(files[0]))
+		return "", nil, fmt.Errorf("no sql entry has a fenced table, and the migrations directory holds no guard migration: there is no guard to write")
 	}
 	out, err = g.next(have, others, format, version)
 	return "", out, err
