@@ -396,10 +396,8 @@ func TestCorpusNamesMatchSqlc(t *testing.T) {
 // names differ from sqlc's for another reason than a naming rule, each
 // with it.
 var corpusNameDiffs = map[string]string{
-	"sqlc/func_return_date/postgresql/pganalyze":       "the result's type (pgtype.Date, where sqlc says interface{}), not a name",
-	"sqlc/func_return_date/postgresql/pgx/v5":          "the result's type and shape (a scalar, where sqlc declares GetDateRow), not a name",
-	"sqlc-stdlib/func_return_date/postgresql/stdlib":   "the result's type and shape (a scalar, where sqlc declares GetDateRow), not a name",
-	"sqlc/func_star_expansion/postgresql/pgx":          "the columns of a set-returning function's star: a Row struct where sqlc reuses the model",
-	"sqlc/overrides_go_types/postgresql/pgx/v5":        "one path imported under two aliases (uuid and fuid): the import renderer writes one",
-	"sqlc-stdlib/overrides_go_types/postgresql/stdlib": "one path imported under two aliases (database/sql as sql and orm, gofrs/uuid as uuid and fuid): the import renderer writes one",
+	"sqlc/func_return_date/postgresql/pganalyze":     "the result's type (pgtype.Date, where sqlc says interface{}), not a name",
+	"sqlc/func_return_date/postgresql/pgx/v5":        "the result's type and shape (a scalar, where sqlc declares GetDateRow), not a name",
+	"sqlc-stdlib/func_return_date/postgresql/stdlib": "the result's type and shape (a scalar, where sqlc declares GetDateRow), not a name",
+	"sqlc/func_star_expansion/postgresql/pgx":        "the columns of a set-returning function's star: a Row struct where sqlc reuses the model",
 }

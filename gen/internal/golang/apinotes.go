@@ -81,7 +81,11 @@ func (t goType) spelling() string {
 		b.WriteByte('*')
 	}
 	if t.pkg != "" {
-		b.WriteString(packageName(t.pkg))
+		if _, alias, ok := strings.Cut(t.pkg, aliasSep); ok {
+			b.WriteString(alias)
+		} else {
+			b.WriteString(packageName(t.pkg))
+		}
 		b.WriteByte('.')
 	}
 	b.WriteString(t.name)

@@ -308,9 +308,11 @@ func (e *emitter) fileNameOr(name, def string) string {
 
 func (e *emitter) newFile(pkg, source string) *jen.File {
 	f := e.newPlainFile(pkg, source)
-	// jennifer imports a path under one name per file: with overrides
-	// that name one path under several package names (sqlc writes both
-	// imports), the first override's name is used for all of them.
+	// jennifer imports a path under one name per file: an override that
+	// imports its path under a name of its own has that name joined to
+	// the path (newOverrides), so that each name gets its import as in
+	// sqlc; of overrides that import one path under its package's name or
+	// none, the first one's spelling is used.
 	seen := map[string]bool{}
 	for _, o := range e.types.overrides {
 		if o.goType.pkg != "" && !seen[o.goType.pkg] {
@@ -429,7 +431,8 @@ func (e *emitter) sqlcImports(src []byte) ([]byte, error) {
 	var std, deps []string
 	for _, im := range f.Imports {
 		p, _ := strconv.Unquote(im.Path.Value)
-		line := im.Path.Value
+		p = importPath(p) // an override's own name for it (newOverrides)
+		line := strconv.Quote(p)
 		if im.Name != nil {
 			line = im.Name.Name + " " + line
 		}
@@ -487,7 +490,7 @@ func (e *emitter) overridePackagePaths() map[string]bool {
 	m := map[string]bool{}
 	for _, o := range e.types.overrides {
 		if o.goType.pkg != "" {
-			m[o.goType.pkg] = true
+			m[importPath(o.goType.pkg)] = true
 		}
 	}
 	return m

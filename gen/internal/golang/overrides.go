@@ -221,10 +221,33 @@ func packageName(importPath string) string {
 	return base
 }
 
+// aliasSep joins an import path and the name an override imports it
+// under, where that name is not the package's own (see newOverrides).
+// No import path has it.
+const aliasSep = "#"
+
+// importPath is the import path of a goType's package: pkg, less the
+// name newOverrides may have joined to it.
+func importPath(pkg string) string {
+	p, _, _ := strings.Cut(pkg, aliasSep)
+	return p
+}
+
+// newOverrides reads the overrides of in. An override whose package is
+// imported under a name of its own (package: fuid for
+// github.com/gofrs/uuid, orm for database/sql) has that name joined to its
+// import path (aliasSep): sqlc imports a path once per name it is used
+// under (fuid "github.com/gofrs/uuid" beside uuid "github.com/gofrs/uuid",
+// orm "database/sql" beside its own "database/sql"), where jennifer
+// imports a path under one name per file; sqlcImports writes the path
+// back.
 func newOverrides(cat *catalog.Catalog, in []config.Override, pgtypePath string) []override {
 	var out []override
 	for _, o := range in {
 		gt, alias := parseGoType(o.GoType, pgtypePath)
+		if gt.pkg != "" && alias != "" && alias != packageName(gt.pkg) {
+			gt.pkg += aliasSep + alias
+		}
 		ov := override{goType: gt, nullable: o.Nullable, alias: alias, hasType: gt.name != ""}
 		if o.GoStructTag != "" {
 			ov.tags = parseStructTag(o.GoStructTag)

@@ -115,3 +115,54 @@ sql:
 	a.has(t, "field K.Iv *time.Duration")
 	a.has(t, "field K.Ivn time.Duration")
 }
+
+// TestOverrideImportedUnderItsOwnName: overrides that import one path
+// under several names (fuid and uuid for github.com/gofrs/uuid, orm for
+// database/sql beside pgx/v4's own sql.NullString) get one import per
+// name, as sqlc writes them (its overrides_go_types case), where one
+// name served every use of the path.
+func TestOverrideImportedUnderItsOwnName(t *testing.T) {
+	const cfg = `version: "2"
+sql:
+  - engine: postgresql
+    schema: schema.sql
+    queries: query.sql
+    gen:
+      go:
+        package: db
+        out: db
+        sql_package: pgx/v4
+        overrides:
+          - {column: "*.id", go_type: {import: github.com/gofrs/uuid, package: uuid, type: UUID}}
+          - {column: "*.other_id", go_type: {import: github.com/gofrs/uuid, package: fuid, type: UUID}}
+          - {column: "foo.age", nullable: true, go_type: {import: database/sql, package: orm, type: NullInt32}}
+`
+	const schema = `
+CREATE TABLE foo (id uuid NOT NULL, other_id uuid NOT NULL, age integer);
+CREATE TABLE bar (id uuid NOT NULL, other_id uuid NOT NULL, age integer);
+`
+	files, _ := generateVet(t, cfg, schema, "-- name: ListBar :many\nSELECT * FROM bar;\n")
+	want := `import (
+	"database/sql"
+
+	orm "database/sql"
+	fuid "github.com/gofrs/uuid"
+	uuid "github.com/gofrs/uuid"
+)
+
+type Bar struct {
+	ID      uuid.UUID
+	OtherID fuid.UUID
+	Age     sql.NullInt32
+}
+
+type Foo struct {
+	ID      uuid.UUID
+	OtherID fuid.UUID
+	Age     orm.NullInt32
+}
+`
+	if m := files["models.go"]; !strings.Contains(m, want) {
+		t.Errorf("models.go:\n%s\nwant it to hold:\n%s", m, want)
+	}
+}

@@ -177,7 +177,7 @@ func (e *emitter) importElems(file string) map[string]bool {
 	var add func(t goType)
 	add = func(t goType) {
 		if t.pkg != "" {
-			m[path.Base(t.pkg)] = true
+			m[path.Base(importPath(t.pkg))] = true
 		}
 		for _, a := range t.args {
 			add(a)
