@@ -488,6 +488,10 @@ type analyzer struct {
 	// were reported at.
 	rep   *writes.Report
 	errAt map[int]bool
+	// plainWrites locate (by their table's offset) the writes of a
+	// fenced table that the type analysis accepts without the guard: an
+	// INSERT of a row created outside a lease (outsidelease.go).
+	plainWrites []int
 }
 
 // softProblem is a problem sqlc lets pass: at loc (a file offset).

@@ -48,8 +48,16 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 	a.setsOff(t, fenceEvents(kind), loc)
 	if t.Fence == nil {
 		// Marked on a partition or child only: a write named on t reaches
-		// those rows without the guard.
-		if d := a.cat.FencedDescendants(t); len(d) > 0 {
+		// those rows without the guard (not with ONLY, and an INSERT
+		// only a partition's).
+		verb, only := strings.ToUpper(kind), false
+		if kind == "upsert" {
+			verb = "INSERT"
+		}
+		if w := a.writeAt(loc); w != nil {
+			only = w.Only
+		}
+		if d := reachedBy(a.cat, t, verb, only); len(d) > 0 {
 			a.refuseFenced(loc, d[0], "%s on %s can write rows of its fenced %s %s without the guard: mark the fencing token on %s itself (its partitions and children then inherit it)",
 				strings.ToUpper(kind), t.QualifiedName(), descendantKind(t, d[0]), d[0].QualifiedName(), t.QualifiedName())
 		}
@@ -259,6 +267,7 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 	if outsideLease {
 		// No token: the row stores the column's default (outsidelease.go).
 		a.setsOff(t, fenceEvents(kind), n.Loc)
+		a.plainWrites = append(a.plainWrites, n.Loc) // checkWrite lets it pass
 	} else {
 		a.fence(q, t, kind, n.Loc)
 	}

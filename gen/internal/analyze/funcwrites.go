@@ -403,7 +403,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			for _, st := range b.Stmts {
 				rep := writes.OfTree(st)
 				for _, w := range rep.Writes {
-					fw.table(w.Table, w.Verb, add)
+					fw.table(w.Table, w.Verb, w.Only, add)
 					wrote(w.Table, w.Verb)
 				}
 				for _, c := range rep.Calls {
@@ -440,7 +440,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			if verb == "COPY" && m[6] < 0 {
 				continue // COPY t TO ...: a read
 			}
-			fw.table(identName(text[m[4]:m[5]]), verb, add)
+			fw.table(identName(text[m[4]:m[5]]), verb, false, add)
 			wrote(identName(text[m[4]:m[5]]), verb)
 			if verb == "TRUNCATE" {
 				// TRUNCATE a, b, ...
@@ -450,7 +450,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 					if mm == nil {
 						break
 					}
-					fw.table(identName(rest[mm[2]:mm[3]]), verb, add)
+					fw.table(identName(rest[mm[2]:mm[3]]), verb, false, add)
 					wrote(identName(rest[mm[2]:mm[3]]), verb)
 					rest = rest[mm[1]:]
 				}
@@ -540,15 +540,15 @@ func unreadBody(f *catalog.Func, parsed bool) string {
 // or when n, unqualified, may name a fenced table of another schema
 // under the search_path the body runs with (a SET search_path clause, the
 // caller's).
-func (fw *funcWrites) table(n sqlparse.Name, verb string, add func(hiddenWrite)) {
+func (fw *funcWrites) table(n sqlparse.Name, verb string, only bool, add func(hiddenWrite)) {
 	t := fw.cat.Table(n.Schema, n.Name)
 	if t != nil && t.Fence != nil {
 		add(hiddenWrite{table: t, verb: verb})
 	}
 	if t != nil && t.Fence == nil {
 		// A write of a table writes its inheritance children and
-		// partitions.
-		for _, d := range fw.cat.FencedDescendants(t) {
+		// partitions (reachedBy).
+		for _, d := range reachedBy(fw.cat, t, verb, only) {
 			add(hiddenWrite{table: d, verb: verb, path: []string{verb + " on " + t.QualifiedName() + ", whose " + descendantKind(t, d) + " " + d.QualifiedName() + " is fenced"}})
 		}
 	}

@@ -139,7 +139,10 @@ func (a *analyzer) checkWrite(q *Query, w writes.Write) {
 	if t.Fence != nil && q.Fence != nil && q.Fence.Table == t && typed(w) && q.Fence.CTE == w.CTE {
 		return // the guarded write (the guard covers t's children and partitions)
 	}
-	reached := a.reached(t)
+	if typed(w) && slices.Contains(a.plainWrites, w.Loc) {
+		return // accepted without the guard by the type analysis
+	}
+	reached := reachedBy(a.cat, t, w.Verb, w.Only)
 	if len(reached) == 0 {
 		return
 	}
@@ -170,17 +173,44 @@ func (a *analyzer) checkWrite(q *Query, w writes.Write) {
 	}
 }
 
-// reached are the fenced tables a write of t writes: t, and its
-// inheritance children and partitions (PostgreSQL writes those through
-// t: UPDATE, DELETE, MERGE and TRUNCATE without ONLY, and COPY FROM and
-// INSERT routed to a partition). ONLY is not trusted: a partitioned
-// table's rows are its partitions'.
-func (a *analyzer) reached(t *catalog.Table) []*catalog.Table {
+// reachedBy are the fenced tables a write (verb) of t writes: t, and the
+// inheritance children and partitions PostgreSQL writes through t.
+// UPDATE, DELETE, MERGE and TRUNCATE reach all of them, or none with ONLY
+// (only); INSERT, an upsert and COPY FROM reach the partitions a row is
+// routed to, never an inheritance child. PostgreSQL docs 5.10
+// "Inheritance" and 5.11 "Table Partitioning".
+func reachedBy(cat *catalog.Catalog, t *catalog.Table, verb string, only bool) []*catalog.Table {
 	var out []*catalog.Table
 	if t.Fence != nil {
 		out = append(out, t)
 	}
-	return append(out, a.cat.FencedDescendants(t)...)
+	if only {
+		return out
+	}
+	for _, d := range cat.FencedDescendants(t) {
+		switch verb {
+		case "INSERT", "COPY":
+			if descendantKind(t, d) != "partition" {
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// writeAt is the write the write analysis found with its table at loc,
+// nil if none.
+func (a *analyzer) writeAt(loc int) *writes.Write {
+	if a.rep == nil {
+		return nil
+	}
+	for i := range a.rep.Writes {
+		if a.rep.Writes[i].Loc == loc {
+			return &a.rep.Writes[i]
+		}
+	}
+	return nil
 }
 
 // checkRefresh refuses REFRESH MATERIALIZED VIEW n of a view the schema

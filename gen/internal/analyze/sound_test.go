@@ -28,7 +28,9 @@ func TestSoundStatementKinds(t *testing.T) {
 		query string
 		want  string // "" when accepted
 	}{
-		{"DO $$ begin update accounts set tok = 0; end $$", "runs a DO block"},
+		{"DO $$ begin update accounts set tok = 0; end $$", "runs UPDATE on fenced table accounts inside a DO block"},
+		{"DO $$ begin execute 'update ' || 'accounts set tok = 0'; end $$", "runs a DO block where runs dynamic SQL"},
+		{"DO LANGUAGE plpython3u $$ plpy.execute('select 1') $$", "runs a DO block"},
 		{"EXECUTE some_plan(1)", "EXECUTEs a prepared statement"},
 		{"COPY (update accounts set id = id returning id) TO STDOUT", "runs UPDATE on fenced table accounts inside COPY (query) TO"},
 		{"EXPLAIN ANALYZE delete from accounts", "runs DELETE on fenced table accounts inside EXPLAIN ANALYZE"},

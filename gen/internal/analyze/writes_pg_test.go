@@ -48,6 +48,15 @@ var writesPGCases = []struct {
 	{name: "the read-only overload through an implicit cast", schema: pgJobs + pgOverloads, query: "select pick(2::smallint)", want: "plain"},
 	{name: "function that spells UPDATE in a string and a comment", schema: pgJobs + pgSays, query: "select says()", want: "plain"},
 	{name: "refreshing a materialized view that only reads", schema: pgJobs + "create materialized view mv as select id, k from jobs;\n", query: "refresh materialized view mv", want: "plain"},
+	{name: "UPDATE ONLY of a parent with a fenced child", schema: pgJobs + pgInherits + "insert into base values (2, 0);\n", query: "update only base set tok = 7", want: "plain"},
+	{name: "DELETE FROM ONLY a parent with a fenced partition", schema: pgJobs + pgPartitioned, query: "delete from only ev", want: "plain"},
+	{name: "INSERT into a parent with a fenced INHERITS child", schema: pgJobs + pgInherits, query: "insert into base values (3, 0)", want: "plain"},
+	{name: "INSERT into a parent with a fenced partition", schema: pgJobs + pgPartitioned, query: "insert into ev values (3, 1, 0)", want: "refused"},
+	{name: "UPDATE of a parent with a fenced child", schema: pgJobs + pgInherits, query: "update base set tok = 7", want: "refused"},
+	{name: "DO block writing an unfenced table", schema: pgJobs, query: "do $$ begin update logs set n = 2; end $$", want: "plain"},
+	{name: "DO block writing jobs", schema: pgJobs, query: "do $$ begin update jobs set k = 2; end $$", want: "refused"},
+	{name: "DO block calling a writer", schema: pgJobs + pgWV, query: "do $$ begin perform wv(1); end $$", want: "refused"},
+	{name: "DO block writing jobs by a constant EXECUTE", schema: pgJobs, query: "do $$ begin execute 'update jobs set k = 3'; end $$", want: "refused"},
 	{name: "MERGE into an unfenced table", schema: pgJobs, query: "merge into logs l using (select 1 as id) s on l.id = s.id when matched then update set n = 2", want: "plain"},
 }
 

@@ -142,6 +142,21 @@ func Of(st *sqlparse.Stmt, src []byte) *Report {
 	r.Class = Classes[r.Kind]
 	w := &walker{r: r}
 	w.node(st.Raw, ctx{top: true, runs: true})
+	for i := range r.Writes {
+		if r.Writes[i].Loc < 0 {
+			r.Writes[i].Loc, r.Writes[i].Table.Loc = st.Start, st.Start
+		}
+	}
+	for i := range r.Calls {
+		if r.Calls[i].Loc < 0 {
+			r.Calls[i].Loc, r.Calls[i].Func.Loc = st.Start, st.Start
+		}
+	}
+	for i := range r.Refreshes {
+		if r.Refreshes[i].Loc < 0 {
+			r.Refreshes[i].Loc = st.Start
+		}
+	}
 	for i := range r.Refusals {
 		f := &r.Refusals[i]
 		if f.Loc < 0 {
@@ -360,7 +375,7 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 	case *pg.ExecuteStmt:
 		w.refuse(name, "EXECUTEs a prepared statement that fencegen cannot see, so it cannot show that it writes no fenced table; write the prepared statement itself as the query, which fencegen guards", -1)
 	case *pg.DoStmt:
-		w.refuse(name, "runs a DO block, whose code may write a fenced table where fencegen cannot add the fencing guard; write its fenced writes as their own queries, which fencegen guards", -1)
+		w.do(x, c)
 	case *pg.LoadStmt:
 		w.refuse(name, "runs LOAD, which loads a shared library whose initialisation code fencegen cannot see; load it in the server's configuration (shared_preload_libraries) instead", -1)
 	case *pg.CallStmt:
@@ -394,6 +409,64 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		}
 		w.generic(m, c)
 	}
+}
+
+// do walks a DO block of PL/pgSQL: its statements, read as a function
+// body's (Body), run at c under host "a DO block", located at the DO
+// statement; a block in another language, or one the parser does not
+// read, is refused, and so is dynamic SQL in it.
+func (w *walker) do(x *pg.DoStmt, c ctx) {
+	const refused = "runs a DO block, whose code may write a fenced table where fencegen cannot add the fencing guard; write its fenced writes as their own queries, which fencegen guards"
+	lang, code := "plpgsql", ""
+	for _, o := range x.Args {
+		d := o.GetDefElem()
+		switch {
+		case d == nil:
+		case d.Defname == "language":
+			lang = strings.ToLower(d.Arg.GetString_().GetSval())
+		case d.Defname == "as":
+			code = d.Arg.GetString_().GetSval()
+		}
+	}
+	if lang != "plpgsql" || code == "" {
+		w.refuse("DoStmt", refused, -1)
+		return
+	}
+	b, err := Body("plpgsql", "", "CREATE FUNCTION fencegen_do() RETURNS void LANGUAGE plpgsql AS "+quoteLiteral(code))
+	if err != nil {
+		w.refuse("DoStmt", refused, -1)
+		return
+	}
+	if b.Dynamic != "" {
+		w.refuse("DoStmt", "runs a DO block where "+strings.TrimPrefix(b.Dynamic, "its body ")+"; write its fenced writes as their own queries, which fencegen guards", -1)
+	}
+	cc := inner(c, "a DO block")
+	for _, st := range b.Stmts {
+		sub := &walker{r: &Report{}}
+		sub.node(st, ctx{top: true, runs: c.runs})
+		for _, v := range sub.r.Writes {
+			// Located at the DO statement: the block's text is a string.
+			v.Top, v.CTE, v.Host, v.Loc, v.Table.Loc = false, "", cc.host, -1, -1
+			w.r.Writes = append(w.r.Writes, v)
+		}
+		for _, call := range sub.r.Calls {
+			call.Loc, call.Func.Loc, call.Procedure = -1, -1, false
+			w.r.Calls = append(w.r.Calls, call)
+		}
+		for _, f := range sub.r.Refusals {
+			f.Loc = -1
+			w.r.Refusals = append(w.r.Refusals, f)
+		}
+		for _, n := range sub.r.Refreshes {
+			n.Loc = -1
+			w.r.Refreshes = append(w.r.Refreshes, n)
+		}
+	}
+}
+
+// quoteLiteral quotes s as a standard SQL string literal.
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 // generic walks every message field of m at c, but those named in skip.
