@@ -142,8 +142,22 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 }
 
 // pickGuard returns the guard of the entry whose out directory is out, or
-// the only one when out is "".
+// when out is "" the only one with fenced tables (or the only one, when
+// none has: its guard migrations' triggers are to be removed).
 func pickGuard(guards []*gen.Guard, out string) (*gen.Guard, error) {
+	if out == "" {
+		// Without -out, the entries with fenced tables; an entry
+		// without is picked only to remove the guard of the last one.
+		var fenced []*gen.Guard
+		for _, g := range guards {
+			if g.Fenced() {
+				fenced = append(fenced, g)
+			}
+		}
+		if len(fenced) > 0 {
+			guards = fenced
+		}
+	}
 	var outs []string
 	for _, g := range guards {
 		if out != "" && path.Clean(filepath.ToSlash(g.Out)) == path.Clean(filepath.ToSlash(out)) {

@@ -596,6 +596,19 @@ func (g *DatabaseGuard) GuardMigrations(others []*DatabaseGuard) []Finding {
 	return g.compare(have, others)
 }
 
+// severalGuards reports whether fencegen guard needs -out to pick one of
+// guards (the run's): several have fenced tables, or none has and several
+// have guard migrations to remove.
+func severalGuards(guards []*DatabaseGuard) bool {
+	fenced := 0
+	for _, g := range guards {
+		if g.Fenced() {
+			fenced++
+		}
+	}
+	return fenced > 1 || fenced == 0 && len(guards) > 1
+}
+
 // fencedTables are the quoted, qualified names of the tables g and
 // others fence.
 func (g *DatabaseGuard) fencedTables(others []*DatabaseGuard) map[string]bool {
@@ -611,7 +624,7 @@ func (g *DatabaseGuard) fencedTables(others []*DatabaseGuard) map[string]bool {
 // compare lists the differences of the guard have installs from g's.
 func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Finding {
 	last := have.migrations[len(have.migrations)-1]
-	several := len(others) > 1
+	several := severalGuards(others)
 	at := func(file string, line int, format string, a ...any) Finding {
 		return Finding{File: file, Line: line, Col: 1, Msg: fmt.Sprintf(format, a...),
 			Format: last.format, Dir: filepath.Dir(last.file), Out: g.Out, Several: several}
