@@ -1,0 +1,257 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/fencegen/fencegen/internal/testenv"
+)
+
+// Etcd is a private etcd cluster of one or more members started from the
+// etcd binary on PATH (Debian's etcd-server package), each on free
+// loopback ports with its data in a temp dir. Short Raft timings
+// (heartbeat 50ms, election 500ms) make leader changes take well under a
+// second, and the server's minimum lease TTL 1s.
+type Etcd struct {
+	t       testing.TB
+	bin     string
+	Members []*EtcdMember
+}
+
+// EtcdMember is one etcd process of an [Etcd] cluster.
+type EtcdMember struct {
+	t                    testing.TB
+	c                    *Etcd
+	Name                 string
+	ClientPort, PeerPort int
+	dir                  string
+	cluster              string // --initial-cluster
+
+	mu   sync.Mutex
+	proc *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+}
+
+// EtcdBinary returns the path of the etcd binary, or skips t (fails it
+// under CI=true) when it is not installed.
+func EtcdBinary(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("etcd")
+	if err != nil {
+		testenv.Unavailable(t, "etcd binary (apt-get install etcd-server)", "PATH", err)
+	}
+	return bin
+}
+
+// StartEtcd starts an n-member cluster and waits until it has a leader.
+// Every member is killed when t ends.
+func StartEtcd(t testing.TB, n int) *Etcd {
+	t.Helper()
+	c := &Etcd{t: t, bin: EtcdBinary(t)}
+	var peers []string
+	for i := range n {
+		m := &EtcdMember{t: t, c: c, Name: fmt.Sprintf("m%d", i), ClientPort: FreePort(t), PeerPort: FreePort(t), dir: filepath.Join(t.TempDir(), "data")}
+		c.Members = append(c.Members, m)
+		peers = append(peers, fmt.Sprintf("%s=http://127.0.0.1:%d", m.Name, m.PeerPort))
+	}
+	for _, m := range c.Members {
+		m.cluster = strings.Join(peers, ",")
+		t.Cleanup(m.kill)
+		m.start()
+	}
+	c.WaitHealthy()
+	return c
+}
+
+// Endpoints returns every member's client URL.
+func (c *Etcd) Endpoints() []string {
+	var eps []string
+	for _, m := range c.Members {
+		eps = append(eps, m.Endpoint())
+	}
+	return eps
+}
+
+// Client returns a client of the given endpoints (every member's when
+// none), closed when the test ends.
+func (c *Etcd) Client(endpoints ...string) *clientv3.Client {
+	c.t.Helper()
+	if len(endpoints) == 0 {
+		endpoints = c.Endpoints()
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 2 * time.Second,
+		DialKeepAliveTime: time.Second, DialKeepAliveTimeout: time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		c.t.Fatalf("faults: etcd client: %v", err)
+	}
+	c.t.Cleanup(func() { _ = cli.Close() })
+	return cli
+}
+
+// WaitHealthy waits until a linearizable read succeeds through every
+// running member.
+func (c *Etcd) WaitHealthy() {
+	c.t.Helper()
+	for _, m := range c.Members {
+		if !m.running() {
+			continue
+		}
+		cli := c.Client(m.Endpoint())
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			_, err := cli.Get(ctx, "health")
+			cancel()
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.t.Fatalf("faults: etcd member %s not ready: %v\n%s", m.Name, err, m.out.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// Leader returns the member that is leader now.
+func (c *Etcd) Leader() *EtcdMember {
+	c.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, m := range c.Members {
+			if !m.running() {
+				continue
+			}
+			cli := c.Client(m.Endpoint())
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			st, err := cli.Status(ctx, m.Endpoint())
+			cancel()
+			_ = cli.Close()
+			if err == nil && st.Leader != 0 && st.Leader == st.Header.MemberId {
+				return m
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.t.Fatalf("faults: no etcd leader")
+	return nil
+}
+
+// Endpoint returns the member's client URL.
+func (m *EtcdMember) Endpoint() string { return fmt.Sprintf("http://127.0.0.1:%d", m.ClientPort) }
+
+// DataDir is the member's data directory.
+func (m *EtcdMember) DataDir() string { return m.dir }
+
+func (m *EtcdMember) running() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.proc == nil {
+		return false
+	}
+	select {
+	case <-m.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (m *EtcdMember) start() {
+	m.t.Helper()
+	cmd := exec.Command(m.c.bin,
+		"--name", m.Name, "--data-dir", m.dir,
+		"--listen-client-urls", m.Endpoint(), "--advertise-client-urls", m.Endpoint(),
+		"--listen-peer-urls", fmt.Sprintf("http://127.0.0.1:%d", m.PeerPort),
+		"--initial-advertise-peer-urls", fmt.Sprintf("http://127.0.0.1:%d", m.PeerPort),
+		"--initial-cluster", m.cluster, "--initial-cluster-state", "new",
+		"--initial-cluster-token", "faults",
+		"--heartbeat-interval", "50", "--election-timeout", "500",
+		"--log-level", "error", "--logger", "zap")
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		m.t.Fatalf("faults: start etcd: %v", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	go func() {
+		select {
+		case <-done:
+		case <-time.After(MaxLifetime):
+			_ = cmd.Process.Signal(syscall.SIGCONT)
+			_ = cmd.Process.Kill()
+		}
+	}()
+	m.mu.Lock()
+	m.proc, m.out, m.done = cmd, out, done
+	m.mu.Unlock()
+}
+
+// Kill sends SIGKILL and waits for the member to exit. Its data dir stays,
+// so Start brings it back with everything it had synced.
+func (m *EtcdMember) Kill() { m.kill() }
+
+func (m *EtcdMember) kill() {
+	m.mu.Lock()
+	cmd, done := m.proc, m.done
+	m.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGCONT)
+	_ = cmd.Process.Kill()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		m.t.Errorf("faults: etcd member %s did not exit after SIGKILL", m.Name)
+	}
+}
+
+// Start starts a killed member again on the same ports and data dir.
+func (m *EtcdMember) Start() {
+	m.t.Helper()
+	m.start()
+}
+
+// Pause stops the member with SIGSTOP; Resume continues it.
+func (m *EtcdMember) Pause() { m.signal(syscall.SIGSTOP) }
+
+// Resume continues a paused member.
+func (m *EtcdMember) Resume() { m.signal(syscall.SIGCONT) }
+
+func (m *EtcdMember) signal(sig syscall.Signal) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.proc != nil {
+		_ = m.proc.Process.Signal(sig)
+	}
+}
+
+// SetDataDir points the member at another data dir (a restored snapshot)
+// for its next Start.
+func (m *EtcdMember) SetDataDir(dir string) { m.dir = dir }
+
+// Output returns what the member printed.
+func (m *EtcdMember) Output() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.out == nil {
+		return ""
+	}
+	return m.out.String()
+}

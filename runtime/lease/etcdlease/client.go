@@ -1,0 +1,409 @@
+package etcdlease
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/lease"
+)
+
+// ErrEtcdTimeout is wrapped by every [*TimeoutError]: an etcd call was cut
+// off by the package's own per-call deadline (CallTimeout, ReleaseTimeout),
+// not by the caller's context. It is the etcd counterpart of
+// lease.ErrRedisTimeout.
+var ErrEtcdTimeout = errors.New("lease: etcd call timed out")
+
+// TimeoutError is an etcd call that timed out while the caller's context
+// was still live. Its Unwrap returns [ErrEtcdTimeout] and Err.
+type TimeoutError struct {
+	// Op is the call: "grant", "acquire", "renew", "release" or "advance".
+	Op string
+	// Timeout is the bound that expired (CallTimeout or ReleaseTimeout).
+	Timeout time.Duration
+	// Err is what the etcd client returned, if anything but the deadline.
+	Err error
+}
+
+// Error returns "lease: etcd <op> call timed out after <timeout>[: <err>]".
+func (e *TimeoutError) Error() string {
+	msg := fmt.Sprintf("lease: etcd %s call timed out after %v", e.Op, e.Timeout)
+	if e.Err != nil && !errors.Is(e.Err, context.DeadlineExceeded) {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns ErrEtcdTimeout, and Err unless it is a context error (the
+// caller's context did not end).
+func (e *TimeoutError) Unwrap() []error {
+	if e.Err == nil || errors.Is(e.Err, context.DeadlineExceeded) || errors.Is(e.Err, context.Canceled) {
+		return []error{ErrEtcdTimeout}
+	}
+	return []error{ErrEtcdTimeout, e.Err}
+}
+
+// opError prints "lease: <op>: <err>" like the Redis lease's errors.
+type opError struct {
+	op  string
+	err error
+}
+
+func (e *opError) Error() string {
+	return "lease: " + e.op + ": " + trimPrefix(e.err.Error())
+}
+
+func (e *opError) Unwrap() error { return e.err }
+
+func trimPrefix(s string) string {
+	if len(s) > 7 && s[:7] == "lease: " {
+		return s[7:]
+	}
+	return s
+}
+
+// failed wraps err, the error of a call made on callCtx (derived from ctx
+// with timeout), as ctx's error when ctx ended, as a [*TimeoutError] when
+// the timeout cut it off, else as it is.
+func failed(op string, ctx, callCtx context.Context, call string, timeout time.Duration, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return &opError{op: op, err: fmt.Errorf("%w (%s: %v)", ctx.Err(), call, err)}
+	case callCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+		return &opError{op: op, err: &TimeoutError{Op: call, Timeout: timeout, Err: err}}
+	}
+	return &opError{op: op, err: err}
+}
+
+// Client takes leases on named resources in one etcd cluster. It is safe
+// for concurrent use; create one per *clientv3.Client and share it. It
+// implements lease.Locker[*Lease], as the Redis lease's Client implements
+// lease.Locker[*lease.Lease].
+type Client struct {
+	cli  *clientv3.Client
+	opts Options
+	// afterGrant, set by tests, runs between the grant and the acquire
+	// transaction.
+	afterGrant func(clientv3.LeaseID)
+}
+
+var _ lease.Locker[*Lease] = (*Client)(nil)
+
+// New returns a Client that keeps its leases in the etcd cluster cli talks
+// to. cli must not be nil; opts may be nil (every default). New keeps a
+// copy of *opts. Closing cli is the caller's business, after every lease
+// is released.
+func New(cli *clientv3.Client, opts *Options) *Client {
+	if cli == nil {
+		panic("etcdlease: New with nil *clientv3.Client")
+	}
+	return &Client{cli: cli, opts: opts.get()}
+}
+
+func (c *Client) prefix() string {
+	if c.opts.KeyPrefix == "" {
+		return "fencegen"
+	}
+	return c.opts.KeyPrefix
+}
+
+// Keys returns the etcd keys of resource: the lock key, which exists while
+// the lease is held and is attached to the holder's etcd lease, and the
+// base key, the offset [Client.Advance] adds to revisions after a
+// snapshot restore rewound them (absent means 0).
+func (c *Client) Keys(resource string) (lock, base string) {
+	p := c.prefix() + "/" + resource + "/"
+	return p + "lock", p + "base"
+}
+
+func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resource) }
+
+// Acquire takes the lease on resource for ttl (0: Options.TTL) without
+// waiting, in two round trips: a LeaseGrant of ttl rounded up to whole
+// seconds, then one transaction that, if the lock key does not exist
+// (its create revision is 0), puts it attached to that etcd lease and
+// reads the base key. The fencing token is the base plus the
+// transaction's revision, which is the lock key's create revision: etcd's
+// store revision is one cluster-wide counter, raised by every write and
+// persisted through Raft, so every later holder's key is created at a
+// higher revision and gets a higher token, also after a leader change.
+// The etcd lease ID is not a token: IDs are not ordered by time (the
+// lessor derives them from the member and a random or client-chosen
+// value) and one ID may carry many keys.
+//
+// It returns an error wrapping lease.ErrNotAcquired when another lease
+// holds the key (an answer from etcd; the granted etcd lease is revoked
+// in the background), lease.ErrConfig for a TTL or options the lease
+// cannot keep, lease.ErrInvalidResource for an empty name,
+// lease.ErrAcquireTooSlow when less than TTL/2 of local validity was left
+// when the reply came (the key is revoked first). When ctx ends or a call
+// times out after the grant, the etcd lease is revoked on a context of its
+// own bounded by ReleaseTimeout, in the background (Acquire returns at
+// once), and if etcd cannot be reached it expires by itself within the
+// TTL, taking the lock key with it: nothing is left held. The lease's
+// lifetime does not depend on ctx.
+func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
+	op := acquireOp(resource)
+	if resource == "" {
+		return nil, &opError{op: op, err: lease.ErrInvalidResource}
+	}
+	tm, err := c.timing(ttl)
+	if err != nil {
+		return nil, &opError{op: op, err: err}
+	}
+	lockKey, baseKey := c.Keys(resource)
+	send := time.Now()
+	gctx, cancel := context.WithTimeout(ctx, tm.callTimeout)
+	g, err := c.cli.Grant(gctx, tm.grantSeconds)
+	cancel()
+	if err != nil {
+		// A lease granted without a reply carries no key and expires.
+		return nil, failed(op, ctx, gctx, "grant", tm.callTimeout, err)
+	}
+	id := g.ID
+	if c.afterGrant != nil {
+		c.afterGrant(id)
+	}
+	tctx, cancel := context.WithTimeout(ctx, tm.callTimeout)
+	resp, err := c.cli.Txn(tctx).
+		If(clientv3.Compare(clientv3.CreateRevision(lockKey), "=", 0)).
+		Then(clientv3.OpPut(lockKey, newOwner(), clientv3.WithLease(id)), clientv3.OpGet(baseKey)).
+		Else(clientv3.OpGet(lockKey)).
+		Commit()
+	cancel()
+	if err != nil {
+		c.revoke(ctx, id, tm)
+		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			// The grant expired before the transaction ran: the
+			// transaction wrote nothing (etcd refuses a put with a lease
+			// it does not have).
+			return nil, &opError{op: op, err: fmt.Errorf("%w: etcd lease expired before the lock was taken", lease.ErrAcquireTooSlow)}
+		}
+		return nil, failed(op, ctx, tctx, "acquire", tm.callTimeout, err)
+	}
+	if !resp.Succeeded {
+		c.revoke(ctx, id, tm)
+		holder := ""
+		if kvs := resp.Responses[0].GetResponseRange().GetKvs(); len(kvs) == 1 {
+			holder = fmt.Sprintf(" (held since revision %d)", kvs[0].CreateRevision)
+		}
+		return nil, &opError{op: op, err: fmt.Errorf("%w%s", lease.ErrNotAcquired, holder)}
+	}
+	base, err := baseOf(resp.Responses[1].GetResponseRange())
+	if err != nil {
+		c.revoke(ctx, id, tm)
+		return nil, &opError{op: op, err: fmt.Errorf("%w: %v", lease.ErrConfig, err)}
+	}
+	rev := resp.Header.Revision
+	token := fence.Token(base + rev)
+	if left := tm.ttl - tm.margin - time.Since(send); left < tm.minValidity {
+		c.revoke(ctx, id, tm)
+		return nil, &opError{op: op, err: fmt.Errorf("%w: %v of validity left", lease.ErrAcquireTooSlow, left.Round(time.Millisecond))}
+	}
+	l := c.start(ctx, resource, lockKey, id, rev, token, send, tm)
+	c.log(ctx, slog.LevelDebug, "lease acquired", resource, token, "etcd_lease", int64(id))
+	c.emit(ctx, lease.Event{Kind: lease.EventAcquired, Resource: resource, Token: token})
+	return l, nil
+}
+
+// baseOf parses the base key's value from r: 0 when absent.
+func baseOf(r *etcdserverpb.RangeResponse) (int64, error) {
+	kvs := r.GetKvs()
+	if len(kvs) == 0 {
+		return 0, nil
+	}
+	b, err := strconv.ParseInt(string(kvs[0].Value), 10, 64)
+	if err != nil || b < 0 {
+		return 0, fmt.Errorf("base key %q holds %q, not a non-negative integer", kvs[0].Key, kvs[0].Value)
+	}
+	return b, nil
+}
+
+// revoke revokes the etcd lease id in the background, bounded by
+// ReleaseTimeout and not by ctx (which may have ended: the cleanup must
+// still run, and must not hang when etcd is unreachable; the lease then
+// expires by itself).
+func (c *Client) revoke(ctx context.Context, id clientv3.LeaseID, tm timing) {
+	vals := context.WithoutCancel(ctx)
+	go func() {
+		rctx, cancel := context.WithTimeout(vals, tm.releaseTimeout)
+		defer cancel()
+		if _, err := c.cli.Revoke(rctx, id); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			c.log(vals, slog.LevelDebug, "etcd lease revoke failed; it expires by itself", "", 0, "etcd_lease", int64(id), "err", err)
+		}
+	}()
+}
+
+// newOwner returns 128 random bits in hex, stored as the lock key's value
+// so that an operator can tell holders apart; ownership itself is the
+// key's etcd lease and create revision.
+func newOwner() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// AcquireWait takes the lease like [Client.Acquire], but while another
+// lease holds it, it watches the lock key from the revision etcd answered
+// at and tries again when the key is deleted (or after HeartbeatInterval,
+// should the watch miss it), until it succeeds or ctx ends. Every attempt
+// grants a fresh etcd lease, so a waiter never takes the lock with a
+// lease that expired while it waited (etcd would refuse the put anyway).
+// It returns at once on lease.ErrConfig and lease.ErrInvalidResource; when
+// ctx ends, an error matching ctx.Err() that also wraps the last attempt's
+// error (lease.ErrNotAcquired only if etcd last said the lease was held).
+func (c *Client) AcquireWait(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
+	tm, err := c.timing(ttl)
+	if err != nil {
+		return nil, &opError{op: acquireOp(resource), err: err}
+	}
+	lockKey, _ := c.Keys(resource)
+	var last error
+	for {
+		l, err := c.Acquire(ctx, resource, tm.ttl)
+		switch {
+		case err == nil:
+			return l, nil
+		case errors.Is(err, lease.ErrConfig), errors.Is(err, lease.ErrInvalidResource):
+			return nil, err
+		}
+		if ctx.Err() != nil {
+			if last == nil {
+				last = err
+			}
+			return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("not acquired before the context ended: %w (last attempt: %w)", ctx.Err(), unwrapOp(last))}
+		}
+		last = err
+		wait := max(tm.interval, tm.callTimeout)
+		if errors.Is(err, lease.ErrNotAcquired) {
+			c.waitDelete(ctx, lockKey, wait)
+		} else {
+			sleep(ctx, tm.callTimeout) // etcd failed: do not spin
+		}
+	}
+}
+
+func unwrapOp(err error) error {
+	var oe *opError
+	if errors.As(err, &oe) {
+		return oe.err
+	}
+	return err
+}
+
+// waitDelete returns when lockKey is deleted, after d, or when ctx ends.
+func (c *Client) waitDelete(ctx context.Context, lockKey string, d time.Duration) {
+	wctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), d)
+	defer cancel()
+	g, err := c.cli.Get(wctx, lockKey)
+	if err != nil {
+		<-wctx.Done()
+		return
+	}
+	if len(g.Kvs) == 0 {
+		return
+	}
+	for wr := range c.cli.Watch(wctx, lockKey, clientv3.WithRev(g.Header.Revision+1)) {
+		if wr.Err() != nil {
+			return
+		}
+		for _, ev := range wr.Events {
+			if ev.Type == clientv3.EventTypeDelete {
+				return
+			}
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// Advance makes the next Acquire of resource mint a token above atLeast:
+// if base + the current revision + 1 (the least token the next Acquire
+// can get) is not above atLeast, it raises the base key (a transaction
+// comparing the base's mod revision, so concurrent calls never lower it),
+// reports the regression (Observer EventCounterRegressed, an error log
+// record) and returns the least next token. Tokens can only regress when
+// a snapshot restore rewound etcd's revision (etcdutl snapshot restore
+// without --bump-revision and --mark-compacted): [Lease.Observe] calls it
+// with the stored token of a *fence.StaleError. Bounded by ReleaseTimeout.
+func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Token) (fence.Token, error) {
+	op := fmt.Sprintf("advance %q", resource)
+	tm, err := c.timing(0)
+	if err != nil {
+		return 0, &opError{op: op, err: err}
+	}
+	_, baseKey := c.Keys(resource)
+	actx, cancel := context.WithTimeout(ctx, tm.releaseTimeout)
+	defer cancel()
+	for {
+		g, err := c.cli.Get(actx, baseKey)
+		if err != nil {
+			return 0, failed(op, ctx, actx, "advance", tm.releaseTimeout, err)
+		}
+		base, err := baseOf((*etcdserverpb.RangeResponse)(g))
+		if err != nil {
+			return 0, &opError{op: op, err: fmt.Errorf("%w: %v", lease.ErrConfig, err)}
+		}
+		rev := g.Header.Revision
+		next := fence.Token(base + rev + 1)
+		if next > atLeast {
+			return next, nil
+		}
+		var modRev int64
+		if len(g.Kvs) == 1 {
+			modRev = g.Kvs[0].ModRevision
+		}
+		nb := int64(atLeast) - rev
+		t, err := c.cli.Txn(actx).
+			If(clientv3.Compare(clientv3.ModRevision(baseKey), "=", modRev)).
+			Then(clientv3.OpPut(baseKey, strconv.FormatInt(nb, 10))).
+			Commit()
+		if err != nil {
+			return 0, failed(op, ctx, actx, "advance", tm.releaseTimeout, err)
+		}
+		if !t.Succeeded {
+			continue // another Advance raised it meanwhile: read again
+		}
+		to := fence.Token(nb + t.Header.Revision + 1)
+		c.emit(ctx, lease.Event{Kind: lease.EventCounterRegressed, Resource: resource, From: next - 1, To: to})
+		if lg := c.opts.Logger; lg != nil {
+			lg.Log(ctx, slog.LevelError, "lease tokens regressed (etcd revision rewound, e.g. a snapshot restore without --bump-revision); base raised",
+				"resource", resource, "from", int64(next-1), "to", int64(to))
+		}
+		return to, nil
+	}
+}
+
+func (c *Client) log(ctx context.Context, level slog.Level, msg, resource string, token fence.Token, args ...any) {
+	lg := c.opts.Logger
+	if lg == nil || !lg.Enabled(ctx, level) {
+		return
+	}
+	if resource != "" {
+		args = append([]any{"resource", resource, "token", int64(token)}, args...)
+	}
+	lg.Log(ctx, level, msg, args...)
+}
+
+func (c *Client) emit(ctx context.Context, e lease.Event) {
+	if o := c.opts.Observer; o != nil && o.Event != nil {
+		o.Event(ctx, e)
+	}
+}

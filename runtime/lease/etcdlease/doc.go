@@ -1,0 +1,65 @@
+// Package etcdlease takes leases that mint fencing tokens from an etcd
+// cluster, with the contract of the Redis lease in runtime/lease: one
+// Acquire mints a token that every later holder of the resource exceeds,
+// a heartbeat renews at TTL/3, the lease's context is cancelled with a
+// *lease.LostError after two failed renewals or at the local deadline,
+// before etcd can expire it, Release deletes only this lease's key, Do
+// scopes it, and the errors are runtime/lease's sentinels (test them with
+// errors.Is). [Client] implements lease.Locker[*Lease], so a worker
+// written against lease.Locker switches from Redis to etcd by changing
+// how its Locker is constructed.
+//
+// It is a package of its own so that a program using the Redis lease does
+// not link the etcd client and gRPC.
+//
+// # etcd layout
+//
+// For resource "account:42" and the default key prefix:
+//
+//	fencegen/account:42/lock   exists while the lease is held; attached to the
+//	                           holder's etcd lease, so it goes when that lease
+//	                           is revoked or expires
+//	fencegen/account:42/base   the offset added to revisions (absent: 0), raised
+//	                           only by Client.Advance after a snapshot restore
+//	                           rewound the revision
+//
+// Acquire grants an etcd lease of its own (the TTL rounded up to whole
+// seconds) and puts the lock key attached to it in a transaction that
+// requires the key's create revision to be 0. The token is the lock key's
+// create revision plus the base. etcd's revision is one counter for the
+// whole cluster, raised by every write, decided by Raft and persisted on
+// a quorum before the reply: a later holder creates its key at a higher
+// revision, whichever member leads, and a leader change cannot hand out a
+// revision twice, unlike a Redis counter on a replica that never saw the
+// last INCR. An etcd lease ID is not a token: IDs are not ordered by time
+// and one ID can carry any number of keys.
+//
+// Kleppmann ("How to do distributed locking", 2016) names this revision
+// as a fencing token; etcd's own concurrency.Mutex (client/v3/concurrency)
+// uses a session lease per client and per-waiter keys under a prefix,
+// ordered by create revision. This package keeps one key per resource and
+// one etcd lease per acquisition, so that a lease that could not be
+// cleaned up expires alone, after its TTL, without ending other leases.
+//
+// # What etcd users have hit, and what happens here
+//
+//   - A lock granted on a session lease that had expired while waiting:
+//     the put is attached to the lease in the same transaction, and etcd
+//     refuses a put with a lease it no longer has (lease.ErrAcquireTooSlow).
+//   - A waiter whose session expired keeps waiting: every attempt of
+//     AcquireWait grants a fresh lease, and waits on a watch of the lock
+//     key bounded by HeartbeatInterval.
+//   - The cleanup of a cancelled lock hangs on an unreachable cluster
+//     because it does not use the caller's context: Acquire returns when
+//     its ctx ends; the revoke runs in the background bounded by
+//     ReleaseTimeout, and an etcd lease it cannot revoke expires by itself
+//     with the key.
+//   - A snapshot restore rewinds the revision, so tokens repeat: restore
+//     with etcdutl snapshot restore --bump-revision <n> --mark-compacted
+//     (etcd 3.6; backported to 3.5 by etcd-io/etcd#16165) to prevent it,
+//     the bump larger than the writes the snapshot misses. Without it, the
+//     database
+//     refuses the low tokens with a *fence.StaleError, [Lease.Observe] (and
+//     Do) detects the regression and [Client.Advance] raises the base
+//     above the stored token, reporting lease.EventCounterRegressed.
+package etcdlease

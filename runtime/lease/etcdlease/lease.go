@@ -1,0 +1,351 @@
+package etcdlease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/lease"
+)
+
+// Lease is one acquisition of a resource, created by [Client.Acquire]: an
+// etcd lease of its own with the lock key attached. It implements
+// lease.Held with the Redis lease's meaning for every method. Its methods
+// are safe for concurrent use.
+type Lease struct {
+	c        *Client
+	resource string
+	lockKey  string
+	id       clientv3.LeaseID
+	rev      int64 // the lock key's create revision
+	token    fence.Token
+	tm       timing
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	vals   context.Context // values of Acquire's ctx, for logs and events
+
+	mu       sync.Mutex
+	ended    bool
+	lastSend time.Time // send time of the last successful grant or renewal
+	lastErr  error
+	failures int
+	deadline *time.Timer
+
+	stop    chan struct{} // closed to stop the heartbeat
+	stopped chan struct{} // closed when the heartbeat goroutine exits
+	once    sync.Once
+
+	relMu    sync.Mutex
+	released bool
+}
+
+func (c *Client) start(ctx context.Context, resource, lockKey string, id clientv3.LeaseID, rev int64, token fence.Token, send time.Time, tm timing) *Lease {
+	l := &Lease{
+		c: c, resource: resource, lockKey: lockKey, id: id, rev: rev, token: token, tm: tm,
+		vals: context.WithoutCancel(ctx), lastSend: send,
+		stop: make(chan struct{}), stopped: make(chan struct{}),
+	}
+	// The lease outlives the ctx given to Acquire, as an etcd Session does.
+	l.ctx, l.cancel = context.WithCancelCause(context.Background())
+	l.mu.Lock()
+	l.deadline = time.AfterFunc(time.Until(send.Add(tm.ttl-tm.margin)), l.onDeadline)
+	l.mu.Unlock()
+	if tm.interval > 0 {
+		go l.heartbeat()
+	} else {
+		close(l.stopped)
+	}
+	return l
+}
+
+// Token returns the fencing token minted for this acquisition.
+func (l *Lease) Token() fence.Token { return l.token }
+
+// Resource returns the resource name passed to Acquire.
+func (l *Lease) Resource() string { return l.resource }
+
+// TTL returns the lease's time-to-live as asked for (the etcd lease is
+// granted for it rounded up to whole seconds).
+func (l *Lease) TTL() time.Duration { return l.tm.ttl }
+
+// ID returns the etcd lease ID the lock key is attached to. It is not a
+// fencing token (see [Client.Acquire]).
+func (l *Lease) ID() clientv3.LeaseID { return l.id }
+
+// Context returns the lease context, not derived from Acquire's ctx and
+// cancelled with a *lease.LostError cause when the lease is lost (etcd
+// answered a renewal with "lease not found", MaxRenewFailures renewals in
+// a row failed, or the local deadline passed: send time of the last
+// successful grant or renewal + TTL − SafetyMargin, on the monotonic
+// clock) or with lease.ErrReleased by Release.
+func (l *Lease) Context() context.Context { return l.ctx }
+
+// Done is shorthand for l.Context().Done().
+func (l *Lease) Done() <-chan struct{} { return l.ctx.Done() }
+
+// Err returns nil while the lease is valid, else the cause of its end (a
+// *lease.LostError or lease.ErrReleased). It reads the clock itself, so a
+// lease whose local deadline passed while the process was paused is lost
+// here even before its timer has run.
+func (l *Lease) Err() error {
+	if l.ctx.Err() == nil && !l.expire() {
+		return nil
+	}
+	return context.Cause(l.ctx)
+}
+
+// Remaining returns the local validity left, 0 once the lease has ended.
+// It is local knowledge, not what etcd holds; only the token, checked by
+// the database, makes a write safe.
+func (l *Lease) Remaining() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended {
+		return 0
+	}
+	return max(time.Until(l.lastSend.Add(l.tm.ttl-l.tm.margin)), 0)
+}
+
+// expire loses the lease if its local deadline has passed; it reports
+// whether the lease has ended.
+func (l *Lease) expire() bool {
+	l.mu.Lock()
+	if l.ended {
+		l.mu.Unlock()
+		return true
+	}
+	if time.Until(l.lastSend.Add(l.tm.ttl-l.tm.margin)) > 0 {
+		l.mu.Unlock()
+		return false
+	}
+	err := l.lastErr
+	l.mu.Unlock()
+	_ = l.lose(lease.ReasonDeadline, err)
+	return true
+}
+
+func (l *Lease) onDeadline() {
+	if l.expire() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.ended {
+		l.deadline.Reset(time.Until(l.lastSend.Add(l.tm.ttl - l.tm.margin)))
+	}
+}
+
+// heartbeat renews the etcd lease every HeartbeatInterval until stopped
+// or the lease ends.
+func (l *Lease) heartbeat() {
+	defer close(l.stopped)
+	t := time.NewTimer(l.tm.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-l.ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := l.renew(context.Background(), true)
+		if err != nil && l.Err() != nil {
+			return
+		}
+		t.Reset(l.tm.interval)
+	}
+}
+
+// Renew extends the etcd lease to its TTL from now with one LeaseKeepAlive
+// round trip bounded by CallTimeout, and moves the local deadline. If etcd
+// answers that the lease is gone it loses the lease at once and returns
+// the *lease.LostError (errors.Is lease.ErrNotOwner). Other failures leave
+// the lease as it was and are returned.
+func (l *Lease) Renew(ctx context.Context) error {
+	if err := l.Err(); err != nil {
+		return err
+	}
+	return l.renew(ctx, false)
+}
+
+func (l *Lease) renew(ctx context.Context, counted bool) error {
+	callCtx, cancel := context.WithTimeout(ctx, l.tm.callTimeout)
+	defer cancel()
+	send := time.Now()
+	resp, err := l.c.cli.KeepAliveOnce(callCtx, l.id)
+	if err == nil && resp.TTL <= 0 {
+		err = rpctypes.ErrLeaseNotFound
+	}
+	switch {
+	case err == nil:
+		l.mu.Lock()
+		if l.ended {
+			l.mu.Unlock()
+			return l.Err()
+		}
+		if send.After(l.lastSend) {
+			l.lastSend, l.lastErr = send, nil
+		}
+		l.failures = 0
+		l.mu.Unlock()
+		l.c.log(l.vals, slog.LevelDebug, "lease renewed", l.resource, l.token)
+		l.c.emit(l.vals, lease.Event{Kind: lease.EventRenewed, Resource: l.resource, Token: l.token})
+		return nil
+	case errors.Is(err, rpctypes.ErrLeaseNotFound):
+		return l.lose(lease.ReasonNotOwner, lease.ErrNotOwner)
+	}
+	err = failed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err)
+	if !counted {
+		return err
+	}
+	select {
+	case <-l.stop:
+		return err // our own shutdown, not a failure
+	default:
+	}
+	l.mu.Lock()
+	l.failures++
+	n := l.failures
+	l.lastErr = err
+	l.mu.Unlock()
+	if n >= l.tm.maxFailures {
+		return l.lose(lease.ReasonRenewFailed, err)
+	}
+	l.c.log(l.vals, slog.LevelWarn, "lease renewal failed", l.resource, l.token, "consecutive", n, "err", err)
+	l.c.emit(l.vals, lease.Event{Kind: lease.EventRenewFailed, Resource: l.resource, Token: l.token, Err: err, Consecutive: n})
+	return err
+}
+
+// lose cancels the lease context with a *lease.LostError and returns it,
+// or the earlier cause if the lease had ended.
+func (l *Lease) lose(reason lease.Reason, err error) error {
+	l.mu.Lock()
+	if l.ended {
+		l.mu.Unlock()
+		return context.Cause(l.ctx)
+	}
+	l.ended = true
+	l.deadline.Stop()
+	lost := &lease.LostError{Resource: l.resource, Token: l.token, Reason: reason, Err: err}
+	l.cancel(lost)
+	l.mu.Unlock()
+	args := []any{"reason", string(reason)}
+	if err != nil {
+		args = append(args, "err", err)
+	}
+	l.c.log(l.vals, slog.LevelWarn, "lease lost", l.resource, l.token, args...)
+	l.c.emit(l.vals, lease.Event{Kind: lease.EventLost, Resource: l.resource, Token: l.token, Err: lost})
+	return lost
+}
+
+func (l *Lease) end(cause error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended {
+		return
+	}
+	l.ended = true
+	l.deadline.Stop()
+	l.cancel(cause)
+}
+
+// stopHeartbeat stops renewals; the local deadline still ends the lease.
+func (l *Lease) stopHeartbeat() { l.once.Do(func() { close(l.stop) }) }
+
+// Release ends the lease: it stops the heartbeat and waits for a renewal
+// in flight (bounded by ctx), cancels the lease context with
+// lease.ErrReleased unless it was lost, then, in one transaction, deletes
+// the lock key only if its create revision is this lease's and it is
+// still attached to this lease's etcd lease, and then revokes the etcd
+// lease. Both calls are bounded by ctx and ReleaseTimeout.
+//
+// It returns nil when the key was deleted, an error wrapping
+// lease.ErrNotHeld when the key was gone or belonged to another lease
+// (expired or taken over; nothing was deleted), or the etcd error (the
+// lease has still ended locally, the key goes with the etcd lease within
+// the TTL, and a later Release tries again). If ctx has already ended,
+// nothing is sent and ctx's error is returned. Once a call returned nil or
+// ErrNotHeld, later calls return nil without a round trip.
+func (l *Lease) Release(ctx context.Context) error {
+	l.relMu.Lock()
+	defer l.relMu.Unlock()
+	if l.released {
+		return nil
+	}
+	l.stopHeartbeat()
+	select {
+	case <-l.stopped:
+	case <-ctx.Done():
+	}
+	l.end(lease.ErrReleased)
+	if err := ctx.Err(); err != nil {
+		err = &opError{op: l.op("release"), err: err}
+		l.c.log(ctx, slog.LevelWarn, "lease release not sent: context ended", l.resource, l.token, "err", err)
+		return err
+	}
+	rctx, cancel := context.WithTimeout(ctx, l.tm.releaseTimeout)
+	defer cancel()
+	resp, err := l.c.cli.Txn(rctx).
+		If(clientv3.Compare(clientv3.CreateRevision(l.lockKey), "=", l.rev),
+			clientv3.Compare(clientv3.LeaseValue(l.lockKey), "=", l.id)).
+		Then(clientv3.OpDelete(l.lockKey)).
+		Commit()
+	if err != nil {
+		err = failed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err)
+		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
+		return err
+	}
+	l.released = true
+	// The etcd lease now carries no key: revoke it (else it expires).
+	if _, rerr := l.c.cli.Revoke(rctx, l.id); rerr != nil && !errors.Is(rerr, rpctypes.ErrLeaseNotFound) {
+		l.c.log(ctx, slog.LevelDebug, "etcd lease revoke failed; it expires by itself", l.resource, l.token, "err", rerr)
+	}
+	if !resp.Succeeded {
+		err = &opError{op: l.op("release"), err: lease.ErrNotHeld}
+	}
+	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", resp.Succeeded)
+	l.c.emit(ctx, lease.Event{Kind: lease.EventReleased, Resource: l.resource, Token: l.token, Err: err})
+	return err
+}
+
+// Observe inspects err, the result of a fenced write made with l's token,
+// and returns it unchanged. When err is a *fence.StaleError whose Stored
+// token is above l's, a later acquisition wrote the row, or a snapshot
+// restore rewound etcd's revision: Observe loses the lease
+// (lease.ReasonSuperseded) and calls [Client.Advance] with Stored, which
+// raises the base only in the second case. A failing Advance is joined to
+// the returned error.
+func (l *Lease) Observe(ctx context.Context, err error) error {
+	var se *fence.StaleError
+	if !errors.As(err, &se) || se.Stored <= l.token {
+		return err
+	}
+	_ = l.lose(lease.ReasonSuperseded, se)
+	if _, aerr := l.c.Advance(context.WithoutCancel(ctx), l.resource, se.Stored); aerr != nil {
+		return errors.Join(err, aerr)
+	}
+	return err
+}
+
+func (l *Lease) op(name string) string {
+	return fmt.Sprintf("%s %q (token %d)", name, l.resource, l.token)
+}
+
+func (l *Lease) lostCause() error {
+	var lost *lease.LostError
+	if err := l.Err(); errors.As(err, &lost) {
+		return lost
+	}
+	return nil
+}
+
+var _ lease.Held = (*Lease)(nil)

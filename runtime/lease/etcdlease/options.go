@@ -1,0 +1,122 @@
+package etcdlease
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/fencegen/fencegen/runtime/lease"
+)
+
+// Options configures a [Client]. The zero value (or nil) means every
+// default; the names and defaults are those of lease.Options, so that a
+// worker moved from Redis keeps its settings.
+type Options struct {
+	// KeyPrefix starts every etcd key of the package:
+	// "<prefix>/<resource>/lock" and "<prefix>/<resource>/base". Default
+	// "fencegen".
+	KeyPrefix string
+
+	// TTL is the lease time-to-live used when Acquire gets ttl 0. Default
+	// 10s. etcd grants leases in whole seconds, so the lease is granted for
+	// the TTL rounded up to a second (and the server raises a grant below
+	// its minimum, 1.5 election timeouts, to that minimum): the server
+	// keeps the key at least TTL, and the local deadline is computed from
+	// TTL itself. A TTL below 1s is refused with lease.ErrConfig.
+	TTL time.Duration
+
+	// HeartbeatInterval is how often the lease is renewed (one
+	// LeaseKeepAlive round trip). Default TTL/3; negative disables the
+	// heartbeat (then only Lease.Renew renews, and the local deadline
+	// still ends the lease).
+	HeartbeatInterval time.Duration
+
+	// CallTimeout bounds each grant, acquire transaction and renewal.
+	// Default TTL/6.
+	CallTimeout time.Duration
+
+	// ReleaseTimeout bounds a release, the cleanup of a failed Acquire and
+	// Advance. Default max(CallTimeout, 1s).
+	ReleaseTimeout time.Duration
+
+	// SafetyMargin is subtracted from the TTL for the local deadline: the
+	// lease context is cancelled at send time of the last successful
+	// grant or renewal + TTL − SafetyMargin. Default TTL/10.
+	SafetyMargin time.Duration
+
+	// MaxRenewFailures consecutive failed renewals lose the lease.
+	// Default 2.
+	MaxRenewFailures int
+
+	// Logger receives debug records for acquire, renew and release, and
+	// warnings for failed renewals and lost leases. Nil disables logging.
+	Logger *slog.Logger
+
+	// Observer receives the Redis lease's lifecycle events through its
+	// Event field (lease.Observer; its deprecated On* fields are not
+	// called). Nil disables them.
+	Observer *lease.Observer
+}
+
+// timing is the per-lease configuration derived from the TTL and Options.
+type timing struct {
+	ttl, interval, callTimeout, releaseTimeout, margin, minValidity time.Duration
+	maxFailures                                                     int
+	grantSeconds                                                    int64
+}
+
+func (o *Options) get() Options {
+	if o == nil {
+		return Options{}
+	}
+	return *o
+}
+
+func (c *Client) timing(ttl time.Duration) (timing, error) {
+	o := c.opts
+	if ttl == 0 {
+		ttl = o.TTL
+	}
+	if ttl == 0 {
+		ttl = 10 * time.Second
+	}
+	t := timing{ttl: ttl, interval: ttl / 3, callTimeout: ttl / 6, margin: ttl / 10, minValidity: ttl / 2, maxFailures: 2}
+	switch {
+	case o.HeartbeatInterval > 0:
+		t.interval = o.HeartbeatInterval
+	case o.HeartbeatInterval < 0:
+		t.interval = 0
+	}
+	if o.CallTimeout > 0 {
+		t.callTimeout = o.CallTimeout
+	}
+	t.releaseTimeout = max(t.callTimeout, time.Second)
+	if o.ReleaseTimeout > 0 {
+		t.releaseTimeout = o.ReleaseTimeout
+	}
+	if o.SafetyMargin > 0 {
+		t.margin = o.SafetyMargin
+	}
+	if o.MaxRenewFailures > 0 {
+		t.maxFailures = o.MaxRenewFailures
+	}
+	t.grantSeconds = int64((ttl + time.Second - 1) / time.Second)
+	valid := ttl - t.margin
+	var err error
+	switch {
+	case ttl < time.Second:
+		err = fmt.Errorf("TTL %v below 1s: etcd grants leases in whole seconds", ttl)
+	case o.TTL < 0 || o.CallTimeout < 0 || o.ReleaseTimeout < 0 || o.SafetyMargin < 0 || o.MaxRenewFailures < 0:
+		err = fmt.Errorf("negative option (0 means the default)")
+	case t.margin >= ttl:
+		err = fmt.Errorf("SafetyMargin %v not below TTL %v", t.margin, ttl)
+	case t.callTimeout >= ttl:
+		err = fmt.Errorf("Options.CallTimeout %v not below TTL %v", t.callTimeout, ttl)
+	case t.interval >= valid:
+		err = fmt.Errorf("HeartbeatInterval %v not below TTL − SafetyMargin %v", t.interval, valid)
+	}
+	if err != nil {
+		return t, fmt.Errorf("%w: %v", lease.ErrConfig, err)
+	}
+	return t, nil
+}
