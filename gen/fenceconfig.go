@@ -53,12 +53,15 @@ func markConfigFences(cat *catalog.Catalog, cfgPath string, pkg config.Package, 
 		if f := t.Fence; f != nil && f.Source == "comment" && f.Column == ft.ColumnName {
 			// Marked twice: a configuration without a mode keeps the
 			// comment's; two modes must agree, or one would silently win.
-			if ft.Mode != "" && (ft.Mode == config.ModeStrict) != f.Strict {
-				errs.Add(file, ft.Pos.Line, ft.Pos.Col, "fence: %s.%s is %s here but %s by its column comment at %s:%d: give the mode in one place", ft.Table, ft.Column, modeWord(ft.Mode == config.ModeStrict), modeWord(f.Strict), f.File, f.Line)
+			if ft.Mode != "" && ft.Mode != fenceMode(f) {
+				errs.Add(file, ft.Pos.Line, ft.Pos.Col, "fence: %s.%s is %s here but %s by its column comment at %s:%d: give the mode in one place", ft.Table, ft.Column, ft.Mode, fenceMode(f), f.File, f.Line)
 			}
 			continue
 		}
 		cat.MarkFence(t, ft.ColumnName, ft.Mode == config.ModeStrict, "config", file, ft.Pos.Line, ft.Pos.Col)
+		if ft.Mode == config.ModeRequired && t.Fence != nil {
+			t.Fence.Required = true
+		}
 	}
 	return errs, notes
 }

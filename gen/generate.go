@@ -243,11 +243,11 @@ func fenceConflicts(guards []*guardRun) diag.List {
 				first[name] = mark{f, &g.pkg}
 				continue
 			}
-			if m.f.Column == f.Column && m.f.Strict == f.Strict {
+			if m.f.Column == f.Column && m.f.Strict == f.Strict && m.f.Required == f.Required {
 				continue
 			}
 			how := func(f *catalog.Fence, pkg *config.Package) string {
-				return fmt.Sprintf("by column %s, %s, in %s (its %s at %s:%d:%d)", f.Column, modeWord(f.Strict), config.EntryName(pkg), markWord(f.Source), f.File, f.Line, f.Col)
+				return fmt.Sprintf("by column %s, %s, in %s (its %s at %s:%d:%d)", f.Column, fenceMode(f), config.EntryName(pkg), markWord(f.Source), f.File, f.Line, f.Col)
 			}
 			errs.Add(f.File, f.Line, f.Col, "fence: table %s is fenced %s but %s: a database has one guard trigger per table, so every sql entry must fence it alike (give the same column and mode)",
 				name, how(f, &g.pkg), how(m.f, m.pkg))
@@ -390,6 +390,9 @@ func spreadSchemaMarks(runs []*pkgRun) {
 				continue
 			}
 			r.cat.MarkFence(t, f.Column, f.Strict, "comment", f.File, f.Line, f.Col)
+			if t.Fence != nil {
+				t.Fence.Required = f.Required
+			}
 			r.notes = append(r.notes, fmt.Sprintf("%s:%d:%d: note: fence: table %s is fenced in %s too, by the column comment at %s:%d:%d in the schema of %s: a database has one guard trigger per table, so a table fenced in one sql entry is fenced in every entry whose schema has it",
 				r.cfg.Path, r.pkg.Pos.Line, r.pkg.Pos.Col, t.QualifiedName(), config.EntryName(&r.pkg), f.File, f.Line, f.Col, config.EntryName(&m.r.pkg)))
 		}
@@ -613,4 +616,12 @@ func modeWord(strict bool) string {
 		return "strict"
 	}
 	return "non-strict"
+}
+
+// fenceMode names f's mode: "strict", "required" or "non-strict".
+func fenceMode(f *catalog.Fence) string {
+	if f.Required {
+		return "required"
+	}
+	return modeWord(f.Strict)
 }

@@ -27,6 +27,15 @@ import (
 // TriggerError.
 const SQLState = "FN001"
 
+// MissingTokenSQLState is the SQLSTATE that the database-side guard of a
+// table in mode required ('fencegen:token required') raises for an UPDATE
+// that does not set the token column, a write that presents no token:
+// DETAIL "stored=M mode=required", and SCHEMA, TABLE and COLUMN as for
+// SQLState. Generated code always sets the token, so only a hand-written
+// or opted-out UPDATE meets it; TriggerError leaves it as the driver
+// returned it, since it is not a stale token.
+const MissingTokenSQLState = "FN002"
+
 // StaleCastMarker starts the text that a raising guard casts to bigint so
 // that the whole statement fails, and nothing it wrote stays, where a
 // refusal row would not undo the statement's other writes: in an upsert of

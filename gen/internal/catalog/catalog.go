@@ -139,6 +139,11 @@ type Fence struct {
 	// Strict selects the stored < presented guard; the default accepts
 	// stored ≤ presented (Kleppmann 2016: only lower tokens are rejected).
 	Strict bool
+	// Required is mode "required": the generated guard is the non-strict
+	// one, and the database-side guard also refuses an UPDATE that does
+	// not set the token column (a write that presents no token), which
+	// the non-strict trigger lets through (package guard, database.go).
+	Required bool
 	// Source says where the mark came from: "comment" or "config".
 	Source string
 	// File, Line, Col locate the mark.
@@ -797,48 +802,68 @@ var anyMark = regexp.MustCompile(`(?i)\bfence[-_ ]?gen\s*:\s*(\S*)(?:[ \t,]+(\S+
 // "fencegen:" in any other way is an error: a misspelt mark must not leave
 // the table unfenced, nor a misspelt mode leave it non-strict.
 func ParseFenceComment(comment string) (marked, strict bool, err error) {
+	marked, mode, err := ParseFenceMark(comment)
+	return marked, mode == "strict", err
+}
+
+// ParseFenceMark is ParseFenceComment with the mode the mark gives:
+// "strict", "non-strict", "required" or "" (none: non-strict).
+func ParseFenceMark(comment string) (marked bool, mode string, err error) {
+	marked, strict, required, err := parseFenceComment(comment)
+	switch {
+	case strict:
+		mode = "strict"
+	case required:
+		mode = "required"
+	}
+	return marked, mode, err
+}
+
+func parseFenceComment(comment string) (marked, strict, required bool, err error) {
 	m := anyMark.FindStringSubmatch(comment)
 	if m == nil {
 		// Near misses without the colon ("fencegen token", "fencegen_token",
 		// "fence:token") are errors too.
 		if n := nearMark.FindString(comment); n != "" {
-			return false, false, fmt.Errorf("unrecognised fencegen annotation %q in the column comment: want 'fencegen:token', 'fencegen:token strict' or 'fencegen:token non-strict'", n)
+			return false, false, false, fmt.Errorf("unrecognised fencegen annotation %q in the column comment: want 'fencegen:token', 'fencegen:token strict', 'fencegen:token non-strict' or 'fencegen:token required'", n)
 		}
-		return false, false, nil
+		return false, false, false, nil
 	}
 	if !strings.HasPrefix(m[0], "fencegen:token") || strings.TrimRight(m[1], ".,;:)'\"") != "token" {
-		return false, false, fmt.Errorf("unrecognised fencegen annotation %q in the column comment: want 'fencegen:token', 'fencegen:token strict' or 'fencegen:token non-strict'", strings.TrimSpace(m[0]))
+		return false, false, false, fmt.Errorf("unrecognised fencegen annotation %q in the column comment: want 'fencegen:token', 'fencegen:token strict', 'fencegen:token non-strict' or 'fencegen:token required'", strings.TrimSpace(m[0]))
 	}
 	if strings.HasPrefix(m[0], "fencegen:token,") && m[2] != "" {
-		return false, false, fmt.Errorf("write the fencing mode after a space, as in 'fencegen:token strict', not %q", strings.TrimSpace(m[0]))
+		return false, false, false, fmt.Errorf("write the fencing mode after a space, as in 'fencegen:token strict', not %q", strings.TrimSpace(m[0]))
 	}
 	switch strings.TrimRight(m[2], ".;)") {
 	case "":
-		return true, false, nil
+		return true, false, false, nil
 	case "strict":
-		return true, true, nil
+		return true, true, false, nil
 	case "non-strict", "nonstrict":
-		return true, false, nil
+		return true, false, false, nil
+	case "required":
+		return true, false, true, nil
 	}
 	if m[1] != "token" {
 		// The mark ends a sentence ("fencegen:token. Highest token ..."):
 		// what follows is ordinary comment text.
-		return true, false, nil
+		return true, false, false, nil
 	}
 	word := strings.ToLower(strings.TrimRight(m[2], ".;)"))
-	for _, mode := range []string{"strict", "non-strict"} {
+	for _, mode := range []string{"strict", "non-strict", "required"} {
 		if len(word) <= len(mode)+1 && editDistance(word, mode) <= 2 {
-			return false, false, fmt.Errorf("unrecognised fencing mode %q after fencegen:token: want 'strict' or 'non-strict'", m[2])
+			return false, false, false, fmt.Errorf("unrecognised fencing mode %q after fencegen:token: want 'strict', 'non-strict' or 'required'", m[2])
 		}
 	}
 	if r, _ := utf8.DecodeRuneInString(word); unicode.IsLetter(r) || unicode.IsDigit(r) {
 		// A word right after the mark is read as its mode: an unknown one
 		// ("stricter", "exclusive") must not silently mean non-strict.
-		return false, false, fmt.Errorf("unrecognised word %q after fencegen:token: the mark is 'fencegen:token', 'fencegen:token strict' or 'fencegen:token non-strict' (end it with '.' or ';' before other comment text)", m[2])
+		return false, false, false, fmt.Errorf("unrecognised word %q after fencegen:token: the mark is 'fencegen:token', 'fencegen:token strict', 'fencegen:token non-strict' or 'fencegen:token required' (end it with '.' or ';' before other comment text)", m[2])
 	}
 	// Text set off from the mark ("fencegen:token - highest token ...",
 	// "fencegen:token (see docs)") is ordinary comment text.
-	return true, false, nil
+	return true, false, false, nil
 }
 
 // MarkFence marks table.column as the table's fencing token, checking

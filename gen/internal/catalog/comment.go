@@ -33,14 +33,17 @@ func (u *updater) comment(n *sqlparse.Comment) {
 			return
 		}
 		c.Comment = n.Text
-		marked, strict, err := ParseFenceComment(n.Text)
+		marked, mode, err := ParseFenceMark(n.Text)
 		if err != nil {
 			u.errorf(n.Loc, ErrFence, "%v", err)
 			return
 		}
 		if marked {
 			line, col := u.pos(n.Loc)
-			u.c.MarkFence(t, c.Name, strict, "comment", u.f.Name, line, col)
+			u.c.MarkFence(t, c.Name, mode == "strict", "comment", u.f.Name, line, col)
+			if t.Fence != nil && t.Fence.Column == c.Name {
+				t.Fence.Required = mode == "required"
+			}
 		} else if t.Fence != nil && t.Fence.Column == c.Name && t.Fence.Source == "comment" {
 			t.Fence = nil // COMMENT ... IS NULL or a new comment removes the mark
 		}

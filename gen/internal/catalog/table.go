@@ -64,7 +64,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 		// mark among them (a mark from the configuration is not a
 		// comment, and is not copied).
 		if f := src.Fence; opts&sqlparse.LikeComments != 0 && f != nil && f.From == nil && f.Source == "comment" {
-			t.Fence = &Fence{Column: f.Column, Strict: f.Strict, Source: "comment", File: u.f.Name, Line: line, Col: col}
+			t.Fence = &Fence{Column: f.Column, Strict: f.Strict, Required: f.Required, Source: "comment", File: u.f.Name, Line: line, Col: col}
 		}
 		if opts&sqlparse.LikeIndexes != 0 {
 			if len(src.indexes) > 0 || src.untrackedUnique {

@@ -30,9 +30,9 @@ func (l *loader) fence(n ast.Node) []FenceTable {
 				ok = false
 			}
 			switch t.Mode {
-			case "", ModeStrict, ModeNonStrict:
+			case "", ModeStrict, ModeNonStrict, ModeRequired:
 			default:
-				l.errorf(mode, "fence mode %q: want %q or %q", t.Mode, ModeStrict, ModeNonStrict)
+				l.errorf(mode, "fence mode %q: want %q, %q or %q", t.Mode, ModeStrict, ModeNonStrict, ModeRequired)
 				ok = false
 			}
 			t.TablePos, t.ColumnPos = posOf(or(table, n)), posOf(or(column, n))

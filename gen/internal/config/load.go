@@ -20,6 +20,9 @@ import (
 const (
 	ModeStrict    = "strict"
 	ModeNonStrict = "non-strict"
+	// ModeRequired is non-strict, and the database-side guard also
+	// refuses an UPDATE that does not set the token column.
+	ModeRequired = "required"
 )
 
 // EnginePostgreSQL is the only engine fencegen supports.

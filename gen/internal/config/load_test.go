@@ -282,7 +282,7 @@ sql:
         - {table: '"V', column: c}
         - {table: a.b.c, column: c}
         - {table: v, column: t.c}
-`, `dir/fencegen.yaml:9:39: fence mode "loose": want "strict" or "non-strict"
+`, `dir/fencegen.yaml:9:39: fence mode "loose": want "strict", "non-strict" or "required"
 dir/fencegen.yaml:10:11: fence table: missing key "table"
 dir/fencegen.yaml:12:11: table "U" is fenced twice (also at line 11)
 dir/fencegen.yaml:13:19: fence table: unterminated quoted identifier in "\"V"

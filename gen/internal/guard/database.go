@@ -25,6 +25,16 @@ const File = "fencegen_guard.sql"
 type guardTable struct {
 	Table, QualifiedTable, Function, Column, Trigger string
 	Strict                                           bool
+	// Required is the guard of mode required (catalog.Fence.Required):
+	// besides refusing an UPDATE that lowers the token (or sets it below
+	// 1), it refuses an UPDATE that does not set the token column. Its
+	// function runs from two triggers, in PostgreSQL's order of trigger
+	// names: fencegen_guard, BEFORE UPDATE OF the token column, which
+	// fires only when the UPDATE sets it (PostgreSQL docs, CREATE
+	// TRIGGER), checks the token and marks the row by negating it;
+	// fencegen_guard_token, BEFORE every UPDATE, restores a marked token
+	// and refuses an unmarked row (SQLSTATE fenceimpl.MissingTokenSQLState).
+	Required bool
 	// SchemaName, TableName and ColumnName are the table's schema and
 	// name and its token column, unquoted: the trigger's error carries
 	// them in its SCHEMA, TABLE and COLUMN fields (fenceimpl.SQLState).
@@ -49,6 +59,11 @@ type guardData struct {
 	Tables    []guardTable
 	SQLState  string
 	AnyStrict bool
+	// MissingSQLState is the SQLSTATE of a required guard's refusal of an
+	// UPDATE that does not set the token (fenceimpl.MissingTokenSQLState);
+	// AnyRequired reports a table with such a guard.
+	MissingSQLState string
+	AnyRequired     bool
 	// Format is "" for File, else one of MigrationFormats; Down asks
 	// for golang-migrate's down migration.
 	Format string
@@ -75,6 +90,18 @@ type guardData struct {
 // installed it: Text is its CREATE OR REPLACE FUNCTION statement, verbatim.
 type previousGuard struct {
 	QualifiedTable, Function, Trigger, Text string
+	// Required is set when Text is a required guard's function (run by
+	// two triggers), Column then its token column as quoted in SQL;
+	// DropToken when the down section must drop the second trigger,
+	// fencegen_guard_token (the new or the earlier guard is required).
+	Required, DropToken bool
+	Column              string
+}
+
+// requiredText reports whether text is the function of a required guard
+// (guardTable.Required).
+func requiredText(text string) bool {
+	return strings.Contains(text, "TG_NAME = 'fencegen_guard_token'")
 }
 
 // renderGuard renders the guard template: File, or one file of a
@@ -92,7 +119,7 @@ func renderGuard(data *guardData) ([]byte, error) {
 // partitioned table; loosened names the tables whose trigger is
 // non-strict. It returns nil when cat has no fenced table.
 func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, error) {
-	data := &guardData{SQLState: fenceimpl.SQLState, TemplateVersion: TemplateVersion}
+	data := &guardData{SQLState: fenceimpl.SQLState, MissingSQLState: fenceimpl.MissingTokenSQLState, TemplateVersion: TemplateVersion}
 	functions := map[string]string{} // guard function name → table
 	for _, t := range cat.FencedTables() {
 		if p := t.PartitionOf(); p != nil && p.Fence != nil {
@@ -118,12 +145,14 @@ func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, e
 		}
 		functions[fn] = t.QualifiedName()
 		strict := t.Fence.Strict && !loosened[MarkedTable(t).QualifiedName()]
+		required := t.Fence.Required && !strict // strict refuses an UPDATE without a token already
 		data.Tables = append(data.Tables, guardTable{
 			Table: t.QualifiedName(), QualifiedTable: qt, Function: fn, Column: sqlparse.QuoteIdent(t.Fence.Column),
-			Trigger: "fencegen_guard", Strict: strict,
+			Trigger: "fencegen_guard", Strict: strict, Required: required,
 			SchemaName: schema, TableName: t.Name, ColumnName: t.Fence.Column,
 		})
 		data.AnyStrict = data.AnyStrict || strict
+		data.AnyRequired = data.AnyRequired || required
 	}
 	if len(data.Tables) == 0 {
 		return nil, nil
@@ -530,15 +559,22 @@ func (r *guardReplay) apply(file string, b []byte) guardMigration {
 			delete(funcs, strings.TrimSuffix(strings.TrimPrefix(line, "DROP FUNCTION IF EXISTS "), "();"))
 		case strings.HasPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON "):
 			pendingTable, pendingLine = strings.TrimPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON "), n
+		case strings.HasPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE OF "):
+			// A required guard's first trigger: ... OF <column> ON <table>.
+			if _, qt, ok := strings.Cut(strings.TrimPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE OF "), " ON "); ok {
+				pendingTable, pendingLine = qt, n
+			}
 		}
 	}
 	return m
 }
 
 // guardMode returns the token column a trigger function's text tests
-// (as quoted in SQL) and its mode, "strict" (<=) or "non-strict" (<);
+// (as quoted in SQL) and its mode, "strict" (<=), "required"
+// (requiredText) or "non-strict" (<);
 // "", "" when the text has no such test.
 func guardMode(text string) (column, mode string) {
+	required := requiredText(text)
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		rest, ok := strings.CutPrefix(line, "IF NEW.")
@@ -552,6 +588,8 @@ func guardMode(text string) (column, mode string) {
 		switch {
 		case strings.HasPrefix(op, "<= "):
 			return col, "strict"
+		case required:
+			return col, "required"
 		case strings.HasPrefix(op, "< "):
 			return col, "non-strict"
 		}
@@ -728,7 +766,7 @@ func (g *DatabaseGuard) removedTables(have *guardReplay, others []*DatabaseGuard
 	var out []guardTable
 	for qt, in := range have.tables {
 		if !fenced[qt] && g.tables[qt] {
-			out = append(out, guardTable{Table: qt, QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard"})
+			out = append(out, guardTable{Table: qt, QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Required: requiredText(in.fn.text)})
 		}
 	}
 	slices.SortFunc(out, func(a, b guardTable) int { return strings.Compare(a.QualifiedTable, b.QualifiedTable) })
@@ -818,7 +856,10 @@ func (g *DatabaseGuard) next(have *guardReplay, others []*DatabaseGuard, format,
 	data.Orphans = g.orphanFunctions(have, data.Removed)
 	if len(have.migrations) > 0 {
 		for qt, in := range have.tables {
-			data.Previous = append(data.Previous, previousGuard{QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Text: in.fn.text})
+			col, _ := guardMode(in.fn.text)
+			pg := previousGuard{QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Text: in.fn.text, Required: requiredText(in.fn.text), Column: col}
+			pg.DropToken = pg.Required || slices.ContainsFunc(g.data.Tables, func(t guardTable) bool { return t.QualifiedTable == qt && t.Required })
+			data.Previous = append(data.Previous, pg)
 		}
 		slices.SortFunc(data.Previous, func(a, b previousGuard) int { return strings.Compare(a.QualifiedTable, b.QualifiedTable) })
 		for _, t := range g.data.Tables {
