@@ -559,3 +559,29 @@ func TestGrantExpiredBeforeLock(t *testing.T) {
 		t.Fatal("lock key written with an expired lease")
 	}
 }
+
+// A release whose revoke landed but whose reply was lost, tried again,
+// is not reported as ErrNotHeld: the lease was held (the Redis lease's
+// issue 26 race, on etcd).
+func TestReleaseRetriedAfterLostReply(t *testing.T) {
+	e := faults.StartEtcd(t, 1)
+	p := faults.StartProxy(t, strings.TrimPrefix(e.Members[0].Endpoint(), "http://"))
+	cli := e.Client()
+	c := etcdlease.New(e.Client("http://"+p.Addr()), &etcdlease.Options{TTL: ttl, ReleaseTimeout: 300 * time.Millisecond})
+	ctx := ctxT(t, 30*time.Second)
+	l, err := c.Acquire(ctx, "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Blackhole(faults.Downstream, true)
+	if err := l.Release(ctx); !errors.Is(err, etcdlease.ErrEtcdTimeout) {
+		t.Fatalf("release with its reply lost: %v, want ErrEtcdTimeout", err)
+	}
+	if lockExists(t, cli, c, "r") {
+		t.Fatal("the revoke did not land; the test shows nothing")
+	}
+	p.Heal()
+	if err := l.Release(ctx); err != nil {
+		t.Fatalf("second release: %v, want nil", err)
+	}
+}

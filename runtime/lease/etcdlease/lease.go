@@ -263,18 +263,30 @@ func (l *Lease) stopHeartbeat() { l.once.Do(func() { close(l.stop) }) }
 
 // Release ends the lease: it stops the heartbeat and waits for a renewal
 // in flight (bounded by ctx), cancels the lease context with
-// lease.ErrReleased unless it was lost, then, in one transaction, deletes
-// the lock key only if its create revision is this lease's and it is
-// still attached to this lease's etcd lease, and then revokes the etcd
-// lease. Both calls are bounded by ctx and ReleaseTimeout.
+// lease.ErrReleased unless it was lost, then revokes the etcd lease with
+// one LeaseRevoke round trip, bounded by ctx and ReleaseTimeout. The
+// revoke deletes the lock key in the same Raft entry, and only because
+// the key is attached to this lease: it can never delete the key of
+// another holder, who has a lease of its own. That makes the release
+// owner-checked by the server, in one write, where a compare-and-delete
+// transaction followed by a revoke takes two.
 //
-// It returns nil when the key was deleted, an error wrapping
-// lease.ErrNotHeld when the key was gone or belonged to another lease
-// (expired or taken over; nothing was deleted), or the etcd error (the
-// lease has still ended locally, the key goes with the etcd lease within
-// the TTL, and a later Release tries again). If ctx has already ended,
-// nothing is sent and ctx's error is returned. Once a call returned nil or
-// ErrNotHeld, later calls return nil without a round trip.
+// It returns nil when etcd revoked the lease, and an error wrapping
+// lease.ErrNotHeld when etcd no longer had it and it could have expired:
+// the lease had been lost, or its local deadline had passed (the key went
+// with the etcd lease, and another owner may hold the resource; nothing
+// was deleted). A revoke that etcd does not find before the lease could
+// have expired on the server (within TTL of the last successful renewal's
+// send) can only follow a revoke of this lease that landed, as the etcd
+// client's retry of a revoke whose reply was lost, or an earlier Release
+// that timed out: that is nil. A revoke by hand (etcdctl lease revoke)
+// just before Release is taken for such a revoke; the next holder's
+// higher token still fences this lease out. An etcd or network error is
+// returned wrapped (a [*TimeoutError] when ReleaseTimeout cut it off):
+// the lease has still ended locally, the etcd lease expires within the
+// TTL with the key, and a later Release tries again. If ctx has already
+// ended, nothing is sent and ctx's error is returned. Once a call returned
+// nil or ErrNotHeld, later calls return nil without a round trip.
 func (l *Lease) Release(ctx context.Context) error {
 	l.relMu.Lock()
 	defer l.relMu.Unlock()
@@ -294,25 +306,26 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, l.tm.releaseTimeout)
 	defer cancel()
-	resp, err := l.c.cli.Txn(rctx).
-		If(clientv3.Compare(clientv3.CreateRevision(l.lockKey), "=", l.rev),
-			clientv3.Compare(clientv3.LeaseValue(l.lockKey), "=", l.id)).
-		Then(clientv3.OpDelete(l.lockKey)).
-		Commit()
+	_, err := l.c.cli.Revoke(rctx, l.id)
+	held := err == nil
+	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+		err = nil
+		l.mu.Lock()
+		unexpired := time.Until(l.lastSend.Add(l.tm.ttl)) > 0
+		l.mu.Unlock()
+		var lost *lease.LostError
+		held = unexpired && !errors.As(context.Cause(l.ctx), &lost)
+	}
 	if err != nil {
 		err = failed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err)
 		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
 		return err
 	}
 	l.released = true
-	// The etcd lease now carries no key: revoke it (else it expires).
-	if _, rerr := l.c.cli.Revoke(rctx, l.id); rerr != nil && !errors.Is(rerr, rpctypes.ErrLeaseNotFound) {
-		l.c.log(ctx, slog.LevelDebug, "etcd lease revoke failed; it expires by itself", l.resource, l.token, "err", rerr)
-	}
-	if !resp.Succeeded {
+	if !held {
 		err = &opError{op: l.op("release"), err: lease.ErrNotHeld}
 	}
-	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", resp.Succeeded)
+	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", held)
 	l.c.emit(ctx, lease.Event{Kind: lease.EventReleased, Resource: l.resource, Token: l.token, Err: err})
 	return err
 }
