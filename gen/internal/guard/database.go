@@ -14,6 +14,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/fencegen/fencegen/templates"
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // File is the migration SQL fencegen writes beside the generated code
@@ -331,6 +332,9 @@ type guardInstalled struct {
 	file                      string
 	line                      int
 	broken, unmarked, renamed *cause
+	// disabled is the statement that disabled the trigger (ALTER TABLE
+	// ... DISABLE TRIGGER), until one enables it again.
+	disabled *cause
 }
 
 // cause is a statement of a schema file, not a guard migration, that
@@ -359,6 +363,9 @@ type guardMigration struct {
 // whose trigger a DROP TABLE (or DROP TRIGGER) of a later migration
 // dropped, funcs every guard function the guard migrations create.
 type guardReplay struct {
+	// path is the search_path a SET search_path of the file being
+	// replayed set (nil: PostgreSQL's default, public).
+	path       []string
 	tables     map[string]guardInstalled
 	lost       map[string]*cause
 	funcs      map[string]guardFunc
@@ -398,6 +405,7 @@ func replayGuard(files []*sqlparse.File) *guardReplay {
 		if len(r.migrations) == 0 {
 			continue // before the first guard migration: no trigger yet
 		}
+		r.path = nil // a SET search_path lasts for its file (as the catalog reads it)
 		for _, st := range f.Stmts {
 			r.statement(f, st)
 		}
@@ -415,6 +423,70 @@ func tableKey(n sqlparse.Name) string {
 	return qt
 }
 
+// key is the quoted, qualified name of table n as r names it: an
+// unqualified name is looked up through the search_path (the first of its
+// schemas with a guarded table of that name, else its first schema).
+func (r *guardReplay) key(n sqlparse.Name) string {
+	if n.Schema != "" {
+		return tableKey(n)
+	}
+	path := r.path
+	if path == nil {
+		path = []string{catalog.DefaultSchema}
+	}
+	first := ""
+	for _, s := range path {
+		if s == "$user" || s == "pg_temp" || s == "" {
+			continue
+		}
+		k := tableKey(sqlparse.Name{Schema: s, Name: n.Name})
+		if _, ok := r.tables[k]; ok {
+			return k
+		}
+		if _, ok := r.lost[k]; ok {
+			return k
+		}
+		if first == "" {
+			first = k
+		}
+	}
+	if first == "" {
+		return tableKey(n)
+	}
+	return first
+}
+
+// disabledTriggers lists the triggers an ALTER TABLE statement disables
+// ("-name", "-" for ALL or USER) or enables ("+name", "+"), in order.
+func disabledTriggers(st *sqlparse.Stmt) []string {
+	var out []string
+	if st.Raw == nil {
+		return nil
+	}
+	for _, c := range st.Raw.GetAlterTableStmt().GetCmds() {
+		cmd := c.GetAlterTableCmd()
+		switch cmd.GetSubtype() {
+		case pg.AlterTableType_AT_DisableTrig:
+			out = append(out, "-"+cmd.GetName())
+		case pg.AlterTableType_AT_DisableTrigAll, pg.AlterTableType_AT_DisableTrigUser:
+			out = append(out, "-")
+		case pg.AlterTableType_AT_EnableTrig, pg.AlterTableType_AT_EnableAlwaysTrig, pg.AlterTableType_AT_EnableReplicaTrig:
+			out = append(out, "+"+cmd.GetName())
+		case pg.AlterTableType_AT_EnableTrigAll, pg.AlterTableType_AT_EnableTrigUser:
+			out = append(out, "+")
+		}
+	}
+	return out
+}
+
+// inSchema reports whether key (tableKey) names a table of schema.
+func inSchema(key, schema string) bool {
+	if schema == catalog.DefaultSchema {
+		return !strings.Contains(key, ".") || strings.HasPrefix(key, sqlparse.QuoteIdent(schema)+".")
+	}
+	return strings.HasPrefix(key, sqlparse.QuoteIdent(schema)+".")
+}
+
 // statement follows one statement of a migration that is not a guard
 // migration: see replayGuard.
 func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
@@ -430,8 +502,16 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		return fmt.Sprintf("every UPDATE of %s fails (record \"new\" has no field \"%s\")", table, col)
 	}
 	switch n := st.Node.(type) {
+	case *sqlparse.SetSearchPath:
+		if n.Local {
+			return // for the transaction only; a migration's is its own
+		}
+		r.path = nil
+		if !n.Default {
+			r.path = n.Schemas
+		}
 	case *sqlparse.Rename:
-		key := tableKey(n.Target)
+		key := r.key(n.Target)
 		in, ok := r.tables[key]
 		if !ok {
 			return
@@ -444,13 +524,18 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 				r.tables[key] = in
 			}
 		case "table":
-			to := sqlparse.Name{Schema: n.Target.Schema, Name: n.NewName}
-			in.renamed = at("renames fenced table %s to %s", "", n.Target.String(), to.String())
+			to := n.NewName
+			in.renamed = at("renames fenced table %s to %s", "", n.Target.String(), to)
 			delete(r.tables, key)
-			r.tables[tableKey(to)] = in
+			r.lost[key] = in.renamed // a table of the old name has no trigger
+			if schema, _, ok := strings.Cut(key, "."); ok {
+				r.tables[schema+"."+sqlparse.QuoteIdent(to)] = in
+			} else {
+				r.tables[sqlparse.QuoteIdent(to)] = in
+			}
 		}
 	case *sqlparse.AlterObjectSchema:
-		key := tableKey(n.Target)
+		key := r.key(n.Target)
 		in, ok := r.tables[key]
 		if !ok || n.Kind != "table" {
 			return
@@ -458,12 +543,23 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		to := sqlparse.Name{Schema: n.NewSchema, Name: n.Target.Name}
 		in.renamed = at("moves fenced table %s to schema %s", "", n.Target.String(), n.NewSchema)
 		delete(r.tables, key)
+		r.lost[key] = in.renamed // a table of the old name has no trigger
 		r.tables[tableKey(to)] = in
 	case *sqlparse.AlterTable:
-		key := tableKey(n.Table)
+		key := r.key(n.Table)
 		in, ok := r.tables[key]
 		if !ok {
 			return
+		}
+		for _, name := range disabledTriggers(st) {
+			switch {
+			case strings.HasPrefix(name, "+"):
+				if name == "+fencegen_guard" || name == "+" {
+					in.disabled = nil
+				}
+			case name == "-fencegen_guard" || name == "-":
+				in.disabled = at("disables the guard trigger of fenced table %s that %s installs", "", n.Table.String(), in.file)
+			}
 		}
 		for _, c := range n.Cmds {
 			switch {
@@ -478,7 +574,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		if n.Kind != "column" {
 			return
 		}
-		key := tableKey(n.Target)
+		key := r.key(n.Target)
 		in, ok := r.tables[key]
 		if !ok || !readsColumn(in, n.Column) {
 			return
@@ -492,14 +588,32 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 	case *sqlparse.Drop:
 		for i, name := range n.Names {
 			switch {
+			case n.Kind == "schema" && n.Cascade:
+				for key, in := range r.tables {
+					if inSchema(key, name.Name) {
+						delete(r.tables, key)
+						r.lost[key] = at("drops schema %s with its fenced table %s, and with it the guard trigger that %s installs", "", name.Name, key, in.file)
+					}
+				}
+			case n.Kind == "function" && n.Cascade:
+				fn := sqlparse.QuoteIdent(name.Name)
+				if name.Schema != "" && name.Schema != catalog.DefaultSchema {
+					fn = sqlparse.QuoteIdent(name.Schema) + "." + fn
+				}
+				for key, in := range r.tables {
+					if in.fn.name == fn {
+						delete(r.tables, key)
+						r.lost[key] = at("drops the guard function %s, and with it (CASCADE) the guard trigger of table %s that %s installs", "", fn, key, in.file)
+					}
+				}
 			case n.Kind == "table":
-				key := tableKey(name)
+				key := r.key(name)
 				if in, ok := r.tables[key]; ok {
 					delete(r.tables, key)
 					r.lost[key] = at("drops fenced table %s, and with it the guard trigger that %s installs", "", name.String(), in.file)
 				}
 			case n.Kind == "trigger" && i < len(n.On) && name.Name == "fencegen_guard":
-				key := tableKey(n.On[i])
+				key := r.key(n.On[i])
 				if in, ok := r.tables[key]; ok {
 					delete(r.tables, key)
 					r.lost[key] = at("drops the guard trigger of table %s that %s installs", "", n.On[i].String(), in.file)
@@ -684,6 +798,8 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 			out = append(out, at(last.file, 1, "fenced table %s has no guard trigger in the guard migrations: the database does not refuse a stale token's UPDATE from other writers", t.Table))
 		case in.broken != nil:
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration replaces the trigger", in.file, in.broken.fails))
+		case in.disabled != nil:
+			out = append(out, because(in.disabled, "; table %s is fenced, so until a new guard migration installs its guard again, the database lets a stale token's UPDATE of %s from any writer through", t.Table, t.Table))
 		case in.fn.text == w.fn.text:
 		case in.renamed != nil:
 			out = append(out, because(in.renamed, ": its guard trigger moves with it, but its function %s still names the old table in the stale-token error until a new guard migration replaces it", in.fn.name))

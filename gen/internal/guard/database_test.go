@@ -201,3 +201,63 @@ func FuzzReplayGuard(f *testing.F) {
 		}
 	})
 }
+
+// TestGuardReplayCauses replays a guard migration and then a migration of
+// the team's that changes what a trigger reads: each change is one finding,
+// at its statement (Finding.Cause), and a change undone in the same
+// migration is none.
+func TestGuardReplayCauses(t *testing.T) {
+	dir := t.TempDir()
+	g := guardOf(t, dir, guardmigSchema)
+	mig, err := g.Migration("goose", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := parseFiles(t, writeFile(t, dir, "m/2_fencegen_guard.sql", string(mig["2_fencegen_guard.sql"])))[0]
+	jobsFn := ""
+	for _, tb := range g.data.Tables {
+		if tb.QualifiedTable == "jobs" {
+			jobsFn = tb.Function
+		}
+	}
+	for _, tc := range []struct{ sql, want string }{
+		{"ALTER TABLE jobs RENAME COLUMN tok TO t2;", `3:1: renames column tok of fenced table jobs to t2, which the guard trigger that`},
+		{"ALTER TABLE public.jobs DROP COLUMN tok;", `3:1: drops column tok of fenced table public.jobs, which`},
+		{"SET search_path TO app;\nALTER TABLE \"Order\" RENAME COLUMN \"Tok\" TO t2;", `4:1: renames column Tok of fenced table Order to t2`},
+		{"SET search_path TO app;\nDROP TABLE \"Order\";", `4:1: drops fenced table Order, and with it the guard trigger`},
+		{"DROP SCHEMA app CASCADE;", `3:1: drops schema app with its fenced table app."Order"`},
+		{"DROP FUNCTION " + jobsFn + "() CASCADE;", `3:1: drops the guard function ` + jobsFn + `, and with it (CASCADE) the guard trigger of table jobs`},
+		{"ALTER TABLE jobs DISABLE TRIGGER fencegen_guard;", `3:1: disables the guard trigger of fenced table jobs`},
+		{"ALTER TABLE jobs DISABLE TRIGGER ALL;", `3:1: disables the guard trigger of fenced table jobs`},
+		{"ALTER TABLE jobs DISABLE TRIGGER fencegen_guard;\nALTER TABLE jobs ENABLE TRIGGER fencegen_guard;", ""},
+		{"ALTER TABLE app.\"Order\" SET SCHEMA public;", `3:1: moves fenced table app.Order to schema public; table app.Order is fenced`},
+		{"SET search_path TO app;\nALTER TABLE jobs RENAME COLUMN tok TO t2;", ""}, // app.jobs: no such table
+	} {
+		later := parseFiles(t, writeFile(t, dir, "m/3_change.sql", "-- +goose Up\n-- change\n"+tc.sql+"\n"))[0]
+		found := g.compare(replayGuard([]*sqlparse.File{first, later}), nil)
+		if tc.want == "" {
+			for _, f := range found {
+				if f.Cause {
+					t.Errorf("%s: %v, want no cause", tc.sql, f)
+				}
+			}
+			continue
+		}
+		if len(found) == 0 || !found[0].Cause || !strings.HasPrefix(found[0].String(), later.Name+":"+tc.want) {
+			t.Errorf("%s:\n%v\nwant first %s:%s...", tc.sql, found, later.Name, tc.want)
+		}
+	}
+}
+
+// writeFile writes text to dir/name and returns its path.
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
