@@ -121,6 +121,147 @@ type decl struct {
 	pos  token.Pos // where, in the file set of the files checked
 }
 
+// ident is a name the generated code declares, and where (in the file
+// set the file was parsed into).
+type ident struct {
+	name string
+	pos  token.Pos
+}
+
+// member is a struct's field or a method, of type typ.
+type member struct {
+	typ string
+	ident
+}
+
+// fileDecls is what checkCollisions reads of one generated file, taken
+// from its syntax tree by declsOf: the tree itself is not kept (at a
+// thousand tables, the trees of the output would be most of the heap).
+type fileDecls struct {
+	imports []ident // the package names the file imports
+	pkg     []ident // package-level names, in order
+	members []member
+	funcs   []funcDecls
+}
+
+// funcDecls is what checkParams reads of one function or method.
+type funcDecls struct {
+	name   string
+	method bool
+	params []ident // in order, "_" included
+	// usedAsType are the names the body uses as a type, calls, or
+	// selects from as an imported package (var i T, T{...}, T(x), f(x),
+	// pkg.Name).
+	usedAsType map[string]bool
+	// locals are the body's variables declared with :=, by a range
+	// clause or by a var declaration, in the order of the source.
+	locals []local
+	body   bool
+}
+
+// local is a local variable; spec is set for one a var declaration
+// declares.
+type local struct {
+	name string
+	spec bool
+}
+
+// declsOf takes fileDecls from the syntax tree of a generated file. It
+// reads only the tree, so render's goroutines may call it.
+func declsOf(f *ast.File) *fileDecls {
+	d := &fileDecls{}
+	pkgs := map[string]bool{}
+	for _, im := range f.Imports {
+		path, _ := strconv.Unquote(im.Path.Value)
+		n := packageName(path)
+		if im.Name != nil {
+			n = im.Name.Name
+		}
+		d.imports = append(d.imports, ident{n, im.Pos()})
+		pkgs[n] = true
+	}
+	for _, dl := range f.Decls {
+		switch dl := dl.(type) {
+		case *ast.FuncDecl:
+			if dl.Recv == nil {
+				d.pkg = append(d.pkg, ident{dl.Name.Name, dl.Pos()})
+			} else if typ := recvType(dl.Recv); typ != "" {
+				d.members = append(d.members, member{typ, ident{dl.Name.Name, dl.Pos()}})
+			}
+			d.funcs = append(d.funcs, funcDeclsOf(dl, pkgs))
+		case *ast.GenDecl:
+			for _, s := range dl.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					d.pkg = append(d.pkg, ident{s.Name.Name, s.Pos()})
+					if st, ok := s.Type.(*ast.StructType); ok {
+						for _, fl := range st.Fields.List {
+							for _, n := range fieldNames(fl) {
+								d.members = append(d.members, member{s.Name.Name, ident{n, fl.Pos()}})
+							}
+						}
+					}
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						d.pkg = append(d.pkg, ident{n.Name, n.Pos()})
+					}
+				}
+			}
+		}
+	}
+	return d
+}
+
+// funcDeclsOf takes funcDecls from fd, whose file imports the packages
+// named in pkgs.
+func funcDeclsOf(fd *ast.FuncDecl, pkgs map[string]bool) funcDecls {
+	d := funcDecls{name: fd.Name.Name, method: fd.Recv != nil, body: fd.Body != nil, usedAsType: map[string]bool{}}
+	for _, fl := range fd.Type.Params.List {
+		for _, n := range fl.Names {
+			d.params = append(d.params, ident{n.Name, n.Pos()})
+		}
+	}
+	if fd.Body == nil {
+		return d
+	}
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ValueSpec:
+			markTypeIdents(n.Type, d.usedAsType)
+			for _, id := range n.Names {
+				d.locals = append(d.locals, local{id.Name, true})
+			}
+		case *ast.CompositeLit:
+			markTypeIdents(n.Type, d.usedAsType)
+		case *ast.CallExpr:
+			markTypeIdents(n.Fun, d.usedAsType)
+		case *ast.SelectorExpr:
+			// pkg.Name of an imported package.
+			if id, ok := n.X.(*ast.Ident); ok && pkgs[id.Name] {
+				d.usedAsType[id.Name] = true
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				for _, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						d.locals = append(d.locals, local{id.Name, false})
+					}
+				}
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
+				for _, x := range []ast.Expr{n.Key, n.Value} {
+					if id, ok := x.(*ast.Ident); ok {
+						d.locals = append(d.locals, local{id.Name, false})
+					}
+				}
+			}
+		}
+		return true
+	})
+	return d
+}
+
 // checkCollisions reports every Go name declared twice in one scope of
 // the generated files (the package block, a struct's fields and its
 // methods, a function's parameters), and every query method parameter
@@ -129,9 +270,9 @@ type decl struct {
 // not compile, or (a parameter shadowing the SQL constant of its own
 // query, as sqlc lets it) compile and send the argument as the SQL.
 //
-// It reads the syntax trees render printed the files from (e.printed), so
-// that no file is parsed twice; only when it finds a problem does it parse
-// the output, whose lines the errors name.
+// It reads the declarations render took from the syntax trees it printed
+// (e.printed), so that no file is parsed twice; only when it finds a
+// problem does it parse the output, whose lines the errors name.
 func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Query) error {
 	names := make([]string, 0, len(out))
 	for name := range out {
@@ -146,17 +287,17 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 			byName[q.Name] = q
 		}
 	}
-	trees := make([]*ast.File, len(names))
+	files := make([]*fileDecls, len(names))
 	complete := true
 	for i, name := range names {
-		if trees[i] = e.printed[name]; trees[i] == nil {
+		if files[i] = e.printed[name]; files[i] == nil {
 			complete = false
 		}
 	}
 	if complete {
 		// Whether there is a problem does not depend on where the
-		// names come from (collectOrigins) or on lines.
-		if errs := e.collisions(names, trees, e.fset, byName, &origins{}); len(errs) == 0 {
+		// names come from (collectOrigins) or on lines (no file set).
+		if errs := e.collisions(names, files, token.NewFileSet(), byName, &origins{}); len(errs) == 0 {
 			return nil
 		}
 	}
@@ -166,79 +307,37 @@ func (e *emitter) checkCollisions(out map[string][]byte, queries []*analyze.Quer
 		if err != nil {
 			return fmt.Errorf("internal error parsing the generated %s (please report it): %v", name, err)
 		}
-		trees[i] = f
+		files[i] = declsOf(f)
 	}
-	return e.collisions(names, trees, fset, byName, e.collectOrigins(queries)).Err()
+	return e.collisions(names, files, fset, byName, e.collectOrigins(queries)).Err()
 }
 
-// collisions is checkCollisions on the files' syntax trees (positions in
+// collisions is checkCollisions on the files' declarations (positions in
 // fset), in the order of names; byName maps a query's name to the query.
-func (e *emitter) collisions(names []string, trees []*ast.File, fset *token.FileSet, byName map[string]*analyze.Query, o *origins) diag.List {
+func (e *emitter) collisions(names []string, files []*fileDecls, fset *token.FileSet, byName map[string]*analyze.Query, o *origins) diag.List {
 	pkgDecls := map[string][]decl{}
 	var pkgOrder []string
 	members := map[string][]decl{} // "Type.name" → fields and methods
 	var memberOrder []string
-	addPkg := func(d decl) {
-		if _, ok := pkgDecls[d.name]; !ok {
-			pkgOrder = append(pkgOrder, d.name)
-		}
-		pkgDecls[d.name] = append(pkgDecls[d.name], d)
-	}
-	addMember := func(typ string, d decl) {
-		k := typ + "." + d.name
-		if _, ok := members[k]; !ok {
-			memberOrder = append(memberOrder, k)
-		}
-		members[k] = append(members[k], d)
-	}
 	var errs diag.List
-	imports := map[string][]decl{}              // package name → imports of it
-	fileImports := map[string]map[string]bool{} // generated file → its package names
-	var funcs []*ast.FuncDecl
-	funcFile := map[*ast.FuncDecl]string{}
+	imports := map[string][]decl{} // package name → imports of it
 	for i, name := range names {
-		f := trees[i]
-		for _, im := range f.Imports {
-			path, _ := strconv.Unquote(im.Path.Value)
-			n := packageName(path)
-			if im.Name != nil {
-				n = im.Name.Name
-			}
-			imports[n] = append(imports[n], decl{name: n, file: name, pos: im.Pos()})
-			if fileImports[name] == nil {
-				fileImports[name] = map[string]bool{}
-			}
-			fileImports[name][n] = true
+		f := files[i]
+		for _, im := range f.imports {
+			imports[im.name] = append(imports[im.name], decl{im.name, name, im.pos})
 		}
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv == nil {
-					addPkg(decl{d.Name.Name, name, d.Pos()})
-				} else if typ := recvType(d.Recv); typ != "" {
-					addMember(typ, decl{d.Name.Name, name, d.Pos()})
-				}
-				funcs = append(funcs, d)
-				funcFile[d] = name
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					switch s := s.(type) {
-					case *ast.TypeSpec:
-						addPkg(decl{s.Name.Name, name, s.Pos()})
-						if st, ok := s.Type.(*ast.StructType); ok {
-							for _, fl := range st.Fields.List {
-								for _, n := range fieldNames(fl) {
-									addMember(s.Name.Name, decl{n, name, fl.Pos()})
-								}
-							}
-						}
-					case *ast.ValueSpec:
-						for _, n := range s.Names {
-							addPkg(decl{n.Name, name, n.Pos()})
-						}
-					}
-				}
+		for _, d := range f.pkg {
+			if _, ok := pkgDecls[d.name]; !ok {
+				pkgOrder = append(pkgOrder, d.name)
 			}
+			pkgDecls[d.name] = append(pkgDecls[d.name], decl{d.name, name, d.pos})
+		}
+		for _, m := range f.members {
+			k := m.typ + "." + m.name
+			if _, ok := members[k]; !ok {
+				memberOrder = append(memberOrder, k)
+			}
+			members[k] = append(members[k], decl{m.name, name, m.pos})
 		}
 	}
 	line := func(d decl) int { return fset.Position(d.pos).Line }
@@ -296,20 +395,22 @@ func (e *emitter) collisions(names []string, trees []*ast.File, fset *token.File
 			report(k, ds, o.member[k])
 		}
 	}
-	for _, fd := range funcs {
-		errs = append(errs, e.checkParams(fd, funcFile[fd], fileImports[funcFile[fd]], fset, byName, o)...)
+	for i, name := range names {
+		for j := range files[i].funcs {
+			errs = append(errs, e.checkParams(&files[i].funcs[j], name, fset, byName)...)
+		}
 	}
 	return errs
 }
 
 // checkParams reports a function's parameters declared twice, and a
 // query method's parameter named as the SQL constant its body sends.
-func (e *emitter) checkParams(fd *ast.FuncDecl, file string, pkgs map[string]bool, fset *token.FileSet, byName map[string]*analyze.Query, o *origins) diag.List {
+func (e *emitter) checkParams(fd *funcDecls, file string, fset *token.FileSet, byName map[string]*analyze.Query) diag.List {
 	var errs diag.List
 	seen := map[string]bool{}
 	var q *analyze.Query
-	if fd.Recv != nil {
-		q = byName[fd.Name.Name]
+	if fd.method {
+		q = byName[fd.name]
 	}
 	shadowed := map[string]string{}
 	if q != nil {
@@ -319,98 +420,51 @@ func (e *emitter) checkParams(fd *ast.FuncDecl, file string, pkgs map[string]boo
 		}
 		shadowed["iteratorFor"+q.Name] = "the copyfrom iterator of query " + q.Name
 	}
-	// Names the body uses as a type or calls (var i T, T{...}, T(x),
-	// f(x)): a parameter of that name would shadow them.
-	usedAsType := map[string]bool{}
-	if fd.Body != nil {
-		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.ValueSpec:
-				markTypeIdents(n.Type, usedAsType)
-			case *ast.CompositeLit:
-				markTypeIdents(n.Type, usedAsType)
-			case *ast.CallExpr:
-				markTypeIdents(n.Fun, usedAsType)
-			case *ast.SelectorExpr:
-				// pkg.Name of an imported package.
-				if id, ok := n.X.(*ast.Ident); ok && pkgs[id.Name] {
-					usedAsType[id.Name] = true
-				}
-			}
-			return true
-		})
-	}
-	if q != nil && fd.Body != nil {
+	if q != nil && fd.body {
 		retName := sync.OnceValue(func() string { return e.signature(q).retName })
 		// A local of the method's body (batch := ..., for _, a := range)
 		// named as the query's constant would shadow it as well.
 		reported := map[string]bool{}
-		local := func(id *ast.Ident) {
+		for _, l := range fd.locals {
+			what, ok := shadowed[l.name]
+			if !ok || reported[l.name] {
+				continue // nothing to shadow
+			}
+			// An unfenced method declares a one-column result's variable
+			// (named as sqlc names it, which may be the constant's name)
+			// after the constant's one use.
+			if l.spec && q.Fence == nil && l.name == retName() {
+				continue
+			}
 			// sqlc's body of an unfenced query that is not a batch uses
 			// the constant before these locals are in scope.
-			if e.declaredAfterUse(q, id.Name) {
-				return
+			if e.declaredAfterUse(q, l.name) {
+				continue
 			}
-			if what, ok := shadowed[id.Name]; ok && !reported[id.Name] {
-				reported[id.Name] = true
-				errs.Add(q.File, q.Line, q.Col, "query %s: %s has the Go name %s, which the generated method also gives one of its local variables: rename the query", q.Name, what, id.Name)
+			reported[l.name] = true
+			errs.Add(q.File, q.Line, q.Col, "query %s: %s has the Go name %s, which the generated method also gives one of its local variables: rename the query", q.Name, what, l.name)
+		}
+	}
+	for _, n := range fd.params {
+		if n.name == "_" {
+			continue
+		}
+		// Names the body uses as a type or calls (var i T, T{...},
+		// T(x), f(x)): a parameter of that name would shadow them.
+		if fd.usedAsType[n.name] && q != nil {
+			errs.Add(q.File, q.Line, q.Col, "query %s: its parameter %s has the Go name of a type, function or package the generated method uses, which it would shadow: rename the parameter (sqlc.arg(name) or @name), or give the type another name with gen.go's rename", q.Name, n.name)
+			continue
+		}
+		if seen[n.name] {
+			if q != nil {
+				errs.Add(q.File, q.Line, q.Col, "query %s: two parameters are both named %s in Go: rename one (sqlc.arg(name) or @name)", q.Name, n.name)
+			} else {
+				errs.Add(file, fset.Position(n.pos).Line, 1, "parameter %s of %s is declared twice in the generated code", n.name, fd.name)
 			}
 		}
-		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.AssignStmt:
-				if n.Tok == token.DEFINE {
-					for _, l := range n.Lhs {
-						if id, ok := l.(*ast.Ident); ok {
-							local(id)
-						}
-					}
-				}
-			case *ast.RangeStmt:
-				if n.Tok == token.DEFINE {
-					for _, x := range []ast.Expr{n.Key, n.Value} {
-						if id, ok := x.(*ast.Ident); ok {
-							local(id)
-						}
-					}
-				}
-			case *ast.ValueSpec:
-				for _, id := range n.Names {
-					// An unfenced method declares a one-column result's
-					// variable (named as sqlc names it, which may be the
-					// constant's name) after the constant's one use.
-					if _, ok := shadowed[id.Name]; !ok {
-						continue // nothing to shadow
-					}
-					if q.Fence == nil && id.Name == retName() {
-						continue
-					}
-					local(id)
-				}
-			}
-			return true
-		})
-	}
-	for _, fl := range fd.Type.Params.List {
-		for _, n := range fl.Names {
-			if n.Name == "_" {
-				continue
-			}
-			if usedAsType[n.Name] && q != nil {
-				errs.Add(q.File, q.Line, q.Col, "query %s: its parameter %s has the Go name of a type, function or package the generated method uses, which it would shadow: rename the parameter (sqlc.arg(name) or @name), or give the type another name with gen.go's rename", q.Name, n.Name)
-				continue
-			}
-			if seen[n.Name] {
-				if q != nil {
-					errs.Add(q.File, q.Line, q.Col, "query %s: two parameters are both named %s in Go: rename one (sqlc.arg(name) or @name)", q.Name, n.Name)
-				} else {
-					errs.Add(file, fset.Position(n.Pos()).Line, 1, "parameter %s of %s is declared twice in the generated code", n.Name, fd.Name.Name)
-				}
-			}
-			seen[n.Name] = true
-			if what, ok := shadowed[n.Name]; ok {
-				errs.Add(q.File, q.Line, q.Col, "query %s: its parameter %s has the Go name of %s, which it would shadow in the method (the argument would be sent as the SQL): rename the parameter (sqlc.arg(name) or @name) or the query", q.Name, n.Name, what)
-			}
+		seen[n.name] = true
+		if what, ok := shadowed[n.name]; ok {
+			errs.Add(q.File, q.Line, q.Col, "query %s: its parameter %s has the Go name of %s, which it would shadow in the method (the argument would be sent as the SQL): rename the parameter (sqlc.arg(name) or @name) or the query", q.Name, n.name, what)
 		}
 	}
 	return errs

@@ -16,7 +16,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/dave/jennifer/jen"
@@ -57,18 +56,16 @@ type emitter struct {
 	// file); inQuerier is set while the Querier interface is emitted.
 	argImports map[string]map[string]bool
 	inQuerier  bool
-	// fset and printed hold the syntax tree render printed each output
-	// file from, by file name, for checkCollisions.
-	fset      *token.FileSet
-	printed   map[string]*ast.File
-	printedMu sync.Mutex
+	// printed holds the declarations of the syntax tree render printed
+	// each output file from, by file name, for checkCollisions.
+	printed map[string]*fileDecls
 }
 
 // Emit renders every output file. The map's keys are file names relative to
 // the output directory.
 func Emit(in Input) (map[string][]byte, error) {
 	e := &emitter{in: in, opts: in.Options, files: map[string]*jen.File{}, models: map[*catalog.Table]string{},
-		usedModels: map[*catalog.Table]bool{}, fset: token.NewFileSet(), printed: map[string]*ast.File{}}
+		usedModels: map[*catalog.Table]bool{}, printed: map[string]*fileDecls{}}
 	e.names = namerFor(in.Options)
 	e.types = newTypeMapper(in, e.names, in.Options.PGTypes())
 	pkg := in.Options.Package
@@ -110,38 +107,6 @@ func Emit(in Input) (map[string][]byte, error) {
 		roles[name] = role
 		out[name] = b
 		return nil
-	}
-	// Each file is rendered (formatted) on its own goroutine while the
-	// next is built, and put in the order a sequential run puts them, so
-	// the first error is the same.
-	type rendering struct {
-		name, role string
-		done       chan struct{}
-		b          []byte
-		err        error
-	}
-	var renders []*rendering
-	later := func(name string, f *jen.File, role string) {
-		r := &rendering{name: name, role: role, done: make(chan struct{})}
-		renders = append(renders, r)
-		go func() {
-			defer close(r.done)
-			r.b, r.err = e.render(name, f)
-		}()
-	}
-	putAll := func() error {
-		var first error
-		for _, r := range renders {
-			<-r.done
-			if first != nil {
-				continue
-			}
-			if first = r.err; first == nil {
-				first = put(r.name, r.b, r.role)
-			}
-		}
-		renders = nil
-		return first
 	}
 	// The copyfrom and batch files exist once a query needs them.
 	var copyFile, batchFile *jen.File
@@ -206,7 +171,13 @@ func Emit(in Input) (map[string][]byte, error) {
 		if rel, ok := in.Sources[src]; ok {
 			src = rel
 		}
-		later(name, jf, "the code of query file "+src)
+		b, err := e.render(name, jf)
+		if err != nil {
+			return nil, err
+		}
+		if err := put(name, b, "the code of query file "+src); err != nil {
+			return nil, err
+		}
 	}
 	for _, q := range copyQueries {
 		e.copyfrom(copyFile, q)
@@ -224,7 +195,13 @@ func Emit(in Input) (map[string][]byte, error) {
 		if o.f == nil {
 			continue
 		}
-		later(o.name, o.f, o.role)
+		b, err := e.render(o.name, o.f)
+		if err != nil {
+			return nil, err
+		}
+		if err := put(o.name, b, o.role); err != nil {
+			return nil, err
+		}
 	}
 	db := e.newPlainFile(pkg, "")
 	if e.types.stdlib() {
@@ -234,9 +211,6 @@ func Emit(in Input) (map[string][]byte, error) {
 	}
 	models := e.newFile(pkg, "")
 	if err := e.modelsFile(models, queries); err != nil {
-		if perr := putAll(); perr != nil {
-			return nil, perr
-		}
 		return nil, err
 	}
 	for _, o := range []struct {
@@ -246,16 +220,25 @@ func Emit(in Input) (map[string][]byte, error) {
 		{e.fileNameOr(e.opts.OutputDBFileName, "db.go"), "the db file (output_db_file_name)", db},
 		{e.fileNameOr(e.opts.OutputModelsFileName, "models.go"), "the models file (output_models_file_name)", models},
 	} {
-		later(o.name, o.f, o.role)
+		b, err := e.render(o.name, o.f)
+		if err != nil {
+			return nil, err
+		}
+		if err := put(o.name, b, o.role); err != nil {
+			return nil, err
+		}
 	}
 	if e.opts.EmitInterface {
 		q := e.newFile(pkg, "")
 		e.querierFile(q, queries)
 		name := e.fileNameOr(e.opts.OutputQuerierFileName, "querier.go")
-		later(name, q, "the querier file (output_querier_file_name)")
-	}
-	if err := putAll(); err != nil {
-		return nil, err
+		b, err := e.render(name, q)
+		if err != nil {
+			return nil, err
+		}
+		if err := put(name, b, "the querier file (output_querier_file_name)"); err != nil {
+			return nil, err
+		}
 	}
 	if err := e.checkCollisions(out, queries); err != nil {
 		return nil, err
@@ -387,28 +370,27 @@ var gofmtConfig = printer.Config{Mode: printer.UseSpaces | printer.TabIndent | 1
 
 // gofmt renders f with jennifer and formats it as go/format.Source does
 // (parse with comments, sort the imports, print with gofmtConfig), once:
-// the syntax tree it printed is kept in e.printed for checkCollisions,
-// which would otherwise parse the output again.
+// the declarations of the syntax tree it printed are kept in e.printed
+// for checkCollisions, which would otherwise parse the output again.
 func (e *emitter) gofmt(name string, f *jen.File) ([]byte, error) {
 	var src bytes.Buffer
 	f.NoFormat = true
 	if err := f.Render(&src); err != nil {
 		return nil, err
 	}
-	tree, err := parser.ParseFile(e.fset, "", src.Bytes(), parser.ParseComments|parser.SkipObjectResolution)
+	fset := token.NewFileSet()
+	tree, err := parser.ParseFile(fset, "", src.Bytes(), parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
 		// jennifer's words for it, without the source it appends.
 		return nil, fmt.Errorf("Error %s while formatting source:", err)
 	}
-	ast.SortImports(e.fset, tree)
+	ast.SortImports(fset, tree)
 	var out bytes.Buffer
 	out.Grow(src.Len() + src.Len()/8)
-	if err := gofmtConfig.Fprint(&out, e.fset, tree); err != nil {
+	if err := gofmtConfig.Fprint(&out, fset, tree); err != nil {
 		return nil, err
 	}
-	e.printedMu.Lock()
-	e.printed[name] = tree
-	e.printedMu.Unlock()
+	e.printed[name] = declsOf(tree)
 	return out.Bytes(), nil
 }
 
