@@ -56,3 +56,12 @@ func TestGuardFunctionNames(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplatesParse parses every template (Templates panics on one that
+// does not), as the parse at init did for every test.
+func TestTemplatesParse(t *testing.T) {
+	tm := templates.Templates()
+	if tm.Lookup("guard.sql.tmpl") == nil {
+		t.Fatalf("guard.sql.tmpl is not among the parsed templates: %s", tm.DefinedTemplates())
+	}
+}

@@ -1,5 +1,6 @@
 // Package templates holds fencegen's non-Go text assets as an embed.FS,
-// parsed once at init so that a broken template fails every test at once.
+// parsed once, on first use (TestTemplatesParse parses them in every test
+// run).
 // Go code is emitted only through jennifer (package gen/internal/golang),
 // never through text templates.
 //
@@ -12,6 +13,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"sync"
 	"text/template"
 	"unicode/utf8"
 )
@@ -19,11 +21,16 @@ import (
 //go:embed *.sql.tmpl
 var FS embed.FS
 
-// Templates are the parsed assets, by file name.
-var Templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"raiseText": raiseText,
-	"literal":   literal,
-}).ParseFS(FS, "*.sql.tmpl"))
+// Templates returns the parsed assets, by file name. They are parsed on
+// the first call, not at init: a run that writes no guard needs none of
+// them (the parse was about 1% of generating a small project), and it
+// panics if one does not parse.
+var Templates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"raiseText": raiseText,
+		"literal":   literal,
+	}).ParseFS(FS, "*.sql.tmpl"))
+})
 
 // MaxIdentifier is the longest identifier PostgreSQL keeps, in bytes
 // (NAMEDATALEN - 1); it truncates longer ones (PostgreSQL docs, 4.1.1

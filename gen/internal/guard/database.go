@@ -109,7 +109,7 @@ func requiredText(text string) bool {
 // migration (data.Format, data.Down).
 func renderGuard(data *guardData) ([]byte, error) {
 	var b strings.Builder
-	if err := templates.Templates.ExecuteTemplate(&b, "guard.sql.tmpl", data); err != nil {
+	if err := templates.Templates().ExecuteTemplate(&b, "guard.sql.tmpl", data); err != nil {
 		return nil, err
 	}
 	return []byte(b.String()), nil
