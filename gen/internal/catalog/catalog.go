@@ -185,6 +185,12 @@ type Table struct {
 	// it were in the default schema (CREATE TEMP TABLE tmp_docs:
 	// TmpDoc; CREATE TABLE pg_temp.t: PgTempT).
 	Temp bool
+	// SqlcPublic marks a relation created without a schema written while
+	// a SET search_path of its schema file named another schema first:
+	// it is in that schema (Schema), and, as sqlc (which does not read
+	// SET) has it in the default schema, its model is named as if it
+	// were there.
+	SqlcPublic bool
 	// Triggers and Rules are the table's triggers and rewrite rules
 	// (trigger.go); DROP TRIGGER and DROP RULE remove them (drop.go), and
 	// DROP FUNCTION ... CASCADE the triggers that run the function.
@@ -421,6 +427,8 @@ type Enum struct {
 	Name    string
 	Values  []string
 	Comment string
+	// SqlcPublic is Table.SqlcPublic's for an enum.
+	SqlcPublic bool
 	// File, Line, Col locate the CREATE TYPE statement.
 	File      string
 	Line, Col int

@@ -24,7 +24,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 		return
 	}
 	line, col := u.pos(n.Table.Loc)
-	t := &Table{Schema: s.Name, Name: n.Table.Name, Temp: n.Temp, File: u.f.Name, Line: line, Col: col}
+	t := &Table{Schema: s.Name, Name: n.Table.Name, Temp: n.Temp, SqlcPublic: u.pathSchema(n.Table.Schema, s), File: u.f.Name, Line: line, Col: col}
 	type seqCol struct {
 		col  *Column
 		name sqlparse.Name

@@ -18,7 +18,7 @@ func (u *updater) createEnum(n *sqlparse.CreateEnum) {
 		return
 	}
 	line, col := u.pos(n.Type.Loc)
-	s.Enums = append(s.Enums, &Enum{Schema: s.Name, Name: n.Type.Name, Values: slices.Clone(n.Values), File: u.f.Name, Line: line, Col: col})
+	s.Enums = append(s.Enums, &Enum{Schema: s.Name, Name: n.Type.Name, Values: slices.Clone(n.Values), SqlcPublic: u.pathSchema(n.Type.Schema, s), File: u.f.Name, Line: line, Col: col})
 }
 
 func (u *updater) alterEnum(n *sqlparse.AlterEnum) {

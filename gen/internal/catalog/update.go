@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
@@ -19,6 +20,11 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 	}
 	u := &updater{c: c, f: f, s: s}
 	switch n := s.Node.(type) {
+	case *sqlparse.Select:
+		// pg_dump's SELECT pg_catalog.set_config('search_path', '', false).
+		if p, ok := setConfigSearchPath(n); ok {
+			c.searchPath = p
+		}
 	case *sqlparse.SetSearchPath:
 		switch {
 		case n.Default:
@@ -182,4 +188,42 @@ func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
 	hasDefault := d.HasDefault && !(d.DefaultNull && d.Type != nil && !d.Type.Typmod && !u.c.isDomain(d.Type))
 	return &Column{Name: d.Name, Type: typ, DBType: dbType(d.Type), typmod: d.Type != nil && d.Type.Typmod, NotNull: att || dom, attNotNull: att, domainNotNull: dom, HasDefault: hasDefault, Sequence: d.Serial,
 		Generated: d.Generated, Identity: d.Identity, IdentityAlways: d.IdentityAlways, Table: t}
+}
+
+// setConfigSearchPath reads SELECT set_config('search_path', 'list',
+// is_local) with constant arguments: the schemas of the list (a
+// comma-separated list of names, plain ones folded to lower case, quoted
+// ones as written; PostgreSQL's SplitIdentifierString).
+func setConfigSearchPath(n *sqlparse.Select) ([]string, bool) {
+	if len(n.Targets) != 1 || len(n.From) > 0 {
+		return nil, false
+	}
+	fc, ok := n.Targets[0].Expr.(*sqlparse.FuncCall)
+	if !ok || fc.Func.Name != "set_config" || fc.Func.Schema != "" && fc.Func.Schema != "pg_catalog" || len(fc.Args) != 3 {
+		return nil, false
+	}
+	name, ok1 := fc.Args[0].(*sqlparse.Const)
+	value, ok2 := fc.Args[1].(*sqlparse.Const)
+	if !ok1 || !ok2 || name.Kind != "string" || value.Kind != "string" || name.Value != "search_path" {
+		return nil, false
+	}
+	var out []string
+	for _, part := range strings.Split(value.Value, ",") {
+		part = strings.TrimSpace(part)
+		switch {
+		case part == "":
+		case len(part) >= 2 && part[0] == '"' && part[len(part)-1] == '"':
+			out = append(out, strings.ReplaceAll(part[1:len(part)-1], `""`, `"`))
+		default:
+			out = append(out, strings.ToLower(part))
+		}
+	}
+	return out, true
+}
+
+// pathSchema reports whether an object written without a schema (written
+// "") went to s through a SET search_path, where sqlc, which does not
+// read SET, has it in the default schema.
+func (u *updater) pathSchema(written string, s *Schema) bool {
+	return written == "" && len(u.c.searchPath) > 0 && s.Name != DefaultSchema && s.Name != "pg_temp"
 }

@@ -921,7 +921,7 @@ func (e *emitter) newFunc(f *jen.File) bool {
 // schema) for a relation of CREATE TEMP with no schema written, which
 // sqlc's catalog keeps in the default schema, else the table's own.
 func modelSchema(t *catalog.Table) string {
-	if t.Temp {
+	if t.Temp || t.SqlcPublic {
 		return ""
 	}
 	return t.Schema

@@ -382,7 +382,7 @@ func (o override) matchesColumn(col *catalog.Column) bool {
 		return false
 	}
 	schema := col.Table.Schema
-	if schema == "" || col.Table.Temp {
+	if schema == "" || col.Table.Temp || col.Table.SqlcPublic {
 		schema = catalog.DefaultSchema // sqlc's catalog has CREATE TEMP TABLE t in it
 	}
 	if o.schema == "" {

@@ -510,7 +510,7 @@ func (m *typeMapper) enumPointers() bool {
 // enumGoName is the SQL name an enum's Go names derive from: the enum's
 // name, prefixed with its schema outside public.
 func enumGoName(e *catalog.Enum) string {
-	if e.Schema != "" && e.Schema != "public" {
+	if e.Schema != "" && e.Schema != "public" && !e.SqlcPublic {
 		return e.Schema + "_" + e.Name
 	}
 	return e.Name
