@@ -1,0 +1,180 @@
+package writeoracle
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/fencegen/fencegen/internal/testenv"
+)
+
+// adminURL returns DATABASE_URL when PostgreSQL answers there, and skips
+// (fails under CI=true) otherwise.
+func adminURL(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, testenv.DatabaseURL())
+	if err != nil {
+		testenv.Unavailable(t, "PostgreSQL", "DATABASE_URL", err)
+	}
+	c.Close(ctx)
+	return testenv.DatabaseURL()
+}
+
+// shared is the team's corpora directory, ../shared from the module root.
+const shared = "../../../../shared"
+
+// checkAll runs CheckConfig on each configuration file, on up to four
+// scratch databases at once (GOMAXPROCS), and returns the merged report,
+// in the order of configs; a configuration the generator cannot load is
+// logged and skipped.
+func checkAll(t *testing.T, opt Options, configs []string) *Report {
+	t.Helper()
+	workers := min(4, runtime.GOMAXPROCS(0))
+	reps := make([]*Report, len(configs))
+	errs := make([]error, len(configs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		ch, err := NewChecker(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer ch.Close()
+			for i := range next {
+				reps[i], errs[i] = ch.CheckConfig(context.Background(), configs[i], label(configs[i]))
+			}
+		}()
+	}
+	for i := range configs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	total := &Report{}
+	for i, c := range configs {
+		if reps[i] != nil {
+			total.Merge(reps[i])
+		}
+		if errs[i] != nil {
+			t.Logf("%s: not checked: %v", label(c), firstLine(errs[i].Error()))
+		}
+	}
+	return total
+}
+
+// label names a configuration by its path under ../shared.
+func label(c string) string {
+	if rel, err := filepath.Rel(shared, c); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return c
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// requireSound fails the test on each escape, stale write, guarded
+// statement that always fails and (where the marks are the project's own)
+// generator failure, and logs the other findings.
+func requireSound(t *testing.T, rep *Report, fatal ...string) {
+	t.Helper()
+	for _, f := range rep.Findings {
+		if f.Kind == Escape || f.Kind == StaleWrite || f.Kind == AlwaysFails || slices.Contains(fatal, f.Kind) {
+			t.Errorf("%s", f)
+		} else {
+			t.Logf("%s", f)
+		}
+	}
+}
+
+// TestOracleExample runs the oracle over examples/accounts, whose schema
+// marks account_balances itself.
+func TestOracleExample(t *testing.T) {
+	url := adminURL(t)
+	rep, err := CheckConfig(context.Background(), Options{AdminURL: url, Each: true, Label: "examples/accounts"}, "../../../examples/accounts/fencegen.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep.Table())
+	requireSound(t, rep, GeneratorError)
+	if rep.GuardedStale < 10 || rep.Unguarded < 5 {
+		t.Errorf("ran %d guarded and %d unguarded statements: the example no longer reaches the oracle", rep.GuardedStale, rep.Unguarded)
+	}
+}
+
+// TestOracleCorpora runs the oracle over every configuration of the
+// shared corpora (../shared/corpus: sqlc's end-to-end cases for pgx/v5 and
+// database/sql, the real projects and sqlc's example projects; or the
+// directories under ../shared listed in ORACLE_CORPORA), every table
+// marked, then each alone (up to 8 an entry), and prints the figures. It
+// fails on any escape, stale write or guarded statement that always
+// fails; over-refusals are listed. ORACLE_TRACE=file writes one line per
+// query and run. Without ../shared it skips (fails under CI=true).
+func TestOracleCorpora(t *testing.T) {
+	url := adminURL(t)
+	if _, err := os.Stat(filepath.Join(shared, "corpus")); err != nil {
+		testenv.UnavailableAt(t, "the shared corpora (../shared/corpus)", "the shared corpus", "", err)
+	}
+	dirs := strings.Fields(os.Getenv("ORACLE_CORPORA"))
+	if len(dirs) == 0 {
+		dirs = []string{"corpus/sqlc", "corpus/sqlc-stdlib", "corpus/real", "corpus/peers/sqlc-examples"}
+	}
+	var configs []string
+	for _, dir := range dirs {
+		configs = append(configs, FindConfigs(filepath.Join(shared, dir))...)
+	}
+	var trace func(string)
+	if f := os.Getenv("ORACLE_TRACE"); f != "" {
+		w, err := os.Create(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		var mu sync.Mutex
+		trace = func(l string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintln(w, l)
+		}
+	}
+	rep := checkAll(t, Options{AdminURL: url, Each: true, MaxEach: 8, Trace: trace}, configs)
+	t.Logf("%d configurations\n%s\nrejected by SQLSTATE: %s", len(configs), rep.Table(), rep.Rejections())
+	requireSound(t, rep)
+	if rep.Statements == 0 {
+		t.Errorf("no statement ran")
+	}
+}
+
+// TestOracleShapes runs the oracle over testdata/shapes: write shapes of
+// issue 24 that the guard handles (or refuses) on a schema that fences a
+// table, an INHERITS child of an unfenced parent and a partition of an
+// unfenced partitioned table. No escape, no stale write, no guarded
+// statement that always fails; the over-refusals are listed.
+func TestOracleShapes(t *testing.T) {
+	url := adminURL(t)
+	rep, err := CheckConfig(context.Background(), Options{AdminURL: url, Each: true, Label: "shapes"}, "testdata/shapes/sqlc.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep.Table())
+	requireSound(t, rep, GeneratorError)
+	if rep.Unguarded < 5 || rep.GuardedStale < 10 || rep.Refused < 5 {
+		t.Errorf("ran %d unguarded and %d guarded statements, %d refused: the shapes no longer reach the guard", rep.Unguarded, rep.GuardedStale, rep.Refused)
+	}
+}
