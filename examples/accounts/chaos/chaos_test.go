@@ -25,11 +25,15 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// requireServers skips (fails under CI=true) without PostgreSQL or
-// redis-server.
-func requireServers(t *testing.T) {
+// requireServers skips (fails under CI=true) without PostgreSQL or the
+// coordinator's binary (redis-server, etcd).
+func requireServers(t *testing.T, coordinator string) {
 	t.Helper()
-	faults.RedisBinary(t, "redis-server")
+	if coordinator == "etcd" {
+		faults.EtcdBinary(t)
+	} else {
+		faults.RedisBinary(t, "redis-server")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	c, err := pgx.Connect(ctx, testenv.DatabaseURL())
@@ -39,15 +43,21 @@ func requireServers(t *testing.T) {
 	_ = c.Close(ctx)
 }
 
-func shortRun(t *testing.T, unguarded bool) (*Result, string, string) {
+func shortRun(t *testing.T, unguarded bool, coordinator string) (*Result, string, string) {
 	t.Helper()
-	requireServers(t)
+	requireServers(t, coordinator)
 	if testing.Short() {
 		t.Skip("SKIP: chaos run in -short mode")
 	}
 	var out bytes.Buffer
-	cfg := Config{Duration: 12 * time.Second, Seed: 1, Workers: 4, Accounts: 3, TTL: time.Second,
-		Unguarded: unguarded, DatabaseURL: testenv.DatabaseURL(), Out: &out,
+	d := 12 * time.Second
+	if coordinator == "etcd" {
+		// Long enough for a cycle of etcd's four faults between the
+		// pauses (a pause waits for a lease announcement, 2-3 TTLs).
+		d = 24 * time.Second
+	}
+	cfg := Config{Duration: d, Seed: 1, Workers: 4, Accounts: 3, TTL: time.Second,
+		Unguarded: unguarded, Coordinator: coordinator, DatabaseURL: testenv.DatabaseURL(), Out: &out,
 		SVG: filepath.Join(t.TempDir(), "chaos.svg")}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -67,8 +77,15 @@ func shortRun(t *testing.T, unguarded bool) (*Result, string, string) {
 	return res, out.String(), svg
 }
 
-func TestGuardedRunHasNoViolations(t *testing.T) {
-	res, out, svg := shortRun(t, false)
+func TestGuardedRunHasNoViolations(t *testing.T) { guardedRun(t, "redis") }
+
+// The same run with leases from a 3-member etcd cluster
+// (runtime/lease/etcdlease): the worker differs only in how its Locker is
+// constructed, and restart-keep kills and restarts the leader.
+func TestGuardedRunOnEtcdHasNoViolations(t *testing.T) { guardedRun(t, "etcd") }
+
+func guardedRun(t *testing.T, coordinator string) {
+	res, out, svg := shortRun(t, false, coordinator)
 	r := res.Report
 	if r.Total() != 0 {
 		t.Errorf("guarded run: %d violations:\n%s", r.Total(), strings.Join(r.Violations, "\n"))
@@ -94,8 +111,12 @@ func TestGuardedRunHasNoViolations(t *testing.T) {
 	}
 }
 
-func TestUnguardedControlFindsViolations(t *testing.T) {
-	res, out, _ := shortRun(t, true)
+func TestUnguardedControlFindsViolations(t *testing.T) { unguardedRun(t, "redis") }
+
+func TestUnguardedControlOnEtcdFindsViolations(t *testing.T) { unguardedRun(t, "etcd") }
+
+func unguardedRun(t *testing.T, coordinator string) {
+	res, out, _ := shortRun(t, true, coordinator)
 	r := res.Report
 	if r.ByCheck[1] == 0 {
 		t.Errorf("control: no token-order violation found; the fault schedule is too weak")

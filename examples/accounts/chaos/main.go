@@ -15,6 +15,10 @@
 //	go run ./examples/accounts/chaos -duration 60s -seed 7
 //	go run ./examples/accounts/chaos -duration 60s -seed 7 -unguarded
 //
+// With -coordinator etcd the leases come from a private 3-member etcd
+// cluster (runtime/lease/etcdlease) instead, and the Redis restarts become
+// kills and restarts of the etcd leader.
+//
 // With -unguarded the workers use a plain UPDATE without the token: the
 // negative control, which must find violations. The exit status is 0 when
 // the guarded run has no violation or the control found some, 1 otherwise.
@@ -47,6 +51,7 @@ func main() {
 	flag.IntVar(&cfg.Workers, "workers", 4, "worker processes")
 	flag.IntVar(&cfg.Accounts, "accounts", 3, "accounts the workers contend for")
 	flag.DurationVar(&cfg.TTL, "ttl", time.Second, "lease TTL")
+	flag.StringVar(&cfg.Coordinator, "coordinator", "redis", "where leases come from: redis (a private redis-server) or etcd (a private 3-member etcd cluster)")
 	flag.BoolVar(&cfg.Unguarded, "unguarded", false, "negative control: credit with a plain UPDATE, no fencing token")
 	flag.StringVar(&cfg.SVG, "svg", "", "write the timeline here (default: fencegen-chaos-<mode>-<seed>.svg in the temp directory; \"-\" for none)")
 	flag.BoolVar(&cfg.Verbose, "v", false, "print the history (JSON lines) before the report")

@@ -31,6 +31,7 @@ type Config struct {
 	Accounts    int           // accounts the workers contend for
 	TTL         time.Duration // lease TTL
 	Unguarded   bool          // the negative control: plain UPDATE, no token
+	Coordinator string        // "redis" (default) or "etcd": where leases come from
 	DatabaseURL string        // a database in which Run creates and drops a schema
 	Exe         string        // the binary that runs a worker when envWorker is set
 	SVG         string        // where to write the timeline ("" for none)
@@ -44,6 +45,14 @@ func (cfg Config) mode() string {
 		return "unguarded"
 	}
 	return "guarded"
+}
+
+// coordinator returns Coordinator, "redis" when unset.
+func (cfg Config) coordinator() string {
+	if cfg.Coordinator == "" {
+		return "redis"
+	}
+	return cfg.Coordinator
 }
 
 // Fault is one injected fault, on the run's clock (µs).
@@ -61,7 +70,7 @@ type Fault struct {
 const (
 	FaultPause       = "pause"        // SIGSTOP a worker right after it acquired, longer than the TTL
 	FaultKill        = "kill"         // SIGKILL a worker; a replacement starts
-	FaultRestartKeep = "restart-keep" // restart Redis keeping its data
+	FaultRestartKeep = "restart-keep" // restart Redis keeping its data; on etcd, kill and restart the leader
 	FaultRestartLose = "restart-lose" // restart Redis losing its data (tokens regress)
 	FaultPartition   = "partition"    // blackhole one worker's Redis traffic
 	FaultStall       = "stall"        // slow one worker's Redis traffic
@@ -106,6 +115,7 @@ type coordinator struct {
 	h     *harness
 	start int64
 	redis *faults.Redis
+	etcd  *faults.Etcd // instead of redis with Coordinator "etcd"
 	dbURL string
 	pref  string
 
@@ -192,10 +202,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	// Redis: a private server, one TCP proxy per worker in front of it.
-	if err := try(func() {
-		c.redis = faults.StartRedis(c.h, faults.RedisOptions{MaxLifetime: cfg.Duration + 5*time.Minute})
-	}); err != nil {
-		return nil, fmt.Errorf("redis-server: %w", err)
+	// etcd: a private 3-member cluster, each worker's proxy in front of
+	// one member (in turn).
+	switch cfg.coordinator() {
+	case "redis":
+		if err := try(func() {
+			c.redis = faults.StartRedis(c.h, faults.RedisOptions{MaxLifetime: cfg.Duration + 5*time.Minute})
+		}); err != nil {
+			return nil, fmt.Errorf("redis-server: %w", err)
+		}
+	case "etcd":
+		if err := try(func() { c.etcd = faults.StartEtcd(c.h, 3) }); err != nil {
+			return nil, fmt.Errorf("etcd: %w", err)
+		}
+	default:
+		return nil, fmt.Errorf("coordinator %q: want redis or etcd", cfg.Coordinator)
 	}
 	c.pref = "chaos-" + suffix
 	for range cfg.Workers {
@@ -320,8 +341,15 @@ func (c *coordinator) startWorker() error {
 	c.nextID++
 	id := c.nextID
 	c.mu.Unlock()
+	target := ""
+	if c.etcd != nil {
+		m := c.etcd.Members[id%len(c.etcd.Members)]
+		target = fmt.Sprintf("127.0.0.1:%d", m.ClientPort)
+	} else {
+		target = c.redis.Addr()
+	}
 	var proxy *faults.Proxy
-	if err := try(func() { proxy = faults.StartProxy(c.h, c.redis.Addr()) }); err != nil {
+	if err := try(func() { proxy = faults.StartProxy(c.h, target) }); err != nil {
 		return err
 	}
 	cmd := exec.Command(c.cfg.Exe)
@@ -329,7 +357,7 @@ func (c *coordinator) startWorker() error {
 		envWorker+"="+strconv.Itoa(id), envMode+"="+c.cfg.mode(), envDB+"="+c.dbURL,
 		envRedis+"="+proxy.Addr(), envPrefix+"="+c.pref, envTTL+"="+c.cfg.TTL.String(),
 		envAccounts+"="+strconv.Itoa(c.cfg.Accounts), envStart+"="+strconv.FormatInt(c.start, 10),
-		envSeed+"="+strconv.FormatUint(c.cfg.Seed, 10))
+		envSeed+"="+strconv.FormatUint(c.cfg.Seed, 10), envCoord+"="+c.cfg.coordinator())
 	cmd.Stderr = os.Stderr
 	// A worker dies with the coordinator.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -388,6 +416,12 @@ func (c *coordinator) inject(ctx context.Context) error {
 	// Every other fault is a pause, the one that makes late writes; the
 	// others come in an order shuffled from the seed, each once per cycle.
 	others := []string{FaultKill, FaultRestartKeep, FaultRestartLose, FaultPartition, FaultStall}
+	if c.etcd != nil {
+		// etcd loses no acknowledged write on a restart; a snapshot
+		// restore, which rewinds revisions, is runtime/lease/etcdlease's
+		// own test.
+		others = []string{FaultKill, FaultRestartKeep, FaultPartition, FaultStall}
+	}
 	var schedule []string
 	sleep := func(d time.Duration) bool {
 		select {
@@ -468,6 +502,16 @@ func (c *coordinator) fault(ctx context.Context, kind string) error {
 			return err
 		}
 	case FaultRestartKeep, FaultRestartLose:
+		if c.etcd != nil {
+			if err := try(func() {
+				m := c.etcd.Leader()
+				m.Kill()
+				m.Start()
+			}); err != nil {
+				return fmt.Errorf("restart the etcd leader: %w", err)
+			}
+			break
+		}
 		if err := try(func() { c.redis.Restart(kind == FaultRestartKeep) }); err != nil {
 			return fmt.Errorf("restart redis: %w", err)
 		}

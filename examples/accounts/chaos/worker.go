@@ -18,10 +18,13 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 
 	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/lease"
+	"github.com/fencegen/fencegen/runtime/lease/etcdlease"
 )
 
 // Environment of a worker process (the chaos binary re-executed).
@@ -35,6 +38,7 @@ const (
 	envAccounts = "FENCEGEN_CHAOS_ACCOUNTS"
 	envStart    = "FENCEGEN_CHAOS_START" // CLOCK_MONOTONIC ns of the run start
 	envSeed     = "FENCEGEN_CHAOS_SEED"
+	envCoord    = "FENCEGEN_CHAOS_COORDINATOR" // redis or etcd
 )
 
 // unguardedCredit is the negative control: no guard, no token.
@@ -104,7 +108,19 @@ func workerMain() int {
 		return 2
 	}
 	defer pool.Close()
-	q := accountsdb.New(pool)
+	env := &workerEnv{id: id, unguarded: unguarded, ttl: ttl, accounts: accounts, rng: rng, emit: emit, now: now, pool: pool, q: accountsdb.New(pool)}
+	if os.Getenv(envCoord) == "etcd" {
+		// The same worker on etcd: only the Locker's construction differs.
+		cli, err := clientv3.New(clientv3.Config{Endpoints: []string{"http://" + os.Getenv(envRedis)},
+			DialTimeout: ttl / 4, DialKeepAliveTime: ttl / 2, DialKeepAliveTimeout: ttl / 2, Logger: zap.NewNop()})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "chaos worker:", err)
+			return 2
+		}
+		defer cli.Close()
+		work(ctx, env, etcdlease.New(cli, &etcdlease.Options{KeyPrefix: os.Getenv(envPrefix)}))
+		return 0
+	}
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv(envRedis), DialTimeout: ttl / 4,
 		ReadTimeout: ttl / 2, WriteTimeout: ttl / 2, ContextTimeoutEnabled: true, PoolSize: 4, MaxRetries: -1})
 	defer rdb.Close()
@@ -122,7 +138,27 @@ func workerMain() int {
 			return fence.Token(t), err
 		},
 	})
+	work(ctx, env, locker)
+	return 0
+}
 
+// workerEnv is what a worker's loop uses besides its Locker.
+type workerEnv struct {
+	id        int
+	unguarded bool
+	ttl       time.Duration
+	accounts  int
+	rng       *rand.Rand
+	emit      func(Event)
+	now       func() int64
+	pool      *pgxpool.Pool
+	q         *accountsdb.Queries
+}
+
+// work is the worker's loop, written against lease.Locker so that it runs
+// on Redis (lease.Client) and on etcd (etcdlease.Client) alike.
+func work[L lease.Held](ctx context.Context, env *workerEnv, locker lease.Locker[L]) {
+	id, unguarded, ttl, accounts, rng, emit, now, pool, q := env.id, env.unguarded, env.ttl, env.accounts, env.rng, env.emit, env.now, env.pool, env.q
 	var seq int64
 	for ctx.Err() == nil {
 		acct := int64(1 + rng.IntN(accounts))
@@ -209,5 +245,4 @@ func workerMain() int {
 			emit(Event{Ev: "release", Account: acct, Token: int64(l.Token()), Result: "error", Err: err.Error()})
 		}
 	}
-	return 0
 }
