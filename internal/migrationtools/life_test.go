@@ -62,6 +62,11 @@ type state struct {
 // with the fix).
 type lifeCase struct {
 	name, change, cause string
+	// mark is the token column's comment ("" for 'fencegen:token').
+	mark string
+	// refused is set when PostgreSQL refuses the change itself, as the
+	// cause says: the tool's up fails with an error saying refused.
+	refused string
 	// between checks what fencegen's error says happens once the change
 	// is applied and the fix is not: conn is the session that has run the
 	// guard trigger before.
@@ -126,6 +131,26 @@ var lifeCases = []lifeCase{
 		after: state{table: "tasks", column: "tok", refused: true},
 	},
 	{
+		name:    "required-retype",
+		mark:    "fencegen:token required",
+		change:  "ALTER TABLE jobs ALTER COLUMN tok TYPE integer;\n",
+		cause:   `:1:1: changes the type of column tok of fenced table jobs: PostgreSQL refuses it, since the guard trigger that `,
+		refused: "cannot alter type of a column used in a trigger definition",
+	},
+	{
+		name: "required-retype-triggers-dropped",
+		mark: "fencegen:token required",
+		change: "DROP TRIGGER IF EXISTS fencegen_guard ON jobs;\nDROP TRIGGER IF EXISTS fencegen_guard_token ON jobs;\n" +
+			"ALTER TABLE jobs ALTER COLUMN tok TYPE integer;\n",
+		cause: `:1:1: drops the guard trigger of table jobs that `,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			// "the database lets a stale token's UPDATE of jobs from
+			// any writer through"
+			writes(t, conn, state{table: "jobs", column: "tok"}, id)
+		},
+		after: state{table: "jobs", column: "tok", refused: true},
+	},
+	{
 		name:   "unmark",
 		change: "COMMENT ON COLUMN jobs.tok IS NULL;\n",
 		cause:  `:1:1: removes the fencing mark of column tok of table jobs, but the guard trigger that `,
@@ -173,9 +198,13 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	}
 	write("fencegen.yaml", "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: migrations\n    queries: query.sql\n    gen: {go: {package: db, out: db}}\n")
 	write("query.sql", "-- name: SetNote :exec\nUPDATE notes SET body = $1 WHERE id = $2;\n")
+	mark := c.mark
+	if mark == "" {
+		mark = "fencegen:token"
+	}
 	init := "CREATE TABLE notes (id bigint PRIMARY KEY, body text NOT NULL);\n" +
 		"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
-		"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n"
+		"COMMENT ON COLUMN jobs.tok IS '" + mark + "';\n"
 	var changeFile string
 	if tool == "goose" {
 		write("migrations/00001_init.sql", "-- +goose Up\n"+init+"-- +goose Down\nDROP TABLE jobs;\nDROP TABLE notes;\n")
@@ -230,6 +259,18 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 			t.Errorf("fencegen %s: last line of\n%s\nwant ...%s", cmd, stderr, want)
 		}
 	}
+	if c.refused != "" {
+		// PostgreSQL refuses the change itself: applied by the tool
+		// after the schema and the guard migration, it fails.
+		url := testenv.NewDatabase(t)
+		up, _ := migrator(t, tool, url, filepath.Join(dir, "migrations"))
+		up()
+		up()
+		if err := up3(tool, url, filepath.Join(dir, "migrations")); err == nil || !strings.Contains(err.Error(), c.refused) {
+			t.Errorf("the change: %v; want PostgreSQL to refuse it (%s)", err, c.refused)
+		}
+		return
+	}
 	fencegen(0, "guard", "-format", tool, "-dir", "migrations")
 	fencegen(0, "generate")
 	fencegen(0, "check")
@@ -269,6 +310,31 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	up()
 	writes(t, conn, c.after, 201)
 	guardObjects(t, conn, c.after)
+}
+
+// up3 applies the third migration of dir, after the first two, and
+// returns the tool's error.
+func up3(tool, url, dir string) error {
+	ctx := context.Background()
+	if tool == "goose" {
+		db, err := sql.Open("pgx", url)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		p, err := goose.NewProvider(goose.DialectPostgres, db, os.DirFS(dir))
+		if err != nil {
+			return err
+		}
+		_, err = p.UpByOne(ctx)
+		return err
+	}
+	m, err := migrate.New("file://"+filepath.ToSlash(dir), "pgx5"+strings.TrimPrefix(url, "postgres"))
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	return m.Steps(1)
 }
 
 // migrator returns functions that apply the next migration of dir with

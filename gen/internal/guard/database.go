@@ -348,6 +348,10 @@ type cause struct {
 	// renamedTo is the column's new name, for a rename of the token
 	// column.
 	renamedTo string
+	// refusedOn is set (to the table) when PostgreSQL refuses the
+	// statement itself: it drops or retypes the column of a trigger
+	// BEFORE UPDATE OF it (mode required).
+	refusedOn string
 }
 
 // guardMigration is one migration fencegen guard wrote.
@@ -567,6 +571,12 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 				in.broken = at("drops column %s of fenced table %s", fails(n.Table.String(), c.Column), c.Column, n.Table.String())
 			case c.Kind == sqlparse.AlterColumnType && readsColumn(in, c.Column):
 				in.broken = at("changes the type of column %s of fenced table %s", fmt.Sprintf("every UPDATE of %s fails in each database session that ran the trigger before (type of parameter does not match that when preparing the plan)", n.Table.String()), c.Column, n.Table.String())
+			default:
+				continue
+			}
+			if _, mode := guardMode(in.fn.text); mode == "required" {
+				// A trigger BEFORE UPDATE OF the column depends on it.
+				in.broken.refusedOn = key
 			}
 		}
 		r.tables[key] = in
@@ -748,6 +758,11 @@ func (g *DatabaseGuard) GuardMigrations(others []*DatabaseGuard) []Finding {
 	return g.compare(have, others)
 }
 
+// refusedText ends the finding of a statement PostgreSQL refuses because
+// a guard trigger BEFORE UPDATE OF the column depends on it: the file
+// that installs the trigger, and the table.
+const refusedText = ": PostgreSQL refuses it, since the guard trigger that %s installs fires on UPDATE OF that column (mode required) and depends on it; drop its triggers first, in this migration (DROP TRIGGER IF EXISTS fencegen_guard ON %[2]s; DROP TRIGGER IF EXISTS fencegen_guard_token ON %[2]s), then write a new guard migration after it"
+
 // severalGuards reports whether fencegen guard needs -out to pick one of
 // guards (the run's): several have fenced tables, or none has and several
 // have guard migrations to remove.
@@ -796,6 +811,8 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 			out = append(out, because(have.lost[t.QualifiedTable], "; table %s is fenced, so until a new guard migration installs its guard again, the database lets a stale token's UPDATE of %s from any writer through", t.Table, t.Table))
 		case !ok:
 			out = append(out, at(last.file, 1, "fenced table %s has no guard trigger in the guard migrations: the database does not refuse a stale token's UPDATE from other writers", t.Table))
+		case in.broken != nil && in.broken.refusedOn != "":
+			out = append(out, because(in.broken, refusedText, in.file, in.broken.refusedOn))
 		case in.broken != nil:
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration replaces the trigger", in.file, in.broken.fails))
 		case in.disabled != nil:
@@ -831,6 +848,8 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 	for _, qt := range gone {
 		in := have.tables[qt]
 		switch {
+		case in.broken != nil && in.broken.refusedOn != "":
+			out = append(out, because(in.broken, refusedText, in.file, in.broken.refusedOn))
 		case in.broken != nil && in.broken.renamedTo != "":
 			// The mark did not follow the column (a fence key names it).
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration replaces the trigger; fence column %s of %s by its new name first", in.file, in.broken.fails, in.broken.renamedTo, qt))

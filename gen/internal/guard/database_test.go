@@ -249,6 +249,31 @@ func TestGuardReplayCauses(t *testing.T) {
 	}
 }
 
+// TestGuardReplayRequired: a migration that drops or retypes the token
+// column of a table in mode required is refused by PostgreSQL (its guard
+// trigger fires on UPDATE OF the column): the finding says so, and how to
+// go on; dropping the trigger first in that migration is followed.
+func TestGuardReplayRequired(t *testing.T) {
+	dir := t.TempDir()
+	g := guardOf(t, dir, "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token required';\n")
+	mig, err := g.Migration("goose", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := parseFiles(t, writeFile(t, dir, "m/2_fencegen_guard.sql", string(mig["2_fencegen_guard.sql"])))[0]
+	for _, tc := range []struct{ sql, want string }{
+		{"ALTER TABLE jobs ALTER COLUMN tok TYPE integer;", "3:1: changes the type of column tok of fenced table jobs: PostgreSQL refuses it, since the guard trigger that " + first.Name + " installs fires on UPDATE OF that column (mode required)"},
+		{"ALTER TABLE jobs DROP COLUMN tok;", "3:1: drops column tok of fenced table jobs: PostgreSQL refuses it"},
+		{"DROP TRIGGER IF EXISTS fencegen_guard ON jobs;\nALTER TABLE jobs ALTER COLUMN tok TYPE integer;", "3:1: drops the guard trigger of table jobs that " + first.Name + " installs; table jobs is fenced"},
+	} {
+		later := parseFiles(t, writeFile(t, dir, "m/3_change.sql", "-- +goose Up\n-- change\n"+tc.sql+"\n"))[0]
+		found := g.compare(replayGuard([]*sqlparse.File{first, later}), nil)
+		if len(found) == 0 || !found[0].Cause || !strings.HasPrefix(found[0].String(), later.Name+":"+tc.want) {
+			t.Errorf("%s:\n%v\nwant first %s:%s...", tc.sql, found, later.Name, tc.want)
+		}
+	}
+}
+
 // writeFile writes text to dir/name and returns its path.
 func writeFile(t *testing.T, dir, name, text string) string {
 	t.Helper()
