@@ -1,6 +1,10 @@
 package fenceimpl
 
-import "github.com/fencegen/fencegen/runtime/fence"
+import (
+	"errors"
+
+	"github.com/fencegen/fencegen/runtime/fence"
+)
 
 // MaxAttempts is how many times generated code runs a fenced statement when
 // the database refused rows that the statement's own snapshot showed as
@@ -38,4 +42,17 @@ func CheckToken(query, table string, token fence.Token) error {
 		return nil
 	}
 	return &fence.InvalidTokenError{Query: query, Table: table, Token: token}
+}
+
+// Swept is called by generated code around the reader of a sweep (a query
+// annotated "-- @fence sweep": a fenced UPDATE or DELETE of the rows it
+// finds, which may be none): it returns n and err unchanged, except a
+// *fence.NotFoundError, which becomes 0 rows and no error. A stale token
+// stays a *fence.StaleError: the sweep wrote nothing.
+func Swept(n int64, err error) (int64, error) {
+	var nf *fence.NotFoundError
+	if errors.As(err, &nf) {
+		return 0, nil
+	}
+	return n, err
 }

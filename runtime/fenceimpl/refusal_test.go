@@ -47,3 +47,18 @@ func TestCheckToken(t *testing.T) {
 		}
 	}
 }
+
+// Swept turns no row matched into 0 rows and no error, and leaves the
+// other outcomes as they are.
+func TestSwept(t *testing.T) {
+	if n, err := fenceimpl.Swept(0, &fence.NotFoundError{Query: "Q", Table: "t"}); n != 0 || err != nil {
+		t.Fatalf("not found: %d, %v", n, err)
+	}
+	stale := &fence.StaleError{Query: "Q", Table: "t", Presented: 3, Stored: 4}
+	if n, err := fenceimpl.Swept(0, stale); n != 0 || err != stale {
+		t.Fatalf("stale: %d, %v", n, err)
+	}
+	if n, err := fenceimpl.Swept(7, nil); n != 7 || err != nil {
+		t.Fatalf("written: %d, %v", n, err)
+	}
+}

@@ -249,6 +249,11 @@ type Fence struct {
 	Form guard.Form
 	// spec is what analysis hands the guard stage.
 	spec guard.Spec
+	// Sweep is set by "-- @fence sweep" on a fenced UPDATE or DELETE:
+	// matching no row is not an error (no *fence.NotFoundError: :execrows
+	// returns 0, :exec nil, :many no rows), since a sweep of stuck rows
+	// often finds none; a stale token is reported as for any fenced write.
+	Sweep bool
 	// Loosens is set when the query is non-strict ("-- @fence
 	// non-strict") on a strict table: the guard trigger of the table must
 	// then be non-strict too, or it would refuse the query's writes.
@@ -692,6 +697,17 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		if len(a.errs) > 0 {
 			return nil, a.errs
 		}
+	}
+	if ann.Sweep {
+		switch {
+		case q.Fence == nil || q.Fence.Kind != "update" && q.Fence.Kind != "delete":
+			a.errs.Add(a.file.Name, ann.SweepLine, ann.SweepCol, "query %s: @fence sweep applies to a fenced UPDATE or DELETE (a sweep that may match no row), and this query is none", q.Name)
+			return nil, a.errs
+		case q.Cmd == CmdOne || q.Cmd == CmdBatchOne:
+			a.errs.Add(a.file.Name, ann.SweepLine, ann.SweepCol, "query %s: @fence sweep with %s, which returns one row; a sweep is :exec, :execrows, :execresult or :many (or their batch forms)", q.Name, q.Cmd)
+			return nil, a.errs
+		}
+		q.Fence.Sweep = true
 	}
 	if q.Fence == nil && (ann.Strict || ann.NonStrict) {
 		a.errs.Add(a.file.Name, ann.Line, ann.Col, "query %s: @fence applies to writes to a fenced table, and this query writes none", q.Name)

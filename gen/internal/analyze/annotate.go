@@ -65,6 +65,11 @@ type Annotation struct {
 	// lists them. OptOutLine and OptOutCol locate the comment.
 	OptOut                string
 	OptOutLine, OptOutCol int
+	// Sweep is set by "-- @fence sweep": a fenced UPDATE or DELETE of
+	// many rows for which matching no row is not an error (Fence.Sweep).
+	// SweepLine and SweepCol locate the comment.
+	Sweep               bool
+	SweepLine, SweepCol int
 	// Line and Col locate the "-- name:" line; NameCol the name itself.
 	Line, Col, NameCol, CmdCol int
 }
@@ -80,6 +85,7 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 	var strictAt, nonStrictAt commentLine
 	var optOut *commentLine
 	var optOutReason string
+	var sweep *commentLine
 	for _, l := range lines {
 		text := strings.TrimSpace(l.text)
 		if m := nameLine.FindStringSubmatch(text); m != nil && strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(text, "--")), "name:") {
@@ -133,7 +139,7 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 			// Case-insensitive, so that "@Fence strict" can never be taken
 			// for an ordinary comment and leave a query non-strict.
 			flag := strings.TrimSpace(body[len("@fence"):])
-			if lf := strings.ToLower(flag); lf == "strict" || lf == "non-strict" || lf == "nonstrict" || lf == "off" {
+			if lf := strings.ToLower(flag); lf == "strict" || lf == "non-strict" || lf == "nonstrict" || lf == "off" || lf == "sweep" {
 				flag = lf
 			} else if strings.HasPrefix(lf, "off") {
 				flag = "off" + flag[3:]
@@ -143,6 +149,9 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 				strict, strictAt = true, l
 			case flag == "non-strict" || flag == "nonstrict":
 				nonStrict, nonStrictAt = true, l
+			case flag == "sweep":
+				ll := l
+				sweep = &ll
 			case flag == "off" || strings.HasPrefix(flag, "off:") || strings.HasPrefix(flag, "off "):
 				reason, hasColon := strings.CutPrefix(strings.TrimSpace(strings.TrimPrefix(flag, "off")), ":")
 				reason = strings.TrimSpace(reason)
@@ -156,7 +165,7 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 					optOut, optOutReason = &ll, reason
 				}
 			default:
-				errs = append(errs, locatedMsg{line: l.line, col: l.col, msg: fmt.Sprintf("unknown flag %q: want \"@fence strict\", \"@fence non-strict\" or \"@fence off: <reason>\"", body)})
+				errs = append(errs, locatedMsg{line: l.line, col: l.col, msg: fmt.Sprintf("unknown flag %q: want \"@fence strict\", \"@fence non-strict\", \"@fence sweep\" or \"@fence off: <reason>\"", body)})
 			}
 			continue
 		}
@@ -180,6 +189,12 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 				second = strictAt
 			}
 			errs = append(errs, locatedMsg{line: second.line, col: second.col, msg: "query " + a.Name + ": both @fence strict and @fence non-strict"})
+		}
+		if sweep != nil {
+			a.Sweep, a.SweepLine, a.SweepCol = true, sweep.line, sweep.col
+			if optOut != nil {
+				errs = append(errs, locatedMsg{line: sweep.line, col: sweep.col, msg: "query " + a.Name + ": @fence sweep with @fence off; an opted-out write has no guard, drop one of them"})
+			}
 		}
 		if optOut != nil {
 			a.OptOut, a.OptOutLine, a.OptOutCol = optOutReason, optOut.line, optOut.col

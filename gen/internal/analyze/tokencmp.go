@@ -130,7 +130,10 @@ func isTokenColumn(n sqlparse.Node, column string, names []string) bool {
 // comparison cannot disagree with the guard's. Any other comparison of the
 // token column with a parameter (=, >, tok < $n under the non-strict
 // guard) is an error: it makes the write skip rows the guard accepts, so a
-// write that wrote nothing could not be told apart from a stale token.
+// write that wrote nothing could not be told apart from a stale token. In
+// a sweep (Fence.Sweep), where writing nothing is no error, every
+// comparison chooses the rows swept: its parameter is the token, without a
+// note.
 func (a *analyzer) unifyTokenComparisons(q *Query) {
 	if q.Fence == nil {
 		return
@@ -146,6 +149,14 @@ func (a *analyzer) unifyTokenComparisons(q *Query) {
 	col := q.Fence.Table.QualifiedName() + "." + q.Fence.Column
 	token := map[int]bool{}
 	for _, c := range cmps {
+		if q.Fence.Sweep {
+			// In a sweep the comparison chooses the rows swept (tok <=
+			// @token: skip the rows a newer holder wrote, instead of
+			// refusing the sweep), and a sweep that writes nothing is no
+			// error: every operator is taken as written, without a note.
+			token[c.param] = true
+			continue
+		}
 		if c.op != "<=" && (c.op != "<" || !q.Fence.Strict) {
 			hint := "drop it"
 			if c.op == "<" {

@@ -208,10 +208,15 @@ func (e *emitter) fencedBatchItem(q *analyze.Query, sig signature) []jen.Code {
 	// (fenceimpl.WriteInCTE), by the same reader.
 	reader := q.Fence.Form.BatchReader()
 	result := func(scan jen.Code) *jen.Statement {
-		return jen.Qual(fenceImplPkg, reader).Call(
+		r := jen.Qual(fenceImplPkg, reader).Call(
 			jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName()), fenceMode(q), jen.Id("b").Dot("token"),
 			jen.Lit(len(q.Columns)), jen.Id("rows"), jen.Err(), scan,
 		)
+		if q.Fence.Sweep {
+			// A sweep: no row matched is 0 rows, not an error.
+			return jen.Qual(fenceImplPkg, "Swept").Call(r)
+		}
+		return r
 	}
 	query := jen.List(jen.Id("rows"), jen.Err()).Op(":=").Id("b").Dot("br").Dot("Query").Call()
 	var dests []jen.Code

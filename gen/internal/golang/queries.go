@@ -847,7 +847,7 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 			"Each item reports its own outcome to the callback, as the statement would alone: its own result (no rows is not an error: the main query decides what it means%s), "+
 			"or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry matched hold a newer token; then nothing of that item is written.",
 			q.Name, col, q.Fence.CTE, rule, noRow)
-		return wrap(text+invalidTokenDoc, 76)
+		return wrap(sweepDoc(q, text)+invalidTokenDoc, 76)
 	}
 	if isBulk(q.Cmd) && q.Fence.Form != guard.Store {
 		verb := "writes"
@@ -858,7 +858,7 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 			"Each item reports its own outcome to the callback: nil, a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
 			"a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row, or a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) "+
 			"when concurrent transactions changed its rows (nothing written; a batch is not retried).", q.Name, col, rule, verb)
-		return wrap(text+invalidTokenDoc, 76)
+		return wrap(sweepDoc(q, text)+invalidTokenDoc, 76)
 	}
 	if q.Fence.Form == guard.InWith {
 		noRow := ""
@@ -869,7 +869,7 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 			"It returns the statement's own result (no rows is not an error: the main query decides what it means%s), "+
 			"or a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows the entry matched hold a newer token; "+
 			"then nothing is written, the main query's writes included. One round trip.", q.Name, col, q.Fence.CTE, rule, noRow)
-		return wrap(text+invalidTokenDoc, 76)
+		return wrap(sweepDoc(q, text)+invalidTokenDoc, 76)
 	}
 	switch {
 	case q.Fence.Form == guard.Store:
@@ -890,7 +890,19 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched hold a newer token, "+
 			"and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row. %s", q.Name, col, rule, trips)
 	}
-	return wrap(text+invalidTokenDoc, 76)
+	return wrap(sweepDoc(q, text)+invalidTokenDoc, 76)
+}
+
+// sweepDoc is text, the documentation of q's fenced write, said of a
+// sweep (analyze.Fence.Sweep) when q is one: matching no row is no error.
+func sweepDoc(q *analyze.Query, text string) string {
+	if !q.Fence.Sweep {
+		return text
+	}
+	for _, nf := range []string{", and a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.", ", a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,"} {
+		text = strings.Replace(text, nf, map[bool]string{true: ".", false: ","}[strings.HasSuffix(nf, ".")], 1)
+	}
+	return text + " It is a sweep (@fence sweep): matching no row is not an error (0 rows written)."
 }
 
 // invalidTokenDoc ends the documentation of every method that takes a
@@ -1246,6 +1258,11 @@ func (e *emitter) fencedBody(q *analyze.Query, sig signature, db *jen.Statement)
 				run, scan, stored,
 			)
 		}
+	}
+	if q.Fence.Sweep {
+		// A sweep: no row matched is 0 rows, not an error.
+		read := write
+		write = func(scan jen.Code) *jen.Statement { return jen.Qual(fenceImplPkg, "Swept").Call(read(scan)) }
 	}
 	dests := append(prefix, e.scanDests(sig)...)
 	switch q.Cmd {

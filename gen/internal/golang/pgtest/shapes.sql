@@ -112,3 +112,19 @@ SELECT * FROM jobs JOIN sources USING (id) ORDER BY id;
 -- The classic hand-written comparison of the token: its parameter is the
 -- method's one token (a vet note says the comparison can be dropped).
 UPDATE jobs SET status = @status WHERE id = @id AND tok <= @token;
+
+-- name: RequeueOwned :execrows
+-- A sweeper's requeue of the rows an owner left running, under the lease
+-- the workers take for the queue: none found is 0, not an error.
+-- @fence sweep
+UPDATE jobs SET status = 'queued', owner = NULL WHERE status = 'running' AND owner = @owner;
+
+-- name: RequeueOwnedBeaten :execrows
+-- The same sweep, skipping the rows a newer holder wrote (the comparison
+-- chooses the rows swept) instead of refusing the whole sweep.
+-- @fence sweep
+UPDATE jobs SET status = 'queued', owner = NULL WHERE status = 'running' AND owner = @owner AND tok <= @token;
+
+-- name: RequeueOwnedBatch :batchexec
+-- @fence sweep
+UPDATE jobs SET status = 'queued', owner = NULL WHERE status = 'running' AND owner = @owner;

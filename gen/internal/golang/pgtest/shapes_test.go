@@ -309,3 +309,41 @@ func TestShapeTokenComparedByHand(t *testing.T) {
 		t.Fatalf("missing row: %v", err)
 	}
 }
+
+// A sweep (-- @fence sweep) that finds no row writes 0 rows and returns no
+// error, where a fenced :execrows returns a *fence.NotFoundError; one that
+// finds rows requeues them all under the token, all or nothing: a row a
+// newer holder wrote refuses the sweep (nothing written), unless the
+// query's own tok <= @token skips that row. A batch item is swept the same
+// way.
+func TestShapeSweep(t *testing.T) {
+	ctx := context.Background()
+	pool, q := setup(t)
+	owner := pgtype.Text{String: "w1", Valid: true}
+	if n, err := q.RequeueOwned(ctx, owner, 5); n != 0 || err != nil {
+		t.Fatalf("sweep of no row: %d, %v; want 0, nil", n, err)
+	}
+	exec(t, pool, `INSERT INTO jobs (id, status, owner, tok) VALUES (1, 'running', 'w1', 3), (2, 'running', 'w1', 4), (3, 'running', 'w1', 9), (4, 'done', 'w1', 1)`)
+	_, err := q.RequeueOwned(ctx, owner, 5)
+	stale(t, "sweep over a row holding token 9", err, 9, 1)
+	if got := text(t, pool, `SELECT string_agg(format('%s:%s:%s', id, status, tok), ' ' ORDER BY id) FROM jobs`); got != "1:running:3 2:running:4 3:running:9 4:done:1" {
+		t.Fatalf("rows after the refused sweep: %s", got)
+	}
+	if n, err := q.RequeueOwnedBeaten(ctx, owner, 5); n != 2 || err != nil {
+		t.Fatalf("sweep skipping the newer row: %d, %v; want 2, nil", n, err)
+	}
+	if got := text(t, pool, `SELECT string_agg(format('%s:%s:%s', id, status, tok), ' ' ORDER BY id) FROM jobs`); got != "1:queued:5 2:queued:5 3:running:9 4:done:1" {
+		t.Fatalf("rows after the sweep: %s", got)
+	}
+	if n, err := q.RequeueOwnedBeaten(ctx, owner, 6); n != 0 || err != nil {
+		t.Fatalf("second sweep, nothing left it may write: %d, %v; want 0, nil", n, err)
+	}
+	var errs []error
+	q.RequeueOwnedBatch(ctx, []pgtype.Text{{String: "nobody", Valid: true}, owner}, 10).Exec(func(_ int, err error) { errs = append(errs, err) })
+	if len(errs) != 2 || errs[0] != nil || errs[1] != nil {
+		t.Fatalf("batch sweep: %v; want no error for the owner with no row and for w1", errs)
+	}
+	if got := text(t, pool, `SELECT status || ':' || tok FROM jobs WHERE id = 3`); got != "queued:10" {
+		t.Fatalf("row 3 after the batch sweep with token 10: %s", got)
+	}
+}

@@ -723,3 +723,101 @@ func (b *RequeueFailedBatchBatchResults) Close() error {
 	}
 	return b.br.Close()
 }
+
+const requeueOwnedBatch = `-- name: RequeueOwnedBatch :batchexec
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $2)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE status = 'running' AND owner = $1
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = 'queued', owner = NULL, tok = $2
+    WHERE ((status = 'running' AND owner = $1) AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
+`
+
+type RequeueOwnedBatchBatchResults struct {
+	br       pgx.BatchResults
+	tot      int
+	closed   bool
+	token    fence.Token
+	tokenErr error
+}
+
+// RequeueOwnedBatch is fenced on jobs.tok: every item of the batch refuses to
+// touch rows whose stored fencing token is greater than token, and writes
+// under the one token given for the whole batch. Each item reports its own
+// outcome to the callback: nil, a *fence.StaleError (errors.Is
+// fence.ErrStaleToken) when the rows it matched hold a newer token, or a
+// *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when
+// concurrent transactions changed its rows (nothing written; a batch is not
+// retried). It is a sweep (@fence sweep): matching no row is not an error (0
+// rows written). A token below 1, which no lease mints, is refused before
+// anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
+func (q *Queries) RequeueOwnedBatch(ctx context.Context, owner []pgtype.Text, token fence.Token) *RequeueOwnedBatchBatchResults {
+	if err := fenceimpl.CheckToken("RequeueOwnedBatch", "jobs", token); err != nil {
+		return &RequeueOwnedBatchBatchResults{
+			tokenErr: err,
+			tot:      len(owner),
+		}
+	}
+	batch := &pgx.Batch{}
+	for _, a := range owner {
+		vals := []interface{}{
+			a,
+			int64(token),
+		}
+		batch.Queue(requeueOwnedBatch, vals...)
+	}
+	br := q.db.SendBatch(ctx, batch)
+	return &RequeueOwnedBatchBatchResults{br, len(owner), false, token, nil}
+}
+
+func (b *RequeueOwnedBatchBatchResults) Exec(f func(int, error)) {
+	if b.tokenErr != nil {
+		for t := 0; t < b.tot; t++ {
+			if f != nil {
+				f(t, b.tokenErr)
+			}
+		}
+		return
+	}
+	defer b.br.Close()
+	for t := 0; t < b.tot; t++ {
+		if b.closed {
+			if f != nil {
+				f(t, ErrBatchAlreadyClosed)
+			}
+			continue
+		}
+		rows, err := b.br.Query()
+		_, err = fenceimpl.Swept(fenceimpl.WriteResult("RequeueOwnedBatch", "jobs", fence.NonStrict, b.token, 0, rows, err, nil))
+		if f != nil {
+			f(t, err)
+		}
+	}
+}
+
+func (b *RequeueOwnedBatchBatchResults) Close() error {
+	b.closed = true
+	if b.tokenErr != nil {
+		return b.tokenErr
+	}
+	return b.br.Close()
+}

@@ -591,6 +591,98 @@ func (q *Queries) RequeueFailed(ctx context.Context, id int64, token fence.Token
 	return err
 }
 
+const requeueOwned = `-- name: RequeueOwned :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $2)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE status = 'running' AND owner = $1
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = 'queued', owner = NULL, tok = $2
+    WHERE ((status = 'running' AND owner = $1) AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
+`
+
+// A sweeper's requeue of the rows an owner left running, under the lease
+// the workers take for the queue: none found is 0, not an error.
+//
+// RequeueOwned is fenced on jobs.tok: it refuses to touch rows whose stored
+// fencing token is greater than token, and stores token in the rows it writes.
+// It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows
+// it matched hold a newer token. One round trip. It is a sweep (@fence sweep):
+// matching no row is not an error (0 rows written). A token below 1, which no
+// lease mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
+func (q *Queries) RequeueOwned(ctx context.Context, owner pgtype.Text, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("RequeueOwned", "jobs", token); err != nil {
+		return 0, err
+	}
+	return fenceimpl.Swept(fenceimpl.Write("RequeueOwned", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, requeueOwned, owner, int64(token))
+	}, nil))
+}
+
+const requeueOwnedBeaten = `-- name: RequeueOwnedBeaten :execrows
+-- fencegen: guarded by locking the rows it matches (jobs.tok <= $2)
+WITH fence_lock AS (
+    SELECT jobs.id AS fence_key_1, jobs.tok AS fence_token
+    FROM jobs
+    WHERE status = 'running' AND owner = $1 AND tok <= $2
+    ORDER BY jobs.id
+    FOR UPDATE OF jobs
+),
+fence_check AS (
+    SELECT max(fence_token) AS stored, count(DISTINCT fence_key_1) FILTER (WHERE NOT (fence_token <= $2)) AS refused
+    FROM fence_lock
+),
+fence_write AS (
+    UPDATE jobs
+    SET status = 'queued', owner = NULL, tok = $2
+    WHERE ((status = 'running' AND owner = $1 AND tok <= $2) AND jobs.tok <= $2) AND (jobs.id IN (SELECT fence_key_1 FROM fence_lock) AND (SELECT refused FROM fence_check) = 0)
+    RETURNING 1
+)
+SELECT NULL::bigint AS fence_stored, NULL::bigint AS fence_rows
+FROM fence_write
+UNION ALL
+SELECT stored, refused
+FROM fence_check
+WHERE refused > 0
+`
+
+// The same sweep, skipping the rows a newer holder wrote (the comparison
+// chooses the rows swept) instead of refusing the whole sweep.
+//
+// RequeueOwnedBeaten is fenced on jobs.tok: it refuses to touch rows whose
+// stored fencing token is greater than token, and stores token in the rows it
+// writes. It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
+// the rows it matched hold a newer token. One round trip. It is a sweep
+// (@fence sweep): matching no row is not an error (0 rows written). A token
+// below 1, which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
+func (q *Queries) RequeueOwnedBeaten(ctx context.Context, owner pgtype.Text, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("RequeueOwnedBeaten", "jobs", token); err != nil {
+		return 0, err
+	}
+	return fenceimpl.Swept(fenceimpl.Write("RequeueOwnedBeaten", "jobs", fence.NonStrict, token, 0, func() (fenceimpl.Rows, error) {
+		return q.db.Query(ctx, requeueOwnedBeaten, owner, int64(token))
+	}, nil))
+}
+
 const retireActive = `-- name: RetireActive :many
 -- fencegen: guarded by locking the rows it matches (jobs.tok <= $1)
 WITH active AS (
