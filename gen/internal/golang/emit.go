@@ -13,6 +13,7 @@ import (
 	"go/printer"
 	"go/token"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -399,8 +400,8 @@ func (e *emitter) gofmt(name string, f *jen.File) ([]byte, error) {
 // standard library's packages sorted by path, a blank line, then the
 // others sorted by path. As sqlc, an override's package goes with the
 // others even when it is the standard library's, unless it is one that
-// sqlc itself imports from there and the override gives it no other
-// name.
+// sqlc itself imports from there in this file (sqlcUsesStd) and the
+// override gives it no other name.
 func (e *emitter) sqlcImports(src []byte) ([]byte, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.ImportsOnly|parser.ParseComments)
@@ -420,7 +421,7 @@ func (e *emitter) sqlcImports(src []byte) ([]byte, error) {
 		}
 		first, _, _ := strings.Cut(p, "/")
 		override := e.overridePackagePaths()[p]
-		if !strings.Contains(first, ".") && (!override || sqlcStd[p] && im.Name == nil) {
+		if !strings.Contains(first, ".") && (!override || sqlcStd[p] && im.Name == nil && sqlcUsesStd(src, p)) {
 			std = append(std, p+"\x00"+line)
 		} else {
 			deps = append(deps, p+"\x00"+line)
@@ -465,6 +466,43 @@ func (e *emitter) sqlcImports(src []byte) ([]byte, error) {
 var sqlcStd = map[string]bool{
 	"context": true, "database/sql": true, "database/sql/driver": true, "encoding/json": true,
 	"errors": true, "fmt": true, "net": true, "net/netip": true, "strings": true, "time": true,
+}
+
+// sqlcStdTypes are the types by which sqlc's imports.go decides to
+// import a standard library package of its stdlibTypes: it imports time
+// only for a time.Time, for instance, and an override's time.Duration
+// alone puts time with the other packages, after a blank line.
+var sqlcStdTypes = map[string][]string{
+	"encoding/json": {"RawMessage"},
+	"time":          {"Time"},
+	"net":           {"IP", "HardwareAddr"},
+	"net/netip":     {"Addr", "Prefix"},
+}
+
+// sqlcUsesStd reports whether sqlc imports the standard library package
+// at path among the standard ones in a file whose source is src: always,
+// unless path is one of sqlcStdTypes, which it imports there only when
+// the file refers to one of their types.
+func sqlcUsesStd(src []byte, path string) bool {
+	types, ok := sqlcStdTypes[path]
+	if !ok {
+		return true
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return true
+	}
+	name := packageName(path)
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok && !found {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == name && slices.Contains(types, sel.Sel.Name) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // overridePackagePaths are the import paths of the overrides' Go types.

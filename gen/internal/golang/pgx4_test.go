@@ -166,3 +166,36 @@ type Foo struct {
 		t.Errorf("models.go:\n%s\nwant it to hold:\n%s", m, want)
 	}
 }
+
+// TestOverrideStdPackageGroupedAsSqlc: sqlc imports time among the
+// standard library's packages only for a time.Time; an override's
+// time.Duration alone goes with the other packages, after a blank line
+// (the override vet suggests for a pgx/v4 interval), and beside a
+// time.Time it is the one standard import.
+func TestOverrideStdPackageGroupedAsSqlc(t *testing.T) {
+	const cfg = `version: "2"
+sql:
+  - engine: postgresql
+    schema: schema.sql
+    queries: query.sql
+    gen:
+      go:
+        package: db
+        out: db
+        sql_package: pgx/v4
+        overrides:
+          - {db_type: pg_catalog.interval, go_type: time.Duration}
+`
+	const schema = `
+CREATE TABLE t (id bigint PRIMARY KEY, iv interval NOT NULL, at timestamptz NOT NULL);
+CREATE TABLE u (id bigint PRIMARY KEY, iv interval NOT NULL);
+`
+	files, _ := generateVet(t, cfg, schema, "-- name: PutU :exec\nINSERT INTO u (id, iv) VALUES ($1, $2);\n")
+	if q, want := files["query.sql.go"], "import (\n\t\"context\"\n\n\t\"time\"\n)\n"; !strings.Contains(q, want) {
+		t.Errorf("query.sql.go with time.Duration only:\n%s\nwant its imports:\n%s", q, want)
+	}
+	files, _ = generateVet(t, cfg, schema, "-- name: PutT :exec\nINSERT INTO t (id, iv, at) VALUES ($1, $2, $3);\n")
+	if q, want := files["query.sql.go"], "import (\n\t\"context\"\n\t\"time\"\n)\n"; !strings.Contains(q, want) {
+		t.Errorf("query.sql.go with time.Duration and time.Time:\n%s\nwant its imports:\n%s", q, want)
+	}
+}
