@@ -18,3 +18,6 @@ RETURNING id, owner;
 -- name: PutJob :exec
 INSERT INTO jobs (id, status) VALUES (@id, @status)
 ON CONFLICT (id) DO UPDATE SET status = excluded.status WHERE jobs.tok <= @token;
+
+-- name: SetStatuses :batchexec
+UPDATE jobs SET status = @status WHERE id = @id AND tok <= @token;

@@ -1,0 +1,7 @@
+CREATE TABLE jobs (
+    id     BIGINT PRIMARY KEY,
+    status TEXT NOT NULL,
+    owner  TEXT,
+    tok    BIGINT NOT NULL DEFAULT 0
+);
+COMMENT ON COLUMN jobs.tok IS 'fencegen:token';
