@@ -266,7 +266,7 @@ var implicitCasts = map[string][]string{
 	"name":        {"text", "varchar", "bpchar"},
 	"date":        {"timestamp", "timestamptz"},
 	"timestamp":   {"timestamptz"},
-	"time":        {"timetz"},
+	"time":        {"timetz", "interval"},
 	"bool":        nil,
 	"float8":      nil,
 	"uuid":        nil,
@@ -276,6 +276,8 @@ var implicitCasts = map[string][]string{
 	"interval":    nil,
 	"timestamptz": nil,
 	"bit":         {"varbit"},
+	"varbit":      {"bit"},
+	"timetz":      nil,
 }
 
 // mayPass reports whether PostgreSQL may pass argument x to a parameter

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -44,6 +45,7 @@ var writesPGCases = []struct {
 	{name: "COPY of a SELECT to STDOUT", schema: pgJobs, query: "copy (select * from jobs) to stdout", want: "plain",
 		noPG: "pgx's Exec does not read COPY TO STDOUT's data"},
 	{name: "DECLARE CURSOR over a plain SELECT", schema: pgJobs, query: "declare c cursor for select * from jobs", want: "plain"},
+	{name: "an integer constant beyond int4 (int8) picks the writing overload", schema: pgJobs + "create function big(x int8) returns int language sql as $$ update jobs set k = 9 returning 1 $$;\ncreate function big(x numeric) returns int language sql as $$ select 1 $$;\n", query: "select big(10000000000)", want: "refused"},
 	{name: "the read-only overload", schema: pgJobs + pgOverloads, query: "select pick(1)", want: "plain"},
 	{name: "the read-only overload through an implicit cast", schema: pgJobs + pgOverloads, query: "select pick(2::smallint)", want: "plain"},
 	{name: "function that spells UPDATE in a string and a comment", schema: pgJobs + pgSays, query: "select says()", want: "plain"},
@@ -132,5 +134,43 @@ func TestSearchPathAgainstPostgreSQL(t *testing.T) {
 	}
 	if where != "app" || comment != "fencegen:token" {
 		t.Errorf("PostgreSQL put jobs in %s with comment %q", where, comment)
+	}
+}
+
+// TestImplicitCastsAgainstPostgreSQL checks implicitCasts, which decides
+// the overloads a call may run, against PostgreSQL's pg_cast: every
+// implicit cast between the types it knows must be in it, or an overload
+// PostgreSQL picks would be left out of the calls checked.
+func TestImplicitCastsAgainstPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var known []string
+	for k := range implicitCasts {
+		known = append(known, k)
+	}
+	rows, err := pool.Query(ctx, `select s.typname, t.typname from pg_cast c
+		join pg_type s on s.oid = c.castsource join pg_type t on t.oid = c.casttarget
+		where c.castcontext = 'i' and s.typname = any($1) and t.typname = any($1) and s.oid <> t.oid`, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var from, to string
+		if err := rows.Scan(&from, &to); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if !slices.Contains(implicitCasts[from], to) {
+			t.Errorf("PostgreSQL casts %s to %s implicitly; implicitCasts does not", from, to)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n < 20 {
+		t.Errorf("only %d implicit casts read from pg_cast", n)
 	}
 }

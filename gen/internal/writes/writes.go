@@ -577,7 +577,11 @@ func argOf(n *pg.Node) Arg {
 		case x.AConst.GetIval() != nil:
 			a.Type = "int4"
 		case x.AConst.GetFval() != nil:
-			a.Type = "numeric"
+			// An integer beyond int4 is int8 or numeric by its size
+			// (PostgreSQL's make_const): left unknown.
+			if v := x.AConst.GetFval().GetFval(); strings.ContainsAny(v, ".eE") {
+				a.Type = "numeric"
+			}
 		case x.AConst.GetBoolval() != nil:
 			a.Type = "bool"
 		case x.AConst.GetSval() != nil:
