@@ -229,17 +229,64 @@ var (
 )
 
 // downMarkers are the down-migration markers in the order they are
-// searched, each with a word (lower case) that any text it matches holds
-// in some case: words without k or s, which (?i) also matches as U+212A
-// and U+017F.
-var downMarkers = []struct {
+// searched, each with a word that any text it matches holds in some case
+// (ASCII letters without k or s, which (?i) also matches as U+212A and
+// U+017F), after dashes and white space only.
+var downMarkers = []downMarker{
+	{gooseDown, "+goo"},
+	{dbmateDown, "migrate:down"},
+	{sqlMigrate, "+migrate"},
+	{ternSplit, "create above"},
+}
+
+type downMarker struct {
 	re   *regexp.Regexp
-	word []byte
-}{
-	{gooseDown, []byte("+goo")},
-	{dbmateDown, []byte("migrate:down")},
-	{sqlMigrate, []byte("+migrate")},
-	{ternSplit, []byte("create above")},
+	word string
+}
+
+// find is the offset of the first match of m.re in src, or -1. The
+// regular expressions, anchored at every line, cost more than parsing a
+// small file when run over all of it: a file without m.word is not
+// searched, and the search starts at the line where a match holding the
+// word's first occurrence could start (one that holds a later occurrence
+// starts after it too, as only dashes and white space come before the
+// word in a match).
+func (m downMarker) find(src []byte) int {
+	w := indexFoldASCII(src, m.word)
+	if w < 0 {
+		return -1
+	}
+	z := w
+	for z > 0 && strings.IndexByte("-\t\n\f\r ", src[z-1]) >= 0 { // - and regexp's \s
+		z--
+	}
+	from := bytes.LastIndexByte(src[:z], '\n') + 1
+	loc := m.re.FindIndex(src[from:])
+	if loc == nil {
+		return -1
+	}
+	return from + loc[0]
+}
+
+// indexFoldASCII is the offset of the first occurrence of word (lower
+// case ASCII) in s with ASCII letters in either case, or -1.
+func indexFoldASCII(s []byte, word string) int {
+	for i := 0; i+len(word) <= len(s); i++ {
+		j := 0
+		for ; j < len(word); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != word[j] {
+				break
+			}
+		}
+		if j == len(word) {
+			return i
+		}
+	}
+	return -1
 }
 
 // readAndParse reads and parses one file. For schema files, the down
@@ -255,16 +302,9 @@ func readAndParse(name string, schema bool) (*sqlparse.File, error) {
 	// columns are then counted as the editor shows them, without it.
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	if schema {
-		// A marker's words, in any case, are in every text it matches: a
-		// file without them is not searched (the regular expressions,
-		// anchored at each line, cost more than the parse of a small file).
-		lower := bytes.ToLower(src)
 		for _, m := range downMarkers {
-			if !bytes.Contains(lower, m.word) {
-				continue
-			}
-			if loc := m.re.FindIndex(src); loc != nil {
-				src = blank(src, loc[0], len(src))
+			if loc := m.find(src); loc >= 0 {
+				src = blank(src, loc, len(src))
 			}
 		}
 		if bytes.IndexByte(src, '\\') >= 0 {

@@ -157,3 +157,34 @@ func TestExpandPatterns(t *testing.T) {
 		t.Errorf("expand(m/*.up.sql) = %q, %v; want 2_b.up.sql first", got, errs)
 	}
 }
+
+// TestDownMarkerFind checks that a marker's search from the line of its
+// word's first occurrence finds what its regular expression finds in the
+// whole file.
+func TestDownMarkerFind(t *testing.T) {
+	texts := []string{
+		"CREATE TABLE t (id int);\n-- +goose Down\nDROP TABLE t;\n",
+		"-- +goose Up\n-- the +goose down marker follows\n--\n\n  \t+GOOSE   DOWN\nDROP TABLE t;\n",
+		"SELECT 'migrate:down';\n-- migrate:up\n--migrate:down\n",
+		"-- migrate:DOWN is not at a line start: x -- migrate:down\n",
+		"x--\n-- +migrate Down notransaction\n",
+		"-- +migrate Downward\n-- +migrate Down\n",
+		"---- create above / drop below ----\nDROP TABLE t;\n",
+		"----\n  create above\n/drop below----\n",
+		"- create above / drop below ----\n",
+		"no marker here\n",
+		"--\r\n+goose down\r\n",
+		"",
+	}
+	for _, src := range texts {
+		for _, m := range downMarkers {
+			want := -1
+			if loc := m.re.FindIndex([]byte(src)); loc != nil {
+				want = loc[0]
+			}
+			if got := m.find([]byte(src)); got != want {
+				t.Errorf("%s in %q: found at %d, the regular expression at %d", m.re, src, got, want)
+			}
+		}
+	}
+}
