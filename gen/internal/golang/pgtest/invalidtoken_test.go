@@ -26,7 +26,7 @@ func TestInvalidTokenRefusedBeforeAnyRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer traced.Close()
-	n := tokentest.Refused(t, pgtestdb.New(traced), tr)
+	n := tokentest.Refused(t, pgtestdb.New(traced), tr.Sent)
 	if n < 30 {
 		t.Fatalf("checked %d methods taking a token; pgtestdb has more than 30", n)
 	}

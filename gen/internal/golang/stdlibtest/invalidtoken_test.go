@@ -2,11 +2,14 @@ package stdlibtest_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
+	pgx4 "github.com/jackc/pgx/v4"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/fencegen/fencegen/gen/internal/golang/stdlibtest/pgx4db"
 	"github.com/fencegen/fencegen/gen/internal/golang/stdlibtest/sqldb"
 	"github.com/fencegen/fencegen/gen/internal/golang/stdlibtest/sqlprepdb"
 	"github.com/fencegen/fencegen/internal/tokentest"
@@ -28,7 +31,7 @@ func TestInvalidTokenRefusedBeforeAnyRoundTrip(t *testing.T) {
 	cfg.Tracer = tr
 	db := stdlib.OpenDB(*cfg)
 	defer db.Close()
-	if n := tokentest.Refused(t, sqldb.New(db), tr); n < 20 {
+	if n := tokentest.Refused(t, sqldb.New(db), tr.Sent); n < 20 {
 		t.Fatalf("sqldb: checked %d methods taking a token", n)
 	}
 	prep, err := sqlprepdb.Prepare(ctx, db)
@@ -36,7 +39,34 @@ func TestInvalidTokenRefusedBeforeAnyRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer prep.Close()
-	if n := tokentest.Refused(t, prep, tr); n < 20 {
+	if n := tokentest.Refused(t, prep, tr.Sent); n < 20 {
 		t.Fatalf("sqlprepdb: checked %d methods taking a token", n)
+	}
+}
+
+// The same on pgx/v4 (pgx4db on a github.com/jackc/pgx/v4 connection),
+// whose connection logs every statement, batch and COPY it sends at level
+// info: the log is the count.
+func TestInvalidTokenRefusedBeforeAnyRoundTripPgxV4(t *testing.T) {
+	ctx := context.Background()
+	cfg, err := pgx4.ParseConfig(newDatabase(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent atomic.Int64
+	cfg.LogLevel = pgx4.LogLevelInfo
+	cfg.Logger = pgx4.LoggerFunc(func(_ context.Context, _ pgx4.LogLevel, msg string, _ map[string]any) {
+		switch msg {
+		case "Query", "Exec", "SendBatch", "CopyFrom", "Prepare":
+			sent.Add(1)
+		}
+	})
+	conn, err := pgx4.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if n := tokentest.Refused(t, pgx4db.New(conn), sent.Load); n < 20 {
+		t.Fatalf("pgx4db: checked %d methods taking a token", n)
 	}
 }
