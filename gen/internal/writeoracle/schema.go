@@ -333,33 +333,36 @@ $$;
 
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// ddlAuditSQL records schema changes of tables as writes of level DDL: an
-// event trigger at ddl_command_end records each command on a table, or on
-// its index, trigger, rule or policy (ALTER TABLE ... TYPE ... USING
-// rewrites every stored token without firing a row trigger), and one at
-// sql_drop each table dropped.
+// ddlAuditSQL records schema changes as writes of level DDL: an event
+// trigger at ddl_command_end records each command, as a write of the
+// table it changes (a table, or its index, trigger, rule or policy:
+// ALTER TABLE ... TYPE ... USING rewrites every stored token without a row
+// trigger) or else of the object's identity, and one at sql_drop each
+// object dropped. A statement that changes the schema writes something,
+// so it is never an over-refusal.
 const ddlAuditSQL = `
 CREATE FUNCTION oracle_record_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO oracle_audit (tbl, op, level)
-    SELECT n.nspname || '.' || t.relname, d.command_tag, 'DDL'
-    FROM pg_event_trigger_ddl_commands() d
-    JOIN pg_class t ON t.oid = CASE d.classid
-        WHEN 'pg_class'::regclass THEN coalesce((SELECT indrelid FROM pg_index WHERE indexrelid = d.objid), d.objid)
-        WHEN 'pg_trigger'::regclass THEN (SELECT tgrelid FROM pg_trigger WHERE oid = d.objid)
-        WHEN 'pg_rewrite'::regclass THEN (SELECT ev_class FROM pg_rewrite WHERE oid = d.objid)
-        WHEN 'pg_policy'::regclass THEN (SELECT polrelid FROM pg_policy WHERE oid = d.objid)
-        END
-    JOIN pg_namespace n ON n.oid = t.relnamespace
-    WHERE t.relkind IN ('r', 'p');
+    SELECT coalesce((
+        SELECT n.nspname || '.' || t.relname
+        FROM pg_class t JOIN pg_namespace n ON n.oid = t.relnamespace
+        WHERE t.relkind IN ('r', 'p') AND t.oid = CASE d.classid
+            WHEN 'pg_class'::regclass THEN coalesce((SELECT indrelid FROM pg_index WHERE indexrelid = d.objid), d.objid)
+            WHEN 'pg_trigger'::regclass THEN (SELECT tgrelid FROM pg_trigger WHERE oid = d.objid)
+            WHEN 'pg_rewrite'::regclass THEN (SELECT ev_class FROM pg_rewrite WHERE oid = d.objid)
+            WHEN 'pg_policy'::regclass THEN (SELECT polrelid FROM pg_policy WHERE oid = d.objid)
+            END), d.object_identity, d.command_tag), d.command_tag, 'DDL'
+    FROM pg_event_trigger_ddl_commands() d;
 END
 $$;
 CREATE EVENT TRIGGER oracle_ddl ON ddl_command_end EXECUTE FUNCTION oracle_record_ddl();
 CREATE FUNCTION oracle_record_drop() RETURNS event_trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO oracle_audit (tbl, op, level)
-    SELECT schema_name || '.' || object_name, 'DROP TABLE', 'DDL'
-    FROM pg_event_trigger_dropped_objects() WHERE object_type = 'table';
+    SELECT CASE WHEN object_type = 'table' THEN schema_name || '.' || object_name ELSE object_identity END,
+           'DROP ' || upper(object_type), 'DDL'
+    FROM pg_event_trigger_dropped_objects() WHERE original;
 END
 $$;
 CREATE EVENT TRIGGER oracle_drop ON sql_drop EXECUTE FUNCTION oracle_record_drop();
@@ -390,6 +393,10 @@ func installTriggers(ctx context.Context, conn *pgx.Conn, tables []*Table, token
 	}
 	if _, err := conn.Exec(ctx, ddlAuditSQL); err != nil {
 		return fmt.Errorf("install the event triggers: %w", err)
+	}
+	// The event triggers saw their own installation.
+	if _, err := conn.Exec(ctx, "TRUNCATE oracle_audit"); err != nil {
+		return err
 	}
 	return nil
 }

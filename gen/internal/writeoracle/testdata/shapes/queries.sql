@@ -76,3 +76,33 @@ UPDATE ppart SET v = @v WHERE id = @id;
 
 -- name: CopyOut :exec
 COPY (SELECT id FROM jobs) TO STDOUT;
+
+-- name: MergeWithUpdate :exec
+WITH u AS (UPDATE jobs SET state = 'x' WHERE id = @id RETURNING id)
+MERGE INTO events e USING u ON e.id = u.id
+WHEN MATCHED THEN UPDATE SET note = 'n';
+
+-- name: MergeWithDelete :exec
+WITH d AS (DELETE FROM jobs WHERE id = @id RETURNING id)
+MERGE INTO events e USING d ON e.id = d.id
+WHEN NOT MATCHED THEN INSERT (id) VALUES (d.id);
+
+-- name: MergeParent :exec
+MERGE INTO parent p USING (SELECT $1::bigint AS id) s ON p.id = s.id
+WHEN MATCHED THEN UPDATE SET v = 'x';
+
+-- name: MergePartitioned :exec
+MERGE INTO pparent p USING (SELECT $1::bigint AS id) s ON p.id = s.id
+WHEN MATCHED THEN DELETE;
+
+-- name: TruncateParent :exec
+TRUNCATE parent;
+
+-- name: TruncatePartitioned :exec
+TRUNCATE pparent;
+
+-- name: CreateTempAsWith :exec
+CREATE TEMP TABLE t1 AS WITH u AS (UPDATE jobs SET state = 'x' RETURNING id) SELECT id FROM u;
+
+-- name: SelectIntoTempWith :exec
+WITH u AS (UPDATE jobs SET state = 'y' WHERE id = @id RETURNING id) SELECT id INTO TEMP TABLE t2 FROM u;
