@@ -104,23 +104,40 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 // checkAttributeCalls refuses the calls written in attribute notation:
 // for a function f of one argument of a composite type, PostgreSQL reads
 // x.f and (x).f as f(x) when x's type has no field f (PostgreSQL docs,
-// 8.16.5 "Using Composite Types in Queries"). A word after a dot that
-// names such a function counts as a call (conservatively: it may be a
-// column of that name).
+// 8.16.5 "Using Composite Types in Queries"). A name after a dot in the
+// parse tree (writes.Report.Fields) that names such a function counts as
+// a call (conservatively: it may be a column of that name).
 func (a *analyzer) checkAttributeCalls(q *Query) {
-	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
-	a.funcs.mu.Lock()
-	fs := a.funcs.attrCalledInLocked(text)
-	a.funcs.mu.Unlock()
-	for _, f := range fs {
-		for _, w := range a.funcs.of(f) {
-			a.refuseHidden(a.stmt.Start, w, "%s", strings.Replace(hiddenWriteMsg(q.Name, f, w, false), " calls function ", " calls, in attribute notation (x."+f.Name+" is "+f.Name+"(x)), function ", 1))
+	for _, fd := range a.rep.Fields {
+		for _, f := range a.funcs.attrFuncs(fd.Name) {
+			for _, w := range a.funcs.of(f) {
+				a.refuseHidden(fd.Loc, w, "%s", strings.Replace(hiddenWriteMsg(q.Name, f, w, false), " calls function ", " calls, in attribute notation (x."+f.Name+" is "+f.Name+"(x)), function ", 1))
+			}
 		}
 	}
 }
 
+// attrFuncs returns the schema's functions of one composite argument
+// named name, which x.name may call (checkAttributeCalls).
+func (fw *funcWrites) attrFuncs(name string) []*catalog.Func {
+	var fs []*catalog.Func
+	for _, s := range fw.cat.Schemas {
+		for _, f := range s.Funcs {
+			if f.Name != name || len(f.ArgTypes) != 1 || f.Procedure {
+				continue
+			}
+			at := f.ArgTypes[0]
+			if fw.cat.Table(at.Schema, at.Name) != nil || fw.cat.UserType(at.Schema, at.Name) != nil {
+				fs = append(fs, f)
+			}
+		}
+	}
+	return fs
+}
+
 // attrCalledInLocked returns the schema's functions of one composite
-// argument that text may call in attribute notation (checkAttributeCalls).
+// argument that text may call in attribute notation, for a body
+// fencegen's parsers did not read (attrFuncs reads a parse tree's).
 // fw.mu must be held.
 func (fw *funcWrites) attrCalledInLocked(text string) []*catalog.Func {
 	if !strings.Contains(text, ".") {
@@ -422,6 +439,11 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 						add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "its body " + strings.TrimPrefix(strings.SplitN(r.Reason, ";", 2)[0], "is ")})
 					}
 				}
+				for _, fd := range rep.Fields {
+					for _, g := range fw.attrFuncs(fd.Name) {
+						callee(g)
+					}
+				}
 				for _, n := range rep.Refreshes {
 					if t := fw.cat.Table(n.Schema, n.Name); t != nil {
 						for _, w := range fw.textWritesLocked(t.Name, false) {
@@ -464,7 +486,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			}
 		}
 	}
-	if f.Language != "aggregate" && body != "" {
+	if !parsed && f.Language != "aggregate" && body != "" {
 		for _, g := range fw.attrCalledInLocked(stripSQLComments(body)) {
 			if g != f {
 				callee(g)

@@ -113,6 +113,16 @@ type Report struct {
 	Refreshes []sqlparse.Name
 	// Refusals are the statements and nodes whose effects are unknown.
 	Refusals []Refusal
+	// Fields are the names written after a dot (x.f, (x).f, s.t.c): for a
+	// function f of one composite argument, PostgreSQL reads x.f as f(x)
+	// when x has no field f (PostgreSQL docs 8.16.5).
+	Fields []Field
+}
+
+// Field is a name written after a dot, at Loc.
+type Field struct {
+	Name string
+	Loc  int
 }
 
 // ctx is where the walk is.
@@ -150,6 +160,11 @@ func Of(st *sqlparse.Stmt, src []byte) *Report {
 	for i := range r.Calls {
 		if r.Calls[i].Loc < 0 {
 			r.Calls[i].Loc, r.Calls[i].Func.Loc = st.Start, st.Start
+		}
+	}
+	for i := range r.Fields {
+		if r.Fields[i].Loc < 0 {
+			r.Fields[i].Loc = st.Start
 		}
 	}
 	for i := range r.Refreshes {
@@ -390,6 +405,20 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		if rv := x.Relation; rv != nil {
 			w.r.Refreshes = append(w.r.Refreshes, sqlparse.Name{Schema: rv.Schemaname, Name: rv.Relname, Loc: int(rv.Location)})
 		}
+	case *pg.ColumnRef:
+		for i, f := range x.Fields {
+			if s := f.GetString_(); s != nil && i > 0 {
+				w.r.Fields = append(w.r.Fields, Field{Name: s.Sval, Loc: int(x.Location)})
+			}
+		}
+		w.generic(m, c)
+	case *pg.A_Indirection:
+		for _, f := range x.Indirection {
+			if s := f.GetString_(); s != nil {
+				w.r.Fields = append(w.r.Fields, Field{Name: s.Sval, Loc: -1})
+			}
+		}
+		w.generic(m, c)
 	case *pg.FuncCall:
 		call := Call{Func: funcName(x.Funcname, int(x.Location)), Procedure: c.procedure, Variadic: x.FuncVariadic, Loc: int(x.Location)}
 		for _, a := range x.Args {
@@ -460,6 +489,10 @@ func (w *walker) do(x *pg.DoStmt, c ctx) {
 		for _, n := range sub.r.Refreshes {
 			n.Loc = -1
 			w.r.Refreshes = append(w.r.Refreshes, n)
+		}
+		for _, f := range sub.r.Fields {
+			f.Loc = -1
+			w.r.Fields = append(w.r.Fields, f)
 		}
 	}
 }
