@@ -243,8 +243,9 @@ func TestCancelledAcquireUnreachable(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("acquire: %v, want the context's deadline", err)
 	}
-	if took > time.Second {
-		t.Fatalf("acquire returned %v after its 200ms context ended", took)
+	if took >= ttl {
+		// The etcd bug hangs until the cluster answers (here: never).
+		t.Fatalf("acquire returned %v after its 200ms context ended: its cleanup waited for etcd", took)
 	}
 	// Nothing stays held: within the TTL (rounded to etcd's seconds) plus
 	// a renewal's worth, another client acquires.
@@ -283,16 +284,12 @@ func TestWaiterOutlivesItsTTL(t *testing.T) {
 		t.Fatal("waiter acquired while the lease was held")
 	default:
 	}
-	released := time.Now()
 	if err := l1.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
 	l2 := <-got
 	if l2 == nil {
 		return
-	}
-	if d := time.Since(released); d > time.Second {
-		t.Errorf("waiter took %v after the release (the watch should wake it)", d)
 	}
 	if l2.Token() <= l1.Token() {
 		t.Fatalf("token %d after %d", l2.Token(), l1.Token())
