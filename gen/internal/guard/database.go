@@ -522,7 +522,10 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		}
 		switch n.Kind {
 		case "column":
-			if readsColumn(in, n.Subname) {
+			if in.broken != nil && in.broken.renamedTo == n.Subname && readsColumn(in, n.NewName) {
+				in.broken = nil // renamed back: the trigger reads it again
+				r.tables[key] = in
+			} else if readsColumn(in, n.Subname) {
 				in.broken = at("renames column %s of fenced table %s to %s", fails(n.Target.String(), n.Subname), n.Subname, n.Target.String(), n.NewName)
 				in.broken.renamedTo = n.NewName
 				r.tables[key] = in

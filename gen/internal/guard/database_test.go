@@ -232,6 +232,7 @@ func TestGuardReplayCauses(t *testing.T) {
 		{"ALTER TABLE jobs DISABLE TRIGGER fencegen_guard;\nALTER TABLE jobs ENABLE TRIGGER fencegen_guard;", ""},
 		{"ALTER TABLE app.\"Order\" SET SCHEMA public;", `3:1: moves fenced table app.Order to schema public; table app.Order is fenced`},
 		{"SET search_path TO app;\nALTER TABLE jobs RENAME COLUMN tok TO t2;", ""}, // app.jobs: no such table
+		{"ALTER TABLE jobs RENAME COLUMN tok TO t2;\nALTER TABLE jobs RENAME COLUMN t2 TO tok;", ""},
 	} {
 		later := parseFiles(t, writeFile(t, dir, "m/3_change.sql", "-- +goose Up\n-- change\n"+tc.sql+"\n"))[0]
 		found := g.compare(replayGuard([]*sqlparse.File{first, later}), nil)
