@@ -138,6 +138,20 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 	if f.format == "atlas" {
 		fmt.Fprintf(stdout, "fencegen: run atlas migrate hash so that atlas.sum lists it\n")
 	}
+	// The migrations it fixes: until it is applied after them, the
+	// database is in the state their findings describe.
+	var causes []string
+	for _, fd := range g.GuardMigrations(out.Guards) {
+		if fd.Cause && !slices.Contains(causes, fd.File) {
+			causes = append(causes, fd.File)
+		}
+	}
+	if len(causes) > 0 {
+		for i, c := range causes {
+			causes[i] = filepath.ToSlash(relPath(c))
+		}
+		fmt.Fprintf(stdout, "fencegen: apply it right after %s, in the same deployment: between them the guard does not match the schema (fencegen check said how)\n", strings.Join(causes, ", "))
+	}
 	return exitOK
 }
 
