@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -37,7 +39,7 @@ type TimeoutError struct {
 
 // Error returns "lease: etcd <op> call timed out after <timeout>[: <err>]".
 func (e *TimeoutError) Error() string {
-	msg := fmt.Sprintf("lease: etcd %s call timed out after %v", e.Op, e.Timeout)
+	msg := fmt.Sprintf("lease: etcd %s call timed out after %v", e.Op, round(e.Timeout))
 	if e.Err != nil && !errors.Is(e.Err, context.DeadlineExceeded) {
 		msg += ": " + e.Err.Error()
 	}
@@ -51,6 +53,15 @@ func (e *TimeoutError) Unwrap() []error {
 		return []error{ErrEtcdTimeout}
 	}
 	return []error{ErrEtcdTimeout, e.Err}
+}
+
+// round rounds d for a message: to whole milliseconds from 100ms up
+// (TTL/6 of 2s prints as 333ms).
+func round(d time.Duration) time.Duration {
+	if d >= 100*time.Millisecond {
+		return d.Round(time.Millisecond)
+	}
+	return d
 }
 
 // opError prints "lease: <op>: <err>" like the Redis lease's errors.
@@ -74,15 +85,51 @@ func trimPrefix(s string) string {
 
 // failed wraps err, the error of a call made on callCtx (derived from ctx
 // with timeout), as ctx's error when ctx ended, as a [*TimeoutError] when
-// the timeout cut it off, else as it is.
-func failed(op string, ctx, callCtx context.Context, call string, timeout time.Duration, err error) error {
+// the timeout cut it off, else as it is. The etcd client reports a
+// cluster it cannot connect to as a deadline, so when the call timed out
+// or ctx ended, failed dials the client's endpoints once (100ms each) and
+// adds what refused them: "connect: connection refused" is not a slow
+// cluster.
+func (c *Client) failed(op string, ctx, callCtx context.Context, call string, timeout time.Duration, err error) error {
 	switch {
 	case ctx.Err() != nil:
-		return &opError{op: op, err: fmt.Errorf("%w (%s: %v)", ctx.Err(), call, err)}
+		cause := err
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			cause = c.dialCause()
+		}
+		if cause == nil {
+			return &opError{op: op, err: ctx.Err()}
+		}
+		return &opError{op: op, err: fmt.Errorf("%w (%s: %w)", ctx.Err(), call, cause)}
 	case callCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
-		return &opError{op: op, err: &TimeoutError{Op: call, Timeout: timeout, Err: err}}
+		te := &TimeoutError{Op: call, Timeout: timeout, Err: err}
+		if d := c.dialCause(); d != nil {
+			te.Err = d
+		}
+		return &opError{op: op, err: te}
 	}
 	return &opError{op: op, err: err}
+}
+
+// dialCause dials each endpoint of the client and returns the first
+// error if none could be reached, else nil.
+func (c *Client) dialCause() error {
+	var first error
+	for _, ep := range c.cli.Endpoints() {
+		addr := ep
+		if u, err := url.Parse(ep); err == nil && u.Host != "" {
+			addr = u.Host
+		}
+		conn, err := net.DialTimeout("tcp", addr, 100*time.Millisecond)
+		if err == nil {
+			conn.Close()
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // Client takes leases on named resources in one etcd cluster. It is safe
@@ -168,7 +215,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	cancel()
 	if err != nil {
 		// A lease granted without a reply carries no key and expires.
-		return nil, failed(op, ctx, gctx, "grant", tm.callTimeout, err)
+		return nil, c.failed(op, ctx, gctx, "grant", tm.callTimeout, err)
 	}
 	id := g.ID
 	if c.afterGrant != nil {
@@ -189,7 +236,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			// it does not have).
 			return nil, &opError{op: op, err: fmt.Errorf("%w: etcd lease expired before the lock was taken", lease.ErrAcquireTooSlow)}
 		}
-		return nil, failed(op, ctx, tctx, "acquire", tm.callTimeout, err)
+		return nil, c.failed(op, ctx, tctx, "acquire", tm.callTimeout, err)
 	}
 	if !resp.Succeeded {
 		c.revoke(ctx, id, tm)
@@ -355,7 +402,7 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 	for {
 		g, err := c.cli.Get(actx, baseKey)
 		if err != nil {
-			return 0, failed(op, ctx, actx, "advance", tm.releaseTimeout, err)
+			return 0, c.failed(op, ctx, actx, "advance", tm.releaseTimeout, err)
 		}
 		base, err := baseOf((*etcdserverpb.RangeResponse)(g))
 		if err != nil {
@@ -376,7 +423,7 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 			Then(clientv3.OpPut(baseKey, strconv.FormatInt(nb, 10))).
 			Commit()
 		if err != nil {
-			return 0, failed(op, ctx, actx, "advance", tm.releaseTimeout, err)
+			return 0, c.failed(op, ctx, actx, "advance", tm.releaseTimeout, err)
 		}
 		if !t.Succeeded {
 			continue // another Advance raised it meanwhile: read again

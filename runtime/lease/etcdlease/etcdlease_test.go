@@ -1,14 +1,17 @@
 package etcdlease_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -160,7 +163,8 @@ func TestConfigRefused(t *testing.T) {
 func TestRevokedLeaseLost(t *testing.T) {
 	e := faults.StartEtcd(t, 1)
 	cli := e.Client()
-	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl})
+	var logs syncBuf
+	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	ctx := ctxT(t, 30*time.Second)
 	l, err := c.Acquire(ctx, "r", 0)
 	if err != nil {
@@ -179,6 +183,36 @@ func TestRevokedLeaseLost(t *testing.T) {
 	if err := l.Renew(ctx); !errors.Is(err, lease.ErrLost) {
 		t.Fatalf("renew after loss: %v", err)
 	}
+	out := logs.String()
+	for _, want := range []string{
+		fmt.Sprintf(`msg="lease acquired" resource=r token=%d`, l.Token()),
+		fmt.Sprintf(`level=WARN msg="lease lost" resource=r token=%d reason="not owner" err="lease: not owner"`, l.Token()),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "<nil>") {
+		t.Errorf("log prints a nil error:\n%s", out)
+	}
+}
+
+// syncBuf is a bytes.Buffer for a log handler written from the heartbeat.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // A holder cut off from etcd (a partition, through the proxy of
@@ -580,5 +614,28 @@ func TestReleaseRetriedAfterLostReply(t *testing.T) {
 	p.Heal()
 	if err := l.Release(ctx); err != nil {
 		t.Fatalf("second release: %v, want nil", err)
+	}
+}
+
+// The etcd client reports a cluster that refuses connections as a
+// deadline; the error says what refused it (issue 26's first hour: a
+// refused connection read as a timeout).
+func TestRefusedConnectionNamed(t *testing.T) {
+	e := faults.StartEtcd(t, 1)
+	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
+	e.Members[0].Kill()
+	_, err := c.Acquire(ctxT(t, 10*time.Second), "r", 0)
+	var te *etcdlease.TimeoutError
+	if !errors.As(err, &te) || !errors.Is(err, etcdlease.ErrEtcdTimeout) || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("acquire on a killed member: %v, want an etcd timeout naming ECONNREFUSED", err)
+	}
+	if !strings.Contains(err.Error(), "connection refused") || te.Op != "grant" {
+		t.Fatalf("message %q (op %q)", err, te.Op)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err = c.Acquire(ctx, "r", 0)
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("acquire with a short context: %v, want the deadline and ECONNREFUSED", err)
 	}
 }

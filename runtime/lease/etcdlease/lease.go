@@ -203,7 +203,7 @@ func (l *Lease) renew(ctx context.Context, counted bool) error {
 	case errors.Is(err, rpctypes.ErrLeaseNotFound):
 		return l.lose(lease.ReasonNotOwner, lease.ErrNotOwner)
 	}
-	err = failed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err)
+	err = l.c.failed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err)
 	if !counted {
 		return err
 	}
@@ -317,7 +317,7 @@ func (l *Lease) Release(ctx context.Context) error {
 		held = unexpired && !errors.As(context.Cause(l.ctx), &lost)
 	}
 	if err != nil {
-		err = failed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err)
+		err = l.c.failed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err)
 		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
 		return err
 	}
