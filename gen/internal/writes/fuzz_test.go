@@ -1,6 +1,7 @@
 package writes
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,4 +98,47 @@ func FuzzBody(f *testing.F) {
 			OfTree(s)
 		}
 	})
+}
+
+// TestCorpusBodiesRead reads every LANGUAGE plpgsql function of the
+// corpora with Body: at least 95% must be read as statements (a body the
+// PL/pgSQL parser refuses is scanned as text instead, conservatively).
+func TestCorpusBodiesRead(t *testing.T) {
+	var paths []string
+	filepath.WalkDir("../../../../shared/corpus", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".sql") && !strings.Contains(p, "mysql") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if len(paths) == 0 {
+		t.Skip("the corpora (../shared/corpus) are not present")
+	}
+	read, unread := 0, 0
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, err := sqlparse.Parse(p, src)
+		if err != nil || file == nil {
+			continue
+		}
+		for _, st := range file.Stmts {
+			fn, ok := st.Node.(*sqlparse.CreateFunction)
+			if !ok || strings.ToLower(fn.Language) != "plpgsql" {
+				continue
+			}
+			if _, err := Body("plpgsql", fn.Body, file.Text(st)); err != nil {
+				unread++
+				t.Logf("%s: not read: %v", p, err)
+				continue
+			}
+			read++
+		}
+	}
+	t.Logf("%d PL/pgSQL bodies read as statements, %d not", read, unread)
+	if read == 0 || unread*20 > read+unread {
+		t.Errorf("%d of %d PL/pgSQL bodies not read", unread, read+unread)
+	}
 }
