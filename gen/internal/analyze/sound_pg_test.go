@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -240,7 +241,13 @@ func pgWritesFenced(ctx context.Context, conn *pgx.Conn, cat *catalog.Catalog, s
 			return false, err
 		}
 	}
-	if _, err := tx.Exec(ctx, query); err != nil {
+	if q := strings.ToLower(query); strings.HasPrefix(q, "copy") && strings.HasSuffix(q, "to stdout") {
+		// COPY ... TO STDOUT sends its rows in the copy protocol, which
+		// Exec does not read.
+		if _, err := tx.Conn().PgConn().CopyTo(ctx, io.Discard, query); err != nil {
+			return false, err
+		}
+	} else if _, err := tx.Exec(ctx, query); err != nil {
 		return false, err
 	}
 	if asRole {
