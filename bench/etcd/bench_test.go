@@ -33,7 +33,7 @@ import (
 
 	"go.etcd.io/etcd/client/v3/concurrency"
 
-	"github.com/fencegen/fencegen/internal/faults"
+	"github.com/fencegen/fencegen/internal/faults/etcdfaults"
 	"github.com/fencegen/fencegen/runtime/lease/etcdlease"
 )
 
@@ -41,7 +41,7 @@ import (
 const cycleTTL = 10 * time.Second
 
 func BenchmarkCycleInterleaved(b *testing.B) {
-	e := faults.StartEtcd(b, 1)
+	e := etcdfaults.Start(b, 1)
 	cli := e.Client()
 	ctx := context.Background()
 	c := etcdlease.New(cli, nil)

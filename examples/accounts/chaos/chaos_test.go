@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/fencegen/fencegen/internal/faults"
+	"github.com/fencegen/fencegen/internal/faults/etcdfaults"
 	"github.com/fencegen/fencegen/internal/testenv"
 )
 
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 func requireServers(t *testing.T, coordinator string) {
 	t.Helper()
 	if coordinator == "etcd" {
-		faults.EtcdBinary(t)
+		etcdfaults.EtcdBinary(t)
 	} else {
 		faults.RedisBinary(t, "redis-server")
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fencegen/fencegen/internal/faults"
+	"github.com/fencegen/fencegen/internal/faults/etcdfaults"
 )
 
 // Config configures Run.
@@ -115,7 +116,7 @@ type coordinator struct {
 	h     *harness
 	start int64
 	redis *faults.Redis
-	etcd  *faults.Etcd // instead of redis with Coordinator "etcd"
+	etcd  *etcdfaults.Etcd // instead of redis with Coordinator "etcd"
 	dbURL string
 	pref  string
 
@@ -212,7 +213,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("redis-server: %w", err)
 		}
 	case "etcd":
-		if err := try(func() { c.etcd = faults.StartEtcd(c.h, 3) }); err != nil {
+		if err := try(func() { c.etcd = etcdfaults.Start(c.h, 3) }); err != nil {
 			return nil, fmt.Errorf("etcd: %w", err)
 		}
 	default:

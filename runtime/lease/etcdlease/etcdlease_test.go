@@ -18,6 +18,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/fencegen/fencegen/internal/faults"
+	"github.com/fencegen/fencegen/internal/faults/etcdfaults"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/lease"
 	"github.com/fencegen/fencegen/runtime/lease/etcdlease"
@@ -83,7 +84,7 @@ func waitLost(t *testing.T, l *etcdlease.Lease, within time.Duration) *lease.Los
 }
 
 func TestAcquireReleaseTokens(t *testing.T) {
-	e := faults.StartEtcd(t, 1)
+	e := etcdfaults.Start(t, 1)
 	cli := e.Client()
 	ev := &events{}
 	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl, Observer: ev.observer()})
@@ -143,7 +144,7 @@ func TestAcquireReleaseTokens(t *testing.T) {
 }
 
 func TestConfigRefused(t *testing.T) {
-	e := faults.StartEtcd(t, 1)
+	e := etcdfaults.Start(t, 1)
 	c := etcdlease.New(e.Client(), nil)
 	for _, d := range []time.Duration{500 * time.Millisecond, -time.Second} {
 		if _, err := c.Acquire(ctxT(t, 5*time.Second), "r", d); !errors.Is(err, lease.ErrConfig) {
@@ -161,7 +162,7 @@ func TestConfigRefused(t *testing.T) {
 // A lease whose etcd lease is revoked by someone else is lost at the next
 // renewal (not owner), and its Release reports ErrNotHeld.
 func TestRevokedLeaseLost(t *testing.T) {
-	e := faults.StartEtcd(t, 1)
+	e := etcdfaults.Start(t, 1)
 	cli := e.Client()
 	var logs syncBuf
 	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
@@ -219,7 +220,7 @@ func (s *syncBuf) String() string {
 // internal/faults) loses its lease locally before etcd expires it, so the
 // next holder, who gets a higher token, never overlaps it.
 func TestPartitionedHolderLosesFirst(t *testing.T) {
-	e := faults.StartEtcd(t, 1)
+	e := etcdfaults.Start(t, 1)
 	p := faults.StartProxy(t, strings.TrimPrefix(e.Members[0].Endpoint(), "http://"))
 	holderCli := e.Client("http://" + p.Addr())
 	other := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
@@ -262,7 +263,7 @@ func TestPartitionedHolderLosesFirst(t *testing.T) {
 // returns when its ctx ends, and leaves nothing held: the grant it cannot
 // revoke expires with its key.
 func TestCancelledAcquireUnreachable(t *testing.T) {
-	e := faults.StartEtcd(t, 1)
+	e := etcdfaults.Start(t, 1)
 	p := faults.StartProxy(t, strings.TrimPrefix(e.Members[0].Endpoint(), "http://"))
 	c := etcdlease.New(e.Client("http://"+p.Addr()), &etcdlease.Options{TTL: ttl})
 	other := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
@@ -296,7 +297,7 @@ func TestCancelledAcquireUnreachable(t *testing.T) {
 // attempt of AcquireWait grants a fresh etcd lease: a waiter that waits
 // several TTLs gets a lease that is alive and renewed.
 func TestWaiterOutlivesItsTTL(t *testing.T) {
-	e := faults.StartEtcd(t, 1)
+	e := etcdfaults.Start(t, 1)
 	cli := e.Client()
 	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl})
 	ctx := ctxT(t, 30*time.Second)
@@ -344,7 +345,7 @@ func TestWaiterOutlivesItsTTL(t *testing.T) {
 // On a three-member cluster the lease survives a leader change and the
 // kill of a member, and the next holder's token is higher.
 func TestClusterLeaderChange(t *testing.T) {
-	e := faults.StartEtcd(t, 3)
+	e := etcdfaults.Start(t, 3)
 	ev := &events{}
 	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: 3 * time.Second, Observer: ev.observer()})
 	ctx := ctxT(t, 60*time.Second)
@@ -381,7 +382,7 @@ func TestClusterLeaderChange(t *testing.T) {
 // the cluster expires it; a client of the surviving members takes it
 // after, with a higher token.
 func TestHolderMemberKilled(t *testing.T) {
-	e := faults.StartEtcd(t, 3)
+	e := etcdfaults.Start(t, 3)
 	m := e.Members[0]
 	holder := etcdlease.New(e.Client(m.Endpoint()), &etcdlease.Options{TTL: ttl})
 	other := etcdlease.New(e.Client(e.Members[1].Endpoint(), e.Members[2].Endpoint()), &etcdlease.Options{TTL: ttl})
@@ -418,7 +419,7 @@ func TestSnapshotRestoreRegression(t *testing.T) {
 	if err != nil {
 		t.Skipf("SKIP: etcdctl unavailable: %v", err)
 	}
-	e := faults.StartEtcd(t, 1)
+	e := etcdfaults.Start(t, 1)
 	m := e.Members[0]
 	ev := &events{}
 	opts := &etcdlease.Options{TTL: ttl, Observer: ev.observer()}
@@ -503,7 +504,7 @@ func TestSnapshotRestoreRegression(t *testing.T) {
 // Do: fn gets the token, a held resource is ErrNotAcquired without
 // calling fn, and a lease lost while fn ran is reported with fn's result.
 func TestDo(t *testing.T) {
-	e := faults.StartEtcd(t, 1)
+	e := etcdfaults.Start(t, 1)
 	cli := e.Client()
 	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl})
 	ctx := ctxT(t, 30*time.Second)
@@ -541,7 +542,7 @@ func TestDo(t *testing.T) {
 // The seam: a worker written against lease.Locker runs on either
 // coordinator; here on etcd.
 func TestLockerSeam(t *testing.T) {
-	e := faults.StartEtcd(t, 1)
+	e := etcdfaults.Start(t, 1)
 	var locker lease.Locker[*etcdlease.Lease] = etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
 	tokens, err := work(ctxT(t, 30*time.Second), locker, 3)
 	if err != nil {
@@ -573,7 +574,7 @@ func work[L lease.Held](ctx context.Context, locker lease.Locker[L], n int) ([]f
 // etcd refuses a put attached to a lease it no longer has, so the acquire
 // transaction writes nothing and Acquire fails with ErrAcquireTooSlow.
 func TestGrantExpiredBeforeLock(t *testing.T) {
-	e := faults.StartEtcd(t, 1)
+	e := etcdfaults.Start(t, 1)
 	cli := e.Client()
 	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl})
 	ctx := ctxT(t, 30*time.Second)
@@ -595,7 +596,7 @@ func TestGrantExpiredBeforeLock(t *testing.T) {
 // is not reported as ErrNotHeld: the lease was held (the Redis lease's
 // issue 26 race, on etcd).
 func TestReleaseRetriedAfterLostReply(t *testing.T) {
-	e := faults.StartEtcd(t, 1)
+	e := etcdfaults.Start(t, 1)
 	p := faults.StartProxy(t, strings.TrimPrefix(e.Members[0].Endpoint(), "http://"))
 	cli := e.Client()
 	c := etcdlease.New(e.Client("http://"+p.Addr()), &etcdlease.Options{TTL: ttl, ReleaseTimeout: 300 * time.Millisecond})
@@ -621,7 +622,7 @@ func TestReleaseRetriedAfterLostReply(t *testing.T) {
 // deadline; the error says what refused it (issue 26's first hour: a
 // refused connection read as a timeout).
 func TestRefusedConnectionNamed(t *testing.T) {
-	e := faults.StartEtcd(t, 1)
+	e := etcdfaults.Start(t, 1)
 	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
 	e.Members[0].Kill()
 	_, err := c.Acquire(ctxT(t, 10*time.Second), "r", 0)

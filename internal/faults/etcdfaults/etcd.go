@@ -1,6 +1,11 @@
-package faults
+// Package etcdfaults starts private etcd clusters for tests that kill,
+// pause and restart members. It is a package of its own, beside
+// internal/faults (whose proxies partition a member from a client), so
+// that tests of the Redis lease do not link the etcd client and gRPC.
+package etcdfaults
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
@@ -14,6 +19,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/fencegen/fencegen/internal/faults"
 	"github.com/fencegen/fencegen/internal/testenv"
 )
 
@@ -39,7 +45,7 @@ type EtcdMember struct {
 
 	mu   sync.Mutex
 	proc *exec.Cmd
-	out  *syncBuffer
+	out  *buffer
 	done chan struct{}
 }
 
@@ -54,14 +60,14 @@ func EtcdBinary(t testing.TB) string {
 	return bin
 }
 
-// StartEtcd starts an n-member cluster and waits until it has a leader.
+// Start starts an n-member cluster and waits until it has a leader.
 // Every member is killed when t ends.
-func StartEtcd(t testing.TB, n int) *Etcd {
+func Start(t testing.TB, n int) *Etcd {
 	t.Helper()
 	c := &Etcd{t: t, bin: EtcdBinary(t)}
 	var peers []string
 	for i := range n {
-		m := &EtcdMember{t: t, c: c, Name: fmt.Sprintf("m%d", i), ClientPort: FreePort(t), PeerPort: FreePort(t), dir: filepath.Join(t.TempDir(), "data")}
+		m := &EtcdMember{t: t, c: c, Name: fmt.Sprintf("m%d", i), ClientPort: faults.FreePort(t), PeerPort: faults.FreePort(t), dir: filepath.Join(t.TempDir(), "data")}
 		c.Members = append(c.Members, m)
 		peers = append(peers, fmt.Sprintf("%s=http://127.0.0.1:%d", m.Name, m.PeerPort))
 	}
@@ -179,7 +185,7 @@ func (m *EtcdMember) start() {
 		"--initial-cluster-token", "faults",
 		"--heartbeat-interval", "50", "--election-timeout", "500",
 		"--log-level", "error", "--logger", "zap")
-	out := &syncBuffer{}
+	out := &buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		m.t.Fatalf("faults: start etcd: %v", err)
@@ -192,7 +198,7 @@ func (m *EtcdMember) start() {
 	go func() {
 		select {
 		case <-done:
-		case <-time.After(MaxLifetime):
+		case <-time.After(faults.MaxLifetime):
 			_ = cmd.Process.Signal(syscall.SIGCONT)
 			_ = cmd.Process.Kill()
 		}
@@ -254,4 +260,26 @@ func (m *EtcdMember) Output() string {
 		return ""
 	}
 	return m.out.String()
+}
+
+// buffer is a bytes.Buffer safe for the process's output copiers, keeping
+// the first MiB.
+type buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.b.Len() > 1<<20 {
+		return len(p), nil
+	}
+	return s.b.Write(p)
+}
+
+func (s *buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
