@@ -3,6 +3,7 @@ package writeoracle
 import (
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"sort"
 	"strconv"
@@ -53,6 +54,8 @@ type runner struct {
 	dsn     string
 	types   typeCache
 	timeout time.Duration
+	// prelude runs after each BEGIN (Options.Prelude).
+	prelude []string
 	// done keeps the outcome of each statement and bindings: every run
 	// starts from the same database (each is rolled back), so a statement
 	// generated alike under other marks is not sent again.
@@ -97,7 +100,10 @@ func connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
 
 // notSent are statements the oracle does not send: those that end or nest
 // the transaction it rolls back, and COPY with a client side.
-var notSent = regexp.MustCompile(`(?is)^(BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|PREPARE\s+TRANSACTION|DISCARD|COPY\b.*\b(STDIN|STDOUT))\b`)
+var notSent = regexp.MustCompile(`(?is)^(BEGIN|START|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|PREPARE\s+TRANSACTION|DISCARD|COPY\b.*\bSTDIN)\b`)
+
+// copyTo is COPY ... TO STDOUT, whose rows the oracle reads and drops.
+var copyTo = regexp.MustCompile(`(?is)^COPY\b.*\bTO\s+STDOUT\b`)
 
 var leadingComments = regexp.MustCompile(`^(\s*(--[^\n]*\n?|/\*.*?\*/))*\s*`)
 
@@ -156,7 +162,7 @@ func hasInt(s []int, v int) bool {
 func (r *runner) run(ctx context.Context, sql string, bindings []binding) (out outcome) {
 	body := leadingComments.ReplaceAllString(sql, "")
 	if notSent.MatchString(body) {
-		out.skipped = "transaction control or COPY with the client"
+		out.skipped = "transaction control or COPY FROM STDIN"
 		return out
 	}
 	if strings.Contains(sql, "/*SLICE:") {
@@ -187,6 +193,12 @@ func (r *runner) run(ctx context.Context, sql string, bindings []binding) (out o
 	if err := exec(fmt.Sprintf("BEGIN; SET LOCAL statement_timeout = %d; SET LOCAL lock_timeout = %d", ms, ms)); err != nil {
 		out.err = err
 		return out
+	}
+	for _, p := range r.prelude {
+		if err := exec(p); err != nil {
+			out.err = fmt.Errorf("prelude: %w", err)
+			return out
+		}
 	}
 	if err := exec("SAVEPOINT oracle_prepare"); err != nil {
 		out.err = err
@@ -249,7 +261,17 @@ func (r *runner) run(ctx context.Context, sql string, bindings []binding) (out o
 			})
 		}
 		out.tried++
-		if err := exec("SAVEPOINT oracle_b; " + s); err != nil {
+		run := func() error { return exec("SAVEPOINT oracle_b; " + s) }
+		if copyTo.MatchString(body) {
+			run = func() error {
+				if err := exec("SAVEPOINT oracle_b"); err != nil {
+					return err
+				}
+				_, err := r.conn.PgConn().CopyTo(ctx, io.Discard, s)
+				return err
+			}
+		}
+		if err := run(); err != nil {
 			if out.err == nil {
 				out.err = err
 			}

@@ -2,6 +2,7 @@ package writeoracle
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,7 +19,7 @@ import (
 // that PostgreSQL always rejects where the unguarded query runs, fail.
 func FuzzWriteShapes(f *testing.F) {
 	ctx := context.Background()
-	opt := Options{AdminURL: adminURL(f), OwnMarksOnly: true, Timeout: 2 * time.Second, Label: "shape"}
+	opt := Options{AdminURL: adminURL(f), OwnMarksOnly: true, Timeout: 2 * time.Second, Label: "shape", Prelude: shapePrelude}
 	ch, err := NewChecker(ctx, opt)
 	if err != nil {
 		f.Fatal(err)
@@ -39,6 +40,14 @@ func FuzzWriteShapes(f *testing.F) {
 	for _, s := range shapeSeeds {
 		f.Add(s)
 	}
+	// Every statement of testdata/shapes/queries.sql.
+	src, err := os.ReadFile("testdata/shapes/queries.sql")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, q := range newQueryFile("queries.sql", src).stmts {
+		f.Add([]byte(sqlPrefix + string(src[q.Start:q.End])))
+	}
 	f.Fuzz(func(t *testing.T, choices []byte) {
 		src := shape(choices)
 		qf := newQueryFile(filepath.Join(ses.tmp, "shape.sql"), []byte(src))
@@ -50,10 +59,8 @@ func FuzzWriteShapes(f *testing.F) {
 	})
 }
 
-// shapeSeeds are choice strings of shapeGen: two for each kind of
-// statement (its first byte), then the shapes that escaped the guard or
-// always failed until the write analysis read the whole parse tree
-// (issue 24; each was found by this target).
+// shapeSeeds are choice strings of shapeGen, two for each of its first
+// kinds of statement (the first byte), and statements' texts.
 var shapeSeeds = [][]byte{
 	[]byte("\x00\xfd\xfc\a!\x82eO\x16?"),
 	[]byte("\x00\x0f\x9ab\x1dr\x95f\xc7M"),
@@ -87,21 +94,18 @@ var shapeSeeds = [][]byte{
 	[]byte("\x0e\x1f\xb5\x86\xb1C#\xa6\xbc\x8f"),
 	[]byte("\x0f}\xf1\xd9)3?\xf9\x93\x93"),
 	[]byte("\x0f\xeao[:\xf6\xde\x03t6"),
-	[]byte("\x73\x5d\x35\xd2\xef\xf2\x42\xf7\x7b\x81\xfe\x3a"), // CREATE TEMP TABLE AS over a data-modifying WITH
-	[]byte("\x98\x12\xf1\x7f\x05\x72\xf6\x65\x81\xad\x2a\xc2"), // TRUNCATE parent CASCADE (fenced INHERITS child)
-	[]byte("\x78\x3a\xc3\xea\x50\xc3\x85\x2c\xae\xaf\xdd\xeb"), // TRUNCATE parent
-	[]byte("\xe8\x8c\x5e\x2e\x6b\x00\x8b\x5a\x9f\x2f\x0d\x6d"), // TRUNCATE pparent CASCADE (fenced partition)
-	[]byte("\x18\xdc\xa8\x22\xd6\x7b\x1c\x74\x6e\x64\x37\x09"), // TRUNCATE pparent
-	[]byte("\x60\x34\x2d\xdb\xea\xb4\x1d\x0b\x7c\x8e\x46\xf8"), // MERGE INTO pparent
-	[]byte("\x80\xe2\x95\x97\xa0\xea\x4d\x8e\xf2\x87\x65\x22"), // MERGE INTO parent
-	[]byte("\xa4\x5f\xc5\x40\x69\xa2\x80\x41\x37\x8e\xcb\xb4"), // SELECT INTO TEMP TABLE over a fenced WITH entry
-	[]byte("\x11\x3d\x30\xa1\xd9\xd5\x78\xd3\x85\x25\x03\x52"), // WITH (UPDATE ppart) MERGE
-	[]byte("\x92\x9e\xe7\x63\x93\xda\x0e\xa3\x05\x48\xa5\xe7"), // WITH (UPDATE jobs_v) MERGE
-	[]byte("\xb2\xbe\x5b\xd3\xcf\xbe\x59\x11\xa4\xea\xd2\xb9"), // WITH (upsert into jobs_v) MERGE
-	[]byte("\xd2\x18\x49\x9d\x30\x51\xe1\xa2\x7f\x19\xec\xca"), // WITH (DELETE FROM jobs) MERGE
-	[]byte("\xe2\xe0\xd8\x47\x39\x7e\x5f\xda\xaa\xa8\x21\x01"), // WITH (UPDATE jobs) MERGE
-	[]byte("\xf1\x4b\xdf\x25\x25\xad\x6d\xec\xfa\x42\x51\xd2"), // WITH (UPDATE child) MERGE
-	[]byte("\xd0\xa0\xd6\x0c\xbf\xfc\xfc\x4d\x28\x55\x66\xec"), // WITH (UPDATE pparent) MERGE INTO ppart...
-	[]byte("\x90\x37\x5e\x91\x70\xd3\x1c\x9d\xa7\x2d\xd1\x66"), // WITH (UPDATE events) MERGE INTO pparent
-	[]byte("\x10\x95\x4e\x0f\xf0\x98\x12\x05\xf0\x88\x17\xf9"), // WITH (UPDATE ONLY parent) MERGE INTO parent
+	// The shapes that escaped the guard or always failed until the write
+	// analysis read the whole parse tree (issue 24), found by this target.
+	[]byte(sqlPrefix + "CREATE TEMP TABLE t1 AS WITH q1 AS (INSERT INTO ppart (id, v) VALUES ($1, upper('y')) RETURNING id) SELECT id FROM q1 UNION ALL SELECT 1"),
+	[]byte(sqlPrefix + "TRUNCATE parent CASCADE"),
+	[]byte(sqlPrefix + "TRUNCATE pparent"),
+	[]byte(sqlPrefix + "MERGE INTO pparent t USING (SELECT $1::bigint AS id) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = upper('y') WHEN NOT MATCHED THEN DO NOTHING"),
+	[]byte(sqlPrefix + "MERGE INTO parent t USING (SELECT $1::bigint AS id) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = 'x' WHEN NOT MATCHED THEN DO NOTHING"),
+	[]byte(sqlPrefix + "WITH w AS (DELETE FROM jobs WHERE id = $1 RETURNING id) SELECT id INTO TEMP TABLE t1 FROM w"),
+	[]byte(sqlPrefix + "WITH w AS (UPDATE ppart SET v = $2 WHERE id = $1 RETURNING id) MERGE INTO events e USING w ON e.id = w.id WHEN MATCHED THEN UPDATE SET note = 'm'"),
+	[]byte(sqlPrefix + "WITH w AS (UPDATE jobs_v SET state = upper('y') WHERE id IN (SELECT id FROM jobs WHERE id = $1) RETURNING id) MERGE INTO events e USING w ON e.id = w.id WHEN MATCHED THEN UPDATE SET note = 'm'"),
+	[]byte(sqlPrefix + "WITH w AS (INSERT INTO jobs_v (id, state) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET state = excluded.state RETURNING id) MERGE INTO events e USING w ON e.id = w.id WHEN MATCHED THEN UPDATE SET note = 'm'"),
+	[]byte(sqlPrefix + "WITH w AS (INSERT INTO child (id, v) VALUES ($1, 'x') RETURNING id) MERGE INTO events e USING w ON e.id = w.id WHEN MATCHED THEN UPDATE SET note = 'm'"),
+	[]byte(sqlPrefix + "WITH w0 AS (INSERT INTO events (id, note) VALUES ($1, upper('y')) ON CONFLICT DO NOTHING RETURNING id) MERGE INTO pparent t USING (SELECT $1::bigint AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE"),
+	[]byte(sqlPrefix + "CREATE TEMP TABLE t1 AS EXECUTE oracle_pw(1)"),
 }

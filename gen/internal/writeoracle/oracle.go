@@ -71,6 +71,9 @@ type Options struct {
 	// Label names the checked entry in findings (default: the
 	// configuration's path).
 	Label string
+	// Prelude are statements run after BEGIN, before each statement
+	// (prepared statements that the checked queries EXECUTE).
+	Prelude []string
 	// OwnMarksOnly marks no table beyond those the project marks itself.
 	OwnMarksOnly bool
 	// Trace, when set, receives one line per query: what the generator
@@ -362,7 +365,7 @@ func prepareDB(ctx context.Context, opt Options, dsn string, cfg *gen.Config, en
 	if timeout == 0 {
 		timeout = 5 * time.Second
 	}
-	db := &entryDB{r: &runner{conn: conn, dsn: dsn, types: typeCache{}, timeout: timeout}}
+	db := &entryDB{r: &runner{conn: conn, dsn: dsn, types: typeCache{}, timeout: timeout, prelude: opt.Prelude}}
 	applied, rejected, err := applySchema(ctx, conn, schemaFiles(cfg.Dir, cfg.Packages[entry].Schema))
 	if err != nil {
 		conn.Close(ctx)

@@ -40,6 +40,8 @@ type target struct{ name, col string }
 var targets = []target{
 	{"jobs", "state"}, {"events", "note"}, {"parent", "v"}, {"child", "v"},
 	{"pparent", "v"}, {"ppart", "v"}, {"jobs_v", "state"}, {"ONLY parent", "v"},
+	{"notes", "body"}, {"inbox", "body"}, {"jobs_iv", "state"}, {"jobs_rv", "state"},
+	{"stamps", "v"}, {"tasks", "event_id"},
 }
 
 func (g *shapeGen) target() target { return targets[g.pick(len(targets))] }
@@ -186,12 +188,61 @@ func (g *shapeGen) statement() string {
 		t := g.target()
 		return fmt.Sprintf("MERGE INTO %s t USING (%s) s ON t.id = s.id %s", t.name, g.query(1), g.whenClause(t))
 	default:
-		return fmt.Sprintf("WITH a AS (WITH b AS (%s) SELECT id FROM b) %s", g.dml(2, true), g.host("a", 1))
+		return g.more()
 	}
 }
 
-// shape renders the query file of one statement generated from b.
+// more are the statements beyond the first fifteen kinds.
+func (g *shapeGen) more() string {
+	switch g.pick(12) {
+	case 0:
+		return fmt.Sprintf("WITH a AS (WITH b AS (%s) SELECT id FROM b) %s", g.dml(2, true), g.host("a", 1))
+	case 1:
+		// The session's prepared statements (Options.Prelude).
+		return []string{"EXECUTE oracle_pw(1)", "EXECUTE oracle_pr(1)"}[g.pick(2)]
+	case 2:
+		return fmt.Sprintf("CREATE TEMP TABLE %s AS %s", g.name("t"), []string{"EXECUTE oracle_pw(1)", "EXECUTE oracle_pr(1)"}[g.pick(2)])
+	case 3:
+		return fmt.Sprintf("EXPLAIN %sEXECUTE %s(1)", []string{"", "ANALYZE "}[g.pick(2)], []string{"oracle_pw", "oracle_pr"}[g.pick(2)])
+	case 4:
+		return fmt.Sprintf("COPY (%s) TO STDOUT", g.dml(1, true))
+	case 5:
+		return []string{"SELECT id FROM jobs WHERE id = $1 FOR UPDATE", "LOCK TABLE jobs IN SHARE MODE", "TABLE jobs", "SELECT pg_advisory_xact_lock($1)"}[g.pick(4)]
+	case 6:
+		t := g.target()
+		return fmt.Sprintf("ALTER TABLE %s %s", strings.TrimPrefix(t.name, "ONLY "), []string{
+			"ALTER COLUMN tok TYPE bigint USING 0", "ADD COLUMN extra int", "DISABLE TRIGGER ALL", "ALTER COLUMN id SET DEFAULT 7"}[g.pick(4)])
+	case 7:
+		t := g.target()
+		return fmt.Sprintf("COMMENT ON TABLE %s IS 'c'", strings.TrimPrefix(t.name, "ONLY "))
+	case 8:
+		return fmt.Sprintf("DO $$ BEGIN EXECUTE %s; END $$", []string{"'UPDATE jobs SET state = ''dyn'' WHERE id = 1'", "'SELECT 1'", "format('DELETE FROM %I WHERE id = 1', 'events')"}[g.pick(3)])
+	case 9:
+		return fmt.Sprintf("DELETE FROM events WHERE id = $1%s", []string{"", " RETURNING id"}[g.pick(2)])
+	case 10:
+		return fmt.Sprintf("UPDATE events SET id = id + %s WHERE id = $1", []string{"0", "10"}[g.pick(2)])
+	default:
+		return fmt.Sprintf("INSERT INTO %s (id) VALUES ($1)%s", []string{"notes", "inbox", "stamps", "jobs_iv"}[g.pick(4)], []string{"", " ON CONFLICT DO NOTHING"}[g.pick(2)])
+	}
+}
+
+// sqlPrefix starts a fuzz input that is a statement's text rather than
+// shapeGen's choices (the seeds from testdata/shapes and the corpora).
+const sqlPrefix = "SQL:"
+
+// shape renders the query file of one statement generated from b, or of
+// the statement b holds after sqlPrefix.
 func shape(b []byte) string {
+	if s, ok := strings.CutPrefix(string(b), sqlPrefix); ok {
+		return "-- name: Shape :exec\n" + s + ";\n"
+	}
 	g := &shapeGen{b: b}
 	return "-- name: Shape :exec\n" + g.statement() + ";\n"
+}
+
+// shapePrelude are the prepared statements of the fuzz target's session,
+// run after BEGIN (EXECUTE and CREATE TABLE ... AS EXECUTE name them).
+var shapePrelude = []string{
+	"PREPARE oracle_pw(bigint) AS UPDATE jobs SET state = 'prepared' WHERE id = $1 RETURNING id",
+	"PREPARE oracle_pr(bigint) AS SELECT id FROM jobs WHERE id = $1",
 }
