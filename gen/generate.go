@@ -430,6 +430,15 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	}
 	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks})
 	errs = append(errs, aerr...)
+	if !pkg.Go.PGTypes() {
+		// sqlc's reading of functions in FROM, where it gives other
+		// result columns (analyze.Query.Alt).
+		for _, f := range analyzed {
+			for _, q := range f.Queries {
+				q.UseSqlcReading()
+			}
+		}
+	}
 	if len(qerr) == 0 && len(aerr) == 0 && len(errs) == 0 && !anyQuery(analyzed) {
 		// As sqlc ("error parsing queries: no queries contained in
 		// paths ..."): an entry whose query files hold no query at all.

@@ -395,9 +395,4 @@ func TestCorpusNamesMatchSqlc(t *testing.T) {
 // corpusNameDiffs are the cases of TestCorpusNamesMatchSqlc whose declared
 // names differ from sqlc's for another reason than a naming rule, each
 // with it.
-var corpusNameDiffs = map[string]string{
-	"sqlc/func_return_date/postgresql/pganalyze":     "the result's type (pgtype.Date, where sqlc says interface{}), not a name",
-	"sqlc/func_return_date/postgresql/pgx/v5":        "the result's type and shape (a scalar, where sqlc declares GetDateRow), not a name",
-	"sqlc-stdlib/func_return_date/postgresql/stdlib": "the result's type and shape (a scalar, where sqlc declares GetDateRow), not a name",
-	"sqlc/func_star_expansion/postgresql/pgx":        "the columns of a set-returning function's star: a Row struct where sqlc reuses the model",
-}
+var corpusNameDiffs = map[string]string{}

@@ -65,10 +65,33 @@ type Query struct {
 	// leaves untyped where sqlc does too (a cast to a type the schema does
 	// not define): the query is generated with interface{} there.
 	Notes []string
+	// Alt is the statement read as sqlc v1.31.1 reads its functions in
+	// FROM, where that gives other result columns than PostgreSQL's
+	// (sqlcRangeFunc: SELECT * FROM f() of a RETURNS TABLE of several
+	// columns is one record column f, sent as SELECT f FROM f();
+	// SELECT * FROM CURRENT_DATE no column), nil where it does not or
+	// where sqlc's reading fails (a column of f named in the select
+	// list, which sqlc refuses). UseSqlcReading swaps the two.
+	Alt *Query
 	// OptOut is set for a query annotated "-- @fence off: <reason>" that
 	// writes fenced tables: it is generated without the guard (Fence is
 	// nil), and vet lists it.
 	OptOut *OptOut
+}
+
+// UseSqlcReading makes q the statement as sqlc v1.31.1 reads it (Alt),
+// for a configuration without postgresql_types; Alt is then
+// PostgreSQL's reading, which fencegen vet compares with. It does
+// nothing where Alt is nil or q is a fenced write.
+func (q *Query) UseSqlcReading() {
+	if q.Alt == nil || q.Fence != nil || q.Alt.Fence != nil {
+		return
+	}
+	alt := q.Alt
+	pg := *q
+	pg.Alt = nil
+	*q = *alt
+	q.Alt = &pg
 }
 
 // InSlice is one IN (sqlc.slice(name)) of a query: the parameter's name
@@ -339,6 +362,15 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 		j := jobs[i]
 		a := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw, opts: opts}
 		j.q, j.err = a.query(j.ann)
+		if j.err == nil && a.shapeDiffers && j.q.Fence == nil {
+			// sqlc reads a function in FROM with other columns: the
+			// statement read that way, where it reads so.
+			b := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw, opts: opts, sqlcShapes: true}
+			if alt, err := b.query(j.ann); err == nil && alt.Fence == nil {
+				alt.SQL = b.markInSlices(alt.SQL)
+				j.q.Alt = alt
+			}
+		}
 		if j.err == nil {
 			// The guard stage, after analysis.
 			j.err = a.addGuard(j.q)
@@ -497,6 +529,11 @@ type analyzer struct {
 	// fenced table that the type analysis accepts without the guard: an
 	// INSERT of a row created outside a lease (outsidelease.go).
 	plainWrites []int
+	// sqlcShapes is set for a statement's second reading, as sqlc
+	// v1.31.1 reads its functions in FROM (sqlcRangeFunc), which
+	// shapeDiffers asks for: a function there then has sqlc's columns
+	// (Query.Alt).
+	sqlcShapes, shapeDiffers bool
 }
 
 // softProblem is a problem sqlc lets pass: at loc (a file offset).

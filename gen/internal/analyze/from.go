@@ -143,6 +143,7 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 				r.name = r.cols[0].Name
 			}
 		}
+		a.sqlcFromShape(sc, n, r)
 		return []*rel{r}
 	}
 	return nil

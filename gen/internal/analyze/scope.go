@@ -105,6 +105,10 @@ type rel struct {
 	// on an outer join's nullable side (its table-required check knows
 	// tables and CTEs only).
 	subquery bool
+	// sqlcShaped marks a function in FROM whose columns are sqlc's
+	// reading of it, in a statement's second reading
+	// (analyzer.sqlcShapes).
+	sqlcShaped bool
 }
 
 // wholeRow is the value of a whole-row reference to r: t.* as an

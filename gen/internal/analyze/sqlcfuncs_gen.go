@@ -265,4 +265,23 @@ func main() {
 		}
 	}
 	fmt.Println("}")
+	fmt.Println()
+	fmt.Println("// sqlcFromTypes is, for each function of sqlcFuncs whose first overload")
+	fmt.Println("// in pg_catalog.go's order returns a type sqlc's postgresType maps, that")
+	fmt.Println("// type's name: sqlc's one column of the function in FROM (its")
+	fmt.Println("// sourceTables takes the first function of the name, whatever its")
+	fmt.Println("// arguments); a function not listed is interface{} there.")
+	fmt.Println("var sqlcFromTypes = map[string]string{")
+	seen := map[string]bool{}
+	for _, name := range names {
+		lower := strings.ToLower(name)
+		if seen[lower] {
+			continue
+		}
+		seen[lower] = true
+		if first := byName[name][0]; mapped[first.ret] {
+			fmt.Printf("\t%q: %q,\n", lower, first.ret)
+		}
+	}
+	fmt.Println("}")
 }

@@ -68,6 +68,12 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 				if r.unresolved {
 					spell = false
 				}
+				if r.sqlcShaped && qual != "" {
+					// sqlc spells t.* of its one column t as t.t,
+					// which PostgreSQL refuses for a function of
+					// several columns: PostgreSQL's reading stays.
+					a.errorf(cr.Loc, "sqlc's reading of %s.* is refused by PostgreSQL", qual)
+				}
 				// A view's columns are spelt as sqlc spells them; one
 				// whose name is the catalog's guess (Column.NameGuessed)
 				// keeps the star below.
@@ -95,6 +101,16 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 			}
 			if spell && len(spelt) > 0 {
 				a.spellOut(cr, qual, spelt, sc.rels)
+			} else if matched && len(spelt) == 0 && a.sqlcShapes && cr.Loc >= a.stmt.Start && cr.Loc < a.stmt.End {
+				// A star over what sqlc makes no relation of
+				// (SELECT * FROM CURRENT_DATE): sqlc sends no column
+				// (SELECT  FROM CURRENT_DATE), which PostgreSQL runs
+				// when the star is the select list's only entry.
+				if len(ts) > 1 {
+					a.errorf(cr.Loc, "sqlc's reading of * leaves an empty entry in the select list")
+				} else if star := bytes.IndexByte(a.file.Src[cr.Loc:a.stmt.End], '*'); star >= 0 {
+					a.edits = append(a.edits, edit{cr.Loc, cr.Loc + star + 1, ""})
+				}
 			}
 			if !matched {
 				a.errorf(cr.Loc, "missing FROM-clause entry for table %q", qual)

@@ -449,6 +449,13 @@ type Func struct {
 	// first after the function in FROM, of the second after the OUT
 	// parameter).
 	TableReturn bool
+	// Returns is the type the RETURNS clause names, as sqlc v1.31.1's
+	// catalog keeps it (PostgreSQL's parser's returnType): RETURNS TABLE
+	// of one column that column's type, of several record; nil where
+	// RETURNS is not written (a function of OUT parameters, a
+	// procedure). sqlc reads a function in FROM from it (analyze's
+	// sqlcRangeFunc).
+	Returns *Type
 	// Procedure is set for CREATE PROCEDURE.
 	Procedure bool
 	// Variadic is set when the last parameter is VARIADIC.

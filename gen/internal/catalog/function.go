@@ -42,6 +42,16 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 		f.ReturnsTable = append(f.ReturnsTable, u.column(d, nil))
 		f.ReturnsSet, f.TableReturn = true, true
 	}
+	switch {
+	case f.ReturnType != nil:
+		t := *f.ReturnType
+		f.Returns = &t
+	case len(f.ReturnsTable) == 1:
+		t := f.ReturnsTable[0].Type
+		f.Returns = &t
+	case len(f.ReturnsTable) > 1:
+		f.Returns = &Type{Schema: "pg_catalog", Name: "record"}
+	}
 	if len(n.OutParams) > 0 && !n.Procedure {
 		// A function with OUT (or INOUT) parameters returns its single OUT
 		// parameter's type, or a record of them (RETURNS may be left out,

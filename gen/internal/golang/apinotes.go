@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/config"
 )
@@ -46,6 +47,13 @@ func APINotes(in Input) []string {
 				}
 				note(q.File, q.Line, q.Col, fmt.Sprintf("query %s: parameter %s", q.Name, name), sqlc.paramType(p), pg.paramType(p))
 			}
+			if q.Alt != nil {
+				// sqlc's reading of a function in FROM gives other
+				// columns than PostgreSQL's (analyze.Query.Alt).
+				as, bs := sqlc.columnsSpelling(q.Columns), pg.columnsSpelling(q.Alt.Columns)
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: result columns are %s, as sqlc reads the function in FROM; postgresql_types: true returns %s", q.File, q.Line, q.Col, q.Name, as, bs))
+				continue
+			}
 			for _, c := range q.Columns {
 				if c.Embed != nil {
 					continue
@@ -55,6 +63,16 @@ func APINotes(in Input) []string {
 		}
 	}
 	return notes
+}
+
+// columnsSpelling is cols as fencegen vet names them: "(name type, ...)",
+// "()" for none.
+func (e *emitter) columnsSpelling(cols []*analyze.Column) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = c.Name + " " + e.resultType(c).spelling()
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // modelTables are the tables and views that get a model, in catalog

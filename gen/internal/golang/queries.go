@@ -454,7 +454,7 @@ func (e *emitter) scalarRetName(q *analyze.Query, column string, args []string) 
 	}
 	// A fenced method declares it before it sends the constants.
 	fencedConst := q.Fence != nil && (slices.Contains(args, name) || name == e.sqlConstName(q) || name == storedConstName(q))
-	if !token.IsIdentifier(name) || methodLocals[name] || e.importsPackage(name) && (name == "fmt" || name == "pq" || q.Fence != nil) || usedAfterScan[name] || fencedConst {
+	if !token.IsIdentifier(name) || usesLocal(q, name) || e.importsPackage(name) && (name == "fmt" || name == "pq" || q.Fence != nil) || usedAfterScan[name] || fencedConst {
 		return "i"
 	}
 	return name
@@ -468,7 +468,28 @@ var usedAfterScan = map[string]bool{"append": true, "nil": true, "true": true, "
 // or use besides their parameters.
 var methodLocals = map[string]bool{
 	"ctx": true, "q": true, "db": true, "row": true, "rows": true, "err": true, "items": true,
-	"query": true, "queryParams": true, "b": true, "t": true, "f": true, "found": true, "token": true,
+}
+
+// bodyLocals are the names that some methods' bodies declare besides
+// methodLocals: a batch's (b, t, f, found), an IN (sqlc.slice) list's
+// (query, queryParams) and a fenced method's (all of them, and token).
+// A plain method's result may take them, as in sqlc (var t
+// interface{} for SELECT t FROM f() AS t).
+var bodyLocals = map[string]bool{"query": true, "queryParams": true, "b": true, "t": true, "f": true, "found": true, "token": true}
+
+// usesLocal reports whether q's method body may declare name.
+func usesLocal(q *analyze.Query, name string) bool {
+	if methodLocals[name] {
+		return true
+	}
+	if !bodyLocals[name] {
+		return false
+	}
+	switch name {
+	case "query", "queryParams":
+		return q.Fence != nil || len(q.InSlices) > 0
+	}
+	return q.Fence != nil || strings.HasPrefix(q.Cmd, ":batch")
 }
 
 // returnsRows reports whether a command hands result rows to the caller

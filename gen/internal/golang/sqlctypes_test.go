@@ -27,6 +27,7 @@ CREATE TABLE t (
 CREATE TABLE org (legal text);
 CREATE TABLE org_child (legal text NOT NULL) INHERITS (org);
 CREATE VIEW t_names AS SELECT id, upper(name) AS up, sum(big) AS total FROM t GROUP BY id;
+CREATE FUNCTION pairs() RETURNS TABLE (a int, b text) AS $$ SELECT 1, 'x' $$ LANGUAGE sql;
 `
 
 // sqlcTypeCase is one class where sqlc v1.31.1 declares another Go type
@@ -127,6 +128,20 @@ var sqlcTypeCases = []sqlcTypeCase{
 		pgPgx: "(context.Context, string) ([]int64, error)", pgStdlib: "(context.Context, string) ([]int64, error)", same: true},
 	{name: "a parent's column a child redeclares NOT NULL", query: "-- name: Legal :many\nSELECT legal AS v, 1 AS one FROM org;",
 		field: "LegalRow.V", sqlcPgx: "string", sqlcStdlib: "string", pgPgx: "pgtype.Text", pgStdlib: "sql.NullString"},
+	{name: "a built-in function in FROM, typed by its first overload in sqlc's catalog", query: "-- name: Series :many\nSELECT * FROM generate_series(1, 3);",
+		method: "Series", sqlcPgx: "(context.Context) ([]pgtype.Numeric, error)", sqlcStdlib: "(context.Context) ([]sql.NullString, error)",
+		pgPgx: "(context.Context) ([]int32, error)", pgStdlib: "(context.Context) ([]int32, error)"},
+	{name: "column aliases of a function in FROM", query: "-- name: Ord :many\nSELECT * FROM unnest(@ids::int[]) WITH ORDINALITY AS u(v, k);",
+		field: "OrdRow.K", sqlcPgx: "interface{}", sqlcStdlib: "interface{}", pgPgx: "int64", pgStdlib: "int64"},
+	{name: "WITH ORDINALITY without column aliases, which sqlc reads as the function's one column", query: "-- name: OrdStar :many\nSELECT * FROM generate_series(1, 3) WITH ORDINALITY;",
+		method: "OrdStar", sqlcPgx: "(context.Context) ([]pgtype.Numeric, error)", sqlcStdlib: "(context.Context) ([]sql.NullString, error)",
+		pgPgx: "(context.Context) ([]OrdStarRow, error)", pgStdlib: "(context.Context) ([]OrdStarRow, error)"},
+	{name: "a function of several columns in FROM, which sqlc reads as one record", query: "-- name: Pairs :many\nSELECT * FROM pairs();",
+		method: "Pairs", sqlcPgx: "(context.Context) ([]interface{}, error)", sqlcStdlib: "(context.Context) ([]interface{}, error)",
+		pgPgx: "(context.Context) ([]PairsRow, error)", pgStdlib: "(context.Context) ([]PairsRow, error)"},
+	{name: "an SQL value function in FROM, which sqlc reads as no relation", query: "-- name: Today :one\nSELECT * FROM CURRENT_DATE;",
+		method: "Today", sqlcPgx: "(context.Context) (TodayRow, error)", sqlcStdlib: "(context.Context) (TodayRow, error)",
+		pgPgx: "(context.Context) (pgtype.Date, error)", pgStdlib: "(context.Context) (time.Time, error)"},
 }
 
 // TestSqlcTypesByDefault checks, for each class where sqlc v1.31.1

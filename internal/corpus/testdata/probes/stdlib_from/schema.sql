@@ -1,0 +1,9 @@
+CREATE TABLE users(id bigint PRIMARY KEY, email text NOT NULL, note text);
+CREATE TYPE pair AS (a int, b text);
+CREATE FUNCTION f_table(x int) RETURNS TABLE (id int, name text) AS $$ SELECT 1, 'a' $$ LANGUAGE sql;
+CREATE FUNCTION f_users() RETURNS SETOF users AS $$ SELECT * FROM users $$ LANGUAGE sql;
+CREATE FUNCTION f_out(OUT a int, OUT b text) AS $$ SELECT 1, 'a' $$ LANGUAGE sql;
+CREATE FUNCTION f_out_rec(OUT a int, OUT b text) RETURNS record AS $$ SELECT 1, 'a' $$ LANGUAGE sql;
+CREATE FUNCTION f_pair() RETURNS pair AS $$ SELECT 1, 'a' $$ LANGUAGE sql;
+CREATE FUNCTION f_big() RETURNS SETOF bigint AS $$ SELECT 1::bigint $$ LANGUAGE sql;
+CREATE FUNCTION f_arr() RETURNS text[] AS $$ SELECT ARRAY['a'] $$ LANGUAGE sql;
