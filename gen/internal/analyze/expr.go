@@ -393,13 +393,15 @@ func (a *analyzer) sqlcSource(v value) value {
 // column, text for || (nullable: '%' || @q is text NOT NULL for
 // PostgreSQL), untyped otherwise (Param.SqlcUntyped).
 func (a *analyzer) sqlcOperandSource(sc *scope, n *sqlparse.AExpr, v value) value {
-	v.sqlcParam = nil
 	if _, col := n.Left.(*sqlparse.ColumnRef); col {
-		return v // typed from that column, as sqlc types it
+		// Typed from that column, as sqlc types it: sqlc's typing of a
+		// view's column (date_trunc(...) AS day is interval) included.
+		return v
 	}
 	if _, col := n.Right.(*sqlparse.ColumnRef); col {
 		return v
 	}
+	v.sqlcParam = nil
 	if c, ok := a.sqlcFirstColumn(sc, n); ok {
 		v.sqlcParam = sqlcColumnParam(c)
 		return v
@@ -453,6 +455,7 @@ func (a *analyzer) sqlcSwallowed(sc *scope, n *sqlparse.AExpr) {
 		if p == nil || p.Loc >= len(a.file.Src) || a.file.Src[p.Loc] != '@' {
 			continue
 		}
+		a.sqlcSwallowedText(p, inner)
 		c, ok := a.sqlcFirstColumn(sc, n)
 		if !ok {
 			continue
@@ -465,6 +468,73 @@ func (a *analyzer) sqlcSwallowed(sc *scope, n *sqlparse.AExpr) {
 		sq.NotNull = sq.NotNull && !pr.forceNull
 		pr.Sqlc = sq
 	}
+}
+
+// sqlcSwallowedText writes the text of @name parameter p, which starts
+// the operand x that sqlc reads as @(x) (sqlcSwallowed), as sqlc's
+// rewrite writes it: sqlc replaces as many bytes from the @ as "@" and
+// every name and operator in x have together (its flatten: @w * 2 has
+// "@*w", three bytes), so the blank after @w goes too: $3* 2. Where
+// those bytes are more than the parameter and blanks after it (@w*2,
+// where sqlc's text loses the operator), the text stays PostgreSQL's.
+func (a *analyzer) sqlcSwallowedText(p *sqlparse.Param, x sqlparse.Node) {
+	n, ok := sqlcFlattenLen(x)
+	if !ok {
+		return
+	}
+	end := p.Loc + 1 + n
+	if end <= p.End || end > len(a.file.Src) {
+		return
+	}
+	for _, b := range a.file.Src[p.End:end] {
+		if b != ' ' && b != '\t' {
+			return
+		}
+	}
+	for i := range a.edits {
+		if e := &a.edits[i]; e.start == p.Loc && e.end == p.End {
+			e.end = end
+		}
+	}
+}
+
+// sqlcFlattenLen is the length of the names and operators of x that
+// sqlc's flatten joins (its parameter name of @x); false where x holds
+// anything else than operators, column references, parameters and
+// numbers, whose strings this does not model.
+func sqlcFlattenLen(x sqlparse.Node) (int, bool) {
+	switch n := x.(type) {
+	case *sqlparse.AExpr:
+		if n.Kind != "op" || !swallowedOps[n.Op] {
+			return 0, false
+		}
+		total := len(n.Op)
+		for _, side := range []sqlparse.Node{n.Left, n.Right} {
+			if side == nil {
+				continue
+			}
+			l, ok := sqlcFlattenLen(side)
+			if !ok {
+				return 0, false
+			}
+			total += l
+		}
+		return total, true
+	case *sqlparse.Param:
+		if n.Name == "" {
+			return 0, false
+		}
+		return len(n.Name), true
+	case *sqlparse.ColumnRef:
+		total := 0
+		for _, f := range n.Fields {
+			total += len(f)
+		}
+		return total, true
+	case *sqlparse.Const:
+		return 0, n.Kind == "int" || n.Kind == "float"
+	}
+	return 0, false
 }
 
 // swallowedOps are the operators that bind more tightly than a prefix

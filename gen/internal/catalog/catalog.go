@@ -165,6 +165,11 @@ type Table struct {
 	// Columns leaves out, as sqlc's catalog does: PostgreSQL's star over
 	// the relation returns it, so a star over it is sent as written.
 	UnnamedColumns bool
+	// Unnamed are those unnamed expressions, each with its place among
+	// the query's columns: sqlc's catalog keeps them, named "", and its
+	// model declares each as an embedded field of its Go type (int32 for
+	// SELECT 1).
+	Unnamed []UnnamedColumn
 	// IsSequence marks a sequence: a relation of one row (last_value,
 	// log_cnt, is_called) that queries may read but that has no model.
 	IsSequence bool
@@ -495,6 +500,13 @@ type UserType struct {
 	Base    Type
 	NotNull bool
 	Comment string
+}
+
+// UnnamedColumn is an unnamed expression of a view's query (Table.Unnamed):
+// At is its place among the query's columns (0 first).
+type UnnamedColumn struct {
+	At     int
+	Column *Column
 }
 
 // Schema is a namespace.

@@ -535,6 +535,9 @@ CREATE VIEW w (one, two) AS SELECT 1, 2;
 	if got := columns(table(t, c, "", "v")); got != "two int4 not null" {
 		t.Errorf("v columns = %s", got)
 	}
+	if u := table(t, c, "", "v").Unnamed; len(u) != 1 || u[0].At != 0 || u[0].Column.Type.Name != "int4" {
+		t.Errorf("v unnamed = %+v, want the int4 at 0", u)
+	}
 	if got := columns(table(t, c, "", "w")); got != "one int4 not null, two int4 not null" {
 		t.Errorf("w columns = %s", got)
 	}

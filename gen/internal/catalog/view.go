@@ -52,6 +52,7 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 			}
 			if cc.Name == "" {
 				t.UnnamedColumns = true
+				t.Unnamed = append(t.Unnamed, UnnamedColumn{At: i, Column: &cc})
 				continue // an unnamed expression (?column?)
 			}
 			t.Columns = append(t.Columns, &cc)

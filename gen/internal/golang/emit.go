@@ -614,7 +614,18 @@ func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 	// adds theirs.
 	fields := map[*catalog.Table][]jen.Code{}
 	for _, t := range tables {
+		// sqlc's model declares a view's unnamed expression as an
+		// embedded field, in its place (catalog.Table.Unnamed).
+		unnamed, place := e.embeddedFields(t), 0
+		embed := func() {
+			for len(unnamed) > 0 && unnamed[0].at <= place {
+				fields[t] = append(fields[t], unnamed[0].code)
+				unnamed, place = unnamed[1:], place+1
+			}
+		}
 		for _, c := range t.Columns {
+			embed()
+			place++
 			gt := e.types.modelType(c)
 			name := e.names.structName(c.Name)
 			fld := jen.Id(name).Add(gt.code()).Tag(fieldTags(name, e.tags(c.Name, c, &c.Type, c.NotNull)))
@@ -623,6 +634,8 @@ func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 			}
 			fields[t] = append(fields[t], fld)
 		}
+		place = len(t.Columns) + len(t.Unnamed)
+		embed()
 	}
 	if e.opts.OmitUnusedStructs {
 		kept := enums[:0]
@@ -651,6 +664,42 @@ func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 		f.Line()
 	}
 	return nil
+}
+
+// embeddedField is the field of a view's unnamed expression in its model
+// and its place among the view's columns.
+type embeddedField struct {
+	at   int
+	code jen.Code
+}
+
+// embeddedFields are the fields of t's unnamed expressions (?column?,
+// catalog.Table.Unnamed) as sqlc's model declares them: its catalog names
+// each "", so the field is the Go type alone, an embedded field (int32
+// for SELECT 1). With postgresql_types, and where Go cannot embed the
+// type (interface{}, a slice, a pointer) or two fields would take one
+// name (sqlc's model would not compile), there are none, as PostgreSQL
+// names them ?column?, which a star reads and no column reference
+// reaches.
+func (e *emitter) embeddedFields(t *catalog.Table) []embeddedField {
+	if e.types.pgTypes || len(t.Unnamed) == 0 {
+		return nil
+	}
+	names := map[string]bool{}
+	for _, c := range t.Columns {
+		names[e.names.structName(c.Name)] = true
+	}
+	var out []embeddedField
+	for _, u := range t.Unnamed {
+		gt := e.types.modelType(u.Column)
+		if gt.name == "interface{}" || gt.slices > 0 || gt.pointer || len(gt.args) > 0 || names[gt.name] {
+			return nil
+		}
+		names[gt.name] = true
+		tags := fieldTags(gt.name, e.tags("", u.Column, &u.Column.Type, u.Column.NotNull))
+		out = append(out, embeddedField{u.At, jen.Add(gt.code()).Tag(tags)})
+	}
+	return out
 }
 
 // checkNames reports, with sqlc's messages (its golang codegen's

@@ -57,3 +57,9 @@ SELECT * FROM pg_try_advisory_lock(1);
 SELECT * FROM f_out() AS o;
 -- name: Coalesce :one
 SELECT * FROM COALESCE(1, 2);
+-- name: KpiCount :one
+SELECT count FROM grouped_kpis WHERE day = @day;
+-- name: KpiDay :one
+SELECT day FROM grouped_kpis WHERE day = @day;
+-- name: RefreshUnnamed :exec
+REFRESH MATERIALIZED VIEW unnamed_kpis;

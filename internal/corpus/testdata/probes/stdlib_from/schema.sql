@@ -7,3 +7,7 @@ CREATE FUNCTION f_out_rec(OUT a int, OUT b text) RETURNS record AS $$ SELECT 1, 
 CREATE FUNCTION f_pair() RETURNS pair AS $$ SELECT 1, 'a' $$ LANGUAGE sql;
 CREATE FUNCTION f_big() RETURNS SETOF bigint AS $$ SELECT 1::bigint $$ LANGUAGE sql;
 CREATE FUNCTION f_arr() RETURNS text[] AS $$ SELECT ARRAY['a'] $$ LANGUAGE sql;
+CREATE TABLE kpis (ts TIMESTAMPTZ, event_id TEXT NOT NULL);
+CREATE MATERIALIZED VIEW grouped_kpis AS
+SELECT date_trunc('1 day', ts) AS day, COUNT(*) FROM kpis GROUP BY 1;
+CREATE MATERIALIZED VIEW unnamed_kpis AS (SELECT 1, 'x' AS label, 2.5);
