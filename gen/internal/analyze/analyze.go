@@ -73,25 +73,35 @@ type Query struct {
 	// where sqlc's reading fails (a column of f named in the select
 	// list, which sqlc refuses). UseSqlcReading swaps the two.
 	Alt *Query
+	// SqlcSQL is SQL as sqlc v1.31.1's rewrite writes it where that
+	// differs in its text only ($3* 2 for @w * 2: sqlcSwallowedText),
+	// "" where it does not; UseSqlcReading takes it for a query that is
+	// not a fenced write.
+	SqlcSQL string
 	// OptOut is set for a query annotated "-- @fence off: <reason>" that
 	// writes fenced tables: it is generated without the guard (Fence is
 	// nil), and vet lists it.
 	OptOut *OptOut
 }
 
-// UseSqlcReading makes q the statement as sqlc v1.31.1 reads it (Alt),
-// for a configuration without postgresql_types; Alt is then
-// PostgreSQL's reading, which fencegen vet compares with. It does
-// nothing where Alt is nil or q is a fenced write.
+// UseSqlcReading makes q the statement as sqlc v1.31.1 reads it (Alt)
+// and writes it (SqlcSQL), for a configuration without
+// postgresql_types; Alt is then PostgreSQL's reading, which fencegen vet
+// compares with. It does nothing for a fenced write.
 func (q *Query) UseSqlcReading() {
-	if q.Alt == nil || q.Fence != nil || q.Alt.Fence != nil {
+	if q.Fence != nil {
 		return
 	}
-	alt := q.Alt
-	pg := *q
-	pg.Alt = nil
-	*q = *alt
-	q.Alt = &pg
+	if q.Alt != nil && q.Alt.Fence == nil {
+		alt := q.Alt
+		pg := *q
+		pg.Alt = nil
+		*q = *alt
+		q.Alt = &pg
+	}
+	if q.SqlcSQL != "" {
+		q.SQL = q.SqlcSQL
+	}
 }
 
 // InSlice is one IN (sqlc.slice(name)) of a query: the parameter's name
@@ -362,12 +372,15 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 		j := jobs[i]
 		a := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw, opts: opts}
 		j.q, j.err = a.query(j.ann)
-		if j.err == nil && a.shapeDiffers && j.q.Fence == nil {
+		if j.err == nil && a.shapeDiffers && j.q.Fence == nil && readOnlySelect(j.st.Node) {
 			// sqlc reads a function in FROM with other columns: the
 			// statement read that way, where it reads so.
 			b := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw, opts: opts, sqlcShapes: true}
 			if alt, err := b.query(j.ann); err == nil && alt.Fence == nil {
 				alt.SQL = b.markInSlices(alt.SQL)
+				if alt.SqlcSQL != "" {
+					alt.SqlcSQL = b.markInSlices(alt.SqlcSQL)
+				}
 				j.q.Alt = alt
 			}
 		}
@@ -381,6 +394,9 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 			// numbering; an IN list there is refused, see
 			// golang.InSliceRefusal).
 			j.q.SQL = a.markInSlices(j.q.SQL)
+			if j.q.SqlcSQL != "" {
+				j.q.SqlcSQL = a.markInSlices(j.q.SqlcSQL)
+			}
 		}
 	})
 	for fi, f := range files {
@@ -438,6 +454,26 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 		out = append(out, af)
 	}
 	return out, errs
+}
+
+// readOnlySelect reports whether n is a SELECT without a data-modifying
+// WITH entry: the statements sqlc's reading of a function in FROM
+// (Query.Alt) is taken for, where its star (one record column) is read
+// by the caller only; in an INSERT ... SELECT it would be written as a
+// row's columns, which PostgreSQL refuses.
+func readOnlySelect(n sqlparse.Node) bool {
+	s, ok := n.(*sqlparse.Select)
+	if !ok {
+		return false
+	}
+	if s.With != nil {
+		for _, c := range s.With.CTEs {
+			if _, ok := c.Query.(*sqlparse.Select); !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // isDML reports whether n is a SELECT, INSERT, UPDATE or DELETE.
@@ -534,6 +570,9 @@ type analyzer struct {
 	// shapeDiffers asks for: a function there then has sqlc's columns
 	// (Query.Alt).
 	sqlcShapes, shapeDiffers bool
+	// sqlcEnds are, by start, the edits whose text sqlc's rewrite ends
+	// elsewhere (sqlcSwallowedText), and where.
+	sqlcEnds map[int]int
 }
 
 // softProblem is a problem sqlc lets pass: at loc (a file offset).
@@ -804,8 +843,11 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	for _, c := range q.Columns {
 		c.Column = spelled(c.Column, c.Type, c.NotNull, c.DBType)
 	}
-	sqlText := a.rewrite()
+	sqlText := a.rewrite(false)
 	q.SQL = sqlText // IN (sqlc.slice) lists marked after the guard stage
+	if len(a.sqlcEnds) > 0 {
+		q.SqlcSQL = a.rewrite(true)
+	}
 	q.InSlices = a.inSlices
 	if q.Fence != nil {
 		q.Fence.TokenParam = len(q.Params) + 1
@@ -945,13 +987,18 @@ type edit struct {
 }
 
 // rewrite applies the edits to the statement's text: named parameters
-// become $n, sqlc.embed(t) becomes t's column list.
-func (a *analyzer) rewrite() string {
+// become $n, sqlc.embed(t) becomes t's column list. With sqlc, an edit
+// that sqlcEnds lists (by its start) ends there instead (Query.SqlcSQL).
+func (a *analyzer) rewrite(sqlc bool) string {
 	edits := append([]edit(nil), a.edits...)
 	sort.Slice(edits, func(i, j int) bool { return edits[i].start > edits[j].start })
 	text := []byte(string(a.file.Src[a.stmt.Start:a.stmt.End]))
 	for _, e := range edits {
-		s, t := e.start-a.stmt.Start, e.end-a.stmt.Start
+		end := e.end
+		if x, ok := a.sqlcEnds[e.start]; ok && sqlc && x > end {
+			end = x
+		}
+		s, t := e.start-a.stmt.Start, end-a.stmt.Start
 		if s < 0 || t > len(text) || s > t {
 			continue
 		}

@@ -474,7 +474,8 @@ func (a *analyzer) sqlcSwallowed(sc *scope, n *sqlparse.AExpr) {
 // the operand x that sqlc reads as @(x) (sqlcSwallowed), as sqlc's
 // rewrite writes it: sqlc replaces as many bytes from the @ as "@" and
 // every name and operator in x have together (its flatten: @w * 2 has
-// "@*w", three bytes), so the blank after @w goes too: $3* 2. Where
+// "@*w", three bytes), so the blank after @w goes too: $3* 2
+// (Query.SqlcSQL, the text of a configuration sqlc reads). Where
 // those bytes are more than the parameter and blanks after it (@w*2,
 // where sqlc's text loses the operator), the text stays PostgreSQL's.
 func (a *analyzer) sqlcSwallowedText(p *sqlparse.Param, x sqlparse.Node) {
@@ -491,11 +492,10 @@ func (a *analyzer) sqlcSwallowedText(p *sqlparse.Param, x sqlparse.Node) {
 			return
 		}
 	}
-	for i := range a.edits {
-		if e := &a.edits[i]; e.start == p.Loc && e.end == p.End {
-			e.end = end
-		}
+	if a.sqlcEnds == nil {
+		a.sqlcEnds = map[int]int{}
 	}
+	a.sqlcEnds[p.Loc] = end
 }
 
 // sqlcFlattenLen is the length of the names and operators of x that
