@@ -640,3 +640,24 @@ func TestRefusedConnectionNamed(t *testing.T) {
 		t.Fatalf("acquire with a short context: %v, want the deadline and ECONNREFUSED", err)
 	}
 }
+
+// AcquireWait on a held resource ends with its context, and its error
+// says both: the deadline, and that etcd last answered "held".
+func TestAcquireWaitContextEnds(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
+	l, err := c.Acquire(ctxT(t, 10*time.Second), "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err = c.AcquireWait(ctx, "r", 0)
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, lease.ErrNotAcquired) {
+		t.Fatalf("AcquireWait: %v, want the deadline and ErrNotAcquired", err)
+	}
+	if err := l.Err(); err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+}
