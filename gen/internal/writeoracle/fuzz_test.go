@@ -2,8 +2,10 @@ package writeoracle
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -108,4 +110,54 @@ var shapeSeeds = [][]byte{
 	[]byte(sqlPrefix + "WITH w AS (INSERT INTO child (id, v) VALUES ($1, 'x') RETURNING id) MERGE INTO events e USING w ON e.id = w.id WHEN MATCHED THEN UPDATE SET note = 'm'"),
 	[]byte(sqlPrefix + "WITH w0 AS (INSERT INTO events (id, note) VALUES ($1, upper('y')) ON CONFLICT DO NOTHING RETURNING id) MERGE INTO pparent t USING (SELECT $1::bigint AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE"),
 	[]byte(sqlPrefix + "CREATE TEMP TABLE t1 AS EXECUTE oracle_pw(1)"),
+}
+
+// TestOracleGrammarShapes runs the oracle over shapeGen's statements for a
+// fixed sequence of random choice strings (ORACLE_SHAPES of them, 300 by
+// default; duplicates run once) and prints the figures: the fuzz target's
+// check, repeatable, with the figures of a run.
+func TestOracleGrammarShapes(t *testing.T) {
+	ctx := context.Background()
+	opt := Options{AdminURL: adminURL(t), OwnMarksOnly: true, Timeout: 2 * time.Second, Label: "shape", Prelude: shapePrelude}
+	ch, err := NewChecker(ctx, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.Close()
+	cfg, err := gen.LoadConfig("testdata/shapes/sqlc.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ses, err := openSession(ctx, opt, ch.dsn, cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ses.close(ctx)
+	n := 300
+	if s := os.Getenv("ORACLE_SHAPES"); s != "" {
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatalf("ORACLE_SHAPES=%q: %v", s, err)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	total := &Report{}
+	seen := map[string]bool{}
+	for range n {
+		b := make([]byte, 12)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		src := shape(b)
+		if seen[src] {
+			continue
+		}
+		seen[src] = true
+		rep, err := ses.check(ctx, []*queryFile{newQueryFile(filepath.Join(ses.tmp, "shape.sql"), []byte(src))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total.Merge(rep)
+		requireSound(t, rep, GeneratorError)
+	}
+	t.Logf("%d distinct shapes (of %d choice strings); entries failed: the generator's own errors (a shape PostgreSQL's grammar rejects)\n%s\nrejected by SQLSTATE: %s", len(seen), n, total.Table(), total.Rejections())
 }
