@@ -37,6 +37,12 @@ func APINotes(in Input) []string {
 			note(t.File, t.Line, t.Col, fmt.Sprintf("column %s.%s", t.QualifiedName(), c.Name),
 				sqlc.types.modelType(c), pg.types.modelType(c))
 		}
+		if fs := sqlc.embeddedFields(t); len(fs) > 0 {
+			// sqlc's model declares the unnamed expressions (?column?).
+			for _, u := range t.Unnamed {
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: the model of %s has an embedded field %s for the unnamed column %d of its query, as sqlc declares it; postgresql_types: true leaves it out", t.File, t.Line, t.Col, t.QualifiedName(), sqlc.types.modelType(u.Column).spelling(), u.At+1))
+			}
+		}
 	}
 	for _, f := range in.Files {
 		for _, q := range f.Queries {

@@ -28,6 +28,7 @@ CREATE TABLE org (legal text);
 CREATE TABLE org_child (legal text NOT NULL) INHERITS (org);
 CREATE VIEW t_names AS SELECT id, upper(name) AS up, sum(big) AS total FROM t GROUP BY id;
 CREATE FUNCTION pairs() RETURNS TABLE (a int, b text) AS $$ SELECT 1, 'x' $$ LANGUAGE sql;
+CREATE MATERIALIZED VIEW t_unnamed AS SELECT id, 1 FROM t;
 `
 
 // sqlcTypeCase is one class where sqlc v1.31.1 declares another Go type
@@ -176,6 +177,13 @@ func TestSqlcTypesByDefault(t *testing.T) {
 					}
 				}
 				notes := strings.Join(vet, "\n")
+				// A view's unnamed column: sqlc's model embeds its Go type.
+				if embedded := strings.Contains(files["models.go"], "type TUnnamed struct {\n\tID int64\n\tint32\n}"); embedded == pgTypes {
+					t.Errorf("model of t_unnamed (embedded field int32 wanted: %v):\n%s", !pgTypes, files["models.go"])
+				}
+				if !pgTypes && !strings.Contains(notes, "note: the model of t_unnamed has an embedded field int32 for the unnamed column 2 of its query") {
+					t.Errorf("vet does not list t_unnamed's embedded field:\n%s", notes)
+				}
 				if pgTypes {
 					if strings.Contains(notes, "postgresql_types") {
 						t.Errorf("postgresql_types on: vet lists differences:\n%s", notes)
