@@ -127,6 +127,12 @@ func TestOracleExample(t *testing.T) {
 // fails; over-refusals are listed. ORACLE_TRACE=file writes one line per
 // query and run. Without ../shared it skips (fails under CI=true).
 func TestOracleCorpora(t *testing.T) {
+	if raceEnabled {
+		// Its minutes of generation and PostgreSQL round trips would take
+		// most of the package's ten-minute budget under the race
+		// detector: .ci/run runs it without -race.
+		t.Skip("SKIP under -race: run go test -run TestOracleCorpora ./gen/internal/writeoracle (as .ci/run does)")
+	}
 	url := adminURL(t)
 	if _, err := os.Stat(filepath.Join(shared, "corpus")); err != nil {
 		testenv.UnavailableAt(t, "the shared corpora (../shared/corpus)", "the shared corpus", "", err)
