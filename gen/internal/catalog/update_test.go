@@ -312,6 +312,29 @@ func TestFenceCommentTypos(t *testing.T) {
 	}
 }
 
+// A fencing token mark in a table's comment fences nothing: an error at the
+// COMMENT that says where the mark goes and which columns can hold it
+// (a fresh reader wrote it on the table and got "0 fenced" and exit 0).
+func TestFenceMarkOnTableRefused(t *testing.T) {
+	c, errs := build(t, `
+CREATE TABLE payouts (id bigint PRIMARY KEY, status text, token bigint NOT NULL DEFAULT 0);
+COMMENT ON TABLE payouts IS 'fencegen:token';
+CREATE TABLE notes (id text PRIMARY KEY);
+COMMENT ON TABLE notes IS 'Fencegen token';
+CREATE TABLE plain (id bigint PRIMARY KEY);
+COMMENT ON TABLE plain IS 'an ordinary comment about tokens';
+`)
+	wantProblem(t, errs, "schema.sql:3:1: the fencing token mark is in the comment of table payouts, where it fences nothing: it goes on the token column, as in COMMENT ON COLUMN payouts.<column> IS 'fencegen:token'; columns that can hold it: id, token")
+	wantProblem(t, errs, "schema.sql:5:1: the fencing token mark is in the comment of table notes, where it fences nothing")
+	wantProblem(t, errs, "the table has no column that can hold it: add one, BIGINT NOT NULL DEFAULT 0")
+	if len(errs) != 2 {
+		t.Errorf("got %d problems, want 2 (the ordinary comment is no mark):\n%s", len(errs), strings.Join(errs, "\n"))
+	}
+	if tb := table(t, c, "", "payouts"); tb.Fence != nil {
+		t.Errorf("payouts fenced by a table comment: %+v", tb.Fence)
+	}
+}
+
 func TestSchemasAndQualifiedNames(t *testing.T) {
 	c := mustBuild(t, `
 CREATE SCHEMA app;
