@@ -159,7 +159,7 @@ func TestWriteWaitingInPostgreSQLRefused(t *testing.T) {
 }
 
 // TestTestingDocQuotesRefusalTests keeps docs/testing.md's Go blocks equal
-// to this file's code, so that what the page tells a team to copy is what
+// to this file's code, and its SQL blocks to queries.sql, so that what the page tells a team to copy is what
 // runs here.
 func TestTestingDocQuotesRefusalTests(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/testing.md")
@@ -170,7 +170,16 @@ func TestTestingDocQuotesRefusalTests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	queries, err := os.ReadFile("queries.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
 	quoted := 0
+	for _, b := range fencedBlocks(string(doc)) {
+		if b.lang == "sql" && !strings.Contains(string(queries), b.body) {
+			t.Errorf("docs/testing.md quotes SQL that is not in examples/payouts/queries.sql:\n%s", b.body)
+		}
+	}
 	for _, block := range codeBlocks(string(doc)) {
 		if !strings.HasPrefix(block, "func ") && !strings.HasPrefix(block, "// ") {
 			continue
