@@ -419,7 +419,7 @@ func (a *analyzer) sqlcOperandSource(sc *scope, n *sqlparse.AExpr, v value) valu
 func sqlcColumnParam(c value) *SqlcType {
 	notNull := c.NotNull || c.nulled
 	if c.Column != nil {
-		notNull = c.Column.NotNull
+		notNull = c.Column.SqlcNotNull()
 	}
 	return &SqlcType{Type: c.Type, NotNull: notNull, Column: spelled(c.Column, c.Type, notNull, c.DBType)}
 }

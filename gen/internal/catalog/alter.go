@@ -107,6 +107,9 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		}
 	case sqlparse.AlterAddPrimaryKey, sqlparse.AlterAddUnique:
 		primary := cmd.Kind == sqlparse.AlterAddPrimaryKey
+		if primary {
+			defer keepSqlcNullable(u.c.nullableColumns(t))
+		}
 		switch {
 		case primary && len(t.PrimaryKey) > 0:
 			u.refusef(cmd.Loc, "multiple primary keys for table %q are not allowed", t.Name)
@@ -125,6 +128,45 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		u.c.dropConstraint(t, cmd.Constraint)
 	}
 }
+
+// nullableColumns are the columns of t, and of the partitions an ALTER
+// TABLE on t reaches, that can hold NULL.
+func (c *Catalog) nullableColumns(t *Table) []*Column {
+	var out []*Column
+	for _, col := range t.Columns {
+		if !col.NotNull {
+			out = append(out, col)
+		}
+	}
+	for _, ch := range c.partitions(t) {
+		out = append(out, c.nullableColumns(ch)...)
+	}
+	return out
+}
+
+// keepSqlcNullable keeps sqlc's typing of the columns of before that an
+// ALTER TABLE ... ADD PRIMARY KEY made NOT NULL: sqlc v1.31.1's catalog
+// applies no ADD CONSTRAINT (internal/sql/catalog applies ADD and DROP
+// COLUMN, ALTER COLUMN TYPE, SET and DROP NOT NULL), so it still types
+// them nullable, as a CREATE TABLE's PRIMARY KEY it does apply would not
+// leave them (mergestat's github_pull_request_commits.hash:
+// sql.NullString to sqlc, string to PostgreSQL). Column.Sqlc says so,
+// for the API of a configuration sqlc reads; postgresql_types declares
+// PostgreSQL's NOT NULL.
+func keepSqlcNullable(before []*Column) {
+	for _, col := range before {
+		if col.NotNull && col.Sqlc == nil {
+			col.Sqlc = &ColumnTyping{Type: col.Type, NotNull: false, DBType: col.DBType}
+			col.sqlcNullable = true
+		}
+	}
+}
+
+// SqlcNotNull is the nullability sqlc v1.31.1's catalog gives c, which a
+// parameter compared with c takes: c's own, but nullable while its NOT
+// NULL comes only from an ALTER TABLE ... ADD PRIMARY KEY (see
+// keepSqlcNullable).
+func (c *Column) SqlcNotNull() bool { return c.NotNull && !c.sqlcNullable }
 
 // sqlcChecks reports whether sqlc v1.31.1 applies an ALTER TABLE action
 // to its catalog, and so refuses it on a table or column that does not
@@ -181,8 +223,16 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 		// A NOT NULL that came from the old type's domain goes with it.
 		c.domainNotNull = u.c.DomainNotNull(cmd.Type)
 		c.NotNull = c.attNotNull || c.domainNotNull
+		if c.sqlcNullable {
+			// sqlc applies the new type, and still no NOT NULL.
+			c.Sqlc.Type, c.Sqlc.DBType = c.Type, c.DBType
+		}
 	case sqlparse.AlterSetNotNull:
 		c.declareNotNull()
+		if c.sqlcNullable {
+			// sqlc applies SET NOT NULL.
+			c.Sqlc, c.sqlcNullable = nil, false
+		}
 	case sqlparse.AlterDropNotNull:
 		switch {
 		case slices.Contains(t.PrimaryKey, c.Name):

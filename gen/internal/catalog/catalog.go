@@ -87,7 +87,11 @@ type Column struct {
 	NotNull       bool
 	attNotNull    bool
 	domainNotNull bool
-	HasDefault    bool
+	// sqlcNullable is set while the column's NOT NULL comes only from an
+	// ALTER TABLE ... ADD PRIMARY KEY, which sqlc v1.31.1's catalog does
+	// not apply: Sqlc then types it nullable (see keepSqlcNullable).
+	sqlcNullable bool
+	HasDefault   bool
 	// Generated is set for a generated column (GENERATED ALWAYS AS
 	// (expr) STORED): read like any column, never written.
 	Generated bool

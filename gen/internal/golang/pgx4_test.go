@@ -199,3 +199,47 @@ CREATE TABLE u (id bigint PRIMARY KEY, iv interval NOT NULL);
 		t.Errorf("query.sql.go with time.Duration and time.Time:\n%s\nwant its imports:\n%s", q, want)
 	}
 }
+
+// TestAlterAddPrimaryKeyNullableAsSqlc: a column that only an ALTER
+// TABLE ... ADD PRIMARY KEY makes NOT NULL is nullable by default, in the
+// model and for a parameter compared with it, as sqlc v1.31.1 declares it
+// (its catalog applies no ADD CONSTRAINT; mergestat's
+// github_pull_request_commits.hash); a later SET NOT NULL, which sqlc
+// applies, makes it NOT NULL, and ALTER COLUMN TYPE keeps it nullable in
+// the new type; CREATE TABLE's PRIMARY KEY makes it NOT NULL, as in sqlc.
+// With postgresql_types it is PostgreSQL's NOT NULL throughout.
+func TestAlterAddPrimaryKeyNullableAsSqlc(t *testing.T) {
+	const schema = `
+CREATE TABLE a (x text, y text, PRIMARY KEY (x));
+CREATE TABLE b (x text, y text);
+ALTER TABLE b ADD CONSTRAINT b_pkey PRIMARY KEY (x);
+CREATE TABLE d (x text, y int);
+ALTER TABLE d ADD PRIMARY KEY (x);
+ALTER TABLE d ALTER COLUMN x TYPE varchar(10);
+CREATE TABLE e (x text);
+ALTER TABLE e ADD PRIMARY KEY (x);
+ALTER TABLE e ALTER COLUMN x SET NOT NULL;
+`
+	const query = "-- name: GetB :one\nSELECT x, y FROM b WHERE x = $1;\n"
+	for _, pgTypes := range []bool{false, true} {
+		cfg := "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go: {package: db, out: db, sql_package: pgx/v4"
+		if pgTypes {
+			cfg += ", postgresql_types: true"
+		}
+		cfg += "}\n"
+		files, _ := generateVet(t, cfg, schema, query)
+		a := parseAPI(t, files)
+		want := map[string]string{"A.X": "string", "B.X": "sql.NullString", "D.X": "sql.NullString", "E.X": "string"}
+		param := "(context.Context, sql.NullString) (B, error)"
+		if pgTypes {
+			want["B.X"], want["D.X"] = "string", "string"
+			param = "(context.Context, string) (B, error)"
+		}
+		for f, typ := range want {
+			a.has(t, "field "+f+" "+typ)
+		}
+		if got := a.methods["GetB"]; got != param {
+			t.Errorf("postgresql_types %v: GetB %s, want %s", pgTypes, got, param)
+		}
+	}
+}
