@@ -10,10 +10,13 @@ import (
 // under SELECT, VALUES, UNION, INSERT, UPDATE, DELETE and MERGE hosts;
 // MERGE, TRUNCATE, upserts; CREATE TABLE AS, SELECT INTO, EXPLAIN
 // [ANALYZE], DECLARE, PREPARE, CREATE TEMP VIEW and RULE, DO blocks,
-// function and procedure calls, REFRESH; on the tables of
+// function and procedure calls, REFRESH, EXECUTE of prepared statements,
+// COPY (DML) TO STDOUT, ALTER and COMMENT; on the tables of
 // testdata/shapes/schema.sql: a fenced table, an unfenced one, an unfenced
 // INHERITS parent of a fenced child, a partitioned table with a fenced
-// partition, a view, and functions that read or write.
+// partition, views (one with an INSTEAD OF trigger, one with a DO INSTEAD
+// rule), tables whose trigger, rule, foreign key, column default or
+// domain writes a fenced table, and functions that read or write.
 type shapeGen struct {
 	b []byte
 	i int
@@ -41,7 +44,7 @@ var targets = []target{
 	{"jobs", "state"}, {"events", "note"}, {"parent", "v"}, {"child", "v"},
 	{"pparent", "v"}, {"ppart", "v"}, {"jobs_v", "state"}, {"ONLY parent", "v"},
 	{"notes", "body"}, {"inbox", "body"}, {"jobs_iv", "state"}, {"jobs_rv", "state"},
-	{"stamps", "v"}, {"tasks", "event_id"},
+	{"stamps", "v"}, {"tasks", "event_id"}, {"logs", "msg"}, {"checked", "v"},
 }
 
 func (g *shapeGen) target() target { return targets[g.pick(len(targets))] }

@@ -106,3 +106,117 @@ CREATE TEMP TABLE t1 AS WITH u AS (UPDATE jobs SET state = 'x' RETURNING id) SEL
 
 -- name: SelectIntoTempWith :exec
 WITH u AS (UPDATE jobs SET state = 'y' WHERE id = @id RETURNING id) SELECT id INTO TEMP TABLE t2 FROM u;
+
+-- name: Through00 :exec
+TRUNCATE logs;
+
+-- name: Through01 :exec
+REFRESH MATERIALIZED VIEW stamped;
+
+-- name: Through02 :exec
+DELETE FROM refs WHERE id = $1;
+
+-- name: Through03 :exec
+INSERT INTO holders (id) VALUES ($1);
+
+-- name: Through04 :exec
+INSERT INTO holders (id, ref_id) VALUES ($1, $1);
+
+-- name: Through05 :exec
+INSERT INTO checked (id, v) VALUES ($1, 'x');
+
+-- name: Through06 :exec
+UPDATE checked SET v = 'y' WHERE id = $1;
+
+-- name: Through08 :exec
+CREATE TEMP VIEW v9 AS SELECT 1 AS id;
+
+-- name: Through09 :exec
+SELECT write_sum(id) FROM events;
+
+-- name: Through10 :exec
+SELECT id FROM events WHERE id === $1;
+
+-- name: Through11 :exec
+SELECT * FROM jobs_rows();
+
+-- name: Through12 :exec
+SELECT id FROM events, LATERAL jobs_rows() r;
+
+-- name: Through13 :exec
+SELECT (SELECT count(*) FROM jobs_rows());
+
+-- name: Through14 :exec
+VALUES (write_id());
+
+-- name: Through15 :exec
+SELECT * FROM ROWS FROM (jobs_rows()) AS r(id);
+
+-- name: Through16 :exec
+INSERT INTO events (id) SELECT * FROM jobs_rows() ON CONFLICT DO NOTHING;
+
+-- name: Through17 :exec
+WITH x AS (SELECT write_id()) SELECT 1;
+
+-- name: Through18 :exec
+SELECT 1 WHERE EXISTS (SELECT write_id());
+
+-- name: Through19 :exec
+SELECT id FROM events ORDER BY write_id();
+
+-- name: Through20 :exec
+SELECT id FROM events GROUP BY id HAVING write_sum(id) > 0;
+
+-- name: Through21 :exec
+CREATE TEMP TABLE t8 AS SELECT write_id();
+
+-- name: Through22 :exec
+DO $$ BEGIN PERFORM write_id(); END $$;
+
+-- name: Through23 :exec
+DO $$ DECLARE r record; BEGIN FOR r IN SELECT * FROM jobs_rows() LOOP END LOOP; END $$;
+
+-- name: Through24 :exec
+SELECT id FROM jobs WHERE id = $1 FOR UPDATE;
+
+-- name: Through26 :exec
+INSERT INTO notes (id, body) VALUES ($1, 'x') ON CONFLICT (id) DO UPDATE SET body = excluded.body;
+
+-- name: Through27 :exec
+INSERT INTO inbox (id) SELECT id FROM events;
+
+-- name: Through28 :exec
+UPDATE jobs_iv SET state = 'i' WHERE id = $1;
+
+-- name: Through29 :exec
+UPDATE jobs_rv SET state = 'r' WHERE id = $1;
+
+-- name: Through30 :exec
+DELETE FROM events WHERE id = $1;
+
+-- name: Through31 :exec
+UPDATE events SET id = id WHERE id = $1;
+
+-- name: Through32 :exec
+MERGE INTO events t USING (SELECT $1::bigint AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE;
+
+-- name: Through33 :exec
+SELECT jobs_rows();
+
+-- name: Through34 :exec
+CALL bump($1);
+
+-- name: Through35 :exec
+EXPLAIN ANALYZE SELECT write_id();
+
+-- name: Through36 :exec
+EXPLAIN SELECT write_id();
+
+-- name: Through37 :exec
+COPY (SELECT write_id()) TO STDOUT;
+
+-- name: Through38 :exec
+DECLARE c9 CURSOR FOR SELECT write_id();
+
+-- name: Through39 :exec
+PREPARE p9 AS SELECT write_id();

@@ -82,3 +82,23 @@ BEGIN
 END
 $$;
 CREATE TABLE stamps (id bigint PRIMARY KEY, v text DEFAULT stamp_job());
+
+-- Writes through a TRUNCATE trigger, a materialized view's query, a
+-- foreign key's SET DEFAULT, a domain's CHECK, an event trigger, an
+-- aggregate's state function, an operator and a set-returning function.
+CREATE TABLE logs (id bigint PRIMARY KEY, msg text);
+CREATE FUNCTION logs_truncated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET state = 'truncated'; RETURN NULL; END $$;
+CREATE TRIGGER logs_truncated AFTER TRUNCATE ON logs FOR EACH STATEMENT EXECUTE FUNCTION logs_truncated();
+CREATE FUNCTION write_id() RETURNS bigint LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET state = 'w' WHERE id = 1; RETURN 1; END $$;
+CREATE MATERIALIZED VIEW stamped AS SELECT write_id() AS id WITH NO DATA;
+CREATE TABLE refs (id bigint PRIMARY KEY);
+CREATE TABLE holders (id bigint PRIMARY KEY, ref_id bigint DEFAULT write_id() REFERENCES refs (id) ON DELETE SET DEFAULT);
+CREATE DOMAIN checked_text AS text CHECK (write_id() = 1);
+CREATE TABLE checked (id bigint PRIMARY KEY, v checked_text);
+CREATE FUNCTION on_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET state = 'ddl' WHERE id = 1; END $$;
+CREATE EVENT TRIGGER on_ddl ON ddl_command_end WHEN TAG IN ('CREATE VIEW') EXECUTE FUNCTION on_ddl();
+CREATE FUNCTION write_agg_sfunc(bigint, bigint) RETURNS bigint LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET state = 'agg' WHERE id = 1; RETURN coalesce($1, 0) + $2; END $$;
+CREATE AGGREGATE write_sum(bigint) (SFUNC = write_agg_sfunc, STYPE = bigint);
+CREATE FUNCTION write_eq(bigint, bigint) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET state = 'op' WHERE id = 1; RETURN $1 = $2; END $$;
+CREATE OPERATOR === (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = write_eq);
+CREATE FUNCTION jobs_rows() RETURNS SETOF bigint LANGUAGE sql AS $$ UPDATE jobs SET state = 'srf' RETURNING id $$;
