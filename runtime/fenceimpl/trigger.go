@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fencegen/fencegen/runtime/fence"
 )
@@ -67,13 +68,19 @@ const StaleCastMarker = "fencegen: stale token, stored "
 // docs, Appendix A), the SQLSTATE of the failed cast of StaleCastMarker.
 const CastSQLState = "22P02"
 
+// The refusals' regular expressions are compiled on first use, not at
+// init: the generator links this package and never reads a refusal.
 var (
 	// triggerDetail matches the DETAIL of the guard trigger (see SQLState).
-	triggerDetail = regexp.MustCompile(`^presented=(-?\d+) stored=(-?\d+) mode=(strict|non-strict)$`)
+	triggerDetail = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^presented=(-?\d+) stored=(-?\d+) mode=(strict|non-strict)$`)
+	})
 	// castText finds the text of a raising guard's failed cast in its
 	// message: StaleCastMarker, the stored token, and ", rows N" when it
 	// says how many rows were refused.
-	castText = regexp.MustCompile(regexp.QuoteMeta(StaleCastMarker) + `(-?\d+)(?:, rows (\d+))?`)
+	castText = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(regexp.QuoteMeta(StaleCastMarker) + `(-?\d+)(?:, rows (\d+))?`)
+	})
 )
 
 // TriggerError is called by generated code for every statement that writes
@@ -128,7 +135,7 @@ func triggerStale(query string, err error, tables []string) (se *fence.StaleErro
 	}
 	switch f.code {
 	case CastSQLState:
-		m := castText.FindStringSubmatch(f.message)
+		m := castText().FindStringSubmatch(f.message)
 		if m == nil {
 			return nil, false
 		}
@@ -145,7 +152,7 @@ func triggerStale(query string, err error, tables []string) (se *fence.StaleErro
 		return &fence.StaleError{Query: query, Table: strings.Join(tables, ", "), Stored: fence.Token(stored), Rows: rows}, false
 	case SQLState:
 		se = &fence.StaleError{Query: query, Table: f.tableIn(tables), Rows: 1}
-		if m := triggerDetail.FindStringSubmatch(f.detail); m != nil {
+		if m := triggerDetail().FindStringSubmatch(f.detail); m != nil {
 			presented, perr := strconv.ParseInt(m[1], 10, 64)
 			stored, serr := strconv.ParseInt(m[2], 10, 64)
 			if perr == nil && serr == nil {

@@ -15,6 +15,7 @@ package catalog
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -95,12 +96,21 @@ func (u *updater) hook(n sqlparse.Node) {
 	t.Hooks = append(t.Hooks, u.newHook(kind, ""))
 }
 
+var createForeignRE = regexp.MustCompile(`(?is)^\s*create\s+foreign\s+table\b`)
+
+// The regular expressions of statements few schemas hold are compiled on
+// first use, not at init.
 var (
-	createForeignRE  = regexp.MustCompile(`(?is)^\s*create\s+foreign\s+table\b`)
-	createPolicyRE   = regexp.MustCompile(`(?is)^\s*create\s+policy\s+(?:"(?:[^"]|"")+"|\S+)\s+on\s+((?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)(?:\s*\.\s*(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*))?)`)
-	createOperatorRE = regexp.MustCompile(`(?is)^\s*create\s+operator\s+(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)?([^\s(]+)\s*\(`)
-	alterDomainRE    = regexp.MustCompile(`(?is)^\s*alter\s+domain\s+(?:[A-Za-z_"][A-Za-z0-9_"]*\s*\.\s*)?("?[A-Za-z_][A-Za-z0-9_]*"?)`)
+	createPolicyRE   = lazyRegexp(`(?is)^\s*create\s+policy\s+(?:"(?:[^"]|"")+"|\S+)\s+on\s+((?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)(?:\s*\.\s*(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*))?)`)
+	createOperatorRE = lazyRegexp(`(?is)^\s*create\s+operator\s+(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)?([^\s(]+)\s*\(`)
+	alterDomainRE    = lazyRegexp(`(?is)^\s*alter\s+domain\s+(?:[A-Za-z_"][A-Za-z0-9_"]*\s*\.\s*)?("?[A-Za-z_][A-Za-z0-9_]*"?)`)
 )
+
+// lazyRegexp returns a function that compiles expr on its first call
+// and returns the compiled expression.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // unknownHook records the hooks among the statements sqlparse does not
 // model: CREATE OPERATOR, CREATE CAST and ALTER DOMAIN.
@@ -108,11 +118,11 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 	text := u.f.Text(u.s)
 	switch n.Kind {
 	case "DefineStmt":
-		if m := createOperatorRE.FindStringSubmatch(text); m != nil {
+		if m := createOperatorRE().FindStringSubmatch(text); m != nil {
 			u.c.Hooks = append(u.c.Hooks, u.newHook("operator", m[1]))
 		}
 	case "CreatePolicyStmt":
-		if m := createPolicyRE.FindStringSubmatch(text); m != nil {
+		if m := createPolicyRE().FindStringSubmatch(text); m != nil {
 			name := identParts(m[1])
 			if t := u.c.Table(name.Schema, name.Name); t != nil {
 				t.Hooks = append(t.Hooks, u.newHook("policy", ""))
@@ -123,19 +133,19 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 	case "CreateEventTrigStmt":
 		u.c.Hooks = append(u.c.Hooks, u.newHook("event trigger", ""))
 	case "AlterDomainStmt":
-		if m := alterDomainRE.FindStringSubmatch(text); m != nil {
+		if m := alterDomainRE().FindStringSubmatch(text); m != nil {
 			u.c.Hooks = append(u.c.Hooks, u.newHook("domain", strings.ToLower(strings.Trim(m[1], `"`))))
 		}
 	}
 }
 
-var identPartRE = regexp.MustCompile(`"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*`)
+var identPartRE = lazyRegexp(`"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*`)
 
 // identParts turns schema.name or name, each part plain (folded to lower
 // case) or double-quoted, into a Name.
 func identParts(s string) sqlparse.Name {
 	var parts []string
-	for _, p := range identPartRE.FindAllString(s, -1) {
+	for _, p := range identPartRE().FindAllString(s, -1) {
 		if strings.HasPrefix(p, `"`) {
 			parts = append(parts, strings.ReplaceAll(p[1:len(p)-1], `""`, `"`))
 		} else {
