@@ -956,9 +956,20 @@ func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Du
 
 // undoRenewal deletes l's lock key (compare-and-delete, on a fresh context
 // bounded by the release timeout) after a renewal that landed once l had
-// already ended: the renewal extended the key by a full TTL, and nobody
+// already been lost: the renewal extended the key by a full TTL, and nobody
 // holds it.
+//
+// A lease ended by Release is left alone: the renewal landed while the
+// lease was held (its owner's value still in the key), and Release's own
+// compare-and-delete, sent after it ended the lease, deletes the key and
+// records the release. Deleting the key here first would make that
+// Release find it missing and say ErrNotHeld for a lease nobody else held
+// (issue 26). A Release that does not reach Redis leaves the key to expire
+// within the TTL, as it would without the renewal.
 func (c *Client) undoRenewal(l *Lease) {
+	if l.endedByRelease() {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), l.tm.releaseTimeout)
 	defer cancel()
 	deleted, err := c.release(ctx, c.ctxDeadlines, l, false)

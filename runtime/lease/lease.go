@@ -387,6 +387,14 @@ func (l *Lease) end(cause error) {
 	l.cancel(cause)
 }
 
+// endedByRelease reports whether Release ended l while it was valid (its
+// context's cause is ErrReleased, not a *LostError).
+func (l *Lease) endedByRelease() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ended && context.Cause(l.ctx) == ErrReleased
+}
+
 // stopHeartbeat takes l off the heartbeat schedule, gives it its own
 // deadline timer (its group no longer watches it), and waits until a
 // renewal of l that is in flight (bounded by the larger of CallTimeout and
