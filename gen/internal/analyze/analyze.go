@@ -2,7 +2,9 @@
 // representation: each query with its command, parameters and result
 // columns typed against the catalog, and, for writes to fenced tables, the
 // fencing guard to add. It never imports the parser library; it reads the
-// converted tree of package sqlparse.
+// converted tree of package sqlparse, and asks package writes, which reads
+// the parser's whole tree, for every write, call and statement it cannot
+// see through (sound.go: checkWrites).
 package analyze
 
 import (
