@@ -63,6 +63,11 @@ type Query struct {
 	// InsertColumns are the INSERT's column names in order (used by
 	// :copyfrom).
 	InsertColumns []string
+	// CreatesOutsideLease lists the fenced tables the query writes only
+	// by INSERTs of rows created outside a lease (the token column given
+	// DEFAULT, no ON CONFLICT DO UPDATE: outsidelease.go), which it sends
+	// without a token or guard.
+	CreatesOutsideLease []*catalog.Table
 	// Notes are "file:line:col: note: ..." lines about what the query
 	// leaves untyped where sqlc does too (a cast to a type the schema does
 	// not define): the query is generated with interface{} there.

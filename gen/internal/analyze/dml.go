@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
@@ -268,6 +269,9 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		// No token: the row stores the column's default (outsidelease.go).
 		a.setsOff(t, fenceEvents(kind), n.Loc)
 		a.plainWrites = append(a.plainWrites, n.Loc) // checkWrite lets it pass
+		if !slices.Contains(q.CreatesOutsideLease, t) {
+			q.CreatesOutsideLease = append(q.CreatesOutsideLease, t)
+		}
 	} else {
 		a.fence(q, t, kind, n.Loc)
 	}
