@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,7 +121,7 @@ func kBinding(k int, tokens []int, token int64) binding {
 		out := make([]string, len(types))
 		for i, t := range types {
 			switch {
-			case hasInt(tokens, i+1):
+			case slices.Contains(tokens, i+1):
 				out[i] = fmt.Sprintf("'%d'", token)
 			case t == nil:
 				out[i] = fmt.Sprintf("'%d'", k)
@@ -138,21 +139,12 @@ func nullBinding(tokens []int, token int64) binding {
 		out := make([]string, len(types))
 		for i := range types {
 			out[i] = "NULL"
-			if hasInt(tokens, i+1) {
+			if slices.Contains(tokens, i+1) {
 				out[i] = fmt.Sprintf("'%d'", token)
 			}
 		}
 		return out
 	}
-}
-
-func hasInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // run executes sql once per binding, each inside a savepoint of one

@@ -112,6 +112,7 @@ type Figures struct {
 	RejectedBy map[string]int
 }
 
+// add adds g's counts to f.
 func (f *Figures) add(g Figures) {
 	f.Entries += g.Entries
 	f.EntriesFailed += g.EntriesFailed
@@ -201,7 +202,8 @@ type Report struct {
 	Findings []Finding
 }
 
-func (r *Report) add(o *Report) {
+// Merge adds another report's figures and findings to r.
+func (r *Report) Merge(o *Report) {
 	r.Figures.add(o.Figures)
 	r.Findings = append(r.Findings, o.Findings...)
 }
@@ -218,9 +220,6 @@ func (r *Report) rejected(err error) {
 	}
 	r.RejectedBy[code]++
 }
-
-// Merge adds another report's figures and findings to r.
-func (r *Report) Merge(o *Report) { r.add(o) }
 
 // Checker checks configurations in one scratch database of its own
 // (named oracle_<random> on Options.AdminURL's server), emptied between
@@ -261,7 +260,7 @@ func (c *Checker) CheckConfig(ctx context.Context, path, label string) (*Report,
 		if err != nil {
 			return rep, err
 		}
-		rep.add(r)
+		rep.Merge(r)
 	}
 	return rep, nil
 }

@@ -470,7 +470,7 @@ ORDER BY a.attnum`, t.OID)
 		if len(t.Parents) > 0 {
 			continue
 		}
-		for _, c := range tokenColumns(t, tokens) {
+		for _, c := range tokenColumns(tokens) {
 			if _, err := conn.Exec(ctx, fmt.Sprintf("UPDATE %s SET %s = %d", t.Ident(), pgx.Identifier{c}.Sanitize(), staleStored)); err != nil && ctx.Err() != nil {
 				return n, ctx.Err()
 			}
@@ -479,9 +479,9 @@ ORDER BY a.attnum`, t.OID)
 	return n, nil
 }
 
-// tokenColumns are TokenColumn and the project's token columns (by name)
-// that the table has.
-func tokenColumns(t *Table, tokens map[string]bool) []string {
+// tokenColumns are TokenColumn and the project's token columns, by name
+// (a table that lacks one refuses its UPDATE, which seed ignores).
+func tokenColumns(tokens map[string]bool) []string {
 	out := []string{TokenColumn}
 	for c := range tokens {
 		if c != TokenColumn {
