@@ -39,6 +39,7 @@ var writesPGCases = []struct {
 	{name: "overload taking text, which writes", schema: pgJobs + pgOverloads, query: "select pick('abc')", want: "refused"},
 	{name: "refreshing a materialized view whose query writes", schema: pgJobs + pgWV + "create materialized view mv_w as select wv(1) as b;\n", query: "refresh materialized view mv_w", want: "refused"},
 	// Precision: PostgreSQL runs these without writing a fenced table.
+	{name: "CREATE TABLE AS ... WITH NO DATA over a WITH updating jobs", schema: pgJobs, query: "create temp table t as with u as (update jobs set k = 2 returning id) select * from u with no data", want: "plain"},
 	{name: "EXPLAIN without ANALYZE", schema: pgJobs, query: "explain update jobs set k = 2", want: "plain"},
 	{name: "EXPLAIN (ANALYZE false)", schema: pgJobs, query: "explain (analyze false) delete from jobs", want: "plain"},
 	{name: "COPY of a SELECT to STDOUT", schema: pgJobs, query: "copy (select * from jobs) to stdout", want: "plain"},

@@ -372,7 +372,13 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 			w.refuse("CreateTableAsStmt", "runs CREATE TABLE ... AS EXECUTE, which runs a prepared statement that fencegen cannot see, so it cannot show that it writes no fenced table; write the prepared statement's query as the query, which fencegen checks", -1)
 			return
 		}
-		w.node(x.Query, inner(c, host))
+		cc := inner(c, host)
+		if x.Into != nil && x.Into.SkipData {
+			// WITH NO DATA creates the table without running the query
+			// (PostgreSQL docs, CREATE TABLE AS).
+			cc.runs = false
+		}
+		w.node(x.Query, cc)
 		w.generic(m, inner(c, host), "query")
 	case *pg.DeclareCursorStmt:
 		w.node(x.Query, inner(c, "DECLARE CURSOR"))

@@ -81,6 +81,7 @@ func TestWritesAtAnyDepth(t *testing.T) {
 		{"CREATE TEMP TABLE t AS WITH u AS (UPDATE a SET x = 1 RETURNING id) SELECT * FROM u", []string{"UPDATE a in CREATE TABLE ... AS"}, ""},
 		{"WITH u AS (UPDATE a SET x = 1 RETURNING id) SELECT * INTO TEMP TABLE t FROM u", []string{"UPDATE a in SELECT ... INTO"}, ""},
 		{"EXPLAIN ANALYZE DELETE FROM a", []string{"DELETE a in EXPLAIN ANALYZE"}, ""},
+		{"CREATE TABLE t AS WITH u AS (DELETE FROM a RETURNING id) SELECT * FROM u WITH NO DATA", nil, ""},
 		{"EXPLAIN (ANALYZE true, BUFFERS) DELETE FROM a", []string{"DELETE a in EXPLAIN ANALYZE"}, ""},
 		{"EXPLAIN DELETE FROM a", nil, ""},
 		{"EXPLAIN (ANALYZE false) DELETE FROM a", nil, ""},
