@@ -79,13 +79,25 @@ type Client struct {
 
 // New returns a Client that runs its scripts on rdb, which may be a
 // *redis.Client, *redis.ClusterClient, *redis.Ring or any
-// redis.UniversalClient (anything with EVAL/EVALSHA: the smallest interface
-// the lease needs, as in bsm/redislock). rdb must not be nil. opts may be
-// nil, meaning every default; New keeps a copy, so later changes to *opts
-// have no effect.
+// redis.UniversalClient, or, with Options.UnsafeNoReplicas, any other
+// redis.Scripter (anything with EVAL/EVALSHA, as in bsm/redislock). opts
+// may be nil, meaning every default; New keeps a copy, so later changes to
+// *opts have no effect.
+//
+// New panics, as for a nil rdb, when rdb is a plain redis.Scripter (one
+// without a Pipeline method, so the acquire cannot wait for replicas with
+// WAIT; see "Replicas and failover" in the package documentation) and
+// Options.UnsafeNoReplicas is not set: such a Client could mint a token
+// twice after a failover.
 func New(rdb redis.Scripter, opts *Options) *Client {
 	if rdb == nil {
 		panic("lease: New with nil redis.Scripter")
+	}
+	if _, ok := rdb.(pipeliner); !ok && (opts == nil || !opts.UnsafeNoReplicas) {
+		panic(fmt.Sprintf("lease: New with a %T, which cannot wait for Redis replicas to acknowledge an acquire: "+
+			"after a failover the promoted replica could mint a token again for a second holder; "+
+			"pass a *redis.Client (a Sentinel FailoverClient included), or set Options.UnsafeNoReplicas "+
+			"if the server has no replicas", rdb))
 	}
 	c := &Client{rdb: rdb}
 	if opts != nil {

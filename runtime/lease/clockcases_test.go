@@ -118,7 +118,7 @@ func TestHeartbeatsOfLeasesTakenTogetherAreJittered(t *testing.T) {
 // a caller never skips work that nobody holds.
 func TestAcquireWaitAfterOnlyTimeoutsIsNotNotAcquired(t *testing.T) {
 	e := newEnv(t)
-	c := New(&stall{Scripter: e.rdb, shas: map[string]bool{acquireScript.Hash(): true}}, &Options{AcquireRetries: -1})
+	c := New(&stall{Scripter: e.rdb, shas: map[string]bool{acquireScript.Hash(): true}}, &Options{UnsafeNoReplicas: true, AcquireRetries: -1})
 	ctx, cancel := context.WithTimeout(bg, 500*time.Millisecond)
 	defer cancel()
 	_, err := c.AcquireWait(ctx, e.resource, 600*time.Millisecond) // CallTimeout 100ms

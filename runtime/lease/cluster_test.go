@@ -43,11 +43,11 @@ func TestRedisClusterSharedHashTag(t *testing.T) {
 	cl := faults.StartCluster(t, 3, faults.RedisOptions{})
 	rdb := cl.Client(&redis.ClusterOptions{ContextTimeoutEnabled: true})
 
-	_, err := New(untag{rdb}, nil).Acquire(bg, "job:42", time.Second)
+	_, err := New(untag{rdb}, &Options{UnsafeNoReplicas: true}).Acquire(bg, "job:42", time.Second)
 	if !errors.Is(err, ErrConfig) || errors.Is(err, ErrNotAcquired) || !strings.Contains(err.Error(), "CROSSSLOT") {
 		t.Fatalf("Acquire with untagged keys = %v, want ErrConfig wrapping CROSSSLOT", err)
 	}
-	if _, err := New(untag{rdb}, nil).AcquireWait(bg, "job:42", time.Second); !errors.Is(err, ErrConfig) {
+	if _, err := New(untag{rdb}, &Options{UnsafeNoReplicas: true}).AcquireWait(bg, "job:42", time.Second); !errors.Is(err, ErrConfig) {
 		t.Fatalf("AcquireWait retried a configuration error: %v", err)
 	}
 

@@ -115,11 +115,12 @@
 // closed meanwhile. A replica that attaches to a primary that had none
 // within a second of an acquire receives the write in its initial
 // synchronisation, but is not waited for; Redis's min-replicas-to-write
-// closes that window on the server. Not
-// covered: a *redis.ClusterClient (WAIT has no key to route by) and a
-// plain redis.Scripter; on Redis Cluster with replicas, tokens can repeat
-// after a failover, and Options.HighWater with [Lease.Observe] is the
-// recovery. Renewals and releases do not wait: a lost renewal on the new
+// closes that window on the server. A plain
+// redis.Scripter, which cannot send WAIT, is refused by [New] unless
+// Options.UnsafeNoReplicas states that the server has no replicas. Not
+// covered: a *redis.ClusterClient (WAIT has no key to route by); on Redis
+// Cluster with replicas, tokens can repeat after a failover, and
+// Options.HighWater with [Lease.Observe] is the recovery. Renewals and releases do not wait: a lost renewal on the new
 // primary only ends the lease early, and the higher token of the next
 // holder fences the old one out.
 //

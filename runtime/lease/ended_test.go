@@ -66,7 +66,7 @@ func TestNoRenewalSentAfterLocalDeadline(t *testing.T) {
 	e := newEnv(t)
 	spy := &renewSpy{Scripter: e.rdb}
 	spy.onRenew = func(int, *Lease) (bool, func()) { return false, func() {} } // every renewal fails unsent
-	c := New(spy, &Options{MaxRenewFailures: 5})
+	c := New(spy, &Options{UnsafeNoReplicas: true, MaxRenewFailures: 5})
 	l := mustAcquire(t, c, e.resource, 600*time.Millisecond)
 	spy.l.Store(l)
 	defer l.Release(bg)
@@ -100,7 +100,7 @@ func TestRenewalLandingAfterDeadlineIsUndone(t *testing.T) {
 			}
 		}
 	}
-	c := New(spy, &Options{MaxRenewFailures: 5, HeartbeatInterval: 250 * time.Millisecond, CallTimeout: 590 * time.Millisecond})
+	c := New(spy, &Options{UnsafeNoReplicas: true, MaxRenewFailures: 5, HeartbeatInterval: 250 * time.Millisecond, CallTimeout: 590 * time.Millisecond})
 	l := mustAcquire(t, c, e.resource, 600*time.Millisecond)
 	spy.l.Store(l)
 	defer l.Release(bg)
@@ -139,7 +139,7 @@ func TestRenewalLandingAfterItWasAbandonedIsUndone(t *testing.T) {
 			}
 		}
 	}
-	c := New(spy, &Options{MaxRenewFailures: 5, HeartbeatInterval: ttl / 4, CallTimeout: ttl / 5})
+	c := New(spy, &Options{UnsafeNoReplicas: true, MaxRenewFailures: 5, HeartbeatInterval: ttl / 4, CallTimeout: ttl / 5})
 	l := mustAcquire(t, c, e.resource, ttl)
 	spy.l.Store(l)
 	defer l.Release(bg)

@@ -148,7 +148,7 @@ func TestAcquireCleanupStopsAtDialError(t *testing.T) {
 		}
 		return nil, false
 	}}
-	c := New(f, &Options{ReleaseTimeout: 5 * time.Second, AcquireRetries: -1})
+	c := New(f, &Options{UnsafeNoReplicas: true, ReleaseTimeout: 5 * time.Second, AcquireRetries: -1})
 	start := time.Now()
 	_, err := c.Acquire(bg, e.resource, time.Second)
 	if !errors.Is(err, ErrRedisTimeout) {
@@ -176,7 +176,7 @@ func TestAcquireCleanupRetriesTransientFailure(t *testing.T) {
 		}
 		return nil, false
 	}}
-	c := New(f, &Options{AcquireRetries: -1})
+	c := New(f, &Options{UnsafeNoReplicas: true, AcquireRetries: -1})
 	if _, err := c.Acquire(bg, e.resource, time.Second); err == nil {
 		t.Fatal("Acquire succeeded")
 	}
@@ -194,7 +194,7 @@ func TestAcquireCleanupRetriesTransientFailure(t *testing.T) {
 // CallTimeout it is the caller's DeadlineExceeded.
 func TestCallTimeoutIsNotTheCallersDeadline(t *testing.T) {
 	e := newEnv(t)
-	c := New(&stall{Scripter: e.rdb, shas: map[string]bool{acquireScript.Hash(): true}}, &Options{AcquireRetries: -1})
+	c := New(&stall{Scripter: e.rdb, shas: map[string]bool{acquireScript.Hash(): true}}, &Options{UnsafeNoReplicas: true, AcquireRetries: -1})
 	const ttl = 300 * time.Millisecond // CallTimeout 50ms
 	_, err := c.Acquire(bg, e.resource, ttl)
 	var te *TimeoutError
@@ -295,7 +295,7 @@ func TestCallErrorSeparatesCallTimeoutFromCallerDeadline(t *testing.T) {
 func TestRenewAndReleaseTimeoutsAreRedisTimeouts(t *testing.T) {
 	e := newEnv(t)
 	s := &stall{Scripter: e.rdb, shas: map[string]bool{renewScript.Hash(): true, releaseScript.Hash(): true}}
-	c := New(s, &Options{ReleaseTimeout: 100 * time.Millisecond})
+	c := New(s, &Options{UnsafeNoReplicas: true, ReleaseTimeout: 100 * time.Millisecond})
 	const ttl = 600 * time.Millisecond
 	l := mustAcquire(t, c, e.resource, ttl)
 	waitDone(t, l.Context(), 2*ttl)
@@ -384,7 +384,7 @@ func (heldStub) EvalSha(ctx context.Context, _ string, _ []string, _ ...any) *re
 // ErrNotAcquired and the context's error.
 func TestAcquireWaitContextEndErrorIsOneStableLine(t *testing.T) {
 	t.Run("held", func(t *testing.T) {
-		c := New(heldStub{}, &Options{RetryMax: 10 * time.Millisecond})
+		c := New(heldStub{}, &Options{UnsafeNoReplicas: true, RetryMax: 10 * time.Millisecond})
 		ctx, cancel := context.WithTimeout(bg, 60*time.Millisecond)
 		defer cancel()
 		_, err := c.AcquireWait(ctx, "x", time.Second)
@@ -401,7 +401,7 @@ func TestAcquireWaitContextEndErrorIsOneStableLine(t *testing.T) {
 	})
 	t.Run("cancelled mid-attempt", func(t *testing.T) {
 		e := newEnv(t)
-		c := New(&stall{Scripter: e.rdb, shas: map[string]bool{acquireScript.Hash(): true}}, nil)
+		c := New(&stall{Scripter: e.rdb, shas: map[string]bool{acquireScript.Hash(): true}}, &Options{UnsafeNoReplicas: true})
 		ctx, cancel := context.WithCancel(bg)
 		defer cancel()
 		time.AfterFunc(30*time.Millisecond, cancel) // CallTimeout is 1.67s
@@ -437,7 +437,7 @@ func TestWrappedErrorsSayLeaseOnce(t *testing.T) {
 		t.Fatalf("Acquire = %v, want %q", notAcquired, want)
 	}
 	crossSlot := &flaky{Scripter: e.rdb, fault: func(string) (error, bool) { return redis.ErrCrossSlot, false }}
-	_, configErr := New(crossSlot, nil).Acquire(bg, "y", time.Second)
+	_, configErr := New(crossSlot, &Options{UnsafeNoReplicas: true}).Acquire(bg, "y", time.Second)
 	if !errors.Is(configErr, ErrConfig) || !errors.Is(configErr, redis.ErrCrossSlot) ||
 		!strings.HasPrefix(configErr.Error(), `lease: acquire "y": configuration error: CROSSSLOT`) {
 		t.Fatalf("Acquire = %v, want the CROSSSLOT configuration error", configErr)

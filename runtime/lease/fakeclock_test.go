@@ -140,10 +140,16 @@ func withClock(opts *Options, clk clock) *Options {
 	return &o
 }
 
-// newClockClient is New with clk injected; when t ends (after its deferred
-// releases) it advances clk until c's scheduler goroutine has exited.
+// newClockClient is New with clk injected (and, for a test's plain
+// Scripter wrapper on the standalone test Redis, UnsafeNoReplicas); when t
+// ends (after its deferred releases) it advances clk until c's scheduler
+// goroutine has exited.
 func newClockClient(t testing.TB, rdb redis.Scripter, opts *Options, clk *fakeClock) *Client {
-	c := New(rdb, withClock(opts, clk))
+	o := withClock(opts, clk)
+	if _, ok := rdb.(pipeliner); !ok {
+		o.UnsafeNoReplicas = true
+	}
+	c := New(rdb, o)
 	t.Cleanup(func() {
 		for range 400 {
 			if c.idle() {

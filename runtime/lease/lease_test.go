@@ -136,7 +136,7 @@ func TestAcquireRetriesAmbiguousReply(t *testing.T) {
 		}
 		return nil, false
 	}}
-	c := New(f, nil)
+	c := New(f, &Options{UnsafeNoReplicas: true})
 	l := mustAcquire(t, c, e.resource, time.Second)
 	defer l.Release(bg)
 	if got := c.Stats().Acquires; got != 2 {
@@ -160,7 +160,7 @@ func TestAcquireAmbiguousFailureCleansUp(t *testing.T) {
 		}
 		return nil, false
 	}}
-	c := New(f, nil)
+	c := New(f, &Options{UnsafeNoReplicas: true})
 	_, err := c.Acquire(bg, e.resource, time.Second)
 	if err == nil || errors.Is(err, ErrNotAcquired) {
 		t.Fatalf("Acquire = %v, want a timeout error", err)
@@ -177,7 +177,7 @@ func TestScriptErrorIsNotNotAcquired(t *testing.T) {
 	e := newEnv(t)
 	t.Run("CROSSSLOT", func(t *testing.T) {
 		f := &flaky{Scripter: e.rdb, fault: func(string) (error, bool) { return redis.ErrCrossSlot, false }}
-		c := New(f, nil)
+		c := New(f, &Options{UnsafeNoReplicas: true})
 		_, err := c.Acquire(bg, e.resource, time.Second)
 		if !errors.Is(err, redis.ErrCrossSlot) || errors.Is(err, ErrNotAcquired) {
 			t.Fatalf("Acquire = %v, want the CROSSSLOT error", err)
@@ -372,7 +372,7 @@ func TestRenewFailurePolicy(t *testing.T) {
 	failed := make(chan int, 10)
 	renewed := make(chan struct{}, 10)
 	const ttl = 600 * time.Millisecond
-	c := New(f, &Options{Observer: &Observer{
+	c := New(f, &Options{UnsafeNoReplicas: true, Observer: &Observer{
 		OnRenewFailed: func(_ string, _ fence.Token, _ error, consecutive int) {
 			if keepFailing.Load() {
 				now := time.Now()
@@ -479,7 +479,7 @@ func TestReleaseWaitsForInFlightRenewal(t *testing.T) {
 		return nil, false
 	}}
 	var lost atomic.Int32
-	c := New(f, &Options{Observer: &Observer{OnLost: func(*LostError) { lost.Add(1) }}})
+	c := New(f, &Options{UnsafeNoReplicas: true, Observer: &Observer{OnLost: func(*LostError) { lost.Add(1) }}})
 	l := mustAcquire(t, c, e.resource, 900*time.Millisecond)
 	slow.Store(true)
 	<-sent
@@ -539,7 +539,7 @@ func TestReleaseIdempotentAndHonoursContext(t *testing.T) {
 
 	// A Release whose ctx ends during the round trip returns ctx's error.
 	s := &stall{Scripter: e.rdb, shas: map[string]bool{releaseScript.Hash(): true}}
-	l = mustAcquire(t, New(s, nil), e.resource, time.Second)
+	l = mustAcquire(t, New(s, &Options{UnsafeNoReplicas: true}), e.resource, time.Second)
 	ctx, cancel = context.WithTimeout(bg, 50*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -734,7 +734,7 @@ func TestOptionDefaults(t *testing.T) {
 	if (&Options{HeartbeatInterval: -1}).heartbeatInterval(ttl) != 0 || (&Options{AcquireRetries: -1}).acquireRetries() != 0 {
 		t.Fatal("negative values do not disable")
 	}
-	lock, counter := New(&flaky{}, nil).Keys("job:42")
+	lock, counter := New(&flaky{}, &Options{UnsafeNoReplicas: true}).Keys("job:42")
 	if lock != "fencegen:{job:42}:lock" || counter != "fencegen:{job:42}:token" {
 		t.Fatalf("Keys = %q, %q", lock, counter)
 	}
@@ -745,7 +745,7 @@ func TestOptionDefaults(t *testing.T) {
 // and compare-and-deletes the key it may have set (redisson#2714).
 func TestCancelledAcquireLeavesNoGhost(t *testing.T) {
 	e := newEnv(t)
-	c := New(&slowReply{Scripter: e.rdb, delay: 150 * time.Millisecond}, nil)
+	c := New(&slowReply{Scripter: e.rdb, delay: 150 * time.Millisecond}, &Options{UnsafeNoReplicas: true})
 	ctx, cancel := context.WithTimeout(bg, 50*time.Millisecond)
 	defer cancel()
 	l, err := c.Acquire(ctx, e.resource, time.Second)

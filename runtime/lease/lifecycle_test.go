@@ -54,7 +54,7 @@ func TestNoLeakAcrossTenThousandMixedLifecycles(t *testing.T) {
 		return nil, false
 	}}
 	const ttl = 500 * time.Millisecond
-	c := New(f, &Options{KeyPrefix: prefix})
+	c := New(f, &Options{UnsafeNoReplicas: true, KeyPrefix: prefix})
 	blocker := mustAcquire(t, c, "held", ttl)
 	cancelled, cancel := context.WithCancel(bg)
 	cancel()

@@ -50,7 +50,7 @@ func TestObserverAndLogsCoverLifecycle(t *testing.T) {
 	)
 	add := func(s string) { mu.Lock(); events = append(events, s); mu.Unlock() }
 	var logs syncWriter
-	c := New(f, &Options{
+	c := New(f, &Options{UnsafeNoReplicas: true,
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Observer: &Observer{
 			OnAcquired:    func(string, fence.Token) { add("acquired") },

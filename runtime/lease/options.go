@@ -135,6 +135,18 @@ type Options struct {
 	// [Client.Advance] to recover from a regression then.
 	HighWater func(ctx context.Context, resource string) (fence.Token, error)
 
+	// UnsafeNoReplicas states that the Redis server has no replicas, so
+	// that no failover can promote one. It lets [New] accept a plain
+	// redis.Scripter (anything but a *redis.Client, *redis.ClusterClient,
+	// *redis.Ring or redis.UniversalClient), which cannot pipeline the
+	// acquire with WAIT: with replicas, a primary that dies before its
+	// replica has the counter's INCR lets the promoted replica mint the
+	// same token again for a second holder, and the database accepts both
+	// holders' writes (Options.HighWater does not help: the counter is not
+	// missing, only behind). Without it New refuses such a Scripter. A
+	// client that can wait for replicas waits whatever this says.
+	UnsafeNoReplicas bool
+
 	// Logger receives debug records for acquire, renew and release, and
 	// warnings for failed renewals and lost leases. Nil disables logging.
 	Logger *slog.Logger

@@ -143,7 +143,7 @@ func TestTransientRenewalFailuresAreSurvived(t *testing.T) {
 		// machine a renewal may also time out, which is another failure
 		// the lease survives, not the one this test is about.
 		var failures atomic.Int32
-		c := New(f, &Options{Observer: &Observer{OnRenewFailed: func(_ string, _ fence.Token, err error, k int) {
+		c := New(f, &Options{UnsafeNoReplicas: true, Observer: &Observer{OnRenewFailed: func(_ string, _ fence.Token, err error, k int) {
 			if err == nil || !(strings.Contains(err.Error(), "LOADING") || strings.Contains(err.Error(), "READONLY")) {
 				return
 			}

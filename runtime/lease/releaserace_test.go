@@ -49,7 +49,7 @@ func TestReleaseRacingItsRenewalSucceeds(t *testing.T) {
 		t.Run(map[bool]string{false: "renew waiting", true: "renew cancelled"}[cancelled], func(t *testing.T) {
 			e := newEnv(t)
 			s := &raceScripter{Scripter: e.rdb, renewLag: 150 * time.Millisecond, releaseHold: 400 * time.Millisecond}
-			c := New(s, &Options{HeartbeatInterval: -1, ReleaseTimeout: 2 * time.Second, CallTimeout: time.Second})
+			c := New(s, &Options{UnsafeNoReplicas: true, HeartbeatInterval: -1, ReleaseTimeout: 2 * time.Second, CallTimeout: time.Second})
 			l := mustAcquire(t, c, e.resource, 5*time.Second)
 			ctx, cancel := context.WithCancel(bg)
 			defer cancel()
