@@ -145,3 +145,56 @@ func rel(root, p string) string {
 // linkTarget matches the target of a Markdown link, "](...)", which is
 // not prose.
 var linkTarget = regexp.MustCompile(`\]\([^)]*\)`)
+
+// TestDocsIndexEverySection keeps docs/README.md the one index of the
+// reference (issue 25): it links every page of docs/, go.generate.md and
+// BENCHMARKS.md, and every second-level heading ("## ...") of those pages
+// but BENCHMARKS.md, whose sections are figures, not subjects to look up.
+// TestDocLinksResolve checks that each link lands.
+func TestDocsIndexEverySection(t *testing.T) {
+	root := filepath.Join("..", "..")
+	index := stripCode(readDoc(t, filepath.Join(root, "docs", "README.md")))
+	linked := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\]\(([^)\s]+)\)`).FindAllStringSubmatch(index, -1) {
+		file, frag, _ := strings.Cut(m[1], "#")
+		if file == "" || strings.Contains(file, "://") {
+			continue
+		}
+		p := filepath.ToSlash(filepath.Clean(filepath.Join("docs", filepath.FromSlash(file))))
+		linked[p] = true
+		if frag != "" {
+			linked[p+"#"+frag] = true
+		}
+	}
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, filepath.Join(root, "go.generate.md"), filepath.Join(root, "BENCHMARKS.md"))
+	sections := 0
+	for _, page := range pages {
+		name := rel(root, page)
+		if name == "docs/README.md" {
+			continue
+		}
+		if !linked[name] {
+			t.Errorf("docs/README.md does not link %s", name)
+		}
+		if name == "BENCHMARKS.md" {
+			continue
+		}
+		for _, line := range strings.Split(stripCode(readDoc(t, page)), "\n") {
+			if !strings.HasPrefix(line, "## ") {
+				continue
+			}
+			sections++
+			slug := headingSlugs(line)[0]
+			if !linked[name+"#"+slug] {
+				t.Errorf("docs/README.md does not link the section %q of %s (%s#%s)", strings.TrimPrefix(line, "## "), name, name, slug)
+			}
+		}
+	}
+	if sections < 20 {
+		t.Errorf("found %d sections in %d pages; the reference has more", sections, len(pages))
+	}
+}
