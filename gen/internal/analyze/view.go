@@ -34,8 +34,25 @@ func (ColumnGenerator) OutputColumns(c *catalog.Catalog, f *sqlparse.File, s *sq
 			if sq.Column != nil {
 				cc.Sqlc.DBType = sq.Column.DBType
 			}
+		case col.Column != nil && infoSchemaColumn(col.Column):
+			// sqlc v1.31.1 knows information_schema's columns by their
+			// domains' names only (sql_identifier, cardinal_number, ...),
+			// and declares them interface{}, also through a view.
+			cc.Sqlc = &catalog.ColumnTyping{Any: true}
 		}
 		out = append(out, cc)
 	}
 	return out, a.errs
+}
+
+// infoSchemaColumn reports whether c is a column of an information_schema
+// view (not one of the system columns every relation has), which sqlc
+// types by its domain's name only (see golang's typeMapper.sqlcDomain).
+func infoSchemaColumn(c *catalog.Column) bool {
+	t := c.Table
+	if t == nil || t.Schema != "information_schema" || !t.IsSystem() {
+		return false
+	}
+	_, system := catalog.SystemColumns[c.Name]
+	return !system
 }

@@ -243,3 +243,29 @@ ALTER TABLE e ALTER COLUMN x SET NOT NULL;
 		}
 	}
 }
+
+// TestInfoSchemaViewColumnsAsSqlc: a view's column read from an
+// information_schema view is interface{} by default, as sqlc v1.31.1
+// declares it (it knows information_schema's domains by name only;
+// mergestat's schema_introspection view), and typed with postgresql_types.
+func TestInfoSchemaViewColumnsAsSqlc(t *testing.T) {
+	const schema = `
+CREATE VIEW introspection AS
+SELECT c.table_name, c.ordinal_position, c.column_name AS name
+FROM information_schema.columns AS c;
+`
+	const query = "-- name: ListIntrospection :many\nSELECT * FROM introspection;\n"
+	for _, pgTypes := range []bool{false, true} {
+		cfg := "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go: {package: db, out: db, sql_package: pgx/v4"
+		want := []string{"field Introspection.TableName interface{}", "field Introspection.OrdinalPosition interface{}", "field Introspection.Name interface{}"}
+		if pgTypes {
+			cfg += ", postgresql_types: true"
+			want = []string{"field Introspection.TableName sql.NullString", "field Introspection.OrdinalPosition sql.NullInt32", "field Introspection.Name sql.NullString"}
+		}
+		files, _ := generateVet(t, cfg+"}\n", schema, query)
+		a := parseAPI(t, files)
+		for _, line := range want {
+			a.has(t, line)
+		}
+	}
+}
