@@ -421,6 +421,12 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			parsed, dynamic = true, b.Dynamic
 			for _, st := range b.Stmts {
 				rep := writes.OfTree(st)
+				if !writes.Reads(rep.Class) {
+					// DDL in a body can rewrite, drop or unguard a fenced
+					// table (ALTER COLUMN ... TYPE ... USING, DISABLE
+					// TRIGGER), unseen by the analysis of queries.
+					add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "its body runs a schema statement or another statement fencegen does not analyse in a function (PostgreSQL's " + rep.Kind + "), which can rewrite, drop or unguard a fenced table"})
+				}
 				for _, w := range rep.Writes {
 					fw.table(w.Table, w.Verb, w.Only, add)
 					wrote(w.Table, w.Verb)

@@ -59,6 +59,10 @@ var writesPGCases = []struct {
 	{name: "DO block writing jobs", schema: pgJobs, query: "do $$ begin update jobs set k = 2; end $$", want: "refused"},
 	{name: "DO block calling a writer", schema: pgJobs + pgWV, query: "do $$ begin perform wv(1); end $$", want: "refused"},
 	{name: "DO block writing jobs by a constant EXECUTE", schema: pgJobs, query: "do $$ begin execute 'update jobs set k = 3'; end $$", want: "refused"},
+	{name: "DO block altering jobs (E5)", schema: pgJobs, query: "do $$ begin alter table jobs alter column tok type bigint using 0; end $$", want: "refused"},
+	{name: "DO block dropping jobs", schema: pgJobs, query: "do $$ begin drop table jobs cascade; end $$", want: "refused",
+		noPG: "the test's snapshot reads jobs, which the statement drops"},
+	{name: "function altering jobs", schema: pgJobs + "create function alt() returns void language plpgsql as $$ begin alter table jobs alter column tok type bigint using 0; end $$;\n", query: "select alt()", want: "refused"},
 	{name: "MERGE into an unfenced table", schema: pgJobs, query: "merge into logs l using (select 1 as id) s on l.id = s.id when matched then update set n = 2", want: "plain"},
 }
 

@@ -34,6 +34,14 @@ const (
 	Unexpected
 )
 
+// Reads reports whether statements of class c are analysed for what they
+// write wherever they appear: read-only statements, writes and hosts. A
+// schema statement (checked against the fenced tables only as a query of
+// its own) or a refused one inside a function body or a DO block is not.
+func Reads(c Class) bool {
+	return c == ReadOnly || c == Writes || c == Host
+}
+
 // Classes classifies every node kind of pg_query v5's Node (the names of
 // its oneof's messages).
 var Classes = map[string]Class{

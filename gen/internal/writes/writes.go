@@ -477,6 +477,12 @@ func (w *walker) do(x *pg.DoStmt, c ctx) {
 	}
 	cc := inner(c, "a DO block")
 	for _, st := range b.Stmts {
+		if k := kindOf(st); !Reads(Classes[k]) {
+			// Schema statements in a query are checked against the fenced
+			// tables (analyze.queryDDL); in a DO block they are not seen.
+			w.refuse("DoStmt", "runs a DO block whose code runs a schema statement or another statement fencegen does not analyse there (PostgreSQL's "+k+"), which can rewrite, drop or unguard a fenced table; schema changes belong in the schema files (migrations), which fencegen reads", -1)
+			continue
+		}
 		sub := &walker{r: &Report{}}
 		sub.node(st, ctx{top: true, runs: c.runs})
 		for _, v := range sub.r.Writes {

@@ -99,6 +99,7 @@ func TestWritesAtAnyDepth(t *testing.T) {
 		{"DO $$ begin update a set x = 1; end $$", []string{"UPDATE a in a DO block"}, ""},
 		{"DO $$ begin execute format('update %I set x = 1', 'a'); end $$", nil, "dynamic SQL"},
 		{"DO LANGUAGE plperl $$ 1 $$", nil, "DO block"},
+		{"DO $$ begin alter table a add column y int; end $$", nil, "schema statement"},
 		{"VACUUM a", nil, "(VACUUM, PostgreSQL's VacuumStmt)"},
 		{"EXPLAIN ANALYZE EXECUTE p", nil, "EXECUTEs"},
 		{"SELECT 1", nil, ""},
