@@ -110,8 +110,13 @@ func (a *analyzer) checkWrite(q *Query, w writes.Write) {
 		case "UPDATE", "DELETE":
 			a.cascades(t, strings.ToLower(w.Verb), w.Set, w.Loc)
 		case "MERGE":
-			a.cascades(t, "delete", nil, w.Loc)
-			a.cascades(t, "update", nil, w.Loc)
+			// Its WHEN actions: DELETE, and UPDATE of the columns set.
+			if slices.Contains(w.Events, "DELETE") {
+				a.cascades(t, "delete", nil, w.Loc)
+			}
+			if slices.Contains(w.Events, "UPDATE") {
+				a.cascades(t, "update", w.Set, w.Loc)
+			}
 		case "TRUNCATE":
 			if w.Cascade {
 				a.cascades(t, "truncate", nil, w.Loc)

@@ -63,6 +63,8 @@ var writesPGCases = []struct {
 	{name: "DO block dropping jobs", schema: pgJobs, query: "do $$ begin drop table jobs cascade; end $$", want: "refused",
 		noPG: "the test's snapshot reads jobs, which the statement drops"},
 	{name: "function altering jobs", schema: pgJobs + "create function alt() returns void language plpgsql as $$ begin alter table jobs alter column tok type bigint using 0; end $$;\n", query: "select alt()", want: "refused"},
+	{name: "MERGE updating a column no foreign key references", schema: pgJobs + "alter table jobs add constraint fk foreign key (parent_id) references parents (id) on delete cascade on update cascade;\n", query: "merge into parents p using (select 1 as id) s on p.id = s.id when matched then update set v = 9", want: "plain"},
+	{name: "MERGE updating the referenced column", schema: pgJobs + "alter table jobs add constraint fk foreign key (parent_id) references parents (id) on delete cascade on update cascade;\n", query: "merge into parents p using (select 1 as id) s on p.id = s.id when matched then update set id = 9", want: "refused"},
 	{name: "MERGE into an unfenced table", schema: pgJobs, query: "merge into logs l using (select 1 as id) s on l.id = s.id when matched then update set n = 2", want: "plain"},
 }
 

@@ -45,7 +45,8 @@ type Write struct {
 	// does not reach t's inheritance children. Partitions are reached
 	// either way.
 	Only bool
-	// Set are the columns an UPDATE assigns (for foreign-key actions).
+	// Set are the columns an UPDATE (or a MERGE's UPDATE actions)
+	// assigns (for foreign-key actions).
 	Set []string
 	// Cascade is set for TRUNCATE ... CASCADE.
 	Cascade bool
@@ -321,6 +322,11 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 					v.Events = appendNew(v.Events, "INSERT")
 				case pg.CmdType_CMD_UPDATE:
 					v.Events = appendNew(v.Events, "UPDATE")
+					for _, t := range wc.TargetList {
+						if rt := t.GetResTarget(); rt != nil {
+							v.Set = appendNew(v.Set, rt.Name)
+						}
+					}
 				case pg.CmdType_CMD_DELETE:
 					v.Events = appendNew(v.Events, "DELETE")
 				}
@@ -394,6 +400,9 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		cc.runs = false
 		w.generic(m, cc)
 	case *pg.ExecuteStmt:
+		if !c.runs {
+			return // EXPLAIN EXECUTE without ANALYZE plans it only
+		}
 		w.refuse(name, "EXECUTEs a prepared statement that fencegen cannot see, so it cannot show that it writes no fenced table; write the prepared statement itself as the query, which fencegen guards", -1)
 	case *pg.DoStmt:
 		w.do(x, c)

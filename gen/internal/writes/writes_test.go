@@ -102,6 +102,7 @@ func TestWritesAtAnyDepth(t *testing.T) {
 		{"DO $$ begin alter table a add column y int; end $$", nil, "schema statement"},
 		{"VACUUM a", nil, "(VACUUM, PostgreSQL's VacuumStmt)"},
 		{"EXPLAIN ANALYZE EXECUTE p", nil, "EXECUTEs"},
+		{"EXPLAIN EXECUTE p", nil, ""},
 		{"SELECT 1", nil, ""},
 	} {
 		r := report(t, tc.sql)
