@@ -84,7 +84,11 @@ type Client struct {
 // may be nil, meaning every default; New keeps a copy, so later changes to
 // *opts have no effect.
 //
-// New panics, as for a nil rdb, when rdb is a plain redis.Scripter (one
+// New panics, as for a nil rdb, when Options.TTL is set to a TTL the
+// lease cannot keep with the other options (below the 1ms resolution of
+// PX, or too short for TTL/6 to leave a Redis call a millisecond; the
+// message names the rule and the least TTL the options allow), and when
+// rdb is a plain redis.Scripter (one
 // without a Pipeline method, so the acquire cannot wait for replicas with
 // WAIT; see "Replicas and failover" in the package documentation) and
 // Options.UnsafeNoReplicas is not set: such a Client could mint a token
@@ -103,6 +107,13 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 	if opts != nil {
 		o := *opts
 		c.opts = &o
+	}
+	if opts != nil && opts.TTL != 0 {
+		// A default TTL the lease cannot keep would fail every Acquire
+		// and Do that uses it: refuse it here, not at the first call.
+		if _, err := c.timing(0); err != nil {
+			panic(fmt.Sprintf("lease: New with Options.TTL %v: %s", dur(opts.TTL), unprefixed(err)))
+		}
 	}
 	c.clk = realClock{}
 	if h := c.opts.testHooks(); h.clock != nil {

@@ -364,7 +364,14 @@ func (l *Lease) lose(reason Reason, err error) error {
 	l.cancel(lost)
 	l.mu.Unlock()
 	l.c.hb.drop(l) // a lost lease is never renewed again
-	l.c.log(l.vals, slog.LevelWarn, "lease lost", l.resource, l.token, "reason", string(reason), "err", err)
+	if err != nil {
+		l.c.log(l.vals, slog.LevelWarn, "lease lost", l.resource, l.token, "reason", string(reason), "err", err)
+	} else {
+		// A loss at the local deadline with no failed renewal before it
+		// (the heartbeat disabled, or this process paused): the reason
+		// says all, and an err=<nil> would read as a missing cause.
+		l.c.log(l.vals, slog.LevelWarn, "lease lost", l.resource, l.token, "reason", string(reason))
+	}
 	l.c.emit(l.vals, Event{Kind: EventLost, Resource: l.resource, Token: l.token, Err: lost})
 	if f := l.c.opts.observer().OnLost; f != nil {
 		f(lost)

@@ -2,6 +2,7 @@ package lease
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,13 @@ func TestInvalidOptionsNameTheField(t *testing.T) {
 		{Options{CallTimeout: 10 * time.Second}, "Options.CallTimeout 10s not below TTL 10s"},
 		{Options{TTL: time.Second, CallTimeout: 2 * time.Second}, "Options.CallTimeout 2s not below TTL 1s"},
 	} {
+		if tc.opts.TTL != 0 {
+			// A default TTL the lease cannot keep is refused by New.
+			if msg := newPanics(rdb, &tc.opts); !strings.Contains(msg, tc.want) {
+				t.Errorf("New(%+v) panicked with %q, want a refusal saying %q", tc.opts, msg, tc.want)
+			}
+			continue
+		}
 		_, err := New(rdb, &tc.opts).Acquire(bg, "opts", 0)
 		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: got %v, want ErrConfig saying %q", tc.opts, err, tc.want)
@@ -73,5 +81,37 @@ func TestCheckReportsInvalidOptions(t *testing.T) {
 	c := New(testenv.Redis(t), &Options{KeyPrefix: "a{b}"})
 	if err := c.Check(bg); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "KeyPrefix") {
 		t.Fatalf("Check = %v, want ErrConfig naming KeyPrefix", err)
+	}
+}
+
+// newPanics returns what New(rdb, opts) panicked with, or "" if it did not.
+func newPanics(rdb redis.Scripter, opts *Options) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+	}()
+	New(rdb, opts)
+	return ""
+}
+
+// Issue 26, the first hour: a default TTL the lease cannot keep (1ms, whose
+// TTL/6 leaves a Redis call no time) is refused by New, naming the rule and
+// the least TTL the options allow, instead of failing every Acquire later
+// (or reaching Check, where it could be taken for one more warning). A TTL
+// it can keep is accepted.
+func TestNewRefusesTTLItCannotKeep(t *testing.T) {
+	rdb := unreachableClient(t)
+	msg := newPanics(rdb, &Options{TTL: time.Millisecond})
+	for _, want := range []string{"Options.TTL 1ms", "too short", "minimum TTL with these options: 6ms"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("New(TTL 1ms) panicked with %q, want it to say %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "lease: lease:") {
+		t.Errorf("message %q repeats its prefix", msg)
+	}
+	if msg := newPanics(rdb, &Options{TTL: 6 * time.Millisecond}); msg != "" {
+		t.Errorf("New(TTL 6ms) panicked: %s", msg)
 	}
 }

@@ -1,0 +1,34 @@
+package lease
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Issue 26, the first hour: a lease lost at its local deadline with no
+// failed renewal before it (here the heartbeat is disabled and nothing
+// renews) logs what happened, the reason, and no empty error: never
+// "lease lost ... err=<nil>".
+func TestLostAtDeadlineLogsNoNilError(t *testing.T) {
+	e := newEnv(t)
+	var logs syncWriter
+	c := New(e.rdb, &Options{HeartbeatInterval: -1, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	l := mustAcquire(t, c, e.resource, 300*time.Millisecond)
+	waitDone(t, l.Context(), 2*time.Second)
+	_ = l.Release(bg)
+	out := logs.String()
+	var lost string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, `msg="lease lost"`) {
+			lost = line
+		}
+	}
+	if !strings.Contains(lost, `reason="local deadline passed"`) {
+		t.Fatalf("no lease lost record with its reason in:\n%s", out)
+	}
+	if strings.Contains(out, "<nil>") {
+		t.Fatalf("a record logs an empty error:\n%s", out)
+	}
+}
