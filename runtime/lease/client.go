@@ -422,8 +422,10 @@ func millis(d time.Duration) int64 {
 // [ErrAcquireTooSlow] (less than MinValidity of local validity was left when
 // the reply arrived; the lease was released), [ErrInvalidResource],
 // [ErrConfig] (invalid options, a TTL below the minimum the options allow,
-// or a Redis reply such as CROSSSLOT or WRONGTYPE, which is never reported
-// as ErrNotAcquired), ctx's error with the last attempt's error (both
+// a Redis reply such as CROSSSLOT or WRONGTYPE, which is never reported
+// as ErrNotAcquired, or a fence counter set to a negative value by hand:
+// a minted token is always at least 1, and nothing is written then; raise
+// the counter with Advance), ctx's error with the last attempt's error (both
 // match errors.Is) when ctx ended first, or else the last attempt's error:
 // a Redis error, or a [*TimeoutError] when the attempt was cut off by
 // CallTimeout or a go-redis timeout.
