@@ -110,6 +110,14 @@ var shapeSeeds = [][]byte{
 	[]byte(sqlPrefix + "WITH w AS (INSERT INTO child (id, v) VALUES ($1, 'x') RETURNING id) MERGE INTO events e USING w ON e.id = w.id WHEN MATCHED THEN UPDATE SET note = 'm'"),
 	[]byte(sqlPrefix + "WITH w0 AS (INSERT INTO events (id, note) VALUES ($1, upper('y')) ON CONFLICT DO NOTHING RETURNING id) MERGE INTO pparent t USING (SELECT $1::bigint AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE"),
 	[]byte(sqlPrefix + "CREATE TEMP TABLE t1 AS EXECUTE oracle_pw(1)"),
+	// Schema changes of the fenced table inside DO, which escaped until
+	// 2cd6b0d (the corpus's sqlc case "do" found the first).
+	[]byte(sqlPrefix + "DO $$ BEGIN ALTER TABLE jobs ALTER COLUMN tok TYPE bigint USING 0; END $$"),
+	[]byte(sqlPrefix + "DO $$ BEGIN ALTER TABLE jobs ADD COLUMN x int; END $$"),
+	[]byte(sqlPrefix + "DO $$ BEGIN DROP TABLE jobs CASCADE; END $$"),
+	[]byte(sqlPrefix + "DO $$ BEGIN ALTER TABLE jobs DISABLE TRIGGER ALL; END $$"),
+	[]byte(sqlPrefix + "DO $$ BEGIN CREATE RULE r AS ON UPDATE TO jobs DO INSTEAD NOTHING; END $$"),
+	[]byte(sqlPrefix + "MERGE INTO events t USING (SELECT id FROM jobs WHERE id = $1) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET note = $2"),
 }
 
 // TestOracleGrammarShapes runs the oracle over shapeGen's statements for a

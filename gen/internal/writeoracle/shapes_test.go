@@ -219,6 +219,14 @@ func (g *shapeGen) more() string {
 		t := g.target()
 		return fmt.Sprintf("COMMENT ON TABLE %s IS 'c'", strings.TrimPrefix(t.name, "ONLY "))
 	case 8:
+		if g.pick(2) == 0 {
+			t := g.target()
+			return fmt.Sprintf("DO $$ BEGIN %s; END $$", []string{
+				"ALTER TABLE " + strings.TrimPrefix(t.name, "ONLY ") + " ADD COLUMN extra int",
+				"ALTER TABLE " + strings.TrimPrefix(t.name, "ONLY ") + " DISABLE TRIGGER ALL",
+				"DROP TABLE " + strings.TrimPrefix(t.name, "ONLY ") + " CASCADE",
+				"CREATE RULE r AS ON UPDATE TO " + strings.TrimPrefix(t.name, "ONLY ") + " DO INSTEAD NOTHING"}[g.pick(4)])
+		}
 		return fmt.Sprintf("DO $$ BEGIN EXECUTE %s; END $$", []string{"'UPDATE jobs SET state = ''dyn'' WHERE id = 1'", "'SELECT 1'", "format('DELETE FROM %I WHERE id = 1', 'events')"}[g.pick(3)])
 	case 9:
 		return fmt.Sprintf("DELETE FROM events WHERE id = $1%s", []string{"", " RETURNING id"}[g.pick(2)])
