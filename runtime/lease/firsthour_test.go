@@ -1,10 +1,13 @@
 package lease
 
 import (
+	"errors"
 	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fencegen/fencegen/internal/faults"
 )
 
 // Issue 26, the first hour: a lease lost at its local deadline with no
@@ -30,5 +33,22 @@ func TestLostAtDeadlineLogsNoNilError(t *testing.T) {
 	}
 	if strings.Contains(out, "<nil>") {
 		t.Fatalf("a record logs an empty error:\n%s", out)
+	}
+}
+
+// Issue 26, the first hour: Check keeps configuration errors and
+// persistence warnings apart, so that "log the warnings and go on" cannot
+// swallow an error. On a server without persistence (a warning), Check
+// with an invalid option returns ErrConfig alone, not ErrUnsafeConfig;
+// with valid options it returns the warnings alone, not ErrConfig.
+func TestCheckSeparatesErrorsFromWarnings(t *testing.T) {
+	_, rdb := private(t, faults.RedisOptions{})
+	err := New(rdb, &Options{KeyPrefix: "a{b}"}).Check(bg)
+	if !errors.Is(err, ErrConfig) || errors.Is(err, ErrUnsafeConfig) {
+		t.Fatalf("Check with an invalid KeyPrefix on an unsafe server = %v, want ErrConfig and not ErrUnsafeConfig", err)
+	}
+	err = New(rdb, nil).Check(bg)
+	if !errors.Is(err, ErrUnsafeConfig) || errors.Is(err, ErrConfig) {
+		t.Fatalf("Check on a server without persistence = %v, want ErrUnsafeConfig and not ErrConfig", err)
 	}
 }
