@@ -379,6 +379,10 @@ func (e *emitter) gofmt(name string, f *jen.File) ([]byte, error) {
 	if err := f.Render(&src); err != nil {
 		return nil, err
 	}
+	if out, decls, ok := gofmtChunks(src.Bytes()); ok {
+		e.printed[name] = decls
+		return out, nil
+	}
 	fset := token.NewFileSet()
 	tree, err := parser.ParseFile(fset, "", src.Bytes(), parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {

@@ -1,0 +1,174 @@
+package golang
+
+import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+)
+
+// formatChunk is about how many bytes of jennifer's unformatted output
+// gofmtChunks formats at once. A generated file's syntax tree takes
+// some 25 times its source in memory: at a thousand tables the query
+// file is about 5 MB of Go, and its whole tree was most of the run's peak
+// heap (BENCHMARKS.md, "Peak memory").
+const formatChunk = 256 << 10
+
+// gofmtChunks formats src (a file as jennifer renders it unformatted) a
+// run of top-level declarations at a time, each run parsed and printed
+// after the file's header (comments, package clause and imports), so
+// that at most one run's syntax tree is live; it returns the formatted
+// file and the declarations of the trees it printed (declsOf, merged),
+// or ok false when src cannot be cut so (gofmt then formats it whole).
+//
+// The output is gofmt's output for the whole file: a cut is made only
+// between two top-level declarations separated by a blank line, where
+// go/printer's output depends on nothing before the cut but the number
+// of line breaks (at most two are kept, and a blank line ends every
+// alignment section of its tabwriter), and each run keeps the text
+// between the declarations, blank lines and comments included.
+func gofmtChunks(src []byte) (out []byte, decls *fileDecls, ok bool) {
+	cuts, header := declCuts(src)
+	if len(cuts) == 0 {
+		return nil, nil, false
+	}
+	// The runs: src[:runs[0]], then src[runs[i-1]:runs[i]] after the header.
+	var runs []int
+	start := 0
+	for _, c := range cuts {
+		if c-start >= formatChunk {
+			runs = append(runs, c)
+			start = c
+		}
+	}
+	if len(runs) == 0 {
+		return nil, nil, false
+	}
+	runs = append(runs, len(src))
+	head, _, err := formatSource(src[:header])
+	if err != nil {
+		return nil, nil, false
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(src) + len(src)/8)
+	decls = &fileDecls{}
+	var chunk []byte
+	prev := 0
+	for i, end := range runs {
+		if i == 0 {
+			chunk = src[:end]
+		} else {
+			chunk = append(append(chunk[:0:0], src[:header]...), src[prev:end]...)
+		}
+		prev = end
+		b, tree, err := formatSource(chunk)
+		if err != nil {
+			return nil, nil, false
+		}
+		d := declsOf(tree)
+		if i == 0 {
+			decls.imports = d.imports
+		} else {
+			if !bytes.HasPrefix(b, head) {
+				return nil, nil, false
+			}
+			b = b[len(head):]
+		}
+		decls.pkg = append(decls.pkg, d.pkg...)
+		decls.members = append(decls.members, d.members...)
+		decls.funcs = append(decls.funcs, d.funcs...)
+		buf.Write(b)
+	}
+	return buf.Bytes(), decls, true
+}
+
+// formatSource parses src and prints it as go/format.Source does.
+func formatSource(src []byte) ([]byte, *ast.File, error) {
+	fset := token.NewFileSet()
+	tree, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return nil, nil, err
+	}
+	ast.SortImports(fset, tree)
+	var out bytes.Buffer
+	out.Grow(len(src) + len(src)/8)
+	if err := gofmtConfig.Fprint(&out, fset, tree); err != nil {
+		return nil, nil, err
+	}
+	return out.Bytes(), tree, nil
+}
+
+// declCuts are the offsets in src just after a top-level declaration
+// that is followed, after a blank line, by another (comments between
+// them go with the later one), and header is the offset just after the
+// last token before the first declaration that is not an import. It
+// reads src with go/scanner, so it costs no syntax tree; on a scanning
+// error it returns no cuts.
+func declCuts(src []byte) (cuts []int, header int) {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	var s scanner.Scanner
+	failed := false
+	s.Init(file, src, func(token.Position, string) { failed = true }, scanner.ScanComments)
+	depth := 0
+	lastEnd := -1    // just after the last token at depth 0 (not a comment or an inserted semicolon)
+	inDecls := false // past the header
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		off := file.Offset(pos)
+		switch tok {
+		case token.COMMENT:
+			continue
+		case token.SEMICOLON:
+			if lit == "\n" {
+				continue
+			}
+		case token.LPAREN, token.LBRACK, token.LBRACE:
+			depth++
+		case token.RPAREN, token.RBRACK, token.RBRACE:
+			depth--
+		case token.FUNC, token.TYPE, token.CONST, token.VAR:
+			if depth == 0 && lastEnd >= 0 {
+				if !inDecls {
+					inDecls = true
+					header = lastEnd
+				} else if blankLineAfter(src, lastEnd) {
+					cuts = append(cuts, lastEnd)
+				}
+			}
+		}
+		end := off + len(lit)
+		if lit == "" {
+			end = off + len(tok.String())
+		}
+		if depth == 0 || (depth == 1 && (tok == token.LPAREN || tok == token.LBRACK || tok == token.LBRACE)) {
+			lastEnd = end
+		}
+	}
+	if failed || depth != 0 || !inDecls {
+		return nil, 0
+	}
+	return cuts, header
+}
+
+// blankLineAfter reports whether src has a blank line right after off
+// (only spaces and tabs before two line breaks).
+func blankLineAfter(src []byte, off int) bool {
+	n := 0
+	for _, c := range src[off:] {
+		switch c {
+		case '\n':
+			if n++; n == 2 {
+				return true
+			}
+		case ' ', '\t', '\r':
+		default:
+			return false
+		}
+	}
+	return false
+}
