@@ -6,6 +6,11 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/fencegen/fencegen/gen/internal/analyze"
 )
 
 // formatChunk is about how many bytes of jennifer's unformatted output
@@ -171,4 +176,108 @@ func blankLineAfter(src []byte, off int) bool {
 		}
 	}
 	return false
+}
+
+// queryBatch is how many queries queryFileSource renders at once.
+var queryBatch = 500
+
+// queryFileSource is the unformatted source of the query file whose
+// queries are qs (in order), named source in its header. jennifer's
+// statement trees take some 15 times the source they render to (72 MiB
+// for the 10,000 queries of BENCHMARKS.md's 1,000 tables), so the queries
+// are rendered queryBatch at a time, each batch a jen.File of its own
+// with the same import names (newFile), and the batches' texts joined
+// under one import block, the union of theirs, as jennifer writes it for
+// one file. When the batches' imports disagree (one path under two names
+// or one name for two paths), the file is rendered whole.
+func (e *emitter) queryFileSource(pkg, source string, qs []*analyze.Query) ([]byte, error) {
+	whole := func(qs []*analyze.Query) ([]byte, error) {
+		jf := e.newFile(pkg, source)
+		for _, q := range qs {
+			switch q.Cmd {
+			case ":copyfrom":
+				e.copyfromStructs(jf, q)
+			case ":batchexec", ":batchmany", ":batchone":
+			default:
+				e.query(jf, q)
+			}
+		}
+		return unformatted(jf)
+	}
+	if len(qs) <= queryBatch {
+		return whole(qs)
+	}
+	var prefix []byte            // the first batch's text before its imports
+	names := map[string]string{} // import path → name ("" for none)
+	var bodies [][]byte
+	for start := 0; start < len(qs); start += queryBatch {
+		src, err := whole(qs[start:min(start+queryBatch, len(qs))])
+		if err != nil {
+			return nil, err
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, "", src, parser.ImportsOnly|parser.ParseComments)
+		if err != nil {
+			return whole(qs)
+		}
+		// jennifer writes "\n\n" after the package clause and after the
+		// import declaration, then the body.
+		importStart, bodyStart := fset.Position(f.Name.End()).Offset+2, fset.Position(f.Name.End()).Offset+2
+		if len(f.Decls) > 0 {
+			importStart = fset.Position(f.Decls[0].Pos()).Offset
+			bodyStart = fset.Position(f.Decls[len(f.Decls)-1].End()).Offset + 2
+		}
+		if bodyStart > len(src) || !bytes.Equal(src[bodyStart-2:bodyStart], []byte("\n\n")) {
+			return whole(qs)
+		}
+		if prefix == nil {
+			prefix = src[:importStart]
+		}
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			n := ""
+			if im.Name != nil {
+				n = im.Name.Name
+			}
+			if prev, ok := names[p]; ok && prev != n {
+				return whole(qs)
+			}
+			names[p] = n
+		}
+		if body := src[bodyStart:]; len(body) > 0 {
+			bodies = append(bodies, body)
+		}
+	}
+	used := map[string]bool{}
+	for p, n := range names {
+		if n == "" {
+			n = p // a path without a name: its own
+		}
+		if used[n] {
+			return whole(qs)
+		}
+		used[n] = true
+	}
+	var out bytes.Buffer
+	out.Write(prefix)
+	paths := slices.Sorted(maps.Keys(names))
+	line := func(p string) string {
+		if names[p] != "" {
+			return names[p] + " " + strconv.Quote(p)
+		}
+		return strconv.Quote(p)
+	}
+	switch len(paths) {
+	case 0:
+	case 1:
+		out.WriteString("import " + line(paths[0]) + "\n\n")
+	default:
+		out.WriteString("import (\n")
+		for _, p := range paths {
+			out.WriteString(line(p) + "\n")
+		}
+		out.WriteString(")\n\n")
+	}
+	out.Write(bytes.Join(bodies, []byte("\n")))
+	return out.Bytes(), nil
 }

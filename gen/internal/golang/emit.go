@@ -156,23 +156,13 @@ func Emit(in Input) (map[string][]byte, error) {
 	for _, name := range outNames {
 		group := byOut[name]
 		// sqlc's "// source:" names the query file's base name.
-		jf := e.newFile(pkg, path.Base(group[0].Name))
 		qs := queriesOf(group)
 		sort.SliceStable(qs, func(i, j int) bool { return qs[i].Name < qs[j].Name })
-		for _, q := range qs {
-			switch q.Cmd {
-			case ":copyfrom":
-				e.copyfromStructs(jf, q)
-			case ":batchexec", ":batchmany", ":batchone":
-			default:
-				e.query(jf, q)
-			}
-		}
 		src := group[0].Name
 		if rel, ok := in.Sources[src]; ok {
 			src = rel
 		}
-		b, err := e.render(name, jf)
+		b, err := e.renderSource(name, func() ([]byte, error) { return e.queryFileSource(pkg, path.Base(group[0].Name), qs) })
 		if err != nil {
 			return nil, err
 		}
@@ -340,11 +330,17 @@ func (e *emitter) newPlainFile(pkg, source string) *jen.File {
 // With build_tags, the file starts with the //go:build line and a blank
 // line, as sqlc writes it.
 func (e *emitter) render(name string, f *jen.File) ([]byte, error) {
+	return e.renderSource(name, func() ([]byte, error) { return unformatted(f) })
+}
+
+// renderSource is render of the file whose unformatted source src
+// returns (unformatted, or renderQueries' batches).
+func (e *emitter) renderSource(name string, src func() ([]byte, error)) ([]byte, error) {
 	var buf bytes.Buffer
 	if e.opts.BuildTags != "" {
 		buf.WriteString("//go:build " + e.opts.BuildTags + "\n\n")
 	}
-	formatted, err := e.gofmt(name, f)
+	formatted, err := e.gofmt(name, src)
 	if err != nil {
 		msg, _, _ := strings.Cut(err.Error(), "\n")
 		return nil, fmt.Errorf("internal error rendering %s (please report it): %s", name, msg)
@@ -369,29 +365,38 @@ func (e *emitter) render(name string, f *jen.File) ([]byte, error) {
 // go/printer reads but does not export).
 var gofmtConfig = printer.Config{Mode: printer.UseSpaces | printer.TabIndent | 1<<30, Tabwidth: 8}
 
-// gofmt renders f with jennifer and formats it as go/format.Source does
-// (parse with comments, sort the imports, print with gofmtConfig), once:
-// the declarations of the syntax tree it printed are kept in e.printed
-// for checkCollisions, which would otherwise parse the output again.
-func (e *emitter) gofmt(name string, f *jen.File) ([]byte, error) {
+// unformatted is f as jennifer renders it, unformatted.
+func unformatted(f *jen.File) ([]byte, error) {
 	var src bytes.Buffer
 	f.NoFormat = true
 	if err := f.Render(&src); err != nil {
 		return nil, err
 	}
-	if out, decls, ok := gofmtChunks(src.Bytes()); ok {
+	return src.Bytes(), nil
+}
+
+// gofmt formats the source that render returns as go/format.Source does
+// (parse with comments, sort the imports, print with gofmtConfig), once:
+// the declarations of the syntax tree it printed are kept in e.printed
+// for checkCollisions, which would otherwise parse the output again.
+func (e *emitter) gofmt(name string, render func() ([]byte, error)) ([]byte, error) {
+	src, err := render()
+	if err != nil {
+		return nil, err
+	}
+	if out, decls, ok := gofmtChunks(src); ok {
 		e.printed[name] = decls
 		return out, nil
 	}
 	fset := token.NewFileSet()
-	tree, err := parser.ParseFile(fset, "", src.Bytes(), parser.ParseComments|parser.SkipObjectResolution)
+	tree, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
 		// jennifer's words for it, without the source it appends.
 		return nil, fmt.Errorf("Error %s while formatting source:", err)
 	}
 	ast.SortImports(fset, tree)
 	var out bytes.Buffer
-	out.Grow(src.Len() + src.Len()/8)
+	out.Grow(len(src) + len(src)/8)
 	if err := gofmtConfig.Fprint(&out, fset, tree); err != nil {
 		return nil, err
 	}
