@@ -1,6 +1,7 @@
 package golang
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/dave/jennifer/jen"
@@ -90,59 +91,43 @@ func pgtypeV4(name string) goType { return goType{pkg: pgtypeV4Pkg, name: name} 
 // in sqlc. interval is int64 with sqlc, which pgx/v4 does not scan into
 // (pgtype.Interval has no int64 form): the column is sqlc's, so is the
 // type.
-var pgxV4Types = map[string][2]goType{
-	"int2":        {{name: "int16"}, sqlNull("NullInt16")},
-	"int4":        {{name: "int32"}, sqlNull("NullInt32")},
-	"int8":        {{name: "int64"}, sqlNull("NullInt64")},
-	"float4":      {{name: "float32"}, sqlNull("NullFloat64")},
-	"float8":      {{name: "float64"}, sqlNull("NullFloat64")},
-	"numeric":     same(pgtypeV4("Numeric")),
-	"money":       same(pgtypeV4("Numeric")),
-	"bool":        {{name: "bool"}, sqlNull("NullBool")},
-	"text":        {{name: "string"}, sqlNull("NullString")},
-	"varchar":     {{name: "string"}, sqlNull("NullString")},
-	"bpchar":      {{name: "string"}, sqlNull("NullString")},
-	"name":        {{name: "string"}, sqlNull("NullString")},
-	"citext":      {{name: "string"}, sqlNull("NullString")},
-	"ltree":       {{name: "string"}, sqlNull("NullString")},
-	"lquery":      {{name: "string"}, sqlNull("NullString")},
-	"ltxtquery":   {{name: "string"}, sqlNull("NullString")},
-	"string":      {{name: "string"}, sqlNull("NullString")},
-	"bytea":       {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
-	"blob":        {{name: "byte", slices: 1}, {name: "byte", slices: 1}},
-	"json":        same(pgtypeV4("JSON")),
-	"jsonb":       same(pgtypeV4("JSONB")),
-	"date":        {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
-	"time":        {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
-	"timetz":      {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
-	"timestamp":   {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
-	"timestamptz": {{pkg: "time", name: "Time"}, sqlNull("NullTime")},
-	"interval":    {{name: "int64"}, sqlNull("NullInt64")},
-	"uuid":        {{pkg: uuidPkg, name: "UUID"}, {pkg: uuidPkg, name: "NullUUID"}},
-	"inet":        same(pgtypeV4("Inet")),
-	"cidr":        same(pgtypeV4("CIDR")),
-	"macaddr":     same(pgtypeV4("Macaddr")),
-	"macaddr8":    same(pgtypeV4("Macaddr")),
-	"daterange":   same(pgtypeV4("Daterange")),
-	"tsrange":     same(pgtypeV4("Tsrange")),
-	"tstzrange":   same(pgtypeV4("Tstzrange")),
-	"numrange":    same(pgtypeV4("Numrange")),
-	"int4range":   same(pgtypeV4("Int4range")),
-	"int8range":   same(pgtypeV4("Int8range")),
-	"hstore":      same(pgtypeV4("Hstore")),
-	"bit":         same(pgtypeV4("Varbit")),
-	"varbit":      same(pgtypeV4("Varbit")),
-	"cid":         same(pgtypeV4("CID")),
-	"oid":         same(pgtypeV4("OID")),
-	"tid":         same(pgtypeV4("TID")),
-	"xid":         same(pgtypeV4("XID")),
-	"box":         same(pgtypeV4("Box")),
-	"circle":      same(pgtypeV4("Circle")),
-	"line":        same(pgtypeV4("Line")),
-	"lseg":        same(pgtypeV4("Lseg")),
-	"path":        same(pgtypeV4("Path")),
-	"point":       same(pgtypeV4("Point")),
-	"polygon":     same(pgtypeV4("Polygon")),
+var pgxV4Types = withTypes(stdlibTypes, map[string][2]goType{
+	"numeric":   same(pgtypeV4("Numeric")),
+	"money":     same(pgtypeV4("Numeric")),
+	"json":      same(pgtypeV4("JSON")),
+	"jsonb":     same(pgtypeV4("JSONB")),
+	"inet":      same(pgtypeV4("Inet")),
+	"cidr":      same(pgtypeV4("CIDR")),
+	"macaddr":   same(pgtypeV4("Macaddr")),
+	"macaddr8":  same(pgtypeV4("Macaddr")),
+	"daterange": same(pgtypeV4("Daterange")),
+	"tsrange":   same(pgtypeV4("Tsrange")),
+	"tstzrange": same(pgtypeV4("Tstzrange")),
+	"numrange":  same(pgtypeV4("Numrange")),
+	"int4range": same(pgtypeV4("Int4range")),
+	"int8range": same(pgtypeV4("Int8range")),
+	"hstore":    same(pgtypeV4("Hstore")),
+	"bit":       same(pgtypeV4("Varbit")),
+	"varbit":    same(pgtypeV4("Varbit")),
+	"cid":       same(pgtypeV4("CID")),
+	"oid":       same(pgtypeV4("OID")),
+	"tid":       same(pgtypeV4("TID")),
+	"xid":       same(pgtypeV4("XID")),
+	"box":       same(pgtypeV4("Box")),
+	"circle":    same(pgtypeV4("Circle")),
+	"line":      same(pgtypeV4("Line")),
+	"lseg":      same(pgtypeV4("Lseg")),
+	"path":      same(pgtypeV4("Path")),
+	"point":     same(pgtypeV4("Point")),
+	"polygon":   same(pgtypeV4("Polygon")),
+})
+
+// withTypes returns a copy of base with the entries of over added to it
+// or replacing its own.
+func withTypes(base, over map[string][2]goType) map[string][2]goType {
+	m := maps.Clone(base)
+	maps.Copy(m, over)
+	return m
 }
 
 // goType is a Go type reference: a qualified name plus pointer and slice
