@@ -68,21 +68,46 @@ func (c *Client) DoWait(ctx context.Context, resource string, ttl time.Duration,
 	return c.hold(ctx, l, fn)
 }
 
-func (c *Client) hold(ctx context.Context, l *Lease, fn func(ctx context.Context, token fence.Token) error) (err error) {
+func (c *Client) hold(ctx context.Context, l *Lease, fn func(ctx context.Context, token fence.Token) error) error {
+	return Hold(ctx, l, c.opts.drainTimeout(l.tm.ttl), l.stopHeartbeat, fn)
+}
+
+// Hold is the body of Do and DoWait for a lease l already acquired, by any
+// coordinator (the Redis [Client.Do] and etcdlease's Client.Do both run
+// it): it calls fn with l's token and a context cancelled when either ctx
+// or l's context ends (its cause is the [*LostError] when the lease was
+// lost, or ctx's own cause), and releases l however fn ends, including by
+// panic or runtime.Goexit, never before fn has returned.
+//
+// drain is how long the heartbeat keeps l after ctx ends while fn is still
+// running; then stopHeartbeat is called (it must stop l's renewals and
+// return), so that l expires by itself within its TTL if fn ignores its
+// context. A negative or zero drain stops the heartbeat as soon as ctx
+// ends.
+//
+// Hold returns fn's error after [Held.Observe], joined with the
+// *LostError if l was lost before fn returned (a Release that returns
+// [ErrNotHeld] counts as such a loss) and with any other Release error.
+// When fn's error is itself the error by which Observe found l superseded,
+// the *LostError, which wraps it, is returned alone.
+func Hold(ctx context.Context, l Held, drain time.Duration, stopHeartbeat func(), fn func(ctx context.Context, token fence.Token) error) (err error) {
 	work, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(l.Context(), func() { cancel(context.Cause(l.Context())) })
-	drain := context.AfterFunc(ctx, func() {
-		t := time.AfterFunc(c.opts.drainTimeout(l.tm.ttl), l.stopHeartbeat)
+	stopDrain := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(drain, stopHeartbeat)
 		context.AfterFunc(l.Context(), func() { t.Stop() })
 	})
 	returned := false
 	defer func() {
 		stop()
-		drain()
+		stopDrain()
 		if returned {
 			err = l.Observe(ctx, err)
 		}
-		lost := l.lostCause()
+		var lost *LostError
+		if !errors.As(l.Err(), &lost) {
+			lost = nil
+		}
 		cancel(context.Canceled)
 		relErr := l.Release(context.WithoutCancel(ctx)) // also after ctx ended (shutdown)
 		if !returned {
@@ -90,22 +115,24 @@ func (c *Client) hold(ctx context.Context, l *Lease, fn func(ctx context.Context
 		}
 		if lost == nil && errors.Is(relErr, ErrNotHeld) {
 			// Lost before fn returned, though the heartbeat had not noticed.
-			lost = &LostError{Resource: l.resource, Token: l.token, Reason: ReasonNotOwner, Err: ErrNotOwner}
+			lost = &LostError{Resource: l.Resource(), Token: l.Token(), Reason: ReasonNotOwner, Err: ErrNotOwner}
 		}
+		var lostErr error
 		if lost != nil {
+			lostErr = lost
 			if errors.Is(relErr, ErrNotHeld) {
 				relErr = nil
 			}
 			if errors.Is(err, ErrLost) {
-				lost = nil // fn already returned the cause
-			} else if le := lost.(*LostError); le.Err != nil && le.Err == err {
+				lostErr = nil // fn already returned the cause
+			} else if lost.Err != nil && lost.Err == err {
 				// Observe found fn's own stale-token error superseding the
 				// lease: the *LostError wraps it (errors.Is and errors.As
 				// still find it), and repeating it would print it twice.
 				err = nil
 			}
 		}
-		err = errors.Join(err, lost, relErr)
+		err = errors.Join(err, lostErr, relErr)
 	}()
 	err = fn(work, l.Token())
 	returned = true

@@ -2,7 +2,6 @@ package etcdlease
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -43,42 +42,7 @@ func (c *Client) DoWait(ctx context.Context, resource string, ttl time.Duration,
 	return c.hold(ctx, l, fn)
 }
 
-func (c *Client) hold(ctx context.Context, l *Lease, fn func(ctx context.Context, token fence.Token) error) (err error) {
-	work, cancel := context.WithCancelCause(ctx)
-	stop := context.AfterFunc(l.Context(), func() { cancel(context.Cause(l.Context())) })
-	drain := context.AfterFunc(ctx, func() {
-		t := time.AfterFunc(l.tm.ttl/2, l.stopHeartbeat)
-		context.AfterFunc(l.Context(), func() { t.Stop() })
-	})
-	returned := false
-	defer func() {
-		stop()
-		drain()
-		if returned {
-			err = l.Observe(ctx, err)
-		}
-		lost := l.lostCause()
-		cancel(context.Canceled)
-		relErr := l.Release(context.WithoutCancel(ctx))
-		if !returned {
-			return
-		}
-		if lost == nil && errors.Is(relErr, lease.ErrNotHeld) {
-			lost = &lease.LostError{Resource: l.resource, Token: l.token, Reason: lease.ReasonNotOwner, Err: lease.ErrNotOwner}
-		}
-		if lost != nil {
-			if errors.Is(relErr, lease.ErrNotHeld) {
-				relErr = nil
-			}
-			if errors.Is(err, lease.ErrLost) {
-				lost = nil
-			} else if le := lost.(*lease.LostError); le.Err != nil && le.Err == err {
-				err = nil
-			}
-		}
-		err = errors.Join(err, lost, relErr)
-	}()
-	err = fn(work, l.Token())
-	returned = true
-	return err
+// hold keeps the lease for TTL/2 after ctx ends while fn runs.
+func (c *Client) hold(ctx context.Context, l *Lease, fn func(ctx context.Context, token fence.Token) error) error {
+	return lease.Hold(ctx, l, l.tm.ttl/2, l.stopHeartbeat, fn)
 }

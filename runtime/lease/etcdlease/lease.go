@@ -353,12 +353,4 @@ func (l *Lease) op(name string) string {
 	return fmt.Sprintf("%s %q (token %d)", name, l.resource, l.token)
 }
 
-func (l *Lease) lostCause() error {
-	var lost *lease.LostError
-	if err := l.Err(); errors.As(err, &lost) {
-		return lost
-	}
-	return nil
-}
-
 var _ lease.Held = (*Lease)(nil)
