@@ -20,7 +20,7 @@ type Child struct {
 	lines  chan string
 	done   chan struct{}
 	err    error // set before done is closed
-	stderr syncBuffer
+	stderr OutputBuffer
 }
 
 // StartChild starts cmd (which must not have been started and whose Stdout

@@ -54,33 +54,12 @@ type Redis struct {
 
 	mu      sync.Mutex
 	proc    *exec.Cmd
-	out     *syncBuffer
-	done    chan struct{} // closed when proc has exited and been waited for
-	stopped bool          // SIGSTOPped
+	out     *OutputBuffer
+	done    <-chan struct{} // closed when proc has exited and been waited for
+	stopped bool            // SIGSTOPped
 	admin   *redis.Client
 	// sentinelConf, if set, makes this a Sentinel started from that file.
 	sentinelConf string
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's output copiers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.b.Len() > 1<<20 {
-		return len(p), nil
-	}
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
@@ -155,29 +134,15 @@ func (r *Redis) args() []string {
 // start launches the process and waits for PING; r.mu must not be held.
 func (r *Redis) start() error {
 	cmd := exec.Command(r.bin, r.args()...)
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start redis-server: %w", err)
-	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
 	// Hard bound: killed after MaxLifetime whatever the test does.
 	life := MaxLifetime
 	if r.opts.MaxLifetime > 0 {
 		life = r.opts.MaxLifetime
 	}
-	go func() {
-		select {
-		case <-done:
-		case <-time.After(life):
-			_ = cmd.Process.Signal(syscall.SIGCONT)
-			_ = cmd.Process.Kill()
-		}
-	}()
+	out, done, err := StartProcess(cmd, life)
+	if err != nil {
+		return fmt.Errorf("start redis-server: %w", err)
+	}
 	r.mu.Lock()
 	r.proc, r.out, r.done, r.stopped = cmd, out, done, false
 	r.mu.Unlock()

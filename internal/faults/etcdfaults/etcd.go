@@ -5,7 +5,6 @@
 package etcdfaults
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
@@ -45,8 +44,8 @@ type EtcdMember struct {
 
 	mu   sync.Mutex
 	proc *exec.Cmd
-	out  *buffer
-	done chan struct{}
+	out  *faults.OutputBuffer
+	done <-chan struct{}
 }
 
 // EtcdBinary returns the path of the etcd binary, or skips t (fails it
@@ -185,24 +184,10 @@ func (m *EtcdMember) start() {
 		"--initial-cluster-token", "faults",
 		"--heartbeat-interval", "50", "--election-timeout", "500",
 		"--log-level", "error", "--logger", "zap")
-	out := &buffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
+	out, done, err := faults.StartProcess(cmd, faults.MaxLifetime)
+	if err != nil {
 		m.t.Fatalf("faults: start etcd: %v", err)
 	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
-	go func() {
-		select {
-		case <-done:
-		case <-time.After(faults.MaxLifetime):
-			_ = cmd.Process.Signal(syscall.SIGCONT)
-			_ = cmd.Process.Kill()
-		}
-	}()
 	m.mu.Lock()
 	m.proc, m.out, m.done = cmd, out, done
 	m.mu.Unlock()
@@ -260,26 +245,4 @@ func (m *EtcdMember) Output() string {
 		return ""
 	}
 	return m.out.String()
-}
-
-// buffer is a bytes.Buffer safe for the process's output copiers, keeping
-// the first MiB.
-type buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *buffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.b.Len() > 1<<20 {
-		return len(p), nil
-	}
-	return s.b.Write(p)
-}
-
-func (s *buffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
