@@ -2,6 +2,7 @@ package faults
 
 import (
 	"bytes"
+	"errors"
 	"os/exec"
 	"sync"
 	"syscall"
@@ -55,4 +56,18 @@ func StartProcess(cmd *exec.Cmd, life time.Duration) (out *OutputBuffer, done <-
 		}
 	}()
 	return out, exited, nil
+}
+
+// KillProcess sends cmd's process SIGCONT (in case it was stopped) and
+// SIGKILL, and waits up to 10s for done (from [StartProcess]) to close.
+// It returns an error when the process did not exit by then.
+func KillProcess(cmd *exec.Cmd, done <-chan struct{}) error {
+	_ = cmd.Process.Signal(syscall.SIGCONT)
+	_ = cmd.Process.Kill()
+	select {
+	case <-done:
+		return nil
+	case <-time.After(10 * time.Second):
+		return errors.New("did not exit after SIGKILL")
+	}
 }

@@ -207,12 +207,8 @@ func (r *Redis) kill() {
 	if cmd == nil {
 		return
 	}
-	_ = cmd.Process.Signal(syscall.SIGCONT)
-	_ = cmd.Process.Kill()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		r.t.Errorf("faults: redis-server on port %d did not exit after SIGKILL", r.port)
+	if err := KillProcess(cmd, done); err != nil {
+		r.t.Errorf("faults: redis-server on port %d %v", r.port, err)
 	}
 }
 

@@ -204,12 +204,8 @@ func (m *EtcdMember) kill() {
 	if cmd == nil {
 		return
 	}
-	_ = cmd.Process.Signal(syscall.SIGCONT)
-	_ = cmd.Process.Kill()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		m.t.Errorf("faults: etcd member %s did not exit after SIGKILL", m.Name)
+	if err := faults.KillProcess(cmd, done); err != nil {
+		m.t.Errorf("faults: etcd member %s %v", m.Name, err)
 	}
 }
 
