@@ -3,34 +3,24 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	_ "embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/redis/go-redis/v9"
-
 	"github.com/fencegen/fencegen/examples/payouts/payoutsdb"
+	"github.com/fencegen/fencegen/internal/demo"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/lease"
 )
 
 //go:embed schema.sql
 var schemaSQL string
-
-// errWorkerExited is how the demo sees worker 1's output end.
-var errWorkerExited = errors.New("worker 1 exited early")
 
 // amountCents is every payout's amount: 100.00.
 const amountCents = 100_00
@@ -92,41 +82,15 @@ func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
-	suffix := randomSuffix()
+	suffix := demo.RandomSuffix()
 	if cfg.KeyPrefix == "" {
 		cfg.KeyPrefix = "fencegen-payouts-" + suffix
 	}
-	schema := "fencegen_payouts_" + suffix
-	admin, err := openPool(ctx, cfg.DatabaseURL)
-	if err != nil {
-		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
-	}
-	defer admin.Close()
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		return nil, fmt.Errorf("create schema: %w", err)
-	}
-	defer admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-	dbURL, err := withSearchPath(cfg.DatabaseURL, schema)
+	sc, err := demo.OpenScratch(ctx, cfg.DatabaseURL, cfg.RedisURL, "fencegen_payouts_"+suffix, schemaSQL, cfg.KeyPrefix)
 	if err != nil {
 		return nil, err
 	}
-	pool, err := openPool(ctx, dbURL)
-	if err != nil {
-		return nil, err
-	}
-	defer pool.Close()
-	if _, err := pool.Exec(ctx, schemaSQL); err != nil {
-		return nil, fmt.Errorf("apply schema.sql: %w", err)
-	}
-	rdb, err := redisClient(cfg.RedisURL)
-	if err != nil {
-		return nil, err
-	}
-	defer rdb.Close()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		return nil, fmt.Errorf("connect to Redis: %w", err)
-	}
-	defer cleanupKeys(rdb, cfg.KeyPrefix)
+	defer sc.Close()
 	provider, err := StartProvider()
 	if err != nil {
 		return nil, err
@@ -135,7 +99,7 @@ func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
 
 	var results []RunResult
 	for i, mode := range Modes {
-		r, err := runTimeline(ctx, cfg, mode, int64(42+i), dbURL, pool, rdb, provider)
+		r, err := runTimeline(ctx, cfg, mode, int64(42+i), sc, provider)
 		if err != nil {
 			return results, fmt.Errorf("%s run: %w", mode, err)
 		}
@@ -159,26 +123,10 @@ func times(n int) string {
 	return strconv.Itoa(n) + " times"
 }
 
-// timeline prints events with the time since the run started.
-type timeline struct {
-	out   io.Writer
-	start time.Time
-	mu    sync.Mutex
-}
-
-func (t *timeline) say(who, format string, args ...any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	fmt.Fprintf(t.out, "[%6s] %-10s %s\n", time.Since(t.start).Round(time.Millisecond), who, fmt.Sprintf(format, args...))
-}
-
-func (t *timeline) sayer(who string) func(string, ...any) {
-	return func(format string, args ...any) { t.say(who, format, args...) }
-}
-
-func runTimeline(ctx context.Context, cfg DemoConfig, mode string, payout int64, dbURL string, pool *pgxpool.Pool, rdb *redis.Client, provider *Provider) (RunResult, error) {
+func runTimeline(ctx context.Context, cfg DemoConfig, mode string, payout int64, sc *demo.Scratch, provider *Provider) (RunResult, error) {
+	pool := sc.Pool
 	r := RunResult{Mode: mode, Payout: payout}
-	tl := &timeline{out: cfg.Out, start: time.Now()}
+	tl := &demo.Timeline{Out: cfg.Out, Start: time.Now(), Width: 10}
 	fmt.Fprintf(cfg.Out, "\n== %s: job \"pay out payout %d (100.00), exactly once\" ==\n", mode, payout)
 	q := payoutsdb.New(pool)
 	if err := q.CreatePayout(ctx, payoutsdb.CreatePayoutParams{ID: payout, AmountCents: amountCents}); err != nil {
@@ -188,46 +136,18 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, payout int64,
 
 	// Worker 1: a child process, so that SIGSTOP freezes all of it,
 	// heartbeat included.
-	exe, err := os.Executable()
-	if err != nil {
-		return r, err
-	}
-	cmd := exec.CommandContext(ctx, exe)
-	cmd.Env = append(os.Environ(),
-		workerEnv+"="+mode, workerDBEnv+"="+dbURL, workerRedisEnv+"="+cfg.RedisURL,
+	w1, err := demo.StartWorker1(ctx,
+		workerEnv+"="+mode, workerDBEnv+"="+sc.DatabaseURL, workerRedisEnv+"="+cfg.RedisURL,
 		workerPrefixEnv+"="+cfg.KeyPrefix, workerTTLEnv+"="+cfg.TTL.String(),
 		workerPayoutEnv+"="+strconv.FormatInt(payout, 10), workerProviderEnv+"="+provider.URL())
-	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return r, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return r, err
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return r, err
-	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGCONT)
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}()
-	lines := bufio.NewScanner(stdout)
+	defer w1.Close()
 	// relay prints worker 1's lines until one starting with stop, and
 	// returns the rest of that line.
 	relay := func(stop string) (string, error) {
-		for lines.Scan() {
-			if rest, ok := strings.CutPrefix(lines.Text(), stop); ok {
-				return rest, nil
-			}
-			tl.say("worker 1", "%s", lines.Text())
-		}
-		if err := lines.Err(); err != nil {
-			return "", err
-		}
-		return "", errWorkerExited
+		return w1.Relay(stop, func(line string) { tl.Say("worker 1", "%s", line) })
 	}
 	tok, err := relay("READY ")
 	if err != nil {
@@ -236,32 +156,21 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, payout int64,
 	n, _ := strconv.ParseInt(tok, 10, 64)
 	r.Worker1Token = fence.Token(n)
 	pause := cfg.TTL * 3 / 2
-	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := w1.Freeze(); err != nil {
 		return r, err
 	}
-	tl.say("worker 1", "FROZEN (SIGSTOP for %s, longer than the %s TTL)", pause, cfg.TTL)
+	tl.Say("worker 1", "FROZEN (SIGSTOP for %s, longer than the %s TTL)", pause, cfg.TTL)
 	frozenAt := time.Now()
 
 	// Worker 2: waits until worker 1's lease has expired in Redis.
-	locker := lease.New(rdb, &lease.Options{KeyPrefix: cfg.KeyPrefix})
-	var l2 *lease.Lease
-	for {
-		l2, err = locker.Acquire(ctx, resource, cfg.TTL)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, lease.ErrNotAcquired) {
-			return r, fmt.Errorf("worker 2 acquire: %w", err)
-		}
-		select {
-		case <-ctx.Done():
-			return r, ctx.Err()
-		case <-time.After(cfg.TTL / 20):
-		}
+	locker := lease.New(sc.Redis, &lease.Options{KeyPrefix: cfg.KeyPrefix})
+	l2, err := demo.AcquireAfterExpiry(ctx, locker, resource, cfg.TTL)
+	if err != nil {
+		return r, err
 	}
 	r.Worker2Token = l2.Token()
-	tl.say("worker 2", "acquired lease %s (worker 1's expired), fencing token %d", resource, l2.Token())
-	w2 := Worker{Pool: pool, ProviderURL: provider.URL(), Say: tl.sayer("worker 2")}
+	tl.Say("worker 2", "acquired lease %s (worker 1's expired), fencing token %d", resource, l2.Token())
+	w2 := Worker{Pool: pool, ProviderURL: provider.URL(), Say: tl.Sayer("worker 2")}
 	plan, err := w2.Prepare(l2.Context(), mode, payout, l2.Token())
 	if err != nil {
 		return r, fmt.Errorf("worker 2: %w", err)
@@ -276,18 +185,15 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, payout int64,
 	if err := l2.Release(ctx); err != nil {
 		return r, fmt.Errorf("worker 2 release: %w", err)
 	}
-	tl.say("worker 2", "released the lease")
+	tl.Say("worker 2", "released the lease")
 
 	if d := pause - time.Since(frozenAt); d > 0 {
 		time.Sleep(d)
 	}
-	if _, err := io.WriteString(stdin, "GO\n"); err != nil {
+	if err := w1.Resume(); err != nil {
 		return r, err
 	}
-	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		return r, err
-	}
-	tl.say("worker 1", "wakes up; what it decided before the pause goes ahead with token %d", r.Worker1Token)
+	tl.Say("worker 1", "wakes up; what it decided before the pause goes ahead with token %d", r.Worker1Token)
 	res, err := relay("RESULT ")
 	if err != nil {
 		return r, err
@@ -299,10 +205,10 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, payout int64,
 	} else if res != "written" {
 		return r, fmt.Errorf("worker 1: %s", res)
 	}
-	if _, err := relay("\x00"); !errors.Is(err, errWorkerExited) { // the rest of its lines
+	if _, err := relay(""); !errors.Is(err, demo.ErrWorkerExited) { // the rest of its lines
 		return r, err
 	}
-	if err := cmd.Wait(); err != nil {
+	if err := w1.Wait(); err != nil {
 		return r, fmt.Errorf("worker 1: %w", err)
 	}
 
@@ -312,7 +218,7 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, payout int64,
 		var errs [2]error
 		for i := range errs {
 			wg.Go(func() {
-				_, errs[i] = Dispatch(ctx, pool, provider.URL(), tl.sayer("dispatcher"))
+				_, errs[i] = Dispatch(ctx, pool, provider.URL(), tl.Sayer("dispatcher"))
 			})
 		}
 		wg.Wait()
@@ -322,7 +228,7 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, payout int64,
 	}
 
 	r.Payments = provider.Payments(payout)
-	tl.say("provider", "payout %d: money sent %s", payout, times(r.Payments))
+	tl.Say("provider", "payout %d: money sent %s", payout, times(r.Payments))
 	p, err := q.GetPayout(ctx, payout)
 	if err != nil {
 		return r, err
@@ -342,7 +248,7 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, payout int64,
 	if mode == Outboxed {
 		outbox = fmt.Sprintf(", outbox rows %d (sent %d)", r.OutboxRows, r.OutboxSent)
 	}
-	tl.say("database", "payout %d: status %s, last_fencing_token %d%s", payout, r.Status, r.StoredToken, outbox)
+	tl.Say("database", "payout %d: status %s, last_fencing_token %d%s", payout, r.Status, r.StoredToken, outbox)
 	return r, nil
 }
 
@@ -358,12 +264,12 @@ func workerMain() int {
 		fmt.Println("RESULT error", err)
 		return 1
 	}
-	pool, err := openPool(ctx, os.Getenv(workerDBEnv))
+	pool, err := demo.OpenPool(ctx, os.Getenv(workerDBEnv))
 	if err != nil {
 		return fail(err)
 	}
 	defer pool.Close()
-	rdb, err := redisClient(os.Getenv(workerRedisEnv))
+	rdb, err := demo.RedisClient(os.Getenv(workerRedisEnv))
 	if err != nil {
 		return fail(err)
 	}
@@ -412,53 +318,4 @@ func workerMain() int {
 	defer rcancel()
 	_ = l.Release(rctx) // lost during the pause: lease.ErrNotHeld
 	return 0
-}
-
-func openPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	p, err := pgxpool.New(cctx, dsn)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.Ping(cctx); err != nil {
-		p.Close()
-		return nil, err
-	}
-	return p, nil
-}
-
-func redisClient(redisURL string) (*redis.Client, error) {
-	opt, err := redis.ParseURL(redisURL)
-	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL: %w", err)
-	}
-	opt.ContextTimeoutEnabled = true // deadlines on the socket: see docs/lease.md
-	return redis.NewClient(opt), nil
-}
-
-func withSearchPath(dsn, schema string) (string, error) {
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
-		return dsn + " search_path=" + schema, nil // key=value form
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String(), nil
-}
-
-func cleanupKeys(rdb *redis.Client, prefix string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	iter := rdb.Scan(ctx, 0, prefix+":*", 100).Iterator()
-	for iter.Next(ctx) {
-		rdb.Del(ctx, iter.Val())
-	}
-}
-
-func randomSuffix() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

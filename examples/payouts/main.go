@@ -49,6 +49,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/fencegen/fencegen/examples/payouts/payoutsdb"
+	"github.com/fencegen/fencegen/internal/demo"
 	"github.com/fencegen/fencegen/runtime/lease"
 )
 
@@ -94,7 +95,7 @@ func payCommand(ctx context.Context, databaseURL, redisURL string, id int64, out
 	if err := payOnce(ctx, databaseURL, redisURL, provider.URL(), id); err != nil {
 		return err
 	}
-	pool, err := openPool(ctx, databaseURL)
+	pool, err := demo.OpenPool(ctx, databaseURL)
 	if err != nil {
 		return err
 	}

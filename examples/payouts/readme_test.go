@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencegen/fencegen/internal/demo"
 	"github.com/fencegen/fencegen/internal/testenv"
 )
 
@@ -62,7 +63,7 @@ func TestReadmeQuotesExamples(t *testing.T) {
 func TestPayCommand(t *testing.T) {
 	ctx := context.Background()
 	dsn := testenv.NewDatabase(t)
-	admin, err := openPool(ctx, dsn)
+	admin, err := demo.OpenPool(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
