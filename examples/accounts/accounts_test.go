@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
+	"github.com/fencegen/fencegen/internal/demo"
 	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
@@ -325,7 +326,7 @@ func TestWorkerShutsDownGracefullyOnSIGTERM(t *testing.T) {
 	if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: 5, Balance: numeric("0.00")}, 1); err != nil {
 		t.Fatal(err)
 	}
-	prefix := "fencegen-test-" + randomSuffix()
+	prefix := "fencegen-test-" + demo.RandomSuffix()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -452,7 +453,7 @@ func TestTriggerRefusesStaleWriteFromAnyWriter(t *testing.T) {
 func runWorkerFor(t *testing.T, q *accountsdb.Queries, account int64) (int64, string, error) {
 	t.Helper()
 	rdb := testenv.Redis(t)
-	locker := lease.New(rdb, &lease.Options{KeyPrefix: "fencegen-test-" + randomSuffix()})
+	locker := lease.New(rdb, &lease.Options{KeyPrefix: "fencegen-test-" + demo.RandomSuffix()})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var log strings.Builder

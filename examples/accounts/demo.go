@@ -3,28 +3,23 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"database/sql"
 	_ "embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/lib/pq" // database/sql driver "postgres", the seed article's
-	"github.com/redis/go-redis/v9"
 
 	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
 	"github.com/fencegen/fencegen/examples/accounts/accountssql"
+	"github.com/fencegen/fencegen/internal/demo"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/lease"
 )
@@ -111,45 +106,16 @@ func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
 	default:
 		return nil, fmt.Errorf("SQL package %q: want %s or %s", cfg.SQLPackage, PgxV5, DatabaseSQL)
 	}
-	suffix := randomSuffix()
-	schema := "fencegen_demo_" + suffix
-	admin, err := openPool(ctx, cfg.DatabaseURL)
-	if err != nil {
-		return nil, fmt.Errorf("connect to PostgreSQL: %w", err)
-	}
-	defer admin.Close()
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		return nil, fmt.Errorf("create schema: %w", err)
-	}
-	defer admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-	dbURL, err := withSearchPath(cfg.DatabaseURL, schema)
+	suffix := demo.RandomSuffix()
+	sc, err := demo.OpenScratch(ctx, cfg.DatabaseURL, cfg.RedisURL, "fencegen_demo_"+suffix, schemaSQL, "fencegen-demo-"+suffix)
 	if err != nil {
 		return nil, err
 	}
-	pool, err := openPool(ctx, dbURL)
-	if err != nil {
-		return nil, err
-	}
-	defer pool.Close()
-	if _, err := pool.Exec(ctx, schemaSQL); err != nil {
-		return nil, fmt.Errorf("apply schema.sql: %w", err)
-	}
-	ropt, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return nil, fmt.Errorf("REDIS_URL: %w", err)
-	}
-	ropt.ContextTimeoutEnabled = true // deadlines on the socket: see docs/lease.md
-	rdb := redis.NewClient(ropt)
-	defer rdb.Close()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		return nil, fmt.Errorf("connect to Redis: %w", err)
-	}
-	prefix := "fencegen-demo-" + suffix
-	defer cleanupKeys(rdb, prefix)
+	defer sc.Close()
 
 	var results []RunResult
 	for i, mode := range []string{Unguarded, Guarded} {
-		r, err := runTimeline(ctx, cfg, mode, int64(42+i), dbURL, prefix, pool, rdb)
+		r, err := runTimeline(ctx, cfg, mode, int64(42+i), sc)
 		if err != nil {
 			return results, fmt.Errorf("%s run: %w", mode, err)
 		}
@@ -166,63 +132,12 @@ func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
 	return results, nil
 }
 
-func openPool(ctx context.Context, dsn string) (*pgxpool.Pool, error) {
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	p, err := pgxpool.New(cctx, dsn)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.Ping(cctx); err != nil {
-		p.Close()
-		return nil, err
-	}
-	return p, nil
-}
-
-func withSearchPath(dsn, schema string) (string, error) {
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
-		// key=value form
-		return dsn + " search_path=" + schema, nil
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String(), nil
-}
-
-func cleanupKeys(rdb *redis.Client, prefix string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	iter := rdb.Scan(ctx, 0, prefix+":*", 100).Iterator()
-	for iter.Next(ctx) {
-		rdb.Del(ctx, iter.Val())
-	}
-}
-
-func randomSuffix() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 func numeric(s string) pgtype.Numeric {
 	var n pgtype.Numeric
 	if err := n.Scan(s); err != nil {
 		panic(err)
 	}
 	return n
-}
-
-// timeline prints events with the time since the run started.
-type timeline struct {
-	out   io.Writer
-	start time.Time
-}
-
-func (t *timeline) say(who, format string, args ...any) {
-	fmt.Fprintf(t.out, "[%6s] %-9s %s\n", time.Since(t.start).Round(time.Millisecond), who, fmt.Sprintf(format, args...))
 }
 
 // packageLabel names the SQL package in the timeline, except the default.
@@ -242,7 +157,7 @@ type creditor interface {
 // openCreditor connects to dsn for sqlPackage (PgxV5 or DatabaseSQL).
 func openCreditor(ctx context.Context, sqlPackage, dsn string) (creditor, error) {
 	if sqlPackage != DatabaseSQL {
-		pool, err := openPool(ctx, dsn)
+		pool, err := demo.OpenPool(ctx, dsn)
 		if err != nil {
 			return nil, err
 		}
@@ -293,9 +208,10 @@ func credit(ctx context.Context, db accountsdb.DBTX, mode string, account int64,
 	return accountsdb.New(db).CreditAccount(ctx, accountsdb.CreditAccountParams{Amount: numeric(creditAmount), ID: account}, token)
 }
 
-func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64, dbURL, prefix string, pool *pgxpool.Pool, rdb *redis.Client) (RunResult, error) {
+func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64, sc *demo.Scratch) (RunResult, error) {
+	pool, dbURL := sc.Pool, sc.DatabaseURL
 	r := RunResult{Mode: mode, SQLPackage: cfg.SQLPackage, Account: account, ExpectedAmount: creditAmount}
-	tl := &timeline{out: cfg.Out, start: time.Now()}
+	tl := &demo.Timeline{Out: cfg.Out, Start: time.Now(), Width: 9}
 	fmt.Fprintf(cfg.Out, "\n== %s%s: job \"credit account %d with %s, exactly once\" ==\n", mode, packageLabel(cfg.SQLPackage), account, creditAmount)
 	// The account is created outside any lease, as an API would: the row
 	// keeps the token column's default, 0, which every lease's token beats
@@ -306,80 +222,36 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	resource := fmt.Sprintf("account:%d", account)
 
 	// Worker 1: a child process, so that SIGSTOP freezes all of it.
-	exe, err := os.Executable()
-	if err != nil {
-		return r, err
-	}
-	cmd := exec.CommandContext(ctx, exe)
-	cmd.Env = append(os.Environ(),
+	w1, err := demo.StartWorker1(ctx,
 		workerEnv+"="+mode, workerDBEnv+"="+dbURL, workerRedisEnv+"="+cfg.RedisURL,
-		workerPrefixEnv+"="+prefix, workerTTLEnv+"="+cfg.TTL.String(),
+		workerPrefixEnv+"="+sc.Prefix, workerTTLEnv+"="+cfg.TTL.String(),
 		workerAcctEnv+"="+strconv.FormatInt(account, 10), workerSQLEnv+"="+cfg.SQLPackage)
-	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return r, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	defer w1.Close()
+	say1 := func(line string) { tl.Say("worker 1", "%s", line) }
+	tok, err := w1.Relay("READY ", say1)
 	if err != nil {
 		return r, err
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return r, err
-	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGCONT)
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}()
-	lines := bufio.NewScanner(stdout)
-	readLine := func() (string, error) {
-		if lines.Scan() {
-			return lines.Text(), nil
-		}
-		if err := lines.Err(); err != nil {
-			return "", err
-		}
-		return "", errors.New("worker 1 exited early")
-	}
-	for {
-		l, err := readLine()
-		if err != nil {
-			return r, err
-		}
-		if tok, ok := strings.CutPrefix(l, "READY "); ok {
-			n, _ := strconv.ParseInt(tok, 10, 64)
-			r.Worker1Token = fence.Token(n)
-			break
-		}
-		tl.say("worker 1", "%s", l)
-	}
+	n, _ := strconv.ParseInt(tok, 10, 64)
+	r.Worker1Token = fence.Token(n)
 	pause := cfg.TTL * 3 / 2
-	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+	if err := w1.Freeze(); err != nil {
 		return r, err
 	}
-	tl.say("worker 1", "FROZEN (SIGSTOP for %s, longer than the %s TTL: a stop-the-world GC pause)", pause, cfg.TTL)
+	tl.Say("worker 1", "FROZEN (SIGSTOP for %s, longer than the %s TTL: a stop-the-world GC pause)", pause, cfg.TTL)
 	frozenAt := time.Now()
 
 	// Worker 2: waits until worker 1's lease has expired in Redis.
-	locker := lease.New(rdb, &lease.Options{KeyPrefix: prefix})
-	var l2 *lease.Lease
-	for {
-		l2, err = locker.Acquire(ctx, resource, cfg.TTL)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, lease.ErrNotAcquired) {
-			return r, fmt.Errorf("worker 2 acquire: %w", err)
-		}
-		select {
-		case <-ctx.Done():
-			return r, ctx.Err()
-		case <-time.After(cfg.TTL / 20):
-		}
+	locker := lease.New(sc.Redis, &lease.Options{KeyPrefix: sc.Prefix})
+	l2, err := demo.AcquireAfterExpiry(ctx, locker, resource, cfg.TTL)
+	if err != nil {
+		return r, err
 	}
 	r.Worker2Token = l2.Token()
-	tl.say("worker 2", "acquired lease %s (worker 1's expired), fencing token %d", resource, l2.Token())
+	tl.Say("worker 2", "acquired lease %s (worker 1's expired), fencing token %d", resource, l2.Token())
 	// On pgx/v5 worker 2 credits through the timeline's pool; database/sql
 	// needs a *sql.DB of its own.
 	var w2 creditor = pgxCreditor{pool}
@@ -394,54 +266,39 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	if err := w2.credit(l2.Context(), mode, account, l2.Token()); err != nil {
 		return r, fmt.Errorf("worker 2 credit: %w", err)
 	}
-	tl.say("worker 2", "credited %s with token %d: job done", creditAmount, l2.Token())
+	tl.Say("worker 2", "credited %s with token %d: job done", creditAmount, l2.Token())
 	if err := l2.Release(ctx); err != nil {
 		return r, fmt.Errorf("worker 2 release: %w", err)
 	}
-	tl.say("worker 2", "released the lease")
+	tl.Say("worker 2", "released the lease")
 
 	if d := pause - time.Since(frozenAt); d > 0 {
 		time.Sleep(d)
 	}
-	if _, err := io.WriteString(stdin, "GO\n"); err != nil {
+	if err := w1.Resume(); err != nil {
 		return r, err
 	}
-	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+	tl.Say("worker 1", "wakes up; its credit with token %d was already on its way", r.Worker1Token)
+	res, err := w1.Relay("RESULT ", say1)
+	if err != nil {
 		return r, err
 	}
-	tl.say("worker 1", "wakes up; its credit with token %d was already on its way", r.Worker1Token)
-	for {
-		l, err := readLine()
-		if err != nil {
-			return r, err
-		}
-		if res, ok := strings.CutPrefix(l, "RESULT "); ok {
-			r.Worker1Result = res
-			if s, ok := strings.CutPrefix(res, "stale "); ok {
-				r.Worker1Stale = true
-				n, _ := strconv.ParseInt(strings.Fields(s)[0], 10, 64)
-				r.Worker1Stored = fence.Token(n)
-			}
-			break
-		}
-		tl.say("worker 1", "%s", l)
+	r.Worker1Result = res
+	if s, ok := strings.CutPrefix(res, "stale "); ok {
+		r.Worker1Stale = true
+		n, _ := strconv.ParseInt(strings.Fields(s)[0], 10, 64)
+		r.Worker1Stored = fence.Token(n)
 	}
 	switch {
 	case r.Worker1Result == "applied":
-		tl.say("worker 1", "credited %s with stale token %d: PHANTOM WRITE landed", creditAmount, r.Worker1Token)
+		tl.Say("worker 1", "credited %s with stale token %d: PHANTOM WRITE landed", creditAmount, r.Worker1Token)
 	case r.Worker1Stale:
-		tl.say("worker 1", "credit refused by PostgreSQL: fence.ErrStaleToken (stored token %d > %d)", r.Worker1Stored, r.Worker1Token)
+		tl.Say("worker 1", "credit refused by PostgreSQL: fence.ErrStaleToken (stored token %d > %d)", r.Worker1Stored, r.Worker1Token)
 	default:
-		tl.say("worker 1", "credit failed: %s", r.Worker1Result)
+		tl.Say("worker 1", "credit failed: %s", r.Worker1Result)
 	}
-	for {
-		l, err := readLine()
-		if err != nil {
-			break
-		}
-		tl.say("worker 1", "%s", l)
-	}
-	if err := cmd.Wait(); err != nil {
+	_, _ = w1.Relay("", say1) // the rest of its lines
+	if err := w1.Wait(); err != nil {
 		return r, fmt.Errorf("worker 1: %w", err)
 	}
 	acct, err := accountsdb.New(pool).GetAccount(ctx, account)
@@ -454,7 +311,7 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	}
 	r.FinalBalance = fmt.Sprint(v)
 	r.StoredToken = acct.LastFencingToken
-	tl.say("database", "account %d: balance %s, last_fencing_token %d", account, r.FinalBalance, acct.LastFencingToken)
+	tl.Say("database", "account %d: balance %s, last_fencing_token %d", account, r.FinalBalance, acct.LastFencingToken)
 	return r, nil
 }
 
@@ -472,13 +329,11 @@ func workerMain() int {
 		return 1
 	}
 	defer db.Close()
-	ropt, err := redis.ParseURL(os.Getenv(workerRedisEnv))
+	rdb, err := demo.RedisClient(os.Getenv(workerRedisEnv))
 	if err != nil {
 		fmt.Println("RESULT error", err)
 		return 1
 	}
-	ropt.ContextTimeoutEnabled = true // deadlines on the socket: see docs/lease.md
-	rdb := redis.NewClient(ropt)
 	defer rdb.Close()
 	locker := lease.New(rdb, &lease.Options{KeyPrefix: os.Getenv(workerPrefixEnv)})
 	resource := fmt.Sprintf("account:%d", account)

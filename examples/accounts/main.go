@@ -37,6 +37,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
+	"github.com/fencegen/fencegen/internal/demo"
 	"github.com/fencegen/fencegen/runtime/lease"
 	"os"
 	"os/signal"
@@ -88,7 +89,7 @@ func envOr(name, def string) string {
 
 // serve runs RunWorker on account until ctx ends (SIGTERM or Ctrl-C).
 func serve(ctx context.Context, account int64, ttl time.Duration) error {
-	pool, err := openPool(ctx, envOr("DATABASE_URL", defaultDatabaseURL))
+	pool, err := demo.OpenPool(ctx, envOr("DATABASE_URL", defaultDatabaseURL))
 	if err != nil {
 		return err
 	}
