@@ -231,27 +231,21 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	}
 	defer w1.Close()
 	say1 := func(line string) { tl.Say("worker 1", "%s", line) }
-	tok, err := w1.Relay("READY ", say1)
-	if err != nil {
+	if r.Worker1Token, err = w1.Ready(say1); err != nil {
 		return r, err
 	}
-	n, _ := strconv.ParseInt(tok, 10, 64)
-	r.Worker1Token = fence.Token(n)
 	pause := cfg.TTL * 3 / 2
-	if err := w1.Freeze(); err != nil {
+	if err := w1.Freeze(pause); err != nil {
 		return r, err
 	}
 	tl.Say("worker 1", "FROZEN (SIGSTOP for %s, longer than the %s TTL: a stop-the-world GC pause)", pause, cfg.TTL)
-	frozenAt := time.Now()
 
 	// Worker 2: waits until worker 1's lease has expired in Redis.
-	locker := lease.New(sc.Redis, &lease.Options{KeyPrefix: sc.Prefix})
-	l2, err := demo.AcquireAfterExpiry(ctx, locker, resource, cfg.TTL)
+	l2, err := demo.TakeOver(ctx, sc.Redis, sc.Prefix, resource, cfg.TTL, tl.Sayer("worker 2"))
 	if err != nil {
 		return r, err
 	}
 	r.Worker2Token = l2.Token()
-	tl.Say("worker 2", "acquired lease %s (worker 1's expired), fencing token %d", resource, l2.Token())
 	// On pgx/v5 worker 2 credits through the timeline's pool; database/sql
 	// needs a *sql.DB of its own.
 	var w2 creditor = pgxCreditor{pool}
@@ -272,9 +266,6 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	}
 	tl.Say("worker 2", "released the lease")
 
-	if d := pause - time.Since(frozenAt); d > 0 {
-		time.Sleep(d)
-	}
 	if err := w1.Resume(); err != nil {
 		return r, err
 	}

@@ -149,27 +149,21 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, payout int64,
 	relay := func(stop string) (string, error) {
 		return w1.Relay(stop, func(line string) { tl.Say("worker 1", "%s", line) })
 	}
-	tok, err := relay("READY ")
-	if err != nil {
+	if r.Worker1Token, err = w1.Ready(func(line string) { tl.Say("worker 1", "%s", line) }); err != nil {
 		return r, err
 	}
-	n, _ := strconv.ParseInt(tok, 10, 64)
-	r.Worker1Token = fence.Token(n)
 	pause := cfg.TTL * 3 / 2
-	if err := w1.Freeze(); err != nil {
+	if err := w1.Freeze(pause); err != nil {
 		return r, err
 	}
 	tl.Say("worker 1", "FROZEN (SIGSTOP for %s, longer than the %s TTL)", pause, cfg.TTL)
-	frozenAt := time.Now()
 
 	// Worker 2: waits until worker 1's lease has expired in Redis.
-	locker := lease.New(sc.Redis, &lease.Options{KeyPrefix: cfg.KeyPrefix})
-	l2, err := demo.AcquireAfterExpiry(ctx, locker, resource, cfg.TTL)
+	l2, err := demo.TakeOver(ctx, sc.Redis, cfg.KeyPrefix, resource, cfg.TTL, tl.Sayer("worker 2"))
 	if err != nil {
 		return r, err
 	}
 	r.Worker2Token = l2.Token()
-	tl.Say("worker 2", "acquired lease %s (worker 1's expired), fencing token %d", resource, l2.Token())
 	w2 := Worker{Pool: pool, ProviderURL: provider.URL(), Say: tl.Sayer("worker 2")}
 	plan, err := w2.Prepare(l2.Context(), mode, payout, l2.Token())
 	if err != nil {
@@ -187,9 +181,6 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, payout int64,
 	}
 	tl.Say("worker 2", "released the lease")
 
-	if d := pause - time.Since(frozenAt); d > 0 {
-		time.Sleep(d)
-	}
 	if err := w1.Resume(); err != nil {
 		return r, err
 	}

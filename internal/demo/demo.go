@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -24,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/lease"
 )
 
@@ -178,6 +180,9 @@ type Worker1 struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	lines *bufio.Scanner
+	// pause and frozenAt are the last Freeze's.
+	pause    time.Duration
+	frozenAt time.Time
 }
 
 // StartWorker1 starts this executable with env added to the environment
@@ -222,11 +227,33 @@ func (w *Worker1) Relay(stop string, say func(line string)) (string, error) {
 	return "", ErrWorkerExited
 }
 
-// Freeze stops worker 1 with SIGSTOP.
-func (w *Worker1) Freeze() error { return w.cmd.Process.Signal(syscall.SIGSTOP) }
+// Ready relays worker 1's lines to say until "READY <token>", and returns
+// the fencing token it announced.
+func (w *Worker1) Ready(say func(line string)) (fence.Token, error) {
+	tok, err := w.Relay("READY ", say)
+	if err != nil {
+		return 0, err
+	}
+	n, _ := strconv.ParseInt(tok, 10, 64)
+	return fence.Token(n), nil
+}
 
-// Resume sends worker 1 "GO" and continues it with SIGCONT.
+// Freeze stops worker 1 with SIGSTOP, for pause: Resume continues it no
+// sooner.
+func (w *Worker1) Freeze(pause time.Duration) error {
+	if err := w.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	w.pause, w.frozenAt = pause, time.Now()
+	return nil
+}
+
+// Resume waits until the pause given to Freeze has passed, then sends
+// worker 1 "GO" and continues it with SIGCONT.
 func (w *Worker1) Resume() error {
+	if d := w.pause - time.Since(w.frozenAt); d > 0 {
+		time.Sleep(d)
+	}
 	if _, err := io.WriteString(w.stdin, "GO\n"); err != nil {
 		return err
 	}
@@ -243,13 +270,16 @@ func (w *Worker1) Close() {
 	_ = w.cmd.Wait()
 }
 
-// AcquireAfterExpiry is worker 2: it tries to acquire resource every
-// ttl/20 until worker 1's lease has expired in Redis, and returns its
-// lease; an error other than lease.ErrNotAcquired, or ctx's, ends it.
-func AcquireAfterExpiry(ctx context.Context, locker *lease.Client, resource string, ttl time.Duration) (*lease.Lease, error) {
+// TakeOver is worker 2: it tries to acquire resource, under prefix in
+// rdb, every ttl/20 until worker 1's lease has expired in Redis, says so,
+// and returns its lease; an error other than lease.ErrNotAcquired, or
+// ctx's, ends it.
+func TakeOver(ctx context.Context, rdb *redis.Client, prefix, resource string, ttl time.Duration, say func(format string, args ...any)) (*lease.Lease, error) {
+	locker := lease.New(rdb, &lease.Options{KeyPrefix: prefix})
 	for {
 		l, err := locker.Acquire(ctx, resource, ttl)
 		if err == nil {
+			say("acquired lease %s (worker 1's expired), fencing token %d", resource, l.Token())
 			return l, nil
 		}
 		if !errors.Is(err, lease.ErrNotAcquired) {
