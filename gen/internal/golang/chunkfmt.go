@@ -7,6 +7,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
 
@@ -55,35 +56,71 @@ func gofmtChunks(src []byte) (out []byte, decls *fileDecls, ok bool) {
 	if err != nil {
 		return nil, nil, false
 	}
+	// The runs are formatted concurrently and joined in order: each run's
+	// text depends only on its own bytes and the header. A run holds a
+	// slot from formatting until it is joined, so at most GOMAXPROCS syntax
+	// trees and formatted runs are live at once.
+	type result struct {
+		b  []byte
+		d  *fileDecls
+		ok bool
+	}
+	results := make([]chan result, len(runs))
+	for i := range results {
+		results[i] = make(chan result, 1)
+	}
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		prev := 0
+		for i, end := range runs {
+			begin := prev
+			prev = end
+			select {
+			case slots <- struct{}{}:
+			case <-stop:
+				return
+			}
+			go func() {
+				var chunk []byte
+				if i == 0 {
+					chunk = src[:end]
+				} else {
+					chunk = append(append(make([]byte, 0, header+end-begin), src[:header]...), src[begin:end]...)
+				}
+				b, tree, err := formatSource(chunk)
+				if err != nil {
+					results[i] <- result{}
+					return
+				}
+				if i > 0 {
+					if !bytes.HasPrefix(b, head) {
+						results[i] <- result{}
+						return
+					}
+					b = b[len(head):]
+				}
+				results[i] <- result{b, declsOf(tree), true}
+			}()
+		}
+	}()
 	var buf bytes.Buffer
 	buf.Grow(len(src) + len(src)/8)
 	decls = &fileDecls{}
-	var chunk []byte
-	prev := 0
-	for i, end := range runs {
-		if i == 0 {
-			chunk = src[:end]
-		} else {
-			chunk = append(append(chunk[:0:0], src[:header]...), src[prev:end]...)
-		}
-		prev = end
-		b, tree, err := formatSource(chunk)
-		if err != nil {
+	for i := range runs {
+		r := <-results[i]
+		<-slots
+		if !r.ok {
 			return nil, nil, false
 		}
-		d := declsOf(tree)
 		if i == 0 {
-			decls.imports = d.imports
-		} else {
-			if !bytes.HasPrefix(b, head) {
-				return nil, nil, false
-			}
-			b = b[len(head):]
+			decls.imports = r.d.imports
 		}
-		decls.pkg = append(decls.pkg, d.pkg...)
-		decls.members = append(decls.members, d.members...)
-		decls.funcs = append(decls.funcs, d.funcs...)
-		buf.Write(b)
+		decls.pkg = append(decls.pkg, r.d.pkg...)
+		decls.members = append(decls.members, r.d.members...)
+		decls.funcs = append(decls.funcs, r.d.funcs...)
+		buf.Write(r.b)
 	}
 	return buf.Bytes(), decls, true
 }
