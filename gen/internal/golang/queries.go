@@ -110,17 +110,6 @@ func declared(pgTypes bool, c *analyze.Column) (*catalog.Column, catalog.Type, b
 	return c.Column, c.Type, c.NotNull
 }
 
-// paramName is a parameter's Go name (namer.paramName), with an
-// underscore appended when it is the name of a package that the generated
-// files import (a parameter would shadow it in the method's body).
-func (e *emitter) paramName(name string) string {
-	n := e.names.paramName(name)
-	if e.importsPackage(n) {
-		n += "_"
-	}
-	return n
-}
-
 // argName is the name of q's parameter p as the method's only
 // parameter argument: sqlc's (namer.argName), or dollar_N for a parameter
 // that neither its query nor a column names (sqlc's paramName), escaped
