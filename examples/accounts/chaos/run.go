@@ -3,13 +3,10 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
-	"net/url"
 	"os"
 	"os/exec"
 	"slices"
@@ -20,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/fencegen/fencegen/internal/demo"
 	"github.com/fencegen/fencegen/internal/faults"
 	"github.com/fencegen/fencegen/internal/faults/etcdfaults"
 )
@@ -161,7 +159,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer c.h.close()
 
 	// PostgreSQL: a schema of our own, dropped at the end.
-	suffix := randomHex()
+	suffix := demo.RandomSuffix()
 	schema := "fencegen_chaos_" + suffix
 	admin, err := pgxpool.New(ctx, cfg.DatabaseURL)
 	if err == nil {
@@ -181,10 +179,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			fmt.Fprintf(os.Stderr, "chaos: drop schema %s: %v\n", schema, err)
 		}
 	}()
-	c.dbURL, err = withSearchPath(cfg.DatabaseURL, schema)
-	if err != nil {
-		return nil, err
-	}
+	c.dbURL = demo.WithSearchPath(cfg.DatabaseURL, schema)
 	pool, err := pgxpool.New(ctx, c.dbURL)
 	if err != nil {
 		return nil, err
@@ -585,21 +580,4 @@ func (c *coordinator) stopWorkers() {
 			<-w.done
 		}
 	}
-}
-
-func withSearchPath(dsn, schema string) (string, error) {
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
-		return dsn + " search_path=" + schema, nil
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String(), nil
-}
-
-func randomHex() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
