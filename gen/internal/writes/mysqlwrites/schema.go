@@ -1,0 +1,570 @@
+package mysqlwrites
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // the parser's value expressions
+)
+
+// Schema is what the write analysis knows of a MySQL schema: its tables
+// (and which are fenced), views, triggers and stored routines. Names are
+// lower-case and without their database: a write of db.t is a write of
+// t, which can only add writes (sound). ReadSchema fills one from schema
+// SQL; a catalog can fill one too.
+type Schema struct {
+	// Fenced holds the tables with a fencing-token column.
+	Fenced map[string]bool
+	// Tables are the base tables.
+	Tables map[string]*Table
+	// Views are the views, whose writes reach their base tables and whose
+	// reads run their query (and the stored functions it calls).
+	Views map[string]*View
+	// Triggers run on a table's INSERT, UPDATE or DELETE.
+	Triggers []*Trigger
+	// Routines are the stored procedures and functions.
+	Routines map[string]*Routine
+}
+
+// Table is a base table: its columns (lower-case) and the foreign keys
+// that reference another table from it.
+type Table struct {
+	Name    string
+	Columns []string
+	Refs    []ForeignKey
+}
+
+// ForeignKey is a reference from Table's columns to Parent; OnDelete and
+// OnUpdate are the actions as MySQL spells them ("CASCADE", "SET NULL",
+// "SET DEFAULT", "RESTRICT", "NO ACTION", "" for none).
+type ForeignKey struct {
+	Parent             string
+	OnDelete, OnUpdate string
+}
+
+// View is a view and its query. Base are the tables (or views) its FROM
+// clause names: a write through the view may write any of them.
+type View struct {
+	Name   string
+	Select ast.StmtNode
+	Base   []string
+}
+
+// Trigger is a trigger on Table for Event (INSERT, UPDATE or DELETE).
+// Body is its text, read as a routine body (see Routine); Opaque is set
+// when fencegen cannot read it, and any write that fires it is refused.
+type Trigger struct {
+	Name, Table, Event string
+	Body               string
+	Opaque             string
+}
+
+// Routine is a stored procedure or function. Body is the text after its
+// parameter list (its characteristics and its statement); Opaque is set
+// when fencegen cannot read it, and any call of it is refused.
+type Routine struct {
+	Name     string
+	Function bool
+	Body     string
+	Opaque   string
+}
+
+// NewSchema is an empty Schema.
+func NewSchema() *Schema {
+	return &Schema{Fenced: map[string]bool{}, Tables: map[string]*Table{}, Views: map[string]*View{}, Routines: map[string]*Routine{}}
+}
+
+// Fence marks table as fenced.
+func (sc *Schema) Fence(table string) { sc.Fenced[strings.ToLower(table)] = true }
+
+// SchemaError is a schema statement ReadSchema could not read: File is
+// the index of the file in ReadSchema's arguments, Pos the statement's
+// byte offset in it.
+type SchemaError struct {
+	File, Pos int
+	Err       error
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("schema file %d, offset %d: %v", e.File, e.Pos, e.Err)
+}
+
+func (e *SchemaError) Unwrap() error { return e.Err }
+
+// ReadSchema reads the schema statements of files in order: CREATE
+// TABLE (columns, foreign keys), ALTER TABLE, CREATE VIEW, DROP and
+// RENAME, and CREATE PROCEDURE, FUNCTION and TRIGGER (which the TiDB
+// parser does not read: their header is read here and their body, kept
+// as text, is read statement by statement when a write reaches it;
+// DELIMITER lines are honoured). The error joins a *SchemaError for every
+// statement it could not parse; the Schema holds the rest.
+func ReadSchema(files ...[]byte) (*Schema, error) {
+	sc := NewSchema()
+	var errs []error
+	for fi, f := range files {
+		for _, st := range splitStatements(string(f)) {
+			if err := sc.add(st.text); err != nil {
+				errs = append(errs, &SchemaError{File: fi, Pos: st.pos, Err: err})
+			}
+		}
+	}
+	return sc, errors.Join(errs...)
+}
+
+// stmtText is one statement of a file and its byte offset.
+type stmtText struct {
+	text string
+	pos  int
+}
+
+// splitStatements splits src into statements at the delimiter (";", or
+// what a DELIMITER line sets). With ";", a stored program's compound
+// statement (BEGIN ... END, IF ... END IF, CASE ... END CASE, loops) is
+// kept whole.
+func splitStatements(src string) []stmtText {
+	var out []stmtText
+	delim := ";"
+	regionStart := 0
+	flush := func(end int) {
+		if regionStart >= end {
+			return
+		}
+		region := src[regionStart:end]
+		if delim == ";" {
+			out = append(out, splitSemicolon(region, regionStart)...)
+		} else {
+			out = append(out, splitCustom(region, regionStart, delim)...)
+		}
+	}
+	for lineStart := 0; lineStart < len(src); {
+		lineEnd := strings.IndexByte(src[lineStart:], '\n')
+		if lineEnd < 0 {
+			lineEnd = len(src)
+		} else {
+			lineEnd += lineStart
+		}
+		line := strings.TrimSpace(src[lineStart:lineEnd])
+		if len(line) > 10 && strings.EqualFold(line[:10], "DELIMITER ") {
+			flush(lineStart)
+			delim = strings.TrimSpace(line[10:])
+			regionStart = min(lineEnd+1, len(src))
+		}
+		lineStart = lineEnd + 1
+	}
+	flush(len(src))
+	return out
+}
+
+func addStmt(out []stmtText, s string, pos int) []stmtText {
+	t := strings.TrimSpace(s)
+	if t == "" || len(lex(t)) == 0 {
+		return out
+	}
+	return append(out, stmtText{text: t, pos: pos + strings.Index(s, t)})
+}
+
+// splitCustom splits region at delim outside strings and comments.
+func splitCustom(region string, base int, delim string) []stmtText {
+	var out []stmtText
+	start := 0
+	for i := 0; i < len(region); {
+		switch c := region[i]; {
+		case strings.HasPrefix(region[i:], delim):
+			out = addStmt(out, region[start:i], base+start)
+			i += len(delim)
+			start = i
+		case c == '\'' || c == '"' || c == '`':
+			j := i + 1
+			for j < len(region) && region[j] != c {
+				if region[j] == '\\' && c != '`' {
+					j++
+				}
+				j++
+			}
+			i = j + 1
+		case c == '#' || strings.HasPrefix(region[i:], "-- "):
+			for i < len(region) && region[i] != '\n' {
+				i++
+			}
+		case strings.HasPrefix(region[i:], "/*") && !strings.HasPrefix(region[i:], "/*!"):
+			j := strings.Index(region[i+2:], "*/")
+			if j < 0 {
+				i = len(region)
+			} else {
+				i += j + 4
+			}
+		default:
+			i++
+		}
+	}
+	return addStmt(out, region[start:min(len(region), len(region))], base+start)
+}
+
+// splitSemicolon splits region at semicolons, keeping a stored program's
+// compound statements whole.
+func splitSemicolon(region string, base int) []stmtText {
+	toks := lex(region)
+	var out []stmtText
+	start, first := 0, 0 // byte offset and token index of the statement
+	depth := 0
+	program := false
+	for i, t := range toks {
+		if i == first {
+			program = false
+			depth = 0
+		}
+		if i == first+1 || (i > first && i < first+12 && !program) {
+			if t.upper() == "PROCEDURE" || t.upper() == "FUNCTION" || t.upper() == "TRIGGER" || t.upper() == "EVENT" {
+				program = toks[first].upper() == "CREATE"
+			}
+		}
+		if program {
+			depth += blockDelta(toks, i)
+			if depth < 0 {
+				depth = 0
+			}
+		}
+		if t.kind == tokPunct && t.text == ";" && depth == 0 {
+			out = addStmt(out, region[start:t.pos], base+start)
+			start, first = t.end, i+1
+		}
+	}
+	return addStmt(out, region[start:], base+start)
+}
+
+// blockDelta is what token i does to the nesting of a stored program's
+// compound statements: +1 opens (BEGIN, CASE, IF, LOOP, WHILE, REPEAT),
+// -1 closes (END, whose END IF / END CASE / ... word is not an opener).
+func blockDelta(toks []token, i int) int {
+	w := toks[i].upper()
+	prev, next := "", ""
+	nextPunct := ""
+	if i > 0 {
+		prev = toks[i-1].upper()
+	}
+	if i+1 < len(toks) {
+		next = toks[i+1].upper()
+		if toks[i+1].kind == tokPunct {
+			nextPunct = toks[i+1].text
+		}
+	}
+	switch w {
+	case "BEGIN", "CASE", "LOOP", "WHILE":
+		if prev == "END" {
+			return 0
+		}
+		return 1
+	case "IF", "REPEAT":
+		if prev == "END" || nextPunct == "(" || next == "NOT" || next == "EXISTS" {
+			return 0
+		}
+		return 1
+	case "END":
+		return -1
+	}
+	return 0
+}
+
+var routineKinds = map[string]bool{"PROCEDURE": true, "FUNCTION": true, "TRIGGER": true, "EVENT": true}
+
+// add reads one schema statement.
+func (sc *Schema) add(text string) error {
+	toks := lex(text)
+	if len(toks) == 0 {
+		return nil
+	}
+	switch toks[0].upper() {
+	case "CREATE":
+		if k, i := programKind(toks); k != "" {
+			return sc.addProgram(k, toks, i, text)
+		}
+	case "DROP":
+		if len(toks) > 1 && (toks[1].upper() == "TRIGGER" || toks[1].upper() == "FUNCTION" || toks[1].upper() == "PROCEDURE" || toks[1].upper() == "EVENT") {
+			j := 2
+			if j+1 < len(toks) && toks[j].upper() == "IF" && toks[j+1].upper() == "EXISTS" {
+				j += 2
+			}
+			name, _ := qualifiedName(toks, j)
+			switch toks[1].upper() {
+			case "TRIGGER":
+				for k, tr := range sc.Triggers {
+					if tr.Name == name {
+						sc.Triggers = append(sc.Triggers[:k:k], sc.Triggers[k+1:]...)
+						break
+					}
+				}
+			case "FUNCTION", "PROCEDURE":
+				delete(sc.Routines, name)
+			}
+			return nil
+		}
+	case "DELIMITER":
+		return nil
+	}
+	p := parser.New()
+	stmts, _, err := p.Parse(text, "", "")
+	if err != nil {
+		return err
+	}
+	for _, st := range stmts {
+		sc.addStmt(st)
+	}
+	return nil
+}
+
+// programKind finds a stored program's kind in a CREATE statement's
+// header (CREATE [OR REPLACE] [DEFINER = u] [AGGREGATE] FUNCTION ...):
+// the kind and the index of the token after it, or "".
+func programKind(toks []token) (string, int) {
+	for i := 1; i < len(toks) && i < 16; i++ {
+		w := toks[i].upper()
+		if routineKinds[w] {
+			return w, i + 1
+		}
+		switch w {
+		case "TABLE", "VIEW", "INDEX", "DATABASE", "SCHEMA", "SEQUENCE", "USER", "ROLE", "SERVER":
+			return "", 0
+		}
+	}
+	return "", 0
+}
+
+// qualifiedName reads [db.]name at toks[i]: the lower-case name without
+// its database, and the index after it.
+func qualifiedName(toks []token, i int) (string, int) {
+	if i >= len(toks) || toks[i].kind != tokWord {
+		return "", i
+	}
+	name := toks[i].text
+	i++
+	if i+1 < len(toks) && toks[i].kind == tokPunct && toks[i].text == "." && toks[i+1].kind == tokWord {
+		name = toks[i+1].text
+		i += 2
+	}
+	return strings.ToLower(name), i
+}
+
+// addProgram reads CREATE PROCEDURE, FUNCTION or TRIGGER at toks[i],
+// after the kind's word.
+func (sc *Schema) addProgram(kind string, toks []token, i int, text string) error {
+	if i+2 < len(toks) && toks[i].upper() == "IF" && toks[i+1].upper() == "NOT" && toks[i+2].upper() == "EXISTS" {
+		i += 3
+	}
+	name, i := qualifiedName(toks, i)
+	if name == "" {
+		return fmt.Errorf("CREATE %s without a name fencegen can read", kind)
+	}
+	switch kind {
+	case "EVENT":
+		// An event runs on its schedule, not from a statement.
+		return nil
+	case "TRIGGER":
+		if i+1 >= len(toks) {
+			return fmt.Errorf("CREATE TRIGGER %s: no event", name)
+		}
+		i++ // BEFORE or AFTER
+		var events []string
+		for i < len(toks) {
+			w := toks[i].upper()
+			if w == "INSERT" || w == "UPDATE" || w == "DELETE" {
+				events = append(events, w)
+				i++
+				if i < len(toks) && toks[i].upper() == "OR" {
+					i++
+					continue
+				}
+			}
+			break
+		}
+		if len(events) == 0 || i >= len(toks) || toks[i].upper() != "ON" {
+			return fmt.Errorf("CREATE TRIGGER %s: fencegen cannot read its event and table", name)
+		}
+		table, j := qualifiedName(toks, i+1)
+		if j+2 >= len(toks) || toks[j].upper() != "FOR" || toks[j+1].upper() != "EACH" || toks[j+2].upper() != "ROW" {
+			return fmt.Errorf("CREATE TRIGGER %s: no FOR EACH ROW", name)
+		}
+		j += 3
+		if j+1 < len(toks) && (toks[j].upper() == "FOLLOWS" || toks[j].upper() == "PRECEDES") {
+			_, j = qualifiedName(toks, j+1)
+		}
+		body := ""
+		if j < len(toks) {
+			body = text[toks[j].pos:]
+		}
+		for _, ev := range events {
+			sc.Triggers = append(sc.Triggers, &Trigger{Name: name, Table: table, Event: ev, Body: body})
+		}
+		return nil
+	default:
+		// PROCEDURE or FUNCTION name (params) ...: the body is what
+		// follows the parameter list.
+		if i >= len(toks) || toks[i].text != "(" {
+			return fmt.Errorf("CREATE %s %s: no parameter list", kind, name)
+		}
+		depth := 0
+		for ; i < len(toks); i++ {
+			if toks[i].kind == tokPunct && toks[i].text == "(" {
+				depth++
+			} else if toks[i].kind == tokPunct && toks[i].text == ")" {
+				depth--
+				if depth == 0 {
+					break
+				}
+			}
+		}
+		body := ""
+		if i+1 < len(toks) {
+			body = text[toks[i+1].pos:]
+		}
+		sc.Routines[name] = &Routine{Name: name, Function: kind == "FUNCTION", Body: body}
+		return nil
+	}
+}
+
+// addStmt reads a parsed schema statement.
+func (sc *Schema) addStmt(st ast.StmtNode) {
+	switch x := st.(type) {
+	case *ast.CreateTableStmt:
+		name := x.Table.Name.L
+		t := &Table{Name: name}
+		if x.ReferTable != nil {
+			if rt := sc.Tables[x.ReferTable.Name.L]; rt != nil {
+				t.Columns = append(t.Columns, rt.Columns...)
+			}
+		}
+		for _, c := range x.Cols {
+			t.Columns = append(t.Columns, c.Name.Name.L)
+			for _, o := range c.Options {
+				if o.Tp == ast.ColumnOptionReference && o.Refer != nil {
+					t.Refs = append(t.Refs, foreignKey(o.Refer))
+				}
+			}
+		}
+		for _, c := range x.Constraints {
+			if c.Tp == ast.ConstraintForeignKey && c.Refer != nil {
+				t.Refs = append(t.Refs, foreignKey(c.Refer))
+			}
+		}
+		sc.Tables[name] = t
+	case *ast.AlterTableStmt:
+		t := sc.Tables[x.Table.Name.L]
+		if t == nil {
+			return
+		}
+		for _, s := range x.Specs {
+			switch s.Tp {
+			case ast.AlterTableAddColumns:
+				for _, c := range s.NewColumns {
+					t.Columns = append(t.Columns, c.Name.Name.L)
+					for _, o := range c.Options {
+						if o.Tp == ast.ColumnOptionReference && o.Refer != nil {
+							t.Refs = append(t.Refs, foreignKey(o.Refer))
+						}
+					}
+				}
+			case ast.AlterTableAddConstraint:
+				if s.Constraint != nil && s.Constraint.Tp == ast.ConstraintForeignKey && s.Constraint.Refer != nil {
+					t.Refs = append(t.Refs, foreignKey(s.Constraint.Refer))
+				}
+			case ast.AlterTableRenameTable:
+				if s.NewTable != nil {
+					sc.rename(t.Name, s.NewTable.Name.L)
+				}
+			case ast.AlterTableChangeColumn:
+				if s.OldColumnName != nil && len(s.NewColumns) > 0 {
+					for i, c := range t.Columns {
+						if c == s.OldColumnName.Name.L {
+							t.Columns[i] = s.NewColumns[0].Name.Name.L
+						}
+					}
+				}
+			case ast.AlterTableRenameColumn:
+				if s.OldColumnName != nil && s.NewColumnName != nil {
+					for i, c := range t.Columns {
+						if c == s.OldColumnName.Name.L {
+							t.Columns[i] = s.NewColumnName.Name.L
+						}
+					}
+				}
+			}
+		}
+	case *ast.CreateViewStmt:
+		name := x.ViewName.Name.L
+		sc.Views[name] = &View{Name: name, Select: x.Select, Base: fromTables(x.Select)}
+	case *ast.DropTableStmt:
+		for _, t := range x.Tables {
+			if x.IsView {
+				delete(sc.Views, t.Name.L)
+			} else {
+				delete(sc.Tables, t.Name.L)
+			}
+		}
+	case *ast.RenameTableStmt:
+		for _, tt := range x.TableToTables {
+			sc.rename(tt.OldTable.Name.L, tt.NewTable.Name.L)
+		}
+	case *ast.DropProcedureStmt:
+		delete(sc.Routines, x.ProcedureName.Name.L)
+	case *ast.ProcedureInfo:
+		name := x.ProcedureName.Name.L
+		sc.Routines[name] = &Routine{Name: name, Body: x.ProcedureBody.Text()}
+	}
+}
+
+func (sc *Schema) rename(from, to string) {
+	if t := sc.Tables[from]; t != nil {
+		delete(sc.Tables, from)
+		t.Name = to
+		sc.Tables[to] = t
+	}
+	if sc.Fenced[from] {
+		delete(sc.Fenced, from)
+		sc.Fenced[to] = true
+	}
+	for _, tr := range sc.Triggers {
+		if tr.Table == from {
+			tr.Table = to
+		}
+	}
+}
+
+func foreignKey(r *ast.ReferenceDef) ForeignKey {
+	fk := ForeignKey{Parent: r.Table.Name.L}
+	if r.OnDelete != nil && r.OnDelete.ReferOpt != ast.ReferOptionNoOption {
+		fk.OnDelete = r.OnDelete.ReferOpt.String()
+	}
+	if r.OnUpdate != nil && r.OnUpdate.ReferOpt != ast.ReferOptionNoOption {
+		fk.OnUpdate = r.OnUpdate.ReferOpt.String()
+	}
+	return fk
+}
+
+// fromTables are the table names a view's query reads (lower-case,
+// sorted, each once).
+func fromTables(n ast.Node) []string {
+	c := &tableCollector{seen: map[string]bool{}}
+	if n != nil {
+		n.Accept(c)
+	}
+	sort.Strings(c.names)
+	return c.names
+}
+
+type tableCollector struct {
+	seen  map[string]bool
+	names []string
+}
+
+func (c *tableCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if t, ok := n.(*ast.TableName); ok && !c.seen[t.Name.L] {
+		c.seen[t.Name.L] = true
+		c.names = append(c.names, t.Name.L)
+	}
+	return n, false
+}
+
+func (c *tableCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }

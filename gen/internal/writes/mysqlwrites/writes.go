@@ -1,0 +1,445 @@
+// Package mysqlwrites is fencegen's write analysis for MySQL and MariaDB:
+// given a statement parsed by the TiDB parser (the parser sqlc's MySQL
+// engine uses) and the schema's facts (Schema: fenced tables, views,
+// triggers, stored routines, foreign keys), it returns every table the
+// statement may write, with the statement's own writes told apart from
+// those it sets off (through a view, a trigger, a foreign key's ON DELETE
+// or ON UPDATE action, a CALLed procedure or a stored function), and
+// refuses what it cannot see through.
+//
+// The statement's whole tree is walked with ast.Visitor, and every node
+// the visitor reaches is checked against what a reflective walk of the
+// same tree reaches: a node that the parser's Accept methods skip is a
+// refusal, not a hole. Every statement node type of the parser is in
+// Classes (TestEveryStmtNodeClassified); one missing is refused.
+//
+// Stored program bodies (procedures, functions, triggers) are kept as
+// text: the TiDB parser reads only part of MySQL's compound-statement
+// grammar (no SIGNAL, no SELECT ... INTO a variable), so a body is read
+// token by token, each statement that can write (INSERT, REPLACE, UPDATE,
+// DELETE, LOAD DATA, CALL, TRUNCATE, DDL) is cut out and parsed alone,
+// and every word naming a stored function or a view is followed. Dynamic
+// SQL (PREPARE, EXECUTE) or a statement that does not parse makes the
+// body opaque: whatever reaches it is refused.
+//
+// The idea is the PostgreSQL analysis's (package writes): classify every
+// node kind, refuse the unclassified, and let the database be the oracle
+// in tests (package mysqloracle's tests run the statements against
+// MariaDB with recording triggers).
+package mysqlwrites
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// Write is a table the statement may write.
+type Write struct {
+	// Verb is what writes: INSERT, REPLACE, UPDATE, DELETE, LOAD DATA,
+	// TRUNCATE, or a DDL statement's words (ALTER TABLE, DROP TABLE,
+	// RENAME TABLE, CREATE TABLE, CREATE INDEX, DROP INDEX, ...); for a
+	// write set off by another, the verb of the statement (or foreign-key
+	// action) that does it.
+	Verb string
+	// Table is the table's name, lower-case, without its database.
+	Table string
+	// Events are the row events the write may set off on Table (INSERT,
+	// UPDATE, DELETE): an upsert both INSERT and UPDATE, REPLACE all
+	// three; none for TRUNCATE and DDL, which fire no row triggers.
+	Events []string
+	// Direct is set for the statement's own target: the write the guard
+	// can put the token comparison in. Via says what set off the others
+	// ("view v", "trigger t on accounts", "procedure p", "function f",
+	// "foreign key of ledger to accounts ON DELETE CASCADE"), outermost
+	// first, joined by " -> ".
+	Direct bool
+	Via    string
+	// Multi is set for a write of a multi-table UPDATE or DELETE; Upsert
+	// for INSERT ... ON DUPLICATE KEY UPDATE; Select for INSERT (or
+	// REPLACE) ... SELECT.
+	Multi, Upsert, Select bool
+	// Loc is the byte offset of the table's name in the file (the base
+	// passed to Of plus its offset in the statement's text), or of the
+	// statement when the name is not found there.
+	Loc int
+}
+
+// Refusal is what the analysis cannot see through: the statement may
+// write any table.
+type Refusal struct {
+	// Kind is the parser's node type (ExecuteStmt, ...) or what was not
+	// read ("trigger", "procedure", "function").
+	Kind string
+	// Reason completes "the statement ..." with why and what to do.
+	Reason string
+	Loc    int
+}
+
+// Report is what Of found in one statement.
+type Report struct {
+	// Kind is the statement's node type (InsertStmt, ...), Class its
+	// class.
+	Kind  string
+	Class Class
+	// Writes are every table the statement may write, in the order found
+	// (the statement's own first).
+	Writes   []Write
+	Refusals []Refusal
+}
+
+// FencedWrites are the writes of r on tables sc fences.
+func (r *Report) FencedWrites(sc *Schema) []Write {
+	var out []Write
+	for _, w := range r.Writes {
+		if sc.Fenced[w.Table] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Guardable reports whether w is a write the guard can put the token
+// comparison in: the statement's own single-table INSERT, UPDATE or
+// DELETE (REPLACE, LOAD DATA, multi-table writes, writes set off through
+// views, triggers, foreign keys or routines, and DDL are not).
+func (w Write) Guardable() bool {
+	return w.Direct && !w.Multi && (w.Verb == "INSERT" || w.Verb == "UPDATE" || w.Verb == "DELETE")
+}
+
+// Of analyses st, a statement parsed by the TiDB parser, against sc.
+// base is the byte offset of st's text (st.Text()) in its file: Loc
+// values are file offsets. A nil sc is an empty schema.
+func Of(st ast.StmtNode, base int, sc *Schema) *Report {
+	if sc == nil {
+		sc = NewSchema()
+	}
+	r := &Report{}
+	if st == nil {
+		r.Class = Refused
+		r.Refusals = append(r.Refusals, Refusal{Kind: "none", Reason: "has no parse tree fencegen can analyse for writes", Loc: base})
+		return r
+	}
+	r.Kind = kindOf(st)
+	r.Class = Classes[r.Kind]
+	a := &analysis{sc: sc, r: r, bodies: map[string]*effects{}, done: map[string]bool{}}
+	text := st.Text()
+	e := a.statement(st, text, base, true)
+	a.close(e, "", base)
+	return r
+}
+
+// kindOf is the node's Go type name (InsertStmt, ...).
+func kindOf(n ast.Node) string {
+	t := reflect.TypeOf(n)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Name()
+}
+
+// effects are what a statement (or a stored program's body) does
+// itself: its writes, the routines it calls and the views it reads.
+type effects struct {
+	writes   []Write
+	calls    []call
+	views    []call
+	refusals []Refusal
+}
+
+type call struct {
+	name      string
+	procedure bool
+	loc       int
+}
+
+type analysis struct {
+	sc     *Schema
+	r      *Report
+	bodies map[string]*effects // "trigger t", "routine r": a body's own effects
+	done   map[string]bool     // what close has expanded
+}
+
+// statement collects the effects of st, whose text is text at base.
+func (a *analysis) statement(st ast.StmtNode, text string, base int, top bool) *effects {
+	v := &visitor{a: a, e: &effects{}, toks: lex(text), base: base, top: top, seen: map[uintptr]bool{}}
+	st.Accept(v)
+	v.checkUnvisited(st)
+	return v.e
+}
+
+// close adds e's writes and refusals to the report with via as their
+// path, and follows every write, call and view read to what it sets off.
+func (a *analysis) close(e *effects, via string, loc int) {
+	for _, f := range e.refusals {
+		if via != "" {
+			f.Reason = "reaches, through " + via + ", something that " + f.Reason
+			f.Loc = loc
+		}
+		a.r.Refusals = append(a.r.Refusals, f)
+	}
+	for _, w := range e.writes {
+		if via != "" {
+			w.Direct, w.Multi = false, false
+			if w.Via == "" {
+				w.Via = via
+			} else {
+				w.Via = via + " -> " + w.Via
+			}
+			w.Loc = loc
+		}
+		a.write(w)
+	}
+	for _, c := range e.calls {
+		l := c.loc
+		if via != "" {
+			l = loc
+		}
+		a.call(c, via, l)
+	}
+	for _, c := range e.views {
+		l := c.loc
+		if via != "" {
+			l = loc
+		}
+		a.viewRead(c.name, via, l)
+	}
+}
+
+// write adds w and what it sets off: the base tables of a view, the
+// triggers of its events, the foreign-key actions of the tables that
+// reference it.
+func (a *analysis) write(w Write) {
+	key := fmt.Sprintf("write %s %s %s %v", w.Table, w.Via, w.Verb, w.Events)
+	if a.done[key] {
+		return
+	}
+	a.done[key] = true
+	a.r.Writes = append(a.r.Writes, w)
+	via := w.Via
+	if via != "" {
+		via += " -> "
+	}
+	if v := a.sc.Views[w.Table]; v != nil {
+		for _, b := range v.Base {
+			bw := w
+			bw.Table, bw.Direct, bw.Multi = b, false, false
+			bw.Via = via + "view " + v.Name
+			a.write(bw)
+		}
+	}
+	for _, ev := range w.Events {
+		for _, tr := range a.sc.Triggers {
+			if tr.Table != w.Table || tr.Event != ev {
+				continue
+			}
+			p := via + "trigger " + tr.Name + " on " + tr.Table
+			if tr.Opaque != "" {
+				a.r.Refusals = append(a.r.Refusals, Refusal{Kind: "trigger", Loc: w.Loc,
+					Reason: "writes " + w.Table + ", which sets off " + p + ", whose body fencegen cannot read (" + tr.Opaque + "), so it cannot show that it writes no fenced table"})
+				continue
+			}
+			if a.done[p] {
+				continue
+			}
+			a.done[p] = true
+			a.close(a.body("trigger "+tr.Name+" "+tr.Event, tr.Body, p, w.Loc), p, w.Loc)
+		}
+		if ev != "DELETE" && ev != "UPDATE" {
+			continue
+		}
+		for _, child := range sortedTables(a.sc) {
+			for _, fk := range child.Refs {
+				if fk.Parent != w.Table {
+					continue
+				}
+				action := fk.OnDelete
+				if ev == "UPDATE" {
+					action = fk.OnUpdate
+				}
+				var cev string
+				switch strings.ToUpper(action) {
+				case "CASCADE":
+					cev = ev
+				case "SET NULL", "SET DEFAULT":
+					cev = "UPDATE"
+				default:
+					continue
+				}
+				cw := Write{Verb: cev, Table: child.Name, Events: []string{cev}, Loc: w.Loc,
+					Via: via + "foreign key of " + child.Name + " to " + w.Table + " ON " + ev + " " + strings.ToUpper(action)}
+				a.write(cw)
+			}
+		}
+	}
+}
+
+func sortedTables(sc *Schema) []*Table {
+	out := make([]*Table, 0, len(sc.Tables))
+	for _, t := range sc.Tables {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// call follows a call of a routine.
+func (a *analysis) call(c call, via string, loc int) {
+	r := a.sc.Routines[c.name]
+	what := "function "
+	if c.procedure {
+		what = "procedure "
+	}
+	p := what + c.name
+	if via != "" {
+		p = via + " -> " + p
+	}
+	if r == nil {
+		if c.procedure {
+			a.r.Refusals = append(a.r.Refusals, Refusal{Kind: "CallStmt", Loc: loc,
+				Reason: "CALLs " + c.name + ", a procedure the schema does not define, so fencegen cannot show that it writes no fenced table; define the procedure in the schema files"})
+		}
+		// A function the schema does not define is a built-in one (a
+		// stored function must exist when the statement runs).
+		return
+	}
+	if r.Opaque != "" {
+		a.r.Refusals = append(a.r.Refusals, Refusal{Kind: what[:len(what)-1], Loc: loc,
+			Reason: "runs " + p + ", whose body fencegen cannot read (" + r.Opaque + "), so it cannot show that it writes no fenced table"})
+		return
+	}
+	if a.done["routine "+c.name] {
+		return
+	}
+	a.done["routine "+c.name] = true
+	a.close(a.body("routine "+c.name, r.Body, p, loc), p, loc)
+}
+
+// viewRead follows a read of a view: its query runs.
+func (a *analysis) viewRead(name, via string, loc int) {
+	v := a.sc.Views[name]
+	if v == nil || v.Select == nil || a.done["view "+name] {
+		return
+	}
+	a.done["view "+name] = true
+	p := "view " + name
+	if via != "" {
+		p = via + " -> " + p
+	}
+	e := a.statement(v.Select, v.Select.Text(), loc, false)
+	// A view's own FROM tables are read, not written.
+	a.close(e, p, loc)
+}
+
+// body reads a stored program's body: every statement in it that can
+// write is cut out and parsed alone; the words naming stored functions
+// and views are followed. Locations are meaningless inside (close puts
+// them at the caller's).
+func (a *analysis) body(key, text, what string, loc int) *effects {
+	if e, ok := a.bodies[key]; ok {
+		return e
+	}
+	e := &effects{}
+	a.bodies[key] = e
+	toks := lex(text)
+	opaque := func(reason string) {
+		e.refusals = append(e.refusals, Refusal{Kind: "body", Loc: loc, Reason: reason + "; fencegen cannot show that " + what + " writes no fenced table"})
+	}
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		w := t.upper()
+		prev, nextPunct := "", ""
+		if i > 0 {
+			prev = toks[i-1].upper()
+			if toks[i-1].kind == tokPunct && toks[i-1].text == "." {
+				continue // a qualified name's part (NEW.update)
+			}
+		}
+		if i+1 < len(toks) && toks[i+1].kind == tokPunct {
+			nextPunct = toks[i+1].text
+		}
+		switch w {
+		case "PREPARE", "EXECUTE":
+			opaque("runs dynamic SQL (" + w + "), whose text is only known when it runs")
+			continue
+		case "INSERT", "REPLACE":
+			if nextPunct == "(" {
+				break // the string functions INSERT() and REPLACE()
+			}
+			i = a.cut(toks, i, text, e, opaque)
+			continue
+		case "UPDATE", "DELETE":
+			if prev == "FOR" || prev == "KEY" || prev == "ON" || prev == "SHARE" {
+				continue
+			}
+			i = a.cut(toks, i, text, e, opaque)
+			continue
+		case "LOAD", "CALL", "TRUNCATE", "ALTER", "DROP", "CREATE", "RENAME", "IMPORT", "WITH":
+			i = a.cut(toks, i, text, e, opaque)
+			continue
+		}
+		if t.kind != tokWord {
+			continue
+		}
+		name := strings.ToLower(t.text)
+		if r := a.sc.Routines[name]; r != nil && nextPunct == "(" && prev != "CALL" {
+			e.calls = append(e.calls, call{name: name, procedure: !r.Function, loc: loc})
+		}
+		if a.sc.Views[name] != nil {
+			e.views = append(e.views, call{name: name, loc: loc})
+		}
+	}
+	return e
+}
+
+// cut parses the statement of a body that starts at toks[i] (up to the
+// next semicolon outside parentheses, or END of the block) and adds its
+// effects to e; it returns the index of the statement's last token.
+func (a *analysis) cut(toks []token, i int, text string, e *effects, opaque func(string)) int {
+	depth := 0
+	j := i
+	for ; j < len(toks); j++ {
+		t := toks[j]
+		if t.kind == tokPunct {
+			switch t.text {
+			case "(":
+				depth++
+			case ")":
+				depth--
+			case ";":
+				if depth <= 0 {
+					goto done
+				}
+			}
+		}
+	}
+done:
+	stmtText := text[toks[i].pos:toks[j-1].end]
+	p := parser.New()
+	stmts, _, err := p.Parse(stmtText, "", "")
+	if err != nil || len(stmts) != 1 {
+		opaque("holds a statement fencegen's parser does not read (" + firstWords(stmtText) + ")")
+		return j - 1
+	}
+	sub := a.statement(stmts[0], stmts[0].Text(), 0, true)
+	for _, w := range sub.writes {
+		w.Direct = false
+		e.writes = append(e.writes, w)
+	}
+	e.calls = append(e.calls, sub.calls...)
+	e.views = append(e.views, sub.views...)
+	e.refusals = append(e.refusals, sub.refusals...)
+	return j - 1
+}
+
+func firstWords(s string) string {
+	f := strings.Fields(s)
+	if len(f) > 4 {
+		f = f[:4]
+	}
+	return strings.Join(f, " ") + " ..."
+}

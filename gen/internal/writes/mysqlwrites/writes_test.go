@@ -1,0 +1,154 @@
+package mysqlwrites
+
+import (
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// shapesSchema reads testdata/shapes.sql with accounts and holds fenced.
+func shapesSchema(t testing.TB) *Schema {
+	t.Helper()
+	src, err := os.ReadFile("testdata/shapes.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := ReadSchema(src)
+	if err != nil {
+		t.Fatalf("ReadSchema: %v", err)
+	}
+	sc.Fence("accounts")
+	sc.Fence("holds")
+	return sc
+}
+
+// summary is the fenced writes of r, each "VERB table" with "direct",
+// "multi", "upsert", "select" or "via <path>", sorted, and "refused"
+// when r has refusals.
+func summary(r *Report, sc *Schema) string {
+	var out []string
+	for _, w := range r.FencedWrites(sc) {
+		s := w.Verb + " " + w.Table
+		switch {
+		case w.Direct:
+			s += " direct"
+		default:
+			s += " via " + w.Via
+		}
+		if w.Multi {
+			s += " multi"
+		}
+		if w.Upsert {
+			s += " upsert"
+		}
+		if w.Select {
+			s += " select"
+		}
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	if len(r.Refusals) > 0 {
+		out = append(out, "refused")
+	}
+	return strings.Join(out, "; ")
+}
+
+func TestShapes(t *testing.T) {
+	sc := shapesSchema(t)
+	for _, c := range []struct{ q, want string }{
+		{"SELECT * FROM accounts WHERE id = ?", ""},
+		{"SELECT pure(id) FROM accounts", ""},
+		{"SELECT bump(id) FROM notes", "UPDATE accounts via function bump; UPDATE holds via function bump -> foreign key of holds to accounts ON UPDATE CASCADE"},
+		{"SELECT * FROM rich", ""},
+		{"SELECT * FROM bumped", "UPDATE accounts via view bumped -> function bump; UPDATE holds via view bumped -> function bump -> foreign key of holds to accounts ON UPDATE CASCADE"},
+		{"UPDATE accounts SET balance = 1 WHERE id = ?", "UPDATE accounts direct; UPDATE holds via foreign key of holds to accounts ON UPDATE CASCADE"},
+		{"DELETE FROM accounts WHERE id = ?", "DELETE accounts direct; UPDATE holds via foreign key of holds to accounts ON DELETE SET NULL"},
+		{"DELETE FROM holds WHERE id = ?", "DELETE holds direct"},
+		{"REPLACE INTO holds (id, fence) VALUES (1, 2)", "REPLACE holds direct"},
+		{"INSERT INTO holds (id, fence) VALUES (1, 2) ON DUPLICATE KEY UPDATE fence = VALUES(fence)", "INSERT holds direct upsert"},
+		{"INSERT INTO holds (id, fence) SELECT id, fence FROM holds", "INSERT holds direct select"},
+		{"UPDATE notes n JOIN accounts a ON a.id = n.id SET n.body = 'x'", ""},
+		{"UPDATE notes n JOIN holds h ON h.id = n.id SET h.fence = 1", "UPDATE holds direct multi"},
+		{"UPDATE notes JOIN holds USING (id) SET fence = 1", "UPDATE holds direct multi"},
+		{"UPDATE notes JOIN holds USING (id) SET body = 'y'", ""},
+		{"DELETE n, h FROM notes n JOIN holds h USING (id)", "DELETE holds direct multi"},
+		{"DELETE n FROM notes n JOIN holds h USING (id)", ""},
+		{"DELETE FROM n USING notes n JOIN holds h USING (id)", ""},
+		{"LOAD DATA INFILE '/tmp/x' INTO TABLE holds", "LOAD DATA holds direct"},
+		{"CALL pay(1)", "UPDATE accounts via procedure pay; UPDATE holds via procedure pay -> foreign key of holds to accounts ON UPDATE CASCADE"},
+		{"CALL note(1)", ""},
+		{"CALL dyn()", "refused"},
+		{"CALL nosuch()", "refused"},
+		{"INSERT INTO notes (id, body) VALUES (1, 'x')", "UPDATE accounts via trigger notes_touch on notes; UPDATE holds via trigger notes_touch on notes -> foreign key of holds to accounts ON UPDATE CASCADE"},
+		{"SELECT via_note(1)", "UPDATE accounts via function via_note -> trigger notes_touch on notes; UPDATE holds via function via_note -> trigger notes_touch on notes -> foreign key of holds to accounts ON UPDATE CASCADE"},
+		{"UPDATE rich SET balance = 1", "UPDATE accounts via view rich; UPDATE holds via view rich -> foreign key of holds to accounts ON UPDATE CASCADE"},
+		{"UPDATE note_view SET body = 'y'", ""},
+		{"UPDATE audit SET what = 'x'", ""},
+		{"TRUNCATE holds", "TRUNCATE holds direct"},
+		{"ALTER TABLE holds ADD COLUMN x INT", "ALTER TABLE holds direct"},
+		{"DROP TABLE notes, holds", "DROP TABLE holds direct"},
+		{"RENAME TABLE notes TO holds_old, holds TO notes", "RENAME TABLE holds direct"},
+		{"CREATE TABLE holds2 AS SELECT * FROM holds", ""},
+		{"EXECUTE s", "refused"},
+		{"CREATE VIEW v AS SELECT * FROM holds", "refused"},
+		{"WITH x AS (SELECT bump(1) AS b) SELECT * FROM x", "UPDATE accounts via function bump; UPDATE holds via function bump -> foreign key of holds to accounts ON UPDATE CASCADE"},
+		{"SELECT (SELECT bump(id) FROM notes LIMIT 1)", "UPDATE accounts via function bump; UPDATE holds via function bump -> foreign key of holds to accounts ON UPDATE CASCADE"},
+		{"INSERT INTO audit (what) SELECT bump(id) FROM notes", "UPDATE accounts via function bump; UPDATE holds via function bump -> foreign key of holds to accounts ON UPDATE CASCADE"},
+		{"DO bump(1)", "UPDATE accounts via function bump; UPDATE holds via function bump -> foreign key of holds to accounts ON UPDATE CASCADE"},
+		{"SET @x = bump(1)", "UPDATE accounts via function bump; UPDATE holds via function bump -> foreign key of holds to accounts ON UPDATE CASCADE"},
+		{"EXPLAIN DELETE FROM holds", "DELETE holds direct"},
+		{"SELECT * FROM notes WHERE id IN (SELECT id FROM accounts) FOR UPDATE", ""},
+		{"BINLOG 'AAAA'", "refused"},
+	} {
+		stmts, _, err := parser.New().Parse(c.q, "", "")
+		if err != nil || len(stmts) != 1 {
+			t.Errorf("parse %q: %v", c.q, err)
+			continue
+		}
+		r := Of(stmts[0], 0, sc)
+		if got := summary(r, sc); got != c.want {
+			t.Errorf("%s\n got: %s\nwant: %s", c.q, got, c.want)
+			for _, f := range r.Refusals {
+				t.Logf("  refusal: %s %s", f.Kind, f.Reason)
+			}
+		}
+	}
+}
+
+// TestLocations: a write's Loc is the offset of its table's name in the
+// file (the base plus its offset in the statement).
+func TestLocations(t *testing.T) {
+	sc := shapesSchema(t)
+	src := "SELECT 1;\nUPDATE notes n JOIN `holds` h USING (id) SET h.fence = 1;"
+	stmts, _, err := parser.New().Parse(src, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := stmts[1]
+	base := strings.Index(src, "UPDATE")
+	r := Of(st, base, sc)
+	ws := r.FencedWrites(sc)
+	if len(ws) != 1 {
+		t.Fatalf("fenced writes %+v", ws)
+	}
+	if want := strings.Index(src, "`holds`"); ws[0].Loc != want {
+		t.Errorf("Loc %d, want %d (%q)", ws[0].Loc, want, src[ws[0].Loc:])
+	}
+	r = Of(mustParse(t, "EXECUTE s"), 7, sc)
+	if len(r.Refusals) != 1 || r.Refusals[0].Loc != 7 || r.Refusals[0].Kind != "ExecuteStmt" {
+		t.Errorf("refusals %+v", r.Refusals)
+	}
+}
+
+func mustParse(t testing.TB, q string) ast.StmtNode {
+	t.Helper()
+	stmts, _, err := parser.New().Parse(q, "", "")
+	if err != nil || len(stmts) != 1 {
+		t.Fatalf("parse %q: %v", q, err)
+	}
+	return stmts[0]
+}
