@@ -40,3 +40,31 @@ type Locker[L Held] interface {
 }
 
 var _ Locker[*Lease] = (*Client)(nil)
+
+// Coordinator is the whole client surface the two coordinators share:
+// [Locker] plus the start-up probe, the recovery of a regressed token and
+// the call counters. [*Client] is a Coordinator[*Lease], and
+// *etcdlease.Client a Coordinator[*etcdlease.Lease] (both checked at
+// compile time), so a program that also calls Check, Advance or Stats
+// switches coordinator by its construction alone:
+//
+//   - Check(ctx) is the start-up probe: nil, an error wrapping
+//     [ErrConfig] (options, permissions: fix and restart), or errors
+//     wrapping [ErrUnsafeConfig] (the server can lose lease state: log and
+//     go on), never both in one error; else a server or context error.
+//   - Advance(ctx, resource, atLeast) makes the next Acquire of resource
+//     mint a token above atLeast and returns a value, at least atLeast,
+//     that the next token exceeds (Redis: raises the counter and returns
+//     it; etcd: raises the base added to revisions).
+//   - Stats() counts acquire calls, renewals and releases sent.
+//   - Keys(resource) returns the lock key and the key that orders tokens
+//     (Redis: the counter; etcd: the base).
+type Coordinator[L Held] interface {
+	Locker[L]
+	Check(ctx context.Context) error
+	Advance(ctx context.Context, resource string, atLeast fence.Token) (fence.Token, error)
+	Stats() Stats
+	Keys(resource string) (lock, counter string)
+}
+
+var _ Coordinator[*Lease] = (*Client)(nil)

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -84,7 +86,8 @@ func trimPrefix(s string) string {
 }
 
 // failed wraps err, the error of a call made on callCtx (derived from ctx
-// with timeout), as ctx's error when ctx ended, as a [*TimeoutError] when
+// with timeout), as lease.ErrConfig when no retry can fix it (see
+// isConfigErr), as ctx's error when ctx ended, as a [*TimeoutError] when
 // the timeout cut it off, else as it is. The etcd client reports a
 // cluster it cannot connect to as a deadline, so when the call timed out
 // or ctx ended, failed dials the client's endpoints once (100ms each) and
@@ -92,6 +95,10 @@ func trimPrefix(s string) string {
 // cluster.
 func (c *Client) failed(op string, ctx, callCtx context.Context, call string, timeout time.Duration, err error) error {
 	switch {
+	case isConfigErr(err):
+		// The etcd client may retry it until the deadline: still no
+		// retry can fix it.
+		return &opError{op: op, err: fmt.Errorf("%w: %w", lease.ErrConfig, err)}
 	case ctx.Err() != nil:
 		cause := err
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -139,12 +146,25 @@ func (c *Client) dialCause() error {
 type Client struct {
 	cli  *clientv3.Client
 	opts Options
+
+	acquires, renewals, releases atomic.Uint64 // Stats
+
+	// maxRev is the highest store revision a linearizable reply has shown
+	// this Client; a successful acquire at or below the value read before
+	// its request was sent means the revision went back.
+	maxRev atomic.Int64
+	// highWater holds the resources whose Options.HighWater mark has been
+	// applied since New or since the last rewind this Client saw.
+	highWater sync.Map
 	// afterGrant, set by tests, runs between the grant and the acquire
 	// transaction.
 	afterGrant func(clientv3.LeaseID)
 }
 
-var _ lease.Locker[*Lease] = (*Client)(nil)
+var (
+	_ lease.Locker[*Lease]      = (*Client)(nil)
+	_ lease.Coordinator[*Lease] = (*Client)(nil)
+)
 
 // New returns a Client that keeps its leases in the etcd cluster cli talks
 // to. cli must not be nil; opts may be nil (every default). New keeps a
@@ -192,8 +212,16 @@ func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resour
 // holds the key (an answer from etcd; the granted etcd lease is revoked
 // in the background), lease.ErrConfig for a TTL or options the lease
 // cannot keep, lease.ErrInvalidResource for an empty name,
-// lease.ErrAcquireTooSlow when less than TTL/2 of local validity was left
-// when the reply came (the key is revoked first). When ctx ends or a call
+// lease.ErrAcquireTooSlow when less than MinValidity (default TTL/2) of
+// local validity was left when the reply came (the key is revoked first).
+//
+// Tokens never go back while the Client sees them: a successful acquire
+// at a revision at or below one an earlier reply showed (etcd went back
+// to a snapshot) is revoked, the base raised above the highest token the
+// Client could have seen minted (lease.EventCounterRegressed), and the
+// acquire tried once more. With Options.HighWater, the first Acquire of
+// each resource, and every one after such a rewind, first raises the
+// base above the durable mark (one more round trip, see Advance). When ctx ends or a call
 // times out after the grant, the etcd lease is revoked on a context of its
 // own bounded by ReleaseTimeout, in the background (Acquire returns at
 // once), and if etcd cannot be reached it expires by itself within the
@@ -208,20 +236,47 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	if err != nil {
 		return nil, &opError{op: op, err: err}
 	}
+	l, rewound, err := c.acquire(ctx, op, resource, tm)
+	if rewound {
+		// The base was raised above every token this Client saw; once more.
+		l, _, err = c.acquire(ctx, op, resource, tm)
+	}
+	return l, err
+}
+
+// acquire is one grant and acquire transaction. rewound reports that
+// etcd's revision was found below one this Client had seen before the
+// grant was sent: the acquisition was revoked, the base raised, and the
+// caller tries once more.
+func (c *Client) acquire(ctx context.Context, op, resource string, tm timing) (_ *Lease, rewound bool, _ error) {
+	if hw := c.opts.HighWater; hw != nil {
+		if _, done := c.highWater.Load(resource); !done {
+			mark, err := hw(ctx, resource)
+			if err != nil {
+				return nil, false, &opError{op: op, err: fmt.Errorf("%w: Options.HighWater: %w", lease.ErrConfig, err)}
+			}
+			if _, err := c.Advance(ctx, resource, mark); err != nil {
+				return nil, false, &opError{op: op, err: fmt.Errorf("raising the base above the high-water mark %d: %w", mark, unwrapOp(err))}
+			}
+			c.highWater.Store(resource, struct{}{})
+		}
+	}
 	lockKey, baseKey := c.Keys(resource)
+	seen := c.maxRev.Load()
 	send := time.Now()
 	gctx, cancel := context.WithTimeout(ctx, tm.callTimeout)
 	g, err := c.cli.Grant(gctx, tm.grantSeconds)
 	cancel()
 	if err != nil {
 		// A lease granted without a reply carries no key and expires.
-		return nil, c.failed(op, ctx, gctx, "grant", tm.callTimeout, err)
+		return nil, false, c.failed(op, ctx, gctx, "grant", tm.callTimeout, err)
 	}
 	id := g.ID
 	if c.afterGrant != nil {
 		c.afterGrant(id)
 	}
 	tctx, cancel := context.WithTimeout(ctx, tm.callTimeout)
+	c.acquires.Add(1)
 	resp, err := c.cli.Txn(tctx).
 		If(clientv3.Compare(clientv3.CreateRevision(lockKey), "=", 0)).
 		Then(clientv3.OpPut(lockKey, newOwner(), clientv3.WithLease(id)), clientv3.OpGet(baseKey)).
@@ -234,33 +289,70 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			// The grant expired before the transaction ran: the
 			// transaction wrote nothing (etcd refuses a put with a lease
 			// it does not have).
-			return nil, &opError{op: op, err: fmt.Errorf("%w: etcd lease expired before the lock was taken", lease.ErrAcquireTooSlow)}
+			return nil, false, &opError{op: op, err: fmt.Errorf("%w: etcd lease expired before the lock was taken", lease.ErrAcquireTooSlow)}
 		}
-		return nil, c.failed(op, ctx, tctx, "acquire", tm.callTimeout, err)
+		return nil, false, c.failed(op, ctx, tctx, "acquire", tm.callTimeout, err)
 	}
+	rev := resp.Header.Revision
 	if !resp.Succeeded {
 		c.revoke(ctx, id, tm)
+		c.sawRev(rev)
 		holder := ""
 		if kvs := resp.Responses[0].GetResponseRange().GetKvs(); len(kvs) == 1 {
 			holder = fmt.Sprintf(" (held since revision %d)", kvs[0].CreateRevision)
 		}
-		return nil, &opError{op: op, err: fmt.Errorf("%w%s", lease.ErrNotAcquired, holder)}
+		return nil, false, &opError{op: op, err: fmt.Errorf("%w%s", lease.ErrNotAcquired, holder)}
 	}
 	base, err := baseOf(resp.Responses[1].GetResponseRange())
 	if err != nil {
 		c.revoke(ctx, id, tm)
-		return nil, &opError{op: op, err: fmt.Errorf("%w: %v", lease.ErrConfig, err)}
+		return nil, false, &opError{op: op, err: fmt.Errorf("%w: %v", lease.ErrConfig, err)}
 	}
-	rev := resp.Header.Revision
+	if rev <= seen {
+		// A put raises the revision, and etcd's reads and writes are
+		// linearizable: a revision at or below one seen before the grant
+		// was sent means the store went back (a snapshot restore), and
+		// this token may have been handed out already.
+		c.revoke(ctx, id, tm)
+		return nil, true, c.rewound(ctx, op, resource, fence.Token(base+seen), rev)
+	}
+	c.sawRev(rev)
 	token := fence.Token(base + rev)
 	if left := tm.ttl - tm.margin - time.Since(send); left < tm.minValidity {
 		c.revoke(ctx, id, tm)
-		return nil, &opError{op: op, err: fmt.Errorf("%w: %v of validity left", lease.ErrAcquireTooSlow, left.Round(time.Millisecond))}
+		return nil, false, &opError{op: op, err: fmt.Errorf("%w: %v of validity left", lease.ErrAcquireTooSlow, left.Round(time.Millisecond))}
 	}
 	l := c.start(ctx, resource, lockKey, id, rev, token, send, tm)
 	c.log(ctx, slog.LevelDebug, "lease acquired", resource, token, "etcd_lease", int64(id))
 	c.emit(ctx, lease.Event{Kind: lease.EventAcquired, Resource: resource, Token: token})
-	return l, nil
+	return l, false, nil
+}
+
+// sawRev records rev, the revision of a linearizable reply.
+func (c *Client) sawRev(rev int64) {
+	for {
+		old := c.maxRev.Load()
+		if rev <= old || c.maxRev.CompareAndSwap(old, rev) {
+			return
+		}
+	}
+}
+
+// rewound handles a revision found at rev, below one this Client had
+// seen: it raises resource's base above atLeast (base + the highest
+// revision seen, so above every token of resource this Client saw
+// minted; Advance reports lease.EventCounterRegressed), forgets which
+// resources had their HighWater mark applied, so that every resource asks
+// again, and starts tracking revisions from rev. It returns nil, or the
+// error of Advance.
+func (c *Client) rewound(ctx context.Context, op, resource string, atLeast fence.Token, rev int64) error {
+	c.log(ctx, slog.LevelError, "etcd revision went back (a snapshot restore without --bump-revision?)", resource, 0, "revision", rev, "seen", int64(atLeast))
+	c.highWater.Clear()
+	c.maxRev.Store(rev)
+	if _, err := c.Advance(ctx, resource, atLeast); err != nil {
+		return &opError{op: op, err: fmt.Errorf("etcd revision went back to %d; raising the base: %w", rev, unwrapOp(err))}
+	}
+	return nil
 }
 
 // baseOf parses the base key's value from r: 0 when absent.
@@ -285,6 +377,7 @@ func (c *Client) revoke(ctx context.Context, id clientv3.LeaseID, tm timing) {
 	go func() {
 		rctx, cancel := context.WithTimeout(vals, tm.releaseTimeout)
 		defer cancel()
+		c.releases.Add(1)
 		if _, err := c.cli.Revoke(rctx, id); err != nil && !errors.Is(err, rpctypes.ErrLeaseNotFound) {
 			c.log(vals, slog.LevelDebug, "etcd lease revoke failed; it expires by itself", "", 0, "etcd_lease", int64(id), "err", err)
 		}
@@ -381,15 +474,18 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// Advance makes the next Acquire of resource mint a token above atLeast:
-// if base + the current revision + 1 (the least token the next Acquire
-// can get) is not above atLeast, it raises the base key (a transaction
-// comparing the base's mod revision, so concurrent calls never lower it),
-// reports the regression (Observer EventCounterRegressed, an error log
-// record) and returns the least next token. Tokens can only regress when
-// a snapshot restore rewound etcd's revision (etcdutl snapshot restore
-// without --bump-revision and --mark-compacted): [Lease.Observe] calls it
-// with the stored token of a *fence.StaleError. Bounded by ReleaseTimeout.
+// Advance makes the next Acquire of resource mint a token above atLeast,
+// as the Redis lease's Advance raises its counter: if base + the current
+// revision (the value the next Acquire's token exceeds) is below atLeast,
+// it raises the base key (a transaction comparing the base's mod
+// revision, so concurrent calls never lower it), reports the regression
+// (Observer EventCounterRegressed From that value To atLeast, an error
+// log record) and returns atLeast; else it returns that value. Tokens can
+// only regress when a snapshot restore rewound etcd's revision (etcdutl
+// snapshot restore without --bump-revision and --mark-compacted):
+// [Lease.Observe] calls it with the stored token of a *fence.StaleError,
+// and Acquire after it saw the revision go back or with Options.HighWater.
+// Bounded by ctx and ReleaseTimeout.
 func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Token) (fence.Token, error) {
 	op := fmt.Sprintf("advance %q", resource)
 	tm, err := c.timing(0)
@@ -409,9 +505,10 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 			return 0, &opError{op: op, err: fmt.Errorf("%w: %v", lease.ErrConfig, err)}
 		}
 		rev := g.Header.Revision
+		c.sawRev(rev)
 		next := fence.Token(base + rev + 1)
 		if next > atLeast {
-			return next, nil
+			return next - 1, nil
 		}
 		var modRev int64
 		if len(g.Kvs) == 1 {
@@ -428,7 +525,7 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 		if !t.Succeeded {
 			continue // another Advance raised it meanwhile: read again
 		}
-		to := fence.Token(nb + t.Header.Revision + 1)
+		to := atLeast
 		c.emit(ctx, lease.Event{Kind: lease.EventCounterRegressed, Resource: resource, From: next - 1, To: to})
 		if lg := c.opts.Logger; lg != nil {
 			lg.Log(ctx, slog.LevelError, "lease tokens regressed (etcd revision rewound, e.g. a snapshot restore without --bump-revision); base raised",
@@ -453,4 +550,14 @@ func (c *Client) emit(ctx context.Context, e lease.Event) {
 	if o := c.opts.Observer; o != nil && o.Event != nil {
 		o.Event(ctx, e)
 	}
+}
+
+// Stats counts what a Client has sent to etcd since New, with the fields
+// of the Redis lease's Stats: Acquires counts acquire transactions
+// (including those answered "held"; a grant that failed sends none),
+// Renewals lease keep-alive requests (by the heartbeat and Renew),
+// Releases lease revokes (by Release and by the cleanup of a failed
+// Acquire).
+func (c *Client) Stats() lease.Stats {
+	return lease.Stats{Acquires: c.acquires.Load(), Renewals: c.renewals.Load(), Releases: c.releases.Load()}
 }

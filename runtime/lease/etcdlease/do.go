@@ -14,7 +14,8 @@ import (
 // fn's context cancelled when ctx or the lease ends, a *fence.StaleError
 // from fn passed through [Lease.Observe], and Release however fn ends
 // (also by panic), never before fn returned. When ctx ends while fn runs,
-// the heartbeat keeps the lease for up to TTL/2 and then stops, so the
+// the heartbeat keeps the lease for up to DrainTimeout (default TTL/2)
+// and then stops, so the
 // lease expires by itself if fn ignores its context. Do returns fn's
 // error joined with the *lease.LostError when the lease was lost before
 // fn returned (a Release that finds the key gone counts as lost), and
@@ -42,7 +43,7 @@ func (c *Client) DoWait(ctx context.Context, resource string, ttl time.Duration,
 	return c.hold(ctx, l, fn)
 }
 
-// hold keeps the lease for TTL/2 after ctx ends while fn runs.
+// hold keeps the lease for DrainTimeout after ctx ends while fn runs.
 func (c *Client) hold(ctx context.Context, l *Lease, fn func(ctx context.Context, token fence.Token) error) error {
-	return lease.Hold(ctx, l, l.tm.ttl/2, l.stopHeartbeat, fn)
+	return lease.Hold(ctx, l, l.tm.drain, l.stopHeartbeat, fn)
 }

@@ -55,11 +55,27 @@
 //     ReleaseTimeout, and an etcd lease it cannot revoke expires by itself
 //     with the key.
 //   - A snapshot restore rewinds the revision, so tokens repeat: restore
-//     with etcdutl snapshot restore --bump-revision <n> --mark-compacted
-//     (etcd 3.6; backported to 3.5 by etcd-io/etcd#16165) to prevent it,
-//     the bump larger than the writes the snapshot misses. Without it, the
-//     database
-//     refuses the low tokens with a *fence.StaleError, [Lease.Observe] (and
-//     Do) detects the regression and [Client.Advance] raises the base
-//     above the stored token, reporting lease.EventCounterRegressed.
+//     with --bump-revision <n> --mark-compacted (etcdutl and etcdctl
+//     snapshot restore from etcd 3.5.10, etcd-io/etcd#16165, and 3.6;
+//     etcd 3.4's etcdctl has neither flag), the bump larger than the
+//     writes the snapshot misses. Without it: a Client that saw the higher
+//     revisions before the restore notices the revision going back at
+//     its next Acquire and mints above them; Options.HighWater makes a
+//     new Client mint above the durable mark at its first Acquire of each
+//     resource; and when the database refuses a low token with a
+//     *fence.StaleError, [Lease.Observe] (and Do) detects the regression.
+//     Each raises the resource's base ([Client.Advance]) and reports
+//     lease.EventCounterRegressed.
+//
+// # The same surface as the Redis lease
+//
+// [Client] is a lease.Coordinator[*Lease], as the Redis lease's Client is
+// a lease.Coordinator[*lease.Lease]: Acquire, AcquireWait, Do, DoWait,
+// Check (configuration errors as lease.ErrConfig, persistence warnings as
+// lease.ErrUnsafeConfig, never in one error), Advance, Stats and Keys, and
+// Options with the same names (TTL, KeyPrefix, HighWater, Logger,
+// Observer and the timings). Renewals are one LeaseKeepAlive request per
+// lease per HeartbeatInterval; the Redis lease's batching of many
+// renewals into one script call has no etcd counterpart (etcd's
+// keep-alive takes one lease ID per request).
 package etcdlease

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -15,10 +17,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+
+	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
 
 	"github.com/fencegen/fencegen/internal/faults"
 	"github.com/fencegen/fencegen/internal/faults/etcdfaults"
+	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/lease"
 	"github.com/fencegen/fencegen/runtime/lease/etcdlease"
@@ -349,6 +356,9 @@ func TestClusterLeaderChange(t *testing.T) {
 	ev := &events{}
 	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: 3 * time.Second, Observer: ev.observer()})
 	ctx := ctxT(t, 60*time.Second)
+	if err := c.Check(ctx); err != nil {
+		t.Fatalf("Check on three members: %v, want nil", err)
+	}
 	l, err := c.Acquire(ctx, "r", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -410,33 +420,72 @@ func TestHolderMemberKilled(t *testing.T) {
 }
 
 // A snapshot restore rewinds etcd's revision, and with it the tokens:
-// etcdutl snapshot restore without --bump-revision (etcd 3.4's etcdctl
-// has no such flag). Observe, given the stale-token error of a write the
-// database refused, detects the regression and raises the base, so the
-// next token is above every stored one.
+// etcdctl snapshot restore without --bump-revision (etcd 3.4's etcdctl
+// has no such flag; 3.5.10's and etcdutl's have). PostgreSQL's fenced
+// rows are the oracle. Each of the three ways out is tried on a resource
+// of its own:
+//   - a Client that saw the high revisions before the restore detects
+//     the rewind at its next Acquire and mints above them;
+//   - a new Client with Options.HighWater (the rows' stored token) mints
+//     above it at its first Acquire;
+//   - a new Client without HighWater mints a rewound token, the database
+//     refuses it, and Observe raises the base from the stored token.
 func TestSnapshotRestoreRegression(t *testing.T) {
 	etcdctl, err := exec.LookPath("etcdctl")
 	if err != nil {
-		t.Skipf("SKIP: etcdctl unavailable: %v", err)
+		testenv.Unavailable(t, "etcdctl (apt-get install etcd-client)", "PATH", err)
 	}
+	schema, err := os.ReadFile("../../../examples/accounts/schema.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := accountsdb.New(testenv.Database(t, string(schema)))
 	e := etcdfaults.Start(t, 1)
 	m := e.Members[0]
 	ev := &events{}
 	opts := &etcdlease.Options{TTL: ttl, Observer: ev.observer()}
-	c := etcdlease.New(e.Client(), opts)
+	survivor := etcdlease.New(e.Client(), opts)
 	ctx := ctxT(t, 60*time.Second)
-	cycle := func() fence.Token {
+	one := pgtype.Numeric{Int: big.NewInt(1), Valid: true}
+	accounts := []int64{1, 2, 3}
+	for _, id := range accounts {
+		if _, err := q.OpenAccount(ctx, accountsdb.OpenAccountParams{ID: id, Balance: one}, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := func(id int64) string { return fmt.Sprintf("account:%d", id) }
+	stored := func(id int64) fence.Token {
 		t.Helper()
-		l, err := c.Acquire(ctx, "r", 0)
+		r, err := q.GetAccount(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := l.Release(ctx); err != nil {
+		return r.LastFencingToken
+	}
+	// credit takes the lease of account id with c, credits it, releases;
+	// it returns the token, the write's error and the lease's end.
+	credit := func(c *etcdlease.Client, id int64) (fence.Token, error, error) {
+		t.Helper()
+		l, err := c.Acquire(ctx, res(id), 0)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return l.Token()
+		err = l.Observe(ctx, q.CreditAccount(ctx, accountsdb.CreditAccountParams{ID: id, Amount: one}, l.Token()))
+		cause := l.Err()
+		_ = l.Release(ctx)
+		return l.Token(), err, cause
 	}
-	cycle()
+	mustCredit := func(c *etcdlease.Client, id int64) fence.Token {
+		t.Helper()
+		tok, err, _ := credit(c, id)
+		if err != nil {
+			t.Fatalf("credit %d with token %d: %v", id, tok, err)
+		}
+		return tok
+	}
+	for _, id := range accounts {
+		mustCredit(survivor, id)
+	}
 	snap := filepath.Join(t.TempDir(), "snap.db")
 	run := func(args ...string) {
 		t.Helper()
@@ -446,9 +495,11 @@ func TestSnapshotRestoreRegression(t *testing.T) {
 		}
 	}
 	run("--endpoints", m.Endpoint(), "snapshot", "save", snap)
-	var high fence.Token
+	high := map[int64]fence.Token{}
 	for range 5 {
-		high = cycle()
+		for _, id := range accounts {
+			high[id] = mustCredit(survivor, id)
+		}
 	}
 	m.Kill()
 	restored := filepath.Join(t.TempDir(), "restored")
@@ -459,45 +510,71 @@ func TestSnapshotRestoreRegression(t *testing.T) {
 	m.Start()
 	e.WaitHealthy()
 
-	c = etcdlease.New(e.Client(), opts)
-	l, err := c.Acquire(ctx, "r", 0)
-	if err != nil {
-		t.Fatal(err)
+	// Without HighWater, a new Client mints a rewound token; the
+	// database refuses it, and Observe raises the base.
+	fresh := etcdlease.New(e.Client(), opts)
+	tok, err, cause := credit(fresh, 3)
+	if tok > high[3] {
+		t.Fatalf("token %d after the restore, above %d: the restore did not rewind", tok, high[3])
 	}
-	if l.Token() > high {
-		t.Fatalf("token %d after the restore, above %d: the restore did not rewind", l.Token(), high)
+	var lost *lease.LostError
+	if !errors.Is(err, fence.ErrStaleToken) || !errors.As(cause, &lost) || lost.Reason != lease.ReasonSuperseded {
+		t.Fatalf("write with the rewound token %d: %v (lease: %v), want ErrStaleToken and the lease superseded", tok, err, cause)
 	}
-	// What the database answers to the rewound token.
-	stale := &fence.StaleError{Query: "CreditAccount", Table: "accounts", Presented: l.Token(), Stored: high, Rows: 1}
-	if err := l.Observe(ctx, stale); err != stale {
-		t.Fatalf("Observe returned %v", err)
+	if tok := mustCredit(fresh, 3); tok <= high[3] {
+		t.Fatalf("token %d after Observe, not above the stored %d", tok, high[3])
 	}
-	lost := waitLost(t, l, time.Second)
-	if lost.Reason != lease.ReasonSuperseded {
-		t.Fatalf("lost: %v", lost)
+
+	// With HighWater, a new Client's first Acquire mints above the mark.
+	hwOpts := *opts
+	hwOpts.HighWater = func(_ context.Context, resource string) (fence.Token, error) {
+		var id int64
+		if _, err := fmt.Sscanf(resource, "account:%d", &id); err != nil {
+			return 0, err
+		}
+		return stored(id), nil
+	}
+	if tok := mustCredit(etcdlease.New(e.Client(), &hwOpts), 2); tok <= high[2] {
+		t.Fatalf("token %d with HighWater %d", tok, high[2])
+	}
+	hwOpts.HighWater = func(context.Context, string) (fence.Token, error) { return 0, errors.New("database down") }
+	failing := etcdlease.New(e.Client(), &hwOpts)
+	if _, err := failing.Acquire(ctx, res(2), 0); !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "database down") {
+		t.Fatalf("acquire with a failing HighWater: %v, want ErrConfig", err)
+	}
+	if n := failing.Stats().Acquires; n != 0 {
+		t.Fatalf("a failing HighWater still sent %d acquires", n)
+	}
+
+	// The Client that lived through the restore saw the revisions go back.
+	if tok := mustCredit(survivor, 1); tok <= high[1] {
+		t.Fatalf("token %d from the Client that saw %d before the restore", tok, high[1])
 	}
 	reg := ev.kinds(lease.EventCounterRegressed)
-	if len(reg) != 1 || reg[0].To <= high {
-		t.Fatalf("regression events %+v, want one raising above %d", reg, high)
+	if len(reg) != 3 {
+		t.Fatalf("regression events %+v, want one per account", reg)
 	}
-	_ = l.Release(ctx)
-	if next := cycle(); next <= high {
-		t.Fatalf("token %d after Advance, not above the stored %d", next, high)
+	for _, r := range reg {
+		var id int64
+		fmt.Sscanf(r.Resource, "account:%d", &id)
+		if r.To < high[id] || r.From >= r.To {
+			t.Fatalf("regression event %+v, want To ≥ %d", r, high[id])
+		}
 	}
 	// A StaleError from a later holder (no regression) raises nothing.
-	l3, err := c.Acquire(ctx, "r", 0)
+	l3, err := fresh.Acquire(ctx, res(3), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = l3.Release(ctx)
-	l4, err := c.Acquire(ctx, "r", 0)
+	l4, err := fresh.Acquire(ctx, res(3), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = l3.Observe(ctx, &fence.StaleError{Presented: l3.Token(), Stored: l4.Token()})
 	_ = l4.Release(ctx)
-	if n := len(ev.kinds(lease.EventCounterRegressed)); n != 1 {
-		t.Fatalf("%d regression events, want still 1", n)
+	if n := len(ev.kinds(lease.EventCounterRegressed)); n != 3 {
+		t.Fatalf("%d regression events, want still 3", n)
 	}
 }
 
@@ -539,12 +616,24 @@ func TestDo(t *testing.T) {
 	}
 }
 
-// The seam: a worker written against lease.Locker runs on either
-// coordinator; here on etcd.
-func TestLockerSeam(t *testing.T) {
+// The seam: one worker, written once against lease.Coordinator, runs on
+// Redis and on etcd, each built by one line; the same checks hold on both
+// (start-up probe, tokens that grow, "held" as ErrNotAcquired, an
+// owner-checked release, recovery above a high-water mark, the counters).
+func TestSameWorkerOnBothCoordinators(t *testing.T) {
 	e := etcdfaults.Start(t, 1)
-	var locker lease.Locker[*etcdlease.Lease] = etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
-	tokens, err := work(ctxT(t, 30*time.Second), locker, 3)
+	rdb := testenv.Redis(t)
+	t.Run("redis", func(t *testing.T) {
+		runWorker(t, lease.New(rdb, &lease.Options{KeyPrefix: testenv.Key(t, "p"), TTL: ttl}))
+	})
+	t.Run("etcd", func(t *testing.T) {
+		runWorker(t, etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl}))
+	})
+}
+
+func runWorker[L lease.Held](t *testing.T, c lease.Coordinator[L]) {
+	before := c.Stats()
+	tokens, err := worker(ctxT(t, 30*time.Second), c, "job")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -553,21 +642,54 @@ func TestLockerSeam(t *testing.T) {
 			t.Fatalf("tokens %v not increasing", tokens)
 		}
 	}
+	if last, prev := tokens[len(tokens)-1], tokens[len(tokens)-2]; last <= prev+1000 {
+		t.Fatalf("token %d after Advance(%d), not above it", last, prev+1000)
+	}
+	after := c.Stats()
+	if n := after.Acquires - before.Acquires; n != 6 {
+		t.Fatalf("%d acquire calls, want 6 (Do ×3, Acquire, a held Acquire, Acquire)", n)
+	}
+	if n := after.Releases - before.Releases; n < 5 {
+		t.Fatalf("%d release calls, want at least 5", n)
+	}
 }
 
-func work[L lease.Held](ctx context.Context, locker lease.Locker[L], n int) ([]fence.Token, error) {
-	var out []fence.Token
-	for range n {
-		l, err := locker.AcquireWait(ctx, "job", 0)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, l.Token())
-		if err := l.Release(ctx); err != nil {
+// worker is written once against the shared surface.
+func worker[L lease.Held](ctx context.Context, c lease.Coordinator[L], resource string) ([]fence.Token, error) {
+	if err := c.Check(ctx); errors.Is(err, lease.ErrConfig) {
+		return nil, err
+	} else if err != nil && !errors.Is(err, lease.ErrUnsafeConfig) {
+		return nil, err
+	}
+	var tokens []fence.Token
+	for range 3 {
+		if err := c.Do(ctx, resource, 0, func(ctx context.Context, token fence.Token) error {
+			tokens = append(tokens, token)
+			return nil
+		}); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	l, err := c.Acquire(ctx, resource, 0)
+	if err != nil {
+		return nil, err
+	}
+	tokens = append(tokens, l.Token())
+	if _, err := c.Acquire(ctx, resource, 0); !errors.Is(err, lease.ErrNotAcquired) {
+		return nil, fmt.Errorf("second acquire: %v, want ErrNotAcquired", err)
+	}
+	if err := l.Release(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := c.Advance(ctx, resource, l.Token()+1000); err != nil {
+		return nil, err
+	}
+	l, err = c.Acquire(ctx, resource, 0)
+	if err != nil {
+		return nil, err
+	}
+	tokens = append(tokens, l.Token())
+	return tokens, l.Release(ctx)
 }
 
 // etcd issue: a lock granted on a session lease that had already expired.
@@ -659,5 +781,67 @@ func TestAcquireWaitContextEnds(t *testing.T) {
 	}
 	if err := l.Err(); err != nil {
 		t.Fatalf("holder: %v", err)
+	}
+}
+
+// Check keeps configuration errors and persistence warnings apart (the
+// Redis lease's first-hour issue 26): an option the lease cannot keep is
+// lease.ErrConfig and not ErrUnsafeConfig; a one-member cluster is
+// ErrUnsafeConfig and not ErrConfig; a user without permission on the
+// key prefix is ErrConfig from Check and from Acquire, never
+// ErrNotAcquired (AcquireWait does not wait on it).
+func TestCheckSeparatesErrorsFromWarnings(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	ctx := ctxT(t, 30*time.Second)
+	err := etcdlease.New(cli, &etcdlease.Options{TTL: 500 * time.Millisecond}).Check(ctx)
+	if !errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrUnsafeConfig) {
+		t.Fatalf("Check with a 500ms TTL: %v, want ErrConfig only", err)
+	}
+	var logs syncBuf
+	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	err = c.Check(ctx)
+	if !errors.Is(err, lease.ErrUnsafeConfig) || errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "one member") {
+		t.Fatalf("Check on one member: %v, want ErrUnsafeConfig only, naming the one member", err)
+	}
+	if !strings.Contains(logs.String(), "level=WARN") {
+		t.Fatalf("no warning logged: %q", logs.String())
+	}
+	if lockExists(t, cli, c, "fencegen-check") {
+		t.Fatal("Check left its probe key")
+	}
+
+	// Authentication on; the worker's role may only touch "other/".
+	for _, step := range []func() error{
+		func() error { _, err := cli.RoleAdd(ctx, "root"); return err },
+		func() error { _, err := cli.UserAdd(ctx, "root", "rootpw"); return err },
+		func() error { _, err := cli.UserGrantRole(ctx, "root", "root"); return err },
+		func() error { _, err := cli.RoleAdd(ctx, "worker"); return err },
+		func() error {
+			_, err := cli.RoleGrantPermission(ctx, "worker", "other/", clientv3.GetPrefixRangeEnd("other/"), clientv3.PermissionType(clientv3.PermReadWrite))
+			return err
+		},
+		func() error { _, err := cli.UserAdd(ctx, "worker", "workerpw"); return err },
+		func() error { _, err := cli.UserGrantRole(ctx, "worker", "worker"); return err },
+		func() error { _, err := cli.AuthEnable(ctx); return err },
+	} {
+		if err := step(); err != nil {
+			t.Fatalf("auth setup: %v", err)
+		}
+	}
+	wcli, err := clientv3.New(clientv3.Config{Endpoints: e.Endpoints(), DialTimeout: 2 * time.Second, Username: "worker", Password: "workerpw", Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wcli.Close()
+	w := etcdlease.New(wcli, &etcdlease.Options{TTL: ttl})
+	if err := w.Check(ctx); !errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrUnsafeConfig) {
+		t.Fatalf("Check without permission: %v, want ErrConfig only", err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err = w.AcquireWait(wctx, "r", 0)
+	if !errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrNotAcquired) || wctx.Err() != nil {
+		t.Fatalf("AcquireWait without permission: %v, want ErrConfig at once", err)
 	}
 }

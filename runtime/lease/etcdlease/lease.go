@@ -181,6 +181,7 @@ func (l *Lease) renew(ctx context.Context, counted bool) error {
 	callCtx, cancel := context.WithTimeout(ctx, l.tm.callTimeout)
 	defer cancel()
 	send := time.Now()
+	l.c.renewals.Add(1)
 	resp, err := l.c.cli.KeepAliveOnce(callCtx, l.id)
 	if err == nil && resp.TTL <= 0 {
 		err = rpctypes.ErrLeaseNotFound
@@ -306,6 +307,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, l.tm.releaseTimeout)
 	defer cancel()
+	l.c.releases.Add(1)
 	_, err := l.c.cli.Revoke(rctx, l.id)
 	held := err == nil
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {

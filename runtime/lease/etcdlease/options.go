@@ -1,10 +1,12 @@
 package etcdlease
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/lease"
 )
 
@@ -48,6 +50,33 @@ type Options struct {
 	// Default 2.
 	MaxRenewFailures int
 
+	// MinValidity is the least local validity a new lease must have when
+	// Acquire is about to return it; with less left (a slow reply, a
+	// paused process) Acquire revokes it and fails with
+	// lease.ErrAcquireTooSlow. Default TTL/2. Must be below TTL −
+	// SafetyMargin.
+	MinValidity time.Duration
+
+	// DrainTimeout is how long [Client.Do] keeps renewing the lease after
+	// its ctx ended while fn has not returned; then the heartbeat stops and
+	// the lease expires by itself. Default TTL/2.
+	DrainTimeout time.Duration
+
+	// HighWater, if set, is the durable high-water mark of fencing tokens,
+	// as in lease.Options: it returns a token at least as high as any
+	// token ever stored for resource (e.g. SELECT max(last_fencing_token)
+	// over the rows the resource guards). Acquire calls it the first time
+	// the Client acquires a resource, and again after the Client saw
+	// etcd's revision go back (a snapshot restore): if the next token
+	// could be at or below the mark, it raises the resource's base with
+	// [Client.Advance] before taking the lock, so that a process started
+	// on a restored cluster mints above every stored token. An error fails
+	// the Acquire with lease.ErrConfig, before anything is granted. The
+	// Client remembers which resources it has asked about (one map entry
+	// per resource name). Nil: only [Lease.Observe] (and Do) recover from
+	// a rewound revision, after the database refused a write.
+	HighWater func(ctx context.Context, resource string) (fence.Token, error)
+
 	// Logger receives debug records for acquire, renew and release, and
 	// warnings for failed renewals and lost leases. Nil disables logging.
 	Logger *slog.Logger
@@ -60,9 +89,9 @@ type Options struct {
 
 // timing is the per-lease configuration derived from the TTL and Options.
 type timing struct {
-	ttl, interval, callTimeout, releaseTimeout, margin, minValidity time.Duration
-	maxFailures                                                     int
-	grantSeconds                                                    int64
+	ttl, interval, callTimeout, releaseTimeout, margin, minValidity, drain time.Duration
+	maxFailures                                                            int
+	grantSeconds                                                           int64
 }
 
 func (o *Options) get() Options {
@@ -80,7 +109,7 @@ func (c *Client) timing(ttl time.Duration) (timing, error) {
 	if ttl == 0 {
 		ttl = 10 * time.Second
 	}
-	t := timing{ttl: ttl, interval: ttl / 3, callTimeout: ttl / 6, margin: ttl / 10, minValidity: ttl / 2, maxFailures: 2}
+	t := timing{ttl: ttl, interval: ttl / 3, callTimeout: ttl / 6, margin: ttl / 10, minValidity: ttl / 2, drain: ttl / 2, maxFailures: 2}
 	switch {
 	case o.HeartbeatInterval > 0:
 		t.interval = o.HeartbeatInterval
@@ -100,18 +129,26 @@ func (c *Client) timing(ttl time.Duration) (timing, error) {
 	if o.MaxRenewFailures > 0 {
 		t.maxFailures = o.MaxRenewFailures
 	}
+	if o.MinValidity > 0 {
+		t.minValidity = o.MinValidity
+	}
+	if o.DrainTimeout > 0 {
+		t.drain = o.DrainTimeout
+	}
 	t.grantSeconds = int64((ttl + time.Second - 1) / time.Second)
 	valid := ttl - t.margin
 	var err error
 	switch {
 	case ttl < time.Second:
 		err = fmt.Errorf("TTL %v below 1s: etcd grants leases in whole seconds", ttl)
-	case o.TTL < 0 || o.CallTimeout < 0 || o.ReleaseTimeout < 0 || o.SafetyMargin < 0 || o.MaxRenewFailures < 0:
+	case o.TTL < 0 || o.CallTimeout < 0 || o.ReleaseTimeout < 0 || o.SafetyMargin < 0 || o.MaxRenewFailures < 0 || o.MinValidity < 0 || o.DrainTimeout < 0:
 		err = fmt.Errorf("negative option (0 means the default)")
 	case t.margin >= ttl:
 		err = fmt.Errorf("SafetyMargin %v not below TTL %v", t.margin, ttl)
 	case t.callTimeout >= ttl:
 		err = fmt.Errorf("Options.CallTimeout %v not below TTL %v", t.callTimeout, ttl)
+	case t.minValidity >= valid:
+		err = fmt.Errorf("MinValidity %v not below TTL − SafetyMargin %v", t.minValidity, valid)
 	case t.interval >= valid:
 		err = fmt.Errorf("HeartbeatInterval %v not below TTL − SafetyMargin %v", t.interval, valid)
 	}
