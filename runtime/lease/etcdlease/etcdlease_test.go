@@ -227,7 +227,16 @@ func (s *syncBuf) String() string {
 // internal/faults) loses its lease locally before etcd expires it, so the
 // next holder, who gets a higher token, never overlaps it.
 func TestPartitionedHolderLosesFirst(t *testing.T) {
-	e := etcdfaults.Start(t, 1)
+	for _, n := range []int{1, 3} {
+		t.Run(fmt.Sprintf("members=%d", n), func(t *testing.T) { partitionedHolder(t, n) })
+	}
+}
+
+// partitionedHolder runs on n members: the holder reaches the first
+// through a proxy that is cut; the next holder talks to every member
+// directly (on three, the cluster keeps its quorum and leader).
+func partitionedHolder(t *testing.T, n int) {
+	e := etcdfaults.Start(t, n)
 	p := faults.StartProxy(t, strings.TrimPrefix(e.Members[0].Endpoint(), "http://"))
 	holderCli := e.Client("http://" + p.Addr())
 	other := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
@@ -734,9 +743,56 @@ func TestReleaseRetriedAfterLostReply(t *testing.T) {
 	if lockExists(t, cli, c, "r") {
 		t.Fatal("the revoke did not land; the test shows nothing")
 	}
+	// etcd-io/etcd#22082: a Mutex.Unlock retried after its lost reply
+	// deletes the key by name, and with it a newer lock the same session
+	// took meanwhile. Here the newer lock has an etcd lease of its own,
+	// and the retry revokes only the old one.
+	newer, err := etcdlease.New(cli, &etcdlease.Options{TTL: ttl}).Acquire(ctx, "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	p.Heal()
 	if err := l.Release(ctx); err != nil {
 		t.Fatalf("second release: %v, want nil", err)
+	}
+	if !lockExists(t, cli, c, "r") || newer.Err() != nil {
+		t.Fatalf("the retried release of token %d removed the newer lock %d (%v)", l.Token(), newer.Token(), newer.Err())
+	}
+	if err := newer.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// etcd-io/etcd#17470: a Session's lease kept being renewed after the code
+// using it had died. Do releases however fn ends, by panic included: the
+// lock key and its etcd lease are gone when the panic leaves Do.
+func TestDoPanicReleases(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl})
+	ctx := ctxT(t, 30*time.Second)
+	var id clientv3.LeaseID
+	func() {
+		defer func() {
+			if r := recover(); r != "worker died" {
+				t.Fatalf("recovered %v", r)
+			}
+		}()
+		_ = c.Do(ctx, "r", 0, func(ctx context.Context, token fence.Token) error {
+			lock, _ := c.Keys("r")
+			g, err := cli.Get(ctx, lock)
+			if err != nil || len(g.Kvs) != 1 {
+				t.Fatalf("lock key inside Do: %v %v", g, err)
+			}
+			id = clientv3.LeaseID(g.Kvs[0].Lease)
+			panic("worker died")
+		})
+	}()
+	if lockExists(t, cli, c, "r") {
+		t.Fatal("lock key left after fn panicked")
+	}
+	if r, err := cli.TimeToLive(ctx, id); err != nil || r.TTL != -1 {
+		t.Fatalf("etcd lease after the panic: %+v %v, want revoked", r, err)
 	}
 }
 
