@@ -11,6 +11,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,6 +49,10 @@ type Client struct {
 	clk  clock
 	hb   scheduler
 	repl replicaState
+	// replicas is how an acquire waits for replicas (see classify), and
+	// nodeRepl the replicaState of each Redis Cluster master by address.
+	replicas replicaKind
+	nodeRepl sync.Map
 	// ctxDeadlines: rdb is a go-redis client with ContextTimeoutEnabled,
 	// which bounds each call by its context itself (see run).
 	ctxDeadlines bool
@@ -78,8 +83,9 @@ type Client struct {
 }
 
 // New returns a Client that runs its scripts on rdb, which may be a
-// *redis.Client, *redis.ClusterClient, *redis.Ring or any
-// redis.UniversalClient, or, with Options.UnsafeNoReplicas, any other
+// *redis.Client (a Sentinel FailoverClient included), a
+// *redis.ClusterClient, a redis.UniversalClient holding either, or a type
+// embedding one of them, or, with Options.UnsafeNoReplicas, any other
 // redis.Scripter (anything with EVAL/EVALSHA, as in bsm/redislock). opts
 // may be nil, meaning every default; New keeps a copy, so later changes to
 // *opts have no effect.
@@ -87,23 +93,25 @@ type Client struct {
 // New panics, as for a nil rdb, when Options.TTL is set to a TTL the
 // lease cannot keep with the other options (below the 1ms resolution of
 // PX, or too short for TTL/6 to leave a Redis call a millisecond; the
-// message names the rule and the least TTL the options allow), and when
-// rdb is a plain redis.Scripter (one
-// without a Pipeline method, so the acquire cannot wait for replicas with
-// WAIT; see "Replicas and failover" in the package documentation) and
-// Options.UnsafeNoReplicas is not set: such a Client could mint a token
-// twice after a failover.
+// message names the rule and the least TTL the options allow); when rdb
+// is a *redis.Ring, whatever the options (a Ring that marks a shard down
+// moves its resources to a shard whose fence counter is behind, so one
+// token can reach two holders); and when rdb is any other type that the
+// acquire cannot make wait for the replicas of the primary it wrote to
+// (a plain redis.Scripter, or a pipelining type that is not one of the
+// go-redis clients above; see "Replicas and failover" in the package
+// documentation) and Options.UnsafeNoReplicas is not set: such a Client
+// could mint a token twice after a failover. Each message names the
+// client's type and the way out.
 func New(rdb redis.Scripter, opts *Options) *Client {
 	if rdb == nil {
 		panic("lease: New with nil redis.Scripter")
 	}
-	if _, ok := rdb.(pipeliner); !ok && (opts == nil || !opts.UnsafeNoReplicas) {
-		panic(fmt.Sprintf("lease: New with a %T, which cannot wait for Redis replicas to acknowledge an acquire: "+
-			"after a failover the promoted replica could mint a token again for a second holder; "+
-			"pass a *redis.Client (a Sentinel FailoverClient included), or set Options.UnsafeNoReplicas "+
-			"if the server has no replicas", rdb))
+	kind, refusal := classify(rdb, opts != nil && opts.UnsafeNoReplicas)
+	if refusal != "" {
+		panic(refusal)
 	}
-	c := &Client{rdb: rdb}
+	c := &Client{rdb: rdb, replicas: kind}
 	if opts != nil {
 		o := *opts
 		c.opts = &o
@@ -726,7 +734,7 @@ func retryable(err error) bool {
 		return false
 	case errors.As(err, &rerr):
 		return redis.IsLoadingError(err) || redis.IsReadOnlyError(err) || redis.IsTryAgainError(err) ||
-			redis.IsClusterDownError(err) || redis.IsMasterDownError(err)
+			redis.IsClusterDownError(err) || redis.IsMasterDownError(err) || isRedirect(err)
 	}
 	return true
 }

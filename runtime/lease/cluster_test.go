@@ -95,3 +95,89 @@ func TestRedisClusterSharedHashTag(t *testing.T) {
 		t.Fatalf("token after Advance(100) = %d", l.Token())
 	}
 }
+
+// Issue 26: on a real Redis Cluster of 3 masters with a replica each, an
+// acquire waits for the replicas of the master of its lock key's slot
+// (the WAIT goes to that master, on the connection that wrote; sent
+// through the ClusterClient it would reach an arbitrary node). With the
+// replica of one master stopped (SIGSTOP: it acknowledges nothing, as a
+// replica cut off would), an acquire of a resource on that master fails
+// closed with ErrNotReplicated and leaves no lock key, while resources on
+// the other masters are acquired as usual. The negative control: the same
+// acquire without the check returns a token that no replica has, which a
+// failover of that master would mint again for a second holder.
+func TestRedisClusterAcquireWaitsForTheReplicasOfItsMaster(t *testing.T) {
+	cl := faults.StartClusterWithReplicas(t, 3, 1, faults.RedisOptions{})
+	rdb := cl.Client(&redis.ClusterOptions{ContextTimeoutEnabled: true})
+	c := New(rdb, nil)
+	unchecked := New(rdb, &Options{hooks: &testHooks{noReplicaCheck: true}})
+	const ttl = 3 * time.Second
+
+	// One resource per master.
+	onMaster := map[string]string{} // master address -> resource
+	for i := 0; len(onMaster) < 3; i++ {
+		if i > 1000 {
+			t.Fatalf("resources found on %d of 3 masters", len(onMaster))
+		}
+		res := fmt.Sprintf("job:%d", i)
+		lock, _ := c.Keys(res)
+		m, err := rdb.MasterForKey(bg, lock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := onMaster[m.Options().Addr]; !ok {
+			onMaster[m.Options().Addr] = res
+		}
+	}
+	for addr, res := range onMaster {
+		master := cl.Node(addr)
+		replicas := cl.ReplicasOf(master)
+		if master == nil || len(replicas) != 1 {
+			t.Fatalf("master %s: node %v, replicas %v", addr, master, replicas)
+		}
+		l := mustAcquire(t, c, res, ttl) // the replica acknowledges
+		if err := l.Release(bg); err != nil {
+			t.Fatal(err)
+		}
+		func() {
+			replicas[0].Pause()
+			defer replicas[0].Resume()
+			_, err := c.Acquire(bg, res, ttl)
+			if !errors.Is(err, ErrNotReplicated) {
+				t.Fatalf("Acquire of %s on master %s with its replica stopped = %v, want ErrNotReplicated", res, addr, err)
+			}
+			lock, counter := c.Keys(res)
+			if n := master.Admin().Exists(bg, lock).Val(); n != 0 {
+				t.Errorf("%s left on master %s after failing closed", lock, addr)
+			}
+			for other, ores := range onMaster {
+				if other == addr {
+					continue
+				}
+				lo, err := c.Acquire(bg, ores, ttl)
+				if err != nil {
+					t.Fatalf("Acquire of %s on master %s while only %s's replica is stopped: %v", ores, other, addr, err)
+				}
+				if err := lo.Release(bg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lu, err := unchecked.Acquire(bg, res, ttl)
+			if err != nil {
+				t.Fatalf("without the replica check: %v", err)
+			}
+			tok := master.Admin().Get(bg, counter).Val()
+			if fmt.Sprint(lu.Token()) != tok {
+				t.Fatalf("without the replica check: token %d, counter on the master %s", lu.Token(), tok)
+			}
+			t.Logf("master %s: without the replica check, token %d handed out while its replica (stopped) had not acknowledged it", addr, lu.Token())
+			if err := lu.Release(bg); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		l = mustAcquire(t, c, res, ttl) // resumed: acknowledged again
+		if err := l.Release(bg); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -117,10 +117,16 @@
 // synchronisation, but is not waited for; Redis's min-replicas-to-write
 // closes that window on the server. A plain
 // redis.Scripter, which cannot send WAIT, is refused by [New] unless
-// Options.UnsafeNoReplicas states that the server has no replicas. Not
-// covered: a *redis.ClusterClient (WAIT has no key to route by); on Redis
-// Cluster with replicas, tokens can repeat after a failover, and
-// Options.HighWater with [Lease.Observe] is the recovery. Renewals and releases do not wait: a lost renewal on the new
+// Options.UnsafeNoReplicas states that the server has no replicas, and so
+// is a pipelining type that is not a go-redis Client or ClusterClient. On
+// Redis Cluster (a *redis.ClusterClient) the pipeline goes to the master
+// of the lock key's slot through that node's client, so that the keyless
+// WAIT runs on the connection that wrote and counts that master's
+// replicas; a MOVED or ASK reply makes the ClusterClient re-read the
+// slots, and the attempt is retried. A *redis.Ring is refused whatever the
+// options: it moves a shard's resources to another shard when it marks the
+// first one down (each process on its own), and that shard's counter is
+// behind, so one token could reach two holders without any replica. Renewals and releases do not wait: a lost renewal on the new
 // primary only ends the lease early, and the higher token of the next
 // holder fences the old one out.
 //

@@ -54,3 +54,49 @@ func TestNewRefusesPlainScripterWithoutUnsafeNoReplicas(t *testing.T) {
 		}
 	}
 }
+
+// oddPipeliner pipelines, but is none of the go-redis clients whose
+// pipeline the replica check knows to run on one connection to one
+// primary.
+type oddPipeliner struct{ *redis.Client }
+
+func (o oddPipeliner) Options() string { return "not go-redis's" }
+
+// Issue 26: a go-redis Ring is refused whatever the options say (a shard
+// marked down moves its resources to a shard whose counter is behind:
+// one token for two holders without any replica), and a pipelining type
+// the replica check does not know needs Options.UnsafeNoReplicas, as a
+// plain Scripter does. A type embedding a *redis.Client or a
+// *redis.ClusterClient is accepted.
+func TestNewRefusesRingAndUnknownPipeliners(t *testing.T) {
+	e := newEnv(t)
+	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": e.rdb.Options().Addr}})
+	defer ring.Close()
+	refused := func(rdb redis.Scripter, opts *Options, want ...string) {
+		t.Helper()
+		defer func() {
+			t.Helper()
+			msg, _ := recover().(string)
+			for _, w := range want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("New(%T, %+v) panicked with %q, want it to name %q", rdb, opts, msg, w)
+				}
+			}
+		}()
+		New(rdb, opts)
+	}
+	refused(ring, nil, "*redis.Ring", "shard", "ClusterClient")
+	refused(ring, &Options{UnsafeNoReplicas: true}, "*redis.Ring", "does not cover")
+	refused(oddPipeliner{e.rdb}, nil, "lease.oddPipeliner", "Options.UnsafeNoReplicas")
+	New(oddPipeliner{e.rdb}, &Options{UnsafeNoReplicas: true})
+	type embedsClient struct{ *redis.Client }
+	if c := New(embedsClient{e.rdb}, nil); c.replicas != pipelineWait {
+		t.Errorf("a type embedding *redis.Client: replica check %d, want pipelineWait", c.replicas)
+	}
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{e.rdb.Options().Addr}})
+	defer cc.Close()
+	type embedsCluster struct{ *redis.ClusterClient }
+	if c := New(embedsCluster{cc}, nil); c.replicas != clusterWait {
+		t.Errorf("a type embedding *redis.ClusterClient: replica check %d, want clusterWait", c.replicas)
+	}
+}

@@ -55,19 +55,71 @@ type replicaState struct {
 // replicaRefresh of an acquire on a primary that had none gets the write
 // with its initial synchronisation.
 //
-// It applies to a *redis.Client (a FailoverClient from Sentinel included)
-// and any non-cluster client that pipelines. Not to a *redis.ClusterClient,
-// whose keyless WAIT would go to an arbitrary node, nor to a plain
-// redis.Scripter: see the package documentation.
+// It applies to a *redis.Client (a FailoverClient from Sentinel included),
+// to anything embedding one, and to a *redis.ClusterClient (or anything
+// embedding one): there the pipeline goes to the master of the lock key's
+// slot through that node's own client (ClusterClient.MasterForKey), so that
+// WAIT, which names no key and which the ClusterClient would route to an
+// arbitrary node, runs on the connection that wrote and counts the
+// replicas of that master. New refuses the rest (see classify).
 func (c *Client) replicated() bool {
-	if c.opts.testHooks().noReplicaCheck {
-		return false
+	return c.replicas != noReplicaCheck && !c.opts.testHooks().noReplicaCheck
+}
+
+// replicaKind is how a Client waits for the replicas of the primary an
+// acquire wrote to.
+type replicaKind uint8
+
+const (
+	// noReplicaCheck: Options.UnsafeNoReplicas with a client that cannot
+	// wait (a plain redis.Scripter or an unknown pipelining type).
+	noReplicaCheck replicaKind = iota
+	// pipelineWait: a *redis.Client (or a type embedding one), whose
+	// pipeline runs on one connection to the one primary.
+	pipelineWait
+	// clusterWait: a *redis.ClusterClient (or a type embedding one): the
+	// pipeline runs on the client of the lock key's master.
+	clusterWait
+)
+
+// masterForKey is the part of *redis.ClusterClient that names the master
+// node of a key's slot.
+type masterForKey interface {
+	MasterForKey(ctx context.Context, key string) (*redis.Client, error)
+}
+
+// classify says how a Client on rdb waits for replicas, or why it cannot
+// be used: a *redis.Ring (or a type embedding one) is refused whatever the
+// options say, because the risk is not replicas: a Ring that marks a shard
+// down (its own heartbeat, per process) hashes that shard's resources to
+// another shard, whose fence counter is behind or missing, so two
+// processes can hold one resource at once on two shards and the second
+// shard can mint a token the first already handed out, even with
+// Options.HighWater (the durable mark is at most the last token written).
+// A type that pipelines but is none of the go-redis clients the check
+// knows, and a plain redis.Scripter, cannot be shown to wait on the
+// connection that wrote: they need Options.UnsafeNoReplicas.
+func classify(rdb redis.Scripter, unsafeNoReplicas bool) (replicaKind, string) {
+	if _, ok := rdb.(interface{ Options() *redis.RingOptions }); ok {
+		return noReplicaCheck, fmt.Sprintf("lease: New with a %T: a go-redis Ring moves a resource to another shard when it marks a shard down, "+
+			"and that shard's fence counter is behind, so two holders could get one token (Options.UnsafeNoReplicas does not cover this); "+
+			"use one *redis.Client per resource group, or a *redis.ClusterClient", rdb)
 	}
-	if _, ok := c.rdb.(*redis.ClusterClient); ok {
-		return false
+	if _, ok := rdb.(masterForKey); ok {
+		return clusterWait, ""
 	}
-	_, ok := c.rdb.(pipeliner)
-	return ok
+	if _, ok := rdb.(interface{ Options() *redis.Options }); ok {
+		if _, ok := rdb.(pipeliner); ok {
+			return pipelineWait, ""
+		}
+	}
+	if unsafeNoReplicas {
+		return noReplicaCheck, ""
+	}
+	return noReplicaCheck, fmt.Sprintf("lease: New with a %T, which cannot wait for Redis replicas to acknowledge an acquire on the connection that wrote it: "+
+		"after a failover the promoted replica could mint a token again for a second holder; "+
+		"pass a *redis.Client (a Sentinel FailoverClient included) or a *redis.ClusterClient, or set Options.UnsafeNoReplicas "+
+		"if the server has no replicas", rdb)
 }
 
 // acquireCall runs one acquire attempt, cmd (the whole EVALSHA command,
@@ -77,20 +129,79 @@ func (c *Client) acquireCall(ctx context.Context, inline bool, tm timing, cmd []
 	if !c.replicated() {
 		return c.runCmd(ctx, inline, acquireScript, acquireLua, cmd)
 	}
-	c.repl.mu.Lock()
-	attached, refresh := c.repl.attached, c.repl.at.IsZero() || c.repl.attached > 0 || c.clk.Now().Sub(c.repl.at) >= replicaRefresh
-	c.repl.mu.Unlock()
+	if c.replicas == clusterWait {
+		keys, args := splitCmd(cmd)
+		return c.runFn(ctx, inline, func(ctx context.Context) (int64, error) {
+			return c.acquireOnMaster(ctx, tm, cmd, keys, args)
+		})
+	}
+	attached, refresh := c.repl.plan(c.clk)
 	if attached == 0 && !refresh {
 		return c.runCmd(ctx, inline, acquireScript, acquireLua, cmd)
 	}
 	keys, args := splitCmd(cmd)
+	p := c.rdb.(pipeliner)
 	return c.runFn(ctx, inline, func(ctx context.Context) (int64, error) {
-		return c.acquireReplicated(ctx, tm, attached, refresh, keys, args...)
+		return c.acquireReplicated(ctx, p, &c.repl, tm, attached, refresh, keys, args...)
 	})
 }
 
-func (c *Client) acquireReplicated(ctx context.Context, tm timing, attached int64, refresh bool, keys []string, args ...any) (int64, error) {
-	p := c.rdb.(pipeliner)
+// plan says how many replicas the next acquire waits for, and whether it
+// reads INFO replication again.
+func (s *replicaState) plan(clk clock) (attached int64, refresh bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.attached, s.at.IsZero() || s.attached > 0 || clk.Now().Sub(s.at) >= replicaRefresh
+}
+
+// acquireOnMaster runs one acquire attempt on a Redis Cluster: the
+// pipeline of acquireReplicated on the client of the lock key's master,
+// with that master's replica count. A master without replicas (known
+// within replicaRefresh) gets the plain script call through the
+// ClusterClient, which follows redirects. A MOVED or ASK reply (the slot
+// moved since the ClusterClient last read the cluster's layout: the script
+// did not run) makes the ClusterClient read it again, and the attempt
+// fails with the redirect, which Acquire retries.
+func (c *Client) acquireOnMaster(ctx context.Context, tm timing, cmd []any, keys []string, args []any) (int64, error) {
+	cl := c.rdb.(masterForKey)
+	node, err := cl.MasterForKey(ctx, keys[0])
+	if err != nil {
+		return 0, err
+	}
+	st := c.nodeReplicas(node.Options().Addr)
+	attached, refresh := st.plan(c.clk)
+	if attached == 0 && !refresh {
+		return c.evalCmd(ctx, acquireScript, acquireLua, cmd)
+	}
+	n, err := c.acquireReplicated(ctx, node, st, tm, attached, refresh, keys, args...)
+	if isRedirect(err) {
+		if r, ok := c.rdb.(interface{ ReloadState(context.Context) }); ok {
+			r.ReloadState(ctx)
+		}
+	}
+	return n, err
+}
+
+// isRedirect reports whether err is a Redis Cluster MOVED or ASK reply.
+func isRedirect(err error) bool {
+	if err == nil {
+		return false
+	}
+	_, moved := redis.IsMovedError(err)
+	_, ask := redis.IsAskError(err)
+	return moved || ask
+}
+
+// nodeReplicas returns the replica state of the cluster master at addr.
+func (c *Client) nodeReplicas(addr string) *replicaState {
+	if st, ok := c.nodeRepl.Load(addr); ok {
+		return st.(*replicaState)
+	}
+	st, _ := c.nodeRepl.LoadOrStore(addr, new(replicaState))
+	return st.(*replicaState)
+}
+
+func (c *Client) acquireReplicated(ctx context.Context, p pipeliner, st *replicaState, tm timing, attached int64, refresh bool, keys []string, args ...any) (int64, error) {
 	// WAIT's own timeout: a fifth of the attempt's CallTimeout, so that its
 	// answer (0 acknowledgements) arrives well within the attempt's bound.
 	wait := max(millis(tm.callTimeout/5), 1)
@@ -126,9 +237,9 @@ func (c *Client) acquireReplicated(ctx context.Context, tm timing, attached int6
 	if info != nil && info.Err() == nil {
 		var now int64
 		now, syncing = attachedReplicas(info.Val())
-		c.repl.mu.Lock()
-		c.repl.attached, c.repl.at = now, c.clk.Now()
-		c.repl.mu.Unlock()
+		st.mu.Lock()
+		st.attached, st.at = now, c.clk.Now()
+		st.mu.Unlock()
 		want = max(want, now)
 	}
 	var acked int64
