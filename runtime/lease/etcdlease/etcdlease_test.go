@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/goleak"
 	"go.uber.org/zap"
 
 	"github.com/fencegen/fencegen/examples/accounts/accountsdb"
@@ -899,5 +900,88 @@ func TestCheckSeparatesErrorsFromWarnings(t *testing.T) {
 	_, err = w.AcquireWait(wctx, "r", 0)
 	if !errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrNotAcquired) || wctx.Err() != nil {
 		t.Fatalf("AcquireWait without permission: %v, want ErrConfig at once", err)
+	}
+}
+
+// S05 on etcd (projecteru2/core#399 left a Session's keep-alive goroutine
+// behind after a failed lock): hundreds of lifecycles mixing acquired /
+// held / cancelled / timed-out acquires, releases whose context had
+// ended and panicking work leave no goroutine behind (goleak), and within
+// one TTL no lock key remains.
+func TestNoLeakAcrossMixedLifecycles(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	const short = time.Second
+	c := etcdlease.New(cli, &etcdlease.Options{TTL: short})
+	bg := context.Background()
+	blocker, err := c.Acquire(bg, "held", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	cancelled, cancel := context.WithCancel(bg)
+	cancel()
+	n := 600
+	if testing.Short() {
+		n = 120
+	}
+	for i := range n {
+		res := fmt.Sprint("r", i%20)
+		switch i % 6 {
+		case 0: // waits: a timed-out acquire's revoke runs in the background
+			ctx, cancel := context.WithTimeout(bg, 5*time.Second)
+			l, err := c.AcquireWait(ctx, res, 0)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Release(bg); err != nil {
+				t.Fatal(err)
+			}
+		case 1:
+			if _, err := c.Acquire(bg, "held", 0); !errors.Is(err, lease.ErrNotAcquired) {
+				t.Fatal(err)
+			}
+		case 2:
+			if _, err := c.Acquire(cancelled, res, 0); !errors.Is(err, context.Canceled) {
+				t.Fatal(err)
+			}
+		case 3:
+			ctx, cancel := context.WithTimeout(bg, time.Duration(i%5)*200*time.Microsecond)
+			l, err := c.Acquire(ctx, res, 0)
+			cancel()
+			switch {
+			case err == nil: // etcd was faster than the deadline
+				if err := l.Release(bg); err != nil {
+					t.Fatal(err)
+				}
+			case !errors.Is(err, context.DeadlineExceeded):
+				t.Fatalf("acquire cut off by its deadline: %v", err)
+			}
+		case 4: // release not sent: the key expires on its own
+			l, err := c.Acquire(bg, fmt.Sprint("unreleased", i), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Release(cancelled); !errors.Is(err, context.Canceled) {
+				t.Fatalf("release with an ended context: %v", err)
+			}
+		case 5:
+			func() {
+				defer func() { _ = recover() }()
+				_ = c.Do(bg, res, 0, func(context.Context, fence.Token) error { panic("boom") })
+			}()
+		}
+	}
+	if err := blocker.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2*short + 500*time.Millisecond) // etcd expires leases at whole seconds
+	g, err := cli.Get(bg, "fencegen/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Kvs) != 0 {
+		t.Fatalf("%d lock keys left one TTL after the last lifecycle, first %s", len(g.Kvs), g.Kvs[0].Key)
 	}
 }
