@@ -99,8 +99,15 @@ var (
 // table its SCHEMA and TABLE fields name (all of tables, joined with ", ",
 // when it names none: a trigger installed by a fencegen that did not set
 // them, which also leaves the tokens 0). The message is never read.
+//
+// On MySQL and MariaDB it maps the guard trigger's SIGNAL
+// (MySQLSignalErrno, message MySQLStaleMarker) the same way, the tokens,
+// the mode and the table read from the message.
 func TriggerError(query string, err error, tables ...string) error {
 	if se, _ := triggerStale(query, err, tables); se != nil {
+		return se
+	}
+	if se := mysqlStale(query, err, tables); se != nil {
 		return se
 	}
 	return err

@@ -1,0 +1,266 @@
+package mysqlguard_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"testing"
+
+	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
+	"github.com/fencegen/fencegen/internal/testenv"
+	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
+)
+
+const schema = `CREATE TABLE accounts (
+	id BIGINT PRIMARY KEY,
+	balance BIGINT NOT NULL,
+	status VARCHAR(10) NOT NULL DEFAULT 'open',
+	fence_token BIGINT NOT NULL DEFAULT 0
+)`
+
+const schemaAuto = `CREATE TABLE wallets (
+	id BIGINT AUTO_INCREMENT PRIMARY KEY,
+	owner VARCHAR(20) NOT NULL UNIQUE,
+	balance BIGINT NOT NULL,
+	fence_token BIGINT NOT NULL DEFAULT 0
+)`
+
+// dsnModes are the two affected-rows rules of MySQL's protocol: rows
+// changed (the default) and rows matched (CLIENT_FOUND_ROWS).
+var dsnModes = []string{"", "clientFoundRows=true"}
+
+// guarded is one rewritten query, run as generated code runs it.
+type guarded struct {
+	t    *testing.T
+	db   *sql.DB
+	g    *mysqlguard.Guarded
+	spec mysqlguard.Spec
+}
+
+func newGuarded(t *testing.T, db *sql.DB, query string, spec mysqlguard.Spec) *guarded {
+	t.Helper()
+	g, err := mysqlguard.Rewrite(query, spec)
+	if err != nil {
+		t.Fatalf("Rewrite(%q): %v", query, err)
+	}
+	return &guarded{t: t, db: db, g: g, spec: spec}
+}
+
+func bind(params []int, args []any) []any {
+	out := make([]any, len(params))
+	for i, p := range params {
+		out[i] = args[p-1]
+	}
+	return out
+}
+
+// run runs the guarded statement with the query's args followed by the
+// presented token, through the reader its form names.
+func (q *guarded) run(token fence.Token, args ...any) (int64, error) {
+	ctx := context.Background()
+	all := append(args, int64(token))
+	mode := fence.NonStrict
+	if q.spec.Strict {
+		mode = fence.Strict
+	}
+	switch q.g.Form {
+	case mysqlguard.ByKey:
+		var stored func(context.Context) (*sql.Rows, error)
+		if q.g.Stored != "" {
+			stored = func(ctx context.Context) (*sql.Rows, error) {
+				return q.db.QueryContext(ctx, q.g.Stored, bind(q.g.StoredParams, all)...)
+			}
+		}
+		return fenceimpl.MySQLByKey(ctx, "Q", q.spec.Table, mode, token, func() (sql.Result, error) {
+			return q.db.ExecContext(ctx, q.g.SQL, bind(q.g.Params, all)...)
+		}, stored)
+	case mysqlguard.Upsert:
+		res, err := q.db.ExecContext(ctx, q.g.SQL, bind(q.g.Params, all)...)
+		return fenceimpl.MySQLUpsert("Q", q.spec.Table, mode, token, res, err)
+	}
+	res, err := q.db.ExecContext(ctx, q.g.SQL, bind(q.g.Params, all)...)
+	if err != nil {
+		return 0, fenceimpl.TriggerError("Q", err, q.spec.Table)
+	}
+	return res.RowsAffected()
+}
+
+func row(t *testing.T, db *sql.DB, table string, id int64) (balance, token int64, ok bool) {
+	t.Helper()
+	err := db.QueryRow("SELECT balance, fence_token FROM "+table+" WHERE id = ?", id).Scan(&balance, &token)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, 0, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return balance, token, true
+}
+
+func wantStale(t *testing.T, err error, presented, stored fence.Token) {
+	t.Helper()
+	var se *fence.StaleError
+	if !errors.As(err, &se) || !errors.Is(err, fence.ErrStaleToken) {
+		t.Fatalf("err = %v, want a *fence.StaleError", err)
+	}
+	if se.Presented != presented || se.Stored != stored || se.Table != "accounts" && se.Table != "wallets" {
+		t.Fatalf("StaleError = %+v, want presented %d stored %d", se, presented, stored)
+	}
+}
+
+func wantWritten(t *testing.T, n int64, err error) {
+	t.Helper()
+	if err != nil || n != 1 {
+		t.Fatalf("= %d, %v; want 1 row written", n, err)
+	}
+}
+
+var accounts = mysqlguard.Spec{Column: "fence_token", Key: []string{"id"}, Param: 0, Table: "accounts", Name: "accounts"}
+
+func spec(params int, strict bool) mysqlguard.Spec {
+	s := accounts
+	s.Param, s.Strict = params+1, strict
+	return s
+}
+
+// TestUpdateByKeyOnMariaDB: written, an equal-token retry that changes
+// nothing, stale (with the stored token), no row, a row the rest of the
+// WHERE clause rejects, and strict mode, under both affected-rows rules;
+// the database's rows are the oracle.
+func TestUpdateByKeyOnMariaDB(t *testing.T) {
+	for _, params := range dsnModes {
+		t.Run("dsn="+params, func(t *testing.T) {
+			db := testenv.MySQL(t, params, schema, "INSERT INTO accounts (id, balance, fence_token) VALUES (1, 100, 5), (2, 100, 0)")
+			set := newGuarded(t, db, "UPDATE accounts SET balance = ? WHERE id = ?", spec(2, false))
+			n, err := set.run(6, 150, 1)
+			wantWritten(t, n, err)
+			if b, tok, _ := row(t, db, "accounts", 1); b != 150 || tok != 6 {
+				t.Fatalf("row 1 = %d, token %d; want 150, 6", b, tok)
+			}
+			// The same write again: nothing changes, and the equal token passes.
+			n, err = set.run(6, 150, 1)
+			wantWritten(t, n, err)
+			_, err = set.run(4, 999, 1)
+			wantStale(t, err, 4, 6)
+			if b, tok, _ := row(t, db, "accounts", 1); b != 150 || tok != 6 {
+				t.Fatalf("stale write changed row 1: %d, token %d", b, tok)
+			}
+			_, err = set.run(7, 1, 42)
+			if !errors.Is(err, fence.ErrNotFound) {
+				t.Fatalf("missing row: err = %v, want fence.ErrNotFound", err)
+			}
+			// Row 2 stores no token yet (0).
+			n, err = set.run(1, 7, 2)
+			wantWritten(t, n, err)
+
+			credit := newGuarded(t, db, "UPDATE accounts SET balance = balance + ? WHERE id = ? AND status = ?", spec(3, false))
+			if _, err := credit.run(9, 10, 1, "closed"); !errors.Is(err, fence.ErrNotFound) {
+				t.Fatalf("WHERE rejects the row: err = %v, want fence.ErrNotFound", err)
+			}
+			if _, err := credit.run(3, 10, 1, "closed"); !errors.Is(err, fence.ErrNotFound) {
+				t.Fatalf("WHERE rejects the row, stale token: err = %v, want fence.ErrNotFound", err)
+			}
+			n, err = credit.run(9, 10, 1, "open")
+			wantWritten(t, n, err)
+			if b, tok, _ := row(t, db, "accounts", 1); b != 160 || tok != 9 {
+				t.Fatalf("row 1 = %d, token %d; want 160, 9", b, tok)
+			}
+
+			strict := newGuarded(t, db, "UPDATE accounts SET balance = ? WHERE id = ?", spec(2, true))
+			_, err = strict.run(9, 160, 1)
+			wantStale(t, err, 9, 9)
+			n, err = strict.run(10, 160, 1)
+			wantWritten(t, n, err)
+		})
+	}
+}
+
+// TestDeleteByKeyOnMariaDB: stale, missing and written DELETEs.
+func TestDeleteByKeyOnMariaDB(t *testing.T) {
+	for _, params := range dsnModes {
+		t.Run("dsn="+params, func(t *testing.T) {
+			db := testenv.MySQL(t, params, schema, "INSERT INTO accounts (id, balance, fence_token) VALUES (1, 100, 5)")
+			del := newGuarded(t, db, "DELETE FROM accounts WHERE id = ?", spec(1, false))
+			if del.g.Stored == "" {
+				t.Fatal("a DELETE by key has no stored-token read")
+			}
+			_, err := del.run(4, 1)
+			wantStale(t, err, 4, 5)
+			if _, _, ok := row(t, db, "accounts", 1); !ok {
+				t.Fatal("the stale DELETE removed the row")
+			}
+			if _, err := del.run(4, 2); !errors.Is(err, fence.ErrNotFound) {
+				t.Fatalf("missing row: err = %v", err)
+			}
+			n, err := del.run(5, 1)
+			wantWritten(t, n, err)
+			if _, _, ok := row(t, db, "accounts", 1); ok {
+				t.Fatal("the DELETE left the row")
+			}
+		})
+	}
+}
+
+// TestUpsertOnMariaDB: inserted (1), updated (2), unchanged under an
+// accepted token (0, or 1 with clientFoundRows) and refused, on a table
+// keyed by its column and on one with an AUTO_INCREMENT key whose upsert
+// conflicts on another unique key.
+func TestUpsertOnMariaDB(t *testing.T) {
+	for _, params := range dsnModes {
+		t.Run("dsn="+params, func(t *testing.T) {
+			db := testenv.MySQL(t, params, schema, schemaAuto)
+			up := newGuarded(t, db, "INSERT INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = VALUES(balance)", spec(2, false))
+			if up.g.Form != mysqlguard.Upsert {
+				t.Fatalf("form %v", up.g.Form)
+			}
+			n, err := up.run(5, 1, 100)
+			wantWritten(t, n, err)
+			n, err = up.run(6, 1, 200)
+			wantWritten(t, n, err)
+			n, err = up.run(6, 1, 200) // unchanged, equal token
+			wantWritten(t, n, err)
+			_, err = up.run(5, 1, 300)
+			wantStale(t, err, 5, 6)
+			_, err = up.run(5, 1, 200) // stale, and the values already there
+			wantStale(t, err, 5, 6)
+			if b, tok, _ := row(t, db, "accounts", 1); b != 200 || tok != 6 {
+				t.Fatalf("row 1 = %d, token %d; want 200, 6", b, tok)
+			}
+
+			ws := mysqlguard.Spec{Column: "fence_token", Key: []string{"id"}, Param: 3, Table: "wallets", Name: "wallets"}
+			wup := newGuarded(t, db, "INSERT INTO wallets (owner, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = balance + VALUES(balance)", ws)
+			n, err = wup.run(3, "ann", 10)
+			wantWritten(t, n, err)
+			n, err = wup.run(3, "ann", 5)
+			wantWritten(t, n, err)
+			_, err = wup.run(2, "ann", 5)
+			wantStale(t, err, 2, 3)
+			n, err = wup.run(2, "bob", 1) // a new row: inserted, whatever token
+			wantWritten(t, n, err)
+			var bal, tok int64
+			if err := db.QueryRow("SELECT balance, fence_token FROM wallets WHERE owner = 'ann'").Scan(&bal, &tok); err != nil || bal != 15 || tok != 3 {
+				t.Fatalf("ann = %d, token %d (%v); want 15, 3", bal, tok, err)
+			}
+		})
+	}
+}
+
+// TestStoreOnMariaDB: a plain INSERT stores the presented token in every row.
+func TestStoreOnMariaDB(t *testing.T) {
+	db := testenv.MySQL(t, "", schema)
+	ins := newGuarded(t, db, "INSERT INTO accounts (id, balance) VALUES (?, ?), (?, ?)", spec(4, false))
+	if ins.g.Form != mysqlguard.Store {
+		t.Fatalf("form %v", ins.g.Form)
+	}
+	if n, err := ins.run(8, 1, 10, 2, 20); err != nil || n != 2 {
+		t.Fatalf("= %d, %v", n, err)
+	}
+	for _, id := range []int64{1, 2} {
+		if _, tok, _ := row(t, db, "accounts", id); tok != 8 {
+			t.Fatalf("row %d token %d, want 8", id, tok)
+		}
+	}
+}

@@ -1,0 +1,559 @@
+// Package mysqlguard adds the fencing guard to a write to a fenced table
+// on MySQL and MariaDB (engine: mysql), as package guard does on
+// PostgreSQL: it rewrites one INSERT, UPDATE or DELETE, parsed with the
+// TiDB parser sqlc uses, into its guarded form (Form), and says how the
+// generated code reads the result (Form.Reader, runtime/fenceimpl's
+// MySQLByKey and MySQLUpsert).
+//
+// The guarded statements use only what MySQL 8 and MariaDB 10.x both
+// accept: no RETURNING (MySQL has none), no row alias in ON DUPLICATE KEY
+// UPDATE (MariaDB has none), VALUES(col) there instead (deprecated in
+// MySQL 8.0.20, which warns, and the only form MariaDB knows).
+//
+// The stored token of the row a guarded UPDATE or upsert meets comes back
+// in the statement's own OK packet, through LAST_INSERT_ID(expr), whose
+// argument the server returns as the packet's last-insert id (MySQL
+// manual, "Information Functions", LAST_INSERT_ID(expr); the same trick as
+// its sequence-emulation example): one round trip whether the write
+// succeeds, is refused, or finds no row, and no second statement that a
+// concurrent writer could run before. A DELETE's OK packet carries no
+// last-insert id, so a DELETE that removed nothing is followed by a locked
+// read (Guarded.Stored). See docs/mysql.md.
+package mysqlguard
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/pingcap/tidb/pkg/parser/test_driver"
+)
+
+// Form is the shape of a guarded MySQL write.
+type Form int
+
+// The forms of a guarded MySQL write.
+const (
+	// Store is an INSERT without ON DUPLICATE KEY UPDATE, of VALUES rows
+	// or a SET list: it stores the presented token in every row and checks
+	// nothing (a new row holds no token). Read with fenceimpl.TriggerError.
+	Store Form = iota + 1
+	// ByKey is an UPDATE or DELETE of one table whose WHERE clause pins
+	// every column of the primary key with =: at most one row. Read with
+	// fenceimpl.MySQLByKey.
+	ByKey
+	// Upsert is INSERT ... VALUES (one row) ON DUPLICATE KEY UPDATE: each
+	// assignment applies only when the presented token beats the stored
+	// one. Read with fenceimpl.MySQLUpsert.
+	Upsert
+)
+
+// String names the form as the guarded statement's comment does.
+func (f Form) String() string {
+	switch f {
+	case Store:
+		return "stores the token"
+	case ByKey:
+		return "guarded by key"
+	case Upsert:
+		return "guarded upsert"
+	}
+	return fmt.Sprintf("Form(%d)", int(f))
+}
+
+// Reader names the function of runtime/fenceimpl that reads the guarded
+// statement's result: "MySQLByKey", "MySQLUpsert", or "" for Store (run as
+// a plain statement, its error passed through fenceimpl.TriggerError).
+func (f Form) Reader() string {
+	switch f {
+	case ByKey:
+		return "MySQLByKey"
+	case Upsert:
+		return "MySQLUpsert"
+	}
+	return ""
+}
+
+// Spec says how to guard a write.
+type Spec struct {
+	// Column is the fencing-token column.
+	Column string
+	// Key lists the table's primary-key columns.
+	Key []string
+	// Param is the 1-based number of the parameter that carries the
+	// presented token: usually one past the query's own `?` parameters.
+	Param int
+	// Strict guards with stored < presented instead of stored ≤ presented.
+	Strict bool
+	// Table is the fenced table's name as messages and the comment give
+	// it; Name is the name the write must target (not checked when "").
+	Table, Name string
+}
+
+// Guarded is a write with its guard added.
+type Guarded struct {
+	Form Form
+	// SQL is the guarded statement: a one-line comment naming the form,
+	// then the statement. Its parameters are `?`, bound by position.
+	SQL string
+	// Params lists, for each `?` of SQL in order, the 1-based number of
+	// the query's parameter it binds (Spec.Param for the token, which an
+	// UPDATE or DELETE binds twice).
+	Params []int
+	// Stored is set for a DELETE by key: SELECT <token> FROM <table>
+	// WHERE <the DELETE's WHERE> FOR UPDATE, run only when the DELETE
+	// removed nothing; StoredParams are its parameters as Params.
+	Stored       string
+	StoredParams []int
+}
+
+// CommentPrefix starts the guarded statement's first line.
+const CommentPrefix = "-- fencegen: "
+
+// paramVar is the name of the user variable that stands for parameter n
+// while a statement is rewritten: the TiDB parser restores every
+// parameter marker as a bare `?`, so each is swapped for @fencegen_p_<n>
+// before the rewrite and back after, which numbers them in the guarded
+// text's order.
+const paramVar = "fencegen_p_"
+
+var paramVarRE = regexp.MustCompile("@`?" + paramVar + "([0-9]+)`?")
+
+// Rewrite adds the guard to sql, one INSERT, UPDATE or DELETE with `?`
+// parameters (as analysis hands it), and returns it with its form. The
+// error says why the write cannot be guarded; the caller refuses the
+// query at the statement (file:line:col), never emitting it unguarded.
+func Rewrite(sql string, spec Spec) (*Guarded, error) {
+	if strings.Contains(sql, "/*SLICE:") {
+		return nil, fmt.Errorf("a sqlc.slice parameter in a write to fenced table %s is not guarded on MySQL", spec.Table)
+	}
+	if strings.Contains(strings.ToLower(sql), paramVar) {
+		return nil, fmt.Errorf("the statement names %s..., which the guard uses for its own parameters", paramVar)
+	}
+	stmt, err := parser.New().ParseOneStmt(sql, "", "")
+	if err != nil {
+		return nil, fmt.Errorf("parsing the write to guard: %w", err)
+	}
+	if n := numberParams(stmt); spec.Param <= n {
+		return nil, fmt.Errorf("the token parameter %d is one of the statement's own %d parameters", spec.Param, n)
+	}
+	var g *Guarded
+	switch s := stmt.(type) {
+	case *ast.UpdateStmt:
+		g, err = rewriteUpdate(s, spec)
+	case *ast.DeleteStmt:
+		g, err = rewriteDelete(s, spec)
+	case *ast.InsertStmt:
+		g, err = rewriteInsert(s, spec)
+	default:
+		return nil, fmt.Errorf("a %s is not a write fencegen guards on MySQL", strings.TrimPrefix(fmt.Sprintf("%T", stmt), "*ast."))
+	}
+	if err != nil {
+		return nil, err
+	}
+	g.SQL = comment(g.Form, spec) + g.SQL
+	return g, nil
+}
+
+// comment is the guarded statement's first line, e.g. "-- fencegen:
+// guarded by key (accounts.fence_token <= the presented token)". It holds
+// no `?`: go-sql-driver/mysql's interpolateParams counts them in the text.
+func comment(f Form, spec Spec) string {
+	col := spec.Column
+	if spec.Table != "" {
+		col = spec.Table + "." + col
+	}
+	col = strings.NewReplacer("\n", " ", "\r", " ", "?", "_").Replace(col)
+	op := spec.op()
+	if f == Store {
+		op = "="
+	}
+	return fmt.Sprintf("%s%s (%s %s the presented token)\n", CommentPrefix, f, col, op)
+}
+
+// op is stored ≤ presented, or < when Strict.
+func (spec Spec) op() string {
+	if spec.Strict {
+		return "<"
+	}
+	return "<="
+}
+
+// numberParams replaces every parameter marker of stmt with the user
+// variable @fencegen_p_<n>, n its 1-based position in the text, and
+// returns how many there were.
+func numberParams(stmt ast.StmtNode) int {
+	c := &markerCollector{}
+	stmt.Accept(c)
+	sort.Ints(c.offsets)
+	num := map[int]int{}
+	for i, off := range c.offsets {
+		num[off] = i + 1
+	}
+	stmt.Accept(&markerReplacer{num: num})
+	return len(c.offsets)
+}
+
+type markerCollector struct{ offsets []int }
+
+func (c *markerCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if p, ok := n.(*test_driver.ParamMarkerExpr); ok {
+		c.offsets = append(c.offsets, p.Offset)
+	}
+	return n, false
+}
+func (c *markerCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+type markerReplacer struct{ num map[int]int }
+
+func (r *markerReplacer) Enter(n ast.Node) (ast.Node, bool) { return n, false }
+func (r *markerReplacer) Leave(n ast.Node) (ast.Node, bool) {
+	if p, ok := n.(*test_driver.ParamMarkerExpr); ok {
+		return &ast.VariableExpr{Name: paramVar + strconv.Itoa(r.num[p.Offset])}, true
+	}
+	return n, true
+}
+
+// restore writes n back as SQL and turns the parameter variables back into
+// `?`, returning the text and the parameter each `?` binds, in order.
+func restore(n ast.Node) (string, []int, error) {
+	var b strings.Builder
+	if err := n.Restore(format.NewRestoreCtx(format.DefaultRestoreFlags, &b)); err != nil {
+		return "", nil, err
+	}
+	var params []int
+	out := paramVarRE.ReplaceAllStringFunc(b.String(), func(m string) string {
+		k, _ := strconv.Atoi(paramVarRE.FindStringSubmatch(m)[1])
+		params = append(params, k)
+		return "?"
+	})
+	return out, params, nil
+}
+
+// expr parses one expression given as SQL text (its parameters written
+// @fencegen_p_<n>).
+func expr(text string) (ast.ExprNode, error) {
+	st, err := parser.New().ParseOneStmt("SELECT "+text, "", "")
+	if err != nil {
+		return nil, fmt.Errorf("building the guard expression %q: %w", text, err)
+	}
+	return st.(*ast.SelectStmt).Fields.Fields[0].Expr, nil
+}
+
+func quote(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+
+func tokenVar(spec Spec) string { return "@" + paramVar + strconv.Itoa(spec.Param) }
+
+// target returns the one table a single-table UPDATE or DELETE writes and
+// the name its columns may be qualified with (its alias, else its name).
+func target(refs *ast.TableRefsClause, spec Spec) (*ast.TableName, string, error) {
+	if refs == nil || refs.TableRefs == nil || refs.TableRefs.Right != nil {
+		return nil, "", fmt.Errorf("a write to fenced table %s that joins other tables is not guarded on MySQL: write it as a single-table statement by key", spec.Table)
+	}
+	ts, ok := refs.TableRefs.Left.(*ast.TableSource)
+	if !ok {
+		return nil, "", fmt.Errorf("the write to fenced table %s names no plain table", spec.Table)
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return nil, "", fmt.Errorf("the write to fenced table %s writes a derived table", spec.Table)
+	}
+	if spec.Name != "" && !strings.EqualFold(tn.Name.O, spec.Name) {
+		return nil, "", fmt.Errorf("the write to guard is into %s, not into fenced table %s, which the statement writes elsewhere; write the fenced write as its own statement", tn.Name.O, spec.Table)
+	}
+	qual := tn.Name.L
+	if ts.AsName.L != "" {
+		qual = ts.AsName.L
+	}
+	return tn, qual, nil
+}
+
+// splitWhere splits where's top-level AND conjuncts into those that pin
+// a key column with = to a value that reads no column (a parameter, a
+// literal, a user variable), and the rest; ok reports whether every
+// column of key is pinned.
+func splitWhere(where ast.ExprNode, qual string, key []string) (keyConj, rest []ast.ExprNode, ok bool) {
+	pinned := map[string]bool{}
+	for _, c := range conjuncts(where) {
+		if col := pinnedKey(c, qual, key); col != "" {
+			pinned[col] = true
+			keyConj = append(keyConj, c)
+			continue
+		}
+		rest = append(rest, c)
+	}
+	for _, k := range key {
+		if !pinned[strings.ToLower(k)] {
+			return nil, nil, false
+		}
+	}
+	return keyConj, rest, len(key) > 0
+}
+
+func conjuncts(e ast.ExprNode) []ast.ExprNode {
+	switch x := e.(type) {
+	case nil:
+		return nil
+	case *ast.ParenthesesExpr:
+		if b, ok := x.Expr.(*ast.BinaryOperationExpr); ok && b.Op == opcode.LogicAnd {
+			return conjuncts(b)
+		}
+	case *ast.BinaryOperationExpr:
+		if x.Op == opcode.LogicAnd {
+			return append(conjuncts(x.L), conjuncts(x.R)...)
+		}
+	}
+	return []ast.ExprNode{e}
+}
+
+// pinnedKey returns the key column (lower case) that c pins, or "".
+func pinnedKey(c ast.ExprNode, qual string, key []string) string {
+	for {
+		p, ok := c.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		c = p.Expr
+	}
+	b, ok := c.(*ast.BinaryOperationExpr)
+	if !ok || b.Op != opcode.EQ {
+		return ""
+	}
+	for _, side := range [][2]ast.ExprNode{{b.L, b.R}, {b.R, b.L}} {
+		col, ok := side[0].(*ast.ColumnNameExpr)
+		if !ok || !isValue(side[1]) {
+			continue
+		}
+		if t := col.Name.Table.L; t != "" && t != qual {
+			continue
+		}
+		for _, k := range key {
+			if strings.EqualFold(k, col.Name.Name.O) {
+				return strings.ToLower(k)
+			}
+		}
+	}
+	return ""
+}
+
+// isValue reports whether e reads no column: a literal, a parameter or a
+// user variable.
+func isValue(e ast.ExprNode) bool {
+	switch x := e.(type) {
+	case *ast.ParenthesesExpr:
+		return isValue(x.Expr)
+	case *ast.VariableExpr:
+		return !x.IsSystem && x.Value == nil
+	case ast.ValueExpr:
+		return true
+	}
+	return false
+}
+
+func and(list []ast.ExprNode) ast.ExprNode {
+	var out ast.ExprNode
+	for _, e := range list {
+		if out == nil {
+			out = e
+			continue
+		}
+		out = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: out, R: e}
+	}
+	return out
+}
+
+func paren(e ast.ExprNode) ast.ExprNode {
+	if _, ok := e.(*ast.ParenthesesExpr); ok {
+		return e
+	}
+	return &ast.ParenthesesExpr{Expr: e}
+}
+
+func setsColumn(list []*ast.Assignment, col string) bool {
+	for _, a := range list {
+		if strings.EqualFold(a.Column.Name.O, col) {
+			return true
+		}
+	}
+	return false
+}
+
+// rewriteUpdate guards UPDATE t SET ... WHERE <key = ...> [AND <rest>]:
+//
+//	UPDATE t SET ..., tok = LAST_INSERT_ID(?tok)
+//	WHERE <key = ...> AND CASE WHEN <rest> THEN <guard> ELSE FALSE END
+//
+// where guard is CAST(~LAST_INSERT_ID(~tok) AS SIGNED) <= ?tok (or <):
+// the stored token's complement is recorded when the WHERE clause reaches
+// the row, the presented token when the SET clause runs (fenceimpl.MySQLByKey).
+// The key conjuncts stay outside the CASE so that the primary key still
+// finds the row; the guard runs only when the rest of the WHERE clause
+// holds (CASE evaluates only the branch it takes), so a row the rest
+// rejects reads as no row matched.
+func rewriteUpdate(u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
+	if u.With != nil {
+		return nil, fmt.Errorf("an UPDATE of fenced table %s with a WITH clause is not guarded on MySQL", spec.Table)
+	}
+	if u.MultipleTable {
+		return nil, fmt.Errorf("a multi-table UPDATE of fenced table %s is not guarded on MySQL: update it alone, by key", spec.Table)
+	}
+	_, qual, err := target(u.TableRefs, spec)
+	if err != nil {
+		return nil, err
+	}
+	if setsColumn(u.List, spec.Column) {
+		return nil, fmt.Errorf("the UPDATE sets token column %s itself; fencegen sets it to the presented token", spec.Column)
+	}
+	keyConj, rest, ok := splitWhere(u.Where, qual, spec.Key)
+	if !ok {
+		return nil, notByKey("UPDATE", spec)
+	}
+	tv := tokenVar(spec)
+	set, err := expr("LAST_INSERT_ID(" + tv + ")")
+	if err != nil {
+		return nil, err
+	}
+	u.List = append(u.List, &ast.Assignment{Column: &ast.ColumnName{Name: ast.NewCIStr(spec.Column)}, Expr: set})
+	guard, err := expr(fmt.Sprintf("CAST(~LAST_INSERT_ID(~%s) AS SIGNED) %s %s", quote(spec.Column), spec.op(), tv))
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 {
+		guard = &ast.CaseExpr{
+			WhenClauses: []*ast.WhenClause{{Expr: paren(and(rest)), Result: guard}},
+			ElseClause:  ast.NewValueExpr(false, "", ""),
+		}
+	}
+	u.Where = and(append(keyConj, guard))
+	text, params, err := restore(u)
+	if err != nil {
+		return nil, err
+	}
+	return &Guarded{Form: ByKey, SQL: text, Params: params}, nil
+}
+
+func notByKey(verb string, spec Spec) error {
+	return fmt.Errorf("the %s of fenced table %s does not pin its whole primary key (%s) with =; on MySQL a fenced UPDATE or DELETE is guarded by key only: write one statement per row", verb, spec.Table, strings.Join(spec.Key, ", "))
+}
+
+// rewriteDelete guards DELETE FROM t WHERE <where pinning the key>:
+//
+//	DELETE FROM t WHERE (<where>) AND tok <= ?tok
+//
+// with the locked read SELECT tok FROM t WHERE (<where>) FOR UPDATE, run
+// when it deleted nothing (fenceimpl.MySQLByKey).
+func rewriteDelete(d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
+	if d.With != nil {
+		return nil, fmt.Errorf("a DELETE from fenced table %s with a WITH clause is not guarded on MySQL", spec.Table)
+	}
+	if d.IsMultiTable {
+		return nil, fmt.Errorf("a multi-table DELETE from fenced table %s is not guarded on MySQL: delete from it alone, by key", spec.Table)
+	}
+	tn, qual, err := target(d.TableRefs, spec)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, ok := splitWhere(d.Where, qual, spec.Key); !ok {
+		return nil, notByKey("DELETE", spec)
+	}
+	where := paren(d.Where)
+	whereText, whereParams, err := restore(where)
+	if err != nil {
+		return nil, err
+	}
+	from := quote(tn.Name.O)
+	if tn.Schema.O != "" {
+		from = quote(tn.Schema.O) + "." + from
+	}
+	if ts := d.TableRefs.TableRefs.Left.(*ast.TableSource); ts.AsName.O != "" {
+		from += " AS " + quote(ts.AsName.O)
+	}
+	guard, err := expr(fmt.Sprintf("%s %s %s", quote(spec.Column), spec.op(), tokenVar(spec)))
+	if err != nil {
+		return nil, err
+	}
+	d.Where = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: where, R: guard}
+	text, params, err := restore(d)
+	if err != nil {
+		return nil, err
+	}
+	stored := fmt.Sprintf("SELECT %s FROM %s WHERE %s FOR UPDATE", quote(spec.Column), from, whereText)
+	return &Guarded{Form: ByKey, SQL: text, Params: params, Stored: stored, StoredParams: whereParams}, nil
+}
+
+// rewriteInsert stores the token in an INSERT (Store) and guards ON
+// DUPLICATE KEY UPDATE (Upsert): each assignment c = e becomes
+//
+//	c = IF(tok <= VALUES(tok), e, c)
+//
+// and tok = IF(CAST(~LAST_INSERT_ID(~tok) AS SIGNED) <= VALUES(tok),
+// VALUES(tok), tok) comes last: MySQL runs the assignments left to right,
+// each seeing the earlier ones' new values, so every condition reads the
+// stored token, which changes only in the last.
+func rewriteInsert(in *ast.InsertStmt, spec Spec) (*Guarded, error) {
+	if in.IsReplace {
+		return nil, fmt.Errorf("REPLACE into fenced table %s deletes the row it conflicts with without checking its token; use INSERT ... ON DUPLICATE KEY UPDATE", spec.Table)
+	}
+	if in.Select != nil {
+		return nil, fmt.Errorf("INSERT ... SELECT into fenced table %s is not guarded on MySQL: insert VALUES rows", spec.Table)
+	}
+	if _, _, err := target(in.Table, spec); err != nil {
+		return nil, err
+	}
+	if len(in.Columns) == 0 {
+		return nil, fmt.Errorf("the INSERT into fenced table %s names no columns; name them, so that fencegen can add token column %s", spec.Table, spec.Column)
+	}
+	for _, c := range in.Columns {
+		if strings.EqualFold(c.Name.O, spec.Column) {
+			return nil, fmt.Errorf("the INSERT sets token column %s itself; fencegen sets it to the presented token", spec.Column)
+		}
+	}
+	tv := tokenVar(spec)
+	in.Columns = append(in.Columns, &ast.ColumnName{Name: ast.NewCIStr(spec.Column)})
+	for i := range in.Lists {
+		v, err := expr(tv)
+		if err != nil {
+			return nil, err
+		}
+		in.Lists[i] = append(in.Lists[i], v)
+	}
+	form := Store
+	if len(in.OnDuplicate) > 0 {
+		form = Upsert
+		if len(in.Lists) != 1 {
+			return nil, fmt.Errorf("an upsert of %d rows into fenced table %s is not guarded on MySQL: upsert one row per statement", len(in.Lists), spec.Table)
+		}
+		if setsColumn(in.OnDuplicate, spec.Column) {
+			return nil, fmt.Errorf("the ON DUPLICATE KEY UPDATE sets token column %s itself; fencegen sets it to the presented token when it beats the stored one", spec.Column)
+		}
+		tok := quote(spec.Column)
+		for _, a := range in.OnDuplicate {
+			cond, err := expr(fmt.Sprintf("%s %s VALUES(%s)", tok, spec.op(), tok))
+			if err != nil {
+				return nil, err
+			}
+			self := &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: a.Column.Name}}
+			a.Expr = &ast.FuncCallExpr{FnName: ast.NewCIStr("IF"), Args: []ast.ExprNode{cond, a.Expr, self}}
+		}
+		last, err := expr(fmt.Sprintf("IF(CAST(~LAST_INSERT_ID(~%s) AS SIGNED) %s VALUES(%s), VALUES(%s), %s)", tok, spec.op(), tok, tok, tok))
+		if err != nil {
+			return nil, err
+		}
+		in.OnDuplicate = append(in.OnDuplicate, &ast.Assignment{Column: &ast.ColumnName{Name: ast.NewCIStr(spec.Column)}, Expr: last})
+	}
+	text, params, err := restore(in)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(params, 0) {
+		return nil, fmt.Errorf("internal error: a parameter of the guarded INSERT lost its number")
+	}
+	return &Guarded{Form: form, SQL: text, Params: params}, nil
+}
