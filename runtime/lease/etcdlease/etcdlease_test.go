@@ -985,3 +985,67 @@ func TestNoLeakAcrossMixedLifecycles(t *testing.T) {
 		t.Fatalf("%d lock keys left one TTL after the last lifecycle, first %s", len(g.Kvs), g.Kvs[0].Key)
 	}
 }
+
+// S06 on etcd (Consul's lock monitor gave up on one failed query;
+// Redisson stopped renewing after one timeout): one renewal cut off by a
+// blackhole is a warning, the next succeeds, and the lease lives on.
+func TestOneFailedRenewalIsSurvived(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	p := faults.StartProxy(t, strings.TrimPrefix(e.Members[0].Endpoint(), "http://"))
+	ev := &events{}
+	c := etcdlease.New(e.Client("http://"+p.Addr()), &etcdlease.Options{TTL: ttl, Observer: ev.observer()})
+	ctx := ctxT(t, 30*time.Second)
+	l, err := c.Acquire(ctx, "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Blackhole(faults.Both, true)
+	deadline := time.Now().Add(ttl)
+	for len(ev.kinds(lease.EventRenewFailed)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no renewal failed during the blackhole")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.Heal()
+	renewed := len(ev.kinds(lease.EventRenewed))
+	time.Sleep(ttl)
+	if err := l.Err(); err != nil {
+		t.Fatalf("lease lost after one failed renewal: %v", err)
+	}
+	if n := len(ev.kinds(lease.EventRenewFailed)); n != 1 {
+		t.Fatalf("%d failed renewals, want 1", n)
+	}
+	if len(ev.kinds(lease.EventRenewed)) == renewed {
+		t.Fatal("no renewal succeeded after the blackhole")
+	}
+	if err := l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// S09 on etcd (pglock#5: the heartbeat inherited the acquire's context):
+// a lease acquired under a 200ms context is renewed for two TTLs after
+// that context ended.
+func TestAcquireContextDoesNotBoundLease(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl})
+	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	l, err := c.Acquire(short, "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-short.Done()
+	time.Sleep(2 * ttl)
+	if err := l.Err(); err != nil {
+		t.Fatalf("lease ended with its acquire context: %v", err)
+	}
+	if !lockExists(t, cli, c, "r") {
+		t.Fatal("lock key expired: the heartbeat stopped with the acquire context")
+	}
+	if err := l.Release(ctxT(t, 5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+}
