@@ -186,6 +186,9 @@ func TestRevokedLeaseLost(t *testing.T) {
 	if lost.Reason != lease.ReasonNotOwner || !errors.Is(lost, lease.ErrNotOwner) {
 		t.Fatalf("lost: %v (reason %q)", lost, lost.Reason)
 	}
+	if lockExists(t, cli, c, "r") {
+		t.Fatal("the lock key of a revoked lease exists again (S04: never re-created)")
+	}
 	if err := l.Release(ctx); !errors.Is(err, lease.ErrNotHeld) {
 		t.Fatalf("release: %v, want ErrNotHeld", err)
 	}
