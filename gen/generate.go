@@ -115,7 +115,13 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 	}
 	parse := func(name string) (*sqlparse.File, error) { return readAndParse(name, true) }
 	for _, g := range guards {
-		dg, err := guard.NewDatabaseGuard(g.cat, loosened, g.pkg.Go.Out, g.schema, parse)
+		var dg *guard.DatabaseGuard
+		var err error
+		if g.pkg.Engine == "mysql" {
+			dg, err = guard.NewMySQLDatabaseGuard(g.cat, loosened, g.pkg.Go.Out)
+		} else {
+			dg, err = guard.NewDatabaseGuard(g.cat, loosened, g.pkg.Go.Out, g.schema, parse)
+		}
 		var b []byte
 		if err == nil && dg != nil {
 			out.Guards = append(out.Guards, dg)
@@ -194,6 +200,9 @@ func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string
 		}
 	}
 	for _, r := range failed {
+		if r.pkg.Engine == "mysql" {
+			continue // MySQL guard migrations are not replayed (guard/mysqlmig.go)
+		}
 		g, err := guard.NewDatabaseGuard(r.cat, loosened, r.pkg.Go.Out, r.parsedSchema(), parse)
 		if err != nil || g == nil {
 			continue

@@ -188,6 +188,9 @@ type DatabaseGuard struct {
 	schema []*sqlparse.File
 	parse  func(name string) (*sqlparse.File, error)
 	tables map[string]bool
+	// mysql holds the guard of an entry with engine mysql (mysqlmig.go),
+	// which the methods render instead of data's PostgreSQL triggers.
+	mysql []mysqlGuardTable
 }
 
 // NewDatabaseGuard returns the database-side guard of the sql entry whose
@@ -215,13 +218,16 @@ func NewDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out string
 
 // Fenced reports whether g's entry has a fenced table (otherwise g only
 // has guard migrations, whose triggers a new one removes).
-func (g *DatabaseGuard) Fenced() bool { return len(g.data.Tables) > 0 }
+func (g *DatabaseGuard) Fenced() bool { return len(g.data.Tables) > 0 || len(g.mysql) > 0 }
 
 // SQL renders g as File, the SQL fencegen generate writes beside the
 // generated code; nil when g has no fenced table.
 func (g *DatabaseGuard) SQL() ([]byte, error) {
 	if !g.Fenced() {
 		return nil, nil
+	}
+	if g.mysql != nil {
+		return mysqlSQL(g.mysql, "", false), nil
 	}
 	return renderGuard(g.data)
 }
@@ -238,6 +244,9 @@ func (g *DatabaseGuard) Migration(format, version string) (map[string][]byte, er
 	}
 	if version == "" || strings.Trim(version, "0123456789") != "" {
 		return nil, fmt.Errorf("migration version %q: want digits", version)
+	}
+	if g.mysql != nil {
+		return g.mysqlMigration(format, version)
 	}
 	data := *g.data
 	if len(data.Tables) == 0 && len(data.Removed) == 0 && len(data.Orphans) == 0 {
@@ -754,6 +763,9 @@ func (g *DatabaseGuard) want() *guardReplay {
 // psql). others are the guards of the run's other sql entries, whose
 // tables are not "no longer fenced" (a trigger is one per database).
 func (g *DatabaseGuard) GuardMigrations(others []*DatabaseGuard) []Finding {
+	if g.mysql != nil {
+		return nil // not replayed on MySQL yet: every guard migration re-creates all triggers
+	}
 	have := replayGuard(g.schema)
 	if len(have.migrations) == 0 {
 		return nil
@@ -956,6 +968,12 @@ func (g *DatabaseGuard) orphanFunctions(have *guardReplay, removed []guardTable)
 // when there is nothing to write a migration of (no fenced table and no
 // guard migration).
 func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, format, version string) (current string, out map[string][]byte, err error) {
+	if g.mysql != nil {
+		// A MySQL guard migration drops and re-creates every trigger:
+		// the newest one is the guard, whatever ran before.
+		out, err = g.Migration(format, version)
+		return "", out, err
+	}
 	parsed := make([]*sqlparse.File, 0, len(files))
 	for _, name := range files {
 		f, err := g.read(name)

@@ -1,0 +1,180 @@
+package guard
+
+import (
+	"fmt"
+	"hash/crc32"
+	"slices"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
+)
+
+// The database-side guard on MySQL and MariaDB (engine: mysql): per fenced
+// table, a BEFORE UPDATE trigger that refuses a row whose new token is
+// below the stored one (on strict tables: not above it), and a BEFORE
+// DELETE trigger that refuses deleting a row whose stored token beats the
+// one a writer presents in the session variable @fencegen_token (a DELETE
+// carries no token of its own; without the variable, a DELETE passes, as
+// on PostgreSQL, whose trigger guards UPDATE only). Both SIGNAL SQLSTATE
+// '45000' (error 1644, fenceimpl.MySQLSignalErrno) with the message
+// fenceimpl.MySQLStaleMarker + "presented=N stored=M mode=... table=T",
+// which generated code reports as a *fence.StaleError.
+//
+// Every migration drops and re-creates each trigger (DROP TRIGGER IF
+// EXISTS, CREATE TRIGGER): applying the newest one brings any earlier
+// state to the current guard, so NextMigration writes one whenever asked.
+
+// mysqlGuardTable is one fenced table's guard triggers on MySQL.
+type mysqlGuardTable struct {
+	Table, Column string
+	Strict        bool
+}
+
+// NewMySQLDatabaseGuard returns the database-side guard of an sql entry
+// with engine mysql whose catalog is cat and whose Go code goes to out:
+// the triggers of each fenced table, non-strict for the tables loosened
+// names. It returns nil when cat has no fenced table.
+func NewMySQLDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out string) (*DatabaseGuard, error) {
+	var tables []mysqlGuardTable
+	for _, t := range cat.FencedTables() {
+		strict := t.Fence.Strict && !loosened[MarkedTable(t).QualifiedName()]
+		tables = append(tables, mysqlGuardTable{Table: t.Name, Column: t.Fence.Column, Strict: strict})
+	}
+	if len(tables) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(tables, func(a, b mysqlGuardTable) int { return strings.Compare(a.Table, b.Table) })
+	return &DatabaseGuard{Out: out, data: &guardData{}, mysql: tables}, nil
+}
+
+// mysqlIdent quotes a MySQL identifier with backquotes.
+func mysqlIdent(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+
+// mysqlString quotes s as a MySQL string literal.
+func mysqlString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, "'", "''").Replace(s) + "'"
+}
+
+// mysqlTriggerName is "fencegen_" + event + "_" + table, cut to MySQL's
+// 64 characters with a checksum of the table's name when longer.
+func mysqlTriggerName(event, table string) string {
+	name := "fencegen_" + event + "_" + table
+	if len(name) <= 64 {
+		return name
+	}
+	sum := fmt.Sprintf("_%08x", crc32.ChecksumIEEE([]byte(table)))
+	return name[:64-len(sum)] + sum
+}
+
+// mysqlTriggers returns the statements that install t's triggers: the
+// DROPs first, then each CREATE TRIGGER (a compound statement).
+func (t mysqlGuardTable) statements() (drops, creates []string) {
+	col := mysqlIdent(t.Column)
+	mode, refuse := "non-strict", "NEW."+col+" < OLD."+col
+	delRefuse := "NOT (OLD." + col + " <= @fencegen_token)"
+	if t.Strict {
+		mode, refuse = "strict", "NEW."+col+" <= OLD."+col
+		delRefuse = "NOT (OLD." + col + " < @fencegen_token)"
+	}
+	tail := " mode=" + mode + " table=" + t.Table
+	bu, bd := mysqlTriggerName("bu", t.Table), mysqlTriggerName("bd", t.Table)
+	drops = []string{
+		"DROP TRIGGER IF EXISTS " + mysqlIdent(bu) + ";",
+		"DROP TRIGGER IF EXISTS " + mysqlIdent(bd) + ";",
+	}
+	body := func(cond, presented string) string {
+		return "BEGIN\n" +
+			"  DECLARE fencegen_message VARCHAR(128);\n" +
+			"  IF " + cond + " THEN\n" +
+			"    SET fencegen_message = LEFT(CONCAT(" + mysqlString(fenceimpl.MySQLStaleMarker+"presented=") + ", " + presented +
+			", ' stored=', OLD." + col + ", " + mysqlString(tail) + "), 128);\n" +
+			"    SIGNAL SQLSTATE '" + fenceimpl.MySQLSQLState + "' SET MESSAGE_TEXT = fencegen_message;\n" +
+			"  END IF;\n" +
+			"END"
+	}
+	creates = []string{
+		"CREATE TRIGGER " + mysqlIdent(bu) + " BEFORE UPDATE ON " + mysqlIdent(t.Table) + " FOR EACH ROW\n" + body(refuse, "NEW."+col),
+		"CREATE TRIGGER " + mysqlIdent(bd) + " BEFORE DELETE ON " + mysqlIdent(t.Table) + " FOR EACH ROW\n" + body("@fencegen_token IS NOT NULL AND "+delRefuse, "@fencegen_token"),
+	}
+	return drops, creates
+}
+
+// mysqlSQL renders the MySQL guard: File's SQL (format ""), or one file of
+// a migration of format (down: golang-migrate's .down.sql).
+func mysqlSQL(tables []mysqlGuardTable, format string, down bool) []byte {
+	var b strings.Builder
+	b.WriteString("-- fencegen: the database-side fencing guard (engine mysql): for each fenced table, a BEFORE UPDATE\n" +
+		"-- trigger refusing a token that does not beat the stored one, and a BEFORE DELETE trigger refusing\n" +
+		"-- a DELETE when the session's @fencegen_token does not beat it. Both SIGNAL SQLSTATE '45000'\n" +
+		"-- (error 1644), which fencegen's generated code reports as fence.ErrStaleToken.\n")
+	switch format {
+	case "":
+		b.WriteString("-- Apply it with a client that sends each compound statement whole (the mysql client: DELIMITER).\n")
+	case "golang-migrate":
+		b.WriteString("-- golang-migrate sends the file as one query: its DSN needs multiStatements=true.\n")
+	case "goose":
+		b.WriteString("\n-- +goose Up\n")
+	case "dbmate":
+		b.WriteString("\n-- migrate:up\n")
+	case "atlas":
+		b.WriteString("-- atlas:delimiter -- end\n")
+	}
+	stmt := func(s string, compound bool) {
+		b.WriteString("\n")
+		switch {
+		case format == "goose" && compound:
+			b.WriteString("-- +goose StatementBegin\n" + s + ";\n-- +goose StatementEnd\n")
+		case format == "atlas":
+			b.WriteString(strings.TrimSuffix(s, ";") + "\n-- end\n")
+		case format == "" && compound:
+			b.WriteString("DELIMITER //\n" + s + " //\nDELIMITER ;\n")
+		case compound:
+			b.WriteString(s + ";\n")
+		default:
+			b.WriteString(s + "\n")
+		}
+	}
+	upTables := tables
+	if down {
+		upTables = nil
+	}
+	for _, t := range tables {
+		drops, _ := t.statements()
+		for _, d := range drops {
+			stmt(d, false)
+		}
+	}
+	for _, t := range upTables {
+		_, creates := t.statements()
+		for _, c := range creates {
+			stmt(c, true)
+		}
+	}
+	if format == "goose" || format == "dbmate" {
+		if format == "goose" {
+			b.WriteString("\n-- +goose Down\n")
+		} else {
+			b.WriteString("\n-- migrate:down\n")
+		}
+		for _, t := range tables {
+			drops, _ := t.statements()
+			for _, d := range drops {
+				stmt(d, false)
+			}
+		}
+	}
+	return []byte(b.String())
+}
+
+// mysqlMigration is Migration for an engine mysql guard.
+func (g *DatabaseGuard) mysqlMigration(format, version string) (map[string][]byte, error) {
+	base := version + "_fencegen_guard"
+	if format != "golang-migrate" {
+		return map[string][]byte{base + ".sql": mysqlSQL(g.mysql, format, false)}, nil
+	}
+	return map[string][]byte{
+		base + ".up.sql":   mysqlSQL(g.mysql, format, false),
+		base + ".down.sql": mysqlSQL(g.mysql, format, true),
+	}, nil
+}
