@@ -57,8 +57,8 @@ func (r *Redis) WaitReplicasOnline(n int, d time.Duration) {
 
 // Sentinel is a private Redis Sentinel (redis-server --sentinel) that
 // monitors one primary with quorum 1, so that it alone decides a
-// failover: down-after-milliseconds 500 and failover-timeout 2000, for
-// tests.
+// failover: down-after-milliseconds 500 (see StartSentinelDownAfter) and
+// failover-timeout 2000, for tests.
 type Sentinel struct {
 	*Redis
 	// Name is the monitored master's name (go-redis FailoverOptions
@@ -70,6 +70,17 @@ type Sentinel struct {
 // loopback port and waits until it has discovered replicas replicas of it.
 func StartSentinel(t testing.TB, name string, primary *Redis, replicas int) *Sentinel {
 	t.Helper()
+	return StartSentinelDownAfter(t, name, primary, replicas, 500*time.Millisecond)
+}
+
+// StartSentinelDownAfter is StartSentinel with down-after-milliseconds set
+// to downAfter: how long the primary may leave Sentinel's PINGs unanswered
+// before Sentinel fails over. A test that must decide when the failover
+// happens starts with a long one, so that a primary (or Sentinel) starved
+// of CPU on a loaded machine is not failed over early, and shortens it
+// with SetDownAfter just before it kills the primary.
+func StartSentinelDownAfter(t testing.TB, name string, primary *Redis, replicas int, downAfter time.Duration) *Sentinel {
+	t.Helper()
 	s := &Sentinel{Redis: &Redis{t: t, bin: RedisBinary(t, "redis-server"), dir: t.TempDir()}, Name: name}
 	t.Cleanup(s.shutdown)
 	var err error
@@ -77,9 +88,9 @@ func StartSentinel(t testing.TB, name string, primary *Redis, replicas int) *Sen
 		s.port = FreePort(t)
 		conf := filepath.Join(s.dir, "sentinel.conf")
 		text := fmt.Sprintf("port %d\nbind 127.0.0.1\nprotected-mode no\ndir %s\nlogfile \"\"\n"+
-			"sentinel monitor %s 127.0.0.1 %d 1\nsentinel down-after-milliseconds %s 500\n"+
+			"sentinel monitor %s 127.0.0.1 %d 1\nsentinel down-after-milliseconds %s %d\n"+
 			"sentinel failover-timeout %s 2000\nsentinel parallel-syncs %s 1\n",
-			s.port, s.dir, name, primary.Port(), name, name, name)
+			s.port, s.dir, name, primary.Port(), name, downAfter.Milliseconds(), name, name)
 		if err = os.WriteFile(conf, []byte(text), 0o600); err != nil {
 			t.Fatalf("faults: sentinel config: %v", err)
 		}
@@ -103,6 +114,15 @@ func StartSentinel(t testing.TB, name string, primary *Redis, replicas int) *Sen
 			t.Fatalf("faults: sentinel sees %v (err %v), want %d replicas", got, err, replicas)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// SetDownAfter sets down-after-milliseconds of the monitored master (SENTINEL
+// SET), effective at once.
+func (s *Sentinel) SetDownAfter(d time.Duration) {
+	s.t.Helper()
+	if _, err := s.Do("SENTINEL", "SET", s.Name, "down-after-milliseconds", fmt.Sprint(d.Milliseconds())); err != nil {
+		s.t.Fatalf("faults: SENTINEL SET %s down-after-milliseconds: %v", s.Name, err)
 	}
 }
 

@@ -27,6 +27,17 @@ import (
 // The last case turns the replica check off (a test hook) and shows that
 // the same scenario then does hand one token to two live holders, so the
 // test can fail.
+//
+// The failover happens when the test kills the primary, never before:
+// Sentinel starts with a down-after of an hour, shortened just before the
+// kill. With 500ms from the start, a primary or Sentinel starved of CPU
+// for half a second on a loaded machine was failed over during the setup
+// (reproduced by SIGSTOPping the primary for 1.5s there): the roles
+// swapped, B's acquire replicated over a link the test did not cut, and C
+// then waited for a lease B still held. Likewise the setup's lease, taken
+// over a healthy link, may see its replica acknowledge after the WAIT's
+// 100ms on a loaded machine, which fails closed with ErrNotReplicated by
+// design: the setup takes it with AcquireWait, which retries that.
 func TestFailoverNeverHandsOneTokenToTwoHolders(t *testing.T) {
 	for _, hw := range []bool{false, true} {
 		t.Run(fmt.Sprintf("HighWater=%v", hw), func(t *testing.T) { failoverCase(t, hw, true) })
@@ -41,7 +52,7 @@ func failoverCase(t *testing.T, withHighWater, check bool) {
 	link := faults.StartProxy(t, primary.Addr()) // the replication link
 	replica := faults.StartReplica(t, link.Addr(), faults.RedisOptions{})
 	primary.WaitReplicasOnline(1, 20*time.Second)
-	sentinel := faults.StartSentinel(t, "fg", primary, 1)
+	sentinel := faults.StartSentinelDownAfter(t, "fg", primary, 1, time.Hour)
 
 	opts := &Options{hooks: &testHooks{noReplicaCheck: !check}}
 	if withHighWater {
@@ -55,7 +66,12 @@ func failoverCase(t *testing.T, withHighWater, check bool) {
 	holderC := New(sentinel.FailoverClient(nil), opts)
 
 	// A first lease, replicated: the counter exists on both servers.
-	l := mustAcquire(t, holderB, "acct", ttl)
+	setup, cancelSetup := context.WithTimeout(bg, 20*time.Second)
+	defer cancelSetup()
+	l, err := holderB.AcquireWait(setup, "acct", ttl)
+	if err != nil {
+		t.Fatalf("the first lease, over a healthy replication link: %v", err)
+	}
 	if err := a.credit(bg, id, 1, l.Token()); err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +95,10 @@ func failoverCase(t *testing.T, withHighWater, check bool) {
 	}
 
 	// The primary dies; Sentinel promotes the replica.
+	if m := sentinel.MasterAddr(); m != primary.Addr() {
+		t.Fatalf("Sentinel failed over to %s before the primary %s was killed", m, primary.Addr())
+	}
+	sentinel.SetDownAfter(500 * time.Millisecond)
 	primary.Kill()
 	sentinel.WaitMaster(replica.Addr(), 30*time.Second)
 	replica.WaitRole("master", 10*time.Second)
