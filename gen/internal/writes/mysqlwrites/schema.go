@@ -106,27 +106,27 @@ func ReadSchema(files ...[]byte) (*Schema, error) {
 	sc := NewSchema()
 	var errs []error
 	for fi, f := range files {
-		for _, st := range splitStatements(string(f)) {
-			if err := sc.add(st.text); err != nil {
-				errs = append(errs, &SchemaError{File: fi, Pos: st.pos, Err: err})
+		for _, st := range SplitStatements(string(f)) {
+			if err := sc.add(st.Text); err != nil {
+				errs = append(errs, &SchemaError{File: fi, Pos: st.Pos, Err: err})
 			}
 		}
 	}
 	return sc, errors.Join(errs...)
 }
 
-// stmtText is one statement of a file and its byte offset.
-type stmtText struct {
-	text string
-	pos  int
+// Statement is one statement of a file and its byte offset.
+type Statement struct {
+	Text string
+	Pos  int
 }
 
-// splitStatements splits src into statements at the delimiter (";", or
+// SplitStatements splits src into statements at the delimiter (";", or
 // what a DELIMITER line sets). With ";", a stored program's compound
 // statement (BEGIN ... END, IF ... END IF, CASE ... END CASE, loops) is
 // kept whole.
-func splitStatements(src string) []stmtText {
-	var out []stmtText
+func SplitStatements(src string) []Statement {
+	var out []Statement
 	delim := ";"
 	regionStart := 0
 	flush := func(end int) {
@@ -159,17 +159,17 @@ func splitStatements(src string) []stmtText {
 	return out
 }
 
-func addStmt(out []stmtText, s string, pos int) []stmtText {
+func addStmt(out []Statement, s string, pos int) []Statement {
 	t := strings.TrimSpace(s)
 	if t == "" || len(lex(t)) == 0 {
 		return out
 	}
-	return append(out, stmtText{text: t, pos: pos + strings.Index(s, t)})
+	return append(out, Statement{Text: t, Pos: pos + strings.Index(s, t)})
 }
 
 // splitCustom splits region at delim outside strings and comments.
-func splitCustom(region string, base int, delim string) []stmtText {
-	var out []stmtText
+func splitCustom(region string, base int, delim string) []Statement {
+	var out []Statement
 	start := 0
 	for i := 0; i < len(region); {
 		switch c := region[i]; {
@@ -206,9 +206,9 @@ func splitCustom(region string, base int, delim string) []stmtText {
 
 // splitSemicolon splits region at semicolons, keeping a stored program's
 // compound statements whole.
-func splitSemicolon(region string, base int) []stmtText {
+func splitSemicolon(region string, base int) []Statement {
 	toks := lex(region)
-	var out []stmtText
+	var out []Statement
 	start, first := 0, 0 // byte offset and token index of the statement
 	depth := 0
 	program := false

@@ -8,7 +8,7 @@ CREATE TABLE holds (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL DEFAULT 0, acco
   FOREIGN KEY (account_id) REFERENCES accounts (id) ON DELETE SET NULL ON UPDATE CASCADE);
 CREATE TABLE notes (id BIGINT PRIMARY KEY, body TEXT);
 CREATE TABLE audit (id BIGINT PRIMARY KEY AUTO_INCREMENT, what TEXT);
-CREATE VIEW rich AS SELECT id, balance FROM accounts WHERE balance > 100;
+CREATE VIEW rich AS SELECT id, balance FROM accounts WHERE balance >= 0;
 CREATE VIEW note_view AS SELECT id, body FROM notes;
 
 DELIMITER $$
