@@ -224,7 +224,11 @@ func (a *analysis) write(w Write) {
 	if via != "" {
 		via += " -> "
 	}
-	if v := a.sc.Views[w.Table]; v != nil {
+	// What a write sets off is followed once per table and event: the
+	// first path found names it (a foreign key that references its own
+	// table, or two that reference each other, would not end otherwise).
+	if v := a.sc.Views[w.Table]; v != nil && !a.done["through view "+w.Table] {
+		a.done["through view "+w.Table] = true
 		for _, b := range v.Base {
 			bw := w
 			bw.Table, bw.Direct, bw.Multi = b, false, false
@@ -233,6 +237,10 @@ func (a *analysis) write(w Write) {
 		}
 	}
 	for _, ev := range w.Events {
+		if a.done["sets off "+w.Table+" "+ev] {
+			continue
+		}
+		a.done["sets off "+w.Table+" "+ev] = true
 		for _, tr := range a.sc.Triggers {
 			if tr.Table != w.Table || tr.Event != ev {
 				continue

@@ -152,3 +152,27 @@ func mustParse(t testing.TB, q string) ast.StmtNode {
 	}
 	return stmts[0]
 }
+
+// TestForeignKeyCycles: a table whose foreign key references itself, and
+// two that reference each other, end: each table's foreign-key actions are followed once.
+func TestForeignKeyCycles(t *testing.T) {
+	sc, err := ReadSchema([]byte(`
+CREATE TABLE tree (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL, parent BIGINT REFERENCES tree (id) ON DELETE CASCADE);
+CREATE TABLE a (id BIGINT PRIMARY KEY, b_id BIGINT, FOREIGN KEY (b_id) REFERENCES b (id) ON DELETE CASCADE ON UPDATE CASCADE);
+CREATE TABLE b (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL, a_id BIGINT, FOREIGN KEY (a_id) REFERENCES a (id) ON DELETE SET NULL);
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Fence("tree")
+	sc.Fence("b")
+	for q, want := range map[string]string{
+		"DELETE FROM tree WHERE id = 1": "DELETE tree direct; DELETE tree via foreign key of tree to tree ON DELETE CASCADE",
+		"DELETE FROM a WHERE id = 1":    "UPDATE b via foreign key of b to a ON DELETE SET NULL",
+		"DELETE FROM b WHERE id = 1":    "DELETE b direct; UPDATE b via foreign key of a to b ON DELETE CASCADE -> foreign key of b to a ON DELETE SET NULL",
+	} {
+		if got := summary(Of(mustParse(t, q), 0, sc), sc); got != want {
+			t.Errorf("%s\n got: %s\nwant: %s", q, got, want)
+		}
+	}
+}
