@@ -19,6 +19,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/guard"
+	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
 	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/gen/internal/writes"
@@ -298,6 +299,9 @@ type Fence struct {
 	// non-strict") on a strict table: the guard trigger of the table must
 	// then be non-strict too, or it would refuse the query's writes.
 	Loosens bool
+	// MySQL is the guarded write of engine mysql (package mysqlguard),
+	// whose form and parameter order the emitter reads; nil on PostgreSQL.
+	MySQL *mysqlguard.Guarded
 }
 
 // File is the analysed queries of one query file.

@@ -12,6 +12,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/guard"
+	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
 )
 
 // signature is a method's parameter and result lists.
@@ -824,11 +825,22 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	if q.Fence != nil && q.Fence.Form == guard.ByKey {
 		sqlText(f, storedConstName(q), "-- name: "+q.Name+" "+q.Cmd+" (stored token, sent only when the write touched no row)\n"+q.Fence.StoredSQL+"\n")
 	}
+	g := mysqlGuarded(q)
+	if g != nil {
+		e.mysqlStoredConst(f, q, g)
+	}
 	e.structs(f, q, sig)
 	e.doc(f, q)
 	recv := jen.Id("q").Op("*").Id("Queries")
 	body := append(e.tokenCheck(q, sig), e.inSliceExpansion(q, sig)...)
-	if q.Fence != nil && q.Fence.Form != guard.Store {
+	if g != nil {
+		// engine mysql: the guarded statement's `?` in its own order.
+		if guarded := mysqlArgs(sig, g.Params); g.Form == mysqlguard.Store {
+			body = append(body, e.plainBody(q, guarded, e.dbExpr())...)
+		} else {
+			body = append(body, e.mysqlFencedBody(q, g, guarded, sig, e.dbExpr())...)
+		}
+	} else if q.Fence != nil && q.Fence.Form != guard.Store {
 		body = append(body, e.fencedBody(q, sig, e.dbExpr())...)
 	} else {
 		body = append(body, e.plainBody(q, sig, e.dbExpr())...)

@@ -145,3 +145,29 @@ func FuzzRewrite(f *testing.F) {
 		}
 	})
 }
+
+// TestDocsShowRewrite: the guarded statements docs/mysql.md shows are
+// Rewrite's output for the queries it names.
+func TestDocsShowRewrite(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "docs", "mysql.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	spec := accounts
+	spec.Param = 3
+	for _, q := range []string{
+		"UPDATE accounts SET balance = balance + ? WHERE id = ?",
+		"INSERT INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = balance + ?",
+	} {
+		s := spec
+		s.Param = strings.Count(q, "?") + 1
+		g, err := Rewrite(q, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(doc, "```sql\n"+g.SQL+"\n```") {
+			t.Errorf("docs/mysql.md does not show the guarded form of %s:\n%s", q, g.SQL)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package golang
+
+import (
+	"github.com/dave/jennifer/jen"
+
+	"github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
+)
+
+// The guarded methods of engine mysql (package mysqlguard): the guarded
+// statement binds its `?` parameters in the order Guarded.Params gives,
+// the token among them, and is read by fenceimpl.MySQLByKey (UPDATE and
+// DELETE by key) or fenceimpl.MySQLUpsert; an INSERT that stores the
+// token runs as sqlc's method does, its error through
+// fenceimpl.TriggerError.
+
+// mysqlGuarded returns q's guarded MySQL write, or nil.
+func mysqlGuarded(q *analyze.Query) *mysqlguard.Guarded {
+	if q.Fence == nil {
+		return nil
+	}
+	return q.Fence.MySQL
+}
+
+// mysqlArgs returns sig with its args in the order of the guarded
+// statement's `?` (g.Params; sig.args are the query's parameters in
+// order, then the token).
+func mysqlArgs(sig signature, params []int) signature {
+	args := make([]jen.Code, 0, len(params))
+	for _, p := range params {
+		args = append(args, sig.args[p-1])
+	}
+	sig.args = args
+	return sig
+}
+
+// mysqlStoredConst emits the locked read of a DELETE by key's stored
+// token, sent only when the DELETE removed nothing.
+func (e *emitter) mysqlStoredConst(f *jen.File, q *analyze.Query, g *mysqlguard.Guarded) {
+	if g.Stored == "" {
+		return
+	}
+	sqlText(f, storedConstName(q), "-- name: "+q.Name+" "+q.Cmd+" (stored token, sent only when the DELETE removed nothing)\n"+g.Stored+"\n")
+}
+
+// mysqlFencedBody is the body of a guarded MySQL write after the token
+// check; sig's args are the guarded statement's (mysqlArgs), all is sig
+// before reordering (for the stored-token read's parameters).
+func (e *emitter) mysqlFencedBody(q *analyze.Query, g *mysqlguard.Guarded, sig, all signature, db *jen.Statement) []jen.Code {
+	name, table := jen.Lit(q.Name), jen.Lit(q.Fence.Table.QualifiedName())
+	mode := fenceMode(q)
+	exec := func() *jen.Statement { return e.call(db, "Exec", q, true, e.callArgs(q, sig)) }
+	var pre []jen.Code
+	var read *jen.Statement
+	switch g.Form {
+	case mysqlguard.ByKey:
+		run := jen.Func().Params().Params(jen.Qual(sqlPkg, "Result"), jen.Error()).Block(jen.Return(exec()))
+		stored := jen.Nil()
+		if g.Stored != "" {
+			args := []jen.Code{jen.Id("ctx"), jen.Id(storedConstName(q))}
+			for _, p := range g.StoredParams {
+				args = append(args, all.args[p-1])
+			}
+			stored = jen.Func().Params(jen.Id("ctx").Qual("context", "Context")).Params(jen.Op("*").Qual(sqlPkg, "Rows"), jen.Error()).Block(
+				jen.Return(e.call(db, "Query", q, false, args)),
+			)
+		}
+		read = jen.Qual(fenceImplPkg, "MySQLByKey").Call(jen.Id("ctx"), name, table, mode, jen.Id("token"), run, stored)
+		if q.Fence.Sweep {
+			read = jen.Qual(fenceImplPkg, "Swept").Call(read)
+		}
+	case mysqlguard.Upsert:
+		pre = []jen.Code{jen.List(jen.Id("result"), jen.Id("execErr")).Op(":=").Add(exec())}
+		read = jen.Qual(fenceImplPkg, "MySQLUpsert").Call(name, table, mode, jen.Id("token"), jen.Id("result"), jen.Id("execErr"))
+	default:
+		return []jen.Code{jen.Panic(jen.Lit("fencegen: unsupported MySQL guard form " + g.Form.String()))}
+	}
+	switch q.Cmd {
+	case ":exec":
+		return append(pre, jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(read), jen.Return(jen.Err()))
+	case ":execrows":
+		return append(pre, jen.Return(read))
+	case ":execresult":
+		return append(pre,
+			jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(read),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Return(jen.Qual(fenceImplPkg, "Result").Call(jen.Id("n")), jen.Nil()),
+		)
+	}
+	return []jen.Code{jen.Panic(jen.Lit("fencegen: unsupported command " + q.Cmd + " for a guarded MySQL write"))}
+}
