@@ -15,16 +15,8 @@ import (
 	"github.com/fencegen/fencegen/internal/testenv"
 )
 
-// defaultMySQLURL is MYSQL_URL's default: the local MariaDB's root.
-const defaultMySQLURL = "root@tcp(127.0.0.1:3306)/test"
-
 // mysqlURL is MYSQL_URL (a go-sql-driver DSN) or its default.
-func mysqlURL() string {
-	if u := os.Getenv("MYSQL_URL"); u != "" {
-		return u
-	}
-	return defaultMySQLURL
-}
+func mysqlURL() string { return testenv.MySQLURL() }
 
 // admin connects to MYSQL_URL's server, or skips t (fails it under
 // CI=true) with one line.

@@ -176,3 +176,47 @@ CREATE TABLE b (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL, a_id BIGINT, FOREI
 		}
 	}
 }
+
+// TestDocsShapes checks the table of docs/mysql.md's section on writes
+// against the analysis: each row's statement reports what the row says.
+func TestDocsShapes(t *testing.T) {
+	b, err := os.ReadFile("../../../../docs/mysql.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	begin := strings.Index(doc, "<!-- mysqlwrites shapes: begin -->")
+	end := strings.Index(doc, "<!-- mysqlwrites shapes: end -->")
+	if begin < 0 || end < begin {
+		t.Fatal("docs/mysql.md has no mysqlwrites shapes table")
+	}
+	sc := shapesSchema(t)
+	rows := 0
+	for _, line := range strings.Split(doc[begin:end], "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) != 2 {
+			t.Errorf("row %q: want 2 cells", line)
+			continue
+		}
+		q := strings.Trim(cells[0], "`")
+		want := cells[1]
+		got := summary(Of(mustParse(t, q), 0, sc), sc)
+		switch {
+		case got == "":
+			got = "none"
+		case got == "refused":
+			got = "refused"
+			want, _, _ = strings.Cut(want, " (")
+		}
+		if got != want {
+			t.Errorf("docs/mysql.md: %s\n got: %s\nwant: %s", q, got, want)
+		}
+		rows++
+	}
+	if rows < 10 {
+		t.Errorf("%d rows checked, want the whole table", rows)
+	}
+}
