@@ -8,6 +8,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // the parser's value expressions
 )
 
@@ -425,6 +426,16 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 	}
 }
 
+// Add reads a schema statement parsed by the TiDB parser (a catalog's
+// front end hands its statements here instead of ReadSchema's text):
+// CREATE TABLE, ALTER TABLE, CREATE VIEW, DROP, RENAME, CREATE and DROP
+// PROCEDURE; other statements change nothing here.
+func (sc *Schema) Add(st ast.StmtNode) { sc.addStmt(st) }
+
+// AddText reads one schema statement's text, as ReadSchema reads each
+// statement of a file (CREATE TRIGGER and CREATE FUNCTION included).
+func (sc *Schema) AddText(text string) error { return sc.add(text) }
+
 // addStmt reads a parsed schema statement.
 func (sc *Schema) addStmt(st ast.StmtNode) {
 	switch x := st.(type) {
@@ -511,7 +522,23 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 		delete(sc.Routines, x.ProcedureName.Name.L)
 	case *ast.ProcedureInfo:
 		name := x.ProcedureName.Name.L
-		sc.Routines[name] = &Routine{Name: name, Body: x.ProcedureBody.Text()}
+		body := ""
+		if x.ProcedureBody != nil {
+			body = x.ProcedureBody.Text()
+			if strings.TrimSpace(body) == "" {
+				// A statement parsed inside another may carry no text:
+				// the parser's restore writes it back.
+				var b strings.Builder
+				if err := x.ProcedureBody.Restore(format.NewRestoreCtx(format.DefaultRestoreFlags, &b)); err == nil {
+					body = b.String()
+				}
+			}
+		}
+		r := &Routine{Name: name, Body: body}
+		if strings.TrimSpace(body) == "" {
+			r.Opaque = "its body's text is not available"
+		}
+		sc.Routines[name] = r
 	}
 }
 

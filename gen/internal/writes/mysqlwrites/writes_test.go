@@ -220,3 +220,31 @@ func TestDocsShapes(t *testing.T) {
 		t.Errorf("%d rows checked, want the whole table", rows)
 	}
 }
+
+// TestAddParsed: a schema handed over as parsed statements (Add), the way
+// a catalog's front end holds them, gives the analysis what ReadSchema
+// gives it from the text: a procedure's body, a view, a foreign key.
+func TestAddParsed(t *testing.T) {
+	stmts, _, err := parser.New().Parse(`CREATE TABLE accounts (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL);
+CREATE TABLE holds (id BIGINT PRIMARY KEY, account_id BIGINT REFERENCES accounts (id) ON DELETE CASCADE);
+CREATE VIEW v AS SELECT id FROM accounts;
+CREATE PROCEDURE p(a BIGINT) BEGIN UPDATE accounts SET fence = fence WHERE id = a; END;`, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := NewSchema()
+	for _, st := range stmts {
+		sc.Add(st)
+	}
+	sc.Fence("accounts")
+	sc.Fence("holds")
+	for q, want := range map[string]string{
+		"CALL p(1)":                       "UPDATE accounts via procedure p",
+		"DELETE FROM v WHERE id = 1":      "DELETE accounts via view v; DELETE holds via view v -> foreign key of holds to accounts ON DELETE CASCADE",
+		"DELETE FROM accounts WHERE id=1": "DELETE accounts direct; DELETE holds via foreign key of holds to accounts ON DELETE CASCADE",
+	} {
+		if got := summary(Of(mustParse(t, q), 0, sc), sc); got != want {
+			t.Errorf("%s\n got: %s\nwant: %s", q, got, want)
+		}
+	}
+}
