@@ -53,6 +53,9 @@ func TestMain(m *testing.M) {
 type state struct {
 	table, column string
 	refused       bool
+	// required is set for a guard of mode required: an UPDATE that does
+	// not set the token column is refused too.
+	required bool
 }
 
 // lifeCase is a migration of the team's that changes the token column or
@@ -84,16 +87,30 @@ var lifeCases = []lifeCase{
 		change: "ALTER TABLE jobs RENAME COLUMN tok TO fence;\n",
 		cause:  `:1:1: renames column tok of fenced table jobs to fence, which the guard trigger that `,
 		between: func(t *testing.T, conn *pgx.Conn, id int) {
-			updateFails(t, conn, "jobs", id, `record "new" has no field "tok"`)
+			// The trigger finds the column by its mark, which moved
+			// with it: every write works, the stale one is refused.
+			writes(t, conn, state{table: "jobs", column: "fence", refused: true}, id)
 		},
 		after: state{table: "jobs", column: "fence", refused: true},
+	},
+	{
+		name:   "required-rename",
+		mark:   "fencegen:token required",
+		change: "ALTER TABLE jobs RENAME COLUMN tok TO fence;\n",
+		cause:  `:1:1: renames column tok of fenced table jobs to fence, which the guard trigger that `,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			writes(t, conn, state{table: "jobs", column: "fence", refused: true, required: true}, id)
+		},
+		after: state{table: "jobs", column: "fence", refused: true, required: true},
 	},
 	{
 		name:   "drop",
 		change: "ALTER TABLE jobs DROP COLUMN tok;\n",
 		cause:  `:1:1: drops column tok of fenced table jobs, which the guard trigger that `,
 		between: func(t *testing.T, conn *pgx.Conn, id int) {
-			updateFails(t, conn, "jobs", id, `record "new" has no field "tok"`)
+			// No token column is left: the trigger lets every
+			// UPDATE through (the table is no longer fenced).
+			writes(t, conn, state{table: "jobs"}, id)
 		},
 		after: state{table: "jobs"},
 	},
@@ -102,7 +119,9 @@ var lifeCases = []lifeCase{
 		change: "ALTER TABLE jobs ALTER COLUMN tok TYPE integer;\n",
 		cause:  `:1:1: changes the type of column tok of fenced table jobs, which the guard trigger that `,
 		between: func(t *testing.T, conn *pgx.Conn, id int) {
-			updateFails(t, conn, "jobs", id, "does not match that when preparing the plan")
+			// conn ran the trigger before, planned for bigint: it
+			// reads the column by name instead, and still guards it.
+			writes(t, conn, state{table: "jobs", column: "tok", refused: true}, id)
 		},
 		after: state{table: "jobs", column: "tok", refused: true},
 		down:  &state{table: "jobs", column: "tok", refused: true},
@@ -411,10 +430,18 @@ func writesNamed(t *testing.T, conn *pgx.Conn, s state, id int, errTable string)
 		err := exec(stale)
 		var pe *pgconn.PgError
 		switch {
-		case s.refused && (!errors.As(err, &pe) || pe.Code != fenceimpl.SQLState || pe.TableName != errTable):
-			t.Errorf("%s: %v; want SQLSTATE %s from the guard trigger of %s", stale, err, fenceimpl.SQLState, errTable)
+		case s.refused && (!errors.As(err, &pe) || pe.Code != fenceimpl.SQLState || pe.TableName != errTable || pe.ColumnName != s.column):
+			t.Errorf("%s: %v; want SQLSTATE %s from the guard trigger of %s, column %s", stale, err, fenceimpl.SQLState, errTable, s.column)
 		case !s.refused && err != nil:
 			t.Errorf("%s: %v; want it to pass (the table is not guarded)", stale, err)
+		}
+		if s.required {
+			// A write that presents no token.
+			none := fmt.Sprintf("UPDATE %s SET status = 'none' WHERE id = %d", s.table, id)
+			if err := exec(none); !errors.As(err, &pe) || pe.Code != fenceimpl.MissingTokenSQLState || pe.ColumnName != s.column {
+				t.Errorf("%s: %v; want SQLSTATE %s (required), column %s", none, err, fenceimpl.MissingTokenSQLState, s.column)
+			}
+			must(fmt.Sprintf("UPDATE %s SET status = 'same', %s = 6 WHERE id = %d", s.table, s.column, id))
 		}
 	}
 	must(fmt.Sprintf("DELETE FROM %s WHERE id = %d", s.table, id))

@@ -40,6 +40,11 @@ type guardTable struct {
 	// name and its token column, unquoted: the trigger's error carries
 	// them in its SCHEMA, TABLE and COLUMN fields (fenceimpl.SQLState).
 	SchemaName, TableName, ColumnName string
+	// Comment is set when a column comment marks the token column (the
+	// table's own, or its ancestor's), not a fence key of the
+	// configuration: the mark follows a RENAME COLUMN, and the trigger
+	// (template 3) finds the column by it.
+	Comment bool
 }
 
 // MarkedTable is the table whose mark fences t: t, or the ancestor it
@@ -151,6 +156,7 @@ func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, e
 			Table: t.QualifiedName(), QualifiedTable: qt, Function: fn, Column: sqlparse.QuoteIdent(t.Fence.Column),
 			Trigger: "fencegen_guard", Strict: strict, Required: required,
 			SchemaName: schema, TableName: t.Name, ColumnName: t.Fence.Column,
+			Comment: MarkedTable(t).Fence != nil && MarkedTable(t).Fence.Source == "comment",
 		})
 		data.AnyStrict = data.AnyStrict || strict
 		data.AnyRequired = data.AnyRequired || required
@@ -275,7 +281,7 @@ func (g *DatabaseGuard) Migration(format, version string) (map[string][]byte, er
 // (whose trigger raised without DETAIL, SCHEMA, TABLE and COLUMN) is
 // template 1. It changes whenever the text of a trigger function changes
 // (TestGuardTemplateVersion pins the text to the number).
-const TemplateVersion = 2
+const TemplateVersion = 3
 
 // guardMigrationHeader starts the first line of every migration fencegen
 // guard writes (up file or single file), in every template version; the
@@ -361,6 +367,11 @@ type cause struct {
 	// statement itself: it drops or retypes the column of a trigger
 	// BEFORE UPDATE OF it (mode required).
 	refusedOn string
+	// kind is what the statement does to the token column of a guard
+	// of template 3 or later, whose trigger does not fail on it (its
+	// function reads the column by name only while it exists): "rename",
+	// "drop" or "retype"; fails is empty then (compare says what holds).
+	kind string
 }
 
 // guardMigration is one migration fencegen guard wrote.
@@ -514,6 +525,15 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 	fails := func(table, col string) string {
 		return fmt.Sprintf("every UPDATE of %s fails (record \"new\" has no field \"%s\")", table, col)
 	}
+	// robust reports a guard whose trigger survives the token column's
+	// rename, drop and retype (template 3): kind is then set instead of
+	// the cause's fails.
+	robust := func(in guardInstalled, c *cause, kind string) *cause {
+		if in.fn.template >= 3 {
+			c.fails, c.kind = "", kind
+		}
+		return c
+	}
 	switch n := st.Node.(type) {
 	case *sqlparse.SetSearchPath:
 		if n.Local {
@@ -535,7 +555,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 				in.broken = nil // renamed back: the trigger reads it again
 				r.tables[key] = in
 			} else if readsColumn(in, n.Subname) {
-				in.broken = at("renames column %s of fenced table %s to %s", fails(n.Target.String(), n.Subname), n.Subname, n.Target.String(), n.NewName)
+				in.broken = robust(in, at("renames column %s of fenced table %s to %s", fails(n.Target.String(), n.Subname), n.Subname, n.Target.String(), n.NewName), "rename")
 				in.broken.renamedTo = n.NewName
 				r.tables[key] = in
 			}
@@ -580,9 +600,9 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		for _, c := range n.Cmds {
 			switch {
 			case c.Kind == sqlparse.AlterDropColumn && readsColumn(in, c.Column):
-				in.broken = at("drops column %s of fenced table %s", fails(n.Table.String(), c.Column), c.Column, n.Table.String())
+				in.broken = robust(in, at("drops column %s of fenced table %s", fails(n.Table.String(), c.Column), c.Column, n.Table.String()), "drop")
 			case c.Kind == sqlparse.AlterColumnType && readsColumn(in, c.Column):
-				in.broken = at("changes the type of column %s of fenced table %s", fmt.Sprintf("every UPDATE of %s fails in each database session that ran the trigger before (type of parameter does not match that when preparing the plan)", n.Table.String()), c.Column, n.Table.String())
+				in.broken = robust(in, at("changes the type of column %s of fenced table %s", fmt.Sprintf("every UPDATE of %s fails in each database session that ran the trigger before (type of parameter does not match that when preparing the plan)", n.Table.String()), c.Column, n.Table.String()), "retype")
 			default:
 				continue
 			}
@@ -713,13 +733,23 @@ func guardMode(text string) (column, mode string) {
 	required := requiredText(text)
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
-		rest, ok := strings.CutPrefix(line, "IF NEW.")
-		if !ok {
+		if lit, ok := strings.CutPrefix(line, "col name := '"); ok {
+			// Template 3: the column as installed, then the test of the
+			// variables read from it.
+			if lit, _, ok = strings.Cut(lit, "'; --"); ok {
+				column = sqlparse.QuoteIdent(strings.ReplaceAll(lit, "''", "'"))
+			}
 			continue
 		}
-		col, op, ok := strings.Cut(rest, " ")
-		if !ok {
-			return "", ""
+		var col, op string
+		if rest, ok := strings.CutPrefix(line, "IF presented "); ok && column != "" {
+			col, op = column, rest
+		} else if rest, ok := strings.CutPrefix(line, "IF NEW."); ok {
+			if col, op, ok = strings.Cut(rest, " "); !ok {
+				return "", ""
+			}
+		} else {
+			continue
 		}
 		switch {
 		case strings.HasPrefix(op, "<= "):
@@ -828,6 +858,8 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 			out = append(out, at(last.file, 1, "fenced table %s has no guard trigger in the guard migrations: the database does not refuse a stale token's UPDATE from other writers", t.Table))
 		case in.broken != nil && in.broken.refusedOn != "":
 			out = append(out, because(in.broken, refusedText, in.file, in.broken.refusedOn))
+		case in.broken != nil && in.broken.kind != "":
+			out = append(out, because(in.broken, "%s", robustText(in, t.Table, t.ColumnName == in.broken.renamedTo && t.Comment, true)))
 		case in.broken != nil:
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration replaces the trigger", in.file, in.broken.fails))
 		case in.disabled != nil:
@@ -865,6 +897,8 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		switch {
 		case in.broken != nil && in.broken.refusedOn != "":
 			out = append(out, because(in.broken, refusedText, in.file, in.broken.refusedOn))
+		case in.broken != nil && in.broken.kind != "":
+			out = append(out, because(in.broken, "%s", robustText(in, qt, false, false)))
 		case in.broken != nil && in.broken.renamedTo != "":
 			// The mark did not follow the column (a fence key names it).
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration replaces the trigger; fence column %s of %s by its new name first", in.file, in.broken.fails, in.broken.renamedTo, qt))
@@ -894,6 +928,31 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 	return out
 }
 
+// robustText ends the finding of a statement that renames, drops or
+// retypes the token column read by a guard trigger of template 3 or later
+// (cause.kind), on table: what the trigger does once it is applied, and
+// until when. follows is set when the column keeps its fencing mark
+// (a comment) under its new name; fenced when table is still fenced.
+func robustText(in guardInstalled, table string, follows, fenced bool) string {
+	c := in.broken
+	until := "until a new guard migration replaces the trigger"
+	if !fenced {
+		until = fmt.Sprintf("until a new guard migration removes it (table %s is no longer fenced)", table)
+	}
+	switch {
+	case c.kind == "rename" && follows:
+		return fmt.Sprintf(", which the guard trigger that %s installs was written for: it keeps guarding the column under its new name, found by its fencing mark with a catalog lookup on every UPDATE of %s, %s", in.file, table, until)
+	case c.kind == "rename" && !fenced:
+		return fmt.Sprintf(", which the guard trigger that %s installs was written for: once this is applied, it finds no token column (a fence key of the configuration marks it, not a column comment, which would move with it), so the database lets a stale token's UPDATE of %s from any writer through until a new guard migration replaces the trigger; fence column %s of %s by its new name first", in.file, table, c.renamedTo, table)
+	case c.kind == "rename":
+		return fmt.Sprintf(", which the guard trigger that %s installs was written for: once this is applied, it finds no token column (a fence key of the configuration marks it, not a column comment, which would move with it), so the database lets a stale token's UPDATE of %s from any writer through %s", in.file, table, until)
+	case c.kind == "drop":
+		return fmt.Sprintf(", which the guard trigger that %s installs was written for: once this is applied, it finds no token column and lets every UPDATE of %s through, %s", in.file, table, until)
+	default: // retype
+		return fmt.Sprintf(", which the guard trigger that %s installs reads: it keeps guarding it, but each database session that ran the trigger before reads the column with a catalog lookup on every UPDATE of %s, %s", in.file, table, until)
+	}
+}
+
 // column is the token column a trigger function's text checks.
 func column(text string) string {
 	c, _ := guardMode(text)
@@ -902,8 +961,11 @@ func column(text string) string {
 
 // templateChange says what changed since template version v.
 func templateChange(v int) string {
-	if v < 2 {
+	switch {
+	case v < 2:
 		return ": its error has no DETAIL, SCHEMA, TABLE and COLUMN fields, so a *fence.StaleError from it carries the tokens 0"
+	case v < 3:
+		return ": its function names the token column, so once a migration renames, drops or retypes it, every UPDATE of the table fails"
 	}
 	return ""
 }
@@ -1013,6 +1075,12 @@ func (g *DatabaseGuard) next(have *guardReplay, others []*DatabaseGuard, format,
 	if len(have.migrations) > 0 {
 		for qt, in := range have.tables {
 			col, _ := guardMode(in.fn.text)
+			if in.broken != nil && in.broken.renamedTo != "" {
+				// The down section restores the earlier trigger on the
+				// column as the migrations before the new one left it:
+				// a required guard's trigger is BEFORE UPDATE OF it.
+				col = sqlparse.QuoteIdent(in.broken.renamedTo)
+			}
 			pg := previousGuard{QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Text: in.fn.text, Required: requiredText(in.fn.text), Column: col}
 			pg.DropToken = pg.Required || slices.ContainsFunc(g.data.Tables, func(t guardTable) bool { return t.QualifiedTable == qt && t.Required })
 			data.Previous = append(data.Previous, pg)

@@ -33,29 +33,74 @@
 
 CREATE OR REPLACE FUNCTION fencegen_guard_payouts_933537ed() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
     IF TG_NAME = 'fencegen_guard_token' THEN
         -- Run second, by every UPDATE: a negative token is fencegen_guard's
         -- mark (it runs first, only for an UPDATE that sets the token),
         -- unless it is the row's own (no lease mints one): then it is refused.
-        IF NEW.tok < 0 AND NEW.tok <> OLD.tok THEN
-            NEW.tok := -NEW.tok;
+        IF presented < 0 AND presented <> stored THEN
+            IF fast THEN
+                NEW.tok := -presented;
+            ELSE
+                NEW := pg_catalog.jsonb_populate_record(NEW, pg_catalog.jsonb_build_object(col, -presented));
+            END IF;
             RETURN NEW;
         END IF;
-        RAISE EXCEPTION 'fencegen: UPDATE presents no fencing token: it does not set payouts.tok (required)'
+        RAISE EXCEPTION 'fencegen: UPDATE presents no fencing token: it does not set payouts.% (required)', pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN002',
-                DETAIL = format('stored=%s mode=required', OLD.tok),
-                SCHEMA = 'public', TABLE = 'payouts', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('stored=%s mode=required', stored),
+                SCHEMA = 'public', TABLE = 'payouts', COLUMN = col;
     END IF;
-    IF NEW.tok < OLD.tok OR NEW.tok < 1 THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (payouts.tok)',
-            NEW.tok, OLD.tok
+    IF presented < stored OR presented < 1 THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (payouts.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'payouts', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'payouts', COLUMN = col;
     END IF;
     -- The mark for fencegen_guard_token, which restores the token.
-    NEW.tok := -NEW.tok;
+    IF fast THEN
+        NEW.tok := -presented;
+    ELSE
+        NEW := pg_catalog.jsonb_populate_record(NEW, pg_catalog.jsonb_build_object(col, -presented));
+    END IF;
     RETURN NEW;
 END
 $fencegen$;
@@ -69,29 +114,74 @@ CREATE TRIGGER fencegen_guard_token BEFORE UPDATE ON payouts
 
 CREATE OR REPLACE FUNCTION fencegen_guard_runs_83f69f4e() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
     IF TG_NAME = 'fencegen_guard_token' THEN
         -- Run second, by every UPDATE: a negative token is fencegen_guard's
         -- mark (it runs first, only for an UPDATE that sets the token),
         -- unless it is the row's own (no lease mints one): then it is refused.
-        IF NEW.tok < 0 AND NEW.tok <> OLD.tok THEN
-            NEW.tok := -NEW.tok;
+        IF presented < 0 AND presented <> stored THEN
+            IF fast THEN
+                NEW.tok := -presented;
+            ELSE
+                NEW := pg_catalog.jsonb_populate_record(NEW, pg_catalog.jsonb_build_object(col, -presented));
+            END IF;
             RETURN NEW;
         END IF;
-        RAISE EXCEPTION 'fencegen: UPDATE presents no fencing token: it does not set runs.tok (required)'
+        RAISE EXCEPTION 'fencegen: UPDATE presents no fencing token: it does not set runs.% (required)', pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN002',
-                DETAIL = format('stored=%s mode=required', OLD.tok),
-                SCHEMA = 'public', TABLE = 'runs', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('stored=%s mode=required', stored),
+                SCHEMA = 'public', TABLE = 'runs', COLUMN = col;
     END IF;
-    IF NEW.tok < OLD.tok OR NEW.tok < 1 THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (runs.tok)',
-            NEW.tok, OLD.tok
+    IF presented < stored OR presented < 1 THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (runs.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'runs', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'runs', COLUMN = col;
     END IF;
     -- The mark for fencegen_guard_token, which restores the token.
-    NEW.tok := -NEW.tok;
+    IF fast THEN
+        NEW.tok := -presented;
+    ELSE
+        NEW := pg_catalog.jsonb_populate_record(NEW, pg_catalog.jsonb_build_object(col, -presented));
+    END IF;
     RETURN NEW;
 END
 $fencegen$;
