@@ -99,15 +99,15 @@ func (c *Client) failed(op string, ctx, callCtx context.Context, call string, ti
 		// The etcd client may retry it until the deadline: still no
 		// retry can fix it.
 		return &opError{op: op, err: fmt.Errorf("%w: %w", lease.ErrConfig, err)}
-	case ctx.Err() != nil:
+	case ended(ctx):
 		cause := err
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			cause = c.dialCause()
 		}
 		if cause == nil {
-			return &opError{op: op, err: ctx.Err()}
+			return &opError{op: op, err: ctxErr(ctx)}
 		}
-		return &opError{op: op, err: fmt.Errorf("%w (%s: %w)", ctx.Err(), call, cause)}
+		return &opError{op: op, err: fmt.Errorf("%w (%s: %w)", ctxErr(ctx), call, cause)}
 	case callCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
 		te := &TimeoutError{Op: call, Timeout: timeout, Err: err}
 		if d := c.dialCause(); d != nil {
@@ -116,6 +116,26 @@ func (c *Client) failed(op string, ctx, callCtx context.Context, call string, ti
 		return &opError{op: op, err: te}
 	}
 	return &opError{op: op, err: err}
+}
+
+// ended reports whether ctx has ended, also when its deadline has passed
+// but its timer has not run yet: gRPC reads the deadline itself and can
+// return before the timer cancels ctx.
+func ended(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
+}
+
+// ctxErr is ctx.Err(), or context.DeadlineExceeded for a ctx whose
+// deadline has passed before its timer ran.
+func ctxErr(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return context.DeadlineExceeded
 }
 
 // dialCause dials each endpoint of the client and returns the first
@@ -146,6 +166,7 @@ func (c *Client) dialCause() error {
 type Client struct {
 	cli  *clientv3.Client
 	opts Options
+	ka   *keepAliver // the renewals of every lease, on one stream
 
 	acquires, renewals, releases atomic.Uint64 // Stats
 
@@ -174,7 +195,7 @@ func New(cli *clientv3.Client, opts *Options) *Client {
 	if cli == nil {
 		panic("etcdlease: New with nil *clientv3.Client")
 	}
-	return &Client{cli: cli, opts: opts.get()}
+	return &Client{cli: cli, opts: opts.get(), ka: newKeepAliver(cli)}
 }
 
 func (c *Client) prefix() string {

@@ -55,6 +55,7 @@ func (c *Client) start(ctx context.Context, resource, lockKey string, id clientv
 	}
 	// The lease outlives the ctx given to Acquire, as an etcd Session does.
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
+	c.ka.hold(1)
 	l.mu.Lock()
 	l.deadline = time.AfterFunc(time.Until(send.Add(tm.ttl-tm.margin)), l.onDeadline)
 	l.mu.Unlock()
@@ -165,8 +166,9 @@ func (l *Lease) heartbeat() {
 	}
 }
 
-// Renew extends the etcd lease to its TTL from now with one LeaseKeepAlive
-// round trip bounded by CallTimeout, and moves the local deadline. If etcd
+// Renew extends the etcd lease to its TTL from now with one keep-alive
+// request and its response on the Client's shared LeaseKeepAlive stream,
+// bounded by CallTimeout, and moves the local deadline. If etcd
 // answers that the lease is gone it loses the lease at once and returns
 // the *lease.LostError (errors.Is lease.ErrNotOwner). Other failures leave
 // the lease as it was and are returned.
@@ -182,8 +184,8 @@ func (l *Lease) renew(ctx context.Context, counted bool) error {
 	defer cancel()
 	send := time.Now()
 	l.c.renewals.Add(1)
-	resp, err := l.c.cli.KeepAliveOnce(callCtx, l.id)
-	if err == nil && resp.TTL <= 0 {
+	ttl, err := l.c.ka.renew(callCtx, l.id)
+	if err == nil && ttl <= 0 {
 		err = rpctypes.ErrLeaseNotFound
 	}
 	switch {
@@ -236,6 +238,7 @@ func (l *Lease) lose(reason lease.Reason, err error) error {
 	}
 	l.ended = true
 	l.deadline.Stop()
+	l.c.ka.hold(-1)
 	lost := &lease.LostError{Resource: l.resource, Token: l.token, Reason: reason, Err: err}
 	l.cancel(lost)
 	l.mu.Unlock()
@@ -256,6 +259,7 @@ func (l *Lease) end(cause error) {
 	}
 	l.ended = true
 	l.deadline.Stop()
+	l.c.ka.hold(-1)
 	l.cancel(cause)
 }
 

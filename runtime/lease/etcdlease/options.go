@@ -27,8 +27,8 @@ type Options struct {
 	// TTL itself. A TTL below 1s is refused with lease.ErrConfig.
 	TTL time.Duration
 
-	// HeartbeatInterval is how often the lease is renewed (one
-	// LeaseKeepAlive round trip). Default TTL/3; negative disables the
+	// HeartbeatInterval is how often the lease is renewed (one keep-alive
+	// request on the Client's shared LeaseKeepAlive stream). Default TTL/3; negative disables the
 	// heartbeat (then only Lease.Renew renews, and the local deadline
 	// still ends the lease).
 	HeartbeatInterval time.Duration
