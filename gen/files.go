@@ -13,6 +13,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse/mysqlparse"
 )
 
 // expand turns schema or queries entries (files, directories, globs) into
@@ -294,6 +295,12 @@ func indexFoldASCII(s []byte, word string) int {
 // meta-command lines, are blanked out (keeping line numbers) so only the
 // up migration's SQL builds the catalog.
 func readAndParse(name string, schema bool) (*sqlparse.File, error) {
+	return readAndParseFor(config.EnginePostgreSQL, name, schema)
+}
+
+// readAndParseFor is readAndParse with engine's parser: PostgreSQL's
+// (sqlparse) or MySQL's (mysqlparse, the TiDB parser).
+func readAndParseFor(engine, name string, schema bool) (*sqlparse.File, error) {
 	src, err := os.ReadFile(name)
 	if err != nil {
 		return nil, &diag.Error{File: name, Msg: err.Error()}
@@ -312,6 +319,9 @@ func readAndParse(name string, schema bool) (*sqlparse.File, error) {
 				src = blank(src, loc[0], loc[1])
 			}
 		}
+	}
+	if engine == config.EngineMySQL {
+		return mysqlparse.Parse(displayName(name), src)
 	}
 	return sqlparse.Parse(displayName(name), src)
 }

@@ -331,9 +331,9 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 	results := make([]parseResult, len(schemaFiles)+len(queryFiles))
 	parallel.For(len(results), func(i int) {
 		if i < len(schemaFiles) {
-			results[i].f, results[i].err = readAndParse(schemaFiles[i], true)
+			results[i].f, results[i].err = readAndParseFor(pkg.Engine, schemaFiles[i], true)
 		} else {
-			results[i].f, results[i].err = readAndParse(queryFiles[i-len(schemaFiles)], false)
+			results[i].f, results[i].err = readAndParseFor(pkg.Engine, queryFiles[i-len(schemaFiles)], false)
 		}
 	})
 	for _, r := range results[:len(schemaFiles)] {
@@ -437,7 +437,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		}
 		parsed = append(parsed, pf)
 	}
-	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks})
+	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks, MySQL: pkg.Engine == config.EngineMySQL})
 	errs = append(errs, aerr...)
 	// The query statements' parse trees as pg_query returns them are read
 	// by the write analysis only, which is done: at a thousand tables

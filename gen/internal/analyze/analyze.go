@@ -319,6 +319,11 @@ type Options struct {
 	// function neither the schema nor PostgreSQL's catalog has is an
 	// error, at the call, instead of an untyped (interface{}) result.
 	StrictFunctionChecks bool
+	// MySQL is set for a MySQL configuration (engine mysql): the
+	// statements come from mysqlparse, their parameters are MySQL's
+	// positional ? (numbered in text order by the parser), and the text
+	// sent keeps them (mysql.go).
+	MySQL bool
 }
 
 // Analyze analyses every annotated query of files against cat. All
@@ -338,7 +343,7 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 	var out []*File
 	seen := map[string]*Query{}
 	var fw *funcWrites // nil: no fenced table for a function to write
-	if len(cat.FencedTables()) > 0 {
+	if len(cat.FencedTables()) > 0 && !opts.MySQL {
 		fw = newFuncWrites(cat)
 	}
 	// Every annotated statement without an annotation problem is
@@ -399,7 +404,7 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 			// The guard stage, after analysis.
 			j.err = a.addGuard(j.q)
 		}
-		if j.err == nil {
+		if j.err == nil && !opts.MySQL {
 			// The guard parses the text: the IN (sqlc.slice) markers go in
 			// last (the by-key stored-token statement keeps its own
 			// numbering; an IN list there is refused, see
@@ -676,6 +681,9 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	if _, err := a.numberParams(); err != nil {
 		return nil, err
 	}
+	if a.opts.MySQL && len(a.cat.FencedTables()) > 0 && MySQLGuard == nil && a.mysqlFenced(q) {
+		return nil, a.errs
+	}
 	if a.funcs != nil {
 		// The write analysis reads the whole parse tree (checkWrites).
 		a.rep = writes.Of(a.stmt, a.file.Src)
@@ -886,6 +894,14 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 func (a *analyzer) addGuard(q *Query) error {
 	if q.Fence == nil {
 		return nil
+	}
+	if a.opts.MySQL {
+		// MySQL's guard stage (mysql.go).
+		if MySQLGuard == nil {
+			a.errorf(a.stmt.Start, "query %s writes fenced table %s, and fencegen's MySQL guard is not wired yet", q.Name, q.Fence.Table.QualifiedName())
+			return a.errs
+		}
+		return MySQLGuard(q)
 	}
 	g, err := guard.Rewrite(q.SQL, q.Fence.spec)
 	if err != nil {

@@ -57,6 +57,9 @@ func (a *analyzer) numberParams() (string, error) {
 		return "", a.errs
 	}
 	all := paramsInSqlcOrder(a.stmt.Node)
+	if a.opts.MySQL {
+		return a.numberMySQLParams(all)
+	}
 	byName := map[string]int{}
 	// Like sqlc, named parameters may be mixed with positional ones: they
 	// are numbered after the highest $n, in order of first appearance.

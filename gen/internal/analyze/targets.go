@@ -32,7 +32,7 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 				col := a.resultColumn(c, c.Name)
 				col.Embed, col.EmbedName, col.EmbedTarget = r.table, em.Table, i
 				cols = append(cols, col)
-				list = append(list, sqlparse.QuoteIdent(em.Table)+"."+sqlparse.QuoteIdent(c.Name))
+				list = append(list, a.quoteIdent(em.Table)+"."+a.quoteIdent(c.Name))
 			}
 			a.edits = append(a.edits, edit{em.Loc, em.End, strings.Join(list, ", ")})
 			continue
@@ -305,12 +305,12 @@ func (a *analyzer) spellOut(cr *sqlparse.ColumnRef, qual string, cols []starColu
 	}
 	list := make([]string, len(cols))
 	for i, c := range cols {
-		list[i] = sqlparse.QuoteIdent(c.name)
+		list[i] = a.quoteIdent(c.name)
 		switch {
 		case qual != "":
-			list[i] = sqlparse.QuoteIdent(qual) + "." + list[i]
+			list[i] = a.quoteIdent(qual) + "." + list[i]
 		case count[c.name] > 1 && c.rel != "":
-			list[i] = sqlparse.QuoteIdent(c.rel) + "." + list[i]
+			list[i] = a.quoteIdent(c.rel) + "." + list[i]
 		}
 	}
 	a.edits = append(a.edits, edit{cr.Loc, cr.Loc + star + 1, strings.Join(list, ", ")})

@@ -49,6 +49,11 @@ type Type struct {
 	// pg_catalog.bpchar): sqlc knows them only by their SQL spellings and
 	// maps the bare names to interface{}; the emitter does the same.
 	Bare bool
+	// Unsigned and Length are a MySQL type's (Schema MySQLSchema):
+	// UNSIGNED, and the display width where it changes the Go type
+	// (tinyint(1), sqlc's bool); 0 otherwise.
+	Unsigned bool
+	Length   int
 }
 
 // IsArray reports whether t is an array type.
@@ -531,6 +536,10 @@ const DefaultSchema = "public"
 // Catalog is the schema model.
 type Catalog struct {
 	Schemas []*Schema
+	// MySQLRoutines names, for a MySQL schema, the first trigger,
+	// procedure, function or event it defines ("procedure p"), whose
+	// writes fencegen does not analyse on MySQL yet; "" when none.
+	MySQLRoutines string
 	// seq counts the statements applied (Update), to order marks and
 	// column changes.
 	seq int
@@ -790,6 +799,9 @@ var builtins = map[string]bool{
 func (c *Catalog) ResolveType(tn *sqlparse.TypeName) (Type, bool) {
 	if tn == nil {
 		return Type{Schema: "pg_catalog", Name: "unknown"}, false
+	}
+	if tn.Schema == MySQLSchema {
+		return c.resolveMySQLType(tn)
 	}
 	name := strings.ToLower(tn.Name)
 	if a, ok := builtinAliases[name]; ok {

@@ -19,6 +19,10 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 		c.pathFile, c.searchPath = f, nil
 	}
 	u := &updater{c: c, f: f, s: s}
+	if s.MySQL != nil {
+		u.mysql(s.Node)
+		return
+	}
 	switch n := s.Node.(type) {
 	case *sqlparse.Select:
 		// pg_dump's SELECT pg_catalog.set_config('search_path', '', false).
@@ -173,6 +177,8 @@ func dbType(tn *sqlparse.TypeName) string {
 	switch {
 	case tn == nil:
 		return ""
+	case tn.Schema == MySQLSchema:
+		return tn.Name // sqlc's db_type for MySQL: the type's name
 	case tn.Schema != "":
 		return tn.Schema + "." + tn.Name
 	}
@@ -180,6 +186,9 @@ func dbType(tn *sqlparse.TypeName) string {
 }
 
 func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
+	if d.Type != nil && len(d.Type.Values) > 0 {
+		return u.mysqlEnumColumn(d, t)
+	}
 	typ := u.resolveType(d.Type, d.Loc)
 	att, dom := d.NotNull || d.PrimaryKey, u.c.DomainNotNull(d.Type)
 	// PostgreSQL stores no DEFAULT NULL, unless a domain's default is to

@@ -107,7 +107,7 @@ type Skipped struct {
 type Package struct {
 	// Name is the entry's optional name.
 	Name string
-	// Engine is "postgresql".
+	// Engine is "postgresql" or "mysql".
 	Engine string
 	// Schema and Queries are files, directories or glob patterns, relative
 	// to Config.Dir, in the order given. Schema may be empty: as in sqlc,
@@ -183,6 +183,9 @@ func (o GoOptions) PGTypes() bool {
 // database/sql. SQLPackage is one of them after loading (empty is
 // database/sql).
 type GoOptions struct {
+	// Engine is the entry's engine (Package.Engine), which the Go code
+	// depends on: MySQL's types and placeholders.
+	Engine                    string
 	Package                   string
 	Out                       string
 	SQLPackage                string

@@ -25,8 +25,13 @@ const (
 	ModeRequired = "required"
 )
 
-// EnginePostgreSQL is the only engine fencegen supports.
+// EnginePostgreSQL is PostgreSQL, fencegen's first engine.
 const EnginePostgreSQL = "postgresql"
+
+// EngineMySQL is sqlc's engine for MySQL and MariaDB (database/sql with
+// github.com/go-sql-driver/mysql): parsed by the TiDB parser
+// (mysqlparse), through the same catalog, analysis and emit.
+const EngineMySQL = "mysql"
 
 // The sql_package values fencegen emits, sqlc's three. An empty
 // sql_package means database/sql, as in sqlc (its golang codegen's

@@ -3,7 +3,7 @@ package config
 import "go/token"
 
 // otherEngines are sqlc's other engines: their entries are left to sqlc.
-var otherEngines = map[string]bool{"mysql": true, "sqlite": true}
+var otherEngines = map[string]bool{"sqlite": true}
 
 // add validates an entry that generates Go and appends it to the
 // configuration's packages, or to Skipped when it is for another engine
@@ -18,6 +18,7 @@ func (l *loader) add(cfg *Config, e *entry) {
 		return
 	}
 	l.validate(e)
+	e.pkg.Go.Engine = e.pkg.Engine
 	if e.database != nil && (e.analyzerDB == nil || *e.analyzerDB) {
 		l.notef(e.database, "database is not used: fencegen analyses the queries against the schema files, as sqlc does without a database")
 	}
@@ -33,7 +34,7 @@ var sqlDrivers = map[string]bool{
 // validate checks an entry that generates Go.
 func (l *loader) validate(e *entry) {
 	p := &e.pkg
-	if p.Engine != "" && p.Engine != EnginePostgreSQL {
+	if p.Engine != "" && p.Engine != EnginePostgreSQL && p.Engine != EngineMySQL {
 		l.errorf(or(e.engine, e.pos), "engine %q not supported: fencegen generates code for %s only", p.Engine, EnginePostgreSQL)
 	}
 	// No schema is not an error: sqlc then compiles the queries against

@@ -369,6 +369,11 @@ func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 		// Like sqlc: bpchar and timetz spelt so in the schema.
 		return goType{name: "interface{}"}
 	}
+	if m.mysql() {
+		if g, ok := m.mysqlType(t, notNull); ok {
+			return g
+		}
+	}
 	if m.stdlib() && (t.Schema == "pg_catalog" || t.Schema == "") {
 		if pair, ok := stdlibTypes[t.Name]; ok {
 			// sqlc ignores emit_pointers_for_null_types for database/sql.

@@ -1,6 +1,9 @@
 package sqlparse
 
-import pg "github.com/pganalyze/pg_query_go/v5"
+import (
+	pg "github.com/pganalyze/pg_query_go/v5"
+	tidb "github.com/pingcap/tidb/pkg/parser/ast"
+)
 
 // This file is fencegen's own small SQL syntax tree. Only the parts that the
 // catalog and the analyzer need are modelled; everything else becomes an
@@ -26,6 +29,10 @@ type Stmt struct {
 	// into the file. Only the write analysis (package writes) reads it:
 	// it must see every node, the ones Node leaves out (Unknown) too.
 	Raw *pg.Node
+	// MySQL is, for a statement of a MySQL configuration (package
+	// mysqlparse), the TiDB parser's whole statement, offsets in it
+	// being byte offsets into the file; Raw is then nil.
+	MySQL tidb.StmtNode
 }
 
 // Name is a possibly schema-qualified name.
@@ -58,6 +65,13 @@ type TypeName struct {
 	// numeric(15, 2), timestamp(3).
 	Typmod bool
 	Loc    int
+	// Unsigned and Length are a MySQL type's (Schema "mysql"): UNSIGNED,
+	// and the display width or length written (0 when none), which
+	// sqlc reads for tinyint(1).
+	Unsigned bool
+	Length   int
+	// Values are a MySQL ENUM's or SET's members.
+	Values []string
 }
 
 func (n *TypeName) Pos() int { return n.Loc }
@@ -113,6 +127,9 @@ type CreateTable struct {
 	// Temp is set for CREATE TEMP TABLE with no schema written (Table's
 	// Schema is then pg_temp).
 	Temp bool
+	// Comments are a MySQL table's column COMMENT options, applied as
+	// COMMENT ON COLUMN once the table exists (the fence mark among them).
+	Comments []*Comment
 }
 
 func (n *CreateTable) Pos() int { return n.Table.Loc }

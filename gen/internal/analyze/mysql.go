@@ -1,0 +1,134 @@
+package analyze
+
+// MySQL statements (Options.MySQL): the same analysis over the statements
+// mysqlparse converts from the TiDB parser's tree, with MySQL's
+// placeholders, and, until the MySQL guard is wired, every write that may
+// reach a fenced table refused.
+
+import (
+	"slices"
+
+	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse/mysqlparse"
+)
+
+// MySQLGuard is the guard stage of a MySQL write to a fenced table: it
+// sets q's guarded form (q.SQL and q.Fence's form), or returns the reason
+// the write cannot be guarded. nil (today) refuses every such write at
+// its statement, so that none is generated unguarded.
+var MySQLGuard func(q *Query) error
+
+// quoteIdent quotes an identifier written into the statement sent (an
+// expanded star), as sqlc quotes it for the engine.
+func (a *analyzer) quoteIdent(s string) string {
+	if a.opts.MySQL {
+		return mysqlparse.QuoteIdent(s)
+	}
+	return sqlparse.QuoteIdent(s)
+}
+
+// numberMySQLParams records MySQL's parameters: each ? and each
+// sqlc.arg/narg/slice is one placeholder, numbered in text order by
+// mysqlparse (MySQL binds them by position, so a name used twice is two
+// parameters, as in sqlc). Named ones are sent as ?, an IN
+// (sqlc.slice(x)) list as sqlc's /*SLICE:x*/? marker, which the generated
+// code expands.
+func (a *analyzer) numberMySQLParams(all []*sqlparse.Param) (string, error) {
+	inList := inListSlices(a.stmt.Node)
+	slices.SortFunc(all, func(x, y *sqlparse.Param) int { return x.Number - y.Number })
+	for _, p := range all {
+		pr := a.param(p.Number)
+		if pr.loc == 0 {
+			pr.loc = p.Loc
+		}
+		if p.Name != "" {
+			pr.Name, pr.Named = p.Name, true
+		}
+		if p.Nullable {
+			pr.Nullable()
+		}
+		if p.Slice {
+			pr.Slice = true
+		}
+		switch {
+		case inList[p]:
+			pr.InList = true
+			line, col := diag.Position(a.file.Src, p.Loc)
+			a.inSlices = append(a.inSlices, InSlice{Name: p.Name, Number: p.Number, Line: line, Col: col})
+			a.edits = append(a.edits, edit{p.Loc, p.End, SliceMarker(p.Name)})
+		case p.Name != "":
+			a.edits = append(a.edits, edit{p.Loc, p.End, "?"})
+		}
+	}
+	return "", nil
+}
+
+// mysqlFenced refuses, while the schema has a fenced table, every MySQL
+// statement that may write one: until the MySQL guard stage (MySQLGuard)
+// and the MySQL write analysis are wired, nothing that writes a fenced
+// table is generated. A SELECT, and an INSERT, UPDATE or DELETE of one
+// table that is neither fenced nor a view nor the parent of a fenced
+// table by a foreign-key action, pass when the schema defines no trigger
+// or routine (CREATE TRIGGER, PROCEDURE or FUNCTION, which fencegen does
+// not read on MySQL yet). It reports whether the statement was refused.
+func (a *analyzer) mysqlFenced(q *Query) bool {
+	refuse := func(format string, args ...any) bool {
+		a.errorf(a.stmt.Start, "query %s: "+format+"; fencegen does not generate a MySQL write that may reach a fenced table unguarded (the MySQL guard is not wired yet)", append([]any{q.Name}, args...)...)
+		return true
+	}
+	if a.cat.MySQLRoutines != "" {
+		if _, ok := a.stmt.Node.(*sqlparse.Select); !ok || mysqlCallsFunc(a.stmt.Node) {
+			return refuse("the schema defines %s, whose writes fencegen does not analyse on MySQL", a.cat.MySQLRoutines)
+		}
+	}
+	target := func(n sqlparse.Name, op string) bool {
+		t := a.cat.Table(n.Schema, n.Name)
+		switch {
+		case t == nil:
+			return false // the analysis reports it
+		case t.Fence != nil:
+			return refuse("%s of fenced table %s", op, t.QualifiedName())
+		case t.IsView:
+			return refuse("%s through view %s, which writes its base tables", op, t.QualifiedName())
+		}
+		if op != "INSERT" {
+			for _, c := range a.cat.Cascades(t, map[string]string{"UPDATE": "update", "DELETE": "delete"}[op], nil) {
+				return refuse("%s of %s reaches fenced table %s by a foreign-key action (%s)", op, t.QualifiedName(), c.Table.QualifiedName(), c.Path)
+			}
+		}
+		return false
+	}
+	switch n := a.stmt.Node.(type) {
+	case *sqlparse.Select:
+		return false
+	case *sqlparse.Insert:
+		if n.OnConflict != nil {
+			if t := a.cat.Table(n.Table.Schema, n.Table.Name); t != nil && t.Fence == nil && !t.IsView {
+				if cs := a.cat.Cascades(t, "update", nil); len(cs) > 0 {
+					return refuse("INSERT ... ON DUPLICATE KEY UPDATE of %s reaches fenced table %s by a foreign-key action (%s)", t.QualifiedName(), cs[0].Table.QualifiedName(), cs[0].Path)
+				}
+			}
+		}
+		return target(n.Table, "INSERT")
+	case *sqlparse.Update:
+		return target(n.Table, "UPDATE")
+	case *sqlparse.Delete:
+		return target(n.Table, "DELETE")
+	case *sqlparse.Unknown:
+		return refuse("a %s statement is not classified by fencegen's MySQL analysis", n.Kind)
+	}
+	return refuse("a %T statement is not classified by fencegen's MySQL analysis", a.stmt.Node)
+}
+
+// mysqlCallsFunc reports whether n calls a function (a stored function
+// may write).
+func mysqlCallsFunc(n sqlparse.Node) bool {
+	found := false
+	walk(n, func(x sqlparse.Node) {
+		if _, ok := x.(*sqlparse.FuncCall); ok {
+			found = true
+		}
+	})
+	return found
+}

@@ -1,0 +1,97 @@
+package catalog
+
+// MySQL schemas (engine mysql): the statements mysqlparse converts, read
+// as sqlc v1.31.1's catalog reads MySQL, and MySQL's built-in types.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// MySQLSchema is the Schema of MySQL's built-in types (mysqlparse.Schema).
+const MySQLSchema = "mysql"
+
+// resolveMySQLType is ResolveType for a MySQL built-in type: its name in
+// lower case as sqlc names it (int, varchar, text, ...), UNSIGNED, and
+// the width of tinyint(1), which sqlc types bool.
+func (c *Catalog) resolveMySQLType(tn *sqlparse.TypeName) (Type, bool) {
+	t := Type{Schema: MySQLSchema, Name: strings.ToLower(tn.Name), Unsigned: tn.Unsigned}
+	if t.Name == "tinyint" && tn.Length == 1 {
+		t.Length = 1
+	}
+	return t, true
+}
+
+// mysql applies one statement of a MySQL schema.
+func (u *updater) mysql(n sqlparse.Node) {
+	switch n := n.(type) {
+	case *sqlparse.CreateTable:
+		if u.c.Schema(n.Table.Schema) == nil && n.Table.Schema != "" {
+			// A database qualifier: MySQL's databases are sqlc's schemas,
+			// made by CREATE DATABASE.
+			u.errorf(n.Table.Loc, ErrNotFound, "schema %q does not exist", n.Table.Schema)
+			return
+		}
+		u.createTable(n)
+		t := u.c.Table(n.Table.Schema, n.Table.Name)
+		if t == nil {
+			return
+		}
+		// sqlc's MySQL catalog makes a column NOT NULL only by its own
+		// NOT NULL or PRIMARY KEY; a table-level PRIMARY KEY (a, b)
+		// leaves its columns nullable in the API, as MySQL does not.
+		var before []*Column
+		for _, k := range n.PrimaryKey {
+			i := slices.IndexFunc(n.Columns, func(d *sqlparse.ColumnDef) bool { return d.Name == k })
+			if col := t.Column(k); col != nil && i >= 0 && !n.Columns[i].NotNull && !n.Columns[i].PrimaryKey {
+				before = append(before, col)
+			}
+		}
+		keepSqlcNullable(before)
+		for _, cm := range n.Comments {
+			u.comment(cm)
+		}
+	case *sqlparse.AlterTable:
+		u.alterTable(n)
+	case *sqlparse.Rename:
+		u.rename(n)
+	case *sqlparse.Drop:
+		u.drop(n)
+	case *sqlparse.CreateView:
+		u.createView(n)
+	case *sqlparse.CreateSchema:
+		u.createSchema(n)
+	case *sqlparse.CreateIndex:
+		u.createIndex(n)
+	case *sqlparse.Unknown:
+		if u.c.MySQLRoutines != "" {
+			return
+		}
+		for _, k := range []string{"Trigger", "Procedure", "Function", "Event"} {
+			if strings.Contains(n.Kind, k) {
+				line, col := u.pos(n.Loc)
+				u.c.MySQLRoutines = fmt.Sprintf("a %s (%s:%d:%d)", strings.ToLower(k), u.f.Name, line, col)
+			}
+		}
+	}
+}
+
+// mysqlEnumColumn is the column of an ENUM or SET type: as sqlc, an enum
+// type named <table>_<column> holds its values.
+func (u *updater) mysqlEnumColumn(d *sqlparse.ColumnDef, t *Table) *Column {
+	name := t.Name + "_" + d.Name
+	s := u.c.Schema(t.Schema)
+	if s != nil {
+		if e := u.c.Enum(s.Name, name); e != nil {
+			e.Values = slices.Clone(d.Type.Values)
+		} else {
+			line, col := u.pos(d.Loc)
+			s.Enums = append(s.Enums, &Enum{Schema: s.Name, Name: name, Values: slices.Clone(d.Type.Values), SqlcPublic: t.SqlcPublic, File: u.f.Name, Line: line, Col: col})
+		}
+	}
+	typ := Type{Schema: t.Schema, Name: name}
+	return &Column{Name: d.Name, Type: typ, DBType: name, NotNull: d.NotNull || d.PrimaryKey, attNotNull: d.NotNull || d.PrimaryKey, HasDefault: d.HasDefault, Generated: d.Generated, Identity: d.Identity, Table: t}
+}

@@ -1,0 +1,634 @@
+package mysqlparse
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+	"github.com/pingcap/tidb/pkg/parser/types"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// Schema is the catalog schema of MySQL's built-in types: a column of
+// type INT UNSIGNED is sqlparse.TypeName{Schema: Schema, Name: "int",
+// Unsigned: true}.
+const Schema = "mysql"
+
+// converter turns one TiDB statement into fencegen's tree. Parameters (?
+// and sqlc.arg/narg/slice) are numbered in the order of their text, as
+// MySQL binds its positional placeholders.
+type converter struct {
+	src        []byte
+	start, end int
+	params     []*sqlparse.Param
+}
+
+func (c *converter) unknown(n ast.Node, loc int) *sqlparse.Unknown {
+	return &sqlparse.Unknown{Kind: strings.TrimPrefix(fmt.Sprintf("%T", n), "*ast."), Loc: loc}
+}
+
+// number gives the parameters their numbers in text order.
+func (c *converter) number() {
+	ps := c.params
+	for i := 1; i < len(ps); i++ {
+		for j := i; j > 0 && ps[j].Loc < ps[j-1].Loc; j-- {
+			ps[j], ps[j-1] = ps[j-1], ps[j]
+		}
+	}
+	for i, p := range ps {
+		p.Number = i + 1
+	}
+}
+
+func (c *converter) stmt(n ast.StmtNode) sqlparse.Node {
+	out := c.stmt1(n)
+	c.number()
+	return out
+}
+
+func (c *converter) stmt1(n ast.StmtNode) sqlparse.Node {
+	switch n := n.(type) {
+	case *ast.SelectStmt:
+		return c.selectStmt(n)
+	case *ast.SetOprStmt:
+		return c.setOpr(n)
+	case *ast.InsertStmt:
+		if n.IsReplace {
+			// REPLACE deletes and inserts: not modelled as an INSERT,
+			// so that nothing reads it as one (mywrites classifies it).
+			return c.unknown(n, c.start)
+		}
+		return c.insert(n)
+	case *ast.UpdateStmt:
+		if n.MultipleTable {
+			return c.unknown(n, c.start)
+		}
+		return c.update(n)
+	case *ast.DeleteStmt:
+		if n.IsMultiTable {
+			return c.unknown(n, c.start)
+		}
+		return c.delete(n)
+	case *ast.CreateTableStmt:
+		return c.createTable(n)
+	case *ast.AlterTableStmt:
+		return c.alterTable(n)
+	case *ast.DropTableStmt:
+		kind := "table"
+		if n.IsView {
+			kind = "view"
+		}
+		d := &sqlparse.Drop{Kind: kind, MissingOK: n.IfExists, Loc: c.start}
+		for _, t := range n.Tables {
+			d.Names = append(d.Names, c.name(t))
+		}
+		return d
+	case *ast.CreateViewStmt:
+		v := &sqlparse.CreateView{View: c.name(n.ViewName), Replace: n.OrReplace}
+		for _, col := range n.Cols {
+			v.Columns = append(v.Columns, col.O)
+		}
+		switch q := n.Select.(type) {
+		case *ast.SelectStmt:
+			v.Query = c.selectStmt(q)
+		case *ast.SetOprStmt:
+			v.Query = c.setOpr(q)
+		}
+		if v.Query == nil {
+			return c.unknown(n, c.start)
+		}
+		return v
+	case *ast.RenameTableStmt:
+		if len(n.TableToTables) == 1 {
+			tt := n.TableToTables[0]
+			return &sqlparse.Rename{Kind: "table", Target: c.name(tt.OldTable), NewName: tt.NewTable.Name.O, Args: -1, Loc: c.start}
+		}
+		return c.unknown(n, c.start)
+	case *ast.CreateDatabaseStmt:
+		return &sqlparse.CreateSchema{Name: n.Name.O, IfNotExists: n.IfNotExists, Loc: c.start}
+	case *ast.DropDatabaseStmt:
+		return &sqlparse.Drop{Kind: "schema", Names: []sqlparse.Name{{Name: n.Name.O, Loc: c.start}}, MissingOK: n.IfExists, Loc: c.start}
+	case *ast.TruncateTableStmt:
+		return &sqlparse.Truncate{Tables: []sqlparse.Name{c.name(n.Table)}, Loc: c.start}
+	case *ast.CallStmt:
+		call := &sqlparse.Call{Loc: c.start}
+		if f, ok := c.expr(n.Procedure).(*sqlparse.FuncCall); ok {
+			call.Func = f
+		}
+		return call
+	case *ast.CreateIndexStmt:
+		ci := &sqlparse.CreateIndex{Name: n.IndexName, Table: c.name(n.Table), Unique: n.KeyType == ast.IndexKeyTypeUnique, IfNotExists: n.IfNotExists}
+		for _, p := range n.IndexPartSpecifications {
+			if p.Column == nil {
+				ci.Columns = nil
+				break
+			}
+			ci.Columns = append(ci.Columns, p.Column.Name.O)
+		}
+		return ci
+	}
+	return c.unknown(n, c.start)
+}
+
+func (c *converter) name(t *ast.TableName) sqlparse.Name {
+	if t == nil {
+		return sqlparse.Name{Loc: -1}
+	}
+	return sqlparse.Name{Schema: t.Schema.O, Name: t.Name.O, Loc: c.start}
+}
+
+// ---- DDL ----
+
+// TypeName is the sqlparse type of a MySQL field type: Schema "mysql",
+// Name the base type in lower case as sqlc names it (int, varchar, text,
+// blob, ...; types.TypeToStr), Unsigned and Length as written.
+func TypeName(tp *types.FieldType, loc int) *sqlparse.TypeName {
+	name := types.TypeToStr(tp.GetType(), tp.GetCharset())
+	t := &sqlparse.TypeName{Schema: Schema, Name: name, Unsigned: mysql.HasUnsignedFlag(tp.GetFlag()), Loc: loc}
+	if fl := tp.GetFlen(); fl >= 0 {
+		t.Length = fl
+		t.Typmod = true
+	}
+	return t
+}
+
+func (c *converter) columnDef(d *ast.ColumnDef, table string) (*sqlparse.ColumnDef, *sqlparse.Comment) {
+	cd := &sqlparse.ColumnDef{Name: d.Name.Name.O, Type: TypeName(d.Tp, c.start), Loc: c.start}
+	if elems := d.Tp.GetElems(); len(elems) > 0 {
+		// ENUM and SET: sqlc makes an enum type <table>_<column> of the
+		// values (Enum values on the TypeName: Values).
+		cd.Type.Values = append([]string(nil), elems...)
+	}
+	var comment *sqlparse.Comment
+	for _, o := range d.Options {
+		switch o.Tp {
+		case ast.ColumnOptionNotNull:
+			cd.NotNull = true
+		case ast.ColumnOptionPrimaryKey:
+			cd.PrimaryKey = true
+		case ast.ColumnOptionDefaultValue:
+			cd.HasDefault = true
+			if v, ok := o.Expr.(*driver.ValueExpr); ok && v.Kind() == driver.KindNull {
+				cd.DefaultNull = true
+			}
+		case ast.ColumnOptionAutoIncrement:
+			cd.HasDefault = true
+		case ast.ColumnOptionGenerated:
+			cd.Generated = true
+		case ast.ColumnOptionComment:
+			if v, ok := o.Expr.(*driver.ValueExpr); ok {
+				comment = &sqlparse.Comment{Kind: "column", Target: sqlparse.Name{Name: table}, Column: cd.Name, Text: v.GetString(), Loc: c.start}
+			}
+		case ast.ColumnOptionUniqKey:
+			cd.Keys = append(cd.Keys, &sqlparse.KeyConstraint{Columns: []string{cd.Name}})
+		}
+	}
+	return cd, comment
+}
+
+func (c *converter) createTable(n *ast.CreateTableStmt) sqlparse.Node {
+	if n.Select != nil {
+		return c.unknown(n, c.start)
+	}
+	ct := &sqlparse.CreateTable{Table: c.name(n.Table), IfNotExists: n.IfNotExists}
+	if n.ReferTable != nil {
+		ct.LikeTables = append(ct.LikeTables, c.name(n.ReferTable))
+		ct.LikeOptions = append(ct.LikeOptions, sqlparse.LikeComments|sqlparse.LikeDefaults|sqlparse.LikeGenerated|sqlparse.LikeIdentity|sqlparse.LikeIndexes)
+	}
+	for _, d := range n.Cols {
+		cd, comment := c.columnDef(d, ct.Table.Name)
+		cd.Keys = nil
+		ct.Columns = append(ct.Columns, cd)
+		if comment != nil {
+			comment.Target = ct.Table
+			ct.Comments = append(ct.Comments, comment)
+		}
+		if cd.PrimaryKey {
+			ct.Keys = append(ct.Keys, &sqlparse.KeyConstraint{Columns: []string{cd.Name}, Primary: true})
+		}
+		for _, o := range d.Options {
+			if o.Tp == ast.ColumnOptionUniqKey {
+				ct.Keys = append(ct.Keys, &sqlparse.KeyConstraint{Columns: []string{cd.Name}})
+			}
+		}
+	}
+	for _, k := range n.Constraints {
+		var cols []string
+		for _, p := range k.Keys {
+			if p.Column == nil {
+				cols = nil
+				break
+			}
+			cols = append(cols, p.Column.Name.O)
+		}
+		switch k.Tp {
+		case ast.ConstraintPrimaryKey:
+			if cols != nil {
+				ct.PrimaryKey = cols
+				ct.Keys = append(ct.Keys, &sqlparse.KeyConstraint{Columns: cols, Primary: true})
+			}
+		case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
+			if cols != nil {
+				ct.Keys = append(ct.Keys, &sqlparse.KeyConstraint{Name: k.Name, Columns: cols})
+			}
+		case ast.ConstraintForeignKey:
+			if k.Refer != nil && cols != nil {
+				fk := &sqlparse.ForeignKey{Name: k.Name, Columns: cols, Parent: c.name(k.Refer.Table), OnDelete: 'a', OnUpdate: 'a'}
+				for _, p := range k.Refer.IndexPartSpecifications {
+					if p.Column != nil {
+						fk.Refs = append(fk.Refs, p.Column.Name.O)
+					}
+				}
+				if k.Refer.OnDelete != nil {
+					fk.OnDelete = refAction(k.Refer.OnDelete.ReferOpt)
+				}
+				if k.Refer.OnUpdate != nil {
+					fk.OnUpdate = refAction(k.Refer.OnUpdate.ReferOpt)
+				}
+				ct.ForeignKeys = append(ct.ForeignKeys, fk)
+			}
+		}
+	}
+	return ct
+}
+
+func refAction(o ast.ReferOptionType) byte {
+	switch o {
+	case ast.ReferOptionRestrict:
+		return 'r'
+	case ast.ReferOptionCascade:
+		return 'c'
+	case ast.ReferOptionSetNull:
+		return 'n'
+	case ast.ReferOptionSetDefault:
+		return 'd'
+	}
+	return 'a'
+}
+
+// alterTable reads ALTER TABLE as sqlc v1.31.1 does: MODIFY and CHANGE
+// COLUMN drop the column and add the new definition (at the end of the
+// table); ALTER COLUMN and constraints leave the columns alone. A RENAME
+// (of the table or a column) is one statement of its own in sqlc, which
+// drops the other specifications: it is a Rename here too.
+func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
+	at := &sqlparse.AlterTable{Table: c.name(n.Table)}
+	for _, spec := range n.Specs {
+		switch spec.Tp {
+		case ast.AlterTableAddColumns:
+			for _, d := range spec.NewColumns {
+				cd, _ := c.columnDef(d, at.Table.Name)
+				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterAddColumn, Column: cd.Name, Def: cd, Loc: c.start})
+			}
+		case ast.AlterTableDropColumn:
+			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: spec.OldColumnName.Name.O, MissingOK: spec.IfExists, Loc: c.start})
+		case ast.AlterTableChangeColumn:
+			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: spec.OldColumnName.Name.O, Loc: c.start})
+			for _, d := range spec.NewColumns {
+				cd, _ := c.columnDef(d, at.Table.Name)
+				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterAddColumn, Column: cd.Name, Def: cd, Loc: c.start})
+			}
+		case ast.AlterTableModifyColumn:
+			for _, d := range spec.NewColumns {
+				cd, _ := c.columnDef(d, at.Table.Name)
+				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: cd.Name, Loc: c.start},
+					&sqlparse.AlterCmd{Kind: sqlparse.AlterAddColumn, Column: cd.Name, Def: cd, Loc: c.start})
+			}
+		case ast.AlterTableRenameColumn:
+			return &sqlparse.Rename{Kind: "column", Target: at.Table, Subname: spec.OldColumnName.Name.O, NewName: spec.NewColumnName.Name.O, Args: -1, Loc: c.start}
+		case ast.AlterTableRenameTable:
+			return &sqlparse.Rename{Kind: "table", Target: at.Table, NewName: spec.NewTable.Name.O, Args: -1, Loc: c.start}
+		default:
+			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterOther, Loc: c.start})
+		}
+	}
+	return at
+}
+
+// ---- DML ----
+
+func (c *converter) with(w *ast.WithClause) *sqlparse.With {
+	if w == nil {
+		return nil
+	}
+	out := &sqlparse.With{Recursive: w.IsRecursive}
+	for _, cte := range w.CTEs {
+		e := &sqlparse.CTE{Name: cte.Name.O, Loc: c.start}
+		for _, col := range cte.ColNameList {
+			e.Columns = append(e.Columns, col.O)
+		}
+		if cte.Query != nil {
+			e.Query = c.resultSet(cte.Query.Query)
+		}
+		out.CTEs = append(out.CTEs, e)
+	}
+	return out
+}
+
+// resultSet converts a query in FROM, a subquery or a CTE.
+func (c *converter) resultSet(n ast.ResultSetNode) *sqlparse.Select {
+	switch n := n.(type) {
+	case *ast.SelectStmt:
+		return c.selectStmt(n)
+	case *ast.SetOprStmt:
+		return c.setOpr(n)
+	}
+	return &sqlparse.Select{Loc: c.start}
+}
+
+func (c *converter) selectStmt(n *ast.SelectStmt) *sqlparse.Select {
+	s := &sqlparse.Select{With: c.with(n.With), Distinct: n.Distinct, Loc: c.start}
+	if n.Kind == ast.SelectStmtKindValues {
+		for _, row := range n.Lists {
+			var vals []sqlparse.Node
+			for _, v := range row.Values {
+				vals = append(vals, c.expr(v))
+			}
+			s.Values = append(s.Values, vals)
+		}
+		return s
+	}
+	if n.Fields != nil {
+		for _, f := range n.Fields.Fields {
+			s.Targets = append(s.Targets, c.field(f))
+		}
+	}
+	if n.From != nil && n.From.TableRefs != nil {
+		s.From = c.from(n.From.TableRefs)
+	}
+	s.Where = c.expr(n.Where)
+	if n.GroupBy != nil {
+		for _, it := range n.GroupBy.Items {
+			s.GroupBy = append(s.GroupBy, c.expr(it.Expr))
+		}
+	}
+	if n.Having != nil {
+		s.Having = c.expr(n.Having.Expr)
+	}
+	s.OrderBy = c.orderBy(n.OrderBy)
+	c.limit(s, n.Limit)
+	s.Locking = n.LockInfo != nil && n.LockInfo.LockType != ast.SelectLockNone
+	return s
+}
+
+func (c *converter) orderBy(o *ast.OrderByClause) []sqlparse.Node {
+	if o == nil {
+		return nil
+	}
+	var out []sqlparse.Node
+	for _, it := range o.Items {
+		e := c.expr(it.Expr)
+		out = append(out, &sqlparse.SortBy{Expr: e, Loc: posOf(e)})
+	}
+	return out
+}
+
+func posOf(n sqlparse.Node) int {
+	if n == nil {
+		return -1
+	}
+	return n.Pos()
+}
+
+func (c *converter) limit(s *sqlparse.Select, l *ast.Limit) {
+	if l == nil {
+		return
+	}
+	s.Limit = c.expr(l.Count)
+	s.Offset = c.expr(l.Offset)
+}
+
+func (c *converter) setOpr(n *ast.SetOprStmt) *sqlparse.Select {
+	var sel *sqlparse.Select
+	if n.SelectList != nil {
+		sel = c.setList(n.SelectList)
+	}
+	if sel == nil {
+		sel = &sqlparse.Select{Loc: c.start}
+	}
+	if w := c.with(n.With); w != nil {
+		sel.With = w
+	}
+	if n.OrderBy != nil {
+		sel.OrderBy = c.orderBy(n.OrderBy)
+	}
+	c.limit(sel, n.Limit)
+	return sel
+}
+
+func (c *converter) setList(l *ast.SetOprSelectList) *sqlparse.Select {
+	var acc *sqlparse.Select
+	for _, item := range l.Selects {
+		var s *sqlparse.Select
+		var op *ast.SetOprType
+		switch x := item.(type) {
+		case *ast.SelectStmt:
+			s, op = c.selectStmt(x), x.AfterSetOperator
+		case *ast.SetOprSelectList:
+			s, op = c.setList(x), x.AfterSetOperator
+		default:
+			continue
+		}
+		if acc == nil {
+			acc = s
+			continue
+		}
+		kind := "UNION"
+		if op != nil {
+			switch *op {
+			case ast.Intersect, ast.IntersectAll:
+				kind = "INTERSECT"
+			case ast.Except, ast.ExceptAll:
+				kind = "EXCEPT"
+			}
+		}
+		acc = &sqlparse.Select{SetOp: kind, Left: acc, Right: s, Loc: c.start}
+	}
+	if acc != nil && l.With != nil {
+		acc.With = c.with(l.With)
+	}
+	if acc != nil && l.OrderBy != nil {
+		acc.OrderBy = c.orderBy(l.OrderBy)
+	}
+	if acc != nil && l.Limit != nil {
+		c.limit(acc, l.Limit)
+	}
+	return acc
+}
+
+func (c *converter) field(f *ast.SelectField) *sqlparse.Target {
+	if f.WildCard != nil {
+		var fields []string
+		if f.WildCard.Schema.O != "" {
+			fields = append(fields, f.WildCard.Schema.O)
+		}
+		if f.WildCard.Table.O != "" {
+			fields = append(fields, f.WildCard.Table.O)
+		}
+		loc := c.star(f.Offset)
+		return &sqlparse.Target{Expr: &sqlparse.ColumnRef{Fields: append(fields, "*"), Loc: loc}, Loc: loc}
+	}
+	e := c.expr(f.Expr)
+	return &sqlparse.Target{Name: f.AsName.O, Expr: e, Loc: posOf(e)}
+}
+
+// star returns the offset of a select list's star entry (t.* or *),
+// which TiDB gives as the field's offset.
+func (c *converter) star(off int) int {
+	if off <= 0 || off >= len(c.src) {
+		return c.start
+	}
+	return off
+}
+
+// from converts a FROM clause (TiDB's join tree).
+func (c *converter) from(j *ast.Join) []sqlparse.Node {
+	if j.Right == nil {
+		if n := c.tableRef(j.Left); n != nil {
+			return []sqlparse.Node{n}
+		}
+		return nil
+	}
+	if n := c.join(j); n != nil {
+		return []sqlparse.Node{n}
+	}
+	return nil
+}
+
+func (c *converter) join(j *ast.Join) sqlparse.Node {
+	if j.Right == nil {
+		return c.tableRef(j.Left)
+	}
+	out := &sqlparse.Join{Type: "INNER", Natural: j.NaturalJoin, Left: c.tableRef(j.Left), Right: c.tableRef(j.Right), Loc: c.start}
+	switch j.Tp {
+	case ast.LeftJoin:
+		out.Type = "LEFT"
+	case ast.RightJoin:
+		out.Type = "RIGHT"
+	case ast.CrossJoin:
+		if j.On == nil && len(j.Using) == 0 {
+			out.Type = "CROSS"
+		}
+	}
+	if j.On != nil {
+		out.On = c.expr(j.On.Expr)
+	}
+	for _, u := range j.Using {
+		out.Using = append(out.Using, u.Name.O)
+	}
+	return out
+}
+
+func (c *converter) tableRef(n ast.ResultSetNode) sqlparse.Node {
+	switch n := n.(type) {
+	case *ast.Join:
+		return c.join(n)
+	case *ast.TableSource:
+		switch src := n.Source.(type) {
+		case *ast.TableName:
+			return &sqlparse.RangeVar{Name: c.name(src), Alias: n.AsName.O}
+		case *ast.SelectStmt, *ast.SetOprStmt:
+			rs := &sqlparse.RangeSubselect{Lateral: n.Lateral, Query: c.resultSet(src), Alias: n.AsName.O, Loc: c.start}
+			for _, col := range n.ColumnNames {
+				rs.ColAliases = append(rs.ColAliases, col.O)
+			}
+			return rs
+		case *ast.Join:
+			return c.join(src)
+		}
+	case *ast.TableName:
+		return &sqlparse.RangeVar{Name: c.name(n)}
+	}
+	return nil
+}
+
+func (c *converter) target(t *ast.TableRefsClause) (sqlparse.Name, string, bool) {
+	if t == nil || t.TableRefs == nil || t.TableRefs.Right != nil {
+		return sqlparse.Name{}, "", false
+	}
+	ts, ok := t.TableRefs.Left.(*ast.TableSource)
+	if !ok {
+		return sqlparse.Name{}, "", false
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return sqlparse.Name{}, "", false
+	}
+	return c.name(tn), ts.AsName.O, true
+}
+
+func (c *converter) insert(n *ast.InsertStmt) sqlparse.Node {
+	name, alias, ok := c.target(n.Table)
+	if !ok || n.Setlist {
+		return c.unknown(n, c.start)
+	}
+	ins := &sqlparse.Insert{Table: name, Alias: alias, Loc: c.start}
+	for _, col := range n.Columns {
+		ins.Columns = append(ins.Columns, &sqlparse.Target{Name: col.Name.O, Loc: c.start})
+	}
+	switch {
+	case n.Select != nil:
+		ins.Select = c.resultSet(n.Select)
+	case len(n.Lists) > 0:
+		ins.Select = &sqlparse.Select{Loc: c.start}
+		for _, row := range n.Lists {
+			var vals []sqlparse.Node
+			for _, v := range row {
+				vals = append(vals, c.expr(v))
+			}
+			ins.Select.Values = append(ins.Select.Values, vals)
+		}
+	}
+	if len(n.OnDuplicate) > 0 {
+		// ON DUPLICATE KEY UPDATE: an upsert on any unique key.
+		oc := &sqlparse.OnConflict{DoUpdate: true, TargetLoc: c.start, Loc: c.start}
+		for _, a := range n.OnDuplicate {
+			oc.Set = append(oc.Set, c.assignment(a))
+		}
+		ins.OnConflict = oc
+	}
+	return ins
+}
+
+func (c *converter) assignment(a *ast.Assignment) *sqlparse.Target {
+	e := c.expr(a.Expr)
+	return &sqlparse.Target{Name: a.Column.Name.O, Expr: e, Loc: c.start}
+}
+
+func (c *converter) update(n *ast.UpdateStmt) sqlparse.Node {
+	name, alias, ok := c.target(n.TableRefs)
+	if !ok {
+		return c.unknown(n, c.start)
+	}
+	u := &sqlparse.Update{With: c.with(n.With), Table: name, Alias: alias, Loc: c.start}
+	for _, a := range n.List {
+		u.Set = append(u.Set, c.assignment(a))
+	}
+	u.Where = c.expr(n.Where)
+	c.orderLimit(n.Order, n.Limit)
+	return u
+}
+
+// orderLimit converts an UPDATE's or DELETE's ORDER BY and LIMIT for their
+// parameters' sake (the model has no place for them).
+func (c *converter) orderLimit(o *ast.OrderByClause, l *ast.Limit) {
+	c.orderBy(o)
+	if l != nil {
+		c.expr(l.Count)
+		c.expr(l.Offset)
+	}
+}
+
+func (c *converter) delete(n *ast.DeleteStmt) sqlparse.Node {
+	name, alias, ok := c.target(n.TableRefs)
+	if !ok {
+		return c.unknown(n, c.start)
+	}
+	d := &sqlparse.Delete{With: c.with(n.With), Table: name, Alias: alias, Loc: c.start}
+	d.Where = c.expr(n.Where)
+	c.orderLimit(n.Order, n.Limit)
+	return d
+}

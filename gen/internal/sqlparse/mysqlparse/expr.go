@@ -1,0 +1,333 @@
+package mysqlparse
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// exprLoc is n's offset in the file, or the statement's start when TiDB
+// gives none.
+func (c *converter) exprLoc(n ast.Node) int {
+	if n == nil {
+		return c.start
+	}
+	if p := n.OriginTextPosition(); p > 0 && p < len(c.src) {
+		return p
+	}
+	return c.start
+}
+
+// closingParen returns the offset just past the parenthesis that closes
+// the first '(' at or after loc (quotes skipped), or loc when there is
+// none.
+func (c *converter) closingParen(loc int) int {
+	depth := 0
+	for i := loc; i < len(c.src) && i < c.end; i++ {
+		switch ch := c.src[i]; ch {
+		case '\'', '"', '`':
+			j := i + 1
+			for j < len(c.src) && c.src[j] != ch {
+				if c.src[j] == '\\' && ch != '`' {
+					j++
+				}
+				j++
+			}
+			i = j
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return loc
+}
+
+func opName(o opcode.Op) string {
+	switch o {
+	case opcode.EQ:
+		return "="
+	case opcode.GE:
+		return ">="
+	case opcode.GT:
+		return ">"
+	case opcode.LE:
+		return "<="
+	case opcode.LT:
+		return "<"
+	case opcode.NE:
+		return "<>"
+	case opcode.Plus:
+		return "+"
+	case opcode.Minus:
+		return "-"
+	case opcode.Mul:
+		return "*"
+	case opcode.Div:
+		return "/"
+	case opcode.IntDiv:
+		return "/"
+	case opcode.Mod:
+		return "%"
+	case opcode.And:
+		return "&"
+	case opcode.Or:
+		return "|"
+	case opcode.Xor:
+		return "#"
+	case opcode.LeftShift:
+		return "<<"
+	case opcode.RightShift:
+		return ">>"
+	case opcode.NullEQ:
+		return "<=>"
+	}
+	return o.String()
+}
+
+// expr converts an expression; nil stays nil.
+func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
+	if n == nil {
+		return nil
+	}
+	loc := c.exprLoc(n)
+	switch n := n.(type) {
+	case *ast.ParenthesesExpr:
+		return c.expr(n.Expr)
+	case *ast.ColumnNameExpr:
+		var fields []string
+		if n.Name.Schema.O != "" {
+			fields = append(fields, n.Name.Schema.O)
+		}
+		if n.Name.Table.O != "" {
+			fields = append(fields, n.Name.Table.O)
+		}
+		return &sqlparse.ColumnRef{Fields: append(fields, n.Name.Name.O), Loc: loc}
+	case *driver.ParamMarkerExpr:
+		p := &sqlparse.Param{Loc: n.Offset, End: n.Offset + 1}
+		c.params = append(c.params, p)
+		return p
+	case *driver.ValueExpr:
+		k := &sqlparse.Const{Loc: loc}
+		switch n.Kind() {
+		case driver.KindNull:
+			k.Kind = "null"
+		case driver.KindInt64, driver.KindUint64:
+			k.Kind, k.Value = "int", fmt.Sprint(n.GetValue())
+		case driver.KindFloat64, driver.KindFloat32, driver.KindMysqlDecimal:
+			k.Kind, k.Value = "float", fmt.Sprint(n.GetValue())
+		case driver.KindString, driver.KindBytes:
+			k.Kind, k.Value = "string", n.GetString()
+		default:
+			k.Kind = "string"
+		}
+		return k
+	case *ast.BinaryOperationExpr:
+		switch n.Op {
+		case opcode.LogicAnd, opcode.LogicOr:
+			op := "AND"
+			if n.Op == opcode.LogicOr {
+				op = "OR"
+			}
+			return &sqlparse.BoolExpr{Op: op, Args: []sqlparse.Node{c.expr(n.L), c.expr(n.R)}, Loc: loc}
+		}
+		return &sqlparse.AExpr{Kind: "op", Op: opName(n.Op), Left: c.expr(n.L), Right: c.expr(n.R), Loc: loc}
+	case *ast.UnaryOperationExpr:
+		switch n.Op {
+		case opcode.Not, opcode.Not2:
+			return &sqlparse.BoolExpr{Op: "NOT", Args: []sqlparse.Node{c.expr(n.V)}, Loc: loc}
+		case opcode.Minus:
+			if k, ok := c.expr(n.V).(*sqlparse.Const); ok && (k.Kind == "int" || k.Kind == "float") {
+				k.Value = "-" + k.Value
+				return k
+			}
+		}
+		return &sqlparse.AExpr{Kind: "op", Op: opName(n.Op), Right: c.expr(n.V), Loc: loc}
+	case *ast.PatternInExpr:
+		if n.Sel != nil {
+			sub, _ := n.Sel.(*ast.SubqueryExpr)
+			sl := &sqlparse.SubLink{Kind: "ANY", Test: c.expr(n.Expr), Op: "=", Loc: loc}
+			if sub != nil {
+				sl.Query = c.resultSet(sub.Query)
+			}
+			if n.Not {
+				return &sqlparse.BoolExpr{Op: "NOT", Args: []sqlparse.Node{sl}, Loc: loc}
+			}
+			return sl
+		}
+		kind := "in"
+		if n.Not {
+			kind = "not in"
+		}
+		op := "="
+		if n.Not {
+			op = "<>"
+		}
+		r := &sqlparse.RowExpr{Loc: loc}
+		for _, v := range n.List {
+			r.Args = append(r.Args, c.expr(v))
+		}
+		return &sqlparse.AExpr{Kind: kind, Op: op, Left: c.expr(n.Expr), Right: r, Loc: loc}
+	case *ast.BetweenExpr:
+		kind := "between"
+		if n.Not {
+			kind = "not between"
+		}
+		return &sqlparse.AExpr{Kind: kind, Op: "BETWEEN", Left: c.expr(n.Expr), Right: &sqlparse.RowExpr{Args: []sqlparse.Node{c.expr(n.Left), c.expr(n.Right)}, Loc: loc}, Loc: loc}
+	case *ast.PatternLikeOrIlikeExpr:
+		kind, op := "like", "~~"
+		if !n.IsLike {
+			kind, op = "ilike", "~~*"
+		}
+		if n.Not {
+			op = "!" + op
+		}
+		return &sqlparse.AExpr{Kind: kind, Op: op, Left: c.expr(n.Expr), Right: c.expr(n.Pattern), Loc: loc}
+	case *ast.PatternRegexpExpr:
+		return &sqlparse.AExpr{Kind: "op", Op: "~", Left: c.expr(n.Expr), Right: c.expr(n.Pattern), Loc: loc}
+	case *ast.IsNullExpr:
+		return &sqlparse.NullTest{Arg: c.expr(n.Expr), Not: n.Not, Loc: loc}
+	case *ast.IsTruthExpr:
+		return &sqlparse.BooleanTest{Arg: c.expr(n.Expr), Loc: loc}
+	case *ast.CaseExpr:
+		ce := &sqlparse.Case{Arg: c.expr(n.Value), Else: c.expr(n.ElseClause), Loc: loc}
+		for _, w := range n.WhenClauses {
+			ce.Whens = append(ce.Whens, &sqlparse.When{Cond: c.expr(w.Expr), Result: c.expr(w.Result)})
+		}
+		return ce
+	case *ast.SubqueryExpr:
+		return &sqlparse.SubLink{Kind: "EXPR", Query: c.resultSet(n.Query), Loc: loc}
+	case *ast.ExistsSubqueryExpr:
+		sl := &sqlparse.SubLink{Kind: "EXISTS", Loc: loc}
+		if sub, ok := n.Sel.(*ast.SubqueryExpr); ok {
+			sl.Query = c.resultSet(sub.Query)
+		}
+		if n.Not {
+			return &sqlparse.BoolExpr{Op: "NOT", Args: []sqlparse.Node{sl}, Loc: loc}
+		}
+		return sl
+	case *ast.CompareSubqueryExpr:
+		kind := "ANY"
+		if n.All {
+			kind = "ALL"
+		}
+		sl := &sqlparse.SubLink{Kind: kind, Test: c.expr(n.L), Op: opName(n.Op), Loc: loc}
+		if sub, ok := n.R.(*ast.SubqueryExpr); ok {
+			sl.Query = c.resultSet(sub.Query)
+		}
+		return sl
+	case *ast.RowExpr:
+		r := &sqlparse.RowExpr{Loc: loc}
+		for _, v := range n.Values {
+			r.Args = append(r.Args, c.expr(v))
+		}
+		return r
+	case *ast.DefaultExpr:
+		return &sqlparse.Default{Loc: loc}
+	case *ast.FuncCastExpr:
+		return &sqlparse.TypeCast{Arg: c.expr(n.Expr), Type: castType(n), Loc: loc}
+	case *ast.AggregateFuncExpr:
+		f := &sqlparse.FuncCall{Func: sqlparse.Name{Name: strings.ToLower(n.F), Loc: loc}, Distinct: n.Distinct, Loc: loc}
+		if strings.EqualFold(n.F, "count") && len(n.Args) == 1 && c.countStar(loc) {
+			f.Star = true
+			return f
+		}
+		for _, a := range n.Args {
+			f.Args = append(f.Args, c.expr(a))
+		}
+		if n.Order != nil {
+			f.AggOrder = c.orderBy(n.Order)
+		}
+		return f
+	case *ast.WindowFuncExpr:
+		f := &sqlparse.FuncCall{Func: sqlparse.Name{Name: strings.ToLower(n.Name), Loc: loc}, Distinct: n.Distinct, Over: true, Loc: loc}
+		for _, a := range n.Args {
+			f.Args = append(f.Args, c.expr(a))
+		}
+		return f
+	case *ast.FuncCallExpr:
+		return c.funcCall(n, loc)
+	}
+	u := c.unknown(n, loc)
+	// The parameters inside an expression fencegen does not model are
+	// still the statement's: converted for their numbers' sake.
+	n.Accept(&paramCollector{c: c})
+	return u
+}
+
+// paramCollector numbers the ? of an unmodelled expression.
+type paramCollector struct{ c *converter }
+
+func (v *paramCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if p, ok := n.(*driver.ParamMarkerExpr); ok {
+		v.c.params = append(v.c.params, &sqlparse.Param{Loc: p.Offset, End: p.Offset + 1})
+	}
+	return n, false
+}
+
+func (v *paramCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// countStar reports whether the COUNT at loc is COUNT(*) (TiDB reads it
+// as COUNT(1)).
+func (c *converter) countStar(loc int) bool {
+	i := loc
+	for i < len(c.src) && c.src[i] != '(' {
+		i++
+	}
+	j := i + 1
+	for j < len(c.src) && (c.src[j] == ' ' || c.src[j] == '\t' || c.src[j] == '\n') {
+		j++
+	}
+	return j < len(c.src) && c.src[j] == '*'
+}
+
+// castType is the type of CAST(x AS t) as sqlc names it: CAST AS SIGNED
+// and UNSIGNED are bigint.
+func castType(n *ast.FuncCastExpr) *sqlparse.TypeName {
+	return TypeName(n.Tp, -1)
+}
+
+func (c *converter) funcCall(n *ast.FuncCallExpr, loc int) sqlparse.Node {
+	name := n.FnName.L
+	if strings.EqualFold(n.Schema.O, "sqlc") {
+		switch name {
+		case "arg", "narg", "slice":
+			p := &sqlparse.Param{Nullable: name == "narg", Slice: name == "slice", Loc: loc, End: c.closingParen(loc)}
+			if len(n.Args) == 1 {
+				switch a := n.Args[0].(type) {
+				case *ast.ColumnNameExpr:
+					p.Name = a.Name.Name.O
+				case *driver.ValueExpr:
+					p.Name = a.GetString()
+				}
+			}
+			c.params = append(c.params, p)
+			return p
+		case "embed":
+			if len(n.Args) == 1 {
+				if a, ok := n.Args[0].(*ast.ColumnNameExpr); ok {
+					return &sqlparse.Embed{Table: a.Name.Name.O, Loc: loc, End: c.closingParen(loc)}
+				}
+			}
+		}
+	}
+	var args []sqlparse.Node
+	for _, a := range n.Args {
+		args = append(args, c.expr(a))
+	}
+	switch name {
+	case "coalesce", "ifnull":
+		return &sqlparse.Coalesce{Args: args, Loc: loc}
+	case "greatest", "least":
+		return &sqlparse.MinMax{Op: strings.ToUpper(name), Args: args, Loc: loc}
+	}
+	return &sqlparse.FuncCall{Func: sqlparse.Name{Schema: n.Schema.O, Name: name, Loc: loc}, Args: args, Loc: loc}
+}

@@ -1,0 +1,187 @@
+// Package mysqlparse parses MySQL and MariaDB SQL with the TiDB parser
+// (github.com/pingcap/tidb/pkg/parser, the version sqlc v1.31.1 parses
+// MySQL with) into fencegen's statement model (package sqlparse): the same
+// File and Stmt as PostgreSQL's, each statement's converted tree in
+// Stmt.Node for the catalog and the analysis, and TiDB's whole statement in
+// Stmt.MySQL for the write analysis, which must see every node.
+//
+// Offsets are byte offsets into the file, as for PostgreSQL. A syntax
+// error is a *diag.Error at the statement's file:line:col; the other
+// statements of the file are still parsed, so every broken statement is
+// reported in one run.
+package mysqlparse
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser"
+	// The TiDB parser needs a value-expression driver; its test driver is
+	// the self-contained one (sqlc uses it too).
+	_ "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// Parse parses src, a file of MySQL statements. On syntax errors it
+// returns the statements that parsed together with a diag.List holding one
+// located error per broken statement.
+func Parse(name string, src []byte) (*sqlparse.File, error) {
+	f := &sqlparse.File{Name: name, Src: src}
+	var errs diag.List
+	lead := 0
+	for _, seg := range Split(src) {
+		if strings.TrimSpace(stripComments(string(src[seg[0]:seg[1]]))) == "" {
+			lead = seg[1] + 1
+			continue
+		}
+		// Parse the segment in place: everything before it blanked, so
+		// that TiDB's offsets are file offsets.
+		buf := make([]byte, seg[1])
+		for i := range seg[0] {
+			buf[i] = ' '
+			if src[i] == '\n' {
+				buf[i] = '\n'
+			}
+		}
+		copy(buf[seg[0]:], src[seg[0]:seg[1]])
+		stmts, _, err := parser.New().Parse(string(buf), "", "")
+		if err != nil {
+			errs = append(errs, syntaxError(name, src, seg[0], err))
+			lead = seg[1] + 1
+			continue
+		}
+		for _, st := range stmts {
+			start := skipSpaceAndComments(src, seg[0], seg[1])
+			c := &converter{src: src, start: start, end: seg[1]}
+			f.Stmts = append(f.Stmts, &sqlparse.Stmt{Start: start, End: seg[1], Lead: lead, Node: c.stmt(st), MySQL: st})
+		}
+		lead = seg[1] + 1
+	}
+	if len(errs) > 0 {
+		return f, errs
+	}
+	return f, nil
+}
+
+var lineColumn = regexp.MustCompile(`^line (\d+) column (\d+) (.*)`)
+
+// syntaxError locates TiDB's error ("line L column C near ..."), which
+// counts lines from the buffer's start (the file's).
+func syntaxError(name string, src []byte, segStart int, err error) *diag.Error {
+	msg := strings.SplitN(err.Error(), "\n", 2)[0]
+	line, col := diag.Position(src, skipSpaceAndComments(src, segStart, len(src)))
+	if m := lineColumn.FindStringSubmatch(msg); m != nil {
+		l, _ := strconv.Atoi(m[1])
+		c, _ := strconv.Atoi(m[2])
+		if l > 0 {
+			line, col = l, c
+			if col <= 0 {
+				col = 1
+			}
+			msg = "syntax error " + m[3]
+		}
+	}
+	return &diag.Error{File: name, Line: line, Col: col, Msg: msg}
+}
+
+// Split returns the [start, end) spans of src's statements: src cut at
+// the semicolons outside quotes and comments (MySQL's comment forms: --
+// followed by a blank, #, /* */), the semicolon excluded. A DELIMITER
+// line is not understood (sqlc does not read it either).
+func Split(src []byte) [][2]int {
+	var out [][2]int
+	start := 0
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '\'' || c == '"' || c == '`':
+			j := i + 1
+			for j < len(src) {
+				if src[j] == '\\' && c != '`' {
+					j += 2
+					continue
+				}
+				if src[j] == c {
+					if j+1 < len(src) && src[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			i = j
+		case c == '#' || (c == '-' && i+2 < len(src) && src[i+1] == '-' && (src[i+2] == ' ' || src[i+2] == '\t' || src[i+2] == '\n' || src[i+2] == '\r')) || (c == '-' && i+2 == len(src) && src[i+1] == '-'):
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			j := i + 2
+			for j+1 < len(src) && !(src[j] == '*' && src[j+1] == '/') {
+				j++
+			}
+			i = j + 1
+		case c == ';':
+			out = append(out, [2]int{start, i})
+			start = i + 1
+		}
+	}
+	if start < len(src) {
+		out = append(out, [2]int{start, len(src)})
+	}
+	return out
+}
+
+// skipSpaceAndComments returns the offset of the first byte of src[from:to]
+// that is neither blank nor inside a comment.
+func skipSpaceAndComments(src []byte, from, to int) int {
+	i := from
+	for i < to {
+		switch {
+		case src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r':
+			i++
+		case src[i] == '#' || (src[i] == '-' && i+1 < to && src[i+1] == '-'):
+			for i < to && src[i] != '\n' {
+				i++
+			}
+		case src[i] == '/' && i+1 < to && src[i+1] == '*' && !(i+2 < to && src[i+2] == '!'):
+			j := i + 2
+			for j+1 < to && !(src[j] == '*' && src[j+1] == '/') {
+				j++
+			}
+			i = j + 2
+		default:
+			return i
+		}
+	}
+	return min(i, to)
+}
+
+func stripComments(s string) string {
+	b := []byte(s)
+	i := skipSpaceAndComments(b, 0, len(b))
+	return s[i:]
+}
+
+// reserved holds MySQL's reserved words as the TiDB parser lists them.
+var reserved = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range parser.Keywords {
+		if k.Reserved {
+			m[strings.ToLower(k.Word)] = true
+		}
+	}
+	return m
+}()
+
+// QuoteIdent returns s as a MySQL identifier in a generated statement, as
+// sqlc writes an expanded star's columns: `s` for a reserved word, s
+// otherwise.
+func QuoteIdent(s string) string {
+	if reserved[strings.ToLower(s)] {
+		return "`" + s + "`"
+	}
+	return s
+}
