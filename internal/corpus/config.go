@@ -28,9 +28,19 @@ type entry struct {
 	Out string
 }
 
-// postgres reports whether e is for the PostgreSQL engine (sqlc's
-// default engine when the key is unset).
-func (e entry) postgres() bool { return e.Engine == "" || e.Engine == "postgresql" }
+// engine is the engine whose entries a run measures (-engine):
+// "postgresql" (sqlc's default when the key is unset) or "mysql".
+var engine = "postgresql"
+
+// postgres reports whether e is for the engine measured (-engine; the
+// PostgreSQL engine by default, sqlc's default engine when the key is
+// unset).
+func (e entry) postgres() bool {
+	if engine != "postgresql" {
+		return e.Engine == engine
+	}
+	return e.Engine == "" || e.Engine == "postgresql"
+}
 
 // sqlPackageLabel is the entry's sql_package for the report: "none" stands
 // for an unset key, which is sqlc's database/sql default.

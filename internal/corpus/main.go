@@ -165,6 +165,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	fl.BoolVar(&o.keep, "keep", false, "keep temporary directories and print their paths")
 	fl.BoolVar(&o.strict, "strict", false, "exit 1 when any case fails to generate or compile")
 	fl.BoolVar(&o.quiet, "q", false, "no per-case progress lines on stderr")
+	fl.StringVar(&engine, "engine", "postgresql", "the engine whose entries run: postgresql or mysql (the others are dropped)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: go run ./internal/corpus [flags] DIR...")
 		fl.PrintDefaults()

@@ -469,6 +469,9 @@ func (a *analyzer) funcCall(sc *scope, f *sqlparse.FuncCall) value {
 // funcCallArgs types a function call and returns its arguments' values
 // and, for a built-in, the function it resolved to.
 func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value, *pgcatalog.Func) {
+	if a.opts.MySQL {
+		return a.mysqlFuncCall(sc, f)
+	}
 	name := strings.ToLower(f.Func.Name)
 	args := make([]value, len(f.Args))
 	// User-defined functions and procedures type their parameters.

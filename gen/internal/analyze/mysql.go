@@ -7,6 +7,10 @@ package analyze
 
 import (
 	"slices"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/catalog/pgcatalog"
 
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
@@ -131,4 +135,65 @@ func mysqlCallsFunc(n sqlparse.Node) bool {
 		}
 	})
 	return found
+}
+
+// mysqlFunc is one overload of sqlc's MySQL function catalog
+// (mysqlfuncs.go).
+type mysqlFunc struct {
+	args     []mysqlArg
+	ret      string
+	nullable bool
+}
+
+// mysqlArg is an argument of a mysqlFunc.
+type mysqlArg struct {
+	typ             string
+	variadic, deflt bool
+}
+
+// resolveMySQLFunc is sqlc's ResolveFuncCall over its MySQL catalog: the
+// first overload of name that takes n arguments, or nil.
+func resolveMySQLFunc(name string, n int) *mysqlFunc {
+	for i, fn := range mysqlFuncs[strings.ToLower(name)] {
+		defaults, variadic := 0, false
+		for _, a := range fn.args {
+			if a.deflt {
+				defaults++
+			}
+			if a.variadic {
+				variadic = true
+				defaults++
+			}
+		}
+		if n < len(fn.args)-defaults || (!variadic && n > len(fn.args)) {
+			continue
+		}
+		return &mysqlFuncs[strings.ToLower(name)][i]
+	}
+	return nil
+}
+
+// mysqlFuncCall types a call of a MySQL function as sqlc does: the
+// overload resolveMySQLFunc finds types the parameters passed to it
+// (named after the function) and the result (NOT NULL unless sqlc's
+// catalog says otherwise); a function sqlc's catalog does not have, or
+// one returning any, is untyped (interface{}).
+func (a *analyzer) mysqlFuncCall(sc *scope, f *sqlparse.FuncCall) (value, []value, *pgcatalog.Func) {
+	n := len(f.Args)
+	if f.Star {
+		n = 0
+	}
+	fn := resolveMySQLFunc(f.Func.Name, n)
+	args := make([]value, len(f.Args))
+	for i, x := range f.Args {
+		if p, ok := unwrapParam(x); ok && fn != nil && len(fn.args) > 0 {
+			at := fn.args[min(i, len(fn.args)-1)]
+			a.typeParam(p.Number, value{Type: catalog.Type{Schema: catalog.MySQLSchema, Name: at.typ}, NotNull: true, Known: at.typ != "any"}, f.Func.Name)
+		}
+		args[i] = a.expr(sc, x)
+	}
+	if fn == nil || fn.ret == "any" {
+		return value{Name: f.Func.Name}, args, nil
+	}
+	return value{Name: f.Func.Name, Type: catalog.Type{Schema: catalog.MySQLSchema, Name: fn.ret}, NotNull: !fn.nullable, Known: true, DBType: fn.ret}, args, nil
 }

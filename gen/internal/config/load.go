@@ -270,7 +270,7 @@ func (l *loader) parse(src []byte) *Config {
 		// Nothing fencegen can generate: the other engines' entries are
 		// the problem.
 		for _, sk := range cfg.Skipped {
-			l.errs.Add(l.file, sk.Pos.Line, sk.Pos.Col, "engine %q not supported: fencegen generates code for %s only", sk.Engine, EnginePostgreSQL)
+			l.errs.Add(l.file, sk.Pos.Line, sk.Pos.Col, "engine %q not supported: fencegen generates code for %s and %s only", sk.Engine, EnginePostgreSQL, EngineMySQL)
 		}
 		cfg.Skipped = nil
 	}

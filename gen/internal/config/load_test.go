@@ -258,7 +258,7 @@ sql:
     schema: s.sql
     queries: q.sql
     gen: {go: {out: db}}
-`, `dir/fencegen.yaml:3:13: engine "sqlite" not supported: fencegen generates code for postgresql only`},
+`, `dir/fencegen.yaml:3:13: engine "sqlite" not supported: fencegen generates code for postgresql and mysql only`},
 		{"missing keys", `
 version: "2"
 sql:
@@ -369,7 +369,7 @@ func TestFind(t *testing.T) {
 // refused, as corpus/sqlc-mysql's are); the others are sqlc cases that
 // must fail (a negative query_parameter_limit, an unknown sql_driver).
 var corpusRefusals = []string{
-	`not supported: fencegen generates code for postgresql only`,
+	`not supported: fencegen generates code for postgresql and mysql only`,
 	`invalid options: unknown SQL driver`,
 	`query_parameter_limit must not be negative`,
 }
@@ -480,11 +480,10 @@ sql:
     queries: q.sql
     gen: {go: {package: authors, out: sqlite}}
 `)
-	if len(cfg.Packages) != 1 || cfg.Packages[0].Name != "pg" {
-		t.Errorf("packages = %+v, want only pg", cfg.Packages)
+	if len(cfg.Packages) != 2 || cfg.Packages[0].Name != "pg" || cfg.Packages[1].Name != "my" || cfg.Packages[1].Go.Engine != EngineMySQL {
+		t.Errorf("packages = %+v, want pg and my (engine mysql)", cfg.Packages)
 	}
 	want := []Skipped{
-		{Name: "my", Engine: "mysql", Out: "mysql", Pos: Position{Line: 9, Col: 13}},
 		{Name: "lite", Engine: "sqlite", Out: "sqlite", Pos: Position{Line: 14, Col: 13}},
 	}
 	if !reflect.DeepEqual(cfg.Skipped, want) {
@@ -500,7 +499,7 @@ sql:
     schema: s.sql
     queries: q.sql
     gen: {go: {out: db}}
-  - engine: mysql
+  - engine: sqlite
     schema: s.sql
     queries: q.sql
     gen: {go: {out: my}}
@@ -510,8 +509,8 @@ sql:
     queries: q.sql
     gen: {go: {out: pg}}
 `)
-	wantErr := `dir/fencegen.yaml:7:13: engine "mysql": fence needs a postgresql entry (fencegen generates code for postgresql only)
-dir/fencegen.yaml:12:13: engine "postgres" not supported: fencegen generates code for postgresql only`
+	wantErr := `dir/fencegen.yaml:7:13: engine "sqlite": fence needs a postgresql or mysql entry (fencegen generates code for postgresql and mysql only)
+dir/fencegen.yaml:12:13: engine "postgres" not supported: fencegen generates code for postgresql and mysql only`
 	if err == nil || err.Error() != wantErr {
 		t.Errorf("error:\n%v\nwant:\n%s", err, wantErr)
 	}

@@ -11,7 +11,7 @@ var otherEngines = map[string]bool{"sqlite": true}
 func (l *loader) add(cfg *Config, e *entry) {
 	if otherEngines[e.pkg.Engine] {
 		if len(e.pkg.Fence) > 0 {
-			l.errorf(or(e.engine, e.pos), "engine %q: fence needs a %s entry (fencegen generates code for %s only)", e.pkg.Engine, EnginePostgreSQL, EnginePostgreSQL)
+			l.errorf(or(e.engine, e.pos), "engine %q: fence needs a %s or %s entry (fencegen generates code for %s and %s only)", e.pkg.Engine, EnginePostgreSQL, EngineMySQL, EnginePostgreSQL, EngineMySQL)
 		}
 		p := posOf(or(e.engine, e.pos))
 		cfg.Skipped = append(cfg.Skipped, Skipped{Name: e.pkg.Name, Engine: e.pkg.Engine, Out: e.pkg.Go.Out, Pos: p})
@@ -35,7 +35,7 @@ var sqlDrivers = map[string]bool{
 func (l *loader) validate(e *entry) {
 	p := &e.pkg
 	if p.Engine != "" && p.Engine != EnginePostgreSQL && p.Engine != EngineMySQL {
-		l.errorf(or(e.engine, e.pos), "engine %q not supported: fencegen generates code for %s only", p.Engine, EnginePostgreSQL)
+		l.errorf(or(e.engine, e.pos), "engine %q not supported: fencegen generates code for %s and %s only", p.Engine, EnginePostgreSQL, EngineMySQL)
 	}
 	// No schema is not an error: sqlc then compiles the queries against
 	// its built-in catalog alone (pg_catalog, information_schema).

@@ -236,22 +236,26 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 		return &sqlparse.TypeCast{Arg: c.expr(n.Expr), Type: castType(n), Loc: loc}
 	case *ast.AggregateFuncExpr:
 		f := &sqlparse.FuncCall{Func: sqlparse.Name{Name: strings.ToLower(n.F), Loc: loc}, Distinct: n.Distinct, Loc: loc}
-		if strings.EqualFold(n.F, "count") && len(n.Args) == 1 && c.countStar(loc) {
-			f.Star = true
-			return f
-		}
 		for _, a := range n.Args {
+			// As sqlc reads TiDB's tree: an argument 1 (what TiDB
+			// makes of COUNT(*)) is the star.
+			if v, ok := a.(*driver.ValueExpr); ok && v.Kind() == driver.KindInt64 && v.GetInt64() == 1 {
+				f.Star = true
+				continue
+			}
 			f.Args = append(f.Args, c.expr(a))
 		}
 		if n.Order != nil {
 			f.AggOrder = c.orderBy(n.Order)
 		}
+		f.ArgNames = make([]string, len(f.Args))
 		return f
 	case *ast.WindowFuncExpr:
 		f := &sqlparse.FuncCall{Func: sqlparse.Name{Name: strings.ToLower(n.Name), Loc: loc}, Distinct: n.Distinct, Over: true, Loc: loc}
 		for _, a := range n.Args {
 			f.Args = append(f.Args, c.expr(a))
 		}
+		f.ArgNames = make([]string, len(f.Args))
 		return f
 	case *ast.FuncCallExpr:
 		return c.funcCall(n, loc)
@@ -274,20 +278,6 @@ func (v *paramCollector) Enter(n ast.Node) (ast.Node, bool) {
 }
 
 func (v *paramCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
-
-// countStar reports whether the COUNT at loc is COUNT(*) (TiDB reads it
-// as COUNT(1)).
-func (c *converter) countStar(loc int) bool {
-	i := loc
-	for i < len(c.src) && c.src[i] != '(' {
-		i++
-	}
-	j := i + 1
-	for j < len(c.src) && (c.src[j] == ' ' || c.src[j] == '\t' || c.src[j] == '\n') {
-		j++
-	}
-	return j < len(c.src) && c.src[j] == '*'
-}
 
 // castType is the type of CAST(x AS t) as sqlc names it: CAST AS SIGNED
 // and UNSIGNED are bigint.
@@ -324,10 +314,10 @@ func (c *converter) funcCall(n *ast.FuncCallExpr, loc int) sqlparse.Node {
 		args = append(args, c.expr(a))
 	}
 	switch name {
-	case "coalesce", "ifnull":
-		return &sqlparse.Coalesce{Args: args, Loc: loc}
-	case "greatest", "least":
-		return &sqlparse.MinMax{Op: strings.ToUpper(name), Args: args, Loc: loc}
+	case "coalesce":
+		if n.Schema.O == "" {
+			return &sqlparse.Coalesce{Args: args, Loc: loc}
+		}
 	}
-	return &sqlparse.FuncCall{Func: sqlparse.Name{Schema: n.Schema.O, Name: name, Loc: loc}, Args: args, Loc: loc}
+	return &sqlparse.FuncCall{Func: sqlparse.Name{Schema: n.Schema.O, Name: name, Loc: loc}, Args: args, ArgNames: make([]string, len(args)), Loc: loc}
 }

@@ -29,6 +29,9 @@ import (
 // returns the statements that parsed together with a diag.List holding one
 // located error per broken statement.
 func Parse(name string, src []byte) (*sqlparse.File, error) {
+	if f, ok := parseWhole(name, src); ok {
+		return f, nil
+	}
 	f := &sqlparse.File{Name: name, Src: src}
 	var errs diag.List
 	lead := 0
@@ -64,6 +67,40 @@ func Parse(name string, src []byte) (*sqlparse.File, error) {
 		return f, errs
 	}
 	return f, nil
+}
+
+// parseWhole parses src in one piece, as sqlc does (a procedure's body
+// holds semicolons), each statement found in the file at or after the end
+// of the previous one by its text; ok is false on a syntax error or when a
+// statement's text cannot be found.
+func parseWhole(name string, src []byte) (*sqlparse.File, bool) {
+	stmts, _, err := parser.New().Parse(string(src), "", "")
+	if err != nil {
+		return nil, false
+	}
+	f := &sqlparse.File{Name: name, Src: src}
+	cursor := 0
+	for _, st := range stmts {
+		text := st.Text()
+		i := strings.Index(string(src[cursor:]), text)
+		if i < 0 {
+			return nil, false
+		}
+		lead := cursor
+		from := cursor + i
+		end := from + len(text)
+		next := end
+		if strings.HasSuffix(text, ";") {
+			end--
+		} else if k := skipSpaceAndComments(src, end, len(src)); k < len(src) && src[k] == ';' {
+			next = k + 1
+		}
+		start := skipSpaceAndComments(src, from, end)
+		c := &converter{src: src, start: start, end: end}
+		f.Stmts = append(f.Stmts, &sqlparse.Stmt{Start: start, End: end, Lead: lead, Node: c.stmt(st), MySQL: st})
+		cursor = next
+	}
+	return f, true
 }
 
 var lineColumn = regexp.MustCompile(`^line (\d+) column (\d+) (.*)`)
