@@ -432,7 +432,9 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		if pf == nil {
 			continue
 		}
-		if e := missingSemicolon(pf); e != nil {
+		if e := missingSemicolon(pf); e != nil && pkg.Engine != config.EngineMySQL {
+			// sqlc cuts a MySQL statement out by the TiDB parser's text,
+			// which needs no semicolon.
 			errs = append(errs, e)
 		}
 		parsed = append(parsed, pf)

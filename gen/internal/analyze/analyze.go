@@ -59,6 +59,12 @@ type Query struct {
 	// included); pgx output refuses them, sqlc.slice being one array
 	// parameter there.
 	InSlices []InSlice
+	// Placeholders is, for a MySQL statement that uses a named
+	// parameter more than once, the parameter's number (1-based, in
+	// Params) of each ? of SQL in order: MySQL binds by position, so such
+	// a parameter is sent once per use. nil when every parameter is
+	// sent once, in order.
+	Placeholders []int
 	// InsertTable is the target of an INSERT (used by :copyfrom).
 	InsertTable *catalog.Table
 	// InsertColumns are the INSERT's column names in order (used by
@@ -137,7 +143,10 @@ type OptOut struct {
 
 // Param is a query parameter.
 type Param struct {
-	Number int
+	// ElemColumn is, for a MySQL IN (sqlc.slice(x)) list, the column
+	// the list's elements are compared with: its overrides type them.
+	ElemColumn *catalog.Column
+	Number     int
 	// Name is the parameter's name: given (@name, sqlc.arg) or taken from
 	// the column it is compared with or assigned to.
 	Name    string
@@ -371,6 +380,11 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 		fa.msgs = make([][]locatedMsg, len(f.Stmts))
 		fa.jobs = make([]*job, len(f.Stmts))
 		for i, st := range f.Stmts {
+			if st.SqlcSkips {
+				// sqlc drops the statement with its annotation.
+				fa.prevEnd = st.End + 1
+				continue
+			}
 			lines := commentLines(f.Src, max(st.Lead, fa.prevEnd), st.Start)
 			fa.prevEnd = st.End + 1
 			fa.anns[i], fa.msgs[i] = parseAnnotation(lines)
@@ -502,6 +516,8 @@ func isDML(n sqlparse.Node) bool {
 }
 
 type analyzer struct {
+	// placeholders is Query.Placeholders (MySQL).
+	placeholders []int
 	// currentCTE names the WITH entry being analysed; cteFence is the
 	// fenced write found in a data-modifying WITH entry, if any.
 	currentCTE string
@@ -868,6 +884,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		q.SqlcSQL = a.rewrite(true)
 	}
 	q.InSlices = a.inSlices
+	q.Placeholders = a.placeholders
 	if q.Fence != nil {
 		q.Fence.TokenParam = len(q.Params) + 1
 		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && len(q.Fence.Table.PrimaryKey) == 0 {

@@ -314,6 +314,9 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 	}
 	sc.rels = []*rel{tableRel(t, n.Alias)}
 	a.addFrom(sc, n.From)
+	if n.Limit != nil {
+		a.limit(sc, &sqlparse.Select{Limit: n.Limit})
+	}
 	for _, s := range n.Set {
 		c := t.Column(s.Name)
 		if c == nil {
@@ -372,6 +375,9 @@ func (a *analyzer) delete(outer *scope, n *sqlparse.Delete, q *Query) []*Column 
 	a.addFrom(sc, n.Using)
 	if n.Where != nil {
 		a.uncheckedWhere(sc, n.Where)
+	}
+	if n.Limit != nil {
+		a.limit(sc, &sqlparse.Select{Limit: n.Limit})
 	}
 	a.cascades(t, "delete", nil, n.Loc)
 	a.fence(q, t, "delete", n.Loc)

@@ -627,6 +627,15 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 		return known("bool", true)
 	case "between", "not between":
 		left := a.expr(sc, n.Left)
+		if r, ok := n.Right.(*sqlparse.RowExpr); ok && a.opts.MySQL && len(r.Args) == 2 && left.Known {
+			// sqlc names MySQL's BETWEEN ? AND ? from_<column> and
+			// to_<column> (its BetweenExpr).
+			for i, prefix := range []string{"from_", "to_"} {
+				if p, ok := r.Args[i].(*sqlparse.Param); ok && left.Name != "" {
+					a.typeParam(p.Number, left, prefix+left.Name)
+				}
+			}
+		}
 		a.compare(sc, n.Right, left)
 		return known("bool", true)
 	case "any", "all":

@@ -469,7 +469,7 @@ func (a *analyzer) funcCall(sc *scope, f *sqlparse.FuncCall) value {
 // funcCallArgs types a function call and returns its arguments' values
 // and, for a built-in, the function it resolved to.
 func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value, *pgcatalog.Func) {
-	if a.opts.MySQL {
+	if a.opts.MySQL && len(a.cat.Funcs(f.Func.Schema, f.Func.Name)) == 0 {
 		return a.mysqlFuncCall(sc, f)
 	}
 	name := strings.ToLower(f.Func.Name)

@@ -41,6 +41,27 @@ func (a *analyzer) quoteIdent(s string) string {
 func (a *analyzer) numberMySQLParams(all []*sqlparse.Param) (string, error) {
 	inList := inListSlices(a.stmt.Node)
 	slices.SortFunc(all, func(x, y *sqlparse.Param) int { return x.Number - y.Number })
+	// As sqlc, one name is one parameter of the method, sent for each of
+	// its placeholders (Query.Placeholders).
+	byName := map[string]int{}
+	next, repeated := 1, false
+	var order []int
+	for _, p := range all {
+		if p.Name != "" {
+			if n, ok := byName[p.Name]; ok {
+				p.Number, repeated = n, true
+				order = append(order, n)
+				continue
+			}
+			byName[p.Name] = next
+		}
+		p.Number = next
+		order = append(order, next)
+		next++
+	}
+	if repeated {
+		a.placeholders = order
+	}
 	for _, p := range all {
 		pr := a.param(p.Number)
 		if pr.loc == 0 {

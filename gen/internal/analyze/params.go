@@ -173,6 +173,11 @@ func (a *analyzer) param(n int) *Param {
 // nullability and a name hint.
 func (a *analyzer) typeParam(n int, v value, nameHint string) {
 	p := a.param(n)
+	if p.Known && a.opts.MySQL && v.Known && (p.Type.Name == "unknown" || p.Type.Name == "any") {
+		// A MySQL parameter used again under one name (sqlc's merge of
+		// its uses): an untyped use gives way to a typed one.
+		p.Known = false
+	}
 	if p.Known {
 		if a.strict && p.strictlyTyped && v.Known && p.conflict == nil && typeCategory(v.Type) != typeCategory(p.Type) {
 			t := v.Type
@@ -193,6 +198,11 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 	p.NotNull = v.NotNull && !p.forceNull
 	if p.Slice && p.Type.ArrayDims == 0 {
 		p.Type.ArrayDims = 1
+		if a.opts.MySQL {
+			// sqlc applies the column's overrides to a MySQL list's
+			// elements.
+			p.ElemColumn = v.Column
+		}
 		p.Column = nil
 	}
 	if s := v.sqlcParam; s != nil {

@@ -443,6 +443,10 @@ type Enum struct {
 	Comment string
 	// SqlcPublic is Table.SqlcPublic's for an enum.
 	SqlcPublic bool
+	// Linked is, for a MySQL ENUM or SET column's type, the column: the
+	// enum is named <table>_<column> and follows the column's renames
+	// and drops, as in sqlc's catalog.
+	Linked *Column
 	// File, Line, Col locate the CREATE TYPE statement.
 	File      string
 	Line, Col int

@@ -27,6 +27,34 @@ func (c *Catalog) resolveMySQLType(tn *sqlparse.TypeName) (Type, bool) {
 
 // mysql applies one statement of a MySQL schema.
 func (u *updater) mysql(n sqlparse.Node) {
+	u.mysqlStmt(n)
+	u.c.relinkEnums()
+}
+
+// relinkEnums keeps the ENUM and SET columns' enums as sqlc's catalog
+// keeps them: renamed <table>_<column> after the table or the column is
+// renamed, dropped with the column or its table.
+func (c *Catalog) relinkEnums() {
+	for _, s := range c.Schemas {
+		s.Enums = slices.DeleteFunc(s.Enums, func(e *Enum) bool {
+			col := e.Linked
+			if col == nil {
+				return false
+			}
+			t := col.Table
+			if t == nil || c.Table(t.Schema, t.Name) != t || t.Column(col.Name) != col || col.Type.Name != e.Name {
+				return true
+			}
+			if name := t.Name + "_" + col.Name; name != e.Name {
+				e.Name = name
+				col.Type.Name, col.DBType = name, name
+			}
+			return false
+		})
+	}
+}
+
+func (u *updater) mysqlStmt(n sqlparse.Node) {
 	switch n := n.(type) {
 	case *sqlparse.CreateTable:
 		if u.c.Schema(n.Table.Schema) == nil && n.Table.Schema != "" {
@@ -66,6 +94,12 @@ func (u *updater) mysql(n sqlparse.Node) {
 		u.createSchema(n)
 	case *sqlparse.CreateIndex:
 		u.createIndex(n)
+	case *sqlparse.CreateFunction:
+		u.createFunction(n)
+		if u.c.MySQLRoutines == "" {
+			line, col := u.pos(n.Loc)
+			u.c.MySQLRoutines = fmt.Sprintf("procedure %s (%s:%d:%d)", n.Func.Name, u.f.Name, line, col)
+		}
 	case *sqlparse.Unknown:
 		if u.c.MySQLRoutines != "" {
 			return
@@ -87,11 +121,16 @@ func (u *updater) mysqlEnumColumn(d *sqlparse.ColumnDef, t *Table) *Column {
 	if s != nil {
 		if e := u.c.Enum(s.Name, name); e != nil {
 			e.Values = slices.Clone(d.Type.Values)
+			e.Linked = nil
 		} else {
 			line, col := u.pos(d.Loc)
 			s.Enums = append(s.Enums, &Enum{Schema: s.Name, Name: name, Values: slices.Clone(d.Type.Values), SqlcPublic: t.SqlcPublic, File: u.f.Name, Line: line, Col: col})
 		}
 	}
 	typ := Type{Schema: t.Schema, Name: name}
-	return &Column{Name: d.Name, Type: typ, DBType: name, NotNull: d.NotNull || d.PrimaryKey, attNotNull: d.NotNull || d.PrimaryKey, HasDefault: d.HasDefault, Generated: d.Generated, Identity: d.Identity, Table: t}
+	col := &Column{Name: d.Name, Type: typ, DBType: name, NotNull: d.NotNull || d.PrimaryKey, attNotNull: d.NotNull || d.PrimaryKey, HasDefault: d.HasDefault, Generated: d.Generated, Identity: d.Identity, Table: t}
+	if e := u.c.Enum(t.Schema, name); e != nil {
+		e.Linked = col
+	}
+	return col
 }

@@ -10,6 +10,10 @@ import (
 // copyfromStructs emits a :copyfrom query's Params struct in its query
 // file, where sqlc declares it.
 func (e *emitter) copyfromStructs(qf *jen.File, q *analyze.Query) {
+	if e.types.mysql() {
+		// sqlc declares the INSERT's text too on MySQL.
+		e.sqlConst(qf, q)
+	}
 	e.structs(qf, q, e.signature(q))
 }
 

@@ -171,6 +171,10 @@ func Emit(in Input) (map[string][]byte, error) {
 		}
 	}
 	for _, q := range copyQueries {
+		if e.types.mysql() {
+			e.mysqlCopyfrom(copyFile, q)
+			continue
+		}
 		e.copyfrom(copyFile, q)
 	}
 	for _, q := range batchQueries {
@@ -322,6 +326,8 @@ func (e *emitter) newPlainFile(pkg, source string) *jen.File {
 	f.ImportName(uuidPkg, "uuid")
 	f.ImportName(pqPkg, "pq")
 	f.ImportName(pqtypePkg, "pqtype")
+	f.ImportName(mysqlDriverPkg, "mysql")
+	f.ImportName(mysqltsvPkg, "mysqltsv")
 	return f
 }
 

@@ -1,6 +1,9 @@
 package golang
 
 import (
+	"github.com/dave/jennifer/jen"
+
+	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/config"
 )
@@ -100,3 +103,26 @@ func (m *typeMapper) mysqlType(t catalog.Type, notNull bool) (goType, bool) {
 
 // mysql reports whether the output is for a MySQL configuration.
 func (m *typeMapper) mysql() bool { return m.opts.Engine == config.EngineMySQL }
+
+// mysqlInSlices is inSliceExpansion's body for MySQL, sqlc's: MySQL's
+// placeholders are positional, so each list's marker becomes one ? per
+// element where the list stands, its elements appended in the order of
+// the parameters; an empty list is NULL (IN (NULL) matches nothing).
+func (e *emitter) mysqlInSlices(q *analyze.Query, sig signature, appendParam func(jen.Code) jen.Code) []jen.Code {
+	var body []jen.Code
+	for i, a := range sig.args {
+		if i >= len(q.Params) || !q.Params[i].InList {
+			body = append(body, appendParam(a))
+			continue
+		}
+		marker := jen.Lit(analyze.SliceMarker(q.Params[i].Name))
+		body = append(body, jen.If(jen.Len(jen.Add(a)).Op(">").Lit(0)).Block(
+			jen.For(jen.List(jen.Id("_"), jen.Id("v")).Op(":=").Range().Add(a)).Block(appendParam(jen.Id("v"))),
+			jen.Id("query").Op("=").Qual("strings", "Replace").Call(jen.Id("query"), marker,
+				jen.Qual("strings", "Repeat").Call(jen.Lit(",?"), jen.Len(jen.Add(a))).Index(jen.Lit(1), jen.Empty()), jen.Lit(1)),
+		).Else().Block(
+			jen.Id("query").Op("=").Qual("strings", "Replace").Call(jen.Id("query"), marker, jen.Lit("NULL"), jen.Lit(1)),
+		))
+	}
+	return body
+}

@@ -87,6 +87,11 @@ func (e *emitter) paramType(p *analyze.Param) goType {
 	if !p.Known || p.SqlcUntyped {
 		return goType{name: "interface{}"}
 	}
+	if p.ElemColumn != nil && p.Type.ArrayDims == 1 {
+		g := e.types.goTypeOf(p.ElemColumn, p.Type.Elem(), true)
+		g.slices++
+		return g
+	}
 	return e.types.goTypeOf(p.Column, p.Type, p.NotNull)
 }
 
@@ -956,6 +961,16 @@ func (e *emitter) callArgs(q *analyze.Query, sig signature) []jen.Code {
 		return []jen.Code{jen.Id("ctx"), jen.Id("query"), jen.Id("queryParams").Op("...")}
 	}
 	prefix := []jen.Code{jen.Id("ctx"), jen.Id(e.sqlConstName(q))}
+	if len(q.Placeholders) > 0 {
+		// MySQL: a parameter is sent for each of its placeholders.
+		var args []jen.Code
+		for _, n := range q.Placeholders {
+			if n-1 < len(sig.args) {
+				args = append(args, sig.args[n-1])
+			}
+		}
+		return sqlcList(prefix, args)
+	}
 	if q.Fence != nil && len(sig.args) > 0 && len(sig.args) <= 4 {
 		// The fencing token follows sqlc's arguments on their line, so
 		// that the call differs from sqlc's by the token alone.
@@ -1007,6 +1022,9 @@ func (e *emitter) inSliceExpansion(q *analyze.Query, sig signature) []jen.Code {
 	body := []jen.Code{
 		jen.Id("query").Op(":=").Id(e.sqlConstName(q)),
 		jen.Var().Id("queryParams").Index().Interface(),
+	}
+	if e.types.mysql() {
+		return append(body, e.mysqlInSlices(q, sig, appendParam)...)
 	}
 	for i, a := range sig.args {
 		if i >= len(q.Params) || !q.Params[i].InList {

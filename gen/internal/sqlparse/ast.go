@@ -33,6 +33,11 @@ type Stmt struct {
 	// mysqlparse), the TiDB parser's whole statement, offsets in it
 	// being byte offsets into the file; Raw is then nil.
 	MySQL tidb.StmtNode
+	// SqlcSkips is set for a MySQL statement that sqlc v1.31.1 drops
+	// from the file with its leading comments (its converter has no node
+	// for it: CREATE INDEX, CREATE PROCEDURE, SET, ...): never a query.
+	// The catalog and the write analysis still read it.
+	SqlcSkips bool
 }
 
 // Name is a possibly schema-qualified name.
@@ -577,6 +582,8 @@ type OnConflict struct {
 
 // Update is UPDATE.
 type Update struct {
+	// Limit is MySQL's UPDATE ... LIMIT count.
+	Limit     Node
 	With      *With
 	Table     Name
 	Alias     string
@@ -591,6 +598,8 @@ func (n *Update) Pos() int { return n.Loc }
 
 // Delete is DELETE.
 type Delete struct {
+	// Limit is MySQL's DELETE ... LIMIT count.
+	Limit     Node
 	With      *With
 	Table     Name
 	Alias     string

@@ -119,6 +119,26 @@ func (c *converter) stmt1(n ast.StmtNode) sqlparse.Node {
 			call.Func = f
 		}
 		return call
+	case *ast.ProcedureInfo:
+		// sqlc reads a procedure's signature (its parameters type a
+		// CALL's arguments).
+		cf := &sqlparse.CreateFunction{Func: c.name(n.ProcedureName), Procedure: true, Language: "sql", Loc: c.start}
+		for _, p := range n.ProcedureParam {
+			t := &sqlparse.TypeName{Schema: Schema, Name: types.TypeToStr(p.ParamType.GetType(), p.ParamType.GetCharset()), Loc: c.start}
+			cf.ArgTypes = append(cf.ArgTypes, t)
+			cf.ArgNames = append(cf.ArgNames, p.ParamName)
+		}
+		return cf
+	case *ast.ShowStmt:
+		if n.Tp == ast.ShowWarnings {
+			// sqlc's reading: the three columns MySQL returns.
+			return &sqlparse.Select{Targets: []*sqlparse.Target{
+				{Name: "level", Expr: &sqlparse.Const{Kind: "string", Loc: c.start}, Loc: c.start},
+				{Name: "code", Expr: &sqlparse.Const{Kind: "int", Value: "0", Loc: c.start}, Loc: c.start},
+				{Name: "message", Expr: &sqlparse.Const{Kind: "string", Loc: c.start}, Loc: c.start},
+			}, Loc: c.start}
+		}
+		return c.unknown(n, c.start)
 	case *ast.CreateIndexStmt:
 		ci := &sqlparse.CreateIndex{Name: n.IndexName, Table: c.name(n.Table), Unique: n.KeyType == ast.IndexKeyTypeUnique, IfNotExists: n.IfNotExists}
 		for _, p := range n.IndexPartSpecifications {
@@ -213,6 +233,11 @@ func (c *converter) createTable(n *ast.CreateTableStmt) sqlparse.Node {
 			if o.Tp == ast.ColumnOptionUniqKey {
 				ct.Keys = append(ct.Keys, &sqlparse.KeyConstraint{Columns: []string{cd.Name}})
 			}
+		}
+	}
+	for _, o := range n.Options {
+		if o.Tp == ast.TableOptionComment {
+			ct.Comments = append(ct.Comments, &sqlparse.Comment{Kind: "table", Target: ct.Table, Text: o.StrValue, Loc: c.start})
 		}
 	}
 	for _, k := range n.Constraints {
@@ -608,18 +633,11 @@ func (c *converter) update(n *ast.UpdateStmt) sqlparse.Node {
 		u.Set = append(u.Set, c.assignment(a))
 	}
 	u.Where = c.expr(n.Where)
-	c.orderLimit(n.Order, n.Limit)
-	return u
-}
-
-// orderLimit converts an UPDATE's or DELETE's ORDER BY and LIMIT for their
-// parameters' sake (the model has no place for them).
-func (c *converter) orderLimit(o *ast.OrderByClause, l *ast.Limit) {
-	c.orderBy(o)
-	if l != nil {
-		c.expr(l.Count)
-		c.expr(l.Offset)
+	c.orderBy(n.Order)
+	if n.Limit != nil {
+		u.Limit = c.expr(n.Limit.Count)
 	}
+	return u
 }
 
 func (c *converter) delete(n *ast.DeleteStmt) sqlparse.Node {
@@ -629,6 +647,9 @@ func (c *converter) delete(n *ast.DeleteStmt) sqlparse.Node {
 	}
 	d := &sqlparse.Delete{With: c.with(n.With), Table: name, Alias: alias, Loc: c.start}
 	d.Where = c.expr(n.Where)
-	c.orderLimit(n.Order, n.Limit)
+	c.orderBy(n.Order)
+	if n.Limit != nil {
+		d.Limit = c.expr(n.Limit.Count)
+	}
 	return d
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+	"github.com/pingcap/tidb/pkg/parser/types"
 
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -279,10 +280,12 @@ func (v *paramCollector) Enter(n ast.Node) (ast.Node, bool) {
 
 func (v *paramCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-// castType is the type of CAST(x AS t) as sqlc names it: CAST AS SIGNED
-// and UNSIGNED are bigint.
+// castType is the type of CAST(x AS t) as sqlc names it: TiDB's name of
+// the field type without its character set (types.TypeStr: CAST AS CHAR
+// is var_string), CAST AS SIGNED and UNSIGNED bigint (sqlc's "bigint
+// signed" and "bigint unsigned", both int64).
 func castType(n *ast.FuncCastExpr) *sqlparse.TypeName {
-	return TypeName(n.Tp, -1)
+	return &sqlparse.TypeName{Schema: Schema, Name: types.TypeStr(n.Tp.GetType()), Loc: -1}
 }
 
 func (c *converter) funcCall(n *ast.FuncCallExpr, loc int) sqlparse.Node {
@@ -294,7 +297,7 @@ func (c *converter) funcCall(n *ast.FuncCallExpr, loc int) sqlparse.Node {
 			if len(n.Args) == 1 {
 				switch a := n.Args[0].(type) {
 				case *ast.ColumnNameExpr:
-					p.Name = a.Name.Name.O
+					p.Name = a.Name.Name.L // sqlc folds a bare name to lower case
 				case *driver.ValueExpr:
 					p.Name = a.GetString()
 				}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
 	// The TiDB parser needs a value-expression driver; its test driver is
 	// the self-contained one (sqlc uses it too).
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver"
@@ -59,7 +60,7 @@ func Parse(name string, src []byte) (*sqlparse.File, error) {
 		for _, st := range stmts {
 			start := skipSpaceAndComments(src, seg[0], seg[1])
 			c := &converter{src: src, start: start, end: seg[1]}
-			f.Stmts = append(f.Stmts, &sqlparse.Stmt{Start: start, End: seg[1], Lead: lead, Node: c.stmt(st), MySQL: st})
+			f.Stmts = append(f.Stmts, &sqlparse.Stmt{Start: start, End: seg[1], Lead: lead, Node: c.stmt(st), MySQL: st, SqlcSkips: sqlcSkips(st)})
 		}
 		lead = seg[1] + 1
 	}
@@ -97,10 +98,25 @@ func parseWhole(name string, src []byte) (*sqlparse.File, bool) {
 		}
 		start := skipSpaceAndComments(src, from, end)
 		c := &converter{src: src, start: start, end: end}
-		f.Stmts = append(f.Stmts, &sqlparse.Stmt{Start: start, End: end, Lead: lead, Node: c.stmt(st), MySQL: st})
+		f.Stmts = append(f.Stmts, &sqlparse.Stmt{Start: start, End: end, Lead: lead, Node: c.stmt(st), MySQL: st, SqlcSkips: sqlcSkips(st)})
 		cursor = next
 	}
 	return f, true
+}
+
+// sqlcSkips reports whether sqlc v1.31.1 drops st (Stmt.SqlcSkips): its
+// MySQL converter models DDL on tables, views and databases, the DML
+// statements, TRUNCATE, CALL and SHOW WARNINGS only.
+func sqlcSkips(st ast.StmtNode) bool {
+	switch st := st.(type) {
+	case *ast.AlterTableStmt, *ast.CreateTableStmt, *ast.DeleteStmt, *ast.DropTableStmt, *ast.RenameTableStmt,
+		*ast.InsertStmt, *ast.SelectStmt, *ast.UpdateStmt, *ast.CreateDatabaseStmt, *ast.CreateViewStmt,
+		*ast.DropDatabaseStmt, *ast.SetOprStmt, *ast.TruncateTableStmt, *ast.CallStmt, *ast.ProcedureInfo:
+		return false
+	case *ast.ShowStmt:
+		return st.Tp != ast.ShowWarnings
+	}
+	return true
 }
 
 var lineColumn = regexp.MustCompile(`^line (\d+) column (\d+) (.*)`)
