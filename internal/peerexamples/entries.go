@@ -166,7 +166,7 @@ func (g *genResult) notes() []string {
 func regenerate(ctx context.Context, fencegen, root string, e *entry, all []*entry) *genResult {
 	exDir := filepath.Join(root, "examples", e.Example)
 	for _, o := range all {
-		if o.Example != e.Example || o.Config != e.Config || o.Engine != "postgresql" {
+		if o.Example != e.Example || o.Config != e.Config || !generatedEngine(o.Engine) {
 			continue
 		}
 		files, err := generatedFiles(filepath.Join(exDir, o.Out), "sqlc")

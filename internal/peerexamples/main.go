@@ -62,9 +62,39 @@ import (
 // POSTGRESQL_SERVER_URI nor DATABASE_URL says otherwise.
 const defaultDB = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 
+// defaultMySQL is the MySQL or MariaDB server (a go-sql-driver/mysql DSN)
+// the MySQL examples' tests use when neither -mysql nor MYSQL_SERVER_URI
+// nor MYSQL_URL says otherwise. sqlc's test helper runs each migration
+// file as one Exec (multiStatements) and scans DATETIME into time.Time
+// (parseTime).
+const defaultMySQL = "root:@tcp(127.0.0.1:3306)/test?multiStatements=true&parseTime=true"
+
+// generatedEngine reports whether fencegen generates an entry of engine: the
+// others are listed as not generated.
+func generatedEngine(engine string) bool { return engine == "postgresql" || engine == "mysql" }
+
+// mysqlURI is MYSQL_URL (a go-sql-driver/mysql DSN) with the parameters
+// sqlc's MySQL test helper needs (defaultMySQL's), or "".
+func mysqlURI(dsn string) string {
+	if dsn == "" {
+		return ""
+	}
+	for _, p := range []string{"multiStatements=true", "parseTime=true"} {
+		if !strings.Contains(dsn, p) {
+			if strings.Contains(dsn, "?") {
+				dsn += "&" + p
+			} else {
+				dsn += "?" + p
+			}
+		}
+	}
+	return dsn
+}
+
 type options struct {
 	fencegen   string
 	db         string
+	mysql      string
 	strictText bool
 	run        *regexp.Regexp
 	diff       bool
@@ -82,6 +112,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fl.StringVar(&o.fencegen, "fencegen", "", "fencegen `binary` to run (default: built from this module)")
 	fl.StringVar(&o.db, "db", "", "PostgreSQL `URL` the tests create their databases on (default: $POSTGRESQL_SERVER_URI, else $DATABASE_URL, else "+defaultDB+")")
+	fl.StringVar(&o.mysql, "mysql", "", "MySQL or MariaDB `DSN` the MySQL examples' tests create their databases on (default: $MYSQL_SERVER_URI, else $MYSQL_URL with multiStatements and parseTime, else "+defaultMySQL+")")
 	fl.BoolVar(&o.strictText, "strict-text", false, "exit 1 when any generated line of an entry without a fenced table differs from sqlc's (header aside)")
 	runRe := fl.String("run", "", "only examples whose name matches `REGEX`")
 	fl.BoolVar(&o.diff, "diff", true, "print the unified diff of every generated file")
@@ -115,6 +146,9 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if o.db == "" {
 		o.db = firstNonEmpty(os.Getenv("POSTGRESQL_SERVER_URI"), os.Getenv("DATABASE_URL"), defaultDB)
+	}
+	if o.mysql == "" {
+		o.mysql = firstNonEmpty(os.Getenv("MYSQL_SERVER_URI"), mysqlURI(os.Getenv("MYSQL_URL")), defaultMySQL)
 	}
 	rep, err := run(context.Background(), fl.Arg(0), o, stderr)
 	if err != nil {
@@ -200,10 +234,11 @@ func run(ctx context.Context, dir string, o options, progress io.Writer) (*repor
 	}
 
 	rep := &report{}
-	// fencegen generates each configuration with a PostgreSQL entry once.
+	// fencegen generates each configuration with a PostgreSQL or MySQL
+	// entry once.
 	generated := map[string]*genResult{}
 	for _, e := range entries {
-		if e.Engine != "postgresql" {
+		if !generatedEngine(e.Engine) {
 			continue
 		}
 		key := e.Example + "/" + e.Config
@@ -219,10 +254,10 @@ func run(ctx context.Context, dir string, o options, progress io.Writer) (*repor
 	if err := requireFencegen(ctx, fgDir, entries); err != nil {
 		return nil, err
 	}
-	env := []string{"POSTGRESQL_SERVER_URI=" + o.db}
+	env := []string{"POSTGRESQL_SERVER_URI=" + o.db, "MYSQL_SERVER_URI=" + o.mysql}
 	for _, e := range entries {
 		rep.entries = append(rep.entries, e)
-		if e.Engine != "postgresql" {
+		if !generatedEngine(e.Engine) {
 			continue
 		}
 		pkg := "./" + filepath.ToSlash(filepath.Join("examples", e.Example, e.Out))
@@ -373,7 +408,7 @@ func prepareModule(ctx context.Context, src, dst string) error {
 func requireFencegen(ctx context.Context, fgDir string, entries []*entry) error {
 	need := false
 	for _, e := range entries {
-		if e.Engine == "postgresql" && e.gen != nil && e.gen.err == "" && fencedOutput(filepath.Join(fgDir, "examples", e.Example, e.Out)) {
+		if generatedEngine(e.Engine) && e.gen != nil && e.gen.err == "" && fencedOutput(filepath.Join(fgDir, "examples", e.Example, e.Out)) {
 			need = true
 		}
 	}

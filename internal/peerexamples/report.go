@@ -164,7 +164,7 @@ func (e *entry) changedLines() (removed, added int) {
 func (r *report) failures(strictText bool) []string {
 	var out []string
 	for _, e := range r.entries {
-		if e.Engine != "postgresql" {
+		if !generatedEngine(e.Engine) {
 			continue
 		}
 		if e.gen != nil && e.gen.err != "" {
@@ -195,7 +195,7 @@ func (r *report) write(w io.Writer, o options) {
 	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- |")
 	var pgEntries, regressions, tests, fgPassed, mysql, diffLines, unfencedDiff int
 	for _, e := range r.entries {
-		if e.Engine != "postgresql" {
+		if !generatedEngine(e.Engine) {
 			mysql++
 			fmt.Fprintf(w, "| %s | %s | %s | — | not generated (engine %s) | — |\n", e.label(), e.Engine, e.SQLPackage, e.Engine)
 			continue
@@ -231,7 +231,7 @@ func (r *report) write(w io.Writer, o options) {
 	fmt.Fprintln(w, "\n| example | test | on sqlc's output | on fencegen's output |")
 	fmt.Fprintln(w, "| --- | --- | --- | --- |")
 	for _, e := range r.entries {
-		if e.Engine != "postgresql" {
+		if !generatedEngine(e.Engine) {
 			continue
 		}
 		names := map[string]bool{}
@@ -261,7 +261,7 @@ func (r *report) write(w io.Writer, o options) {
 	// Failures' details: build, vet and test output on either side.
 	var details strings.Builder
 	for _, e := range r.entries {
-		if e.Engine != "postgresql" {
+		if !generatedEngine(e.Engine) {
 			continue
 		}
 		if e.gen.err != "" {
