@@ -86,6 +86,9 @@ type Report struct {
 	// Refused are classified as writing a fenced table or refused;
 	// NotObserved of them ran and wrote no fenced row.
 	Refused, NotObserved int
+	// RefusedReads are the Refused whose statement writes nothing itself
+	// (a SELECT, DO, SET, ...): refused for what they call or read.
+	RefusedReads int
 	// Rejected statements MariaDB refused to run.
 	Rejected int
 	// Escapes are the unsound classifications.
@@ -103,6 +106,7 @@ func (r *Report) Add(o *Report) {
 	r.PassedRun += o.PassedRun
 	r.Refused += o.Refused
 	r.NotObserved += o.NotObserved
+	r.RefusedReads += o.RefusedReads
 	r.Rejected += o.Rejected
 	r.Escapes = append(r.Escapes, o.Escapes...)
 	r.Schema = append(r.Schema, o.Schema...)
@@ -112,8 +116,8 @@ func (r *Report) Add(o *Report) {
 
 // Summary is one line of counts.
 func (r *Report) Summary() string {
-	return fmt.Sprintf("%d statements: %d passed as writing no fenced table (%d ran on MariaDB), %d refused or fenced writes (%d ran without writing a fenced row), %d unparsed, %d rejected by MariaDB; %d escapes",
-		r.Statements, r.Passed, r.PassedRun, r.Refused, r.NotObserved, r.Unparsed, r.Rejected, len(r.Escapes))
+	return fmt.Sprintf("%d statements: %d passed as writing no fenced table (%d ran on MariaDB), %d refused or fenced writes (%d of them read-only statements; %d ran without writing a fenced row), %d unparsed, %d rejected by MariaDB; %d escapes",
+		r.Statements, r.Passed, r.PassedRun, r.Refused, r.RefusedReads, r.NotObserved, r.Unparsed, r.Rejected, len(r.Escapes))
 }
 
 // LogTable is the recording triggers' table in the scratch database.
@@ -162,13 +166,23 @@ func NewScratch(ctx context.Context, admin *sql.DB, dsn string, schema [][]byte,
 	db.SetMaxIdleConns(1)
 	s := &Scratch{Name: name, DB: db, admin: admin}
 	var findings []Finding
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	// Tables may reference tables created after them (as in a schema
+	// dump); MariaDB checks the references when rows are written.
+	_, _ = conn.ExecContext(ctx, "SET SESSION foreign_key_checks = 0")
 	for _, f := range schema {
 		for _, st := range mysqlwrites.SplitStatements(string(f)) {
-			if _, err := db.ExecContext(ctx, st.Text); err != nil {
+			if _, err := conn.ExecContext(ctx, st.Text); err != nil {
 				findings = append(findings, Finding{Kind: "schema", Query: st.Text, Detail: "MariaDB: " + err.Error()})
 			}
 		}
 	}
+	_, _ = conn.ExecContext(ctx, "SET SESSION foreign_key_checks = 1")
+	conn.Close()
 	if err := s.prepare(ctx, fenced); err != nil {
 		s.Close()
 		return nil, nil, err
@@ -402,6 +416,9 @@ func (rep *Report) check(ctx context.Context, s *Scratch, sc *mysqlwrites.Schema
 	positive := len(fw) > 0 || len(r.Refusals) > 0
 	if positive {
 		rep.Refused++
+		if r.Class == mysqlwrites.ReadOnly {
+			rep.RefusedReads++
+		}
 		if implicitCommit(st) {
 			return // refused DDL of a fenced table: not run
 		}

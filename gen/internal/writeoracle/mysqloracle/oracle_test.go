@@ -188,6 +188,28 @@ func TestOracleCorpus(t *testing.T) {
 		}
 		total.Add(rep)
 	}
+	t.Logf("sqlc-mysql, %d configurations: %s", len(cases), total.Summary())
+	// sqlc's MySQL examples and the real projects' MySQL entries, when
+	// the shared corpora have them.
+	for _, extra := range []string{filepath.Join(shared, "corpus", "peers", "sqlc-examples"), filepath.Join(shared, "corpus", "real")} {
+		if _, err := os.Stat(extra); err != nil {
+			continue
+		}
+		more := corpusCases(t, extra)
+		for _, c := range more {
+			if len(c.Queries) == 0 {
+				continue
+			}
+			rep, err := Check(context.Background(), db, mysqlURL(), c)
+			if err != nil {
+				t.Errorf("%s: %v", c.Label, err)
+				continue
+			}
+			t.Logf("%s: %s", c.Label, rep.Summary())
+			total.Add(rep)
+		}
+		cases = append(cases, more...)
+	}
 	t.Logf("%d configurations", len(cases))
 	if total.PassedRun == 0 {
 		t.Fatalf("no statement ran on MariaDB: the oracle checked nothing (%s)", total.Summary())
