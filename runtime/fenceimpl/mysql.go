@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -115,41 +114,44 @@ func mysqlStale(query string, err error, tables []string) *fence.StaleError {
 // MySQLByKey is called by code generated for a fenced UPDATE or DELETE on
 // MySQL or MariaDB whose WHERE clause pins the primary key (at most one
 // row). run sends the guarded statement (one round trip) and returns its
-// sql.Result; stored, set for a DELETE only, runs the locked read of the
-// stored token (SELECT <token> ... FOR UPDATE) and is called only when the
-// DELETE removed nothing.
+// sql.Result; stored runs the locked read of the stored token (SELECT
+// <token> ... WHERE <the write's WHERE> FOR UPDATE), sent only when the
+// result does not say what happened.
 //
-// An UPDATE is read from its result alone, whatever the DSN's
-// clientFoundRows says: the guarded UPDATE records ^stored (the bitwise
-// complement of the stored token) through LAST_INSERT_ID(expr) when its
-// WHERE clause reaches the row, and the presented token when its SET
-// clause runs, and the server returns that value in the same OK packet
-// as the affected rows (MySQL manual, "LAST_INSERT_ID(expr)"):
+// The guarded UPDATE records, through LAST_INSERT_ID(expr), ^stored (the
+// bitwise complement of the stored token) when its WHERE clause reaches
+// the row, and the presented token when its SET clause runs; the server
+// returns that value in the same OK packet as the affected rows (MySQL
+// manual, "LAST_INSERT_ID(expr)"), whatever the DSN's clientFoundRows
+// says:
 //   - affected rows ≥ 1: written;
-//   - 0 and LastInsertId 0: no row matched (*fence.NotFoundError);
 //   - 0 and LastInsertId the presented token: the row matched and already
 //     held the values written (MySQL counts changed rows unless
 //     clientFoundRows=true): written, 1 row;
 //   - 0 and ^stored: a stored token presented does not beat
 //     (*fence.StaleError with Stored), or, when it would be accepted, a
-//     concurrent transaction changed the row after its WHERE clause read
-//     it (READ COMMITTED's semi-consistent read): the statement runs
-//     again, at most MaxAttempts times (*fence.ConcurrentChangeError).
+//     concurrent transaction changed the row after the WHERE clause read
+//     it (InnoDB's semi-consistent read under READ COMMITTED): the
+//     statement runs again (see Refusal);
+//   - 0 and 0: no row matched, or a trigger on the table ran for the row
+//     and reset the value (MySQL and MariaDB clear it when a trigger
+//     runs), and always for a DELETE, whose OK packet carries none. Then
+//     the locked read classifies: no row, *fence.NotFoundError; a token
+//     presented does not beat, *fence.StaleError; otherwise the statement
+//     runs again, and after MaxAttempts a *fence.ConcurrentChangeError
+//     (an UPDATE that keeps changing nothing on a table with triggers ends
+//     there: set clientFoundRows=true, under which it counts as written).
+//     A write that wrote nothing is classified as if it ran at the
+//     read: nothing it did can have been ordered before the read.
 //
-// A DELETE's OK packet carries no LAST_INSERT_ID, so when it deleted
-// nothing the locked read classifies: no row, *fence.NotFoundError; a
-// token presented does not beat, *fence.StaleError; else the DELETE runs
-// again (see Refusal). The read classifies a DELETE that wrote nothing
-// as if it ran at the read: no write happened in between that it could
-// have ordered itself after. ctx bounds the read as storedErr says.
-//
-// The guard trigger's error (MySQLSignalErrno) is returned as a
-// *fence.StaleError; any other error unchanged.
+// ctx bounds the read as storedErr says. The guard trigger's error
+// (MySQLSignalErrno) is returned as a *fence.StaleError; any other error
+// unchanged.
 func MySQLByKey(ctx context.Context, query, table string, mode fence.Mode, presented fence.Token, run func() (sql.Result, error), stored func(ctx context.Context) (*sql.Rows, error)) (int64, error) {
 	for attempt := 0; ; attempt++ {
 		res, err := run()
 		if err != nil {
-			return 0, mysqlErr(query, table, mode, presented, err)
+			return 0, mysqlErr(query, table, err)
 		}
 		n, err := res.RowsAffected()
 		if err != nil {
@@ -158,20 +160,17 @@ func MySQLByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 		if n > 0 {
 			return n, nil
 		}
-		var tok fence.Token
-		if stored == nil {
-			id, err := res.LastInsertId()
-			if err != nil {
-				return 0, err
-			}
-			switch id {
-			case 0:
-				return 0, &fence.NotFoundError{Query: query, Table: table}
-			case int64(presented):
-				return 1, nil
-			}
-			tok = fence.Token(^id)
-		} else {
+		id, err := res.LastInsertId()
+		if err != nil {
+			return 0, err
+		}
+		tok := fence.Token(^id)
+		switch {
+		case id == int64(presented):
+			return 1, nil
+		case id == 0 && stored == nil:
+			return 0, &fence.NotFoundError{Query: query, Table: table}
+		case id == 0:
 			var found bool
 			tok, found, err = readStored(ctx, stored)
 			if err != nil {
@@ -209,54 +208,50 @@ func readStored(ctx context.Context, stored func(ctx context.Context) (*sql.Rows
 	return tok, found, rows.Err()
 }
 
+// MySQLSubqueryErrno is the MySQL and MariaDB error of a scalar subquery
+// that returns more than one row (ER_SUBQUERY_NO_1_ROW, 1242, SQLSTATE
+// 21000): a guarded upsert raises it, whatever the sql_mode, on a row
+// whose stored token the presented one does not beat, so that the
+// statement writes nothing and fails.
+const MySQLSubqueryErrno = 1242
+
 // MySQLUpsert is called by code generated for a fenced INSERT ... ON
 // DUPLICATE KEY UPDATE of one row on MySQL or MariaDB. res and err are
-// the statement's result (one round trip, never retried). Every
-// assignment of the guarded ON DUPLICATE KEY UPDATE applies only when the
-// presented token beats the stored one, the token column's last, and that
-// one records ^stored through LAST_INSERT_ID(expr). The affected-rows
-// count is, for one row, 1 when it was inserted, 2 when the existing row
-// was updated, and 0 when it was left as it was, or 1 for that last case
-// with clientFoundRows=true (MySQL manual, "INSERT ... ON DUPLICATE KEY
-// UPDATE Statement"); LastInsertId tells an insert (0, or an
-// AUTO_INCREMENT value below 2^63) from a row left as it was (^stored, at
-// or above 2^63 for every stored token ≥ 0). It returns 1, or:
-//   - a *fence.StaleError when the existing row holds a token presented does
-//     not beat (nothing written);
-//   - the guard trigger's error as a *fence.StaleError, any other error
-//     unchanged.
-//
-// A row left as it was under an accepted token held the values written
-// already: written, 1.
-func MySQLUpsert(query, table string, mode fence.Mode, presented fence.Token, res sql.Result, err error) (int64, error) {
+// the statement's result (one round trip, never retried). Its token
+// assignment, last, is IF(<stored beaten>, VALUES(tok), <a subquery of
+// two rows>): a refused row makes the whole statement fail with
+// MySQLSubqueryErrno, which MySQLUpsert reports as a *fence.StaleError,
+// its Stored read by stored (nil when the query does not give the primary
+// key: Stored is then 0). Every other outcome wrote what it had to: 1 row
+// inserted, 2 updated, 0 left as it was because it held the values
+// already (1 with clientFoundRows=true) (MySQL manual, "INSERT ... ON
+// DUPLICATE KEY UPDATE Statement"); MySQLUpsert returns 1 for each, and
+// does not read the last-insert id, so neither triggers nor the DSN change
+// the outcome. The guard trigger's error is returned as a
+// *fence.StaleError, any other error unchanged.
+func MySQLUpsert(ctx context.Context, query, table string, mode fence.Mode, presented fence.Token, res sql.Result, err error, stored func(ctx context.Context) (*sql.Rows, error)) (int64, error) {
 	if err != nil {
-		return 0, mysqlErr(query, table, mode, presented, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, err
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, err
-	}
-	switch {
-	case n == 2, n == 1 && id >= 0:
-		return 1, nil
-	case n <= 1 && id < 0:
-		stored := fence.Token(^id)
-		if mode.Accepts(stored, presented) {
-			return 1, nil
+		if f, ok := mysqlFieldsOf(err); ok && f.number == MySQLSubqueryErrno {
+			se := &fence.StaleError{Query: query, Table: table, Presented: presented, Rows: 1, Mode: mode}
+			if stored != nil {
+				if tok, found, rerr := readStored(ctx, stored); rerr == nil && found && !mode.Accepts(tok, presented) {
+					se.Stored = tok
+				}
+			}
+			return 0, se
 		}
-		return 0, &fence.StaleError{Query: query, Table: table, Presented: presented, Stored: stored, Rows: 1, Mode: mode}
+		return 0, mysqlErr(query, table, err)
 	}
-	return 0, fmt.Errorf("fence: %s on %s: the guarded upsert returned %d affected rows and last insert id %d, which no outcome of it gives", query, table, n, id)
+	if _, err := res.RowsAffected(); err != nil {
+		return 0, err
+	}
+	return 1, nil
 }
 
 // mysqlErr is the error of a guarded MySQL statement that failed with err:
-// the guard trigger's error as a *fence.StaleError with presented (and
-// mode unless the trigger's message names it), else err.
-func mysqlErr(query, table string, mode fence.Mode, presented fence.Token, err error) error {
+// the guard trigger's error as a *fence.StaleError (its message names the
+// tokens and the mode), else err.
+func mysqlErr(query, table string, err error) error {
 	if se := mysqlStale(query, err, []string{table}); se != nil {
 		return se
 	}

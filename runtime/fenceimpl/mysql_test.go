@@ -53,9 +53,14 @@ func TestMySQLTriggerError(t *testing.T) {
 }
 
 // TestMySQLByKeyDecodes: each (affected rows, last insert id) an UPDATE
-// by key can return, and the retry on a concurrent change.
+// by key can return, the locked read when the id says nothing, and the
+// retry on a concurrent change.
 func TestMySQLByKeyDecodes(t *testing.T) {
 	ctx := context.Background()
+	noRead := func(context.Context) (*sql.Rows, error) {
+		t.Fatal("the stored token was read although the result told")
+		return nil, nil
+	}
 	tests := []struct {
 		res     result
 		n       int64
@@ -63,13 +68,12 @@ func TestMySQLByKeyDecodes(t *testing.T) {
 	}{
 		{result{1, 5}, 1, nil},
 		{result{0, 7}, 1, nil}, // matched, nothing changed (id = presented)
-		{result{0, 0}, 0, fence.ErrNotFound},
 		{result{0, ^int64(9)}, 0, fence.ErrStaleToken},
 		{result{0, ^int64(3)}, 0, fence.ErrConcurrentChange}, // accepted each time: retried, then given up
 	}
 	for _, tt := range tests {
 		calls := 0
-		n, err := fenceimpl.MySQLByKey(ctx, "Q", "t", fence.NonStrict, 7, func() (sql.Result, error) { calls++; return tt.res, nil }, nil)
+		n, err := fenceimpl.MySQLByKey(ctx, "Q", "t", fence.NonStrict, 7, func() (sql.Result, error) { calls++; return tt.res, nil }, noRead)
 		if n != tt.n || !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
 			t.Errorf("%+v: = %d, %v; want %d, %v", tt.res, n, err, tt.n, tt.wantErr)
 		}
@@ -77,36 +81,34 @@ func TestMySQLByKeyDecodes(t *testing.T) {
 			t.Errorf("%+v: ran %d times, want %d", tt.res, calls, fenceimpl.MaxAttempts)
 		}
 	}
+	// No stored-token read (nil): 0 and 0 is no row.
+	if _, err := fenceimpl.MySQLByKey(ctx, "Q", "t", fence.NonStrict, 7, func() (sql.Result, error) { return result{0, 0}, nil }, nil); !errors.Is(err, fence.ErrNotFound) {
+		t.Errorf("0, 0 without a read: %v", err)
+	}
 	var se *fence.StaleError
-	_, err := fenceimpl.MySQLByKey(ctx, "Q", "t", fence.NonStrict, 7, func() (sql.Result, error) { return result{0, ^int64(9)}, nil }, nil)
+	_, err := fenceimpl.MySQLByKey(ctx, "Q", "t", fence.NonStrict, 7, func() (sql.Result, error) { return result{0, ^int64(9)}, nil }, noRead)
 	if !errors.As(err, &se) || se.Stored != 9 || se.Presented != 7 {
 		t.Fatalf("stale: %v", err)
 	}
 }
 
-// TestMySQLUpsertDecodes: the 0/1/2 affected-rows values, with and
-// without clientFoundRows, told apart by the last insert id.
+// TestMySQLUpsertDecodes: every affected-rows value of a result is a
+// written row (the refusal is an error, 1242), with and without
+// clientFoundRows, whatever the last insert id.
 func TestMySQLUpsertDecodes(t *testing.T) {
-	tests := []struct {
-		name    string
-		res     result
-		wantErr error
-	}{
-		{"inserted", result{1, 0}, nil},
-		{"inserted, AUTO_INCREMENT", result{1, 42}, nil},
-		{"updated", result{2, ^int64(5)}, nil},
-		{"unchanged, accepted", result{0, ^int64(7)}, nil},
-		{"unchanged, accepted, clientFoundRows", result{1, ^int64(7)}, nil},
-		{"refused", result{0, ^int64(8)}, fence.ErrStaleToken},
-		{"refused, clientFoundRows", result{1, ^int64(8)}, fence.ErrStaleToken},
-	}
-	for _, tt := range tests {
-		n, err := fenceimpl.MySQLUpsert("Q", "t", fence.NonStrict, 7, tt.res, nil)
-		if tt.wantErr == nil && (err != nil || n != 1) || tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
-			t.Errorf("%s: = %d, %v; want %v", tt.name, n, err, tt.wantErr)
+	ctx := context.Background()
+	for _, res := range []result{{1, 0}, {1, 42}, {2, 0}, {0, 0}, {1, -3}} {
+		if n, err := fenceimpl.MySQLUpsert(ctx, "Q", "t", fence.NonStrict, 7, res, nil, nil); n != 1 || err != nil {
+			t.Errorf("%+v: = %d, %v; want 1 row", res, n, err)
 		}
 	}
-	if _, err := fenceimpl.MySQLUpsert("Q", "t", fence.NonStrict, 7, result{0, 3}, nil); err == nil {
-		t.Error("an impossible result read as success")
+	refused := &mysqlError{Number: fenceimpl.MySQLSubqueryErrno, SQLState: [5]byte{'2', '1', '0', '0', '0'}, Message: "Subquery returns more than 1 row"}
+	var se *fence.StaleError
+	if _, err := fenceimpl.MySQLUpsert(ctx, "Q", "t", fence.Strict, 7, nil, refused, nil); !errors.As(err, &se) || se.Presented != 7 || se.Mode != fence.Strict || se.Stored != 0 {
+		t.Errorf("refused: %v", err)
+	}
+	other := &mysqlError{Number: 1062, Message: "Duplicate entry"}
+	if _, err := fenceimpl.MySQLUpsert(ctx, "Q", "t", fence.NonStrict, 7, nil, other, nil); err != other {
+		t.Errorf("other error: %v, want it unchanged", err)
 	}
 }

@@ -34,13 +34,13 @@ func mysqlArgs(sig signature, params []int) signature {
 	return sig
 }
 
-// mysqlStoredConst emits the locked read of a DELETE by key's stored
-// token, sent only when the DELETE removed nothing.
+// mysqlStoredConst emits the read of the stored token of a guarded MySQL
+// write (Guarded.Stored), sent only when its result does not tell.
 func (e *emitter) mysqlStoredConst(f *jen.File, q *analyze.Query, g *mysqlguard.Guarded) {
 	if g.Stored == "" {
 		return
 	}
-	sqlText(f, storedConstName(q), "-- name: "+q.Name+" "+q.Cmd+" (stored token, sent only when the DELETE removed nothing)\n"+g.Stored+"\n")
+	sqlText(f, storedConstName(q), "-- name: "+q.Name+" "+q.Cmd+" (stored token, sent only when the write's result does not tell)\n"+g.Stored+"\n")
 }
 
 // mysqlFencedBody is the body of a guarded MySQL write after the token
@@ -52,26 +52,26 @@ func (e *emitter) mysqlFencedBody(q *analyze.Query, g *mysqlguard.Guarded, sig, 
 	exec := func() *jen.Statement { return e.call(db, "Exec", q, true, e.callArgs(q, sig)) }
 	var pre []jen.Code
 	var read *jen.Statement
+	stored := jen.Nil()
+	if g.Stored != "" {
+		args := []jen.Code{jen.Id("ctx"), jen.Id(storedConstName(q))}
+		for _, p := range g.StoredParams {
+			args = append(args, all.args[p-1])
+		}
+		stored = jen.Func().Params(jen.Id("ctx").Qual("context", "Context")).Params(jen.Op("*").Qual(sqlPkg, "Rows"), jen.Error()).Block(
+			jen.Return(e.call(db, "Query", q, false, args)),
+		)
+	}
 	switch g.Form {
 	case mysqlguard.ByKey:
 		run := jen.Func().Params().Params(jen.Qual(sqlPkg, "Result"), jen.Error()).Block(jen.Return(exec()))
-		stored := jen.Nil()
-		if g.Stored != "" {
-			args := []jen.Code{jen.Id("ctx"), jen.Id(storedConstName(q))}
-			for _, p := range g.StoredParams {
-				args = append(args, all.args[p-1])
-			}
-			stored = jen.Func().Params(jen.Id("ctx").Qual("context", "Context")).Params(jen.Op("*").Qual(sqlPkg, "Rows"), jen.Error()).Block(
-				jen.Return(e.call(db, "Query", q, false, args)),
-			)
-		}
 		read = jen.Qual(fenceImplPkg, "MySQLByKey").Call(jen.Id("ctx"), name, table, mode, jen.Id("token"), run, stored)
 		if q.Fence.Sweep {
 			read = jen.Qual(fenceImplPkg, "Swept").Call(read)
 		}
 	case mysqlguard.Upsert:
 		pre = []jen.Code{jen.List(jen.Id("result"), jen.Id("execErr")).Op(":=").Add(exec())}
-		read = jen.Qual(fenceImplPkg, "MySQLUpsert").Call(name, table, mode, jen.Id("token"), jen.Id("result"), jen.Id("execErr"))
+		read = jen.Qual(fenceImplPkg, "MySQLUpsert").Call(jen.Id("ctx"), name, table, mode, jen.Id("token"), jen.Id("result"), jen.Id("execErr"), stored)
 	default:
 		return []jen.Code{jen.Panic(jen.Lit("fencegen: unsupported MySQL guard form " + g.Form.String()))}
 	}

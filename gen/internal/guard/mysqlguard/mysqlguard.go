@@ -415,6 +415,10 @@ func rewriteUpdate(u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
 	if !ok {
 		return nil, notByKey("UPDATE", spec)
 	}
+	stored, storedParams, err := storedRead(u.TableRefs, u.Where, spec)
+	if err != nil {
+		return nil, err
+	}
 	tv := tokenVar(spec)
 	set, err := expr("LAST_INSERT_ID(" + tv + ")")
 	if err != nil {
@@ -436,7 +440,27 @@ func rewriteUpdate(u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Guarded{Form: ByKey, SQL: text, Params: params}, nil
+	return &Guarded{Form: ByKey, SQL: text, Params: params, Stored: stored, StoredParams: storedParams}, nil
+}
+
+// storedRead is the locked read of the stored token of the row a write
+// by key targets: SELECT tok FROM t [AS a] WHERE (<where>) FOR UPDATE,
+// and the parameters it binds (as Guarded.Params).
+func storedRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec) (string, []int, error) {
+	ts := refs.TableRefs.Left.(*ast.TableSource)
+	tn := ts.Source.(*ast.TableName)
+	from := quote(tn.Name.O)
+	if tn.Schema.O != "" {
+		from = quote(tn.Schema.O) + "." + from
+	}
+	if ts.AsName.O != "" {
+		from += " AS " + quote(ts.AsName.O)
+	}
+	whereText, whereParams, err := restore(paren(where))
+	if err != nil {
+		return "", nil, err
+	}
+	return fmt.Sprintf("SELECT %s FROM %s WHERE %s FOR UPDATE", quote(spec.Column), from, whereText), whereParams, nil
 }
 
 func notByKey(verb string, spec Spec) error {
@@ -456,25 +480,18 @@ func rewriteDelete(d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
 	if d.IsMultiTable {
 		return nil, fmt.Errorf("a multi-table DELETE from fenced table %s is not guarded on MySQL: delete from it alone, by key", spec.Table)
 	}
-	tn, qual, err := target(d.TableRefs, spec)
+	_, qual, err := target(d.TableRefs, spec)
 	if err != nil {
 		return nil, err
 	}
 	if _, _, ok := splitWhere(d.Where, qual, spec.Key); !ok {
 		return nil, notByKey("DELETE", spec)
 	}
-	where := paren(d.Where)
-	whereText, whereParams, err := restore(where)
+	stored, storedParams, err := storedRead(d.TableRefs, d.Where, spec)
 	if err != nil {
 		return nil, err
 	}
-	from := quote(tn.Name.O)
-	if tn.Schema.O != "" {
-		from = quote(tn.Schema.O) + "." + from
-	}
-	if ts := d.TableRefs.TableRefs.Left.(*ast.TableSource); ts.AsName.O != "" {
-		from += " AS " + quote(ts.AsName.O)
-	}
+	where := paren(d.Where)
 	guard, err := expr(fmt.Sprintf("%s %s %s", quote(spec.Column), spec.op(), tokenVar(spec)))
 	if err != nil {
 		return nil, err
@@ -484,8 +501,7 @@ func rewriteDelete(d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
 	if err != nil {
 		return nil, err
 	}
-	stored := fmt.Sprintf("SELECT %s FROM %s WHERE %s FOR UPDATE", quote(spec.Column), from, whereText)
-	return &Guarded{Form: ByKey, SQL: text, Params: params, Stored: stored, StoredParams: whereParams}, nil
+	return &Guarded{Form: ByKey, SQL: text, Params: params, Stored: stored, StoredParams: storedParams}, nil
 }
 
 // rewriteInsert stores the token in an INSERT (Store) and guards ON
@@ -530,6 +546,9 @@ func rewriteInsert(in *ast.InsertStmt, spec Spec) (*Guarded, error) {
 		if len(in.Lists) != 1 {
 			return nil, fmt.Errorf("an upsert of %d rows into fenced table %s is not guarded on MySQL: upsert one row per statement", len(in.Lists), spec.Table)
 		}
+		if hasSubquery(in) {
+			return nil, fmt.Errorf("a subquery in an upsert of fenced table %s is not guarded on MySQL: the guard's refusal is the error a subquery of two rows raises (1242), which must be its own", spec.Table)
+		}
 		if setsColumn(in.OnDuplicate, spec.Column) {
 			return nil, fmt.Errorf("the ON DUPLICATE KEY UPDATE sets token column %s itself; fencegen sets it to the presented token when it beats the stored one", spec.Column)
 		}
@@ -542,11 +561,16 @@ func rewriteInsert(in *ast.InsertStmt, spec Spec) (*Guarded, error) {
 			self := &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: a.Column.Name}}
 			a.Expr = &ast.FuncCallExpr{FnName: ast.NewCIStr("IF"), Args: []ast.ExprNode{cond, a.Expr, self}}
 		}
-		last, err := expr(fmt.Sprintf("IF(CAST(~LAST_INSERT_ID(~%s) AS SIGNED) %s VALUES(%s), VALUES(%s), %s)", tok, spec.op(), tok, tok, tok))
+		last, err := expr(fmt.Sprintf("IF(%s %s VALUES(%s), VALUES(%s), (SELECT %s UNION ALL SELECT %s))", tok, spec.op(), tok, tok, tok, tok))
 		if err != nil {
 			return nil, err
 		}
 		in.OnDuplicate = append(in.OnDuplicate, &ast.Assignment{Column: &ast.ColumnName{Name: ast.NewCIStr(spec.Column)}, Expr: last})
+	}
+	var stored string
+	var storedParams []int
+	if form == Upsert {
+		stored, storedParams = upsertStoredRead(in, spec)
 	}
 	text, params, err := restore(in)
 	if err != nil {
@@ -555,5 +579,58 @@ func rewriteInsert(in *ast.InsertStmt, spec Spec) (*Guarded, error) {
 	if slices.Contains(params, 0) {
 		return nil, fmt.Errorf("internal error: a parameter of the guarded INSERT lost its number")
 	}
-	return &Guarded{Form: form, SQL: text, Params: params}, nil
+	return &Guarded{Form: form, SQL: text, Params: params, Stored: stored, StoredParams: storedParams}, nil
 }
+
+// upsertStoredRead is the read of the stored token that reports a refused
+// upsert's Stored, when the INSERT gives every primary-key column a value
+// that reads no column (else "", and the refusal's Stored is 0).
+func upsertStoredRead(in *ast.InsertStmt, spec Spec) (string, []int) {
+	if len(in.Lists) != 1 || len(spec.Key) == 0 {
+		return "", nil
+	}
+	var conds []string
+	var params []int
+	for _, k := range spec.Key {
+		found := false
+		for i, c := range in.Columns {
+			if !strings.EqualFold(c.Name.O, k) || i >= len(in.Lists[0]) || !isValue(in.Lists[0][i]) {
+				continue
+			}
+			v, ps, err := restore(in.Lists[0][i])
+			if err != nil {
+				return "", nil
+			}
+			conds = append(conds, quote(k)+" = "+v)
+			params = append(params, ps...)
+			found = true
+			break
+		}
+		if !found {
+			return "", nil
+		}
+	}
+	tn := in.Table.TableRefs.Left.(*ast.TableSource).Source.(*ast.TableName)
+	from := quote(tn.Name.O)
+	if tn.Schema.O != "" {
+		from = quote(tn.Schema.O) + "." + from
+	}
+	return fmt.Sprintf("SELECT %s FROM %s WHERE %s", quote(spec.Column), from, strings.Join(conds, " AND ")), params
+}
+
+// hasSubquery reports whether n holds a subquery.
+func hasSubquery(n ast.Node) bool {
+	v := &subqueryFinder{}
+	n.Accept(v)
+	return v.found
+}
+
+type subqueryFinder struct{ found bool }
+
+func (v *subqueryFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(*ast.SubqueryExpr); ok {
+		v.found = true
+	}
+	return n, v.found
+}
+func (v *subqueryFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

@@ -25,11 +25,13 @@ func TestRewriteText(t *testing.T) {
 			query:  "UPDATE accounts SET balance = balance + ? WHERE id = ?",
 			want:   "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nUPDATE `accounts` SET `balance`=`balance`+?, `fence_token`=LAST_INSERT_ID(?) WHERE `id`=? AND CAST(~LAST_INSERT_ID(~`fence_token`) AS SIGNED)<=?",
 			params: []int{1, 4, 2, 4},
+			stored: "SELECT `fence_token` FROM `accounts` WHERE (`id`=?) FOR UPDATE",
 		},
 		{
 			query:  "UPDATE accounts a SET balance = ? WHERE status = ? AND a.id = ?",
 			want:   "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nUPDATE `accounts` AS `a` SET `balance`=?, `fence_token`=LAST_INSERT_ID(?) WHERE `a`.`id`=? AND CASE WHEN (`status`=?) THEN CAST(~LAST_INSERT_ID(~`fence_token`) AS SIGNED)<=? ELSE FALSE END",
 			params: []int{1, 4, 3, 2, 4},
+			stored: "SELECT `fence_token` FROM `accounts` AS `a` WHERE (`status`=? AND `a`.`id`=?) FOR UPDATE",
 		},
 		{
 			query:  "DELETE FROM accounts WHERE id = ?",
@@ -39,8 +41,9 @@ func TestRewriteText(t *testing.T) {
 		},
 		{
 			query:  "INSERT INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = balance + ?",
-			want:   "-- fencegen: guarded upsert (accounts.fence_token <= the presented token)\nINSERT INTO `accounts` (`id`,`balance`,`fence_token`) VALUES (?,?,?) ON DUPLICATE KEY UPDATE `balance`=IF(`fence_token`<=VALUES(`fence_token`), `balance`+?, `balance`),`fence_token`=IF(CAST(~LAST_INSERT_ID(~`fence_token`) AS SIGNED)<=VALUES(`fence_token`), VALUES(`fence_token`), `fence_token`)",
+			want:   "-- fencegen: guarded upsert (accounts.fence_token <= the presented token)\nINSERT INTO `accounts` (`id`,`balance`,`fence_token`) VALUES (?,?,?) ON DUPLICATE KEY UPDATE `balance`=IF(`fence_token`<=VALUES(`fence_token`), `balance`+?, `balance`),`fence_token`=IF(`fence_token`<=VALUES(`fence_token`), VALUES(`fence_token`), (SELECT `fence_token` UNION ALL SELECT `fence_token`))",
 			params: []int{1, 2, 4, 3},
+			stored: "SELECT `fence_token` FROM `accounts` WHERE `id` = ?",
 		},
 	}
 	for _, tt := range tests {
@@ -75,6 +78,7 @@ func TestRewriteRefuses(t *testing.T) {
 		{"UPDATE other SET x = 1 WHERE id = ?", "not into fenced table accounts"},
 		{"WITH c AS (SELECT 1) UPDATE accounts SET balance = 1 WHERE id = ?", "WITH"},
 		{"SELECT * FROM accounts", "not a write"},
+		{"INSERT INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = (SELECT 1)", "subquery"},
 		{"DELETE FROM accounts WHERE id IN (/*SLICE:ids*/?)", "sqlc.slice"},
 	}
 	spec := accounts
