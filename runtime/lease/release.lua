@@ -34,19 +34,22 @@
 -- such a release, or belongs to another owner; then nothing is written but
 -- the mark. The counter key is never touched, so tokens keep increasing.
 local arg = ARGV[1]
-local owner = string.sub(arg, 1, 32)
--- A value "<owner>:<token>" (or with more after the token) is this owner's
--- when the owner (32 hex digits, no ':') starts it and a ':' follows,
--- compared in place: a value written by an older acquire script may spell
--- the token differently (Lua's 1e+14).
-local function owned(v)
-  return v and string.find(v, owner, 1, true) == 1 and string.byte(v, 33) == 58
-end
 if KEYS[4] then
   redis.call('SET', KEYS[4], '1', 'PX', ARGV[2])
 end
+-- A value "<owner>:<token>" (or with more after the token) is this owner's
+-- when the owner (32 hex digits, no ':') starts it and a ':' follows,
+-- compared in place: a value written by an older acquire script may spell
+-- the token differently (Lua's 1e+14). The hot path (the value is ARGV[1]
+-- exactly) builds no owner string and no closure.
 local cur = redis.call('GET', KEYS[1])
-if cur == arg or owned(cur) then
+local owner = false
+local hit = cur == arg
+if not hit and cur then
+  owner = string.sub(arg, 1, 32)
+  hit = string.find(cur, owner, 1, true) == 1 and string.byte(cur, 33) == 58
+end
+if hit then
   redis.call('DEL', KEYS[1])
   -- While this owner holds the lock, :minted holds the same value (the
   -- acquire script writes both together), so no read is needed.
@@ -57,6 +60,10 @@ if cur == arg or owned(cur) then
     redis.call('SET', KEYS[2], cur .. ':ended')
   end
   return 1
+end
+owner = owner or string.sub(arg, 1, 32)
+local function owned(v)
+  return v and string.find(v, owner, 1, true) == 1 and string.byte(v, 33) == 58
 end
 if KEYS[3] and owned(redis.call('GET', KEYS[3])) then
   return 1

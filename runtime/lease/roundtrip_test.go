@@ -26,7 +26,7 @@ func TestOneRoundTripEachByCommandStats(t *testing.T) {
 		f()
 		calls := r.CommandCalls()
 		// commandstats also counts the commands run inside the script.
-		inScript := map[string]bool{"get": true, "set": true, "incr": true, "pexpire": true, "del": true, "exists": true}
+		inScript := map[string]bool{"get": true, "set": true, "incr": true, "pexpire": true, "del": true, "exists": true, "mget": true}
 		for cmd, n := range calls {
 			switch {
 			case cmd == "evalsha" && n == 1, inScript[cmd], cmd == "config|resetstat", cmd == "info":

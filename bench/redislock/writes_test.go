@@ -1,0 +1,108 @@
+package redislock
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/bsm/redislock"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/fencegen/fencegen/internal/faults"
+)
+
+// BenchmarkScriptWrites splits the lease's script cost by what its two
+// scripts do on the server: each variant is an acquire script and a
+// release script sent bare (go-redis Do, no lease code, the lease's keys
+// and arguments), interleaved with redislock's Obtain + Release as in
+// CycleInterleaved. "token-lock" mints and locks the least a fencing token
+// lock can (INCR, SET NX PX; GET, DEL: three key writes a cycle); each
+// "+..." variant adds one more key write of the lease's (the :minted
+// record at acquire, the :released record at release, :minted marked
+// released); "lease-scripts" are the lease's own scripts (the same six key
+// writes in nine calls); "lease-folded" the same six writes in six calls
+// (MGET, SET, MSET; GET, DEL, MSET). ratio-<variant> is redislock's
+// median over the variant's, as in CycleInterleaved.
+//
+//	cd bench/redislock && go test -run '^$' -bench ScriptWrites -benchtime 20000x -count 3
+func BenchmarkScriptWrites(b *testing.B) {
+	r := faults.StartRedis(b, faults.RedisOptions{})
+	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
+	ctx := context.Background()
+	load := func(src string) *redis.Script {
+		s := redis.NewScript(src)
+		if err := s.Load(ctx, rdb).Err(); err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	file := func(name string) string {
+		src, err := os.ReadFile(filepath.Join("..", "..", "runtime", "lease", name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return string(src)
+	}
+	// KEYS: lock, counter, minted, abandon mark; ARGV: owner, TTL ms, floor,
+	// askMissing, retry (acquire.lua's). Release: lock, minted, released;
+	// ARGV: "<owner>:<token>".
+	const (
+		incrSet = `local t = redis.call('INCR', KEYS[2])
+local v = ARGV[1] .. ':' .. t
+redis.call('SET', KEYS[1], v, 'NX', 'PX', ARGV[2])
+`
+		getDel = `local cur = redis.call('GET', KEYS[1])
+if cur ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+`
+		folded = `local got = redis.call('MGET', KEYS[1], KEYS[4], KEYS[2])
+if got[1] or got[2] then return 0 end
+local t = (tonumber(got[3]) or 0) + 1
+local d = string.format('%d', t)
+local v = ARGV[1] .. ':' .. d
+redis.call('SET', KEYS[1], v, 'PX', ARGV[2])
+redis.call('MSET', KEYS[2], d, KEYS[3], v)
+return t`
+	)
+	type pair struct{ name, acquire, release string }
+	pairs := []pair{
+		{"token-lock", incrSet + "return t", getDel + "return 1"},
+		{"+minted", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "return 1"},
+		{"+released", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[3], cur)\nreturn 1"},
+		{"+minted-marked", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[2], cur .. ':released')\nredis.call('SET', KEYS[3], cur)\nreturn 1"},
+		{"lease-scripts", file("acquire.lua"), file("release.lua")},
+		{"lease-folded", folded, getDel + "redis.call('MSET', KEYS[2], cur .. ':released', KEYS[3], cur)\nreturn 1"},
+	}
+	ttl := cycleTTL.Milliseconds()
+	variants := []func(string) error{redislockCycle(ctx, redislock.New(rdb))}
+	prefixes := []string{"b"}
+	for i, p := range pairs {
+		acquire, release := load(p.acquire), load(p.release)
+		pfx := fmt.Sprint("w", i, ":{")
+		variants = append(variants, func(name string) error {
+			var raw [16]byte
+			_, _ = rand.Read(raw[:])
+			o, k := hex.EncodeToString(raw[:]), pfx+name+"}:"
+			tok, err := rdb.Do(ctx, "evalsha", acquire.Hash(), 4, k+"lock", k+"token", k+"minted", k+"abandoned:"+o, o, ttl, 0, "0", "0").Int64()
+			if err != nil || tok <= 0 {
+				return fmt.Errorf("%s acquire: %d, %v", p.name, tok, err)
+			}
+			n, err := rdb.Do(ctx, "evalsha", release.Hash(), 3, k+"lock", k+"minted", k+"released", o+":"+strconv.FormatInt(tok, 10)).Int64()
+			if err != nil || n != 1 {
+				return fmt.Errorf("%s release: %d, %v", p.name, n, err)
+			}
+			return nil
+		})
+		prefixes = append(prefixes, fmt.Sprint("w", i))
+	}
+	m := interleave(b, variants, prefixes...)
+	b.ReportMetric(float64(m[0].Nanoseconds())/1e3, "redislock-µs")
+	for i, p := range pairs {
+		b.ReportMetric(float64(m[0])/float64(m[i+1]), "ratio-"+p.name)
+	}
+}
