@@ -336,7 +336,7 @@ func TestWaiterOutlivesItsTTL(t *testing.T) {
 	time.Sleep(3 * ttl) // the waiter's first grants would have expired
 	select {
 	case <-got:
-		t.Fatal("waiter acquired while the lease was held")
+		t.Fatalf("waiter acquired while the lease was held (holder: %v)", l1.Err())
 	default:
 	}
 	if err := l1.Release(ctx); err != nil {

@@ -144,8 +144,8 @@ func (l *Lease) onDeadline() {
 	}
 }
 
-// heartbeat renews the etcd lease every HeartbeatInterval until stopped
-// or the lease ends.
+// heartbeat renews the etcd lease every HeartbeatInterval (from send to
+// send) until stopped or the lease ends.
 func (l *Lease) heartbeat() {
 	defer close(l.stopped)
 	t := time.NewTimer(l.tm.interval)
@@ -158,12 +158,28 @@ func (l *Lease) heartbeat() {
 			return
 		case <-t.C:
 		}
+		sent := time.Now()
 		err := l.renew(context.Background(), true)
 		if err != nil && l.Err() != nil {
 			return
 		}
-		t.Reset(l.tm.interval)
+		// Every HeartbeatInterval from send to send: a renewal that
+		// waited its whole bound is followed by the next at once.
+		t.Reset(max(l.tm.interval-time.Since(sent), 0))
 	}
+}
+
+// heartbeatBound is how long the heartbeat waits for a renewal, as on the
+// Redis lease: until CallTimeout before the local deadline, which leaves
+// time for one more attempt, but at most HeartbeatInterval and at least
+// CallTimeout. So an etcd slower than CallTimeout (a loaded machine, a
+// leader election) but within what the lease has left keeps it; the
+// local deadline ends it regardless.
+func (l *Lease) heartbeatBound() time.Duration {
+	l.mu.Lock()
+	left := time.Until(l.lastSend.Add(l.tm.ttl - l.tm.margin))
+	l.mu.Unlock()
+	return max(min(left-l.tm.callTimeout, l.tm.interval), l.tm.callTimeout)
 }
 
 // Renew extends the etcd lease to its TTL from now with one keep-alive
@@ -180,7 +196,11 @@ func (l *Lease) Renew(ctx context.Context) error {
 }
 
 func (l *Lease) renew(ctx context.Context, counted bool) error {
-	callCtx, cancel := context.WithTimeout(ctx, l.tm.callTimeout)
+	timeout := l.tm.callTimeout
+	if counted {
+		timeout = l.heartbeatBound()
+	}
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	send := time.Now()
 	l.c.renewals.Add(1)
@@ -206,7 +226,7 @@ func (l *Lease) renew(ctx context.Context, counted bool) error {
 	case errors.Is(err, rpctypes.ErrLeaseNotFound):
 		return l.lose(lease.ReasonNotOwner, lease.ErrNotOwner)
 	}
-	err = l.c.failed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err)
+	err = l.c.failed(l.op("renew"), ctx, callCtx, "renew", timeout, err)
 	if !counted {
 		return err
 	}

@@ -33,8 +33,11 @@ type Options struct {
 	// still ends the lease).
 	HeartbeatInterval time.Duration
 
-	// CallTimeout bounds each grant, acquire transaction and renewal.
-	// Default TTL/6.
+	// CallTimeout bounds each grant, acquire transaction and
+	// Lease.Renew. Default TTL/6. The heartbeat's renewals wait longer
+	// when the lease has time left, as on the Redis lease: until
+	// CallTimeout before the local deadline, at most HeartbeatInterval
+	// and at least CallTimeout.
 	CallTimeout time.Duration
 
 	// ReleaseTimeout bounds a release, the cleanup of a failed Acquire and
