@@ -214,6 +214,14 @@ func (c *Client) Keys(resource string) (lock, base string) {
 	return p + "lock", p + "base"
 }
 
+// AllKeys returns every etcd key the package writes for resource, as the
+// Redis lease's AllKeys does: the lock key and the base key (see Keys).
+// Nothing else is written; the etcd leases themselves are not keys.
+func (c *Client) AllKeys(resource string) []string {
+	lock, base := c.Keys(resource)
+	return []string{lock, base}
+}
+
 func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resource) }
 
 // Acquire takes the lease on resource for ttl (0: Options.TTL) without
