@@ -20,7 +20,7 @@ import (
 
 // guardFlags are the flags of fencegen guard.
 type guardFlags struct {
-	cfg, format, dir, version, out string
+	cfg, format, dir, version, out, into string
 }
 
 func newGuardFlagSet(out io.Writer) (*flag.FlagSet, *guardFlags) {
@@ -32,8 +32,9 @@ func newGuardFlagSet(out io.Writer) (*flag.FlagSet, *guardFlags) {
 	fs.StringVar(&f.dir, "dir", "", "migrations `directory` to add the migration to (default: print it on standard output)")
 	fs.StringVar(&f.version, "version", "", "migration `version` (default: the next one in -dir: one more than the highest\nsequence number there, or the UTC time as YYYYMMDDHHMMSS when it holds timestamps or nothing)")
 	fs.StringVar(&f.out, "out", "", "the sql entry whose guard to write, by its out `directory` (needed when several have fenced tables)")
+	fs.StringVar(&f.into, "into", "", "add the guard to this `migration`, the newest in -dir (one that drops and re-creates a fenced table,\nnot yet applied anywhere), instead of writing a new one")
 	fs.Usage = func() {
-		fmt.Fprintf(out, "usage: fencegen guard -format tool [-dir migrations] [-version N] [-out dir] [-f path]\n")
+		fmt.Fprintf(out, "usage: fencegen guard -format tool [-dir migrations] [-version N] [-out dir] [-into migration] [-f path]\n")
 		fs.PrintDefaults()
 	}
 	return fs, &f
@@ -57,6 +58,10 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 	}
 	if !slices.Contains(gen.MigrationFormats, f.format) {
 		fmt.Fprintf(stderr, "fencegen: guard: -format must be one of %s\n", strings.Join(gen.MigrationFormats, ", "))
+		return exitUsage
+	}
+	if f.into != "" && f.dir == "" {
+		fmt.Fprintf(stderr, "fencegen: guard: -into needs the migrations directory: give it with -dir\n")
 		return exitUsage
 	}
 	if f.dir == "" && f.format == "golang-migrate" {
@@ -96,6 +101,9 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
 		return exitError
+	}
+	if f.into != "" {
+		return guardInto(g, ups, out.Guards, f, stdout, stderr)
 	}
 	current, files, err := g.NextMigration(ups, out.Guards, f.format, version)
 	if err != nil {
@@ -151,6 +159,29 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 			causes[i] = filepath.ToSlash(relPath(c))
 		}
 		fmt.Fprintf(stdout, "fencegen: apply it right after %s, in the same deployment: between them the guard does not match the schema (fencegen check said how)\n", strings.Join(causes, ", "))
+	}
+	return exitOK
+}
+
+// guardInto is fencegen guard -into: it adds g's guard to the migration
+// f.into, the newest of ups (Guard.Inline).
+func guardInto(g *gen.Guard, ups []string, guards []*gen.Guard, f *guardFlags, stdout, stderr io.Writer) int {
+	text, err := g.Inline(ups, f.into, guards, f.format)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+		return exitError
+	}
+	if text == nil {
+		fmt.Fprintf(stdout, "fencegen: the migrations up to %s already install this guard: nothing written\n", filepath.ToSlash(relPath(f.into)))
+		return exitOK
+	}
+	if err := os.WriteFile(f.into, text, 0o644); err != nil {
+		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(stdout, "fencegen: added the guard to %s\n", filepath.ToSlash(relPath(f.into)))
+	if f.format == "atlas" {
+		fmt.Fprintf(stdout, "fencegen: run atlas migrate hash so that atlas.sum lists it\n")
 	}
 	return exitOK
 }

@@ -319,6 +319,7 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 // command was given, if any.
 func reportGuardFix(w io.Writer, err error, cfgPath string) {
 	var fix []string
+	into := map[string]bool{} // the commands with -into
 	for _, p := range gen.Problems(err) {
 		var f gen.GuardFinding
 		if !errors.As(p, &f) {
@@ -330,18 +331,25 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 			if f.Several {
 				cmd += " -out " + f.Out
 			}
+			if f.Into != "" {
+				cmd += " -into " + filepath.ToSlash(relPath(f.Into))
+			}
 			line = commandLine(cmd, cfgPath)
+			into[line] = f.Into != ""
 		}
 		if !slices.Contains(fix, line) {
 			fix = append(fix, line)
 		}
 	}
 	for _, cmd := range fix {
-		if cmd == "" {
+		switch {
+		case cmd == "":
 			fmt.Fprintf(w, "fencegen: the guard migrations were written by a newer fencegen: update fencegen (a migration this one wrote would undo the newer guard)\n")
-			continue
+		case into[cmd]:
+			fmt.Fprintf(w, "fencegen: a migration that drops and re-creates a fenced table must install its guard again itself (while it is not applied anywhere); add it with: %s\n", cmd)
+		default:
+			fmt.Fprintf(w, "fencegen: the guard migrations install an outdated guard: never edit an applied migration; write a new one with: %s\n", cmd)
 		}
-		fmt.Fprintf(w, "fencegen: the guard migrations install an outdated guard: never edit an applied migration; write a new one with: %s\n", cmd)
 	}
 }
 

@@ -79,6 +79,10 @@ type lifeCase struct {
 	// it is not the between state: the down migration re-creates the
 	// earlier guard function, which every session then plans again.
 	down *state
+	// into is set when fencegen names guard -into the change's file as
+	// the fix: the change then installs the guard itself (between is
+	// unused; the change's down migration leaves the after state).
+	into bool
 }
 
 var lifeCases = []lifeCase{
@@ -132,11 +136,9 @@ var lifeCases = []lifeCase{
 			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
 			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
 		cause: `:1:1: drops fenced table jobs, and with it the guard trigger that `,
-		between: func(t *testing.T, conn *pgx.Conn, id int) {
-			// "the database lets a stale token's UPDATE of jobs from
-			// any writer through"
-			writes(t, conn, state{table: "jobs", column: "tok"}, id)
-		},
+		// fencegen guard -into adds the guard to the change itself:
+		// there is no state between.
+		into:  true,
 		after: state{table: "jobs", column: "tok", refused: true},
 	},
 	{
@@ -182,21 +184,24 @@ var lifeCases = []lifeCase{
 }
 
 // TestGuardLifePostgres is issue 24's "token column's life" with the
-// migration tools themselves: for goose and golang-migrate, a migrations
-// directory that creates a fenced table, the guard migration fencegen
-// guard writes, then a migration that renames, drops or retypes the
-// token column, drops and re-creates the table, renames it or removes
-// the mark. fencegen generate, vet and check fail with that migration's
-// statement first; fencegen guard writes the fix, after which they pass.
-// The tool then applies the migrations one by one to a fresh PostgreSQL
-// database; after each, a session (the same throughout, as a pooled
-// connection is) inserts, updates, updates with a lower token and
-// deletes: before the change and with the fix, every write works and a
-// fenced table refuses the stale UPDATE; between the change and the fix,
-// PostgreSQL does what fencegen's error says. The fix's down migration
-// and the fix again apply too.
+// migration tools: for goose and golang-migrate (their Go APIs), dbmate
+// and Atlas (applySection, as they send a file), a migrations directory
+// that creates a fenced table, the guard migration fencegen guard writes,
+// then a migration that renames, drops or retypes the token column, drops
+// and re-creates the table, renames it or removes the mark. fencegen
+// generate, vet and check fail with that migration's statement first and
+// name the fix: fencegen guard writes a new migration, or (re-created
+// table) adds the guard to that migration with -into. The migrations are
+// then applied one by one to a fresh PostgreSQL database; after each, a
+// session (the same throughout, as a pooled connection is) inserts,
+// updates, updates with a lower token and deletes: every write works,
+// and a fenced table refuses the stale UPDATE, at every applied
+// migration, including between the change and the fix (the trigger
+// function finds a renamed column by its mark and a retyped one by name;
+// a dropped one leaves nothing to guard). The fix's down migration and
+// the fix again apply too (not with Atlas, which has no down migrations).
 func TestGuardLifePostgres(t *testing.T) {
-	for _, tool := range []string{"goose", "golang-migrate"} {
+	for _, tool := range []string{"goose", "golang-migrate", "dbmate", "atlas"} {
 		for _, c := range lifeCases {
 			t.Run(tool+"/"+c.name, func(t *testing.T) { lifeCheck(t, tool, c) })
 		}
@@ -225,10 +230,17 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
 		"COMMENT ON COLUMN jobs.tok IS '" + mark + "';\n"
 	var changeFile string
-	if tool == "goose" {
+	switch tool {
+	case "goose":
 		write("migrations/00001_init.sql", "-- +goose Up\n"+init+"-- +goose Down\nDROP TABLE jobs;\nDROP TABLE notes;\n")
 		changeFile = "migrations/00003_change.sql"
-	} else {
+	case "dbmate":
+		write("migrations/00001_init.sql", "-- migrate:up\n"+init+"-- migrate:down\nDROP TABLE jobs;\nDROP TABLE notes;\n")
+		changeFile = "migrations/00003_change.sql"
+	case "atlas":
+		write("migrations/00001_init.sql", init)
+		changeFile = "migrations/00003_change.sql"
+	default:
 		write("migrations/000001_init.up.sql", init)
 		write("migrations/000001_init.down.sql", "DROP TABLE jobs;\nDROP TABLE notes;\n")
 		changeFile = "migrations/000003_change.up.sql"
@@ -258,15 +270,19 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	fencegen(0, "check")
 
 	// The change: every command fails, the change's statement first.
-	if tool == "goose" {
+	switch tool {
+	case "goose":
 		write(changeFile, "-- +goose Up\n-- +goose StatementBegin\n"+c.change+"-- +goose StatementEnd\n-- +goose Down\nSELECT 1;\n")
-	} else {
-		write(changeFile, c.change)
-		write(strings.Replace(changeFile, ".up.sql", ".down.sql", 1), "SELECT 1;\n")
-	}
-	if tool == "goose" {
 		// The statement is on line 3, after the goose annotations.
 		c.cause = strings.Replace(c.cause, ":1:1:", ":3:1:", 1)
+	case "dbmate":
+		write(changeFile, "-- migrate:up\n"+c.change+"-- migrate:down\nSELECT 1;\n")
+		c.cause = strings.Replace(c.cause, ":1:1:", ":2:1:", 1)
+	case "atlas":
+		write(changeFile, c.change)
+	default:
+		write(changeFile, c.change)
+		write(strings.Replace(changeFile, ".up.sql", ".down.sql", 1), "SELECT 1;\n")
 	}
 	for _, cmd := range []string{"generate", "vet", "check"} {
 		stderr := fencegen(1, cmd)
@@ -274,7 +290,11 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		if !strings.HasPrefix(first, changeFile+c.cause) {
 			t.Errorf("fencegen %s: first line\n%s\nwant it to start %s%s", cmd, first, changeFile, c.cause)
 		}
-		if want := "write a new one with: fencegen guard -format " + tool + " -dir migrations\n"; !strings.HasSuffix(stderr, want) {
+		want := "write a new one with: fencegen guard -format " + tool + " -dir migrations\n"
+		if c.into {
+			want = "add it with: fencegen guard -format " + tool + " -dir migrations -into " + changeFile + "\n"
+		}
+		if !strings.HasSuffix(stderr, want) {
 			t.Errorf("fencegen %s: last line of\n%s\nwant ...%s", cmd, stderr, want)
 		}
 	}
@@ -290,7 +310,11 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		}
 		return
 	}
-	fencegen(0, "guard", "-format", tool, "-dir", "migrations")
+	if c.into {
+		fencegen(0, "guard", "-format", tool, "-dir", "migrations", "-into", changeFile)
+	} else {
+		fencegen(0, "guard", "-format", tool, "-dir", "migrations")
+	}
 	fencegen(0, "generate")
 	fencegen(0, "check")
 
@@ -314,16 +338,28 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		{"the change", func(id int) { c.between(t, conn, id) }},
 		{"the fix", func(id int) { writes(t, conn, c.after, id); guardObjects(t, conn, c.after) }},
 	}
+	if c.into {
+		steps = append(steps[:2], struct {
+			name  string
+			check func(id int)
+		}{"the change with the guard", func(id int) { writes(t, conn, c.after, id); guardObjects(t, conn, c.after) }})
+	}
 	for i, s := range steps {
 		up()
 		t.Run(fmt.Sprintf("%d_%s", i+1, strings.ReplaceAll(s.name, " ", "_")), func(t *testing.T) { s.check(100 + i) })
 	}
+	if tool == "atlas" {
+		return // Atlas's versioned migrations have no down section
+	}
 	// The fix's down migration brings back the state of the change; up
 	// again, the fix's.
 	down()
-	if c.down != nil {
+	switch {
+	case c.into:
+		writes(t, conn, c.after, 200) // the change's down section: SELECT 1
+	case c.down != nil:
 		writes(t, conn, *c.down, 200)
-	} else {
+	default:
 		c.between(t, conn, 200)
 	}
 	up()
@@ -335,6 +371,13 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 // returns the tool's error.
 func up3(tool, url, dir string) error {
 	ctx := context.Background()
+	if tool == "dbmate" || tool == "atlas" {
+		files, err := filepath.Glob(filepath.Join(dir, "*.sql"))
+		if err != nil || len(files) < 3 {
+			return fmt.Errorf("migrations %v: %v", files, err)
+		}
+		return applySection(ctx, url, tool, files[2], true)
+	}
 	if tool == "goose" {
 		db, err := sql.Open("pgx", url)
 		if err != nil {
@@ -361,6 +404,34 @@ func up3(tool, url, dir string) error {
 func migrator(t *testing.T, tool, url, dir string) (up, down func()) {
 	t.Helper()
 	ctx := context.Background()
+	if tool == "dbmate" || tool == "atlas" {
+		applied := 0
+		files := func() []string {
+			t.Helper()
+			fs, err := filepath.Glob(filepath.Join(dir, "*.sql")) // sorted: the versions are as wide
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fs
+		}
+		return func() {
+				t.Helper()
+				fs := files()
+				if applied >= len(fs) {
+					t.Fatalf("%s up: no migration left", tool)
+				}
+				if err := applySection(ctx, url, tool, fs[applied], true); err != nil {
+					t.Fatalf("%s up %s: %v", tool, fs[applied], err)
+				}
+				applied++
+			}, func() {
+				t.Helper()
+				applied--
+				if err := applySection(ctx, url, tool, files()[applied], false); err != nil {
+					t.Fatalf("%s down: %v", tool, err)
+				}
+			}
+	}
 	if tool == "goose" {
 		db, err := sql.Open("pgx", url)
 		if err != nil {
@@ -395,6 +466,47 @@ func migrator(t *testing.T, tool, url, dir string) (up, down func()) {
 		}
 	}
 	return func() { step(1) }, func() { step(-1) }
+}
+
+// applySection applies the up (or down) section of migration file as
+// dbmate or Atlas does, neither of which has a Go API this module uses:
+// dbmate sends the text after -- migrate:up (up to -- migrate:down), or
+// after -- migrate:down, as one query in a transaction; Atlas sends the
+// file's statements in a transaction (PostgreSQL's simple query
+// protocol runs a multi-statement query as one).
+func applySection(ctx context.Context, url, tool, file string, up bool) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	text := string(b)
+	if tool == "dbmate" {
+		_, rest, ok1 := strings.Cut(text, "-- migrate:up\n")
+		u, d, ok2 := strings.Cut(rest, "-- migrate:down\n")
+		if !ok1 || !ok2 {
+			return fmt.Errorf("%s: no dbmate sections", file)
+		}
+		text = u
+		if !up {
+			text = d
+		}
+	} else if !up {
+		return errors.New("atlas: no down migrations")
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, text); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 // writes runs, on conn, an INSERT of row id, an UPDATE that raises its

@@ -318,6 +318,13 @@ type Finding struct {
 	// guard stop matching the schema: it renames, drops or retypes the
 	// token column, drops or renames the table, or removes the mark.
 	Cause bool
+	// Into is set when the fix belongs in a migration of the team's
+	// rather than in a new one: the migration that drops a fenced table
+	// and creates it again (the trigger goes with the dropped table, so
+	// every state after it would be unguarded until a later migration).
+	// fencegen guard -into Into adds the guard to its up section
+	// (DatabaseGuard.Inline).
+	Into string
 }
 
 func (f Finding) String() string {
@@ -372,6 +379,11 @@ type cause struct {
 	// function reads the column by name only while it exists): "rename",
 	// "drop" or "retype"; fails is empty then (compare says what holds).
 	kind string
+	// dropTable is set for a DROP TABLE of a guarded table, recreatedIn
+	// then to the file of the migration that creates it again (the last
+	// one): its guard belongs in that migration (Finding.Into).
+	dropTable   bool
+	recreatedIn string
 }
 
 // guardMigration is one migration fencegen guard wrote.
@@ -426,15 +438,42 @@ func replayGuard(files []*sqlparse.File) *guardReplay {
 			r.migrations = append(r.migrations, m)
 			continue
 		}
-		if len(r.migrations) == 0 {
-			continue // before the first guard migration: no trigger yet
+		inline, format := inlineBlock(f.Src)
+		if len(r.migrations) > 0 {
+			r.path = nil // a SET search_path lasts for its file (as the catalog reads it)
+			for _, st := range f.Stmts {
+				if inline < 0 || st.Start < inline {
+					r.statement(f, st)
+				}
+			}
 		}
-		r.path = nil // a SET search_path lasts for its file (as the catalog reads it)
-		for _, st := range f.Stmts {
-			r.statement(f, st)
+		if inline >= 0 {
+			m := r.applyAt(f.Name, f.Src[inline:], bytes.Count(f.Src[:inline], []byte("\n")))
+			m.format = format
+			r.migrations = append(r.migrations, m)
 		}
 	}
 	return r
+}
+
+// inlineHeader starts the first line of the guard that fencegen guard
+// -into adds to a migration of the team's (DatabaseGuard.Inline); the
+// format follows it: "... as a goose migration: ...".
+const inlineHeader = "-- fencegen guard -into, as a "
+
+// inlineBlock returns the offset in b of the guard fencegen guard -into
+// added to it (its header line), and its format; -1 when b has none.
+func inlineBlock(b []byte) (offset int, format string) {
+	for off := 0; off < len(b); {
+		line, _, _ := bytes.Cut(b[off:], []byte("\n"))
+		if rest, ok := strings.CutPrefix(strings.TrimRight(string(line), "\r"), inlineHeader); ok {
+			if format, _, ok = strings.Cut(rest, " migration"); ok && slices.Contains(MigrationFormats, format) {
+				return off, format
+			}
+		}
+		off += len(line) + 1
+	}
+	return -1, ""
 }
 
 // tableKey is the quoted, qualified name of table n, as a guard
@@ -627,6 +666,10 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 			in.unmarked = nil
 		}
 		r.tables[key] = in
+	case *sqlparse.CreateTable:
+		if c := r.lost[r.key(n.Table)]; c != nil && c.dropTable {
+			c.recreatedIn = f.Name
+		}
 	case *sqlparse.Drop:
 		for i, name := range n.Names {
 			switch {
@@ -653,6 +696,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 				if in, ok := r.tables[key]; ok {
 					delete(r.tables, key)
 					r.lost[key] = at("drops fenced table %s, and with it the guard trigger that %s installs", "", name.String(), in.file)
+					r.lost[key].dropTable = true
 				}
 			case n.Kind == "trigger" && i < len(n.On) && name.Name == "fencegen_guard":
 				key := r.key(n.On[i])
@@ -667,11 +711,17 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 
 // apply replays the up section of one guard migration.
 func (r *guardReplay) apply(file string, b []byte) guardMigration {
+	return r.applyAt(file, b, 0)
+}
+
+// applyAt is apply for b starting after line skip of file (the guard
+// fencegen guard -into added to it).
+func (r *guardReplay) applyAt(file string, b []byte, skip int) guardMigration {
 	m := guardMigration{file: file, template: 1}
 	funcs := r.funcs
 	sc := bufio.NewScanner(bytes.NewReader(bytes.TrimPrefix(b, []byte("\uFEFF"))))
 	sc.Buffer(nil, 1<<20)
-	n := 0
+	n := skip
 	var fn *guardFunc
 	var pendingTable string
 	pendingLine := 0
@@ -852,6 +902,11 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		in, ok := have.tables[t.QualifiedTable]
 		w := want.tables[t.QualifiedTable]
 		switch {
+		case !ok && have.lost[t.QualifiedTable] != nil && have.lost[t.QualifiedTable].recreatedIn != "":
+			c := have.lost[t.QualifiedTable]
+			f := because(c, "; table %s is fenced, so its guard belongs in the migration that creates it again, %s, for no applied state to leave it unguarded: without it, the database lets a stale token's UPDATE of %s from any writer through", t.Table, c.recreatedIn, t.Table)
+			f.Into = c.recreatedIn
+			out = append(out, f)
 		case !ok && have.lost[t.QualifiedTable] != nil:
 			out = append(out, because(have.lost[t.QualifiedTable], "; table %s is fenced, so until a new guard migration installs its guard again, the database lets a stale token's UPDATE of %s from any writer through", t.Table, t.Table))
 		case !ok:
@@ -1054,6 +1109,139 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 	}
 	out, err = g.next(have, others, format, version)
 	return "", out, err
+}
+
+// Inline is fencegen guard -into: it replays the migrations files as
+// NextMigration does and returns the text of into, the newest of them (a
+// migration of the team's that drops and re-creates a fenced table, not
+// yet applied anywhere), with the up section of the migration that
+// NextMigration would write added at the end of into's up section (before
+// goose's -- +goose Down or dbmate's -- migrate:down; into is the .up.sql
+// file of golang-migrate), after a header line (inlineHeader) that the
+// replay recognises. Applied, into then leaves no state in which a table
+// it re-creates is unguarded. It returns nil when the migrations install
+// g's guard already, and an error when into is not the newest migration,
+// is a guard migration or holds such a guard already.
+func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGuard, format string) ([]byte, error) {
+	if !slices.Contains(MigrationFormats, format) {
+		return nil, fmt.Errorf("unknown migration format %q: want one of %s", format, strings.Join(MigrationFormats, ", "))
+	}
+	abs := func(name string) string {
+		a, err := filepath.Abs(name)
+		if err != nil {
+			return name
+		}
+		return a
+	}
+	if len(files) == 0 || abs(files[len(files)-1]) != abs(into) {
+		newest := "none"
+		if len(files) > 0 {
+			newest = files[len(files)-1]
+		}
+		return nil, fmt.Errorf("-into %s: not the newest up migration of the directory (%s is): only a migration not yet applied anywhere may change, which is the newest", filepath.ToSlash(into), filepath.ToSlash(newest))
+	}
+	parsed := make([]*sqlparse.File, 0, len(files))
+	for _, name := range files {
+		f, err := g.read(name)
+		if err != nil {
+			return nil, err
+		}
+		parsed = append(parsed, f)
+	}
+	raw, err := os.ReadFile(into) // as written: the schema reader may drop its down section
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := isGuardMigration(raw); ok {
+		return nil, fmt.Errorf("-into %s: a guard migration already: run fencegen guard without -into for a new one", filepath.ToSlash(into))
+	}
+	if off, _ := inlineBlock(raw); off >= 0 {
+		return nil, fmt.Errorf("-into %s: holds a guard that fencegen guard -into added already: run fencegen guard without -into for a new migration", filepath.ToSlash(into))
+	}
+	have := replayGuard(parsed)
+	if len(have.migrations) > 0 && len(g.compare(have, others)) == 0 {
+		return nil, nil
+	}
+	files2, err := g.next(have, others, format, "0")
+	if err != nil {
+		return nil, err
+	}
+	up := files2["0_fencegen_guard.sql"]
+	if format == "golang-migrate" {
+		up = files2["0_fencegen_guard.up.sql"]
+	}
+	block := fmt.Sprintf("%s%s migration: the database-side fencing guard, added by\n"+
+		"-- \"fencegen guard -into\" to the migration that re-creates a fenced table, so\n"+
+		"-- that no applied state leaves it unguarded. Keep it as it is once applied.\n%s%d\n",
+		inlineHeader, format, guardTemplateLine, TemplateVersion) + upStatements(string(up), format)
+	bom := ""
+	src := string(raw)
+	if s, ok := strings.CutPrefix(src, "\uFEFF"); ok {
+		bom, src = "\uFEFF", s
+	}
+	eol := "\n"
+	if strings.Contains(src, "\r\n") {
+		eol = "\r\n"
+		block = strings.ReplaceAll(block, "\n", "\r\n")
+	}
+	down := map[string]string{"goose": "-- +goose Down", "dbmate": "-- migrate:down"}[format]
+	at := len(src)
+	if down != "" {
+		for off := 0; off < len(src); {
+			line, _, _ := strings.Cut(src[off:], "\n")
+			if strings.HasPrefix(strings.TrimSpace(line), down) {
+				at = off
+				break
+			}
+			off += len(line) + 1
+		}
+	}
+	head, tail := src[:at], src[at:]
+	if head != "" && !strings.HasSuffix(head, "\n") {
+		head += eol
+	}
+	out := head + eol + block
+	if tail != "" {
+		out += eol + tail
+	}
+	return []byte(bom + out), nil
+}
+
+// upStatements is the up section of a migration fencegen guard wrote
+// in format: its statements, without the header's comment and goose's
+// or dbmate's section lines.
+func upStatements(migration, format string) string {
+	lines := strings.SplitAfter(migration, "\n")
+	start := 0
+	upMark, downMark := map[string]string{"goose": "-- +goose Up", "dbmate": "-- migrate:up"}[format], map[string]string{"goose": "-- +goose Down", "dbmate": "-- migrate:down"}[format]
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if upMark != "" {
+			if t == upMark {
+				start = i + 1
+				break
+			}
+			continue
+		}
+		if t != "" && !strings.HasPrefix(t, "--") {
+			start = i
+			break
+		}
+	}
+	end := len(lines)
+	for i := start; downMark != "" && i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) == downMark {
+			end = i
+			break
+		}
+	}
+	for start < end && strings.TrimSpace(lines[start]) == "" {
+		start++
+	}
+	for end > start && strings.TrimSpace(lines[end-1]) == "" {
+		end--
+	}
+	return strings.Join(lines[start:end], "")
 }
 
 // next is the migration of NextMigration after the migrations that
