@@ -439,7 +439,11 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		}
 		parsed = append(parsed, pf)
 	}
-	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks, MySQL: pkg.Engine == config.EngineMySQL})
+	aopts := analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks, MySQL: pkg.Engine == config.EngineMySQL}
+	if aopts.MySQL && len(cat.FencedTables()) > 0 {
+		aopts.MySQLSchema = mysqlWriteFacts(r.parsedSchema(), cat)
+	}
+	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, aopts)
 	errs = append(errs, aerr...)
 	// The query statements' parse trees as pg_query returns them are read
 	// by the write analysis only, which is done: at a thousand tables

@@ -23,6 +23,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/gen/internal/writes"
+	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
 )
 
 // Query is one annotated query, analysed.
@@ -328,6 +329,12 @@ type Options struct {
 	// function neither the schema nor PostgreSQL's catalog has is an
 	// error, at the call, instead of an untyped (interface{}) result.
 	StrictFunctionChecks bool
+	// MySQLSchema is, for a MySQL configuration, what the write analysis
+	// knows of the schema (views, triggers, routines, foreign keys, the
+	// fenced tables): every write a MySQL statement may set off through
+	// them is found (mysqlwrites.go). nil refuses every MySQL statement
+	// that may write while a table is fenced.
+	MySQLSchema *mysqlwrites.Schema
 	// MySQL is set for a MySQL configuration (engine mysql): the
 	// statements come from mysqlparse, their parameters are MySQL's
 	// positional ? (numbered in text order by the parser), and the text
@@ -697,7 +704,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	if _, err := a.numberParams(); err != nil {
 		return nil, err
 	}
-	if a.opts.MySQL && len(a.cat.FencedTables()) > 0 && MySQLGuard == nil && a.mysqlFenced(q) {
+	if a.opts.MySQL && len(a.cat.FencedTables()) > 0 && a.mysqlWrites(q) {
 		return nil, a.errs
 	}
 	if a.funcs != nil {

@@ -29,6 +29,11 @@ type Schema struct {
 	Triggers []*Trigger
 	// Routines are the stored procedures and functions.
 	Routines map[string]*Routine
+	// Unread are schema statements that may define a view, trigger,
+	// routine or foreign key and that could not be read (their first
+	// words): while there is one, Of refuses every statement, since what
+	// it defines could write a fenced table unseen.
+	Unread []string
 }
 
 // Table is a base table: its columns (lower-case) and the foreign keys
@@ -110,6 +115,7 @@ func ReadSchema(files ...[]byte) (*Schema, error) {
 		for _, st := range SplitStatements(string(f)) {
 			if err := sc.add(st.Text); err != nil {
 				errs = append(errs, &SchemaError{File: fi, Pos: st.Pos, Err: err})
+				sc.unread(st.Text)
 			}
 		}
 	}
@@ -434,7 +440,25 @@ func (sc *Schema) Add(st ast.StmtNode) { sc.addStmt(st) }
 
 // AddText reads one schema statement's text, as ReadSchema reads each
 // statement of a file (CREATE TRIGGER and CREATE FUNCTION included).
-func (sc *Schema) AddText(text string) error { return sc.add(text) }
+func (sc *Schema) AddText(text string) error {
+	err := sc.add(text)
+	if err != nil {
+		sc.unread(text)
+	}
+	return err
+}
+
+// unread records a statement that could not be read when it may define
+// something a write can reach.
+func (sc *Schema) unread(text string) {
+	for _, t := range lex(text) {
+		switch t.upper() {
+		case "VIEW", "TRIGGER", "PROCEDURE", "FUNCTION", "REFERENCES", "FOREIGN", "RENAME":
+			sc.Unread = append(sc.Unread, firstWords(text))
+			return
+		}
+	}
+}
 
 // addStmt reads a parsed schema statement.
 func (sc *Schema) addStmt(st ast.StmtNode) {

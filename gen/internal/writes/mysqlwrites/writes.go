@@ -127,6 +127,10 @@ func Of(st ast.StmtNode, base int, sc *Schema) *Report {
 	r.Kind = kindOf(st)
 	r.Class = Classes[r.Kind]
 	a := &analysis{sc: sc, r: r, bodies: map[string]*effects{}, done: map[string]bool{}}
+	for _, u := range sc.Unread {
+		r.Refusals = append(r.Refusals, Refusal{Kind: "schema", Loc: base,
+			Reason: "runs against a schema with a statement fencegen could not read (" + u + "), which may define a view, trigger, routine or foreign key that writes a fenced table"})
+	}
 	text := st.Text()
 	e := a.statement(st, text, base, true)
 	a.close(e, "", base)

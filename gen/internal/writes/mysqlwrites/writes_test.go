@@ -248,3 +248,19 @@ CREATE PROCEDURE p(a BIGINT) BEGIN UPDATE accounts SET fence = fence WHERE id = 
 		}
 	}
 }
+
+// TestUnreadSchema: a schema statement that may define what a write
+// reaches, and that cannot be read, refuses every statement.
+func TestUnreadSchema(t *testing.T) {
+	sc, err := ReadSchema([]byte("CREATE TABLE t (id INT);\nCREATE VIEW v AS SELECT * FROM t WITH SYSTEM VERSIONING NONSENSE;\nCREATE TABLE u (x INT) NONSENSE;"))
+	if err == nil {
+		t.Fatal("ReadSchema read the broken statements")
+	}
+	if len(sc.Unread) != 1 {
+		t.Fatalf("Unread %q, want the view only", sc.Unread)
+	}
+	sc.Fence("t")
+	if r := Of(mustParse(t, "SELECT 1"), 0, sc); len(r.Refusals) != 1 {
+		t.Errorf("refusals %+v", r.Refusals)
+	}
+}

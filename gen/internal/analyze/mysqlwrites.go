@@ -1,0 +1,82 @@
+package analyze
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
+)
+
+// mysqlWrites is the write analysis of a MySQL statement while the schema
+// has a fenced table (package mysqlwrites, over the TiDB parser's whole
+// tree and the schema's views, triggers, routines and foreign keys in
+// Options.MySQLSchema). It refuses, each at the name of the table written
+// (file:line:col), every write of a fenced table the guard cannot guard,
+// and every refusal of the analysis (what it cannot see through); the
+// statement's own single-table INSERT, UPDATE or DELETE of a fenced table
+// is left to the guard stage (q.Fence, MySQLGuard). It reports whether
+// the query was refused. Without Options.MySQLSchema (a caller that did
+// not read the schema's facts) it refuses as mysqlFenced does.
+func (a *analyzer) mysqlWrites(q *Query) bool {
+	sc := a.opts.MySQLSchema
+	if sc == nil || a.stmt.MySQL == nil {
+		return a.mysqlFenced(q)
+	}
+	r := mysqlwrites.Of(a.stmt.MySQL, a.mysqlTextBase(), sc)
+	refused := false
+	for _, f := range r.Refusals {
+		a.errorf(f.Loc, "query %s %s", q.Name, f.Reason)
+		refused = true
+	}
+	for _, w := range r.FencedWrites(sc) {
+		if w.Guardable() {
+			continue
+		}
+		a.errorf(w.Loc, "query %s %s", q.Name, mysqlUnguardable(w))
+		refused = true
+	}
+	return refused
+}
+
+// mysqlUnguardable says why w, a write of a fenced table, cannot carry the
+// guard.
+func mysqlUnguardable(w mysqlwrites.Write) string {
+	switch {
+	case w.Via != "":
+		return "writes fenced table " + w.Table + " through " + w.Via + " (" + strings.ToLower(w.Verb) + "), inside the database where no token comparison can be added; write the fenced table's rows with their own guarded query"
+	case w.Verb == "REPLACE":
+		return "runs REPLACE INTO fenced table " + w.Table + ", which deletes the row it conflicts with whatever token that row holds; write INSERT ... ON DUPLICATE KEY UPDATE, which the guard guards"
+	case w.Verb == "LOAD DATA":
+		return "loads rows into fenced table " + w.Table + " with LOAD DATA, which has no place for a token comparison; insert them with an INSERT query"
+	case w.Multi:
+		return "writes fenced table " + w.Table + " in a multi-table " + w.Verb + "; write the fenced table's part as a single-table " + w.Verb + " by key"
+	case w.Verb == "TRUNCATE":
+		return "truncates fenced table " + w.Table + ", which no token comparison can guard"
+	default:
+		return "runs " + w.Verb + " on fenced table " + w.Table + "; schema changes belong in the schema files (migrations)"
+	}
+}
+
+// mysqlTextBase is the file offset where the TiDB statement's text
+// (ast.Node.Text, which mysqlwrites locates names in) starts: the text
+// is found in the file from the statement's lead on; when it is not (a
+// statement parsed with blanks before it), its first non-space byte is
+// matched; failing that, the statement's start.
+func (a *analyzer) mysqlTextBase() int {
+	text := a.stmt.MySQL.Text()
+	src := string(a.file.Src)
+	from := max(0, min(a.stmt.Lead, a.stmt.Start))
+	if from > len(src) {
+		return a.stmt.Start
+	}
+	if i := strings.Index(src[from:], text); i >= 0 && from+i <= a.stmt.Start {
+		return from + i
+	}
+	trimmed := strings.TrimLeftFunc(text, unicode.IsSpace)
+	if trimmed != "" {
+		if i := strings.Index(src[from:], trimmed); i >= 0 && from+i <= a.stmt.Start {
+			return from + i - (len(text) - len(trimmed))
+		}
+	}
+	return a.stmt.Start
+}

@@ -1,0 +1,82 @@
+package gen_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen"
+)
+
+// TestMySQLWritesRefusedAtTheTable: on engine mysql, a query that writes
+// a fenced table through a view, a foreign-key action, a procedure or a
+// trigger, or with REPLACE or a multi-table UPDATE, is refused at the
+// name of the table (or routine) it writes through, every one in the
+// same run; a SELECT of the fenced table is not.
+func TestMySQLWritesRefusedAtTheTable(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": `CREATE TABLE accounts (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token', balance INT NOT NULL);
+CREATE TABLE owners (id BIGINT PRIMARY KEY);
+CREATE TABLE holds (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token', owner_id BIGINT,
+  FOREIGN KEY (owner_id) REFERENCES owners (id) ON DELETE CASCADE);
+CREATE TABLE notes (id BIGINT PRIMARY KEY, body TEXT);
+CREATE VIEW rich AS SELECT id, balance FROM accounts;
+CREATE PROCEDURE pay(a BIGINT) UPDATE accounts SET balance = balance - 1 WHERE id = a;
+`,
+		"q.sql": `-- name: GetAccount :one
+SELECT * FROM accounts WHERE id = ?;
+
+-- name: Pay :exec
+CALL pay(?);
+
+-- name: UpdateRich :exec
+UPDATE rich SET balance = ? WHERE id = ?;
+
+-- name: ReplaceAccount :exec
+REPLACE INTO accounts (id, fence, balance) VALUES (?, ?, ?);
+
+-- name: DeleteOwner :exec
+DELETE FROM owners WHERE id = ?;
+
+-- name: Multi :exec
+UPDATE notes n JOIN accounts a ON a.id = n.id SET a.balance = 0 WHERE n.id = ?;
+
+-- name: Note :exec
+UPDATE notes SET body = ? WHERE id = ?;
+`,
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gen.Generate(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("generated the writes that reach fenced tables")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"q.sql:5:6: query Pay writes fenced table accounts through procedure pay",
+		"q.sql:8:8: query UpdateRich writes fenced table accounts through view rich",
+		"q.sql:11:14: query ReplaceAccount runs REPLACE INTO fenced table accounts",
+		"q.sql:14:13: query DeleteOwner writes fenced table holds through foreign key of holds to owners ON DELETE CASCADE",
+		"q.sql:17:21: query Multi writes fenced table accounts in a multi-table UPDATE",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("missing %q in:\n%s", want, msg)
+		}
+	}
+	for _, line := range strings.Split(msg, "\n") {
+		if strings.Contains(line, "GetAccount") || strings.Contains(line, "query Note ") {
+			t.Errorf("refused a query that writes no fenced table: %s", line)
+		}
+	}
+}
