@@ -224,7 +224,7 @@ func (r *report) write(w io.Writer, o options) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", e.label(), e.Engine, e.SQLPackage, e.sqlc.summary(), fg, changed)
 	}
-	fmt.Fprintf(w, "\n%d PostgreSQL entries: %d tests pass on sqlc's output, %d on fencegen's, %d regressions; %d generated lines differ (%d in entries without a fenced table); %d entries of other engines not generated.\n",
+	fmt.Fprintf(w, "\n%d PostgreSQL and MySQL entries: %d tests pass on sqlc's output, %d on fencegen's, %d regressions; %d generated lines differ (%d in entries without a fenced table); %d entries of other engines not generated.\n",
 		pgEntries, tests, fgPassed, regressions, diffLines, unfencedDiff, mysql)
 
 	fmt.Fprintln(w, "\n### Tests")
