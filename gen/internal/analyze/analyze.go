@@ -909,6 +909,9 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			Batch: IsBatch(q.Cmd),
 		}
 	}
+	if a.opts.MySQL && len(a.cat.FencedTables()) > 0 && a.mysqlFenceHandedOver(q) {
+		return nil, a.errs
+	}
 	return q, nil
 }
 

@@ -38,6 +38,26 @@ func (a *analyzer) mysqlWrites(q *Query) bool {
 	return refused
 }
 
+// mysqlFenceHandedOver refuses a MySQL query whose own single-table
+// write of a fenced table (which mysqlWrites leaves to the guard) the
+// analysis did not hand to the guard stage as q.Fence: such a write would
+// otherwise be generated as it is. It reports whether it refused.
+func (a *analyzer) mysqlFenceHandedOver(q *Query) bool {
+	sc := a.opts.MySQLSchema
+	if sc == nil || a.stmt.MySQL == nil {
+		return false
+	}
+	refused := false
+	for _, w := range mysqlwrites.Of(a.stmt.MySQL, a.mysqlTextBase(), sc).FencedWrites(sc) {
+		if !w.Guardable() || q.Fence != nil && strings.EqualFold(q.Fence.Table.Name, w.Table) {
+			continue
+		}
+		a.errorf(w.Loc, "query %s writes fenced table %s (%s) in a form fencegen's analysis does not hand to the guard; write it as an UPDATE or DELETE by key, or an INSERT ... VALUES", q.Name, w.Table, w.Verb)
+		refused = true
+	}
+	return refused
+}
+
 // mysqlUnguardable says why w, a write of a fenced table, cannot carry the
 // guard.
 func mysqlUnguardable(w mysqlwrites.Write) string {
