@@ -287,3 +287,85 @@ func writeFile(t *testing.T, dir, name, text string) string {
 	}
 	return p
 }
+
+// TestInline is fencegen guard -into on a migration that drops and
+// re-creates a fenced table: the finding names it (Finding.Into), and
+// the guard added to its up section (before dbmate's down section; with
+// its CRLF line ends kept) installs the guard the replay expects; it is
+// added once, and only to the newest migration.
+func TestInline(t *testing.T) {
+	const table = "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n"
+	for _, format := range []string{"golang-migrate", "dbmate"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			g := guardOf(t, dir, table)
+			g.parse = func(name string) (*sqlparse.File, error) { return parseFiles(t, name)[0], nil }
+			guardFiles, err := g.Migration(format, "2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			write := func(name, text string) string {
+				p := filepath.Join(dir, "m", name)
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			recreate := "DROP TABLE jobs;\r\n" + strings.ReplaceAll(table, "\n", "\r\n")
+			var files []string
+			if format == "dbmate" {
+				files = []string{
+					write("1_init.sql", "-- migrate:up\n"+table+"-- migrate:down\nDROP TABLE jobs;\n"),
+					write("2_fencegen_guard.sql", string(guardFiles["2_fencegen_guard.sql"])),
+					write("3_recreate.sql", "-- migrate:up\r\n"+recreate+"-- migrate:down\r\nSELECT 1;\r\n"),
+				}
+			} else {
+				files = []string{
+					write("1_init.up.sql", table),
+					write("2_fencegen_guard.up.sql", string(guardFiles["2_fencegen_guard.up.sql"])),
+					write("3_recreate.up.sql", recreate),
+				}
+			}
+			into := files[2]
+			replay := func() []Finding {
+				t.Helper()
+				var parsed []*sqlparse.File
+				for _, f := range files {
+					parsed = append(parsed, parseFiles(t, f)...)
+				}
+				return g.compare(replayGuard(parsed), nil)
+			}
+			found := replay()
+			if len(found) != 1 || found[0].Into != into || !found[0].Cause || found[0].Line != 1+map[bool]int{true: 1}[format == "dbmate"] {
+				t.Fatalf("findings %+v; want one, at the DROP TABLE of %s, Into it", found, into)
+			}
+			if _, err := g.Inline(files, files[1], nil, format); err == nil || !strings.Contains(err.Error(), "not the newest") {
+				t.Errorf("Inline into an older migration: %v", err)
+			}
+			text, err := g.Inline(files, into, nil, format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := string(text)
+			if strings.Count(s, "\n") != strings.Count(s, "\r\n") {
+				t.Errorf("line ends mixed:\n%q", s)
+			}
+			if !strings.HasPrefix(s, map[bool]string{true: "-- migrate:up\r\n", false: ""}[format == "dbmate"]+recreate) {
+				t.Errorf("the migration's own statements changed:\n%s", s)
+			}
+			if format == "dbmate" && !strings.HasSuffix(s, "\r\n-- migrate:down\r\nSELECT 1;\r\n") {
+				t.Errorf("the down section is not last, as it was:\n%s", s)
+			}
+			if !strings.Contains(s, "\r\n"+inlineHeader+format+" migration: ") || !strings.Contains(s, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON jobs\r\n") {
+				t.Errorf("no guard added:\n%s", s)
+			}
+			write(filepath.Base(into), s)
+			if found := replay(); len(found) != 0 {
+				t.Errorf("after -into: %v, want none", found)
+			}
+			if _, err := g.Inline(files, into, nil, format); err == nil || !strings.Contains(err.Error(), "added already") {
+				t.Errorf("Inline again: %v", err)
+			}
+		})
+	}
+}
