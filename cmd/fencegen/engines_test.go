@@ -70,3 +70,47 @@ sql:
 		}
 	}
 }
+
+// TestMySQLTokenColumnChecks: a MySQL token column is marked as on
+// PostgreSQL (fencegen:token in its COMMENT) with the same checks, each
+// reported at its table in one run: a signed BIGINT (the lease's int64),
+// NOT NULL, one per table; and, until the MySQL guard is wired, a write
+// to a fenced table is refused at its statement. Nothing is written.
+func TestMySQLTokenColumnChecks(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for name, src := range map[string]string{
+		"sqlc.yaml": "version: \"2\"\nsql:\n  - engine: mysql\n    schema: schema.sql\n    queries: query.sql\n    gen: {go: {package: db, out: db}}\n",
+		"schema.sql": "CREATE TABLE accounts (id bigint PRIMARY KEY, balance bigint NOT NULL, fence_token bigint NOT NULL COMMENT 'fencegen:token');\n" +
+			"CREATE TABLE narrow (id bigint PRIMARY KEY, tok int NOT NULL COMMENT 'fencegen:token');\n" +
+			"CREATE TABLE unsigned_tok (id bigint PRIMARY KEY, tok bigint unsigned NOT NULL COMMENT 'fencegen:token');\n" +
+			"CREATE TABLE nullable (id bigint PRIMARY KEY, tok bigint COMMENT 'fencegen:token');\n" +
+			"CREATE TABLE twice (id bigint PRIMARY KEY, a bigint NOT NULL COMMENT 'fencegen:token', b bigint NOT NULL COMMENT 'fencegen:token');\n",
+		"query.sql": "-- name: GetAccount :one\nSELECT * FROM accounts WHERE id = ?;\n\n-- name: Debit :exec\nUPDATE accounts SET balance = balance - ? WHERE id = ?;\n",
+	} {
+		if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"generate"}, strings.NewReader(""), &stdout, &stderr); code == exitOK {
+		t.Fatalf("generate succeeded:\n%s", stdout.String())
+	}
+	for _, want := range []string{
+		"schema.sql:2:1: fencing token column narrow.tok has type int: INT cannot hold every int64 token",
+		"schema.sql:3:1: fencing token column unsigned_tok.tok has type bigint unsigned: it must be BIGINT (signed)",
+		"schema.sql:4:1: fencing token column nullable.tok must be NOT NULL",
+		`schema.sql:5:1: table twice already has fencing token column "a"`,
+		"query.sql:5:1: query Debit ",
+	} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if strings.Contains(stderr.String(), "schema.sql:1:") {
+		t.Errorf("accounts' signed BIGINT NOT NULL token column is refused:\n%s", stderr.String())
+	}
+	if _, err := os.Stat("db"); !os.IsNotExist(err) {
+		t.Errorf("db/ exists (%v): nothing may be written", err)
+	}
+}

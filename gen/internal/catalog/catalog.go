@@ -64,6 +64,12 @@ func (t Type) Elem() Type { t.ArrayDims = 0; return t }
 
 // String returns the SQL spelling, e.g. "int8" or "public.mood[]".
 func (t Type) String() string {
+	if t.Schema == MySQLSchema {
+		if t.Unsigned {
+			return t.Name + " unsigned"
+		}
+		return t.Name
+	}
 	s := t.Name
 	if t.Schema != "" && t.Schema != "pg_catalog" {
 		s = t.Schema + "." + s
@@ -943,6 +949,13 @@ func (c *Catalog) Validate() diag.List {
 			// at that statement.
 			f = &Fence{Column: f.Column, File: col.changed.File, Line: col.changed.Line, Col: col.changed.Col}
 		}
+		badType, why := false, "it must be bigint (or integer) so that tokens compare in order"
+		if col != nil {
+			badType = col.Type.IsArray() || col.Type.Schema != "pg_catalog" || (col.Type.Name != "int8" && col.Type.Name != "int4")
+			if col.Type.Schema == MySQLSchema {
+				badType, why = mysqlTokenType(col.Type)
+			}
+		}
 		switch {
 		case t.IsView:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
@@ -950,8 +963,7 @@ func (c *Catalog) Validate() diag.List {
 		case col == nil:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %q does not exist in table %s", f.Column, t.QualifiedName())})
-		case col.Type.IsArray() || col.Type.Schema != "pg_catalog" || (col.Type.Name != "int8" && col.Type.Name != "int4"):
-			why := "it must be bigint (or integer) so that tokens compare in order"
+		case badType:
 			if col.Type.Name == "int2" && !col.Type.IsArray() {
 				why = "smallint overflows after 32767 acquisitions; use bigint"
 			}

@@ -134,3 +134,19 @@ func (u *updater) mysqlEnumColumn(d *sqlparse.ColumnDef, t *Table) *Column {
 	}
 	return col
 }
+
+// mysqlTokenType reports whether MySQL type t cannot hold a fencing token,
+// and why: the lease's token is a signed 64-bit integer, which only BIGINT
+// (signed) holds; INT overflows, and BIGINT UNSIGNED compares otherwise
+// than the token once converted (and refuses a negative one).
+func mysqlTokenType(t Type) (bool, string) {
+	switch {
+	case t.Name == "bigint" && !t.Unsigned:
+		return false, ""
+	case t.Name == "bigint":
+		return true, "it must be BIGINT (signed), the lease's int64 token; declare it BIGINT NOT NULL DEFAULT 0"
+	case t.Name == "tinyint" || t.Name == "smallint" || t.Name == "mediumint" || t.Name == "int" || t.Name == "integer":
+		return true, fmt.Sprintf("%s cannot hold every int64 token the lease mints; declare it BIGINT NOT NULL DEFAULT 0", strings.ToUpper(t.Name))
+	}
+	return true, "it must be BIGINT (signed) so that tokens compare in order; declare it BIGINT NOT NULL DEFAULT 0"
+}
