@@ -12,7 +12,7 @@ import (
 
 // TestMySQLWritesRefusedAtTheTable: on engine mysql, a query that writes
 // a fenced table through a view, a foreign-key action, a procedure or a
-// trigger, or with REPLACE or a multi-table UPDATE, is refused at the
+// trigger, or with REPLACE, a multi-table UPDATE or :copyfrom, is refused at the
 // name of the table (or routine) it writes through, every one in the
 // same run; a SELECT of the fenced table is not.
 func TestMySQLWritesRefusedAtTheTable(t *testing.T) {
@@ -46,6 +46,9 @@ UPDATE notes n JOIN accounts a ON a.id = n.id SET a.balance = 0 WHERE n.id = ?;
 
 -- name: Note :exec
 UPDATE notes SET body = ? WHERE id = ?;
+
+-- name: CopyAccounts :copyfrom
+INSERT INTO accounts (id, balance) VALUES (?, ?);
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
@@ -69,6 +72,7 @@ UPDATE notes SET body = ? WHERE id = ?;
 		"q.sql:11:14: query ReplaceAccount runs REPLACE INTO fenced table accounts",
 		"q.sql:14:13: query DeleteOwner writes fenced table holds through foreign key of holds to owners ON DELETE CASCADE",
 		"q.sql:17:21: query Multi writes fenced table accounts in a multi-table UPDATE",
+		"q.sql:23:13: query CopyAccounts loads rows into fenced table accounts with :copyfrom",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("missing %q in:\n%s", want, msg)

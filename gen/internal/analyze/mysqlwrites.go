@@ -29,6 +29,14 @@ func (a *analyzer) mysqlWrites(q *Query) bool {
 		refused = true
 	}
 	for _, w := range r.FencedWrites(sc) {
+		if w.Guardable() && w.Direct && q.Cmd == CmdCopyFrom {
+			// sqlc's MySQL :copyfrom sends the rows with LOAD DATA LOCAL
+			// INFILE, which the guard does not rewrite: the token would
+			// not be stored in the rows loaded.
+			a.errorf(w.Loc, "query %s loads rows into fenced table %s with :copyfrom, which MySQL runs as LOAD DATA LOCAL INFILE without the fencing token; insert them with :exec (or :execrows) INSERT queries, which fencegen guards", q.Name, w.Table)
+			refused = true
+			continue
+		}
 		if w.Guardable() {
 			continue
 		}
