@@ -928,7 +928,11 @@ func (a *analyzer) addGuard(q *Query) error {
 			a.errorf(a.stmt.Start, "query %s writes fenced table %s, and fencegen's MySQL guard is not wired yet", q.Name, q.Fence.Table.QualifiedName())
 			return a.errs
 		}
-		return MySQLGuard(q)
+		if err := MySQLGuard(q); err != nil {
+			a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
+			return a.errs
+		}
+		return nil
 	}
 	g, err := guard.Rewrite(q.SQL, q.Fence.spec)
 	if err != nil {

@@ -6,16 +6,25 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
 )
 
+func init() { MySQLGuard = mysqlGuardStage }
+
 // mysqlGuardStage is the guard stage of a MySQL write to a fenced table
 // (package mysqlguard): it rewrites q.SQL into its guarded form and
 // records it in q.Fence.MySQL, or returns why the write cannot be guarded
 // (the caller refuses the query at its statement).
 func mysqlGuardStage(q *Query) error {
 	f := q.Fence
+	// Rewrite numbers the statement's ? in text order; a named parameter
+	// used twice is two of them (q.Placeholders), so the token is one past
+	// the placeholders, and each is mapped back to its parameter below.
+	token := f.TokenParam
+	if len(q.Placeholders) > 0 {
+		token = len(q.Placeholders) + 1
+	}
 	g, err := mysqlguard.Rewrite(q.SQL, mysqlguard.Spec{
 		Column: f.Column,
 		Key:    f.Table.PrimaryKey,
-		Param:  f.TokenParam,
+		Param:  token,
 		Strict: f.Strict,
 		Table:  f.Table.QualifiedName(),
 		Name:   f.Table.Name,
@@ -32,6 +41,22 @@ func mysqlGuardStage(q *Query) error {
 			return fmt.Errorf("%s on a fenced write: MySQL returns no rows from a write; use :exec, :execrows or :execresult", q.Cmd)
 		}
 	}
-	q.SQL, f.MySQL = g.SQL, g
+	param := func(ps []int) []int {
+		out := make([]int, len(ps))
+		for i, p := range ps {
+			switch {
+			case p == token:
+				out[i] = f.TokenParam
+			case len(q.Placeholders) > 0:
+				out[i] = q.Placeholders[p-1]
+			default:
+				out[i] = p
+			}
+		}
+		return out
+	}
+	g.Params, g.StoredParams = param(g.Params), param(g.StoredParams)
+	// The guarded statement's parameters are g.Params, in its own order.
+	q.SQL, f.MySQL, q.Placeholders = g.SQL, g, nil
 	return nil
 }

@@ -158,8 +158,41 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.SQL = comment(g.Form, spec) + g.SQL
+	g.SQL = comment(g.Form, spec) + unquoted(g.SQL)
+	g.Stored = unquoted(g.Stored)
 	return g, nil
+}
+
+var quotedIdent = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*)`")
+
+// unquoted is sql with the backquotes the TiDB parser's restore puts
+// around every name removed where the name needs none: the statement
+// without them must parse and restore to the same text, so a keyword
+// keeps its quotes (all of them stay then). Generated code holds the
+// statement in a Go raw string, where each backquote costs a
+// concatenation.
+func unquoted(sql string) string {
+	if sql == "" || !strings.Contains(sql, "`") {
+		return sql
+	}
+	plain := quotedIdent.ReplaceAllString(sql, "$1")
+	if plain == sql || strings.Contains(plain, "`") {
+		return sql
+	}
+	a, err := parser.New().ParseOneStmt(sql, "", "")
+	if err != nil {
+		return sql
+	}
+	b, err := parser.New().ParseOneStmt(plain, "", "")
+	if err != nil {
+		return sql
+	}
+	ra, _, errA := restore(a)
+	rb, _, errB := restore(b)
+	if errA != nil || errB != nil || ra != rb {
+		return sql
+	}
+	return plain
 }
 
 // comment is the guarded statement's first line, e.g. "-- fencegen:

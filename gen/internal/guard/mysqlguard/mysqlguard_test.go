@@ -23,27 +23,27 @@ func TestRewriteText(t *testing.T) {
 	}{
 		{
 			query:  "UPDATE accounts SET balance = balance + ? WHERE id = ?",
-			want:   "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nUPDATE `accounts` SET `balance`=`balance`+?, `fence_token`=LAST_INSERT_ID(?) WHERE `id`=? AND CAST(~LAST_INSERT_ID(~`fence_token`) AS SIGNED)<=?",
+			want:   "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nUPDATE accounts SET balance=balance+?, fence_token=LAST_INSERT_ID(?) WHERE id=? AND CAST(~LAST_INSERT_ID(~fence_token) AS SIGNED)<=?",
 			params: []int{1, 4, 2, 4},
-			stored: "SELECT `fence_token` FROM `accounts` WHERE (`id`=?) FOR UPDATE",
+			stored: "SELECT fence_token FROM accounts WHERE (id=?) FOR UPDATE",
 		},
 		{
 			query:  "UPDATE accounts a SET balance = ? WHERE status = ? AND a.id = ?",
-			want:   "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nUPDATE `accounts` AS `a` SET `balance`=?, `fence_token`=LAST_INSERT_ID(?) WHERE `a`.`id`=? AND CASE WHEN (`status`=?) THEN CAST(~LAST_INSERT_ID(~`fence_token`) AS SIGNED)<=? ELSE FALSE END",
+			want:   "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nUPDATE accounts AS a SET balance=?, fence_token=LAST_INSERT_ID(?) WHERE a.id=? AND CASE WHEN (status=?) THEN CAST(~LAST_INSERT_ID(~fence_token) AS SIGNED)<=? ELSE FALSE END",
 			params: []int{1, 4, 3, 2, 4},
-			stored: "SELECT `fence_token` FROM `accounts` AS `a` WHERE (`status`=? AND `a`.`id`=?) FOR UPDATE",
+			stored: "SELECT fence_token FROM accounts AS a WHERE (status=? AND a.id=?) FOR UPDATE",
 		},
 		{
 			query:  "DELETE FROM accounts WHERE id = ?",
-			want:   "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nDELETE FROM `accounts` WHERE (`id`=?) AND `fence_token`<=?",
+			want:   "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nDELETE FROM accounts WHERE (id=?) AND fence_token<=?",
 			params: []int{1, 4},
-			stored: "SELECT `fence_token` FROM `accounts` WHERE (`id`=?) FOR UPDATE",
+			stored: "SELECT fence_token FROM accounts WHERE (id=?) FOR UPDATE",
 		},
 		{
 			query:  "INSERT INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = balance + ?",
-			want:   "-- fencegen: guarded upsert (accounts.fence_token <= the presented token)\nINSERT INTO `accounts` (`id`,`balance`,`fence_token`) VALUES (?,?,?) ON DUPLICATE KEY UPDATE `balance`=IF(`fence_token`<=VALUES(`fence_token`), `balance`+?, `balance`),`fence_token`=IF(`fence_token`<=VALUES(`fence_token`), VALUES(`fence_token`), (SELECT `fence_token` UNION ALL SELECT `fence_token`))",
+			want:   "-- fencegen: guarded upsert (accounts.fence_token <= the presented token)\nINSERT INTO accounts (id,balance,fence_token) VALUES (?,?,?) ON DUPLICATE KEY UPDATE balance=IF(fence_token<=VALUES(fence_token), balance+?, balance),fence_token=IF(fence_token<=VALUES(fence_token), VALUES(fence_token), (SELECT fence_token UNION ALL SELECT fence_token))",
 			params: []int{1, 2, 4, 3},
-			stored: "SELECT `fence_token` FROM `accounts` WHERE `id` = ?",
+			stored: "SELECT fence_token FROM accounts WHERE id = ?",
 		},
 	}
 	for _, tt := range tests {
@@ -54,6 +54,21 @@ func TestRewriteText(t *testing.T) {
 		if g.SQL != tt.want || !slices.Equal(g.Params, tt.params) || g.Stored != tt.stored {
 			t.Errorf("%s\n got %q %v %q\nwant %q %v %q", tt.query, g.SQL, g.Params, g.Stored, tt.want, tt.params, tt.stored)
 		}
+	}
+}
+
+// TestRewriteKeepsQuotesOnKeywords: a name that is a keyword keeps its
+// backquotes (all names keep theirs then).
+func TestRewriteKeepsQuotesOnKeywords(t *testing.T) {
+	g, err := Rewrite("UPDATE accounts SET `order` = ? WHERE id = ?", accounts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(g.SQL, "`order`=?") {
+		t.Fatalf("keyword unquoted:\n%s", g.SQL)
+	}
+	if _, err := parser.New().ParseOneStmt(strings.SplitN(g.SQL, "\n", 2)[1], "", ""); err != nil {
+		t.Fatal(err)
 	}
 }
 
