@@ -13,6 +13,11 @@ type visitor struct {
 	toks []token // the statement's text, for the locations of names
 	base int
 	top  bool
+	// root is the statement walked; direct is set while the visitor is
+	// at root itself (a statement under EXPLAIN or TRACE is not the
+	// statement's own write).
+	root   ast.StmtNode
+	direct bool
 	// seen holds the address of every node Enter saw (checkUnvisited).
 	seen map[uintptr]bool
 	// procs are the FuncCallExprs that are CALL's procedure.
@@ -35,7 +40,10 @@ func (v *visitor) write(verb string, t *ast.TableName, events []string, set func
 	if t == nil || t.Name.L == "" {
 		return
 	}
-	w := Write{Verb: verb, Table: t.Name.L, Events: events, Direct: v.top, Loc: v.loc(t.Name.O)}
+	w := Write{Verb: verb, Table: t.Name.L, Events: events, Direct: v.direct, Loc: v.loc(t.Name.O)}
+	if v.top && !v.direct {
+		w.Via = "the statement " + kindOf(v.root) + " runs"
+	}
 	if set != nil {
 		set(&w)
 	}
@@ -75,6 +83,7 @@ func (v *visitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // stmt records what statement st writes itself.
 func (v *visitor) stmt(st ast.StmtNode) {
+	v.direct = v.top && st == v.root
 	kind := kindOf(st)
 	switch cl := Classes[kind]; cl {
 	case Unclassified:

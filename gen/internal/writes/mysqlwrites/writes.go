@@ -170,7 +170,7 @@ type analysis struct {
 
 // statement collects the effects of st, whose text is text at base.
 func (a *analysis) statement(st ast.StmtNode, text string, base int, top bool) *effects {
-	v := &visitor{a: a, e: &effects{}, toks: lex(text), base: base, top: top, seen: map[uintptr]bool{}}
+	v := &visitor{a: a, e: &effects{}, toks: lex(text), base: base, top: top, root: st, seen: map[uintptr]bool{}}
 	st.Accept(v)
 	v.checkUnvisited(st)
 	return v.e

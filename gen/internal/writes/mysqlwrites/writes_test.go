@@ -100,7 +100,8 @@ func TestShapes(t *testing.T) {
 		{"INSERT INTO audit (what) SELECT bump(id) FROM notes", "UPDATE accounts via function bump; UPDATE holds via function bump -> foreign key of holds to accounts ON UPDATE CASCADE"},
 		{"DO bump(1)", "UPDATE accounts via function bump; UPDATE holds via function bump -> foreign key of holds to accounts ON UPDATE CASCADE"},
 		{"SET @x = bump(1)", "UPDATE accounts via function bump; UPDATE holds via function bump -> foreign key of holds to accounts ON UPDATE CASCADE"},
-		{"EXPLAIN DELETE FROM holds", "DELETE holds direct"},
+		{"EXPLAIN DELETE FROM holds", "DELETE holds via the statement ExplainStmt runs"},
+		{"EXPLAIN ANALYZE UPDATE holds SET fence = 1 WHERE id = 1", "UPDATE holds via the statement ExplainStmt runs"},
 		{"SELECT * FROM notes WHERE id IN (SELECT id FROM accounts) FOR UPDATE", ""},
 		{"BINLOG 'AAAA'", "refused"},
 	} {
