@@ -67,18 +67,24 @@ func balance(t *testing.T, q *accountsdb.Queries, id int64) (string, fence.Token
 	return fmt.Sprint(v), a.LastFencingToken
 }
 
-// TestPhantomWriteRejectedWithGuard runs the demo's timeline with both
-// generated packages: accountsdb on pgx/v5 and accountssql on database/sql
-// with lib/pq (the seed article's driver). Unguarded, the frozen worker's
+// TestPhantomWriteRejectedWithGuard runs the demo's timeline with the
+// generated packages: accountsdb on pgx/v5, accountssql on database/sql
+// with lib/pq (the seed article's driver), and accountsmy on MariaDB
+// (MYSQL_URL) with go-sql-driver/mysql. Unguarded, the frozen worker's
 // credit lands twice; guarded, it is refused with the newer token.
 func TestPhantomWriteRejectedWithGuard(t *testing.T) {
-	for _, pkg := range []string{PgxV5, DatabaseSQL} {
+	for _, pkg := range []string{PgxV5, DatabaseSQL, MySQL} {
 		t.Run(strings.ReplaceAll(pkg, "/", "_"), func(t *testing.T) { phantomWrite(t, pkg) })
 	}
 }
 
 func phantomWrite(t *testing.T, sqlPackage string) {
-	dsn := testenv.NewDatabase(t)
+	var dsn string
+	if sqlPackage == MySQL {
+		testenv.NewMySQLDatabase(t, "") // skip or fail loudly if MariaDB is unreachable
+	} else {
+		dsn = testenv.NewDatabase(t)
+	}
 	testenv.Redis(t) // skip or fail loudly if Redis is unreachable
 	var out strings.Builder
 	ttl := 500 * time.Millisecond
@@ -87,6 +93,7 @@ func phantomWrite(t *testing.T, sqlPackage string) {
 	}
 	results, err := RunDemo(context.Background(), DemoConfig{
 		DatabaseURL: dsn, RedisURL: testenv.RedisURL(), TTL: ttl, Out: &out, SQLPackage: sqlPackage,
+		MySQLURL: testenv.MySQLURL(),
 	})
 	t.Log("\n" + out.String())
 	if err != nil {

@@ -69,9 +69,14 @@ type DemoConfig struct {
 	// Out receives the timeline.
 	Out io.Writer
 	// SQLPackage is what both workers credit through: PgxV5 (accountsdb
-	// on a pgx pool, the default) or DatabaseSQL (accountssql on a
-	// *sql.DB with github.com/lib/pq, as in the seed article).
+	// on a pgx pool, the default), DatabaseSQL (accountssql on a
+	// *sql.DB with github.com/lib/pq, as in the seed article), or MySQL
+	// (accountsmy on go-sql-driver/mysql, at MySQLURL instead of
+	// DatabaseURL).
 	SQLPackage string
+	// MySQLURL is the go-sql-driver/mysql DSN of the MySQL or MariaDB
+	// server the MySQL demo runs on.
+	MySQLURL string
 }
 
 // RunResult is what one run of the timeline produced.
@@ -102,20 +107,29 @@ func RunDemo(ctx context.Context, cfg DemoConfig) ([]RunResult, error) {
 	switch cfg.SQLPackage {
 	case "":
 		cfg.SQLPackage = PgxV5
-	case PgxV5, DatabaseSQL:
+	case PgxV5, DatabaseSQL, MySQL:
 	default:
-		return nil, fmt.Errorf("SQL package %q: want %s or %s", cfg.SQLPackage, PgxV5, DatabaseSQL)
+		return nil, fmt.Errorf("SQL package %q: want %s, %s or %s", cfg.SQLPackage, PgxV5, DatabaseSQL, MySQL)
 	}
 	suffix := demo.RandomSuffix()
-	sc, err := demo.OpenScratch(ctx, cfg.DatabaseURL, cfg.RedisURL, "fencegen_demo_"+suffix, schemaSQL, "fencegen-demo-"+suffix)
-	if err != nil {
+	var sc *demo.Scratch
+	var myDB *sql.DB // the MySQL demo's database
+	var err error
+	if cfg.SQLPackage == MySQL {
+		var my *mysqlScratch
+		if sc, my, err = openMySQLDemo(ctx, cfg, suffix); err != nil {
+			return nil, err
+		}
+		defer my.Close()
+		myDB = my.db
+	} else if sc, err = demo.OpenScratch(ctx, cfg.DatabaseURL, cfg.RedisURL, "fencegen_demo_"+suffix, schemaSQL, "fencegen-demo-"+suffix); err != nil {
 		return nil, err
 	}
 	defer sc.Close()
 
 	var results []RunResult
 	for i, mode := range []string{Unguarded, Guarded} {
-		r, err := runTimeline(ctx, cfg, mode, int64(42+i), sc)
+		r, err := runTimeline(ctx, cfg, mode, int64(42+i), sc, myDB)
 		if err != nil {
 			return results, fmt.Errorf("%s run: %w", mode, err)
 		}
@@ -142,8 +156,11 @@ func numeric(s string) pgtype.Numeric {
 
 // packageLabel names the SQL package in the timeline, except the default.
 func packageLabel(sqlPackage string) string {
-	if sqlPackage == DatabaseSQL {
+	switch sqlPackage {
+	case DatabaseSQL:
 		return " (" + DatabaseSQL + ")"
+	case MySQL:
+		return " (MariaDB/MySQL)"
 	}
 	return ""
 }
@@ -154,16 +171,20 @@ type creditor interface {
 	Close()
 }
 
-// openCreditor connects to dsn for sqlPackage (PgxV5 or DatabaseSQL).
+// openCreditor connects to dsn for sqlPackage (PgxV5, DatabaseSQL or MySQL).
 func openCreditor(ctx context.Context, sqlPackage, dsn string) (creditor, error) {
-	if sqlPackage != DatabaseSQL {
+	if sqlPackage != DatabaseSQL && sqlPackage != MySQL {
 		pool, err := demo.OpenPool(ctx, dsn)
 		if err != nil {
 			return nil, err
 		}
 		return pgxCreditor{pool}, nil
 	}
-	db, err := sql.Open("postgres", dsn)
+	driver := "postgres"
+	if sqlPackage == MySQL {
+		driver = "mysql"
+	}
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +193,9 @@ func openCreditor(ctx context.Context, sqlPackage, dsn string) (creditor, error)
 	if err := db.PingContext(cctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if sqlPackage == MySQL {
+		return mysqlCreditor{db}, nil
 	}
 	return sqlCreditor{db}, nil
 }
@@ -208,7 +232,7 @@ func credit(ctx context.Context, db accountsdb.DBTX, mode string, account int64,
 	return accountsdb.New(db).CreditAccount(ctx, accountsdb.CreditAccountParams{Amount: numeric(creditAmount), ID: account}, token)
 }
 
-func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64, sc *demo.Scratch) (RunResult, error) {
+func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64, sc *demo.Scratch, myDB *sql.DB) (RunResult, error) {
 	pool, dbURL := sc.Pool, sc.DatabaseURL
 	r := RunResult{Mode: mode, SQLPackage: cfg.SQLPackage, Account: account, ExpectedAmount: creditAmount}
 	tl := &demo.Timeline{Out: cfg.Out, Start: time.Now(), Width: 9}
@@ -216,7 +240,12 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	// The account is created outside any lease, as an API would: the row
 	// keeps the token column's default, 0, which every lease's token beats
 	// (docs/guard.md, "Rows created outside a lease").
-	if _, err := pool.Exec(ctx, createAccount, account); err != nil {
+	if myDB != nil {
+		_, err := myDB.ExecContext(ctx, `INSERT INTO account_balances (id, balance) VALUES (?, 0)`, account)
+		if err != nil {
+			return r, fmt.Errorf("open account: %w", err)
+		}
+	} else if _, err := pool.Exec(ctx, createAccount, account); err != nil {
 		return r, fmt.Errorf("open account: %w", err)
 	}
 	resource := fmt.Sprintf("account:%d", account)
@@ -249,7 +278,7 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	// On pgx/v5 worker 2 credits through the timeline's pool; database/sql
 	// needs a *sql.DB of its own.
 	var w2 creditor = pgxCreditor{pool}
-	if cfg.SQLPackage == DatabaseSQL {
+	if cfg.SQLPackage == DatabaseSQL || cfg.SQLPackage == MySQL {
 		db, err := openCreditor(ctx, cfg.SQLPackage, dbURL)
 		if err != nil {
 			return r, fmt.Errorf("worker 2 connect: %w", err)
@@ -284,7 +313,7 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	case r.Worker1Result == "applied":
 		tl.Say("worker 1", "credited %s with stale token %d: PHANTOM WRITE landed", creditAmount, r.Worker1Token)
 	case r.Worker1Stale:
-		tl.Say("worker 1", "credit refused by PostgreSQL: fence.ErrStaleToken (stored token %d > %d)", r.Worker1Stored, r.Worker1Token)
+		tl.Say("worker 1", "credit refused by %s: fence.ErrStaleToken (stored token %d > %d)", serverName(cfg.SQLPackage), r.Worker1Stored, r.Worker1Token)
 	default:
 		tl.Say("worker 1", "credit failed: %s", r.Worker1Result)
 	}
@@ -292,23 +321,36 @@ func runTimeline(ctx context.Context, cfg DemoConfig, mode string, account int64
 	if err := w1.Wait(); err != nil {
 		return r, fmt.Errorf("worker 1: %w", err)
 	}
-	acct, err := accountsdb.New(pool).GetAccount(ctx, account)
-	if err != nil {
-		return r, err
+	if myDB != nil {
+		if r.FinalBalance, r.StoredToken, err = mysqlAccount(ctx, myDB, account); err != nil {
+			return r, err
+		}
+	} else {
+		acct, err := accountsdb.New(pool).GetAccount(ctx, account)
+		if err != nil {
+			return r, err
+		}
+		v, err := acct.Balance.Value()
+		if err != nil {
+			return r, err
+		}
+		r.FinalBalance, r.StoredToken = fmt.Sprint(v), acct.LastFencingToken
 	}
-	v, err := acct.Balance.Value()
-	if err != nil {
-		return r, err
-	}
-	r.FinalBalance = fmt.Sprint(v)
-	r.StoredToken = acct.LastFencingToken
-	tl.Say("database", "account %d: balance %s, last_fencing_token %d", account, r.FinalBalance, acct.LastFencingToken)
+	tl.Say("database", "account %d: balance %s, last_fencing_token %d", account, r.FinalBalance, r.StoredToken)
 	return r, nil
 }
 
 // workerMain is worker 1, run as a child process: acquire, check the lease,
 // announce READY, then wait for GO (the parent freezes the process in
 // between) and credit with the token it got before the pause.
+// serverName names the database server of sqlPackage in the timeline.
+func serverName(sqlPackage string) string {
+	if sqlPackage == MySQL {
+		return "MariaDB/MySQL"
+	}
+	return "PostgreSQL"
+}
+
 func workerMain() int {
 	mode := os.Getenv(workerEnv)
 	account, _ := strconv.ParseInt(os.Getenv(workerAcctEnv), 10, 64)

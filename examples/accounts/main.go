@@ -45,12 +45,15 @@ import (
 	"time"
 )
 
+// defaultMySQLURL is the local MariaDB, as a go-sql-driver/mysql DSN.
+const defaultMySQLURL = "root@tcp(127.0.0.1:3306)/test"
+
 func main() {
 	if os.Getenv(workerEnv) != "" {
 		os.Exit(workerMain())
 	}
 	ttl := flag.Duration("ttl", time.Second, "lease TTL; in the demo worker 1 is frozen for 1.5×TTL")
-	sqlPackage := flag.String("sql-package", PgxV5, "what the demo's workers credit through: "+PgxV5+" (accountsdb) or "+DatabaseSQL+" (accountssql on lib/pq)")
+	sqlPackage := flag.String("sql-package", PgxV5, "what the demo's workers credit through: "+PgxV5+" (accountsdb), "+DatabaseSQL+" (accountssql on lib/pq) or "+MySQL+" (accountsmy on MariaDB or MySQL at MYSQL_URL)")
 	work := flag.Int64("worker", 0, "instead of the demo, run a worker that credits this account (which must exist) until SIGTERM")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -68,6 +71,7 @@ func main() {
 		TTL:         *ttl,
 		Out:         os.Stdout,
 		SQLPackage:  *sqlPackage,
+		MySQLURL:    envOr("MYSQL_URL", defaultMySQLURL),
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "accounts:", err)

@@ -1,0 +1,24 @@
+-- name: GetAccount :one
+SELECT * FROM account_balances WHERE id = ?;
+
+-- name: OpenAccount :exec
+-- OpenAccount creates an account with an opening balance.
+INSERT INTO account_balances (id, balance) VALUES (?, ?);
+
+-- name: CreditAccount :exec
+-- CreditAccount adds amount to an account's balance.
+UPDATE account_balances SET balance = balance + sqlc.arg(amount) WHERE id = sqlc.arg(id);
+
+-- name: SetBalance :execrows
+-- SetBalance overwrites a balance.
+UPDATE account_balances SET balance = sqlc.arg(balance) WHERE id = sqlc.arg(id);
+
+-- name: CloseAccount :execrows
+-- CloseAccount deletes an account's row.
+DELETE FROM account_balances WHERE id = ?;
+
+-- name: RecreateAccount :exec
+-- RecreateAccount opens an account, or re-opens a closed one: the update
+-- branch is fenced.
+INSERT INTO account_balances (id, balance) VALUES (sqlc.arg(id), sqlc.arg(balance))
+ON DUPLICATE KEY UPDATE balance = VALUES(balance), closed_at = NULL;
