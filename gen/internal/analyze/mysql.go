@@ -207,6 +207,18 @@ func (a *analyzer) mysqlFuncCall(sc *scope, f *sqlparse.FuncCall) (value, []valu
 	if f.Star {
 		n = 0
 	}
+	if strings.EqualFold(f.Func.Schema, "sqlc") {
+		// sqlc.arg, narg, slice and embed are read by the parser: what
+		// is left is a mistake, which sqlc refuses.
+		switch name := strings.ToLower(f.Func.Name); {
+		case name != "arg" && name != "narg" && name != "slice":
+			a.errorf(f.Loc, "function %q does not exist", "sqlc."+f.Func.Name)
+		case len(f.Args) != 1:
+			a.errorf(f.Loc, "expected 1 parameter to sqlc.%s; got %d", name, len(f.Args))
+		default:
+			a.errorf(f.Loc, "expected parameter to sqlc.%s to be string or reference", name)
+		}
+	}
 	fn := resolveMySQLFunc(f.Func.Name, n)
 	args := make([]value, len(f.Args))
 	for i, x := range f.Args {

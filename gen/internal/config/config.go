@@ -268,8 +268,12 @@ type Override struct {
 	Nullable bool
 	// Unsigned restricts a DBType override to unsigned columns, which
 	// only MySQL has: such an override never matches a PostgreSQL column,
-	// and Load drops it.
+	// and Load drops it from PostgreSQL entries. On MySQL it matches the
+	// unsigned columns only, and one without it the signed ones only.
 	Unsigned bool
+	// Engine is the override's engine key: Load drops the override from
+	// the entries of other engines.
+	Engine string
 	// GoType is the Go type to use.
 	GoType GoType
 	Pos    Position

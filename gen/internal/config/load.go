@@ -257,6 +257,7 @@ func (l *loader) parse(src []byte) *Config {
 		if len(g.overrides) > 0 {
 			o.Overrides = append(append([]Override(nil), g.overrides...), o.Overrides...)
 		}
+		o.Overrides = forEngine(o.Overrides, cfg.Packages[i].Engine)
 		if len(g.rename) > 0 {
 			if o.Rename == nil {
 				o.Rename = make(map[string]string, len(g.rename))

@@ -48,15 +48,10 @@ func (l *loader) overrides(key string, n ast.Node) []Override {
 		if pgType != nil && dbType != nil {
 			l.errorf(pgType, `override: set only one of "db_type" and "postgres_type"`)
 		}
-		if engine != "" && engine != EnginePostgreSQL {
-			return
-		}
-		if o.Unsigned && o.DBType != "" {
-			// sqlc matches a db_type override only when its unsigned
-			// equals the column's, and PostgreSQL columns are never
-			// unsigned.
-			return
-		}
+		// An override for another engine, or one restricted to unsigned
+		// columns (only MySQL has them), is kept with its engine: Load
+		// drops it from the entries it cannot apply to (forEngine).
+		o.Engine = engine
 		out = append(out, o)
 	})(key, n)
 	return out
@@ -89,4 +84,22 @@ func globalOverrides(os []Override) []Override {
 		os[i].Global = true
 	}
 	return os
+}
+
+// forEngine is os without the overrides that never apply to an entry of
+// engine: those of another engine, and, but on MySQL, a db_type override
+// restricted to unsigned columns (sqlc matches it only when its unsigned
+// equals the column's, and PostgreSQL columns are never unsigned).
+func forEngine(os []Override, engine string) []Override {
+	var out []Override
+	for _, o := range os {
+		if o.Engine != "" && o.Engine != engine {
+			continue
+		}
+		if o.Unsigned && o.DBType != "" && engine != EngineMySQL {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
 }

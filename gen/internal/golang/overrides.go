@@ -25,6 +25,9 @@ type override struct {
 	// declared so, and only those.
 	serial   bool
 	nullable bool
+	// unsigned is the override's unsigned (MySQL's db_type overrides
+	// match columns of that signedness only).
+	unsigned bool
 	// column patterns (path.Match syntax per part); schema "" matches the
 	// default schema.
 	schema, table, column string
@@ -248,7 +251,7 @@ func newOverrides(cat *catalog.Catalog, in []config.Override, pgtypePath string)
 		if gt.pkg != "" && alias != "" && alias != packageName(gt.pkg) {
 			gt.pkg += aliasSep + alias
 		}
-		ov := override{goType: gt, nullable: o.Nullable, alias: alias, hasType: gt.name != ""}
+		ov := override{goType: gt, nullable: o.Nullable, unsigned: o.Unsigned, alias: alias, hasType: gt.name != ""}
 		if o.GoStructTag != "" {
 			ov.tags = parseStructTag(o.GoStructTag)
 		}
@@ -312,7 +315,7 @@ func (o override) matchesDBType(col *catalog.Column, t catalog.Type, notNull boo
 		// written timestamptz, not one written TIMESTAMP WITH TIME ZONE
 		// ("pg_catalog.timestamptz"). An array matches through its
 		// element, NOT NULL.
-		return t.ArrayDims == 0 && o.dbTypeName == col.DBType && o.nullable != notNull
+		return t.ArrayDims == 0 && o.dbTypeName == col.DBType && o.nullable != notNull && (t.Schema != catalog.MySQLSchema || o.unsigned == t.Unsigned)
 	}
 	if o.dbType.Name != t.Name || (o.dbType.Schema != t.Schema && !(o.dbType.Schema == "" || t.Schema == "")) || o.dbType.ArrayDims != t.ArrayDims {
 		return false

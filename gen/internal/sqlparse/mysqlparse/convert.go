@@ -89,7 +89,7 @@ func (c *converter) stmt1(n ast.StmtNode) sqlparse.Node {
 	case *ast.CreateViewStmt:
 		v := &sqlparse.CreateView{View: c.name(n.ViewName), Replace: n.OrReplace}
 		for _, col := range n.Cols {
-			v.Columns = append(v.Columns, col.O)
+			v.Columns = append(v.Columns, col.L)
 		}
 		switch q := n.Select.(type) {
 		case *ast.SelectStmt:
@@ -104,7 +104,7 @@ func (c *converter) stmt1(n ast.StmtNode) sqlparse.Node {
 	case *ast.RenameTableStmt:
 		if len(n.TableToTables) == 1 {
 			tt := n.TableToTables[0]
-			return &sqlparse.Rename{Kind: "table", Target: c.name(tt.OldTable), NewName: tt.NewTable.Name.O, Args: -1, Loc: c.start}
+			return &sqlparse.Rename{Kind: "table", Target: c.name(tt.OldTable), NewName: tt.NewTable.Name.L, Args: -1, Loc: c.start}
 		}
 		return c.unknown(n, c.start)
 	case *ast.CreateDatabaseStmt:
@@ -146,7 +146,7 @@ func (c *converter) stmt1(n ast.StmtNode) sqlparse.Node {
 				ci.Columns = nil
 				break
 			}
-			ci.Columns = append(ci.Columns, p.Column.Name.O)
+			ci.Columns = append(ci.Columns, p.Column.Name.L)
 		}
 		return ci
 	}
@@ -157,7 +157,7 @@ func (c *converter) name(t *ast.TableName) sqlparse.Name {
 	if t == nil {
 		return sqlparse.Name{Loc: -1}
 	}
-	return sqlparse.Name{Schema: t.Schema.O, Name: t.Name.O, Loc: c.start}
+	return sqlparse.Name{Schema: t.Schema.L, Name: t.Name.L, Loc: c.start}
 }
 
 // ---- DDL ----
@@ -176,7 +176,7 @@ func TypeName(tp *types.FieldType, loc int) *sqlparse.TypeName {
 }
 
 func (c *converter) columnDef(d *ast.ColumnDef, table string) (*sqlparse.ColumnDef, *sqlparse.Comment) {
-	cd := &sqlparse.ColumnDef{Name: d.Name.Name.O, Type: TypeName(d.Tp, c.start), Loc: c.start}
+	cd := &sqlparse.ColumnDef{Name: d.Name.Name.L, Type: TypeName(d.Tp, c.start), Loc: c.start}
 	if elems := d.Tp.GetElems(); len(elems) > 0 {
 		// ENUM and SET: sqlc makes an enum type <table>_<column> of the
 		// values (Enum values on the TypeName: Values).
@@ -247,7 +247,7 @@ func (c *converter) createTable(n *ast.CreateTableStmt) sqlparse.Node {
 				cols = nil
 				break
 			}
-			cols = append(cols, p.Column.Name.O)
+			cols = append(cols, p.Column.Name.L)
 		}
 		switch k.Tp {
 		case ast.ConstraintPrimaryKey:
@@ -264,7 +264,7 @@ func (c *converter) createTable(n *ast.CreateTableStmt) sqlparse.Node {
 				fk := &sqlparse.ForeignKey{Name: k.Name, Columns: cols, Parent: c.name(k.Refer.Table), OnDelete: 'a', OnUpdate: 'a'}
 				for _, p := range k.Refer.IndexPartSpecifications {
 					if p.Column != nil {
-						fk.Refs = append(fk.Refs, p.Column.Name.O)
+						fk.Refs = append(fk.Refs, p.Column.Name.L)
 					}
 				}
 				if k.Refer.OnDelete != nil {
@@ -309,9 +309,9 @@ func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
 				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterAddColumn, Column: cd.Name, Def: cd, Loc: c.start})
 			}
 		case ast.AlterTableDropColumn:
-			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: spec.OldColumnName.Name.O, MissingOK: spec.IfExists, Loc: c.start})
+			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: spec.OldColumnName.Name.L, MissingOK: spec.IfExists, Loc: c.start})
 		case ast.AlterTableChangeColumn:
-			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: spec.OldColumnName.Name.O, Loc: c.start})
+			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: spec.OldColumnName.Name.L, Loc: c.start})
 			for _, d := range spec.NewColumns {
 				cd, _ := c.columnDef(d, at.Table.Name)
 				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterAddColumn, Column: cd.Name, Def: cd, Loc: c.start})
@@ -323,9 +323,9 @@ func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
 					&sqlparse.AlterCmd{Kind: sqlparse.AlterAddColumn, Column: cd.Name, Def: cd, Loc: c.start})
 			}
 		case ast.AlterTableRenameColumn:
-			return &sqlparse.Rename{Kind: "column", Target: at.Table, Subname: spec.OldColumnName.Name.O, NewName: spec.NewColumnName.Name.O, Args: -1, Loc: c.start}
+			return &sqlparse.Rename{Kind: "column", Target: at.Table, Subname: spec.OldColumnName.Name.L, NewName: spec.NewColumnName.Name.L, Args: -1, Loc: c.start}
 		case ast.AlterTableRenameTable:
-			return &sqlparse.Rename{Kind: "table", Target: at.Table, NewName: spec.NewTable.Name.O, Args: -1, Loc: c.start}
+			return &sqlparse.Rename{Kind: "table", Target: at.Table, NewName: spec.NewTable.Name.L, Args: -1, Loc: c.start}
 		default:
 			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterOther, Loc: c.start})
 		}
@@ -341,9 +341,9 @@ func (c *converter) with(w *ast.WithClause) *sqlparse.With {
 	}
 	out := &sqlparse.With{Recursive: w.IsRecursive}
 	for _, cte := range w.CTEs {
-		e := &sqlparse.CTE{Name: cte.Name.O, Loc: c.start}
+		e := &sqlparse.CTE{Name: cte.Name.L, Loc: c.start}
 		for _, col := range cte.ColNameList {
-			e.Columns = append(e.Columns, col.O)
+			e.Columns = append(e.Columns, col.L)
 		}
 		if cte.Query != nil {
 			e.Query = c.resultSet(cte.Query.Query)
@@ -488,16 +488,16 @@ func (c *converter) field(f *ast.SelectField) *sqlparse.Target {
 	if f.WildCard != nil {
 		var fields []string
 		if f.WildCard.Schema.O != "" {
-			fields = append(fields, f.WildCard.Schema.O)
+			fields = append(fields, f.WildCard.Schema.L)
 		}
 		if f.WildCard.Table.O != "" {
-			fields = append(fields, f.WildCard.Table.O)
+			fields = append(fields, f.WildCard.Table.L)
 		}
 		loc := c.star(f.Offset)
 		return &sqlparse.Target{Expr: &sqlparse.ColumnRef{Fields: append(fields, "*"), Loc: loc}, Loc: loc}
 	}
 	e := c.expr(f.Expr)
-	return &sqlparse.Target{Name: f.AsName.O, Expr: e, Loc: posOf(e)}
+	return &sqlparse.Target{Name: f.AsName.L, Expr: e, Loc: posOf(e)}
 }
 
 // star returns the offset of a select list's star entry (t.* or *),
@@ -542,7 +542,7 @@ func (c *converter) join(j *ast.Join) sqlparse.Node {
 		out.On = c.expr(j.On.Expr)
 	}
 	for _, u := range j.Using {
-		out.Using = append(out.Using, u.Name.O)
+		out.Using = append(out.Using, u.Name.L)
 	}
 	return out
 }
@@ -592,7 +592,7 @@ func (c *converter) insert(n *ast.InsertStmt) sqlparse.Node {
 	}
 	ins := &sqlparse.Insert{Table: name, Alias: alias, Loc: c.start}
 	for _, col := range n.Columns {
-		ins.Columns = append(ins.Columns, &sqlparse.Target{Name: col.Name.O, Loc: c.start})
+		ins.Columns = append(ins.Columns, &sqlparse.Target{Name: col.Name.L, Loc: c.start})
 	}
 	switch {
 	case n.Select != nil:
@@ -620,7 +620,7 @@ func (c *converter) insert(n *ast.InsertStmt) sqlparse.Node {
 
 func (c *converter) assignment(a *ast.Assignment) *sqlparse.Target {
 	e := c.expr(a.Expr)
-	return &sqlparse.Target{Name: a.Column.Name.O, Expr: e, Loc: c.start}
+	return &sqlparse.Target{Name: a.Column.Name.L, Expr: e, Loc: c.start}
 }
 
 func (c *converter) update(n *ast.UpdateStmt) sqlparse.Node {

@@ -105,13 +105,15 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 		return c.expr(n.Expr)
 	case *ast.ColumnNameExpr:
 		var fields []string
+		// sqlc folds MySQL's identifiers to lower case (TiDB's
+		// ColumnName.String()); so do the catalog's names.
 		if n.Name.Schema.O != "" {
-			fields = append(fields, n.Name.Schema.O)
+			fields = append(fields, n.Name.Schema.L)
 		}
 		if n.Name.Table.O != "" {
-			fields = append(fields, n.Name.Table.O)
+			fields = append(fields, n.Name.Table.L)
 		}
-		return &sqlparse.ColumnRef{Fields: append(fields, n.Name.Name.O), Loc: loc}
+		return &sqlparse.ColumnRef{Fields: append(fields, n.Name.Name.L), Loc: loc}
 	case *driver.ParamMarkerExpr:
 		p := &sqlparse.Param{Loc: n.Offset, End: n.Offset + 1}
 		c.params = append(c.params, p)
@@ -302,12 +304,17 @@ func (c *converter) funcCall(n *ast.FuncCallExpr, loc int) sqlparse.Node {
 					p.Name = a.GetString()
 				}
 			}
+			if p.Name == "" {
+				// A malformed sqlc.arg: left a call, which the analysis
+				// refuses (mysqlFuncCall).
+				break
+			}
 			c.params = append(c.params, p)
 			return p
 		case "embed":
 			if len(n.Args) == 1 {
 				if a, ok := n.Args[0].(*ast.ColumnNameExpr); ok {
-					return &sqlparse.Embed{Table: a.Name.Name.O, Loc: loc, End: c.closingParen(loc)}
+					return &sqlparse.Embed{Table: a.Name.Name.L, Loc: loc, End: c.closingParen(loc)}
 				}
 			}
 		}
