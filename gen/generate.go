@@ -440,6 +440,9 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		parsed = append(parsed, pf)
 	}
 	aopts := analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks, MySQL: pkg.Engine == config.EngineMySQL}
+	if !aopts.MySQL {
+		aopts.GuardFunction = guard.OwnedFunctions(r.parsedSchema())
+	}
 	if aopts.MySQL && len(cat.FencedTables()) > 0 {
 		aopts.MySQLSchema = mysqlWriteFacts(r.parsedSchema(), cat)
 	}

@@ -340,6 +340,14 @@ type Options struct {
 	// positional ? (numbered in text order by the parser), and the text
 	// sent keeps them (mysql.go).
 	MySQL bool
+	// GuardFunction reports whether the function defined at file:line is
+	// a trigger function of fencegen's database-side guard, created by a
+	// guard migration (guard.OwnedFunctions): the replay of the guard
+	// migrations checks its text against the guard this fencegen writes,
+	// so the token assignments of a required guard (it negates the token
+	// it checked, its second trigger restores it) are not a trigger of
+	// the team's replacing the token. nil: none is.
+	GuardFunction func(file string, line int) bool
 }
 
 // Analyze analyses every annotated query of files against cat. All

@@ -456,6 +456,28 @@ func replayGuard(files []*sqlparse.File) *guardReplay {
 	return r
 }
 
+// OwnedFunctions returns whether a function defined at file:line of the
+// schema files is fencegen's: defined in a guard migration (any section)
+// or in the guard fencegen guard -into added to a migration. Its text is
+// then checked by the replay (GuardMigrations: a function that differs
+// from the one this fencegen writes is an error of generate, vet and
+// check), so the write analysis need not read it as a trigger of the
+// team's.
+func OwnedFunctions(schema []*sqlparse.File) func(file string, line int) bool {
+	from := map[string]int{} // file -> first line owned
+	for _, f := range schema {
+		if _, ok := isGuardMigration(f.Src); ok {
+			from[f.Name] = 1
+		} else if off, _ := inlineBlock(f.Src); off >= 0 {
+			from[f.Name] = 1 + bytes.Count(f.Src[:off], []byte("\n"))
+		}
+	}
+	return func(file string, line int) bool {
+		first, ok := from[file]
+		return ok && line >= first
+	}
+}
+
 // inlineHeader starts the first line of the guard that fencegen guard
 // -into adds to a migration of the team's (DatabaseGuard.Inline); the
 // format follows it: "... as a goose migration: ...".
