@@ -23,7 +23,8 @@ func TestDocsShowRealOutput(t *testing.T) {
 	dir := t.TempDir()
 	ex := filepath.Join(root, "examples", "accounts")
 	for _, name := range []string{"fencegen.yaml", "schema.sql", "queries.sql", "accountsdb/db.go", "accountsdb/models.go", "accountsdb/queries.sql.go", "accountsdb/batch.go", "accountsdb/fencegen_guard.sql",
-		"stdlib_queries.sql", "accountssql/db.go", "accountssql/models.go", "accountssql/stdlib_queries.sql.go", "accountssql/fencegen_guard.sql"} {
+		"stdlib_queries.sql", "accountssql/db.go", "accountssql/models.go", "accountssql/stdlib_queries.sql.go", "accountssql/fencegen_guard.sql",
+		"mysql_schema.sql", "mysql_queries.sql", "accountsmy/db.go", "accountsmy/models.go", "accountsmy/mysql_queries.sql.go", "accountsmy/fencegen_guard.sql"} {
 		copyFile(t, ex, dir, name)
 	}
 	var stdout, stderr bytes.Buffer
@@ -49,7 +50,7 @@ func TestDocsShowRealOutput(t *testing.T) {
 
 	// A first generate, into an empty out directory, as go.generate.md shows it.
 	fresh := t.TempDir()
-	for _, name := range []string{"fencegen.yaml", "schema.sql", "queries.sql", "stdlib_queries.sql"} {
+	for _, name := range []string{"fencegen.yaml", "schema.sql", "queries.sql", "stdlib_queries.sql", "mysql_schema.sql", "mysql_queries.sql"} {
 		copyFile(t, ex, fresh, name)
 	}
 	stdout.Reset()
