@@ -138,11 +138,12 @@ func mysqlStale(query string, err error, tables []string) *fence.StaleError {
 //     runs), and always for a DELETE, whose OK packet carries none. Then
 //     the locked read classifies: no row, *fence.NotFoundError; a token
 //     presented does not beat, *fence.StaleError; otherwise the statement
-//     runs again, and after MaxAttempts a *fence.ConcurrentChangeError
-//     (an UPDATE that keeps changing nothing on a table with triggers ends
-//     there: set clientFoundRows=true, under which it counts as written).
+//     runs again, and after MaxAttempts a *fence.ConcurrentChangeError.
 //     A write that wrote nothing is classified as if it ran at the
-//     read: nothing it did can have been ordered before the read.
+//     read: nothing it did can have been ordered before the read. An
+//     UPDATE's read also says whether the row already holds what it
+//     writes (mysqlguard's stored read); then, under an accepted token,
+//     it is written (1): it would change nothing at the read either.
 //
 // ctx bounds the read as storedErr says. The guard trigger's error
 // (MySQLSignalErrno) is returned as a *fence.StaleError; any other error
@@ -171,13 +172,18 @@ func MySQLByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 		case id == 0 && stored == nil:
 			return 0, &fence.NotFoundError{Query: query, Table: table}
 		case id == 0:
-			var found bool
-			tok, found, err = readStored(ctx, stored)
+			var found, same bool
+			tok, same, found, err = readStoredSame(ctx, stored)
 			if err != nil {
 				return 0, storedErr(ctx, query, table, err)
 			}
 			if !found {
 				return 0, &fence.NotFoundError{Query: query, Table: table}
+			}
+			if same && mode.Accepts(tok, presented) {
+				// The row holds what the UPDATE writes, under a token it
+				// accepts: the UPDATE changes nothing, now as when it ran.
+				return 1, nil
 			}
 		}
 		retry, err := Refusal(query, table, mode, presented, tok, 1, attempt)
@@ -185,6 +191,34 @@ func MySQLByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 			return 0, err
 		}
 	}
+}
+
+// readStoredSame runs stored and reads its token column and, when it has
+// a second, whether the row already holds what the UPDATE writes (1);
+// found is false when it returned no row.
+func readStoredSame(ctx context.Context, stored func(ctx context.Context) (*sql.Rows, error)) (tok fence.Token, same, found bool, err error) {
+	rows, err := stored(ctx)
+	if err != nil {
+		return 0, false, false, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, false, false, err
+	}
+	for rows.Next() {
+		var v int64
+		var s sql.NullBool
+		dest := []any{&v}
+		if len(cols) > 1 {
+			dest = append(dest, &s)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return 0, false, false, err
+		}
+		tok, same, found = fence.Token(v), s.Valid && s.Bool, true
+	}
+	return tok, same, found, rows.Err()
 }
 
 // readStored runs stored and reads its one token column: found is false

@@ -448,7 +448,7 @@ func rewriteUpdate(u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
 	if !ok {
 		return nil, notByKey("UPDATE", spec)
 	}
-	stored, storedParams, err := storedRead(u.TableRefs, u.Where, spec)
+	stored, storedParams, err := storedRead(u.TableRefs, u.Where, spec, u.List...)
 	if err != nil {
 		return nil, err
 	}
@@ -479,7 +479,20 @@ func rewriteUpdate(u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
 // storedRead is the locked read of the stored token of the row a write
 // by key targets: SELECT tok FROM t [AS a] WHERE (<where>) FOR UPDATE,
 // and the parameters it binds (as Guarded.Params).
-func storedRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec) (string, []int, error) {
+//
+// For an UPDATE (set, its assignments), a second column says whether the
+// row already holds what the UPDATE would write: every assigned column
+// byte for byte equal (CAST(... AS BINARY) <=>) to its expression, and
+// the token equal to the presented one. MySQLByKey reads it when the
+// UPDATE changed nothing and the reply does not say whether it matched
+// (a trigger cleared the last-insert id): the write would change nothing
+// at the read either, so it is done. The comparison errs only towards
+// "differs" (a value the column would store otherwise, such as 12 for
+// DECIMAL 12.00, compares unequal), which makes the write run again.
+// Each expression is evaluated on the row as it is; if all of them equal
+// their columns, MySQL's left-to-right assignments, each seeing the
+// earlier ones' new values, see the same values.
+func storedRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec, set ...*ast.Assignment) (string, []int, error) {
 	ts := refs.TableRefs.Left.(*ast.TableSource)
 	tn := ts.Source.(*ast.TableName)
 	from := quote(tn.Name.O)
@@ -489,11 +502,28 @@ func storedRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec) (strin
 	if ts.AsName.O != "" {
 		from += " AS " + quote(ts.AsName.O)
 	}
+	cols := quote(spec.Column)
+	var params []int
+	if len(set) > 0 {
+		var same []string
+		for _, a := range set {
+			e, ps, err := restore(a.Expr)
+			if err != nil {
+				return "", nil, err
+			}
+			c := quote(a.Column.Name.O)
+			same = append(same, fmt.Sprintf("CAST(%s AS BINARY) <=> CAST((%s) AS BINARY)", c, e))
+			params = append(params, ps...)
+		}
+		same = append(same, fmt.Sprintf("%s = ?", quote(spec.Column)))
+		params = append(params, spec.Param)
+		cols += ", " + strings.Join(same, " AND ")
+	}
 	whereText, whereParams, err := restore(paren(where))
 	if err != nil {
 		return "", nil, err
 	}
-	return fmt.Sprintf("SELECT %s FROM %s WHERE %s FOR UPDATE", quote(spec.Column), from, whereText), whereParams, nil
+	return fmt.Sprintf("SELECT %s FROM %s WHERE %s FOR UPDATE", cols, from, whereText), append(params, whereParams...), nil
 }
 
 func notByKey(verb string, spec Spec) error {

@@ -20,18 +20,22 @@ func TestRewriteText(t *testing.T) {
 		query, want string
 		params      []int
 		stored      string
+		// storedParams is checked when set.
+		storedParams []int
 	}{
 		{
-			query:  "UPDATE accounts SET balance = balance + ? WHERE id = ?",
-			want:   "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nUPDATE accounts SET balance=balance+?, fence_token=LAST_INSERT_ID(?) WHERE id=? AND CAST(~LAST_INSERT_ID(~fence_token) AS SIGNED)<=?",
-			params: []int{1, 4, 2, 4},
-			stored: "SELECT fence_token FROM accounts WHERE (id=?) FOR UPDATE",
+			query:        "UPDATE accounts SET balance = balance + ? WHERE id = ?",
+			want:         "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nUPDATE accounts SET balance=balance+?, fence_token=LAST_INSERT_ID(?) WHERE id=? AND CAST(~LAST_INSERT_ID(~fence_token) AS SIGNED)<=?",
+			params:       []int{1, 4, 2, 4},
+			stored:       "SELECT fence_token, CAST(balance AS BINARY) <=> CAST((balance+?) AS BINARY) AND fence_token = ? FROM accounts WHERE (id=?) FOR UPDATE",
+			storedParams: []int{1, 4, 2},
 		},
 		{
-			query:  "UPDATE accounts a SET balance = ? WHERE status = ? AND a.id = ?",
-			want:   "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nUPDATE accounts AS a SET balance=?, fence_token=LAST_INSERT_ID(?) WHERE a.id=? AND CASE WHEN (status=?) THEN CAST(~LAST_INSERT_ID(~fence_token) AS SIGNED)<=? ELSE FALSE END",
-			params: []int{1, 4, 3, 2, 4},
-			stored: "SELECT fence_token FROM accounts AS a WHERE (status=? AND a.id=?) FOR UPDATE",
+			query:        "UPDATE accounts a SET balance = ? WHERE status = ? AND a.id = ?",
+			want:         "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nUPDATE accounts AS a SET balance=?, fence_token=LAST_INSERT_ID(?) WHERE a.id=? AND CASE WHEN (status=?) THEN CAST(~LAST_INSERT_ID(~fence_token) AS SIGNED)<=? ELSE FALSE END",
+			params:       []int{1, 4, 3, 2, 4},
+			stored:       "SELECT fence_token, CAST(balance AS BINARY) <=> CAST((?) AS BINARY) AND fence_token = ? FROM accounts AS a WHERE (status=? AND a.id=?) FOR UPDATE",
+			storedParams: []int{1, 4, 2, 3},
 		},
 		{
 			query:  "DELETE FROM accounts WHERE id = ?",
@@ -50,6 +54,9 @@ func TestRewriteText(t *testing.T) {
 		g, err := Rewrite(tt.query, accounts)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.query, err)
+		}
+		if tt.storedParams != nil && !slices.Equal(g.StoredParams, tt.storedParams) {
+			t.Errorf("%s: stored-token read binds %v, want %v", tt.query, g.StoredParams, tt.storedParams)
 		}
 		if g.SQL != tt.want || !slices.Equal(g.Params, tt.params) || g.Stored != tt.stored {
 			t.Errorf("%s\n got %q %v %q\nwant %q %v %q", tt.query, g.SQL, g.Params, g.Stored, tt.want, tt.params, tt.stored)
