@@ -7,6 +7,8 @@ package analyze
 
 import (
 	"slices"
+
+	tidb "github.com/pingcap/tidb/pkg/parser/ast"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
@@ -129,6 +131,12 @@ func (a *analyzer) mysqlFenced(q *Query) bool {
 	}
 	switch n := a.stmt.Node.(type) {
 	case *sqlparse.Select:
+		switch a.stmt.MySQL.(type) {
+		case *tidb.UpdateStmt, *tidb.DeleteStmt:
+			// A multi-table write, read as a SELECT for its parameters
+			// (mysqlparse's multiTable).
+			return refuse("a multi-table write is not classified by fencegen's MySQL analysis without the schema's facts")
+		}
 		return false
 	case *sqlparse.Insert:
 		if n.OnConflict != nil {

@@ -86,6 +86,10 @@ type Unknown struct {
 	// Kind is the PostgreSQL node name, e.g. "CreateIndexStmt".
 	Kind string
 	Loc  int
+	// Params are the parameters inside a MySQL statement or expression
+	// that is not modelled (MySQL's ? are positional: each is sent, typed
+	// interface{}).
+	Params []*Param
 }
 
 func (n *Unknown) Pos() int { return n.Loc }

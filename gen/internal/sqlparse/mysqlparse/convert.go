@@ -26,8 +26,14 @@ type converter struct {
 	params     []*sqlparse.Param
 }
 
+// unknown is n, which fencegen does not model, with its parameters
+// (MySQL binds every ? by position, so each must be sent).
 func (c *converter) unknown(n ast.Node, loc int) *sqlparse.Unknown {
-	return &sqlparse.Unknown{Kind: strings.TrimPrefix(fmt.Sprintf("%T", n), "*ast."), Loc: loc}
+	u := &sqlparse.Unknown{Kind: strings.TrimPrefix(fmt.Sprintf("%T", n), "*ast."), Loc: loc}
+	pc := &paramCollector{c: c}
+	n.Accept(pc)
+	u.Params = pc.params
+	return u
 }
 
 // number gives the parameters their numbers in text order.
@@ -56,20 +62,18 @@ func (c *converter) stmt1(n ast.StmtNode) sqlparse.Node {
 	case *ast.SetOprStmt:
 		return c.setOpr(n)
 	case *ast.InsertStmt:
-		if n.IsReplace {
-			// REPLACE deletes and inserts: not modelled as an INSERT,
-			// so that nothing reads it as one (mywrites classifies it).
-			return c.unknown(n, c.start)
-		}
+		// REPLACE is typed as sqlc types it, as an INSERT; what it
+		// writes (a DELETE and an INSERT) is the write analysis' reading
+		// of the TiDB tree (mysqlwrites).
 		return c.insert(n)
 	case *ast.UpdateStmt:
-		if n.MultipleTable {
-			return c.unknown(n, c.start)
+		if _, _, ok := c.target(n.TableRefs); n.MultipleTable || !ok {
+			return c.multiTable(n, n.TableRefs, n.Where, n.List)
 		}
 		return c.update(n)
 	case *ast.DeleteStmt:
-		if n.IsMultiTable {
-			return c.unknown(n, c.start)
+		if _, _, ok := c.target(n.TableRefs); n.IsMultiTable || !ok {
+			return c.multiTable(n, n.TableRefs, n.Where, nil)
 		}
 		return c.delete(n)
 	case *ast.CreateTableStmt:
@@ -652,4 +656,37 @@ func (c *converter) delete(n *ast.DeleteStmt) sqlparse.Node {
 		d.Limit = c.expr(n.Limit.Count)
 	}
 	return d
+}
+
+// multiTable is a multi-table UPDATE or DELETE read for its parameters'
+// types and names only: a SELECT of nothing FROM its joined tables, WHERE
+// its condition and each SET col = expr as a comparison (which names and
+// types a parameter as the assignment does). What it writes is the write
+// analysis' reading of the TiDB tree (mysqlwrites: refused on a fenced
+// table), not this.
+func (c *converter) multiTable(n ast.StmtNode, refs *ast.TableRefsClause, where ast.ExprNode, set []*ast.Assignment) sqlparse.Node {
+	if refs == nil || refs.TableRefs == nil {
+		return c.unknown(n, c.start)
+	}
+	s := &sqlparse.Select{From: c.from(refs.TableRefs), Loc: c.start}
+	var conds []sqlparse.Node
+	for _, a := range set {
+		var fields []string
+		if a.Column.Table.O != "" {
+			fields = append(fields, a.Column.Table.L)
+		}
+		col := &sqlparse.ColumnRef{Fields: append(fields, a.Column.Name.L), Loc: c.start}
+		conds = append(conds, &sqlparse.AExpr{Kind: "op", Op: "=", Left: col, Right: c.expr(a.Expr), Loc: c.start})
+	}
+	if w := c.expr(where); w != nil {
+		conds = append(conds, w)
+	}
+	switch len(conds) {
+	case 0:
+	case 1:
+		s.Where = conds[0]
+	default:
+		s.Where = &sqlparse.BoolExpr{Op: "AND", Args: conds, Loc: c.start}
+	}
+	return s
 }

@@ -263,19 +263,28 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 	case *ast.FuncCallExpr:
 		return c.funcCall(n, loc)
 	}
-	u := c.unknown(n, loc)
-	// The parameters inside an expression fencegen does not model are
-	// still the statement's: converted for their numbers' sake.
-	n.Accept(&paramCollector{c: c})
-	return u
+	return c.unknown(n, loc)
 }
 
-// paramCollector numbers the ? of an unmodelled expression.
-type paramCollector struct{ c *converter }
+// paramCollector collects the ? of an unmodelled statement or
+// expression, numbered with the others.
+type paramCollector struct {
+	c      *converter
+	params []*sqlparse.Param
+}
 
 func (v *paramCollector) Enter(n ast.Node) (ast.Node, bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && strings.EqualFold(f.Schema.O, "sqlc") {
+		// sqlc.arg(x) and its kin: named parameters here too.
+		if p, ok := v.c.funcCall(f, v.c.exprLoc(f)).(*sqlparse.Param); ok {
+			v.params = append(v.params, p)
+		}
+		return n, true
+	}
 	if p, ok := n.(*driver.ParamMarkerExpr); ok {
-		v.c.params = append(v.c.params, &sqlparse.Param{Loc: p.Offset, End: p.Offset + 1})
+		sp := &sqlparse.Param{Loc: p.Offset, End: p.Offset + 1}
+		v.c.params = append(v.c.params, sp)
+		v.params = append(v.params, sp)
 	}
 	return n, false
 }
