@@ -88,7 +88,7 @@ return t`
 			var raw [16]byte
 			_, _ = rand.Read(raw[:])
 			o, k := hex.EncodeToString(raw[:]), pfx+name+"}:"
-			tok, err := rdb.Do(ctx, "evalsha", acquire.Hash(), 4, k+"lock", k+"token", k+"minted", k+"abandoned:"+o, o, ttl, 0, "0", "0").Int64()
+			tok, err := rdb.Do(ctx, "evalsha", acquire.Hash(), 5, k+"lock", k+"token", k+"minted", k+"abandoned:"+o, k+"released", o, ttl, 0, "0", "0").Int64()
 			if err != nil || tok <= 0 {
 				return fmt.Errorf("%s acquire: %d, %v", p.name, tok, err)
 			}

@@ -7,6 +7,11 @@
 -- KEYS[4]  abandon mark <prefix>:{<resource>}:abandoned:<owner>, set by
 --          the cleanup of an Acquire that gave up on this owner (see
 --          release.lua); while it exists this owner's attempts write nothing
+-- KEYS[5]  release record <prefix>:{<resource>}:released, the value
+--          "<owner>:<token>" of the last lease released (see release.lua);
+--          read only by a retry that finds the lock key missing, so that a
+--          lease already released is not taken again. Optional: a caller
+--          that never releases (a test of the retry alone) may leave it out
 -- ARGV[1]  owner value: 32 hex digits (128 random bits), unique per Acquire call
 -- ARGV[2]  TTL in milliseconds
 -- ARGV[3]  floor: the counter is first raised to at least this value (a
@@ -72,7 +77,12 @@ end
 -- before this retry): take the lease again with the same token.
 local minted = ARGV[5] ~= '0' and redis.call('GET', KEYS[3])
 if minted then
-  if string.find(minted, owner, 1, true) == 1 and string.byte(minted, n + 1) == 58 then
+  -- Release no longer marks :minted (it writes only the :released record,
+  -- one key write less a cycle): a lease of this owner that was released
+  -- is the one :released names. A value an older release script marked
+  -- ("<owner>:<token>:released") fails the token compare below.
+  if string.find(minted, owner, 1, true) == 1 and string.byte(minted, n + 1) == 58
+      and not (KEYS[5] and redis.call('GET', KEYS[5]) == minted) then
     local token = string.sub(minted, n + 2)
     if token == redis.call('GET', KEYS[2]) then
       redis.call('SET', KEYS[1], minted, 'PX', ARGV[2])

@@ -451,20 +451,20 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	tm := te.tm
 	l, keys := c.prepare(resource, tm)
 	owner, lockKey := l.owner, l.lockKey
-	// The acquire command, built once: "evalsha", the SHA1, 4, the keys
-	// (lock, counter, minted, abandon mark), then owner, TTL in ms, floor,
+	// The acquire command, built once: "evalsha", the SHA1, 5, the keys
+	// (lock, counter, minted, abandon mark, released), then owner, TTL in ms, floor,
 	// askMissing, retry (see acquire.lua); the last three change between
 	// attempts.
-	cmd := make([]any, 12)
-	cmd[0], cmd[1], cmd[2] = "evalsha", acquireScript.Hash(), 4
+	cmd := make([]any, 13)
+	cmd[0], cmd[1], cmd[2] = "evalsha", acquireScript.Hash(), 5
 	for i, k := range keys {
 		cmd[3+i] = k
 	}
 	hooks := c.opts.testHooks()
 	highWater := c.opts.highWater()
 	askMissing := highWater != nil // ask for a high-water mark if the counter is missing
-	cmd[7], cmd[8], cmd[9], cmd[10], cmd[11] = owner, te.ttlArg, int64(0), flagArg(askMissing), argZero
-	l.keyArg, l.mintArg, l.ttlArg = cmd[3], cmd[5], cmd[8]
+	cmd[8], cmd[9], cmd[10], cmd[11], cmd[12] = owner, te.ttlArg, int64(0), flagArg(askMissing), argZero
+	l.keyArg, l.mintArg, l.ttlArg = cmd[3], cmd[5], cmd[9]
 	var floor fence.Token
 
 	var (
@@ -489,7 +489,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			// An abandoned attempt may still be writing cmd out: the
 			// next one gets its own copy.
 			cmd = slices.Clone(cmd)
-			cmd[9], cmd[11] = int64(floor), argOne // retry: an earlier attempt may have landed
+			cmd[10], cmd[12] = int64(floor), argOne // retry: an earlier attempt may have landed
 		}
 		n, abandoned, err := c.acquireCall(callCtx, inline, tm, cmd)
 		c.stats.acquires.Add(1) // every attempt, also one that could not connect
@@ -513,7 +513,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			}
 			floor, askMissing = max(hw, 0), false
 			cmd = slices.Clone(cmd)
-			cmd[9], cmd[10] = int64(floor), argZero
+			cmd[10], cmd[11] = int64(floor), argZero
 			if floor > 0 {
 				c.regressed(ctx, resource, 0, floor)
 			}
@@ -669,9 +669,9 @@ var keySuffixes = [5]string{lockSuffix, counterSuffix, mintSuffix, releasedSuffi
 // prepare returns the Lease an Acquire of resource will return if it
 // succeeds, with a fresh owner value and its :released record, and the
 // keys of its acquire command: the lock key, the counter, the :minted
-// record and the abandon mark. Every key and the owner are slices of one
+// record, the abandon mark and the :released record. Every key and the owner are slices of one
 // string (one allocation, and the bytes a renewal writes out sit together).
-func (c *Client) prepare(resource string, tm timing) (*Lease, [4]string) {
+func (c *Client) prepare(resource string, tm timing) (*Lease, [5]string) {
 	prefix := c.opts.keyPrefix()
 	baseLen := len(prefix) + len(":{") + len(resource) + len("}:")
 	hx := ownerHex()
@@ -699,7 +699,7 @@ func (c *Client) prepare(resource string, tm timing) (*Lease, [4]string) {
 	}
 	abandon := text[at-baseLen-len(abandonSuffix):] // the abandon mark ends with the owner
 	l := &Lease{c: c, resource: resource, tm: tm, lockKey: all[0], owner: text[at:], releasedArg: all[3]}
-	return l, [4]string{all[0], all[1], all[2], abandon}
+	return l, [5]string{all[0], all[1], all[2], abandon, all[3]}
 }
 
 // isConfigError reports whether err is a Redis error reply that no retry can

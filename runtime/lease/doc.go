@@ -34,11 +34,17 @@
 // reply was lost) but whose lock key has since expired or been deleted take
 // the lease again with its own token, instead of minting a second one.
 // [Client.Keys] returns the first two, [Client.AllKeys] all of them.
-// Release marks :minted "<owner>:<token>:released" and writes its value to
-// :released, so that the same release sent twice (go-redis retries after a
+// Release writes the lease's value to :released (and leaves :minted as it
+// is), so that the same release sent twice (go-redis retries after a
 // connection closed before the reply) is recognised and not reported as
 // [ErrNotHeld], also when another owner took the lock in between (not when
-// another lease of the resource was also released in between).
+// another lease of the resource was also released in between); an Acquire
+// retry that finds the lock key absent reads :released too, and takes no
+// lease back that was released. A cycle (Acquire and Release) writes five
+// keys: the counter, the lock (SET, DEL), :minted and :released. Before
+// 2026-12-06 Release also marked :minted "<owner>:<token>:released" (six
+// writes); the scripts still read such values, so old and new clients can
+// share the keys during an upgrade.
 //
 // The :token, :minted and :released keys are never deleted or given a TTL
 // by this package, also after Release: the counter must outlive every
@@ -60,8 +66,8 @@
 //     ([ErrNotAcquired]); if it already holds this owner (a retry after an
 //     ambiguous reply), refresh its TTL and return the same token. If it is
 //     absent: when :minted shows that this owner minted last and the
-//     counter has not moved since, SET the lock again and return that
-//     token; otherwise INCR the counter, SET the lock NX PX ttl to
+//     counter has not moved since, and :released does not name that
+//     lease, SET the lock again and return that token; otherwise INCR the counter, SET the lock NX PX ttl to
 //     "<owner>:<token>" and record the same value in :minted.
 //   - renew.lua: PEXPIRE the lock key only if it holds this owner, else
 //     return 0 ([ErrNotOwner]); a missing key is never re-created. The
@@ -72,8 +78,9 @@
 //     call (the TTL sent once, the keys read with MGET, 100 at a time):
 //     the heartbeat renews the leases due together with one call per 1000
 //     (per hash slot on a cluster), pipelined.
-//   - release.lua: DEL the lock key only if it holds this owner, else
-//     return 0 ([ErrNotHeld]); never a plain DEL.
+//   - release.lua: DEL the lock key only if it holds this owner, and
+//     SET :released to its value, else return 0 ([ErrNotHeld]); never a
+//     plain DEL.
 //
 // The counter key must survive, and never go back: use maxmemory-policy
 // noeviction, appendonly yes and appendfsync always, or tokens can restart

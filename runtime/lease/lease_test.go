@@ -125,6 +125,48 @@ func TestSameOwnerRetryReturnsSameToken(t *testing.T) {
 	}
 }
 
+// A release writes only the :released record and leaves :minted naming
+// the released lease (one key write less a cycle, issue 26): a retry of
+// the released lease's Acquire that reaches Redis after the release (the
+// lock key gone, :minted and the counter still its own) must not take that
+// lease again with the released token; it mints afresh, as it did when
+// release marked :minted. Without the :released record (KEYS[5]) in the
+// acquire call, the retry would get the released token back.
+func TestRetryAfterReleaseDoesNotRetakeReleasedToken(t *testing.T) {
+	e := newEnv(t)
+	mint, released := mintKey(e.lockKey), releasedKey(e.lockKey)
+	t.Cleanup(func() { e.rdb.Del(bg, mint, released) })
+	owner := newOwner()
+	acquire := func(retry string) int64 {
+		t.Helper()
+		keys := []string{e.lockKey, e.counter, mint, abandonKey(e.lockKey, owner), released}
+		n, err := acquireScript.Run(bg, e.rdb, keys, owner, 1000, 0, "0", retry).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	first := acquire("0")
+	value := owner + ":" + fence.Token(first).String()
+	n, err := releaseScript.Run(bg, e.rdb, []string{e.lockKey, mint, released}, value).Int64()
+	if err != nil || n != 1 {
+		t.Fatalf("release = %d, %v; want 1", n, err)
+	}
+	if got := e.get(t, mint); got != value {
+		t.Fatalf(":minted = %q after release, want %q (release no longer marks it)", got, value)
+	}
+	if got := e.get(t, released); got != value {
+		t.Fatalf(":released = %q after release, want %q", got, value)
+	}
+	again := acquire("1")
+	if again <= first {
+		t.Fatalf("retry after the release got token %d, want a new token above %d (the released lease taken again)", again, first)
+	}
+	if got := e.get(t, e.counter); got != fence.Token(again).String() {
+		t.Fatalf("counter = %s, want %d", got, again)
+	}
+}
+
 // TestAcquireRetriesAmbiguousReply loses the reply of an acquire that
 // landed; Acquire's retry with the same owner gets the same token back.
 func TestAcquireRetriesAmbiguousReply(t *testing.T) {

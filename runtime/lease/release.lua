@@ -3,12 +3,16 @@
 --
 -- KEYS[1]  lock key     <prefix>:{<resource>}:lock     (value "<owner>:<token>")
 -- KEYS[2]  mint key     <prefix>:{<resource>}:minted   (value "<owner>:<token>" of
---          the last acquisition that minted; "<owner>:<token>:released"
---          once that acquisition was released)
+--          the last acquisition that minted; "<owner>:<token>:ended" once
+--          the call without KEYS[3] below deleted its lock key;
+--          "<owner>:<token>:released" once released by a release script
+--          before 2026-12-06, which marked it on every release)
 -- KEYS[3]  optional: the release record <prefix>:{<resource>}:released, the
 --          value "<owner>:<token>" of the last lease released (never has a
 --          TTL; only a release writes it, so it still names this owner's
---          release after another owner has acquired, and rewritten :minted).
+--          release after another owner has acquired, and rewritten :minted;
+--          acquire.lua reads it to tell a released lease from one whose
+--          key expired).
 --          Without it (the heartbeat deleting the key that a renewal landing
 --          after the lease ended extended, or Check's probe) the call is no
 --          release: :minted is marked "<owner>:<token>:ended", so that a
@@ -51,10 +55,17 @@ if not hit and cur then
 end
 if hit then
   redis.call('DEL', KEYS[1])
-  -- While this owner holds the lock, :minted holds the same value (the
-  -- acquire script writes both together), so no read is needed.
+  -- A release writes one record, :released; :minted keeps this lease's
+  -- value, and a retry of its Acquire that finds the lock key missing
+  -- reads :released before taking the lease again (acquire.lua's KEYS[5]).
+  -- Two key writes a cycle instead of three (bench/redislock
+  -- BenchmarkScriptWrites: each key write costs the cycle 1-2 points
+  -- against bsm/redislock).
+  -- The call that is no release marks :minted instead (there is no
+  -- :released record to name it): while this owner holds the lock,
+  -- :minted holds the same value (the acquire script writes both
+  -- together), so no read is needed.
   if KEYS[3] then
-    redis.call('SET', KEYS[2], cur .. ':released')
     redis.call('SET', KEYS[3], cur)
   else
     redis.call('SET', KEYS[2], cur .. ':ended')
