@@ -24,8 +24,10 @@ import (
 // lock can (INCR, SET NX PX; GET, DEL: three key writes a cycle); each
 // "+..." variant adds one more key write of the lease's (the :minted
 // record at acquire, the :released record at release, :minted marked
-// released); "lease-scripts" are the lease's own scripts (the same six key
-// writes in nine calls); "lease-folded" the same six writes in six calls
+// released); "lease-scripts" are the lease's own scripts (five key writes
+// in seven calls since issue 26: the release no longer marks :minted);
+// "lease-before" the lease's scripts before that change (testdata: six
+// writes in eight calls); "lease-folded" six writes in six calls
 // (MGET, SET, MSET; GET, DEL, MSET). ratio-<variant> is redislock's
 // median over the variant's, as in CycleInterleaved.
 //
@@ -41,6 +43,13 @@ func BenchmarkScriptWrites(b *testing.B) {
 		}
 		return s
 	}
+	read := func(path string) string {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return string(src)
+	}
 	file := func(name string) string {
 		src, err := os.ReadFile(filepath.Join("..", "..", "runtime", "lease", name))
 		if err != nil {
@@ -48,7 +57,7 @@ func BenchmarkScriptWrites(b *testing.B) {
 		}
 		return string(src)
 	}
-	// KEYS: lock, counter, minted, abandon mark; ARGV: owner, TTL ms, floor,
+	// KEYS: lock, counter, minted, abandon mark, released; ARGV: owner, TTL ms, floor,
 	// askMissing, retry (acquire.lua's). Release: lock, minted, released;
 	// ARGV: "<owner>:<token>".
 	const (
@@ -76,6 +85,7 @@ return t`
 		{"+released", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[3], cur)\nreturn 1"},
 		{"+minted-marked", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[2], cur .. ':released')\nredis.call('SET', KEYS[3], cur)\nreturn 1"},
 		{"lease-scripts", file("acquire.lua"), file("release.lua")},
+		{"lease-before", read(filepath.Join("testdata", "acquire-before-issue26.lua")), read(filepath.Join("testdata", "release-before-issue26.lua"))},
 		{"lease-folded", folded, getDel + "redis.call('MSET', KEYS[2], cur .. ':released', KEYS[3], cur)\nreturn 1"},
 	}
 	ttl := cycleTTL.Milliseconds()

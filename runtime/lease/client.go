@@ -457,9 +457,10 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	// attempts.
 	cmd := make([]any, 13)
 	cmd[0], cmd[1], cmd[2] = "evalsha", acquireScript.Hash(), 5
-	for i, k := range keys {
+	for i, k := range keys[:4] {
 		cmd[3+i] = k
 	}
+	cmd[7] = l.releasedArg // keys[4], already an interface value: no second allocation
 	hooks := c.opts.testHooks()
 	highWater := c.opts.highWater()
 	askMissing := highWater != nil // ask for a high-water mark if the counter is missing
