@@ -11,6 +11,7 @@ package analyze
 // (abs(-17.4) as int64), fencegen keeps PostgreSQL's type (docs/sqlc.md).
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
@@ -93,15 +94,15 @@ func sqlcAnyCase(els sqlparse.Node) bool {
 // of the schema, whose input arguments take the call's number of
 // arguments (catalog.ResolveFuncCall), whatever their types, and answers
 // interface{} when there is none, or when that function's return type is
-// one its Go mapping does not list (sqlcFuncs): max(x) and min(x) find
+// one its Go mapping does not list (sqlcFunc.code): max(x) and min(x) find
 // max(anyarray), percentile_disc(0.5) WITHIN GROUP (...) percentile_disc
 // (double precision[]) returning anyarray, now() timestamp with time zone,
 // a spelling the mapping does not have.
 func (a *analyzer) sqlcAnyCall(f *sqlparse.FuncCall) bool {
 	name := strings.ToLower(f.Func.Name)
 	n := len(f.Args)
-	if code, ok := sqlcFuncs[name]; ok {
-		switch sqlcFuncAt(code, n) {
+	if fn := sqlcFuncOf(name); fn != nil {
+		switch sqlcFuncAt(fn.code, n) {
 		case 't':
 			return false
 		case 'a':
@@ -131,7 +132,53 @@ func (a *analyzer) sqlcAnyCall(f *sqlparse.FuncCall) bool {
 	return true
 }
 
-// sqlcFuncAt is the character of a sqlcFuncs code for n arguments.
+// sqlcFunc is what sqlc v1.31.1 answers for calls of one function of its
+// pg_catalog (internal/engine/postgresql/pg_catalog.go), from
+// sqlcfuncs_gen.go; sqlcFuncTable holds them.
+type sqlcFunc struct {
+	// name is the function's name in lower case.
+	name string
+	// code is sqlc's Go type for a call with n arguments: character n is
+	// 't' when the first overload that takes n arguments (sqlc's
+	// ResolveFuncCall) returns a type sqlc's postgresType
+	// (internal/codegen/golang/postgresql_type.go) maps, 'a' when it
+	// returns one sqlc answers interface{} for (polymorphic, arrays,
+	// record, ...), '.' when none takes n; a final '+' repeats the
+	// character before it for every larger n.
+	code string
+	// types is, when code has a 't', the return type sqlc declares for a
+	// call with n arguments (element n, the type name as sqlc's
+	// pg_catalog spells it; "" where code's character is not 't'); a
+	// final "+" repeats the element before it for every larger n.
+	types []string
+	// params is how sqlc types a parameter passed as argument i of a call
+	// with n arguments: element n of the "|"-separated list ("" where no
+	// overload takes n) holds one ","-separated type per argument, the
+	// first overload's declared type (Args[i], as sqlc's
+	// resolveCatalogRefs reads it) where sqlc's postgresType maps it, "?"
+	// where sqlc answers interface{}. A list of sqlcFuncMaxArgs+1
+	// elements is a variadic function's: its last one is repeated.
+	params string
+	// from is, when the function's first overload in pg_catalog.go's
+	// order returns a type sqlc's postgresType maps, that type's name:
+	// sqlc's one column of the function in FROM (its sourceTables takes
+	// the first function of the name, whatever its arguments); "" is
+	// interface{} there.
+	from string
+}
+
+// sqlcFuncOf is the entry of sqlcFuncTable for the lower-case name, nil
+// when sqlc's pg_catalog has no function of that name (a binary search:
+// the table is sorted by name).
+func sqlcFuncOf(name string) *sqlcFunc {
+	i := sort.Search(len(sqlcFuncTable), func(i int) bool { return sqlcFuncTable[i].name >= name })
+	if i < len(sqlcFuncTable) && sqlcFuncTable[i].name == name {
+		return &sqlcFuncTable[i]
+	}
+	return nil
+}
+
+// sqlcFuncAt is the character of a sqlcFunc code for n arguments.
 func sqlcFuncAt(code string, n int) byte {
 	if strings.HasSuffix(code, "+") {
 		body := code[:len(code)-1]
@@ -202,9 +249,12 @@ func (a *analyzer) sqlcNamed(name string) (catalog.Type, bool) {
 }
 
 // sqlcFuncType is sqlc's return type for a call of the built-in name
-// with n arguments (sqlcFuncTypes), "" when it has none that it maps.
+// with n arguments (sqlcFunc.types), "" when it has none that it maps.
 func sqlcFuncType(name string, n int) string {
-	r := sqlcFuncTypes[name]
+	var r []string
+	if fn := sqlcFuncOf(name); fn != nil {
+		r = fn.types
+	}
 	if len(r) > 0 && r[len(r)-1] == "+" {
 		body := r[:len(r)-1]
 		if n >= len(body)-1 {
@@ -356,11 +406,11 @@ func sqlcCoalesce(args []sqlparse.Node, vals []value, v value) *SqlcType {
 // then synthesises arguments of type any). ok is false for a function
 // sqlc's catalog does not have.
 func (a *analyzer) sqlcFuncParam(name string, n, i int) (SqlcType, bool) {
-	code, ok := sqlcFuncParams[name]
-	if !ok {
+	fn := sqlcFuncOf(name)
+	if fn == nil {
 		return SqlcType{}, false
 	}
-	per := strings.Split(code, "|")
+	per := strings.Split(fn.params, "|")
 	var types string
 	switch {
 	case n < len(per):
@@ -379,6 +429,6 @@ func (a *analyzer) sqlcFuncParam(name string, n, i int) (SqlcType, bool) {
 	return SqlcType{Type: t, NotNull: true, Column: spelled(nil, t, true, ts[i])}, true
 }
 
-// sqlcFuncMaxArgs is the largest number of arguments sqlcFuncParams
+// sqlcFuncMaxArgs is the largest number of arguments sqlcFunc.params
 // lists a call for (sqlcfuncs_gen.go's max).
 const sqlcFuncMaxArgs = 16

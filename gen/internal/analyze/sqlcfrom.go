@@ -53,12 +53,12 @@ func (a *analyzer) sqlcRangeFunc(sc *scope, n *sqlparse.RangeFunction) ([]value,
 	if n.Alias != "" {
 		colName = n.Alias
 	}
-	if _, builtin := sqlcFuncs[name]; builtin && (f.Func.Schema == "" || f.Func.Schema == "pg_catalog") {
+	if fn := sqlcFuncOf(name); fn != nil && (f.Func.Schema == "" || f.Func.Schema == "pg_catalog") {
 		if len(n.ColAliases) > 0 {
 			return aliases(), true
 		}
 		v := value{Name: colName, Type: catalog.Type{Name: "any"}}
-		if ret := sqlcFromTypes[name]; ret != "" {
+		if ret := fn.from; ret != "" {
 			if t, ok := a.sqlcNamed(ret); ok {
 				v = value{Name: colName, Type: t, Known: true, DBType: ret}
 			}
