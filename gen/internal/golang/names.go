@@ -5,8 +5,6 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-
-	"github.com/jinzhu/inflection"
 )
 
 // namer turns SQL names into Go names the way sqlc does, so that generated
@@ -89,7 +87,7 @@ func (n *namer) modelSQLName(schema, table string) string {
 // internal/inflection): a name in exclude (compared case-insensitively)
 // stays as it is; campus, meta and metadata stay, calories and waves lose
 // their plural (github.com/jinzhu/inflection gets those wrong); anything
-// else is jinzhu/inflection's Singular. The exceptions apply to the whole
+// else is jinzhu/inflection's Singular (inflectSingular). The exceptions apply to the whole
 // name only: my_meta is jinzhu's my_metum, as in sqlc.
 func singular(name string, exclude []string) string {
 	for _, x := range exclude {
@@ -108,12 +106,12 @@ func singular(name string, exclude []string) string {
 	if s, ok := singulars.Load(name); ok {
 		return s.(string)
 	}
-	s := inflection.Singular(name)
+	s := inflectSingular(name)
 	singulars.Store(name, s)
 	return s
 }
 
-// singulars caches jinzhu/inflection's Singular, by name: it tries its
+// singulars caches inflectSingular, by name: it tries its
 // rules' regular expressions in turn, and a run asks for one table's
 // singular many times (its model, its queries' rows, the API notes).
 var singulars sync.Map
