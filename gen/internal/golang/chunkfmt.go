@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/parallel"
 )
 
 // formatChunk is about how many bytes of jennifer's unformatted output
@@ -222,10 +223,10 @@ var queryBatch = 500
 // queries are qs (in order), named source in its header. jennifer's
 // statement trees take some 15 times the source they render to (72 MiB
 // for the 10,000 queries of BENCHMARKS.md's 1,000 tables), so the queries
-// are rendered queryBatch at a time, each batch a jen.File of its own
-// with the same import names (newFile), and the batches' texts joined
-// under one import block, the union of theirs, as jennifer writes it for
-// one file. When the batches' imports disagree (one path under two names
+// are rendered queryBatch at a time, up to GOMAXPROCS batches at once,
+// each batch a jen.File of its own with the same import names (newFile),
+// and the batches' texts joined under one import block, the union of
+// theirs, as jennifer writes it for one file. When the batches' imports disagree (one path under two names
 // or one name for two paths), the file is rendered whole.
 func (e *emitter) queryFileSource(pkg, source string, qs []*analyze.Query) ([]byte, error) {
 	whole := func(qs []*analyze.Query) ([]byte, error) {
@@ -247,8 +248,20 @@ func (e *emitter) queryFileSource(pkg, source string, qs []*analyze.Query) ([]by
 	var prefix []byte            // the first batch's text before its imports
 	names := map[string]string{} // import path → name ("" for none)
 	var bodies [][]byte
-	for start := 0; start < len(qs); start += queryBatch {
-		src, err := whole(qs[start:min(start+queryBatch, len(qs))])
+	// The batches are built and rendered concurrently (parallel.For:
+	// at most GOMAXPROCS statement trees live at once), then joined in
+	// order.
+	batches := make([]struct {
+		src []byte
+		err error
+	}, (len(qs)+queryBatch-1)/queryBatch)
+	parallel.For(len(batches), func(i int) {
+		start := i * queryBatch
+		batches[i].src, batches[i].err = whole(qs[start:min(start+queryBatch, len(qs))])
+	})
+	for i := range batches {
+		src, err := batches[i].src, batches[i].err
+		batches[i].src = nil
 		if err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/dave/jennifer/jen"
@@ -25,6 +26,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/parallel"
 )
 
 // Header is the first line of every generated file.
@@ -60,13 +62,25 @@ type emitter struct {
 	// printed holds the declarations of the syntax tree render printed
 	// each output file from, by file name, for checkCollisions.
 	printed map[string]*fileDecls
+	// mu guards usedModels, argImports and printed while Emit renders
+	// files concurrently (nil in the emitters that render nothing).
+	mu *sync.Mutex
+}
+
+// lock locks e.mu, when e has one, and returns its unlock.
+func (e *emitter) lock() (unlock func()) {
+	if e.mu == nil {
+		return func() {}
+	}
+	e.mu.Lock()
+	return e.mu.Unlock
 }
 
 // Emit renders every output file. The map's keys are file names relative to
 // the output directory.
 func Emit(in Input) (map[string][]byte, error) {
 	e := &emitter{in: in, opts: in.Options, files: map[string]*jen.File{}, models: map[*catalog.Table]string{},
-		usedModels: map[*catalog.Table]bool{}, printed: map[string]*fileDecls{}}
+		usedModels: map[*catalog.Table]bool{}, printed: map[string]*fileDecls{}, mu: &sync.Mutex{}}
 	e.names = namerFor(in.Options)
 	e.types = newTypeMapper(in, e.names, in.Options.PGTypes())
 	pkg := in.Options.Package
@@ -153,6 +167,18 @@ func Emit(in Input) (map[string][]byte, error) {
 		batchFile = e.newFile(pkg, sourceOr(e.opts.OutputBatchFileName, "batch.go"))
 		e.batchPreamble(batchFile)
 	}
+	e.overridePackages() // filled here, read by every file's job
+	// The files are built and rendered concurrently (parallel.For), each
+	// job writing its own result, and put in the order of a sequential
+	// run, so that output and the first error do not depend on
+	// scheduling: first the query files, the copyfrom and batch files, the
+	// db file and the querier; then the models file, which keeps the
+	// models and enums the others' queries use (usedModels, enumsUsed).
+	type job struct {
+		name, role string
+		render     func() ([]byte, error)
+	}
+	var jobs []job
 	for _, name := range outNames {
 		group := byOut[name]
 		// sqlc's "// source:" names the query file's base name.
@@ -162,76 +188,100 @@ func Emit(in Input) (map[string][]byte, error) {
 		if rel, ok := in.Sources[src]; ok {
 			src = rel
 		}
-		b, err := e.renderSource(name, func() ([]byte, error) { return e.queryFileSource(pkg, path.Base(group[0].Name), qs) })
-		if err != nil {
-			return nil, err
-		}
-		if err := put(name, b, "the code of query file "+src); err != nil {
-			return nil, err
-		}
+		jobs = append(jobs, job{name, "the code of query file " + src, func() ([]byte, error) {
+			return e.renderSource(name, func() ([]byte, error) { return e.queryFileSource(pkg, path.Base(group[0].Name), qs) })
+		}})
 	}
-	for _, q := range copyQueries {
-		if e.types.mysql() {
-			e.mysqlCopyfrom(copyFile, q)
-			continue
-		}
-		e.copyfrom(copyFile, q)
+	if copyFile != nil {
+		jobs = append(jobs, job{copyName, "the copyfrom file (output_copyfrom_file_name)", func() ([]byte, error) {
+			for _, q := range copyQueries {
+				if e.types.mysql() {
+					e.mysqlCopyfrom(copyFile, q)
+					continue
+				}
+				e.copyfrom(copyFile, q)
+			}
+			return e.render(copyName, copyFile)
+		}})
 	}
-	for _, q := range batchQueries {
-		e.batch(batchFile, q)
+	if batchFile != nil {
+		jobs = append(jobs, job{batchName, "the batch file (output_batch_file_name)", func() ([]byte, error) {
+			for _, q := range batchQueries {
+				e.batch(batchFile, q)
+			}
+			return e.render(batchName, batchFile)
+		}})
 	}
-	for _, o := range []struct {
-		name, role string
-		f          *jen.File
-	}{
-		{copyName, "the copyfrom file (output_copyfrom_file_name)", copyFile},
-		{batchName, "the batch file (output_batch_file_name)", batchFile},
-	} {
-		if o.f == nil {
-			continue
+	dbName := e.fileNameOr(e.opts.OutputDBFileName, "db.go")
+	jobs = append(jobs, job{dbName, "the db file (output_db_file_name)", func() ([]byte, error) {
+		db := e.newPlainFile(pkg, "")
+		if e.types.stdlib() {
+			e.stdlibDBFile(db, queries)
+		} else {
+			e.dbFile(db, copyFile != nil, batchFile != nil)
 		}
-		b, err := e.render(o.name, o.f)
-		if err != nil {
-			return nil, err
-		}
-		if err := put(o.name, b, o.role); err != nil {
-			return nil, err
-		}
-	}
-	db := e.newPlainFile(pkg, "")
-	if e.types.stdlib() {
-		e.stdlibDBFile(db, queries)
-	} else {
-		e.dbFile(db, copyFile != nil, batchFile != nil)
-	}
-	models := e.newFile(pkg, "")
-	if err := e.modelsFile(models, queries); err != nil {
-		return nil, err
-	}
-	for _, o := range []struct {
-		name, role string
-		f          *jen.File
-	}{
-		{e.fileNameOr(e.opts.OutputDBFileName, "db.go"), "the db file (output_db_file_name)", db},
-		{e.fileNameOr(e.opts.OutputModelsFileName, "models.go"), "the models file (output_models_file_name)", models},
-	} {
-		b, err := e.render(o.name, o.f)
-		if err != nil {
-			return nil, err
-		}
-		if err := put(o.name, b, o.role); err != nil {
-			return nil, err
-		}
-	}
+		return e.render(dbName, db)
+	}})
+	var querier *job
 	if e.opts.EmitInterface {
-		q := e.newFile(pkg, "")
-		e.querierFile(q, queries)
 		name := e.fileNameOr(e.opts.OutputQuerierFileName, "querier.go")
-		b, err := e.render(name, q)
-		if err != nil {
+		// The querier names arguments after its own imports (inQuerier),
+		// and in a sequential run came after the models file: the models
+		// its signatures note as used go to a map of its own.
+		qe := *e
+		qe.inQuerier = true
+		qe.usedModels = map[*catalog.Table]bool{}
+		qs := slices.Clone(queries)
+		querier = &job{name, "the querier file (output_querier_file_name)", func() ([]byte, error) {
+			q := qe.newFile(pkg, "")
+			qe.querierFile(q, qs)
+			return qe.render(name, q)
+		}}
+		jobs = append(jobs, *querier)
+	}
+	results := make([]struct {
+		b   []byte
+		err error
+	}, len(jobs))
+	parallel.For(len(jobs), func(i int) { results[i].b, results[i].err = jobs[i].render() })
+	modelsName := e.fileNameOr(e.opts.OutputModelsFileName, "models.go")
+	var modelsOut []byte
+	var modelsErr error
+	// The models file waits for the jobs above to have noted the models
+	// and enums they use; it is not rendered when one of the files before
+	// it failed (the run's error is that file's).
+	failed := false
+	for i, r := range results {
+		failed = failed || r.err != nil && (querier == nil || i < len(jobs)-1)
+	}
+	if !failed {
+		models := e.newFile(pkg, "")
+		if modelsErr = e.modelsFile(models, queries); modelsErr == nil {
+			modelsOut, modelsErr = e.render(modelsName, models)
+		}
+	}
+	for i, j := range jobs {
+		if querier != nil && i == len(jobs)-1 {
+			// The models file came before the querier.
+			if modelsErr != nil {
+				return nil, modelsErr
+			}
+			if err := put(modelsName, modelsOut, "the models file (output_models_file_name)"); err != nil {
+				return nil, err
+			}
+		}
+		if results[i].err != nil {
+			return nil, results[i].err
+		}
+		if err := put(j.name, results[i].b, j.role); err != nil {
 			return nil, err
 		}
-		if err := put(name, b, "the querier file (output_querier_file_name)"); err != nil {
+	}
+	if querier == nil {
+		if modelsErr != nil {
+			return nil, modelsErr
+		}
+		if err := put(modelsName, modelsOut, "the models file (output_models_file_name)"); err != nil {
 			return nil, err
 		}
 	}
@@ -391,7 +441,9 @@ func (e *emitter) gofmt(name string, render func() ([]byte, error)) ([]byte, err
 		return nil, err
 	}
 	if out, decls, ok := gofmtChunks(src); ok {
+		unlock := e.lock()
 		e.printed[name] = decls
+		unlock()
 		return out, nil
 	}
 	fset := token.NewFileSet()
@@ -406,7 +458,9 @@ func (e *emitter) gofmt(name string, render func() ([]byte, error)) ([]byte, err
 	if err := gofmtConfig.Fprint(&out, fset, tree); err != nil {
 		return nil, err
 	}
+	unlock := e.lock()
 	e.printed[name] = declsOf(tree)
+	unlock()
 	return out.Bytes(), nil
 }
 
@@ -619,7 +673,7 @@ func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 			if t.IsSequence {
 				continue
 			}
-			if !e.opts.OmitUnusedStructs || e.usedModels[t] {
+			if !e.opts.OmitUnusedStructs || e.modelUsed(t) {
 				tables = append(tables, t)
 			}
 		}
@@ -655,7 +709,7 @@ func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 	if e.opts.OmitUnusedStructs {
 		kept := enums[:0]
 		for _, en := range enums {
-			if e.types.enumsUsed[en] {
+			if e.types.enumUsed(en) {
 				kept = append(kept, en)
 			}
 		}

@@ -434,7 +434,9 @@ func (o override) matchesTagType(col *catalog.Column, t *catalog.Type, notNull b
 
 func (m *typeMapper) use(o override) {
 	if o.goType.pkg != "" {
+		m.mu.Lock()
 		m.imports[o.goType.pkg] = o.importName()
+		m.mu.Unlock()
 	}
 }
 

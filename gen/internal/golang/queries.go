@@ -156,6 +156,20 @@ func argConflictName(n string) string {
 	return b.String()
 }
 
+// useModel notes that a query returns t's model (usedModels).
+func (e *emitter) useModel(t *catalog.Table) {
+	unlock := e.lock()
+	e.usedModels[t] = true
+	unlock()
+}
+
+// modelUsed reports whether a query returns t's model (usedModels).
+func (e *emitter) modelUsed(t *catalog.Table) bool {
+	unlock := e.lock()
+	defer unlock()
+	return e.usedModels[t]
+}
+
 // importElems are the last elements of the import paths of the query
 // file generated from file (context, time, uuid, pgtype, ...), as far as
 // sqlc's renaming of arguments (argName) needs them: the packages of its
@@ -165,10 +179,13 @@ func argConflictName(n string) string {
 // querier file: the packages of every query's parameter types and of its
 // result's type when that is one column's.
 func (e *emitter) importElems(file string) map[string]bool {
-	if m, ok := e.argImports[file]; ok {
+	unlock := e.lock()
+	m, ok := e.argImports[file]
+	unlock()
+	if ok {
 		return m
 	}
-	m := map[string]bool{"context": true}
+	m = map[string]bool{"context": true}
 	var add func(t goType)
 	add = func(t goType) {
 		if t.pkg != "" {
@@ -206,6 +223,12 @@ func (e *emitter) importElems(file string) map[string]bool {
 				}
 			}
 		}
+	}
+	unlock = e.lock()
+	defer unlock()
+	if prev, ok := e.argImports[file]; ok {
+		// Another file's rendering got there first, with the same.
+		return prev
 	}
 	if e.argImports == nil {
 		e.argImports = map[string]map[string]bool{}
@@ -355,7 +378,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 		if t := e.matchModel(q); t != "" && !hasEmbed {
 			s.resultName = t
 			if returnsRows(q.Cmd) {
-				e.usedModels[q.Columns[0].Column.Table] = true
+				e.useModel(q.Columns[0].Column.Table)
 			}
 		} else {
 			s.resultName = q.Name + "Row"
@@ -375,7 +398,7 @@ func (e *emitter) signature(q *analyze.Query) signature {
 			model := e.models[c.Embed]
 			f := resultField{name: model, typ: goType{name: model}, column: embedTagName(model)}
 			if returnsRows(q.Cmd) {
-				e.usedModels[c.Embed] = true
+				e.useModel(c.Embed)
 			}
 			for ; i < len(q.Columns) && q.Columns[i].Embed == c.Embed && q.Columns[i].EmbedName == c.EmbedName && q.Columns[i].EmbedTarget == c.EmbedTarget; i++ {
 				ec := q.Columns[i]

@@ -3,6 +3,7 @@ package golang
 import (
 	"maps"
 	"strings"
+	"sync"
 
 	"github.com/dave/jennifer/jen"
 
@@ -204,9 +205,12 @@ func same(t goType) [2]goType { return [2]goType{t, t} }
 // typeMapper maps PostgreSQL types to Go types as sqlc does for the
 // entry's sql_package (pgx/v5, pgx/v4 or database/sql).
 type typeMapper struct {
-	cat       *catalog.Catalog
-	names     *namer
-	opts      config.GoOptions
+	cat   *catalog.Catalog
+	names *namer
+	opts  config.GoOptions
+	// mu guards enumsUsed and imports, which files rendered
+	// concurrently (Emit) add to.
+	mu        sync.Mutex
 	enumsUsed map[*catalog.Enum]bool
 	overrides []override
 	// imports maps override import paths to their package names.
@@ -428,7 +432,9 @@ func (m *typeMapper) defaultType(t catalog.Type, notNull bool) goType {
 		}
 	}
 	if e := m.cat.Enum(t.Schema, t.Name); e != nil {
+		m.mu.Lock()
 		m.enumsUsed[e] = true
+		m.mu.Unlock()
 		name := m.names.structName(enumGoName(e))
 		if notNull {
 			return goType{name: name}
@@ -504,4 +510,12 @@ func enumGoName(e *catalog.Enum) string {
 		return e.Schema + "_" + e.Name
 	}
 	return e.Name
+}
+
+// enumUsed reports whether a query's parameter or result, or a kept
+// model, uses e (enumsUsed).
+func (m *typeMapper) enumUsed(e *catalog.Enum) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.enumsUsed[e]
 }
