@@ -70,6 +70,8 @@ func typeSpelling(tn *sqlparse.TypeName) string {
 		return ""
 	case tn.Schema != "":
 		return tn.Schema + "." + tn.Name
+	case tn.SqlcSchema != "":
+		return tn.SqlcSchema + "." + tn.Name
 	}
 	return tn.Name
 }

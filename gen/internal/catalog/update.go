@@ -181,6 +181,8 @@ func dbType(tn *sqlparse.TypeName) string {
 		return tn.Name // sqlc's db_type for MySQL: the type's name
 	case tn.Schema != "":
 		return tn.Schema + "." + tn.Name
+	case tn.SqlcSchema != "":
+		return tn.SqlcSchema + "." + tn.Name
 	}
 	return tn.Name
 }

@@ -61,3 +61,48 @@ sql:
 		a.has(t, w)
 	}
 }
+
+// sqlc's parser (PostgreSQL 17's grammar) reads json written without
+// quotes as the keyword type pg_catalog.json, and "json" as written: a
+// db_type override pg_catalog.json matches the first, json the second
+// (and json written pg_catalog.json matches only the qualified override),
+// in columns, casts and parameters alike. The expected API was produced
+// by running sqlc v1.31.1 on the same input.
+func TestJSONOverrideMatchesSqlcSpelling(t *testing.T) {
+	schema := `CREATE TABLE docs (id BIGSERIAL PRIMARY KEY, a json NOT NULL, c pg_catalog.json NOT NULL, e "json" NOT NULL);`
+	q := `
+-- name: GetDoc :one
+SELECT * FROM docs WHERE id = $1;
+-- name: Cast :one
+SELECT a::json AS k, $1::json AS p, $2::pg_catalog.json AS p2 FROM docs LIMIT 1;
+`
+	for _, tc := range []struct {
+		dbType string
+		want   []string
+	}{
+		{"json", []string{"field Doc.A []byte", "field Doc.C []byte", "field Doc.E x.T", "field CastRow.K []byte",
+			"field CastRow.P []byte", "field CastRow.P2 []byte", "field CastParams.Column1 []byte", "field CastParams.Column2 []byte"}},
+		{"pg_catalog.json", []string{"field Doc.A x.T", "field Doc.C x.T", "field Doc.E []byte", "field CastRow.K x.T",
+			"field CastRow.P x.T", "field CastRow.P2 x.T", "field CastParams.Column1 x.T", "field CastParams.Column2 x.T"}},
+	} {
+		t.Run(tc.dbType, func(t *testing.T) {
+			cfg := `version: "2"
+sql:
+  - engine: postgresql
+    schema: schema.sql
+    queries: query.sql
+    gen:
+      go:
+        package: db
+        out: out
+        sql_package: pgx/v5
+        overrides:
+          - {db_type: ` + tc.dbType + `, go_type: example.com/x.T}
+`
+			a := parseAPI(t, generate(t, cfg, schema, q))
+			for _, w := range tc.want {
+				a.has(t, w)
+			}
+		})
+	}
+}

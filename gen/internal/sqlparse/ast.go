@@ -77,6 +77,11 @@ type TypeName struct {
 	Length   int
 	// Values are a MySQL ENUM's or SET's members.
 	Values []string
+	// SqlcSchema is the schema sqlc v1.31.1's parser (PostgreSQL 17's
+	// grammar) qualifies the name with where this one (16's) gives none:
+	// "pg_catalog" for json written without quotes, a keyword there.
+	// Only how sqlc spells the type (its db_type overrides) reads it.
+	SqlcSchema string
 }
 
 func (n *TypeName) Pos() int { return n.Loc }

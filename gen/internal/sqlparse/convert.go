@@ -62,6 +62,9 @@ func (c *converter) typeName(tn *pg.TypeName) *TypeName {
 	case 0:
 	case 1:
 		t.Name = parts[0]
+		if t.Name == "json" && t.Loc >= 0 && t.Loc < len(c.src) && c.src[t.Loc] != '"' {
+			t.SqlcSchema = "pg_catalog"
+		}
 	default:
 		t.Schema, t.Name = parts[len(parts)-2], parts[len(parts)-1]
 	}
