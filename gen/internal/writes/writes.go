@@ -24,6 +24,7 @@ package writes
 
 import (
 	"strings"
+	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -208,12 +209,18 @@ type walker struct {
 	r *Report
 }
 
-var nodeOneof = (&pg.Node{}).ProtoReflect().Descriptor().Oneofs().ByName("node")
+// nodeOneof is the oneof of pg_query's Node message, looked up on first
+// use: the lookup makes protobuf build pg_query's whole file descriptor
+// (about 5% of a small project's run, BENCHMARKS.md), which the first
+// parse needs as well (sqlparse starts it beside the program's start-up).
+var nodeOneof = sync.OnceValue(func() protoreflect.OneofDescriptor {
+	return (&pg.Node{}).ProtoReflect().Descriptor().Oneofs().ByName("node")
+})
 
 // kindOf is the node name of n's message (SelectStmt, FuncCall, ...).
 func kindOf(n *pg.Node) string {
 	m := n.ProtoReflect()
-	fd := m.WhichOneof(nodeOneof)
+	fd := m.WhichOneof(nodeOneof())
 	if fd == nil {
 		return ""
 	}
@@ -225,7 +232,7 @@ func (w *walker) node(n *pg.Node, c ctx) {
 		return
 	}
 	m := n.ProtoReflect()
-	fd := m.WhichOneof(nodeOneof)
+	fd := m.WhichOneof(nodeOneof())
 	if fd == nil {
 		return
 	}
