@@ -171,9 +171,9 @@ func Emit(in Input) (map[string][]byte, error) {
 	// The files are built and rendered concurrently (parallel.For), each
 	// job writing its own result, and put in the order of a sequential
 	// run, so that output and the first error do not depend on
-	// scheduling: first the query files, the copyfrom and batch files, the
-	// db file and the querier; then the models file, which keeps the
-	// models and enums the others' queries use (usedModels, enumsUsed).
+	// scheduling: first the query files, the copyfrom and batch files and
+	// the db file; then the models file, which keeps the models and enums
+	// the others' queries use (usedModels, enumsUsed), and the querier.
 	type job struct {
 		name, role string
 		render     func() ([]byte, error)
@@ -222,54 +222,12 @@ func Emit(in Input) (map[string][]byte, error) {
 		}
 		return e.render(dbName, db)
 	}})
-	var querier *job
-	if e.opts.EmitInterface {
-		name := e.fileNameOr(e.opts.OutputQuerierFileName, "querier.go")
-		// The querier names arguments after its own imports (inQuerier),
-		// and in a sequential run came after the models file: the models
-		// its signatures note as used go to a map of its own.
-		qe := *e
-		qe.inQuerier = true
-		qe.usedModels = map[*catalog.Table]bool{}
-		qs := slices.Clone(queries)
-		querier = &job{name, "the querier file (output_querier_file_name)", func() ([]byte, error) {
-			q := qe.newFile(pkg, "")
-			qe.querierFile(q, qs)
-			return qe.render(name, q)
-		}}
-		jobs = append(jobs, *querier)
-	}
 	results := make([]struct {
 		b   []byte
 		err error
 	}, len(jobs))
 	parallel.For(len(jobs), func(i int) { results[i].b, results[i].err = jobs[i].render() })
-	modelsName := e.fileNameOr(e.opts.OutputModelsFileName, "models.go")
-	var modelsOut []byte
-	var modelsErr error
-	// The models file waits for the jobs above to have noted the models
-	// and enums they use; it is not rendered when one of the files before
-	// it failed (the run's error is that file's).
-	failed := false
-	for i, r := range results {
-		failed = failed || r.err != nil && (querier == nil || i < len(jobs)-1)
-	}
-	if !failed {
-		models := e.newFile(pkg, "")
-		if modelsErr = e.modelsFile(models, queries); modelsErr == nil {
-			modelsOut, modelsErr = e.render(modelsName, models)
-		}
-	}
 	for i, j := range jobs {
-		if querier != nil && i == len(jobs)-1 {
-			// The models file came before the querier.
-			if modelsErr != nil {
-				return nil, modelsErr
-			}
-			if err := put(modelsName, modelsOut, "the models file (output_models_file_name)"); err != nil {
-				return nil, err
-			}
-		}
 		if results[i].err != nil {
 			return nil, results[i].err
 		}
@@ -277,11 +235,45 @@ func Emit(in Input) (map[string][]byte, error) {
 			return nil, err
 		}
 	}
-	if querier == nil {
-		if modelsErr != nil {
-			return nil, modelsErr
+	// Then the models file, once the files above have noted the models
+	// and enums their queries use, beside the querier, which at 1,000
+	// tables is formatted whole (one declaration) and so is not rendered
+	// while the query files' batches are live (peak memory). The querier
+	// names arguments after its own imports (inQuerier), and in a
+	// sequential run came after the models file: the models its
+	// signatures note as used go to a map of its own, and the enums are
+	// those the files above noted already.
+	final := []job{{e.fileNameOr(e.opts.OutputModelsFileName, "models.go"), "the models file (output_models_file_name)", nil}}
+	final[0].render = func() ([]byte, error) {
+		models := e.newFile(pkg, "")
+		if err := e.modelsFile(models, queries); err != nil {
+			return nil, err
 		}
-		if err := put(modelsName, modelsOut, "the models file (output_models_file_name)"); err != nil {
+		return e.render(final[0].name, models)
+	}
+	if e.opts.EmitInterface {
+		name := e.fileNameOr(e.opts.OutputQuerierFileName, "querier.go")
+		qe := *e
+		qe.inQuerier = true
+		qe.usedModels = map[*catalog.Table]bool{}
+		qs := slices.Clone(queries)
+		final = append(final, job{name, "the querier file (output_querier_file_name)", func() ([]byte, error) {
+			q := qe.newFile(pkg, "")
+			qe.querierFile(q, qs)
+			return qe.render(name, q)
+		}})
+	}
+	results = results[:0]
+	results = append(results, make([]struct {
+		b   []byte
+		err error
+	}, len(final))...)
+	parallel.For(len(final), func(i int) { results[i].b, results[i].err = final[i].render() })
+	for i, j := range final {
+		if results[i].err != nil {
+			return nil, results[i].err
+		}
+		if err := put(j.name, results[i].b, j.role); err != nil {
 			return nil, err
 		}
 	}
