@@ -400,7 +400,7 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 				fa.prevEnd = st.End + 1
 				continue
 			}
-			lines := commentLines(f.Src, max(st.Lead, fa.prevEnd), st.Start)
+			lines := commentLinesOf(f.Src, max(st.Lead, fa.prevEnd), st.Start, opts.MySQL)
 			fa.prevEnd = st.End + 1
 			fa.anns[i], fa.msgs[i] = parseAnnotation(lines)
 			if fa.anns[i] != nil {
@@ -491,7 +491,7 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 		}
 		// A trailing annotation with no statement after it.
 		tailStart := min(max(fa.prevEnd, bytes.LastIndexByte(f.Src, ';')+1), len(f.Src))
-		if tail := commentLines(f.Src, tailStart, len(f.Src)); len(tail) > 0 {
+		if tail := commentLinesOf(f.Src, tailStart, len(f.Src), opts.MySQL); len(tail) > 0 {
 			if ann, _ := parseAnnotation(tail); ann != nil {
 				errs.Add(f.Name, ann.Line, ann.Col, "query %s has no SQL statement after its annotation", ann.Name)
 			}

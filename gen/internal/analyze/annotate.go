@@ -248,6 +248,13 @@ func sqlcStmtPos(src []byte, lead, start int) int {
 // commentLines returns the "--" comment lines of src[start:end] with their
 // positions. Block comments are skipped.
 func commentLines(src []byte, start, end int) []commentLine {
+	return commentLinesOf(src, start, end, false)
+}
+
+// commentLinesOf is commentLines; hash reads MySQL's # comments too
+// ("# name: X :one" is sqlc's third annotation form on MySQL), each as a
+// "--" line.
+func commentLinesOf(src []byte, start, end int, hash bool) []commentLine {
 	var out []commentLine
 	line, col := diag.Position(src, start)
 	i := start
@@ -264,6 +271,13 @@ func commentLines(src []byte, start, end int) []commentLine {
 				j++
 			}
 			out = append(out, commentLine{line: line, col: i - lineStart + 1, text: strings.TrimRight(string(src[i:j]), "\r")})
+			i = j
+		case hash && src[i] == '#':
+			j := i
+			for j < end && src[j] != '\n' {
+				j++
+			}
+			out = append(out, commentLine{line: line, col: i - lineStart + 1, text: "--" + strings.TrimRight(string(src[i+1:j]), "\r")})
 			i = j
 		case src[i] == '/' && i+1 < end && src[i+1] == '*':
 			// A block comment (/* name: X :one */ is sqlc's other annotation

@@ -696,7 +696,8 @@ func sqlcText(q *analyze.Query) (string, []string) {
 	for _, l := range strings.Split(strings.TrimSpace(q.Lead+q.SQL), "\n") {
 		l = strings.TrimSuffix(l, "\r")
 		switch {
-		case strings.HasPrefix(l, "-- name:"), strings.HasPrefix(l, "/* name:") && strings.HasSuffix(l, "*/"):
+		case strings.HasPrefix(l, "-- name:"), strings.HasPrefix(l, "/* name:") && strings.HasSuffix(l, "*/"),
+			strings.HasPrefix(l, "# name:"): // MySQL's # comment (only the annotation: # is an operator in PostgreSQL)
 		case strings.HasPrefix(l, guard.CommentPrefix):
 			lines = append(lines, l) // a fenced write's guard says what it is in the text sent
 		case strings.HasPrefix(l, "--") && isFenceFlag(strings.TrimPrefix(l, "--")):
