@@ -27,13 +27,50 @@
 
 CREATE OR REPLACE FUNCTION fencegen_guard_jobs_562f12df() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok < OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (jobs.tok)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented < stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (jobs.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'jobs', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'jobs', COLUMN = col;
     END IF;
     RETURN NEW;
 END
@@ -45,13 +82,50 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON jobs
 
 CREATE OR REPLACE FUNCTION fencegen_guard_strict_jobs_a2666dcf() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok <= OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (strict_jobs.tok, strict)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented <= stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (strict_jobs.%, strict)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'strict_jobs', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'strict_jobs', COLUMN = col;
     END IF;
     RETURN NEW;
 END
@@ -63,13 +137,50 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON strict_jobs
 
 CREATE OR REPLACE FUNCTION fencegen_guard_events_5df12ea9() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok < OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (events.tok)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented < stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (events.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'events', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'events', COLUMN = col;
     END IF;
     RETURN NEW;
 END
@@ -81,13 +192,50 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON events
 
 CREATE OR REPLACE FUNCTION fencegen_guard_things_b4fdde28() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok < OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (things.tok)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented < stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (things.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'things', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'things', COLUMN = col;
     END IF;
     RETURN NEW;
 END
@@ -99,13 +247,50 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON things
 
 CREATE OR REPLACE FUNCTION fencegen_guard_special_things_39d29ee8() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok < OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (special_things.tok)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented < stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (special_things.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'special_things', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'special_things', COLUMN = col;
     END IF;
     RETURN NEW;
 END
@@ -117,13 +302,50 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON special_things
 
 CREATE OR REPLACE FUNCTION fencegen_guard_settings_35528a06() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok < OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (settings.tok)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented < stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (settings.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'settings', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'settings', COLUMN = col;
     END IF;
     RETURN NEW;
 END
@@ -135,13 +357,50 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON settings
 
 CREATE OR REPLACE FUNCTION fencegen_guard_ledgers_a15074d8() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok < OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (ledgers.tok)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented < stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (ledgers.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'ledgers', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'ledgers', COLUMN = col;
     END IF;
     RETURN NEW;
 END
@@ -153,13 +412,50 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON ledgers
 
 CREATE OR REPLACE FUNCTION fencegen_guard_codes_a8852bcc() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok < OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (codes.tok)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented < stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (codes.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'codes', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'codes', COLUMN = col;
     END IF;
     RETURN NEW;
 END
@@ -171,13 +467,50 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON codes
 
 CREATE OR REPLACE FUNCTION fencegen_guard_users_3ab2afaa() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok < OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (users.tok)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented < stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (users.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'users', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'users', COLUMN = col;
     END IF;
     RETURN NEW;
 END
@@ -189,13 +522,50 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON users
 
 CREATE OR REPLACE FUNCTION fencegen_guard_bases_ef62c242() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok < OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (bases.tok)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented < stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (bases.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'bases', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'bases', COLUMN = col;
     END IF;
     RETURN NEW;
 END
@@ -207,13 +577,50 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON bases
 
 CREATE OR REPLACE FUNCTION fencegen_guard_sub_bases_2f79d730() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok < OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (sub_bases.tok)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented < stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (sub_bases.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'sub_bases', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'sub_bases', COLUMN = col;
     END IF;
     RETURN NEW;
 END
@@ -225,13 +632,50 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON sub_bases
 
 CREATE OR REPLACE FUNCTION fencegen_guard_logs_5a0efbb5() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok < OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (logs.tok)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented < stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (logs.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'logs', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'logs', COLUMN = col;
     END IF;
     RETURN NEW;
 END

@@ -27,13 +27,50 @@
 
 CREATE OR REPLACE FUNCTION fencegen_guard_jobs_562f12df() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok < OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (jobs.tok)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented < stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (jobs.%)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=non-strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'jobs', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=non-strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'jobs', COLUMN = col;
     END IF;
     RETURN NEW;
 END
@@ -45,13 +82,50 @@ CREATE TRIGGER fencegen_guard BEFORE UPDATE ON jobs
 
 CREATE OR REPLACE FUNCTION fencegen_guard_strict_jobs_a2666dcf() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
+DECLARE
+    col name := 'tok'; -- the token column, as this guard was installed
+    presented numeric;
+    stored numeric;
+    fast boolean := true;
 BEGIN
-    IF NEW.tok <= OLD.tok THEN
-        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (strict_jobs.tok, strict)',
-            NEW.tok, OLD.tok
+    BEGIN
+        presented := NEW.tok;
+        stored := OLD.tok;
+    EXCEPTION WHEN undefined_column OR datatype_mismatch THEN
+        -- A later migration renamed the column (its fencing mark, a column
+        -- comment, moves with it), dropped it (no column is left to guard) or
+        -- changed its type (a session that ran this before has the lines
+        -- above planned for the old one): find it by its mark, on this table
+        -- or the one it inherits the column from, and read it by name.
+        fast := false;
+        col := NULL;
+        SELECT a.attname INTO col
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_description d ON d.objoid = a.attrelid AND d.objsubid = a.attnum
+                AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass
+            WHERE a.attnum > 0 AND NOT a.attisdropped
+                AND pg_catalog.strpos(d.description, 'fencegen:token') > 0
+                AND a.attrelid IN (WITH RECURSIVE up(rel) AS (
+                        SELECT TG_RELID
+                        UNION SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid = up.rel)
+                    SELECT rel FROM up)
+            ORDER BY a.attrelid = TG_RELID DESC, a.attname LIMIT 1;
+        IF col IS NULL OR NOT pg_catalog.to_jsonb(NEW) ? col THEN
+            IF col IS NULL AND pg_catalog.to_jsonb(NEW) ? 'tok' THEN
+                col := 'tok'; -- retyped, and its mark removed
+            ELSE
+                RETURN NEW; -- no token column left: nothing to guard
+            END IF;
+        END IF;
+        presented := pg_catalog.to_jsonb(NEW) ->> col;
+        stored := pg_catalog.to_jsonb(OLD) ->> col;
+    END;
+    IF presented <= stored THEN
+        RAISE EXCEPTION 'fencegen: stale token: presented %, stored % (strict_jobs.%, strict)',
+            presented, stored, pg_catalog.quote_ident(col)
             USING ERRCODE = 'FN001',
-                DETAIL = format('presented=%s stored=%s mode=strict', NEW.tok, OLD.tok),
-                SCHEMA = 'public', TABLE = 'strict_jobs', COLUMN = 'tok';
+                DETAIL = pg_catalog.format('presented=%s stored=%s mode=strict', presented, stored),
+                SCHEMA = 'public', TABLE = 'strict_jobs', COLUMN = col;
     END IF;
     RETURN NEW;
 END
