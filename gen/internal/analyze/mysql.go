@@ -65,19 +65,7 @@ func (a *analyzer) numberMySQLParams(all []*sqlparse.Param) (string, error) {
 		a.placeholders = order
 	}
 	for _, p := range all {
-		pr := a.param(p.Number)
-		if pr.loc == 0 {
-			pr.loc = p.Loc
-		}
-		if p.Name != "" {
-			pr.Name, pr.Named = p.Name, true
-		}
-		if p.Nullable {
-			pr.Nullable()
-		}
-		if p.Slice {
-			pr.Slice = true
-		}
+		pr := a.useParam(p)
 		switch {
 		case inList[p]:
 			pr.InList = true

@@ -88,21 +88,9 @@ func (a *analyzer) numberParams() (string, error) {
 		p.Number = n
 	}
 	for _, p := range all {
-		pr := a.param(p.Number)
-		if pr.loc == 0 {
-			pr.loc = p.Loc
-		}
-		if p.Name != "" {
-			pr.Name, pr.Named = p.Name, true
-		}
-		if p.Nullable {
-			pr.Nullable()
-		}
-		if p.Slice {
-			// On PostgreSQL sqlc.slice(x) is one array parameter (compare it
-			// with = ANY(...)); there is no list to expand.
-			pr.Slice = true
-		}
+		// On PostgreSQL sqlc.slice(x) is one array parameter (compare it
+		// with = ANY(...)); there is no list to expand.
+		a.useParam(p)
 	}
 	if len(a.errs) > 0 {
 		return "", a.errs
@@ -167,6 +155,26 @@ func (a *analyzer) param(n int) *Param {
 		a.params[n] = p
 	}
 	return p
+}
+
+// useParam records one use of parameter p.Number in the statement's text:
+// its first location, its sqlc.arg/narg/slice name and whether it is
+// nullable (sqlc.narg) or a slice (sqlc.slice). It returns the parameter.
+func (a *analyzer) useParam(p *sqlparse.Param) *Param {
+	pr := a.param(p.Number)
+	if pr.loc == 0 {
+		pr.loc = p.Loc
+	}
+	if p.Name != "" {
+		pr.Name, pr.Named = p.Name, true
+	}
+	if p.Nullable {
+		pr.Nullable()
+	}
+	if p.Slice {
+		pr.Slice = true
+	}
+	return pr
 }
 
 // typeParam records what the context says about parameter n: its type, its
