@@ -84,3 +84,87 @@ INSERT INTO accounts (id, balance) VALUES (?, ?);
 		}
 	}
 }
+
+// TestMySQLFencedDocs: the doc comment of each guarded MySQL form says
+// what it returns (an INSERT no StaleError or NotFoundError, an UPDATE by
+// key its ConcurrentChangeError), and a guarded :execresult's sql.Result
+// is fenceimpl.MySQLResult: LastInsertId the driver's for an upsert, an
+// error for a write by key. The fencegen_guard.sql header names
+// clientFoundRows=true.
+func TestMySQLFencedDocs(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": "CREATE TABLE authors (id BIGINT PRIMARY KEY AUTO_INCREMENT, name VARCHAR(40) NOT NULL UNIQUE, bio TEXT, fence_token BIGINT NOT NULL DEFAULT 0);\n",
+		"q.sql": `/* name: CreateAuthor :execresult */
+INSERT INTO authors (name, bio) VALUES (?, ?);
+
+/* name: UpdateBio :execresult */
+UPDATE authors SET bio = ? WHERE id = ?;
+
+/* name: UpsertAuthor :execresult */
+INSERT INTO authors (name, bio) VALUES (?, ?) ON DUPLICATE KEY UPDATE bio = VALUES(bio);
+`,
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\nfence:\n  tables:\n    - {table: authors, column: fence_token}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := string(out.Files["out/q.sql.go"])
+	if code == "" {
+		t.Fatalf("no out/q.sql.go in %v", out.Files)
+	}
+	// doc returns the doc comment of method name, joined into one line.
+	doc := func(name string) string {
+		i := strings.Index(code, "\nfunc (q *Queries) "+name+"(")
+		if i < 0 {
+			t.Fatalf("no method %s in:\n%s", name, code)
+		}
+		lines := strings.Split(code[:i], "\n")
+		var d []string
+		for j := len(lines) - 1; j >= 0 && strings.HasPrefix(lines[j], "// "); j-- {
+			d = append([]string{strings.TrimPrefix(lines[j], "// ")}, d...)
+		}
+		return strings.Join(d, " ")
+	}
+	create, update, upsert := doc("CreateAuthor"), doc("UpdateBio"), doc("UpsertAuthor")
+	for _, c := range []struct {
+		name, doc string
+		want, not []string
+	}{
+		{"CreateAuthor", create, []string{"stores token in authors.fence_token", "the driver's result and error"}, []string{"StaleError", "NotFoundError", "matched"}},
+		{"UpdateBio", update, []string{"*fence.StaleError", "*fence.NotFoundError", "*fence.ConcurrentChangeError", "locked read", "LastInsertId returns an error"}, nil},
+		{"UpsertAuthor", upsert, []string{"ON DUPLICATE KEY UPDATE", "*fence.StaleError", "LastInsertId is the driver's"}, []string{"NotFoundError"}},
+	} {
+		for _, w := range c.want {
+			if !strings.Contains(c.doc, w) {
+				t.Errorf("%s's doc lacks %q: %s", c.name, w, c.doc)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(c.doc, w) {
+				t.Errorf("%s's doc says %q: %s", c.name, w, c.doc)
+			}
+		}
+	}
+	for _, want := range []string{"fenceimpl.MySQLResult(n, nil)", "fenceimpl.MySQLResult(n, result)"} {
+		if !strings.Contains(code, want) {
+			t.Errorf("generated code lacks %s:\n%s", want, code)
+		}
+	}
+	if strings.Contains(code, "fenceimpl.Result(") {
+		t.Errorf("a guarded MySQL :execresult uses the PostgreSQL result:\n%s", code)
+	}
+	if g := string(out.Files["out/fencegen_guard.sql"]); !strings.Contains(g, "clientFoundRows=true") {
+		t.Errorf("fencegen_guard.sql's header does not name clientFoundRows=true:\n%s", g)
+	}
+}

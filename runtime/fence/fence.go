@@ -154,14 +154,22 @@ type ConcurrentChangeError struct {
 	Table string
 	// Attempts is how many times the statement ran.
 	Attempts int
+	// Hint, when not empty, names another cause the write's reply could
+	// not rule out and how to rule it out (a setting of the connection,
+	// e.g. MySQL's clientFoundRows=true); Error appends it.
+	Hint string
 }
 
-// Error names the query, the table and the number of attempts.
+// Error names the query, the table and the number of attempts, then Hint.
 func (e *ConcurrentChangeError) Error() string {
+	msg := fmt.Sprintf("fence: %s on %s: rows changed concurrently; nothing was written, send the write again", e.Query, e.Table)
 	if e.Attempts > 1 {
-		return fmt.Sprintf("fence: %s on %s: rows changed concurrently during each of %d attempts", e.Query, e.Table, e.Attempts)
+		msg = fmt.Sprintf("fence: %s on %s: rows changed concurrently during each of %d attempts", e.Query, e.Table, e.Attempts)
 	}
-	return fmt.Sprintf("fence: %s on %s: rows changed concurrently; nothing was written, send the write again", e.Query, e.Table)
+	if e.Hint != "" {
+		msg += " (" + e.Hint + ")"
+	}
+	return msg
 }
 
 // Unwrap returns ErrConcurrentChange.

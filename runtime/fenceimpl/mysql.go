@@ -144,6 +144,10 @@ func mysqlStale(query string, err error, tables []string) *fence.StaleError {
 //     UPDATE's read also says whether the row already holds what it
 //     writes (mysqlguard's stored read); then, under an accepted token,
 //     it is written (1): it would change nothing at the read either.
+//     When that read says it differs under an accepted token at every
+//     attempt, the *fence.ConcurrentChangeError's Hint is
+//     MySQLFoundRowsHint: the comparison errs towards "differs", and
+//     only a DSN with clientFoundRows=true makes the reply exact.
 //
 // ctx bounds the read as storedErr says. The guard trigger's error
 // (MySQLSignalErrno) is returned as a *fence.StaleError; any other error
@@ -166,6 +170,7 @@ func MySQLByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 			return 0, err
 		}
 		tok := fence.Token(^id)
+		differs := false
 		switch {
 		case id == int64(presented):
 			return 1, nil
@@ -173,7 +178,7 @@ func MySQLByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 			return 0, &fence.NotFoundError{Query: query, Table: table}
 		case id == 0:
 			var found, same bool
-			tok, same, found, err = readStoredSame(ctx, stored)
+			tok, same, differs, found, err = readStoredSame(ctx, stored)
 			if err != nil {
 				return 0, storedErr(ctx, query, table, err)
 			}
@@ -188,23 +193,38 @@ func MySQLByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 		}
 		retry, err := Refusal(query, table, mode, presented, tok, 1, attempt)
 		if !retry {
+			var cc *fence.ConcurrentChangeError
+			if differs && errors.As(err, &cc) {
+				cc.Hint = MySQLFoundRowsHint
+			}
 			return 0, err
 		}
 	}
 }
 
+// MySQLFoundRowsHint is the fence.ConcurrentChangeError.Hint of a
+// guarded MySQL UPDATE by key that changed nothing, on a table with a
+// trigger (which clears the reply's last-insert id), whose locked read
+// could not show that the row already held the UPDATE's values (the
+// byte comparison errs towards "differs": a column stored in another
+// character set than the connection's, DECIMAL 12.00 against 12). Only
+// the affected-row count of a DSN with clientFoundRows=true, which counts
+// the rows matched, tells such a write apart from a concurrent change.
+const MySQLFoundRowsHint = "or the UPDATE changed nothing and the table has a trigger: set clientFoundRows=true in the DSN, whose affected rows then count the rows matched"
+
 // readStoredSame runs stored and reads its token column and, when it has
 // a second, whether the row already holds what the UPDATE writes (1);
-// found is false when it returned no row.
-func readStoredSame(ctx context.Context, stored func(ctx context.Context) (*sql.Rows, error)) (tok fence.Token, same, found bool, err error) {
+// found is false when it returned no row; differs is true when it had
+// that column and it was not 1.
+func readStoredSame(ctx context.Context, stored func(ctx context.Context) (*sql.Rows, error)) (tok fence.Token, same, differs, found bool, err error) {
 	rows, err := stored(ctx)
 	if err != nil {
-		return 0, false, false, err
+		return 0, false, false, false, err
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return 0, false, false, err
+		return 0, false, false, false, err
 	}
 	for rows.Next() {
 		var v int64
@@ -214,11 +234,12 @@ func readStoredSame(ctx context.Context, stored func(ctx context.Context) (*sql.
 			dest = append(dest, &s)
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return 0, false, false, err
+			return 0, false, false, false, err
 		}
 		tok, same, found = fence.Token(v), s.Valid && s.Bool, true
+		differs = len(cols) > 1 && !same
 	}
-	return tok, same, found, rows.Err()
+	return tok, same, differs, found, rows.Err()
 }
 
 // readStored runs stored and reads its one token column: found is false

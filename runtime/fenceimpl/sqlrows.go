@@ -114,3 +114,31 @@ func (r writeResult) RowsAffected() (int64, error) { return int64(r), nil }
 func (writeResult) LastInsertId() (int64, error) {
 	return 0, errors.New("fence: LastInsertId is not supported by PostgreSQL; use RETURNING")
 }
+
+// ErrMySQLLastInsertID is the error of LastInsertId on the sql.Result of
+// a guarded MySQL UPDATE or DELETE by key (MySQLResult with no driver
+// result): its guard carries tokens in the statement's last-insert id
+// (LAST_INSERT_ID(expr), see MySQLByKey), and an UPDATE or DELETE inserts
+// no row whose id it could give.
+var ErrMySQLLastInsertID = errors.New("fence: LastInsertId is not given for a guarded MySQL UPDATE or DELETE: its guard carries tokens in the last-insert id, and it inserts no row")
+
+// MySQLResult is called by code generated for a guarded MySQL
+// :execresult: the sql.Result of a write that touched n rows (1 for an
+// upsert, as MySQLUpsert reports it). LastInsertId is driver's (an
+// upsert's result, whose guard leaves it alone) or, when driver is nil (an
+// UPDATE or DELETE by key), ErrMySQLLastInsertID.
+func MySQLResult(n int64, driver sql.Result) sql.Result { return mysqlResult{n: n, driver: driver} }
+
+type mysqlResult struct {
+	n      int64
+	driver sql.Result
+}
+
+func (r mysqlResult) RowsAffected() (int64, error) { return r.n, nil }
+
+func (r mysqlResult) LastInsertId() (int64, error) {
+	if r.driver == nil {
+		return 0, ErrMySQLLastInsertID
+	}
+	return r.driver.LastInsertId()
+}

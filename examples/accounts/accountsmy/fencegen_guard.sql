@@ -2,6 +2,8 @@
 -- trigger refusing a token that does not beat the stored one, and a BEFORE DELETE trigger refusing
 -- a DELETE when the session's @fencegen_token does not beat it. Both SIGNAL SQLSTATE '45000'
 -- (error 1644), which fencegen's generated code reports as fence.ErrStaleToken.
+-- With these triggers, connect with clientFoundRows=true (go-sql-driver/mysql DSN): a trigger clears the
+-- UPDATE's last-insert id, and without it an UPDATE that changes nothing may read as a concurrent change.
 -- Apply it with a client that sends each compound statement whole (the mysql client: DELIMITER).
 
 DROP TRIGGER IF EXISTS `fencegen_bu_account_balances`;

@@ -24,11 +24,16 @@ SELECT last_fencing_token FROM account_balances WHERE (id=?) FOR UPDATE
 //
 // CloseAccount is fenced on account_balances.last_fencing_token: it refuses to
 // touch rows whose stored fencing token is greater than token. It returns a
-// *fence.StaleError (errors.Is fence.ErrStaleToken) when the rows it matched
-// hold a newer token, and a *fence.NotFoundError (errors.Is fence.ErrNotFound)
-// when it matched no row. One round trip. A token below 1, which no lease
-// mints, is refused before anything is sent: a *fence.InvalidTokenError
-// (errors.Is fence.ErrInvalidToken).
+// *fence.StaleError (errors.Is fence.ErrStaleToken) when the row it matched
+// holds a newer token, a *fence.NotFoundError (errors.Is fence.ErrNotFound)
+// when it matched no row, and a *fence.ConcurrentChangeError (errors.Is
+// fence.ErrConcurrentChange) when concurrent transactions changed the row at
+// each of its runs (nothing written). One round trip when it writes; when the
+// reply does not say why it wrote nothing, a locked read of the stored token
+// follows, and the statement runs again (at most fenceimpl.MaxAttempts times)
+// when that token is accepted. A token below 1, which no lease mints, is
+// refused before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
 func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token) (int64, error) {
 	if err := fenceimpl.CheckToken("CloseAccount", "account_balances", token); err != nil {
 		return 0, err
@@ -58,12 +63,16 @@ type CreditAccountParams struct {
 //
 // CreditAccount is fenced on account_balances.last_fencing_token: it refuses
 // to touch rows whose stored fencing token is greater than token, and stores
-// token in the rows it writes. It returns a *fence.StaleError (errors.Is
-// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
-// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip. A token below 1, which no lease mints, is refused before
-// anything is sent: a *fence.InvalidTokenError (errors.Is
-// fence.ErrInvalidToken).
+// token in the row it writes. It returns a *fence.StaleError (errors.Is
+// fence.ErrStaleToken) when the row it matched holds a newer token, a
+// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
+// and a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange)
+// when concurrent transactions changed the row at each of its runs (nothing
+// written). One round trip when it writes; when the reply does not say why it
+// wrote nothing, a locked read of the stored token follows, and the statement
+// runs again (at most fenceimpl.MaxAttempts times) when that token is
+// accepted. A token below 1, which no lease mints, is refused before anything
+// is sent: a *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, token fence.Token) error {
 	if err := fenceimpl.CheckToken("CreditAccount", "account_balances", token); err != nil {
 		return err
@@ -104,14 +113,11 @@ type OpenAccountParams struct {
 
 // OpenAccount creates an account with an opening balance.
 //
-// OpenAccount is fenced on account_balances.last_fencing_token: it refuses to
-// touch rows whose stored fencing token is greater than token, and stores
-// token in the rows it writes. It returns a *fence.StaleError (errors.Is
-// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
-// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip. A token below 1, which no lease mints, is refused before
-// anything is sent: a *fence.InvalidTokenError (errors.Is
-// fence.ErrInvalidToken).
+// OpenAccount stores token in account_balances.last_fencing_token. It returns
+// the driver's result and error, as the statement unfenced would: the rows an
+// INSERT writes are new, with no stored token to beat. One round trip. A token
+// below 1, which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token fence.Token) error {
 	if err := fenceimpl.CheckToken("OpenAccount", "account_balances", token); err != nil {
 		return err
@@ -137,14 +143,14 @@ type RecreateAccountParams struct {
 // RecreateAccount opens an account, or re-opens a closed one: the update
 // branch is fenced.
 //
-// RecreateAccount is fenced on account_balances.last_fencing_token: it refuses
-// to touch rows whose stored fencing token is greater than token, and stores
-// token in the rows it writes. It returns a *fence.StaleError (errors.Is
-// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
-// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip. A token below 1, which no lease mints, is refused before
-// anything is sent: a *fence.InvalidTokenError (errors.Is
-// fence.ErrInvalidToken).
+// RecreateAccount stores token in account_balances.last_fencing_token. On a
+// duplicate key, its ON DUPLICATE KEY UPDATE refuses to touch rows whose
+// stored fencing token is greater than token, and stores token. It returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) when the existing row
+// holds a newer token; then nothing is written. One round trip; a second, only
+// then, reads the stored token for the error. A token below 1, which no lease
+// mints, is refused before anything is sent: a *fence.InvalidTokenError
+// (errors.Is fence.ErrInvalidToken).
 func (q *Queries) RecreateAccount(ctx context.Context, arg RecreateAccountParams, token fence.Token) error {
 	if err := fenceimpl.CheckToken("RecreateAccount", "account_balances", token); err != nil {
 		return err
@@ -174,12 +180,16 @@ type SetBalanceParams struct {
 //
 // SetBalance is fenced on account_balances.last_fencing_token: it refuses to
 // touch rows whose stored fencing token is greater than token, and stores
-// token in the rows it writes. It returns a *fence.StaleError (errors.Is
-// fence.ErrStaleToken) when the rows it matched hold a newer token, and a
-// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row.
-// One round trip. A token below 1, which no lease mints, is refused before
-// anything is sent: a *fence.InvalidTokenError (errors.Is
-// fence.ErrInvalidToken).
+// token in the row it writes. It returns a *fence.StaleError (errors.Is
+// fence.ErrStaleToken) when the row it matched holds a newer token, a
+// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
+// and a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange)
+// when concurrent transactions changed the row at each of its runs (nothing
+// written). One round trip when it writes; when the reply does not say why it
+// wrote nothing, a locked read of the stored token follows, and the statement
+// runs again (at most fenceimpl.MaxAttempts times) when that token is
+// accepted. A token below 1, which no lease mints, is refused before anything
+// is sent: a *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
 func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fence.Token) (int64, error) {
 	if err := fenceimpl.CheckToken("SetBalance", "account_balances", token); err != nil {
 		return 0, err

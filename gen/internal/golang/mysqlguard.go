@@ -1,6 +1,8 @@
 package golang
 
 import (
+	"fmt"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
@@ -32,6 +34,17 @@ func mysqlArgs(sig signature, params []int) signature {
 	}
 	sig.args = args
 	return sig
+}
+
+// mysqlDriverResult is the driver's sql.Result a guarded MySQL
+// :execresult hands fenceimpl.MySQLResult for its LastInsertId: an
+// upsert's, whose guard leaves the last-insert id alone; nil for a write
+// by key, whose guard carries tokens in it.
+func mysqlDriverResult(g *mysqlguard.Guarded) jen.Code {
+	if g.Form == mysqlguard.Upsert {
+		return jen.Id("result")
+	}
+	return jen.Nil()
 }
 
 // mysqlStoredConst emits the read of the stored token of a guarded MySQL
@@ -84,8 +97,44 @@ func (e *emitter) mysqlFencedBody(q *analyze.Query, g *mysqlguard.Guarded, sig, 
 		return append(pre,
 			jen.List(jen.Id("n"), jen.Err()).Op(":=").Add(read),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Return(jen.Qual(fenceImplPkg, "Result").Call(jen.Id("n")), jen.Nil()),
+			jen.Return(jen.Qual(fenceImplPkg, "MySQLResult").Call(jen.Id("n"), mysqlDriverResult(g)), jen.Nil()),
 		)
 	}
 	return []jen.Code{jen.Panic(jen.Lit("fencegen: unsupported command " + q.Cmd + " for a guarded MySQL write"))}
+}
+
+// mysqlFenceDoc is the documentation of q's guarded MySQL write g (before
+// sweepDoc and invalidTokenDoc): what each form returns, as
+// fenceimpl.MySQLByKey, fenceimpl.MySQLUpsert and fenceimpl.TriggerError
+// read it. col is the token column, rule the guard's rule.
+func mysqlFenceDoc(q *analyze.Query, g *mysqlguard.Guarded, col, rule string) string {
+	result := ""
+	if q.Cmd == ":execresult" {
+		result = " Its sql.Result counts the rows written (1)"
+	}
+	switch g.Form {
+	case mysqlguard.Store:
+		return fmt.Sprintf("%s stores token in %s. It returns the driver's result and error, as the statement unfenced would: "+
+			"the rows an INSERT writes are new, with no stored token to beat. One round trip.", q.Name, col)
+	case mysqlguard.Upsert:
+		if result != "" {
+			result += "; LastInsertId is the driver's."
+		}
+		return fmt.Sprintf("%s stores token in %s. On a duplicate key, its ON DUPLICATE KEY UPDATE %s, and stores token. "+
+			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the existing row holds a newer token; then nothing is written. "+
+			"One round trip; a second, only then, reads the stored token for the error.%s", q.Name, col, rule, result)
+	}
+	stores := ", and stores token in the row it writes"
+	if q.Fence.Kind == "delete" {
+		stores = ""
+	}
+	if result != "" {
+		result += "; LastInsertId returns an error (the guard uses the statement's last-insert id)."
+	}
+	return fmt.Sprintf("%s is fenced on %s: it %s%s. "+
+		"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the row it matched holds a newer token, "+
+		"a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row, "+
+		"and a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when concurrent transactions changed the row at each of its runs (nothing written). "+
+		"One round trip when it writes; when the reply does not say why it wrote nothing, a locked read of the stored token follows, "+
+		"and the statement runs again (at most fenceimpl.MaxAttempts times) when that token is accepted.%s", q.Name, col, rule, stores, result)
 }

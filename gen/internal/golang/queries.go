@@ -922,6 +922,9 @@ func fenceDoc(q *analyze.Query, noRows string) string {
 			"then nothing is written, the main query's writes included. One round trip.", q.Name, col, q.Fence.CTE, rule, noRow)
 		return wrap(sweepDoc(q, text)+invalidTokenDoc, 76)
 	}
+	if g := mysqlGuarded(q); g != nil {
+		return wrap(sweepDoc(q, mysqlFenceDoc(q, g, col, rule))+invalidTokenDoc, 76)
+	}
 	switch {
 	case q.Fence.Form == guard.Store:
 		text = fmt.Sprintf("%s stores token in %s.", q.Name, col)

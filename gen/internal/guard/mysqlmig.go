@@ -107,7 +107,9 @@ func mysqlSQL(tables []mysqlGuardTable, format string, down bool) []byte {
 	b.WriteString("-- fencegen: the database-side fencing guard (engine mysql): for each fenced table, a BEFORE UPDATE\n" +
 		"-- trigger refusing a token that does not beat the stored one, and a BEFORE DELETE trigger refusing\n" +
 		"-- a DELETE when the session's @fencegen_token does not beat it. Both SIGNAL SQLSTATE '45000'\n" +
-		"-- (error 1644), which fencegen's generated code reports as fence.ErrStaleToken.\n")
+		"-- (error 1644), which fencegen's generated code reports as fence.ErrStaleToken.\n" +
+		"-- With these triggers, connect with clientFoundRows=true (go-sql-driver/mysql DSN): a trigger clears the\n" +
+		"-- UPDATE's last-insert id, and without it an UPDATE that changes nothing may read as a concurrent change.\n")
 	switch format {
 	case "":
 		b.WriteString("-- Apply it with a client that sends each compound statement whole (the mysql client: DELIMITER).\n")

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	_ "github.com/go-sql-driver/mysql"
@@ -294,5 +295,98 @@ func TestStoreOnMariaDB(t *testing.T) {
 		if _, tok, _ := row(t, db, "accounts", id); tok != 8 {
 			t.Fatalf("row %d token %d, want 8", id, tok)
 		}
+	}
+}
+
+// TestUnchangedUpdateUnderTriggerOnMariaDB: a retry that changes nothing,
+// on a table with a trigger (which clears the reply's last-insert id),
+// whose column is stored in another character set (latin1) than the
+// connection's (utf8mb4): the locked read's byte comparison says
+// "differs" for héllo. Without clientFoundRows the write cannot be told
+// from a concurrent change: ErrConcurrentChange, its Hint naming
+// clientFoundRows=true, nothing written; with it, written. The
+// database's row is the oracle.
+func TestUnchangedUpdateUnderTriggerOnMariaDB(t *testing.T) {
+	const notes = `CREATE TABLE notes (
+	id BIGINT PRIMARY KEY,
+	body VARCHAR(40) CHARACTER SET latin1 NOT NULL,
+	fence_token BIGINT NOT NULL DEFAULT 0
+)`
+	const trigger = "CREATE TRIGGER record BEFORE UPDATE ON notes FOR EACH ROW SET @fencegen_test_updates = COALESCE(@fencegen_test_updates, 0) + 1"
+	s := mysqlguard.Spec{Column: "fence_token", Key: []string{"id"}, Param: 3, Table: "notes", Name: "notes"}
+	for _, params := range dsnModes {
+		t.Run("dsn="+params, func(t *testing.T) {
+			db := testenv.MySQL(t, params, notes, trigger, "INSERT INTO notes (id, body, fence_token) VALUES (1, 'x', 1)")
+			set := newGuarded(t, db, "UPDATE notes SET body = ? WHERE id = ?", s)
+			n, err := set.run(5, "héllo", 1)
+			wantWritten(t, n, err)
+			if n, err := set.run(5, "héllo", 1); params == "" {
+				var cc *fence.ConcurrentChangeError
+				if !errors.As(err, &cc) || !errors.Is(err, fence.ErrConcurrentChange) {
+					t.Fatalf("unchanged write without clientFoundRows: %d, %v; want a *fence.ConcurrentChangeError", n, err)
+				}
+				if cc.Hint != fenceimpl.MySQLFoundRowsHint || !strings.Contains(err.Error(), "clientFoundRows=true") {
+					t.Fatalf("error %q (Hint %q) does not name clientFoundRows=true", err, cc.Hint)
+				}
+			} else {
+				wantWritten(t, n, err)
+			}
+			// ASCII compares equal byte for byte in either character set.
+			n, err = set.run(5, "plain", 1)
+			wantWritten(t, n, err)
+			n, err = set.run(5, "plain", 1)
+			wantWritten(t, n, err)
+			var body string
+			var tok int64
+			if err := db.QueryRow("SELECT body, fence_token FROM notes WHERE id = 1").Scan(&body, &tok); err != nil {
+				t.Fatal(err)
+			}
+			if body != "plain" || tok != 5 {
+				t.Fatalf("row = %q, token %d; want plain, 5", body, tok)
+			}
+			// A stale token is still stale, not a concurrent change.
+			_, err = set.run(4, "plain", 1)
+			var se *fence.StaleError
+			if !errors.As(err, &se) || se.Presented != 4 || se.Stored != 5 {
+				t.Fatalf("stale unchanged write: %v; want a *fence.StaleError presented 4 stored 5", err)
+			}
+		})
+	}
+}
+
+// TestMySQLResultOnMariaDB: the sql.Result of a guarded :execresult
+// (fenceimpl.MySQLResult): an upsert's LastInsertId is the id MariaDB
+// gave the inserted row; an UPDATE by key's is ErrMySQLLastInsertID,
+// which names MySQL, not PostgreSQL.
+func TestMySQLResultOnMariaDB(t *testing.T) {
+	ctx := context.Background()
+	db := testenv.MySQL(t, "", schema, schemaAuto, "INSERT INTO wallets (owner, balance) VALUES ('zed', 1)")
+	ws := mysqlguard.Spec{Column: "fence_token", Key: []string{"id"}, Param: 3, Table: "wallets", Name: "wallets"}
+	g, err := mysqlguard.Rewrite("INSERT INTO wallets (owner, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = balance + VALUES(balance)", ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.ExecContext(ctx, g.SQL, bind(g.Params, []any{"ann", 10, int64(3)})...)
+	n, err := fenceimpl.MySQLUpsert(ctx, "Q", "wallets", fence.NonStrict, 3, res, err, nil)
+	wantWritten(t, n, err)
+	id, err := fenceimpl.MySQLResult(n, res).LastInsertId()
+	var want int64
+	if qerr := db.QueryRow("SELECT id FROM wallets WHERE owner = 'ann'").Scan(&want); qerr != nil {
+		t.Fatal(qerr)
+	}
+	if err != nil || id != want || want < 2 {
+		t.Fatalf("upsert LastInsertId = %d, %v; want %d (the inserted row's id)", id, err, want)
+	}
+
+	set := newGuarded(t, db, "UPDATE wallets SET balance = ? WHERE id = ?", ws)
+	n, err = set.run(4, 7, want)
+	wantWritten(t, n, err)
+	r := fenceimpl.MySQLResult(n, nil)
+	if rows, err := r.RowsAffected(); rows != 1 || err != nil {
+		t.Fatalf("RowsAffected = %d, %v; want 1", rows, err)
+	}
+	_, err = r.LastInsertId()
+	if !errors.Is(err, fenceimpl.ErrMySQLLastInsertID) || strings.Contains(err.Error(), "PostgreSQL") || !strings.Contains(err.Error(), "MySQL") {
+		t.Fatalf("UPDATE by key LastInsertId error = %v; want ErrMySQLLastInsertID naming MySQL", err)
 	}
 }
