@@ -321,6 +321,9 @@ func readAndParseFor(engine, name string, schema bool) (*sqlparse.File, error) {
 		}
 	}
 	if engine == config.EngineMySQL {
+		if schema {
+			return mysqlparse.ParseSchema(displayName(name), src)
+		}
 		return mysqlparse.Parse(displayName(name), src)
 	}
 	return sqlparse.Parse(displayName(name), src)

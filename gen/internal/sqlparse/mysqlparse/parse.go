@@ -24,20 +24,76 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
 )
 
 // Parse parses src, a file of MySQL statements. On syntax errors it
 // returns the statements that parsed together with a diag.List holding one
 // located error per broken statement.
+//
+// A statement holding an executable comment that the TiDB parser does not
+// read as MySQL and MariaDB run it (ExecutableComments) is refused, at the
+// comment: what fencegen does not read, it cannot guard.
 func Parse(name string, src []byte) (*sqlparse.File, error) {
-	if f, ok := parseWhole(name, src); ok {
-		return f, nil
+	return parse(name, src, Split(src), nil)
+}
+
+// ParseSchema is Parse for a schema file: besides what Parse reads, it
+// accepts the stored programs that mysqlwrites.ReadSchema reads by hand
+// and the TiDB parser does not (DELIMITER lines, Atlas's "-- atlas:delimiter"
+// directive, CREATE and DROP of a TRIGGER, FUNCTION, PROCEDURE or EVENT,
+// as fencegen guard writes them for every migration format). The file is
+// then split by mysqlwrites.SplitStatements and such a statement, when the
+// TiDB parser cannot read it either, is skipped rather than an error: it
+// defines no table for the catalog, while the write analysis still reads
+// it from the file's text. One the TiDB parser reads (a procedure sqlc
+// models) is kept, as sqlc keeps it.
+func ParseSchema(name string, src []byte) (*sqlparse.File, error) {
+	var segs [][2]int
+	var program map[int]bool
+	for _, st := range mysqlwrites.SplitStatements(string(src)) {
+		seg := [2]int{st.Pos, st.Pos + len(st.Text)}
+		if mysqlwrites.IsProgram(st.Text) {
+			if program == nil {
+				program = map[int]bool{}
+			}
+			program[seg[0]] = true
+		}
+		segs = append(segs, seg)
+	}
+	if program == nil {
+		return Parse(name, src)
+	}
+	return parse(name, src, segs, program)
+}
+
+// parse parses src whole, or segment by segment when that fails or src
+// holds a refused executable comment; a segment starting at an offset in
+// skip that the TiDB parser cannot read is skipped without an error.
+func parse(name string, src []byte, segs [][2]int, skip map[int]bool) (*sqlparse.File, error) {
+	bad := ExecutableComments(src)
+	if len(bad) == 0 {
+		if f, ok := parseWhole(name, src); ok {
+			return f, nil
+		}
 	}
 	f := &sqlparse.File{Name: name, Src: src}
 	var errs diag.List
 	lead := 0
-	for _, seg := range Split(src) {
+	for _, seg := range segs {
 		if strings.TrimSpace(stripComments(string(src[seg[0]:seg[1]]))) == "" {
+			lead = seg[1] + 1
+			continue
+		}
+		refused := false
+		for _, c := range bad {
+			if c.Pos >= seg[0] && c.Pos < seg[1] {
+				line, col := diag.Position(src, c.Pos)
+				errs = append(errs, &diag.Error{File: name, Line: line, Col: col, Msg: c.Reason})
+				refused = true
+			}
+		}
+		if refused {
 			lead = seg[1] + 1
 			continue
 		}
@@ -52,6 +108,10 @@ func Parse(name string, src []byte) (*sqlparse.File, error) {
 		}
 		copy(buf[seg[0]:], src[seg[0]:seg[1]])
 		stmts, _, err := parser.New().Parse(string(buf), "", "")
+		if err != nil && skip[seg[0]] {
+			lead = seg[1] + 1
+			continue
+		}
 		if err != nil {
 			errs = append(errs, syntaxError(name, src, seg[0], err))
 			lead = seg[1] + 1
@@ -237,4 +297,88 @@ func QuoteIdent(s string) string {
 		return "`" + s + "`"
 	}
 	return s
+}
+
+// Comment is an executable comment that fencegen refuses: its byte
+// offset in the file and why.
+type Comment struct {
+	Pos    int
+	Reason string
+}
+
+// ExecutableComments returns src's executable comments that the TiDB
+// parser does not read as the servers run them, in file order (comments
+// inside string literals and quoted identifiers, and after -- or #, are
+// not comments). MariaDB runs /*M! ... */ and /*M!NNNNNN ... */, which
+// MySQL and the TiDB parser skip as plain comments; /*!NNNNN ... */ runs
+// on a server whose version number is at least NNNNN (MariaDB 10.11 is
+// 101100, and treats MySQL's 5.7 and later numbers by its own rules),
+// while the TiDB parser reads every version's text, so only /*! without a
+// version, or with a five-digit one below 50700 (run by MySQL 5.7 and
+// later and by every MariaDB), is read as the servers read it. Optimizer hints (/*+ ... */) are not executable
+// comments: the parser reads them where the servers do, and they write
+// nothing.
+func ExecutableComments(src []byte) []Comment {
+	var out []Comment
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '\'' || c == '"' || c == '`':
+			j := i + 1
+			for j < len(src) {
+				if src[j] == '\\' && c != '`' {
+					j += 2
+					continue
+				}
+				if src[j] == c {
+					if j+1 < len(src) && src[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			i = j
+		case c == '#' || (c == '-' && i+1 < len(src) && src[i+1] == '-' && (i+2 == len(src) || src[i+2] == ' ' || src[i+2] == '\t' || src[i+2] == '\n' || src[i+2] == '\r')):
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			if r := executableReason(src[i:]); r != "" {
+				out = append(out, Comment{Pos: i, Reason: r})
+			}
+			j := i + 2
+			for j+1 < len(src) && !(src[j] == '*' && src[j+1] == '/') {
+				j++
+			}
+			i = j + 1
+		}
+	}
+	return out
+}
+
+// executableReason is why the comment opening s is refused, or "".
+func executableReason(s []byte) string {
+	switch {
+	case len(s) >= 4 && (s[2] == 'M' || s[2] == 'm') && s[3] == '!':
+		j := 4
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		return "executable comment /*M!" + string(s[4:j]) + " ... */: MariaDB runs its text as part of the statement, while the TiDB parser fencegen reads MySQL with skips it as a comment, so fencegen cannot see what it writes; write its text outside the comment"
+	case len(s) >= 3 && s[2] == '!':
+		j := 3
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == 3 {
+			return ""
+		}
+		v, err := strconv.Atoi(string(s[3:j]))
+		if err == nil && j-3 == 5 && v < 50700 {
+			return ""
+		}
+		return "executable comment /*!" + string(s[3:j]) + " ... */: whether it runs depends on the server (MySQL runs it from version " + string(s[3:j]) + ", MariaDB by its own version numbers, 10.11 being 101100), while the TiDB parser fencegen reads MySQL with always reads it, so fencegen cannot see what the statement writes; write its text outside the comment, or drop it"
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -107,7 +108,8 @@ func TestParseReportsEveryBrokenStatement(t *testing.T) {
 	}
 }
 
-// FuzzParse parses arbitrary MySQL: nothing may panic, statements are in
+// FuzzParse parses arbitrary MySQL (with ParseSchema when it looks like a
+// schema file): nothing may panic, statements are in
 // order inside the input, and every error is located in it. Seeds: the
 // .sql files of ../shared/corpus/sqlc-mysql when present.
 func FuzzParse(f *testing.F) {
@@ -121,8 +123,15 @@ func FuzzParse(f *testing.F) {
 		}
 		return nil
 	})
+	f.Add("DELIMITER $$\nCREATE TRIGGER t BEFORE UPDATE ON a FOR EACH ROW BEGIN SET @x = 1; END$$\nDELIMITER ;\nCREATE TABLE a (id int);")
+	f.Add("-- atlas:delimiter -- end\nDROP TRIGGER IF EXISTS t\n-- end\nCREATE TABLE a (id int)\n-- end\n")
+	f.Add("UPDATE n /*M!, a */ SET x = '/*!80000 */' /*!, y = 1 */; # /*M! */")
 	f.Fuzz(func(t *testing.T, src string) {
-		file, err := mysqlparse.Parse("f.sql", []byte(src))
+		parse := mysqlparse.Parse
+		if strings.Contains(src, "CREATE TABLE") || strings.Contains(src, "DELIMITER") || strings.Contains(src, "atlas:") {
+			parse = mysqlparse.ParseSchema
+		}
+		file, err := parse("f.sql", []byte(src))
 		if err != nil {
 			var l diag.List
 			if !errors.As(err, &l) {
@@ -145,4 +154,90 @@ func FuzzParse(f *testing.F) {
 			prev = st.End
 		}
 	})
+}
+
+// TestExecutableCommentsRefused: a statement holding an executable
+// comment the TiDB parser does not read as MariaDB or MySQL run it is
+// refused at the comment, every such comment reported; comments inside
+// string literals or after -- and #, optimizer hints, and /*! with no
+// version or one below 50700 are not refused.
+func TestExecutableCommentsRefused(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want []string // line:col of each error, "" for none
+	}{
+		{"UPDATE notes n /*M!, accounts a */ SET n.body = 'y' /*M!, a.balance = 0 */ WHERE n.id = ?;", []string{"1:16", "1:53"}},
+		{"SELECT 1;\nUPDATE notes SET body = 'y' /*M!100100 , x = 1 */ WHERE id = ?;\nSELECT 2;", []string{"2:29"}},
+		{"UPDATE notes n /*!80000 , accounts a */ SET n.body = 'y' WHERE n.id = ?;", []string{"1:16"}},
+		{"UPDATE notes SET body = 'y' /*!100100 , x = 1 */;", []string{"1:29"}},
+		{"UPDATE notes SET body = 'y' /*!50700 , x = 1 */;", []string{"1:29"}},
+		{"DELETE FROM notes /*m! , accounts */ WHERE id = 1;", []string{"1:19"}},
+		{"UPDATE notes SET body = '/*M! x */' WHERE id = ?; -- /*M! y */\n# /*!80000 z */\n", nil},
+		{"UPDATE notes SET body = \"it''s /*!80000 */\", id = `/*M!`;", nil},
+		{"UPDATE /*+ NO_RANGE_OPTIMIZATION(notes) */ notes SET body = 'y' WHERE id = 1;", nil},
+		{"/*!40101 SET @saved_cs_client = @@character_set_client */;\nUPDATE notes SET body = 'y' /*!, id = 2 */;", nil},
+		{"SELECT 1 /* M! */;", nil},
+	} {
+		f, err := mysqlparse.Parse("q.sql", []byte(c.src))
+		var got []string
+		if err != nil {
+			var l diag.List
+			if !errors.As(err, &l) {
+				t.Fatalf("%q: unlocated error %v", c.src, err)
+			}
+			for _, e := range l {
+				got = append(got, strconv.Itoa(e.Line)+":"+strconv.Itoa(e.Col))
+				if e.File != "q.sql" || !strings.Contains(e.Msg, "executable comment /*") || !strings.Contains(e.Msg, "fencegen cannot see what") {
+					t.Errorf("%q: error %s", c.src, e)
+				}
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%q: errors at %v, want %v (%v)", c.src, got, c.want, err)
+		}
+		for _, st := range f.Stmts {
+			for _, w := range c.want {
+				if l, _ := strconv.Atoi(strings.Split(w, ":")[0]); l == strings.Count(c.src[:st.Start], "\n")+1 {
+					t.Errorf("%q: refused statement at line %d kept", c.src, l)
+				}
+			}
+		}
+	}
+}
+
+// TestParseSchemaPrograms: a schema file's DELIMITER lines, Atlas
+// delimiter directive and stored programs (what fencegen guard writes, and
+// routines with compound bodies) are accepted and skipped, but for a
+// procedure the TiDB parser reads (kept, as sqlc keeps it); the tables
+// around them are kept, and a broken table statement is still located.
+func TestParseSchemaPrograms(t *testing.T) {
+	src := "CREATE TABLE a (id int);\n" +
+		"DELIMITER $$\n" +
+		"CREATE FUNCTION f() RETURNS int DETERMINISTIC\nBEGIN\n  UPDATE a SET id = 1;\n  RETURN 1;\nEND$$\n" +
+		"CREATE TRIGGER tr BEFORE UPDATE ON a FOR EACH ROW\nBEGIN\n  IF NEW.id < OLD.id THEN\n    SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'x';\n  END IF;\nEND$$\n" +
+		"DELIMITER ;\n" +
+		"DROP TRIGGER IF EXISTS tr;\n" +
+		"CREATE PROCEDURE p() BEGIN UPDATE a SET id = 2; END;\n" +
+		"CREATE TABLE b (id int);\n"
+	f, err := mysqlparse.ParseSchema("s.sql", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range f.Stmts {
+		got = append(got, strings.Fields(src[st.Start:st.End])[2])
+	}
+	if !slices.Equal(got, []string{"a", "p()", "b"}) {
+		t.Errorf("statements kept %q, want the tables a and b and the procedure p, which the TiDB parser reads", got)
+	}
+	atlas := "-- atlas:delimiter -- end\n\nDROP TRIGGER IF EXISTS t1\n-- end\n\nCREATE TRIGGER t1 BEFORE DELETE ON a FOR EACH ROW\nBEGIN\n  DECLARE m VARCHAR(10);\n  SET m = 'x';\nEND\n-- end\n\nCREATE TABLE c (id int)\n-- end\n"
+	if f, err := mysqlparse.ParseSchema("s.sql", []byte(atlas)); err != nil || len(f.Stmts) != 1 {
+		t.Errorf("atlas file: %v, %v", f, err)
+	}
+	broken := "DELIMITER //\nCREATE TRIGGER t1 BEFORE DELETE ON a FOR EACH ROW BEGIN END //\nDELIMITER ;\nCREATE TABLE (id int);\n"
+	_, err = mysqlparse.ParseSchema("s.sql", []byte(broken))
+	var l diag.List
+	if !errors.As(err, &l) || len(l) != 1 || l[0].Line != 4 {
+		t.Errorf("broken table after a trigger: %v, want one error on line 4", err)
+	}
 }

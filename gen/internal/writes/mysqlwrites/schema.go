@@ -159,11 +159,56 @@ func SplitStatements(src string) []Statement {
 			flush(lineStart)
 			delim = strings.TrimSpace(line[10:])
 			regionStart = min(lineEnd+1, len(src))
+		} else if d, ok := atlasDelimiter(line); ok {
+			flush(lineStart)
+			delim = d
+			regionStart = min(lineEnd+1, len(src))
 		}
 		lineStart = lineEnd + 1
 	}
 	flush(len(src))
 	return out
+}
+
+// atlasDelimiter reads Atlas's "-- atlas:delimiter X" directive line,
+// which sets the file's delimiter to X (on a line of its own, as
+// "-- end" in what fencegen guard writes for Atlas).
+func atlasDelimiter(line string) (string, bool) {
+	rest, ok := strings.CutPrefix(line, "--")
+	if !ok {
+		return "", false
+	}
+	rest, ok = strings.CutPrefix(strings.TrimSpace(rest), "atlas:delimiter")
+	if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
+		return "", false
+	}
+	d := strings.TrimSpace(rest)
+	if d == "" {
+		return "", false
+	}
+	return d, true
+}
+
+// IsProgram reports whether the schema statement text is one that
+// ReadSchema reads by hand and the TiDB parser does not: a DELIMITER
+// line, CREATE PROCEDURE, FUNCTION, TRIGGER or EVENT, or DROP of one.
+// Such a statement defines no table: a catalog skips it, while
+// ReadSchema (the write analysis) still reads it.
+func IsProgram(text string) bool {
+	toks := lex(text)
+	if len(toks) == 0 {
+		return false
+	}
+	switch toks[0].upper() {
+	case "DELIMITER":
+		return true
+	case "CREATE":
+		k, _ := programKind(toks)
+		return k != ""
+	case "DROP":
+		return len(toks) > 1 && routineKinds[toks[1].upper()]
+	}
+	return false
 }
 
 func addStmt(out []Statement, s string, pos int) []Statement {

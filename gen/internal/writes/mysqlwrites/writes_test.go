@@ -75,6 +75,8 @@ func TestShapes(t *testing.T) {
 		{"UPDATE notes n JOIN holds h ON h.id = n.id SET h.fence = 1", "UPDATE holds direct multi"},
 		{"UPDATE notes JOIN holds USING (id) SET fence = 1", "UPDATE holds direct multi"},
 		{"UPDATE notes JOIN holds USING (id) SET body = 'y'", ""},
+		{"UPDATE notes n /*!, holds h */ SET n.body = 'y' /*!, h.fence = 1 */ WHERE n.id = 1", "UPDATE holds direct multi"},
+		{"UPDATE /*+ NO_RANGE_OPTIMIZATION(notes) */ notes SET body = '/*!, x */' WHERE id = 1", ""},
 		{"DELETE n, h FROM notes n JOIN holds h USING (id)", "DELETE holds direct multi"},
 		{"DELETE n FROM notes n JOIN holds h USING (id)", ""},
 		{"DELETE FROM n USING notes n JOIN holds h USING (id)", ""},
