@@ -55,6 +55,14 @@ var generatedQueries = []string{
 	"UPDATE accounts SET balance = balance + 1",
 	"DELETE FROM accounts",
 	"UPDATE holds SET owner_id = ? WHERE id = ?",
+	// Executable comments (issue 27): MariaDB runs /*M! text, the parser
+	// skips it; versioned /*! runs by server version; /*! without one is
+	// read as code; a hint is a comment.
+	"UPDATE notes n /*M!, accounts a */ SET n.body = 'y' /*M!, a.balance = 0 */ WHERE n.id = ?",
+	"UPDATE notes n /*M!100100 , accounts a */ SET n.body = 'y' /*M!100100 , a.balance = 0 */ WHERE n.id = ?",
+	"UPDATE notes n /*!80000 , accounts a */ SET n.body = 'y' /*!80000 , a.balance = 0 */ WHERE n.id = ?",
+	"UPDATE notes n /*!, accounts a */ SET n.body = 'y' /*!, a.balance = 0 */ WHERE n.id = ?",
+	"UPDATE /*+ NO_RANGE_OPTIMIZATION(notes) */ notes SET body = ? WHERE id = ?",
 }
 
 var errorLine = regexp.MustCompile(`(?m)^\S*q\.sql:(\d+):\d+: `)
