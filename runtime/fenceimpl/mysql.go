@@ -206,8 +206,7 @@ func MySQLByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 // guarded MySQL UPDATE by key that changed nothing, on a table with a
 // trigger (which clears the reply's last-insert id), whose locked read
 // could not show that the row already held the UPDATE's values (the
-// byte comparison errs towards "differs": a column stored in another
-// character set than the connection's, DECIMAL 12.00 against 12). Only
+// comparison errs towards "differs": DECIMAL 12.00 against 12). Only
 // the affected-row count of a DSN with clientFoundRows=true, which counts
 // the rows matched, tells such a write apart from a concurrent change.
 const MySQLFoundRowsHint = "or the UPDATE changed nothing and the table has a trigger: set clientFoundRows=true in the DSN, whose affected rows then count the rows matched"

@@ -51,7 +51,7 @@ UPDATE account_balances SET balance=balance+?, last_fencing_token=LAST_INSERT_ID
 `
 
 const fenceStoredCreditAccount = `-- name: CreditAccount :exec (stored token, sent only when the write's result does not tell)
-SELECT last_fencing_token, CAST(balance AS BINARY) <=> CAST((balance+?) AS BINARY) AND last_fencing_token = ? FROM account_balances WHERE (id=?) FOR UPDATE
+SELECT last_fencing_token, (CAST(balance AS BINARY) <=> CAST((balance+?) AS BINARY) OR CHARSET(balance) IN ('ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32') AND CAST(CONVERT(balance USING utf8mb4) AS BINARY) <=> CAST(CONVERT((balance+?) USING utf8mb4) AS BINARY)) AND last_fencing_token = ? FROM account_balances WHERE (id=?) FOR UPDATE
 `
 
 type CreditAccountParams struct {
@@ -80,7 +80,7 @@ func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, to
 	_, err := fenceimpl.MySQLByKey(ctx, "CreditAccount", "account_balances", fence.NonStrict, token, func() (sql.Result, error) {
 		return q.db.ExecContext(ctx, creditAccount, arg.Amount, int64(token), arg.ID, int64(token))
 	}, func(ctx context.Context) (*sql.Rows, error) {
-		return q.db.QueryContext(ctx, fenceStoredCreditAccount, arg.Amount, int64(token), arg.ID)
+		return q.db.QueryContext(ctx, fenceStoredCreditAccount, arg.Amount, arg.Amount, int64(token), arg.ID)
 	})
 	return err
 }
@@ -168,7 +168,7 @@ UPDATE account_balances SET balance=?, last_fencing_token=LAST_INSERT_ID(?) WHER
 `
 
 const fenceStoredSetBalance = `-- name: SetBalance :execrows (stored token, sent only when the write's result does not tell)
-SELECT last_fencing_token, CAST(balance AS BINARY) <=> CAST((?) AS BINARY) AND last_fencing_token = ? FROM account_balances WHERE (id=?) FOR UPDATE
+SELECT last_fencing_token, (CAST(balance AS BINARY) <=> CAST((?) AS BINARY) OR CHARSET(balance) IN ('ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32') AND CAST(CONVERT(balance USING utf8mb4) AS BINARY) <=> CAST(CONVERT((?) USING utf8mb4) AS BINARY)) AND last_fencing_token = ? FROM account_balances WHERE (id=?) FOR UPDATE
 `
 
 type SetBalanceParams struct {
@@ -197,6 +197,6 @@ func (q *Queries) SetBalance(ctx context.Context, arg SetBalanceParams, token fe
 	return fenceimpl.MySQLByKey(ctx, "SetBalance", "account_balances", fence.NonStrict, token, func() (sql.Result, error) {
 		return q.db.ExecContext(ctx, setBalance, arg.Balance, int64(token), arg.ID, int64(token))
 	}, func(ctx context.Context) (*sql.Rows, error) {
-		return q.db.QueryContext(ctx, fenceStoredSetBalance, arg.Balance, int64(token), arg.ID)
+		return q.db.QueryContext(ctx, fenceStoredSetBalance, arg.Balance, arg.Balance, int64(token), arg.ID)
 	})
 }

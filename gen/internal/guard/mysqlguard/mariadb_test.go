@@ -299,17 +299,20 @@ func TestStoreOnMariaDB(t *testing.T) {
 }
 
 // TestUnchangedUpdateUnderTriggerOnMariaDB: a retry that changes nothing,
-// on a table with a trigger (which clears the reply's last-insert id),
-// whose column is stored in another character set (latin1) than the
-// connection's (utf8mb4): the locked read's byte comparison says
-// "differs" for héllo. Without clientFoundRows the write cannot be told
-// from a concurrent change: ErrConcurrentChange, its Hint naming
+// on a table with a trigger (which clears the reply's last-insert id).
+// A text column stored in another character set (latin1) than the
+// connection's (utf8mb4) differs byte for byte from the parameter for
+// héllo: the locked read compares them as utf8mb4 text, and the retry is
+// written. A DECIMAL column holds 12.00 for a parameter 12: the read
+// cannot tell, and without clientFoundRows the write cannot be told from
+// a concurrent change: ErrConcurrentChange, its Hint naming
 // clientFoundRows=true, nothing written; with it, written. The
 // database's row is the oracle.
 func TestUnchangedUpdateUnderTriggerOnMariaDB(t *testing.T) {
 	const notes = `CREATE TABLE notes (
 	id BIGINT PRIMARY KEY,
 	body VARCHAR(40) CHARACTER SET latin1 NOT NULL,
+	amount DECIMAL(6,2) NOT NULL DEFAULT 0,
 	fence_token BIGINT NOT NULL DEFAULT 0
 )`
 	const trigger = "CREATE TRIGGER record BEFORE UPDATE ON notes FOR EACH ROW SET @fencegen_test_updates = COALESCE(@fencegen_test_updates, 0) + 1"
@@ -318,12 +321,17 @@ func TestUnchangedUpdateUnderTriggerOnMariaDB(t *testing.T) {
 		t.Run("dsn="+params, func(t *testing.T) {
 			db := testenv.MySQL(t, params, notes, trigger, "INSERT INTO notes (id, body, fence_token) VALUES (1, 'x', 1)")
 			set := newGuarded(t, db, "UPDATE notes SET body = ? WHERE id = ?", s)
-			n, err := set.run(5, "héllo", 1)
+			for range 2 {
+				n, err := set.run(5, "héllo", 1)
+				wantWritten(t, n, err)
+			}
+			amount := newGuarded(t, db, "UPDATE notes SET amount = ? WHERE id = ?", s)
+			n, err := amount.run(5, 12, 1)
 			wantWritten(t, n, err)
-			if n, err := set.run(5, "héllo", 1); params == "" {
+			if n, err := amount.run(5, 12, 1); params == "" {
 				var cc *fence.ConcurrentChangeError
 				if !errors.As(err, &cc) || !errors.Is(err, fence.ErrConcurrentChange) {
-					t.Fatalf("unchanged write without clientFoundRows: %d, %v; want a *fence.ConcurrentChangeError", n, err)
+					t.Fatalf("unchanged DECIMAL write without clientFoundRows: %d, %v; want a *fence.ConcurrentChangeError", n, err)
 				}
 				if cc.Hint != fenceimpl.MySQLFoundRowsHint || !strings.Contains(err.Error(), "clientFoundRows=true") {
 					t.Fatalf("error %q (Hint %q) does not name clientFoundRows=true", err, cc.Hint)
@@ -331,25 +339,23 @@ func TestUnchangedUpdateUnderTriggerOnMariaDB(t *testing.T) {
 			} else {
 				wantWritten(t, n, err)
 			}
-			// ASCII compares equal byte for byte in either character set.
-			n, err = set.run(5, "plain", 1)
-			wantWritten(t, n, err)
-			n, err = set.run(5, "plain", 1)
-			wantWritten(t, n, err)
-			var body string
+			var body, amt string
 			var tok int64
-			if err := db.QueryRow("SELECT body, fence_token FROM notes WHERE id = 1").Scan(&body, &tok); err != nil {
+			if err := db.QueryRow("SELECT body, amount, fence_token FROM notes WHERE id = 1").Scan(&body, &amt, &tok); err != nil {
 				t.Fatal(err)
 			}
-			if body != "plain" || tok != 5 {
-				t.Fatalf("row = %q, token %d; want plain, 5", body, tok)
+			if body != "héllo" || amt != "12.00" || tok != 5 {
+				t.Fatalf("row = %q, %s, token %d; want héllo, 12.00, 5", body, amt, tok)
 			}
 			// A stale token is still stale, not a concurrent change.
-			_, err = set.run(4, "plain", 1)
+			_, err = set.run(4, "héllo", 1)
 			var se *fence.StaleError
 			if !errors.As(err, &se) || se.Presented != 4 || se.Stored != 5 {
 				t.Fatalf("stale unchanged write: %v; want a *fence.StaleError presented 4 stored 5", err)
 			}
+			// A different text is no unchanged write: it is written.
+			n, err = set.run(5, "hello", 1)
+			wantWritten(t, n, err)
 		})
 	}
 }

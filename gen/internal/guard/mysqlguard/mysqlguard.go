@@ -489,9 +489,21 @@ func rewriteUpdate(u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
 // at the read either, so it is done. The comparison errs only towards
 // "differs" (a value the column would store otherwise, such as 12 for
 // DECIMAL 12.00, compares unequal), which makes the write run again.
+// A column of a character set that maps its text to Unicode one to one
+// (unicodeCharsets) also compares equal when the two, converted to
+// utf8mb4, are: storing the expression would convert it back to the
+// same bytes (a latin1 column written from a utf8mb4 connection).
 // Each expression is evaluated on the row as it is; if all of them equal
 // their columns, MySQL's left-to-right assignments, each seeing the
 // earlier ones' new values, see the same values.
+// unicodeCharsets are the character sets whose text converts to Unicode
+// and back unchanged, byte for byte (MySQL's latin1 is cp1252 with its
+// five unassigned bytes mapped to the C1 controls): storedRead compares
+// a column of one of them with an expression as utf8mb4 text. The
+// others (cp932, sjis, ...) map some characters twice and compare byte
+// for byte only.
+const unicodeCharsets = "'ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32'"
+
 func storedRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec, set ...*ast.Assignment) (string, []int, error) {
 	ts := refs.TableRefs.Left.(*ast.TableSource)
 	tn := ts.Source.(*ast.TableName)
@@ -512,8 +524,8 @@ func storedRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec, set ..
 				return "", nil, err
 			}
 			c := quote(a.Column.Name.O)
-			same = append(same, fmt.Sprintf("CAST(%s AS BINARY) <=> CAST((%s) AS BINARY)", c, e))
-			params = append(params, ps...)
+			same = append(same, fmt.Sprintf("(CAST(%[1]s AS BINARY) <=> CAST((%[2]s) AS BINARY) OR CHARSET(%[1]s) IN (%[3]s) AND CAST(CONVERT(%[1]s USING utf8mb4) AS BINARY) <=> CAST(CONVERT((%[2]s) USING utf8mb4) AS BINARY))", c, e, unicodeCharsets))
+			params = append(append(params, ps...), ps...)
 		}
 		same = append(same, fmt.Sprintf("%s = ?", quote(spec.Column)))
 		params = append(params, spec.Param)
