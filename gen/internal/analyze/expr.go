@@ -120,8 +120,15 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		return known("bool", true)
 	case *sqlparse.FuncCall:
 		v := a.funcCall(sc, n)
-		v.sqlcAny = a.sqlcAnyCall(n)
-		v.sqlc = a.sqlcCall(n, v)
+		if a.opts.MySQL && len(a.cat.Funcs(n.Func.Schema, n.Func.Name)) == 0 {
+			// mysqlFuncCall already types the call by sqlc's MySQL
+			// catalog (SUM and AVG return any there: interface{}), not
+			// by its pg_catalog.
+			v.sqlcAny = !v.Known
+		} else {
+			v.sqlcAny = a.sqlcAnyCall(n)
+			v.sqlc = a.sqlcCall(n, v)
+		}
 		// ORDER BY and FILTER of an aggregate, OVER (...) of a window
 		// function: they read the same scope.
 		for _, o := range n.AggOrder {

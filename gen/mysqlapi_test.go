@@ -1,0 +1,62 @@
+package gen_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen"
+)
+
+// TestMySQLFuncResultsAsSqlc: on engine mysql a function call in the
+// select list is typed by sqlc v1.31.1's MySQL catalog
+// (internal/engine/dolphin/stdlib.go: the first overload taking the
+// call's number of arguments, its return type, nullable only where the
+// catalog says so), not by its pg_catalog: SUM, AVG and MAX return any
+// there (interface{}), GROUP_CONCAT nullable text, DATE_ADD date; and
+// COALESCE and IFNULL without a column reference are interface{}. The
+// expected field types are what sqlc v1.31.1 generates for this query.
+func TestMySQLFuncResultsAsSqlc(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": "CREATE TABLE books (id INT PRIMARY KEY, author TEXT NOT NULL, pages INT NOT NULL, born DATE NOT NULL, price FLOAT, words integer NOT NULL);\n",
+		"q.sql": `-- name: Stats :many
+SELECT author, COUNT(*) AS n, SUM(pages) AS total, AVG(price) AS mean, MAX(pages) AS most, SUM(words) AS total_words,
+  GROUP_CONCAT(author) AS names, DATE_ADD(born, INTERVAL 1 DAY) AS next_day, NOW() AS at,
+  LENGTH(author) AS len, COALESCE(SUM(pages), 0) AS total0, IFNULL(price, 0) AS p0
+FROM books GROUP BY author, born;
+`,
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(out.Files["out/q.sql.go"])
+	for field, want := range map[string]string{
+		"Author": "string", "N": "int64", "Total": "interface{}", "Mean": "interface{}", "Most": "interface{}", "TotalWords": "interface{}",
+		"Names": "sql.NullString", "NextDay": "time.Time", "At": "time.Time", "Len": "int32",
+		"Total0": "interface{}", "P0": "interface{}",
+	} {
+		re := regexp.MustCompile(`(?m)^\t` + field + `\s+(\S+)$`)
+		m := re.FindStringSubmatch(src)
+		if m == nil {
+			t.Errorf("no field %s in StatsRow:\n%s", field, src)
+			continue
+		}
+		if m[1] != want {
+			t.Errorf("StatsRow.%s is %s, sqlc declares %s", field, m[1], want)
+		}
+	}
+}
