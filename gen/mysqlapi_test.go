@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/fencegen/fencegen/gen"
@@ -57,6 +58,55 @@ FROM books GROUP BY author, born;
 		}
 		if m[1] != want {
 			t.Errorf("StatsRow.%s is %s, sqlc declares %s", field, m[1], want)
+		}
+	}
+}
+
+// TestMySQLCaseParamsAsSqlc: on engine mysql a parameter inside a CASE is
+// typed as sqlc v1.31.1 types it: by the nearest comparison or UPDATE
+// assignment the CASE is an operand of (sqlc's find_params.go parent; a
+// CASE is not one), so the ELSE's parameter of title = CASE ... END is
+// title's sql.NullString, and CASE ? WHEN ... in SET body = is body's
+// string; in INSERT ... VALUES sqlc types only a parameter that is the
+// value itself, so one inside a CASE stays interface{}. The expected
+// types are what sqlc v1.31.1 generates for these queries.
+func TestMySQLCaseParamsAsSqlc(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": "CREATE TABLE notes (id INT PRIMARY KEY, title VARCHAR(20) NULL, body TEXT NOT NULL, stars INT NOT NULL);\n",
+		"q.sql": `-- name: FindNote :one
+SELECT id FROM notes WHERE title = CASE WHEN sqlc.arg(want) = '' THEN NULL ELSE sqlc.arg(want) END
+  OR body = CASE WHEN sqlc.arg(other) = '' THEN NULL ELSE sqlc.arg(other) END LIMIT 1;
+
+-- name: SetBody :exec
+UPDATE notes SET body = CASE ? WHEN true THEN 'yes' ELSE body END WHERE id = ?;
+
+-- name: AddNote :exec
+INSERT INTO notes (id, body, stars) VALUES (?, CASE WHEN sqlc.arg(kind) = 'x' THEN 'a' ELSE sqlc.arg(kind) END, ?);
+`,
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(out.Files["out/q.sql.go"])
+	for _, want := range []string{
+		"type FindNoteParams struct {\n\tWant  sql.NullString\n\tOther string\n}",
+		"type SetBodyParams struct {\n\tBody string\n\tID   int32\n}",
+		"type AddNoteParams struct {\n\tID    int32\n\tKind  interface{}\n\tStars int32\n}",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("missing\n%s\nin:\n%s", want, src)
 		}
 	}
 }

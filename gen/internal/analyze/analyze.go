@@ -602,7 +602,10 @@ type analyzer struct {
 	// query for and sqlc generates it with; refused holds those (see
 	// refusedf).
 	unchecked int
-	refused   []softProblem
+	// insertValue is set while compare types an INSERT ... VALUES
+	// expression as its target column (the expression itself only).
+	insertValue bool
+	refused     []softProblem
 	// rep is the write analysis of the statement (package writes), set
 	// while the schema has a fenced table; errAt are the offsets errors
 	// were reported at.

@@ -193,7 +193,9 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 					if i < len(cols) && cols[i] != nil {
 						c := cols[i]
 						a.strictly(func() {
+							a.insertValue = true
 							a.compare(sc, e, columnValue(c))
+							a.insertValue = false
 						})
 					}
 				}

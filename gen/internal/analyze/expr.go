@@ -586,6 +586,8 @@ func refersToColumn(e sqlparse.Node) bool {
 // compare types e against other, the value it is compared with or
 // assigned to; a parameter takes other's type.
 func (a *analyzer) compare(sc *scope, e sqlparse.Node, other value) value {
+	insertValue := a.insertValue
+	a.insertValue = false
 	if p, ok := e.(*sqlparse.Param); ok {
 		a.typeParam(p.Number, other, other.Name)
 		return a.expr(sc, e)
@@ -601,6 +603,16 @@ func (a *analyzer) compare(sc *scope, e sqlparse.Node, other value) value {
 		// the column side of the comparison it is nested in when only AND,
 		// OR and NOT stand between them.
 		a.typeBoolOperands(b, other)
+	}
+	if c, ok := e.(*sqlparse.Case); ok && a.opts.MySQL && !insertValue && other.Known && other.Column != nil && !other.sqlcUntyped {
+		// email = CASE WHEN @e = '' THEN NULL ELSE @e END, SET v = CASE ?
+		// WHEN ... END: sqlc types a parameter by the nearest comparison,
+		// function call, cast or assignment it is nested in (its
+		// find_params.go parent), and a CASE is none of them: the ELSE's
+		// @e and the ? are typed as the column compared or assigned.
+		// Not in INSERT ... VALUES, where sqlc types only a parameter
+		// that is the value itself.
+		a.typeCaseOperands(c, other)
 	}
 	// Only the compared value itself is typed strictly, not what is nested
 	// in it.
@@ -1043,6 +1055,32 @@ func (a *analyzer) typeBoolOperands(b *sqlparse.BoolExpr, v value) {
 			a.typeBoolOperands(x, v)
 		}
 	}
+}
+
+// typeCaseOperands types the parameters of CASE c that sqlc types from
+// the comparison or assignment c is an operand of, as v: its operand,
+// WHEN conditions and results that are parameters, or are reached from
+// it through nested CASE, AND, OR and NOT only.
+func (a *analyzer) typeCaseOperands(c *sqlparse.Case, v value) {
+	var visit func(x sqlparse.Node)
+	visit = func(x sqlparse.Node) {
+		switch x := x.(type) {
+		case *sqlparse.Param:
+			a.typeParam(x.Number, v, v.Name)
+		case *sqlparse.BoolExpr:
+			for _, y := range x.Args {
+				visit(y)
+			}
+		case *sqlparse.Case:
+			visit(x.Arg)
+			for _, w := range x.Whens {
+				visit(w.Cond)
+				visit(w.Result)
+			}
+			visit(x.Else)
+		}
+	}
+	visit(c)
 }
 
 // isParam reports whether e is a parameter ($n, @name, sqlc.arg).
