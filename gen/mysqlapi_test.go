@@ -68,7 +68,10 @@ FROM books GROUP BY author, born;
 // CASE is not one), so the ELSE's parameter of title = CASE ... END is
 // title's sql.NullString, and CASE ? WHEN ... in SET body = is body's
 // string; in INSERT ... VALUES sqlc types only a parameter that is the
-// value itself, so one inside a CASE stays interface{}. The expected
+// value itself, so one inside a CASE stays interface{}. A COALESCE in a
+// function call's arguments is typed by the call, which types only its
+// direct arguments: COALESCE(sqlc.narg(t), title) in CONCAT is interface{},
+// unless a comparison stands between (IF(stars = COALESCE(...), ...)). The expected
 // types are what sqlc v1.31.1 generates for these queries.
 func TestMySQLCaseParamsAsSqlc(t *testing.T) {
 	dir := t.TempDir()
@@ -77,6 +80,10 @@ func TestMySQLCaseParamsAsSqlc(t *testing.T) {
 		"q.sql": `-- name: FindNote :one
 SELECT id FROM notes WHERE title = CASE WHEN sqlc.arg(want) = '' THEN NULL ELSE sqlc.arg(want) END
   OR body = CASE WHEN sqlc.arg(other) = '' THEN NULL ELSE sqlc.arg(other) END LIMIT 1;
+
+-- name: FindLike :many
+SELECT id FROM notes WHERE title LIKE CONCAT('%', COALESCE(sqlc.narg(t), title), '%') AND stars = COALESCE(sqlc.narg(s), stars)
+  AND body = CONCAT(IF(stars = COALESCE(sqlc.arg(n), stars), 'a', 'b'), 'c');
 
 -- name: SetBody :exec
 UPDATE notes SET body = CASE ? WHEN true THEN 'yes' ELSE body END WHERE id = ?;
@@ -102,6 +109,7 @@ INSERT INTO notes (id, body, stars) VALUES (?, CASE WHEN sqlc.arg(kind) = 'x' TH
 	src := string(out.Files["out/q.sql.go"])
 	for _, want := range []string{
 		"type FindNoteParams struct {\n\tWant  sql.NullString\n\tOther string\n}",
+		"type FindLikeParams struct {\n\tT interface{}\n\tS sql.NullInt32\n\tN int32\n}",
 		"type SetBodyParams struct {\n\tBody string\n\tID   int32\n}",
 		"type AddNoteParams struct {\n\tID    int32\n\tKind  interface{}\n\tStars int32\n}",
 	} {

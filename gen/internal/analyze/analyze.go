@@ -545,6 +545,11 @@ type analyzer struct {
 	// that sqlc types parameters in (one refers to a column, or the
 	// operator is ||): see Param.SqlcUntyped.
 	sqlcOperand bool
+	// mysqlFuncArg is set while a MySQL function call's arguments are
+	// analysed, up to the next operator: sqlc types a parameter there
+	// by the call (its find_params.go parent), and one nested in a
+	// COALESCE argument (CONCAT('%', COALESCE(?, name), '%')) not at all.
+	mysqlFuncArg bool
 	// sqlcCoalesce is a COALESCE compared with a column (col <
 	// COALESCE(@p, -1)), and sqlcColumn that column's value: sqlc types
 	// the COALESCE's parameters from the column (its parameter search

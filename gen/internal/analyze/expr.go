@@ -292,7 +292,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		}
 		for i, x := range n.Args {
 			if p, ok := x.(*sqlparse.Param); ok && out.Known && !vals[i].Known {
-				src := value{Type: out.Type, NotNull: true, Known: true, sqlcUntyped: first == nil && !a.sqlcOperand}
+				src := value{Type: out.Type, NotNull: true, Known: true, sqlcUntyped: (first == nil || a.mysqlFuncArg) && !a.sqlcOperand}
 				if a.sqlcCoalesce == n {
 					// sqlc: the compared column's type, nullability and
 					// overrides.
@@ -725,8 +725,8 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	// side refers to, || from text, and leaves it untyped otherwise
 	// (sqlc's resolveCatalogRefs).
 	typed := refersToColumn(n.Left) || refersToColumn(n.Right) || n.Op == "||"
-	defer func(old bool) { a.sqlcOperand = old }(a.sqlcOperand)
-	a.sqlcOperand = typed
+	defer func(old, funcArg bool) { a.sqlcOperand, a.mysqlFuncArg = old, funcArg }(a.sqlcOperand, a.mysqlFuncArg)
+	a.sqlcOperand, a.mysqlFuncArg = typed, false
 	for _, side := range []sqlparse.Node{n.Left, n.Right} {
 		if co, ok := side.(*sqlparse.Coalesce); ok {
 			if v, ok := a.sqlcFirstColumn(sc, n); ok {

@@ -222,7 +222,10 @@ func (a *analyzer) mysqlFuncCall(sc *scope, f *sqlparse.FuncCall) (value, []valu
 			at := fn.args[min(i, len(fn.args)-1)]
 			a.typeParam(p.Number, value{Type: catalog.Type{Schema: catalog.MySQLSchema, Name: at.typ}, NotNull: true, Known: at.typ != "any"}, f.Func.Name)
 		}
+		oldOperand, oldFuncArg := a.sqlcOperand, a.mysqlFuncArg
+		a.sqlcOperand, a.mysqlFuncArg = false, true
 		args[i] = a.expr(sc, x)
+		a.sqlcOperand, a.mysqlFuncArg = oldOperand, oldFuncArg
 	}
 	if fn == nil || fn.ret == "any" {
 		return value{Name: f.Func.Name}, args, nil
