@@ -71,7 +71,9 @@ FROM books GROUP BY author, born;
 // value itself, so one inside a CASE stays interface{}. A COALESCE in a
 // function call's arguments is typed by the call, which types only its
 // direct arguments: COALESCE(sqlc.narg(t), title) in CONCAT is interface{},
-// unless a comparison stands between (IF(stars = COALESCE(...), ...)). The expected
+// unless a comparison stands between (IF(stars = COALESCE(...), ...)).
+// A parameter passed to a function is named after it as sqlc's catalog
+// spells it (LENGTH), or as written when the catalog lacks it (MyFn). The expected
 // types are what sqlc v1.31.1 generates for these queries.
 func TestMySQLCaseParamsAsSqlc(t *testing.T) {
 	dir := t.TempDir()
@@ -84,6 +86,9 @@ SELECT id FROM notes WHERE title = CASE WHEN sqlc.arg(want) = '' THEN NULL ELSE 
 -- name: FindLike :many
 SELECT id FROM notes WHERE title LIKE CONCAT('%', COALESCE(sqlc.narg(t), title), '%') AND stars = COALESCE(sqlc.narg(s), stars)
   AND body = CONCAT(IF(stars = COALESCE(sqlc.arg(n), stars), 'a', 'b'), 'c');
+
+-- name: FindLen :many
+SELECT id FROM notes WHERE stars = length(?) AND stars = LOCATE(?, body) AND body = CONCAT(body, ?) AND stars = my_fn(?) AND body = concat(?);
 
 -- name: SetBody :exec
 UPDATE notes SET body = CASE ? WHEN true THEN 'yes' ELSE body END WHERE id = ?;
@@ -110,6 +115,7 @@ INSERT INTO notes (id, body, stars) VALUES (?, CASE WHEN sqlc.arg(kind) = 'x' TH
 	for _, want := range []string{
 		"type FindNoteParams struct {\n\tWant  sql.NullString\n\tOther string\n}",
 		"type FindLikeParams struct {\n\tT interface{}\n\tS sql.NullInt32\n\tN int32\n}",
+		"type FindLenParams struct {\n\tLENGTH   string\n\tLOCATE   string\n\tCONCAT   interface{}\n\tMyFn     interface{}\n\tCONCAT_2 interface{}\n}",
 		"type SetBodyParams struct {\n\tBody string\n\tID   int32\n}",
 		"type AddNoteParams struct {\n\tID    int32\n\tKind  interface{}\n\tStars int32\n}",
 	} {

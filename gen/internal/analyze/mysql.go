@@ -218,9 +218,21 @@ func (a *analyzer) mysqlFuncCall(sc *scope, f *sqlparse.FuncCall) (value, []valu
 	fn := resolveMySQLFunc(f.Func.Name, n)
 	args := make([]value, len(f.Args))
 	for i, x := range f.Args {
-		if p, ok := unwrapParam(x); ok && fn != nil && len(fn.args) > 0 {
-			at := fn.args[min(i, len(fn.args)-1)]
-			a.typeParam(p.Number, value{Type: catalog.Type{Schema: catalog.MySQLSchema, Name: at.typ}, NotNull: true, Known: at.typ != "any"}, f.Func.Name)
+		if p, ok := unwrapParam(x); ok {
+			// sqlc names the parameter after the function as its
+			// catalog spells it (upper case), or as written when its
+			// catalog lacks the function, typed or not.
+			name := f.Func.Name
+			if fn != nil {
+				name = strings.ToUpper(name)
+			}
+			if pr := a.param(p.Number); pr.Name == "" {
+				pr.Name = name
+			}
+			if fn != nil && len(fn.args) > 0 {
+				at := fn.args[min(i, len(fn.args)-1)]
+				a.typeParam(p.Number, value{Type: catalog.Type{Schema: catalog.MySQLSchema, Name: at.typ}, NotNull: true, Known: at.typ != "any"}, name)
+			}
 		}
 		oldOperand, oldFuncArg := a.sqlcOperand, a.mysqlFuncArg
 		a.sqlcOperand, a.mysqlFuncArg = false, true
