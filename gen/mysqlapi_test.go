@@ -73,7 +73,9 @@ FROM books GROUP BY author, born;
 // direct arguments: COALESCE(sqlc.narg(t), title) in CONCAT is interface{},
 // unless a comparison stands between (IF(stars = COALESCE(...), ...)).
 // A parameter passed to a function is named after it as sqlc's catalog
-// spells it (LENGTH), or as written when the catalog lacks it (MyFn). The expected
+// spells it (LENGTH), or as written when the catalog lacks it (MyFn).
+// A name used twice is two of sqlc's parameters: a Params struct of one
+// field, sent for both placeholders. The expected
 // types are what sqlc v1.31.1 generates for these queries.
 func TestMySQLCaseParamsAsSqlc(t *testing.T) {
 	dir := t.TempDir()
@@ -89,6 +91,9 @@ SELECT id FROM notes WHERE title LIKE CONCAT('%', COALESCE(sqlc.narg(t), title),
 
 -- name: FindLen :many
 SELECT id FROM notes WHERE stars = length(?) AND stars = LOCATE(?, body) AND body = CONCAT(body, ?) AND stars = my_fn(?) AND body = concat(?);
+
+-- name: FindTwice :many
+SELECT id FROM notes WHERE body = sqlc.arg(b) OR body > sqlc.arg(b);
 
 -- name: SetBody :exec
 UPDATE notes SET body = CASE ? WHEN true THEN 'yes' ELSE body END WHERE id = ?;
@@ -116,6 +121,8 @@ INSERT INTO notes (id, body, stars) VALUES (?, CASE WHEN sqlc.arg(kind) = 'x' TH
 		"type FindNoteParams struct {\n\tWant  sql.NullString\n\tOther string\n}",
 		"type FindLikeParams struct {\n\tT interface{}\n\tS sql.NullInt32\n\tN int32\n}",
 		"type FindLenParams struct {\n\tLENGTH   string\n\tLOCATE   string\n\tCONCAT   interface{}\n\tMyFn     interface{}\n\tCONCAT_2 interface{}\n}",
+		"type FindTwiceParams struct {\n\tB string\n}",
+		"findTwice, arg.B, arg.B)",
 		"type SetBodyParams struct {\n\tBody string\n\tID   int32\n}",
 		"type AddNoteParams struct {\n\tID    int32\n\tKind  interface{}\n\tStars int32\n}",
 	} {

@@ -733,7 +733,11 @@ func (e *emitter) useParamsStruct(q *analyze.Query) bool {
 		return true
 	}
 	limit := e.paramLimit()
-	return len(q.Params) > limit || (limit == 0 && len(q.Params) > 0)
+	// sqlc counts a MySQL named parameter once per placeholder (its
+	// query.Params; columnsToStruct merges the fields afterwards), so a
+	// name used twice travels in the struct, as one field.
+	n := max(len(q.Params), len(q.Placeholders))
+	return n > limit || (limit == 0 && n > 0)
 }
 
 // paramFields returns the Go names of the fields of q's <Name>Params
