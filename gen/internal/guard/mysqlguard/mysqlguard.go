@@ -28,6 +28,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -137,6 +138,11 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	if strings.Contains(strings.ToLower(sql), paramVar) {
 		return nil, fmt.Errorf("the statement names %s..., which the guard uses for its own parameters", paramVar)
 	}
+	if !utf8.ValidString(sql) {
+		// The parser's restore turns bytes that are not UTF-8 into
+		// something else: the guarded text would not be the statement.
+		return nil, fmt.Errorf("the write to guard is not valid UTF-8")
+	}
 	stmt, err := parser.New().ParseOneStmt(sql, "", "")
 	if err != nil {
 		return nil, fmt.Errorf("parsing the write to guard: %w", err)
@@ -160,6 +166,11 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	}
 	g.SQL = comment(g.Form, spec) + unquoted(g.SQL)
 	g.Stored = unquoted(g.Stored)
+	// What is generated must be a statement MySQL reads as one: a guarded
+	// text the parser refuses is refused here, never emitted.
+	if _, err := parser.New().ParseOneStmt(g.SQL, "", ""); err != nil {
+		return nil, fmt.Errorf("the guarded form of the write does not parse (%v); write the statement more plainly", err)
+	}
 	return g, nil
 }
 

@@ -152,6 +152,7 @@ func FuzzRewrite(f *testing.F) {
 		f.Add(sqlcArg.ReplaceAllString(s, "?"))
 	}
 	f.Add("UPDATE accounts SET balance = ? WHERE id = ?")
+	f.Add("INSERT A(A)VALUE(\xa9())") // found by CI's fuzz run: the restore turned \xa9 into ?
 	f.Fuzz(func(t *testing.T, query string) {
 		spec := Spec{Column: "fence_token", Key: []string{"id"}, Param: 1 + strings.Count(query, "?"), Table: "t"}
 		g, err := Rewrite(query, spec)
@@ -195,5 +196,19 @@ func TestDocsShowRewrite(t *testing.T) {
 		if !strings.Contains(doc, "```sql\n"+g.SQL+"\n```") {
 			t.Errorf("docs/mysql.md does not show the guarded form of %s:\n%s", q, g.SQL)
 		}
+	}
+}
+
+// TestRewriteRefusesWhatItCannotRestore: a statement whose bytes are not
+// UTF-8 (the parser's restore changes them) is refused, not guarded into
+// another statement.
+func TestRewriteRefusesWhatItCannotRestore(t *testing.T) {
+	spec := Spec{Column: "fence_token", Key: []string{"id"}, Param: 1, Table: "t"}
+	g, err := Rewrite("INSERT A(A)VALUE(\xa9())", spec)
+	if err == nil {
+		t.Fatalf("guarded into %q, want a refusal", g.SQL)
+	}
+	if !strings.Contains(err.Error(), "UTF-8") {
+		t.Fatalf("error %q does not say why", err)
 	}
 }
