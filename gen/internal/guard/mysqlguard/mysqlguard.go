@@ -164,13 +164,16 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.SQL = comment(g.Form, spec) + unquoted(g.SQL)
-	g.Stored = unquoted(g.Stored)
 	// What is generated must be a statement MySQL reads as one: a guarded
-	// text the parser refuses is refused here, never emitted.
-	if _, err := parser.New().ParseOneStmt(g.SQL, "", ""); err != nil {
+	// text the parser refuses is refused here, never emitted. Its comment
+	// line holds no line break, so the text parses as it does without it.
+	c := comment(g.Form, spec)
+	parsed, err := parser.New().ParseOneStmt(c+g.SQL, "", "")
+	if err != nil {
 		return nil, fmt.Errorf("the guarded form of the write does not parse (%v); write the statement more plainly", err)
 	}
+	g.SQL = c + unquoted(g.SQL, parsed)
+	g.Stored = unquoted(g.Stored, nil)
 	return g, nil
 }
 
@@ -181,8 +184,9 @@ var quotedIdent = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*)`")
 // without them must parse and restore to the same text, so a keyword
 // keeps its quotes (all of them stay then). Generated code holds the
 // statement in a Go raw string, where each backquote costs a
-// concatenation.
-func unquoted(sql string) string {
+// concatenation. parsed is sql's statement when the caller has parsed it
+// already, else nil.
+func unquoted(sql string, parsed ast.StmtNode) string {
 	if sql == "" || !strings.Contains(sql, "`") {
 		return sql
 	}
@@ -190,9 +194,12 @@ func unquoted(sql string) string {
 	if plain == sql || strings.Contains(plain, "`") {
 		return sql
 	}
-	a, err := parser.New().ParseOneStmt(sql, "", "")
-	if err != nil {
-		return sql
+	a := parsed
+	if a == nil {
+		var err error
+		if a, err = parser.New().ParseOneStmt(sql, "", ""); err != nil {
+			return sql
+		}
 	}
 	b, err := parser.New().ParseOneStmt(plain, "", "")
 	if err != nil {
