@@ -32,10 +32,11 @@ import (
 // located error per broken statement.
 //
 // A statement holding an executable comment that the TiDB parser does not
-// read as MySQL and MariaDB run it (ExecutableComments) is refused, at the
+// read as MySQL and MariaDB run it (scan) is refused, at the
 // comment: what fencegen does not read, it cannot guard.
 func Parse(name string, src []byte) (*sqlparse.File, error) {
-	return parse(name, src, Split(src), nil)
+	segs, bad := scan(src)
+	return parse(name, src, segs, bad, nil)
 }
 
 // ParseSchema is Parse for a schema file: besides what Parse reads, it
@@ -64,14 +65,15 @@ func ParseSchema(name string, src []byte) (*sqlparse.File, error) {
 	if program == nil {
 		return Parse(name, src)
 	}
-	return parse(name, src, segs, program)
+	_, bad := scan(src)
+	return parse(name, src, segs, bad, program)
 }
 
 // parse parses src whole, or segment by segment when that fails or src
-// holds a refused executable comment; a segment starting at an offset in
-// skip that the TiDB parser cannot read is skipped without an error.
-func parse(name string, src []byte, segs [][2]int, skip map[int]bool) (*sqlparse.File, error) {
-	bad := ExecutableComments(src)
+// holds a refused executable comment (bad, from scan); a segment starting
+// at an offset in skip that the TiDB parser cannot read is skipped without
+// an error.
+func parse(name string, src []byte, segs [][2]int, bad []Comment, skip map[int]bool) (*sqlparse.File, error) {
 	if len(bad) == 0 {
 		if f, ok := parseWhole(name, src); ok {
 			return f, nil
@@ -200,53 +202,6 @@ func syntaxError(name string, src []byte, segStart int, err error) *diag.Error {
 	return &diag.Error{File: name, Line: line, Col: col, Msg: msg}
 }
 
-// Split returns the [start, end) spans of src's statements: src cut at
-// the semicolons outside quotes and comments (MySQL's comment forms: --
-// followed by a blank, #, /* */), the semicolon excluded. A DELIMITER
-// line is not understood (sqlc does not read it either).
-func Split(src []byte) [][2]int {
-	var out [][2]int
-	start := 0
-	for i := 0; i < len(src); i++ {
-		switch c := src[i]; {
-		case c == '\'' || c == '"' || c == '`':
-			j := i + 1
-			for j < len(src) {
-				if src[j] == '\\' && c != '`' {
-					j += 2
-					continue
-				}
-				if src[j] == c {
-					if j+1 < len(src) && src[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			i = j
-		case c == '#' || (c == '-' && i+2 < len(src) && src[i+1] == '-' && (src[i+2] == ' ' || src[i+2] == '\t' || src[i+2] == '\n' || src[i+2] == '\r')) || (c == '-' && i+2 == len(src) && src[i+1] == '-'):
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			j := i + 2
-			for j+1 < len(src) && !(src[j] == '*' && src[j+1] == '/') {
-				j++
-			}
-			i = j + 1
-		case c == ';':
-			out = append(out, [2]int{start, i})
-			start = i + 1
-		}
-	}
-	if start < len(src) {
-		out = append(out, [2]int{start, len(src)})
-	}
-	return out
-}
-
 // skipSpaceAndComments returns the offset of the first byte of src[from:to]
 // that is neither blank nor inside a comment.
 func skipSpaceAndComments(src []byte, from, to int) int {
@@ -306,20 +261,23 @@ type Comment struct {
 	Reason string
 }
 
-// ExecutableComments returns src's executable comments that the TiDB
-// parser does not read as the servers run them, in file order (comments
-// inside string literals and quoted identifiers, and after -- or #, are
-// not comments). MariaDB runs /*M! ... */ and /*M!NNNNNN ... */, which
-// MySQL and the TiDB parser skip as plain comments; /*!NNNNN ... */ runs
-// on a server whose version number is at least NNNNN (MariaDB 10.11 is
-// 101100, and treats MySQL's 5.7 and later numbers by its own rules),
-// while the TiDB parser reads every version's text, so only /*! without a
-// version, or with a five-digit one below 50700 (run by MySQL 5.7 and
-// later and by every MariaDB), is read as the servers read it. Optimizer hints (/*+ ... */) are not executable
-// comments: the parser reads them where the servers do, and they write
-// nothing.
-func ExecutableComments(src []byte) []Comment {
-	var out []Comment
+// scan reads src once for the semicolons and the comments outside quotes
+// and comments (MySQL's comment forms: -- followed by a blank, #, /* */).
+// spans are the [start, end) spans of src's statements: src cut at those
+// semicolons, the semicolon excluded (a DELIMITER line is not understood;
+// sqlc does not read it either). bad are the executable comments that the
+// TiDB parser does not read as the servers run them, in file order.
+// MariaDB runs /*M! ... */ and /*M!NNNNNN ... */, which MySQL and the TiDB
+// parser skip as plain comments; /*!NNNNN ... */ runs on a server whose
+// version number is at least NNNNN (MariaDB 10.11 is 101100, and treats
+// MySQL's 5.7 and later numbers by its own rules), while the TiDB parser
+// reads every version's text, so only /*! without a version, or with a
+// five-digit one below 50700 (run by MySQL 5.7 and later and by every
+// MariaDB), is read as the servers read it. Optimizer hints (/*+ ... */)
+// are not executable comments: the parser reads them where the servers
+// do, and they write nothing.
+func scan(src []byte) (spans [][2]int, bad []Comment) {
+	start := 0
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; {
 		case c == '\'' || c == '"' || c == '`':
@@ -345,16 +303,22 @@ func ExecutableComments(src []byte) []Comment {
 			}
 		case c == '/' && i+1 < len(src) && src[i+1] == '*':
 			if r := executableReason(src[i:]); r != "" {
-				out = append(out, Comment{Pos: i, Reason: r})
+				bad = append(bad, Comment{Pos: i, Reason: r})
 			}
 			j := i + 2
 			for j+1 < len(src) && !(src[j] == '*' && src[j+1] == '/') {
 				j++
 			}
 			i = j + 1
+		case c == ';':
+			spans = append(spans, [2]int{start, i})
+			start = i + 1
 		}
 	}
-	return out
+	if start < len(src) {
+		spans = append(spans, [2]int{start, len(src)})
+	}
+	return spans, bad
 }
 
 // executableReason is why the comment opening s is refused, or "".
