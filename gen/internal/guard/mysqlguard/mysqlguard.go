@@ -143,7 +143,10 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 		// something else: the guarded text would not be the statement.
 		return nil, fmt.Errorf("the write to guard is not valid UTF-8")
 	}
-	stmt, err := parser.New().ParseOneStmt(sql, "", "")
+	// One parser serves every parse of the rewrite (statement, guard
+	// expressions, guarded text): a Parser is reusable, not concurrent.
+	p := parser.New()
+	stmt, err := p.ParseOneStmt(sql, "", "")
 	if err != nil {
 		return nil, fmt.Errorf("parsing the write to guard: %w", err)
 	}
@@ -153,11 +156,11 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	var g *Guarded
 	switch s := stmt.(type) {
 	case *ast.UpdateStmt:
-		g, err = rewriteUpdate(s, spec)
+		g, err = rewriteUpdate(p, s, spec)
 	case *ast.DeleteStmt:
-		g, err = rewriteDelete(s, spec)
+		g, err = rewriteDelete(p, s, spec)
 	case *ast.InsertStmt:
-		g, err = rewriteInsert(s, spec)
+		g, err = rewriteInsert(p, s, spec)
 	default:
 		return nil, fmt.Errorf("a %s is not a write fencegen guards on MySQL", strings.TrimPrefix(fmt.Sprintf("%T", stmt), "*ast."))
 	}
@@ -168,12 +171,12 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	// text the parser refuses is refused here, never emitted. Its comment
 	// line holds no line break, so the text parses as it does without it.
 	c := comment(g.Form, spec)
-	parsed, err := parser.New().ParseOneStmt(c+g.SQL, "", "")
+	parsed, err := p.ParseOneStmt(c+g.SQL, "", "")
 	if err != nil {
 		return nil, fmt.Errorf("the guarded form of the write does not parse (%v); write the statement more plainly", err)
 	}
-	g.SQL = c + unquoted(g.SQL, parsed)
-	g.Stored = unquoted(g.Stored, nil)
+	g.SQL = c + unquoted(p, g.SQL, parsed)
+	g.Stored = unquoted(p, g.Stored, nil)
 	return g, nil
 }
 
@@ -186,7 +189,7 @@ var quotedIdent = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*)`")
 // statement in a Go raw string, where each backquote costs a
 // concatenation. parsed is sql's statement when the caller has parsed it
 // already, else nil.
-func unquoted(sql string, parsed ast.StmtNode) string {
+func unquoted(p *parser.Parser, sql string, parsed ast.StmtNode) string {
 	if sql == "" || !strings.Contains(sql, "`") {
 		return sql
 	}
@@ -197,11 +200,11 @@ func unquoted(sql string, parsed ast.StmtNode) string {
 	a := parsed
 	if a == nil {
 		var err error
-		if a, err = parser.New().ParseOneStmt(sql, "", ""); err != nil {
+		if a, err = p.ParseOneStmt(sql, "", ""); err != nil {
 			return sql
 		}
 	}
-	b, err := parser.New().ParseOneStmt(plain, "", "")
+	b, err := p.ParseOneStmt(plain, "", "")
 	if err != nil {
 		return sql
 	}
@@ -290,8 +293,8 @@ func restore(n ast.Node) (string, []int, error) {
 
 // expr parses one expression given as SQL text (its parameters written
 // @fencegen_p_<n>).
-func expr(text string) (ast.ExprNode, error) {
-	st, err := parser.New().ParseOneStmt("SELECT "+text, "", "")
+func expr(p *parser.Parser, text string) (ast.ExprNode, error) {
+	st, err := p.ParseOneStmt("SELECT "+text, "", "")
 	if err != nil {
 		return nil, fmt.Errorf("building the guard expression %q: %w", text, err)
 	}
@@ -448,7 +451,7 @@ func setsColumn(list []*ast.Assignment, col string) bool {
 // finds the row; the guard runs only when the rest of the WHERE clause
 // holds (CASE evaluates only the branch it takes), so a row the rest
 // rejects reads as no row matched.
-func rewriteUpdate(u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
+func rewriteUpdate(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
 	if u.With != nil {
 		return nil, fmt.Errorf("an UPDATE of fenced table %s with a WITH clause is not guarded on MySQL", spec.Table)
 	}
@@ -471,12 +474,12 @@ func rewriteUpdate(u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
 		return nil, err
 	}
 	tv := tokenVar(spec)
-	set, err := expr("LAST_INSERT_ID(" + tv + ")")
+	set, err := expr(p, "LAST_INSERT_ID("+tv+")")
 	if err != nil {
 		return nil, err
 	}
 	u.List = append(u.List, &ast.Assignment{Column: &ast.ColumnName{Name: ast.NewCIStr(spec.Column)}, Expr: set})
-	guard, err := expr(fmt.Sprintf("CAST(~LAST_INSERT_ID(~%s) AS SIGNED) %s %s", quote(spec.Column), spec.op(), tv))
+	guard, err := expr(p, fmt.Sprintf("CAST(~LAST_INSERT_ID(~%s) AS SIGNED) %s %s", quote(spec.Column), spec.op(), tv))
 	if err != nil {
 		return nil, err
 	}
@@ -566,7 +569,7 @@ func notByKey(verb string, spec Spec) error {
 //
 // with the locked read SELECT tok FROM t WHERE (<where>) FOR UPDATE, run
 // when it deleted nothing (fenceimpl.MySQLByKey).
-func rewriteDelete(d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
+func rewriteDelete(p *parser.Parser, d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
 	if d.With != nil {
 		return nil, fmt.Errorf("a DELETE from fenced table %s with a WITH clause is not guarded on MySQL", spec.Table)
 	}
@@ -585,7 +588,7 @@ func rewriteDelete(d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
 		return nil, err
 	}
 	where := paren(d.Where)
-	guard, err := expr(fmt.Sprintf("%s %s %s", quote(spec.Column), spec.op(), tokenVar(spec)))
+	guard, err := expr(p, fmt.Sprintf("%s %s %s", quote(spec.Column), spec.op(), tokenVar(spec)))
 	if err != nil {
 		return nil, err
 	}
@@ -606,7 +609,7 @@ func rewriteDelete(d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
 // VALUES(tok), tok) comes last: MySQL runs the assignments left to right,
 // each seeing the earlier ones' new values, so every condition reads the
 // stored token, which changes only in the last.
-func rewriteInsert(in *ast.InsertStmt, spec Spec) (*Guarded, error) {
+func rewriteInsert(p *parser.Parser, in *ast.InsertStmt, spec Spec) (*Guarded, error) {
 	if in.IsReplace {
 		return nil, fmt.Errorf("REPLACE into fenced table %s deletes the row it conflicts with without checking its token; use INSERT ... ON DUPLICATE KEY UPDATE", spec.Table)
 	}
@@ -627,7 +630,7 @@ func rewriteInsert(in *ast.InsertStmt, spec Spec) (*Guarded, error) {
 	tv := tokenVar(spec)
 	in.Columns = append(in.Columns, &ast.ColumnName{Name: ast.NewCIStr(spec.Column)})
 	for i := range in.Lists {
-		v, err := expr(tv)
+		v, err := expr(p, tv)
 		if err != nil {
 			return nil, err
 		}
@@ -647,14 +650,14 @@ func rewriteInsert(in *ast.InsertStmt, spec Spec) (*Guarded, error) {
 		}
 		tok := quote(spec.Column)
 		for _, a := range in.OnDuplicate {
-			cond, err := expr(fmt.Sprintf("%s %s VALUES(%s)", tok, spec.op(), tok))
+			cond, err := expr(p, fmt.Sprintf("%s %s VALUES(%s)", tok, spec.op(), tok))
 			if err != nil {
 				return nil, err
 			}
 			self := &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: a.Column.Name}}
 			a.Expr = &ast.FuncCallExpr{FnName: ast.NewCIStr("IF"), Args: []ast.ExprNode{cond, a.Expr, self}}
 		}
-		last, err := expr(fmt.Sprintf("IF(%s %s VALUES(%s), VALUES(%s), (SELECT %s UNION ALL SELECT %s))", tok, spec.op(), tok, tok, tok, tok))
+		last, err := expr(p, fmt.Sprintf("IF(%s %s VALUES(%s), VALUES(%s), (SELECT %s UNION ALL SELECT %s))", tok, spec.op(), tok, tok, tok, tok))
 		if err != nil {
 			return nil, err
 		}
