@@ -457,10 +457,10 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	// attempts.
 	cmd := make([]any, 13)
 	cmd[0], cmd[1], cmd[2] = "evalsha", acquireScript.Hash(), 5
-	for i, k := range keys[:4] {
+	for i, k := range keys {
 		cmd[3+i] = k
 	}
-	cmd[7] = l.releasedArg // keys[4], already an interface value: no second allocation
+	cmd[7] = l.releasedArg // the :released record, already an interface value: no second allocation
 	hooks := c.opts.testHooks()
 	highWater := c.opts.highWater()
 	askMissing := highWater != nil // ask for a high-water mark if the counter is missing
@@ -669,10 +669,11 @@ var keySuffixes = [5]string{lockSuffix, counterSuffix, mintSuffix, releasedSuffi
 
 // prepare returns the Lease an Acquire of resource will return if it
 // succeeds, with a fresh owner value and its :released record, and the
-// keys of its acquire command: the lock key, the counter, the :minted
-// record, the abandon mark and the :released record. Every key and the owner are slices of one
+// first four keys of its acquire command: the lock key, the counter, the
+// :minted record and the abandon mark (the fifth, the :released record, is
+// the Lease's releasedArg). Every key and the owner are slices of one
 // string (one allocation, and the bytes a renewal writes out sit together).
-func (c *Client) prepare(resource string, tm timing) (*Lease, [5]string) {
+func (c *Client) prepare(resource string, tm timing) (*Lease, [4]string) {
 	prefix := c.opts.keyPrefix()
 	baseLen := len(prefix) + len(":{") + len(resource) + len("}:")
 	hx := ownerHex()
@@ -700,7 +701,7 @@ func (c *Client) prepare(resource string, tm timing) (*Lease, [5]string) {
 	}
 	abandon := text[at-baseLen-len(abandonSuffix):] // the abandon mark ends with the owner
 	l := &Lease{c: c, resource: resource, tm: tm, lockKey: all[0], owner: text[at:], releasedArg: all[3]}
-	return l, [5]string{all[0], all[1], all[2], abandon, all[3]}
+	return l, [4]string{all[0], all[1], all[2], abandon}
 }
 
 // isConfigError reports whether err is a Redis error reply that no retry can
