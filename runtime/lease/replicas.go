@@ -130,9 +130,8 @@ func (c *Client) acquireCall(ctx context.Context, inline bool, tm timing, cmd []
 		return c.runCmd(ctx, inline, acquireScript, acquireLua, cmd)
 	}
 	if c.replicas == clusterWait {
-		keys, args := splitCmd(cmd)
 		return c.runFn(ctx, inline, func(ctx context.Context) (int64, error) {
-			return c.acquireOnMaster(ctx, tm, cmd, keys, args)
+			return c.acquireOnMaster(ctx, tm, cmd)
 		})
 	}
 	attached, refresh := c.repl.plan(c.clk)
@@ -161,10 +160,11 @@ func (s *replicaState) plan(clk clock) (attached int64, refresh bool) {
 // ClusterClient, which follows redirects. A MOVED or ASK reply (the slot
 // moved since the ClusterClient last read the cluster's layout: the script
 // did not run) makes the ClusterClient read it again, and the attempt
-// fails with the redirect, which Acquire retries.
-func (c *Client) acquireOnMaster(ctx context.Context, tm timing, cmd []any, keys []string, args []any) (int64, error) {
+// fails with the redirect, which Acquire retries. cmd is split into keys
+// and arguments only for the pipeline.
+func (c *Client) acquireOnMaster(ctx context.Context, tm timing, cmd []any) (int64, error) {
 	cl := c.rdb.(masterForKey)
-	node, err := cl.MasterForKey(ctx, keys[0])
+	node, err := cl.MasterForKey(ctx, cmd[3].(string)) // the lock key
 	if err != nil {
 		return 0, err
 	}
@@ -173,6 +173,7 @@ func (c *Client) acquireOnMaster(ctx context.Context, tm timing, cmd []any, keys
 	if attached == 0 && !refresh {
 		return c.evalCmd(ctx, acquireScript, acquireLua, cmd)
 	}
+	keys, args := splitCmd(cmd)
 	n, err := c.acquireReplicated(ctx, node, st, tm, attached, refresh, keys, args...)
 	if isRedirect(err) {
 		if r, ok := c.rdb.(interface{ ReloadState(context.Context) }); ok {
