@@ -35,6 +35,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/format"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/fencegen/fencegen/gen/internal/guard"
 )
 
 // Form is the shape of a guarded MySQL write.
@@ -114,9 +116,6 @@ type Guarded struct {
 	Stored       string
 	StoredParams []int
 }
-
-// CommentPrefix starts the guarded statement's first line.
-const CommentPrefix = "-- fencegen: "
 
 // paramVar is the name of the user variable that stands for parameter n
 // while a statement is rewritten: the TiDB parser restores every
@@ -229,7 +228,7 @@ func comment(f Form, spec Spec) string {
 	if f == Store {
 		op = "="
 	}
-	return fmt.Sprintf("%s%s (%s %s the presented token)\n", CommentPrefix, f, col, op)
+	return fmt.Sprintf("%s%s (%s %s the presented token)\n", guard.CommentPrefix, f, col, op)
 }
 
 // op is stored ≤ presented, or < when Strict.
