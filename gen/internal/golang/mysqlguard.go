@@ -78,13 +78,13 @@ func (e *emitter) mysqlFencedBody(q *analyze.Query, g *mysqlguard.Guarded, sig, 
 	switch g.Form {
 	case mysqlguard.ByKey:
 		run := jen.Func().Params().Params(jen.Qual(sqlPkg, "Result"), jen.Error()).Block(jen.Return(exec()))
-		read = jen.Qual(fenceImplPkg, "MySQLByKey").Call(jen.Id("ctx"), name, table, mode, jen.Id("token"), run, stored)
+		read = jen.Qual(fenceImplPkg, g.Form.Reader()).Call(jen.Id("ctx"), name, table, mode, jen.Id("token"), run, stored)
 		if q.Fence.Sweep {
 			read = jen.Qual(fenceImplPkg, "Swept").Call(read)
 		}
 	case mysqlguard.Upsert:
 		pre = []jen.Code{jen.List(jen.Id("result"), jen.Id("execErr")).Op(":=").Add(exec())}
-		read = jen.Qual(fenceImplPkg, "MySQLUpsert").Call(jen.Id("ctx"), name, table, mode, jen.Id("token"), jen.Id("result"), jen.Id("execErr"), stored)
+		read = jen.Qual(fenceImplPkg, g.Form.Reader()).Call(jen.Id("ctx"), name, table, mode, jen.Id("token"), jen.Id("result"), jen.Id("execErr"), stored)
 	default:
 		return []jen.Code{jen.Panic(jen.Lit("fencegen: unsupported MySQL guard form " + g.Form.String()))}
 	}
