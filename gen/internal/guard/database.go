@@ -251,15 +251,21 @@ func (g *DatabaseGuard) Migration(format, version string) (map[string][]byte, er
 	if version == "" || strings.Trim(version, "0123456789") != "" {
 		return nil, fmt.Errorf("migration version %q: want digits", version)
 	}
-	if g.mysql != nil {
-		return g.mysqlMigration(format, version)
+	// render writes the up file (or the single file), or golang-migrate's
+	// down file.
+	render := func(down bool) ([]byte, error) { return mysqlSQL(g.mysql, format, down), nil }
+	if g.mysql == nil {
+		data := *g.data
+		if len(data.Tables) == 0 && len(data.Removed) == 0 && len(data.Orphans) == 0 {
+			return nil, fmt.Errorf("no sql entry has a fenced table: there is no guard to write")
+		}
+		data.Format = format
+		render = func(down bool) ([]byte, error) {
+			data.Down = down
+			return renderGuard(&data)
+		}
 	}
-	data := *g.data
-	if len(data.Tables) == 0 && len(data.Removed) == 0 && len(data.Orphans) == 0 {
-		return nil, fmt.Errorf("no sql entry has a fenced table: there is no guard to write")
-	}
-	data.Format = format
-	up, err := renderGuard(&data)
+	up, err := render(false)
 	if err != nil {
 		return nil, err
 	}
@@ -267,8 +273,7 @@ func (g *DatabaseGuard) Migration(format, version string) (map[string][]byte, er
 	if format != "golang-migrate" {
 		return map[string][]byte{base + ".sql": up}, nil
 	}
-	data.Down = true
-	down, err := renderGuard(&data)
+	down, err := render(true)
 	if err != nil {
 		return nil, err
 	}

@@ -168,15 +168,3 @@ func mysqlSQL(tables []mysqlGuardTable, format string, down bool) []byte {
 	}
 	return []byte(b.String())
 }
-
-// mysqlMigration is Migration for an engine mysql guard.
-func (g *DatabaseGuard) mysqlMigration(format, version string) (map[string][]byte, error) {
-	base := version + "_fencegen_guard"
-	if format != "golang-migrate" {
-		return map[string][]byte{base + ".sql": mysqlSQL(g.mysql, format, false)}, nil
-	}
-	return map[string][]byte{
-		base + ".up.sql":   mysqlSQL(g.mysql, format, false),
-		base + ".down.sql": mysqlSQL(g.mysql, format, true),
-	}, nil
-}
