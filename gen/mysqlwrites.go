@@ -12,12 +12,34 @@ import (
 // sections blanked), and the tables cat fences. A statement it cannot
 // read that may define one of them makes every query refused
 // (mysqlwrites.Schema.Unread).
+//
+// The files are read statement by statement as mysqlwrites.ReadSchema
+// reads them, but a statement the TiDB parser has already parsed (into
+// sqlparse.Stmt.MySQL, for the catalog) is not parsed again: its trees
+// are handed over when they lie within the statement's text. A stored
+// program, and a statement without such trees, is read from its text.
 func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) *mysqlwrites.Schema {
-	var srcs [][]byte
+	sc := mysqlwrites.NewSchema()
 	for _, f := range schema {
-		srcs = append(srcs, f.Src)
+		stmts := f.Stmts
+		for _, st := range mysqlwrites.SplitStatements(string(f.Src)) {
+			end := st.Pos + len(st.Text)
+			for len(stmts) > 0 && stmts[0].Start < st.Pos {
+				stmts = stmts[1:]
+			}
+			n := 0
+			for n < len(stmts) && stmts[n].Start < end && stmts[n].End <= end && stmts[n].MySQL != nil {
+				n++
+			}
+			if n == 0 || (n < len(stmts) && stmts[n].Start < end) || mysqlwrites.IsProgram(st.Text) {
+				_ = sc.AddText(st.Text)
+				continue
+			}
+			for _, p := range stmts[:n] {
+				sc.Add(p.MySQL)
+			}
+		}
 	}
-	sc, _ := mysqlwrites.ReadSchema(srcs...)
 	for _, t := range cat.FencedTables() {
 		sc.Fence(t.Name)
 	}
