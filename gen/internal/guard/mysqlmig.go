@@ -67,7 +67,7 @@ func mysqlTriggerName(event, table string) string {
 	return name[:64-len(sum)] + sum
 }
 
-// mysqlTriggers returns the statements that install t's triggers: the
+// statements returns the statements that install t's triggers: the
 // DROPs first, then each CREATE TRIGGER (a compound statement).
 func (t mysqlGuardTable) statements() (drops, creates []string) {
 	col := mysqlIdent(t.Column)
@@ -137,18 +137,15 @@ func mysqlSQL(tables []mysqlGuardTable, format string, down bool) []byte {
 			b.WriteString(s + "\n")
 		}
 	}
-	upTables := tables
-	if down {
-		upTables = nil
-	}
+	var drops, creates []string
 	for _, t := range tables {
-		drops, _ := t.statements()
-		for _, d := range drops {
-			stmt(d, false)
-		}
+		d, c := t.statements()
+		drops, creates = append(drops, d...), append(creates, c...)
 	}
-	for _, t := range upTables {
-		_, creates := t.statements()
+	for _, d := range drops {
+		stmt(d, false)
+	}
+	if !down {
 		for _, c := range creates {
 			stmt(c, true)
 		}
@@ -159,11 +156,8 @@ func mysqlSQL(tables []mysqlGuardTable, format string, down bool) []byte {
 		} else {
 			b.WriteString("\n-- migrate:down\n")
 		}
-		for _, t := range tables {
-			drops, _ := t.statements()
-			for _, d := range drops {
-				stmt(d, false)
-			}
+		for _, d := range drops {
+			stmt(d, false)
 		}
 	}
 	return []byte(b.String())
