@@ -720,8 +720,12 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	if _, err := a.numberParams(); err != nil {
 		return nil, err
 	}
-	if a.opts.MySQL && len(a.cat.FencedTables()) > 0 && a.mysqlWrites(q) {
-		return nil, a.errs
+	var mysqlRep *mysqlwrites.Report
+	if a.opts.MySQL && len(a.cat.FencedTables()) > 0 {
+		var refused bool
+		if mysqlRep, refused = a.mysqlWrites(q); refused {
+			return nil, a.errs
+		}
 	}
 	if a.funcs != nil {
 		// The write analysis reads the whole parse tree (checkWrites).
@@ -925,7 +929,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			Batch: IsBatch(q.Cmd),
 		}
 	}
-	if a.opts.MySQL && len(a.cat.FencedTables()) > 0 && a.mysqlFenceHandedOver(q) {
+	if a.mysqlFenceHandedOver(q, mysqlRep) {
 		return nil, a.errs
 	}
 	return q, nil

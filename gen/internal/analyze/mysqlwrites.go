@@ -14,13 +14,14 @@ import (
 // (file:line:col), every write of a fenced table the guard cannot guard,
 // and every refusal of the analysis (what it cannot see through); the
 // statement's own single-table INSERT, UPDATE or DELETE of a fenced table
-// is left to the guard stage (q.Fence, MySQLGuard). It reports whether
-// the query was refused. Without Options.MySQLSchema (a caller that did
-// not read the schema's facts) it refuses as mysqlFenced does.
-func (a *analyzer) mysqlWrites(q *Query) bool {
+// is left to the guard stage (q.Fence, MySQLGuard). It returns the
+// analysis's report (for mysqlFenceHandedOver) and whether the query was
+// refused. Without Options.MySQLSchema (a caller that did not read the
+// schema's facts) it refuses as mysqlFenced does, and the report is nil.
+func (a *analyzer) mysqlWrites(q *Query) (*mysqlwrites.Report, bool) {
 	sc := a.opts.MySQLSchema
 	if sc == nil || a.stmt.MySQL == nil {
-		return a.mysqlFenced(q)
+		return nil, a.mysqlFenced(q)
 	}
 	r := mysqlwrites.Of(a.stmt.MySQL, a.mysqlTextBase(), sc)
 	refused := false
@@ -43,20 +44,20 @@ func (a *analyzer) mysqlWrites(q *Query) bool {
 		a.errorf(w.Loc, "query %s %s", q.Name, mysqlUnguardable(w))
 		refused = true
 	}
-	return refused
+	return r, refused
 }
 
 // mysqlFenceHandedOver refuses a MySQL query whose own single-table
-// write of a fenced table (which mysqlWrites leaves to the guard) the
-// analysis did not hand to the guard stage as q.Fence: such a write would
-// otherwise be generated as it is. It reports whether it refused.
-func (a *analyzer) mysqlFenceHandedOver(q *Query) bool {
-	sc := a.opts.MySQLSchema
-	if sc == nil || a.stmt.MySQL == nil {
+// write of a fenced table (which mysqlWrites leaves to the guard, r being
+// its report) the analysis did not hand to the guard stage as q.Fence:
+// such a write would otherwise be generated as it is. It reports whether
+// it refused.
+func (a *analyzer) mysqlFenceHandedOver(q *Query, r *mysqlwrites.Report) bool {
+	if r == nil {
 		return false
 	}
 	refused := false
-	for _, w := range mysqlwrites.Of(a.stmt.MySQL, a.mysqlTextBase(), sc).FencedWrites(sc) {
+	for _, w := range r.FencedWrites(a.opts.MySQLSchema) {
 		if !w.Guardable() || q.Fence != nil && strings.EqualFold(q.Fence.Table.Name, w.Table) {
 			continue
 		}
