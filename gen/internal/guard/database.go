@@ -1118,13 +1118,9 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 		out, err = g.Migration(format, version)
 		return "", out, err
 	}
-	parsed := make([]*sqlparse.File, 0, len(files))
-	for _, name := range files {
-		f, err := g.read(name)
-		if err != nil {
-			return "", nil, err
-		}
-		parsed = append(parsed, f)
+	parsed, err := g.readAll(files)
+	if err != nil {
+		return "", nil, err
 	}
 	have := replayGuard(parsed)
 	if len(have.migrations) > 0 {
@@ -1167,13 +1163,9 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 		}
 		return nil, fmt.Errorf("-into %s: not the newest up migration of the directory (%s is): only a migration not yet applied anywhere may change, which is the newest", filepath.ToSlash(into), filepath.ToSlash(newest))
 	}
-	parsed := make([]*sqlparse.File, 0, len(files))
-	for _, name := range files {
-		f, err := g.read(name)
-		if err != nil {
-			return nil, err
-		}
-		parsed = append(parsed, f)
+	parsed, err := g.readAll(files)
+	if err != nil {
+		return nil, err
 	}
 	raw, err := os.ReadFile(into) // as written: the schema reader may drop its down section
 	if err != nil {
@@ -1309,6 +1301,19 @@ func (g *DatabaseGuard) next(have *guardReplay, others []*DatabaseGuard, format,
 	}
 	g2.data = &data
 	return g2.Migration(format, version)
+}
+
+// readAll returns the migrations files, parsed (read), in order.
+func (g *DatabaseGuard) readAll(files []string) ([]*sqlparse.File, error) {
+	parsed := make([]*sqlparse.File, 0, len(files))
+	for _, name := range files {
+		f, err := g.read(name)
+		if err != nil {
+			return nil, err
+		}
+		parsed = append(parsed, f)
+	}
+	return parsed, nil
 }
 
 // read returns the schema file name, parsed: the entry's own when name
