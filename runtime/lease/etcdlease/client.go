@@ -535,9 +535,9 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 		}
 		rev := g.Header.Revision
 		c.sawRev(rev)
-		next := fence.Token(base + rev + 1)
-		if next > atLeast {
-			return next - 1, nil
+		cur := fence.Token(base + rev) // the next token exceeds it
+		if cur >= atLeast {
+			return cur, nil
 		}
 		var modRev int64
 		if len(g.Kvs) == 1 {
@@ -554,13 +554,12 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 		if !t.Succeeded {
 			continue // another Advance raised it meanwhile: read again
 		}
-		to := atLeast
-		c.emit(ctx, lease.Event{Kind: lease.EventCounterRegressed, Resource: resource, From: next - 1, To: to})
+		c.emit(ctx, lease.Event{Kind: lease.EventCounterRegressed, Resource: resource, From: cur, To: atLeast})
 		if lg := c.opts.Logger; lg != nil {
 			lg.Log(ctx, slog.LevelError, "lease tokens regressed (etcd revision rewound, e.g. a snapshot restore without --bump-revision); base raised",
-				"resource", resource, "from", int64(next-1), "to", int64(to))
+				"resource", resource, "from", int64(cur), "to", int64(atLeast))
 		}
-		return to, nil
+		return atLeast, nil
 	}
 }
 
