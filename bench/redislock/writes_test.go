@@ -50,13 +50,7 @@ func BenchmarkScriptWrites(b *testing.B) {
 		}
 		return string(src)
 	}
-	file := func(name string) string {
-		src, err := os.ReadFile(filepath.Join("..", "..", "runtime", "lease", name))
-		if err != nil {
-			b.Fatal(err)
-		}
-		return string(src)
-	}
+	file := func(name string) string { return read(filepath.Join("..", "..", "runtime", "lease", name)) }
 	// KEYS: lock, counter, minted, abandon mark, released; ARGV: owner, TTL ms, floor,
 	// askMissing, retry (acquire.lua's). Release: lock, minted, released;
 	// ARGV: "<owner>:<token>".
