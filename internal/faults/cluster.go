@@ -75,17 +75,7 @@ func StartClusterWithReplicas(t testing.TB, n, replicas int, opts RedisOptions) 
 			t.Fatalf("faults: %d masters in the cluster, want %d", len(masters), n)
 		}
 		for _, m := range masters {
-			m.waitInfo("replication", fmt.Sprintf("connected_slaves:%d", replicas), 30*time.Second)
-			for {
-				info, err := m.admin.Info(ctx, "replication").Result()
-				if err == nil && strings.Count(info, "state=online") == replicas {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("faults: replicas of %s not online: %v\n%s", m.Addr(), err, info)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			m.WaitReplicasOnline(replicas, 30*time.Second)
 		}
 	}
 	return c

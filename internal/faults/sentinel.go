@@ -33,26 +33,36 @@ func StartReplica(t testing.TB, primary string, opts RedisOptions) *Redis {
 // waitInfo waits until INFO section contains want.
 func (r *Redis) waitInfo(section, want string, d time.Duration) {
 	r.t.Helper()
+	r.waitInfoFunc(section, fmt.Sprintf("%q", want), d, func(info string) bool { return strings.Contains(info, want) })
+}
+
+// waitInfoFunc waits until ok accepts INFO section; what names the
+// condition in the failure message.
+func (r *Redis) waitInfoFunc(section, what string, d time.Duration, ok func(info string) bool) {
+	r.t.Helper()
 	deadline := time.Now().Add(d)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		info, err := r.admin.Info(ctx, section).Result()
 		cancel()
-		if err == nil && strings.Contains(info, want) {
+		if err == nil && ok(info) {
 			return
 		}
 		if time.Now().After(deadline) {
-			r.t.Fatalf("faults: %s: INFO %s has no %q within %v (err %v):\n%s", r.Addr(), section, want, d, err, info)
+			r.t.Fatalf("faults: %s: INFO %s has no %s within %v (err %v):\n%s", r.Addr(), section, what, d, err, info)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// WaitReplicasOnline waits until the server reports n replicas with
-// state=online.
+// WaitReplicasOnline waits until the server reports n replicas
+// (connected_slaves:n), each with state=online (synchronised).
 func (r *Redis) WaitReplicasOnline(n int, d time.Duration) {
 	r.t.Helper()
-	r.waitInfo("replication", "connected_slaves:"+strconv.Itoa(n), d)
+	connected := "connected_slaves:" + strconv.Itoa(n)
+	r.waitInfoFunc("replication", fmt.Sprintf("%d replicas with state=online", n), d, func(info string) bool {
+		return strings.Contains(info, connected) && strings.Count(info, "state=online") == n
+	})
 }
 
 // Sentinel is a private Redis Sentinel (redis-server --sentinel) that
