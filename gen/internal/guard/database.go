@@ -178,6 +178,13 @@ func newGuardData(cat *catalog.Catalog, loosened map[string]bool) (*guardData, e
 //     it, so that atlas.sum lists it).
 var MigrationFormats = []string{"golang-migrate", "goose", "dbmate", "atlas"}
 
+// upMark and downMark are the lines that start the up and the down
+// section of a goose or a dbmate migration ("" for the other formats).
+var (
+	upMark   = map[string]string{"goose": "-- +goose Up", "dbmate": "-- migrate:up"}
+	downMark = map[string]string{"goose": "-- +goose Down", "dbmate": "-- migrate:down"}
+)
+
 // DatabaseGuard is the database-side guard of one sql entry (gen.Guard):
 // the trigger of each fenced table, File's SQL and the migrations that
 // fencegen guard writes of it, and how the guard migrations among the
@@ -1203,7 +1210,7 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 		eol = "\r\n"
 		block = strings.ReplaceAll(block, "\n", "\r\n")
 	}
-	down := map[string]string{"goose": "-- +goose Down", "dbmate": "-- migrate:down"}[format]
+	down := downMark[format]
 	at := len(src)
 	if down != "" {
 		for off := 0; off < len(src); {
@@ -1232,11 +1239,11 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 func upStatements(migration, format string) string {
 	lines := strings.SplitAfter(migration, "\n")
 	start := 0
-	upMark, downMark := map[string]string{"goose": "-- +goose Up", "dbmate": "-- migrate:up"}[format], map[string]string{"goose": "-- +goose Down", "dbmate": "-- migrate:down"}[format]
+	up, down := upMark[format], downMark[format]
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if upMark != "" {
-			if t == upMark {
+		if up != "" {
+			if t == up {
 				start = i + 1
 				break
 			}
@@ -1248,8 +1255,8 @@ func upStatements(migration, format string) string {
 		}
 	}
 	end := len(lines)
-	for i := start; downMark != "" && i < len(lines); i++ {
-		if strings.TrimSpace(lines[i]) == downMark {
+	for i := start; down != "" && i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) == down {
 			end = i
 			break
 		}

@@ -115,10 +115,8 @@ func mysqlSQL(tables []mysqlGuardTable, format string, down bool) []byte {
 		b.WriteString("-- Apply it with a client that sends each compound statement whole (the mysql client: DELIMITER).\n")
 	case "golang-migrate":
 		b.WriteString("-- golang-migrate sends the file as one query: its DSN needs multiStatements=true.\n")
-	case "goose":
-		b.WriteString("\n-- +goose Up\n")
-	case "dbmate":
-		b.WriteString("\n-- migrate:up\n")
+	case "goose", "dbmate":
+		b.WriteString("\n" + upMark[format] + "\n")
 	case "atlas":
 		b.WriteString("-- atlas:delimiter -- end\n")
 	}
@@ -150,12 +148,8 @@ func mysqlSQL(tables []mysqlGuardTable, format string, down bool) []byte {
 			stmt(c, true)
 		}
 	}
-	if format == "goose" || format == "dbmate" {
-		if format == "goose" {
-			b.WriteString("\n-- +goose Down\n")
-		} else {
-			b.WriteString("\n-- migrate:down\n")
-		}
+	if mark := downMark[format]; mark != "" {
+		b.WriteString("\n" + mark + "\n")
 		for _, d := range drops {
 			stmt(d, false)
 		}
