@@ -15,18 +15,23 @@ const (
 	mysqltsvPkg = "github.com/hexon/mysqltsv"
 )
 
-// MySQLCopyFromRefusal is why a MySQL :copyfrom query cannot be
+// mysqlCopyFromRefusal is why a MySQL :copyfrom query cannot be
 // generated, or "": sqlc sends it with LOAD DATA LOCAL INFILE through
 // go-sql-driver/mysql's reader handlers, so sql_driver must name that
 // driver, and its rows are encoded without a time zone, so no parameter
 // may be a time.Time (sqlc's "values with a timezone are not yet
-// supported").
-func MySQLCopyFromRefusal(opts config.GoOptions, q *analyze.Query, types []string) string {
+// supported"): one that sqlc's MySQL mapping declares time.Time, a NOT
+// NULL date, time, datetime or timestamp.
+func mysqlCopyFromRefusal(opts config.GoOptions, q *analyze.Query) string {
 	if opts.SQLDriver != mysqlDriverPkg {
 		return "query " + q.Name + ": :copyfrom on MySQL is sent with LOAD DATA LOCAL INFILE through github.com/go-sql-driver/mysql: set sql_driver: github.com/go-sql-driver/mysql"
 	}
-	for _, t := range types {
-		if t == "time.Time" {
+	for _, p := range q.Params {
+		if !p.Known || !p.NotNull || p.Type.Schema != catalog.MySQLSchema {
+			continue
+		}
+		switch p.Type.Name {
+		case "date", "time", "datetime", "timestamp":
 			return "query " + q.Name + ": values with a timezone are not yet supported (:copyfrom on MySQL, as in sqlc)"
 		}
 	}
@@ -118,21 +123,4 @@ func (e *emitter) mysqlCopyfrom(cf *jen.File, q *analyze.Query) {
 	}
 	cf.Func().Params(jen.Id("q").Op("*").Id("Queries")).Id(name).Params(sig.params...).Params(jen.Int64(), jen.Error()).Block(body...)
 	cf.Line()
-}
-
-// mysqlParamTypes is, for MySQLCopyFromRefusal, "time.Time" for each
-// parameter of q that sqlc's MySQL mapping declares time.Time (a NOT NULL
-// date, time, datetime or timestamp), "" for the others.
-func mysqlParamTypes(opts config.GoOptions, q *analyze.Query) []string {
-	out := make([]string, len(q.Params))
-	for i, p := range q.Params {
-		if !p.Known || !p.NotNull || p.Type.Schema != catalog.MySQLSchema {
-			continue
-		}
-		switch p.Type.Name {
-		case "date", "time", "datetime", "timestamp":
-			out[i] = "time.Time"
-		}
-	}
-	return out
 }

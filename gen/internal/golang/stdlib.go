@@ -21,7 +21,7 @@ func Refusal(opts config.GoOptions, q *analyze.Query) string {
 	switch q.Cmd {
 	case ":copyfrom":
 		if opts.Engine == config.EngineMySQL {
-			return MySQLCopyFromRefusal(opts, q, mysqlParamTypes(opts, q))
+			return mysqlCopyFromRefusal(opts, q)
 		}
 		return "query " + q.Name + ": :copyfrom is only supported by pgx (sql_package: database/sql has no COPY FROM; set sql_package: pgx/v5)"
 	case ":batchexec", ":batchmany", ":batchone":
