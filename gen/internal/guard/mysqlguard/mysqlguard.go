@@ -526,11 +526,7 @@ const unicodeCharsets = "'ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2'
 
 func storedRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec, set ...*ast.Assignment) (string, []int, error) {
 	ts := refs.TableRefs.Left.(*ast.TableSource)
-	tn := ts.Source.(*ast.TableName)
-	from := quote(tn.Name.O)
-	if tn.Schema.O != "" {
-		from = quote(tn.Schema.O) + "." + from
-	}
+	from := tableName(ts.Source.(*ast.TableName))
 	if ts.AsName.O != "" {
 		from += " AS " + quote(ts.AsName.O)
 	}
@@ -705,12 +701,16 @@ func upsertStoredRead(in *ast.InsertStmt, spec Spec) (string, []int) {
 			return "", nil
 		}
 	}
-	tn := in.Table.TableRefs.Left.(*ast.TableSource).Source.(*ast.TableName)
-	from := quote(tn.Name.O)
-	if tn.Schema.O != "" {
-		from = quote(tn.Schema.O) + "." + from
-	}
+	from := tableName(in.Table.TableRefs.Left.(*ast.TableSource).Source.(*ast.TableName))
 	return fmt.Sprintf("SELECT %s FROM %s WHERE %s", quote(spec.Column), from, strings.Join(conds, " AND ")), params
+}
+
+// tableName is tn quoted, with its schema when it names one.
+func tableName(tn *ast.TableName) string {
+	if tn.Schema.O != "" {
+		return quote(tn.Schema.O) + "." + quote(tn.Name.O)
+	}
+	return quote(tn.Name.O)
 }
 
 // hasSubquery reports whether n holds a subquery.
