@@ -34,7 +34,33 @@ func (u *updater) mysql(n sqlparse.Node) {
 // relinkEnums keeps the ENUM and SET columns' enums as sqlc's catalog
 // keeps them: renamed <table>_<column> after the table or the column is
 // renamed, dropped with the column or its table.
+//
+// It runs after every statement of a MySQL schema, so whether a column's
+// table is still the one its name resolves to (Catalog.Table) is read
+// from a name index of each schema made once per call, not by searching
+// the schema's tables for every enum.
 func (c *Catalog) relinkEnums() {
+	byName := map[*Schema]map[string]*Table{}
+	current := func(t *Table) bool {
+		if t.Schema == "" {
+			return c.Table("", t.Name) == t
+		}
+		s := c.Schema(t.Schema)
+		if s == nil {
+			return false // Catalog.Table's system table is not t
+		}
+		m, ok := byName[s]
+		if !ok {
+			m = make(map[string]*Table, len(s.Tables))
+			for _, x := range s.Tables {
+				if _, dup := m[x.Name]; !dup {
+					m[x.Name] = x // the first, as Schema.table
+				}
+			}
+			byName[s] = m
+		}
+		return m[t.Name] == t
+	}
 	for _, s := range c.Schemas {
 		s.Enums = slices.DeleteFunc(s.Enums, func(e *Enum) bool {
 			col := e.Linked
@@ -42,7 +68,7 @@ func (c *Catalog) relinkEnums() {
 				return false
 			}
 			t := col.Table
-			if t == nil || c.Table(t.Schema, t.Name) != t || t.Column(col.Name) != col || col.Type.Name != e.Name {
+			if t == nil || !current(t) || t.Column(col.Name) != col || col.Type.Name != e.Name {
 				return true
 			}
 			if name := t.Name + "_" + col.Name; name != e.Name {
