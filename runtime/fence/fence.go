@@ -162,9 +162,11 @@ type ConcurrentChangeError struct {
 
 // Error names the query, the table and the number of attempts, then Hint.
 func (e *ConcurrentChangeError) Error() string {
-	msg := fmt.Sprintf("fence: %s on %s: rows changed concurrently; nothing was written, send the write again", e.Query, e.Table)
+	var msg string
 	if e.Attempts > 1 {
 		msg = fmt.Sprintf("fence: %s on %s: rows changed concurrently during each of %d attempts", e.Query, e.Table, e.Attempts)
+	} else {
+		msg = fmt.Sprintf("fence: %s on %s: rows changed concurrently; nothing was written, send the write again", e.Query, e.Table)
 	}
 	if e.Hint != "" {
 		msg += " (" + e.Hint + ")"
