@@ -178,7 +178,7 @@ func MySQLByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 			return 0, &fence.NotFoundError{Query: query, Table: table}
 		case id == 0:
 			var found, same bool
-			tok, same, differs, found, err = readStoredSame(ctx, stored)
+			tok, same, differs, found, err = readStored(ctx, stored)
 			if err != nil {
 				return 0, storedErr(ctx, query, table, err)
 			}
@@ -211,11 +211,12 @@ func MySQLByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 // the rows matched, tells such a write apart from a concurrent change.
 const MySQLFoundRowsHint = "or the UPDATE changed nothing and the table has a trigger: set clientFoundRows=true in the DSN, whose affected rows then count the rows matched"
 
-// readStoredSame runs stored and reads its token column and, when it has
-// a second, whether the row already holds what the UPDATE writes (1);
-// found is false when it returned no row; differs is true when it had
-// that column and it was not 1.
-func readStoredSame(ctx context.Context, stored func(ctx context.Context) (*sql.Rows, error)) (tok fence.Token, same, differs, found bool, err error) {
+// readStored runs stored, the read of one row by its primary key, and
+// reads its token column and, when it has a second (an UPDATE's),
+// whether the row already holds what the UPDATE writes (1); found is
+// false when it returned no row; differs is true when it had that column
+// and it was not 1.
+func readStored(ctx context.Context, stored func(ctx context.Context) (*sql.Rows, error)) (tok fence.Token, same, differs, found bool, err error) {
 	rows, err := stored(ctx)
 	if err != nil {
 		return 0, false, false, false, err
@@ -239,27 +240,6 @@ func readStoredSame(ctx context.Context, stored func(ctx context.Context) (*sql.
 		differs = len(cols) > 1 && !same
 	}
 	return tok, same, differs, found, rows.Err()
-}
-
-// readStored runs stored and reads its one token column: found is false
-// when it returned no row.
-func readStored(ctx context.Context, stored func(ctx context.Context) (*sql.Rows, error)) (tok fence.Token, found bool, err error) {
-	rows, err := stored(ctx)
-	if err != nil {
-		return 0, false, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var v int64
-		if err := rows.Scan(&v); err != nil {
-			return 0, false, err
-		}
-		if !found || fence.Token(v) > tok {
-			tok = fence.Token(v)
-		}
-		found = true
-	}
-	return tok, found, rows.Err()
 }
 
 // MySQLSubqueryErrno is the MySQL and MariaDB error of a scalar subquery
@@ -288,7 +268,7 @@ func MySQLUpsert(ctx context.Context, query, table string, mode fence.Mode, pres
 		if f, ok := mysqlFieldsOf(err); ok && f.number == MySQLSubqueryErrno {
 			se := &fence.StaleError{Query: query, Table: table, Presented: presented, Rows: 1, Mode: mode}
 			if stored != nil {
-				if tok, found, rerr := readStored(ctx, stored); rerr == nil && found && !mode.Accepts(tok, presented) {
+				if tok, _, _, found, rerr := readStored(ctx, stored); rerr == nil && found && !mode.Accepts(tok, presented) {
 					se.Stored = tok
 				}
 			}
