@@ -943,12 +943,8 @@ func (a *analyzer) addGuard(q *Query) error {
 		return nil
 	}
 	if a.opts.MySQL {
-		// MySQL's guard stage (mysql.go).
-		if MySQLGuard == nil {
-			a.errorf(a.stmt.Start, "query %s writes fenced table %s, and fencegen's MySQL guard is not wired yet", q.Name, q.Fence.Table.QualifiedName())
-			return a.errs
-		}
-		if err := MySQLGuard(q); err != nil {
+		// MySQL's guard stage (mysqlguard.go).
+		if err := mysqlGuardStage(q); err != nil {
 			a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
 			return a.errs
 		}

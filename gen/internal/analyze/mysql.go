@@ -2,8 +2,8 @@ package analyze
 
 // MySQL statements (Options.MySQL): the same analysis over the statements
 // mysqlparse converts from the TiDB parser's tree, with MySQL's
-// placeholders, and, until the MySQL guard is wired, every write that may
-// reach a fenced table refused.
+// placeholders; writes that may reach a fenced table go through the MySQL
+// write analysis (mysqlwrites.go) and guard stage (mysqlguard.go).
 
 import (
 	"slices"
@@ -18,12 +18,6 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse/mysqlparse"
 )
-
-// MySQLGuard is the guard stage of a MySQL write to a fenced table: it
-// sets q's guarded form (q.SQL and q.Fence's form), or returns the reason
-// the write cannot be guarded. nil (today) refuses every such write at
-// its statement, so that none is generated unguarded.
-var MySQLGuard func(q *Query) error
 
 // quoteIdent quotes an identifier written into the statement sent (an
 // expanded star), as sqlc quotes it for the engine.
@@ -80,9 +74,10 @@ func (a *analyzer) numberMySQLParams(all []*sqlparse.Param) (string, error) {
 }
 
 // mysqlFenced refuses, while the schema has a fenced table, every MySQL
-// statement that may write one: until the MySQL guard stage (MySQLGuard)
-// and the MySQL write analysis are wired, nothing that writes a fenced
-// table is generated. A SELECT, and an INSERT, UPDATE or DELETE of one
+// statement that may write one other than the fenced table's own write
+// (left to the guard stage): it stands in for the MySQL write analysis
+// (mysqlWrites) when the schema's facts were not read (no
+// Options.MySQLSchema). A SELECT, and an INSERT, UPDATE or DELETE of one
 // table that is neither fenced nor a view nor the parent of a fenced
 // table by a foreign-key action, pass when the schema defines no trigger
 // or routine (CREATE TRIGGER, PROCEDURE or FUNCTION, which fencegen does
@@ -102,11 +97,10 @@ func (a *analyzer) mysqlFenced(q *Query) bool {
 		switch {
 		case t == nil:
 			return false // the analysis reports it
-		case t.Fence != nil && MySQLGuard == nil:
-			return refuse("%s of fenced table %s", op, t.QualifiedName())
 		// A write of the fenced table itself goes to the guard stage
-		// (MySQLGuard, package mysqlguard), which guards it or refuses
-		// it at the statement; its foreign-key actions are checked below.
+		// (mysqlGuardStage, package mysqlguard), which guards it or
+		// refuses it at the statement; its foreign-key actions are
+		// checked below.
 		case t.IsView:
 			return refuse("%s through view %s, which writes its base tables", op, t.QualifiedName())
 		}

@@ -6,8 +6,6 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
 )
 
-func init() { MySQLGuard = mysqlGuardStage }
-
 // mysqlGuardStage is the guard stage of a MySQL write to a fenced table
 // (package mysqlguard): it rewrites q.SQL into its guarded form and
 // records it in q.Fence.MySQL, or returns why the write cannot be guarded
