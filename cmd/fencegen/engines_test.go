@@ -74,7 +74,8 @@ sql:
 // TestMySQLTokenColumnChecks: a MySQL token column is marked as on
 // PostgreSQL (fencegen:token in its COMMENT) with the same checks, each
 // reported at its table in one run: a signed BIGINT (the lease's int64),
-// NOT NULL, one per table. Nothing is written.
+// NOT NULL, not AUTO_INCREMENT (made so by CREATE TABLE or by an ALTER
+// TABLE, reported at the ALTER), one per table. Nothing is written.
 func TestMySQLTokenColumnChecks(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -84,7 +85,10 @@ func TestMySQLTokenColumnChecks(t *testing.T) {
 			"CREATE TABLE narrow (id bigint PRIMARY KEY, tok int NOT NULL COMMENT 'fencegen:token');\n" +
 			"CREATE TABLE unsigned_tok (id bigint PRIMARY KEY, tok bigint unsigned NOT NULL COMMENT 'fencegen:token');\n" +
 			"CREATE TABLE nullable (id bigint PRIMARY KEY, tok bigint COMMENT 'fencegen:token');\n" +
-			"CREATE TABLE twice (id bigint PRIMARY KEY, a bigint NOT NULL COMMENT 'fencegen:token', b bigint NOT NULL COMMENT 'fencegen:token');\n",
+			"CREATE TABLE twice (id bigint PRIMARY KEY, a bigint NOT NULL COMMENT 'fencegen:token', b bigint NOT NULL COMMENT 'fencegen:token');\n" +
+			"CREATE TABLE counted (id bigint NOT NULL, tok bigint NOT NULL AUTO_INCREMENT UNIQUE COMMENT 'fencegen:token');\n" +
+			"CREATE TABLE modified (id bigint PRIMARY KEY, tok bigint NOT NULL COMMENT 'fencegen:token');\n" +
+			"ALTER TABLE modified MODIFY tok bigint NOT NULL AUTO_INCREMENT UNIQUE COMMENT 'fencegen:token';\n",
 		"query.sql": "-- name: GetAccount :one\nSELECT * FROM accounts WHERE id = ?;\n\n-- name: Debit :exec\nUPDATE accounts SET balance = balance - ? WHERE id = ?;\n",
 	} {
 		if err := os.WriteFile(name, []byte(src), 0o644); err != nil {
@@ -100,6 +104,8 @@ func TestMySQLTokenColumnChecks(t *testing.T) {
 		"schema.sql:3:1: fencing token column unsigned_tok.tok has type bigint unsigned: it must be BIGINT (signed)",
 		"schema.sql:4:1: fencing token column nullable.tok must be NOT NULL",
 		`schema.sql:5:1: table twice already has fencing token column "a"`,
+		"schema.sql:6:1: fencing token column counted.tok is an AUTO_INCREMENT column: the server replaces a stored 0 or NULL with the table's next counter value",
+		"schema.sql:8:1: fencing token column modified.tok is an AUTO_INCREMENT column",
 	} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())

@@ -114,8 +114,12 @@ type Column struct {
 	// Sequence is set for a serial column, whose default draws from a
 	// sequence.
 	Sequence bool
-	Comment  string
-	Table    *Table
+	// AutoIncrement is set for a MySQL AUTO_INCREMENT column, which the
+	// server gives the next value of the table's counter when an INSERT
+	// stores NULL or 0 into it (or leaves it out).
+	AutoIncrement bool
+	Comment       string
+	Table         *Table
 	// Sqlc is, for a column of a view or of CREATE TABLE ... AS, how
 	// sqlc v1.31.1 types it where that is not Type and NotNull (set by
 	// the ColumnGenerator from the query's select list); nil otherwise.
@@ -975,6 +979,9 @@ func (c *Catalog) Validate() diag.List {
 		case col.Identity:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s is an identity column: its values come from a sequence (and GENERATED ALWAYS refuses the stored token), so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
+		case col.AutoIncrement:
+			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
+				Msg: fmt.Sprintf("fencing token column %s.%s is an AUTO_INCREMENT column: the server replaces a stored 0 or NULL with the table's next counter value, so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
 		case col.HasDefault && col.Sequence:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s is a serial column: its default draws from a sequence, so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})

@@ -110,6 +110,9 @@ func (u *updater) mysqlStmt(n sqlparse.Node) {
 		}
 	case *sqlparse.AlterTable:
 		u.alterTable(n)
+		for _, cm := range n.Comments {
+			u.comment(cm)
+		}
 	case *sqlparse.Rename:
 		u.rename(n)
 	case *sqlparse.Drop:
@@ -154,7 +157,7 @@ func (u *updater) mysqlEnumColumn(d *sqlparse.ColumnDef, t *Table) *Column {
 		}
 	}
 	typ := Type{Schema: t.Schema, Name: name}
-	col := &Column{Name: d.Name, Type: typ, DBType: name, NotNull: d.NotNull || d.PrimaryKey, attNotNull: d.NotNull || d.PrimaryKey, HasDefault: d.HasDefault, Generated: d.Generated, Identity: d.Identity, Table: t}
+	col := &Column{Name: d.Name, Type: typ, DBType: name, NotNull: d.NotNull || d.PrimaryKey, attNotNull: d.NotNull || d.PrimaryKey, HasDefault: d.HasDefault, Generated: d.Generated, Identity: d.Identity, AutoIncrement: d.AutoIncrement, Table: t}
 	if e := u.c.Enum(t.Schema, name); e != nil {
 		e.Linked = col
 	}

@@ -198,7 +198,7 @@ func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
 	// (PostgreSQL source, AddRelationNewConstraints).
 	hasDefault := d.HasDefault && !(d.DefaultNull && d.Type != nil && !d.Type.Typmod && !u.c.isDomain(d.Type))
 	return &Column{Name: d.Name, Type: typ, DBType: dbType(d.Type), typmod: d.Type != nil && d.Type.Typmod, NotNull: att || dom, attNotNull: att, domainNotNull: dom, HasDefault: hasDefault, Sequence: d.Serial,
-		Generated: d.Generated, Identity: d.Identity, IdentityAlways: d.IdentityAlways, Table: t}
+		Generated: d.Generated, Identity: d.Identity, IdentityAlways: d.IdentityAlways, AutoIncrement: d.AutoIncrement, Table: t}
 }
 
 // setConfigSearchPath reads SELECT set_config('search_path', 'list',

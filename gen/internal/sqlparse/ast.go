@@ -196,6 +196,9 @@ type ColumnDef struct {
 	Identity   bool
 	// Serial is set for serial, bigserial and smallserial columns.
 	Serial bool
+	// AutoIncrement is set for a MySQL AUTO_INCREMENT column (HasDefault
+	// is set too).
+	AutoIncrement bool
 	// IdentityAlways is set for GENERATED ALWAYS AS IDENTITY (Identity
 	// is set too); GeneratedStored for GENERATED ALWAYS AS (expr) STORED.
 	IdentityAlways bool
@@ -224,6 +227,9 @@ type AlterTable struct {
 	// and partitions are left alone.
 	Only bool
 	Cmds []*AlterCmd
+	// Comments are, on MySQL, the COMMENTs of the columns the commands
+	// add (ADD, CHANGE and MODIFY COLUMN), applied after the commands.
+	Comments []*Comment
 }
 
 func (n *AlterTable) Pos() int { return n.Table.Loc }

@@ -199,7 +199,7 @@ func (c *converter) columnDef(d *ast.ColumnDef, table string) (*sqlparse.ColumnD
 				cd.DefaultNull = true
 			}
 		case ast.ColumnOptionAutoIncrement:
-			cd.HasDefault = true
+			cd.HasDefault, cd.AutoIncrement = true, true
 		case ast.ColumnOptionGenerated:
 			cd.Generated = true
 		case ast.ColumnOptionComment:
@@ -300,7 +300,9 @@ func refAction(o ast.ReferOptionType) byte {
 
 // alterTable reads ALTER TABLE as sqlc v1.31.1 does: MODIFY and CHANGE
 // COLUMN drop the column and add the new definition (at the end of the
-// table); ALTER COLUMN and constraints leave the columns alone. A RENAME
+// table), with its COMMENT (the fencing token mark among them: a column
+// redefined without it is no longer marked, as MySQL drops the comment);
+// ALTER COLUMN and constraints leave the columns alone. A RENAME
 // (of the table or a column) is one statement of its own in sqlc, which
 // drops the other specifications: it is a Rename here too.
 func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
@@ -309,22 +311,25 @@ func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
 		switch spec.Tp {
 		case ast.AlterTableAddColumns:
 			for _, d := range spec.NewColumns {
-				cd, _ := c.columnDef(d, at.Table.Name)
+				cd, comment := c.columnDef(d, at.Table.Name)
 				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterAddColumn, Column: cd.Name, Def: cd, Loc: c.start})
+				at.Comments = columnComment(at.Comments, comment, at.Table)
 			}
 		case ast.AlterTableDropColumn:
 			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: spec.OldColumnName.Name.L, MissingOK: spec.IfExists, Loc: c.start})
 		case ast.AlterTableChangeColumn:
 			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: spec.OldColumnName.Name.L, Loc: c.start})
 			for _, d := range spec.NewColumns {
-				cd, _ := c.columnDef(d, at.Table.Name)
+				cd, comment := c.columnDef(d, at.Table.Name)
 				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterAddColumn, Column: cd.Name, Def: cd, Loc: c.start})
+				at.Comments = columnComment(at.Comments, comment, at.Table)
 			}
 		case ast.AlterTableModifyColumn:
 			for _, d := range spec.NewColumns {
-				cd, _ := c.columnDef(d, at.Table.Name)
+				cd, comment := c.columnDef(d, at.Table.Name)
 				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: cd.Name, Loc: c.start},
 					&sqlparse.AlterCmd{Kind: sqlparse.AlterAddColumn, Column: cd.Name, Def: cd, Loc: c.start})
+				at.Comments = columnComment(at.Comments, comment, at.Table)
 			}
 		case ast.AlterTableRenameColumn:
 			return &sqlparse.Rename{Kind: "column", Target: at.Table, Subname: spec.OldColumnName.Name.L, NewName: spec.NewColumnName.Name.L, Args: -1, Loc: c.start}
@@ -335,6 +340,16 @@ func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
 		}
 	}
 	return at
+}
+
+// columnComment appends a column's COMMENT (nil: none) to list, on
+// table.
+func columnComment(list []*sqlparse.Comment, comment *sqlparse.Comment, table sqlparse.Name) []*sqlparse.Comment {
+	if comment == nil {
+		return list
+	}
+	comment.Target = table
+	return append(list, comment)
 }
 
 // ---- DML ----
