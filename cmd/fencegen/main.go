@@ -12,6 +12,10 @@
 // Run "fencegen help" for details.
 package main
 
-import "os"
+import (
+	"os"
+
+	_ "github.com/fencegen/fencegen/cmd/fencegen/internal/gcstart" // the collector's settings for a run, set before the parsers initialise
+)
 
 func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
