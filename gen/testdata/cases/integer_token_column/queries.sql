@@ -1,0 +1,2 @@
+-- name: SetStatus :exec
+UPDATE jobs SET status = @status WHERE id = @id;
