@@ -65,11 +65,13 @@ type funcWrites struct {
 	busyHooks map[*catalog.Hook]bool
 	// attrs caches attrCalledInLocked's expressions by function name.
 	attrs map[string]*regexp.Regexp
+	// role caches setsRoleLocked.
+	role map[*catalog.Func]bool
 }
 
 func newFuncWrites(cat *catalog.Catalog) *funcWrites {
 	return &funcWrites{cat: cat, cache: map[*catalog.Func][]hiddenWrite{}, busy: map[*catalog.Func]bool{},
-		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}, busyHooks: map[*catalog.Hook]bool{}, attrs: map[string]*regexp.Regexp{}}
+		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}, busyHooks: map[*catalog.Hook]bool{}, attrs: map[string]*regexp.Regexp{}, role: map[*catalog.Func]bool{}}
 }
 
 // checkFuncWrites refuses every call in the statement of a user-defined

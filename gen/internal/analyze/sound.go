@@ -543,26 +543,78 @@ func builtinTrigger(n sqlparse.Name) bool {
 	return (n.Schema == "" || n.Schema == "pg_catalog") && builtinTriggerFuncs[n.Name]
 }
 
-// replicationRoleRE finds session_replication_role set by SET or
-// set_config (not read by current_setting or SHOW).
-var replicationRoleRE = regexp.MustCompile(`(?i)\bset\s+(?:session\s+|local\s+)?session_replication_role\b|\bset_config\s*\(\s*'session_replication_role'`)
-
-// noteReplicationRole notes a query that names session_replication_role
-// while the schema has a fenced table: SET session_replication_role =
-// replica (superusers only) stops ordinary triggers, the guard trigger of
-// fencegen_guard.sql among them, for the rest of the session, which on a
-// pooled connection outlives the query (PostgreSQL docs 19.11.1). The
-// generated writes keep their guard in the statement; a hand-written one
-// on that connection goes unchecked. It writes no row, so it is a note.
+// noteReplicationRole notes a query that sets session_replication_role
+// (SET, SET LOCAL, set_config; in a DO block, or in the body of a function
+// it calls, at any depth) while the schema has a fenced table: SET
+// session_replication_role = replica (superusers only) stops ordinary
+// triggers, the guard trigger of fencegen_guard.sql among them, for the
+// rest of the session, which on a pooled connection outlives the query
+// (PostgreSQL docs 19.11.1). The generated writes keep their guard in the
+// statement; a hand-written one on that connection goes unchecked. It
+// writes no row, so it is a note. The write analysis finds it on the parse
+// tree (writes.Report.ReplicationRole), not in the text.
 func (a *analyzer) noteReplicationRole(q *Query) {
-	if len(a.cat.FencedTables()) == 0 {
+	if a.funcs == nil || a.rep == nil {
 		return
 	}
-	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
-	m := replicationRoleRE.FindStringIndex(text)
-	if m == nil {
+	loc, via := -1, ""
+	if len(a.rep.ReplicationRole) > 0 {
+		loc = a.rep.ReplicationRole[0]
+	}
+	for _, c := range a.rep.Calls {
+		if loc >= 0 {
+			break
+		}
+		for _, f := range a.candidatesOf(c) {
+			if a.funcs.setsReplicationRole(f) {
+				loc, via = c.Loc, " (in the body of "+f.Name+"())"
+				break
+			}
+		}
+	}
+	if loc < 0 {
 		return
 	}
-	line, col := diag.Position(a.file.Src, a.stmt.Start+m[0])
-	q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s sets session_replication_role: set to replica it stops the fencing guard's trigger for the rest of the session (SET LOCAL: of the transaction), on a pooled connection for later queries too; fencegen's generated writes keep their guard in the statement", a.file.Name, line, col, q.Name))
+	line, col := diag.Position(a.file.Src, a.clampLoc(loc))
+	q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s sets session_replication_role%s: set to replica it stops the fencing guard's trigger for the rest of the session (SET LOCAL: of the transaction), on a pooled connection for later queries too; fencegen's generated writes keep their guard in the statement", a.file.Name, line, col, q.Name, via))
+}
+
+// setsReplicationRole reports whether f's body, or a function it calls,
+// sets session_replication_role (see noteReplicationRole). A body
+// fencegen does not read counts as not setting it: this is a note, and
+// such a call is refused while it may write a fenced table.
+func (fw *funcWrites) setsReplicationRole(f *catalog.Func) bool {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	return fw.setsRoleLocked(f, map[*catalog.Func]bool{})
+}
+
+func (fw *funcWrites) setsRoleLocked(f *catalog.Func, seen map[*catalog.Func]bool) bool {
+	if v, ok := fw.role[f]; ok {
+		return v
+	}
+	if seen[f] {
+		return false
+	}
+	seen[f] = true
+	sets := false
+	if f.Language == "sql" || f.Language == "plpgsql" {
+		if b, err := writes.Body(f.Language, f.Body, f.Source); err == nil {
+			for _, st := range b.Stmts {
+				rep := writes.OfTree(st)
+				if len(rep.ReplicationRole) > 0 {
+					sets = true
+				}
+				for _, c := range rep.Calls {
+					for _, g := range candidatesIn(fw.cat, c) {
+						if !sets && g != f && fw.setsRoleLocked(g, seen) {
+							sets = true
+						}
+					}
+				}
+			}
+		}
+	}
+	fw.role[f] = sets
+	return sets
 }

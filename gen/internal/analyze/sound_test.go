@@ -165,3 +165,30 @@ func TestSoundNotesReplicationRole(t *testing.T) {
 		}
 	}
 }
+
+// The note reads the parse tree: a function that sets
+// session_replication_role in its body (through another function too) and
+// a DO block that sets it get it, at the call or the statement; a string
+// that spells the statement does not.
+func TestSoundNotesReplicationRoleInBodies(t *testing.T) {
+	schema := soundSchema + `
+create function off_inner() returns void language plpgsql as $$ begin perform set_config('session_replication_role', 'replica', true); end $$;
+create function off_outer() returns void language sql as $$ select off_inner() $$;
+create function says() returns text language sql as $$ select 'set session_replication_role = replica' $$;
+`
+	const queries = "-- name: Outer :exec\nSELECT off_outer();\n\n-- name: Do :exec\nDO $$ BEGIN SET LOCAL session_replication_role = replica; END $$;\n\n-- name: Says :one\nSELECT says();\n\n-- name: Str :one\nSELECT 'SET session_replication_role = replica'::text;\n"
+	files, errs := analyzeSrc(t, schema, queries)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	for i, want := range []string{"query.sql:2:8: note: query Outer sets session_replication_role (in the body of off_outer())", "query.sql:5:1: note: query Do sets session_replication_role"} {
+		if n := files[0].Queries[i].Notes; len(n) != 1 || !strings.HasPrefix(n[0], want) {
+			t.Errorf("notes = %q, want one starting %q", n, want)
+		}
+	}
+	for _, q := range files[0].Queries[2:] {
+		if len(q.Notes) != 0 {
+			t.Errorf("%s: %q, want no note", q.Name, q.Notes)
+		}
+	}
+}

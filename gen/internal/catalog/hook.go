@@ -14,9 +14,12 @@ package catalog
 
 import (
 	"regexp"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
 	"strings"
 	"sync"
 
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -132,6 +135,8 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 		u.c.Hooks = append(u.c.Hooks, u.newHook("cast", ""))
 	case "CreateEventTrigStmt":
 		u.c.Hooks = append(u.c.Hooks, u.newHook("event trigger", ""))
+	case "AlterRoleSetStmt", "AlterDatabaseSetStmt", "AlterSystemStmt":
+		u.replicationRole(n.Kind)
 	case "AlterDomainStmt":
 		if m := alterDomainRE().FindStringSubmatch(text); m != nil {
 			u.c.Hooks = append(u.c.Hooks, u.newHook("domain", strings.ToLower(strings.Trim(m[1], `"`))))
@@ -159,4 +164,31 @@ func identParts(s string) sqlparse.Name {
 		return sqlparse.Name{Name: parts[0]}
 	}
 	return sqlparse.Name{Schema: parts[len(parts)-2], Name: parts[len(parts)-1]}
+}
+
+// replicationRole records, for Notes, an ALTER ROLE, ALTER DATABASE or
+// ALTER SYSTEM statement (kind) that sets session_replication_role: set
+// to replica it stops ordinary triggers, the fencing guard's among them,
+// in every later session of the role, the database or the server
+// (PostgreSQL docs 19.11.1), not only the migration's own.
+func (u *updater) replicationRole(kind string) {
+	if u.s.Raw == nil {
+		return
+	}
+	var set *pg.VariableSetStmt
+	switch kind {
+	case "AlterRoleSetStmt":
+		set = u.s.Raw.GetAlterRoleSetStmt().GetSetstmt()
+	case "AlterDatabaseSetStmt":
+		set = u.s.Raw.GetAlterDatabaseSetStmt().GetSetstmt()
+	case "AlterSystemStmt":
+		set = u.s.Raw.GetAlterSystemStmt().GetSetstmt()
+	}
+	if set == nil || set.Name != "session_replication_role" || set.Kind != pg.VariableSetKind_VAR_SET_VALUE {
+		return
+	}
+	line, col := u.pos(u.s.Start)
+	what := map[string]string{"AlterRoleSetStmt": "every later session of the role", "AlterDatabaseSetStmt": "every later session of the database", "AlterSystemStmt": "every session of the server, once its configuration is reloaded"}[kind]
+	u.c.replicationRoleNotes.AddErr(&diag.Error{File: u.f.Name, Line: line, Col: col, Err: ErrFence,
+		Msg: "note: sets session_replication_role for " + what + ": set to replica (or local) it stops ordinary triggers there, the database-side guard's trigger on every fenced table among them, so a hand-written write in those sessions goes unchecked; fencegen's generated writes keep their guard in the statement"})
 }

@@ -135,3 +135,35 @@ CREATE TEMP TABLE kept (id serial);`)
 		t.Errorf("kept = %+v, want a table in pg_temp", k)
 	}
 }
+
+// A schema statement that sets session_replication_role for later
+// sessions (ALTER ROLE, ALTER DATABASE, ALTER SYSTEM) is a note while a
+// table is fenced: set to replica it stops the guard trigger in all of
+// them. A SET of the migration's own session, or a RESET, is not.
+func TestReplicationRoleForLaterSessionsIsANote(t *testing.T) {
+	const sets = `
+ALTER ROLE worker SET session_replication_role = replica;
+ALTER DATABASE app SET session_replication_role TO 'replica';
+ALTER SYSTEM SET session_replication_role = replica;
+SET session_replication_role = replica;
+ALTER ROLE worker RESET session_replication_role;
+ALTER ROLE worker SET work_mem = '64MB';
+`
+	c := mustBuild(t, "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';"+sets)
+	n := notes(c)
+	for _, want := range []string{
+		"schema.sql:3:1: note: sets session_replication_role for every later session of the role",
+		"schema.sql:4:1: note: sets session_replication_role for every later session of the database",
+		"schema.sql:5:1: note: sets session_replication_role for every session of the server",
+	} {
+		if !strings.Contains(n, want) {
+			t.Errorf("notes = %q, want %q", n, want)
+		}
+	}
+	if got := strings.Count(n, "session_replication_role"); got != 3 {
+		t.Errorf("notes = %q, want 3 of session_replication_role", n)
+	}
+	if n := notes(mustBuild(t, "CREATE TABLE jobs (id bigint PRIMARY KEY);"+sets)); n != "" {
+		t.Errorf("without a fenced table: %q, want none", n)
+	}
+}

@@ -115,6 +115,11 @@ type Report struct {
 	Refreshes []sqlparse.Name
 	// Refusals are the statements and nodes whose effects are unknown.
 	Refusals []Refusal
+	// ReplicationRole are the offsets where the statement sets
+	// session_replication_role (SET, SET LOCAL, or set_config with the
+	// name as a constant), which, set to replica, stops ordinary triggers,
+	// the database-side guard's among them, for the session.
+	ReplicationRole []int
 	// Fields are the names written after a dot (x.f, (x).f, s.t.c): for a
 	// function f of one composite argument, PostgreSQL reads x.f as f(x)
 	// when x has no field f (PostgreSQL docs 8.16.5).
@@ -167,6 +172,11 @@ func Of(st *sqlparse.Stmt, src []byte) *Report {
 	for i := range r.Fields {
 		if r.Fields[i].Loc < 0 {
 			r.Fields[i].Loc = st.Start
+		}
+	}
+	for i := range r.ReplicationRole {
+		if r.ReplicationRole[i] < 0 {
+			r.ReplicationRole[i] = st.Start
 		}
 	}
 	for i := range r.Refreshes {
@@ -441,7 +451,18 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 			}
 		}
 		w.generic(m, c)
+	case *pg.VariableSetStmt:
+		if x.Name == "session_replication_role" && x.Kind == pg.VariableSetKind_VAR_SET_VALUE && c.runs {
+			w.r.ReplicationRole = append(w.r.ReplicationRole, -1)
+		}
+		w.generic(m, c)
 	case *pg.FuncCall:
+		if n := funcName(x.Funcname, 0); (n.Schema == "" || n.Schema == "pg_catalog") && n.Name == "set_config" && len(x.Args) > 0 && c.runs {
+			if a := x.Args[0].GetAConst(); a == nil || a.GetSval() == nil || a.GetSval().Sval == "session_replication_role" {
+				// A name that is not a constant may be it.
+				w.r.ReplicationRole = append(w.r.ReplicationRole, int(x.Location))
+			}
+		}
 		call := Call{Func: funcName(x.Funcname, int(x.Location)), Procedure: c.procedure, Variadic: x.FuncVariadic, Loc: int(x.Location)}
 		for _, a := range x.Args {
 			call.Args = append(call.Args, argOf(a))
@@ -521,6 +542,9 @@ func (w *walker) do(x *pg.DoStmt, c ctx) {
 		for _, f := range sub.r.Fields {
 			f.Loc = -1
 			w.r.Fields = append(w.r.Fields, f)
+		}
+		for range sub.r.ReplicationRole {
+			w.r.ReplicationRole = append(w.r.ReplicationRole, -1)
 		}
 	}
 }
