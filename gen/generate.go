@@ -347,6 +347,14 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 		}
 		for _, st := range pf.Stmts {
 			cat.Update(pf, st)
+			// Of a schema statement's parse tree as pg_query returns it,
+			// only an ALTER TABLE's is read again (the guard's
+			// disabledTriggers): the catalog reads the converted tree. At a
+			// thousand tables the CREATE TABLE trees were 12 MiB of the
+			// live heap for the rest of the run (BENCHMARKS.md).
+			if st.Raw != nil && st.Raw.GetAlterTableStmt() == nil {
+				st.Raw = nil
+			}
 		}
 	}
 	fenceErrs, fenceNotes := markConfigFences(cat, cfg.Path, pkg, found)
@@ -448,15 +456,16 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	}
 	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, aopts)
 	errs = append(errs, aerr...)
-	// The query statements' parse trees as pg_query returns them are read
-	// by the write analysis only, which is done: at a thousand tables
-	// they were a third of the live heap while the Go code was rendered
-	// (BENCHMARKS.md, "Peak memory at 1,000 tables"). The schema's stay
-	// (the guard reads its ALTER TABLE statements).
+	// The query files' statements, pg_query's parse trees and the
+	// converted ones, are read by the analysis only, which is done: at a
+	// thousand tables pg_query's trees were a third of the live heap
+	// while the Go code was rendered (BENCHMARKS.md, "Peak memory at
+	// 1,000 tables") and the converted trees 12 MiB. Only the files'
+	// names and sources are used from here on. (The schema's statements
+	// stay for the guard, the ALTER TABLE statements with their parse
+	// trees: preparePackage.)
 	for _, f := range parsed {
-		for _, st := range f.Stmts {
-			st.Raw = nil
-		}
+		f.Stmts = nil
 	}
 	if !pkg.Go.PGTypes() {
 		// sqlc's reading of functions in FROM, where it gives other
