@@ -131,3 +131,94 @@ INSERT INTO notes (id, body, stars) VALUES (?, CASE WHEN sqlc.arg(kind) = 'x' TH
 		}
 	}
 }
+
+// TestMySQLRefusalsAsSqlc: on engine mysql fencegen refuses what sqlc
+// v1.31.1 refuses, at sqlc's line:col (the lines below are sqlc's
+// stderr for these files). sqlc gives an unknown sqlc.<name> and an
+// INSERT whose values do not fit its column list no position: it reports
+// them where its dolphin parser places the statement (the start of the
+// file for the first, else after the previous statement's newline and
+// any white space and "--" comments, not "/* */" ones), while a
+// malformed sqlc.arg is at the call. The INSERT rule is sqlc's: one
+// VALUES row of another length than the column list (none: length 0),
+// or a parameter value or SELECT target past the last column named;
+// other mismatches sqlc generates. A named parameter used with two Go
+// types is refused as sqlc refuses it (at generation, "named param X has
+// incompatible types: <second>, <first>"), here at its first use.
+func TestMySQLRefusalsAsSqlc(t *testing.T) {
+	for _, tc := range []struct {
+		name, query string
+		want        []string // sqlc's lines (its named-param error located); nil: sqlc generates
+	}{
+		{"sqlc funcs", `-- name: TooManyArgs :one
+select id from users where id = sqlc.arg('foo', 'bar');
+
+-- name: WrongFunc :one
+select id from users where id = sqlc.argh(target_id);
+
+/* name: WrongEmbed :one */ select id from users where id = sqlc.embed(target_id, 2);
+-- name: WrongFunc4 :one
+/* leading */ select id from users where id = sqlc.bar(target_id);
+/* name: WrongFunc5 :one */
+
+  select id from users where id = sqlc.bar(target_id);
+`, []string{
+			"q.sql:2:33: expected 1 parameter to sqlc.arg; got 2",
+			`q.sql:5:1: function "sqlc.argh" does not exist`,
+			"q.sql:7:61: expected 1 parameter to sqlc.embed; got 2",
+			`q.sql:9:1: function "sqlc.bar" does not exist`,
+			`q.sql:10:1: function "sqlc.bar" does not exist`,
+		}},
+		{"first statement", "-- name: WrongFunc :one\nselect id from users where id = sqlc.argh(target_id);\n",
+			[]string{`q.sql:1:1: function "sqlc.argh" does not exist`}},
+		{"insert select param", "-- name: A :exec\nSELECT 1;\n\n-- name: B :exec\nINSERT INTO users (name) SELECT 1, ?, ?;\n",
+			[]string{"q.sql:5:1: INSERT has more expressions than target columns"}},
+		{"insert one row", "-- name: B :exec\nINSERT INTO users (id, name) VALUES (1);\n",
+			[]string{"q.sql:1:1: INSERT has more target columns than expressions"}},
+		{"insert no column list", "-- name: A :exec\nSELECT 1;\n-- name: B :exec\nINSERT INTO users VALUES (1, 'x');\n",
+			[]string{"q.sql:4:1: INSERT has more expressions than target columns"}},
+		{"insert param past the list", "-- name: B :exec\nINSERT INTO users (id) VALUES (1), (2, ?);\n",
+			[]string{"q.sql:1:1: INSERT has more expressions than target columns"}},
+		{"insert rows without list", "-- name: B :exec\nINSERT INTO users VALUES (1, 'x'), (2, 'y');\n", nil},
+		{"insert set", "-- name: B :exec\nINSERT INTO users SET name = ?;\n", nil},
+		{"named param types", "-- name: A :one\nSELECT id FROM users\nWHERE id = sqlc.arg(my_param)\n  OR bio = sqlc.arg(my_param) LIMIT 1;\n",
+			[]string{"q.sql:3:12: query A: named param MyParam has incompatible types: sql.NullString, int64"}},
+		{"named param one type", "-- name: A :one\nSELECT id FROM users WHERE id = sqlc.arg(p) OR id > sqlc.arg(p) OR name = sqlc.narg(q) OR bio = sqlc.narg(q) OR bio = sqlc.arg(r) OR 1 = sqlc.arg(r);\n", nil},
+		{"named param nullability", "-- name: A :one\nSELECT id FROM users WHERE name = sqlc.arg(q) OR bio = sqlc.arg(q);\n",
+			[]string{"q.sql:2:35: query A: named param Q has incompatible types: sql.NullString, string"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{
+				"schema.sql":    "CREATE TABLE users (id BIGINT PRIMARY KEY, name TEXT NOT NULL, bio TEXT);\n",
+				"q.sql":         tc.query,
+				"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+			}
+			for n, s := range files {
+				if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = gen.Generate(context.Background(), cfg)
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("refused what sqlc generates: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("generated; sqlc refuses it with %q", tc.want)
+			}
+			got := regexp.MustCompile(`(?m)^\S*q\.sql:`).ReplaceAllString(err.Error(), "q.sql:")
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("error lacks sqlc's %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}

@@ -195,6 +195,14 @@ type Param struct {
 	// Type and NotNull (see SqlcType), nil where it is: the emitter
 	// declares it unless the configuration sets postgresql_types.
 	Sqlc *SqlcType
+	// Uses are, for a MySQL named parameter used more than once, the
+	// typings of its later typed uses (the parameter itself is its
+	// first): sqlc makes each use a field of its Params struct and
+	// refuses the query when two of them have different Go types
+	// (codegen/golang/result.go, checkIncompatibleFieldTypes), which the
+	// emitter checks. UseLine and UseCol locate the first use.
+	Uses            []*Param
+	UseLine, UseCol int
 }
 
 // spelled returns col, or for a value that is no table column but that
@@ -699,6 +707,23 @@ func (a *analyzer) clampLoc(loc int) int {
 		return a.stmt.Start
 	}
 	return loc
+}
+
+// sqlcStmtErrorf reports an error that sqlc v1.31.1 raises without a
+// position of its own, where sqlc reports it: on MySQL at the
+// statement's sqlc position (sqlparse.Stmt.SqlcStart, read as
+// diag.SqlcPosition reads it), elsewhere at the statement.
+func (a *analyzer) sqlcStmtErrorf(format string, args ...any) {
+	if !a.opts.MySQL {
+		a.errorf(a.stmt.Start, format, args...)
+		return
+	}
+	if a.errAt == nil {
+		a.errAt = map[int]bool{}
+	}
+	a.errAt[a.stmt.Start] = true
+	line, col := diag.SqlcPosition(a.file.Src, a.stmt.SqlcStart)
+	a.errs.Add(a.file.Name, line, col, format, args...)
 }
 
 func (a *analyzer) errorf(loc int, format string, args ...any) {

@@ -128,6 +128,49 @@ func sqlType(t catalog.Type) string {
 	return sqlparse.QuoteIdent(schema) + "." + sqlparse.QuoteIdent(t.Name) + strings.Repeat("[]", t.ArrayDims)
 }
 
+// mysqlInsertArity refuses, as sqlc v1.31.1 does on MySQL, an INSERT
+// (or REPLACE) whose one VALUES row has more or fewer values than its
+// column list names (no list names none: INSERT INTO t VALUES (1, 2) is
+// refused), or that gives a parameter, as a VALUES value or a SELECT
+// target, at a position past the last column named (sqlc's
+// validate.InsertStmt and findParameters). sqlc gives these errors no
+// position: they are reported at the statement, where sqlc reports them.
+// Other mismatched rows (of several VALUES rows, or of a SELECT without
+// such a parameter) sqlc generates; MySQL refuses them when run (error
+// 1136), and the checks after this one refuse them at the row. It
+// reports whether the INSERT was refused.
+func (a *analyzer) mysqlInsertArity(n *sqlparse.Insert) bool {
+	if n.Select == nil {
+		return false
+	}
+	named := len(n.Columns)
+	if rows := n.Select.Values; len(rows) == 1 && len(rows[0]) != named {
+		if len(rows[0]) > named {
+			a.sqlcStmtErrorf("INSERT has more expressions than target columns")
+		} else {
+			a.sqlcStmtErrorf("INSERT has more target columns than expressions")
+		}
+		return true
+	}
+	rows := n.Select.Values
+	if len(rows) == 0 && n.Select.SetOp == "" {
+		row := make([]sqlparse.Node, len(n.Select.Targets))
+		for i, tg := range n.Select.Targets {
+			row[i] = tg.Expr
+		}
+		rows = [][]sqlparse.Node{row}
+	}
+	for _, row := range rows {
+		for i, e := range row {
+			if _, ok := e.(*sqlparse.Param); ok && i >= named {
+				a.sqlcStmtErrorf("INSERT has more expressions than target columns")
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // dmlScope is the scope of an INSERT, UPDATE or DELETE: a data-modifying
 // WITH entry sees the CTEs defined before it.
 func dmlScope(outer *scope) *scope {
@@ -174,9 +217,13 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		}
 		cols = append(cols, c)
 	}
+	sqlcArity := a.opts.MySQL && a.mysqlInsertArity(n)
 	if n.Select != nil {
 		if len(n.Select.Values) > 0 {
 			for _, row := range n.Select.Values {
+				if sqlcArity {
+					break
+				}
 				if len(row) != len(cols) && len(n.Columns) > 0 {
 					loc := n.Loc
 					if len(row) > 0 {
@@ -212,7 +259,7 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 				}
 			}
 			sel := a.selectCols(n.Select, sc)
-			if len(sel) != len(cols) && len(n.Columns) > 0 {
+			if len(sel) != len(cols) && len(n.Columns) > 0 && !sqlcArity {
 				a.errorf(n.Loc, "INSERT has %d target columns but the query returns %d", len(cols), len(sel))
 			}
 		}

@@ -199,10 +199,12 @@ func (a *analyzer) mysqlFuncCall(sc *scope, f *sqlparse.FuncCall) (value, []valu
 	}
 	if strings.EqualFold(f.Func.Schema, "sqlc") {
 		// sqlc.arg, narg, slice and embed are read by the parser: what
-		// is left is a mistake, which sqlc refuses.
+		// is left is a mistake, which sqlc refuses (validate.SqlcFunctions:
+		// an unknown sqlc.<name> without a position, so at the
+		// statement; a malformed call at the call).
 		switch name := strings.ToLower(f.Func.Name); {
-		case name != "arg" && name != "narg" && name != "slice":
-			a.errorf(f.Loc, "function %q does not exist", "sqlc."+f.Func.Name)
+		case name != "arg" && name != "narg" && name != "slice" && name != "embed":
+			a.sqlcStmtErrorf("function %q does not exist", "sqlc."+f.Func.Name)
 		case len(f.Args) != 1:
 			a.errorf(f.Loc, "expected 1 parameter to sqlc.%s; got %d", name, len(f.Args))
 		default:

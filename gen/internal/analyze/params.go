@@ -186,6 +186,17 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 		// its uses): an untyped use gives way to a typed one.
 		p.Known = false
 	}
+	if p.Known && a.opts.MySQL && p.Named && v.Known && !v.sqlcUntyped {
+		// Another use of a MySQL named parameter, which sqlc sends once
+		// per use as a field of its own: sqlc refuses the query when
+		// the uses' Go types differ (Param.Uses).
+		u := &Param{Number: p.Number, Name: p.Name, Named: true, Slice: p.Slice, forceNull: p.forceNull}
+		a.setParamType(u, v)
+		if len(p.Uses) == 0 {
+			p.UseLine, p.UseCol = diag.Position(a.file.Src, p.loc)
+		}
+		p.Uses = append(p.Uses, u)
+	}
 	if p.Known {
 		if a.strict && p.strictlyTyped && v.Known && p.conflict == nil && typeCategory(v.Type) != typeCategory(p.Type) {
 			t := v.Type
@@ -196,6 +207,14 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 	if !v.Known {
 		return
 	}
+	a.setParamType(p, v)
+	if p.Name == "" && nameHint != "" {
+		p.Name = nameHint
+	}
+}
+
+// setParamType types parameter p as the known value v says.
+func (a *analyzer) setParamType(p *Param, v value) {
 	if v.nulled && v.Column != nil {
 		// A column of an outer join's nullable side: the parameter is
 		// what the column holds, NOT NULL if the column is.
@@ -223,9 +242,6 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 		if sq.Any || sq.Type != p.Type || sq.NotNull != p.NotNull || sq.Column != p.Column {
 			p.Sqlc = &sq
 		}
-	}
-	if p.Name == "" && nameHint != "" {
-		p.Name = nameHint
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // Error is one problem at a position in an input file. Line and Col are
@@ -148,4 +149,38 @@ func lineStarts(src []byte) []int {
 	}
 	lineSrc, lineCache = src, starts
 	return starts
+}
+
+// SqlcPosition is where sqlc v1.31.1 reports a position at offset in
+// src (its source.LineNumber): offset 0 is line 1, column 1; any other
+// offset moves on to the first character from there that is neither
+// white space nor inside a "--" comment (one begun anywhere on its line,
+// even before offset). Lines and columns count characters (runes), and
+// offset is compared with the count of characters before, as sqlc does;
+// the two differ only after a multi-byte character.
+func SqlcPosition(src []byte, offset int) (line, col int) {
+	if offset <= 0 {
+		return 1, 1
+	}
+	line, col = 1, 0
+	comment := false
+	n := 0 // characters read
+	s := string(src)
+	for i, r := range s {
+		n++
+		col++
+		if r == '-' && i+1 < len(s) && s[i+1] == '-' {
+			comment = true
+		}
+		if r == '\n' {
+			comment = false
+			line++
+			col = 0
+		}
+		if n <= offset || unicode.IsSpace(r) || comment {
+			continue
+		}
+		return line, col
+	}
+	return line, col
 }

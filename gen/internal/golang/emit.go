@@ -168,6 +168,9 @@ func Emit(in Input) (map[string][]byte, error) {
 		e.batchPreamble(batchFile)
 	}
 	e.overridePackages() // filled here, read by every file's job
+	if err := e.checkNamedParamTypes(all); err != nil {
+		return nil, err
+	}
 	// The files are built and rendered concurrently (parallel.For), each
 	// job writing its own result, and put in the order of a sequential
 	// run, so that output and the first error do not depend on

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
 )
@@ -761,6 +762,45 @@ func (e *emitter) paramFields(q *analyze.Query) []string {
 		}
 	}
 	return out
+}
+
+// checkNamedParamTypes refuses, as sqlc v1.31.1 does, a MySQL query
+// that uses a named parameter twice with different Go types (id =
+// sqlc.arg(p) OR bio = sqlc.arg(p) on a BIGINT NOT NULL and a nullable
+// TEXT column): sqlc sends each use as a field of its own, of one name,
+// and fails with "named param P has incompatible types: <later>,
+// <first>" (codegen/golang/result.go, checkIncompatibleFieldTypes). A
+// use sqlc types interface{} takes the other's type there, and never
+// conflicts. Each such query is an error at the parameter's first use.
+func (e *emitter) checkNamedParamTypes(queries []*analyze.Query) error {
+	var errs diag.List
+	for _, q := range queries {
+		for _, p := range q.Params {
+			if len(p.Uses) == 0 {
+				continue
+			}
+			first := e.paramType(p)
+			if first.name == "interface{}" {
+				continue
+			}
+			for _, u := range p.Uses {
+				if t := e.paramType(u); t.name != "interface{}" && !sameGoType(t, first) {
+					errs.Add(q.File, p.UseLine, p.UseCol, "query %s: named param %s has incompatible types: %s, %s (sqlc sends each use of a MySQL named parameter as a field of its own, and refuses the query): use one name per type, or cast the parameter", q.Name, e.names.structName(p.Name), sqlcTypeString(t), sqlcTypeString(first))
+					break
+				}
+			}
+		}
+	}
+	return errs.Err()
+}
+
+// sqlcTypeString is t as sqlc's messages print a Go type: its package's
+// name, not its path (sql.NullString).
+func sqlcTypeString(t goType) string {
+	if t.pkg != "" {
+		t.pkg = path.Base(t.pkg)
+	}
+	return t.String()
 }
 
 // sameGoType reports whether a and b are one Go type.

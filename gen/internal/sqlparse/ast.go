@@ -22,6 +22,12 @@ type Stmt struct {
 	// after the previous statement's semicolon (or the file's start). The
 	// comments between Lead and Start are the statement's annotation.
 	Lead int
+	// SqlcStart is, for a MySQL statement, where sqlc v1.31.1 places it:
+	// the first occurrence in the file of the TiDB parser's text of it
+	// (which begins after the leading "--" comments, at the file's start
+	// for the first statement). sqlc reports there an error that has no
+	// position of its own.
+	SqlcStart int
 	// Node is the converted statement.
 	Node Node
 	// Raw is the statement's whole parse tree as PostgreSQL's parser

@@ -122,7 +122,7 @@ func parse(name string, src []byte, segs [][2]int, bad []Comment, skip map[int]b
 		for _, st := range stmts {
 			start := skipSpaceAndComments(src, seg[0], seg[1])
 			c := &converter{src: src, start: start, end: seg[1]}
-			f.Stmts = append(f.Stmts, &sqlparse.Stmt{Start: start, End: seg[1], Lead: lead, Node: c.stmt(st), MySQL: st, SqlcSkips: sqlcSkips(st)})
+			f.Stmts = append(f.Stmts, &sqlparse.Stmt{Start: start, End: seg[1], Lead: lead, SqlcStart: start, Node: c.stmt(st), MySQL: st, SqlcSkips: sqlcSkips(st)})
 		}
 		lead = seg[1] + 1
 	}
@@ -160,7 +160,10 @@ func parseWhole(name string, src []byte) (*sqlparse.File, bool) {
 		}
 		start := skipSpaceAndComments(src, from, end)
 		c := &converter{src: src, start: start, end: end}
-		f.Stmts = append(f.Stmts, &sqlparse.Stmt{Start: start, End: end, Lead: lead, Node: c.stmt(st), MySQL: st, SqlcSkips: sqlcSkips(st)})
+		// sqlc finds the statement's text from the file's start
+		// (dolphin's Parse: strings.Index(blob, text)).
+		sqlcStart := strings.Index(string(src), text)
+		f.Stmts = append(f.Stmts, &sqlparse.Stmt{Start: start, End: end, Lead: lead, SqlcStart: sqlcStart, Node: c.stmt(st), MySQL: st, SqlcSkips: sqlcSkips(st)})
 		cursor = next
 	}
 	return f, true
