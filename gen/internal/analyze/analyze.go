@@ -789,12 +789,14 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		// sqlc v1.31.1 does not read a MERGE's parameters: it generates a
 		// method that takes none and leaves @name and sqlc.arg(name) in
 		// the text, so every call fails (or, as @ is also PostgreSQL's
-		// absolute-value operator, @id reads a column). fencegen models
-		// MERGE only to refuse writes of fenced tables, so it refuses a
-		// MERGE with parameters at the first, rather than generate that.
+		// absolute-value operator, @id reads a column). A configuration
+		// sqlc generates, fencegen generates (issue 23): the same method,
+		// with a note at the first parameter that vet prints. A MERGE
+		// that writes a fenced table is refused by checkWrites.
 		if a.stmt.Raw != nil {
 			if locs := writes.ParamLocs(a.stmt.Raw); len(locs) > 0 {
-				a.errorf(locs[0], "query %s is a MERGE with parameters, which fencegen does not type (sqlc v1.31.1 generates a method that takes none, so every call fails); write its UPDATE and INSERT as their own queries (or one INSERT ... ON CONFLICT DO UPDATE), whose parameters fencegen types", q.Name)
+				line, col := diag.Position(a.file.Src, a.clampLoc(locs[0]))
+				q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s is a MERGE with parameters, which sqlc v1.31.1 does not read: generated as sqlc generates it, a method that takes no arguments with the parameters left in the text, so PostgreSQL refuses every call (or reads @ as its absolute-value operator); write its UPDATE and INSERT as their own queries (or one INSERT ... ON CONFLICT DO UPDATE)", a.file.Name, line, col, q.Name))
 			}
 		}
 		// What it sets off, its WITH list and its calls: checkWrites.

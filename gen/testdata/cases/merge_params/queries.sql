@@ -1,6 +1,6 @@
 -- sqlc v1.31.1 generates these with no arguments and the parameters left
--- in the text, so every call fails: each is refused at its first
--- parameter, in one run.
+-- in the text, so every call fails: fencegen generates them as sqlc does,
+-- with a note at the first parameter of each.
 
 -- name: MergeNamed :exec
 MERGE INTO plain p USING src s ON p.id = s.id AND s.id = @id
