@@ -222,3 +222,82 @@ select id from users where id = sqlc.argh(target_id);
 		})
 	}
 }
+
+// TestMySQLOrderByParamsInWrites: a ? in the ORDER BY of a single-table
+// UPDATE or DELETE is a parameter of the method, named and typed as
+// sqlc names and types the same ORDER BY item in a SELECT (FIELD(id, ?)
+// is FIELD string, n = ? is N), in the order of the placeholders; sqlc
+// v1.31.1 drops the ORDER BY of these statements and with it the
+// parameter, so that its method sends one value too few. The guarded
+// forms of a fenced table's writes keep the clause and send it too.
+// Every method sends as many values as its SQL has placeholders.
+func TestMySQLOrderByParamsInWrites(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": "CREATE TABLE t (id BIGINT PRIMARY KEY, name TEXT NOT NULL, n INT NOT NULL);\n" +
+			"CREATE TABLE f (id BIGINT PRIMARY KEY, name TEXT NOT NULL, n INT NOT NULL, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n",
+		"q.sql": `-- name: U :exec
+UPDATE t SET name = ? WHERE n > ? ORDER BY FIELD(id, ?) LIMIT ?;
+
+-- name: D :exec
+DELETE FROM t WHERE n > ? ORDER BY id = ? DESC LIMIT ?;
+
+-- name: U2 :exec
+UPDATE t SET name = ? ORDER BY IF(n > ?, 1, 0) LIMIT 3;
+
+-- name: FU :exec
+UPDATE f SET name = ? WHERE id = ? ORDER BY FIELD(n, ?) LIMIT ?;
+
+-- name: FD :exec
+DELETE FROM f WHERE id = ? ORDER BY n = ? DESC LIMIT ?;
+`,
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(out.Files["out/q.sql.go"])
+	for name, want := range map[string]struct{ fields, args string }{
+		"U":  {"Name string; N int32; FIELD string; Limit int32", "arg.Name, arg.N, arg.FIELD, arg.Limit"},
+		"D":  {"N int32; ID int64; Limit int32", "arg.N, arg.ID, arg.Limit"},
+		"U2": {"Name string; N int32", "arg.Name, arg.N"},
+		"FU": {"Name string; ID int64; FIELD string; Limit int32", "arg.Name, int64(token), arg.ID, int64(token), arg.FIELD, arg.Limit"},
+		"FD": {"ID int64; N int32; Limit int32", "arg.ID, int64(token), arg.N, arg.Limit"},
+	} {
+		m := regexp.MustCompile(`(?s)type ` + name + `Params struct \{\n(.*?)\n\}`).FindStringSubmatch(src)
+		if m == nil {
+			t.Errorf("no %sParams:\n%s", name, src)
+			continue
+		}
+		var fields []string
+		for _, l := range strings.Split(m[1], "\n") {
+			fields = append(fields, strings.Join(strings.Fields(l), " "))
+		}
+		if got := strings.Join(fields, "; "); got != want.fields {
+			t.Errorf("%sParams is {%s}, want {%s}", name, got, want.fields)
+		}
+		c := regexp.MustCompile("(?s)const " + strings.ToLower(name[:1]) + name[1:] + " = `(.*?)`").FindStringSubmatch(src)
+		e := regexp.MustCompile(`(?s)ExecContext\(ctx, ` + strings.ToLower(name[:1]) + name[1:] + `,\s*(.*?)\)\n`).FindStringSubmatch(src)
+		if c == nil || e == nil {
+			t.Errorf("no SQL or ExecContext for %s:\n%s", name, src)
+			continue
+		}
+		args := strings.Join(strings.Fields(strings.TrimSuffix(strings.TrimSpace(e[1]), ",")), " ")
+		if args != want.args {
+			t.Errorf("%s sends %s, want %s", name, args, want.args)
+		}
+		if n, sent := strings.Count(c[1], "?"), strings.Count(want.args, ",")+1; n != sent {
+			t.Errorf("%s: %d placeholders in its SQL, %d values sent:\n%s", name, n, sent, c[1])
+		}
+	}
+}

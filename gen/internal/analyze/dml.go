@@ -391,6 +391,9 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 	if n.Where != nil {
 		a.uncheckedWhere(sc, n.Where)
 	}
+	for _, o := range n.OrderBy {
+		a.sortKey(sc, o, nil) // MySQL's UPDATE ... ORDER BY: the table's columns
+	}
 	var set []string
 	for _, s := range n.Set {
 		set = append(set, s.Name)
@@ -424,6 +427,9 @@ func (a *analyzer) delete(outer *scope, n *sqlparse.Delete, q *Query) []*Column 
 	a.addFrom(sc, n.Using)
 	if n.Where != nil {
 		a.uncheckedWhere(sc, n.Where)
+	}
+	for _, o := range n.OrderBy {
+		a.sortKey(sc, o, nil) // MySQL's DELETE ... ORDER BY: the table's columns
 	}
 	if n.Limit != nil {
 		a.limit(sc, &sqlparse.Select{Limit: n.Limit})

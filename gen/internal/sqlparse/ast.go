@@ -603,8 +603,10 @@ type OnConflict struct {
 
 // Update is UPDATE.
 type Update struct {
-	// Limit is MySQL's UPDATE ... LIMIT count.
+	// Limit is MySQL's UPDATE ... LIMIT count, OrderBy its ORDER BY
+	// (SortBy items) of a single-table UPDATE.
 	Limit     Node
+	OrderBy   []Node
 	With      *With
 	Table     Name
 	Alias     string
@@ -619,8 +621,10 @@ func (n *Update) Pos() int { return n.Loc }
 
 // Delete is DELETE.
 type Delete struct {
-	// Limit is MySQL's DELETE ... LIMIT count.
+	// Limit is MySQL's DELETE ... LIMIT count, OrderBy its ORDER BY
+	// (SortBy items) of a single-table DELETE.
 	Limit     Node
+	OrderBy   []Node
 	With      *With
 	Table     Name
 	Alias     string

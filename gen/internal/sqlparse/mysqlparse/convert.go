@@ -652,7 +652,7 @@ func (c *converter) update(n *ast.UpdateStmt) sqlparse.Node {
 		u.Set = append(u.Set, c.assignment(a))
 	}
 	u.Where = c.expr(n.Where)
-	c.orderBy(n.Order)
+	u.OrderBy = c.orderBy(n.Order)
 	if n.Limit != nil {
 		u.Limit = c.expr(n.Limit.Count)
 	}
@@ -666,7 +666,7 @@ func (c *converter) delete(n *ast.DeleteStmt) sqlparse.Node {
 	}
 	d := &sqlparse.Delete{With: c.with(n.With), Table: name, Alias: alias, Loc: c.start}
 	d.Where = c.expr(n.Where)
-	c.orderBy(n.Order)
+	d.OrderBy = c.orderBy(n.Order)
 	if n.Limit != nil {
 		d.Limit = c.expr(n.Limit.Count)
 	}
