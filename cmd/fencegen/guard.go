@@ -21,6 +21,8 @@ import (
 // guardFlags are the flags of fencegen guard.
 type guardFlags struct {
 	cfg, format, dir, version, out, into string
+	// unfence are the -unfence tables (gen.Guard.Unfence).
+	unfence []string
 }
 
 func newGuardFlagSet(out io.Writer) (*flag.FlagSet, *guardFlags) {
@@ -32,7 +34,11 @@ func newGuardFlagSet(out io.Writer) (*flag.FlagSet, *guardFlags) {
 	fs.StringVar(&f.dir, "dir", "", "migrations `directory` to add the migration to (default: print it on standard output)")
 	fs.StringVar(&f.version, "version", "", "migration `version` (default: the next one in -dir: one more than the highest\nsequence number there, or the UTC time as YYYYMMDDHHMMSS when it holds timestamps or nothing)")
 	fs.StringVar(&f.out, "out", "", "the sql entry whose guard to write, by its out `directory` (needed when several have fenced tables)")
-	fs.StringVar(&f.into, "into", "", "add the guard to this `migration`, the newest in -dir (one that drops and re-creates a fenced table,\nnot yet applied anywhere), instead of writing a new one")
+	fs.StringVar(&f.into, "into", "", "add the guard to this `migration`, the newest in -dir (one that drops and re-creates a fenced table\nor renames its token column, not yet applied anywhere), instead of writing a new one")
+	fs.Func("unfence", "stop fencing this `table`, which a migration dropped and created again without its fencing mark:\nthe migration removes its guard and records the decision (repeat for several tables)", func(v string) error {
+		f.unfence = append(f.unfence, v)
+		return nil
+	})
 	fs.Usage = func() {
 		fmt.Fprintf(out, "usage: fencegen guard -format tool [-dir migrations] [-version N] [-out dir] [-into migration] [-f path]\n")
 		fs.PrintDefaults()
@@ -62,6 +68,10 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.into != "" && f.dir == "" {
 		fmt.Fprintf(stderr, "fencegen: guard: -into needs the migrations directory: give it with -dir\n")
+		return exitUsage
+	}
+	if len(f.unfence) > 0 && f.dir == "" {
+		fmt.Fprintf(stderr, "fencegen: guard: -unfence needs the migrations directory (its migrations show the table was fenced): give it with -dir\n")
 		return exitUsage
 	}
 	if f.dir == "" && f.format == "golang-migrate" {
@@ -102,6 +112,7 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
 		return exitError
 	}
+	g.Unfence(f.unfence)
 	if f.into != "" {
 		return guardInto(g, ups, out.Guards, f, stdout, stderr)
 	}

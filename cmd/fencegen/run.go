@@ -319,7 +319,8 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 // command was given, if any.
 func reportGuardFix(w io.Writer, err error, cfgPath string) {
 	var fix []string
-	into := map[string]bool{} // the commands with -into
+	why := map[string]string{}     // the commands with -into: what their migration does
+	unfence := map[string]string{} // and with -unfence: the other choice
 	for _, p := range gen.Problems(err) {
 		var f gen.GuardFinding
 		if !errors.As(p, &f) {
@@ -331,11 +332,18 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 			if f.Several {
 				cmd += " -out " + f.Out
 			}
+			base := cmd
 			if f.Into != "" {
 				cmd += " -into " + filepath.ToSlash(relPath(f.Into))
 			}
 			line = commandLine(cmd, cfgPath)
-			into[line] = f.Into != ""
+			if f.Into != "" {
+				why[line] = f.Why
+			}
+			if f.Unfence != "" {
+				line += "\x00" + f.Unfence // one line per table
+				unfence[line] = commandLine(base+" -unfence "+f.Unfence, cfgPath)
+			}
 		}
 		if !slices.Contains(fix, line) {
 			fix = append(fix, line)
@@ -345,8 +353,11 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 		switch {
 		case cmd == "":
 			fmt.Fprintf(w, "fencegen: the guard migrations were written by a newer fencegen: update fencegen (a migration this one wrote would undo the newer guard)\n")
-		case into[cmd]:
-			fmt.Fprintf(w, "fencegen: a migration that drops and re-creates a fenced table must install its guard again itself (while it is not applied anywhere); add it with: %s\n", cmd)
+		case unfence[cmd] != "":
+			into, table, _ := strings.Cut(cmd, "\x00")
+			fmt.Fprintf(w, "fencegen: fenced table %s was created again without its fencing mark: mark it again in that migration, then add its guard with: %s; or stop fencing it with: %s\n", table, into, unfence[cmd])
+		case why[cmd] != "":
+			fmt.Fprintf(w, "fencegen: a migration that %s must install its guard again itself (while it is not applied anywhere); add it with: %s\n", why[cmd], cmd)
 		default:
 			fmt.Fprintf(w, "fencegen: the guard migrations install an outdated guard: never edit an applied migration; write a new one with: %s\n", cmd)
 		}

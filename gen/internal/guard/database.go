@@ -201,6 +201,8 @@ type DatabaseGuard struct {
 	schema []*sqlparse.File
 	parse  func(name string) (*sqlparse.File, error)
 	tables map[string]bool
+	// unfence are the tables fencegen guard -unfence names (Unfence).
+	unfence []string
 	// mysql holds the guard of an entry with engine mysql (mysqlmig.go),
 	// which the methods render instead of data's PostgreSQL triggers.
 	mysql []mysqlGuardTable
@@ -228,6 +230,14 @@ func NewDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out string
 	}
 	return &DatabaseGuard{Out: out, data: data, schema: schema, parse: parse, tables: quotedTables(cat)}, nil
 }
+
+// Unfence is fencegen guard -unfence: the migration NextMigration and
+// Inline write also removes the guard of tables (quoted, qualified as a
+// guard migration names them, e.g. jobs or app.jobs), each a fenced table
+// that a migration dropped and created again without its fencing mark
+// (Finding.Unfence), and so records that it is no longer fenced on
+// purpose. They return an error for a table that is not such a table.
+func (g *DatabaseGuard) Unfence(tables []string) { g.unfence = tables }
 
 // Fenced reports whether g's entry has a fenced table (otherwise g only
 // has guard migrations, whose triggers a new one removes).
@@ -335,8 +345,18 @@ type Finding struct {
 	// and creates it again (the trigger goes with the dropped table, so
 	// every state after it would be unguarded until a later migration).
 	// fencegen guard -into Into adds the guard to its up section
-	// (DatabaseGuard.Inline).
-	Into string
+	// (DatabaseGuard.Inline). Also set for a rename of a token column that
+	// a fence key marks (no comment moves with it, so the trigger finds no
+	// token column) and for a new column of the token column's old name
+	// (the trigger reads it instead). Why says what the migration does,
+	// for the fix's line ("drops and re-creates a fenced table").
+	Into, Why string
+	// Unfence is set (to the table, as the configuration would name it)
+	// when the table was fenced and a migration re-created it without its
+	// fencing mark: the fix is either to mark it again (then Into), or to
+	// stop fencing it deliberately, with fencegen guard -unfence Unfence
+	// (DatabaseGuard.Unfence), whose migration records the decision.
+	Unfence string
 }
 
 func (f Finding) String() string {
@@ -369,6 +389,10 @@ type guardInstalled struct {
 	// disabled is the statement that disabled the trigger (ALTER TABLE
 	// ... DISABLE TRIGGER), until one enables it again.
 	disabled *cause
+	// shadowed is the statement that adds a column of the name the
+	// trigger reads after a rename of the token column (broken): the
+	// trigger then reads that new column instead of the token.
+	shadowed *cause
 }
 
 // cause is a statement of a schema file, not a guard migration, that
@@ -396,6 +420,11 @@ type cause struct {
 	// one): its guard belongs in that migration (Finding.Into).
 	dropTable   bool
 	recreatedIn string
+	// recreatedAt is the CREATE TABLE that creates it again (file
+	// recreatedIn), fn and column the dropped guard's function and
+	// token column (as quoted in SQL).
+	recreatedAt *cause
+	fn, column  string
 }
 
 // guardMigration is one migration fencegen guard wrote.
@@ -624,7 +653,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		}
 		switch n.Kind {
 		case "column":
-			if in.broken != nil && in.broken.renamedTo == n.Subname && readsColumn(in, n.NewName) {
+			if in.broken != nil && in.broken.renamedTo == n.Subname && readsColumn(in, n.NewName) && in.shadowed == nil {
 				in.broken = nil // renamed back: the trigger reads it again
 				r.tables[key] = in
 			} else if readsColumn(in, n.Subname) {
@@ -672,6 +701,16 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		}
 		for _, c := range n.Cmds {
 			switch {
+			case c.Kind == sqlparse.AlterAddColumn && readsColumn(in, c.Column) && in.broken != nil && in.broken.renamedTo != "":
+				// The trigger reads the column by the name it was
+				// installed for: this new column, not the token.
+				in.shadowed = at("adds column %s to fenced table %s, the name its token column had before %s:%d:%d renamed it to %s", "", c.Column, n.Table.String(), in.broken.file, in.broken.line, in.broken.col, in.broken.renamedTo)
+				continue
+			case c.Kind == sqlparse.AlterDropColumn && readsColumn(in, c.Column) && in.shadowed != nil:
+				// The new column of the old name goes again: the
+				// trigger finds the renamed token column as before.
+				in.shadowed = nil
+				continue
 			case c.Kind == sqlparse.AlterDropColumn && readsColumn(in, c.Column):
 				in.broken = robust(in, at("drops column %s of fenced table %s", fails(n.Table.String(), c.Column), c.Column, n.Table.String()), "drop")
 			case c.Kind == sqlparse.AlterColumnType && readsColumn(in, c.Column):
@@ -703,6 +742,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 	case *sqlparse.CreateTable:
 		if c := r.lost[r.key(n.Table)]; c != nil && c.dropTable {
 			c.recreatedIn = f.Name
+			c.recreatedAt = at("creates table %s again", "", n.Table.String())
 		}
 	case *sqlparse.Drop:
 		for i, name := range n.Names {
@@ -731,6 +771,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 					delete(r.tables, key)
 					r.lost[key] = at("drops fenced table %s, and with it the guard trigger that %s installs", "", name.String(), in.file)
 					r.lost[key].dropTable = true
+					r.lost[key].fn, r.lost[key].column = in.fn.name, column(in.fn.text)
 				}
 			case n.Kind == "trigger" && i < len(n.On) && name.Name == "fencegen_guard":
 				key := r.key(n.On[i])
@@ -939,16 +980,28 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		case !ok && have.lost[t.QualifiedTable] != nil && have.lost[t.QualifiedTable].recreatedIn != "":
 			c := have.lost[t.QualifiedTable]
 			f := because(c, "; table %s is fenced, so its guard belongs in the migration that creates it again, %s, for no applied state to leave it unguarded: without it, the database lets a stale token's UPDATE of %s from any writer through", t.Table, c.recreatedIn, t.Table)
-			f.Into = c.recreatedIn
+			f.Into, f.Why = c.recreatedIn, whyRecreate
 			out = append(out, f)
 		case !ok && have.lost[t.QualifiedTable] != nil:
 			out = append(out, because(have.lost[t.QualifiedTable], "; table %s is fenced, so until a new guard migration installs its guard again, the database lets a stale token's UPDATE of %s from any writer through", t.Table, t.Table))
 		case !ok:
 			out = append(out, at(last.file, 1, "fenced table %s has no guard trigger in the guard migrations: the database does not refuse a stale token's UPDATE from other writers", t.Table))
+		case in.shadowed != nil:
+			f := because(in.shadowed, ": the guard trigger that %s installs reads the token column by that name, so once this is applied it checks this new column instead of %s, and the database lets a stale token's UPDATE of %s from any writer through; its guard belongs in this migration, %s, for no applied state to leave %s unguarded", in.file, in.broken.renamedTo, t.Table, in.shadowed.file, t.Table)
+			f.Into, f.Why = in.shadowed.file, whyShadow
+			out = append(out, f)
 		case in.broken != nil && in.broken.refusedOn != "":
 			out = append(out, because(in.broken, refusedText, in.file, in.broken.refusedOn))
 		case in.broken != nil && in.broken.kind != "":
-			out = append(out, because(in.broken, "%s", robustText(in, t.Table, t.ColumnName == in.broken.renamedTo && t.Comment, true)))
+			follows := t.ColumnName == in.broken.renamedTo && t.Comment
+			f := because(in.broken, "%s", robustText(in, t.Table, follows, true))
+			if in.broken.kind == "rename" && !follows {
+				// No mark moved with the column: the trigger finds no
+				// token column once this is applied, so the guard
+				// belongs in this migration.
+				f.Into, f.Why = in.broken.file, whyKeyRename
+			}
+			out = append(out, f)
 		case in.broken != nil:
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration replaces the trigger", in.file, in.broken.fails))
 		case in.disabled != nil:
@@ -987,7 +1040,11 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		case in.broken != nil && in.broken.refusedOn != "":
 			out = append(out, because(in.broken, refusedText, in.file, in.broken.refusedOn))
 		case in.broken != nil && in.broken.kind != "":
-			out = append(out, because(in.broken, "%s", robustText(in, qt, false, false)))
+			f := because(in.broken, "%s", robustText(in, qt, false, false))
+			if in.broken.kind == "rename" {
+				f.Into, f.Why = in.broken.file, whyKeyRename
+			}
+			out = append(out, f)
 		case in.broken != nil && in.broken.renamedTo != "":
 			// The mark did not follow the column (a fence key names it).
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration replaces the trigger; fence column %s of %s by its new name first", in.file, in.broken.fails, in.broken.renamedTo, qt))
@@ -1000,6 +1057,27 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		default:
 			out = append(out, at(in.file, in.line, "table %s is no longer fenced, but the guard migrations still install its guard trigger, which refuses UPDATEs that lower %s", qt, column(in.fn.text)))
 		}
+	}
+	// A fenced table dropped and created again without its mark: fenced
+	// no longer, by accident or on purpose; fencegen guard -unfence (or
+	// the mark again) says which.
+	var recreated []string
+	for qt, c := range have.lost {
+		if c.dropTable && c.recreatedAt != nil && !fenced[qt] && g.tables[qt] {
+			recreated = append(recreated, qt)
+		}
+	}
+	slices.Sort(recreated)
+	for _, qt := range recreated {
+		c := have.lost[qt]
+		col := c.column
+		if col == "" {
+			col = "<token column>"
+		}
+		f := because(c.recreatedAt, " without the fencing mark of its token column %s, after %s:%d:%d %s: table %s is no longer fenced, so its generated writes take no token and the database refuses no stale one. Either mark it again in this migration (COMMENT ON COLUMN %s.%s IS 'fencegen:token', or a fence key) and add its guard to it (fencegen guard -into), or stop fencing %s deliberately (fencegen guard -unfence %s writes the migration that removes its guard and records the decision)",
+			col, c.file, c.line, c.col, c.what, qt, qt, col, qt, qt)
+		f.Into, f.Why, f.Unfence = c.recreatedIn, whyRecreate, qt
+		out = append(out, f)
 	}
 	// The causes first, in file order; then the other findings.
 	slices.SortStableFunc(out, func(a, b Finding) int {
@@ -1017,6 +1095,14 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 	return out
 }
 
+// The Why of a Finding with Into: what the migration does that only
+// itself can fix without an unguarded state between.
+const (
+	whyRecreate  = "drops and re-creates a fenced table"
+	whyKeyRename = "renames a token column that a fence key marks (no column comment moves with it, so the trigger finds no token column)"
+	whyShadow    = "adds a column of the name a renamed token column had (the trigger reads it instead)"
+)
+
 // robustText ends the finding of a statement that renames, drops or
 // retypes the token column read by a guard trigger of template 3 or later
 // (cause.kind), on table: what the trigger does once it is applied, and
@@ -1032,9 +1118,9 @@ func robustText(in guardInstalled, table string, follows, fenced bool) string {
 	case c.kind == "rename" && follows:
 		return fmt.Sprintf(", which the guard trigger that %s installs was written for: it keeps guarding the column under its new name, found by its fencing mark with a catalog lookup on every UPDATE of %s, %s", in.file, table, until)
 	case c.kind == "rename" && !fenced:
-		return fmt.Sprintf(", which the guard trigger that %s installs was written for: once this is applied, it finds no token column (a fence key of the configuration marks it, not a column comment, which would move with it), so the database lets a stale token's UPDATE of %s from any writer through until a new guard migration replaces the trigger; fence column %s of %s by its new name first", in.file, table, c.renamedTo, table)
+		return fmt.Sprintf(", which the guard trigger that %s installs was written for: once this is applied, it finds no token column (a fence key of the configuration marks it, not a column comment, which would move with it), so the database would let a stale token's UPDATE of %s from any writer through: fence column %s of %s by its new name, and its guard belongs in this migration, %s, for no applied state to leave it unguarded", in.file, table, c.renamedTo, table, c.file)
 	case c.kind == "rename":
-		return fmt.Sprintf(", which the guard trigger that %s installs was written for: once this is applied, it finds no token column (a fence key of the configuration marks it, not a column comment, which would move with it), so the database lets a stale token's UPDATE of %s from any writer through %s", in.file, table, until)
+		return fmt.Sprintf(", which the guard trigger that %s installs was written for: once this is applied, it finds no token column (a fence key of the configuration marks it, not a column comment, which would move with it), so the database would let a stale token's UPDATE of %s from any writer through: its guard belongs in this migration, %s, for no applied state to leave it unguarded", in.file, table, c.file)
 	case c.kind == "drop":
 		return fmt.Sprintf(", which the guard trigger that %s installs was written for: once this is applied, it finds no token column and lets every UPDATE of %s through, %s", in.file, table, until)
 	default: // retype
@@ -1149,7 +1235,8 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 // goose's -- +goose Down or dbmate's -- migrate:down; into is the .up.sql
 // file of golang-migrate), after a header line (inlineHeader) that the
 // replay recognises. Applied, into then leaves no state in which a table
-// it re-creates is unguarded. It returns nil when the migrations install
+// it re-creates is unguarded, nor one in which the trigger misses a token
+// column it renames (Finding.Into). It returns nil when the migrations install
 // g's guard already, and an error when into is not the newest migration,
 // is a guard migration or holds such a guard already.
 func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGuard, format string) ([]byte, error) {
@@ -1197,8 +1284,9 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 		up = files2["0_fencegen_guard.up.sql"]
 	}
 	block := fmt.Sprintf("%s%s migration: the database-side fencing guard, added by\n"+
-		"-- \"fencegen guard -into\" to the migration that re-creates a fenced table, so\n"+
-		"-- that no applied state leaves it unguarded. Keep it as it is once applied.\n%s%d\n",
+		"-- \"fencegen guard -into\" to the migration that changes a fenced table (re-creates\n"+
+		"-- it, or renames its token column), so that no applied state leaves it unguarded.\n"+
+		"-- Keep it as it is once applied.\n%s%d\n",
 		inlineHeader, format, guardTemplateLine, TemplateVersion) + upStatements(string(up), format)
 	bom := ""
 	src := string(raw)
@@ -1282,9 +1370,30 @@ func (g *DatabaseGuard) next(have *guardReplay, others []*DatabaseGuard, format,
 			return nil, fmt.Errorf("%s: update fencegen rather than undo it with an older guard", f)
 		}
 	}
+	recreated := map[string]bool{}
+	for _, f := range found {
+		if f.Unfence != "" {
+			recreated[f.Unfence] = true
+		}
+	}
+	for _, t := range g.unfence {
+		if !recreated[t] {
+			return nil, fmt.Errorf("-unfence %s: not a fenced table that a migration created again without its fencing mark (the only tables -unfence takes); to stop fencing a table, remove its mark (COMMENT ON COLUMN ... IS NULL, or its fence key)", t)
+		}
+	}
+	for _, f := range found {
+		if f.Unfence != "" && !slices.Contains(g.unfence, f.Unfence) {
+			return nil, fmt.Errorf("%s:%d:%d: table %s was fenced and is created again without its fencing mark: mark it again in that migration and add its guard with -into %s, or stop fencing it deliberately with -unfence %s", f.File, f.Line, f.Col, f.Unfence, filepath.ToSlash(f.Into), f.Unfence)
+		}
+	}
 	g2 := *g
 	data := *g.data
 	data.Removed = g.removedTables(have, others)
+	for _, t := range g.unfence {
+		// Its trigger went with the dropped table: the migration drops
+		// the function, and names the table as no longer fenced.
+		data.Removed = append(data.Removed, guardTable{Table: t, QualifiedTable: t, Function: have.lost[t].fn, Trigger: "fencegen_guard"})
+	}
 	data.Orphans = g.orphanFunctions(have, data.Removed)
 	if len(have.migrations) > 0 {
 		for qt, in := range have.tables {
