@@ -49,23 +49,15 @@ func WriteByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 		if written > 0 {
 			return written, nil
 		}
-		srows, err := stored(ctx)
+		tok, found, err := readStoredToken(ctx, stored)
+		if fields, ok := fieldsOf(err); ok && fields.code == replanSQLState && ctx.Err() == nil {
+			// A session that prepared the read before a migration
+			// changed the token column's type: the driver drops the
+			// prepared statement on this error, so the read is sent
+			// again, once (it reads; nothing was written).
+			tok, found, err = readStoredToken(ctx, stored)
+		}
 		if err != nil {
-			return 0, storedErr(ctx, query, table, err)
-		}
-		var (
-			tok   *int64
-			found int64
-		)
-		for srows.Next() {
-			if err := srows.Scan(&tok); err != nil {
-				srows.Close()
-				return 0, storedErr(ctx, query, table, err)
-			}
-			found++
-		}
-		srows.Close()
-		if err := srows.Err(); err != nil {
 			return 0, storedErr(ctx, query, table, err)
 		}
 		if found == 0 || tok == nil {
@@ -76,6 +68,30 @@ func WriteByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 			return 0, err
 		}
 	}
+}
+
+// replanSQLState is PostgreSQL's feature_not_supported, which a prepared
+// statement fails with ("cached plan must not change result type") when
+// a schema change altered the type of a column it returns since it was
+// prepared; pgx then drops the statement from its cache.
+const replanSQLState = "0A000"
+
+// readStoredToken runs stored, WriteByKey's read of the stored token, and
+// returns the token (nil when NULL) and the number of rows read.
+func readStoredToken(ctx context.Context, stored func(ctx context.Context) (Rows, error)) (tok *int64, found int64, err error) {
+	srows, err := stored(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer srows.Close()
+	for srows.Next() {
+		if err := srows.Scan(&tok); err != nil {
+			return nil, 0, err
+		}
+		found++
+	}
+	srows.Close()
+	return tok, found, srows.Err()
 }
 
 // storedErr is the error of WriteByKey when the stored-token read, after a
