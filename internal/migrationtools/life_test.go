@@ -1,15 +1,22 @@
 package migrationtools
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -83,6 +90,16 @@ type lifeCase struct {
 	// the fix: the change then installs the guard itself (between is
 	// unused; the change's down migration leaves the after state).
 	into bool
+	// key is set when a fence key of the configuration marks the token
+	// column instead of a column comment; the team points it at the
+	// column's new name (after.column) before running the fix.
+	key bool
+	// unfence is set for a fenced table that the change re-creates
+	// without its mark, on purpose: the fix is fencegen guard -unfence.
+	unfence bool
+	// reapply is set for a change (with into) that applies again after
+	// its down section (SELECT 1): the down and up cycle then runs.
+	reapply bool
 }
 
 var lifeCases = []lifeCase{
@@ -138,8 +155,43 @@ var lifeCases = []lifeCase{
 		cause: `:1:1: drops fenced table jobs, and with it the guard trigger that `,
 		// fencegen guard -into adds the guard to the change itself:
 		// there is no state between.
-		into:  true,
-		after: state{table: "jobs", column: "tok", refused: true},
+		into:    true,
+		reapply: true,
+		after:   state{table: "jobs", column: "tok", refused: true},
+	},
+	{
+		// No comment moves with the column: the trigger would find no
+		// token column once the rename is applied, so the guard goes
+		// into the rename's own migration.
+		name:   "key-rename",
+		key:    true,
+		change: "ALTER TABLE jobs RENAME COLUMN tok TO fence;\n",
+		cause:  `:1:1: renames column tok of fenced table jobs to fence, which the guard trigger that `,
+		into:   true,
+		after:  state{table: "jobs", column: "fence", refused: true},
+	},
+	{
+		// A new column of the token column's old name: the trigger
+		// reads the column by that name, so it would check the new one.
+		name:   "rename-shadow",
+		change: "ALTER TABLE jobs RENAME COLUMN tok TO fence;\nALTER TABLE jobs ADD COLUMN tok bigint NOT NULL DEFAULT 0;\n",
+		cause:  `:2:1: adds column tok to fenced table jobs, the name its token column had before `,
+		into:   true,
+		after:  state{table: "jobs", column: "fence", refused: true},
+	},
+	{
+		// Re-created without its mark, and unfenced on purpose: no
+		// state guards it after the change, and the fix's migration
+		// removes the guard function left behind.
+		name: "recreate-unmarked",
+		change: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n",
+		cause:   `:2:1: creates table jobs again without the fencing mark of its token column tok, after `,
+		unfence: true,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			writes(t, conn, state{table: "jobs", column: "tok"}, id)
+		},
+		after: state{table: "jobs", column: "tok"},
 	},
 	{
 		name:   "tblrename",
@@ -220,15 +272,27 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 			t.Fatal(err)
 		}
 	}
-	write("fencegen.yaml", "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: migrations\n    queries: query.sql\n    gen: {go: {package: db, out: db}}\n")
-	write("query.sql", "-- name: SetNote :exec\nUPDATE notes SET body = $1 WHERE id = $2;\n")
+	// config writes the configuration, with a fence key on column when
+	// the case marks the token column by one.
+	config := func(column string) {
+		fence := ""
+		if c.key {
+			fence = "    fence: {tables: [{table: jobs, column: " + column + "}]}\n"
+		}
+		write("fencegen.yaml", "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: migrations\n    queries: query.sql\n"+
+			"    gen: {go: {package: db, out: db, sql_package: pgx/v5}}\n"+fence)
+	}
+	config("tok")
+	write("query.sql", lifeQueries("jobs"))
 	mark := c.mark
 	if mark == "" {
 		mark = "fencegen:token"
 	}
 	init := "CREATE TABLE notes (id bigint PRIMARY KEY, body text NOT NULL);\n" +
-		"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
-		"COMMENT ON COLUMN jobs.tok IS '" + mark + "';\n"
+		"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n"
+	if !c.key {
+		init += "COMMENT ON COLUMN jobs.tok IS '" + mark + "';\n"
+	}
 	var changeFile string
 	switch tool {
 	case "goose":
@@ -265,34 +329,49 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		}
 		return stderr.String()
 	}
+	// The repository code as the team generates it before the change,
+	// with the schema alone and with the guard migration (the same).
+	fencegen(0, "generate")
+	before := readGenerated(t, filepath.Join(dir, "db"))
 	fencegen(0, "guard", "-format", tool, "-dir", "migrations")
 	fencegen(0, "generate")
 	fencegen(0, "check")
+	if got := readGenerated(t, filepath.Join(dir, "db")); !maps.Equal(got, before) {
+		t.Errorf("the generated Go code differs with the guard migration applied: %v, want %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(before)))
+	}
 
-	// The change: every command fails, the change's statement first.
+	// The change, and the queries as the team changes them with it: every
+	// command fails, the change's statement first.
+	c.cause = atLine(c.cause, map[string]int{"goose": 2, "dbmate": 1}[tool])
 	switch tool {
 	case "goose":
 		write(changeFile, "-- +goose Up\n-- +goose StatementBegin\n"+c.change+"-- +goose StatementEnd\n-- +goose Down\nSELECT 1;\n")
-		// The statement is on line 3, after the goose annotations.
-		c.cause = strings.Replace(c.cause, ":1:1:", ":3:1:", 1)
 	case "dbmate":
 		write(changeFile, "-- migrate:up\n"+c.change+"-- migrate:down\nSELECT 1;\n")
-		c.cause = strings.Replace(c.cause, ":1:1:", ":2:1:", 1)
 	case "atlas":
 		write(changeFile, c.change)
 	default:
 		write(changeFile, c.change)
 		write(strings.Replace(changeFile, ".up.sql", ".down.sql", 1), "SELECT 1;\n")
 	}
+	afterTable := c.after.table
+	if afterTable == "" {
+		afterTable = "jobs"
+	}
+	write("query.sql", lifeQueries(afterTable))
+	base := "fencegen guard -format " + tool + " -dir migrations"
 	for _, cmd := range []string{"generate", "vet", "check"} {
 		stderr := fencegen(1, cmd)
 		first, _, _ := strings.Cut(stderr, "\n")
 		if !strings.HasPrefix(first, changeFile+c.cause) {
 			t.Errorf("fencegen %s: first line\n%s\nwant it to start %s%s", cmd, first, changeFile, c.cause)
 		}
-		want := "write a new one with: fencegen guard -format " + tool + " -dir migrations\n"
-		if c.into {
-			want = "add it with: fencegen guard -format " + tool + " -dir migrations -into " + changeFile + "\n"
+		want := "write a new one with: " + base + "\n"
+		switch {
+		case c.unfence:
+			want = "add its guard with: " + base + " -into " + changeFile + "; or stop fencing it with: " + base + " -unfence jobs\n"
+		case c.into:
+			want = "add it with: " + base + " -into " + changeFile + "\n"
 		}
 		if !strings.HasSuffix(stderr, want) {
 			t.Errorf("fencegen %s: last line of\n%s\nwant ...%s", cmd, stderr, want)
@@ -310,13 +389,24 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		}
 		return
 	}
-	if c.into {
+	if c.key {
+		config(c.after.column) // the fence key names the column's new name
+	}
+	switch {
+	case c.into:
 		fencegen(0, "guard", "-format", tool, "-dir", "migrations", "-into", changeFile)
-	} else {
+	case c.unfence:
+		fencegen(0, "guard", "-format", tool, "-dir", "migrations", "-unfence", "jobs")
+	default:
 		fencegen(0, "guard", "-format", tool, "-dir", "migrations")
 	}
+	// The repository code after the change, generated once the fix is
+	// written (generate fails until then): it runs from the change on.
 	fencegen(0, "generate")
 	fencegen(0, "check")
+	after := readGenerated(t, filepath.Join(dir, "db"))
+	fenced := c.after.refused // the after state is guarded: the table is fenced
+	drv := lifeDriver(t, before, after, afterTable, fenced)
 
 	// The migrations, applied one by one by the tool.
 	url := testenv.NewDatabase(t)
@@ -327,29 +417,40 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
+	code := startDriver(t, drv, url)
 	up, down := migrator(t, tool, url, filepath.Join(dir, "migrations"))
-	before := state{table: "jobs", column: "tok", refused: true}
+	guarded := state{table: "jobs", column: "tok", refused: true}
 	steps := []struct {
 		name  string
+		code  string // the generated code that runs in this state
 		check func(id int)
 	}{
-		{"the schema", func(id int) { writes(t, conn, state{table: "jobs", column: "tok"}, id) }}, // no guard yet
-		{"the guard migration", func(id int) { writes(t, conn, before, id) }},
-		{"the change", func(id int) { c.between(t, conn, id) }},
-		{"the fix", func(id int) { writes(t, conn, c.after, id); guardObjects(t, conn, c.after) }},
+		{"the schema", "before", func(id int) { writes(t, conn, state{table: "jobs", column: "tok"}, id) }}, // no guard yet
+		{"the guard migration", "before", func(id int) { writes(t, conn, guarded, id) }},
+		{"the change", "after", func(id int) { c.between(t, conn, id) }},
+		{"the fix", "after", func(id int) { writes(t, conn, c.after, id); guardObjects(t, conn, c.after) }},
 	}
 	if c.into {
 		steps = append(steps[:2], struct {
 			name  string
+			code  string
 			check func(id int)
-		}{"the change with the guard", func(id int) { writes(t, conn, c.after, id); guardObjects(t, conn, c.after) }})
+		}{"the change with the guard", "after", func(id int) { writes(t, conn, c.after, id); guardObjects(t, conn, c.after) }})
 	}
 	for i, s := range steps {
 		up()
-		t.Run(fmt.Sprintf("%d_%s", i+1, strings.ReplaceAll(s.name, " ", "_")), func(t *testing.T) { s.check(100 + i) })
+		t.Run(fmt.Sprintf("%d_%s", i+1, strings.ReplaceAll(s.name, " ", "_")), func(t *testing.T) {
+			s.check(100 + i)
+			code(t, s.code, 150+i)
+		})
 	}
 	if tool == "atlas" {
 		return // Atlas's versioned migrations have no down section
+	}
+	if c.into && !c.reapply {
+		// The change's down section would have to undo the rename, and
+		// restore the earlier guard, which -into does not write.
+		return
 	}
 	// The fix's down migration brings back the state of the change; up
 	// again, the fix's.
@@ -362,9 +463,269 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	default:
 		c.between(t, conn, 200)
 	}
+	code(t, "after", 250)
 	up()
 	writes(t, conn, c.after, 201)
 	guardObjects(t, conn, c.after)
+	code(t, "after", 251)
+}
+
+// atLine is cause (":N:1: ...") with N moved down by n lines (the section
+// lines of a goose or dbmate migration before the change's statements).
+func atLine(cause string, n int) string {
+	var line int
+	if _, err := fmt.Sscanf(cause, ":%d:", &line); err != nil || n == 0 {
+		return cause
+	}
+	return strings.Replace(cause, fmt.Sprintf(":%d:", line), fmt.Sprintf(":%d:", line+n), 1)
+}
+
+// lifeQueries are the team's queries on the fenced table (named table)
+// and on an unfenced one.
+func lifeQueries(table string) string {
+	return "-- name: SetNote :exec\nUPDATE notes SET body = $1 WHERE id = $2;\n" +
+		"-- name: InsertJob :exec\nINSERT INTO " + table + " (id, status) VALUES ($1, $2);\n" +
+		"-- name: SetStatus :exec\nUPDATE " + table + " SET status = $1 WHERE id = $2;\n" +
+		"-- name: DeleteJob :exec\nDELETE FROM " + table + " WHERE id = $1;\n"
+}
+
+// readGenerated returns the Go files fencegen generated in dir, by name.
+func readGenerated(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("generated Go files in %s: %v, %v", dir, files, err)
+	}
+	out := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(f)] = string(b)
+	}
+	return out
+}
+
+// drivers caches the driver programs lifeDriver builds, by the hash of
+// their sources: the generated code does not depend on the migration tool.
+var drivers = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// driverPkg is the import path under which lifeDriver's packages are
+// built (go build -overlay: nothing is written into this directory).
+const driverPkg = "github.com/fencegen/fencegen/internal/migrationtools/lifedriver"
+
+// lifeDriver builds a program that runs the writes of the generated code
+// before and after the change (packages before and after, fencegen's
+// output as is, the fenced table of the after code named afterTable and
+// fenced or not) over one pgx connection, kept across the migrations as a
+// pooled connection is: it reads "<before|after> <id>" lines and answers
+// "ok" or "FAIL <what>" (writes, in lifeDriverMain). It returns the
+// program's path.
+func lifeDriver(t *testing.T, before, after map[string]string, afterTable string, fenced bool) string {
+	t.Helper()
+	files := map[string]string{"main.go": lifeDriverMain(fenced)}
+	for name, text := range before {
+		files["before/"+name] = text
+	}
+	for name, text := range after {
+		files["after/"+name] = text
+	}
+	h := sha256.New()
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(h, "%s\x00%s\x00", name, files[name])
+	}
+	sum := hex.EncodeToString(h.Sum(nil))[:16]
+	drivers.Lock()
+	defer drivers.Unlock()
+	if bin, ok := drivers.m[sum]; ok {
+		return bin
+	}
+	src := filepath.Join(filepath.Dir(fencegenBin), "driver-"+sum)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay := map[string]map[string]string{"Replace": {}}
+	for name, text := range files {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		overlay["Replace"][filepath.Join(wd, "lifedriver", filepath.FromSlash(name))] = p
+	}
+	ov, err := json.Marshal(overlay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src+".json", ov, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := src + ".bin"
+	if out, err := exec.Command("go", "build", "-overlay", src+".json", "-o", bin, "./lifedriver").CombinedOutput(); err != nil {
+		t.Fatalf("go build (the generated code with its driver): %v\n%s", err, out)
+	}
+	drivers.m[sum] = bin
+	return bin
+}
+
+// startDriver starts the driver program bin on the database url and
+// returns a function that runs the writes of the generated code named
+// code ("before" or "after") on row id.
+func startDriver(t *testing.T, bin, url string) func(t *testing.T, code string, id int) {
+	t.Helper()
+	cmd := exec.Command(bin, url)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("the driver of the generated code: %v\n%s", err, stderr.String())
+		}
+	})
+	lines := bufio.NewScanner(out)
+	return func(t *testing.T, code string, id int) {
+		t.Helper()
+		if _, err := fmt.Fprintf(in, "%s %d\n", code, id); err != nil {
+			t.Fatalf("the driver of the generated code: %v\n%s", err, stderr.String())
+		}
+		if !lines.Scan() {
+			t.Fatalf("the driver of the generated code stopped: %v\n%s", lines.Err(), stderr.String())
+		}
+		if got := lines.Text(); got != "ok" {
+			t.Errorf("the %s code's generated methods, row %d: %s", code, id, got)
+		}
+	}
+}
+
+// lifeDriverMain is the driver's main package: for each line "<code>
+// <id>" it runs, with the generated methods of package code on row id,
+// an INSERT with token 5, an UPDATE with token 6 (fresh), an UPDATE with
+// token 4, which the guard must refuse as a fence.ErrStaleToken with the
+// stored token 6, a DELETE with token 4 (refused the same way) and a
+// DELETE with token 6. The before code is fenced; the after code is when
+// afterFenced is set, otherwise its methods take no token and every write
+// must work.
+func lifeDriverMain(afterFenced bool) string {
+	fencedRun := func(pkg string) string {
+		return `func run` + strings.ToUpper(pkg[:1]) + pkg[1:] + `(ctx context.Context, q *` + pkg + `.Queries, id int64) error {
+	if err := q.InsertJob(ctx, ` + pkg + `.InsertJobParams{ID: id, Status: "new"}, 5); err != nil {
+		return fmt.Errorf("InsertJob with token 5: %w", err)
+	}
+	if err := q.SetStatus(ctx, ` + pkg + `.SetStatusParams{Status: "run", ID: id}, 6); err != nil {
+		return fmt.Errorf("SetStatus with token 6 (fresh): %w", err)
+	}
+	if err := stale(q.SetStatus(ctx, ` + pkg + `.SetStatusParams{Status: "stale", ID: id}, 4)); err != nil {
+		return fmt.Errorf("SetStatus with token 4 (stale): %w", err)
+	}
+	if err := stale(q.DeleteJob(ctx, id, 4)); err != nil {
+		return fmt.Errorf("DeleteJob with token 4 (stale): %w", err)
+	}
+	if err := q.DeleteJob(ctx, id, 6); err != nil {
+		return fmt.Errorf("DeleteJob with token 6: %w", err)
+	}
+	return nil
+}
+`
+	}
+	after := fencedRun("after")
+	if !afterFenced {
+		after = `func runAfter(ctx context.Context, q *after.Queries, id int64) error {
+	if err := q.InsertJob(ctx, after.InsertJobParams{ID: id, Status: "new"}); err != nil {
+		return fmt.Errorf("InsertJob: %w", err)
+	}
+	if err := q.SetStatus(ctx, after.SetStatusParams{Status: "run", ID: id}); err != nil {
+		return fmt.Errorf("SetStatus: %w", err)
+	}
+	if err := q.DeleteJob(ctx, id); err != nil {
+		return fmt.Errorf("DeleteJob: %w", err)
+	}
+	return nil
+}
+`
+	}
+	return `// Command lifedriver runs the writes of fencegen's generated code
+// (internal/migrationtools, TestGuardLifePostgres).
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/fencegen/fencegen/runtime/fence"
+
+	after "` + driverPkg + `/after"
+	before "` + driverPkg + `/before"
+)
+
+// stale checks that err is the guard's refusal of token 4 over the
+// stored 6.
+func stale(err error) error {
+	var se *fence.StaleError
+	if !errors.Is(err, fence.ErrStaleToken) || !errors.As(err, &se) {
+		return fmt.Errorf("got %v, want a fence.ErrStaleToken", err)
+	}
+	if se.Presented != 4 || se.Stored != 6 {
+		return fmt.Errorf("%v: want presented 4, stored 6", se)
+	}
+	return nil
+}
+
+` + fencedRun("before") + "\n" + after + `
+func main() {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer conn.Close(ctx)
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		code, idText, _ := strings.Cut(in.Text(), " ")
+		id, err := strconv.ParseInt(idText, 10, 64)
+		if err == nil {
+			switch code {
+			case "before":
+				err = runBefore(ctx, before.New(conn), id)
+			case "after":
+				err = runAfter(ctx, after.New(conn), id)
+			default:
+				err = fmt.Errorf("unknown code %q", code)
+			}
+		}
+		if err != nil {
+			fmt.Println("FAIL", strings.ReplaceAll(err.Error(), "\n", " "))
+		} else {
+			fmt.Println("ok")
+		}
+	}
+}
+`
 }
 
 // up3 applies the third migration of dir, after the first two, and
