@@ -139,6 +139,8 @@ func FuzzReplayGuard(f *testing.F) {
 		"ALTER TABLE app.\"Order\" SET SCHEMA public;",
 		"COMMENT ON COLUMN jobs.tok IS NULL;",
 		"DROP TRIGGER fencegen_guard ON jobs;",
+		"ALTER TABLE jobs RENAME COLUMN tok TO fence;\nALTER TABLE jobs ADD COLUMN tok bigint NOT NULL DEFAULT 0;",
+		"DROP TABLE jobs;\nCREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);",
 	} {
 		f.Add(s)
 	}
