@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"reflect"
 	"strings"
 
 	"github.com/goccy/go-yaml"
@@ -26,6 +27,9 @@ type entry struct {
 	// directory: gen.go.out (version 2) or path (version 1); "" when the
 	// entry generates no Go.
 	Out string
+	// Paths are the entry's schema and queries paths as written
+	// (relative to the configuration's directory).
+	Paths []string
 }
 
 // engine is the engine whose entries a run measures (-engine):
@@ -77,9 +81,11 @@ func parseConfig(name string, src []byte) (*sqlcConfig, error) {
 	}
 	var doc struct {
 		SQL []struct {
-			Name   string `yaml:"name"`
-			Engine string `yaml:"engine"`
-			Gen    struct {
+			Name    string `yaml:"name"`
+			Engine  string `yaml:"engine"`
+			Schema  any    `yaml:"schema"`
+			Queries any    `yaml:"queries"`
+			Gen     struct {
 				Go *goGen `yaml:"go"`
 			} `yaml:"gen"`
 		} `yaml:"sql"`
@@ -88,6 +94,8 @@ func parseConfig(name string, src []byte) (*sqlcConfig, error) {
 			Engine     string `yaml:"engine"`
 			Path       string `yaml:"path"`
 			SQLPackage string `yaml:"sql_package"`
+			Schema     any    `yaml:"schema"`
+			Queries    any    `yaml:"queries"`
 		} `yaml:"packages"`
 	}
 	if err := yaml.Unmarshal(src, &doc); err != nil {
@@ -95,7 +103,7 @@ func parseConfig(name string, src []byte) (*sqlcConfig, error) {
 	}
 	c := &sqlcConfig{JSON: strings.HasSuffix(name, ".json")}
 	for i, s := range doc.SQL {
-		e := entry{Index: i, Name: s.Name, Engine: s.Engine}
+		e := entry{Index: i, Name: s.Name, Engine: s.Engine, Paths: append(stringsOf(s.Schema), stringsOf(s.Queries)...)}
 		if s.Gen.Go != nil {
 			e.Out, e.SQLPackage = s.Gen.Go.Out, s.Gen.Go.SQLPackage
 			if e.Out == "" {
@@ -109,9 +117,27 @@ func parseConfig(name string, src []byte) (*sqlcConfig, error) {
 		if out == "" {
 			out = "."
 		}
-		c.Entries = append(c.Entries, entry{Index: i, Name: p.Name, Engine: p.Engine, SQLPackage: p.SQLPackage, Out: out})
+		c.Entries = append(c.Entries, entry{Index: i, Name: p.Name, Engine: p.Engine, SQLPackage: p.SQLPackage, Out: out,
+			Paths: append(stringsOf(p.Schema), stringsOf(p.Queries)...)})
 	}
 	return c, nil
+}
+
+// stringsOf is a schema or queries key's paths: one string or a list.
+func stringsOf(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // reduceConfig returns src with only the sql entries whose indexes keep
@@ -163,7 +189,7 @@ func checkReduced(name string, out []byte, c *sqlcConfig, keep map[int]bool) err
 	for i := range want {
 		got := r.Entries[i]
 		got.Index = want[i].Index
-		if got != want[i] {
+		if !reflect.DeepEqual(got, want[i]) {
 			return fmt.Errorf("entry %d reads %+v after reduction, want %+v", want[i].Index, got, want[i])
 		}
 	}

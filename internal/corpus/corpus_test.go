@@ -78,10 +78,10 @@ func TestParseConfigEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []entry{
-		{Index: 0, Name: "lite", Engine: "sqlite", Out: "sqlite"},
-		{Index: 1, Name: "pg", Engine: "postgresql", SQLPackage: "pgx/v5", Out: "postgresql"},
-		{Index: 2, Engine: "mysql", Out: "mysql"},
-		{Index: 3, Engine: "postgresql", Out: "postgresql/stdlib"},
+		{Index: 0, Name: "lite", Engine: "sqlite", Out: "sqlite", Paths: []string{"sqlite/schema.sql", "sqlite/query.sql"}},
+		{Index: 1, Name: "pg", Engine: "postgresql", SQLPackage: "pgx/v5", Out: "postgresql", Paths: []string{"postgresql/schema.sql", "postgresql/query.sql"}},
+		{Index: 2, Engine: "mysql", Out: "mysql", Paths: []string{"mysql/schema.sql", "mysql/query.sql"}},
+		{Index: 3, Engine: "postgresql", Out: "postgresql/stdlib", Paths: []string{"postgresql/schema.sql", "postgresql/query.sql"}},
 	}
 	if !reflect.DeepEqual(c.Entries, want) {
 		t.Errorf("entries =\n%+v\nwant\n%+v", c.Entries, want)
@@ -351,6 +351,45 @@ func TestPrepareNoPostgres(t *testing.T) {
 	cs, err := prepare(c, true)
 	if err != nil || len(cs) != 1 || !strings.HasPrefix(cs[0].Skip, "no engine postgresql entry") {
 		t.Fatalf("prepare = %+v, %v", cs, err)
+	}
+}
+
+// TestPrepareMySQLPartlyCopied: under -engine mysql a configuration
+// without a mysql entry is skipped as such, and one whose mysql entry
+// names files the corpus lacks (sqlc's examples keep their MySQL halves
+// in peers/sqlc-examples) is skipped, naming them, rather than failed by
+// both generators; a project without a configuration yields no
+// schema-only cases (those are PostgreSQL schemas).
+func TestPrepareMySQLPartlyCopied(t *testing.T) {
+	defer func(e string) { engine = e }(engine)
+	engine = "mysql"
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"pg/sqlc.yaml":       "version: \"2\"\nsql:\n- {engine: postgresql, schema: s.sql, queries: s.sql, gen: {go: {package: s, out: s}}}\n",
+		"part/sqlc.yaml":     "version: \"2\"\nsql:\n- {engine: postgresql, schema: p/s.sql, queries: p/q.sql, gen: {go: {package: s, out: p}}}\n- {engine: mysql, schema: [m/schema.sql], queries: m/q.sql, gen: {go: {package: s, out: m}}}\n",
+		"part/p/s.sql":       "CREATE TABLE t (id int);\n",
+		"whole/sqlc.yaml":    "version: \"2\"\nsql:\n- {engine: mysql, schema: \"m/*.sql\", queries: m/q.sql, gen: {go: {package: s, out: m}}}\n",
+		"whole/m/q.sql":      "-- name: A :exec\nSELECT 1;\n",
+		"whole/m/schema.sql": "CREATE TABLE t (id int);\n",
+	})
+	cases, _ := discover(root, false)
+	skips := map[string]string{}
+	for _, c := range cases {
+		c.work, c.sqlcWork = t.TempDir(), t.TempDir()
+		cs, err := prepare(c, true)
+		if err != nil || len(cs) != 1 {
+			t.Fatalf("prepare(%s) = %+v, %v", c.Name, cs, err)
+		}
+		skips[c.Name] = cs[0].Skip
+	}
+	want := map[string]string{"pg": "no engine mysql entry (postgresql)", "part": "not in the corpus: m/schema.sql, m/q.sql", "whole": ""}
+	if !reflect.DeepEqual(skips, want) {
+		t.Errorf("skips = %q, want %q", skips, want)
+	}
+	schemaOnly := t.TempDir()
+	writeTree(t, schemaOnly, map[string]string{"db/schema.sql": "CREATE TABLE t (id int);\n"})
+	if cases, err := discover(schemaOnly, false); err != nil || len(cases) != 0 {
+		t.Errorf("schema-only project under -engine mysql: %d cases (%v), want none", len(cases), err)
 	}
 }
 

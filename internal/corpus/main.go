@@ -450,10 +450,28 @@ func discover(dir string, prefix bool) ([]*Case, error) {
 		cases = append(cases, c)
 		return nil
 	})
-	if err == nil && len(cases) == 0 {
+	if err == nil && len(cases) == 0 && engine == "postgresql" {
+		// Schema-only cases are run as PostgreSQL schemas.
 		cases, err = discoverSchemas(abs, prefix)
 	}
 	return cases, err
+}
+
+// missingPaths lists the schema and queries paths of entries that do not
+// exist under dir (a path holding a glob pattern is not checked).
+func missingPaths(dir string, entries []entry) []string {
+	var out []string
+	for _, e := range entries {
+		for _, p := range e.Paths {
+			if strings.ContainsAny(p, "*?[") {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // schemaOnlyQueries is the (empty) queries file written next to the
@@ -606,7 +624,14 @@ func prepare(c *Case, haveSqlc bool) ([]*Case, error) {
 	}
 	c.Dropped = dropped
 	if len(info.Entries) > 0 && len(pg) == 0 {
-		c.Skip = "no engine postgresql entry (" + strings.Join(dropped, ", ") + ")"
+		c.Skip = "no engine " + engine + " entry (" + strings.Join(dropped, ", ") + ")"
+		return []*Case{c}, nil
+	}
+	if missing := missingPaths(c.Src, pg); len(missing) > 0 {
+		// A project copied in part (sqlc's examples keep their MySQL
+		// halves in peers/sqlc-examples): both generators would fail on
+		// the missing file, which measures neither.
+		c.Skip = "not in the corpus: " + strings.Join(missing, ", ")
 		return []*Case{c}, nil
 	}
 	same := c.SqlcCfg == "" || c.SqlcCfg == c.Config
