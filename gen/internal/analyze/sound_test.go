@@ -192,3 +192,56 @@ create function says() returns text language sql as $$ select 'set session_repli
 		}
 	}
 }
+
+// SQL-standard bodies (BEGIN ATOMIC ... END, RETURN expr) in a schema are
+// parsed as PostgreSQL parses them, whatever they hold (CASE ... END, a
+// string 'end;', several statements, none, a WITH), and read for writes as
+// their statements: a write of a fenced table in one is refused at the
+// call, the others pass (a trial found them a syntax error).
+func TestSoundAtomicBodies(t *testing.T) {
+	const schema = soundSchema + `
+create table logs (a int);
+CREATE FUNCTION f1(a int) RETURNS int
+    LANGUAGE sql
+    IMMUTABLE
+    BEGIN ATOMIC
+        SELECT CASE WHEN a > 0 THEN a ELSE 0 END;
+    END;
+CREATE OR REPLACE FUNCTION f2(a int) RETURNS TABLE (x int)
+LANGUAGE sql
+BEGIN ATOMIC
+  SELECT 1 WHERE a = 1;
+  SELECT ('a;b'::text = 'end;')::int;
+  INSERT INTO logs VALUES (a);
+END;
+CREATE FUNCTION f3() RETURNS int LANGUAGE sql BEGIN ATOMIC; END;
+CREATE FUNCTION f4() RETURNS int LANGUAGE sql
+BEGIN ATOMIC
+  WITH x AS (SELECT 1 AS y) SELECT y FROM x;
+END
+;
+CREATE FUNCTION f5(a int) RETURNS int LANGUAGE sql RETURN a + 1;
+CREATE PROCEDURE p_fenced(a bigint)
+LANGUAGE sql
+BEGIN ATOMIC
+  SELECT 'update accounts';
+  UPDATE accounts SET tok = tok WHERE id = a;
+END;
+`
+	for _, tc := range []struct{ query, want string }{
+		{"select f1(1)", ""},
+		{"select * from f2(1)", ""},
+		{"select f3()", ""},
+		{"select f4()", ""},
+		{"select f5(1)", ""},
+		{"call p_fenced(1)", "CALLs procedure p_fenced() (schema.sql:"},
+	} {
+		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";\n")
+		switch {
+		case tc.want == "" && len(msgs) > 0:
+			t.Errorf("%s: refused: %q", tc.query, msgs)
+		case tc.want != "" && (len(msgs) == 0 || !strings.Contains(msgs[0], tc.want) || !strings.Contains(msgs[0], "runs UPDATE on fenced table accounts")):
+			t.Errorf("%s: got %q, want a refusal saying %q", tc.query, msgs, tc.want)
+		}
+	}
+}
