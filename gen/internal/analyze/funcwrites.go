@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	pg "github.com/pganalyze/pg_query_go/v5"
+
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/catalog/pgcatalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
@@ -67,11 +69,14 @@ type funcWrites struct {
 	attrs map[string]*regexp.Regexp
 	// role caches setsRoleLocked.
 	role map[*catalog.Func]bool
+	// parsed caches namesLocked by text: nil for text that does not
+	// parse.
+	parsed map[string]map[string]bool
 }
 
 func newFuncWrites(cat *catalog.Catalog) *funcWrites {
 	return &funcWrites{cat: cat, cache: map[*catalog.Func][]hiddenWrite{}, busy: map[*catalog.Func]bool{},
-		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}, busyHooks: map[*catalog.Hook]bool{}, attrs: map[string]*regexp.Regexp{}, role: map[*catalog.Func]bool{}}
+		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}, busyHooks: map[*catalog.Hook]bool{}, attrs: map[string]*regexp.Regexp{}, role: map[*catalog.Func]bool{}, parsed: map[string]map[string]bool{}}
 }
 
 // checkFuncWrites refuses every call in the statement of a user-defined
@@ -180,7 +185,7 @@ func (fw *funcWrites) attrCalledInLocked(text string) []*catalog.Func {
 // knownBuiltin reports whether n names a function of PostgreSQL's catalog
 // or of one of the extensions fencegen knows (pgcatalog), which write no
 // table of the schema (the ones that run SQL text elsewhere, dblink and
-// the like, are refused by name: remoteSQLRE).
+// the like, are refused by name: remoteSQLFuncs).
 // A schema-qualified name other than pg_catalog counts as known: the
 // analyzer reports one it cannot resolve as not existing.
 func knownBuiltin(n sqlparse.Name) bool {
@@ -416,11 +421,12 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 	body := f.Body
 	parsed := false
 	var dynamic string
+	var bodyTrees []*pg.Node
 	if f.Language == "sql" || f.Language == "plpgsql" {
 		// The body's statements, read by PostgreSQL's parsers (package
 		// writes): a string or comment that spells a write is none.
 		if b, err := writes.Body(f.Language, body, f.Source); err == nil {
-			parsed, dynamic = true, b.Dynamic
+			parsed, dynamic, bodyTrees = true, b.Dynamic, b.Stmts
 			for _, st := range b.Stmts {
 				rep := writes.OfTree(st)
 				if !writes.Reads(rep.Class) {
@@ -454,7 +460,8 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 				}
 				for _, n := range rep.Refreshes {
 					if t := fw.cat.Table(n.Schema, n.Name); t != nil {
-						for _, w := range fw.textWritesLocked(t.Name, false) {
+						// REFRESH runs the view's query.
+						for _, w := range fw.nameWritesLocked(map[string]bool{strings.ToLower(t.Name): true}, false) {
 							add(w)
 						}
 					}
@@ -509,9 +516,14 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 				callee(g)
 			}
 		}
+	case parsed:
+		// Views it reads, operators, casts and domains it uses: the names
+		// of its statements' parse trees.
+		for _, w := range fw.nameWritesLocked(writes.Names(bodyTrees...), false) {
+			add(w)
+		}
 	case body != "":
-		// Views it reads, operators, casts and domains it uses.
-		for _, w := range fw.textWritesLocked(stripSQLComments(body), false) {
+		for _, w := range fw.scanWritesLocked(stripSQLComments(body), false) {
 			add(w)
 		}
 	}

@@ -8,6 +8,13 @@ package analyze
 // domains run (catalog.Hook). Each is followed to the fenced tables its
 // functions write; anything fencegen cannot read counts as a write of any
 // fenced table.
+//
+// What a statement, a view's query, a default, a CHECK, a policy or a
+// domain's definition refers to is read from its parse tree (the names of
+// writes.Names), so a name is found however it is written and a comment or
+// string literal that spells one is none; only the body of a function in a
+// language fencegen does not parse is still scanned as text
+// (scanWritesLocked), string literals included.
 
 import (
 	"fmt"
@@ -15,8 +22,11 @@ import (
 	"slices"
 	"strings"
 
+	pg "github.com/pganalyze/pg_query_go/v5"
+
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/writes"
 )
 
 // steps is the chain of w for messages.
@@ -43,10 +53,7 @@ func verbEvents(verb string) []string {
 	return []string{verb}
 }
 
-// remoteSQLRE finds calls of the functions that run SQL text on another
-// connection or later (dblink, PostgreSQL docs F.11; the pg_background and
-// pg_cron extensions), possibly in this database: what they run fencegen
-// cannot see.
+// remoteSQLRE finds, in text no parser reads, calls of remoteSQLFuncs.
 // unicodeIdentRE finds a Unicode-escaped identifier, U&"..." (PostgreSQL
 // docs 4.1.1, "Identifiers and Key Words").
 var unicodeIdentRE = regexp.MustCompile(`(?i)\bu&"`)
@@ -192,6 +199,175 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols 
 // when funcs is set, every function it names (a word that names a
 // function counts as a call). fw.mu must be held.
 func (fw *funcWrites) textWritesLocked(text string, funcs bool) []hiddenWrite {
+	if names, ok := fw.namesLocked(text); ok {
+		return fw.nameWritesLocked(names, funcs)
+	}
+	return fw.scanWritesLocked(text, funcs)
+}
+
+// namesLocked returns the names the SQL text refers to, read from its
+// parse tree (writes.Names), and whether it parsed: a schema statement (a
+// hook's text), a query, or an expression (a parameter's DEFAULT, read as
+// SELECT expr). fw.mu must be held.
+func (fw *funcWrites) namesLocked(text string) (map[string]bool, bool) {
+	if r, ok := fw.parsed[text]; ok {
+		return r, r != nil
+	}
+	var names map[string]bool
+	if tree, err := pg.Parse(text); err == nil {
+		var nodes []*pg.Node
+		for _, st := range tree.Stmts {
+			nodes = append(nodes, st.Stmt)
+		}
+		names = writes.Names(nodes...)
+	} else if tree, err := pg.Parse("SELECT " + text); err == nil && len(tree.Stmts) == 1 {
+		names = writes.Names(tree.Stmts[0].Stmt)
+	}
+	fw.parsed[text] = names
+	return names, names != nil
+}
+
+// remoteSQLFuncs are the functions that run SQL text on another
+// connection or later (dblink, PostgreSQL docs F.11; the pg_background and
+// pg_cron extensions), possibly in this database: what they run fencegen
+// cannot see.
+var remoteSQLFuncs = []string{"dblink", "dblink_exec", "dblink_send_query", "dblink_open", "pg_background_launch", "schedule", "schedule_in_database"}
+
+// remoteIn returns the first function of names that runs SQL elsewhere,
+// "" when none (cron.schedule counts with its schema).
+func remoteIn(names map[string]bool) string {
+	for _, f := range remoteSQLFuncs {
+		if !names[f] {
+			continue
+		}
+		if strings.HasPrefix(f, "schedule") {
+			if !names["cron"] {
+				continue
+			}
+			f = "cron." + f
+		}
+		return f
+	}
+	return ""
+}
+
+// implicitOps are the operators PostgreSQL applies where no operator is
+// written (GROUP BY, DISTINCT, IN, CASE x WHEN, JOIN ... USING, ORDER BY,
+// UNION, BETWEEN, LIKE): a user-defined one of these names, over a type
+// of the schema, may run in any statement.
+var implicitOps = map[string]bool{"=": true, "<>": true, "<": true, ">": true, "<=": true, ">=": true, "~~": true, "~~*": true, "!~~": true, "!~~*": true}
+
+// nameWritesLocked returns the writes of fenced tables that running a
+// statement whose parse tree refers to names (writes.Names) may set off:
+// the views it reads (their queries, followed the same way), the
+// row-level security policies of the tables it reads, the operators,
+// casts and domains whose functions may run, and, when funcs is set,
+// every function it names (a name that names a function counts as a
+// call). A function that runs SQL elsewhere (dblink, ...) counts as a
+// write of any fenced table. fw.mu must be held.
+func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hiddenWrite {
+	var ws []hiddenWrite
+	add := func(step string, w hiddenWrite) {
+		if step != "" {
+			w.path = append([]string{step}, w.steps()...)
+		}
+		for _, x := range ws {
+			if x.table == w.table && x.verb == w.verb && x.unknown == w.unknown {
+				return
+			}
+		}
+		ws = append(ws, w)
+	}
+	if funcs {
+		for _, f := range fw.namedLocked(names) {
+			for _, w := range fw.ofLocked(f) {
+				add(f.Name+"()", w)
+			}
+		}
+	}
+	if fn := remoteIn(names); fn != "" {
+		add("", hiddenWrite{verb: "statements fencegen cannot see", at: -1,
+			unknown: "it calls " + fn + "(), which runs SQL on another connection, possibly to this database",
+			direct:  "calls " + fn + "(), which runs SQL on another connection, possibly to this database, where fencegen cannot add the fencing guard; write the fenced writes as their own queries, which fencegen guards"})
+	}
+	for _, s := range fw.cat.Schemas {
+		for _, v := range s.Tables {
+			if len(v.Hooks) == 0 || fw.busyTables[v] || !names[strings.ToLower(v.Name)] {
+				continue
+			}
+			fw.busyTables[v] = true
+			for _, h := range v.Hooks {
+				if !v.IsView && h.Kind != "policy" {
+					continue // a table's defaults and CHECKs run on writes only
+				}
+				step := hookWhere(h, v)
+				if h.Kind == "policy" {
+					// Row-level security policies run on reads too.
+					step = fmt.Sprintf("a policy on %s (%s:%d)", v.QualifiedName(), h.File, h.Line)
+				}
+				for _, w := range fw.textWritesLocked(h.Text, true) {
+					add(step, w)
+				}
+			}
+			delete(fw.busyTables, v)
+		}
+	}
+	for _, h := range fw.cat.Hooks {
+		switch h.Kind {
+		case "event trigger":
+			continue // DDL only: queryDDL
+		case "operator":
+			if !names[strings.ToLower(h.Name)] && !implicitOps[h.Name] {
+				continue
+			}
+		case "domain", "type":
+			if !names[strings.ToLower(h.Name)] || fw.busyHooks[h] {
+				continue
+			}
+			// A domain over another domain runs that one's CHECKs too, and
+			// a composite type's fields those of their domains: the
+			// definition is followed to what it names.
+			fw.busyHooks[h] = true
+			step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
+			for _, w := range fw.textWritesLocked(h.Text, true) {
+				add(step, w)
+			}
+			delete(fw.busyHooks, h)
+			continue
+		}
+		step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
+		if h.Kind == "cast" {
+			step = fmt.Sprintf("a cast (%s:%d), which PostgreSQL may apply to any value,", h.File, h.Line)
+		}
+		for _, f := range fw.namedInLocked(h.Text) {
+			for _, w := range fw.ofLocked(f) {
+				add(step+" → "+f.Name+"()", w)
+			}
+		}
+	}
+	return ws
+}
+
+// namedLocked returns the schema's functions, in schema order, that names
+// holds (a call, or a reference such as FUNCTION = f). fw.mu must be held.
+func (fw *funcWrites) namedLocked(names map[string]bool) []*catalog.Func {
+	var out []*catalog.Func
+	for _, s := range fw.cat.Schemas {
+		for _, f := range s.Funcs {
+			if names[strings.ToLower(f.Name)] {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// scanWritesLocked is textWritesLocked for text no parser of fencegen
+// reads (the body of a function in a language other than sql and
+// plpgsql): the names are found as words of the text, string literals
+// included, and a name written with Unicode escapes, which the scan does
+// not decode, counts as a write of any fenced table. fw.mu must be held.
+func (fw *funcWrites) scanWritesLocked(text string, funcs bool) []hiddenWrite {
 	var ws []hiddenWrite
 	add := func(step string, w hiddenWrite) {
 		if step != "" {
@@ -292,6 +468,9 @@ func (fw *funcWrites) textWritesLocked(text string, funcs bool) []hiddenWrite {
 // namedInLocked returns the schema's functions whose name text has as a
 // word (a call, or a reference such as FUNCTION = f). fw.mu must be held.
 func (fw *funcWrites) namedInLocked(text string) []*catalog.Func {
+	if names, ok := fw.namesLocked(text); ok {
+		return fw.namedLocked(names)
+	}
 	return fw.matchingLocked(text, fw.wordRE)
 }
 
@@ -376,15 +555,35 @@ func (a *analyzer) checkTextWrites(q *Query) {
 	if a.funcs == nil {
 		return
 	}
-	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
-	a.funcs.mu.Lock()
-	ws := a.funcs.textWritesLocked(text, false)
-	a.funcs.mu.Unlock()
+	var ws []hiddenWrite
+	if a.stmt.Raw != nil {
+		// The names of the query's parse tree (writes.Names).
+		a.funcs.mu.Lock()
+		ws = a.funcs.nameWritesLocked(writes.Names(a.stmt.Raw), false)
+		a.funcs.mu.Unlock()
+	} else {
+		text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
+		a.funcs.mu.Lock()
+		ws = a.funcs.scanWritesLocked(text, false)
+		a.funcs.mu.Unlock()
+	}
 	for _, w := range ws {
 		if w.direct != "" && len(w.steps()) == 0 {
-			// Found in the query's own text (comments blanked, offsets
-			// kept): said of the query, where it is.
-			a.refuseAnyFenced(a.stmt.Start+w.at, "query %s %s", q.Name, w.direct)
+			// Found in the query itself: said of the query, where it is
+			// (the call, for a tree; the offset in the text, for a scan).
+			loc := a.stmt.Start + w.at
+			if w.at < 0 {
+				loc = a.stmt.Start
+				if a.rep != nil {
+					for _, c := range a.rep.Calls {
+						if slices.Contains(remoteSQLFuncs, c.Func.Name) {
+							loc = c.Loc
+							break
+						}
+					}
+				}
+			}
+			a.refuseAnyFenced(loc, "query %s %s", q.Name, w.direct)
 			continue
 		}
 		a.refuseHidden(a.stmt.Start, w, "%s", setOffMsg(q.Name, "uses", w))
@@ -410,9 +609,10 @@ func (fw *funcWrites) viewFencedLocked(v *catalog.Table, seen map[*catalog.Table
 	seen[v] = true
 	var out []*catalog.Table
 	for _, h := range v.Hooks {
+		names, parsed := fw.namesLocked(h.Text)
 		for _, s := range fw.cat.Schemas {
 			for _, x := range s.Tables {
-				if x == v || !fw.wordRE(x.Name).MatchString(h.Text) {
+				if x == v || parsed && !names[strings.ToLower(x.Name)] || !parsed && !fw.wordRE(x.Name).MatchString(h.Text) {
 					continue
 				}
 				switch {

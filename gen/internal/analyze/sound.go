@@ -520,9 +520,13 @@ func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
 	if _, ok := n.(*sqlparse.CreateView); ok {
 		return // its query's calls are checked as a SELECT's (checkFuncWrites)
 	}
-	text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
+	var ws []hiddenWrite
 	a.funcs.mu.Lock()
-	ws := a.funcs.textWritesLocked(text, true)
+	if a.stmt.Raw != nil {
+		ws = a.funcs.nameWritesLocked(writes.Names(a.stmt.Raw), true)
+	} else {
+		ws = a.funcs.scanWritesLocked(stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End])), true)
+	}
 	a.funcs.mu.Unlock()
 	for _, w := range ws {
 		a.refuseHidden(a.stmt.Start, w, "%s", setOffMsg(q.Name, "runs a schema statement that calls", w))

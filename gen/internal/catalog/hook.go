@@ -7,10 +7,11 @@ package catalog
 // where the operator is written, a cast's function where the cast applies
 // (possibly implicitly), and a domain's CHECK wherever a value becomes of
 // the domain (PostgreSQL docs, CREATE OPERATOR, CREATE CAST, CREATE
-// DOMAIN). The catalog keeps those statements' text; the analyzer finds the
-// functions they call there, conservatively (a word that names a function
-// counts as a call), so that a write to a fenced table hidden in such a
-// function is refused rather than let through.
+// DOMAIN). The catalog keeps those statements' text; the analyzer parses
+// it and finds the functions they call there, conservatively (a name of
+// the parse tree that names a function counts as a call), so that a write
+// to a fenced table hidden in such a function is refused rather than let
+// through.
 
 import (
 	"regexp"
