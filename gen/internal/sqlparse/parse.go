@@ -218,12 +218,12 @@ func ParseStatement(name string, src []byte) (*Stmt, error) {
 // namedParams); it is nil when there are none or the text with $1 in
 // their place does not parse alike.
 func parseNamed(text []byte) (tree *pg.ParseResult, named map[int]namedParam, err error) {
-	tree, err = pg.Parse(string(text))
+	tree, err = parseText(text)
 	if err != nil {
 		return nil, nil, err
 	}
 	if sub, names := namedParams(text); names != nil {
-		if t2, err := pg.Parse(string(sub)); err == nil && len(t2.Stmts) == len(tree.Stmts) {
+		if t2, err := parseText(sub); err == nil && len(t2.Stmts) == len(tree.Stmts) {
 			return t2, names, nil
 		}
 	}
