@@ -474,7 +474,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 		// one they refused): its text is scanned for writes of fenced
 		// tables, string literals included (dynamic SQL).
 		text := stripSQLComments(body)
-		for _, m := range writeRE.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range writeRE().FindAllStringSubmatchIndex(text, -1) {
 			verb := strings.ToUpper(strings.Fields(text[m[2]:m[3]])[0])
 			if verb == "COPY" && m[6] < 0 {
 				continue // COPY t TO ...: a read
@@ -485,7 +485,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 				// TRUNCATE a, b, ...
 				rest := text[m[1]:]
 				for {
-					mm := truncateMoreRE.FindStringSubmatchIndex(rest)
+					mm := truncateMoreRE().FindStringSubmatchIndex(rest)
 					if mm == nil {
 						break
 					}
@@ -549,7 +549,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 	return ws
 }
 
-var executeRE = regexp.MustCompile(`(?i)\bexecute\b`)
+var executeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bexecute\b`) })
 
 // unreadBody says why f's body may write a table its text does not name
 // ("" when fencegen read it all): dynamic SQL (PL/pgSQL EXECUTE, whose
@@ -570,7 +570,7 @@ func unreadBody(f *catalog.Func, parsed bool) string {
 		if parsed {
 			return "" // its dynamic SQL, if any, is known (writes.Body)
 		}
-		if executeRE.MatchString(stripSQLComments(f.Body)) {
+		if executeRE().MatchString(stripSQLComments(f.Body)) {
 			return "its body runs dynamic SQL (EXECUTE), whose tables are known only at run time"
 		}
 		return ""
@@ -607,10 +607,14 @@ var (
 	// writeRE finds a write and the table it names in a function body.
 	// FOR UPDATE OF, DO UPDATE SET and the like match too, with a "table"
 	// name (of, set) that no fenced table has.
-	writeRE = regexp.MustCompile(`(?i)\b(insert\s+into|update|delete\s+from|truncate(?:\s+table)?|merge\s+into|copy)\s+(?:only\s+)?(` +
-		identPattern + `(?:\s*\.\s*` + identPattern + `)?)(?:\s*\*)?(?:\s*\([^)]*\))?(\s+from\b)?`)
-	truncateMoreRE = regexp.MustCompile(`^\s*,\s*(?i:only\s+)?(` + identPattern + `(?:\s*\.\s*` + identPattern + `)?)(?:\s*\*)?`)
-	identPartRE    = regexp.MustCompile(identPattern)
+	writeRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(insert\s+into|update|delete\s+from|truncate(?:\s+table)?|merge\s+into|copy)\s+(?:only\s+)?(` +
+			identPattern + `(?:\s*\.\s*` + identPattern + `)?)(?:\s*\*)?(?:\s*\([^)]*\))?(\s+from\b)?`)
+	})
+	truncateMoreRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*,\s*(?i:only\s+)?(` + identPattern + `(?:\s*\.\s*` + identPattern + `)?)(?:\s*\*)?`)
+	})
+	identPartRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(identPattern) })
 )
 
 // calledInLocked returns the schema's functions that text calls, in
@@ -655,7 +659,7 @@ func (fw *funcWrites) callRE(name string) *regexp.Regexp {
 // case) or double-quoted, into a Name.
 func identName(s string) sqlparse.Name {
 	var parts []string
-	for _, p := range identPartRE.FindAllString(s, -1) {
+	for _, p := range identPartRE().FindAllString(s, -1) {
 		if strings.HasPrefix(p, `"`) {
 			parts = append(parts, strings.ReplaceAll(p[1:len(p)-1], `""`, `"`))
 		} else {

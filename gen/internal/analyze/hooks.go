@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
@@ -56,9 +57,11 @@ func verbEvents(verb string) []string {
 // remoteSQLRE finds, in text no parser reads, calls of remoteSQLFuncs.
 // unicodeIdentRE finds a Unicode-escaped identifier, U&"..." (PostgreSQL
 // docs 4.1.1, "Identifiers and Key Words").
-var unicodeIdentRE = regexp.MustCompile(`(?i)\bu&"`)
+var unicodeIdentRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bu&"`) })
 
-var remoteSQLRE = regexp.MustCompile(`(?i)(?:\bdblink(?:_exec|_send_query|_open)?|\bpg_background_launch|\bcron\s*\.\s*schedule(?:_in_database)?)\s*\(`)
+var remoteSQLRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:\bdblink(?:_exec|_send_query|_open)?|\bpg_background_launch|\bcron\s*\.\s*schedule(?:_in_database)?)\s*\(`)
+})
 
 // hookWhere names hook h of relation x for messages.
 func hookWhere(h *catalog.Hook, x *catalog.Table) string {
@@ -387,7 +390,7 @@ func (fw *funcWrites) scanWritesLocked(text string, funcs bool) []hiddenWrite {
 			}
 		}
 	}
-	if m := unicodeIdentRE.FindStringIndex(text); m != nil {
+	if m := unicodeIdentRE().FindStringIndex(text); m != nil {
 		// Every scan of text here matches objects by name; a name written
 		// with Unicode escapes is not matched (U&"jo\0062s" is jobs).
 		add("", hiddenWrite{verb: "statements fencegen cannot see", at: m[0],
@@ -395,7 +398,7 @@ func (fw *funcWrites) scanWritesLocked(text string, funcs bool) []hiddenWrite {
 			direct:  `names an object with Unicode escapes (U&"..."): fencegen finds the views, operators, casts and domains a query sets off by their names in its text and does not decode these, so it cannot show that the query writes no fenced table; write the name plainly`})
 	}
 	lower := strings.ToLower(text)
-	if m := remoteSQLRE.FindStringIndex(text); m != nil {
+	if m := remoteSQLRE().FindStringIndex(text); m != nil {
 		fn := strings.TrimSpace(strings.TrimSuffix(text[m[0]:m[1]], "(")) + "()"
 		add("", hiddenWrite{verb: "statements fencegen cannot see", at: m[0],
 			unknown: "it calls " + fn + ", which runs SQL on another connection, possibly to this database",

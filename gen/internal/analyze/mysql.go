@@ -7,9 +7,10 @@ package analyze
 
 import (
 	"slices"
+	"strings"
+	"sync"
 
 	tidb "github.com/pingcap/tidb/pkg/parser/ast"
-	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/catalog/pgcatalog"
@@ -165,10 +166,15 @@ type mysqlArg struct {
 	variadic, deflt bool
 }
 
+// mysqlFuncs is mysqlFuncTable, built on first use: a PostgreSQL run
+// never builds it.
+var mysqlFuncs = sync.OnceValue(mysqlFuncTable)
+
 // resolveMySQLFunc is sqlc's ResolveFuncCall over its MySQL catalog: the
 // first overload of name that takes n arguments, or nil.
 func resolveMySQLFunc(name string, n int) *mysqlFunc {
-	for i, fn := range mysqlFuncs[strings.ToLower(name)] {
+	fns := mysqlFuncs()[strings.ToLower(name)]
+	for i, fn := range fns {
 		defaults, variadic := 0, false
 		for _, a := range fn.args {
 			if a.deflt {
@@ -182,7 +188,7 @@ func resolveMySQLFunc(name string, n int) *mysqlFunc {
 		if n < len(fn.args)-defaults || (!variadic && n > len(fn.args)) {
 			continue
 		}
-		return &mysqlFuncs[strings.ToLower(name)][i]
+		return &fns[i]
 	}
 	return nil
 }

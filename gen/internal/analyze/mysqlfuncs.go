@@ -2,1309 +2,1312 @@
 
 package analyze
 
-// mysqlFuncs is sqlc v1.31.1's MySQL function catalog
+// mysqlFuncTable is sqlc v1.31.1's MySQL function catalog
 // (internal/engine/dolphin/stdlib.go): per function name in lower case,
-// its overloads in sqlc's order.
-var mysqlFuncs = map[string][]mysqlFunc{
-	"abs": {
-		{args: []mysqlArg{{"tinyint", false, false}}, ret: "tinyint", nullable: false},
-		{args: []mysqlArg{{"smallint", false, false}}, ret: "smallint", nullable: false},
-		{args: []mysqlArg{{"mediumint", false, false}}, ret: "mediumint", nullable: false},
-		{args: []mysqlArg{{"int", false, false}}, ret: "int", nullable: false},
-		{args: []mysqlArg{{"bigint", false, false}}, ret: "bigint", nullable: false},
-		{args: []mysqlArg{{"double", false, false}}, ret: "double", nullable: false},
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"acos": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"adddate": {
-		{args: []mysqlArg{{"date", false, false}, {"int", false, false}}, ret: "date", nullable: false},
-	},
-	"addtime": {
-		{args: []mysqlArg{{"time", false, false}, {"time", false, false}}, ret: "time", nullable: false},
-	},
-	"aes_decrypt": {
-		{args: []mysqlArg{{"binary", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"text", false, false}, {"binary", false, false}}, ret: "text", nullable: false},
-	},
-	"aes_encrypt": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "binary", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"binary", false, false}}, ret: "binary", nullable: false},
-	},
-	"any_value": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"ascii": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"asin": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"atan": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"atan2": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"avg": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"benchmark": {
-		{args: []mysqlArg{{"int", false, false}, {"any", false, false}}, ret: "int", nullable: false},
-	},
-	"bin": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "text", nullable: false},
-	},
-	"bin_to_uuid": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "text", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"tinyint", false, false}}, ret: "text", nullable: false},
-	},
-	"bit_and": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"bit_count": {
-		{args: []mysqlArg{{"bigint", false, false}}, ret: "bigint", nullable: false},
-	},
-	"bit_length": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"bit_or": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"bit_xor": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"cast": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"ceil": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "int", nullable: false},
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"ceiling": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "int", nullable: false},
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"char": {
-		{args: []mysqlArg{{"int", false, false}, {"int", true, false}}, ret: "text", nullable: false},
-	},
-	"character_length": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"charset": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"char_length": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"coercibility": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"collation": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"compress": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "binary", nullable: false},
-	},
-	"concat": {
-		{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "text", nullable: false},
-	},
-	"concat_ws": {
-		{args: []mysqlArg{{"text", false, false}, {"any", false, false}, {"any", true, false}}, ret: "text", nullable: false},
-	},
-	"connection_id": {
-		{args: []mysqlArg{}, ret: "int", nullable: false},
-	},
-	"conv": {
-		{args: []mysqlArg{{"int", false, false}, {"int", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-	},
-	"convert": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
-	},
-	"convert_tz": {
-		{args: []mysqlArg{{"datetime", false, false}, {"text", false, false}, {"text", false, false}}, ret: "datetime", nullable: false},
-	},
-	"cos": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"cot": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"count": {
-		{args: []mysqlArg{}, ret: "bigint", nullable: false},
-		{args: []mysqlArg{{"any", false, false}}, ret: "bigint", nullable: false},
-	},
-	"crc32": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"cume_dist": {
-		{args: []mysqlArg{}, ret: "double precision", nullable: false},
-	},
-	"curdate": {
-		{args: []mysqlArg{}, ret: "date", nullable: false},
-	},
-	"current_date": {
-		{args: []mysqlArg{}, ret: "date", nullable: false},
-	},
-	"current_role": {
-		{args: []mysqlArg{}, ret: "text", nullable: false},
-	},
-	"current_time": {
-		{args: []mysqlArg{}, ret: "time", nullable: false},
-		{args: []mysqlArg{{"int", false, false}}, ret: "time", nullable: false},
-	},
-	"current_timestamp": {
-		{args: []mysqlArg{}, ret: "datetime", nullable: false},
-		{args: []mysqlArg{{"int", false, false}}, ret: "datetime", nullable: false},
-	},
-	"current_user": {
-		{args: []mysqlArg{}, ret: "text", nullable: false},
-	},
-	"curtime": {
-		{args: []mysqlArg{}, ret: "time", nullable: false},
-		{args: []mysqlArg{{"int", false, false}}, ret: "time", nullable: false},
-	},
-	"database": {
-		{args: []mysqlArg{}, ret: "text", nullable: false},
-	},
-	"date": {
-		{args: []mysqlArg{{"datetime", false, false}}, ret: "date", nullable: false},
-	},
-	"datediff": {
-		{args: []mysqlArg{{"datetime", false, false}, {"datetime", false, false}}, ret: "int", nullable: false},
-	},
-	"date_add": {
-		{args: []mysqlArg{{"date", false, false}, {"any", false, false}, {"any", false, false}}, ret: "date", nullable: false},
-		{args: []mysqlArg{{"date", false, false}, {"interval", false, false}}, ret: "date", nullable: false},
-	},
-	"date_add_interval": {
-		{args: []mysqlArg{{"date", false, false}, {"any", false, false}}, ret: "date", nullable: false},
-	},
-	"date_format": {
-		{args: []mysqlArg{{"date", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"date_sub": {
-		{args: []mysqlArg{{"date", false, false}, {"any", false, false}, {"any", false, false}}, ret: "date", nullable: false},
-		{args: []mysqlArg{{"date", false, false}, {"interval", false, false}}, ret: "date", nullable: false},
-	},
-	"date_sub_interval": {
-		{args: []mysqlArg{{"date", false, false}, {"any", false, false}}, ret: "date", nullable: false},
-	},
-	"day": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
-	},
-	"dayname": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "text", nullable: false},
-	},
-	"dayofmonth": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
-	},
-	"dayofweek": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
-	},
-	"dayofyear": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
-	},
-	"default": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"degrees": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "int", nullable: false},
-	},
-	"dense_rank": {
-		{args: []mysqlArg{}, ret: "int", nullable: false},
-	},
-	"distinct": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"elt": {
-		{args: []mysqlArg{{"int", false, false}, {"text", true, false}}, ret: "text", nullable: false},
-	},
-	"exp": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "double precision", nullable: false},
-	},
-	"export_set": {
-		{args: []mysqlArg{{"int", false, false}, {"text", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-		{args: []mysqlArg{{"int", false, false}, {"text", false, false}, {"text", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-		{args: []mysqlArg{{"int", false, false}, {"text", false, false}, {"text", false, false}, {"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-	},
-	"extract": {
-		{args: []mysqlArg{{"date", false, false}, {"any", false, false}}, ret: "int", nullable: false},
-	},
-	"extractvalue": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"field": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "text", nullable: false},
-	},
-	"find_in_set": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "int", nullable: false},
-	},
-	"first_value": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"floor": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "int", nullable: false},
-	},
-	"format": {
-		{args: []mysqlArg{{"int", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-	},
-	"format_bytes": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "text", nullable: false},
-	},
-	"format_pico_time": {
-		{args: []mysqlArg{{"time", false, false}}, ret: "text", nullable: false},
-	},
-	"found_rows": {
-		{args: []mysqlArg{}, ret: "int", nullable: false},
-	},
-	"from_base64": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"from_days": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "date", nullable: false},
-	},
-	"from_unixtime": {
-		{args: []mysqlArg{{"bigint", false, false}}, ret: "text", nullable: false},
-		{args: []mysqlArg{{"bigint", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"geomcollection": {
-		{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
-	},
-	"geometrycollection": {
-		{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
-	},
-	"get_format": {
-		{args: []mysqlArg{{"any", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"get_lock": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "bool", nullable: false},
-	},
-	"greatest": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
-	},
-	"grouping": {
-		{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
-	},
-	"group_concat": {
-		{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "text", nullable: true},
-	},
-	"gtid_subset": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "bool", nullable: false},
-	},
-	"gtid_subtract": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"hex": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "text", nullable: false},
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"hour": {
-		{args: []mysqlArg{{"time", false, false}}, ret: "int", nullable: false},
-	},
-	"icu_version": {
-		{args: []mysqlArg{}, ret: "text", nullable: false},
-	},
-	"if": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
-	},
-	"ifnull": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
-	},
-	"inet6_aton": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "binary", nullable: false},
-	},
-	"inet6_ntoa": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "text", nullable: false},
-	},
-	"inet_aton": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"inet_ntoa": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "text", nullable: false},
-	},
-	"insert": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"instr": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "int", nullable: false},
-	},
-	"interval": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
-	},
-	"isnull": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"is_free_lock": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
-	},
-	"is_ipv4": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
-	},
-	"is_ipv4_compat": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "bool", nullable: false},
-	},
-	"is_ipv4_mapped": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "bool", nullable: false},
-	},
-	"is_ipv6": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
-	},
-	"is_used_lock": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
-	},
-	"is_uuid": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
-	},
-	"json_array": {
-		{args: []mysqlArg{{"any", true, false}}, ret: "json", nullable: false},
-	},
-	"json_arrayagg": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "json", nullable: false},
-	},
-	"json_array_append": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"any", false, false}, {"any", true, false}}, ret: "json", nullable: false},
-	},
-	"json_array_insert": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"any", false, false}, {"any", true, false}}, ret: "json", nullable: false},
-	},
-	"json_contains": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "bool", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}}, ret: "bool", nullable: false},
-	},
-	"json_contains_path": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "bool", nullable: false},
-	},
-	"json_depth": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"json_extract": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "any", nullable: false},
-	},
-	"json_insert": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"any", false, false}, {"any", true, false}}, ret: "json", nullable: false},
-	},
-	"json_keys": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "json", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "json", nullable: false},
-	},
-	"json_length": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "int", nullable: false},
-	},
-	"json_merge": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "json", nullable: false},
-	},
-	"json_merge_patch": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "json", nullable: false},
-	},
-	"json_merge_preserve": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "json", nullable: false},
-	},
-	"json_object": {
-		{args: []mysqlArg{{"any", true, false}}, ret: "json", nullable: false},
-	},
-	"json_objectagg": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "json", nullable: false},
-	},
-	"json_overlaps": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "bool", nullable: false},
-	},
-	"json_pretty": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-	},
-	"json_quote": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"json_remove": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "json", nullable: false},
-	},
-	"json_replace": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"any", false, false}, {"any", true, false}}, ret: "json", nullable: false},
-	},
-	"json_schema_valid": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "bool", nullable: false},
-	},
-	"json_schema_validation_report": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "json", nullable: false},
-	},
-	"json_search": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "any", nullable: false},
-	},
-	"json_set": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"any", false, false}, {"any", true, false}}, ret: "json", nullable: false},
-	},
-	"json_storage_free": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"json_storage_size": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"json_type": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-	},
-	"json_unquote": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "json", nullable: false},
-	},
-	"json_valid": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
-	},
-	"json_value": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"lag": {
-		{args: []mysqlArg{{"any", false, false}, {"int", false, true}, {"any", false, true}}, ret: "any", nullable: false},
-	},
-	"last_day": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "date", nullable: false},
-	},
-	"last_insert_id": {
-		{args: []mysqlArg{}, ret: "bigint", nullable: false},
-		{args: []mysqlArg{{"any", false, false}}, ret: "bigint", nullable: false},
-	},
-	"last_value": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"lcase": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"lead": {
-		{args: []mysqlArg{{"any", false, false}, {"int", false, true}, {"any", false, true}}, ret: "any", nullable: false},
-	},
-	"least": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
-	},
-	"left": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-	},
-	"length": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"linestring": {
-		{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
-	},
-	"ln": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"load_file": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"localtime": {
-		{args: []mysqlArg{}, ret: "datetime", nullable: false},
-		{args: []mysqlArg{{"int", false, false}}, ret: "datetime", nullable: false},
-	},
-	"localtimestamp": {
-		{args: []mysqlArg{}, ret: "datetime", nullable: false},
-		{args: []mysqlArg{{"int", false, false}}, ret: "datetime", nullable: false},
-	},
-	"locate": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "int", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"int", false, false}}, ret: "int", nullable: false},
-	},
-	"log": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-		{args: []mysqlArg{{"double precision", false, false}, {"int", false, false}}, ret: "int", nullable: false},
-	},
-	"log10": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "int", nullable: false},
-	},
-	"log2": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "int", nullable: false},
-	},
-	"lower": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"lpad": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"ltrim": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"makedate": {
-		{args: []mysqlArg{{"int", false, false}, {"int", false, false}}, ret: "date", nullable: false},
-	},
-	"maketime": {
-		{args: []mysqlArg{{"int", false, false}, {"int", false, false}, {"int", false, false}}, ret: "time", nullable: false},
-	},
-	"make_set": {
-		{args: []mysqlArg{{"int", false, false}, {"text", false, false}, {"text", true, false}}, ret: "text", nullable: false},
-	},
-	"master_pos_wait": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "int", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}}, ret: "int", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}, {"text", false, false}}, ret: "int", nullable: false},
-	},
-	"max": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"mbrcontains": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"mbrcoveredby": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"mbrcovers": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"mbrdisjoint": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"mbrequals": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"mbrintersects": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"mbroverlaps": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"mbrtouches": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"mbrwithin": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"md5": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"microsecond": {
-		{args: []mysqlArg{{"time", false, false}}, ret: "int", nullable: false},
-	},
-	"mid": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-	},
-	"min": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"minute": {
-		{args: []mysqlArg{{"time", false, false}}, ret: "int", nullable: false},
-	},
-	"mod": {
-		{args: []mysqlArg{{"int", false, false}, {"int", false, false}}, ret: "int", nullable: false},
-	},
-	"month": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
-	},
-	"monthname": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "text", nullable: false},
-	},
-	"multilinestring": {
-		{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
-	},
-	"multipoint": {
-		{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
-	},
-	"multipolygon": {
-		{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
-	},
-	"name_const": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
-	},
-	"now": {
-		{args: []mysqlArg{}, ret: "datetime", nullable: false},
-		{args: []mysqlArg{{"int", false, false}}, ret: "datetime", nullable: false},
-	},
-	"nextval": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "int", nullable: false},
-	},
-	"nth_value": {
-		{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-	},
-	"ntile": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "int", nullable: false},
-	},
-	"nullif": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
-	},
-	"oct": {
-		{args: []mysqlArg{{"bigint", false, false}}, ret: "text", nullable: false},
-	},
-	"octet_length": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"ord": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"percent_rank": {
-		{args: []mysqlArg{}, ret: "double precision", nullable: false},
-	},
-	"period_add": {
-		{args: []mysqlArg{{"int", false, false}, {"int", false, false}}, ret: "int", nullable: false},
-	},
-	"period_diff": {
-		{args: []mysqlArg{{"int", false, false}, {"int", false, false}}, ret: "int", nullable: false},
-	},
-	"pi": {
-		{args: []mysqlArg{}, ret: "double precision", nullable: false},
-	},
-	"point": {
-		{args: []mysqlArg{{"double precision", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
-	},
-	"polygon": {
-		{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
-	},
-	"position": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "int", nullable: false},
-	},
-	"pow": {
-		{args: []mysqlArg{{"double precision", false, false}, {"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"power": {
-		{args: []mysqlArg{{"double precision", false, false}, {"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"ps_current_thread_id": {
-		{args: []mysqlArg{}, ret: "int", nullable: false},
-	},
-	"ps_thread_id": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "int", nullable: false},
-	},
-	"quarter": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
-	},
-	"quote": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"radians": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "double precision", nullable: false},
-	},
-	"rand": {
-		{args: []mysqlArg{}, ret: "double precision", nullable: false},
-		{args: []mysqlArg{{"int", false, false}}, ret: "double precision", nullable: false},
-	},
-	"random_bytes": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "binary", nullable: false},
-	},
-	"rank": {
-		{args: []mysqlArg{}, ret: "int", nullable: false},
-	},
-	"regexp_instr": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"int", false, true}, {"int", false, true}, {"int", false, true}, {"text", false, true}}, ret: "int", nullable: false},
-	},
-	"regexp_like": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, true}}, ret: "bool", nullable: false},
-	},
-	"regexp_replace": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}, {"int", false, true}, {"int", false, true}, {"text", false, true}}, ret: "text", nullable: false},
-	},
-	"regexp_substr": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"int", false, true}, {"int", false, true}, {"text", false, true}}, ret: "text", nullable: false},
-	},
-	"release_all_locks": {
-		{args: []mysqlArg{}, ret: "int", nullable: false},
-	},
-	"release_lock": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
-	},
-	"repeat": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-	},
-	"replace": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"reverse": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"right": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-	},
-	"roles_graphml": {
-		{args: []mysqlArg{}, ret: "text", nullable: false},
-	},
-	"round": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-		{args: []mysqlArg{{"double precision", false, false}, {"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"row_count": {
-		{args: []mysqlArg{}, ret: "bigint", nullable: false},
-	},
-	"row_number": {
-		{args: []mysqlArg{}, ret: "int", nullable: false},
-	},
-	"rpad": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"rtrim": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"schema": {
-		{args: []mysqlArg{}, ret: "text", nullable: false},
-	},
-	"second": {
-		{args: []mysqlArg{{"time", false, false}}, ret: "int", nullable: false},
-	},
-	"sec_to_time": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "time", nullable: false},
-	},
-	"session_user": {
-		{args: []mysqlArg{}, ret: "text", nullable: false},
-	},
-	"sha": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"sha1": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"sha2": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-	},
-	"sign": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "int", nullable: false},
-	},
-	"sin": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"sleep": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "int", nullable: false},
-	},
-	"soundex": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"space": {
-		{args: []mysqlArg{{"int", false, false}}, ret: "text", nullable: false},
-	},
-	"sqrt": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"statement_digest": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"statement_digest_text": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"std": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"stddev": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"stddev_pop": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"stddev_samp": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"strcmp": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "tinyint", nullable: false},
-	},
-	"str_to_date": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "datetime", nullable: false},
-	},
-	"st_area": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "double precision", nullable: false},
-	},
-	"st_asbinary": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "binary", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"text", false, false}}, ret: "binary", nullable: false},
-	},
-	"st_asgeojson": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "json", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "json", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"int", false, false}, {"tinyint", false, false}}, ret: "json", nullable: false},
-	},
-	"st_astext": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "text", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"st_aswkb": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "binary", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"text", false, false}}, ret: "binary", nullable: false},
-	},
-	"st_aswkt": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "text", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"st_buffer": {
-		{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}, {"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}, {"binary", false, false}, {"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}, {"binary", false, false}, {"binary", false, false}, {"binary", false, false}}, ret: "any", nullable: false},
-	},
-	"st_buffer_strategy": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "binary", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "binary", nullable: false},
-	},
-	"st_centroid": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_contains": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"st_convexhull": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_crosses": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"st_difference": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_dimension": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "tinyint", nullable: false},
-	},
-	"st_disjoint": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"st_distance": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "double precision", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"text", false, false}}, ret: "double precision", nullable: false},
-	},
-	"st_distance_sphere": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "double precision", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"int", false, false}}, ret: "double precision", nullable: false},
-	},
-	"st_endpoint": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_envelope": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_equals": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"st_exteriorring": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_frechet_distance": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "double precision", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"text", false, false}}, ret: "double precision", nullable: false},
-	},
-	"st_geohash": {
-		{args: []mysqlArg{{"double precision", false, false}, {"double precision", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-	},
-	"st_geomcollfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_geomcollfromtxt": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_geomcollfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_geometrycollectionfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_geometrycollectionfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_geometryfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_geometryfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_geometryn": {
-		{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-	},
-	"st_geometrytype": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "text", nullable: false},
-	},
-	"st_geomfromgeojson": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"tinyint", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"tinyint", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-	},
-	"st_geomfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_geomfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_hausdorff_distance": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "double precision", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"text", false, false}}, ret: "double precision", nullable: false},
-	},
-	"st_interiorringn": {
-		{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-	},
-	"st_intersection": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_intersects": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"st_isclosed": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"st_isempty": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"st_issimple": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"st_isvalid": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"st_latfromgeohash": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "double precision", nullable: false},
-	},
-	"st_latitude": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "double precision", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
-	},
-	"st_length": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "double precision", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"text", false, false}}, ret: "double precision", nullable: false},
-	},
-	"st_linefromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_linefromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_lineinterpolatepoint": {
-		{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
-	},
-	"st_lineinterpolatepoints": {
-		{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
-	},
-	"st_linestringfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_linestringfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_longfromgeohash": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "double precision", nullable: false},
-	},
-	"st_longitude": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "double precision", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
-	},
-	"st_makeenvelope": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_mlinefromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_mlinefromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_mpointfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_mpointfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_mpolyfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_mpolyfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_multilinestringfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_multilinestringfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_multipointfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_multipointfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_multipolygonfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_multipolygonfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_numgeometries": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "bigint", nullable: false},
-	},
-	"st_numinteriorring": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "int", nullable: false},
-	},
-	"st_numinteriorrings": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "int", nullable: false},
-	},
-	"st_numpoints": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "bigint", nullable: false},
-	},
-	"st_overlaps": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"st_pointatdistance": {
-		{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
-	},
-	"st_pointfromgeohash": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-	},
-	"st_pointfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_pointfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_pointn": {
-		{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-	},
-	"st_polyfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_polyfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_polygonfromtext": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_polygonfromwkb": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-		{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
-	},
-	"st_simplify": {
-		{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
-	},
-	"st_srid": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "int", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "int", nullable: false},
-	},
-	"st_startpoint": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_swapxy": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_symdifference": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_touches": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"st_transform": {
-		{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "any", nullable: false},
-	},
-	"st_union": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_validate": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"st_within": {
-		{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
-	},
-	"st_x": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "double precision", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
-	},
-	"st_y": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "double precision", nullable: false},
-		{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
-	},
-	"subdate": {
-		{args: []mysqlArg{{"date", false, false}, {"any", false, false}}, ret: "date", nullable: false},
-	},
-	"substr": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-	},
-	"substring": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-	},
-	"substring_index": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}}, ret: "text", nullable: false},
-	},
-	"subtime": {
-		{args: []mysqlArg{{"time", false, false}, {"time", false, false}}, ret: "time", nullable: false},
-	},
-	"sum": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"sysdate": {
-		{args: []mysqlArg{}, ret: "datetime", nullable: false},
-		{args: []mysqlArg{{"int", false, false}}, ret: "datetime", nullable: false},
-	},
-	"system_user": {
-		{args: []mysqlArg{}, ret: "text", nullable: false},
-	},
-	"tan": {
-		{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
-	},
-	"time": {
-		{args: []mysqlArg{{"datetime", false, false}}, ret: "time", nullable: false},
-	},
-	"timediff": {
-		{args: []mysqlArg{{"time", false, false}, {"time", false, false}}, ret: "time", nullable: false},
-	},
-	"timestamp": {
-		{args: []mysqlArg{{"datetime", false, false}}, ret: "datetime", nullable: false},
-		{args: []mysqlArg{{"datetime", false, false}, {"datetime", false, false}}, ret: "datetime", nullable: false},
-	},
-	"timestampadd": {
-		{args: []mysqlArg{{"any", false, false}, {"int", false, false}, {"datetime", false, false}}, ret: "datetime", nullable: false},
-	},
-	"timestampdiff": {
-		{args: []mysqlArg{{"any", false, false}, {"datetime", false, false}, {"datetime", false, false}}, ret: "int", nullable: false},
-	},
-	"time_format": {
-		{args: []mysqlArg{{"time", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"time_to_sec": {
-		{args: []mysqlArg{{"time", false, false}}, ret: "int", nullable: false},
-	},
-	"to_base64": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"to_days": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
-	},
-	"to_seconds": {
-		{args: []mysqlArg{{"datetime", false, false}}, ret: "bigint", nullable: false},
-	},
-	"trim": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"truncate": {
-		{args: []mysqlArg{{"double precision", false, false}, {"int", false, false}}, ret: "int", nullable: false},
-	},
-	"ucase": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"uncompress": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "text", nullable: false},
-	},
-	"uncompressed_length": {
-		{args: []mysqlArg{{"binary", false, false}}, ret: "int", nullable: false},
-	},
-	"unix_timestamp": {
-		{args: []mysqlArg{}, ret: "bigint", nullable: false},
-		{args: []mysqlArg{{"datetime", false, false}}, ret: "bigint", nullable: false},
-	},
-	"updatexml": {
-		{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}}, ret: "text", nullable: false},
-	},
-	"upper": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
-	},
-	"user": {
-		{args: []mysqlArg{}, ret: "text", nullable: false},
-	},
-	"utc_date": {
-		{args: []mysqlArg{}, ret: "date", nullable: false},
-	},
-	"utc_time": {
-		{args: []mysqlArg{}, ret: "time", nullable: false},
-	},
-	"utc_timestamp": {
-		{args: []mysqlArg{}, ret: "datetime", nullable: false},
-	},
-	"uuid": {
-		{args: []mysqlArg{}, ret: "text", nullable: false},
-	},
-	"uuid_short": {
-		{args: []mysqlArg{}, ret: "bigint", nullable: false},
-	},
-	"uuid_to_bin": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "binary", nullable: false},
-		{args: []mysqlArg{{"text", false, false}, {"tinyint", false, false}}, ret: "binary", nullable: false},
-	},
-	"validate_password_strength": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
-	},
-	"values": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"variance": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"var_pop": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"var_samp": {
-		{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
-	},
-	"version": {
-		{args: []mysqlArg{}, ret: "text", nullable: false},
-	},
-	"wait_for_executed_gtid_set": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, true}}, ret: "bool", nullable: false},
-	},
-	"wait_until_sql_thread_after_gtids": {
-		{args: []mysqlArg{{"text", false, false}, {"int", false, true}, {"text", false, true}}, ret: "bool", nullable: false},
-	},
-	"week": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
-		{args: []mysqlArg{{"date", false, false}, {"int", false, false}}, ret: "int", nullable: false},
-	},
-	"weekday": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
-	},
-	"weekofyear": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
-	},
-	"weight_string": {
-		{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
-	},
-	"year": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
-	},
-	"yearweek": {
-		{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
-	},
+// its overloads in sqlc's order. Built on the first MySQL call typed
+// (mysqlFuncs), not at every run's start-up.
+func mysqlFuncTable() map[string][]mysqlFunc {
+	return map[string][]mysqlFunc{
+		"abs": {
+			{args: []mysqlArg{{"tinyint", false, false}}, ret: "tinyint", nullable: false},
+			{args: []mysqlArg{{"smallint", false, false}}, ret: "smallint", nullable: false},
+			{args: []mysqlArg{{"mediumint", false, false}}, ret: "mediumint", nullable: false},
+			{args: []mysqlArg{{"int", false, false}}, ret: "int", nullable: false},
+			{args: []mysqlArg{{"bigint", false, false}}, ret: "bigint", nullable: false},
+			{args: []mysqlArg{{"double", false, false}}, ret: "double", nullable: false},
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"acos": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"adddate": {
+			{args: []mysqlArg{{"date", false, false}, {"int", false, false}}, ret: "date", nullable: false},
+		},
+		"addtime": {
+			{args: []mysqlArg{{"time", false, false}, {"time", false, false}}, ret: "time", nullable: false},
+		},
+		"aes_decrypt": {
+			{args: []mysqlArg{{"binary", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"text", false, false}, {"binary", false, false}}, ret: "text", nullable: false},
+		},
+		"aes_encrypt": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "binary", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"binary", false, false}}, ret: "binary", nullable: false},
+		},
+		"any_value": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"ascii": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"asin": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"atan": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"atan2": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"avg": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"benchmark": {
+			{args: []mysqlArg{{"int", false, false}, {"any", false, false}}, ret: "int", nullable: false},
+		},
+		"bin": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "text", nullable: false},
+		},
+		"bin_to_uuid": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "text", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"tinyint", false, false}}, ret: "text", nullable: false},
+		},
+		"bit_and": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"bit_count": {
+			{args: []mysqlArg{{"bigint", false, false}}, ret: "bigint", nullable: false},
+		},
+		"bit_length": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"bit_or": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"bit_xor": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"cast": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"ceil": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "int", nullable: false},
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"ceiling": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "int", nullable: false},
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"char": {
+			{args: []mysqlArg{{"int", false, false}, {"int", true, false}}, ret: "text", nullable: false},
+		},
+		"character_length": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"charset": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"char_length": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"coercibility": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"collation": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"compress": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "binary", nullable: false},
+		},
+		"concat": {
+			{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "text", nullable: false},
+		},
+		"concat_ws": {
+			{args: []mysqlArg{{"text", false, false}, {"any", false, false}, {"any", true, false}}, ret: "text", nullable: false},
+		},
+		"connection_id": {
+			{args: []mysqlArg{}, ret: "int", nullable: false},
+		},
+		"conv": {
+			{args: []mysqlArg{{"int", false, false}, {"int", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+		},
+		"convert": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
+		},
+		"convert_tz": {
+			{args: []mysqlArg{{"datetime", false, false}, {"text", false, false}, {"text", false, false}}, ret: "datetime", nullable: false},
+		},
+		"cos": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"cot": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"count": {
+			{args: []mysqlArg{}, ret: "bigint", nullable: false},
+			{args: []mysqlArg{{"any", false, false}}, ret: "bigint", nullable: false},
+		},
+		"crc32": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"cume_dist": {
+			{args: []mysqlArg{}, ret: "double precision", nullable: false},
+		},
+		"curdate": {
+			{args: []mysqlArg{}, ret: "date", nullable: false},
+		},
+		"current_date": {
+			{args: []mysqlArg{}, ret: "date", nullable: false},
+		},
+		"current_role": {
+			{args: []mysqlArg{}, ret: "text", nullable: false},
+		},
+		"current_time": {
+			{args: []mysqlArg{}, ret: "time", nullable: false},
+			{args: []mysqlArg{{"int", false, false}}, ret: "time", nullable: false},
+		},
+		"current_timestamp": {
+			{args: []mysqlArg{}, ret: "datetime", nullable: false},
+			{args: []mysqlArg{{"int", false, false}}, ret: "datetime", nullable: false},
+		},
+		"current_user": {
+			{args: []mysqlArg{}, ret: "text", nullable: false},
+		},
+		"curtime": {
+			{args: []mysqlArg{}, ret: "time", nullable: false},
+			{args: []mysqlArg{{"int", false, false}}, ret: "time", nullable: false},
+		},
+		"database": {
+			{args: []mysqlArg{}, ret: "text", nullable: false},
+		},
+		"date": {
+			{args: []mysqlArg{{"datetime", false, false}}, ret: "date", nullable: false},
+		},
+		"datediff": {
+			{args: []mysqlArg{{"datetime", false, false}, {"datetime", false, false}}, ret: "int", nullable: false},
+		},
+		"date_add": {
+			{args: []mysqlArg{{"date", false, false}, {"any", false, false}, {"any", false, false}}, ret: "date", nullable: false},
+			{args: []mysqlArg{{"date", false, false}, {"interval", false, false}}, ret: "date", nullable: false},
+		},
+		"date_add_interval": {
+			{args: []mysqlArg{{"date", false, false}, {"any", false, false}}, ret: "date", nullable: false},
+		},
+		"date_format": {
+			{args: []mysqlArg{{"date", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"date_sub": {
+			{args: []mysqlArg{{"date", false, false}, {"any", false, false}, {"any", false, false}}, ret: "date", nullable: false},
+			{args: []mysqlArg{{"date", false, false}, {"interval", false, false}}, ret: "date", nullable: false},
+		},
+		"date_sub_interval": {
+			{args: []mysqlArg{{"date", false, false}, {"any", false, false}}, ret: "date", nullable: false},
+		},
+		"day": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
+		},
+		"dayname": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "text", nullable: false},
+		},
+		"dayofmonth": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
+		},
+		"dayofweek": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
+		},
+		"dayofyear": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
+		},
+		"default": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"degrees": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "int", nullable: false},
+		},
+		"dense_rank": {
+			{args: []mysqlArg{}, ret: "int", nullable: false},
+		},
+		"distinct": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"elt": {
+			{args: []mysqlArg{{"int", false, false}, {"text", true, false}}, ret: "text", nullable: false},
+		},
+		"exp": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "double precision", nullable: false},
+		},
+		"export_set": {
+			{args: []mysqlArg{{"int", false, false}, {"text", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+			{args: []mysqlArg{{"int", false, false}, {"text", false, false}, {"text", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+			{args: []mysqlArg{{"int", false, false}, {"text", false, false}, {"text", false, false}, {"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+		},
+		"extract": {
+			{args: []mysqlArg{{"date", false, false}, {"any", false, false}}, ret: "int", nullable: false},
+		},
+		"extractvalue": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"field": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "text", nullable: false},
+		},
+		"find_in_set": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "int", nullable: false},
+		},
+		"first_value": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"floor": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "int", nullable: false},
+		},
+		"format": {
+			{args: []mysqlArg{{"int", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+		},
+		"format_bytes": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "text", nullable: false},
+		},
+		"format_pico_time": {
+			{args: []mysqlArg{{"time", false, false}}, ret: "text", nullable: false},
+		},
+		"found_rows": {
+			{args: []mysqlArg{}, ret: "int", nullable: false},
+		},
+		"from_base64": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"from_days": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "date", nullable: false},
+		},
+		"from_unixtime": {
+			{args: []mysqlArg{{"bigint", false, false}}, ret: "text", nullable: false},
+			{args: []mysqlArg{{"bigint", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"geomcollection": {
+			{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
+		},
+		"geometrycollection": {
+			{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
+		},
+		"get_format": {
+			{args: []mysqlArg{{"any", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"get_lock": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "bool", nullable: false},
+		},
+		"greatest": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
+		},
+		"grouping": {
+			{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
+		},
+		"group_concat": {
+			{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "text", nullable: true},
+		},
+		"gtid_subset": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "bool", nullable: false},
+		},
+		"gtid_subtract": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"hex": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "text", nullable: false},
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"hour": {
+			{args: []mysqlArg{{"time", false, false}}, ret: "int", nullable: false},
+		},
+		"icu_version": {
+			{args: []mysqlArg{}, ret: "text", nullable: false},
+		},
+		"if": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
+		},
+		"ifnull": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
+		},
+		"inet6_aton": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "binary", nullable: false},
+		},
+		"inet6_ntoa": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "text", nullable: false},
+		},
+		"inet_aton": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"inet_ntoa": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "text", nullable: false},
+		},
+		"insert": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"instr": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "int", nullable: false},
+		},
+		"interval": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
+		},
+		"isnull": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"is_free_lock": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
+		},
+		"is_ipv4": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
+		},
+		"is_ipv4_compat": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "bool", nullable: false},
+		},
+		"is_ipv4_mapped": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "bool", nullable: false},
+		},
+		"is_ipv6": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
+		},
+		"is_used_lock": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
+		},
+		"is_uuid": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
+		},
+		"json_array": {
+			{args: []mysqlArg{{"any", true, false}}, ret: "json", nullable: false},
+		},
+		"json_arrayagg": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "json", nullable: false},
+		},
+		"json_array_append": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"any", false, false}, {"any", true, false}}, ret: "json", nullable: false},
+		},
+		"json_array_insert": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"any", false, false}, {"any", true, false}}, ret: "json", nullable: false},
+		},
+		"json_contains": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "bool", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}}, ret: "bool", nullable: false},
+		},
+		"json_contains_path": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "bool", nullable: false},
+		},
+		"json_depth": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"json_extract": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "any", nullable: false},
+		},
+		"json_insert": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"any", false, false}, {"any", true, false}}, ret: "json", nullable: false},
+		},
+		"json_keys": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "json", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "json", nullable: false},
+		},
+		"json_length": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "int", nullable: false},
+		},
+		"json_merge": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "json", nullable: false},
+		},
+		"json_merge_patch": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "json", nullable: false},
+		},
+		"json_merge_preserve": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "json", nullable: false},
+		},
+		"json_object": {
+			{args: []mysqlArg{{"any", true, false}}, ret: "json", nullable: false},
+		},
+		"json_objectagg": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "json", nullable: false},
+		},
+		"json_overlaps": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "bool", nullable: false},
+		},
+		"json_pretty": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+		},
+		"json_quote": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"json_remove": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "json", nullable: false},
+		},
+		"json_replace": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"any", false, false}, {"any", true, false}}, ret: "json", nullable: false},
+		},
+		"json_schema_valid": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "bool", nullable: false},
+		},
+		"json_schema_validation_report": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "json", nullable: false},
+		},
+		"json_search": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}, {"text", false, false}, {"text", true, false}}, ret: "any", nullable: false},
+		},
+		"json_set": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"any", false, false}, {"any", true, false}}, ret: "json", nullable: false},
+		},
+		"json_storage_free": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"json_storage_size": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"json_type": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+		},
+		"json_unquote": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "json", nullable: false},
+		},
+		"json_valid": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
+		},
+		"json_value": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"lag": {
+			{args: []mysqlArg{{"any", false, false}, {"int", false, true}, {"any", false, true}}, ret: "any", nullable: false},
+		},
+		"last_day": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "date", nullable: false},
+		},
+		"last_insert_id": {
+			{args: []mysqlArg{}, ret: "bigint", nullable: false},
+			{args: []mysqlArg{{"any", false, false}}, ret: "bigint", nullable: false},
+		},
+		"last_value": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"lcase": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"lead": {
+			{args: []mysqlArg{{"any", false, false}, {"int", false, true}, {"any", false, true}}, ret: "any", nullable: false},
+		},
+		"least": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
+		},
+		"left": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+		},
+		"length": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"linestring": {
+			{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
+		},
+		"ln": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"load_file": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"localtime": {
+			{args: []mysqlArg{}, ret: "datetime", nullable: false},
+			{args: []mysqlArg{{"int", false, false}}, ret: "datetime", nullable: false},
+		},
+		"localtimestamp": {
+			{args: []mysqlArg{}, ret: "datetime", nullable: false},
+			{args: []mysqlArg{{"int", false, false}}, ret: "datetime", nullable: false},
+		},
+		"locate": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "int", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"int", false, false}}, ret: "int", nullable: false},
+		},
+		"log": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+			{args: []mysqlArg{{"double precision", false, false}, {"int", false, false}}, ret: "int", nullable: false},
+		},
+		"log10": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "int", nullable: false},
+		},
+		"log2": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "int", nullable: false},
+		},
+		"lower": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"lpad": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"ltrim": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"makedate": {
+			{args: []mysqlArg{{"int", false, false}, {"int", false, false}}, ret: "date", nullable: false},
+		},
+		"maketime": {
+			{args: []mysqlArg{{"int", false, false}, {"int", false, false}, {"int", false, false}}, ret: "time", nullable: false},
+		},
+		"make_set": {
+			{args: []mysqlArg{{"int", false, false}, {"text", false, false}, {"text", true, false}}, ret: "text", nullable: false},
+		},
+		"master_pos_wait": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "int", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}}, ret: "int", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}, {"text", false, false}}, ret: "int", nullable: false},
+		},
+		"max": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"mbrcontains": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"mbrcoveredby": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"mbrcovers": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"mbrdisjoint": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"mbrequals": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"mbrintersects": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"mbroverlaps": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"mbrtouches": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"mbrwithin": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"md5": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"microsecond": {
+			{args: []mysqlArg{{"time", false, false}}, ret: "int", nullable: false},
+		},
+		"mid": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+		},
+		"min": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"minute": {
+			{args: []mysqlArg{{"time", false, false}}, ret: "int", nullable: false},
+		},
+		"mod": {
+			{args: []mysqlArg{{"int", false, false}, {"int", false, false}}, ret: "int", nullable: false},
+		},
+		"month": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
+		},
+		"monthname": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "text", nullable: false},
+		},
+		"multilinestring": {
+			{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
+		},
+		"multipoint": {
+			{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
+		},
+		"multipolygon": {
+			{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
+		},
+		"name_const": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
+		},
+		"now": {
+			{args: []mysqlArg{}, ret: "datetime", nullable: false},
+			{args: []mysqlArg{{"int", false, false}}, ret: "datetime", nullable: false},
+		},
+		"nextval": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "int", nullable: false},
+		},
+		"nth_value": {
+			{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+		},
+		"ntile": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "int", nullable: false},
+		},
+		"nullif": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
+		},
+		"oct": {
+			{args: []mysqlArg{{"bigint", false, false}}, ret: "text", nullable: false},
+		},
+		"octet_length": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"ord": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"percent_rank": {
+			{args: []mysqlArg{}, ret: "double precision", nullable: false},
+		},
+		"period_add": {
+			{args: []mysqlArg{{"int", false, false}, {"int", false, false}}, ret: "int", nullable: false},
+		},
+		"period_diff": {
+			{args: []mysqlArg{{"int", false, false}, {"int", false, false}}, ret: "int", nullable: false},
+		},
+		"pi": {
+			{args: []mysqlArg{}, ret: "double precision", nullable: false},
+		},
+		"point": {
+			{args: []mysqlArg{{"double precision", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
+		},
+		"polygon": {
+			{args: []mysqlArg{{"any", false, false}, {"any", true, false}}, ret: "any", nullable: false},
+		},
+		"position": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "int", nullable: false},
+		},
+		"pow": {
+			{args: []mysqlArg{{"double precision", false, false}, {"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"power": {
+			{args: []mysqlArg{{"double precision", false, false}, {"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"ps_current_thread_id": {
+			{args: []mysqlArg{}, ret: "int", nullable: false},
+		},
+		"ps_thread_id": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "int", nullable: false},
+		},
+		"quarter": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
+		},
+		"quote": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"radians": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "double precision", nullable: false},
+		},
+		"rand": {
+			{args: []mysqlArg{}, ret: "double precision", nullable: false},
+			{args: []mysqlArg{{"int", false, false}}, ret: "double precision", nullable: false},
+		},
+		"random_bytes": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "binary", nullable: false},
+		},
+		"rank": {
+			{args: []mysqlArg{}, ret: "int", nullable: false},
+		},
+		"regexp_instr": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"int", false, true}, {"int", false, true}, {"int", false, true}, {"text", false, true}}, ret: "int", nullable: false},
+		},
+		"regexp_like": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, true}}, ret: "bool", nullable: false},
+		},
+		"regexp_replace": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}, {"int", false, true}, {"int", false, true}, {"text", false, true}}, ret: "text", nullable: false},
+		},
+		"regexp_substr": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"int", false, true}, {"int", false, true}, {"text", false, true}}, ret: "text", nullable: false},
+		},
+		"release_all_locks": {
+			{args: []mysqlArg{}, ret: "int", nullable: false},
+		},
+		"release_lock": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "bool", nullable: false},
+		},
+		"repeat": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+		},
+		"replace": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"reverse": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"right": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+		},
+		"roles_graphml": {
+			{args: []mysqlArg{}, ret: "text", nullable: false},
+		},
+		"round": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+			{args: []mysqlArg{{"double precision", false, false}, {"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"row_count": {
+			{args: []mysqlArg{}, ret: "bigint", nullable: false},
+		},
+		"row_number": {
+			{args: []mysqlArg{}, ret: "int", nullable: false},
+		},
+		"rpad": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"rtrim": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"schema": {
+			{args: []mysqlArg{}, ret: "text", nullable: false},
+		},
+		"second": {
+			{args: []mysqlArg{{"time", false, false}}, ret: "int", nullable: false},
+		},
+		"sec_to_time": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "time", nullable: false},
+		},
+		"session_user": {
+			{args: []mysqlArg{}, ret: "text", nullable: false},
+		},
+		"sha": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"sha1": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"sha2": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+		},
+		"sign": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "int", nullable: false},
+		},
+		"sin": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"sleep": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "int", nullable: false},
+		},
+		"soundex": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"space": {
+			{args: []mysqlArg{{"int", false, false}}, ret: "text", nullable: false},
+		},
+		"sqrt": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"statement_digest": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"statement_digest_text": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"std": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"stddev": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"stddev_pop": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"stddev_samp": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"strcmp": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "tinyint", nullable: false},
+		},
+		"str_to_date": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "datetime", nullable: false},
+		},
+		"st_area": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "double precision", nullable: false},
+		},
+		"st_asbinary": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "binary", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"text", false, false}}, ret: "binary", nullable: false},
+		},
+		"st_asgeojson": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "json", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "json", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"int", false, false}, {"tinyint", false, false}}, ret: "json", nullable: false},
+		},
+		"st_astext": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "text", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"st_aswkb": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "binary", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"text", false, false}}, ret: "binary", nullable: false},
+		},
+		"st_aswkt": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "text", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"st_buffer": {
+			{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}, {"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}, {"binary", false, false}, {"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}, {"binary", false, false}, {"binary", false, false}, {"binary", false, false}}, ret: "any", nullable: false},
+		},
+		"st_buffer_strategy": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "binary", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "binary", nullable: false},
+		},
+		"st_centroid": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_contains": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"st_convexhull": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_crosses": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"st_difference": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_dimension": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "tinyint", nullable: false},
+		},
+		"st_disjoint": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"st_distance": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "double precision", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"text", false, false}}, ret: "double precision", nullable: false},
+		},
+		"st_distance_sphere": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "double precision", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"int", false, false}}, ret: "double precision", nullable: false},
+		},
+		"st_endpoint": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_envelope": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_equals": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"st_exteriorring": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_frechet_distance": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "double precision", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"text", false, false}}, ret: "double precision", nullable: false},
+		},
+		"st_geohash": {
+			{args: []mysqlArg{{"double precision", false, false}, {"double precision", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+		},
+		"st_geomcollfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_geomcollfromtxt": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_geomcollfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_geometrycollectionfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_geometrycollectionfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_geometryfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_geometryfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_geometryn": {
+			{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+		},
+		"st_geometrytype": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "text", nullable: false},
+		},
+		"st_geomfromgeojson": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"tinyint", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"tinyint", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+		},
+		"st_geomfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_geomfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_hausdorff_distance": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "double precision", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}, {"text", false, false}}, ret: "double precision", nullable: false},
+		},
+		"st_interiorringn": {
+			{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+		},
+		"st_intersection": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_intersects": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"st_isclosed": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"st_isempty": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"st_issimple": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"st_isvalid": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"st_latfromgeohash": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "double precision", nullable: false},
+		},
+		"st_latitude": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "double precision", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
+		},
+		"st_length": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "double precision", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"text", false, false}}, ret: "double precision", nullable: false},
+		},
+		"st_linefromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_linefromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_lineinterpolatepoint": {
+			{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
+		},
+		"st_lineinterpolatepoints": {
+			{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
+		},
+		"st_linestringfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_linestringfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_longfromgeohash": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "double precision", nullable: false},
+		},
+		"st_longitude": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "double precision", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
+		},
+		"st_makeenvelope": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_mlinefromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_mlinefromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_mpointfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_mpointfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_mpolyfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_mpolyfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_multilinestringfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_multilinestringfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_multipointfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_multipointfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_multipolygonfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_multipolygonfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_numgeometries": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "bigint", nullable: false},
+		},
+		"st_numinteriorring": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "int", nullable: false},
+		},
+		"st_numinteriorrings": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "int", nullable: false},
+		},
+		"st_numpoints": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "bigint", nullable: false},
+		},
+		"st_overlaps": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"st_pointatdistance": {
+			{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
+		},
+		"st_pointfromgeohash": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+		},
+		"st_pointfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_pointfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_pointn": {
+			{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+		},
+		"st_polyfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_polyfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_polygonfromtext": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_polygonfromwkb": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+			{args: []mysqlArg{{"binary", false, false}, {"int", false, false}, {"text", false, false}}, ret: "any", nullable: false},
+		},
+		"st_simplify": {
+			{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
+		},
+		"st_srid": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "int", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "int", nullable: false},
+		},
+		"st_startpoint": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_swapxy": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_symdifference": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_touches": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"st_transform": {
+			{args: []mysqlArg{{"any", false, false}, {"int", false, false}}, ret: "any", nullable: false},
+		},
+		"st_union": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_validate": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"st_within": {
+			{args: []mysqlArg{{"any", false, false}, {"any", false, false}}, ret: "bool", nullable: false},
+		},
+		"st_x": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "double precision", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
+		},
+		"st_y": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "double precision", nullable: false},
+			{args: []mysqlArg{{"any", false, false}, {"double precision", false, false}}, ret: "any", nullable: false},
+		},
+		"subdate": {
+			{args: []mysqlArg{{"date", false, false}, {"any", false, false}}, ret: "date", nullable: false},
+		},
+		"substr": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+		},
+		"substring": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+		},
+		"substring_index": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, false}, {"int", false, false}}, ret: "text", nullable: false},
+		},
+		"subtime": {
+			{args: []mysqlArg{{"time", false, false}, {"time", false, false}}, ret: "time", nullable: false},
+		},
+		"sum": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"sysdate": {
+			{args: []mysqlArg{}, ret: "datetime", nullable: false},
+			{args: []mysqlArg{{"int", false, false}}, ret: "datetime", nullable: false},
+		},
+		"system_user": {
+			{args: []mysqlArg{}, ret: "text", nullable: false},
+		},
+		"tan": {
+			{args: []mysqlArg{{"double precision", false, false}}, ret: "double precision", nullable: false},
+		},
+		"time": {
+			{args: []mysqlArg{{"datetime", false, false}}, ret: "time", nullable: false},
+		},
+		"timediff": {
+			{args: []mysqlArg{{"time", false, false}, {"time", false, false}}, ret: "time", nullable: false},
+		},
+		"timestamp": {
+			{args: []mysqlArg{{"datetime", false, false}}, ret: "datetime", nullable: false},
+			{args: []mysqlArg{{"datetime", false, false}, {"datetime", false, false}}, ret: "datetime", nullable: false},
+		},
+		"timestampadd": {
+			{args: []mysqlArg{{"any", false, false}, {"int", false, false}, {"datetime", false, false}}, ret: "datetime", nullable: false},
+		},
+		"timestampdiff": {
+			{args: []mysqlArg{{"any", false, false}, {"datetime", false, false}, {"datetime", false, false}}, ret: "int", nullable: false},
+		},
+		"time_format": {
+			{args: []mysqlArg{{"time", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"time_to_sec": {
+			{args: []mysqlArg{{"time", false, false}}, ret: "int", nullable: false},
+		},
+		"to_base64": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"to_days": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
+		},
+		"to_seconds": {
+			{args: []mysqlArg{{"datetime", false, false}}, ret: "bigint", nullable: false},
+		},
+		"trim": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"truncate": {
+			{args: []mysqlArg{{"double precision", false, false}, {"int", false, false}}, ret: "int", nullable: false},
+		},
+		"ucase": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"uncompress": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "text", nullable: false},
+		},
+		"uncompressed_length": {
+			{args: []mysqlArg{{"binary", false, false}}, ret: "int", nullable: false},
+		},
+		"unix_timestamp": {
+			{args: []mysqlArg{}, ret: "bigint", nullable: false},
+			{args: []mysqlArg{{"datetime", false, false}}, ret: "bigint", nullable: false},
+		},
+		"updatexml": {
+			{args: []mysqlArg{{"text", false, false}, {"text", false, false}, {"text", false, false}}, ret: "text", nullable: false},
+		},
+		"upper": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "text", nullable: false},
+		},
+		"user": {
+			{args: []mysqlArg{}, ret: "text", nullable: false},
+		},
+		"utc_date": {
+			{args: []mysqlArg{}, ret: "date", nullable: false},
+		},
+		"utc_time": {
+			{args: []mysqlArg{}, ret: "time", nullable: false},
+		},
+		"utc_timestamp": {
+			{args: []mysqlArg{}, ret: "datetime", nullable: false},
+		},
+		"uuid": {
+			{args: []mysqlArg{}, ret: "text", nullable: false},
+		},
+		"uuid_short": {
+			{args: []mysqlArg{}, ret: "bigint", nullable: false},
+		},
+		"uuid_to_bin": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "binary", nullable: false},
+			{args: []mysqlArg{{"text", false, false}, {"tinyint", false, false}}, ret: "binary", nullable: false},
+		},
+		"validate_password_strength": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "int", nullable: false},
+		},
+		"values": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"variance": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"var_pop": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"var_samp": {
+			{args: []mysqlArg{{"any", false, false}}, ret: "any", nullable: false},
+		},
+		"version": {
+			{args: []mysqlArg{}, ret: "text", nullable: false},
+		},
+		"wait_for_executed_gtid_set": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, true}}, ret: "bool", nullable: false},
+		},
+		"wait_until_sql_thread_after_gtids": {
+			{args: []mysqlArg{{"text", false, false}, {"int", false, true}, {"text", false, true}}, ret: "bool", nullable: false},
+		},
+		"week": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
+			{args: []mysqlArg{{"date", false, false}, {"int", false, false}}, ret: "int", nullable: false},
+		},
+		"weekday": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
+		},
+		"weekofyear": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
+		},
+		"weight_string": {
+			{args: []mysqlArg{{"text", false, false}}, ret: "any", nullable: false},
+		},
+		"year": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
+		},
+		"yearweek": {
+			{args: []mysqlArg{{"date", false, false}}, ret: "int", nullable: false},
+		},
+	}
 }

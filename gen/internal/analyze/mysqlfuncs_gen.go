@@ -116,10 +116,12 @@ func main() {
 	fmt.Println()
 	fmt.Println("package analyze")
 	fmt.Println()
-	fmt.Println("// mysqlFuncs is sqlc v1.31.1's MySQL function catalog")
+	fmt.Println("// mysqlFuncTable is sqlc v1.31.1's MySQL function catalog")
 	fmt.Println("// (internal/engine/dolphin/stdlib.go): per function name in lower case,")
-	fmt.Println("// its overloads in sqlc's order.")
-	fmt.Println("var mysqlFuncs = map[string][]mysqlFunc{")
+	fmt.Println("// its overloads in sqlc's order. Built on the first MySQL call typed")
+	fmt.Println("// (mysqlFuncs), not at every run's start-up.")
+	fmt.Println("func mysqlFuncTable() map[string][]mysqlFunc {")
+	fmt.Println("\treturn map[string][]mysqlFunc{")
 	seen := map[string]bool{}
 	var order []string
 	by := map[string][]fn{}
@@ -142,5 +144,6 @@ func main() {
 		}
 		fmt.Println("\t},")
 	}
+	fmt.Println("}")
 	fmt.Println("}")
 }

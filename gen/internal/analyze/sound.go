@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
@@ -381,7 +382,7 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
 			case re.MatchString(body):
 				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which assigns NEW.%s (or all of NEW): it would replace the fencing token the guard stores, so a later stale holder could pass; leave the token column to fencegen, or drop the trigger",
 					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, col)
-			case !afterTriggerRE.MatchString(tr.Text) && returnsOtherRow(body):
+			case !afterTriggerRE().MatchString(tr.Text) && returnsOtherRow(body):
 				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which may RETURN a row other than NEW (or NULL): a BEFORE trigger's result replaces the row written, and with it the fencing token the guard stores, so a later stale holder could pass; return NEW (changing its other columns), or drop the trigger",
 					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name)
 			}
@@ -415,16 +416,18 @@ func tokenAssignRE(col string) *regexp.Regexp {
 // afterTriggerRE matches a CREATE TRIGGER of an AFTER trigger (a
 // constraint trigger is one too), whose function's result PostgreSQL
 // ignores.
-var afterTriggerRE = regexp.MustCompile(`(?is)^\s*create\s+(?:or\s+replace\s+)?(?:constraint\s+trigger\b|trigger\s+(?:"(?:[^"]|"")+"|\S+)\s+after\b)`)
+var afterTriggerRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)^\s*create\s+(?:or\s+replace\s+)?(?:constraint\s+trigger\b|trigger\s+(?:"(?:[^"]|"")+"|\S+)\s+after\b)`)
+})
 
 // returnRE finds a PL/pgSQL RETURN and its expression.
-var returnRE = regexp.MustCompile(`(?i)\breturn\b\s*([^;]*)`)
+var returnRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\breturn\b\s*([^;]*)`) })
 
 // returnsOtherRow reports whether a trigger function's body may RETURN a
 // row other than NEW, OLD or NULL: a BEFORE row trigger's result is the
 // row PostgreSQL writes.
 func returnsOtherRow(body string) bool {
-	for _, m := range returnRE.FindAllStringSubmatch(body, -1) {
+	for _, m := range returnRE().FindAllStringSubmatch(body, -1) {
 		switch strings.ToLower(strings.Trim(strings.TrimSpace(m[1]), "()")) {
 		case "new", "old", "null", "":
 		default:

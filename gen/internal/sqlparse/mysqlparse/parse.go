@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -184,14 +185,14 @@ func sqlcSkips(st ast.StmtNode) bool {
 	return true
 }
 
-var lineColumn = regexp.MustCompile(`^line (\d+) column (\d+) (.*)`)
+var lineColumn = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+) column (\d+) (.*)`) })
 
 // syntaxError locates TiDB's error ("line L column C near ..."), which
 // counts lines from the buffer's start (the file's).
 func syntaxError(name string, src []byte, segStart int, err error) *diag.Error {
 	msg := strings.SplitN(err.Error(), "\n", 2)[0]
 	line, col := diag.Position(src, skipSpaceAndComments(src, segStart, len(src)))
-	if m := lineColumn.FindStringSubmatch(msg); m != nil {
+	if m := lineColumn().FindStringSubmatch(msg); m != nil {
 		l, _ := strconv.Atoi(m[1])
 		c, _ := strconv.Atoi(m[2])
 		if l > 0 {
@@ -236,8 +237,9 @@ func stripComments(s string) string {
 	return s[i:]
 }
 
-// reserved holds MySQL's reserved words as the TiDB parser lists them.
-var reserved = func() map[string]bool {
+// reserved holds MySQL's reserved words as the TiDB parser lists them,
+// built on first use (a PostgreSQL run never builds it).
+var reserved = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, k := range parser.Keywords {
 		if k.Reserved {
@@ -245,13 +247,13 @@ var reserved = func() map[string]bool {
 		}
 	}
 	return m
-}()
+})
 
 // QuoteIdent returns s as a MySQL identifier in a generated statement, as
 // sqlc writes an expanded star's columns: `s` for a reserved word, s
 // otherwise.
 func QuoteIdent(s string) string {
-	if reserved[strings.ToLower(s)] {
+	if reserved()[strings.ToLower(s)] {
 		return "`" + s + "`"
 	}
 	return s
