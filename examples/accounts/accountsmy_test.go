@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -155,5 +156,52 @@ func TestMySQLGuardTriggerRefusesOutsideWriters(t *testing.T) {
 	}
 	if b, tok := mysqlRow(t, q, 1); b != "10.00" || tok != 7 {
 		t.Fatalf("the refused UPDATE changed the row: %s, %d", b, tok)
+	}
+}
+
+// TestMySQLAllOrNothing: the generated CreditAccounts, an UPDATE of every
+// account in a range (mysqlguard's form All), on MariaDB under both
+// affected-rows rules and with and without the database-side guard: one
+// account in the range holding a newer token refuses the whole write,
+// the accounts before it included; a range of accepted accounts is
+// written; an empty range is fence.ErrNotFound.
+func TestMySQLAllOrNothing(t *testing.T) {
+	for _, params := range []string{"", "clientFoundRows=true"} {
+		for _, guard := range []bool{false, true} {
+			t.Run(fmt.Sprintf("dsn=%s/guard=%v", params, guard), func(t *testing.T) {
+				ctx := context.Background()
+				_, q := setupMySQL(t, params, guard)
+				for id := int64(1); id <= 3; id++ {
+					if err := q.OpenAccount(ctx, accountsmy.OpenAccountParams{ID: id, Balance: "10.00"}, 2); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := q.CreditAccount(ctx, accountsmy.CreditAccountParams{Amount: "0.00", ID: 3}, 9); err != nil {
+					t.Fatal(err)
+				}
+				n, err := q.CreditAccounts(ctx, accountsmy.CreditAccountsParams{Amount: "1.00", FromID: 1, ToID: 3}, 5)
+				var stale *fence.StaleError
+				if !errors.As(err, &stale) || stale.Stored != 9 || stale.Rows != 1 || stale.Presented != 5 || n != 0 {
+					t.Fatalf("CreditAccounts over a row with token 9 = %d, %v; want a *fence.StaleError, stored 9, 1 row", n, err)
+				}
+				for id := int64(1); id <= 3; id++ {
+					if b, _ := mysqlRow(t, q, id); b != "10.00" {
+						t.Fatalf("the refused write changed account %d: balance %s", id, b)
+					}
+				}
+				n, err = q.CreditAccounts(ctx, accountsmy.CreditAccountsParams{Amount: "1.00", FromID: 1, ToID: 2}, 5)
+				if n != 2 || err != nil {
+					t.Fatalf("CreditAccounts(1..2) = %d, %v; want 2", n, err)
+				}
+				for id := int64(1); id <= 2; id++ {
+					if b, tok := mysqlRow(t, q, id); b != "11.00" || tok != 5 {
+						t.Fatalf("account %d: balance %s token %d, want 11.00 and 5", id, b, tok)
+					}
+				}
+				if _, err := q.CreditAccounts(ctx, accountsmy.CreditAccountsParams{Amount: "1.00", FromID: 100, ToID: 200}, 5); !errors.Is(err, fence.ErrNotFound) {
+					t.Fatalf("CreditAccounts of no account = %v, want ErrNotFound", err)
+				}
+			})
+		}
 	}
 }

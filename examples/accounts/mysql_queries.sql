@@ -22,3 +22,9 @@ DELETE FROM account_balances WHERE id = ?;
 -- branch is fenced.
 INSERT INTO account_balances (id, balance) VALUES (sqlc.arg(id), sqlc.arg(balance))
 ON DUPLICATE KEY UPDATE balance = VALUES(balance), closed_at = NULL;
+
+-- name: CreditAccounts :execrows
+-- CreditAccounts adds amount to the balance of every open account with an
+-- id in [from_id, to_id]: all or nothing.
+UPDATE account_balances SET balance = balance + sqlc.arg(amount)
+WHERE id BETWEEN sqlc.arg(from_id) AND sqlc.arg(to_id) AND closed_at IS NULL;

@@ -264,6 +264,17 @@ const MySQLSubqueryErrno = 1242
 // the outcome. The guard trigger's error is returned as a
 // *fence.StaleError, any other error unchanged.
 func MySQLUpsert(ctx context.Context, query, table string, mode fence.Mode, presented fence.Token, res sql.Result, err error, stored func(ctx context.Context) (*sql.Rows, error)) (int64, error) {
+	return MySQLUpsertRows(ctx, query, table, mode, presented, 1, res, err, stored)
+}
+
+// MySQLUpsertRows is MySQLUpsert for an INSERT ... ON DUPLICATE KEY UPDATE
+// of rows VALUES rows (stored is nil then: the refusal's Stored is 0, Rows
+// 1). All or nothing: one refused row fails the statement, and InnoDB
+// rolls it back whole. It returns rows when the statement succeeded:
+// every row was inserted, updated, or already held its values (MySQL's
+// affected rows count 1, 2 or 0 per row, 1 for the last with
+// clientFoundRows=true, and cannot say which).
+func MySQLUpsertRows(ctx context.Context, query, table string, mode fence.Mode, presented fence.Token, rows int64, res sql.Result, err error, stored func(ctx context.Context) (*sql.Rows, error)) (int64, error) {
 	if err != nil {
 		if f, ok := mysqlFieldsOf(err); ok && f.number == MySQLSubqueryErrno {
 			se := &fence.StaleError{Query: query, Table: table, Presented: presented, Rows: 1, Mode: mode}
@@ -279,7 +290,100 @@ func MySQLUpsert(ctx context.Context, query, table string, mode fence.Mode, pres
 	if _, err := res.RowsAffected(); err != nil {
 		return 0, err
 	}
-	return 1, nil
+	return rows, nil
+}
+
+// MySQLAll is called by code generated for a fenced UPDATE or DELETE on
+// MySQL or MariaDB that may match several rows (mysqlguard's form All):
+// all or nothing. run sends the guarded statement (one round trip on
+// success); read runs the read of the rows its WHERE clause matches,
+// SELECT COUNT(*), <highest token refused, else highest token>, <rows
+// refused> ... FOR UPDATE, sent only when the write failed on a stale row
+// or its reply does not say whether it matched.
+//
+// The guarded statement's WHERE clause evaluates, on each row it matches,
+// a subquery of two rows when the row's stored token is not beaten by
+// presented: the statement fails with MySQLSubqueryErrno (whatever the
+// sql_mode), and InnoDB rolls it back whole, rows written before the
+// stale one included (a non-transactional engine such as MyISAM keeps
+// them: the guard needs InnoDB). MySQLAll returns that as a
+// *fence.StaleError whose Stored and Rows are read afterwards (0 when the
+// stale rows are gone by then). An UPDATE's SET clause records presented
+// through LAST_INSERT_ID(expr), so that its reply's last-insert id says
+// whether any row matched. Otherwise:
+//   - affected rows n ≥ 1: n (MySQL counts the rows changed, or with
+//     clientFoundRows=true the rows matched; a DELETE, the rows deleted);
+//   - 0 and LastInsertId presented: rows matched and already held what
+//     the UPDATE writes: 0, nil;
+//   - 0 and 0: no row matched, or a trigger on the table cleared the
+//     last-insert id. The read classifies, as if the write ran at it:
+//     no row, *fence.NotFoundError; a row presented does not beat,
+//     *fence.StaleError; otherwise the statement runs again, and after
+//     MaxAttempts a *fence.ConcurrentChangeError with MySQLFoundRowsHint
+//     (rows that already held the UPDATE's values on a table with a
+//     trigger look the same; clientFoundRows=true makes the count tell).
+//
+// The guard trigger's error (MySQLSignalErrno) is a *fence.StaleError;
+// any other error is returned unchanged.
+func MySQLAll(ctx context.Context, query, table string, mode fence.Mode, presented fence.Token, run func() (sql.Result, error), read func(ctx context.Context) (*sql.Rows, error)) (int64, error) {
+	for attempt := 0; ; attempt++ {
+		res, err := run()
+		if err != nil {
+			if f, ok := mysqlFieldsOf(err); ok && f.number == MySQLSubqueryErrno {
+				se := &fence.StaleError{Query: query, Table: table, Presented: presented, Mode: mode}
+				if _, stored, refused, rerr := readMatched(ctx, read); rerr == nil && refused > 0 {
+					se.Stored, se.Rows = stored, refused
+				}
+				return 0, se
+			}
+			return 0, mysqlErr(query, table, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return 0, err
+		}
+		if n > 0 {
+			return n, nil
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return 0, err
+		}
+		if id == int64(presented) {
+			return 0, nil
+		}
+		matched, stored, refused, err := readMatched(ctx, read)
+		if err != nil {
+			return 0, storedErr(ctx, query, table, err)
+		}
+		switch {
+		case matched == 0:
+			return 0, &fence.NotFoundError{Query: query, Table: table}
+		case refused > 0:
+			return 0, &fence.StaleError{Query: query, Table: table, Presented: presented, Stored: stored, Rows: refused, Mode: mode}
+		case attempt+1 >= MaxAttempts:
+			return 0, &fence.ConcurrentChangeError{Query: query, Table: table, Attempts: MaxAttempts, Hint: MySQLFoundRowsHint}
+		}
+	}
+}
+
+// readMatched runs read, MySQLAll's read of the matched rows, and returns
+// its three columns: the rows matched, the highest token among the rows
+// refused (else among all), and the rows refused.
+func readMatched(ctx context.Context, read func(ctx context.Context) (*sql.Rows, error)) (matched int64, stored fence.Token, refused int64, err error) {
+	rows, err := read(ctx)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var tok int64
+		if err := rows.Scan(&matched, &tok, &refused); err != nil {
+			return 0, 0, 0, err
+		}
+		stored = fence.Token(tok)
+	}
+	return matched, stored, refused, rows.Err()
 }
 
 // mysqlErr is the error of a guarded MySQL statement that failed with err:

@@ -85,6 +85,57 @@ func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, to
 	return err
 }
 
+const creditAccounts = `-- name: CreditAccounts :execrows
+-- fencegen: guarded, all or nothing (account_balances.last_fencing_token <= the presented token)
+UPDATE account_balances SET balance=balance+?, last_fencing_token=LAST_INSERT_ID(?) WHERE (id BETWEEN ? AND ? AND closed_at IS NULL) AND CASE WHEN (id BETWEEN ? AND ? AND closed_at IS NULL) THEN IF(last_fencing_token<=?, TRUE, (SELECT last_fencing_token UNION ALL SELECT last_fencing_token)) ELSE FALSE END
+`
+
+const fenceStoredCreditAccounts = `-- name: CreditAccounts :execrows (rows matched, sent only when the write is refused or its result does not tell)
+SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (last_fencing_token <= ?) THEN last_fencing_token END), MAX(last_fencing_token), 0), COUNT(CASE WHEN NOT (last_fencing_token <= ?) THEN 1 END) FROM account_balances WHERE (id BETWEEN ? AND ? AND closed_at IS NULL) FOR UPDATE
+`
+
+type CreditAccountsParams struct {
+	Amount string
+	FromID int64
+	ToID   int64
+}
+
+// CreditAccounts adds amount to the balance of every open account with an
+// id in [from_id, to_id]: all or nothing.
+//
+// CreditAccounts is fenced on account_balances.last_fencing_token: it refuses
+// to touch rows whose stored fencing token is greater than token, and stores
+// token in the row it writes. All or nothing: it returns a *fence.StaleError
+// (errors.Is fence.ErrStaleToken) when any row it matches holds a newer token;
+// then nothing is written. It returns a *fence.NotFoundError (errors.Is
+// fence.ErrNotFound) when it matched no row, and a
+// *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when its
+// reply did not say whether it matched and rows appeared at each of its runs.
+// Its row count is MySQL's: the rows changed (with clientFoundRows=true in the
+// DSN, the rows matched); rows matched that already held the values count 0.
+// One round trip when it writes; a locked read of the matched rows follows
+// when it is refused, or when the reply does not say whether it matched. A
+// token below 1, which no lease mints, is refused before anything is sent: a
+// *fence.InvalidTokenError (errors.Is fence.ErrInvalidToken).
+func (q *Queries) CreditAccounts(ctx context.Context, arg CreditAccountsParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("CreditAccounts", "account_balances", token); err != nil {
+		return 0, err
+	}
+	return fenceimpl.MySQLAll(ctx, "CreditAccounts", "account_balances", fence.NonStrict, token, func() (sql.Result, error) {
+		return q.db.ExecContext(ctx, creditAccounts,
+			arg.Amount,
+			int64(token),
+			arg.FromID,
+			arg.ToID,
+			arg.FromID,
+			arg.ToID,
+			int64(token),
+		)
+	}, func(ctx context.Context) (*sql.Rows, error) {
+		return q.db.QueryContext(ctx, fenceStoredCreditAccounts, int64(token), int64(token), arg.FromID, arg.ToID)
+	})
+}
+
 const getAccount = `-- name: GetAccount :one
 SELECT id, balance, last_fencing_token, closed_at FROM account_balances WHERE id = ?
 `

@@ -982,7 +982,7 @@ func (a *analyzer) addGuard(q *Query) error {
 	}
 	if a.opts.MySQL {
 		// MySQL's guard stage (mysqlguard.go).
-		if err := mysqlGuardStage(q); err != nil {
+		if err := mysqlGuardStage(q, a.opts.MySQLSchema); err != nil {
 			a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
 			return a.errs
 		}

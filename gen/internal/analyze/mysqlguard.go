@@ -2,15 +2,29 @@ package analyze
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
+	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
 )
+
+// mysqlEngine is the storage engine the schema names for table, "" when
+// it names none (or there is no schema).
+func mysqlEngine(schema *mysqlwrites.Schema, table string) string {
+	if schema == nil {
+		return ""
+	}
+	if t := schema.Tables[strings.ToLower(table)]; t != nil {
+		return t.Engine
+	}
+	return ""
+}
 
 // mysqlGuardStage is the guard stage of a MySQL write to a fenced table
 // (package mysqlguard): it rewrites q.SQL into its guarded form and
 // records it in q.Fence.MySQL, or returns why the write cannot be guarded
 // (the caller refuses the query at its statement).
-func mysqlGuardStage(q *Query) error {
+func mysqlGuardStage(q *Query, schema *mysqlwrites.Schema) error {
 	f := q.Fence
 	// Rewrite numbers the statement's ? in text order; a named parameter
 	// used twice is two of them (q.Placeholders), so the token is one past
@@ -26,6 +40,7 @@ func mysqlGuardStage(q *Query) error {
 		Strict: f.Strict,
 		Table:  f.Table.QualifiedName(),
 		Name:   f.Table.Name,
+		Engine: mysqlEngine(schema, f.Table.Name),
 	})
 	if err != nil {
 		return err

@@ -61,7 +61,7 @@ func (a *analyzer) mysqlFenceHandedOver(q *Query, r *mysqlwrites.Report) bool {
 		if !w.Guardable() || q.Fence != nil && strings.EqualFold(q.Fence.Table.Name, w.Table) {
 			continue
 		}
-		a.errorf(w.Loc, "query %s writes fenced table %s (%s) in a form fencegen's analysis does not hand to the guard; write it as an UPDATE or DELETE by key, or an INSERT ... VALUES", q.Name, w.Table, w.Verb)
+		a.errorf(w.Loc, "query %s writes fenced table %s (%s) in a form fencegen's analysis does not hand to the guard; write it as a single-table UPDATE or DELETE, or an INSERT ... VALUES", q.Name, w.Table, w.Verb)
 		refused = true
 	}
 	return refused
@@ -78,7 +78,7 @@ func mysqlUnguardable(w mysqlwrites.Write) string {
 	case w.Verb == "LOAD DATA":
 		return "loads rows into fenced table " + w.Table + " with LOAD DATA, which has no place for a token comparison; insert them with an INSERT query"
 	case w.Multi:
-		return "writes fenced table " + w.Table + " in a multi-table " + w.Verb + "; write the fenced table's part as a single-table " + w.Verb + " by key"
+		return "writes fenced table " + w.Table + " in a multi-table " + w.Verb + "; write the fenced table's part as a single-table " + w.Verb
 	case w.Verb == "TRUNCATE":
 		return "truncates fenced table " + w.Table + ", which no token comparison can guard"
 	default:

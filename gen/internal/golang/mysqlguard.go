@@ -53,7 +53,11 @@ func (e *emitter) mysqlStoredConst(f *jen.File, q *analyze.Query, g *mysqlguard.
 	if g.Stored == "" {
 		return
 	}
-	sqlText(f, storedConstName(q), "-- name: "+q.Name+" "+q.Cmd+" (stored token, sent only when the write's result does not tell)\n"+g.Stored+"\n")
+	what := "stored token, sent only when the write's result does not tell"
+	if g.Form == mysqlguard.All {
+		what = "rows matched, sent only when the write is refused or its result does not tell"
+	}
+	sqlText(f, storedConstName(q), "-- name: "+q.Name+" "+q.Cmd+" ("+what+")\n"+g.Stored+"\n")
 }
 
 // mysqlFencedBody is the body of a guarded MySQL write after the token
@@ -76,7 +80,7 @@ func (e *emitter) mysqlFencedBody(q *analyze.Query, g *mysqlguard.Guarded, sig, 
 		)
 	}
 	switch g.Form {
-	case mysqlguard.ByKey:
+	case mysqlguard.ByKey, mysqlguard.All:
 		run := jen.Func().Params().Params(jen.Qual(sqlPkg, "Result"), jen.Error()).Block(jen.Return(exec()))
 		read = jen.Qual(fenceImplPkg, g.Form.Reader()).Call(jen.Id("ctx"), name, table, mode, jen.Id("token"), run, stored)
 		if q.Fence.Sweep {
@@ -84,6 +88,10 @@ func (e *emitter) mysqlFencedBody(q *analyze.Query, g *mysqlguard.Guarded, sig, 
 		}
 	case mysqlguard.Upsert:
 		pre = []jen.Code{jen.List(jen.Id("result"), jen.Id("execErr")).Op(":=").Add(exec())}
+		if g.Rows > 1 {
+			read = jen.Qual(fenceImplPkg, "MySQLUpsertRows").Call(jen.Id("ctx"), name, table, mode, jen.Id("token"), jen.Lit(g.Rows), jen.Id("result"), jen.Id("execErr"), stored)
+			break
+		}
 		read = jen.Qual(fenceImplPkg, g.Form.Reader()).Call(jen.Id("ctx"), name, table, mode, jen.Id("token"), jen.Id("result"), jen.Id("execErr"), stored)
 	default:
 		return []jen.Code{jen.Panic(jen.Lit("fencegen: unsupported MySQL guard form " + g.Form.String()))}
@@ -120,6 +128,14 @@ func mysqlFenceDoc(q *analyze.Query, g *mysqlguard.Guarded, col, rule string) st
 		if result != "" {
 			result += "; LastInsertId is the driver's."
 		}
+		if g.Rows > 1 {
+			if result != "" {
+				result = fmt.Sprintf(" Its sql.Result counts the rows given (%d); LastInsertId is the driver's.", g.Rows)
+			}
+			return fmt.Sprintf("%s stores token in %s. On a duplicate key, its ON DUPLICATE KEY UPDATE %s, and stores token. "+
+				"All or nothing: it returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when any existing row it meets holds a newer token; then nothing is written. "+
+				"One round trip.%s", q.Name, col, rule, result)
+		}
 		return fmt.Sprintf("%s stores token in %s. On a duplicate key, its ON DUPLICATE KEY UPDATE %s, and stores token. "+
 			"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the existing row holds a newer token; then nothing is written. "+
 			"One round trip; a second, only then, reads the stored token for the error.%s", q.Name, col, rule, result)
@@ -130,6 +146,17 @@ func mysqlFenceDoc(q *analyze.Query, g *mysqlguard.Guarded, col, rule string) st
 	}
 	if result != "" {
 		result += "; LastInsertId returns an error (the guard uses the statement's last-insert id)."
+	}
+	if g.Form == mysqlguard.All {
+		if result != "" {
+			result = " Its sql.Result counts the rows as the return value does; LastInsertId returns an error (the guard uses the statement's last-insert id)."
+		}
+		return fmt.Sprintf("%s is fenced on %s: it %s%s. "+
+			"All or nothing: it returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when any row it matches holds a newer token; then nothing is written. "+
+			"It returns a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row, "+
+			"and a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when its reply did not say whether it matched and rows appeared at each of its runs. "+
+			"Its row count is MySQL's: the rows changed (with clientFoundRows=true in the DSN, the rows matched); rows matched that already held the values count 0. "+
+			"One round trip when it writes; a locked read of the matched rows follows when it is refused, or when the reply does not say whether it matched.%s", q.Name, col, rule, stores, result)
 	}
 	return fmt.Sprintf("%s is fenced on %s: it %s%s. "+
 		"It returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when the row it matched holds a newer token, "+

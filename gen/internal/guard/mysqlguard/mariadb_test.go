@@ -102,8 +102,15 @@ func (q *guarded) run(token fence.Token, args ...any) (int64, error) {
 		return fenceimpl.MySQLByKey(ctx, "Q", q.spec.Table, mode, token, func() (sql.Result, error) {
 			return q.db.ExecContext(ctx, q.g.SQL, bind(q.g.Params, all)...)
 		}, stored)
+	case mysqlguard.All:
+		return fenceimpl.MySQLAll(ctx, "Q", q.spec.Table, mode, token, func() (sql.Result, error) {
+			return q.db.ExecContext(ctx, q.g.SQL, bind(q.g.Params, all)...)
+		}, stored)
 	case mysqlguard.Upsert:
 		res, err := q.db.ExecContext(ctx, q.g.SQL, bind(q.g.Params, all)...)
+		if q.g.Rows > 1 {
+			return fenceimpl.MySQLUpsertRows(ctx, "Q", q.spec.Table, mode, token, int64(q.g.Rows), res, err, stored)
+		}
 		return fenceimpl.MySQLUpsert(ctx, "Q", q.spec.Table, mode, token, res, err, stored)
 	}
 	res, err := q.db.ExecContext(ctx, q.g.SQL, bind(q.g.Params, all)...)

@@ -54,8 +54,15 @@ const (
 	ByKey
 	// Upsert is INSERT ... VALUES (one row) ON DUPLICATE KEY UPDATE: each
 	// assignment applies only when the presented token beats the stored
-	// one. Read with fenceimpl.MySQLUpsert.
+	// one. Read with fenceimpl.MySQLUpsert (one VALUES row) or
+	// fenceimpl.MySQLUpsertRows (several).
 	Upsert
+	// All is an UPDATE or DELETE of one table that may match several
+	// rows: all or nothing. A matched row whose stored token the
+	// presented one does not beat makes the statement fail (error 1242,
+	// fenceimpl.MySQLSubqueryErrno), and InnoDB rolls the whole statement
+	// back. Read with fenceimpl.MySQLAll.
+	All
 )
 
 // String names the form as the guarded statement's comment does.
@@ -67,19 +74,24 @@ func (f Form) String() string {
 		return "guarded by key"
 	case Upsert:
 		return "guarded upsert"
+	case All:
+		return "guarded, all or nothing"
 	}
 	return fmt.Sprintf("Form(%d)", int(f))
 }
 
 // Reader names the function of runtime/fenceimpl that reads the guarded
-// statement's result: "MySQLByKey", "MySQLUpsert", or "" for Store (run as
-// a plain statement, its error passed through fenceimpl.TriggerError).
+// statement's result: "MySQLByKey", "MySQLUpsert" (MySQLUpsertRows for an
+// upsert of several rows, Guarded.Rows), "MySQLAll", or "" for Store (run
+// as a plain statement, its error passed through fenceimpl.TriggerError).
 func (f Form) Reader() string {
 	switch f {
 	case ByKey:
 		return "MySQLByKey"
 	case Upsert:
 		return "MySQLUpsert"
+	case All:
+		return "MySQLAll"
 	}
 	return ""
 }
@@ -98,6 +110,20 @@ type Spec struct {
 	// Table is the fenced table's name as messages and the comment give
 	// it; Name is the name the write must target (not checked when "").
 	Table, Name string
+	// Engine is the table's storage engine as the schema names it ("" for
+	// the server's default). A write of several rows (All, an upsert of
+	// several rows) is all or nothing only where a failed statement is
+	// rolled back whole: it is refused on an engine other than InnoDB.
+	Engine string
+}
+
+// transactional returns an error when spec's table is on an engine that
+// does not roll a failed statement back (MyISAM, MEMORY, Aria, ...).
+func (spec Spec) transactional(what string) error {
+	if spec.Engine == "" || strings.EqualFold(spec.Engine, "InnoDB") {
+		return nil
+	}
+	return fmt.Errorf("%s of fenced table %s is not guarded on MySQL: its engine %s does not roll back a statement that fails, so the guard's refusal of one row would leave the rows written before it; pin the primary key with = (one row), or use ENGINE=InnoDB", what, spec.Table, spec.Engine)
 }
 
 // Guarded is a write with its guard added.
@@ -113,8 +139,17 @@ type Guarded struct {
 	// Stored is set for a DELETE by key: SELECT <token> FROM <table>
 	// WHERE <the DELETE's WHERE> FOR UPDATE, run only when the DELETE
 	// removed nothing; StoredParams are its parameters as Params.
+	//
+	// For All, Stored is the read of the rows the write's WHERE clause
+	// matches, SELECT COUNT(*), <highest token refused, else highest>,
+	// <rows refused> ... FOR UPDATE, run when the write failed on a stale
+	// row (for the error's fields) or when its reply does not say whether
+	// it matched (fenceimpl.MySQLAll).
 	Stored       string
 	StoredParams []int
+	// Rows is the number of VALUES rows of an Upsert (1, or more: read
+	// with fenceimpl.MySQLUpsertRows).
+	Rows int
 }
 
 // paramVar is the name of the user variable that stands for parameter n
@@ -466,7 +501,7 @@ func rewriteUpdate(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded, er
 	}
 	keyConj, rest, ok := splitWhere(u.Where, qual, spec.Key)
 	if !ok {
-		return nil, notByKey("UPDATE", spec)
+		return rewriteUpdateAll(p, u, spec)
 	}
 	stored, storedParams, err := storedRead(u.TableRefs, u.Where, spec, u.List...)
 	if err != nil {
@@ -554,8 +589,134 @@ func storedRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec, set ..
 	return fmt.Sprintf("SELECT %s FROM %s WHERE %s FOR UPDATE", cols, from, whereText), append(params, whereParams...), nil
 }
 
-func notByKey(verb string, spec Spec) error {
-	return fmt.Errorf("the %s of fenced table %s does not pin its whole primary key (%s) with =; on MySQL a fenced UPDATE or DELETE is guarded by key only: write one statement per row", verb, spec.Table, strings.Join(spec.Key, ", "))
+// staleGuard is the guard of a write of several rows (All and Upsert):
+// IF(tok <= ?tok, TRUE, (SELECT tok UNION ALL SELECT tok)) (or <). On a
+// row whose stored token the presented one does not beat it evaluates a
+// scalar subquery of two rows, which fails the statement with error 1242
+// (ER_SUBQUERY_NO_1_ROW) under every sql_mode; IF evaluates only the
+// branch it takes, and the subquery reads the row's own column, so it is
+// never evaluated ahead of the row.
+func staleGuard(tok, presented string, spec Spec) string {
+	return fmt.Sprintf("IF(%[1]s %[2]s %[3]s, TRUE, (SELECT %[1]s UNION ALL SELECT %[1]s))", tok, spec.op(), presented)
+}
+
+// allWhere is the WHERE clause of a guarded write of several rows:
+//
+//	(<where>) AND CASE WHEN (<where>) THEN <staleGuard> ELSE FALSE END
+//
+// The first copy of where is what the optimizer reads to choose an index
+// (its rows are the rows locked and scanned); the CASE evaluates the
+// guard only on a row where accepts, whatever order the server evaluates
+// the conjuncts in, so a stale row that the write does not match never
+// fails it. Without a WHERE clause, the guard alone.
+func allWhere(p *parser.Parser, where ast.ExprNode, spec Spec) (ast.ExprNode, error) {
+	guard, err := expr(p, staleGuard(quote(spec.Column), tokenVar(spec), spec))
+	if err != nil {
+		return nil, err
+	}
+	if where == nil {
+		return guard, nil
+	}
+	w := paren(where)
+	c := &ast.CaseExpr{
+		WhenClauses: []*ast.WhenClause{{Expr: w, Result: guard}},
+		ElseClause:  ast.NewValueExpr(false, "", ""),
+	}
+	return &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: w, R: c}, nil
+}
+
+// allRefusals are the checks of a write of several rows: the statement's
+// own subqueries are refused, since a refusal is the error a subquery of
+// two rows raises (1242), which must be the guard's.
+func allRefusals(n ast.Node, verb string, spec Spec) error {
+	if err := spec.transactional("an " + verb + " that may match several rows"); err != nil {
+		return err
+	}
+	if hasSubquery(n) {
+		return fmt.Errorf("a subquery in an %s of fenced table %s that may match several rows is not guarded on MySQL: the guard's refusal is the error a subquery of two rows raises (1242), which must be its own; pin the primary key with = (one row), or write the subquery's result as a parameter", verb, spec.Table)
+	}
+	return nil
+}
+
+// allRead is the read of the rows a write of several rows matches (see
+// Guarded.Stored for All): SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT
+// (tok <= ?) THEN tok END), MAX(tok), 0), COUNT(CASE WHEN NOT (tok <= ?)
+// THEN 1 END) FROM t WHERE <where> FOR UPDATE.
+func allRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec) (string, []int, error) {
+	ts := refs.TableRefs.Left.(*ast.TableSource)
+	from := tableName(ts.Source.(*ast.TableName))
+	if ts.AsName.O != "" {
+		from += " AS " + quote(ts.AsName.O)
+	}
+	tok := quote(spec.Column)
+	refused := fmt.Sprintf("NOT (%s %s ?)", tok, spec.op())
+	text := fmt.Sprintf("SELECT COUNT(*), COALESCE(MAX(CASE WHEN %[2]s THEN %[1]s END), MAX(%[1]s), 0), COUNT(CASE WHEN %[2]s THEN 1 END) FROM %[3]s", tok, refused, from)
+	params := []int{spec.Param, spec.Param}
+	if where != nil {
+		w, ps, err := restore(paren(where))
+		if err != nil {
+			return "", nil, err
+		}
+		text += " WHERE " + w
+		params = append(params, ps...)
+	}
+	return text + " FOR UPDATE", params, nil
+}
+
+// rewriteUpdateAll guards an UPDATE that may match several rows:
+//
+//	UPDATE t SET ..., tok = LAST_INSERT_ID(?tok) WHERE <allWhere>
+//
+// all or nothing: a matched stale row fails the statement (1242), which
+// InnoDB rolls back whole. The reply's last-insert id is the presented
+// token when any row matched (its SET ran), and 0 when none did or a
+// trigger cleared it (fenceimpl.MySQLAll). ORDER BY and LIMIT stay: the
+// rows the guard sees are the rows the UPDATE writes.
+func rewriteUpdateAll(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
+	if err := allRefusals(u, "UPDATE", spec); err != nil {
+		return nil, err
+	}
+	stored, storedParams, err := allRead(u.TableRefs, u.Where, spec)
+	if err != nil {
+		return nil, err
+	}
+	set, err := expr(p, "LAST_INSERT_ID("+tokenVar(spec)+")")
+	if err != nil {
+		return nil, err
+	}
+	u.List = append(u.List, &ast.Assignment{Column: &ast.ColumnName{Name: ast.NewCIStr(spec.Column)}, Expr: set})
+	if u.Where, err = allWhere(p, u.Where, spec); err != nil {
+		return nil, err
+	}
+	text, params, err := restore(u)
+	if err != nil {
+		return nil, err
+	}
+	return &Guarded{Form: All, SQL: text, Params: params, Stored: stored, StoredParams: storedParams}, nil
+}
+
+// rewriteDeleteAll guards a DELETE that may match several rows:
+//
+//	DELETE FROM t WHERE <allWhere>
+//
+// all or nothing, as rewriteUpdateAll. A DELETE's affected rows are the
+// rows it deleted, whatever the DSN says.
+func rewriteDeleteAll(p *parser.Parser, d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
+	if err := allRefusals(d, "DELETE", spec); err != nil {
+		return nil, err
+	}
+	stored, storedParams, err := allRead(d.TableRefs, d.Where, spec)
+	if err != nil {
+		return nil, err
+	}
+	if d.Where, err = allWhere(p, d.Where, spec); err != nil {
+		return nil, err
+	}
+	text, params, err := restore(d)
+	if err != nil {
+		return nil, err
+	}
+	return &Guarded{Form: All, SQL: text, Params: params, Stored: stored, StoredParams: storedParams}, nil
 }
 
 // rewriteDelete guards DELETE FROM t WHERE <where pinning the key>:
@@ -576,7 +737,7 @@ func rewriteDelete(p *parser.Parser, d *ast.DeleteStmt, spec Spec) (*Guarded, er
 		return nil, err
 	}
 	if _, _, ok := splitWhere(d.Where, qual, spec.Key); !ok {
-		return nil, notByKey("DELETE", spec)
+		return rewriteDeleteAll(p, d, spec)
 	}
 	stored, storedParams, err := storedRead(d.TableRefs, d.Where, spec)
 	if err != nil {
@@ -634,8 +795,10 @@ func rewriteInsert(p *parser.Parser, in *ast.InsertStmt, spec Spec) (*Guarded, e
 	form := Store
 	if len(in.OnDuplicate) > 0 {
 		form = Upsert
-		if len(in.Lists) != 1 {
-			return nil, fmt.Errorf("an upsert of %d rows into fenced table %s is not guarded on MySQL: upsert one row per statement", len(in.Lists), spec.Table)
+		if len(in.Lists) > 1 {
+			if err := spec.transactional(fmt.Sprintf("an upsert of %d rows", len(in.Lists))); err != nil {
+				return nil, err
+			}
 		}
 		if hasSubquery(in) {
 			return nil, fmt.Errorf("a subquery in an upsert of fenced table %s is not guarded on MySQL: the guard's refusal is the error a subquery of two rows raises (1242), which must be its own", spec.Table)
@@ -670,7 +833,7 @@ func rewriteInsert(p *parser.Parser, in *ast.InsertStmt, spec Spec) (*Guarded, e
 	if slices.Contains(params, 0) {
 		return nil, fmt.Errorf("internal error: a parameter of the guarded INSERT lost its number")
 	}
-	return &Guarded{Form: form, SQL: text, Params: params, Stored: stored, StoredParams: storedParams}, nil
+	return &Guarded{Form: form, SQL: text, Params: params, Stored: stored, StoredParams: storedParams, Rows: len(in.Lists)}, nil
 }
 
 // upsertStoredRead is the read of the stored token that reports a refused

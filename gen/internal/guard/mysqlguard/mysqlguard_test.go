@@ -49,6 +49,30 @@ func TestRewriteText(t *testing.T) {
 			params: []int{1, 2, 4, 3},
 			stored: "SELECT fence_token FROM accounts WHERE id = ?",
 		},
+		{
+			query:        "UPDATE accounts SET balance = 0 WHERE status = ? ORDER BY id LIMIT 10",
+			want:         "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nUPDATE accounts SET balance=0, fence_token=LAST_INSERT_ID(?) WHERE (status=?) AND CASE WHEN (status=?) THEN IF(fence_token<=?, TRUE, (SELECT fence_token UNION ALL SELECT fence_token)) ELSE FALSE END ORDER BY id LIMIT 10",
+			params:       []int{4, 1, 1, 4},
+			stored:       "SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (fence_token <= ?) THEN fence_token END), MAX(fence_token), 0), COUNT(CASE WHEN NOT (fence_token <= ?) THEN 1 END) FROM accounts WHERE (status=?) FOR UPDATE",
+			storedParams: []int{4, 4, 1},
+		},
+		{
+			query:  "UPDATE accounts SET status = 'closed'",
+			want:   "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nUPDATE accounts SET status=_UTF8MB4'closed', fence_token=LAST_INSERT_ID(?) WHERE IF(fence_token<=?, TRUE, (SELECT fence_token UNION ALL SELECT fence_token))",
+			params: []int{4, 4},
+			stored: "SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (fence_token <= ?) THEN fence_token END), MAX(fence_token), 0), COUNT(CASE WHEN NOT (fence_token <= ?) THEN 1 END) FROM accounts FOR UPDATE",
+		},
+		{
+			query:  "DELETE FROM accounts WHERE id IN (?, ?)",
+			want:   "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nDELETE FROM accounts WHERE (id IN (?,?)) AND CASE WHEN (id IN (?,?)) THEN IF(fence_token<=?, TRUE, (SELECT fence_token UNION ALL SELECT fence_token)) ELSE FALSE END",
+			params: []int{1, 2, 1, 2, 4},
+			stored: "SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (fence_token <= ?) THEN fence_token END), MAX(fence_token), 0), COUNT(CASE WHEN NOT (fence_token <= ?) THEN 1 END) FROM accounts WHERE (id IN (?,?)) FOR UPDATE",
+		},
+		{
+			query:  "INSERT INTO accounts (id, balance) VALUES (?, ?), (?, 0) ON DUPLICATE KEY UPDATE balance = VALUES(balance)",
+			want:   "-- fencegen: guarded upsert (accounts.fence_token <= the presented token)\nINSERT INTO accounts (id,balance,fence_token) VALUES (?,?,?),(?,0,?) ON DUPLICATE KEY UPDATE balance=IF(fence_token<=VALUES(fence_token), VALUES(balance), balance),fence_token=IF(fence_token<=VALUES(fence_token), VALUES(fence_token), (SELECT fence_token UNION ALL SELECT fence_token))",
+			params: []int{1, 2, 4, 3, 4},
+		},
 	}
 	for _, tt := range tests {
 		g, err := Rewrite(tt.query, accounts)
@@ -83,10 +107,9 @@ func TestRewriteKeepsQuotesOnKeywords(t *testing.T) {
 // error naming why, never a statement passed through.
 func TestRewriteRefuses(t *testing.T) {
 	tests := []struct{ query, want string }{
-		{"UPDATE accounts SET balance = 0 WHERE balance < ?", "does not pin its whole primary key"},
-		{"UPDATE accounts SET balance = 0 WHERE id = ? OR id = ?", "does not pin its whole primary key"},
-		{"UPDATE accounts SET balance = 0 WHERE id = balance", "does not pin its whole primary key"},
-		{"DELETE FROM accounts WHERE id IN (?, ?)", "does not pin its whole primary key"},
+		{"UPDATE accounts SET balance = 0 WHERE balance < (SELECT 1)", "subquery in an UPDATE"},
+		{"DELETE FROM accounts WHERE id IN (SELECT id FROM other)", "subquery in an DELETE"},
+		{"UPDATE accounts SET balance = (SELECT 2) WHERE id > ?", "subquery in an UPDATE"},
 		{"UPDATE accounts, other SET accounts.balance = other.x WHERE accounts.id = ?", "joins other tables"},
 		{"UPDATE accounts JOIN other ON other.id = accounts.id SET balance = 1 WHERE accounts.id = ?", "joins other tables"},
 		{"DELETE accounts FROM accounts JOIN other ON other.id = accounts.id WHERE accounts.id = ?", "multi-table DELETE"},
@@ -94,7 +117,6 @@ func TestRewriteRefuses(t *testing.T) {
 		{"REPLACE INTO accounts (id, balance) VALUES (?, ?)", "REPLACE"},
 		{"INSERT INTO accounts (id, balance) SELECT id, balance FROM other", "INSERT ... SELECT"},
 		{"INSERT INTO accounts VALUES (?, ?, ?)", "names no columns"},
-		{"INSERT INTO accounts (id, balance) VALUES (?, ?), (?, ?) ON DUPLICATE KEY UPDATE balance = 1", "upsert of 2 rows"},
 		{"INSERT INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE fence_token = 1", "sets token column"},
 		{"INSERT INTO accounts (id, fence_token) VALUES (?, ?)", "sets token column"},
 		{"UPDATE other SET x = 1 WHERE id = ?", "not into fenced table accounts"},

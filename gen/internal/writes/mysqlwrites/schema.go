@@ -42,6 +42,10 @@ type Table struct {
 	Name    string
 	Columns []string
 	Refs    []ForeignKey
+	// Engine is the storage engine its CREATE TABLE or a later ALTER
+	// TABLE names (ENGINE = InnoDB), as written; "" for the server's
+	// default.
+	Engine string
 }
 
 // ForeignKey is a reference from Table's columns to Parent; OnDelete and
@@ -514,8 +518,10 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 		if x.ReferTable != nil {
 			if rt := sc.Tables[x.ReferTable.Name.L]; rt != nil {
 				t.Columns = append(t.Columns, rt.Columns...)
+				t.Engine = rt.Engine
 			}
 		}
+		t.Engine = engine(x.Options, t.Engine)
 		for _, c := range x.Cols {
 			t.Columns = append(t.Columns, c.Name.Name.L)
 			for _, o := range c.Options {
@@ -537,6 +543,8 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 		}
 		for _, s := range x.Specs {
 			switch s.Tp {
+			case ast.AlterTableOption:
+				t.Engine = engine(s.Options, t.Engine)
 			case ast.AlterTableAddColumns:
 				for _, c := range s.NewColumns {
 					t.Columns = append(t.Columns, c.Name.Name.L)
@@ -609,6 +617,16 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 		}
 		sc.Routines[name] = r
 	}
+}
+
+// engine is the ENGINE option among opts, else was.
+func engine(opts []*ast.TableOption, was string) string {
+	for _, o := range opts {
+		if o.Tp == ast.TableOptionEngine {
+			was = o.StrValue
+		}
+	}
+	return was
 }
 
 func (sc *Schema) rename(from, to string) {

@@ -1,0 +1,72 @@
+package gen_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen"
+)
+
+// TestMySQLAllOrNothingNeedsInnoDB: on engine mysql, an UPDATE or DELETE
+// that may match several rows and an upsert of several rows are guarded
+// all or nothing on a table of InnoDB (named, or the server's default)
+// and refused at the statement on one whose engine does not roll a
+// failed statement back (MyISAM, also when an ALTER TABLE sets it), with
+// the reason, every one in the same run; the same writes by key are
+// guarded there.
+func TestMySQLAllOrNothingNeedsInnoDB(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": `CREATE TABLE accounts (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token', balance INT NOT NULL) ENGINE=InnoDB;
+CREATE TABLE wallets (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token', balance INT NOT NULL);
+CREATE TABLE legacy (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token', balance INT NOT NULL);
+ALTER TABLE legacy ENGINE = MyISAM;
+`,
+		"q.sql": `-- name: ResetAccounts :execrows
+UPDATE accounts SET balance = 0 WHERE balance < ?;
+
+-- name: DropWallets :execrows
+DELETE FROM wallets WHERE balance = 0;
+
+-- name: ResetLegacy :execrows
+UPDATE legacy SET balance = 0 WHERE balance < ?;
+
+-- name: UpsertLegacy :exec
+INSERT INTO legacy (id, balance) VALUES (?, ?), (?, ?) ON DUPLICATE KEY UPDATE balance = VALUES(balance);
+
+-- name: SetLegacy :exec
+UPDATE legacy SET balance = ? WHERE id = ?;
+`,
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gen.Generate(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("generated an all-or-nothing write of a MyISAM table")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"q.sql:8:1: query ResetLegacy: cannot add the fencing guard: an UPDATE that may match several rows of fenced table legacy is not guarded on MySQL: its engine MyISAM does not roll back",
+		"q.sql:11:1: query UpsertLegacy: cannot add the fencing guard: an upsert of 2 rows of fenced table legacy is not guarded on MySQL: its engine MyISAM",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("missing %q in:\n%s", want, msg)
+		}
+	}
+	for _, q := range []string{"ResetAccounts", "DropWallets", "SetLegacy"} {
+		if strings.Contains(msg, "query "+q+":") {
+			t.Errorf("refused %s:\n%s", q, msg)
+		}
+	}
+}
