@@ -70,3 +70,43 @@ UPDATE legacy SET balance = ? WHERE id = ?;
 		}
 	}
 }
+
+// TestMySQLRequiredDeclaresToken: on engine mysql, the writes generated
+// for a table marked 'fencegen:token required' declare their token to
+// the guard trigger (@fencegen_presented := ...); those of a
+// non-strict table do not.
+func TestMySQLRequiredDeclaresToken(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": `CREATE TABLE accounts (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token required', balance INT NOT NULL);
+CREATE TABLE wallets (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token', balance INT NOT NULL);
+`,
+		"q.sql": `-- name: SetAccount :exec
+UPDATE accounts SET balance = ? WHERE id = ?;
+
+-- name: SetWallet :exec
+UPDATE wallets SET balance = ? WHERE id = ?;
+`,
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Files["out/q.sql.go"])
+	if !strings.Contains(out, "UPDATE accounts SET balance=?, fence=LAST_INSERT_ID(@fencegen_presented:=?) WHERE id=?") {
+		t.Errorf("SetAccount does not declare its token:\n%s", out)
+	}
+	if !strings.Contains(out, "UPDATE wallets SET balance=?, fence=LAST_INSERT_ID(?) WHERE id=?") {
+		t.Errorf("SetWallet is not the non-strict guarded UPDATE:\n%s", out)
+	}
+}

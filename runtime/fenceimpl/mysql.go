@@ -25,15 +25,17 @@ const MySQLSignalErrno = 1644
 const MySQLSQLState = "45000"
 
 // MySQLStaleMarker starts the MESSAGE_TEXT of the MySQL guard trigger's
-// SIGNAL, followed by "presented=N stored=M mode=strict|non-strict
+// SIGNAL, followed by "presented=N stored=M mode=strict|non-strict|required
 // table=T" (the tokens base 10; the table name may be cut short, since
 // MESSAGE_TEXT holds at most 128 characters). The text is fencegen's own,
-// never translated by the server.
+// never translated by the server. A guard of mode required refuses an
+// UPDATE that presents no token (leaves the token as stored without
+// declaring it) with presented=0.
 const MySQLStaleMarker = "fencegen: stale token "
 
 // mysqlMessage matches the guard trigger's MESSAGE_TEXT (MySQLStaleMarker).
 var mysqlMessage = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile("^" + regexp.QuoteMeta(MySQLStaleMarker) + `presented=(-?\d+) stored=(-?\d+) mode=(strict|non-strict)(?: table=(.*))?$`)
+	return regexp.MustCompile("^" + regexp.QuoteMeta(MySQLStaleMarker) + `presented=(-?\d+) stored=(-?\d+) mode=(strict|non-strict|required)(?: table=(.*))?$`)
 })
 
 // mysqlFields are the fields of a *mysql.MySQLError
@@ -85,6 +87,9 @@ func mysqlFieldsOf(err error) (f mysqlFields, ok bool) {
 // error in err's chain (MySQLSignalErrno, MySQLSQLState and a message
 // matching MySQLStaleMarker), or nil for any other error. Table is the
 // message's table when it is one of tables, else tables joined by ", ".
+// Mode is fence.Strict for mode=strict, else fence.NonStrict (mode
+// required guards as non-strict; its refusal of an UPDATE presenting no
+// token has Presented 0).
 func mysqlStale(query string, err error, tables []string) *fence.StaleError {
 	f, ok := mysqlFieldsOf(err)
 	if !ok || f.number != MySQLSignalErrno || (f.sqlState != "" && f.sqlState != MySQLSQLState) {

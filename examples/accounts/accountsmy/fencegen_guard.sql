@@ -1,7 +1,8 @@
 -- fencegen: the database-side fencing guard (engine mysql): for each fenced table, a BEFORE UPDATE
--- trigger refusing a token that does not beat the stored one, and a BEFORE DELETE trigger refusing
--- a DELETE when the session's @fencegen_token does not beat it. Both SIGNAL SQLSTATE '45000'
--- (error 1644), which fencegen's generated code reports as fence.ErrStaleToken.
+-- trigger refusing a token that does not beat the stored one (mode required: also an UPDATE that leaves
+-- the token as stored without declaring it in @fencegen_token or @fencegen_presented, as presented=0),
+-- and a BEFORE DELETE trigger refusing a DELETE when the session's @fencegen_token does not beat it.
+-- Both SIGNAL SQLSTATE '45000' (error 1644), which fencegen's generated code reports as fence.ErrStaleToken.
 -- With these triggers, connect with clientFoundRows=true (go-sql-driver/mysql DSN): a trigger clears the
 -- UPDATE's last-insert id, and without it an UPDATE that changes nothing may read as a concurrent change.
 -- Apply it with a client that sends each compound statement whole (the mysql client: DELIMITER).

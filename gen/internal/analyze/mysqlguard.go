@@ -38,9 +38,12 @@ func mysqlGuardStage(q *Query, schema *mysqlwrites.Schema) error {
 		Key:    f.Table.PrimaryKey,
 		Param:  token,
 		Strict: f.Strict,
-		Table:  f.Table.QualifiedName(),
-		Name:   f.Table.Name,
-		Engine: mysqlEngine(schema, f.Table.Name),
+		// Mode required (not loosened to strict's opposite: a required
+		// table's generated guard is non-strict) declares its token.
+		Required: !f.Strict && f.Table.Fence != nil && f.Table.Fence.Required,
+		Table:    f.Table.QualifiedName(),
+		Name:     f.Table.Name,
+		Engine:   mysqlEngine(schema, f.Table.Name),
 	})
 	if err != nil {
 		return err

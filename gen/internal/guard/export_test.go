@@ -26,3 +26,12 @@ func FenceByKey(sql string, spec Spec) (*byKey, error) { return fenceByKey(sql, 
 
 // Layout is the layout of a rewritten statement.
 var Layout = layout
+
+// MySQLGuardTriggers returns the statements that install the MySQL guard
+// of one table (the DROPs, then the CREATE TRIGGERs) in mode "non-strict",
+// "strict" or "required", for tests outside the package.
+func MySQLGuardTriggers(table, column, mode string) []string {
+	t := mysqlGuardTable{Table: table, Column: column, Strict: mode == "strict", Required: mode == "required"}
+	drops, creates := t.statements()
+	return append(drops, creates...)
+}

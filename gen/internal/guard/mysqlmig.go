@@ -12,7 +12,9 @@ import (
 
 // The database-side guard on MySQL and MariaDB (engine: mysql): per fenced
 // table, a BEFORE UPDATE trigger that refuses a row whose new token is
-// below the stored one (on strict tables: not above it), and a BEFORE
+// below the stored one (on strict tables: not above it; on required
+// tables also one that leaves it as stored without declaring it, see
+// MySQLPresentedVar), and a BEFORE
 // DELETE trigger that refuses deleting a row whose stored token beats the
 // one a writer presents in the session variable @fencegen_token (a DELETE
 // carries no token of its own; without the variable, a DELETE passes, as
@@ -25,10 +27,25 @@ import (
 // EXISTS, CREATE TRIGGER): applying the newest one brings any earlier
 // state to the current guard, so NextMigration writes one whenever asked.
 
+// MySQLPresentedVar is the user variable through which a write generated
+// for a table in mode required declares, on MySQL, the token it
+// presents: its token assignment sets @fencegen_presented to the
+// presented token (tok = LAST_INSERT_ID(@fencegen_presented := ?)), and
+// the required guard's BEFORE UPDATE trigger, which runs for the row
+// right after, reads it and sets it back to NULL. A trigger sees the
+// row's new values, not which columns the UPDATE assigned: an UPDATE
+// that leaves the token as stored is one that presents no token unless
+// the statement declared it so, or the session set @fencegen_token to
+// it (a hand-written writer's declaration, which stays for the session).
+const MySQLPresentedVar = "fencegen_presented"
+
 // mysqlGuardTable is one fenced table's guard triggers on MySQL.
 type mysqlGuardTable struct {
 	Table, Column string
 	Strict        bool
+	// Required is mode required (not with Strict, which refuses an
+	// UPDATE without a new token already).
+	Required bool
 }
 
 // NewMySQLDatabaseGuard returns the database-side guard of an sql entry
@@ -39,7 +56,7 @@ func NewMySQLDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out s
 	var tables []mysqlGuardTable
 	for _, t := range cat.FencedTables() {
 		strict := t.Fence.Strict && !loosened[MarkedTable(t).QualifiedName()]
-		tables = append(tables, mysqlGuardTable{Table: t.Name, Column: t.Fence.Column, Strict: strict})
+		tables = append(tables, mysqlGuardTable{Table: t.Name, Column: t.Fence.Column, Strict: strict, Required: t.Fence.Required && !strict})
 	}
 	if len(tables) == 0 {
 		return nil, nil
@@ -69,13 +86,30 @@ func mysqlTriggerName(event, table string) string {
 
 // statements returns the statements that install t's triggers: the
 // DROPs first, then each CREATE TRIGGER (a compound statement).
+//
+// BEFORE UPDATE refuses, by mode:
+//   - non-strict: a new token below the stored one;
+//   - strict: a new token not above the stored one (an UPDATE that does
+//     not set it included);
+//   - required: a new token below the stored one or below 1, and an
+//     UPDATE that leaves the token as stored without declaring it
+//     (MySQLPresentedVar, or @fencegen_token in the session), refused as
+//     presenting token 0 (no token); it then sets @fencegen_presented back
+//     to NULL.
+//
+// BEFORE DELETE refuses, in every mode, when @fencegen_token is set and
+// does not beat the stored token (strict: is not above it).
 func (t mysqlGuardTable) statements() (drops, creates []string) {
 	col := mysqlIdent(t.Column)
-	mode, refuse := "non-strict", "NEW."+col+" < OLD."+col
-	delRefuse := "NOT (OLD." + col + " <= @fencegen_token)"
-	if t.Strict {
-		mode, refuse = "strict", "NEW."+col+" <= OLD."+col
-		delRefuse = "NOT (OLD." + col + " < @fencegen_token)"
+	oldTok, newTok := "OLD."+col, "NEW."+col
+	mode, refuse := "non-strict", newTok+" < "+oldTok
+	delRefuse := "NOT (" + oldTok + " <= @fencegen_token)"
+	switch {
+	case t.Strict:
+		mode, refuse = "strict", newTok+" <= "+oldTok
+		delRefuse = "NOT (" + oldTok + " < @fencegen_token)"
+	case t.Required:
+		mode, refuse = "required", newTok+" < "+oldTok+" OR "+newTok+" < 1"
 	}
 	tail := " mode=" + mode + " table=" + t.Table
 	bu, bd := mysqlTriggerName("bu", t.Table), mysqlTriggerName("bd", t.Table)
@@ -83,18 +117,38 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 		"DROP TRIGGER IF EXISTS " + mysqlIdent(bu) + ";",
 		"DROP TRIGGER IF EXISTS " + mysqlIdent(bd) + ";",
 	}
+	message := func(presented string) string {
+		return "LEFT(CONCAT(" + mysqlString(fenceimpl.MySQLStaleMarker+"presented=") + ", " + presented +
+			", ' stored=', " + oldTok + ", " + mysqlString(tail) + "), 128)"
+	}
+	signal := "    SIGNAL SQLSTATE '" + fenceimpl.MySQLSQLState + "' SET MESSAGE_TEXT = fencegen_message;\n"
 	body := func(cond, presented string) string {
 		return "BEGIN\n" +
 			"  DECLARE fencegen_message VARCHAR(128);\n" +
 			"  IF " + cond + " THEN\n" +
-			"    SET fencegen_message = LEFT(CONCAT(" + mysqlString(fenceimpl.MySQLStaleMarker+"presented=") + ", " + presented +
-			", ' stored=', OLD." + col + ", " + mysqlString(tail) + "), 128);\n" +
-			"    SIGNAL SQLSTATE '" + fenceimpl.MySQLSQLState + "' SET MESSAGE_TEXT = fencegen_message;\n" +
+			"    SET fencegen_message = " + message(presented) + ";\n" +
+			signal +
+			"  END IF;\n" +
+			"END"
+	}
+	update := body(refuse, newTok)
+	if t.Required {
+		presented := "@" + MySQLPresentedVar
+		update = "BEGIN\n" +
+			"  DECLARE fencegen_message VARCHAR(128);\n" +
+			"  DECLARE fencegen_declared BOOLEAN DEFAULT " + newTok + " <=> " + presented + " OR " + newTok + " <=> @fencegen_token;\n" +
+			"  SET " + presented + " = NULL;\n" +
+			"  IF " + refuse + " THEN\n" +
+			"    SET fencegen_message = " + message(newTok) + ";\n" +
+			signal +
+			"  ELSEIF " + newTok + " = " + oldTok + " AND NOT fencegen_declared THEN\n" +
+			"    SET fencegen_message = " + message("0") + ";\n" +
+			signal +
 			"  END IF;\n" +
 			"END"
 	}
 	creates = []string{
-		"CREATE TRIGGER " + mysqlIdent(bu) + " BEFORE UPDATE ON " + mysqlIdent(t.Table) + " FOR EACH ROW\n" + body(refuse, "NEW."+col),
+		"CREATE TRIGGER " + mysqlIdent(bu) + " BEFORE UPDATE ON " + mysqlIdent(t.Table) + " FOR EACH ROW\n" + update,
 		"CREATE TRIGGER " + mysqlIdent(bd) + " BEFORE DELETE ON " + mysqlIdent(t.Table) + " FOR EACH ROW\n" + body("@fencegen_token IS NOT NULL AND "+delRefuse, "@fencegen_token"),
 	}
 	return drops, creates
@@ -105,9 +159,10 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 func mysqlSQL(tables []mysqlGuardTable, format string, down bool) []byte {
 	var b strings.Builder
 	b.WriteString("-- fencegen: the database-side fencing guard (engine mysql): for each fenced table, a BEFORE UPDATE\n" +
-		"-- trigger refusing a token that does not beat the stored one, and a BEFORE DELETE trigger refusing\n" +
-		"-- a DELETE when the session's @fencegen_token does not beat it. Both SIGNAL SQLSTATE '45000'\n" +
-		"-- (error 1644), which fencegen's generated code reports as fence.ErrStaleToken.\n" +
+		"-- trigger refusing a token that does not beat the stored one (mode required: also an UPDATE that leaves\n" +
+		"-- the token as stored without declaring it in @fencegen_token or @fencegen_presented, as presented=0),\n" +
+		"-- and a BEFORE DELETE trigger refusing a DELETE when the session's @fencegen_token does not beat it.\n" +
+		"-- Both SIGNAL SQLSTATE '45000' (error 1644), which fencegen's generated code reports as fence.ErrStaleToken.\n" +
 		"-- With these triggers, connect with clientFoundRows=true (go-sql-driver/mysql DSN): a trigger clears the\n" +
 		"-- UPDATE's last-insert id, and without it an UPDATE that changes nothing may read as a concurrent change.\n")
 	switch format {

@@ -107,6 +107,11 @@ type Spec struct {
 	Param int
 	// Strict guards with stored < presented instead of stored ≤ presented.
 	Strict bool
+	// Required is the table's mode required: the token assignment also
+	// declares the presented token to the database-side guard's trigger
+	// (guard.MySQLPresentedVar), which otherwise takes an UPDATE that
+	// leaves the stored token as it is for one presenting no token.
+	Required bool
 	// Table is the fenced table's name as messages and the comment give
 	// it; Name is the name the write must target (not checked when "").
 	Table, Name string
@@ -339,6 +344,26 @@ func quote(name string) string { return "`" + strings.ReplaceAll(name, "`", "``"
 
 func tokenVar(spec Spec) string { return "@" + paramVar + strconv.Itoa(spec.Param) }
 
+// upsertToken is the value an upsert assigns the token column when the
+// presented token beats the stored one: VALUES(tok), declared in
+// parentheses for a table of mode required.
+func upsertToken(tok string, spec Spec) string {
+	if !spec.Required {
+		return "VALUES(" + tok + ")"
+	}
+	return "(" + declared("VALUES("+tok+")", spec) + ")"
+}
+
+// declared is v, the value an UPDATE assigns the token column, as the
+// assignment writes it: for a table of mode required, @fencegen_presented
+// := v, which declares it to the guard trigger (Spec.Required).
+func declared(v string, spec Spec) string {
+	if !spec.Required {
+		return v
+	}
+	return "@" + guard.MySQLPresentedVar + " := " + v
+}
+
 // target returns the one table a single-table UPDATE or DELETE writes and
 // the name its columns may be qualified with (its alias, else its name).
 func target(refs *ast.TableRefsClause, spec Spec) (*ast.TableName, string, error) {
@@ -508,7 +533,7 @@ func rewriteUpdate(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded, er
 		return nil, err
 	}
 	tv := tokenVar(spec)
-	set, err := expr(p, "LAST_INSERT_ID("+tv+")")
+	set, err := expr(p, "LAST_INSERT_ID("+declared(tv, spec)+")")
 	if err != nil {
 		return nil, err
 	}
@@ -680,7 +705,7 @@ func rewriteUpdateAll(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded,
 	if err != nil {
 		return nil, err
 	}
-	set, err := expr(p, "LAST_INSERT_ID("+tokenVar(spec)+")")
+	set, err := expr(p, "LAST_INSERT_ID("+declared(tokenVar(spec), spec)+")")
 	if err != nil {
 		return nil, err
 	}
@@ -815,7 +840,7 @@ func rewriteInsert(p *parser.Parser, in *ast.InsertStmt, spec Spec) (*Guarded, e
 			self := &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: a.Column.Name}}
 			a.Expr = &ast.FuncCallExpr{FnName: ast.NewCIStr("IF"), Args: []ast.ExprNode{cond, a.Expr, self}}
 		}
-		last, err := expr(p, fmt.Sprintf("IF(%s %s VALUES(%s), VALUES(%s), (SELECT %s UNION ALL SELECT %s))", tok, spec.op(), tok, tok, tok, tok))
+		last, err := expr(p, fmt.Sprintf("IF(%s %s VALUES(%s), %s, (SELECT %s UNION ALL SELECT %s))", tok, spec.op(), tok, upsertToken(tok, spec), tok, tok))
 		if err != nil {
 			return nil, err
 		}

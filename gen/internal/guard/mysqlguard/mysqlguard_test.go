@@ -234,3 +234,24 @@ func TestRewriteRefusesWhatItCannotRestore(t *testing.T) {
 		t.Fatalf("error %q does not say why", err)
 	}
 }
+
+// TestRewriteRequiredDeclares: on a table of mode required, every guarded
+// token assignment declares the presented token to the guard trigger
+// (@fencegen_presented := ...), by key, all or nothing and in an upsert.
+func TestRewriteRequiredDeclares(t *testing.T) {
+	spec := accounts
+	spec.Required = true
+	for query, want := range map[string]string{
+		"UPDATE accounts SET balance = ? WHERE id = ?":                                                       "fence_token=LAST_INSERT_ID(@fencegen_presented:=?) WHERE id=?",
+		"UPDATE accounts SET balance = ? WHERE status = ?":                                                   "fence_token=LAST_INSERT_ID(@fencegen_presented:=?) WHERE (status=?)",
+		"INSERT INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = VALUES(balance)": "VALUES(fence_token), (@fencegen_presented:=VALUES(fence_token)), (SELECT",
+	} {
+		g, err := Rewrite(query, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(g.SQL, want) {
+			t.Errorf("%s:\n%s\nlacks %s", query, g.SQL, want)
+		}
+	}
+}
