@@ -110,3 +110,52 @@ UPDATE wallets SET balance = ? WHERE id = ?;
 		t.Errorf("SetWallet is not the non-strict guarded UPDATE:\n%s", out)
 	}
 }
+
+// TestMySQLAllOrNothingMethods: on engine mysql, an UPDATE of several
+// rows is read by fenceimpl.MySQLAll, a sweep of them (-- @fence sweep)
+// through fenceimpl.Swept (no row is not an error), an upsert of two
+// VALUES rows by fenceimpl.MySQLUpsertRows with 2; each method's doc
+// comment says it is all or nothing.
+func TestMySQLAllOrNothingMethods(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": `CREATE TABLE jobs (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token', status VARCHAR(10) NOT NULL);
+`,
+		"q.sql": `-- name: FinishJobs :execrows
+UPDATE jobs SET status = 'done' WHERE status = ?;
+
+-- name: RequeueJobs :execrows
+-- @fence sweep
+UPDATE jobs SET status = 'queued' WHERE status = 'running';
+
+-- name: PutJobs :exec
+INSERT INTO jobs (id, status) VALUES (?, ?), (?, ?) ON DUPLICATE KEY UPDATE status = VALUES(status);
+`,
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Files["out/q.sql.go"])
+	for _, want := range []string{
+		"return fenceimpl.MySQLAll(ctx, \"FinishJobs\", \"jobs\", fence.NonStrict, token, func() (sql.Result, error) {",
+		"return fenceimpl.Swept(fenceimpl.MySQLAll(ctx, \"RequeueJobs\", \"jobs\", fence.NonStrict, token, func() (sql.Result, error) {",
+		"fenceimpl.MySQLUpsertRows(ctx, \"PutJobs\", \"jobs\", fence.NonStrict, token, 2, result, execErr, nil)",
+		"// FinishJobs is fenced on jobs.fence: it refuses to touch rows whose stored\n// fencing token is greater than token, and stores token in the row it writes.\n// All or nothing:",
+		"-- fencegen: guarded, all or nothing (jobs.fence <= the presented token)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package mysqlguard_test
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -172,5 +174,50 @@ func TestUpsertRowsOnMariaDB(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestAllOrNothingInTransactionOnMariaDB: given a *sql.Tx, as generated
+// code is when built with WithTx, a refused write of several rows undoes
+// itself only: the transaction's earlier write stays, the transaction
+// goes on, and its commit keeps what it wrote. The table's rows are the
+// oracle.
+func TestAllOrNothingInTransactionOnMariaDB(t *testing.T) {
+	ctx := context.Background()
+	db := testenv.MySQL(t, "", schema,
+		"INSERT INTO accounts (id, balance, status, fence_token) VALUES (1, 10, 'a', 3), (2, 20, 'a', 3), (3, 30, 'a', 9)")
+	g, err := mysqlguard.Rewrite("UPDATE accounts SET balance = balance + ? WHERE status = ?", spec(2, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "UPDATE accounts SET status = 'b' WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	run := func(tok fence.Token) (int64, error) {
+		args := []any{int64(1), "a", int64(tok)}
+		return fenceimpl.MySQLAll(ctx, "Q", "accounts", fence.NonStrict, tok, func() (sql.Result, error) {
+			return tx.ExecContext(ctx, g.SQL, bind(g.Params, args)...)
+		}, func(ctx context.Context) (*sql.Rows, error) {
+			return tx.QueryContext(ctx, g.Stored, bind(g.StoredParams, args)...)
+		})
+	}
+	_, err = run(5) // rows 2 (token 3) and 3 (token 9)
+	wantStaleRows(t, err, 5, 9, 1)
+	if _, err := tx.ExecContext(ctx, "UPDATE accounts SET status = 'c' WHERE id = 3"); err != nil {
+		t.Fatalf("the transaction after the refusal: %v", err)
+	}
+	if n, err := run(5); n != 1 || err != nil { // row 2 only now
+		t.Fatalf("= %d, %v; want 1", n, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := accountRows(t, &guarded{db: db}), "1:10:b:3 2:21:a:5 3:30:c:9"; got != want {
+		t.Fatalf("rows = %s, want %s", got, want)
 	}
 }
