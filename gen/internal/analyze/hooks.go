@@ -165,6 +165,15 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols 
 				continue
 			}
 			step := fmt.Sprintf("rule %s on %s (%s:%d)", r.Name, x.QualifiedName(), r.File, r.Line)
+			if r.Raw != nil {
+				// The actions' whole parse trees (package writes).
+				for _, act := range r.Raw {
+					for _, w := range fw.treeWritesLocked(act) {
+						add(step, w)
+					}
+				}
+				continue
+			}
 			for _, act := range r.Actions {
 				walk(act, func(n sqlparse.Node) {
 					for _, w := range fw.nodeWritesLocked(n) {
@@ -493,8 +502,68 @@ func (fw *funcWrites) wordRE(name string) *regexp.Regexp {
 	return re
 }
 
+// treeWritesLocked returns the writes of fenced tables that running the
+// statement of parse tree n (a rule's action) does, as the write analysis
+// reads its whole tree (writes.OfTree): the writes of fenced tables, of
+// their partitions and children, what writing other tables sets off, the
+// functions it calls, the views, operators and domains it names, and, for
+// a statement or node the analysis refuses, a write of any fenced table.
+// fw.mu must be held.
+func (fw *funcWrites) treeWritesLocked(n *pg.Node) []hiddenWrite {
+	var ws []hiddenWrite
+	add := func(w hiddenWrite) {
+		for _, x := range ws {
+			if x.table == w.table && x.verb == w.verb && x.unknown == w.unknown {
+				return
+			}
+		}
+		ws = append(ws, w)
+	}
+	rep := writes.OfTree(n)
+	if !writes.Reads(rep.Class) {
+		add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it runs a statement fencegen does not analyse there (PostgreSQL's " + rep.Kind + ")"})
+	}
+	for _, w := range rep.Writes {
+		fw.table(w.Table, w.Verb, w.Only, add)
+		u := fw.cat.Table(w.Table.Schema, w.Table.Name)
+		switch {
+		case u == nil || u.Fence != nil:
+		case u.IsView:
+			add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it writes view " + u.QualifiedName() + ", whose base tables fencegen does not follow"})
+		default:
+			for _, x := range fw.tableWritesLocked(u, w.Events, w.Set, true, false) {
+				x.path = append([]string{w.Verb + " on " + u.QualifiedName()}, x.steps()...)
+				add(x)
+			}
+		}
+	}
+	for _, c := range rep.Calls {
+		gs := candidatesIn(fw.cat, c)
+		if len(gs) == 0 && !knownBuiltin(c.Func) {
+			add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it calls " + c.Func.String() + "(), which neither the schema nor PostgreSQL's catalog defines"})
+		}
+		for _, g := range gs {
+			for _, x := range fw.ofLocked(g) {
+				x.path = append([]string{g.Name + "()"}, x.steps()...)
+				add(x)
+			}
+		}
+	}
+	for _, r := range rep.Refusals {
+		why := strings.SplitN(r.Reason, ";", 2)[0]
+		if rest, ok := strings.CutPrefix(why, "is "); ok {
+			why = "runs " + rest
+		}
+		add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it " + why})
+	}
+	for _, x := range fw.nameWritesLocked(writes.Names(n), false) {
+		add(x)
+	}
+	return ws
+}
+
 // nodeWritesLocked returns the writes of fenced tables that one node of
-// a rule's action does: its target's, and what writing that sets off.
+// a rule's action does (for a rule without parse trees: Rule.Raw): its target's, and what writing that sets off.
 // fw.mu must be held.
 func (fw *funcWrites) nodeWritesLocked(n sqlparse.Node) []hiddenWrite {
 	var target sqlparse.Name

@@ -289,6 +289,28 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 		if !slices.Contains(events, r.Event) {
 			continue
 		}
+		if r.Raw != nil {
+			// The actions' whole parse trees (package writes): their
+			// writes, calls, the views they read, what they set off.
+			a.funcs.mu.Lock()
+			var ws []hiddenWrite
+			for _, act := range r.Raw {
+				ws = append(ws, a.funcs.treeWritesLocked(act)...)
+			}
+			a.funcs.mu.Unlock()
+			for _, w := range ws {
+				chain := ""
+				if p := w.steps(); len(p) > 0 {
+					chain = ", through " + strings.Join(p, " → ") + ","
+				}
+				if w.table == nil {
+					a.refuseAnyFenced(loc, "query %s writes table %s, whose rule %s (%s:%d)%s may write a fenced table: %s, so fencegen cannot show that it writes none; drop the rule or write its action as its own query", name, t.QualifiedName(), r.Name, r.File, r.Line, chain, w.unknown)
+					continue
+				}
+				a.refuseFenced(loc, w.table, "query %s writes table %s, whose rule %s (%s:%d)%s also runs %s on fenced table %s: PostgreSQL's rewrite runs the rule's action without the fencing guard; write it as its own query, which fencegen guards, or drop the rule", name, t.QualifiedName(), r.Name, r.File, r.Line, chain, w.verb, w.table.QualifiedName())
+			}
+			continue
+		}
 		for _, act := range r.Actions {
 			walk(act, func(n sqlparse.Node) {
 				var target sqlparse.Name

@@ -124,7 +124,7 @@ create rule audit_ins as on insert to audit do instead delete from notes where i
 		{"delete from orders where id = 1", "whose function anydyn() may write a fenced table: its body runs dynamic SQL"},
 		{"delete from notes where id = 1", "whose rule notes_del (schema.sql:"},
 		// audit's rule deletes from notes, whose rule deletes from accounts.
-		{"insert into audit values (1)", "whose rule notes_del"},
+		{"insert into audit values (1)", "whose rule audit_ins (schema.sql:26), through DELETE on notes → rule notes_del on notes (schema.sql:24), also runs DELETE on fenced table accounts"},
 		// Harmless: touch() writes no table; logit() writes logs, which is
 		// not fenced; logs_upd writes audit, which has no UPDATE rule.
 		{"insert into orders values (1, 1)", ""},
@@ -266,6 +266,35 @@ create domain bumped as int check (bump_dom(value));
 		{"select 1 /* from wv */", ""},
 		{"select 'wv'::text", ""},
 		{"select 'select 1::bumped'::text", ""},
+	} {
+		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";\n")
+		switch {
+		case tc.want == "" && len(msgs) > 0:
+			t.Errorf("%s: refused: %q", tc.query, msgs)
+		case tc.want != "" && (len(msgs) == 0 || !strings.Contains(msgs[0], tc.want)):
+			t.Errorf("%s: got %q, want a refusal saying %q", tc.query, msgs, tc.want)
+		}
+	}
+}
+
+// A rule's actions are read as their whole parse trees (catalog.Rule.Raw,
+// writes.OfTree): a view read in an action, whose query calls a writing
+// function, is followed, as are the action's writes and calls, and a
+// NOTIFY, which writes nothing, passes (it was refused as a command not
+// analysed).
+func TestSoundRuleActionsReadFromTheTree(t *testing.T) {
+	const schema = soundSchema + `
+create table notes (id bigint primary key);
+create table logs (id bigint primary key);
+create view wv as select id, dyn('accounts') as d from audit;
+create rule notes_copy as on insert to notes do also insert into logs select id from wv;
+create rule logs_del as on delete to logs do also delete from accounts where id = old.id;
+create rule logs_ok as on update to logs do also notify logs_changed;
+`
+	for _, tc := range []struct{ query, want string }{
+		{"insert into notes values (1)", "whose rule notes_copy (schema.sql:16), through view wv (schema.sql:15) → dyn(), may write a fenced table"},
+		{"delete from logs where id = 1", "whose rule logs_del (schema.sql:17) also runs DELETE on fenced table accounts"},
+		{"update logs set id = 2 where id = 1", ""},
 	} {
 		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";\n")
 		switch {

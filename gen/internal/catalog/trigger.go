@@ -7,6 +7,8 @@ package catalog
 import (
 	"slices"
 
+	pg "github.com/pganalyze/pg_query_go/v5"
+
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -35,6 +37,10 @@ type Rule struct {
 	// Actions are the rule's commands (sqlparse nodes); none for DO
 	// NOTHING.
 	Actions []sqlparse.Node
+	// Raw are the commands' whole parse trees (pg_query's), which the
+	// write analysis reads (package writes); nil when the statement was
+	// not parsed by pg_query.
+	Raw []*pg.Node
 	// File and Line locate the CREATE RULE.
 	File string
 	Line int
@@ -64,6 +70,11 @@ func (u *updater) createRule(n *sqlparse.CreateRule) {
 	}
 	r := &Rule{Name: n.Name, Event: n.Event, Instead: n.Instead, Actions: n.Actions, File: u.f.Name}
 	r.Line, _ = u.pos(n.Loc)
+	if u.s.Raw != nil {
+		if rs := u.s.Raw.GetRuleStmt(); rs != nil {
+			r.Raw = rs.Actions
+		}
+	}
 	if n.Event == "SELECT" {
 		// CREATE RULE "_RETURN" AS ON SELECT ... DO INSTEAD SELECT turns
 		// the table into a view (PostgreSQL 15 and earlier): reading it
