@@ -172,6 +172,23 @@ func TestUpsertRowsOnMariaDB(t *testing.T) {
 				if got, want := accountRows(t, up), "1:11:open:9 2:21:open:9 5:50:open:9"; got != want {
 					t.Fatalf("rows = %s, want %s", got, want)
 				}
+				// The same new key twice: the second row meets the token the
+				// first just stored, which non-strict accepts and strict
+				// refuses (nothing is written then).
+				twice := newGuarded(t, db, "INSERT INTO accounts (id, balance) VALUES (?, ?), (?, ?) ON DUPLICATE KEY UPDATE balance = VALUES(balance)", spec(4, true))
+				before = accountRows(t, up)
+				_, err = twice.run(10, 6, 60, 6, 61)
+				wantStale(t, err, 10, 0)
+				if got := accountRows(t, up); got != before {
+					t.Fatalf("a refused strict upsert wrote: rows %s, were %s", got, before)
+				}
+				twice = newGuarded(t, db, "INSERT INTO accounts (id, balance) VALUES (?, ?), (?, ?) ON DUPLICATE KEY UPDATE balance = VALUES(balance)", spec(4, false))
+				if n, err := twice.run(10, 6, 60, 6, 61); err != nil || n != 2 {
+					t.Fatalf("non-strict upsert of one new key twice = %d, %v; want 2", n, err)
+				}
+				if b, tok, _ := row(t, db, "accounts", 6); b != 61 || tok != 10 {
+					t.Fatalf("row 6 = %d, token %d; want 61, 10", b, tok)
+				}
 			})
 		})
 	}
