@@ -186,11 +186,24 @@ func guardInto(g *gen.Guard, ups []string, guards []*gen.Guard, f *guardFlags, s
 		fmt.Fprintf(stdout, "fencegen: the migrations up to %s already install this guard: nothing written\n", filepath.ToSlash(relPath(f.into)))
 		return exitOK
 	}
+	// golang-migrate's down file, read before into changes.
+	downName, down, err := g.InlineDown(ups, f.into, f.format)
+	if err != nil {
+		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+		return exitError
+	}
 	if err := os.WriteFile(f.into, text, 0o644); err != nil {
 		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
 		return exitError
 	}
 	fmt.Fprintf(stdout, "fencegen: added the guard to %s\n", filepath.ToSlash(relPath(f.into)))
+	if down != nil {
+		if err := os.WriteFile(downName, down, 0o644); err != nil {
+			fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintf(stdout, "fencegen: added the earlier guard to %s, after its statements\n", filepath.ToSlash(relPath(downName)))
+	}
 	if f.format == "atlas" {
 		fmt.Fprintf(stdout, "fencegen: run atlas migrate hash so that atlas.sum lists it\n")
 	}

@@ -97,9 +97,11 @@ type lifeCase struct {
 	// unfence is set for a fenced table that the change re-creates
 	// without its mark, on purpose: the fix is fencegen guard -unfence.
 	unfence bool
-	// reapply is set for a change (with into) that applies again after
-	// its down section (SELECT 1): the down and up cycle then runs.
-	reapply bool
+	// changeDown is the change's down section ("" for SELECT 1); with
+	// into, it undoes the change, and fencegen guard -into adds the
+	// earlier guard after it: its down migration then leaves the state
+	// before the change.
+	changeDown string
 }
 
 var lifeCases = []lifeCase{
@@ -155,29 +157,33 @@ var lifeCases = []lifeCase{
 		cause: `:1:1: drops fenced table jobs, and with it the guard trigger that `,
 		// fencegen guard -into adds the guard to the change itself:
 		// there is no state between.
-		into:    true,
-		reapply: true,
-		after:   state{table: "jobs", column: "tok", refused: true},
+		into: true,
+		changeDown: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		after: state{table: "jobs", column: "tok", refused: true},
 	},
 	{
 		// No comment moves with the column: the trigger would find no
 		// token column once the rename is applied, so the guard goes
 		// into the rename's own migration.
-		name:   "key-rename",
-		key:    true,
-		change: "ALTER TABLE jobs RENAME COLUMN tok TO fence;\n",
-		cause:  `:1:1: renames column tok of fenced table jobs to fence, which the guard trigger that `,
-		into:   true,
-		after:  state{table: "jobs", column: "fence", refused: true},
+		name:       "key-rename",
+		key:        true,
+		change:     "ALTER TABLE jobs RENAME COLUMN tok TO fence;\n",
+		cause:      `:1:1: renames column tok of fenced table jobs to fence, which the guard trigger that `,
+		into:       true,
+		changeDown: "ALTER TABLE jobs RENAME COLUMN fence TO tok;\n",
+		after:      state{table: "jobs", column: "fence", refused: true},
 	},
 	{
 		// A new column of the token column's old name: the trigger
 		// reads the column by that name, so it would check the new one.
-		name:   "rename-shadow",
-		change: "ALTER TABLE jobs RENAME COLUMN tok TO fence;\nALTER TABLE jobs ADD COLUMN tok bigint NOT NULL DEFAULT 0;\n",
-		cause:  `:2:1: adds column tok to fenced table jobs, the name its token column had before `,
-		into:   true,
-		after:  state{table: "jobs", column: "fence", refused: true},
+		name:       "rename-shadow",
+		change:     "ALTER TABLE jobs RENAME COLUMN tok TO fence;\nALTER TABLE jobs ADD COLUMN tok bigint NOT NULL DEFAULT 0;\n",
+		cause:      `:2:1: adds column tok to fenced table jobs, the name its token column had before `,
+		into:       true,
+		changeDown: "ALTER TABLE jobs DROP COLUMN tok;\nALTER TABLE jobs RENAME COLUMN fence TO tok;\n",
+		after:      state{table: "jobs", column: "fence", refused: true},
 	},
 	{
 		// Re-created without its mark, and unfenced on purpose: no
@@ -343,16 +349,20 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	// The change, and the queries as the team changes them with it: every
 	// command fails, the change's statement first.
 	c.cause = atLine(c.cause, map[string]int{"goose": 2, "dbmate": 1}[tool])
+	changeDown := c.changeDown
+	if changeDown == "" {
+		changeDown = "SELECT 1;\n"
+	}
 	switch tool {
 	case "goose":
-		write(changeFile, "-- +goose Up\n-- +goose StatementBegin\n"+c.change+"-- +goose StatementEnd\n-- +goose Down\nSELECT 1;\n")
+		write(changeFile, "-- +goose Up\n-- +goose StatementBegin\n"+c.change+"-- +goose StatementEnd\n-- +goose Down\n"+changeDown)
 	case "dbmate":
-		write(changeFile, "-- migrate:up\n"+c.change+"-- migrate:down\nSELECT 1;\n")
+		write(changeFile, "-- migrate:up\n"+c.change+"-- migrate:down\n"+changeDown)
 	case "atlas":
 		write(changeFile, c.change)
 	default:
 		write(changeFile, c.change)
-		write(strings.Replace(changeFile, ".up.sql", ".down.sql", 1), "SELECT 1;\n")
+		write(strings.Replace(changeFile, ".up.sql", ".down.sql", 1), changeDown)
 	}
 	afterTable := c.after.table
 	if afterTable == "" {
@@ -447,23 +457,22 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	if tool == "atlas" {
 		return // Atlas's versioned migrations have no down section
 	}
-	if c.into && !c.reapply {
-		// The change's down section would have to undo the rename, and
-		// restore the earlier guard, which -into does not write.
-		return
-	}
-	// The fix's down migration brings back the state of the change; up
-	// again, the fix's.
+	// The fix's down migration brings back the state of the change (with
+	// into, the change's down section the state before it, with the
+	// earlier guard -into added to it); up again, the fix's.
 	down()
 	switch {
 	case c.into:
-		writes(t, conn, c.after, 200) // the change's down section: SELECT 1
+		writes(t, conn, state{table: "jobs", column: "tok", refused: true, required: c.mark == "fencegen:token required"}, 200)
+		guardObjects(t, conn, guarded)
+		code(t, "before", 250)
 	case c.down != nil:
 		writes(t, conn, *c.down, 200)
+		code(t, "after", 250)
 	default:
 		c.between(t, conn, 200)
+		code(t, "after", 250)
 	}
-	code(t, "after", 250)
 	up()
 	writes(t, conn, c.after, 201)
 	guardObjects(t, conn, c.after)

@@ -3,6 +3,7 @@ package guard
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -1317,6 +1318,18 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 	out := head + eol + block
 	if tail != "" {
 		out += eol + tail
+		// The down section: after its statements, which undo the
+		// change, the guard of the migrations before into again.
+		down, err := g.inlineDown(replayGuard(parsed[:len(parsed)-1]), format)
+		if err != nil {
+			return nil, err
+		}
+		if down != "" {
+			if !strings.HasSuffix(out, "\n") {
+				out += eol
+			}
+			out += eol + strings.ReplaceAll(down, "\n", eol)
+		}
 	}
 	return []byte(bom + out), nil
 }
@@ -1395,28 +1408,122 @@ func (g *DatabaseGuard) next(have *guardReplay, others []*DatabaseGuard, format,
 		data.Removed = append(data.Removed, guardTable{Table: t, QualifiedTable: t, Function: have.lost[t].fn, Trigger: "fencegen_guard"})
 	}
 	data.Orphans = g.orphanFunctions(have, data.Removed)
-	if len(have.migrations) > 0 {
-		for qt, in := range have.tables {
-			col, _ := guardMode(in.fn.text)
-			if in.broken != nil && in.broken.renamedTo != "" {
-				// The down section restores the earlier trigger on the
-				// column as the migrations before the new one left it:
-				// a required guard's trigger is BEFORE UPDATE OF it.
-				col = sqlparse.QuoteIdent(in.broken.renamedTo)
-			}
-			pg := previousGuard{QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Text: in.fn.text, Required: requiredText(in.fn.text), Column: col}
-			pg.DropToken = pg.Required || slices.ContainsFunc(g.data.Tables, func(t guardTable) bool { return t.QualifiedTable == qt && t.Required })
-			data.Previous = append(data.Previous, pg)
-		}
-		slices.SortFunc(data.Previous, func(a, b previousGuard) int { return strings.Compare(a.QualifiedTable, b.QualifiedTable) })
-		for _, t := range g.data.Tables {
-			if _, ok := have.tables[t.QualifiedTable]; !ok {
-				data.Added = append(data.Added, t)
-			}
-		}
-	}
+	data.Previous, data.Added = g.previous(have)
 	g2.data = &data
 	return g2.Migration(format, version)
+}
+
+// previous is what the down section of a guard written after the
+// migrations that installed have restores: their guard (nil when there
+// is no guard migration among them: the down section then drops every
+// guard), and the tables of g they did not guard, whose guards it drops.
+func (g *DatabaseGuard) previous(have *guardReplay) (prev []previousGuard, added []guardTable) {
+	if len(have.migrations) == 0 {
+		return nil, nil
+	}
+	for qt, in := range have.tables {
+		col, _ := guardMode(in.fn.text)
+		if in.broken != nil && in.broken.renamedTo != "" {
+			// The down section restores the earlier trigger on the
+			// column as the migrations before the new one left it:
+			// a required guard's trigger is BEFORE UPDATE OF it.
+			col = sqlparse.QuoteIdent(in.broken.renamedTo)
+		}
+		pg := previousGuard{QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Text: in.fn.text, Required: requiredText(in.fn.text), Column: col}
+		pg.DropToken = pg.Required || slices.ContainsFunc(g.data.Tables, func(t guardTable) bool { return t.QualifiedTable == qt && t.Required })
+		prev = append(prev, pg)
+	}
+	slices.SortFunc(prev, func(a, b previousGuard) int { return strings.Compare(a.QualifiedTable, b.QualifiedTable) })
+	for _, t := range g.data.Tables {
+		if _, ok := have.tables[t.QualifiedTable]; !ok {
+			added = append(added, t)
+		}
+	}
+	return prev, added
+}
+
+// inlineDown is the down part of the guard fencegen guard -into adds to
+// a migration whose up section the migrations before it, which installed
+// before, precede: after the migration's own down statements (which undo
+// its change), it restores the guard of before (golang-migrate, goose,
+// dbmate; "" for Atlas, which has no down migrations). It starts with its
+// header line and ends with a newline.
+func (g *DatabaseGuard) inlineDown(before *guardReplay, format string) (string, error) {
+	if format == "atlas" {
+		return "", nil
+	}
+	data := *g.data
+	data.Format, data.Removed, data.Orphans = format, nil, nil
+	data.Previous, data.Added = g.previous(before)
+	if len(data.Previous) == 0 && len(data.Added) == 0 && len(data.Tables) == 0 {
+		return "", nil
+	}
+	data.Down = format == "golang-migrate"
+	b, err := renderGuard(&data)
+	if err != nil {
+		return "", err
+	}
+	text := string(b)
+	var body string
+	if down := downMark[format]; down != "" {
+		_, body, _ = strings.Cut(text, down+"\n")
+	} else {
+		// golang-migrate's down file: its statements after the header.
+		lines := strings.SplitAfter(text, "\n")
+		i := 0
+		for i < len(lines) && strings.HasPrefix(lines[i], "--") {
+			i++
+		}
+		body = strings.Join(lines[i:], "")
+	}
+	body = strings.TrimLeft(body, "\n")
+	body = strings.TrimLeft(strings.TrimPrefix(body, "-- Back to the guard the earlier guard migrations installed.\n"), "\n")
+	if strings.TrimSpace(body) == "" {
+		return "", nil
+	}
+	return "-- fencegen guard -into: back to the guard the migrations before this one\n" +
+		"-- installed, once the statements above have undone its change.\n" + strings.TrimRight(body, "\n") + "\n", nil
+}
+
+// InlineDown is the golang-migrate part of fencegen guard -into: the
+// down file of into (its .down.sql, which must exist) with the guard of
+// the migrations before into restored at its end (inlineDown), and the
+// file's name; "" and nil for the other formats (Inline writes their
+// down section), when the .down.sql file does not exist, or when it
+// holds that block already.
+func (g *DatabaseGuard) InlineDown(files []string, into, format string) (name string, text []byte, err error) {
+	if format != "golang-migrate" || !strings.HasSuffix(into, ".up.sql") || len(files) == 0 {
+		return "", nil, nil
+	}
+	name = strings.TrimSuffix(into, ".up.sql") + ".down.sql"
+	raw, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if bytes.Contains(raw, []byte("-- fencegen guard -into: back to the guard")) {
+		return "", nil, nil
+	}
+	parsed, err := g.readAll(files[:len(files)-1])
+	if err != nil {
+		return "", nil, err
+	}
+	block, err := g.inlineDown(replayGuard(parsed), format)
+	if err != nil || block == "" {
+		return "", nil, err
+	}
+	src := string(raw)
+	eol := "\n"
+	if strings.Contains(src, "\r\n") {
+		eol = "\r\n"
+		block = strings.ReplaceAll(block, "\n", "\r\n")
+	}
+	if src != "" && !strings.HasSuffix(src, "\n") {
+		src += eol
+	}
+	return name, []byte(src + eol + block), nil
 }
 
 // readAll returns the migrations files, parsed (read), in order.

@@ -293,8 +293,9 @@ func writeFile(t *testing.T, dir, name, text string) string {
 // TestInline is fencegen guard -into on a migration that drops and
 // re-creates a fenced table: the finding names it (Finding.Into), and
 // the guard added to its up section (before dbmate's down section; with
-// its CRLF line ends kept) installs the guard the replay expects; it is
-// added once, and only to the newest migration.
+// its CRLF line ends kept) installs the guard the replay expects, and the
+// earlier guard follows the down section's statements; it is added once,
+// and only to the newest migration.
 func TestInline(t *testing.T) {
 	const table = "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n"
 	for _, format := range []string{"golang-migrate", "dbmate"} {
@@ -355,8 +356,11 @@ func TestInline(t *testing.T) {
 			if !strings.HasPrefix(s, map[bool]string{true: "-- migrate:up\r\n", false: ""}[format == "dbmate"]+recreate) {
 				t.Errorf("the migration's own statements changed:\n%s", s)
 			}
-			if format == "dbmate" && !strings.HasSuffix(s, "\r\n-- migrate:down\r\nSELECT 1;\r\n") {
-				t.Errorf("the down section is not last, as it was:\n%s", s)
+			// The down section keeps its statements, then restores the
+			// guard the migrations before it installed.
+			if _, down, _ := strings.Cut(s, "\r\n-- migrate:down\r\n"); format == "dbmate" &&
+				(!strings.HasPrefix(down, "SELECT 1;\r\n\r\n-- fencegen guard -into: back to the guard") || !strings.HasSuffix(down, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON jobs\r\n    FOR EACH ROW EXECUTE FUNCTION "+g.data.Tables[0].Function+"();\r\n")) {
+				t.Errorf("the down section is not its statements, then the earlier guard:\n%s", s)
 			}
 			if !strings.Contains(s, "\r\n"+inlineHeader+format+" migration: ") || !strings.Contains(s, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON jobs\r\n") {
 				t.Errorf("no guard added:\n%s", s)
