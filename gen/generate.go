@@ -119,6 +119,9 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 		var err error
 		if g.pkg.Engine == "mysql" {
 			dg, err = guard.NewMySQLDatabaseGuard(g.cat, loosened, g.pkg.Go.Out)
+			if err == nil && dg != nil {
+				dg.WithMySQLSchema(g.schema)
+			}
 		} else {
 			dg, err = guard.NewDatabaseGuard(g.cat, loosened, g.pkg.Go.Out, g.schema, parse)
 		}
@@ -200,10 +203,16 @@ func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string
 		}
 	}
 	for _, r := range failed {
+		var g *guard.DatabaseGuard
+		var err error
 		if r.pkg.Engine == "mysql" {
-			continue // MySQL guard migrations are not replayed (guard/mysqlmig.go)
+			g, err = guard.NewMySQLDatabaseGuard(r.cat, loosened, r.pkg.Go.Out)
+			if err == nil && g != nil {
+				g.WithMySQLSchema(r.parsedSchema())
+			}
+		} else {
+			g, err = guard.NewDatabaseGuard(r.cat, loosened, r.pkg.Go.Out, r.parsedSchema(), parse)
 		}
-		g, err := guard.NewDatabaseGuard(r.cat, loosened, r.pkg.Go.Out, r.parsedSchema(), parse)
 		if err != nil || g == nil {
 			continue
 		}

@@ -301,3 +301,73 @@ DELETE FROM f WHERE id = ? ORDER BY n = ? DESC LIMIT ?;
 		}
 	}
 }
+
+// TestMySQLCheckReplaysGuardMigrations: generate (and so fencegen check)
+// replays the guard migrations among an engine mysql entry's schema
+// files, as on PostgreSQL: with jobs fenced after the guard migration was
+// written, the run fails at that migration, naming the triggers jobs
+// lacks; once a guard migration for both tables follows, it passes.
+func TestMySQLCheckReplaysGuardMigrations(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("migrations/00001_init.sql", "-- +goose Up\nCREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\nCREATE TABLE jobs (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);\n-- +goose Down\nDROP TABLE jobs;\nDROP TABLE accounts;\n")
+	write("q.sql", "-- name: Get :one\nSELECT id FROM accounts WHERE id = ?;\n")
+	write("fencegen.yaml", "version: \"2\"\nsql:\n  - {engine: mysql, schema: migrations, queries: q.sql, gen: {go: {package: x, out: out}}}\n")
+	run := func() (*gen.Output, error) {
+		t.Helper()
+		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gen.Generate(context.Background(), cfg)
+	}
+	guardMigration := func(version string) {
+		t.Helper()
+		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := gen.GenerateGuard(context.Background(), cfg) // as fencegen guard
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := out.Guards[0].Migration("goose", version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write("migrations/"+version+"_fencegen_guard.sql", string(files[version+"_fencegen_guard.sql"]))
+	}
+	guardMigration("00002")
+	if _, err := run(); err != nil {
+		t.Fatalf("the current guard migration is reported: %v", err)
+	}
+	write("migrations/00001_init.sql", strings.Replace(func() string {
+		b, _ := os.ReadFile(filepath.Join(dir, "migrations/00001_init.sql"))
+		return string(b)
+	}(), "jobs (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0)", "jobs (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token')", 1))
+	_, err := run()
+	msg := ""
+	if err != nil {
+		msg = regexp.MustCompile(`(?m)^\S*migrations/`).ReplaceAllString(err.Error(), "migrations/")
+	}
+	for _, want := range []string{
+		"migrations/00002_fencegen_guard.sql:1:1: fenced table jobs has no guard trigger fencegen_bu_jobs in the guard migrations",
+		"migrations/00002_fencegen_guard.sql:1:1: fenced table jobs has no guard trigger fencegen_bd_jobs in the guard migrations",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	guardMigration("00003")
+	if _, err := run(); err != nil {
+		t.Fatalf("after the new guard migration: %v", err)
+	}
+}

@@ -205,8 +205,11 @@ type DatabaseGuard struct {
 	// unfence are the tables fencegen guard -unfence names (Unfence).
 	unfence []string
 	// mysql holds the guard of an entry with engine mysql (mysqlmig.go),
-	// which the methods render instead of data's PostgreSQL triggers.
-	mysql []mysqlGuardTable
+	// which the methods render instead of data's PostgreSQL triggers;
+	// mysqlEntry is set for such an entry, fenced or not, whose schema
+	// GuardMigrations replays as MySQL's (mysqlreplay.go).
+	mysql      []mysqlGuardTable
+	mysqlEntry bool
 }
 
 // NewDatabaseGuard returns the database-side guard of the sql entry whose
@@ -919,8 +922,8 @@ func (g *DatabaseGuard) want() *guardReplay {
 // psql). others are the guards of the run's other sql entries, whose
 // tables are not "no longer fenced" (a trigger is one per database).
 func (g *DatabaseGuard) GuardMigrations(others []*DatabaseGuard) []Finding {
-	if g.mysql != nil {
-		return nil // not replayed on MySQL yet: every guard migration re-creates all triggers
+	if g.mysqlEntry || g.mysql != nil {
+		return g.mysqlGuardMigrations(others)
 	}
 	have := replayGuard(g.schema)
 	if len(have.migrations) == 0 {

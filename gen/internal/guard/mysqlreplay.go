@@ -1,0 +1,305 @@
+package guard
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+)
+
+// The replay of MySQL guard migrations (engine: mysql), which fencegen
+// check and generate run as on PostgreSQL: the guard migrations among
+// the entry's schema files (the files whose first line is mysqlSQL's) and
+// the team's migrations between them are replayed in the order the tool
+// applies them, and the triggers they leave are compared with the ones
+// this fencegen writes for the schema.
+//
+// MySQL keeps a trigger with its table: DROP TABLE drops it, RENAME TABLE
+// moves it (under its old name, its message still naming the old table),
+// and a column it reads can be renamed or dropped under it, after which
+// every UPDATE or DELETE of the table fails ("Unknown column ... in
+// 'NEW'"). A guard migration drops and re-creates the triggers of the
+// tables fenced when it was written, and no others.
+
+// mysqlGuardHeader starts the first line of every MySQL guard file and
+// migration (mysqlSQL).
+const mysqlGuardHeader = "-- fencegen: the database-side fencing guard (engine mysql)"
+
+// isMySQLGuardMigration reports whether b is a MySQL guard migration.
+func isMySQLGuardMigration(b []byte) bool {
+	return strings.HasPrefix(strings.TrimPrefix(string(b), "\uFEFF"), mysqlGuardHeader)
+}
+
+var (
+	// mysqlIdentRe is a backquoted or bare identifier.
+	mysqlIdentRe = "(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
+	// mysqlCreateTriggerRe is a guard migration's CREATE TRIGGER, up to the
+	// END of its BEGIN ... END body (the first line that is END alone).
+	mysqlCreateTriggerRe = regexp.MustCompile("(?s)CREATE TRIGGER " + mysqlIdentRe + " BEFORE (?:UPDATE|DELETE) ON " + mysqlIdentRe + " FOR EACH ROW\nBEGIN\n.*?\nEND(?:\\b|$)")
+	// mysqlDropTriggerRe is a DROP TRIGGER, in a guard migration or the
+	// team's (the TiDB parser does not read it).
+	mysqlDropTriggerRe = regexp.MustCompile("(?i)\\bDROP\\s+TRIGGER\\s+(?:IF\\s+EXISTS\\s+)?(?:" + mysqlIdentRe + "\\.)?" + mysqlIdentRe)
+)
+
+// unquoteMySQL is a backquoted identifier's name (others as written),
+// lower case: MySQL's table and trigger names compare so on the servers
+// fencegen is tested on (lower_case_table_names=0 compares them as
+// written; the guard writes them as the catalog has them).
+func unquoteMySQL(s string) string {
+	if strings.HasPrefix(s, "`") {
+		s = strings.ReplaceAll(s[1:len(s)-1], "``", "`")
+	}
+	return strings.ToLower(s)
+}
+
+// mysqlTrigger is one trigger a replay finds installed.
+type mysqlTrigger struct {
+	table string // lower case
+	text  string // its CREATE TRIGGER statement
+	file  string
+	line  int
+	// moved is the RENAME TABLE that moved it to table, broken the
+	// statement that renamed or dropped a column it reads.
+	moved, broken *cause
+}
+
+// mysqlReplay is the state a sequence of migrations leaves.
+type mysqlReplay struct {
+	triggers map[string]*mysqlTrigger // by trigger name, lower case
+	// dropped holds, by table, the DROP TABLE that took its guard
+	// triggers with it.
+	dropped    map[string]*cause
+	migrations []string // the guard migrations replayed, in order
+	lastFormat string
+}
+
+// replayMySQLGuard replays files in the order given.
+func replayMySQLGuard(files []*sqlparse.File) *mysqlReplay {
+	r := &mysqlReplay{triggers: map[string]*mysqlTrigger{}, dropped: map[string]*cause{}}
+	for _, f := range files {
+		if isMySQLGuardMigration(f.Src) {
+			r.applyGuard(f)
+			continue
+		}
+		r.applyTeam(f)
+	}
+	return r
+}
+
+// applyGuard replays the up section of guard migration f: its DROP
+// TRIGGERs and CREATE TRIGGERs in order.
+func (r *mysqlReplay) applyGuard(f *sqlparse.File) {
+	src := string(f.Src)
+	format := "golang-migrate"
+	for _, ft := range []string{"goose", "dbmate"} {
+		if strings.Contains(src, "\n"+upMark[ft]+"\n") {
+			format = ft
+			src, _, _ = strings.Cut(src, "\n"+downMark[ft]+"\n")
+		}
+	}
+	if strings.Contains(src, "\n-- atlas:delimiter") {
+		format = "atlas"
+	}
+	r.migrations = append(r.migrations, f.Name)
+	r.lastFormat = format
+	type op struct {
+		at     int
+		drop   string
+		create []int
+	}
+	var ops []op
+	for _, m := range mysqlDropTriggerRe.FindAllStringSubmatchIndex(src, -1) {
+		ops = append(ops, op{at: m[0], drop: unquoteMySQL(src[m[4]:m[5]])})
+	}
+	for _, m := range mysqlCreateTriggerRe.FindAllStringSubmatchIndex(src, -1) {
+		ops = append(ops, op{at: m[0], create: m})
+	}
+	slices.SortFunc(ops, func(a, b op) int { return a.at - b.at })
+	for _, o := range ops {
+		if o.drop != "" {
+			delete(r.triggers, o.drop)
+			continue
+		}
+		m := o.create
+		line, _ := diag.Position(f.Src, m[0])
+		r.triggers[unquoteMySQL(src[m[2]:m[3]])] = &mysqlTrigger{table: unquoteMySQL(src[m[4]:m[5]]), text: src[m[0]:m[1]], file: f.Name, line: line}
+	}
+}
+
+// applyTeam replays what a migration of the team's does to guard
+// triggers: DROP TRIGGER, DROP TABLE, RENAME TABLE, and a rename or drop
+// of a column a trigger reads.
+func (r *mysqlReplay) applyTeam(f *sqlparse.File) {
+	at := func(loc int, what string) *cause {
+		line, col := diag.Position(f.Src, loc)
+		return &cause{file: f.Name, line: line, col: col, what: what}
+	}
+	for _, m := range mysqlDropTriggerRe.FindAllStringSubmatchIndex(string(f.Src), -1) {
+		if inLineComment(f.Src, m[0]) {
+			continue
+		}
+		delete(r.triggers, unquoteMySQL(string(f.Src[m[4]:m[5]])))
+	}
+	for _, st := range f.Stmts {
+		switch n := st.MySQL.(type) {
+		case *ast.DropTableStmt:
+			if n.IsView {
+				continue
+			}
+			for _, t := range n.Tables {
+				name := t.Name.L
+				c := at(st.Start, "DROP TABLE "+t.Name.O+" drops table "+t.Name.O+" and its guard triggers with it")
+				for k, tr := range r.triggers {
+					if tr.table == name {
+						delete(r.triggers, k)
+						r.dropped[name] = c
+					}
+				}
+			}
+		case *ast.RenameTableStmt:
+			for _, tt := range n.TableToTables {
+				r.renameTable(tt.OldTable.Name.L, tt.NewTable.Name.L, at(st.Start, "RENAME TABLE renames table "+tt.OldTable.Name.O+" to "+tt.NewTable.Name.O))
+			}
+		case *ast.AlterTableStmt:
+			table := n.Table.Name.L
+			for _, spec := range n.Specs {
+				switch spec.Tp {
+				case ast.AlterTableRenameTable:
+					r.renameTable(table, spec.NewTable.Name.L, at(st.Start, "ALTER TABLE renames table "+n.Table.Name.O+" to "+spec.NewTable.Name.O))
+					table = spec.NewTable.Name.L
+				case ast.AlterTableDropColumn:
+					r.breakColumn(table, spec.OldColumnName.Name.L, at(st.Start, "ALTER TABLE drops column "+spec.OldColumnName.Name.O+" of "+n.Table.Name.O))
+				case ast.AlterTableRenameColumn:
+					r.breakColumn(table, spec.OldColumnName.Name.L, at(st.Start, "ALTER TABLE renames column "+spec.OldColumnName.Name.O+" of "+n.Table.Name.O+" to "+spec.NewColumnName.Name.O))
+				case ast.AlterTableChangeColumn:
+					if len(spec.NewColumns) == 1 && spec.NewColumns[0].Name.Name.L != spec.OldColumnName.Name.L {
+						r.breakColumn(table, spec.OldColumnName.Name.L, at(st.Start, "ALTER TABLE renames column "+spec.OldColumnName.Name.O+" of "+n.Table.Name.O+" to "+spec.NewColumns[0].Name.Name.O))
+					}
+				}
+			}
+		}
+	}
+}
+
+// inLineComment reports whether offset i of src is after "--" or "#" on
+// its line (a mention in a comment, not a statement).
+func inLineComment(src []byte, i int) bool {
+	start := strings.LastIndexByte(string(src[:i]), '\n') + 1
+	line := string(src[start:i])
+	return strings.Contains(line, "--") || strings.Contains(line, "#")
+}
+
+// renameTable moves the triggers of table from to table to.
+func (r *mysqlReplay) renameTable(from, to string, c *cause) {
+	for _, tr := range r.triggers {
+		if tr.table == from {
+			tr.table, tr.moved = to, c
+		}
+	}
+}
+
+// breakColumn records that c renamed or dropped column col of table,
+// under the triggers that read it.
+func (r *mysqlReplay) breakColumn(table, col string, c *cause) {
+	for _, tr := range r.triggers {
+		if tr.table == table && strings.Contains(strings.ToLower(tr.text), "old."+strings.ToLower(mysqlIdent(col))) {
+			tr.broken = c
+		}
+	}
+}
+
+// WithMySQLSchema gives g, the guard of an entry with engine mysql
+// (NewMySQLDatabaseGuard), the entry's schema files, parsed, in the order
+// they are read, so that GuardMigrations replays the guard migrations
+// among them. It returns g.
+func (g *DatabaseGuard) WithMySQLSchema(schema []*sqlparse.File) *DatabaseGuard {
+	g.schema, g.mysqlEntry = schema, true
+	return g
+}
+
+// mysqlGuardMigrations is GuardMigrations for an entry with engine mysql.
+func (g *DatabaseGuard) mysqlGuardMigrations(others []*DatabaseGuard) []Finding {
+	have := replayMySQLGuard(g.schema)
+	if len(have.migrations) == 0 {
+		return nil
+	}
+	last := have.migrations[len(have.migrations)-1]
+	several := severalGuards(others)
+	at := func(file string, line int, format string, a ...any) Finding {
+		return Finding{File: file, Line: line, Col: 1, Msg: fmt.Sprintf(format, a...),
+			Format: have.lastFormat, Dir: filepath.Dir(last), Out: g.Out, Several: several}
+	}
+	because := func(c *cause, format string, a ...any) Finding {
+		f := at(c.file, c.line, "%s%s", c.what, fmt.Sprintf(format, a...))
+		f.Col, f.Cause = c.col, true
+		return f
+	}
+	var out []Finding
+	fenced := map[string]bool{}
+	for _, o := range append([]*DatabaseGuard{g}, others...) {
+		for _, t := range o.mysql {
+			fenced[strings.ToLower(t.Table)] = true
+		}
+	}
+	wanted := map[string]bool{}
+	for _, t := range g.mysql {
+		table := strings.ToLower(t.Table)
+		_, creates := t.statements()
+		for i, event := range []string{"UPDATE", "DELETE"} {
+			name := unquoteMySQL(mysqlCreateTriggerRe.FindStringSubmatch(creates[i])[1])
+			wanted[name] = true
+			in, ok := have.triggers[name]
+			if ok && in.table != table {
+				ok = false // another table's, renamed to this name's table since
+			}
+			var moved *mysqlTrigger
+			for _, tr := range have.triggers {
+				if tr.table == table && tr.moved != nil && strings.Contains(tr.text, " BEFORE "+event+" ") {
+					moved = tr
+				}
+			}
+			switch {
+			case !ok && moved != nil:
+				out = append(out, because(moved.moved, ": the guard trigger that %s installs moves with the table, but its stale-token error still names the old table, and the guard migrations install no trigger %s for %s until a new guard migration does", moved.file, name, t.Table))
+			case !ok && have.dropped[table] != nil:
+				out = append(out, because(have.dropped[table], "; table %s is fenced, so until a new guard migration installs its guard again, the database lets a stale token's %s of %s from any writer through", t.Table, event, t.Table))
+			case !ok:
+				out = append(out, at(last, 1, "fenced table %s has no guard trigger %s in the guard migrations: the database does not refuse a stale token's %s from other writers", t.Table, name, event))
+			case in.broken != nil:
+				out = append(out, because(in.broken, ", which the guard trigger %s that %s installs reads: once this is applied, every %s of %s fails (Unknown column) until a new guard migration replaces the trigger", name, in.file, event, t.Table))
+			case in.text != creates[i]:
+				out = append(out, at(in.file, in.line, "the guard trigger %s of table %s differs from the one this fencegen writes (another token column or mode, another fencegen, or edited by hand): write a new guard migration", name, t.Table))
+			}
+		}
+	}
+	var gone []string
+	for name, tr := range have.triggers {
+		if !wanted[name] && !fenced[tr.table] {
+			gone = append(gone, name)
+		}
+	}
+	slices.Sort(gone)
+	for _, name := range gone {
+		tr := have.triggers[name]
+		out = append(out, at(tr.file, tr.line, "table %s is no longer fenced, but the guard migrations still install its guard trigger %s, which refuses writes with a token that does not beat the stored one", tr.table, name))
+	}
+	slices.SortStableFunc(out, func(a, b Finding) int {
+		if a.Cause != b.Cause {
+			if a.Cause {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		return a.Line - b.Line
+	})
+	return out
+}

@@ -1,0 +1,261 @@
+package guard
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse/mysqlparse"
+	"github.com/fencegen/fencegen/internal/testenv"
+)
+
+// mysqlMigration is one file of a MySQL replay scenario: a guard
+// migration (guard: the tables it fences, written by mysqlSQL in goose
+// format) or a team migration's up statements.
+type mysqlMigration struct {
+	name  string
+	guard []mysqlGuardTable
+	sql   string
+}
+
+func (m mysqlMigration) text() string {
+	if m.guard != nil {
+		return string(mysqlSQL(m.guard, "goose", false))
+	}
+	return "-- +goose Up\n" + m.sql + "\n-- +goose Down\n"
+}
+
+// mysqlReplayScenarios are migration sequences, each with the tables the
+// schema fences at its end and the findings the replay gives (substrings,
+// in order; none: the guard matches).
+var mysqlReplayScenarios = []struct {
+	name   string
+	files  []mysqlMigration
+	fenced []mysqlGuardTable
+	want   []string
+}{
+	{
+		name: "current",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok"}},
+	},
+	{
+		name: "current, required and strict",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);\nCREATE TABLE jobs (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok", Required: true}, {Table: "jobs", Column: "tok", Strict: true}}},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok", Required: true}, {Table: "jobs", Column: "tok", Strict: true}},
+	},
+	{
+		name: "made required",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok", Required: true}},
+		want:   []string{"the guard trigger fencegen_bu_accounts of table accounts differs from the one this fencegen writes"},
+	},
+	{
+		name: "fenced after the guard migration",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);\nCREATE TABLE jobs (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok"}, {Table: "jobs", Column: "tok"}},
+		want: []string{
+			"2_fencegen_guard.sql:1:1: fenced table jobs has no guard trigger fencegen_bu_jobs in the guard migrations",
+			"2_fencegen_guard.sql:1:1: fenced table jobs has no guard trigger fencegen_bd_jobs",
+		},
+	},
+	{
+		name: "made strict",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok", Strict: true}},
+		want: []string{
+			"the guard trigger fencegen_bu_accounts of table accounts differs from the one this fencegen writes",
+			"the guard trigger fencegen_bd_accounts of table accounts differs",
+		},
+	},
+	{
+		name: "table dropped and created again",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+			{name: "3_rebuild.sql", sql: "DROP TABLE accounts;\nCREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok"}},
+		want: []string{
+			"3_rebuild.sql:2:1: DROP TABLE accounts drops table accounts and its guard triggers with it; table accounts is fenced",
+			"3_rebuild.sql:2:1: DROP TABLE accounts drops table accounts and its guard triggers with it; table accounts is fenced",
+		},
+	},
+	{
+		name: "token column renamed",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+			{name: "3_rename.sql", sql: "ALTER TABLE accounts RENAME COLUMN tok TO fence_token;"},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "fence_token"}},
+		want: []string{
+			"3_rename.sql:2:1: ALTER TABLE renames column tok of accounts to fence_token, which the guard trigger fencegen_bu_accounts that 2_fencegen_guard.sql installs reads",
+			"3_rename.sql:2:1: ALTER TABLE renames column tok of accounts to fence_token, which the guard trigger fencegen_bd_accounts",
+		},
+	},
+	{
+		name: "triggers dropped by hand",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+			{name: "3_drop.sql", sql: "-- DROP TRIGGER fencegen_bd_accounts; (a mention)\nDROP TRIGGER IF EXISTS fencegen_bu_accounts;"},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok"}},
+		want:   []string{"fenced table accounts has no guard trigger fencegen_bu_accounts in the guard migrations"},
+	},
+	{
+		name: "no longer fenced",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);\nCREATE TABLE jobs (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}, {Table: "jobs", Column: "tok"}}},
+			{name: "3_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok"}},
+		want: []string{
+			"2_fencegen_guard.sql:", ":1: table jobs is no longer fenced, but the guard migrations still install its guard trigger fencegen_bu_jobs",
+			"2_fencegen_guard.sql:", ":1: table jobs is no longer fenced, but the guard migrations still install its guard trigger fencegen_bd_jobs",
+		},
+	},
+	{
+		name: "table renamed",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+			{name: "3_rename.sql", sql: "RENAME TABLE accounts TO ledgers;"},
+		},
+		fenced: []mysqlGuardTable{{Table: "ledgers", Column: "tok"}},
+		want: []string{
+			"3_rename.sql:2:1: RENAME TABLE renames table accounts to ledgers: the guard trigger that 2_fencegen_guard.sql installs moves with the table",
+			"3_rename.sql:2:1: RENAME TABLE renames table accounts to ledgers",
+		},
+	},
+}
+
+func (m mysqlMigration) parse(t *testing.T) *sqlparse.File {
+	t.Helper()
+	f, err := mysqlparse.ParseSchema(m.name, []byte(m.text()))
+	if err != nil {
+		t.Fatalf("%s: %v", m.name, err)
+	}
+	return f
+}
+
+// TestMySQLGuardReplay: fencegen check (GuardMigrations) replays an
+// engine mysql entry's guard migrations with the team's migrations
+// between them and reports, located, how the triggers they leave differ
+// from the guard this fencegen writes for the schema: a fenced table
+// without its triggers, a trigger of another column or mode, a DROP
+// TABLE, RENAME TABLE or column rename that took the triggers or broke
+// them (at that statement), a trigger of a table no longer fenced.
+func TestMySQLGuardReplay(t *testing.T) {
+	for _, sc := range mysqlReplayScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			var files []*sqlparse.File
+			for _, m := range sc.files {
+				files = append(files, m.parse(t))
+			}
+			g := (&DatabaseGuard{data: &guardData{}, mysql: sc.fenced}).WithMySQLSchema(files)
+			var got []string
+			for _, f := range g.GuardMigrations(nil) {
+				got = append(got, f.String())
+			}
+			all := strings.Join(got, "\n")
+			if len(sc.want) == 0 && len(got) > 0 {
+				t.Fatalf("findings for a current guard:\n%s", all)
+			}
+			rest := all
+			for _, w := range sc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("findings lack %q (in order):\n%s", w, all)
+				}
+				rest = rest[i+len(w):]
+			}
+		})
+	}
+}
+
+// TestMySQLGuardReplayOnMariaDB checks the replay against MariaDB: each
+// scenario's migrations are applied as goose sends them, and the guard
+// triggers the server then holds on the fenced tables
+// (information_schema.TRIGGERS) are those this fencegen writes exactly
+// when the replay finds nothing for them; a trigger left on a table no
+// longer fenced is there exactly when the replay reports it.
+func TestMySQLGuardReplayOnMariaDB(t *testing.T) {
+	ctx := context.Background()
+	for _, sc := range mysqlReplayScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			db := testenv.MySQL(t, "multiStatements=true")
+			var files []*sqlparse.File
+			for _, m := range sc.files {
+				for _, s := range mysqlStatements(t, "goose", m.text(), true) {
+					if _, err := db.ExecContext(ctx, s); err != nil {
+						t.Fatalf("%s: %s: %v", m.name, s, err)
+					}
+				}
+				files = append(files, m.parse(t))
+			}
+			g := (&DatabaseGuard{data: &guardData{}, mysql: sc.fenced}).WithMySQLSchema(files)
+			findings := g.GuardMigrations(nil)
+			rows, err := db.QueryContext(ctx, "SELECT TRIGGER_NAME, EVENT_OBJECT_TABLE, ACTION_STATEMENT FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			server := map[string]string{} // trigger name -> table + body
+			for rows.Next() {
+				var name, table, body string
+				if err := rows.Scan(&name, &table, &body); err != nil {
+					t.Fatal(err)
+				}
+				server[name] = table + "\n" + body
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			reported := func(name string) bool {
+				for _, f := range findings {
+					if strings.Contains(f.Msg, name) || f.Cause && strings.Contains(f.Msg, "table "+strings.TrimPrefix(strings.TrimPrefix(name, "fencegen_bu_"), "fencegen_bd_")) {
+						return true
+					}
+				}
+				return false
+			}
+			for _, tb := range sc.fenced {
+				_, creates := tb.statements()
+				for _, c := range creates {
+					m := mysqlCreateTriggerRe.FindStringSubmatch(c)
+					name := unquoteMySQL(m[1])
+					body := c[strings.Index(c, "BEGIN\n"):]
+					matches := server[name] == tb.Table+"\n"+body
+					if matches == reported(name) {
+						t.Errorf("trigger %s: the server's is this fencegen's: %v; the replay reports it: %v\nserver: %q\nfindings: %v", name, matches, reported(name), server[name], findings)
+					}
+					delete(server, name)
+				}
+			}
+			for name := range server {
+				if !reported(name) {
+					t.Errorf("the server keeps trigger %s on a table no longer fenced, and the replay does not report it: %v", name, findings)
+				}
+			}
+		})
+	}
+}
