@@ -24,12 +24,19 @@ import (
 // lock can (INCR, SET NX PX; GET, DEL: three key writes a cycle); each
 // "+..." variant adds one more key write of the lease's (the :minted
 // record at acquire, the :released record at release, :minted marked
-// released); "lease-scripts" are the lease's own scripts (five key writes
-// in seven calls since issue 26: the release no longer marks :minted);
-// "lease-before" the lease's scripts before that change (testdata: six
-// writes in eight calls); "lease-folded" six writes in six calls
-// (MGET, SET, MSET; GET, DEL, MSET). ratio-<variant> is redislock's
-// median over the variant's, as in CycleInterleaved.
+// released); "lease-scripts" are the lease's own scripts with the
+// arguments the lease sends on the hot path since the lock key holds the
+// owner alone (EXISTS, SET NX PX, INCR, SET; GET, DEL, SET: five key writes
+// in seven calls, four keys and two arguments at acquire, two keys and one
+// argument at release); "lease-token-value" the scripts before that change
+// (testdata: the lock key "<owner>:<token>", MGET, INCR, SET, SET; GET,
+// DEL, SET, with five keys and five arguments at acquire, three keys and
+// one argument at release); "lease-before" the scripts before issue 26's
+// release no longer marked :minted (testdata: six writes in eight calls);
+// "lease-folded" six writes in six calls (MGET, SET, MSET; GET, DEL,
+// MSET). Every variant but lease-scripts takes the five keys and five
+// arguments at acquire. ratio-<variant> is redislock's median over the
+// variant's, as in CycleInterleaved.
 //
 //	cd bench/redislock && go test -run '^$' -bench ScriptWrites -benchtime 20000x -count 3
 func BenchmarkScriptWrites(b *testing.B) {
@@ -72,15 +79,24 @@ redis.call('SET', KEYS[1], v, 'PX', ARGV[2])
 redis.call('MSET', KEYS[2], d, KEYS[3], v)
 return t`
 	)
-	type pair struct{ name, acquire, release string }
+	// hot: the pair takes the lease's hot-path arguments since the
+	// owner-only lock value (acquire: four keys, owner and TTL; release:
+	// the lock and :released keys, the owner); the others the layout
+	// before it (five keys and five arguments; three keys and
+	// "<owner>:<token>").
+	type pair struct {
+		name, acquire, release string
+		hot                    bool
+	}
 	pairs := []pair{
-		{"token-lock", incrSet + "return t", getDel + "return 1"},
-		{"+minted", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "return 1"},
-		{"+released", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[3], cur)\nreturn 1"},
-		{"+minted-marked", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[2], cur .. ':released')\nredis.call('SET', KEYS[3], cur)\nreturn 1"},
-		{"lease-scripts", file("acquire.lua"), file("release.lua")},
-		{"lease-before", read(filepath.Join("testdata", "acquire-before-issue26.lua")), read(filepath.Join("testdata", "release-before-issue26.lua"))},
-		{"lease-folded", folded, getDel + "redis.call('MSET', KEYS[2], cur .. ':released', KEYS[3], cur)\nreturn 1"},
+		{"token-lock", incrSet + "return t", getDel + "return 1", false},
+		{"+minted", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "return 1", false},
+		{"+released", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[3], cur)\nreturn 1", false},
+		{"+minted-marked", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[2], cur .. ':released')\nredis.call('SET', KEYS[3], cur)\nreturn 1", false},
+		{"lease-scripts", file("acquire.lua"), file("release.lua"), true},
+		{"lease-token-value", read(filepath.Join("testdata", "acquire-token-value.lua")), read(filepath.Join("testdata", "release-token-value.lua")), false},
+		{"lease-before", read(filepath.Join("testdata", "acquire-before-issue26.lua")), read(filepath.Join("testdata", "release-before-issue26.lua")), false},
+		{"lease-folded", folded, getDel + "redis.call('MSET', KEYS[2], cur .. ':released', KEYS[3], cur)\nreturn 1", false},
 	}
 	ttl := cycleTTL.Milliseconds()
 	variants := []func(string) error{redislockCycle(ctx, redislock.New(rdb))}
@@ -92,11 +108,19 @@ return t`
 			var raw [16]byte
 			_, _ = rand.Read(raw[:])
 			o, k := hex.EncodeToString(raw[:]), pfx+name+"}:"
-			tok, err := rdb.Do(ctx, "evalsha", acquire.Hash(), 5, k+"lock", k+"token", k+"minted", k+"abandoned:"+o, k+"released", o, ttl, 0, "0", "0").Int64()
+			acq := []any{"evalsha", acquire.Hash(), 5, k + "lock", k + "token", k + "minted", k + "abandoned:" + o, k + "released", o, ttl, 0, "0", "0"}
+			if p.hot {
+				acq = []any{"evalsha", acquire.Hash(), 4, k + "lock", k + "token", k + "minted", k + "abandoned:" + o, o, ttl}
+			}
+			tok, err := rdb.Do(ctx, acq...).Int64()
 			if err != nil || tok <= 0 {
 				return fmt.Errorf("%s acquire: %d, %v", p.name, tok, err)
 			}
-			n, err := rdb.Do(ctx, "evalsha", release.Hash(), 3, k+"lock", k+"minted", k+"released", o+":"+strconv.FormatInt(tok, 10)).Int64()
+			rel := []any{"evalsha", release.Hash(), 3, k + "lock", k + "minted", k + "released", o + ":" + strconv.FormatInt(tok, 10)}
+			if p.hot {
+				rel = []any{"evalsha", release.Hash(), 2, k + "lock", k + "released", o}
+			}
+			n, err := rdb.Do(ctx, rel...).Int64()
 			if err != nil || n != 1 {
 				return fmt.Errorf("%s release: %d, %v", p.name, n, err)
 			}

@@ -194,7 +194,8 @@ func TestHungRenewalIsCutOffWithinHeartbeatInterval(t *testing.T) {
 }
 
 // The renewal scripts compare each lock key's whole value with the lease's
-// "<owner>:<token>", and fall back to the owner alone for a key that holds
+// (its owner; "<owner>:<token>" from a client before the owner-only lock
+// value), and fall back to the owner alone for a key that holds
 // another value: acquire.lua before it wrote tokens as digits wrote a
 // token of 1e14 and above in Lua's number format ("<owner>:1e+14"), not
 // the decimal the lease sends, and such keys may still be held. A lease
@@ -215,7 +216,12 @@ func TestRenewComparesValueAndOwnerOfLargeTokens(t *testing.T) {
 		leases = append(leases, mustAcquire(t, c, res, ttl))
 	}
 	// Lease 2's key as an acquire script before the digits fix wrote it
-	// (Lua's %.14g): the same owner, the token spelled otherwise.
+	// (Lua's %.14g): the same owner, the token spelled otherwise; and
+	// lease 2 sends its value as a client from before the owner-only lock
+	// value did, "<owner>:<token>" (renew.lua and renew_many.lua are the
+	// same scripts for both, so such a client's leases still renew).
+	leases[2].value = leases[2].owner + ":" + leases[2].token.String()
+	leases[2].valueArg = leases[2].value
 	if err := rdb.Set(bg, leases[2].lockKey, leases[2].owner+":1.0000000000001e+14", ttl).Err(); err != nil {
 		t.Fatal(err)
 	}

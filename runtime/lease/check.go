@@ -76,7 +76,7 @@ func (c *Client) probe(ctx context.Context) error {
 		}
 	}
 	lockKey, _ := c.Keys("fencegen-check")
-	if _, _, err := c.run(ctx, c.inline(ctx), releaseScript, []string{lockKey, mintKey(lockKey)}, newOwner()); err != nil {
+	if _, _, err := c.run(ctx, c.inline(ctx), releaseScript, []string{lockKey, mintKey(lockKey)}, newOwner(), "0", "ended"); err != nil {
 		return c.checkErr(ctx, "probe script", err)
 	}
 

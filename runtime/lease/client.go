@@ -200,7 +200,8 @@ func (c *Client) AllKeys(resource string) []string {
 }
 
 // Keys returns the Redis keys used for resource: the lock key, which holds
-// "<owner>:<token>" with a TTL while the lease is held, and the counter key,
+// the holder's owner value (32 hex digits, fresh per Acquire) with a TTL
+// while the lease is held, and the counter key,
 // which holds the last minted fencing token and never has a TTL. Both share
 // the hash tag {resource}, so they live in one Redis Cluster slot, with a
 // third key, <prefix>:{<resource>}:minted, that records which acquisition
@@ -239,8 +240,8 @@ func abandonKey(lockKey, owner string) string {
 // enough for a request held by a stalled server or socket to arrive.
 func abandonLife(ttl time.Duration) time.Duration { return max(10*ttl, 30*time.Second) }
 
-// releasedKey is the key beside a lock key that holds the value
-// "<owner>:<token>" of the last lease released, without a TTL: a release
+// releasedKey is the key beside a lock key that holds the owner of the
+// last lease released, without a TTL: a release
 // sent again by the client library recognises its own earlier run by it,
 // also after another owner has acquired (see release.lua).
 func releasedKey(lockKey string) string {
@@ -451,21 +452,34 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	tm := te.tm
 	l, keys := c.prepare(resource, tm)
 	owner, lockKey := l.owner, l.lockKey
-	// The acquire command, built once: "evalsha", the SHA1, 5, the keys
-	// (lock, counter, minted, abandon mark, released), then owner, TTL in ms, floor,
-	// askMissing, retry (see acquire.lua); the last three change between
-	// attempts.
-	cmd := make([]any, 13)
-	cmd[0], cmd[1], cmd[2] = "evalsha", acquireScript.Hash(), 5
-	for i, k := range keys {
-		cmd[3+i] = k
-	}
-	cmd[7] = l.releasedArg // the :released record, already an interface value: no second allocation
 	hooks := c.opts.testHooks()
 	highWater := c.opts.highWater()
 	askMissing := highWater != nil // ask for a high-water mark if the counter is missing
-	cmd[8], cmd[9], cmd[10], cmd[11], cmd[12] = owner, te.ttlArg, int64(0), flagArg(askMissing), argZero
-	l.keyArg, l.mintArg, l.ttlArg = cmd[3], cmd[5], cmd[9]
+	// The acquire command of a first attempt without a high-water mark
+	// (acquire.lua's hot path): "evalsha", the SHA1, 4, the keys (lock,
+	// counter, minted, abandon mark), then owner and TTL in ms. Retries
+	// and the high-water question send the long form (long): 5 keys (the
+	// :released record too), then owner, TTL, floor, askMissing, retry;
+	// the last three change between attempts.
+	var cmd []any
+	long := func() []any {
+		lc := make([]any, 13)
+		lc[0], lc[1], lc[2] = "evalsha", acquireScript.Hash(), 5
+		copy(lc[3:7], cmd[3:7])
+		lc[7], lc[8], lc[9] = l.releasedArg, cmd[7], cmd[8]
+		lc[10], lc[11], lc[12] = int64(0), flagArg(askMissing), argZero
+		return lc
+	}
+	cmd = make([]any, 9)
+	cmd[0], cmd[1], cmd[2] = "evalsha", acquireScript.Hash(), 4
+	for i, k := range keys {
+		cmd[3+i] = k
+	}
+	cmd[7], cmd[8] = owner, te.ttlArg
+	l.keyArg, l.mintArg, l.valueArg, l.ttlArg = cmd[3], cmd[5], cmd[7], cmd[8]
+	if askMissing {
+		cmd = long()
+	}
 	var floor fence.Token
 
 	var (
@@ -489,7 +503,11 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if i > 0 {
 			// An abandoned attempt may still be writing cmd out: the
 			// next one gets its own copy.
-			cmd = slices.Clone(cmd)
+			if len(cmd) < 13 {
+				cmd = long()
+			} else {
+				cmd = slices.Clone(cmd)
+			}
 			cmd[10], cmd[12] = int64(floor), argOne // retry: an earlier attempt may have landed
 		}
 		n, abandoned, err := c.acquireCall(callCtx, inline, tm, cmd)
@@ -613,7 +631,7 @@ func cutOffByCtx(ctx context.Context, err error) bool {
 func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resource) }
 
 // Script arguments boxed once.
-var argZero, argOne any = "0", "1"
+var argZero, argOne, argEnded any = "0", "1", "ended"
 
 // flagArg is a script's "1"/"0" argument for b.
 func flagArg(b bool) any {
@@ -984,7 +1002,7 @@ func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Du
 		return false, err // never sent, not counted
 	}
 	// ctx is derived from a context without cancellation (the cleanup's).
-	n, _, err := c.run(ctx, c.ctxDeadlines, releaseScript, []string{lockKey, mintKey(lockKey), releasedKey(lockKey), abandonKey(lockKey, owner)}, owner, millis(abandonLife(ttl)))
+	n, _, err := c.run(ctx, c.ctxDeadlines, releaseScript, []string{lockKey, releasedKey(lockKey), abandonKey(lockKey, owner)}, owner, millis(abandonLife(ttl)))
 	c.countSent(&c.stats.releases, err)
 	return decodeBool("release", n, err)
 }
@@ -1023,11 +1041,11 @@ func (c *Client) release(ctx context.Context, inline bool, l *Lease, record bool
 	var cmd []any
 	switch {
 	case !record:
-		cmd = []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.mintArg, l.valueArg}
+		cmd = []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.mintArg, l.valueArg, argZero, argEnded}
 	case l.markArg == nil:
-		cmd = []any{"evalsha", releaseScript.Hash(), 3, l.keyArg, l.mintArg, l.releasedArg, l.valueArg}
+		cmd = []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.releasedArg, l.valueArg}
 	default:
-		cmd = []any{"evalsha", releaseScript.Hash(), 4, l.keyArg, l.mintArg, l.releasedArg, l.markArg, l.valueArg, l.markLifeArg}
+		cmd = []any{"evalsha", releaseScript.Hash(), 3, l.keyArg, l.releasedArg, l.markArg, l.valueArg, l.markLifeArg}
 	}
 	n, _, err := c.runCmd(ctx, inline, releaseScript, releaseLua, cmd)
 	c.countSent(&c.stats.releases, err)
@@ -1043,7 +1061,7 @@ func (c *Client) countSent(counter *atomic.Uint64, err error) {
 }
 
 // renew runs the compare-and-PEXPIRE script on lockKey for the lock key
-// value value ("<owner>:<token>") and the TTL ttl in milliseconds (both
+// value value (the owner) and the TTL ttl in milliseconds (both
 // command arguments); ok reports whether the key held that owner's value.
 // ok false with a nil error is the definitive "not owner". If ctx ends
 // first, the call is abandoned on its way (see [Client.run]), and late (if

@@ -197,12 +197,12 @@ func TestCheckWarningHasNoLeaseFields(t *testing.T) {
 	}
 }
 
-// Tokens of 1e14 and above keep every digit in the lock key's value (Lua's
+// Tokens of 1e14 and above keep every digit in the :minted record (Lua's
 // own number format writes 1e+14, and loses digits above it), and tokens
 // above 2^53 are exact (a Lua number is a double): each acquire gets the
-// counter's next value, the value is "<owner>:<token>" as Token.String
-// spells it, and the lease's renewal and release, which compare that
-// value, work.
+// counter's next value, the :minted record is "<owner>:<token>" as
+// Token.String spells it (an Acquire retry returns the token from it),
+// and the lease's renewal and release work.
 func TestTokensAbove1e14KeepTheirDigits(t *testing.T) {
 	e := newEnv(t)
 	c := New(e.rdb, nil)
@@ -214,8 +214,8 @@ func TestTokensAbove1e14KeepTheirDigits(t *testing.T) {
 		if want := fence.Token(seed + 1); l.Token() != want {
 			t.Fatalf("token %d after counter %d, want %d", l.Token(), seed, want)
 		}
-		if v := e.get(t, e.lockKey); !strings.HasSuffix(v, ":"+l.Token().String()) {
-			t.Fatalf("lock value %q does not end in %q", v, ":"+l.Token().String())
+		if v := e.get(t, mintKey(e.lockKey)); !strings.HasSuffix(v, ":"+l.Token().String()) {
+			t.Fatalf(":minted value %q does not end in %q", v, ":"+l.Token().String())
 		}
 		if err := l.Renew(bg); err != nil {
 			t.Fatalf("Renew with token %d: %v", l.Token(), err)

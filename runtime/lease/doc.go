@@ -15,12 +15,12 @@
 //
 // For resource "account:42" and the default key prefix, four keys and a mark:
 //
-//	fencegen:{account:42}:lock    "<owner>:<token>" of the holder, with a TTL (PX):
-//	                              the lease itself; gone when released or expired
+//	fencegen:{account:42}:lock    "<owner>" of the holder, with a TTL (PX): the
+//	                              lease itself; gone when released or expired
 //	fencegen:{account:42}:token   the fence counter: the last minted token; never has a TTL
 //	fencegen:{account:42}:minted  "<owner>:<token>" of the last acquisition that
 //	                              minted a token; never has a TTL
-//	fencegen:{account:42}:released "<owner>:<token>" of the last lease released;
+//	fencegen:{account:42}:released "<owner>" of the last lease released;
 //	                              never has a TTL
 //
 //	fencegen:{account:42}:abandoned:<owner>  set (with a TTL of max(10·TTL, 30s)) by the
@@ -34,7 +34,7 @@
 // reply was lost) but whose lock key has since expired or been deleted take
 // the lease again with its own token, instead of minting a second one.
 // [Client.Keys] returns the first two, [Client.AllKeys] all of them.
-// Release writes the lease's value to :released (and leaves :minted as it
+// Release writes the lease's owner to :released (and leaves :minted as it
 // is), so that the same release sent twice (go-redis retries after a
 // connection closed before the reply) is recognised and not reported as
 // [ErrNotHeld], also when another owner took the lock in between (not when
@@ -43,8 +43,14 @@
 // lease back that was released. A cycle (Acquire and Release) writes five
 // keys: the counter, the lock (SET, DEL), :minted and :released. Before
 // 2026-12-06 Release also marked :minted "<owner>:<token>:released" (six
-// writes); the scripts still read such values, so old and new clients can
-// share the keys during an upgrade.
+// writes), and until the same day's owner-only lock value the lock key
+// and :released held "<owner>:<token>"; the lock key now holds the owner
+// alone (the owner is fresh per Acquire, so it names the acquisition; the
+// token is in :minted), which spares the acquire script its lock read and
+// number formatting (SET NX is the lock check) and both scripts their
+// rare-path arguments (bench/redislock BenchmarkScriptWrites). Old and new
+// clients can share the keys during an upgrade: each compares only its own
+// owners' values, and the renewal scripts, unchanged, take both forms.
 //
 // The :token, :minted and :released keys are never deleted or given a TTL
 // by this package, also after Release: the counter must outlive every
@@ -62,24 +68,27 @@
 // file and sent with EVALSHA (EVAL after NOSCRIPT); see the Redis EVAL and
 // SET (NX, PX) command pages:
 //
-//   - acquire.lua: if the lock key holds another owner, return 0
-//     ([ErrNotAcquired]); if it already holds this owner (a retry after an
-//     ambiguous reply), refresh its TTL and return the same token. If it is
-//     absent: when :minted shows that this owner minted last and the
-//     counter has not moved since, and :released does not name that
-//     lease, SET the lock again and return that token; otherwise INCR the counter, SET the lock NX PX ttl to
-//     "<owner>:<token>" and record the same value in :minted.
+//   - acquire.lua: unless this owner's abandon mark exists, SET the lock
+//     key NX PX ttl to the owner; if it was absent, INCR the counter and
+//     record "<owner>:<token>" in :minted. If the key holds another owner,
+//     return 0 ([ErrNotAcquired]); if it already holds this owner (a retry
+//     after an ambiguous reply), refresh its TTL and return the token
+//     :minted records. A retry that finds the key absent, when :minted
+//     shows that this owner minted last and the counter has not moved
+//     since, and :released does not name that lease, SETs the lock again
+//     and returns that token.
 //   - renew.lua: PEXPIRE the lock key only if it holds this owner, else
 //     return 0 ([ErrNotOwner]); a missing key is never re-created. The
-//     lease sends its whole value "<owner>:<token>", compared with ==;
-//     only a key that differs is compared by its owner alone (an older
-//     acquire script wrote a token of 1e14 and above as "1e+14").
+//     lease sends its whole value (its owner; "<owner>:<token>" from a
+//     client before the owner-only lock value), compared with ==; only a
+//     key that differs is compared by its owner alone (an older acquire
+//     script wrote a token of 1e14 and above as "1e+14").
 //     renew_many.lua does the same for up to 1000 leases of one TTL in one
 //     call (the TTL sent once, the keys read with MGET, 100 at a time):
 //     the heartbeat renews the leases due together with one call per 1000
 //     (per hash slot on a cluster), pipelined.
 //   - release.lua: DEL the lock key only if it holds this owner, and
-//     SET :released to its value, else return 0 ([ErrNotHeld]); never a
+//     SET :released to the owner, else return 0 ([ErrNotHeld]); never a
 //     plain DEL.
 //
 // The counter key must survive, and never go back: use maxmemory-policy

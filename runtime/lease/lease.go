@@ -63,9 +63,9 @@ type Lease struct {
 	resource string
 	token    fence.Token
 	owner    string
-	// value is the lock key's value while this lease holds it,
-	// "<owner>:<token>": the renewal and release scripts compare it
-	// whole.
+	// value is the lock key's value while this lease holds it, the owner
+	// (the token is recorded in the :minted key, see acquire.lua): the
+	// renewal and release scripts compare it whole.
 	value   string
 	lockKey string
 	tm      timing
@@ -85,8 +85,7 @@ type Lease struct {
 // heartbeat (or its own deadline timer).
 func (c *Client) start(l *Lease, ctx context.Context, token fence.Token, send time.Time) {
 	l.token, l.lastSend = token, send
-	l.value = l.owner + ":" + token.String()
-	l.valueArg = l.value
+	l.value = l.owner
 	l.vals = context.Background()
 	if c.observed {
 		l.vals = context.WithoutCancel(ctx)

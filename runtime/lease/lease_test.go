@@ -125,13 +125,14 @@ func TestSameOwnerRetryReturnsSameToken(t *testing.T) {
 	}
 }
 
-// A release writes only the :released record and leaves :minted naming
-// the released lease (one key write less a cycle, issue 26): a retry of
-// the released lease's Acquire that reaches Redis after the release (the
-// lock key gone, :minted and the counter still its own) must not take that
-// lease again with the released token; it mints afresh, as it did when
-// release marked :minted. Without the :released record (KEYS[5]) in the
-// acquire call, the retry would get the released token back.
+// A release writes only the :released record (the owner) and leaves
+// :minted naming the released lease (one key write less a cycle, issue
+// 26): a retry of the released lease's Acquire that reaches Redis after
+// the release (the lock key gone, :minted and the counter still its own)
+// must not take that lease again with the released token; it mints afresh,
+// as it did when release marked :minted. Without the :released record
+// (KEYS[5]) in the acquire call, the retry would get the released token
+// back.
 func TestRetryAfterReleaseDoesNotRetakeReleasedToken(t *testing.T) {
 	e := newEnv(t)
 	mint, released := mintKey(e.lockKey), releasedKey(e.lockKey)
@@ -148,15 +149,15 @@ func TestRetryAfterReleaseDoesNotRetakeReleasedToken(t *testing.T) {
 	}
 	first := acquire("0")
 	value := owner + ":" + fence.Token(first).String()
-	n, err := releaseScript.Run(bg, e.rdb, []string{e.lockKey, mint, released}, value).Int64()
+	n, err := releaseScript.Run(bg, e.rdb, []string{e.lockKey, released}, owner).Int64()
 	if err != nil || n != 1 {
 		t.Fatalf("release = %d, %v; want 1", n, err)
 	}
 	if got := e.get(t, mint); got != value {
 		t.Fatalf(":minted = %q after release, want %q (release no longer marks it)", got, value)
 	}
-	if got := e.get(t, released); got != value {
-		t.Fatalf(":released = %q after release, want %q", got, value)
+	if got := e.get(t, released); got != owner {
+		t.Fatalf(":released = %q after release, want %q", got, owner)
 	}
 	again := acquire("1")
 	if again <= first {
@@ -187,8 +188,8 @@ func TestAcquireRetriesAmbiguousReply(t *testing.T) {
 	if got := e.get(t, e.counter); got != l.Token().String() {
 		t.Fatalf("counter = %s, lease token %d: the retry minted a second token", got, l.Token())
 	}
-	if !strings.HasSuffix(e.get(t, e.lockKey), ":"+l.Token().String()) {
-		t.Fatalf("lock value %q does not carry token %d", e.get(t, e.lockKey), l.Token())
+	if lock, minted := e.get(t, e.lockKey), e.get(t, mintKey(e.lockKey)); minted != lock+":"+l.Token().String() {
+		t.Fatalf("lock value %q, :minted %q: want :minted to record the lock's owner with token %d", lock, minted, l.Token())
 	}
 }
 

@@ -259,8 +259,11 @@ func (c *Client) acquireReplicated(ctx context.Context, p pipeliner, st *replica
 		// refreshes the lock's TTL and returns the same token (a retry, see
 		// acquire.lua), a write whose replication offset is past the
 		// INCR's, and the WAIT behind it covers both.
-		again := slices.Clone(args)
-		again[3], again[4] = argZero, argOne // the counter exists; a retry
+		// The counter exists; a retry (the long form, see acquire.lua).
+		again := append(slices.Clone(args[:2]), argZero, argZero, argOne)
+		if len(args) > 2 {
+			again[2] = args[2] // the floor
+		}
 		pipe := p.Pipeline()
 		ev := pipe.EvalSha(ctx, acquireScript.Hash(), keys, again...)
 		w := pipe.Do(ctx, "wait", want, wait)
