@@ -495,7 +495,9 @@ func lifeQueries(table string) string {
 	return "-- name: SetNote :exec\nUPDATE notes SET body = $1 WHERE id = $2;\n" +
 		"-- name: InsertJob :exec\nINSERT INTO " + table + " (id, status) VALUES ($1, $2);\n" +
 		"-- name: SetStatus :exec\nUPDATE " + table + " SET status = $1 WHERE id = $2;\n" +
-		"-- name: DeleteJob :exec\nDELETE FROM " + table + " WHERE id = $1;\n"
+		"-- name: DeleteJob :exec\nDELETE FROM " + table + " WHERE id = $1;\n" +
+		"-- name: UpsertJob :exec\nINSERT INTO " + table + " (id, status) VALUES (@id, @status) ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status;\n" +
+		"-- name: SetStatusMany :exec\nUPDATE " + table + " SET status = @status WHERE id = ANY(@ids::bigint[]);\n"
 }
 
 // readGenerated returns the Go files fencegen generated in dir, by name.
@@ -626,10 +628,11 @@ func startDriver(t *testing.T, bin, url string) func(t *testing.T, code string, 
 
 // lifeDriverMain is the driver's main package: for each line "<code>
 // <id>" it runs, with the generated methods of package code on row id,
-// an INSERT with token 5, an UPDATE with token 6 (fresh), an UPDATE with
+// an INSERT with token 5, an UPDATE by key with token 6 (fresh), one with
 // token 4, which the guard must refuse as a fence.ErrStaleToken with the
-// stored token 6, a DELETE with token 4 (refused the same way) and a
-// DELETE with token 6. The before code is fenced; the after code is when
+// stored token 6, the same with an upsert and with an UPDATE of the rows
+// of an id list (the locking form), a DELETE with token 4 (refused the
+// same way) and a DELETE with token 6. The before code is fenced; the after code is when
 // afterFenced is set, otherwise its methods take no token and every write
 // must work.
 func lifeDriverMain(afterFenced bool) string {
@@ -643,6 +646,18 @@ func lifeDriverMain(afterFenced bool) string {
 	}
 	if err := stale(q.SetStatus(ctx, ` + pkg + `.SetStatusParams{Status: "stale", ID: id}, 4)); err != nil {
 		return fmt.Errorf("SetStatus with token 4 (stale): %w", err)
+	}
+	if err := q.UpsertJob(ctx, ` + pkg + `.UpsertJobParams{ID: id, Status: "upsert"}, 6); err != nil {
+		return fmt.Errorf("UpsertJob with token 6 (fresh): %w", err)
+	}
+	if err := stale(q.UpsertJob(ctx, ` + pkg + `.UpsertJobParams{ID: id, Status: "stale"}, 4)); err != nil {
+		return fmt.Errorf("UpsertJob with token 4 (stale): %w", err)
+	}
+	if err := q.SetStatusMany(ctx, ` + pkg + `.SetStatusManyParams{Status: "many", Ids: []int64{id}}, 6); err != nil {
+		return fmt.Errorf("SetStatusMany with token 6 (fresh): %w", err)
+	}
+	if err := stale(q.SetStatusMany(ctx, ` + pkg + `.SetStatusManyParams{Status: "stale", Ids: []int64{id}}, 4)); err != nil {
+		return fmt.Errorf("SetStatusMany with token 4 (stale): %w", err)
 	}
 	if err := stale(q.DeleteJob(ctx, id, 4)); err != nil {
 		return fmt.Errorf("DeleteJob with token 4 (stale): %w", err)
@@ -662,6 +677,12 @@ func lifeDriverMain(afterFenced bool) string {
 	}
 	if err := q.SetStatus(ctx, after.SetStatusParams{Status: "run", ID: id}); err != nil {
 		return fmt.Errorf("SetStatus: %w", err)
+	}
+	if err := q.UpsertJob(ctx, after.UpsertJobParams{ID: id, Status: "upsert"}); err != nil {
+		return fmt.Errorf("UpsertJob: %w", err)
+	}
+	if err := q.SetStatusMany(ctx, after.SetStatusManyParams{Status: "many", Ids: []int64{id}}); err != nil {
+		return fmt.Errorf("SetStatusMany: %w", err)
 	}
 	if err := q.DeleteJob(ctx, id); err != nil {
 		return fmt.Errorf("DeleteJob: %w", err)
