@@ -1,7 +1,17 @@
 package etcdlease
 
-import clientv3 "go.etcd.io/etcd/client/v3"
+import (
+	"context"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
 
 // AfterGrant sets a hook run between an Acquire's grant and its
 // transaction.
 func AfterGrant(c *Client, f func(clientv3.LeaseID)) { c.afterGrant = f }
+
+// KeepAlive sends one keep-alive of id on c's shared stream (see
+// keepAliver.renew) and returns the TTL etcd granted.
+func KeepAlive(ctx context.Context, c *Client, id clientv3.LeaseID) (int64, error) {
+	return c.ka.renew(ctx, id)
+}

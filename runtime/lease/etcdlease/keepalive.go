@@ -40,9 +40,14 @@ type kaOpen struct {
 
 // kaStream is one open LeaseKeepAlive stream.
 type kaStream struct {
-	stream   pb.Lease_LeaseKeepAliveClient
-	cancel   context.CancelFunc
-	lastRecv time.Time // of the last response, zero before the first
+	stream pb.Lease_LeaseKeepAliveClient
+	done   <-chan struct{} // closed when the stream is closed (cancel)
+	cancel context.CancelFunc
+	// sending holds a token while one renewal is in Send: gRPC allows one
+	// sender at a time on a stream, and Send is not made under k.mu (see
+	// renew).
+	sending  chan struct{}
+	lastRecv time.Time // of the last response, zero before the first; guarded by k.mu
 }
 
 type kaResult struct {
@@ -85,24 +90,67 @@ func (k *keepAliver) closeLocked(s *kaStream, err error) {
 // response or ctx (renewals of one id sent at once are answered in the
 // order they were sent). It returns the TTL etcd granted (≤ 0: no such lease).
 // A renewal cut off by ctx while the stream has answered nothing since the
-// request was sent closes the stream (it stalled: a partition, a member
-// that hangs), so that the next renewal opens a new one, which the
-// client's balancer may put on another member.
+// request was sent, or while its Send is still blocked, closes the stream
+// (it stalled: a partition, a member that hangs), so that the next renewal
+// opens a new one, which the client's balancer may put on another member.
+//
+// Send runs outside k.mu: it blocks once HTTP/2 flow control leaves no
+// window (a member that reads nothing: after about 128 KB of requests,
+// the stream's window and gRPC's write quota), and until the connection
+// dies, minutes later without gRPC keepalives. Under k.mu it would hold up
+// the receiver, every other renewal, the stall detection that closes the
+// stream (which ends the Send) and the end of every lease (hold), each
+// past its own context (TestKeepAliveSendBlockedByFlowControlHoldsNoLock).
+// A renewal waits for its turn to send bounded by ctx, and registers its
+// response channel only once it holds the turn, so that the channels of
+// one id are queued in the order their requests go out.
 func (k *keepAliver) renew(ctx context.Context, id clientv3.LeaseID) (int64, error) {
-	s, err := k.stream(ctx)
-	if err != nil {
-		return 0, err
+	var s *kaStream
+	for s == nil {
+		open, err := k.stream(ctx)
+		if err != nil {
+			return 0, err
+		}
+		k.mu.Unlock()
+		select {
+		case open.sending <- struct{}{}:
+			s = open
+		case <-open.done: // closed meanwhile: the next renewal opens another
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	k.mu.Lock()
+	if k.s != s {
+		// Closed while this renewal took its turn.
+		k.mu.Unlock()
+		<-s.sending
+		return 0, errors.New("keep-alive stream closed")
 	}
 	ch := make(chan kaResult, 1)
 	k.waiters[id] = append(k.waiters[id], ch)
 	send := time.Now()
-	if err := s.stream.Send(&pb.LeaseKeepAliveRequest{ID: int64(id)}); err != nil {
-		k.closeLocked(s, rpctypes.Error(err))
+	k.mu.Unlock()
+	// A Send still blocked when ctx ends means the stream stalled: close
+	// it, which ends the Send.
+	stop := context.AfterFunc(ctx, func() {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		k.closeLocked(s, errors.New("keep-alive stream stalled: send blocked"))
+	})
+	err := s.stream.Send(&pb.LeaseKeepAliveRequest{ID: int64(id)})
+	stop()
+	<-s.sending
+	if err != nil {
+		k.mu.Lock()
+		k.closeLocked(s, rpctypes.Error(err)) // fails ch too, unless s was closed (and ch failed) already
 		k.mu.Unlock()
 		r := <-ch
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
 		return 0, r.err
 	}
-	k.mu.Unlock()
 	select {
 	case r := <-ch:
 		return r.ttl, r.err
@@ -171,7 +219,7 @@ func (k *keepAliver) open(o *kaOpen) {
 		o.err = errors.New("no lease left")
 		return
 	}
-	k.s = &kaStream{stream: stream, cancel: cancel}
+	k.s = &kaStream{stream: stream, done: sctx.Done(), cancel: cancel, sending: make(chan struct{}, 1)}
 	go k.recv(k.s)
 }
 
