@@ -176,6 +176,20 @@ var lifeCases = []lifeCase{
 		after:      state{table: "jobs", column: "fence", refused: true},
 	},
 	{
+		// A fence key names the table, not the column object: the
+		// re-created table stays fenced, and its guard goes into the
+		// re-creating migration.
+		name: "key-recreate",
+		key:  true,
+		change: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n",
+		cause: `:1:1: drops fenced table jobs, and with it the guard trigger that `,
+		into:  true,
+		changeDown: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n",
+		after: state{table: "jobs", column: "tok", refused: true},
+	},
+	{
 		// A new column of the token column's old name: the trigger
 		// reads the column by that name, so it would check the new one.
 		name:       "rename-shadow",
@@ -244,20 +258,27 @@ var lifeCases = []lifeCase{
 // TestGuardLifePostgres is issue 24's "token column's life" with the
 // migration tools: for goose and golang-migrate (their Go APIs), dbmate
 // and Atlas (applySection, as they send a file), a migrations directory
-// that creates a fenced table, the guard migration fencegen guard writes,
-// then a migration that renames, drops or retypes the token column, drops
-// and re-creates the table, renames it or removes the mark. fencegen
-// generate, vet and check fail with that migration's statement first and
-// name the fix: fencegen guard writes a new migration, or (re-created
-// table) adds the guard to that migration with -into. The migrations are
-// then applied one by one to a fresh PostgreSQL database; after each, a
-// session (the same throughout, as a pooled connection is) inserts,
-// updates, updates with a lower token and deletes: every write works,
-// and a fenced table refuses the stale UPDATE, at every applied
-// migration, including between the change and the fix (the trigger
-// function finds a renamed column by its mark and a retyped one by name;
-// a dropped one leaves nothing to guard). The fix's down migration and
-// the fix again apply too (not with Atlas, which has no down migrations).
+// that creates a fenced table (marked by a column comment, or by a fence
+// key), the guard migration fencegen guard writes, then a migration that
+// renames, drops or retypes the token column, renames it and adds a column
+// of its old name, drops and re-creates the table (with its mark, or
+// without it and then unfenced on purpose), renames it or removes the
+// mark. fencegen generate, vet and check fail with that migration's
+// statement first and name the fix: fencegen guard writes a new
+// migration, adds the guard to that migration with -into, or removes the
+// guard with -unfence. The migrations are then applied one by one to a
+// fresh PostgreSQL database; after each, a session (the same throughout,
+// as a pooled connection is) inserts, updates, updates with a lower token
+// by hand and deletes, and the repository code fencegen generated for that
+// state (before the change; after the fix, which is also the code of the
+// change's state, where generate fails), compiled and run over one pgx
+// session kept across the migrations, writes with a fresh and a stale
+// token: every write works, a stale one gives fence.ErrStaleToken, and a
+// fenced table refuses the hand-written stale UPDATE, at every applied
+// migration, including between the change and the fix. The fix's down
+// migration (with -into, the change's own, which restores the earlier
+// guard) and the fix again apply too (not with Atlas, which has no down
+// migrations).
 func TestGuardLifePostgres(t *testing.T) {
 	for _, tool := range []string{"goose", "golang-migrate", "dbmate", "atlas"} {
 		for _, c := range lifeCases {
