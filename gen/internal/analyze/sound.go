@@ -397,14 +397,24 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
 				continue
 			}
 			body := stripSQLComments(f.Body)
+			assigns, returnsOther := false, false
+			if f.Language == "plpgsql" {
+				// Read on PostgreSQL's PL/pgSQL parse tree (writes.ReadTrigger);
+				// a body it does not read is scanned as text.
+				if row, err := writes.ReadTrigger(f.Source, col); err == nil {
+					assigns, returnsOther = row.AssignsColumn, row.ReturnsOther
+				} else {
+					assigns, returnsOther = re.MatchString(body), returnsOtherRow(body)
+				}
+			}
 			switch {
 			case f.Language != "plpgsql":
 				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), LANGUAGE %s, which fencegen does not read: it may replace the row, and with it the fencing token the guard stores, so a later stale holder could pass; write the trigger function in plpgsql, or drop the trigger",
 					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, f.Language)
-			case re.MatchString(body):
+			case assigns:
 				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which assigns NEW.%s (or all of NEW): it would replace the fencing token the guard stores, so a later stale holder could pass; leave the token column to fencegen, or drop the trigger",
 					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, col)
-			case !afterTriggerRE().MatchString(tr.Text) && returnsOtherRow(body):
+			case !afterTriggerRE().MatchString(tr.Text) && returnsOther:
 				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which may RETURN a row other than NEW (or NULL): a BEFORE trigger's result replaces the row written, and with it the fencing token the guard stores, so a later stale holder could pass; return NEW (changing its other columns), or drop the trigger",
 					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name)
 			}
