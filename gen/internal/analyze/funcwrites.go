@@ -99,6 +99,15 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 			}
 			a.refuseAnyFenced(fc.Loc, "query %s calls %s %s(), which neither the schema nor PostgreSQL's catalog defines (one created outside the schema files fencegen reads, or renamed), so fencegen cannot show that it writes no fenced table; define the %s in the schema files", q.Name, kind, fc.Func.String(), kind)
 		}
+		if fc.PlanOnly && len(cands) > 0 && !slices.ContainsFunc(cands, func(f *catalog.Func) bool { return f.Volatility != 'v' || len(f.Defaults) > 0 }) {
+			// Planned, not run (EXPLAIN without ANALYZE, PREPARE): the
+			// planner evaluates no VOLATILE function. A non-volatile one
+			// may be evaluated while planning (constant folding,
+			// estimates) and may call one that writes, and a parameter
+			// DEFAULT is inserted into the call while planning: those
+			// are refused as if run.
+			continue
+		}
 		for _, f := range cands {
 			for _, w := range a.funcs.of(f) {
 				a.refuseHidden(fc.Loc, w, "%s", hiddenWriteMsg(q.Name, f, w, fc.Procedure))

@@ -305,3 +305,31 @@ create rule logs_ok as on update to logs do also notify logs_changed;
 		}
 	}
 }
+
+// A call in a statement PostgreSQL plans but does not run (EXPLAIN
+// without ANALYZE, PREPARE) is not refused when the function is VOLATILE,
+// which the planner never evaluates; a STABLE or IMMUTABLE one may be
+// evaluated while planning and call a writer, so it is refused as if run,
+// and so is every call under EXPLAIN ANALYZE.
+func TestSoundPlannedCallsOfVolatileFunctions(t *testing.T) {
+	const schema = soundSchema + `
+create function st() returns int stable language sql as $$ select 1 from (select dyn('accounts')) x $$;
+create function dflt(x int default st()) returns int language sql as $$ select x $$;
+`
+	for _, tc := range []struct{ query, want string }{
+		{"EXPLAIN SELECT dyn('accounts')", ""},
+		{"PREPARE p1 AS SELECT dyn('accounts')", ""},
+		{"EXPLAIN ANALYZE SELECT dyn('accounts')", "dynamic SQL"},
+		{"EXPLAIN SELECT st()", "through dyn()"},
+		{"EXPLAIN SELECT dflt()", "a parameter DEFAULT of dflt()"},
+		{"SELECT dyn('accounts')", "dynamic SQL"},
+	} {
+		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";\n")
+		switch {
+		case tc.want == "" && len(msgs) > 0:
+			t.Errorf("%s: refused: %q", tc.query, msgs)
+		case tc.want != "" && (len(msgs) == 0 || !strings.Contains(msgs[0], tc.want)):
+			t.Errorf("%s: got %q, want a refusal saying %q", tc.query, msgs, tc.want)
+		}
+	}
+}

@@ -75,6 +75,12 @@ type Call struct {
 	Procedure bool
 	// Variadic is set for VARIADIC in the call.
 	Variadic bool
+	// PlanOnly is set for a call in a statement PostgreSQL plans but does
+	// not run now: under EXPLAIN without ANALYZE, PREPARE (which runs at
+	// EXECUTE) or CREATE TABLE ... AS ... WITH NO DATA. Planning may
+	// evaluate an IMMUTABLE or STABLE function (constant folding,
+	// estimates), never a VOLATILE one.
+	PlanOnly bool
 	Loc      int
 }
 
@@ -145,6 +151,8 @@ type ctx struct {
 	runs bool
 	// procedure: the FuncCall is CALL's.
 	procedure bool
+	// planOnly: the statement is planned, not run (Call.PlanOnly).
+	planOnly bool
 }
 
 // Of analyses the statement st of a file whose source is src.
@@ -383,7 +391,7 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		if !explainAnalyze(x.Options) {
 			// EXPLAIN without ANALYZE plans the statement and does not
 			// run it (PostgreSQL docs, EXPLAIN).
-			cc.host, cc.runs = "EXPLAIN", false
+			cc.host, cc.runs, cc.planOnly = "EXPLAIN", false, true
 		}
 		w.node(x.Query, cc)
 	case *pg.CreateTableAsStmt:
@@ -399,7 +407,7 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		if x.Into != nil && x.Into.SkipData {
 			// WITH NO DATA creates the table without running the query
 			// (PostgreSQL docs, CREATE TABLE AS).
-			cc.runs = false
+			cc.runs, cc.planOnly = false, true
 		}
 		w.node(x.Query, cc)
 		w.generic(m, inner(c, host), "query")
@@ -408,7 +416,7 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 	case *pg.PrepareStmt:
 		// Its statement runs at EXECUTE, which fencegen refuses.
 		cc := inner(c, "PREPARE")
-		cc.runs = false
+		cc.runs, cc.planOnly = false, true
 		w.generic(m, cc)
 	case *pg.ViewStmt, *pg.RuleStmt, *pg.CreateFunctionStmt, *pg.CreateTrigStmt:
 		// Definitions: their statements run later, through the catalog
@@ -463,7 +471,7 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 				w.r.ReplicationRole = append(w.r.ReplicationRole, int(x.Location))
 			}
 		}
-		call := Call{Func: funcName(x.Funcname, int(x.Location)), Procedure: c.procedure, Variadic: x.FuncVariadic, Loc: int(x.Location)}
+		call := Call{Func: funcName(x.Funcname, int(x.Location)), Procedure: c.procedure, Variadic: x.FuncVariadic, PlanOnly: c.planOnly && !c.runs, Loc: int(x.Location)}
 		for _, a := range x.Args {
 			call.Args = append(call.Args, argOf(a))
 		}
