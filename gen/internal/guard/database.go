@@ -1233,12 +1233,15 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 
 // Inline is fencegen guard -into: it replays the migrations files as
 // NextMigration does and returns the text of into, the newest of them (a
-// migration of the team's that drops and re-creates a fenced table, not
-// yet applied anywhere), with the up section of the migration that
+// migration of the team's, not yet applied anywhere, that drops and
+// re-creates a fenced table or renames its token column: Finding.Into),
+// with the up section of the migration that
 // NextMigration would write added at the end of into's up section (before
 // goose's -- +goose Down or dbmate's -- migrate:down; into is the .up.sql
 // file of golang-migrate), after a header line (inlineHeader) that the
-// replay recognises. Applied, into then leaves no state in which a table
+// replay recognises, and (goose, dbmate) the guard of the migrations
+// before into restored at the end of its down section (inlineDown; for
+// golang-migrate, InlineDown). Applied, into then leaves no state in which a table
 // it re-creates is unguarded, nor one in which the trigger misses a token
 // column it renames (Finding.Into). It returns nil when the migrations install
 // g's guard already, and an error when into is not the newest migration,
