@@ -371,3 +371,38 @@ func TestMySQLCheckReplaysGuardMigrations(t *testing.T) {
 		t.Fatalf("after the new guard migration: %v", err)
 	}
 }
+
+// TestMySQLPreparesSliceQueries: with emit_prepared_queries, Prepare
+// prepares a MySQL query with IN (sqlc.slice(x)) as sqlc v1.31.1 does
+// (its text, IN (/*SLICE:x*/?), is a statement with one ? on MySQL),
+// though its method builds its text when run and passes no statement.
+func TestMySQLPreparesSliceQueries(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql":    "CREATE TABLE users (id BIGINT PRIMARY KEY, name TEXT NOT NULL);\n",
+		"q.sql":         "-- name: ByIDs :many\nSELECT name FROM users WHERE id IN (sqlc.slice(ids));\n\n-- name: ByID :one\nSELECT name FROM users WHERE id = ?;\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, emit_prepared_queries: true}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := string(out.Files["out/db.go"])
+	for _, want := range []string{
+		"if q.byIDStmt, err = db.PrepareContext(ctx, byID); err != nil {",
+		"if q.byIDsStmt, err = db.PrepareContext(ctx, byIDs); err != nil {\n\t\treturn nil, fmt.Errorf(\"error preparing query ByIDs: %w\", err)",
+	} {
+		if !strings.Contains(db, want) {
+			t.Errorf("db.go lacks %q:\n%s", want, db)
+		}
+	}
+}

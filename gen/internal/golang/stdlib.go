@@ -109,8 +109,10 @@ func (e *emitter) stdlibPrepare(f *jen.File, queries []*analyze.Query) {
 	for _, q := range queries {
 		// A query whose text is complete only when run
 		// (inSliceExpansion) has nothing to prepare; its method passes
-		// no statement.
-		if !e.expandsInSlices(q) {
+		// no statement. On MySQL, where its text (IN (/*SLICE:x*/?)) is
+		// a statement with one ?, sqlc prepares it anyway, and so does
+		// this (its file text); on PostgreSQL the ? would fail Prepare.
+		if !e.expandsInSlices(q) || e.types.mysql() {
 			toPrepare = append(toPrepare, q)
 		}
 	}
