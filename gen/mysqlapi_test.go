@@ -406,3 +406,43 @@ func TestMySQLPreparesSliceQueries(t *testing.T) {
 		}
 	}
 }
+
+// TestMySQLOperatorResultsAsSqlc: on engine mysql an operator's result is
+// typed by the name sqlc v1.31.1's converter gives the operator (a
+// comparison bool, arithmetic int, any other interface{}): / is "div"
+// there and & "bitand", so both are interface{}, while DIV and ^ are
+// int32. The expected field types are what sqlc generates for this query.
+func TestMySQLOperatorResultsAsSqlc(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql":    "CREATE TABLE posts (id BIGINT PRIMARY KEY, views INT NOT NULL);\n",
+		"q.sql":         "-- name: Ops :many\nSELECT views / 3 AS third, views DIV 2 AS half, views * 2 AS d, views & 1 AS b, views ^ 1 AS x, views | 1 AS o, views << 1 AS l, views <=> 1 AS ns, views % 2 AS m FROM posts;\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(out.Files["out/q.sql.go"])
+	m := regexp.MustCompile(`(?s)type OpsRow struct \{\n(.*?)\n\}`).FindStringSubmatch(src)
+	if m == nil {
+		t.Fatalf("no OpsRow:\n%s", src)
+	}
+	var got []string
+	for _, l := range strings.Split(m[1], "\n") {
+		got = append(got, strings.Join(strings.Fields(l), " "))
+	}
+	want := "Third interface{}; Half int32; D int32; B interface{}; X int32; O interface{}; L int32; Ns interface{}; M int32"
+	if g := strings.Join(got, "; "); g != want {
+		t.Errorf("OpsRow is {%s}, sqlc declares {%s}", g, want)
+	}
+}

@@ -48,7 +48,7 @@ func (a *analyzer) sqlcAnyTarget(e sqlparse.Node, v value) bool {
 		// sqlc's operator lists (internal/sql/lang/operator.go): a
 		// comparison is bool, arithmetic int, any other operator (and
 		// LIKE, BETWEEN, which it names after themselves) interface{}.
-		return !sqlcComparisonOps[n.Op] && !sqlcMathOps[n.Op]
+		return !sqlcComparisonOps[n.SqlcName()] && !sqlcMathOps[n.SqlcName()]
 	}
 	return true
 }
@@ -333,9 +333,9 @@ func (a *analyzer) sqlcTarget(e sqlparse.Node, v value) *SqlcType {
 		}
 	case *sqlparse.AExpr:
 		switch {
-		case sqlcComparisonOps[n.Op]:
+		case sqlcComparisonOps[n.SqlcName()]:
 			return sqlcTyping(v, builtin("bool"), true, nil)
-		case sqlcMathOps[n.Op]:
+		case sqlcMathOps[n.SqlcName()]:
 			t := builtin("int4")
 			return sqlcTyping(v, t, true, spelled(nil, t, true, "int"))
 		}

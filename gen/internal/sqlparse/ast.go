@@ -789,11 +789,24 @@ func (n *TypeCast) Pos() int { return n.Loc }
 // "not in", "like", "ilike", "similar", "between", "not between",
 // "distinct", "not distinct", "nullif".
 type AExpr struct {
-	Kind  string
-	Op    string
-	Left  Node // nil for a prefix operator
-	Right Node
-	Loc   int
+	Kind string
+	Op   string
+	// SqlcOp is, for a MySQL operator that sqlc v1.31.1's converter
+	// names otherwise than Op, that name ("div" for /, "bitand" for &):
+	// sqlc types the result by it. "" when it is Op.
+	SqlcOp string
+	Left   Node // nil for a prefix operator
+	Right  Node
+	Loc    int
+}
+
+// SqlcName is the operator's name as sqlc v1.31.1 spells it (SqlcOp, else
+// Op).
+func (n *AExpr) SqlcName() string {
+	if n.SqlcOp != "" {
+		return n.SqlcOp
+	}
+	return n.Op
 }
 
 func (n *AExpr) Pos() int { return n.Loc }

@@ -52,6 +52,60 @@ func (c *converter) closingParen(loc int) int {
 	return loc
 }
 
+// sqlcOpName is o's name as sqlc v1.31.1's MySQL converter spells it
+// (dolphin's opToName), when it differs from opName's: sqlc types an
+// operator's result by that name (a comparison bool, arithmetic int,
+// others interface{}), so / ("div"), & ("bitand"), | ("bitor") and <=>
+// ("nulleq") are interface{} there, DIV ("/") and ^ ("#") int. "" when
+// it is opName's.
+func sqlcOpName(o opcode.Op) string {
+	var name string
+	switch o {
+	case opcode.EQ:
+		name = "="
+	case opcode.GE:
+		name = ">="
+	case opcode.GT:
+		name = ">"
+	case opcode.IntDiv:
+		name = "/"
+	case opcode.LE:
+		name = "<="
+	case opcode.LT:
+		name = "<"
+	case opcode.LeftShift:
+		name = "<<"
+	case opcode.LogicAnd:
+		name = "&"
+	case opcode.LogicOr:
+		name = "|"
+	case opcode.Minus:
+		name = "-"
+	case opcode.Mod:
+		name = "%"
+	case opcode.Mul:
+		name = "*"
+	case opcode.NE:
+		name = "!="
+	case opcode.Not:
+		name = "!"
+	case opcode.Plus:
+		name = "+"
+	case opcode.Regexp:
+		name = "~"
+	case opcode.RightShift:
+		name = ">>"
+	case opcode.Xor:
+		name = "#"
+	default:
+		name = o.String()
+	}
+	if name == opName(o) {
+		return ""
+	}
+	return name
+}
+
 func opName(o opcode.Op) string {
 	switch o {
 	case opcode.EQ:
@@ -142,7 +196,7 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 			}
 			return &sqlparse.BoolExpr{Op: op, Args: []sqlparse.Node{c.expr(n.L), c.expr(n.R)}, Loc: loc}
 		}
-		return &sqlparse.AExpr{Kind: "op", Op: opName(n.Op), Left: c.expr(n.L), Right: c.expr(n.R), Loc: loc}
+		return &sqlparse.AExpr{Kind: "op", Op: opName(n.Op), SqlcOp: sqlcOpName(n.Op), Left: c.expr(n.L), Right: c.expr(n.R), Loc: loc}
 	case *ast.UnaryOperationExpr:
 		switch n.Op {
 		case opcode.Not, opcode.Not2:
@@ -153,7 +207,7 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 				return k
 			}
 		}
-		return &sqlparse.AExpr{Kind: "op", Op: opName(n.Op), Right: c.expr(n.V), Loc: loc}
+		return &sqlparse.AExpr{Kind: "op", Op: opName(n.Op), SqlcOp: sqlcOpName(n.Op), Right: c.expr(n.V), Loc: loc}
 	case *ast.PatternInExpr:
 		if n.Sel != nil {
 			sub, _ := n.Sel.(*ast.SubqueryExpr)
