@@ -241,6 +241,12 @@ func (a *analyzer) mysqlFuncCall(sc *scope, f *sqlparse.FuncCall) (value, []valu
 		args[i] = a.expr(sc, x)
 		a.sqlcOperand, a.mysqlFuncArg = oldOperand, oldFuncArg
 	}
+	if f.Over {
+		// sqlc's converter has no node for a window function (OVER):
+		// its result is interface{} there, whatever the function, and
+		// without an alias it is column_N.
+		return value{}, args, nil
+	}
 	if fn == nil || fn.ret == "any" {
 		return value{Name: f.Func.Name}, args, nil
 	}
