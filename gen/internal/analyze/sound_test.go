@@ -333,3 +333,24 @@ create function dflt(x int default st()) returns int language sql as $$ select x
 		}
 	}
 }
+
+// A SELECT entry of a WITH list that no part of the statement refers to
+// is not run by PostgreSQL: a call there of a VOLATILE function is not
+// refused; a referenced one, or one referenced from another entry, is.
+func TestSoundUnreferencedWithEntry(t *testing.T) {
+	for _, tc := range []struct{ query, want string }{
+		{"WITH x AS (SELECT dyn('accounts')) SELECT 1", ""},
+		{"WITH x AS MATERIALIZED (SELECT dyn('accounts')) SELECT 1", ""},
+		{"WITH x AS (SELECT dyn('accounts')) SELECT * FROM x", "dynamic SQL"},
+		{"WITH x AS (SELECT dyn('accounts')), y AS (SELECT * FROM x) SELECT * FROM y", "dynamic SQL"},
+		{"WITH x AS (SELECT dyn('accounts')) SELECT (SELECT count(*) FROM x)", "dynamic SQL"},
+	} {
+		_, msgs := analyzeSrc(t, soundSchema, "-- name: Q :exec\n"+tc.query+";\n")
+		switch {
+		case tc.want == "" && len(msgs) > 0:
+			t.Errorf("%s: refused: %q", tc.query, msgs)
+		case tc.want != "" && (len(msgs) == 0 || !strings.Contains(msgs[0], tc.want)):
+			t.Errorf("%s: got %q, want a refusal saying %q", tc.query, msgs, tc.want)
+		}
+	}
+}

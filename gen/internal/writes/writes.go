@@ -165,7 +165,7 @@ func Of(st *sqlparse.Stmt, src []byte) *Report {
 	}
 	r.Kind = kindOf(st.Raw)
 	r.Class = Classes[r.Kind]
-	w := &walker{r: r}
+	w := &walker{r: r, root: st.Raw}
 	w.node(st.Raw, ctx{top: true, runs: true})
 	for i := range r.Writes {
 		if r.Writes[i].Loc < 0 {
@@ -225,6 +225,48 @@ func firstWord(s string) string {
 
 type walker struct {
 	r *Report
+	// relNames counts the unqualified relation names of the statement
+	// (every RangeVar without a schema), for unreferencedCTE; nil until
+	// first asked.
+	relNames map[string]int
+	root     *pg.Node
+}
+
+// unreferencedCTE reports whether the WITH entry name, whose query is a
+// SELECT, is referenced nowhere in the statement: PostgreSQL does not run
+// such an entry at all (its planner skips a SELECT entry no part of the
+// statement refers to; PostgreSQL docs 7.8.1). Any RangeVar of that
+// name, anywhere (another entry, a subquery, one under a WITH that
+// shadows it), counts as a reference.
+func (w *walker) unreferencedCTE(name string) bool {
+	if w.root == nil {
+		return false
+	}
+	if w.relNames == nil {
+		w.relNames = map[string]int{}
+		var visit func(m protoreflect.Message)
+		visit = func(m protoreflect.Message) {
+			if rv, ok := m.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" {
+				w.relNames[rv.Relname]++
+			}
+			m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+				if fd.Kind() != protoreflect.MessageKind {
+					return true
+				}
+				if fd.IsList() {
+					l := v.List()
+					for i := 0; i < l.Len(); i++ {
+						visit(l.Get(i).Message())
+					}
+					return true
+				}
+				visit(v.Message())
+				return true
+			})
+		}
+		visit(w.root.ProtoReflect())
+	}
+	return w.relNames[name] == 0
 }
 
 // nodeOneof is the oneof of pg_query's Node message, looked up on first
@@ -286,6 +328,11 @@ func (w *walker) with(wc *pg.WithClause, c ctx, guarded bool, host string) {
 		cc := inner(c, host)
 		if c.top && guarded {
 			cc.host, cc.cte = "", cte.Ctename
+		}
+		if cte.Ctequery.GetSelectStmt() != nil && w.unreferencedCTE(cte.Ctename) {
+			// Not run: its calls are as a planned statement's (a SELECT
+			// entry cannot hold a data-modifying statement).
+			cc.host, cc.cte, cc.runs, cc.planOnly = "an unreferenced WITH entry", "", false, true
 		}
 		w.node(cte.Ctequery, cc)
 		// SEARCH and CYCLE clauses: expressions.
