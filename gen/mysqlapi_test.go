@@ -453,3 +453,38 @@ func TestMySQLOperatorResultsAsSqlc(t *testing.T) {
 		t.Errorf("WRow is not sqlc's %q:\n%s", w, src)
 	}
 }
+
+// TestMySQLConstNamesAsSqlc: on engine mysql a query's SQL constant keeps
+// sqlc's name when it is the name of a package only PostgreSQL output
+// imports (query Uuid's constant is uuid, as in sqlc); with an override
+// that imports package uuid it is renamed, or the package would not
+// compile.
+func TestMySQLConstNamesAsSqlc(t *testing.T) {
+	for _, tc := range []struct{ overrides, want string }{
+		{"", "const uuid = `"},
+		{", overrides: [{column: \"t.ref\", go_type: \"github.com/google/uuid.UUID\"}]", "const uuidQuery = `"},
+	} {
+		dir := t.TempDir()
+		files := map[string]string{
+			"schema.sql":    "CREATE TABLE t (id BIGINT PRIMARY KEY, ref CHAR(36) NOT NULL);\n",
+			"q.sql":         "-- name: Uuid :one\nSELECT UUID() AS u;\n\n-- name: Ref :one\nSELECT ref FROM t WHERE id = ?;\n",
+			"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out" + tc.overrides + "}}}\n",
+		}
+		for n, s := range files {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := gen.Generate(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src := string(out.Files["out/q.sql.go"]); !strings.Contains(src, tc.want) {
+			t.Errorf("overrides %q: no %q:\n%s", tc.overrides, tc.want, src)
+		}
+	}
+}

@@ -283,8 +283,17 @@ func (e *emitter) escapeArg(q *analyze.Query, n string) string {
 // generated files may import: imported, an override's package, or with
 // database/sql output stdlibImported.
 func (e *emitter) importsPackage(n string) bool {
+	if e.types.mysql() && postgresImported[n] {
+		// MySQL output imports none of these (uuid only by an
+		// override): sqlc's name stands (query Uuid's constant uuid).
+		return e.overridePackages()[n]
+	}
 	return imported[n] || e.overridePackages()[n] || e.types.stdlib() && stdlibImported[n]
 }
+
+// postgresImported are the names of imported that only PostgreSQL's
+// types bring in.
+var postgresImported = map[string]bool{"pgtype": true, "pgx": true, "pgconn": true, "netip": true, "net": true, "uuid": true, "pq": true, "pqtype": true}
 
 // overridePackages are the package names that overrides import, as
 // newFile imports them.
