@@ -488,3 +488,42 @@ func TestMySQLConstNamesAsSqlc(t *testing.T) {
 		}
 	}
 }
+
+// TestMySQLIntervalParamsAsSqlc: in DATE_ADD(d, INTERVAL ? unit) and
+// DATE_SUB, which sqlc's converter reads as a call of two arguments (d
+// and an interval holding the ?), the interval's parameter is neither
+// named after the function nor typed (dollar_1, Column2), as sqlc
+// generates it; a ? as d is (DATEADD), and so is the d of
+// "? + INTERVAL 1 DAY" (DATEADD_2).
+func TestMySQLIntervalParamsAsSqlc(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": "CREATE TABLE posts (id BIGINT PRIMARY KEY, at DATETIME NOT NULL);\n",
+		"q.sql": "-- name: I1 :many\nSELECT id FROM posts WHERE at > DATE_SUB(NOW(), INTERVAL ? DAY);\n\n" +
+			"-- name: I2 :many\nSELECT DATE_ADD(?, INTERVAL ? HOUR) AS t FROM posts WHERE at < ? + INTERVAL 1 DAY;\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(out.Files["out/q.sql.go"])
+	for _, want := range []string{
+		"func (q *Queries) I1(ctx context.Context, dollar_1 interface{}) ([]int64, error) {",
+		"q.db.QueryContext(ctx, i2, arg.DATEADD, arg.Column2, arg.DATEADD_2)",
+		"\tColumn2   interface{}\n",
+	} {
+		if !strings.Contains(src, want) {
+			t.Errorf("no %q (sqlc's):\n%s", want, src)
+		}
+	}
+}

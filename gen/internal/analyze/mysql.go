@@ -217,10 +217,20 @@ func (a *analyzer) mysqlFuncCall(sc *scope, f *sqlparse.FuncCall) (value, []valu
 			a.errorf(f.Loc, "expected parameter to sqlc.%s to be string or reference", name)
 		}
 	}
+	// DATE_ADD(d, INTERVAL x unit) and DATE_SUB are, in sqlc's
+	// converter, a call of two arguments, d and an interval expression
+	// holding x: a parameter x is neither named after the function nor
+	// typed by it.
+	interval := -1
+	if name := strings.ToLower(f.Func.Name); (name == "date_add" || name == "date_sub") && len(f.Args) == 3 {
+		if u, ok := f.Args[2].(*sqlparse.Unknown); ok && u.Kind == "TimeUnitExpr" {
+			interval, n = 1, 2
+		}
+	}
 	fn := resolveMySQLFunc(f.Func.Name, n)
 	args := make([]value, len(f.Args))
 	for i, x := range f.Args {
-		if p, ok := unwrapParam(x); ok {
+		if p, ok := unwrapParam(x); ok && i != interval {
 			// sqlc names the parameter after the function as its
 			// catalog spells it (upper case), or as written when its
 			// catalog lacks the function, typed or not.
