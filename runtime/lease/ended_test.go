@@ -34,7 +34,7 @@ func (s *renewSpy) EvalSha(ctx context.Context, sha string, keys []string, args 
 	s.mu.Lock()
 	n := s.calls
 	s.calls++
-	if l != nil && l.ctx.Err() != nil {
+	if l != nil && l.Context().Err() != nil {
 		s.late++
 	}
 	s.mu.Unlock()

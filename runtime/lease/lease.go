@@ -70,8 +70,12 @@ type Lease struct {
 	lockKey string
 	tm      timing
 
-	ctx    context.Context
+	// ctxp is the lease context once made (see Context), cancel its
+	// cancel function (set under mu); cause is why l ended (set with
+	// ended, under mu), which the context is cancelled with.
+	ctxp   atomic.Pointer[context.Context]
 	cancel context.CancelCauseFunc
+	cause  error
 	// vals carries the values (not the cancellation) of the ctx given to
 	// Acquire, for the logs and Observer events of the heartbeat.
 	vals context.Context
@@ -90,8 +94,8 @@ func (c *Client) start(l *Lease, ctx context.Context, token fence.Token, send ti
 	if c.observed {
 		l.vals = context.WithoutCancel(ctx)
 	}
-	// The lease outlives the ctx given to Acquire (etcd Session, pglock#5).
-	l.ctx, l.cancel = context.WithCancelCause(context.Background())
+	// The lease outlives the ctx given to Acquire (etcd Session, pglock#5);
+	// its context is made on first use (see Context).
 	if l.tm.interval > 0 {
 		c.hb.add(l, send) // its group watches the deadline
 		return
@@ -122,10 +126,29 @@ func (l *Lease) TTL() time.Duration { return l.tm.ttl }
 //
 // Use context.Cause to tell these apart; derive the work context from it
 // (or use [Client.Do]) so that fenced writes stop when the lease ends.
-func (l *Lease) Context() context.Context { return l.ctx }
+func (l *Lease) Context() context.Context {
+	if c := l.ctxp.Load(); c != nil {
+		return *c
+	}
+	// Made on first use, not by Acquire: a worker that never asks for it
+	// (Acquire, a write with the token, Release) pays for no context and
+	// no cancellation (bench/redislock CycleInterleaved).
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if c := l.ctxp.Load(); c != nil {
+		return *c
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	if l.ended {
+		cancel(l.cause)
+	}
+	l.cancel = cancel
+	l.ctxp.Store(&ctx)
+	return ctx
+}
 
 // Done is shorthand for l.Context().Done().
-func (l *Lease) Done() <-chan struct{} { return l.ctx.Done() }
+func (l *Lease) Done() <-chan struct{} { return l.Context().Done() }
 
 // Err returns nil while the lease is valid, otherwise the cause of the
 // lease context's cancellation: a [*LostError] or [ErrReleased].
@@ -139,12 +162,32 @@ func (l *Lease) Done() <-chan struct{} { return l.ctx.Done() }
 // before a step that must not run on an expired lease (and pass the token
 // for the database to check).
 func (l *Lease) Err() error {
-	if l.ctx.Err() == nil {
+	if !l.over.Load() {
 		if _, ended := l.expire(); !ended {
 			return nil
 		}
 	}
-	return context.Cause(l.ctx)
+	return l.endCause()
+}
+
+// endCause is the cause l ended with, nil while it is valid.
+func (l *Lease) endCause() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cause
+}
+
+// finish records cause as the end of l and cancels its context, if made.
+// l.mu is held and l had not ended.
+func (l *Lease) finish(cause error) {
+	l.ended, l.cause = true, cause
+	l.over.Store(true)
+	if l.deadline != nil {
+		l.deadline.Stop()
+	}
+	if l.cancel != nil {
+		l.cancel(cause)
+	}
 }
 
 // Remaining returns the local validity left: the time until the send time of
@@ -352,15 +395,10 @@ func (l *Lease) lose(reason Reason, err error) error {
 	l.mu.Lock()
 	if l.ended {
 		l.mu.Unlock()
-		return context.Cause(l.ctx)
-	}
-	l.ended = true
-	l.over.Store(true)
-	if l.deadline != nil {
-		l.deadline.Stop()
+		return l.cause
 	}
 	lost := &LostError{Resource: l.resource, Token: l.token, Reason: reason, Err: err}
-	l.cancel(lost)
+	l.finish(lost)
 	l.mu.Unlock()
 	l.c.hb.drop(l) // a lost lease is never renewed again
 	if err != nil {
@@ -385,12 +423,7 @@ func (l *Lease) end(cause error) {
 	if l.ended {
 		return
 	}
-	l.ended = true
-	l.over.Store(true)
-	if l.deadline != nil {
-		l.deadline.Stop()
-	}
-	l.cancel(cause)
+	l.finish(cause)
 }
 
 // endedByRelease reports whether Release ended l while it was valid (its
@@ -398,7 +431,7 @@ func (l *Lease) end(cause error) {
 func (l *Lease) endedByRelease() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.ended && context.Cause(l.ctx) == ErrReleased
+	return l.ended && l.cause == ErrReleased
 }
 
 // stopHeartbeat takes l off the heartbeat schedule, gives it its own
