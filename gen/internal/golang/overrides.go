@@ -32,9 +32,13 @@ type override struct {
 	// default schema.
 	schema, table, column string
 	isColumn              bool
-	goType                goType
-	hasType               bool   // false for an override that only adds tags
-	alias                 string // the import's alias, "" for none (see parseGoType)
+	// literal is set for column patterns without a glob character:
+	// matchesColumn compares them with == (match's answer, without its
+	// look for glob characters in every comparison).
+	literal bool
+	goType  goType
+	hasType bool   // false for an override that only adds tags
+	alias   string // the import's alias, "" for none (see parseGoType)
 	// tags are the go_struct_tag's key-value pairs.
 	tags map[string]string
 }
@@ -274,6 +278,7 @@ func newOverrides(cat *catalog.Catalog, in []config.Override, pgtypePath string)
 			default:
 				continue
 			}
+			ov.literal = !strings.ContainsAny(ov.schema+ov.table+ov.column, globChars)
 		} else if o.DBType != "" {
 			schema, name := "", o.DBType
 			if i := strings.LastIndexByte(name, '.'); i >= 0 {
@@ -305,7 +310,7 @@ func spelledSerial(col *catalog.Column, t catalog.Type) bool {
 
 // matchesDBType reports whether o is a db_type override for a value of
 // type t, that is column col (nil for none), nullable unless notNull.
-func (o override) matchesDBType(col *catalog.Column, t catalog.Type, notNull bool) bool {
+func (o *override) matchesDBType(col *catalog.Column, t catalog.Type, notNull bool) bool {
 	if o.dbType == nil || o.isColumn {
 		return false
 	}
@@ -326,11 +331,14 @@ func (o override) matchesDBType(col *catalog.Column, t catalog.Type, notNull boo
 	return o.nullable != notNull
 }
 
+// globChars are the characters that make a pattern a glob for path.Match.
+const globChars = `*?[\`
+
 func match(pattern, s string) bool {
 	if pattern == "" {
 		return true
 	}
-	if !strings.ContainsAny(pattern, `*?[\`) {
+	if !strings.ContainsAny(pattern, globChars) {
 		return pattern == s // path.Match's answer, without its parse of the pattern
 	}
 	ok, err := path.Match(pattern, s)
@@ -342,7 +350,8 @@ func match(pattern, s string) bool {
 // Column overrides win over type overrides, later entries over earlier ones
 // of the same kind... as in sqlc, the first match of each kind applies.
 func (m *typeMapper) overrideFor(col *catalog.Column, t catalog.Type, notNull bool) (goType, bool) {
-	for _, o := range m.overrides {
+	for i := range m.overrides {
+		o := &m.overrides[i]
 		if o.hasType && o.matchesColumn(col) {
 			m.use(o)
 			return o.goType, true
@@ -358,7 +367,8 @@ func (m *typeMapper) overrideFor(col *catalog.Column, t catalog.Type, notNull bo
 		g.slices += t.ArrayDims
 		return g, true
 	}
-	for _, o := range m.overrides {
+	for i := range m.overrides {
+		o := &m.overrides[i]
 		if !o.hasType || !o.matchesDBType(col, t, notNull) {
 			continue
 		}
@@ -380,7 +390,7 @@ func elemSpelling(col *catalog.Column) *catalog.Column {
 // matchesColumn reports whether o is a column override whose pattern
 // matches col. A pattern without a schema ("table.column") matches tables
 // of the default schema only, as in sqlc; each part is a glob.
-func (o override) matchesColumn(col *catalog.Column) bool {
+func (o *override) matchesColumn(col *catalog.Column) bool {
 	if !o.isColumn || col == nil || col.Table == nil {
 		return false
 	}
@@ -392,8 +402,15 @@ func (o override) matchesColumn(col *catalog.Column) bool {
 		if schema != catalog.DefaultSchema {
 			return false
 		}
+	} else if o.literal {
+		if o.schema != schema {
+			return false
+		}
 	} else if !match(o.schema, schema) {
 		return false
+	}
+	if o.literal {
+		return (o.table == "" || o.table == col.Table.Name) && (o.column == "" || o.column == col.Name)
 	}
 	return match(o.table, col.Table.Name) && match(o.column, col.Name)
 }
@@ -405,7 +422,8 @@ func (o override) matchesColumn(col *catalog.Column) bool {
 // matching as its element type, NOT NULL, as sqlc's MatchesColumn.
 func (m *typeMapper) structTags(col *catalog.Column, typ *catalog.Type, notNull bool) map[string]string {
 	var out map[string]string
-	for _, o := range m.overrides {
+	for i := range m.overrides {
+		o := &m.overrides[i]
 		if len(o.tags) == 0 || !(o.matchesColumn(col) || o.matchesTagType(col, typ, notNull)) {
 			continue
 		}
@@ -422,7 +440,7 @@ func (m *typeMapper) structTags(col *catalog.Column, typ *catalog.Type, notNull 
 // matchesTagType reports whether o is a db_type override for values of
 // type t (nil: unknown) that are column col, nullable unless notNull; an
 // array value counts as its NOT NULL element type, as in sqlc.
-func (o override) matchesTagType(col *catalog.Column, t *catalog.Type, notNull bool) bool {
+func (o *override) matchesTagType(col *catalog.Column, t *catalog.Type, notNull bool) bool {
 	if t == nil {
 		return false
 	}
@@ -432,7 +450,7 @@ func (o override) matchesTagType(col *catalog.Column, t *catalog.Type, notNull b
 	return o.matchesDBType(col, *t, notNull)
 }
 
-func (m *typeMapper) use(o override) {
+func (m *typeMapper) use(o *override) {
 	if o.goType.pkg != "" {
 		m.mu.Lock()
 		m.imports[o.goType.pkg] = o.importName()
