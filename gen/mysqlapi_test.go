@@ -527,3 +527,43 @@ func TestMySQLIntervalParamsAsSqlc(t *testing.T) {
 		}
 	}
 }
+
+// TestMySQLInsertSetAsSqlc: INSERT ... SET a = ?, b = ? is read as sqlc
+// reads it, the column list (a, b) with one VALUES row: its parameters
+// are named and typed by their columns (Email string, Name
+// sql.NullString; they were Column1 and Column2 interface{}). On a fenced
+// table the guard does not rewrite this form, and it stays refused.
+func TestMySQLInsertSetAsSqlc(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": "CREATE TABLE users (id BIGINT PRIMARY KEY AUTO_INCREMENT, email VARCHAR(50) NOT NULL, name TEXT);\n" +
+			"CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n",
+		"q.sql":         "-- name: U :exec\nINSERT INTO users SET email = ?, name = ?;\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func() (*gen.Output, error) {
+		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gen.Generate(context.Background(), cfg)
+	}
+	out, err := run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src, want := string(out.Files["out/q.sql.go"]), "type UParams struct {\n\tEmail string\n\tName  sql.NullString\n}"; !strings.Contains(src, want) {
+		t.Errorf("no %q (sqlc's):\n%s", want, src)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "q.sql"), []byte("-- name: A :exec\nINSERT INTO accounts SET id = ?, balance = ?;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(); err == nil || !strings.Contains(err.Error(), "q.sql:2:13: query A writes fenced table accounts (INSERT) in a form fencegen's analysis does not hand to the guard") {
+		t.Errorf("a fenced INSERT ... SET: %v, want it refused at the table", err)
+	}
+}

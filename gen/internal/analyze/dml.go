@@ -321,7 +321,9 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		if !slices.Contains(q.CreatesOutsideLease, t) {
 			q.CreatesOutsideLease = append(q.CreatesOutsideLease, t)
 		}
-	} else {
+	} else if !n.MySQLSet || t.Fence == nil {
+		// INSERT ... SET of a fenced table is not handed to the guard
+		// (no q.Fence): mysqlFenceHandedOver refuses it.
 		a.fence(q, t, kind, n.Loc)
 	}
 	if kind == "upsert" && t.Fence != nil && n.OnConflict.Constraint != "" {

@@ -581,6 +581,11 @@ type Insert struct {
 	OnConflict *OnConflict
 	Returning  []*Target
 	Loc        int
+	// MySQLSet is set for MySQL's INSERT ... SET a = x, ..., read as
+	// the column list (a, ...) with one VALUES row (x, ...), as sqlc
+	// reads it. The guard does not rewrite this form: on a fenced table
+	// it is refused.
+	MySQLSet bool
 }
 
 func (n *Insert) Pos() int { return n.Loc }

@@ -606,10 +606,12 @@ func (c *converter) target(t *ast.TableRefsClause) (sqlparse.Name, string, bool)
 
 func (c *converter) insert(n *ast.InsertStmt) sqlparse.Node {
 	name, alias, ok := c.target(n.Table)
-	if !ok || n.Setlist {
+	if !ok {
 		return c.unknown(n, c.start)
 	}
-	ins := &sqlparse.Insert{Table: name, Alias: alias, Loc: c.start}
+	// INSERT ... SET a = x, b = y is, in the TiDB tree as in sqlc's
+	// converter, the column list (a, b) with one VALUES row (x, y).
+	ins := &sqlparse.Insert{Table: name, Alias: alias, MySQLSet: n.Setlist, Loc: c.start}
 	for _, col := range n.Columns {
 		ins.Columns = append(ins.Columns, &sqlparse.Target{Name: col.Name.L, Loc: c.start})
 	}
