@@ -218,14 +218,24 @@ func ParseStatement(name string, src []byte) (*Stmt, error) {
 // namedParams); it is nil when there are none or the text with $1 in
 // their place does not parse alike.
 func parseNamed(text []byte) (tree *pg.ParseResult, named map[int]namedParam, err error) {
+	if sub, names := namedParams(text); names != nil {
+		// The text's own tree is needed only when sub's does not stand in
+		// for it. Whether the text parses, and into how many statements,
+		// PostgreSQL's parse of it says without pg_query turning its tree
+		// into protobuf and back (pg_query_split_with_parser runs the
+		// same raw parse as pg_query_parse_protobuf and counts its list
+		// of statements): that conversion was a fifth of the instructions
+		// of a project whose query files use @name (kannon, BENCHMARKS.md).
+		stmts, err := pg.SplitWithParser(string(text), false)
+		if err == nil {
+			if t2, err := parseText(sub); err == nil && len(t2.Stmts) == len(stmts) {
+				return t2, names, nil
+			}
+		}
+	}
 	tree, err = parseText(text)
 	if err != nil {
 		return nil, nil, err
-	}
-	if sub, names := namedParams(text); names != nil {
-		if t2, err := parseText(sub); err == nil && len(t2.Stmts) == len(tree.Stmts) {
-			return t2, names, nil
-		}
 	}
 	return tree, nil, nil
 }

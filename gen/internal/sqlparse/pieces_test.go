@@ -81,3 +81,29 @@ func TestParseTextCuts(t *testing.T) {
 		}
 	}
 }
+
+// TestParseNamedTextMustParse: a text with sqlc's named parameters is
+// read with $n in their place only when the text itself parses into as
+// many statements (parseNamed asks pg_query's parser for its statements
+// without its tree); one that does not parse is the text's syntax error,
+// even when the text with $n parses.
+func TestParseNamedTextMustParse(t *testing.T) {
+	good := []byte("SELECT * FROM t WHERE a = @a AND b = @b;\nSELECT @c::int + 1;\n")
+	tree, named, err := parseNamed(good)
+	if err != nil || len(tree.Stmts) != 2 || len(named) != 3 {
+		t.Fatalf("parseNamed(good): %d statements, %d names, %v; want 2, 3, nil", len(tree.GetStmts()), len(named), err)
+	}
+	bad := []byte("SELECT * FROM t LIMIT @limit;\n")
+	if sub, names := namedParams(bad); names == nil {
+		t.Fatal("no named parameter found in the bad text")
+	} else if _, err := pg.Parse(string(sub)); err != nil {
+		t.Fatalf("the bad text with $n does not parse either (%v): the test needs one that does", err)
+	}
+	_, wantErr := pg.Parse(string(bad))
+	if wantErr == nil {
+		t.Fatal("the bad text parses: the test needs one that does not")
+	}
+	if _, _, err := parseNamed(bad); fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Errorf("parseNamed(bad) error %v, want %v", err, wantErr)
+	}
+}
