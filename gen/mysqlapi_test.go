@@ -144,7 +144,10 @@ INSERT INTO notes (id, body, stars) VALUES (?, CASE WHEN sqlc.arg(kind) = 'x' TH
 // or a parameter value or SELECT target past the last column named;
 // other mismatches sqlc generates. A named parameter used with two Go
 // types is refused as sqlc refuses it (at generation, "named param X has
-// incompatible types: <second>, <first>"), here at its first use.
+// incompatible types: <second>, <first>"), here at its first use. A
+// call of a function sqlc's MySQL catalog has, with an argument count no
+// overload takes, is refused at the call (an aggregate at the statement,
+// having no position in sqlc's tree); an unknown function passes.
 func TestMySQLRefusalsAsSqlc(t *testing.T) {
 	for _, tc := range []struct {
 		name, query string
@@ -179,6 +182,12 @@ select id from users where id = sqlc.argh(target_id);
 			[]string{"q.sql:4:1: INSERT has more expressions than target columns"}},
 		{"insert param past the list", "-- name: B :exec\nINSERT INTO users (id) VALUES (1), (2, ?);\n",
 			[]string{"q.sql:1:1: INSERT has more expressions than target columns"}},
+		{"function arity", "-- name: A :many\nSELECT id FROM users WHERE LOWER(name, ?) = 'a';\n-- name: B :many\nSELECT ADDDATE(id, 1) AS x, NOSUCHFN(name) AS y FROM users;\n-- name: C :many\nSELECT COUNT(DISTINCT id, name) AS c FROM users;\n",
+			[]string{
+				"q.sql:2:28: function lower(unknown, unknown) does not exist",
+				"q.sql:4:8: function adddate(unknown, unknown, unknown) does not exist",
+				"q.sql:6:1: function count(unknown, unknown) does not exist",
+			}},
 		{"insert rows without list", "-- name: B :exec\nINSERT INTO users VALUES (1, 'x'), (2, 'y');\n", nil},
 		{"insert set", "-- name: B :exec\nINSERT INTO users SET name = ?;\n", nil},
 		{"named param types", "-- name: A :one\nSELECT id FROM users\nWHERE id = sqlc.arg(my_param)\n  OR bio = sqlc.arg(my_param) LIMIT 1;\n",

@@ -228,6 +228,18 @@ func (a *analyzer) mysqlFuncCall(sc *scope, f *sqlparse.FuncCall) (value, []valu
 		}
 	}
 	fn := resolveMySQLFunc(f.Func.Name, n)
+	if fn == nil && !f.Over && !strings.EqualFold(f.Func.Schema, "sqlc") && len(mysqlFuncs()[strings.ToLower(f.Func.Name)]) > 0 {
+		// sqlc refuses a call of a function its catalog has when no
+		// overload takes that many arguments (validate.FuncCall); one it
+		// does not have passes, untyped. An aggregate has no position
+		// in sqlc's tree: the error is at the statement there.
+		msg, sig := "function %s(%s) does not exist", strings.TrimSuffix(strings.Repeat("unknown, ", n), ", ")
+		if f.MySQLAggregate {
+			a.sqlcStmtErrorf(msg, strings.ToLower(f.Func.Name), sig)
+		} else {
+			a.errorf(f.Loc, msg, strings.ToLower(f.Func.Name), sig)
+		}
+	}
 	args := make([]value, len(f.Args))
 	for i, x := range f.Args {
 		if p, ok := unwrapParam(x); ok && i != interval {

@@ -833,6 +833,9 @@ type FuncCall struct {
 	Distinct bool
 	Over     bool // a window function
 	Variadic bool
+	// MySQLAggregate is set for a MySQL aggregate (TiDB's
+	// AggregateFuncExpr), to which sqlc's converter gives no position.
+	MySQLAggregate bool
 	// ArgNames holds named-argument notation names (name => value), "" for
 	// positional arguments.
 	ArgNames []string

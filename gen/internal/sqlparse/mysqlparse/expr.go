@@ -292,7 +292,7 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 	case *ast.FuncCastExpr:
 		return &sqlparse.TypeCast{Arg: c.expr(n.Expr), Type: castType(n), Loc: loc}
 	case *ast.AggregateFuncExpr:
-		f := &sqlparse.FuncCall{Func: sqlparse.Name{Name: strings.ToLower(n.F), Loc: loc}, Distinct: n.Distinct, Loc: loc}
+		f := &sqlparse.FuncCall{Func: sqlparse.Name{Name: strings.ToLower(n.F), Loc: loc}, Distinct: n.Distinct, MySQLAggregate: true, Loc: loc}
 		for _, a := range n.Args {
 			// As sqlc reads TiDB's tree: an argument 1 (what TiDB
 			// makes of COUNT(*)) is the star.
