@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -120,6 +121,11 @@ func (k *keepAliver) renew(ctx context.Context, id clientv3.LeaseID) (int64, err
 			return 0, ctx.Err()
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		// ctx ended as the turn came (select picks either): nothing sent.
+		<-s.sending
+		return 0, err
+	}
 	k.mu.Lock()
 	if k.s != s {
 		// Closed while this renewal took its turn.
@@ -133,12 +139,16 @@ func (k *keepAliver) renew(ctx context.Context, id clientv3.LeaseID) (int64, err
 	k.mu.Unlock()
 	// A Send still blocked when ctx ends means the stream stalled: close
 	// it, which ends the Send.
+	var sent atomic.Bool
 	stop := context.AfterFunc(ctx, func() {
 		k.mu.Lock()
 		defer k.mu.Unlock()
-		k.closeLocked(s, errors.New("keep-alive stream stalled: send blocked"))
+		if !sent.Load() {
+			k.closeLocked(s, errors.New("keep-alive stream stalled: send blocked"))
+		}
 	})
 	err := s.stream.Send(&pb.LeaseKeepAliveRequest{ID: int64(id)})
+	sent.Store(true)
 	stop()
 	<-s.sending
 	if err != nil {
