@@ -180,6 +180,9 @@ type Client struct {
 	// afterGrant, set by tests, runs between the grant and the acquire
 	// transaction.
 	afterGrant func(clientv3.LeaseID)
+	// beforeWatch, set by tests, runs in AcquireWait between the read of
+	// a held lock key and the watch from the revision after it.
+	beforeWatch func(fromRev int64)
 }
 
 var (
@@ -482,6 +485,13 @@ func (c *Client) waitDelete(ctx context.Context, lockKey string, d time.Duration
 	if len(g.Kvs) == 0 {
 		return
 	}
+	if c.beforeWatch != nil {
+		c.beforeWatch(g.Header.Revision + 1)
+	}
+	// A watch from a compacted revision ends at once with ErrCompacted
+	// (etcd-io/etcd#9715: concurrency.Mutex returned it to the caller
+	// and left its key behind); here the caller tries to acquire again,
+	// and an attempt that finds the lock held leaves nothing.
 	for wr := range c.cli.Watch(wctx, lockKey, clientv3.WithRev(g.Header.Revision+1)) {
 		if wr.Err() != nil {
 			return

@@ -15,3 +15,7 @@ func AfterGrant(c *Client, f func(clientv3.LeaseID)) { c.afterGrant = f }
 func KeepAlive(ctx context.Context, c *Client, id clientv3.LeaseID) (int64, error) {
 	return c.ka.renew(ctx, id)
 }
+
+// BeforeWatch sets a hook run in AcquireWait between the read of a held
+// lock key and the watch from fromRev.
+func BeforeWatch(c *Client, f func(fromRev int64)) { c.beforeWatch = f }

@@ -1,0 +1,198 @@
+package etcdlease_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/fencegen/fencegen/internal/faults/etcdfaults"
+	"github.com/fencegen/fencegen/runtime/lease"
+	"github.com/fencegen/fencegen/runtime/lease/etcdlease"
+)
+
+// etcd-io/etcd#9715: concurrency.Mutex.Lock returned ErrCompacted when the
+// revision its waiter watched from was compacted, and left its lock node
+// behind, blocking every later locker until its session ended. Here the
+// history is compacted (and the member defragmented, which rewrites the
+// backend but keeps the revision) between the waiter's read of the held
+// key and its watch, so the watch starts from a compacted revision. The
+// waiter neither fails nor leaves a key or an etcd lease behind: it gets
+// the lock once the holder releases it, with a token above the holder's
+// and above the compacted revision, and a later acquisition's token is
+// higher again.
+func TestCompactionUnderWaiterLeavesNoStaleLock(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	ctx := ctxT(t, 30*time.Second)
+	holder, err := etcdlease.New(cli, &etcdlease.Options{TTL: ttl}).Acquire(ctx, "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl})
+	var once sync.Once
+	var compactedTo, watchedFrom atomic.Int64
+	hooked := make(chan struct{})
+	etcdlease.BeforeWatch(c, func(from int64) {
+		once.Do(func() {
+			defer close(hooked)
+			for range 5 {
+				if _, err := cli.Put(ctx, "other", "x"); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			g, err := cli.Get(ctx, "other")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := cli.Compact(ctx, g.Header.Revision, clientv3.WithCompactPhysical()); err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := cli.Defragment(ctx, e.Members[0].Endpoint()); err != nil {
+				t.Error(err)
+				return
+			}
+			watchedFrom.Store(from)
+			compactedTo.Store(g.Header.Revision)
+		})
+	})
+	type result struct {
+		l   *etcdlease.Lease
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		l, err := c.AcquireWait(ctx, "r", 0)
+		got <- result{l, err}
+	}()
+	select {
+	case <-hooked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter never watched")
+	}
+	if watchedFrom.Load() > compactedTo.Load() {
+		t.Fatalf("watch from %d, compacted to %d: the watch did not start from a compacted revision", watchedFrom.Load(), compactedTo.Load())
+	}
+	// The watch from a compacted revision ends at once; a waiter that
+	// returned or retried by writing would show here.
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case r := <-got:
+		t.Fatalf("waiter returned while the lock was held: %v", r.err)
+	default:
+	}
+	keys, err := cli.Get(ctx, "fencegen/", clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil || len(keys.Kvs) != 1 {
+		t.Fatalf("keys while the waiter waits: %v %v, want the holder's lock only", keys, err)
+	}
+	if err := holder.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var r result
+	select {
+	case r = <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("waiter not woken after the release")
+	}
+	if r.err != nil {
+		t.Fatalf("AcquireWait after a compaction of its watched revision: %v", r.err)
+	}
+	if r.l.Token() <= holder.Token() || int64(r.l.Token()) <= compactedTo.Load() {
+		t.Fatalf("waiter's token %d: holder's %d, compacted to %d", r.l.Token(), holder.Token(), compactedTo.Load())
+	}
+	// The failed attempts' etcd leases are revoked (in the background):
+	// only the waiter's is left.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ls, err := cli.Leases(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ls.Leases) == 1 && ls.Leases[0].ID == r.l.ID() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("etcd leases %v, want the waiter's %x only", ls.Leases, r.l.ID())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := r.l.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	next, err := c.Acquire(ctx, "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Token() <= r.l.Token() {
+		t.Fatalf("token %d after %d across a compaction and a defrag", next.Token(), r.l.Token())
+	}
+	_ = next.Release(ctx)
+}
+
+// etcd-io/etcd#9395, #9888 (a new leader resets every lease to its full
+// TTL) and #2660 (TTL keys lost during an election); etcd-io/etcd#21126
+// (keep-alives that require a leader): the cluster loses its quorum while
+// a lease is held. The holder cannot renew, and its lease context ends
+// within TTL − SafetyMargin of its last renewal; etcd, which has no
+// leader, expires nothing, and once the quorum is back its new leader
+// gives the orphaned etcd lease a fresh TTL. Another client then gets
+// the lock only after that lease expired, with a higher token, after the
+// holder had stopped; the holder's late Release leaves the new lock
+// alone.
+func TestQuorumLossWhileHeld(t *testing.T) {
+	e := etcdfaults.Start(t, 3)
+	ev := &events{}
+	holder := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl, Observer: ev.observer()})
+	ctx := ctxT(t, 60*time.Second)
+	l, err := holder.Acquire(ctx, "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lostAt atomic.Int64
+	context.AfterFunc(l.Context(), func() { lostAt.Store(time.Now().UnixNano()) })
+	cut := time.Now()
+	e.Members[1].Kill()
+	e.Members[2].Kill()
+	lost := waitLost(t, l, ttl)
+	if lost.Reason != lease.ReasonRenewFailed && lost.Reason != lease.ReasonDeadline {
+		t.Fatalf("lost without a quorum: %v, want failed renewals or the local deadline", lost)
+	}
+	if d := time.Since(cut); d > ttl-ttl/10+200*time.Millisecond {
+		t.Fatalf("lease lost %v after the quorum went, past TTL − SafetyMargin", d)
+	}
+	// Past the etcd lease's TTL from the cut (the last renewal was
+	// earlier still): a leader would have expired it.
+	time.Sleep(ttl + 200*time.Millisecond - time.Since(cut))
+	e.Members[1].Start()
+	e.Members[2].Start()
+	e.WaitHealthy()
+	if r, err := e.Client().TimeToLive(ctx, l.ID()); err != nil || r.TTL <= 0 {
+		t.Logf("the holder's etcd lease after the quorum came back: %+v %v (etcd-io/etcd#9395 expects it refreshed)", r, err)
+	}
+	other := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
+	l2, err := other.AcquireWait(ctx, "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := time.Now()
+	if at := time.Unix(0, lostAt.Load()); !at.Before(got) {
+		t.Fatalf("holder lost at %v, after the next holder acquired at %v", at.Sub(cut), got.Sub(cut))
+	}
+	if l2.Token() <= l.Token() {
+		t.Fatalf("token %d after %d across a quorum loss", l2.Token(), l.Token())
+	}
+	if err := l.Release(ctx); !errors.Is(err, lease.ErrNotHeld) {
+		t.Fatalf("the lost holder's Release after the takeover: %v, want ErrNotHeld", err)
+	}
+	if !lockExists(t, e.Client(), other, "r") || l2.Err() != nil {
+		t.Fatalf("the new holder's lock is gone after the old holder's release (%v)", l2.Err())
+	}
+	_ = l2.Release(ctx)
+}
