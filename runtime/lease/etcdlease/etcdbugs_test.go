@@ -3,6 +3,7 @@ package etcdlease_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -195,4 +196,49 @@ func TestQuorumLossWhileHeld(t *testing.T) {
 		t.Fatalf("the new holder's lock is gone after the old holder's release (%v)", l2.Err())
 	}
 	_ = l2.Release(ctx)
+}
+
+// etcd-io/etcd#11886 and etcd-io/jetcd#749: with tens of thousands of
+// leases, keep-alives stopped keeping them (etcd-io/etcd#7323: clientv3's
+// renewal schedule; clientv3's KeepAlive also drops responses when its
+// channel is full and nobody reads it). Here 200 leases of one Client,
+// renewed on its one shared keep-alive stream, live through two TTLs,
+// each renewed about every TTL/3, and all of their lock keys exist.
+func TestManyLeasesOnOneStream(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	ev := &events{}
+	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl, Observer: ev.observer()})
+	ctx := ctxT(t, 60*time.Second)
+	const n = 200
+	ls := make([]*etcdlease.Lease, n)
+	for i := range ls {
+		// AcquireWait retries a grant cut off by CallTimeout (TTL/6) on
+		// a loaded machine.
+		l, err := c.AcquireWait(ctx, fmt.Sprint("r", i), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls[i] = l
+	}
+	before := c.Stats().Renewals
+	time.Sleep(2 * ttl)
+	for _, l := range ls {
+		if err := l.Err(); err != nil {
+			t.Fatalf("lease %s lost: %v (%d renewals failed)", l.Resource(), err, len(ev.kinds(lease.EventRenewFailed)))
+		}
+	}
+	// 2 TTLs at one renewal per TTL/3: about 6 per lease.
+	if got := c.Stats().Renewals - before; got < n*4 {
+		t.Fatalf("%d renewals of %d leases in 2 TTLs, want at least %d", got, n, n*4)
+	}
+	g, err := cli.Get(ctx, "fencegen/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil || g.Count != n {
+		t.Fatalf("%d lock keys (%v), want %d", g.Count, err, n)
+	}
+	for _, l := range ls {
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -162,6 +162,25 @@ func TestConfigRefused(t *testing.T) {
 			t.Errorf("TTL %v: %v, want ErrConfig", d, err)
 		}
 	}
+	// portworx/kvdb#71: a lease request timeout (10s) longer than the
+	// lock's TTL: the lease expired while the request was retried. A
+	// call bound or a renewal period the TTL cannot fit is refused
+	// before anything is sent.
+	for _, o := range []etcdlease.Options{
+		{TTL: ttl, CallTimeout: ttl},
+		{TTL: ttl, CallTimeout: 5 * ttl},
+		{TTL: ttl, HeartbeatInterval: ttl - ttl/10},
+		{TTL: ttl, SafetyMargin: ttl},
+		{TTL: ttl, MinValidity: ttl},
+	} {
+		cc := etcdlease.New(e.Client(), &o)
+		if _, err := cc.Acquire(ctxT(t, 5*time.Second), "r", 0); !errors.Is(err, lease.ErrConfig) {
+			t.Errorf("%+v: %v, want ErrConfig", o, err)
+		}
+		if n := cc.Stats().Acquires; n != 0 {
+			t.Errorf("%+v: %d acquires sent", o, n)
+		}
+	}
 	if _, err := c.Acquire(ctxT(t, 5*time.Second), "", 0); !errors.Is(err, lease.ErrInvalidResource) {
 		t.Errorf("empty resource: %v", err)
 	}
@@ -366,7 +385,14 @@ func TestWaiterOutlivesItsTTL(t *testing.T) {
 }
 
 // On a three-member cluster the lease survives a leader change and the
-// kill of a member, and the next holder's token is higher.
+// kill of a member, and the next holder's token is higher. Then
+// (etcd-io/etcd#8382: an application's 5s lease expired while its
+// cluster replaced one failed member, although the quorum never went)
+// the two other members are killed in turn, each long enough for a
+// renewal to fall due while it is down, and brought back: whichever
+// member carried the Client's keep-alive stream, the lease lives on and
+// keeps its lock key (same create revision, same etcd lease), and no two
+// renewals in a row failed.
 func TestClusterLeaderChange(t *testing.T) {
 	e := etcdfaults.Start(t, 3)
 	ev := &events{}
@@ -391,6 +417,28 @@ func TestClusterLeaderChange(t *testing.T) {
 	}
 	leader.Start()
 	e.WaitHealthy()
+	for _, m := range e.Members {
+		if m == leader {
+			continue
+		}
+		m.Kill()
+		time.Sleep(l.TTL()/3 + 100*time.Millisecond) // a renewal falls due while m is down
+		m.Start()
+		e.WaitHealthy()
+		if err := l.Err(); err != nil {
+			t.Fatalf("lease lost while member %s was down: %v (failures %v)", m.Name, err, ev.kinds(lease.EventRenewFailed))
+		}
+	}
+	lock, _ := c.Keys("r")
+	g, err := e.Client().Get(ctx, lock)
+	if err != nil || len(g.Kvs) != 1 || fence.Token(g.Kvs[0].CreateRevision) != l.Token() || clientv3.LeaseID(g.Kvs[0].Lease) != l.ID() {
+		t.Fatalf("lock key after the member failures: %v %v, want created at %d with lease %x", g, err, l.Token(), l.ID())
+	}
+	for _, f := range ev.kinds(lease.EventRenewFailed) {
+		if f.Consecutive > 1 {
+			t.Fatalf("%d renewals in a row failed with a quorum up: %v", f.Consecutive, f.Err)
+		}
+	}
 	if err := l.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
