@@ -12,6 +12,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/fencegen/fencegen/internal/faults/etcdfaults"
+	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/lease"
 	"github.com/fencegen/fencegen/runtime/lease/etcdlease"
 )
@@ -241,4 +242,59 @@ func TestManyLeasesOnOneStream(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// etcd-io/etcd#5214 (a put sent to a follower as the leader died waited
+// forever), etcd-io/etcd#5832 (a compare-and-swap reported failed whose
+// key was stored) and abronan/libkv#50 (a failed lock write retried, and
+// two clients held the lock): the leader is killed between an Acquire's
+// grant and its transaction. Acquire returns within its CallTimeout
+// (plus a dial check), either with a lease whose lock key etcd holds at
+// its token, or with an error and nothing held for longer than the TTL:
+// another client's AcquireWait then gets the lock, with a higher token,
+// and never while the first holds it.
+func TestLeaderKilledDuringAcquire(t *testing.T) {
+	e := etcdfaults.Start(t, 3)
+	const ttl3 = 3 * time.Second
+	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl3})
+	ctx := ctxT(t, 60*time.Second)
+	var killed *etcdfaults.EtcdMember
+	etcdlease.AfterGrant(c, func(clientv3.LeaseID) {
+		if killed == nil {
+			killed = e.Leader()
+			killed.Kill()
+		}
+	})
+	start := time.Now()
+	l, err := c.Acquire(ctx, "r", 0)
+	if took := time.Since(start); took > ttl3/6+2*time.Second {
+		t.Fatalf("Acquire returned %v after the leader died (%v): it waited past its CallTimeout", took, err)
+	}
+	t.Logf("acquire with the leader killed: %v", err)
+	killed.Start()
+	e.WaitHealthy()
+	other := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl3})
+	if err == nil {
+		lock, _ := c.Keys("r")
+		g, gerr := e.Client().Get(ctx, lock)
+		if gerr != nil || len(g.Kvs) != 1 || fence.Token(g.Kvs[0].CreateRevision) != l.Token() || clientv3.LeaseID(g.Kvs[0].Lease) != l.ID() {
+			t.Fatalf("acquired token %d, lease %x; lock key %v %v", l.Token(), l.ID(), g, gerr)
+		}
+		if _, err := other.Acquire(ctx, "r", 0); !errors.Is(err, lease.ErrNotAcquired) {
+			t.Fatalf("a second client while the first holds the lease: %v, want ErrNotAcquired", err)
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, 2*ttl3+2*time.Second)
+	defer cancel()
+	l2, err2 := other.AcquireWait(wctx, "r", 0)
+	if err2 != nil {
+		t.Fatalf("resource still held %v after an Acquire that returned %v", 2*ttl3+2*time.Second, err)
+	}
+	if l != nil && l2.Token() <= l.Token() {
+		t.Fatalf("token %d after %d", l2.Token(), l.Token())
+	}
+	_ = l2.Release(ctx)
 }

@@ -300,7 +300,7 @@ func partitionedHolder(t *testing.T, n int) {
 	}
 }
 
-// etcd issue: a cancelled Mutex.Lock cleans up with client.Ctx(), not the
+// etcd-io/etcd#18082: a cancelled Mutex.Lock cleans up with client.Ctx(), not the
 // caller's context, and hangs while the cluster is unreachable. Acquire
 // returns when its ctx ends, and leaves nothing held: the grant it cannot
 // revoke expires with its key.
