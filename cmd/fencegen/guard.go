@@ -35,7 +35,7 @@ func newGuardFlagSet(out io.Writer) (*flag.FlagSet, *guardFlags) {
 	fs.StringVar(&f.version, "version", "", "migration `version` (default: the next one in -dir: one more than the highest\nsequence number there, or the UTC time as YYYYMMDDHHMMSS when it holds timestamps or nothing)")
 	fs.StringVar(&f.out, "out", "", "the sql entry whose guard to write, by its out `directory` (needed when several have fenced tables)")
 	fs.StringVar(&f.into, "into", "", "add the guard to this `migration`, the newest in -dir (one that drops and re-creates a fenced table\nor renames its token column, not yet applied anywhere), instead of writing a new one")
-	fs.Func("unfence", "stop fencing this `table`, which a migration dropped and created again without its fencing mark:\nthe migration removes its guard and records the decision (repeat for several tables)", func(v string) error {
+	fs.Func("unfence", "stop fencing this `table`, which a migration dropped (or renamed away) and created again\n(or swapped another table in under its name) without its fencing mark: the migration removes its guard and records the decision (repeat for several tables)", func(v string) error {
 		f.unfence = append(f.unfence, v)
 		return nil
 	})

@@ -214,6 +214,40 @@ var lifeCases = []lifeCase{
 		after: state{table: "jobs", column: "tok"},
 	},
 	{
+		// A copy swapped in under the fenced table's name, without the
+		// mark: a re-created table (the trigger went with the dropped
+		// one), unfenced on purpose.
+		name: "swap-unmarked",
+		change: "CREATE TABLE jobs_new (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"INSERT INTO jobs_new SELECT * FROM jobs;\n" +
+			"DROP TABLE jobs;\n" +
+			"ALTER TABLE jobs_new RENAME TO jobs;\n",
+		cause:   `:4:1: renames table jobs_new to jobs, which takes the place of fenced table jobs, without the fencing mark of its token column tok, after `,
+		unfence: true,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			writes(t, conn, state{table: "jobs", column: "tok"}, id)
+		},
+		after: state{table: "jobs", column: "tok"},
+	},
+	{
+		// The same swap with the copy marked, the fenced table renamed
+		// away (its trigger goes with it) and dropped: the guard goes
+		// into the swapping migration.
+		name: "swap-marked",
+		change: "CREATE TABLE jobs_new (LIKE jobs INCLUDING ALL);\n" +
+			"COMMENT ON COLUMN jobs_new.tok IS 'fencegen:token';\n" +
+			"INSERT INTO jobs_new SELECT * FROM jobs;\n" +
+			"ALTER TABLE jobs RENAME TO jobs_old;\n" +
+			"ALTER TABLE jobs_new RENAME TO jobs;\n" +
+			"DROP TABLE jobs_old;\n",
+		cause: `:4:1: renames fenced table jobs to jobs_old; table jobs is fenced, so its guard belongs in the migration that creates it again, `,
+		into:  true,
+		changeDown: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		after: state{table: "jobs", column: "tok", refused: true},
+	},
+	{
 		name:   "tblrename",
 		change: "ALTER TABLE jobs RENAME TO tasks;\n",
 		cause:  `:1:1: renames fenced table jobs to tasks: its guard trigger moves with it, but its function `,
@@ -262,8 +296,9 @@ var lifeCases = []lifeCase{
 // key), the guard migration fencegen guard writes, then a migration that
 // renames, drops or retypes the token column, renames it and adds a column
 // of its old name, drops and re-creates the table (with its mark, or
-// without it and then unfenced on purpose), renames it or removes the
-// mark. fencegen generate, vet and check fail with that migration's
+// without it and then unfenced on purpose), swaps a copy in under its name
+// (ALTER TABLE ... RENAME TO, with the mark or without), renames it or
+// removes the mark. fencegen generate, vet and check fail with that migration's
 // statement first and name the fix: fencegen guard writes a new
 // migration, adds the guard to that migration with -into, or removes the
 // guard with -unfence. The migrations are then applied one by one to a

@@ -419,13 +419,17 @@ type cause struct {
 	// function reads the column by name only while it exists): "rename",
 	// "drop" or "retype"; fails is empty then (compare says what holds).
 	kind string
-	// dropTable is set for a DROP TABLE of a guarded table, recreatedIn
-	// then to the file of the migration that creates it again (the last
-	// one): its guard belongs in that migration (Finding.Into).
-	dropTable   bool
+	// vacated is set when a guarded table leaves its name: DROP TABLE,
+	// or a rename (ALTER TABLE ... RENAME TO, SET SCHEMA) that takes its
+	// trigger along to the new name. recreatedIn is then the file of the
+	// migration in which a table of the name appears again (the last
+	// one): CREATE TABLE (also AS and LIKE), or another table renamed or
+	// moved to it, as in a swap through a copy. That table has no
+	// trigger, so its guard belongs in that migration (Finding.Into).
+	vacated     bool
 	recreatedIn string
-	// recreatedAt is the CREATE TABLE that creates it again (file
-	// recreatedIn), fn and column the dropped guard's function and
+	// recreatedAt is the statement that creates it again (file
+	// recreatedIn), fn and column the vacating guard's function and
 	// token column (as quoted in SQL).
 	recreatedAt *cause
 	fn, column  string
@@ -653,6 +657,15 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		key := r.key(n.Target)
 		in, ok := r.tables[key]
 		if !ok {
+			if n.Kind == "table" {
+				// Another table takes the name: a guarded table that
+				// left it (dropped, renamed away) is not that table.
+				to := sqlparse.QuoteIdent(n.NewName)
+				if schema, _, ok := strings.Cut(key, "."); ok {
+					to = schema + "." + to
+				}
+				r.arrives(to, f.Name, at("renames table %s to %s, which takes the place of fenced table %s,", "", n.Target.String(), n.NewName, to))
+			}
 			return
 		}
 		switch n.Kind {
@@ -669,24 +682,30 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 			to := n.NewName
 			in.renamed = at("renames fenced table %s to %s", "", n.Target.String(), to)
 			delete(r.tables, key)
-			r.lost[key] = in.renamed // a table of the old name has no trigger
+			r.vacate(key, in, in.renamed) // a table of the old name has no trigger
+			toKey := sqlparse.QuoteIdent(to)
 			if schema, _, ok := strings.Cut(key, "."); ok {
-				r.tables[schema+"."+sqlparse.QuoteIdent(to)] = in
-			} else {
-				r.tables[sqlparse.QuoteIdent(to)] = in
+				toKey = schema + "." + toKey
 			}
+			delete(r.lost, toKey) // the guarded table itself is there again
+			r.tables[toKey] = in
 		}
 	case *sqlparse.AlterObjectSchema:
-		key := r.key(n.Target)
-		in, ok := r.tables[key]
-		if !ok || n.Kind != "table" {
+		if n.Kind != "table" {
 			return
 		}
-		to := sqlparse.Name{Schema: n.NewSchema, Name: n.Target.Name}
+		key := r.key(n.Target)
+		to := tableKey(sqlparse.Name{Schema: n.NewSchema, Name: n.Target.Name})
+		in, ok := r.tables[key]
+		if !ok {
+			r.arrives(to, f.Name, at("moves table %s to schema %s, where it takes the place of fenced table %s,", "", n.Target.String(), n.NewSchema, to))
+			return
+		}
 		in.renamed = at("moves fenced table %s to schema %s", "", n.Target.String(), n.NewSchema)
 		delete(r.tables, key)
-		r.lost[key] = in.renamed // a table of the old name has no trigger
-		r.tables[tableKey(to)] = in
+		r.vacate(key, in, in.renamed) // a table of the old name has no trigger
+		delete(r.lost, to)
+		r.tables[to] = in
 	case *sqlparse.AlterTable:
 		key := r.key(n.Table)
 		in, ok := r.tables[key]
@@ -744,9 +763,10 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		}
 		r.tables[key] = in
 	case *sqlparse.CreateTable:
-		if c := r.lost[r.key(n.Table)]; c != nil && c.dropTable {
-			c.recreatedIn = f.Name
-			c.recreatedAt = at("creates table %s again", "", n.Table.String())
+		r.arrives(r.key(n.Table), f.Name, at("creates table %s again", "", n.Table.String()))
+	case *sqlparse.CreateView:
+		if n.AsTable {
+			r.arrives(r.key(n.View), f.Name, at("creates table %s again (CREATE TABLE ... AS)", "", n.View.String()))
 		}
 	case *sqlparse.Drop:
 		for i, name := range n.Names {
@@ -773,9 +793,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 				key := r.key(name)
 				if in, ok := r.tables[key]; ok {
 					delete(r.tables, key)
-					r.lost[key] = at("drops fenced table %s, and with it the guard trigger that %s installs", "", name.String(), in.file)
-					r.lost[key].dropTable = true
-					r.lost[key].fn, r.lost[key].column = in.fn.name, column(in.fn.text)
+					r.vacate(key, in, at("drops fenced table %s, and with it the guard trigger that %s installs", "", name.String(), in.file))
 				}
 			case n.Kind == "trigger" && i < len(n.On) && name.Name == "fencegen_guard":
 				key := r.key(n.On[i])
@@ -785,6 +803,25 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 				}
 			}
 		}
+	}
+}
+
+// vacate records that guarded table key, whose guard was in, left its
+// name by statement c (dropped, or renamed with its trigger): a table
+// that takes the name later has no trigger (arrives).
+func (r *guardReplay) vacate(key string, in guardInstalled, c *cause) {
+	lost := *c
+	lost.vacated, lost.fn, lost.column = true, in.fn.name, column(in.fn.text)
+	r.lost[key] = &lost
+}
+
+// arrives records that a table other than the guarded one takes the
+// name key by statement c of file (CREATE TABLE, a rename or a move to
+// another schema): when a guarded table left that name, the new table
+// re-creates it, without a trigger.
+func (r *guardReplay) arrives(key, file string, c *cause) {
+	if l := r.lost[key]; l != nil && l.vacated {
+		l.recreatedIn, l.recreatedAt = file, c
 	}
 }
 
@@ -1067,7 +1104,7 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 	// the mark again) says which.
 	var recreated []string
 	for qt, c := range have.lost {
-		if c.dropTable && c.recreatedAt != nil && !fenced[qt] && g.tables[qt] {
+		if c.vacated && c.recreatedAt != nil && !fenced[qt] && g.tables[qt] {
 			recreated = append(recreated, qt)
 		}
 	}
