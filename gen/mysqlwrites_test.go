@@ -168,3 +168,83 @@ INSERT INTO authors (name, bio) VALUES (?, ?) ON DUPLICATE KEY UPDATE bio = VALU
 		t.Errorf("fencegen_guard.sql's header does not name clientFoundRows=true:\n%s", g)
 	}
 }
+
+// TestMySQLLenientWritesRefused: on engine mysql, an INSERT, UPDATE or
+// DELETE of a fenced table with IGNORE (which turns the guard's refusal,
+// an error, into a warning) or DELAYED is refused at the table's name,
+// every one in the same run, by key, several rows and upsert alike; the
+// modifiers that change only when the write runs (LOW_PRIORITY,
+// HIGH_PRIORITY, QUICK) are guarded as without them, and IGNORE on a
+// table that is not fenced is sqlc's.
+func TestMySQLLenientWritesRefused(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": `CREATE TABLE jobs (id BIGINT PRIMARY KEY, status VARCHAR(20), n INT, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');
+CREATE TABLE notes (id BIGINT PRIMARY KEY, body TEXT);
+`,
+		"q.sql": `-- name: Upsert :exec
+INSERT IGNORE INTO jobs (id, status) VALUES (?, ?) ON DUPLICATE KEY UPDATE status = VALUES(status);
+
+-- name: Insert :exec
+INSERT IGNORE INTO jobs (id, status) VALUES (?, ?);
+
+-- name: SetStatus :exec
+UPDATE IGNORE jobs SET status = ? WHERE id = ?;
+
+-- name: SetAll :exec
+UPDATE IGNORE jobs SET n = n + 1 WHERE status = ?;
+
+-- name: DeleteAll :exec
+DELETE LOW_PRIORITY QUICK IGNORE FROM jobs WHERE status = ?;
+
+-- name: Later :exec
+INSERT DELAYED INTO jobs (id, status) VALUES (?, ?);
+
+-- name: Low :exec
+UPDATE LOW_PRIORITY jobs SET n = n + 1 WHERE status = ?;
+
+-- name: Quick :exec
+DELETE QUICK FROM jobs WHERE id = ?;
+
+-- name: High :exec
+INSERT HIGH_PRIORITY INTO jobs (id, status) VALUES (?, ?);
+
+-- name: Note :exec
+INSERT IGNORE INTO notes (id, body) VALUES (?, ?);
+`,
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gen.Generate(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("generated writes with IGNORE of a fenced table")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"q.sql:2:20: query Upsert runs INSERT IGNORE on fenced table jobs: IGNORE turns the guard's refusal (an error) into a warning",
+		"q.sql:5:20: query Insert runs INSERT IGNORE on fenced table jobs",
+		"q.sql:8:15: query SetStatus runs UPDATE IGNORE on fenced table jobs",
+		"q.sql:11:15: query SetAll runs UPDATE IGNORE on fenced table jobs",
+		"q.sql:14:39: query DeleteAll runs DELETE IGNORE on fenced table jobs",
+		"q.sql:17:21: query Later runs INSERT DELAYED on fenced table jobs",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("missing %q in:\n%s", want, msg)
+		}
+	}
+	for _, line := range strings.Split(msg, "\n") {
+		for _, ok := range []string{"query Low ", "query Quick ", "query High ", "query Note "} {
+			if strings.Contains(line, ok) {
+				t.Errorf("refused a write whose modifier keeps its errors: %s", line)
+			}
+		}
+	}
+}

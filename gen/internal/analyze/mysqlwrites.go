@@ -73,6 +73,10 @@ func mysqlUnguardable(w mysqlwrites.Write) string {
 	switch {
 	case w.Via != "":
 		return "writes fenced table " + w.Table + " through " + w.Via + " (" + strings.ToLower(w.Verb) + "), inside the database where no token comparison can be added; write the fenced table's rows with their own guarded query"
+	case w.Lenient == "IGNORE":
+		return "runs " + w.Verb + " IGNORE on fenced table " + w.Table + ": IGNORE turns the guard's refusal (an error) into a warning, so a stale write would skip the row, or store 0 as its token, and succeed; write it without IGNORE"
+	case w.Lenient != "":
+		return "runs " + w.Verb + " " + w.Lenient + " on fenced table " + w.Table + ": the server may write the rows after the statement has returned, where the guard's refusal reaches no caller; write it without " + w.Lenient
 	case w.Verb == "REPLACE":
 		return "runs REPLACE INTO fenced table " + w.Table + ", which deletes the row it conflicts with whatever token that row holds; write INSERT ... ON DUPLICATE KEY UPDATE, which the guard guards"
 	case w.Verb == "LOAD DATA":

@@ -33,6 +33,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
@@ -192,6 +193,9 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	if n := numberParams(stmt); spec.Param <= n {
 		return nil, fmt.Errorf("the token parameter %d is one of the statement's own %d parameters", spec.Param, n)
 	}
+	if m := lenient(stmt); m != "" {
+		return nil, fmt.Errorf("%s in a write to fenced table %s is not guarded on MySQL: it turns the guard's refusal (an error) into a warning, or writes after the statement has returned; write it without %s", m, spec.Table, m)
+	}
 	var g *Guarded
 	switch s := stmt.(type) {
 	case *ast.UpdateStmt:
@@ -217,6 +221,30 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	g.SQL = c + unquoted(p, g.SQL, parsed)
 	g.Stored = unquoted(p, g.Stored, nil)
 	return g, nil
+}
+
+// lenient names stmt's modifier that keeps the guard's refusal, an
+// error, from failing it: IGNORE (errors become warnings: a stale row is
+// skipped, or the failed token expression stored as NULL, then 0) or
+// DELAYED; "" when it has neither.
+func lenient(stmt ast.StmtNode) string {
+	var ignore bool
+	var pr mysql.PriorityEnum
+	switch s := stmt.(type) {
+	case *ast.InsertStmt:
+		ignore, pr = s.IgnoreErr, s.Priority
+	case *ast.UpdateStmt:
+		ignore, pr = s.IgnoreErr, s.Priority
+	case *ast.DeleteStmt:
+		ignore, pr = s.IgnoreErr, s.Priority
+	}
+	switch {
+	case ignore:
+		return "IGNORE"
+	case pr == mysql.DelayedPriority:
+		return "DELAYED"
+	}
+	return ""
 }
 
 var quotedIdent = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*)`")

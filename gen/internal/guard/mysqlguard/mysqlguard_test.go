@@ -124,6 +124,13 @@ func TestRewriteRefuses(t *testing.T) {
 		{"SELECT * FROM accounts", "not a write"},
 		{"INSERT INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = (SELECT 1)", "subquery"},
 		{"DELETE FROM accounts WHERE id IN (/*SLICE:ids*/?)", "sqlc.slice"},
+		{"INSERT IGNORE INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = VALUES(balance)", "IGNORE in a write"},
+		{"INSERT IGNORE INTO accounts (id, balance) VALUES (?, ?)", "IGNORE in a write"},
+		{"UPDATE IGNORE accounts SET balance = 1 WHERE id = ?", "IGNORE in a write"},
+		{"UPDATE IGNORE accounts SET balance = 1 WHERE balance > ?", "IGNORE in a write"},
+		{"DELETE IGNORE FROM accounts WHERE balance > ?", "IGNORE in a write"},
+		{"DELETE LOW_PRIORITY QUICK IGNORE FROM accounts WHERE id = ?", "IGNORE in a write"},
+		{"INSERT DELAYED INTO accounts (id, balance) VALUES (?, ?)", "DELAYED in a write"},
 	}
 	spec := accounts
 	spec.Param = 9

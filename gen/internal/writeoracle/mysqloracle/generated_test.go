@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,6 +64,21 @@ var generatedQueries = []string{
 	"UPDATE notes n /*!80000 , accounts a */ SET n.body = 'y' /*!80000 , a.balance = 0 */ WHERE n.id = ?",
 	"UPDATE notes n /*!, accounts a */ SET n.body = 'y' /*!, a.balance = 0 */ WHERE n.id = ?",
 	"UPDATE /*+ NO_RANGE_OPTIMIZATION(notes) */ notes SET body = ? WHERE id = ?",
+	// Modifiers that keep an error from failing the write (issue 27):
+	// IGNORE turns the guard's refusal into a warning.
+	"INSERT IGNORE INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = VALUES(balance)",
+	"INSERT IGNORE INTO accounts (id, balance) VALUES (?, ?)",
+	"UPDATE IGNORE accounts SET balance = ? WHERE id = ?",
+	"UPDATE IGNORE accounts SET balance = balance + 1 WHERE balance >= ?",
+	"DELETE IGNORE FROM accounts WHERE balance >= ?",
+	"DELETE IGNORE FROM accounts WHERE id = ?",
+	"INSERT DELAYED INTO accounts (id, balance) VALUES (?, ?)",
+	// Modifiers that change only when or how the write runs.
+	"UPDATE LOW_PRIORITY accounts SET balance = balance + 1 WHERE balance >= ?",
+	"DELETE LOW_PRIORITY QUICK FROM accounts WHERE balance >= ?",
+	"INSERT HIGH_PRIORITY INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = VALUES(balance)",
+	"UPDATE accounts SET balance = balance + 1 WHERE balance >= ?",
+	"DELETE FROM accounts WHERE balance >= ?",
 }
 
 var errorLine = regexp.MustCompile(`(?m)^\S*q\.sql:(\d+):\d+: `)
@@ -157,6 +173,7 @@ func TestOracleGenerated(t *testing.T) {
 			}
 		}
 	}
+	staleChecked := staleGuarded(t, s, consts)
 	var rs []string
 	for q, why := range refused {
 		rs = append(rs, q+"\n    "+why)
@@ -165,11 +182,101 @@ func TestOracleGenerated(t *testing.T) {
 	for _, r := range rs {
 		t.Logf("refused: %s", r)
 	}
-	t.Logf("%d shapes: %d refused, %d generated (%d statements guarded, %d unguarded, none of which writes a fenced row on MariaDB)",
-		len(generatedQueries), len(refused), len(generatedQueries)-len(refused), guarded, unguarded)
+	t.Logf("%d shapes: %d refused, %d generated (%d statements guarded, %d unguarded, none of which writes a fenced row on MariaDB; %d runs of a guarded statement with a stale token, none of which wrote a stale row or part of a write that meets one)",
+		len(generatedQueries), len(refused), len(generatedQueries)-len(refused), guarded, unguarded, staleChecked)
 	if unguarded == 0 {
 		t.Error("no unguarded statement was generated: the oracle ran nothing")
 	}
+}
+
+var queryName = regexp.MustCompile(`^-- name: Q(\d+) `)
+
+// staleGuarded runs every guarded statement of consts with a stale token
+// and checks what it wrote against the shape it guards, both run on
+// MariaDB in rolled-back transactions. The fenced rows with id 1 (the
+// seeded row every binding 1 finds) are made stale: their token is set to
+// 1000, above every binding; the rows with id 0 keep token 0. A guarded
+// statement must write no row whose token was 1000, and when the shape
+// unguarded writes one (it meets a stale row), the guarded statement must
+// write nothing at all (all or nothing). The rows written are recorded
+// with their old token by AFTER UPDATE and AFTER DELETE triggers. It
+// returns the runs checked.
+func staleGuarded(t *testing.T, s *Scratch, consts []string) int {
+	t.Helper()
+	ctx := context.Background()
+	setup := []string{
+		"CREATE TABLE stale_log (tbl VARCHAR(64) NOT NULL, old_token BIGINT NOT NULL)",
+		"UPDATE accounts SET fence = 1000 WHERE id = 1",
+		"UPDATE holds SET fence = 1000 WHERE id = 1",
+	}
+	for _, tb := range []string{"accounts", "holds"} {
+		for _, op := range []string{"UPDATE", "DELETE"} {
+			setup = append(setup, fmt.Sprintf("CREATE TRIGGER stale_%s_%s AFTER %s ON %s FOR EACH ROW INSERT INTO stale_log VALUES ('%s', OLD.fence)",
+				tb, strings.ToLower(op), op, tb, tb))
+		}
+	}
+	for _, q := range setup {
+		if _, err := s.DB.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// run returns the old tokens of the fenced rows q updated or deleted.
+	run := func(q string, arg any) ([]int64, error) {
+		conn, err := s.DB.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = tx.Rollback() }()
+		args := make([]any, Placeholders(q))
+		for i := range args {
+			args[i] = arg
+		}
+		_, qerr := tx.ExecContext(ctx, q, args...)
+		rows, err := tx.QueryContext(ctx, "SELECT old_token FROM stale_log")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var old []int64
+		for rows.Next() {
+			var v int64
+			if err := rows.Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			old = append(old, v)
+		}
+		return old, qerr
+	}
+	checked := 0
+	for _, c := range consts {
+		if !strings.Contains(c, "-- fencegen:") {
+			continue
+		}
+		m := queryName.FindStringSubmatch(c)
+		if m == nil {
+			t.Fatalf("guarded statement without its query's name:\n%s", c)
+		}
+		n, _ := strconv.Atoi(m[1])
+		shape := generatedQueries[n]
+		for _, arg := range []any{1, 0} {
+			want, _ := run(shape, arg)
+			got, err := run(c, arg)
+			checked++
+			metStale := slices.Contains(want, 1000)
+			switch {
+			case slices.Contains(got, 1000):
+				t.Errorf("guarded with a stale token (%v), wrote a row whose token was 1000 (err %v):\n%s", arg, err, c)
+			case metStale && len(got) > 0:
+				t.Errorf("guarded with a stale token (%v), wrote %d rows of a write that meets a stale row, which must write none (err %v):\n%s", arg, len(got), err, c)
+			}
+		}
+	}
+	return checked
 }
 
 // sqlConstants are the generated Go files' string constants that begin

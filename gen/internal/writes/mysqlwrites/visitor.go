@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
 )
 
 // visitor collects one statement's own effects (ast.Visitor).
@@ -78,6 +79,23 @@ func (v *visitor) Enter(n ast.Node) (ast.Node, bool) {
 	return n, false
 }
 
+// lenient names the modifier of an INSERT, UPDATE or DELETE that keeps
+// its errors from failing it (Write.Lenient): IGNORE, which downgrades
+// them to warnings (MySQL manual, "The Effect of IGNORE on Statement
+// Execution"), or DELAYED, whose rows MySQL 5.x and MariaDB may queue and
+// write after the statement has returned. LOW_PRIORITY, HIGH_PRIORITY
+// and QUICK change when the write runs or how an index is purged, not
+// what it writes or whether it fails.
+func lenient(ignore bool, p mysql.PriorityEnum) string {
+	switch {
+	case ignore:
+		return "IGNORE"
+	case p == mysql.DelayedPriority:
+		return "DELAYED"
+	}
+	return ""
+}
+
 // Leave implements ast.Visitor.
 func (v *visitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
@@ -112,32 +130,35 @@ func (v *visitor) stmt(st ast.StmtNode) {
 			v.write(verb, t.name, events, func(w *Write) {
 				w.Upsert = len(x.OnDuplicate) > 0
 				w.Select = x.Select != nil
+				w.Lenient = lenient(x.IgnoreErr, x.Priority)
 			})
 		}
 	case *ast.UpdateStmt:
 		tables := refTables(x.TableRefs)
+		mod := func(w *Write) { w.Lenient = lenient(x.IgnoreErr, x.Priority) }
 		if !x.MultipleTable && len(tables) == 1 {
-			v.write("UPDATE", tables[0].name, []string{"UPDATE"}, nil)
+			v.write("UPDATE", tables[0].name, []string{"UPDATE"}, mod)
 			return
 		}
 		for _, t := range v.updated(tables, x.List) {
-			v.write("UPDATE", t, []string{"UPDATE"}, func(w *Write) { w.Multi = true })
+			v.write("UPDATE", t, []string{"UPDATE"}, func(w *Write) { w.Multi = true; mod(w) })
 		}
 	case *ast.DeleteStmt:
 		tables := refTables(x.TableRefs)
+		mod := func(w *Write) { w.Lenient = lenient(x.IgnoreErr, x.Priority) }
 		if !x.IsMultiTable && len(tables) == 1 {
-			v.write("DELETE", tables[0].name, []string{"DELETE"}, nil)
+			v.write("DELETE", tables[0].name, []string{"DELETE"}, mod)
 			return
 		}
 		if x.Tables == nil {
 			for _, t := range tables {
-				v.write("DELETE", t.name, []string{"DELETE"}, func(w *Write) { w.Multi = true })
+				v.write("DELETE", t.name, []string{"DELETE"}, func(w *Write) { w.Multi = true; mod(w) })
 			}
 			return
 		}
 		for _, d := range x.Tables.Tables {
 			for _, t := range resolve(tables, d.Name.L) {
-				v.write("DELETE", t, []string{"DELETE"}, func(w *Write) { w.Multi = true })
+				v.write("DELETE", t, []string{"DELETE"}, func(w *Write) { w.Multi = true; mod(w) })
 			}
 		}
 	case *ast.LoadDataStmt:

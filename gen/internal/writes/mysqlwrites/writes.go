@@ -63,6 +63,14 @@ type Write struct {
 	// for INSERT ... ON DUPLICATE KEY UPDATE; Select for INSERT (or
 	// REPLACE) ... SELECT.
 	Multi, Upsert, Select bool
+	// Lenient names the statement's own modifier that turns errors into
+	// warnings ("IGNORE"), or that runs the write where its errors never
+	// reach the caller ("DELAYED"), "" when it has none. The guard of a
+	// write of several rows (and of an upsert) refuses by raising an
+	// error (1242), which IGNORE would downgrade to a warning: the row
+	// is skipped or the failed expression stored as NULL, then 0, in the
+	// token column, and the statement succeeds.
+	Lenient string
 	// Loc is the byte offset of the table's name in the file (the base
 	// passed to Of plus its offset in the statement's text), or of the
 	// statement when the name is not found there.
@@ -106,9 +114,10 @@ func (r *Report) FencedWrites(sc *Schema) []Write {
 // Guardable reports whether w is a write the guard can put the token
 // comparison in: the statement's own single-table INSERT, UPDATE or
 // DELETE (REPLACE, LOAD DATA, multi-table writes, writes set off through
-// views, triggers, foreign keys or routines, and DDL are not).
+// views, triggers, foreign keys or routines, DDL, and a write with
+// IGNORE or DELAYED are not).
 func (w Write) Guardable() bool {
-	return w.Direct && !w.Multi && (w.Verb == "INSERT" || w.Verb == "UPDATE" || w.Verb == "DELETE")
+	return w.Direct && !w.Multi && w.Lenient == "" && (w.Verb == "INSERT" || w.Verb == "UPDATE" || w.Verb == "DELETE")
 }
 
 // Of analyses st, a statement parsed by the TiDB parser, against sc.
