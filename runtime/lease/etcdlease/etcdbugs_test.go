@@ -298,3 +298,48 @@ func TestLeaderKilledDuringAcquire(t *testing.T) {
 	}
 	_ = l2.Release(ctx)
 }
+
+// etcd-io/etcd#15247: a leader stuck on a slow fdatasync or a busy CPU
+// answered no keep-alive, and when it came back it revoked every lease at
+// once, while their holders, which had heard nothing, worked on. Here the
+// only member is frozen with SIGSTOP past the TTL: the holder's context
+// ends by its local deadline (or two failed renewals) while etcd is
+// still frozen, so it has stopped before etcd can expire its lease; once
+// etcd resumes, another client gets the lock with a higher token, and the
+// holder's late Release leaves that lock alone.
+func TestStalledMemberExpiresLeaseAfterHolderStopped(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	m := e.Members[0]
+	holder := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
+	other := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
+	ctx := ctxT(t, 60*time.Second)
+	l, err := holder.Acquire(ctx, "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Pause()
+	paused := time.Now()
+	lost := waitLost(t, l, ttl)
+	if lost.Reason != lease.ReasonRenewFailed && lost.Reason != lease.ReasonDeadline {
+		t.Fatalf("lost while etcd was frozen: %v", lost)
+	}
+	time.Sleep(ttl + 500*time.Millisecond - time.Since(paused)) // frozen past the TTL
+	m.Resume()
+	l2, err := other.AcquireWait(ctx, "r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l2.Token() <= l.Token() {
+		t.Fatalf("token %d after %d", l2.Token(), l.Token())
+	}
+	// A keep-alive the frozen member received before its stall may still
+	// have renewed the old etcd lease: Release then revokes it (nil);
+	// else the lease is gone (ErrNotHeld). Either way l2 keeps its lock.
+	if err := l.Release(ctx); err != nil && !errors.Is(err, lease.ErrNotHeld) {
+		t.Fatalf("the stalled holder's Release: %v", err)
+	}
+	if !lockExists(t, e.Client(), other, "r") || l2.Err() != nil {
+		t.Fatalf("the new holder's lock is gone after the old holder's release (%v)", l2.Err())
+	}
+	_ = l2.Release(ctx)
+}
