@@ -143,6 +143,16 @@ func TestRenewOfMissingOrForeignKeyIsLostAtOnce(t *testing.T) {
 			if n := c.Stats().Renewals - renewals; n != 1 {
 				t.Fatalf("%d renewals before the loss, want 1", n)
 			}
+			// Release reports it and deletes nothing (B keeps its key;
+			// the etcd lease's TestLockKeyTakenFromHolderIsLost).
+			if err := a.Release(bg); !errors.Is(err, ErrNotHeld) {
+				t.Fatalf("release after the key was taken: %v, want ErrNotHeld", err)
+			}
+			if variant == "taken over" {
+				if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 1 {
+					t.Fatal("A's release deleted B's key")
+				}
+			}
 			switch variant {
 			case "deleted":
 				if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 0 {

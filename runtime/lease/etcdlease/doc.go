@@ -54,6 +54,12 @@
 //     its ctx ends; the revoke runs in the background bounded by
 //     ReleaseTimeout, and an etcd lease it cannot revoke expires by itself
 //     with the key.
+//   - A lock key deleted by hand (an etcdctl del of a "stuck" lock) or
+//     overwritten leaves its etcd lease alive, so keep-alives still
+//     succeed: each lease watches its lock key from the revision after
+//     its creation, and the first change that takes the key away loses
+//     the lease (lease.ReasonNotOwner) and makes Release return
+//     lease.ErrNotHeld, as the Redis lease's renewal does.
 //   - A snapshot restore rewinds the revision, so tokens repeat: restore
 //     with --bump-revision <n> --mark-compacted (etcdutl and etcdctl
 //     snapshot restore from etcd 3.5.10, etcd-io/etcd#16165, and 3.6;

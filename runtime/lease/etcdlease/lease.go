@@ -43,8 +43,19 @@ type Lease struct {
 	stopped chan struct{} // closed when the heartbeat goroutine exits
 	once    sync.Once
 
-	relMu    sync.Mutex
-	released bool
+	relMu      sync.Mutex
+	released   bool
+	revokeSent bool  // Release has sent a revoke
+	lossBefore int64 // the watch's loss revision when it first did
+
+	// The watch of the lock key (see watchKey). lossRev is the revision
+	// of the first change that took the key from this lease (a delete,
+	// or a put with another create revision or etcd lease), 0 until one
+	// is seen; watched is closed when it is set or the watch stops.
+	watchStop context.CancelFunc
+	watchMu   sync.Mutex
+	lossRev   int64
+	watched   chan struct{}
 }
 
 func (c *Client) start(ctx context.Context, resource, lockKey string, id clientv3.LeaseID, rev int64, token fence.Token, send time.Time, tm timing) *Lease {
@@ -55,6 +66,10 @@ func (c *Client) start(ctx context.Context, resource, lockKey string, id clientv
 	}
 	// The lease outlives the ctx given to Acquire, as an etcd Session does.
 	l.ctx, l.cancel = context.WithCancelCause(context.Background())
+	var wctx context.Context
+	wctx, l.watchStop = context.WithCancel(context.Background())
+	l.watched = make(chan struct{})
+	go l.watchKey(wctx)
 	c.ka.hold(1)
 	l.mu.Lock()
 	l.deadline = time.AfterFunc(time.Until(send.Add(tm.ttl-tm.margin)), l.onDeadline)
@@ -83,8 +98,10 @@ func (l *Lease) ID() clientv3.LeaseID { return l.id }
 
 // Context returns the lease context, not derived from Acquire's ctx and
 // cancelled with a *lease.LostError cause when the lease is lost (etcd
-// answered a renewal with "lease not found", MaxRenewFailures renewals in
-// a row failed, or the local deadline passed: send time of the last
+// answered a renewal with "lease not found"; the watch of the lock key saw
+// it deleted, or put with another create revision or etcd lease, both
+// lease.ReasonNotOwner with lease.ErrNotOwner; MaxRenewFailures renewals
+// in a row failed; or the local deadline passed: send time of the last
 // successful grant or renewal + TTL − SafetyMargin, on the monotonic
 // clock) or with lease.ErrReleased by Release.
 func (l *Lease) Context() context.Context { return l.ctx }
@@ -259,6 +276,7 @@ func (l *Lease) lose(reason lease.Reason, err error) error {
 	l.ended = true
 	l.deadline.Stop()
 	l.c.ka.hold(-1)
+	l.watchStop()
 	lost := &lease.LostError{Resource: l.resource, Token: l.token, Reason: reason, Err: err}
 	l.cancel(lost)
 	l.mu.Unlock()
@@ -296,11 +314,18 @@ func (l *Lease) stopHeartbeat() { l.once.Do(func() { close(l.stop) }) }
 // owner-checked by the server, in one write, where a compare-and-delete
 // transaction followed by a revoke takes two.
 //
-// It returns nil when etcd revoked the lease, and an error wrapping
-// lease.ErrNotHeld when etcd no longer had it and it could have expired:
-// the lease had been lost, or its local deadline had passed (the key went
-// with the etcd lease, and another owner may hold the resource; nothing
-// was deleted). A revoke that etcd does not find before the lease could
+// It returns nil when etcd revoked the lease with the lock key still
+// attached, and an error wrapping lease.ErrNotHeld when the key had been
+// taken from it (deleted, or put with another create revision or etcd
+// lease, before the revoke's revision: the watch of the key decides,
+// or, if it has not told within half of what is left of the bound, at
+// most CallTimeout, one read of the key at the revision before the
+// revoke; nothing of another holder's is deleted), or when etcd no longer
+// had the lease and it could have expired: the lease had been lost, or
+// its local deadline had passed (the key went with the etcd lease, and
+// another owner may hold the resource; nothing was deleted). A delete by
+// hand that is the cluster's last write when the revoke commits has the
+// revoke's revision and is taken for the revoke's own delete: nil. A revoke that etcd does not find before the lease could
 // have expired on the server (within TTL of the last successful renewal's
 // send) can only follow a revoke of this lease that landed, as the etcd
 // client's retry of a revoke whose reply was lost, or an earlier Release
@@ -332,15 +357,21 @@ func (l *Lease) Release(ctx context.Context) error {
 	rctx, cancel := context.WithTimeout(ctx, l.tm.releaseTimeout)
 	defer cancel()
 	l.c.releases.Add(1)
-	_, err := l.c.cli.Revoke(rctx, l.id)
-	held := err == nil
+	if !l.revokeSent {
+		// A change of the key seen before the first revoke was sent is
+		// another's; one seen after may be that revoke's own delete.
+		l.revokeSent, l.lossBefore = true, l.loss()
+	}
+	before := l.lossBefore
+	resp, err := l.c.cli.Revoke(rctx, l.id)
+	held := err == nil && before == 0 && l.heldAt(rctx, resp.Header.Revision)
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 		err = nil
 		l.mu.Lock()
 		unexpired := time.Until(l.lastSend.Add(l.tm.ttl)) > 0
 		l.mu.Unlock()
 		var lost *lease.LostError
-		held = unexpired && !errors.As(context.Cause(l.ctx), &lost)
+		held = unexpired && !errors.As(context.Cause(l.ctx), &lost) && before == 0
 	}
 	if err != nil {
 		err = l.c.failed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err)
@@ -348,6 +379,7 @@ func (l *Lease) Release(ctx context.Context) error {
 		return err
 	}
 	l.released = true
+	l.watchStop()
 	if !held {
 		err = &opError{op: l.op("release"), err: lease.ErrNotHeld}
 	}
