@@ -118,10 +118,7 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 		var dg *guard.DatabaseGuard
 		var err error
 		if g.pkg.Engine == "mysql" {
-			dg, err = guard.NewMySQLDatabaseGuard(g.cat, loosened, g.pkg.Go.Out)
-			if err == nil && dg != nil {
-				dg.WithMySQLSchema(g.schema)
-			}
+			dg, err = guard.NewMySQLEntryGuard(g.cat, loosened, g.pkg.Go.Out, g.schema)
 		} else {
 			dg, err = guard.NewDatabaseGuard(g.cat, loosened, g.pkg.Go.Out, g.schema, parse)
 		}
@@ -206,10 +203,7 @@ func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string
 		var g *guard.DatabaseGuard
 		var err error
 		if r.pkg.Engine == "mysql" {
-			g, err = guard.NewMySQLDatabaseGuard(r.cat, loosened, r.pkg.Go.Out)
-			if err == nil && g != nil {
-				g.WithMySQLSchema(r.parsedSchema())
-			}
+			g, err = guard.NewMySQLEntryGuard(r.cat, loosened, r.pkg.Go.Out, r.parsedSchema())
 		} else {
 			g, err = guard.NewDatabaseGuard(r.cat, loosened, r.pkg.Go.Out, r.parsedSchema(), parse)
 		}

@@ -210,6 +210,9 @@ type DatabaseGuard struct {
 	// GuardMigrations replays as MySQL's (mysqlreplay.go).
 	mysql      []mysqlGuardTable
 	mysqlEntry bool
+	// mysqlRemove is what a MySQL guard migration removes besides
+	// (NextMigration).
+	mysqlRemove mysqlRemoval
 }
 
 // NewDatabaseGuard returns the database-side guard of the sql entry whose
@@ -254,7 +257,7 @@ func (g *DatabaseGuard) SQL() ([]byte, error) {
 		return nil, nil
 	}
 	if g.mysql != nil {
-		return mysqlSQL(g.mysql, "", false), nil
+		return mysqlSQL(g.mysql, mysqlRemoval{}, "", false), nil
 	}
 	return renderGuard(g.data)
 }
@@ -274,7 +277,10 @@ func (g *DatabaseGuard) Migration(format, version string) (map[string][]byte, er
 	}
 	// render writes the up file (or the single file), or golang-migrate's
 	// down file.
-	render := func(down bool) ([]byte, error) { return mysqlSQL(g.mysql, format, down), nil }
+	if g.mysql != nil && len(g.mysql) == 0 && len(g.mysqlRemove.triggers) == 0 && len(g.mysqlRemove.unfenced) == 0 {
+		return nil, fmt.Errorf("no sql entry has a fenced table: there is no guard to write")
+	}
+	render := func(down bool) ([]byte, error) { return mysqlSQL(g.mysql, g.mysqlRemove, format, down), nil }
 	if g.mysql == nil {
 		data := *g.data
 		if len(data.Tables) == 0 && len(data.Removed) == 0 && len(data.Orphans) == 0 {
@@ -1247,9 +1253,21 @@ func (g *DatabaseGuard) orphanFunctions(have *guardReplay, removed []guardTable)
 // guard migration).
 func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, format, version string) (current string, out map[string][]byte, err error) {
 	if g.mysql != nil {
-		// A MySQL guard migration drops and re-creates every trigger:
-		// the newest one is the guard, whatever ran before.
-		out, err = g.Migration(format, version)
+		// A MySQL guard migration drops and re-creates every trigger of
+		// the fenced tables, whatever ran before; it also drops the
+		// triggers left on tables no longer fenced, and records the
+		// -unfence tables.
+		g2 := *g
+		if g.mysqlEntry {
+			have := replayMySQLGuard(g.schema)
+			if len(have.migrations) > 0 {
+				if err := g.checkUnfence(g.mysqlFindings(have, others)); err != nil {
+					return "", nil, err
+				}
+				g2.mysqlRemove = mysqlRemoval{triggers: have.gone(g, others), unfenced: g.unfence}
+			}
+		}
+		out, err = g2.Migration(format, version)
 		return "", out, err
 	}
 	parsed, err := g.readAll(files)
@@ -1426,21 +1444,8 @@ func (g *DatabaseGuard) next(have *guardReplay, others []*DatabaseGuard, format,
 			return nil, fmt.Errorf("%s: update fencegen rather than undo it with an older guard", f)
 		}
 	}
-	recreated := map[string]bool{}
-	for _, f := range found {
-		if f.Unfence != "" {
-			recreated[f.Unfence] = true
-		}
-	}
-	for _, t := range g.unfence {
-		if !recreated[t] {
-			return nil, fmt.Errorf("-unfence %s: not a fenced table that a migration created again without its fencing mark (the only tables -unfence takes); to stop fencing a table, remove its mark (COMMENT ON COLUMN ... IS NULL, or its fence key)", t)
-		}
-	}
-	for _, f := range found {
-		if f.Unfence != "" && !slices.Contains(g.unfence, f.Unfence) {
-			return nil, fmt.Errorf("%s:%d:%d: table %s was fenced and is created again without its fencing mark: mark it again in that migration and add its guard with -into %s, or stop fencing it deliberately with -unfence %s", f.File, f.Line, f.Col, f.Unfence, filepath.ToSlash(f.Into), f.Unfence)
-		}
+	if err := g.checkUnfence(found); err != nil {
+		return nil, err
 	}
 	g2 := *g
 	data := *g.data
@@ -1454,6 +1459,33 @@ func (g *DatabaseGuard) next(have *guardReplay, others []*DatabaseGuard, format,
 	data.Previous, data.Added = g.previous(have)
 	g2.data = &data
 	return g2.Migration(format, version)
+}
+
+// checkUnfence returns an error when g's -unfence tables (Unfence) are
+// not exactly the tables that found (the guard migrations' findings)
+// report re-created without their fencing mark: fencegen guard makes no
+// choice for the team.
+func (g *DatabaseGuard) checkUnfence(found []Finding) error {
+	recreated := map[string]bool{}
+	for _, f := range found {
+		if f.Unfence != "" {
+			recreated[f.Unfence] = true
+		}
+	}
+	for _, t := range g.unfence {
+		if !recreated[t] {
+			return fmt.Errorf("-unfence %s: not a fenced table that a migration created again without its fencing mark (the only tables -unfence takes); to stop fencing a table, remove its mark (COMMENT ON COLUMN ... IS NULL, or its fence key)", t)
+		}
+	}
+	for _, f := range found {
+		if f.Unfence != "" && !slices.Contains(g.unfence, f.Unfence) {
+			if f.Into == "" {
+				return fmt.Errorf("%s:%d:%d: table %s was fenced and is created again without its fencing mark: mark it again and write its guard with fencegen guard, or stop fencing it deliberately with -unfence %s", f.File, f.Line, f.Col, f.Unfence, f.Unfence)
+			}
+			return fmt.Errorf("%s:%d:%d: table %s was fenced and is created again without its fencing mark: mark it again in that migration and add its guard with -into %s, or stop fencing it deliberately with -unfence %s", f.File, f.Line, f.Col, f.Unfence, filepath.ToSlash(f.Into), f.Unfence)
+		}
+	}
+	return nil
 }
 
 // previous is what the down section of a guard written after the

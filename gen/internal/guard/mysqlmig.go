@@ -154,9 +154,18 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 	return drops, creates
 }
 
+// mysqlRemoval is what a MySQL guard migration removes besides
+// re-creating the fenced tables' triggers: the guard triggers left on
+// tables no longer fenced (by name), and the tables fencegen guard
+// -unfence names (a line for each, which the replay reads).
+type mysqlRemoval struct {
+	triggers, unfenced []string
+}
+
 // mysqlSQL renders the MySQL guard: File's SQL (format ""), or one file of
-// a migration of format (down: golang-migrate's .down.sql).
-func mysqlSQL(tables []mysqlGuardTable, format string, down bool) []byte {
+// a migration of format (down: golang-migrate's .down.sql), removing
+// remove too (up only).
+func mysqlSQL(tables []mysqlGuardTable, remove mysqlRemoval, format string, down bool) []byte {
 	var b strings.Builder
 	b.WriteString("-- fencegen: the database-side fencing guard (engine mysql): for each fenced table, a BEFORE UPDATE\n" +
 		"-- trigger refusing a token that does not beat the stored one (mode required: also an UPDATE that leaves\n" +
@@ -194,6 +203,19 @@ func mysqlSQL(tables []mysqlGuardTable, format string, down bool) []byte {
 	for _, t := range tables {
 		d, c := t.statements()
 		drops, creates = append(drops, d...), append(creates, c...)
+	}
+	if !down {
+		for _, t := range remove.unfenced {
+			// Its triggers went with the table it was; any of their
+			// names a rename left on another table go too.
+			b.WriteString("\n-- fencegen guard -unfence: table " + t + " is no longer fenced, on purpose.")
+			stmt("DROP TRIGGER IF EXISTS "+mysqlIdent(mysqlTriggerName("bu", t))+";", false)
+			stmt("DROP TRIGGER IF EXISTS "+mysqlIdent(mysqlTriggerName("bd", t))+";", false)
+		}
+		for _, name := range remove.triggers {
+			b.WriteString("\n-- Not a trigger of this guard (its table is no longer fenced, or a RENAME TABLE moved it).")
+			stmt("DROP TRIGGER IF EXISTS "+mysqlIdent(name)+";", false)
+		}
 	}
 	for _, d := range drops {
 		stmt(d, false)

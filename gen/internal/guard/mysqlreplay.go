@@ -9,6 +9,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -77,11 +78,48 @@ type mysqlReplay struct {
 	dropped    map[string]*cause
 	migrations []string // the guard migrations replayed, in order
 	lastFormat string
+	// vacated holds, by table, the statement after which a table that
+	// had guard triggers no longer has its name: DROP TABLE, or a rename
+	// that took its triggers along. recreated holds the tables that took
+	// such a name since (CREATE TABLE, also LIKE and AS, or RENAME TABLE /
+	// ALTER TABLE ... RENAME of another table), which have no trigger,
+	// until a guard migration installs one or records -unfence.
+	vacated   map[string]*cause
+	recreated map[string]mysqlRecreated
+}
+
+// mysqlRecreated is a table that took the name of one that had guard
+// triggers: at is the statement that gave it the name, after the one
+// that took the guarded table away.
+type mysqlRecreated struct {
+	at, after *cause
+}
+
+// mysqlUnfenceRe is the line a guard migration written with fencegen
+// guard -unfence holds for each such table (mysqlSQL).
+var mysqlUnfenceRe = regexp.MustCompile("(?m)^-- fencegen guard -unfence: table (\\S+) is no longer fenced, on purpose\\.$")
+
+// arrives records that table (lower case) takes a name by c: when a
+// table with guard triggers left that name, it is a re-created table.
+func (r *mysqlReplay) arrives(table string, c *cause) {
+	if v := r.vacated[table]; v != nil {
+		r.recreated[table] = mysqlRecreated{at: c, after: v}
+	}
+}
+
+// leaves records that table (lower case) no longer has its name by c
+// (dropped, or renamed away): the triggers it had (guarded) leave with
+// it.
+func (r *mysqlReplay) leaves(table string, guarded bool, c *cause) {
+	if guarded {
+		r.vacated[table] = c
+	}
+	delete(r.recreated, table)
 }
 
 // replayMySQLGuard replays files in the order given.
 func replayMySQLGuard(files []*sqlparse.File) *mysqlReplay {
-	r := &mysqlReplay{triggers: map[string]*mysqlTrigger{}, dropped: map[string]*cause{}}
+	r := &mysqlReplay{triggers: map[string]*mysqlTrigger{}, dropped: map[string]*cause{}, vacated: map[string]*cause{}, recreated: map[string]mysqlRecreated{}}
 	for _, f := range files {
 		if isMySQLGuardMigration(f.Src) {
 			r.applyGuard(f)
@@ -128,7 +166,15 @@ func (r *mysqlReplay) applyGuard(f *sqlparse.File) {
 		}
 		m := o.create
 		line, _ := diag.Position(f.Src, m[0])
-		r.triggers[unquoteMySQL(src[m[2]:m[3]])] = &mysqlTrigger{table: unquoteMySQL(src[m[4]:m[5]]), text: src[m[0]:m[1]], file: f.Name, line: line}
+		table := unquoteMySQL(src[m[4]:m[5]])
+		r.triggers[unquoteMySQL(src[m[2]:m[3]])] = &mysqlTrigger{table: table, text: src[m[0]:m[1]], file: f.Name, line: line}
+		delete(r.vacated, table) // guarded again
+		delete(r.recreated, table)
+	}
+	for _, m := range mysqlUnfenceRe.FindAllStringSubmatch(src, -1) {
+		table := strings.ToLower(m[1])
+		delete(r.vacated, table)
+		delete(r.recreated, table)
 	}
 }
 
@@ -155,13 +201,26 @@ func (r *mysqlReplay) applyTeam(f *sqlparse.File) {
 			for _, t := range n.Tables {
 				name := t.Name.L
 				c := at(st.Start, "DROP TABLE "+t.Name.O+" drops table "+t.Name.O+" and its guard triggers with it")
+				guarded := false
 				for k, tr := range r.triggers {
 					if tr.table == name {
 						delete(r.triggers, k)
 						r.dropped[name] = c
+						guarded = true
 					}
 				}
+				r.leaves(name, guarded, c)
 			}
+		case *ast.CreateTableStmt:
+			name := n.Table.Name.L
+			what := "CREATE TABLE " + n.Table.Name.O + " creates table " + n.Table.Name.O + " again"
+			if n.TemporaryKeyword != ast.TemporaryNone {
+				continue // a session's own, beside the table
+			}
+			if n.IfNotExists && r.vacated[name] == nil {
+				continue
+			}
+			r.arrives(name, at(st.Start, what))
 		case *ast.RenameTableStmt:
 			for _, tt := range n.TableToTables {
 				r.renameTable(tt.OldTable.Name.L, tt.NewTable.Name.L, at(st.Start, "RENAME TABLE renames table "+tt.OldTable.Name.O+" to "+tt.NewTable.Name.O))
@@ -195,13 +254,24 @@ func inLineComment(src []byte, i int) bool {
 	return strings.Contains(line, "--") || strings.Contains(line, "#")
 }
 
-// renameTable moves the triggers of table from to table to.
+// renameTable moves the triggers of table from to table to. A table
+// without them that takes the name of one that had them is a re-created
+// table (arrives).
 func (r *mysqlReplay) renameTable(from, to string, c *cause) {
+	guarded := false
 	for _, tr := range r.triggers {
 		if tr.table == from {
 			tr.table, tr.moved = to, c
+			guarded = true
 		}
 	}
+	r.leaves(from, guarded, c)
+	if guarded {
+		delete(r.vacated, to) // the guarded table itself has the name again
+		delete(r.recreated, to)
+		return
+	}
+	r.arrives(to, &cause{file: c.file, line: c.line, col: c.col, what: c.what + ", which takes the place of fenced table " + to + ","})
 }
 
 // breakColumn records that c renamed or dropped column col of table,
@@ -212,6 +282,25 @@ func (r *mysqlReplay) breakColumn(table, col string, c *cause) {
 			tr.broken = c
 		}
 	}
+}
+
+// NewMySQLEntryGuard is NewMySQLDatabaseGuard given the entry's schema
+// files (WithMySQLSchema): without a fenced table, it returns a guard
+// without tables when schema holds a MySQL guard migration (its triggers
+// may be left on tables no longer fenced, or a table may have been
+// re-created without its mark), and nil otherwise.
+func NewMySQLEntryGuard(cat *catalog.Catalog, loosened map[string]bool, out string, schema []*sqlparse.File) (*DatabaseGuard, error) {
+	g, err := NewMySQLDatabaseGuard(cat, loosened, out)
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		if !slices.ContainsFunc(schema, func(f *sqlparse.File) bool { return isMySQLGuardMigration(f.Src) }) {
+			return nil, nil
+		}
+		g = &DatabaseGuard{Out: out, data: &guardData{}, mysql: []mysqlGuardTable{}}
+	}
+	return g.WithMySQLSchema(schema), nil
 }
 
 // WithMySQLSchema gives g, the guard of an entry with engine mysql
@@ -229,6 +318,45 @@ func (g *DatabaseGuard) mysqlGuardMigrations(others []*DatabaseGuard) []Finding 
 	if len(have.migrations) == 0 {
 		return nil
 	}
+	return g.mysqlFindings(have, others)
+}
+
+// mysqlFenced are the tables (lower case) g and others fence.
+func (g *DatabaseGuard) mysqlFenced(others []*DatabaseGuard) map[string]bool {
+	fenced := map[string]bool{}
+	for _, o := range append([]*DatabaseGuard{g}, others...) {
+		for _, t := range o.mysql {
+			fenced[strings.ToLower(t.Table)] = true
+		}
+	}
+	return fenced
+}
+
+// gone are the guard triggers r leaves that neither g's nor others'
+// guard writes, by name, sorted: those of tables no longer fenced, and
+// those a RENAME TABLE moved to a table whose own triggers have other
+// names (they would fire beside them, naming the old table).
+func (r *mysqlReplay) gone(g *DatabaseGuard, others []*DatabaseGuard) []string {
+	wanted := map[string]bool{}
+	for _, o := range append([]*DatabaseGuard{g}, others...) {
+		for _, t := range o.mysql {
+			wanted[strings.ToLower(mysqlTriggerName("bu", t.Table))] = true
+			wanted[strings.ToLower(mysqlTriggerName("bd", t.Table))] = true
+		}
+	}
+	var gone []string
+	for name := range r.triggers {
+		if !wanted[name] {
+			gone = append(gone, name)
+		}
+	}
+	slices.Sort(gone)
+	return gone
+}
+
+// mysqlFindings is mysqlGuardMigrations for the replay have, which
+// holds a guard migration.
+func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard) []Finding {
 	last := have.migrations[len(have.migrations)-1]
 	several := severalGuards(others)
 	at := func(file string, line int, format string, a ...any) Finding {
@@ -241,12 +369,7 @@ func (g *DatabaseGuard) mysqlGuardMigrations(others []*DatabaseGuard) []Finding 
 		return f
 	}
 	var out []Finding
-	fenced := map[string]bool{}
-	for _, o := range append([]*DatabaseGuard{g}, others...) {
-		for _, t := range o.mysql {
-			fenced[strings.ToLower(t.Table)] = true
-		}
-	}
+	fenced := g.mysqlFenced(others)
 	wanted := map[string]bool{}
 	for _, t := range g.mysql {
 		table := strings.ToLower(t.Table)
@@ -264,7 +387,10 @@ func (g *DatabaseGuard) mysqlGuardMigrations(others []*DatabaseGuard) []Finding 
 					moved = tr
 				}
 			}
+			rec, recreated := have.recreated[table]
 			switch {
+			case !ok && recreated:
+				out = append(out, because(rec.after, "; table %s is fenced, and %s:%d:%d %s: it has no guard triggers, so until a new guard migration installs them, the database lets a stale token's %s of %s from any writer through", t.Table, rec.at.file, rec.at.line, rec.at.col, strings.TrimSuffix(rec.at.what, ","), event, t.Table))
 			case !ok && moved != nil:
 				out = append(out, because(moved.moved, ": the guard trigger that %s installs moves with the table, but its stale-token error still names the old table, and the guard migrations install no trigger %s for %s until a new guard migration does", moved.file, name, t.Table))
 			case !ok && have.dropped[table] != nil:
@@ -288,6 +414,23 @@ func (g *DatabaseGuard) mysqlGuardMigrations(others []*DatabaseGuard) []Finding 
 	for _, name := range gone {
 		tr := have.triggers[name]
 		out = append(out, at(tr.file, tr.line, "table %s is no longer fenced, but the guard migrations still install its guard trigger %s, which refuses writes with a token that does not beat the stored one", tr.table, name))
+	}
+	// A table that took a guarded table's name without its mark: fenced
+	// no longer, by accident or on purpose; fencegen guard -unfence (or
+	// the mark again) says which.
+	var recreated []string
+	for table := range have.recreated {
+		if !fenced[table] {
+			recreated = append(recreated, table)
+		}
+	}
+	slices.Sort(recreated)
+	for _, table := range recreated {
+		rec := have.recreated[table]
+		f := because(rec.at, " without the fencing mark of its token column, after %s:%d:%d %s: table %s is no longer fenced, so its generated writes take no token and the database refuses no stale one. Either mark it again (COMMENT 'fencegen:token' on its token column, or a fence key) and write its guard (fencegen guard), or stop fencing %s deliberately (fencegen guard -unfence %s writes a guard migration that records the decision)",
+			rec.after.file, rec.after.line, rec.after.col, rec.after.what, table, table, table)
+		f.Unfence = table
+		out = append(out, f)
 	}
 	slices.SortStableFunc(out, func(a, b Finding) int {
 		if a.Cause != b.Cause {

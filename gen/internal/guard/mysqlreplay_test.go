@@ -17,11 +17,13 @@ type mysqlMigration struct {
 	name  string
 	guard []mysqlGuardTable
 	sql   string
+	// unfence are the tables of the guard migration's -unfence.
+	unfence []string
 }
 
 func (m mysqlMigration) text() string {
 	if m.guard != nil {
-		return string(mysqlSQL(m.guard, "goose", false))
+		return string(mysqlSQL(m.guard, mysqlRemoval{unfenced: m.unfence}, "goose", false))
 	}
 	return "-- +goose Up\n" + m.sql + "\n-- +goose Down\n"
 }
@@ -131,6 +133,47 @@ var mysqlReplayScenarios = []struct {
 		want: []string{
 			"2_fencegen_guard.sql:", ":1: table jobs is no longer fenced, but the guard migrations still install its guard trigger fencegen_bu_jobs",
 			"2_fencegen_guard.sql:", ":1: table jobs is no longer fenced, but the guard migrations still install its guard trigger fencegen_bd_jobs",
+		},
+	},
+	{
+		// A copy swapped in under the fenced table's name without the
+		// mark (issue 24 §2): a re-created table, at the rename.
+		name: "swap by rename, unmarked",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE jobs (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "jobs", Column: "tok"}}},
+			{name: "3_swap.sql", sql: "CREATE TABLE jobs_new (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);\nINSERT INTO jobs_new SELECT * FROM jobs;\nDROP TABLE jobs;\nRENAME TABLE jobs_new TO jobs;"},
+		},
+		want: []string{"3_swap.sql:5:1: RENAME TABLE renames table jobs_new to jobs, which takes the place of fenced table jobs, without the fencing mark of its token column, after 3_swap.sql:4:1 DROP TABLE jobs drops table jobs and its guard triggers with it: table jobs is no longer fenced"},
+	},
+	{
+		name: "swap by renames, unmarked",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE jobs (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "jobs", Column: "tok"}}},
+			{name: "3_swap.sql", sql: "CREATE TABLE jobs_new (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);\nRENAME TABLE jobs TO jobs_old, jobs_new TO jobs;\nDROP TABLE jobs_old;"},
+		},
+		want: []string{"3_swap.sql:3:1: RENAME TABLE renames table jobs_new to jobs, which takes the place of fenced table jobs, without the fencing mark of its token column, after 3_swap.sql:3:1 RENAME TABLE renames table jobs to jobs_old: table jobs is no longer fenced"},
+	},
+	{
+		name: "created again by CREATE TABLE ... AS, unmarked, then unfenced",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE jobs (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "jobs", Column: "tok"}}},
+			{name: "3_swap.sql", sql: "CREATE TABLE jobs_new AS SELECT * FROM jobs;\nDROP TABLE jobs;\nCREATE TABLE jobs AS SELECT * FROM jobs_new;"},
+			{name: "4_fencegen_guard.sql", guard: []mysqlGuardTable{}, unfence: []string{"jobs"}},
+		},
+	},
+	{
+		name: "swap by ALTER TABLE ... RENAME, marked",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE jobs (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "jobs", Column: "tok"}}},
+			{name: "3_swap.sql", sql: "CREATE TABLE jobs_new (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\nALTER TABLE jobs RENAME TO jobs_old;\nALTER TABLE jobs_new RENAME TO jobs;\nDROP TABLE jobs_old;"},
+		},
+		fenced: []mysqlGuardTable{{Table: "jobs", Column: "tok"}},
+		want: []string{
+			"3_swap.sql:3:1: ALTER TABLE renames table jobs to jobs_old; table jobs is fenced, and 3_swap.sql:4:1 ALTER TABLE renames table jobs_new to jobs, which takes the place of fenced table jobs: it has no guard triggers",
 		},
 	},
 	{
