@@ -455,7 +455,9 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		aopts.GuardFunction = guard.OwnedFunctions(r.parsedSchema())
 	}
 	if aopts.MySQL && len(cat.FencedTables()) > 0 {
-		aopts.MySQLSchema = mysqlWriteFacts(r.parsedSchema(), cat)
+		var terrs diag.List
+		aopts.MySQLSchema, terrs = mysqlWriteFacts(r.parsedSchema(), cat)
+		errs = append(errs, terrs...)
 	}
 	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, aopts)
 	errs = append(errs, aerr...)

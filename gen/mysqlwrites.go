@@ -1,7 +1,10 @@
 package gen
 
 import (
+	"strings"
+
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
 )
@@ -18,8 +21,12 @@ import (
 // sqlparse.Stmt.MySQL, for the catalog) is not parsed again: its trees
 // are handed over when they lie within the statement's text. A stored
 // program, and a statement without such trees, is read from its text.
-func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) *mysqlwrites.Schema {
+//
+// It also refuses, at its name, each trigger of a fenced table that may
+// replace the fencing token the guard stores (mysqlTokenRewrites).
+func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) (*mysqlwrites.Schema, diag.List) {
 	sc := mysqlwrites.NewSchema()
+	at := map[*mysqlwrites.Trigger]triggerAt{}
 	for _, f := range schema {
 		stmts := f.Stmts
 		for _, st := range mysqlwrites.SplitStatements(string(f.Src)) {
@@ -33,6 +40,11 @@ func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) *mysqlwrites
 			}
 			if n == 0 || (n < len(stmts) && stmts[n].Start < end) || mysqlwrites.IsProgram(st.Text) {
 				_ = sc.AddText(st.Text)
+				for _, tr := range sc.Triggers {
+					if _, ok := at[tr]; !ok {
+						at[tr] = triggerAt{f, st.Pos + tr.Pos}
+					}
+				}
 				continue
 			}
 			for _, p := range stmts[:n] {
@@ -43,5 +55,43 @@ func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) *mysqlwrites
 	for _, t := range cat.FencedTables() {
 		sc.Fence(t.Name)
 	}
-	return sc
+	return sc, mysqlTokenRewrites(sc, cat, at)
+}
+
+// triggerAt is where a trigger's CREATE TRIGGER names it.
+type triggerAt struct {
+	f   *sqlparse.File
+	off int
+}
+
+// mysqlTokenRewrites refuses each trigger the schema leaves on a fenced
+// table that may replace the row's fencing token: a BEFORE INSERT or
+// BEFORE UPDATE trigger that may assign NEW.<token>, or whose body
+// fencegen cannot read (mysqlwrites.Trigger.TokenRewrite). The guard
+// stores the presented token in the row the statement writes; such a
+// trigger stores another (SET NEW.tok = 0), and a later stale holder
+// passes. As on PostgreSQL (analyze's fencedRewrites), where such a
+// trigger function is refused at the queries that fire it; here at the
+// trigger, which fires for every writer. fencegen's own guard triggers
+// (fencegen guard) read NEW.<token> only, and pass.
+func mysqlTokenRewrites(sc *mysqlwrites.Schema, cat *catalog.Catalog, at map[*mysqlwrites.Trigger]triggerAt) diag.List {
+	var errs diag.List
+	done := map[string]bool{}
+	for _, t := range cat.FencedTables() {
+		for _, tr := range sc.Triggers {
+			if !strings.EqualFold(tr.Table, t.Name) || done[tr.Name] {
+				continue
+			}
+			why := tr.TokenRewrite(t.Fence.Column)
+			loc, ok := at[tr]
+			if why == "" || !ok {
+				continue
+			}
+			done[tr.Name] = true
+			line, col := diag.Position(loc.f.Src, loc.off)
+			errs.Add(loc.f.Name, line, col, "trigger %s on fenced table %s runs BEFORE %s and %s: it would replace the fencing token the guard stores in the row, so a later stale holder could pass; leave token column %s to fencegen, or drop the trigger",
+				tr.Name, t.Name, tr.Event, why, t.Fence.Column)
+		}
+	}
+	return errs
 }

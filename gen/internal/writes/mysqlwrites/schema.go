@@ -3,6 +3,7 @@ package mysqlwrites
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -67,10 +68,15 @@ type View struct {
 // Trigger is a trigger on Table for Event (INSERT, UPDATE or DELETE).
 // Body is its text, read as a routine body (see Routine); Opaque is set
 // when fencegen cannot read it, and any write that fires it is refused.
+//
+// Timing is BEFORE or AFTER; Pos is the byte offset of the trigger's
+// name in the text given to AddText.
 type Trigger struct {
 	Name, Table, Event string
+	Timing             string
 	Body               string
 	Opaque             string
+	Pos                int
 }
 
 // Routine is a stored procedure or function. Body is the text after its
@@ -410,6 +416,10 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 	if i+2 < len(toks) && toks[i].upper() == "IF" && toks[i+1].upper() == "NOT" && toks[i+2].upper() == "EXISTS" {
 		i += 3
 	}
+	namePos := 0
+	if i < len(toks) {
+		namePos = toks[i].pos
+	}
 	name, i := qualifiedName(toks, i)
 	if name == "" {
 		return fmt.Errorf("CREATE %s without a name fencegen can read", kind)
@@ -422,6 +432,7 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 		if i+1 >= len(toks) {
 			return fmt.Errorf("CREATE TRIGGER %s: no event", name)
 		}
+		timing := toks[i].upper()
 		i++ // BEFORE or AFTER
 		var events []string
 		for i < len(toks) {
@@ -451,8 +462,13 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 		if j < len(toks) {
 			body = text[toks[j].pos:]
 		}
+		if orReplace(toks) {
+			// MariaDB's CREATE OR REPLACE TRIGGER drops the trigger of
+			// that name first.
+			sc.Triggers = slices.DeleteFunc(sc.Triggers, func(tr *Trigger) bool { return tr.Name == name })
+		}
 		for _, ev := range events {
-			sc.Triggers = append(sc.Triggers, &Trigger{Name: name, Table: table, Event: ev, Body: body})
+			sc.Triggers = append(sc.Triggers, &Trigger{Name: name, Table: table, Event: ev, Timing: timing, Body: body, Pos: namePos})
 		}
 		return nil
 	default:
@@ -682,3 +698,68 @@ func (c *tableCollector) Enter(n ast.Node) (ast.Node, bool) {
 }
 
 func (c *tableCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// orReplace reports whether a CREATE statement's header says OR REPLACE.
+func orReplace(toks []token) bool {
+	return len(toks) > 2 && toks[1].upper() == "OR" && toks[2].upper() == "REPLACE"
+}
+
+// TokenRewrite says why tr may replace the fencing token col that the
+// guard stores in a row of its table, or "": a BEFORE INSERT or BEFORE
+// UPDATE trigger whose body fencegen cannot read, or that may assign
+// NEW.col (SET NEW.col = ..., SELECT or FETCH ... INTO NEW.col, or NEW.col
+// passed to a CALL, whose procedure may assign it as an OUT or INOUT
+// parameter). An AFTER trigger, or one on DELETE, cannot change the row
+// written. The body is read token by token; a use of NEW.col that could
+// be a target is counted as one (e.g. NEW.col = 1 as an argument after a
+// comma), so that the reading errs only towards refusing.
+func (tr *Trigger) TokenRewrite(col string) string {
+	if tr.Timing != "BEFORE" || tr.Event != "INSERT" && tr.Event != "UPDATE" {
+		return ""
+	}
+	if tr.Opaque != "" {
+		return "fencegen cannot read its body (" + tr.Opaque + ")"
+	}
+	toks := lex(tr.Body)
+	stmtStart := 0 // the index of the current statement's first token
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.kind == tokPunct && t.text == ";" {
+			stmtStart = i + 1
+			continue
+		}
+		if !strings.EqualFold(t.text, "NEW") || t.kind != tokWord || i+2 >= len(toks) ||
+			toks[i+1].kind != tokPunct || toks[i+1].text != "." || toks[i+2].kind != tokWord || !strings.EqualFold(toks[i+2].text, col) {
+			continue
+		}
+		prev := ""
+		if i > 0 {
+			prev = strings.ToUpper(toks[i-1].text)
+		}
+		next := ""
+		if i+3 < len(toks) {
+			next = toks[i+3].text
+			if next == ":" && i+4 < len(toks) && toks[i+4].text == "=" {
+				next = ":="
+			}
+		}
+		into, call := false, false
+		for _, u := range toks[stmtStart:i] {
+			switch u.upper() {
+			case "INTO":
+				into = true
+			case "CALL":
+				call = true
+			}
+		}
+		switch {
+		case (prev == "SET" || prev == ",") && (next == "=" || next == ":="):
+			return "it assigns NEW." + col + " (SET NEW." + col + " = ...)"
+		case prev == "INTO" || prev == "," && into:
+			return "it assigns NEW." + col + " (... INTO NEW." + col + ")"
+		case call:
+			return "it passes NEW." + col + " to a CALL, whose procedure may assign it as an OUT or INOUT parameter"
+		}
+	}
+	return ""
+}
