@@ -506,6 +506,9 @@ func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
 		}
 	case *sqlparse.Rename:
 		names, what = []sqlparse.Name{n.Target}, "ALTER ... RENAME"
+		for _, m := range n.More {
+			names = append(names, m.Target)
+		}
 	case *sqlparse.AlterObjectSchema:
 		names, what = []sqlparse.Name{n.Target}, "ALTER ... SET SCHEMA"
 	case *sqlparse.Comment:

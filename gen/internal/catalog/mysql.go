@@ -115,6 +115,9 @@ func (u *updater) mysqlStmt(n sqlparse.Node) {
 		}
 	case *sqlparse.Rename:
 		u.rename(n)
+		for _, m := range n.More {
+			u.rename(m)
+		}
 	case *sqlparse.Drop:
 		u.drop(n)
 	case *sqlparse.CreateView:

@@ -331,6 +331,11 @@ type Rename struct {
 	// named (-1: none given, the name alone).
 	Args int
 	Loc  int
+	// More are the further pairs of MySQL's RENAME TABLE a TO b, c TO d,
+	// ...: renamed after this one, left to right, so that a pair may
+	// take a name an earlier pair freed (a swap: jobs TO jobs_old,
+	// jobs_new TO jobs).
+	More []*Rename
 }
 
 // AlterObjectSchema is ALTER TABLE / TYPE / VIEW ... SET SCHEMA.

@@ -106,11 +106,21 @@ func (c *converter) stmt1(n ast.StmtNode) sqlparse.Node {
 		}
 		return v
 	case *ast.RenameTableStmt:
-		if len(n.TableToTables) == 1 {
-			tt := n.TableToTables[0]
-			return &sqlparse.Rename{Kind: "table", Target: c.name(tt.OldTable), NewName: tt.NewTable.Name.L, Args: -1, Loc: c.start}
+		// sqlc reads each pair as a rename of its own, applied in order
+		// (its dolphin converter's list of RenameTableStmt).
+		var r *sqlparse.Rename
+		for _, tt := range n.TableToTables {
+			p := &sqlparse.Rename{Kind: "table", Target: c.name(tt.OldTable), NewName: tt.NewTable.Name.L, Args: -1, Loc: c.start}
+			if r == nil {
+				r = p
+			} else {
+				r.More = append(r.More, p)
+			}
 		}
-		return c.unknown(n, c.start)
+		if r == nil {
+			return c.unknown(n, c.start)
+		}
+		return r
 	case *ast.CreateDatabaseStmt:
 		return &sqlparse.CreateSchema{Name: n.Name.O, IfNotExists: n.IfNotExists, Loc: c.start}
 	case *ast.DropDatabaseStmt:
