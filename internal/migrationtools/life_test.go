@@ -230,6 +230,21 @@ var lifeCases = []lifeCase{
 		after: state{table: "jobs", column: "tok"},
 	},
 	{
+		// A view takes the name: writes through it reach a table
+		// without a trigger.
+		name: "swap-view",
+		change: "CREATE TABLE jobs_new (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"INSERT INTO jobs_new SELECT * FROM jobs;\n" +
+			"DROP TABLE jobs;\n" +
+			"CREATE VIEW jobs AS SELECT * FROM jobs_new;\n",
+		cause:   `:4:1: creates view jobs in place of fenced table jobs, without the fencing mark of its token column tok, after `,
+		unfence: true,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			writes(t, conn, state{table: "jobs", column: "tok"}, id)
+		},
+		after: state{table: "jobs", column: "tok"},
+	},
+	{
 		// The same swap with the copy marked, the fenced table renamed
 		// away (its trigger goes with it) and dropped: the guard goes
 		// into the swapping migration.
