@@ -97,7 +97,7 @@ type mysqlRecreated struct {
 
 // mysqlUnfenceRe is the line a guard migration written with fencegen
 // guard -unfence holds for each such table (mysqlSQL).
-var mysqlUnfenceRe = regexp.MustCompile("(?m)^-- fencegen guard -unfence: table (\\S+) is no longer fenced, on purpose\\.$")
+var mysqlUnfenceRe = regexp.MustCompile(`(?m)^-- fencegen guard -unfence: table (\S+) is no longer fenced, on purpose\.$`)
 
 // arrives records that table (lower case) takes a name by c: when a
 // table with guard triggers left that name, it is a re-created table.
