@@ -175,7 +175,8 @@ INSERT INTO authors (name, bio) VALUES (?, ?) ON DUPLICATE KEY UPDATE bio = VALU
 // every one in the same run, by key, several rows and upsert alike; the
 // modifiers that change only when the write runs (LOW_PRIORITY,
 // HIGH_PRIORITY, QUICK) are guarded as without them, and IGNORE on a
-// table that is not fenced is sqlc's.
+// table that is not fenced is sqlc's. IGNORE in an executable comment
+// (/*!IGNORE*/, which MySQL and MariaDB run) is IGNORE.
 func TestMySQLLenientWritesRefused(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -211,6 +212,9 @@ INSERT HIGH_PRIORITY INTO jobs (id, status) VALUES (?, ?);
 
 -- name: Note :exec
 INSERT IGNORE INTO notes (id, body) VALUES (?, ?);
+
+-- name: Hidden :exec
+UPDATE /*!IGNORE*/ jobs SET n = n + 1 WHERE status = ?;
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
@@ -235,6 +239,7 @@ INSERT IGNORE INTO notes (id, body) VALUES (?, ?);
 		"q.sql:11:15: query SetAll runs UPDATE IGNORE on fenced table jobs",
 		"q.sql:14:39: query DeleteAll runs DELETE IGNORE on fenced table jobs",
 		"q.sql:17:21: query Later runs INSERT DELAYED on fenced table jobs",
+		"q.sql:32:20: query Hidden runs UPDATE IGNORE on fenced table jobs",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("missing %q in:\n%s", want, msg)
