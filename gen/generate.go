@@ -622,7 +622,9 @@ func anyQuery(files []*analyze.File) bool {
 // optOutNotes lists the queries that opted out of fencing ("-- @fence off:
 // <reason>"), one note per fenced table each writes unguarded, in file
 // order, as "file:line:col: note: query X writes fenced table T without
-// the guard: reason".
+// the guard: reason", and one "query X may write any fenced table without
+// the guard (fencegen cannot tell which): reason" for a query whose writes
+// the analysis cannot tell (analyze.OptOut.Unknown).
 func optOutNotes(files []*analyze.File) []string {
 	var notes []string
 	for _, f := range files {
@@ -630,9 +632,13 @@ func optOutNotes(files []*analyze.File) []string {
 			if q.OptOut == nil {
 				continue
 			}
-			for _, t := range q.OptOut.Tables {
+			for _, t := range q.OptOut.Named {
 				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s writes fenced table %s without the guard: %s",
 					q.File, q.OptOut.Line, q.OptOut.Col, q.Name, t, q.OptOut.Reason))
+			}
+			if q.OptOut.Unknown {
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s may write any fenced table without the guard (fencegen cannot tell which): %s",
+					q.File, q.OptOut.Line, q.OptOut.Col, q.Name, q.OptOut.Reason))
 			}
 		}
 	}

@@ -135,9 +135,16 @@ func SliceMarker(name string) string { return "/*SLICE:" + name + "*/?" }
 // OptOut is a query's explicit opt-out from fencing.
 type OptOut struct {
 	Reason string
-	// Tables are the fenced tables the query writes unguarded, qualified
-	// names in order of first appearance.
+	// Tables are the fenced tables the query may write unguarded,
+	// qualified names in order of first appearance: every fenced table
+	// when Unknown is set.
 	Tables []string
+	// Named are the fenced tables the analysis found the query writing,
+	// of Tables; Unknown is set when it also runs something whose writes
+	// fencegen cannot tell (dynamic SQL, a statement it does not analyse):
+	// the notes then say so once, instead of naming every fenced table.
+	Named   []string
+	Unknown bool
 	// Line and Col locate the "-- @fence off:" comment.
 	Line, Col int
 }
@@ -594,8 +601,10 @@ type analyzer struct {
 	// for (DELETE ... USING: the target's only, as in sqlc).
 	bareStar []*rel
 	// optedOut are the fenced tables an opted-out query ("-- @fence off:")
-	// writes without a guard.
-	optedOut []string
+	// writes without a guard; optedOutAny is set when it may write any
+	// (refuseAnyFenced).
+	optedOut    []string
+	optedOutAny bool
 	// funcs caches what user-defined functions write (funcwrites.go);
 	// nil when the catalog has no fenced table.
 	funcs *funcWrites
@@ -801,9 +810,6 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		}
 		// What it sets off, its WITH list and its calls: checkWrites.
 		tb := a.cat.Table(n.Table.Schema, n.Table.Name)
-		if tb != nil && tb.IsView && a.funcs != nil {
-			a.refuseAnyFenced(n.Loc, "query %s MERGEs into view %s, which PostgreSQL rewrites into writes of its base tables (or runs INSTEAD OF triggers) that fencegen does not guard; write the base tables with their own queries, which fencegen guards", q.Name, tb.QualifiedName())
-		}
 		if tb != nil && tb.Fence != nil {
 			a.refuseFenced(n.Loc, tb, "MERGE into fenced table %s cannot be guarded by a fencing token yet: its WHEN branches update, insert and delete rows that fencegen cannot lock and check in one guard; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
 		}
@@ -813,9 +819,6 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			break // COPY ... TO: a read
 		}
 		tb := a.cat.Table(n.Table.Schema, n.Table.Name)
-		if tb != nil && tb.IsView && a.funcs != nil {
-			a.refuseAnyFenced(n.Loc, "query %s COPYs into view %s, which PostgreSQL runs through its INSTEAD OF INSERT trigger, whose writes fencegen does not guard; load the base tables with INSERT queries, which fencegen guards", q.Name, tb.QualifiedName())
-		}
 		if tb != nil && tb.Fence != nil {
 			a.refuseFenced(n.Loc, tb, "COPY into fenced table %s cannot be guarded by a fencing token: COPY FROM loads rows as they are, so the token column is not set and nothing checks a stored token; load the rows with a fenced INSERT (:copyfrom or :batchexec)", tb.QualifiedName())
 		}
@@ -862,11 +865,19 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			a.optOutTable(q.Fence.Table)
 			q.Fence = nil
 		}
-		if len(a.optedOut) == 0 {
+		if len(a.optedOut) == 0 && !a.optedOutAny {
 			a.errs.Add(a.file.Name, ann.OptOutLine, ann.OptOutCol, "query %s: @fence off applies to writes to a fenced table, and this query writes none; drop the annotation", q.Name)
 			return nil, a.errs
 		}
-		q.OptOut = &OptOut{Reason: ann.OptOut, Tables: a.optedOut, Line: ann.OptOutLine, Col: ann.OptOutCol}
+		q.OptOut = &OptOut{Reason: ann.OptOut, Tables: a.optedOut, Named: a.optedOut, Unknown: a.optedOutAny, Line: ann.OptOutLine, Col: ann.OptOutCol}
+		if a.optedOutAny {
+			q.OptOut.Tables = slices.Clone(a.optedOut)
+			for _, t := range a.cat.FencedTables() {
+				if n := t.QualifiedName(); !slices.Contains(q.OptOut.Tables, n) {
+					q.OptOut.Tables = append(q.OptOut.Tables, n)
+				}
+			}
+		}
 	}
 	if q.Fence != nil {
 		a.checkCurrentOf(q)

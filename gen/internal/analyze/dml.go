@@ -21,19 +21,9 @@ func (a *analyzer) target(sc *scope, n sqlparse.Name) *catalog.Table {
 		a.refuseFenced(n.Loc, f, "query %s writes %s, unqualified: fencegen takes it for %s, but fenced table %s has the same name, and PostgreSQL picks the table by the search_path the statement runs under (a SET search_path, the role's or database's setting, the connection's options); qualify the name (%s or %s)",
 			a.ann.Name, n.Name, t.QualifiedName(), f.QualifiedName(), t.QualifiedName(), f.QualifiedName())
 	}
-	if t.IsView && len(a.cat.FencedTables()) > 0 {
-		// PostgreSQL rewrites a write to a view into writes of the
-		// relations under it (its rules, or an INSTEAD OF trigger:
-		// PostgreSQL docs 41.2 "Views and the Rule System"), which
-		// fencegen's guard cannot reach. With no fenced table in the
-		// schema nothing can be written unguarded, and the write is
-		// accepted as sqlc accepts it.
-		if a.ann.OptOut != "" {
-			a.optOutTable(t)
-			return t
-		}
-		a.errorf(n.Loc, "query %s writes view %s: PostgreSQL turns that into writes of the relations under the view, and while the schema has fenced tables fencegen cannot show that none of them is written without the guard; write the table itself, or add \"-- @fence off: <reason>\" if the view reads no fenced table", a.ann.Name, t.QualifiedName())
-	}
+	// A write of a view: what PostgreSQL turns it into (its INSTEAD OF
+	// triggers and rules, its base relation) is followed by setsOff and
+	// checkWrites (viewWrites).
 	if t.IsSequence {
 		a.errorf(n.Loc, "cannot change sequence %q", t.Name)
 	}

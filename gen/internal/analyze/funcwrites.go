@@ -419,11 +419,12 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			add(w)
 		}
 		if t.IsView {
-			// PostgreSQL writes the view's base tables (an automatically
+			// PostgreSQL writes the view's base relation (an automatically
 			// updatable view), or runs its rules and INSTEAD OF triggers
 			// (above).
-			for _, b := range fw.viewFencedLocked(t, map[*catalog.Table]bool{}) {
-				add(hiddenWrite{table: b, verb: verb, path: []string{verb + " on view " + t.QualifiedName()}})
+			for _, w := range fw.viewBaseWritesLocked(t, verb, verbEvents(verb)) {
+				w.path = append([]string{verb + " on view " + t.QualifiedName()}, w.steps()...)
+				add(w)
 			}
 		}
 	}

@@ -309,8 +309,8 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 			}
 			fw.busyTables[v] = true
 			for _, h := range v.Hooks {
-				if !v.IsView && h.Kind != "policy" {
-					continue // a table's defaults and CHECKs run on writes only
+				if h.Kind != "policy" && (!v.IsView || h.Kind != "view") {
+					continue // defaults and CHECKs (a view's too) run on writes only
 				}
 				step := hookWhere(h, v)
 				if h.Kind == "policy" {
@@ -526,12 +526,15 @@ func (fw *funcWrites) treeWritesLocked(n *pg.Node) []hiddenWrite {
 	for _, w := range rep.Writes {
 		fw.table(w.Table, w.Verb, w.Only, add)
 		u := fw.cat.Table(w.Table.Schema, w.Table.Name)
-		switch {
-		case u == nil || u.Fence != nil:
-		case u.IsView:
-			add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it writes view " + u.QualifiedName() + ", whose base tables fencegen does not follow"})
-		default:
-			for _, x := range fw.tableWritesLocked(u, w.Events, w.Set, true, false) {
+		if u == nil || u.Fence != nil {
+			continue
+		}
+		for _, x := range fw.tableWritesLocked(u, w.Events, w.Set, true, false) {
+			x.path = append([]string{w.Verb + " on " + u.QualifiedName()}, x.steps()...)
+			add(x)
+		}
+		if u.IsView {
+			for _, x := range fw.viewBaseWritesLocked(u, w.Verb, w.Events) {
 				x.path = append([]string{w.Verb + " on " + u.QualifiedName()}, x.steps()...)
 				add(x)
 			}
@@ -595,13 +598,17 @@ func (fw *funcWrites) nodeWritesLocked(n sqlparse.Node) []hiddenWrite {
 		return nil
 	case u.Fence != nil:
 		return []hiddenWrite{{table: u, verb: ev}}
-	case u.IsView:
-		return []hiddenWrite{{verb: "statements fencegen cannot see", unknown: "it writes view " + u.QualifiedName() + ", whose base tables fencegen does not follow"}}
 	}
 	var ws []hiddenWrite
 	for _, w := range fw.tableWritesLocked(u, []string{ev}, nil, true, false) {
 		w.path = append([]string{ev + " on " + u.QualifiedName()}, w.steps()...)
 		ws = append(ws, w)
+	}
+	if u.IsView {
+		for _, w := range fw.viewBaseWritesLocked(u, ev, []string{ev}) {
+			w.path = append([]string{ev + " on " + u.QualifiedName()}, w.steps()...)
+			ws = append(ws, w)
+		}
 	}
 	return ws
 }
@@ -672,29 +679,74 @@ func setOffMsg(query, what string, w hiddenWrite) string {
 		query, what, chain, w.verb, w.table.QualifiedName())
 }
 
-// viewFencedLocked returns the fenced tables a write of view v may write:
-// those its query names, through the views it names. fw.mu must be held.
-func (fw *funcWrites) viewFencedLocked(v *catalog.Table, seen map[*catalog.Table]bool) []*catalog.Table {
-	if seen[v] {
+// viewBaseWritesLocked returns the writes of fenced tables that a write
+// of view v (verb: INSERT, UPDATE, DELETE, MERGE or COPY; events its
+// trigger events) makes through v's base relation, beyond v's own
+// triggers, rules and query (tableWritesLocked follows those). PostgreSQL
+// writes the base relation of an automatically updatable view for each
+// event that no INSTEAD OF trigger of v and no unconditional DO INSTEAD
+// rule of v takes (PostgreSQL docs, CREATE VIEW, "Updatable Views", and
+// 41.2 "Views and the Rule System"); COPY FROM never does (COPY docs:
+// only a view with an INSTEAD OF INSERT trigger), nor TRUNCATE, which
+// PostgreSQL refuses on a view. The base relation is
+// written as a statement's target is: the fenced tables it is or reaches
+// (partitions, inheritance children), and what writing it sets off; a
+// base view is followed the same way, with its own triggers and rules.
+// A view whose definition fencegen did not read (catalog.ViewBase) counts
+// as a write of any fenced table. fw.mu must be held.
+func (fw *funcWrites) viewBaseWritesLocked(v *catalog.Table, verb string, events []string) []hiddenWrite {
+	if verb == "COPY" || verb == "TRUNCATE" || fw.busyTables[v] {
 		return nil
 	}
-	seen[v] = true
-	var out []*catalog.Table
-	for _, h := range v.Hooks {
-		names, parsed := fw.namesLocked(h.Text)
-		for _, s := range fw.cat.Schemas {
-			for _, x := range s.Tables {
-				if x == v || parsed && !names[strings.ToLower(x.Name)] || !parsed && !fw.wordRE(x.Name).MatchString(h.Text) {
-					continue
-				}
-				switch {
-				case x.Fence != nil:
-					out = append(out, x)
-				case x.IsView:
-					out = append(out, fw.viewFencedLocked(x, seen)...)
-				}
-			}
+	var left []string // the events no INSTEAD OF trigger or DO INSTEAD rule takes
+	for _, e := range events {
+		taken := slices.ContainsFunc(v.Triggers, func(tr *catalog.Trigger) bool { return tr.Instead && slices.Contains(tr.Events, e) }) ||
+			slices.ContainsFunc(v.Rules, func(r *catalog.Rule) bool { return r.Instead && !r.Cond && r.Event == e })
+		if !taken {
+			left = append(left, e)
 		}
 	}
-	return out
+	if len(left) == 0 {
+		return nil
+	}
+	base, only, known := fw.cat.ViewBase(v)
+	if !known {
+		return []hiddenWrite{{verb: "statements fencegen cannot see", unknown: "it writes view " + v.QualifiedName() + ", whose definition fencegen did not read (a table turned into a view by a _RETURN rule, a system view, or a view whose base relation was dropped), so it cannot tell which relation that writes"}}
+	}
+	if base == nil {
+		return nil // not automatically updatable: PostgreSQL refuses the write
+	}
+	fw.busyTables[v] = true
+	defer delete(fw.busyTables, v)
+	var ws []hiddenWrite
+	add := func(w hiddenWrite) {
+		for _, x := range ws {
+			if x.table == w.table && x.verb == w.verb && x.unknown == w.unknown {
+				return
+			}
+		}
+		ws = append(ws, w)
+	}
+	step := fmt.Sprintf("view %s (%s:%d), which writes its base %s %s", v.QualifiedName(), v.File, v.Line, relKind(base), base.QualifiedName())
+	for _, f := range reachedBy(fw.cat, base, verb, only) {
+		p := []string{step}
+		if f != base {
+			p = append(p, "its "+descendantKind(base, f)+" "+f.QualifiedName())
+		}
+		add(hiddenWrite{table: f, verb: verb, path: p})
+	}
+	if base.Fence != nil {
+		return ws // the guard's concern is the write itself; refused above
+	}
+	for _, w := range fw.tableWritesLocked(base, left, nil, true, false) {
+		w.path = append([]string{step}, w.steps()...)
+		add(w)
+	}
+	if base.IsView {
+		for _, w := range fw.viewBaseWritesLocked(base, verb, left) {
+			w.path = append([]string{step}, w.steps()...)
+			add(w)
+		}
+	}
+	return ws
 }

@@ -33,9 +33,7 @@ import (
 // an opt-out of every fenced table.
 func (a *analyzer) refuseAnyFenced(loc int, format string, args ...any) {
 	if a.ann != nil && a.ann.OptOut != "" {
-		for _, t := range a.cat.FencedTables() {
-			a.optOutTable(t)
-		}
+		a.optedOutAny = true
 		return
 	}
 	a.errorf(loc, format+optOutHint, args...)
@@ -136,7 +134,10 @@ func (a *analyzer) checkWrite(q *Query, w writes.Write) {
 		where = " inside " + w.Host
 	}
 	if t.IsView {
-		a.refuseAnyFenced(w.Loc, "query %s runs %s on view %s%s: PostgreSQL turns that into writes of the relations under the view (its rules, an INSTEAD OF trigger, its base table), and while the schema has fenced tables fencegen cannot show that none of them is written without the guard; write the table itself", q.Name, w.Verb, t.QualifiedName(), where)
+		// Its INSTEAD OF triggers and rules are followed with its other
+		// triggers and rules (setsOff); what reaches its base relation
+		// here.
+		a.viewWrites(t, w.Verb, w.Events, w.Loc, fmt.Sprintf("query %s runs %s on view %s%s", q.Name, w.Verb, t.QualifiedName(), where))
 		return
 	}
 	if typed(w) && len(a.errs) > 0 {
@@ -176,6 +177,27 @@ func (a *analyzer) checkWrite(q *Query, w writes.Write) {
 				q.Name, w.Verb, t.QualifiedName(), where)
 		}
 		a.refuseFenced(w.Loc, f, "%s", why)
+	}
+}
+
+// viewWrites refuses, at loc, a write (verb, of events) of view t that
+// writes a fenced table through t's base relation, or may
+// (viewBaseWritesLocked); what says what the query does.
+func (a *analyzer) viewWrites(t *catalog.Table, verb string, events []string, loc int, what string) {
+	if a.funcs == nil {
+		return
+	}
+	a.funcs.mu.Lock()
+	ws := a.funcs.viewBaseWritesLocked(t, verb, events)
+	a.funcs.mu.Unlock()
+	for _, w := range ws {
+		chain := strings.Join(w.steps(), " → ")
+		if w.table == nil {
+			a.refuseAnyFenced(loc, "%s, which may write a fenced table: %s, so fencegen cannot show that it writes none; write the tables under the view with their own queries, which fencegen guards", what, w.unknown)
+			continue
+		}
+		a.refuseFenced(loc, w.table, "%s, which PostgreSQL turns into %s on fenced table %s (%s), where fencegen cannot add the fencing guard, so the token would not be checked; write %s itself, which fencegen guards",
+			what, w.verb, w.table.QualifiedName(), chain, w.table.QualifiedName())
 	}
 }
 
@@ -340,12 +362,15 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 				if u == nil {
 					return
 				}
-				if u.Fence != nil || u.IsView {
-					a.refuseAnyFencedOr(u, loc, "query %s writes table %s, whose rule %s (%s:%d) also runs %s on %s %s: PostgreSQL's rewrite runs the rule's action without the fencing guard; write it as its own query, which fencegen guards, or drop the rule", name, t.QualifiedName(), r.Name, r.File, r.Line, ev[0], relKind(u), u.QualifiedName())
+				if u.Fence != nil {
+					a.refuseFenced(loc, u, "query %s writes table %s, whose rule %s (%s:%d) also runs %s on %s %s: PostgreSQL's rewrite runs the rule's action without the fencing guard; write it as its own query, which fencegen guards, or drop the rule", name, t.QualifiedName(), r.Name, r.File, r.Line, ev[0], relKind(u), u.QualifiedName())
 					return
 				}
 				a.setsOffFrom(u, ev, loc, seen)
 				a.implicitWrites(u, ev, loc) // its defaults, CHECKs, relatives, FK actions
+				if u.IsView {
+					a.viewWrites(u, ev[0], ev, loc, fmt.Sprintf("query %s writes table %s, whose rule %s (%s:%d) also runs %s on view %s", name, t.QualifiedName(), r.Name, r.File, r.Line, ev[0], u.QualifiedName()))
+				}
 			})
 		}
 	}
@@ -359,16 +384,6 @@ func relKind(t *catalog.Table) string {
 		return "fenced table"
 	}
 	return "table"
-}
-
-// refuseAnyFencedOr refuses a write of fenced table u, or, for a view
-// (whose base tables fencegen does not follow), a write of any.
-func (a *analyzer) refuseAnyFencedOr(u *catalog.Table, loc int, format string, args ...any) {
-	if u.Fence != nil {
-		a.refuseFenced(loc, u, format, args...)
-		return
-	}
-	a.refuseAnyFenced(loc, format, args...)
 }
 
 // fencedRewrites refuses a write of fenced table t whose own triggers or

@@ -215,6 +215,17 @@ type Table struct {
 	// SET) has it in the default schema, its model is named as if it
 	// were there.
 	SqlcPublic bool
+	// Base is, for a view whose query can make it automatically
+	// updatable (sqlparse.CreateView.Base), the relation its FROM list
+	// named when it was created, as PostgreSQL binds it (a later rename
+	// keeps it; a new relation of the old name is not it); BaseOnly is
+	// set for FROM ONLY. ViewRead is set for a view made by CREATE VIEW,
+	// whose query was read: Base nil then means that no write of the view
+	// reaches a base relation (PostgreSQL runs its INSTEAD OF triggers or
+	// rules, or refuses the write). See Catalog.ViewBase.
+	Base     *Table
+	BaseOnly bool
+	ViewRead bool
 	// Triggers and Rules are the table's triggers and rewrite rules
 	// (trigger.go); DROP TRIGGER and DROP RULE remove them (drop.go), and
 	// DROP FUNCTION ... CASCADE the triggers that run the function.

@@ -138,6 +138,15 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 		u.c.Hooks = append(u.c.Hooks, u.newHook("event trigger", ""))
 	case "AlterRoleSetStmt", "AlterDatabaseSetStmt", "AlterSystemStmt":
 		u.replicationRole(n.Kind)
+	case "AlterTableStmt":
+		// ALTER VIEW (and ALTER MATERIALIZED VIEW, ALTER SEQUENCE ...
+		// spelled with ALTER TABLE's grammar): a view's column DEFAULT
+		// runs on an INSERT through the view, as a table's does.
+		if at := u.s.Raw.GetAlterTableStmt(); at != nil && at.Relation != nil {
+			if t := u.c.Table(at.Relation.Schemaname, at.Relation.Relname); t != nil && !t.IsSystem() {
+				t.Hooks = append(t.Hooks, u.newHook("table", ""))
+			}
+		}
 	case "AlterDomainStmt":
 		if m := alterDomainRE().FindStringSubmatch(text); m != nil {
 			u.c.Hooks = append(u.c.Hooks, u.newHook("domain", strings.ToLower(strings.Trim(m[1], `"`))))

@@ -19,6 +19,8 @@ type Trigger struct {
 	Func sqlparse.Name
 	// Events are "INSERT", "UPDATE", "DELETE" and "TRUNCATE".
 	Events []string
+	// Instead marks an INSTEAD OF trigger (on a view).
+	Instead bool
 	// Text is the CREATE TRIGGER statement, whose WHEN condition and
 	// arguments may call functions too.
 	Text string
@@ -34,6 +36,8 @@ type Rule struct {
 	// Event is "SELECT", "INSERT", "UPDATE" or "DELETE".
 	Event   string
 	Instead bool
+	// Cond is set for a rule with a WHERE condition.
+	Cond bool
 	// Actions are the rule's commands (sqlparse nodes); none for DO
 	// NOTHING.
 	Actions []sqlparse.Node
@@ -54,7 +58,7 @@ func (u *updater) createTrigger(n *sqlparse.CreateTrigger) {
 	if t == nil || t.IsSystem() {
 		return
 	}
-	tr := &Trigger{Name: n.Name, Func: n.Func, Events: n.Events, Text: u.f.Text(u.s), File: u.f.Name}
+	tr := &Trigger{Name: n.Name, Func: n.Func, Events: n.Events, Instead: n.Instead, Text: u.f.Text(u.s), File: u.f.Name}
 	tr.Line, _ = u.pos(n.Loc)
 	if i := slices.IndexFunc(t.Triggers, func(x *Trigger) bool { return x.Name == n.Name }); i >= 0 {
 		t.Triggers[i] = tr
@@ -68,7 +72,7 @@ func (u *updater) createRule(n *sqlparse.CreateRule) {
 	if t == nil || t.IsSystem() {
 		return
 	}
-	r := &Rule{Name: n.Name, Event: n.Event, Instead: n.Instead, Actions: n.Actions, File: u.f.Name}
+	r := &Rule{Name: n.Name, Event: n.Event, Instead: n.Instead, Cond: n.Cond, Actions: n.Actions, File: u.f.Name}
 	r.Line, _ = u.pos(n.Loc)
 	if u.s.Raw != nil {
 		if rs := u.s.Raw.GetRuleStmt(); rs != nil {
@@ -80,7 +84,7 @@ func (u *updater) createRule(n *sqlparse.CreateRule) {
 		// the table into a view (PostgreSQL 15 and earlier): reading it
 		// runs the rule's query, whose functions the analyzer follows as
 		// a view's.
-		t.IsView = true
+		t.IsView, t.ViewRead, t.Base = true, false, nil // its query is not read for a base relation
 		t.Hooks = append(t.Hooks, u.newHook("view", ""))
 	}
 	if i := slices.IndexFunc(t.Rules, func(x *Rule) bool { return x.Name == n.Name }); i >= 0 {

@@ -27,6 +27,7 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 	if s == nil || n.Query == nil {
 		return
 	}
+	var old *Table
 	if i := slices.IndexFunc(s.Tables, func(t *Table) bool { return t.Name == n.View.Name }); i >= 0 {
 		if n.IfNotExists {
 			return
@@ -35,12 +36,29 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 			u.errorf(n.View.Loc, ErrExists, "relation %q already exists", n.View.String())
 			return
 		}
+		old = s.Tables[i]
 		s.Tables = slices.Delete(s.Tables, i, i+1)
 	}
 	line, col := u.pos(n.View.Loc)
 	// CREATE TABLE ... AS makes a table; its columns come from the query
 	// all the same.
 	t := &Table{Schema: s.Name, Name: n.View.Name, IsView: !n.AsTable, Temp: n.Temp, File: u.f.Name, Line: line, Col: col}
+	if t.IsView && !n.AsTable && u.s.Raw != nil && u.s.Raw.GetViewStmt() != nil {
+		// CREATE VIEW (not MATERIALIZED): the relation an automatically
+		// updatable view writes, bound now as PostgreSQL binds it.
+		t.ViewRead = true
+		if n.Base != nil {
+			t.Base, t.BaseOnly = u.c.Table(n.Base.Schema, n.Base.Name), n.BaseOnly
+			if t.Base == nil {
+				t.ViewRead = false // a relation the schema does not define
+			}
+		}
+	}
+	if old != nil && old.IsView {
+		// CREATE OR REPLACE VIEW keeps the view's triggers and rules
+		// (PostgreSQL replaces its query only).
+		t.Triggers, t.Rules = old.Triggers, old.Rules
+	}
 	if u.c.columns != nil {
 		cols, errs := u.c.columns.OutputColumns(u.c, u.f, u.s, n.Query)
 		u.c.Errors = append(u.c.Errors, errs...)
@@ -59,4 +77,24 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 		}
 	}
 	s.Tables = append(s.Tables, t)
+}
+
+// ViewBase returns the relation a write of view v reaches when no INSTEAD
+// OF trigger or DO INSTEAD rule takes it (PostgreSQL docs, CREATE VIEW,
+// "Updatable Views"): its base relation and whether the write is of it
+// alone (FROM ONLY). known is false when fencegen cannot tell: a view whose
+// query it did not read (a table turned into a view by a _RETURN rule, a
+// system view), or whose base relation has since been dropped. A nil
+// relation with known set means the view writes no base relation.
+func (c *Catalog) ViewBase(v *Table) (base *Table, only, known bool) {
+	if !v.ViewRead {
+		return nil, false, false
+	}
+	if v.Base == nil {
+		return nil, false, true
+	}
+	if c.Table(v.Base.Schema, v.Base.Name) != v.Base {
+		return nil, false, false // dropped (DROP ... CASCADE leaves the view here)
+	}
+	return v.Base, v.BaseOnly, true
 }

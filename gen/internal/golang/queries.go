@@ -881,8 +881,18 @@ func (e *emitter) doc(f *jen.File, q *analyze.Query) {
 		if len(doc) > 0 {
 			f.Comment("//")
 		}
-		text := fmt.Sprintf("%s writes fenced table %s without the fencing guard and takes no token (@fence off: %s).",
-			q.Name, strings.Join(q.OptOut.Tables, ", "), q.OptOut.Reason)
+		var text string
+		switch o := q.OptOut; {
+		case o.Unknown && len(o.Named) == 0:
+			text = fmt.Sprintf("%s may write any fenced table (fencegen cannot tell which) without the fencing guard and takes no token (@fence off: %s).",
+				q.Name, o.Reason)
+		case o.Unknown:
+			text = fmt.Sprintf("%s writes fenced table %s, and may write any other (fencegen cannot tell which), without the fencing guard and takes no token (@fence off: %s).",
+				q.Name, strings.Join(o.Named, ", "), o.Reason)
+		default:
+			text = fmt.Sprintf("%s writes fenced table %s without the fencing guard and takes no token (@fence off: %s).",
+				q.Name, strings.Join(o.Named, ", "), o.Reason)
+		}
 		for _, l := range strings.Split(wrap(text, 76), "\n") {
 			f.Comment(l)
 		}

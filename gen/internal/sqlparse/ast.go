@@ -467,6 +467,17 @@ type CreateView struct {
 	// Temp is set for CREATE TEMP TABLE ... AS and CREATE TEMP VIEW with
 	// no schema written (View's Schema is then pg_temp).
 	Temp bool
+	// Base is, for CREATE VIEW whose query can make an automatically
+	// updatable view (PostgreSQL docs, CREATE VIEW, "Updatable Views": a
+	// SELECT with no WITH, DISTINCT, GROUP BY, HAVING, LIMIT, OFFSET or
+	// set operation at its top, whose FROM list is one table or view),
+	// that relation as written: an INSERT, UPDATE or DELETE of the view
+	// that no INSTEAD OF trigger or DO INSTEAD rule takes writes it. Nil
+	// for any other query, and for CREATE TABLE AS and CREATE MATERIALIZED
+	// VIEW. BaseOnly is set for FROM ONLY (its inheritance children are
+	// not written).
+	Base     *Name
+	BaseOnly bool
 }
 
 func (n *CreateView) Pos() int { return n.View.Loc }
@@ -1030,7 +1041,10 @@ type CreateTrigger struct {
 	Func  Name
 	// Events are the firing events: "INSERT", "UPDATE", "DELETE",
 	// "TRUNCATE".
-	Events  []string
+	Events []string
+	// Instead is set for an INSTEAD OF trigger (on a view: PostgreSQL
+	// runs its function in place of writing the view's base relation).
+	Instead bool
 	Replace bool
 	Loc     int
 }
@@ -1045,6 +1059,8 @@ type CreateRule struct {
 	// Event is "SELECT", "INSERT", "UPDATE" or "DELETE".
 	Event   string
 	Instead bool
+	// Cond is set for a rule with a WHERE condition.
+	Cond bool
 	// Actions are the rule's commands (converted like statements); none
 	// for DO NOTHING.
 	Actions []Node

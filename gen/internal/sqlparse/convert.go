@@ -38,6 +38,24 @@ func nameOf(parts []string, loc int) Name {
 	}
 }
 
+// viewBase returns the one relation of the FROM list of a view's query s
+// when s can make an automatically updatable view (PostgreSQL docs,
+// CREATE VIEW, "Updatable Views"; rewriteHandler.c's
+// view_query_is_auto_updatable): a SELECT with no WITH, DISTINCT, GROUP
+// BY, HAVING or set operation at its top level and one RangeVar in FROM.
+// LIMIT and OFFSET (whose LIMIT ALL and OFFSET NULL spell none), whether
+// that relation is a table or an updatable view, and the select list's
+// aggregates, window and set-returning functions are not checked: a view
+// they make read-only is taken to write the relation, which can refuse a
+// write PostgreSQL would refuse too, never miss one.
+func viewBase(s *pg.SelectStmt) *pg.RangeVar {
+	if s == nil || s.Op != pg.SetOperation_SETOP_NONE || s.WithClause != nil || len(s.DistinctClause) > 0 ||
+		len(s.GroupClause) > 0 || s.HavingClause != nil || len(s.FromClause) != 1 {
+		return nil
+	}
+	return s.FromClause[0].GetRangeVar()
+}
+
 func rangeVarName(rv *pg.RangeVar) Name {
 	if rv == nil {
 		return Name{Loc: -1}
@@ -181,7 +199,12 @@ func (c *converter) stmt(n *pg.Node) Node {
 	case *pg.Node_ViewStmt:
 		v := s.ViewStmt
 		sel, _ := c.dml(v.Query).(*Select)
-		return &CreateView{View: createdName(v.View), Columns: strs(v.Aliases), Query: sel, Replace: v.Replace, Temp: unqualifiedTemp(v.View)}
+		cv := &CreateView{View: createdName(v.View), Columns: strs(v.Aliases), Query: sel, Replace: v.Replace, Temp: unqualifiedTemp(v.View)}
+		if rv := viewBase(v.Query.GetSelectStmt()); rv != nil {
+			n := rangeVarName(rv)
+			cv.Base, cv.BaseOnly = &n, !rv.Inh
+		}
+		return cv
 	case *pg.Node_CreateTableAsStmt:
 		v := s.CreateTableAsStmt
 		sel, _ := c.dml(v.Query).(*Select)
@@ -223,7 +246,8 @@ func (c *converter) stmt(n *pg.Node) Node {
 	case *pg.Node_CreateTrigStmt:
 		ts := s.CreateTrigStmt
 		name := rangeVarName(ts.Relation)
-		tr := &CreateTrigger{Name: ts.Trigname, Table: name, Func: nameOf(strs(ts.Funcname), -1), Replace: ts.Replace, Loc: name.Loc}
+		tr := &CreateTrigger{Name: ts.Trigname, Table: name, Func: nameOf(strs(ts.Funcname), -1), Replace: ts.Replace, Loc: name.Loc,
+			Instead: ts.Timing&(1<<6) != 0} // TRIGGER_TYPE_INSTEAD
 		// The event bits of PostgreSQL's trigger.h (TRIGGER_TYPE_INSERT ...).
 		for _, e := range []struct {
 			bit  int32
@@ -237,7 +261,7 @@ func (c *converter) stmt(n *pg.Node) Node {
 	case *pg.Node_RuleStmt:
 		rs := s.RuleStmt
 		name := rangeVarName(rs.Relation)
-		r := &CreateRule{Name: rs.Rulename, Table: name, Instead: rs.Instead, Replace: rs.Replace, Loc: name.Loc}
+		r := &CreateRule{Name: rs.Rulename, Table: name, Instead: rs.Instead, Cond: rs.WhereClause != nil, Replace: rs.Replace, Loc: name.Loc}
 		switch rs.Event {
 		case pg.CmdType_CMD_SELECT:
 			r.Event = "SELECT"

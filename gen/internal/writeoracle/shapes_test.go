@@ -15,7 +15,8 @@ import (
 // testdata/shapes/schema.sql: a fenced table, an unfenced one, an unfenced
 // INHERITS parent of a fenced child, a partitioned table with a fenced
 // partition, views (one with an INSTEAD OF trigger, one with a DO INSTEAD
-// rule), tables whose trigger, rule, foreign key, column default or
+// rule; automatically updatable ones over fenced and unfenced tables, on
+// views, FROM ONLY, over a renamed base table), tables whose trigger, rule, foreign key, column default or
 // domain writes a fenced table, and functions that read or write.
 type shapeGen struct {
 	b []byte
@@ -45,6 +46,11 @@ var targets = []target{
 	{"pparent", "v"}, {"ppart", "v"}, {"jobs_v", "state"}, {"ONLY parent", "v"},
 	{"notes", "body"}, {"inbox", "body"}, {"jobs_iv", "state"}, {"jobs_rv", "state"},
 	{"stamps", "v"}, {"tasks", "event_id"}, {"logs", "msg"}, {"checked", "v"},
+	// Views written through their base relation, INSTEAD OF triggers and
+	// rules (issue 24 precision).
+	{"logs_v", "msg"}, {"logs_vv", "msg"}, {"jobs_vv", "state"}, {"jobs_lv", "state"},
+	{"jobs_nv", "state"}, {"parent_v", "v"}, {"parent_only_v", "v"}, {"old_jobs_v", "state"},
+	{"notes_v", "body"}, {"logs_dv", "msg"}, {"jobs_lvv", "state"},
 }
 
 func (g *shapeGen) target() target { return targets[g.pick(len(targets))] }

@@ -220,3 +220,93 @@ DECLARE c9 CURSOR FOR SELECT write_id();
 
 -- name: Through39 :exec
 PREPARE p9 AS SELECT write_id();
+
+-- name: ViewUpdateLogs :exec
+UPDATE logs_v SET msg = $2 WHERE id = $1;
+
+-- name: ViewInsertLogs :exec
+INSERT INTO logs_v (id, msg) VALUES ($1, 'v');
+
+-- name: ViewDeleteLogs :exec
+DELETE FROM logs_v WHERE id = $1;
+
+-- name: ViewUpsertLogs :exec
+INSERT INTO logs_v (id, msg) VALUES ($1, 'v') ON CONFLICT (id) DO UPDATE SET msg = excluded.msg;
+
+-- name: ViewOnViewLogs :exec
+UPDATE logs_vv SET msg = 'vv' WHERE id = $1;
+
+-- name: ViewBarrierLogs :exec
+DELETE FROM logs_sb WHERE id = $1;
+
+-- name: ViewWithLogs :many
+WITH w AS (UPDATE logs_v SET msg = 'w' WHERE id = $1 RETURNING id) SELECT id FROM w;
+
+-- name: ViewUpdateJobs :exec
+UPDATE jobs_v SET state = 'v' WHERE id = $1;
+
+-- name: ViewOnViewJobs :exec
+UPDATE jobs_vv SET state = 'vv' WHERE id = $1;
+
+-- name: ViewBarrierJobs :exec
+DELETE FROM jobs_sb WHERE id = $1;
+
+-- name: ViewInsertJobs :exec
+INSERT INTO jobs_sb (id, state) VALUES ($1, 'sb');
+
+-- name: ViewWithJobs :many
+WITH w AS (DELETE FROM jobs_v WHERE id = $1 RETURNING id) SELECT id FROM w;
+
+-- name: ViewParent :exec
+UPDATE parent_v SET v = 'p' WHERE id = $1;
+
+-- name: ViewParentOnly :exec
+UPDATE parent_only_v SET v = 'p' WHERE id = $1;
+
+-- name: ViewNotes :exec
+INSERT INTO notes_v (id, body) VALUES ($1, 'n');
+
+-- name: ViewInsteadOfLogs :exec
+UPDATE jobs_lv SET state = 'lv' WHERE id = $1;
+
+-- name: ViewInsteadOfDelete :exec
+DELETE FROM jobs_lv WHERE id = $1;
+
+-- name: ViewRuleDelete :exec
+DELETE FROM jobs_nv WHERE id = $1;
+
+-- name: ViewRuleUpdate :exec
+UPDATE jobs_nv SET state = 'nv' WHERE id = $1;
+
+-- name: ViewDistinctTrigger :exec
+UPDATE jobs_dv SET state = 'dv' WHERE id = $1;
+
+-- name: ViewDefaultInsert :exec
+INSERT INTO logs_dv (id) VALUES ($1);
+
+-- name: ViewDefaultUpdate :exec
+UPDATE logs_dv SET msg = 'dv' WHERE id = $1;
+
+-- name: ViewOnInsteadOf :exec
+UPDATE jobs_lvv SET state = 'lvv' WHERE id = $1;
+
+-- name: ViewOnInsteadOfDelete :exec
+DELETE FROM jobs_lvv WHERE id = $1;
+
+-- name: ViewRenamedBase :exec
+UPDATE old_jobs_v SET state = 'o' WHERE id = $1;
+
+-- name: ViewMergeLogs :exec
+MERGE INTO logs_v t USING (SELECT $1::bigint AS id) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET msg = 'm';
+
+-- name: ViewCopyLogs :exec
+COPY logs_v FROM STDIN;
+
+-- name: ViewFromFunction :exec
+SELECT write_logs_v($1);
+
+-- name: ViewFromFunctionJobs :exec
+SELECT write_jobs_v($1);
+
+-- name: ViewFromRule :exec
+INSERT INTO logs_rule (id) VALUES ($1);

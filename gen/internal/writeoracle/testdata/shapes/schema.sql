@@ -102,3 +102,44 @@ CREATE AGGREGATE write_sum(bigint) (SFUNC = write_agg_sfunc, STYPE = bigint);
 CREATE FUNCTION write_eq(bigint, bigint) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET state = 'op' WHERE id = 1; RETURN $1 = $2; END $$;
 CREATE OPERATOR === (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = write_eq);
 CREATE FUNCTION jobs_rows() RETURNS SETOF bigint LANGUAGE sql AS $$ UPDATE jobs SET state = 'srf' RETURNING id $$;
+
+-- Views written (issue 24 precision): automatically updatable views over an
+-- unfenced table and over fenced ones, views on views, WITH CHECK OPTION,
+-- security_barrier, FROM ONLY over a parent whose child is fenced, a view
+-- over a table whose trigger writes a fenced table, INSTEAD OF triggers and
+-- rules that take some events only, a view with a column default, a view
+-- that is not automatically updatable, and a view whose fenced base table
+-- was renamed and replaced by an unfenced one of the old name (PostgreSQL
+-- binds the view to the renamed table).
+CREATE VIEW logs_v AS SELECT id, msg FROM logs;
+CREATE VIEW logs_vv AS SELECT id, msg FROM logs_v WHERE id > 0 WITH CASCADED CHECK OPTION;
+CREATE VIEW logs_sb WITH (security_barrier) AS SELECT id, msg FROM logs WHERE id > 0;
+CREATE VIEW jobs_vv AS SELECT id, state FROM jobs_v WHERE id > 0 WITH LOCAL CHECK OPTION;
+CREATE VIEW jobs_sb WITH (security_barrier = true) AS SELECT id, state FROM jobs;
+CREATE VIEW parent_v AS SELECT id, v FROM parent;
+CREATE VIEW parent_only_v AS SELECT id, v FROM ONLY parent;
+CREATE VIEW notes_v AS SELECT id, body FROM notes;
+CREATE VIEW jobs_lv AS SELECT id, state FROM jobs;
+CREATE FUNCTION jobs_lv_write() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE logs SET msg = NEW.state WHERE id = NEW.id;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER jobs_lv_write INSTEAD OF UPDATE ON jobs_lv FOR EACH ROW EXECUTE FUNCTION jobs_lv_write();
+CREATE VIEW jobs_nv AS SELECT id, state FROM jobs;
+CREATE RULE jobs_nv_delete AS ON DELETE TO jobs_nv DO INSTEAD DELETE FROM logs WHERE id = OLD.id;
+CREATE VIEW jobs_dv AS SELECT DISTINCT id, state FROM jobs;
+CREATE TRIGGER jobs_dv_write INSTEAD OF UPDATE ON jobs_dv FOR EACH ROW EXECUTE FUNCTION jobs_lv_write();
+CREATE VIEW logs_dv AS SELECT id, msg FROM logs;
+ALTER VIEW logs_dv ALTER COLUMN msg SET DEFAULT stamp_job();
+CREATE VIEW jobs_lvv AS SELECT id, state FROM jobs_lv;
+CREATE TABLE old_jobs (id bigint PRIMARY KEY, state text, tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN old_jobs.tok IS 'fencegen:token';
+CREATE VIEW old_jobs_v AS SELECT id, state FROM old_jobs;
+ALTER TABLE old_jobs RENAME TO older_jobs;
+CREATE TABLE old_jobs (id bigint PRIMARY KEY, state text);
+CREATE FUNCTION write_logs_v(bigint) RETURNS void LANGUAGE sql AS $$ UPDATE logs_v SET msg = 'f' WHERE id = $1 $$;
+CREATE FUNCTION write_jobs_v(bigint) RETURNS void LANGUAGE sql AS $$ UPDATE jobs_vv SET state = 'f' WHERE id = $1 $$;
+CREATE TABLE logs_rule (id bigint PRIMARY KEY);
+CREATE RULE logs_rule_touch AS ON INSERT TO logs_rule DO ALSO UPDATE logs_v SET msg = 'r' WHERE id = NEW.id;
