@@ -159,3 +159,58 @@ INSERT INTO jobs (id, status) VALUES (?, ?), (?, ?) ON DUPLICATE KEY UPDATE stat
 		}
 	}
 }
+
+// TestMySQLSliceInFencedWrite: on engine mysql, an UPDATE and a DELETE of
+// a fenced table with IN (sqlc.slice(ids)) are guarded all or nothing (no
+// longer refused): the guarded text keeps the list's marker in both copies
+// of its WHERE clause and in the read, and the method expands every copy
+// (strings.ReplaceAll), sends the list once per copy in the order of the
+// `?`, and expands the read inside its function; a list in an INSERT is
+// refused at the statement.
+func TestMySQLSliceInFencedWrite(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": "CREATE TABLE jobs (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token', status VARCHAR(10) NOT NULL);\n",
+		"q.sql": `-- name: FinishJobs :execrows
+UPDATE jobs SET status = ? WHERE id IN (sqlc.slice(ids));
+
+-- name: DropJobs :exec
+DELETE FROM jobs WHERE id IN (sqlc.slice(ids));
+`,
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Files["out/q.sql.go"])
+	for _, want := range []string{
+		"UPDATE jobs SET status=?, fence=LAST_INSERT_ID(?) WHERE (id IN (/*SLICE:ids*/?)) AND CASE WHEN (id IN (/*SLICE:ids*/?)) THEN IF(",
+		"FROM jobs WHERE (id IN (/*SLICE:ids*/?)) FOR UPDATE",
+		"\tqueryParams = append(queryParams, arg.Status, int64(token))\n\tfor _, v := range arg.Ids {\n\t\tqueryParams = append(queryParams, v)\n\t}\n\tfor _, v := range arg.Ids {\n\t\tqueryParams = append(queryParams, v)\n\t}\n\tqueryParams = append(queryParams, int64(token))\n",
+		"\t\tquery = strings.ReplaceAll(query, \"/*SLICE:ids*/?\", strings.Repeat(\",?\", len(arg.Ids))[1:])\n\t} else {\n\t\tquery = strings.ReplaceAll(query, \"/*SLICE:ids*/?\", \"NULL\")\n",
+		"\t\tstoredQuery := fenceStoredFinishJobs\n",
+		"\t\tstoredQuery = strings.ReplaceAll(storedQuery, \"/*SLICE:ids*/?\", \"NULL\")\n",
+		"_, err := fenceimpl.MySQLAll(ctx, \"DropJobs\", \"jobs\", fence.NonStrict, token, func() (sql.Result, error) {",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, "q.sql"), []byte("-- name: PutJob :exec\nINSERT INTO jobs (id, status) VALUES (?, ?);\n\n-- name: PutJobs :exec\nINSERT INTO jobs (id, status) SELECT id, 'new' FROM jobs WHERE id IN (sqlc.slice(ids));\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gen.Generate(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "q.sql:5:1: query PutJobs: cannot add the fencing guard: a sqlc.slice parameter in an INSERT") {
+		t.Errorf("an INSERT with sqlc.slice into a fenced table: %v, want a refusal at q.sql:5:1", err)
+	}
+}

@@ -205,3 +205,84 @@ func TestMySQLAllOrNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestMySQLAllOrNothingSlice: the generated CreditAccountsIn and
+// CloseAccountsIn, an UPDATE and a DELETE of the accounts whose id is in
+// an IN (sqlc.slice(ids)) list (mysqlguard's form All: the list's marker
+// in both copies of the WHERE clause and in the read that follows a
+// refusal, each expanded when run), on MariaDB under both affected-rows
+// rules and with and without the database-side guard: a list holding one
+// account with a newer token refuses the whole write, with the stored
+// token and the rows refused read through the expanded read; a list of
+// accepted accounts is written, one element too; an empty list (NULL, as
+// in sqlc) matches nothing: fence.ErrNotFound.
+func TestMySQLAllOrNothingSlice(t *testing.T) {
+	for _, params := range []string{"", "clientFoundRows=true"} {
+		for _, guard := range []bool{false, true} {
+			t.Run(fmt.Sprintf("dsn=%s/guard=%v", params, guard), func(t *testing.T) {
+				ctx := context.Background()
+				_, q := setupMySQL(t, params, guard)
+				for id := int64(1); id <= 4; id++ {
+					if err := q.OpenAccount(ctx, accountsmy.OpenAccountParams{ID: id, Balance: "10.00"}, 2); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := q.CreditAccount(ctx, accountsmy.CreditAccountParams{Amount: "0.00", ID: 3}, 9); err != nil {
+					t.Fatal(err)
+				}
+				balances := func(want ...string) {
+					t.Helper()
+					for i, w := range want {
+						if b, _ := mysqlRow(t, q, int64(i+1)); b != w {
+							t.Fatalf("account %d: balance %s, want %s", i+1, b, w)
+						}
+					}
+				}
+				n, err := q.CreditAccountsIn(ctx, accountsmy.CreditAccountsInParams{Amount: "1.00", Ids: []int64{1, 2, 3}}, 5)
+				var stale *fence.StaleError
+				if !errors.As(err, &stale) || stale.Stored != 9 || stale.Rows != 1 || stale.Presented != 5 || n != 0 {
+					t.Fatalf("CreditAccountsIn([1 2 3]) over a row with token 9 = %d, %v; want a *fence.StaleError, stored 9, 1 row", n, err)
+				}
+				balances("10.00", "10.00", "10.00", "10.00")
+				if n, err := q.CreditAccountsIn(ctx, accountsmy.CreditAccountsInParams{Amount: "1.00", Ids: []int64{1, 2}}, 5); n != 2 || err != nil {
+					t.Fatalf("CreditAccountsIn([1 2]) = %d, %v; want 2", n, err)
+				}
+				if n, err := q.CreditAccountsIn(ctx, accountsmy.CreditAccountsInParams{Amount: "1.00", Ids: []int64{4}}, 5); n != 1 || err != nil {
+					t.Fatalf("CreditAccountsIn([4]) = %d, %v; want 1", n, err)
+				}
+				balances("11.00", "11.00", "10.00", "11.00")
+				for id := int64(1); id <= 4; id++ {
+					if _, tok := mysqlRow(t, q, id); tok != map[int64]fence.Token{1: 5, 2: 5, 3: 9, 4: 5}[id] {
+						t.Fatalf("account %d: token %d after the writes", id, tok)
+					}
+				}
+				if n, err := q.CreditAccountsIn(ctx, accountsmy.CreditAccountsInParams{Amount: "1.00", Ids: []int64{}}, 5); !errors.Is(err, fence.ErrNotFound) || n != 0 {
+					t.Fatalf("CreditAccountsIn([]) = %d, %v; want ErrNotFound", n, err)
+				}
+				if n, err := q.CreditAccountsIn(ctx, accountsmy.CreditAccountsInParams{Amount: "1.00", Ids: []int64{100, 200}}, 5); !errors.Is(err, fence.ErrNotFound) || n != 0 {
+					t.Fatalf("CreditAccountsIn([100 200]) = %d, %v; want ErrNotFound", n, err)
+				}
+
+				n, err = q.CloseAccountsIn(ctx, []int64{1, 3}, 5)
+				if !errors.As(err, &stale) || stale.Stored != 9 || stale.Rows != 1 || n != 0 {
+					t.Fatalf("CloseAccountsIn([1 3]) over a row with token 9 = %d, %v; want a *fence.StaleError, stored 9, 1 row", n, err)
+				}
+				balances("11.00", "11.00", "10.00", "11.00")
+				if n, err := q.CloseAccountsIn(ctx, nil, 5); !errors.Is(err, fence.ErrNotFound) || n != 0 {
+					t.Fatalf("CloseAccountsIn(nil) = %d, %v; want ErrNotFound", n, err)
+				}
+				if n, err := q.CloseAccountsIn(ctx, []int64{1}, 5); n != 1 || err != nil {
+					t.Fatalf("CloseAccountsIn([1]) = %d, %v; want 1", n, err)
+				}
+				if n, err := q.CloseAccountsIn(ctx, []int64{2, 3, 4}, 9); n != 3 || err != nil {
+					t.Fatalf("CloseAccountsIn([2 3 4]) under token 9 = %d, %v; want 3", n, err)
+				}
+				for id := int64(1); id <= 4; id++ {
+					if _, err := q.GetAccount(ctx, id); !errors.Is(err, sql.ErrNoRows) {
+						t.Fatalf("account %d after the deletes: %v, want sql.ErrNoRows", id, err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -28,3 +28,14 @@ ON DUPLICATE KEY UPDATE balance = VALUES(balance), closed_at = NULL;
 -- id in [from_id, to_id]: all or nothing.
 UPDATE account_balances SET balance = balance + sqlc.arg(amount)
 WHERE id BETWEEN sqlc.arg(from_id) AND sqlc.arg(to_id) AND closed_at IS NULL;
+
+-- name: CreditAccountsIn :execrows
+-- CreditAccountsIn adds amount to the balance of every open account whose
+-- id is in ids: all or nothing.
+UPDATE account_balances SET balance = balance + sqlc.arg(amount)
+WHERE id IN (sqlc.slice(ids)) AND closed_at IS NULL;
+
+-- name: CloseAccountsIn :execrows
+-- CloseAccountsIn deletes the rows of the accounts whose id is in ids: all
+-- or nothing.
+DELETE FROM account_balances WHERE id IN (sqlc.slice(ids));

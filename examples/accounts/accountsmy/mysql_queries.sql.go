@@ -6,6 +6,7 @@ package accountsmy
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
@@ -42,6 +43,68 @@ func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token)
 		return q.db.ExecContext(ctx, closeAccount, id, int64(token))
 	}, func(ctx context.Context) (*sql.Rows, error) {
 		return q.db.QueryContext(ctx, fenceStoredCloseAccount, id)
+	})
+}
+
+const closeAccountsIn = `-- name: CloseAccountsIn :execrows
+-- fencegen: guarded, all or nothing (account_balances.last_fencing_token <= the presented token)
+DELETE FROM account_balances WHERE (id IN (/*SLICE:ids*/?)) AND CASE WHEN (id IN (/*SLICE:ids*/?)) THEN IF(last_fencing_token<=?, TRUE, (SELECT last_fencing_token UNION ALL SELECT last_fencing_token)) ELSE FALSE END
+`
+
+const fenceStoredCloseAccountsIn = `-- name: CloseAccountsIn :execrows (rows matched, sent only when the write is refused or its result does not tell)
+SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (last_fencing_token <= ?) THEN last_fencing_token END), MAX(last_fencing_token), 0), COUNT(CASE WHEN NOT (last_fencing_token <= ?) THEN 1 END) FROM account_balances WHERE (id IN (/*SLICE:ids*/?)) FOR UPDATE
+`
+
+// CloseAccountsIn deletes the rows of the accounts whose id is in ids: all
+// or nothing.
+//
+// CloseAccountsIn is fenced on account_balances.last_fencing_token: it refuses
+// to touch rows whose stored fencing token is greater than token. All or
+// nothing: it returns a *fence.StaleError (errors.Is fence.ErrStaleToken) when
+// any row it matches holds a newer token; then nothing is written. It returns
+// a *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
+// and a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange)
+// when its reply did not say whether it matched and rows appeared at each of
+// its runs. Its row count is MySQL's: the rows changed (with
+// clientFoundRows=true in the DSN, the rows matched); rows matched that
+// already held the values count 0. One round trip when it writes; a locked
+// read of the matched rows follows when it is refused, or when the reply does
+// not say whether it matched. A token below 1, which no lease mints, is
+// refused before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
+func (q *Queries) CloseAccountsIn(ctx context.Context, ids []int64, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("CloseAccountsIn", "account_balances", token); err != nil {
+		return 0, err
+	}
+	query := closeAccountsIn
+	var queryParams []interface{}
+	for _, v := range ids {
+		queryParams = append(queryParams, v)
+	}
+	for _, v := range ids {
+		queryParams = append(queryParams, v)
+	}
+	queryParams = append(queryParams, int64(token))
+	if len(ids) > 0 {
+		query = strings.ReplaceAll(query, "/*SLICE:ids*/?", strings.Repeat(",?", len(ids))[1:])
+	} else {
+		query = strings.ReplaceAll(query, "/*SLICE:ids*/?", "NULL")
+	}
+	return fenceimpl.MySQLAll(ctx, "CloseAccountsIn", "account_balances", fence.NonStrict, token, func() (sql.Result, error) {
+		return q.db.ExecContext(ctx, query, queryParams...)
+	}, func(ctx context.Context) (*sql.Rows, error) {
+		storedQuery := fenceStoredCloseAccountsIn
+		var storedParams []interface{}
+		storedParams = append(storedParams, int64(token), int64(token))
+		for _, v := range ids {
+			storedParams = append(storedParams, v)
+		}
+		if len(ids) > 0 {
+			storedQuery = strings.ReplaceAll(storedQuery, "/*SLICE:ids*/?", strings.Repeat(",?", len(ids))[1:])
+		} else {
+			storedQuery = strings.ReplaceAll(storedQuery, "/*SLICE:ids*/?", "NULL")
+		}
+		return q.db.QueryContext(ctx, storedQuery, storedParams...)
 	})
 }
 
@@ -133,6 +196,75 @@ func (q *Queries) CreditAccounts(ctx context.Context, arg CreditAccountsParams, 
 		)
 	}, func(ctx context.Context) (*sql.Rows, error) {
 		return q.db.QueryContext(ctx, fenceStoredCreditAccounts, int64(token), int64(token), arg.FromID, arg.ToID)
+	})
+}
+
+const creditAccountsIn = `-- name: CreditAccountsIn :execrows
+-- fencegen: guarded, all or nothing (account_balances.last_fencing_token <= the presented token)
+UPDATE account_balances SET balance=balance+?, last_fencing_token=LAST_INSERT_ID(?) WHERE (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) AND CASE WHEN (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) THEN IF(last_fencing_token<=?, TRUE, (SELECT last_fencing_token UNION ALL SELECT last_fencing_token)) ELSE FALSE END
+`
+
+const fenceStoredCreditAccountsIn = `-- name: CreditAccountsIn :execrows (rows matched, sent only when the write is refused or its result does not tell)
+SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (last_fencing_token <= ?) THEN last_fencing_token END), MAX(last_fencing_token), 0), COUNT(CASE WHEN NOT (last_fencing_token <= ?) THEN 1 END) FROM account_balances WHERE (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) FOR UPDATE
+`
+
+type CreditAccountsInParams struct {
+	Amount string
+	Ids    []int64
+}
+
+// CreditAccountsIn adds amount to the balance of every open account whose
+// id is in ids: all or nothing.
+//
+// CreditAccountsIn is fenced on account_balances.last_fencing_token: it
+// refuses to touch rows whose stored fencing token is greater than token, and
+// stores token in the row it writes. All or nothing: it returns a
+// *fence.StaleError (errors.Is fence.ErrStaleToken) when any row it matches
+// holds a newer token; then nothing is written. It returns a
+// *fence.NotFoundError (errors.Is fence.ErrNotFound) when it matched no row,
+// and a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange)
+// when its reply did not say whether it matched and rows appeared at each of
+// its runs. Its row count is MySQL's: the rows changed (with
+// clientFoundRows=true in the DSN, the rows matched); rows matched that
+// already held the values count 0. One round trip when it writes; a locked
+// read of the matched rows follows when it is refused, or when the reply does
+// not say whether it matched. A token below 1, which no lease mints, is
+// refused before anything is sent: a *fence.InvalidTokenError (errors.Is
+// fence.ErrInvalidToken).
+func (q *Queries) CreditAccountsIn(ctx context.Context, arg CreditAccountsInParams, token fence.Token) (int64, error) {
+	if err := fenceimpl.CheckToken("CreditAccountsIn", "account_balances", token); err != nil {
+		return 0, err
+	}
+	query := creditAccountsIn
+	var queryParams []interface{}
+	queryParams = append(queryParams, arg.Amount, int64(token))
+	for _, v := range arg.Ids {
+		queryParams = append(queryParams, v)
+	}
+	for _, v := range arg.Ids {
+		queryParams = append(queryParams, v)
+	}
+	queryParams = append(queryParams, int64(token))
+	if len(arg.Ids) > 0 {
+		query = strings.ReplaceAll(query, "/*SLICE:ids*/?", strings.Repeat(",?", len(arg.Ids))[1:])
+	} else {
+		query = strings.ReplaceAll(query, "/*SLICE:ids*/?", "NULL")
+	}
+	return fenceimpl.MySQLAll(ctx, "CreditAccountsIn", "account_balances", fence.NonStrict, token, func() (sql.Result, error) {
+		return q.db.ExecContext(ctx, query, queryParams...)
+	}, func(ctx context.Context) (*sql.Rows, error) {
+		storedQuery := fenceStoredCreditAccountsIn
+		var storedParams []interface{}
+		storedParams = append(storedParams, int64(token), int64(token))
+		for _, v := range arg.Ids {
+			storedParams = append(storedParams, v)
+		}
+		if len(arg.Ids) > 0 {
+			storedQuery = strings.ReplaceAll(storedQuery, "/*SLICE:ids*/?", strings.Repeat(",?", len(arg.Ids))[1:])
+		} else {
+			storedQuery = strings.ReplaceAll(storedQuery, "/*SLICE:ids*/?", "NULL")
+		}
+		return q.db.QueryContext(ctx, storedQuery, storedParams...)
 	})
 }
 

@@ -2,6 +2,7 @@ package golang
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/dave/jennifer/jen"
 
@@ -71,12 +72,18 @@ func (e *emitter) mysqlFencedBody(q *analyze.Query, g *mysqlguard.Guarded, sig, 
 	var read *jen.Statement
 	stored := jen.Nil()
 	if g.Stored != "" {
+		var body []jen.Code
 		args := []jen.Code{jen.Id("ctx"), jen.Id(storedConstName(q))}
-		for _, p := range g.StoredParams {
-			args = append(args, all.args[p-1])
+		if e.expandsInSlices(q) {
+			body = e.mysqlSliceExpansion(q, all, g.StoredParams, storedConstName(q), "storedQuery", "storedParams")
+			args = []jen.Code{jen.Id("ctx"), jen.Id("storedQuery"), jen.Id("storedParams").Op("...")}
+		} else {
+			for _, p := range g.StoredParams {
+				args = append(args, all.args[p-1])
+			}
 		}
 		stored = jen.Func().Params(jen.Id("ctx").Qual("context", "Context")).Params(jen.Op("*").Qual(sqlPkg, "Rows"), jen.Error()).Block(
-			jen.Return(e.call(db, "Query", q, false, args)),
+			append(body, jen.Return(e.call(db, "Query", q, false, args)))...,
 		)
 	}
 	switch g.Form {
@@ -164,4 +171,54 @@ func mysqlFenceDoc(q *analyze.Query, g *mysqlguard.Guarded, col, rule string) st
 		"and a *fence.ConcurrentChangeError (errors.Is fence.ErrConcurrentChange) when concurrent transactions changed the row at each of its runs (nothing written). "+
 		"One round trip when it writes; when the reply does not say why it wrote nothing, a locked read of the stored token follows, "+
 		"and the statement runs again (at most fenceimpl.MaxAttempts times) when that token is accepted.%s", q.Name, col, rule, stores, result)
+}
+
+// mysqlSliceExpansion builds, for a guarded MySQL write with
+// IN (sqlc.slice(name)) lists, the text and parameters of one of its
+// statements (the write, or its read: constName, binding params as
+// Guarded.Params does): text := constName, and params, the parameters in
+// the order of its `?`, a list's elements in its place at each copy of
+// its marker (the guard repeats the WHERE clause). Then every copy of
+// each list's marker, /*SLICE:name*/?, becomes one ? per element, or
+// NULL for an empty list, as sqlc's expansion (mysqlInSlices) does for
+// the one copy its text holds. all is the method's signature: the
+// query's parameters in order, then the token.
+func (e *emitter) mysqlSliceExpansion(q *analyze.Query, all signature, params []int, constName, text, args string) []jen.Code {
+	body := []jen.Code{
+		jen.Id(text).Op(":=").Id(constName),
+		jen.Var().Id(args).Index().Interface(),
+	}
+	list := func(p int) bool { return p-1 < len(q.Params) && q.Params[p-1].InList }
+	var run []jen.Code
+	flush := func() {
+		if len(run) > 0 {
+			body = append(body, jen.Id(args).Op("=").Append(append([]jen.Code{jen.Id(args)}, run...)...))
+			run = nil
+		}
+	}
+	var lists []int
+	for _, p := range params {
+		if !list(p) {
+			run = append(run, all.args[p-1])
+			continue
+		}
+		flush()
+		if !slices.Contains(lists, p) {
+			lists = append(lists, p)
+		}
+		body = append(body, jen.For(jen.List(jen.Id("_"), jen.Id("v")).Op(":=").Range().Add(all.args[p-1])).Block(
+			jen.Id(args).Op("=").Append(jen.Id(args), jen.Id("v")),
+		))
+	}
+	flush()
+	for _, p := range lists {
+		a, marker := all.args[p-1], jen.Lit(analyze.SliceMarker(q.Params[p-1].Name))
+		body = append(body, jen.If(jen.Len(jen.Add(a)).Op(">").Lit(0)).Block(
+			jen.Id(text).Op("=").Qual("strings", "ReplaceAll").Call(jen.Id(text), marker,
+				jen.Qual("strings", "Repeat").Call(jen.Lit(",?"), jen.Len(jen.Add(a))).Index(jen.Lit(1), jen.Empty())),
+		).Else().Block(
+			jen.Id(text).Op("=").Qual("strings", "ReplaceAll").Call(jen.Id(text), marker, jen.Lit("NULL")),
+		))
+	}
+	return body
 }

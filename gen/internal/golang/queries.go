@@ -924,7 +924,13 @@ func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	e.structs(f, q, sig)
 	e.doc(f, q)
 	recv := jen.Id("q").Op("*").Id("Queries")
-	body := append(e.tokenCheck(q, sig), e.inSliceExpansion(q, sig)...)
+	body := e.tokenCheck(q, sig)
+	if g != nil && g.Form != mysqlguard.Store && e.expandsInSlices(q) {
+		// engine mysql: every copy of a list's marker in the guarded text.
+		body = append(body, e.mysqlSliceExpansion(q, sig, g.Params, e.sqlConstName(q), "query", "queryParams")...)
+	} else {
+		body = append(body, e.inSliceExpansion(q, sig)...)
+	}
 	if g != nil {
 		// engine mysql: the guarded statement's `?` in its own order.
 		if guarded := mysqlArgs(sig, g.Params); g.Form == mysqlguard.Store {

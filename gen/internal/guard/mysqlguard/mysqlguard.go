@@ -22,6 +22,7 @@
 package mysqlguard
 
 import (
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"slices"
@@ -165,16 +166,13 @@ type Guarded struct {
 // text's order.
 const paramVar = "fencegen_p_"
 
-var paramVarRE = regexp.MustCompile("@`?" + paramVar + "([0-9]+)`?")
+var paramVarRE = regexp.MustCompile("@`?" + paramVar + "([0-9]+)(?:_s([0-9a-f]*))?`?")
 
 // Rewrite adds the guard to sql, one INSERT, UPDATE or DELETE with `?`
 // parameters (as analysis hands it), and returns it with its form. The
 // error says why the write cannot be guarded; the caller refuses the
 // query at the statement (file:line:col), never emitting it unguarded.
 func Rewrite(sql string, spec Spec) (*Guarded, error) {
-	if strings.Contains(sql, "/*SLICE:") {
-		return nil, fmt.Errorf("a sqlc.slice parameter in a write to fenced table %s is not guarded on MySQL", spec.Table)
-	}
 	if strings.Contains(strings.ToLower(sql), paramVar) {
 		return nil, fmt.Errorf("the statement names %s..., which the guard uses for its own parameters", paramVar)
 	}
@@ -190,8 +188,16 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parsing the write to guard: %w", err)
 	}
-	if n := numberParams(stmt); spec.Param <= n {
+	lists := sliceMarkers(sql)
+	n, marked := numberParams(stmt, lists)
+	if spec.Param <= n {
 		return nil, fmt.Errorf("the token parameter %d is one of the statement's own %d parameters", spec.Param, n)
+	}
+	if marked != len(lists) || strings.Count(sql, "/*SLICE:") != len(lists) {
+		return nil, fmt.Errorf("a sqlc.slice marker of the write to fenced table %s stands before no parameter", spec.Table)
+	}
+	if _, ok := stmt.(*ast.InsertStmt); ok && len(lists) > 0 {
+		return nil, fmt.Errorf("a sqlc.slice parameter in an INSERT into fenced table %s is not guarded on MySQL: give each row its own VALUES", spec.Table)
 	}
 	if m := lenient(stmt); m != "" {
 		return nil, fmt.Errorf("%s in a write to fenced table %s is not guarded on MySQL: it turns the guard's refusal (an error) into a warning, or writes after the statement has returned; write it without %s", m, spec.Table, m)
@@ -307,19 +313,40 @@ func (spec Spec) op() string {
 	return "<="
 }
 
+// sliceRE is a sqlc.slice list's marker, /*SLICE:<name>*/?, as sqlc
+// writes it in the query text (analyze.SliceMarker).
+var sliceRE = regexp.MustCompile(`/\*SLICE:([^*]*)\*/\?`)
+
+// sliceMarkers maps the offset in sql of each sqlc.slice list's `?` to
+// the list's name.
+func sliceMarkers(sql string) map[int]string {
+	out := map[int]string{}
+	for _, m := range sliceRE.FindAllStringSubmatchIndex(sql, -1) {
+		out[m[1]-1] = sql[m[2]:m[3]]
+	}
+	return out
+}
+
 // numberParams replaces every parameter marker of stmt with the user
 // variable @fencegen_p_<n>, n its 1-based position in the text, and
-// returns how many there were.
-func numberParams(stmt ast.StmtNode) int {
+// returns how many there were. The `?` of a sqlc.slice list (lists, by
+// offset) becomes @fencegen_p_<n>_s<the list's name in hex>, which
+// restore writes back with its marker, /*SLICE:<name>*/?, in every copy
+// the guarded text holds; marked is how many of lists were found.
+func numberParams(stmt ast.StmtNode, lists map[int]string) (n, marked int) {
 	c := &markerCollector{}
 	stmt.Accept(c)
 	sort.Ints(c.offsets)
-	num := map[int]int{}
+	num := map[int]string{}
 	for i, off := range c.offsets {
-		num[off] = i + 1
+		num[off] = strconv.Itoa(i + 1)
+		if name, ok := lists[off]; ok {
+			num[off] += "_s" + hex.EncodeToString([]byte(name))
+			marked++
+		}
 	}
 	stmt.Accept(&markerReplacer{num: num})
-	return len(c.offsets)
+	return len(c.offsets), marked
 }
 
 type markerCollector struct{ offsets []int }
@@ -332,18 +359,19 @@ func (c *markerCollector) Enter(n ast.Node) (ast.Node, bool) {
 }
 func (c *markerCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-type markerReplacer struct{ num map[int]int }
+type markerReplacer struct{ num map[int]string }
 
 func (r *markerReplacer) Enter(n ast.Node) (ast.Node, bool) { return n, false }
 func (r *markerReplacer) Leave(n ast.Node) (ast.Node, bool) {
 	if p, ok := n.(*test_driver.ParamMarkerExpr); ok {
-		return &ast.VariableExpr{Name: paramVar + strconv.Itoa(r.num[p.Offset])}, true
+		return &ast.VariableExpr{Name: paramVar + r.num[p.Offset]}, true
 	}
 	return n, true
 }
 
 // restore writes n back as SQL and turns the parameter variables back into
-// `?`, returning the text and the parameter each `?` binds, in order.
+// `?` (a sqlc.slice list's into its marker, /*SLICE:<name>*/?), returning
+// the text and the parameter each `?` binds, in order.
 func restore(n ast.Node) (string, []int, error) {
 	var b strings.Builder
 	if err := n.Restore(format.NewRestoreCtx(format.DefaultRestoreFlags, &b)); err != nil {
@@ -351,8 +379,12 @@ func restore(n ast.Node) (string, []int, error) {
 	}
 	var params []int
 	out := paramVarRE.ReplaceAllStringFunc(b.String(), func(m string) string {
-		k, _ := strconv.Atoi(paramVarRE.FindStringSubmatch(m)[1])
+		sub := paramVarRE.FindStringSubmatch(m)
+		k, _ := strconv.Atoi(sub[1])
 		params = append(params, k)
+		if name, err := hex.DecodeString(sub[2]); err == nil && len(name) > 0 {
+			return "/*SLICE:" + string(name) + "*/?"
+		}
 		return "?"
 	})
 	return out, params, nil

@@ -50,6 +50,22 @@ func TestRewriteText(t *testing.T) {
 			stored: "SELECT fence_token FROM accounts WHERE id = ?",
 		},
 		{
+			// sqlc.slice: the list's marker in every copy of the WHERE
+			// clause, and in the read (the generated code expands each).
+			query:        "DELETE FROM accounts WHERE id IN (/*SLICE:ids*/?)",
+			want:         "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nDELETE FROM accounts WHERE (id IN (/*SLICE:ids*/?)) AND CASE WHEN (id IN (/*SLICE:ids*/?)) THEN IF(fence_token<=?, TRUE, (SELECT fence_token UNION ALL SELECT fence_token)) ELSE FALSE END",
+			params:       []int{1, 1, 4},
+			stored:       "SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (fence_token <= ?) THEN fence_token END), MAX(fence_token), 0), COUNT(CASE WHEN NOT (fence_token <= ?) THEN 1 END) FROM accounts WHERE (id IN (/*SLICE:ids*/?)) FOR UPDATE",
+			storedParams: []int{4, 4, 1},
+		},
+		{
+			query:        "UPDATE accounts SET status = ? WHERE id IN (/*SLICE:ids*/?) AND status <> ?",
+			want:         "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nUPDATE accounts SET status=?, fence_token=LAST_INSERT_ID(?) WHERE (id IN (/*SLICE:ids*/?) AND status!=?) AND CASE WHEN (id IN (/*SLICE:ids*/?) AND status!=?) THEN IF(fence_token<=?, TRUE, (SELECT fence_token UNION ALL SELECT fence_token)) ELSE FALSE END",
+			params:       []int{1, 4, 2, 3, 2, 3, 4},
+			stored:       "SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (fence_token <= ?) THEN fence_token END), MAX(fence_token), 0), COUNT(CASE WHEN NOT (fence_token <= ?) THEN 1 END) FROM accounts WHERE (id IN (/*SLICE:ids*/?) AND status!=?) FOR UPDATE",
+			storedParams: []int{4, 4, 2, 3},
+		},
+		{
 			query:        "UPDATE accounts SET balance = 0 WHERE status = ? ORDER BY id LIMIT 10",
 			want:         "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nUPDATE accounts SET balance=0, fence_token=LAST_INSERT_ID(?) WHERE (status=?) AND CASE WHEN (status=?) THEN IF(fence_token<=?, TRUE, (SELECT fence_token UNION ALL SELECT fence_token)) ELSE FALSE END ORDER BY id LIMIT 10",
 			params:       []int{4, 1, 1, 4},
@@ -123,7 +139,7 @@ func TestRewriteRefuses(t *testing.T) {
 		{"WITH c AS (SELECT 1) UPDATE accounts SET balance = 1 WHERE id = ?", "WITH"},
 		{"SELECT * FROM accounts", "not a write"},
 		{"INSERT INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = (SELECT 1)", "subquery"},
-		{"DELETE FROM accounts WHERE id IN (/*SLICE:ids*/?)", "sqlc.slice"},
+		{"INSERT INTO accounts (id, balance) VALUES (/*SLICE:ids*/?, ?)", "sqlc.slice parameter in an INSERT"},
 		{"INSERT IGNORE INTO accounts (id, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = VALUES(balance)", "IGNORE in a write"},
 		{"INSERT IGNORE INTO accounts (id, balance) VALUES (?, ?)", "IGNORE in a write"},
 		{"UPDATE IGNORE accounts SET balance = 1 WHERE id = ?", "IGNORE in a write"},
