@@ -59,6 +59,15 @@ func TestRewriteText(t *testing.T) {
 			storedParams: []int{4, 4, 1},
 		},
 		{
+			// by key, a list among the other conditions: its marker in the
+			// CASE and in the locked read.
+			query:        "DELETE FROM accounts WHERE id = ? AND status IN (/*SLICE:statuses*/?)",
+			want:         "-- fencegen: guarded by key (accounts.fence_token <= the presented token)\nDELETE FROM accounts WHERE (id=? AND status IN (/*SLICE:statuses*/?)) AND fence_token<=?",
+			params:       []int{1, 2, 4},
+			stored:       "SELECT fence_token FROM accounts WHERE (id=? AND status IN (/*SLICE:statuses*/?)) FOR UPDATE",
+			storedParams: []int{1, 2},
+		},
+		{
 			query:        "UPDATE accounts SET status = ? WHERE id IN (/*SLICE:ids*/?) AND status <> ?",
 			want:         "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nUPDATE accounts SET status=?, fence_token=LAST_INSERT_ID(?) WHERE (id IN (/*SLICE:ids*/?) AND status!=?) AND CASE WHEN (id IN (/*SLICE:ids*/?) AND status!=?) THEN IF(fence_token<=?, TRUE, (SELECT fence_token UNION ALL SELECT fence_token)) ELSE FALSE END",
 			params:       []int{1, 4, 2, 3, 2, 3, 4},
