@@ -1309,19 +1309,11 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 	if !slices.Contains(MigrationFormats, format) {
 		return nil, fmt.Errorf("unknown migration format %q: want one of %s", format, strings.Join(MigrationFormats, ", "))
 	}
-	abs := func(name string) string {
-		a, err := filepath.Abs(name)
-		if err != nil {
-			return name
-		}
-		return a
+	if err := checkNewest(files, into); err != nil {
+		return nil, err
 	}
-	if len(files) == 0 || abs(files[len(files)-1]) != abs(into) {
-		newest := "none"
-		if len(files) > 0 {
-			newest = files[len(files)-1]
-		}
-		return nil, fmt.Errorf("-into %s: not the newest up migration of the directory (%s is): only a migration not yet applied anywhere may change, which is the newest", filepath.ToSlash(into), filepath.ToSlash(newest))
+	if g.mysql != nil {
+		return g.mysqlInline(into, others, format)
 	}
 	parsed, err := g.readAll(files)
 	if err != nil {
@@ -1354,6 +1346,36 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 		"-- it, or renames its token column), so that no applied state leaves it unguarded.\n"+
 		"-- Keep it as it is once applied.\n%s%d\n",
 		inlineHeader, format, guardTemplateLine, TemplateVersion) + upStatements(string(up), format)
+	return spliceInline(raw, block, format, func() (string, error) {
+		return g.inlineDown(replayGuard(parsed[:len(parsed)-1]), format)
+	})
+}
+
+// checkNewest returns an error unless into is the newest of files, the
+// up migrations of its directory in the tool's order: only a migration
+// not yet applied anywhere may change (fencegen guard -into).
+func checkNewest(files []string, into string) error {
+	abs := func(name string) string {
+		a, err := filepath.Abs(name)
+		if err != nil {
+			return name
+		}
+		return a
+	}
+	if len(files) == 0 || abs(files[len(files)-1]) != abs(into) {
+		newest := "none"
+		if len(files) > 0 {
+			newest = files[len(files)-1]
+		}
+		return fmt.Errorf("-into %s: not the newest up migration of the directory (%s is): only a migration not yet applied anywhere may change, which is the newest", filepath.ToSlash(into), filepath.ToSlash(newest))
+	}
+	return nil
+}
+
+// spliceInline returns the migration raw with block (the guard, with its
+// header line) added at the end of its up section, and, when it has a
+// down section (goose, dbmate), down's text at the end of that.
+func spliceInline(raw []byte, block, format string, downText func() (string, error)) ([]byte, error) {
 	bom := ""
 	src := string(raw)
 	if s, ok := strings.CutPrefix(src, "\uFEFF"); ok {
@@ -1385,7 +1407,7 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 		out += eol + tail
 		// The down section: after its statements, which undo the
 		// change, the guard of the migrations before into again.
-		down, err := g.inlineDown(replayGuard(parsed[:len(parsed)-1]), format)
+		down, err := downText()
 		if err != nil {
 			return nil, err
 		}
@@ -1584,6 +1606,9 @@ func (g *DatabaseGuard) InlineDown(files []string, into, format string) (name st
 	}
 	if bytes.Contains(raw, []byte("-- fencegen guard -into: back to the guard")) {
 		return "", nil, nil
+	}
+	if g.mysql != nil {
+		return g.mysqlInlineDownFile(into, name, raw)
 	}
 	parsed, err := g.readAll(files[:len(files)-1])
 	if err != nil {

@@ -189,21 +189,43 @@ func mysqlSQL(tables []mysqlGuardTable, remove mysqlRemoval, format string, down
 	case "atlas":
 		b.WriteString("-- atlas:delimiter -- end\n")
 	}
-	stmt := func(s string, compound bool) {
-		b.WriteString("\n")
-		switch {
-		case format == "goose" && compound:
-			b.WriteString("-- +goose StatementBegin\n" + s + ";\n-- +goose StatementEnd\n")
-		case format == "atlas":
-			b.WriteString(strings.TrimSuffix(s, ";") + "\n-- end\n")
-		case format == "" && compound:
-			b.WriteString("DELIMITER //\n" + s + " //\nDELIMITER ;\n")
-		case compound:
-			b.WriteString(s + ";\n")
-		default:
-			b.WriteString(s + "\n")
+	b.WriteString(mysqlBody(tables, remove, format, down))
+	if mark := downMark[format]; mark != "" {
+		b.WriteString("\n" + mark + "\n")
+		for _, t := range tables {
+			d, _ := t.statements()
+			for _, s := range d {
+				mysqlStmt(&b, format, s, false)
+			}
 		}
 	}
+	return []byte(b.String())
+}
+
+// mysqlStmt writes statement s (compound: a CREATE TRIGGER, whose body
+// holds semicolons) to b as a migration of format sends it whole.
+func mysqlStmt(b *strings.Builder, format, s string, compound bool) {
+	b.WriteString("\n")
+	switch {
+	case format == "goose" && compound:
+		b.WriteString("-- +goose StatementBegin\n" + s + ";\n-- +goose StatementEnd\n")
+	case format == "atlas":
+		b.WriteString(strings.TrimSuffix(s, ";") + "\n-- end\n")
+	case format == "" && compound:
+		b.WriteString("DELIMITER //\n" + s + " //\nDELIMITER ;\n")
+	case compound:
+		b.WriteString(s + ";\n")
+	default:
+		b.WriteString(s + "\n")
+	}
+}
+
+// mysqlBody is the statements of mysqlSQL after its header, without a
+// down section: the removals (up only), each fenced table's DROP TRIGGER
+// IF EXISTS, then (up only) its CREATE TRIGGERs.
+func mysqlBody(tables []mysqlGuardTable, remove mysqlRemoval, format string, down bool) string {
+	var b strings.Builder
+	stmt := func(s string, compound bool) { mysqlStmt(&b, format, s, compound) }
 	var drops, creates []string
 	for _, t := range tables {
 		d, c := t.statements()
@@ -230,11 +252,5 @@ func mysqlSQL(tables []mysqlGuardTable, remove mysqlRemoval, format string, down
 			stmt(c, true)
 		}
 	}
-	if mark := downMark[format]; mark != "" {
-		b.WriteString("\n" + mark + "\n")
-		for _, d := range drops {
-			stmt(d, false)
-		}
-	}
-	return []byte(b.String())
+	return b.String()
 }

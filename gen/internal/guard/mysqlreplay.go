@@ -28,6 +28,10 @@ import (
 // 'NEW'"). A guard migration drops and re-creates the triggers of the
 // tables fenced when it was written, and no others.
 
+// whyMySQLColumn is the Why of a MySQL finding with Into for a statement
+// that renames or drops a column a guard trigger reads.
+const whyMySQLColumn = "renames or drops the token column of a fenced table (a MySQL trigger reads it by name)"
+
 // mysqlGuardHeader starts the first line of every MySQL guard file and
 // migration (mysqlSQL).
 const mysqlGuardHeader = "-- fencegen: the database-side fencing guard (engine mysql)"
@@ -125,7 +129,22 @@ func replayMySQLGuard(files []*sqlparse.File) *mysqlReplay {
 			r.applyGuard(f)
 			continue
 		}
-		r.applyTeam(f)
+		// The guard fencegen guard -into added to a team's migration
+		// (mysqlInline) runs after the migration's own statements, up to
+		// its down section (goose, dbmate).
+		inline, format := inlineBlock(f.Src)
+		if inline < 0 {
+			r.applyTeam(f, len(f.Src))
+			continue
+		}
+		r.applyTeam(f, inline)
+		end := len(f.Src)
+		if down := downMark[format]; down != "" {
+			if i := strings.Index(string(f.Src[inline:]), "\n"+down+"\n"); i >= 0 {
+				end = inline + i + 1
+			}
+		}
+		r.applyGuardText(f, inline, end, format)
 	}
 	return r
 }
@@ -135,15 +154,26 @@ func replayMySQLGuard(files []*sqlparse.File) *mysqlReplay {
 func (r *mysqlReplay) applyGuard(f *sqlparse.File) {
 	src := string(f.Src)
 	format := "golang-migrate"
+	end := len(src)
 	for _, ft := range []string{"goose", "dbmate"} {
 		if strings.Contains(src, "\n"+upMark[ft]+"\n") {
 			format = ft
-			src, _, _ = strings.Cut(src, "\n"+downMark[ft]+"\n")
+			if i := strings.Index(src, "\n"+downMark[ft]+"\n"); i >= 0 {
+				end = i
+			}
 		}
 	}
 	if strings.Contains(src, "\n-- atlas:delimiter") {
 		format = "atlas"
 	}
+	r.applyGuardText(f, 0, end, format)
+}
+
+// applyGuardText replays the guard statements of f between offsets start
+// and end (a guard migration's up section, or the guard fencegen guard
+// -into added to a team's migration), written in format.
+func (r *mysqlReplay) applyGuardText(f *sqlparse.File, start, end int, format string) {
+	src := string(f.Src[:end])
 	r.migrations = append(r.migrations, f.Name)
 	r.lastFormat = format
 	type op struct {
@@ -153,10 +183,14 @@ func (r *mysqlReplay) applyGuard(f *sqlparse.File) {
 	}
 	var ops []op
 	for _, m := range mysqlDropTriggerRe.FindAllStringSubmatchIndex(src, -1) {
-		ops = append(ops, op{at: m[0], drop: unquoteMySQL(src[m[4]:m[5]])})
+		if m[0] >= start {
+			ops = append(ops, op{at: m[0], drop: unquoteMySQL(src[m[4]:m[5]])})
+		}
 	}
 	for _, m := range mysqlCreateTriggerRe.FindAllStringSubmatchIndex(src, -1) {
-		ops = append(ops, op{at: m[0], create: m})
+		if m[0] >= start {
+			ops = append(ops, op{at: m[0], create: m})
+		}
 	}
 	slices.SortFunc(ops, func(a, b op) int { return a.at - b.at })
 	for _, o := range ops {
@@ -171,7 +205,7 @@ func (r *mysqlReplay) applyGuard(f *sqlparse.File) {
 		delete(r.vacated, table) // guarded again
 		delete(r.recreated, table)
 	}
-	for _, m := range mysqlUnfenceRe.FindAllStringSubmatch(src, -1) {
+	for _, m := range mysqlUnfenceRe.FindAllStringSubmatch(src[start:], -1) {
 		table := strings.ToLower(m[1])
 		delete(r.vacated, table)
 		delete(r.recreated, table)
@@ -179,20 +213,23 @@ func (r *mysqlReplay) applyGuard(f *sqlparse.File) {
 }
 
 // applyTeam replays what a migration of the team's does to guard
-// triggers: DROP TRIGGER, DROP TABLE, RENAME TABLE, and a rename or drop
-// of a column a trigger reads.
-func (r *mysqlReplay) applyTeam(f *sqlparse.File) {
+// triggers, in its statements before offset end: DROP TRIGGER, DROP
+// TABLE, RENAME TABLE, and a rename or drop of a column a trigger reads.
+func (r *mysqlReplay) applyTeam(f *sqlparse.File, end int) {
 	at := func(loc int, what string) *cause {
 		line, col := diag.Position(f.Src, loc)
 		return &cause{file: f.Name, line: line, col: col, what: what}
 	}
-	for _, m := range mysqlDropTriggerRe.FindAllStringSubmatchIndex(string(f.Src), -1) {
+	for _, m := range mysqlDropTriggerRe.FindAllStringSubmatchIndex(string(f.Src[:end]), -1) {
 		if inLineComment(f.Src, m[0]) {
 			continue
 		}
 		delete(r.triggers, unquoteMySQL(string(f.Src[m[4]:m[5]])))
 	}
 	for _, st := range f.Stmts {
+		if st.Start >= end {
+			break
+		}
 		switch n := st.MySQL.(type) {
 		case *ast.DropTableStmt:
 			if n.IsView {
@@ -390,7 +427,9 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 			rec, recreated := have.recreated[table]
 			switch {
 			case !ok && recreated:
-				out = append(out, because(rec.after, "; table %s is fenced, and %s:%d:%d %s: it has no guard triggers, so until a new guard migration installs them, the database lets a stale token's %s of %s from any writer through", t.Table, rec.at.file, rec.at.line, rec.at.col, strings.TrimSuffix(rec.at.what, ","), event, t.Table))
+				f := because(rec.after, "; table %s is fenced, and %s:%d:%d %s: it has no guard triggers, so their guard belongs in that migration, %s, for no applied state to leave it unguarded: without it, the database lets a stale token's %s of %s from any writer through", t.Table, rec.at.file, rec.at.line, rec.at.col, strings.TrimSuffix(rec.at.what, ","), rec.at.file, event, t.Table)
+				f.Into, f.Why = rec.at.file, whyRecreate
+				out = append(out, f)
 			case !ok && moved != nil:
 				out = append(out, because(moved.moved, ": the guard trigger that %s installs moves with the table, but its stale-token error still names the old table, and the guard migrations install no trigger %s for %s until a new guard migration does", moved.file, name, t.Table))
 			case !ok && have.dropped[table] != nil:
@@ -398,7 +437,12 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 			case !ok:
 				out = append(out, at(last, 1, "fenced table %s has no guard trigger %s in the guard migrations: the database does not refuse a stale token's %s from other writers", t.Table, name, event))
 			case in.broken != nil:
-				out = append(out, because(in.broken, ", which the guard trigger %s that %s installs reads: once this is applied, every %s of %s fails (Unknown column) until a new guard migration replaces the trigger", name, in.file, event, t.Table))
+				// A MySQL trigger reads the column by name: the
+				// migration that renames or drops it is the one
+				// whose every applied state can keep the guard.
+				f := because(in.broken, ", which the guard trigger %s that %s installs reads: once this is applied, every %s of %s fails (Unknown column) until the trigger is replaced; its guard belongs in this migration, %s, for no applied state to break it", name, in.file, event, t.Table, in.broken.file)
+				f.Into, f.Why = in.broken.file, whyMySQLColumn
+				out = append(out, f)
 			case in.text != creates[i]:
 				out = append(out, at(in.file, in.line, "the guard trigger %s of table %s differs from the one this fencegen writes (another token column or mode, another fencegen, or edited by hand): write a new guard migration", name, t.Table))
 			}
