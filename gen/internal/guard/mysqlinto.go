@@ -88,11 +88,14 @@ func (g *DatabaseGuard) schemaIndex(name string) (int, error) {
 // were. It starts with its header line and ends with a newline.
 func (g *DatabaseGuard) mysqlInlineDown(before *mysqlReplay, format string) string {
 	var b strings.Builder
+	dropped := map[string]bool{}
 	for _, t := range g.mysql {
 		drops, _ := t.statements()
 		for _, d := range drops {
 			mysqlStmt(&b, format, d, false)
 		}
+		dropped[strings.ToLower(mysqlTriggerName("bu", t.Table))] = true
+		dropped[strings.ToLower(mysqlTriggerName("bd", t.Table))] = true
 	}
 	names := make([]string, 0, len(before.triggers))
 	for name := range before.triggers {
@@ -102,7 +105,9 @@ func (g *DatabaseGuard) mysqlInlineDown(before *mysqlReplay, format string) stri
 	for _, name := range names {
 		text := before.triggers[name].text
 		quoted := mysqlCreateTriggerRe.FindStringSubmatch(text)[1]
-		mysqlStmt(&b, format, "DROP TRIGGER IF EXISTS "+quoted+";", false)
+		if !dropped[name] {
+			mysqlStmt(&b, format, "DROP TRIGGER IF EXISTS "+quoted+";", false)
+		}
 		mysqlStmt(&b, format, text, true)
 	}
 	if b.Len() == 0 {
@@ -135,4 +140,3 @@ func (g *DatabaseGuard) mysqlInlineDownFile(into, name string, raw []byte) (stri
 	}
 	return name, []byte(src + eol + block), nil
 }
-
