@@ -278,18 +278,8 @@ var implicitOps = map[string]bool{"=": true, "<>": true, "<": true, ">": true, "
 // call). A function that runs SQL elsewhere (dblink, ...) counts as a
 // write of any fenced table. fw.mu must be held.
 func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hiddenWrite {
-	var ws []hiddenWrite
-	add := func(step string, w hiddenWrite) {
-		if step != "" {
-			w.path = append([]string{step}, w.steps()...)
-		}
-		for _, x := range ws {
-			if x.table == w.table && x.verb == w.verb && x.unknown == w.unknown {
-				return
-			}
-		}
-		ws = append(ws, w)
-	}
+	var ws hiddenWrites
+	add := ws.add
 	if funcs {
 		for _, f := range fw.namedLocked(names) {
 			for _, w := range fw.ofLocked(f) {
@@ -324,39 +314,9 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 			delete(fw.busyTables, v)
 		}
 	}
-	for _, h := range fw.cat.Hooks {
-		switch h.Kind {
-		case "event trigger":
-			continue // DDL only: queryDDL
-		case "operator":
-			if !names[strings.ToLower(h.Name)] && !implicitOps[h.Name] {
-				continue
-			}
-		case "domain", "type":
-			if !names[strings.ToLower(h.Name)] || fw.busyHooks[h] {
-				continue
-			}
-			// A domain over another domain runs that one's CHECKs too, and
-			// a composite type's fields those of their domains: the
-			// definition is followed to what it names.
-			fw.busyHooks[h] = true
-			step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
-			for _, w := range fw.textWritesLocked(h.Text, true) {
-				add(step, w)
-			}
-			delete(fw.busyHooks, h)
-			continue
-		}
-		step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
-		if h.Kind == "cast" {
-			step = fmt.Sprintf("a cast (%s:%d), which PostgreSQL may apply to any value,", h.File, h.Line)
-		}
-		for _, f := range fw.namedInLocked(h.Text) {
-			for _, w := range fw.ofLocked(f) {
-				add(step+" → "+f.Name+"()", w)
-			}
-		}
-	}
+	fw.schemaHookWritesLocked(&ws, func(h *catalog.Hook) bool {
+		return names[strings.ToLower(h.Name)] || (h.Kind == "operator" && implicitOps[h.Name])
+	})
 	return ws
 }
 
@@ -380,18 +340,8 @@ func (fw *funcWrites) namedLocked(names map[string]bool) []*catalog.Func {
 // included, and a name written with Unicode escapes, which the scan does
 // not decode, counts as a write of any fenced table. fw.mu must be held.
 func (fw *funcWrites) scanWritesLocked(text string, funcs bool) []hiddenWrite {
-	var ws []hiddenWrite
-	add := func(step string, w hiddenWrite) {
-		if step != "" {
-			w.path = append([]string{step}, w.steps()...)
-		}
-		for _, x := range ws {
-			if x.table == w.table && x.verb == w.verb && x.unknown == w.unknown {
-				return
-			}
-		}
-		ws = append(ws, w)
-	}
+	var ws hiddenWrites
+	add := ws.add
 	if funcs {
 		for _, f := range fw.namedInLocked(text) {
 			for _, w := range fw.ofLocked(f) {
@@ -441,25 +391,57 @@ func (fw *funcWrites) scanWritesLocked(text string, funcs bool) []hiddenWrite {
 			delete(fw.busyTables, v)
 		}
 	}
+	fw.schemaHookWritesLocked(&ws, func(h *catalog.Hook) bool {
+		if h.Kind == "operator" {
+			return strings.Contains(text, h.Name)
+		}
+		return fw.wordRE(h.Name).MatchString(lower)
+	})
+	return ws
+}
+
+// hiddenWrites collects the writes a statement sets off, each table,
+// verb and unknown once.
+type hiddenWrites []hiddenWrite
+
+// add adds w, reached through step (a hook or function that leads to it;
+// "" when w is the text's own), unless ws holds its table, verb and
+// unknown already.
+func (ws *hiddenWrites) add(step string, w hiddenWrite) {
+	if step != "" {
+		w.path = append([]string{step}, w.steps()...)
+	}
+	for _, x := range *ws {
+		if x.table == w.table && x.verb == w.verb && x.unknown == w.unknown {
+			return
+		}
+	}
+	*ws = append(*ws, w)
+}
+
+// schemaHookWritesLocked adds to ws the writes of the schema's own hooks
+// (catalog.Cat.Hooks): every cast, and the operators, domains and types
+// for which named says the statement names them. A domain over another
+// domain runs that one's CHECKs too, and a composite type's fields those
+// of their domains: a domain's or type's definition is followed to what
+// it names. fw.mu must be held.
+func (fw *funcWrites) schemaHookWritesLocked(ws *hiddenWrites, named func(h *catalog.Hook) bool) {
 	for _, h := range fw.cat.Hooks {
 		switch h.Kind {
 		case "event trigger":
 			continue // DDL only: queryDDL
 		case "operator":
-			if !strings.Contains(text, h.Name) {
+			if !named(h) {
 				continue
 			}
 		case "domain", "type":
-			if !fw.wordRE(h.Name).MatchString(lower) || fw.busyHooks[h] {
+			if fw.busyHooks[h] || !named(h) {
 				continue
 			}
-			// A domain over another domain runs that one's CHECKs too, and
-			// a composite type's fields those of their domains: the
-			// definition's text is followed to what it names.
 			fw.busyHooks[h] = true
 			step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
 			for _, w := range fw.textWritesLocked(h.Text, true) {
-				add(step, w)
+				ws.add(step, w)
 			}
 			delete(fw.busyHooks, h)
 			continue
@@ -470,11 +452,10 @@ func (fw *funcWrites) scanWritesLocked(text string, funcs bool) []hiddenWrite {
 		}
 		for _, f := range fw.namedInLocked(h.Text) {
 			for _, w := range fw.ofLocked(f) {
-				add(step+" → "+f.Name+"()", w)
+				ws.add(step+" → "+f.Name+"()", w)
 			}
 		}
 	}
-	return ws
 }
 
 // namedInLocked returns the schema's functions whose name text has as a
