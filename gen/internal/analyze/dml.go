@@ -284,6 +284,12 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		}
 		ex := tableRel(t, "excluded")
 		cs := &scope{rels: []*rel{tableRel(t, n.Alias), ex}, ctes: sc.ctes}
+		if a.opts.MySQL {
+			// MySQL's ON DUPLICATE KEY UPDATE has no excluded: a column
+			// names the target table's row (n = n + 1), the inserted
+			// value is VALUES(n), a call read in the same scope.
+			cs = &scope{rels: []*rel{tableRel(t, n.Alias)}, ctes: sc.ctes}
+		}
 		for _, s := range oc.Set {
 			c := t.Column(s.Name)
 			if c == nil {
@@ -291,7 +297,11 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 				continue
 			}
 			if t.Fence != nil && c.Name == t.Fence.Column {
-				a.errorf(s.Loc, "ON CONFLICT DO UPDATE sets fencing token column %s.%s by hand; fencegen stores the presented token itself", t.QualifiedName(), c.Name)
+				clause := "ON CONFLICT DO UPDATE"
+				if a.opts.MySQL {
+					clause = "ON DUPLICATE KEY UPDATE"
+				}
+				a.errorf(s.Loc, "%s sets fencing token column %s.%s by hand; fencegen stores the presented token itself", clause, t.QualifiedName(), c.Name)
 			}
 			a.assign(cs, s, c)
 		}
