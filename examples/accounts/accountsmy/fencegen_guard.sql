@@ -16,8 +16,8 @@ DELIMITER //
 CREATE TRIGGER `fencegen_bu_account_balances` BEFORE UPDATE ON `account_balances` FOR EACH ROW
 BEGIN
   DECLARE fencegen_message VARCHAR(128);
-  IF NEW.`last_fencing_token` < OLD.`last_fencing_token` THEN
-    SET fencegen_message = LEFT(CONCAT('fencegen: stale token presented=', NEW.`last_fencing_token`, ' stored=', OLD.`last_fencing_token`, ' mode=non-strict table=account_balances'), 128);
+  IF NEW.`last_fencing_token` IS NULL AND OLD.`last_fencing_token` IS NOT NULL OR NEW.`last_fencing_token` < OLD.`last_fencing_token` THEN
+    SET fencegen_message = LEFT(CONCAT('fencegen: stale token presented=', IFNULL(NEW.`last_fencing_token`, 0), ' stored=', OLD.`last_fencing_token`, ' mode=non-strict table=account_balances'), 128);
     SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = fencegen_message;
   END IF;
 END //

@@ -88,10 +88,12 @@ func mysqlTriggerName(event, table string) string {
 // DROPs first, then each CREATE TRIGGER (a compound statement).
 //
 // BEFORE UPDATE refuses, by mode:
-//   - non-strict: a new token below the stored one;
+//   - non-strict: a new token below the stored one, or NULL (reported
+//     as presented=0; UPDATE IGNORE and a non-strict sql_mode would
+//     store 0);
 //   - strict: a new token not above the stored one (an UPDATE that does
-//     not set it included);
-//   - required: a new token below the stored one or below 1, and an
+//     not set it included), or NULL;
+//   - required: a new token below the stored one or below 1, or NULL, and an
 //     UPDATE that leaves the token as stored without declaring it
 //     (MySQLPresentedVar, or @fencegen_token in the session), refused as
 //     presenting token 0 (no token); it then sets @fencegen_presented back
@@ -102,14 +104,18 @@ func mysqlTriggerName(event, table string) string {
 func (t mysqlGuardTable) statements() (drops, creates []string) {
 	col := mysqlIdent(t.Column)
 	oldTok, newTok := "OLD."+col, "NEW."+col
-	mode, refuse := "non-strict", newTok+" < "+oldTok
+	// A NULL new token is refused whenever a token is stored: the
+	// comparison would be NULL (no SIGNAL), and UPDATE IGNORE or a
+	// non-strict sql_mode then stores 0 in a NOT NULL column.
+	null := newTok + " IS NULL AND " + oldTok + " IS NOT NULL OR "
+	mode, refuse := "non-strict", null+newTok+" < "+oldTok
 	delRefuse := "NOT (" + oldTok + " <= @fencegen_token)"
 	switch {
 	case t.Strict:
-		mode, refuse = "strict", newTok+" <= "+oldTok
+		mode, refuse = "strict", null+newTok+" <= "+oldTok
 		delRefuse = "NOT (" + oldTok + " < @fencegen_token)"
 	case t.Required:
-		mode, refuse = "required", newTok+" < "+oldTok+" OR "+newTok+" < 1"
+		mode, refuse = "required", null+newTok+" < "+oldTok+" OR "+newTok+" < 1"
 	}
 	tail := " mode=" + mode + " table=" + t.Table
 	bu, bd := mysqlTriggerName("bu", t.Table), mysqlTriggerName("bd", t.Table)
@@ -131,7 +137,8 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 			"  END IF;\n" +
 			"END"
 	}
-	update := body(refuse, newTok)
+	// A refused NULL new token reads as presented=0 (no token).
+	update := body(refuse, "IFNULL("+newTok+", 0)")
 	if t.Required {
 		presented := "@" + MySQLPresentedVar
 		update = "BEGIN\n" +
@@ -139,7 +146,7 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 			"  DECLARE fencegen_declared BOOLEAN DEFAULT " + newTok + " <=> " + presented + " OR " + newTok + " <=> @fencegen_token;\n" +
 			"  SET " + presented + " = NULL;\n" +
 			"  IF " + refuse + " THEN\n" +
-			"    SET fencegen_message = " + message(newTok) + ";\n" +
+			"    SET fencegen_message = " + message("IFNULL("+newTok+", 0)") + ";\n" +
 			signal +
 			"  ELSEIF " + newTok + " = " + oldTok + " AND NOT fencegen_declared THEN\n" +
 			"    SET fencegen_message = " + message("0") + ";\n" +

@@ -33,12 +33,15 @@ const mysqlModeTable = `CREATE TABLE accounts (
 // with Presented 0. A trigger sees the row's new values, not which
 // columns the UPDATE assigned: in mode required, an UPDATE that sets the
 // token to the stored one passes only when the session declared it
-// (SET @fencegen_token = 5). The table's row is the oracle of what was
-// written.
+// (SET @fencegen_token = 5). A NULL new token is refused in every mode
+// (presented=0): UPDATE IGNORE, or a session with sql_mode '', would
+// otherwise store 0 in the NOT NULL column. The table's row is the
+// oracle of what was written.
 func TestMySQLGuardModesOnMariaDB(t *testing.T) {
 	type cell struct {
 		update  string // an UPDATE of row 1, which stores token 5
 		declare string // SET @fencegen_token first, when not ""
+		sqlMode string // the session's sql_mode for the UPDATE, when not ""
 		// refused[mode] is the Presented of the refusal, or pass.
 		refused map[string]int64
 	}
@@ -52,6 +55,10 @@ func TestMySQLGuardModesOnMariaDB(t *testing.T) {
 		{update: "UPDATE accounts SET balance = balance + 1, fence_token = 6 WHERE id = 1", refused: map[string]int64{"non-strict": pass, "required": pass, "strict": pass}},
 		{update: "UPDATE accounts SET balance = balance + 1, fence_token = 4 WHERE id = 1", refused: map[string]int64{"non-strict": 4, "required": 4, "strict": 4}},
 		{update: "UPDATE accounts SET balance = balance + 1, fence_token = -1 WHERE id = 1", refused: map[string]int64{"non-strict": -1, "required": -1, "strict": -1}},
+		// A NULL token: IGNORE, or a non-strict sql_mode, would store 0.
+		{update: "UPDATE IGNORE accounts SET balance = balance + 1, fence_token = NULL WHERE id = 1", refused: map[string]int64{"non-strict": 0, "required": 0, "strict": 0}},
+		{update: "UPDATE accounts SET balance = balance + 1, fence_token = NULL WHERE id = 1", sqlMode: "''", refused: map[string]int64{"non-strict": 0, "required": 0, "strict": 0}},
+		{update: "UPDATE accounts SET balance = balance + 1, fence_token = NULL WHERE id = 1", declare: "5", sqlMode: "''", refused: map[string]int64{"non-strict": 0, "required": 0, "strict": 0}},
 	}
 	for _, mode := range []string{"non-strict", "required", "strict"} {
 		t.Run(mode, func(t *testing.T) {
@@ -75,7 +82,17 @@ func TestMySQLGuardModesOnMariaDB(t *testing.T) {
 				if _, err := db.ExecContext(ctx, declare); err != nil {
 					t.Fatal(err)
 				}
+				if c.sqlMode != "" {
+					if _, err := db.ExecContext(ctx, "SET SESSION sql_mode = "+c.sqlMode); err != nil {
+						t.Fatal(err)
+					}
+				}
 				_, err := db.ExecContext(ctx, c.update)
+				if c.sqlMode != "" {
+					if _, err := db.ExecContext(ctx, "SET SESSION sql_mode = DEFAULT"); err != nil {
+						t.Fatal(err)
+					}
+				}
 				want := c.refused[mode]
 				var b, tok int64
 				if qerr := db.QueryRowContext(ctx, "SELECT balance, fence_token FROM accounts WHERE id = 1").Scan(&b, &tok); qerr != nil {

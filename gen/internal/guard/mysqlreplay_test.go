@@ -19,9 +19,22 @@ type mysqlMigration struct {
 	sql   string
 	// unfence are the tables of the guard migration's -unfence.
 	unfence []string
+	// raw, when not "", is the file's whole text.
+	raw string
+}
+
+// mysqlGuardBeforeNullRefusal is the goose guard migration for table
+// accounts (column tok, non-strict) as fencegen wrote it before its
+// BEFORE UPDATE trigger refused a NULL new token.
+func mysqlGuardBeforeNullRefusal() string {
+	s := string(mysqlSQL([]mysqlGuardTable{{Table: "accounts", Column: "tok"}}, mysqlRemoval{}, "goose", false))
+	return strings.NewReplacer("NEW.`tok` IS NULL AND OLD.`tok` IS NOT NULL OR ", "", "IFNULL(NEW.`tok`, 0)", "NEW.`tok`").Replace(s)
 }
 
 func (m mysqlMigration) text() string {
+	if m.raw != "" {
+		return m.raw
+	}
 	if m.guard != nil {
 		return string(mysqlSQL(m.guard, mysqlRemoval{unfenced: m.unfence}, "goose", false))
 	}
@@ -52,6 +65,15 @@ var mysqlReplayScenarios = []struct {
 			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok", Required: true}, {Table: "jobs", Column: "tok", Strict: true}}},
 		},
 		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok", Required: true}, {Table: "jobs", Column: "tok", Strict: true}},
+	},
+	{
+		name: "written before the NULL token refusal",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", raw: mysqlGuardBeforeNullRefusal()},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok"}},
+		want:   []string{"2_fencegen_guard.sql:16:1: the guard trigger fencegen_bu_accounts of table accounts differs from the one this fencegen writes"},
 	},
 	{
 		name: "made required",
