@@ -253,3 +253,73 @@ UPDATE /*!IGNORE*/ jobs SET n = n + 1 WHERE status = ?;
 		}
 	}
 }
+
+// TestMySQLRewriteKeepsTheQuery: on engine mysql, a write of a fenced
+// table whose guarded text (the TiDB parser's restore) would not be the
+// query is refused at the statement, every one in the same run: a string
+// literal with a backslash or a NUL, CHAR(65) and INSERT(...) (restored
+// as CHAR_FUNC and INSERT_FUNC), LAST_INSERT_ID (the guard sets it) and
+// PARTITION (...) (the guard's read is not limited to it). The write
+// oracle is gen/internal/guard/mysqlguard's
+// TestGuardedWriteIsTheWriteOnMariaDB.
+func TestMySQLRewriteKeepsTheQuery(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": "CREATE TABLE jobs (id BIGINT PRIMARY KEY, state VARCHAR(50), n INT, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n",
+		"q.sql": `-- name: Path :exec
+UPDATE jobs SET state = 'C:\\tmp' WHERE id = ?;
+
+-- name: Match :exec
+DELETE FROM jobs WHERE id = ? AND state = 'a\\nb';
+
+-- name: Nul :exec
+UPDATE jobs SET state = '\0' WHERE id = ?;
+
+-- name: Char :exec
+UPDATE jobs SET state = CHAR(65) WHERE id = ?;
+
+-- name: Ins :exec
+UPDATE jobs SET state = INSERT(state, 1, 1, 'x') WHERE id = ?;
+
+-- name: LastID :exec
+UPDATE jobs SET n = LAST_INSERT_ID() WHERE id = ?;
+
+-- name: Part :exec
+UPDATE jobs PARTITION (p0) SET n = 9 WHERE id = ?;
+
+-- name: Plain :exec
+UPDATE jobs SET state = 'it''s' WHERE id = ?;
+`,
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gen.Generate(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("generated writes the guard re-renders as other statements")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		`q.sql:2:1: query Path: cannot add the fencing guard: the guarded form of the write to fenced table jobs would not keep the string literal "C:\\tmp" as written`,
+		`q.sql:5:1: query Match: cannot add the fencing guard: the guarded form of the write to fenced table jobs would not keep the string literal "a\\nb" as written`,
+		`q.sql:8:1: query Nul: cannot add the fencing guard: a string literal of the write to fenced table jobs holds a NUL`,
+		`q.sql:11:1: query Char: cannot add the fencing guard: the guarded form of the write to fenced table jobs would call CHAR_FUNC, a name the statement does not write`,
+		`q.sql:14:1: query Ins: cannot add the fencing guard: the guarded form of the write to fenced table jobs would call INSERT_FUNC`,
+		`q.sql:17:1: query LastID: cannot add the fencing guard: LAST_INSERT_ID in a write to fenced table jobs is not guarded on MySQL`,
+		`q.sql:20:1: query Part: cannot add the fencing guard: PARTITION (...) in a write to fenced table jobs is not guarded on MySQL`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error does not hold %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "Plain") {
+		t.Errorf("refused a write it keeps as written:\n%s", msg)
+	}
+}

@@ -202,6 +202,12 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	if m := lenient(stmt); m != "" {
 		return nil, fmt.Errorf("%s in a write to fenced table %s is not guarded on MySQL: it turns the guard's refusal (an error) into a warning, or writes after the statement has returned; write it without %s", m, spec.Table, m)
 	}
+	if err := ownParts(stmt, spec); err != nil {
+		return nil, err
+	}
+	// The guarded text is the TiDB parser's restore of the statement, not
+	// the user's text: what it writes back must read as what was written.
+	lits, _ := parts(stmt)
 	var g *Guarded
 	switch s := stmt.(type) {
 	case *ast.UpdateStmt:
@@ -224,9 +230,130 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the guarded form of the write does not parse (%v); write the statement more plainly", err)
 	}
+	if err := roundTrips(sql, lits, parsed, g.SQL, spec); err != nil {
+		return nil, err
+	}
+	if g.Stored != "" {
+		read, err := p.ParseOneStmt(g.Stored, "", "")
+		if err != nil {
+			return nil, fmt.Errorf("the guard's read of the stored token does not parse (%v); write the statement more plainly", err)
+		}
+		// (Its calls are the statement's, checked in the guarded text,
+		// and the guard's own comparison: CHARSET, CONVERT, MAX, ...)
+		if err := roundTrips("", nil, read, g.Stored, spec); err != nil {
+			return nil, err
+		}
+		// The read holds part of the statement: each of its string
+		// literals is one the statement or the guard wrote.
+		rl, _ := parts(read)
+		for lit := range rl {
+			if lits[lit] == 0 && !strings.Contains(unicodeCharsets, "'"+lit+"'") {
+				return nil, litChanged(lit, spec)
+			}
+		}
+	}
 	g.SQL = c + unquoted(p, g.SQL, parsed)
 	g.Stored = unquoted(p, g.Stored, nil)
 	return g, nil
+}
+
+// ownParts refuses what the statement itself holds that the guard cannot
+// take: LAST_INSERT_ID (the guard sets it with LAST_INSERT_ID(expr) while
+// the statement runs, so the statement's own call would read the guard's
+// value) and a PARTITION (...) clause (the guard's read of the stored
+// token would look in every partition, the write only in those named).
+func ownParts(stmt ast.StmtNode, spec Spec) error {
+	v := &partFinder{}
+	stmt.Accept(v)
+	if v.lastID {
+		return fmt.Errorf("LAST_INSERT_ID in a write to fenced table %s is not guarded on MySQL: the guard sets LAST_INSERT_ID(expr) while the statement runs, so the statement would read the guard's value; read it in a statement of its own, or pass it as a parameter", spec.Table)
+	}
+	if v.partition {
+		return fmt.Errorf("PARTITION (...) in a write to fenced table %s is not guarded on MySQL: the guard's read of the stored token would not be limited to the partitions named; write it without PARTITION (the key finds the row)", spec.Table)
+	}
+	return nil
+}
+
+type partFinder struct{ lastID, partition bool }
+
+func (v *partFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch x := n.(type) {
+	case *ast.FuncCallExpr:
+		if x.FnName.L == "last_insert_id" {
+			v.lastID = true
+		}
+	case *ast.TableName:
+		if len(x.PartitionNames) > 0 {
+			v.partition = true
+		}
+	}
+	return n, false
+}
+func (v *partFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// parts lists n's string literals (their values) and the names of its
+// function calls, each with its count.
+func parts(n ast.Node) (lits, fns map[string]int) {
+	v := &partsCollector{lits: map[string]int{}, fns: map[string]int{}}
+	n.Accept(v)
+	return v.lits, v.fns
+}
+
+type partsCollector struct{ lits, fns map[string]int }
+
+func (v *partsCollector) Enter(n ast.Node) (ast.Node, bool) {
+	switch x := n.(type) {
+	case *test_driver.ValueExpr:
+		if k := x.Datum.Kind(); k == test_driver.KindString || k == test_driver.KindBytes {
+			v.lits[string(x.Datum.GetBytes())]++
+		}
+	case *ast.FuncCallExpr:
+		v.fns[x.FnName.L]++
+	}
+	return n, false
+}
+func (v *partsCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+func litChanged(lit string, spec Spec) error {
+	return fmt.Errorf("the guarded form of the write to fenced table %s would not keep the string literal %s as written (the parser writes it back with another value); pass the value as a parameter", spec.Table, strconv.Quote(lit))
+}
+
+// guardFuncs are the functions the guard's own expressions call.
+var guardFuncs = map[string]bool{"last_insert_id": true, "if": true, "coalesce": true}
+
+var word = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_$]*`)
+
+// roundTrips refuses a guarded text (text, parsed as got) that does not
+// keep the user's statement (src, with string literals lits and calls
+// fns): each string literal must read back byte for byte (the restore
+// writes a backslash unescaped, so 'C:\\tmp' would store C:, TAB, mp),
+// each function must be called by a name the user wrote (the restore
+// writes CHAR(65) as CHAR_FUNC(65, NULL)), and the text must hold no NUL
+// or carriage return, which a Go raw string cannot carry as written.
+// With src "" the calls are not checked.
+func roundTrips(src string, lits map[string]int, got ast.Node, text string, spec Spec) error {
+	if strings.ContainsAny(text, "\x00\r") {
+		return fmt.Errorf("a string literal of the write to fenced table %s holds a NUL or carriage return, which the guarded text cannot carry; pass the value as a parameter", spec.Table)
+	}
+	gl, gf := parts(got)
+	for lit, n := range lits {
+		if gl[lit] < n {
+			return litChanged(lit, spec)
+		}
+	}
+	if src == "" {
+		return nil
+	}
+	written := map[string]bool{}
+	for _, w := range word.FindAllString(src, -1) {
+		written[strings.ToLower(w)] = true
+	}
+	for fn := range gf {
+		if !written[fn] && !guardFuncs[fn] {
+			return fmt.Errorf("the guarded form of the write to fenced table %s would call %s, a name the statement does not write (the parser writes a call back under its own name); write the call another way, or the write without it", spec.Table, strings.ToUpper(fn))
+		}
+	}
+	return nil
 }
 
 // lenient names stmt's modifier that keeps the guard's refusal, an

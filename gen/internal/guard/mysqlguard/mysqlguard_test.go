@@ -287,3 +287,52 @@ func TestRewriteRequiredDeclares(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteKeepsTheUsersText: the guarded text is the parser's restore
+// of the write, so a part it writes back as something else (a string
+// literal with a backslash, CHAR(65) as CHAR_FUNC(65, NULL), a NUL) is
+// refused; so are LAST_INSERT_ID (the guard sets it) and PARTITION (...)
+// (the guard's read is not limited to the partitions). Plain literals and
+// calls are kept.
+func TestRewriteKeepsTheUsersText(t *testing.T) {
+	refused := []struct{ query, want string }{
+		{`UPDATE accounts SET status = 'C:\\tmp' WHERE id = ?`, `string literal "C:\\tmp"`},
+		{`UPDATE accounts SET status = 'x' WHERE id = ? AND status = 'a\\nb'`, `string literal "a\\nb"`},
+		{`DELETE FROM accounts WHERE id = ? AND status = 'a\\b'`, `string literal`},
+		{`INSERT INTO accounts (id, status) VALUES (?, 'C:\\tmp') ON DUPLICATE KEY UPDATE status = 'x'`, `string literal "C:\\tmp"`},
+		{`UPDATE accounts SET status = '\0' WHERE id = ?`, `NUL`},
+		{`UPDATE accounts SET status = CHAR(65) WHERE id = ?`, `would call CHAR_FUNC`},
+		{`UPDATE accounts SET status = INSERT(status, 1, 1, 'x') WHERE id = ?`, `would call INSERT_FUNC`},
+		{`UPDATE accounts SET balance = LAST_INSERT_ID() WHERE id = ?`, `LAST_INSERT_ID in a write`},
+		{`UPDATE accounts SET balance = LAST_INSERT_ID(5) WHERE id = ?`, `LAST_INSERT_ID in a write`},
+		{`INSERT INTO accounts (id, balance) VALUES (?, LAST_INSERT_ID())`, `LAST_INSERT_ID in a write`},
+		{`UPDATE accounts PARTITION (p0) SET balance = 9 WHERE id = ?`, `PARTITION (...)`},
+		{`DELETE FROM accounts PARTITION (p0) WHERE id = ?`, `PARTITION (...)`},
+		{`UPDATE accounts SET balance = 9 WHERE id IN (/*SLICE:ids*/?) AND status = 'a\\b'`, `string literal`},
+	}
+	for _, tt := range refused {
+		g, err := Rewrite(tt.query, accounts)
+		if err == nil {
+			t.Errorf("%s\nguarded into %q, want a refusal", tt.query, g.SQL)
+			continue
+		}
+		if !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s\nerror %q, want it to contain %q", tt.query, err, tt.want)
+		}
+	}
+	kept := []struct{ query, want string }{
+		{`UPDATE accounts SET status = 'it''s' WHERE id = ?`, `status=_UTF8MB4'it''s'`},
+		{`UPDATE accounts SET status = CONCAT(status, 'x') WHERE id = ?`, `status=CONCAT(status, _UTF8MB4'x')`},
+		{`UPDATE accounts SET status = UPPER('a') WHERE id = ? AND status <> 'b'`, `status=UPPER(_UTF8MB4'a')`},
+	}
+	for _, tt := range kept {
+		g, err := Rewrite(tt.query, accounts)
+		if err != nil {
+			t.Errorf("%s: %v", tt.query, err)
+			continue
+		}
+		if !strings.Contains(g.SQL, tt.want) {
+			t.Errorf("%s\nguarded into %q, want it to contain %q", tt.query, g.SQL, tt.want)
+		}
+	}
+}
