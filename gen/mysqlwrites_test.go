@@ -258,7 +258,7 @@ UPDATE /*!IGNORE*/ jobs SET n = n + 1 WHERE status = ?;
 // table whose guarded text (the TiDB parser's restore) would not be the
 // query is refused at the statement, every one in the same run: a string
 // literal with a backslash or a NUL, CHAR(65) and INSERT(...) (restored
-// as CHAR_FUNC and INSERT_FUNC), LAST_INSERT_ID (the guard sets it) and
+// as CHAR_FUNC and INSERT_FUNC), LAST_INSERT_ID in an UPDATE (its guard sets it) and
 // PARTITION (...) (the guard's read is not limited to it). The write
 // oracle is gen/internal/guard/mysqlguard's
 // TestGuardedWriteIsTheWriteOnMariaDB.

@@ -258,14 +258,15 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 }
 
 // ownParts refuses what the statement itself holds that the guard cannot
-// take: LAST_INSERT_ID (the guard sets it with LAST_INSERT_ID(expr) while
-// the statement runs, so the statement's own call would read the guard's
-// value) and a PARTITION (...) clause (the guard's read of the stored
+// take: LAST_INSERT_ID in an UPDATE (its guard sets it with
+// LAST_INSERT_ID(expr) while the statement runs, so the statement's own
+// call would read the guard's value; an INSERT's and a DELETE's guard do
+// not call it) and a PARTITION (...) clause (the guard's read of the stored
 // token would look in every partition, the write only in those named).
 func ownParts(stmt ast.StmtNode, spec Spec) error {
 	v := &partFinder{}
 	stmt.Accept(v)
-	if v.lastID {
+	if _, update := stmt.(*ast.UpdateStmt); v.lastID && update {
 		return fmt.Errorf("LAST_INSERT_ID in a write to fenced table %s is not guarded on MySQL: the guard sets LAST_INSERT_ID(expr) while the statement runs, so the statement would read the guard's value; read it in a statement of its own, or pass it as a parameter", spec.Table)
 	}
 	if v.partition {
