@@ -60,6 +60,11 @@ type Case struct {
 	// Fenced are the fenced tables; nil fences every base table with an
 	// integer column (its first one is the token column).
 	Fenced []string
+	// SQLModes are further session sql_mode settings (as in
+	// "NO_BACKSLASH_ESCAPES") each statement other than DDL is run under
+	// too, each run checked against the same analysis: the analysis
+	// cannot see the session's mode, so it must hold under every one.
+	SQLModes []string
 }
 
 // Finding is one escape (or, with Kind "schema", a schema statement
@@ -129,7 +134,9 @@ type Scratch struct {
 	Name   string
 	DB     *sql.DB
 	Fenced []string
-	admin  *sql.DB
+	// SQLMode is added to the session's sql_mode in Run ("" none).
+	SQLMode string
+	admin   *sql.DB
 }
 
 // Close drops the scratch database.
@@ -274,7 +281,13 @@ func (s *Scratch) Run(ctx context.Context, query string, arg any) (map[string]bo
 		return nil, err
 	}
 	defer conn.Close()
-	_, _ = conn.ExecContext(ctx, "SET SESSION max_statement_time = 5, innodb_lock_wait_timeout = 5, sql_mode = 'NO_ENGINE_SUBSTITUTION'")
+	mode := "NO_ENGINE_SUBSTITUTION"
+	if s.SQLMode != "" {
+		mode += "," + s.SQLMode
+	}
+	if _, err := conn.ExecContext(ctx, "SET SESSION max_statement_time = 5, innodb_lock_wait_timeout = 5, sql_mode = "+literal(mode)); err != nil {
+		return nil, err
+	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -399,6 +412,11 @@ func Check(ctx context.Context, admin *sql.DB, dsn string, c Case) (*Report, err
 			continue
 		}
 		rep.check(ctx, s, sc, c.Label, q, st, s.Run, false)
+		for _, m := range c.SQLModes {
+			s.SQLMode = m
+			rep.check(ctx, s, sc, c.Label+" sql_mode "+m, q, st, s.Run, false)
+			s.SQLMode = ""
+		}
 	}
 	for _, q := range later {
 		st, _ := parseOne(q)

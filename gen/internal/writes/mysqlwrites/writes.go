@@ -143,6 +143,7 @@ func Of(st ast.StmtNode, base int, sc *Schema) *Report {
 	text := st.Text()
 	e := a.statement(st, text, base, true)
 	a.close(e, "", base)
+	checkModes(r, text, base, sc)
 	return r
 }
 
