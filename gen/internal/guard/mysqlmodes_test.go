@@ -34,7 +34,7 @@ const mysqlModeTable = `CREATE TABLE accounts (
 // columns the UPDATE assigned: in mode required, an UPDATE that sets the
 // token to the stored one passes only when the session declared it
 // (SET @fencegen_token = 5). A NULL new token is refused in every mode
-// (presented=0): UPDATE IGNORE, or a session with sql_mode '', would
+// (presented=0): UPDATE IGNORE, or a session with sql_mode ”, would
 // otherwise store 0 in the NOT NULL column. The table's row is the
 // oracle of what was written.
 func TestMySQLGuardModesOnMariaDB(t *testing.T) {
