@@ -1068,7 +1068,9 @@ func (a *analyzer) checkCmd(q *Query) {
 		a.errs.Add(a.file.Name, q.Line, q.Col, "query %s: %s of a fenced %s on %s is not generated yet: its per-item result is not read in a batch; use :exec, :one or :many", q.Name, q.Cmd, q.Fence.Kind, q.Fence.Table.QualifiedName())
 		return
 	}
-	if q.Cmd == CmdExecLastID && q.Fence != nil {
+	if q.Cmd == CmdExecLastID && q.Fence != nil && !a.opts.MySQL {
+		// On MySQL the guard stage decides (mysqlGuardStage): an INSERT
+		// that stores the token returns the driver's last-insert id.
 		a.errs.Add(a.file.Name, q.Line, a.ann.CmdCol, "query %s: :execlastid is not generated for a fenced write: PostgreSQL has no last-insert-id (database/sql's LastInsertId fails when run); use RETURNING with :one", q.Name)
 		return
 	}

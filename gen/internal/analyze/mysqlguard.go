@@ -52,7 +52,10 @@ func mysqlGuardStage(q *Query, schema *mysqlwrites.Schema) error {
 		switch q.Cmd {
 		case CmdExec, CmdExecRows, CmdExecResult:
 		case CmdExecLastID:
-			return fmt.Errorf("%s on a fenced %s: the guard reads the stored token through LAST_INSERT_ID, so the statement's last insert id is not the row's; use :exec, :execrows or :execresult", q.Cmd, g.Form)
+			if g.Form == mysqlguard.Upsert {
+				return fmt.Errorf("%s on a fenced upsert: its result is read by the guard, which tells a refusal from a write; use :execresult, whose LastInsertId is the driver's", q.Cmd)
+			}
+			return fmt.Errorf("%s on a fenced %s: the guard reads the stored token through LAST_INSERT_ID, so the statement's last insert id is not the row's; use :exec, :execrows or :execresult", q.Cmd, strings.ToUpper(f.Kind))
 		default:
 			return fmt.Errorf("%s on a fenced write: MySQL returns no rows from a write; use :exec, :execrows or :execresult", q.Cmd)
 		}

@@ -129,8 +129,12 @@ func mysqlFenceDoc(q *analyze.Query, g *mysqlguard.Guarded, col, rule string) st
 	}
 	switch g.Form {
 	case mysqlguard.Store:
-		return fmt.Sprintf("%s stores token in %s. It returns the driver's result and error, as the statement unfenced would: "+
-			"the rows an INSERT writes are new, with no stored token to beat. One round trip.", q.Name, col)
+		returns := "result"
+		if q.Cmd == ":execlastid" {
+			returns = "last-insert id (LastInsertId)"
+		}
+		return fmt.Sprintf("%s stores token in %s. It returns the driver's %s and error, as the statement unfenced would: "+
+			"the rows an INSERT writes are new, with no stored token to beat. One round trip.", q.Name, col, returns)
 	case mysqlguard.Upsert:
 		if result != "" {
 			result += "; LastInsertId is the driver's."
