@@ -33,6 +33,10 @@ func (a *analyzer) createdOutsideLease(n *sqlparse.Insert, t *catalog.Table, c *
 			return false
 		}
 	}
+	if n.OnConflict != nil && n.OnConflict.DoUpdate && a.opts.MySQL {
+		a.errorf(loc, "INSERT gives fencing token column %s.%s DEFAULT and has ON DUPLICATE KEY UPDATE, which would write an existing row without a token; an INSERT creates rows outside a lease only without ON DUPLICATE KEY UPDATE: drop the column (the upsert then takes a token and is guarded)", t.QualifiedName(), c.Name)
+		return true
+	}
 	if n.OnConflict != nil && n.OnConflict.DoUpdate {
 		a.errorf(loc, "INSERT gives fencing token column %s.%s DEFAULT and has ON CONFLICT DO UPDATE, which would write an existing row without a token; an INSERT creates rows outside a lease only without DO UPDATE: drop the column (the upsert then takes a token), or use ON CONFLICT DO NOTHING", t.QualifiedName(), c.Name)
 		return true
