@@ -86,3 +86,29 @@ func TestMySQLInsertOutsideLeaseOnMariaDB(t *testing.T) {
 		t.Fatalf("rows = %v; want leased/5 and new/0", rows)
 	}
 }
+
+// TestMySQLParamTwoTypesMessage: a named parameter used as two types in a
+// fenced MySQL write is refused at the parameter in MySQL's terms (each ?
+// is bound on its own; no PostgreSQL, no $1::type cast advice).
+func TestMySQLParamTwoTypesMessage(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql":    "CREATE TABLE tasks (id BIGINT PRIMARY KEY, v TEXT, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n",
+		"q.sql":         "-- name: TwoTypes :exec\nUPDATE tasks SET v = sqlc.arg(id) WHERE id = sqlc.arg(id);\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gen.Generate(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "q.sql:2:22: query TwoTypes: parameter id is used as text here and as bigint elsewhere") ||
+		!strings.Contains(err.Error(), "give each use its own parameter") || strings.Contains(err.Error(), "PostgreSQL") || strings.Contains(err.Error(), "$1") {
+		t.Errorf("a fenced MySQL write with a parameter of two types: %v", err)
+	}
+}

@@ -927,12 +927,28 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			// does fencegen, with a note, except on a fenced write,
 			// whose guard is added only to a statement PostgreSQL runs.
 			msg := fmt.Sprintf("query %s: PostgreSQL refuses this query: parameter $%d is used as %s here and as %s elsewhere, and a parameter has one type; cast it where it is used (e.g. $%d::%s)", q.Name, n, p.Type, *p.conflict, n, p.Type)
-			if q.Fence != nil {
+			if a.opts.MySQL {
+				// MySQL binds each ? on its own and converts the value to
+				// the type each use needs; the method's argument is typed
+				// from one use, as sqlc types it.
+				name := p.Name
+				if name == "" {
+					name = fmt.Sprintf("%d", n)
+				}
+				msg = fmt.Sprintf("query %s: parameter %s is used as %s here and as %s elsewhere: the method takes one Go value for both, and MySQL converts it to the other use's type", q.Name, name, p.Type, *p.conflict)
+				if q.Fence != nil {
+					a.errorf(p.loc, "%s; query %s writes fenced table %s, and fencegen guards a write only when each parameter has one type: give each use its own parameter (sqlc.arg(a), sqlc.arg(b))", msg, q.Name, q.Fence.Table.QualifiedName())
+					return nil, a.errs
+				}
+				line, col := diag.Position(a.file.Src, a.clampLoc(p.loc))
+				q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: %s; generated as sqlc generates it, typed %s from its first use", a.file.Name, line, col, msg, p.Type))
+			} else if q.Fence != nil {
 				a.errorf(p.loc, "%s; query %s writes fenced table %s, and a fenced write is generated only when PostgreSQL accepts it", msg, q.Name, q.Fence.Table.QualifiedName())
 				return nil, a.errs
+			} else {
+				line, col := diag.Position(a.file.Src, a.clampLoc(p.loc))
+				q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: %s; generated as sqlc generates it, $%d typed %s from its first use", a.file.Name, line, col, msg, n, p.Type))
 			}
-			line, col := diag.Position(a.file.Src, a.clampLoc(p.loc))
-			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: %s; generated as sqlc generates it, $%d typed %s from its first use", a.file.Name, line, col, msg, n, p.Type))
 		}
 		if p.Name == "" {
 			p.Name, p.Unnamed = fmt.Sprintf("column_%d", n), true
