@@ -94,7 +94,7 @@ func TestMySQLParamTwoTypesMessage(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"schema.sql":    "CREATE TABLE tasks (id BIGINT PRIMARY KEY, v TEXT, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n",
-		"q.sql":         "-- name: TwoTypes :exec\nUPDATE tasks SET v = sqlc.arg(id) WHERE id = sqlc.arg(id);\n",
+		"q.sql":         "-- name: TwoTypes :exec\nUPDATE tasks SET v = sqlc.arg(id) WHERE id = sqlc.arg(id);\n\n-- name: One :one\nUPDATE tasks SET v = ? WHERE id = ?;\n",
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
 	for n, s := range files {
@@ -110,5 +110,8 @@ func TestMySQLParamTwoTypesMessage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "q.sql:2:22: query TwoTypes: parameter id is used as text here and as bigint elsewhere") ||
 		!strings.Contains(err.Error(), "give each use its own parameter") || strings.Contains(err.Error(), "PostgreSQL") || strings.Contains(err.Error(), "$1") {
 		t.Errorf("a fenced MySQL write with a parameter of two types: %v", err)
+	}
+	if !strings.Contains(err.Error(), "query One: :one needs a statement that returns rows (MySQL returns no rows from a write: use :exec, :execrows, :execresult or :execlastid)") || strings.Contains(err.Error(), "RETURNING") {
+		t.Errorf("a MySQL :one UPDATE: %v", err)
 	}
 }

@@ -1095,7 +1095,11 @@ func (a *analyzer) checkCmd(q *Query) {
 		if !returns {
 			// About the statement: reported where sqlc reports it.
 			line, col := diag.Position(a.file.Src, sqlcStmtPos(a.file.Src, a.stmt.Lead, a.stmt.Start))
-			a.errs.Add(a.file.Name, line, col, "query %s: %s needs a statement that returns rows (add RETURNING, or use :exec)", q.Name, q.Cmd)
+			advice := "add RETURNING, or use :exec"
+			if a.opts.MySQL {
+				advice = "MySQL returns no rows from a write: use :exec, :execrows, :execresult or :execlastid"
+			}
+			a.errs.Add(a.file.Name, line, col, "query %s: %s needs a statement that returns rows (%s)", q.Name, q.Cmd, advice)
 		}
 	case CmdCopyFrom:
 		ins, ok := a.stmt.Node.(*sqlparse.Insert)
