@@ -307,9 +307,13 @@ UPDATE jobs SET state = 'it''s' WHERE id = ?;
 	}
 	msg := err.Error()
 	for _, want := range []string{
-		`q.sql:2:1: query Path: cannot add the fencing guard: the guarded form of the write to fenced table jobs would not keep the string literal "C:\\tmp" as written`,
-		`q.sql:5:1: query Match: cannot add the fencing guard: the guarded form of the write to fenced table jobs would not keep the string literal "a\\nb" as written`,
-		`q.sql:8:1: query Nul: cannot add the fencing guard: a string literal of the write to fenced table jobs holds a NUL`,
+		// A backslash in a string of a fenced write is refused first at
+		// the string, as a statement sql_mode NO_BACKSLASH_ESCAPES reads
+		// otherwise (mysqlwrites.checkModes); the guard's own check of
+		// its literals is TestRewriteKeepsTheUsersText's (mysqlguard).
+		`q.sql:2:25: query Path reads differently under sql_mode NO_BACKSLASH_ESCAPES`,
+		`q.sql:5:43: query Match reads differently under sql_mode NO_BACKSLASH_ESCAPES`,
+		`q.sql:8:25: query Nul reads differently under sql_mode NO_BACKSLASH_ESCAPES`,
 		`q.sql:11:1: query Char: cannot add the fencing guard: the guarded form of the write to fenced table jobs would call CHAR_FUNC, a name the statement does not write`,
 		`q.sql:14:1: query Ins: cannot add the fencing guard: the guarded form of the write to fenced table jobs would call INSERT_FUNC`,
 		`q.sql:17:1: query LastID: cannot add the fencing guard: LAST_INSERT_ID in a write to fenced table jobs is not guarded on MySQL`,
