@@ -454,3 +454,30 @@ func sameColumns(a, b []string) bool {
 	}
 	return true
 }
+
+// UniqueKeys returns the columns of each of t's PRIMARY KEY and UNIQUE
+// constraints and unique indexes on plain columns (a row that a REPLACE
+// or INSERT ... ON DUPLICATE KEY UPDATE may conflict with holds the same
+// values in one of them), primary key first, then sorted; untracked
+// reports a unique index fencegen does not model (on expressions).
+func (t *Table) UniqueKeys() (keys [][]string, untracked bool) {
+	for _, k := range t.keys {
+		keys = append(keys, k.columns)
+	}
+	for name, cols := range t.indexes {
+		if cols != nil && !t.partial[name] {
+			keys = append(keys, cols)
+		}
+	}
+	slices.SortFunc(keys, func(a, b []string) int {
+		if pa, pb := slices.Equal(a, t.PrimaryKey), slices.Equal(b, t.PrimaryKey); pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
+		}
+		return slices.Compare(a, b)
+	})
+	keys = slices.CompactFunc(keys, slices.Equal)
+	return keys, t.untrackedUnique
+}

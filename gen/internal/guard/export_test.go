@@ -30,8 +30,15 @@ var Layout = layout
 // MySQLGuardTriggers returns the statements that install the MySQL guard
 // of one table (the DROPs, then the CREATE TRIGGERs) in mode "non-strict",
 // "strict" or "required", for tests outside the package.
+// The table's key is id.
 func MySQLGuardTriggers(table, column, mode string) []string {
-	t := mysqlGuardTable{Table: table, Column: column, Strict: mode == "strict", Required: mode == "required"}
+	return MySQLGuardTriggersKeys(table, column, mode, [][]string{{"id"}})
+}
+
+// MySQLGuardTriggersKeys is MySQLGuardTriggers for a table whose unique
+// keys are keys.
+func MySQLGuardTriggersKeys(table, column, mode string, keys [][]string) []string {
+	t := mysqlGuardTable{Table: table, Column: column, Strict: mode == "strict", Required: mode == "required", Keys: keys}
 	drops, creates := t.statements()
 	return append(drops, creates...)
 }

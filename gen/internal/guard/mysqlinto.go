@@ -94,8 +94,9 @@ func (g *DatabaseGuard) mysqlInlineDown(before *mysqlReplay, format string) stri
 		for _, d := range drops {
 			mysqlStmt(&b, format, d, false)
 		}
-		dropped[strings.ToLower(mysqlTriggerName("bu", t.Table))] = true
-		dropped[strings.ToLower(mysqlTriggerName("bd", t.Table))] = true
+		for _, e := range mysqlTriggerEvents {
+			dropped[strings.ToLower(mysqlTriggerName(e.part, t.Table))] = true
+		}
 	}
 	names := make([]string, 0, len(before.triggers))
 	for name := range before.triggers {

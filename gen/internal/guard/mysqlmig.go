@@ -12,13 +12,16 @@ import (
 
 // The database-side guard on MySQL and MariaDB (engine: mysql): per fenced
 // table, a BEFORE UPDATE trigger that refuses a row whose new token is
-// below the stored one (on strict tables: not above it; on required
+// below the stored one or NULL (on strict tables: not above it; on required
 // tables also one that leaves it as stored without declaring it, see
-// MySQLPresentedVar), and a BEFORE
+// MySQLPresentedVar), a BEFORE
 // DELETE trigger that refuses deleting a row whose stored token beats the
 // one a writer presents in the session variable @fencegen_token (a DELETE
 // carries no token of its own; without the variable, a DELETE passes, as
-// on PostgreSQL, whose trigger guards UPDATE only). Both SIGNAL SQLSTATE
+// on PostgreSQL, whose trigger guards UPDATE only), and, for a table with
+// keys, a BEFORE INSERT trigger that refuses a row whose key a stored row
+// with a higher token holds (REPLACE, which would delete it, INSERT ...
+// ON DUPLICATE KEY UPDATE). Each SIGNALs SQLSTATE
 // '45000' (error 1644, fenceimpl.MySQLSignalErrno) with the message
 // fenceimpl.MySQLStaleMarker + "presented=N stored=M mode=... table=T",
 // which generated code reports as a *fence.StaleError.
@@ -46,7 +49,18 @@ type mysqlGuardTable struct {
 	// Required is mode required (not with Strict, which refuses an
 	// UPDATE without a new token already).
 	Required bool
+	// Keys are the columns of each primary key, UNIQUE constraint and
+	// unique index the catalog knows for the table (a row a REPLACE or
+	// INSERT ... ON DUPLICATE KEY UPDATE conflicts with matches one):
+	// the BEFORE INSERT trigger looks the stored row up by them. None:
+	// no BEFORE INSERT trigger.
+	Keys [][]string
 }
+
+// mysqlTriggerEvents are the events of a fenced table's guard triggers,
+// each with the name part of its trigger (mysqlTriggerName), in the
+// order statements writes them.
+var mysqlTriggerEvents = []struct{ event, part string }{{"UPDATE", "bu"}, {"DELETE", "bd"}, {"INSERT", "bi"}}
 
 // NewMySQLDatabaseGuard returns the database-side guard of an sql entry
 // with engine mysql whose catalog is cat and whose Go code goes to out:
@@ -56,7 +70,8 @@ func NewMySQLDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out s
 	var tables []mysqlGuardTable
 	for _, t := range cat.FencedTables() {
 		strict := t.Fence.Strict && !loosened[MarkedTable(t).QualifiedName()]
-		tables = append(tables, mysqlGuardTable{Table: t.Name, Column: t.Fence.Column, Strict: strict, Required: t.Fence.Required && !strict})
+		keys, _ := t.UniqueKeys()
+		tables = append(tables, mysqlGuardTable{Table: t.Name, Column: t.Fence.Column, Strict: strict, Required: t.Fence.Required && !strict, Keys: keys})
 	}
 	if len(tables) == 0 {
 		return nil, nil
@@ -101,6 +116,13 @@ func mysqlTriggerName(event, table string) string {
 //
 // BEFORE DELETE refuses, in every mode, when @fencegen_token is set and
 // does not beat the stored token (strict: is not above it).
+//
+// BEFORE INSERT (a table with Keys only) refuses a row whose key (any of
+// Keys) a stored row already holds with a token the new row's does not
+// beat as BEFORE UPDATE's mode would (NULL included): REPLACE fires it
+// before it deletes the conflicting row, INSERT ... ON DUPLICATE KEY
+// UPDATE before its BEFORE UPDATE, and a plain INSERT of a stored key
+// gets the refusal instead of its duplicate-key error.
 func (t mysqlGuardTable) statements() (drops, creates []string) {
 	col := mysqlIdent(t.Column)
 	oldTok, newTok := "OLD."+col, "NEW."+col
@@ -118,10 +140,11 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 		mode, refuse = "required", null+newTok+" < "+oldTok+" OR "+newTok+" < 1"
 	}
 	tail := " mode=" + mode + " table=" + t.Table
-	bu, bd := mysqlTriggerName("bu", t.Table), mysqlTriggerName("bd", t.Table)
+	bu, bd, bi := mysqlTriggerName("bu", t.Table), mysqlTriggerName("bd", t.Table), mysqlTriggerName("bi", t.Table)
 	drops = []string{
 		"DROP TRIGGER IF EXISTS " + mysqlIdent(bu) + ";",
 		"DROP TRIGGER IF EXISTS " + mysqlIdent(bd) + ";",
+		"DROP TRIGGER IF EXISTS " + mysqlIdent(bi) + ";",
 	}
 	message := func(presented string) string {
 		return "LEFT(CONCAT(" + mysqlString(fenceimpl.MySQLStaleMarker+"presented=") + ", " + presented +
@@ -158,6 +181,42 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 		"CREATE TRIGGER " + mysqlIdent(bu) + " BEFORE UPDATE ON " + mysqlIdent(t.Table) + " FOR EACH ROW\n" + update,
 		"CREATE TRIGGER " + mysqlIdent(bd) + " BEFORE DELETE ON " + mysqlIdent(t.Table) + " FOR EACH ROW\n" + body("@fencegen_token IS NOT NULL AND "+delRefuse, "@fencegen_token"),
 	}
+	if len(t.Keys) == 0 {
+		return drops, creates
+	}
+	// The stored rows the new one conflicts with: NULL in a unique key
+	// conflicts with nothing, as "=" has it.
+	var match []string
+	for _, k := range t.Keys {
+		var eq []string
+		for _, c := range k {
+			eq = append(eq, mysqlIdent(c)+" = NEW."+mysqlIdent(c))
+		}
+		m := strings.Join(eq, " AND ")
+		if len(t.Keys) > 1 && len(k) > 1 {
+			m = "(" + m + ")"
+		}
+		match = append(match, m)
+	}
+	where := strings.Join(match, " OR ")
+	if len(t.Keys) > 1 {
+		where = "(" + where + ")"
+	}
+	// refuse of BEFORE UPDATE, with the stored row's column for OLD. (Not
+	// IF EXISTS (...): mysqlwrites.SplitStatements reads that as no block,
+	// as in DROP ... IF EXISTS.)
+	stored := col
+	insRefuse := strings.ReplaceAll(refuse, oldTok, stored)
+	from := " FROM " + mysqlIdent(t.Table) + " WHERE " + where
+	insert := "BEGIN\n" +
+		"  DECLARE fencegen_message VARCHAR(128);\n" +
+		"  IF 0 < (SELECT COUNT(*)" + from + " AND (" + insRefuse + ")) THEN\n" +
+		"    SET fencegen_message = LEFT(CONCAT(" + mysqlString(fenceimpl.MySQLStaleMarker+"presented=") + ", IFNULL(" + newTok + ", 0)" +
+		", ' stored=', (SELECT MAX(" + stored + ")" + from + "), " + mysqlString(tail) + "), 128);\n" +
+		signal +
+		"  END IF;\n" +
+		"END"
+	creates = append(creates, "CREATE TRIGGER "+mysqlIdent(bi)+" BEFORE INSERT ON "+mysqlIdent(t.Table)+" FOR EACH ROW\n"+insert)
 	return drops, creates
 }
 
@@ -182,8 +241,10 @@ func mysqlSQL(tables []mysqlGuardTable, remove mysqlRemoval, format string, down
 	b.WriteString("-- fencegen: the database-side fencing guard (engine mysql): for each fenced table, a BEFORE UPDATE\n" +
 		"-- trigger refusing a token that does not beat the stored one (mode required: also an UPDATE that leaves\n" +
 		"-- the token as stored without declaring it in @fencegen_token or @fencegen_presented, as presented=0),\n" +
-		"-- and a BEFORE DELETE trigger refusing a DELETE when the session's @fencegen_token does not beat it.\n" +
-		"-- Both SIGNAL SQLSTATE '45000' (error 1644), which fencegen's generated code reports as fence.ErrStaleToken.\n" +
+		"-- a BEFORE DELETE trigger refusing a DELETE when the session's @fencegen_token does not beat it, and\n" +
+		"-- (a table with keys) a BEFORE INSERT trigger refusing a row whose key a row with a token it does not beat\n" +
+		"-- holds (REPLACE, INSERT ... ON DUPLICATE KEY UPDATE). A NULL token beats none.\n" +
+		"-- Each SIGNALs SQLSTATE '45000' (error 1644), which fencegen's generated code reports as fence.ErrStaleToken.\n" +
 		"-- With these triggers, connect with clientFoundRows=true (go-sql-driver/mysql DSN): a trigger clears the\n" +
 		"-- UPDATE's last-insert id, and without it an UPDATE that changes nothing may read as a concurrent change.\n")
 	switch format {
@@ -243,8 +304,9 @@ func mysqlBody(tables []mysqlGuardTable, remove mysqlRemoval, format string, dow
 			// Its triggers went with the table it was; any of their
 			// names a rename left on another table go too.
 			b.WriteString("\n-- fencegen guard -unfence: table " + t + " is no longer fenced, on purpose.")
-			stmt("DROP TRIGGER IF EXISTS "+mysqlIdent(mysqlTriggerName("bu", t))+";", false)
-			stmt("DROP TRIGGER IF EXISTS "+mysqlIdent(mysqlTriggerName("bd", t))+";", false)
+			for _, e := range mysqlTriggerEvents {
+				stmt("DROP TRIGGER IF EXISTS "+mysqlIdent(mysqlTriggerName(e.part, t))+";", false)
+			}
 		}
 		for _, name := range remove.triggers {
 			b.WriteString("\n-- Not a trigger of this guard (its table is no longer fenced, or a RENAME TABLE moved it).")

@@ -5,9 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
-	_ "github.com/go-sql-driver/mysql"
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
@@ -198,5 +199,96 @@ func TestMySQLRequiredGeneratedWritesOnMariaDB(t *testing.T) {
 	var b1, b2 int64
 	if err := db.QueryRowContext(ctx, "SELECT (SELECT balance FROM accounts WHERE id = 1), (SELECT balance FROM accounts WHERE id = 2)").Scan(&b1, &b2); err != nil || b1 != 103 || b2 != 7 {
 		t.Fatalf("balances %d, %d (%v); want 103, 7", b1, b2, err)
+	}
+}
+
+// TestMySQLGuardInsertOnMariaDB: the BEFORE INSERT guard trigger, for
+// inserts by a writer outside the generated code of a key that row 1
+// (token 5, code 'a') already holds, by its primary key or by its UNIQUE
+// column: a REPLACE (which would delete row 1 and insert the new one) and
+// an INSERT ... ON DUPLICATE KEY UPDATE are refused unless their row's
+// token beats the stored one as the mode has it, NULL included; a plain
+// INSERT of the key with such a token is refused (1644) instead of its
+// duplicate-key error (1062), which one with a token that beats it still
+// gets; a new key passes. The table's rows are the oracle.
+func TestMySQLGuardInsertOnMariaDB(t *testing.T) {
+	const table = `CREATE TABLE accounts (
+	id BIGINT PRIMARY KEY,
+	code VARCHAR(10) UNIQUE,
+	balance BIGINT NOT NULL,
+	fence_token BIGINT NOT NULL DEFAULT 0
+)`
+	const pass, dup = -1 << 62, -1<<62 + 1
+	type cell struct {
+		insert  string
+		sqlMode string
+		// refused[mode] is the Presented of the refusal, pass, or dup
+		// (the duplicate-key error 1062).
+		refused map[string]int64
+	}
+	all := func(v int64) map[string]int64 { return map[string]int64{"non-strict": v, "required": v, "strict": v} }
+	cells := []cell{
+		{insert: "REPLACE INTO accounts (id, code, balance, fence_token) VALUES (1, 'a', 0, 0)", refused: all(0)},
+		{insert: "REPLACE INTO accounts (id, code, balance, fence_token) VALUES (1, 'a', 0, 3)", refused: all(3)},
+		{insert: "REPLACE INTO accounts (id, code, balance) VALUES (1, 'a', 0)", refused: all(0)},
+		{insert: "REPLACE INTO accounts (id, code, balance, fence_token) VALUES (9, 'a', 0, 3)", refused: all(3)},
+		{insert: "REPLACE INTO accounts (id, code, balance, fence_token) VALUES (1, 'a', 0, NULL)", sqlMode: "''", refused: all(0)},
+		{insert: "REPLACE INTO accounts (id, code, balance, fence_token) VALUES (1, 'a', 0, 5)", refused: map[string]int64{"non-strict": pass, "required": pass, "strict": 5}},
+		{insert: "REPLACE INTO accounts (id, code, balance, fence_token) VALUES (1, 'a', 0, 7)", refused: all(pass)},
+		{insert: "REPLACE INTO accounts (id, code, balance, fence_token) VALUES (9, 'a', 0, 7)", refused: all(pass)},
+		{insert: "INSERT INTO accounts (id, code, balance, fence_token) VALUES (1, 'b', 0, 3)", refused: all(3)},
+		{insert: "INSERT IGNORE INTO accounts (id, code, balance, fence_token) VALUES (1, 'b', 0, 3)", refused: all(3)},
+		{insert: "INSERT INTO accounts (id, code, balance, fence_token) VALUES (1, 'b', 0, 7)", refused: all(dup)},
+		{insert: "INSERT INTO accounts (id, code, balance, fence_token) VALUES (1, 'a', 0, 3) ON DUPLICATE KEY UPDATE balance = 0", refused: all(3)},
+		{insert: "INSERT INTO accounts (id, code, balance, fence_token) VALUES (1, 'a', 0, 7) ON DUPLICATE KEY UPDATE balance = VALUES(balance), fence_token = VALUES(fence_token)", refused: all(pass)},
+		{insert: "INSERT INTO accounts (id, code, balance, fence_token) VALUES (2, 'b', 0, 0)", refused: all(pass)},
+		{insert: "INSERT INTO accounts (id, code, balance, fence_token) VALUES (2, NULL, 0, 0)", refused: all(pass)},
+	}
+	for _, mode := range []string{"non-strict", "required", "strict"} {
+		t.Run(mode, func(t *testing.T) {
+			ctx := context.Background()
+			db := testenv.MySQL(t, "", append([]string{table}, guard.MySQLGuardTriggersKeys("accounts", "fence_token", mode, [][]string{{"id"}, {"code"}})...)...)
+			db.SetMaxOpenConns(1)
+			for i, c := range cells {
+				for _, s := range []string{"SET SESSION sql_mode = DEFAULT", "SET @fencegen_token = NULL", "DELETE FROM accounts",
+					"INSERT INTO accounts (id, code, balance, fence_token) VALUES (1, 'a', 100, 5)"} {
+					if _, err := db.ExecContext(ctx, s); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if c.sqlMode != "" {
+					if _, err := db.ExecContext(ctx, "SET SESSION sql_mode = "+c.sqlMode); err != nil {
+						t.Fatal(err)
+					}
+				}
+				_, err := db.ExecContext(ctx, c.insert)
+				var rows, b, tok int64
+				if qerr := db.QueryRowContext(ctx, "SELECT COUNT(*), IFNULL(SUM(balance), -1), IFNULL(SUM(fence_token), -1) FROM accounts WHERE code = 'a' OR id = 1").Scan(&rows, &b, &tok); qerr != nil {
+					t.Fatal(qerr)
+				}
+				name := fmt.Sprintf("cell %d (%s)", i, c.insert)
+				unchanged := rows == 1 && b == 100 && tok == 5
+				switch want := c.refused[mode]; want {
+				case pass:
+					if err != nil || unchanged && !strings.Contains(c.insert, "(2,") {
+						t.Errorf("%s: %v, rows %d balance %d token %d; want it to pass", name, err, rows, b, tok)
+					}
+				case dup:
+					var me *mysql.MySQLError
+					if !errors.As(err, &me) || me.Number != 1062 || !unchanged {
+						t.Errorf("%s: %v, rows %d balance %d token %d; want error 1062, row 1 unchanged", name, err, rows, b, tok)
+					}
+				default:
+					var se *fence.StaleError
+					stale := fenceimpl.TriggerError("HandWritten", err, "accounts")
+					if !errors.As(stale, &se) || se.Stored != 5 || se.Presented != fence.Token(want) || se.Table != "accounts" {
+						t.Errorf("%s: %v (%+v); want a *fence.StaleError presented %d stored 5", name, err, se, want)
+					}
+					if !unchanged {
+						t.Errorf("%s: refused, but rows %d balance %d token %d", name, rows, b, tok)
+					}
+				}
+			}
+		})
 	}
 }

@@ -46,7 +46,7 @@ var (
 	mysqlIdentRe = "(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
 	// mysqlCreateTriggerRe is a guard migration's CREATE TRIGGER, up to the
 	// END of its BEGIN ... END body (the first line that is END alone).
-	mysqlCreateTriggerRe = regexp.MustCompile("(?s)CREATE TRIGGER " + mysqlIdentRe + " BEFORE (?:UPDATE|DELETE) ON " + mysqlIdentRe + " FOR EACH ROW\nBEGIN\n.*?\nEND(?:\\b|$)")
+	mysqlCreateTriggerRe = regexp.MustCompile("(?s)CREATE TRIGGER " + mysqlIdentRe + " BEFORE (?:UPDATE|DELETE|INSERT) ON " + mysqlIdentRe + " FOR EACH ROW\nBEGIN\n.*?\nEND(?:\\b|$)")
 	// mysqlDropTriggerRe is a DROP TRIGGER, in a guard migration or the
 	// team's (the TiDB parser does not read it).
 	mysqlDropTriggerRe = regexp.MustCompile("(?i)\\bDROP\\s+TRIGGER\\s+(?:IF\\s+EXISTS\\s+)?(?:" + mysqlIdentRe + "\\.)?" + mysqlIdentRe)
@@ -312,10 +312,12 @@ func (r *mysqlReplay) renameTable(from, to string, c *cause) {
 }
 
 // breakColumn records that c renamed or dropped column col of table,
-// under the triggers that read it.
+// under the triggers that read it (OLD.col, or NEW.col: the token, and
+// the BEFORE INSERT trigger's key columns).
 func (r *mysqlReplay) breakColumn(table, col string, c *cause) {
 	for _, tr := range r.triggers {
-		if tr.table == table && strings.Contains(strings.ToLower(tr.text), "old."+strings.ToLower(mysqlIdent(col))) {
+		text, ident := strings.ToLower(tr.text), strings.ToLower(mysqlIdent(col))
+		if tr.table == table && (strings.Contains(text, "old."+ident) || strings.Contains(text, "new."+ident)) {
 			tr.broken = c
 		}
 	}
@@ -377,8 +379,9 @@ func (r *mysqlReplay) gone(g *DatabaseGuard, others []*DatabaseGuard) []string {
 	wanted := map[string]bool{}
 	for _, o := range append([]*DatabaseGuard{g}, others...) {
 		for _, t := range o.mysql {
-			wanted[strings.ToLower(mysqlTriggerName("bu", t.Table))] = true
-			wanted[strings.ToLower(mysqlTriggerName("bd", t.Table))] = true
+			for _, e := range mysqlTriggerEvents {
+				wanted[strings.ToLower(mysqlTriggerName(e.part, t.Table))] = true
+			}
 		}
 	}
 	var gone []string
@@ -411,7 +414,8 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 	for _, t := range g.mysql {
 		table := strings.ToLower(t.Table)
 		_, creates := t.statements()
-		for i, event := range []string{"UPDATE", "DELETE"} {
+		for i := range creates {
+			event := mysqlTriggerEvents[i].event
 			name := unquoteMySQL(mysqlCreateTriggerRe.FindStringSubmatch(creates[i])[1])
 			wanted[name] = true
 			in, ok := have.triggers[name]

@@ -67,13 +67,30 @@ var mysqlReplayScenarios = []struct {
 		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok", Required: true}, {Table: "jobs", Column: "tok", Strict: true}},
 	},
 	{
+		name: "current, with a key",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, code VARCHAR(10) UNIQUE, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok", Keys: [][]string{{"id"}, {"code"}}}}},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok", Keys: [][]string{{"id"}, {"code"}}}},
+	},
+	{
+		name: "written before the BEFORE INSERT trigger",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok", Keys: [][]string{{"id"}}}},
+		want:   []string{"2_fencegen_guard.sql:1:1: fenced table accounts has no guard trigger fencegen_bi_accounts in the guard migrations: the database does not refuse a stale token's INSERT"},
+	},
+	{
 		name: "written before the NULL token refusal",
 		files: []mysqlMigration{
 			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
 			{name: "2_fencegen_guard.sql", raw: mysqlGuardBeforeNullRefusal()},
 		},
 		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok"}},
-		want:   []string{"2_fencegen_guard.sql:16:1: the guard trigger fencegen_bu_accounts of table accounts differs from the one this fencegen writes"},
+		want:   []string{"2_fencegen_guard.sql:20:1: the guard trigger fencegen_bu_accounts of table accounts differs from the one this fencegen writes"},
 	},
 	{
 		name: "made required",
