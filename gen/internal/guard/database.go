@@ -1130,19 +1130,7 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		f.Into, f.Why, f.Unfence = c.recreatedIn, whyRecreate, qt
 		out = append(out, f)
 	}
-	// The causes first, in file order; then the other findings.
-	slices.SortStableFunc(out, func(a, b Finding) int {
-		if a.Cause != b.Cause {
-			if a.Cause {
-				return -1
-			}
-			return 1
-		}
-		if c := strings.Compare(a.File, b.File); c != 0 {
-			return c
-		}
-		return a.Line - b.Line
-	})
+	sortFindings(out)
 	return out
 }
 
@@ -1680,4 +1668,21 @@ func quotedTables(cat *catalog.Catalog) map[string]bool {
 		}
 	}
 	return out
+}
+
+// sortFindings puts the causes first, in file order, then the other
+// findings, in file order.
+func sortFindings(out []Finding) {
+	slices.SortStableFunc(out, func(a, b Finding) int {
+		if a.Cause != b.Cause {
+			if a.Cause {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(a.File, b.File); c != 0 {
+			return c
+		}
+		return a.Line - b.Line
+	})
 }

@@ -480,17 +480,6 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 		f.Unfence = table
 		out = append(out, f)
 	}
-	slices.SortStableFunc(out, func(a, b Finding) int {
-		if a.Cause != b.Cause {
-			if a.Cause {
-				return -1
-			}
-			return 1
-		}
-		if c := strings.Compare(a.File, b.File); c != 0 {
-			return c
-		}
-		return a.Line - b.Line
-	})
+	sortFindings(out)
 	return out
 }
