@@ -92,12 +92,7 @@ func checkModes(r *Report, text string, base int, sc *Schema) {
 			refuse("then does not parse as one statement fencegen can analyse for writes")
 			return
 		}
-		alt := &Report{}
-		alt.Kind = kindOf(stmts[0])
-		alt.Class = Classes[alt.Kind]
-		a := &analysis{sc: sc, r: alt, bodies: map[string]*effects{}, done: map[string]bool{}}
-		a.close(a.statement(stmts[0], stmts[0].Text(), base, true), "", base)
-		if got := signature(alt, sc); got != fenced {
+		if got := signature(of(stmts[0], base, sc), sc); got != fenced {
 			refuse("then " + got)
 			return
 		}

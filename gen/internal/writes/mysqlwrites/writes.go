@@ -127,6 +127,16 @@ func Of(st ast.StmtNode, base int, sc *Schema) *Report {
 	if sc == nil {
 		sc = NewSchema()
 	}
+	r := of(st, base, sc)
+	if st != nil {
+		checkModes(r, st.Text(), base, sc)
+	}
+	return r
+}
+
+// of is Of without the second reading under other lexing modes
+// (checkModes), which reads the statement again through it.
+func of(st ast.StmtNode, base int, sc *Schema) *Report {
 	r := &Report{}
 	if st == nil {
 		r.Class = Refused
@@ -140,10 +150,8 @@ func Of(st ast.StmtNode, base int, sc *Schema) *Report {
 		r.Refusals = append(r.Refusals, Refusal{Kind: "schema", Loc: base,
 			Reason: "runs against a schema with a statement fencegen could not read (" + u + "), which may define a view, trigger, routine or foreign key that writes a fenced table"})
 	}
-	text := st.Text()
-	e := a.statement(st, text, base, true)
+	e := a.statement(st, st.Text(), base, true)
 	a.close(e, "", base)
-	checkModes(r, text, base, sc)
 	return r
 }
 
