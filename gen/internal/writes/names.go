@@ -20,38 +20,55 @@ import (
 // superset of PostgreSQL's (a quoted "Jobs" matches jobs too).
 func Names(trees ...*pg.Node) map[string]bool {
 	out := map[string]bool{}
-	var visit func(m protoreflect.Message)
-	visit = func(m protoreflect.Message) {
-		if _, ok := m.Interface().(*pg.A_Const); ok {
-			return
+	for _, n := range trees {
+		if n == nil {
+			continue
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			switch {
-			case fd.Kind() == protoreflect.StringKind && fd.IsList():
-				l := v.List()
-				for i := 0; i < l.Len(); i++ {
-					out[strings.ToLower(l.Get(i).String())] = true
-				}
-			case fd.Kind() == protoreflect.StringKind:
-				if s := v.String(); s != "" {
-					out[strings.ToLower(s)] = true
-				}
-			case fd.Kind() != protoreflect.MessageKind:
-			case fd.IsList():
-				l := v.List()
-				for i := 0; i < l.Len(); i++ {
-					visit(l.Get(i).Message())
-				}
-			default:
-				visit(v.Message())
+		eachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
+			if _, ok := m.Interface().(*pg.A_Const); ok {
+				return false
 			}
+			m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+				switch {
+				case fd.Kind() != protoreflect.StringKind:
+				case fd.IsList():
+					l := v.List()
+					for i := 0; i < l.Len(); i++ {
+						out[strings.ToLower(l.Get(i).String())] = true
+					}
+				default:
+					if s := v.String(); s != "" {
+						out[strings.ToLower(s)] = true
+					}
+				}
+				return true
+			})
 			return true
 		})
 	}
-	for _, n := range trees {
-		if n != nil {
-			visit(n.ProtoReflect())
-		}
-	}
 	return out
+}
+
+// eachMessage calls f on m and, in tree order, on every message below it
+// (fields in their protobuf order, list elements in order) for which no
+// message above returned false: the whole parse tree, whatever its node
+// types.
+func eachMessage(m protoreflect.Message, f func(protoreflect.Message) bool) {
+	if !f(m) {
+		return
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Kind() != protoreflect.MessageKind {
+			return true
+		}
+		if fd.IsList() {
+			l := v.List()
+			for i := 0; i < l.Len(); i++ {
+				eachMessage(l.Get(i).Message(), f)
+			}
+			return true
+		}
+		eachMessage(v.Message(), f)
+		return true
+	})
 }

@@ -12,38 +12,24 @@ import (
 // not read (MERGE), so that none is lost silently.
 func ParamLocs(n *pg.Node) []int {
 	var out []int
-	var visit func(m protoreflect.Message)
-	visit = func(m protoreflect.Message) {
+	if n == nil {
+		return out
+	}
+	eachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
 		switch x := m.Interface().(type) {
 		case *pg.ParamRef:
 			out = append(out, int(x.Location))
-			return
+			return false
 		case *pg.FuncCall:
 			if len(x.Funcname) == 2 && x.Funcname[0].GetString_().GetSval() == "sqlc" {
 				switch x.Funcname[1].GetString_().GetSval() {
 				case "arg", "narg", "slice":
 					out = append(out, int(x.Location))
-					return
+					return false
 				}
 			}
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Kind() != protoreflect.MessageKind {
-				return true
-			}
-			if fd.IsList() {
-				l := v.List()
-				for i := 0; i < l.Len(); i++ {
-					visit(l.Get(i).Message())
-				}
-				return true
-			}
-			visit(v.Message())
-			return true
-		})
-	}
-	if n != nil {
-		visit(n.ProtoReflect())
-	}
+		return true
+	})
 	return out
 }

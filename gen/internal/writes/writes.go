@@ -244,27 +244,12 @@ func (w *walker) unreferencedCTE(name string) bool {
 	}
 	if w.relNames == nil {
 		w.relNames = map[string]int{}
-		var visit func(m protoreflect.Message)
-		visit = func(m protoreflect.Message) {
+		eachMessage(w.root.ProtoReflect(), func(m protoreflect.Message) bool {
 			if rv, ok := m.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" {
 				w.relNames[rv.Relname]++
 			}
-			m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-				if fd.Kind() != protoreflect.MessageKind {
-					return true
-				}
-				if fd.IsList() {
-					l := v.List()
-					for i := 0; i < l.Len(); i++ {
-						visit(l.Get(i).Message())
-					}
-					return true
-				}
-				visit(v.Message())
-				return true
-			})
-		}
-		visit(w.root.ProtoReflect())
+			return true
+		})
 	}
 	return w.relNames[name] == 0
 }
