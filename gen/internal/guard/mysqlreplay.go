@@ -315,9 +315,12 @@ func (r *mysqlReplay) renameTable(from, to string, c *cause) {
 // under the triggers that read it (OLD.col, or NEW.col: the token, and
 // the BEFORE INSERT trigger's key columns).
 func (r *mysqlReplay) breakColumn(table, col string, c *cause) {
+	ident := strings.ToLower(mysqlIdent(col))
 	for _, tr := range r.triggers {
-		text, ident := strings.ToLower(tr.text), strings.ToLower(mysqlIdent(col))
-		if tr.table == table && (strings.Contains(text, "old."+ident) || strings.Contains(text, "new."+ident)) {
+		if tr.table != table {
+			continue
+		}
+		if text := strings.ToLower(tr.text); strings.Contains(text, "old."+ident) || strings.Contains(text, "new."+ident) {
 			tr.broken = c
 		}
 	}
