@@ -1531,6 +1531,11 @@ func (g *DatabaseGuard) previous(have *guardReplay) (prev []previousGuard, added
 	return prev, added
 }
 
+// inlineDownHeader starts the down part of the guard fencegen guard
+// -into adds (inlineDown, mysqlInlineDown).
+const inlineDownHeader = "-- fencegen guard -into: back to the guard the migrations before this one\n" +
+	"-- installed, once the statements above have undone its change.\n"
+
 // inlineDown is the down part of the guard fencegen guard -into adds to
 // a migration whose up section the migrations before it, which installed
 // before, precede: after the migration's own down statements (which undo
@@ -1570,8 +1575,7 @@ func (g *DatabaseGuard) inlineDown(before *guardReplay, format string) (string, 
 	if strings.TrimSpace(body) == "" {
 		return "", nil
 	}
-	return "-- fencegen guard -into: back to the guard the migrations before this one\n" +
-		"-- installed, once the statements above have undone its change.\n" + strings.TrimRight(body, "\n") + "\n", nil
+	return inlineDownHeader + strings.TrimRight(body, "\n") + "\n", nil
 }
 
 // InlineDown is the golang-migrate part of fencegen guard -into: the
@@ -1606,6 +1610,13 @@ func (g *DatabaseGuard) InlineDown(files []string, into, format string) (name st
 	if err != nil || block == "" {
 		return "", nil, err
 	}
+	return name, appendDownBlock(raw, block), nil
+}
+
+// appendDownBlock returns the golang-migrate down file raw with block
+// (inlineDown, mysqlInlineDown) added at its end after an empty line, in
+// the file's line endings.
+func appendDownBlock(raw []byte, block string) []byte {
 	src := string(raw)
 	eol := "\n"
 	if strings.Contains(src, "\r\n") {
@@ -1615,7 +1626,7 @@ func (g *DatabaseGuard) InlineDown(files []string, into, format string) (name st
 	if src != "" && !strings.HasSuffix(src, "\n") {
 		src += eol
 	}
-	return name, []byte(src + eol + block), nil
+	return []byte(src + eol + block)
 }
 
 // readAll returns the migrations files, parsed (read), in order.

@@ -114,8 +114,7 @@ func (g *DatabaseGuard) mysqlInlineDown(before *mysqlReplay, format string) stri
 	if b.Len() == 0 {
 		return ""
 	}
-	return "-- fencegen guard -into: back to the guard the migrations before this one\n" +
-		"-- installed, once the statements above have undone its change.\n" + strings.TrimLeft(b.String(), "\n")
+	return inlineDownHeader + strings.TrimLeft(b.String(), "\n")
 }
 
 // mysqlInlineDownFile is InlineDown for an entry with engine mysql: the
@@ -130,14 +129,5 @@ func (g *DatabaseGuard) mysqlInlineDownFile(into, name string, raw []byte) (stri
 	if block == "" {
 		return "", nil, nil
 	}
-	src := string(raw)
-	eol := "\n"
-	if strings.Contains(src, "\r\n") {
-		eol = "\r\n"
-		block = strings.ReplaceAll(block, "\n", "\r\n")
-	}
-	if src != "" && !strings.HasSuffix(src, "\n") {
-		src += eol
-	}
-	return name, []byte(src + eol + block), nil
+	return name, appendDownBlock(raw, block), nil
 }
