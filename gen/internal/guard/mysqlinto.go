@@ -89,11 +89,8 @@ func (g *DatabaseGuard) schemaIndex(name string) (int, error) {
 func (g *DatabaseGuard) mysqlInlineDown(before *mysqlReplay, format string) string {
 	var b strings.Builder
 	dropped := map[string]bool{}
+	b.WriteString(mysqlBody(g.mysql, mysqlRemoval{}, format, true))
 	for _, t := range g.mysql {
-		drops, _ := t.statements()
-		for _, d := range drops {
-			mysqlStmt(&b, format, d, false)
-		}
 		for _, e := range mysqlTriggerEvents {
 			dropped[strings.ToLower(mysqlTriggerName(e.part, t.Table))] = true
 		}

@@ -260,12 +260,7 @@ func mysqlSQL(tables []mysqlGuardTable, remove mysqlRemoval, format string, down
 	b.WriteString(mysqlBody(tables, remove, format, down))
 	if mark := downMark[format]; mark != "" {
 		b.WriteString("\n" + mark + "\n")
-		for _, t := range tables {
-			d, _ := t.statements()
-			for _, s := range d {
-				mysqlStmt(&b, format, s, false)
-			}
-		}
+		b.WriteString(mysqlBody(tables, mysqlRemoval{}, format, true))
 	}
 	return []byte(b.String())
 }
