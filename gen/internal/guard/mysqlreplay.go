@@ -419,7 +419,7 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 		_, creates := t.statements()
 		for i := range creates {
 			event := mysqlTriggerEvents[i].event
-			name := unquoteMySQL(mysqlCreateTriggerRe.FindStringSubmatch(creates[i])[1])
+			name := strings.ToLower(mysqlTriggerName(mysqlTriggerEvents[i].part, t.Table))
 			wanted[name] = true
 			in, ok := have.triggers[name]
 			if ok && in.table != table {
