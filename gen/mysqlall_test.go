@@ -76,7 +76,6 @@ UPDATE legacy SET balance = ? WHERE id = ?;
 // the guard trigger (@fencegen_presented := ...); those of a
 // non-strict table do not.
 func TestMySQLRequiredDeclaresToken(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"schema.sql": `CREATE TABLE accounts (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token required', balance INT NOT NULL);
 CREATE TABLE wallets (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token', balance INT NOT NULL);
@@ -89,19 +88,7 @@ UPDATE wallets SET balance = ? WHERE id = ?;
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := gen.Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := generateDir(t, files)
 	out := string(res.Files["out/q.sql.go"])
 	if !strings.Contains(out, "UPDATE accounts SET balance=?, fence=LAST_INSERT_ID(@fencegen_presented:=?) WHERE id=?") {
 		t.Errorf("SetAccount does not declare its token:\n%s", out)
@@ -117,7 +104,6 @@ UPDATE wallets SET balance = ? WHERE id = ?;
 // VALUES rows by fenceimpl.MySQLUpsertRows with 2; each method's doc
 // comment says it is all or nothing.
 func TestMySQLAllOrNothingMethods(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"schema.sql": `CREATE TABLE jobs (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL COMMENT 'fencegen:token', status VARCHAR(10) NOT NULL);
 `,
@@ -133,19 +119,7 @@ INSERT INTO jobs (id, status) VALUES (?, ?), (?, ?) ON DUPLICATE KEY UPDATE stat
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := gen.Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := generateDir(t, files)
 	out := string(res.Files["out/q.sql.go"])
 	for _, want := range []string{
 		"return fenceimpl.MySQLAll(ctx, \"FinishJobs\", \"jobs\", fence.NonStrict, token, func() (sql.Result, error) {",

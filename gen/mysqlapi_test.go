@@ -20,7 +20,6 @@ import (
 // COALESCE and IFNULL without a column reference are interface{}. The
 // expected field types are what sqlc v1.31.1 generates for this query.
 func TestMySQLFuncResultsAsSqlc(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"schema.sql": "CREATE TABLE books (id INT PRIMARY KEY, author TEXT NOT NULL, pages INT NOT NULL, born DATE NOT NULL, price FLOAT, words integer NOT NULL);\n",
 		"q.sql": `-- name: Stats :many
@@ -31,19 +30,7 @@ FROM books GROUP BY author, born;
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := gen.Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := generateDir(t, files)
 	src := string(out.Files["out/q.sql.go"])
 	for field, want := range map[string]string{
 		"Author": "string", "N": "int64", "Total": "interface{}", "Mean": "interface{}", "Most": "interface{}", "TotalWords": "interface{}",
@@ -78,7 +65,6 @@ FROM books GROUP BY author, born;
 // field, sent for both placeholders. The expected
 // types are what sqlc v1.31.1 generates for these queries.
 func TestMySQLCaseParamsAsSqlc(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"schema.sql": "CREATE TABLE notes (id INT PRIMARY KEY, title VARCHAR(20) NULL, body TEXT NOT NULL, stars INT NOT NULL);\n",
 		"q.sql": `-- name: FindNote :one
@@ -103,19 +89,7 @@ INSERT INTO notes (id, body, stars) VALUES (?, CASE WHEN sqlc.arg(kind) = 'x' TH
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := gen.Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := generateDir(t, files)
 	src := string(out.Files["out/q.sql.go"])
 	for _, want := range []string{
 		"type FindNoteParams struct {\n\tWant  sql.NullString\n\tOther string\n}",
@@ -241,7 +215,6 @@ select id from users where id = sqlc.argh(target_id);
 // forms of a fenced table's writes keep the clause and send it too.
 // Every method sends as many values as its SQL has placeholders.
 func TestMySQLOrderByParamsInWrites(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"schema.sql": "CREATE TABLE t (id BIGINT PRIMARY KEY, name TEXT NOT NULL, n INT NOT NULL);\n" +
 			"CREATE TABLE f (id BIGINT PRIMARY KEY, name TEXT NOT NULL, n INT NOT NULL, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n",
@@ -262,19 +235,7 @@ DELETE FROM f WHERE id = ? ORDER BY n = ? DESC LIMIT ?;
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := gen.Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := generateDir(t, files)
 	src := string(out.Files["out/q.sql.go"])
 	for name, want := range map[string]struct{ fields, args string }{
 		"U":  {"Name string; N int32; FIELD string; Limit int32", "arg.Name, arg.N, arg.FIELD, arg.Limit"},
@@ -386,25 +347,12 @@ func TestMySQLCheckReplaysGuardMigrations(t *testing.T) {
 // (its text, IN (/*SLICE:x*/?), is a statement with one ? on MySQL),
 // though its method builds its text when run and passes no statement.
 func TestMySQLPreparesSliceQueries(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"schema.sql":    "CREATE TABLE users (id BIGINT PRIMARY KEY, name TEXT NOT NULL);\n",
 		"q.sql":         "-- name: ByIDs :many\nSELECT name FROM users WHERE id IN (sqlc.slice(ids));\n\n-- name: ByID :one\nSELECT name FROM users WHERE id = ?;\n",
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, emit_prepared_queries: true}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := gen.Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := generateDir(t, files)
 	db := string(out.Files["out/db.go"])
 	for _, want := range []string{
 		"if q.byIDStmt, err = db.PrepareContext(ctx, byID); err != nil {",
@@ -423,26 +371,13 @@ func TestMySQLPreparesSliceQueries(t *testing.T) {
 // int32; a window function is interface{}. The expected field types are
 // what sqlc generates for these queries.
 func TestMySQLOperatorResultsAsSqlc(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"schema.sql": "CREATE TABLE posts (id BIGINT PRIMARY KEY, views INT NOT NULL);\n",
 		"q.sql": "-- name: Ops :many\nSELECT views / 3 AS third, views DIV 2 AS half, views * 2 AS d, views & 1 AS b, views ^ 1 AS x, views | 1 AS o, views << 1 AS l, views <=> 1 AS ns, views % 2 AS m FROM posts;\n\n" +
 			"-- name: W :many\nSELECT id, ROW_NUMBER() OVER (ORDER BY id), RANK() OVER (ORDER BY views) AS r, SUM(views) OVER () AS s FROM posts;\n",
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := gen.Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := generateDir(t, files)
 	src := string(out.Files["out/q.sql.go"])
 	m := regexp.MustCompile(`(?s)type OpsRow struct \{\n(.*?)\n\}`).FindStringSubmatch(src)
 	if m == nil {
@@ -505,26 +440,13 @@ func TestMySQLConstNamesAsSqlc(t *testing.T) {
 // generates it; a ? as d is (DATEADD), and so is the d of
 // "? + INTERVAL 1 DAY" (DATEADD_2).
 func TestMySQLIntervalParamsAsSqlc(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"schema.sql": "CREATE TABLE posts (id BIGINT PRIMARY KEY, at DATETIME NOT NULL);\n",
 		"q.sql": "-- name: I1 :many\nSELECT id FROM posts WHERE at > DATE_SUB(NOW(), INTERVAL ? DAY);\n\n" +
 			"-- name: I2 :many\nSELECT DATE_ADD(?, INTERVAL ? HOUR) AS t FROM posts WHERE at < ? + INTERVAL 1 DAY;\n",
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := gen.Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := generateDir(t, files)
 	src := string(out.Files["out/q.sql.go"])
 	for _, want := range []string{
 		"func (q *Queries) I1(ctx context.Context, dollar_1 interface{}) ([]int64, error) {",

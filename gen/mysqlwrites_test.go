@@ -92,7 +92,6 @@ INSERT INTO accounts (id, balance) VALUES (?, ?);
 // error for a write by key. The fencegen_guard.sql header names
 // clientFoundRows=true.
 func TestMySQLFencedDocs(t *testing.T) {
-	dir := t.TempDir()
 	files := map[string]string{
 		"schema.sql": "CREATE TABLE authors (id BIGINT PRIMARY KEY AUTO_INCREMENT, name VARCHAR(40) NOT NULL UNIQUE, bio TEXT, fence_token BIGINT NOT NULL DEFAULT 0);\n",
 		"q.sql": `/* name: CreateAuthor :execresult */
@@ -106,19 +105,7 @@ INSERT INTO authors (name, bio) VALUES (?, ?) ON DUPLICATE KEY UPDATE bio = VALU
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\nfence:\n  tables:\n    - {table: authors, column: fence_token}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := gen.Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := generateDir(t, files)
 	code := string(out.Files["out/q.sql.go"])
 	if code == "" {
 		t.Fatalf("no out/q.sql.go in %v", out.Files)
