@@ -31,6 +31,9 @@ var lexModes = []struct {
 // there.
 func modeTokens(text string) [3]int {
 	out := [3]int{-1, -1, -1}
+	if !strings.ContainsAny(text, "\\\"") {
+		return out // no backslash and no double quote: nothing to lex
+	}
 	for _, t := range lex(text) {
 		if t.kind != tokString {
 			continue
