@@ -773,11 +773,7 @@ func rewriteUpdate(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded, er
 const unicodeCharsets = "'ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32'"
 
 func storedRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec, set ...*ast.Assignment) (string, []int, error) {
-	ts := refs.TableRefs.Left.(*ast.TableSource)
-	from := tableName(ts.Source.(*ast.TableName))
-	if ts.AsName.O != "" {
-		from += " AS " + quote(ts.AsName.O)
-	}
+	from := fromTable(refs)
 	cols := quote(spec.Column)
 	var params []int
 	if len(set) > 0 {
@@ -856,11 +852,7 @@ func allRefusals(n ast.Node, verb string, spec Spec) error {
 // (tok <= ?) THEN tok END), MAX(tok), 0), COUNT(CASE WHEN NOT (tok <= ?)
 // THEN 1 END) FROM t WHERE <where> FOR UPDATE.
 func allRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec) (string, []int, error) {
-	ts := refs.TableRefs.Left.(*ast.TableSource)
-	from := tableName(ts.Source.(*ast.TableName))
-	if ts.AsName.O != "" {
-		from += " AS " + quote(ts.AsName.O)
-	}
+	from := fromTable(refs)
 	tok := quote(spec.Column)
 	refused := fmt.Sprintf("NOT (%s %s ?)", tok, spec.op())
 	text := fmt.Sprintf("SELECT COUNT(*), COALESCE(MAX(CASE WHEN %[2]s THEN %[1]s END), MAX(%[1]s), 0), COUNT(CASE WHEN %[2]s THEN 1 END) FROM %[3]s", tok, refused, from)
@@ -1079,6 +1071,18 @@ func upsertStoredRead(in *ast.InsertStmt, spec Spec) (string, []int) {
 	}
 	from := tableName(in.Table.TableRefs.Left.(*ast.TableSource).Source.(*ast.TableName))
 	return fmt.Sprintf("SELECT %s FROM %s WHERE %s", quote(spec.Column), from, strings.Join(conds, " AND ")), params
+}
+
+// fromTable is the one table of a single-table UPDATE or DELETE (refs,
+// checked by target) as a read's FROM names it: quoted, with its schema
+// and its alias when it has them.
+func fromTable(refs *ast.TableRefsClause) string {
+	ts := refs.TableRefs.Left.(*ast.TableSource)
+	from := tableName(ts.Source.(*ast.TableName))
+	if ts.AsName.O != "" {
+		from += " AS " + quote(ts.AsName.O)
+	}
+	return from
 }
 
 // tableName is tn quoted, with its schema when it names one.
