@@ -661,16 +661,17 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		}
 	case *sqlparse.Rename:
 		key := r.key(n.Target)
+		// toKey is the renamed table's key: its new name, in its schema.
+		toKey := sqlparse.QuoteIdent(n.NewName)
+		if schema, _, ok := strings.Cut(key, "."); ok {
+			toKey = schema + "." + toKey
+		}
 		in, ok := r.tables[key]
 		if !ok {
 			if n.Kind == "table" || n.Kind == "view" || n.Kind == "materialized view" {
 				// Another table takes the name: a guarded table that
 				// left it (dropped, renamed away) is not that table.
-				to := sqlparse.QuoteIdent(n.NewName)
-				if schema, _, ok := strings.Cut(key, "."); ok {
-					to = schema + "." + to
-				}
-				r.arrives(to, f.Name, at("renames table %s to %s, which takes the place of fenced table %s,", "", n.Target.String(), n.NewName, to))
+				r.arrives(toKey, f.Name, at("renames table %s to %s, which takes the place of fenced table %s,", "", n.Target.String(), n.NewName, toKey))
 			}
 			return
 		}
@@ -689,11 +690,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 			in.renamed = at("renames fenced table %s to %s", "", n.Target.String(), to)
 			delete(r.tables, key)
 			r.vacate(key, in, in.renamed) // a table of the old name has no trigger
-			toKey := sqlparse.QuoteIdent(to)
-			if schema, _, ok := strings.Cut(key, "."); ok {
-				toKey = schema + "." + toKey
-			}
-			delete(r.lost, toKey) // the guarded table itself is there again
+			delete(r.lost, toKey)         // the guarded table itself is there again
 			r.tables[toKey] = in
 		}
 	case *sqlparse.AlterObjectSchema:
