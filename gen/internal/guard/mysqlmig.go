@@ -146,16 +146,16 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 		"DROP TRIGGER IF EXISTS " + mysqlIdent(bd) + ";",
 		"DROP TRIGGER IF EXISTS " + mysqlIdent(bi) + ";",
 	}
-	message := func(presented string) string {
+	message := func(presented, stored string) string {
 		return "LEFT(CONCAT(" + mysqlString(fenceimpl.MySQLStaleMarker+"presented=") + ", " + presented +
-			", ' stored=', " + oldTok + ", " + mysqlString(tail) + "), 128)"
+			", ' stored=', " + stored + ", " + mysqlString(tail) + "), 128)"
 	}
 	signal := "    SIGNAL SQLSTATE '" + fenceimpl.MySQLSQLState + "' SET MESSAGE_TEXT = fencegen_message;\n"
 	body := func(cond, presented string) string {
 		return "BEGIN\n" +
 			"  DECLARE fencegen_message VARCHAR(128);\n" +
 			"  IF " + cond + " THEN\n" +
-			"    SET fencegen_message = " + message(presented) + ";\n" +
+			"    SET fencegen_message = " + message(presented, oldTok) + ";\n" +
 			signal +
 			"  END IF;\n" +
 			"END"
@@ -169,10 +169,10 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 			"  DECLARE fencegen_declared BOOLEAN DEFAULT " + newTok + " <=> " + presented + " OR " + newTok + " <=> @fencegen_token;\n" +
 			"  SET " + presented + " = NULL;\n" +
 			"  IF " + refuse + " THEN\n" +
-			"    SET fencegen_message = " + message("IFNULL("+newTok+", 0)") + ";\n" +
+			"    SET fencegen_message = " + message("IFNULL("+newTok+", 0)", oldTok) + ";\n" +
 			signal +
 			"  ELSEIF " + newTok + " = " + oldTok + " AND NOT fencegen_declared THEN\n" +
-			"    SET fencegen_message = " + message("0") + ";\n" +
+			"    SET fencegen_message = " + message("0", oldTok) + ";\n" +
 			signal +
 			"  END IF;\n" +
 			"END"
@@ -211,8 +211,7 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 	insert := "BEGIN\n" +
 		"  DECLARE fencegen_message VARCHAR(128);\n" +
 		"  IF 0 < (SELECT COUNT(*)" + from + " AND (" + insRefuse + ")) THEN\n" +
-		"    SET fencegen_message = LEFT(CONCAT(" + mysqlString(fenceimpl.MySQLStaleMarker+"presented=") + ", IFNULL(" + newTok + ", 0)" +
-		", ' stored=', (SELECT MAX(" + stored + ")" + from + "), " + mysqlString(tail) + "), 128);\n" +
+		"    SET fencegen_message = " + message("IFNULL("+newTok+", 0)", "(SELECT MAX("+stored+")"+from+")") + ";\n" +
 		signal +
 		"  END IF;\n" +
 		"END"
