@@ -88,13 +88,8 @@ func (g *DatabaseGuard) schemaIndex(name string) (int, error) {
 // were. It starts with its header line and ends with a newline.
 func (g *DatabaseGuard) mysqlInlineDown(before *mysqlReplay, format string) string {
 	var b strings.Builder
-	dropped := map[string]bool{}
 	b.WriteString(mysqlBody(g.mysql, mysqlRemoval{}, format, true))
-	for _, t := range g.mysql {
-		for _, e := range mysqlTriggerEvents {
-			dropped[strings.ToLower(mysqlTriggerName(e.part, t.Table))] = true
-		}
-	}
+	dropped := mysqlGuardTriggers([]*DatabaseGuard{g})
 	names := make([]string, 0, len(before.triggers))
 	for name := range before.triggers {
 		names = append(names, name)

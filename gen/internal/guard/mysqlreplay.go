@@ -374,19 +374,26 @@ func (g *DatabaseGuard) mysqlFenced(others []*DatabaseGuard) map[string]bool {
 	return fenced
 }
 
+// mysqlGuardTriggers are the names (lower case) of the guard triggers
+// of the fenced tables of guards.
+func mysqlGuardTriggers(guards []*DatabaseGuard) map[string]bool {
+	names := map[string]bool{}
+	for _, o := range guards {
+		for _, t := range o.mysql {
+			for _, e := range mysqlTriggerEvents {
+				names[strings.ToLower(mysqlTriggerName(e.part, t.Table))] = true
+			}
+		}
+	}
+	return names
+}
+
 // gone are the guard triggers r leaves that neither g's nor others'
 // guard writes, by name, sorted: those of tables no longer fenced, and
 // those a RENAME TABLE moved to a table whose own triggers have other
 // names (they would fire beside them, naming the old table).
 func (r *mysqlReplay) gone(g *DatabaseGuard, others []*DatabaseGuard) []string {
-	wanted := map[string]bool{}
-	for _, o := range append([]*DatabaseGuard{g}, others...) {
-		for _, t := range o.mysql {
-			for _, e := range mysqlTriggerEvents {
-				wanted[strings.ToLower(mysqlTriggerName(e.part, t.Table))] = true
-			}
-		}
-	}
+	wanted := mysqlGuardTriggers(append([]*DatabaseGuard{g}, others...))
 	var gone []string
 	for name := range r.triggers {
 		if !wanted[name] {
