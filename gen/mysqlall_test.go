@@ -124,7 +124,7 @@ INSERT INTO jobs (id, status) VALUES (?, ?), (?, ?) ON DUPLICATE KEY UPDATE stat
 	for _, want := range []string{
 		"return fenceimpl.MySQLAll(ctx, \"FinishJobs\", \"jobs\", fence.NonStrict, token, func() (sql.Result, error) {",
 		"return fenceimpl.Swept(fenceimpl.MySQLAll(ctx, \"RequeueJobs\", \"jobs\", fence.NonStrict, token, func() (sql.Result, error) {",
-		"fenceimpl.MySQLUpsertRows(ctx, \"PutJobs\", \"jobs\", fence.NonStrict, token, 2, result, execErr, nil)",
+		"fenceimpl.MySQLUpsertRows(ctx, \"PutJobs\", \"jobs\", fence.NonStrict, token, 2, result, execErr, func(ctx context.Context) (*sql.Rows, error) {",
 		"// FinishJobs is fenced on jobs.fence: it refuses to touch rows whose stored\n// fencing token is greater than token, and stores token in the row it writes.\n// All or nothing:",
 		"-- fencegen: guarded, all or nothing (jobs.fence <= the presented token)",
 	} {

@@ -247,6 +247,30 @@ func readStored(ctx context.Context, stored func(ctx context.Context) (*sql.Rows
 	return tok, same, differs, found, rows.Err()
 }
 
+// readRefused runs stored, a read of one token column whose rows are the
+// stored rows an upsert may have met, and returns the highest token mode
+// does not let presented beat and how many rows hold such a token.
+func readRefused(ctx context.Context, stored func(ctx context.Context) (*sql.Rows, error), mode fence.Mode, presented fence.Token) (highest fence.Token, refused int64, err error) {
+	rows, err := stored(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return 0, 0, err
+		}
+		if tok := fence.Token(v); !mode.Accepts(tok, presented) {
+			if refused == 0 || tok > highest {
+				highest = tok
+			}
+			refused++
+		}
+	}
+	return highest, refused, rows.Err()
+}
+
 // MySQLSubqueryErrno is the MySQL and MariaDB error of a scalar subquery
 // that returns more than one row (ER_SUBQUERY_NO_1_ROW, 1242, SQLSTATE
 // 21000): a guarded upsert raises it, whatever the sql_mode, on a row
@@ -273,8 +297,10 @@ func MySQLUpsert(ctx context.Context, query, table string, mode fence.Mode, pres
 }
 
 // MySQLUpsertRows is MySQLUpsert for an INSERT ... ON DUPLICATE KEY UPDATE
-// of rows VALUES rows (stored is nil then: the refusal's Stored is 0, Rows
-// 1). All or nothing: one refused row fails the statement, and InnoDB
+// of rows VALUES rows. stored, when not nil, reads the stored token of
+// each row the VALUES give a key of: the refusal's Stored is the highest
+// of those presented does not beat and its Rows their number (else
+// Stored 0, Rows 1: the rows are gone, or stored is nil). All or nothing: one refused row fails the statement, and InnoDB
 // rolls it back whole. It returns rows when the statement succeeded:
 // every row was inserted, updated, or already held its values (MySQL's
 // affected rows count 1, 2 or 0 per row, 1 for the last with
@@ -284,8 +310,8 @@ func MySQLUpsertRows(ctx context.Context, query, table string, mode fence.Mode, 
 		if f, ok := mysqlFieldsOf(err); ok && f.number == MySQLSubqueryErrno {
 			se := &fence.StaleError{Query: query, Table: table, Presented: presented, Rows: 1, Mode: mode}
 			if stored != nil {
-				if tok, _, _, found, rerr := readStored(ctx, stored); rerr == nil && found && !mode.Accepts(tok, presented) {
-					se.Stored = tok
+				if tok, refused, rerr := readRefused(ctx, stored, mode, presented); rerr == nil && refused > 0 {
+					se.Stored, se.Rows = tok, refused
 				}
 			}
 			return 0, se

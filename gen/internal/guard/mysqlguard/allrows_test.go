@@ -161,7 +161,9 @@ func TestUpsertRowsOnMariaDB(t *testing.T) {
 				}
 				before := accountRows(t, up)
 				_, err := up.run(5, 5, 50, 1, 11, 2, 21) // row 2 holds 9
-				wantStale(t, err, 5, 0)
+				wantStaleRows(t, err, 5, 9, 1)
+				_, err = up.run(2, 5, 50, 1, 11, 2, 21) // rows 1 (3) and 2 (9)
+				wantStaleRows(t, err, 2, 9, 2)
 				if got := accountRows(t, up); got != before {
 					t.Fatalf("a refused upsert wrote: rows %s, were %s", got, before)
 				}

@@ -155,7 +155,9 @@ type Guarded struct {
 	Stored       string
 	StoredParams []int
 	// Rows is the number of VALUES rows of an Upsert (1, or more: read
-	// with fenceimpl.MySQLUpsertRows).
+	// with fenceimpl.MySQLUpsertRows). An Upsert's Stored, when its VALUES
+	// give the primary key, reads the stored token of each row it may
+	// meet by key (for the refusal's Stored and Rows).
 	Rows int
 }
 
@@ -1041,36 +1043,48 @@ func rewriteInsert(p *parser.Parser, in *ast.InsertStmt, spec Spec) (*Guarded, e
 	return &Guarded{Form: form, SQL: text, Params: params, Stored: stored, StoredParams: storedParams, Rows: len(in.Lists)}, nil
 }
 
-// upsertStoredRead is the read of the stored token that reports a refused
-// upsert's Stored, when the INSERT gives every primary-key column a value
-// that reads no column (else "", and the refusal's Stored is 0).
+// upsertStoredRead is the read of the stored tokens that reports a
+// refused upsert's Stored (and, of several rows, its Rows), when the
+// INSERT gives every primary-key column of every VALUES row a value that
+// reads no column (else "", and the refusal's Stored is 0): SELECT tok
+// FROM t WHERE k = v (one row), or WHERE (k = v1) OR (k = v2) ... (several,
+// a key given twice read once), each row of the table the INSERT would
+// have met by primary key.
 func upsertStoredRead(in *ast.InsertStmt, spec Spec) (string, []int) {
-	if len(in.Lists) != 1 || len(spec.Key) == 0 {
+	if len(spec.Key) == 0 || len(in.Lists) == 0 {
 		return "", nil
 	}
-	var conds []string
+	var rows []string
 	var params []int
-	for _, k := range spec.Key {
-		found := false
-		for i, c := range in.Columns {
-			if !strings.EqualFold(c.Name.O, k) || i >= len(in.Lists[0]) || !isValue(in.Lists[0][i]) {
-				continue
+	for _, list := range in.Lists {
+		var conds []string
+		for _, k := range spec.Key {
+			found := false
+			for i, c := range in.Columns {
+				if !strings.EqualFold(c.Name.O, k) || i >= len(list) || !isValue(list[i]) {
+					continue
+				}
+				v, ps, err := restore(list[i])
+				if err != nil {
+					return "", nil
+				}
+				conds = append(conds, quote(k)+" = "+v)
+				params = append(params, ps...)
+				found = true
+				break
 			}
-			v, ps, err := restore(in.Lists[0][i])
-			if err != nil {
+			if !found {
 				return "", nil
 			}
-			conds = append(conds, quote(k)+" = "+v)
-			params = append(params, ps...)
-			found = true
-			break
 		}
-		if !found {
-			return "", nil
-		}
+		rows = append(rows, strings.Join(conds, " AND "))
 	}
 	from := tableName(in.Table.TableRefs.Left.(*ast.TableSource).Source.(*ast.TableName))
-	return fmt.Sprintf("SELECT %s FROM %s WHERE %s", quote(spec.Column), from, strings.Join(conds, " AND ")), params
+	where := rows[0]
+	if len(rows) > 1 {
+		where = "(" + strings.Join(rows, ") OR (") + ")"
+	}
+	return fmt.Sprintf("SELECT %s FROM %s WHERE %s", quote(spec.Column), from, where), params
 }
 
 // fromTable is the one table of a single-table UPDATE or DELETE (refs,

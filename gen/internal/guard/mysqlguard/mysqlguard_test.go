@@ -97,6 +97,9 @@ func TestRewriteText(t *testing.T) {
 			query:  "INSERT INTO accounts (id, balance) VALUES (?, ?), (?, 0) ON DUPLICATE KEY UPDATE balance = VALUES(balance)",
 			want:   "-- fencegen: guarded upsert (accounts.fence_token <= the presented token)\nINSERT INTO accounts (id,balance,fence_token) VALUES (?,?,?),(?,0,?) ON DUPLICATE KEY UPDATE balance=IF(fence_token<=VALUES(fence_token), VALUES(balance), balance),fence_token=IF(fence_token<=VALUES(fence_token), VALUES(fence_token), (SELECT fence_token UNION ALL SELECT fence_token))",
 			params: []int{1, 2, 4, 3, 4},
+			// The read of a refusal's Stored and Rows: every row's key.
+			stored:       "SELECT fence_token FROM accounts WHERE (id = ?) OR (id = ?)",
+			storedParams: []int{1, 3},
 		},
 	}
 	for _, tt := range tests {
