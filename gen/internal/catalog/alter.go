@@ -93,7 +93,23 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 			}
 			return
 		}
-		u.dropColumn(t, cmd.Column)
+		switch {
+		case cmd.Redefine != "":
+			// MySQL's MODIFY or CHANGE: the keys stay, on the new name.
+			u.c.renameColumnConstraints(t, cmd.Column, cmd.Redefine)
+			u.dropColumnOnly(t, cmd.Column)
+		case cmd.Shrink:
+			u.c.shrinkKeys(t, cmd.Column)
+			u.dropColumn(t, cmd.Column)
+		default:
+			u.dropColumn(t, cmd.Column)
+		}
+	case sqlparse.AlterDropIndex:
+		// A name the catalog does not know (an unnamed key's, which
+		// fencegen does not name as MySQL does) leaves the keys as they
+		// are: the guard trigger then looks rows up by one key too many
+		// (a refusal too many, never one too few).
+		u.c.dropMySQLIndex(t, cmd.Constraint)
 	case sqlparse.AlterColumnType, sqlparse.AlterSetNotNull, sqlparse.AlterDropNotNull, sqlparse.AlterSetDefault,
 		sqlparse.AlterDropDefault, sqlparse.AlterAddIdentity, sqlparse.AlterDropIdentity, sqlparse.AlterDropExpression:
 		if c := t.Column(cmd.Column); c != nil {
@@ -204,6 +220,12 @@ func (u *updater) addColumnConstraints(t *Table, d *sqlparse.ColumnDef) {
 func (u *updater) dropColumn(t *Table, name string) {
 	u.c.dropOwnedSequences(t, name)
 	u.c.dropColumnConstraints(t, name)
+	u.dropColumnOnly(t, name)
+}
+
+// dropColumnOnly drops column name of t and the fencing mark on it, and
+// leaves its keys (MySQL's MODIFY and CHANGE, read as a drop and an add).
+func (u *updater) dropColumnOnly(t *Table, name string) {
 	t.Columns = slices.DeleteFunc(t.Columns, func(c *Column) bool { return c.Name == name })
 	if t.Fence != nil && t.Fence.Column == name {
 		t.Fence = nil

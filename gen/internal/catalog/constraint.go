@@ -398,6 +398,50 @@ func (c *Catalog) dropColumnConstraints(t *Table, col string) {
 	c.dropReferencing(t, func(fk foreignKey) bool { return slices.Contains(fk.refs, col) })
 }
 
+// shrinkKeys takes column col out of t's keys and indexes, as MySQL's
+// DROP COLUMN does: a key goes only with its last column (MariaDB refuses
+// the DROP COLUMN of a column of a unique key of several, error 1072;
+// MySQL 8 shrinks the key). A primary key shrinks with its key.
+func (c *Catalog) shrinkKeys(t *Table, col string) {
+	without := func(cols []string) []string {
+		return slices.DeleteFunc(slices.Clone(cols), func(x string) bool { return x == col })
+	}
+	for name, k := range t.keys {
+		if !slices.Contains(k.columns, col) || len(k.columns) == 1 {
+			continue
+		}
+		k.columns = without(k.columns)
+		t.keys[name] = k
+		if k.primary {
+			t.PrimaryKey = slices.Clone(k.columns)
+		}
+	}
+	for name, cols := range t.indexes {
+		if cols != nil && slices.Contains(cols, col) && len(cols) > 1 {
+			t.indexes[name] = without(cols)
+		}
+	}
+}
+
+// dropMySQLIndex drops t's key or index named name as MySQL's DROP INDEX
+// does (names compared as MySQL compares index names, without case), the
+// primary key for "" or PRIMARY, and reports whether one went.
+func (c *Catalog) dropMySQLIndex(t *Table, name string) bool {
+	for n, k := range t.keys {
+		if k.primary && (name == "" || strings.EqualFold(name, "primary")) || strings.EqualFold(n, name) {
+			c.dropKey(t, n, k)
+			return true
+		}
+	}
+	for n := range t.indexes {
+		if strings.EqualFold(n, name) {
+			delete(t.indexes, n)
+			return true
+		}
+	}
+	return false
+}
+
 // dropTableConstraints drops the foreign keys of other tables that refer
 // to t, dropped (DROP TABLE ... CASCADE).
 func (c *Catalog) dropTableConstraints(t *Table) {

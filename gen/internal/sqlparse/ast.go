@@ -273,6 +273,10 @@ const (
 	// AlterDropExpression is ALTER COLUMN DROP EXPRESSION: a generated
 	// column becomes an ordinary one.
 	AlterDropExpression
+	// AlterDropIndex is MySQL's DROP INDEX name, DROP KEY name (Constraint)
+	// and DROP PRIMARY KEY (Constraint ""): a unique key, primary key or
+	// index of the table goes.
+	AlterDropIndex
 )
 
 // AlterCmd is one ALTER TABLE action.
@@ -288,6 +292,15 @@ type AlterCmd struct {
 	MissingOK bool
 	// Constraint is the constraint named by DROP CONSTRAINT.
 	Constraint string
+	// Redefine is set on the AlterDropColumn that MySQL's MODIFY and
+	// CHANGE COLUMN are read as (a drop, then an add of the new
+	// definition, as sqlc reads them): the column's keys, indexes and
+	// foreign keys stay, on the column's name Redefine, as in MySQL.
+	Redefine string
+	// Shrink is set on MySQL's DROP COLUMN: the column leaves the keys
+	// and indexes it is part of, which stay on their other columns (MySQL
+	// manual, ALTER TABLE: a key goes only with its last column).
+	Shrink bool
 	// Always is set by ADD GENERATED ALWAYS AS IDENTITY; Nextval by SET
 	// DEFAULT nextval(...), DefaultNull by SET DEFAULT NULL (see
 	// ColumnDef.DefaultNull).

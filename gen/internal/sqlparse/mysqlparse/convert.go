@@ -153,6 +153,10 @@ func (c *converter) stmt1(n ast.StmtNode) sqlparse.Node {
 			}, Loc: c.start}
 		}
 		return c.unknown(n, c.start)
+	case *ast.DropIndexStmt:
+		// sqlc's catalog reads no DROP INDEX; fencegen's drops the key
+		// (MissingOK: no error where sqlc has none).
+		return &sqlparse.AlterTable{Table: c.name(n.Table), MissingOK: true, Cmds: []*sqlparse.AlterCmd{{Kind: sqlparse.AlterDropIndex, Constraint: n.IndexName, MissingOK: true, Loc: c.start}}}
 	case *ast.CreateIndexStmt:
 		ci := &sqlparse.CreateIndex{Name: n.IndexName, Table: c.name(n.Table), Unique: n.KeyType == ast.IndexKeyTypeUnique, IfNotExists: n.IfNotExists}
 		for _, p := range n.IndexPartSpecifications {
@@ -203,6 +207,7 @@ func (c *converter) columnDef(d *ast.ColumnDef, table string) (*sqlparse.ColumnD
 			cd.NotNull = true
 		case ast.ColumnOptionPrimaryKey:
 			cd.PrimaryKey = true
+			cd.Keys = append(cd.Keys, &sqlparse.KeyConstraint{Columns: []string{cd.Name}, Primary: true})
 		case ast.ColumnOptionDefaultValue:
 			cd.HasDefault = true
 			if v, ok := o.Expr.(*driver.ValueExpr); ok && v.Kind() == driver.KindNull {
@@ -326,9 +331,13 @@ func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
 				at.Comments = columnComment(at.Comments, comment, at.Table)
 			}
 		case ast.AlterTableDropColumn:
-			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: spec.OldColumnName.Name.L, MissingOK: spec.IfExists, Loc: c.start})
+			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: spec.OldColumnName.Name.L, MissingOK: spec.IfExists, Shrink: true, Loc: c.start})
 		case ast.AlterTableChangeColumn:
-			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: spec.OldColumnName.Name.L, Loc: c.start})
+			redefine := spec.OldColumnName.Name.L
+			if len(spec.NewColumns) == 1 {
+				redefine = spec.NewColumns[0].Name.Name.L
+			}
+			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: spec.OldColumnName.Name.L, Redefine: redefine, Loc: c.start})
 			for _, d := range spec.NewColumns {
 				cd, comment := c.columnDef(d, at.Table.Name)
 				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterAddColumn, Column: cd.Name, Def: cd, Loc: c.start})
@@ -337,10 +346,19 @@ func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
 		case ast.AlterTableModifyColumn:
 			for _, d := range spec.NewColumns {
 				cd, comment := c.columnDef(d, at.Table.Name)
-				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: cd.Name, Loc: c.start},
+				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropColumn, Column: cd.Name, Redefine: cd.Name, Loc: c.start},
 					&sqlparse.AlterCmd{Kind: sqlparse.AlterAddColumn, Column: cd.Name, Def: cd, Loc: c.start})
 				at.Comments = columnComment(at.Comments, comment, at.Table)
 			}
+		case ast.AlterTableAddConstraint:
+			// ADD PRIMARY KEY, ADD UNIQUE, ADD CONSTRAINT ... UNIQUE: a key
+			// the catalog keeps (the guard triggers look rows up by it);
+			// sqlc's catalog reads none, and the API does not change.
+			at.Cmds = append(at.Cmds, c.addConstraint(spec.Constraint))
+		case ast.AlterTableDropPrimaryKey:
+			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropIndex, Loc: c.start})
+		case ast.AlterTableDropIndex:
+			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropIndex, Constraint: spec.Name, MissingOK: spec.IfExists, Loc: c.start})
 		case ast.AlterTableRenameColumn:
 			return &sqlparse.Rename{Kind: "column", Target: at.Table, Subname: spec.OldColumnName.Name.L, NewName: spec.NewColumnName.Name.L, Args: -1, Loc: c.start}
 		case ast.AlterTableRenameTable:
@@ -350,6 +368,29 @@ func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
 		}
 	}
 	return at
+}
+
+// addConstraint is ALTER TABLE ... ADD k: a PRIMARY KEY or UNIQUE key
+// (Key.Columns nil when a part is an expression), else AlterOther.
+func (c *converter) addConstraint(k *ast.Constraint) *sqlparse.AlterCmd {
+	if k == nil {
+		return &sqlparse.AlterCmd{Kind: sqlparse.AlterOther, Loc: c.start}
+	}
+	var cols []string
+	for _, p := range k.Keys {
+		if p.Column == nil {
+			cols = nil
+			break
+		}
+		cols = append(cols, p.Column.Name.L)
+	}
+	switch k.Tp {
+	case ast.ConstraintPrimaryKey:
+		return &sqlparse.AlterCmd{Kind: sqlparse.AlterAddPrimaryKey, Keys: cols, Key: &sqlparse.KeyConstraint{Columns: cols, Primary: true}, Loc: c.start}
+	case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
+		return &sqlparse.AlterCmd{Kind: sqlparse.AlterAddUnique, Key: &sqlparse.KeyConstraint{Name: k.Name, Columns: cols}, Loc: c.start}
+	}
+	return &sqlparse.AlterCmd{Kind: sqlparse.AlterOther, Loc: c.start}
 }
 
 // columnComment appends a column's COMMENT (nil: none) to list, on

@@ -1,0 +1,92 @@
+package catalog_test
+
+import (
+	"database/sql"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/sqlparse/mysqlparse"
+	"github.com/fencegen/fencegen/internal/testenv"
+)
+
+// TestMySQLUniqueKeysOnMariaDB: the catalog of an engine mysql schema
+// knows every unique key of a table however it was declared (CREATE
+// TABLE, ALTER TABLE ... ADD UNIQUE, ADD CONSTRAINT ... UNIQUE, ADD
+// PRIMARY KEY, a column's UNIQUE in ADD COLUMN or MODIFY, CREATE UNIQUE
+// INDEX) and as later statements leave it (MODIFY and CHANGE keep a
+// column's keys, DROP COLUMN drops its keys of one column (MariaDB
+// refuses it on a column of a unique key of several, MySQL 8 shrinks the
+// key: so does the catalog), DROP INDEX and
+// DROP PRIMARY KEY drop one): the BEFORE INSERT guard trigger looks rows
+// up by these keys. MariaDB, given the same statements, is the oracle:
+// its information_schema.STATISTICS lists the same unique keys.
+func TestMySQLUniqueKeysOnMariaDB(t *testing.T) {
+	schemas := []string{
+		`CREATE TABLE t (id BIGINT NOT NULL, a INT, b INT, c INT, d INT, tok BIGINT NOT NULL)`,
+		`ALTER TABLE t ADD PRIMARY KEY (id)`,
+		`ALTER TABLE t ADD UNIQUE (a)`,
+		`ALTER TABLE t ADD CONSTRAINT t_bc UNIQUE KEY (b, c)`,
+		`CREATE UNIQUE INDEX t_d ON t (d)`,
+		`ALTER TABLE t ADD COLUMN e INT UNIQUE, ADD COLUMN f INT, ADD UNIQUE KEY f_key (f)`,
+		`ALTER TABLE t MODIFY a BIGINT, CHANGE c cc INT`,
+		`ALTER TABLE t ADD COLUMN g INT, ADD COLUMN h INT, ADD UNIQUE INDEX gh (g, h), ADD INDEX plain (g, h)`,
+		`ALTER TABLE t DROP INDEX gh, DROP COLUMN h, DROP COLUMN e`,
+		`ALTER TABLE t DROP INDEX f_key`,
+		`DROP INDEX t_d ON t`,
+		`ALTER TABLE t MODIFY f INT UNIQUE`,
+		`CREATE TABLE u (id BIGINT PRIMARY KEY, x INT, tok BIGINT NOT NULL)`,
+		`ALTER TABLE u DROP PRIMARY KEY, ADD PRIMARY KEY (id, x), ADD CONSTRAINT ux UNIQUE (x)`,
+		`ALTER TABLE u DROP KEY ux`,
+	}
+	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
+	f, err := mysqlparse.ParseSchema("schema.sql", []byte(strings.Join(schemas, ";\n")+";\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range f.Stmts {
+		cat.Update(f, s)
+	}
+	if errs := cat.Validate().Sort(); len(errs) > 0 {
+		t.Fatalf("catalog: %v", errs)
+	}
+	db := testenv.MySQL(t, "", schemas...)
+	for _, table := range []string{"t", "u"} {
+		keys, _ := cat.Table("", table).UniqueKeys()
+		var got []string
+		for _, k := range keys {
+			got = append(got, strings.Join(k, ","))
+		}
+		slices.Sort(got)
+		if want := serverUniqueKeys(t, db, table); !slices.Equal(got, want) {
+			t.Errorf("table %s: the catalog's unique keys are %q, MariaDB's %q", table, got, want)
+		}
+	}
+}
+
+// serverUniqueKeys lists table's unique keys as the server holds them:
+// each key's columns in order, joined with commas, sorted.
+func serverUniqueKeys(t *testing.T, db *sql.DB, table string) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX SEPARATOR ',') FROM information_schema.STATISTICS
+WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND NON_UNIQUE = 0 GROUP BY INDEX_NAME`, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
