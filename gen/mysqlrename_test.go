@@ -89,3 +89,46 @@ SELECT * FROM b;
 		}
 	}
 }
+
+// TestMySQLCreateProcedureIfNotExists: CREATE PROCEDURE IF NOT EXISTS of
+// a procedure the schema has is a no-op on the server (MariaDB's note
+// 1304), so the schema generates and CALL takes the first procedure's
+// parameters; without IF NOT EXISTS the server refuses the statement, and
+// so does fencegen, at the statement and naming a procedure (sqlc
+// v1.31.1 refuses both, as relation "p1" already exists).
+func TestMySQLCreateProcedureIfNotExists(t *testing.T) {
+	run := func(second string) (string, error) {
+		dir := t.TempDir()
+		files := map[string]string{
+			"schema.sql": "CREATE TABLE notes (id BIGINT PRIMARY KEY, body TEXT);\nDELIMITER //\nCREATE PROCEDURE p1(IN x BIGINT)\nBEGIN\n  DELETE FROM notes WHERE id = x;\nEND //\n" +
+				second + " p1(IN x VARCHAR(10))\nBEGIN\n  SELECT 1;\nEND //\nDELIMITER ;\n",
+			"query.sql":     "-- name: CallP1 :exec\nCALL p1(?);\n",
+			"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: query.sql, gen: {go: {package: db, out: db}}}\n",
+		}
+		for n, s := range files {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := gen.Generate(context.Background(), cfg)
+		if err != nil {
+			return "", err
+		}
+		return string(out.Files["db/query.sql.go"]), nil
+	}
+	code, err := run("CREATE PROCEDURE IF NOT EXISTS")
+	if err != nil {
+		t.Fatalf("CREATE PROCEDURE IF NOT EXISTS of an existing procedure refused: %v", err)
+	}
+	if !strings.Contains(code, "func (q *Queries) CallP1(ctx context.Context, x int64) error") {
+		t.Errorf("CallP1 does not take the first p1's BIGINT:\n%s", code)
+	}
+	_, err = run("CREATE PROCEDURE")
+	if err == nil || !strings.Contains(err.Error(), `schema.sql:7:1: procedure "p1" already exists`) {
+		t.Errorf("a second CREATE PROCEDURE p1: %v; want schema.sql:7:1: procedure \"p1\" already exists", err)
+	}
+}

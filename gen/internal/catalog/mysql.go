@@ -127,6 +127,16 @@ func (u *updater) mysqlStmt(n sqlparse.Node) {
 	case *sqlparse.CreateIndex:
 		u.createIndex(n)
 	case *sqlparse.CreateFunction:
+		// MySQL names a procedure once, whatever its parameters: CREATE
+		// PROCEDURE IF NOT EXISTS of a name it has is a no-op (MariaDB's
+		// note 1304), and without IF NOT EXISTS an error, which sqlc
+		// v1.31.1 reports too (as relation "p" already exists).
+		if n.Procedure && slices.ContainsFunc(u.c.Funcs(n.Func.Schema, n.Func.Name), func(f *Func) bool { return f.Procedure }) {
+			if !n.IfNotExists {
+				u.errorf(n.Loc, ErrExists, "procedure %q already exists", n.Func.Name)
+			}
+			return
+		}
 		u.createFunction(n)
 		if u.c.MySQLRoutines == "" {
 			line, col := u.pos(n.Loc)

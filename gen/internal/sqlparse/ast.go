@@ -516,8 +516,11 @@ type CreateFunction struct {
 	Defaults []string
 	// OrReplace is set for CREATE OR REPLACE.
 	OrReplace bool
-	Body      string
-	Language  string
+	// IfNotExists is set for MySQL's CREATE PROCEDURE IF NOT EXISTS: a
+	// no-op when a procedure of that name exists.
+	IfNotExists bool
+	Body        string
+	Language    string
 	// Volatility is "immutable", "stable", "volatile" or "" (not said:
 	// volatile; PostgreSQL docs, CREATE FUNCTION).
 	Volatility string

@@ -136,7 +136,7 @@ func (c *converter) stmt1(n ast.StmtNode) sqlparse.Node {
 	case *ast.ProcedureInfo:
 		// sqlc reads a procedure's signature (its parameters type a
 		// CALL's arguments).
-		cf := &sqlparse.CreateFunction{Func: c.name(n.ProcedureName), Procedure: true, Language: "sql", Loc: c.start}
+		cf := &sqlparse.CreateFunction{Func: c.name(n.ProcedureName), Procedure: true, IfNotExists: n.IfNotExists, Language: "sql", Loc: c.start}
 		for _, p := range n.ProcedureParam {
 			t := &sqlparse.TypeName{Schema: Schema, Name: types.TypeToStr(p.ParamType.GetType(), p.ParamType.GetCharset()), Loc: c.start}
 			cf.ArgTypes = append(cf.ArgTypes, t)

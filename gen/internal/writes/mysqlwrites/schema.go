@@ -28,8 +28,11 @@ type Schema struct {
 	Views map[string]*View
 	// Triggers run on a table's INSERT, UPDATE or DELETE.
 	Triggers []*Trigger
-	// Routines are the stored procedures and functions.
-	Routines map[string]*Routine
+	// Routines are the stored functions and Procedures the stored
+	// procedures: MySQL keeps them apart, so a function and a procedure
+	// may share a name.
+	Routines   map[string]*Routine
+	Procedures map[string]*Routine
 	// Unread are schema statements that may define a view, trigger,
 	// routine or foreign key and that could not be read (their first
 	// words): while there is one, Of refuses every statement, since what
@@ -91,7 +94,7 @@ type Routine struct {
 
 // NewSchema is an empty Schema.
 func NewSchema() *Schema {
-	return &Schema{Fenced: map[string]bool{}, Tables: map[string]*Table{}, Views: map[string]*View{}, Routines: map[string]*Routine{}}
+	return &Schema{Fenced: map[string]bool{}, Tables: map[string]*Table{}, Views: map[string]*View{}, Routines: map[string]*Routine{}, Procedures: map[string]*Routine{}}
 }
 
 // Fence marks table as fenced.
@@ -359,8 +362,10 @@ func (sc *Schema) add(text string) error {
 						break
 					}
 				}
-			case "FUNCTION", "PROCEDURE":
+			case "FUNCTION":
 				delete(sc.Routines, name)
+			case "PROCEDURE":
+				delete(sc.Procedures, name)
 			}
 			return nil
 		}
@@ -412,6 +417,12 @@ func qualifiedName(toks []token, i int) (string, int) {
 
 // addProgram reads CREATE PROCEDURE, FUNCTION or TRIGGER at toks[i],
 // after the kind's word.
+//
+// As on the server, CREATE ... OR REPLACE of a name the schema already
+// holds (a trigger, a function, a procedure: three namespaces) replaces
+// it, and any other CREATE of it changes nothing: IF NOT EXISTS is a
+// no-op there, and without it the server refuses the statement, so the
+// definition it has is still the one that runs.
 func (sc *Schema) addProgram(kind string, toks []token, i int, text string) error {
 	if i+2 < len(toks) && toks[i].upper() == "IF" && toks[i+1].upper() == "NOT" && toks[i+2].upper() == "EXISTS" {
 		i += 3
@@ -462,10 +473,14 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 		if j < len(toks) {
 			body = text[toks[j].pos:]
 		}
-		if orReplace(toks) {
+		exists := slices.ContainsFunc(sc.Triggers, func(tr *Trigger) bool { return tr.Name == name })
+		switch {
+		case orReplace(toks):
 			// MariaDB's CREATE OR REPLACE TRIGGER drops the trigger of
 			// that name first.
 			sc.Triggers = slices.DeleteFunc(sc.Triggers, func(tr *Trigger) bool { return tr.Name == name })
+		case exists:
+			return nil // the server keeps the trigger it has
 		}
 		for _, ev := range events {
 			sc.Triggers = append(sc.Triggers, &Trigger{Name: name, Table: table, Event: ev, Timing: timing, Body: body, Pos: namePos})
@@ -492,7 +507,14 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 		if i+1 < len(toks) {
 			body = text[toks[i+1].pos:]
 		}
-		sc.Routines[name] = &Routine{Name: name, Function: kind == "FUNCTION", Body: body}
+		m := sc.Procedures
+		if kind == "FUNCTION" {
+			m = sc.Routines
+		}
+		if m[name] != nil && !orReplace(toks) {
+			return nil // the server keeps the routine it has
+		}
+		m[name] = &Routine{Name: name, Function: kind == "FUNCTION", Body: body}
 		return nil
 	}
 }
@@ -530,6 +552,11 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 	switch x := st.(type) {
 	case *ast.CreateTableStmt:
 		name := x.Table.Name.L
+		if sc.Tables[name] != nil || sc.Views[name] != nil {
+			// IF NOT EXISTS is a no-op; without it the server refuses
+			// the statement: either way the table it has stays.
+			return
+		}
 		t := &Table{Name: name}
 		if x.ReferTable != nil {
 			if rt := sc.Tables[x.ReferTable.Name.L]; rt != nil {
@@ -598,6 +625,11 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 		}
 	case *ast.CreateViewStmt:
 		name := x.ViewName.Name.L
+		if sc.Tables[name] != nil || sc.Views[name] != nil && !x.OrReplace {
+			// The server refuses the statement (a table of that name, or
+			// a view without OR REPLACE): the definition it has stays.
+			return
+		}
 		sc.Views[name] = &View{Name: name, Select: x.Select, Base: fromTables(x.Select)}
 	case *ast.DropTableStmt:
 		for _, t := range x.Tables {
@@ -612,7 +644,7 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 			sc.rename(tt.OldTable.Name.L, tt.NewTable.Name.L)
 		}
 	case *ast.DropProcedureStmt:
-		delete(sc.Routines, x.ProcedureName.Name.L)
+		delete(sc.Procedures, x.ProcedureName.Name.L)
 	case *ast.ProcedureInfo:
 		name := x.ProcedureName.Name.L
 		body := ""
@@ -631,7 +663,10 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 		if strings.TrimSpace(body) == "" {
 			r.Opaque = "its body's text is not available"
 		}
-		sc.Routines[name] = r
+		if sc.Procedures[name] != nil {
+			return // the server keeps the procedure it has
+		}
+		sc.Procedures[name] = r
 	}
 }
 
@@ -645,7 +680,18 @@ func engine(opts []*ast.TableOption, was string) string {
 	return was
 }
 
+// rename is one pair of RENAME TABLE (or ALTER TABLE ... RENAME): as on
+// the server, a view is renamed as a table is (its definition goes with
+// it), a table's triggers follow it, and the views that name the old
+// table keep naming it (they read whatever later takes that name). A
+// RENAME TABLE of several pairs is applied pair by pair, in order, so a
+// swap (a TO tmp, b TO a, tmp TO b) ends as on the server.
 func (sc *Schema) rename(from, to string) {
+	if v := sc.Views[from]; v != nil {
+		delete(sc.Views, from)
+		v.Name = to
+		sc.Views[to] = v
+	}
 	if t := sc.Tables[from]; t != nil {
 		delete(sc.Tables, from)
 		t.Name = to

@@ -68,8 +68,8 @@ func (v *visitor) Enter(n ast.Node) (ast.Node, bool) {
 			break
 		}
 		name := x.FnName.L
-		if r := v.a.sc.Routines[name]; r != nil {
-			v.e.calls = append(v.e.calls, call{name: name, procedure: !r.Function, loc: v.loc(x.FnName.O)})
+		if v.a.sc.Routines[name] != nil {
+			v.e.calls = append(v.e.calls, call{name: name, loc: v.loc(x.FnName.O)})
 		}
 	case *ast.TableName:
 		if v.a.sc.Views[x.Name.L] != nil {

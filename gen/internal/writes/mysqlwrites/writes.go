@@ -323,6 +323,7 @@ func (a *analysis) call(c call, via string, loc int) {
 	what := "function "
 	if c.procedure {
 		what = "procedure "
+		r = a.sc.Procedures[c.name]
 	}
 	p := what + c.name
 	if via != "" {
@@ -342,11 +343,11 @@ func (a *analysis) call(c call, via string, loc int) {
 			Reason: "runs " + p + ", whose body fencegen cannot read (" + r.Opaque + "), so it cannot show that it writes no fenced table"})
 		return
 	}
-	if a.done["routine "+c.name] {
+	if a.done[what+c.name] {
 		return
 	}
-	a.done["routine "+c.name] = true
-	a.close(a.body("routine "+c.name, r.Body, p, loc), p, loc)
+	a.done[what+c.name] = true
+	a.close(a.body(what+c.name, r.Body, p, loc), p, loc)
 }
 
 // viewRead follows a read of a view: its query runs.
@@ -416,8 +417,8 @@ func (a *analysis) body(key, text, what string, loc int) *effects {
 			continue
 		}
 		name := strings.ToLower(t.text)
-		if r := a.sc.Routines[name]; r != nil && nextPunct == "(" && prev != "CALL" {
-			e.calls = append(e.calls, call{name: name, procedure: !r.Function, loc: loc})
+		if a.sc.Routines[name] != nil && nextPunct == "(" && prev != "CALL" {
+			e.calls = append(e.calls, call{name: name, loc: loc})
 		}
 		if a.sc.Views[name] != nil {
 			e.views = append(e.views, call{name: name, loc: loc})
