@@ -121,6 +121,9 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 			dg, err = guard.NewMySQLEntryGuard(g.cat, loosened, g.pkg.Go.Out, g.schema)
 		} else {
 			dg, err = guard.NewDatabaseGuard(g.cat, loosened, g.pkg.Go.Out, g.schema, parse)
+			if err == nil && dg != nil {
+				dg.SetAt(guardAt(cfg, g.pkg, loosened, parse))
+			}
 		}
 		var b []byte
 		if err == nil && dg != nil {
@@ -182,6 +185,25 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 	}
 	slices.Sort(out.Dirs)
 	return out, nil
+}
+
+// guardAt is the Guard's SetAt of PostgreSQL entry pkg: the guard of
+// the schema as a prefix of its schema files leaves it, built from a
+// catalog of those files alone with the configuration's fence keys
+// (fencegen guard -into of a migration that newer ones follow).
+func guardAt(cfg *Config, pkg config.Package, loosened map[string]bool, parse func(string) (*sqlparse.File, error)) func([]*sqlparse.File) (*guard.DatabaseGuard, error) {
+	return func(files []*sqlparse.File) (*guard.DatabaseGuard, error) {
+		cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
+		for _, f := range files {
+			for _, st := range f.Stmts {
+				cat.Update(f, st)
+			}
+		}
+		if errs, _ := markConfigFences(cat, cfg.Path, pkg, map[config.Position]bool{}); len(errs) > 0 {
+			return nil, errs.Err()
+		}
+		return guard.NewDatabaseGuard(cat, loosened, pkg.Go.Out, files, parse)
+	}
 }
 
 // guardMigrationErrors are the findings of the guards' GuardMigrations

@@ -34,7 +34,7 @@ func newGuardFlagSet(out io.Writer) (*flag.FlagSet, *guardFlags) {
 	fs.StringVar(&f.dir, "dir", "", "migrations `directory` to add the migration to (default: print it on standard output)")
 	fs.StringVar(&f.version, "version", "", "migration `version` (default: the next one in -dir: one more than the highest\nsequence number there, or the UTC time as YYYYMMDDHHMMSS when it holds timestamps or nothing)")
 	fs.StringVar(&f.out, "out", "", "the sql entry whose guard to write, by its out `directory` (needed when several have fenced tables)")
-	fs.StringVar(&f.into, "into", "", "add the guard to this `migration`, the newest in -dir (one that drops and re-creates a fenced table\nor renames its token column, not yet applied anywhere), instead of writing a new one")
+	fs.StringVar(&f.into, "into", "", "add the guard to this `migration` (one not yet applied anywhere that drops and re-creates a fenced table\nor renames its token column: the newest in -dir, or an older one that fencegen check names) instead of writing a new one")
 	fs.Func("unfence", "stop fencing this `table`, which a migration dropped (or renamed away) and created again\n(or swapped another table in under its name) without its fencing mark: the migration removes its guard and records the decision (repeat for several tables)", func(v string) error {
 		f.unfence = append(f.unfence, v)
 		return nil
@@ -175,7 +175,7 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 }
 
 // guardInto is fencegen guard -into: it adds g's guard to the migration
-// f.into, the newest of ups (Guard.Inline).
+// f.into, the newest of ups or an older one a finding names (Guard.Inline).
 func guardInto(g *gen.Guard, ups []string, guards []*gen.Guard, f *guardFlags, stdout, stderr io.Writer) int {
 	text, err := g.Inline(ups, f.into, guards, f.format)
 	if err != nil {

@@ -153,15 +153,15 @@ func TestGuardDocShowsCheckOutput(t *testing.T) {
 	}
 	shown = 0
 	for _, f := range life.Files {
-		if f.Name == "rename.txt" || f.Name == "recreate.txt" || f.Name == "shadow.txt" || f.Name == "unmarked.txt" {
+		if f.Name == "rename.txt" || f.Name == "recreate.txt" || f.Name == "recreate_older.txt" || f.Name == "shadow.txt" || f.Name == "unmarked.txt" {
 			shown++
 			if !strings.Contains(doc, "```\n"+string(f.Data)+"```\n") {
 				t.Errorf("docs/database-guard.md does not show guard_life.txtar's %s:\n%s", f.Name, f.Data)
 			}
 		}
 	}
-	if shown != 4 {
-		t.Errorf("guard_life.txtar has %d of rename.txt, recreate.txt, shadow.txt, unmarked.txt", shown)
+	if shown != 5 {
+		t.Errorf("guard_life.txtar has %d of rename.txt, recreate.txt, recreate_older.txt, shadow.txt, unmarked.txt", shown)
 	}
 	if line := fmt.Sprintf("`-- fencegen guard template: %d`", gen.GuardTemplateVersion); !strings.Contains(doc, line) {
 		t.Errorf("docs/database-guard.md does not quote the header line %s", line)

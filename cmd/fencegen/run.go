@@ -320,6 +320,7 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 func reportGuardFix(w io.Writer, err error, cfgPath string) {
 	var fix []string
 	why := map[string]string{}     // the commands with -into: what their migration does
+	later := map[string]string{}   // and when newer migrations follow it: the command without -into
 	unfence := map[string]string{} // and with -unfence: the other choice
 	for _, p := range gen.Problems(err) {
 		var f gen.GuardFinding
@@ -339,6 +340,9 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 			line = commandLine(cmd, cfgPath)
 			if f.Into != "" {
 				why[line] = f.Why
+				if ups, err := upMigrations(f.Dir); err == nil && len(ups) > 0 && !samePath(ups[len(ups)-1], f.Into) {
+					later[line] = commandLine(base, cfgPath)
+				}
 			}
 			if f.Unfence != "" {
 				line += "\x00" + f.Unfence // one line per table
@@ -356,12 +360,29 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 		case unfence[cmd] != "":
 			into, table, _ := strings.Cut(cmd, "\x00")
 			fmt.Fprintf(w, "fencegen: fenced table %s was created again without its fencing mark: mark it again in that migration, then add its guard with: %s; or stop fencing it with: %s\n", table, into, unfence[cmd])
+		case why[cmd] != "" && later[cmd] != "":
+			// Newer migrations follow it: the guard still goes into it,
+			// from which on the table needs it. A migration inserted
+			// after it would not do: golang-migrate never applies a
+			// version below a database's, goose refuses one (or, allowed
+			// missing ones, applies it after the newer ones).
+			fmt.Fprintf(w, "fencegen: a migration that %s must install its guard again itself (while neither it nor a migration after it is applied anywhere: the tools apply no migration inserted between them, so a new one after the newest would leave every migration from it on unguarded); add it with: %s; once it is applied anywhere, write a new one after the newest with: %s\n", why[cmd], cmd, later[cmd])
 		case why[cmd] != "":
 			fmt.Fprintf(w, "fencegen: a migration that %s must install its guard again itself (while it is not applied anywhere); add it with: %s\n", why[cmd], cmd)
 		default:
 			fmt.Fprintf(w, "fencegen: the guard migrations install an outdated guard: never edit an applied migration; write a new one with: %s\n", cmd)
 		}
 	}
+}
+
+// samePath reports whether a and b name the same file.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	ba, err2 := filepath.Abs(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return aa == ba
 }
 
 // load finds and loads the configuration and generates, printing the

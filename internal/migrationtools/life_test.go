@@ -102,6 +102,15 @@ type lifeCase struct {
 	// earlier guard after it: its down migration then leaves the state
 	// before the change.
 	changeDown string
+	// later, with into, is a newer migration written after the change
+	// before either is applied anywhere (laterDown its down section):
+	// the guard still goes into the change, from which on the table
+	// needs it (fencegen guard -into of a migration that is not the
+	// newest), and the state after later is after too. With laterInto,
+	// later re-creates the table again, and needs its own guard -into
+	// once the change has its.
+	later, laterDown string
+	laterInto        bool
 }
 
 var lifeCases = []lifeCase{
@@ -162,6 +171,59 @@ var lifeCases = []lifeCase{
 			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
 			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
 		after: state{table: "jobs", column: "tok", refused: true},
+	},
+	{
+		// Re-created in a migration that a newer one follows, both not
+		// applied anywhere yet: the guard goes into the re-creating
+		// migration, not into a new one after the newest (which would
+		// leave the states from the change on unguarded).
+		name: "recreate-older",
+		change: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		cause: `:1:1: drops fenced table jobs, and with it the guard trigger that `,
+		into:  true,
+		changeDown: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		later:     "ALTER TABLE notes ADD COLUMN x integer;\n",
+		laterDown: "ALTER TABLE notes DROP COLUMN x;\n",
+		after:     state{table: "jobs", column: "tok", refused: true},
+	},
+	{
+		// Re-created twice: the first re-creation's guard is missing
+		// first (the table is unguarded from it on), then the second's.
+		name: "recreate-twice",
+		change: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		cause: `:1:1: drops fenced table jobs, and with it the guard trigger that `,
+		into:  true,
+		changeDown: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		later: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		laterDown: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		laterInto: true,
+		after:     state{table: "jobs", column: "tok", refused: true},
+	},
+	{
+		// A fence key's token column renamed in a migration that a
+		// newer one follows: the guard added to the rename is the one
+		// of the schema as the rename leaves it.
+		name:       "key-rename-older",
+		key:        true,
+		change:     "ALTER TABLE jobs RENAME COLUMN tok TO fence;\n",
+		cause:      `:1:1: renames column tok of fenced table jobs to fence, which the guard trigger that `,
+		into:       true,
+		changeDown: "ALTER TABLE jobs RENAME COLUMN fence TO tok;\n",
+		later:      "ALTER TABLE notes ADD COLUMN x integer;\n",
+		laterDown:  "ALTER TABLE notes DROP COLUMN x;\n",
+		after:      state{table: "jobs", column: "fence", refused: true},
 	},
 	{
 		// No comment moves with the column: the trigger would find no
@@ -424,16 +486,25 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	if changeDown == "" {
 		changeDown = "SELECT 1;\n"
 	}
-	switch tool {
-	case "goose":
-		write(changeFile, "-- +goose Up\n-- +goose StatementBegin\n"+c.change+"-- +goose StatementEnd\n-- +goose Down\n"+changeDown)
-	case "dbmate":
-		write(changeFile, "-- migrate:up\n"+c.change+"-- migrate:down\n"+changeDown)
-	case "atlas":
-		write(changeFile, c.change)
-	default:
-		write(changeFile, c.change)
-		write(strings.Replace(changeFile, ".up.sql", ".down.sql", 1), changeDown)
+	// migration writes a migration of the team's in the tool's layout.
+	migration := func(file, up, down string) {
+		switch tool {
+		case "goose":
+			write(file, "-- +goose Up\n-- +goose StatementBegin\n"+up+"-- +goose StatementEnd\n-- +goose Down\n"+down)
+		case "dbmate":
+			write(file, "-- migrate:up\n"+up+"-- migrate:down\n"+down)
+		case "atlas":
+			write(file, up)
+		default:
+			write(file, up)
+			write(strings.Replace(file, ".up.sql", ".down.sql", 1), down)
+		}
+	}
+	migration(changeFile, c.change, changeDown)
+	laterFile := ""
+	if c.later != "" {
+		laterFile = strings.Replace(changeFile, "3_change", "4_later", 1)
+		migration(laterFile, c.later, c.laterDown)
 	}
 	afterTable := c.after.table
 	if afterTable == "" {
@@ -451,6 +522,8 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		switch {
 		case c.unfence:
 			want = "add its guard with: " + base + " -into " + changeFile + "; or stop fencing it with: " + base + " -unfence jobs\n"
+		case c.into && c.later != "":
+			want = "add it with: " + base + " -into " + changeFile + "; once it is applied anywhere, write a new one after the newest with: " + base + "\n"
 		case c.into:
 			want = "add it with: " + base + " -into " + changeFile + "\n"
 		}
@@ -476,6 +549,14 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	switch {
 	case c.into:
 		fencegen(0, "guard", "-format", tool, "-dir", "migrations", "-into", changeFile)
+		if c.laterInto {
+			// The later re-creation's guard is missing now.
+			stderr := fencegen(1, "check")
+			if want := "add it with: " + base + " -into " + laterFile + "\n"; !strings.HasPrefix(stderr, laterFile+":") || !strings.HasSuffix(stderr, want) {
+				t.Errorf("fencegen check after guard -into %s:\n%s\nwant it to start %s: and end ...%s", changeFile, stderr, laterFile, want)
+			}
+			fencegen(0, "guard", "-format", tool, "-dir", "migrations", "-into", laterFile)
+		}
 	case c.unfence:
 		fencegen(0, "guard", "-format", tool, "-dir", "migrations", "-unfence", "jobs")
 	default:
@@ -517,6 +598,13 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 			code  string
 			check func(id int)
 		}{"the change with the guard", "after", func(id int) { writes(t, conn, c.after, id); guardObjects(t, conn, c.after) }})
+		if c.later != "" {
+			steps = append(steps, struct {
+				name  string
+				code  string
+				check func(id int)
+			}{"the later migration", "after", func(id int) { writes(t, conn, c.after, id); guardObjects(t, conn, c.after) }})
+		}
 	}
 	for i, s := range steps {
 		up()
@@ -531,6 +619,13 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	// The fix's down migration brings back the state of the change (with
 	// into, the change's down section the state before it, with the
 	// earlier guard -into added to it); up again, the fix's.
+	if c.later != "" {
+		// The later migration's down: the state of the change.
+		down()
+		writes(t, conn, c.after, 199)
+		guardObjects(t, conn, c.after)
+		code(t, "after", 249)
+	}
 	down()
 	switch {
 	case c.into:
@@ -545,6 +640,9 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		code(t, "after", 250)
 	}
 	up()
+	if c.later != "" {
+		up()
+	}
 	writes(t, conn, c.after, 201)
 	guardObjects(t, conn, c.after)
 	code(t, "after", 251)

@@ -213,7 +213,21 @@ type DatabaseGuard struct {
 	// mysqlRemove is what a MySQL guard migration removes besides
 	// (NextMigration).
 	mysqlRemove mysqlRemoval
+	// at returns the guard of the entry's schema as its schema files up
+	// to one of them leave it (SetAt), for fencegen guard -into of a
+	// migration that newer ones follow (Inline).
+	at func(files []*sqlparse.File) (*DatabaseGuard, error)
 }
+
+// SetAt gives g the function that builds the guard of its entry's schema
+// as a prefix of its schema files (parsed, in order) leaves it: a catalog
+// of those files alone, with the configuration's fence keys, and the
+// tables' modes as the entry's queries loosen them. It is nil when that
+// schema has no fenced table and no guard migration, and an error when a
+// fence key names a table or column that schema does not have. Inline
+// needs it to add a guard to a migration that newer ones follow: the
+// guard there is the one of the schema as that migration leaves it.
+func (g *DatabaseGuard) SetAt(at func(files []*sqlparse.File) (*DatabaseGuard, error)) { g.at = at }
 
 // NewDatabaseGuard returns the database-side guard of the sql entry whose
 // catalog is cat (built from the schema files schema, parsed, in order;
@@ -428,9 +442,10 @@ type cause struct {
 	// vacated is set when a guarded table leaves its name: DROP TABLE,
 	// or a rename (ALTER TABLE ... RENAME TO, SET SCHEMA) that takes its
 	// trigger along to the new name. recreatedIn is then the file of the
-	// migration in which a table of the name appears again (the last
-	// one): CREATE TABLE (also AS and LIKE), or another table renamed or
-	// moved to it, as in a swap through a copy. That table has no
+	// migration in which a table of the name appears again (the first
+	// one, from which on it is unguarded): CREATE TABLE (also AS and
+	// LIKE), or another table renamed or moved to it, as in a swap
+	// through a copy. That table has no
 	// trigger, so its guard belongs in that migration (Finding.Into).
 	vacated     bool
 	recreatedIn string
@@ -825,9 +840,12 @@ func (r *guardReplay) vacate(key string, in guardInstalled, c *cause) {
 // arrives records that a table other than the guarded one takes the
 // name key by statement c of file (CREATE TABLE, a rename or a move to
 // another schema): when a guarded table left that name, the new table
-// re-creates it, without a trigger.
+// re-creates it, without a trigger. Of several migrations that do, the
+// first is the one whose guard is missing (the table is unguarded from
+// it on); within one migration, the last statement (a swap creates the
+// copy, then renames it to the name).
 func (r *guardReplay) arrives(key, file string, c *cause) {
-	if l := r.lost[key]; l != nil && l.vacated {
+	if l := r.lost[key]; l != nil && l.vacated && (l.recreatedIn == "" || l.recreatedIn == file) {
 		l.recreatedIn, l.recreatedAt = file, c
 	}
 }
@@ -1275,34 +1293,35 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 	return "", out, err
 }
 
-// Inline is fencegen guard -into: it replays the migrations files as
-// NextMigration does and returns the text of into, the newest of them (a
-// migration of the team's, not yet applied anywhere, that drops and
-// re-creates a fenced table or renames its token column: Finding.Into),
-// with the up section of the migration that
-// NextMigration would write added at the end of into's up section (before
-// goose's -- +goose Down or dbmate's -- migrate:down; into is the .up.sql
-// file of golang-migrate), after a header line (inlineHeader) that the
-// replay recognises, and (goose, dbmate) the guard of the migrations
-// before into restored at the end of its down section (inlineDown; for
-// golang-migrate, InlineDown). Applied, into then leaves no state in which a table
-// it re-creates is unguarded, nor one in which the trigger misses a token
-// column it renames (Finding.Into). It returns nil when the migrations install
-// g's guard already, and an error when into is not the newest migration,
-// is a guard migration or holds such a guard already.
+// Inline is fencegen guard -into: it replays the migrations files (the
+// up migrations of into's directory, in the tool's order) up to into as
+// NextMigration does and returns the text of into (a migration of the
+// team's, not yet applied anywhere, that drops and re-creates a fenced
+// table or renames its token column: Finding.Into), with the up section
+// of the migration that NextMigration would write after it added at the
+// end of into's up section (before goose's -- +goose Down or dbmate's --
+// migrate:down; into is the .up.sql file of golang-migrate), after a
+// header line (inlineHeader) that the replay recognises, and (goose,
+// dbmate) the guard of the migrations before into restored at the end of
+// its down section (inlineDown; for golang-migrate, InlineDown). Applied,
+// into then leaves no state in which a table it re-creates is unguarded,
+// nor one in which the trigger misses a token column it renames
+// (Finding.Into). When newer migrations follow into (which must not be
+// applied anywhere either), the guard added is the one of the schema as
+// the migrations up to into leave it (SetAt), not the current schema's:
+// the newer migrations' own changes are their own findings. It returns
+// nil when the migrations up to into install that guard already, and an
+// error when into is not one of files, is a guard migration or holds
+// such a guard already, or, on MySQL, is not the newest.
 func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGuard, format string) ([]byte, error) {
 	if !slices.Contains(MigrationFormats, format) {
 		return nil, fmt.Errorf("unknown migration format %q: want one of %s", format, strings.Join(MigrationFormats, ", "))
 	}
-	if err := checkNewest(files, into); err != nil {
-		return nil, err
-	}
 	if g.mysql != nil {
+		if err := checkNewest(files, into); err != nil {
+			return nil, err
+		}
 		return g.mysqlInline(into, others, format)
-	}
-	parsed, err := g.readAll(files)
-	if err != nil {
-		return nil, err
 	}
 	raw, err := os.ReadFile(into) // as written: the schema reader may drop its down section
 	if err != nil {
@@ -1314,11 +1333,15 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 	if off, _ := inlineBlock(raw); off >= 0 {
 		return nil, fmt.Errorf("-into %s: holds a guard that fencegen guard -into added already: run fencegen guard without -into for a new migration", filepath.ToSlash(into))
 	}
+	gk, parsed, others, err := g.inlineAt(files, into, others)
+	if err != nil {
+		return nil, err
+	}
 	have := replayGuard(parsed)
-	if len(have.migrations) > 0 && len(g.compare(have, others)) == 0 {
+	if len(have.migrations) > 0 && len(gk.compare(have, others)) == 0 {
 		return nil, nil
 	}
-	files2, err := g.next(have, others, format, "0")
+	files2, err := gk.next(have, others, format, "0")
 	if err != nil {
 		return nil, err
 	}
@@ -1332,13 +1355,76 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 		"-- Keep it as it is once applied.\n%s%d\n",
 		inlineHeader, format, guardTemplateLine, TemplateVersion) + upStatements(string(up), format)
 	return spliceInline(raw, block, format, func() (string, error) {
-		return g.inlineDown(replayGuard(parsed[:len(parsed)-1]), format)
+		return gk.inlineDown(replayGuard(parsed[:len(parsed)-1]), format)
 	})
 }
 
+// inlineAt returns what fencegen guard -into into writes from: the
+// guard of the schema as the migrations files up to into leave it, the
+// files up to into, parsed, and others with g replaced by that guard. It
+// is g itself when into is the newest of files; for an older one, which
+// a finding of the whole directory must name (Finding.Into), the guard
+// SetAt builds from the entry's schema files up to into. It is an error
+// when into is not one of files, is older and named by no finding, or
+// when no table is fenced there.
+func (g *DatabaseGuard) inlineAt(files []string, into string, others []*DatabaseGuard) (*DatabaseGuard, []*sqlparse.File, []*DatabaseGuard, error) {
+	abs := func(name string) string {
+		a, err := filepath.Abs(name)
+		if err != nil {
+			return name
+		}
+		return a
+	}
+	k := slices.IndexFunc(files, func(f string) bool { return abs(f) == abs(into) })
+	if k < 0 {
+		return nil, nil, nil, fmt.Errorf("-into %s: not an up migration of the migrations directory (-dir)", filepath.ToSlash(into))
+	}
+	all, err := g.readAll(files)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	parsed := all[:k+1]
+	if k == len(files)-1 {
+		return g, parsed, others, nil
+	}
+	if g.at == nil {
+		return nil, nil, nil, checkNewest(files, into)
+	}
+	// An older migration changes only when a finding puts the guard
+	// there: the first that re-creates a fenced table, renames a token
+	// column a fence key marks, or adds a column of its old name.
+	named := false
+	if have := replayGuard(all); len(have.migrations) > 0 {
+		for _, f := range g.compare(have, others) {
+			named = named || f.Into != "" && abs(f.Into) == abs(into)
+		}
+	}
+	if !named {
+		return nil, nil, nil, fmt.Errorf("-into %s: not the newest up migration of the directory (%s is), nor one whose guard is missing (fencegen check names it): only a migration not yet applied anywhere may change, and the guard goes into the newest unless an older one leaves a table unguarded", filepath.ToSlash(into), filepath.ToSlash(files[len(files)-1]))
+	}
+	idx, err := g.schemaIndex(into)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	gk, err := g.at(g.schema[:idx+1])
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("-into %s: the schema as the migrations up to it leave it: %v", filepath.ToSlash(into), err)
+	}
+	if gk == nil {
+		return nil, nil, nil, fmt.Errorf("-into %s: no table is fenced in the schema as the migrations up to it leave it, and none of them is a guard migration: there is no guard to add to it", filepath.ToSlash(into))
+	}
+	gk.unfence = g.unfence
+	others = slices.Clone(others)
+	if i := slices.Index(others, g); i >= 0 {
+		others[i] = gk
+	}
+	return gk, parsed, others, nil
+}
+
 // checkNewest returns an error unless into is the newest of files, the
-// up migrations of its directory in the tool's order: only a migration
-// not yet applied anywhere may change (fencegen guard -into).
+// up migrations of its directory in the tool's order (fencegen guard
+// -into on MySQL, and where no guard of an older migration's schema can
+// be built).
 func checkNewest(files []string, into string) error {
 	abs := func(name string) string {
 		a, err := filepath.Abs(name)
@@ -1599,11 +1685,11 @@ func (g *DatabaseGuard) InlineDown(files []string, into, format string) (name st
 	if g.mysql != nil {
 		return g.mysqlInlineDownFile(into, name, raw)
 	}
-	parsed, err := g.readAll(files[:len(files)-1])
+	gk, parsed, _, err := g.inlineAt(files, into, nil)
 	if err != nil {
 		return "", nil, err
 	}
-	block, err := g.inlineDown(replayGuard(parsed), format)
+	block, err := gk.inlineDown(replayGuard(parsed[:len(parsed)-1]), format)
 	if err != nil || block == "" {
 		return "", nil, err
 	}

@@ -295,7 +295,8 @@ func writeFile(t *testing.T, dir, name, text string) string {
 // the guard added to its up section (before dbmate's down section; with
 // its CRLF line ends kept) installs the guard the replay expects, and the
 // earlier guard follows the down section's statements; it is added once,
-// and only to the newest migration.
+// never to a guard migration, and without SetAt only to the newest
+// migration.
 func TestInline(t *testing.T) {
 	const table = "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n"
 	for _, format := range []string{"golang-migrate", "dbmate"} {
@@ -342,7 +343,12 @@ func TestInline(t *testing.T) {
 			if len(found) != 1 || found[0].Into != into || !found[0].Cause || found[0].Line != 1+map[bool]int{true: 1}[format == "dbmate"] {
 				t.Fatalf("findings %+v; want one, at the DROP TABLE of %s, Into it", found, into)
 			}
-			if _, err := g.Inline(files, files[1], nil, format); err == nil || !strings.Contains(err.Error(), "not the newest") {
+			if _, err := g.Inline(files, files[1], nil, format); err == nil || !strings.Contains(err.Error(), "a guard migration already") {
+				t.Errorf("Inline into the guard migration: %v", err)
+			}
+			// Without SetAt (gen sets it), no guard of an older
+			// migration's schema can be built: only the newest.
+			if _, err := g.Inline(files, files[0], nil, format); err == nil || !strings.Contains(err.Error(), "not the newest") {
 				t.Errorf("Inline into an older migration: %v", err)
 			}
 			text, err := g.Inline(files, into, nil, format)
