@@ -226,6 +226,11 @@ type Table struct {
 	Base     *Table
 	BaseOnly bool
 	ViewRead bool
+	// refs are, for a view or a materialized view, the relations its
+	// query named when it was created (sqlparse.CreateView.Refs), as
+	// PostgreSQL binds them: DROP ... CASCADE of one drops the view
+	// (dropDependentViews).
+	refs []*Table
 	// Triggers and Rules are the table's triggers and rewrite rules
 	// (trigger.go); DROP TRIGGER and DROP RULE remove them (drop.go), and
 	// DROP FUNCTION ... CASCADE the triggers that run the function.

@@ -66,9 +66,15 @@ func (u *updater) drop(n *sqlparse.Drop) {
 			}
 		case "schema":
 			if i := slices.IndexFunc(u.c.Schemas, func(s *Schema) bool { return s.Name == name.Name }); i >= 0 {
-				for _, t := range u.c.Schemas[i].Tables {
+				for _, t := range slices.Clone(u.c.Schemas[i].Tables) {
+					if n.Cascade {
+						// Views in other schemas over its relations go
+						// with them.
+						u.c.dropDependentViews(t)
+					}
 					u.c.dropTableConstraints(t)
 				}
+				i = slices.IndexFunc(u.c.Schemas, func(s *Schema) bool { return s.Name == name.Name })
 				u.c.Schemas = slices.Delete(u.c.Schemas, i, i+1)
 			}
 		case "index":
@@ -96,9 +102,13 @@ func (u *updater) drop(n *sqlparse.Drop) {
 
 // dropTable drops t with what PostgreSQL drops with it: its partitions,
 // its owned sequences, the foreign keys that refer to it and, with
-// CASCADE, its inheritance children (without CASCADE PostgreSQL refuses;
-// like sqlc, fencegen leaves them, without their parent).
+// CASCADE, its inheritance children and the views and materialized views
+// over it (without CASCADE PostgreSQL refuses; like sqlc, fencegen leaves
+// them, without their parent).
 func (c *Catalog) dropTable(t *Table, cascade bool) {
+	if cascade {
+		c.dropDependentViews(t)
+	}
 	for _, ch := range c.children(t) {
 		if cascade || ch.partitionOf == t {
 			c.dropTable(ch, cascade)
@@ -110,6 +120,33 @@ func (c *Catalog) dropTable(t *Table, cascade bool) {
 	c.dropTableConstraints(t)
 	if s := c.Schema(t.Schema); s != nil {
 		s.Tables = slices.DeleteFunc(s.Tables, func(x *Table) bool { return x == t })
+	}
+}
+
+// dropDependentViews drops the views and materialized views whose query
+// names t (Table.refs), and those over them, as DROP ... CASCADE of t
+// does.
+func (c *Catalog) dropDependentViews(t *Table) {
+	for _, s := range c.Schemas {
+		for _, v := range slices.Clone(s.Tables) {
+			if v != t && slices.Contains(v.refs, t) && slices.Contains(s.Tables, v) {
+				c.dropTable(v, true)
+			}
+		}
+	}
+}
+
+// replaceRefs makes the views over old (CREATE OR REPLACE VIEW's view)
+// refer to t, which replaces it.
+func (c *Catalog) replaceRefs(old, t *Table) {
+	for _, s := range c.Schemas {
+		for _, v := range s.Tables {
+			for i, r := range v.refs {
+				if r == old {
+					v.refs[i] = t
+				}
+			}
+		}
 	}
 }
 

@@ -54,10 +54,19 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 			}
 		}
 	}
+	if t.IsView {
+		for _, r := range n.Refs {
+			if rt := u.c.Table(r.Schema, r.Name); rt != nil && rt != old && !slices.Contains(t.refs, rt) {
+				t.refs = append(t.refs, rt)
+			}
+		}
+	}
 	if old != nil && old.IsView {
 		// CREATE OR REPLACE VIEW keeps the view's triggers and rules
-		// (PostgreSQL replaces its query only).
+		// (PostgreSQL replaces its query only), and the views over it
+		// depend on it still.
 		t.Triggers, t.Rules = old.Triggers, old.Rules
+		u.c.replaceRefs(old, t)
 	}
 	if u.c.columns != nil {
 		cols, errs := u.c.columns.OutputColumns(u.c, u.f, u.s, n.Query)

@@ -491,6 +491,13 @@ type CreateView struct {
 	// not written).
 	Base     *Name
 	BaseOnly bool
+	// Refs are, for CREATE VIEW and CREATE MATERIALIZED VIEW (not
+	// CREATE TABLE AS, a copy), the relations its query names anywhere
+	// (FROM lists, joins, subqueries, WITH entries), as written; a name
+	// spelt like one of the query's WITH entries is left out. PostgreSQL
+	// records a dependency of the view on each, so DROP ... CASCADE of
+	// one drops the view.
+	Refs []Name
 }
 
 func (n *CreateView) Pos() int { return n.View.Loc }

@@ -199,7 +199,7 @@ func (c *converter) stmt(n *pg.Node) Node {
 	case *pg.Node_ViewStmt:
 		v := s.ViewStmt
 		sel, _ := c.dml(v.Query).(*Select)
-		cv := &CreateView{View: createdName(v.View), Columns: strs(v.Aliases), Query: sel, Replace: v.Replace, Temp: unqualifiedTemp(v.View)}
+		cv := &CreateView{View: createdName(v.View), Columns: strs(v.Aliases), Query: sel, Replace: v.Replace, Temp: unqualifiedTemp(v.View), Refs: queryRelations(v.Query)}
 		if rv := viewBase(v.Query.GetSelectStmt()); rv != nil {
 			n := rangeVarName(rv)
 			cv.Base, cv.BaseOnly = &n, !rv.Inh
@@ -211,9 +211,13 @@ func (c *converter) stmt(n *pg.Node) Node {
 		if v.Into == nil {
 			return &Unknown{Kind: "CreateTableAsStmt", Loc: -1}
 		}
-		return &CreateView{View: createdName(v.Into.Rel), Columns: strs(v.Into.ColNames), Query: sel,
+		cv := &CreateView{View: createdName(v.Into.Rel), Columns: strs(v.Into.ColNames), Query: sel,
 			AsTable: v.Objtype == pg.ObjectType_OBJECT_TABLE, IfNotExists: v.IfNotExists, Temp: unqualifiedTemp(v.Into.Rel),
 			OnCommitDrop: v.Into.OnCommit == pg.OnCommitAction_ONCOMMIT_DROP}
+		if !cv.AsTable {
+			cv.Refs = queryRelations(v.Query)
+		}
+		return cv
 	case *pg.Node_CreateFunctionStmt:
 		return c.createFunction(s.CreateFunctionStmt)
 	case *pg.Node_DefineStmt:
