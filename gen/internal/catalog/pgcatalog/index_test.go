@@ -82,3 +82,30 @@ func TestLookupsAreShared(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedTables: a table looked up by binary search (index.sorted) lists
+// its lines in byte order of their keys, as sortedLines needs; a table
+// regenerated in another order (a server's collation in the generator's
+// ORDER BY) fails here instead of losing functions.
+func TestSortedTables(t *testing.T) {
+	if !funcs.sorted {
+		t.Fatal("the functions' table is not looked up by binary search")
+	}
+	ls := lines(funcsData)
+	for i := 1; i < len(ls); i++ {
+		if a, b := firstField(ls[i-1]), firstField(ls[i]); a > b {
+			t.Fatalf("funcsData line %d: %q after %q: not sorted by name", i+1, b, a)
+		}
+	}
+	// The first and the last line's keys, and keys before, between and
+	// after all of them.
+	first, last := firstField(ls[0]), firstField(ls[len(ls)-1])
+	if len(Funcs(first)) == 0 || len(Funcs(last)) == 0 {
+		t.Errorf("Funcs(%q) or Funcs(%q): none found", first, last)
+	}
+	for _, k := range []string{"", "\x00", first[:1], "nowx", "now_", "~~~~"} {
+		if fs := sortedLines(funcsData, k, firstField); fs != nil {
+			t.Errorf("sortedLines(%q) = %q, want none", k, fs)
+		}
+	}
+}
