@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
@@ -234,39 +235,60 @@ var (
 // (ASCII letters without k or s, which (?i) also matches as U+212A and
 // U+017F), after dashes and white space only.
 var downMarkers = []downMarker{
-	{gooseDown, "+goo"},
-	{dbmateDown, "migrate:down"},
-	{sqlMigrate, "+migrate"},
-	{ternSplit, "create above"},
+	marker(gooseDown, "+goo"),
+	marker(dbmateDown, "migrate:down"),
+	marker(sqlMigrate, "+migrate"),
+	marker(ternSplit, "create above"),
 }
 
 type downMarker struct {
 	re   *regexp.Regexp
 	word string
+	// at is re anchored at the start of the text, compiled on first use.
+	at func() *regexp.Regexp
+}
+
+// marker is the downMarker of re and word.
+func marker(re *regexp.Regexp, word string) downMarker {
+	return downMarker{re, word, sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\A(?:` + re.String() + `)`)
+	})}
 }
 
 // find is the offset of the first match of m.re in src, or -1. The
 // regular expressions, anchored at every line, cost more than parsing a
-// small file when run over all of it: a file without m.word is not
-// searched, and the search starts at the line where a match holding the
-// word's first occurrence could start (one that holds a later occurrence
-// starts after it too, as only dashes and white space come before the
-// word in a match).
+// small file when run over all of it, so they are tried only where a match
+// can start: only dashes and white space come before the word in a match,
+// so a match holding an occurrence of the word starts at a line start
+// between the line where that run of dashes and white space starts and the
+// word. Each such line start is tried in turn, for each occurrence in
+// turn, with the expression anchored there (a match starting at a line
+// start does not depend on the text before it); a file without m.word is
+// not searched at all.
 func (m downMarker) find(src []byte) int {
-	w := indexFoldASCII(src, m.word)
-	if w < 0 {
-		return -1
+	for off := 0; off < len(src); {
+		w := indexFoldASCII(src[off:], m.word)
+		if w < 0 {
+			return -1
+		}
+		w += off
+		z := w
+		for z > 0 && strings.IndexByte("-\t\n\f\r ", src[z-1]) >= 0 { // - and regexp's \s
+			z--
+		}
+		for p := bytes.LastIndexByte(src[:z], '\n') + 1; ; {
+			if m.at().Match(src[p:]) {
+				return p
+			}
+			nl := bytes.IndexByte(src[p:w], '\n')
+			if nl < 0 {
+				break
+			}
+			p += nl + 1
+		}
+		off = w + 1
 	}
-	z := w
-	for z > 0 && strings.IndexByte("-\t\n\f\r ", src[z-1]) >= 0 { // - and regexp's \s
-		z--
-	}
-	from := bytes.LastIndexByte(src[:z], '\n') + 1
-	loc := m.re.FindIndex(src[from:])
-	if loc == nil {
-		return -1
-	}
-	return from + loc[0]
+	return -1
 }
 
 // indexFoldASCII is the offset of the first occurrence of word (lower

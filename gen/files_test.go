@@ -177,14 +177,34 @@ func TestDownMarkerFind(t *testing.T) {
 		"",
 	}
 	for _, src := range texts {
-		for _, m := range downMarkers {
-			want := -1
-			if loc := m.re.FindIndex([]byte(src)); loc != nil {
-				want = loc[0]
-			}
-			if got := m.find([]byte(src)); got != want {
-				t.Errorf("%s in %q: found at %d, the regular expression at %d", m.re, src, got, want)
-			}
+		checkDownMarkers(t, src)
+	}
+}
+
+// checkDownMarkers compares each marker's find with its regular
+// expression's search of the whole of src.
+func checkDownMarkers(t *testing.T, src string) {
+	for _, m := range downMarkers {
+		want := -1
+		if loc := m.re.FindIndex([]byte(src)); loc != nil {
+			want = loc[0]
+		}
+		if got := m.find([]byte(src)); got != want {
+			t.Errorf("%s in %q: found at %d, the regular expression at %d", m.re, src, got, want)
 		}
 	}
+}
+
+// FuzzDownMarkerFind: find, which tries the expressions only where a
+// match can start, finds what they find searching the whole text.
+func FuzzDownMarkerFind(f *testing.F) {
+	for _, s := range []string{
+		"-- +goose Up\nCREATE TABLE t (id int);\n-- +goose Down\nDROP TABLE t;\n",
+		"-- +goose Up\n-- the +goose down marker follows\n--\n\n  \t+GOOSE   DOWN\n",
+		"-- migrate:up\n--migrate:down\n-- +migrate Down\n---- create above / drop below ----\n",
+		"x--\n--\n+goose\n\nDown\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) { checkDownMarkers(t, src) })
 }
