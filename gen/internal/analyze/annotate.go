@@ -86,6 +86,7 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 	var optOut *commentLine
 	var optOutReason string
 	var sweep *commentLine
+	var flags []commentLine // the @fence lines, checked for where they bind
 	for _, l := range lines {
 		text := strings.TrimSpace(l.text)
 		if m := nameLine.FindStringSubmatch(text); m != nil && strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(text, "--")), "name:") {
@@ -139,6 +140,7 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 			// Case-insensitive, so that "@Fence strict" can never be taken
 			// for an ordinary comment and leave a query non-strict.
 			flag := strings.TrimSpace(body[len("@fence"):])
+			flags = append(flags, l)
 			if lf := strings.ToLower(flag); lf == "strict" || lf == "non-strict" || lf == "nonstrict" || lf == "off" || lf == "sweep" {
 				flag = lf
 			} else if strings.HasPrefix(lf, "off") {
@@ -180,6 +182,7 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 		}
 	}
 	if a != nil {
+		errs = append(errs, unboundFlags(a, lines, flags)...)
 		a.Doc = doc
 		a.Strict, a.NonStrict = strict, nonStrict
 		a.NonStrictLine, a.NonStrictCol = nonStrictAt.line, nonStrictAt.col
@@ -206,9 +209,47 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 	return a, errs
 }
 
+// unboundFlags reports the @fence lines of a's comment block that do not
+// clearly belong to query a (issue 24): a flag binds to the query whose
+// "-- name:" line it is under (before the statement) or right above,
+// with no blank or code line between. One on the line where the previous
+// statement ends ("...; -- @fence off: ..."), or above the "-- name:"
+// line with a blank line between, reads as the previous query's
+// annotation, and sqlc's comment attribution would give it to a: an
+// @fence off there would silently unguard the wrong query.
+func unboundFlags(a *Annotation, lines []commentLine, flags []commentLine) []locatedMsg {
+	var errs []locatedMsg
+	comment := map[int]bool{}
+	for _, l := range lines {
+		comment[l.line] = true
+	}
+	for _, f := range flags {
+		what := strings.Fields(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(f.text), "--")))
+		flag := "@fence"
+		if len(what) > 1 {
+			flag = "@fence " + strings.TrimSuffix(strings.ToLower(what[1]), ":")
+		}
+		switch {
+		case f.trailing:
+			errs = append(errs, locatedMsg{line: f.line, col: f.col, msg: fmt.Sprintf("%s follows the previous statement on its line, so it is not clear which query it is for (sqlc's comment attribution gives it to query %s, on line %d); put it in the comment block of the query it is meant for, on the line under its \"-- name:\" line", flag, a.Name, a.Line)})
+		case f.line < a.Line:
+			for n := f.line + 1; n < a.Line; n++ {
+				if !comment[n] {
+					errs = append(errs, locatedMsg{line: f.line, col: f.col, msg: fmt.Sprintf("%s is separated from query %s's \"-- name:\" line (line %d) by a blank line, so it is not clear whether it is for %s or for the query above it; put it in the comment block of the query it is meant for, on the line under its \"-- name:\" line", flag, a.Name, a.Line, a.Name)})
+					break
+				}
+			}
+		}
+	}
+	return errs
+}
+
 type commentLine struct {
 	line, col int
 	text      string
+	// trailing is set when text precedes the comment on its line (the
+	// end of the previous statement: "...; -- @fence off: ...").
+	trailing bool
 }
 
 // locatedMsg is a problem of an annotation, at its place in the
@@ -270,14 +311,14 @@ func commentLinesOf(src []byte, start, end int, hash bool) []commentLine {
 			for j < end && src[j] != '\n' {
 				j++
 			}
-			out = append(out, commentLine{line: line, col: i - lineStart + 1, text: strings.TrimRight(string(src[i:j]), "\r")})
+			out = append(out, commentLine{line: line, col: i - lineStart + 1, text: strings.TrimRight(string(src[i:j]), "\r"), trailing: strings.TrimSpace(string(src[max(lineStart, 0):i])) != ""})
 			i = j
 		case hash && src[i] == '#':
 			j := i
 			for j < end && src[j] != '\n' {
 				j++
 			}
-			out = append(out, commentLine{line: line, col: i - lineStart + 1, text: "--" + strings.TrimRight(string(src[i+1:j]), "\r")})
+			out = append(out, commentLine{line: line, col: i - lineStart + 1, text: "--" + strings.TrimRight(string(src[i+1:j]), "\r"), trailing: strings.TrimSpace(string(src[max(lineStart, 0):i])) != ""})
 			i = j
 		case src[i] == '/' && i+1 < end && src[i+1] == '*':
 			// A block comment (/* name: X :one */ is sqlc's other annotation
@@ -292,7 +333,7 @@ func commentLinesOf(src []byte, start, end int, hash bool) []commentLine {
 				l = strings.TrimSpace(strings.TrimRight(l, "\r"))
 				l = strings.TrimSpace(strings.TrimPrefix(l, "*"))
 				if l != "" {
-					out = append(out, commentLine{line: line + k, col: col, text: "-- " + l})
+					out = append(out, commentLine{line: line + k, col: col, text: "-- " + l, trailing: k == 0 && strings.TrimSpace(string(src[max(lineStart, 0):i])) != ""})
 				}
 				col = 1
 			}

@@ -670,3 +670,59 @@ CREATE FUNCTION named_fn(p_team text) RETURNS bigint LANGUAGE sql STABLE AS $$ S
 		}
 	}
 }
+
+// An @fence line binds only to the query whose comment block it is in:
+// under its "-- name:" line or right above it. One trailing the previous
+// statement, or above the "-- name:" line after a blank line, would be
+// given to the next query by sqlc's comment attribution and is an error
+// at the flag (issue 24: it unguarded the next query).
+func TestFenceOffLayout(t *testing.T) {
+	_, errs := analyzeSrc(t, fencedSchema, `-- name: A :exec
+UPDATE t SET name = 'a' WHERE id = @id;
+-- @fence off: A is an admin repair
+
+-- name: B :exec
+UPDATE t SET name = 'b' WHERE id = @id;
+-- name: C :exec
+UPDATE t SET name = 'c' WHERE id = @id; -- @fence off: inline trailing
+-- name: D :exec
+UPDATE t SET name = 'd' WHERE id = @id;
+-- name: E :exec
+UPDATE t SET name = 'e' WHERE id = @id; /* @fence strict */
+-- name: F :exec
+UPDATE t SET name = 'f' WHERE id = @id;
+`)
+	want := []string{
+		`query.sql:3:1: @fence off is separated from query B's "-- name:" line (line 5) by a blank line`,
+		`query.sql:8:41: @fence off follows the previous statement on its line`,
+		`query.sql:12:41: @fence strict follows the previous statement on its line`,
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("problems %q, want %d", errs, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(errs[i], w) {
+			t.Errorf("problem %d = %q, want prefix %q", i, errs[i], w)
+		}
+	}
+	// Where the docs put it, and right above the name line, it binds.
+	files, errs := analyzeSrc(t, fencedSchema, `-- name: A :exec
+UPDATE t SET name = 'a' WHERE id = @id;
+
+-- @fence off: B is an admin repair
+-- name: B :exec
+UPDATE t SET name = 'b' WHERE id = @id;
+-- name: C :exec
+
+-- @fence off: C is an admin repair
+UPDATE t SET name = 'c' WHERE id = @id;
+`)
+	if len(errs) > 0 {
+		t.Fatalf("problems: %q", errs)
+	}
+	for i, q := range files[0].Queries {
+		if (q.OptOut != nil) != (i > 0) {
+			t.Errorf("%s: opt-out %+v", q.Name, q.OptOut)
+		}
+	}
+}
