@@ -12,6 +12,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
 )
 
 // The replay of MySQL guard migrations (engine: mysql), which fencegen
@@ -47,9 +48,6 @@ var (
 	// mysqlCreateTriggerRe is a guard migration's CREATE TRIGGER, up to the
 	// END of its BEGIN ... END body (the first line that is END alone).
 	mysqlCreateTriggerRe = regexp.MustCompile("(?s)CREATE TRIGGER " + mysqlIdentRe + " BEFORE (?:UPDATE|DELETE|INSERT) ON " + mysqlIdentRe + " FOR EACH ROW\nBEGIN\n.*?\nEND(?:\\b|$)")
-	// mysqlDropTriggerRe is a DROP TRIGGER, in a guard migration or the
-	// team's (the TiDB parser does not read it).
-	mysqlDropTriggerRe = regexp.MustCompile("(?i)\\bDROP\\s+TRIGGER\\s+(?:IF\\s+EXISTS\\s+)?(?:" + mysqlIdentRe + "\\.)?" + mysqlIdentRe)
 )
 
 // unquoteMySQL is a backquoted identifier's name (others as written),
@@ -90,6 +88,12 @@ type mysqlReplay struct {
 	// until a guard migration installs one or records -unfence.
 	vacated   map[string]*cause
 	recreated map[string]mysqlRecreated
+	// droppedTrigger holds, by trigger name, the team's DROP TRIGGER that
+	// dropped a guard trigger (until a guard migration installs it
+	// again); unread are the statements that may drop one but that
+	// fencegen cannot read (mysqlwrites.TriggerDrops).
+	droppedTrigger map[string]*cause
+	unread         []*cause
 }
 
 // mysqlRecreated is a table that took the name of one that had guard
@@ -123,7 +127,8 @@ func (r *mysqlReplay) leaves(table string, guarded bool, c *cause) {
 
 // replayMySQLGuard replays files in the order given.
 func replayMySQLGuard(files []*sqlparse.File) *mysqlReplay {
-	r := &mysqlReplay{triggers: map[string]*mysqlTrigger{}, dropped: map[string]*cause{}, vacated: map[string]*cause{}, recreated: map[string]mysqlRecreated{}}
+	r := &mysqlReplay{triggers: map[string]*mysqlTrigger{}, dropped: map[string]*cause{}, vacated: map[string]*cause{}, recreated: map[string]mysqlRecreated{},
+		droppedTrigger: map[string]*cause{}}
 	for _, f := range files {
 		if isMySQLGuardMigration(f.Src) {
 			r.applyGuard(f)
@@ -182,9 +187,14 @@ func (r *mysqlReplay) applyGuardText(f *sqlparse.File, start, end int, format st
 		create []int
 	}
 	var ops []op
-	for _, m := range mysqlDropTriggerRe.FindAllStringSubmatchIndex(src, -1) {
-		if m[0] >= start {
-			ops = append(ops, op{at: m[0], drop: unquoteMySQL(src[m[4]:m[5]])})
+	for _, st := range mysqlwrites.SplitStatements(src[start:]) {
+		names, pos, unread := mysqlwrites.TriggerDrops(st.Text)
+		at := start + st.Pos + max(pos, 0)
+		if unread != "" {
+			r.unreadDrop(f, at, unread)
+		}
+		for _, name := range names {
+			ops = append(ops, op{at: at, drop: name})
 		}
 	}
 	for _, m := range mysqlCreateTriggerRe.FindAllStringSubmatchIndex(src, -1) {
@@ -201,7 +211,9 @@ func (r *mysqlReplay) applyGuardText(f *sqlparse.File, start, end int, format st
 		m := o.create
 		line, _ := diag.Position(f.Src, m[0])
 		table := unquoteMySQL(src[m[4]:m[5]])
-		r.triggers[unquoteMySQL(src[m[2]:m[3]])] = &mysqlTrigger{table: table, text: src[m[0]:m[1]], file: f.Name, line: line}
+		name := unquoteMySQL(src[m[2]:m[3]])
+		r.triggers[name] = &mysqlTrigger{table: table, text: src[m[0]:m[1]], file: f.Name, line: line}
+		delete(r.droppedTrigger, name)
 		delete(r.vacated, table) // guarded again
 		delete(r.recreated, table)
 	}
@@ -220,11 +232,22 @@ func (r *mysqlReplay) applyTeam(f *sqlparse.File, end int) {
 		line, col := diag.Position(f.Src, loc)
 		return &cause{file: f.Name, line: line, col: col, what: what}
 	}
-	for _, m := range mysqlDropTriggerRe.FindAllStringSubmatchIndex(string(f.Src[:end]), -1) {
-		if inLineComment(f.Src, m[0]) {
-			continue
+	// DROP TRIGGER, read from each statement as the server reads it
+	// (the TiDB parser does not read it).
+	for _, st := range mysqlwrites.SplitStatements(string(f.Src[:end])) {
+		names, pos, unread := mysqlwrites.TriggerDrops(st.Text)
+		loc := st.Pos + max(pos, 0)
+		if unread != "" {
+			r.unreadDrop(f, loc, unread)
 		}
-		delete(r.triggers, unquoteMySQL(string(f.Src[m[4]:m[5]])))
+		for _, name := range names {
+			tr := r.triggers[name]
+			if tr == nil {
+				continue
+			}
+			delete(r.triggers, name)
+			r.droppedTrigger[name] = at(loc, "DROP TRIGGER drops guard trigger "+name+" of table "+tr.table)
+		}
 	}
 	for _, st := range f.Stmts {
 		if st.Start >= end {
@@ -283,12 +306,20 @@ func (r *mysqlReplay) applyTeam(f *sqlparse.File, end int) {
 	}
 }
 
-// inLineComment reports whether offset i of src is after "--" or "#" on
-// its line (a mention in a comment, not a statement).
-func inLineComment(src []byte, i int) bool {
-	start := strings.LastIndexByte(string(src[:i]), '\n') + 1
-	line := string(src[start:i])
-	return strings.Contains(line, "--") || strings.Contains(line, "#")
+// unreadDrop records a statement at offset loc of f that may drop a
+// trigger but that fencegen cannot read (why), when a guard trigger is
+// installed that it could drop.
+func (r *mysqlReplay) unreadDrop(f *sqlparse.File, loc int, why string) {
+	if len(r.triggers) == 0 {
+		return
+	}
+	var names []string
+	for name := range r.triggers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	line, col := diag.Position(f.Src, loc)
+	r.unread = append(r.unread, &cause{file: f.Name, line: line, col: col, what: why + " (the guard triggers installed then: " + strings.Join(names, ", ") + ")"})
 }
 
 // renameTable moves the triggers of table from to table to. A table
@@ -446,6 +477,8 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 				out = append(out, f)
 			case !ok && moved != nil:
 				out = append(out, because(moved.moved, ": the guard trigger that %s installs moves with the table, but its stale-token error still names the old table, and the guard migrations install no trigger %s for %s until a new guard migration does", moved.file, name, t.Table))
+			case !ok && have.droppedTrigger[name] != nil:
+				out = append(out, because(have.droppedTrigger[name], ", which fenced table %s needs: until a new guard migration installs it again, the database lets a stale token's %s of %s from any writer through (fencegen guard writes one)", t.Table, event, t.Table))
 			case !ok && have.dropped[table] != nil:
 				out = append(out, because(have.dropped[table], "; table %s is fenced, so until a new guard migration installs its guard again, the database lets a stale token's %s of %s from any writer through", t.Table, event, t.Table))
 			case !ok:
@@ -461,6 +494,9 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 				out = append(out, at(in.file, in.line, "the guard trigger %s of table %s differs from the one this fencegen writes (another token column or mode, another fencegen, or edited by hand): write a new guard migration", name, t.Table))
 			}
 		}
+	}
+	for _, c := range have.unread {
+		out = append(out, because(&cause{file: c.file, line: c.line, col: c.col, what: "fencegen cannot read this statement"}, ": %s, and whether that is a guard trigger of a fenced table cannot be told, so the guard cannot be shown in place; write each DROP TRIGGER [IF EXISTS] [db.]name as a statement of its own, without comments inside", c.what))
 	}
 	var gone []string
 	for name, tr := range have.triggers {

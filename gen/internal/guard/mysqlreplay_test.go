@@ -159,7 +159,34 @@ var mysqlReplayScenarios = []struct {
 			{name: "3_drop.sql", sql: "-- DROP TRIGGER fencegen_bd_accounts; (a mention)\nDROP TRIGGER IF EXISTS fencegen_bu_accounts;"},
 		},
 		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok"}},
-		want:   []string{"fenced table accounts has no guard trigger fencegen_bu_accounts in the guard migrations"},
+		want:   []string{"3_drop.sql:3:1: DROP TRIGGER drops guard trigger fencegen_bu_accounts of table accounts, which fenced table accounts needs: until a new guard migration installs it again"},
+	},
+	{
+		// Issue 27: the DROP TRIGGER is read as the server reads it,
+		// comments dropped and version comments run (or not).
+		name: "triggers dropped with comments inside",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);\nCREATE TABLE jobs (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}, {Table: "jobs", Column: "tok"}}},
+			{name: "3_drop.sql", sql: "DROP TRIGGER /* note */ fencegen_bu_accounts;\nDROP TRIGGER /*!40000 IF EXISTS */ fencegen_bd_accounts;\nDROP /*!40000 TRIGGER */ `fencegen_bu_jobs`;\n/*!40000 DROP TRIGGER IF EXISTS fencegen_bd_jobs */;"},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok"}, {Table: "jobs", Column: "tok"}},
+		want: []string{
+			"3_drop.sql:2:1: DROP TRIGGER drops guard trigger fencegen_bu_accounts of table accounts",
+			"3_drop.sql:3:1: DROP TRIGGER drops guard trigger fencegen_bd_accounts of table accounts",
+			"3_drop.sql:4:1: DROP TRIGGER drops guard trigger fencegen_bu_jobs of table jobs",
+			"3_drop.sql:5:10: DROP TRIGGER drops guard trigger fencegen_bd_jobs of table jobs",
+		},
+	},
+	{
+		name: "trigger dropped by a procedure",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+			{name: "3_drop.sql", sql: "CREATE PROCEDURE dropper() DROP TRIGGER fencegen_bd_accounts;\nCALL dropper();"},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok"}},
+		want:   []string{"3_drop.sql:2:1: fencegen cannot read this statement: it holds a DROP ... TRIGGER that is not a statement of its own"},
 	},
 	{
 		name: "no longer fenced",
@@ -312,9 +339,20 @@ func TestMySQLGuardReplayOnMariaDB(t *testing.T) {
 			if err := rows.Err(); err != nil {
 				t.Fatal(err)
 			}
+			// unsure: a statement the replay cannot read that may have
+			// dropped the trigger; it is reported whether or not it did.
+			unsure := func(name string) bool {
+				for _, f := range findings {
+					if strings.HasPrefix(f.Msg, "fencegen cannot read this statement") && strings.Contains(f.Msg, name) {
+						return true
+					}
+				}
+				return false
+			}
 			reported := func(name string) bool {
 				for _, f := range findings {
-					if strings.Contains(f.Msg, name) || f.Cause && strings.Contains(f.Msg, "table "+strings.TrimPrefix(strings.TrimPrefix(name, "fencegen_bu_"), "fencegen_bd_")) {
+					named := strings.Contains(f.Msg, "guard trigger fencegen_b")
+					if strings.Contains(f.Msg, name) || !named && f.Cause && strings.Contains(f.Msg, "table "+strings.TrimPrefix(strings.TrimPrefix(name, "fencegen_bu_"), "fencegen_bd_")) {
 						return true
 					}
 				}
@@ -327,7 +365,7 @@ func TestMySQLGuardReplayOnMariaDB(t *testing.T) {
 					name := unquoteMySQL(m[1])
 					body := c[strings.Index(c, "BEGIN\n"):]
 					matches := server[name] == tb.Table+"\n"+body
-					if matches == reported(name) {
+					if matches == reported(name) && !(matches && unsure(name)) {
 						t.Errorf("trigger %s: the server's is this fencegen's: %v; the replay reports it: %v\nserver: %q\nfindings: %v", name, matches, reported(name), server[name], findings)
 					}
 					delete(server, name)

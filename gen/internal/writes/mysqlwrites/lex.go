@@ -35,7 +35,13 @@ func (t token) upper() string {
 
 // lex splits s into tokens. It never fails: an unterminated string or
 // comment runs to the end of s.
-func lex(s string) []token {
+func lex(s string) []token { return lexVersions(s, true) }
+
+// lexVersions is lex, reading the text of version comments (/*! ... */,
+// /*M! ... */) as statement text when run is set and as a comment when
+// not: a server older than a comment's version skips it, and MySQL skips
+// /*M!, MariaDB's.
+func lexVersions(s string, run bool) []token {
 	var out []token
 	i := 0
 	for i < len(s) {
@@ -47,7 +53,7 @@ func lex(s string) []token {
 			for i < len(s) && s[i] != '\n' {
 				i++
 			}
-		case c == '/' && strings.HasPrefix(s[i:], "/*!") || strings.HasPrefix(s[i:], "/*M!"):
+		case run && (c == '/' && strings.HasPrefix(s[i:], "/*!") || strings.HasPrefix(s[i:], "/*M!")):
 			// A version comment: its text runs. Skip the marker and the
 			// version number, read on; the closing */ is skipped below.
 			j := i + 3
@@ -58,7 +64,7 @@ func lex(s string) []token {
 				j++
 			}
 			i = j
-		case c == '*' && strings.HasPrefix(s[i:], "*/"):
+		case run && c == '*' && strings.HasPrefix(s[i:], "*/"):
 			i += 2 // the end of a version comment
 		case c == '/' && strings.HasPrefix(s[i:], "/*"):
 			j := strings.Index(s[i+2:], "*/")
