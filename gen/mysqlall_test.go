@@ -90,10 +90,10 @@ UPDATE wallets SET balance = ? WHERE id = ?;
 	}
 	res := generateDir(t, files)
 	out := string(res.Files["out/q.sql.go"])
-	if !strings.Contains(out, "UPDATE accounts SET balance=?, fence=LAST_INSERT_ID(@fencegen_presented:=?) WHERE id=?") {
+	if !strings.Contains(out, "UPDATE accounts SET balance = ?, fence=LAST_INSERT_ID(@fencegen_presented := ?) WHERE (id = ?)") {
 		t.Errorf("SetAccount does not declare its token:\n%s", out)
 	}
-	if !strings.Contains(out, "UPDATE wallets SET balance=?, fence=LAST_INSERT_ID(?) WHERE id=?") {
+	if !strings.Contains(out, "UPDATE wallets SET balance = ?, fence=LAST_INSERT_ID(?) WHERE (id = ?)") {
 		t.Errorf("SetWallet is not the non-strict guarded UPDATE:\n%s", out)
 	}
 }
@@ -168,7 +168,7 @@ DELETE FROM jobs WHERE id IN (sqlc.slice(ids));
 	}
 	out := string(res.Files["out/q.sql.go"])
 	for _, want := range []string{
-		"UPDATE jobs SET status=?, fence=LAST_INSERT_ID(?) WHERE (id IN (/*SLICE:ids*/?)) AND CASE WHEN (id IN (/*SLICE:ids*/?)) THEN IF(",
+		"UPDATE jobs SET status = ?, fence=LAST_INSERT_ID(?) WHERE (id IN (/*SLICE:ids*/?)) AND CASE WHEN (id IN (/*SLICE:ids*/?)) THEN IF(",
 		"FROM jobs WHERE (id IN (/*SLICE:ids*/?)) FOR UPDATE",
 		"\tqueryParams = append(queryParams, arg.Status, int64(token))\n\tfor _, v := range arg.Ids {\n\t\tqueryParams = append(queryParams, v)\n\t}\n\tfor _, v := range arg.Ids {\n\t\tqueryParams = append(queryParams, v)\n\t}\n\tqueryParams = append(queryParams, int64(token))\n",
 		"\t\tquery = strings.ReplaceAll(query, \"/*SLICE:ids*/?\", strings.Repeat(\",?\", len(arg.Ids))[1:])\n\t} else {\n\t\tquery = strings.ReplaceAll(query, \"/*SLICE:ids*/?\", \"NULL\")\n",

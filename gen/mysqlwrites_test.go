@@ -241,12 +241,13 @@ UPDATE /*!IGNORE*/ jobs SET n = n + 1 WHERE status = ?;
 	}
 }
 
-// TestMySQLRewriteKeepsTheQuery: on engine mysql, a write of a fenced
-// table whose guarded text (the TiDB parser's restore) would not be the
-// query is refused at the statement, every one in the same run: a string
-// literal with a backslash or a NUL, CHAR(65) and INSERT(...) (restored
-// as CHAR_FUNC and INSERT_FUNC), LAST_INSERT_ID in an UPDATE (its guard sets it) and
-// PARTITION (...) (the guard's read is not limited to it). The write
+// TestMySQLRewriteKeepsTheQuery: on engine mysql, the guarded text is the
+// query's own with the guard spliced in, so CHAR(65) and INSERT(...),
+// which the TiDB parser would write back as CHAR_FUNC and INSERT_FUNC,
+// are guarded as written; refused at the statement, every one in the same
+// run: a string with a backslash (read otherwise under sql_mode
+// NO_BACKSLASH_ESCAPES), LAST_INSERT_ID in an UPDATE (its guard sets it)
+// and PARTITION (...) (the guard's read is not limited to it). The write
 // oracle is gen/internal/guard/mysqlguard's
 // TestGuardedWriteIsTheWriteOnMariaDB.
 func TestMySQLRewriteKeepsTheQuery(t *testing.T) {
@@ -301,8 +302,6 @@ UPDATE jobs SET state = 'it''s' WHERE id = ?;
 		`q.sql:2:25: query Path reads differently under sql_mode NO_BACKSLASH_ESCAPES`,
 		`q.sql:5:43: query Match reads differently under sql_mode NO_BACKSLASH_ESCAPES`,
 		`q.sql:8:25: query Nul reads differently under sql_mode NO_BACKSLASH_ESCAPES`,
-		`q.sql:11:1: query Char: cannot add the fencing guard: the guarded form of the write to fenced table jobs would call CHAR_FUNC, a name the statement does not write`,
-		`q.sql:14:1: query Ins: cannot add the fencing guard: the guarded form of the write to fenced table jobs would call INSERT_FUNC`,
 		`q.sql:17:1: query LastID: cannot add the fencing guard: LAST_INSERT_ID in a write to fenced table jobs is not guarded on MySQL`,
 		`q.sql:20:1: query Part: cannot add the fencing guard: PARTITION (...) in a write to fenced table jobs is not guarded on MySQL`,
 	} {
@@ -310,7 +309,7 @@ UPDATE jobs SET state = 'it''s' WHERE id = ?;
 			t.Errorf("error does not hold %q:\n%s", want, msg)
 		}
 	}
-	if strings.Contains(msg, "Plain") {
+	if strings.Contains(msg, "Plain") || strings.Contains(msg, "query Char") || strings.Contains(msg, "query Ins") {
 		t.Errorf("refused a write it keeps as written:\n%s", msg)
 	}
 }

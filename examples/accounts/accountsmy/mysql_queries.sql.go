@@ -14,11 +14,11 @@ import (
 
 const closeAccount = `-- name: CloseAccount :execrows
 -- fencegen: guarded by key (account_balances.last_fencing_token <= the presented token)
-DELETE FROM account_balances WHERE (id=?) AND last_fencing_token<=?
+DELETE FROM account_balances WHERE (id = ?) AND last_fencing_token <= ?
 `
 
 const fenceStoredCloseAccount = `-- name: CloseAccount :execrows (stored token, sent only when the write's result does not tell)
-SELECT last_fencing_token FROM account_balances WHERE (id=?) FOR UPDATE
+SELECT last_fencing_token FROM account_balances WHERE (id = ?) FOR UPDATE
 `
 
 // CloseAccount deletes an account's row.
@@ -48,7 +48,7 @@ func (q *Queries) CloseAccount(ctx context.Context, id int64, token fence.Token)
 
 const closeAccountsIn = `-- name: CloseAccountsIn :execrows
 -- fencegen: guarded, all or nothing (account_balances.last_fencing_token <= the presented token)
-DELETE FROM account_balances WHERE (id IN (/*SLICE:ids*/?)) AND CASE WHEN (id IN (/*SLICE:ids*/?)) THEN IF(last_fencing_token<=?, TRUE, (SELECT last_fencing_token UNION ALL SELECT last_fencing_token)) ELSE FALSE END
+DELETE FROM account_balances WHERE (id IN (/*SLICE:ids*/?)) AND CASE WHEN (id IN (/*SLICE:ids*/?)) THEN IF(last_fencing_token <= ?, TRUE, (SELECT last_fencing_token UNION ALL SELECT last_fencing_token)) ELSE FALSE END
 `
 
 const fenceStoredCloseAccountsIn = `-- name: CloseAccountsIn :execrows (rows matched, sent only when the write is refused or its result does not tell)
@@ -110,11 +110,11 @@ func (q *Queries) CloseAccountsIn(ctx context.Context, ids []int64, token fence.
 
 const creditAccount = `-- name: CreditAccount :exec
 -- fencegen: guarded by key (account_balances.last_fencing_token <= the presented token)
-UPDATE account_balances SET balance=balance+?, last_fencing_token=LAST_INSERT_ID(?) WHERE id=? AND CAST(~LAST_INSERT_ID(~last_fencing_token) AS SIGNED)<=?
+UPDATE account_balances SET balance = balance + ?, last_fencing_token=LAST_INSERT_ID(?) WHERE (id = ?) AND CAST(~LAST_INSERT_ID(~last_fencing_token) AS SIGNED) <= ?
 `
 
 const fenceStoredCreditAccount = `-- name: CreditAccount :exec (stored token, sent only when the write's result does not tell)
-SELECT last_fencing_token, (CAST(balance AS BINARY) <=> CAST((balance+?) AS BINARY) OR CHARSET(balance) IN ('ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32') AND CAST(CONVERT(balance USING utf8mb4) AS BINARY) <=> CAST(CONVERT((balance+?) USING utf8mb4) AS BINARY)) AND last_fencing_token = ? FROM account_balances WHERE (id=?) FOR UPDATE
+SELECT last_fencing_token, (CAST(balance AS BINARY) <=> CAST((balance + ?) AS BINARY) OR CHARSET(balance) IN ('ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32') AND CAST(CONVERT(balance USING utf8mb4) AS BINARY) <=> CAST(CONVERT((balance + ?) USING utf8mb4) AS BINARY)) AND last_fencing_token = ? FROM account_balances WHERE (id = ?) FOR UPDATE
 `
 
 type CreditAccountParams struct {
@@ -150,7 +150,8 @@ func (q *Queries) CreditAccount(ctx context.Context, arg CreditAccountParams, to
 
 const creditAccounts = `-- name: CreditAccounts :execrows
 -- fencegen: guarded, all or nothing (account_balances.last_fencing_token <= the presented token)
-UPDATE account_balances SET balance=balance+?, last_fencing_token=LAST_INSERT_ID(?) WHERE (id BETWEEN ? AND ? AND closed_at IS NULL) AND CASE WHEN (id BETWEEN ? AND ? AND closed_at IS NULL) THEN IF(last_fencing_token<=?, TRUE, (SELECT last_fencing_token UNION ALL SELECT last_fencing_token)) ELSE FALSE END
+UPDATE account_balances SET balance = balance + ?, last_fencing_token=LAST_INSERT_ID(?)
+WHERE (id BETWEEN ? AND ? AND closed_at IS NULL) AND CASE WHEN (id BETWEEN ? AND ? AND closed_at IS NULL) THEN IF(last_fencing_token <= ?, TRUE, (SELECT last_fencing_token UNION ALL SELECT last_fencing_token)) ELSE FALSE END
 `
 
 const fenceStoredCreditAccounts = `-- name: CreditAccounts :execrows (rows matched, sent only when the write is refused or its result does not tell)
@@ -201,7 +202,8 @@ func (q *Queries) CreditAccounts(ctx context.Context, arg CreditAccountsParams, 
 
 const creditAccountsIn = `-- name: CreditAccountsIn :execrows
 -- fencegen: guarded, all or nothing (account_balances.last_fencing_token <= the presented token)
-UPDATE account_balances SET balance=balance+?, last_fencing_token=LAST_INSERT_ID(?) WHERE (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) AND CASE WHEN (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) THEN IF(last_fencing_token<=?, TRUE, (SELECT last_fencing_token UNION ALL SELECT last_fencing_token)) ELSE FALSE END
+UPDATE account_balances SET balance = balance + ?, last_fencing_token=LAST_INSERT_ID(?)
+WHERE (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) AND CASE WHEN (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) THEN IF(last_fencing_token <= ?, TRUE, (SELECT last_fencing_token UNION ALL SELECT last_fencing_token)) ELSE FALSE END
 `
 
 const fenceStoredCreditAccountsIn = `-- name: CreditAccountsIn :execrows (rows matched, sent only when the write is refused or its result does not tell)
@@ -286,7 +288,7 @@ func (q *Queries) GetAccount(ctx context.Context, id int64) (AccountBalance, err
 
 const openAccount = `-- name: OpenAccount :exec
 -- fencegen: stores the token (account_balances.last_fencing_token = the presented token)
-INSERT INTO account_balances (id,balance,last_fencing_token) VALUES (?,?,?)
+INSERT INTO account_balances (id, balance, last_fencing_token) VALUES (?, ?, ?)
 `
 
 type OpenAccountParams struct {
@@ -311,7 +313,8 @@ func (q *Queries) OpenAccount(ctx context.Context, arg OpenAccountParams, token 
 
 const recreateAccount = `-- name: RecreateAccount :exec
 -- fencegen: guarded upsert (account_balances.last_fencing_token <= the presented token)
-INSERT INTO account_balances (id,balance,last_fencing_token) VALUES (?,?,?) ON DUPLICATE KEY UPDATE balance=IF(last_fencing_token<=VALUES(last_fencing_token), VALUES(balance), balance),closed_at=IF(last_fencing_token<=VALUES(last_fencing_token), NULL, closed_at),last_fencing_token=IF(last_fencing_token<=VALUES(last_fencing_token), VALUES(last_fencing_token), (SELECT last_fencing_token UNION ALL SELECT last_fencing_token))
+INSERT INTO account_balances (id, balance, last_fencing_token) VALUES (?, ?, ?)
+ON DUPLICATE KEY UPDATE balance = IF(last_fencing_token <= VALUES(last_fencing_token), VALUES(balance), balance), closed_at = IF(last_fencing_token <= VALUES(last_fencing_token), NULL, closed_at), last_fencing_token=IF(last_fencing_token <= VALUES(last_fencing_token), VALUES(last_fencing_token), (SELECT last_fencing_token UNION ALL SELECT last_fencing_token))
 `
 
 const fenceStoredRecreateAccount = `-- name: RecreateAccount :exec (stored token, sent only when the write's result does not tell)
@@ -347,11 +350,11 @@ func (q *Queries) RecreateAccount(ctx context.Context, arg RecreateAccountParams
 
 const setBalance = `-- name: SetBalance :execrows
 -- fencegen: guarded by key (account_balances.last_fencing_token <= the presented token)
-UPDATE account_balances SET balance=?, last_fencing_token=LAST_INSERT_ID(?) WHERE id=? AND CAST(~LAST_INSERT_ID(~last_fencing_token) AS SIGNED)<=?
+UPDATE account_balances SET balance = ?, last_fencing_token=LAST_INSERT_ID(?) WHERE (id = ?) AND CAST(~LAST_INSERT_ID(~last_fencing_token) AS SIGNED) <= ?
 `
 
 const fenceStoredSetBalance = `-- name: SetBalance :execrows (stored token, sent only when the write's result does not tell)
-SELECT last_fencing_token, (CAST(balance AS BINARY) <=> CAST((?) AS BINARY) OR CHARSET(balance) IN ('ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32') AND CAST(CONVERT(balance USING utf8mb4) AS BINARY) <=> CAST(CONVERT((?) USING utf8mb4) AS BINARY)) AND last_fencing_token = ? FROM account_balances WHERE (id=?) FOR UPDATE
+SELECT last_fencing_token, (CAST(balance AS BINARY) <=> CAST((?) AS BINARY) OR CHARSET(balance) IN ('ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32') AND CAST(CONVERT(balance USING utf8mb4) AS BINARY) <=> CAST(CONVERT((?) USING utf8mb4) AS BINARY)) AND last_fencing_token = ? FROM account_balances WHERE (id = ?) FOR UPDATE
 `
 
 type SetBalanceParams struct {

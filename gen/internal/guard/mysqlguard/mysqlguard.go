@@ -191,7 +191,12 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 		return nil, fmt.Errorf("parsing the write to guard: %w", err)
 	}
 	lists := sliceMarkers(sql)
-	n, marked := numberParams(stmt, lists)
+	sp, err := newSplicer(sql)
+	if err != nil {
+		return nil, fmt.Errorf("the guard cannot be added to the text of the write to fenced table %s: %v", spec.Table, err)
+	}
+	n, marked, numbers := numberParams(stmt, lists)
+	sp.p, sp.numbers, sp.tokenNum = p, numbers, strconv.Itoa(spec.Param)
 	if spec.Param <= n {
 		return nil, fmt.Errorf("the token parameter %d is one of the statement's own %d parameters", spec.Param, n)
 	}
@@ -207,33 +212,57 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	if err := ownParts(stmt, spec); err != nil {
 		return nil, err
 	}
-	// The guarded text is the TiDB parser's restore of the statement, not
-	// the user's text: what it writes back must read as what was written.
+	// The guarded text is the user's text with the guard spliced in (sp);
+	// the reads of the stored token are the TiDB parser's restore of
+	// parts of it, which must read as what was written.
 	lits, _ := parts(stmt)
 	var g *Guarded
 	switch s := stmt.(type) {
 	case *ast.UpdateStmt:
-		g, err = rewriteUpdate(p, s, spec)
+		g, err = rewriteUpdate(p, sp, s, spec)
 	case *ast.DeleteStmt:
-		g, err = rewriteDelete(p, s, spec)
+		g, err = rewriteDelete(p, sp, s, spec)
 	case *ast.InsertStmt:
-		g, err = rewriteInsert(p, s, spec)
+		g, err = rewriteInsert(p, sp, s, spec)
 	default:
 		return nil, fmt.Errorf("a %s is not a write fencegen guards on MySQL", strings.TrimPrefix(fmt.Sprintf("%T", stmt), "*ast."))
 	}
 	if err != nil {
 		return nil, err
 	}
+	// The guarded statement as the rewrite built it, which the spliced
+	// text must read as: the same tree, each parameter the same one.
+	want, err := restoreRaw(stmt)
+	if err != nil {
+		return nil, err
+	}
+	var text string
+	var params []int
+	for _, bare := range []bool{true, false} {
+		var serr error
+		if text, params, serr = sp.text(want, bare); serr == nil {
+			err = nil
+			break
+		} else if err == nil {
+			err = serr
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the guard cannot be spliced into the text of the write to fenced table %s so that it reads as the guarded statement (%v); write the statement more plainly", spec.Table, err)
+	}
 	// What is generated must be a statement MySQL reads as one: a guarded
 	// text the parser refuses is refused here, never emitted. Its comment
 	// line holds no line break, so the text parses as it does without it.
 	c := comment(g.Form, spec)
-	parsed, err := p.ParseOneStmt(c+g.SQL, "", "")
-	if err != nil {
+	if _, err := p.ParseOneStmt(c+text, "", ""); err != nil {
 		return nil, fmt.Errorf("the guarded form of the write does not parse (%v); write the statement more plainly", err)
 	}
-	if err := roundTrips(sql, lits, parsed, g.SQL, spec); err != nil {
-		return nil, err
+	// Generated code holds the text in a Go raw string, which drops a
+	// carriage return: harmless between tokens, not inside a literal.
+	if strings.Contains(text, "\x00") || slices.ContainsFunc(sp.toks, func(t token) bool {
+		return (t.kind == 's' || t.kind == 'q') && strings.Contains(sql[t.start:t.end], "\r")
+	}) {
+		return nil, fmt.Errorf("a string literal of the write to fenced table %s holds a NUL or carriage return, which the guarded text cannot carry; pass the value as a parameter", spec.Table)
 	}
 	if g.Stored != "" {
 		read, err := p.ParseOneStmt(g.Stored, "", "")
@@ -254,7 +283,7 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 			}
 		}
 	}
-	g.SQL = c + unquoted(p, g.SQL, parsed)
+	g.SQL, g.Params = c+text, params
 	g.Stored = unquoted(p, g.Stored, nil)
 	return g, nil
 }
@@ -322,7 +351,7 @@ func litChanged(lit string, spec Spec) error {
 }
 
 // guardFuncs are the functions the guard's own expressions call.
-var guardFuncs = map[string]bool{"last_insert_id": true, "if": true, "coalesce": true}
+var guardFuncs = map[string]bool{"last_insert_id": true, "if": true, "coalesce": true, "charset": true, "convert": true}
 
 var word = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_$]*`)
 
@@ -463,11 +492,11 @@ func sliceMarkers(sql string) map[int]string {
 // offset) becomes @fencegen_p_<n>_s<the list's name in hex>, which
 // restore writes back with its marker, /*SLICE:<name>*/?, in every copy
 // the guarded text holds; marked is how many of lists were found.
-func numberParams(stmt ast.StmtNode, lists map[int]string) (n, marked int) {
+func numberParams(stmt ast.StmtNode, lists map[int]string) (n, marked int, num map[int]string) {
 	c := &markerCollector{}
 	stmt.Accept(c)
 	sort.Ints(c.offsets)
-	num := map[int]string{}
+	num = map[int]string{}
 	for i, off := range c.offsets {
 		num[off] = strconv.Itoa(i + 1)
 		if name, ok := lists[off]; ok {
@@ -476,7 +505,7 @@ func numberParams(stmt ast.StmtNode, lists map[int]string) (n, marked int) {
 		}
 	}
 	stmt.Accept(&markerReplacer{num: num})
-	return len(c.offsets), marked
+	return len(c.offsets), marked, num
 }
 
 type markerCollector struct{ offsets []int }
@@ -494,7 +523,10 @@ type markerReplacer struct{ num map[int]string }
 func (r *markerReplacer) Enter(n ast.Node) (ast.Node, bool) { return n, false }
 func (r *markerReplacer) Leave(n ast.Node) (ast.Node, bool) {
 	if p, ok := n.(*test_driver.ParamMarkerExpr); ok {
-		return &ast.VariableExpr{Name: paramVar + r.num[p.Offset]}, true
+		v := &ast.VariableExpr{Name: paramVar + r.num[p.Offset]}
+		// The variable keeps the marker's place in the text (splice).
+		v.SetOriginTextPosition(p.Offset)
+		return v, true
 	}
 	return n, true
 }
@@ -660,18 +692,6 @@ func isValue(e ast.ExprNode) bool {
 	return false
 }
 
-func and(list []ast.ExprNode) ast.ExprNode {
-	var out ast.ExprNode
-	for _, e := range list {
-		if out == nil {
-			out = e
-			continue
-		}
-		out = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: out, R: e}
-	}
-	return out
-}
-
 func paren(e ast.ExprNode) ast.ExprNode {
 	if _, ok := e.(*ast.ParenthesesExpr); ok {
 		return e
@@ -700,7 +720,7 @@ func setsColumn(list []*ast.Assignment, col string) bool {
 // finds the row; the guard runs only when the rest of the WHERE clause
 // holds (CASE evaluates only the branch it takes), so a row the rest
 // rejects reads as no row matched.
-func rewriteUpdate(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
+func rewriteUpdate(p *parser.Parser, sp *splicer, u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
 	if u.With != nil {
 		return nil, fmt.Errorf("an UPDATE of fenced table %s with a WITH clause is not guarded on MySQL", spec.Table)
 	}
@@ -714,11 +734,11 @@ func rewriteUpdate(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded, er
 	if setsColumn(u.List, spec.Column) {
 		return nil, fmt.Errorf("the UPDATE sets token column %s itself; fencegen sets it to the presented token", spec.Column)
 	}
-	keyConj, rest, ok := splitWhere(u.Where, qual, spec.Key)
+	_, rest, ok := splitWhere(u.Where, qual, spec.Key)
 	if !ok {
-		return rewriteUpdateAll(p, u, spec)
+		return rewriteUpdateAll(p, sp, u, spec)
 	}
-	stored, storedParams, err := storedRead(u.TableRefs, u.Where, spec, u.List...)
+	stored, storedParams, err := storedRead(sp, u.TableRefs, u.Where, spec, u.List...)
 	if err != nil {
 		return nil, err
 	}
@@ -727,18 +747,24 @@ func rewriteUpdate(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded, er
 	if err != nil {
 		return nil, err
 	}
+	sp.setToken(u, spec)
 	u.List = append(u.List, &ast.Assignment{Column: &ast.ColumnName{Name: ast.NewCIStr(spec.Column)}, Expr: set})
+	guardText := "CAST(~LAST_INSERT_ID(~{c}) AS SIGNED) " + spec.op() + " ?"
 	guard, err := expr(p, fmt.Sprintf("CAST(~LAST_INSERT_ID(~%s) AS SIGNED) %s %s", quote(spec.Column), spec.op(), tv))
 	if err != nil {
 		return nil, err
 	}
+	w := paren(u.Where)
 	if len(rest) > 0 {
+		sp.guardWhere(u.Where, guardText, spec, true)
 		guard = &ast.CaseExpr{
-			WhenClauses: []*ast.WhenClause{{Expr: paren(and(rest)), Result: guard}},
+			WhenClauses: []*ast.WhenClause{{Expr: w, Result: guard}},
 			ElseClause:  ast.NewValueExpr(false, "", ""),
 		}
+	} else {
+		sp.guardWhere(u.Where, guardText, spec, false)
 	}
-	u.Where = and(append(keyConj, guard))
+	u.Where = &ast.BinaryOperationExpr{Op: opcode.LogicAnd, L: w, R: guard}
 	text, params, err := restore(u)
 	if err != nil {
 		return nil, err
@@ -774,30 +800,26 @@ func rewriteUpdate(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded, er
 // for byte only.
 const unicodeCharsets = "'ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32'"
 
-func storedRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec, set ...*ast.Assignment) (string, []int, error) {
+func storedRead(sp *splicer, refs *ast.TableRefsClause, where ast.ExprNode, spec Spec, set ...*ast.Assignment) (string, []int, error) {
 	from := fromTable(refs)
 	cols := quote(spec.Column)
-	var params []int
+	var holes []hole
 	if len(set) > 0 {
 		var same []string
 		for _, a := range set {
-			e, ps, err := restore(a.Expr)
-			if err != nil {
-				return "", nil, err
-			}
+			start, end, _ := sp.span(a.Expr, true, "WHERE", "ORDER", "LIMIT")
+			e := "@" + holeVar + strconv.Itoa(len(holes))
+			holes = append(holes, hole{node: a.Expr, start: start, end: end})
 			c := quote(a.Column.Name.O)
 			same = append(same, fmt.Sprintf("(CAST(%[1]s AS BINARY) <=> CAST((%[2]s) AS BINARY) OR CHARSET(%[1]s) IN (%[3]s) AND CAST(CONVERT(%[1]s USING utf8mb4) AS BINARY) <=> CAST(CONVERT((%[2]s) USING utf8mb4) AS BINARY))", c, e, unicodeCharsets))
-			params = append(append(params, ps...), ps...)
 		}
 		same = append(same, fmt.Sprintf("%s = ?", quote(spec.Column)))
-		params = append(params, spec.Param)
 		cols += ", " + strings.Join(same, " AND ")
 	}
-	whereText, whereParams, err := restore(paren(where))
-	if err != nil {
-		return "", nil, err
-	}
-	return fmt.Sprintf("SELECT %s FROM %s WHERE %s FOR UPDATE", cols, from, whereText), append(params, whereParams...), nil
+	start, end := sp.whereSpan(where)
+	w := "@" + holeVar + strconv.Itoa(len(holes))
+	holes = append(holes, hole{node: where, start: start, end: end, paren: true})
+	return sp.read(fmt.Sprintf("SELECT %s FROM %s WHERE %s FOR UPDATE", cols, from, w), holes)
 }
 
 // staleGuard is the guard of a write of several rows (All and Upsert):
@@ -853,21 +875,18 @@ func allRefusals(n ast.Node, verb string, spec Spec) error {
 // Guarded.Stored for All): SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT
 // (tok <= ?) THEN tok END), MAX(tok), 0), COUNT(CASE WHEN NOT (tok <= ?)
 // THEN 1 END) FROM t WHERE <where> FOR UPDATE.
-func allRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec) (string, []int, error) {
+func allRead(sp *splicer, refs *ast.TableRefsClause, where ast.ExprNode, spec Spec) (string, []int, error) {
 	from := fromTable(refs)
 	tok := quote(spec.Column)
 	refused := fmt.Sprintf("NOT (%s %s ?)", tok, spec.op())
 	text := fmt.Sprintf("SELECT COUNT(*), COALESCE(MAX(CASE WHEN %[2]s THEN %[1]s END), MAX(%[1]s), 0), COUNT(CASE WHEN %[2]s THEN 1 END) FROM %[3]s", tok, refused, from)
-	params := []int{spec.Param, spec.Param}
+	var holes []hole
 	if where != nil {
-		w, ps, err := restore(paren(where))
-		if err != nil {
-			return "", nil, err
-		}
-		text += " WHERE " + w
-		params = append(params, ps...)
+		start, end := sp.whereSpan(where)
+		holes = append(holes, hole{node: where, start: start, end: end, paren: true})
+		text += " WHERE @" + holeVar + "0"
 	}
-	return text + " FOR UPDATE", params, nil
+	return sp.read(text+" FOR UPDATE", holes)
 }
 
 // rewriteUpdateAll guards an UPDATE that may match several rows:
@@ -879,11 +898,11 @@ func allRead(refs *ast.TableRefsClause, where ast.ExprNode, spec Spec) (string, 
 // token when any row matched (its SET ran), and 0 when none did or a
 // trigger cleared it (fenceimpl.MySQLAll). ORDER BY and LIMIT stay: the
 // rows the guard sees are the rows the UPDATE writes.
-func rewriteUpdateAll(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
+func rewriteUpdateAll(p *parser.Parser, sp *splicer, u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
 	if err := allRefusals(u, "UPDATE", spec); err != nil {
 		return nil, err
 	}
-	stored, storedParams, err := allRead(u.TableRefs, u.Where, spec)
+	stored, storedParams, err := allRead(sp, u.TableRefs, u.Where, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -891,6 +910,8 @@ func rewriteUpdateAll(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded,
 	if err != nil {
 		return nil, err
 	}
+	sp.setToken(u, spec)
+	sp.allWhere(u.Where, spec)
 	u.List = append(u.List, &ast.Assignment{Column: &ast.ColumnName{Name: ast.NewCIStr(spec.Column)}, Expr: set})
 	if u.Where, err = allWhere(p, u.Where, spec); err != nil {
 		return nil, err
@@ -908,14 +929,15 @@ func rewriteUpdateAll(p *parser.Parser, u *ast.UpdateStmt, spec Spec) (*Guarded,
 //
 // all or nothing, as rewriteUpdateAll. A DELETE's affected rows are the
 // rows it deleted, whatever the DSN says.
-func rewriteDeleteAll(p *parser.Parser, d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
+func rewriteDeleteAll(p *parser.Parser, sp *splicer, d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
 	if err := allRefusals(d, "DELETE", spec); err != nil {
 		return nil, err
 	}
-	stored, storedParams, err := allRead(d.TableRefs, d.Where, spec)
+	stored, storedParams, err := allRead(sp, d.TableRefs, d.Where, spec)
 	if err != nil {
 		return nil, err
 	}
+	sp.allWhere(d.Where, spec)
 	if d.Where, err = allWhere(p, d.Where, spec); err != nil {
 		return nil, err
 	}
@@ -932,7 +954,7 @@ func rewriteDeleteAll(p *parser.Parser, d *ast.DeleteStmt, spec Spec) (*Guarded,
 //
 // with the locked read SELECT tok FROM t WHERE (<where>) FOR UPDATE, run
 // when it deleted nothing (fenceimpl.MySQLByKey).
-func rewriteDelete(p *parser.Parser, d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
+func rewriteDelete(p *parser.Parser, sp *splicer, d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
 	if d.With != nil {
 		return nil, fmt.Errorf("a DELETE from fenced table %s with a WITH clause is not guarded on MySQL", spec.Table)
 	}
@@ -944,13 +966,14 @@ func rewriteDelete(p *parser.Parser, d *ast.DeleteStmt, spec Spec) (*Guarded, er
 		return nil, err
 	}
 	if _, _, ok := splitWhere(d.Where, qual, spec.Key); !ok {
-		return rewriteDeleteAll(p, d, spec)
+		return rewriteDeleteAll(p, sp, d, spec)
 	}
-	stored, storedParams, err := storedRead(d.TableRefs, d.Where, spec)
+	stored, storedParams, err := storedRead(sp, d.TableRefs, d.Where, spec)
 	if err != nil {
 		return nil, err
 	}
 	where := paren(d.Where)
+	sp.guardWhere(d.Where, "{c} "+spec.op()+" ?", spec, false)
 	guard, err := expr(p, fmt.Sprintf("%s %s %s", quote(spec.Column), spec.op(), tokenVar(spec)))
 	if err != nil {
 		return nil, err
@@ -972,7 +995,7 @@ func rewriteDelete(p *parser.Parser, d *ast.DeleteStmt, spec Spec) (*Guarded, er
 // VALUES(tok), tok) comes last: MySQL runs the assignments left to right,
 // each seeing the earlier ones' new values, so every condition reads the
 // stored token, which changes only in the last.
-func rewriteInsert(p *parser.Parser, in *ast.InsertStmt, spec Spec) (*Guarded, error) {
+func rewriteInsert(p *parser.Parser, sp *splicer, in *ast.InsertStmt, spec Spec) (*Guarded, error) {
 	if in.IsReplace {
 		return nil, fmt.Errorf("REPLACE into fenced table %s deletes the row it conflicts with without checking its token; use INSERT ... ON DUPLICATE KEY UPDATE", spec.Table)
 	}
@@ -991,6 +1014,7 @@ func rewriteInsert(p *parser.Parser, in *ast.InsertStmt, spec Spec) (*Guarded, e
 		}
 	}
 	tv := tokenVar(spec)
+	sp.insertToken(in, spec)
 	in.Columns = append(in.Columns, &ast.ColumnName{Name: ast.NewCIStr(spec.Column)})
 	for i := range in.Lists {
 		v, err := expr(p, tv)
@@ -1014,6 +1038,7 @@ func rewriteInsert(p *parser.Parser, in *ast.InsertStmt, spec Spec) (*Guarded, e
 			return nil, fmt.Errorf("the ON DUPLICATE KEY UPDATE sets token column %s itself; fencegen sets it to the presented token when it beats the stored one", spec.Column)
 		}
 		tok := quote(spec.Column)
+		sp.upsert(in, spec)
 		for _, a := range in.OnDuplicate {
 			cond, err := expr(p, fmt.Sprintf("%s %s VALUES(%s)", tok, spec.op(), tok))
 			if err != nil {
@@ -1031,7 +1056,7 @@ func rewriteInsert(p *parser.Parser, in *ast.InsertStmt, spec Spec) (*Guarded, e
 	var stored string
 	var storedParams []int
 	if form == Upsert {
-		stored, storedParams = upsertStoredRead(in, spec)
+		stored, storedParams = upsertStoredRead(sp, in, spec)
 	}
 	text, params, err := restore(in)
 	if err != nil {
@@ -1050,12 +1075,12 @@ func rewriteInsert(p *parser.Parser, in *ast.InsertStmt, spec Spec) (*Guarded, e
 // FROM t WHERE k = v (one row), or WHERE (k = v1) OR (k = v2) ... (several,
 // a key given twice read once), each row of the table the INSERT would
 // have met by primary key.
-func upsertStoredRead(in *ast.InsertStmt, spec Spec) (string, []int) {
+func upsertStoredRead(sp *splicer, in *ast.InsertStmt, spec Spec) (string, []int) {
 	if len(spec.Key) == 0 || len(in.Lists) == 0 {
 		return "", nil
 	}
 	var rows []string
-	var params []int
+	var holes []hole
 	for _, list := range in.Lists {
 		var conds []string
 		for _, k := range spec.Key {
@@ -1064,12 +1089,9 @@ func upsertStoredRead(in *ast.InsertStmt, spec Spec) (string, []int) {
 				if !strings.EqualFold(c.Name.O, k) || i >= len(list) || !isValue(list[i]) {
 					continue
 				}
-				v, ps, err := restore(list[i])
-				if err != nil {
-					return "", nil
-				}
-				conds = append(conds, quote(k)+" = "+v)
-				params = append(params, ps...)
+				start, end, _ := sp.span(list[i], true)
+				conds = append(conds, quote(k)+" = @"+holeVar+strconv.Itoa(len(holes)))
+				holes = append(holes, hole{node: list[i], start: start, end: end})
 				found = true
 				break
 			}
@@ -1084,7 +1106,11 @@ func upsertStoredRead(in *ast.InsertStmt, spec Spec) (string, []int) {
 	if len(rows) > 1 {
 		where = "(" + strings.Join(rows, ") OR (") + ")"
 	}
-	return fmt.Sprintf("SELECT %s FROM %s WHERE %s", quote(spec.Column), from, where), params
+	text, params, err := sp.read(fmt.Sprintf("SELECT %s FROM %s WHERE %s", quote(spec.Column), from, where), holes)
+	if err != nil {
+		return "", nil
+	}
+	return text, params
 }
 
 // fromTable is the one table of a single-table UPDATE or DELETE (refs,

@@ -11,14 +11,17 @@ import (
 	"github.com/fencegen/fencegen/runtime/fence"
 )
 
-// TestGuardedWriteIsTheWriteOnMariaDB: the guarded text is the TiDB
-// parser's restore of the write, not the user's text. Each write here is
-// either refused by Rewrite or, run guarded with a fresh token, leaves the
-// row as the plain write run by MariaDB leaves it (MariaDB is the oracle):
-// a string literal with a backslash, CHAR(65) and INSERT(...) (restored as
-// CHAR_FUNC and INSERT_FUNC, error 1305), LAST_INSERT_ID() (which would
-// read the guard's value), and PARTITION (...) (the guard's read looks in
-// every partition). The writes marked guarded must not be refused.
+// TestGuardedWriteIsTheWriteOnMariaDB: the guarded text is the user's
+// text with the guard spliced in. Each write here is either refused by
+// Rewrite or, run guarded with a fresh token, leaves the row as the plain
+// write run by MariaDB leaves it (MariaDB is the oracle): a string literal
+// with a backslash, CHAR(65) and INSERT(...) (which the TiDB parser would
+// write back as CHAR_FUNC and INSERT_FUNC, error 1305), in the write and
+// in the locked read of the stored token, are guarded; LAST_INSERT_ID()
+// (which would read the guard's value) and PARTITION (...) (the guard's
+// read looks in every partition) are refused. The writes marked guarded
+// must not be refused; with a stale token, each guarded one must leave
+// the row as it was.
 func TestGuardedWriteIsTheWriteOnMariaDB(t *testing.T) {
 	db := testenv.MySQL(t, "", `CREATE TABLE jobs (
 	id BIGINT PRIMARY KEY,
@@ -33,19 +36,22 @@ func TestGuardedWriteIsTheWriteOnMariaDB(t *testing.T) {
 		query   string
 		guarded bool // must be guarded, not refused
 	}{
-		{`UPDATE jobs SET state = 'C:\\tmp' WHERE id = ?`, false},
-		{`UPDATE jobs SET state = 'a\\nb' WHERE id = ?`, false},
-		{`UPDATE jobs SET n = 9 WHERE id = ? AND state = 'x\\y'`, false},
-		{`UPDATE jobs SET state = 'a\tb' WHERE id = ?`, false},
-		{`UPDATE jobs SET state = CHAR(65) WHERE id = ?`, false},
-		{`UPDATE jobs SET state = INSERT(state, 1, 1, 'x') WHERE id = ?`, false},
+		{`UPDATE jobs SET state = 'C:\\tmp' WHERE id = ?`, true},
+		{`UPDATE jobs SET state = 'a\\nb' WHERE id = ?`, true},
+		{`UPDATE jobs SET n = 9 WHERE id = ? AND state = 'x\\y'`, true},
+		{`UPDATE jobs SET state = 'a\tb' WHERE id = ?`, true},
+		{`UPDATE jobs SET state = CHAR(65) WHERE id = ?`, true},
+		{`UPDATE jobs SET state = INSERT(state, 1, 1, 'z') WHERE id = ?`, true},
 		{`UPDATE jobs SET n = LAST_INSERT_ID() WHERE id = ?`, false},
 		{`UPDATE jobs PARTITION (p0) SET n = 9 WHERE id = ?`, false},
-		{`DELETE FROM jobs WHERE id = ? AND state = 'x\\y'`, false},
+		{`DELETE FROM jobs WHERE id = ? AND state = 'x\\y'`, true},
 		{`UPDATE jobs SET state = 'it''s', n = 2 WHERE id = ?`, true},
 		{`UPDATE jobs SET state = CONCAT(state, '-', 'done') WHERE id = ? AND state = 'x\y'`, true},
 		{`UPDATE jobs SET state = UPPER(state), n = LENGTH('abc') WHERE id = ?`, true},
 		{`DELETE FROM jobs WHERE id = ? AND state <> 'gone'`, true},
+		{`INSERT INTO jobs (id, state) VALUES (?, 'C:\\tmp') ON DUPLICATE KEY UPDATE state = CONCAT(state, '\\', CHAR(65))`, true},
+		{`UPDATE jobs SET n = n + 1 WHERE state = 'x\\y' AND n >= ?`, true},
+		{"UPDATE jobs\r\nSET state = 'caf\u00e9' -- why\r\nWHERE id = ?", true},
 	}
 	type outcome struct {
 		state   sql.NullString
@@ -102,6 +108,16 @@ func TestGuardedWriteIsTheWriteOnMariaDB(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s\nguarded as %s\nleaves %+v, the plain write %+v", tt.query, g.SQL, got, want)
+		}
+		reset()
+		before := read()
+		// A stale token is refused; a row the WHERE clause rejects is not
+		// found, whatever its token (docs/mysql.md).
+		if _, err := q.run(3, 1); !errors.Is(err, fence.ErrStaleToken) && !(errors.Is(err, fence.ErrNotFound) && !want.written) {
+			t.Errorf("%s\nguarded as %s\nstale token: %v, want fence.ErrStaleToken", tt.query, g.SQL, err)
+		}
+		if after := read(); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("%s\nguarded as %s\na stale token left %+v, was %+v", tt.query, g.SQL, after, before)
 		}
 	}
 }
