@@ -8,6 +8,7 @@ require (
 	github.com/fencegen/fencegen v0.0.0
 	github.com/golang-migrate/migrate/v4 v4.20.1
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/lib/pq v1.12.3
 	github.com/pressly/goose/v3 v3.30.1
 )
 

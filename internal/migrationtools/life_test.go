@@ -26,6 +26,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for goose
+	_ "github.com/lib/pq"              // database/sql driver "postgres", which the lifedriver's database/sql code runs on
 	"github.com/pressly/goose/v3"
 
 	"github.com/fencegen/fencegen/internal/testenv"
@@ -412,7 +413,9 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		}
 	}
 	// config writes the configuration, with a fence key on column when
-	// the case marks the token column by one.
+	// the case marks the token column by one; stdlib.yaml is the same
+	// entry with sqlc's database/sql code (no sql_package), out dbsql:
+	// the team's other service, generated beside.
 	config := func(column string) {
 		fence := ""
 		if c.key {
@@ -420,6 +423,8 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		}
 		write("fencegen.yaml", "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: migrations\n    queries: query.sql\n"+
 			"    gen: {go: {package: db, out: db, sql_package: pgx/v5}}\n"+fence)
+		write("stdlib.yaml", "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: migrations\n    queries: query.sql\n"+
+			"    gen: {go: {package: db, out: dbsql}}\n"+fence)
 	}
 	config("tok")
 	write("query.sql", lifeQueries("jobs"))
@@ -470,12 +475,19 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	}
 	// The repository code as the team generates it before the change,
 	// with the schema alone and with the guard migration (the same).
-	fencegen(0, "generate")
-	before := readGenerated(t, filepath.Join(dir, "db"))
+	// generated generates with both configurations and returns the
+	// pgx/v5 code and the database/sql code.
+	generated := func() (pgx5, stdlib map[string]string) {
+		t.Helper()
+		fencegen(0, "generate")
+		fencegen(0, "check")
+		fencegen(0, "generate", "-f", "stdlib.yaml")
+		fencegen(0, "check", "-f", "stdlib.yaml")
+		return readGenerated(t, filepath.Join(dir, "db")), readGenerated(t, filepath.Join(dir, "dbsql"))
+	}
+	before, beforeSQL := generated()
 	fencegen(0, "guard", "-format", tool, "-dir", "migrations")
-	fencegen(0, "generate")
-	fencegen(0, "check")
-	if got := readGenerated(t, filepath.Join(dir, "db")); !maps.Equal(got, before) {
+	if got, gotSQL := generated(); !maps.Equal(got, before) || !maps.Equal(gotSQL, beforeSQL) {
 		t.Errorf("the generated Go code differs with the guard migration applied: %v, want %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(before)))
 	}
 
@@ -564,11 +576,9 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	}
 	// The repository code after the change, generated once the fix is
 	// written (generate fails until then): it runs from the change on.
-	fencegen(0, "generate")
-	fencegen(0, "check")
-	after := readGenerated(t, filepath.Join(dir, "db"))
+	after, afterSQL := generated()
 	fenced := c.after.refused // the after state is guarded: the table is fenced
-	drv := lifeDriver(t, before, after, afterTable, fenced)
+	drv := lifeDriver(t, map[string]map[string]string{"before": before, "after": after, "beforesql": beforeSQL, "aftersql": afterSQL}, fenced)
 
 	// The migrations, applied one by one by the tool.
 	url := testenv.NewDatabase(t)
@@ -700,19 +710,19 @@ const driverPkg = "github.com/fencegen/fencegen/internal/migrationtools/lifedriv
 
 // lifeDriver builds a program that runs the writes of the generated code
 // before and after the change (packages before and after, fencegen's
-// output as is, the fenced table of the after code named afterTable and
-// fenced or not) over one pgx connection, kept across the migrations as a
-// pooled connection is: it reads "<before|after> <id>" lines and answers
-// "ok" or "FAIL <what>" (writes, in lifeDriverMain). It returns the
-// program's path.
-func lifeDriver(t *testing.T, before, after map[string]string, afterTable string, fenced bool) string {
+// pgx/v5 output as is, beforesql and aftersql its database/sql output;
+// the after code's table fenced or not) over one pgx connection and one
+// database/sql connection (lib/pq), kept across the migrations as a
+// pooled connection is: it reads "<package> <id>" lines and answers "ok"
+// or "FAIL <what>" (writes, in lifeDriverMain). It returns the program's
+// path.
+func lifeDriver(t *testing.T, pkgs map[string]map[string]string, fenced bool) string {
 	t.Helper()
 	files := map[string]string{"main.go": lifeDriverMain(fenced)}
-	for name, text := range before {
-		files["before/"+name] = text
-	}
-	for name, text := range after {
-		files["after/"+name] = text
+	for pkg, gen := range pkgs {
+		for name, text := range gen {
+			files[pkg+"/"+name] = text
+		}
 	}
 	h := sha256.New()
 	for _, name := range slices.Sorted(maps.Keys(files)) {
@@ -757,7 +767,8 @@ func lifeDriver(t *testing.T, before, after map[string]string, afterTable string
 
 // startDriver starts the driver program bin on the database url and
 // returns a function that runs the writes of the generated code named
-// code ("before" or "after") on row id.
+// code ("before" or "after") on row id: the pgx/v5 code's, then the
+// database/sql code's on row id+1000.
 func startDriver(t *testing.T, bin, url string) func(t *testing.T, code string, id int) {
 	t.Helper()
 	cmd := exec.Command(bin, url)
@@ -783,20 +794,26 @@ func startDriver(t *testing.T, bin, url string) func(t *testing.T, code string, 
 	lines := bufio.NewScanner(out)
 	return func(t *testing.T, code string, id int) {
 		t.Helper()
-		if _, err := fmt.Fprintf(in, "%s %d\n", code, id); err != nil {
-			t.Fatalf("the driver of the generated code: %v\n%s", err, stderr.String())
-		}
-		if !lines.Scan() {
-			t.Fatalf("the driver of the generated code stopped: %v\n%s", lines.Err(), stderr.String())
-		}
-		if got := lines.Text(); got != "ok" {
-			t.Errorf("the %s code's generated methods, row %d: %s", code, id, got)
+		for _, run := range []struct {
+			pkg, api string
+			id       int
+		}{{code, "pgx/v5", id}, {code + "sql", "database/sql", id + 1000}} {
+			if _, err := fmt.Fprintf(in, "%s %d\n", run.pkg, run.id); err != nil {
+				t.Fatalf("the driver of the generated code: %v\n%s", err, stderr.String())
+			}
+			if !lines.Scan() {
+				t.Fatalf("the driver of the generated code stopped: %v\n%s", lines.Err(), stderr.String())
+			}
+			if got := lines.Text(); got != "ok" {
+				t.Errorf("the %s code's generated methods (%s), row %d: %s", code, run.api, run.id, got)
+			}
 		}
 	}
 }
 
 // lifeDriverMain is the driver's main package: for each line "<code>
-// <id>" it runs, with the generated methods of package code on row id,
+// <id>" it runs, with the generated methods of package code (before and
+// after over pgx/v5, beforesql and aftersql over database/sql) on row id,
 // an INSERT with token 5, an UPDATE by key with token 6 (fresh), one with
 // token 4, which the guard must refuse as a fence.ErrStaleToken with the
 // stored token 6, the same with an upsert and with an UPDATE of the rows
@@ -838,19 +855,18 @@ func lifeDriverMain(afterFenced bool) string {
 }
 `
 	}
-	after := fencedRun("after")
-	if !afterFenced {
-		after = `func runAfter(ctx context.Context, q *after.Queries, id int64) error {
-	if err := q.InsertJob(ctx, after.InsertJobParams{ID: id, Status: "new"}); err != nil {
+	unfencedRun := func(pkg string) string {
+		return `func run` + strings.ToUpper(pkg[:1]) + pkg[1:] + `(ctx context.Context, q *` + pkg + `.Queries, id int64) error {
+	if err := q.InsertJob(ctx, ` + pkg + `.InsertJobParams{ID: id, Status: "new"}); err != nil {
 		return fmt.Errorf("InsertJob: %w", err)
 	}
-	if err := q.SetStatus(ctx, after.SetStatusParams{Status: "run", ID: id}); err != nil {
+	if err := q.SetStatus(ctx, ` + pkg + `.SetStatusParams{Status: "run", ID: id}); err != nil {
 		return fmt.Errorf("SetStatus: %w", err)
 	}
-	if err := q.UpsertJob(ctx, after.UpsertJobParams{ID: id, Status: "upsert"}); err != nil {
+	if err := q.UpsertJob(ctx, ` + pkg + `.UpsertJobParams{ID: id, Status: "upsert"}); err != nil {
 		return fmt.Errorf("UpsertJob: %w", err)
 	}
-	if err := q.SetStatusMany(ctx, after.SetStatusManyParams{Status: "many", Ids: []int64{id}}); err != nil {
+	if err := q.SetStatusMany(ctx, ` + pkg + `.SetStatusManyParams{Status: "many", Ids: []int64{id}}); err != nil {
 		return fmt.Errorf("SetStatusMany: %w", err)
 	}
 	if err := q.DeleteJob(ctx, id); err != nil {
@@ -860,6 +876,10 @@ func lifeDriverMain(afterFenced bool) string {
 }
 `
 	}
+	after := fencedRun("after") + "\n" + fencedRun("aftersql")
+	if !afterFenced {
+		after = unfencedRun("after") + "\n" + unfencedRun("aftersql")
+	}
 	return `// Command lifedriver runs the writes of fencegen's generated code
 // (internal/migrationtools, TestGuardLifePostgres).
 package main
@@ -867,6 +887,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -874,11 +895,14 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	_ "github.com/lib/pq"
 
 	"github.com/fencegen/fencegen/runtime/fence"
 
 	after "` + driverPkg + `/after"
+	aftersql "` + driverPkg + `/aftersql"
 	before "` + driverPkg + `/before"
+	beforesql "` + driverPkg + `/beforesql"
 )
 
 // stale checks that err is the guard's refusal of token 4 over the
@@ -894,7 +918,7 @@ func stale(err error) error {
 	return nil
 }
 
-` + fencedRun("before") + "\n" + after + `
+` + fencedRun("before") + "\n" + fencedRun("beforesql") + "\n" + after + `
 func main() {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, os.Args[1])
@@ -903,6 +927,19 @@ func main() {
 		os.Exit(1)
 	}
 	defer conn.Close(ctx)
+	// The database/sql code's one connection (lib/pq), kept as conn is.
+	db, err := sql.Open("postgres", os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer db.Close()
+	sqlConn, err := db.Conn(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer sqlConn.Close()
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
 		code, idText, _ := strings.Cut(in.Text(), " ")
@@ -913,6 +950,10 @@ func main() {
 				err = runBefore(ctx, before.New(conn), id)
 			case "after":
 				err = runAfter(ctx, after.New(conn), id)
+			case "beforesql":
+				err = runBeforesql(ctx, beforesql.New(sqlConn), id)
+			case "aftersql":
+				err = runAftersql(ctx, aftersql.New(sqlConn), id)
 			default:
 				err = fmt.Errorf("unknown code %q", code)
 			}
