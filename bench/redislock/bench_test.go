@@ -173,7 +173,7 @@ func interleave(b *testing.B, variants []func(string) error, prefixes ...string)
 }
 
 // answerHook answers every command in go-redis itself, without a server:
-// the acquire script (9 arguments with EVALSHA, 13 for a retry) with a new token, the
+// the acquire script (8 arguments with EVALSHA, 13 for a retry) with a new token, the
 // redislock obtain script (7, one key) with OK, every other script with 1,
 // and INFO replication with a primary that has no replicas.
 type answerHook struct{ token atomic.Int64 }
@@ -185,7 +185,7 @@ func (h *answerHook) ProcessHook(redis.ProcessHook) redis.ProcessHook {
 		switch c := cmd.(type) {
 		case *redis.Cmd:
 			switch args := c.Args(); {
-			case len(args) == 9 || len(args) == 13:
+			case len(args) == 8 || len(args) == 13:
 				c.SetVal(h.token.Add(1))
 			case len(args) == 7 && args[2] == 1: // one key: redislock's obtain
 				c.SetVal("OK")
@@ -343,7 +343,7 @@ return 0`)
 	bare := func(bound int) func(string) error {
 		return func(name string) error {
 			o, k := owner(), "fencegen:{"+name+"}:"
-			tok, err := call(bound, "evalsha", acquire.Hash(), 4, k+"lock", k+"token", k+"minted", k+"abandoned:"+o, o, ttl)
+			tok, err := call(bound, "evalsha", acquire.Hash(), 3, k+"lock", k+"token", k+"minted", o, ttl)
 			if err != nil || tok <= 0 {
 				return fmt.Errorf("acquire.lua: %d, %v", tok, err)
 			}

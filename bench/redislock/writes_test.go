@@ -25,16 +25,19 @@ import (
 // "+..." variant adds one more key write of the lease's (the :minted
 // record at acquire, the :released record at release, :minted marked
 // released); "lease-scripts" are the lease's own scripts with the
-// arguments the lease sends on the hot path since the lock key holds the
-// owner alone (EXISTS, SET NX PX, INCR, SET; GET, DEL, SET: five key writes
-// in seven calls, four keys and two arguments at acquire, two keys and one
-// argument at release); "lease-token-value" the scripts before that change
+// arguments the lease sends on the hot path (SET NX PX, INCR, SET with GET
+// of the :minted record, whose old value carries the abandon list; GET,
+// DEL, SET: five key writes in six calls, three keys and two arguments at
+// acquire, two keys and one argument at release); "lease-exists-mark" the
+// acquire script before the abandon list (testdata: EXISTS of the abandon
+// mark first, four keys); "lease-token-value" the scripts before the lock
+// key held the owner alone
 // (testdata: the lock key "<owner>:<token>", MGET, INCR, SET, SET; GET,
 // DEL, SET, with five keys and five arguments at acquire, three keys and
 // one argument at release); "lease-before" the scripts before issue 26's
 // release no longer marked :minted (testdata: six writes in eight calls);
 // "lease-folded" six writes in six calls (MGET, SET, MSET; GET, DEL,
-// MSET). Every variant but lease-scripts takes the five keys and five
+// MSET). Every variant but the two lease-scripts ones takes the five keys and five
 // arguments at acquire. ratio-<variant> is redislock's median over the
 // variant's, as in CycleInterleaved.
 //
@@ -86,17 +89,18 @@ return t`
 	// "<owner>:<token>").
 	type pair struct {
 		name, acquire, release string
-		hot                    bool
+		hot, mark              bool // mark: the hot form names the abandon mark
 	}
 	pairs := []pair{
-		{"token-lock", incrSet + "return t", getDel + "return 1", false},
-		{"+minted", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "return 1", false},
-		{"+released", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[3], cur)\nreturn 1", false},
-		{"+minted-marked", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[2], cur .. ':released')\nredis.call('SET', KEYS[3], cur)\nreturn 1", false},
-		{"lease-scripts", file("acquire.lua"), file("release.lua"), true},
-		{"lease-token-value", read(filepath.Join("testdata", "acquire-token-value.lua")), read(filepath.Join("testdata", "release-token-value.lua")), false},
-		{"lease-before", read(filepath.Join("testdata", "acquire-before-issue26.lua")), read(filepath.Join("testdata", "release-before-issue26.lua")), false},
-		{"lease-folded", folded, getDel + "redis.call('MSET', KEYS[2], cur .. ':released', KEYS[3], cur)\nreturn 1", false},
+		{"token-lock", incrSet + "return t", getDel + "return 1", false, false},
+		{"+minted", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "return 1", false, false},
+		{"+released", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[3], cur)\nreturn 1", false, false},
+		{"+minted-marked", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[2], cur .. ':released')\nredis.call('SET', KEYS[3], cur)\nreturn 1", false, false},
+		{"lease-scripts", file("acquire.lua"), file("release.lua"), true, false},
+		{"lease-exists-mark", read(filepath.Join("testdata", "acquire-exists-mark.lua")), file("release.lua"), true, true},
+		{"lease-token-value", read(filepath.Join("testdata", "acquire-token-value.lua")), read(filepath.Join("testdata", "release-token-value.lua")), false, false},
+		{"lease-before", read(filepath.Join("testdata", "acquire-before-issue26.lua")), read(filepath.Join("testdata", "release-before-issue26.lua")), false, false},
+		{"lease-folded", folded, getDel + "redis.call('MSET', KEYS[2], cur .. ':released', KEYS[3], cur)\nreturn 1", false, false},
 	}
 	ttl := cycleTTL.Milliseconds()
 	variants := []func(string) error{redislockCycle(ctx, redislock.New(rdb))}
@@ -109,8 +113,11 @@ return t`
 			_, _ = rand.Read(raw[:])
 			o, k := hex.EncodeToString(raw[:]), pfx+name+"}:"
 			acq := []any{"evalsha", acquire.Hash(), 5, k + "lock", k + "token", k + "minted", k + "abandoned:" + o, k + "released", o, ttl, 0, "0", "0"}
-			if p.hot {
+			switch {
+			case p.mark:
 				acq = []any{"evalsha", acquire.Hash(), 4, k + "lock", k + "token", k + "minted", k + "abandoned:" + o, o, ttl}
+			case p.hot:
+				acq = []any{"evalsha", acquire.Hash(), 3, k + "lock", k + "token", k + "minted", o, ttl}
 			}
 			tok, err := rdb.Do(ctx, acq...).Int64()
 			if err != nil || tok <= 0 {

@@ -4,11 +4,15 @@
 --          an older script wrote "<owner>:<token>")
 -- KEYS[2]  counter key  <prefix>:{<resource>}:token  (integer, never has a TTL)
 -- KEYS[3]  mint key     <prefix>:{<resource>}:minted (value "<owner>:<token>" of
---          the last acquisition that minted, never has a TTL)
+--          the last acquisition that minted, never has a TTL), followed by
+--          the abandon list "|<owner>|<owner>..." while abandon marks may
+--          live: the owners whose Acquire gave up (see release.lua), kept by
+--          every write of the key until their marks expire
 -- KEYS[4]  abandon mark <prefix>:{<resource>}:abandoned:<owner>, set by
 --          the cleanup of an Acquire that gave up on this owner (see
 --          release.lua); while it exists this owner's attempts write nothing.
---          Optional
+--          Optional: a first attempt leaves it out and finds its owner in
+--          the abandon list instead, which the :minted write returns anyway
 -- KEYS[5]  release record <prefix>:{<resource>}:released, the owner of the
 --          last lease released (see release.lua); read only by a retry that
 --          finds the lock key missing, so that a lease already released is
@@ -24,7 +28,7 @@
 --          minted yet, so the mint key is not read; anything else (or
 --          absent): a retry
 -- With only ARGV[1] and ARGV[2], the call is a first attempt with no floor
--- and no high-water mark to ask for (the hot path: four keys and two
+-- and no high-water mark to ask for (the hot path: three keys and two
 -- arguments; each argument costs the server a string to parse and intern).
 --
 -- Tokens are handled as their decimal digits: a Lua number is a double,
@@ -34,7 +38,9 @@
 -- Returns the fencing token (an integer > 0; as a string of digits when it
 -- is not exact as a Lua number, or is read back from a value) when this owner holds the lease
 -- after the call, 0 when another owner holds it, -1 (see ARGV[4]), -2
--- when the Acquire of this owner had already given up (KEYS[4]), or -3 when
+-- when the Acquire of this owner had already given up (its mark KEYS[4],
+-- or its owner in the abandon list: then the call's writes are undone and
+-- nothing is left written), or -3 when
 -- the counter holds a negative value (nothing is left written: a token is ≥ 1).
 --   * Key absent: raise the counter to the floor, SET the lock NX PX ttl to
 --     the owner, INCR the counter, record "<owner>:<token>" in the mint
@@ -44,9 +50,11 @@
 --     minted.
 --   * Key holds another owner's value: change nothing, return 0.
 --
--- The hot path (a first attempt, no floor) is four calls: EXISTS of the
--- abandon mark, SET NX PX (which is also the lock check: a refused
--- acquire writes nothing), INCR, SET of the mint key. The lock key holds the
+-- The hot path (a first attempt, no floor) is three calls: SET NX PX (which
+-- is also the lock check: a refused acquire writes nothing), INCR, and SET
+-- of the mint key with GET, whose old value carries the abandon list: a
+-- late first attempt of an abandoned Acquire is told apart without a call
+-- of its own, and the list is only parsed while it is not empty. The lock key holds the
 -- owner alone: the token is in the mint key, so the lock value needs no
 -- number formatting. Each redis.call and each argument costs the server
 -- measurably per cycle (bench/redislock BenchmarkScriptWrites), so the
@@ -72,6 +80,10 @@ if not locked then
     local m = redis.call('GET', KEYS[3])
     if m and string.find(m, owner, 1, true) == 1 and string.byte(m, n + 1) == 58 then
       local t = string.sub(m, n + 2)
+      local bar = string.find(t, '|', 1, true)
+      if bar then
+        t = string.sub(t, 1, bar - 1) -- the abandon list follows
+      end
       if string.find(t, '^%d+$') then
         return t
       end
@@ -154,5 +166,32 @@ end
 if not locked then
   redis.call('SET', KEYS[1], owner, 'NX', 'PX', ARGV[2])
 end
-redis.call('SET', KEYS[3], value)
+local old = redis.call('SET', KEYS[3], value, 'GET')
+if not old or not string.find(old, '|', 1, true) then
+  return token
+end
+-- The abandon list (rare: an Acquire gave up within the marks' lifetime).
+-- This owner in it: this is a late attempt of an Acquire that gave up
+-- (or of a released lease's Acquire, see release.lua); undo every write
+-- of this call (the counter back by the INCR: nobody has seen the token)
+-- and return -2. Else carry the list over to the new value, without the
+-- owners whose marks have expired.
+local bar = string.find(old, '|', 1, true)
+local list = string.sub(old, bar)
+if string.find(list .. '|', '|' .. owner .. '|', 1, true) then
+  redis.call('DEL', KEYS[1])
+  redis.call('DECR', KEYS[2])
+  redis.call('SET', KEYS[3], old)
+  return -2
+end
+local base = string.sub(KEYS[1], 1, #KEYS[1] - 4) .. 'abandoned:' -- KEYS[1] ends in "lock"
+local keep = {value}
+for o in string.gmatch(list, '[^|]+') do
+  if redis.call('EXISTS', base .. o) == 1 then
+    keep[#keep + 1] = o
+  end
+end
+if #keep > 1 then
+  redis.call('SET', KEYS[3], table.concat(keep, '|'))
+end
 return token

@@ -456,27 +456,30 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	highWater := c.opts.highWater()
 	askMissing := highWater != nil // ask for a high-water mark if the counter is missing
 	// The acquire command of a first attempt without a high-water mark
-	// (acquire.lua's hot path): "evalsha", the SHA1, 4, the keys (lock,
-	// counter, minted, abandon mark), then owner and TTL in ms. Retries
-	// and the high-water question send the long form (long): 5 keys (the
+	// (acquire.lua's hot path): "evalsha", the SHA1, 3, the keys (lock,
+	// counter, minted), then owner and TTL in ms; the script finds an
+	// abandoned owner in the :minted record's abandon list, which its
+	// write returns anyway. Retries and the high-water question send the
+	// long form (long): 5 keys (this owner's abandon mark and the
 	// :released record too), then owner, TTL, floor, askMissing, retry;
 	// the last three change between attempts.
 	var cmd []any
+	mark := any(keys[3])
 	long := func() []any {
 		lc := make([]any, 13)
 		lc[0], lc[1], lc[2] = "evalsha", acquireScript.Hash(), 5
-		copy(lc[3:7], cmd[3:7])
-		lc[7], lc[8], lc[9] = l.releasedArg, cmd[7], cmd[8]
+		copy(lc[3:6], cmd[3:6])
+		lc[6], lc[7], lc[8], lc[9] = mark, l.releasedArg, l.valueArg, l.ttlArg
 		lc[10], lc[11], lc[12] = int64(0), flagArg(askMissing), argZero
 		return lc
 	}
-	cmd = make([]any, 9)
-	cmd[0], cmd[1], cmd[2] = "evalsha", acquireScript.Hash(), 4
-	for i, k := range keys {
+	cmd = make([]any, 8)
+	cmd[0], cmd[1], cmd[2] = "evalsha", acquireScript.Hash(), 3
+	for i, k := range keys[:3] {
 		cmd[3+i] = k
 	}
-	cmd[7], cmd[8] = owner, te.ttlArg
-	l.keyArg, l.mintArg, l.valueArg, l.ttlArg = cmd[3], cmd[5], cmd[7], cmd[8]
+	cmd[6], cmd[7] = owner, te.ttlArg
+	l.keyArg, l.mintArg, l.valueArg, l.ttlArg = cmd[3], cmd[5], cmd[6], cmd[7]
 	if askMissing {
 		cmd = long()
 	}
@@ -596,7 +599,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			// off at its deadline): Release sets this owner's mark, as
 			// the cleanup of a failed Acquire does, so that the late
 			// attempt writes nothing after the release.
-			l.markArg, l.markLifeArg = cmd[6], millis(abandonLife(tm.ttl))
+			l.markArg, l.markLifeArg = mark, millis(abandonLife(tm.ttl))
 		}
 		c.start(l, ctx, token, send)
 		if c.logs(ctx, slog.LevelDebug) {
@@ -1002,7 +1005,7 @@ func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Du
 		return false, err // never sent, not counted
 	}
 	// ctx is derived from a context without cancellation (the cleanup's).
-	n, _, err := c.run(ctx, c.ctxDeadlines, releaseScript, []string{lockKey, releasedKey(lockKey), abandonKey(lockKey, owner)}, owner, millis(abandonLife(ttl)))
+	n, _, err := c.run(ctx, c.ctxDeadlines, releaseScript, []string{lockKey, releasedKey(lockKey), abandonKey(lockKey, owner), mintKey(lockKey)}, owner, millis(abandonLife(ttl)))
 	c.countSent(&c.stats.releases, err)
 	return decodeBool("release", n, err)
 }
@@ -1045,7 +1048,7 @@ func (c *Client) release(ctx context.Context, inline bool, l *Lease, record bool
 	case l.markArg == nil:
 		cmd = []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.releasedArg, l.valueArg}
 	default:
-		cmd = []any{"evalsha", releaseScript.Hash(), 3, l.keyArg, l.releasedArg, l.markArg, l.valueArg, l.markLifeArg}
+		cmd = []any{"evalsha", releaseScript.Hash(), 4, l.keyArg, l.releasedArg, l.markArg, l.mintArg, l.valueArg, l.markLifeArg}
 	}
 	n, _, err := c.runCmd(ctx, inline, releaseScript, releaseLua, cmd)
 	c.countSent(&c.stats.releases, err)

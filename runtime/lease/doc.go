@@ -19,7 +19,9 @@
 //	                              lease itself; gone when released or expired
 //	fencegen:{account:42}:token   the fence counter: the last minted token; never has a TTL
 //	fencegen:{account:42}:minted  "<owner>:<token>" of the last acquisition that
-//	                              minted a token; never has a TTL
+//	                              minted a token, then the abandon list
+//	                              "|<owner>..." while abandon marks live;
+//	                              never has a TTL
 //	fencegen:{account:42}:released "<owner>" of the last lease released;
 //	                              never has a TTL
 //
@@ -27,7 +29,8 @@
 //	                              cleanup of an Acquire that gave up, so that its late
 //	                              attempts write nothing; and by the Release of a lease
 //	                              whose Acquire had an attempt cut off, so that the late
-//	                              attempt writes nothing after the release
+//	                              attempt writes nothing after the release; both also
+//	                              list the owner in :minted's abandon list (at most 64)
 //
 // The owner is 128 random bits from crypto/rand, fresh for every Acquire.
 // The :minted key lets an Acquire retry whose first attempt landed (the
@@ -48,7 +51,14 @@
 // alone (the owner is fresh per Acquire, so it names the acquisition; the
 // token is in :minted), which spares the acquire script its lock read and
 // number formatting (SET NX is the lock check) and both scripts their
-// rare-path arguments (bench/redislock BenchmarkScriptWrites). Old and new
+// rare-path arguments (bench/redislock BenchmarkScriptWrites). A first
+// attempt (the hot path) names no abandon mark: it finds its owner in
+// :minted's abandon list, which its SET of :minted (with GET) returns, so
+// the check costs no Redis call of its own; retries check their mark with
+// EXISTS. A client from before the abandon list (2026-12-06) drops the list
+// when it writes :minted, which leaves a late first attempt of a newer
+// client's abandoned Acquire free to lock the resource for one TTL (no
+// token reaches anyone) until the upgrade is complete. Old and new
 // clients can share the keys during an upgrade: each compares only its own
 // owners' values, and the renewal scripts, unchanged, take both forms.
 //
@@ -68,9 +78,11 @@
 // file and sent with EVALSHA (EVAL after NOSCRIPT); see the Redis EVAL and
 // SET (NX, PX) command pages:
 //
-//   - acquire.lua: unless this owner's abandon mark exists, SET the lock
-//     key NX PX ttl to the owner; if it was absent, INCR the counter and
-//     record "<owner>:<token>" in :minted. If the key holds another owner,
+//   - acquire.lua: unless this owner's abandon mark exists (retries), SET
+//     the lock key NX PX ttl to the owner; if it was absent, INCR the
+//     counter and record "<owner>:<token>" in :minted, carrying its abandon
+//     list over (without owners whose marks have expired); if this owner is
+//     in the list, undo all three writes and return -2. If the key holds another owner,
 //     return 0 ([ErrNotAcquired]); if it already holds this owner (a retry
 //     after an ambiguous reply), refresh its TTL and return the token
 //     :minted records. A retry that finds the key absent, when :minted

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/fencegen/fencegen/internal/faults"
+	"github.com/fencegen/fencegen/runtime/fence"
 )
 
 // Issue 12, class 4: an Acquire against a stalled Redis gives up, but its
@@ -158,4 +159,87 @@ func TestLateAttemptAfterReleaseWritesNothing(t *testing.T) {
 	if calls := r.CommandCalls()["evalsha"]; calls < 4 {
 		t.Fatalf("evalsha calls = %d after 5s: the late attempt did not reach Redis", calls)
 	}
+}
+
+// A first attempt names no abandon mark (acquire.lua's hot path, three
+// keys): the cleanup of its Acquire lists the owner in the :minted
+// record's abandon list, which the attempt's own :minted write returns. An
+// attempt of that owner arriving after the cleanup, now or after other
+// owners' leases, undoes its writes (lock, counter, :minted) and returns
+// -2; every other acquisition carries the list over while the owner's
+// mark lives, and drops the owner once the mark is gone.
+func TestLateFirstAttemptAfterCleanupWritesNothing(t *testing.T) {
+	e := newEnv(t)
+	mint := mintKey(e.lockKey)
+	c := New(e.rdb, &Options{UnsafeNoReplicas: true})
+	late := newOwner()
+	t.Cleanup(func() { e.rdb.Del(bg, mint, releasedKey(e.lockKey), abandonKey(e.lockKey, late)) })
+	first := func(owner string) int64 {
+		t.Helper()
+		n, err := acquireScript.Run(bg, e.rdb, []string{e.lockKey, e.counter, mint}, owner, 1000).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	release := func(owner string) {
+		t.Helper()
+		if n, err := releaseScript.Run(bg, e.rdb, []string{e.lockKey, releasedKey(e.lockKey)}, owner).Int64(); err != nil || n != 1 {
+			t.Fatalf("release = %d, %v; want 1", n, err)
+		}
+	}
+	unchanged := func(when string, counter, minted string) {
+		t.Helper()
+		if v := e.get(t, e.lockKey); v != "" {
+			t.Fatalf("%s: the late attempt locked the resource (%q)", when, v)
+		}
+		if v := e.get(t, e.counter); v != counter {
+			t.Fatalf("%s: counter %q, want %q (the late attempt's INCR undone)", when, v, counter)
+		}
+		if v := e.get(t, mint); v != minted {
+			t.Fatalf("%s: :minted %q, want %q", when, v, minted)
+		}
+	}
+	a := first(newOwner())
+	if _, err := c.abandon(bg, e.lockKey, late, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	// a's lease still holds the lock: the late attempt is refused as
+	// any other owner's.
+	if n := first(late); n != 0 {
+		t.Fatalf("late attempt while another lease holds the lock = %d, want 0", n)
+	}
+	lock := e.get(t, e.lockKey)
+	release(lock)
+	counter, minted := e.get(t, e.counter), e.get(t, mint)
+	if want := lock + ":" + fence.Token(a).String() + "|" + late; minted != want {
+		t.Fatalf(":minted = %q after the cleanup, want %q", minted, want)
+	}
+	if n := first(late); n != -2 {
+		t.Fatalf("late attempt after the cleanup = %d, want -2", n)
+	}
+	unchanged("after the cleanup", counter, minted)
+
+	b := newOwner()
+	tb := first(b)
+	if want := b + ":" + fence.Token(tb).String() + "|" + late; e.get(t, mint) != want {
+		t.Fatalf(":minted = %q, want %q: the abandon list carried over while the mark lives", e.get(t, mint), want)
+	}
+	release(b)
+	counter, minted = e.get(t, e.counter), e.get(t, mint)
+	if n := first(late); n != -2 {
+		t.Fatalf("late attempt after another lease = %d, want -2", n)
+	}
+	unchanged("after another lease", counter, minted)
+
+	// The mark expired: the next acquisition drops the owner from the list.
+	if err := e.rdb.Del(bg, abandonKey(e.lockKey, late)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	d := newOwner()
+	td := first(d)
+	if want := d + ":" + fence.Token(td).String(); e.get(t, mint) != want {
+		t.Fatalf(":minted = %q, want %q: the owner whose mark expired still listed", e.get(t, mint), want)
+	}
+	release(d)
 }

@@ -21,6 +21,11 @@
 --          a stalled server or a socket) writes nothing (see acquire.lua):
 --          the cleanup of a failed Acquire, and a Release whose Acquire had
 --          an attempt cut off
+-- KEYS[4]  with KEYS[3]: the mint key <prefix>:{<resource>}:minted, whose
+--          abandon list ("|<owner>" entries after its value, see
+--          acquire.lua) gets this owner, so that a late first attempt,
+--          which does not name its mark, finds it there; at most 64
+--          entries (the oldest dropped first)
 -- ARGV[1]  the owner value, 32 hex digits
 -- ARGV[2]  with KEYS[3]: the mark's lifetime in milliseconds
 -- ARGV[3]  optional: "ended" (see KEYS[2])
@@ -43,6 +48,18 @@
 local owner = ARGV[1]
 if KEYS[3] then
   redis.call('SET', KEYS[3], '1', 'PX', ARGV[2])
+  if KEYS[4] then
+    local m = redis.call('GET', KEYS[4]) or ''
+    if not string.find(m .. '|', '|' .. owner .. '|', 1, true) then
+      local _, entries = string.gsub(m, '|', '|')
+      if entries >= 64 then
+        local first = string.find(m, '|', 1, true)
+        local second = string.find(m, '|', first + 1, true)
+        m = string.sub(m, 1, first - 1) .. string.sub(m, second)
+      end
+      redis.call('SET', KEYS[4], m .. '|' .. owner)
+    end
+  end
 end
 local ended = ARGV[3] == 'ended'
 if redis.call('GET', KEYS[1]) == owner then
@@ -53,7 +70,13 @@ if redis.call('GET', KEYS[1]) == owner then
   end
   local m = redis.call('GET', KEYS[2])
   if m and string.find(m, owner, 1, true) == 1 and string.byte(m, #owner + 1) == 58 then
-    redis.call('SET', KEYS[2], m .. ':ended')
+    -- ":ended" goes after the token, before an abandon list (acquire.lua)
+    local bar = string.find(m, '|', 1, true)
+    if bar then
+      redis.call('SET', KEYS[2], string.sub(m, 1, bar - 1) .. ':ended' .. string.sub(m, bar))
+    else
+      redis.call('SET', KEYS[2], m .. ':ended')
+    end
   end
   return 1
 end
