@@ -501,8 +501,8 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		if ctx.Err() != nil {
 			break
 		}
-		callCtx, cancel, inline := c.callContext(ctx, tm.callTimeout)
-		send := c.clk.Now()
+		send := c.clk.Now() // also the call's deadline's base: one clock read
+		callCtx, cancel, inline := c.callContextAt(ctx, send, tm.callTimeout)
 		if i > 0 {
 			// An abandoned attempt may still be writing cmd out: the
 			// next one gets its own copy.
@@ -513,7 +513,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			}
 			cmd[10], cmd[12] = int64(floor), argOne // retry: an earlier attempt may have landed
 		}
-		n, abandoned, err := c.acquireCall(callCtx, inline, tm, cmd)
+		n, abandoned, err := c.acquireCall(callCtx, inline, tm, cmd, send)
 		c.stats.acquires.Add(1) // every attempt, also one that could not connect
 		sent++
 		if errors.Is(err, ErrNotReplicated) {
@@ -1089,8 +1089,18 @@ func (c *Client) renew(ctx context.Context, inline bool, lockKey string, value, 
 // is context.WithTimeoutCause(parent, timeout, ErrRedisTimeout), whose Done
 // the call is abandoned at.
 func (c *Client) callContext(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc, bool) {
+	return c.callContextAt(parent, time.Time{}, timeout)
+}
+
+// callContextAt is callContext for a call sent at now, a time the caller
+// has just read from c.clk (zero: none), which saves an inline call's
+// deadline a clock read of its own when c.clk is the real clock.
+func (c *Client) callContextAt(parent context.Context, now time.Time, timeout time.Duration) (context.Context, context.CancelFunc, bool) {
 	if c.inline(parent) {
-		dc := c.deadlines.ctx(parent, timeout)
+		if _, real := c.clk.(realClock); !real || now.IsZero() {
+			now = time.Now()
+		}
+		dc := c.deadlines.ctxAt(parent, now, timeout)
 		return dc, dc.stop, true
 	}
 	ctx, cancel := context.WithTimeoutCause(parent, timeout, ErrRedisTimeout)

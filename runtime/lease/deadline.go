@@ -71,7 +71,13 @@ type deadlineWatch struct {
 
 // ctx returns a context for one call under parent, bounded by timeout.
 func (w *deadlineWatch) ctx(parent context.Context, timeout time.Duration) *deadlineCtx {
-	d := time.Now().Add(timeout)
+	return w.ctxAt(parent, time.Now(), timeout)
+}
+
+// ctxAt is ctx for a call whose timeout starts at now (time.Now, read by
+// the caller).
+func (w *deadlineWatch) ctxAt(parent context.Context, now time.Time, timeout time.Duration) *deadlineCtx {
+	d := now.Add(timeout)
 	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
 		d = pd
 	}

@@ -38,6 +38,8 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
+func (c *fakeClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+
 func (c *fakeClock) N(n time.Duration) time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -124,17 +124,18 @@ func classify(rdb redis.Scripter, unsafeNoReplicas bool) (replicaKind, string) {
 
 // acquireCall runs one acquire attempt, cmd (the whole EVALSHA command,
 // see Acquire): a plain script call, or the pipeline
-// with the replication check.
-func (c *Client) acquireCall(ctx context.Context, inline bool, tm timing, cmd []any) (int64, *call, error) {
+// with the replication check. now is the attempt's send time (c.clk),
+// which also dates the replica count's refresh.
+func (c *Client) acquireCall(ctx context.Context, inline bool, tm timing, cmd []any, now time.Time) (int64, *call, error) {
 	if !c.replicated() {
 		return c.runCmd(ctx, inline, acquireScript, acquireLua, cmd)
 	}
 	if c.replicas == clusterWait {
 		return c.runFn(ctx, inline, func(ctx context.Context) (int64, error) {
-			return c.acquireOnMaster(ctx, tm, cmd)
+			return c.acquireOnMaster(ctx, tm, cmd, now)
 		})
 	}
-	attached, refresh := c.repl.plan(c.clk)
+	attached, refresh := c.repl.plan(now)
 	if attached == 0 && !refresh {
 		return c.runCmd(ctx, inline, acquireScript, acquireLua, cmd)
 	}
@@ -147,10 +148,10 @@ func (c *Client) acquireCall(ctx context.Context, inline bool, tm timing, cmd []
 
 // plan says how many replicas the next acquire waits for, and whether it
 // reads INFO replication again.
-func (s *replicaState) plan(clk clock) (attached int64, refresh bool) {
+func (s *replicaState) plan(now time.Time) (attached int64, refresh bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.attached, s.at.IsZero() || s.attached > 0 || clk.Now().Sub(s.at) >= replicaRefresh
+	return s.attached, s.at.IsZero() || s.attached > 0 || now.Sub(s.at) >= replicaRefresh
 }
 
 // acquireOnMaster runs one acquire attempt on a Redis Cluster: the
@@ -162,14 +163,14 @@ func (s *replicaState) plan(clk clock) (attached int64, refresh bool) {
 // did not run) makes the ClusterClient read it again, and the attempt
 // fails with the redirect, which Acquire retries. cmd is split into keys
 // and arguments only for the pipeline.
-func (c *Client) acquireOnMaster(ctx context.Context, tm timing, cmd []any) (int64, error) {
+func (c *Client) acquireOnMaster(ctx context.Context, tm timing, cmd []any, now time.Time) (int64, error) {
 	cl := c.rdb.(masterForKey)
 	node, err := cl.MasterForKey(ctx, cmd[3].(string)) // the lock key
 	if err != nil {
 		return 0, err
 	}
 	st := c.nodeReplicas(node.Options().Addr)
-	attached, refresh := st.plan(c.clk)
+	attached, refresh := st.plan(now)
 	if attached == 0 && !refresh {
 		return c.evalCmd(ctx, acquireScript, acquireLua, cmd)
 	}

@@ -110,6 +110,9 @@ type scheduler struct {
 	// a group added with a later renewal time needs no wake-up (no futex
 	// wake and context switch per Acquire).
 	wakeAt time.Time
+	// lingering: wakeAt was set to the loop's linger (a time no later
+	// than idleLinger from now), so forget need not read the clock.
+	lingering bool
 	// timer is the loop's timer while the loop runs: it is reset under mu
 	// (by the loop, and by forget for the Client's last lease), so that a
 	// Release never has to wake the loop goroutine.
@@ -119,10 +122,11 @@ type scheduler struct {
 	// pausing is set once a test has paused a lease's heartbeat (the
 	// hb.paused hook): only then does the loop look for paused leases.
 	pausing atomic.Bool
-	// spare is a group retired when the Client's last lease ended, with
-	// its (stopped) deadline timer, for the next newGroup: a Client that
-	// acquires and releases one lease at a time allocates no group and no
-	// timer per lease.
+	// spare is a group left when the Client's last lease ended, with its
+	// deadline timer (still armed, if it was), for the next newGroup: a
+	// Client that acquires and releases one lease at a time allocates no
+	// group and no timer per lease, and resets the timer about once per
+	// TTL.
 	spare *group
 	// wired: the Client's redis.Scripter is a *redis.Client, whose
 	// pipeline takes a group's prebuilt command as it is (see buildWire).
@@ -210,12 +214,16 @@ func (s *scheduler) add(l *Lease, send time.Time) {
 // armed.
 func (s *scheduler) newGroup(tm timing, leases []*Lease, next time.Time) *group {
 	g := s.spare
+	pending, pendingAt := false, time.Time{}
 	if g != nil {
-		// Retired with no member, not queued, not in flight, timer
-		// stopped; a callback of its timer already running finds no
-		// member whose deadline passed, or loses one that did (correct
-		// for any group). leases may be built on its array (add).
+		// No member, not queued, not in flight; its timer may still be
+		// armed (pending, at pendingAt: forget leaves it so). A callback
+		// of its timer already running finds no member whose deadline
+		// passed, or loses one that did (correct for any group), and
+		// re-arms the timer for floor if that is still ahead. leases may
+		// be built on its array (add).
 		s.spare = nil
+		pending, pendingAt = g.armed, g.deadlineAt
 		*g = group{tm: tm, leases: leases, next: next, deadline: g.deadline}
 	} else {
 		g = &group{tm: tm, leases: leases, next: next}
@@ -225,7 +233,16 @@ func (s *scheduler) newGroup(tm timing, leases []*Lease, next time.Time) *group 
 	}
 	if at, ok := earliestDeadline(leases); ok {
 		g.floor = at
-		s.arm(g, at)
+		if pending && !pendingAt.After(at) {
+			// The timer fires first and re-arms itself for floor
+			// (onDeadline): one timer reset per TTL for a Client that
+			// acquires and releases one lease at a time, not one per
+			// lease, each of which can wake an idle thread (runtime
+			// wakeNetPoller) that then competes for the cores.
+			g.deadlineAt, g.armed = pendingAt, true
+		} else {
+			s.arm(g, at)
+		}
 	}
 	return g
 }
@@ -430,20 +447,30 @@ func (s *scheduler) forget(l *Lease) {
 		}
 		buf := e.g.leases[:0]
 		clear(e.g.leases)
-		s.retire(e.g)
 		if e.g.inflight == nil && e.g.deadline != nil {
+			// The spare keeps its deadline timer armed (see newGroup):
+			// a timer reset per lease can wake an idle thread.
+			if s.spare != nil {
+				s.retire(s.spare)
+			}
 			e.g.leases = buf // no member; the array is reused
 			s.spare = e.g
+			continue
 		}
+		s.retire(e.g)
 	}
 	clear(s.q)
 	s.q = s.q[:0]
 	clear(s.open)
 	// The loop would sleep past its linger: bring its timer forward, so
 	// that it ends soon after the Client's last lease (a timer reset, not
-	// a goroutine wake-up on the caller's path).
-	if now := s.c.clk.Now(); s.timer != nil && s.wakeAt.After(now.Add(idleLinger)) {
-		s.wakeAt = now.Add(idleLinger)
+	// a goroutine wake-up on the caller's path). While it lingers it ends
+	// within idleLinger anyway, and the clock is not read.
+	if s.timer == nil || s.lingering {
+		return
+	}
+	if now := s.c.clk.Now(); s.wakeAt.After(now.Add(idleLinger)) {
+		s.wakeAt, s.lingering = now.Add(idleLinger), true
 		s.timer.Reset(idleLinger)
 	}
 }
@@ -459,7 +486,7 @@ func (s *scheduler) loop() {
 		if len(s.q) == 0 {
 			// Linger briefly, so a Client that acquires and releases in a
 			// loop does not start a goroutine per lease.
-			s.wakeAt = s.c.clk.Now().Add(idleLinger)
+			s.wakeAt, s.lingering = s.c.clk.Now().Add(idleLinger), true
 			t.Reset(idleLinger)
 			s.mu.Unlock()
 			s.sleep(t)
@@ -475,7 +502,7 @@ func (s *scheduler) loop() {
 			// Back-pressure: a Redis that is slow to answer gets no more
 			// concurrent pipelines; the due groups wait (and then share
 			// one larger batch) until a batch in flight is applied.
-			s.wakeAt = time.Time{}
+			s.wakeAt, s.lingering = time.Time{}, false
 			s.mu.Unlock()
 			<-s.wake
 			continue
@@ -515,7 +542,7 @@ func (s *scheduler) loop() {
 		if len(s.q) > 0 {
 			wait = max(until(s.c.clk, s.q[0].next), 0)
 		}
-		s.wakeAt = s.c.clk.Now().Add(wait)
+		s.wakeAt, s.lingering = s.c.clk.Now().Add(wait), false
 		full := n >= maxBatch
 		if full {
 			s.wakeAt = time.Time{} // it loops again at once
