@@ -396,8 +396,14 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 	for _, o := range n.OrderBy {
 		a.sortKey(sc, o, nil) // MySQL's UPDATE ... ORDER BY: the table's columns
 	}
-	var set []string
+	set := []string{} // nil would be any column
 	for _, s := range n.Set {
+		if !a.opts.MySQL && selfAssigned(s, n) {
+			// SET id = id: PostgreSQL queues a referenced key's ON
+			// UPDATE action only when its value changes
+			// (writes.Write.Set).
+			continue
+		}
 		set = append(set, s.Name)
 	}
 	a.cascades(t, "update", set, n.Loc)
@@ -541,4 +547,25 @@ func hasParam(e sqlparse.Node) bool {
 		}
 	})
 	return found
+}
+
+// selfAssigned reports whether SET item s of UPDATE n assigns its column
+// the column's own value (SET id = id, SET id = t.id with t the table's
+// name or alias).
+func selfAssigned(s *sqlparse.Target, n *sqlparse.Update) bool {
+	cr, ok := s.Expr.(*sqlparse.ColumnRef)
+	if !ok || len(s.Subscripts) > 0 || len(s.Fields) > 0 {
+		return false
+	}
+	name := n.Table.Name
+	if n.Alias != "" {
+		name = n.Alias
+	}
+	switch len(cr.Fields) {
+	case 1:
+		return cr.Fields[0] == s.Name
+	case 2:
+		return cr.Fields[0] == name && cr.Fields[1] == s.Name
+	}
+	return false
 }

@@ -72,6 +72,8 @@ type funcWrites struct {
 	// parsed caches namesLocked by text: nil for text that does not
 	// parse.
 	parsed map[string]map[string]bool
+	// parsedTable caches tableNamesLocked by text and columns.
+	parsedTable map[string]map[string]bool
 }
 
 func newFuncWrites(cat *catalog.Catalog) *funcWrites {
@@ -414,7 +416,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 		if t == nil {
 			return
 		}
-		for _, w := range fw.tableWritesLocked(t, verbEvents(verb), nil, true, false) {
+		for _, w := range fw.tableWritesLocked(t, verbEvents(verb), nil, nil, true, false) {
 			w.path = append([]string{verb + " on " + t.QualifiedName()}, w.steps()...)
 			add(w)
 		}
@@ -422,7 +424,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			// PostgreSQL writes the view's base relation (an automatically
 			// updatable view), or runs its rules and INSTEAD OF triggers
 			// (above).
-			for _, w := range fw.viewBaseWritesLocked(t, verb, verbEvents(verb)) {
+			for _, w := range fw.viewBaseWritesLocked(t, verb, verbEvents(verb), nil) {
 				w.path = append([]string{verb + " on view " + t.QualifiedName()}, w.steps()...)
 				add(w)
 			}

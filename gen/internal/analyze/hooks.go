@@ -81,9 +81,13 @@ func hookWhere(h *catalog.Hook, x *catalog.Table) string {
 // held.
 //
 // cols are the columns an UPDATE sets (nil: any), which decide the ON
-// UPDATE actions; with noFK set the foreign-key actions are left out (a
-// table that AllCascades reached, whose own actions it followed).
-func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols []string, own, noFK bool) []hiddenWrite {
+// UPDATE actions; noDefault the columns whose DEFAULT the write never
+// evaluates ("*" every column; writes.Write.NoDefault), whose default
+// expressions are left out of t's and its relatives' table statements
+// (their CHECKs and generated columns still run); with noFK set the
+// foreign-key actions are left out (a table that AllCascades reached,
+// whose own actions it followed).
+func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols, noDefault []string, own, noFK bool) []hiddenWrite {
 	if fw.busyTables[t] {
 		return nil
 	}
@@ -120,7 +124,16 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols 
 				add(fmt.Sprintf("foreign table %s (%s:%d)", x.QualifiedName(), h.File, h.Line), hiddenWrite{verb: "statements fencegen cannot see",
 					unknown: "PostgreSQL sends its writes to a foreign server, which may be this database (postgres_fdw), and runs whatever that server's triggers and rules run"})
 			}
-			for _, w := range fw.textWritesLocked(h.Text, true) {
+			text := h.Text
+			if h.Kind == "table" && len(noDefault) > 0 {
+				if names, ok := fw.tableNamesLocked(text, noDefault); ok {
+					for _, w := range fw.nameWritesLocked(names, true) {
+						add(hookWhere(h, x), w)
+					}
+					continue
+				}
+			}
+			for _, w := range fw.textWritesLocked(text, true) {
 				add(hookWhere(h, x), w)
 			}
 		}
@@ -197,7 +210,7 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols 
 				}
 				continue
 			}
-			for _, w := range fw.tableWritesLocked(c.Table, []string{c.Event}, c.Columns, true, true) {
+			for _, w := range fw.tableWritesLocked(c.Table, []string{c.Event}, c.Columns, nil, true, true) {
 				add(step, w)
 			}
 		}
@@ -237,6 +250,45 @@ func (fw *funcWrites) namesLocked(text string) (map[string]bool, bool) {
 	}
 	fw.parsed[text] = names
 	return names, names != nil
+}
+
+// tableNamesLocked is namesLocked for the text of a table hook (CREATE
+// TABLE, ALTER TABLE or ALTER VIEW) read for a write that evaluates no
+// DEFAULT of the columns noDefault ("*": of any column): the names of its
+// parse tree without those columns' DEFAULT expressions (a column
+// definition's DEFAULT, ALTER COLUMN ... SET DEFAULT); its CHECKs,
+// generated columns and other defaults stay. ok is false when the text
+// does not parse. fw.mu must be held.
+func (fw *funcWrites) tableNamesLocked(text string, noDefault []string) (map[string]bool, bool) {
+	key := text + "\x00" + strings.Join(noDefault, ",")
+	if r, ok := fw.parsedTable[key]; ok {
+		return r, r != nil
+	}
+	var names map[string]bool
+	if tree, err := pg.Parse(text); err == nil {
+		var nodes []*pg.Node
+		for _, st := range tree.Stmts {
+			nodes = append(nodes, st.Stmt)
+		}
+		all := slices.Contains(noDefault, "*")
+		names = writes.NamesWithoutDefaults(func(col string) bool { return all || slices.Contains(noDefault, col) }, nodes...)
+	}
+	if fw.parsedTable == nil {
+		fw.parsedTable = map[string]map[string]bool{}
+	}
+	fw.parsedTable[key] = names
+	return names, names != nil
+}
+
+// noDefaultAt is writes.Write.NoDefault of the statement's write of t at
+// loc, nil (any column's DEFAULT may run) when the write analysis found
+// none there.
+func (a *analyzer) noDefaultAt(t *catalog.Table, loc int) []string {
+	w := a.writeAt(loc)
+	if w == nil || a.cat.Table(w.Table.Schema, w.Table.Name) != t {
+		return nil
+	}
+	return w.NoDefault
 }
 
 // remoteSQLFuncs are the functions that run SQL text on another
@@ -510,12 +562,12 @@ func (fw *funcWrites) treeWritesLocked(n *pg.Node) []hiddenWrite {
 		if u == nil || u.Fence != nil {
 			continue
 		}
-		for _, x := range fw.tableWritesLocked(u, w.Events, w.Set, true, false) {
+		for _, x := range fw.tableWritesLocked(u, w.Events, w.Set, w.NoDefault, true, false) {
 			x.path = append([]string{w.Verb + " on " + u.QualifiedName()}, x.steps()...)
 			add(x)
 		}
 		if u.IsView {
-			for _, x := range fw.viewBaseWritesLocked(u, w.Verb, w.Events) {
+			for _, x := range fw.viewBaseWritesLocked(u, w.Verb, w.Events, w.NoDefault) {
 				x.path = append([]string{w.Verb + " on " + u.QualifiedName()}, x.steps()...)
 				add(x)
 			}
@@ -581,12 +633,12 @@ func (fw *funcWrites) nodeWritesLocked(n sqlparse.Node) []hiddenWrite {
 		return []hiddenWrite{{table: u, verb: ev}}
 	}
 	var ws []hiddenWrite
-	for _, w := range fw.tableWritesLocked(u, []string{ev}, nil, true, false) {
+	for _, w := range fw.tableWritesLocked(u, []string{ev}, nil, nil, true, false) {
 		w.path = append([]string{ev + " on " + u.QualifiedName()}, w.steps()...)
 		ws = append(ws, w)
 	}
 	if u.IsView {
-		for _, w := range fw.viewBaseWritesLocked(u, ev, []string{ev}) {
+		for _, w := range fw.viewBaseWritesLocked(u, ev, []string{ev}, nil) {
 			w.path = append([]string{ev + " on " + u.QualifiedName()}, w.steps()...)
 			ws = append(ws, w)
 		}
@@ -602,7 +654,7 @@ func (a *analyzer) implicitWrites(t *catalog.Table, events []string, loc int) {
 		return
 	}
 	a.funcs.mu.Lock()
-	ws := a.funcs.tableWritesLocked(t, events, a.setCols, false, false)
+	ws := a.funcs.tableWritesLocked(t, events, a.setCols, a.noDefaultAt(t, loc), false, false)
 	a.funcs.mu.Unlock()
 	for _, w := range ws {
 		a.refuseHidden(loc, w, "%s", setOffMsg(a.ann.Name, "writes table "+t.QualifiedName()+", which sets off", w))
@@ -674,8 +726,10 @@ func setOffMsg(query, what string, w hiddenWrite) string {
 // (partitions, inheritance children), and what writing it sets off; a
 // base view is followed the same way, with its own triggers and rules.
 // A view whose definition fencegen did not read (catalog.ViewBase) counts
-// as a write of any fenced table. fw.mu must be held.
-func (fw *funcWrites) viewBaseWritesLocked(v *catalog.Table, verb string, events []string) []hiddenWrite {
+// as a write of any fenced table. noDefault is the write's
+// (writes.Write.NoDefault): a write that evaluates no DEFAULT of v ("*")
+// evaluates none of the base relation's either. fw.mu must be held.
+func (fw *funcWrites) viewBaseWritesLocked(v *catalog.Table, verb string, events []string, noDefault []string) []hiddenWrite {
 	if verb == "COPY" || verb == "TRUNCATE" || fw.busyTables[v] {
 		return nil
 	}
@@ -719,12 +773,18 @@ func (fw *funcWrites) viewBaseWritesLocked(v *catalog.Table, verb string, events
 	if base.Fence != nil {
 		return ws // the guard's concern is the write itself; refused above
 	}
-	for _, w := range fw.tableWritesLocked(base, left, nil, true, false) {
+	// The view's columns may be named otherwise than the base's: only
+	// "no DEFAULT at all" carries over.
+	var baseNoDefault []string
+	if slices.Contains(noDefault, "*") {
+		baseNoDefault = []string{"*"}
+	}
+	for _, w := range fw.tableWritesLocked(base, left, nil, baseNoDefault, true, false) {
 		w.path = append([]string{step}, w.steps()...)
 		add(w)
 	}
 	if base.IsView {
-		for _, w := range fw.viewBaseWritesLocked(base, verb, left) {
+		for _, w := range fw.viewBaseWritesLocked(base, verb, left, baseNoDefault) {
 			w.path = append([]string{step}, w.steps()...)
 			add(w)
 		}

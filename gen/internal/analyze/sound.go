@@ -188,7 +188,7 @@ func (a *analyzer) viewWrites(t *catalog.Table, verb string, events []string, lo
 		return
 	}
 	a.funcs.mu.Lock()
-	ws := a.funcs.viewBaseWritesLocked(t, verb, events)
+	ws := a.funcs.viewBaseWritesLocked(t, verb, events, a.noDefaultAt(t, loc))
 	a.funcs.mu.Unlock()
 	for _, w := range ws {
 		chain := strings.Join(w.steps(), " → ")

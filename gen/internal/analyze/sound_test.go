@@ -363,3 +363,63 @@ func TestSoundUnreferencedWithEntry(t *testing.T) {
 		}
 	}
 }
+
+// A column DEFAULT runs only for a column a write gives no value (an
+// INSERT's columns not listed, or DEFAULT written): an UPDATE without
+// DEFAULT, or an INSERT that lists the column, does not run it, while
+// CHECKs and generated columns still run on every INSERT and UPDATE; a
+// view's default (ALTER VIEW ... SET DEFAULT) the same. An UPDATE that
+// assigns a referenced column its own value (SET id = id) does not set
+// off the ON UPDATE action of a foreign key to it (issue 24 §1 precision).
+func TestSoundDefaultsAndUnchangedKeys(t *testing.T) {
+	const schema = soundSchema + `
+create function wr() returns int language plpgsql as $$ begin update accounts set tok = 0; return 1; end $$;
+create table stamps (id bigint primary key, v int default wr(), w int);
+create table checked (id bigint primary key, v int check (v < wr()));
+create table genned (id bigint primary key, v int, g int generated always as (v + wr()) stored);
+create table later (id bigint primary key, v int, w int);
+alter table later alter column v set default wr();
+create view stamps_v as select id, w from stamps;
+alter view stamps_v alter column w set default wr();
+create table parents (id bigint primary key, n int);
+create table kids (id bigint primary key, parent_id bigint references parents (id) on update cascade, tok bigint not null default 0);
+comment on column kids.tok is 'fencegen:token';
+`
+	for _, tc := range []struct{ query, want string }{
+		{"update stamps set w = 1 where id = 1", ""},
+		{"update stamps set v = 1 where id = 1", ""},
+		{"update stamps set v = default where id = 1", "defaults, CHECKs or generated columns of stamps"},
+		{"update stamps set (w, v) = (1, default) where id = 1", "defaults, CHECKs or generated columns of stamps"},
+		{"insert into stamps (id, v) values (1, 2)", ""},
+		{"insert into stamps (id, v) values (1, default)", "defaults, CHECKs or generated columns of stamps"},
+		{"insert into stamps (id, w) values (1, 2)", "defaults, CHECKs or generated columns of stamps"},
+		{"insert into stamps values (1, 2, 3)", "defaults, CHECKs or generated columns of stamps"},
+		{"insert into stamps (id, v) select 1, 2 on conflict (id) do update set w = 3", ""},
+		{"insert into stamps (id, v) values (1, 2) on conflict (id) do update set w = default", "defaults, CHECKs or generated columns of stamps"},
+		{"with x as (update stamps set w = 1 returning id) select * from x", ""},
+		{"merge into stamps s using (select 1 as id) x on s.id = x.id when matched then update set w = 1", ""},
+		{"merge into stamps s using (select 1 as id) x on s.id = x.id when not matched then insert (id, v) values (x.id, 1)", "defaults, CHECKs or generated columns of stamps"},
+		{"update checked set v = 1 where id = 1", "defaults, CHECKs or generated columns of checked"},
+		{"update genned set v = 1 where id = 1", "defaults, CHECKs or generated columns of genned"},
+		{"update later set w = 1 where id = 1", ""},
+		{"insert into later (id, w) values (1, 2)", "defaults, CHECKs or generated columns of later"},
+		{"update stamps_v set w = 1 where id = 1", ""},
+		{"update stamps_v set w = default where id = 1", "defaults, CHECKs or generated columns of stamps_v"},
+		{"insert into stamps_v (id) values (1)", "defaults, CHECKs or generated columns of stamps"},
+		{"update parents set id = id where id = 1", ""},
+		{"update parents p set id = p.id, n = 2 where id = 1", ""},
+		{"with x as (update parents set id = id returning id) select * from x", ""},
+		{"update parents set id = id + 0 where id = 1", "reaches fenced table kids through foreign keys"},
+		{"update parents set id = n where id = 1", "reaches fenced table kids through foreign keys"},
+		{"merge into parents p using (select 1 as id) x on p.id = x.id when matched then update set id = p.id", ""},
+		{"merge into parents p using (select 1 as id) x on p.id = x.id when matched then update set id = x.id", "reaches fenced table kids through foreign keys"},
+	} {
+		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";\n")
+		switch {
+		case tc.want == "" && len(msgs) > 0:
+			t.Errorf("%s: refused: %q", tc.query, msgs)
+		case tc.want != "" && (len(msgs) == 0 || !strings.Contains(strings.Join(msgs, "\n"), tc.want)):
+			t.Errorf("%s: got %q, want a refusal saying %q", tc.query, msgs, tc.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	pg "github.com/pganalyze/pg_query_go/v5"
 )
 
 // Write is one row of the audit: a write PostgreSQL made to a table.
@@ -254,6 +255,14 @@ func (r *runner) run(ctx context.Context, sql string, bindings []binding) (out o
 		}
 		out.tried++
 		run := func() error { return exec("SAVEPOINT oracle_b; " + s) }
+		if cursor := declaredCursor(body); cursor != "" {
+			// DECLARE runs its query when the cursor is read (PostgreSQL
+			// docs, DECLARE): the statement's writes are those of reading
+			// it all, in the same transaction.
+			run = func() error {
+				return exec("SAVEPOINT oracle_b; " + s + "; FETCH ALL FROM " + pgx.Identifier{cursor}.Sanitize() + "; CLOSE " + pgx.Identifier{cursor}.Sanitize())
+			}
+		}
 		if copyTo.MatchString(body) {
 			run = func() error {
 				if err := exec("SAVEPOINT oracle_b"); err != nil {
@@ -288,6 +297,19 @@ func (r *runner) run(ctx context.Context, sql string, bindings []binding) (out o
 		}
 	}
 	return out
+}
+
+// declaredCursor is the name of the cursor that sql, a DECLARE ...
+// CURSOR statement, declares; "" for any other statement.
+func declaredCursor(sql string) string {
+	tree, err := pg.Parse(sql)
+	if err != nil || len(tree.Stmts) != 1 {
+		return ""
+	}
+	if d := tree.Stmts[0].Stmt.GetDeclareCursorStmt(); d != nil {
+		return d.Portalname
+	}
+	return ""
 }
 
 // auditAndRollback reads the audit and rolls back to savepoint oracle_b,

@@ -19,13 +19,18 @@ import (
 // comment or string that spells one is none. Lower case makes the match a
 // superset of PostgreSQL's (a quoted "Jobs" matches jobs too).
 func Names(trees ...*pg.Node) map[string]bool {
+	return names(func(protoreflect.Message) bool { return false }, trees...)
+}
+
+// names is Names without the subtrees of the messages pruned reports.
+func names(pruned func(protoreflect.Message) bool, trees ...*pg.Node) map[string]bool {
 	out := map[string]bool{}
 	for _, n := range trees {
 		if n == nil {
 			continue
 		}
 		eachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
-			if _, ok := m.Interface().(*pg.A_Const); ok {
+			if _, ok := m.Interface().(*pg.A_Const); ok || pruned(m) {
 				return false
 			}
 			m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
@@ -71,4 +76,40 @@ func eachMessage(m protoreflect.Message, f func(protoreflect.Message) bool) {
 		eachMessage(v.Message(), f)
 		return true
 	})
+}
+
+// NamesWithoutDefaults is Names for the parse trees of table statements
+// (CREATE TABLE, ALTER TABLE, ALTER VIEW) read for a write that evaluates
+// no DEFAULT of the columns skip reports: the DEFAULT expressions of those
+// columns (a column definition's, ALTER COLUMN ... SET DEFAULT) are left
+// out; CHECKs, generated columns and the other columns' defaults stay.
+func NamesWithoutDefaults(skip func(col string) bool, trees ...*pg.Node) map[string]bool {
+	drop := map[protoreflect.Message]bool{}
+	for _, n := range trees {
+		if n == nil {
+			continue
+		}
+		eachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
+			switch x := m.Interface().(type) {
+			case *pg.ColumnDef:
+				if !skip(x.Colname) {
+					return true
+				}
+				if x.RawDefault != nil {
+					drop[x.RawDefault.ProtoReflect()] = true
+				}
+				for _, c := range x.Constraints {
+					if ct := c.GetConstraint(); ct != nil && ct.Contype == pg.ConstrType_CONSTR_DEFAULT {
+						drop[c.ProtoReflect()] = true
+					}
+				}
+			case *pg.AlterTableCmd:
+				if x.Subtype == pg.AlterTableType_AT_ColumnDefault && x.Def != nil && skip(x.Name) {
+					drop[x.Def.ProtoReflect()] = true
+				}
+			}
+			return true
+		})
+	}
+	return names(func(m protoreflect.Message) bool { return drop[m] }, trees...)
 }

@@ -47,8 +47,20 @@ type Write struct {
 	// either way.
 	Only bool
 	// Set are the columns an UPDATE (or a MERGE's UPDATE actions)
-	// assigns (for foreign-key actions).
+	// assigns (for foreign-key actions), but a column assigned its own
+	// value (SET id = id), which no ON UPDATE action sees change:
+	// PostgreSQL queues a referenced key's action only when the key's
+	// value differs (ri_triggers.c, RI_FKey_pk_upd_check_required).
+	// Never nil for an UPDATE (nil: any column).
 	Set []string
+	// NoDefault are the columns whose DEFAULT the write never evaluates,
+	// "*" for every column: an UPDATE (or a MERGE without an INSERT
+	// action) that assigns DEFAULT nowhere evaluates none, an INSERT
+	// with a column list and no DEFAULT keyword none of the listed
+	// columns' (PostgreSQL docs, INSERT and UPDATE: a column's default is
+	// used when no value is given for it, or DEFAULT is written). nil:
+	// any column's may run.
+	NoDefault []string
 	// Cascade is set for TRUNCATE ... CASCADE.
 	Cascade bool
 	// Top is set for the statement itself; CTE names the entry of the
@@ -353,15 +365,25 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		if oc := x.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
 			v.Events = append(v.Events, "UPDATE")
 		}
+		if len(x.Cols) > 0 && !hasDefault(x.SelectStmt) && (x.OnConflictClause == nil || !hasDefault(x.OnConflictClause.TargetList...)) {
+			for _, c := range x.Cols {
+				if rt := c.GetResTarget(); rt != nil && len(rt.Indirection) == 0 {
+					v.NoDefault = append(v.NoDefault, rt.Name)
+				}
+			}
+		}
 		w.write(v, x.Relation, c)
 		w.with(x.WithClause, c, true, "a WITH list of a statement inside another")
 		w.generic(m, inner(c, "a subquery"), "with_clause", "relation")
 	case *pg.UpdateStmt:
-		v := Write{Verb: "UPDATE", Events: []string{"UPDATE"}}
+		v := Write{Verb: "UPDATE", Events: []string{"UPDATE"}, Set: []string{}}
 		for _, t := range x.TargetList {
-			if rt := t.GetResTarget(); rt != nil {
+			if rt := t.GetResTarget(); rt != nil && !selfAssigned(rt, x.Relation) {
 				v.Set = append(v.Set, rt.Name)
 			}
+		}
+		if !hasDefault(x.TargetList...) {
+			v.NoDefault = []string{"*"}
 		}
 		w.write(v, x.Relation, c)
 		w.with(x.WithClause, c, true, "a WITH list of a statement inside another")
@@ -372,15 +394,22 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		w.generic(m, inner(c, "a subquery"), "with_clause", "relation")
 	case *pg.MergeStmt:
 		v := Write{Verb: "MERGE"}
+		if !hasDefault(x.MergeWhenClauses...) {
+			v.NoDefault = []string{"*"}
+		}
 		for _, n := range x.MergeWhenClauses {
 			if wc := n.GetMergeWhenClause(); wc != nil {
 				switch wc.CommandType {
 				case pg.CmdType_CMD_INSERT:
 					v.Events = appendNew(v.Events, "INSERT")
+					v.NoDefault = nil // its columns not listed take their defaults
 				case pg.CmdType_CMD_UPDATE:
 					v.Events = appendNew(v.Events, "UPDATE")
+					if v.Set == nil {
+						v.Set = []string{} // nil would be any column
+					}
 					for _, t := range wc.TargetList {
-						if rt := t.GetResTarget(); rt != nil {
+						if rt := t.GetResTarget(); rt != nil && !selfAssigned(rt, x.Relation) {
 							v.Set = appendNew(v.Set, rt.Name)
 						}
 					}
@@ -629,6 +658,56 @@ func (w *walker) child(m protoreflect.Message, c ctx) {
 		return
 	}
 	w.message(m, c)
+}
+
+// selfAssigned reports whether the SET item rt of a write of rel assigns
+// its column the column's own value (SET id = id, SET id = t.id with t the
+// relation's name or alias), which leaves the column unchanged.
+func selfAssigned(rt *pg.ResTarget, rel *pg.RangeVar) bool {
+	if rt == nil || rel == nil || len(rt.Indirection) > 0 || rt.Val == nil {
+		return false
+	}
+	cr := rt.Val.GetColumnRef()
+	if cr == nil {
+		return false
+	}
+	var fs []string
+	for _, f := range cr.Fields {
+		s := f.GetString_()
+		if s == nil {
+			return false // a star
+		}
+		fs = append(fs, s.Sval)
+	}
+	name := rel.Relname
+	if rel.Alias != nil {
+		name = rel.Alias.Aliasname
+	}
+	switch len(fs) {
+	case 1:
+		return fs[0] == rt.Name
+	case 2:
+		return fs[0] == name && fs[1] == rt.Name
+	}
+	return false
+}
+
+// hasDefault reports whether the DEFAULT keyword (SetToDefault) appears
+// anywhere in the trees.
+func hasDefault(trees ...*pg.Node) bool {
+	found := false
+	for _, n := range trees {
+		if n == nil {
+			continue
+		}
+		eachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
+			if _, ok := m.Interface().(*pg.SetToDefault); ok {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 func appendNew(s []string, v string) []string {
