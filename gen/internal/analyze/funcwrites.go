@@ -87,6 +87,7 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 	if a.funcs == nil {
 		return
 	}
+	discarded := a.discardedLists()
 	// Every call of the parse tree (writes.Report.Calls), at any depth;
 	// those of schema DDL are queryDDL's (the functions its text names).
 	for _, fc := range a.rep.Calls {
@@ -101,8 +102,9 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 			}
 			a.refuseAnyFenced(fc.Loc, "query %s calls %s %s(), which neither the schema nor PostgreSQL's catalog defines (one created outside the schema files fencegen reads, or renamed), so fencegen cannot show that it writes no fenced table; define the %s in the schema files", q.Name, kind, fc.Func.String(), kind)
 		}
-		if fc.PlanOnly && len(cands) > 0 && !slices.ContainsFunc(cands, func(f *catalog.Func) bool { return f.Volatility != 'v' || len(f.Defaults) > 0 }) {
-			// Planned, not run (EXPLAIN without ANALYZE, PREPARE): the
+		if (fc.PlanOnly || discarded[fc.Discarded]) && len(cands) > 0 && !slices.ContainsFunc(cands, func(f *catalog.Func) bool { return f.Volatility != 'v' || len(f.Defaults) > 0 }) {
+			// Planned, not run (EXPLAIN without ANALYZE, PREPARE), or
+			// in an EXISTS target list the planner throws away: the
 			// planner evaluates no VOLATILE function. A non-volatile one
 			// may be evaluated while planning (constant folding,
 			// estimates) and may call one that writes, and a parameter
@@ -117,6 +119,33 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 		}
 	}
 	a.checkAttributeCalls(q)
+}
+
+// discardedLists returns the EXISTS target lists of the statement
+// (writes.Call.Discarded) that PostgreSQL throws away before running
+// them: those where no call can be an aggregate or a set-returning
+// function (either keeps the list, simplify_EXISTS_query), that is, every
+// call names only functions of the schema, none an aggregate or SETOF, and
+// no function of PostgreSQL's catalog of that name.
+func (a *analyzer) discardedLists() map[int]bool {
+	out := map[int]bool{}
+	keep := map[int]bool{}
+	for _, fc := range a.rep.Calls {
+		if fc.Discarded == 0 {
+			continue
+		}
+		cands := a.candidatesOf(fc)
+		builtin := fc.Func.Schema == "pg_catalog" || fc.Func.Schema == "" && len(pgcatalog.Funcs(fc.Func.Name)) > 0
+		if len(cands) == 0 || builtin || slices.ContainsFunc(cands, func(f *catalog.Func) bool { return f.ReturnsSet || f.Language == "aggregate" }) {
+			keep[fc.Discarded] = true
+			continue
+		}
+		out[fc.Discarded] = true
+	}
+	for n := range keep {
+		delete(out, n)
+	}
+	return out
 }
 
 // checkAttributeCalls refuses the calls written in attribute notation:

@@ -423,3 +423,46 @@ comment on column kids.tok is 'fencegen:token';
 		}
 	}
 }
+
+// The target list of an EXISTS subquery is thrown away by PostgreSQL's
+// planner (simplify_EXISTS_query) unless an aggregate or a set-returning
+// function keeps it: a VOLATILE call there is not refused; an aggregate,
+// a SETOF function or a builtin of any kind beside it, a clause that
+// keeps the list (LIMIT, GROUP BY, HAVING, DISTINCT, a set operation) or
+// a call elsewhere in the subquery is.
+func TestSoundExistsTargetList(t *testing.T) {
+	const schema = soundSchema + `
+create function wr() returns int language plpgsql as $$ begin update accounts set tok = 0; return 1; end $$;
+create function wrs() returns setof int language sql as $$ update accounts set tok = 0 returning 1 $$;
+create function st() returns int stable language plpgsql as $$ begin update accounts set tok = 0; return 1; end $$;
+create aggregate wagg(int) (sfunc = int4pl, stype = int);
+`
+	for _, tc := range []struct{ query, want string }{
+		{"SELECT 1 WHERE EXISTS (SELECT wr())", ""},
+		{"SELECT EXISTS (SELECT wr(), $1::int FROM audit WHERE id = 1)", ""},
+		{"SELECT 1 WHERE NOT EXISTS (SELECT wr() FROM audit a WHERE a.id > 0)", ""},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() FROM audit WHERE id = wr())", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wrs())", "calls function wrs()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr(), wrs())", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr(), count(*))", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr(), wagg(1))", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr(), generate_series(1, 2))", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() + 1)", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT (SELECT wr()))", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() LIMIT 1)", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() FROM audit GROUP BY id)", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT DISTINCT wr())", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() UNION SELECT 1)", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT st())", "calls function st()"},
+		{"SELECT 1 WHERE 1 IN (SELECT wr())", "calls function wr()"},
+		{"SELECT (SELECT wr())", "calls function wr()"},
+	} {
+		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";\n")
+		switch {
+		case tc.want == "" && len(msgs) > 0:
+			t.Errorf("%s: refused: %q", tc.query, msgs)
+		case tc.want != "" && (len(msgs) == 0 || !strings.Contains(strings.Join(msgs, "\n"), tc.want)):
+			t.Errorf("%s: got %q, want a refusal saying %q", tc.query, msgs, tc.want)
+		}
+	}
+}

@@ -93,7 +93,18 @@ type Call struct {
 	// evaluate an IMMUTABLE or STABLE function (constant folding,
 	// estimates), never a VOLATILE one.
 	PlanOnly bool
-	Loc      int
+	// Discarded numbers (from 1, per statement) the target list of an
+	// EXISTS subquery that holds the call directly, 0 for none. PostgreSQL
+	// throws that list away before the subquery is planned or run
+	// (simplify_EXISTS_query: only whether a row exists counts) unless an
+	// aggregate or a set-returning function is in it; the walk numbers
+	// only lists of plain calls, constants, columns, parameters and casts
+	// of a subquery with no set operation, WITH, GROUP BY, HAVING,
+	// window, DISTINCT, ORDER BY, LIMIT, OFFSET or locking clause, and
+	// analyze counts the calls of a list as planned, not run, when none
+	// of its calls can be an aggregate or a set-returning function.
+	Discarded int
+	Loc       int
 }
 
 // Arg is what the parse tree says of a call's argument: its type when
@@ -165,6 +176,9 @@ type ctx struct {
 	procedure bool
 	// planOnly: the statement is planned, not run (Call.PlanOnly).
 	planOnly bool
+	// discarded: in the target list of an EXISTS subquery that
+	// PostgreSQL may throw away (Call.Discarded).
+	discarded int
 }
 
 // Of analyses the statement st of a file whose source is src.
@@ -242,6 +256,8 @@ type walker struct {
 	// first asked.
 	relNames map[string]int
 	root     *pg.Node
+	// exists counts the EXISTS target lists numbered (Call.Discarded).
+	exists int
 }
 
 // unreferencedCTE reports whether the WITH entry name, whose query is a
@@ -502,6 +518,22 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		cc := inner(c, "CALL")
 		cc.procedure = true
 		w.message(x.Funccall.ProtoReflect(), cc)
+	case *pg.SubLink:
+		sel := discardedTargets(x)
+		if sel == nil {
+			w.generic(m, c)
+			return
+		}
+		// EXISTS (SELECT f() ...): the target list is numbered, the
+		// rest of the subquery walked as a SELECT's.
+		w.exists++
+		cc := inner(c, "a subquery")
+		cc.discarded = w.exists
+		for _, t := range sel.TargetList {
+			w.node(t, cc)
+		}
+		w.generic(sel.ProtoReflect(), inner(c, "a subquery"), "target_list")
+		w.generic(m, c, "subselect")
 	case *pg.RefreshMatViewStmt:
 		if rv := x.Relation; rv != nil {
 			w.r.Refreshes = append(w.r.Refreshes, sqlparse.Name{Schema: rv.Schemaname, Name: rv.Relname, Loc: int(rv.Location)})
@@ -532,7 +564,7 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 				w.r.ReplicationRole = append(w.r.ReplicationRole, int(x.Location))
 			}
 		}
-		call := Call{Func: funcName(x.Funcname, int(x.Location)), Procedure: c.procedure, Variadic: x.FuncVariadic, PlanOnly: c.planOnly && !c.runs, Loc: int(x.Location)}
+		call := Call{Func: funcName(x.Funcname, int(x.Location)), Procedure: c.procedure, Variadic: x.FuncVariadic, PlanOnly: c.planOnly && !c.runs, Discarded: c.discarded, Loc: int(x.Location)}
 		for _, a := range x.Args {
 			call.Args = append(call.Args, argOf(a))
 		}
@@ -658,6 +690,46 @@ func (w *walker) child(m protoreflect.Message, c ctx) {
 		return
 	}
 	w.message(m, c)
+}
+
+// discardedTargets returns the subquery of an EXISTS sublink whose target
+// list PostgreSQL throws away before planning it (simplify_EXISTS_query,
+// subselect.c) whatever the functions it calls are, but aggregates and
+// set-returning functions, which analyze checks (Call.Discarded): a plain
+// SELECT without set operation, WITH, GROUP BY, HAVING, window, DISTINCT,
+// ORDER BY, LIMIT, OFFSET or locking clause, whose target list holds
+// only calls (without OVER, FILTER, ORDER BY, DISTINCT, *), constants,
+// columns, parameters and casts. nil for any other sublink.
+func discardedTargets(x *pg.SubLink) *pg.SelectStmt {
+	if x.SubLinkType != pg.SubLinkType_EXISTS_SUBLINK || x.Subselect == nil {
+		return nil
+	}
+	s := x.Subselect.GetSelectStmt()
+	if s == nil || s.Op != pg.SetOperation_SETOP_NONE || len(s.ValuesLists) > 0 || s.WithClause != nil || s.IntoClause != nil ||
+		len(s.GroupClause) > 0 || s.HavingClause != nil || len(s.WindowClause) > 0 || len(s.DistinctClause) > 0 ||
+		len(s.SortClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil || len(s.LockingClause) > 0 || len(s.TargetList) == 0 {
+		return nil
+	}
+	ok := true
+	for _, t := range s.TargetList {
+		eachMessage(t.ProtoReflect(), func(m protoreflect.Message) bool {
+			switch y := m.Interface().(type) {
+			case *pg.Node, *pg.ResTarget, *pg.A_Const, *pg.Integer, *pg.Float, *pg.Boolean, *pg.String, *pg.BitString,
+				*pg.ColumnRef, *pg.A_Star, *pg.ParamRef, *pg.TypeCast, *pg.TypeName, *pg.NamedArgExpr, *pg.List:
+			case *pg.FuncCall:
+				if y.Over != nil || y.AggFilter != nil || y.AggStar || y.AggDistinct || len(y.AggOrder) > 0 || y.AggWithinGroup {
+					ok = false
+				}
+			default:
+				ok = false
+			}
+			return ok
+		})
+	}
+	if !ok {
+		return nil
+	}
+	return s
 }
 
 // selfAssigned reports whether the SET item rt of a write of rel assigns
