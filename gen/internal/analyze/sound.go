@@ -555,8 +555,17 @@ func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
 	}
 	a.funcs.mu.Lock()
 	var evws []hiddenWrite
+	tag := ""
+	if a.stmt.Raw != nil {
+		tag = writes.CommandTag(a.stmt.Raw)
+	}
 	for _, h := range a.cat.Hooks {
 		if h.Kind != "event trigger" {
+			continue
+		}
+		if len(h.Tags) > 0 && tag != "" && !slices.Contains(h.Tags, tag) {
+			// WHEN TAG IN (...) without the statement's command tag:
+			// PostgreSQL does not fire it for this statement.
 			continue
 		}
 		for _, f := range a.funcs.namedInLocked(h.Text) {

@@ -43,6 +43,10 @@ type Hook struct {
 	// File and Line locate the statement.
 	File string
 	Line int
+	// Tags are an event trigger's WHEN TAG IN list, upper case: it fires
+	// only for a statement of one of those command tags. nil: for every
+	// statement its event fires for.
+	Tags []string
 }
 
 func (u *updater) newHook(kind, name string) *Hook {
@@ -135,7 +139,9 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 	case "CreateCastStmt":
 		u.c.Hooks = append(u.c.Hooks, u.newHook("cast", ""))
 	case "CreateEventTrigStmt":
-		u.c.Hooks = append(u.c.Hooks, u.newHook("event trigger", ""))
+		h := u.newHook("event trigger", "")
+		h.Tags = eventTriggerTags(u.s.Raw.GetCreateEventTrigStmt())
+		u.c.Hooks = append(u.c.Hooks, h)
 	case "AlterRoleSetStmt", "AlterDatabaseSetStmt", "AlterSystemStmt":
 		u.replicationRole(n.Kind)
 	case "AlterTableStmt":
@@ -201,4 +207,35 @@ func (u *updater) replicationRole(kind string) {
 	what := map[string]string{"AlterRoleSetStmt": "every later session of the role", "AlterDatabaseSetStmt": "every later session of the database", "AlterSystemStmt": "every session of the server, once its configuration is reloaded"}[kind]
 	u.c.replicationRoleNotes.AddErr(&diag.Error{File: u.f.Name, Line: line, Col: col, Err: ErrFence,
 		Msg: "note: sets session_replication_role for " + what + ": set to replica (or local) it stops ordinary triggers there, the database-side guard's trigger on every fenced table among them, so a hand-written write in those sessions goes unchecked; fencegen's generated writes keep their guard in the statement"})
+}
+
+// eventTriggerTags returns the command tags of an event trigger's WHEN
+// TAG IN (...) filter, upper case with single spaces; nil when it has none
+// (or one fencegen does not read), which fires for every tag.
+func eventTriggerTags(st *pg.CreateEventTrigStmt) []string {
+	if st == nil {
+		return nil
+	}
+	var tags []string
+	for _, n := range st.Whenclause {
+		d := n.GetDefElem()
+		if d == nil || !strings.EqualFold(d.Defname, "tag") {
+			continue
+		}
+		l := d.Arg.GetList()
+		if l == nil {
+			return nil
+		}
+		for _, it := range l.Items {
+			s := it.GetString_()
+			if s == nil {
+				return nil
+			}
+			tags = append(tags, strings.Join(strings.Fields(strings.ToUpper(s.Sval)), " "))
+		}
+		if len(tags) == 0 {
+			return nil
+		}
+	}
+	return tags
 }
