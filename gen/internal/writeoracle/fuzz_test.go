@@ -17,8 +17,10 @@ import (
 // child (an INHERITS child of the unfenced parent) and ppart (a partition
 // of the unfenced pparent), and checks what fencegen generates for it with
 // PostgreSQL as the oracle: an unguarded statement that writes a fenced
-// table, a guarded one that writes with a stale token, and a guarded one
-// that PostgreSQL always rejects where the unguarded query runs, fail.
+// table, a guarded one that writes with a stale token, a guarded one
+// that PostgreSQL always rejects where the unguarded query runs, and a
+// refused one that PostgreSQL runs without writing any table (but code
+// fencegen cannot see, requirePrecise) fail.
 func FuzzWriteShapes(f *testing.F) {
 	ctx := context.Background()
 	opt := Options{AdminURL: adminURL(f), OwnMarksOnly: true, Timeout: 2 * time.Second, Label: "shape", Prelude: shapePrelude}
@@ -58,6 +60,7 @@ func FuzzWriteShapes(f *testing.F) {
 			t.Fatal(err)
 		}
 		requireSound(t, rep, GeneratorError)
+		requirePrecise(t, rep)
 	})
 }
 
@@ -166,6 +169,7 @@ func TestOracleGrammarShapes(t *testing.T) {
 		}
 		total.Merge(rep)
 		requireSound(t, rep, GeneratorError)
+		requirePrecise(t, rep)
 	}
 	t.Logf("%d distinct shapes (of %d choice strings); entries failed: the generator's own errors (a shape PostgreSQL's grammar rejects)\n%s\nrejected by SQLSTATE: %s", len(seen), n, total.Table(), total.Rejections())
 }

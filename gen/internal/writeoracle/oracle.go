@@ -192,6 +192,16 @@ type Finding struct {
 	Detail string
 }
 
+// Unseen reports whether f is a refusal of code fencegen cannot see or
+// does not analyse (EXECUTE of a prepared statement, dynamic SQL, a
+// statement kind it does not classify): refused because what it runs is
+// unknown, not because of a write the analysis found, so PostgreSQL
+// writing nothing on the oracle's bindings does not make it an
+// over-refusal of the analysis.
+func (f Finding) Unseen() bool {
+	return strings.Contains(f.Detail, "fencegen cannot see") || strings.Contains(f.Detail, "cannot show that it writes no fenced table")
+}
+
 func (f Finding) String() string {
 	return fmt.Sprintf("%s: %s, query %s, fenced %s: %s\n%s", f.Kind, f.Where, f.Query, strings.Join(f.Fenced, ", "), f.Detail, f.SQL)
 }

@@ -310,3 +310,37 @@ SELECT write_jobs_v($1);
 
 -- name: ViewFromRule :exec
 INSERT INTO logs_rule (id) VALUES ($1);
+
+-- Issue 24 §1 precision: shapes that write no fenced table, each of a
+-- class the analysis once refused (preciseShapes), beside the same class
+-- where PostgreSQL does write one.
+
+-- name: ExistsTargetList :exec
+SELECT 1 FROM events WHERE NOT EXISTS (SELECT write_id(), $1::bigint FROM jobs WHERE jobs.id = events.id);
+
+-- name: ExistsAggregate :exec
+SELECT 1 WHERE EXISTS (SELECT write_id(), count(*));
+
+-- name: DefaultUpdate :exec
+UPDATE stamps SET v = $2 WHERE id = $1;
+
+-- name: DefaultGiven :exec
+INSERT INTO stamps (id, v) VALUES ($1 + 10, 'given');
+
+-- name: DefaultGivenUpsert :exec
+INSERT INTO stamps (id, v) VALUES ($1, 'given') ON CONFLICT (id) DO UPDATE SET v = excluded.v;
+
+-- name: DefaultSetDefault :exec
+UPDATE stamps SET v = DEFAULT WHERE id = $1;
+
+-- name: DefaultLeftOut :exec
+INSERT INTO stamps (id) VALUES ($1 + 10);
+
+-- name: KeyUnchangedMerge :exec
+MERGE INTO events t USING (SELECT $1::bigint AS id) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET id = t.id, note = 'k';
+
+-- name: EventTagOther :exec
+CREATE TEMP TABLE tag_other AS SELECT 1 AS id;
+
+-- name: EventTagListed :exec
+CREATE TEMP VIEW tag_listed AS SELECT 1 AS id;
