@@ -23,6 +23,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/writes"
 )
 
 var (
@@ -336,7 +337,7 @@ func (c *Catalog) AllCascades(t *Table, op string, updated []string) []Cascade {
 						if len(refs) == 0 {
 							refs = p.PrimaryKey
 						}
-						if updated != nil && !slices.ContainsFunc(refs, func(r string) bool { return slices.Contains(updated, r) }) {
+						if updated != nil && !slices.ContainsFunc(refs, func(r string) bool { return slices.Contains(updated, r) }) && !c.beforeUpdate(p, refs) {
 							continue
 						}
 					}
@@ -375,6 +376,40 @@ func (c *Catalog) AllCascades(t *Table, op string, updated []string) []Cascade {
 	}
 	walk(t, op != "update", updated, t.QualifiedName())
 	return out
+}
+
+// beforeUpdate reports whether a BEFORE UPDATE row trigger of t (or of
+// a relative, whose rows an UPDATE of t writes) may change one of the key
+// columns cols, whatever the UPDATE assigns: PostgreSQL runs a referenced
+// key's ON UPDATE action whenever the stored key differs. A PL/pgSQL
+// trigger function is read on its parse tree (writes.ReadTrigger): one
+// that assigns none of cols in NEW, nor all of NEW, and returns NEW, OLD
+// or NULL changes no key; any other (another language, a body not read,
+// a function the schema does not define) may.
+func (c *Catalog) beforeUpdate(t *Table, cols []string) bool {
+	for _, x := range append([]*Table{t}, c.Relatives(t)...) {
+		for _, tr := range x.Triggers {
+			if !tr.Before || !slices.Contains(tr.Events, "UPDATE") {
+				continue
+			}
+			fs := c.Funcs(tr.Func.Schema, tr.Func.Name)
+			if len(fs) == 0 {
+				return true
+			}
+			for _, f := range fs {
+				if f.Language != "plpgsql" {
+					return true
+				}
+				for _, col := range cols {
+					row, err := writes.ReadTrigger(f.Source, col)
+					if err != nil || row.AssignsColumn || row.ReturnsOther {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Relatives returns t's ancestors (the tables it is a partition or an

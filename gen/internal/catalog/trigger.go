@@ -21,6 +21,10 @@ type Trigger struct {
 	Events []string
 	// Instead marks an INSTEAD OF trigger (on a view).
 	Instead bool
+	// Before marks a BEFORE ... FOR EACH ROW trigger, whose function may
+	// change the row written (NEW), keys included; set too when the
+	// statement's parse tree is not at hand.
+	Before bool
 	// Text is the CREATE TRIGGER statement, whose WHEN condition and
 	// arguments may call functions too.
 	Text string
@@ -60,6 +64,13 @@ func (u *updater) createTrigger(n *sqlparse.CreateTrigger) {
 	}
 	tr := &Trigger{Name: n.Name, Func: n.Func, Events: n.Events, Instead: n.Instead, Text: u.f.Text(u.s), File: u.f.Name}
 	tr.Line, _ = u.pos(n.Loc)
+	tr.Before = !n.Instead && !afterTriggerRE().MatchString(tr.Text)
+	if u.s.Raw != nil {
+		if ct := u.s.Raw.GetCreateTrigStmt(); ct != nil {
+			// TRIGGER_TYPE_BEFORE (trigger.h) of a row trigger.
+			tr.Before = ct.Row && ct.Timing&2 != 0
+		}
+	}
 	if i := slices.IndexFunc(t.Triggers, func(x *Trigger) bool { return x.Name == n.Name }); i >= 0 {
 		t.Triggers[i] = tr
 		return
@@ -93,3 +104,7 @@ func (u *updater) createRule(n *sqlparse.CreateRule) {
 	}
 	t.Rules = append(t.Rules, r)
 }
+
+// afterTriggerRE matches a CREATE TRIGGER of an AFTER trigger in text no
+// PostgreSQL parse tree comes with (MySQL's, with an optional DEFINER).
+var afterTriggerRE = lazyRegexp(`(?is)^\s*create\s+(?:definer\s*=\s*\S+\s+)?trigger\s+(?:if\s+not\s+exists\s+)?\S+\s+after\b`)
