@@ -99,11 +99,21 @@ type StaleError struct {
 	Rows int64
 	// Mode is the guard that refused the write.
 	Mode Mode
+	// StoredUnknown is set when the refusal could not read the stored
+	// token (on MySQL: the refused rows were gone when read, or the
+	// write's conflict was on a key the read does not cover); Stored is
+	// then 0 and says nothing.
+	StoredUnknown bool
 }
 
 // Error returns "fence: stale token in <query> on <table>: presented N,
-// stored M (<mode>)".
+// stored M (<mode>)", or "..., stored token unknown (<mode>)" when
+// StoredUnknown.
 func (e *StaleError) Error() string {
+	if e.StoredUnknown {
+		return fmt.Sprintf("fence: stale token in %s on %s: presented %d, stored token unknown (%s)",
+			e.Query, e.Table, e.Presented, e.Mode)
+	}
 	return fmt.Sprintf("fence: stale token in %s on %s: presented %d, stored %d (%s)",
 		e.Query, e.Table, e.Presented, e.Stored, e.Mode)
 }

@@ -284,8 +284,8 @@ const MySQLSubqueryErrno = 1242
 // assignment, last, is IF(<stored beaten>, VALUES(tok), <a subquery of
 // two rows>): a refused row makes the whole statement fail with
 // MySQLSubqueryErrno, which MySQLUpsert reports as a *fence.StaleError,
-// its Stored read by stored (nil when the query does not give the primary
-// key: Stored is then 0). Every other outcome wrote what it had to: 1 row
+// its Stored read by stored (nil when the query gives no unique key's
+// values: StoredUnknown is then set). Every other outcome wrote what it had to: 1 row
 // inserted, 2 updated, 0 left as it was because it held the values
 // already (1 with clientFoundRows=true) (MySQL manual, "INSERT ... ON
 // DUPLICATE KEY UPDATE Statement"); MySQLUpsert returns 1 for each, and
@@ -298,9 +298,10 @@ func MySQLUpsert(ctx context.Context, query, table string, mode fence.Mode, pres
 
 // MySQLUpsertRows is MySQLUpsert for an INSERT ... ON DUPLICATE KEY UPDATE
 // of rows VALUES rows. stored, when not nil, reads the stored token of
-// each row the VALUES give a key of: the refusal's Stored is the highest
-// of those presented does not beat and its Rows their number (else
-// Stored 0, Rows 1: the rows are gone, or stored is nil). All or nothing: one refused row fails the statement, and InnoDB
+// each row the VALUES meet by a unique key they give: the refusal's
+// Stored is the highest of those presented does not beat and its Rows
+// their number (else StoredUnknown and Rows 1: the rows are gone, the
+// conflict was on a key the read does not cover, or stored is nil). All or nothing: one refused row fails the statement, and InnoDB
 // rolls it back whole. It returns rows when the statement succeeded:
 // every row was inserted, updated, or already held its values (MySQL's
 // affected rows count 1, 2 or 0 per row, 1 for the last with
@@ -308,10 +309,10 @@ func MySQLUpsert(ctx context.Context, query, table string, mode fence.Mode, pres
 func MySQLUpsertRows(ctx context.Context, query, table string, mode fence.Mode, presented fence.Token, rows int64, res sql.Result, err error, stored func(ctx context.Context) (*sql.Rows, error)) (int64, error) {
 	if err != nil {
 		if f, ok := mysqlFieldsOf(err); ok && f.number == MySQLSubqueryErrno {
-			se := &fence.StaleError{Query: query, Table: table, Presented: presented, Rows: 1, Mode: mode}
+			se := &fence.StaleError{Query: query, Table: table, Presented: presented, Rows: 1, Mode: mode, StoredUnknown: true}
 			if stored != nil {
 				if tok, refused, rerr := readRefused(ctx, stored, mode, presented); rerr == nil && refused > 0 {
-					se.Stored, se.Rows = tok, refused
+					se.Stored, se.Rows, se.StoredUnknown = tok, refused, false
 				}
 			}
 			return 0, se
@@ -338,8 +339,8 @@ func MySQLUpsertRows(ctx context.Context, query, table string, mode fence.Mode, 
 // sql_mode), and InnoDB rolls it back whole, rows written before the
 // stale one included (a non-transactional engine such as MyISAM keeps
 // them: the guard needs InnoDB). MySQLAll returns that as a
-// *fence.StaleError whose Stored and Rows are read afterwards (0 when the
-// stale rows are gone by then). An UPDATE's SET clause records presented
+// *fence.StaleError whose Stored and Rows are read afterwards
+// (StoredUnknown when the stale rows are gone by then). An UPDATE's SET clause records presented
 // through LAST_INSERT_ID(expr), so that its reply's last-insert id says
 // whether any row matched. Otherwise:
 //   - affected rows n ≥ 1: n (MySQL counts the rows changed, or with
@@ -361,9 +362,9 @@ func MySQLAll(ctx context.Context, query, table string, mode fence.Mode, present
 		res, err := run()
 		if err != nil {
 			if f, ok := mysqlFieldsOf(err); ok && f.number == MySQLSubqueryErrno {
-				se := &fence.StaleError{Query: query, Table: table, Presented: presented, Mode: mode}
+				se := &fence.StaleError{Query: query, Table: table, Presented: presented, Mode: mode, StoredUnknown: true}
 				if _, stored, refused, rerr := readMatched(ctx, read); rerr == nil && refused > 0 {
-					se.Stored, se.Rows = stored, refused
+					se.Stored, se.Rows, se.StoredUnknown = stored, refused, false
 				}
 				return 0, se
 			}

@@ -33,11 +33,13 @@ func mysqlGuardStage(q *Query, schema *mysqlwrites.Schema) error {
 	if len(q.Placeholders) > 0 {
 		token = len(q.Placeholders) + 1
 	}
+	keys, _ := f.Table.UniqueKeys()
 	g, err := mysqlguard.Rewrite(q.SQL, mysqlguard.Spec{
-		Column: f.Column,
-		Key:    f.Table.PrimaryKey,
-		Param:  token,
-		Strict: f.Strict,
+		Column:     f.Column,
+		Key:        f.Table.PrimaryKey,
+		UniqueKeys: keys,
+		Param:      token,
+		Strict:     f.Strict,
 		// Mode required (not loosened to strict's opposite: a required
 		// table's generated guard is non-strict) declares its token.
 		Required: !f.Strict && f.Table.Fence != nil && f.Table.Fence.Required,

@@ -138,8 +138,21 @@ func wantStale(t *testing.T, err error, presented, stored fence.Token) {
 	if !errors.As(err, &se) || !errors.Is(err, fence.ErrStaleToken) {
 		t.Fatalf("err = %v, want a *fence.StaleError", err)
 	}
-	if se.Presented != presented || se.Stored != stored || se.Table != "accounts" && se.Table != "wallets" {
+	if se.Presented != presented || se.Stored != stored || se.StoredUnknown || se.Table != "accounts" && se.Table != "wallets" {
 		t.Fatalf("StaleError = %+v, want presented %d stored %d", se, presented, stored)
+	}
+}
+
+// wantStaleUnknown: a *fence.StaleError whose stored token the refusal
+// could not read, which says so (never a stored 0 below the presented).
+func wantStaleUnknown(t *testing.T, err error, presented fence.Token) {
+	t.Helper()
+	var se *fence.StaleError
+	if !errors.As(err, &se) || se.Presented != presented || !se.StoredUnknown || se.Stored != 0 {
+		t.Fatalf("err = %#v, want a *fence.StaleError presented %d, stored token unknown", err, presented)
+	}
+	if !strings.Contains(se.Error(), "stored token unknown") {
+		t.Fatalf("%q does not say the stored token is unknown", se.Error())
 	}
 }
 
@@ -277,9 +290,21 @@ func TestUpsertOnMariaDB(t *testing.T) {
 			n, err = wup.run(3, "ann", 5)
 			wantWritten(t, n, err)
 			_, err = wup.run(2, "ann", 5)
-			wantStale(t, err, 2, 0)       // the INSERT does not give the key: the stored token is not read
+			wantStaleUnknown(t, err, 2)   // the INSERT gives no key the spec names: the stored token is not read
 			n, err = wup.run(2, "bob", 1) // a new row: inserted, whatever token
 			wantWritten(t, n, err)
+			// Issue 27: with the table's unique keys, the read finds the
+			// row the INSERT met by owner (with or without the primary
+			// key given), and Stored is its token.
+			wsk := ws
+			wsk.UniqueKeys = [][]string{{"id"}, {"owner"}}
+			kup := newGuarded(t, db, "INSERT INTO wallets (owner, balance) VALUES (?, ?) ON DUPLICATE KEY UPDATE balance = balance + VALUES(balance)", wsk)
+			_, err = kup.run(2, "ann", 5)
+			wantStale(t, err, 2, 3)
+			wsk.Param = 4
+			kid := newGuarded(t, db, "INSERT INTO wallets (id, owner, balance) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE balance = balance + VALUES(balance)", wsk)
+			_, err = kid.run(2, 99, "ann", 5)
+			wantStale(t, err, 2, 3)
 			var bal, tok int64
 			if err := db.QueryRow("SELECT balance, fence_token FROM wallets WHERE owner = 'ann'").Scan(&bal, &tok); err != nil || bal != 15 || tok != 3 {
 				t.Fatalf("ann = %d, token %d (%v); want 15, 3", bal, tok, err)

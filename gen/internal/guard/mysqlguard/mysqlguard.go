@@ -104,6 +104,11 @@ type Spec struct {
 	Column string
 	// Key lists the table's primary-key columns.
 	Key []string
+	// UniqueKeys are the columns of each of the table's unique keys, the
+	// primary key among them (catalog.Table.UniqueKeys): an upsert's row
+	// may meet a stored row by any of them, and the refusal's read of
+	// the stored token looks it up by each one its VALUES give.
+	UniqueKeys [][]string
 	// Param is the 1-based number of the parameter that carries the
 	// presented token: usually one past the query's own `?` parameters.
 	Param int
@@ -1069,37 +1074,51 @@ func rewriteInsert(p *parser.Parser, sp *splicer, in *ast.InsertStmt, spec Spec)
 }
 
 // upsertStoredRead is the read of the stored tokens that reports a
-// refused upsert's Stored (and, of several rows, its Rows), when the
-// INSERT gives every primary-key column of every VALUES row a value that
-// reads no column (else "", and the refusal's Stored is 0): SELECT tok
-// FROM t WHERE k = v (one row), or WHERE (k = v1) OR (k = v2) ... (several,
-// a key given twice read once), each row of the table the INSERT would
-// have met by primary key.
+// refused upsert's Stored (and, of several rows, its Rows): SELECT tok
+// FROM t WHERE (k = v) OR (u = w) ..., each row of the table the INSERT
+// may have met by a unique key (the primary key or another: spec's
+// UniqueKeys, else Key) whose every column a VALUES row gives a value
+// that reads no column, for every VALUES row. It is "" when no row gives
+// a whole key; a conflict on a key it does not read leaves the refusal's
+// stored token unknown (fence.StaleError.StoredUnknown), never a wrong
+// one.
 func upsertStoredRead(sp *splicer, in *ast.InsertStmt, spec Spec) (string, []int) {
-	if len(spec.Key) == 0 || len(in.Lists) == 0 {
+	keys := spec.UniqueKeys
+	if len(keys) == 0 && len(spec.Key) > 0 {
+		keys = [][]string{spec.Key}
+	}
+	if len(keys) == 0 || len(in.Lists) == 0 {
 		return "", nil
 	}
 	var rows []string
 	var holes []hole
 	for _, list := range in.Lists {
-		var conds []string
-		for _, k := range spec.Key {
-			found := false
-			for i, c := range in.Columns {
-				if !strings.EqualFold(c.Name.O, k) || i >= len(list) || !isValue(list[i]) {
-					continue
+	key:
+		for _, key := range keys {
+			var conds []string
+			var hs []hole
+			for _, k := range key {
+				found := false
+				for i, c := range in.Columns {
+					if !strings.EqualFold(c.Name.O, k) || i >= len(list) || !isValue(list[i]) {
+						continue
+					}
+					start, end, _ := sp.span(list[i], true)
+					conds = append(conds, quote(k)+" = @"+holeVar+strconv.Itoa(len(holes)+len(hs)))
+					hs = append(hs, hole{node: list[i], start: start, end: end})
+					found = true
+					break
 				}
-				start, end, _ := sp.span(list[i], true)
-				conds = append(conds, quote(k)+" = @"+holeVar+strconv.Itoa(len(holes)))
-				holes = append(holes, hole{node: list[i], start: start, end: end})
-				found = true
-				break
+				if !found {
+					continue key
+				}
 			}
-			if !found {
-				return "", nil
-			}
+			rows = append(rows, strings.Join(conds, " AND "))
+			holes = append(holes, hs...)
 		}
-		rows = append(rows, strings.Join(conds, " AND "))
+	}
+	if len(rows) == 0 {
+		return "", nil
 	}
 	from := tableName(in.Table.TableRefs.Left.(*ast.TableSource).Source.(*ast.TableName))
 	where := rows[0]
