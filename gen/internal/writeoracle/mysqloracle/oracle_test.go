@@ -365,17 +365,20 @@ var ModeShapes = []string{
 	"SELECT \"plain\" AS s FROM notes WHERE id = ?",
 	"UPDATE notes SET body = 'it''s' WHERE id = ?",
 	"UPDATE accounts SET balance = 2 WHERE id = ? AND 'a\\\\' <> ''",
+	"UPDATE notes SET body = body || 'x' WHERE id = ? || 0",
+	"UPDATE accounts SET balance = 2 WHERE id = ? AND (1 || 0)",
 }
 
 // TestOracleSQLModes runs ModeShapes on MariaDB under the default mode,
-// NO_BACKSLASH_ESCAPES, ANSI_QUOTES and both: no escape under any, and
+// NO_BACKSLASH_ESCAPES, ANSI_QUOTES, both, and PIPES_AS_CONCAT: no escape
+// under any, and
 // the mode-only writes of accounts were seen (the test can fail: without
 // the analysis' second reading the first three are escapes).
 func TestOracleSQLModes(t *testing.T) {
 	db := admin(t)
 	rep, err := Check(context.Background(), db, mysqlURL(), Case{
 		Label: "modes", Schema: [][]byte{shapesSchema(t)}, Queries: ModeShapes, Fenced: []string{"accounts", "holds"},
-		SQLModes: []string{"NO_BACKSLASH_ESCAPES", "ANSI_QUOTES", "NO_BACKSLASH_ESCAPES,ANSI_QUOTES"},
+		SQLModes: []string{"NO_BACKSLASH_ESCAPES", "ANSI_QUOTES", "NO_BACKSLASH_ESCAPES,ANSI_QUOTES", "PIPES_AS_CONCAT"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -390,4 +393,45 @@ func TestOracleSQLModes(t *testing.T) {
 		t.Errorf("only %d refused runs wrote a fenced row on MariaDB: the mode shapes do not exercise the oracle", rep.Refused-rep.NotObserved)
 	}
 	requireSound(t, rep)
+}
+
+// TestOracleBodySQLModes: MySQL and MariaDB run a stored program under the
+// sql_mode of the session that created it, stored with it, which the
+// analysis cannot see. p_nbe is created under NO_BACKSLASH_ESCAPES, where
+// 'a\' is a whole string and the rest of its line code: it updates
+// accounts on MariaDB, which the default reading of its body does not
+// show. The analysis reads the body again under each mode that changes
+// it and refuses what reaches it (no escape); p_plain, a body no mode
+// reads otherwise, runs as analysed.
+func TestOracleBodySQLModes(t *testing.T) {
+	db := admin(t)
+	schema := `CREATE TABLE accounts (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL DEFAULT 0, balance INT NOT NULL DEFAULT 0);
+CREATE TABLE notes (id BIGINT PRIMARY KEY, body TEXT);
+SET SESSION sql_mode = 'NO_BACKSLASH_ESCAPES';
+DELIMITER $$
+CREATE PROCEDURE p_nbe()
+BEGIN
+  UPDATE notes n JOIN accounts a ON a.id = n.id SET n.body = 'a\', a.balance = 99 -- '
+  WHERE n.id >= 0;
+END$$
+CREATE PROCEDURE p_plain()
+BEGIN
+  UPDATE notes SET body = 'b' WHERE id >= 0;
+END$$
+DELIMITER ;
+SET SESSION sql_mode = DEFAULT;
+`
+	rep, err := Check(context.Background(), db, mysqlURL(), Case{
+		Label: "body modes", Schema: [][]byte{[]byte(schema)}, Queries: []string{"CALL p_nbe()", "CALL p_plain()"}, Fenced: []string{"accounts"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Schema {
+		t.Errorf("schema: %s", f)
+	}
+	requireSound(t, rep)
+	if rep.Refused != 1 || rep.Refused-rep.NotObserved != 1 {
+		t.Errorf("refused %d runs, %d of which wrote a fenced row on MariaDB; want p_nbe's one, which writes", rep.Refused, rep.Refused-rep.NotObserved)
+	}
 }

@@ -1,6 +1,10 @@
 package mysqlwrites
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/mysql"
+)
 
 // token is one lexical token of MySQL text: a word (keyword or
 // identifier, Quoted for a `backquoted` one), a string or number literal,
@@ -41,7 +45,13 @@ func lex(s string) []token { return lexVersions(s, true) }
 // /*M! ... */) as statement text when run is set and as a comment when
 // not: a server older than a comment's version skips it, and MySQL skips
 // /*M!, MariaDB's.
-func lexVersions(s string, run bool) []token {
+func lexVersions(s string, run bool) []token { return lexMode(s, run, 0) }
+
+// lexMode is lexVersions under the sql_mode m: with NO_BACKSLASH_ESCAPES
+// a backslash inside a string is a plain character, with ANSI_QUOTES a
+// double-quoted token is a name (doubled quotes inside, no escapes).
+func lexMode(s string, run bool, m mysql.SQLMode) []token {
+	noEscapes, ansiQuotes := m.HasNoBackslashEscapesMode(), m.HasANSIQuotesMode()
 	var out []token
 	i := 0
 	for i < len(s) {
@@ -73,10 +83,28 @@ func lexVersions(s string, run bool) []token {
 			} else {
 				i += 2 + j + 2
 			}
+		case c == '"' && ansiQuotes:
+			j := i + 1
+			var b strings.Builder
+			for j < len(s) {
+				if s[j] == '"' {
+					if j+1 < len(s) && s[j+1] == '"' {
+						b.WriteByte('"')
+						j += 2
+						continue
+					}
+					break
+				}
+				b.WriteByte(s[j])
+				j++
+			}
+			end := min(j+1, len(s))
+			out = append(out, token{kind: tokWord, text: b.String(), pos: i, end: end, quoted: true})
+			i = end
 		case c == '\'' || c == '"':
 			j := i + 1
 			for j < len(s) {
-				if s[j] == '\\' {
+				if s[j] == '\\' && !noEscapes {
 					j += 2
 					continue
 				}

@@ -9,49 +9,81 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 )
 
-// lexModes are the session sql_mode settings that change how MySQL and
-// MariaDB split a statement's text into tokens, which fencegen cannot
-// see (a DSN's sql_mode parameter, SET SESSION sql_mode, the server's
-// default): under NO_BACKSLASH_ESCAPES a backslash inside a string is a
-// plain character ('a\' is a whole string), under ANSI_QUOTES "x" is an
-// identifier, not a string.
-var lexModes = []struct {
-	name, what string
-	mode       mysql.SQLMode
+// sqlModes are the sql_mode settings that change how MySQL and MariaDB
+// read a statement's text, which fencegen cannot see (a DSN's sql_mode
+// parameter, SET SESSION sql_mode, the server's default; for a stored
+// program, the mode of the session that created it, which the server
+// stores with it): under NO_BACKSLASH_ESCAPES a backslash inside a string
+// is a plain character ('a\' is a whole string), under ANSI_QUOTES "x" is
+// an identifier, not a string, under PIPES_AS_CONCAT || joins strings
+// instead of being OR (another tree, same tokens).
+var sqlModes = []struct {
+	name, what, fix string
+	mode            mysql.SQLMode
 }{
-	{"NO_BACKSLASH_ESCAPES", "a backslash inside a string is a plain character", mysql.ModeNoBackslashEscapes},
-	{"ANSI_QUOTES", "double-quoted text is a name, with no backslash escapes", mysql.ModeANSIQuotes},
-	{"NO_BACKSLASH_ESCAPES,ANSI_QUOTES", "a backslash inside a string is a plain character and double-quoted text a name", mysql.ModeNoBackslashEscapes | mysql.ModeANSIQuotes},
+	{"NO_BACKSLASH_ESCAPES", "a backslash inside a string is a plain character", "a quote inside a string as two ('it''s'), no backslash", mysql.ModeNoBackslashEscapes},
+	{"ANSI_QUOTES", "double-quoted text is a name, with no backslash escapes", "strings in single quotes and names in backquotes", mysql.ModeANSIQuotes},
+	{"PIPES_AS_CONCAT", "|| joins strings instead of being OR", "OR for a logical or and CONCAT() to join strings, not ||", mysql.ModePipesAsConcat},
 }
 
-// modeTokens returns the offset (in text) of the first token whose
-// reading depends on the sql_mode, per mode of lexModes (-1 for none):
-// a backslash inside a string literal for NO_BACKSLASH_ESCAPES, a
-// double-quoted token for ANSI_QUOTES; the pair for both when either is
-// there.
-func modeTokens(text string) [3]int {
-	out := [3]int{-1, -1, -1}
-	if !strings.ContainsAny(text, "\\\"") {
-		return out // no backslash and no double quote: nothing to lex
+// modeReading is one reading of a text under a combination of sqlModes.
+type modeReading struct {
+	name, what, fix string
+	mode            mysql.SQLMode
+	// at is the offset of the first token the combination reads
+	// otherwise.
+	at int
+}
+
+// modeReadings returns the combinations of sqlModes under which text may
+// read otherwise than in the default mode, each with the first token it
+// reads otherwise: every non-empty combination of the modes whose tokens
+// text holds (a backslash inside a string, a double-quoted token, ||),
+// or none.
+func modeReadings(text string) []modeReading {
+	at := [3]int{-1, -1, -1}
+	if !strings.ContainsAny(text, "\\\"|") {
+		return nil // nothing any mode reads otherwise
 	}
-	for _, t := range lex(text) {
-		if t.kind != tokString {
+	toks := lex(text)
+	for i, t := range toks {
+		switch t.kind {
+		case tokString:
+			if at[0] < 0 && strings.Contains(t.text, `\`) {
+				at[0] = t.pos
+			}
+			if at[1] < 0 && t.text[0] == '"' {
+				at[1] = t.pos
+			}
+		case tokPunct:
+			if at[2] < 0 && t.text == "|" && i+1 < len(toks) && toks[i+1].kind == tokPunct && toks[i+1].text == "|" && toks[i+1].pos == t.end {
+				at[2] = t.pos
+			}
+		}
+	}
+	var out []modeReading
+	for set := 1; set < 1<<len(sqlModes); set++ {
+		m := modeReading{at: -1}
+		var names, whats, fixes []string
+		for k, sm := range sqlModes {
+			if set&(1<<k) == 0 {
+				continue
+			}
+			if at[k] < 0 {
+				m.at = -2 // a mode whose tokens text does not hold
+				break
+			}
+			if m.at == -1 || at[k] < m.at {
+				m.at = at[k]
+			}
+			m.mode |= sm.mode
+			names, whats, fixes = append(names, sm.name), append(whats, sm.what), append(fixes, sm.fix)
+		}
+		if m.at < 0 {
 			continue
 		}
-		if out[0] < 0 && strings.Contains(t.text, `\`) {
-			out[0] = t.pos
-		}
-		if out[1] < 0 && t.text[0] == '"' {
-			out[1] = t.pos
-		}
-	}
-	switch {
-	case out[0] >= 0 && out[1] >= 0:
-		out[2] = min(out[0], out[1])
-	case out[0] >= 0:
-		out[2] = out[0]
-	default:
-		out[2] = out[1]
+		m.name, m.what, m.fix = strings.Join(names, ","), strings.Join(whats, "; "), strings.Join(fixes, ", ")
+		out = append(out, m)
 	}
 	return out
 }
@@ -69,20 +101,17 @@ func checkModes(r *Report, text string, base int, sc *Schema) {
 	if len(sc.Fenced) == 0 {
 		return
 	}
-	at := modeTokens(text)
-	if at[2] < 0 {
+	readings := modeReadings(text)
+	if len(readings) == 0 {
 		return
 	}
 	fenced := signature(r, sc)
-	for i, m := range lexModes {
-		if at[i] < 0 {
-			continue
-		}
-		loc := base + at[i]
+	for _, m := range readings {
+		loc := base + m.at
 		refuse := func(why string) {
 			r.Refusals = append(r.Refusals, Refusal{Kind: "sql_mode", Loc: loc,
 				Reason: "reads differently under sql_mode " + m.name + " (a session setting fencegen cannot see, where " + m.what +
-					") and " + why + "; write a quote inside a string as two ('it''s'), no backslash, strings in single quotes and names in backquotes"})
+					") and " + why + "; write " + m.fix})
 		}
 		if len(r.FencedWrites(sc)) > 0 {
 			refuse("writes a fenced table, whose guard would be read differently too")

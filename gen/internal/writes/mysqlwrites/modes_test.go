@@ -17,6 +17,8 @@ func TestSQLModes(t *testing.T) {
 		{"INSERT INTO notes (id, body) VALUES (2, 'it\\'s')", "NO_BACKSLASH_ESCAPES"},
 		{"UPDATE accounts SET balance = 2 WHERE id = ? AND 'a\\\\' <> ''", "NO_BACKSLASH_ESCAPES"},
 		{"UPDATE accounts SET balance = 2 WHERE id = ? AND \"x\" <> ''", "ANSI_QUOTES"},
+		{"UPDATE accounts SET balance = 2 WHERE id = ? AND (1 || 0)", "PIPES_AS_CONCAT"},
+		{"SELECT body || 'x' AS s FROM notes WHERE id = ?", ""},
 		{"SELECT 'a\\nb' AS s FROM notes WHERE id = ?", ""},
 		{"SELECT \"plain\" AS s FROM notes WHERE id = ?", ""},
 		{"UPDATE notes SET body = 'it''s' WHERE id = ?", ""},
@@ -34,6 +36,72 @@ func TestSQLModes(t *testing.T) {
 			t.Errorf("%s: refused: %s", c.q, got)
 		case c.mode != "" && !strings.HasPrefix(got, "reads differently under sql_mode "+c.mode+" "):
 			t.Errorf("%s: got %q, want a refusal naming %s", c.q, got, c.mode)
+		}
+	}
+}
+
+// modeBodies is a schema whose stored programs read differently under
+// a sql_mode the session that created them may have had (MySQL stores it
+// with the program): p_nbe updates accounts only under
+// NO_BACKSLASH_ESCAPES, where 'a\' is a whole string and the rest of the
+// line code; p_quotes uses a double-quoted string and p_pipes ||, which
+// change nothing it writes.
+const modeBodies = `CREATE TABLE accounts (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL DEFAULT 0, balance INT NOT NULL DEFAULT 0);
+CREATE TABLE notes (id BIGINT PRIMARY KEY, body TEXT);
+CREATE TABLE logs (id BIGINT PRIMARY KEY);
+DELIMITER $$
+CREATE PROCEDURE p_nbe()
+BEGIN
+  UPDATE notes n JOIN accounts a ON a.id = n.id SET n.body = 'a\', a.balance = 99 -- '
+  WHERE n.id > 0;
+END$$
+CREATE PROCEDURE p_quotes()
+BEGIN
+  UPDATE notes SET body = "it's" WHERE id > 0;
+END$$
+CREATE PROCEDURE p_pipes()
+BEGIN
+  UPDATE notes SET body = body || 'x' WHERE id > 0;
+END$$
+CREATE TRIGGER logs_nbe AFTER INSERT ON logs FOR EACH ROW
+BEGIN
+  UPDATE notes n JOIN accounts a ON a.id = n.id SET n.body = 'a\', a.balance = 99 -- '
+  WHERE n.id < 0;
+END$$
+DELIMITER ;
+`
+
+// TestSQLModesInBodies: a stored program's body is read again under each
+// sql_mode that changes its tokens or its tree; one whose writes,
+// calls or refusals then differ is opaque, and what reaches it is refused
+// naming the mode (MariaDB runs p_nbe created under NO_BACKSLASH_ESCAPES
+// in mysqloracle's TestOracleBodySQLModes). Bodies whose readings agree
+// pass.
+func TestSQLModesInBodies(t *testing.T) {
+	sc, err := ReadSchema([]byte(modeBodies))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Fence("accounts")
+	for _, c := range []struct{ q, mode string }{
+		{"CALL p_nbe()", "NO_BACKSLASH_ESCAPES"},
+		{"INSERT INTO accounts (id) VALUES (1)", ""},
+		{"INSERT INTO logs (id) VALUES (?)", "NO_BACKSLASH_ESCAPES"}, // sets off logs_nbe
+		{"CALL p_quotes()", ""},
+		{"CALL p_pipes()", ""},
+	} {
+		r := Of(mustParse(t, c.q), 0, sc)
+		var got string
+		for _, f := range r.Refusals {
+			if strings.Contains(f.Reason, "reads differently under sql_mode") {
+				got = f.Reason
+			}
+		}
+		switch {
+		case c.mode == "" && len(r.Refusals) > 0:
+			t.Errorf("%s: refused: %v", c.q, r.Refusals)
+		case c.mode != "" && !strings.Contains(got, "reads differently under sql_mode "+c.mode+" "):
+			t.Errorf("%s: refusals %v, want one naming %s", c.q, r.Refusals, c.mode)
 		}
 	}
 }

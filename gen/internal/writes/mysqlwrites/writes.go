@@ -36,6 +36,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
 )
 
 // Write is a table the statement may write.
@@ -376,10 +377,56 @@ func (a *analysis) body(key, text, what string, loc int) *effects {
 	}
 	e := &effects{}
 	a.bodies[key] = e
-	toks := lex(text)
-	opaque := func(reason string) {
-		e.refusals = append(e.refusals, Refusal{Kind: "body", Loc: loc, Reason: reason + "; fencegen cannot show that " + what + " writes no fenced table"})
+	opaque := func(e *effects) func(string) {
+		return func(reason string) {
+			e.refusals = append(e.refusals, Refusal{Kind: "body", Loc: loc, Reason: reason + "; fencegen cannot show that " + what + " writes no fenced table"})
+		}
 	}
+	a.scanBody(text, 0, loc, e, opaque(e))
+	if len(a.sc.Fenced) == 0 {
+		return e
+	}
+	// The server reads a stored program's body under the sql_mode of
+	// the session that created it, which it stores with the program and
+	// fencegen cannot see: a body read otherwise under a mode that
+	// changes its tokens or its tree must have the same effects.
+	want := effectsSignature(e)
+	for _, m := range modeReadings(text) {
+		alt := &effects{}
+		a.scanBody(text, m.mode, loc, alt, opaque(alt))
+		if effectsSignature(alt) != want {
+			opaque(e)("reads differently under sql_mode " + m.name + " (where " + m.what + "), which the server stores with the program from the session that created it and fencegen cannot see; write " + m.fix)
+			break
+		}
+	}
+	return e
+}
+
+// effectsSignature is what a body's effects hold, without locations: the
+// writes, calls, views read and refusals, sorted.
+func effectsSignature(e *effects) string {
+	var parts []string
+	for _, w := range e.writes {
+		w.Loc = 0
+		parts = append(parts, fmt.Sprintf("write %+v", w))
+	}
+	for _, c := range e.calls {
+		parts = append(parts, fmt.Sprintf("call %s %v", c.name, c.procedure))
+	}
+	for _, v := range e.views {
+		parts = append(parts, "view "+v.name)
+	}
+	for _, f := range e.refusals {
+		parts = append(parts, "refused "+f.Kind+": "+f.Reason)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "\n")
+}
+
+// scanBody reads a stored program's body text, lexed and parsed under
+// the sql_mode mode, into e (see body).
+func (a *analysis) scanBody(text string, mode mysql.SQLMode, loc int, e *effects, opaque func(string)) {
+	toks := lexMode(text, true, mode)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		w := t.upper()
@@ -401,16 +448,16 @@ func (a *analysis) body(key, text, what string, loc int) *effects {
 			if nextPunct == "(" {
 				break // the string functions INSERT() and REPLACE()
 			}
-			i = a.cut(toks, i, text, e, opaque)
+			i = a.cut(toks, i, text, mode, e, opaque)
 			continue
 		case "UPDATE", "DELETE":
 			if prev == "FOR" || prev == "KEY" || prev == "ON" || prev == "SHARE" {
 				continue
 			}
-			i = a.cut(toks, i, text, e, opaque)
+			i = a.cut(toks, i, text, mode, e, opaque)
 			continue
 		case "LOAD", "CALL", "TRUNCATE", "ALTER", "DROP", "CREATE", "RENAME", "IMPORT", "WITH":
-			i = a.cut(toks, i, text, e, opaque)
+			i = a.cut(toks, i, text, mode, e, opaque)
 			continue
 		}
 		if t.kind != tokWord {
@@ -424,13 +471,12 @@ func (a *analysis) body(key, text, what string, loc int) *effects {
 			e.views = append(e.views, call{name: name, loc: loc})
 		}
 	}
-	return e
 }
 
 // cut parses the statement of a body that starts at toks[i] (up to the
 // next semicolon outside parentheses, or END of the block) and adds its
 // effects to e; it returns the index of the statement's last token.
-func (a *analysis) cut(toks []token, i int, text string, e *effects, opaque func(string)) int {
+func (a *analysis) cut(toks []token, i int, text string, mode mysql.SQLMode, e *effects, opaque func(string)) int {
 	depth := 0
 	j := i
 	for ; j < len(toks); j++ {
@@ -451,6 +497,7 @@ func (a *analysis) cut(toks []token, i int, text string, e *effects, opaque func
 done:
 	stmtText := text[toks[i].pos:toks[j-1].end]
 	p := parser.New()
+	p.SetSQLMode(mode)
 	stmts, _, err := p.Parse(stmtText, "", "")
 	if err != nil || len(stmts) != 1 {
 		opaque("holds a statement fencegen's parser does not read (" + firstWords(stmtText) + ")")
