@@ -105,6 +105,7 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 	}
 	// Defaults, CHECKs, generated columns and index expressions run on
 	// INSERT and UPDATE; policies on every write but TRUNCATE.
+	trigEvents := rowMoveEvents(fw.cat, t, events)
 	rowValues := slices.Contains(events, "INSERT") || slices.Contains(events, "UPDATE")
 	rows := rowValues || slices.Contains(events, "DELETE")
 	tables := append([]*catalog.Table{t}, fw.cat.Relatives(t)...)
@@ -140,7 +141,7 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 		for _, tr := range x.Triggers {
 			// A trigger's WHEN condition runs for every row too (its
 			// function is followed above, or by setsOff).
-			if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(events, e) }) {
+			if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(trigEvents, e) }) {
 				continue
 			}
 			for _, f := range fw.namedInLocked(tr.Text) {
@@ -156,7 +157,7 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 			continue
 		}
 		for _, tr := range x.Triggers {
-			if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(events, e) }) {
+			if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(trigEvents, e) }) {
 				continue
 			}
 			step := fmt.Sprintf("trigger %s on %s (%s:%d)", tr.Name, x.QualifiedName(), tr.File, tr.Line)
@@ -216,6 +217,33 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 		}
 	}
 	return ws
+}
+
+// rowMoveEvents are the row triggers' events of a write (events) of t:
+// an UPDATE of a table with partitions may move a row to another
+// partition, which PostgreSQL performs as a DELETE from the one (its
+// BEFORE and AFTER DELETE row triggers fire) and an INSERT into the other
+// (its INSERT row triggers), the partitioned table's own row triggers
+// being cloned onto every partition (PostgreSQL docs, CREATE TRIGGER,
+// Notes).
+func rowMoveEvents(cat *catalog.Catalog, t *catalog.Table, events []string) []string {
+	if !slices.Contains(events, "UPDATE") {
+		return events
+	}
+	for _, x := range cat.Relatives(t) {
+		for p := x.PartitionOf(); p != nil; p = p.PartitionOf() {
+			if p == t {
+				out := slices.Clone(events)
+				for _, e := range []string{"INSERT", "DELETE"} {
+					if !slices.Contains(out, e) {
+						out = append(out, e)
+					}
+				}
+				return out
+			}
+		}
+	}
+	return events
 }
 
 // textWritesLocked returns the writes of fenced tables that running SQL

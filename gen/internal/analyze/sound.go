@@ -288,8 +288,9 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 	if t.Fence != nil && len(seen) == 1 {
 		a.fencedRewrites(t, events, loc)
 	}
+	trigEvents := rowMoveEvents(a.cat, t, events)
 	for _, tr := range t.Triggers {
-		if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(events, e) }) {
+		if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(trigEvents, e) }) {
 			continue
 		}
 		fs := a.cat.Funcs(tr.Func.Schema, tr.Func.Name)
