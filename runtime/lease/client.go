@@ -39,6 +39,10 @@ var (
 	releaseScript   = redis.NewScript(releaseLua)
 	advanceScript   = redis.NewScript(advanceLua)
 	renewManyScript = redis.NewScript(renewManyLua)
+
+	// The SHA1s of the acquire and release scripts as command arguments,
+	// boxed once (boxing a string allocates).
+	acquireSHA, releaseSHA any = acquireScript.Hash(), releaseScript.Hash()
 )
 
 // Client takes leases on named resources in one Redis deployment. It is safe
@@ -464,17 +468,17 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	// :released record too), then owner, TTL, floor, askMissing, retry;
 	// the last three change between attempts.
 	var cmd []any
-	mark := any(keys[3])
+	mark := keys[3] // boxed only if sent (see long, markArg)
 	long := func() []any {
 		lc := make([]any, 13)
-		lc[0], lc[1], lc[2] = "evalsha", acquireScript.Hash(), 5
+		lc[0], lc[1], lc[2] = "evalsha", acquireSHA, 5
 		copy(lc[3:6], cmd[3:6])
 		lc[6], lc[7], lc[8], lc[9] = mark, l.releasedArg, l.valueArg, l.ttlArg
 		lc[10], lc[11], lc[12] = int64(0), flagArg(askMissing), argZero
 		return lc
 	}
 	cmd = make([]any, 8)
-	cmd[0], cmd[1], cmd[2] = "evalsha", acquireScript.Hash(), 3
+	cmd[0], cmd[1], cmd[2] = "evalsha", acquireSHA, 3
 	for i, k := range keys[:3] {
 		cmd[3+i] = k
 	}
@@ -502,7 +506,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			break
 		}
 		send := c.clk.Now() // also the call's deadline's base: one clock read
-		callCtx, cancel, inline := c.callContextAt(ctx, send, tm.callTimeout)
+		callCtx, cs, inline := c.callContextAt(ctx, send, tm.callTimeout)
 		if i > 0 {
 			// An abandoned attempt may still be writing cmd out: the
 			// next one gets its own copy.
@@ -518,7 +522,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		sent++
 		if errors.Is(err, ErrNotReplicated) {
 			// The lease was taken on the primary only: fail closed.
-			cancel()
+			cs.stop()
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
 			return nil, &opError{op: acquireOp(resource), err: err}
 		}
@@ -526,7 +530,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			pending = append(pending, abandoned)
 		}
 		if err == nil && n == -1 && askMissing {
-			cancel()
+			cs.stop()
 			// The counter key is missing: first use, or Redis lost it.
 			hw, herr := highWater(ctx, resource)
 			if herr != nil {
@@ -547,7 +551,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			// The counter holds a negative value: minting from it would
 			// give a token below 1, which generated code refuses
 			// (fence.ErrInvalidToken). The script wrote nothing.
-			cancel()
+			cs.stop()
 			c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending)
 			_, counter := c.Keys(resource)
 			return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: fence counter %s holds a negative value, and a fencing token is at least 1: raise it with Advance to the highest token the fenced rows store", ErrConfig, counter)}
@@ -560,7 +564,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 				unsure = true
 			}
 			if isConfigError(err) {
-				cancel()
+				cs.stop()
 				c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending) // after earlier attempts
 				return nil, &opError{op: acquireOp(resource), err: configError(err)}
 			}
@@ -570,14 +574,14 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 				// connection) is what the caller is told.
 				lastErr = e
 			}
-			cancel()
+			cs.stop()
 			if !retryable(err) {
 				break
 			}
 			c.log(ctx, slog.LevelDebug, "lease acquire attempt failed", resource, 0, "attempt", i+1, "err", lastErr)
 			continue
 		}
-		cancel()
+		cs.stop()
 		if n == 0 {
 			return nil, &opError{op: acquireOp(resource), err: ErrNotAcquired}
 		}
@@ -1044,11 +1048,11 @@ func (c *Client) release(ctx context.Context, inline bool, l *Lease, record bool
 	var cmd []any
 	switch {
 	case !record:
-		cmd = []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.mintArg, l.valueArg, argZero, argEnded}
+		cmd = []any{"evalsha", releaseSHA, 2, l.keyArg, l.mintArg, l.valueArg, argZero, argEnded}
 	case l.markArg == nil:
-		cmd = []any{"evalsha", releaseScript.Hash(), 2, l.keyArg, l.releasedArg, l.valueArg}
+		cmd = []any{"evalsha", releaseSHA, 2, l.keyArg, l.releasedArg, l.valueArg}
 	default:
-		cmd = []any{"evalsha", releaseScript.Hash(), 4, l.keyArg, l.releasedArg, l.markArg, l.mintArg, l.valueArg, l.markLifeArg}
+		cmd = []any{"evalsha", releaseSHA, 4, l.keyArg, l.releasedArg, l.markArg, l.mintArg, l.valueArg, l.markLifeArg}
 	}
 	n, _, err := c.runCmd(ctx, inline, releaseScript, releaseLua, cmd)
 	c.countSent(&c.stats.releases, err)
@@ -1083,28 +1087,44 @@ func (c *Client) renew(ctx context.Context, inline bool, lockKey string, value, 
 }
 
 // callContext returns the context for one Redis call under parent, bounded
-// by timeout, its cancel function, and whether the call is made inline (see
+// by timeout, what ends it (its stop), and whether the call is made inline (see
 // [Client.inline]). An inline call's context is a [deadlineCtx] on the
 // Client's [deadlineWatch] (no runtime timer per call); any other call's
 // is context.WithTimeoutCause(parent, timeout, ErrRedisTimeout), whose Done
 // the call is abandoned at.
-func (c *Client) callContext(parent context.Context, timeout time.Duration) (context.Context, context.CancelFunc, bool) {
+func (c *Client) callContext(parent context.Context, timeout time.Duration) (context.Context, callStop, bool) {
 	return c.callContextAt(parent, time.Time{}, timeout)
 }
 
 // callContextAt is callContext for a call sent at now, a time the caller
 // has just read from c.clk (zero: none), which saves an inline call's
 // deadline a clock read of its own when c.clk is the real clock.
-func (c *Client) callContextAt(parent context.Context, now time.Time, timeout time.Duration) (context.Context, context.CancelFunc, bool) {
+func (c *Client) callContextAt(parent context.Context, now time.Time, timeout time.Duration) (context.Context, callStop, bool) {
 	if c.inline(parent) {
 		if _, real := c.clk.(realClock); !real || now.IsZero() {
 			now = time.Now()
 		}
 		dc := c.deadlines.ctxAt(parent, now, timeout)
-		return dc, dc.stop, true
+		return dc, callStop{dc: dc}, true
 	}
 	ctx, cancel := context.WithTimeoutCause(parent, timeout, ErrRedisTimeout)
-	return ctx, cancel, false
+	return ctx, callStop{cancel: cancel}, false
+}
+
+// callStop ends a call context of callContext once its call has returned:
+// an inline call's deadlineCtx (held as it is, as a method value dc.stop
+// would cost an allocation per call) or another call's cancel function.
+type callStop struct {
+	dc     *deadlineCtx
+	cancel context.CancelFunc
+}
+
+func (s callStop) stop() {
+	if s.dc != nil {
+		s.dc.stop()
+		return
+	}
+	s.cancel()
 }
 
 // inline reports whether a call bounded by a deadline derived from parent

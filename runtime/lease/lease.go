@@ -229,8 +229,8 @@ func (l *Lease) Renew(ctx context.Context) error {
 }
 
 func (l *Lease) renew(ctx context.Context) error {
-	callCtx, cancel, inline := l.c.callContext(ctx, l.tm.callTimeout)
-	defer cancel()
+	callCtx, cs, inline := l.c.callContext(ctx, l.tm.callTimeout)
+	defer cs.stop()
 	send := l.c.clk.Now()
 	// Cut off by ctx while on its way, the renewal may still land.
 	ok, err := l.c.renew(callCtx, inline, l.lockKey, l.valueArg, l.ttlArg, func(r renewResult) { l.lateRenewal(send, r) })
@@ -492,8 +492,8 @@ func (l *Lease) Release(ctx context.Context) error {
 		l.c.log(ctx, slog.LevelWarn, "lease release not sent: context ended", l.resource, l.token, "err", err)
 		return err
 	}
-	rctx, cancel, inline := l.c.callContext(ctx, l.tm.releaseTimeout)
-	defer cancel()
+	rctx, cs, inline := l.c.callContext(ctx, l.tm.releaseTimeout)
+	defer cs.stop()
 	deleted, err := l.c.release(rctx, inline, l, true)
 	if err != nil {
 		err = l.c.withDialCause(opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err))

@@ -33,8 +33,8 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 	}
 	_, counterKey := c.Keys(resource)
 	timeout := c.opts.releaseTimeout(c.opts.ttl())
-	callCtx, cancel, inline := c.callContext(ctx, timeout)
-	defer cancel()
+	callCtx, cs, inline := c.callContext(ctx, timeout)
+	defer cs.stop()
 	var res []int64 // read only once the call has returned
 	_, abandoned, err := c.runFn(callCtx, inline, func(ctx context.Context) (int64, error) {
 		var err error
