@@ -127,6 +127,12 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 			defer keepSqlcNullable(u.c.nullableColumns(t))
 		}
 		switch {
+		case cmd.Key != nil && cmd.Key.Index == "" && cmd.Key.Columns == nil:
+			// A key on an expression (MySQL's functional key parts):
+			// fencegen does not model it (UniqueKeys' untracked).
+			if !primary {
+				t.untrackedUnique = true
+			}
 		case primary && len(t.PrimaryKey) > 0:
 			u.refusef(cmd.Loc, "multiple primary keys for table %q are not allowed", t.Name)
 		case cmd.Key.Index != "":

@@ -90,3 +90,22 @@ WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND NON_UNIQUE = 0 GROUP BY I
 	slices.Sort(out)
 	return out
 }
+
+// TestMySQLExpressionKeyUntracked: a unique key on an expression (MySQL
+// 8's functional key parts, which MariaDB lacks) is no key of columns the
+// guard trigger could look rows up by: UniqueKeys reports it as
+// untracked, never as a key of no columns.
+func TestMySQLExpressionKeyUntracked(t *testing.T) {
+	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
+	f, err := mysqlparse.ParseSchema("schema.sql", []byte("CREATE TABLE t (id BIGINT PRIMARY KEY, a VARCHAR(10), tok BIGINT NOT NULL);\nALTER TABLE t ADD UNIQUE ((lower(a)));\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range f.Stmts {
+		cat.Update(f, s)
+	}
+	keys, untracked := cat.Table("", "t").UniqueKeys()
+	if len(keys) != 1 || strings.Join(keys[0], ",") != "id" || !untracked {
+		t.Fatalf("UniqueKeys() = %q, untracked %v; want [id], true", keys, untracked)
+	}
+}
