@@ -187,6 +187,16 @@ func sqlcSkips(st ast.StmtNode) bool {
 
 var lineColumn = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+) column (\d+) (.*)`) })
 
+// rowAlias is TiDB's "near" text at an upsert's row alias (INSERT ...
+// VALUES (...) AS new [(a, b)] ON DUPLICATE KEY UPDATE), MySQL 8.0.19+
+// syntax.
+var rowAlias = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?is)^near \"AS\\s+(?:`[^`]+`|\\w+)\\s*(?:\\([^)]*\\)\\s*)?ON\\s+DUPLICATE\\s+KEY\\s+UPDATE")
+})
+
+// rowAliasHint follows the syntax error of an upsert's row alias.
+const rowAliasHint = "; the row alias of an upsert (VALUES (...) AS new ... ON DUPLICATE KEY UPDATE c = new.c) is MySQL 8.0.19+ syntax that MariaDB and the TiDB parser sqlc uses do not read: write c = VALUES(c), which MySQL and MariaDB both run (MySQL 8 deprecates it with a warning only)"
+
 // syntaxError locates TiDB's error ("line L column C near ..."), which
 // counts lines from the buffer's start (the file's).
 func syntaxError(name string, src []byte, segStart int, err error) *diag.Error {
@@ -201,8 +211,12 @@ func syntaxError(name string, src []byte, segStart int, err error) *diag.Error {
 				col = 1
 			}
 			msg = "syntax error " + m[3]
+			if rowAlias().MatchString(m[3]) {
+				msg = strings.TrimSpace(msg) + rowAliasHint
+			}
 		}
 	}
+	msg = strings.TrimSpace(msg)
 	return &diag.Error{File: name, Line: line, Col: col, Msg: msg}
 }
 
