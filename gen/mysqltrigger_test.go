@@ -27,14 +27,20 @@ func TestMySQLTokenTriggersOnMariaDB(t *testing.T) {
 	const proc = "CREATE PROCEDURE reset_tok(OUT t BIGINT) SET t = 0"
 	tests := []struct {
 		name, trigger string
+		// params is the DSN's: the session that creates the trigger.
+		params string
 	}{
-		{"set", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW SET NEW.tok = 0"},
-		{"set_list", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW SET NEW.n = 1, new.`TOK` := NEW.tok - 100"},
-		{"call", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW CALL reset_tok(NEW.tok)"},
-		{"compound", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW BEGIN IF NEW.status IS NOT NULL THEN SET NEW.tok = OLD.tok - OLD.tok; END IF; END"},
-		{"reads", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW SET NEW.n = NEW.tok, @t = CONCAT('t', NEW.tok)"},
-		{"other", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW SET NEW.n = NEW.n + 1"},
-		{"after", "CREATE TRIGGER jobs_au AFTER UPDATE ON jobs FOR EACH ROW SET @last = NEW.tok"},
+		{"set", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW SET NEW.tok = 0", ""},
+		{"set_list", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW SET NEW.n = 1, new.`TOK` := NEW.tok - 100", ""},
+		{"call", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW CALL reset_tok(NEW.tok)", ""},
+		{"compound", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW BEGIN IF NEW.status IS NOT NULL THEN SET NEW.tok = OLD.tok - OLD.tok; END IF; END", ""},
+		{"reads", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW SET NEW.n = NEW.tok, @t = CONCAT('t', NEW.tok)", ""},
+		{"other", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW SET NEW.n = NEW.n + 1", ""},
+		{"after", "CREATE TRIGGER jobs_au AFTER UPDATE ON jobs FOR EACH ROW SET @last = NEW.tok", ""},
+		// Created under NO_BACKSLASH_ESCAPES, which the server stores with
+		// the trigger: 'a\' is a whole string and SET NEW.tok = 0 code.
+		{"sql_mode", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW BEGIN SET @x = 'a\\'; SET NEW.tok = 0; -- ';\nEND", "sql_mode=%27NO_BACKSLASH_ESCAPES%27"},
+		{"sql_mode_default", "CREATE TRIGGER jobs_bu BEFORE UPDATE ON jobs FOR EACH ROW BEGIN SET @x = 'a\\'; SET NEW.n = 0; -- ';\nEND", ""},
 	}
 	g, err := mysqlguard.Rewrite("UPDATE jobs SET status = ? WHERE id = ?", mysqlguard.Spec{Column: "tok", Key: []string{"id"}, Param: 3, Table: "jobs", Name: "jobs"})
 	if err != nil {
@@ -65,7 +71,7 @@ func TestMySQLTokenTriggersOnMariaDB(t *testing.T) {
 				t.Fatalf("generation failed otherwise: %v", gerr)
 			}
 
-			db := testenv.MySQL(t, "", table, proc, tt.trigger, "INSERT INTO jobs (id, status, n, tok) VALUES (1, 'new', 0, 0)")
+			db := testenv.MySQL(t, tt.params, table, proc, tt.trigger, "INSERT INTO jobs (id, status, n, tok) VALUES (1, 'new', 0, 0)")
 			params := func(status string, token int64) []any {
 				var out []any
 				for _, p := range g.Params {

@@ -766,7 +766,21 @@ func (tr *Trigger) TokenRewrite(col string) string {
 	if tr.Opaque != "" {
 		return "fencegen cannot read its body (" + tr.Opaque + ")"
 	}
-	toks := lex(tr.Body)
+	if why := tokenRewriteIn(lex(tr.Body), col); why != "" {
+		return why
+	}
+	// The server reads the body under the sql_mode of the session that
+	// created the trigger, stored with it, which fencegen cannot see.
+	for _, m := range modeReadings(tr.Body) {
+		if why := tokenRewriteIn(lexMode(tr.Body, true, m.mode), col); why != "" {
+			return why + ", read under sql_mode " + m.name + " (where " + m.what + "; the server reads the body under the mode of the session that created the trigger, which fencegen cannot see)"
+		}
+	}
+	return ""
+}
+
+// tokenRewriteIn is TokenRewrite's reading of a body's tokens.
+func tokenRewriteIn(toks []token, col string) string {
 	stmtStart := 0 // the index of the current statement's first token
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
