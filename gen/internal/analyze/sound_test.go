@@ -454,6 +454,8 @@ create aggregate wagg(int) (sfunc = int4pl, stype = int);
 		{"SELECT 1 WHERE EXISTS (SELECT DISTINCT wr())", "calls function wr()"},
 		{"SELECT 1 WHERE EXISTS (SELECT wr() UNION SELECT 1)", "calls function wr()"},
 		{"SELECT 1 WHERE EXISTS (SELECT st())", "calls function st()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr(), a.id FROM audit a)", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr(), id FROM audit)", ""},
 		{"SELECT 1 WHERE 1 IN (SELECT wr())", "calls function wr()"},
 		{"SELECT (SELECT wr())", "calls function wr()"},
 	} {

@@ -699,7 +699,8 @@ func (w *walker) child(m protoreflect.Message, c ctx) {
 // SELECT without set operation, WITH, GROUP BY, HAVING, window, DISTINCT,
 // ORDER BY, LIMIT, OFFSET or locking clause, whose target list holds
 // only calls (without OVER, FILTER, ORDER BY, DISTINCT, *), constants,
-// columns, parameters and casts. nil for any other sublink.
+// unqualified columns (x.f may be f(x), a set-returning function),
+// parameters and casts. nil for any other sublink.
 func discardedTargets(x *pg.SubLink) *pg.SelectStmt {
 	if x.SubLinkType != pg.SubLinkType_EXISTS_SUBLINK || x.Subselect == nil {
 		return nil
@@ -715,7 +716,11 @@ func discardedTargets(x *pg.SubLink) *pg.SelectStmt {
 		eachMessage(t.ProtoReflect(), func(m protoreflect.Message) bool {
 			switch y := m.Interface().(type) {
 			case *pg.Node, *pg.ResTarget, *pg.A_Const, *pg.Integer, *pg.Float, *pg.Boolean, *pg.String, *pg.BitString,
-				*pg.ColumnRef, *pg.A_Star, *pg.ParamRef, *pg.TypeCast, *pg.TypeName, *pg.NamedArgExpr, *pg.List:
+				*pg.A_Star, *pg.ParamRef, *pg.TypeCast, *pg.TypeName, *pg.NamedArgExpr, *pg.List:
+			case *pg.ColumnRef:
+				// x.f may be a call of f(x) (attribute notation), a
+				// set-returning one among them: a bare column only.
+				ok = len(y.Fields) == 1
 			case *pg.FuncCall:
 				if y.Over != nil || y.AggFilter != nil || y.AggStar || y.AggDistinct || len(y.AggOrder) > 0 || y.AggWithinGroup {
 					ok = false
