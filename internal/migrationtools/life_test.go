@@ -112,6 +112,14 @@ type lifeCase struct {
 	// once the change has its.
 	later, laterDown string
 	laterInto        bool
+	// laterFix, with later, is set when later changes the re-created
+	// table further (drops its token column, unmarks it, renames it):
+	// after guard -into of the change, a new guard migration after later
+	// fixes it, and laterBetween checks the state between later and that
+	// fix; the code before the change runs up to later (the re-created
+	// table is as before), the code after it from later on.
+	laterFix     bool
+	laterBetween func(t *testing.T, conn *pgx.Conn, id int)
 }
 
 var lifeCases = []lifeCase{
@@ -211,6 +219,54 @@ var lifeCases = []lifeCase{
 			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
 		laterInto: true,
 		after:     state{table: "jobs", column: "tok", refused: true},
+	},
+	{
+		// Re-created with its mark, then its token column dropped by a
+		// newer migration: fenced from the re-creation to the drop, so
+		// its guard goes into the re-creation all the same (the final
+		// schema does not fence it), and a new guard migration removes
+		// it after the drop.
+		name: "recreate-then-drop",
+		change: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		cause:        `:1:1: drops fenced table jobs, and with it the guard trigger that `,
+		into:         true,
+		later:        "ALTER TABLE jobs DROP COLUMN tok;\n",
+		laterFix:     true,
+		laterBetween: func(t *testing.T, conn *pgx.Conn, id int) { writes(t, conn, state{table: "jobs"}, id) },
+		after:        state{table: "jobs"},
+	},
+	{
+		// Re-created with its mark, then renamed by a newer migration:
+		// its trigger (added to the re-creation) moves with it.
+		name: "recreate-then-rename-table",
+		change: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		cause:    `:1:1: drops fenced table jobs, and with it the guard trigger that `,
+		into:     true,
+		later:    "ALTER TABLE jobs RENAME TO tasks;\n",
+		laterFix: true,
+		laterBetween: func(t *testing.T, conn *pgx.Conn, id int) {
+			writesNamed(t, conn, state{table: "tasks", column: "tok", refused: true}, id, "jobs")
+		},
+		after: state{table: "tasks", column: "tok", refused: true},
+	},
+	{
+		// Re-created with its mark, then unmarked by a newer migration.
+		name: "recreate-then-unmark",
+		change: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		cause:    `:1:1: drops fenced table jobs, and with it the guard trigger that `,
+		into:     true,
+		later:    "COMMENT ON COLUMN jobs.tok IS NULL;\n",
+		laterFix: true,
+		laterBetween: func(t *testing.T, conn *pgx.Conn, id int) {
+			writes(t, conn, state{table: "jobs", column: "tok", refused: true}, id)
+		},
+		after: state{table: "jobs", column: "tok"},
 	},
 	{
 		// A fence key's token column renamed in a migration that a
@@ -539,7 +595,8 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		case c.into:
 			want = "add it with: " + base + " -into " + changeFile + "\n"
 		}
-		if !strings.HasSuffix(stderr, want) {
+		// With laterFix, the later change's own finding may follow.
+		if !strings.HasSuffix(stderr, want) && !(c.laterFix && strings.Contains(stderr, want)) {
 			t.Errorf("fencegen %s: last line of\n%s\nwant ...%s", cmd, stderr, want)
 		}
 	}
@@ -568,6 +625,14 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 				t.Errorf("fencegen check after guard -into %s:\n%s\nwant it to start %s: and end ...%s", changeFile, stderr, laterFile, want)
 			}
 			fencegen(0, "guard", "-format", tool, "-dir", "migrations", "-into", laterFile)
+		}
+		if c.laterFix {
+			// The later change is a finding of its own now, fixed by
+			// a new guard migration after it.
+			if stderr := fencegen(1, "check"); !strings.HasPrefix(stderr, laterFile+":") || !strings.HasSuffix(stderr, "write a new one with: "+base+"\n") {
+				t.Errorf("fencegen check after guard -into %s:\n%s\nwant it to start %s: and end ...write a new one with: %s", changeFile, stderr, laterFile, base)
+			}
+			fencegen(0, "guard", "-format", tool, "-dir", "migrations")
 		}
 	case c.unfence:
 		fencegen(0, "guard", "-format", tool, "-dir", "migrations", "-unfence", "jobs")
@@ -615,6 +680,16 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 				check func(id int)
 			}{"the later migration", "after", func(id int) { writes(t, conn, c.after, id); guardObjects(t, conn, c.after) }})
 		}
+		if c.laterFix {
+			steps[2].code = "before"
+			steps[2].check = func(id int) { writes(t, conn, guarded, id); guardObjects(t, conn, guarded) }
+			steps[3].check = func(id int) { c.laterBetween(t, conn, id) }
+			steps = append(steps, struct {
+				name  string
+				code  string
+				check func(id int)
+			}{"the fix", "after", func(id int) { writes(t, conn, c.after, id); guardObjects(t, conn, c.after) }})
+		}
 	}
 	for i, s := range steps {
 		up()
@@ -629,6 +704,17 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	// The fix's down migration brings back the state of the change (with
 	// into, the change's down section the state before it, with the
 	// earlier guard -into added to it); up again, the fix's.
+	if c.laterFix {
+		// The fix's down: the state after later; up again, the fix's.
+		down()
+		c.laterBetween(t, conn, 198)
+		code(t, "after", 248)
+		up()
+		writes(t, conn, c.after, 201)
+		guardObjects(t, conn, c.after)
+		code(t, "after", 251)
+		return
+	}
 	if c.later != "" {
 		// The later migration's down: the state of the change.
 		down()

@@ -1129,13 +1129,25 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 	// the mark again) says which.
 	var recreated []string
 	for qt, c := range have.lost {
-		if c.vacated && c.recreatedAt != nil && !fenced[qt] && g.tables[qt] {
+		if c.vacated && c.recreatedAt != nil && !fenced[qt] {
 			recreated = append(recreated, qt)
 		}
 	}
 	slices.Sort(recreated)
 	for _, qt := range recreated {
 		c := have.lost[qt]
+		if g.fencedAt(c.recreatedIn, qt) {
+			// Marked where it is created again, and unmarked, dropped
+			// or renamed by a later migration: from the re-creation to
+			// that one it is fenced, so its guard belongs there.
+			f := because(c, "; table %s is fenced as %s creates it again (a later migration changes that), so its guard belongs in that migration, for no applied state to leave it unguarded: without it, the database lets a stale token's UPDATE of %s from any writer through", qt, c.recreatedIn, qt)
+			f.Into, f.Why = c.recreatedIn, whyRecreate
+			out = append(out, f)
+			continue
+		}
+		if !g.tables[qt] {
+			continue
+		}
 		col := c.column
 		if col == "" {
 			col = "<token column>"
@@ -1357,6 +1369,24 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 	return spliceInline(raw, block, format, func() (string, error) {
 		return gk.inlineDown(replayGuard(parsed[:len(parsed)-1]), format)
 	})
+}
+
+// fencedAt reports whether table qt (quoted, qualified) is fenced in the
+// schema as g's schema files up to file leave it (SetAt); false when
+// that guard cannot be built.
+func (g *DatabaseGuard) fencedAt(file, qt string) bool {
+	if g.at == nil {
+		return false
+	}
+	idx, err := g.schemaIndex(file)
+	if err != nil {
+		return false
+	}
+	gk, err := g.at(g.schema[:idx+1])
+	if err != nil || gk == nil {
+		return false
+	}
+	return slices.ContainsFunc(gk.data.Tables, func(t guardTable) bool { return t.QualifiedTable == qt })
 }
 
 // inlineAt returns what fencegen guard -into into writes from: the
