@@ -169,7 +169,13 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 		for i, c := range causes {
 			causes[i] = filepath.ToSlash(relPath(c))
 		}
-		fmt.Fprintf(stdout, "fencegen: apply it right after %s, in the same deployment: between them the guard does not match the schema (fencegen check said how)\n", strings.Join(causes, ", "))
+		if len(ups) > 0 && !samePath(ups[len(ups)-1], causes[len(causes)-1]) {
+			// Newer migrations follow the cause: the new one comes
+			// after them all.
+			fmt.Fprintf(stdout, "fencegen: apply it in the same deployment as %s and the migrations after it: from it to this one the guard does not match the schema (fencegen check said how)\n", strings.Join(causes, ", "))
+		} else {
+			fmt.Fprintf(stdout, "fencegen: apply it right after %s, in the same deployment: between them the guard does not match the schema (fencegen check said how)\n", strings.Join(causes, ", "))
+		}
 	}
 	return exitOK
 }
