@@ -184,3 +184,44 @@ func TestRedisClusterAcquireWaitsForTheReplicasOfItsMaster(t *testing.T) {
 		acked(res) // resumed: acknowledged again
 	}
 }
+
+// The abandon list on a real Redis Cluster: while an abandoned owner is
+// listed in :minted, every acquisition of the resource checks the owner's
+// mark, a key its command does not name (built from the lock key, in the
+// same slot), to carry the list over or drop the owner. Cluster nodes
+// allow that for a key of the script's slot; a late first attempt of the
+// abandoned owner is still refused there.
+func TestRedisClusterAbandonList(t *testing.T) {
+	cl := faults.StartCluster(t, 3, faults.RedisOptions{})
+	rdb := cl.Client(&redis.ClusterOptions{ContextTimeoutEnabled: true})
+	c := New(rdb, &Options{UnsafeNoReplicas: true})
+	for i := range 6 { // resources on every master
+		res := fmt.Sprintf("job:%d", i)
+		lock, counter := c.Keys(res)
+		late := newOwner()
+		if _, err := c.abandon(bg, lock, late, time.Second); err != nil {
+			t.Fatalf("%s: cleanup: %v", res, err)
+		}
+		l := mustAcquire(t, c, res, time.Second) // carries the list over
+		if v := rdb.Get(bg, mintKey(lock)).Val(); !strings.HasSuffix(v, "|"+late) {
+			t.Fatalf("%s: :minted %q does not list the abandoned owner", res, v)
+		}
+		if err := l.Release(bg); err != nil {
+			t.Fatal(err)
+		}
+		n, err := acquireScript.Run(bg, rdb, []string{lock, counter, mintKey(lock)}, late, 1000).Int64()
+		if err != nil || n != -2 {
+			t.Fatalf("%s: late first attempt = %d, %v; want -2", res, n, err)
+		}
+		if err := rdb.Del(bg, abandonKey(lock, late)).Err(); err != nil {
+			t.Fatal(err)
+		}
+		l = mustAcquire(t, c, res, time.Second) // drops the owner
+		if v := rdb.Get(bg, mintKey(lock)).Val(); strings.Contains(v, "|") {
+			t.Fatalf("%s: :minted %q still lists an owner whose mark is gone", res, v)
+		}
+		if err := l.Release(bg); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
