@@ -856,6 +856,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	// (hooks.go).
 	a.checkTextWrites(q)
 	a.noteReplicationRole(q)
+	a.noteSearchPath(q)
 	a.settleLenient(q)
 	if len(a.errs) > 0 {
 		return nil, a.errs

@@ -409,7 +409,10 @@ create table notes (id int primary key, order_id bigint references orders on del
 		{"delete from customers where id = $1", "DELETE on customers reaches fenced table carts through foreign keys, customers → carts (customer_id, ON DELETE SET NULL)"},
 		{"update customers set code = $1 where id = $2", "UPDATE on customers reaches fenced table tags through foreign keys, customers → tags (code, ON UPDATE CASCADE)"},
 		{"delete from regions where id = $1", "DELETE on regions reaches fenced table stock through foreign keys, regions → shops (region, ON DELETE CASCADE) → stock (shop, ON DELETE CASCADE)"},
-		{"truncate customers cascade", "TRUNCATE on customers reaches fenced table carts through foreign keys, customers → carts (customer_id, TRUNCATE ... CASCADE)"},
+		{"truncate customers cascade", "TRUNCATE ... CASCADE on customers reaches fenced table carts through foreign keys, customers → carts (customer_id, TRUNCATE ... CASCADE): it empties every table that refers to customers, whatever the foreign key's action, without checking fencing tokens; drop CASCADE"},
+		// The hint says what clears the refusal: the key's action, not
+		// deleting the rows first (issue 24).
+		{"delete from orders where id = $1 and true", "even when another query deletes those rows first; to clear it, make the foreign key ON DELETE/ON UPDATE RESTRICT or NO ACTION in the schema"},
 	} {
 		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";")
 		if len(msgs) == 0 || !strings.Contains(strings.Join(msgs, "\n"), tc.want) {

@@ -11,16 +11,19 @@ import (
 )
 
 // target resolves the table an INSERT, UPDATE or DELETE writes.
-func (a *analyzer) target(sc *scope, n sqlparse.Name) *catalog.Table {
+// verb is the write: INSERT (an upsert's UPDATE included), UPDATE or
+// DELETE.
+func (a *analyzer) target(sc *scope, n sqlparse.Name, verb string) *catalog.Table {
 	t := a.cat.Table(n.Schema, n.Name)
 	if t == nil {
 		a.errorf(n.Loc, "relation %q does not exist%s", n.String(), a.didYouMeanRelation(n))
 		return nil
 	}
-	if f := a.cat.ShadowedFenced(n, t); f != nil {
-		a.refuseFenced(n.Loc, f, "query %s writes %s, unqualified: fencegen takes it for %s, but fenced table %s has the same name, and PostgreSQL picks the table by the search_path the statement runs under (a SET search_path, the role's or database's setting, the connection's options); qualify the name (%s or %s)",
-			a.ann.Name, n.Name, t.QualifiedName(), f.QualifiedName(), t.QualifiedName(), f.QualifiedName())
+	events := verbEvents(verb)
+	if verb == "INSERT" {
+		events = []string{"INSERT", "UPDATE"} // ON CONFLICT DO UPDATE
 	}
+	a.shadowed(n, t, verb, events, n.Loc)
 	// A write of a view: what PostgreSQL turns it into (its INSTEAD OF
 	// triggers and rules, its base relation) is followed by setsOff and
 	// checkWrites (viewWrites).
@@ -82,8 +85,13 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 // are written without their tokens being checked.
 func (a *analyzer) cascades(t *catalog.Table, op string, set []string, loc int) {
 	for _, c := range a.cat.Cascades(t, op, set) {
-		a.refuseFenced(loc, c.Table, "%s on %s reaches fenced table %s through foreign keys, %s: PostgreSQL writes those rows without checking their fencing tokens; write them first with their own fenced query, or make the foreign key ON DELETE/ON UPDATE RESTRICT or NO ACTION",
-			strings.ToUpper(op), t.QualifiedName(), c.Table.QualifiedName(), c.Path)
+		if op == "truncate" {
+			a.refuseFenced(loc, c.Table, "TRUNCATE ... CASCADE on %s reaches fenced table %s through foreign keys, %s: it empties every table that refers to %s, whatever the foreign key's action, without checking fencing tokens; drop CASCADE (PostgreSQL then refuses the TRUNCATE while a table refers to %s), or delete the rows with fenced DELETE queries",
+				t.QualifiedName(), c.Table.QualifiedName(), c.Path, t.QualifiedName(), t.QualifiedName())
+			continue
+		}
+		a.refuseFenced(loc, c.Table, "%s on %s reaches fenced table %s through foreign keys, %s: PostgreSQL writes those rows without checking their fencing tokens. fencegen judges the schema, not the rows a table holds, so this stays refused while the foreign key has that action, even when another query deletes those rows first; to clear it, make the foreign key ON DELETE/ON UPDATE RESTRICT or NO ACTION in the schema, and write the fenced rows first with their own fenced query (PostgreSQL then refuses the %s while any remain)",
+			strings.ToUpper(op), t.QualifiedName(), c.Table.QualifiedName(), c.Path, strings.ToUpper(op))
 	}
 }
 
@@ -174,7 +182,7 @@ func dmlScope(outer *scope) *scope {
 func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column {
 	sc := dmlScope(outer)
 	a.with(sc, n.With)
-	t := a.target(sc, n.Table)
+	t := a.target(sc, n.Table, "INSERT")
 	if t == nil {
 		return nil
 	}
@@ -359,7 +367,7 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column {
 	sc := dmlScope(outer)
 	a.with(sc, n.With)
-	t := a.target(sc, n.Table)
+	t := a.target(sc, n.Table, "UPDATE")
 	if t == nil {
 		return nil
 	}
@@ -427,7 +435,7 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 func (a *analyzer) delete(outer *scope, n *sqlparse.Delete, q *Query) []*Column {
 	sc := dmlScope(outer)
 	a.with(sc, n.With)
-	t := a.target(sc, n.Table)
+	t := a.target(sc, n.Table, "DELETE")
 	if t == nil {
 		return nil
 	}

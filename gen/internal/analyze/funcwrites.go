@@ -637,9 +637,83 @@ func (fw *funcWrites) table(n sqlparse.Name, verb string, only bool, add func(hi
 			add(hiddenWrite{table: d, verb: verb, path: []string{verb + " on " + t.QualifiedName() + ", whose " + descendantKind(t, d) + " " + d.QualifiedName() + " is fenced"}})
 		}
 	}
-	if f := fw.cat.ShadowedFenced(n, t); f != nil {
-		add(hiddenWrite{table: f, verb: verb, path: []string{"unqualified " + n.Name + ", which the search_path may resolve to " + f.QualifiedName()}})
+	if u, ws := fw.shadowWritesLocked(n, t, verb, verbEvents(verb)); u != nil {
+		for _, w := range ws {
+			w.path = append([]string{"unqualified " + n.Name + ", which the search_path may resolve to " + relKind(u) + " " + u.FullName()}, w.steps()...)
+			add(w)
+		}
 	}
+}
+
+// shadowWritesLocked returns, for a name n written without a schema that
+// resolved to t (nil: to nothing), the first relation of that name in
+// another schema through which a write of verb (firing events) may write
+// a fenced table, and those writes: a fenced table itself, one with a
+// fenced partition or INHERITS child, a view whose base relation,
+// INSTEAD OF triggers or rules write one, a table whose triggers, rules,
+// defaults or foreign-key actions do (issue 24: a view app.gadgets over
+// fenced app.widgets beside table public.gadgets). Which relation
+// PostgreSQL writes depends on the search_path at run time, which
+// fencegen cannot see. When t is fenced the write is guarded as t's. fw.mu
+// must be held.
+func (fw *funcWrites) shadowWritesLocked(n sqlparse.Name, t *catalog.Table, verb string, events []string) (*catalog.Table, []hiddenWrite) {
+	if t != nil && t.Fence != nil {
+		return nil, nil
+	}
+	for _, u := range fw.cat.SameNamed(n, t) {
+		if u.Fence != nil {
+			return u, []hiddenWrite{{table: u, verb: verb}}
+		}
+		var ws []hiddenWrite
+		for _, d := range reachedBy(fw.cat, u, verb, false) {
+			ws = append(ws, hiddenWrite{table: d, verb: verb, path: []string{verb + " on " + u.FullName() + ", whose " + descendantKind(u, d) + " " + d.QualifiedName() + " is fenced"}})
+		}
+		ws = append(ws, fw.tableWritesLocked(u, events, nil, true, false)...)
+		if u.IsView {
+			ws = append(ws, fw.viewBaseWritesLocked(u, verb, events)...)
+		}
+		if len(ws) > 0 {
+			return u, ws
+		}
+	}
+	return nil, nil
+}
+
+// shadowed refuses a write of verb named n, unqualified, that resolved
+// to t, when a relation of that name in another schema may write a
+// fenced table (shadowWritesLocked).
+func (a *analyzer) shadowed(n sqlparse.Name, t *catalog.Table, verb string, events []string, loc int) {
+	if a.funcs == nil {
+		return
+	}
+	a.funcs.mu.Lock()
+	u, ws := a.funcs.shadowWritesLocked(n, t, verb, events)
+	a.funcs.mu.Unlock()
+	if u == nil {
+		return
+	}
+	took := "names no relation of the search_path fencegen knows"
+	qualify := u.FullName()
+	if t != nil {
+		took = "fencegen takes it for " + relKind(t) + " " + t.FullName()
+		qualify = t.FullName() + " or " + u.FullName()
+	}
+	const runtime = "PostgreSQL picks the relation by the search_path the statement runs under (a SET search_path, the role's or database's setting, the connection's options); qualify the name (%s)"
+	if u.Fence != nil {
+		a.refuseFenced(loc, u, "query %s writes %s, unqualified: %s, but fenced table %s has the same name, and "+runtime,
+			a.ann.Name, n.Name, took, u.FullName(), qualify)
+		return
+	}
+	w := ws[0]
+	what := "may write a fenced table: " + w.unknown
+	if w.table != nil {
+		what = "writes fenced table " + w.table.QualifiedName()
+		if st := w.steps(); len(st) > 0 {
+			what += " (" + strings.Join(st, " → ") + ")"
+		}
+	}
+	a.refuseHidden(loc, w, "query %s writes %s, unqualified: %s, but %s %s has the same name and a write through it %s without the guard, and "+runtime,
+		a.ann.Name, n.Name, took, relKind(u), u.FullName(), what, qualify)
 }
 
 const identPattern = `(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)`

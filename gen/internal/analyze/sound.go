@@ -96,9 +96,8 @@ func (a *analyzer) checkWrite(q *Query, w writes.Write) {
 		}
 		return
 	}
-	if f := a.cat.ShadowedFenced(w.Table, t); f != nil && !typed(w) && !a.errAt[w.Loc] {
-		a.refuseFenced(w.Loc, f, "query %s runs %s on %s, unqualified: fencegen takes it for %s, but fenced table %s has the same name, and PostgreSQL picks the table by the search_path the statement runs under; qualify the name (%s or %s)",
-			q.Name, w.Verb, w.Table.Name, t.QualifiedName(), f.QualifiedName(), t.QualifiedName(), f.QualifiedName())
+	if !typed(w) && !a.errAt[w.Loc] {
+		a.shadowed(w.Table, t, w.Verb, w.Events, w.Loc)
 	}
 	if !typed(w) {
 		// What the write sets off: triggers, rules, defaults, foreign-key
@@ -496,6 +495,7 @@ func returnsOtherRow(body string) bool {
 // whose expressions (a DEFAULT or USING evaluated for every row, an index
 // expression) call functions that may write a fenced table.
 func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
+	a.queryDDLResolution(q)
 	var names []sqlparse.Name
 	what := ""
 	switch n := n.(type) {

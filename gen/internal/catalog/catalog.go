@@ -729,22 +729,32 @@ func (c *Catalog) Table(schema, name string) *Table {
 	return systemTable("pg_catalog", name)
 }
 
-// ShadowedFenced returns, for a name written without a schema that
-// resolved to t, a fenced table of the same name in another schema
-// (nil when t is fenced, n is qualified or there is none): which of the
-// two PostgreSQL writes depends on the search_path at run time (a SET
-// search_path, a function's SET clause, the role's setting), which
-// fencegen cannot see.
-func (c *Catalog) ShadowedFenced(n sqlparse.Name, t *Table) *Table {
-	if n.Schema != "" || t == nil || t.Fence != nil {
+// SameNamed returns, for a name written without a schema that resolved
+// to t, the other relations (tables, views, foreign tables) of that name
+// in other schemas, in schema order: which of them PostgreSQL writes
+// depends on the search_path at run time (a SET search_path, a
+// function's SET clause, the role's setting), which fencegen cannot see.
+// Nil when n is qualified.
+func (c *Catalog) SameNamed(n sqlparse.Name, t *Table) []*Table {
+	if n.Schema != "" {
 		return nil
 	}
+	var out []*Table
 	for _, s := range c.Schemas {
-		if u := s.table(n.Name); u != nil && u != t && u.Fence != nil {
-			return u
+		if u := s.table(n.Name); u != nil && u != t && !u.IsSequence {
+			out = append(out, u)
 		}
 	}
-	return nil
+	return out
+}
+
+// FullName is t's name qualified with its schema, public included, as a
+// message tells a user to write it.
+func (t *Table) FullName() string {
+	if t.Schema == "" {
+		return DefaultSchema + "." + t.Name
+	}
+	return t.Schema + "." + t.Name
 }
 
 // UserType returns the composite, range or domain type schema.name, or nil.

@@ -149,6 +149,11 @@ type Report struct {
 	// name as a constant), which, set to replica, stops ordinary triggers,
 	// the database-side guard's among them, for the session.
 	ReplicationRole []int
+	// SearchPaths are where the statement sets search_path (SET, SET
+	// LOCAL, or set_config with the name as a constant or not), which
+	// changes what the unqualified names of later statements on the
+	// session resolve to.
+	SearchPaths []SearchPath
 	// Fields are the names written after a dot (x.f, (x).f, s.t.c): for a
 	// function f of one composite argument, PostgreSQL reads x.f as f(x)
 	// when x has no field f (PostgreSQL docs 8.16.5).
@@ -206,6 +211,11 @@ func Of(st *sqlparse.Stmt, src []byte) *Report {
 	for i := range r.Fields {
 		if r.Fields[i].Loc < 0 {
 			r.Fields[i].Loc = st.Start
+		}
+	}
+	for i := range r.SearchPaths {
+		if r.SearchPaths[i].Loc < 0 {
+			r.SearchPaths[i].Loc = st.Start
 		}
 	}
 	for i := range r.ReplicationRole {
@@ -556,12 +566,39 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		if x.Name == "session_replication_role" && x.Kind == pg.VariableSetKind_VAR_SET_VALUE && c.runs {
 			w.r.ReplicationRole = append(w.r.ReplicationRole, -1)
 		}
+		if x.Name == "search_path" && c.runs {
+			sp := SearchPath{Known: true, Loc: -1}
+			switch x.Kind {
+			case pg.VariableSetKind_VAR_SET_VALUE:
+				for _, a := range x.Args {
+					if v := a.GetAConst().GetSval(); v != nil {
+						sp.Schemas = append(sp.Schemas, v.Sval)
+					} else {
+						sp.Known = false
+					}
+				}
+			case pg.VariableSetKind_VAR_SET_DEFAULT, pg.VariableSetKind_VAR_RESET, pg.VariableSetKind_VAR_RESET_ALL:
+				sp.Default = true
+			default:
+				sp.Known = false
+			}
+			w.r.SearchPaths = append(w.r.SearchPaths, sp)
+		}
 		w.generic(m, c)
 	case *pg.FuncCall:
 		if n := funcName(x.Funcname, 0); (n.Schema == "" || n.Schema == "pg_catalog") && n.Name == "set_config" && len(x.Args) > 0 && c.runs {
 			if a := x.Args[0].GetAConst(); a == nil || a.GetSval() == nil || a.GetSval().Sval == "session_replication_role" {
 				// A name that is not a constant may be it.
 				w.r.ReplicationRole = append(w.r.ReplicationRole, int(x.Location))
+			}
+			if a := x.Args[0].GetAConst(); a == nil || a.GetSval() == nil || a.GetSval().Sval == "search_path" {
+				sp := SearchPath{Loc: int(x.Location)}
+				if len(x.Args) > 1 && a != nil && a.GetSval() != nil {
+					if v := x.Args[1].GetAConst().GetSval(); v != nil {
+						sp.Schemas, sp.Known = searchPathList(v.Sval), true
+					}
+				}
+				w.r.SearchPaths = append(w.r.SearchPaths, sp)
 			}
 		}
 		call := Call{Func: funcName(x.Funcname, int(x.Location)), Procedure: c.procedure, Variadic: x.FuncVariadic, PlanOnly: c.planOnly && !c.runs, Discarded: c.discarded, Loc: int(x.Location)}
@@ -647,7 +684,38 @@ func (w *walker) do(x *pg.DoStmt, c ctx) {
 		for range sub.r.ReplicationRole {
 			w.r.ReplicationRole = append(w.r.ReplicationRole, -1)
 		}
+		for _, sp := range sub.r.SearchPaths {
+			sp.Loc = -1
+			w.r.SearchPaths = append(w.r.SearchPaths, sp)
+		}
 	}
+}
+
+// SearchPath is a setting of search_path: Schemas as written ("$user"
+// included), Known false when the value is not a constant (set_config
+// of a parameter), Default for SET ... TO DEFAULT and RESET. Loc is -1
+// inside a DO block.
+type SearchPath struct {
+	Schemas []string
+	Known   bool
+	Default bool
+	Loc     int
+}
+
+// searchPathList splits a search_path value as PostgreSQL reads it: names
+// separated by commas, double quotes keeping case and commas, others
+// folded to lower case.
+func searchPathList(v string) []string {
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if len(part) >= 2 && part[0] == '"' && part[len(part)-1] == '"' {
+			out = append(out, strings.ReplaceAll(part[1:len(part)-1], `""`, `"`))
+		} else if part != "" {
+			out = append(out, strings.ToLower(part))
+		}
+	}
+	return out
 }
 
 // quoteLiteral quotes s as a standard SQL string literal.

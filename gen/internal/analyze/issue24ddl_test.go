@@ -1,0 +1,151 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen/internal/writes"
+)
+
+// Every schema statement kind of pg_query's tree is classified for what a
+// query file's DDL can do to name resolution (ddlKinds): a kind added to
+// writes.Classes as Schema without a class here fails.
+func TestQueryDDLKindsClassified(t *testing.T) {
+	for k, c := range writes.Classes {
+		if c == writes.Schema {
+			if _, ok := ddlKinds[k]; !ok {
+				t.Errorf("schema statement %s: not in ddlKinds", k)
+			}
+		}
+	}
+	for k := range ddlKinds {
+		if writes.Classes[k] != writes.Schema {
+			t.Errorf("ddlKinds has %s, which writes.Classes does not class as Schema", k)
+		}
+	}
+}
+
+const ddlSchema = `
+CREATE TABLE jobs (id bigint PRIMARY KEY, v text, tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN jobs.tok IS 'fencegen:token';
+CREATE TABLE notes (id bigint PRIMARY KEY, v text, tok bigint NOT NULL DEFAULT 0);
+CREATE TABLE other (id bigint PRIMARY KEY, v text);
+CREATE VIEW jobs_v AS SELECT id, v FROM jobs;
+CREATE VIEW other_v AS SELECT id, v FROM other;
+CREATE SCHEMA app;
+CREATE VIEW app.jv AS SELECT id, v FROM jobs;
+CREATE TABLE app.plain (id bigint PRIMARY KEY);
+`
+
+// Schema statements in a query file that give a name a relation through
+// which a fenced table is written, or make a fenced table reachable, are
+// refused (issue 24, the trial's cases tmpv and ren); those that cannot
+// are accepted.
+func TestQueryDDLResolution(t *testing.T) {
+	for _, tc := range []struct{ stmt, want string }{
+		{"CREATE TEMP VIEW notes AS SELECT id, v FROM jobs", "creates view notes over fenced table public.jobs: a write through it writes public.jobs without the guard"},
+		{"CREATE VIEW notes2 AS SELECT id, v FROM jobs", "creates view notes2 over fenced table public.jobs"},
+		{"CREATE OR REPLACE TEMP VIEW notes AS SELECT id, v FROM jobs_v", "creates view notes over view public.jobs_v, through which a write runs"},
+		{"ALTER VIEW jobs_v RENAME TO notes", "renames to notes view public.jobs_v"},
+		{"ALTER TABLE jobs_v RENAME TO notes", "renames to notes view public.jobs_v"},
+		{"ALTER VIEW app.jv SET SCHEMA public", "moves to schema public view app.jv"},
+		{"ALTER SCHEMA app RENAME TO app2", "renames schema app to app2, which holds view app.jv"},
+		{"ALTER TABLE notes INHERIT jobs", "makes notes an INHERITS child of fenced table public.jobs"},
+		{"CREATE TABLE kid (id bigint, v text, tok bigint NOT NULL DEFAULT 0) INHERITS (jobs)", "creates table kid as an INHERITS child of fenced table public.jobs"},
+		{"CREATE TEMP TABLE kid () INHERITS (jobs)", "creates table kid as an INHERITS child of fenced table public.jobs"},
+		{"CREATE SCHEMA s2 CREATE VIEW notes AS SELECT id, v FROM jobs", "creates schema s2 with objects in it"},
+		{"ALTER FUNCTION f() RENAME TO g", "renames a function"},
+	} {
+		_, msgs := analyzeSrc(t, ddlSchema+"CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n", "-- name: Q :exec\n"+tc.stmt+";")
+		if len(msgs) == 0 || !strings.Contains(strings.Join(msgs, "\n"), tc.want) {
+			t.Errorf("%s: got %q, want a refusal with %q", tc.stmt, msgs, tc.want)
+		} else if !strings.HasPrefix(msgs[0], "query.sql:2:1: ") {
+			t.Errorf("%s: refusal not at the statement: %q", tc.stmt, msgs[0])
+		}
+	}
+	for _, stmt := range []string{
+		"CREATE TEMP TABLE staging (id bigint, v text)",
+		"CREATE TEMP VIEW notes AS SELECT id, v FROM other",
+		"CREATE TEMP VIEW job_ids AS SELECT DISTINCT id FROM jobs",
+		"ALTER TABLE notes RENAME TO notes_old",
+		"ALTER VIEW other_v RENAME TO notes",
+		"ALTER TABLE notes ADD COLUMN w text",
+		"ALTER TABLE notes INHERIT other",
+		"CREATE TABLE kid () INHERITS (other)",
+		"ALTER TABLE app.plain SET SCHEMA public",
+		"CREATE SCHEMA s3",
+		"CREATE INDEX ON notes (v)",
+	} {
+		if _, msgs := analyzeSrc(t, ddlSchema, "-- name: Q :exec\n"+stmt+";"); len(msgs) > 0 {
+			t.Errorf("%s: refused: %q", stmt, msgs)
+		}
+	}
+}
+
+// A write named without a schema is refused when a relation of that name
+// in another schema, through which a fenced table is written, may be the
+// one PostgreSQL picks (a view over a fenced table, not only a fenced
+// table), and the hint names both relations schema-qualified (issue 24,
+// the trial's case sp).
+func TestShadowedByViewOverFenced(t *testing.T) {
+	schema := `
+CREATE SCHEMA app;
+CREATE TABLE app.widgets (id bigint PRIMARY KEY, v text, tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN app.widgets.tok IS 'fencegen:token';
+CREATE TABLE public.gadgets (id bigint PRIMARY KEY, v text);
+CREATE VIEW app.gadgets AS SELECT id, v FROM app.widgets;
+CREATE TABLE public.widgets (id bigint PRIMARY KEY, v text);
+CREATE TABLE public.plain (id bigint PRIMARY KEY, v text);
+CREATE TABLE app.plain (id bigint PRIMARY KEY, v text);
+`
+	for _, tc := range []struct{ query, want string }{
+		{"UPDATE gadgets SET v = @v WHERE id = @id", "query.sql:2:8: query Q writes gadgets, unqualified: fencegen takes it for table public.gadgets, but view app.gadgets has the same name and a write through it writes fenced table app.widgets"},
+		{"DELETE FROM gadgets WHERE id = @id", "qualify the name (public.gadgets or app.gadgets)"},
+		{"INSERT INTO gadgets (id, v) VALUES (@id, @v)", "view app.gadgets has the same name"},
+		{"WITH x AS (DELETE FROM gadgets WHERE id = @id RETURNING id) SELECT id FROM x", "view app.gadgets has the same name"},
+		{"UPDATE widgets SET v = @v WHERE id = @id", "fencegen takes it for table public.widgets, but fenced table app.widgets has the same name, and PostgreSQL picks the relation by the search_path the statement runs under (a SET search_path, the role's or database's setting, the connection's options); qualify the name (public.widgets or app.widgets)"},
+	} {
+		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";")
+		if len(msgs) == 0 || !strings.Contains(strings.Join(msgs, "\n"), tc.want) {
+			t.Errorf("%s: got %q, want %q", tc.query, msgs, tc.want)
+		}
+	}
+	for _, q := range []string{"UPDATE public.gadgets SET v = @v WHERE id = @id", "UPDATE plain SET v = @v WHERE id = @id"} {
+		if _, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+q+";"); len(msgs) > 0 {
+			t.Errorf("%s: refused: %q", q, msgs)
+		}
+	}
+}
+
+// A query that sets search_path to a path under which an unqualified
+// name picks a relation through which a fenced table is written gets a
+// note at the setting (issue 24); one that picks nothing new gets none.
+func TestSearchPathNote(t *testing.T) {
+	schema := `
+CREATE SCHEMA app;
+CREATE TABLE app.widgets (id bigint PRIMARY KEY, v text, tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN app.widgets.tok IS 'fencegen:token';
+CREATE TABLE public.gadgets (id bigint PRIMARY KEY, v text);
+CREATE VIEW app.gadgets AS SELECT id, v FROM app.widgets;
+CREATE SCHEMA quiet;
+CREATE TABLE quiet.gadgets (id bigint PRIMARY KEY, v text);
+`
+	for _, tc := range []struct{ query, want string }{
+		{"SET search_path = app, public", "query.sql:2:1: note: query Q sets search_path to app, public: for the rest of the session (SET LOCAL: of the transaction), on a pooled connection for later queries too, an unqualified gadgets may name view app.gadgets, through which a write runs INSERT on fenced table app.widgets"},
+		{"SET LOCAL search_path TO app", "sets search_path to app:"},
+		{"SELECT set_config('search_path', 'app,public', false)", "query.sql:2:8: note: query Q sets search_path to app, public:"},
+		{"SELECT set_config('search_path', @p, false)", "sets search_path to a value fencegen cannot read:"},
+		{"SET search_path = quiet, public", ""},
+		{"RESET search_path", ""},
+	} {
+		files, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.query+";")
+		if len(msgs) > 0 {
+			t.Errorf("%s: refused: %q", tc.query, msgs)
+			continue
+		}
+		notes := strings.Join(files[0].Queries[0].Notes, "\n")
+		if tc.want == "" && notes != "" || !strings.Contains(notes, tc.want) {
+			t.Errorf("%s: notes %q, want %q", tc.query, notes, tc.want)
+		}
+	}
+}
