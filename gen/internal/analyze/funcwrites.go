@@ -668,9 +668,9 @@ func (fw *funcWrites) shadowWritesLocked(n sqlparse.Name, t *catalog.Table, verb
 		for _, d := range reachedBy(fw.cat, u, verb, false) {
 			ws = append(ws, hiddenWrite{table: d, verb: verb, path: []string{verb + " on " + u.FullName() + ", whose " + descendantKind(u, d) + " " + d.QualifiedName() + " is fenced"}})
 		}
-		ws = append(ws, fw.tableWritesLocked(u, events, nil, true, false)...)
+		ws = append(ws, fw.tableWritesLocked(u, events, nil, nil, true, false)...)
 		if u.IsView {
-			ws = append(ws, fw.viewBaseWritesLocked(u, verb, events)...)
+			ws = append(ws, fw.viewBaseWritesLocked(u, verb, events, nil)...)
 		}
 		if len(ws) > 0 {
 			return u, ws

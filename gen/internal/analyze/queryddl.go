@@ -237,10 +237,10 @@ func (a *analyzer) relationWrites(u *catalog.Table) (hiddenWrite, bool) {
 	}
 	a.funcs.mu.Lock()
 	defer a.funcs.mu.Unlock()
-	ws := a.funcs.tableWritesLocked(u, events, nil, true, false)
+	ws := a.funcs.tableWritesLocked(u, events, nil, nil, true, false)
 	if u.IsView {
 		for _, verb := range events {
-			ws = append(ws, a.funcs.viewBaseWritesLocked(u, verb, []string{verb})...)
+			ws = append(ws, a.funcs.viewBaseWritesLocked(u, verb, []string{verb}, nil)...)
 		}
 	}
 	if len(ws) == 0 {
