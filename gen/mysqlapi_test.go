@@ -3,12 +3,14 @@ package gen_test
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/fencegen/fencegen/gen"
+	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 // TestMySQLFuncResultsAsSqlc: on engine mysql a function call in the
@@ -500,5 +502,78 @@ func TestMySQLInsertSetAsSqlc(t *testing.T) {
 	}
 	if _, err := run(); err == nil || !strings.Contains(err.Error(), "q.sql:2:13: query A writes fenced table accounts (INSERT) in a form fencegen's analysis does not hand to the guard") {
 		t.Errorf("a fenced INSERT ... SET: %v, want it refused at the table", err)
+	}
+}
+
+// TestMySQLMultiTableSetAsSqlc: sqlc v1.31.1 types SET col = ? of a
+// multi-table UPDATE by the column of that name in the first table the
+// UPDATE names, whichever table the assignment's qualifier names, and
+// refuses the query when that table has no such column (issue 27's
+// README trial: fencegen generated what sqlc refuses). fencegen refuses
+// the same queries with sqlc's message, at the statement, and types the
+// others as sqlc does; when sqlc is installed, its verdicts are checked
+// too.
+func TestMySQLMultiTableSetAsSqlc(t *testing.T) {
+	schema := "CREATE TABLE authors (id BIGINT PRIMARY KEY, name TEXT NOT NULL, bio TEXT);\n" +
+		"CREATE TABLE books (isbn VARCHAR(20) NOT NULL PRIMARY KEY, author_id BIGINT NOT NULL, title VARCHAR(200) NOT NULL, name INT);\n"
+	for _, tc := range []struct {
+		query string
+		want  string // the error, or a line of the generated code
+	}{
+		{"UPDATE authors a JOIN books b ON b.author_id = a.id SET a.bio = ?, b.title = ? WHERE a.id = ?", `q.sql:2:1: column "title" does not exist`},
+		{"UPDATE authors a, books b SET b.title = ? WHERE b.author_id = a.id", `q.sql:2:1: column "title" does not exist`},
+		{"UPDATE books b JOIN authors a ON b.author_id = a.id SET a.bio = ?, b.title = ?", `q.sql:2:1: column "bio" does not exist`},
+		{"UPDATE authors a JOIN books b ON b.author_id = a.id SET b.title = 'x', a.bio = ?", "func (q *Queries) Q(ctx context.Context, bio sql.NullString) error {"},
+		{"UPDATE books b JOIN authors a ON b.author_id = a.id SET b.title = ?", "func (q *Queries) Q(ctx context.Context, title string) error {"},
+		// books.name is INT; sqlc types the parameter by authors.name.
+		{"UPDATE authors a JOIN books b ON b.author_id = a.id SET b.name = ?", "func (q *Queries) Q(ctx context.Context, name string) error {"},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{
+				"schema.sql": schema,
+				"q.sql":      "-- name: Q :exec\n" + tc.query + ";\n",
+				"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+			}
+			for n, s := range files {
+				if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := gen.Generate(context.Background(), cfg)
+			refused := strings.Contains(tc.want, "does not exist")
+			switch {
+			case refused && err == nil:
+				t.Fatalf("generated; sqlc refuses it with %q", tc.want)
+			case refused && !strings.HasSuffix(regexp.MustCompile(`(?m)^\S*q\.sql:`).ReplaceAllString(err.Error(), "q.sql:"), tc.want):
+				t.Fatalf("error %q, want %q", err, tc.want)
+			case !refused && err != nil:
+				t.Fatalf("refused what sqlc generates: %v", err)
+			case !refused && !strings.Contains(string(out.Files["out/q.sql.go"]), tc.want):
+				t.Fatalf("generated code lacks %q:\n%s", tc.want, out.Files["out/q.sql.go"])
+			}
+			sqlc := testenv.SqlcBinary()
+			if sqlc == "" {
+				return
+			}
+			cmd := exec.Command(sqlc, "--no-remote", "generate")
+			cmd.Dir = dir
+			b, err := cmd.CombinedOutput()
+			if refused != (err != nil) {
+				t.Fatalf("sqlc generate: %v\n%s", err, b)
+			}
+			_, msg, _ := strings.Cut(tc.want, ": ")
+			_, msg, _ = strings.Cut(msg, ": ")
+			if refused && !strings.Contains(string(b), msg) {
+				t.Fatalf("sqlc says %s, not %q", b, msg)
+			}
+			if g, _ := os.ReadFile(filepath.Join(dir, "out", "q.sql.go")); !refused && !strings.Contains(string(g), tc.want) {
+				t.Fatalf("sqlc's code lacks %q:\n%s", tc.want, g)
+			}
+		})
 	}
 }

@@ -254,7 +254,11 @@ func (a *analyzer) column(sc *scope, ref *sqlparse.ColumnRef) (value, bool) {
 		if qual != "" {
 			for _, r := range x.rels {
 				if r.name == qual {
-					a.refErrorf(ref.Loc, "column %q does not exist in %s", name, qual)
+					if ref.Bare {
+						a.refErrorf(ref.Loc, "column %q does not exist", name)
+					} else {
+						a.refErrorf(ref.Loc, "column %q does not exist in %s", name, qual)
+					}
 					return value{}, false
 				}
 			}

@@ -780,7 +780,11 @@ func (n *RangeFunction) Pos() int { return n.Loc }
 // ColumnRef is a column reference: col, t.col, s.t.col, t.* or *.
 type ColumnRef struct {
 	Fields []string // "*" for a star
-	Loc    int
+	// Bare is set when the column of a qualified reference that does
+	// not exist is named without its qualifier in the error, as sqlc
+	// names it (MySQL's multi-table UPDATE ... SET col = ?).
+	Bare bool
+	Loc  int
 }
 
 func (n *ColumnRef) Pos() int { return n.Loc }

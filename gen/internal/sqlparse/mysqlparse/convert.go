@@ -726,6 +726,32 @@ func (c *converter) delete(n *ast.DeleteStmt) sqlparse.Node {
 	return d
 }
 
+// firstTable is the qualifier (its alias, else its name) of the first
+// table a join names, left to right (sqlc's first RangeVar of a
+// multi-table UPDATE), or "" when it names none.
+func firstTable(n ast.ResultSetNode) string {
+	switch x := n.(type) {
+	case *ast.Join:
+		if q := firstTable(x.Left); q != "" {
+			return q
+		}
+		if x.Right != nil {
+			return firstTable(x.Right)
+		}
+	case *ast.TableSource:
+		if tn, ok := x.Source.(*ast.TableName); ok {
+			if x.AsName.O != "" {
+				return x.AsName.L
+			}
+			return tn.Name.L
+		}
+		if j, ok := x.Source.(*ast.Join); ok {
+			return firstTable(j)
+		}
+	}
+	return ""
+}
+
 // multiTable is a multi-table UPDATE or DELETE read for its parameters'
 // types and names only: a SELECT of nothing FROM its joined tables, WHERE
 // its condition and each SET col = expr as a comparison (which names and
@@ -738,12 +764,21 @@ func (c *converter) multiTable(n ast.StmtNode, refs *ast.TableRefsClause, where 
 	}
 	s := &sqlparse.Select{From: c.from(refs.TableRefs), Loc: c.start}
 	var conds []sqlparse.Node
+	first := firstTable(refs.TableRefs)
 	for _, a := range set {
 		var fields []string
-		if a.Column.Table.O != "" {
+		bare := false
+		if _, param := a.Expr.(*driver.ParamMarkerExpr); param && first != "" {
+			// sqlc v1.31.1 types SET col = ? of a multi-table UPDATE by
+			// the column of that name in the first table the UPDATE
+			// names, whichever table the assignment's qualifier names,
+			// and refuses the query when that table has none: column
+			// "col" does not exist.
+			fields, bare = append(fields, first), true
+		} else if a.Column.Table.O != "" {
 			fields = append(fields, a.Column.Table.L)
 		}
-		col := &sqlparse.ColumnRef{Fields: append(fields, a.Column.Name.L), Loc: c.start}
+		col := &sqlparse.ColumnRef{Fields: append(fields, a.Column.Name.L), Bare: bare, Loc: c.start}
 		conds = append(conds, &sqlparse.AExpr{Kind: "op", Op: "=", Left: col, Right: c.expr(a.Expr), Loc: c.start})
 	}
 	if w := c.expr(where); w != nil {
