@@ -85,3 +85,16 @@ func ExampleInvalidTokenError() {
 	// false true
 	// credit: fence: CreditAccount on account_balances: token 0 is not a fencing token (a lease mints tokens from 1 up); nothing was sent
 }
+
+// TestStaleErrorStoredUnknown: a refusal that could not read the stored
+// token says so, instead of a stored 0 below the presented token.
+func TestStaleErrorStoredUnknown(t *testing.T) {
+	e := &fence.StaleError{Query: "Q", Table: "t", Presented: 2, StoredUnknown: true, Mode: fence.NonStrict}
+	if got, want := e.Error(), "fence: stale token in Q on t: presented 2, stored token unknown (non-strict)"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	e.StoredUnknown, e.Stored = false, 8
+	if got, want := e.Error(), "fence: stale token in Q on t: presented 2, stored 8 (non-strict)"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}

@@ -104,7 +104,7 @@ func TestMySQLUpsertDecodes(t *testing.T) {
 	}
 	refused := &mysqlError{Number: fenceimpl.MySQLSubqueryErrno, SQLState: [5]byte{'2', '1', '0', '0', '0'}, Message: "Subquery returns more than 1 row"}
 	var se *fence.StaleError
-	if _, err := fenceimpl.MySQLUpsert(ctx, "Q", "t", fence.Strict, 7, nil, refused, nil); !errors.As(err, &se) || se.Presented != 7 || se.Mode != fence.Strict || se.Stored != 0 {
+	if _, err := fenceimpl.MySQLUpsert(ctx, "Q", "t", fence.Strict, 7, nil, refused, nil); !errors.As(err, &se) || se.Presented != 7 || se.Mode != fence.Strict || se.Stored != 0 || !se.StoredUnknown {
 		t.Errorf("refused: %v", err)
 	}
 	other := &mysqlError{Number: 1062, Message: "Duplicate entry"}
