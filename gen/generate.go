@@ -121,9 +121,9 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 			dg, err = guard.NewMySQLEntryGuard(g.cat, loosened, g.pkg.Go.Out, g.schema)
 		} else {
 			dg, err = guard.NewDatabaseGuard(g.cat, loosened, g.pkg.Go.Out, g.schema, parse)
-			if err == nil && dg != nil {
-				dg.SetAt(guardAt(cfg, g.pkg, loosened, parse))
-			}
+		}
+		if err == nil && dg != nil {
+			dg.SetAt(guardAt(cfg, g.pkg, loosened, parse))
 		}
 		var b []byte
 		if err == nil && dg != nil {
@@ -187,7 +187,7 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 	return out, nil
 }
 
-// guardAt is the Guard's SetAt of PostgreSQL entry pkg: the guard of
+// guardAt is the Guard's SetAt of entry pkg: the guard of
 // the schema as a prefix of its schema files leaves it, built from a
 // catalog of those files alone with the configuration's fence keys
 // (fencegen guard -into of a migration that newer ones follow).
@@ -201,6 +201,9 @@ func guardAt(cfg *Config, pkg config.Package, loosened map[string]bool, parse fu
 		}
 		if errs, _ := markConfigFences(cat, cfg.Path, pkg, map[config.Position]bool{}); len(errs) > 0 {
 			return nil, errs.Err()
+		}
+		if pkg.Engine == "mysql" {
+			return guard.NewMySQLEntryGuard(cat, loosened, pkg.Go.Out, files)
 		}
 		return guard.NewDatabaseGuard(cat, loosened, pkg.Go.Out, files, parse)
 	}

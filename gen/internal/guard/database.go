@@ -1330,10 +1330,11 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 		return nil, fmt.Errorf("unknown migration format %q: want one of %s", format, strings.Join(MigrationFormats, ", "))
 	}
 	if g.mysql != nil {
-		if err := checkNewest(files, into); err != nil {
+		gk, others, err := g.mysqlAt(files, into, others)
+		if err != nil {
 			return nil, err
 		}
-		return g.mysqlInline(into, others, format)
+		return gk.mysqlInline(into, others, format)
 	}
 	raw, err := os.ReadFile(into) // as written: the schema reader may drop its down section
 	if err != nil {
@@ -1369,6 +1370,52 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 	return spliceInline(raw, block, format, func() (string, error) {
 		return gk.inlineDown(replayGuard(parsed[:len(parsed)-1]), format)
 	})
+}
+
+// mysqlAt is inlineAt for an entry with engine mysql: g when into is the
+// newest of files; for an older one, which a finding of the replay of
+// g's schema files must name (Finding.Into), the guard of the schema as
+// the files up to into leave it (SetAt), and others with g replaced by it.
+func (g *DatabaseGuard) mysqlAt(files []string, into string, others []*DatabaseGuard) (*DatabaseGuard, []*DatabaseGuard, error) {
+	if checkNewest(files, into) == nil {
+		return g, others, nil
+	}
+	idx, err := g.schemaIndex(into)
+	if err != nil || g.at == nil {
+		return nil, nil, checkNewest(files, into)
+	}
+	named := false
+	if have := replayMySQLGuard(g.schema); len(have.migrations) > 0 {
+		for _, f := range g.mysqlFindings(have, others) {
+			named = named || f.Into != "" && samePath(f.Into, into)
+		}
+	}
+	if !named {
+		return nil, nil, fmt.Errorf("-into %s: not the newest up migration of the directory (%s is), nor one whose guard is missing (fencegen check names it): only a migration not yet applied anywhere may change, and the guard goes into the newest unless an older one leaves a table unguarded", filepath.ToSlash(into), filepath.ToSlash(files[len(files)-1]))
+	}
+	gk, err := g.at(g.schema[:idx+1])
+	if err != nil {
+		return nil, nil, fmt.Errorf("-into %s: the schema as the migrations up to it leave it: %v", filepath.ToSlash(into), err)
+	}
+	if gk == nil {
+		return nil, nil, fmt.Errorf("-into %s: no table is fenced in the schema as the migrations up to it leave it, and none of them is a guard migration: there is no guard to add to it", filepath.ToSlash(into))
+	}
+	gk.unfence = g.unfence
+	others = slices.Clone(others)
+	if i := slices.Index(others, g); i >= 0 {
+		others[i] = gk
+	}
+	return gk, others, nil
+}
+
+// samePath reports whether a and b name the same file.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	ba, err2 := filepath.Abs(b)
+	if err1 != nil || err2 != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return aa == ba
 }
 
 // fencedAt reports whether table qt (quoted, qualified) is fenced in the
@@ -1713,7 +1760,11 @@ func (g *DatabaseGuard) InlineDown(files []string, into, format string) (name st
 		return "", nil, nil
 	}
 	if g.mysql != nil {
-		return g.mysqlInlineDownFile(into, name, raw)
+		gk, _, err := g.mysqlAt(files, into, nil)
+		if err != nil {
+			return "", nil, err
+		}
+		return gk.mysqlInlineDownFile(into, name, raw)
 	}
 	gk, parsed, _, err := g.inlineAt(files, into, nil)
 	if err != nil {
