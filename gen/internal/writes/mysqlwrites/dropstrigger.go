@@ -48,6 +48,9 @@ func TriggerDrops(text string) (names []string, pos int, unread string) {
 			}
 			continue
 		}
+		if w := toks[0].upper(); w == "GRANT" || w == "REVOKE" {
+			continue // privileges (GRANT DROP, TRIGGER ON ...), no drop
+		}
 		drop := false
 		for _, t := range toks {
 			switch {
