@@ -2,6 +2,7 @@ package gen
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/token"
 	"path"
@@ -129,6 +130,10 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 		if err == nil && dg != nil {
 			out.Guards = append(out.Guards, dg)
 			b, err = dg.SQL()
+		}
+		if de := (*diag.Error)(nil); errors.As(err, &de) {
+			errs.AddErr(de) // located in the schema already
+			continue
 		}
 		if err != nil {
 			errs.Add(cfg.Path, g.pkg.Pos.Line, g.pkg.Pos.Col, "%v", err)

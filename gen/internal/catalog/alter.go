@@ -131,7 +131,7 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 			// A key on an expression (MySQL's functional key parts):
 			// fencegen does not model it (UniqueKeys' untracked).
 			if !primary {
-				t.untrackedUnique = true
+				u.untracked(t, cmd.Loc)
 			}
 		case primary && len(t.PrimaryKey) > 0:
 			u.refusef(cmd.Loc, "multiple primary keys for table %q are not allowed", t.Name)
@@ -140,6 +140,7 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		case primary && len(cmd.Key.Columns) == 0:
 			// No columns and no index: nothing to add.
 		case u.checkKey(t, cmd.Key.Name, cmd.Key.Columns, cmd.Loc):
+			t.notePrefix(cmd.Key.Columns, cmd.Key.Prefix)
 			u.c.addKeyTree(t, cmd.Key.Name, cmd.Key.Columns, primary, recurse)
 		}
 	case sqlparse.AlterAddForeignKey:

@@ -260,6 +260,16 @@ type Table struct {
 	// (on expressions, or copied by LIKE ... INCLUDING INDEXES): an ON
 	// CONFLICT target may match it.
 	untrackedUnique bool
+	// untrackedFile, untrackedLine and untrackedCol locate the
+	// statement of the first unique key untrackedUnique records (File
+	// "" when unknown).
+	untrackedFile               string
+	untrackedLine, untrackedCol int
+	// keyPrefix maps a column to the shortest prefix of it a unique key
+	// compares (MySQL's UNIQUE (email(10))). It is never taken back (a
+	// dropped key leaves it): a shorter prefix than a key's matches more
+	// rows, never fewer.
+	keyPrefix map[string]int
 	// foreignKeys are t's FOREIGN KEY constraints.
 	foreignKeys []foreignKey
 }

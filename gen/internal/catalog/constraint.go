@@ -423,6 +423,45 @@ func (c *Catalog) shrinkKeys(t *Table, col string) {
 	}
 }
 
+// KeyPrefix is the length of the shortest prefix of column col that a
+// unique key of t compares (MySQL's UNIQUE (email(10))), 0 when every
+// key compares the whole value. A key dropped since still counts: the
+// prefix it gives matches no fewer rows than a key compares.
+func (t *Table) KeyPrefix(col string) int { return t.keyPrefix[col] }
+
+// UntrackedUniqueAt locates the schema statement of a unique key of t
+// that fencegen does not model (UniqueKeys' untracked), file "" when none
+// is known.
+func (t *Table) UntrackedUniqueAt() (file string, line, col int) {
+	return t.untrackedFile, t.untrackedLine, t.untrackedCol
+}
+
+// notePrefix records in t.keyPrefix the prefix lengths of a unique key's
+// parts (prefix nil: none, or an entry 0: the whole value).
+func (t *Table) notePrefix(cols []string, prefix []int) {
+	for i, n := range prefix {
+		if n <= 0 || i >= len(cols) {
+			continue
+		}
+		if t.keyPrefix == nil {
+			t.keyPrefix = map[string]int{}
+		}
+		if old, ok := t.keyPrefix[cols[i]]; !ok || n < old {
+			t.keyPrefix[cols[i]] = n
+		}
+	}
+}
+
+// untracked records, at loc, a unique key of t that fencegen does not
+// model (UniqueKeys' untracked).
+func (u *updater) untracked(t *Table, loc int) {
+	t.untrackedUnique = true
+	if t.untrackedFile == "" {
+		t.untrackedLine, t.untrackedCol = u.pos(loc)
+		t.untrackedFile = u.f.Name
+	}
+}
+
 // dropMySQLIndex drops t's key or index named name as MySQL's DROP INDEX
 // does (names compared as MySQL compares index names, without case), the
 // primary key for "" or PRIMARY, and reports whether one went.
@@ -462,6 +501,10 @@ func (c *Catalog) renameColumnConstraints(t *Table, old, nu string) {
 		return out
 	}
 	t.PrimaryKey = rename(t.PrimaryKey)
+	if n, ok := t.keyPrefix[old]; ok {
+		delete(t.keyPrefix, old)
+		t.notePrefix([]string{nu}, []int{n})
+	}
 	for name, k := range t.keys {
 		k.columns = rename(k.columns)
 		t.keys[name] = k

@@ -41,8 +41,9 @@ func (u *updater) createIndex(n *sqlparse.CreateIndex) {
 	if n.Unique {
 		cols = slices.Clone(n.Columns)
 		if n.Columns == nil {
-			t.untrackedUnique = true
+			u.untracked(t, n.Table.Loc)
 		}
+		t.notePrefix(n.Columns, n.Prefix)
 		if n.Partial && cols != nil {
 			if t.partial == nil {
 				t.partial = map[string]bool{}

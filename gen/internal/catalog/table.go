@@ -68,7 +68,10 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 		}
 		if opts&sqlparse.LikeIndexes != 0 {
 			if len(src.indexes) > 0 || src.untrackedUnique {
-				t.untrackedUnique = true
+				u.untracked(t, n.Table.Loc)
+			}
+			for c, p := range src.keyPrefix {
+				t.notePrefix([]string{c}, []int{p})
 			}
 			for _, name := range slices.Sorted(maps.Keys(src.keys)) {
 				likeKeys = append(likeKeys, src.keys[name])
@@ -158,6 +161,13 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	// transformIndexConstraints).
 	var keys []sqlparse.KeyConstraint
 	for _, k := range n.Keys {
+		if k.Columns == nil && k.Index == "" {
+			// A unique key on an expression (MySQL 8's functional key
+			// parts): not modelled.
+			u.untracked(t, n.Table.Loc)
+			continue
+		}
+		t.notePrefix(k.Columns, k.Prefix)
 		i := slices.IndexFunc(keys, func(x sqlparse.KeyConstraint) bool { return slices.Equal(x.Columns, k.Columns) })
 		if i < 0 {
 			keys = append(keys, *k)

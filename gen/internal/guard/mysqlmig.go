@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
@@ -55,6 +56,13 @@ type mysqlGuardTable struct {
 	// the BEFORE INSERT trigger looks the stored row up by them. None:
 	// no BEFORE INSERT trigger.
 	Keys [][]string
+	// Prefix maps a column of Keys to the length of the prefix of it a
+	// key compares (catalog.Table.KeyPrefix: the shortest of them, which
+	// matches no fewer rows than any key): the trigger compares
+	// LEFT(c, n), as the key does, in the column's collation (so case
+	// and PAD SPACE's trailing spaces are compared as the key compares
+	// them).
+	Prefix map[string]int
 }
 
 // mysqlTriggerEvents are the events of a fenced table's guard triggers,
@@ -70,8 +78,26 @@ func NewMySQLDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out s
 	var tables []mysqlGuardTable
 	for _, t := range cat.FencedTables() {
 		strict := t.Fence.Strict && !loosened[MarkedTable(t).QualifiedName()]
-		keys, _ := t.UniqueKeys()
-		tables = append(tables, mysqlGuardTable{Table: t.Name, Column: t.Fence.Column, Strict: strict, Required: t.Fence.Required && !strict, Keys: keys})
+		keys, untracked := t.UniqueKeys()
+		if untracked {
+			// The BEFORE INSERT trigger could not look up the row a
+			// REPLACE or an upsert conflicts with on that key: refused
+			// rather than written to miss it.
+			file, line, col := t.UntrackedUniqueAt()
+			if file == "" {
+				file, line, col = t.File, t.Line, t.Col
+			}
+			return nil, &diag.Error{File: file, Line: line, Col: col, Msg: "fenced table " + t.Name + " has a unique key fencegen does not model (a key part on an expression, or a key copied by CREATE TABLE ... LIKE from such a table): the guard's BEFORE INSERT trigger could not look up the row a REPLACE or INSERT ... ON DUPLICATE KEY UPDATE conflicts with on it, so fencegen writes no guard; make the key one of columns, or drop it"}
+		}
+		prefix := map[string]int{}
+		for _, k := range keys {
+			for _, c := range k {
+				if n := t.KeyPrefix(c); n > 0 {
+					prefix[c] = n
+				}
+			}
+		}
+		tables = append(tables, mysqlGuardTable{Table: t.Name, Column: t.Fence.Column, Strict: strict, Required: t.Fence.Required && !strict, Keys: keys, Prefix: prefix})
 	}
 	if len(tables) == 0 {
 		return nil, nil
@@ -190,6 +216,10 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 	for _, k := range t.Keys {
 		var eq []string
 		for _, c := range k {
+			if n := t.Prefix[c]; n > 0 {
+				eq = append(eq, fmt.Sprintf("LEFT(%s, %d) = LEFT(NEW.%s, %d)", mysqlIdent(c), n, mysqlIdent(c), n))
+				continue
+			}
 			eq = append(eq, mysqlIdent(c)+" = NEW."+mysqlIdent(c))
 		}
 		m := strings.Join(eq, " AND ")

@@ -189,6 +189,10 @@ type KeyConstraint struct {
 	// Index is the unique index of ADD CONSTRAINT ... USING INDEX (Columns
 	// is then empty: they are the index's).
 	Index string
+	// Prefix is, for each of Columns, the length of the prefix the key
+	// compares (MySQL's UNIQUE (email(10))), 0 for the whole value; nil
+	// when no part has one.
+	Prefix []int
 }
 
 // ColumnDef is a column in CREATE TABLE or ALTER TABLE ADD COLUMN.
@@ -319,7 +323,9 @@ type CreateIndex struct {
 	Table Name
 	// Columns are the indexed columns, nil if any key is an expression.
 	Columns []string
-	Unique  bool
+	// Prefix is KeyConstraint.Prefix for Columns.
+	Prefix []int
+	Unique bool
 	// Partial is set by WHERE.
 	Partial     bool
 	IfNotExists bool

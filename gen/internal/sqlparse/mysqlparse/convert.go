@@ -159,13 +159,7 @@ func (c *converter) stmt1(n ast.StmtNode) sqlparse.Node {
 		return &sqlparse.AlterTable{Table: c.name(n.Table), MissingOK: true, Cmds: []*sqlparse.AlterCmd{{Kind: sqlparse.AlterDropIndex, Constraint: n.IndexName, MissingOK: true, Loc: c.start}}}
 	case *ast.CreateIndexStmt:
 		ci := &sqlparse.CreateIndex{Name: n.IndexName, Table: c.name(n.Table), Unique: n.KeyType == ast.IndexKeyTypeUnique, IfNotExists: n.IfNotExists}
-		for _, p := range n.IndexPartSpecifications {
-			if p.Column == nil {
-				ci.Columns = nil
-				break
-			}
-			ci.Columns = append(ci.Columns, p.Column.Name.L)
-		}
+		ci.Columns, ci.Prefix = keyParts(n.IndexPartSpecifications)
 		return ci
 	}
 	return c.unknown(n, c.start)
@@ -260,24 +254,18 @@ func (c *converter) createTable(n *ast.CreateTableStmt) sqlparse.Node {
 		}
 	}
 	for _, k := range n.Constraints {
-		var cols []string
-		for _, p := range k.Keys {
-			if p.Column == nil {
-				cols = nil
-				break
-			}
-			cols = append(cols, p.Column.Name.L)
-		}
+		cols, prefix := keyParts(k.Keys)
 		switch k.Tp {
 		case ast.ConstraintPrimaryKey:
 			if cols != nil {
 				ct.PrimaryKey = cols
-				ct.Keys = append(ct.Keys, &sqlparse.KeyConstraint{Columns: cols, Primary: true})
+				ct.Keys = append(ct.Keys, &sqlparse.KeyConstraint{Columns: cols, Primary: true, Prefix: prefix})
 			}
 		case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
-			if cols != nil {
-				ct.Keys = append(ct.Keys, &sqlparse.KeyConstraint{Name: k.Name, Columns: cols})
-			}
+			// A key on an expression (MySQL 8's functional key parts)
+			// has no Columns: the catalog records it as a unique key it
+			// does not model.
+			ct.Keys = append(ct.Keys, &sqlparse.KeyConstraint{Name: k.Name, Columns: cols, Prefix: prefix})
 		case ast.ConstraintForeignKey:
 			if k.Refer != nil && cols != nil {
 				fk := &sqlparse.ForeignKey{Name: k.Name, Columns: cols, Parent: c.name(k.Refer.Table), OnDelete: 'a', OnUpdate: 'a'}
@@ -376,21 +364,35 @@ func (c *converter) addConstraint(k *ast.Constraint) *sqlparse.AlterCmd {
 	if k == nil {
 		return &sqlparse.AlterCmd{Kind: sqlparse.AlterOther, Loc: c.start}
 	}
-	var cols []string
-	for _, p := range k.Keys {
-		if p.Column == nil {
-			cols = nil
-			break
-		}
-		cols = append(cols, p.Column.Name.L)
-	}
+	cols, prefix := keyParts(k.Keys)
 	switch k.Tp {
 	case ast.ConstraintPrimaryKey:
-		return &sqlparse.AlterCmd{Kind: sqlparse.AlterAddPrimaryKey, Keys: cols, Key: &sqlparse.KeyConstraint{Columns: cols, Primary: true}, Loc: c.start}
+		return &sqlparse.AlterCmd{Kind: sqlparse.AlterAddPrimaryKey, Keys: cols, Key: &sqlparse.KeyConstraint{Columns: cols, Primary: true, Prefix: prefix}, Loc: c.start}
 	case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
-		return &sqlparse.AlterCmd{Kind: sqlparse.AlterAddUnique, Key: &sqlparse.KeyConstraint{Name: k.Name, Columns: cols}, Loc: c.start}
+		return &sqlparse.AlterCmd{Kind: sqlparse.AlterAddUnique, Key: &sqlparse.KeyConstraint{Name: k.Name, Columns: cols, Prefix: prefix}, Loc: c.start}
 	}
 	return &sqlparse.AlterCmd{Kind: sqlparse.AlterOther, Loc: c.start}
+}
+
+// keyParts are a key's columns and, when a part compares a prefix
+// (email(10)), each part's prefix length (0: the whole value); columns
+// are nil when a part is an expression.
+func keyParts(parts []*ast.IndexPartSpecification) (cols []string, prefix []int) {
+	for _, p := range parts {
+		if p.Column == nil {
+			return nil, nil
+		}
+		cols = append(cols, p.Column.Name.L)
+		if p.Length > 0 && prefix == nil {
+			prefix = make([]int, len(parts))
+		}
+	}
+	if prefix != nil {
+		for i, p := range parts {
+			prefix[i] = max(p.Length, 0)
+		}
+	}
+	return cols, prefix
 }
 
 // columnComment appends a column's COMMENT (nil: none) to list, on
