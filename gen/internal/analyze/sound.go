@@ -435,10 +435,81 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
 			}
 		}
 	}
+	a.skippingTriggers(t, trs, events, loc)
 	for _, r := range t.Rules {
 		if r.Instead && slices.Contains(events, r.Event) {
 			a.refuseFenced(loc, t, "query %s writes fenced table %s, whose rule %s (%s:%d) is DO INSTEAD: PostgreSQL replaces the guarded write with the rule's action, so the guard does not run; drop the rule, or write what it does as its own fenced queries",
 				a.ann.Name, t.QualifiedName(), r.Name, r.File, r.Line)
+		}
+	}
+}
+
+// skippingTriggers refuses a guarded UPDATE or DELETE (an upsert's DO
+// UPDATE included) of fenced table t when a BEFORE row trigger of t, or
+// of a partition or child it lands in (trs), may skip the row: its
+// function may RETURN NULL (or, on DELETE, NEW, which is NULL there), or
+// it is suppress_redundant_updates_trigger, which skips an UPDATE that
+// changes nothing (issue 24). PostgreSQL then writes no row, and the
+// guard cannot tell a row the trigger skipped from one that changed or
+// went between its check and its write: a write by key would fail with
+// *fence.ConcurrentChangeError after its retries, a locking one with
+// ErrNotFound, though nothing else touched the row. A function fencegen
+// does not read counts as one that may skip.
+func (a *analyzer) skippingTriggers(t *catalog.Table, trs []*catalog.Trigger, events []string, loc int) {
+	for _, ev := range []string{"UPDATE", "DELETE"} {
+		if !slices.Contains(events, ev) {
+			continue
+		}
+		for _, tr := range trs {
+			if !tr.Before || !slices.Contains(tr.Events, ev) || afterTriggerRE().MatchString(tr.Text) {
+				continue
+			}
+			why := ""
+			if builtinTrigger(tr.Func) {
+				if tr.Func.Name == "suppress_redundant_updates_trigger" && ev == "UPDATE" {
+					why = "suppress_redundant_updates_trigger(), which skips an UPDATE that changes nothing (a holder writing the same values with the same token)"
+				}
+			} else {
+				for _, f := range a.cat.Funcs(tr.Func.Schema, tr.Func.Name) {
+					if a.opts.GuardFunction != nil && a.opts.GuardFunction(f.File, f.Line) {
+						continue
+					}
+					null, isNew, read := false, false, false
+					if f.Language == "plpgsql" {
+						if row, err := writes.ReadTrigger(f.Source, t.Fence.Column); err == nil {
+							null, isNew, read = row.ReturnsNull, row.ReturnsNew, true
+						} else {
+							for _, m := range returnRE().FindAllStringSubmatch(stripSQLComments(f.Body), -1) {
+								switch strings.ToLower(strings.Trim(strings.TrimSpace(m[1]), "()")) {
+								case "null":
+									null = true
+								case "new":
+									isNew = true
+								}
+							}
+							read = true
+						}
+					}
+					switch {
+					case !read:
+						continue // LANGUAGE other than plpgsql: refused by fencedRewrites
+					case null:
+						why = f.Name + "(), which may RETURN NULL"
+					case isNew && ev == "DELETE":
+						why = f.Name + "(), which may RETURN NEW, and NEW is NULL in a BEFORE DELETE trigger"
+					}
+					if why != "" {
+						break
+					}
+				}
+			}
+			if why == "" {
+				continue
+			}
+			kind := strings.ToLower(ev)
+			a.refuseFenced(loc, t, "query %s runs a guarded %s of fenced table %s, whose BEFORE %s trigger %s (%s:%d) runs %s: PostgreSQL then skips the row, and the guard cannot tell a skipped row from one that changed or went away concurrently, so the method would fail with a retryable-looking *fence.ConcurrentChangeError (by key) or fence.ErrNotFound (many rows) though nothing else touched it; make the trigger RAISE an exception where it skips the row (the error then reaches the caller), or make it an AFTER trigger, or drop it",
+				a.ann.Name, kind, t.QualifiedName(), ev, tr.Name, tr.File, tr.Line, why)
+			return
 		}
 	}
 }

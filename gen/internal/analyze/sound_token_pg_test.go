@@ -119,7 +119,7 @@ func TestSoundGuardedShapesAgainstPostgreSQL(t *testing.T) {
 	for _, tc := range []struct{ name, schema, query, seed string }{
 		{"partition written directly", pgPartJobs, "update jobs_1 set k = k + 1 where id = 1", pgSeed},
 		{"token column renamed", pgJobs + "alter table jobs rename column tok to tok2;\n", "update jobs set k = k + 1 where id = 1", "insert into jobs (id, k, parent_id, tok2) values (1, 1, 1, 5); insert into logs values (1, 1);"},
-		{"harmless BEFORE trigger returning NEW", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin new.k := new.k + 10; if new.tok < 0 then return null; end if; return new; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
+		{"harmless BEFORE trigger returning NEW", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin new.k := new.k + 10; if new.tok < 0 then raise exception 'negative'; end if; return new; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
 		{"AFTER trigger whose result PostgreSQL ignores", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin return old; end $$;\ncreate trigger t after update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
 	} {
 		files, msgs := analyzeSrc(t, tc.schema, "-- name: Q :exec\n"+tc.query+";\n")

@@ -21,6 +21,10 @@ type TriggerRow struct {
 	// ReturnsOther is set when a RETURN gives a row other than NEW, OLD
 	// or NULL.
 	ReturnsOther bool
+	// ReturnsNull is set when a RETURN gives NULL: a BEFORE row trigger
+	// then skips the row. ReturnsNew is set when one gives NEW, which is
+	// NULL in a BEFORE DELETE trigger (so it skips the delete).
+	ReturnsNull, ReturnsNew bool
 }
 
 // ReadTrigger reads the PL/pgSQL trigger function source (the whole CREATE
@@ -80,6 +84,7 @@ func ReadTrigger(source, column string) (TriggerRow, error) {
 				if rv, ok := num(r["retvarno"]); ok {
 					old, _ := num(fn["old_varno"])
 					out.ReturnsOther = out.ReturnsOther || rv != newNo && rv != old
+					out.ReturnsNew = out.ReturnsNew || rv == newNo
 				} else if e, ok := r["expr"].(map[string]any); ok {
 					pe, _ := e["PLpgSQL_expr"].(map[string]any)
 					q, _ := pe["query"].(string)
@@ -89,7 +94,11 @@ func ReadTrigger(source, column string) (TriggerRow, error) {
 					}
 					q = strings.ToLower(strings.Trim(q, `"`))
 					switch q {
-					case "new", "old", "null", "":
+					case "null":
+						out.ReturnsNull = true
+					case "new":
+						out.ReturnsNew = true
+					case "old", "":
 					default:
 						out.ReturnsOther = true
 					}
