@@ -2,6 +2,7 @@ package gen_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -140,5 +141,93 @@ func TestMySQLGuardRefusesExpressionKey(t *testing.T) {
 			!strings.Contains(err.Error(), "make the key one of columns") {
 			t.Errorf("%s: %v", c.schema, err)
 		}
+	}
+}
+
+// TestMySQLAlteredPrimaryKeysOnMariaDB (issue 27): the catalog follows a
+// primary key changed by ALTER TABLE. After DROP PRIMARY KEY, ADD
+// PRIMARY KEY (id, b), UPDATE t2 ... WHERE id = ? matches rows of several
+// keys and is generated all or nothing (it was "guarded by key", which
+// skipped the row of a newer holder and wrote the other): run on MariaDB
+// as its method runs it, a stale token is a *fence.StaleError and writes
+// neither row, a current one writes both. A primary key added by ALTER
+// TABLE ... ADD PRIMARY KEY makes a write by it guarded by key (it was
+// refused as a table without one), and a table without one is refused
+// once, saying what to do.
+func TestMySQLAlteredPrimaryKeysOnMariaDB(t *testing.T) {
+	schema := `CREATE TABLE t2 (id BIGINT NOT NULL, b VARCHAR(5) NOT NULL, v INT NOT NULL, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token', PRIMARY KEY (id));
+ALTER TABLE t2 DROP PRIMARY KEY, ADD PRIMARY KEY (id, b);
+CREATE TABLE acc2 (id BIGINT NOT NULL, slug VARCHAR(20) NOT NULL, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');
+ALTER TABLE acc2 ADD PRIMARY KEY (id);
+`
+	queries := "-- name: SetV2 :exec\nUPDATE t2 SET v = ? WHERE id = ?;\n\n-- name: Bump2 :execrows\nUPDATE acc2 SET slug = ? WHERE id = ?;\n"
+	out, err := gen.Generate(context.Background(), mysqlGuardProject(t, schema, queries))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := string(out.Files["out/q.sql.go"])
+	for _, want := range []string{
+		"-- fencegen: guarded, all or nothing (t2.tok <= the presented token)",
+		"fenceimpl.MySQLAll(ctx, \"SetV2\", \"t2\", fence.NonStrict, token, func() (sql.Result, error) {\n\t\treturn q.db.ExecContext(ctx, setV2,\n\t\t\targ.V,\n\t\t\tint64(token),\n\t\t\targ.ID,\n\t\t\targ.ID,\n\t\t\tint64(token),\n\t\t)",
+		"return q.db.QueryContext(ctx, fenceStoredSetV2, int64(token), int64(token), arg.ID)",
+		"-- fencegen: guarded by key (acc2.tok <= the presented token)",
+	} {
+		if !strings.Contains(code, want) {
+			t.Fatalf("missing %q in:\n%s", want, code)
+		}
+	}
+	var stmts []string
+	for _, s := range strings.Split(schema, ";\n") {
+		if strings.TrimSpace(s) != "" {
+			stmts = append(stmts, s)
+		}
+	}
+	stmts = append(stmts, "INSERT INTO t2 VALUES (1, 'a', 0, 9), (1, 'b', 0, 2)", "INSERT INTO acc2 VALUES (1, 's1', 9)")
+	db := testenv.MySQL(t, "", stmts...)
+	ctx := context.Background()
+	setV2 := func(v int64, id int64, token fence.Token) (int64, error) {
+		return fenceimpl.MySQLAll(ctx, "SetV2", "t2", fence.NonStrict, token, func() (sql.Result, error) {
+			return db.ExecContext(ctx, generatedConst(t, code, "setV2"), v, int64(token), id, id, int64(token))
+		}, func(ctx context.Context) (*sql.Rows, error) {
+			return db.QueryContext(ctx, generatedConst(t, code, "fenceStoredSetV2"), int64(token), int64(token), id)
+		})
+	}
+	rows := func() string {
+		var s string
+		if err := db.QueryRowContext(ctx, "SELECT GROUP_CONCAT(CONCAT(b, '=', v, '/', tok) ORDER BY b) FROM t2").Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	var se *fence.StaleError
+	if _, err := setV2(42, 1, 5); !errors.As(err, &se) || se.Stored != 9 {
+		t.Fatalf("SetV2 with token 5 (row a holds 9): %v; want a *fence.StaleError stored 9", err)
+	}
+	if got := rows(); got != "a=0/9,b=0/2" {
+		t.Fatalf("after the stale SetV2: %s; want both rows as they were", got)
+	}
+	if n, err := setV2(42, 1, 10); err != nil || n != 2 || rows() != "a=42/10,b=42/10" {
+		t.Fatalf("SetV2 with token 10: %d, %v, rows %s; want both written", n, err, rows())
+	}
+	bump2 := generatedConst(t, code, "bump2")
+	for _, c := range []struct {
+		token fence.Token
+		want  int64
+	}{{5, 0}, {10, 1}} {
+		res, err := db.ExecContext(ctx, bump2, "x", int64(c.token), int64(1), int64(c.token))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := res.RowsAffected(); n != c.want {
+			t.Errorf("Bump2 with token %d: %d rows; want %d", c.token, n, c.want)
+		}
+	}
+
+	_, err = gen.Generate(context.Background(), mysqlGuardProject(t,
+		"CREATE TABLE t3 (id BIGINT NOT NULL, v INT, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n",
+		"-- name: SetV3 :exec\nUPDATE t3 SET v = ? WHERE id = ?;\n"))
+	const msg = "fenced table t3 has no PRIMARY KEY"
+	if err == nil || strings.Count(err.Error(), msg) != 1 || !strings.Contains(err.Error(), "q.sql:2:1: query SetV3: "+msg) || !strings.Contains(err.Error(), "ALTER TABLE t3 ADD PRIMARY KEY") {
+		t.Errorf("a fenced UPDATE of a table without a primary key: %v; want it refused once, saying to add one", err)
 	}
 }

@@ -981,7 +981,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	if q.Fence != nil {
 		q.Fence.TokenParam = len(q.Params) + 1
 		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && len(q.Fence.Table.PrimaryKey) == 0 {
-			a.errorf(a.stmt.Start, "query %s: fenced table %s has no PRIMARY KEY; fencegen locks and writes the rows a fenced %s matches by key, so that the write is all or nothing", q.Name, q.Fence.Table.QualifiedName(), strings.ToUpper(q.Fence.Kind))
+			a.errorf(a.stmt.Start, "query %s: fenced table %s has no PRIMARY KEY; fencegen locks and writes the rows a fenced %s matches by key, so that the write is all or nothing: give it one in the schema (PRIMARY KEY in CREATE TABLE, or ALTER TABLE %s ADD PRIMARY KEY (...))", q.Name, q.Fence.Table.QualifiedName(), strings.ToUpper(q.Fence.Kind), q.Fence.Table.QualifiedName())
 			return nil, a.errs
 		}
 		// What the guard stage needs (see addGuard).
