@@ -512,7 +512,8 @@ func TestMySQLInsertSetAsSqlc(t *testing.T) {
 // README trial: fencegen generated what sqlc refuses). fencegen refuses
 // the same queries with sqlc's message, at the statement, and types the
 // others as sqlc does; when sqlc is installed, its verdicts are checked
-// too.
+// too. A single-table UPDATE's unknown SET column has sqlc's MySQL
+// message as well (no relation named).
 func TestMySQLMultiTableSetAsSqlc(t *testing.T) {
 	schema := "CREATE TABLE authors (id BIGINT PRIMARY KEY, name TEXT NOT NULL, bio TEXT);\n" +
 		"CREATE TABLE books (isbn VARCHAR(20) NOT NULL PRIMARY KEY, author_id BIGINT NOT NULL, title VARCHAR(200) NOT NULL, name INT);\n"
@@ -525,6 +526,7 @@ func TestMySQLMultiTableSetAsSqlc(t *testing.T) {
 		{"UPDATE books b JOIN authors a ON b.author_id = a.id SET a.bio = ?, b.title = ?", `q.sql:2:1: column "bio" does not exist`},
 		{"UPDATE authors a JOIN books b ON b.author_id = a.id SET b.title = 'x', a.bio = ?", "func (q *Queries) Q(ctx context.Context, bio sql.NullString) error {"},
 		{"UPDATE books b JOIN authors a ON b.author_id = a.id SET b.title = ?", "func (q *Queries) Q(ctx context.Context, title string) error {"},
+		{"UPDATE authors SET title = ? WHERE id = ?", `q.sql:2:1: column "title" does not exist`},
 		// books.name is INT; sqlc types the parameter by authors.name.
 		{"UPDATE authors a JOIN books b ON b.author_id = a.id SET b.name = ?", "func (q *Queries) Q(ctx context.Context, name string) error {"},
 	} {

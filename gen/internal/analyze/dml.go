@@ -389,6 +389,11 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 				a.unchecked--
 				continue
 			}
+			if a.opts.MySQL {
+				// sqlc's MySQL message names no relation.
+				a.errorf(s.Loc, "column %q does not exist", s.Name)
+				continue
+			}
 			a.errorf(s.Loc, "column %q of relation %q does not exist", s.Name, t.Name)
 			continue
 		}
