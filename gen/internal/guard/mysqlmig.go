@@ -109,9 +109,21 @@ func NewMySQLDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out s
 // mysqlIdent quotes a MySQL identifier with backquotes.
 func mysqlIdent(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
 
-// mysqlString quotes s as a MySQL string literal.
+// mysqlString is an expression of string s that every sql_mode reads
+// alike: a literal with ' doubled, and a backslash, which
+// NO_BACKSLASH_ESCAPES reads as itself and the other modes as an escape,
+// as CHAR(92 USING utf8mb4) joined in by CONCAT (the server stores a
+// trigger with the sql_mode of the session that creates it, which the
+// migration tool chooses).
 func mysqlString(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, "'", "''").Replace(s) + "'"
+	parts := strings.Split(s, `\`)
+	for i, p := range parts {
+		parts[i] = "'" + strings.ReplaceAll(p, "'", "''") + "'"
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return "CONCAT(" + strings.Join(parts, ", CHAR(92 USING utf8mb4), ") + ")"
 }
 
 // mysqlTriggerName is "fencegen_" + event + "_" + table, cut to MySQL's

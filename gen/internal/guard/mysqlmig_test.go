@@ -188,3 +188,52 @@ func TestMySQLTriggerNames(t *testing.T) {
 		t.Fatalf("names %q %q", a, b)
 	}
 }
+
+// TestMySQLGuardMessageModeIndependent (issue 27): the server keeps a
+// trigger with the sql_mode of the session that created it, which the
+// migration tool chooses. The guard triggers of a table whose name holds
+// a backslash and a quote spell their message without a backslash
+// escape, so that, created under the default mode or under
+// NO_BACKSLASH_ESCAPES, the refusal names the table as it is and
+// fenceimpl.TriggerError reports it as a *fence.StaleError.
+func TestMySQLGuardMessageModeIndependent(t *testing.T) {
+	const table = `a\b'c`
+	if strings.Contains(mysqlString(table), `\`) {
+		t.Fatalf("mysqlString(%q) = %s: a backslash reads otherwise under NO_BACKSLASH_ESCAPES", table, mysqlString(table))
+	}
+	g := &DatabaseGuard{data: &guardData{}, mysql: []mysqlGuardTable{{Table: table, Column: "fence_token", Keys: [][]string{{"id"}}}}}
+	files, err := g.Migration("dbmate", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := mysqlStatements(t, "dbmate", string(files["1_fencegen_guard.sql"]), true)[0]
+	for _, mode := range []string{"", "NO_BACKSLASH_ESCAPES"} {
+		t.Run("mode="+mode, func(t *testing.T) {
+			ctx := context.Background()
+			db := testenv.MySQL(t, "multiStatements=true",
+				"CREATE TABLE "+mysqlIdent(table)+" (id BIGINT PRIMARY KEY, fence_token BIGINT NOT NULL DEFAULT 0)",
+				"INSERT INTO "+mysqlIdent(table)+" VALUES (1, 5)")
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := conn.ExecContext(ctx, "SET SESSION sql_mode = ?", mode); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.ExecContext(ctx, up); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{"UPDATE " + mysqlIdent(table) + " SET fence_token = 4", "REPLACE INTO " + mysqlIdent(table) + " VALUES (1, 3)"} {
+				_, err := db.ExecContext(ctx, q)
+				var se *fence.StaleError
+				if err == nil || !strings.HasSuffix(err.Error(), " table="+table) {
+					t.Errorf("%s: %v; want the message to end in table=%s", q, err, table)
+				}
+				if stale := fenceimpl.TriggerError("Q", err, table); !errors.As(stale, &se) || se.Table != table || se.Stored != 5 {
+					t.Errorf("%s: %v (%+v); want a *fence.StaleError on %s stored 5", q, err, se, table)
+				}
+			}
+		})
+	}
+}
