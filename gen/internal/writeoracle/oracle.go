@@ -27,7 +27,13 @@
 //     them) that PostgreSQL runs without writing a fenced table is an
 //     over-refusal;
 //   - a statement PostgreSQL rejects under every binding is counted as
-//     rejected, never as a pass.
+//     rejected, never as a pass;
+//   - a session statement without parameters (DDL, SET, set_config: its
+//     effect outlives it on a pooled connection) is run before every
+//     statement generated without a guard, in one transaction: a fenced
+//     write the second does not make alone is an escape when the first
+//     was generated, and justifies its refusal when it was refused
+//     (sessionPairs).
 //
 // Marks: every table at once; with Options.Each also each table alone
 // (with its children and partitions), which finds what a mark on one
@@ -648,7 +654,14 @@ func (s *session) check(ctx context.Context, queries []*queryFile) (*Report, err
 			runs = append(runs, []*Table{t})
 		}
 	}
+	// The outcomes of a session statement followed by another statement
+	// (sessionPairs), which do not depend on the marks.
+	pairs := map[[2]string]outcome{}
 	for i, marked := range runs {
+		// Refused queries that PostgreSQL let write a fenced table after
+		// a session statement, or that let a statement generated without
+		// a guard write one after them: not over-refusals.
+		justified := map[string]bool{}
 		// A child or partition of a marked table is fenced through it:
 		// only the topmost marked tables get a mark.
 		marked = topmost(db.tables, marked)
@@ -755,6 +768,7 @@ func (s *session) check(ctx context.Context, queries []*queryFile) (*Report, err
 				finding(AlwaysFails, s.Query, s.SQL, detail+" (the query without the marks runs)")
 			}
 		}
+		rep.Escapes += sessionPairs(ctx, db, g, plainByQuery, fenced, pairs, justified, finding)
 		refused := make([]string, 0, len(g.refused))
 		for q := range g.refused {
 			refused = append(refused, q)
@@ -781,7 +795,7 @@ func (s *session) check(ctx context.Context, queries []*queryFile) (*Report, err
 			}
 			trace("marks %s: %s: refused (%s), without the marks ran %d bindings, recorded: %s", strings.Join(names, ","), q, g.refused[q], ran, describe(all))
 			switch {
-			case skipped || len(ws) > 0:
+			case skipped || len(ws) > 0 || justified[q]:
 			case ran == 0:
 				rep.RefusedRejected++
 				rep.rejected(firstErr)
@@ -795,4 +809,103 @@ func (s *session) check(ctx context.Context, queries []*queryFile) (*Report, err
 		}
 	}
 	return rep, nil
+}
+
+// sessionSQL matches a statement whose effect outlives it on the session
+// (a pool hands the connection on): DDL, which can create temporary
+// objects that shadow others or give a relation a name, and settings
+// (search_path).
+var sessionSQL = regexp.MustCompile(`(?is)^(CREATE|ALTER|DROP|COMMENT|SET|RESET)\b|\bset_config\s*\(`)
+
+// sessionPairs runs, for each session statement D without parameters
+// (sessionSQL) that the generator generated without a guard or refused,
+// every statement it generated without a guard after D in one
+// transaction (issue 24: CREATE TEMP VIEW notes AS SELECT ... FROM jobs,
+// then the plain UPDATE notes; SET search_path = app, public, then the
+// plain UPDATE gadgets). A fenced write that the statement alone does not
+// make is an escape when D was generated, and justifies D's refusal when
+// D was refused. pairs caches outcomes across the runs; it returns the
+// escapes found and records each as a finding.
+func sessionPairs(ctx context.Context, db *entryDB, g *generation, plainByQuery map[string][]*Statement, fenced map[string]bool, pairs map[[2]string]outcome, justified map[string]bool, finding func(kind, query, sql, detail string)) int {
+	type sessionStmt struct {
+		query, sql string
+		refused    bool
+	}
+	var unguarded []*Statement
+	var sess []sessionStmt
+	for _, st := range g.stmts {
+		if g.optOut[st.Query] || st.Guarded() {
+			continue
+		}
+		unguarded = append(unguarded, st)
+		if sql := leadingComments.ReplaceAllString(st.SQL, ""); sessionSQL.MatchString(sql) && !paramRef.MatchString(sql) {
+			sess = append(sess, sessionStmt{st.Query, sql, false})
+		}
+	}
+	for q := range g.refused {
+		for _, st := range plainByQuery[q] {
+			if sql := leadingComments.ReplaceAllString(st.SQL, ""); sessionSQL.MatchString(sql) && !paramRef.MatchString(sql) {
+				sess = append(sess, sessionStmt{q, sql, true})
+			}
+		}
+	}
+	sort.Slice(sess, func(i, j int) bool { return sess[i].query < sess[j].query })
+	// A refused write after a session statement: PostgreSQL writing a
+	// fenced table there justifies the refusal (an unqualified name that
+	// another schema's view over a fenced table takes under SET
+	// search_path).
+	var refusedWrites []*Statement
+	for q := range g.refused {
+		for _, st := range plainByQuery[q] {
+			if !sessionSQL.MatchString(leadingComments.ReplaceAllString(st.SQL, "")) {
+				refusedWrites = append(refusedWrites, st)
+			}
+		}
+	}
+	escapes := 0
+	for _, d := range sess {
+		r := *db.r
+		r.prelude = append(append([]string(nil), db.r.prelude...), d.sql)
+		r.done = map[string]outcome{}
+		for _, st := range refusedWrites {
+			if justified[st.Query] || st.Query == d.query {
+				continue
+			}
+			key := [2]string{d.sql, st.SQL}
+			o, ok := pairs[key]
+			if !ok {
+				o = r.plain(ctx, st.SQL)
+				if ctx.Err() == nil {
+					pairs[key] = o
+				}
+			}
+			if len(fencedWrites(o.writes, fenced)) > 0 {
+				justified[st.Query] = true
+			}
+		}
+		for _, st := range unguarded {
+			if st.Query == d.query {
+				continue
+			}
+			key := [2]string{d.sql, st.SQL}
+			o, ok := pairs[key]
+			if !ok {
+				o = r.plain(ctx, st.SQL)
+				if ctx.Err() == nil {
+					pairs[key] = o
+				}
+			}
+			ws := fencedWrites(o.writes, fenced)
+			if len(ws) == 0 || len(fencedWrites(db.r.plain(ctx, st.SQL).writes, fenced)) > 0 {
+				continue // none, or the statement's own (found alone)
+			}
+			if d.refused {
+				justified[d.query] = true
+				break
+			}
+			escapes++
+			finding(Escape, d.query+" then "+st.Query, d.sql+";\n"+st.SQL, describe(ws))
+		}
+	}
+	return escapes
 }

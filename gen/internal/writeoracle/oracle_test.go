@@ -211,8 +211,11 @@ var preciseShapes = []string{
 // TestOracleShapes runs the oracle over testdata/shapes: write shapes of
 // issue 24 that the guard handles (or refuses) on a schema that fences a
 // table, an INHERITS child of an unfenced parent and a partition of an
-// unfenced partitioned table. No escape, no stale write, no guarded
-// statement that always fails, and no over-refusal (requirePrecise):
+// unfenced partitioned table; in a second entry, session statements (a
+// temporary view shadowing a table, a view renamed to a name, SET
+// search_path and set_config), each run before the other statements
+// (sessionPairs). No escape, no stale write, no guarded statement that
+// always fails, and no over-refusal (requirePrecise):
 // none where PostgreSQL writes no table, and none of preciseShapes.
 func TestOracleShapes(t *testing.T) {
 	url := adminURL(t)
