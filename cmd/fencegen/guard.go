@@ -40,7 +40,7 @@ func newGuardFlagSet(out io.Writer) (*flag.FlagSet, *guardFlags) {
 		return nil
 	})
 	fs.Usage = func() {
-		fmt.Fprintf(out, "usage: fencegen guard -format tool [-dir migrations] [-version N] [-out dir] [-into migration] [-f path]\n")
+		fmt.Fprintf(fs.Output(), "usage: fencegen guard -format tool [-dir migrations] [-version N] [-out dir] [-into migration] [-f path]\n")
 		fs.PrintDefaults()
 	}
 	return fs, &f
@@ -51,11 +51,8 @@ func newGuardFlagSet(out io.Writer) (*flag.FlagSet, *guardFlags) {
 // team's tool.
 func runGuard(args []string, stdout, stderr io.Writer) int {
 	fs, f := newGuardFlagSet(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "fencegen: unexpected argument %q\n", fs.Arg(0))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -42,6 +43,7 @@ Commands:
   vet        run the generator and print its notes; write nothing
   guard      write the database-side guard (fencegen_guard.sql) as a migration
              of golang-migrate, goose, dbmate or atlas: fencegen guard -format goose -dir migrations
+  init       write sqlc's empty configuration file, sqlc.yaml or the -f path (sqlc init)
   version    print fencegen's version
   help       print this help, or a command's flags: fencegen help <command>
 
@@ -135,8 +137,11 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if m, ok := commands[name]; ok {
 		return runCommand(name, m, false, rest, stdout, stderr)
 	}
-	if name == "guard" {
+	switch name {
+	case "guard":
 		return runGuard(rest, stdout, stderr)
+	case "init":
+		return runInit(rest, stdout, stderr)
 	}
 	switch name {
 	case "help":
@@ -145,11 +150,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		// sqlc's global flags (-f x, --no-remote) are accepted, as sqlc
 		// accepts them before or after any command; nothing else.
 		fs, _, _ := newFlagSet(name, false, stderr)
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return exitOK
-			}
-			return exitUsage
+		if code, ok := parseFlags(fs, rest, stdout, stderr); !ok {
+			return code
 		}
 		// sqlc's version ignores arguments (sqlc version x prints its
 		// version and exits 0); so does this.
@@ -170,7 +172,7 @@ func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--hel
 // generate), or "".
 func commandLike(name string) string {
 	found := ""
-	for _, c := range []string{"generate", "check", "compile", "diff", "vet", "guard", "version", "help"} {
+	for _, c := range []string{"generate", "check", "compile", "diff", "vet", "guard", "init", "version", "help"} {
 		if len(name) >= 2 && strings.HasPrefix(c, strings.ToLower(name)) {
 			if found != "" {
 				return ""
@@ -192,6 +194,15 @@ func help(args []string, stdout, stderr io.Writer) int {
 			fs.Usage()
 			return exitOK
 		}
+		if args[0] == "init" || args[0] == "version" {
+			// Their usage, as their -h prints it.
+			if args[0] == "init" {
+				return runInit([]string{"-h"}, stdout, stderr)
+			}
+			fs, _, _ := newFlagSet(args[0], false, stdout)
+			fs.Usage()
+			return exitOK
+		}
 		if _, ok := commands[args[0]]; ok {
 			fs, _, _ := newFlagSet(args[0], false, stdout)
 			fs.Usage()
@@ -200,6 +211,26 @@ func help(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "fencegen: unknown help topic %q\nRun 'fencegen help' for usage.\n", strings.Join(args, " "))
 	return exitUsage
+}
+
+// parseFlags parses args into fs. As sqlc's -h and --help, a help flag
+// prints the command's usage on stdout and the command exits 0; a flag
+// error prints the error and the usage on stderr and exits 1. ok is false
+// when the command must stop with code. After it, fs writes to stderr.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	var buf bytes.Buffer
+	fs.SetOutput(&buf)
+	err := fs.Parse(args)
+	fs.SetOutput(stderr)
+	switch {
+	case err == nil:
+		return exitOK, true
+	case errors.Is(err, flag.ErrHelp):
+		stdout.Write(buf.Bytes())
+		return exitOK, false
+	}
+	stderr.Write(buf.Bytes())
+	return exitUsage, false
 }
 
 // addConfigFlags adds -f and its other spellings, and sqlc's flags that
@@ -230,9 +261,9 @@ func newFlagSet(name string, topLevel bool, out io.Writer) (*flag.FlagSet, *stri
 	}
 	fs.Usage = func() {
 		if topLevel {
-			fmt.Fprintf(out, "usage: fencegen [-f path] [-check]\n")
+			fmt.Fprintf(fs.Output(), "usage: fencegen [-f path] [-check]\n")
 		} else {
-			fmt.Fprintf(out, "usage: fencegen %s [-f path]\n", name)
+			fmt.Fprintf(fs.Output(), "usage: fencegen %s [-f path]\n", name)
 		}
 		fs.PrintDefaults()
 	}
@@ -241,11 +272,8 @@ func newFlagSet(name string, topLevel bool, out io.Writer) (*flag.FlagSet, *stri
 
 func runCommand(name string, m mode, topLevel bool, args []string, stdout, stderr io.Writer) int {
 	fs, cfgPath, check := newFlagSet(name, topLevel, stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "fencegen: unexpected argument %q\n", fs.Arg(0))

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,7 +49,9 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"help", "nope"}, exitUsage, "", `unknown help topic "nope"`},
 		{[]string{"help"}, exitOK, "usage: fencegen", ""},
 		{[]string{"help", "check"}, exitOK, "usage: fencegen check [-f path]", ""},
-		{[]string{"generate", "-h"}, exitOK, "", "usage: fencegen generate"},
+		{[]string{"generate", "-h"}, exitOK, "usage: fencegen generate", ""},
+		{[]string{"guard", "--help"}, exitOK, "usage: fencegen guard", ""},
+		{[]string{"help", "init"}, exitOK, "usage: fencegen init", ""},
 		{[]string{"version"}, exitOK, "fencegen ", ""},
 		{[]string{"generate"}, exitError, "", "fencegen: no configuration file found in . (looked for fencegen.yaml"},
 		{[]string{"vet", "-f", "bad.yaml"}, exitError, "", "bad.yaml:2:1: unknown key \"foo\"\n"},
@@ -292,9 +295,28 @@ func TestExitCodesMatchSqlc(t *testing.T) {
 		{"-f", "ok.yaml", "vet"},
 		{"generate", "-h"},
 		{"help"},
+		// -h and --help of every command: the usage on stdout, as sqlc
+		// (checked below), nothing on stderr.
+		{"-h"},
+		{"--help"},
+		{"generate", "--help"},
+		{"diff", "-h"},
+		{"vet", "--help"},
+		{"compile", "-h"},
+		{"version", "--help"},
+		{"init", "-h"},
+		{"help", "generate"},
+		// init last: it writes sqlc.yaml, then finds it there; both
+		// versions named is an error.
+		{"init", "--v1", "--v2"},
+		{"init"},
+		{"init"},
+		{"init", "-f", "v1.yaml", "--v1"},
 	} {
 		cmd := exec.Command(sqlc, args...)
 		cmd.Dir = sqlcDir
+		var sqlcOut, sqlcErr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &sqlcOut, &sqlcErr
 		want := 0
 		if err := cmd.Run(); err != nil {
 			var ee *exec.ExitError
@@ -306,6 +328,27 @@ func TestExitCodesMatchSqlc(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		if got := run(args, strings.NewReader(""), &stdout, &stderr); got != want {
 			t.Errorf("fencegen %q exits %d, sqlc %d\nstderr: %s", args, got, want, stderr.String())
+		}
+		if slices.ContainsFunc(args, isHelpFlag) || (len(args) > 0 && (args[0] == "help" || args[0] == "init")) {
+			// Where the output goes: a help on stdout, an error on
+			// stderr, as sqlc's.
+			if (stdout.Len() > 0) != (sqlcOut.Len() > 0) || (stderr.Len() > 0) != (sqlcErr.Len() > 0) {
+				t.Errorf("fencegen %q: stdout %d bytes, stderr %d bytes; sqlc: stdout %d bytes, stderr %d bytes\nfencegen stderr: %s",
+					args, stdout.Len(), stderr.Len(), sqlcOut.Len(), sqlcErr.Len(), stderr.String())
+			}
+			if args[0] == "init" && !slices.ContainsFunc(args, isHelpFlag) && stdout.String() != sqlcOut.String() {
+				t.Errorf("fencegen %q prints %q, sqlc %q", args, stdout.String(), sqlcOut.String())
+			}
+		}
+	}
+	// init writes sqlc's files, byte for byte.
+	for _, name := range []string{"sqlc.yaml", "v1.yaml"} {
+		want, err := os.ReadFile(filepath.Join(sqlcDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := os.ReadFile(name); err != nil || string(got) != string(want) {
+			t.Errorf("fencegen init wrote %s: %q, %v; sqlc wrote %q", name, got, err, want)
 		}
 	}
 }

@@ -504,11 +504,16 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 			seen[key] = j.q
 			af.Queries = append(af.Queries, j.q)
 		}
-		// A trailing annotation with no statement after it.
+		// A trailing annotation with no statement after it (only blank
+		// lines and comments to the end of the file): sqlc v1.31.1
+		// generates the file's other queries and drops it without a
+		// word, so fencegen does too, with a note (fencegen vet). A file
+		// whose only annotation is such a one has no query, which is
+		// the entry's "no queries contained in paths" error, as in sqlc.
 		tailStart := min(max(fa.prevEnd, bytes.LastIndexByte(f.Src, ';')+1), len(f.Src))
 		if tail := commentLinesOf(f.Src, tailStart, len(f.Src), opts.MySQL); len(tail) > 0 {
 			if ann, _ := parseAnnotation(tail); ann != nil {
-				errs.Add(f.Name, ann.Line, ann.Col, "query %s has no SQL statement after its annotation", ann.Name)
+				af.Notes = append(af.Notes, fmt.Sprintf("%s:%d:%d: note: query %s has no SQL statement after its annotation, so no code is generated for it (as in sqlc)", f.Name, ann.Line, ann.Col, ann.Name))
 			}
 		}
 		out = append(out, af)

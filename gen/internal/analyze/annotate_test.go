@@ -442,6 +442,30 @@ SELECT name FROM t;
 	}
 }
 
+// A "-- name:" line with no statement after it at the end of a file, with
+// only blank lines and comments below it: sqlc v1.31.1 generates the
+// file's other queries and drops it (exit 0), so it is a note, not an
+// error.
+func TestAnalyzeTrailingAnnotation(t *testing.T) {
+	for _, tail := range []string{
+		"-- name: H :many\n",
+		"-- name: H :many",
+		"-- name: H :many\n-- more comment\n\n",
+		"-- name: H :many\n/* block */\n",
+		"-- name: H :bogus\n",
+	} {
+		files, errs := analyzeSrc(t, fencedSchema, "-- name: G :one\nSELECT id FROM t WHERE id = $1;\n\n"+tail)
+		if len(errs) > 0 || len(files[0].Queries) != 1 || files[0].Queries[0].Name != "G" {
+			t.Errorf("%q: problems %q, %d queries", tail, errs, len(files[0].Queries))
+			continue
+		}
+		want := "query.sql:4:1: note: query H has no SQL statement after its annotation, so no code is generated for it (as in sqlc)"
+		if len(files[0].Notes) != 1 || files[0].Notes[0] != want {
+			t.Errorf("%q: notes %q, want %q", tail, files[0].Notes, want)
+		}
+	}
+}
+
 const scopeSchema = `
 CREATE TABLE a (id int PRIMARY KEY, names text[] NOT NULL, data jsonb NOT NULL, b_id int);
 CREATE TABLE b (id int PRIMARY KEY, val text NOT NULL);
