@@ -85,11 +85,16 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 		r.files, r.notes, r.guard, r.errs = runs[i].finish()
 	})
 	found := map[config.Position]bool{}
+	entryNotes := make([][]string, len(cfg.Packages))
+	for i := range cfg.Packages {
+		entryNotes[i] = results[i].notes
+	}
+	entryNotes = nameEntriesOfNotes(cfg.Packages, entryNotes)
 	for i, pkg := range cfg.Packages {
 		if err := results[i].ctxErr; err != nil {
 			return nil, err
 		}
-		files, notes, guard, pkgErrs := results[i].files, results[i].notes, results[i].guard, results[i].errs
+		files, notes, guard, pkgErrs := results[i].files, entryNotes[i], results[i].guard, results[i].errs
 		for p := range runs[i].found {
 			found[p] = true
 		}
@@ -711,4 +716,35 @@ func fenceMode(f *catalog.Fence) string {
 		return "required"
 	}
 	return modeWord(f.Strict)
+}
+
+// nameEntriesOfNotes names the sql entry in each note (notes[i] are entry
+// i's) whose place (file:line:col) another entry has a note at too:
+// entries that read the same files are analysed once each, so a query's
+// note comes once per entry, and the API of each differs with its
+// sql_package ("sql entry pgxv4: query CountByDay: ..."), which the
+// place alone does not tell apart.
+func nameEntriesOfNotes(pkgs []config.Package, notes [][]string) [][]string {
+	const sep = ": note: "
+	entries := map[string]map[int]bool{}
+	for i, list := range notes {
+		for _, n := range list {
+			if at, _, ok := strings.Cut(n, sep); ok {
+				if entries[at] == nil {
+					entries[at] = map[int]bool{}
+				}
+				entries[at][i] = true
+			}
+		}
+	}
+	out := make([][]string, len(notes))
+	for i, list := range notes {
+		for _, n := range list {
+			if at, text, ok := strings.Cut(n, sep); ok && len(entries[at]) > 1 {
+				n = at + sep + config.EntryName(&pkgs[i]) + ": " + text
+			}
+			out[i] = append(out[i], n)
+		}
+	}
+	return out
 }

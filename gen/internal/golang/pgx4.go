@@ -18,6 +18,9 @@ import (
 // note names the fix: a db_type: pg_catalog.interval override to
 // time.Duration, or to *time.Duration with nullable: true for a nullable
 // value (the spelling with pg_catalog is the one sqlc v1.31.1 matches).
+// Where sqlc reads a value as an interval that PostgreSQL gives another
+// type (date_trunc('day', ts), a timestamp), the note says that type and
+// that an interval override does not reach it.
 // A query's parameters and result columns are placed at its annotation, a
 // model's columns at the table's CREATE statement, as in APINotes. It
 // returns nil for other sql_packages.
@@ -27,8 +30,22 @@ func PgxV4Notes(in Input) []string {
 	if !e.types.pgxV4() {
 		return nil
 	}
+	pg := &emitter{in: in, opts: in.Options, names: names, types: newTypeMapper(in, names, true)}
 	var notes []string
-	note := func(file string, line, col int, what string, t catalog.Type, g goType) {
+	// t is the type sqlc declares the value with, real the one
+	// PostgreSQL gives it, pgGo its Go type under postgresql_types.
+	note := func(file string, line, col int, what string, t, real catalog.Type, g, pgGo goType) {
+		if isInterval(t) && real.Name != "" && !isInterval(real) {
+			// sqlc takes the value for an interval (date_trunc('day',
+			// ts): the first of its overloads), PostgreSQL gives another
+			// type, which int64 cannot hold, and time.Duration neither.
+			if g.spelling() == pgGo.spelling() {
+				return
+			}
+			notes = append(notes, fmt.Sprintf("%s:%d:%d: note: %s is declared %s, as sqlc declares it for pgx/v4, reading it as an interval, but PostgreSQL returns %s, which pgx/v4 cannot convert to or from %s (an interval override does not fix it): postgresql_types: true declares %s; or cast it in the query (::%s), which sqlc reads",
+				file, line, col, what, g.spelling(), real, g.spelling(), pgGo.spelling(), real))
+			return
+		}
 		if !intervalAsInt64(t, g) {
 			return
 		}
@@ -45,7 +62,7 @@ func PgxV4Notes(in Input) []string {
 			if c.Sqlc != nil && !e.types.pgTypes {
 				typ = c.Sqlc.Type
 			}
-			note(t.File, t.Line, t.Col, fmt.Sprintf("column %s.%s", t.QualifiedName(), c.Name), typ, e.types.modelType(c))
+			note(t.File, t.Line, t.Col, fmt.Sprintf("column %s.%s", t.QualifiedName(), c.Name), typ, c.Type, e.types.modelType(c), pg.types.modelType(c))
 		}
 	}
 	for _, f := range in.Files {
@@ -55,14 +72,18 @@ func PgxV4Notes(in Input) []string {
 				if name == "" || p.Unnamed {
 					name = fmt.Sprintf("$%d", p.Number)
 				}
-				note(q.File, q.Line, q.Col, fmt.Sprintf("query %s: parameter %s", q.Name, name), paramSQLType(e, p), e.paramType(p))
+				var real catalog.Type
+				if p.Known {
+					real = p.Type
+				}
+				note(q.File, q.Line, q.Col, fmt.Sprintf("query %s: parameter %s", q.Name, name), paramSQLType(e, p), real, e.paramType(p), pg.paramType(p))
 			}
 			for _, c := range q.Columns {
 				if c.Embed != nil {
 					continue
 				}
 				_, t, _ := declared(e.types.pgTypes, c)
-				note(q.File, q.Line, q.Col, fmt.Sprintf("query %s: result column %s", q.Name, c.Name), t, e.resultType(c))
+				note(q.File, q.Line, q.Col, fmt.Sprintf("query %s: result column %s", q.Name, c.Name), t, c.Type, e.resultType(c), pg.resultType(c))
 			}
 		}
 	}
@@ -75,6 +96,11 @@ func paramSQLType(e *emitter, p *analyze.Param) catalog.Type {
 		return p.Sqlc.Type
 	}
 	return p.Type
+}
+
+// isInterval reports whether t is PostgreSQL's interval or an array of it.
+func isInterval(t catalog.Type) bool {
+	return t.Name == "interval" && (t.Schema == "pg_catalog" || t.Schema == "")
 }
 
 // intervalAsInt64 reports whether g is sqlc's pgx/v4 mapping of an

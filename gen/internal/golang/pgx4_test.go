@@ -1,6 +1,8 @@
 package golang_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -84,7 +86,10 @@ sql:
         out: db
         sql_package: pgx/v4
 `
-	const query = "-- name: Put :exec\nINSERT INTO k (id, ivn) VALUES ($1, $2);\n"
+	// date_trunc of a timestamp is a timestamp: sqlc reads it as its
+	// interval overload, and an interval override does not help it.
+	const query = "-- name: Put :exec\nINSERT INTO k (id, ivn) VALUES ($1, $2);\n-- name: Days :many\nSELECT date_trunc('day', atn) AS day FROM k;\n"
+	const dayNote = "query.sql:3:1: note: query Days: result column day is declared %s, as sqlc declares it for pgx/v4, reading it as an interval, but PostgreSQL returns timestamptz, which pgx/v4 cannot convert to or from %[1]s (an interval override does not fix it): postgresql_types: true declares time.Time; or cast it in the query (::timestamptz), which sqlc reads"
 	_, vet := generateVet(t, cfg, pgxV4Schema, query)
 	var got []string
 	for _, n := range vet {
@@ -96,6 +101,7 @@ sql:
 		"schema.sql:3:14: note: column k.iv is an interval declared sql.NullInt64, as sqlc declares it for pgx/v4, which pgx/v4 can neither scan into nor send (its pgtype converts an interval to time.Duration only); the override {db_type: pg_catalog.interval, nullable: true, go_type: {import: time, type: Duration, pointer: true}} works",
 		"schema.sql:3:14: note: column k.ivn is an interval declared int64, as sqlc declares it for pgx/v4, which pgx/v4 can neither scan into nor send (its pgtype converts an interval to time.Duration only); the override {db_type: pg_catalog.interval, go_type: time.Duration} works",
 		"query.sql:1:1: note: query Put: parameter ivn is an interval declared int64, as sqlc declares it for pgx/v4, which pgx/v4 can neither scan into nor send (its pgtype converts an interval to time.Duration only); the override {db_type: pg_catalog.interval, go_type: time.Duration} works",
+		fmt.Sprintf(dayNote, "int64"),
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("vet notes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -110,6 +116,9 @@ sql:
 		if strings.Contains(n, "interval declared") {
 			t.Errorf("with the override: %s", n)
 		}
+	}
+	if want := fmt.Sprintf(dayNote, "int64"); !slices.Contains(vet, want) {
+		t.Errorf("with the override, vet notes:\n%s\nwant:\n%s", strings.Join(vet, "\n"), want)
 	}
 	a := parseAPI(t, files)
 	a.has(t, "field K.Iv *time.Duration")
