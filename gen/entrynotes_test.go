@@ -49,7 +49,9 @@ sql:
 			t.Errorf("vet notes:\n%s\nwant one starting %q", vet, want)
 		}
 	}
-	if i := slices.IndexFunc(out.Vet, func(n string) bool { return strings.HasPrefix(n, "query.sql:") && !strings.Contains(n, ": note: sql entry v") }); i >= 0 {
+	if i := slices.IndexFunc(out.Vet, func(n string) bool {
+		return strings.HasPrefix(n, "query.sql:") && !strings.Contains(n, ": note: sql entry v")
+	}); i >= 0 {
 		t.Errorf("a note at a place both entries have notes at does not name its entry: %s", out.Vet[i])
 	}
 }
