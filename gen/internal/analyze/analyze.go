@@ -437,6 +437,11 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 			// statement read that way, where it reads so.
 			b := &analyzer{cat: cat, file: j.f, stmt: j.st, params: map[int]*Param{}, funcs: fw, opts: opts, sqlcShapes: true}
 			if alt, err := b.query(j.ann); err == nil && alt.Fence == nil {
+				for _, n := range j.q.Notes {
+					if strings.Contains(n, ": PostgreSQL refuses this query: ") {
+						alt.Notes = append(alt.Notes, n)
+					}
+				}
 				alt.SQL = b.markInSlices(alt.SQL)
 				if alt.SqlcSQL != "" {
 					alt.SqlcSQL = b.markInSlices(alt.SqlcSQL)
@@ -692,6 +697,13 @@ func (a *analyzer) settleLenient(q *Query) {
 	// expression) reports its reference once.
 	a.refused = slices.Compact(a.refused)
 	for _, p := range a.refused {
+		if a.sqlcShapes && q.Fence == nil {
+			// sqlc's reading sends the statement's own text but for its
+			// stars: what PostgreSQL refuses is the first reading's
+			// (a reference into a VALUES list, which sqlc's reading
+			// gives no columns, is one PostgreSQL resolves).
+			continue
+		}
 		if q.Fence != nil {
 			a.errorf(p.loc, "%s; query %s writes fenced table %s, and a fenced write is generated only when PostgreSQL accepts it", p.msg, q.Name, q.Fence.Table.QualifiedName())
 			continue
@@ -772,8 +784,15 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	}
 	switch n := a.stmt.Node.(type) {
 	case *sqlparse.Select:
+		// A VALUES statement keeps PostgreSQL's columns: sqlc's reading
+		// (none, sqlcValues) would scan no column of the rows
+		// PostgreSQL returns, which pgx and database/sql refuse.
 		q.Columns = a.selectCols(n, nil)
 		nameAsSqlc(q.Columns)
+		if isValues(n) {
+			line, col := diag.Position(a.file.Src, a.stmt.Start)
+			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s is a VALUES statement, which sqlc v1.31.1 generates with no result column, so that its Scan fails on every row; generated with PostgreSQL's columns", a.file.Name, line, col, q.Name))
+		}
 	case *sqlparse.Insert:
 		q.Columns = a.insert(nil, n, q)
 		nameAsSqlc(q.Columns)

@@ -466,6 +466,24 @@ func TestAnalyzeTrailingAnnotation(t *testing.T) {
 	}
 }
 
+// A VALUES statement keeps PostgreSQL's columns, where sqlc declares none
+// (its Scan would fail on every row), with a note; a VALUES list in FROM
+// has sqlc's reading (none) as its Alt, checked against PostgreSQL by
+// TestSqlcReadingIsRunByPostgres.
+func TestAnalyzeValuesStatement(t *testing.T) {
+	files, errs := analyzeSrc(t, fencedSchema, "-- name: V :many\nVALUES (1, 'a');\n")
+	if len(errs) > 0 || len(files[0].Queries) != 1 {
+		t.Fatalf("problems %q", errs)
+	}
+	q := files[0].Queries[0]
+	if got := colList(q); strings.Join(got, ", ") != "column1 int4 not null, column2 text not null" || q.Alt != nil {
+		t.Errorf("columns %q, Alt %v; want PostgreSQL's, no sqlc reading", got, q.Alt)
+	}
+	if len(q.Notes) != 1 || !strings.HasPrefix(q.Notes[0], "query.sql:2:1: note: query V is a VALUES statement, which sqlc v1.31.1 generates with no result column") {
+		t.Errorf("notes %q", q.Notes)
+	}
+}
+
 const scopeSchema = `
 CREATE TABLE a (id int PRIMARY KEY, names text[] NOT NULL, data jsonb NOT NULL, b_id int);
 CREATE TABLE b (id int PRIMARY KEY, val text NOT NULL);

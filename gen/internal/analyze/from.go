@@ -97,7 +97,7 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		if !n.Lateral {
 			inner = &scope{parent: sc.parent, ctes: sc.ctes}
 		}
-		cols := a.selectCols(n.Query, inner)
+		cols := a.sqlcValues(n.Query, a.selectCols(n.Query, inner))
 		r := &rel{name: n.Alias, subquery: true}
 		for i, c := range cols {
 			v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, DBType: c.DBType, guessed: c.guessed, sqlcAny: c.SqlcAny, sqlc: c.Sqlc}

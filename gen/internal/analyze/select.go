@@ -30,7 +30,7 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 				sc.ctes[cte.Name] = colsRel(cte.Name, cols, cte.Columns)
 				a.selectCols(q.Right, &scope{parent: sc.parent, ctes: sc.ctes})
 			} else {
-				cols = a.selectCols(q, &scope{parent: sc.parent, ctes: sc.ctes})
+				cols = a.sqlcValues(q, a.selectCols(q, &scope{parent: sc.parent, ctes: sc.ctes}))
 			}
 		case *sqlparse.Insert:
 			a.currentCTE = cte.Name

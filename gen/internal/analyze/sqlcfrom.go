@@ -145,3 +145,30 @@ func (a *analyzer) sqlcFromShape(sc *scope, n *sqlparse.RangeFunction, r *rel) {
 		v.sqlc, v.sqlcParam = st, st
 	}
 }
+
+// isValues reports whether s is a VALUES list (not a SELECT, not a set
+// operation).
+func isValues(s *sqlparse.Select) bool {
+	return s != nil && s.SetOp == "" && len(s.Values) > 0
+}
+
+// sqlcValues returns cols, the columns of s, as sqlc v1.31.1 reads them
+// where s is a subquery in FROM or a WITH entry: sqlc gives
+// a VALUES list no columns (internal/compiler/output_columns.go reads a
+// SELECT's target list, which VALUES has none of), whatever its alias
+// names them, so SELECT * FROM (VALUES (1, 'a')) AS v(n, s) is sent as
+// SELECT  FROM ... with an empty row struct. The first reading keeps
+// PostgreSQL's columns and marks the statement for the second
+// (shapeDiffers), which takes sqlc's: none (Query.Alt). A VALUES
+// statement keeps PostgreSQL's columns: sqlc's empty row would scan none
+// of the columns PostgreSQL returns, which the drivers refuse.
+func (a *analyzer) sqlcValues(s *sqlparse.Select, cols []*Column) []*Column {
+	if !isValues(s) || len(cols) == 0 {
+		return cols
+	}
+	if a.sqlcShapes {
+		return nil
+	}
+	a.shapeDiffers = true
+	return cols
+}

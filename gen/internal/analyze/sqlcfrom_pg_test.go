@@ -26,6 +26,15 @@ var sqlcFromQueries = []struct{ query, cols string }{
 	{"SELECT * FROM CURRENT_DATE", ""},
 	{"SELECT * FROM COALESCE(1, 2)", ""},
 	{"SELECT id, title, tbl FROM docs, tbl($1)", "id, title, tbl"},
+	// A VALUES list has no columns in sqlc's reading, whatever its
+	// alias names them (sqlcValues): in FROM and in WITH.
+	{"SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS v(n, s)", ""},
+	{"SELECT * FROM (VALUES (1, 'a')) AS v", ""},
+	{"SELECT v.* FROM (VALUES (1, 'a')) AS v(n)", ""},
+	{"SELECT * FROM docs JOIN (VALUES (1::bigint, 'a')) AS v(n, s) ON v.n = docs.id", "id, parent_id, title, data, tags"},
+	{"SELECT * FROM docs, LATERAL (VALUES (docs.id)) AS l(x)", "id, parent_id, title, data, tags"},
+	{"WITH v(n, s) AS (VALUES (1, 'a')) SELECT * FROM v", ""},
+	{"SELECT * FROM (SELECT * FROM (VALUES ($1::int)) AS a(n)) AS b", ""},
 }
 
 // TestSqlcReadingIsRunByPostgres PREPAREs the SQL of sqlc's reading of

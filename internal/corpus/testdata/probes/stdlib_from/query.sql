@@ -63,3 +63,17 @@ SELECT count FROM grouped_kpis WHERE day = @day;
 SELECT day FROM grouped_kpis WHERE day = @day;
 -- name: RefreshUnnamed :exec
 REFRESH MATERIALIZED VIEW unnamed_kpis;
+-- name: ValuesAliased :many
+SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS v(n, s);
+-- name: ValuesBare :many
+SELECT * FROM (VALUES (1, 'a')) AS v;
+-- name: ValuesQualified :many
+SELECT v.* FROM (VALUES (1, 'a')) AS v(n);
+-- name: ValuesJoined :many
+SELECT * FROM users JOIN (VALUES (1::bigint, 'a')) AS v(n, s) ON v.n = users.id;
+-- name: ValuesLateral :many
+SELECT * FROM users, LATERAL (VALUES (users.id)) AS l(x);
+-- name: ValuesWith :many
+WITH v(n, s) AS (VALUES (1, 'a')) SELECT * FROM v;
+-- name: ValuesNested :many
+SELECT * FROM (SELECT * FROM (VALUES (@n::int)) AS a(n)) AS b;
