@@ -70,6 +70,12 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		var merged *rel
 		if n.Natural || len(n.Using) > 0 {
 			merged, left, right = a.mergeJoinColumns(n, left, right)
+			merged.usingMerged = true
+			if a.sqlcShapes && n.Alias != "" {
+				// sqlc spells the star's columns by their tables, which
+				// the join's alias hides from PostgreSQL.
+				a.errorf(n.Loc, "sqlc's reading of a star over the aliased join %s is refused by PostgreSQL", n.Alias)
+			}
 		}
 		switch n.Type {
 		case "LEFT":

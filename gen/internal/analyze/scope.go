@@ -111,6 +111,10 @@ type rel struct {
 	// reading of it, in a statement's second reading
 	// (analyzer.sqlcShapes).
 	sqlcShaped bool
+	// usingMerged marks the relation of a USING or NATURAL join's merged
+	// columns (mergeJoinColumns), which sqlc's star does not know: it
+	// spells both sides' columns instead (starOverJoin).
+	usingMerged bool
 }
 
 // wholeRow is the value of a whole-row reference to r: t.* as an

@@ -35,6 +35,11 @@ var sqlcFromQueries = []struct{ query, cols string }{
 	{"SELECT * FROM docs, LATERAL (VALUES (docs.id)) AS l(x)", "id, parent_id, title, data, tags"},
 	{"WITH v(n, s) AS (VALUES (1, 'a')) SELECT * FROM v", ""},
 	{"SELECT * FROM (SELECT * FROM (VALUES ($1::int)) AS a(n)) AS b", ""},
+	// A star over a USING or NATURAL join has both sides' columns in
+	// sqlc's reading, spelt by table where a name repeats.
+	{"SELECT * FROM docs JOIN holder USING (id)", "id, parent_id, title, data, tags, id, p"},
+	{"SELECT * FROM docs LEFT JOIN holder USING (id) WHERE title = $1", "id, parent_id, title, data, tags, id, p"},
+	{"SELECT * FROM docs AS a NATURAL JOIN docs AS b", "id, parent_id, title, data, tags, id, parent_id, title, data, tags"},
 }
 
 // TestSqlcReadingIsRunByPostgres PREPAREs the SQL of sqlc's reading of

@@ -53,6 +53,13 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 					continue
 				}
 				matched = true
+				if r.usingMerged && qual == "" && a.sqlcShapes {
+					// sqlc's star over a USING or NATURAL join: both
+					// sides' columns, the joined ones too, each spelt
+					// by its table where the name repeats (SELECT t.id,
+					// name, u.id, ... FROM t JOIN u USING (id)).
+					continue
+				}
 				if r.table != nil && r.table.UnnamedColumns {
 					// The catalog leaves out an unnamed column (?column?)
 					// of the view's query, as sqlc's does; PostgreSQL's
@@ -79,7 +86,10 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 				// keeps the star below.
 				for _, c := range r.cols {
 					if c.merged && qual == "" {
-						continue
+						if !a.sqlcShapes {
+							a.shapeDiffers = true
+							continue
+						}
 					}
 					if c.oneOut && r.scalar && qual == "" && r.name != "" {
 						// sqlc names the column after the function (or
@@ -276,7 +286,7 @@ func (a *analyzer) spellOut(cr *sqlparse.ColumnRef, qual string, cols []starColu
 	count := map[string]int{}
 	for _, r := range inScope {
 		for _, c := range r.cols {
-			if !c.merged {
+			if !c.merged || a.sqlcShapes {
 				count[c.Name]++
 			}
 		}

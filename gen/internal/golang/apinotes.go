@@ -54,11 +54,11 @@ func APINotes(in Input) []string {
 				note(q.File, q.Line, q.Col, fmt.Sprintf("query %s: parameter %s", q.Name, name), sqlc.paramType(p), pg.paramType(p))
 			}
 			if q.Alt != nil {
-				// sqlc's reading of a function in FROM or of a VALUES
-				// list gives other columns than PostgreSQL's
+				// sqlc's reading of a function in FROM, a VALUES list
+				// or a USING join gives other columns than PostgreSQL's
 				// (analyze.Query.Alt).
 				as, bs := sqlc.columnsSpelling(q.Columns), pg.columnsSpelling(q.Alt.Columns)
-				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: result columns are %s, as sqlc reads its functions in FROM and VALUES lists; postgresql_types: true returns %s", q.File, q.Line, q.Col, q.Name, as, bs))
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: result columns are %s, as sqlc reads its FROM clause; postgresql_types: true returns %s", q.File, q.Line, q.Col, q.Name, as, bs))
 				continue
 			}
 			for _, c := range q.Columns {

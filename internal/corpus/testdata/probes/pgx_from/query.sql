@@ -77,3 +77,13 @@ SELECT * FROM users, LATERAL (VALUES (users.id)) AS l(x);
 WITH v(n, s) AS (VALUES (1, 'a')) SELECT * FROM v;
 -- name: ValuesNested :many
 SELECT * FROM (SELECT * FROM (VALUES (@n::int)) AS a(n)) AS b;
+-- name: UsingJoin :many
+SELECT * FROM users JOIN users AS u2 USING (id);
+-- name: UsingLeftJoin :many
+SELECT * FROM users LEFT JOIN user_notes USING (id) WHERE users.note = @note;
+-- name: UsingFullJoin :many
+SELECT * FROM users FULL JOIN user_notes USING (id);
+-- name: NaturalJoin :many
+SELECT * FROM users NATURAL JOIN users AS u2;
+-- name: UsingJoinQualified :many
+SELECT users.*, u2.note FROM users JOIN users AS u2 USING (id);

@@ -11,3 +11,4 @@ CREATE TABLE kpis (ts TIMESTAMPTZ, event_id TEXT NOT NULL);
 CREATE MATERIALIZED VIEW grouped_kpis AS
 SELECT date_trunc('1 day', ts) AS day, COUNT(*) FROM kpis GROUP BY 1;
 CREATE MATERIALIZED VIEW unnamed_kpis AS (SELECT 1, 'x' AS label, 2.5);
+CREATE TABLE user_notes (id bigint PRIMARY KEY, body text NOT NULL);
