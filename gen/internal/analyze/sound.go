@@ -293,8 +293,13 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 			continue
 		}
 		fs := a.cat.Funcs(tr.Func.Schema, tr.Func.Name)
-		if len(fs) == 0 && !builtinTrigger(tr.Func) {
-			a.refuseAnyFenced(loc, "query %s writes table %s, whose trigger %s (%s:%d) runs function %s(), which the schema does not define, so fencegen cannot show that it writes no fenced table; define the function in the schema", name, t.QualifiedName(), tr.Name, tr.File, tr.Line, tr.Func.String())
+		if len(fs) == 0 && !builtinTrigger(tr.Func) && a.extensionTrigger(tr) == nil {
+			hint := "define the function in the schema"
+			if len(a.cat.Extensions) > 0 {
+				// A C function of an extension cannot be defined there.
+				hint = "if it is an extension's C function, which fencegen does not read, write the trigger function in plpgsql instead (of the extensions' trigger functions fencegen knows " + knownExtensionTriggers() + ", after their CREATE EXTENSION); otherwise define the function in the schema"
+			}
+			a.refuseAnyFenced(loc, "query %s writes table %s, whose trigger %s (%s:%d) runs function %s(), which the schema does not define, so fencegen cannot show that it writes no fenced table; %s", name, t.QualifiedName(), tr.Name, tr.File, tr.Line, tr.Func.String(), hint)
 		}
 		for _, f := range fs {
 			for _, w := range a.funcs.of(f) {
@@ -402,6 +407,16 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
 	}
 	for _, tr := range trs {
 		if !slices.ContainsFunc(tr.Events, func(e string) bool { return (e == "INSERT" || e == "UPDATE") && slices.Contains(events, e) }) {
+			continue
+		}
+		if et := a.extensionTrigger(tr); et != nil {
+			// An extension's trigger function of known behaviour: it
+			// sets NEW's column named by its first argument, and nothing
+			// else; on the token column it would replace the token.
+			if len(tr.Args) > 0 && tr.Args[0] == col {
+				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(%s) of extension %s, which assigns NEW.%s: it would replace the fencing token the guard stores, so a later stale holder could pass; leave the token column to fencegen, or drop the trigger",
+					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, tr.Func.Name, tr.Args[0], et.extension, col)
+			}
 			continue
 		}
 		if re == nil {
@@ -673,6 +688,44 @@ func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
 var builtinTriggerFuncs = map[string]bool{
 	"suppress_redundant_updates_trigger": true, "tsvector_update_trigger": true,
 	"tsvector_update_trigger_column": true, "unique_key_recheck": true,
+}
+
+// extensionTriggerFunc is a trigger function of a contrib extension
+// whose behaviour is known (PostgreSQL docs, F.41 spi): it sets the
+// column of NEW named by the trigger's first argument and writes no
+// table (autoinc's nextval advances a sequence, which the guard does not
+// read); used as anything but a BEFORE ROW trigger it fails. Every other
+// extension function stays unread, so refused.
+type extensionTriggerFunc struct {
+	extension string
+}
+
+// extensionTriggers are the known extension trigger functions by name.
+var extensionTriggers = map[string]extensionTriggerFunc{
+	"moddatetime":     {"moddatetime"},     // NEW.col := current timestamp
+	"insert_username": {"insert_username"}, // NEW.col := current user name
+	"autoinc":         {"autoinc"},         // NEW.col := nextval(seq) where 0 or NULL
+}
+
+// knownExtensionTriggers lists extensionTriggers' functions, for hints.
+func knownExtensionTriggers() string {
+	return "moddatetime(), insert_username() and autoinc()"
+}
+
+// extensionTrigger returns what the function of tr is when it is a known
+// extension trigger function (extensionTriggers) that the schema does
+// not define itself, whose extension the schema creates (CREATE
+// EXTENSION), named unqualified or in the extension's schema; else nil.
+func (a *analyzer) extensionTrigger(tr *catalog.Trigger) *extensionTriggerFunc {
+	et, ok := extensionTriggers[tr.Func.Name]
+	if !ok || len(a.cat.Funcs(tr.Func.Schema, tr.Func.Name)) > 0 {
+		return nil
+	}
+	schema, ok := a.cat.Extensions[et.extension]
+	if !ok || tr.Func.Schema != "" && tr.Func.Schema != schema {
+		return nil
+	}
+	return &et
 }
 
 // builtinTrigger reports whether a trigger runs one of

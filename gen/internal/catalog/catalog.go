@@ -622,6 +622,9 @@ type Catalog struct {
 	// from any statement: CREATE OPERATOR, CREATE CAST and domain
 	// constraints (CREATE DOMAIN, ALTER DOMAIN); see Hook.
 	Hooks []*Hook
+	// Extensions are the extensions the schema creates (CREATE
+	// EXTENSION), by name, each with the schema its objects live in.
+	Extensions map[string]string
 	// Errors collects located problems found while applying statements.
 	Errors diag.List
 	// notes are located remarks that are not errors (see Notes).

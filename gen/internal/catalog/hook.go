@@ -138,6 +138,8 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 		}
 	case "CreateCastStmt":
 		u.c.Hooks = append(u.c.Hooks, u.newHook("cast", ""))
+	case "CreateExtensionStmt":
+		u.createExtension()
 	case "CreateEventTrigStmt":
 		h := u.newHook("event trigger", "")
 		h.Tags = eventTriggerTags(u.s.Raw.GetCreateEventTrigStmt())
@@ -238,4 +240,35 @@ func eventTriggerTags(st *pg.CreateEventTrigStmt) []string {
 		}
 	}
 	return tags
+}
+
+// createExtension records CREATE EXTENSION name [WITH] [SCHEMA s] in
+// Catalog.Extensions: its objects live in s, else in the schema an
+// unqualified object is created in. The extension's functions are not
+// in the catalog (their bodies are C, which fencegen does not read); the
+// analysis knows the behaviour of a few of them (analyze's
+// extensionTriggers).
+func (u *updater) createExtension() {
+	ce := u.s.Raw.GetCreateExtensionStmt()
+	if ce == nil {
+		return
+	}
+	schema := ""
+	for _, o := range ce.Options {
+		if d := o.GetDefElem(); d != nil && d.Defname == "schema" {
+			schema = d.Arg.GetString_().GetSval()
+		}
+	}
+	if schema == "" {
+		if s := u.c.Schema(""); s != nil {
+			schema = s.Name
+		}
+	}
+	if _, ok := u.c.Extensions[ce.Extname]; ok && ce.IfNotExists {
+		return
+	}
+	if u.c.Extensions == nil {
+		u.c.Extensions = map[string]string{}
+	}
+	u.c.Extensions[ce.Extname] = schema
 }

@@ -28,6 +28,9 @@ type Trigger struct {
 	// Text is the CREATE TRIGGER statement, whose WHEN condition and
 	// arguments may call functions too.
 	Text string
+	// Args are the trigger's arguments (EXECUTE FUNCTION f('a', 'b')),
+	// as strings, as the function receives them (TG_ARGV).
+	Args []string
 	// File and Line locate the CREATE TRIGGER.
 	File string
 	Line int
@@ -69,6 +72,9 @@ func (u *updater) createTrigger(n *sqlparse.CreateTrigger) {
 		if ct := u.s.Raw.GetCreateTrigStmt(); ct != nil {
 			// TRIGGER_TYPE_BEFORE (trigger.h) of a row trigger.
 			tr.Before = ct.Row && ct.Timing&2 != 0
+			for _, a := range ct.Args {
+				tr.Args = append(tr.Args, a.GetString_().GetSval())
+			}
 		}
 	}
 	if i := slices.IndexFunc(t.Triggers, func(x *Trigger) bool { return x.Name == n.Name }); i >= 0 {
