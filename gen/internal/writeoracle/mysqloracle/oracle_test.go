@@ -3,6 +3,7 @@ package mysqloracle
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -307,6 +308,30 @@ func TestOracleShapes(t *testing.T) {
 		t.Errorf("only %d refused statements wrote a fenced row on MariaDB: the shapes do not exercise the oracle", rep.Refused-rep.NotObserved)
 	}
 	requireSound(t, rep)
+	requireDocRow(t, "TestOracleShapes", rep, len(Shapes))
+}
+
+// requireDocRow fails t unless the row of docs/mysql.md's oracle table
+// that names test shows rep's counts: statements, passed (ran), refused
+// (read-only; ran without a fenced write), escapes, and, first in its
+// label, shapes (the number of statements a run repeats under each
+// sql_mode).
+func requireDocRow(t *testing.T, test string, rep *Report, shapes int) {
+	t.Helper()
+	b, err := os.ReadFile("../../../../docs/mysql.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "| ") && strings.Contains(l, "(`"+test+"`) |") {
+			row = l
+		}
+	}
+	want := fmt.Sprintf("| %d | %d (%d) | %d (%d; %d) | %d |", rep.Statements, rep.Passed, rep.PassedRun, rep.Refused, rep.RefusedReads, rep.NotObserved, len(rep.Escapes))
+	if !strings.HasPrefix(row, fmt.Sprintf("| %d ", shapes)) || !strings.HasSuffix(row, want) {
+		t.Errorf("docs/mysql.md's row of %s is\n%s\nwhile the run gives %d shapes and\n%s", test, row, shapes, want)
+	}
 }
 
 // TestOracleCatchesEscape: the oracle sees writes that reach a fenced
@@ -393,6 +418,7 @@ func TestOracleSQLModes(t *testing.T) {
 		t.Errorf("only %d refused runs wrote a fenced row on MariaDB: the mode shapes do not exercise the oracle", rep.Refused-rep.NotObserved)
 	}
 	requireSound(t, rep)
+	requireDocRow(t, "TestOracleSQLModes", rep, len(ModeShapes))
 }
 
 // TestOracleBodySQLModes: MySQL and MariaDB run a stored program under the
