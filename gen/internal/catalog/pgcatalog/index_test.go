@@ -83,18 +83,25 @@ func TestLookupsAreShared(t *testing.T) {
 	}
 }
 
-// TestSortedTables: a table looked up by binary search (index.sorted) lists
-// its lines in byte order of their keys, as sortedLines needs; a table
-// regenerated in another order (a server's collation in the generator's
-// ORDER BY) fails here instead of losing functions.
+// TestSortedTables: a table looked up by binary search (index.order) lists
+// its lines in its order: the functions by name, the relations by line
+// (the generator's slices.Sort); a table regenerated in another order (a
+// server's collation in the generator's ORDER BY) fails here instead of
+// losing entries.
 func TestSortedTables(t *testing.T) {
-	if !funcs.sorted {
-		t.Fatal("the functions' table is not looked up by binary search")
+	if funcs.order == nil || relations.order == nil {
+		t.Fatal("the functions' or the relations' table is not looked up by binary search")
 	}
 	ls := lines(funcsData)
 	for i := 1; i < len(ls); i++ {
 		if a, b := firstField(ls[i-1]), firstField(ls[i]); a > b {
 			t.Fatalf("funcsData line %d: %q after %q: not sorted by name", i+1, b, a)
+		}
+	}
+	rs := lines(relationsData)
+	for i := 1; i < len(rs); i++ {
+		if a, b := rs[i-1], rs[i]; a >= b {
+			t.Fatalf("relationsData line %d: %.40q after %.40q: not sorted", i+1, b, a)
 		}
 	}
 	// The first and the last line's keys, and keys before, between and
@@ -104,8 +111,23 @@ func TestSortedTables(t *testing.T) {
 		t.Errorf("Funcs(%q) or Funcs(%q): none found", first, last)
 	}
 	for _, k := range []string{"", "\x00", first[:1], "nowx", "now_", "~~~~"} {
-		if fs := sortedLines(funcsData, k, firstField); fs != nil {
+		if fs := sortedLines(funcsData, k, byName); fs != nil {
 			t.Errorf("sortedLines(%q) = %q, want none", k, fs)
 		}
+	}
+	// A relation whose name is a prefix of another's ("pg_stat" of
+	// "pg_stat_activity" sorts after it by line), and keys that are a
+	// prefix of a relation's.
+	for _, k := range [][2]string{
+		{"pg_catalog", "pg_stat"}, {"pg_catalog", "pg_"}, {"pg_catalog", ""}, {"", "pg_catalog"},
+		{"information_schema", "columns_"}, {"pg_catalog", "pg_class|r"}, {"pg_catalog|pg_class", "r"},
+		{"pg_catalog", "pg_clas"}, {"pg_catalog", "pg_class_"}, {"pg_catalog", "pg_class "},
+	} {
+		if r := LookupRelation(k[0], k[1]); r != nil {
+			t.Errorf("LookupRelation(%q, %q) = %s.%s, want none", k[0], k[1], r.Schema, r.Name)
+		}
+	}
+	if r := LookupRelation("pg_catalog", "pg_stat_activity"); r == nil || r.Name != "pg_stat_activity" {
+		t.Errorf("LookupRelation(pg_catalog, pg_stat_activity) = %+v", r)
 	}
 }
