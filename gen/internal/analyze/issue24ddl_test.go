@@ -37,6 +37,16 @@ CREATE VIEW app.jv AS SELECT id, v FROM jobs;
 CREATE TABLE app.plain (id bigint PRIMARY KEY);
 `
 
+const ddlParts = `CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';
+CREATE TABLE pt (id bigint, v text) PARTITION BY RANGE (id);
+CREATE TABLE pt_1 PARTITION OF pt FOR VALUES FROM (0) TO (10);
+CREATE FUNCTION pt_w() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET v = 'p'; RETURN NEW; END $$;
+CREATE TRIGGER pt_w AFTER INSERT ON pt FOR EACH ROW EXECUTE FUNCTION pt_w();
+CREATE TABLE loose (id bigint, v text);
+CREATE TABLE other_p (id bigint, v text, tok bigint NOT NULL DEFAULT 0) PARTITION BY RANGE (id);
+CREATE TABLE quiet_p (id bigint, v text) PARTITION BY RANGE (id);
+`
+
 // Schema statements in a query file that give a name a relation through
 // which a fenced table is written, or make a fenced table reachable, are
 // refused (issue 24, the trial's cases tmpv and ren); those that cannot
@@ -55,8 +65,12 @@ func TestQueryDDLResolution(t *testing.T) {
 		{"CREATE TEMP TABLE kid () INHERITS (jobs)", "creates table kid as an INHERITS child of fenced table public.jobs"},
 		{"CREATE SCHEMA s2 CREATE VIEW notes AS SELECT id, v FROM jobs", "creates schema s2 with objects in it"},
 		{"ALTER FUNCTION f() RENAME TO g", "renames a function"},
+		// A partition gets its parent's row triggers, which write jobs.
+		{"CREATE TABLE pt_2 PARTITION OF pt FOR VALUES FROM (10) TO (20)", "creates table pt_2 as a partition of table public.pt, through which a write"},
+		{"ALTER TABLE pt ATTACH PARTITION loose FOR VALUES FROM (10) TO (20)", "attaches loose as a partition of table public.pt, through which a write"},
+		{"ALTER TABLE other_p ATTACH PARTITION jobs FOR VALUES FROM (10) TO (20)", "attaches to other_p, as a partition, fenced table public.jobs"},
 	} {
-		_, msgs := analyzeSrc(t, ddlSchema+"CREATE FUNCTION f() RETURNS int LANGUAGE sql AS 'SELECT 1';\n", "-- name: Q :exec\n"+tc.stmt+";")
+		_, msgs := analyzeSrc(t, ddlSchema+ddlParts, "-- name: Q :exec\n"+tc.stmt+";")
 		if len(msgs) == 0 || !strings.Contains(strings.Join(msgs, "\n"), tc.want) {
 			t.Errorf("%s: got %q, want a refusal with %q", tc.stmt, msgs, tc.want)
 		} else if !strings.HasPrefix(msgs[0], "query.sql:2:1: ") {
@@ -75,8 +89,10 @@ func TestQueryDDLResolution(t *testing.T) {
 		"ALTER TABLE app.plain SET SCHEMA public",
 		"CREATE SCHEMA s3",
 		"CREATE INDEX ON notes (v)",
+		"CREATE TABLE quiet_2 PARTITION OF quiet_p FOR VALUES FROM (10) TO (20)",
+		"ALTER TABLE quiet_p ATTACH PARTITION loose FOR VALUES FROM (10) TO (20)",
 	} {
-		if _, msgs := analyzeSrc(t, ddlSchema, "-- name: Q :exec\n"+stmt+";"); len(msgs) > 0 {
+		if _, msgs := analyzeSrc(t, ddlSchema+ddlParts, "-- name: Q :exec\n"+stmt+";"); len(msgs) > 0 {
 			t.Errorf("%s: refused: %q", stmt, msgs)
 		}
 	}

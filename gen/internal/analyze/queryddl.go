@@ -129,6 +129,10 @@ func (a *analyzer) queryDDLResolution(q *Query) {
 					how = "creates table " + s.CreateStmt.Relation.Relname + " as a partition of"
 				}
 				a.parentReach(q, nameOfRV(rv), how)
+				if s.CreateStmt.Partbound != nil && !a.errAt[a.stmt.Start] {
+					// A partition gets its parent's row triggers (clones).
+					reach(nameOfRV(rv), how)
+				}
 			}
 		}
 	case *pg.Node_AlterTableStmt:
@@ -146,6 +150,11 @@ func (a *analyzer) queryDDLResolution(q *Query) {
 			case pg.AlterTableType_AT_AttachPartition:
 				if pc := cmd.Def.GetPartitionCmd(); pc != nil && pc.Name != nil {
 					reach(nameOfRV(pc.Name), "attaches to "+at.Relation.Relname+", as a partition,")
+					if !a.errAt[a.stmt.Start] {
+						// The partition gets the parent's row triggers
+						// (clones), which a write named on it then fires.
+						reach(nameOfRV(at.Relation), "attaches "+pc.Name.Relname+" as a partition of")
+					}
 				}
 			}
 		}
