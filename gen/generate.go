@@ -201,13 +201,20 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 // the schema as a prefix of its schema files leaves it, built from a
 // catalog of those files alone with the configuration's fence keys
 // (fencegen guard -into of a migration that newer ones follow).
-func guardAt(cfg *Config, pkg config.Package, loosened map[string]bool, parse func(string) (*sqlparse.File, error)) func([]*sqlparse.File) (*guard.DatabaseGuard, error) {
-	return func(files []*sqlparse.File) (*guard.DatabaseGuard, error) {
+func guardAt(cfg *Config, pkg config.Package, loosened map[string]bool, parse func(string) (*sqlparse.File, error)) func(files, later []*sqlparse.File) (*guard.DatabaseGuard, error) {
+	return func(files, later []*sqlparse.File) (*guard.DatabaseGuard, error) {
 		cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
 		for _, f := range files {
 			for _, st := range f.Stmts {
 				cat.Update(f, st)
 			}
+		}
+		// A fence key names the table and column as the whole schema
+		// has them: before later's renames, they had other names.
+		pkg.Fence = slices.Clone(pkg.Fence)
+		for i := range pkg.Fence {
+			ft := &pkg.Fence[i]
+			ft.TableName, ft.ColumnName = namesBefore(later, ft.TableSchema, ft.TableName, ft.ColumnName)
 		}
 		if errs, _ := markConfigFences(cat, cfg.Path, pkg, map[config.Position]bool{}); len(errs) > 0 {
 			return nil, errs.Err()
@@ -217,6 +224,28 @@ func guardAt(cfg *Config, pkg config.Package, loosened map[string]bool, parse fu
 		}
 		return guard.NewDatabaseGuard(cat, loosened, pkg.Go.Out, files, parse)
 	}
+}
+
+// namesBefore returns the names that table (of schema, "" for any) and
+// its column had before the schema files later, which may rename them
+// (ALTER TABLE ... RENAME TO, RENAME COLUMN), ran.
+func namesBefore(later []*sqlparse.File, schema, table, column string) (string, string) {
+	for i := len(later) - 1; i >= 0; i-- {
+		stmts := later[i].Stmts
+		for j := len(stmts) - 1; j >= 0; j-- {
+			r, ok := stmts[j].Node.(*sqlparse.Rename)
+			if !ok || schema != "" && r.Target.Schema != "" && r.Target.Schema != schema {
+				continue
+			}
+			switch {
+			case r.Kind == "column" && r.Target.Name == table && r.NewName == column:
+				column = r.Subname
+			case r.Kind == "table" && r.NewName == table:
+				table = r.Target.Name
+			}
+		}
+	}
+	return table, column
 }
 
 // guardMigrationErrors are the findings of the guards' GuardMigrations
@@ -245,6 +274,7 @@ func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string
 		if err != nil || g == nil {
 			continue
 		}
+		g.SetAt(guardAt(r.cfg, r.pkg, loosened, parse))
 		for _, f := range g.GuardMigrations(append(slices.Clip(guards), g)) {
 			if f.Cause {
 				add(f)

@@ -120,6 +120,9 @@ type lifeCase struct {
 	// table is as before), the code after it from later on.
 	laterFix     bool
 	laterBetween func(t *testing.T, conn *pgx.Conn, id int)
+	// changed, with later and laterInto, is the state after the change
+	// when later changes it further (nil: after).
+	changed *state
 }
 
 var lifeCases = []lifeCase{
@@ -219,6 +222,25 @@ var lifeCases = []lifeCase{
 			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
 		laterInto: true,
 		after:     state{table: "jobs", column: "tok", refused: true},
+	},
+	{
+		// Re-created under a fence key, then its token column renamed
+		// by a newer migration (the key names the new name): the guard
+		// added to the re-creation reads the column by the name it has
+		// there, and the rename takes the guard again (-into).
+		name: "key-recreate-then-rename",
+		key:  true,
+		change: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n",
+		cause: `:1:1: drops fenced table jobs, and with it the guard trigger that `,
+		into:  true,
+		changeDown: "DROP TABLE jobs;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n",
+		later:     "ALTER TABLE jobs RENAME COLUMN tok TO fence;\n",
+		laterDown: "ALTER TABLE jobs RENAME COLUMN fence TO tok;\n",
+		laterInto: true,
+		changed:   &state{table: "jobs", column: "tok", refused: true},
+		after:     state{table: "jobs", column: "fence", refused: true},
 	},
 	{
 		// Re-created with its mark, then its token column dropped by a
@@ -657,6 +679,11 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	code := startDriver(t, drv, url)
 	up, down := migrator(t, tool, url, filepath.Join(dir, "migrations"))
 	guarded := state{table: "jobs", column: "tok", refused: true}
+	changed, changedCode := c.after, "after"
+	if c.changed != nil {
+		// The re-created table is as before the change.
+		changed, changedCode = *c.changed, "before"
+	}
 	steps := []struct {
 		name  string
 		code  string // the generated code that runs in this state
@@ -672,7 +699,7 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 			name  string
 			code  string
 			check func(id int)
-		}{"the change with the guard", "after", func(id int) { writes(t, conn, c.after, id); guardObjects(t, conn, c.after) }})
+		}{"the change with the guard", changedCode, func(id int) { writes(t, conn, changed, id); guardObjects(t, conn, changed) }})
 		if c.later != "" {
 			steps = append(steps, struct {
 				name  string
@@ -718,9 +745,9 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	if c.later != "" {
 		// The later migration's down: the state of the change.
 		down()
-		writes(t, conn, c.after, 199)
-		guardObjects(t, conn, c.after)
-		code(t, "after", 249)
+		writes(t, conn, changed, 199)
+		guardObjects(t, conn, changed)
+		code(t, changedCode, 249)
 	}
 	down()
 	switch {

@@ -216,18 +216,22 @@ type DatabaseGuard struct {
 	// at returns the guard of the entry's schema as its schema files up
 	// to one of them leave it (SetAt), for fencegen guard -into of a
 	// migration that newer ones follow (Inline).
-	at func(files []*sqlparse.File) (*DatabaseGuard, error)
+	at func(files, later []*sqlparse.File) (*DatabaseGuard, error)
 }
 
 // SetAt gives g the function that builds the guard of its entry's schema
-// as a prefix of its schema files (parsed, in order) leaves it: a catalog
-// of those files alone, with the configuration's fence keys, and the
-// tables' modes as the entry's queries loosen them. It is nil when that
-// schema has no fenced table and no guard migration, and an error when a
-// fence key names a table or column that schema does not have. Inline
-// needs it to add a guard to a migration that newer ones follow: the
-// guard there is the one of the schema as that migration leaves it.
-func (g *DatabaseGuard) SetAt(at func(files []*sqlparse.File) (*DatabaseGuard, error)) { g.at = at }
+// as a prefix of its schema files (files, parsed, in order; later are the
+// others) leaves it: a catalog of those files alone, with the
+// configuration's fence keys (a key's table and column by the names they
+// have there, before later's renames), and the tables' modes as the
+// entry's queries loosen them. It is nil when that schema has no fenced
+// table and no guard migration, and an error when a fence key names a
+// table or column that schema does not have. Inline needs it to add a
+// guard to a migration that newer ones follow: the guard there is the
+// one of the schema as that migration leaves it.
+func (g *DatabaseGuard) SetAt(at func(files, later []*sqlparse.File) (*DatabaseGuard, error)) {
+	g.at = at
+}
 
 // NewDatabaseGuard returns the database-side guard of the sql entry whose
 // catalog is cat (built from the schema files schema, parsed, in order;
@@ -1393,7 +1397,7 @@ func (g *DatabaseGuard) mysqlAt(files []string, into string, others []*DatabaseG
 	if !named {
 		return nil, nil, fmt.Errorf("-into %s: not the newest up migration of the directory (%s is), nor one whose guard is missing (fencegen check names it): only a migration not yet applied anywhere may change, and the guard goes into the newest unless an older one leaves a table unguarded", filepath.ToSlash(into), filepath.ToSlash(files[len(files)-1]))
 	}
-	gk, err := g.at(g.schema[:idx+1])
+	gk, err := g.at(g.schema[:idx+1], g.schema[idx+1:])
 	if err != nil {
 		return nil, nil, fmt.Errorf("-into %s: the schema as the migrations up to it leave it: %v", filepath.ToSlash(into), err)
 	}
@@ -1429,7 +1433,7 @@ func (g *DatabaseGuard) fencedAt(file, qt string) bool {
 	if err != nil {
 		return false
 	}
-	gk, err := g.at(g.schema[:idx+1])
+	gk, err := g.at(g.schema[:idx+1], g.schema[idx+1:])
 	if err != nil || gk == nil {
 		return false
 	}
@@ -1483,7 +1487,7 @@ func (g *DatabaseGuard) inlineAt(files []string, into string, others []*Database
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	gk, err := g.at(g.schema[:idx+1])
+	gk, err := g.at(g.schema[:idx+1], g.schema[idx+1:])
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("-into %s: the schema as the migrations up to it leave it: %v", filepath.ToSlash(into), err)
 	}
