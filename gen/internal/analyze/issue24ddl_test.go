@@ -45,6 +45,8 @@ CREATE TRIGGER pt_w AFTER INSERT ON pt FOR EACH ROW EXECUTE FUNCTION pt_w();
 CREATE TABLE loose (id bigint, v text);
 CREATE TABLE other_p (id bigint, v text, tok bigint NOT NULL DEFAULT 0) PARTITION BY RANGE (id);
 CREATE TABLE quiet_p (id bigint, v text) PARTITION BY RANGE (id);
+CREATE FUNCTION next_v() RETURNS text LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET v = 'd'; RETURN 'x'; END $$;
+CREATE TABLE defaulted (id bigint, v text DEFAULT next_v());
 `
 
 // Schema statements in a query file that give a name a relation through
@@ -68,6 +70,7 @@ func TestQueryDDLResolution(t *testing.T) {
 		// A partition gets its parent's row triggers, which write jobs.
 		{"CREATE TABLE pt_2 PARTITION OF pt FOR VALUES FROM (10) TO (20)", "creates table pt_2 as a partition of table public.pt, through which a write"},
 		{"ALTER TABLE pt ATTACH PARTITION loose FOR VALUES FROM (10) TO (20)", "attaches loose as a partition of table public.pt, through which a write"},
+		{"CREATE TEMP TABLE copy (LIKE defaulted INCLUDING ALL)", "creates table copy LIKE public.defaulted, whose defaults, CHECKs or index expressions it may copy, through which a write runs UPDATE on fenced table jobs"},
 		{"ALTER TABLE other_p ATTACH PARTITION jobs FOR VALUES FROM (10) TO (20)", "attaches to other_p, as a partition, fenced table public.jobs"},
 	} {
 		_, msgs := analyzeSrc(t, ddlSchema+ddlParts, "-- name: Q :exec\n"+tc.stmt+";")
@@ -89,6 +92,7 @@ func TestQueryDDLResolution(t *testing.T) {
 		"ALTER TABLE app.plain SET SCHEMA public",
 		"CREATE SCHEMA s3",
 		"CREATE INDEX ON notes (v)",
+		"CREATE TEMP TABLE staging2 (LIKE jobs INCLUDING ALL)",
 		"CREATE TABLE quiet_2 PARTITION OF quiet_p FOR VALUES FROM (10) TO (20)",
 		"ALTER TABLE quiet_p ATTACH PARTITION loose FOR VALUES FROM (10) TO (20)",
 	} {

@@ -122,6 +122,11 @@ func (a *analyzer) queryDDLResolution(q *Query) {
 		}
 		reach(*v.Base, "creates view "+s.ViewStmt.View.Relname+" over")
 	case *pg.Node_CreateStmt:
+		for _, e := range s.CreateStmt.TableElts {
+			if lc := e.GetTableLikeClause(); lc != nil && lc.Relation != nil {
+				a.likeReach(q, s.CreateStmt.Relation.Relname, nameOfRV(lc.Relation))
+			}
+		}
 		for _, p := range s.CreateStmt.InhRelations {
 			if rv := p.GetRangeVar(); rv != nil {
 				how := "creates table " + s.CreateStmt.Relation.Relname + " as an INHERITS child of"
@@ -194,6 +199,27 @@ func (a *analyzer) parentReach(q *Query, parent sqlparse.Name, how string) {
 		if p.Fence != nil {
 			a.refuseFenced(a.stmt.Start, p, "query %s %s fenced table %s: its rows become rows of %s, and a write named on it, which fencegen's analysis of the other queries takes for an unfenced table, writes them without the guard; schema changes belong in the schema files (migrations), which fencegen reads (a child or partition created there is fenced with its parent)",
 				q.Name, how, p.FullName(), p.FullName())
+			return
+		}
+	}
+}
+
+// likeReach refuses CREATE TABLE name (LIKE src ...) when src's column
+// defaults, CHECKs, generated columns or index expressions (which LIKE
+// copies with INCLUDING ...) may write a fenced table: a write named on
+// the new table, which fencegen's analysis of the other queries does not
+// know, would run them. Counted whatever the INCLUDING options say.
+func (a *analyzer) likeReach(q *Query, name string, src sqlparse.Name) {
+	if a.funcs == nil {
+		return
+	}
+	for _, u := range a.sameNameAll(src) {
+		a.funcs.mu.Lock()
+		ws := a.funcs.tableWritesLocked(u, []string{"INSERT", "UPDATE"}, nil, nil, false, true)
+		a.funcs.mu.Unlock()
+		if len(ws) > 0 {
+			a.refuseHidden(a.stmt.Start, ws[0], "query %s creates table %s LIKE %s, whose defaults, CHECKs or index expressions it may copy, through which a write %s without the guard, and later queries on the connection can write it by a name that fencegen's analysis of them resolves otherwise; schema changes belong in the schema files (migrations), which fencegen reads",
+				q.Name, name, u.FullName(), ws[0].describe())
 			return
 		}
 	}
