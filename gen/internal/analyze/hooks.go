@@ -529,6 +529,16 @@ func (fw *funcWrites) schemaHookWritesLocked(ws *hiddenWrites, named func(h *cat
 		step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
 		if h.Kind == "cast" {
 			step = fmt.Sprintf("a cast (%s:%d), which PostgreSQL may apply to any value,", h.File, h.Line)
+			if h.ExplicitOnly {
+				// Applied only where the text casts to its target type
+				// by name, or to the type's array (_t, t[]); a domain
+				// over it is followed to its definition as any domain.
+				arr := &catalog.Hook{Kind: h.Kind, Name: "_" + h.Name}
+				if !named(h) && !named(arr) {
+					continue
+				}
+				step = fmt.Sprintf("an explicit cast to %s (%s:%d), which the statement writes,", h.Name, h.File, h.Line)
+			}
 		}
 		for _, f := range fw.namedInLocked(h.Text) {
 			for _, w := range fw.ofLocked(f) {

@@ -43,6 +43,10 @@ type Hook struct {
 	// File and Line locate the statement.
 	File string
 	Line int
+	// ExplicitOnly marks a cast without AS IMPLICIT or AS ASSIGNMENT to
+	// a type of the schema, whose name is then Name: PostgreSQL applies
+	// it only where a statement casts to that type by name.
+	ExplicitOnly bool
 	// Tags are an event trigger's WHEN TAG IN list, upper case: it fires
 	// only for a statement of one of those command tags. nil: for every
 	// statement its event fires for.
@@ -137,7 +141,23 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 			}
 		}
 	case "CreateCastStmt":
-		u.c.Hooks = append(u.c.Hooks, u.newHook("cast", ""))
+		h := u.newHook("cast", "")
+		if cc := u.s.Raw.GetCreateCastStmt(); cc != nil && cc.Context == pg.CoercionContext_COERCION_EXPLICIT && cc.Targettype != nil && len(cc.Targettype.Names) > 0 {
+			// An explicit-only cast (no AS IMPLICIT, no AS ASSIGNMENT)
+			// applies only where a statement casts to its target type
+			// by name (CAST(x AS t), x::t, t(x)): narrowed to those when
+			// the target is a type of the schema, which no built-in
+			// function casts to unnamed (to_json does cast to json).
+			names := cc.Targettype.Names
+			schema, name := "", names[len(names)-1].GetString_().GetSval()
+			if len(names) > 1 {
+				schema = names[len(names)-2].GetString_().GetSval()
+			}
+			if schema != "pg_catalog" && (u.c.UserType(schema, name) != nil || u.c.Enum(schema, name) != nil || u.c.Table(schema, name) != nil && u.c.Table(schema, name).IsSystem() == false) {
+				h.Name, h.ExplicitOnly = name, true
+			}
+		}
+		u.c.Hooks = append(u.c.Hooks, h)
 	case "CreateExtensionStmt":
 		u.createExtension()
 	case "CreateEventTrigStmt":
