@@ -392,6 +392,11 @@ var ModeShapes = []string{
 	"UPDATE accounts SET balance = 2 WHERE id = ? AND 'a\\\\' <> ''",
 	"UPDATE notes SET body = body || 'x' WHERE id = ? || 0",
 	"UPDATE accounts SET balance = 2 WHERE id = ? AND (1 || 0)",
+	// HIGH_NOT_PRECEDENCE: other rows of accounts, or of notes beside
+	// a call of bump.
+	"UPDATE accounts SET balance = 3 WHERE NOT id BETWEEN 5 AND 6",
+	"SELECT bump(id) FROM notes WHERE NOT id BETWEEN 5 AND 6",
+	"UPDATE accounts SET balance = 4 WHERE id = ? AND NOT (balance BETWEEN 5 AND 6) AND NOT EXISTS (SELECT 1 FROM notes WHERE id < 0)",
 }
 
 // TestOracleSQLModes runs ModeShapes on MariaDB under the default mode,
@@ -403,7 +408,7 @@ func TestOracleSQLModes(t *testing.T) {
 	db := admin(t)
 	rep, err := Check(context.Background(), db, mysqlURL(), Case{
 		Label: "modes", Schema: [][]byte{shapesSchema(t)}, Queries: ModeShapes, Fenced: []string{"accounts", "holds"},
-		SQLModes: []string{"NO_BACKSLASH_ESCAPES", "ANSI_QUOTES", "NO_BACKSLASH_ESCAPES,ANSI_QUOTES", "PIPES_AS_CONCAT"},
+		SQLModes: []string{"NO_BACKSLASH_ESCAPES", "ANSI_QUOTES", "NO_BACKSLASH_ESCAPES,ANSI_QUOTES", "PIPES_AS_CONCAT", "HIGH_NOT_PRECEDENCE", "IGNORE_SPACE"},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser"
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
 )
 
@@ -16,7 +18,12 @@ import (
 // stores with it): under NO_BACKSLASH_ESCAPES a backslash inside a string
 // is a plain character ('a\' is a whole string), under ANSI_QUOTES "x" is
 // an identifier, not a string, under PIPES_AS_CONCAT || joins strings
-// instead of being OR (another tree, same tokens).
+// instead of being OR (another tree, same tokens), under
+// HIGH_NOT_PRECEDENCE NOT binds as tightly as ! (NOT a BETWEEN b AND c is
+// (NOT a) BETWEEN b AND c: other rows written), under IGNORE_SPACE a
+// built-in function's name followed by a space and ( is the built-in
+// (in the default mode, a stored function of that name) and every
+// built-in's name a reserved word.
 var sqlModes = []struct {
 	name, what, fix string
 	mode            mysql.SQLMode
@@ -24,6 +31,28 @@ var sqlModes = []struct {
 	{"NO_BACKSLASH_ESCAPES", "a backslash inside a string is a plain character", "a quote inside a string as two ('it''s'), no backslash", mysql.ModeNoBackslashEscapes},
 	{"ANSI_QUOTES", "double-quoted text is a name, with no backslash escapes", "strings in single quotes and names in backquotes", mysql.ModeANSIQuotes},
 	{"PIPES_AS_CONCAT", "|| joins strings instead of being OR", "OR for a logical or and CONCAT() to join strings, not ||", mysql.ModePipesAsConcat},
+	{"HIGH_NOT_PRECEDENCE", "NOT binds as tightly as ! (NOT a BETWEEN b AND c is (NOT a) BETWEEN b AND c)", "parentheses around what NOT negates (NOT (a BETWEEN b AND c))", mysql.ModeHighNotPrecedence},
+	{"IGNORE_SPACE", "a built-in function's name followed by a space and ( is the built-in, not a stored function", "no space between a function's name and (", mysql.ModeIgnoreSpace},
+}
+
+// treeModes are the sqlModes that lex a text as the default mode does and
+// may only build another tree of its tokens (HIGH_NOT_PRECEDENCE,
+// IGNORE_SPACE): a fenced write whose tree is the same under them is the
+// same statement, guard included (the guard adds its conditions in
+// parentheses).
+const treeModes = mysql.ModeHighNotPrecedence | mysql.ModeIgnoreSpace
+
+// ignoreSpaceNames are the built-in functions whose name followed by
+// whitespace and ( IGNORE_SPACE reads as the built-in and the default
+// mode as a stored function of that name (MySQL's list, "Function Name
+// Parsing and Resolution", and TiDB's parser's).
+var ignoreSpaceNames = map[string]bool{
+	"ADDDATE": true, "APPROX_COUNT_DISTINCT": true, "APPROX_PERCENTILE": true, "BIT_AND": true, "BIT_OR": true, "BIT_XOR": true,
+	"CAST": true, "COUNT": true, "CURDATE": true, "CURTIME": true, "DATE_ADD": true, "DATE_SUB": true, "EXTRACT": true,
+	"GROUP_CONCAT": true, "MAX": true, "MID": true, "MIN": true, "NOW": true, "POSITION": true, "SESSION_USER": true,
+	"STD": true, "STDDEV": true, "STDDEV_POP": true, "STDDEV_SAMP": true, "SUBDATE": true, "SUBSTR": true,
+	"SUBSTRING": true, "SUM": true, "SYSDATE": true, "SYSTEM_USER": true, "TRANSLATE": true, "TRIM": true,
+	"VARIANCE": true, "VAR_POP": true, "VAR_SAMP": true,
 }
 
 // modeReading is one reading of a text under a combination of sqlModes.
@@ -41,8 +70,8 @@ type modeReading struct {
 // text holds (a backslash inside a string, a double-quoted token, ||),
 // or none.
 func modeReadings(text string) []modeReading {
-	at := [3]int{-1, -1, -1}
-	if !strings.ContainsAny(text, "\\\"|") {
+	at := [5]int{-1, -1, -1, -1, -1} // the first token of each of sqlModes
+	if !strings.ContainsAny(text, "\\\"|(") && !strings.Contains(strings.ToUpper(text), "NOT") {
 		return nil // nothing any mode reads otherwise
 	}
 	toks := lex(text)
@@ -58,6 +87,21 @@ func modeReadings(text string) []modeReading {
 		case tokPunct:
 			if at[2] < 0 && t.text == "|" && i+1 < len(toks) && toks[i+1].kind == tokPunct && toks[i+1].text == "|" && toks[i+1].pos == t.end {
 				at[2] = t.pos
+			}
+		case tokWord:
+			if t.quoted {
+				break
+			}
+			w := strings.ToUpper(t.text)
+			if at[3] < 0 && w == "NOT" {
+				at[3] = t.pos
+			}
+			// A built-in's name, not qualified, then a gap before (:
+			// whitespace (IGNORE_SPACE skips it) or a comment (the
+			// reading errs towards another parse).
+			if at[4] < 0 && ignoreSpaceNames[w] && i+1 < len(toks) && toks[i+1].kind == tokPunct && toks[i+1].text == "(" && toks[i+1].pos > t.end &&
+				(i == 0 || toks[i-1].kind != tokPunct || toks[i-1].text != ".") {
+				at[4] = t.pos
 			}
 		}
 	}
@@ -113,7 +157,8 @@ func checkModes(r *Report, text string, base int, sc *Schema) {
 				Reason: "reads differently under sql_mode " + m.name + " (a session setting fencegen cannot see, where " + m.what +
 					") and " + why + "; write " + m.fix})
 		}
-		if len(r.FencedWrites(sc)) > 0 {
+		fencedWrite := len(r.FencedWrites(sc)) > 0
+		if fencedWrite && m.mode&^treeModes != 0 {
 			refuse("writes a fenced table, whose guard would be read differently too")
 			return
 		}
@@ -124,11 +169,76 @@ func checkModes(r *Report, text string, base int, sc *Schema) {
 			refuse("then does not parse as one statement fencegen can analyse for writes")
 			return
 		}
+		if fencedWrite {
+			// Same tokens: the same tree is the same statement.
+			def, _, err := parser.New().Parse(text, "", "")
+			if err != nil || len(def) != 1 || treeShape(def[0]) != treeShape(stmts[0]) {
+				refuse("writes a fenced table, which it then writes otherwise (other rows or values)")
+				return
+			}
+			continue
+		}
 		if got := signature(of(stmts[0], base, sc), sc); got != fenced {
 			refuse("then " + got)
 			return
 		}
 	}
+}
+
+// treeShape spells the shape of n's tree: each node's type, and an
+// operator's operator, in the order a walk enters and leaves them.
+func treeShape(n ast.Node) string {
+	n.Accept(notExists{})
+	v := &shapeVisitor{}
+	n.Accept(v)
+	return v.b.String()
+}
+
+// notExists rewrites NOT applied to EXISTS (...), HIGH_NOT_PRECEDENCE's
+// tree of NOT EXISTS (...), into the default mode's: one EXISTS node
+// with Not set (the same negation of the same subquery).
+type notExists struct{}
+
+func (notExists) Enter(n ast.Node) (ast.Node, bool) { return n, false }
+
+func (notExists) Leave(n ast.Node) (ast.Node, bool) {
+	if u, ok := n.(*ast.UnaryOperationExpr); ok && (u.Op == opcode.Not || u.Op == opcode.Not2) {
+		if e, ok := u.V.(*ast.ExistsSubqueryExpr); ok && !e.Not {
+			e.Not = true
+			return e, true
+		}
+	}
+	return n, true
+}
+
+type shapeVisitor struct{ b strings.Builder }
+
+func (v *shapeVisitor) Enter(n ast.Node) (ast.Node, bool) {
+	fmt.Fprintf(&v.b, "(%T", n)
+	switch x := n.(type) {
+	case *ast.UnaryOperationExpr:
+		op := x.Op
+		if op == opcode.Not2 {
+			// HIGH_NOT_PRECEDENCE's NOT is !: the same negation,
+			// bound tighter (which the tree's shape shows).
+			op = opcode.Not
+		}
+		fmt.Fprintf(&v.b, " %v", op)
+	case *ast.BinaryOperationExpr:
+		fmt.Fprintf(&v.b, " %v", x.Op)
+	case *ast.FuncCallExpr:
+		fmt.Fprintf(&v.b, " %s", x.FnName.L)
+	case *ast.ExistsSubqueryExpr:
+		fmt.Fprintf(&v.b, " not=%v", x.Not)
+	case *ast.AggregateFuncExpr:
+		fmt.Fprintf(&v.b, " %s", x.F)
+	}
+	return n, false
+}
+
+func (v *shapeVisitor) Leave(n ast.Node) (ast.Node, bool) {
+	v.b.WriteString(")")
+	return n, true
 }
 
 // signature says what of r matters to the guard: its writes of fenced

@@ -18,6 +18,15 @@ func TestSQLModes(t *testing.T) {
 		{"UPDATE accounts SET balance = 2 WHERE id = ? AND 'a\\\\' <> ''", "NO_BACKSLASH_ESCAPES"},
 		{"UPDATE accounts SET balance = 2 WHERE id = ? AND \"x\" <> ''", "ANSI_QUOTES"},
 		{"UPDATE accounts SET balance = 2 WHERE id = ? AND (1 || 0)", "PIPES_AS_CONCAT"},
+		// Tree modes (issue 27): a fenced write is refused only when
+		// its tree differs under the mode (other rows or values).
+		{"UPDATE accounts SET balance = 2 WHERE id = ? AND NOT balance BETWEEN 1 AND 2", "HIGH_NOT_PRECEDENCE"},
+		{"DELETE FROM accounts WHERE NOT id = ?", "HIGH_NOT_PRECEDENCE"},
+		{"UPDATE accounts SET balance = 2 WHERE id = count (balance)", "IGNORE_SPACE"},
+		{"SELECT mid (body, 1) AS s FROM notes", ""},
+		{"UPDATE accounts SET balance = 2 WHERE id = ? AND NOT (balance BETWEEN 1 AND 2) AND balance IS NOT NULL AND id NOT IN (3) AND NOT EXISTS (SELECT 1 FROM notes)", ""},
+		{"UPDATE accounts SET balance = 2 WHERE id = ? AND !balance", ""},
+		{"SELECT * FROM notes WHERE NOT id BETWEEN 1 AND 2", ""},
 		{"SELECT body || 'x' AS s FROM notes WHERE id = ?", ""},
 		{"SELECT 'a\\nb' AS s FROM notes WHERE id = ?", ""},
 		{"SELECT \"plain\" AS s FROM notes WHERE id = ?", ""},
