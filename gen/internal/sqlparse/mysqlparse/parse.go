@@ -12,6 +12,7 @@
 package mysqlparse
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -340,9 +341,17 @@ func scan(src []byte) (spans [][2]int, bad []Comment) {
 	return spans, bad
 }
 
+// sandboxLine is the first line of a mariadb-dump file (MariaDB 10.11.8
+// and later): the mariadb client reads \- as its sandbox command, and the
+// server, whose version number never reaches 999999, skips the comment, so
+// it writes nothing and is accepted.
+const sandboxLine = "/*M!999999\\- enable the sandbox mode */"
+
 // executableReason is why the comment opening s is refused, or "".
 func executableReason(s []byte) string {
 	switch {
+	case bytes.HasPrefix(s, []byte(sandboxLine)):
+		return ""
 	case len(s) >= 4 && (s[2] == 'M' || s[2] == 'm') && s[3] == '!':
 		j := 4
 		for j < len(s) && s[j] >= '0' && s[j] <= '9' {

@@ -177,6 +177,9 @@ func TestExecutableCommentsRefused(t *testing.T) {
 		{"UPDATE /*+ NO_RANGE_OPTIMIZATION(notes) */ notes SET body = 'y' WHERE id = 1;", nil},
 		{"/*!40101 SET @saved_cs_client = @@character_set_client */;\nUPDATE notes SET body = 'y' /*!, id = 2 */;", nil},
 		{"SELECT 1 /* M! */;", nil},
+		{"/*M!999999\\- enable the sandbox mode */ \n-- MariaDB dump 10.19\nSELECT 1;", nil},
+		{"/*M!999999\\- enable the sandbox mode, x */ \nSELECT 1;", []string{"1:1"}},
+		{"/*M!999999 , x = 1 */ \nSELECT 1;", []string{"1:1"}},
 	} {
 		f, err := mysqlparse.Parse("q.sql", []byte(c.src))
 		var got []string
