@@ -739,13 +739,14 @@ func (fw *funcWrites) calledInLocked(text string) []*catalog.Func {
 }
 
 // matchingLocked returns the schema's functions, in schema order, whose
-// name's expression re(name) matches text. fw.mu must be held (re's
+// name's or former name's (catalog.Func.Former) expression re(name)
+// matches text. fw.mu must be held (re's
 // cache).
 func (fw *funcWrites) matchingLocked(text string, re func(name string) *regexp.Regexp) []*catalog.Func {
 	var out []*catalog.Func
 	for _, s := range fw.cat.Schemas {
 		for _, f := range s.Funcs {
-			if re(f.Name).MatchString(text) {
+			if re(f.Name).MatchString(text) || slices.ContainsFunc(f.Former, func(n string) bool { return re(n).MatchString(text) }) {
 				out = append(out, f)
 			}
 		}

@@ -401,12 +401,15 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 }
 
 // namedLocked returns the schema's functions, in schema order, that names
-// holds (a call, or a reference such as FUNCTION = f). fw.mu must be held.
+// holds (a call, or a reference such as FUNCTION = f), by their name or a
+// former one (catalog.Func.Former). fw.mu must be held.
 func (fw *funcWrites) namedLocked(names map[string]bool) []*catalog.Func {
 	var out []*catalog.Func
 	for _, s := range fw.cat.Schemas {
 		for _, f := range s.Funcs {
-			if names[strings.ToLower(f.Name)] {
+			// A former name (ALTER FUNCTION ... RENAME TO) names it too
+			// in text PostgreSQL bound before the rename.
+			if names[strings.ToLower(f.Name)] || slices.ContainsFunc(f.Former, func(n string) bool { return names[n] }) {
 				out = append(out, f)
 			}
 		}

@@ -568,6 +568,17 @@ type Func struct {
 	// File and Line locate the CREATE FUNCTION statement, for messages.
 	File string
 	Line int
+	// Former are the names, lower case, the function had before ALTER
+	// FUNCTION ... RENAME TO. PostgreSQL binds a column DEFAULT, a CHECK,
+	// a generated column, an index expression, a policy, a view, a
+	// domain, an operator, a cast or an event trigger to the function
+	// itself (its OID) when it is created: one written with a former
+	// name still runs this function after the rename, while fencegen
+	// reads those statements' text by name. The analysis counts a
+	// former name as naming the function too (conservatively: also in
+	// text written after the rename, which PostgreSQL binds to another
+	// function of that name).
+	Former []string
 }
 
 // UserType is a user-defined type other than an enum: a composite type

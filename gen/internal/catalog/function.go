@@ -77,6 +77,9 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 			return
 		}
 		if s.Funcs[i].Procedure == f.Procedure {
+			// The same function (OID): what bound it under a former
+			// name runs the new body.
+			f.Former = s.Funcs[i].Former
 			s.Funcs[i] = f
 			return
 		}

@@ -4,6 +4,7 @@ package catalog
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -24,7 +25,15 @@ func (u *updater) rename(n *sqlparse.Rename) {
 	case "function":
 		// ALTER FUNCTION / PROCEDURE f(args) RENAME TO g: the calls of g
 		// then run f's body (and a call of f no longer resolves).
+		// What bound f at its creation keeps running it (PostgreSQL
+		// binds by OID): a trigger follows it under its new name, and
+		// text that names it (defaults, CHECKs, ...) by a former name
+		// counts as naming it (Func.Former).
 		for _, f := range u.c.funcsNamed(n.Target, n.Args) {
+			u.c.rebindTriggers(f, sqlparse.Name{Schema: f.Schema, Name: n.NewName})
+			if old := strings.ToLower(f.Name); !slices.Contains(f.Former, old) {
+				f.Former = append(f.Former, old)
+			}
 			f.Name = n.NewName
 		}
 	case "constraint":

@@ -44,6 +44,7 @@ func (u *updater) setSchema(n *sqlparse.AlterObjectSchema) {
 		}
 		for _, f := range u.c.funcsNamed(n.Target, n.Args) {
 			if from := u.c.Schema(f.Schema); from != nil && from != to {
+				u.c.rebindTriggers(f, sqlparse.Name{Schema: to.Name, Name: f.Name})
 				from.Funcs = slices.DeleteFunc(from.Funcs, func(x *Func) bool { return x == f })
 				f.Schema = to.Name
 				to.Funcs = append(to.Funcs, f)

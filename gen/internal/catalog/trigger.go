@@ -114,3 +114,23 @@ func (u *updater) createRule(n *sqlparse.CreateRule) {
 // afterTriggerRE matches a CREATE TRIGGER of an AFTER trigger in text no
 // PostgreSQL parse tree comes with (MySQL's, with an optional DEFINER).
 var afterTriggerRE = lazyRegexp(`(?is)^\s*create\s+(?:definer\s*=\s*\S+\s+)?trigger\s+(?:if\s+not\s+exists\s+)?\S+\s+after\b`)
+
+// rebindTriggers makes the triggers whose function is f name it as to:
+// PostgreSQL binds a trigger to its function's OID, which ALTER FUNCTION
+// ... RENAME TO and SET SCHEMA keep, so the trigger runs f under its new
+// name, and not a function created later under the old one. A trigger
+// function takes no arguments.
+func (c *Catalog) rebindTriggers(f *Func, to sqlparse.Name) {
+	if len(f.ArgTypes) != 0 {
+		return
+	}
+	for _, s := range c.Schemas {
+		for _, t := range s.Tables {
+			for _, tr := range t.Triggers {
+				if slices.Contains(c.Funcs(tr.Func.Schema, tr.Func.Name), f) {
+					tr.Func = to
+				}
+			}
+		}
+	}
+}
