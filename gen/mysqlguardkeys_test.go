@@ -43,7 +43,8 @@ func mysqlGuardProject(t *testing.T, schema, queries string) *gen.Config {
 // 'carol@example.com'), in the column's collation (a case-insensitive one
 // makes 'ABC' and 'abc ' one key under PAD SPACE; utf8mb4_nopad_bin keeps
 // 'x' and 'x ' apart), in characters (a prefix of ééé) and bytes
-// (VARBINARY), and by a primary key added by ALTER TABLE. On MariaDB each
+// (VARBINARY), on a column renamed since (CHANGE), and by a primary key
+// added by ALTER TABLE. On MariaDB each
 // REPLACE with token 0 of a key a token-9 row holds is refused (the row
 // stays), and a REPLACE of a key no stored row holds passes.
 func TestMySQLGuardKeysAsTheKeyCompares(t *testing.T) {
@@ -61,6 +62,7 @@ func TestMySQLGuardKeysAsTheKeyCompares(t *testing.T) {
 ) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
 CREATE UNIQUE INDEX uq_name ON acc (name(3));
 ALTER TABLE acc ADD UNIQUE uq_bin (bin(4));
+ALTER TABLE acc CHANGE email mail VARCHAR(100) NOT NULL;
 CREATE TABLE acc2 (id BIGINT NOT NULL, slug VARCHAR(20) NOT NULL UNIQUE, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');
 ALTER TABLE acc2 ADD PRIMARY KEY (id);
 `

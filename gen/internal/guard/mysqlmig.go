@@ -87,7 +87,7 @@ func NewMySQLDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out s
 			if file == "" {
 				file, line, col = t.File, t.Line, t.Col
 			}
-			return nil, &diag.Error{File: file, Line: line, Col: col, Msg: "fenced table " + t.Name + " has a unique key fencegen does not model (a key part on an expression, or a key copied by CREATE TABLE ... LIKE from such a table): the guard's BEFORE INSERT trigger could not look up the row a REPLACE or INSERT ... ON DUPLICATE KEY UPDATE conflicts with on it, so fencegen writes no guard; make the key one of columns, or drop it"}
+			return nil, &diag.Error{File: file, Line: line, Col: col, Msg: "fenced table " + t.Name + " has a unique key fencegen does not model (a key part on an expression, or a unique index CREATE TABLE ... LIKE copied): the guard's BEFORE INSERT trigger could not look up the row a REPLACE or INSERT ... ON DUPLICATE KEY UPDATE conflicts with on it, so fencegen writes no guard; make the key one of columns, or drop it"}
 		}
 		prefix := map[string]int{}
 		for _, k := range keys {
