@@ -117,4 +117,21 @@ func TestSqlcReadingIsRunByPostgres(t *testing.T) {
 			t.Errorf("%s: has sqlc's reading %q, which PostgreSQL refuses or writes", q, alt.SQL)
 		}
 	}
+	// Where sqlc's reading is refused by PostgreSQL, vet says that the
+	// query is generated as PostgreSQL reads it.
+	for _, q := range []string{
+		"SELECT t.* FROM tbl($1) AS t",
+		"SELECT * FROM docs_of($1) AS d(a, b)",
+		"SELECT * FROM (docs JOIN holder USING (id)) AS j",
+	} {
+		files, errs := analyzeSrc(t, rowSchema, fmt.Sprintf("-- name: Q :many\n%s;\n", q))
+		if len(errs) > 0 {
+			t.Errorf("%s: refused: %q", q, errs)
+			continue
+		}
+		notes := strings.Join(files[0].Queries[0].Notes, "\n")
+		if !strings.Contains(notes, "is refused by PostgreSQL, so the query is generated as PostgreSQL reads it") {
+			t.Errorf("%s: notes %q, want one saying sqlc's reading is refused", q, notes)
+		}
+	}
 }
