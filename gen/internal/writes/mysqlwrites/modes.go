@@ -2,6 +2,7 @@ package mysqlwrites
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -42,6 +43,10 @@ var sqlModes = []struct {
 // parentheses).
 const treeModes = mysql.ModeHighNotPrecedence | mysql.ModeIgnoreSpace
 
+// spaceParen finds whitespace before (, which IGNORE_SPACE skips (and
+// only whitespace: MySQL's lexer skips no comment there).
+var spaceParen = regexp.MustCompile(`\s\(`)
+
 // ignoreSpaceNames are the built-in functions whose name followed by
 // whitespace and ( IGNORE_SPACE reads as the built-in and the default
 // mode as a stored function of that name (MySQL's list, "Function Name
@@ -71,7 +76,7 @@ type modeReading struct {
 // or none.
 func modeReadings(text string) []modeReading {
 	at := [5]int{-1, -1, -1, -1, -1} // the first token of each of sqlModes
-	if !strings.ContainsAny(text, "\\\"|(") && !strings.Contains(strings.ToUpper(text), "NOT") {
+	if !strings.ContainsAny(text, "\\\"|") && !strings.Contains(strings.ToUpper(text), "NOT") && !spaceParen.MatchString(text) {
 		return nil // nothing any mode reads otherwise
 	}
 	toks := lex(text)
