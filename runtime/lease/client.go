@@ -454,7 +454,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		return nil, &opError{op: acquireOp(resource), err: err}
 	}
 	tm := te.tm
-	l, keys := c.prepare(resource, tm)
+	l, keys := c.prepare(resource, &te.tm)
 	owner, lockKey := l.owner, l.lockKey
 	hooks := c.opts.testHooks()
 	highWater := c.opts.highWater()
@@ -468,7 +468,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	// :released record too), then owner, TTL, floor, askMissing, retry;
 	// the last three change between attempts.
 	var cmd []any
-	mark := keys[3] // boxed only if sent (see long, markArg)
+	mark := keys[3] // boxed only if sent (see long, Lease.mark)
 	long := func() []any {
 		lc := make([]any, 13)
 		lc[0], lc[1], lc[2] = "evalsha", acquireSHA, 5
@@ -603,7 +603,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			// off at its deadline): Release sets this owner's mark, as
 			// the cleanup of a failed Acquire does, so that the late
 			// attempt writes nothing after the release.
-			l.markArg, l.markLifeArg = mark, millis(abandonLife(tm.ttl))
+			l.mark = &markArgs{key: mark, life: millis(abandonLife(tm.ttl))}
 		}
 		c.start(l, ctx, token, send)
 		if c.logs(ctx, slog.LevelDebug) {
@@ -698,7 +698,7 @@ var keySuffixes = [5]string{lockSuffix, counterSuffix, mintSuffix, releasedSuffi
 // :minted record and the abandon mark (the fifth, the :released record, is
 // the Lease's releasedArg). Every key and the owner are slices of one
 // string (one allocation, and the bytes a renewal writes out sit together).
-func (c *Client) prepare(resource string, tm timing) (*Lease, [4]string) {
+func (c *Client) prepare(resource string, tm *timing) (*Lease, [4]string) {
 	prefix := c.opts.keyPrefix()
 	baseLen := len(prefix) + len(":{") + len(resource) + len("}:")
 	hx := ownerHex()
@@ -1049,10 +1049,10 @@ func (c *Client) release(ctx context.Context, inline bool, l *Lease, record bool
 	switch {
 	case !record:
 		cmd = []any{"evalsha", releaseSHA, 2, l.keyArg, l.mintArg, l.valueArg, argZero, argEnded}
-	case l.markArg == nil:
+	case l.mark == nil:
 		cmd = []any{"evalsha", releaseSHA, 2, l.keyArg, l.releasedArg, l.valueArg}
 	default:
-		cmd = []any{"evalsha", releaseSHA, 4, l.keyArg, l.releasedArg, l.markArg, l.mintArg, l.valueArg, l.markLifeArg}
+		cmd = []any{"evalsha", releaseSHA, 4, l.keyArg, l.releasedArg, l.mark.key, l.mintArg, l.valueArg, l.mark.life}
 	}
 	n, _, err := c.runCmd(ctx, inline, releaseScript, releaseLua, cmd)
 	c.countSent(&c.stats.releases, err)

@@ -49,11 +49,13 @@ type Lease struct {
 
 	// keyArg, valueArg and mintArg are lockKey, value and the :minted key
 	// as command arguments, boxed once (not per renewal or release);
-	// releasedArg is the :released record Release writes; markArg and
-	// markLifeArg, set only when an attempt of the Acquire was cut off, are
-	// this owner's mark (the abandon mark's key) and its lifetime in
-	// milliseconds, which Release then sets (see release.lua).
-	keyArg, valueArg, mintArg, releasedArg, markArg, markLifeArg any
+	// releasedArg is the :released record Release writes; mark, set only
+	// when an attempt of the Acquire was cut off, holds this owner's mark
+	// (the abandon mark's key) and its lifetime, which Release then sets
+	// (see release.lua): a rare path, kept out of line so that the Lease
+	// of every Acquire is smaller.
+	keyArg, valueArg, mintArg, releasedArg any
+	mark                                   *markArgs
 	// deadline, when not nil, fires at lastSend + TTL − margin: the
 	// lease's own timer, for a lease without heartbeat or whose heartbeat
 	// was stopped; the heartbeat's group watches the deadlines of the
@@ -68,7 +70,9 @@ type Lease struct {
 	// renewal and release scripts compare it whole.
 	value   string
 	lockKey string
-	tm      timing
+	// tm is the timing of the lease's TTL, shared by every lease of that
+	// TTL (the Client's cached timingEntry, never changed once made).
+	tm *timing
 
 	// ctxp is the lease context once made (see Context), cancel its
 	// cancel function (set under mu); cause is why l ended (set with
@@ -83,6 +87,10 @@ type Lease struct {
 	relMu    sync.Mutex
 	released bool // Release got a definitive answer
 }
+
+// markArgs are the abandon mark's key and its lifetime in milliseconds,
+// as command arguments: see Lease.mark.
+type markArgs struct{ key, life any }
 
 // start makes l, prepared by Client.prepare, the lease of the acquisition
 // that minted token with the acquire sent at send, and starts its

@@ -190,12 +190,12 @@ func (s *scheduler) keyOf(tm timing, next time.Time) groupKey {
 // at its first renewal, send + HeartbeatInterval shortened by a jitter of
 // up to half of it.
 func (s *scheduler) add(l *Lease, send time.Time) {
-	next := send.Add(s.nextInterval(l.tm, true))
+	next := send.Add(s.nextInterval(*l.tm, true))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l.hb.added = true
 	s.live++
-	key := s.keyOf(l.tm, next)
+	key := s.keyOf(*l.tm, next)
 	if g := s.open[key]; g != nil && len(g.leases) < renewChunk && !g.next.After(send.Add(l.tm.interval)) {
 		// Its deadline is the latest of the group's: the timer stays.
 		g.leases = append(g.leases, l)
@@ -204,10 +204,10 @@ func (s *scheduler) add(l *Lease, send time.Time) {
 		return
 	}
 	if g := s.spare; g != nil {
-		s.push(s.newGroup(l.tm, append(g.leases[:0], l), next))
+		s.push(s.newGroup(*l.tm, append(g.leases[:0], l), next))
 		return
 	}
-	s.push(s.newGroup(l.tm, []*Lease{l}, next))
+	s.push(s.newGroup(*l.tm, []*Lease{l}, next))
 }
 
 // newGroup returns a group of leases, due at next, with its deadline timer
