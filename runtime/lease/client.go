@@ -369,12 +369,30 @@ func newOwner() string {
 }
 
 // ownerHex returns 128 random bits as 32 hex digits.
+//
+// The bits come from crypto/rand, read 512 bytes (32 owners) at a time
+// into buffers that one goroutine at a time consumes (a sync.Pool, per P):
+// one read per 32 owners instead of one each. Every byte is used once;
+// a buffer the pool drops is simply never used again.
 func ownerHex() (h [32]byte) {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error (Go 1.24+)
-	hex.Encode(h[:], b[:])
+	rb := randBufs.Get().(*randBuf)
+	if rb.n == len(rb.b) {
+		_, _ = rand.Read(rb.b[:]) // crypto/rand.Read never returns an error (Go 1.24+)
+		rb.n = 0
+	}
+	hex.Encode(h[:], rb.b[rb.n:rb.n+16])
+	rb.n += 16
+	randBufs.Put(rb)
 	return h
 }
+
+// randBuf is random bytes not yet used, from b[n:].
+type randBuf struct {
+	b [512]byte
+	n int
+}
+
+var randBufs = sync.Pool{New: func() any { return &randBuf{n: 512} }}
 
 // millis converts d to milliseconds for PX/PEXPIRE, rounded up (at least 1),
 // so that Redis keeps the key at least as long as the local validity
@@ -477,7 +495,12 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 		lc[10], lc[11], lc[12] = int64(0), flagArg(askMissing), argZero
 		return lc
 	}
-	cmd = make([]any, 8)
+	// The first attempt's command and call context share one allocation.
+	first := new(struct {
+		args [8]any
+		dc   deadlineCtx
+	})
+	cmd = first.args[:]
 	cmd[0], cmd[1], cmd[2] = "evalsha", acquireSHA, 3
 	for i, k := range keys[:3] {
 		cmd[3+i] = k
@@ -506,7 +529,11 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			break
 		}
 		send := c.clk.Now() // also the call's deadline's base: one clock read
-		callCtx, cs, inline := c.callContextAt(ctx, send, tm.callTimeout)
+		var dc *deadlineCtx
+		if i == 0 {
+			dc = &first.dc
+		}
+		callCtx, cs, inline := c.callContextIn(dc, ctx, send, tm.callTimeout)
 		if i > 0 {
 			// An abandoned attempt may still be writing cmd out: the
 			// next one gets its own copy.
@@ -1032,7 +1059,7 @@ func (c *Client) undoRenewal(l *Lease) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), l.tm.releaseTimeout)
 	defer cancel()
-	deleted, err := c.release(ctx, c.ctxDeadlines, l, false)
+	deleted, err := c.release(ctx, c.ctxDeadlines, l, false, nil)
 	c.log(l.vals, slog.LevelDebug, "lease renewal landed after the lease ended; key deleted", l.resource, l.token, "deleted", deleted, "err", err)
 }
 
@@ -1041,7 +1068,7 @@ func (c *Client) undoRenewal(l *Lease) {
 // false is the heartbeat's undo of a renewal that landed after l ended,
 // which is no release: it writes no :released record (see release.lua),
 // so that a later Release of l says it was not held.
-func (c *Client) release(ctx context.Context, inline bool, l *Lease, record bool) (deleted bool, err error) {
+func (c *Client) release(ctx context.Context, inline bool, l *Lease, record bool, buf *[6]any) (deleted bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return false, err // never sent, not counted
 	}
@@ -1049,6 +1076,9 @@ func (c *Client) release(ctx context.Context, inline bool, l *Lease, record bool
 	switch {
 	case !record:
 		cmd = []any{"evalsha", releaseSHA, 2, l.keyArg, l.mintArg, l.valueArg, argZero, argEnded}
+	case l.mark == nil && buf != nil:
+		*buf = [6]any{"evalsha", releaseSHA, 2, l.keyArg, l.releasedArg, l.valueArg}
+		cmd = buf[:]
 	case l.mark == nil:
 		cmd = []any{"evalsha", releaseSHA, 2, l.keyArg, l.releasedArg, l.valueArg}
 	default:
@@ -1100,11 +1130,20 @@ func (c *Client) callContext(parent context.Context, timeout time.Duration) (con
 // has just read from c.clk (zero: none), which saves an inline call's
 // deadline a clock read of its own when c.clk is the real clock.
 func (c *Client) callContextAt(parent context.Context, now time.Time, timeout time.Duration) (context.Context, callStop, bool) {
+	return c.callContextIn(nil, parent, now, timeout)
+}
+
+// callContextIn is callContextAt with an inline call's context made in dc
+// when dc is not nil (zero, and used for this one call only).
+func (c *Client) callContextIn(dc *deadlineCtx, parent context.Context, now time.Time, timeout time.Duration) (context.Context, callStop, bool) {
 	if c.inline(parent) {
 		if _, real := c.clk.(realClock); !real || now.IsZero() {
 			now = time.Now()
 		}
-		dc := c.deadlines.ctxAt(parent, now, timeout)
+		if dc == nil {
+			dc = new(deadlineCtx)
+		}
+		c.deadlines.watch(dc, parent, now, timeout)
 		return dc, callStop{dc: dc}, true
 	}
 	ctx, cancel := context.WithTimeoutCause(parent, timeout, ErrRedisTimeout)

@@ -77,18 +77,25 @@ func (w *deadlineWatch) ctx(parent context.Context, timeout time.Duration) *dead
 // ctxAt is ctx for a call whose timeout starts at now (time.Now, read by
 // the caller).
 func (w *deadlineWatch) ctxAt(parent context.Context, now time.Time, timeout time.Duration) *deadlineCtx {
+	c := new(deadlineCtx)
+	w.watch(c, parent, now, timeout)
+	return c
+}
+
+// watch makes c, zero and never used before (so that it can be a field of
+// a larger allocation: see callScratch), the context ctxAt returns.
+func (w *deadlineWatch) watch(c *deadlineCtx, parent context.Context, now time.Time, timeout time.Duration) {
 	d := now.Add(timeout)
 	if pd, ok := parent.Deadline(); ok && pd.Before(d) {
 		d = pd
 	}
-	c := &deadlineCtx{Context: parent, deadline: d, done: make(chan struct{}), w: w}
+	*c = deadlineCtx{Context: parent, deadline: d, done: make(chan struct{}), w: w}
 	w.mu.Lock()
 	heap.Push(&w.h, c)
 	if !w.armed || d.Before(w.at) {
 		w.arm(d)
 	}
 	w.mu.Unlock()
-	return c
 }
 
 // remove takes c off the watch and ends it with context.Canceled, unless

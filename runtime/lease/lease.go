@@ -500,9 +500,16 @@ func (l *Lease) Release(ctx context.Context) error {
 		l.c.log(ctx, slog.LevelWarn, "lease release not sent: context ended", l.resource, l.token, "err", err)
 		return err
 	}
-	rctx, cs, inline := l.c.callContext(ctx, l.tm.releaseTimeout)
+	// The command and the call context share one allocation, made for
+	// this call only (an abandoned call may still be writing it out when
+	// Release is called again).
+	call := new(struct {
+		args [6]any
+		dc   deadlineCtx
+	})
+	rctx, cs, inline := l.c.callContextIn(&call.dc, ctx, time.Time{}, l.tm.releaseTimeout)
 	defer cs.stop()
-	deleted, err := l.c.release(rctx, inline, l, true)
+	deleted, err := l.c.release(rctx, inline, l, true, &call.args)
 	if err != nil {
 		err = l.c.withDialCause(opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err))
 		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
