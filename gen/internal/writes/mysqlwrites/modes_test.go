@@ -114,3 +114,60 @@ func TestSQLModesInBodies(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeModesInBodies (issue 27): under IGNORE_SPACE, mid (1), a
+// built-in's name, a space and (, is the built-in MID; in the default
+// mode MySQL and MariaDB call the stored function mid (checked on
+// MariaDB 10.11: SELECT mid (5) ran the function, under IGNORE_SPACE a
+// syntax error). The default reading, which follows the stored function,
+// reports its write of accounts, and so does a body calling it so (a
+// body's words naming a stored function count as its call under every
+// mode). A body whose NOT binds otherwise under HIGH_NOT_PRECEDENCE but
+// writes the same tables passes.
+func TestTreeModesInBodies(t *testing.T) {
+	sc, err := ReadSchema([]byte(`CREATE TABLE accounts (id BIGINT PRIMARY KEY, fence BIGINT NOT NULL DEFAULT 0, balance INT NOT NULL DEFAULT 0);
+CREATE TABLE notes (id BIGINT PRIMARY KEY, body TEXT);
+DELIMITER $$
+CREATE FUNCTION ` + "`mid`" + `(a INT) RETURNS INT
+BEGIN
+  UPDATE accounts SET balance = 0 WHERE id = a;
+  RETURN a;
+END$$
+CREATE PROCEDURE p_is()
+BEGIN
+  SELECT mid (1) INTO @x;
+END$$
+CREATE PROCEDURE p_not()
+BEGIN
+  UPDATE notes SET body = 'x' WHERE NOT id BETWEEN 1 AND 2;
+END$$
+DELIMITER ;
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Fence("accounts")
+	for _, q := range []string{"SELECT mid (1) AS x", "CALL p_is()"} {
+		if r := Of(mustParse(t, q), 0, sc); len(r.FencedWrites(sc)) == 0 {
+			t.Errorf("%s: writes %v, refusals %v; want the stored function's write of accounts", q, r.FencedWrites(sc), r.Refusals)
+		}
+	}
+	for _, c := range []struct{ q, mode string }{
+		{"SELECT mid (1) AS x", "IGNORE_SPACE"},
+		{"CALL p_not()", ""},
+	} {
+		r := Of(mustParse(t, c.q), 0, sc)
+		var got string
+		for _, f := range r.Refusals {
+			if strings.Contains(f.Reason, "reads differently under sql_mode") {
+				got = f.Reason
+			}
+		}
+		switch {
+		case c.mode == "" && len(r.Refusals) > 0:
+			t.Errorf("%s: refused: %v", c.q, r.Refusals)
+		case c.mode != "" && !strings.Contains(got, "reads differently under sql_mode "+c.mode+" "):
+			t.Errorf("%s: refusals %v, want one naming %s", c.q, r.Refusals, c.mode)
+		}
+	}
+}
