@@ -49,6 +49,7 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		}
 		for i, al := range n.ColAliases {
 			if i < len(r.cols) {
+				r.renamedCols = r.renamedCols || r.cols[i].Name != al
 				r.cols[i].Name, r.cols[i].oneOut = al, false
 			}
 		}
@@ -108,6 +109,7 @@ func (a *analyzer) fromItem(sc *scope, it sqlparse.Node) []*rel {
 		for i, c := range cols {
 			v := value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, DBType: c.DBType, guessed: c.guessed, sqlcAny: c.SqlcAny, sqlc: c.Sqlc}
 			if i < len(n.ColAliases) {
+				r.renamedCols = r.renamedCols || v.Name != n.ColAliases[i]
 				v.Name, v.guessed = n.ColAliases[i], false
 			}
 			r.cols = append(r.cols, v)

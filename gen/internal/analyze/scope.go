@@ -115,6 +115,10 @@ type rel struct {
 	// columns (mergeJoinColumns), which sqlc's star does not know: it
 	// spells both sides' columns instead (starOverJoin).
 	usingMerged bool
+	// renamedCols marks a table, view, CTE or subquery in FROM whose
+	// column aliases (AS x(a, b)) rename its columns: sqlc's star keeps
+	// the old names, which PostgreSQL refuses.
+	renamedCols bool
 }
 
 // wholeRow is the value of a whole-row reference to r: t.* as an

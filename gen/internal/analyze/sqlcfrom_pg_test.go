@@ -123,6 +123,9 @@ func TestSqlcReadingIsRunByPostgres(t *testing.T) {
 		"SELECT t.* FROM tbl($1) AS t",
 		"SELECT * FROM docs_of($1) AS d(a, b)",
 		"SELECT * FROM (docs JOIN holder USING (id)) AS j",
+		"SELECT * FROM docs AS d(a, b)",
+		"SELECT s.* FROM (SELECT id, title FROM docs) AS s(a)",
+		"WITH c AS (SELECT id FROM docs) SELECT * FROM c AS d(x)",
 	} {
 		files, errs := analyzeSrc(t, rowSchema, fmt.Sprintf("-- name: Q :many\n%s;\n", q))
 		if len(errs) > 0 {

@@ -53,6 +53,16 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 					continue
 				}
 				matched = true
+				if r.renamedCols && cr.Loc >= a.stmt.Start && cr.Loc < a.stmt.End {
+					// sqlc's star keeps the columns' own names, which the
+					// aliases replace in PostgreSQL: a note says so
+					// (analyze's second reading fails).
+					if a.sqlcShapes {
+						a.errorf(cr.Loc, "sqlc's reading of the star over %s, whose column aliases rename its columns, is refused by PostgreSQL", r.name)
+					} else {
+						a.shapeDiffers = true
+					}
+				}
 				if r.usingMerged && qual == "" && a.sqlcShapes {
 					// sqlc's star over a USING or NATURAL join: both
 					// sides' columns, the joined ones too, each spelt
