@@ -448,7 +448,7 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 			}
 			if err == nil && alt.Fence == nil {
 				for _, n := range j.q.Notes {
-					if strings.Contains(n, ": PostgreSQL refuses this query: ") {
+					if strings.Contains(n, ": "+a.server()+" refuses this query: ") {
 						alt.Notes = append(alt.Notes, n)
 					}
 				}
@@ -715,11 +715,11 @@ func (a *analyzer) settleLenient(q *Query) {
 			continue
 		}
 		if q.Fence != nil {
-			a.errorf(p.loc, "%s; query %s writes fenced table %s, and a fenced write is generated only when PostgreSQL accepts it", p.msg, q.Name, q.Fence.Table.QualifiedName())
+			a.errorf(p.loc, "%s; query %s writes fenced table %s, and a fenced write is generated only when %s accepts it", p.msg, q.Name, q.Fence.Table.QualifiedName(), a.server())
 			continue
 		}
 		line, col := diag.Position(a.file.Src, a.clampLoc(p.loc))
-		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: PostgreSQL refuses this query: %s; generated as sqlc generates it, which does not check this reference", a.file.Name, line, col, q.Name, p.msg))
+		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: %s refuses this query: %s; generated as sqlc generates it, which does not check this reference", a.file.Name, line, col, q.Name, a.server(), p.msg))
 	}
 	sort.SliceStable(a.lenient, func(i, j int) bool { return a.lenient[i].loc < a.lenient[j].loc })
 	for _, p := range a.lenient {
@@ -978,7 +978,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 				line, col := diag.Position(a.file.Src, a.clampLoc(p.loc))
 				q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: %s; generated as sqlc generates it, typed %s from its first use", a.file.Name, line, col, msg, p.Type))
 			} else if q.Fence != nil {
-				a.errorf(p.loc, "%s; query %s writes fenced table %s, and a fenced write is generated only when PostgreSQL accepts it", msg, q.Name, q.Fence.Table.QualifiedName())
+				a.errorf(p.loc, "%s; query %s writes fenced table %s, and a fenced write is generated only when %s accepts it", msg, q.Name, q.Fence.Table.QualifiedName(), a.server())
 				return nil, a.errs
 			} else {
 				line, col := diag.Position(a.file.Src, a.clampLoc(p.loc))
@@ -1185,4 +1185,13 @@ func (a *analyzer) rewrite(sqlc bool) string {
 		text = append(text[:s], append([]byte(e.text), text[t:]...)...)
 	}
 	return strings.TrimSpace(string(text))
+}
+
+// server names the database server the entry's queries run on, for
+// messages: "PostgreSQL", or "MariaDB/MySQL" for engine mysql.
+func (a *analyzer) server() string {
+	if a.opts.MySQL {
+		return "MariaDB/MySQL"
+	}
+	return "PostgreSQL"
 }

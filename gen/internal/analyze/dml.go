@@ -86,12 +86,12 @@ func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
 func (a *analyzer) cascades(t *catalog.Table, op string, set []string, loc int) {
 	for _, c := range a.cat.Cascades(t, op, set) {
 		if op == "truncate" {
-			a.refuseFenced(loc, c.Table, "TRUNCATE ... CASCADE on %s reaches fenced table %s through foreign keys, %s: it empties every table that refers to %s, whatever the foreign key's action, without checking fencing tokens; drop CASCADE (PostgreSQL then refuses the TRUNCATE while a table refers to %s), or delete the rows with fenced DELETE queries",
-				t.QualifiedName(), c.Table.QualifiedName(), c.Path, t.QualifiedName(), t.QualifiedName())
+			a.refuseFenced(loc, c.Table, "TRUNCATE ... CASCADE on %s reaches fenced table %s through foreign keys, %s: it empties every table that refers to %s, whatever the foreign key's action, without checking fencing tokens; drop CASCADE (%s then refuses the TRUNCATE while a table refers to %s), or delete the rows with fenced DELETE queries",
+				t.QualifiedName(), c.Table.QualifiedName(), c.Path, t.QualifiedName(), a.server(), t.QualifiedName())
 			continue
 		}
-		a.refuseFenced(loc, c.Table, "%s on %s reaches fenced table %s through foreign keys, %s: PostgreSQL writes those rows without checking their fencing tokens. fencegen judges the schema, not the rows a table holds, so this stays refused while the foreign key has that action, even when another query deletes those rows first; to clear it, make the foreign key ON DELETE/ON UPDATE RESTRICT or NO ACTION in the schema, and write the fenced rows first with their own fenced query (PostgreSQL then refuses the %s while any remain)",
-			strings.ToUpper(op), t.QualifiedName(), c.Table.QualifiedName(), c.Path, strings.ToUpper(op))
+		a.refuseFenced(loc, c.Table, "%s on %s reaches fenced table %s through foreign keys, %s: %s writes those rows without checking their fencing tokens. fencegen judges the schema, not the rows a table holds, so this stays refused while the foreign key has that action, even when another query deletes those rows first; to clear it, make the foreign key ON DELETE/ON UPDATE RESTRICT or NO ACTION in the schema, and write the fenced rows first with their own fenced query (%s then refuses the %s while any remain)",
+			strings.ToUpper(op), t.QualifiedName(), c.Table.QualifiedName(), c.Path, a.server(), a.server(), strings.ToUpper(op))
 	}
 }
 

@@ -1075,8 +1075,12 @@ func (c *Catalog) Validate() diag.List {
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s has type %s: %s", t.QualifiedName(), col.Name, col.Type, why)})
 		case col.Generated:
+			server := "PostgreSQL"
+			if col.Type.Schema == MySQLSchema {
+				server = "MariaDB/MySQL"
+			}
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("fencing token column %s.%s is a generated column (GENERATED ALWAYS AS ... STORED): PostgreSQL computes it and refuses to store a value into it, so the guard could not store the presented token; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
+				Msg: fmt.Sprintf("fencing token column %s.%s is a generated column (GENERATED ALWAYS AS ... STORED): %s computes it and refuses to store a value into it, so the guard could not store the presented token; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name, server)})
 		case col.Identity:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s is an identity column: its values come from a sequence (and GENERATED ALWAYS refuses the stored token), so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})

@@ -155,7 +155,11 @@ func (u *updater) notef(loc int, format string, args ...any) {
 // identity rules): like sqlc, fencegen goes on, without the statement's
 // change to what the catalog models. format is PostgreSQL's message.
 func (u *updater) refusef(loc int, format string, args ...any) {
-	u.notef(loc, "%s: PostgreSQL refuses this statement; its change is left out", fmt.Sprintf(format, args...))
+	server := "PostgreSQL"
+	if u.s.MySQL != nil {
+		server = "MariaDB/MySQL"
+	}
+	u.notef(loc, "%s: %s refuses this statement; its change is left out", fmt.Sprintf(format, args...), server)
 }
 
 // resolveType is Catalog.ResolveType for a type written in the schema: a
