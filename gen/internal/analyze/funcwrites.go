@@ -477,8 +477,15 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 					add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "its body runs a schema statement or another statement fencegen does not analyse in a function (PostgreSQL's " + rep.Kind + "), which can rewrite, drop or unguard a fenced table"})
 				}
 				for _, w := range rep.Writes {
-					fw.table(w.Table, w.Verb, w.Only, add)
-					wrote(w.Table, w.Verb)
+					n := w.Table
+					if t := f.BoundTable(n); t != nil {
+						// A SQL-standard body writes the relation bound
+						// when the function was created, renamed or
+						// moved since or not.
+						n = sqlparse.Name{Schema: t.Schema, Name: t.Name}
+					}
+					fw.table(n, w.Verb, w.Only, add)
+					wrote(n, w.Verb)
 				}
 				for _, c := range rep.Calls {
 					gs := candidatesIn(fw.cat, c)

@@ -579,6 +579,14 @@ type Func struct {
 	// text written after the rename, which PostgreSQL binds to another
 	// function of that name).
 	Former []string
+	// Bound, for a SQL-standard body (BEGIN ATOMIC ... END, RETURN
+	// expr), are the relations its names could denote when the function
+	// was created, which PostgreSQL binds the body to (by OID): keyed by
+	// the name as written, lower case, "schema|name" or "|name"
+	// (unqualified, as the search_path resolved it then). A table renamed
+	// or moved since is still the one the body reads and writes; nil for
+	// a body bound by name when run.
+	Bound map[string]*Table
 }
 
 // UserType is a user-defined type other than an enum: a composite type

@@ -29,6 +29,9 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 		// FINALFUNC, ...): the analyzer reads them there.
 		f.Body = u.f.Text(u.s)
 	}
+	if n.Standard {
+		f.Bound = u.c.bindBody(f.Body)
+	}
 	for _, a := range n.ArgTypes {
 		t, _ := u.c.ResolveType(a)
 		f.ArgTypes = append(f.ArgTypes, t)
@@ -106,4 +109,36 @@ func (c *Catalog) funcsNamed(n sqlparse.Name, args int) []*Func {
 		return all
 	}
 	return out
+}
+
+// bindBody returns the relations a SQL-standard body may name, as
+// PostgreSQL binds them when it creates the function (Func.Bound): every
+// table or view whose name the body's text holds, under its qualified
+// name and, where the search_path finds it first, its unqualified one.
+func (c *Catalog) bindBody(body string) map[string]*Table {
+	text := strings.ToLower(body)
+	out := map[string]*Table{}
+	for _, s := range c.Schemas {
+		for _, t := range s.Tables {
+			name := strings.ToLower(t.Name)
+			if !strings.Contains(text, name) {
+				continue
+			}
+			out[strings.ToLower(t.Schema)+"|"+name] = t
+			if c.Table("", t.Name) == t {
+				out["|"+name] = t
+			}
+		}
+	}
+	return out
+}
+
+// BoundTable returns the relation a SQL-standard body's name n denotes,
+// bound when f was created (Func.Bound), under whatever name it has now;
+// nil when f's body is bound by name when run or n was not bound.
+func (f *Func) BoundTable(n sqlparse.Name) *Table {
+	if f.Bound == nil {
+		return nil
+	}
+	return f.Bound[strings.ToLower(n.Schema)+"|"+strings.ToLower(n.Name)]
 }

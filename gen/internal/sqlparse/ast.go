@@ -534,6 +534,10 @@ type CreateFunction struct {
 	IfNotExists bool
 	Body        string
 	Language    string
+	// Standard is set for a SQL-standard body (BEGIN ATOMIC ... END, or
+	// RETURN expr), which PostgreSQL parses and binds to the objects it
+	// names when the function is created.
+	Standard bool
 	// Volatility is "immutable", "stable", "volatile" or "" (not said:
 	// volatile; PostgreSQL docs, CREATE FUNCTION).
 	Volatility string

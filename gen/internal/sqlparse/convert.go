@@ -695,6 +695,7 @@ func (c *converter) createFunction(s *pg.CreateFunctionStmt) Node {
 		// the statements it runs.
 		f.Body = sqlBody(s.SqlBody)
 		f.Language = "sql"
+		f.Standard = true
 	}
 	for _, o := range s.Options {
 		de := o.GetDefElem()
