@@ -18,6 +18,17 @@ import (
 // lower-case and without their database: a write of db.t is a write of
 // t, which can only add writes (sound). ReadSchema fills one from schema
 // SQL; a catalog can fill one too.
+//
+// Which object a schema statement's name means is not always known:
+// fencegen cannot tell whether a database qualifier (db.x), or the
+// database a USE statement selects, is the project's database, and
+// whether the server folds the case of table, view and trigger names
+// (lower_case_table_names) or not. A statement removes or replaces only
+// what it surely names (unqualified, not after a USE, the same case for
+// tables, views and triggers; routine names never differ by case), and
+// otherwise adds: a name then stands for every definition it may have
+// (View.Alt, Routine.Alt, several Triggers), and a write or call reaches
+// them all.
 type Schema struct {
 	// Fenced holds the tables with a fencing-token column.
 	Fenced map[string]bool
@@ -38,6 +49,10 @@ type Schema struct {
 	// words): while there is one, Of refuses every statement, since what
 	// it defines could write a fenced table unseen.
 	Unread []string
+
+	// elsewhere is set after a USE statement: the database it selects
+	// may not be the project's.
+	elsewhere bool
 }
 
 // Table is a base table: its columns (lower-case) and the foreign keys
@@ -46,6 +61,13 @@ type Table struct {
 	Name    string
 	Columns []string
 	Refs    []ForeignKey
+	// Exact is the name as written; Sure is set while the name surely
+	// means this table of the project's database, and only then does a
+	// DROP TABLE of Exact remove it. A table whose name may mean another
+	// (a case variant, a qualified name) holds the columns and foreign
+	// keys of both.
+	Exact string
+	Sure  bool
 	// Engine is the storage engine its CREATE TABLE or a later ALTER
 	// TABLE names (ENGINE = InnoDB), as written; "" for the server's
 	// default.
@@ -66,6 +88,12 @@ type View struct {
 	Name   string
 	Select ast.StmtNode
 	Base   []string
+	// Exact is the name as written; Sure is set when it surely names
+	// the project's view (see Schema). Alt is another definition the
+	// name may have: a read or write of the view reaches each.
+	Exact string
+	Sure  bool
+	Alt   *View
 }
 
 // Trigger is a trigger on Table for Event (INSERT, UPDATE or DELETE).
@@ -74,8 +102,13 @@ type View struct {
 //
 // Timing is BEFORE or AFTER; Pos is the byte offset of the trigger's
 // name in the text given to AddText.
+//
+// Exact is the name as written, Sure set when it surely names the
+// project's trigger: only then does a DROP TRIGGER of Exact remove it.
 type Trigger struct {
 	Name, Table, Event string
+	Exact              string
+	Sure               bool
 	Timing             string
 	Body               string
 	Opaque             string
@@ -85,11 +118,16 @@ type Trigger struct {
 // Routine is a stored procedure or function. Body is the text after its
 // parameter list (its characteristics and its statement); Opaque is set
 // when fencegen cannot read it, and any call of it is refused.
+//
+// Sure is set when its name surely means the project's routine; Alt is
+// another definition the name may have (see Schema): a call runs each.
 type Routine struct {
 	Name     string
 	Function bool
 	Body     string
 	Opaque   string
+	Sure     bool
+	Alt      *Routine
 }
 
 // NewSchema is an empty Schema.
@@ -353,23 +391,26 @@ func (sc *Schema) add(text string) error {
 			if j+1 < len(toks) && toks[j].upper() == "IF" && toks[j+1].upper() == "EXISTS" {
 				j += 2
 			}
-			name, _ := qualifiedName(toks, j)
+			exact, qualified, _ := nameRef(toks, j)
+			if qualified || sc.elsewhere {
+				// It may name another database's object: the
+				// project's stays.
+				return nil
+			}
 			switch toks[1].upper() {
 			case "TRIGGER":
-				for k, tr := range sc.Triggers {
-					if tr.Name == name {
-						sc.Triggers = append(sc.Triggers[:k:k], sc.Triggers[k+1:]...)
-						break
-					}
-				}
+				sc.Triggers = slices.DeleteFunc(sc.Triggers, func(tr *Trigger) bool { return tr.Sure && tr.Exact == exact })
 			case "FUNCTION":
-				delete(sc.Routines, name)
+				dropRoutine(sc.Routines, strings.ToLower(exact))
 			case "PROCEDURE":
-				delete(sc.Procedures, name)
+				dropRoutine(sc.Procedures, strings.ToLower(exact))
 			}
 			return nil
 		}
 	case "DELIMITER":
+		return nil
+	case "USE":
+		sc.elsewhere = true
 		return nil
 	}
 	p := parser.New()
@@ -415,6 +456,62 @@ func qualifiedName(toks []token, i int) (string, int) {
 	return strings.ToLower(name), i
 }
 
+// nameRef reads [db.]name at toks[i]: the name as written, whether it
+// has a database qualifier, and the index after it.
+func nameRef(toks []token, i int) (string, bool, int) {
+	if i >= len(toks) || toks[i].kind != tokWord {
+		return "", false, i
+	}
+	if i+2 < len(toks) && toks[i+1].kind == tokPunct && toks[i+1].text == "." && toks[i+2].kind == tokWord {
+		return toks[i+2].text, true, i + 3
+	}
+	return toks[i].text, false, i + 1
+}
+
+// dropRoutine removes the definitions of name that surely are the
+// project's (Routine.Sure).
+func dropRoutine(m map[string]*Routine, name string) {
+	var keep []*Routine
+	for r := m[name]; r != nil; r = r.Alt {
+		if !r.Sure {
+			keep = append(keep, r)
+		}
+	}
+	delete(m, name)
+	for i := len(keep) - 1; i >= 0; i-- {
+		c := *keep[i]
+		c.Alt = m[name]
+		m[name] = &c
+	}
+}
+
+// hasSure reports whether name has a definition that surely is the
+// project's.
+func hasSure(m map[string]*Routine, name string) bool {
+	for r := m[name]; r != nil; r = r.Alt {
+		if r.Sure {
+			return true
+		}
+	}
+	return false
+}
+
+// putRoutine adds r to m as CREATE [OR REPLACE] does: when its name is
+// sure, OR REPLACE drops the project's definition and a CREATE without
+// it of a name the project has changes nothing; otherwise r is one more
+// definition the name may have.
+func putRoutine(m map[string]*Routine, r *Routine, replace bool) {
+	if r.Sure {
+		if replace {
+			dropRoutine(m, r.Name)
+		} else if hasSure(m, r.Name) {
+			return // the server keeps the routine it has
+		}
+	}
+	r.Alt = m[r.Name]
+	m[r.Name] = r
+}
+
 // addProgram reads CREATE PROCEDURE, FUNCTION or TRIGGER at toks[i],
 // after the kind's word.
 //
@@ -431,7 +528,9 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 	if i < len(toks) {
 		namePos = toks[i].pos
 	}
-	name, i := qualifiedName(toks, i)
+	exact, qualified, i := nameRef(toks, i)
+	name := strings.ToLower(exact)
+	sure := !qualified && !sc.elsewhere
 	if name == "" {
 		return fmt.Errorf("CREATE %s without a name fencegen can read", kind)
 	}
@@ -473,17 +572,20 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 		if j < len(toks) {
 			body = text[toks[j].pos:]
 		}
-		exists := slices.ContainsFunc(sc.Triggers, func(tr *Trigger) bool { return tr.Name == name })
+		// Only a sure name (unqualified, the same case) replaces the
+		// project's trigger or leaves it in place; any other is one more
+		// trigger that may fire.
+		same := func(tr *Trigger) bool { return sure && tr.Sure && tr.Exact == exact }
 		switch {
 		case orReplace(toks):
 			// MariaDB's CREATE OR REPLACE TRIGGER drops the trigger of
 			// that name first.
-			sc.Triggers = slices.DeleteFunc(sc.Triggers, func(tr *Trigger) bool { return tr.Name == name })
-		case exists:
+			sc.Triggers = slices.DeleteFunc(sc.Triggers, same)
+		case slices.ContainsFunc(sc.Triggers, same):
 			return nil // the server keeps the trigger it has
 		}
 		for _, ev := range events {
-			sc.Triggers = append(sc.Triggers, &Trigger{Name: name, Table: table, Event: ev, Timing: timing, Body: body, Pos: namePos})
+			sc.Triggers = append(sc.Triggers, &Trigger{Name: name, Exact: exact, Sure: sure, Table: table, Event: ev, Timing: timing, Body: body, Pos: namePos})
 		}
 		return nil
 	default:
@@ -511,10 +613,7 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 		if kind == "FUNCTION" {
 			m = sc.Routines
 		}
-		if m[name] != nil && !orReplace(toks) {
-			return nil // the server keeps the routine it has
-		}
-		m[name] = &Routine{Name: name, Function: kind == "FUNCTION", Body: body}
+		putRoutine(m, &Routine{Name: name, Function: kind == "FUNCTION", Body: body, Sure: sure}, orReplace(toks))
 		return nil
 	}
 }
@@ -552,12 +651,13 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 	switch x := st.(type) {
 	case *ast.CreateTableStmt:
 		name := x.Table.Name.L
-		if sc.Tables[name] != nil || sc.Views[name] != nil {
+		sure := sc.sure(x.Table)
+		if sure && (sc.sureTable(x.Table.Name.O) || sc.sureView(x.Table.Name.O)) {
 			// IF NOT EXISTS is a no-op; without it the server refuses
 			// the statement: either way the table it has stays.
 			return
 		}
-		t := &Table{Name: name}
+		t := &Table{Name: name, Exact: x.Table.Name.O, Sure: sure}
 		if x.ReferTable != nil {
 			if rt := sc.Tables[x.ReferTable.Name.L]; rt != nil {
 				t.Columns = append(t.Columns, rt.Columns...)
@@ -578,12 +678,15 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 				t.Refs = append(t.Refs, foreignKey(c.Refer))
 			}
 		}
-		sc.Tables[name] = t
+		sc.putTable(t)
 	case *ast.AlterTableStmt:
 		t := sc.Tables[x.Table.Name.L]
 		if t == nil {
 			return
 		}
+		// A name that may mean another table adds columns and keys
+		// to the project's, and renames none of its columns away.
+		sure := sc.sure(x.Table) && t.Sure && t.Exact == x.Table.Name.O
 		for _, s := range x.Specs {
 			switch s.Tp {
 			case ast.AlterTableOption:
@@ -603,48 +706,52 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 				}
 			case ast.AlterTableRenameTable:
 				if s.NewTable != nil {
-					sc.rename(t.Name, s.NewTable.Name.L)
+					sc.rename(x.Table, s.NewTable)
 				}
 			case ast.AlterTableChangeColumn:
 				if s.OldColumnName != nil && len(s.NewColumns) > 0 {
-					for i, c := range t.Columns {
-						if c == s.OldColumnName.Name.L {
-							t.Columns[i] = s.NewColumns[0].Name.Name.L
-						}
-					}
+					t.Columns = renameColumn(t.Columns, s.OldColumnName.Name.L, s.NewColumns[0].Name.Name.L, sure)
 				}
 			case ast.AlterTableRenameColumn:
 				if s.OldColumnName != nil && s.NewColumnName != nil {
-					for i, c := range t.Columns {
-						if c == s.OldColumnName.Name.L {
-							t.Columns[i] = s.NewColumnName.Name.L
-						}
-					}
+					t.Columns = renameColumn(t.Columns, s.OldColumnName.Name.L, s.NewColumnName.Name.L, sure)
 				}
 			}
 		}
 	case *ast.CreateViewStmt:
-		name := x.ViewName.Name.L
-		if sc.Tables[name] != nil || sc.Views[name] != nil && !x.OrReplace {
+		name, exact := x.ViewName.Name.L, x.ViewName.Name.O
+		sure := sc.sure(x.ViewName)
+		if sure && (sc.sureTable(exact) || sc.sureView(exact) && !x.OrReplace) {
 			// The server refuses the statement (a table of that name, or
 			// a view without OR REPLACE): the definition it has stays.
 			return
 		}
-		sc.Views[name] = &View{Name: name, Select: x.Select, Base: fromTables(x.Select)}
+		old := sc.Views[name]
+		if sure && x.OrReplace {
+			old = dropView(old, exact)
+		}
+		sc.setView(name, &View{Name: name, Exact: exact, Sure: sure, Select: x.Select, Base: fromTables(x.Select), Alt: old})
 	case *ast.DropTableStmt:
 		for _, t := range x.Tables {
+			if !sc.sure(t) {
+				continue // it may name another database's: the project's stays
+			}
 			if x.IsView {
-				delete(sc.Views, t.Name.L)
-			} else {
+				sc.setView(t.Name.L, dropView(sc.Views[t.Name.L], t.Name.O))
+			} else if sc.sureTable(t.Name.O) {
 				delete(sc.Tables, t.Name.L)
 			}
 		}
 	case *ast.RenameTableStmt:
 		for _, tt := range x.TableToTables {
-			sc.rename(tt.OldTable.Name.L, tt.NewTable.Name.L)
+			sc.rename(tt.OldTable, tt.NewTable)
 		}
+	case *ast.UseStmt:
+		sc.elsewhere = true
 	case *ast.DropProcedureStmt:
-		delete(sc.Procedures, x.ProcedureName.Name.L)
+		if sc.sure(x.ProcedureName) {
+			dropRoutine(sc.Procedures, x.ProcedureName.Name.L)
+		}
 	case *ast.ProcedureInfo:
 		name := x.ProcedureName.Name.L
 		body := ""
@@ -659,14 +766,11 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 				}
 			}
 		}
-		r := &Routine{Name: name, Body: body}
+		r := &Routine{Name: name, Body: body, Sure: sc.sure(x.ProcedureName)}
 		if strings.TrimSpace(body) == "" {
 			r.Opaque = "its body's text is not available"
 		}
-		if sc.Procedures[name] != nil {
-			return // the server keeps the procedure it has
-		}
-		sc.Procedures[name] = r
+		putRoutine(sc.Procedures, r, false)
 	}
 }
 
@@ -680,30 +784,147 @@ func engine(opts []*ast.TableOption, was string) string {
 	return was
 }
 
+// sure reports whether n surely names an object of the project's
+// database: no database qualifier, and no USE before it.
+func (sc *Schema) sure(n *ast.TableName) bool { return n.Schema.O == "" && !sc.elsewhere }
+
+// sureTable reports whether the project surely has a table named exact
+// (in that case).
+func (sc *Schema) sureTable(exact string) bool {
+	t := sc.Tables[strings.ToLower(exact)]
+	return t != nil && t.Sure && t.Exact == exact
+}
+
+// sureView reports whether the project surely has a view named exact.
+func (sc *Schema) sureView(exact string) bool {
+	for v := sc.Views[strings.ToLower(exact)]; v != nil; v = v.Alt {
+		if v.Sure && v.Exact == exact {
+			return true
+		}
+	}
+	return false
+}
+
+// setView sets the definitions of name (none: deleted).
+func (sc *Schema) setView(name string, v *View) {
+	if v == nil {
+		delete(sc.Views, name)
+		return
+	}
+	sc.Views[name] = v
+}
+
+// dropView is the chain v without the project's view exact (copied:
+// the chain v is left as it is).
+func dropView(v *View, exact string) *View {
+	if v == nil {
+		return nil
+	}
+	rest := dropView(v.Alt, exact)
+	if v.Sure && v.Exact == exact {
+		return rest
+	}
+	c := *v
+	c.Alt = rest
+	return &c
+}
+
+// putTable adds t; a table already under its lower-case name (a case
+// variant, or one whose name may mean another) keeps its definition
+// and gains t's columns and foreign keys.
+func (sc *Schema) putTable(t *Table) {
+	old := sc.Tables[t.Name]
+	if old == nil {
+		sc.Tables[t.Name] = t
+		return
+	}
+	for _, c := range t.Columns {
+		if !slices.Contains(old.Columns, c) {
+			old.Columns = append(old.Columns, c)
+		}
+	}
+	old.Refs = append(old.Refs, t.Refs...)
+	old.Sure = false
+	if old.Engine == "" {
+		old.Engine = t.Engine
+	}
+}
+
+// renameColumn renames column from to to in cols; when the table's
+// name may mean another table, to is added and from kept.
+func renameColumn(cols []string, from, to string, sure bool) []string {
+	if !sure {
+		if slices.Contains(cols, from) && !slices.Contains(cols, to) {
+			cols = append(cols, to)
+		}
+		return cols
+	}
+	for i, c := range cols {
+		if c == from {
+			cols[i] = to
+		}
+	}
+	return cols
+}
+
 // rename is one pair of RENAME TABLE (or ALTER TABLE ... RENAME): as on
 // the server, a view is renamed as a table is (its definition goes with
 // it), a table's triggers follow it, and the views that name the old
 // table keep naming it (they read whatever later takes that name). A
 // RENAME TABLE of several pairs is applied pair by pair, in order, so a
 // swap (a TO tmp, b TO a, tmp TO b) ends as on the server.
-func (sc *Schema) rename(from, to string) {
-	if v := sc.Views[from]; v != nil {
-		delete(sc.Views, from)
-		v.Name = to
-		sc.Views[to] = v
+//
+// Only what from surely names moves (the project's object of that exact
+// name, when from is unqualified and not after a USE); what it may name
+// is copied: the old name keeps it and the new name gains it.
+func (sc *Schema) rename(fromName, toName *ast.TableName) {
+	from, to := fromName.Name.L, toName.Name.L
+	fromSure, toSure := sc.sure(fromName), sc.sure(toName)
+	moves := func(sure bool, exact string) bool { return fromSure && sure && exact == fromName.Name.O }
+	var moved, copied []*View
+	for v := sc.Views[from]; v != nil; v = v.Alt {
+		if moves(v.Sure, v.Exact) {
+			moved = append(moved, v)
+		} else {
+			copied = append(copied, v)
+		}
 	}
+	if len(moved) > 0 {
+		sc.setView(from, dropView(sc.Views[from], fromName.Name.O))
+	}
+	for _, v := range append(moved, copied...) {
+		c := *v
+		c.Name, c.Exact, c.Sure, c.Alt = to, toName.Name.O, toSure && moves(v.Sure, v.Exact), sc.Views[to]
+		sc.Views[to] = &c
+	}
+	tableMoved := false
 	if t := sc.Tables[from]; t != nil {
-		delete(sc.Tables, from)
-		t.Name = to
-		sc.Tables[to] = t
+		tableMoved = moves(t.Sure, t.Exact)
+		c := *t
+		if tableMoved {
+			delete(sc.Tables, from)
+		} else {
+			c.Columns, c.Refs = slices.Clone(t.Columns), slices.Clone(t.Refs)
+		}
+		c.Name, c.Exact, c.Sure = to, toName.Name.O, toSure && tableMoved
+		sc.putTable(&c)
 	}
 	if sc.Fenced[from] {
-		delete(sc.Fenced, from)
+		if tableMoved {
+			delete(sc.Fenced, from)
+		}
 		sc.Fenced[to] = true
 	}
 	for _, tr := range sc.Triggers {
-		if tr.Table == from {
+		if tr.Table != from {
+			continue
+		}
+		if tableMoved {
 			tr.Table = to
+		} else {
+			c := *tr
+			c.Table = to
+			sc.Triggers = append(sc.Triggers, &c)
 		}
 	}
 }

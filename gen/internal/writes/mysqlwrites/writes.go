@@ -252,11 +252,14 @@ func (a *analysis) write(w Write) {
 	// table, or two that reference each other, would not end otherwise).
 	if v := a.sc.Views[w.Table]; v != nil && !a.done["through view "+w.Table] {
 		a.done["through view "+w.Table] = true
-		for _, b := range v.Base {
-			bw := w
-			bw.Table, bw.Direct, bw.Multi = b, false, false
-			bw.Via = via + "view " + v.Name
-			a.write(bw)
+		// Each definition the name may have (View.Alt).
+		for ; v != nil; v = v.Alt {
+			for _, b := range v.Base {
+				bw := w
+				bw.Table, bw.Direct, bw.Multi = b, false, false
+				bw.Via = via + "view " + v.Name
+				a.write(bw)
+			}
 		}
 	}
 	for _, ev := range w.Events {
@@ -339,22 +342,32 @@ func (a *analysis) call(c call, via string, loc int) {
 		// stored function must exist when the statement runs).
 		return
 	}
-	if r.Opaque != "" {
-		a.r.Refusals = append(a.r.Refusals, Refusal{Kind: what[:len(what)-1], Loc: loc,
-			Reason: "runs " + p + ", whose body fencegen cannot read (" + r.Opaque + "), so it cannot show that it writes no fenced table"})
-		return
+	// Each definition the name may have (Routine.Alt) may run.
+	opaque := false
+	for d := r; d != nil; d = d.Alt {
+		if d.Opaque != "" {
+			a.r.Refusals = append(a.r.Refusals, Refusal{Kind: what[:len(what)-1], Loc: loc,
+				Reason: "runs " + p + ", whose body fencegen cannot read (" + d.Opaque + "), so it cannot show that it writes no fenced table"})
+			opaque = true
+		}
 	}
-	if a.done[what+c.name] {
+	if opaque || a.done[what+c.name] {
 		return
 	}
 	a.done[what+c.name] = true
-	a.close(a.body(what+c.name, r.Body, p, loc), p, loc)
+	for k := 0; r != nil; r, k = r.Alt, k+1 {
+		key := what + c.name
+		if k > 0 {
+			key += fmt.Sprintf(" (definition %d)", k+1)
+		}
+		a.close(a.body(key, r.Body, p, loc), p, loc)
+	}
 }
 
 // viewRead follows a read of a view: its query runs.
 func (a *analysis) viewRead(name, via string, loc int) {
 	v := a.sc.Views[name]
-	if v == nil || v.Select == nil || a.done["view "+name] {
+	if v == nil || a.done["view "+name] {
 		return
 	}
 	a.done["view "+name] = true
@@ -362,9 +375,15 @@ func (a *analysis) viewRead(name, via string, loc int) {
 	if via != "" {
 		p = via + " -> " + p
 	}
-	e := a.statement(v.Select, v.Select.Text(), loc, false)
-	// A view's own FROM tables are read, not written.
-	a.close(e, p, loc)
+	// Each definition the name may have (View.Alt).
+	for ; v != nil; v = v.Alt {
+		if v.Select == nil {
+			continue
+		}
+		e := a.statement(v.Select, v.Select.Text(), loc, false)
+		// A view's own FROM tables are read, not written.
+		a.close(e, p, loc)
+	}
 }
 
 // body reads a stored program's body: every statement in it that can
