@@ -2,6 +2,9 @@ package mysqloracle
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"testing"
 )
 
@@ -101,5 +104,118 @@ func TestOracleSchemaLifecycle(t *testing.T) {
 	requireSound(t, rep)
 	if rep.Refused != len(writes) || rep.Passed != len(unfenced) {
 		t.Errorf("%d refused, %d passed; want the %d writes of accounts refused and the %d others passed", rep.Refused, rep.Passed, len(writes), len(unfenced))
+	}
+}
+
+// namesSchema is issue 27's second MariaDB trial: statements about
+// another database's objects (db.x, and after USE), and about case
+// variants of a name, which on the server (lower_case_table_names=0, as
+// on Linux) leave the project's objects in place. %[1]s is the other
+// database.
+const namesSchema = `CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL DEFAULT 0, tok BIGINT NOT NULL DEFAULT 0);
+CREATE TABLE notes (id BIGINT PRIMARY KEY, body BIGINT NOT NULL DEFAULT 0);
+CREATE TABLE notes3 (id BIGINT PRIMARY KEY, body BIGINT NOT NULL DEFAULT 0);
+CREATE TABLE plain (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL DEFAULT 0);
+CREATE TABLE %[1]s.notes (id BIGINT PRIMARY KEY, body BIGINT NOT NULL DEFAULT 0);
+CREATE TABLE %[1]s.plain (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL DEFAULT 0);
+CREATE VIEW rich AS SELECT id, balance FROM accounts;
+CREATE VIEW rich2 AS SELECT id, balance FROM accounts;
+CREATE VIEW rich3 AS SELECT id, balance FROM accounts;
+CREATE VIEW %[1]s.rich AS SELECT id, balance FROM %[1]s.plain;
+DROP VIEW %[1]s.rich;
+CREATE OR REPLACE VIEW %[1]s.rich2 AS SELECT id, balance FROM %[1]s.plain;
+CREATE OR REPLACE VIEW Rich3 AS SELECT id, balance FROM plain;
+DROP VIEW IF EXISTS Rich;
+DELIMITER //
+CREATE TRIGGER notes_touch AFTER INSERT ON notes FOR EACH ROW UPDATE accounts SET balance = 0 //
+CREATE TRIGGER n3 AFTER INSERT ON notes3 FOR EACH ROW UPDATE accounts SET balance = 0 //
+CREATE FUNCTION bump(x BIGINT) RETURNS BIGINT MODIFIES SQL DATA
+BEGIN
+  UPDATE accounts SET balance = balance + 1 WHERE id = x;
+  RETURN x;
+END //
+CREATE FUNCTION bump2(x BIGINT) RETURNS BIGINT MODIFIES SQL DATA
+BEGIN
+  UPDATE accounts SET balance = balance + 1 WHERE id = x;
+  RETURN x;
+END //
+CREATE PROCEDURE pay(IN x BIGINT)
+BEGIN
+  UPDATE accounts SET balance = 0 WHERE id = x;
+END //
+CREATE FUNCTION bump5(x BIGINT) RETURNS BIGINT MODIFIES SQL DATA
+BEGIN
+  UPDATE accounts SET balance = balance + 1 WHERE id = x;
+  RETURN x;
+END //
+CREATE OR REPLACE FUNCTION BUMP5(x BIGINT) RETURNS BIGINT RETURN x //
+DELIMITER ;
+DROP TRIGGER IF EXISTS %[1]s.notes_touch;
+DROP FUNCTION IF EXISTS %[1]s.bump;
+CREATE OR REPLACE FUNCTION %[1]s.bump2(x BIGINT) RETURNS BIGINT RETURN x;
+DROP PROCEDURE IF EXISTS %[1]s.pay;
+CREATE PROCEDURE %[1]s.pay(IN x BIGINT) SELECT x;
+RENAME TABLE %[1]s.notes TO %[1]s.notes_old;
+CREATE TRIGGER %[1]s.notes_touch AFTER INSERT ON %[1]s.notes_old FOR EACH ROW SET @x = 1;
+DROP TRIGGER IF EXISTS Notes_Touch;
+USE %[1]s;
+DROP TRIGGER IF EXISTS n3;
+`
+
+// TestOracleSchemaNames: a schema statement that names another
+// database's object (a db.x qualifier, or a name after USE, which
+// fencegen cannot tell from the project's database) or a case variant of
+// a name (MariaDB on Linux keeps table, view and trigger names apart by
+// case) must not drop, replace or rename the project's object: each
+// write below still reaches accounts on MariaDB, which the test checks,
+// and the analysis must refuse it (before the fix each one passed).
+// UPDATE Rich3 may mean the replaced view rich3 where names fold
+// (lower_case_table_names=1): it is refused, and MariaDB (=0) writes
+// plain only. Routine names are not case-sensitive on any server:
+// OR REPLACE of BUMP5 replaces bump5, as the analysis reads it.
+func TestOracleSchemaNames(t *testing.T) {
+	db := admin(t)
+	ctx := context.Background()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	other := "fencegen_other_" + hex.EncodeToString(b)
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE `"+other+"`"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+other+"`") })
+	writes := []string{
+		"INSERT INTO notes (id, body) VALUES (? + 10, 1)",
+		"INSERT INTO notes3 (id, body) VALUES (? + 10, 1)",
+		"SELECT bump(?)",
+		"SELECT bump2(?)",
+		"CALL pay(?)",
+		"UPDATE rich SET balance = 0 WHERE id = ?",
+		"UPDATE rich2 SET balance = 0 WHERE id = ?",
+		"UPDATE rich3 SET balance = 0 WHERE id = ?",
+	}
+	union := "UPDATE Rich3 SET balance = 0 WHERE id = ?"
+	// Routine names fold on every server: BUMP5 replaced bump5.
+	unfenced := []string{"UPDATE plain SET balance = 0 WHERE id = ?", "SELECT bump5(?)"}
+	rep, err := Check(ctx, db, mysqlURL(), Case{
+		Label: "names", Schema: [][]byte{[]byte(fmt.Sprintf(namesSchema, other))}, Fenced: []string{"accounts"},
+		Queries: append(append(append([]string{}, writes...), union), unfenced...),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Schema {
+		t.Errorf("%s", f)
+	}
+	for _, f := range rep.Rejects {
+		t.Errorf("%s", f)
+	}
+	for _, f := range rep.Observed {
+		if f.Query != union {
+			t.Errorf("%s", f)
+		}
+	}
+	requireSound(t, rep)
+	if rep.Refused != len(writes)+1 || rep.Passed != len(unfenced) {
+		t.Errorf("%d refused, %d passed; want the %d writes of accounts and %s refused and the %d others passed", rep.Refused, rep.Passed, len(writes), union, len(unfenced))
 	}
 }

@@ -189,6 +189,13 @@ func NewScratch(ctx context.Context, admin *sql.DB, dsn string, schema [][]byte,
 		}
 	}
 	_, _ = conn.ExecContext(ctx, "SET SESSION foreign_key_checks = 1")
+	// A USE in the schema selected another database on the one
+	// connection: the statements run in the scratch one.
+	if _, err := conn.ExecContext(ctx, "USE `"+name+"`"); err != nil {
+		conn.Close()
+		s.Close()
+		return nil, nil, err
+	}
 	conn.Close()
 	if err := s.prepare(ctx, fenced); err != nil {
 		s.Close()
