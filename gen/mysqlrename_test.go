@@ -132,3 +132,48 @@ func TestMySQLCreateProcedureIfNotExists(t *testing.T) {
 		t.Errorf("a second CREATE PROCEDURE p1: %v; want schema.sql:7:1: procedure \"p1\" already exists", err)
 	}
 }
+
+// TestMySQLOtherDatabaseNames: through generate (the catalog's parsed
+// statements and the write analysis's text), a DROP TRIGGER of another
+// database's trigger (db.x, or after USE), of a case variant of the name,
+// or a RENAME of another database's table leaves the project's trigger
+// notes_touch firing on notes, as on MariaDB (TestOracleSchemaNames), so
+// the INSERT that fires it is refused; the control drops it.
+func TestMySQLOtherDatabaseNames(t *testing.T) {
+	const base = "CREATE DATABASE otherdb;\nCREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n" +
+		"CREATE TABLE notes (id BIGINT PRIMARY KEY, body TEXT);\nDELIMITER //\n" +
+		"CREATE TRIGGER notes_touch AFTER INSERT ON notes FOR EACH ROW BEGIN UPDATE accounts SET balance = 0 WHERE id = NEW.id; END//\nDELIMITER ;\n"
+	run := func(more string) error {
+		dir := t.TempDir()
+		files := map[string]string{
+			"schema.sql":    base + more,
+			"query.sql":     "-- name: AddNote :exec\nINSERT INTO notes (id, body) VALUES (?, ?);\n",
+			"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: query.sql, gen: {go: {package: db, out: db}}}\n",
+		}
+		for n, s := range files {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = gen.Generate(context.Background(), cfg)
+		return err
+	}
+	for _, more := range []string{
+		"DROP TRIGGER IF EXISTS otherdb.notes_touch;\n",
+		"USE otherdb;\nDROP TRIGGER IF EXISTS notes_touch;\n",
+		"DROP TRIGGER IF EXISTS Notes_Touch;\n",
+		"CREATE TABLE otherdb.notes (id BIGINT PRIMARY KEY, body TEXT);\nRENAME TABLE otherdb.notes TO otherdb.notes_old;\n",
+	} {
+		err := run(more)
+		if err == nil || !strings.Contains(err.Error(), "query.sql:2:13: query AddNote writes fenced table accounts through trigger notes_touch on notes") {
+			t.Errorf("with %q: %v; want the INSERT refused through trigger notes_touch", more, err)
+		}
+	}
+	if err := run("DROP TRIGGER IF EXISTS notes_touch;\n"); err != nil {
+		t.Errorf("after DROP TRIGGER notes_touch: %v", err)
+	}
+}
