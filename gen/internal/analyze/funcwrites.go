@@ -48,6 +48,11 @@ type hiddenWrite struct {
 	// in the text it is.
 	direct string
 	at     int
+	// anyCast is set for a write reached through a cast PostgreSQL may
+	// apply to any value (not only where a statement casts explicitly):
+	// every statement's own text reaches it (checkTextWrites), which
+	// reports it once, naming the cast.
+	anyCast bool
 }
 
 // funcWrites finds and caches the fenced writes of user-defined functions.

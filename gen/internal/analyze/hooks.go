@@ -545,6 +545,7 @@ func (fw *funcWrites) schemaHookWritesLocked(ws *hiddenWrites, named func(h *cat
 		}
 		for _, f := range fw.namedInLocked(h.Text) {
 			for _, w := range fw.ofLocked(f) {
+				w.anyCast = h.Kind == "cast" && !h.ExplicitOnly
 				ws.add(step+" → "+f.Name+"()", w)
 			}
 		}
@@ -698,6 +699,13 @@ func (a *analyzer) implicitWrites(t *catalog.Table, events []string, loc int) {
 	ws := a.funcs.tableWritesLocked(t, events, a.setCols, a.noDefaultAt(t, loc), false, false)
 	a.funcs.mu.Unlock()
 	for _, w := range ws {
+		if w.anyCast {
+			// A cast PostgreSQL may apply to any value: the statement's
+			// own text reaches it too (checkTextWrites, which every
+			// statement runs), refused there once, naming the cast, not
+			// again as if t's defaults or CHECKs ran it.
+			continue
+		}
 		a.refuseHidden(loc, w, "%s", setOffMsg(a.ann.Name, "writes table "+t.QualifiedName()+", which sets off", w))
 	}
 }

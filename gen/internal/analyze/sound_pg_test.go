@@ -33,7 +33,10 @@ const (
 	// x.wl calls in attribute notation; pgWDom a domain whose CHECK
 	// calls a writer.
 	pgWLogs = "create function wl(l logs) returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\n"
-	pgWDom  = "create function wdom(x int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return true; end $$;\ncreate domain d as int check (wdom(value));\n"
+	// pgCastMood is an assignment cast int -> mood whose function
+	// writes jobs, and a table moods of a mood column.
+	pgCastMood = "create type mood as enum ('a', 'b');\ncreate table moods (id bigint primary key, m mood);\ncreate function int2mood(i int) returns mood language plpgsql as $$ begin update jobs set k = k + 1; return 'a'; end $$;\ncreate cast (int as mood) with function int2mood(int) as assignment;\n"
+	pgWDom     = "create function wdom(x int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return true; end $$;\ncreate domain d as int check (wdom(value));\n"
 )
 
 // soundPGCases are write shapes PostgreSQL runs without a query naming the
@@ -174,6 +177,7 @@ var soundPGCases = []struct {
 	{name: "BEGIN ATOMIC body whose fenced table was renamed, a table without a mark created under its name", schema: pgJobs + "create function fin(i bigint) returns void language sql begin atomic update jobs set k = 9 where id = i; end;\nalter table jobs rename to jobs_archive;\ninsert into jobs_archive values (1, 1, 1, 5);\ncreate table jobs (id bigint primary key, k int, parent_id bigint, tok bigint not null default 0);\n", query: "select fin(1)", want: "refused"},
 	{name: "BEGIN ATOMIC body whose fenced table was moved by SET SCHEMA, a table without a mark created under its name", schema: pgJobs + "create schema oth;\ncreate function fin(i bigint) returns void language sql begin atomic update jobs set k = 9 where id = i; end;\nalter table jobs set schema oth;\ninsert into oth.jobs values (1, 1, 1, 5);\ncreate table public.jobs (id bigint primary key, k int, parent_id bigint, tok bigint not null default 0);\n", query: "select fin(1)", want: "refused"},
 	{name: "BEGIN ATOMIC body whose table was renamed away, the fenced table renamed to its name", schema: pgJobs + "create table scratch (id bigint primary key, k int);\ninsert into scratch values (1, 1);\ncreate function fin(i bigint) returns void language sql begin atomic update scratch set k = 9 where id = i; end;\nalter table scratch rename to scratch_old;\nalter table jobs rename to scratch;\ninsert into scratch values (1, 1, 1, 5);\ncreate table jobs (id bigint primary key, k int, parent_id bigint, tok bigint not null default 0);\n", query: "select fin(1)", want: "plain"},
+	{name: "writing assignment cast applied by an INSERT", schema: pgJobs + pgCastMood, query: "insert into moods (id, m) values (1, 5)", want: "refused"},
 	{name: "function the schema does not define", schema: pgJobs, query: "select defined_elsewhere(1)", want: "refused",
 		noPG: "the function exists only outside the schema fencegen reads, by construction"},
 	{name: "LANGUAGE sql body calling a function the schema does not define", schema: pgJobs + "create function su() returns int language sql as $$ select 1 $$;\ncreate or replace function su() returns int language sql as $$ select defined_elsewhere() $$;\n", query: "select su()", want: "refused",
