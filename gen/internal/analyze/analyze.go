@@ -402,6 +402,9 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 		jobs      []*job // by statement; nil when not analysed
 		annotated bool
 		prevEnd   int
+		// dropped are notes of "-- name:" lines that sqlc drops: a
+		// second one above a statement.
+		dropped []string
 	}
 	perFile := make([]fileAnns, len(files))
 	for fi, f := range files {
@@ -418,6 +421,18 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 			lines := commentLinesOf(f.Src, max(st.Lead, fa.prevEnd), st.Start, opts.MySQL)
 			fa.prevEnd = st.End + 1
 			fa.anns[i], fa.msgs[i] = parseAnnotation(lines)
+			if ann := fa.anns[i]; ann != nil {
+				// As sqlc, the first "-- name:" line above a statement
+				// names it and a later one is dropped (parseAnnotation):
+				// a note, as it is usually a query whose statement was
+				// forgotten.
+				for _, l := range lines {
+					text := strings.TrimSpace(l.text)
+					if m := nameLine.FindStringSubmatch(text); m != nil && l.line != ann.Line && strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(text, "--")), "name:") {
+						fa.dropped = append(fa.dropped, fmt.Sprintf("%s:%d:%d: note: %q has no SQL statement of its own: the statement below is query %s, named by the first \"-- name:\" line above it, so no code is generated for %s (as in sqlc)", f.Name, l.line, l.col, text, ann.Name, m[1]))
+					}
+				}
+			}
 			if fa.anns[i] != nil {
 				fa.annotated = true
 				if len(fa.msgs[i]) == 0 {
@@ -519,6 +534,7 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 			seen[key] = j.q
 			af.Queries = append(af.Queries, j.q)
 		}
+		af.Notes = append(af.Notes, fa.dropped...)
 		// A trailing annotation with no statement after it (only blank
 		// lines and comments to the end of the file): sqlc v1.31.1
 		// generates the file's other queries and drops it without a

@@ -464,6 +464,16 @@ func TestAnalyzeTrailingAnnotation(t *testing.T) {
 			t.Errorf("%q: notes %q, want %q", tail, files[0].Notes, want)
 		}
 	}
+	// A second "-- name:" line above a statement: the first names it,
+	// the second is dropped, as in sqlc, with a note.
+	files, errs := analyzeSrc(t, fencedSchema, "-- name: G :one\nSELECT id FROM t WHERE id = $1;\n-- name: X :one\n\n-- name: H :one\nSELECT id FROM t WHERE id = $1;\n")
+	if len(errs) > 0 || len(files[0].Queries) != 2 || files[0].Queries[1].Name != "X" {
+		t.Fatalf("problems %q, %d queries", errs, len(files[0].Queries))
+	}
+	want := "query.sql:5:1: note: \"-- name: H :one\" has no SQL statement of its own: the statement below is query X, named by the first \"-- name:\" line above it, so no code is generated for H (as in sqlc)"
+	if len(files[0].Notes) != 1 || files[0].Notes[0] != want {
+		t.Errorf("notes %q, want %q", files[0].Notes, want)
+	}
 }
 
 // A VALUES statement keeps PostgreSQL's columns, where sqlc declares none
