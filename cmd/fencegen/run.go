@@ -356,7 +356,9 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 			continue
 		}
 		line := ""
-		if !f.Newer {
+		if f.Refused {
+			line = "\x01"
+		} else if !f.Newer {
 			cmd := fmt.Sprintf("guard -format %s -dir %s", f.Format, filepath.ToSlash(relPath(f.Dir)))
 			if f.Several {
 				cmd += " -out " + f.Out
@@ -383,6 +385,8 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 	}
 	for _, cmd := range fix {
 		switch {
+		case cmd == "\x01":
+			fmt.Fprintf(w, "fencegen: a migration weakens the guard in a way no new guard migration undoes: change it while it is not applied anywhere, or undo it in a new migration of yours, as said above\n")
 		case cmd == "":
 			fmt.Fprintf(w, "fencegen: the guard migrations were written by a newer fencegen: update fencegen (a migration this one wrote would undo the newer guard)\n")
 		case unfence[cmd] != "":

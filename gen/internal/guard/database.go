@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -385,6 +386,11 @@ type Finding struct {
 	// stop fencing it deliberately, with fencegen guard -unfence Unfence
 	// (DatabaseGuard.Unfence), whose migration records the decision.
 	Unfence string
+	// Refused is set when no guard migration undoes what the statement
+	// does (a renamed guard trigger, a setting of session_replication_role
+	// that outlives the migration, a USING that rewrites every token):
+	// the team changes that migration, or writes one that undoes it.
+	Refused bool
 }
 
 func (f Finding) String() string {
@@ -418,9 +424,15 @@ type guardInstalled struct {
 	// ... DISABLE TRIGGER), until one enables it again.
 	disabled *cause
 	// shadowed is the statement that adds a column of the name the
-	// trigger reads after a rename of the token column (broken): the
-	// trigger then reads that new column instead of the token.
+	// trigger reads after a rename of the token column (broken), or
+	// renames another column to it: the trigger then reads that column
+	// instead of the token.
 	shadowed *cause
+	// weakened is the statement that replaces or alters the guard
+	// function, or replaces the guard trigger (CREATE OR REPLACE
+	// FUNCTION or TRIGGER, ALTER FUNCTION): the guard is not the one
+	// fencegen wrote until a new guard migration installs it again.
+	weakened *cause
 }
 
 // cause is a statement of a schema file, not a guard migration, that
@@ -458,6 +470,14 @@ type cause struct {
 	// token column (as quoted in SQL).
 	recreatedAt *cause
 	fn, column  string
+	// advice, when set, ends the finding instead of the text compare
+	// chooses: what to do about this statement.
+	advice string
+	// detached is set for a partition detached from, or a child table
+	// no longer inheriting from (or dropped from), a guarded table: it
+	// leaves the guard's trigger behind as a vacated table does, and
+	// recreatedAt is the statement itself.
+	detached bool
 }
 
 // guardMigration is one migration fencegen guard wrote.
@@ -480,10 +500,41 @@ type guardReplay struct {
 	lost       map[string]*cause
 	funcs      map[string]guardFunc
 	migrations []guardMigration
+	// parents are, for each table (key), the tables it is a partition
+	// (partition set) or an inheritance child of, followed from the
+	// first migration on: a partition has its parent's trigger as a
+	// clone, an inheritance child a trigger of its own.
+	parents map[string][]parentRef
+	// stray are the guard triggers a migration renamed (by table key
+	// and new name), until one drops them or renames them back: they
+	// keep firing under the new name, in another order.
+	stray map[string]strayTrigger
+	// refused are statements that weaken every guard in a way no guard
+	// migration undoes (a setting of session_replication_role that
+	// outlives the migration, a USING that rewrites every token), by
+	// what they set (settings: cleared by a later RESET of the same).
+	refused map[string]*cause
+}
+
+// parentRef is a table's parent: partitioned table or inheritance parent.
+type parentRef struct {
+	key       string
+	partition bool
+}
+
+// strayTrigger is a guard trigger renamed away: the statement, the
+// trigger's name before, and the guard it belonged to.
+type strayTrigger struct {
+	c         *cause
+	table, as string
+	was       string
+	in        guardInstalled
+	lostWas   *cause
 }
 
 func newReplay() *guardReplay {
-	return &guardReplay{tables: map[string]guardInstalled{}, lost: map[string]*cause{}, funcs: map[string]guardFunc{}}
+	return &guardReplay{tables: map[string]guardInstalled{}, lost: map[string]*cause{}, funcs: map[string]guardFunc{},
+		parents: map[string][]parentRef{}, stray: map[string]strayTrigger{}, refused: map[string]*cause{}}
 }
 
 // isGuardMigration reports whether b starts as a migration that fencegen
@@ -513,13 +564,20 @@ func replayGuard(files []*sqlparse.File) *guardReplay {
 			continue
 		}
 		inline, format := inlineBlock(f.Src)
-		if len(r.migrations) > 0 {
-			r.path = nil // a SET search_path lasts for its file (as the catalog reads it)
-			for _, st := range f.Stmts {
-				if inline < 0 || st.Start < inline {
-					r.statement(f, st)
+		r.path = nil // a SET search_path lasts for its file (as the catalog reads it)
+		for _, st := range f.Stmts {
+			if inline >= 0 && st.Start >= inline {
+				continue
+			}
+			if len(r.migrations) > 0 {
+				r.statement(f, st)
+			} else if sp, ok := st.Node.(*sqlparse.SetSearchPath); ok && !sp.Local {
+				r.path = nil
+				if !sp.Default {
+					r.path = sp.Schemas
 				}
 			}
+			r.member(st)
 		}
 		if inline >= 0 {
 			m := r.applyAt(f.Name, f.Src[inline:], bytes.Count(f.Src[:inline], []byte("\n")))
@@ -616,7 +674,10 @@ func (r *guardReplay) key(n sqlparse.Name) string {
 }
 
 // disabledTriggers lists the triggers an ALTER TABLE statement disables
-// ("-name", "-" for ALL or USER) or enables ("+name", "+"), in order.
+// ("-name", "-" for ALL or USER), makes fire only in replica sessions
+// ("rname", "r": ENABLE REPLICA, which a session of the default
+// session_replication_role, origin, never is) or enables ("+name", "+":
+// ENABLE, and ENABLE ALWAYS, which fires in every session), in order.
 func disabledTriggers(st *sqlparse.Stmt) []string {
 	var out []string
 	if st.Raw == nil {
@@ -629,13 +690,21 @@ func disabledTriggers(st *sqlparse.Stmt) []string {
 			out = append(out, "-"+cmd.GetName())
 		case pg.AlterTableType_AT_DisableTrigAll, pg.AlterTableType_AT_DisableTrigUser:
 			out = append(out, "-")
-		case pg.AlterTableType_AT_EnableTrig, pg.AlterTableType_AT_EnableAlwaysTrig, pg.AlterTableType_AT_EnableReplicaTrig:
+		case pg.AlterTableType_AT_EnableReplicaTrig:
+			out = append(out, "r"+cmd.GetName())
+		case pg.AlterTableType_AT_EnableTrig, pg.AlterTableType_AT_EnableAlwaysTrig:
 			out = append(out, "+"+cmd.GetName())
 		case pg.AlterTableType_AT_EnableTrigAll, pg.AlterTableType_AT_EnableTrigUser:
 			out = append(out, "+")
 		}
 	}
 	return out
+}
+
+// guardTrigger reports whether name is one of the triggers fencegen
+// guard creates ("" stands for ALL and USER, which include them).
+func guardTrigger(name string) bool {
+	return name == "" || name == "fencegen_guard" || name == "fencegen_guard_token"
 }
 
 // inSchema reports whether key (tableKey) names a table of schema.
@@ -669,6 +738,9 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		}
 		return c
 	}
+	if r.raw(f, st, at) {
+		return
+	}
 	switch n := st.Node.(type) {
 	case *sqlparse.SetSearchPath:
 		if n.Local {
@@ -696,14 +768,27 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		}
 		switch n.Kind {
 		case "column":
-			if in.broken != nil && in.broken.renamedTo == n.Subname && readsColumn(in, n.NewName) && in.shadowed == nil {
+			renamed := in.broken != nil && in.broken.renamedTo != ""
+			switch {
+			case renamed && in.broken.renamedTo == n.Subname && readsColumn(in, n.NewName) && in.shadowed == nil:
 				in.broken = nil // renamed back: the trigger reads it again
-				r.tables[key] = in
-			} else if readsColumn(in, n.Subname) {
+			case renamed && in.broken.renamedTo == n.Subname:
+				// The token column renamed on: the trigger finds it by its
+				// mark, under its newest name.
+				c := *in.broken
+				c.renamedTo = n.NewName
+				in.broken = &c
+			case renamed && readsColumn(in, n.NewName) && in.shadowed == nil:
+				// Another column takes the name the trigger reads, as a
+				// new column of that name would.
+				in.shadowed = at("renames column %s of fenced table %s to %s, the name its token column had before %s:%d:%d renamed it to %s", "", n.Subname, n.Target.String(), n.NewName, in.broken.file, in.broken.line, in.broken.col, in.broken.renamedTo)
+			case readsColumn(in, n.Subname) && in.shadowed != nil:
+				in.shadowed = nil // the column that took the name leaves it
+			case readsColumn(in, n.Subname):
 				in.broken = robust(in, at("renames column %s of fenced table %s to %s", fails(n.Target.String(), n.Subname), n.Subname, n.Target.String(), n.NewName), "rename")
 				in.broken.renamedTo = n.NewName
-				r.tables[key] = in
 			}
+			r.tables[key] = in
 		case "table":
 			to := n.NewName
 			in.renamed = at("renames fenced table %s to %s", "", n.Target.String(), to)
@@ -711,6 +796,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 			r.vacate(key, in, in.renamed) // a table of the old name has no trigger
 			delete(r.lost, toKey)         // the guarded table itself is there again
 			r.tables[toKey] = in
+			r.moved(key, toKey)
 		}
 	case *sqlparse.AlterObjectSchema:
 		if n.Kind != "table" {
@@ -728,22 +814,35 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		r.vacate(key, in, in.renamed) // a table of the old name has no trigger
 		delete(r.lost, to)
 		r.tables[to] = in
+		r.moved(key, to)
 	case *sqlparse.AlterTable:
 		key := r.key(n.Table)
+		for _, c := range n.Cmds {
+			switch c.Kind {
+			case sqlparse.AlterDetachPartition:
+				r.leaves(r.key(c.Other), key, at("detaches partition %s from fenced table %s, which takes the clone of its guard trigger off it", "", c.Other.String(), n.Table.String()))
+			case sqlparse.AlterNoInherit:
+				r.leaves(key, r.key(c.Other), at("makes table %s no longer inherit from fenced table %s", "", n.Table.String(), c.Other.String()))
+			}
+		}
 		in, ok := r.tables[key]
 		if !ok {
 			return
 		}
-		for _, name := range disabledTriggers(st) {
-			switch {
-			case strings.HasPrefix(name, "+"):
-				if name == "+fencegen_guard" || name == "+" {
-					in.disabled = nil
-				}
-			case name == "-fencegen_guard" || name == "-":
+		for _, op := range disabledTriggers(st) {
+			if !guardTrigger(op[1:]) {
+				continue
+			}
+			switch op[0] {
+			case '+':
+				in.disabled = nil
+			case '-':
 				in.disabled = at("disables the guard trigger of fenced table %s that %s installs", "", n.Table.String(), in.file)
+			case 'r':
+				in.disabled = at("makes the guard trigger of fenced table %s that %s installs fire only in sessions whose session_replication_role is replica (ENABLE REPLICA TRIGGER), which no ordinary writer's is", "", n.Table.String(), in.file)
 			}
 		}
+		r.usingRewrite(f, st, in, at)
 		for _, c := range n.Cmds {
 			switch {
 			case c.Kind == sqlparse.AlterAddColumn && readsColumn(in, c.Column) && in.broken != nil && in.broken.renamedTo != "":
@@ -785,7 +884,17 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		}
 		r.tables[key] = in
 	case *sqlparse.CreateTable:
-		r.arrives(r.key(n.Table), f.Name, at("creates table %s again", "", n.Table.String()))
+		key := r.key(n.Table)
+		if n.PartitionOf && len(n.Inherits) > 0 {
+			if _, ok := r.tables[r.key(n.Inherits[0])]; ok {
+				// PostgreSQL clones the guard trigger onto it.
+				if l := r.lost[key]; l != nil && l.fn == "" {
+					delete(r.lost, key)
+				}
+				return
+			}
+		}
+		r.arrives(key, f.Name, at("creates table %s again", "", n.Table.String()))
 	case *sqlparse.CreateView:
 		if n.AsTable {
 			r.arrives(r.key(n.View), f.Name, at("creates table %s again (CREATE TABLE ... AS)", "", n.View.String()))
@@ -817,19 +926,369 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 				}
 			case n.Kind == "table":
 				key := r.key(name)
+				for k, s := range r.stray {
+					if s.table == key {
+						delete(r.stray, k)
+					}
+				}
 				if in, ok := r.tables[key]; ok {
 					delete(r.tables, key)
 					r.vacate(key, in, at("drops fenced table %s, and with it the guard trigger that %s installs", "", name.String(), in.file))
+				} else if p, ok := r.guardedParent(key, true); ok {
+					// A partition: its clone of the trigger goes with it;
+					// a table created again under its name, not as a
+					// partition of p, has none.
+					in := r.tables[p]
+					c := at("drops partition %s of fenced table %s, and with it the clone of the guard trigger that %s installs", "", name.String(), p, in.file)
+					c.vacated, c.column = true, column(in.fn.text)
+					r.lost[key] = c
 				}
-			case n.Kind == "trigger" && i < len(n.On) && name.Name == "fencegen_guard":
+			case n.Kind == "trigger" && i < len(n.On) && r.stray[r.key(n.On[i])+"\x00"+name.Name].c != nil:
+				delete(r.stray, r.key(n.On[i])+"\x00"+name.Name)
+			case n.Kind == "trigger" && i < len(n.On) && (name.Name == "fencegen_guard" || name.Name == "fencegen_guard_token"):
 				key := r.key(n.On[i])
-				if in, ok := r.tables[key]; ok {
+				if in, ok := r.tables[key]; ok && (name.Name == "fencegen_guard" || requiredText(in.fn.text)) {
 					delete(r.tables, key)
-					r.lost[key] = at("drops the guard trigger of table %s that %s installs", "", n.On[i].String(), in.file)
+					what := "drops the guard trigger of table %s that %s installs"
+					if name.Name != "fencegen_guard" {
+						what = "drops the guard trigger " + name.Name + " of table %s that %s installs"
+					}
+					r.lost[key] = at(what, "", n.On[i].String(), in.file)
 				}
 			}
 		}
 	}
+}
+
+// raw follows the statements the converted tree does not model that
+// can touch a guard: its function (CREATE [OR REPLACE] FUNCTION of its
+// name, ALTER FUNCTION, its RENAME, OWNER TO, SET SCHEMA or DEPENDS ON
+// EXTENSION), its triggers (CREATE OR REPLACE TRIGGER, ALTER TRIGGER
+// ... RENAME or DEPENDS ON EXTENSION) and the setting that skips every
+// trigger (session_replication_role, for the migration's session beyond
+// its transaction, a database or a role). It reports whether it took
+// the statement.
+func (r *guardReplay) raw(f *sqlparse.File, st *sqlparse.Stmt, at func(what, fails string, a ...any) *cause) bool {
+	if st.Raw == nil {
+		return false
+	}
+	// fnTables weakens the guard of each table whose function is named
+	// by names (a function's possibly qualified name).
+	fnTables := func(names []*pg.Node, verb string) bool {
+		schema, name := nodeName(names)
+		took := false
+		for key, in := range r.tables {
+			fs, fname, ok := strings.Cut(in.fn.name, ".")
+			if !ok {
+				fs, fname = "", fs
+			}
+			if sqlparse.QuoteIdent(name) != fname || schema != "" && sqlparse.QuoteIdent(schema) != fs && (fs != "" || schema != catalog.DefaultSchema) {
+				continue
+			}
+			c := at("%s the guard function %s of fenced table %s that %s installs", "", verb, in.fn.name, key, in.file)
+			c.advice = fmt.Sprintf(": its trigger then runs a function other than the one fencegen wrote (a stale token's UPDATE of %s may pass), until a new guard migration installs the guard again; fencegen's guard functions are changed by fencegen guard only", key)
+			if in.weakened == nil {
+				in.weakened = c
+				r.tables[key] = in
+			}
+			took = true
+		}
+		return took
+	}
+	owa := func(n *pg.Node) []*pg.Node { return n.GetObjectWithArgs().GetObjname() }
+	routine := func(t pg.ObjectType) bool {
+		return t == pg.ObjectType_OBJECT_FUNCTION || t == pg.ObjectType_OBJECT_ROUTINE || t == pg.ObjectType_OBJECT_PROCEDURE
+	}
+	setting := func(set *pg.VariableSetStmt, on string) bool {
+		if set == nil || set.GetName() != "session_replication_role" {
+			return false
+		}
+		key := "session_replication_role " + on
+		value := ""
+		for _, a := range set.GetArgs() {
+			value += a.GetAConst().GetSval().GetSval()
+		}
+		switch {
+		case set.GetKind() == pg.VariableSetKind_VAR_SET_VALUE && !strings.EqualFold(value, "origin"):
+			c := at("sets session_replication_role to %s for %s", "", value, on)
+			c.advice = ": PostgreSQL fires no ordinary trigger, fencegen's guard triggers included, in a session of that setting, so a stale token's UPDATE of a fenced table from it passes; no guard migration can undo it: remove the setting (or set it back with RESET session_replication_role)"
+			r.refused[key] = c
+		default:
+			delete(r.refused, key)
+		}
+		return true
+	}
+	switch n := st.Raw.Node.(type) {
+	case *pg.Node_VariableSetStmt:
+		if n.VariableSetStmt.GetIsLocal() {
+			return false // for the migration's transaction only
+		}
+		return setting(n.VariableSetStmt, "the migration's session (a setting that outlives its transaction, on a connection the migration tool may use again)")
+	case *pg.Node_AlterDatabaseSetStmt:
+		return setting(n.AlterDatabaseSetStmt.GetSetstmt(), "every session of database "+n.AlterDatabaseSetStmt.GetDbname())
+	case *pg.Node_AlterRoleSetStmt:
+		on := "every session of role " + n.AlterRoleSetStmt.GetRole().GetRolename()
+		if n.AlterRoleSetStmt.GetRole().GetRolename() == "" {
+			on = "every session of every role"
+		}
+		if db := n.AlterRoleSetStmt.GetDatabase(); db != "" {
+			on += " in database " + db
+		}
+		return setting(n.AlterRoleSetStmt.GetSetstmt(), on)
+	case *pg.Node_CreateFunctionStmt:
+		verb := "creates a function of the name of"
+		if n.CreateFunctionStmt.GetReplace() {
+			verb = "replaces"
+		}
+		return fnTables(n.CreateFunctionStmt.GetFuncname(), verb)
+	case *pg.Node_AlterFunctionStmt:
+		return fnTables(owa(&pg.Node{Node: &pg.Node_ObjectWithArgs{ObjectWithArgs: n.AlterFunctionStmt.GetFunc()}}), "alters")
+	case *pg.Node_AlterOwnerStmt:
+		if routine(n.AlterOwnerStmt.GetObjectType()) {
+			return fnTables(owa(n.AlterOwnerStmt.GetObject()), "changes the owner of")
+		}
+	case *pg.Node_AlterObjectSchemaStmt:
+		if routine(n.AlterObjectSchemaStmt.GetObjectType()) {
+			return fnTables(owa(n.AlterObjectSchemaStmt.GetObject()), "moves to schema "+n.AlterObjectSchemaStmt.GetNewschema())
+		}
+	case *pg.Node_AlterObjectDependsStmt:
+		d := n.AlterObjectDependsStmt
+		switch {
+		case routine(d.GetObjectType()):
+			return fnTables(owa(d.GetObject()), "makes an extension's drop drop")
+		case d.GetObjectType() == pg.ObjectType_OBJECT_TRIGGER:
+			_, trig := nodeName(d.GetObject().GetList().GetItems())
+			key := r.key(rangeName(d.GetRelation()))
+			if in, ok := r.tables[key]; ok && guardTrigger(trig) && trig != "" {
+				c := at("makes an extension's drop drop the guard trigger %s of fenced table %s that %s installs", "", trig, key, in.file)
+				c.advice = ": fencegen's guard triggers are changed by fencegen guard only; remove this statement"
+				in.weakened = c
+				r.tables[key] = in
+				return true
+			}
+		}
+	case *pg.Node_CreateTrigStmt:
+		t := n.CreateTrigStmt
+		key := r.key(rangeName(t.GetRelation()))
+		if in, ok := r.tables[key]; ok && t.GetReplace() && guardTrigger(t.GetTrigname()) {
+			c := at("replaces the guard trigger %s of fenced table %s that %s installs", "", t.GetTrigname(), key, in.file)
+			c.advice = fmt.Sprintf(": it is not the trigger fencegen wrote (a stale token's UPDATE of %s may pass), until a new guard migration installs the guard again; fencegen's guard triggers are changed by fencegen guard only", key)
+			in.weakened = c
+			r.tables[key] = in
+			return true
+		}
+	case *pg.Node_RenameStmt:
+		rn := n.RenameStmt
+		switch {
+		case routine(rn.GetRenameType()):
+			return fnTables(owa(rn.GetObject()), "renames (to "+rn.GetNewname()+")")
+		case rn.GetRenameType() == pg.ObjectType_OBJECT_TRIGGER:
+			key := r.key(rangeName(rn.GetRelation()))
+			old, to := rn.GetSubname(), rn.GetNewname()
+			if s, ok := r.stray[key+"\x00"+old]; ok && to == s.was {
+				// Renamed back: the guard is as before the rename.
+				delete(r.stray, key+"\x00"+old)
+				if r.lost[key] == s.lostWas {
+					delete(r.lost, key)
+					r.tables[key] = s.in
+				}
+				return true
+			}
+			in, ok := r.tables[key]
+			if !ok || old == "" || !guardTrigger(old) {
+				return false
+			}
+			c := at("renames the guard trigger %s of fenced table %s that %s installs to %s", "", old, key, in.file, to)
+			c.advice = fmt.Sprintf(": PostgreSQL runs a table's triggers in the order of their names, and fencegen finds and replaces its guard triggers by name (in mode required, fencegen_guard must run just before fencegen_guard_token: renamed, every UPDATE that sets the token fails with FN002, or the token is stored negated), so a new guard migration would install a second trigger beside it; rename it back (ALTER TRIGGER %s ON %s RENAME TO %s) or drop it (DROP TRIGGER %[1]s ON %[2]s), then install the guard again with a new guard migration", to, key, old)
+			r.stray[key+"\x00"+to] = strayTrigger{c: c, table: key, as: to, was: old, in: in, lostWas: c}
+			delete(r.tables, key)
+			r.lost[key] = c
+			return true
+		}
+	}
+	return false
+}
+
+// ReadsRaw reports whether the replay of the guard migrations reads a
+// schema statement's parse tree as pg_query returns it (Stmt.Raw), not
+// only its converted tree: the others' trees may be let go.
+func ReadsRaw(n *pg.Node) bool {
+	switch n.Node.(type) {
+	case *pg.Node_AlterTableStmt, *pg.Node_VariableSetStmt, *pg.Node_AlterDatabaseSetStmt, *pg.Node_AlterRoleSetStmt,
+		*pg.Node_CreateFunctionStmt, *pg.Node_AlterFunctionStmt, *pg.Node_AlterOwnerStmt, *pg.Node_AlterObjectSchemaStmt,
+		*pg.Node_AlterObjectDependsStmt, *pg.Node_CreateTrigStmt, *pg.Node_RenameStmt:
+		return true
+	}
+	return false
+}
+
+// nodeName is the possibly qualified name a list of String nodes spells:
+// its schema ("" when unqualified) and its last part.
+func nodeName(names []*pg.Node) (schema, name string) {
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, n.GetString_().GetSval())
+	}
+	switch len(parts) {
+	case 0:
+		return "", ""
+	case 1:
+		return "", parts[0]
+	}
+	return parts[len(parts)-2], parts[len(parts)-1]
+}
+
+// rangeName is the table a RangeVar names.
+func rangeName(rv *pg.RangeVar) sqlparse.Name {
+	return sqlparse.Name{Schema: rv.GetSchemaname(), Name: rv.GetRelname()}
+}
+
+// usingRewrite refuses a USING expression of a retype of the token
+// column in (ALTER COLUMN ... TYPE ... USING) that is not the column
+// itself, or a cast of it: PostgreSQL rewrites every row with it, firing
+// no UPDATE trigger, so every stored token may be lowered (USING 0 lets
+// every stale holder win).
+func (r *guardReplay) usingRewrite(f *sqlparse.File, st *sqlparse.Stmt, in guardInstalled, at func(what, fails string, a ...any) *cause) {
+	col := column(in.fn.text)
+	if st.Raw == nil || col == "" {
+		return
+	}
+	for _, c := range st.Raw.GetAlterTableStmt().GetCmds() {
+		cmd := c.GetAlterTableCmd()
+		if cmd.GetSubtype() != pg.AlterTableType_AT_AlterColumnType || sqlparse.QuoteIdent(cmd.GetName()) != col {
+			continue
+		}
+		using := cmd.GetDef().GetColumnDef().GetRawDefault()
+		if using == nil || isColumnRef(using, cmd.GetName()) {
+			continue
+		}
+		k := fmt.Sprintf("using %s:%d", f.Name, st.Start)
+		c := at("changes the type of token column %s of fenced table %s with a USING expression other than the column itself", "", cmd.GetName(), st.Raw.GetAlterTableStmt().GetRelation().GetRelname())
+		c.advice = ": PostgreSQL rewrites every row with it and fires no trigger, so it may lower every stored token (USING 0 lets every stale holder's write through); no guard migration can undo that: convert the column with USING " + cmd.GetName() + " (or a cast of it), or without USING"
+		r.refused[k] = c
+	}
+}
+
+// isColumnRef reports whether n is a reference to column col, or a cast
+// of one.
+func isColumnRef(n *pg.Node, col string) bool {
+	if tc := n.GetTypeCast(); tc != nil {
+		return isColumnRef(tc.GetArg(), col)
+	}
+	fields := n.GetColumnRef().GetFields()
+	return len(fields) > 0 && fields[len(fields)-1].GetString_().GetSval() == col
+}
+
+// member follows which tables are partitions or inheritance children of
+// which (parents), for every migration from the first.
+func (r *guardReplay) member(st *sqlparse.Stmt) {
+	switch n := st.Node.(type) {
+	case *sqlparse.CreateTable:
+		key := r.key(n.Table)
+		delete(r.parents, key)
+		for _, p := range n.Inherits {
+			r.parents[key] = append(r.parents[key], parentRef{key: r.key(p), partition: n.PartitionOf})
+		}
+	case *sqlparse.AlterTable:
+		key := r.key(n.Table)
+		for _, c := range n.Cmds {
+			switch c.Kind {
+			case sqlparse.AlterAttachPartition:
+				r.parents[r.key(c.Other)] = []parentRef{{key: key, partition: true}}
+			case sqlparse.AlterDetachPartition:
+				delete(r.parents, r.key(c.Other))
+			case sqlparse.AlterInherit:
+				r.parents[key] = append(r.parents[key], parentRef{key: r.key(c.Other)})
+			case sqlparse.AlterNoInherit:
+				p := r.key(c.Other)
+				r.parents[key] = slices.DeleteFunc(r.parents[key], func(ref parentRef) bool { return ref.key == p })
+			}
+		}
+	case *sqlparse.Drop:
+		if n.Kind == "table" {
+			for _, name := range n.Names {
+				delete(r.parents, r.key(name))
+			}
+		}
+	case *sqlparse.Rename:
+		if n.Kind == "table" {
+			key := r.key(n.Target)
+			to := sqlparse.QuoteIdent(n.NewName)
+			if schema, _, ok := strings.Cut(key, "."); ok {
+				to = schema + "." + to
+			}
+			r.moved(key, to)
+		}
+	case *sqlparse.AlterObjectSchema:
+		if n.Kind == "table" {
+			r.moved(r.key(n.Target), tableKey(sqlparse.Name{Schema: n.NewSchema, Name: n.Target.Name}))
+		}
+	}
+}
+
+// moved follows a table's rename from key to to in parents and stray.
+func (r *guardReplay) moved(key, to string) {
+	if key == to {
+		return
+	}
+	if p, ok := r.parents[key]; ok {
+		delete(r.parents, key)
+		r.parents[to] = p
+	}
+	for child, refs := range r.parents {
+		for i := range refs {
+			if refs[i].key == key {
+				refs[i].key = to
+			}
+		}
+		r.parents[child] = refs
+	}
+	for k, s := range r.stray {
+		if s.table == key {
+			delete(r.stray, k)
+			s.table = to
+			r.stray[to+"\x00"+s.as] = s
+		}
+	}
+}
+
+// guardedParent returns the guarded table that child (a key) is a
+// partition of (partition) or an inheritance child of, if any.
+func (r *guardReplay) guardedParent(child string, partition bool) (string, bool) {
+	for _, p := range r.parents[child] {
+		if _, ok := r.tables[p.key]; ok && p.partition == partition {
+			return p.key, true
+		}
+	}
+	return "", false
+}
+
+// leaves records that table child stops being a partition or an
+// inheritance child of parent by statement c (DETACH PARTITION, NO
+// INHERIT): a partition of a guarded table loses the clone of its
+// trigger; a child keeps a trigger of its own, but no longer inherits the
+// token column's mark. Either was fenced and is not, as a table created
+// again without its mark: the finding asks for the mark again (and the
+// guard, -into) or -unfence.
+func (r *guardReplay) leaves(child, parent string, c *cause) {
+	pin, ok := r.tables[parent]
+	if !ok {
+		return
+	}
+	partition := false
+	for _, p := range r.parents[child] {
+		if p.key == parent {
+			partition = p.partition
+		}
+	}
+	lost := *c
+	lost.vacated, lost.detached, lost.column = true, true, column(pin.fn.text)
+	if in, ok := r.tables[child]; ok && !partition {
+		lost.fn = in.fn.name
+		delete(r.tables, child)
+	}
+	lost.recreatedIn, lost.recreatedAt = c.file, c
+	r.lost[child] = &lost
 }
 
 // vacate records that guarded table key, whose guard was in, left its
@@ -1049,9 +1508,18 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		switch {
 		case !ok && have.lost[t.QualifiedTable] != nil && have.lost[t.QualifiedTable].recreatedIn != "":
 			c := have.lost[t.QualifiedTable]
-			f := because(c, "; table %s is fenced, so its guard belongs in the migration that creates it again, %s, for no applied state to leave it unguarded: without it, the database lets a stale token's UPDATE of %s from any writer through", t.Table, c.recreatedIn, t.Table)
+			where := "the migration that creates it again"
+			if c.detached {
+				where = "that migration"
+			}
+			f := because(c, "; table %s is fenced, so its guard belongs in %s, %s, for no applied state to leave it unguarded: without it, the database lets a stale token's UPDATE of %s from any writer through", t.Table, where, c.recreatedIn, t.Table)
 			f.Into, f.Why = c.recreatedIn, whyRecreate
+			if c.detached {
+				f.Why = whyDetach
+			}
 			out = append(out, f)
+		case !ok && have.lost[t.QualifiedTable] != nil && have.lost[t.QualifiedTable].advice != "":
+			out = append(out, because(have.lost[t.QualifiedTable], "%s", have.lost[t.QualifiedTable].advice))
 		case !ok && have.lost[t.QualifiedTable] != nil:
 			out = append(out, because(have.lost[t.QualifiedTable], "; table %s is fenced, so until a new guard migration installs its guard again, the database lets a stale token's UPDATE of %s from any writer through", t.Table, t.Table))
 		case !ok:
@@ -1074,6 +1542,8 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 			out = append(out, f)
 		case in.broken != nil:
 			out = append(out, because(in.broken, ", which the guard trigger that %s installs reads: once this is applied, %s until a new guard migration replaces the trigger", in.file, in.broken.fails))
+		case in.weakened != nil:
+			out = append(out, because(in.weakened, "%s", in.weakened.advice))
 		case in.disabled != nil:
 			out = append(out, because(in.disabled, "; table %s is fenced, so until a new guard migration installs its guard again, the database lets a stale token's UPDATE of %s from any writer through", t.Table, t.Table))
 		case in.fn.text == w.fn.text:
@@ -1156,10 +1626,31 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		if col == "" {
 			col = "<token column>"
 		}
+		if c.detached {
+			f := because(c, ": table %s is no longer fenced (its token column %s has no fencing mark of its own), so its generated writes take no token and the database refuses no stale one. Either mark it in this migration (COMMENT ON COLUMN %s.%s IS 'fencegen:token', or a fence key) and add its guard to it (fencegen guard -into), or stop fencing %s deliberately (fencegen guard -unfence %s writes the migration that removes its guard and records the decision)",
+				qt, col, qt, col, qt, qt)
+			f.Into, f.Why, f.Unfence = c.recreatedIn, whyDetach, qt
+			out = append(out, f)
+			continue
+		}
 		f := because(c.recreatedAt, " without the fencing mark of its token column %s, after %s:%d:%d %s: table %s is no longer fenced, so its generated writes take no token and the database refuses no stale one. Either mark it again in this migration (COMMENT ON COLUMN %s.%s IS 'fencegen:token', or a fence key) and add its guard to it (fencegen guard -into), or stop fencing %s deliberately (fencegen guard -unfence %s writes the migration that removes its guard and records the decision)",
 			col, c.file, c.line, c.col, c.what, qt, qt, col, qt, qt)
 		f.Into, f.Why, f.Unfence = c.recreatedIn, whyRecreate, qt
 		out = append(out, f)
+	}
+	// Statements no guard migration undoes: the team changes them.
+	for _, k := range slices.Sorted(maps.Keys(have.refused)) {
+		c := have.refused[k]
+		f := because(c, "%s", c.advice)
+		f.Refused = true
+		out = append(out, f)
+	}
+	for _, k := range slices.Sorted(maps.Keys(have.stray)) {
+		if st := have.stray[k]; have.lost[st.table] != st.c {
+			f := because(st.c, "%s", st.c.advice)
+			f.Refused = true
+			out = append(out, f)
+		}
 	}
 	sortFindings(out)
 	return out
@@ -1171,6 +1662,7 @@ const (
 	whyRecreate  = "drops and re-creates a fenced table"
 	whyKeyRename = "renames a token column that a fence key marks (no column comment moves with it, so the trigger finds no token column)"
 	whyShadow    = "adds a column of the name a renamed token column had (the trigger reads it instead)"
+	whyDetach    = "detaches a partition or an inheritance child from a fenced table (it loses the guard trigger or the mark it had from it)"
 )
 
 // robustText ends the finding of a statement that renames, drops or
