@@ -986,7 +986,7 @@ func (r *guardReplay) raw(f *sqlparse.File, st *sqlparse.Stmt, at func(what, fai
 				continue
 			}
 			c := at("%s the guard function %s of fenced table %s that %s installs", "", verb, in.fn.name, key, in.file)
-			c.advice = fmt.Sprintf(": its trigger then runs a function other than the one fencegen wrote (a stale token's UPDATE of %s may pass), until a new guard migration installs the guard again; fencegen's guard functions are changed by fencegen guard only", key)
+			c.advice = fmt.Sprintf(": fencegen finds and replaces its guard functions by name, so from here the trigger may run a function other than the one fencegen wrote (a replaced body lets a stale token's UPDATE of %s through), until a new guard migration installs the guard again; change the guard with fencegen guard only", key)
 			if in.weakened == nil {
 				in.weakened = c
 				r.tables[key] = in
