@@ -143,10 +143,10 @@ func TestMySQLOtherDatabaseNames(t *testing.T) {
 	const base = "CREATE DATABASE otherdb;\nCREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n" +
 		"CREATE TABLE notes (id BIGINT PRIMARY KEY, body TEXT);\nDELIMITER //\n" +
 		"CREATE TRIGGER notes_touch AFTER INSERT ON notes FOR EACH ROW BEGIN UPDATE accounts SET balance = 0 WHERE id = NEW.id; END//\nDELIMITER ;\n"
-	run := func(more string) error {
+	run := func(pre, more string) error {
 		dir := t.TempDir()
 		files := map[string]string{
-			"schema.sql":    base + more,
+			"schema.sql":    pre + base + more,
 			"query.sql":     "-- name: AddNote :exec\nINSERT INTO notes (id, body) VALUES (?, ?);\n",
 			"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: query.sql, gen: {go: {package: db, out: db}}}\n",
 		}
@@ -168,12 +168,24 @@ func TestMySQLOtherDatabaseNames(t *testing.T) {
 		"DROP TRIGGER IF EXISTS Notes_Touch;\n",
 		"CREATE TABLE otherdb.notes (id BIGINT PRIMARY KEY, body TEXT);\nRENAME TABLE otherdb.notes TO otherdb.notes_old;\n",
 	} {
-		err := run(more)
+		err := run("", more)
 		if err == nil || !strings.Contains(err.Error(), "query.sql:2:13: query AddNote writes fenced table accounts through trigger notes_touch on notes") {
 			t.Errorf("with %q: %v; want the INSERT refused through trigger notes_touch", more, err)
 		}
 	}
-	if err := run("DROP TRIGGER IF EXISTS notes_touch;\n"); err != nil {
+	if err := run("", "DROP TRIGGER IF EXISTS notes_touch;\n"); err != nil {
 		t.Errorf("after DROP TRIGGER notes_touch: %v", err)
+	}
+	// The catalog refuses a USE of a database that may not be the
+	// project's (its tables would be read as the project's)...
+	err := run("", "USE otherdb;\nDROP TABLE accounts;\n")
+	if err == nil || !strings.Contains(err.Error(), "schema.sql:7:1: USE otherdb: fencegen reads the schema's unqualified names as the project's database") {
+		t.Errorf("USE otherdb; DROP TABLE accounts: %v; want refused at the USE", err)
+	}
+	// ... and takes a USE before anything is defined (a dump's) as
+	// selecting the project's database, in the catalog and the write
+	// analysis alike.
+	if err := run("CREATE DATABASE IF NOT EXISTS `tm2`;\nUSE `tm2`;\n", "USE tm2;\nDROP TRIGGER notes_touch;\n"); err != nil {
+		t.Errorf("a dump's USE tm2, and DROP TRIGGER notes_touch after USE tm2: %v", err)
 	}
 }

@@ -35,6 +35,10 @@ var (
 	// ErrFence is the sentinel under errors for an invalid fencing-token
 	// column.
 	ErrFence = errors.New("invalid fencing token column")
+	// ErrAmbiguous is the sentinel under errors for a schema statement
+	// whose objects fencegen cannot tell apart from the project's (a
+	// MySQL USE of another database).
+	ErrAmbiguous = errors.New("ambiguous name")
 )
 
 // Type is a resolved column or expression type.
@@ -634,6 +638,9 @@ type Catalog struct {
 	// procedure, function or event it defines ("procedure p"), whose
 	// writes fencegen does not analyse on MySQL yet; "" when none.
 	MySQLRoutines string
+	// mysqlUse is the database a MySQL schema's first USE selected
+	// before it defined anything: the project's (see updater.mysqlUse).
+	mysqlUse string
 	// seq counts the statements applied (Update), to order marks and
 	// column changes.
 	seq int

@@ -143,6 +143,10 @@ func (u *updater) mysqlStmt(n sqlparse.Node) {
 			u.c.MySQLRoutines = fmt.Sprintf("procedure %s (%s:%d:%d)", n.Func.Name, u.f.Name, line, col)
 		}
 	case *sqlparse.Unknown:
+		if n.Kind == "UseStmt" {
+			u.mysqlUse(n)
+			return
+		}
 		if u.c.MySQLRoutines != "" {
 			return
 		}
@@ -191,4 +195,27 @@ func mysqlTokenType(t Type) (bool, string) {
 		return true, fmt.Sprintf("%s cannot hold every int64 token the lease mints; declare it BIGINT NOT NULL DEFAULT 0", strings.ToUpper(t.Name))
 	}
 	return true, "it must be BIGINT (signed) so that tokens compare in order; declare it BIGINT NOT NULL DEFAULT 0"
+}
+
+// mysqlUse reads USE db. fencegen cannot tell which database the
+// schema's statements run in, only that unqualified names are the
+// project's: a USE before the schema defines anything (a dump's
+// CREATE DATABASE d; USE d) selects the project's database, and so does
+// a later USE of the same name; a USE of another database is an error,
+// since the statements after it would be read as changing the
+// project's objects while the server changes that database's.
+func (u *updater) mysqlUse(n *sqlparse.Unknown) {
+	text := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(string(u.f.Src[u.s.Start:u.s.End])), ";"))
+	name := ""
+	if f := strings.Fields(text); len(f) == 2 && strings.EqualFold(f[0], "USE") {
+		name = strings.Trim(f[1], "`")
+	}
+	if name != "" && name == u.c.mysqlUse {
+		return
+	}
+	if s := u.c.Schema(""); name != "" && u.c.mysqlUse == "" && (s == nil || len(s.Tables) == 0 && len(s.Funcs) == 0) && u.c.MySQLRoutines == "" {
+		u.c.mysqlUse = name
+		return
+	}
+	u.errorf(n.Loc, ErrAmbiguous, "%s: fencegen reads the schema's unqualified names as the project's database, and cannot tell whether this one is it (only a USE before the schema defines anything, or a USE of that same database, selects it); qualify the statements meant for another database (db.name) instead of USE", text)
 }

@@ -24,8 +24,9 @@ import (
 // database a USE statement selects, is the project's database, and
 // whether the server folds the case of table, view and trigger names
 // (lower_case_table_names) or not. A statement removes or replaces only
-// what it surely names (unqualified, not after a USE, the same case for
-// tables, views and triggers; routine names never differ by case), and
+// what it surely names (unqualified, not after a USE of a database other
+// than the project's, the same case for tables, views and triggers;
+// routine names never differ by case), and
 // otherwise adds: a name then stands for every definition it may have
 // (View.Alt, Routine.Alt, several Triggers), and a write or call reaches
 // them all.
@@ -50,9 +51,19 @@ type Schema struct {
 	// it defines could write a fenced table unseen.
 	Unread []string
 
-	// elsewhere is set after a USE statement: the database it selects
-	// may not be the project's.
+	// elsewhere is set after a USE statement whose database may not be
+	// the project's: any but that of a USE before the schema defined
+	// anything (project), which selects the project's.
 	elsewhere bool
+	project   string
+}
+
+// use reads USE db (name as written, without backquotes).
+func (sc *Schema) use(name string) {
+	if sc.project == "" && name != "" && len(sc.Tables) == 0 && len(sc.Views) == 0 && len(sc.Triggers) == 0 && len(sc.Routines) == 0 && len(sc.Procedures) == 0 {
+		sc.project = name
+	}
+	sc.elsewhere = name == "" || name != sc.project
 }
 
 // Table is a base table: its columns (lower-case) and the foreign keys
@@ -410,7 +421,11 @@ func (sc *Schema) add(text string) error {
 	case "DELIMITER":
 		return nil
 	case "USE":
-		sc.elsewhere = true
+		name := ""
+		if len(toks) == 2 && toks[1].kind == tokWord || len(toks) == 3 && toks[2].kind == tokPunct && toks[2].text == ";" {
+			name = toks[1].text
+		}
+		sc.use(name)
 		return nil
 	}
 	p := parser.New()
@@ -747,7 +762,7 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 			sc.rename(tt.OldTable, tt.NewTable)
 		}
 	case *ast.UseStmt:
-		sc.elsewhere = true
+		sc.use(x.DBName)
 	case *ast.DropProcedureStmt:
 		if sc.sure(x.ProcedureName) {
 			dropRoutine(sc.Procedures, x.ProcedureName.Name.L)
@@ -785,7 +800,8 @@ func engine(opts []*ast.TableOption, was string) string {
 }
 
 // sure reports whether n surely names an object of the project's
-// database: no database qualifier, and no USE before it.
+// database: no database qualifier, and no USE of a database other than
+// the project's before it (Schema.use).
 func (sc *Schema) sure(n *ast.TableName) bool { return n.Schema.O == "" && !sc.elsewhere }
 
 // sureTable reports whether the project surely has a table named exact
