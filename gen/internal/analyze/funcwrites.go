@@ -317,7 +317,53 @@ func candidatesIn(cat *catalog.Catalog, c writes.Call) []*catalog.Func {
 	if len(out) == 0 {
 		return all
 	}
+	if len(out) > 1 && !named && !c.Variadic {
+		if f := exactMatch(out, c.Args); f != nil {
+			return []*catalog.Func{f}
+		}
+	}
 	return out
+}
+
+// exactMatch returns the one of cands whose parameter types are exactly
+// the argument types the parse tree says, all of them known built-in
+// types (constants, casts): PostgreSQL's function resolution takes such a
+// match before any implicit cast (PostgreSQL docs 10.3, "Functions", step
+// 2). nil when an argument's type is not known, when none or more than
+// one match (functions of several schemas: the search_path decides), or
+// when a candidate has parameter DEFAULTs, is VARIADIC or is a procedure,
+// whose expanded forms may match too (PostgreSQL then may call the call
+// ambiguous).
+func exactMatch(cands []*catalog.Func, args []writes.Arg) *catalog.Func {
+	for _, x := range args {
+		if _, builtin := implicitCasts[x.Type]; !builtin || x.Schema != "" && x.Schema != "pg_catalog" {
+			return nil
+		}
+	}
+	var match *catalog.Func
+	for _, f := range cands {
+		if f.Variadic || len(f.Defaults) > 0 || f.Procedure {
+			return nil
+		}
+		if len(f.ArgTypes) != len(args) {
+			continue
+		}
+		exact := true
+		for i, x := range args {
+			p := f.ArgTypes[i]
+			if p.Schema != "" && p.Schema != "pg_catalog" || p.Name != x.Type || p.ArrayDims != x.ArrayDims {
+				exact = false
+				break
+			}
+		}
+		if exact {
+			if match != nil {
+				return nil
+			}
+			match = f
+		}
+	}
+	return match
 }
 
 // implicitCasts are PostgreSQL's implicit casts between built-in types

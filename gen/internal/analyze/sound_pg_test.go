@@ -36,7 +36,9 @@ const (
 	// pgCastMood is an assignment cast int -> mood whose function
 	// writes jobs, and a table moods of a mood column.
 	pgCastMood = "create type mood as enum ('a', 'b');\ncreate table moods (id bigint primary key, m mood);\ncreate function int2mood(i int) returns mood language plpgsql as $$ begin update jobs set k = k + 1; return 'a'; end $$;\ncreate cast (int as mood) with function int2mood(int) as assignment;\n"
-	pgWDom     = "create function wdom(x int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return true; end $$;\ncreate domain d as int check (wdom(value));\n"
+	// pgPick is pick(int), harmless, and pick(bigint), which writes jobs.
+	pgPick = "create function pick(x int) returns int language sql as $$ select x $$;\ncreate function pick(x bigint) returns bigint language plpgsql as $$ begin update jobs set k = k + 1; return x; end $$;\n"
+	pgWDom = "create function wdom(x int) returns bool language plpgsql as $$ begin update jobs set k = k + 1; return true; end $$;\ncreate domain d as int check (wdom(value));\n"
 )
 
 // soundPGCases are write shapes PostgreSQL runs without a query naming the
@@ -178,6 +180,15 @@ var soundPGCases = []struct {
 	{name: "BEGIN ATOMIC body whose fenced table was moved by SET SCHEMA, a table without a mark created under its name", schema: pgJobs + "create schema oth;\ncreate function fin(i bigint) returns void language sql begin atomic update jobs set k = 9 where id = i; end;\nalter table jobs set schema oth;\ninsert into oth.jobs values (1, 1, 1, 5);\ncreate table public.jobs (id bigint primary key, k int, parent_id bigint, tok bigint not null default 0);\n", query: "select fin(1)", want: "refused"},
 	{name: "BEGIN ATOMIC body whose table was renamed away, the fenced table renamed to its name", schema: pgJobs + "create table scratch (id bigint primary key, k int);\ninsert into scratch values (1, 1);\ncreate function fin(i bigint) returns void language sql begin atomic update scratch set k = 9 where id = i; end;\nalter table scratch rename to scratch_old;\nalter table jobs rename to scratch;\ninsert into scratch values (1, 1, 1, 5);\ncreate table jobs (id bigint primary key, k int, parent_id bigint, tok bigint not null default 0);\n", query: "select fin(1)", want: "plain"},
 	{name: "writing assignment cast applied by an INSERT", schema: pgJobs + pgCastMood, query: "insert into moods (id, m) values (1, 5)", want: "refused"},
+	// Overloads: PostgreSQL takes the one whose parameter types are
+	// exactly the arguments' (issue 24).
+	{name: "overload of the constant's exact type is harmless, another writes", schema: pgJobs + pgPick, query: "select pick(1)", want: "plain"},
+	{name: "overload of the cast's exact type is harmless, another writes", schema: pgJobs + pgPick, query: "select pick(1::int)", want: "plain"},
+	{name: "overload of the cast's exact type writes", schema: pgJobs + pgPick, query: "select pick(1::bigint)", want: "refused"},
+	{name: "overload of an untyped literal", schema: pgJobs + pgPick, query: "select pick('1')", want: "refused",
+		noPG: "PostgreSQL refuses the call as ambiguous (42725: pick(unknown) is not unique); fencegen keeps both overloads"},
+	{name: "exact overloads in two schemas", schema: pgJobs + pgPick + "create schema oth;\ncreate function oth.pick(x int) returns int language plpgsql as $$ begin update public.jobs set k = k + 1; return x; end $$;\n", query: "select pick(1)", want: "refused",
+		conservative: "under the default search_path public.pick(int) runs; under search_path oth, oth.pick(int), which writes"},
 	{name: "function the schema does not define", schema: pgJobs, query: "select defined_elsewhere(1)", want: "refused",
 		noPG: "the function exists only outside the schema fencegen reads, by construction"},
 	{name: "LANGUAGE sql body calling a function the schema does not define", schema: pgJobs + "create function su() returns int language sql as $$ select 1 $$;\ncreate or replace function su() returns int language sql as $$ select defined_elsewhere() $$;\n", query: "select su()", want: "refused",
