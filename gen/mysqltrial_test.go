@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fencegen/fencegen/internal/testenv"
+
 	"github.com/fencegen/fencegen/gen"
 )
 
@@ -14,6 +16,12 @@ import (
 // schema and q.sql when absent) into a new directory and runs Generate;
 // it returns the error's text, "" when it generated.
 func mysqlGenerate(t *testing.T, files map[string]string) string {
+	_, msg := mysqlGenerateOut(t, files)
+	return msg
+}
+
+// mysqlGenerateOut is mysqlGenerate with the Output (nil on an error).
+func mysqlGenerateOut(t *testing.T, files map[string]string) (*gen.Output, string) {
 	t.Helper()
 	dir := t.TempDir()
 	if _, ok := files["fencegen.yaml"]; !ok {
@@ -36,10 +44,11 @@ func mysqlGenerate(t *testing.T, files map[string]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gen.Generate(context.Background(), cfg); err != nil {
-		return err.Error()
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		return nil, err.Error()
 	}
-	return ""
+	return out, ""
 }
 
 // TestMySQLMessagesNameTheServer: an error of a MySQL entry names
@@ -57,6 +66,52 @@ func TestMySQLMessagesNameTheServer(t *testing.T) {
 		msg := mysqlGenerate(t, map[string]string{"schema.sql": c.schema, "q.sql": c.query})
 		if !strings.Contains(msg, c.want) || strings.Contains(msg, "PostgreSQL") {
 			t.Errorf("%s\nwant %q, and no PostgreSQL, in:\n%s", c.query, c.want, msg)
+		}
+	}
+}
+
+// TestMySQLModifyDropsTheMark: MariaDB drops a column's COMMENT on MODIFY
+// and CHANGE that do not repeat it, so one of the fencing token column
+// without a COMMENT is an error at the ALTER TABLE (the table would
+// silently stop being fenced); with the mark repeated the table stays
+// fenced, with another COMMENT it is unfenced as written. MariaDB is the
+// oracle: the column's comment after each ALTER holds the mark exactly
+// when fencegen keeps the table fenced.
+func TestMySQLModifyDropsTheMark(t *testing.T) {
+	const table = "CREATE TABLE accounts (id BIGINT PRIMARY KEY, b BIGINT, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token')"
+	for _, c := range []struct {
+		alter, column string
+		want          string // "error", "fenced" or "unfenced"
+	}{
+		{"ALTER TABLE accounts MODIFY fence_token BIGINT NOT NULL DEFAULT 1", "fence_token", "error"},
+		{"ALTER TABLE accounts MODIFY COLUMN fence_token BIGINT NOT NULL DEFAULT 1, ADD COLUMN c INT", "fence_token", "error"},
+		{"ALTER TABLE accounts CHANGE fence_token ft BIGINT NOT NULL DEFAULT 0", "ft", "error"},
+		{"ALTER TABLE accounts MODIFY fence_token BIGINT NOT NULL DEFAULT 1 COMMENT 'fencegen:token'", "fence_token", "fenced"},
+		{"ALTER TABLE accounts CHANGE fence_token ft BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token'", "ft", "fenced"},
+		{"ALTER TABLE accounts MODIFY fence_token BIGINT NOT NULL DEFAULT 1 COMMENT ''", "fence_token", "unfenced"},
+		{"ALTER TABLE accounts MODIFY b INT", "fence_token", "fenced"},
+	} {
+		db := testenv.MySQL(t, "", table, c.alter)
+		var comment string
+		if err := db.QueryRow("SELECT column_comment FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'accounts' AND column_name = ?", c.column).Scan(&comment); err != nil {
+			t.Fatal(err)
+		}
+		if marked := strings.Contains(comment, "fencegen:token"); marked != (c.want == "fenced") {
+			t.Errorf("%s: MariaDB's comment of %s is %q, want the mark: %v", c.alter, c.column, comment, c.want == "fenced")
+		}
+		out, msg := mysqlGenerateOut(t, map[string]string{
+			"schema.sql": table + ";\n" + c.alter + ";\n",
+			"q.sql":      "-- name: SetB :exec\nUPDATE accounts SET b = ? WHERE id = ?;\n",
+		})
+		switch {
+		case c.want == "error":
+			if !strings.Contains(msg, "schema.sql:2:1: ALTER TABLE accounts ") || !strings.Contains(msg, "Repeat the mark in the new definition") {
+				t.Errorf("%s: want an error at schema.sql:2:1 saying to repeat the mark, got %q", c.alter, msg)
+			}
+		case msg != "":
+			t.Errorf("%s: %s", c.alter, msg)
+		case out.Fenced != map[string]int{"fenced": 1, "unfenced": 0}[c.want]:
+			t.Errorf("%s: %d fenced queries, want the table %s", c.alter, out.Fenced, c.want)
 		}
 	}
 }

@@ -109,9 +109,16 @@ func (u *updater) mysqlStmt(n sqlparse.Node) {
 			u.comment(cm)
 		}
 	case *sqlparse.AlterTable:
+		var fence *Fence
+		if t := u.c.Table(n.Table.Schema, n.Table.Name); t != nil && t.Fence != nil && t.Fence.Source == "comment" && t.Fence.From == nil {
+			fence = t.Fence
+		}
 		u.alterTable(n)
 		for _, cm := range n.Comments {
 			u.comment(cm)
+		}
+		if fence != nil {
+			u.redefinedMark(n, fence)
 		}
 	case *sqlparse.Rename:
 		u.rename(n)
@@ -218,4 +225,29 @@ func (u *updater) mysqlUse(n *sqlparse.Unknown) {
 		return
 	}
 	u.errorf(n.Loc, ErrAmbiguous, "%s: fencegen reads the schema's unqualified names as the project's database, and cannot tell whether this one is it (only a USE before the schema defines anything, or a USE of that same database, selects it); qualify the statements meant for another database (db.name) instead of USE", text)
+}
+
+// redefinedMark reports a MODIFY or CHANGE of fence's token column, in
+// ALTER TABLE n, that gives the column no COMMENT: MariaDB and MySQL
+// replace the whole definition, comment included, so the fencing mark
+// goes and the table would silently stop being fenced (its writes
+// generated without a token). A definition with a COMMENT is taken as
+// written: the mark repeated keeps the table fenced, another comment
+// (an empty one) unfences it deliberately.
+func (u *updater) redefinedMark(n *sqlparse.AlterTable, fence *Fence) {
+	for _, cmd := range n.Cmds {
+		if cmd.Kind != sqlparse.AlterDropColumn || cmd.Redefine == "" || cmd.Column != fence.Column {
+			continue
+		}
+		if slices.ContainsFunc(n.Comments, func(c *sqlparse.Comment) bool { return c.Column == cmd.Redefine }) {
+			return
+		}
+		verb := "MODIFY"
+		if cmd.Redefine != cmd.Column {
+			verb = "CHANGE"
+		}
+		u.errorf(cmd.Loc, ErrFence, "ALTER TABLE %s %s of fencing token column %s without a COMMENT: MariaDB/MySQL replaces the column's whole definition, its COMMENT 'fencegen:token' (marked at %s:%d) included, so table %s would no longer be fenced and its writes would be generated without a token. Repeat the mark in the new definition (%s ... COMMENT 'fencegen:token'); to stop fencing %s deliberately, give the definition another COMMENT (COMMENT '')",
+			n.Table.Name, verb, fence.Column, fence.File, fence.Line, n.Table.Name, verb, n.Table.Name)
+		return
+	}
 }
