@@ -1527,6 +1527,9 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		case in.shadowed != nil:
 			f := because(in.shadowed, ": the guard trigger that %s installs reads the token column by that name, so once this is applied it checks this new column instead of %s, and the database lets a stale token's UPDATE of %s from any writer through; its guard belongs in this migration, %s, for no applied state to leave %s unguarded", in.file, in.broken.renamedTo, t.Table, in.shadowed.file, t.Table)
 			f.Into, f.Why = in.shadowed.file, whyShadow
+			if strings.HasPrefix(in.shadowed.what, "renames ") {
+				f.Why = whyShadowRename
+			}
 			out = append(out, f)
 		case in.broken != nil && in.broken.refusedOn != "":
 			out = append(out, because(in.broken, refusedText, in.file, in.broken.refusedOn))
@@ -1659,10 +1662,11 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 // The Why of a Finding with Into: what the migration does that only
 // itself can fix without an unguarded state between.
 const (
-	whyRecreate  = "drops and re-creates a fenced table"
-	whyKeyRename = "renames a token column that a fence key marks (no column comment moves with it, so the trigger finds no token column)"
-	whyShadow    = "adds a column of the name a renamed token column had (the trigger reads it instead)"
-	whyDetach    = "detaches a partition or an inheritance child from a fenced table (it loses the guard trigger or the mark it had from it)"
+	whyRecreate     = "drops and re-creates a fenced table"
+	whyKeyRename    = "renames a token column that a fence key marks (no column comment moves with it, so the trigger finds no token column)"
+	whyShadow       = "adds a column of the name a renamed token column had (the trigger reads it instead)"
+	whyShadowRename = "renames a column to the name a renamed token column had (the trigger reads it instead)"
+	whyDetach       = "detaches a partition or an inheritance child from a fenced table (it loses the guard trigger or the mark it had from it)"
 )
 
 // robustText ends the finding of a statement that renames, drops or
