@@ -341,6 +341,16 @@ var lifeCases = []lifeCase{
 		after:      state{table: "jobs", column: "fence", refused: true},
 	},
 	{
+		// Another column renamed to the token column's old name: as a
+		// new column of that name, the trigger would check it (issue 24).
+		name:       "rename-into",
+		change:     "ALTER TABLE jobs ADD COLUMN other bigint NOT NULL DEFAULT 0;\nALTER TABLE jobs RENAME COLUMN tok TO fence;\nALTER TABLE jobs RENAME COLUMN other TO tok;\n",
+		cause:      `:3:1: renames column other of fenced table jobs to tok, the name its token column had before `,
+		into:       true,
+		changeDown: "ALTER TABLE jobs RENAME COLUMN tok TO other;\nALTER TABLE jobs RENAME COLUMN fence TO tok;\nALTER TABLE jobs DROP COLUMN other;\n",
+		after:      state{table: "jobs", column: "fence", refused: true},
+	},
+	{
 		// Re-created without its mark, and unfenced on purpose: no
 		// state guards it after the change, and the fix's migration
 		// removes the guard function left behind.
