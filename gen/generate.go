@@ -524,6 +524,10 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		var terrs diag.List
 		aopts.MySQLSchema, terrs = mysqlWriteFacts(r.parsedSchema(), cat)
 		errs = append(errs, terrs...)
+	} else if aopts.MySQL && mysqlMarks(r.parsedSchema(), pkg.Fence) {
+		// A fenced table the schema dropped or renamed through a name in
+		// another case may still be there (mysqlNameCases).
+		errs = append(errs, mysqlSchemaNameCases(r.parsedSchema())...)
 	}
 	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, aopts)
 	errs = append(errs, aerr...)

@@ -176,9 +176,16 @@ func TestMySQLOtherDatabaseNames(t *testing.T) {
 	if err := run("", "DROP TRIGGER IF EXISTS notes_touch;\n"); err != nil {
 		t.Errorf("after DROP TRIGGER notes_touch: %v", err)
 	}
+	// A table dropped, altered or renamed through a name in another
+	// case may be another table (lower_case_table_names=0): refused,
+	// also when no table is fenced in the end.
+	err := run("", "DROP TABLE IF EXISTS Accounts;\nCREATE TABLE Accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL, tok BIGINT NOT NULL DEFAULT 0);\n")
+	if err == nil || !strings.Contains(err.Error(), "schema.sql:7:1: table Accounts is written accounts before: MySQL keeps names that differ only in case apart") {
+		t.Errorf("DROP TABLE Accounts: %v; want refused at the DROP", err)
+	}
 	// The catalog refuses a USE of a database that may not be the
 	// project's (its tables would be read as the project's)...
-	err := run("", "USE otherdb;\nDROP TABLE accounts;\n")
+	err = run("", "USE otherdb;\nDROP TABLE accounts;\n")
 	if err == nil || !strings.Contains(err.Error(), "schema.sql:7:1: USE otherdb: fencegen reads the schema's unqualified names as the project's database") {
 		t.Errorf("USE otherdb; DROP TABLE accounts: %v; want refused at the USE", err)
 	}

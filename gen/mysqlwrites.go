@@ -3,7 +3,10 @@ package gen
 import (
 	"strings"
 
+	tidb "github.com/pingcap/tidb/pkg/parser/ast"
+
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
@@ -27,6 +30,8 @@ import (
 func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) (*mysqlwrites.Schema, diag.List) {
 	sc := mysqlwrites.NewSchema()
 	at := map[*mysqlwrites.Trigger]triggerAt{}
+	var errs diag.List
+	errs = append(errs, mysqlSchemaNameCases(schema)...)
 	for _, f := range schema {
 		stmts := f.Stmts
 		for _, st := range mysqlwrites.SplitStatements(string(f.Src)) {
@@ -55,7 +60,85 @@ func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) (*mysqlwrite
 	for _, t := range cat.FencedTables() {
 		sc.Fence(t.Name)
 	}
-	return sc, mysqlTokenRewrites(sc, cat, at)
+	errs = append(errs, mysqlTokenRewrites(sc, cat, at)...)
+	return sc, errs
+}
+
+// mysqlSchemaNameCases is mysqlNameCases over the schema's statements.
+func mysqlSchemaNameCases(schema []*sqlparse.File) diag.List {
+	var errs diag.List
+	cases := map[string]string{}
+	for _, f := range schema {
+		for _, p := range f.Stmts {
+			if p.MySQL != nil {
+				mysqlNameCases(&errs, cases, f, p.Start, p.MySQL)
+			}
+		}
+	}
+	return errs
+}
+
+// mysqlMarks reports whether the configuration fences a table or a
+// schema file holds a token mark: a schema that fences no table in the
+// end may have dropped a fenced one through a name the server reads
+// otherwise.
+func mysqlMarks(schema []*sqlparse.File, fence []config.FenceTable) bool {
+	if len(fence) > 0 {
+		return true
+	}
+	for _, f := range schema {
+		if strings.Contains(strings.ToLower(string(f.Src)), "fencegen:token") {
+			return true
+		}
+	}
+	return false
+}
+
+// mysqlNameCases refuses a schema statement that names a table or view
+// in another case than the name's first use in the schema (CREATE TABLE
+// accounts ...; DROP TABLE Accounts): MySQL keeps the two names apart
+// where lower_case_table_names is 0 (Linux) and folds them where it is 1
+// or 2, so fencegen cannot tell which table the statement changes, while
+// the catalog, as sqlc's, folds the name. cases maps each name (with its
+// database) in lower case to its first spelling.
+func mysqlNameCases(errs *diag.List, cases map[string]string, f *sqlparse.File, off int, st tidb.StmtNode) {
+	var names []*tidb.TableName
+	switch x := st.(type) {
+	case *tidb.CreateTableStmt:
+		names = append(names, x.Table, x.ReferTable)
+	case *tidb.CreateViewStmt:
+		names = append(names, x.ViewName)
+	case *tidb.DropTableStmt:
+		names = append(names, x.Tables...)
+	case *tidb.RenameTableStmt:
+		for _, tt := range x.TableToTables {
+			names = append(names, tt.OldTable, tt.NewTable)
+		}
+	case *tidb.AlterTableStmt:
+		names = append(names, x.Table)
+		for _, s := range x.Specs {
+			names = append(names, s.NewTable)
+		}
+	case *tidb.TruncateTableStmt:
+		names = append(names, x.Table)
+	}
+	for _, n := range names {
+		if n == nil || n.Name.O == "" {
+			continue
+		}
+		key := n.Schema.L + "." + n.Name.L
+		first, ok := cases[key]
+		if !ok {
+			cases[key] = n.Name.O
+			continue
+		}
+		if first != n.Name.O {
+			line, col := diag.Position(f.Src, off)
+			errs.Add(f.Name, line, col, "table %s is written %s before: MySQL keeps names that differ only in case apart where lower_case_table_names is 0 (Linux) and folds them elsewhere, so fencegen cannot tell which table this statement changes; write it %s throughout the schema",
+				n.Name.O, first, first)
+			return
+		}
+	}
 }
 
 // triggerAt is where a trigger's CREATE TRIGGER names it.
