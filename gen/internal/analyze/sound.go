@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	pg "github.com/pganalyze/pg_query_go/v5"
+
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
@@ -451,6 +453,7 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
 		}
 	}
 	a.skippingTriggers(t, trs, events, loc)
+	a.narrowPolicies(t, events, loc)
 	for _, r := range t.Rules {
 		if r.Instead && slices.Contains(events, r.Event) {
 			a.refuseFenced(loc, t, "query %s writes fenced table %s, whose rule %s (%s:%d) is DO INSTEAD: PostgreSQL replaces the guarded write with the rule's action, so the guard does not run; drop the rule, or write what it does as its own fenced queries",
@@ -808,4 +811,72 @@ func (fw *funcWrites) setsRoleLocked(f *catalog.Func, seen map[*catalog.Func]boo
 	}
 	fw.role[f] = sets
 	return sets
+}
+
+// narrowPolicies refuses a guarded UPDATE or DELETE (an upsert's DO
+// UPDATE included) of fenced table t whose row-level security policies
+// for that command differ from those for SELECT (issue 24): a row the
+// guard reads (SELECT's policies) but the write's policies exclude is
+// skipped by PostgreSQL without an error, which the generated method
+// could only report as a concurrent change (*fence.ConcurrentChangeError
+// after its retries, by key) or fence.ErrNotFound (many rows), though
+// nothing else touched the row. The policies are compared by command,
+// PERMISSIVE or RESTRICTIVE, roles and USING expression (PostgreSQL's
+// deparsed text); a policy changed by ALTER POLICY, or one whose text
+// does not parse, counts as different.
+func (a *analyzer) narrowPolicies(t *catalog.Table, events []string, loc int) {
+	sel, ok := policyQuals(t, "select")
+	for _, ev := range []string{"UPDATE", "DELETE"} {
+		if !slices.Contains(events, ev) {
+			continue
+		}
+		w, wok := policyQuals(t, strings.ToLower(ev))
+		if ok && wok && slices.Equal(sel, w) {
+			continue
+		}
+		kind := strings.ToLower(ev)
+		a.refuseFenced(loc, t, "query %s runs a guarded %s of fenced table %s, whose row-level security policies for %s differ from those for SELECT (or fencegen cannot read them): PostgreSQL skips, without an error, a row the guard reads but the %s policies exclude, and the guard cannot tell a skipped row from one that changed or went away concurrently, so the method would fail with a retryable-looking *fence.ConcurrentChangeError (by key) or fence.ErrNotFound (many rows) though nothing else touched it; give %s the same USING as SELECT (a FOR ALL policy), or check the rows it excludes in a WITH CHECK or trigger that raises an exception",
+			a.ann.Name, kind, t.QualifiedName(), ev, ev, ev)
+		return
+	}
+}
+
+// policyQuals returns, sorted, the policies of t that apply to command
+// cmd ("select", "update", "delete"; FOR ALL ones too), each as its kind,
+// roles and deparsed USING expression; ok is false when a policy hook of
+// t is not a CREATE POLICY fencegen reads (ALTER POLICY, text that does
+// not parse).
+func policyQuals(t *catalog.Table, cmd string) (out []string, ok bool) {
+	for _, h := range t.Hooks {
+		if h.Kind != "policy" {
+			continue
+		}
+		tree, err := pg.Parse(h.Text)
+		if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetCreatePolicyStmt() == nil {
+			return nil, false
+		}
+		p := tree.Stmts[0].Stmt.GetCreatePolicyStmt()
+		if c := strings.ToLower(p.CmdName); c != "all" && c != cmd {
+			continue
+		}
+		var roles []string
+		for _, r := range p.Roles {
+			rs := r.GetRoleSpec()
+			roles = append(roles, fmt.Sprintf("%d:%s", rs.GetRoletype(), rs.GetRolename()))
+		}
+		slices.Sort(roles)
+		using := ""
+		if p.Qual != nil {
+			sel := &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+				TargetList: []*pg.Node{pg.MakeResTargetNodeWithVal(p.Qual, -1)}, Op: pg.SetOperation_SETOP_NONE}}}
+			text, err := pg.Deparse(&pg.ParseResult{Stmts: []*pg.RawStmt{{Stmt: sel}}})
+			if err != nil {
+				return nil, false
+			}
+			using = text
+		}
+		out = append(out, fmt.Sprintf("%v|%s|%s", p.Permissive, strings.Join(roles, ","), using))
+	}
+	slices.Sort(out)
+	return out, true
 }

@@ -133,6 +133,14 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 		if m := createOperatorRE().FindStringSubmatch(text); m != nil {
 			u.c.Hooks = append(u.c.Hooks, u.newHook("operator", m[1]))
 		}
+	case "AlterPolicyStmt":
+		// ALTER POLICY may change a policy's expressions: kept as a
+		// policy hook too (its functions run as the policy's).
+		if ap := u.s.Raw.GetAlterPolicyStmt(); ap != nil && ap.Table != nil {
+			if t := u.c.Table(ap.Table.Schemaname, ap.Table.Relname); t != nil {
+				t.Hooks = append(t.Hooks, u.newHook("policy", ""))
+			}
+		}
 	case "CreatePolicyStmt":
 		if m := createPolicyRE().FindStringSubmatch(text); m != nil {
 			name := identParts(m[1])
