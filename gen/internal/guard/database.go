@@ -1035,6 +1035,24 @@ func (r *guardReplay) raw(f *sqlparse.File, st *sqlparse.Stmt, at func(what, fai
 			on += " in database " + db
 		}
 		return setting(n.AlterRoleSetStmt.GetSetstmt(), on)
+	case *pg.Node_AlterSystemStmt:
+		return setting(n.AlterSystemStmt.GetSetstmt(), "every session of the server (ALTER SYSTEM)")
+	case *pg.Node_DropOwnedStmt, *pg.Node_ReassignOwnedStmt:
+		if len(r.tables) == 0 {
+			return false
+		}
+		verb := "DROP OWNED drops"
+		if _, ok := n.(*pg.Node_ReassignOwnedStmt); ok {
+			verb = "REASSIGN OWNED gives another owner"
+		}
+		c := at("%s every object of the roles it names, which may be fencegen's guard functions and the fenced tables with their guard triggers", "", verb)
+		c.advice = ": the replay cannot tell which roles own them, so it refuses the statement; drop or re-own the objects by name instead"
+		r.refused[fmt.Sprintf("owned %s:%d", f.Name, st.Start)] = c
+		return true
+	case *pg.Node_AlterExtensionContentsStmt:
+		if routine(n.AlterExtensionContentsStmt.GetObjtype()) {
+			return fnTables(owa(n.AlterExtensionContentsStmt.GetObject()), "makes an extension's drop drop")
+		}
 	case *pg.Node_CreateFunctionStmt:
 		verb := "creates a function of the name of"
 		if n.CreateFunctionStmt.GetReplace() {
@@ -1116,7 +1134,8 @@ func ReadsRaw(n *pg.Node) bool {
 	switch n.Node.(type) {
 	case *pg.Node_AlterTableStmt, *pg.Node_VariableSetStmt, *pg.Node_AlterDatabaseSetStmt, *pg.Node_AlterRoleSetStmt,
 		*pg.Node_CreateFunctionStmt, *pg.Node_AlterFunctionStmt, *pg.Node_AlterOwnerStmt, *pg.Node_AlterObjectSchemaStmt,
-		*pg.Node_AlterObjectDependsStmt, *pg.Node_CreateTrigStmt, *pg.Node_RenameStmt:
+		*pg.Node_AlterObjectDependsStmt, *pg.Node_CreateTrigStmt, *pg.Node_RenameStmt, *pg.Node_AlterSystemStmt,
+		*pg.Node_DropOwnedStmt, *pg.Node_ReassignOwnedStmt, *pg.Node_AlterExtensionContentsStmt:
 		return true
 	}
 	return false

@@ -89,6 +89,10 @@ func TestGuardReplayWeakens(t *testing.T) {
 		{"ALTER DATABASE app SET session_replication_role = replica;", "3:1: sets session_replication_role to replica for every session of database app", "", false},
 		{"SET session_replication_role = replica;\nUPDATE jobs SET status = 'x';\nRESET session_replication_role;", "", "", false},
 		{"SET LOCAL session_replication_role = replica;", "", "", false},
+		{"ALTER SYSTEM SET session_replication_role = replica;", "3:1: sets session_replication_role to replica for every session of the server", "", false},
+		{"DROP OWNED BY app;", "3:1: DROP OWNED drops every object of the roles it names", "", false},
+		{"REASSIGN OWNED BY app TO other;", "3:1: REASSIGN OWNED gives another owner every object", "", false},
+		{"ALTER EXTENSION ext ADD FUNCTION " + fn["jobs"] + "();", "3:1: makes an extension's drop drop the guard function", "", false},
 	} {
 		later := parseFiles(t, writeFile(t, dir, "m/3_change.sql", "-- +goose Up\n-- change\n"+tc.sql+"\n"))[0]
 		found := g.compare(replayGuard(append(slices.Clip(files), later)), nil)
