@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,6 +113,81 @@ func TestMySQLModifyDropsTheMark(t *testing.T) {
 			t.Errorf("%s: %s", c.alter, msg)
 		case out.Fenced != map[string]int{"fenced": 1, "unfenced": 0}[c.want]:
 			t.Errorf("%s: %d fenced queries, want the table %s", c.alter, out.Fenced, c.want)
+		}
+	}
+}
+
+// TestMySQLForeignKeyUpdateOfOtherColumns: an UPDATE (or an upsert's ON
+// DUPLICATE KEY UPDATE) of a table that a fenced table references ON
+// UPDATE CASCADE writes the fenced table only when it may change a
+// referenced column: one assigned, a GENERATED one, or any through a
+// BEFORE UPDATE trigger or a view; REPLACE and DELETE always. MariaDB is
+// the oracle: each statement runs on a row of holds that references the
+// parent, and fencegen refuses it exactly when MariaDB changed holds
+// (or, for a table with a GENERATED column, always).
+func TestMySQLForeignKeyUpdateOfOtherColumns(t *testing.T) {
+	base := []string{
+		"CREATE TABLE parents (id BIGINT PRIMARY KEY, code BIGINT NOT NULL, name VARCHAR(20), UNIQUE KEY (code)) ENGINE=InnoDB",
+		"CREATE TABLE holds (id BIGINT PRIMARY KEY, pid BIGINT, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token') ENGINE=InnoDB",
+		"ALTER TABLE holds ADD CONSTRAINT fk_pid FOREIGN KEY (pid) REFERENCES parents (id) ON UPDATE CASCADE ON DELETE CASCADE",
+	}
+	addG := "ALTER TABLE parents ADD COLUMN g BIGINT AS (code + 1) STORED, ADD UNIQUE KEY (g)"
+	byG := "CREATE TABLE gholds (id BIGINT PRIMARY KEY, pg BIGINT, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token', FOREIGN KEY (pg) REFERENCES parents (g) ON UPDATE SET NULL) ENGINE=InnoDB"
+	for _, c := range []struct {
+		extra []string
+		query string
+		// wide is set where fencegen refuses more than MariaDB writes:
+		// a GENERATED (or ON UPDATE) column makes every UPDATE of the
+		// table count, whichever columns it feeds.
+		wide bool
+	}{
+		{nil, "UPDATE parents SET name = 'b' WHERE id = 1", false},
+		{nil, "UPDATE parents SET name = 'b', code = 11 WHERE id = 1", false},
+		{nil, "UPDATE parents SET id = 2 WHERE id = 1", false},
+		{nil, "UPDATE parents p SET p.id = 2 WHERE p.id = 1", false},
+		{nil, "INSERT INTO parents (id, code, name) VALUES (1, 10, 'c') ON DUPLICATE KEY UPDATE name = VALUES(name)", false},
+		{nil, "INSERT INTO parents (id, code, name) VALUES (3, 10, 'c') ON DUPLICATE KEY UPDATE id = VALUES(id)", false},
+		{nil, "REPLACE INTO parents (id, code, name) VALUES (1, 10, 'd')", false},
+		{nil, "DELETE FROM parents WHERE id = 1", false},
+		{[]string{"CREATE TRIGGER p_bu BEFORE UPDATE ON parents FOR EACH ROW SET NEW.id = NEW.id + 100"}, "UPDATE parents SET name = 'b' WHERE id = 1", false},
+		{[]string{"ALTER TABLE parents RENAME COLUMN id TO pid2"}, "UPDATE parents SET pid2 = 2 WHERE pid2 = 1", false},
+		{[]string{"CREATE VIEW pv AS SELECT id AS label, name FROM parents"}, "UPDATE pv SET label = 2 WHERE name = 'a'", false},
+		{[]string{addG, byG}, "UPDATE parents SET code = 20 WHERE id = 1", false},
+		{extra: []string{addG, byG}, query: "UPDATE parents SET name = 'b' WHERE id = 1", wide: true},
+	} {
+		gholds := slices.Contains(c.extra, byG)
+		stmts := append(append(slices.Clone(base), "INSERT INTO parents (id, code, name) VALUES (1, 10, 'a')", "INSERT INTO holds (id, pid) VALUES (1, 1)"), c.extra...)
+		if gholds {
+			stmts = append(stmts, "INSERT INTO gholds (id, pg) VALUES (1, 11)")
+		}
+		db := testenv.MySQL(t, "", stmts...)
+		snapshot := func() string {
+			var s string
+			if err := db.QueryRow("SELECT CONCAT((SELECT COALESCE(GROUP_CONCAT(id, ':', COALESCE(pid, 'null')), '') FROM holds), '/', (SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = 'gholds'))").Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			if gholds {
+				var g string
+				if err := db.QueryRow("SELECT COALESCE(GROUP_CONCAT(id, ':', COALESCE(pg, 'null')), '') FROM gholds").Scan(&g); err != nil {
+					t.Fatal(err)
+				}
+				s += "/" + g
+			}
+			return s
+		}
+		before := snapshot()
+		if _, err := db.Exec(c.query); err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		changed := snapshot() != before
+		schema := strings.Join(append(slices.Clone(base), c.extra...), ";\n") + ";\n"
+		_, msg := mysqlGenerateOut(t, map[string]string{"schema.sql": schema, "q.sql": "-- name: Q :exec\n" + c.query + ";\n"})
+		refused := strings.Contains(msg, "writes fenced table") || strings.Contains(msg, "into fenced table")
+		if msg != "" && !refused {
+			t.Errorf("%s: %s", c.query, msg)
+		}
+		if refused != changed && !(c.wide && refused) {
+			t.Errorf("%v %s: MariaDB changed the fenced rows: %v; fencegen refused it: %v (%s)", c.extra, c.query, changed, refused, msg)
 		}
 	}
 }

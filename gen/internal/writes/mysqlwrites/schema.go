@@ -83,6 +83,11 @@ type Table struct {
 	// TABLE names (ENGINE = InnoDB), as written; "" for the server's
 	// default.
 	Engine string
+	// Volatile is set once a column of the table has been declared
+	// GENERATED or ON UPDATE (CURRENT_TIMESTAMP): an UPDATE may change
+	// it without assigning it, so the ON UPDATE actions of the foreign
+	// keys that reference the table count for every UPDATE of it.
+	Volatile bool
 }
 
 // ForeignKey is a reference from Table's columns to Parent; OnDelete and
@@ -91,6 +96,11 @@ type Table struct {
 type ForeignKey struct {
 	Parent             string
 	OnDelete, OnUpdate string
+	// Columns are the referenced columns of Parent (lower-case), the
+	// names they had and have since (a rename adds the new name); nil
+	// when one is not a plain column. InnoDB runs the ON UPDATE action
+	// only when an UPDATE changes one of them.
+	Columns []string
 }
 
 // View is a view and its query. Base are the tables (or views) its FROM
@@ -676,12 +686,13 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 		if x.ReferTable != nil {
 			if rt := sc.Tables[x.ReferTable.Name.L]; rt != nil {
 				t.Columns = append(t.Columns, rt.Columns...)
-				t.Engine = rt.Engine
+				t.Engine, t.Volatile = rt.Engine, rt.Volatile
 			}
 		}
 		t.Engine = engine(x.Options, t.Engine)
 		for _, c := range x.Cols {
 			t.Columns = append(t.Columns, c.Name.Name.L)
+			t.Volatile = t.Volatile || volatile(c)
 			for _, o := range c.Options {
 				if o.Tp == ast.ColumnOptionReference && o.Refer != nil {
 					t.Refs = append(t.Refs, foreignKey(o.Refer))
@@ -709,6 +720,7 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 			case ast.AlterTableAddColumns:
 				for _, c := range s.NewColumns {
 					t.Columns = append(t.Columns, c.Name.Name.L)
+					t.Volatile = t.Volatile || volatile(c)
 					for _, o := range c.Options {
 						if o.Tp == ast.ColumnOptionReference && o.Refer != nil {
 							t.Refs = append(t.Refs, foreignKey(o.Refer))
@@ -726,10 +738,19 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 			case ast.AlterTableChangeColumn:
 				if s.OldColumnName != nil && len(s.NewColumns) > 0 {
 					t.Columns = renameColumn(t.Columns, s.OldColumnName.Name.L, s.NewColumns[0].Name.Name.L, sure)
+					sc.renameReferenced(t.Name, s.OldColumnName.Name.L, s.NewColumns[0].Name.Name.L)
+				}
+				for _, c := range s.NewColumns {
+					t.Volatile = t.Volatile || volatile(c)
+				}
+			case ast.AlterTableModifyColumn:
+				for _, c := range s.NewColumns {
+					t.Volatile = t.Volatile || volatile(c)
 				}
 			case ast.AlterTableRenameColumn:
 				if s.OldColumnName != nil && s.NewColumnName != nil {
 					t.Columns = renameColumn(t.Columns, s.OldColumnName.Name.L, s.NewColumnName.Name.L, sure)
+					sc.renameReferenced(t.Name, s.OldColumnName.Name.L, s.NewColumnName.Name.L)
 				}
 			}
 		}
@@ -947,6 +968,13 @@ func (sc *Schema) rename(fromName, toName *ast.TableName) {
 
 func foreignKey(r *ast.ReferenceDef) ForeignKey {
 	fk := ForeignKey{Parent: r.Table.Name.L}
+	for _, p := range r.IndexPartSpecifications {
+		if p.Column == nil || p.Expr != nil {
+			fk.Columns = nil
+			break
+		}
+		fk.Columns = append(fk.Columns, p.Column.Name.L)
+	}
 	if r.OnDelete != nil && r.OnDelete.ReferOpt != ast.ReferOptionNoOption {
 		fk.OnDelete = r.OnDelete.ReferOpt.String()
 	}
@@ -1059,4 +1087,28 @@ func tokenRewriteIn(toks []token, col string) string {
 		}
 	}
 	return ""
+}
+
+// volatile reports whether column c is GENERATED or ON UPDATE: a value
+// an UPDATE may change without assigning the column.
+func volatile(c *ast.ColumnDef) bool {
+	for _, o := range c.Options {
+		if o.Tp == ast.ColumnOptionGenerated || o.Tp == ast.ColumnOptionOnUpdate {
+			return true
+		}
+	}
+	return false
+}
+
+// renameReferenced adds to, for column from of table parent renamed, to
+// the referenced columns of the foreign keys to parent (InnoDB follows
+// the rename); from stays, so that the columns only grow.
+func (sc *Schema) renameReferenced(parent, from, to string) {
+	for _, t := range sc.Tables {
+		for i := range t.Refs {
+			if fk := &t.Refs[i]; fk.Parent == parent && slices.Contains(fk.Columns, from) && !slices.Contains(fk.Columns, to) {
+				fk.Columns = append(slices.Clone(fk.Columns), to)
+			}
+		}
+	}
 }

@@ -128,6 +128,9 @@ func (v *visitor) stmt(st ast.StmtNode) {
 		}
 		for _, t := range refTables(x.Table) {
 			v.write(verb, t.name, events, func(w *Write) {
+				if !x.IsReplace {
+					w.Set = assigned(x.OnDuplicate)
+				}
 				w.Upsert = len(x.OnDuplicate) > 0
 				w.Select = x.Select != nil
 				w.Lenient = lenient(x.IgnoreErr, x.Priority)
@@ -137,7 +140,7 @@ func (v *visitor) stmt(st ast.StmtNode) {
 		tables := refTables(x.TableRefs)
 		mod := func(w *Write) { w.Lenient = lenient(x.IgnoreErr, x.Priority) }
 		if !x.MultipleTable && len(tables) == 1 {
-			v.write("UPDATE", tables[0].name, []string{"UPDATE"}, mod)
+			v.write("UPDATE", tables[0].name, []string{"UPDATE"}, func(w *Write) { w.Set = assigned(x.List); mod(w) })
 			return
 		}
 		for _, t := range v.updated(tables, x.List) {
@@ -396,4 +399,17 @@ func active(t reflect.Type) bool {
 // types, charsets) and the sync package's.
 func skipStruct(t reflect.Type) bool {
 	return t.PkgPath() == "github.com/pingcap/tidb/pkg/parser/types" || t.PkgPath() == "sync"
+}
+
+// assigned are the columns list assigns (lower-case), nil when it is
+// empty or one is not a plain column.
+func assigned(list []*ast.Assignment) []string {
+	var cols []string
+	for _, a := range list {
+		if a.Column == nil || a.Column.Name.L == "" {
+			return nil
+		}
+		cols = append(cols, a.Column.Name.L)
+	}
+	return cols
 }

@@ -31,6 +31,7 @@ package mysqlwrites
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,6 +73,11 @@ type Write struct {
 	// is skipped or the failed expression stored as NULL, then 0, in the
 	// token column, and the statement succeeds.
 	Lenient string
+	// Set are the columns an UPDATE (or an upsert's ON DUPLICATE KEY
+	// UPDATE) of Table assigns, lower-case; nil when any column may
+	// change (REPLACE, a multi-table UPDATE, a write through a view, one
+	// set off by a foreign key).
+	Set []string
 	// Loc is the byte offset of the table's name in the file (the base
 	// passed to Of plus its offset in the statement's text), or of the
 	// statement when the name is not found there.
@@ -237,7 +243,7 @@ func (a *analysis) close(e *effects, via string, loc int) {
 // triggers of its events, the foreign-key actions of the tables that
 // reference it.
 func (a *analysis) write(w Write) {
-	key := fmt.Sprintf("write %s %s %s %v", w.Table, w.Via, w.Verb, w.Events)
+	key := fmt.Sprintf("write %s %s %s %v %v %v", w.Table, w.Via, w.Verb, w.Events, w.Set == nil, w.Set)
 	if a.done[key] {
 		return
 	}
@@ -256,19 +262,19 @@ func (a *analysis) write(w Write) {
 		for ; v != nil; v = v.Alt {
 			for _, b := range v.Base {
 				bw := w
-				bw.Table, bw.Direct, bw.Multi = b, false, false
+				bw.Table, bw.Direct, bw.Multi, bw.Set = b, false, false, nil
 				bw.Via = via + "view " + v.Name
 				a.write(bw)
 			}
 		}
 	}
 	for _, ev := range w.Events {
-		if a.done["sets off "+w.Table+" "+ev] {
-			continue
-		}
+		// The triggers once per table and event; the foreign keys once
+		// each, when the write may set off their action (mayChange).
+		triggers := !a.done["sets off "+w.Table+" "+ev]
 		a.done["sets off "+w.Table+" "+ev] = true
 		for _, tr := range a.sc.Triggers {
-			if tr.Table != w.Table || tr.Event != ev {
+			if !triggers || tr.Table != w.Table || tr.Event != ev {
 				continue
 			}
 			p := via + "trigger " + tr.Name + " on " + tr.Table
@@ -287,9 +293,14 @@ func (a *analysis) write(w Write) {
 			continue
 		}
 		for _, child := range sortedTables(a.sc) {
-			for _, fk := range child.Refs {
-				if fk.Parent != w.Table {
+			for i, fk := range child.Refs {
+				if fk.Parent != w.Table || ev == "UPDATE" && !a.mayChange(w, fk) {
 					continue
+				}
+				if k := fmt.Sprintf("foreign key %s %d %s", child.Name, i, ev); a.done[k] {
+					continue
+				} else {
+					a.done[k] = true
 				}
 				action := fk.OnDelete
 				if ev == "UPDATE" {
@@ -310,6 +321,28 @@ func (a *analysis) write(w Write) {
 			}
 		}
 	}
+}
+
+// mayChange reports whether UPDATE w of fk's parent may change a column
+// fk references: InnoDB runs the ON UPDATE action only then. It may
+// unless w assigns known columns (Set), none of them referenced, the
+// parent has no GENERATED or ON UPDATE column (Table.Volatile) and no
+// BEFORE UPDATE trigger, which may change any column of the row.
+func (a *analysis) mayChange(w Write, fk ForeignKey) bool {
+	if w.Set == nil || fk.Columns == nil {
+		return true
+	}
+	if p := a.sc.Tables[w.Table]; p == nil || p.Volatile {
+		return true
+	}
+	for _, c := range fk.Columns {
+		if slices.Contains(w.Set, c) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(a.sc.Triggers, func(tr *Trigger) bool {
+		return tr.Table == w.Table && tr.Event == "UPDATE" && tr.Timing != "AFTER"
+	})
 }
 
 func sortedTables(sc *Schema) []*Table {
