@@ -48,11 +48,12 @@ type hiddenWrite struct {
 	// in the text it is.
 	direct string
 	at     int
-	// anyCast is set for a write reached through a cast PostgreSQL may
-	// apply to any value (not only where a statement casts explicitly):
-	// every statement's own text reaches it (checkTextWrites), which
-	// reports it once, naming the cast.
-	anyCast bool
+	// anyStatement is set for a write reached through a cast PostgreSQL
+	// may apply to any value (not only where a statement casts
+	// explicitly) or an operator class's support function: every
+	// statement's own text reaches it (checkTextWrites), which reports
+	// it once, naming the cast or class.
+	anyStatement bool
 }
 
 // funcWrites finds and caches the fenced writes of user-defined functions.

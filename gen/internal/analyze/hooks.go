@@ -530,6 +530,13 @@ func (fw *funcWrites) schemaHookWritesLocked(ws *hiddenWrites, named func(h *cat
 			continue
 		}
 		step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
+		if h.Kind == "operator class" {
+			// Its support functions run wherever an index of the class
+			// is built, searched or kept (a btree descent compares with
+			// FUNCTION 1), and a DEFAULT one wherever its type is sorted
+			// or hashed: for any statement.
+			step = fmt.Sprintf("operator class or family %s (%s:%d), whose support functions PostgreSQL may run for any statement,", h.Name, h.File, h.Line)
+		}
 		if h.Kind == "cast" {
 			step = fmt.Sprintf("a cast (%s:%d), which PostgreSQL may apply to any value,", h.File, h.Line)
 			if h.ExplicitOnly {
@@ -545,7 +552,7 @@ func (fw *funcWrites) schemaHookWritesLocked(ws *hiddenWrites, named func(h *cat
 		}
 		for _, f := range fw.namedInLocked(h.Text) {
 			for _, w := range fw.ofLocked(f) {
-				w.anyCast = h.Kind == "cast" && !h.ExplicitOnly
+				w.anyStatement = h.Kind == "cast" && !h.ExplicitOnly || h.Kind == "operator class"
 				ws.add(step+" → "+f.Name+"()", w)
 			}
 		}
@@ -699,8 +706,9 @@ func (a *analyzer) implicitWrites(t *catalog.Table, events []string, loc int) {
 	ws := a.funcs.tableWritesLocked(t, events, a.setCols, a.noDefaultAt(t, loc), false, false)
 	a.funcs.mu.Unlock()
 	for _, w := range ws {
-		if w.anyCast {
-			// A cast PostgreSQL may apply to any value: the statement's
+		if w.anyStatement {
+			// A cast PostgreSQL may apply to any value, an operator
+			// class's support function: the statement's
 			// own text reaches it too (checkTextWrites, which every
 			// statement runs), refused there once, naming the cast, not
 			// again as if t's defaults or CHECKs ran it.

@@ -32,8 +32,10 @@ type Hook struct {
 	// server, which may be this database), "index", "policy" (CREATE
 	// POLICY: row-level security expressions, run on reads and writes),
 	// "view", "operator", "cast", "domain", "type" (CREATE TYPE ... AS
-	// (...): a composite type, whose fields may be of domains) or "event
-	// trigger" (CREATE EVENT TRIGGER: its function runs on DDL).
+	// (...): a composite type, whose fields may be of domains), "event
+	// trigger" (CREATE EVENT TRIGGER: its function runs on DDL) or
+	// "operator class" (CREATE OPERATOR CLASS, ALTER OPERATOR FAMILY:
+	// support functions, run by indexes, sorts and hashes).
 	Kind string
 	// Name is the operator's symbol (Kind "operator") or the domain's or
 	// type's name (Kind "domain", "type"), lower case; "" otherwise.
@@ -133,6 +135,18 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 		if m := createOperatorRE().FindStringSubmatch(text); m != nil {
 			u.c.Hooks = append(u.c.Hooks, u.newHook("operator", m[1]))
 		}
+	case "CreateOpClassStmt", "AlterOpFamilyStmt":
+		// An operator class's (or family's) support functions run for
+		// the indexes of the class, and a default class's wherever its
+		// type is sorted or hashed: the analyzer counts them for every
+		// statement, as an implicit cast.
+		h := u.newHook("operator class", "")
+		if oc := u.s.Raw.GetCreateOpClassStmt(); oc != nil && len(oc.Opclassname) > 0 {
+			h.Name = strings.ToLower(oc.Opclassname[len(oc.Opclassname)-1].GetString_().GetSval())
+		} else if of := u.s.Raw.GetAlterOpFamilyStmt(); of != nil && len(of.Opfamilyname) > 0 {
+			h.Name = strings.ToLower(of.Opfamilyname[len(of.Opfamilyname)-1].GetString_().GetSval())
+		}
+		u.c.Hooks = append(u.c.Hooks, h)
 	case "AlterPolicyStmt":
 		// ALTER POLICY may change a policy's expressions: kept as a
 		// policy hook too (its functions run as the policy's).
