@@ -367,6 +367,25 @@ func exactMatch(cands []*catalog.Func, args []writes.Arg) *catalog.Func {
 	return match
 }
 
+// formerlyNamed are the functions of the schema that had name n
+// (catalog.Func.Former) before an ALTER FUNCTION ... RENAME TO: what was
+// bound to them by that name when created (a rule's action, a
+// SQL-standard body) still runs them.
+func formerlyNamed(cat *catalog.Catalog, n sqlparse.Name) []*catalog.Func {
+	var out []*catalog.Func
+	for _, s := range cat.Schemas {
+		if n.Schema != "" && s.Name != n.Schema {
+			continue
+		}
+		for _, f := range s.Funcs {
+			if slices.Contains(f.Former, strings.ToLower(n.Name)) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
 // implicitCasts are PostgreSQL's implicit casts between built-in types
 // (pg_cast, castcontext 'i') that function resolution applies to an
 // argument, for the types argument constants and casts name.
@@ -541,6 +560,11 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 				}
 				for _, c := range rep.Calls {
 					gs := candidatesIn(fw.cat, c)
+					if f.Bound != nil {
+						// A SQL-standard body is bound to its functions
+						// when created, renamed since or not.
+						gs = append(gs, formerlyNamed(fw.cat, c.Func)...)
+					}
 					if len(gs) == 0 && !knownBuiltin(c.Func) {
 						add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it calls " + c.Func.String() + "(), which neither the schema nor PostgreSQL's catalog defines"})
 					}

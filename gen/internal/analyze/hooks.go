@@ -623,7 +623,9 @@ func (fw *funcWrites) treeWritesLocked(n *pg.Node) []hiddenWrite {
 		}
 	}
 	for _, c := range rep.Calls {
-		gs := candidatesIn(fw.cat, c)
+		// A rule's action is bound to its functions when created,
+		// renamed since or not.
+		gs := append(candidatesIn(fw.cat, c), formerlyNamed(fw.cat, c.Func)...)
 		if len(gs) == 0 && !knownBuiltin(c.Func) {
 			add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it calls " + c.Func.String() + "(), which neither the schema nor PostgreSQL's catalog defines"})
 		}
