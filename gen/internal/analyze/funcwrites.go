@@ -643,7 +643,13 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 	case parsed:
 		// Views it reads, operators, casts and domains it uses: the names
 		// of its statements' parse trees.
-		for _, w := range fw.nameWritesLocked(writes.Names(bodyTrees...), false) {
+		names := writes.Names(bodyTrees...)
+		for _, t := range f.Bound {
+			// A SQL-standard body reads the views bound when the
+			// function was created, under their names now.
+			names[strings.ToLower(t.Name)] = true
+		}
+		for _, w := range fw.nameWritesLocked(names, false) {
 			add(w)
 		}
 	case body != "":
