@@ -563,6 +563,11 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	for _, n := range cat.Notes() {
 		notes = append(notes, n.Error())
 	}
+	if pkg.Engine == config.EngineMySQL {
+		for _, n := range cat.FencedActionNotes() {
+			notes = append(notes, n.Error())
+		}
+	}
 	notes = append(notes, fenceNotes...)
 	notes = append(notes, overrideNotes...)
 	notes = append(notes, optOutNotes(analyzed)...)
@@ -782,4 +787,17 @@ func nameEntriesOfNotes(pkgs []config.Package, notes [][]string) [][]string {
 		}
 	}
 	return out
+}
+
+// GuardNotes are the notes of out that fencegen guard prints too: the
+// foreign keys whose actions write a fenced table's rows past the guard
+// triggers (MariaDB and MySQL run no trigger for them).
+func GuardNotes(out *Output) []string {
+	var notes []string
+	for _, v := range out.Vet {
+		if strings.Contains(v, catalog.TriggerlessActionNote) {
+			notes = append(notes, v)
+		}
+	}
+	return notes
 }

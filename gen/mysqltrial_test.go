@@ -191,3 +191,68 @@ func TestMySQLForeignKeyUpdateOfOtherColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestMySQLForeignKeyActionsSkipTheGuard: MariaDB fires no trigger for
+// the rows a foreign-key action writes, so a fenced table's guard
+// triggers do not stop a parent's DELETE or key UPDATE by another writer
+// from deleting or changing its rows without a token; fencegen says so,
+// in a note at each such foreign key that fencegen guard (and vet)
+// prints, and none for a RESTRICT one.
+func TestMySQLForeignKeyActionsSkipTheGuard(t *testing.T) {
+	schema := `CREATE TABLE parents (id BIGINT PRIMARY KEY) ENGINE=InnoDB;
+CREATE TABLE others (id BIGINT PRIMARY KEY) ENGINE=InnoDB;
+CREATE TABLE accounts (id BIGINT PRIMARY KEY, parent_id BIGINT, other_id BIGINT, balance BIGINT NOT NULL DEFAULT 0,
+  fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token required',
+  CONSTRAINT fk_o FOREIGN KEY (other_id) REFERENCES others (id) ON DELETE RESTRICT) ENGINE=InnoDB;
+ALTER TABLE accounts ADD CONSTRAINT fk_p FOREIGN KEY (parent_id) REFERENCES parents (id) ON DELETE CASCADE ON UPDATE SET NULL;
+`
+	dir := t.TempDir()
+	for n, s := range map[string]string{
+		"schema.sql":    schema,
+		"q.sql":         "-- name: Credit :exec\nUPDATE accounts SET balance = balance + ? WHERE id = ?;\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.GenerateGuard(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := gen.GuardNotes(out)
+	if len(notes) != 1 || !strings.Contains(notes[0], "schema.sql:6:1: note: foreign key of fenced table accounts to parents has ON DELETE CASCADE, ON UPDATE SET NULL: MariaDB and MySQL fire no triggers") {
+		t.Errorf("guard notes %q, want one at the ALTER TABLE adding fk_p", notes)
+	}
+
+	var stmts []string
+	for _, s := range strings.Split(schema, ";\n") {
+		if strings.TrimSpace(s) != "" {
+			stmts = append(stmts, s)
+		}
+	}
+	stmts = append(stmts, "INSERT INTO parents VALUES (1), (2)", "INSERT INTO accounts (id, parent_id, fence_token) VALUES (1, 1, 5), (2, 2, 5)")
+	db := testenv.MySQL(t, "", append(stmts, guardTriggers(t, string(out.Files["out/fencegen_guard.sql"]))...)...)
+	// The guard stops a direct write without the token ...
+	if _, err := db.Exec("UPDATE accounts SET parent_id = NULL WHERE id = 1"); err == nil || !strings.Contains(err.Error(), "1644") {
+		t.Fatalf("the guard trigger let an UPDATE without a token through: %v", err)
+	}
+	// ... but not the rows the foreign key's actions write.
+	if _, err := db.Exec("UPDATE parents SET id = 3 WHERE id = 2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("DELETE FROM parents WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	var rows, nulled int
+	if err := db.QueryRow("SELECT COUNT(*), COUNT(*) - COUNT(parent_id) FROM accounts").Scan(&rows, &nulled); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 1 || nulled != 1 {
+		t.Errorf("after the parents' writes accounts has %d rows, %d with parent_id NULL; want 1 and 1 (ON DELETE CASCADE deleted one, ON UPDATE SET NULL changed the other, no trigger firing)", rows, nulled)
+	}
+}

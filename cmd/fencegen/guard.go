@@ -81,6 +81,9 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 	if out == nil {
 		return code
 	}
+	for _, n := range gen.GuardNotes(out) {
+		fmt.Fprintln(stderr, n)
+	}
 	g, err := pickGuard(out.Guards, f.out)
 	if err != nil {
 		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)

@@ -568,3 +568,56 @@ func (t *Table) UniqueKeys() (keys [][]string, untracked bool) {
 	keys = slices.CompactFunc(keys, slices.Equal)
 	return keys, t.untrackedUnique
 }
+
+// TriggerlessActionNote is the text every FencedActionNotes note holds.
+const TriggerlessActionNote = "MariaDB and MySQL fire no triggers for the rows a foreign-key action writes"
+
+// FencedActionNotes notes, for a MySQL schema, each foreign key of a
+// fenced table whose ON DELETE or ON UPDATE action (CASCADE, SET NULL,
+// SET DEFAULT) writes its rows: the server runs no trigger for them, so
+// fencegen's guard triggers do not check the writes of other writers
+// that set the action off. Queries fencegen generates are refused when
+// they may (analyze), but a writer outside them is not stopped.
+func (c *Catalog) FencedActionNotes() diag.List {
+	actions := map[byte]string{'c': "CASCADE", 'n': "SET NULL", 'd': "SET DEFAULT"}
+	var notes diag.List
+	for _, s := range c.Schemas {
+		for _, t := range s.Tables {
+			if t.Fence == nil {
+				continue
+			}
+			for _, fk := range t.foreignKeys {
+				var acts []string
+				if a := actions[fk.onDelete]; a != "" {
+					acts = append(acts, "ON DELETE "+a)
+				}
+				if a := actions[fk.onUpdate]; a != "" {
+					acts = append(acts, "ON UPDATE "+a)
+				}
+				if len(acts) == 0 || fk.clone {
+					continue
+				}
+				parent := fk.parentName.String()
+				if fk.parent != nil {
+					parent = fk.parent.QualifiedName()
+				}
+				notes.AddErr(&diag.Error{File: fk.file, Line: fk.line, Col: fk.col,
+					Msg: fmt.Sprintf("note: foreign key of fenced table %s to %s has %s: %s, so the guard triggers of %s do not check the rows it writes: a %s of %s by a writer outside the generated code changes them with no token (the generated queries that may set it off are refused); make the action RESTRICT or NO ACTION to have every write of %s guarded",
+						t.QualifiedName(), parent, strings.Join(acts, ", "), TriggerlessActionNote, t.QualifiedName(), strings.ToLower(strings.Join(actVerbs(fk.onDelete, fk.onUpdate, actions), " or ")), parent, t.QualifiedName())})
+			}
+		}
+	}
+	return notes.Sort()
+}
+
+// actVerbs are the statements that set off a foreign key's actions.
+func actVerbs(onDelete, onUpdate byte, actions map[byte]string) []string {
+	var v []string
+	if actions[onDelete] != "" {
+		v = append(v, "DELETE")
+	}
+	if actions[onUpdate] != "" {
+		v = append(v, "UPDATE")
+	}
+	return v
+}

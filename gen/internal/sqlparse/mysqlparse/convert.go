@@ -267,24 +267,33 @@ func (c *converter) createTable(n *ast.CreateTableStmt) sqlparse.Node {
 			// does not model.
 			ct.Keys = append(ct.Keys, &sqlparse.KeyConstraint{Name: k.Name, Columns: cols, Prefix: prefix})
 		case ast.ConstraintForeignKey:
-			if k.Refer != nil && cols != nil {
-				fk := &sqlparse.ForeignKey{Name: k.Name, Columns: cols, Parent: c.name(k.Refer.Table), OnDelete: 'a', OnUpdate: 'a'}
-				for _, p := range k.Refer.IndexPartSpecifications {
-					if p.Column != nil {
-						fk.Refs = append(fk.Refs, p.Column.Name.L)
-					}
-				}
-				if k.Refer.OnDelete != nil {
-					fk.OnDelete = refAction(k.Refer.OnDelete.ReferOpt)
-				}
-				if k.Refer.OnUpdate != nil {
-					fk.OnUpdate = refAction(k.Refer.OnUpdate.ReferOpt)
-				}
+			if fk := c.foreignKey(k, cols); fk != nil {
 				ct.ForeignKeys = append(ct.ForeignKeys, fk)
 			}
 		}
 	}
 	return ct
+}
+
+// foreignKey is the FOREIGN KEY constraint k on columns cols, or nil when
+// fencegen cannot read it.
+func (c *converter) foreignKey(k *ast.Constraint, cols []string) *sqlparse.ForeignKey {
+	if k.Refer == nil || cols == nil {
+		return nil
+	}
+	fk := &sqlparse.ForeignKey{Name: k.Name, Columns: cols, Parent: c.name(k.Refer.Table), OnDelete: 'a', OnUpdate: 'a'}
+	for _, p := range k.Refer.IndexPartSpecifications {
+		if p.Column != nil {
+			fk.Refs = append(fk.Refs, p.Column.Name.L)
+		}
+	}
+	if k.Refer.OnDelete != nil {
+		fk.OnDelete = refAction(k.Refer.OnDelete.ReferOpt)
+	}
+	if k.Refer.OnUpdate != nil {
+		fk.OnUpdate = refAction(k.Refer.OnUpdate.ReferOpt)
+	}
+	return fk
 }
 
 func refAction(o ast.ReferOptionType) byte {
@@ -370,6 +379,12 @@ func (c *converter) addConstraint(k *ast.Constraint) *sqlparse.AlterCmd {
 		return &sqlparse.AlterCmd{Kind: sqlparse.AlterAddPrimaryKey, Keys: cols, Key: &sqlparse.KeyConstraint{Columns: cols, Primary: true, Prefix: prefix}, Loc: c.start}
 	case ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
 		return &sqlparse.AlterCmd{Kind: sqlparse.AlterAddUnique, Key: &sqlparse.KeyConstraint{Name: k.Name, Columns: cols, Prefix: prefix}, Loc: c.start}
+	case ast.ConstraintForeignKey:
+		// The catalog follows its actions (Cascades) and notes those
+		// into a fenced table (FencedActionNotes).
+		if fk := c.foreignKey(k, cols); fk != nil {
+			return &sqlparse.AlterCmd{Kind: sqlparse.AlterAddForeignKey, FK: fk, Loc: c.start}
+		}
 	}
 	return &sqlparse.AlterCmd{Kind: sqlparse.AlterOther, Loc: c.start}
 }
