@@ -205,6 +205,8 @@ CREATE TABLE accounts (id BIGINT PRIMARY KEY, parent_id BIGINT, other_id BIGINT,
   fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token required',
   CONSTRAINT fk_o FOREIGN KEY (other_id) REFERENCES others (id) ON DELETE RESTRICT) ENGINE=InnoDB;
 ALTER TABLE accounts ADD CONSTRAINT fk_p FOREIGN KEY (parent_id) REFERENCES parents (id) ON DELETE CASCADE ON UPDATE SET NULL;
+CREATE TABLE ledger (id BIGINT PRIMARY KEY, parent_id BIGINT REFERENCES parents (id) ON DELETE CASCADE,
+  fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token required') ENGINE=InnoDB;
 `
 	dir := t.TempDir()
 	for n, s := range map[string]string{
@@ -225,8 +227,9 @@ ALTER TABLE accounts ADD CONSTRAINT fk_p FOREIGN KEY (parent_id) REFERENCES pare
 		t.Fatal(err)
 	}
 	notes := gen.GuardNotes(out)
-	if len(notes) != 1 || !strings.Contains(notes[0], "schema.sql:6:1: note: foreign key of fenced table accounts to parents has ON DELETE CASCADE, ON UPDATE SET NULL: MariaDB and MySQL fire no triggers") {
-		t.Errorf("guard notes %q, want one at the ALTER TABLE adding fk_p", notes)
+	if len(notes) != 2 || !strings.Contains(notes[0], "schema.sql:6:1: note: foreign key of fenced table accounts to parents has ON DELETE CASCADE, ON UPDATE SET NULL: MariaDB and MySQL fire no triggers") ||
+		!strings.Contains(notes[1], "schema.sql:7:1: note: foreign key of fenced table ledger to parents has ON DELETE CASCADE: ") {
+		t.Errorf("guard notes %q, want one at the ALTER TABLE adding fk_p and one at ledger's inline REFERENCES", notes)
 	}
 
 	var stmts []string
@@ -235,7 +238,7 @@ ALTER TABLE accounts ADD CONSTRAINT fk_p FOREIGN KEY (parent_id) REFERENCES pare
 			stmts = append(stmts, s)
 		}
 	}
-	stmts = append(stmts, "INSERT INTO parents VALUES (1), (2)", "INSERT INTO accounts (id, parent_id, fence_token) VALUES (1, 1, 5), (2, 2, 5)")
+	stmts = append(stmts, "INSERT INTO parents VALUES (1), (2)", "INSERT INTO accounts (id, parent_id, fence_token) VALUES (1, 1, 5), (2, 2, 5)", "INSERT INTO ledger (id, parent_id, fence_token) VALUES (1, 1, 5)")
 	db := testenv.MySQL(t, "", append(stmts, guardTriggers(t, string(out.Files["out/fencegen_guard.sql"]))...)...)
 	// The guard stops a direct write without the token ...
 	if _, err := db.Exec("UPDATE accounts SET parent_id = NULL WHERE id = 1"); err == nil || !strings.Contains(err.Error(), "1644") {
@@ -248,11 +251,11 @@ ALTER TABLE accounts ADD CONSTRAINT fk_p FOREIGN KEY (parent_id) REFERENCES pare
 	if _, err := db.Exec("DELETE FROM parents WHERE id = 1"); err != nil {
 		t.Fatal(err)
 	}
-	var rows, nulled int
-	if err := db.QueryRow("SELECT COUNT(*), COUNT(*) - COUNT(parent_id) FROM accounts").Scan(&rows, &nulled); err != nil {
+	var rows, nulled, ledger int
+	if err := db.QueryRow("SELECT COUNT(*), COUNT(*) - COUNT(parent_id), (SELECT COUNT(*) FROM ledger) FROM accounts").Scan(&rows, &nulled, &ledger); err != nil {
 		t.Fatal(err)
 	}
-	if rows != 1 || nulled != 1 {
-		t.Errorf("after the parents' writes accounts has %d rows, %d with parent_id NULL; want 1 and 1 (ON DELETE CASCADE deleted one, ON UPDATE SET NULL changed the other, no trigger firing)", rows, nulled)
+	if rows != 1 || nulled != 1 || ledger != 0 {
+		t.Errorf("after the parents' writes accounts has %d rows, %d with parent_id NULL, ledger %d; want 1, 1 and 0 (ON DELETE CASCADE deleted one and ledger's, ON UPDATE SET NULL changed the other, no trigger firing)", rows, nulled, ledger)
 	}
 }

@@ -246,6 +246,13 @@ func (c *converter) createTable(n *ast.CreateTableStmt) sqlparse.Node {
 			if o.Tp == ast.ColumnOptionUniqKey {
 				ct.Keys = append(ct.Keys, &sqlparse.KeyConstraint{Columns: []string{cd.Name}})
 			}
+			// An inline REFERENCES, which MariaDB makes a foreign key
+			// (MySQL parses and ignores it): its actions are followed.
+			if o.Tp == ast.ColumnOptionReference && o.Refer != nil {
+				if fk := c.foreignKey(&ast.Constraint{Tp: ast.ConstraintForeignKey, Refer: o.Refer}, []string{cd.Name}); fk != nil {
+					ct.ForeignKeys = append(ct.ForeignKeys, fk)
+				}
+			}
 		}
 	}
 	for _, o := range n.Options {
