@@ -161,7 +161,7 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 				continue
 			}
 			step := fmt.Sprintf("trigger %s on %s (%s:%d)", tr.Name, x.QualifiedName(), tr.File, tr.Line)
-			fs := fw.cat.Funcs(tr.Func.Schema, tr.Func.Name)
+			fs := fw.cat.TriggerFuncs(tr)
 			if len(fs) == 0 && !builtinTrigger(tr.Func) {
 				add(step, hiddenWrite{verb: "statements fencegen cannot see", unknown: "its function " + tr.Func.String() + "() is not defined in the schema"})
 			}

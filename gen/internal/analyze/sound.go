@@ -294,7 +294,7 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 		if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(trigEvents, e) }) {
 			continue
 		}
-		fs := a.cat.Funcs(tr.Func.Schema, tr.Func.Name)
+		fs := a.cat.TriggerFuncs(tr)
 		if len(fs) == 0 && !builtinTrigger(tr.Func) && a.extensionTrigger(tr) == nil {
 			hint := "define the function in the schema"
 			if len(a.cat.Extensions) > 0 {
@@ -424,7 +424,7 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
 		if re == nil {
 			re = tokenAssignRE(col)
 		}
-		for _, f := range a.cat.Funcs(tr.Func.Schema, tr.Func.Name) {
+		for _, f := range a.cat.TriggerFuncs(tr) {
 			if a.opts.GuardFunction != nil && a.opts.GuardFunction(f.File, f.Line) {
 				continue
 			}
@@ -488,7 +488,7 @@ func (a *analyzer) skippingTriggers(t *catalog.Table, trs []*catalog.Trigger, ev
 					why = "suppress_redundant_updates_trigger(), which skips an UPDATE that changes nothing (a holder writing the same values with the same token)"
 				}
 			} else {
-				for _, f := range a.cat.Funcs(tr.Func.Schema, tr.Func.Name) {
+				for _, f := range a.cat.TriggerFuncs(tr) {
 					if a.opts.GuardFunction != nil && a.opts.GuardFunction(f.File, f.Line) {
 						continue
 					}
@@ -721,7 +721,7 @@ func knownExtensionTriggers() string {
 // EXTENSION), named unqualified or in the extension's schema; else nil.
 func (a *analyzer) extensionTrigger(tr *catalog.Trigger) *extensionTriggerFunc {
 	et, ok := extensionTriggers[tr.Func.Name]
-	if !ok || len(a.cat.Funcs(tr.Func.Schema, tr.Func.Name)) > 0 {
+	if !ok || len(a.cat.TriggerFuncs(tr)) > 0 {
 		return nil
 	}
 	schema, ok := a.cat.Extensions[et.extension]

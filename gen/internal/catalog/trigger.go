@@ -34,6 +34,25 @@ type Trigger struct {
 	// File and Line locate the CREATE TRIGGER.
 	File string
 	Line int
+	// Also are functions the trigger may run besides those Func names:
+	// one of several Func could denote, renamed or moved since
+	// (rebindTriggers). TriggerFuncs returns them all.
+	Also []sqlparse.Name
+}
+
+// TriggerFuncs returns the schema's functions trigger tr may run: those
+// its function's name denotes (in any schema, when unqualified) and those
+// it was bound to under another name (Trigger.Also).
+func (c *Catalog) TriggerFuncs(tr *Trigger) []*Func {
+	out := c.Funcs(tr.Func.Schema, tr.Func.Name)
+	for _, n := range tr.Also {
+		for _, f := range c.Funcs(n.Schema, n.Name) {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // Rule is a rewrite rule on a table or view: on Event, PostgreSQL runs
@@ -119,7 +138,9 @@ var afterTriggerRE = lazyRegexp(`(?is)^\s*create\s+(?:definer\s*=\s*\S+\s+)?trig
 // PostgreSQL binds a trigger to its function's OID, which ALTER FUNCTION
 // ... RENAME TO and SET SCHEMA keep, so the trigger runs f under its new
 // name, and not a function created later under the old one. A trigger
-// function takes no arguments.
+// function takes no arguments. When the trigger's name denotes other
+// functions too (an unqualified name, found in several schemas), f's new
+// name is added to them (Trigger.Also).
 func (c *Catalog) rebindTriggers(f *Func, to sqlparse.Name) {
 	if len(f.ArgTypes) != 0 {
 		return
@@ -127,8 +148,22 @@ func (c *Catalog) rebindTriggers(f *Func, to sqlparse.Name) {
 	for _, s := range c.Schemas {
 		for _, t := range s.Tables {
 			for _, tr := range t.Triggers {
-				if slices.Contains(c.Funcs(tr.Func.Schema, tr.Func.Name), f) {
+				fs := c.Funcs(tr.Func.Schema, tr.Func.Name)
+				if !slices.Contains(fs, f) {
+					for i, n := range tr.Also {
+						if slices.Contains(c.Funcs(n.Schema, n.Name), f) {
+							tr.Also[i] = to
+						}
+					}
+					continue
+				}
+				zero := slices.DeleteFunc(slices.Clone(fs), func(g *Func) bool { return len(g.ArgTypes) != 0 })
+				if len(zero) == 1 {
 					tr.Func = to
+				} else {
+					// Its name denotes others too (in other schemas):
+					// it may run either.
+					tr.Also = append(tr.Also, to)
 				}
 			}
 		}
