@@ -646,24 +646,42 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 	// otherwise its members are looked at one by one. (A lease lost in
 	// the microseconds before its drop may still be renewed: the renewal
 	// is then undone below, as for one that ends while in flight.)
+	//
+	// Nor is a lease whose local deadline has passed by the send time
+	// although its deadline timer has not run yet (a process resumed after
+	// a suspension, or a clock jump, wakes the loop and the timer at once,
+	// in either order): it is lost here, before anything is sent. A group
+	// whose floor (no later than any member's local deadline) is still
+	// ahead has no such member, and only then may go as its wire.
+	send := s.c.clk.Now()
 	live := make([]*Lease, 0, total)
 	var wires [][]any // per group of live, in order, when every group has one
+	var overdue []*Lease
 	for i, g := range batch {
-		if w := sends[i].wire; w != nil && g.gone.Load() == sends[i].gone {
+		if w := sends[i].wire; w != nil && g.gone.Load() == sends[i].gone && sends[i].floor.After(send) {
 			live = append(live, sends[i].leases...)
 			wires = append(wires, w)
 			continue
 		}
 		for _, l := range sends[i].leases {
-			if !l.hb.stopped.Load() && !l.over.Load() {
-				live = append(live, l)
+			if l.hb.stopped.Load() || l.over.Load() {
+				continue
 			}
+			if at, ended := l.localDeadline(); ended {
+				continue
+			} else if !at.After(send) {
+				overdue = append(overdue, l)
+				continue
+			}
+			live = append(live, l)
 		}
+	}
+	for _, l := range overdue {
+		l.expire()
 	}
 	if len(wires) != len(batch) {
 		wires = nil // a group was looked at one by one: none goes as its wire
 	}
-	send := s.c.clk.Now()
 	timeout := renewBound(batch, sends, send)
 	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, ErrRedisTimeout)
 	// A renewal cut off at the batch's deadline may still land: late
