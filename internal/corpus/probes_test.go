@@ -12,8 +12,9 @@ import (
 
 // TestProbesMatchSqlc runs the corpus over testdata/probes (about 170
 // queries of select-list expressions and parameter positions, for pgx/v5
-// and database/sql, the same for pgx/v4 (pgx4_*), and every type sqlc
-// maps for pgx/v4 (pgx4_types), none fenced) against sqlc v1.31.1: with
+// and database/sql, the same for pgx/v4 (pgx4_*), every type sqlc
+// maps for pgx/v4 (pgx4_types), and slice overrides of every form on
+// database/sql (stdlib_overrides), none fenced) against sqlc v1.31.1: with
 // postgresql_types off, as for any configuration sqlc reads, every line
 // of sqlc's exported API must be fencegen's, every file must have sqlc's
 // text after the header, and fencegen's code must compile and vet. sqlc is $SQLC, else sqlc on PATH, else
@@ -41,8 +42,8 @@ func TestProbesMatchSqlc(t *testing.T) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Cases) != 15 {
-		t.Fatalf("%d cases, want the 15 of testdata/probes", len(r.Cases))
+	if len(r.Cases) != 16 {
+		t.Fatalf("%d cases, want the 16 of testdata/probes", len(r.Cases))
 	}
 	for _, c := range r.Cases {
 		if c.SqlcStatus != "ok" || c.Result != resGenerated {

@@ -204,7 +204,7 @@ func (e *emitter) importElems(file string) map[string]bool {
 			for _, p := range q.Params {
 				t := e.paramType(p)
 				add(t)
-				if file != "" && e.types.stdlib() && t.slices > 0 && t.name != "byte" {
+				if file != "" && e.types.stdlib() && pqArrayType(t) {
 					m["pq"] = true
 				}
 			}

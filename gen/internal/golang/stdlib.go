@@ -3,6 +3,7 @@ package golang
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -164,17 +165,21 @@ func (e *emitter) stdlibPrepare(f *jen.File, queries []*analyze.Query) {
 	}
 }
 
-// isByteSlice reports whether t is []byte, which database/sql passes as
-// it is; every other slice goes through pq.Array, as sqlc does.
-func isByteSlice(t goType) bool {
-	return t.slices == 1 && t.pkg == "" && t.name == "byte" && !t.pointer
+// pqArrayType reports whether database/sql output passes a value of Go
+// type t through pq.Array: sqlc's rule, on the type as written, is a
+// leading "[]" other than []byte exactly, whatever the type came from (a
+// column or db_type override's string or object form, slice: true, an
+// object form's type: "[]int64", or an array column's default mapping).
+func pqArrayType(t goType) bool {
+	s := t.String()
+	return strings.HasPrefix(s, "[]") && s != "[]byte"
 }
 
 // arrayArg wraps a parameter (or a scan destination, &field) of Go
-// type t in pq.Array for database/sql when t is a slice other than
-// []byte, as sqlc's stdlib output does.
+// type t in pq.Array for database/sql when pqArrayType(t), as sqlc's
+// stdlib output does.
 func (e *emitter) arrayArg(expr jen.Code, t goType) jen.Code {
-	if !e.types.stdlib() || t.slices == 0 || isByteSlice(t) {
+	if !e.types.stdlib() || !pqArrayType(t) {
 		return expr
 	}
 	return jen.Qual(pqPkg, "Array").Call(expr)
