@@ -10,7 +10,9 @@
 // (database/sql with emit_prepared_queries); slices.sql, IN (sqlc.slice)
 // lists, only for the last two, each fenced form beside its
 // = ANY(sqlc.slice) twin; pgx4.sql (a fenced :copyfrom and :batch* items)
-// for pgx4db only. The generated code is checked
+// for pgx4db only; arrays_schema.sql and arrays.sql, array columns
+// under slice overrides of every form, as arraydb (database/sql).
+// The generated code is checked
 // in; TestGeneratedCodeIsCurrent fails when it is stale. Regenerate it with
 // go generate.
 package stdlibtest
