@@ -50,7 +50,8 @@ Commands:
 Flags of generate, check, diff, compile and vet, before or after the command:
   -f, -file, -config path
       configuration file (default: the first of fencegen.yaml, fencegen.yml,
-      sqlc.yaml, sqlc.yml and sqlc.json in the current directory)
+      sqlc.yaml, sqlc.yml and sqlc.json in the current directory; sqlc.json
+      beside sqlc.yaml or sqlc.yml is refused, as by sqlc)
   -no-remote, -remote, -no-database, -x, -experimental
       accepted as sqlc accepts them; fencegen always generates locally,
       without a database

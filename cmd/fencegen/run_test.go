@@ -352,3 +352,54 @@ func TestExitCodesMatchSqlc(t *testing.T) {
 		}
 	}
 }
+
+// TestBothConfigsRefusedAsSqlc: sqlc.json beside sqlc.yaml or sqlc.yml,
+// without -f, makes sqlc v1.31.1 exit 1 with "both sqlc.json and
+// sqlc.(yaml|yml) files present" from generate, diff, vet and compile;
+// fencegen exits as sqlc and says the same, rather than read the YAML
+// (issue 23).
+func TestBothConfigsRefusedAsSqlc(t *testing.T) {
+	sqlc := testenv.SqlcBinary()
+	if sqlc == "" {
+		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
+	}
+	const msg = "both sqlc.json and sqlc.(yaml|yml) files present"
+	for _, yamlName := range []string{"sqlc.yaml", "sqlc.yml"} {
+		sqlcDir, dir := t.TempDir(), t.TempDir()
+		t.Chdir(dir)
+		for name, src := range map[string]string{
+			yamlName:    "version: \"2\"\nsql:\n  - {engine: postgresql, schema: s.sql, queries: q.sql, gen: {go: {package: db, out: db}}}\n",
+			"sqlc.json": `{"version": "2", "sql": [{"engine": "postgresql", "schema": "s.sql", "queries": "q.sql", "gen": {"go": {"package": "db", "out": "other"}}}]}` + "\n",
+			"s.sql":     "CREATE TABLE t (id bigint PRIMARY KEY);\n",
+			"q.sql":     "-- name: GetT :one\nSELECT id FROM t WHERE id = $1;\n",
+		} {
+			for _, d := range []string{sqlcDir, dir} {
+				if err := os.WriteFile(filepath.Join(d, name), []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, args := range [][]string{{"generate"}, {"diff"}, {"vet"}, {"compile"}, {"-f", yamlName, "generate"}} {
+			cmd := exec.Command(sqlc, args...)
+			cmd.Dir = sqlcDir
+			var sqlcErr bytes.Buffer
+			cmd.Stderr = &sqlcErr
+			want := 0
+			if err := cmd.Run(); err != nil {
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) {
+					t.Fatalf("sqlc %q: %v", args, err)
+				}
+				want = ee.ExitCode()
+			}
+			var stdout, stderr bytes.Buffer
+			got := run(args, strings.NewReader(""), &stdout, &stderr)
+			if got != want {
+				t.Errorf("%s + sqlc.json: fencegen %q exits %d, sqlc %d\nstderr: %s", yamlName, args, got, want, stderr.String())
+			}
+			if strings.Contains(sqlcErr.String(), msg) != strings.Contains(stderr.String(), msg) {
+				t.Errorf("%s + sqlc.json: fencegen %q stderr %q; sqlc's %q", yamlName, args, stderr.String(), sqlcErr.String())
+			}
+		}
+	}
+}

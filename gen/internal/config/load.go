@@ -51,22 +51,42 @@ var Names = []string{"fencegen.yaml", "fencegen.yml", "sqlc.yaml", "sqlc.yml", "
 // Names.
 var ErrNotFound = errors.New("no configuration file found")
 
+// ErrBothConfigs is Find's error when dir holds no fencegen.yaml or
+// fencegen.yml but sqlc.json beside sqlc.yaml or sqlc.yml: sqlc refuses
+// to choose (exiting 1 with "both sqlc.json and sqlc.(yaml|yml) files
+// present"), and so does fencegen rather than read one sqlc does not.
+var ErrBothConfigs = errors.New("both sqlc.json and sqlc.(yaml|yml) files present")
+
 // Find returns the configuration file in dir: the first of Names that
 // exists there, joined to dir (so the result is relative when dir is).
-// It returns an error wrapping ErrNotFound when there is none, and any
-// other error from os.Stat as is.
+// It returns an error wrapping ErrNotFound when there is none, one
+// wrapping ErrBothConfigs when the first is a sqlc configuration and
+// sqlc.json is there beside sqlc.yaml or sqlc.yml (sqlc's check: any
+// file system entry of the name counts), and any other error from
+// os.Stat as is.
 func Find(dir string) (string, error) {
 	for _, name := range Names {
 		p := filepath.Join(dir, name)
 		fi, err := os.Stat(p)
 		switch {
 		case err == nil && !fi.IsDir():
+			if strings.HasPrefix(name, "sqlc.") && exists(filepath.Join(dir, "sqlc.json")) &&
+				(exists(filepath.Join(dir, "sqlc.yaml")) || exists(filepath.Join(dir, "sqlc.yml"))) {
+				return "", fmt.Errorf("%s: %w: name one with -f", filepath.Join(dir, "sqlc.json"), ErrBothConfigs)
+			}
 			return p, nil
 		case err != nil && !errors.Is(err, fs.ErrNotExist):
 			return "", err
 		}
 	}
 	return "", fmt.Errorf("%w in %s (looked for %s)", ErrNotFound, dir, strings.Join(Names, ", "))
+}
+
+// exists reports whether path names a file system entry, as sqlc tests
+// its configuration names (os.Stat not failing with fs.ErrNotExist).
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // Load reads and validates the configuration file at path, which is kept

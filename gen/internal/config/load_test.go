@@ -353,6 +353,12 @@ func TestFind(t *testing.T) {
 		t.Fatalf("Find in empty dir: %v, want ErrNotFound", err)
 	}
 	for _, name := range []string{"sqlc.json", "sqlc.yml", "sqlc.yaml", "fencegen.yml", "fencegen.yaml"} {
+		if name == "sqlc.yml" {
+			// sqlc.yaml or sqlc.yml beside sqlc.json: sqlc refuses both.
+			if err := os.Remove(filepath.Join(dir, "sqlc.json")); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -360,6 +366,46 @@ func TestFind(t *testing.T) {
 		if err != nil || got != filepath.Join(dir, name) {
 			t.Errorf("Find = %q, %v; want %s", got, err, name)
 		}
+	}
+}
+
+// TestFindRefusesSqlcJSONBesideYAML: with sqlc.json beside sqlc.yaml or
+// sqlc.yml, and no fencegen configuration, sqlc exits 1 with "both
+// sqlc.json and sqlc.(yaml|yml) files present" rather than choose, and
+// Find refuses too (issue 23); a fencegen.yaml, which sqlc never reads,
+// is still found first.
+func TestFindRefusesSqlcJSONBesideYAML(t *testing.T) {
+	for _, names := range [][]string{
+		{"sqlc.json", "sqlc.yaml"},
+		{"sqlc.json", "sqlc.yml"},
+		{"sqlc.json", "sqlc.yaml", "sqlc.yml"},
+	} {
+		dir := t.TempDir()
+		for _, n := range names {
+			if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := Find(dir)
+		if !errors.Is(err, ErrBothConfigs) || !strings.Contains(err.Error(), "both sqlc.json and sqlc.(yaml|yml) files present") {
+			t.Errorf("%v: Find = %q, %v; want ErrBothConfigs", names, got, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "fencegen.yaml"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := Find(dir); err != nil || got != filepath.Join(dir, "fencegen.yaml") {
+			t.Errorf("%v + fencegen.yaml: Find = %q, %v", names, got, err)
+		}
+	}
+	// sqlc.yaml beside sqlc.yml without sqlc.json: sqlc reads sqlc.yaml.
+	dir := t.TempDir()
+	for _, n := range []string{"sqlc.yaml", "sqlc.yml"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := Find(dir); err != nil || got != filepath.Join(dir, "sqlc.yaml") {
+		t.Errorf("sqlc.yaml + sqlc.yml: Find = %q, %v", got, err)
 	}
 }
 
