@@ -1,10 +1,8 @@
 package analyze
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -80,35 +78,5 @@ func TestNarrowPolicyAgainstPostgreSQL(t *testing.T) {
 // a role without superuser rights (row-level security does not apply to
 // superusers), made in the transaction and gone with its rollback.
 func guardedWritesAsRole(pool *pgxpool.Pool, schema, guarded string, token int) (bool, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		return false, err
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, schema); err != nil {
-		return false, err
-	}
-	if _, err := tx.Exec(ctx, pgSeed); err != nil {
-		return false, err
-	}
-	const row = "select coalesce((select format('%s %s %s', ctid, k, tok) from jobs where id = 1), 'gone')"
-	var before, after string
-	if err := tx.QueryRow(ctx, row).Scan(&before); err != nil {
-		return false, err
-	}
-	if _, err := tx.Exec(ctx, "CREATE ROLE fg_policy_rls; GRANT ALL ON ALL TABLES IN SCHEMA public TO fg_policy_rls; GRANT USAGE ON SCHEMA public TO fg_policy_rls; SET LOCAL ROLE fg_policy_rls"); err != nil {
-		return false, err
-	}
-	if _, err := tx.Exec(ctx, guarded, token); err != nil {
-		return false, err
-	}
-	if _, err := tx.Exec(ctx, "RESET ROLE"); err != nil {
-		return false, err
-	}
-	if err := tx.QueryRow(ctx, row).Scan(&after); err != nil {
-		return false, err
-	}
-	return after != before, nil
+	return guardedWritesAs(pool, schema, guarded, token, "fg_policy_rls")
 }

@@ -83,6 +83,13 @@ func TestSkippingTriggerAgainstPostgreSQL(t *testing.T) {
 // (its one parameter) and reports whether jobs row 1 was written (a new
 // row version) or deleted.
 func guardedWrites(pool *pgxpool.Pool, schema, guarded string, token int) (bool, error) {
+	return guardedWritesAs(pool, schema, guarded, token, "")
+}
+
+// guardedWritesAs is guardedWrites with the guarded statement run as role
+// (created in the transaction, with rights on the public schema's tables)
+// unless role is empty.
+func guardedWritesAs(pool *pgxpool.Pool, schema, guarded string, token int, role string) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	tx, err := pool.Begin(ctx)
@@ -103,8 +110,18 @@ func guardedWrites(pool *pgxpool.Pool, schema, guarded string, token int) (bool,
 	if err := tx.QueryRow(ctx, row).Scan(&before); err != nil {
 		return false, err
 	}
+	if role != "" {
+		if _, err := tx.Exec(ctx, "CREATE ROLE "+role+"; GRANT ALL ON ALL TABLES IN SCHEMA public TO "+role+"; GRANT USAGE ON SCHEMA public TO "+role+"; SET LOCAL ROLE "+role); err != nil {
+			return false, err
+		}
+	}
 	if _, err := tx.Exec(ctx, guarded, token); err != nil {
 		return false, err
+	}
+	if role != "" {
+		if _, err := tx.Exec(ctx, "RESET ROLE"); err != nil {
+			return false, err
+		}
 	}
 	if err := tx.QueryRow(ctx, row).Scan(&after); err != nil {
 		return false, err
