@@ -396,8 +396,13 @@ func TestWaiterOutlivesItsTTL(t *testing.T) {
 func TestClusterLeaderChange(t *testing.T) {
 	e := etcdfaults.Start(t, 3)
 	ev := &events{}
-	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: 3 * time.Second, Observer: ev.observer()})
-	ctx := ctxT(t, 60*time.Second)
+	// TTL 6s: renewals every 2s, each with 2s to answer, so two in a row
+	// fail only if the cluster answers nothing for about 4s. Killing the
+	// leader costs an election (500ms timeout) plus the client's move to
+	// another member; on two loaded cores (CI at 5a7a38f) that took over
+	// 2s, which a 3s TTL's two 1s renewals did not outlast.
+	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: 6 * time.Second, Observer: ev.observer()})
+	ctx := ctxT(t, 90*time.Second)
 	if err := c.Check(ctx); err != nil {
 		t.Fatalf("Check on three members: %v, want nil", err)
 	}
