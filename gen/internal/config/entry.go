@@ -25,6 +25,8 @@ func (l *loader) v2Entry(n ast.Node, cfg *Config) {
 	p := &e.pkg
 	p.Pos = posOf(n)
 	hasGo := false
+	var jsonNode ast.Node
+	var jsonOut, jsonFile string
 	fs := l.entryFields(e)
 	fs["gen"] = func(k string, v ast.Node) {
 		l.mapping(k, v, fields{
@@ -39,7 +41,22 @@ func (l *loader) v2Entry(n ast.Node, cfg *Config) {
 				gfs["rename"] = l.strMap(&p.Go.Rename)
 				l.mapping(k, v, gfs)
 			},
-			"*": ignore, // json, kotlin, …: other generators
+			// sqlc's gen.json writes its codegen request (the whole
+			// catalog, pg_catalog included, as protojson): fencegen
+			// has no such request to write, and says so rather than
+			// leave the file out without a word. Other keys (kotlin,
+			// python) are sqlc's error too: its gen has go and json.
+			"json": func(k string, v ast.Node) {
+				if isNull(l.resolve(v)) {
+					return
+				}
+				jsonNode = v
+				l.mapping("gen.json", v, fields{
+					"out":      l.str(&jsonOut),
+					"indent":   ignore,
+					"filename": l.str(&jsonFile),
+				})
+			},
 		})
 	}
 	var uses []*codegenUse
@@ -55,6 +72,12 @@ func (l *loader) v2Entry(n ast.Node, cfg *Config) {
 		}
 	})
 	l.mapping("sql entry", n, fs)
+	if jsonNode != nil {
+		if jsonFile == "" {
+			jsonFile = "codegen_request.json"
+		}
+		l.notef(jsonNode, "gen.json: fencegen does not write %s (sqlc's codegen request as JSON); keep sqlc generate for it", path.Join(jsonOut, jsonFile))
+	}
 	for _, u := range uses {
 		// Each codegen item is a package of its own, with the entry's
 		// schema and queries; which plugin it runs is known once the
