@@ -42,16 +42,8 @@ UPDATE legacy SET balance = ? WHERE id = ?;
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = gen.Generate(context.Background(), cfg)
+	cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
+	_, err := gen.Generate(context.Background(), cfg)
 	if err == nil {
 		t.Fatal("generated an all-or-nothing write of a MyISAM table")
 	}
@@ -153,15 +145,7 @@ DELETE FROM jobs WHERE id IN (sqlc.slice(ids));
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
 	res, err := gen.Generate(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -183,16 +183,8 @@ select id from users where id = sqlc.argh(target_id);
 				"q.sql":         tc.query,
 				"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 			}
-			for n, s := range files {
-				if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = gen.Generate(context.Background(), cfg)
+			cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
+			_, err := gen.Generate(context.Background(), cfg)
 			if tc.want == nil {
 				if err != nil {
 					t.Fatalf("refused what sqlc generates: %v", err)
@@ -420,15 +412,7 @@ func TestMySQLConstNamesAsSqlc(t *testing.T) {
 			"q.sql":         "-- name: Uuid :one\nSELECT UUID() AS u;\n\n-- name: Ref :one\nSELECT ref FROM t WHERE id = ?;\n",
 			"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out" + tc.overrides + "}}}\n",
 		}
-		for n, s := range files {
-			if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
 		out, err := gen.Generate(context.Background(), cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -537,15 +521,7 @@ func TestMySQLMultiTableSetAsSqlc(t *testing.T) {
 				"q.sql":      "-- name: Q :exec\n" + tc.query + ";\n",
 				"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 			}
-			for n, s := range files {
-				if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg := mysqlConfig(t, dir, files, "sqlc.yaml")
 			out, err := gen.Generate(context.Background(), cfg)
 			refused := strings.Contains(tc.want, "does not exist")
 			switch {

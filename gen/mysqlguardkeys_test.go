@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,15 +23,7 @@ func mysqlGuardProject(t *testing.T, schema, queries string) *gen.Config {
 		"q.sql":         queries,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
 	return cfg
 }
 

@@ -2,8 +2,6 @@ package gen_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,15 +43,7 @@ func TestMySQLExecLastIDFencedInsertOnMariaDB(t *testing.T) {
 			"q.sql":         queries,
 			"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 		}
-		for n, s := range files {
-			if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
 		return gen.Generate(context.Background(), cfg)
 	}
 	out, err := generate("-- name: NewJob :execlastid\nINSERT INTO jobs (state) VALUES (?);\n")

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,15 +31,7 @@ func TestMySQLInsertOutsideLeaseOnMariaDB(t *testing.T) {
 			"q.sql":         queries,
 			"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 		}
-		for n, s := range files {
-			if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
 		out, err := gen.Generate(context.Background(), cfg)
 		if err != nil {
 			return "", err
@@ -97,16 +87,8 @@ func TestMySQLParamTwoTypesMessage(t *testing.T) {
 		"q.sql":         "-- name: TwoTypes :exec\nUPDATE tasks SET v = sqlc.arg(id) WHERE id = sqlc.arg(id);\n\n-- name: One :one\nUPDATE tasks SET v = ? WHERE id = ?;\n",
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = gen.Generate(context.Background(), cfg)
+	cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
+	_, err := gen.Generate(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "q.sql:2:22: query TwoTypes: parameter id is used as text here and as bigint elsewhere") ||
 		!strings.Contains(err.Error(), "give each use its own parameter") || strings.Contains(err.Error(), "PostgreSQL") || strings.Contains(err.Error(), "$1") {
 		t.Errorf("a fenced MySQL write with a parameter of two types: %v", err)

@@ -42,15 +42,7 @@ SELECT * FROM b;
 `,
 		"sqlc.yaml": "version: \"2\"\nsql:\n  - engine: mysql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go: {package: db, out: db}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mysqlConfig(t, dir, files, "sqlc.yaml")
 	out, err := gen.Generate(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -105,15 +97,7 @@ func TestMySQLCreateProcedureIfNotExists(t *testing.T) {
 			"query.sql":     "-- name: CallP1 :exec\nCALL p1(?);\n",
 			"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: query.sql, gen: {go: {package: db, out: db}}}\n",
 		}
-		for n, s := range files {
-			if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
 		out, err := gen.Generate(context.Background(), cfg)
 		if err != nil {
 			return "", err
@@ -150,16 +134,8 @@ func TestMySQLOtherDatabaseNames(t *testing.T) {
 			"query.sql":     "-- name: AddNote :exec\nINSERT INTO notes (id, body) VALUES (?, ?);\n",
 			"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: query.sql, gen: {go: {package: db, out: db}}}\n",
 		}
-		for n, s := range files {
-			if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = gen.Generate(context.Background(), cfg)
+		cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
+		_, err := gen.Generate(context.Background(), cfg)
 		return err
 	}
 	for _, more := range []string{

@@ -21,6 +21,27 @@ func mysqlGenerate(t *testing.T, files map[string]string) string {
 	return msg
 }
 
+// mysqlConfig writes files (name → text; a name may hold slashes) into
+// dir and loads the configuration file config among them; a failure to
+// write or load fails the test.
+func mysqlConfig(t *testing.T, dir string, files map[string]string, config string) *gen.Config {
+	t.Helper()
+	for n, s := range files {
+		p := filepath.Join(dir, n)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 // mysqlGenerateOut is mysqlGenerate with the Output (nil on an error).
 func mysqlGenerateOut(t *testing.T, files map[string]string) (*gen.Output, string) {
 	t.Helper()
@@ -32,19 +53,7 @@ func mysqlGenerateOut(t *testing.T, files map[string]string) (*gen.Output, strin
 		}
 		files["fencegen.yaml"] = "version: \"2\"\nsql:\n  - {engine: mysql, schema: " + schema + ", queries: q.sql, gen: {go: {package: x, out: out}}}\n"
 	}
-	for n, s := range files {
-		p := filepath.Join(dir, n)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
 	out, err := gen.Generate(context.Background(), cfg)
 	if err != nil {
 		return nil, err.Error()

@@ -2,8 +2,6 @@ package gen_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -56,15 +54,7 @@ func TestMySQLTokenTriggersOnMariaDB(t *testing.T) {
 				"q.sql":         "-- name: SetStatus :exec\nUPDATE jobs SET status = ? WHERE id = ?;\n",
 				"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 			}
-			for n, s := range files {
-				if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
 			_, gerr := gen.Generate(context.Background(), cfg)
 			refused := gerr != nil && strings.Contains(gerr.Error(), "schema.sql:4:16: trigger jobs_bu on fenced table jobs runs BEFORE UPDATE and ")
 			if gerr != nil && !refused {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,15 +55,7 @@ INSERT INTO authors (name) VALUES (?) ON DUPLICATE KEY UPDATE id = id + 1000;
 			"q.sql":         queries,
 			"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 		}
-		for n, s := range files {
-			if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
 		out, err := gen.Generate(context.Background(), cfg)
 		if err != nil {
 			return "", err

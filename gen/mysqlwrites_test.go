@@ -2,8 +2,6 @@ package gen_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,16 +50,8 @@ INSERT INTO accounts (id, balance) VALUES (?, ?);
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = gen.Generate(context.Background(), cfg)
+	cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
+	_, err := gen.Generate(context.Background(), cfg)
 	if err == nil {
 		t.Fatal("generated the writes that reach fenced tables")
 	}
@@ -205,16 +195,8 @@ UPDATE /*!IGNORE*/ jobs SET n = n + 1 WHERE status = ?;
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = gen.Generate(context.Background(), cfg)
+	cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
+	_, err := gen.Generate(context.Background(), cfg)
 	if err == nil {
 		t.Fatal("generated writes with IGNORE of a fenced table")
 	}
@@ -280,16 +262,8 @@ UPDATE jobs SET state = 'it''s' WHERE id = ?;
 `,
 		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
 	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = gen.Generate(context.Background(), cfg)
+	cfg := mysqlConfig(t, dir, files, "fencegen.yaml")
+	_, err := gen.Generate(context.Background(), cfg)
 	if err == nil {
 		t.Fatal("generated writes the guard re-renders as other statements")
 	}
