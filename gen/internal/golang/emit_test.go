@@ -300,6 +300,39 @@ rename:
 	}
 }
 
+// TestEnumLabelsDoc checks docs/sqlc.md's example of enum labels whose
+// constants sqlc declares twice: the const block it shows is the one
+// generated for its CREATE TYPE, line for line. The labels sqlc numbers
+// itself ('a_b' after 'a-b') are checked against sqlc's own output by
+// TestNamesMatchSqlc (gen/testdata/names, enum dupe_label).
+func TestEnumLabelsDoc(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "sqlc.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	const create = "CREATE TYPE weird AS ENUM ('a-b', 'a_b',\n  'A_B', 'value_1')"
+	i := strings.Index(doc, create)
+	if i < 0 {
+		t.Fatalf("docs/sqlc.md does not show %q", create)
+	}
+	schema := strings.ReplaceAll(create, "\n  ", " ") + ";\nCREATE TABLE t (w weird NOT NULL);\n"
+	files := generate(t, goConfig(""), schema, "-- name: ListT :many\nSELECT * FROM t;\n")
+	models := files["models.go"]
+	start := strings.Index(models, "const (\n\tWeird")
+	if start < 0 {
+		t.Fatalf("no const block of Weird in models.go:\n%s", models)
+	}
+	block := models[start : start+strings.Index(models[start:], "\n)\n")+2]
+	var shown []string
+	for _, l := range strings.Split(block, "\n") {
+		shown = append(shown, "  "+l)
+	}
+	if !strings.Contains(doc[i:], "```go\n"+strings.Join(shown, "\n")+"\n  ```") {
+		t.Errorf("docs/sqlc.md's enum label example is not what is generated; generated:\n%s", block)
+	}
+}
+
 func TestNullEnumPointers(t *testing.T) {
 	schema := "CREATE TYPE mood AS ENUM ('a');\nCREATE TABLE t (m mood, n text);\n"
 	for _, tt := range []struct{ opts, mood, text string }{

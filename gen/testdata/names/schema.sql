@@ -4,6 +4,7 @@ CREATE TYPE mood AS ENUM ('happy', 'very-sad', 'so/so', 'a:b', 'with space', 'do
 CREATE TYPE billing.invoice_state AS ENUM ('draft', 'sent', 'paid-late');
 CREATE TYPE "Order-State" AS ENUM ('new', 'old');
 CREATE TYPE api_level AS ENUM ('api_v1', 'url_html');
+CREATE TYPE dupe_label AS ENUM ('a-b', 'a_b', 'value_1', 'x y', 'xy', '!', '?', 'a:b');
 
 CREATE TABLE user_accounts (
   id bigserial PRIMARY KEY,
