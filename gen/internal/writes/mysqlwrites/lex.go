@@ -84,23 +84,9 @@ func lexMode(s string, run bool, m mysql.SQLMode) []token {
 				i += 2 + j + 2
 			}
 		case c == '"' && ansiQuotes:
-			j := i + 1
-			var b strings.Builder
-			for j < len(s) {
-				if s[j] == '"' {
-					if j+1 < len(s) && s[j+1] == '"' {
-						b.WriteByte('"')
-						j += 2
-						continue
-					}
-					break
-				}
-				b.WriteByte(s[j])
-				j++
-			}
-			end := min(j+1, len(s))
-			out = append(out, token{kind: tokWord, text: b.String(), pos: i, end: end, quoted: true})
-			i = end
+			t := quotedName(s, i)
+			out = append(out, t)
+			i = t.end
 		case c == '\'' || c == '"':
 			j := i + 1
 			for j < len(s) {
@@ -121,23 +107,9 @@ func lexMode(s string, run bool, m mysql.SQLMode) []token {
 			out = append(out, token{kind: tokString, text: s[i:end], pos: i, end: end})
 			i = end
 		case c == '`':
-			j := i + 1
-			var b strings.Builder
-			for j < len(s) {
-				if s[j] == '`' {
-					if j+1 < len(s) && s[j+1] == '`' {
-						b.WriteByte('`')
-						j += 2
-						continue
-					}
-					break
-				}
-				b.WriteByte(s[j])
-				j++
-			}
-			end := min(j+1, len(s))
-			out = append(out, token{kind: tokWord, text: b.String(), pos: i, end: end, quoted: true})
-			i = end
+			t := quotedName(s, i)
+			out = append(out, t)
+			i = t.end
 		case c == '@':
 			j := i + 1
 			for j < len(s) && (isWordByte(s[j]) || s[j] == '@' || s[j] == '.') {
@@ -182,4 +154,29 @@ func findName(toks []token, name string, from int) int {
 		}
 	}
 	return -1
+}
+
+// quotedName reads the quoted identifier that starts at s[i] (a backtick,
+// or a double quote under ANSI_QUOTES): the quote doubled inside stands
+// for itself, and an unterminated name runs to the end of s. It returns a
+// quoted tokWord whose text is the name without its quotes, spanning
+// s[i:end].
+func quotedName(s string, i int) token {
+	q := s[i]
+	j := i + 1
+	var b strings.Builder
+	for j < len(s) {
+		if s[j] == q {
+			if j+1 < len(s) && s[j+1] == q {
+				b.WriteByte(q)
+				j += 2
+				continue
+			}
+			break
+		}
+		b.WriteByte(s[j])
+		j++
+	}
+	end := min(j+1, len(s))
+	return token{kind: tokWord, text: b.String(), pos: i, end: end, quoted: true}
 }
