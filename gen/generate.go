@@ -661,6 +661,9 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	notes = append(notes, golang.APINotes(in)...)
 	// Where sqlc's pgx/v4 type is one pgx/v4 cannot read or send.
 	notes = append(notes, golang.PgxV4Notes(in)...)
+	if note := pgTypesAdvice(cfg, pkg, notes); note != "" {
+		notes = append(notes, note)
+	}
 	files := map[string][]byte{}
 	for name, b := range rendered {
 		files[path.Join(filepath.ToSlash(opts.Out), name)] = b
@@ -682,6 +685,29 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		}
 	}
 	return files, notes, gr, nil
+}
+
+// pgTypesAdvice says where to set postgresql_types when notes advise it
+// ("postgresql_types: true declares ...") and the configuration is one
+// whose file cannot take it: sqlc refuses the key in its own file
+// ("field postgresql_types not found in type opts.Options"), so a team
+// that keeps running sqlc sets it in a fencegen.yaml that extends that
+// file (config's extension). It returns "" when no note advises it, or
+// the file read is fencegen's own, whose gen.go takes it.
+func pgTypesAdvice(cfg *Config, pkg config.Package, notes []string) string {
+	if pkg.Go.PGTypes() || !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "postgresql_types: true") }) {
+		return ""
+	}
+	base := filepath.Base(cfg.Path)
+	switch {
+	case cfg.Extension != "":
+		return fmt.Sprintf("%s:%d:%d: note: postgresql_types is fencegen's option, which sqlc refuses in %s: turn it on for every entry in %s, which extends %s: gen: {go: {postgresql_types: true}}",
+			cfg.Path, pkg.Pos.Line, pkg.Pos.Col, base, filepath.Base(cfg.Extension), base)
+	case strings.HasPrefix(base, "fencegen."):
+		return ""
+	}
+	return fmt.Sprintf("%s:%d:%d: note: postgresql_types is fencegen's option, which sqlc refuses in %s (field postgresql_types not found): to turn it on and keep %s as sqlc reads it, write a fencegen.yaml beside it with extends: %s and gen: {go: {postgresql_types: true}}",
+		cfg.Path, pkg.Pos.Line, pkg.Pos.Col, base, base, base)
 }
 
 // anyQuery reports whether files hold at least one query.

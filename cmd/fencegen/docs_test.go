@@ -173,3 +173,37 @@ func headingSlugs(doc string) []string {
 	}
 	return slugs
 }
+
+// TestDocsShowPgTypesAdvice keeps docs/sqlc.md's quote of vet's advice
+// on where postgresql_types goes (sqlc refuses it in sqlc.yaml) equal to
+// what vet prints for sqlc.yaml read as it is, line breaks aside.
+func TestDocsShowPgTypesAdvice(t *testing.T) {
+	doc := strings.Join(strings.Fields(readDoc(t, filepath.Join("..", "..", "docs", "sqlc.md"))), " ")
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"sqlc.yaml":  "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go: {package: db, out: db, sql_package: pgx/v5}\n",
+		"schema.sql": "CREATE TABLE t (id bigint PRIMARY KEY, n bigint NOT NULL);\n",
+		"query.sql":  "-- name: SumBig :one\nSELECT sum(n) AS total FROM t;\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"vet"}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("vet: exit %d\n%s", code, stderr.String())
+	}
+	var advice string
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if strings.Contains(l, "postgresql_types is fencegen's option") {
+			advice = l
+		}
+	}
+	if advice == "" {
+		t.Fatalf("vet gives no advice on where postgresql_types goes:\n%s", stdout.String())
+	}
+	if !strings.Contains(doc, "`"+advice+"`") {
+		t.Errorf("docs/sqlc.md does not quote vet's advice:\n%s", advice)
+	}
+}

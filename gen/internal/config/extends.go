@@ -22,13 +22,15 @@ import (
 // Load reads that file, relative paths relative to it) with the fence
 // tables added to every sql entry: a table is fenced in each entry whose
 // schema has it, and one that no entry's schema has is an error (see
-// FenceTable.AnyEntry). The keys allowed are extends, fence and
-// version ("2"). The extended file may be any configuration Load reads,
+// FenceTable.AnyEntry). The keys allowed are extends, fence, version
+// ("2") and gen.go.postgresql_types, fencegen's option that sqlc refuses
+// in its own file, set for every entry (fence may then be left out). The extended file may be any configuration Load reads,
 // but not itself an extension.
 func (l *loader) extension(root ast.Node) *Config {
 	var base string
 	var baseNode, fenceNode ast.Node
 	var tables []FenceTable
+	var pgTypes *bool
 	l.mapping("configuration", root, fields{
 		"version": func(k string, v ast.Node) {
 			if s, ok := l.scalar(k, v); ok && s != "2" {
@@ -40,6 +42,18 @@ func (l *loader) extension(root ast.Node) *Config {
 			fenceNode = v
 			tables = l.fence(v)
 		},
+		// fencegen's own Go options, which sqlc refuses in its file
+		// ("field postgresql_types not found"): they apply to every
+		// entry of the extended file.
+		"gen": func(k string, v ast.Node) {
+			l.mapping(k, v, fields{
+				"go": func(k string, v ast.Node) {
+					l.mapping(k, v, fields{
+						"postgresql_types": l.boolPtr(&pgTypes),
+					})
+				},
+			})
+		},
 	})
 	if len(l.errs) > 0 {
 		return nil
@@ -48,8 +62,8 @@ func (l *loader) extension(root ast.Node) *Config {
 		l.errorf(or(baseNode, root), "extends: want the path of the sqlc configuration to extend, e.g. extends: sqlc.yaml")
 		return nil
 	}
-	if len(tables) == 0 {
-		l.errorf(or(fenceNode, root), "fence: a configuration with extends adds fenced tables: list them under fence.tables")
+	if len(tables) == 0 && (fenceNode != nil || pgTypes == nil) {
+		l.errorf(or(fenceNode, root), "fence: a configuration with extends adds fenced tables (list them under fence.tables) or fencegen's options (gen.go.postgresql_types)")
 		return nil
 	}
 	p := filepath.FromSlash(base)
@@ -75,6 +89,12 @@ func (l *loader) extension(root ast.Node) *Config {
 		return nil
 	}
 	cfg.Extension = l.file
+	if pgTypes != nil {
+		for i := range cfg.Packages {
+			v := *pgTypes
+			cfg.Packages[i].Go.PostgreSQLTypes = &v
+		}
+	}
 	for i := range tables {
 		tables[i].File = l.file
 		tables[i].AnyEntry = true
