@@ -681,6 +681,14 @@ type analyzer struct {
 	// sqlcEnds are, by start, the edits whose text sqlc's rewrite ends
 	// elsewhere (sqlcSwallowedText), and where.
 	sqlcEnds map[int]int
+	// explain is set for EXPLAIN of a SELECT, INSERT, UPDATE or DELETE,
+	// which sqlc v1.31.1 generates with the parameters of the statement
+	// explained and no result column. planOnly is set while the type
+	// analysis reads that statement: it adds no guard (EXPLAIN's text
+	// cannot be wrapped) and refuses nothing for fenced tables, because
+	// the write analysis (checkWrites, after it) judges what runs: the
+	// statement's writes under ANALYZE, nothing without.
+	explain, planOnly bool
 }
 
 // softProblem is a problem sqlc lets pass: at loc (a file offset).
@@ -794,6 +802,13 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	a.ann = ann
 	q := &Query{Name: ann.Name, Cmd: ann.Cmd, File: a.file.Name, Line: ann.Line, Col: ann.Col, Doc: ann.Doc,
 		Lead: string(a.file.Src[a.stmt.Lead:a.stmt.Start])}
+	if ex, ok := a.stmt.Node.(*sqlparse.Explain); ok {
+		// The statement explained is analysed as the query, for its
+		// parameters (a copy: the parsed file is shared).
+		st := *a.stmt
+		st.Node = ex.Query
+		a.stmt, a.explain, a.planOnly = &st, true, true
+	}
 	if _, err := a.numberParams(); err != nil {
 		return nil, err
 	}
@@ -815,7 +830,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		// PostgreSQL returns, which pgx and database/sql refuse.
 		q.Columns = a.selectCols(n, nil)
 		nameAsSqlc(q.Columns)
-		if isValues(n) {
+		if isValues(n) && !a.explain {
 			line, col := diag.Position(a.file.Src, a.stmt.Start)
 			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s is a VALUES statement, which sqlc v1.31.1 generates with no result column, so that its Scan fails on every row; generated with PostgreSQL's columns", a.file.Name, line, col, q.Name))
 		}
@@ -887,6 +902,10 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		if a.funcs != nil {
 			a.queryDDL(q, n)
 		}
+	}
+	if a.explain {
+		// sqlc's EXPLAIN: no result column (see checkCmd), no guard.
+		q.Columns, a.planOnly = nil, false
 	}
 	if a.cteFence != nil {
 		if q.Fence != nil {
@@ -1084,6 +1103,9 @@ const optOutHint = "; or, if this write may skip the guard, say why above the qu
 // or, in a query annotated "-- @fence off: <reason>", no error but an
 // opt-out that vet lists.
 func (a *analyzer) refuseFenced(loc int, t *catalog.Table, format string, args ...any) {
+	if a.planOnly {
+		return // under EXPLAIN: checkWrites judges
+	}
 	if a.ann != nil && a.ann.OptOut != "" {
 		a.optOutTable(t)
 		return
@@ -1126,7 +1148,7 @@ func (a *analyzer) checkCurrentOf(q *Query) {
 func (a *analyzer) checkCmd(q *Query) {
 	// A SELECT returns rows even with no columns (SELECT FROM t).
 	_, isSelect := a.stmt.Node.(*sqlparse.Select)
-	returns := len(q.Columns) > 0 || isSelect
+	returns := len(q.Columns) > 0 || isSelect || a.explain
 	// A fenced UPDATE or DELETE in a batch: each item runs the guarded
 	// statement and reports its own outcome (golang's batch.go). Other
 	// guarded shapes are not generated as batches yet.
@@ -1143,6 +1165,13 @@ func (a *analyzer) checkCmd(q *Query) {
 	}
 	switch q.Cmd {
 	case CmdOne, CmdMany, CmdBatchOne, CmdBatchMany:
+		if a.explain {
+			// sqlc v1.31.1 reads no column of EXPLAIN: its row type has
+			// no field, and pgx and database/sql refuse a Scan into
+			// fewer destinations than the result's one column.
+			line, col := diag.Position(a.file.Src, a.stmt.Start)
+			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s is an EXPLAIN with %s, which sqlc v1.31.1 generates with a row type of no fields, so every call fails when it scans the plan's column (QUERY PLAN); generated as sqlc generates it: use :exec, or run EXPLAIN through the DBTX to read the plan", a.file.Name, line, col, q.Name, q.Cmd))
+		}
 		if !returns {
 			// About the statement: reported where sqlc reports it.
 			line, col := diag.Position(a.file.Src, sqlcStmtPos(a.file.Src, a.stmt.Lead, a.stmt.Start))

@@ -36,7 +36,7 @@ func (a *analyzer) target(sc *scope, n sqlparse.Name, verb string) *catalog.Tabl
 // fence records the guard of a write to a fenced table. q is nil for a
 // write inside a CTE, which the analyzer refuses for fenced tables for now.
 func (a *analyzer) fence(q *Query, t *catalog.Table, kind string, loc int) {
-	if t == nil {
+	if t == nil || a.planOnly {
 		return
 	}
 	a.setsOff(t, fenceEvents(kind), loc)
@@ -204,7 +204,7 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 			cols = append(cols, nil) // keeps the count for the VALUES check
 			continue
 		}
-		if t.Fence != nil && c.Name == t.Fence.Column {
+		if t.Fence != nil && c.Name == t.Fence.Column && !a.planOnly {
 			if !a.createdOutsideLease(n, t, c, len(cols), ct.Loc) {
 				a.errorf(ct.Loc, "INSERT sets fencing token column %s.%s by hand; fencegen stores the presented token itself: drop the column from the INSERT (or, for rows created outside a lease, write DEFAULT as its value)", t.QualifiedName(), c.Name)
 			} else {
@@ -276,11 +276,11 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		// accepts both, and a schema in a sqlc project often lacks an index
 		// that a migration outside it creates (river's unique_key). On a
 		// fenced table the guard depends on the arbiter, so it is checked.
-		if t.Fence != nil && oc.Constraint != "" && !oc.DoUpdate && !t.HasConstraint(oc.Constraint) {
+		if t.Fence != nil && !a.planOnly && oc.Constraint != "" && !oc.DoUpdate && !t.HasConstraint(oc.Constraint) {
 			// PostgreSQL refuses it at PREPARE already (parse analysis).
 			a.errorf(oc.Loc, "constraint %q for table %q does not exist (fencegen knows PRIMARY KEY and UNIQUE constraints, named or named by PostgreSQL)", oc.Constraint, t.Name)
 		}
-		if t.Fence != nil && len(oc.Columns) > 0 && !oc.TargetExprs && !missing && !t.ConflictArbiter(oc.Columns) {
+		if t.Fence != nil && !a.planOnly && len(oc.Columns) > 0 && !oc.TargetExprs && !missing && !t.ConflictArbiter(oc.Columns) {
 			// PostgreSQL accepts it at PREPARE and refuses it when it
 			// plans it, at every execution (42P10).
 			a.errorf(oc.Loc, "there is no unique or exclusion constraint matching the ON CONFLICT specification: %s has no PRIMARY KEY, UNIQUE constraint or unique index on exactly (%s), so PostgreSQL refuses this INSERT every time it runs; add one in the schema (CREATE UNIQUE INDEX ON %s (%s)), or name the columns of an existing one",
@@ -304,7 +304,7 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 				a.errorf(s.Loc, "column %q of relation %q does not exist", s.Name, t.Name)
 				continue
 			}
-			if t.Fence != nil && c.Name == t.Fence.Column {
+			if t.Fence != nil && c.Name == t.Fence.Column && !a.planOnly {
 				clause := "ON CONFLICT DO UPDATE"
 				if a.opts.MySQL {
 					clause = "ON DUPLICATE KEY UPDATE"
@@ -334,7 +334,7 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		// (no q.Fence): mysqlFenceHandedOver refuses it.
 		a.fence(q, t, kind, n.Loc)
 	}
-	if kind == "upsert" && t.Fence != nil && n.OnConflict.Constraint != "" {
+	if kind == "upsert" && t.Fence != nil && !a.planOnly && n.OnConflict.Constraint != "" {
 		cf := a.cteFence
 		if q != nil {
 			cf = q.Fence
@@ -397,7 +397,7 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 			a.errorf(s.Loc, "column %q of relation %q does not exist", s.Name, t.Name)
 			continue
 		}
-		if t.Fence != nil && c.Name == t.Fence.Column {
+		if t.Fence != nil && c.Name == t.Fence.Column && !a.planOnly {
 			a.errorf(s.Loc, "UPDATE sets fencing token column %s.%s by hand; fencegen stores the presented token itself: drop the assignment", t.QualifiedName(), c.Name)
 			continue
 		}

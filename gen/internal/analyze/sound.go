@@ -34,6 +34,9 @@ import (
 // what to do instead), or in a query annotated "-- @fence off: <reason>"
 // an opt-out of every fenced table.
 func (a *analyzer) refuseAnyFenced(loc int, format string, args ...any) {
+	if a.planOnly {
+		return // under EXPLAIN: checkWrites judges
+	}
 	if a.ann != nil && a.ann.OptOut != "" {
 		a.optedOutAny = true
 		return

@@ -18,7 +18,7 @@ import (
 // Volatility Categories"). volatileWhere reports each such call in where,
 // the WHERE clause or a FROM (USING) item.
 func (a *analyzer) volatileWhere(t *catalog.Table, verb string, where sqlparse.Node) {
-	if t == nil || t.Fence == nil || where == nil || a.ann.OptOut != "" {
+	if t == nil || t.Fence == nil || where == nil || a.ann.OptOut != "" || a.planOnly {
 		return
 	}
 	walk(where, func(n sqlparse.Node) {

@@ -105,6 +105,18 @@ type Unknown struct {
 
 func (n *Unknown) Pos() int { return n.Loc }
 
+// Explain is EXPLAIN [ANALYZE] of a SELECT (VALUES included), INSERT,
+// UPDATE or DELETE: Query is that statement, converted. EXPLAIN of
+// another statement (MERGE, EXECUTE, DECLARE CURSOR, CREATE TABLE AS)
+// stays Unknown. Whether it runs (ANALYZE) is the write analysis's
+// question (package writes reads Stmt.Raw).
+type Explain struct {
+	Query Node
+	Loc   int
+}
+
+func (n *Explain) Pos() int { return n.Loc }
+
 // SetSearchPath is SET [LOCAL] search_path TO schemas, and SET
 // search_path TO DEFAULT or RESET search_path (Default). Each schema is a
 // name as PostgreSQL reads it ("$user" included).

@@ -237,6 +237,11 @@ func (c *converter) stmt(n *pg.Node) Node {
 		return t
 	case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
 		return c.dml(n)
+	case *pg.Node_ExplainStmt:
+		switch s.ExplainStmt.Query.GetNode().(type) {
+		case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+			return &Explain{Query: c.dml(s.ExplainStmt.Query), Loc: -1}
+		}
 	case *pg.Node_CallStmt:
 		if fc := s.CallStmt.Funccall; fc != nil {
 			if f, ok := c.funcCall(fc).(*FuncCall); ok {

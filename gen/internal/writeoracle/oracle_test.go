@@ -200,6 +200,9 @@ var preciseShapes = []string{
 	// A VOLATILE writer planned, not run: EXPLAIN, PREPARE, an
 	// unreferenced WITH entry, an EXISTS target list.
 	"Through36", "Through39", "Through17", "Through18", "ExistsTargetList",
+	// EXPLAIN with parameters and :many, planned (or, with ANALYZE, a
+	// read run): nothing written.
+	"ExplainMany", "ExplainUpdateParams", "ExplainNotes", "ExplainAnalyzeFalse", "ExplainAnalyzeRead",
 	// A column DEFAULT the write does not evaluate.
 	"ViewDefaultUpdate", "DefaultUpdate", "DefaultGiven", "DefaultGivenUpsert",
 	// A referenced key assigned its own value.

@@ -344,3 +344,40 @@ CREATE TEMP TABLE tag_other AS SELECT 1 AS id;
 
 -- name: EventTagListed :exec
 CREATE TEMP VIEW tag_listed AS SELECT 1 AS id;
+
+-- EXPLAIN with the parameters and commands sqlc generates it with: without
+-- ANALYZE PostgreSQL plans the statement and writes nothing; with ANALYZE
+-- it runs it, so a write of a fenced table is refused as the bare
+-- statement's would be guarded or refused.
+-- name: ExplainMany :many
+EXPLAIN SELECT id, state FROM jobs WHERE id = @id;
+
+-- name: ExplainUpdateParams :many
+EXPLAIN UPDATE jobs SET state = @state WHERE id = @id;
+
+-- name: ExplainNotes :exec
+EXPLAIN INSERT INTO notes (id, body) VALUES (@id, @body);
+
+-- name: ExplainAnalyzeFalse :many
+EXPLAIN (ANALYZE false) DELETE FROM jobs WHERE id = @id;
+
+-- name: ExplainAnalyzeRead :many
+EXPLAIN (ANALYZE, FORMAT JSON) SELECT id FROM jobs WHERE id = @id;
+
+-- name: ExplainAnalyzeParams :many
+EXPLAIN (ANALYZE, FORMAT JSON) UPDATE jobs SET state = @state WHERE id = @id;
+
+-- name: ExplainAnalyzeNotes :exec
+EXPLAIN ANALYZE INSERT INTO notes (id, body) VALUES (@id, @body);
+
+-- name: ExplainAnalyzeWith :exec
+EXPLAIN ANALYZE WITH u AS (UPDATE jobs SET state = 'c' WHERE id = @id RETURNING id) SELECT id FROM u;
+
+-- name: ExplainAnalyzePartition :exec
+EXPLAIN ANALYZE UPDATE pparent SET v = @v WHERE id = @id;
+
+-- name: ExplainAnalyzeRule :exec
+EXPLAIN ANALYZE UPDATE jobs_rv SET state = @state WHERE id = @id;
+
+-- name: ExplainAnalyzeUnfenced :exec
+EXPLAIN ANALYZE UPDATE events SET note = @note WHERE id = @id;
