@@ -1,6 +1,8 @@
 package config
 
 import (
+	"go/token"
+	"path"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -65,15 +67,25 @@ func (l *loader) goType(n ast.Node) GoType {
 		t.Spec, _ = l.scalar("go_type", n)
 		return t
 	}
+	var typeNode ast.Node
 	l.mapping("go_type", n, fields{
 		"import":  l.str(&t.Import),
 		"package": l.str(&t.Package),
-		"type":    l.str(&t.Type),
+		"type":    record(&typeNode, l.str(&t.Type)),
 		"pointer": l.boolean(&t.Pointer),
 		"slice":   l.boolean(&t.Slice),
 	})
-	if t.Type == "" {
+	switch {
+	case t.Type == "":
 		l.errorf(n, `go_type: missing key "type"`)
+	case t.Import == "" && t.Package != "":
+		// sqlc's error ("package name requires an import path").
+		l.errorf(n, "go_type: package %q requires an import path (import: the package's path)", t.Package)
+	case (t.Import != "" || t.Package != "") && !token.IsIdentifier(t.Type):
+		// sqlc qualifies the type with the package's name as it is
+		// ({import: time, type: time1.Time} gives time.time1.Time), and
+		// its output does not compile.
+		l.errorf(typeNode, "go_type: type %q with import or package is the type's name in that package, a Go identifier (e.g. {import: time, type: Time}; pointer: true and slice: true for * and []); sqlc writes %s.%s, which does not compile", t.Type, qualifierOf(t), t.Type)
 	}
 	return t
 }
@@ -102,4 +114,13 @@ func forEngine(os []Override, engine string) []Override {
 		out = append(out, o)
 	}
 	return out
+}
+
+// qualifierOf is the package name sqlc qualifies an object go_type's
+// type with: package, else the import path's last element.
+func qualifierOf(t GoType) string {
+	if t.Package != "" {
+		return t.Package
+	}
+	return path.Base(t.Import)
 }

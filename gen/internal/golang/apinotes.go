@@ -105,6 +105,9 @@ func (t goType) spelling() string {
 	if t.pointer {
 		b.WriteByte('*')
 	}
+	if t.pointer2 {
+		b.WriteByte('*')
+	}
 	if t.pkg != "" {
 		if _, alias, ok := strings.Cut(t.pkg, aliasSep); ok {
 			b.WriteString(alias)

@@ -127,6 +127,11 @@ func parseGoType(g config.GoType, pgtypePath string) (goType, string) {
 		return t, ""
 	}
 	t.pkg, t.name = spec[:dot], spec[dot+1:]
+	// sqlc keeps a leading star in the type name of a path without a
+	// slash and adds one for it: "*time.Time" is **time.Time, which
+	// compiles, and is sqlc's API ("*github.com/google/uuid.UUID" is
+	// *uuid.UUID).
+	t.pointer2 = t.pointer && strings.HasPrefix(g.Spec, "*") && !strings.Contains(g.Spec, "/")
 	return t, specAlias(t.pkg)
 }
 

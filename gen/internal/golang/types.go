@@ -136,7 +136,11 @@ func withTypes(base, over map[string][2]goType) map[string][2]goType {
 type goType struct {
 	pkg, name string
 	pointer   bool
-	slices    int
+	// pointer2 is a second pointer on top of pointer: sqlc's reading of
+	// a string go_type "*time.Time" whose path has no slash, **time.Time
+	// (its parse keeps the star in the type name and adds one).
+	pointer2 bool
+	slices   int
 	// args are a generic type's type arguments: pgtype.Range[pgtype.Int4].
 	args []goType
 }
@@ -147,6 +151,9 @@ func (t goType) code() jen.Code {
 		s = s.Index()
 	}
 	if t.pointer {
+		s = s.Op("*")
+	}
+	if t.pointer2 {
 		s = s.Op("*")
 	}
 	switch {
@@ -171,6 +178,9 @@ func (t goType) code() jen.Code {
 func (t goType) String() string {
 	s := strings.Repeat("[]", t.slices)
 	if t.pointer {
+		s += "*"
+	}
+	if t.pointer2 {
 		s += "*"
 	}
 	if t.pkg != "" {

@@ -1,0 +1,128 @@
+package gen_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen"
+	"github.com/fencegen/fencegen/internal/testenv"
+)
+
+// TestAcceptedWhereSqlcRefuses runs sqlc v1.31.1 and fencegen on the
+// inputs docs/sqlc.md's "What fencegen accepts that sqlc refuses" lists,
+// and on those both refuse: sqlc must fail with the message the table
+// gives (so a row that sqlc starts to accept is seen), fencegen must
+// generate the declaration the input means, or fail with its error. Every
+// input must be in the table (as written here) and sqlc's output for
+// "*time.Time" must be fencegen's.
+func TestAcceptedWhereSqlcRefuses(t *testing.T) {
+	sqlc := testenv.SqlcBinary()
+	if sqlc == "" {
+		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "sqlc.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const query = "-- name: GetT :one\nSELECT * FROM t WHERE id = $1;\n"
+	for _, tt := range []struct {
+		doc      string // as docs/sqlc.md spells the input
+		goType   string // the tags override's go_type, or "" for none
+		query    string // "" for query
+		sqlcErr  string // a part of sqlc's error
+		want     string // a line of fencegen's output, or
+		wantErr  string // a part of fencegen's error
+		sameCode bool   // sqlc generates: the line is sqlc's too
+	}{
+		{doc: `"[]string"`, goType: `"[]string"`, sqlcErr: `specifier "[]string" is not a Go basic type`, want: "\tTags []string\n"},
+		{doc: `"*string"`, goType: `"*string"`, sqlcErr: `specifier "*string" is not a Go basic type`, want: "\tTags *string\n"},
+		{doc: `"map[string]string"`, goType: `"map[string]string"`, sqlcErr: `is not a Go basic type`, want: "\tTags map[string]string\n"},
+		{doc: `"any"`, goType: `"any"`, sqlcErr: `is not a Go basic type`, want: "\tTags any\n"},
+		{doc: `"gopkg.in/yaml.v3.Node"`, goType: `"gopkg.in/yaml.v3.Node"`, sqlcErr: `expected ';', found '.'`, want: "\tTags yaml.Node\n"},
+		{doc: `"inet.af/netaddr.v4.Addr"`, goType: `"inet.af/netaddr.v4.Addr"`, sqlcErr: `expected ';', found '.'`, want: "\tTags netaddr.Addr\n"},
+		{doc: "`-- name:  GetT :one`", query: "-- name:  GetT :one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "invalid query comment", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
+		{doc: "`-- name: GetT  :one`", query: "-- name: GetT  :one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "invalid query comment", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
+		{doc: "`--name: GetT :one`", query: "--name: GetT :one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "invalid metadata", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
+		{doc: "`--  name: GetT :one`", query: "--  name: GetT :one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "invalid metadata", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
+		{doc: "`-- name:GetT :one`", query: "-- name:GetT :one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "invalid metadata", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
+		{doc: "`-- name: GetT<tab>:one`", query: "-- name: GetT\t:one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "missing query type", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
+		// Refused by both.
+		{doc: "`{import: time, type: time1.Time}`", goType: "{import: time, type: time1.Time}", sqlcErr: `expected ';', found '.'`, wantErr: `go_type: type "time1.Time" with import or package is the type's name in that package`},
+		{doc: "`{package: time1, type: Time}`", goType: "{package: time1, type: Time}", sqlcErr: "package name requires an import path", wantErr: `go_type: package "time1" requires an import path`},
+		{doc: "`-- name: GetT :one -- x`", query: "-- name: GetT :one -- x\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "invalid query comment", wantErr: `query GetT: unexpected text "-- x" after the command`},
+		// sqlc generates: its output is fencegen's.
+		{doc: `"*time.Time"`, goType: `"*time.Time"`, want: "\tTags **time.Time\n", sameCode: true},
+		{doc: `"*github.com/google/uuid.UUID"`, goType: `"*github.com/google/uuid.UUID"`, want: "\tTags *uuid.UUID\n", sameCode: true},
+	} {
+		t.Run(tt.doc, func(t *testing.T) {
+			if !strings.Contains(string(doc), tt.doc) {
+				t.Errorf("docs/sqlc.md does not list %s", tt.doc)
+			}
+			cfg := "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go:\n        out: db\n        sql_package: pgx/v5\n"
+			if tt.goType != "" {
+				cfg += "        overrides:\n          - column: t.tags\n            go_type: " + tt.goType + "\n"
+			}
+			q := tt.query
+			if q == "" {
+				q = query
+			}
+			files := map[string]string{
+				"sqlc.yaml":  cfg,
+				"schema.sql": "CREATE TABLE t (id bigint PRIMARY KEY, tags text[] NOT NULL);\n",
+				"query.sql":  q,
+			}
+			sqlcDir, fgDir := t.TempDir(), t.TempDir()
+			for name, src := range files {
+				for _, d := range []string{sqlcDir, fgDir} {
+					if err := os.WriteFile(filepath.Join(d, name), []byte(src), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			cmd := exec.Command(sqlc, "generate")
+			cmd.Dir = sqlcDir
+			out, err := cmd.CombinedOutput()
+			switch {
+			case tt.sameCode && err != nil:
+				t.Fatalf("sqlc generate: %v\n%s", err, out)
+			case tt.sameCode:
+				b, err := os.ReadFile(filepath.Join(sqlcDir, "db", "models.go"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(string(b), tt.want) {
+					t.Errorf("sqlc's models.go has no %q:\n%s", tt.want, b)
+				}
+			case err == nil || !strings.Contains(string(out), tt.sqlcErr):
+				t.Errorf("sqlc generate: %v, %q; want a failure with %q", err, out, tt.sqlcErr)
+			}
+
+			c, err := gen.LoadConfig(filepath.Join(fgDir, "sqlc.yaml"))
+			var o *gen.Output
+			if err == nil {
+				o, err = gen.Generate(context.Background(), c)
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("fencegen: %v; want an error with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("fencegen: %v", err)
+			}
+			var all strings.Builder
+			for _, b := range o.Files {
+				all.Write(b)
+			}
+			if !strings.Contains(all.String(), tt.want) {
+				t.Errorf("fencegen's output has no %q:\n%s", tt.want, all.String())
+			}
+		})
+	}
+}
