@@ -126,3 +126,66 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestPreparedSliceDbGo compares db.go with sqlc's for
+// emit_prepared_queries and a query with IN (sqlc.slice(ids)) on
+// database/sql: the one intended difference (docs/guard.md, "Not generated
+// yet"; docs/sqlc.md's first paragraph) is that Prepare does not prepare
+// the slice query, whose text holds /*SLICE:ids*/? until the method
+// expands it, which PostgreSQL cannot prepare (sqlc prepares its IN ($1)
+// text and never uses the statement). Every other line is sqlc's, the
+// statement's field and its Close included. stdlibtest's sqlprepdb runs
+// Prepare and the slice queries against PostgreSQL.
+func TestPreparedSliceDbGo(t *testing.T) {
+	sqlc := testenv.SqlcBinary()
+	if sqlc == "" {
+		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
+	}
+	files := map[string]string{
+		"sqlc.yaml":  "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go: {out: db, emit_prepared_queries: true, emit_interface: true}\n",
+		"schema.sql": "CREATE TABLE t (id bigint PRIMARY KEY, name text NOT NULL);\n",
+		"query.sql": "-- name: ListIn :many\nSELECT id, name FROM t WHERE id IN (sqlc.slice(ids));\n\n" +
+			"-- name: GetT :one\nSELECT * FROM t WHERE id = $1;\n\n" +
+			"-- name: ZapIn :execrows\nDELETE FROM t WHERE name = @name AND id IN (sqlc.slice(ids));\n",
+	}
+	sqlcDir, fgDir := t.TempDir(), t.TempDir()
+	for name, src := range files {
+		for _, d := range []string{sqlcDir, fgDir} {
+			if err := os.WriteFile(filepath.Join(d, name), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cmd := exec.Command(sqlc, "generate")
+	cmd.Dir = sqlcDir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sqlc generate: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(sqlcDir, "db", "db.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := gen.LoadConfig(filepath.Join(fgDir, "sqlc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := gen.Generate(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := func(s string) string { // less the header, up to the package clause
+		return s[strings.Index(s, "\npackage "):]
+	}
+	want := body(string(b))
+	for _, q := range []string{"listIn", "zapIn"} {
+		block := "\tif q." + q + "Stmt, err = db.PrepareContext(ctx, " + q + "); err != nil {\n" +
+			"\t\treturn nil, fmt.Errorf(\"error preparing query " + strings.ToUpper(q[:1]) + q[1:] + ": %w\", err)\n\t}\n"
+		if !strings.Contains(want, block) {
+			t.Fatalf("sqlc's db.go does not prepare %s as expected:\n%s", q, b)
+		}
+		want = strings.Replace(want, block, "", 1)
+	}
+	if got := body(string(o.Files["db/db.go"])); got != want {
+		t.Errorf("db.go differs from sqlc's beyond the slice queries' Prepare:\n--- got\n%s\n--- want (sqlc's, less those)\n%s", got, want)
+	}
+}
