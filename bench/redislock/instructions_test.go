@@ -27,6 +27,9 @@ import (
 // executes (its event loop, the RESP parsing of the commands, the scripts,
 // the Lua garbage collector) whatever else the machine runs, so the figure
 // is the same on a loaded machine as on a quiet one, unlike wall time.
+// wire-in-B/cycle and wire-out-B/cycle are the bytes the server read and
+// wrote per cycle (INFO stats total_net_input_bytes and
+// total_net_output_bytes), counted the same way.
 // Each variant runs warmCycles cycles on one server and warmCycles + b.N on
 // another; server-instr/cycle is the difference of the two totals over b.N
 // (the server's start, shutdown and warm-up cancel out). ratio is
@@ -61,9 +64,11 @@ func BenchmarkServerInstructions(b *testing.B) {
 			}
 			base := serverInstructions(b, valgrind, server, v.cycle, warmCycles)
 			total := serverInstructions(b, valgrind, server, v.cycle, warmCycles+b.N)
-			n := float64(total-base) / float64(b.N)
+			n := float64(total.instructions-base.instructions) / float64(b.N)
 			perCycle[v.name] = n
 			b.ReportMetric(n, "server-instr/cycle")
+			b.ReportMetric(float64(total.in-base.in)/float64(b.N), "wire-in-B/cycle")
+			b.ReportMetric(float64(total.out-base.out)/float64(b.N), "wire-out-B/cycle")
 			if rl, ok := perCycle["bsm-redislock"]; ok && v.name == "fencegen-lease" {
 				b.ReportMetric(rl/n, "ratio")
 			}
@@ -76,10 +81,16 @@ func BenchmarkServerInstructions(b *testing.B) {
 // made, the lease's replica check done).
 const warmCycles = 200
 
+// serverCount is what serverInstructions counted on one server.
+type serverCount struct {
+	instructions int64 // executed by redis-server, start to exit
+	in, out      int64 // bytes read and written on its connections
+}
+
 // serverInstructions starts redis-server under callgrind on a free port,
 // runs cycles cycles of the variant made by newCycle on it, shuts it down
-// and returns the instructions callgrind counted.
-func serverInstructions(b *testing.B, valgrind, server string, newCycle func(*redis.Client) func(string) error, cycles int) int64 {
+// and returns what it counted.
+func serverInstructions(b *testing.B, valgrind, server string, newCycle func(*redis.Client) func(string) error, cycles int) serverCount {
 	b.Helper()
 	dir := b.TempDir()
 	out := filepath.Join(dir, "callgrind.out")
@@ -124,6 +135,12 @@ func serverInstructions(b *testing.B, valgrind, server string, newCycle func(*re
 	_ = rdb.Close()
 	// SHUTDOWN closes the connection before a reply: no retry, no redial.
 	admin := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialerRetries: 1})
+	var count serverCount
+	info, err := admin.Info(ctx, "stats").Result()
+	if err != nil {
+		b.Fatalf("INFO stats: %v", err)
+	}
+	count.in, count.out = infoField(b, info, "total_net_input_bytes"), infoField(b, info, "total_net_output_bytes")
 	_ = admin.Shutdown(ctx).Err()
 	_ = admin.Close()
 	select {
@@ -132,7 +149,24 @@ func serverInstructions(b *testing.B, valgrind, server string, newCycle func(*re
 	case <-time.After(time.Minute):
 		b.Fatal("redis-server under callgrind did not exit within a minute of SHUTDOWN")
 	}
-	return callgrindTotal(b, out)
+	count.instructions = callgrindTotal(b, out)
+	return count
+}
+
+// infoField returns the integer field name of an INFO reply.
+func infoField(b *testing.B, info, name string) int64 {
+	b.Helper()
+	for line := range strings.SplitSeq(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				b.Fatalf("INFO %s: %q: %v", name, v, err)
+			}
+			return n
+		}
+	}
+	b.Fatalf("INFO has no %s", name)
+	return 0
 }
 
 // callgrindTotal returns the instruction total of a callgrind output file
