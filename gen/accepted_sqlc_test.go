@@ -33,6 +33,7 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 	for _, tt := range []struct {
 		doc      string // as docs/sqlc.md spells the input
 		goType   string // the tags override's go_type, or "" for none
+		goOpt    string // a gen.go option line, or ""
 		query    string // "" for query
 		sqlcErr  string // a part of sqlc's error
 		want     string // a line of fencegen's output, or
@@ -51,7 +52,10 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 		{doc: "`--  name: GetT :one`", query: "--  name: GetT :one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "invalid metadata", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
 		{doc: "`-- name:GetT :one`", query: "-- name:GetT :one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "invalid metadata", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
 		{doc: "`-- name: GetT<tab>:one`", query: "-- name: GetT\t:one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "missing query type", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
+		{doc: "`postgresql_types: true`", goOpt: "postgresql_types: true", sqlcErr: "field postgresql_types not found", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
+		{doc: "`sqlc_untyped_params: true`", goOpt: "sqlc_untyped_params: true", sqlcErr: "field sqlc_untyped_params not found", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
 		// Refused by both.
+		{doc: "`output_query_files_directory: q`", goOpt: "output_query_files_directory: q", sqlcErr: "field output_query_files_directory not found", wantErr: "output_query_files_directory is not an sqlc v1.31.1 option"},
 		{doc: "`{import: time, type: time1.Time}`", goType: "{import: time, type: time1.Time}", sqlcErr: `expected ';', found '.'`, wantErr: `go_type: type "time1.Time" with import or package is the type's name in that package`},
 		{doc: "`{package: time1, type: Time}`", goType: "{package: time1, type: Time}", sqlcErr: "package name requires an import path", wantErr: `go_type: package "time1" requires an import path`},
 		{doc: "`-- name: GetT :one -- x`", query: "-- name: GetT :one -- x\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "invalid query comment", wantErr: `query GetT: unexpected text "-- x" after the command`},
@@ -64,6 +68,9 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 				t.Errorf("docs/sqlc.md does not list %s", tt.doc)
 			}
 			cfg := "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go:\n        out: db\n        sql_package: pgx/v5\n"
+			if tt.goOpt != "" {
+				cfg += "        " + tt.goOpt + "\n"
+			}
 			if tt.goType != "" {
 				cfg += "        overrides:\n          - column: t.tags\n            go_type: " + tt.goType + "\n"
 			}

@@ -245,15 +245,12 @@ type GoOptions struct {
 	//   - OmitSQLCVersion: fencegen's headers carry no version.
 	//   - SQLDriver: chooses the database/sql driver; sqlc reads it only
 	//     with sql_package database/sql.
-	//   - OutputQueryFilesDirectory: not an sqlc v1.31.1 option (newer
-	//     sqlc accepts it); kept for those configurations.
 	// emit_prepared_queries (EmitPreparedQueries above) also changes
 	// nothing with pgx/v5: sqlc's pgx templates ignore it (only its
 	// database/sql templates emit Prepare), but it keeps sqlc's check that
 	// it excludes emit_methods_with_db_argument.
-	OmitSQLCVersion           bool
-	SQLDriver                 string
-	OutputQueryFilesDirectory string
+	OmitSQLCVersion bool
+	SQLDriver       string
 	// EmitPointersForNullEnumTypes is nil when unset.
 	EmitPointersForNullEnumTypes *bool
 }

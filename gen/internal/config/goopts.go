@@ -39,7 +39,13 @@ func (l *loader) goFields(e *entry) fields {
 		"output_copyfrom_file_name":    l.str(&o.OutputCopyfromFileName),
 		"output_batch_file_name":       l.str(&o.OutputBatchFileName),
 		"output_files_suffix":          l.str(&o.OutputFilesSuffix),
-		"output_query_files_directory": l.str(&o.OutputQueryFilesDirectory),
+		// Not an sqlc v1.31.1 option ("field output_query_files_directory
+		// not found"); later sqlc writes the query files in that
+		// directory, which fencegen does not: refused, as v1.31.1
+		// refuses it, rather than ignored.
+		"output_query_files_directory": func(k string, v ast.Node) {
+			l.errorf(v, "output_query_files_directory is not an sqlc v1.31.1 option (sqlc v1.31.1 refuses it; later sqlc writes the query files in that directory): fencegen writes every file in out; remove the key")
+		},
 		"build_tags":                   l.str(&o.BuildTags),
 		"omit_unused_structs":          l.boolean(&o.OmitUnusedStructs),
 		"omit_sqlc_version":            l.boolean(&o.OmitSQLCVersion),
