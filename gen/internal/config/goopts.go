@@ -33,12 +33,12 @@ func (l *loader) goFields(e *entry) fields {
 		"overrides": func(k string, v ast.Node) {
 			o.Overrides = l.overrides(k, v)
 		},
-		"output_db_file_name":          l.str(&o.OutputDBFileName),
-		"output_models_file_name":      l.str(&o.OutputModelsFileName),
-		"output_querier_file_name":     l.str(&o.OutputQuerierFileName),
-		"output_copyfrom_file_name":    l.str(&o.OutputCopyfromFileName),
-		"output_batch_file_name":       l.str(&o.OutputBatchFileName),
-		"output_files_suffix":          l.str(&o.OutputFilesSuffix),
+		"output_db_file_name":       l.str(&o.OutputDBFileName),
+		"output_models_file_name":   l.str(&o.OutputModelsFileName),
+		"output_querier_file_name":  l.str(&o.OutputQuerierFileName),
+		"output_copyfrom_file_name": l.str(&o.OutputCopyfromFileName),
+		"output_batch_file_name":    l.str(&o.OutputBatchFileName),
+		"output_files_suffix":       l.str(&o.OutputFilesSuffix),
 		// Not an sqlc v1.31.1 option ("field output_query_files_directory
 		// not found"); later sqlc writes the query files in that
 		// directory, which fencegen does not: refused, as v1.31.1
@@ -46,11 +46,11 @@ func (l *loader) goFields(e *entry) fields {
 		"output_query_files_directory": func(k string, v ast.Node) {
 			l.errorf(v, "output_query_files_directory is not an sqlc v1.31.1 option (sqlc v1.31.1 refuses it; later sqlc writes the query files in that directory): fencegen writes every file in out; remove the key")
 		},
-		"build_tags":                   l.str(&o.BuildTags),
-		"omit_unused_structs":          l.boolean(&o.OmitUnusedStructs),
-		"omit_sqlc_version":            l.boolean(&o.OmitSQLCVersion),
-		"wrap_errors":                  l.boolean(&o.WrapErrors),
-		"sqlc_untyped_params":          l.boolean(&o.SqlcUntypedParams),
-		"postgresql_types":             l.boolPtr(&o.PostgreSQLTypes),
+		"build_tags":          l.str(&o.BuildTags),
+		"omit_unused_structs": l.boolean(&o.OmitUnusedStructs),
+		"omit_sqlc_version":   l.boolean(&o.OmitSQLCVersion),
+		"wrap_errors":         l.boolean(&o.WrapErrors),
+		"sqlc_untyped_params": l.boolean(&o.SqlcUntypedParams),
+		"postgresql_types":    l.boolPtr(&o.PostgreSQLTypes),
 	}
 }
