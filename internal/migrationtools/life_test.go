@@ -123,6 +123,14 @@ type lifeCase struct {
 	// changed, with later and laterInto, is the state after the change
 	// when later changes it further (nil: after).
 	changed *state
+	// extra is schema the first migration creates after jobs (another
+	// fenced table, which the change drops).
+	extra string
+	// quiet is set for a change that leaves the guard as strong as it
+	// was: every command exits 0, fencegen guard writes nothing, and
+	// after (the state from the change on) holds in a session whose
+	// session_replication_role is replica too.
+	quiet bool
 }
 
 var lifeCases = []lifeCase{
@@ -444,6 +452,55 @@ var lifeCases = []lifeCase{
 		after: state{table: "jobs", column: "tok", refused: true},
 	},
 	{
+		// The guard trigger set to fire only in replica sessions: no
+		// ordinary writer's session runs it.
+		name:   "enable-replica",
+		change: "ALTER TABLE jobs ENABLE REPLICA TRIGGER fencegen_guard;\n",
+		cause:  `:1:1: makes the guard trigger of fenced table jobs that `,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			writes(t, conn, state{table: "jobs", column: "tok"}, id)
+		},
+		after: state{table: "jobs", column: "tok", refused: true},
+		// The fix's down section restores the earlier guard
+		// migrations' trigger, which fires in every ordinary session.
+		down: &state{table: "jobs", column: "tok", refused: true},
+	},
+	{
+		name:   "disable-trigger",
+		change: "ALTER TABLE jobs DISABLE TRIGGER fencegen_guard;\n",
+		cause:  `:1:1: disables the guard trigger of fenced table jobs that `,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			writes(t, conn, state{table: "jobs", column: "tok"}, id)
+		},
+		after: state{table: "jobs", column: "tok", refused: true},
+		// The fix's down section restores the earlier guard
+		// migrations' trigger, which fires in every ordinary session.
+		down: &state{table: "jobs", column: "tok", refused: true},
+	},
+	{
+		// ENABLE ALWAYS: the trigger fires in replica sessions too, so
+		// the guard is no weaker (the next guard migration's CREATE
+		// TRIGGER makes it fire as before, in every ordinary session).
+		name:       "enable-always",
+		change:     "ALTER TABLE jobs ENABLE ALWAYS TRIGGER fencegen_guard;\n",
+		changeDown: "ALTER TABLE jobs ENABLE TRIGGER fencegen_guard;\n",
+		quiet:      true,
+		after:      state{table: "jobs", column: "tok", refused: true},
+	},
+	{
+		// Another fenced table dropped for good: its trigger goes with
+		// it, its guard function would stay; the fix removes it.
+		name: "drop-table",
+		extra: "CREATE TABLE old_jobs (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 1);\n" +
+			"COMMENT ON COLUMN old_jobs.tok IS 'fencegen:token';\n",
+		change: "DROP TABLE old_jobs;\n",
+		cause:  `:1:1: drops fenced table old_jobs, and with it the guard trigger that `,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			writes(t, conn, state{table: "jobs", column: "tok", refused: true}, id)
+		},
+		after: state{table: "jobs", column: "tok", refused: true},
+	},
+	{
 		name:   "unmark",
 		change: "COMMENT ON COLUMN jobs.tok IS NULL;\n",
 		cause:  `:1:1: removes the fencing mark of column tok of table jobs, but the guard trigger that `,
@@ -463,11 +520,14 @@ var lifeCases = []lifeCase{
 // renames, drops or retypes the token column, renames it and adds a column
 // of its old name, drops and re-creates the table (with its mark, or
 // without it and then unfenced on purpose), swaps a copy in under its name
-// (ALTER TABLE ... RENAME TO, with the mark or without), renames it or
-// removes the mark. fencegen generate, vet and check fail with that migration's
+// (ALTER TABLE ... RENAME TO, with the mark or without), renames it,
+// removes the mark, disables its guard trigger or makes it fire only in
+// replica sessions (ENABLE REPLICA), or drops another fenced table for good
+// (its guard function stays). fencegen generate, vet and check fail with that migration's
 // statement first and name the fix: fencegen guard writes a new
 // migration, adds the guard to that migration with -into, or removes the
-// guard with -unfence. The migrations are then applied one by one to a
+// guard with -unfence; ENABLE ALWAYS, no weaker, is no error (quietCheck).
+// The migrations are then applied one by one to a
 // fresh PostgreSQL database; after each, a session (the same throughout,
 // as a pooled connection is) inserts, updates, updates with a lower token
 // by hand and deletes, and the repository code fencegen generated for that
@@ -525,6 +585,7 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	if !c.key {
 		init += "COMMENT ON COLUMN jobs.tok IS '" + mark + "';\n"
 	}
+	init += c.extra
 	var changeFile string
 	switch tool {
 	case "goose":
@@ -612,6 +673,10 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	}
 	write("query.sql", lifeQueries(afterTable))
 	base := "fencegen guard -format " + tool + " -dir migrations"
+	if c.quiet {
+		quietCheck(t, tool, c, dir, fencegen, before, beforeSQL)
+		return
+	}
 	for _, cmd := range []string{"generate", "vet", "check"} {
 		stderr := fencegen(1, cmd)
 		first, _, _ := strings.Cut(stderr, "\n")
@@ -779,6 +844,72 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	writes(t, conn, c.after, 201)
 	guardObjects(t, conn, c.after)
 	code(t, "after", 251)
+}
+
+// quietCheck is lifeCheck's rest for a quiet case: with the change
+// written, every command exits 0 and fencegen guard writes nothing; the
+// migrations applied one by one keep the table guarded (from the change
+// on in a replica session too), as after the change's down migration and
+// the change again.
+func quietCheck(t *testing.T, tool string, c lifeCase, dir string, fencegen func(int, ...string) string, before, beforeSQL map[string]string) {
+	t.Helper()
+	for _, cmd := range []string{"generate", "vet", "check"} {
+		fencegen(0, cmd)
+	}
+	files, err := os.ReadDir(filepath.Join(dir, "migrations"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fencegen(0, "guard", "-format", tool, "-dir", "migrations")
+	if again, err := os.ReadDir(filepath.Join(dir, "migrations")); err != nil || len(again) != len(files) {
+		t.Errorf("fencegen guard wrote a migration (%d files, %d before; %v); the guard is as strong as before", len(again), len(files), err)
+	}
+	drv := lifeDriver(t, map[string]map[string]string{"before": before, "after": before, "beforesql": beforeSQL, "aftersql": beforeSQL}, true)
+	url := testenv.NewDatabase(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	code := startDriver(t, drv, url)
+	up, down := migrator(t, tool, url, filepath.Join(dir, "migrations"))
+	replica := func(id int) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, "SET session_replication_role = replica"); err != nil {
+			t.Fatal(err)
+		}
+		writes(t, conn, c.after, id)
+		if _, err := conn.Exec(ctx, "RESET session_replication_role"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	guarded := state{table: "jobs", column: "tok", refused: true}
+	for i, s := range []struct {
+		name  string
+		check func(id int)
+	}{
+		{"the schema", func(id int) { writes(t, conn, state{table: "jobs", column: "tok"}, id) }},
+		{"the guard migration", func(id int) { writes(t, conn, guarded, id) }},
+		{"the change", func(id int) { writes(t, conn, c.after, id); replica(id + 10); guardObjects(t, conn, c.after) }},
+	} {
+		up()
+		t.Run(fmt.Sprintf("%d_%s", i+1, strings.ReplaceAll(s.name, " ", "_")), func(t *testing.T) {
+			s.check(100 + i)
+			code(t, "before", 150+i)
+		})
+	}
+	if tool == "atlas" {
+		return
+	}
+	down()
+	writes(t, conn, guarded, 200)
+	code(t, "before", 250)
+	up()
+	writes(t, conn, c.after, 201)
+	replica(211)
+	code(t, "before", 251)
 }
 
 // atLine is cause (":N:1: ...") with N moved down by n lines (the section

@@ -913,10 +913,17 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 						r.lost[key] = at("drops schema %s with its fenced table %s, and with it the guard trigger that %s installs", "", name.Name, key, in.file)
 					}
 				}
-			case n.Kind == "function" && n.Cascade:
+			case n.Kind == "function":
 				fn := sqlparse.QuoteIdent(name.Name)
 				if name.Schema != "" && name.Schema != catalog.DefaultSchema {
 					fn = sqlparse.QuoteIdent(name.Schema) + "." + fn
+				}
+				// Dropped by the team's migration: no guard migration
+				// needs to drop it (without CASCADE, PostgreSQL refuses
+				// it while a trigger runs it).
+				delete(r.funcs, fn)
+				if !n.Cascade {
+					break
 				}
 				for key, in := range r.tables {
 					if in.fn.name == fn {
@@ -1659,6 +1666,30 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 			col, c.file, c.line, c.col, c.what, qt, qt, col, qt, qt)
 		f.Into, f.Why, f.Unfence = c.recreatedIn, whyRecreate, qt
 		out = append(out, f)
+	}
+	// A fenced table dropped for good: its trigger went with it, its
+	// guard function stays in the database, run by no trigger. It names
+	// the table and its token column as they were, so a table created
+	// later under that name and fenced another way, or a hand-written
+	// trigger that picks it up, would check what the dropped table had.
+	// A function the triggers run, or that the guard of a table fenced
+	// now creates again (CREATE OR REPLACE of its name), is none.
+	used := map[string]bool{}
+	for _, in := range have.tables {
+		used[in.fn.name] = true
+	}
+	for _, o := range append([]*DatabaseGuard{g}, others...) {
+		for _, t := range o.data.Tables {
+			used[t.Function] = true
+		}
+	}
+	for _, qt := range slices.Sorted(maps.Keys(have.lost)) {
+		c := have.lost[qt]
+		if _, ok := have.funcs[c.fn]; !ok || !c.vacated || c.recreatedIn != "" || fenced[qt] || used[c.fn] {
+			continue
+		}
+		used[c.fn] = true
+		out = append(out, because(c, "; its guard function %s() stays in the database, run by no trigger, and still names %s and its token column %s, until a new guard migration removes it", c.fn, qt, c.column))
 	}
 	// Statements no guard migration undoes: the team changes them.
 	for _, k := range slices.Sorted(maps.Keys(have.refused)) {

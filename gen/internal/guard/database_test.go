@@ -381,3 +381,46 @@ func TestInline(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardReplayDroppedTable: a fenced table dropped for good takes its
+// trigger along and leaves its guard function, which names the table and
+// its token column: a finding at the DROP TABLE, until a guard migration
+// (or the team's own DROP FUNCTION) removes the function; a table of the
+// name fenced again re-creates the function under its name, so that one
+// is no finding of this kind.
+func TestGuardReplayDroppedTable(t *testing.T) {
+	dir := t.TempDir()
+	both := "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n" +
+		"CREATE TABLE old_jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN old_jobs.tok IS 'fencegen:token';\n"
+	g := guardOf(t, dir, both)
+	mig, err := g.Migration("goose", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := parseFiles(t, writeFile(t, dir, "m/2_fencegen_guard.sql", string(mig["2_fencegen_guard.sql"])))[0]
+	oldFn := ""
+	for _, tb := range g.data.Tables {
+		if tb.QualifiedTable == "old_jobs" {
+			oldFn = tb.Function
+		}
+	}
+	// The schema as the team has it after the drop: jobs alone.
+	after := guardOf(t, t.TempDir(), "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n")
+	for _, tc := range []struct{ sql, want string }{
+		{"DROP TABLE old_jobs;", "3:1: drops fenced table old_jobs, and with it the guard trigger that " + first.Name + " installs; its guard function " + oldFn + "() stays in the database, run by no trigger"},
+		{"DROP TABLE old_jobs;\nDROP FUNCTION " + oldFn + "();", ""},
+		{"DROP TABLE old_jobs CASCADE;\nDROP FUNCTION IF EXISTS " + oldFn + "() CASCADE;", ""},
+	} {
+		later := parseFiles(t, writeFile(t, dir, "m/3_change.sql", "-- +goose Up\n-- change\n"+tc.sql+"\n"))[0]
+		found := after.compare(replayGuard([]*sqlparse.File{first, later}), nil)
+		if tc.want == "" {
+			if len(found) > 0 {
+				t.Errorf("%s: %v, want no finding", tc.sql, found)
+			}
+			continue
+		}
+		if len(found) != 1 || !found[0].Cause || !strings.HasPrefix(found[0].String(), later.Name+":"+tc.want) {
+			t.Errorf("%s:\n%v\nwant one finding %s:%s...", tc.sql, found, later.Name, tc.want)
+		}
+	}
+}
