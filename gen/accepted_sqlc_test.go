@@ -34,6 +34,7 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 		doc      string // as docs/sqlc.md spells the input
 		goType   string // the tags override's go_type, or "" for none
 		goOpt    string // a gen.go option line, or ""
+		yaml     string // the whole sqlc.yaml (entry: sqlcEntry), or ""
 		query    string // "" for query
 		sqlcErr  string // a part of sqlc's error
 		want     string // a line of fencegen's output, or
@@ -59,17 +60,32 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 		{doc: "`{import: time, type: time1.Time}`", goType: "{import: time, type: time1.Time}", sqlcErr: `expected ';', found '.'`, wantErr: `go_type: type "time1.Time" with import or package is the type's name in that package`},
 		{doc: "`{package: time1, type: Time}`", goType: "{package: time1, type: Time}", sqlcErr: "package name requires an import path", wantErr: `go_type: package "time1" requires an import path`},
 		{doc: "`-- name: GetT :one -- x`", query: "-- name: GetT :one -- x\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "invalid query comment", wantErr: `query GetT: unexpected text "-- x" after the command`},
+		// sqlc's checks of plugins, codegen items, gen.json and database.
+		{doc: "`plugins` item without `name`", yaml: "version: \"2\"\nplugins: [{process: {cmd: x}}]\n" + sqlcEntry, sqlcErr: "missing plugin name", wantErr: "plugin: missing name"},
+		{doc: "named `go` or `json`", yaml: "version: \"2\"\nplugins: [{name: go, process: {cmd: x}}]\n" + sqlcEntry, sqlcErr: "a built-in plugin with that name already exists", wantErr: `plugin name "go" is sqlc's built-in gen.go`},
+		{doc: "named twice", yaml: "version: \"2\"\nplugins: [{name: a, process: {cmd: x}}, {name: a, process: {cmd: y}}]\n" + sqlcEntry, sqlcErr: "a plugin with that name already exists", wantErr: `plugin "a": a plugin with that name already exists`},
+		{doc: "with neither `process` nor `wasm`", yaml: "version: \"2\"\nplugins: [{name: a}]\n" + sqlcEntry, sqlcErr: "field `process` or `wasm` required", wantErr: `plugin "a": field process or wasm required`},
+		{doc: "with both", yaml: "version: \"2\"\nplugins: [{name: a, process: {cmd: x}, wasm: {url: \"https://x/y.wasm\", sha256: z}}]\n" + sqlcEntry, sqlcErr: "cannot both be defined", wantErr: `plugin "a": process and wasm cannot both be defined`},
+		{doc: "`process` without `cmd`", yaml: "version: \"2\"\nplugins: [{name: a, process: {}}]\n" + sqlcEntry, sqlcErr: "missing process command", wantErr: `plugin "a": missing process command`},
+		{doc: "a `codegen` item without `out`", yaml: "version: \"2\"\nplugins: [{name: a, process: {cmd: x}}]\n" + sqlcEntry + "    codegen: [{plugin: a}]\n", sqlcErr: "no output path", wantErr: `codegen: missing key "out"`},
+		{doc: "`gen.json` without `out`", yaml: "version: \"2\"\n" + strings.Replace(sqlcEntry, "{go: {out: db}}", "{go: {out: db}, json: {indent: \"  \"}}", 1), sqlcErr: "no output path", wantErr: `gen.json: missing key "out"`},
+		{doc: "`database: {}`", yaml: "version: \"2\"\n" + sqlcEntry + "    database: {}\n", sqlcErr: "database must be managed or have a non-empty URI", wantErr: "database: set uri or managed: true"},
+		{doc: "`go_struct_tag: 'a: \"b\"'`", yaml: "version: \"2\"\n" + strings.Replace(sqlcEntry, "{go: {out: db}}", "{go: {out: db, overrides: [{column: t.tags, go_struct_tag: 'a: \"b\"'}]}}", 1), sqlcErr: "bad syntax for struct tag", wantErr: `go_struct_tag "a: \"b\"": bad syntax for struct tag pair`},
 		// sqlc generates: its output is fencegen's.
+		{doc: "an override with neither `go_type` nor `go_struct_tag`", yaml: "version: \"2\"\n" + strings.Replace(sqlcEntry, "{go: {out: db}}", "{go: {out: db, overrides: [{column: t.tags, nullable: false}]}}", 1), want: "\tTags []string\n", sameCode: true},
 		{doc: `"*time.Time"`, goType: `"*time.Time"`, want: "\tTags **time.Time\n", sameCode: true},
 		{doc: `"*github.com/google/uuid.UUID"`, goType: `"*github.com/google/uuid.UUID"`, want: "\tTags *uuid.UUID\n", sameCode: true},
 	} {
 		t.Run(tt.doc, func(t *testing.T) {
-			if !strings.Contains(string(doc), tt.doc) {
+			if flat := strings.Join(strings.Fields(string(doc)), " "); !strings.Contains(flat, strings.Join(strings.Fields(tt.doc), " ")) {
 				t.Errorf("docs/sqlc.md does not list %s", tt.doc)
 			}
 			cfg := "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go:\n        out: db\n        sql_package: pgx/v5\n"
 			if tt.goOpt != "" {
 				cfg += "        " + tt.goOpt + "\n"
+			}
+			if tt.yaml != "" {
+				cfg = tt.yaml
 			}
 			if tt.goType != "" {
 				cfg += "        overrides:\n          - column: t.tags\n            go_type: " + tt.goType + "\n"
@@ -133,6 +149,10 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 		})
 	}
 }
+
+// sqlcEntry is a version 2 sql list of one entry, for the rows of
+// TestAcceptedWhereSqlcRefuses that write the whole configuration.
+const sqlcEntry = "sql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen: {go: {out: db}}\n"
 
 // TestPreparedSliceDbGo compares db.go with sqlc's for
 // emit_prepared_queries and a query with IN (sqlc.slice(ids)) on

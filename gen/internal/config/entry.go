@@ -72,7 +72,10 @@ func (l *loader) v2Entry(n ast.Node, cfg *Config) {
 		}
 	})
 	l.mapping("sql entry", n, fs)
-	if jsonNode != nil {
+	if jsonNode != nil && jsonOut == "" {
+		// sqlc's ErrNoOutPath ("no output path").
+		l.errorf(jsonNode, `gen.json: missing key "out"`)
+	} else if jsonNode != nil {
 		if jsonFile == "" {
 			jsonFile = "codegen_request.json"
 		}
@@ -162,9 +165,15 @@ func (l *loader) entryFields(e *entry) fields {
 		// schema files, which is what sqlc does without them: accepted,
 		// with a note (see Config.Notes) when a database is configured.
 		"database": func(k string, v ast.Node) {
-			l.mapping(k, v, fields{"uri": ignore, "managed": ignore})
+			var uri string
+			var managed bool
+			l.mapping(k, v, fields{"uri": l.str(&uri), "managed": l.boolean(&managed)})
 			if !isNull(l.resolve(v)) {
 				e.database = v
+				if uri == "" && !managed {
+					// sqlc's Validate refuses it before anything else.
+					l.errorf(v, "database: set uri or managed: true (sqlc: database must be managed or have a non-empty URI); fencegen does not use it, so the key may go")
+				}
 			}
 		},
 		"analyzer": func(k string, v ast.Node) {

@@ -3,6 +3,7 @@ package config
 import (
 	"go/token"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
@@ -15,7 +16,7 @@ func (l *loader) overrides(key string, n ast.Node) []Override {
 	l.seq(func(n ast.Node) {
 		o := Override{Pos: posOf(n)}
 		var engine string
-		var dbType, pgType ast.Node
+		var dbType, pgType, tagNode ast.Node
 		hasType := false
 		l.mapping("override", n, fields{
 			"db_type":  record(&dbType, l.str(&o.DBType)),
@@ -30,8 +31,11 @@ func (l *loader) overrides(key string, n ast.Node) []Override {
 				hasType = true
 				o.GoType = l.goType(v)
 			},
-			"go_struct_tag": l.str(&o.GoStructTag),
+			"go_struct_tag": record(&tagNode, l.str(&o.GoStructTag)),
 		})
+		if msg := structTagProblem(o.GoStructTag); msg != "" {
+			l.errorf(tagNode, "go_struct_tag %q: %s: want key:\"value\" pairs separated by spaces, e.g. validate:\"required\" (sqlc refuses it too)", o.GoStructTag, msg)
+		}
 		if !isMapping(l.resolve(n)) {
 			return
 		}
@@ -41,7 +45,9 @@ func (l *loader) overrides(key string, n ast.Node) []Override {
 		case o.DBType == "" && o.Column == "":
 			l.errorf(n, `override: missing key "db_type" or "column"`)
 		case !hasType && o.GoStructTag == "":
-			l.errorf(n, `override: missing key "go_type"`)
+			// sqlc generates such a configuration, the override
+			// changing nothing; so does fencegen, with a note.
+			l.notef(n, "override has neither go_type nor go_struct_tag, so it changes nothing (as in sqlc)")
 		}
 		if parts := strings.Count(o.Column, ".") + 1; o.Column != "" && (parts < 2 || parts > 4) {
 			// sqlc's message (its golang codegen's Override.parse).
@@ -123,4 +129,35 @@ func qualifierOf(t GoType) string {
 		return t.Package
 	}
 	return path.Base(t.Import)
+}
+
+// structTagProblem says what is wrong with a go_struct_tag that sqlc's
+// parser (github.com/fatih/structtag) refuses, or "" for a valid one:
+// key:"value" pairs separated by spaces, each value a Go string literal.
+func structTagProblem(tag string) string {
+	for tag = strings.TrimLeft(tag, " "); tag != ""; tag = strings.TrimLeft(tag, " ") {
+		i := 0
+		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
+			i++
+		}
+		if i == 0 || i+1 >= len(tag) || tag[i] != ':' || tag[i+1] != '"' {
+			return "bad syntax for struct tag pair"
+		}
+		rest := tag[i+1:]
+		j := 1
+		for j < len(rest) && rest[j] != '"' {
+			if rest[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(rest) {
+			return "bad syntax for struct tag value"
+		}
+		if _, err := strconv.Unquote(rest[:j+1]); err != nil {
+			return "bad syntax for struct tag value"
+		}
+		tag = rest[j+1:]
+	}
+	return ""
 }

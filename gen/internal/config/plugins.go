@@ -33,17 +33,40 @@ func (l *loader) plugins(k string, v ast.Node) {
 	l.plugin = map[string]plugin{}
 	l.seq(func(n ast.Node) {
 		var p plugin
+		var nameNode, process, wasm ast.Node
 		l.mapping("plugin", n, fields{
-			"name": l.str(&p.name),
+			"name": record(&nameNode, l.str(&p.name)),
 			"env":  l.list(new([]string)),
 			"process": func(k string, v ast.Node) {
+				process = v
 				l.mapping(k, v, fields{"cmd": l.str(&p.cmd), "format": ignore})
 			},
 			"wasm": func(k string, v ast.Node) {
+				wasm = v
 				l.mapping(k, v, fields{"url": l.str(&p.url), "sha256": ignore})
 			},
 		})
-		if p.name != "" {
+		if !isMapping(l.resolve(n)) {
+			return
+		}
+		// sqlc's checks of the list (its config's v2ParseConfig), each
+		// an error there too, with its message.
+		_, dup := l.plugin[p.name]
+		switch {
+		case p.name == "":
+			l.errorf(n, "plugin: missing name (sqlc: missing plugin name)")
+		case p.name == "go" || p.name == "json":
+			l.errorf(nameNode, "plugin name %q is sqlc's built-in gen.%s (sqlc: a built-in plugin with that name already exists)", p.name, p.name)
+		case dup:
+			l.errorf(nameNode, "plugin %q: a plugin with that name already exists", p.name)
+		case process == nil && wasm == nil:
+			l.errorf(n, "plugin %q: field process or wasm required", p.name)
+		case process != nil && wasm != nil:
+			l.errorf(n, "plugin %q: process and wasm cannot both be defined", p.name)
+		case process != nil && p.cmd == "":
+			l.errorf(process, "plugin %q: missing process command (process.cmd)", p.name)
+		}
+		if p.name != "" && !dup {
 			l.plugin[p.name] = p
 		}
 	})(k, v)
@@ -73,6 +96,11 @@ func (l *loader) resolveCodegen(cfg *Config) (unsupported []*codegenUse) {
 			l.errorf(or(u.pluginNode, u.node), "codegen: plugin %q is not defined in plugins", u.plugin)
 			continue
 		case !p.isSqlcGenGo():
+			if u.out == "" {
+				// sqlc's ErrNoOutPath, for every codegen item.
+				l.errorf(u.node, `codegen: missing key "out"`)
+				continue
+			}
 			unsupported = append(unsupported, u)
 			continue
 		}
