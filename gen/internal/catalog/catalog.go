@@ -334,57 +334,54 @@ func (c *Catalog) AllCascades(t *Table, op string, updated []string) []Cascade {
 			return
 		}
 		seen[k] = true
-		for _, s := range c.Schemas {
-			for _, ch := range s.Tables {
-				for _, fk := range ch.foreignKeys {
-					if fk.parent != p || fk.clone {
-						continue
-					}
-					act := fk.onUpdate
-					switch {
-					case op == "truncate":
-						act = 'c'
-					case del:
-						act = fk.onDelete
-					default:
-						refs := fk.refs
-						if len(refs) == 0 {
-							refs = p.PrimaryKey
-						}
-						if updated != nil && !slices.ContainsFunc(refs, func(r string) bool { return slices.Contains(updated, r) }) && !c.beforeUpdate(p, refs) {
-							continue
-						}
-					}
-					name, ok := actions[act]
-					if !ok {
-						continue
-					}
-					kind := "ON UPDATE "
-					switch {
-					case op == "truncate":
-						kind, name = "TRUNCATE ... ", "CASCADE"
-					case del:
-						kind = "ON DELETE "
-					}
-					event := "UPDATE"
-					switch {
-					case op == "truncate":
-						event = "TRUNCATE"
-					case del && act == 'c':
-						event = "DELETE"
-					}
-					link := fmt.Sprintf("%s → %s (%s, %s%s)", path, ch.QualifiedName(), strings.Join(fk.columns, ", "), kind, name)
-					if !slices.ContainsFunc(out, func(x Cascade) bool { return x.Table == ch && x.Event == event }) {
-						out = append(out, Cascade{Table: ch, Columns: fk.columns, Action: kind + name, Event: event, Path: link})
-					}
-					if event == "UPDATE" {
-						// The referencing columns change: foreign keys
-						// that refer to them act in turn.
-						walk(ch, false, fk.columns, link)
-					} else {
-						walk(ch, true, nil, link)
-					}
+		for _, ref := range c.referrers(p) {
+			ch, fk := ref.t, ref.t.foreignKeys[ref.i]
+			if fk.clone {
+				continue
+			}
+			act := fk.onUpdate
+			switch {
+			case op == "truncate":
+				act = 'c'
+			case del:
+				act = fk.onDelete
+			default:
+				refs := fk.refs
+				if len(refs) == 0 {
+					refs = p.PrimaryKey
 				}
+				if updated != nil && !slices.ContainsFunc(refs, func(r string) bool { return slices.Contains(updated, r) }) && !c.beforeUpdate(p, refs) {
+					continue
+				}
+			}
+			name, ok := actions[act]
+			if !ok {
+				continue
+			}
+			kind := "ON UPDATE "
+			switch {
+			case op == "truncate":
+				kind, name = "TRUNCATE ... ", "CASCADE"
+			case del:
+				kind = "ON DELETE "
+			}
+			event := "UPDATE"
+			switch {
+			case op == "truncate":
+				event = "TRUNCATE"
+			case del && act == 'c':
+				event = "DELETE"
+			}
+			link := fmt.Sprintf("%s → %s (%s, %s%s)", path, ch.QualifiedName(), strings.Join(fk.columns, ", "), kind, name)
+			if !slices.ContainsFunc(out, func(x Cascade) bool { return x.Table == ch && x.Event == event }) {
+				out = append(out, Cascade{Table: ch, Columns: fk.columns, Action: kind + name, Event: event, Path: link})
+			}
+			if event == "UPDATE" {
+				// The referencing columns change: foreign keys
+				// that refer to them act in turn.
+				walk(ch, false, fk.columns, link)
+			} else {
+				walk(ch, true, nil, link)
 			}
 		}
 	}
@@ -670,6 +667,8 @@ type Catalog struct {
 	// under the default.
 	searchPath []string
 	pathFile   *sqlparse.File
+	// cache holds the lookups' index (lookup.go).
+	cache indexCache
 }
 
 // Option configures a catalog made by New.
@@ -735,7 +734,7 @@ func (c *Catalog) Schema(name string) *Schema {
 func (c *Catalog) Table(schema, name string) *Table {
 	if schema != "" {
 		if s := c.Schema(schema); s != nil {
-			if t := s.table(name); t != nil {
+			if t := c.schemaTable(s, name); t != nil {
 				return t
 			}
 		}
@@ -744,24 +743,24 @@ func (c *Catalog) Table(schema, name string) *Table {
 	// A temporary relation comes first, as PostgreSQL searches the
 	// session's pg_temp before the search_path for relations.
 	if s := c.Schema("pg_temp"); s != nil {
-		if t := s.table(name); t != nil {
+		if t := c.schemaTable(s, name); t != nil {
 			return t
 		}
 	}
 	for _, p := range c.searchPath {
 		if s := c.Schema(p); s != nil && p != "" {
-			if t := s.table(name); t != nil {
+			if t := c.schemaTable(s, name); t != nil {
 				return t
 			}
 		}
 	}
 	if s := c.Schema(DefaultSchema); s != nil {
-		if t := s.table(name); t != nil {
+		if t := c.schemaTable(s, name); t != nil {
 			return t
 		}
 	}
 	for _, s := range c.Schemas {
-		if t := s.table(name); t != nil {
+		if t := c.schemaTable(s, name); t != nil {
 			return t
 		}
 	}
@@ -780,7 +779,7 @@ func (c *Catalog) SameNamed(n sqlparse.Name, t *Table) []*Table {
 	}
 	var out []*Table
 	for _, s := range c.Schemas {
-		if u := s.table(n.Name); u != nil && u != t && !u.IsSequence {
+		if u := c.schemaTable(s, n.Name); u != nil && u != t && !u.IsSequence {
 			out = append(out, u)
 		}
 	}

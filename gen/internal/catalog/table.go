@@ -266,16 +266,3 @@ func (c *Catalog) Children(t *Table) []*Table {
 	}
 	return out
 }
-
-// children returns the tables that inherit from t.
-func (c *Catalog) children(t *Table) []*Table {
-	var out []*Table
-	for _, s := range c.Schemas {
-		for _, x := range s.Tables {
-			if slices.Contains(x.parents, t) {
-				out = append(out, x)
-			}
-		}
-	}
-	return out
-}

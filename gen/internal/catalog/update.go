@@ -13,6 +13,8 @@ import (
 // skipped. Problems are added to c.Errors with their location.
 func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 	c.seq++
+	c.cache.updating = true
+	defer func() { c.cache.updating = false }()
 	if f != c.pathFile {
 		// A SET search_path lasts to the end of its file: migration
 		// tools run each file in a session (or transaction) of its own.
