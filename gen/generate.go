@@ -520,9 +520,10 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	if !aopts.MySQL {
 		aopts.GuardFunction = guard.OwnedFunctions(r.parsedSchema())
 	}
+	var mergeNotes diag.List
 	if aopts.MySQL && len(cat.FencedTables()) > 0 {
 		var terrs diag.List
-		aopts.MySQLSchema, terrs = mysqlWriteFacts(r.parsedSchema(), cat)
+		aopts.MySQLSchema, terrs, mergeNotes = mysqlWriteFacts(r.parsedSchema(), cat)
 		errs = append(errs, terrs...)
 	} else if aopts.MySQL && mysqlMarks(r.parsedSchema(), pkg.Fence) {
 		// A fenced table the schema dropped or renamed through a name in
@@ -565,6 +566,9 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	}
 	if pkg.Engine == config.EngineMySQL {
 		for _, n := range cat.FencedActionNotes() {
+			notes = append(notes, n.Error())
+		}
+		for _, n := range mergeNotes {
 			notes = append(notes, n.Error())
 		}
 	}
@@ -816,12 +820,13 @@ func nameEntriesOfNotes(pkgs []config.Package, notes [][]string) [][]string {
 }
 
 // GuardNotes are the notes of out that fencegen guard prints too: the
-// foreign keys whose actions write a fenced table's rows past the guard
-// triggers (MariaDB and MySQL run no trigger for them).
+// foreign keys whose actions, and the MERGE tables whose writes, write a
+// fenced table's rows past the guard triggers (MariaDB and MySQL run no
+// trigger for them).
 func GuardNotes(out *Output) []string {
 	var notes []string
 	for _, v := range out.Vet {
-		if strings.Contains(v, catalog.TriggerlessActionNote) {
+		if strings.Contains(v, catalog.TriggerlessActionNote) || strings.Contains(v, mergeTriggerlessNote) {
 			notes = append(notes, v)
 		}
 	}

@@ -1,9 +1,13 @@
 package gen
 
 import (
+	"fmt"
+	"sort"
 	"strings"
 
+	tidbparser "github.com/pingcap/tidb/pkg/parser"
 	tidb "github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/config"
@@ -27,14 +31,55 @@ import (
 //
 // It also refuses, at its name, each trigger of a fenced table that may
 // replace the fencing token the guard stores (mysqlTokenRewrites).
-func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) (*mysqlwrites.Schema, diag.List) {
+//
+// notes are, for each MERGE table whose UNION option names a fenced
+// table, at the statement that set it: MariaDB and MySQL fire none of
+// the fenced table's triggers for the rows a MERGE table writes.
+func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) (*mysqlwrites.Schema, diag.List, diag.List) {
 	sc := mysqlwrites.NewSchema()
 	at := map[*mysqlwrites.Trigger]triggerAt{}
+	unionAt := map[string]triggerAt{}
+	// The session's sql_mode as the schema's SET statements leave it
+	// (the lexing and tree modes only; known false after a SET whose
+	// value fencegen cannot read): each later statement must read as the
+	// same statement under it as in the default mode.
+	var mode mysql.SQLMode
+	known, modeSet := true, false
+	unionWas := map[string]string{}
+	noteUnions := func(f *sqlparse.File, st mysqlwrites.Statement) {
+		if !strings.Contains(strings.ToUpper(st.Text), "UNION") {
+			return
+		}
+		for name, t := range sc.Tables {
+			if u := strings.Join(t.Union, ","); u != "" && u != unionWas[name] {
+				unionWas[name] = u
+				unionAt[name] = triggerAt{f, st.Pos}
+			}
+		}
+	}
 	var errs diag.List
 	errs = append(errs, mysqlSchemaNameCases(schema)...)
 	for _, f := range schema {
 		stmts := f.Stmts
 		for _, st := range mysqlwrites.SplitStatements(string(f.Src)) {
+			if !mysqlwrites.IsProgram(st.Text) {
+				isSet := false
+				if strings.Contains(strings.ToLower(st.Text), "sql_mode") {
+					if set, _, err := tidbparser.New().Parse(st.Text, "", ""); err == nil && len(set) == 1 {
+						var m mysql.SQLMode
+						var k bool
+						if m, k, isSet = mysqlwrites.SchemaMode(set[0]); isSet {
+							mode, known, modeSet = m, k, true
+						}
+					}
+				}
+				if !isSet && modeSet {
+					if at, why := mysqlwrites.SchemaReading(st.Text, mode, known); why != "" {
+						line, col := diag.Position(f.Src, st.Pos+at)
+						errs.Add(f.Name, line, col, "schema statement %s (the schema sets sql_mode before it, and fencegen reads the schema in the default mode)", why)
+					}
+				}
+			}
 			end := st.Pos + len(st.Text)
 			for len(stmts) > 0 && stmts[0].Start < st.Pos {
 				stmts = stmts[1:]
@@ -55,14 +100,41 @@ func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) (*mysqlwrite
 			for _, p := range stmts[:n] {
 				sc.Add(p.MySQL)
 			}
+			noteUnions(f, st)
 		}
 	}
 	for _, t := range cat.FencedTables() {
 		sc.Fence(t.Name)
 	}
 	errs = append(errs, mysqlTokenRewrites(sc, cat, at)...)
-	return sc, errs
+	var notes diag.List
+	names := make([]string, 0, len(unionAt))
+	for name := range unionAt {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		t := sc.Tables[name]
+		if t == nil {
+			continue
+		}
+		for _, u := range t.Union {
+			if !sc.Fenced[u] {
+				continue
+			}
+			loc := unionAt[name]
+			line, col := diag.Position(loc.f.Src, loc.off)
+			notes.AddErr(&diag.Error{File: loc.f.Name, Line: line, Col: col,
+				Msg: fmt.Sprintf("note: MERGE table %s has fenced table %s in its UNION option: %s for the rows a MERGE table writes, so the guard triggers of %s do not check them: a write of %s by a writer outside the generated code changes %s with no token (the generated queries that write %s are refused); drop %s from the UNION, or the MERGE table",
+					name, u, mergeTriggerlessNote, u, name, u, name, u)})
+		}
+	}
+	return sc, errs, notes
 }
+
+// mergeTriggerlessNote is the text every MERGE note of mysqlWriteFacts
+// holds (GuardNotes prints them).
+const mergeTriggerlessNote = "MariaDB and MySQL fire no triggers of the underlying tables"
 
 // mysqlSchemaNameCases is mysqlNameCases over the schema's statements.
 func mysqlSchemaNameCases(schema []*sqlparse.File) diag.List {

@@ -266,3 +266,96 @@ func signature(r *Report, sc *Schema) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// SchemaMode reads a schema statement's SET of the session's sql_mode:
+// ok is set when st sets it; mode is the lexing and tree modes
+// (sqlModes) it sets, known false when the value is not a literal
+// (CONCAT(@@sql_mode, ...), a variable), which may set any. DEFAULT and
+// a GLOBAL setting leave the session's modes at the server's default,
+// which holds none of them.
+func SchemaMode(st ast.StmtNode) (mode mysql.SQLMode, known, ok bool) {
+	set, isSet := st.(*ast.SetStmt)
+	if !isSet {
+		return 0, false, false
+	}
+	for _, v := range set.Variables {
+		if !strings.EqualFold(v.Name, "sql_mode") || v.IsGlobal {
+			continue
+		}
+		ok = true
+		known = true
+		mode = 0
+		if _, isDefault := v.Value.(*ast.DefaultExpr); isDefault {
+			continue
+		}
+		ve, isValue := v.Value.(ast.ValueExpr)
+		if !isValue {
+			known = false
+			continue
+		}
+		s, isString := ve.GetValue().(string)
+		if !isString {
+			known = false
+			continue
+		}
+		m, err := mysql.GetSQLMode(s)
+		if err != nil {
+			known = false
+			continue
+		}
+		for _, sm := range sqlModes {
+			mode |= m & sm.mode
+		}
+	}
+	return mode, known, ok
+}
+
+// SchemaReading reports how the schema statement text reads under the
+// session's sql_mode mode (every combination of sqlModes when not
+// known) when that is another statement than the default mode's reading,
+// which fencegen's catalog and write analysis use: at is the offset of
+// the first token the mode reads otherwise and why says how, "" when
+// every reading is the same statement (the same tree) or the default
+// reading does not parse (the catalog reports that).
+func SchemaReading(text string, mode mysql.SQLMode, known bool) (at int, why string) {
+	if known && mode == 0 {
+		return 0, ""
+	}
+	readings := modeReadings(text)
+	if len(readings) == 0 {
+		return 0, ""
+	}
+	def, _, err := parser.New().Parse(text, "", "")
+	if err != nil {
+		return 0, ""
+	}
+	want := make([]string, len(def))
+	for i, st := range def {
+		want[i] = treeShape(st)
+	}
+	for _, m := range readings {
+		if known && m.mode != mode&combinedModes(readings) {
+			continue
+		}
+		p := parser.New()
+		p.SetSQLMode(m.mode)
+		got, _, err := p.Parse(text, "", "")
+		same := err == nil && len(got) == len(def)
+		for i := 0; same && i < len(got); i++ {
+			same = treeShape(got[i]) == want[i]
+		}
+		if !same {
+			return m.at, "reads as another statement under sql_mode " + m.name + " (where " + m.what + "), which the session that runs the schema may have; write " + m.fix
+		}
+	}
+	return 0, ""
+}
+
+// combinedModes are the modes any of readings reads otherwise under.
+func combinedModes(readings []modeReading) mysql.SQLMode {
+	var m mysql.SQLMode
+	for _, r := range readings {
+		m |= r.mode
+	}
+	return m
+}

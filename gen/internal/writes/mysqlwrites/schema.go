@@ -83,6 +83,10 @@ type Table struct {
 	// TABLE names (ENGINE = InnoDB), as written; "" for the server's
 	// default.
 	Engine string
+	// Union are the tables a MERGE (MRG_MyISAM) table's UNION= option
+	// names, lower-case: a write of the MERGE table writes their rows
+	// (and fires none of their triggers).
+	Union []string
 	// Volatile is set once a column of the table has been declared
 	// GENERATED or ON UPDATE (CURRENT_TIMESTAMP): an UPDATE may change
 	// it without assigning it, so the ON UPDATE actions of the foreign
@@ -690,6 +694,7 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 			}
 		}
 		t.Engine = engine(x.Options, t.Engine)
+		t.Union = union(x.Options, t.Union)
 		for _, c := range x.Cols {
 			t.Columns = append(t.Columns, c.Name.Name.L)
 			t.Volatile = t.Volatile || volatile(c)
@@ -717,6 +722,7 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 			switch s.Tp {
 			case ast.AlterTableOption:
 				t.Engine = engine(s.Options, t.Engine)
+				t.Union = union(s.Options, t.Union)
 			case ast.AlterTableAddColumns:
 				for _, c := range s.NewColumns {
 					t.Columns = append(t.Columns, c.Name.Name.L)
@@ -820,6 +826,37 @@ func engine(opts []*ast.TableOption, was string) string {
 	return was
 }
 
+// union is the UNION option among opts (a MERGE table's tables,
+// lower-case), else was; a later UNION replaces an earlier one.
+func union(opts []*ast.TableOption, was []string) []string {
+	for _, o := range opts {
+		if o.Tp == ast.TableOptionUnion {
+			was = nil
+			for _, n := range o.TableNames {
+				was = append(was, n.Name.L)
+			}
+		}
+	}
+	return was
+}
+
+// Engines that write their own table's rows only: a write of a table
+// with another engine (FEDERATED, FEDERATEDX, CONNECT, SPIDER, which
+// write a table the CONNECTION option or their own options name, maybe
+// a fenced one of this server; OQGRAPH; one fencegen does not know) may
+// write any table and is refused while a table is fenced. MERGE and
+// MRG_MyISAM write the tables of their UNION option (Table.Union).
+var ownRowEngines = map[string]bool{
+	"": true, "innodb": true, "myisam": true, "aria": true, "memory": true, "heap": true, "archive": true,
+	"csv": true, "blackhole": true, "rocksdb": true, "tokudb": true, "columnstore": true, "s3": true,
+	"sequence": true, "example": true, "merge": true, "mrg_myisam": true, "ndb": true, "ndbcluster": true,
+}
+
+// OwnRows reports whether a write of t writes its own rows (or, for a
+// MERGE table, those of its UNION tables) only: false for an engine that
+// writes elsewhere or that fencegen does not know.
+func (t *Table) OwnRows() bool { return ownRowEngines[strings.ToLower(t.Engine)] }
+
 // sure reports whether n surely names an object of the project's
 // database: no database qualifier, and no USE of a database other than
 // the project's before it (Schema.use).
@@ -884,6 +921,11 @@ func (sc *Schema) putTable(t *Table) {
 	old.Sure = false
 	if old.Engine == "" {
 		old.Engine = t.Engine
+	}
+	for _, u := range t.Union {
+		if !slices.Contains(old.Union, u) {
+			old.Union = append(old.Union, u)
+		}
 	}
 }
 

@@ -268,6 +268,22 @@ func (a *analysis) write(w Write) {
 			}
 		}
 	}
+	if t := a.sc.Tables[w.Table]; t != nil && !a.done["through merge "+w.Table] {
+		if len(t.Union) > 0 {
+			// A MERGE table's rows are its UNION tables' rows.
+			a.done["through merge "+w.Table] = true
+			for _, u := range t.Union {
+				uw := w
+				uw.Table, uw.Direct, uw.Multi, uw.Set = u, false, false, nil
+				uw.Via = via + "MERGE table " + w.Table + " (UNION=" + strings.Join(t.Union, ", ") + ")"
+				a.write(uw)
+			}
+		}
+		if !t.OwnRows() && len(a.sc.Fenced) > 0 {
+			a.r.Refusals = append(a.r.Refusals, Refusal{Kind: "engine", Loc: w.Loc,
+				Reason: "writes " + w.Table + ", whose ENGINE=" + t.Engine + " may write the rows of another table (a remote or virtual table, maybe a fenced one of this server), which fencegen cannot follow; write the table the engine stores its rows in"})
+		}
+	}
 	for _, ev := range w.Events {
 		// The triggers once per table and event; the foreign keys once
 		// each, when the write may set off their action (mayChange).
@@ -473,56 +489,6 @@ func effectsSignature(e *effects) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, "\n")
-}
-
-// scanBody reads a stored program's body text, lexed and parsed under
-// the sql_mode mode, into e (see body).
-func (a *analysis) scanBody(text string, mode mysql.SQLMode, loc int, e *effects, opaque func(string)) {
-	toks := lexMode(text, true, mode)
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
-		w := t.upper()
-		prev, nextPunct := "", ""
-		if i > 0 {
-			prev = toks[i-1].upper()
-			if toks[i-1].kind == tokPunct && toks[i-1].text == "." {
-				continue // a qualified name's part (NEW.update)
-			}
-		}
-		if i+1 < len(toks) && toks[i+1].kind == tokPunct {
-			nextPunct = toks[i+1].text
-		}
-		switch w {
-		case "PREPARE", "EXECUTE":
-			opaque("runs dynamic SQL (" + w + "), whose text is only known when it runs")
-			continue
-		case "INSERT", "REPLACE":
-			if nextPunct == "(" {
-				break // the string functions INSERT() and REPLACE()
-			}
-			i = a.cut(toks, i, text, mode, e, opaque)
-			continue
-		case "UPDATE", "DELETE":
-			if prev == "FOR" || prev == "KEY" || prev == "ON" || prev == "SHARE" {
-				continue
-			}
-			i = a.cut(toks, i, text, mode, e, opaque)
-			continue
-		case "LOAD", "CALL", "TRUNCATE", "ALTER", "DROP", "CREATE", "RENAME", "IMPORT", "WITH":
-			i = a.cut(toks, i, text, mode, e, opaque)
-			continue
-		}
-		if t.kind != tokWord {
-			continue
-		}
-		name := strings.ToLower(t.text)
-		if a.sc.Routines[name] != nil && nextPunct == "(" && prev != "CALL" {
-			e.calls = append(e.calls, call{name: name, loc: loc})
-		}
-		if a.sc.Views[name] != nil {
-			e.views = append(e.views, call{name: name, loc: loc})
-		}
-	}
 }
 
 // cut parses the statement of a body that starts at toks[i] (up to the
