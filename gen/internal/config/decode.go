@@ -19,6 +19,10 @@ type loader struct {
 	anchors map[string][]*ast.AnchorNode
 	plugin  map[string]plugin // the top-level plugins by name
 	codegen []*codegenUse     // every sql entry's codegen items
+	// rulesNoted is set once rules have their note (rulesNote): one
+	// per file, whether the rules are defined at the top or named by
+	// entries (sqlc's built-in sqlc/db-prepare).
+	rulesNoted bool
 }
 
 // handler decodes the value v of key.

@@ -187,8 +187,10 @@ func (l *loader) entryFields(e *entry) fields {
 				}
 			}})
 		},
-		// rules name sqlc vet rules: they check queries, they do not
-		// change what is generated.
-		"rules": ignore,
+		// rules name sqlc vet rules (sqlc/db-prepare, or the top-level
+		// ones): they check queries, they do not change what is
+		// generated, and fencegen vet does not run them, which the
+		// file's one rules note says.
+		"rules": l.rulesNote,
 	}
 }

@@ -169,6 +169,10 @@ type global struct {
 // fencegen vet does not run them, so a CI step that relies on them keeps
 // sqlc vet.
 func (l *loader) rulesNote(_ string, v ast.Node) {
+	if isNull(l.resolve(v)) || l.rulesNoted {
+		return
+	}
+	l.rulesNoted = true
 	l.notef(v, "rules are sqlc vet's: fencegen vet does not run them (keep sqlc vet for them)")
 }
 
