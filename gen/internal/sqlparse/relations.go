@@ -16,18 +16,16 @@ func queryRelations(query *pg.Node) []Name {
 		return nil
 	}
 	var out []Name
-	var walk func(m protoreflect.Message, ctes []string)
-	walk = func(m protoreflect.Message, ctes []string) {
-		switch n := m.Interface().(type) {
-		case *pg.RangeVar:
+	WalkMessages(query.ProtoReflect(), []string(nil), func(m protoreflect.Message, ctes []string) ([]string, bool) {
+		if n, ok := m.Interface().(*pg.RangeVar); ok {
 			if n.Schemaname == "" && slices.Contains(ctes, n.Relname) {
-				return
+				return ctes, false
 			}
 			name := rangeVarName(n)
 			if !slices.ContainsFunc(out, func(o Name) bool { return o.Schema == name.Schema && o.Name == name.Name }) {
 				out = append(out, name)
 			}
-			return
+			return ctes, false
 		}
 		// A statement's WITH entries are in scope in all of it (its
 		// entries included, as under WITH RECURSIVE).
@@ -41,21 +39,7 @@ func queryRelations(query *pg.Node) []Name {
 				}
 			}
 		}
-		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-			if fd.Kind() != protoreflect.MessageKind {
-				return true
-			}
-			if fd.IsList() {
-				l := v.List()
-				for i := 0; i < l.Len(); i++ {
-					walk(l.Get(i).Message(), ctes)
-				}
-				return true
-			}
-			walk(v.Message(), ctes)
-			return true
-		})
-	}
-	walk(query.ProtoReflect(), nil)
+		return ctes, true
+	})
 	return out
 }

@@ -5,6 +5,8 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
 // Names returns every name the parse trees refer to, folded to lower
@@ -29,7 +31,7 @@ func names(pruned func(protoreflect.Message) bool, trees ...*pg.Node) map[string
 		if n == nil {
 			continue
 		}
-		eachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
+		sqlparse.EachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
 			if _, ok := m.Interface().(*pg.A_Const); ok || pruned(m) {
 				return false
 			}
@@ -54,30 +56,6 @@ func names(pruned func(protoreflect.Message) bool, trees ...*pg.Node) map[string
 	return out
 }
 
-// eachMessage calls f on m and, in tree order, on every message below it
-// (fields in their protobuf order, list elements in order) for which no
-// message above returned false: the whole parse tree, whatever its node
-// types.
-func eachMessage(m protoreflect.Message, f func(protoreflect.Message) bool) {
-	if !f(m) {
-		return
-	}
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Kind() != protoreflect.MessageKind {
-			return true
-		}
-		if fd.IsList() {
-			l := v.List()
-			for i := 0; i < l.Len(); i++ {
-				eachMessage(l.Get(i).Message(), f)
-			}
-			return true
-		}
-		eachMessage(v.Message(), f)
-		return true
-	})
-}
-
 // NamesWithoutDefaults is Names for the parse trees of table statements
 // (CREATE TABLE, ALTER TABLE, ALTER VIEW) read for a write that evaluates
 // no DEFAULT of the columns skip reports: the DEFAULT expressions of those
@@ -89,7 +67,7 @@ func NamesWithoutDefaults(skip func(col string) bool, trees ...*pg.Node) map[str
 		if n == nil {
 			continue
 		}
-		eachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
+		sqlparse.EachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
 			switch x := m.Interface().(type) {
 			case *pg.ColumnDef:
 				if !skip(x.Colname) {

@@ -3,6 +3,8 @@ package writes
 import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
 // ParamLocs returns the offsets, in tree order, of the parameters in
@@ -15,7 +17,7 @@ func ParamLocs(n *pg.Node) []int {
 	if n == nil {
 		return out
 	}
-	eachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
+	sqlparse.EachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
 		switch x := m.Interface().(type) {
 		case *pg.ParamRef:
 			out = append(out, int(x.Location))

@@ -282,7 +282,7 @@ func (w *walker) unreferencedCTE(name string) bool {
 	}
 	if w.relNames == nil {
 		w.relNames = map[string]int{}
-		eachMessage(w.root.ProtoReflect(), func(m protoreflect.Message) bool {
+		sqlparse.EachMessage(w.root.ProtoReflect(), func(m protoreflect.Message) bool {
 			if rv, ok := m.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" {
 				w.relNames[rv.Relname]++
 			}
@@ -781,7 +781,7 @@ func discardedTargets(x *pg.SubLink) *pg.SelectStmt {
 	}
 	ok := true
 	for _, t := range s.TargetList {
-		eachMessage(t.ProtoReflect(), func(m protoreflect.Message) bool {
+		sqlparse.EachMessage(t.ProtoReflect(), func(m protoreflect.Message) bool {
 			switch y := m.Interface().(type) {
 			case *pg.Node, *pg.ResTarget, *pg.A_Const, *pg.Integer, *pg.Float, *pg.Boolean, *pg.String, *pg.BitString,
 				*pg.A_Star, *pg.ParamRef, *pg.TypeCast, *pg.TypeName, *pg.NamedArgExpr, *pg.List:
@@ -845,7 +845,7 @@ func hasDefault(trees ...*pg.Node) bool {
 		if n == nil {
 			continue
 		}
-		eachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
+		sqlparse.EachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
 			if _, ok := m.Interface().(*pg.SetToDefault); ok {
 				found = true
 			}
