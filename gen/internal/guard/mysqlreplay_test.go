@@ -179,6 +179,21 @@ var mysqlReplayScenarios = []struct {
 		},
 	},
 	{
+		// Issue 27, trial-my3 F3: MariaDB's CREATE OR REPLACE TRIGGER of
+		// a guard trigger's name replaces its body (here with none).
+		name: "trigger replaced",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+			{name: "3_replace.sql", sql: "CREATE OR REPLACE TRIGGER fencegen_bu_accounts BEFORE UPDATE ON accounts FOR EACH ROW BEGIN END;\nCREATE OR REPLACE DEFINER = CURRENT_USER TRIGGER `fencegen_bd_accounts` BEFORE DELETE ON accounts FOR EACH ROW SET @x = 1;"},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok"}},
+		want: []string{
+			"3_replace.sql:2:1: CREATE OR REPLACE TRIGGER replaces guard trigger fencegen_bu_accounts of table accounts with a body of its own, which fenced table accounts needs",
+			"3_replace.sql:3:1: CREATE OR REPLACE TRIGGER replaces guard trigger fencegen_bd_accounts of table accounts",
+		},
+	},
+	{
 		name: "trigger dropped by a procedure",
 		files: []mysqlMigration{
 			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},

@@ -1,6 +1,9 @@
 package mysqlwrites
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // dropTriggerText is DROP TRIGGER in a string literal (the text of a
 // statement PREPAREd or EXECUTEd IMMEDIATE).
@@ -64,4 +67,30 @@ func TriggerDrops(text string) (names []string, pos int, unread string) {
 		}
 	}
 	return names, pos, ""
+}
+
+// TriggerReplaces reads one schema statement for MariaDB's CREATE OR
+// REPLACE TRIGGER, which drops the trigger of that name and installs its
+// own: the name replaced (lower case, without its database) and the byte
+// offset of the statement's first token, or "". Version comments are
+// read both as run and as skipped (see TriggerDrops): a reading in which
+// the statement replaces a trigger counts.
+func TriggerReplaces(text string) (name string, pos int) {
+	for _, run := range []bool{true, false} {
+		toks := lexVersions(text, run)
+		if len(toks) < 3 || toks[0].upper() != "CREATE" || !orReplace(toks) {
+			continue
+		}
+		kind, i := programKind(toks)
+		if kind != "TRIGGER" {
+			continue
+		}
+		if i+2 < len(toks) && toks[i].upper() == "IF" && toks[i+1].upper() == "NOT" && toks[i+2].upper() == "EXISTS" {
+			i += 3
+		}
+		if exact, _, _ := nameRef(toks, i); exact != "" {
+			return strings.ToLower(exact), toks[0].pos
+		}
+	}
+	return "", -1
 }
