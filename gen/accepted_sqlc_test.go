@@ -71,6 +71,10 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 		{doc: "`gen.json` without `out`", yaml: "version: \"2\"\n" + strings.Replace(sqlcEntry, "{go: {out: db}}", "{go: {out: db}, json: {indent: \"  \"}}", 1), sqlcErr: "no output path", wantErr: `gen.json: missing key "out"`},
 		{doc: "`database: {}`", yaml: "version: \"2\"\n" + sqlcEntry + "    database: {}\n", sqlcErr: "database must be managed or have a non-empty URI", wantErr: "database: set uri or managed: true"},
 		{doc: "`go_struct_tag: 'a: \"b\"'`", yaml: "version: \"2\"\n" + strings.Replace(sqlcEntry, "{go: {out: db}}", "{go: {out: db, overrides: [{column: t.tags, go_struct_tag: 'a: \"b\"'}]}}", 1), sqlcErr: "bad syntax for struct tag", wantErr: `go_struct_tag "a: \"b\"": bad syntax for struct tag pair`},
+		{doc: "`output_models_file_name: ../m.go`", goOpt: "output_models_file_name: ../m.go", sqlcErr: "invalid file output path", wantErr: `output_models_file_name "../m.go": the file must be inside out`},
+		{doc: "`a..b.go`", goOpt: "output_models_file_name: a..b.go", sqlcErr: "invalid file output path", wantErr: `output_models_file_name "a..b.go": the file must be inside out`},
+		{doc: "a global override without `engine`", yaml: "version: \"2\"\noverrides: {go: {overrides: [{db_type: text, go_type: string}]}}\n" + sqlcEntry +
+			"  - {engine: mysql, schema: my.sql, queries: my.sql, gen: {go: {out: dbm}}}\n", sqlcErr: `the "engine" field is required for global type overrides`, wantErr: "global override: set engine"},
 		// sqlc generates: its output is fencegen's.
 		{doc: "an override with neither `go_type` nor `go_struct_tag`", yaml: "version: \"2\"\n" + strings.Replace(sqlcEntry, "{go: {out: db}}", "{go: {out: db, overrides: [{column: t.tags, nullable: false}]}}", 1), want: "\tTags []string\n", sameCode: true},
 		{doc: `"*time.Time"`, goType: `"*time.Time"`, want: "\tTags **time.Time\n", sameCode: true},

@@ -265,6 +265,22 @@ func (l *loader) parse(src []byte) *Config {
 	}
 	unsupported := l.resolveCodegen(cfg)
 	l.spreadFences(cfg, top)
+	// sqlc's check of global overrides (its validateGlobalOverrides):
+	// with entries of several engines, each names its engine.
+	engines := map[string]bool{}
+	for _, p := range cfg.Packages {
+		engines[p.Engine] = true
+	}
+	for _, sk := range cfg.Skipped {
+		engines[sk.Engine] = true
+	}
+	if len(engines) > 1 {
+		for _, o := range g.overrides {
+			if o.Engine == "" {
+				l.errs.Add(l.file, o.Pos.Line, o.Pos.Col, "global override: set engine (postgresql or mysql): the configuration has entries of several engines (sqlc: the \"engine\" field is required for global type overrides because your configuration uses multiple database engines)")
+			}
+		}
+	}
 	// postgresql_types defaults on in fencegen's own file only: a file
 	// sqlc reads keeps sqlc's API unless it says otherwise.
 	own := strings.HasPrefix(filepath.Base(l.file), "fencegen.")

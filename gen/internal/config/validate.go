@@ -1,6 +1,11 @@
 package config
 
-import "go/token"
+import (
+	"go/token"
+	"path"
+	"path/filepath"
+	"strings"
+)
 
 // otherEngines are sqlc's other engines: their entries are left to sqlc.
 var otherEngines = map[string]bool{"sqlite": true}
@@ -60,6 +65,22 @@ func (l *loader) validate(e *entry) {
 	}
 	if q := p.Go.QueryParameterLimit; q != nil && *q < 0 {
 		l.errorf(e.paramLimit, "query_parameter_limit must not be negative")
+	}
+	// sqlc writes a file only inside out (its generate's "invalid file
+	// output path", also for any ".." left after cleaning).
+	for _, f := range []struct{ key, name string }{
+		{"output_db_file_name", p.Go.OutputDBFileName},
+		{"output_models_file_name", p.Go.OutputModelsFileName},
+		{"output_querier_file_name", p.Go.OutputQuerierFileName},
+		{"output_copyfrom_file_name", p.Go.OutputCopyfromFileName},
+		{"output_batch_file_name", p.Go.OutputBatchFileName},
+	} {
+		if f.name == "" {
+			continue
+		}
+		if c := path.Clean(path.Join("out", filepath.ToSlash(f.name))); !strings.HasPrefix(c, "out/") || strings.Contains(c, "..") {
+			l.errorf(or(e.goNode, e.pos), "%s %q: the file must be inside out (sqlc: invalid file output path)", f.key, f.name)
+		}
 	}
 	if p.Go.EmitMethodsWithDBArgument && p.Go.EmitPreparedQueries {
 		l.errorf(or(e.goNode, e.pos), "emit_methods_with_db_argument and emit_prepared_queries are mutually exclusive")
