@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"reflect"
+	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -25,7 +26,7 @@ func paramsInSqlcOrder(stmt sqlparse.Node) []*sqlparse.Param {
 	var visit func(v reflect.Value)
 	fields := func(v reflect.Value, names ...string) {
 		for _, n := range names {
-			visit(v.FieldByName(n))
+			visit(fieldByName(v, n))
 		}
 	}
 	visit = func(v reflect.Value) {
@@ -46,10 +47,8 @@ func paramsInSqlcOrder(stmt sqlparse.Node) []*sqlparse.Param {
 			}
 		default:
 			if v.Kind() == reflect.Struct {
-				for i := 0; i < v.NumField(); i++ {
-					if v.Type().Field(i).IsExported() {
-						visit(v.Field(i))
-					}
+				for _, i := range walkInfoOf(v.Type()).fields {
+					visit(v.Field(i))
 				}
 			}
 			return
@@ -78,4 +77,28 @@ func paramsInSqlcOrder(stmt sqlparse.Node) []*sqlparse.Param {
 	}
 	visit(reflect.ValueOf(stmt))
 	return out
+}
+
+// fieldIndexes caches fieldByName's indexes by struct type and field name.
+var fieldIndexes sync.Map // fieldKey → []int
+
+type fieldKey struct {
+	t    reflect.Type
+	name string
+}
+
+// fieldByName is v.FieldByName(name), with the field's index looked up
+// once per type: reflect's lookup by name was most of
+// paramsInSqlcOrder's cost (issue 23).
+func fieldByName(v reflect.Value, name string) reflect.Value {
+	k := fieldKey{v.Type(), name}
+	if i, ok := fieldIndexes.Load(k); ok {
+		return v.FieldByIndex(i.([]int))
+	}
+	f, ok := v.Type().FieldByName(name)
+	if !ok {
+		return reflect.Value{}
+	}
+	fieldIndexes.Store(k, f.Index)
+	return v.FieldByIndex(f.Index)
 }
