@@ -55,6 +55,9 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 		{doc: "`-- name: GetT<tab>:one`", query: "-- name: GetT\t:one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "missing query type", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
 		{doc: "`postgresql_types: true`", goOpt: "postgresql_types: true", sqlcErr: "field postgresql_types not found", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
 		{doc: "`sqlc_untyped_params: true`", goOpt: "sqlc_untyped_params: true", sqlcErr: "field sqlc_untyped_params not found", want: "func (q *Queries) GetT(ctx context.Context, id int64) (T, error) {\n"},
+		{doc: "`sqlc.arg(\"1bad\")`", query: "-- name: GetT :one\nSELECT * FROM t WHERE id = sqlc.arg(\"1bad\");\n", sqlcErr: "edited query syntax is invalid", want: "func (q *Queries) GetT(ctx context.Context, _1bad int64) (T, error) {\n"},
+		{doc: "`-- name: Select :one`", query: "-- name: Select :one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "expected 'IDENT', found 'select'", want: "const selectQuery = `-- name: Select :one\n"},
+		{doc: "`:batchexec` without parameters", query: "-- name: BatchT :batchexec\nDELETE FROM t;\n", sqlcErr: ":batch* commands require parameters", want: "func (q *Queries) BatchT(ctx context.Context) *BatchTBatchResults {\n"},
 		// Refused by both.
 		{doc: "`output_query_files_directory: q`", goOpt: "output_query_files_directory: q", sqlcErr: "field output_query_files_directory not found", wantErr: "output_query_files_directory is not an sqlc v1.31.1 option"},
 		{doc: "`{import: time, type: time1.Time}`", goType: "{import: time, type: time1.Time}", sqlcErr: `expected ';', found '.'`, wantErr: `go_type: type "time1.Time" with import or package is the type's name in that package`},
