@@ -169,3 +169,67 @@ CREATE TABLE quiet.gadgets (id bigint PRIMARY KEY, v text);
 		}
 	}
 }
+
+// DROP ... CASCADE in a query file that may drop a column, default or
+// trigger of a fenced table or its guard's function is refused, and so
+// are the DROP kinds that drop functions and those fencegen does not
+// classify; ALTER TYPE ... RENAME VALUE of a fenced column's enum is
+// refused. Drops whose dependents cannot include them are accepted
+// (issue 24, trial-pg3 findings 15 and 16).
+func TestQueryDDLDropCascade(t *testing.T) {
+	schema := `
+CREATE TYPE mood AS ENUM ('sad', 'ok');
+CREATE DOMAIN label AS text;
+CREATE DOMAIN label2 AS label;
+CREATE TYPE other_t AS ENUM ('x');
+CREATE DOMAIN other_d AS text;
+CREATE TABLE jobs (id bigint PRIMARY KEY, m mood, l label2[], status text NOT NULL DEFAULT 'new', tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN jobs.tok IS 'fencegen:token';
+CREATE TABLE other (id bigint PRIMARY KEY, o other_t, d other_d);
+CREATE INDEX other_o ON other (o);
+CREATE FUNCTION guardfn() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+CREATE TRIGGER g BEFORE UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION guardfn();
+CREATE SCHEMA kinds;
+CREATE TYPE kinds.k AS ENUM ('a');
+CREATE SCHEMA empty;
+CREATE TABLE empty.t (id bigint);
+`
+	for _, tc := range []struct{ stmt, want string }{
+		{"DROP ROUTINE IF EXISTS guardfn() CASCADE", "query Q runs DROP ROUTINE, which changes what the triggers (the guard trigger among them)"},
+		{"DROP PROCEDURE IF EXISTS p()", "runs DROP PROCEDURE"},
+		{"DROP EXTENSION IF EXISTS plpgsql CASCADE", "runs DROP EXTENSION"},
+		{"DROP LANGUAGE IF EXISTS plpgsql CASCADE", "runs DROP LANGUAGE"},
+		{"DROP AGGREGATE IF EXISTS agg(int)", "runs DROP AGGREGATE"},
+		{"DROP OPERATOR IF EXISTS === (int, int)", "runs DROP OPERATOR"},
+		{"DROP CAST IF EXISTS (text AS int)", "runs DROP CAST"},
+		{"DROP TYPE mood CASCADE", "query Q runs DROP TYPE mood CASCADE, which drops column m of fenced table jobs"},
+		{"DROP DOMAIN label CASCADE", "runs DROP DOMAIN label CASCADE, which drops column l of fenced table jobs"},
+		{"DROP DOMAIN label2 CASCADE", "drops column l of fenced table jobs"},
+		{"DROP COLLATION IF EXISTS mycoll CASCADE", "runs DROP COLLATION ... CASCADE, which drops what depends on it"},
+		{"DROP SEQUENCE IF EXISTS s CASCADE", "runs DROP SEQUENCE ... CASCADE"},
+		{"DROP TEXT SEARCH CONFIGURATION IF EXISTS cfg CASCADE", "runs DROP TSCONFIGURATION, a schema statement fencegen does not classify"},
+		{"DROP SCHEMA kinds CASCADE", "runs DROP SCHEMA ... CASCADE"},
+		{"ALTER TYPE mood RENAME VALUE 'ok' TO 'fine'", "query Q runs ALTER TYPE mood RENAME VALUE, which changes the value stored in column m of fenced table jobs"},
+	} {
+		_, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+tc.stmt+";")
+		if len(msgs) == 0 || !strings.Contains(strings.Join(msgs, "\n"), tc.want) {
+			t.Errorf("%s: got %q, want a refusal with %q", tc.stmt, msgs, tc.want)
+		} else if !strings.HasPrefix(msgs[0], "query.sql:2:1: ") {
+			t.Errorf("%s: refusal not at the statement: %q", tc.stmt, msgs[0])
+		}
+	}
+	for _, stmt := range []string{
+		"DROP TYPE other_t CASCADE",
+		"DROP DOMAIN other_d CASCADE",
+		"DROP TYPE mood",
+		"DROP TABLE other CASCADE",
+		"DROP INDEX other_o CASCADE",
+		"DROP SCHEMA empty CASCADE",
+		"ALTER TYPE mood ADD VALUE 'fine'",
+		"ALTER TYPE other_t RENAME VALUE 'x' TO 'y'",
+	} {
+		if _, msgs := analyzeSrc(t, schema, "-- name: Q :exec\n"+stmt+";"); len(msgs) > 0 {
+			t.Errorf("%s: refused: %q", stmt, msgs)
+		}
+	}
+}

@@ -595,6 +595,10 @@ func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
 		names, what = []sqlparse.Name{n.Table}, "ALTER TABLE"
 	case *sqlparse.Drop:
 		what = "DROP " + strings.ToUpper(n.Kind)
+		if ds := rawDrop(a.stmt.Raw); ds != nil {
+			// As written: DROP DOMAIN, DROP PROCEDURE, DROP ROUTINE.
+			what = "DROP " + strings.ToUpper(objectWord(ds.RemoveType))
+		}
 		switch n.Kind {
 		case "schema":
 			for _, nm := range n.Names {
@@ -606,11 +610,29 @@ func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
 			}
 		case "trigger", "rule":
 			names = n.On
-		case "function":
-			a.refuseAnyFenced(a.stmt.Start, "query %s runs DROP FUNCTION, which changes what the triggers, defaults and queries that call it do, unseen by fencegen's analysis of the other queries; schema changes belong in the schema files (migrations), which fencegen reads", q.Name)
+		case "function", "routine", "aggregate", "operator", "cast", "transform", "opclass", "opfamily", "extension", "language":
+			// Each drops functions (an extension its members, a language
+			// the functions written in it, with CASCADE), which changes
+			// what the calls of the same name resolve to, and with
+			// CASCADE the triggers that run them: the guard trigger too.
+			a.refuseAnyFenced(a.stmt.Start, "query %s runs %s, which changes what the triggers (the guard trigger among them), defaults and queries that call its functions do, unseen by fencegen's analysis of the other queries; schema changes belong in the schema files (migrations), which fencegen reads", q.Name, what)
 			return
 		default:
+			if !dropKindClassified[n.Kind] {
+				a.refuseAnyFenced(a.stmt.Start, "query %s runs %s, a schema statement fencegen does not classify, so it cannot show that it leaves the fenced tables and their guard alone; schema changes belong in the schema files (migrations), which fencegen reads", q.Name, what)
+				return
+			}
 			names = n.Names
+		}
+		if n.Cascade && a.dropCascadeReaches(q, n, what) {
+			return
+		}
+	case *sqlparse.AlterEnum:
+		if n.OldValue != "" {
+			if t, col := a.fencedTypeUser(n.Type); t != nil {
+				a.refuseFenced(a.stmt.Start, t, "query %s runs ALTER TYPE %s RENAME VALUE, which changes the value stored in column %s of fenced table %s in every row that holds it, without the guard; schema changes belong in the schema files (migrations), which fencegen reads", q.Name, n.Type.Name, col, t.QualifiedName())
+				return
+			}
 		}
 	case *sqlparse.Rename:
 		names, what = []sqlparse.Name{n.Target}, "ALTER ... RENAME"
@@ -686,6 +708,99 @@ func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
 	for _, w := range ws {
 		a.refuseHidden(a.stmt.Start, w, "%s", setOffMsg(q.Name, "runs a schema statement that calls", w))
 	}
+}
+
+// rawDrop is the DropStmt of raw, or nil.
+func rawDrop(raw *pg.Node) *pg.DropStmt {
+	if raw == nil {
+		return nil
+	}
+	if rs := raw.GetRawStmt(); rs != nil {
+		raw = rs.Stmt
+	}
+	return raw.GetDropStmt()
+}
+
+// dropKindClassified are the kinds of DROP (sqlparse.Drop.Kind) a query
+// file may run while the schema has a fenced table, without CASCADE,
+// when it names no fenced table (queryDDL; with CASCADE,
+// dropCascadeReaches decides): relations, indexes, types, collations,
+// schemas, triggers, rules, and objects no fenced table's column or
+// guard can depend on. A kind not here is refused (issue 24: DROP
+// ROUTINE and DROP EXTENSION ... CASCADE removed the guard trigger).
+var dropKindClassified = map[string]bool{
+	"table": true, "view": true, "materialized view": true, "foreign_table": true, "index": true, "sequence": true,
+	"type": true, "collation": true, "schema": true, "trigger": true, "rule": true, "policy": true,
+	"statistic_ext": true, "publication": true, "event_trigger": true,
+}
+
+// dropCascadeReaches refuses DROP ... CASCADE (n) when what PostgreSQL
+// drops with the object may be a column, default, trigger or function of
+// a fenced table or of its guard, and reports whether it refused. The
+// dependents it reads: a relation's row type as a fenced column's type;
+// a type or domain a fenced column is of (an array of it, a domain over
+// it, a composite or range type that may hold it); and, for any other
+// kind (a collation, a sequence, a text search configuration, a schema
+// holding types or functions), anything, as fencegen does not model
+// those dependencies.
+func (a *analyzer) dropCascadeReaches(q *Query, n *sqlparse.Drop, what string) bool {
+	const belongs = "schema changes belong in the schema files (migrations), which fencegen reads"
+	if a.errAt[a.stmt.Start] {
+		return true // refused already (DROP SCHEMA of a fenced table's)
+	}
+	for _, nm := range n.Names {
+		if t := a.cat.Table(nm.Schema, nm.Name); t != nil && (t.Fence != nil || len(a.cat.FencedDescendants(t)) > 0) {
+			return false // queryDDL refuses the drop of a fenced table
+		}
+	}
+	switch n.Kind {
+	case "table", "view", "materialized view", "foreign_table", "type":
+		for _, nm := range n.Names {
+			if t, col := a.fencedTypeUser(nm); t != nil {
+				a.refuseFenced(a.stmt.Start, t, "query %s runs %s %s CASCADE, which drops column %s of fenced table %s (of that type, or of one over it) and every row's value in it, without the guard; %s", q.Name, what, nm.Name, col, t.QualifiedName(), belongs)
+				return true
+			}
+		}
+		return false
+	case "index", "trigger", "rule", "policy", "statistic_ext", "publication", "event_trigger":
+		// Their dependents are constraints, statistics and publications
+		// (DROP TRIGGER and DROP RULE name their table, checked above).
+		return false
+	case "schema":
+		held := false
+		for _, nm := range n.Names {
+			if s := a.cat.Schema(nm.Name); s != nil && (len(s.Types) > 0 || len(s.Enums) > 0 || len(s.Funcs) > 0) {
+				held = true
+			}
+		}
+		if !held {
+			return false
+		}
+	}
+	a.refuseAnyFenced(a.stmt.Start, "query %s runs %s ... CASCADE, which drops what depends on it, and that may be a column, default or trigger of a fenced table or the guard's function, without the guard; without CASCADE PostgreSQL refuses a drop that would; %s", q.Name, what, belongs)
+	return true
+}
+
+// fencedTypeUser returns a fenced table, and its column, whose column
+// may be of the type or relation row type nm names: of it, an array of
+// it, a domain over it, or of a composite or range type (which may hold
+// it); nil when none.
+func (a *analyzer) fencedTypeUser(nm sqlparse.Name) (*catalog.Table, string) {
+	for _, t := range a.cat.FencedTables() {
+		for _, c := range t.Columns {
+			if c.DependsOnType(nm.Schema, nm.Name) {
+				return t, c.Name
+			}
+			if u := a.cat.UserType(c.Type.Schema, c.Type.Name); u != nil && u.Kind != "domain" {
+				return t, c.Name
+			}
+			if c.Type.Schema != "pg_catalog" && a.cat.Enum(c.Type.Schema, c.Type.Name) == nil && a.cat.UserType(c.Type.Schema, c.Type.Name) == nil {
+				// A relation's row type, or a type fencegen does not know.
+				return t, c.Name
+			}
+		}
+	}
+	return nil, ""
 }
 
 // builtinTriggerFuncs are PostgreSQL's own trigger functions (pg_catalog,

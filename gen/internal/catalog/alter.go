@@ -252,6 +252,7 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 		// A NOT NULL that came from the old type's domain goes with it.
 		c.domainNotNull = u.c.DomainNotNull(cmd.Type)
 		c.NotNull = c.attNotNull || c.domainNotNull
+		c.domains = u.c.domainChain(cmd.Type)
 		if c.sqlcNullable {
 			// sqlc applies the new type, and still no NOT NULL.
 			c.Sqlc.Type, c.Sqlc.DBType = c.Type, c.DBType

@@ -139,6 +139,21 @@ type Column struct {
 	// column, for errors it causes; seq orders it among the statements.
 	changed *diag.Error
 	seq     int
+	// domains are the domains the column's declared type goes through,
+	// outermost first (a domain over a domain gives both; an array of a
+	// domain too): DROP DOMAIN ... CASCADE of any of them drops the
+	// column, as PostgreSQL's dependencies do (issue 24).
+	domains []Type
+}
+
+// DependsOnType reports whether the column's type is, or is an array
+// of, or is declared through a domain that is, user type schema.name
+// (name in any schema when schema is ""): DROP TYPE or DROP DOMAIN ...
+// CASCADE of it drops the column, ALTER TYPE of it changes the stored
+// values.
+func (c *Column) DependsOnType(schema, name string) bool {
+	match := func(t Type) bool { return t.Name == name && (schema == "" || t.Schema == schema) }
+	return match(c.Type) || slices.ContainsFunc(c.domains, match)
 }
 
 // ColumnTyping is a type and nullability as sqlc declares a value; Any
@@ -604,6 +619,9 @@ type UserType struct {
 	Base    Type
 	NotNull bool
 	Comment string
+	// over are the domains a domain's base goes through, outermost
+	// first (CREATE DOMAIN d2 AS d1: d1 and d1's).
+	over []Type
 }
 
 // UnnamedColumn is an unnamed expression of a view's query (Table.Unnamed):
@@ -819,6 +837,19 @@ func (c *Catalog) domain(tn *sqlparse.TypeName) *UserType {
 		return d
 	}
 	return nil
+}
+
+// domainChain is the domains tn goes through, outermost first (tn a
+// domain or an array of one, over other domains); nil for other types.
+func (c *Catalog) domainChain(tn *sqlparse.TypeName) []Type {
+	if tn == nil {
+		return nil
+	}
+	d := c.UserType(tn.Schema, tn.Name)
+	if d == nil || d.Kind != "domain" {
+		return nil
+	}
+	return append([]Type{{Schema: d.Schema, Name: d.Name}}, d.over...)
 }
 
 // isDomain reports whether tn names a domain (not an array of one).

@@ -56,11 +56,22 @@ func (u *updater) drop(n *sqlparse.Drop) {
 					continue
 				}
 				if i := slices.IndexFunc(s.Types, func(e *UserType) bool { return e.Name == name.Name }); i >= 0 {
-					if s.Types[i].Kind != "domain" {
-						// A domain's columns have its base type here.
-						u.dropTypeColumns(n, Type{Schema: s.Name, Name: name.Name})
+					typ := Type{Schema: s.Name, Name: name.Name}
+					// A domain's columns have its base type and the
+					// domains they are declared through (Column.domains).
+					u.dropTypeColumns(n, typ)
+					if n.Cascade {
+						// Domains over it go with it (their columns
+						// went above: their chains hold typ).
+						for _, sc := range u.c.Schemas {
+							sc.Types = slices.DeleteFunc(sc.Types, func(d *UserType) bool {
+								return slices.Contains(d.over, typ)
+							})
+						}
 					}
-					s.Types = slices.Delete(s.Types, i, i+1)
+					if i = slices.IndexFunc(s.Types, func(e *UserType) bool { return e.Name == name.Name }); i >= 0 {
+						s.Types = slices.Delete(s.Types, i, i+1)
+					}
 					continue
 				}
 			}
@@ -172,7 +183,7 @@ func (u *updater) dropTypeColumns(n *sqlparse.Drop, typ Type) {
 	for _, s := range u.c.Schemas {
 		for _, t := range s.Tables {
 			for _, col := range slices.Clone(t.Columns) {
-				if col.Type.Schema == typ.Schema && col.Type.Name == typ.Name {
+				if col.DependsOnType(typ.Schema, typ.Name) {
 					u.dropColumn(t, col.Name)
 				}
 			}

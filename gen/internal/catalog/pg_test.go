@@ -58,6 +58,11 @@ var ddlCases = []struct{ name, ddl string }{
 	{"drop parent cascade", `CREATE TABLE p (id int); CREATE TABLE c (x int) INHERITS (p); CREATE TABLE g () INHERITS (c); DROP TABLE p CASCADE`},
 	{"drop schema cascade", `CREATE SCHEMA s; CREATE TABLE s.p (id int PRIMARY KEY); CREATE TABLE t (p_id int REFERENCES s.p); DROP SCHEMA s CASCADE`},
 	{"drop type cascade", `CREATE TYPE mood AS ENUM ('a'); CREATE TABLE t (id int, m mood UNIQUE, ms mood[]); DROP TYPE mood CASCADE`},
+	// DROP DOMAIN ... CASCADE drops the columns declared with it, an
+	// array of it or a domain over it, and the domains over it; a column
+	// of its name added after is new (issue 24, trial-pg3 finding 17).
+	{"drop domain cascade", `CREATE DOMAIN tok_t AS bigint; CREATE DOMAIN tok2 AS tok_t; CREATE TABLE t (id int PRIMARY KEY, tok tok_t NOT NULL DEFAULT 0, toks tok_t[], t2 tok2, n bigint); DROP DOMAIN tok_t CASCADE; ALTER TABLE t ADD COLUMN tok bigint NOT NULL DEFAULT 0; CREATE DOMAIN tok2 AS int`},
+	{"drop type under domain cascade", `CREATE TYPE mood AS ENUM ('a'); CREATE DOMAIN m2 AS mood; CREATE TABLE t (id int, m m2, k int); DROP TYPE mood CASCADE; DROP DOMAIN IF EXISTS m2`},
 	{"set schema", `CREATE SCHEMA s; CREATE TABLE s.p (id int PRIMARY KEY); CREATE TABLE t (p_id int REFERENCES s.p); ALTER TABLE s.p SET SCHEMA public; CREATE TYPE s.e AS ENUM ('x'); ALTER TYPE s.e SET SCHEMA public; CREATE TABLE u (e e)`},
 	{"schema rename", `CREATE SCHEMA s; CREATE TABLE s.p (id int PRIMARY KEY); CREATE TABLE s.c (p_id int REFERENCES s.p); ALTER SCHEMA s RENAME TO r`},
 	{"inherits", `CREATE TABLE p (id int PRIMARY KEY, a text NOT NULL); CREATE TABLE c (b int) INHERITS (p); ALTER TABLE p ADD COLUMN x int UNIQUE; ALTER TABLE p ALTER COLUMN a DROP NOT NULL`},

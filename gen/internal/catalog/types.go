@@ -82,7 +82,7 @@ func (u *updater) createDomain(n *sqlparse.CreateDomain) {
 	if s := u.newType(n.Type); s != nil {
 		base := u.resolveType(n.Base, n.Type.Loc)
 		s.Types = append(s.Types, &UserType{Schema: s.Name, Name: n.Type.Name, Kind: "domain", Base: base,
-			NotNull: n.NotNull || u.c.DomainNotNull(n.Base)})
+			NotNull: n.NotNull || u.c.DomainNotNull(n.Base), over: u.c.domainChain(n.Base)})
 	}
 }
 

@@ -337,8 +337,11 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // trigger at ddl_command_end records each command, as a write of the
 // table it changes (a table, or its index, trigger, rule or policy:
 // ALTER TABLE ... TYPE ... USING rewrites every stored token without a row
-// trigger) or else of the object's identity, and one at sql_drop each
-// object dropped. A statement that changes the schema writes something,
+// trigger) or else of the object's identity (a command on a type also
+// as a write of each table with a column of it: ALTER TYPE ... RENAME
+// VALUE changes their values), and one at sql_drop each object dropped,
+// a table's column, default, trigger, rule, constraint or policy that
+// CASCADE drops as a write of the table. A statement that changes the schema writes something,
 // so it is never an over-refusal.
 const ddlAuditSQL = `
 CREATE FUNCTION oracle_record_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$
@@ -354,15 +357,31 @@ BEGIN
             WHEN 'pg_policy'::regclass THEN (SELECT polrelid FROM pg_policy WHERE oid = d.objid)
             END), d.object_identity, d.command_tag), d.command_tag, 'DDL'
     FROM pg_event_trigger_ddl_commands() d;
+    -- A command on a type (ALTER TYPE ... RENAME VALUE) changes the
+    -- values of the tables whose columns are of it, an array of it or a
+    -- domain over it.
+    INSERT INTO oracle_audit (tbl, op, level)
+    SELECT DISTINCT n.nspname || '.' || t.relname, d.command_tag, 'DDL'
+    FROM pg_event_trigger_ddl_commands() d
+    JOIN pg_type ty ON d.classid = 'pg_type'::regclass AND (ty.oid = d.objid OR ty.typelem = d.objid OR ty.typbasetype = d.objid)
+    JOIN pg_attribute a ON a.atttypid = ty.oid AND a.attnum > 0 AND NOT a.attisdropped
+    JOIN pg_class t ON t.oid = a.attrelid AND t.relkind IN ('r', 'p')
+    JOIN pg_namespace n ON n.oid = t.relnamespace;
 END
 $$;
 CREATE EVENT TRIGGER oracle_ddl ON ddl_command_end EXECUTE FUNCTION oracle_record_ddl();
 CREATE FUNCTION oracle_record_drop() RETURNS event_trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO oracle_audit (tbl, op, level)
-    SELECT CASE WHEN object_type = 'table' THEN schema_name || '.' || object_name ELSE object_identity END,
+    SELECT CASE WHEN object_type = 'table' THEN schema_name || '.' || object_name
+                WHEN object_type IN ('table column', 'default value', 'trigger', 'rule', 'table constraint', 'policy')
+                    THEN address_names[1] || '.' || address_names[2]
+                ELSE object_identity END,
            'DROP ' || upper(object_type), 'DDL'
-    FROM pg_event_trigger_dropped_objects() WHERE original;
+    FROM pg_event_trigger_dropped_objects()
+    -- What CASCADE drops with the object: a table's columns, defaults,
+    -- triggers, rules, constraints and policies count as its writes.
+    WHERE original OR object_type IN ('table', 'table column', 'default value', 'trigger', 'rule', 'table constraint', 'policy');
 END
 $$;
 CREATE EVENT TRIGGER oracle_drop ON sql_drop EXECUTE FUNCTION oracle_record_drop();

@@ -381,3 +381,27 @@ EXPLAIN ANALYZE UPDATE jobs_rv SET state = @state WHERE id = @id;
 
 -- name: ExplainAnalyzeUnfenced :exec
 EXPLAIN ANALYZE UPDATE events SET note = @note WHERE id = @id;
+
+-- Query-file DDL whose CASCADE drops a fenced table's columns or trigger,
+-- or that rewrites its values (issue 24, trial-pg3 15 and 16): refused;
+-- the same of an unfenced table's types runs.
+-- name: DropMoodCascade :exec
+DROP TYPE mood CASCADE;
+
+-- name: DropLabelCascade :exec
+DROP DOMAIN label CASCADE;
+
+-- name: RenameMoodValue :exec
+ALTER TYPE mood RENAME VALUE 'ok' TO 'fine';
+
+-- name: DropGuardRoutine :exec
+DROP ROUTINE IF EXISTS feelings_guard() CASCADE;
+
+-- name: DropHueCascade :exec
+DROP TYPE hue CASCADE;
+
+-- name: DropTagCascade :exec
+DROP DOMAIN tag CASCADE;
+
+-- name: RenameHueValue :exec
+ALTER TYPE hue RENAME VALUE 'blue' TO 'green';

@@ -143,3 +143,16 @@ CREATE FUNCTION write_logs_v(bigint) RETURNS void LANGUAGE sql AS $$ UPDATE logs
 CREATE FUNCTION write_jobs_v(bigint) RETURNS void LANGUAGE sql AS $$ UPDATE jobs_vv SET state = 'f' WHERE id = $1 $$;
 CREATE TABLE logs_rule (id bigint PRIMARY KEY);
 CREATE RULE logs_rule_touch AS ON INSERT TO logs_rule DO ALSO UPDATE logs_v SET msg = 'r' WHERE id = NEW.id;
+
+-- Objects a fenced table's columns depend on (issue 24, trial-pg3 16): a
+-- DROP ... CASCADE of one drops the columns, ALTER TYPE ... RENAME VALUE
+-- rewrites them; those of an unfenced table alike.
+CREATE TYPE mood AS ENUM ('sad', 'ok');
+CREATE DOMAIN label AS text;
+CREATE TABLE feelings (id bigint PRIMARY KEY, m mood, l label, tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN feelings.tok IS 'fencegen:token';
+CREATE TYPE hue AS ENUM ('red', 'blue');
+CREATE DOMAIN tag AS text;
+CREATE TABLE colours (id bigint PRIMARY KEY, h hue, t tag);
+CREATE FUNCTION feelings_guard() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+CREATE TRIGGER feelings_guard BEFORE UPDATE ON feelings FOR EACH ROW EXECUTE FUNCTION feelings_guard();
