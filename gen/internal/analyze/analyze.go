@@ -975,6 +975,12 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		return nil, a.errs
 	}
 	nums := slices.Sorted(maps.Keys(a.params))
+	if len(nums) > 0 && nums[0] == 0 {
+		// sqlc v1.31.1 generates it; PostgreSQL refuses it when it
+		// runs ("there is no parameter $0").
+		a.errorf(a.stmt.Start, "query %s: $0 is no parameter: PostgreSQL numbers them from $1 and refuses $0 (\"there is no parameter $0\"), which sqlc generates", q.Name)
+		return nil, a.errs
+	}
 	for i, n := range nums {
 		if n != i+1 {
 			if a.namedFrom > 0 {

@@ -778,3 +778,14 @@ UPDATE t SET name = 'c' WHERE id = @id;
 		}
 	}
 }
+
+// A $0 is an error that says why: PostgreSQL numbers parameters from $1
+// and refuses $0 ("there is no parameter $0"), though sqlc v1.31.1
+// generates the query (the message spoke of a missing $1 before).
+func TestAnalyzeDollarZero(t *testing.T) {
+	_, errs := analyzeSrc(t, fencedSchema, "-- name: P :one\nSELECT id FROM t WHERE id = $0;\n")
+	want := `query.sql:2:1: query P: $0 is no parameter: PostgreSQL numbers them from $1 and refuses $0 ("there is no parameter $0"), which sqlc generates`
+	if len(errs) != 1 || errs[0] != want {
+		t.Errorf("errs = %q, want [%q]", errs, want)
+	}
+}
