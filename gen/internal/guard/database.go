@@ -514,6 +514,17 @@ type guardReplay struct {
 	// outlives the migration, a USING that rewrites every token), by
 	// what they set (settings: cleared by a later RESET of the same).
 	refused map[string]*cause
+	// routines are the functions and procedures the migrations create,
+	// by name (define); pending the event triggers and triggers that run
+	// one whose body is not harmless, reported when a guard migration
+	// exists.
+	routines map[string]*routineRisk
+	pending  []*cause
+	// localReplica is set while the migration being replayed has set
+	// session_replication_role to replica for its transaction (SET
+	// LOCAL); truncated are the guarded tables it truncated, by key.
+	localReplica bool
+	truncated    map[string]*cause
 }
 
 // parentRef is a table's parent: partitioned table or inheritance parent.
@@ -534,7 +545,8 @@ type strayTrigger struct {
 
 func newReplay() *guardReplay {
 	return &guardReplay{tables: map[string]guardInstalled{}, lost: map[string]*cause{}, funcs: map[string]guardFunc{},
-		parents: map[string][]parentRef{}, stray: map[string]strayTrigger{}, refused: map[string]*cause{}}
+		parents: map[string][]parentRef{}, stray: map[string]strayTrigger{}, refused: map[string]*cause{},
+		routines: map[string]*routineRisk{}, truncated: map[string]*cause{}}
 }
 
 // isGuardMigration reports whether b starts as a migration that fencegen
@@ -565,10 +577,13 @@ func replayGuard(files []*sqlparse.File) *guardReplay {
 		}
 		inline, format := inlineBlock(f.Src)
 		r.path = nil // a SET search_path lasts for its file (as the catalog reads it)
+		r.localReplica = false
+		clear(r.truncated)
 		for _, st := range f.Stmts {
 			if inline >= 0 && st.Start >= inline {
 				continue
 			}
+			r.define(f, st, "")
 			if len(r.migrations) > 0 {
 				r.statement(f, st)
 			} else if sp, ok := st.Node.(*sqlparse.SetSearchPath); ok && !sp.Local {
@@ -583,6 +598,11 @@ func replayGuard(files []*sqlparse.File) *guardReplay {
 			m := r.applyAt(f.Name, f.Src[inline:], bytes.Count(f.Src[:inline], []byte("\n")))
 			m.format = format
 			r.migrations = append(r.migrations, m)
+		}
+	}
+	if len(r.migrations) > 0 {
+		for i, c := range r.pending {
+			r.refused[fmt.Sprintf("pending %d", i)] = c
 		}
 	}
 	return r
@@ -738,7 +758,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		}
 		return c
 	}
-	if r.raw(f, st, at) {
+	if r.hidden(f, st, at) || r.raw(f, st, at) {
 		return
 	}
 	switch n := st.Node.(type) {
@@ -827,6 +847,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		}
 		in, ok := r.tables[key]
 		if !ok {
+			r.partitionTriggers(f, st, key, n.Table, at)
 			return
 		}
 		for _, op := range disabledTriggers(st) {
@@ -849,6 +870,15 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 				// The trigger reads the column by the name it was
 				// installed for: this new column, not the token.
 				in.shadowed = at("adds column %s to fenced table %s, the name its token column had before %s:%d:%d renamed it to %s", "", c.Column, n.Table.String(), in.broken.file, in.broken.line, in.broken.col, in.broken.renamedTo)
+				continue
+			case c.Kind == sqlparse.AlterAddColumn && readsColumn(in, c.Column) && in.broken != nil && in.broken.kind == "drop" ||
+				c.Kind == sqlparse.AlterAddColumn && readsColumn(in, c.Column) && in.broken != nil && strings.HasPrefix(in.broken.what, "drops column "):
+				// The token column dropped and added again: every row's
+				// token is the new column's default.
+				rc := at("adds token column %s to fenced table %s again after %s:%d:%d dropped it", "", c.Column, n.Table.String(), in.broken.file, in.broken.line, in.broken.col)
+				rc.advice = ": every row's stored token is lost (the new column holds its default), so a stale holder's write passes the guard; no guard migration can undo that: keep the column (rename or retype it instead)"
+				r.refused[fmt.Sprintf("readd %s:%d", f.Name, st.Start)] = rc
+				in.broken = nil // the trigger reads the column of the name again
 				continue
 			case c.Kind == sqlparse.AlterDropColumn && readsColumn(in, c.Column) && in.shadowed != nil:
 				// The new column of the old name goes again: the
@@ -913,7 +943,16 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 						r.lost[key] = at("drops schema %s with its fenced table %s, and with it the guard trigger that %s installs", "", name.Name, key, in.file)
 					}
 				}
-			case n.Kind == "function":
+			case (n.Kind == "extension" || n.Kind == "language") && name.Name == "plpgsql" && n.Cascade:
+				// Every guard function is LANGUAGE plpgsql: all go, and
+				// with them (CASCADE) every guard trigger.
+				for key, in := range r.tables {
+					delete(r.tables, key)
+					c := at("drops %s plpgsql, and with it (CASCADE) every guard function and the guard trigger of table %s that %s installs", "", n.Kind, key, in.file)
+					c.advice = ": every guard function is LANGUAGE plpgsql, so no guard migration installs a guard again until a migration creates the language again (CREATE EXTENSION plpgsql); until then the database lets a stale token's UPDATE of " + key + " from any writer through: remove this statement"
+					r.lost[key] = c
+				}
+			case n.Kind == "function" || n.Kind == "routine":
 				fn := sqlparse.QuoteIdent(name.Name)
 				if name.Schema != "" && name.Schema != catalog.DefaultSchema {
 					fn = sqlparse.QuoteIdent(name.Schema) + "." + fn
@@ -1136,16 +1175,17 @@ func (r *guardReplay) raw(f *sqlparse.File, st *sqlparse.Stmt, at func(what, fai
 
 // ReadsRaw reports whether the replay of the guard migrations reads a
 // schema statement's parse tree as pg_query returns it (Stmt.Raw), not
-// only its converted tree: the others' trees may be let go.
+// only its converted tree: the others' trees may be let go. It reads
+// every kind but CREATE TABLE, the types' and COMMENT, which run no code
+// (a CREATE TABLE's defaults and checks run on rows it does not have):
+// any other statement may call a function, run a DO block or change a
+// setting (replayhidden.go).
 func ReadsRaw(n *pg.Node) bool {
 	switch n.Node.(type) {
-	case *pg.Node_AlterTableStmt, *pg.Node_VariableSetStmt, *pg.Node_AlterDatabaseSetStmt, *pg.Node_AlterRoleSetStmt,
-		*pg.Node_CreateFunctionStmt, *pg.Node_AlterFunctionStmt, *pg.Node_AlterOwnerStmt, *pg.Node_AlterObjectSchemaStmt,
-		*pg.Node_AlterObjectDependsStmt, *pg.Node_CreateTrigStmt, *pg.Node_RenameStmt, *pg.Node_AlterSystemStmt,
-		*pg.Node_DropOwnedStmt, *pg.Node_ReassignOwnedStmt, *pg.Node_AlterExtensionContentsStmt:
-		return true
+	case *pg.Node_CreateStmt, *pg.Node_CommentStmt, *pg.Node_CompositeTypeStmt, *pg.Node_CreateEnumStmt, *pg.Node_CreateDomainStmt:
+		return false
 	}
-	return false
+	return true
 }
 
 // nodeName is the possibly qualified name a list of String nodes spells:

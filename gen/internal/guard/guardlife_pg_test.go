@@ -93,6 +93,37 @@ func TestGuardReplayWeakens(t *testing.T) {
 		{"DROP OWNED BY app;", "3:1: DROP OWNED drops every object of the roles it names", "", false},
 		{"REASSIGN OWNED BY app TO other;", "3:1: REASSIGN OWNED gives another owner every object", "", false},
 		{"ALTER EXTENSION ext ADD FUNCTION " + fn["jobs"] + "();", "3:1: makes an extension's drop drop the guard function", "", false},
+		// Code the statement's own tree does not show (trial-pg3 findings 5,
+		// 6, 7, 12): DO blocks are replayed statement by statement, dynamic
+		// SQL in them is a finding, and so is a call of a function whose
+		// body is not harmless, an event trigger running one, set_config
+		// and pg_settings, a partition's clone of the guard trigger, and
+		// token resets while the guard is off.
+		{"DO $$ BEGIN ALTER TABLE jobs DISABLE TRIGGER fencegen_guard; END $$;", "3:1: disables the guard trigger of fenced table jobs", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"DO $$ BEGIN EXECUTE 'DROP TRIGGER fencegen_guard ON jobs'; END $$;", "3:1: drops the guard trigger of table jobs", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"DO $$ DECLARE t text := 'jobs'; BEGIN EXECUTE format('DROP TRIGGER fencegen_guard ON %I', t); END $$;", "3:1: runs a DO block where", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"DO $$ BEGIN UPDATE jobs SET status = 'x'; PERFORM 1; END $$;", "", "UPDATE jobs SET tok = 1 WHERE id = 1", false},
+		{"DROP ROUTINE " + fn["jobs"] + "() CASCADE;", "3:1: drops the guard function", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"DROP EXTENSION plpgsql CASCADE;", "3:1: drops extension plpgsql, and with it (CASCADE) every guard function", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"CREATE FUNCTION kill() RETURNS void LANGUAGE plpgsql AS $k$ BEGIN DROP TRIGGER fencegen_guard ON jobs; END $k$;\nSELECT kill();", "4:1: calls kill, and the body of kill", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"CREATE PROCEDURE killp() LANGUAGE sql AS $k$ ALTER TABLE jobs DISABLE TRIGGER fencegen_guard $k$;\nCALL killp();", "4:1: calls killp, and the body of killp", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"CREATE FUNCTION kill2() RETURNS void LANGUAGE plpgsql AS $k$ BEGIN ALTER TABLE jobs DISABLE TRIGGER USER; END $k$;\nCREATE FUNCTION via() RETURNS void LANGUAGE sql AS $k$ SELECT kill2() $k$;\nSELECT via();", "5:1: calls via, and the body of kill2", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"CREATE FUNCTION touch() RETURNS int LANGUAGE sql AS $k$ UPDATE jobs SET status = 'y' RETURNING 1 $k$;\nSELECT touch();", "", "UPDATE jobs SET tok = 1 WHERE id = 1", false},
+		{"CREATE FUNCTION evf() RETURNS event_trigger LANGUAGE plpgsql AS $k$ BEGIN IF tg_tag = 'CREATE TABLE' THEN ALTER TABLE jobs DISABLE TRIGGER fencegen_guard; END IF; END $k$;\nCREATE EVENT TRIGGER evt ON ddl_command_end EXECUTE FUNCTION evf();\nCREATE TABLE unrelated (id int);", "4:1: creates event trigger evt, which runs function evf", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"SELECT set_config('session_replication_role', 'replica', false);", "3:1: sets session_replication_role to replica for the migration's session", "", false},
+		{"SELECT pg_catalog.set_config('session_replication_role', 'replica', false);", "3:1: sets session_replication_role to replica for the migration's session", "", false},
+		{"SELECT set_config('session_replication_role', 'replica', true);", "", "", false},
+		{"UPDATE pg_settings SET setting = 'replica' WHERE name = 'session_replication_role';", "3:1: writes pg_settings", "", false},
+		{"ALTER TABLE parts_1 DISABLE TRIGGER fencegen_guard;", "3:1: disables the clone of the guard trigger of fenced table parts on its partition parts_1", "UPDATE parts SET tok = 1 WHERE id = 1", true},
+		{"ALTER TABLE parts_1 DISABLE TRIGGER USER;", "3:1: disables the clone of the guard trigger of fenced table parts on its partition parts_1", "UPDATE parts SET tok = 1 WHERE id = 1", true},
+		{"ALTER TABLE parts_1 ENABLE REPLICA TRIGGER fencegen_guard;", "3:1: makes fire only in sessions whose session_replication_role is replica (ENABLE REPLICA TRIGGER) the clone", "UPDATE parts SET tok = 1 WHERE id = 1", true},
+		{"ALTER TABLE parts_1 DISABLE TRIGGER fencegen_guard;\nALTER TABLE parts_1 ENABLE TRIGGER fencegen_guard;", "", "UPDATE parts SET tok = 1 WHERE id = 1", false},
+		{"ALTER TABLE jobs DISABLE TRIGGER fencegen_guard;\nUPDATE jobs SET tok = 0;\nALTER TABLE jobs ENABLE TRIGGER fencegen_guard;", "4:1: sets token column tok of fenced table jobs while", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"ALTER TABLE jobs DISABLE TRIGGER fencegen_guard;\nUPDATE jobs SET status = 'z';\nALTER TABLE jobs ENABLE TRIGGER fencegen_guard;", "", "UPDATE jobs SET tok = 1 WHERE id = 1", false},
+		{"SET LOCAL session_replication_role = replica;\nUPDATE jobs SET tok = 0;", "4:1: sets token column tok of fenced table jobs while the migration's transaction runs with session_replication_role replica", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"SELECT set_config('session_replication_role', 'replica', true);\nUPDATE jobs SET tok = 0;", "4:1: sets token column tok of fenced table jobs while the migration's transaction runs with session_replication_role replica", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"CREATE TABLE jobs_tmp AS SELECT * FROM jobs;\nTRUNCATE jobs;\nINSERT INTO jobs (id, status) SELECT id, status FROM jobs_tmp;", "4:1: truncates fenced table jobs", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		{"ALTER TABLE jobs DROP COLUMN tok;\nALTER TABLE jobs ADD COLUMN tok bigint NOT NULL DEFAULT 0;\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';", "4:1: adds token column tok to fenced table jobs again", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
 	} {
 		later := parseFiles(t, writeFile(t, dir, "m/3_change.sql", "-- +goose Up\n-- change\n"+tc.sql+"\n"))[0]
 		found := g.compare(replayGuard(append(slices.Clip(files), later)), nil)
