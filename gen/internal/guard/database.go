@@ -1144,6 +1144,30 @@ func (r *guardReplay) raw(f *sqlparse.File, st *sqlparse.Stmt, at func(what, fai
 	case *pg.Node_RenameStmt:
 		rn := n.RenameStmt
 		switch {
+		case rn.GetRenameType() == pg.ObjectType_OBJECT_SCHEMA:
+			// Its tables move with it, triggers and all: a table created
+			// again in the old schema has none.
+			old, to := rn.GetSubname(), rn.GetNewname()
+			took := false
+			for _, key := range slices.Sorted(maps.Keys(r.tables)) {
+				if !inSchema(key, old) {
+					continue
+				}
+				part := strings.TrimPrefix(key, sqlparse.QuoteIdent(old)+".")
+				toKey := sqlparse.QuoteIdent(to) + "." + part
+				if to == catalog.DefaultSchema {
+					toKey = part
+				}
+				in := r.tables[key]
+				in.renamed = at("renames schema %s to %s, and with it fenced table %s (to %s)", "", old, to, key, toKey)
+				delete(r.tables, key)
+				r.vacate(key, in, in.renamed)
+				delete(r.lost, toKey)
+				r.tables[toKey] = in
+				r.moved(key, toKey)
+				took = true
+			}
+			return took
 		case routine(rn.GetRenameType()):
 			return fnTables(owa(rn.GetObject()), "renames (to "+rn.GetNewname()+")")
 		case rn.GetRenameType() == pg.ObjectType_OBJECT_TRIGGER:

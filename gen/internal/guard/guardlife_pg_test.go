@@ -123,6 +123,9 @@ func TestGuardReplayWeakens(t *testing.T) {
 		{"SET LOCAL session_replication_role = replica;\nUPDATE jobs SET tok = 0;", "4:1: sets token column tok of fenced table jobs while the migration's transaction runs with session_replication_role replica", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
 		{"SELECT set_config('session_replication_role', 'replica', true);\nUPDATE jobs SET tok = 0;", "4:1: sets token column tok of fenced table jobs while the migration's transaction runs with session_replication_role replica", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
 		{"CREATE TABLE jobs_tmp AS SELECT * FROM jobs;\nTRUNCATE jobs;\nINSERT INTO jobs (id, status) SELECT id, status FROM jobs_tmp;", "4:1: truncates fenced table jobs", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
+		// The schema renamed: its tables keep their triggers; the table
+		// created again in its place has none (the guard goes -into it).
+		{"ALTER SCHEMA public RENAME TO legacy;\nCREATE SCHEMA public;\nCREATE TABLE public.jobs (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN public.jobs.tok IS 'fencegen:token';", "3:1: renames schema public to legacy, and with it fenced table jobs (to legacy.jobs); table jobs is fenced, so its guard belongs in the migration that creates it again", "", false},
 		{"ALTER TABLE jobs DROP COLUMN tok;\nALTER TABLE jobs ADD COLUMN tok bigint NOT NULL DEFAULT 0;\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';", "4:1: adds token column tok to fenced table jobs again", "UPDATE jobs SET tok = 1 WHERE id = 1", true},
 	} {
 		later := parseFiles(t, writeFile(t, dir, "m/3_change.sql", "-- +goose Up\n-- change\n"+tc.sql+"\n"))[0]
