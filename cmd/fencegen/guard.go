@@ -112,6 +112,9 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
 		return exitError
 	}
+	for _, gm := range goMigrations(f.dir) {
+		fmt.Fprintf(stderr, "fencegen: note: %s is a Go migration: its version is counted, but fencegen reads only .sql migrations, so what it does to the schema or the guard trigger is not checked\n", filepath.ToSlash(relPath(gm)))
+	}
 	g.Unfence(f.unfence)
 	if f.into != "" {
 		return guardInto(g, ups, out.Guards, f, stdout, stderr)
@@ -256,11 +259,15 @@ func pickGuard(guards []*gen.Guard, out string) (*gen.Guard, error) {
 const timestampLayout = "20060102150405"
 
 // nextVersion returns the version of a new migration in dir: when its
-// .sql files are numbered with sequence numbers (fewer than 14 digits, as
+// migrations are numbered with sequence numbers (fewer than 14 digits, as
 // golang-migrate -seq and goose -s write them), one more than the
 // highest, as wide as it; otherwise (timestamps, or no numbered file) the
 // UTC time now as YYYYMMDDHHMMSS, or one more than the highest timestamp
-// when that is later.
+// when that is later. Every file whose name starts with a version counts,
+// whatever its extension: goose's Go migrations (00002_backfill.go, a
+// version goose refuses to see twice), golang-migrate's up and down files
+// of any extension, and the .sql files of dbmate and Atlas; counting a
+// file a tool ignores only leaves a gap, which none of them minds.
 func nextVersion(dir string, now time.Time) (string, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) { // a missing dir is created empty
@@ -270,7 +277,7 @@ func nextVersion(dir string, now time.Time) (string, error) {
 	width := 0
 	for _, de := range ents {
 		n := de.Name()
-		if de.IsDir() || !strings.HasSuffix(n, ".sql") {
+		if de.IsDir() || strings.HasPrefix(n, ".") {
 			continue
 		}
 		i := 0
@@ -299,6 +306,25 @@ func nextVersion(dir string, now time.Time) (string, error) {
 		return stamp, nil
 	}
 	return strconv.FormatUint(max+1, 10), nil
+}
+
+// goMigrations returns goose's Go migrations in dir: files named
+// <version>_<name>.go other than tests. fencegen reads .sql migrations
+// only, so what they do to the schema and the guard is not replayed.
+func goMigrations(dir string) []string {
+	ents, _ := os.ReadDir(dir)
+	var out []string
+	for _, de := range ents {
+		n := de.Name()
+		i := 0
+		for i < len(n) && n[i] >= '0' && n[i] <= '9' {
+			i++
+		}
+		if !de.IsDir() && i > 0 && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	return out
 }
 
 // upMigrations returns the files of dir a migration tool applies going

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -165,5 +166,35 @@ func TestGuardDocShowsCheckOutput(t *testing.T) {
 	}
 	if line := fmt.Sprintf("`-- fencegen guard template: %d`", gen.GuardTemplateVersion); !strings.Contains(doc, line) {
 		t.Errorf("docs/database-guard.md does not quote the header line %s", line)
+	}
+}
+
+// nextVersion numbers after every file a migration tool counts as a
+// migration, whatever its extension: goose's Go migrations and
+// golang-migrate's up and down files (issue 24, trial-pg3 finding 14);
+// files without a version and hidden ones do not count.
+func TestNextVersionCountsEveryMigration(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, tc := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{"00001_init.sql", "00002_backfill.go"}, "00003"},
+		{[]string{"00001_init.sql", "00002_backfill.go", "00007_helpers_test.go"}, "00008"},
+		{[]string{"000001_init.up.sql", "000001_init.down.sql", "000002_seed.up.json", "000002_seed.down.json"}, "000003"},
+		{[]string{"20260101000000_init.sql", "20270101000000_later.go"}, "20270101000001"},
+		{[]string{"20250101000000_init.sql"}, "20260102030405"},
+		{[]string{"schema.sql", ".00009_swap.sql", "atlas.sum"}, "20260102030405"},
+	} {
+		dir := t.TempDir()
+		for _, f := range tc.files {
+			if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := nextVersion(dir, now)
+		if err != nil || got != tc.want {
+			t.Errorf("%v: nextVersion = %q, %v; want %q", tc.files, got, err, tc.want)
+		}
 	}
 }
