@@ -656,6 +656,9 @@ type Catalog struct {
 	// mysqlUse is the database a MySQL schema's first USE selected
 	// before it defined anything: the project's (see updater.mysqlUse).
 	mysqlUse string
+	// isMySQL is set once a MySQL statement has been applied: keys and
+	// indexes are then named per table (relationNameTaken).
+	isMySQL bool
 	// seq counts the statements applied (Update), to order marks and
 	// column changes.
 	seq int

@@ -139,14 +139,22 @@ func (t *Table) renameConstraint(old, new string) bool {
 
 // relationNameTaken reports whether name is a relation of t's schema: a
 // table, view or sequence, t itself, or a constraint's index.
+//
+// MySQL and MariaDB name a key (an index) per table, apart from tables:
+// for a MySQL table only t's own keys and indexes take a name, so that a
+// table swapped in (RENAME TABLE a TO a_old, b TO a) keeps keys named as
+// a_old's.
 func (c *Catalog) relationNameTaken(t *Table, name string) bool {
-	if t.Name == name {
-		return true
-	}
 	has := func(x *Table) bool {
 		_, key := x.keys[name]
 		_, index := x.indexes[name]
 		return key || index
+	}
+	if c.isMySQL {
+		return has(t)
+	}
+	if t.Name == name {
+		return true
 	}
 	if has(t) {
 		return true

@@ -66,6 +66,45 @@ func TestMySQLUniqueKeysOnMariaDB(t *testing.T) {
 	}
 }
 
+// TestMySQLUniqueKeysAfterSwap (issue 27, trial-my3 F7): MySQL names a
+// key per table, so the copy-and-swap of a table (RENAME TABLE jobs TO
+// jobs_old, jobs_new TO jobs) keeps the new table's keys whatever the
+// old table's key names; MariaDB, given the same statements, lists the
+// same unique keys of jobs and of jobs_old.
+func TestMySQLUniqueKeysAfterSwap(t *testing.T) {
+	schemas := []string{
+		"CREATE TABLE jobs (id BIGINT PRIMARY KEY, name VARCHAR(50) NOT NULL, tok BIGINT NOT NULL DEFAULT 0, UNIQUE KEY uk_name (name))",
+		"RENAME TABLE jobs TO jobs_old",
+		"CREATE TABLE jobs_new (id BIGINT PRIMARY KEY, name VARCHAR(50) NOT NULL, code INT, tok BIGINT NOT NULL DEFAULT 0, UNIQUE KEY uk_name (name), UNIQUE KEY jobs_old (code))",
+		"CREATE UNIQUE INDEX uk_code ON jobs_new (code, name)",
+		"CREATE UNIQUE INDEX uk_code ON jobs_old (name, id)",
+		"RENAME TABLE jobs_new TO jobs",
+	}
+	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
+	f, err := mysqlparse.ParseSchema("schema.sql", []byte(strings.Join(schemas, ";\n")+";\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range f.Stmts {
+		cat.Update(f, s)
+	}
+	if errs := cat.Validate().Sort(); len(errs) > 0 {
+		t.Fatalf("catalog: %v", errs)
+	}
+	db := testenv.MySQL(t, "", schemas...)
+	for _, table := range []string{"jobs", "jobs_old"} {
+		keys, _ := cat.Table("", table).UniqueKeys()
+		var got []string
+		for _, k := range keys {
+			got = append(got, strings.Join(k, ","))
+		}
+		slices.Sort(got)
+		if want := serverUniqueKeys(t, db, table); !slices.Equal(got, want) {
+			t.Errorf("table %s: the catalog's unique keys are %q, MariaDB's %q", table, got, want)
+		}
+	}
+}
+
 // serverUniqueKeys lists table's unique keys as the server holds them:
 // each key's columns in order, joined with commas, sorted.
 func serverUniqueKeys(t *testing.T, db *sql.DB, table string) []string {

@@ -22,6 +22,7 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 	}
 	u := &updater{c: c, f: f, s: s}
 	if s.MySQL != nil {
+		c.isMySQL = true
 		u.mysql(s.Node)
 		return
 	}
