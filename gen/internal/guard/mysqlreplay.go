@@ -94,6 +94,10 @@ type mysqlReplay struct {
 	// fencegen cannot read (mysqlwrites.TriggerDrops).
 	droppedTrigger map[string]*cause
 	unread         []*cause
+	// reset holds, by table and column, the ALTER TABLE that dropped the
+	// column and added it again in one statement: every row's value is
+	// then the new column's default.
+	reset map[string]map[string]*cause
 }
 
 // mysqlRecreated is a table that took the name of one that had guard
@@ -128,7 +132,7 @@ func (r *mysqlReplay) leaves(table string, guarded bool, c *cause) {
 // replayMySQLGuard replays files in the order given.
 func replayMySQLGuard(files []*sqlparse.File) *mysqlReplay {
 	r := &mysqlReplay{triggers: map[string]*mysqlTrigger{}, dropped: map[string]*cause{}, vacated: map[string]*cause{}, recreated: map[string]mysqlRecreated{},
-		droppedTrigger: map[string]*cause{}}
+		droppedTrigger: map[string]*cause{}, reset: map[string]map[string]*cause{}}
 	for _, f := range files {
 		if isMySQLGuardMigration(f.Src) {
 			r.applyGuard(f)
@@ -295,7 +299,29 @@ func (r *mysqlReplay) applyTeam(f *sqlparse.File, end int) {
 			}
 		case *ast.AlterTableStmt:
 			table := n.Table.Name.L
+			// A column dropped and added again in one ALTER TABLE is
+			// there after it (the triggers that read it keep working),
+			// with every row holding the new column's default.
+			added := map[string]bool{}
 			for _, spec := range n.Specs {
+				if spec.Tp == ast.AlterTableAddColumns {
+					for _, c := range spec.NewColumns {
+						added[c.Name.Name.L] = true
+					}
+				}
+			}
+			for _, spec := range n.Specs {
+				if spec.Tp == ast.AlterTableDropColumn && added[spec.OldColumnName.Name.L] {
+					if r.reset[table] == nil {
+						r.reset[table] = map[string]*cause{}
+					}
+					r.reset[table][spec.OldColumnName.Name.L] = at(st.Start, "ALTER TABLE drops column "+spec.OldColumnName.Name.O+" of "+n.Table.Name.O+" and adds it again in the same statement")
+				}
+			}
+			for _, spec := range n.Specs {
+				if spec.Tp == ast.AlterTableDropColumn && added[spec.OldColumnName.Name.L] {
+					continue
+				}
 				switch spec.Tp {
 				case ast.AlterTableRenameTable:
 					r.renameTable(table, spec.NewTable.Name.L, at(st.Start, "ALTER TABLE renames table "+n.Table.Name.O+" to "+spec.NewTable.Name.O))
@@ -462,6 +488,12 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 	wanted := map[string]bool{}
 	for _, t := range g.mysql {
 		table := strings.ToLower(t.Table)
+		if c := have.reset[table][strings.ToLower(t.Column)]; c != nil {
+			// Not a broken trigger (the column is there again), and not
+			// mended by the guard in this migration (-into): the stored
+			// tokens are gone.
+			out = append(out, because(c, ": %s is the token column of %s (fenced), so once this is applied every row's token is the new column's default, lower than the tokens leases have issued, and a stale holder's write passes both the guard trigger and the generated code; keep the column and change it in place (ALTER TABLE %s MODIFY COLUMN %s ..., which keeps the stored tokens)", t.Column, t.Table, mysqlIdent(t.Table), mysqlIdent(t.Column)))
+		}
 		_, creates := t.statements()
 		for i := range creates {
 			event := mysqlTriggerEvents[i].event

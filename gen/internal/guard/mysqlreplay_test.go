@@ -194,6 +194,19 @@ var mysqlReplayScenarios = []struct {
 		},
 	},
 	{
+		// Issue 27, trial-my3 F9: the column is there after the one
+		// statement (the triggers keep working), every token reset to
+		// the default: a finding at the statement, whatever the guard.
+		name: "token column dropped and added in one statement",
+		files: []mysqlMigration{
+			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
+			{name: "2_fencegen_guard.sql", guard: []mysqlGuardTable{{Table: "accounts", Column: "tok"}}},
+			{name: "3_reset.sql", sql: "ALTER TABLE accounts DROP COLUMN tok, ADD COLUMN tok BIGINT NOT NULL DEFAULT 0;"},
+		},
+		fenced: []mysqlGuardTable{{Table: "accounts", Column: "tok"}},
+		want:   []string{"3_reset.sql:2:1: ALTER TABLE drops column tok of accounts and adds it again in the same statement: tok is the token column of accounts (fenced), so once this is applied every row's token is the new column's default"},
+	},
+	{
 		name: "trigger dropped by a procedure",
 		files: []mysqlMigration{
 			{name: "1_init.sql", sql: "CREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);"},
