@@ -43,6 +43,9 @@ func isConfigErr(err error) bool {
 //     ("<prefix>/fencegen-check/lock") attached to it and revokes it,
 //     which reports a user without permission on the prefix or the lease
 //     API (authentication on) as lease.ErrConfig;
+//   - returns lease.ErrConfig when etcd granted fewer seconds than the
+//     TTL needs (the local deadline would outlast the etcd lease), as
+//     Acquire does;
 //   - warns, through Options.Logger, when etcd granted more seconds than
 //     asked (its minimum TTL is 1.5 election timeouts): a holder that
 //     dies without releasing blocks the resource that long;
@@ -78,6 +81,13 @@ func (c *Client) Check(ctx context.Context) error {
 		return err
 	}); err != nil {
 		return err
+	}
+	if err := shortGrant(g.TTL, tm); err != nil {
+		_ = call("revoke", func(ctx context.Context) error {
+			_, err := c.cli.Revoke(ctx, g.ID)
+			return err
+		})
+		return &opError{op: "check", err: err}
 	}
 	if g.TTL > tm.grantSeconds {
 		c.log(ctx, slog.LevelWarn, fmt.Sprintf("lease check: etcd granted %ds for a TTL of %v (its minimum lease TTL is 1.5 election timeouts): a holder that dies without releasing keeps the resource %ds", g.TTL, tm.ttl, g.TTL), "", 0)

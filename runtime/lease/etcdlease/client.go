@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/url"
 	"strconv"
@@ -174,6 +175,11 @@ type Client struct {
 	// this Client; a successful acquire at or below the value read before
 	// its request was sent means the revision went back.
 	maxRev atomic.Int64
+	// tokens maps each resource this Client acquired or advanced to an
+	// *atomic.Int64: the highest token it minted for it, or that it saw
+	// the next token must exceed (Advance). A token at or below it means
+	// etcd went back (see acquire). One entry per resource name.
+	tokens sync.Map
 	// highWater holds the resources whose Options.HighWater mark has been
 	// applied since New or since the last rewind this Client saw.
 	highWater sync.Map
@@ -243,14 +249,18 @@ func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resour
 // It returns an error wrapping lease.ErrNotAcquired when another lease
 // holds the key (an answer from etcd; the granted etcd lease is revoked
 // in the background), lease.ErrConfig for a TTL or options the lease
-// cannot keep, lease.ErrInvalidResource for an empty name,
+// cannot keep (also when etcd grants fewer seconds than ttl needs, or
+// when base + revision would exceed 2^63−1: a token never wraps),
+// lease.ErrInvalidResource for an empty name,
 // lease.ErrAcquireTooSlow when less than MinValidity (default TTL/2) of
 // local validity was left when the reply came (the key is revoked first).
 //
 // Tokens never go back while the Client sees them: a successful acquire
-// at a revision at or below one an earlier reply showed (etcd went back
-// to a snapshot) is revoked, the base raised above the highest token the
-// Client could have seen minted (lease.EventCounterRegressed), and the
+// at a revision at or below one an earlier reply showed, or with a token
+// at or below one this Client minted for resource or saw Advance raise
+// it to (etcd went back to a snapshot, base key included), is revoked,
+// the base raised above the highest token the Client could have seen
+// minted (lease.EventCounterRegressed), and the
 // acquire tried once more. With Options.HighWater, the first Acquire of
 // each resource, and every one after such a rewind, first raises the
 // base above the durable mark (one more round trip, see Advance). When ctx ends or a call
@@ -271,7 +281,10 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	l, rewound, err := c.acquire(ctx, op, resource, tm)
 	if rewound {
 		// The base was raised above every token this Client saw; once more.
-		l, _, err = c.acquire(ctx, op, resource, tm)
+		l, rewound, err = c.acquire(ctx, op, resource, tm)
+		if rewound && err == nil {
+			err = &opError{op: op, err: fmt.Errorf("%w: etcd went back again while raising the base", lease.ErrNotAcquired)}
+		}
 	}
 	return l, err
 }
@@ -304,6 +317,12 @@ func (c *Client) acquire(ctx context.Context, op, resource string, tm timing) (_
 		return nil, false, c.failed(op, ctx, gctx, "grant", tm.callTimeout, err)
 	}
 	id := g.ID
+	if err := shortGrant(g.TTL, tm); err != nil {
+		// The local deadline is computed from the TTL: it must never
+		// outlast what the server grants.
+		c.revoke(ctx, id, tm)
+		return nil, false, &opError{op: op, err: err}
+	}
 	if c.afterGrant != nil {
 		c.afterGrant(id)
 	}
@@ -340,16 +359,29 @@ func (c *Client) acquire(ctx context.Context, op, resource string, tm timing) (_
 		c.revoke(ctx, id, tm)
 		return nil, false, &opError{op: op, err: fmt.Errorf("%w: %v", lease.ErrConfig, err)}
 	}
-	if rev <= seen {
+	token, err := tokenOf(baseKey, base, rev)
+	if err != nil {
+		c.revoke(ctx, id, tm)
+		return nil, false, &opError{op: op, err: err}
+	}
+	minted := c.minted(resource)
+	if rev <= seen || token <= minted {
 		// A put raises the revision, and etcd's reads and writes are
 		// linearizable: a revision at or below one seen before the grant
 		// was sent means the store went back (a snapshot restore), and
-		// this token may have been handed out already.
+		// this token may have been handed out already. A token at or
+		// below one this Client minted or saw for resource means the
+		// same, also when the revision has caught up but the base was
+		// rewound with it.
 		c.revoke(ctx, id, tm)
-		return nil, true, c.rewound(ctx, op, resource, fence.Token(base+seen), rev)
+		atLeast := minted
+		if base <= math.MaxInt64-seen {
+			atLeast = max(atLeast, fence.Token(base+seen))
+		}
+		return nil, true, c.rewound(ctx, op, resource, atLeast, rev)
 	}
 	c.sawRev(rev)
-	token := fence.Token(base + rev)
+	c.sawToken(resource, token)
 	if left := tm.ttl - tm.margin - time.Since(send); left < tm.minValidity {
 		c.revoke(ctx, id, tm)
 		return nil, false, &opError{op: op, err: fmt.Errorf("%w: %v of validity left", lease.ErrAcquireTooSlow, left.Round(time.Millisecond))}
@@ -358,6 +390,53 @@ func (c *Client) acquire(ctx context.Context, op, resource string, tm timing) (_
 	c.log(ctx, slog.LevelDebug, "lease acquired", resource, token, "etcd_lease", int64(id))
 	c.emit(ctx, lease.Event{Kind: lease.EventAcquired, Resource: resource, Token: token})
 	return l, false, nil
+}
+
+// shortGrant returns an error wrapping lease.ErrConfig when etcd granted
+// fewer seconds than the TTL needs: the lease's local deadline, computed
+// from the TTL, would outlast the etcd lease, and another holder could
+// take the resource while this one's context is still valid.
+func shortGrant(granted int64, tm timing) error {
+	if granted >= tm.grantSeconds {
+		return nil
+	}
+	return fmt.Errorf("%w: etcd granted a lease of %ds for TTL %v (%ds): the lease cannot keep a TTL the server shortens", lease.ErrConfig, granted, tm.ttl, tm.grantSeconds)
+}
+
+// tokenOf returns base + rev, the token minted at revision rev, or an
+// error wrapping lease.ErrConfig when it exceeds math.MaxInt64 (a base
+// raised near the top by Advance or HighWater): a token is never wrapped
+// below 1 or below an earlier one, as the Redis lease's counter refuses
+// to overflow.
+func tokenOf(baseKey string, base, rev int64) (fence.Token, error) {
+	if base > math.MaxInt64-rev {
+		return 0, fmt.Errorf("%w: token overflow: base %d (key %q) + revision %d exceeds 2^63-1", lease.ErrConfig, base, baseKey, rev)
+	}
+	return fence.Token(base + rev), nil
+}
+
+// minted returns the highest token this Client minted for resource or
+// saw its next token exceed (Advance), 0 if none.
+func (c *Client) minted(resource string) fence.Token {
+	if v, ok := c.tokens.Load(resource); ok {
+		return fence.Token(v.(*atomic.Int64).Load())
+	}
+	return 0
+}
+
+// sawToken records t as minted for resource, if above the last one.
+func (c *Client) sawToken(resource string, t fence.Token) {
+	v, ok := c.tokens.Load(resource)
+	if !ok {
+		v, _ = c.tokens.LoadOrStore(resource, new(atomic.Int64))
+	}
+	p := v.(*atomic.Int64)
+	for {
+		old := p.Load()
+		if int64(t) <= old || p.CompareAndSwap(old, int64(t)) {
+			return
+		}
+	}
 }
 
 // sawRev records rev, the revision of a linearizable reply.
@@ -371,14 +450,16 @@ func (c *Client) sawRev(rev int64) {
 }
 
 // rewound handles a revision found at rev, below one this Client had
-// seen: it raises resource's base above atLeast (base + the highest
-// revision seen, so above every token of resource this Client saw
-// minted; Advance reports lease.EventCounterRegressed), forgets which
+// seen, or a token at or below one it had minted for resource: it raises
+// resource's base above atLeast (the higher of base + the highest
+// revision seen and the highest token of resource this Client minted, so
+// above every token of resource this Client saw minted; Advance reports
+// lease.EventCounterRegressed), forgets which
 // resources had their HighWater mark applied, so that every resource asks
 // again, and starts tracking revisions from rev. It returns nil, or the
 // error of Advance.
 func (c *Client) rewound(ctx context.Context, op, resource string, atLeast fence.Token, rev int64) error {
-	c.log(ctx, slog.LevelError, "etcd revision went back (a snapshot restore without --bump-revision?)", resource, 0, "revision", rev, "seen", int64(atLeast))
+	c.log(ctx, slog.LevelError, "etcd revision or base went back (a snapshot restore without --bump-revision?)", resource, 0, "revision", rev, "seen", int64(atLeast))
 	c.highWater.Clear()
 	c.maxRev.Store(rev)
 	if _, err := c.Advance(ctx, resource, atLeast); err != nil {
@@ -545,8 +626,12 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 		}
 		rev := g.Header.Revision
 		c.sawRev(rev)
-		cur := fence.Token(base + rev) // the next token exceeds it
+		cur := fence.Token(math.MaxInt64) // the next Acquire refuses to overflow
+		if base <= math.MaxInt64-rev {
+			cur = fence.Token(base + rev) // the next token exceeds it
+		}
 		if cur >= atLeast {
+			c.sawToken(resource, cur)
 			return cur, nil
 		}
 		var modRev int64
@@ -564,6 +649,7 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 		if !t.Succeeded {
 			continue // another Advance raised it meanwhile: read again
 		}
+		c.sawToken(resource, atLeast)
 		c.emit(ctx, lease.Event{Kind: lease.EventCounterRegressed, Resource: resource, From: cur, To: atLeast})
 		if lg := c.opts.Logger; lg != nil {
 			lg.Log(ctx, slog.LevelError, "lease tokens regressed (etcd revision rewound, e.g. a snapshot restore without --bump-revision); base raised",

@@ -64,9 +64,14 @@
 //     with --bump-revision <n> --mark-compacted (etcdutl and etcdctl
 //     snapshot restore from etcd 3.5.10, etcd-io/etcd#16165, and 3.6;
 //     etcd 3.4's etcdctl has neither flag), the bump larger than the
-//     writes the snapshot misses. Without it: a Client that saw the higher
-//     revisions before the restore notices the revision going back at
-//     its next Acquire and mints above them; Options.HighWater makes a
+//     writes the snapshot misses. Without it: a Client that minted
+//     tokens before the restore mints above the highest of them, for
+//     every resource it minted for (or advanced), at its next Acquire of
+//     that resource, and above the highest revision it saw for any other
+//     resource at its first Acquire after the restore: it compares the
+//     token (base + revision, the base being rewound too) with the
+//     highest it minted for the resource, and the revision with the
+//     highest it saw; Options.HighWater makes a
 //     new Client mint above the durable mark at its first Acquire of each
 //     resource; and when the database refuses a low token with a
 //     *fence.StaleError, [Lease.Observe] (and Do) detects the regression.

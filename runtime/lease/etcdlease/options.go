@@ -138,14 +138,20 @@ func (c *Client) timing(ttl time.Duration) (timing, error) {
 	if o.DrainTimeout > 0 {
 		t.drain = o.DrainTimeout
 	}
-	t.grantSeconds = int64((ttl + time.Second - 1) / time.Second)
+	// Whole seconds, rounded up without overflowing: (ttl + 1s − 1) wraps
+	// for a TTL near math.MaxInt64 (the usual "no expiry"), and etcd
+	// raises a negative grant to its minimum TTL of a few seconds.
+	t.grantSeconds = int64(ttl / time.Second)
+	if ttl%time.Second != 0 {
+		t.grantSeconds++
+	}
 	valid := ttl - t.margin
 	var err error
 	switch {
 	case ttl < time.Second:
 		err = fmt.Errorf("TTL %v below 1s: etcd grants leases in whole seconds", ttl)
-	case o.TTL < 0 || o.CallTimeout < 0 || o.ReleaseTimeout < 0 || o.SafetyMargin < 0 || o.MaxRenewFailures < 0 || o.MinValidity < 0 || o.DrainTimeout < 0:
-		err = fmt.Errorf("negative option (0 means the default)")
+	case negativeOption(o) != "":
+		err = fmt.Errorf("%s is negative (0 means the default)", negativeOption(o))
 	case t.margin >= ttl:
 		err = fmt.Errorf("SafetyMargin %v not below TTL %v", t.margin, ttl)
 	case t.callTimeout >= ttl:
@@ -159,4 +165,24 @@ func (c *Client) timing(ttl time.Duration) (timing, error) {
 		return t, fmt.Errorf("%w: %v", lease.ErrConfig, err)
 	}
 	return t, nil
+}
+
+// negativeOption names the first negative option of o, or returns "".
+func negativeOption(o Options) string {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"TTL", int64(o.TTL)}, {"CallTimeout", int64(o.CallTimeout)}, {"ReleaseTimeout", int64(o.ReleaseTimeout)},
+		{"SafetyMargin", int64(o.SafetyMargin)}, {"MaxRenewFailures", int64(o.MaxRenewFailures)},
+		{"MinValidity", int64(o.MinValidity)}, {"DrainTimeout", int64(o.DrainTimeout)},
+	} {
+		if f.v < 0 {
+			if f.name == "MaxRenewFailures" {
+				return fmt.Sprintf("Options.%s %d", f.name, f.v)
+			}
+			return fmt.Sprintf("Options.%s %v", f.name, time.Duration(f.v))
+		}
+	}
+	return ""
 }

@@ -1,0 +1,202 @@
+package etcdlease_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/fencegen/fencegen/internal/faults/etcdfaults"
+	"github.com/fencegen/fencegen/internal/testenv"
+	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/lease"
+	"github.com/fencegen/fencegen/runtime/lease/etcdlease"
+)
+
+// A base raised near 2^63−1 (Advance, HighWater or Observe fed a large
+// stored token) must not wrap base + revision: tokens grow up to the top,
+// then Acquire refuses with ErrConfig and leaves no lock behind, as the
+// Redis lease's counter refuses to overflow.
+func TestTokenNeverWraps(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	// A TTL far above the wait below: a lock key that goes is the
+	// refused acquire's revoke, not its expiry.
+	c := etcdlease.New(cli, &etcdlease.Options{TTL: time.Hour})
+	ctx := ctxT(t, 60*time.Second)
+	if _, err := c.Advance(ctx, "r", math.MaxInt64-3); err != nil {
+		t.Fatal(err)
+	}
+	var last fence.Token
+	refused := 0
+	for range 6 {
+		if _, err := cli.Put(ctx, "unrelated", "x"); err != nil {
+			t.Fatal(err)
+		}
+		l, err := c.Acquire(ctx, "r", 0)
+		if err != nil {
+			if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "overflow") {
+				t.Fatalf("acquire past the top: %v, want ErrConfig naming the overflow", err)
+			}
+			lockGone(t, cli, c, "r")
+			refused++
+			continue
+		}
+		if l.Token() < 1 || l.Token() <= last {
+			t.Fatalf("token %d after %d", l.Token(), last)
+		}
+		last = l.Token()
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last == 0 || refused == 0 {
+		t.Fatalf("last token %d, %d refusals: want tokens up to the top, then refusals", last, refused)
+	}
+	// Advance past the top cannot lower the base either.
+	got, err := c.Advance(ctx, "r", 5)
+	if err != nil || got != math.MaxInt64 {
+		t.Fatalf("Advance(5) with the base at the top: %d, %v; want 2^63−1", got, err)
+	}
+}
+
+// math.MaxInt64, the usual "no expiry", must not become etcd's minimum
+// grant of a few seconds under a local deadline of centuries (the second
+// holder would take the resource while the first one's context is
+// valid): Acquire and Check refuse it with ErrConfig.
+func TestNoExpiryTTLRefused(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	c := etcdlease.New(cli, nil)
+	ctx := ctxT(t, 30*time.Second)
+	for _, d := range []time.Duration{math.MaxInt64, math.MaxInt64 - time.Second + 1} {
+		l, err := c.Acquire(ctx, "r", d)
+		if !errors.Is(err, lease.ErrConfig) {
+			if l != nil {
+				t.Errorf("TTL %v: granted etcd lease, Remaining %v", d, l.Remaining())
+				_ = l.Release(ctx)
+			}
+			t.Fatalf("TTL %v: %v, want ErrConfig", d, err)
+		}
+	}
+	err := etcdlease.New(cli, &etcdlease.Options{TTL: math.MaxInt64}).Check(ctx)
+	if !errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrUnsafeConfig) {
+		t.Fatalf("Check with TTL math.MaxInt64: %v, want ErrConfig alone", err)
+	}
+}
+
+// A negative option is named in the error, as on the Redis lease.
+func TestNegativeOptionNamed(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	for name, o := range map[string]etcdlease.Options{
+		"SafetyMargin":     {SafetyMargin: -500 * time.Millisecond},
+		"MinValidity":      {MinValidity: -time.Second},
+		"MaxRenewFailures": {MaxRenewFailures: -1},
+		"DrainTimeout":     {DrainTimeout: -time.Second},
+		"CallTimeout":      {CallTimeout: -time.Second},
+		"ReleaseTimeout":   {ReleaseTimeout: -time.Second},
+	} {
+		_, err := etcdlease.New(e.Client(), &o).Acquire(ctxT(t, 5*time.Second), "r", ttl)
+		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "Options."+name+" -") {
+			t.Errorf("negative %s: %v, want ErrConfig naming it", name, err)
+		}
+	}
+}
+
+// A snapshot restore without --bump-revision rewinds the revision and the
+// base keys. The Client that minted before the restore must mint above
+// its own tokens for every resource it minted for, not only the first it
+// acquires after the restore, and also for a resource whose base it had
+// advanced after the snapshot (the revision catches up, the token does
+// not): it compares tokens, not only revisions.
+func TestRestoreDetectedForEveryResource(t *testing.T) {
+	etcdctl, err := exec.LookPath("etcdctl")
+	if err != nil {
+		testenv.Unavailable(t, "etcdctl (apt-get install etcd-client)", "PATH", err)
+	}
+	e := etcdfaults.Start(t, 1)
+	m := e.Members[0]
+	ev := &events{}
+	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl, Observer: ev.observer()})
+	ctx := ctxT(t, 60*time.Second)
+	cycle := func(res string) fence.Token {
+		t.Helper()
+		l, err := c.Acquire(ctx, res, 0)
+		if err != nil {
+			t.Fatalf("acquire %s: %v", res, err)
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return l.Token()
+	}
+	for _, r := range []string{"first", "other", "advanced"} {
+		cycle(r)
+	}
+	snap := filepath.Join(t.TempDir(), "snap.db")
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(etcdctl, args...).CombinedOutput(); err != nil {
+			t.Fatalf("etcdctl %v: %v\n%s", args, err, out)
+		}
+	}
+	run("--endpoints", m.Endpoint(), "snapshot", "save", snap)
+	high := map[string]fence.Token{}
+	for range 20 {
+		high["other"] = cycle("other")
+	}
+	high["first"] = cycle("first")
+	if _, err := c.Advance(ctx, "advanced", 1_000_000); err != nil {
+		t.Fatal(err)
+	}
+	high["advanced"] = cycle("advanced")
+	m.Kill()
+	restored := filepath.Join(t.TempDir(), "restored")
+	run("snapshot", "restore", snap, "--data-dir", restored, "--name", m.Name,
+		"--initial-cluster", fmt.Sprintf("%s=http://127.0.0.1:%d", m.Name, m.PeerPort),
+		"--initial-cluster-token", "faults", "--initial-advertise-peer-urls", fmt.Sprintf("http://127.0.0.1:%d", m.PeerPort))
+	m.SetDataDir(restored)
+	m.Start()
+	e.WaitHealthy()
+
+	// "advanced" first: its revision is above every one the Client saw
+	// before the restore only if the restore did not rewind it; its base
+	// is rewound to 0 either way.
+	for _, r := range []string{"first", "other", "advanced"} {
+		if tok := cycle(r); tok <= high[r] {
+			t.Errorf("%s: the same Client minted %d after the restore, having minted %d before it", r, tok, high[r])
+		}
+	}
+	if n := len(ev.kinds(lease.EventCounterRegressed)); n < 3 {
+		t.Errorf("%d regression events, want one per resource at least", n)
+	}
+}
+
+// lockGone waits for the lock key of resource to go: a refused acquire
+// revokes its etcd lease in the background.
+func lockGone(t *testing.T, cli *clientv3.Client, c *etcdlease.Client, resource string) {
+	t.Helper()
+	lock, _ := c.Keys(resource)
+	ctx := ctxT(t, 30*time.Second)
+	g, err := cli.Get(ctx, lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Kvs) == 0 {
+		return
+	}
+	for wr := range cli.Watch(ctx, lock, clientv3.WithRev(g.Header.Revision+1)) {
+		for _, ev := range wr.Events {
+			if ev.Type == clientv3.EventTypeDelete {
+				return
+			}
+		}
+	}
+	t.Fatalf("a refused acquire left the lock key %s", lock)
+}
