@@ -72,6 +72,13 @@ func TestMySQLMessagesNameTheServer(t *testing.T) {
 		{"CREATE TABLE a (id BIGINT PRIMARY KEY, b BIGINT, fence_token BIGINT GENERATED ALWAYS AS (b + 1) STORED COMMENT 'fencegen:token');",
 			"-- name: X :exec\nUPDATE a SET b = ? WHERE id = ?;\n",
 			"schema.sql:1:1: fencing token column a.fence_token is a generated column (GENERATED ALWAYS AS ... STORED): MariaDB/MySQL computes it"},
+		// trial-my3 F12: a VIRTUAL token column is named VIRTUAL, not STORED.
+		{"CREATE TABLE a (id BIGINT PRIMARY KEY, b BIGINT, fence_token BIGINT GENERATED ALWAYS AS (b + 1) VIRTUAL COMMENT 'fencegen:token');",
+			"-- name: X :exec\nUPDATE a SET b = ? WHERE id = ?;\n",
+			"schema.sql:1:1: fencing token column a.fence_token is a generated column (GENERATED ALWAYS AS ... VIRTUAL): MariaDB/MySQL computes it"},
+		{"CREATE TABLE a (id BIGINT PRIMARY KEY, b BIGINT, fence_token BIGINT AS (b + 1) COMMENT 'fencegen:token');",
+			"-- name: X :exec\nUPDATE a SET b = ? WHERE id = ?;\n",
+			"schema.sql:1:1: fencing token column a.fence_token is a generated column (GENERATED ALWAYS AS ... VIRTUAL): MariaDB/MySQL computes it"},
 	} {
 		msg := mysqlGenerate(t, map[string]string{"schema.sql": c.schema, "q.sql": c.query})
 		if !strings.Contains(msg, c.want) || strings.Contains(msg, "PostgreSQL") {

@@ -299,6 +299,6 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 		c.Identity, c.IdentityAlways = false, false
 		u.c.dropOwnedSequences(t, c.Name)
 	case sqlparse.AlterDropExpression:
-		c.Generated = false
+		c.Generated, c.GeneratedVirtual = false, false
 	}
 }

@@ -110,7 +110,9 @@ type Column struct {
 	HasDefault   bool
 	// Generated is set for a generated column (GENERATED ALWAYS AS
 	// (expr) STORED): read like any column, never written.
-	Generated bool
+	// GeneratedVirtual is set too for a MySQL VIRTUAL one.
+	Generated        bool
+	GeneratedVirtual bool
 	// Identity is set for an identity column, IdentityAlways when it is
 	// GENERATED ALWAYS (an INSERT gives it a value only with OVERRIDING
 	// SYSTEM VALUE).
@@ -1127,8 +1129,12 @@ func (c *Catalog) Validate() diag.List {
 			if col.Type.Schema == MySQLSchema {
 				server = "MariaDB/MySQL"
 			}
+			kind := "STORED"
+			if col.GeneratedVirtual {
+				kind = "VIRTUAL"
+			}
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("fencing token column %s.%s is a generated column (GENERATED ALWAYS AS ... STORED): %s computes it and refuses to store a value into it, so the guard could not store the presented token; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name, server)})
+				Msg: fmt.Sprintf("fencing token column %s.%s is a generated column (GENERATED ALWAYS AS ... %s): %s computes it and refuses to store a value into it, so the guard could not store the presented token; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name, kind, server)})
 		case col.Identity:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s is an identity column: its values come from a sequence (and GENERATED ALWAYS refuses the stored token), so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})

@@ -181,7 +181,7 @@ func (u *updater) mysqlEnumColumn(d *sqlparse.ColumnDef, t *Table) *Column {
 		}
 	}
 	typ := Type{Schema: t.Schema, Name: name}
-	col := &Column{Name: d.Name, Type: typ, DBType: name, NotNull: d.NotNull || d.PrimaryKey, attNotNull: d.NotNull || d.PrimaryKey, HasDefault: d.HasDefault, Generated: d.Generated, Identity: d.Identity, AutoIncrement: d.AutoIncrement, Table: t}
+	col := &Column{Name: d.Name, Type: typ, DBType: name, NotNull: d.NotNull || d.PrimaryKey, attNotNull: d.NotNull || d.PrimaryKey, HasDefault: d.HasDefault, Generated: d.Generated, GeneratedVirtual: d.GeneratedVirtual, Identity: d.Identity, AutoIncrement: d.AutoIncrement, Table: t}
 	if e := u.c.Enum(t.Schema, name); e != nil {
 		e.Linked = col
 	}

@@ -47,7 +47,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 				cc.HasDefault, cc.Sequence = false, false
 			}
 			if opts&sqlparse.LikeGenerated == 0 {
-				cc.Generated = false
+				cc.Generated, cc.GeneratedVirtual = false, false
 			}
 			if opts&sqlparse.LikeIdentity == 0 {
 				cc.Identity, cc.IdentityAlways = false, false

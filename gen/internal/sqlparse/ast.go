@@ -215,7 +215,10 @@ type ColumnDef struct {
 	PrimaryKey bool
 	HasDefault bool
 	Generated  bool
-	Identity   bool
+	// GeneratedVirtual is set for a MySQL generated column declared
+	// VIRTUAL (or with no kind, MySQL's default); Generated is set too.
+	GeneratedVirtual bool
+	Identity         bool
 	// Serial is set for serial, bigserial and smallserial columns.
 	Serial bool
 	// AutoIncrement is set for a MySQL AUTO_INCREMENT column (HasDefault

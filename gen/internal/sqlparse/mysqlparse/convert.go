@@ -210,7 +210,7 @@ func (c *converter) columnDef(d *ast.ColumnDef, table string) (*sqlparse.ColumnD
 		case ast.ColumnOptionAutoIncrement:
 			cd.HasDefault, cd.AutoIncrement = true, true
 		case ast.ColumnOptionGenerated:
-			cd.Generated = true
+			cd.Generated, cd.GeneratedVirtual = true, !o.Stored
 		case ast.ColumnOptionComment:
 			if v, ok := o.Expr.(*driver.ValueExpr); ok {
 				comment = &sqlparse.Comment{Kind: "column", Target: sqlparse.Name{Name: table}, Column: cd.Name, Text: v.GetString(), Loc: c.start}
