@@ -2,7 +2,7 @@
 // sqlc's checked-in generated code and again on fencegen's, and compares
 // the two: the tests' results side by side and the generated files' text.
 //
-//	go run ./internal/peerexamples [-fencegen PATH] [-db URL] [-strict-text] [-run REGEX] [-diff=false] [-keep] DIR
+//	go run ./internal/peerexamples [-fencegen PATH] [-db URL] [-mysql DSN] [-strict-text] [-run REGEX] [-diff=false] [-keep] DIR
 //	go run ./internal/peerexamples -download DIR
 //
 // DIR is a copy of sqlc's examples with their tests (the team's corpus
@@ -18,14 +18,15 @@
 //
 // In the first copy the examples keep sqlc's checked-in output. In the
 // second, for every example whose configuration has an engine postgresql
-// entry, the files sqlc generated in those entries' output folders are
-// removed and `fencegen generate -f <config>` writes them again (it skips
-// the other engines' entries with a note). For each PostgreSQL entry and
-// each copy, go build and go vet run on the package (with its tests: the
-// build tag examples) and go test -tags=examples -json runs its tests
-// against PostgreSQL (POSTGRESQL_SERVER_URI, which sqlc's test helper
-// reads, is set from -db). Entries of other engines are listed as not
-// generated.
+// or mysql entry, the files sqlc generated in those entries' output
+// folders are removed and `fencegen generate -f <config>` writes them
+// again (it skips the other engines' entries with a note). For each
+// PostgreSQL and MySQL entry and each copy, go build and go vet run on
+// the package (with its tests: the build tag examples) and
+// go test -tags=examples -json runs its tests against PostgreSQL
+// (POSTGRESQL_SERVER_URI, which sqlc's test helper reads, is set from
+// -db) or MySQL/MariaDB (MYSQL_SERVER_URI, set from -mysql). Entries of
+// other engines are listed as not generated.
 //
 // The Markdown report goes to stdout: one row per entry, each test's
 // result on both outputs, fencegen's notes, and the unified diff of each
