@@ -103,3 +103,46 @@ func TestOracleMergeTables(t *testing.T) {
 		t.Errorf("refused %d (%d without a fenced write on MariaDB), passed and ran %d: want the four writes through MERGE tables refused, each changing accounts, and the read passed", rep.Refused, rep.NotObserved, rep.PassedRun)
 	}
 }
+
+// TestOracleSchemaModes (issue 27, trial-my3 F10): schema statements
+// after the schema's SET sql_mode = 'NO_BACKSLASH_ESCAPES' that MariaDB
+// reads as other statements than the default mode does: a view whose
+// column calls fw (which updates accounts), and a foreign key with ON
+// DELETE CASCADE to kids (fenced) hidden in a column's COMMENT in the
+// default reading. The analysis refuses the statements that reach them
+// (no escape), and MariaDB shows they write.
+func TestOracleSchemaModes(t *testing.T) {
+	db := admin(t)
+	schema := `CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');
+CREATE TABLE notes (id BIGINT PRIMARY KEY, body VARCHAR(100));
+CREATE TABLE parents (id BIGINT PRIMARY KEY);
+DELIMITER //
+CREATE FUNCTION fw(x BIGINT) RETURNS BIGINT BEGIN UPDATE accounts SET balance = 55 WHERE id >= 0; RETURN x; END//
+DELIMITER ;
+SET sql_mode = 'NO_BACKSLASH_ESCAPES';
+CREATE ALGORITHM=TEMPTABLE VIEW v AS SELECT id, 'x\', fw(id) AS z FROM notes -- ' AS s FROM notes
+;
+CREATE TABLE kids (id BIGINT PRIMARY KEY, parent_id BIGINT COMMENT 'p\', FOREIGN KEY (parent_id) REFERENCES parents (id) ON DELETE CASCADE -- '
+, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');
+SET sql_mode = DEFAULT;
+INSERT INTO notes VALUES (1, 'n');
+INSERT INTO parents VALUES (1);
+INSERT INTO kids VALUES (1, 1, 9);
+`
+	rep, err := Check(context.Background(), db, mysqlURL(), Case{
+		Label:   "schema modes",
+		Schema:  [][]byte{[]byte(schema)},
+		Queries: []string{"SELECT id FROM v", "DELETE FROM parents WHERE id = ?"},
+		Fenced:  []string{"accounts", "kids"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Schema {
+		t.Errorf("schema: %s", f)
+	}
+	requireSound(t, rep)
+	if rep.Refused != 2 || rep.NotObserved != 0 {
+		t.Errorf("refused %d (%d without a fenced write on MariaDB): want both refused, each writing a fenced table", rep.Refused, rep.NotObserved)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
+	"github.com/pingcap/tidb/pkg/parser/mysql"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // the parser's value expressions
 )
 
@@ -187,8 +188,30 @@ func (e *SchemaError) Unwrap() error { return e.Err }
 func ReadSchema(files ...[]byte) (*Schema, error) {
 	sc := NewSchema()
 	var errs []error
+	// The session's sql_mode as the schema's SET statements leave it: a
+	// statement that then reads as another statement than in the default
+	// mode, which this reads, is unread (SchemaReading).
+	var mode mysql.SQLMode
+	known, modeSet := true, false
 	for fi, f := range files {
 		for _, st := range SplitStatements(string(f)) {
+			if !IsProgram(st.Text) {
+				isSet := false
+				if strings.Contains(strings.ToLower(st.Text), "sql_mode") {
+					if set, _, err := parser.New().Parse(st.Text, "", ""); err == nil && len(set) == 1 {
+						var m mysql.SQLMode
+						var k bool
+						if m, k, isSet = SchemaMode(set[0]); isSet {
+							mode, known, modeSet = m, k, true
+						}
+					}
+				}
+				if !isSet && modeSet {
+					if _, why := SchemaReading(st.Text, mode, known); why != "" {
+						sc.Unread = append(sc.Unread, firstWords(st.Text)+", which "+why)
+					}
+				}
+			}
 			if err := sc.add(st.Text); err != nil {
 				errs = append(errs, &SchemaError{File: fi, Pos: st.Pos, Err: err})
 				sc.unread(st.Text)
