@@ -428,3 +428,61 @@ func TestMySQLResultOnMariaDB(t *testing.T) {
 		t.Fatalf("UPDATE by key LastInsertId error = %v; want ErrMySQLLastInsertID naming MySQL", err)
 	}
 }
+
+// status is row id's status column.
+func status(t *testing.T, db *sql.DB, id int64) string {
+	t.Helper()
+	var s string
+	if err := db.QueryRow("SELECT status FROM accounts WHERE id = ?", id).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestSetDefaultOnMariaDB (issue 27, trial-my3 F8): SET c = DEFAULT in an
+// UPDATE by key and in ON DUPLICATE KEY UPDATE is guarded (the guard's
+// copies read DEFAULT(c)): written, an equal-token retry that changes
+// nothing (under a trigger without clientFoundRows the locked read must
+// find the row already holding the default), and stale, under both
+// affected-rows rules; the rows are the oracle.
+func TestSetDefaultOnMariaDB(t *testing.T) {
+	modes(t, func(t *testing.T, params, trigger string) {
+		db := testenv.MySQL(t, params, withTrigger(trigger, schema, "INSERT INTO accounts (id, balance, status, fence_token) VALUES (1, 100, 'closed', 5)")...)
+		reset := newGuarded(t, db, "UPDATE accounts SET status = DEFAULT, balance = ? WHERE id = ?", spec(2, false))
+		if reset.g.Form != mysqlguard.ByKey {
+			t.Fatalf("form %v", reset.g.Form)
+		}
+		_, err := reset.run(4, 1, 1)
+		wantStale(t, err, 4, 5)
+		if s := status(t, db, 1); s != "closed" {
+			t.Fatalf("stale write changed status to %q", s)
+		}
+		n, err := reset.run(6, 1, 1)
+		wantWritten(t, n, err)
+		if b, tok, _ := row(t, db, "accounts", 1); b != 1 || tok != 6 || status(t, db, 1) != "open" {
+			t.Fatalf("row 1 = %d, token %d, %q; want 1, 6, open", b, tok, status(t, db, 1))
+		}
+		n, err = reset.run(6, 1, 1) // changes nothing
+		wantWritten(t, n, err)
+		if _, err := reset.run(7, 1, 42); !errors.Is(err, fence.ErrNotFound) {
+			t.Fatalf("missing row: err = %v, want fence.ErrNotFound", err)
+		}
+
+		up := newGuarded(t, db, "INSERT INTO accounts (id, balance, status) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE status = DEFAULT", spec(3, false))
+		if up.g.Form != mysqlguard.Upsert {
+			t.Fatalf("form %v", up.g.Form)
+		}
+		n, err = up.run(1, 2, 50, "closed")
+		wantWritten(t, n, err)
+		_, err = up.run(0, 2, 50, "closed") // the row stores 1
+		wantStale(t, err, 0, 1)
+		if s := status(t, db, 2); s != "closed" {
+			t.Fatalf("stale upsert changed status to %q", s)
+		}
+		n, err = up.run(2, 2, 50, "closed")
+		wantWritten(t, n, err)
+		if b, tok, _ := row(t, db, "accounts", 2); b != 50 || tok != 2 || status(t, db, 2) != "open" {
+			t.Fatalf("row 2 = %d, token %d, %q; want 50, 2, open", b, tok, status(t, db, 2))
+		}
+	})
+}

@@ -812,10 +812,15 @@ func storedRead(sp *splicer, refs *ast.TableRefsClause, where ast.ExprNode, spec
 	if len(set) > 0 {
 		var same []string
 		for _, a := range set {
-			start, end, _ := sp.span(a.Expr, true, "WHERE", "ORDER", "LIMIT")
-			e := "@" + holeVar + strconv.Itoa(len(holes))
-			holes = append(holes, hole{node: a.Expr, start: start, end: end})
 			c := quote(a.Column.Name.O)
+			// SET c = DEFAULT stores what DEFAULT(c) reads (DEFAULT alone
+			// is no expression outside a SET or VALUES list).
+			e := "DEFAULT(" + c + ")"
+			if !bareDefault(a.Expr) {
+				start, end, _ := sp.span(a.Expr, true, "WHERE", "ORDER", "LIMIT")
+				e = "@" + holeVar + strconv.Itoa(len(holes))
+				holes = append(holes, hole{node: a.Expr, start: start, end: end})
+			}
 			same = append(same, fmt.Sprintf("(CAST(%[1]s AS BINARY) <=> CAST((%[2]s) AS BINARY) OR CHARSET(%[1]s) IN (%[3]s) AND CAST(CONVERT(%[1]s USING utf8mb4) AS BINARY) <=> CAST(CONVERT((%[2]s) USING utf8mb4) AS BINARY))", c, e, unicodeCharsets))
 		}
 		same = append(same, fmt.Sprintf("%s = ?", quote(spec.Column)))
@@ -1050,7 +1055,13 @@ func rewriteInsert(p *parser.Parser, sp *splicer, in *ast.InsertStmt, spec Spec)
 				return nil, err
 			}
 			self := &ast.ColumnNameExpr{Name: &ast.ColumnName{Name: a.Column.Name}}
-			a.Expr = &ast.FuncCallExpr{FnName: ast.NewCIStr("IF"), Args: []ast.ExprNode{cond, a.Expr, self}}
+			v := a.Expr
+			if bareDefault(v) {
+				// sp.upsert writes DEFAULT(c) for it: the IF's branch is
+				// an expression, where DEFAULT alone is not.
+				v = &ast.DefaultExpr{Name: &ast.ColumnName{Name: a.Column.Name}}
+			}
+			a.Expr = &ast.FuncCallExpr{FnName: ast.NewCIStr("IF"), Args: []ast.ExprNode{cond, v, self}}
 		}
 		last, err := expr(p, fmt.Sprintf("IF(%s %s VALUES(%s), %s, (SELECT %s UNION ALL SELECT %s))", tok, spec.op(), tok, upsertToken(tok, spec), tok, tok))
 		if err != nil {
@@ -1130,6 +1141,13 @@ func upsertStoredRead(sp *splicer, in *ast.InsertStmt, spec Spec) (string, []int
 		return "", nil
 	}
 	return text, params
+}
+
+// bareDefault reports whether e is the keyword DEFAULT alone (SET c =
+// DEFAULT), which stores the column's default: what DEFAULT(c) reads.
+func bareDefault(e ast.ExprNode) bool {
+	d, ok := e.(*ast.DefaultExpr)
+	return ok && d.Name == nil
 }
 
 // fromTable is the one table of a single-table UPDATE or DELETE (refs,

@@ -557,7 +557,11 @@ func (s *splicer) upsert(in *ast.InsertStmt, spec Spec) {
 	for _, a := range in.OnDuplicate {
 		var start int
 		start, end, _ = s.span(a.Expr, true)
-		out := append(tmpl(cond, spec.Column), s.user(start, end), lit(", "), part{text: a.Column.Name.O, name: true}, lit(")"))
+		value := []part{s.user(start, end)}
+		if bareDefault(a.Expr) {
+			value = []part{lit("DEFAULT("), {text: a.Column.Name.O, name: true}, lit(")")}
+		}
+		out := append(append(tmpl(cond, spec.Column), value...), lit(", "), part{text: a.Column.Name.O, name: true}, lit(")"))
 		s.replace(start, end, out...)
 	}
 	last := ", {c}=" + cond + upsertToken("{c}", spec) + ", (SELECT {c} UNION ALL SELECT {c}))"
