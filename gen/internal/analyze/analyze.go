@@ -660,6 +660,9 @@ type analyzer struct {
 	// query for and sqlc generates it with; refused holds those (see
 	// refusedf).
 	unchecked int
+	// swallowing are the operator expressions whose operator swallowed a
+	// named parameter's @ (prefixAtOperators).
+	swallowing map[*sqlparse.AExpr]bool
 	// insertValue is set while compare types an INSERT ... VALUES
 	// expression as its target column (the expression itself only).
 	insertValue bool
@@ -695,6 +698,9 @@ type analyzer struct {
 type softProblem struct {
 	loc int
 	msg string
+	// how says how sqlc generates it, for a refused problem; "" is
+	// "which does not check this reference".
+	how string
 }
 
 // lenientf records a problem that sqlc lets pass, typing what it concerns
@@ -702,7 +708,7 @@ type softProblem struct {
 // table, an error (the guard is added only to statements fencegen fully
 // understands).
 func (a *analyzer) lenientf(loc int, format string, args ...any) {
-	a.lenient = append(a.lenient, softProblem{loc, fmt.Sprintf(format, args...)})
+	a.lenient = append(a.lenient, softProblem{loc: loc, msg: fmt.Sprintf(format, args...)})
 }
 
 // refusedf records a problem for which PostgreSQL refuses the query and
@@ -710,7 +716,12 @@ func (a *analyzer) lenientf(loc int, format string, args ...any) {
 // writes a fenced table, an error (the guard is added only to a
 // statement PostgreSQL runs).
 func (a *analyzer) refusedf(loc int, format string, args ...any) {
-	a.refused = append(a.refused, softProblem{loc, fmt.Sprintf(format, args...)})
+	a.refused = append(a.refused, softProblem{loc: loc, msg: fmt.Sprintf(format, args...)})
+}
+
+// refusedHowf is refusedf with how sqlc generates the query.
+func (a *analyzer) refusedHowf(loc int, how, format string, args ...any) {
+	a.refused = append(a.refused, softProblem{loc: loc, msg: fmt.Sprintf(format, args...), how: how})
 }
 
 // refErrorf reports a reference that does not resolve: an error, or,
@@ -743,7 +754,11 @@ func (a *analyzer) settleLenient(q *Query) {
 			continue
 		}
 		line, col := diag.Position(a.file.Src, a.clampLoc(p.loc))
-		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: %s refuses this query: %s; generated as sqlc generates it, which does not check this reference", a.file.Name, line, col, q.Name, a.server(), p.msg))
+		how := p.how
+		if how == "" {
+			how = "which does not check this reference"
+		}
+		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: %s refuses this query: %s; generated as sqlc generates it, %s", a.file.Name, line, col, q.Name, a.server(), p.msg, how))
 	}
 	sort.SliceStable(a.lenient, func(i, j int) bool { return a.lenient[i].loc < a.lenient[j].loc })
 	for _, p := range a.lenient {

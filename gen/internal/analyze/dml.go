@@ -200,7 +200,16 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 	for _, ct := range n.Columns {
 		c := t.Column(ct.Name)
 		if c == nil {
-			a.errorf(ct.Loc, "column %q of relation %q does not exist", ct.Name, t.Name)
+			if insertParamAt(n, len(cols)) {
+				// sqlc types a parameter from its target column and
+				// refuses the query when that column does not exist.
+				a.errorf(ct.Loc, "column %q of relation %q does not exist", ct.Name, t.Name)
+			} else {
+				// sqlc v1.31.1 resolves an INSERT's target column only
+				// for a parameter's type: INSERT ... (a, gone) VALUES
+				// (@a, NULL) is generated.
+				a.refusedf(ct.Loc, "column %q of relation %q does not exist", ct.Name, t.Name)
+			}
 			cols = append(cols, nil) // keeps the count for the VALUES check
 			continue
 		}
@@ -237,11 +246,15 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 				for i, e := range row {
 					if i < len(cols) && cols[i] != nil {
 						c := cols[i]
+						// sqlc resolves no column reference in a VALUES
+						// list (only parameters' target columns).
+						a.unchecked++
 						a.strictly(func() {
 							a.insertValue = true
 							a.compare(sc, e, columnValue(c))
 							a.insertValue = false
 						})
+						a.unchecked--
 					}
 				}
 			}
@@ -579,6 +592,24 @@ func selfAssigned(s *sqlparse.Target, n *sqlparse.Update) bool {
 		return cr.Fields[0] == s.Name
 	case 2:
 		return cr.Fields[0] == name && cr.Fields[1] == s.Name
+	}
+	return false
+}
+
+// insertParamAt reports whether the expression at position i of n's
+// VALUES rows, or of its SELECT list, is a bare parameter: the one place
+// sqlc v1.31.1 looks up an INSERT's target column (find_params.go).
+func insertParamAt(n *sqlparse.Insert, i int) bool {
+	if n.Select == nil {
+		return false
+	}
+	for _, row := range n.Select.Values {
+		if i < len(row) && isParam(row[i]) {
+			return true
+		}
+	}
+	if len(n.Select.Values) == 0 && n.Select.SetOp == "" && i < len(n.Select.Targets) {
+		return isParam(n.Select.Targets[i].Expr)
 	}
 	return false
 }

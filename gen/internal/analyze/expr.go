@@ -32,6 +32,12 @@ var comparisonOps = map[string]bool{
 // expr types an expression and, on the way, every parameter whose type the
 // context gives away.
 func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
+	if x, ok := e.(*sqlparse.AExpr); ok && a.swallowing[x] {
+		// x's operator swallowed an @ (prefixAtOperators): sqlc sends
+		// the text as it is and checks no reference in it.
+		a.unchecked++
+		defer func() { a.unchecked-- }()
+	}
 	switch n := e.(type) {
 	case nil:
 		return value{}

@@ -395,7 +395,13 @@ func (a *analyzer) prefixAtOperators() {
 		// characters), which does not exist.
 		if op, ok := strings.CutSuffix(x.Op, "@"); ok && op != "" && len(pgcatalog.Operators(x.Op)) == 0 && len(pgcatalog.Operators(op)) > 0 {
 			name := identAfter(a.file.Src, x.Loc+len(x.Op))
-			a.errorf(x.Loc, "PostgreSQL reads %s as one operator (the longest run of operator characters), which does not exist, not %s followed by the named parameter @%s: put a space before the @ (%s @%s)", x.Op, op, name, op, name)
+			if a.swallowing == nil {
+				a.swallowing = map[*sqlparse.AExpr]bool{}
+			}
+			a.swallowing[x] = true
+			// sqlc v1.31.1 generates it, the parameter left in the
+			// text: a note, or an error in a fenced write (refusedf).
+			a.refusedHowf(x.Loc, "with "+x.Op+" left in the text and no parameter", "PostgreSQL reads %s as one operator (the longest run of operator characters), which does not exist, not %s followed by the named parameter @%s: put a space before the @ (%s @%s)", x.Op, op, name, op, name)
 		}
 	})
 }

@@ -23,11 +23,39 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 					r = x
 				}
 			}
-			if r == nil || r.table == nil || r.table.IsSequence {
+			var embedTable *catalog.Table
+			if r != nil {
+				embedTable = r.table
+			}
+			if r != nil && r.table == nil && !r.unresolved {
+				// sqlc.embed(x) where x names a CTE or a subquery: sqlc
+				// v1.31.1 spells x's columns in the SQL (x.*) and scans
+				// them into the model of the catalog table named x
+				// (codegen's newGoEmbed matches the embed by table name).
+				if t := a.cat.Table("", em.Table); t != nil && !t.IsSequence {
+					embedTable = t
+					if !sameColumnNames(r.cols, t.Columns) {
+						a.refusedf(em.Loc, "sqlc.embed(%s): %s is no table but a CTE or subquery whose columns are not those of table %s, into whose model sqlc scans them", em.Table, em.Table, t.QualifiedName())
+					}
+				}
+			}
+			if r == nil || embedTable == nil || embedTable.IsSequence {
 				a.errorf(em.Loc, "sqlc.embed(%s): no table named %s in FROM", em.Table, em.Table)
 				continue
 			}
 			var list []string
+			if embedTable != r.table {
+				for _, c := range r.cols {
+					list = append(list, a.quoteIdent(em.Table)+"."+a.quoteIdent(c.Name))
+				}
+				for _, c := range tableRel(embedTable, em.Table).cols {
+					col := a.resultColumn(c, c.Name)
+					col.Embed, col.EmbedName, col.EmbedTarget = embedTable, em.Table, i
+					cols = append(cols, col)
+				}
+				a.edits = append(a.edits, edit{em.Loc, em.End, strings.Join(list, ", ")})
+				continue
+			}
 			for _, c := range r.cols {
 				col := a.resultColumn(c, c.Name)
 				col.Embed, col.EmbedName, col.EmbedTarget = r.table, em.Table, i
@@ -334,4 +362,18 @@ func (a *analyzer) spellOut(cr *sqlparse.ColumnRef, qual string, cols []starColu
 		}
 	}
 	a.edits = append(a.edits, edit{cr.Loc, cr.Loc + star + 1, strings.Join(list, ", ")})
+}
+
+// sameColumnNames reports whether cols are named as table columns tc, in
+// order.
+func sameColumnNames(cols []value, tc []*catalog.Column) bool {
+	if len(cols) != len(tc) {
+		return false
+	}
+	for i, c := range cols {
+		if c.Name != tc[i].Name {
+			return false
+		}
+	}
+	return true
 }

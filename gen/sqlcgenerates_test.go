@@ -1,0 +1,175 @@
+package gen_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen"
+	"github.com/fencegen/fencegen/internal/testenv"
+)
+
+// TestGeneratedAsSqlcGenerates (issue 23, class A of trial-sw3): queries
+// that sqlc v1.31.1 generates and the server refuses are generated as
+// sqlc generates them, every file's text below the header sqlc's, with a
+// vet note saying what the server will answer: sqlc.embed(x) of a CTE
+// aliased x where a table x exists (F1), an unresolved column in an
+// INSERT's VALUES (F6, PostgreSQL and MySQL), an INSERT naming a column
+// the table lacks where no parameter takes its type (F11), and an
+// operator that swallows a named parameter's @ (F11, %@name). Where a
+// bare parameter takes the missing column's type, sqlc refuses, and so
+// does fencegen.
+//
+// sqlc is $(go env GOPATH)/bin/sqlc; without it the test skips with one
+// line, and fails under CI=true.
+func TestGeneratedAsSqlcGenerates(t *testing.T) {
+	sqlc := testenv.SqlcBinary()
+	if sqlc == "" {
+		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
+	}
+	const pgSchema = `CREATE TABLE items (id bigint PRIMARY KEY, priority int NOT NULL, tenant_id uuid NOT NULL);
+CREATE TABLE authors (id bigint PRIMARY KEY, name text NOT NULL, bio text);
+CREATE TABLE auth_users (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, email text NOT NULL, name text NOT NULL);
+`
+	for _, tt := range []struct {
+		name, engine, schema, query string
+		notes                       []string // parts of the vet notes, one each
+		sqlcErr                     string   // both refuse: a part of sqlc's error and of fencegen's
+	}{
+		{name: "embed of a CTE", engine: "postgresql", schema: pgSchema, query: `-- name: ListCandidates :many
+WITH candidates AS (SELECT * FROM items WHERE tenant_id = @tenant_id::uuid)
+SELECT sqlc.embed(items) FROM candidates AS items ORDER BY priority DESC;
+`},
+		{name: "embed of a CTE with other columns", engine: "postgresql", schema: pgSchema, query: `-- name: ListTop :many
+WITH top AS (SELECT id, priority FROM items)
+SELECT sqlc.embed(items) FROM top AS items;
+`, notes: []string{`q.sql:3:8: note: query ListTop: PostgreSQL refuses this query: sqlc.embed(items): items is no table but a CTE or subquery whose columns are not those of table items`}},
+		{name: "VALUES reference pg", engine: "postgresql", schema: pgSchema, query: `-- name: CreateAuthorBad :exec
+INSERT INTO authors (name, bio) VALUES (nme, bio);
+`, notes: []string{`q.sql:2:41: note: query CreateAuthorBad: PostgreSQL refuses this query: column "nme" does not exist`, `q.sql:2:46: note: query CreateAuthorBad: PostgreSQL refuses this query: column "bio" does not exist`}},
+		{name: "VALUES reference mysql", engine: "mysql", schema: "CREATE TABLE authors (id bigint PRIMARY KEY, name text NOT NULL, bio text);\n", query: `-- name: CreateAuthor :exec
+INSERT INTO authors (name, bio) VALUES ($1, $2);
+
+-- name: CreateAuthorBad :exec
+INSERT INTO authors (name, bio) VALUES (nme, ?);
+`, notes: []string{`q.sql:2:41: note: query CreateAuthor: MariaDB/MySQL refuses this query: column "$1" does not exist`, `q.sql:2:45: note: query CreateAuthor: MariaDB/MySQL refuses this query: column "$2" does not exist`, `q.sql:5:41: note: query CreateAuthorBad: MariaDB/MySQL refuses this query: column "nme" does not exist`}},
+		{name: "INSERT of a missing column", engine: "postgresql", schema: pgSchema, query: `-- name: CreateUser :exec
+INSERT INTO auth_users (email, tenant_id) VALUES (@email, NULL);
+`, notes: []string{`q.sql:2:32: note: query CreateUser: PostgreSQL refuses this query: column "tenant_id" of relation "auth_users" does not exist`}},
+		{name: "operator swallowing @", engine: "postgresql", schema: pgSchema, query: `-- name: FindByName :many
+SELECT id FROM auth_users WHERE name LIKE (%@name::varchar % || '%');
+`, notes: []string{`q.sql:2:44: note: query FindByName: PostgreSQL refuses this query: PostgreSQL reads %@ as one operator`}},
+		{name: "INSERT of a missing column from a parameter", engine: "postgresql", schema: pgSchema, query: `-- name: CreateUser :exec
+INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
+`, sqlcErr: `column "tenant_id" does not exist`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := map[string]string{
+				"schema.sql": tt.schema,
+				"q.sql":      tt.query,
+				"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: " + tt.engine + ", schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5}}}\n",
+			}
+			if tt.engine == "mysql" {
+				files["sqlc.yaml"] = strings.Replace(files["sqlc.yaml"], ", sql_package: pgx/v5", "", 1)
+			}
+			for n, s := range files {
+				if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmd := exec.Command(sqlc, "generate")
+			cmd.Dir = dir
+			sqlcOut, sqlcRunErr := cmd.CombinedOutput()
+			cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := gen.Generate(context.Background(), cfg)
+			if tt.sqlcErr != "" {
+				if sqlcRunErr == nil || !strings.Contains(string(sqlcOut), tt.sqlcErr) {
+					t.Fatalf("sqlc generate: %v, want an error with %q:\n%s", sqlcRunErr, tt.sqlcErr, sqlcOut)
+				}
+				if err == nil || !strings.Contains(err.Error(), strings.TrimSuffix(tt.sqlcErr, " does not exist")) {
+					t.Fatalf("fencegen: %v, want an error with %q", err, tt.sqlcErr)
+				}
+				return
+			}
+			if sqlcRunErr != nil {
+				t.Fatalf("sqlc generate: %v\n%s", sqlcRunErr, sqlcOut)
+			}
+			if err != nil {
+				t.Fatalf("refused what sqlc generates: %v", err)
+			}
+			body := func(src []byte) string {
+				_, rest, _ := strings.Cut(string(src), "\npackage ")
+				return rest
+			}
+			var names []string
+			for n := range out.Files {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			if len(names) != 3 {
+				t.Errorf("files %v, want db.go, models.go, q.sql.go", names)
+			}
+			for _, n := range names {
+				want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))
+				if err != nil {
+					t.Errorf("%s: sqlc wrote no such file: %v", n, err)
+					continue
+				}
+				if g, w := body(out.Files[n]), body(want); g != w {
+					t.Errorf("%s differs from sqlc's below the header:\n--- fencegen\n%s\n--- sqlc\n%s", n, g, w)
+				}
+			}
+			vet := strings.Join(out.Vet, "\n")
+			if len(out.Vet) != len(tt.notes) {
+				t.Errorf("%d vet notes, want %d:\n%s", len(out.Vet), len(tt.notes), vet)
+			}
+			for _, n := range tt.notes {
+				if !strings.Contains(vet, n) {
+					t.Errorf("vet has no note %q:\n%s", n, vet)
+				}
+			}
+		})
+	}
+}
+
+// TestFencedWriteRefusedWhereSqlcGenerates: the class-A problems above are
+// errors in a query that writes a fenced table, where the guard is added
+// only to a statement the server accepts.
+func TestFencedWriteRefusedWhereSqlcGenerates(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": "CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL, tok bigint NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
+		"q.sql":      "-- name: AddJob :exec\nINSERT INTO jobs (id, state, gone) VALUES (@id, stat, NULL);\n",
+		"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gen.Generate(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("fenced INSERT with unresolved references generated")
+	}
+	for _, want := range []string{
+		`q.sql:2:30: column "gone" of relation "jobs" does not exist; query AddJob writes fenced table jobs`,
+		`q.sql:2:49: column "stat" does not exist; query AddJob writes fenced table jobs`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error has no %q:\n%v", want, err)
+		}
+	}
+}
