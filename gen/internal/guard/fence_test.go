@@ -418,3 +418,34 @@ func TestFenceInheritedTable(t *testing.T) {
 		t.Errorf("UPDATE ONLY: %+v, %v; want the by-key form", bk, err)
 	}
 }
+
+// The guard's WITH queries take names the statement does not use: a
+// table named fence_check or fence_lock (and fence_lock_1) that the write
+// reads keeps its meaning, and the names are the same on every run
+// (issue 24, trial-pg3 finding 18). PostgreSQL runs each in
+// TestOracleShapes.
+func TestGuardNamesAvoidTheQuerys(t *testing.T) {
+	spec := guard.Spec{Column: "tok", Key: []string{"id"}, Param: 2, Columns: 0}
+	for _, tc := range []struct{ sql, want, not string }{
+		{"UPDATE jobs SET state = $1 WHERE id IN (SELECT fence_key_1 FROM fence_check)", "WITH fence_lock_1 AS (", "fence_check AS ("},
+		{"UPDATE jobs SET state = $1 WHERE id IN (SELECT id FROM fence_lock) OR id IN (SELECT id FROM fence_lock_1)", "WITH fence_lock_2 AS (", "fence_lock_1 AS ("},
+		{"WITH w AS (SELECT 1 AS id) UPDATE jobs SET state = $1 WHERE id IN (SELECT id FROM w)", "fence_lock AS (", "fence_lock_1"},
+		{"DELETE FROM jobs USING fence_input WHERE jobs.id = fence_input.id AND $1::text IS NOT NULL", "WITH fence_lock_1 AS (", "fence_input AS ("},
+	} {
+		var first string
+		for run := 0; run < 2; run++ {
+			got, err := guard.RawWrite(tc.sql, spec)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.sql, err)
+			}
+			if !strings.Contains(got, tc.want) || strings.Contains(got, tc.not) {
+				t.Errorf("%s: guarded as\n%s\nwant %q and no %q", tc.sql, got, tc.want, tc.not)
+			}
+			if run == 0 {
+				first = got
+			} else if got != first {
+				t.Errorf("%s: two runs differ:\n%s\n%s", tc.sql, first, got)
+			}
+		}
+	}
+}

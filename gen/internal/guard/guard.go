@@ -182,6 +182,9 @@ type Spec struct {
 	// match a row in each child (unless it names ONLY the table), and rows
 	// are counted by table and key.
 	Inherited bool
+	// ctes are the guard's WITH query names for the statement at hand,
+	// chosen to avoid its names (cteNamesAvoiding).
+	ctes cteNames
 }
 
 // Guarded is a write with its guard added.

@@ -3,9 +3,11 @@ package guard
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
@@ -94,6 +96,7 @@ func rewriteWrite(sql string, spec Spec, form *Form) (string, error) {
 		return "", fmt.Errorf("expected one statement, got %d", len(tree.Stmts))
 	}
 	raw := tree.Stmts[0]
+	spec.ctes = cteNamesAvoiding(raw.Stmt)
 	if spec.CTE != "" {
 		return fenceInWith(tree, spec, form)
 	}
@@ -189,7 +192,7 @@ func keyList(prefix string, key []string) string {
 // (SELECT refused FROM fence_check) = 0" as a parse-tree node.
 func lockConditions(rv *pg.RangeVar, spec Spec) (*pg.Node, error) {
 	text := fmt.Sprintf("SELECT 1 WHERE (%s) IN (SELECT %s FROM %s) AND (SELECT refused FROM %s) = 0",
-		keyList(sqlparse.QuoteIdent(relName(rv))+".", spec.Key), lockKeys(len(spec.Key)), LockCTE, CheckCTE)
+		keyList(sqlparse.QuoteIdent(relName(rv))+".", spec.Key), lockKeys(len(spec.Key)), spec.lockCTE(), spec.checkCTE())
 	t, err := pg.Parse(text)
 	if err != nil {
 		return nil, err
@@ -346,7 +349,7 @@ func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, sp
 	if err != nil {
 		return "", err
 	}
-	noneWritten, err := pg.Parse("SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM " + WriteCTE + ")")
+	noneWritten, err := pg.Parse("SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM " + spec.writeCTE() + ")")
 	if err != nil {
 		return "", err
 	}
@@ -374,7 +377,7 @@ func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, sp
 		return "", err
 	}
 	written := writtenRows(spec)
-	out := with + WriteCTE + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refusedSQL
+	out := with + spec.writeCTE() + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refusedSQL
 	return reparsed(out)
 }
 
@@ -397,18 +400,18 @@ func wrap(with string, write *pg.Node, rv *pg.RangeVar, from []*pg.Node, where *
 // entries before the lock), the lock query, the key fence_check counts
 // rows by, the guarded write, and the result branches.
 func lockingForm(with, lockSQL, distinct, writeSQL string, spec Spec) (string, error) {
-	return reparsed(with + LockCTE + " AS (\n    " + lockSQL + "\n), " +
-		CheckCTE + " AS (\n    " + checkQuery(distinct, spec) + "\n), " +
-		WriteCTE + " AS (\n    " + writeSQL + "\n)\n" +
+	return reparsed(with + spec.lockCTE() + " AS (\n    " + lockSQL + "\n), " +
+		spec.checkCTE() + " AS (\n    " + checkQuery(distinct, spec) + "\n), " +
+		spec.writeCTE() + " AS (\n    " + writeSQL + "\n)\n" +
 		writtenRows(spec) + "\nUNION ALL\n" +
-		"SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + CheckCTE + " WHERE refused > 0")
+		"SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + spec.checkCTE() + " WHERE refused > 0")
 }
 
 // checkQuery is fence_check's query: the highest stored token of the
 // locked rows, and how many of them (counted by distinct) the presented
 // token does not beat.
 func checkQuery(distinct string, spec Spec) string {
-	return "SELECT max(fence_token) AS stored, count(DISTINCT " + distinct + ") FILTER (WHERE NOT (fence_token " + spec.op() + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + LockCTE
+	return "SELECT max(fence_token) AS stored, count(DISTINCT " + distinct + ") FILTER (WHERE NOT (fence_token " + spec.op() + " $" + fmt.Sprint(spec.Param) + ")) AS refused FROM " + spec.lockCTE()
 }
 
 // reparsed returns out if PostgreSQL's parser accepts it: a deparser bug
@@ -528,18 +531,65 @@ func fenceUpsert(with string, in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnCo
 	tok := rel + "." + sqlparse.QuoteIdent(spec.Column)
 	written := writtenRows(spec)
 	refused := fmt.Sprintf("SELECT %s, 1%s FROM %s WHERE (%s) = (%s)%s AND NOT (%s %s $%d) AND NOT EXISTS (SELECT 1 FROM %s)",
-		tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, pred, tok, op, spec.Param, WriteCTE)
+		tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, pred, tok, op, spec.Param, spec.writeCTE())
 	if len(keyCols) == 1 {
 		refused = fmt.Sprintf("SELECT %s, 1%s FROM %s WHERE %s = %s%s AND NOT (%s %s $%d) AND NOT EXISTS (SELECT 1 FROM %s)",
-			tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, pred, tok, op, spec.Param, WriteCTE)
+			tok, strings.Repeat(", NULL", spec.Columns), from, keyList(rel+".", keyCols), valsSQL, pred, tok, op, spec.Param, spec.writeCTE())
 	}
-	out := with + WriteCTE + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refused
+	out := with + spec.writeCTE() + " AS (\n    " + writeSQL + "\n)\n" + written + "\nUNION ALL\n" + refused
 	return reparsed(out)
 }
 
 // InputCTE names the WITH query that holds the rows of a fenced upsert of
 // many rows.
 const InputCTE = "fence_input"
+
+// cteNames are the names of the guard's WITH queries in one statement.
+type cteNames struct{ lock, check, write, input string }
+
+// cteNamesAvoiding chooses the guard's WITH query names for stmt: LockCTE,
+// CheckCTE, WriteCTE and InputCTE, or, when stmt names a relation or WITH
+// query of one of those names anywhere in its tree (a table fence_check,
+// which the guard's entry of that name would shadow inside fence_write),
+// the same names with the first suffix _1, _2, ... that none of stmt's
+// names has (issue 24, trial-pg3 finding 18). Deterministic: the same
+// statement gets the same names.
+func cteNamesAvoiding(stmt *pg.Node) cteNames {
+	used := map[string]bool{}
+	if stmt != nil {
+		sqlparse.EachMessage(stmt.ProtoReflect(), func(m protoreflect.Message) bool {
+			switch x := m.Interface().(type) {
+			case *pg.RangeVar:
+				used[x.Relname] = true
+			case *pg.CommonTableExpr:
+				used[x.Ctename] = true
+			}
+			return true
+		})
+	}
+	for i := 0; ; i++ {
+		suf := ""
+		if i > 0 {
+			suf = "_" + strconv.Itoa(i)
+		}
+		n := cteNames{LockCTE + suf, CheckCTE + suf, WriteCTE + suf, InputCTE + suf}
+		if !used[n.lock] && !used[n.check] && !used[n.write] && !used[n.input] {
+			return n
+		}
+	}
+}
+
+func (spec Spec) lockCTE() string  { return or(spec.ctes.lock, LockCTE) }
+func (spec Spec) checkCTE() string { return or(spec.ctes.check, CheckCTE) }
+func (spec Spec) writeCTE() string { return or(spec.ctes.write, WriteCTE) }
+func (spec Spec) inputCTE() string { return or(spec.ctes.input, InputCTE) }
+
+func or(s, dflt string) string {
+	if s != "" {
+		return s
+	}
+	return dflt
+}
 
 // fenceUpsertMany guards INSERT ... ON CONFLICT (cols) DO UPDATE of many
 // rows (several VALUES rows, or a SELECT) all or nothing, like a fenced
@@ -579,9 +629,9 @@ func fenceUpsertMany(with string, in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.
 func writtenRows(spec Spec) string {
 	written := "SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn
 	if spec.Columns > 0 {
-		written += ", " + WriteCTE + ".*"
+		written += ", " + spec.writeCTE() + ".*"
 	}
-	return written + " FROM " + WriteCTE
+	return written + " FROM " + spec.writeCTE()
 }
 
 // fromItem spells rv as a FROM item: [schema.]table [alias], quoted.
@@ -786,7 +836,7 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 	p := "$" + fmt.Sprint(spec.Param)
 
 	// The insert reads fence_input, gated on the check.
-	gated, err := pg.Parse("SELECT " + strings.Join(quoted, ", ") + ", " + p + " FROM " + InputCTE + " WHERE (SELECT refused FROM " + CheckCTE + ") = 0")
+	gated, err := pg.Parse("SELECT " + strings.Join(quoted, ", ") + ", " + p + " FROM " + spec.inputCTE() + " WHERE (SELECT refused FROM " + spec.checkCTE() + ") = 0")
 	if err != nil {
 		return nil, err
 	}
@@ -807,13 +857,13 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 	}
 	lockSQL := fmt.Sprintf("SELECT %s, %s.%s AS fence_token FROM %s WHERE (%s) IN (SELECT %s FROM %s)%s ORDER BY %s FOR UPDATE OF %s",
 		strings.Join(lockCols, ", "), rel, sqlparse.QuoteIdent(spec.Column), from,
-		keyList(rel+".", keyCols), strings.Join(quotedKeys, ", "), InputCTE, pred, keyList(rel+".", keyCols), rel)
+		keyList(rel+".", keyCols), strings.Join(quotedKeys, ", "), spec.inputCTE(), pred, keyList(rel+".", keyCols), rel)
 	distinct := lockKeys(len(keyCols))
 	if len(keyCols) > 1 {
 		distinct = "(" + distinct + ")"
 	}
 	return &upsertParts{
-		input:    InputCTE + " (" + strings.Join(quoted, ", ") + ") AS (\n    " + inputSQL + "\n)",
+		input:    spec.inputCTE() + " (" + strings.Join(quoted, ", ") + ") AS (\n    " + inputSQL + "\n)",
 		lock:     lockSQL,
 		distinct: distinct,
 	}, nil
@@ -1074,7 +1124,7 @@ func fenceInWith(tree *pg.ParseResult, spec Spec, form *Form) (string, error) {
 			return "", err
 		}
 	}
-	helper, err := pg.Parse("WITH " + input + LockCTE + " AS (" + lockSQL + "), " + CheckCTE +
+	helper, err := pg.Parse("WITH " + input + spec.lockCTE() + " AS (" + lockSQL + "), " + spec.checkCTE() +
 		" AS (" + checkQuery(distinctKey, spec) + ") SELECT 1")
 	if err != nil {
 		return "", fmt.Errorf("lock query: %v", err)
@@ -1099,7 +1149,7 @@ func fenceInWith(tree *pg.ParseResult, spec Spec, form *Form) (string, error) {
 		refusedIf = "CASE WHEN refused > 0 THEN ('" + fenceimpl.StaleCastMarker + "' || stored || ', rows ' || refused)::bigint IS NULL ELSE false END"
 	}
 	shell, err := pg.Parse("SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn + ", fence_main.* FROM fence_main" +
-		" UNION ALL SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + CheckCTE + " WHERE " + refusedIf)
+		" UNION ALL SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + spec.checkCTE() + " WHERE " + refusedIf)
 	if err != nil {
 		return "", err
 	}

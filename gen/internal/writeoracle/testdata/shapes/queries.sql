@@ -405,3 +405,15 @@ DROP DOMAIN tag CASCADE;
 
 -- name: RenameHueValue :exec
 ALTER TYPE hue RENAME VALUE 'blue' TO 'green';
+
+-- Guarded writes that read tables named like the guard's WITH queries:
+-- the guard's names avoid them (PostgreSQL would otherwise resolve the
+-- table's name to the guard's entry).
+-- name: UpdateWhereFenceCheck :exec
+UPDATE jobs SET state = 'y' WHERE id IN (SELECT fence_key_1 FROM fence_check);
+
+-- name: UpdateWhereFenceLock :execrows
+UPDATE jobs SET state = 'z' WHERE id IN (SELECT id FROM fence_lock) OR id IN (SELECT id FROM fence_lock_1);
+
+-- name: DeleteUsingFenceLock :exec
+DELETE FROM jobs USING fence_lock WHERE jobs.id = fence_lock.id;

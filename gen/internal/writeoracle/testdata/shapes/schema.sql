@@ -156,3 +156,9 @@ CREATE DOMAIN tag AS text;
 CREATE TABLE colours (id bigint PRIMARY KEY, h hue, t tag);
 CREATE FUNCTION feelings_guard() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
 CREATE TRIGGER feelings_guard BEFORE UPDATE ON feelings FOR EACH ROW EXECUTE FUNCTION feelings_guard();
+
+-- Tables named like the guard's WITH queries (issue 24, trial-pg3 18): a
+-- guarded write that reads them gets WITH queries of other names.
+CREATE TABLE fence_check (fence_key_1 bigint);
+CREATE TABLE fence_lock (id bigint);
+CREATE TABLE fence_lock_1 (id bigint);
