@@ -321,12 +321,12 @@ func (c *Client) check(t timing) error {
 	case t.minValidity >= valid:
 		return fmt.Errorf("MinValidity %v not below TTL − SafetyMargin %v", dur(t.minValidity), dur(valid))
 	case t.callTimeout < minCallTime && c.opts != nil && c.opts.CallTimeout > 0:
-		return fmt.Errorf("Options.CallTimeout %v below the %v a Redis call needs", dur(t.callTimeout), minCallTime)
+		return fmt.Errorf("Options.CallTimeout %v below the %v a Redis call needs", durBelow(t.callTimeout, minCallTime), minCallTime)
 	case t.callTimeout < minCallTime:
-		return fmt.Errorf("TTL %v too short: its CallTimeout (TTL/6) %v is below the %v a Redis call needs", dur(t.ttl), dur(t.callTimeout), minCallTime)
+		return fmt.Errorf("TTL %v too short: its CallTimeout (TTL/6) %v is below the %v a Redis call needs", durBelow(t.ttl, 6*minCallTime), durBelow(t.callTimeout, minCallTime), minCallTime)
 	case valid-t.minValidity < minCallTime:
 		return fmt.Errorf("TTL %v too short: an acquire reply must arrive within TTL − SafetyMargin − MinValidity = %v, below the %v a Redis call needs",
-			dur(t.ttl), dur(valid-t.minValidity), minCallTime)
+			dur(t.ttl), durBelow(valid-t.minValidity, minCallTime), minCallTime)
 	}
 	return nil
 }
@@ -595,6 +595,9 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 				c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending) // after earlier attempts
 				return nil, &opError{op: acquireOp(resource), err: configError(err)}
 			}
+			if isOOM(err) {
+				err = fmt.Errorf("%w: %w", ErrRedisOutOfMemory, err)
+			}
 			if e := callError(ctx, callCtx, "acquire", tm.callTimeout, err); lastErr == nil || !cutOffByCtx(ctx, e) {
 				// An attempt cut off by ctx itself says nothing new: the
 				// error of the one before it (a timeout, a refused
@@ -764,6 +767,9 @@ func isConfigError(err error) bool {
 		return false
 	}
 	msg := rerr.Error()
+	if isOOM(err) {
+		return false // its script reference says user_script, yet it clears
+	}
 	for _, p := range []string{"CROSSSLOT", "WRONGTYPE", "NOPERM", "NOAUTH", "ERR unknown command", "ERR unknown subcommand"} {
 		if strings.HasPrefix(msg, p) {
 			return true
@@ -776,6 +782,21 @@ func isConfigError(err error) bool {
 	}
 	return false
 }
+
+// isOOM reports whether err is Redis refusing a write at maxmemory under
+// noeviction (the policy the lease requires): transient, not a
+// configuration error, since it clears when keys expire or are deleted.
+// Redis refuses a script's first write only, so the script wrote nothing.
+func isOOM(err error) bool {
+	var rerr redis.Error
+	return errors.As(err, &rerr) && strings.HasPrefix(rerr.Error(), "OOM ")
+}
+
+// ErrRedisOutOfMemory is wrapped by the error of an Acquire that Redis
+// refused at maxmemory (an OOM reply under the noeviction policy): nothing
+// was written, and a later attempt succeeds once memory is freed, so
+// AcquireWait keeps retrying it with backoff.
+var ErrRedisOutOfMemory = errors.New("lease: Redis is out of memory (maxmemory reached under noeviction; retry once keys expire or are deleted)")
 
 // retryable reports whether an acquire attempt that failed with err may be
 // resent with the same owner value: any transport error or timeout (the

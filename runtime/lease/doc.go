@@ -227,10 +227,14 @@
 //
 //	work, cancel := context.WithCancel(l.Context()) // ends when the lease is lost
 //	defer cancel()
-//	err = q.CreditAccount(work, params, l.Token())
+//	// Observe raises the counter above a refused write's stored token
+//	// (Redis lost its counter); without it every later Acquire mints a
+//	// token the database refuses until the counter catches up.
+//	err = l.Observe(ctx, q.CreditAccount(work, params, l.Token()))
 //	switch {
 //	case errors.Is(err, fence.ErrStaleToken):
-//		// a newer holder wrote the row: our lease was lost; stop.
+//		// a newer holder wrote the row, or Redis lost its counter (now
+//		// raised): our lease was lost; stop, the next Acquire mints above.
 //	case errors.Is(context.Cause(work), lease.ErrLost):
 //		// the heartbeat found the lease lost before or during the write.
 //	}

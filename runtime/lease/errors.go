@@ -212,6 +212,25 @@ func (e *LostError) Unwrap() []error {
 	return []error{ErrLost, e.Err}
 }
 
+// durBelow is dur(d) for a d that a message says is below bound, unless
+// rounding reaches the bound: then d truncated, so that 999.8µs does not
+// print as "1ms is below the 1ms" (trial-rt3 F7).
+func durBelow(d, bound time.Duration) time.Duration {
+	r := dur(d)
+	if r < bound || d >= bound {
+		return r
+	}
+	switch a := max(d, -d); {
+	case a >= 100*time.Millisecond:
+		return d - d%time.Millisecond
+	case a >= time.Millisecond:
+		return d - d%(10*time.Microsecond)
+	case a >= 10*time.Microsecond:
+		return d - d%time.Microsecond
+	}
+	return d
+}
+
 // dur rounds d for a message: to whole milliseconds from 100ms up, to 10µs
 // from 1ms, to whole microseconds from 10µs, else exact (-1ns is not 0s),
 // so that TTL/6 of 1s prints as

@@ -327,6 +327,14 @@ func TestTTLBelowMinimumIsConfigError(t *testing.T) {
 	if err.Error() != want {
 		t.Fatalf("Acquire(ttl 1ms) = %q, want %q", err, want)
 	}
+	// Just below the minimum, rounding must not make the message
+	// contradict itself ("TTL 6ms too short ... 1ms is below the 1ms",
+	// trial-rt3 F7).
+	_, err = c.Acquire(bg, e.resource, 5999*time.Microsecond)
+	want = fmt.Sprintf("lease: acquire %q: configuration error: TTL 5.99ms too short: its CallTimeout (TTL/6) 999µs is below the 1ms a Redis call needs (minimum TTL with these options: 6ms)", e.resource)
+	if err == nil || err.Error() != want {
+		t.Fatalf("Acquire(ttl 5.999ms) = %v, want %q", err, want)
+	}
 	ctx, cancel := context.WithTimeout(bg, 5*time.Second)
 	defer cancel()
 	if _, err := c.AcquireWait(ctx, e.resource, time.Millisecond); !errors.Is(err, ErrConfig) || ctx.Err() != nil {
