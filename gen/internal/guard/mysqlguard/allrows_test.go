@@ -240,3 +240,43 @@ func TestAllOrNothingInTransactionOnMariaDB(t *testing.T) {
 		t.Fatalf("rows = %s, want %s", got, want)
 	}
 }
+
+// TestLimitOnMariaDB (issue 27, trial-my3 F1): an UPDATE or DELETE with
+// LIMIT and no ORDER BY is guarded on the rows it writes only: a stale
+// row the scan never reaches refuses nothing, with and without an index
+// on the WHERE clause's column (one the UPDATE changes, so that MariaDB
+// buffers the rows it found before writing them); a stale row within the
+// LIMIT refuses all. ORDER BY with LIMIT is refused (TestRewriteKeepsTheUsersText).
+func TestLimitOnMariaDB(t *testing.T) {
+	for _, index := range []string{"", "CREATE INDEX by_balance ON accounts (balance)"} {
+		t.Run(fmt.Sprintf("index=%t", index != ""), func(t *testing.T) {
+			setup := []string{schema, "INSERT INTO accounts (id, balance, fence_token) VALUES (1, 10, 1), (2, 20, 1), (3, 30, 1), (4, 40, 99)"}
+			if index != "" {
+				setup = append(setup, index)
+			}
+			db := testenv.MySQL(t, "", setup...)
+			zero := newGuarded(t, db, "UPDATE accounts SET balance = 0 WHERE balance > ? LIMIT 2", spec(1, false))
+			n, err := zero.run(5, 5)
+			if err != nil || n != 2 {
+				t.Fatalf("= %d, %v; want 2 rows written", n, err)
+			}
+			if got, want := accountRows(t, zero), "1:0:open:5 2:0:open:5 3:30:open:1 4:40:open:99"; got != want {
+				t.Fatalf("rows %s, want %s", got, want)
+			}
+			zero3 := newGuarded(t, db, "UPDATE accounts SET balance = 0 WHERE balance > ? LIMIT 3", spec(1, false))
+			_, err = zero3.run(5, 5) // rows 3 and 4 match: 4 is stale
+			wantStale(t, err, 5, 99)
+			if got, want := accountRows(t, zero), "1:0:open:5 2:0:open:5 3:30:open:1 4:40:open:99"; got != want {
+				t.Fatalf("refused write changed rows: %s, want %s", got, want)
+			}
+			del := newGuarded(t, db, "DELETE FROM accounts WHERE balance > ? LIMIT 1", spec(1, false))
+			n, err = del.run(5, 5)
+			if err != nil || n != 1 {
+				t.Fatalf("DELETE = %d, %v; want 1 row", n, err)
+			}
+			if got, want := accountRows(t, zero), "1:0:open:5 2:0:open:5 4:40:open:99"; got != want {
+				t.Fatalf("rows %s, want %s", got, want)
+			}
+		})
+	}
+}

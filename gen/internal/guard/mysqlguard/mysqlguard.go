@@ -871,9 +871,20 @@ func allWhere(p *parser.Parser, where ast.ExprNode, spec Spec) (ast.ExprNode, er
 // allRefusals are the checks of a write of several rows: the statement's
 // own subqueries are refused, since a refusal is the error a subquery of
 // two rows raises (1242), which must be the guard's.
-func allRefusals(n ast.Node, verb string, spec Spec) error {
+//
+// ORDER BY with LIMIT is refused too (trial-my3 F1): unless an index gives
+// the order, MariaDB/MySQL evaluates the WHERE clause, and so the guard,
+// on every row it matches before it sorts them and keeps the first n, so
+// a stale row the LIMIT leaves out would refuse the write; whether an
+// index is used is the optimizer's choice at run time. LIMIT alone stops
+// the scan at the n-th row written, and ORDER BY alone writes every row
+// matched: both are guarded.
+func allRefusals(n ast.Node, verb string, spec Spec, order *ast.OrderByClause, limit *ast.Limit) error {
 	if err := spec.transactional("an " + verb + " that may match several rows"); err != nil {
 		return err
+	}
+	if order != nil && limit != nil {
+		return fmt.Errorf("ORDER BY ... LIMIT in %s of fenced table %s that may match several rows is not guarded on MySQL: unless an index gives the order, MariaDB/MySQL checks every row the WHERE clause matches before it sorts and limits them, so a stale row the LIMIT leaves out would refuse the write; select the keys first (SELECT ... ORDER BY ... LIMIT) and write them by key or with WHERE <key> IN (sqlc.slice(...)), or drop ORDER BY (LIMIT alone is guarded)", map[string]string{"UPDATE": "an UPDATE", "DELETE": "a DELETE"}[verb], spec.Table)
 	}
 	if hasSubquery(n) {
 		return fmt.Errorf("a subquery in an %s of fenced table %s that may match several rows is not guarded on MySQL: the guard's refusal is the error a subquery of two rows raises (1242), which must be its own; pin the primary key with = (one row), or write the subquery's result as a parameter", verb, spec.Table)
@@ -906,10 +917,11 @@ func allRead(sp *splicer, refs *ast.TableRefsClause, where ast.ExprNode, spec Sp
 // all or nothing: a matched stale row fails the statement (1242), which
 // InnoDB rolls back whole. The reply's last-insert id is the presented
 // token when any row matched (its SET ran), and 0 when none did or a
-// trigger cleared it (fenceimpl.MySQLAll). ORDER BY and LIMIT stay: the
-// rows the guard sees are the rows the UPDATE writes.
+// trigger cleared it (fenceimpl.MySQLAll). ORDER BY or LIMIT stays: the
+// rows the guard sees are the rows the UPDATE writes (both together are
+// refused, see allRefusals).
 func rewriteUpdateAll(p *parser.Parser, sp *splicer, u *ast.UpdateStmt, spec Spec) (*Guarded, error) {
-	if err := allRefusals(u, "UPDATE", spec); err != nil {
+	if err := allRefusals(u, "UPDATE", spec, u.Order, u.Limit); err != nil {
 		return nil, err
 	}
 	stored, storedParams, err := allRead(sp, u.TableRefs, u.Where, spec)
@@ -940,7 +952,7 @@ func rewriteUpdateAll(p *parser.Parser, sp *splicer, u *ast.UpdateStmt, spec Spe
 // all or nothing, as rewriteUpdateAll. A DELETE's affected rows are the
 // rows it deleted, whatever the DSN says.
 func rewriteDeleteAll(p *parser.Parser, sp *splicer, d *ast.DeleteStmt, spec Spec) (*Guarded, error) {
-	if err := allRefusals(d, "DELETE", spec); err != nil {
+	if err := allRefusals(d, "DELETE", spec, d.Order, d.Limit); err != nil {
 		return nil, err
 	}
 	stored, storedParams, err := allRead(sp, d.TableRefs, d.Where, spec)

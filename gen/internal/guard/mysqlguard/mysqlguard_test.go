@@ -75,8 +75,8 @@ func TestRewriteText(t *testing.T) {
 			storedParams: []int{4, 4, 2, 3},
 		},
 		{
-			query:        "UPDATE accounts SET balance = 0 WHERE status = ? ORDER BY id LIMIT 10",
-			want:         "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nUPDATE accounts SET balance = 0, fence_token=LAST_INSERT_ID(?) WHERE (status = ?) AND CASE WHEN (status = ?) THEN IF(fence_token <= ?, TRUE, (SELECT fence_token UNION ALL SELECT fence_token)) ELSE FALSE END ORDER BY id LIMIT 10",
+			query:        "UPDATE accounts SET balance = 0 WHERE status = ? LIMIT 10",
+			want:         "-- fencegen: guarded, all or nothing (accounts.fence_token <= the presented token)\nUPDATE accounts SET balance = 0, fence_token=LAST_INSERT_ID(?) WHERE (status = ?) AND CASE WHEN (status = ?) THEN IF(fence_token <= ?, TRUE, (SELECT fence_token UNION ALL SELECT fence_token)) ELSE FALSE END LIMIT 10",
 			params:       []int{4, 1, 1, 4},
 			stored:       "SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (fence_token <= ?) THEN fence_token END), MAX(fence_token), 0), COUNT(CASE WHEN NOT (fence_token <= ?) THEN 1 END) FROM accounts WHERE (status = ?) FOR UPDATE",
 			storedParams: []int{4, 4, 1},
@@ -352,6 +352,9 @@ func TestRewriteKeepsTheUsersText(t *testing.T) {
 		{`UPDATE accounts PARTITION (p0) SET balance = 9 WHERE id = ?`, `PARTITION (...)`},
 		{`DELETE FROM accounts PARTITION (p0) WHERE id = ?`, `PARTITION (...)`},
 		{"UPDATE accounts SET balance = 9 /*! , status = 'x' */ WHERE id = ?", `executable comment`},
+		// trial-my3 F1: the guard would see rows the LIMIT leaves out.
+		{`UPDATE accounts SET balance = 0 WHERE balance > ? ORDER BY balance LIMIT 2`, `ORDER BY ... LIMIT in an UPDATE of fenced table accounts`},
+		{`DELETE FROM accounts WHERE status = ? ORDER BY id DESC LIMIT 10`, `ORDER BY ... LIMIT in a DELETE of fenced table accounts`},
 	}
 	for _, tt := range refused {
 		g, err := Rewrite(tt.query, accounts)
