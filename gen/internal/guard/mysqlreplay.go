@@ -254,7 +254,11 @@ func (r *mysqlReplay) applyTeam(f *sqlparse.File, end int) {
 		}
 		// MariaDB's CREATE OR REPLACE TRIGGER of a guard trigger's name
 		// drops it and installs the team's own body in its place.
-		if name, pos := mysqlwrites.TriggerReplaces(st.Text); name != "" {
+		name, pos, unread := mysqlwrites.TriggerReplaces(st.Text)
+		if unread != "" {
+			r.unreadDrop(f, st.Pos+max(pos, 0), unread)
+		}
+		if name != "" {
 			if tr := r.triggers[name]; tr != nil {
 				delete(r.triggers, name)
 				r.droppedTrigger[name] = at(st.Pos+max(pos, 0), "CREATE OR REPLACE TRIGGER replaces guard trigger "+name+" of table "+tr.table+" with a body of its own")

@@ -72,25 +72,62 @@ func TriggerDrops(text string) (names []string, pos int, unread string) {
 // TriggerReplaces reads one schema statement for MariaDB's CREATE OR
 // REPLACE TRIGGER, which drops the trigger of that name and installs its
 // own: the name replaced (lower case, without its database) and the byte
-// offset of the statement's first token, or "". Version comments are
-// read both as run and as skipped (see TriggerDrops): a reading in which
-// the statement replaces a trigger counts.
-func TriggerReplaces(text string) (name string, pos int) {
+// offset of the statement's first token, or "". The statement may be
+// wrapped in SET STATEMENT ... FOR. Version comments are read both as
+// run and as skipped (see TriggerDrops): a reading in which the
+// statement replaces a trigger counts.
+//
+// A statement that may replace a trigger but is not that statement in
+// either reading (OR REPLACE ... TRIGGER elsewhere in it, or in a string,
+// the text of a prepared statement) is returned as unread, with why.
+func TriggerReplaces(text string) (name string, pos int, unread string) {
+	pos = -1
 	for _, run := range []bool{true, false} {
 		toks := lexVersions(text, run)
-		if len(toks) < 3 || toks[0].upper() != "CREATE" || !orReplace(toks) {
+		if len(toks) == 0 {
 			continue
 		}
-		kind, i := programKind(toks)
-		if kind != "TRIGGER" {
-			continue
+		if pos < 0 {
+			pos = toks[0].pos
 		}
-		if i+2 < len(toks) && toks[i].upper() == "IF" && toks[i+1].upper() == "NOT" && toks[i+2].upper() == "EXISTS" {
-			i += 3
+		// SET STATEMENT var = value [, ...] FOR <statement>.
+		if len(toks) > 2 && toks[0].upper() == "SET" && toks[1].upper() == "STATEMENT" {
+			depth := 0
+			for i := 2; i < len(toks); i++ {
+				if toks[i].kind == tokPunct && toks[i].text == "(" {
+					depth++
+				} else if toks[i].kind == tokPunct && toks[i].text == ")" {
+					depth--
+				} else if depth == 0 && toks[i].upper() == "FOR" {
+					toks = toks[i+1:]
+					break
+				}
+			}
 		}
-		if exact, _, _ := nameRef(toks, i); exact != "" {
-			return strings.ToLower(exact), toks[0].pos
+		if len(toks) > 2 && toks[0].upper() == "CREATE" && orReplace(toks) {
+			if kind, i := programKind(toks); kind == "TRIGGER" {
+				if i+2 < len(toks) && toks[i].upper() == "IF" && toks[i+1].upper() == "NOT" && toks[i+2].upper() == "EXISTS" {
+					i += 3
+				}
+				if exact, _, _ := nameRef(toks, i); exact != "" {
+					return strings.ToLower(exact), pos, ""
+				}
+			}
+		}
+		replace := false
+		for _, t := range toks {
+			switch {
+			case t.upper() == "REPLACE":
+				replace = true
+			case replace && t.upper() == "TRIGGER":
+				return "", pos, "it holds an OR REPLACE ... TRIGGER that is not a statement of its own (a stored program's body, or a version comment around part of it), which may replace a trigger"
+			case t.kind == tokString && replaceTriggerText.MatchString(t.text):
+				return "", pos, "it holds CREATE OR REPLACE TRIGGER in a string (the text of a prepared statement), which may replace a trigger"
+			}
 		}
 	}
-	return "", -1
+	return "", pos, ""
 }
+
+// replaceTriggerText is CREATE OR REPLACE ... TRIGGER in a string literal.
+var replaceTriggerText = regexp.MustCompile(`(?is)\bOR\s+REPLACE\b.*\bTRIGGER\b`)
