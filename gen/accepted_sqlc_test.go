@@ -1,6 +1,7 @@
 package gen_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -36,6 +37,7 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 		goOpt    string // a gen.go option line, or ""
 		yaml     string // the whole sqlc.yaml (entry: sqlcEntry), or ""
 		query    string // "" for query
+		schema   string // "" for the PostgreSQL table t
 		sqlcErr  string // a part of sqlc's error
 		want     string // a line of fencegen's output, or
 		wantErr  string // a part of fencegen's error
@@ -58,6 +60,15 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 		{doc: "`sqlc.arg(\"1bad\")`", query: "-- name: GetT :one\nSELECT * FROM t WHERE id = sqlc.arg(\"1bad\");\n", sqlcErr: "edited query syntax is invalid", want: "func (q *Queries) GetT(ctx context.Context, _1bad int64) (T, error) {\n"},
 		{doc: "`-- name: Select :one`", query: "-- name: Select :one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "expected 'IDENT', found 'select'", want: "const selectQuery = `-- name: Select :one\n"},
 		{doc: "`:batchexec` without parameters", query: "-- name: BatchT :batchexec\nDELETE FROM t;\n", sqlcErr: ":batch* commands require parameters", want: "func (q *Queries) BatchT(ctx context.Context) *BatchTBatchResults {\n"},
+		// MySQL (issue 27, trial-my3 F4): a name MySQL resolves in the
+		// innermost SELECT's tables, which sqlc calls ambiguous, and a
+		// parameter's alias sqlc looks up as a column.
+		{doc: "`INSERT INTO books (id, author_id, title) SELECT id + 1000, id, LEFT(name, 10) FROM authors WHERE id = ?`", yaml: mysqlEntry, schema: mysqlSchema,
+			query: "-- name: InsertSelect :exec\nINSERT INTO books (id, author_id, title) SELECT id + 1000, id, LEFT(name, 10) FROM authors WHERE id = ?;\n", sqlcErr: `column reference "id" is ambiguous`, want: "func (q *Queries) InsertSelect(ctx context.Context, id int64) error {\n"},
+		{doc: "`SELECT id, ? AS extra FROM authors`", yaml: mysqlEntry, schema: mysqlSchema,
+			query: "-- name: Extra :many\nSELECT id, ? AS extra FROM authors;\n", sqlcErr: `column "extra" does not exist`, want: "func (q *Queries) Extra(ctx context.Context, dollar_1 interface{}) ([]ExtraRow, error) {\n"},
+		{doc: "`SELECT id FROM authors a WHERE a.id = (SELECT MAX(id) FROM authors WHERE score > ?)`", yaml: mysqlEntry, schema: mysqlSchema,
+			query: "-- name: MaxScore :many\nSELECT id FROM authors a WHERE a.id = (SELECT MAX(id) FROM authors WHERE score > ?);\n", sqlcErr: `column reference "score" is ambiguous`, want: "func (q *Queries) MaxScore(ctx context.Context, score int32) ([]int64, error) {\n"},
 		// Refused by both.
 		{doc: "`output_query_files_directory: q`", goOpt: "output_query_files_directory: q", sqlcErr: "field output_query_files_directory not found", wantErr: "output_query_files_directory is not an sqlc v1.31.1 option"},
 		{doc: "`{import: time, type: time1.Time}`", goType: "{import: time, type: time1.Time}", sqlcErr: `expected ';', found '.'`, wantErr: `go_type: type "time1.Time" with import or package is the type's name in that package`},
@@ -103,7 +114,7 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 			}
 			files := map[string]string{
 				"sqlc.yaml":  cfg,
-				"schema.sql": "CREATE TABLE t (id bigint PRIMARY KEY, tags text[] NOT NULL);\n",
+				"schema.sql": cmp.Or(tt.schema, "CREATE TABLE t (id bigint PRIMARY KEY, tags text[] NOT NULL);\n"),
 				"query.sql":  q,
 			}
 			sqlcDir, fgDir := t.TempDir(), t.TempDir()
@@ -160,6 +171,14 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 // sqlcEntry is a version 2 sql list of one entry, for the rows of
 // TestAcceptedWhereSqlcRefuses that write the whole configuration.
 const sqlcEntry = "sql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen: {go: {out: db}}\n"
+
+// mysqlEntry and mysqlSchema are the configuration and schema of the
+// MySQL rows of TestAcceptedWhereSqlcRefuses.
+const (
+	mysqlEntry  = "version: \"2\"\nsql:\n  - engine: mysql\n    schema: schema.sql\n    queries: query.sql\n    gen: {go: {out: db}}\n"
+	mysqlSchema = "CREATE TABLE authors (id BIGINT PRIMARY KEY, name VARCHAR(100) NOT NULL, score INT NOT NULL);\n" +
+		"CREATE TABLE books (id INT PRIMARY KEY, author_id BIGINT, title VARCHAR(10));\n"
+)
 
 // TestPreparedSliceDbGo compares db.go with sqlc's for
 // emit_prepared_queries and a query with IN (sqlc.slice(ids)) on
