@@ -88,6 +88,24 @@ func (u *updater) drop(n *sqlparse.Drop) {
 				i = slices.IndexFunc(u.c.Schemas, func(s *Schema) bool { return s.Name == name.Name })
 				u.c.Schemas = slices.Delete(u.c.Schemas, i, i+1)
 			}
+		case "extension":
+			// DROP EXTENSION ... CASCADE drops the columns of its types
+			// (those the catalog knows as builtins: citext, hstore,
+			// ltree, vector), as PostgreSQL's dependencies do; without
+			// CASCADE PostgreSQL refuses while a column uses one.
+			if n.Cascade {
+				for _, typ := range extensionTypes[name.Name] {
+					u.dropTypeColumns(n, Type{Schema: "pg_catalog", Name: typ})
+					// Domains over it go too (their columns went:
+					// their base type is typ).
+					for _, sc := range u.c.Schemas {
+						sc.Types = slices.DeleteFunc(sc.Types, func(d *UserType) bool {
+							return d.Kind == "domain" && d.Base.Name == typ && d.Base.Schema == "pg_catalog"
+						})
+					}
+				}
+			}
+			delete(u.c.Extensions, name.Name)
 		case "index":
 			// An index the catalog does not know (one on a relation it
 			// lacks) is no error, as in sqlc.
@@ -170,6 +188,13 @@ func (c *Catalog) dropOwnedSequences(t *Table, column string) {
 			return x.IsSequence && x.OwnedBy != nil && x.OwnedBy.Table == t && (column == "" || x.OwnedBy.Name == column)
 		})
 	}
+}
+
+// extensionTypes are the types of the contrib and common extensions that
+// the catalog resolves as builtins (catalog.go's builtins), by extension.
+var extensionTypes = map[string][]string{
+	"citext": {"citext"}, "hstore": {"hstore"}, "ltree": {"ltree", "lquery", "ltxtquery"},
+	"vector": {"vector", "halfvec", "sparsevec"},
 }
 
 // dropTypeColumns applies DROP TYPE ... CASCADE to the columns of type

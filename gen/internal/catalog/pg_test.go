@@ -62,6 +62,7 @@ var ddlCases = []struct{ name, ddl string }{
 	// array of it or a domain over it, and the domains over it; a column
 	// of its name added after is new (issue 24, trial-pg3 finding 17).
 	{"drop domain cascade", `CREATE DOMAIN tok_t AS bigint; CREATE DOMAIN tok2 AS tok_t; CREATE TABLE t (id int PRIMARY KEY, tok tok_t NOT NULL DEFAULT 0, toks tok_t[], t2 tok2, n bigint); DROP DOMAIN tok_t CASCADE; ALTER TABLE t ADD COLUMN tok bigint NOT NULL DEFAULT 0; CREATE DOMAIN tok2 AS int`},
+	{"drop extension cascade", `CREATE EXTENSION IF NOT EXISTS citext; CREATE DOMAIN email AS citext; CREATE TABLE t (id int PRIMARY KEY, a citext, b citext[], c email, d text); DROP EXTENSION citext CASCADE; ALTER TABLE t ADD COLUMN a text; CREATE DOMAIN email AS text`},
 	{"drop type under domain cascade", `CREATE TYPE mood AS ENUM ('a'); CREATE DOMAIN m2 AS mood; CREATE TABLE t (id int, m m2, k int); DROP TYPE mood CASCADE; DROP DOMAIN IF EXISTS m2`},
 	{"set schema", `CREATE SCHEMA s; CREATE TABLE s.p (id int PRIMARY KEY); CREATE TABLE t (p_id int REFERENCES s.p); ALTER TABLE s.p SET SCHEMA public; CREATE TYPE s.e AS ENUM ('x'); ALTER TYPE s.e SET SCHEMA public; CREATE TABLE u (e e)`},
 	{"schema rename", `CREATE SCHEMA s; CREATE TABLE s.p (id int PRIMARY KEY); CREATE TABLE s.c (p_id int REFERENCES s.p); ALTER SCHEMA s RENAME TO r`},
