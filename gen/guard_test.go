@@ -54,11 +54,11 @@ func guardFor(t *testing.T, schema, query string) string {
 }
 
 // The guard migration quotes reserved words: a fenced table named "order"
-// gets CREATE TRIGGER ... ON "order".
+// gets CREATE TRIGGER ... ON public."order".
 func TestGuardSQLQuotesReservedNames(t *testing.T) {
 	guard := guardFor(t, `CREATE TABLE "order" (id bigint PRIMARY KEY, "user" bigint NOT NULL DEFAULT 0); COMMENT ON COLUMN "order"."user" IS 'fencegen:token';`,
 		"-- name: Get :one\nSELECT id FROM \"order\" WHERE id = $1;\n")
-	for _, want := range []string{`ON "order"`, `presented := NEW."user";`, `col name := 'user';`} {
+	for _, want := range []string{`ON public."order"`, `presented := NEW."user";`, `col name := 'user';`} {
 		if !strings.Contains(guard, want) {
 			t.Errorf("guard SQL lacks %s:\n%s", want, guard)
 		}

@@ -29,8 +29,28 @@ var Templates = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
 		"raiseText": raiseText,
 		"literal":   literal,
+		"q":         Qualified,
 	}).ParseFS(FS, "*.sql.tmpl"))
 })
+
+// Qualified returns name (an identifier as in SQL, quoted or not,
+// optionally schema-qualified: jobs, app.jobs, "Order") qualified by its
+// schema: public.<name> when it names none. The guard migration names
+// every table and function so, wherever a search_path left by an earlier
+// migration, a role or the connection points (issue 24, trial-pg3 finding
+// 11).
+func Qualified(name string) string {
+	quoted := false
+	for _, r := range name {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case r == '.' && !quoted:
+			return name
+		}
+	}
+	return "public." + name
+}
 
 // MaxIdentifier is the longest identifier PostgreSQL keeps, in bytes
 // (NAMEDATALEN - 1); it truncates longer ones (PostgreSQL docs, 4.1.1

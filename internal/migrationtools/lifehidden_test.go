@@ -171,3 +171,72 @@ func hiddenCheck(t *testing.T, tool, change, cause string) {
 		t.Errorf("after the change, the stale write: %v; want it to pass, as fencegen's finding says", err)
 	}
 }
+
+// TestGuardLifeSearchPathPostgres is trial-pg3 finding 11 with the four
+// tools: the first migration leaves the session's search_path on another
+// schema with a table of the fenced table's name (SET, not LOCAL: goose
+// and golang-migrate apply the next migration on the same connection),
+// and the role's search_path says the same (ALTER ROLE, for the tools
+// that connect again). The guard migration fencegen guard writes names
+// public.jobs and its function with their schema, so applied next by the
+// tool, its trigger is on public.jobs: the stale write is refused.
+func TestGuardLifeSearchPathPostgres(t *testing.T) {
+	for _, tool := range []string{"goose", "golang-migrate", "dbmate", "atlas"} {
+		t.Run(tool, func(t *testing.T) {
+			dir := t.TempDir()
+			write := func(name, text string) {
+				t.Helper()
+				p := filepath.Join(dir, filepath.FromSlash(name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write("fencegen.yaml", "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: migrations\n    queries: query.sql\n"+
+				"    gen: {go: {package: db, out: db, sql_package: pgx/v5}}\n")
+			write("query.sql", "-- name: SetStatus :exec\nUPDATE public.jobs SET status = $1 WHERE id = $2;\n")
+			init := "CREATE SCHEMA app;\n" +
+				"CREATE TABLE public.jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
+				"COMMENT ON COLUMN public.jobs.tok IS 'fencegen:token';\n" +
+				"CREATE TABLE app.jobs (id bigint PRIMARY KEY, status text, tok bigint);\n" +
+				"SET search_path = app, public;\n"
+			switch tool {
+			case "goose":
+				write("migrations/00001_init.sql", "-- +goose Up\n"+init+"-- +goose Down\nSELECT 1;\n")
+			case "dbmate":
+				write("migrations/00001_init.sql", "-- migrate:up\n"+init+"-- migrate:down\nSELECT 1;\n")
+			case "atlas":
+				write("migrations/00001_init.sql", init)
+			default:
+				write("migrations/000001_init.up.sql", init)
+				write("migrations/000001_init.down.sql", "SELECT 1;\n")
+			}
+			cmd := exec.Command(fencegenBin, "guard", "-format", tool, "-dir", "migrations")
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("fencegen guard: %v\n%s", err, out)
+			}
+			url := testenv.NewDatabase(t)
+			ctx := context.Background()
+			conn, err := pgx.Connect(ctx, url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			if _, err := conn.Exec(ctx, "DO $$ BEGIN EXECUTE format('ALTER ROLE %I IN DATABASE %I SET search_path = app, public', current_user, current_database()); END $$"); err != nil {
+				t.Fatal(err)
+			}
+			up, _ := migrator(t, tool, url, filepath.Join(dir, "migrations"))
+			up()
+			up()
+			if _, err := conn.Exec(ctx, "INSERT INTO public.jobs (id, status, tok) VALUES (1, 'ok', 100)"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := conn.Exec(ctx, "UPDATE public.jobs SET status = 'stale', tok = 5 WHERE id = 1"); err == nil {
+				t.Error("a stale UPDATE of public.jobs passes: the guard trigger went to another table")
+			}
+		})
+	}
+}

@@ -1432,7 +1432,7 @@ func (r *guardReplay) applyAt(file string, b []byte, skip int) guardMigration {
 		}
 		if pendingTable != "" {
 			if name, ok := strings.CutPrefix(strings.TrimSpace(line), "FOR EACH ROW EXECUTE FUNCTION "); ok {
-				name = strings.TrimSuffix(strings.TrimSuffix(name, ";"), "()")
+				name = unpublic(strings.TrimSuffix(strings.TrimSuffix(name, ";"), "()"))
 				if f, ok := funcs[name]; ok {
 					r.tables[pendingTable] = guardInstalled{fn: f, file: file, line: pendingLine}
 				}
@@ -1449,24 +1449,47 @@ func (r *guardReplay) applyAt(file string, b []byte, skip int) guardMigration {
 				m.template = v
 			}
 		case strings.HasPrefix(line, "CREATE OR REPLACE FUNCTION ") && strings.HasSuffix(line, "() RETURNS trigger"):
-			name := strings.TrimSuffix(strings.TrimPrefix(line, "CREATE OR REPLACE FUNCTION "), "() RETURNS trigger")
-			fn = &guardFunc{name: name, text: line + "\n", file: file, line: n, template: m.template}
+			// Read as this fencegen's unqualified for a public table
+			// (the form older guard migrations wrote): the text is
+			// compared so, and qualifiedText writes it back.
+			name := unpublic(strings.TrimSuffix(strings.TrimPrefix(line, "CREATE OR REPLACE FUNCTION "), "() RETURNS trigger"))
+			fn = &guardFunc{name: name, text: "CREATE OR REPLACE FUNCTION " + name + "() RETURNS trigger\n", file: file, line: n, template: m.template}
 		case strings.HasPrefix(line, "DROP TRIGGER IF EXISTS fencegen_guard ON "):
-			qt := strings.TrimSuffix(strings.TrimPrefix(line, "DROP TRIGGER IF EXISTS fencegen_guard ON "), ";")
+			qt := unpublic(strings.TrimSuffix(strings.TrimPrefix(line, "DROP TRIGGER IF EXISTS fencegen_guard ON "), ";"))
 			delete(r.tables, qt)
 			delete(r.lost, qt)
 		case strings.HasPrefix(line, "DROP FUNCTION IF EXISTS "):
-			delete(funcs, strings.TrimSuffix(strings.TrimPrefix(line, "DROP FUNCTION IF EXISTS "), "();"))
+			delete(funcs, unpublic(strings.TrimSuffix(strings.TrimPrefix(line, "DROP FUNCTION IF EXISTS "), "();")))
 		case strings.HasPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON "):
-			pendingTable, pendingLine = strings.TrimPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON "), n
+			pendingTable, pendingLine = unpublic(strings.TrimPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON ")), n
 		case strings.HasPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE OF "):
 			// A required guard's first trigger: ... OF <column> ON <table>.
 			if _, qt, ok := strings.Cut(strings.TrimPrefix(line, "CREATE TRIGGER fencegen_guard BEFORE UPDATE OF "), " ON "); ok {
-				pendingTable, pendingLine = qt, n
+				pendingTable, pendingLine = unpublic(qt), n
 			}
 		}
 	}
 	return m
+}
+
+// unpublic is name (of a table or function, as a guard migration writes
+// it) as the replay keys it: without the schema when it is public.
+// fencegen guard writes public.jobs since issue 24 (trial-pg3 finding
+// 11: a search_path left by an earlier migration moved the trigger);
+// older guard migrations wrote jobs.
+func unpublic(name string) string {
+	return strings.TrimPrefix(name, "public.")
+}
+
+// qualifiedText is a guard function's text (as the replay keeps it) with
+// its name schema-qualified, as fencegen guard writes it.
+func qualifiedText(text string) string {
+	rest, ok := strings.CutPrefix(text, "CREATE OR REPLACE FUNCTION ")
+	if !ok {
+		return text
+	}
+	name, after, _ := strings.Cut(rest, "() RETURNS trigger")
+	return "CREATE OR REPLACE FUNCTION " + templates.Qualified(name) + "() RETURNS trigger" + after
 }
 
 // guardMode returns the token column a trigger function's text tests
@@ -2292,7 +2315,7 @@ func (g *DatabaseGuard) previous(have *guardReplay) (prev []previousGuard, added
 			// a required guard's trigger is BEFORE UPDATE OF it.
 			col = sqlparse.QuoteIdent(in.broken.renamedTo)
 		}
-		pg := previousGuard{QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Text: in.fn.text, Required: requiredText(in.fn.text), Column: col}
+		pg := previousGuard{QualifiedTable: qt, Function: in.fn.name, Trigger: "fencegen_guard", Text: qualifiedText(in.fn.text), Required: requiredText(in.fn.text), Column: col}
 		pg.DropToken = pg.Required || slices.ContainsFunc(g.data.Tables, func(t guardTable) bool { return t.QualifiedTable == qt && t.Required })
 		prev = append(prev, pg)
 	}

@@ -365,10 +365,10 @@ func TestInline(t *testing.T) {
 			// The down section keeps its statements, then restores the
 			// guard the migrations before it installed.
 			if _, down, _ := strings.Cut(s, "\r\n-- migrate:down\r\n"); format == "dbmate" &&
-				(!strings.HasPrefix(down, "SELECT 1;\r\n\r\n-- fencegen guard -into: back to the guard") || !strings.HasSuffix(down, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON jobs\r\n    FOR EACH ROW EXECUTE FUNCTION "+g.data.Tables[0].Function+"();\r\n")) {
+				(!strings.HasPrefix(down, "SELECT 1;\r\n\r\n-- fencegen guard -into: back to the guard") || !strings.HasSuffix(down, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.jobs\r\n    FOR EACH ROW EXECUTE FUNCTION public."+g.data.Tables[0].Function+"();\r\n")) {
 				t.Errorf("the down section is not its statements, then the earlier guard:\n%s", s)
 			}
-			if !strings.Contains(s, "\r\n"+inlineHeader+format+" migration: ") || !strings.Contains(s, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON jobs\r\n") {
+			if !strings.Contains(s, "\r\n"+inlineHeader+format+" migration: ") || !strings.Contains(s, "CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.jobs\r\n") {
 				t.Errorf("no guard added:\n%s", s)
 			}
 			write(filepath.Base(into), s)

@@ -25,7 +25,7 @@
 --   GRANT SELECT, INSERT, UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
-CREATE OR REPLACE FUNCTION fencegen_guard_jobs_562f12df() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_jobs_562f12df() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -76,11 +76,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON jobs;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON jobs
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_jobs_562f12df();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.jobs;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.jobs
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_jobs_562f12df();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_strict_jobs_a2666dcf() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_strict_jobs_a2666dcf() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -131,11 +131,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON strict_jobs;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON strict_jobs
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_strict_jobs_a2666dcf();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.strict_jobs;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.strict_jobs
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_strict_jobs_a2666dcf();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_events_5df12ea9() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_events_5df12ea9() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -186,11 +186,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON events;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON events
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_events_5df12ea9();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.events;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.events
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_events_5df12ea9();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_things_b4fdde28() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_things_b4fdde28() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -241,11 +241,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON things;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON things
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_things_b4fdde28();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.things;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.things
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_things_b4fdde28();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_special_things_39d29ee8() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_special_things_39d29ee8() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -296,11 +296,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON special_things;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON special_things
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_special_things_39d29ee8();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.special_things;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.special_things
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_special_things_39d29ee8();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_settings_35528a06() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_settings_35528a06() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -351,11 +351,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON settings;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON settings
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_settings_35528a06();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.settings;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.settings
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_settings_35528a06();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_ledgers_a15074d8() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_ledgers_a15074d8() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -406,11 +406,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON ledgers;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON ledgers
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_ledgers_a15074d8();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.ledgers;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.ledgers
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_ledgers_a15074d8();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_codes_a8852bcc() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_codes_a8852bcc() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -461,11 +461,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON codes;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON codes
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_codes_a8852bcc();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.codes;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.codes
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_codes_a8852bcc();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_users_3ab2afaa() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_users_3ab2afaa() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -516,11 +516,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON users;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON users
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_users_3ab2afaa();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.users;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.users
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_users_3ab2afaa();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_bases_ef62c242() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_bases_ef62c242() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -571,11 +571,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON bases;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON bases
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_bases_ef62c242();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.bases;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.bases
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_bases_ef62c242();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_sub_bases_2f79d730() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_sub_bases_2f79d730() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -626,11 +626,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON sub_bases;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON sub_bases
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_sub_bases_2f79d730();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.sub_bases;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.sub_bases
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_sub_bases_2f79d730();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_logs_5a0efbb5() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_logs_5a0efbb5() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -681,6 +681,6 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON logs;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON logs
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_logs_5a0efbb5();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.logs;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.logs
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_logs_5a0efbb5();

@@ -25,7 +25,7 @@
 --   GRANT SELECT, INSERT, UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
-CREATE OR REPLACE FUNCTION "fencegen_guard_Jobs_b7d2c5ef"() RETURNS trigger
+CREATE OR REPLACE FUNCTION public."fencegen_guard_Jobs_b7d2c5ef"() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'Tok'; -- the token column, as this guard was installed
@@ -76,9 +76,9 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON "Jobs";
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON "Jobs"
-    FOR EACH ROW EXECUTE FUNCTION "fencegen_guard_Jobs_b7d2c5ef"();
+DROP TRIGGER IF EXISTS fencegen_guard ON public."Jobs";
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public."Jobs"
+    FOR EACH ROW EXECUTE FUNCTION public."fencegen_guard_Jobs_b7d2c5ef"();
 
 CREATE OR REPLACE FUNCTION app.fencegen_guard_runs_1e7da363() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$

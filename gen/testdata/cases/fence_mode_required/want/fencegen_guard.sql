@@ -31,7 +31,7 @@
 --   GRANT SELECT, INSERT, UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
-CREATE OR REPLACE FUNCTION fencegen_guard_payouts_933537ed() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_payouts_933537ed() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -105,14 +105,14 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON payouts;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE OF tok ON payouts
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_payouts_933537ed();
-DROP TRIGGER IF EXISTS fencegen_guard_token ON payouts;
-CREATE TRIGGER fencegen_guard_token BEFORE UPDATE ON payouts
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_payouts_933537ed();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.payouts;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE OF tok ON public.payouts
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_payouts_933537ed();
+DROP TRIGGER IF EXISTS fencegen_guard_token ON public.payouts;
+CREATE TRIGGER fencegen_guard_token BEFORE UPDATE ON public.payouts
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_payouts_933537ed();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_runs_83f69f4e() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_runs_83f69f4e() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -186,9 +186,9 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON runs;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE OF tok ON runs
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_runs_83f69f4e();
-DROP TRIGGER IF EXISTS fencegen_guard_token ON runs;
-CREATE TRIGGER fencegen_guard_token BEFORE UPDATE ON runs
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_runs_83f69f4e();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.runs;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE OF tok ON public.runs
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_runs_83f69f4e();
+DROP TRIGGER IF EXISTS fencegen_guard_token ON public.runs;
+CREATE TRIGGER fencegen_guard_token BEFORE UPDATE ON public.runs
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_runs_83f69f4e();

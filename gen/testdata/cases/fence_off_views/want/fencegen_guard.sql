@@ -24,7 +24,7 @@
 --   GRANT SELECT, INSERT, UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
-CREATE OR REPLACE FUNCTION fencegen_guard_accounts_8e31de03() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_accounts_8e31de03() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -75,11 +75,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON accounts;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON accounts
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_accounts_8e31de03();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.accounts;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.accounts
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_accounts_8e31de03();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_ledger_f419b0db() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_ledger_f419b0db() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -130,6 +130,6 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON ledger;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON ledger
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_ledger_f419b0db();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.ledger;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.ledger
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_ledger_f419b0db();

@@ -24,7 +24,7 @@
 --   GRANT SELECT, INSERT, UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
-CREATE OR REPLACE FUNCTION fencegen_guard_account_balances_7650fa6e() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_account_balances_7650fa6e() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'last_fencing_token'; -- the token column, as this guard was installed
@@ -75,6 +75,6 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON account_balances;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON account_balances
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_account_balances_7650fa6e();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.account_balances;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.account_balances
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_account_balances_7650fa6e();

@@ -24,7 +24,7 @@
 --   GRANT SELECT, INSERT, UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
-CREATE OR REPLACE FUNCTION fencegen_guard_leases_c5ddf75c() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_leases_c5ddf75c() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'fence'; -- the token column, as this guard was installed
@@ -75,6 +75,6 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON leases;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON leases
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_leases_c5ddf75c();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.leases;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.leases
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_leases_c5ddf75c();

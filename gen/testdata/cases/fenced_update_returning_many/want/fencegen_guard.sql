@@ -24,7 +24,7 @@
 --   GRANT SELECT, INSERT, UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
-CREATE OR REPLACE FUNCTION fencegen_guard_shards_bc0aff3e() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_shards_bc0aff3e() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'epoch'; -- the token column, as this guard was installed
@@ -75,6 +75,6 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON shards;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON shards
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_shards_bc0aff3e();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.shards;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.shards
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_shards_bc0aff3e();

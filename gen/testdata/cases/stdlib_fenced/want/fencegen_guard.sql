@@ -24,7 +24,7 @@
 --   GRANT SELECT, INSERT, UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
-CREATE OR REPLACE FUNCTION fencegen_guard_accounts_8e31de03() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_accounts_8e31de03() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'last_fencing_token'; -- the token column, as this guard was installed
@@ -75,6 +75,6 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON accounts;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON accounts
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_accounts_8e31de03();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.accounts;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.accounts
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_accounts_8e31de03();

@@ -24,7 +24,7 @@
 --   GRANT SELECT, INSERT, UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
-CREATE OR REPLACE FUNCTION fencegen_guard_counters_834650d4() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_counters_834650d4() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -75,11 +75,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON counters;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON counters
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_counters_834650d4();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.counters;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.counters
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_counters_834650d4();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_ledgers_a15074d8() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_ledgers_a15074d8() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -130,6 +130,6 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON ledgers;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON ledgers
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_ledgers_a15074d8();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.ledgers;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.ledgers
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_ledgers_a15074d8();
