@@ -608,7 +608,11 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			if !retryable(err) {
 				break
 			}
-			c.log(ctx, slog.LevelDebug, "lease acquire attempt failed", resource, 0, "attempt", i+1, "err", lastErr)
+			if c.logs(ctx, slog.LevelDebug) {
+				// With the dial's cause: a refused connection reads as
+				// refused, not as a bare timeout.
+				c.log(ctx, slog.LevelDebug, "lease acquire attempt failed", resource, 0, "attempt", i+1, "err", c.withDialCause(lastErr))
+			}
 			continue
 		}
 		cs.stop()
@@ -895,8 +899,9 @@ func (c *Client) dialFailure() error {
 // dialing, or retrying a refused dial in the background: DialerRetries),
 // it dials Redis once with the go-redis client's own dialer (only on this
 // failure path), and a dial that fails becomes the TimeoutError's cause:
-// "Redis acquire call timed out after 167ms: dial tcp 127.0.0.1:6390:
-// connect: connection refused", matching syscall.ECONNREFUSED
+// "Redis acquire call: connection refused until its deadline after 167ms:
+// dial tcp 127.0.0.1:6390: connect: connection refused", matching
+// syscall.ECONNREFUSED
 // (errors.Is). A Redis that accepts connections leaves err as it was.
 func (c *Client) withDialCause(err error) error {
 	return addDialCause(err, c.dial)
@@ -1016,7 +1021,17 @@ func (c *Client) cleanup(ctx context.Context, resource, lockKey, owner string, t
 		deleted, err := c.abandon(rctx, lockKey, owner, tm.ttl)
 		timedOut := err != nil && rctx.Err() != nil
 		cancel()
-		c.log(vals, slog.LevelDebug, "lease acquire cleanup", resource, 0, "deleted", deleted, "err", err)
+		if c.logs(vals, slog.LevelDebug) {
+			logErr := err
+			if timedOut {
+				logErr = c.withDialCause(&TimeoutError{Op: "cleanup", Timeout: tm.releaseTimeout})
+			}
+			args := []any{"lock_key", lockKey, "attempt", attempt, "deleted", deleted}
+			if logErr != nil {
+				args = append(args, "err", logErr)
+			}
+			c.log(vals, slog.LevelDebug, "lease acquire cleanup: deleting the lock key a failed acquire may have set", resource, 0, args...)
+		}
 		switch {
 		case err == nil || isConfigError(err) || errors.Is(err, redis.ErrClosed):
 			return
@@ -1045,7 +1060,8 @@ func (c *Client) abandonLater(vals context.Context, resource, lockKey, owner str
 		// append-only file), and a refused request never arrives later.
 		refusedPastTTL := isDialError(err) && time.Since(start) > ttl
 		if err == nil || isConfigError(err) || errors.Is(err, redis.ErrClosed) || refusedPastTTL || (!retryable(err) && !isDialError(err)) {
-			c.log(vals, slog.LevelDebug, "lease acquire cleanup (background)", resource, 0, "deleted", deleted, "err", err)
+			c.log(vals, slog.LevelDebug, "lease acquire cleanup (background): deleting the lock key a failed acquire may have set", resource, 0,
+				"lock_key", lockKey, "deleted", deleted, "err", err)
 			return
 		}
 	}

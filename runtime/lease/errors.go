@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fencegen/fencegen/runtime/fence"
@@ -98,9 +99,16 @@ type TimeoutError struct {
 }
 
 // Error returns "lease: Redis <op> call timed out[ after <timeout>][: <err>]",
+// or, when Err is a refused connection, "lease: Redis <op> call: connection
+// refused until its deadline[ after <timeout>]: <err>",
 // the timeout rounded (167ms for TTL/6 of 1s; see dur).
 func (e *TimeoutError) Error() string {
 	msg := "lease: Redis " + e.Op + " call timed out"
+	if errors.Is(e.Err, syscall.ECONNREFUSED) {
+		// The deadline passed while go-redis retried a refused dial:
+		// what happened is the refusal (trial-rt3 F8).
+		msg = "lease: Redis " + e.Op + " call: connection refused until its deadline"
+	}
 	if e.Timeout > 0 {
 		msg += " after " + dur(e.Timeout).String()
 	}

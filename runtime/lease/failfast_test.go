@@ -1,10 +1,12 @@
 package lease
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"strings"
@@ -480,11 +482,29 @@ func TestWrappedErrorsSayLeaseOnce(t *testing.T) {
 // context ended says the same.
 func TestRefusedConnectionKeepsItsCauseWithGoRedisDefaults(t *testing.T) {
 	rdb := deadRedis(t, redis.Options{})
-	c := New(rdb, nil)
+	var logs bytes.Buffer
+	c := New(rdb, &Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	_, acqErr := c.Acquire(bg, "refused", time.Second)
 	err := acqErr
 	if !errors.Is(err, syscall.ECONNREFUSED) || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("Acquire = %v, want the connection refused cause", err)
+	}
+	// A refused connection reads as refused, in the error and in every
+	// log line, and the cleanup says what it cleans up (trial-rt3 F8).
+	if strings.Contains(err.Error(), "timed out") {
+		t.Fatalf("Acquire = %q reads as a timeout", err)
+	}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	for _, line := range lines {
+		if strings.Contains(line, "err=") && (!strings.Contains(line, "connection refused") || strings.Contains(line, "timed out")) {
+			t.Errorf("log line does not read as a refused connection: %s", line)
+		}
+		if strings.Contains(line, "cleanup") && !strings.Contains(line, "deleting the lock key") {
+			t.Errorf("cleanup log line does not say what it cleans up: %s", line)
+		}
+	}
+	if !strings.Contains(logs.String(), "cleanup") || !strings.Contains(logs.String(), "attempt failed") {
+		t.Fatalf("no attempt or cleanup log lines:\n%s", logs.String())
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNotAcquired) {
 		t.Fatalf("Acquire = %v matches a context deadline or ErrNotAcquired", err)

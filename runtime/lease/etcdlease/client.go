@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
@@ -40,9 +41,16 @@ type TimeoutError struct {
 	Err error
 }
 
-// Error returns "lease: etcd <op> call timed out after <timeout>[: <err>]".
+// Error returns "lease: etcd <op> call timed out after <timeout>[: <err>]",
+// or "lease: etcd <op> call: connection refused until its deadline after
+// <timeout>: <err>" when every endpoint refused the connection.
 func (e *TimeoutError) Error() string {
 	msg := fmt.Sprintf("lease: etcd %s call timed out after %v", e.Op, round(e.Timeout))
+	if errors.Is(e.Err, syscall.ECONNREFUSED) {
+		// The etcd client reports a cluster refusing connections as a
+		// deadline: what happened is the refusal (trial-rt3 F8).
+		msg = fmt.Sprintf("lease: etcd %s call: connection refused until its deadline after %v", e.Op, round(e.Timeout))
+	}
 	if e.Err != nil && !errors.Is(e.Err, context.DeadlineExceeded) {
 		msg += ": " + e.Err.Error()
 	}

@@ -870,7 +870,7 @@ func TestRefusedConnectionNamed(t *testing.T) {
 	if !errors.As(err, &te) || !errors.Is(err, etcdlease.ErrEtcdTimeout) || !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Fatalf("acquire on a killed member: %v, want an etcd timeout naming ECONNREFUSED", err)
 	}
-	if !strings.Contains(err.Error(), "connection refused") || te.Op != "grant" {
+	if !strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "timed out") || te.Op != "grant" {
 		t.Fatalf("message %q (op %q)", err, te.Op)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
