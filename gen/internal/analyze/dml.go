@@ -347,6 +347,15 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		// (no q.Fence): mysqlFenceHandedOver refuses it.
 		a.fence(q, t, kind, n.Loc)
 	}
+	if kind == "upsert" {
+		// DO UPDATE is an UPDATE for foreign-key actions: a key it sets
+		// runs the ON UPDATE actions of the keys referencing it.
+		set := []string{}
+		for _, s := range n.OnConflict.Set {
+			set = append(set, s.Name)
+		}
+		a.cascades(t, "update", set, n.Loc)
+	}
 	if kind == "upsert" && t.Fence != nil && !a.planOnly && n.OnConflict.Constraint != "" {
 		cf := a.cteFence
 		if q != nil {

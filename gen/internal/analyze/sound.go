@@ -112,6 +112,12 @@ func (a *analyzer) checkWrite(q *Query, w writes.Write) {
 		switch w.Verb {
 		case "UPDATE", "DELETE":
 			a.cascades(t, strings.ToLower(w.Verb), w.Set, w.Loc)
+		case "INSERT":
+			// An upsert's DO UPDATE is an UPDATE for foreign-key actions
+			// (Set nil: any column).
+			if slices.Contains(w.Events, "UPDATE") {
+				a.cascades(t, "update", w.Set, w.Loc)
+			}
 		case "MERGE":
 			// Its WHEN actions: DELETE, and UPDATE of the columns set.
 			if slices.Contains(w.Events, "DELETE") {

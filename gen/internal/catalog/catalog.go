@@ -351,7 +351,11 @@ func (c *Catalog) AllCascades(t *Table, op string, updated []string) []Cascade {
 			return
 		}
 		seen[k] = true
-		for _, ref := range c.referrers(p) {
+		var refs []fkRef
+		for _, x := range keyedBy(c, p) {
+			refs = append(refs, c.referrers(x)...)
+		}
+		for _, ref := range refs {
 			ch, fk := ref.t, ref.t.foreignKeys[ref.i]
 			if fk.clone {
 				continue
@@ -365,7 +369,7 @@ func (c *Catalog) AllCascades(t *Table, op string, updated []string) []Cascade {
 			default:
 				refs := fk.refs
 				if len(refs) == 0 {
-					refs = p.PrimaryKey
+					refs = fk.parent.PrimaryKey
 				}
 				if updated != nil && !slices.ContainsFunc(refs, func(r string) bool { return slices.Contains(updated, r) }) && !c.beforeUpdate(p, refs) {
 					continue
@@ -404,6 +408,24 @@ func (c *Catalog) AllCascades(t *Table, op string, updated []string) []Cascade {
 	}
 	walk(t, op != "update", updated, t.QualifiedName())
 	return out
+}
+
+// keyedBy returns, in a fixed order, the tables whose foreign keys' referenced rows a write
+// of p's rows changes: p itself, the partitioned tables p is a partition
+// of (a foreign key referencing a partitioned table acts on the rows of
+// its partitions, PostgreSQL docs 5.11.2.3, so a DELETE or UPDATE of a
+// partition, or a TRUNCATE of it, runs the actions of the foreign keys
+// that reference its ancestors) and p's partitions and inheritance
+// children at any depth (a write of p reaches their rows, which foreign
+// keys may reference directly; without ONLY, and conservatively with
+// it). An inheritance parent is left out: a foreign key referencing it
+// sees only its own rows.
+func keyedBy(c *Catalog, p *Table) []*Table {
+	out := []*Table{p}
+	for a := p.partitionOf; a != nil && !slices.Contains(out, a); a = a.partitionOf {
+		out = append(out, a)
+	}
+	return c.descendants(p, map[*Table]bool{p: true}, out)
 }
 
 // beforeUpdate reports whether a BEFORE UPDATE row trigger of t (or of
