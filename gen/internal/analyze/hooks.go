@@ -394,10 +394,77 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 			delete(fw.busyTables, v)
 		}
 	}
+	fw.rowTypeWritesLocked(&ws, func(v *catalog.Table) bool {
+		n := strings.ToLower(v.Name)
+		return names[writes.TypeKey+n] || names[n] && populatesRow(names)
+	})
 	fw.schemaHookWritesLocked(&ws, func(h *catalog.Hook) bool {
 		return names[strings.ToLower(h.Name)] || (h.Kind == "operator" && implicitOps[h.Name])
 	})
 	return ws
+}
+
+// rowPopulators are the built-in functions and operators that build a
+// value of a row type from another representation, given a value of that
+// type (a whole-row reference names the table only as a relation):
+// json_populate_record(set), jsonb_populate_record(set) (PostgreSQL docs
+// 9.16) and hstore's populate_record and #= (docs F.18).
+var rowPopulators = []string{"json_populate_record", "json_populate_recordset", "jsonb_populate_record", "jsonb_populate_recordset", "jsonb_populate_record_valid", "populate_record", "#="}
+
+// populatesRow reports whether names holds one of rowPopulators.
+func populatesRow(names map[string]bool) bool {
+	return slices.ContainsFunc(rowPopulators, func(f string) bool { return names[f] })
+}
+
+// rowTypeWritesLocked adds to ws the writes of fenced tables that
+// building a value of the row type of a table typed says the statement
+// uses as a type sets off. A table's row type is a composite type
+// (PostgreSQL docs 8.16): a value of it built from text, a ROW, JSON or
+// a cast runs the CHECKs of its columns' domains, and those of the row
+// types and composite types its columns are of, as for CREATE TYPE ... AS
+// (...). The columns' types are read from the table's statements (CREATE
+// TABLE, ALTER TABLE ... ADD COLUMN, ALTER COLUMN ... TYPE), every type
+// they name; a statement fencegen cannot parse is followed whole. fw.mu
+// must be held.
+func (fw *funcWrites) rowTypeWritesLocked(ws *hiddenWrites, typed func(v *catalog.Table) bool) {
+	for _, s := range fw.cat.Schemas {
+		for _, v := range s.Tables {
+			if v.IsView || fw.busyTables[v] || !typed(v) {
+				continue
+			}
+			fw.busyTables[v] = true
+			for _, h := range v.Hooks {
+				if h.Kind != "table" && h.Kind != "foreign" {
+					continue
+				}
+				step := fmt.Sprintf("the row type of %s (%s:%d)", v.QualifiedName(), h.File, h.Line)
+				hn, ok := fw.namesLocked(h.Text)
+				if !ok {
+					for _, w := range fw.textWritesLocked(h.Text, true) {
+						ws.add(step, w)
+					}
+					continue
+				}
+				var sub hiddenWrites
+				for _, d := range fw.cat.Hooks {
+					if d.Kind != "domain" && d.Kind != "type" || fw.busyHooks[d] || !hn[writes.TypeKey+d.Name] {
+						continue
+					}
+					fw.busyHooks[d] = true
+					dstep := fmt.Sprintf("%s %s (%s:%d)", d.Kind, d.Name, d.File, d.Line)
+					for _, w := range fw.textWritesLocked(d.Text, true) {
+						sub.add(dstep, w)
+					}
+					delete(fw.busyHooks, d)
+				}
+				fw.rowTypeWritesLocked(&sub, func(x *catalog.Table) bool { return hn[writes.TypeKey+strings.ToLower(x.Name)] })
+				for _, w := range sub {
+					ws.add(step, w)
+				}
+			}
+			delete(fw.busyTables, v)
+		}
+	}
 }
 
 // namedLocked returns the schema's functions, in schema order, that names
@@ -474,6 +541,7 @@ func (fw *funcWrites) scanWritesLocked(text string, funcs bool) []hiddenWrite {
 			delete(fw.busyTables, v)
 		}
 	}
+	fw.rowTypeWritesLocked(&ws, func(v *catalog.Table) bool { return fw.wordRE(v.Name).MatchString(text) })
 	fw.schemaHookWritesLocked(&ws, func(h *catalog.Hook) bool {
 		if h.Kind == "operator" {
 			return strings.Contains(text, h.Name)

@@ -192,7 +192,12 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 		// ALTER VIEW (and ALTER MATERIALIZED VIEW, ALTER SEQUENCE ...
 		// spelled with ALTER TABLE's grammar): a view's column DEFAULT
 		// runs on an INSERT through the view, as a table's does.
-		if at := u.s.Raw.GetAlterTableStmt(); at != nil && at.Relation != nil {
+		if at := u.s.Raw.GetAlterTableStmt(); at != nil && at.Relation != nil && at.Objtype == pg.ObjectType_OBJECT_TYPE {
+			// ALTER TYPE ... ADD ATTRIBUTE (or ALTER ATTRIBUTE ... TYPE)
+			// of a composite type: its new attribute may be of a domain,
+			// followed as CREATE TYPE's are.
+			u.c.Hooks = append(u.c.Hooks, u.newHook("type", strings.ToLower(at.Relation.Relname)))
+		} else if at != nil && at.Relation != nil {
 			if t := u.c.Table(at.Relation.Schemaname, at.Relation.Relname); t != nil && !t.IsSystem() {
 				t.Hooks = append(t.Hooks, u.newHook("table", ""))
 			}

@@ -279,6 +279,16 @@ func addTokenColumns(ctx context.Context, conn *pgx.Conn, tables []*Table) (stri
 		if len(t.Parents) > 0 {
 			continue
 		}
+		// A schema may give a table the column itself (one whose row
+		// type another table's column is of, which PostgreSQL lets no
+		// ALTER TABLE ADD COLUMN change).
+		var has bool
+		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_attribute WHERE attrelid = $1 AND attname = $2 AND NOT attisdropped)`, t.OID, TokenColumn).Scan(&has); err != nil {
+			return "", fmt.Errorf("look up the token column of %s: %w", t.Qualified(), err)
+		}
+		if has {
+			continue
+		}
 		s := columnStatement(t)
 		if _, err := conn.Exec(ctx, s); err != nil {
 			return "", fmt.Errorf("add the token column to %s: %w", t.Qualified(), err)

@@ -20,6 +20,12 @@ import (
 // written (quoted, Unicode-escaped, split over lines or comments) and a
 // comment or string that spells one is none. Lower case makes the match a
 // superset of PostgreSQL's (a quoted "Jobs" matches jobs too).
+//
+// A name written as a type (a TypeName: a cast, a column's or attribute's
+// type, a function's argument) is also held as TypeKey+name (its last
+// part), which no identifier spells: a table's name there is its row
+// type, whose columns' domains run their CHECKs when a value of it is
+// built.
 func Names(trees ...*pg.Node) map[string]bool {
 	return names(func(protoreflect.Message) bool { return false }, trees...)
 }
@@ -34,6 +40,9 @@ func names(pruned func(protoreflect.Message) bool, trees ...*pg.Node) map[string
 		sqlparse.EachMessage(n.ProtoReflect(), func(m protoreflect.Message) bool {
 			if _, ok := m.Interface().(*pg.A_Const); ok || pruned(m) {
 				return false
+			}
+			if tn, ok := m.Interface().(*pg.TypeName); ok && len(tn.Names) > 0 {
+				out[TypeKey+strings.ToLower(tn.Names[len(tn.Names)-1].GetString_().GetSval())] = true
 			}
 			m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 				switch {
@@ -55,6 +64,9 @@ func names(pruned func(protoreflect.Message) bool, trees ...*pg.Node) map[string
 	}
 	return out
 }
+
+// TypeKey prefixes, in Names' result, a name written as a type.
+const TypeKey = "\x00type:"
 
 // NamesWithoutDefaults is Names for the parse trees of table statements
 // (CREATE TABLE, ALTER TABLE, ALTER VIEW) read for a write that evaluates
