@@ -101,7 +101,7 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 			break
 		}
 		cands := a.candidatesOf(fc)
-		if len(cands) == 0 && !knownBuiltin(fc.Func) {
+		if len(cands) == 0 && !knownBuiltin(fc.Func) && a.cat.RangeConstructor(fc.Func.Schema, fc.Func.Name) == nil {
 			kind := "function"
 			if fc.Procedure {
 				kind = "procedure"
@@ -565,7 +565,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 						// when created, renamed since or not.
 						gs = append(gs, formerlyNamed(fw.cat, c.Func)...)
 					}
-					if len(gs) == 0 && !knownBuiltin(c.Func) {
+					if len(gs) == 0 && !knownBuiltin(c.Func) && fw.cat.RangeConstructor(c.Func.Schema, c.Func.Name) == nil {
 						add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it calls " + c.Func.String() + "(), which neither the schema nor PostgreSQL's catalog defines"})
 					}
 					for _, g := range gs {

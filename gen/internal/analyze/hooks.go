@@ -394,6 +394,9 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 			delete(fw.busyTables, v)
 		}
 	}
+	if fn := indexMaintainerIn(names); fn != "" {
+		fw.indexWritesLocked(&ws, fn)
+	}
 	fw.rowTypeWritesLocked(&ws, func(v *catalog.Table) bool {
 		n := strings.ToLower(v.Name)
 		return names[writes.TypeKey+n] || names[n] && populatesRow(names)
@@ -402,6 +405,45 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 		return names[strings.ToLower(h.Name)] || (h.Kind == "operator" && implicitOps[h.Name])
 	})
 	return ws
+}
+
+// indexMaintainers are the functions that maintain or check an index
+// outside a write of its table, evaluating its expressions and predicate
+// over the table's rows (PostgreSQL docs 9.28.8, "Index Maintenance
+// Functions": brin_summarize_new_values, brin_summarize_range,
+// gin_clean_pending_list; amcheck's bt_index_check and
+// bt_index_parent_check with heapallindexed, and gin_index_check). The
+// index is named by a value (regclass), which fencegen does not resolve:
+// every index of the schema counts.
+var indexMaintainers = []string{"brin_summarize_new_values", "brin_summarize_range", "gin_clean_pending_list", "bt_index_check", "bt_index_parent_check", "gin_index_check"}
+
+// indexMaintainerIn returns the first of indexMaintainers names holds, ""
+// when none.
+func indexMaintainerIn(names map[string]bool) string {
+	for _, f := range indexMaintainers {
+		if names[f] {
+			return f
+		}
+	}
+	return ""
+}
+
+// indexWritesLocked adds to ws the writes of fenced tables that the
+// expressions and predicates of every index of the schema set off, run
+// by index-maintenance function fn. fw.mu must be held.
+func (fw *funcWrites) indexWritesLocked(ws *hiddenWrites, fn string) {
+	for _, s := range fw.cat.Schemas {
+		for _, v := range s.Tables {
+			for _, h := range v.Hooks {
+				if h.Kind != "index" {
+					continue
+				}
+				for _, w := range fw.textWritesLocked(h.Text, true) {
+					ws.add(fn+"(), which evaluates "+hookWhere(h, v), w)
+				}
+			}
+		}
+	}
 }
 
 // rowPopulators are the built-in functions and operators that build a
@@ -541,6 +583,12 @@ func (fw *funcWrites) scanWritesLocked(text string, funcs bool) []hiddenWrite {
 			delete(fw.busyTables, v)
 		}
 	}
+	for _, fn := range indexMaintainers {
+		if fw.wordRE(fn).MatchString(lower) {
+			fw.indexWritesLocked(&ws, fn)
+			break
+		}
+	}
 	fw.rowTypeWritesLocked(&ws, func(v *catalog.Table) bool { return fw.wordRE(v.Name).MatchString(text) })
 	fw.schemaHookWritesLocked(&ws, func(h *catalog.Hook) bool {
 		if h.Kind == "operator" {
@@ -577,14 +625,27 @@ func (ws *hiddenWrites) add(step string, w hiddenWrite) {
 // of their domains: a domain's or type's definition is followed to what
 // it names. fw.mu must be held.
 func (fw *funcWrites) schemaHookWritesLocked(ws *hiddenWrites, named func(h *catalog.Hook) bool) {
+	ops := fw.operatorsRunLocked(named)
 	for _, h := range fw.cat.Hooks {
 		switch h.Kind {
 		case "event trigger":
 			continue // DDL only: queryDDL
 		case "operator":
-			if !named(h) {
+			any, ok := ops[h]
+			if !ok {
 				continue
 			}
+			step := fmt.Sprintf("operator %s (%s:%d)", h.Name, h.File, h.Line)
+			if !named(h) {
+				step = fmt.Sprintf("operator %s (%s:%d), which PostgreSQL may run in place of one the statement uses (its negator or commutator) or, as an operator class's, for any statement,", h.Name, h.File, h.Line)
+			}
+			for _, f := range fw.namedInLocked(h.Text) {
+				for _, w := range fw.ofLocked(f) {
+					w.anyStatement = any
+					ws.add(step+" → "+f.Name+"()", w)
+				}
+			}
+			continue
 		case "domain", "type":
 			if fw.busyHooks[h] || !named(h) {
 				continue
@@ -598,6 +659,9 @@ func (fw *funcWrites) schemaHookWritesLocked(ws *hiddenWrites, named func(h *cat
 			continue
 		}
 		step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
+		if h.Kind == "range" {
+			step = fmt.Sprintf("range type %s (%s:%d), whose canonical and subtype_diff functions PostgreSQL may run for any statement,", h.Name, h.File, h.Line)
+		}
 		if h.Kind == "operator class" {
 			// Its support functions run wherever an index of the class
 			// is built, searched or kept (a btree descent compares with
@@ -620,11 +684,73 @@ func (fw *funcWrites) schemaHookWritesLocked(ws *hiddenWrites, named func(h *cat
 		}
 		for _, f := range fw.namedInLocked(h.Text) {
 			for _, w := range fw.ofLocked(f) {
-				w.anyStatement = h.Kind == "cast" && !h.ExplicitOnly || h.Kind == "operator class"
+				w.anyStatement = h.Kind == "cast" && !h.ExplicitOnly || h.Kind == "operator class" || h.Kind == "range"
 				ws.add(step+" → "+f.Name+"()", w)
 			}
 		}
 	}
+}
+
+// operatorsRunLocked returns the schema's operators (their hooks) whose
+// functions a statement may run, each with whether for any statement:
+// those named says it uses; the operators of the schema's operator
+// classes and families, which an index scan, a sort or a hash runs
+// wherever the planner picks them (any statement); and, closed over both,
+// each one's NEGATOR and COMMUTATOR, which the planner substitutes for it
+// (NOT (a op b) becomes a negator b, b op a is a commutator a op' b to
+// match an index; PostgreSQL docs 36.15, "Operator Optimization
+// Information"), read in either operator's definition (PostgreSQL links
+// the pair both ways). fw.mu must be held.
+func (fw *funcWrites) operatorsRunLocked(named func(h *catalog.Hook) bool) map[*catalog.Hook]bool {
+	var ops []*catalog.Hook
+	for _, h := range fw.cat.Hooks {
+		if h.Kind == "operator" {
+			ops = append(ops, h)
+		}
+	}
+	out := map[*catalog.Hook]bool{}
+	if len(ops) == 0 {
+		return out
+	}
+	mentions := func(text, sym string) bool {
+		if names, ok := fw.namesLocked(text); ok {
+			return names[sym]
+		}
+		return strings.Contains(text, sym)
+	}
+	var queue []*catalog.Hook
+	mark := func(h *catalog.Hook, any bool) {
+		if cur, ok := out[h]; ok && (cur || !any) {
+			return
+		}
+		out[h] = any
+		queue = append(queue, h)
+	}
+	for _, h := range ops {
+		if named(h) {
+			mark(h, false)
+		}
+	}
+	for _, c := range fw.cat.Hooks {
+		if c.Kind != "operator class" {
+			continue
+		}
+		for _, h := range ops {
+			if mentions(c.Text, h.Name) {
+				mark(h, true)
+			}
+		}
+	}
+	for len(queue) > 0 {
+		h := queue[0]
+		queue = queue[1:]
+		for _, o := range ops {
+			if o != h && o.Name != h.Name && (mentions(h.Text, o.Name) || mentions(o.Text, h.Name)) {
+				mark(o, out[h])
+			}
+		}
+	}
+	return out
 }
 
 // namedInLocked returns the schema's functions whose name text has as a
@@ -694,7 +820,7 @@ func (fw *funcWrites) treeWritesLocked(n *pg.Node) []hiddenWrite {
 		// A rule's action is bound to its functions when created,
 		// renamed since or not.
 		gs := append(candidatesIn(fw.cat, c), formerlyNamed(fw.cat, c.Func)...)
-		if len(gs) == 0 && !knownBuiltin(c.Func) {
+		if len(gs) == 0 && !knownBuiltin(c.Func) && fw.cat.RangeConstructor(c.Func.Schema, c.Func.Name) == nil {
 			add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it calls " + c.Func.String() + "(), which neither the schema nor PostgreSQL's catalog defines"})
 		}
 		for _, g := range gs {

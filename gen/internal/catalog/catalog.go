@@ -646,6 +646,9 @@ type UserType struct {
 	// over are the domains a domain's base goes through, outermost
 	// first (CREATE DOMAIN d2 AS d1: d1 and d1's).
 	over []Type
+	// Constructors are a range type's constructor functions' names:
+	// its own and its multirange type's.
+	Constructors []string
 }
 
 // UnnamedColumn is an unnamed expression of a view's query (Table.Unnamed):

@@ -33,9 +33,11 @@ type Hook struct {
 	// POLICY: row-level security expressions, run on reads and writes),
 	// "view", "operator", "cast", "domain", "type" (CREATE TYPE ... AS
 	// (...): a composite type, whose fields may be of domains), "event
-	// trigger" (CREATE EVENT TRIGGER: its function runs on DDL) or
+	// trigger" (CREATE EVENT TRIGGER: its function runs on DDL),
 	// "operator class" (CREATE OPERATOR CLASS, ALTER OPERATOR FAMILY:
-	// support functions, run by indexes, sorts and hashes).
+	// support functions and operators, run by indexes, sorts and
+	// hashes) or "range" (CREATE TYPE ... AS RANGE: canonical and
+	// subtype_diff, run where its values are built or indexed).
 	Kind string
 	// Name is the operator's symbol (Kind "operator") or the domain's or
 	// type's name (Kind "domain", "type"), lower case; "" otherwise.
@@ -80,6 +82,15 @@ func (u *updater) hook(n sqlparse.Node) {
 		kind, name = "view", n.View
 	case *sqlparse.CreateDomain:
 		u.c.Hooks = append(u.c.Hooks, u.newHook("domain", strings.ToLower(n.Type.Name)))
+		return
+	case *sqlparse.CreateRange:
+		// A range type's canonical and subtype_diff functions (and
+		// its subtype's operator class's) run wherever a value of it
+		// is built or a GiST or SP-GiST index over it is kept or
+		// searched (PostgreSQL docs, CREATE TYPE, Range Types): the
+		// analyzer counts them for every statement, as an operator
+		// class's support functions.
+		u.c.Hooks = append(u.c.Hooks, u.newHook("range", strings.ToLower(n.Type.Name)))
 		return
 	case *sqlparse.CreateComposite:
 		// A composite type's fields may be of a domain, whose CHECK runs

@@ -4,6 +4,9 @@ package catalog
 
 import (
 	"slices"
+	"strings"
+
+	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -74,8 +77,51 @@ func (u *updater) createComposite(n *sqlparse.CreateComposite) {
 
 func (u *updater) createRange(n *sqlparse.CreateRange) {
 	if s := u.newType(n.Type); s != nil {
-		s.Types = append(s.Types, &UserType{Schema: s.Name, Name: n.Type.Name, Kind: "range"})
+		s.Types = append(s.Types, &UserType{Schema: s.Name, Name: n.Type.Name, Kind: "range", Constructors: rangeConstructors(n.Type.Name, u.s.Raw)})
 	}
+}
+
+// rangeConstructors are the functions PostgreSQL creates with range type
+// name (PostgreSQL docs 8.17.6 and 8.17.7): its constructor, named as the
+// type, and its multirange type's, named multirange_type_name or, by
+// default, name with its first "range" turned into "multirange" (or
+// "_multirange" appended when it holds none; makeMultirangeTypeName in
+// typecmds.c).
+func rangeConstructors(name string, raw *pg.Node) []string {
+	multi := ""
+	if cr := raw.GetCreateRangeStmt(); cr != nil {
+		for _, p := range cr.Params {
+			if d := p.GetDefElem(); d != nil && strings.EqualFold(d.Defname, "multirange_type_name") {
+				if tn := d.Arg.GetTypeName(); tn != nil && len(tn.Names) > 0 {
+					multi = tn.Names[len(tn.Names)-1].GetString_().GetSval()
+				}
+			}
+		}
+	}
+	if multi == "" {
+		if i := strings.Index(name, "range"); i >= 0 {
+			multi = name[:i] + "multirange" + name[i+len("range"):]
+		} else {
+			multi = name + "_multirange"
+		}
+	}
+	return []string{name, multi}
+}
+
+// RangeConstructor returns the range type whose automatic constructor
+// (or its multirange type's) is the function schema.name, nil when none.
+func (c *Catalog) RangeConstructor(schema, name string) *UserType {
+	for _, s := range c.Schemas {
+		if schema != "" && s.Name != schema {
+			continue
+		}
+		for _, t := range s.Types {
+			if t.Kind == "range" && slices.Contains(t.Constructors, name) {
+				return t
+			}
+		}
+	}
+	return nil
 }
 
 func (u *updater) createDomain(n *sqlparse.CreateDomain) {

@@ -27,3 +27,9 @@ DELETE FROM notes WHERE id = @id;
 
 -- name: HolderRead :many
 SELECT id, r FROM holder WHERE id = @id;
+
+-- name: RangeConstructor :one
+SELECT grange(@lo::float8, @lo::float8 + 1)::text AS r;
+
+-- name: MultirangeConstructor :one
+SELECT gmultirange(grange(1, 2), grange(3, 4))::text AS r;

@@ -14,3 +14,7 @@ ALTER TYPE pair ADD ATTRIBUTE b pos;
 CREATE TABLE pairs (id bigint PRIMARY KEY, p pair);
 
 INSERT INTO jobs (id) VALUES (101), (102);
+-- A range type's automatic constructors (issue 24, trial-pg3 finding 2's
+-- over-refusal): grange() and gmultirange() exist, and run nothing of the
+-- schema.
+CREATE TYPE grange AS RANGE (subtype = float8);

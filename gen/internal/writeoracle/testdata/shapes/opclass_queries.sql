@@ -1,0 +1,2 @@
+-- name: Com :many
+SELECT id FROM t WHERE @x::int ~~= n;
