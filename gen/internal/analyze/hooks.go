@@ -397,6 +397,9 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 	if fn := indexMaintainerIn(names); fn != "" {
 		fw.indexWritesLocked(&ws, fn)
 	}
+	if fn := sqlTextRunnerIn(names); fn != "" {
+		fw.anyObjectWritesLocked(&ws, fn)
+	}
 	fw.rowTypeWritesLocked(&ws, func(v *catalog.Table) bool {
 		n := strings.ToLower(v.Name)
 		return names[writes.TypeKey+n] || names[n] && populatesRow(names)
@@ -405,6 +408,80 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 		return names[strings.ToLower(h.Name)] || (h.Kind == "operator" && implicitOps[h.Name])
 	})
 	return ws
+}
+
+// sqlTextRunners are the functions that run SQL text they are given, or
+// read relations they are given by name or by schema or database, in this
+// database and connection: those of PostgreSQL's catalog found with
+//
+//	SELECT proname, prosrc FROM pg_proc
+//	WHERE pronamespace = 'pg_catalog'::regnamespace
+//	  AND (prosrc ~ '(query|cursor|table|schema|database)_to_xml'
+//	       OR prosrc ~ '^ts_stat' OR prosrc ~ 'rewrite_query')
+//
+// (PostgreSQL 15: the *_to_xml, *_to_xmlschema and *_to_xml_and_xmlschema
+// functions of docs 9.15.4, ts_stat and ts_rewrite's query form of docs
+// 9.13; a SPI call with text from a C function leaves no other trace in
+// pg_proc), and those of the contrib modules tablefunc (crosstab,
+// connectby; docs F.41) and xml2 (xpath_table; docs F.49). What the text
+// or the relations run, fencegen does not read: any function or view of
+// the schema may run there (anyObjectWritesLocked). dblink and the like,
+// which run text elsewhere, are remoteSQLFuncs.
+var sqlTextRunners = []string{
+	"query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema",
+	"cursor_to_xml", "cursor_to_xmlschema",
+	"table_to_xml", "table_to_xmlschema", "table_to_xml_and_xmlschema",
+	"schema_to_xml", "schema_to_xmlschema", "schema_to_xml_and_xmlschema",
+	"database_to_xml", "database_to_xmlschema", "database_to_xml_and_xmlschema",
+	"ts_stat", "ts_rewrite",
+	"crosstab", "crosstab2", "crosstab3", "crosstab4", "connectby", "xpath_table",
+}
+
+// sqlTextRunnerIn returns the first of sqlTextRunners names holds, ""
+// when none.
+func sqlTextRunnerIn(names map[string]bool) string {
+	for _, f := range sqlTextRunners {
+		if names[f] {
+			return f
+		}
+	}
+	return ""
+}
+
+// anyObjectWritesLocked adds to ws the writes of fenced tables that SQL
+// text run by fn, which fencegen does not read, may set off: as if it
+// called every function of the schema and read every relation (its views'
+// queries, its tables' policies and row types). A schema where none of
+// those writes a fenced table lets the call pass. fw.mu must be held.
+//
+// The *_xmlschema functions (but *_and_xmlschema) only plan the query
+// for its result's shape, which evaluates no VOLATILE function (a
+// non-volatile one may be folded): for those only the non-volatile
+// functions count.
+func (fw *funcWrites) anyObjectWritesLocked(ws *hiddenWrites, fn string) {
+	planOnly := strings.HasSuffix(fn, "_xmlschema") && !strings.HasSuffix(fn, "_and_xmlschema")
+	all := map[string]bool{}
+	for _, s := range fw.cat.Schemas {
+		for _, f := range s.Funcs {
+			if !planOnly || f.Volatility != 'v' {
+				all[strings.ToLower(f.Name)] = true
+			}
+		}
+		if planOnly {
+			continue
+		}
+		for _, t := range s.Tables {
+			all[strings.ToLower(t.Name)] = true
+			all[writes.TypeKey+strings.ToLower(t.Name)] = true
+		}
+		for _, t := range s.Types {
+			all[strings.ToLower(t.Name)] = true
+		}
+	}
+	step := fn + "(), which runs SQL text or reads relations fencegen does not see, where any function or view of the schema may run,"
+	for _, w := range fw.nameWritesLocked(all, true) {
+		ws.add(step, w)
+	}
 }
 
 // indexMaintainers are the functions that maintain or check an index
@@ -581,6 +658,12 @@ func (fw *funcWrites) scanWritesLocked(text string, funcs bool) []hiddenWrite {
 				}
 			}
 			delete(fw.busyTables, v)
+		}
+	}
+	for _, fn := range sqlTextRunners {
+		if fw.wordRE(fn).MatchString(lower) {
+			fw.anyObjectWritesLocked(&ws, fn)
+			break
 		}
 	}
 	for _, fn := range indexMaintainers {

@@ -21,3 +21,8 @@ INSERT INTO accounts (id, code) VALUES (@id + 10, @code) ON CONFLICT (code) DO U
 
 -- name: UpsertAccountKeep :exec
 INSERT INTO accounts (id, code) VALUES (@id, @code) ON CONFLICT (id) DO UPDATE SET code = excluded.code;
+
+-- A builtin that runs SQL text, in a schema where no function or view
+-- writes: not refused.
+-- name: QueryToXmlNoWriter :one
+SELECT query_to_xml('SELECT 1 AS x', true, false, '')::text;
