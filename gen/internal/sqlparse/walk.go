@@ -19,18 +19,23 @@ func WalkMessages[S any](m protoreflect.Message, in S, f func(protoreflect.Messa
 	if !ok {
 		return
 	}
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Kind() != protoreflect.MessageKind {
-			return true
+	// The fields in declaration order: protoreflect's Range visits them
+	// in an order that changes with the binary (protobuf's detrand), and
+	// callers rely on tree order.
+	fields := m.Descriptor().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		if fd.Kind() != protoreflect.MessageKind || !m.Has(fd) {
+			continue
 		}
+		v := m.Get(fd)
 		if fd.IsList() {
 			l := v.List()
 			for i := 0; i < l.Len(); i++ {
 				WalkMessages(l.Get(i).Message(), s, f)
 			}
-			return true
+			continue
 		}
 		WalkMessages(v.Message(), s, f)
-		return true
-	})
+	}
 }
