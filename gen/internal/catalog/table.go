@@ -150,6 +150,11 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 	for _, k := range n.PrimaryKey {
 		if c := t.Column(k); c != nil {
 			c.declareNotNull()
+			if c.sqlcNullable && c.Identity {
+				// sqlc applies CREATE TABLE's PRIMARY KEY (update.go's
+				// identity typing).
+				c.Sqlc, c.sqlcNullable = nil, false
+			}
 			t.PrimaryKey = append(t.PrimaryKey, k)
 		}
 	}

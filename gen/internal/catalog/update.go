@@ -204,9 +204,20 @@ func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
 	// be overridden or the type's modifier makes a length coercion of it
 	// (PostgreSQL source, AddRelationNewConstraints).
 	hasDefault := d.HasDefault && !(d.DefaultNull && d.Type != nil && !d.Type.Typmod && !u.c.isDomain(d.Type))
-	return &Column{Name: d.Name, Type: typ, DBType: dbType(d.Type), typmod: d.Type != nil && d.Type.Typmod, NotNull: att || dom, attNotNull: att, domainNotNull: dom, HasDefault: hasDefault, Sequence: d.Serial,
+	c := &Column{Name: d.Name, Type: typ, DBType: dbType(d.Type), typmod: d.Type != nil && d.Type.Typmod, NotNull: att || dom, attNotNull: att, domainNotNull: dom, HasDefault: hasDefault, Sequence: d.Serial,
 		Generated: d.Generated, GeneratedVirtual: d.GeneratedVirtual, Identity: d.Identity, IdentityAlways: d.IdentityAlways, AutoIncrement: d.AutoIncrement, Table: t,
 		domains: u.c.domainChain(d.Type)}
+	if d.IdentityNotNull && !dom {
+		// An identity column is NOT NULL in PostgreSQL; sqlc v1.31.1's
+		// catalog reads NOT NULL only from the constraint, so it types
+		// the column nullable (pgtype.Int8, sql.NullInt64): Column.Sqlc
+		// keeps that typing for the API of a configuration sqlc reads,
+		// postgresql_types declares PostgreSQL's (issue 23, F2). A
+		// table-level PRIMARY KEY or SET NOT NULL makes it sqlc's NOT
+		// NULL too.
+		keepSqlcNullable([]*Column{c})
+	}
+	return c
 }
 
 // setConfigSearchPath reads SELECT set_config('search_path', 'list',

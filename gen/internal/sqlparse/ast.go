@@ -227,6 +227,10 @@ type ColumnDef struct {
 	// IdentityAlways is set for GENERATED ALWAYS AS IDENTITY (Identity
 	// is set too); GeneratedStored for GENERATED ALWAYS AS (expr) STORED.
 	IdentityAlways bool
+	// IdentityNotNull is set when the column is NOT NULL only by being an
+	// identity column (no NOT NULL or PRIMARY KEY of its own), which
+	// sqlc v1.31.1's catalog reads as nullable.
+	IdentityNotNull bool
 	// DefaultNull is set when the DEFAULT is a NULL constant, perhaps
 	// cast (PostgreSQL stores no default for it unless the type is a
 	// domain).

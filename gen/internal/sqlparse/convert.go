@@ -326,6 +326,7 @@ func (c *converter) sequence(seq *Sequence, opts []*pg.Node) Node {
 
 func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 	d := &ColumnDef{Name: cd.Colname, Type: c.typeName(cd.TypeName), NotNull: cd.IsNotNull, Loc: int(cd.Location)}
+	explicitNotNull := cd.IsNotNull
 	if cd.RawDefault != nil {
 		d.HasDefault = true
 		d.DefaultNull = isNullConst(cd.RawDefault)
@@ -343,9 +344,9 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 		}
 		switch con.Contype {
 		case pg.ConstrType_CONSTR_NOTNULL:
-			d.NotNull = true
+			d.NotNull, explicitNotNull = true, true
 		case pg.ConstrType_CONSTR_PRIMARY:
-			d.NotNull = true
+			d.NotNull, explicitNotNull = true, true
 			d.PrimaryKey = true
 		case pg.ConstrType_CONSTR_DEFAULT:
 			d.HasDefault = true
@@ -376,6 +377,7 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 			d.Serial = true
 		}
 	}
+	d.IdentityNotNull = d.Identity && !explicitNotNull
 	return d
 }
 
