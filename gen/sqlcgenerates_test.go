@@ -23,7 +23,8 @@ import (
 // the table lacks where no parameter takes its type (F11), and an
 // operator that swallows a named parameter's @ (F11, %@name). Where a
 // bare parameter takes the missing column's type, sqlc refuses, and so
-// does fencegen.
+// does fencegen. MySQL's x IS NULL is bool and ? IN (foo.a, foo.b) is
+// named a, as sqlc's MySQL reading has them (F7).
 //
 // sqlc is $(go env GOPATH)/bin/sqlc; without it the test skips with one
 // line, and fails under CI=true.
@@ -64,6 +65,19 @@ INSERT INTO auth_users (email, tenant_id) VALUES (@email, NULL);
 		{name: "operator swallowing @", engine: "postgresql", schema: pgSchema, query: `-- name: FindByName :many
 SELECT id FROM auth_users WHERE name LIKE (%@name::varchar % || '%');
 `, notes: []string{`q.sql:2:44: note: query FindByName: PostgreSQL refuses this query: PostgreSQL reads %@ as one operator`}},
+		// Class B (F7): sqlc's MySQL API.
+		{name: "IS NULL on mysql", engine: "mysql", schema: "CREATE TABLE bar (id serial not null);\n", query: `-- name: IsNull :many
+SELECT id IS NULL FROM bar;
+
+-- name: IsNotNull :many
+SELECT id IS NOT NULL FROM bar;
+`},
+		{name: "parameter IN columns on mysql", engine: "mysql", schema: "CREATE TABLE foo (a text, b text);\n", query: `-- name: FooByAorB :many
+SELECT a, b from foo where ? in (foo.a, foo.b);
+
+-- name: FooByBorA :many
+SELECT a, b from foo where ? in (b, a);
+`},
 		{name: "INSERT of a missing column from a parameter", engine: "postgresql", schema: pgSchema, query: `-- name: CreateUser :exec
 INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 `, sqlcErr: `column "tenant_id" does not exist`},

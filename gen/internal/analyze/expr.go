@@ -646,7 +646,14 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 		a.compare(sc, n.Right, left)
 		if p, ok := n.Left.(*sqlparse.Param); ok {
 			if r, ok := n.Right.(*sqlparse.RowExpr); ok && len(r.Args) > 0 {
-				a.typeParam(p.Number, a.expr(sc, r.Args[0]), "")
+				hint := ""
+				if cr, ok := r.Args[0].(*sqlparse.ColumnRef); ok && a.opts.MySQL {
+					// ? IN (foo.a, foo.b): sqlc's MySQL In names the
+					// parameter after the list's first column
+					// (resolve.go).
+					hint = cr.Fields[len(cr.Fields)-1]
+				}
+				a.typeParam(p.Number, a.expr(sc, r.Args[0]), hint)
 			}
 		}
 		return known("bool", true)

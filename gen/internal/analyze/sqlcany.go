@@ -42,6 +42,11 @@ func (a *analyzer) sqlcAnyTarget(e sqlparse.Node, v value) bool {
 		return v.sqlcAny
 	case *sqlparse.TypeCast, *sqlparse.BoolExpr:
 		return false
+	case *sqlparse.NullTest:
+		// sqlc's MySQL parser converts x IS [NOT] NULL to a BoolExpr,
+		// which sqlc types bool NOT NULL (output_columns.go); its
+		// PostgreSQL NullTest is interface{}.
+		return !a.opts.MySQL
 	case *sqlparse.Const:
 		return sqlcAnyCase(n) // typed as a constant ELSE is
 	case *sqlparse.AExpr:
