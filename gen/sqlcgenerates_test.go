@@ -24,7 +24,8 @@ import (
 // operator that swallows a named parameter's @ (F11, %@name). Where a
 // bare parameter takes the missing column's type, sqlc refuses, and so
 // does fencegen. MySQL's x IS NULL is bool and ? IN (foo.a, foo.b) is
-// named a, as sqlc's MySQL reading has them (F7).
+// named a, as sqlc's MySQL reading has them (F7); a parameter compared
+// with a CASE is named after the CASE's first column (F3b).
 //
 // sqlc is $(go env GOPATH)/bin/sqlc; without it the test skips with one
 // line, and fails under CI=true.
@@ -78,6 +79,12 @@ SELECT a, b from foo where ? in (foo.a, foo.b);
 -- name: FooByBorA :many
 SELECT a, b from foo where ? in (b, a);
 `},
+		// Class B (F3b): a parameter compared with a CASE is named after
+		// the first column in it, as sqlc names it.
+		{name: "parameter compared with a CASE", engine: "postgresql", schema: "CREATE TABLE events (id bigint PRIMARY KEY, event_name text NOT NULL);\n", query: `-- name: ListEvents :many
+SELECT * FROM events WHERE id > $1
+  AND CASE WHEN event_name LIKE 'inngest/%' THEN TRUE ELSE FALSE END = $2;
+`, notes: []string{"q.sql:1:1: note: query ListEvents: parameter event_name is string, as sqlc declares it; postgresql_types: true declares bool", "postgresql_types is fencegen's option"}},
 		{name: "INSERT of a missing column from a parameter", engine: "postgresql", schema: pgSchema, query: `-- name: CreateUser :exec
 INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 `, sqlcErr: `column "tenant_id" does not exist`},

@@ -417,6 +417,12 @@ func (a *analyzer) sqlcOperandSource(sc *scope, n *sqlparse.AExpr, v value) valu
 	v.sqlcParam = nil
 	if c, ok := a.sqlcFirstColumn(sc, n); ok {
 		v.sqlcParam = sqlcColumnParam(c)
+		if _, isCase := n.Left.(*sqlparse.Case); isCase || isCaseNode(n.Right) {
+			// CASE ... END = $1: sqlc names the parameter after the
+			// column it types it from, the first one in the CASE
+			// (resolve.go's A_Expr), not after the CASE.
+			v.Name = c.Name
+		}
 		return v
 	}
 	if n.Op == "||" {
@@ -1099,5 +1105,10 @@ func (a *analyzer) typeCaseOperands(c *sqlparse.Case, v value) {
 // isParam reports whether e is a parameter ($n, @name, sqlc.arg).
 func isParam(e sqlparse.Node) bool {
 	_, ok := e.(*sqlparse.Param)
+	return ok
+}
+
+func isCaseNode(e sqlparse.Node) bool {
+	_, ok := e.(*sqlparse.Case)
 	return ok
 }
