@@ -172,13 +172,29 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 		}
 		a.expr(sc, g)
 	}
-	if s.Having != nil {
+	// MySQL's HAVING may name a select-list alias (HAVING recent_posts
+	// > 0), which MySQL resolves after the input columns: such a
+	// condition is read after the list, the aliases no input column
+	// names in scope.
+	havingAliases := a.opts.MySQL && s.Having != nil && a.havingNamesAlias(sc, s)
+	if s.Having != nil && !havingAliases {
 		a.uncheckedWhere(sc, s.Having)
 	}
 	for _, w := range s.Windows {
 		a.window(sc, w)
 	}
 	cols := a.targets(sc, s.Targets)
+	if havingAliases {
+		r := &rel{}
+		for _, c := range cols {
+			if c.Name == "" || a.resolves(sc, &sqlparse.ColumnRef{Fields: []string{c.Name}}) {
+				continue
+			}
+			r.cols = append(r.cols, value{Name: c.Name, Type: c.Type, NotNull: c.NotNull, Known: c.Known, Column: c.Column, DBType: c.DBType, sqlcAny: c.SqlcAny, sqlc: c.Sqlc})
+		}
+		hs := &scope{parent: sc.parent, ctes: sc.ctes, grouped: sc.grouped, rels: append(append([]*rel{}, sc.rels...), r)}
+		a.uncheckedWhere(hs, s.Having)
+	}
 	for _, cr := range groupByOutput {
 		if !hasOutput(cols, cr.Fields[0]) {
 			a.expr(sc, cr) // reports the missing column
@@ -317,4 +333,22 @@ func (a *analyzer) uncheckedWhere(sc *scope, cond sqlparse.Node) {
 	a.unchecked++
 	a.boolExpr(sc, cond)
 	a.unchecked--
+}
+
+// havingNamesAlias reports whether s's HAVING names, as a bare column, a
+// select-list alias that no column in scope sc has.
+func (a *analyzer) havingNamesAlias(sc *scope, s *sqlparse.Select) bool {
+	aliases := map[string]bool{}
+	for _, t := range s.Targets {
+		if t.Name != "" {
+			aliases[t.Name] = true
+		}
+	}
+	found := false
+	walk(s.Having, func(n sqlparse.Node) {
+		if cr, ok := n.(*sqlparse.ColumnRef); ok && len(cr.Fields) == 1 && aliases[cr.Fields[0]] && !a.resolves(sc, cr) {
+			found = true
+		}
+	})
+	return found
 }
