@@ -391,7 +391,12 @@ BEGIN
     FROM pg_event_trigger_dropped_objects()
     -- What CASCADE drops with the object: a table's columns, defaults,
     -- triggers, rules, constraints and policies count as its writes.
-    WHERE original OR object_type IN ('table', 'table column', 'default value', 'trigger', 'rule', 'table constraint', 'policy');
+    -- A foreign key's own triggers on the table it references
+    -- (RI_ConstraintTrigger_*, internal to the constraint) go with the
+    -- referencing table or constraint: the referenced table's rows and
+    -- its guard stay as they were.
+    WHERE (original OR object_type IN ('table', 'table column', 'default value', 'trigger', 'rule', 'table constraint', 'policy'))
+      AND NOT (object_type = 'trigger' AND NOT original AND address_names[3] LIKE 'RI\_ConstraintTrigger\_%');
 END
 $$;
 CREATE EVENT TRIGGER oracle_drop ON sql_drop EXECUTE FUNCTION oracle_record_drop();
