@@ -26,7 +26,8 @@ import (
 // does fencegen. MySQL's x IS NULL is bool and ? IN (foo.a, foo.b) is
 // named a, as sqlc's MySQL reading has them (F7); a parameter compared
 // with a CASE is named after the CASE's first column (F3b); MySQL's
-// HAVING reads a select-list alias without a note (F9), which the
+// HAVING reads a select-list alias without a note (F9); an IN
+// (sqlc.slice(x)) list over a nullable column is []sql.NullInt64 (F4), which the
 // MariaDB test of TestMySQLHavingAlias runs.
 //
 // sqlc is $(go env GOPATH)/bin/sqlc; without it the test skips with one
@@ -97,6 +98,10 @@ GROUP BY users.id, users.name HAVING recent_posts > 0;
 SELECT users.id, COUNT(posts.id) AS recent_posts FROM users LEFT JOIN posts ON users.id = posts.user_id
 GROUP BY users.id HAVING nope > 0;
 `, notes: []string{`q.sql:7:26: note: query Nope: MariaDB/MySQL refuses this query: column "nope" does not exist`}},
+		// Class B (F4): sqlc.slice over a nullable column.
+		{name: "sqlc.slice of a nullable column on mysql", engine: "mysql", schema: "CREATE TABLE class (class_id bigint PRIMARY KEY, grade_id bigint);\n", query: `-- name: ListClassInGradeIDs :many
+SELECT * FROM class WHERE grade_id IN (sqlc.slice('gradeIDs'));
+`, notes: []string{"q.sql:1:1: note: query ListClassInGradeIDs: parameter gradeIDs is []sql.NullInt64, as sqlc declares it; postgresql_types: true declares []int64", "postgresql_types is fencegen's option"}},
 		{name: "INSERT of a missing column from a parameter", engine: "postgresql", schema: pgSchema, query: `-- name: CreateUser :exec
 INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 `, sqlcErr: `column "tenant_id" does not exist`},

@@ -88,8 +88,12 @@ func (e *emitter) paramType(p *analyze.Param) goType {
 	if !p.Known || p.SqlcUntyped {
 		return goType{name: "interface{}"}
 	}
-	if p.ElemColumn != nil && p.Type.ArrayDims == 1 {
-		g := e.types.goTypeOf(p.ElemColumn, p.Type.Elem(), true)
+	if p.InList && p.Type.ArrayDims == 1 && (p.ElemColumn != nil || !p.NotNull && !e.types.pgTypes) {
+		// An IN (sqlc.slice(x)) list: sqlc v1.31.1 types its elements as
+		// the column compared, nullable when it is ([]sql.NullInt64);
+		// postgresql_types declares them NOT NULL (a NULL element
+		// matches nothing).
+		g := e.types.goTypeOf(p.ElemColumn, p.Type.Elem(), p.NotNull || e.types.pgTypes)
 		g.slices++
 		return g
 	}
