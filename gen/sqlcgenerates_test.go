@@ -43,6 +43,7 @@ CREATE TABLE auth_users (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, ema
 `
 	for _, tt := range []struct {
 		name, engine, schema, query string
+		goOpts                      string   // more of the entry's go options (", emit_interface: true")
 		notes                       []string // parts of the vet notes, one each
 		sqlcErr                     string   // both refuse: a part of sqlc's error and of fencegen's
 	}{
@@ -102,6 +103,19 @@ GROUP BY users.id HAVING nope > 0;
 		{name: "sqlc.slice of a nullable column on mysql", engine: "mysql", schema: "CREATE TABLE class (class_id bigint PRIMARY KEY, grade_id bigint);\n", query: `-- name: ListClassInGradeIDs :many
 SELECT * FROM class WHERE grade_id IN (sqlc.slice('gradeIDs'));
 `, notes: []string{"q.sql:1:1: note: query ListClassInGradeIDs: parameter gradeIDs is []sql.NullInt64, as sqlc declares it; postgresql_types: true declares []int64", "postgresql_types is fencegen's option"}},
+		// Class C (F5): MySQL's # comment lines, above the annotation or
+		// under it, are the method's doc comment and the Querier's, not
+		// part of the SQL constant.
+		{name: "hash comments on mysql", engine: "mysql", goOpts: ", emit_interface: true", schema: "CREATE TABLE t (id bigint PRIMARY KEY);\n", query: `# MySQL hash comment above the annotation
+-- name: ListT :many
+SELECT * FROM t;
+
+-- name: GetT :one
+# hash comment below the annotation
+#no space
+-- a dash comment
+SELECT * FROM t WHERE id = ?;
+`},
 		{name: "INSERT of a missing column from a parameter", engine: "postgresql", schema: pgSchema, query: `-- name: CreateUser :exec
 INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 `, sqlcErr: `column "tenant_id" does not exist`},
@@ -111,7 +125,7 @@ INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 			files := map[string]string{
 				"schema.sql": tt.schema,
 				"q.sql":      tt.query,
-				"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: " + tt.engine + ", schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5}}}\n",
+				"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: " + tt.engine + ", schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5" + tt.goOpts + "}}}\n",
 			}
 			if tt.engine == "mysql" {
 				files["sqlc.yaml"] = strings.Replace(files["sqlc.yaml"], ", sql_package: pgx/v5", "", 1)
@@ -153,8 +167,8 @@ INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			if len(names) != 3 {
-				t.Errorf("files %v, want db.go, models.go, q.sql.go", names)
+			if want := 3 + strings.Count(tt.goOpts, "emit_interface: true"); len(names) != want {
+				t.Errorf("files %v, want db.go, models.go, q.sql.go (and querier.go with emit_interface)", names)
 			}
 			for _, n := range names {
 				want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))

@@ -682,7 +682,7 @@ var imported = map[string]bool{
 var stdlibImported = map[string]bool{"sql": true, "pq": true, "pqtype": true}
 
 func (e *emitter) sqlConst(f *jen.File, q *analyze.Query) {
-	text, _ := sqlcText(q)
+	text, _ := sqlcText(q, e.types.mysql())
 	sqlText(f, e.sqlConstName(q), "-- name: "+q.Name+" "+q.Cmd+"\n"+text+"\n")
 }
 
@@ -703,9 +703,11 @@ func isFenceFlag(c string) bool {
 // blank ones included, are the text. @fence lines are left out, and the
 // guard's first line stays in the text. A comment line inside the statement
 // goes to the comments as well, which does not change what it means.
-// sqlc also takes a line starting with # for a comment, which in
-// PostgreSQL may be the XOR operator: fencegen keeps it in the text.
-func sqlcText(q *analyze.Query) (string, []string) {
+// sqlc also takes a line starting with # for a comment (the text after
+// the "#"), as it is on MySQL (mysql set), where fencegen does too; in
+// PostgreSQL # may be the XOR operator, and fencegen keeps the line in
+// the text.
+func sqlcText(q *analyze.Query, mysql bool) (string, []string) {
 	var lines, comments []string
 	for _, l := range strings.Split(strings.TrimSpace(q.Lead+q.SQL), "\n") {
 		l = strings.TrimSuffix(l, "\r")
@@ -718,6 +720,11 @@ func sqlcText(q *analyze.Query) (string, []string) {
 			// fencegen's own annotation: the method's doc says it.
 		case strings.HasPrefix(l, "--"):
 			comments = append(comments, strings.TrimPrefix(l, "--"))
+		case mysql && strings.HasPrefix(l, "#"):
+			if isFenceFlag(strings.TrimPrefix(l, "#")) {
+				continue
+			}
+			comments = append(comments, strings.TrimPrefix(l, "#"))
 		case strings.HasPrefix(l, "/*") && strings.HasSuffix(l, "*/") && !strings.HasPrefix(l, "/*+") && len(l) >= 4:
 			if isFenceFlag(strings.TrimSuffix(strings.TrimPrefix(l, "/*"), "*/")) {
 				continue
@@ -853,7 +860,7 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 // with emit_sql_as_comment its name when it has none ("//Name", as sqlc),
 // an empty line and the statement sent, indented.
 func (e *emitter) docLines(q *analyze.Query) []string {
-	text, doc := sqlcText(q)
+	text, doc := sqlcText(q, e.types.mysql())
 	if !e.opts.EmitSQLAsComment {
 		return doc
 	}
