@@ -692,6 +692,12 @@ type analyzer struct {
 	// the write analysis (checkWrites, after it) judges what runs: the
 	// statement's writes under ANALYZE, nothing without.
 	explain, planOnly bool
+	// wrapper is the statement that wraps the query analysed when
+	// explain is set: "EXPLAIN", or "DECLARE CURSOR" (whose SELECT sqlc
+	// v1.31.1 generates as it generates EXPLAIN's statement: its
+	// parameters, no result column; planOnly keeps the verdict the write
+	// analysis gives the cursor's query).
+	wrapper string
 }
 
 // softProblem is a problem sqlc lets pass: at loc (a file offset).
@@ -822,7 +828,12 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		// parameters (a copy: the parsed file is shared).
 		st := *a.stmt
 		st.Node = ex.Query
-		a.stmt, a.explain, a.planOnly = &st, true, true
+		a.stmt, a.explain, a.planOnly, a.wrapper = &st, true, true, "EXPLAIN"
+	}
+	if dc, ok := a.stmt.Node.(*sqlparse.DeclareCursor); ok {
+		st := *a.stmt
+		st.Node = dc.Query
+		a.stmt, a.explain, a.planOnly, a.wrapper = &st, true, true, "DECLARE CURSOR"
 	}
 	if _, err := a.numberParams(); err != nil {
 		return nil, err
@@ -1186,7 +1197,16 @@ func (a *analyzer) checkCmd(q *Query) {
 	}
 	switch q.Cmd {
 	case CmdOne, CmdMany, CmdBatchOne, CmdBatchMany:
-		if a.explain {
+		if a.explain && a.wrapper == "DECLARE CURSOR" {
+			// DECLARE returns no row: it opens the cursor, which FETCH
+			// reads.
+			line, col := diag.Position(a.file.Src, a.stmt.Start)
+			outcome := "every call returns no row"
+			if q.Cmd == CmdOne || q.Cmd == CmdBatchOne {
+				outcome = "every call fails (no rows in result set)"
+			}
+			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s is a DECLARE CURSOR with %s, which sqlc v1.31.1 generates with a row type of no fields; DECLARE returns no row, so %s; generated as sqlc generates it: use :exec, and read the rows with FETCH", a.file.Name, line, col, q.Name, q.Cmd, outcome))
+		} else if a.explain {
 			// sqlc v1.31.1 reads no column of EXPLAIN: its row type has
 			// no field, and pgx and database/sql refuse a Scan into
 			// fewer destinations than the result's one column.

@@ -117,6 +117,17 @@ type Explain struct {
 
 func (n *Explain) Pos() int { return n.Loc }
 
+// DeclareCursor is DECLARE name ... CURSOR FOR a SELECT (VALUES
+// included): Query is that statement, converted. PostgreSQL binds the
+// parameters of the DECLARE to it. What it runs when fetched is the
+// write analysis's question (package writes reads Stmt.Raw).
+type DeclareCursor struct {
+	Query Node
+	Loc   int
+}
+
+func (n *DeclareCursor) Pos() int { return n.Loc }
+
 // SetSearchPath is SET [LOCAL] search_path TO schemas, and SET
 // search_path TO DEFAULT or RESET search_path (Default). Each schema is a
 // name as PostgreSQL reads it ("$user" included).

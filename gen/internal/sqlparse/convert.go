@@ -242,6 +242,10 @@ func (c *converter) stmt(n *pg.Node) Node {
 		case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
 			return &Explain{Query: c.dml(s.ExplainStmt.Query), Loc: -1}
 		}
+	case *pg.Node_DeclareCursorStmt:
+		if _, ok := s.DeclareCursorStmt.Query.GetNode().(*pg.Node_SelectStmt); ok {
+			return &DeclareCursor{Query: c.dml(s.DeclareCursorStmt.Query), Loc: -1}
+		}
 	case *pg.Node_CallStmt:
 		if fc := s.CallStmt.Funccall; fc != nil {
 			if f, ok := c.funcCall(fc).(*FuncCall); ok {

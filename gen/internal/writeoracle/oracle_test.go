@@ -203,6 +203,8 @@ var preciseShapes = []string{
 	// EXPLAIN with parameters and :many, planned (or, with ANALYZE, a
 	// read run): nothing written.
 	"ExplainMany", "ExplainUpdateParams", "ExplainNotes", "ExplainAnalyzeFalse", "ExplainAnalyzeRead",
+	// DECLARE CURSOR with parameters over a read or a row lock.
+	"DeclareParams", "DeclareParamsMany", "DeclareForUpdate", "DeclareValues",
 	// A column DEFAULT the write does not evaluate.
 	"ViewDefaultUpdate", "DefaultUpdate", "DefaultGiven", "DefaultGivenUpsert",
 	// A referenced key assigned its own value.

@@ -417,3 +417,22 @@ UPDATE jobs SET state = 'z' WHERE id IN (SELECT id FROM fence_lock) OR id IN (SE
 
 -- name: DeleteUsingFenceLock :exec
 DELETE FROM jobs USING fence_lock WHERE jobs.id = fence_lock.id;
+
+-- DECLARE CURSOR with the parameters sqlc generates it with (issue 24):
+-- PostgreSQL binds them to the cursor's SELECT, run when fetched; a
+-- cursor over a writer of a fenced table is refused, one over a read or
+-- a row lock (FOR UPDATE) is not.
+-- name: DeclareParams :exec
+DECLARE cp1 CURSOR FOR SELECT id, state FROM jobs WHERE id = @id AND state = @state;
+
+-- name: DeclareParamsMany :many
+DECLARE cp2 NO SCROLL CURSOR WITH HOLD FOR SELECT id FROM notes WHERE body = @body;
+
+-- name: DeclareForUpdate :exec
+DECLARE cp3 CURSOR FOR SELECT id FROM jobs WHERE id = @id FOR UPDATE;
+
+-- name: DeclareValues :one
+DECLARE cp4 CURSOR FOR VALUES (@id::bigint);
+
+-- name: DeclareWriterParams :exec
+DECLARE cp5 CURSOR FOR SELECT write_id() WHERE @id::bigint > 0;

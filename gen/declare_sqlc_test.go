@@ -1,0 +1,134 @@
+package gen_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen"
+	"github.com/fencegen/fencegen/internal/testenv"
+)
+
+// sqlcBody generates queries over schema with sqlc v1.31.1 (pgx/v5) and
+// with fencegen, and returns q.sql.go of each below its header, and
+// fencegen's output. sqlc is $(go env GOPATH)/bin/sqlc; without it the
+// test skips with one line, and fails under CI=true.
+func sqlcBody(t *testing.T, schema, queries string) (fencegen, sqlc string, out *gen.Output) {
+	t.Helper()
+	bin := testenv.SqlcBinary()
+	if bin == "" {
+		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql": schema,
+		"q.sql":      queries,
+		"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "generate")
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sqlc generate: %v\n%s", err, b)
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "out", "q.sql.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("refused what sqlc generates: %v", err)
+	}
+	body := func(src []byte) string {
+		_, rest, _ := strings.Cut(string(src), "\npackage ")
+		return rest
+	}
+	return body(out.Files["out/q.sql.go"]), body(want), out
+}
+
+// TestDeclareCursorAsSqlc (issue 24): DECLARE ... CURSOR FOR a SELECT
+// or VALUES is generated as sqlc v1.31.1 generates it: with the
+// parameters of the cursor's query (named, typed and numbered as sqlc
+// does), which PostgreSQL binds to it, and for :one and :many a row type
+// with no fields, which a vet note explains. The file is compared with
+// sqlc's, text for text, below its header. Before, fencegen generated
+// every one without its parameters, so PostgreSQL refused each call.
+func TestDeclareCursorAsSqlc(t *testing.T) {
+	got, want, out := sqlcBody(t, explainSchema, `-- name: DeclareExec :exec
+DECLARE c CURSOR FOR SELECT id, state FROM jobs WHERE id = $1;
+
+-- name: DeclareNamed :exec
+DECLARE c2 NO SCROLL CURSOR WITH HOLD FOR SELECT id FROM notes WHERE body = @body AND id > sqlc.arg(min_id);
+
+-- name: DeclareForUpdate :exec
+DECLARE c3 CURSOR FOR SELECT id FROM jobs WHERE state = ANY(@states::text[]) FOR UPDATE;
+
+-- name: DeclareMany :many
+DECLARE c4 CURSOR FOR SELECT id, state FROM jobs WHERE id = $1;
+
+-- name: DeclareOne :one
+DECLARE c5 CURSOR FOR SELECT id FROM jobs WHERE id = @id;
+
+-- name: DeclareValues :execrows
+DECLARE c6 BINARY SCROLL CURSOR FOR VALUES ($1::int);
+`)
+	if got != want {
+		t.Errorf("q.sql.go differs from sqlc's below the header:\n--- fencegen\n%s\n--- sqlc\n%s", got, want)
+	}
+	if out.Fenced != 0 {
+		t.Errorf("%d queries guarded; a cursor over a read writes nothing", out.Fenced)
+	}
+	vet := strings.Join(out.Vet, "\n")
+	for _, w := range []string{
+		"query DeclareMany is a DECLARE CURSOR with :many, which sqlc v1.31.1 generates with a row type of no fields; DECLARE returns no row, so every call returns no row",
+		"query DeclareOne is a DECLARE CURSOR with :one, which sqlc v1.31.1 generates with a row type of no fields; DECLARE returns no row, so every call fails (no rows in result set)",
+	} {
+		if !strings.Contains(vet, w) {
+			t.Errorf("vet has no note %q:\n%s", w, vet)
+		}
+	}
+	if n := strings.Count(vet, "is a DECLARE CURSOR with"); n != 2 {
+		t.Errorf("%d DECLARE notes, want 2 (none for :exec and :execrows):\n%s", n, vet)
+	}
+}
+
+// TestDeclareCursorWriterRefused (issue 24): a cursor whose query writes
+// a fenced table when fetched (a function that updates jobs) is refused
+// as before its parameters were read, where the write analysis locates
+// the write.
+func TestDeclareCursorWriterRefused(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"schema.sql":    explainSchema + "CREATE FUNCTION bump(i bigint) RETURNS bigint LANGUAGE sql VOLATILE AS $$ UPDATE jobs SET state = 'x' WHERE id = i RETURNING id $$;\n",
+		"q.sql":         "-- name: DeclareBump :exec\nDECLARE c CURSOR FOR SELECT bump(@id);\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	}
+	for n, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gen.Generate(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("generated a cursor over a write of fenced table jobs")
+	}
+	if w := "q.sql:2:29: query DeclareBump calls function bump()"; !strings.Contains(err.Error(), w) {
+		t.Errorf("error lacks %q:\n%v", w, err)
+	}
+}
