@@ -629,13 +629,13 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		return nil, nil, nil, errs
 	}
 	for _, f := range analyzed {
-		f.Queries = slices.DeleteFunc(f.Queries, func(q *analyze.Query) bool {
+		for _, q := range f.Queries {
+			// Kept: its SQL constant (and params struct) is written, as
+			// sqlc writes them, with no method.
 			if note := golang.Skipped(pkg.Go, q); note != "" {
 				notes = append(notes, note)
-				return true
 			}
-			return false
-		})
+		}
 	}
 	opts := pkg.Go
 	if opts.Package == "" {

@@ -116,6 +116,17 @@ SELECT * FROM t;
 -- a dash comment
 SELECT * FROM t WHERE id = ?;
 `},
+		// Class C: :execlastid on pgx/v5 has no method; its SQL constant
+		// and params struct are written, as sqlc writes them.
+		{name: "execlastid on pgx", engine: "postgresql", goOpts: ", emit_interface: true", schema: pgSchema, query: `-- name: GetAuthor :one
+SELECT * FROM authors WHERE id = $1;
+
+-- name: DeleteAuthorExecLastID :execlastid
+DELETE FROM authors WHERE id = $1;
+
+-- name: CreateAuthorExecLastID :execlastid
+INSERT INTO authors (id, name) VALUES ($1, $2);
+`, notes: []string{"note: query DeleteAuthorExecLastID has no method, only its SQL constant", "note: query CreateAuthorExecLastID has no method, only its SQL constant"}},
 		{name: "INSERT of a missing column from a parameter", engine: "postgresql", schema: pgSchema, query: `-- name: CreateUser :exec
 INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 `, sqlcErr: `column "tenant_id" does not exist`},

@@ -242,6 +242,10 @@ func (e *emitter) queryFileSource(pkg, source string, qs []*analyze.Query) ([]by
 				e.copyfromStructs(jf, q)
 			case ":batchexec", ":batchmany", ":batchone":
 			default:
+				if Skipped(e.opts, q) != "" {
+					e.constOnly(jf, q)
+					continue
+				}
 				e.query(jf, q)
 			}
 		}

@@ -1038,6 +1038,9 @@ func (e *emitter) querierFile(f *jen.File, queries []*analyze.Query) {
 	e.inQuerier = true
 	defer func() { e.inQuerier = false }()
 	for _, q := range queries {
+		if Skipped(e.opts, q) != "" {
+			continue // no method (constOnly)
+		}
 		sig := e.signature(q)
 		m := jen.Null()
 		for _, d := range e.docLines(q) {

@@ -921,6 +921,14 @@ func (e *emitter) dbExpr() *jen.Statement {
 // stored-token query.
 func storedConstName(q *analyze.Query) string { return "fenceStored" + q.Name }
 
+// constOnly emits what sqlc's pgx templates write for a query that has
+// no method there (:execlastid, Skipped): its SQL constant and, when its
+// parameters make one, its params struct.
+func (e *emitter) constOnly(f *jen.File, q *analyze.Query) {
+	e.sqlConst(f, q)
+	e.structs(f, q, e.signature(q))
+}
+
 // query emits a :one, :many, :exec, :execrows or :execresult query.
 func (e *emitter) query(f *jen.File, q *analyze.Query) {
 	sig := e.signature(q)

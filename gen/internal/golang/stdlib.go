@@ -31,14 +31,15 @@ func Refusal(opts config.GoOptions, q *analyze.Query) string {
 	return ""
 }
 
-// Skipped returns why q is not generated for the entry's sql_package, as
-// a note, or "": like sqlc, pgx/v5 and pgx/v4 output has no method for
-// :execlastid (sqlc writes one for database/sql only).
+// Skipped returns why q has no method for the entry's sql_package, as a
+// note, or "": like sqlc, pgx/v5 and pgx/v4 output has no method for
+// :execlastid (sqlc writes one for database/sql only), only the SQL
+// constant and params struct (constOnly).
 func Skipped(opts config.GoOptions, q *analyze.Query) string {
 	if opts.SQLPackage == config.SQLPackageStdlib || q.Cmd != analyze.CmdExecLastID {
 		return ""
 	}
-	return fmt.Sprintf("%s:%d:%d: note: query %s is not generated: :execlastid has no %s method, as in sqlc (PostgreSQL has no last-insert-id); use RETURNING with :one", q.File, q.Line, q.Col, q.Name, opts.SQLPackage)
+	return fmt.Sprintf("%s:%d:%d: note: query %s has no method, only its SQL constant: :execlastid has no %s method, as in sqlc (PostgreSQL has no last-insert-id); use RETURNING with :one", q.File, q.Line, q.Col, q.Name, opts.SQLPackage)
 }
 
 // InSliceRefusal returns why q's IN (sqlc.slice(name)) list s cannot be
