@@ -132,3 +132,54 @@ func TestDeclareCursorWriterRefused(t *testing.T) {
 		t.Errorf("error lacks %q:\n%v", w, err)
 	}
 }
+
+// TestDollarZeroAsSqlc (issue 23): a query written with $0 that writes
+// no fenced table is generated as sqlc v1.31.1 generates it, each $0 a
+// parameter of its own named and typed from its use, the text keeping
+// $0; the file is compared with sqlc's below its header. Each query gets
+// a vet note saying that PostgreSQL answers every call with "there is no
+// parameter $0", as the test checks on PostgreSQL when it is reachable.
+func TestDollarZeroAsSqlc(t *testing.T) {
+	// jobs is fenced; notes is not, and sets off no write.
+	schema := `CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL, tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN jobs.tok IS 'fencegen:token';
+CREATE TABLE notes (id bigint PRIMARY KEY, body text);
+`
+	got, want, out := sqlcBody(t, schema, `-- name: ZeroOnly :many
+SELECT id FROM notes WHERE id = $0;
+
+-- name: ZeroTwice :exec
+SELECT id FROM notes WHERE id = $0 OR id > $0;
+
+-- name: ZeroUpdateNotes :execrows
+UPDATE notes SET body = $0 WHERE id = $0;
+
+-- name: ZeroCastOne :one
+SELECT body FROM notes WHERE id = $0::int;
+
+-- name: ZeroInsert :exec
+INSERT INTO notes (id, body) VALUES ($0, $0);
+
+-- name: ZeroLimit :many
+SELECT id FROM notes LIMIT $0;
+
+-- name: ZeroExplain :exec
+EXPLAIN SELECT id FROM jobs WHERE state = $0 AND id = $0;
+
+-- name: ZeroDeclare :exec
+DECLARE c CURSOR FOR SELECT id FROM jobs WHERE state = $0;
+`)
+	if got != want {
+		t.Errorf("q.sql.go differs from sqlc's below the header:\n--- fencegen\n%s\n--- sqlc\n%s", got, want)
+	}
+	vet := strings.Join(out.Vet, "\n")
+	if n := strings.Count(vet, `generates as a parameter of its own for each $0; PostgreSQL numbers parameters from $1 and answers every call with "there is no parameter $0" (SQLSTATE 42P02)`); n != 8 {
+		t.Errorf("%d $0 notes, want 8:\n%s", n, vet)
+	}
+	// What the note says PostgreSQL answers.
+	conn := testenv.Database(t)
+	_, err := conn.Exec(context.Background(), "SELECT 1 WHERE 1 = $0", 1)
+	if err == nil || !strings.Contains(err.Error(), "there is no parameter $0") || !strings.Contains(err.Error(), "42P02") {
+		t.Errorf("PostgreSQL answered %v, not the note's \"there is no parameter $0\" (42P02)", err)
+	}
+}

@@ -698,6 +698,9 @@ type analyzer struct {
 	// parameters, no result column; planOnly keeps the verdict the write
 	// analysis gives the cursor's query).
 	wrapper string
+	// dollarZeros is set for a query whose parameters are written $0,
+	// numbered as sqlc v1.31.1 numbers them (dollarZero).
+	dollarZeros bool
 }
 
 // softProblem is a problem sqlc lets pass: at loc (a file offset).
@@ -1001,11 +1004,18 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		return nil, a.errs
 	}
 	nums := slices.Sorted(maps.Keys(a.params))
-	if len(nums) > 0 && nums[0] == 0 {
-		// sqlc v1.31.1 generates it; PostgreSQL refuses it when it
-		// runs ("there is no parameter $0").
-		a.errorf(a.stmt.Start, "query %s: $0 is no parameter: PostgreSQL numbers them from $1 and refuses $0 (\"there is no parameter $0\"), which sqlc generates", q.Name)
-		return nil, a.errs
+	if a.dollarZeros {
+		// sqlc v1.31.1 generates it; PostgreSQL refuses it at every
+		// call ("there is no parameter $0"). Issue 23: generated as
+		// sqlc generates it, with a note, unless it writes a fenced
+		// table, whose guard is added only to a statement PostgreSQL
+		// runs.
+		if q.Fence != nil || a.cteFence != nil || q.OptOut != nil {
+			a.errorf(a.stmt.Start, "query %s: $0 is no parameter: PostgreSQL numbers them from $1 and refuses $0 (\"there is no parameter $0\"), which sqlc generates; this query writes a fenced table: number its parameters from $1", q.Name)
+			return nil, a.errs
+		}
+		line, col := diag.Position(a.file.Src, a.stmt.Start)
+		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes $0, which sqlc v1.31.1 generates as a parameter of its own for each $0; PostgreSQL numbers parameters from $1 and answers every call with \"there is no parameter $0\" (SQLSTATE 42P02); generated as sqlc generates it: number the parameters from $1", a.file.Name, line, col, q.Name))
 	}
 	for i, n := range nums {
 		if n != i+1 {

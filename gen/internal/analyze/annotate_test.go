@@ -786,13 +786,37 @@ UPDATE t SET name = 'c' WHERE id = @id;
 	}
 }
 
-// A $0 is an error that says why: PostgreSQL numbers parameters from $1
-// and refuses $0 ("there is no parameter $0"), though sqlc v1.31.1
-// generates the query (the message spoke of a missing $1 before).
+// $0 (issue 23): PostgreSQL numbers parameters from $1 and refuses $0
+// ("there is no parameter $0") at every call, though sqlc v1.31.1
+// generates the query, each $0 a parameter of its own. A query that
+// writes no fenced table is generated as sqlc generates it, with a note
+// that says what PostgreSQL answers; a write of fenced table t is
+// refused, and so are $0 mixed with $n (sqlc refuses it) and a $0 LIMIT
+// with other $0 (sqlc names them all after the LIMIT).
 func TestAnalyzeDollarZero(t *testing.T) {
-	_, errs := analyzeSrc(t, fencedSchema, "-- name: P :one\nSELECT id FROM t WHERE id = $0;\n")
-	want := `query.sql:2:1: query P: $0 is no parameter: PostgreSQL numbers them from $1 and refuses $0 ("there is no parameter $0"), which sqlc generates`
-	if len(errs) != 1 || errs[0] != want {
-		t.Errorf("errs = %q, want [%q]", errs, want)
+	files, errs := analyzeSrc(t, fencedSchema, "-- name: P :one\nSELECT id FROM u WHERE id = $0 OR t_id = $0;\n")
+	if len(errs) != 0 {
+		t.Fatalf("refused a read with $0, which sqlc generates: %q", errs)
+	}
+	q := files[0].Queries[0]
+	if len(q.Params) != 2 || q.Params[0].Name != "id" || q.Params[1].Name != "t_id" {
+		t.Errorf("params = %+v, want id, t_id (each $0 its own, as sqlc)", q.Params)
+	}
+	wantNote := `query.sql:2:1: note: query P writes $0, which sqlc v1.31.1 generates as a parameter of its own for each $0; PostgreSQL numbers parameters from $1 and answers every call with "there is no parameter $0" (SQLSTATE 42P02)`
+	if len(q.Notes) != 1 || !strings.HasPrefix(q.Notes[0], wantNote) {
+		t.Errorf("notes = %q, want one starting %q", q.Notes, wantNote)
+	}
+	for _, c := range []struct{ src, want string }{
+		{"-- name: W :exec\nUPDATE t SET note = 'x' WHERE id = $0;\n",
+			`query.sql:2:1: query W: $0 is no parameter: PostgreSQL numbers them from $1 and refuses $0 ("there is no parameter $0"), which sqlc generates; this query writes a fenced table: number its parameters from $1`},
+		{"-- name: M :exec\nSELECT id FROM u WHERE id = $0 AND t_id = $1;\n",
+			`query.sql:2:43: query M: $0 with other parameters: PostgreSQL numbers parameters from $1 and refuses $0 ("there is no parameter $0"), and sqlc v1.31.1 refuses $0 mixed with $n or named parameters ("can not mix $1 format with ? format"); number them from $1`},
+		{"-- name: L :many\nSELECT id FROM u WHERE t_id = $0 LIMIT $0;\n",
+			`query.sql:2:40: query L: $0 as LIMIT or OFFSET with other $0: PostgreSQL numbers parameters from $1 and refuses $0 ("there is no parameter $0"), and sqlc v1.31.1 names and types every $0 of this query after the LIMIT; number the parameters from $1`},
+	} {
+		_, errs := analyzeSrc(t, fencedSchema, c.src)
+		if len(errs) != 1 || errs[0] != c.want {
+			t.Errorf("errs = %q, want [%q]", errs, c.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
@@ -59,6 +60,9 @@ func (a *analyzer) numberParams() (string, error) {
 	all := paramsInSqlcOrder(a.stmt.Node)
 	if a.opts.MySQL {
 		return a.numberMySQLParams(all)
+	}
+	if zero, err := a.dollarZero(all); zero || err != nil {
+		return "", err
 	}
 	byName := map[string]int{}
 	// Like sqlc, named parameters may be mixed with positional ones: they
@@ -123,6 +127,65 @@ func (a *analyzer) numberParams() (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// dollarZero numbers the parameters of a query written with $0 as sqlc
+// v1.31.1 numbers them: it reads $0 as an unnumbered placeholder (MySQL's
+// ?), so each $0 is a parameter of its own, numbered from 1 in the
+// order of the text, and the text keeps $0. PostgreSQL refuses $0 at
+// every call ("there is no parameter $0"), which the query's note says
+// (or, on a write of a fenced table, its error: see query). $0 mixed with
+// $n or a named parameter is refused, as sqlc refuses it. It reports
+// whether the query has $0 (then it has numbered its parameters).
+func (a *analyzer) dollarZero(all []*sqlparse.Param) (bool, error) {
+	var zeros []*sqlparse.Param
+	other := -1
+	for _, p := range all {
+		if p.Name == "" && string(a.file.Src[p.Loc:p.End]) == "$0" {
+			zeros = append(zeros, p)
+		} else if other < 0 {
+			other = p.Loc
+		}
+	}
+	if len(zeros) == 0 {
+		return false, nil
+	}
+	if other >= 0 {
+		a.errorf(other, "query %s: $0 with other parameters: PostgreSQL numbers parameters from $1 and refuses $0 (\"there is no parameter $0\"), and sqlc v1.31.1 refuses $0 mixed with $n or named parameters (\"can not mix $1 format with ? format\"); number them from $1", a.ann.Name)
+		return true, a.errs
+	}
+	if len(zeros) > 1 {
+		// sqlc v1.31.1 matches a parameter with a LIMIT or OFFSET by
+		// its number, which is 0 for every $0: it names and types them
+		// all after the LIMIT (limit int32, limit_2 int32, ...), which
+		// fencegen does not reproduce.
+		limit := -1
+		walk(a.stmt.Node, func(n sqlparse.Node) {
+			if sel, ok := n.(*sqlparse.Select); ok && limit < 0 {
+				for _, e := range []sqlparse.Node{sel.Limit, sel.Offset} {
+					if p, ok := e.(*sqlparse.Param); ok && p.Name == "" {
+						limit = p.Loc
+					}
+				}
+			}
+		})
+		if limit >= 0 {
+			a.errorf(limit, "query %s: $0 as LIMIT or OFFSET with other $0: PostgreSQL numbers parameters from $1 and refuses $0 (\"there is no parameter $0\"), and sqlc v1.31.1 names and types every $0 of this query after the LIMIT; number the parameters from $1", a.ann.Name)
+			return true, a.errs
+		}
+	}
+	slices.SortFunc(zeros, func(x, y *sqlparse.Param) int { return x.Loc - y.Loc })
+	for i, p := range zeros {
+		p.Number = i + 1
+	}
+	for _, p := range zeros {
+		a.useParam(p)
+	}
+	a.dollarZeros = true
+	if len(a.errs) > 0 {
+		return true, a.errs
+	}
+	return true, nil
 }
 
 // inListSlices returns the sqlc.slice(name) parameters of stmt that are
