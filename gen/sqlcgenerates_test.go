@@ -127,6 +127,13 @@ DELETE FROM authors WHERE id = $1;
 -- name: CreateAuthorExecLastID :execlastid
 INSERT INTO authors (id, name) VALUES ($1, $2);
 `, notes: []string{"note: query DeleteAuthorExecLastID has no method, only its SQL constant", "note: query CreateAuthorExecLastID has no method, only its SQL constant"}},
+		// Class B (F7, case_value_param): a CASE operand in an UPDATE's
+		// SET is typed and named as the assigned column, as sqlc types
+		// it; with postgresql_types PostgreSQL's text (an unknown CASE operand is
+		// text, and PostgreSQL then refuses text = boolean when it runs).
+		{name: "CASE operand in SET", engine: "postgresql", schema: "CREATE TABLE testing (id bigint PRIMARY KEY, value text);\n", query: `-- name: Update :exec
+UPDATE testing SET value = CASE $1 WHEN true THEN 'Hello' WHEN false THEN 'Goodbye' ELSE value END;
+`, notes: []string{"q.sql:1:1: note: query Update: parameter value is pgtype.Text, as sqlc declares it; postgresql_types: true declares string", "postgresql_types is fencegen's option"}},
 		{name: "INSERT of a missing column from a parameter", engine: "postgresql", schema: pgSchema, query: `-- name: CreateUser :exec
 INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 `, sqlcErr: `column "tenant_id" does not exist`},

@@ -517,6 +517,63 @@ func (a *analyzer) assign(sc *scope, s *sqlparse.Target, c *catalog.Column) {
 		a.strictly(func() { a.typeParam(p.Number, target, c.Name) })
 	}
 	a.strictly(func() { a.compare(sc, s.Expr, target) })
+	if !a.opts.MySQL {
+		// SET value = CASE $1 WHEN true THEN ... END: sqlc types a
+		// parameter by the nearest comparison, function call, cast or
+		// assignment it is nested in (find_params.go's parent), here the
+		// assignment: named and typed as the column, where PostgreSQL
+		// types it from the WHEN values (postgresql_types).
+		assigned := map[int]bool{}
+		for _, p := range assignedParams(s.Expr) {
+			assigned[p.Number] = true
+		}
+		for _, x := range sqlcAssignedParams(s.Expr) {
+			p := a.param(x.Number)
+			if assigned[x.Number] || !p.Known || p.Sqlc != nil && !p.Sqlc.Any || p.Slice {
+				continue
+			}
+			if !p.Named {
+				p.Name = c.Name
+			}
+			p.Sqlc = nil
+			if sq := sqlcColumnParam(target); sq.Type != p.Type || sq.NotNull != p.NotNull || sq.Column != p.Column {
+				p.Sqlc = sq
+			}
+		}
+	}
+}
+
+// sqlcAssignedParams returns the parameters of an assigned expression
+// that sqlc types as the assigned column: those not nested in an
+// operator, function call or cast (which sqlc types them from), reached
+// through CASE (its operand, WHEN conditions and results), COALESCE,
+// AND, OR and NOT.
+func sqlcAssignedParams(e sqlparse.Node) []*sqlparse.Param {
+	var out []*sqlparse.Param
+	var visit func(x sqlparse.Node)
+	visit = func(x sqlparse.Node) {
+		switch n := x.(type) {
+		case *sqlparse.Param:
+			out = append(out, n)
+		case *sqlparse.Coalesce:
+			for _, y := range n.Args {
+				visit(y)
+			}
+		case *sqlparse.BoolExpr:
+			for _, y := range n.Args {
+				visit(y)
+			}
+		case *sqlparse.Case:
+			visit(n.Arg)
+			for _, w := range n.Whens {
+				visit(w.Cond)
+				visit(w.Result)
+			}
+			visit(n.Else)
+		}
+	}
+	visit(e)
+	return out
 }
 
 // assignedParams returns the parameters among the values an assigned

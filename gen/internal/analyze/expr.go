@@ -198,7 +198,15 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		var results []sqlparse.Node
 		for _, w := range n.Whens {
 			if n.Arg != nil {
-				a.compare(sc, w.Cond, base)
+				cv := a.compare(sc, w.Cond, base)
+				if p, ok := n.Arg.(*sqlparse.Param); ok && !base.Known && cv.Known && !a.opts.MySQL {
+					// CASE $1 WHEN ...: PostgreSQL types an operand of
+					// unknown type as text (transformCaseExpr), whatever
+					// the WHEN values are; sqlc, interface{} but where the
+					// CASE is assigned (sqlcAssignedParams).
+					a.typeParam(p.Number, value{Type: builtin("text"), NotNull: true, Known: true, sqlcParam: &SqlcType{Any: true}}, "")
+					base = a.expr(sc, n.Arg)
+				}
 			} else {
 				a.boolExpr(sc, w.Cond)
 			}
