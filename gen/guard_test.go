@@ -157,7 +157,7 @@ COMMENT ON COLUMN public.jobs.tok IS 'fencegen:token';
 
 \unrestrict 5h4mF2sd9kPq1Xy
 `, "-- name: Get :one\nSELECT id FROM jobs WHERE id = $1;\n")
-	if !strings.Contains(guard, "ON jobs") {
+	if !strings.Contains(guard, "ON public.jobs") {
 		t.Fatalf("no guard for jobs:\n%s", guard)
 	}
 }

@@ -25,7 +25,7 @@
 --   GRANT SELECT, INSERT, UPDATE, DELETE ON <table> TO <writer role>;
 -- (PostgreSQL docs, 43.10 "Trigger Functions".)
 
-CREATE OR REPLACE FUNCTION fencegen_guard_jobs_562f12df() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_jobs_562f12df() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -76,11 +76,11 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON jobs;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON jobs
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_jobs_562f12df();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.jobs;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.jobs
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_jobs_562f12df();
 
-CREATE OR REPLACE FUNCTION fencegen_guard_strict_jobs_a2666dcf() RETURNS trigger
+CREATE OR REPLACE FUNCTION public.fencegen_guard_strict_jobs_a2666dcf() RETURNS trigger
 LANGUAGE plpgsql AS $fencegen$
 DECLARE
     col name := 'tok'; -- the token column, as this guard was installed
@@ -131,6 +131,6 @@ BEGIN
 END
 $fencegen$;
 
-DROP TRIGGER IF EXISTS fencegen_guard ON strict_jobs;
-CREATE TRIGGER fencegen_guard BEFORE UPDATE ON strict_jobs
-    FOR EACH ROW EXECUTE FUNCTION fencegen_guard_strict_jobs_a2666dcf();
+DROP TRIGGER IF EXISTS fencegen_guard ON public.strict_jobs;
+CREATE TRIGGER fencegen_guard BEFORE UPDATE ON public.strict_jobs
+    FOR EACH ROW EXECUTE FUNCTION public.fencegen_guard_strict_jobs_a2666dcf();
