@@ -134,6 +134,16 @@ INSERT INTO authors (id, name) VALUES ($1, $2);
 		{name: "CASE operand in SET", engine: "postgresql", schema: "CREATE TABLE testing (id bigint PRIMARY KEY, value text);\n", query: `-- name: Update :exec
 UPDATE testing SET value = CASE $1 WHEN true THEN 'Hello' WHEN false THEN 'Goodbye' ELSE value END;
 `, notes: []string{"q.sql:1:1: note: query Update: parameter value is pgtype.Text, as sqlc declares it; postgresql_types: true declares string", "postgresql_types is fencegen's option"}},
+		// Class B (F3): a parameter in a COALESCE that is a function's
+		// argument is interface{}, as sqlc declares it; PostgreSQL's
+		// text with postgresql_types.
+		{name: "COALESCE in a function call", engine: "postgresql", schema: "CREATE TABLE users (id bigint PRIMARY KEY, name text NOT NULL, email text NOT NULL);\n", query: `-- name: UpdateUser :exec
+UPDATE users SET name = COALESCE(sqlc.narg('name'), name),
+  email = lower(COALESCE(sqlc.narg('email'), email)) WHERE id = @id;
+
+-- name: FindUser :many
+SELECT id FROM users WHERE email = lower(COALESCE(sqlc.narg('email'), email));
+`, notes: []string{"query UpdateUser: parameter email is interface{}, as sqlc declares it; postgresql_types: true declares pgtype.Text", "query FindUser: parameter email is interface{}, as sqlc declares it; postgresql_types: true declares pgtype.Text", "postgresql_types is fencegen's option"}},
 		{name: "INSERT of a missing column from a parameter", engine: "postgresql", schema: pgSchema, query: `-- name: CreateUser :exec
 INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 `, sqlcErr: `column "tenant_id" does not exist`},

@@ -612,6 +612,10 @@ type analyzer struct {
 	// cast, so it types the COALESCE's parameters as the cast's type.
 	castCoalesce *sqlparse.Coalesce
 	castType     SqlcType
+	// callCoalesces are the COALESCE arguments of the PostgreSQL
+	// function call being analysed (lower(COALESCE(@e, email))): sqlc
+	// declares their parameters interface{}.
+	callCoalesces []*sqlparse.Coalesce
 	// namingCoalesce is a COALESCE that is an operand of the comparison
 	// being analysed, and namingColumn the name of that comparison's
 	// first column (its left side's first): sqlc names a parameter among

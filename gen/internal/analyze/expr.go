@@ -3,6 +3,7 @@ package analyze
 // Expressions and operators (PostgreSQL docs, 4.2 "Value Expressions").
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -317,6 +318,14 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 					// COALESCE's type with postgresql_types.
 					ct := a.castType
 					src.sqlcParam, src.sqlcUntyped = &ct, false
+				}
+				if slices.Contains(a.callCoalesces, n) {
+					// lower(COALESCE(@e, email)): sqlc types a parameter by
+					// the call it is nested in (find_params.go's parent),
+					// and one that is not a direct argument of the call is
+					// interface{} (resolve.go's addUnknownParam); the
+					// COALESCE's type with postgresql_types.
+					src.sqlcParam, src.sqlcUntyped = &SqlcType{Any: true}, false
 				}
 				hint := ""
 				if a.namingCoalesce == n {

@@ -472,6 +472,15 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 	if a.opts.MySQL && len(a.cat.Funcs(f.Func.Schema, f.Func.Name)) == 0 {
 		return a.mysqlFuncCall(sc, f)
 	}
+	if !a.opts.MySQL {
+		defer func(cs []*sqlparse.Coalesce) { a.callCoalesces = cs }(a.callCoalesces)
+		a.callCoalesces = nil
+		for _, x := range f.Args {
+			if co, ok := x.(*sqlparse.Coalesce); ok {
+				a.callCoalesces = append(a.callCoalesces, co)
+			}
+		}
+	}
 	name := strings.ToLower(f.Func.Name)
 	args := make([]value, len(f.Args))
 	// User-defined functions and procedures type their parameters.
