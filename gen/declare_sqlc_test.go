@@ -183,3 +183,84 @@ DECLARE c CURSOR FOR SELECT id FROM jobs WHERE state = $0;
 		t.Errorf("PostgreSQL answered %v, not the note's \"there is no parameter $0\" (42P02)", err)
 	}
 }
+
+// TestCopyPrepareAsSqlc (issue 24): COPY (query) TO and PREPARE name AS
+// query are generated as sqlc v1.31.1 generates them, with the
+// parameters of the query they wrap as the method's (the file is
+// compared with sqlc's below its header). PostgreSQL binds no parameter
+// to these statements, so each query with parameters gets a vet note
+// that every call fails, and :one and :many one that sqlc's row type has
+// no field. PREPARE of a write of fenced table jobs plans it and runs
+// nothing: no guard, no refusal; COPY of one runs it: refused, as
+// before.
+func TestCopyPrepareAsSqlc(t *testing.T) {
+	schema := `CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL, tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN jobs.tok IS 'fencegen:token';
+CREATE TABLE notes (id bigint PRIMARY KEY, body text);
+`
+	got, want, out := sqlcBody(t, schema, `-- name: CopyTo :exec
+COPY (SELECT id FROM notes WHERE id = $1) TO STDOUT;
+
+-- name: CopyNamed :many
+COPY (SELECT id, body FROM notes WHERE body = @body AND id > @id) TO STDOUT (FORMAT csv);
+
+-- name: CopyInsert :exec
+COPY (INSERT INTO notes (id, body) VALUES (@id, @body) RETURNING id) TO STDOUT;
+
+-- name: CopyPlain :exec
+COPY (SELECT id FROM notes) TO STDOUT;
+
+-- name: PrepareAs :exec
+PREPARE p1 AS SELECT id FROM notes WHERE id = $1;
+
+-- name: PrepareTyped :one
+PREPARE p2 (bigint) AS SELECT id, body FROM notes WHERE id = $1;
+
+-- name: PrepareUpdateJobs :execrows
+PREPARE p3 AS UPDATE jobs SET state = @state WHERE id = @id;
+`)
+	if got != want {
+		t.Errorf("q.sql.go differs from sqlc's below the header:\n--- fencegen\n%s\n--- sqlc\n%s", got, want)
+	}
+	if out.Fenced != 0 {
+		t.Errorf("%d queries guarded; PREPARE runs nothing, and a COPY's text cannot be wrapped", out.Fenced)
+	}
+	vet := strings.Join(out.Vet, "\n")
+	if n := strings.Count(vet, "whose query has parameters, which sqlc v1.31.1 generates as the statement's"); n != 6 {
+		t.Errorf("%d parameter notes, want 6 (none for CopyPlain):\n%s", n, vet)
+	}
+	for _, w := range []string{
+		"query CopyNamed is a COPY with :many, which sqlc v1.31.1 generates with a row type of no fields",
+		"query PrepareTyped is a PREPARE with :one, which sqlc v1.31.1 generates with a row type of no fields; PREPARE returns no row to the DBTX, so every call fails (no rows in result set)",
+	} {
+		if !strings.Contains(vet, w) {
+			t.Errorf("vet has no note %q:\n%s", w, vet)
+		}
+	}
+	// What the parameter note says the driver answers.
+	pool := testenv.Database(t, "CREATE TABLE notes (id bigint PRIMARY KEY, body text)")
+	for _, q := range []string{"COPY (SELECT id FROM notes WHERE id = $1) TO STDOUT", "PREPARE p1 AS SELECT id FROM notes WHERE id = $1"} {
+		if _, err := pool.Exec(context.Background(), q, int64(1)); err == nil || !strings.Contains(err.Error(), "mismatched param and argument count") {
+			t.Errorf("%s with one argument: %v, not the note's mismatched param and argument count", q, err)
+		}
+	}
+
+	// COPY of a write of fenced table jobs runs it: refused.
+	dir := t.TempDir()
+	for n, s := range map[string]string{
+		"schema.sql":    schema,
+		"q.sql":         "-- name: CopyUpdateJobs :exec\nCOPY (UPDATE jobs SET state = @state WHERE id = @id RETURNING id) TO STDOUT;\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gen.Generate(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "q.sql:2:14: query CopyUpdateJobs runs UPDATE on fenced table jobs inside COPY (query) TO") {
+		t.Errorf("COPY of a fenced UPDATE: %v, want the write analysis' refusal", err)
+	}
+}

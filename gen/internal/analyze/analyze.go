@@ -697,10 +697,11 @@ type analyzer struct {
 	// statement's writes under ANALYZE, nothing without.
 	explain, planOnly bool
 	// wrapper is the statement that wraps the query analysed when
-	// explain is set: "EXPLAIN", or "DECLARE CURSOR" (whose SELECT sqlc
-	// v1.31.1 generates as it generates EXPLAIN's statement: its
-	// parameters, no result column; planOnly keeps the verdict the write
-	// analysis gives the cursor's query).
+	// explain is set: "EXPLAIN", or a sqlparse.Wrapped's verb
+	// ("DECLARE CURSOR", "COPY", "PREPARE"), whose query sqlc v1.31.1
+	// generates as it generates EXPLAIN's statement: its parameters, no
+	// result column; planOnly keeps the verdict the write analysis gives
+	// the statement.
 	wrapper string
 	// dollarZeros is set for a query whose parameters are written $0,
 	// numbered as sqlc v1.31.1 numbers them (dollarZero).
@@ -837,10 +838,10 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		st.Node = ex.Query
 		a.stmt, a.explain, a.planOnly, a.wrapper = &st, true, true, "EXPLAIN"
 	}
-	if dc, ok := a.stmt.Node.(*sqlparse.DeclareCursor); ok {
+	if w, ok := a.stmt.Node.(*sqlparse.Wrapped); ok {
 		st := *a.stmt
-		st.Node = dc.Query
-		a.stmt, a.explain, a.planOnly, a.wrapper = &st, true, true, "DECLARE CURSOR"
+		st.Node = w.Query
+		a.stmt, a.explain, a.planOnly, a.wrapper = &st, true, true, w.Verb
 	}
 	if _, err := a.numberParams(); err != nil {
 		return nil, err
@@ -1008,6 +1009,14 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		return nil, a.errs
 	}
 	nums := slices.Sorted(maps.Keys(a.params))
+	if a.explain && (a.wrapper == "COPY" || a.wrapper == "PREPARE") && len(nums) > 0 {
+		// sqlc v1.31.1 reads the wrapped query's parameters as the
+		// statement's; PostgreSQL gives the statement none (a PREPARE's
+		// $n are the prepared statement's), so the driver refuses the
+		// arguments of every call.
+		line, col := diag.Position(a.file.Src, a.stmt.Start)
+		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s is a %s whose query has parameters, which sqlc v1.31.1 generates as the statement's; PostgreSQL binds no parameter to a %s (the statement takes none), so every call fails (pgx: mismatched param and argument count); generated as sqlc generates it: write the values into the query, or run the query itself", a.file.Name, line, col, q.Name, a.wrapper, a.wrapper))
+	}
 	if a.dollarZeros {
 		// sqlc v1.31.1 generates it; PostgreSQL refuses it at every
 		// call ("there is no parameter $0"). Issue 23: generated as
@@ -1191,6 +1200,15 @@ func (a *analyzer) checkCurrentOf(q *Query) {
 	a.errorf(loc, "query %s: WHERE CURRENT OF cannot be fenced: the guard re-checks the rows a WHERE condition matches, and cursor %s's position is none; fetch the row's key with the cursor and write WHERE %s = ...", q.Name, co.Cursor, strings.Join(q.Fence.Table.PrimaryKey, ", "))
 }
 
+// noRowOutcome is what a call of a :one or :many query whose statement
+// returns no row gets.
+func noRowOutcome(cmd string) string {
+	if cmd == CmdOne || cmd == CmdBatchOne {
+		return "every call fails (no rows in result set)"
+	}
+	return "every call returns no row"
+}
+
 func (a *analyzer) checkCmd(q *Query) {
 	// A SELECT returns rows even with no columns (SELECT FROM t).
 	_, isSelect := a.stmt.Node.(*sqlparse.Select)
@@ -1211,15 +1229,14 @@ func (a *analyzer) checkCmd(q *Query) {
 	}
 	switch q.Cmd {
 	case CmdOne, CmdMany, CmdBatchOne, CmdBatchMany:
-		if a.explain && a.wrapper == "DECLARE CURSOR" {
+		if a.explain && (a.wrapper == "COPY" || a.wrapper == "PREPARE") {
+			line, col := diag.Position(a.file.Src, a.stmt.Start)
+			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s is a %s with %s, which sqlc v1.31.1 generates with a row type of no fields; %s returns no row to the DBTX, so %s; generated as sqlc generates it: use :exec", a.file.Name, line, col, q.Name, a.wrapper, q.Cmd, a.wrapper, noRowOutcome(q.Cmd)))
+		} else if a.explain && a.wrapper == "DECLARE CURSOR" {
 			// DECLARE returns no row: it opens the cursor, which FETCH
 			// reads.
 			line, col := diag.Position(a.file.Src, a.stmt.Start)
-			outcome := "every call returns no row"
-			if q.Cmd == CmdOne || q.Cmd == CmdBatchOne {
-				outcome = "every call fails (no rows in result set)"
-			}
-			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s is a DECLARE CURSOR with %s, which sqlc v1.31.1 generates with a row type of no fields; DECLARE returns no row, so %s; generated as sqlc generates it: use :exec, and read the rows with FETCH", a.file.Name, line, col, q.Name, q.Cmd, outcome))
+			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s is a DECLARE CURSOR with %s, which sqlc v1.31.1 generates with a row type of no fields; DECLARE returns no row, so %s; generated as sqlc generates it: use :exec, and read the rows with FETCH", a.file.Name, line, col, q.Name, q.Cmd, noRowOutcome(q.Cmd)))
 		} else if a.explain {
 			// sqlc v1.31.1 reads no column of EXPLAIN: its row type has
 			// no field, and pgx and database/sql refuse a Scan into

@@ -117,16 +117,20 @@ type Explain struct {
 
 func (n *Explain) Pos() int { return n.Loc }
 
-// DeclareCursor is DECLARE name ... CURSOR FOR a SELECT (VALUES
-// included): Query is that statement, converted. PostgreSQL binds the
-// parameters of the DECLARE to it. What it runs when fetched is the
-// write analysis's question (package writes reads Stmt.Raw).
-type DeclareCursor struct {
+// Wrapped is a statement that wraps a query whose parameters sqlc
+// v1.31.1 reads as the wrapper's: Verb "DECLARE CURSOR" (of a SELECT,
+// VALUES included; PostgreSQL binds the DECLARE's parameters to it),
+// "COPY" (COPY (query) TO) or "PREPARE" (PREPARE name AS query), whose
+// query PostgreSQL binds no parameter of the statement to. Query is the
+// query, converted. What runs is the write analysis's question (package
+// writes reads Stmt.Raw).
+type Wrapped struct {
+	Verb  string
 	Query Node
 	Loc   int
 }
 
-func (n *DeclareCursor) Pos() int { return n.Loc }
+func (n *Wrapped) Pos() int { return n.Loc }
 
 // SetSearchPath is SET [LOCAL] search_path TO schemas, and SET
 // search_path TO DEFAULT or RESET search_path (Default). Each schema is a

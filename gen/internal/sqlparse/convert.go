@@ -244,7 +244,12 @@ func (c *converter) stmt(n *pg.Node) Node {
 		}
 	case *pg.Node_DeclareCursorStmt:
 		if _, ok := s.DeclareCursorStmt.Query.GetNode().(*pg.Node_SelectStmt); ok {
-			return &DeclareCursor{Query: c.dml(s.DeclareCursorStmt.Query), Loc: -1}
+			return &Wrapped{Verb: "DECLARE CURSOR", Query: c.dml(s.DeclareCursorStmt.Query), Loc: -1}
+		}
+	case *pg.Node_PrepareStmt:
+		switch s.PrepareStmt.Query.GetNode().(type) {
+		case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+			return &Wrapped{Verb: "PREPARE", Query: c.dml(s.PrepareStmt.Query), Loc: -1}
 		}
 	case *pg.Node_CallStmt:
 		if fc := s.CallStmt.Funccall; fc != nil {
@@ -306,6 +311,10 @@ func (c *converter) stmt(n *pg.Node) Node {
 		return sp
 	case *pg.Node_CopyStmt:
 		if s.CopyStmt.Relation == nil {
+			switch s.CopyStmt.Query.GetNode().(type) {
+			case *pg.Node_SelectStmt, *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt:
+				return &Wrapped{Verb: "COPY", Query: c.dml(s.CopyStmt.Query), Loc: -1}
+			}
 			return &Unknown{Kind: "CopyStmt", Loc: -1}
 		}
 		name := rangeVarName(s.CopyStmt.Relation)
