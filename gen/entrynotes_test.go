@@ -2,13 +2,16 @@ package gen_test
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fencegen/fencegen/gen"
+	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 // TestNotesNameTheirEntry: two sql entries that read the same query file
@@ -53,5 +56,67 @@ sql:
 		return strings.HasPrefix(n, "query.sql:") && !strings.Contains(n, ": note: sql entry v")
 	}); i >= 0 {
 		t.Errorf("a note at a place both entries have notes at does not name its entry: %s", out.Vet[i])
+	}
+}
+
+// TestModelNotesNameTheirEntry (issue 23, trial-sw3 F10): two MySQL
+// entries share a schema, one overriding courses.id to []byte. The note
+// about courses.id is true only for the other entry, and says so; the
+// type it gives as sqlc's is the field sqlc v1.31.1 writes for that
+// entry, and the overriding entry has no note for the column.
+func TestModelNotesNameTheirEntry(t *testing.T) {
+	sqlc := testenv.SqlcBinary()
+	if sqlc == "" {
+		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
+	}
+	dir := t.TempDir()
+	for n, s := range map[string]string{
+		"schema.sql": "CREATE TABLE courses (\n  `id` BINARY(16),\n  name text NOT NULL,\n  PRIMARY KEY (`id`)\n);\n",
+		"a.sql":      "-- name: ListA :many\nSELECT name FROM courses;\n",
+		"b.sql":      "-- name: ListB :many\nSELECT name FROM courses;\n",
+		"sqlc.yaml": `version: "2"
+sql:
+  - {engine: mysql, name: plain, schema: schema.sql, queries: a.sql, gen: {go: {package: a, out: a}}}
+  - {engine: mysql, name: bytes, schema: schema.sql, queries: b.sql, gen: {go: {package: b, out: b, overrides: [{column: courses.id, go_type: {type: "[]byte"}}]}}}
+`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(sqlc, "generate")
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sqlc generate: %v\n%s", err, b)
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idNotes []string
+	for _, n := range out.Vet {
+		if strings.Contains(n, "column courses.id") {
+			idNotes = append(idNotes, n)
+		}
+	}
+	const want = "schema.sql:1:1: note: sql entry plain: column courses.id is sql.NullString, as sqlc declares it; postgresql_types: true declares []byte"
+	if len(idNotes) != 1 || !strings.HasSuffix(idNotes[0], want) {
+		t.Fatalf("notes on courses.id: %q, want one ending %q; all notes:\n%s", idNotes, want, strings.Join(out.Vet, "\n"))
+	}
+	for entry, field := range map[string]string{"a": "ID   sql.NullString", "b": "ID   []byte"} {
+		b, err := os.ReadFile(filepath.Join(dir, entry, "models.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "\t"+field+"\n") {
+			t.Errorf("sqlc's %s/models.go has no field %q:\n%s", entry, field, b)
+		}
+		if !strings.Contains(string(out.Files[entry+"/models.go"]), "\t"+field+"\n") {
+			t.Errorf("fencegen's %s/models.go has no field %q:\n%s", entry, field, out.Files[entry+"/models.go"])
+		}
 	}
 }

@@ -793,7 +793,8 @@ func fenceMode(f *catalog.Fence) string {
 // entries that read the same files are analysed once each, so a query's
 // note comes once per entry, and the API of each differs with its
 // sql_package ("sql entry pgxv4: query CountByDay: ..."), which the
-// place alone does not tell apart.
+// place alone does not tell apart. A model's note names its entry
+// whenever there are several (modelNote).
 func nameEntriesOfNotes(pkgs []config.Package, notes [][]string) [][]string {
 	const sep = ": note: "
 	entries := map[string]map[int]bool{}
@@ -810,13 +811,21 @@ func nameEntriesOfNotes(pkgs []config.Package, notes [][]string) [][]string {
 	out := make([][]string, len(notes))
 	for i, list := range notes {
 		for _, n := range list {
-			if at, text, ok := strings.Cut(n, sep); ok && len(entries[at]) > 1 {
+			if at, text, ok := strings.Cut(n, sep); ok && (len(entries[at]) > 1 || len(pkgs) > 1 && modelNote(text)) {
 				n = at + sep + config.EntryName(&pkgs[i]) + ": " + text
 			}
 			out[i] = append(out[i], n)
 		}
 	}
 	return out
+}
+
+// modelNote reports whether note text (after "note: ") is about a
+// model's column, placed at its table in the schema, which entries
+// share with their own overrides (each entry's model may differ): such a
+// note names its entry whenever there are several.
+func modelNote(text string) bool {
+	return strings.HasPrefix(text, "column ") || strings.HasPrefix(text, "the model of ")
 }
 
 // GuardNotes are the notes of out that fencegen guard prints too: the
