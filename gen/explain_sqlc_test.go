@@ -2,16 +2,13 @@ package gen_test
 
 import (
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/fencegen/fencegen/gen"
-	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 // explainSchema fences jobs; notes has a trigger that writes jobs.
@@ -39,10 +36,6 @@ CREATE TRIGGER notes_touch AFTER INSERT ON notes FOR EACH ROW EXECUTE FUNCTION n
 // sqlc is $(go env GOPATH)/bin/sqlc; without it the test skips with one
 // line, and fails under CI=true.
 func TestExplainAsSqlc(t *testing.T) {
-	sqlc := testenv.SqlcBinary()
-	if sqlc == "" {
-		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
-	}
 	queries := `-- name: ExplainMany :many
 EXPLAIN SELECT id, state FROM jobs WHERE state = $1;
 
@@ -64,39 +57,8 @@ EXPLAIN INSERT INTO notes (id, body) VALUES (@id, @body);
 -- name: ExplainAnalyzeRead :many
 EXPLAIN ANALYZE SELECT id FROM jobs WHERE state = ANY(@states::text[]);
 `
-	dir := t.TempDir()
-	files := map[string]string{
-		"schema.sql": explainSchema,
-		"q.sql":      queries,
-		"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5}}}\n",
-	}
-	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command(sqlc, "generate")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("sqlc generate: %v\n%s", err, out)
-	}
-	want, err := os.ReadFile(filepath.Join(dir, "out", "q.sql.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := gen.Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("refused what sqlc generates: %v", err)
-	}
-	body := func(src []byte) string {
-		_, rest, _ := strings.Cut(string(src), "\npackage ")
-		return rest
-	}
-	if g, w := body(out.Files["out/q.sql.go"]), body(want); g != w {
+	g, w, out := sqlcBody(t, explainSchema, queries)
+	if g != w {
 		t.Errorf("q.sql.go differs from sqlc's below the header:\n--- fencegen\n%s\n--- sqlc\n%s", g, w)
 	}
 	if out.Fenced != 0 {
