@@ -103,7 +103,7 @@ sql:
 			idNotes = append(idNotes, n)
 		}
 	}
-	const want = "schema.sql:1:1: note: sql entry plain: column courses.id is sql.NullString, as sqlc declares it; postgresql_types: true declares []byte"
+	const want = "schema.sql:1:1: note: sql entry plain: column courses.id is sql.NullString, as sqlc declares it; mysql_types: true declares []byte"
 	if len(idNotes) != 1 || !strings.HasSuffix(idNotes[0], want) {
 		t.Fatalf("notes on courses.id: %q, want one ending %q; all notes:\n%s", idNotes, want, strings.Join(out.Vet, "\n"))
 	}

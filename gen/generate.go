@@ -517,6 +517,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		parsed = append(parsed, pf)
 	}
 	aopts := analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks, MySQL: pkg.Engine == config.EngineMySQL}
+	aopts.MySQLTypes = aopts.MySQL && pkg.Go.Types()
 	if !aopts.MySQL {
 		aopts.GuardFunction = guard.OwnedFunctions(r.parsedSchema())
 	}
@@ -543,7 +544,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	for _, f := range parsed {
 		f.Stmts = nil
 	}
-	if !pkg.Go.PGTypes() {
+	if !pkg.Go.Types() {
 		// sqlc's reading of functions in FROM, where it gives other
 		// result columns (analyze.Query.Alt).
 		for _, f := range analyzed {
@@ -604,7 +605,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 			if msg := golang.Refusal(pkg.Go, q); msg != "" {
 				errs.Add(q.File, q.Line, q.Col, "%s", msg)
 			}
-			if pkg.Go.SQLPackage != config.SQLPackageStdlib && q.Fence == nil && len(q.InSlices) > 0 && !pkg.Go.PGTypes() {
+			if pkg.Go.SQLPackage != config.SQLPackageStdlib && q.Fence == nil && len(q.InSlices) > 0 && !pkg.Go.Types() {
 				// pgx (v5 and v4) sends sqlc.slice as one array parameter, which
 				// IN (...) compares as one value: PostgreSQL refuses the
 				// query when it runs. sqlc generates it; so does
@@ -661,7 +662,8 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "%v", err2)
 		return nil, nil, nil, errs
 	}
-	// Where postgresql_types would declare another Go type than sqlc's.
+	// Where postgresql_types (mysql_types) would declare another Go type
+	// than sqlc's.
 	notes = append(notes, golang.APINotes(in)...)
 	// Where sqlc's pgx/v4 type is one pgx/v4 cannot read or send.
 	notes = append(notes, golang.PgxV4Notes(in)...)
@@ -691,27 +693,29 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	return files, notes, gr, nil
 }
 
-// pgTypesAdvice says where to set postgresql_types when notes advise it
-// ("postgresql_types: true declares ...") and the configuration is one
-// whose file cannot take it: sqlc refuses the key in its own file
-// ("field postgresql_types not found in type opts.Options"), so a team
-// that keeps running sqlc sets it in a fencegen.yaml that extends that
-// file (config's extension). It returns "" when no note advises it, or
-// the file read is fencegen's own, whose gen.go takes it.
+// pgTypesAdvice says where to set postgresql_types (mysql_types on a
+// MySQL entry) when notes advise it ("postgresql_types: true declares
+// ...") and the configuration is one whose file cannot take it: sqlc
+// refuses the key in its own file ("field postgresql_types not found in
+// type opts.Options"), so a team that keeps running sqlc sets it in a
+// fencegen.yaml that extends that file (config's extension). It returns
+// "" when no note advises it, or the file read is fencegen's own, whose
+// gen.go takes it.
 func pgTypesAdvice(cfg *Config, pkg config.Package, notes []string) string {
-	if pkg.Go.PGTypes() || !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "postgresql_types: true") }) {
+	opt := pkg.Go.TypesOption()
+	if pkg.Go.Types() || !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, opt+": true") }) {
 		return ""
 	}
 	base := filepath.Base(cfg.Path)
 	switch {
 	case cfg.Extension != "":
-		return fmt.Sprintf("%s:%d:%d: note: postgresql_types is fencegen's option, which sqlc refuses in %s: turn it on for every entry in %s, which extends %s: gen: {go: {postgresql_types: true}}",
-			cfg.Path, pkg.Pos.Line, pkg.Pos.Col, base, filepath.Base(cfg.Extension), base)
+		return fmt.Sprintf("%s:%d:%d: note: %s is fencegen's option, which sqlc refuses in %s: turn it on for every entry in %s, which extends %s: gen: {go: {%s: true}}",
+			cfg.Path, pkg.Pos.Line, pkg.Pos.Col, opt, base, filepath.Base(cfg.Extension), base, opt)
 	case strings.HasPrefix(base, "fencegen."):
 		return ""
 	}
-	return fmt.Sprintf("%s:%d:%d: note: postgresql_types is fencegen's option, which sqlc refuses in %s (field postgresql_types not found): to turn it on and keep %s as sqlc reads it, write a fencegen.yaml beside it with extends: %s and gen: {go: {postgresql_types: true}}",
-		cfg.Path, pkg.Pos.Line, pkg.Pos.Col, base, base, base)
+	return fmt.Sprintf("%s:%d:%d: note: %s is fencegen's option, which sqlc refuses in %s (field %s not found): to turn it on and keep %s as sqlc reads it, write a fencegen.yaml beside it with extends: %s and gen: {go: {%s: true}}",
+		cfg.Path, pkg.Pos.Line, pkg.Pos.Col, opt, base, opt, base, base, opt)
 }
 
 // anyQuery reports whether files hold at least one query.

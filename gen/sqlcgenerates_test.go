@@ -102,7 +102,7 @@ GROUP BY users.id HAVING nope > 0;
 		// Class B (F4): sqlc.slice over a nullable column.
 		{name: "sqlc.slice of a nullable column on mysql", engine: "mysql", schema: "CREATE TABLE class (class_id bigint PRIMARY KEY, grade_id bigint);\n", query: `-- name: ListClassInGradeIDs :many
 SELECT * FROM class WHERE grade_id IN (sqlc.slice('gradeIDs'));
-`, notes: []string{"q.sql:1:1: note: query ListClassInGradeIDs: parameter gradeIDs is []sql.NullInt64, as sqlc declares it; postgresql_types: true declares []int64", "postgresql_types is fencegen's option"}},
+`, notes: []string{"q.sql:1:1: note: query ListClassInGradeIDs: parameter gradeIDs is []sql.NullInt64, as sqlc declares it; mysql_types: true declares []int64", "mysql_types is fencegen's option"}},
 		// Class C (F5): MySQL's # comment lines, above the annotation or
 		// under it, are the method's doc comment and the Querier's, not
 		// part of the SQL constant.

@@ -355,6 +355,13 @@ type Options struct {
 	// positional ? (numbered in text order by the parser), and the text
 	// sent keeps them (mysql.go).
 	MySQL bool
+	// MySQLTypes is mysql_types (config.GoOptions.Types on a MySQL
+	// entry): a parameter sqlc v1.31.1 does not read
+	// (sqlparse.Param.SqlcUnread) is the method's like any other. Off,
+	// the method leaves it out, as sqlc's does, and vet notes each (see
+	// dropSqlcUnread); a write of a fenced table takes it whatever the
+	// option.
+	MySQLTypes bool
 	// GuardFunction reports whether the function defined at file:line is
 	// a trigger function of fencegen's database-side guard, created by a
 	// guard migration (guard.OwnedFunctions): the replay of the guard
@@ -584,6 +591,9 @@ func isDML(n sqlparse.Node) bool {
 type analyzer struct {
 	// placeholders is Query.Placeholders (MySQL).
 	placeholders []int
+	// mysqlParams are a MySQL statement's placeholders in text order,
+	// numbered (numberMySQLParams).
+	mysqlParams []*sqlparse.Param
 	// currentCTE names the WITH entry being analysed; cteFence is the
 	// fenced write found in a data-modifying WITH entry, if any.
 	currentCTE string
@@ -1008,6 +1018,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	if len(a.errs) > 0 {
 		return nil, a.errs
 	}
+	a.dropSqlcUnread(q)
 	nums := slices.Sorted(maps.Keys(a.params))
 	if a.explain && (a.wrapper == "COPY" || a.wrapper == "PREPARE") && len(nums) > 0 {
 		// sqlc v1.31.1 reads the wrapped query's parameters as the

@@ -6,6 +6,8 @@ package analyze
 // write analysis (mysqlwrites.go) and guard stage (mysqlguard.go).
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -59,6 +61,7 @@ func (a *analyzer) numberMySQLParams(all []*sqlparse.Param) (string, error) {
 	if repeated {
 		a.placeholders = order
 	}
+	a.mysqlParams = all
 	for _, p := range all {
 		pr := a.useParam(p)
 		switch {
@@ -273,4 +276,110 @@ func (a *analyzer) mysqlFuncCall(sc *scope, f *sqlparse.FuncCall) (value, []valu
 		return value{Name: f.Func.Name}, args, nil
 	}
 	return value{Name: f.Func.Name, Type: catalog.Type{Schema: catalog.MySQLSchema, Name: fn.ret}, NotNull: !fn.nullable, Known: true, DBType: fn.ret}, args, nil
+}
+
+// dropSqlcUnread leaves out of q's method, as sqlc v1.31.1 leaves them
+// out, the parameters sqlc does not read (sqlparse.Param.SqlcUnread: x
+// REGEXP ?, NOT (x <=> ?), ? COLLATE c, (a, b) = (?, ?), ...) unless
+// mysql_types is on (Options.MySQLTypes) or q writes a fenced table,
+// whose method takes them all. The others are numbered again from 1, as
+// sqlc numbers them, and a sqlc.arg there stays in the text, as sqlc
+// leaves it. MariaDB/MySQL still has a placeholder for each ?, so every
+// call fails: a vet note at each such parameter says how and which
+// option fixes it.
+func (a *analyzer) dropSqlcUnread(q *Query) {
+	var unread []*sqlparse.Param
+	for _, p := range a.mysqlParams {
+		if p.SqlcUnread {
+			unread = append(unread, p)
+		}
+	}
+	if len(unread) == 0 || a.opts.MySQLTypes {
+		return
+	}
+	if q.Fence != nil || a.cteFence != nil || q.OptOut != nil {
+		line, col := diag.Position(a.file.Src, a.clampLoc(unread[0].Loc))
+		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: sqlc v1.31.1 does not read %s, whose method therefore fails on every call; this query writes a fenced table, so its method takes %s, as with mysql_types: true", a.file.Name, line, col, q.Name, plural(len(unread), "this parameter", "this and %d more parameters"), plural(len(unread), "it", "them")))
+		return
+	}
+	read := map[int]bool{}
+	for _, p := range a.mysqlParams {
+		if !p.SqlcUnread {
+			read[p.Number] = true
+		}
+	}
+	renumber := map[int]int{}
+	params := map[int]*Param{}
+	for _, n := range slices.Sorted(maps.Keys(a.params)) {
+		if !read[n] {
+			continue
+		}
+		renumber[n] = len(renumber) + 1
+		pr := a.params[n]
+		pr.Number = renumber[n]
+		params[pr.Number] = pr
+	}
+	a.params = params
+	// The placeholders MariaDB/MySQL binds, and the arguments sent.
+	binds, sent := 0, 0
+	var order []int
+	for _, p := range a.mysqlParams {
+		if !p.SqlcUnread {
+			order = append(order, renumber[p.Number])
+			sent++
+		}
+		if !p.SqlcUnread || p.Name == "" {
+			binds++
+		}
+	}
+	a.placeholders = nil
+	if len(order) > len(a.params) {
+		// A name used twice: sent once per placeholder.
+		a.placeholders = order
+	}
+	unreadAt := map[int]bool{}
+	for _, p := range unread {
+		unreadAt[p.Loc] = true
+		p.Number = 0
+	}
+	// A sqlc.arg sqlc does not read stays in the text, as sqlc leaves
+	// it: MariaDB/MySQL reads it as a call of a function sqlc.arg.
+	a.edits = slices.DeleteFunc(a.edits, func(e edit) bool { return unreadAt[e.start] })
+	a.inSlices = slices.DeleteFunc(a.inSlices, func(s InSlice) bool { return s.Number == 0 })
+	for _, p := range unread {
+		line, col := diag.Position(a.file.Src, a.clampLoc(p.Loc))
+		what := fmt.Sprintf("the statement has %s and the method sends %s, so every call fails (database/sql: \"sql: expected %d arguments, got %d\")", count(binds, "placeholder"), count(sent, "value"), binds, sent)
+		if p.Name != "" {
+			fn := "arg"
+			switch {
+			case p.Slice:
+				fn = "slice"
+			case p.Nullable:
+				fn = "narg"
+			}
+			what = fmt.Sprintf("the text keeps %s, which MariaDB/MySQL reads as a call of a function that does not exist, so every call fails (\"FUNCTION sqlc.%s does not exist\")", string(a.file.Src[p.Loc:p.End]), fn)
+		} else if sent == 0 {
+			what = fmt.Sprintf("the method sends no value for the statement's %s, so MariaDB/MySQL refuses every call (the driver sends the text with its ? unbound: Error 1064, a syntax error)", count(binds, "placeholder"))
+		}
+		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: sqlc v1.31.1 does not read this parameter, and its method takes no argument for it; generated as sqlc generates it: %s; mysql_types: true sends it", a.file.Name, line, col, q.Name, what))
+	}
+}
+
+// count is "1 thing" or "n things".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// plural is one when n is 1, else more with n-1 (more holds one %d).
+func plural(n int, one, more string) string {
+	if n == 1 {
+		return one
+	}
+	if strings.Contains(more, "%d") {
+		return fmt.Sprintf(more, n-1)
+	}
+	return more
 }

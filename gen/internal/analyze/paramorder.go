@@ -66,9 +66,11 @@ func paramsInSqlcOrder(stmt sqlparse.Node) []*sqlparse.Param {
 		case *sqlparse.Insert:
 			fields(e, "Columns", "Select", "OnConflict", "Returning", "With")
 		case *sqlparse.Update:
-			fields(e, "Set", "Where", "From", "Returning", "With")
+			// OrderBy and Limit are MySQL's, whose parameters are
+			// numbered in text order (numberMySQLParams).
+			fields(e, "Set", "Where", "From", "Returning", "With", "OrderBy", "Limit")
 		case *sqlparse.Delete:
-			fields(e, "Using", "Where", "Returning", "With")
+			fields(e, "Using", "Where", "Returning", "With", "OrderBy", "Limit")
 		case *sqlparse.Target:
 			fields(e, "Subscripts", "Expr")
 		default:

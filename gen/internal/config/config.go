@@ -179,6 +179,26 @@ func (o GoOptions) PGTypes() bool {
 	return o.PostgreSQLTypes != nil && *o.PostgreSQLTypes
 }
 
+// Types reports whether the entry's engine's own types are in effect
+// instead of sqlc's: postgresql_types (PGTypes) for a PostgreSQL entry,
+// mysql_types (MySQLTypes) for a MySQL one. Their defaults are the same:
+// on in fencegen's own configuration file, off in one sqlc reads.
+func (o GoOptions) Types() bool {
+	if o.Engine == EngineMySQL {
+		return o.MySQLTypes != nil && *o.MySQLTypes
+	}
+	return o.PGTypes()
+}
+
+// TypesOption is the name of the option Types reads for the entry's
+// engine: "mysql_types" or "postgresql_types", as vet notes name it.
+func (o GoOptions) TypesOption() string {
+	if o.Engine == EngineMySQL {
+		return "mysql_types"
+	}
+	return "postgresql_types"
+}
+
 // GoOptions are sqlc's gen.go options that make sense for pgx/v5 and
 // database/sql. SQLPackage is one of them after loading (empty is
 // database/sql).
@@ -231,6 +251,13 @@ type GoOptions struct {
 	// column has its base type, not interface{}): docs/sqlc.md lists
 	// each class. nil when unset; Load resolves it (see PGTypes).
 	PostgreSQLTypes *bool
+	// MySQLTypes (mysql_types, fencegen only) is PostgreSQLTypes for a
+	// MySQL entry (engine mysql): the parameters and types MariaDB/MySQL
+	// give a query where sqlc v1.31.1 declares others, a parameter sqlc
+	// does not read (x REGEXP ?, NOT (x <=> ?), ? COLLATE c, (a, b) = (?,
+	// ?)) included, which its method then takes. docs/mysql.md lists
+	// each class. nil when unset; Load resolves it (see Types).
+	MySQLTypes *bool
 
 	JSONTagsIDUppercase bool
 	EmitExportedQueries bool

@@ -15,6 +15,7 @@ type entry struct {
 	engine, goNode, out, goPackage ast.Node
 	sqlPackage, paramLimit         ast.Node
 	sqlDriver                      ast.Node
+	pgTypes, myTypes               ast.Node // postgresql_types, mysql_types
 	database                       ast.Node // sqlc's database key, when set
 	analyzerDB                     *bool    // sqlc's analyzer.database
 	badSchema, badQueries          bool     // reported already

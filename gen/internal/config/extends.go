@@ -23,14 +23,16 @@ import (
 // tables added to every sql entry: a table is fenced in each entry whose
 // schema has it, and one that no entry's schema has is an error (see
 // FenceTable.AnyEntry). The keys allowed are extends, fence, version
-// ("2") and gen.go.postgresql_types, fencegen's option that sqlc refuses
-// in its own file, set for every entry (fence may then be left out). The extended file may be any configuration Load reads,
+// ("2") and gen.go.postgresql_types and gen.go.mysql_types, fencegen's
+// options that sqlc refuses in its own file, each set for every entry of
+// its engine (fence may then be left out). The extended file may be any configuration Load reads,
 // but not itself an extension.
 func (l *loader) extension(root ast.Node) *Config {
 	var base string
 	var baseNode, fenceNode ast.Node
 	var tables []FenceTable
-	var pgTypes *bool
+	var pgTypes, myTypes *bool
+	var pgNode, myNode ast.Node
 	l.mapping("configuration", root, fields{
 		"version": func(k string, v ast.Node) {
 			if s, ok := l.scalar(k, v); ok && s != "2" {
@@ -49,7 +51,8 @@ func (l *loader) extension(root ast.Node) *Config {
 			l.mapping(k, v, fields{
 				"go": func(k string, v ast.Node) {
 					l.mapping(k, v, fields{
-						"postgresql_types": l.boolPtr(&pgTypes),
+						"postgresql_types": record(&pgNode, l.boolPtr(&pgTypes)),
+						"mysql_types":      record(&myNode, l.boolPtr(&myTypes)),
 					})
 				},
 			})
@@ -62,8 +65,8 @@ func (l *loader) extension(root ast.Node) *Config {
 		l.errorf(or(baseNode, root), "extends: want the path of the sqlc configuration to extend, e.g. extends: sqlc.yaml")
 		return nil
 	}
-	if len(tables) == 0 && (fenceNode != nil || pgTypes == nil) {
-		l.errorf(or(fenceNode, root), "fence: a configuration with extends adds fenced tables (list them under fence.tables) or fencegen's options (gen.go.postgresql_types)")
+	if len(tables) == 0 && (fenceNode != nil || pgTypes == nil && myTypes == nil) {
+		l.errorf(or(fenceNode, root), "fence: a configuration with extends adds fenced tables (list them under fence.tables) or fencegen's options (gen.go.postgresql_types, gen.go.mysql_types)")
 		return nil
 	}
 	p := filepath.FromSlash(base)
@@ -89,11 +92,28 @@ func (l *loader) extension(root ast.Node) *Config {
 		return nil
 	}
 	cfg.Extension = l.file
-	if pgTypes != nil {
-		for i := range cfg.Packages {
+	// Each option applies to the entries of its engine, and one that no
+	// entry's engine reads is an error naming the one it does.
+	engines := map[string]bool{}
+	for i := range cfg.Packages {
+		p := &cfg.Packages[i]
+		engines[p.Engine] = true
+		if pgTypes != nil && p.Engine != EngineMySQL {
 			v := *pgTypes
-			cfg.Packages[i].Go.PostgreSQLTypes = &v
+			p.Go.PostgreSQLTypes = &v
 		}
+		if myTypes != nil && p.Engine == EngineMySQL {
+			v := *myTypes
+			p.Go.MySQLTypes = &v
+		}
+	}
+	if pgTypes != nil && !engines[EnginePostgreSQL] {
+		l.errorf(pgNode, "postgresql_types applies to engine %q entries, and %s has none: use mysql_types for its engine %q entries", EnginePostgreSQL, base, EngineMySQL)
+		return nil
+	}
+	if myTypes != nil && !engines[EngineMySQL] {
+		l.errorf(myNode, "mysql_types applies to engine %q entries, and %s has none: use postgresql_types for its engine %q entries", EngineMySQL, base, EnginePostgreSQL)
+		return nil
 	}
 	for i := range tables {
 		tables[i].File = l.file

@@ -51,6 +51,7 @@ func (l *loader) goFields(e *entry) fields {
 		"omit_sqlc_version":   l.boolean(&o.OmitSQLCVersion),
 		"wrap_errors":         l.boolean(&o.WrapErrors),
 		"sqlc_untyped_params": l.boolean(&o.SqlcUntypedParams),
-		"postgresql_types":    l.boolPtr(&o.PostgreSQLTypes),
+		"postgresql_types":    record(&e.pgTypes, l.boolPtr(&o.PostgreSQLTypes)),
+		"mysql_types":         record(&e.myTypes, l.boolPtr(&o.MySQLTypes)),
 	}
 }

@@ -281,13 +281,17 @@ func (l *loader) parse(src []byte) *Config {
 			}
 		}
 	}
-	// postgresql_types defaults on in fencegen's own file only: a file
-	// sqlc reads keeps sqlc's API unless it says otherwise.
+	// postgresql_types and mysql_types default on in fencegen's own file
+	// only: a file sqlc reads keeps sqlc's API unless it says otherwise.
 	own := strings.HasPrefix(filepath.Base(l.file), "fencegen.")
 	for i := range cfg.Packages {
 		if o := &cfg.Packages[i].Go; o.PostgreSQLTypes == nil {
 			v := own
 			o.PostgreSQLTypes = &v
+		}
+		if o := &cfg.Packages[i].Go; o.MySQLTypes == nil {
+			v := own
+			o.MySQLTypes = &v
 		}
 	}
 

@@ -56,3 +56,34 @@ func TestPostgreSQLTypesDefault(t *testing.T) {
 		t.Errorf("fencegen.yaml extending sqlc.yaml: PGTypes true, want false")
 	}
 }
+
+// TestMySQLTypesDefault: mysql_types, postgresql_types' twin for engine
+// mysql entries, has the same defaults, and Types and TypesOption read
+// the entry's engine's option.
+func TestMySQLTypesDefault(t *testing.T) {
+	entry := func(opt string) string {
+		return "version: \"2\"\nsql:\n  - {engine: mysql, schema: s.sql, queries: q.sql, gen: {go: {package: a, out: a" + opt + "}}}\n"
+	}
+	for _, c := range []struct {
+		file, src string
+		want      bool
+	}{
+		{"sqlc.yaml", entry(""), false},
+		{"fencegen.yaml", entry(""), true},
+		{"sqlc.yaml", entry(", mysql_types: true"), true},
+		{"fencegen.yaml", entry(", mysql_types: false"), false},
+	} {
+		dir := t.TempDir()
+		p := filepath.Join(dir, c.file)
+		if err := os.WriteFile(p, []byte(c.src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if o := cfg.Packages[0].Go; o.Types() != c.want || o.TypesOption() != "mysql_types" {
+			t.Errorf("%s %q: Types %v (%s), want %v (mysql_types)", c.file, c.src, o.Types(), o.TypesOption(), c.want)
+		}
+	}
+}

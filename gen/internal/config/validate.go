@@ -24,6 +24,14 @@ func (l *loader) add(cfg *Config, e *entry) {
 	}
 	l.validate(e)
 	e.pkg.Go.Engine = e.pkg.Engine
+	// Each engine's typing option is its own: a vet note on a MySQL entry
+	// names mysql_types, and postgresql_types there would change nothing.
+	if e.pkg.Engine == EngineMySQL && e.pgTypes != nil {
+		l.errorf(e.pgTypes, "postgresql_types applies to engine %q entries; this entry's engine is %q: use mysql_types", EnginePostgreSQL, EngineMySQL)
+	}
+	if e.pkg.Engine != EngineMySQL && e.myTypes != nil {
+		l.errorf(e.myTypes, "mysql_types applies to engine %q entries; this entry's engine is %q: use postgresql_types", EngineMySQL, e.pkg.Engine)
+	}
 	if e.database != nil && (e.analyzerDB == nil || *e.analyzerDB) {
 		l.notef(e.database, "database is not used: fencegen analyses the queries against the schema files, as sqlc does without a database")
 	}

@@ -10,17 +10,19 @@ import (
 )
 
 // APINotes lists, for fencegen vet, every place where the API declared
-// with in.Options differs from the one postgresql_types would declare:
+// with in.Options differs from the one postgresql_types (mysql_types on a
+// MySQL entry) would declare:
 // the options' own setting against the other. Each note is
 // "file:line:col: note: ..." and names the Go type with and without the
 // option; a query's parameters and result columns are placed at its
 // annotation, a model's columns at the table's CREATE statement. It
-// returns nil when postgresql_types is on, whose API is PostgreSQL's:
+// returns nil when that option is on, whose API is the engine's:
 // then sqlc's is the other, and fencegen vet does not list it.
 func APINotes(in Input) []string {
-	if in.Options.PGTypes() {
+	if in.Options.Types() {
 		return nil
 	}
+	opt := in.Options.TypesOption() // mysql_types on a MySQL entry
 	names := namerFor(in.Options)
 	sqlc := &emitter{in: in, opts: in.Options, names: names, types: newTypeMapper(in, names, false)}
 	pg := &emitter{in: in, opts: in.Options, names: names, types: newTypeMapper(in, names, true)}
@@ -30,7 +32,7 @@ func APINotes(in Input) []string {
 		if as == bs {
 			return
 		}
-		notes = append(notes, fmt.Sprintf("%s:%d:%d: note: %s is %s, as sqlc declares it; postgresql_types: true declares %s", file, line, col, what, as, bs))
+		notes = append(notes, fmt.Sprintf("%s:%d:%d: note: %s is %s, as sqlc declares it; %s: true declares %s", file, line, col, what, as, opt, bs))
 	}
 	for _, t := range modelTables(in.Catalog) {
 		for _, c := range t.Columns {
@@ -40,7 +42,7 @@ func APINotes(in Input) []string {
 		if fs := sqlc.embeddedFields(t); len(fs) > 0 {
 			// sqlc's model declares the unnamed expressions (?column?).
 			for _, u := range t.Unnamed {
-				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: the model of %s has an embedded field %s for the unnamed column %d of its query, as sqlc declares it; postgresql_types: true leaves it out", t.File, t.Line, t.Col, t.QualifiedName(), sqlc.types.modelType(u.Column).spelling(), u.At+1))
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: the model of %s has an embedded field %s for the unnamed column %d of its query, as sqlc declares it; %s: true leaves it out", t.File, t.Line, t.Col, t.QualifiedName(), sqlc.types.modelType(u.Column).spelling(), u.At+1, opt))
 			}
 		}
 	}
@@ -58,7 +60,7 @@ func APINotes(in Input) []string {
 				// or a USING join gives other columns than PostgreSQL's
 				// (analyze.Query.Alt).
 				as, bs := sqlc.columnsSpelling(q.Columns), pg.columnsSpelling(q.Alt.Columns)
-				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: result columns are %s, as sqlc reads its FROM clause; postgresql_types: true returns %s", q.File, q.Line, q.Col, q.Name, as, bs))
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: result columns are %s, as sqlc reads its FROM clause; %s: true returns %s", q.File, q.Line, q.Col, q.Name, as, opt, bs))
 				continue
 			}
 			for _, c := range q.Columns {

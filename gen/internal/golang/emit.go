@@ -82,7 +82,7 @@ func Emit(in Input) (map[string][]byte, error) {
 	e := &emitter{in: in, opts: in.Options, files: map[string]*jen.File{}, models: map[*catalog.Table]string{},
 		usedModels: map[*catalog.Table]bool{}, printed: map[string]*fileDecls{}, mu: &sync.Mutex{}}
 	e.names = namerFor(in.Options)
-	e.types = newTypeMapper(in, e.names, in.Options.PGTypes())
+	e.types = newTypeMapper(in, e.names, in.Options.Types())
 	pkg := in.Options.Package
 	for _, t := range modelTables(in.Catalog) {
 		e.models[t] = e.names.modelName(modelSchema(t), t.Name)

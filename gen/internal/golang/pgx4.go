@@ -26,7 +26,7 @@ import (
 // returns nil for other sql_packages.
 func PgxV4Notes(in Input) []string {
 	names := namerFor(in.Options)
-	e := &emitter{in: in, opts: in.Options, names: names, types: newTypeMapper(in, names, in.Options.PGTypes())}
+	e := &emitter{in: in, opts: in.Options, names: names, types: newTypeMapper(in, names, in.Options.Types())}
 	if !e.types.pgxV4() {
 		return nil
 	}

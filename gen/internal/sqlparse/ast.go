@@ -845,6 +845,13 @@ type Param struct {
 	Slice bool
 	// Loc and End span the parameter's text in the source.
 	Loc, End int
+	// SqlcUnread is set for a MySQL parameter that sqlc v1.31.1 does
+	// not read: its MySQL converter (internal/engine/dolphin) makes an
+	// ast.TODO of the expression it is in, or leaves out the clause,
+	// so the parameter is neither numbered nor a field of the method,
+	// and a sqlc.arg there is not rewritten (mysqlparse lists the
+	// expressions and clauses). MySQL still binds its ?.
+	SqlcUnread bool
 }
 
 func (n *Param) Pos() int { return n.Loc }

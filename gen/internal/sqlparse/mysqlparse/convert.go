@@ -24,6 +24,28 @@ type converter struct {
 	src        []byte
 	start, end int
 	params     []*sqlparse.Param
+	// unread is above 0 while the converter is inside an expression or
+	// clause that sqlc v1.31.1 does not read (sqlcUnread): the
+	// parameters made there are Param.SqlcUnread.
+	unread int
+}
+
+// sqlcUnread runs convert for an expression or clause whose parameters
+// sqlc v1.31.1 does not read. Its MySQL converter (dolphin's convert.go)
+// makes an ast.TODO, which its parameter search does not enter, of
+// TiDB's UnaryOperationExpr (NOT x, -x, ~x, !x), PatternRegexpExpr
+// (REGEXP, RLIKE), IsTruthExpr (IS [NOT] TRUE/FALSE), RowExpr ((a, b)),
+// CompareSubqueryExpr (x = ANY (SELECT ...), ALL), SetCollationExpr (x
+// COLLATE c), WindowFuncExpr (its arguments and OVER clause) and a GROUP
+// BY item that is neither a column nor a position; and it leaves out a
+// variable assignment's value (@v := x), an aggregate's ORDER BY
+// (GROUP_CONCAT(x ORDER BY y)), an UPDATE's or DELETE's ORDER BY, a set
+// operation's ORDER BY (and a parenthesized one's LIMIT) and the WINDOW
+// clause.
+func (c *converter) sqlcUnread(convert func()) {
+	c.unread++
+	defer func() { c.unread-- }()
+	convert()
 }
 
 // unknown is n, which fencegen does not model, with its parameters
@@ -481,7 +503,12 @@ func (c *converter) selectStmt(n *ast.SelectStmt) *sqlparse.Select {
 	s.Where = c.expr(n.Where)
 	if n.GroupBy != nil {
 		for _, it := range n.GroupBy.Items {
-			s.GroupBy = append(s.GroupBy, c.expr(it.Expr))
+			switch it.Expr.(type) {
+			case *ast.ColumnNameExpr, *ast.PositionExpr:
+				s.GroupBy = append(s.GroupBy, c.expr(it.Expr))
+			default:
+				c.sqlcUnread(func() { s.GroupBy = append(s.GroupBy, c.expr(it.Expr)) })
+			}
 		}
 	}
 	if n.Having != nil {
@@ -489,6 +516,11 @@ func (c *converter) selectStmt(n *ast.SelectStmt) *sqlparse.Select {
 	}
 	s.OrderBy = c.orderBy(n.OrderBy)
 	c.limit(s, n.Limit)
+	c.sqlcUnread(func() {
+		for i := range n.WindowSpecs {
+			s.Windows = append(s.Windows, c.window(&n.WindowSpecs[i]))
+		}
+	})
 	s.Locking = n.LockInfo != nil && n.LockInfo.LockType != ast.SelectLockNone
 	return s
 }
@@ -532,10 +564,29 @@ func (c *converter) setOpr(n *ast.SetOprStmt) *sqlparse.Select {
 		sel.With = w
 	}
 	if n.OrderBy != nil {
-		sel.OrderBy = c.orderBy(n.OrderBy)
+		c.sqlcUnread(func() { sel.OrderBy = c.orderBy(n.OrderBy) })
 	}
 	c.limit(sel, n.Limit)
 	return sel
+}
+
+// window converts a window specification: OVER (...) or an entry of the
+// WINDOW clause.
+func (c *converter) window(w *ast.WindowSpec) *sqlparse.WindowDef {
+	d := &sqlparse.WindowDef{Name: w.Name.L}
+	if d.Name == "" {
+		d.Name = w.Ref.L
+	}
+	if w.PartitionBy != nil {
+		for _, it := range w.PartitionBy.Items {
+			d.PartitionBy = append(d.PartitionBy, c.expr(it.Expr))
+		}
+	}
+	d.OrderBy = c.orderBy(w.OrderBy)
+	if w.Frame != nil {
+		d.Start, d.End = c.expr(w.Frame.Extent.Start.Expr), c.expr(w.Frame.Extent.End.Expr)
+	}
+	return d
 }
 
 func (c *converter) setList(l *ast.SetOprSelectList) *sqlparse.Select {
@@ -570,10 +621,10 @@ func (c *converter) setList(l *ast.SetOprSelectList) *sqlparse.Select {
 		acc.With = c.with(l.With)
 	}
 	if acc != nil && l.OrderBy != nil {
-		acc.OrderBy = c.orderBy(l.OrderBy)
+		c.sqlcUnread(func() { acc.OrderBy = c.orderBy(l.OrderBy) })
 	}
 	if acc != nil && l.Limit != nil {
-		c.limit(acc, l.Limit)
+		c.sqlcUnread(func() { c.limit(acc, l.Limit) })
 	}
 	return acc
 }
@@ -729,7 +780,7 @@ func (c *converter) update(n *ast.UpdateStmt) sqlparse.Node {
 		u.Set = append(u.Set, c.assignment(a))
 	}
 	u.Where = c.expr(n.Where)
-	u.OrderBy = c.orderBy(n.Order)
+	c.sqlcUnread(func() { u.OrderBy = c.orderBy(n.Order) })
 	if n.Limit != nil {
 		u.Limit = c.expr(n.Limit.Count)
 	}
@@ -743,7 +794,7 @@ func (c *converter) delete(n *ast.DeleteStmt) sqlparse.Node {
 	}
 	d := &sqlparse.Delete{With: c.with(n.With), Table: name, Alias: alias, Loc: c.start}
 	d.Where = c.expr(n.Where)
-	d.OrderBy = c.orderBy(n.Order)
+	c.sqlcUnread(func() { d.OrderBy = c.orderBy(n.Order) })
 	if n.Limit != nil {
 		d.Limit = c.expr(n.Limit.Count)
 	}

@@ -169,7 +169,7 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 		}
 		return &sqlparse.ColumnRef{Fields: append(fields, n.Name.Name.L), Loc: loc}
 	case *driver.ParamMarkerExpr:
-		p := &sqlparse.Param{Loc: n.Offset, End: n.Offset + 1}
+		p := &sqlparse.Param{Loc: n.Offset, End: n.Offset + 1, SqlcUnread: c.unread > 0}
 		c.params = append(c.params, p)
 		return p
 	case *driver.ValueExpr:
@@ -198,6 +198,8 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 		}
 		return &sqlparse.AExpr{Kind: "op", Op: opName(n.Op), SqlcOp: sqlcOpName(n.Op), Left: c.expr(n.L), Right: c.expr(n.R), Loc: loc}
 	case *ast.UnaryOperationExpr:
+		c.unread++
+		defer func() { c.unread-- }()
 		switch n.Op {
 		case opcode.Not, opcode.Not2:
 			return &sqlparse.BoolExpr{Op: "NOT", Args: []sqlparse.Node{c.expr(n.V)}, Loc: loc}
@@ -249,10 +251,14 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 		}
 		return &sqlparse.AExpr{Kind: kind, Op: op, Left: c.expr(n.Expr), Right: c.expr(n.Pattern), Loc: loc}
 	case *ast.PatternRegexpExpr:
+		c.unread++
+		defer func() { c.unread-- }()
 		return &sqlparse.AExpr{Kind: "op", Op: "~", Left: c.expr(n.Expr), Right: c.expr(n.Pattern), Loc: loc}
 	case *ast.IsNullExpr:
 		return &sqlparse.NullTest{Arg: c.expr(n.Expr), Not: n.Not, Loc: loc}
 	case *ast.IsTruthExpr:
+		c.unread++
+		defer func() { c.unread-- }()
 		return &sqlparse.BooleanTest{Arg: c.expr(n.Expr), Loc: loc}
 	case *ast.CaseExpr:
 		ce := &sqlparse.Case{Arg: c.expr(n.Value), Else: c.expr(n.ElseClause), Loc: loc}
@@ -272,6 +278,8 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 		}
 		return sl
 	case *ast.CompareSubqueryExpr:
+		c.unread++
+		defer func() { c.unread-- }()
 		kind := "ANY"
 		if n.All {
 			kind = "ALL"
@@ -282,6 +290,8 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 		}
 		return sl
 	case *ast.RowExpr:
+		c.unread++
+		defer func() { c.unread-- }()
 		r := &sqlparse.RowExpr{Loc: loc}
 		for _, v := range n.Values {
 			r.Args = append(r.Args, c.expr(v))
@@ -303,19 +313,29 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 			f.Args = append(f.Args, c.expr(a))
 		}
 		if n.Order != nil {
-			f.AggOrder = c.orderBy(n.Order)
+			c.sqlcUnread(func() { f.AggOrder = c.orderBy(n.Order) })
 		}
 		f.ArgNames = make([]string, len(f.Args))
 		return f
 	case *ast.WindowFuncExpr:
+		c.unread++
+		defer func() { c.unread-- }()
 		f := &sqlparse.FuncCall{Func: sqlparse.Name{Name: strings.ToLower(n.Name), Loc: loc}, Distinct: n.Distinct, Over: true, Loc: loc}
 		for _, a := range n.Args {
 			f.Args = append(f.Args, c.expr(a))
 		}
 		f.ArgNames = make([]string, len(f.Args))
+		// The OVER clause's parameters are sent too (its typing is
+		// not modelled: they are interface{}).
+		f.Window = c.window(&n.Spec)
 		return f
 	case *ast.FuncCallExpr:
 		return c.funcCall(n, loc)
+	case *ast.SetCollationExpr, *ast.VariableExpr:
+		// sqlc v1.31.1 reads neither x of x COLLATE c nor the value
+		// assigned by @v := x (its VariableExpr keeps the name only).
+		c.unread++
+		defer func() { c.unread-- }()
 	}
 	return c.unknown(n, loc)
 }
@@ -336,7 +356,7 @@ func (v *paramCollector) Enter(n ast.Node) (ast.Node, bool) {
 		return n, true
 	}
 	if p, ok := n.(*driver.ParamMarkerExpr); ok {
-		sp := &sqlparse.Param{Loc: p.Offset, End: p.Offset + 1}
+		sp := &sqlparse.Param{Loc: p.Offset, End: p.Offset + 1, SqlcUnread: v.c.unread > 0}
 		v.c.params = append(v.c.params, sp)
 		v.params = append(v.params, sp)
 	}
@@ -358,7 +378,7 @@ func (c *converter) funcCall(n *ast.FuncCallExpr, loc int) sqlparse.Node {
 	if strings.EqualFold(n.Schema.O, "sqlc") {
 		switch name {
 		case "arg", "narg", "slice":
-			p := &sqlparse.Param{Nullable: name == "narg", Slice: name == "slice", Loc: loc, End: c.closingParen(loc)}
+			p := &sqlparse.Param{Nullable: name == "narg", Slice: name == "slice", Loc: loc, End: c.closingParen(loc), SqlcUnread: c.unread > 0}
 			if len(n.Args) == 1 {
 				switch a := n.Args[0].(type) {
 				case *ast.ColumnNameExpr:

@@ -1,0 +1,7 @@
+CREATE TABLE t (
+  id BIGINT PRIMARY KEY,
+  name VARCHAR(50) NOT NULL,
+  a INT NOT NULL,
+  b INT NOT NULL,
+  note TEXT
+);
