@@ -41,36 +41,76 @@ import (
 //
 //	cd bench/redislock && go test -run '^$' -bench ServerInstructions -benchtime 2000x -count 1
 func BenchmarkServerInstructions(b *testing.B) {
+	ctx := context.Background()
+	countInstructions(b, []instrVariant{
+		{"bsm-redislock", func(_ *testing.B, rdb *redis.Client) func(string) error {
+			return redislockCycle(ctx, redislock.New(rdb))
+		}},
+		{"fencegen-lease", func(_ *testing.B, rdb *redis.Client) func(string) error { return leaseCycle(ctx, lease.New(rdb, nil)) }},
+	})
+}
+
+// BenchmarkScriptInstructions counts, as BenchmarkServerInstructions does,
+// redis-server's instructions per cycle of each script pair of
+// BenchmarkScriptWrites sent bare (go-redis Do, no lease code around
+// them), after bsm/redislock and the lease for reference: what each key
+// write, call and argument costs the server, without the wall-time noise
+// of a shared machine. ratio is redislock's count over the variant's.
+//
+//	cd bench/redislock && go test -run '^$' -bench ScriptInstructions -benchtime 4000x -count 1
+func BenchmarkScriptInstructions(b *testing.B) {
+	ctx := context.Background()
+	variants := []instrVariant{
+		{"bsm-redislock", func(_ *testing.B, rdb *redis.Client) func(string) error {
+			return redislockCycle(ctx, redislock.New(rdb))
+		}},
+		{"fencegen-lease", func(_ *testing.B, rdb *redis.Client) func(string) error { return leaseCycle(ctx, lease.New(rdb, nil)) }},
+	}
+	for _, p := range scriptPairs(b) {
+		variants = append(variants, instrVariant{p.name, func(b *testing.B, rdb *redis.Client) func(string) error {
+			return p.cycle(b, ctx, rdb, "w:{")
+		}})
+	}
+	countInstructions(b, variants)
+}
+
+// instrVariant is a cycle whose server instructions countInstructions
+// counts: cycle returns it on a client of the server under callgrind.
+type instrVariant struct {
+	name  string
+	cycle func(b *testing.B, rdb *redis.Client) func(string) error
+}
+
+// countInstructions runs each variant as a sub-benchmark that reports
+// server-instr/cycle, wire-in-B/cycle and wire-out-B/cycle (see
+// BenchmarkServerInstructions), and ratio, the first variant's count over
+// its own, on every variant after the first. Skipped when valgrind is not
+// installed.
+func countInstructions(b *testing.B, variants []instrVariant) {
 	valgrind, err := exec.LookPath("valgrind")
 	if err != nil {
 		b.Skip("SKIP: valgrind not installed: server instruction counts need callgrind")
 	}
 	server := faults.RedisBinary(b, "redis-server")
-	ctx := context.Background()
-	perCycle := map[string]float64{}
-	variants := []struct {
-		name  string
-		cycle func(rdb *redis.Client) func(string) error
-	}{
-		{"bsm-redislock", func(rdb *redis.Client) func(string) error { return redislockCycle(ctx, redislock.New(rdb)) }},
-		{"fencegen-lease", func(rdb *redis.Client) func(string) error { return leaseCycle(ctx, lease.New(rdb, nil)) }},
-	}
-	for _, v := range variants {
+	var first float64
+	for i, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
 			if b.N == 1 {
 				// testing.B's first call, which only sizes N: two servers
 				// under callgrind for one cycle tell nothing.
 				return
 			}
-			base := serverInstructions(b, valgrind, server, v.cycle, warmCycles)
-			total := serverInstructions(b, valgrind, server, v.cycle, warmCycles+b.N)
+			newCycle := func(rdb *redis.Client) func(string) error { return v.cycle(b, rdb) }
+			base := serverInstructions(b, valgrind, server, newCycle, warmCycles)
+			total := serverInstructions(b, valgrind, server, newCycle, warmCycles+b.N)
 			n := float64(total.instructions-base.instructions) / float64(b.N)
-			perCycle[v.name] = n
 			b.ReportMetric(n, "server-instr/cycle")
 			b.ReportMetric(float64(total.in-base.in)/float64(b.N), "wire-in-B/cycle")
 			b.ReportMetric(float64(total.out-base.out)/float64(b.N), "wire-out-B/cycle")
-			if rl, ok := perCycle["bsm-redislock"]; ok && v.name == "fencegen-lease" {
-				b.ReportMetric(rl/n, "ratio")
+			if i == 0 {
+				first = n
+			} else if first > 0 {
+				b.ReportMetric(first/n, "ratio")
 			}
 		})
 	}

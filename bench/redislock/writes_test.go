@@ -46,13 +46,35 @@ func BenchmarkScriptWrites(b *testing.B) {
 	r := faults.StartRedis(b, faults.RedisOptions{})
 	rdb := r.Client(&redis.Options{ContextTimeoutEnabled: true})
 	ctx := context.Background()
-	load := func(src string) *redis.Script {
-		s := redis.NewScript(src)
-		if err := s.Load(ctx, rdb).Err(); err != nil {
-			b.Fatal(err)
-		}
-		return s
+	pairs := scriptPairs(b)
+	variants := []func(string) error{redislockCycle(ctx, redislock.New(rdb))}
+	prefixes := []string{"b"}
+	for i, p := range pairs {
+		variants = append(variants, p.cycle(b, ctx, rdb, fmt.Sprint("w", i, ":{")))
+		prefixes = append(prefixes, fmt.Sprint("w", i))
 	}
+	m := interleave(b, variants, prefixes...)
+	b.ReportMetric(float64(m[0].Nanoseconds())/1e3, "redislock-µs")
+	for i, p := range pairs {
+		b.ReportMetric(float64(m[0])/float64(m[i+1]), "ratio-"+p.name)
+	}
+}
+
+// scriptPair is an acquire script and a release script that
+// BenchmarkScriptWrites and BenchmarkScriptInstructions send bare.
+type scriptPair struct {
+	name, acquire, release string
+	// hot: the pair takes the lease's hot-path arguments since the
+	// owner-only lock value (acquire: three keys, owner and TTL; release:
+	// the lock and :released keys, the owner); the others the layout
+	// before it (five keys and five arguments; three keys and
+	// "<owner>:<token>"). mark: the hot form names the abandon mark too.
+	hot, mark bool
+}
+
+// scriptPairs returns the script pairs of BenchmarkScriptWrites, read from
+// runtime/lease and testdata.
+func scriptPairs(b *testing.B) []scriptPair {
 	read := func(path string) string {
 		src, err := os.ReadFile(path)
 		if err != nil {
@@ -82,16 +104,7 @@ redis.call('SET', KEYS[1], v, 'PX', ARGV[2])
 redis.call('MSET', KEYS[2], d, KEYS[3], v)
 return t`
 	)
-	// hot: the pair takes the lease's hot-path arguments since the
-	// owner-only lock value (acquire: four keys, owner and TTL; release:
-	// the lock and :released keys, the owner); the others the layout
-	// before it (five keys and five arguments; three keys and
-	// "<owner>:<token>").
-	type pair struct {
-		name, acquire, release string
-		hot, mark              bool // mark: the hot form names the abandon mark
-	}
-	pairs := []pair{
+	return []scriptPair{
 		{"token-lock", incrSet + "return t", getDel + "return 1", false, false},
 		{"+minted", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "return 1", false, false},
 		{"+released", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[3], cur)\nreturn 1", false, false},
@@ -102,42 +115,45 @@ return t`
 		{"lease-before", read(filepath.Join("testdata", "acquire-before-issue26.lua")), read(filepath.Join("testdata", "release-before-issue26.lua")), false, false},
 		{"lease-folded", folded, getDel + "redis.call('MSET', KEYS[2], cur .. ':released', KEYS[3], cur)\nreturn 1", false, false},
 	}
-	ttl := cycleTTL.Milliseconds()
-	variants := []func(string) error{redislockCycle(ctx, redislock.New(rdb))}
-	prefixes := []string{"b"}
-	for i, p := range pairs {
-		acquire, release := load(p.acquire), load(p.release)
-		pfx := fmt.Sprint("w", i, ":{")
-		variants = append(variants, func(name string) error {
-			var raw [16]byte
-			_, _ = rand.Read(raw[:])
-			o, k := hex.EncodeToString(raw[:]), pfx+name+"}:"
-			acq := []any{"evalsha", acquire.Hash(), 5, k + "lock", k + "token", k + "minted", k + "abandoned:" + o, k + "released", o, ttl, 0, "0", "0"}
-			switch {
-			case p.mark:
-				acq = []any{"evalsha", acquire.Hash(), 4, k + "lock", k + "token", k + "minted", k + "abandoned:" + o, o, ttl}
-			case p.hot:
-				acq = []any{"evalsha", acquire.Hash(), 3, k + "lock", k + "token", k + "minted", o, ttl}
-			}
-			tok, err := rdb.Do(ctx, acq...).Int64()
-			if err != nil || tok <= 0 {
-				return fmt.Errorf("%s acquire: %d, %v", p.name, tok, err)
-			}
-			rel := []any{"evalsha", release.Hash(), 3, k + "lock", k + "minted", k + "released", o + ":" + strconv.FormatInt(tok, 10)}
-			if p.hot {
-				rel = []any{"evalsha", release.Hash(), 2, k + "lock", k + "released", o}
-			}
-			n, err := rdb.Do(ctx, rel...).Int64()
-			if err != nil || n != 1 {
-				return fmt.Errorf("%s release: %d, %v", p.name, n, err)
-			}
-			return nil
-		})
-		prefixes = append(prefixes, fmt.Sprint("w", i))
+}
+
+// cycle loads p's scripts on rdb and returns one bare cycle of them on a
+// resource: the acquire script with a fresh owner, then the release
+// script, each one EVALSHA through go-redis's Do, on keys that begin with
+// pfx.
+func (p scriptPair) cycle(b *testing.B, ctx context.Context, rdb *redis.Client, pfx string) func(string) error {
+	load := func(src string) *redis.Script {
+		s := redis.NewScript(src)
+		if err := s.Load(ctx, rdb).Err(); err != nil {
+			b.Fatal(err)
+		}
+		return s
 	}
-	m := interleave(b, variants, prefixes...)
-	b.ReportMetric(float64(m[0].Nanoseconds())/1e3, "redislock-µs")
-	for i, p := range pairs {
-		b.ReportMetric(float64(m[0])/float64(m[i+1]), "ratio-"+p.name)
+	acquire, release := load(p.acquire), load(p.release)
+	ttl := cycleTTL.Milliseconds()
+	return func(name string) error {
+		var raw [16]byte
+		_, _ = rand.Read(raw[:])
+		o, k := hex.EncodeToString(raw[:]), pfx+name+"}:"
+		acq := []any{"evalsha", acquire.Hash(), 5, k + "lock", k + "token", k + "minted", k + "abandoned:" + o, k + "released", o, ttl, 0, "0", "0"}
+		switch {
+		case p.mark:
+			acq = []any{"evalsha", acquire.Hash(), 4, k + "lock", k + "token", k + "minted", k + "abandoned:" + o, o, ttl}
+		case p.hot:
+			acq = []any{"evalsha", acquire.Hash(), 3, k + "lock", k + "token", k + "minted", o, ttl}
+		}
+		tok, err := rdb.Do(ctx, acq...).Int64()
+		if err != nil || tok <= 0 {
+			return fmt.Errorf("%s acquire: %d, %v", p.name, tok, err)
+		}
+		rel := []any{"evalsha", release.Hash(), 3, k + "lock", k + "minted", k + "released", o + ":" + strconv.FormatInt(tok, 10)}
+		if p.hot {
+			rel = []any{"evalsha", release.Hash(), 2, k + "lock", k + "released", o}
+		}
+		n, err := rdb.Do(ctx, rel...).Int64()
+		if err != nil || n != 1 {
+			return fmt.Errorf("%s release: %d, %v", p.name, n, err)
+		}
+		return nil
 	}
 }
