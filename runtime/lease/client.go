@@ -84,6 +84,14 @@ type Client struct {
 	stats    struct {
 		acquires, renewals, releases atomic.Uint64
 	}
+	// tokens maps each resource this Client acquired or advanced to an
+	// *atomic.Int64: the highest token it minted for it, or that Advance
+	// raised its counter to. Redis's counter only goes up, so a token at
+	// or below it means Redis lost or rewound the counter (a restart
+	// without persistence, a failover to a replica that never saw it), and
+	// the token may be held by a live lease this Client handed out: see
+	// Acquire. One entry per resource name, as in the etcd lease.
+	tokens sync.Map
 }
 
 // New returns a Client that runs its scripts on rdb, which may be a
@@ -449,6 +457,17 @@ func millis(d time.Duration) int64 {
 // trip: Acquire asks HighWater for the durable high-water mark and mints
 // above it.
 //
+// A Client remembers, per resource, the highest token it minted or
+// raised the counter to (Advance), as the etcd lease does. When Redis
+// mints a token at or below it (the counter was lost or rewound: a restart
+// without persistence, a failover to a replica that never saw it), the
+// token may belong to a live lease of this process: Acquire releases that
+// acquisition (its OnAcquired and EventAcquired have fired; EventReleased
+// follows), raises the counter above the remembered token with Advance
+// (which reports EventCounterRegressed), and acquires once more, so one
+// Client never hands out a token twice. Tokens minted by other processes
+// are covered by Options.HighWater and Lease.Observe.
+//
 // May return [ErrNotAcquired] (another owner holds the lease; definitive),
 // [ErrAcquireTooSlow] (less than MinValidity of local validity was left when
 // the reply arrived; the lease was released), [ErrInvalidResource],
@@ -461,6 +480,60 @@ func millis(d time.Duration) int64 {
 // a Redis error, or a [*TimeoutError] when the attempt was cut off by
 // CallTimeout or a go-redis timeout.
 func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
+	l, err := c.acquire(ctx, resource, ttl)
+	if err == nil {
+		if prev := c.minted(resource); l.token <= prev {
+			// Redis minted a token this Client already minted (or raised
+			// the counter past) for resource: the counter went back, and
+			// a lease of this process may hold the token. Give the lease
+			// back, raise the counter above every token this Client saw
+			// (Advance reports the regression), and take it once more.
+			got := l.token
+			if rerr := l.Release(context.WithoutCancel(ctx)); rerr != nil && !errors.Is(rerr, ErrNotHeld) {
+				return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: fence counter went back (minted %d, this Client had minted %d); releasing: %w", ErrNotAcquired, got, prev, rerr)}
+			}
+			if _, aerr := c.Advance(ctx, resource, prev); aerr != nil {
+				return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("fence counter went back (minted %d, this Client had minted %d); raising it: %w", got, prev, aerr)}
+			}
+			if l, err = c.acquire(ctx, resource, ttl); err == nil && l.token <= c.minted(resource) {
+				_ = l.Release(context.WithoutCancel(ctx))
+				return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: fence counter went back again while it was being raised (minted %d)", ErrNotAcquired, l.token)}
+			}
+		}
+		if err == nil {
+			c.sawToken(resource, l.token)
+		}
+	}
+	return l, err
+}
+
+// minted returns the highest token this Client minted for resource or
+// raised its counter to (Advance), 0 if none.
+func (c *Client) minted(resource string) fence.Token {
+	if v, ok := c.tokens.Load(resource); ok {
+		return fence.Token(v.(*atomic.Int64).Load())
+	}
+	return 0
+}
+
+// sawToken records t as minted for resource, if above the last one.
+func (c *Client) sawToken(resource string, t fence.Token) {
+	v, ok := c.tokens.Load(resource)
+	if !ok {
+		v, _ = c.tokens.LoadOrStore(resource, new(atomic.Int64))
+	}
+	p := v.(*atomic.Int64)
+	for {
+		old := p.Load()
+		if int64(t) <= old || p.CompareAndSwap(old, int64(t)) {
+			return
+		}
+	}
+}
+
+// acquire is Acquire without the check against the tokens this Client
+// minted.
+func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
 	if resource == "" || strings.ContainsAny(resource, "{}") {
 		return nil, &opError{op: acquireOp(resource), err: ErrInvalidResource}
 	}

@@ -26,18 +26,24 @@ func TestLostCounterRecoversFromStaleError(t *testing.T) {
 	db := newAccounts(t, 30)
 	db.setToken(t, 30, 57)
 	var alerts atomic.Int32
-	c := New(rdb, &Options{Observer: &Observer{OnCounterRegressed: func(res string, from, to fence.Token) {
-		if res != "acct:30" || to != 57 {
-			t.Errorf("OnCounterRegressed(%q, %d, %d)", res, from, to)
-		}
-		alerts.Add(1)
-	}}})
-	_, counter := c.Keys("acct:30")
+	// A new Client for each loss: a process that never minted for the
+	// resource (the Client that did remembers its tokens and catches the
+	// regression itself: TestSameClientNeverMintsTwiceAfterCounterLoss).
+	newClient := func() *Client {
+		return New(rdb, &Options{Observer: &Observer{OnCounterRegressed: func(res string, from, to fence.Token) {
+			if res != "acct:30" || to != 57 {
+				t.Errorf("OnCounterRegressed(%q, %d, %d)", res, from, to)
+			}
+			alerts.Add(1)
+		}}})
+	}
+	_, counter := newClient().Keys("acct:30")
 	for _, lose := range []func(){
 		func() { r.Del(counter) },
 		func() { r.Restart(false) },
 	} {
 		lose()
+		c := newClient()
 		db.setToken(t, 30, 57)
 		alerts.Store(0)
 		var first fence.Token
@@ -68,6 +74,63 @@ func TestLostCounterRecoversFromStaleError(t *testing.T) {
 		if err != nil {
 			t.Fatalf("write after recovery: %v", err)
 		}
+	}
+}
+
+// trial rt4 F5: Redis restarts empty while lease A of this Client holds
+// token 10 and has not written yet (the row stores 9). The Client never
+// mints 10 again: not through Acquire (it remembers the highest token it
+// minted for the resource, finds the counter below it, gives the lease
+// back, raises the counter and takes it again, reporting the regression),
+// and not after Advance(9), the Stored token of a stale write that
+// Observe feeds back, which it raises to at least its own 10.
+func TestSameClientNeverMintsTwiceAfterCounterLoss(t *testing.T) {
+	r, rdb := private(t, privateOpts)
+	var regressions atomic.Int32
+	c := New(rdb, &Options{Observer: &Observer{OnCounterRegressed: func(string, fence.Token, fence.Token) { regressions.Add(1) }}})
+	for range 9 {
+		l, err := c.Acquire(bg, "acct", 30*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Release(bg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := c.Acquire(bg, "acct", 30*time.Second)
+	if err != nil || a.Token() != 10 {
+		t.Fatalf("A = %v, %v; want token 10", a, err)
+	}
+	defer a.Release(bg)
+
+	r.Restart(false) // empty: the counter and A's lock key are gone
+	b, err := c.Acquire(bg, "acct", 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Token() <= a.Token() {
+		t.Fatalf("after the counter was lost, B = token %d, at or below A's live %d", b.Token(), a.Token())
+	}
+	if regressions.Load() != 1 {
+		t.Fatalf("%d regression reports, want 1", regressions.Load())
+	}
+	if err := b.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+
+	r.Restart(false)
+	// A stale write reported Stored 9: Advance never leaves the counter
+	// below a token this Client minted.
+	if got, err := c.Advance(bg, "acct", 9); err != nil || got < b.Token() {
+		t.Fatalf("Advance(9) after the loss = %d, %v; want at least %d (B's token)", got, err, b.Token())
+	}
+	d, err := c.Acquire(bg, "acct", 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Release(bg)
+	if d.Token() <= b.Token() {
+		t.Fatalf("D = token %d, at or below %d minted before by this Client", d.Token(), b.Token())
 	}
 }
 

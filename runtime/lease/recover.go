@@ -31,6 +31,10 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 	if resource == "" || strings.ContainsAny(resource, "{}") {
 		return 0, &opError{op: op, err: ErrInvalidResource}
 	}
+	// Never below a token this Client minted: after Redis lost the
+	// counter, a Stored token read from the database may be below a token
+	// this process handed to a lease that has not written yet.
+	atLeast = max(atLeast, c.minted(resource))
 	_, counterKey := c.Keys(resource)
 	timeout := c.opts.releaseTimeout(c.opts.ttl())
 	callCtx, cs, inline := c.callContext(ctx, timeout)
@@ -51,6 +55,7 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 		return 0, opFailed(op, ctx, callCtx, "advance", timeout, err)
 	}
 	before, after := fence.Token(res[0]), fence.Token(res[1])
+	c.sawToken(resource, after)
 	if after > before {
 		c.regressed(ctx, resource, before, after)
 	}
