@@ -183,6 +183,14 @@ type Client struct {
 	// this Client; a successful acquire at or below the value read before
 	// its request was sent means the revision went back.
 	maxRev atomic.Int64
+	// floorRev is the highest revision this Client had seen before the
+	// last rewind it caught (0: none). maxRev restarts from the rewound
+	// revision, so that the rewind is not caught again on every acquire;
+	// floorRev keeps what it had seen, and every token minted after the
+	// rewind must exceed it, also for a resource this Client never
+	// minted for (its tokens before the restore were at most floorRev
+	// plus a base, and the restore may have taken the base back too).
+	floorRev atomic.Int64
 	// tokens maps each resource this Client acquired or advanced to an
 	// *atomic.Int64: the highest token it minted for it, or that it saw
 	// the next token must exceed (Advance). A token at or below it means
@@ -373,16 +381,19 @@ func (c *Client) acquire(ctx context.Context, op, resource string, tm timing) (_
 		return nil, false, &opError{op: op, err: err}
 	}
 	minted := c.minted(resource)
-	if rev <= seen || token <= minted {
+	floor := fence.Token(c.floorRev.Load())
+	if rev <= seen || token <= minted || token <= floor {
 		// A put raises the revision, and etcd's reads and writes are
 		// linearizable: a revision at or below one seen before the grant
 		// was sent means the store went back (a snapshot restore), and
 		// this token may have been handed out already. A token at or
 		// below one this Client minted or saw for resource means the
 		// same, also when the revision has caught up but the base was
-		// rewound with it.
+		// rewound with it. A token at or below floorRev, the highest
+		// revision seen before a rewind caught earlier, may have been
+		// minted before that rewind, for this resource too.
 		c.revoke(ctx, id, tm)
-		atLeast := minted
+		atLeast := max(minted, floor)
 		if base <= math.MaxInt64-seen {
 			atLeast = max(atLeast, fence.Token(base+seen))
 		}
@@ -464,11 +475,19 @@ func (c *Client) sawRev(rev int64) {
 // above every token of resource this Client saw minted; Advance reports
 // lease.EventCounterRegressed), forgets which
 // resources had their HighWater mark applied, so that every resource asks
-// again, and starts tracking revisions from rev. It returns nil, or the
+// again, keeps the highest revision seen so far in floorRev (every later
+// token, of any resource, must exceed it) and starts tracking revisions
+// from rev. It returns nil, or the
 // error of Advance.
 func (c *Client) rewound(ctx context.Context, op, resource string, atLeast fence.Token, rev int64) error {
 	c.log(ctx, slog.LevelError, "etcd revision or base went back (a snapshot restore without --bump-revision?)", resource, 0, "revision", rev, "seen", int64(atLeast))
 	c.highWater.Clear()
+	for {
+		old, f := c.maxRev.Load(), c.floorRev.Load()
+		if old <= f || c.floorRev.CompareAndSwap(f, old) {
+			break
+		}
+	}
 	c.maxRev.Store(rev)
 	if _, err := c.Advance(ctx, resource, atLeast); err != nil {
 		return &opError{op: op, err: fmt.Errorf("etcd revision went back to %d; raising the base: %w", rev, unwrapOp(err))}

@@ -114,7 +114,9 @@ func TestNegativeOptionNamed(t *testing.T) {
 // its own tokens for every resource it minted for, not only the first it
 // acquires after the restore, and also for a resource whose base it had
 // advanced after the snapshot (the revision catches up, the token does
-// not): it compares tokens, not only revisions.
+// not): it compares tokens, not only revisions. A resource it never minted
+// for is minted above the highest revision it saw before the restore, also
+// when the rewind was caught on another resource first.
 func TestRestoreDetectedForEveryResource(t *testing.T) {
 	etcdctl, err := exec.LookPath("etcdctl")
 	if err != nil {
@@ -172,6 +174,13 @@ func TestRestoreDetectedForEveryResource(t *testing.T) {
 		if tok := cycle(r); tok <= high[r] {
 			t.Errorf("%s: the same Client minted %d after the restore, having minted %d before it", r, tok, high[r])
 		}
+	}
+	// A resource this Client never minted for, acquired after the rewind
+	// was caught on the others (trial rt4 F4): its tokens before the
+	// restore (another process's) were revisions up to the highest this
+	// Client saw, which high["first"] (base 0) is below.
+	if tok := cycle("never"); tok <= high["first"] {
+		t.Errorf("never: minted %d after the restore, at or below revision %d seen before it", tok, high["first"])
 	}
 	if n := len(ev.kinds(lease.EventCounterRegressed)); n < 3 {
 		t.Errorf("%d regression events, want one per resource at least", n)
