@@ -668,8 +668,11 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 				c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending) // after earlier attempts
 				return nil, &opError{op: acquireOp(resource), err: configError(err)}
 			}
-			if isOOM(err) {
+			switch {
+			case isOOM(err):
 				err = fmt.Errorf("%w: %w", ErrRedisOutOfMemory, err)
+			case isMisconf(err):
+				err = fmt.Errorf("%w: %w", ErrRedisCannotPersist, err)
 			}
 			if e := callError(ctx, callCtx, "acquire", tm.callTimeout, err); lastErr == nil || !cutOffByCtx(ctx, e) {
 				// An attempt cut off by ctx itself says nothing new: the
@@ -844,7 +847,7 @@ func isConfigError(err error) bool {
 		return false
 	}
 	msg := rerr.Error()
-	if isOOM(err) {
+	if isOOM(err) || isMisconf(err) {
 		return false // its script reference says user_script, yet it clears
 	}
 	for _, p := range []string{"CROSSSLOT", "WRONGTYPE", "NOPERM", "NOAUTH", "ERR unknown command", "ERR unknown subcommand"} {
@@ -868,6 +871,24 @@ func isOOM(err error) bool {
 	var rerr redis.Error
 	return errors.As(err, &rerr) && strings.HasPrefix(rerr.Error(), "OOM ")
 }
+
+// isMisconf reports whether err is Redis refusing writes because it cannot
+// persist (a MISCONF reply: an RDB save failed, e.g. on a full disk, under
+// stop-writes-on-bgsave-error yes): transient, like an OOM reply, since it
+// clears once a save succeeds. Redis refuses a script's first write, so
+// the script wrote nothing.
+func isMisconf(err error) bool {
+	var rerr redis.Error
+	return errors.As(err, &rerr) && strings.HasPrefix(rerr.Error(), "MISCONF ")
+}
+
+// ErrRedisCannotPersist is wrapped by the error of an Acquire that Redis
+// refused because it cannot persist to disk (a MISCONF reply: the last RDB
+// save failed, e.g. on a full disk, and stop-writes-on-bgsave-error is
+// yes): nothing was written, and a later attempt succeeds once a save
+// does, so AcquireWait keeps retrying it with backoff, as it retries
+// ErrRedisOutOfMemory.
+var ErrRedisCannotPersist = errors.New("lease: Redis refuses writes because it cannot persist to disk (MISCONF: the last RDB save failed; retry once a save succeeds)")
 
 // ErrRedisOutOfMemory is wrapped by the error of an Acquire that Redis
 // refused at maxmemory (an OOM reply under the noeviction policy): nothing

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,72 @@ func TestOutOfMemoryIsTransient(t *testing.T) {
 	res := <-done
 	if res.err != nil {
 		t.Fatalf("AcquireWait after memory was freed: %v", res.err)
+	}
+	if err := res.l.Release(bg); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Issue 26 (trial rt4 F6, from node-redlock#11): Redis refusing writes
+// because an RDB save failed (MISCONF, under stop-writes-on-bgsave-error,
+// e.g. on a full disk) clears once a save succeeds or the operator turns
+// the setting off. Acquire reports it as ErrRedisCannotPersist, not as a
+// configuration error, writes nothing, and AcquireWait keeps retrying
+// until it succeeds.
+func TestCannotPersistIsTransient(t *testing.T) {
+	dir := t.TempDir()
+	r := faults.StartRedis(t, faults.RedisOptions{Args: []string{"--dir", dir, "--save", "3600 1", "--stop-writes-on-bgsave-error", "yes"}})
+	admin := r.Admin()
+	if err := os.RemoveAll(dir); err != nil { // the save's temporary file cannot be created
+		t.Fatal(err)
+	}
+	if err := admin.BgSave(bg).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		info := admin.Info(bg, "persistence").Val()
+		if strings.Contains(info, "rdb_last_bgsave_status:err") && !strings.Contains(info, "rdb_bgsave_in_progress:1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("BGSAVE did not fail:\n%s", info)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c := New(r.Client(nil), nil)
+	_, err := c.Acquire(bg, "res", time.Second)
+	if err == nil || errors.Is(err, ErrConfig) || !errors.Is(err, ErrRedisCannotPersist) || !strings.Contains(err.Error(), "MISCONF") {
+		t.Fatalf("Acquire while Redis cannot persist: %v; want ErrRedisCannotPersist, not ErrConfig", err)
+	}
+	if v := getKey(t, admin, "fencegen:{res}:lock"); v != "" {
+		t.Fatalf("lock key %q left by a refused acquire", v)
+	}
+
+	r.ResetStats()
+	ctx, cancel := context.WithTimeout(bg, 30*time.Second)
+	defer cancel()
+	type result struct {
+		l   *Lease
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		l, err := c.AcquireWait(ctx, "res", time.Second)
+		done <- result{l, err}
+	}()
+	for r.CommandCalls()["evalsha"] < 2 {
+		select {
+		case res := <-done:
+			t.Fatalf("AcquireWait returned while Redis could not persist: %v", res.err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err := admin.ConfigSet(bg, "stop-writes-on-bgsave-error", "no").Err(); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res.err != nil {
+		t.Fatalf("AcquireWait after writes were allowed again: %v", res.err)
 	}
 	if err := res.l.Release(bg); err != nil {
 		t.Fatal(err)
