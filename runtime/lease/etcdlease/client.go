@@ -30,6 +30,23 @@ import (
 // lease.ErrRedisTimeout.
 var ErrEtcdTimeout = errors.New("lease: etcd call timed out")
 
+// ErrClientClosed is wrapped by the error of a call made on, or cut off
+// by, a *clientv3.Client that was closed (Close cancels its context):
+// etcd's client retries such a call until its deadline, so it would read
+// as a timeout; it is known at once and fails at once. Close the etcd
+// client after releasing every lease. It is the etcd counterpart of
+// go-redis's redis.ErrClosed.
+var ErrClientClosed = errors.New("lease: the etcd client is closed")
+
+// closed returns an error wrapping ErrClientClosed if c's *clientv3.Client
+// was closed, nil otherwise.
+func (c *Client) closed(op string) error {
+	if c.cli.Ctx().Err() == nil {
+		return nil
+	}
+	return &opError{op: op, err: ErrClientClosed}
+}
+
 // TimeoutError is an etcd call that timed out while the caller's context
 // was still live. Its Unwrap returns [ErrEtcdTimeout] and Err.
 type TimeoutError struct {
@@ -104,6 +121,8 @@ func trimPrefix(s string) string {
 // cluster.
 func (c *Client) failed(op string, ctx, callCtx context.Context, call string, timeout time.Duration, err error) error {
 	switch {
+	case c.cli.Ctx().Err() != nil:
+		return &opError{op: op, err: fmt.Errorf("%w (%s: %w)", ErrClientClosed, call, err)}
 	case isConfigErr(err):
 		// The etcd client may retry it until the deadline: still no
 		// retry can fix it.
@@ -293,6 +312,9 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	tm, err := c.timing(ttl)
 	if err != nil {
 		return nil, &opError{op: op, err: err}
+	}
+	if err := c.closed(op); err != nil {
+		return nil, err
 	}
 	l, rewound, err := c.acquire(ctx, op, resource, tm)
 	if rewound {

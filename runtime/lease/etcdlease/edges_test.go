@@ -209,3 +209,63 @@ func lockGone(t *testing.T, cli *clientv3.Client, c *etcdlease.Client, resource 
 	}
 	t.Fatalf("a refused acquire left the lock key %s", lock)
 }
+
+// Trial rt4 F2: Renew calls racing Release (whose revoke closes the
+// keep-alive stream or finds the etcd lease gone) return nil or the
+// lease's end, lease.ErrReleased, never an error that matches no
+// sentinel, as on Redis.
+func TestRenewRacingReleaseReportsReleased(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
+	ctx := ctxT(t, 60*time.Second)
+	for range 20 {
+		l, err := c.Acquire(ctx, "race", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := make(chan error, 8)
+		for range cap(errs) {
+			go func() { errs <- l.Renew(ctx) }()
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for range cap(errs) {
+			if err := <-errs; err != nil && !errors.Is(err, lease.ErrReleased) {
+				t.Fatalf("Renew racing Release = %v; want nil or lease.ErrReleased", err)
+			}
+		}
+	}
+}
+
+// Trial rt4 F3: on a closed *clientv3.Client, Release and Acquire fail at
+// once with ErrClientClosed (the etcd client would retry until the call's
+// deadline, which read as a timeout).
+func TestClosedClientFailsAtOnce(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	// Call timeouts far above the time a failure at once takes, so that
+	// waiting for them cannot pass for it.
+	const callTimeout = 10 * time.Second
+	c := etcdlease.New(cli, &etcdlease.Options{TTL: time.Minute, CallTimeout: callTimeout, ReleaseTimeout: callTimeout})
+	ctx := ctxT(t, 60*time.Second)
+	l, err := c.Acquire(ctx, "closed", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cli.Close(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = l.Release(ctx)
+	if !errors.Is(err, etcdlease.ErrClientClosed) || errors.Is(err, etcdlease.ErrEtcdTimeout) {
+		t.Fatalf("Release on a closed client = %v; want ErrClientClosed", err)
+	}
+	_, err = c.Acquire(ctx, "closed2", 0)
+	if !errors.Is(err, etcdlease.ErrClientClosed) || errors.Is(err, etcdlease.ErrEtcdTimeout) {
+		t.Fatalf("Acquire on a closed client = %v; want ErrClientClosed", err)
+	}
+	if d := time.Since(start); d >= callTimeout {
+		t.Fatalf("Release and Acquire on a closed client took %v, as long as their call timeouts", d)
+	}
+}

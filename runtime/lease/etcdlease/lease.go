@@ -225,6 +225,14 @@ func (l *Lease) renew(ctx context.Context, counted bool) error {
 	if err == nil && ttl <= 0 {
 		err = rpctypes.ErrLeaseNotFound
 	}
+	if err != nil {
+		if e := l.Err(); e != nil {
+			// The lease ended meanwhile (a Release racing this renewal
+			// closed the stream or revoked the etcd lease, or it was
+			// lost): its cause, as Renew reports after the end.
+			return e
+		}
+	}
 	switch {
 	case err == nil:
 		l.mu.Lock()
@@ -352,6 +360,10 @@ func (l *Lease) Release(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		err = &opError{op: l.op("release"), err: err}
 		l.c.log(ctx, slog.LevelWarn, "lease release not sent: context ended", l.resource, l.token, "err", err)
+		return err
+	}
+	if err := l.c.closed(l.op("release")); err != nil {
+		l.c.log(ctx, slog.LevelWarn, "lease release not sent: etcd client closed", l.resource, l.token, "err", err)
 		return err
 	}
 	rctx, cancel := context.WithTimeout(ctx, l.tm.releaseTimeout)
