@@ -379,6 +379,15 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 			}
 			fw.busyTables[v] = true
 			for _, h := range v.Hooks {
+				if h.Kind == "foreign" {
+					// A read of a foreign table runs what its server
+					// runs: postgres_fdw's remote query may loop back to
+					// this database (a view or function there that
+					// writes), file_fdw's program option runs a program.
+					add(fmt.Sprintf("foreign table %s (%s:%d)", v.QualifiedName(), h.File, h.Line), hiddenWrite{verb: "statements fencegen cannot see", at: -1,
+						unknown: "reading foreign table " + v.QualifiedName() + " runs what its foreign server runs, which may be this database (postgres_fdw: a view or function there may write) or a program (file_fdw)"})
+					continue
+				}
 				if h.Kind != "policy" && (!v.IsView || h.Kind != "view") {
 					continue // defaults and CHECKs (a view's too) run on writes only
 				}
