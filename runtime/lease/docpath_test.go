@@ -58,6 +58,11 @@ func TestDocumentedPathRecoversAfterCounterLoss(t *testing.T) {
 	}
 	_, stored := a.row(t, id)
 	r.Restart(false)
+	// A new process: the Client that minted the tokens before the loss
+	// remembers them and never mints one again
+	// (TestSameClientNeverMintsTwiceAfterCounterLoss); a new one learns
+	// the stored token from the refused write.
+	locker = New(r.Client(nil), nil)
 	refused := 0
 	for range 5 {
 		err := run()
@@ -78,6 +83,7 @@ func TestDocumentedPathRecoversAfterCounterLoss(t *testing.T) {
 	// The negative control: the same path without Observe is refused at
 	// every run after another counter loss.
 	r.Restart(false)
+	locker = New(r.Client(nil), nil)
 	for i := range 3 {
 		l, err := locker.Acquire(ctx, "account:42", 10*time.Second)
 		if err != nil {

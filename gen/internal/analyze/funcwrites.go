@@ -665,6 +665,9 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			add(w)
 		}
 	}
+	for _, w := range fw.declaredTypeWritesLocked(f) {
+		add(w)
+	}
 	if dynamic != "" {
 		add(hiddenWrite{verb: "statements fencegen cannot see", unknown: dynamic})
 	}

@@ -739,15 +739,7 @@ func (fw *funcWrites) schemaHookWritesLocked(ws *hiddenWrites, named func(h *cat
 			}
 			continue
 		case "domain", "type":
-			if fw.busyHooks[h] || !named(h) {
-				continue
-			}
-			fw.busyHooks[h] = true
-			step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
-			for _, w := range fw.textWritesLocked(h.Text, true) {
-				ws.add(step, w)
-			}
-			delete(fw.busyHooks, h)
+			fw.typeHookWritesLocked(ws, h, named)
 			continue
 		}
 		step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
@@ -782,6 +774,56 @@ func (fw *funcWrites) schemaHookWritesLocked(ws *hiddenWrites, named func(h *cat
 		}
 	}
 }
+
+// typeHookWritesLocked adds to ws the writes of h, a domain or type hook,
+// if named says it is used: its CHECKs and DEFAULTs, and those of the
+// domains and types it is made of. fw.mu must be held.
+func (fw *funcWrites) typeHookWritesLocked(ws *hiddenWrites, h *catalog.Hook, named func(h *catalog.Hook) bool) {
+	if fw.busyHooks[h] || !named(h) {
+		return
+	}
+	fw.busyHooks[h] = true
+	step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
+	for _, w := range fw.textWritesLocked(h.Text, true) {
+		ws.add(step, w)
+	}
+	delete(fw.busyHooks, h)
+}
+
+// declaredTypeWritesLocked returns the writes that the types function f
+// declares may set off: its parameters, result, OUT and TABLE columns,
+// an aggregate's STYPE, PL/pgSQL variables and their %TYPE and %ROWTYPE.
+// PostgreSQL coerces a value to each (a result to the RETURNS type, an
+// argument to its parameter's, an assignment to the variable's), which
+// runs a domain's CHECK, also when the query never names the domain
+// (trial pg4 F8: SELECT mk(1)::int, mk returning a domain whose CHECK
+// writes). The declarations are read as the words of f's whole CREATE
+// statement, so that none is missed: a word that names a domain or type
+// counts as using it, one that names a table as using its row type (a
+// %ROWTYPE, or a %TYPE of one of its columns). fw.mu must be held.
+func (fw *funcWrites) declaredTypeWritesLocked(f *catalog.Func) hiddenWrites {
+	var ws hiddenWrites
+	if f.Source == "" {
+		return ws
+	}
+	words := map[string]bool{}
+	for _, w := range sourceWordRE().FindAllString(f.Source, -1) {
+		words[strings.ToLower(strings.Trim(w, `"`))] = true
+	}
+	named := func(h *catalog.Hook) bool { return words[strings.ToLower(h.Name)] }
+	for _, h := range fw.cat.Hooks {
+		if h.Kind == "domain" || h.Kind == "type" {
+			fw.typeHookWritesLocked(&ws, h, named)
+		}
+	}
+	fw.rowTypeWritesLocked(&ws, func(v *catalog.Table) bool { return words[strings.ToLower(v.Name)] })
+	return ws
+}
+
+// sourceWordRE matches the identifiers of SQL text, quoted ones included
+// (a keyword or a word in a string or comment matches too: the reading is
+// conservative).
+var sourceWordRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(?:[^"]|"")+"|[\pL_][\pL\pN_$]*`) })
 
 // operatorsRunLocked returns the schema's operators (their hooks) whose
 // functions a statement may run, each with whether for any statement:
