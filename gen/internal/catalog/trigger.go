@@ -112,7 +112,18 @@ func (u *updater) createRule(n *sqlparse.CreateRule) {
 	r.Line, _ = u.pos(n.Loc)
 	if u.s.Raw != nil {
 		if rs := u.s.Raw.GetRuleStmt(); rs != nil {
-			r.Raw = rs.Actions
+			r.Raw = slices.Clone(rs.Actions)
+			if rs.WhereClause != nil && (len(rs.Actions) > 0 || rs.Instead) {
+				// PostgreSQL's rewrite adds a conditional rule's WHERE to
+				// each of its actions, and the negated condition to the
+				// command itself for DO INSTEAD (PostgreSQL docs 41.4,
+				// "Rules on INSERT, UPDATE, and DELETE"), so it is
+				// evaluated for the command's rows unless the rule is
+				// DO ALSO NOTHING: the analysis reads it as a statement of
+				// its own, SELECT <condition>.
+				r.Raw = append(r.Raw, &pg.Node{Node: &pg.Node_SelectStmt{SelectStmt: &pg.SelectStmt{
+					TargetList: []*pg.Node{pg.MakeResTargetNodeWithVal(rs.WhereClause, -1)}, Op: pg.SetOperation_SETOP_NONE}}})
+			}
 		}
 	}
 	if n.Event == "SELECT" {
