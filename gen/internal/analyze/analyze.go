@@ -589,6 +589,9 @@ func isDML(n sqlparse.Node) bool {
 }
 
 type analyzer struct {
+	// eventsChecked: the event triggers that fire for the statement were
+	// checked (eventTriggerWrites).
+	eventsChecked bool
 	// placeholders is Query.Placeholders (MySQL).
 	placeholders []int
 	// mysqlParams are a MySQL statement's placeholders in text order,
@@ -961,6 +964,11 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	if a.rep != nil {
 		// Every write the parse tree holds, at any depth (sound.go).
 		a.checkWrites(q, a.rep)
+	}
+	if a.funcs != nil && a.stmt.Raw != nil && writes.FiresEventTriggers(a.stmt.Raw) {
+		// A statement that is not a schema statement to sqlparse but
+		// fires event triggers (SELECT INTO, REFRESH MATERIALIZED VIEW).
+		a.eventTriggerWrites(q, "runs a statement ("+writes.CommandTag(a.stmt.Raw)+") for which PostgreSQL fires")
 	}
 	// Writes hidden in user-defined functions and procedures the query
 	// calls (funcwrites.go).

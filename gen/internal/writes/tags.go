@@ -33,6 +33,8 @@ func CommandTag(n *pg.Node) string {
 		if x.SelectStmt.IntoClause != nil {
 			return "SELECT INTO"
 		}
+	case *pg.Node_RefreshMatViewStmt:
+		return "REFRESH MATERIALIZED VIEW"
 	case *pg.Node_ViewStmt:
 		return "CREATE VIEW"
 	case *pg.Node_IndexStmt:
@@ -79,4 +81,46 @@ func CommandTag(n *pg.Node) string {
 		}[x.DropStmt.RemoveType]
 	}
 	return ""
+}
+
+// FiresEventTriggers reports whether PostgreSQL fires event triggers
+// (ddl_command_start, ddl_command_end, sql_drop, table_rewrite) for
+// statement n: every statement but those the event trigger firing matrix
+// leaves out (PostgreSQL docs 40.2, "Event Trigger Firing Matrix"): the
+// optimizable statements (SELECT without INTO, INSERT, UPDATE, DELETE,
+// MERGE, VALUES), COPY, TRUNCATE, transaction control, session settings,
+// LISTEN/NOTIFY, PREPARE/EXECUTE/DEALLOCATE, EXPLAIN, DO, CALL, cursors,
+// VACUUM, ANALYZE, CLUSTER, REINDEX, LOCK, CHECKPOINT, DISCARD, LOAD, and
+// statements on shared objects (databases, roles, tablespaces) and on
+// event triggers themselves. Anything else, a kind not listed here
+// included, counts as firing (SELECT INTO and REFRESH MATERIALIZED VIEW
+// do fire them).
+func FiresEventTriggers(n *pg.Node) bool {
+	if n == nil {
+		return true
+	}
+	if rs := n.GetRawStmt(); rs != nil {
+		n = rs.Stmt
+	}
+	switch x := n.Node.(type) {
+	case *pg.Node_SelectStmt:
+		return x.SelectStmt.IntoClause != nil
+	case *pg.Node_InsertStmt, *pg.Node_UpdateStmt, *pg.Node_DeleteStmt, *pg.Node_MergeStmt,
+		*pg.Node_CopyStmt, *pg.Node_TruncateStmt, *pg.Node_TransactionStmt,
+		*pg.Node_VariableSetStmt, *pg.Node_VariableShowStmt, *pg.Node_ConstraintsSetStmt,
+		*pg.Node_ListenStmt, *pg.Node_NotifyStmt, *pg.Node_UnlistenStmt,
+		*pg.Node_PrepareStmt, *pg.Node_ExecuteStmt, *pg.Node_DeallocateStmt,
+		*pg.Node_ExplainStmt, *pg.Node_DoStmt, *pg.Node_CallStmt,
+		*pg.Node_DeclareCursorStmt, *pg.Node_FetchStmt, *pg.Node_ClosePortalStmt,
+		*pg.Node_VacuumStmt, *pg.Node_ClusterStmt, *pg.Node_ReindexStmt, *pg.Node_LockStmt,
+		*pg.Node_CheckPointStmt, *pg.Node_DiscardStmt, *pg.Node_LoadStmt,
+		*pg.Node_CreatedbStmt, *pg.Node_AlterDatabaseStmt, *pg.Node_AlterDatabaseSetStmt,
+		*pg.Node_AlterDatabaseRefreshCollStmt, *pg.Node_DropdbStmt,
+		*pg.Node_CreateRoleStmt, *pg.Node_AlterRoleStmt, *pg.Node_AlterRoleSetStmt, *pg.Node_DropRoleStmt,
+		*pg.Node_GrantRoleStmt, *pg.Node_CreateTableSpaceStmt, *pg.Node_DropTableSpaceStmt,
+		*pg.Node_AlterTableSpaceOptionsStmt, *pg.Node_AlterSystemStmt,
+		*pg.Node_CreateEventTrigStmt, *pg.Node_AlterEventTrigStmt:
+		return false
+	}
+	return true
 }
