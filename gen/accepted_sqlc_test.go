@@ -2,16 +2,10 @@ package gen_test
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/fencegen/fencegen/gen"
-	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 // TestAcceptedWhereSqlcRefuses runs sqlc v1.31.1 and fencegen on the
@@ -22,10 +16,7 @@ import (
 // input must be in the table (as written here) and sqlc's output for
 // "*time.Time" must be fencegen's.
 func TestAcceptedWhereSqlcRefuses(t *testing.T) {
-	sqlc := testenv.SqlcBinary()
-	if sqlc == "" {
-		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
-	}
+	needSqlc(t) // one skip line, not one a row
 	doc, err := os.ReadFile(filepath.Join("..", "docs", "sqlc.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -112,42 +103,26 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 			if q == "" {
 				q = query
 			}
-			files := map[string]string{
+			r := sqlcAndFencegen(t, map[string]string{
 				"sqlc.yaml":  cfg,
 				"schema.sql": cmp.Or(tt.schema, "CREATE TABLE t (id bigint PRIMARY KEY, tags text[] NOT NULL);\n"),
 				"query.sql":  q,
-			}
-			sqlcDir, fgDir := t.TempDir(), t.TempDir()
-			for name, src := range files {
-				for _, d := range []string{sqlcDir, fgDir} {
-					if err := os.WriteFile(filepath.Join(d, name), []byte(src), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			cmd := exec.Command(sqlc, "generate")
-			cmd.Dir = sqlcDir
-			out, err := cmd.CombinedOutput()
+			}, "sqlc.yaml")
 			switch {
-			case tt.sameCode && err != nil:
-				t.Fatalf("sqlc generate: %v\n%s", err, out)
+			case tt.sameCode && r.sqlcErr != nil:
+				t.Fatalf("sqlc generate: %v\n%s", r.sqlcErr, r.sqlcOut)
 			case tt.sameCode:
-				b, err := os.ReadFile(filepath.Join(sqlcDir, "db", "models.go"))
+				b, err := os.ReadFile(filepath.Join(r.dir, "db", "models.go"))
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !strings.Contains(string(b), tt.want) {
 					t.Errorf("sqlc's models.go has no %q:\n%s", tt.want, b)
 				}
-			case err == nil || !strings.Contains(string(out), tt.sqlcErr):
-				t.Errorf("sqlc generate: %v, %q; want a failure with %q", err, out, tt.sqlcErr)
+			case r.sqlcErr == nil || !strings.Contains(string(r.sqlcOut), tt.sqlcErr):
+				t.Errorf("sqlc generate: %v, %q; want a failure with %q", r.sqlcErr, r.sqlcOut, tt.sqlcErr)
 			}
-
-			c, err := gen.LoadConfig(filepath.Join(fgDir, "sqlc.yaml"))
-			var o *gen.Output
-			if err == nil {
-				o, err = gen.Generate(context.Background(), c)
-			}
+			o, err := r.out, cmp.Or(r.cfgErr, r.err)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Errorf("fencegen: %v; want an error with %q", err, tt.wantErr)
@@ -190,42 +165,19 @@ const (
 // statement's field and its Close included. stdlibtest's sqlprepdb runs
 // Prepare and the slice queries against PostgreSQL.
 func TestPreparedSliceDbGo(t *testing.T) {
-	sqlc := testenv.SqlcBinary()
-	if sqlc == "" {
-		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
-	}
-	files := map[string]string{
+	r := sqlcAndFencegen(t, map[string]string{
 		"sqlc.yaml":  "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go: {out: db, emit_prepared_queries: true, emit_interface: true}\n",
 		"schema.sql": "CREATE TABLE t (id bigint PRIMARY KEY, name text NOT NULL);\n",
 		"query.sql": "-- name: ListIn :many\nSELECT id, name FROM t WHERE id IN (sqlc.slice(ids));\n\n" +
 			"-- name: GetT :one\nSELECT * FROM t WHERE id = $1;\n\n" +
 			"-- name: ZapIn :execrows\nDELETE FROM t WHERE name = @name AND id IN (sqlc.slice(ids));\n",
-	}
-	sqlcDir, fgDir := t.TempDir(), t.TempDir()
-	for name, src := range files {
-		for _, d := range []string{sqlcDir, fgDir} {
-			if err := os.WriteFile(filepath.Join(d, name), []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	cmd := exec.Command(sqlc, "generate")
-	cmd.Dir = sqlcDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("sqlc generate: %v\n%s", err, out)
-	}
-	b, err := os.ReadFile(filepath.Join(sqlcDir, "db", "db.go"))
+	}, "sqlc.yaml")
+	r.mustBoth(t)
+	b, err := os.ReadFile(filepath.Join(r.dir, "db", "db.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := gen.LoadConfig(filepath.Join(fgDir, "sqlc.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := gen.Generate(context.Background(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := r.out
 	body := func(s string) string { // less the header, up to the package clause
 		return s[strings.Index(s, "\npackage "):]
 	}

@@ -19,43 +19,102 @@ import (
 // test skips with one line, and fails under CI=true.
 func sqlcBody(t *testing.T, schema, queries string) (fencegen, sqlc string, out *gen.Output) {
 	t.Helper()
-	bin := testenv.SqlcBinary()
-	if bin == "" {
-		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
+	return sqlcBodyOf(t, "postgresql", schema, queries)
+}
+
+// sqlcBodyOf is sqlcBody on engine ("postgresql": pgx/v5; "mysql":
+// database/sql).
+func sqlcBodyOf(t *testing.T, engine, schema, queries string) (fencegen, sqlc string, out *gen.Output) {
+	t.Helper()
+	pkg := ", sql_package: pgx/v5"
+	if engine == "mysql" {
+		pkg = ""
 	}
-	dir := t.TempDir()
-	files := map[string]string{
+	r := sqlcAndFencegen(t, map[string]string{
 		"schema.sql": schema,
 		"q.sql":      queries,
-		"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5}}}\n",
+		"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: " + engine + ", schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out" + pkg + "}}}\n",
+	}, "sqlc.yaml")
+	r.mustBoth(t)
+	want, err := os.ReadFile(filepath.Join(r.dir, "out", "q.sql.go"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	return belowHeader(r.out.Files["out/q.sql.go"]), belowHeader(want), r.out
+}
+
+// sqlcRun is what sqlcAndFencegen ran: sqlc's combined output and error
+// (its files are in dir, beside the inputs), and fencegen's: LoadConfig's
+// error, or Generate's output or error.
+type sqlcRun struct {
+	dir     string
+	sqlcOut []byte
+	sqlcErr error
+	cfgErr  error // LoadConfig's
+	out     *gen.Output
+	err     error // Generate's
+}
+
+// sqlcAndFencegen writes files (name to text) into a new directory, runs
+// sqlc v1.31.1's generate there and fencegen's Generate on config, one
+// of the files, and returns both outcomes without judging them. sqlc is
+// $(go env GOPATH)/bin/sqlc; without it the test skips with one line,
+// and fails under CI=true.
+func sqlcAndFencegen(t *testing.T, files map[string]string, config string) sqlcRun {
+	t.Helper()
+	bin := needSqlc(t)
+	r := sqlcRun{dir: t.TempDir()}
 	for n, s := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+		p := filepath.Join(r.dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	cmd := exec.Command(bin, "generate")
-	cmd.Dir = dir
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("sqlc generate: %v\n%s", err, b)
-	}
-	want, err := os.ReadFile(filepath.Join(dir, "out", "q.sql.go"))
+	cmd.Dir = r.dir
+	r.sqlcOut, r.sqlcErr = cmd.CombinedOutput()
+	cfg, err := gen.LoadConfig(filepath.Join(r.dir, config))
 	if err != nil {
-		t.Fatal(err)
+		r.cfgErr = err
+		return r
 	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	r.out, r.err = gen.Generate(context.Background(), cfg)
+	return r
+}
+
+// needSqlc returns the path of sqlc v1.31.1, $(go env GOPATH)/bin/sqlc;
+// without it the test skips with one line, and fails under CI=true.
+func needSqlc(t *testing.T) string {
+	t.Helper()
+	bin := testenv.SqlcBinary()
+	if bin == "" {
+		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
 	}
-	out, err = gen.Generate(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("refused what sqlc generates: %v", err)
+	return bin
+}
+
+// mustBoth fails the test unless sqlc and fencegen both generated.
+func (r sqlcRun) mustBoth(t *testing.T) {
+	t.Helper()
+	if r.sqlcErr != nil {
+		t.Fatalf("sqlc generate: %v\n%s", r.sqlcErr, r.sqlcOut)
 	}
-	body := func(src []byte) string {
-		_, rest, _ := strings.Cut(string(src), "\npackage ")
-		return rest
+	if r.cfgErr != nil {
+		t.Fatal(r.cfgErr)
 	}
-	return body(out.Files["out/q.sql.go"]), body(want), out
+	if r.err != nil {
+		t.Fatalf("refused what sqlc generates: %v", r.err)
+	}
+}
+
+// belowHeader is a generated file's text after its header: from its
+// package clause's name on.
+func belowHeader(src []byte) string {
+	_, rest, _ := strings.Cut(string(src), "\npackage ")
+	return rest
 }
 
 // TestDeclareCursorAsSqlc (issue 24): DECLARE ... CURSOR FOR a SELECT

@@ -33,10 +33,7 @@ import (
 // sqlc is $(go env GOPATH)/bin/sqlc; without it the test skips with one
 // line, and fails under CI=true.
 func TestGeneratedAsSqlcGenerates(t *testing.T) {
-	sqlc := testenv.SqlcBinary()
-	if sqlc == "" {
-		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
-	}
+	needSqlc(t) // one skip line, not one a row
 	const pgSchema = `CREATE TABLE items (id bigint PRIMARY KEY, priority int NOT NULL, tenant_id uuid NOT NULL);
 CREATE TABLE authors (id bigint PRIMARY KEY, name text NOT NULL, bio text);
 CREATE TABLE auth_users (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, email text NOT NULL, name text NOT NULL);
@@ -149,7 +146,6 @@ INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 `, sqlcErr: `column "tenant_id" does not exist`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
 			files := map[string]string{
 				"schema.sql": tt.schema,
 				"q.sql":      tt.query,
@@ -158,38 +154,21 @@ INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 			if tt.engine == "mysql" {
 				files["sqlc.yaml"] = strings.Replace(files["sqlc.yaml"], ", sql_package: pgx/v5", "", 1)
 			}
-			for n, s := range files {
-				if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
+			r := sqlcAndFencegen(t, files, "sqlc.yaml")
+			if r.cfgErr != nil {
+				t.Fatal(r.cfgErr)
 			}
-			cmd := exec.Command(sqlc, "generate")
-			cmd.Dir = dir
-			sqlcOut, sqlcRunErr := cmd.CombinedOutput()
-			cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := gen.Generate(context.Background(), cfg)
+			out, err := r.out, r.err
 			if tt.sqlcErr != "" {
-				if sqlcRunErr == nil || !strings.Contains(string(sqlcOut), tt.sqlcErr) {
-					t.Fatalf("sqlc generate: %v, want an error with %q:\n%s", sqlcRunErr, tt.sqlcErr, sqlcOut)
+				if r.sqlcErr == nil || !strings.Contains(string(r.sqlcOut), tt.sqlcErr) {
+					t.Fatalf("sqlc generate: %v, want an error with %q:\n%s", r.sqlcErr, tt.sqlcErr, r.sqlcOut)
 				}
 				if err == nil || !strings.Contains(err.Error(), strings.TrimSuffix(tt.sqlcErr, " does not exist")) {
 					t.Fatalf("fencegen: %v, want an error with %q", err, tt.sqlcErr)
 				}
 				return
 			}
-			if sqlcRunErr != nil {
-				t.Fatalf("sqlc generate: %v\n%s", sqlcRunErr, sqlcOut)
-			}
-			if err != nil {
-				t.Fatalf("refused what sqlc generates: %v", err)
-			}
-			body := func(src []byte) string {
-				_, rest, _ := strings.Cut(string(src), "\npackage ")
-				return rest
-			}
+			r.mustBoth(t)
 			var names []string
 			for n := range out.Files {
 				names = append(names, n)
@@ -199,12 +178,12 @@ INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 				t.Errorf("files %v, want db.go, models.go, q.sql.go (and querier.go with emit_interface)", names)
 			}
 			for _, n := range names {
-				want, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n)))
+				want, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(n)))
 				if err != nil {
 					t.Errorf("%s: sqlc wrote no such file: %v", n, err)
 					continue
 				}
-				if g, w := body(out.Files[n]), body(want); g != w {
+				if g, w := belowHeader(out.Files[n]), belowHeader(want); g != w {
 					t.Errorf("%s differs from sqlc's below the header:\n--- fencegen\n%s\n--- sqlc\n%s", n, g, w)
 				}
 			}
