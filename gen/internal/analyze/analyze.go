@@ -701,6 +701,11 @@ type analyzer struct {
 	// sqlcEnds are, by start, the edits whose text sqlc's rewrite ends
 	// elsewhere (sqlcSwallowedText), and where.
 	sqlcEnds map[int]int
+	// sqlcCaseParents are the parameters sqlc types by what encloses the CASE
+	// they stand in, by number, and sqlcOperands the operators among
+	// those parents (sqlccase.go).
+	sqlcCaseParents map[int]sqlcParent
+	sqlcOperands    map[*sqlparse.AExpr]*sqlcOperand
 	// explain is set for EXPLAIN of a SELECT, INSERT, UPDATE or DELETE,
 	// which sqlc v1.31.1 generates with the parameters of the statement
 	// explained and no result column. planOnly is set while the type
@@ -859,6 +864,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	if _, err := a.numberParams(); err != nil {
 		return nil, err
 	}
+	a.findSqlcCaseParams()
 	var mysqlRep *mysqlwrites.Report
 	if a.opts.MySQL && len(a.cat.FencedTables()) > 0 {
 		var refused bool
@@ -950,6 +956,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			a.queryDDL(q, n)
 		}
 	}
+	a.typeSqlcCaseParams()
 	if a.explain {
 		// sqlc's EXPLAIN: no result column (see checkCmd), no guard.
 		q.Columns, a.planOnly = nil, false

@@ -581,24 +581,30 @@ var swallowedOps = map[string]bool{"+": true, "-": true, "*": true, "/": true, "
 // from: the first column reference in its left operand, else in its
 // right one (sqlc's resolveCatalogRefs), as the scope resolves it.
 func (a *analyzer) sqlcFirstColumn(sc *scope, n *sqlparse.AExpr) (value, bool) {
+	ref := sqlcFirstRef(n)
+	if ref == nil {
+		return value{}, false
+	}
+	// Resolved once more, quietly: the operand's own analysis reports a
+	// reference that does not resolve.
+	errs, refused := len(a.errs), len(a.refused)
+	v, ok := a.column(sc, ref)
+	a.errs, a.refused = a.errs[:errs], a.refused[:refused]
+	return v, ok && v.Known
+}
+
+// sqlcFirstRef is the first column reference (not a star) in operator
+// n's left operand, else in its right one, nil for none.
+func sqlcFirstRef(n *sqlparse.AExpr) *sqlparse.ColumnRef {
+	var ref *sqlparse.ColumnRef
 	for _, side := range []sqlparse.Node{n.Left, n.Right} {
-		var ref *sqlparse.ColumnRef
 		walk(side, func(x sqlparse.Node) {
 			if cr, ok := x.(*sqlparse.ColumnRef); ok && ref == nil && cr.Fields[len(cr.Fields)-1] != "*" {
 				ref = cr
 			}
 		})
-		if ref == nil {
-			continue
-		}
-		// Resolved once more, quietly: the operand's own analysis
-		// reports a reference that does not resolve.
-		errs, refused := len(a.errs), len(a.refused)
-		v, ok := a.column(sc, ref)
-		a.errs, a.refused = a.errs[:errs], a.refused[:refused]
-		return v, ok && v.Known
 	}
-	return value{}, false
+	return ref
 }
 
 // refersToColumn reports whether e refers to a column anywhere in it.
@@ -653,6 +659,7 @@ func (a *analyzer) compare(sc *scope, e sqlparse.Node, other value) value {
 }
 
 func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
+	a.resolveSqlcOperand(sc, n)
 	if a.unchecked > 0 && (isParam(n.Left) || isParam(n.Right)) {
 		// sqlc resolves the other operand of a parameter, for the
 		// parameter's type: a reference there that does not resolve

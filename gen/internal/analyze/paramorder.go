@@ -23,22 +23,38 @@ import (
 // So in WITH x AS (... @a ...) UPDATE t SET c = @b, @b is $1 and @a $2.
 func paramsInSqlcOrder(stmt sqlparse.Node) []*sqlparse.Param {
 	var out []*sqlparse.Param
-	var visit func(v reflect.Value)
-	fields := func(v reflect.Value, names ...string) {
+	inSqlcOrder(stmt, struct{}{}, func(n any, s struct{}) struct{} {
+		if p, ok := n.(*sqlparse.Param); ok {
+			out = append(out, p)
+		}
+		return s
+	})
+	return out
+}
+
+// inSqlcOrder calls enter for every node under stmt (and every other
+// pointer of the tree, a *Target among them), parents first, in
+// the order paramsInSqlcOrder describes (sqlc's walk). Each call gets
+// the state its parent's call returned (s for stmt itself), as sqlc's
+// visitor passes itself down by value: what a node sets holds for the
+// nodes under it, not for those beside it.
+func inSqlcOrder[S any](stmt sqlparse.Node, s S, enter func(n any, s S) S) {
+	var visit func(v reflect.Value, s S)
+	fields := func(v reflect.Value, s S, names ...string) {
 		for _, n := range names {
-			visit(fieldByName(v, n))
+			visit(fieldByName(v, n), s)
 		}
 	}
-	visit = func(v reflect.Value) {
+	visit = func(v reflect.Value, s S) {
 		switch v.Kind() {
 		case reflect.Interface:
 			if !v.IsNil() {
-				visit(v.Elem())
+				visit(v.Elem(), s)
 			}
 			return
 		case reflect.Slice:
 			for i := 0; i < v.Len(); i++ {
-				visit(v.Index(i))
+				visit(v.Index(i), s)
 			}
 			return
 		case reflect.Pointer:
@@ -48,37 +64,35 @@ func paramsInSqlcOrder(stmt sqlparse.Node) []*sqlparse.Param {
 		default:
 			if v.Kind() == reflect.Struct {
 				for _, i := range walkInfoOf(v.Type()).fields {
-					visit(v.Field(i))
+					visit(v.Field(i), s)
 				}
 			}
 			return
 		}
 		e := v.Elem()
+		s = enter(v.Interface(), s)
 		switch n := v.Interface().(type) {
-		case *sqlparse.Param:
-			out = append(out, n)
 		case *sqlparse.Select:
 			if n.SetOp != "" {
-				fields(e, "OrderBy", "Offset", "Limit", "With", "Left", "Right")
+				fields(e, s, "OrderBy", "Offset", "Limit", "With", "Left", "Right")
 			} else {
-				fields(e, "DistinctOn", "Targets", "From", "Where", "GroupBy", "Having", "Windows", "Values", "OrderBy", "Offset", "Limit", "With")
+				fields(e, s, "DistinctOn", "Targets", "From", "Where", "GroupBy", "Having", "Windows", "Values", "OrderBy", "Offset", "Limit", "With")
 			}
 		case *sqlparse.Insert:
-			fields(e, "Columns", "Select", "OnConflict", "Returning", "With")
+			fields(e, s, "Columns", "Select", "OnConflict", "Returning", "With")
 		case *sqlparse.Update:
 			// OrderBy and Limit are MySQL's, whose parameters are
 			// numbered in text order (numberMySQLParams).
-			fields(e, "Set", "Where", "From", "Returning", "With", "OrderBy", "Limit")
+			fields(e, s, "Set", "Where", "From", "Returning", "With", "OrderBy", "Limit")
 		case *sqlparse.Delete:
-			fields(e, "Using", "Where", "Returning", "With", "OrderBy", "Limit")
+			fields(e, s, "Using", "Where", "Returning", "With", "OrderBy", "Limit")
 		case *sqlparse.Target:
-			fields(e, "Subscripts", "Expr")
+			fields(e, s, "Subscripts", "Expr")
 		default:
-			visit(e)
+			visit(e, s)
 		}
 	}
-	visit(reflect.ValueOf(stmt))
-	return out
+	visit(reflect.ValueOf(stmt), s)
 }
 
 // fieldIndexes caches fieldByName's indexes by struct type and field name.
