@@ -549,17 +549,8 @@ func TestGuardLifePostgres(t *testing.T) {
 }
 
 func lifeCheck(t *testing.T, tool string, c lifeCase) {
-	dir := t.TempDir()
-	write := func(name, text string) {
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	project := newLifeProject(t, tool)
+	dir, write, fencegen := project.dir, project.write, project.fencegen
 	// config writes the configuration, with a fence key on column when
 	// the case marks the token column by one; stdlib.yaml is the same
 	// entry with sqlc's database/sql code (no sql_package), out dbsql:
@@ -586,42 +577,8 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		init += "COMMENT ON COLUMN jobs.tok IS '" + mark + "';\n"
 	}
 	init += c.extra
-	var changeFile string
-	switch tool {
-	case "goose":
-		write("migrations/00001_init.sql", "-- +goose Up\n"+init+"-- +goose Down\nDROP TABLE jobs;\nDROP TABLE notes;\n")
-		changeFile = "migrations/00003_change.sql"
-	case "dbmate":
-		write("migrations/00001_init.sql", "-- migrate:up\n"+init+"-- migrate:down\nDROP TABLE jobs;\nDROP TABLE notes;\n")
-		changeFile = "migrations/00003_change.sql"
-	case "atlas":
-		write("migrations/00001_init.sql", init)
-		changeFile = "migrations/00003_change.sql"
-	default:
-		write("migrations/000001_init.up.sql", init)
-		write("migrations/000001_init.down.sql", "DROP TABLE jobs;\nDROP TABLE notes;\n")
-		changeFile = "migrations/000003_change.up.sql"
-	}
-
-	fencegen := func(want int, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(fencegenBin, args...)
-		cmd.Dir = dir
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if code != want {
-			t.Fatalf("fencegen %s: exit %d, want %d\n%s", strings.Join(args, " "), code, want, stderr.String())
-		}
-		return stderr.String()
-	}
+	project.initMigration(init, "DROP TABLE jobs;\nDROP TABLE notes;\n")
+	changeFile := project.changeFile()
 	// The repository code as the team generates it before the change,
 	// with the schema alone and with the guard migration (the same).
 	// generated generates with both configurations and returns the
@@ -647,20 +604,7 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	if changeDown == "" {
 		changeDown = "SELECT 1;\n"
 	}
-	// migration writes a migration of the team's in the tool's layout.
-	migration := func(file, up, down string) {
-		switch tool {
-		case "goose":
-			write(file, "-- +goose Up\n-- +goose StatementBegin\n"+up+"-- +goose StatementEnd\n-- +goose Down\n"+down)
-		case "dbmate":
-			write(file, "-- migrate:up\n"+up+"-- migrate:down\n"+down)
-		case "atlas":
-			write(file, up)
-		default:
-			write(file, up)
-			write(strings.Replace(file, ".up.sql", ".down.sql", 1), down)
-		}
-	}
+	migration := project.migration
 	migration(changeFile, c.change, changeDown)
 	laterFile := ""
 	if c.later != "" {

@@ -1,10 +1,7 @@
 package migrationtools
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -74,72 +71,20 @@ func TestGuardLifeHiddenPostgres(t *testing.T) {
 }
 
 func hiddenCheck(t *testing.T, tool, change, cause string) {
-	dir := t.TempDir()
-	write := func(name, text string) {
-		t.Helper()
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fencegen := func(want int, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(fencegenBin, args...)
-		cmd.Dir = dir
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		err := cmd.Run()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if code != want {
-			t.Fatalf("fencegen %s: exit %d, want %d\n%s", strings.Join(args, " "), code, want, stderr.String())
-		}
-		return stderr.String()
-	}
+	project := newLifeProject(t, tool)
+	dir, write, fencegen := project.dir, project.write, project.fencegen
 	write("fencegen.yaml", "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: migrations\n    queries: query.sql\n"+
 		"    gen: {go: {package: db, out: db, sql_package: pgx/v5}}\n")
 	write("query.sql", lifeQueries("jobs"))
 	init := "CREATE TABLE notes (id bigint PRIMARY KEY, body text NOT NULL);\n" +
 		"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL DEFAULT '', tok bigint NOT NULL DEFAULT 1);\n" +
 		"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n"
-	var changeFile string
-	switch tool {
-	case "goose":
-		write("migrations/00001_init.sql", "-- +goose Up\n"+init+"-- +goose Down\nDROP TABLE jobs;\nDROP TABLE notes;\n")
-	case "dbmate":
-		write("migrations/00001_init.sql", "-- migrate:up\n"+init+"-- migrate:down\nDROP TABLE jobs;\nDROP TABLE notes;\n")
-	case "atlas":
-		write("migrations/00001_init.sql", init)
-	default:
-		write("migrations/000001_init.up.sql", init)
-		write("migrations/000001_init.down.sql", "DROP TABLE jobs;\nDROP TABLE notes;\n")
-	}
+	project.initMigration(init, "DROP TABLE jobs;\nDROP TABLE notes;\n")
 	fencegen(0, "generate")
 	fencegen(0, "guard", "-format", tool, "-dir", "migrations")
 	// The change, after the guard migration.
-	switch tool {
-	case "goose":
-		changeFile = "migrations/00003_change.sql"
-		write(changeFile, "-- +goose Up\n-- +goose StatementBegin\n"+change+"-- +goose StatementEnd\n-- +goose Down\nSELECT 1;\n")
-	case "dbmate":
-		changeFile = "migrations/00003_change.sql"
-		write(changeFile, "-- migrate:up\n"+change+"-- migrate:down\nSELECT 1;\n")
-	case "atlas":
-		changeFile = "migrations/00003_change.sql"
-		write(changeFile, change)
-	default:
-		changeFile = "migrations/000003_change.up.sql"
-		write(changeFile, change)
-		write("migrations/000003_change.down.sql", "SELECT 1;\n")
-	}
+	changeFile := project.changeFile()
+	project.migration(changeFile, change, "SELECT 1;\n")
 	for _, cmd := range []string{"generate", "vet", "check"} {
 		stderr := fencegen(1, cmd)
 		first, _, _ := strings.Cut(stderr, "\n")
@@ -183,17 +128,8 @@ func hiddenCheck(t *testing.T, tool, change, cause string) {
 func TestGuardLifeSearchPathPostgres(t *testing.T) {
 	for _, tool := range []string{"goose", "golang-migrate", "dbmate", "atlas"} {
 		t.Run(tool, func(t *testing.T) {
-			dir := t.TempDir()
-			write := func(name, text string) {
-				t.Helper()
-				p := filepath.Join(dir, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			project := newLifeProject(t, tool)
+			dir, write := project.dir, project.write
 			write("fencegen.yaml", "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: migrations\n    queries: query.sql\n"+
 				"    gen: {go: {package: db, out: db, sql_package: pgx/v5}}\n")
 			write("query.sql", "-- name: SetStatus :exec\nUPDATE public.jobs SET status = $1 WHERE id = $2;\n")
@@ -202,17 +138,7 @@ func TestGuardLifeSearchPathPostgres(t *testing.T) {
 				"COMMENT ON COLUMN public.jobs.tok IS 'fencegen:token';\n" +
 				"CREATE TABLE app.jobs (id bigint PRIMARY KEY, status text, tok bigint);\n" +
 				"SET search_path = app, public;\n"
-			switch tool {
-			case "goose":
-				write("migrations/00001_init.sql", "-- +goose Up\n"+init+"-- +goose Down\nSELECT 1;\n")
-			case "dbmate":
-				write("migrations/00001_init.sql", "-- migrate:up\n"+init+"-- migrate:down\nSELECT 1;\n")
-			case "atlas":
-				write("migrations/00001_init.sql", init)
-			default:
-				write("migrations/000001_init.up.sql", init)
-				write("migrations/000001_init.down.sql", "SELECT 1;\n")
-			}
+			project.initMigration(init, "SELECT 1;\n")
 			cmd := exec.Command(fencegenBin, "guard", "-format", tool, "-dir", "migrations")
 			cmd.Dir = dir
 			if out, err := cmd.CombinedOutput(); err != nil {
