@@ -57,23 +57,21 @@ func (a *analyzer) findSqlcCaseParams() {
 	selectList := map[*sqlparse.Target]bool{}
 	first := map[int]bool{}
 	inSqlcOrder(a.stmt.Node, sqlcParent{}, func(n any, s sqlcParent) sqlcParent {
+		var list []*sqlparse.Target
 		switch n := n.(type) {
 		case *sqlparse.Select:
-			for _, t := range n.Targets {
-				selectList[t] = true
-			}
+			list = n.Targets
 		case *sqlparse.Insert:
-			for _, t := range n.Returning {
-				selectList[t] = true
-			}
+			list = n.Returning
 		case *sqlparse.Update:
-			for _, t := range n.Returning {
-				selectList[t] = true
-			}
+			list = n.Returning
 		case *sqlparse.Delete:
-			for _, t := range n.Returning {
-				selectList[t] = true
-			}
+			list = n.Returning
+		}
+		for _, t := range list {
+			selectList[t] = true
+		}
+		switch n := n.(type) {
 		case *sqlparse.AExpr:
 			return sqlcParent{node: n}
 		case *sqlparse.FuncCall:
