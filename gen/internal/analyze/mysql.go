@@ -290,7 +290,7 @@ func (a *analyzer) mysqlFuncCall(sc *scope, f *sqlparse.FuncCall) (value, []valu
 func (a *analyzer) dropSqlcUnread(q *Query) {
 	var unread []*sqlparse.Param
 	for _, p := range a.mysqlParams {
-		if p.SqlcUnread {
+		if p.SqlcUnread || p.SqlcDropped {
 			unread = append(unread, p)
 		}
 	}
@@ -299,12 +299,12 @@ func (a *analyzer) dropSqlcUnread(q *Query) {
 	}
 	if q.Fence != nil || a.cteFence != nil || q.OptOut != nil {
 		line, col := diag.Position(a.file.Src, a.clampLoc(unread[0].Loc))
-		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: sqlc v1.31.1 does not read %s, whose method therefore fails on every call; this query writes a fenced table, so its method takes %s, as with mysql_types: true", a.file.Name, line, col, q.Name, plural(len(unread), "this parameter", "this and %d more parameters"), plural(len(unread), "it", "them")))
+		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: sqlc v1.31.1 leaves %s out of its method, which therefore fails on every call; this query writes a fenced table, so its method takes %s, as with mysql_types: true", a.file.Name, line, col, q.Name, plural(len(unread), "this parameter", "this and %d more parameters"), plural(len(unread), "it", "them")))
 		return
 	}
 	read := map[int]bool{}
 	for _, p := range a.mysqlParams {
-		if !p.SqlcUnread {
+		if !p.SqlcUnread && !p.SqlcDropped {
 			read[p.Number] = true
 		}
 	}
@@ -324,11 +324,12 @@ func (a *analyzer) dropSqlcUnread(q *Query) {
 	binds, sent := 0, 0
 	var order []int
 	for _, p := range a.mysqlParams {
-		if !p.SqlcUnread {
+		if !p.SqlcUnread && !p.SqlcDropped {
 			order = append(order, renumber[p.Number])
 			sent++
 		}
 		if !p.SqlcUnread || p.Name == "" {
+			// A ? in the text sent (a sqlc.arg sqlc rewrites).
 			binds++
 		}
 	}
@@ -339,17 +340,19 @@ func (a *analyzer) dropSqlcUnread(q *Query) {
 	}
 	unreadAt := map[int]bool{}
 	for _, p := range unread {
-		unreadAt[p.Loc] = true
+		unreadAt[p.Loc] = p.SqlcUnread
 		p.Number = 0
 	}
 	// A sqlc.arg sqlc does not read stays in the text, as sqlc leaves
 	// it: MariaDB/MySQL reads it as a call of a function sqlc.arg.
 	a.edits = slices.DeleteFunc(a.edits, func(e edit) bool { return unreadAt[e.start] })
-	a.inSlices = slices.DeleteFunc(a.inSlices, func(s InSlice) bool { return s.Number == 0 })
+	// An IN (sqlc.slice(x)) list sqlc leaves out keeps its marker in the
+	// text, unexpanded, as sqlc's.
+	a.inSlices = slices.DeleteFunc(a.inSlices, func(s InSlice) bool { return !read[s.Number] })
 	for _, p := range unread {
 		line, col := diag.Position(a.file.Src, a.clampLoc(p.Loc))
 		what := fmt.Sprintf("the statement has %s and the method sends %s, so every call fails (database/sql: \"sql: expected %d arguments, got %d\")", count(binds, "placeholder"), count(sent, "value"), binds, sent)
-		if p.Name != "" {
+		if p.Name != "" && p.SqlcUnread {
 			fn := "arg"
 			switch {
 			case p.Slice:
@@ -361,7 +364,11 @@ func (a *analyzer) dropSqlcUnread(q *Query) {
 		} else if sent == 0 {
 			what = fmt.Sprintf("the method sends no value for the statement's %s, so MariaDB/MySQL refuses every call (the driver sends the text with its ? unbound: Error 1064, a syntax error)", count(binds, "placeholder"))
 		}
-		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: sqlc v1.31.1 does not read this parameter, and its method takes no argument for it; generated as sqlc generates it: %s; mysql_types: true sends it", a.file.Name, line, col, q.Name, what))
+		why := "does not read this parameter"
+		if p.SqlcDropped {
+			why = "leaves this element of an IN list out (it types one by the column on the IN's left, and this left is no column)"
+		}
+		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: sqlc v1.31.1 %s, and its method takes no argument for it; generated as sqlc generates it: %s; mysql_types: true sends it", a.file.Name, line, col, q.Name, why, what))
 	}
 }
 

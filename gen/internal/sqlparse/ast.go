@@ -852,6 +852,12 @@ type Param struct {
 	// and a sqlc.arg there is not rewritten (mysqlparse lists the
 	// expressions and clauses). MySQL still binds its ?.
 	SqlcUnread bool
+	// SqlcDropped is set for a MySQL parameter that sqlc v1.31.1 reads
+	// (its sqlc.arg is rewritten to ?) but leaves out of the method: an
+	// element of an IN list whose left side is neither a column nor a
+	// parameter (LOWER(name) IN (?, ?); its resolve.go types a list
+	// element by the column on the left and skips it otherwise).
+	SqlcDropped bool
 }
 
 func (n *Param) Pos() int { return n.Loc }

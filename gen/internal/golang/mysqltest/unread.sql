@@ -41,5 +41,8 @@ SELECT id FROM t WHERE name REGEXP sqlc.arg(pattern) AND id > sqlc.arg(min_id) O
 -- name: OnlyUnread :many
 SELECT id FROM t WHERE NOT (a = ?) ORDER BY id;
 
+-- name: LowerIn :many
+SELECT id FROM t WHERE LOWER(name) IN (?, ?) AND id > ? ORDER BY id;
+
 -- name: UpdateOrder :execrows
 UPDATE t SET note = ? WHERE id > ? ORDER BY ABS(b - ?), id LIMIT 1;

@@ -231,8 +231,30 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 			op = "<>"
 		}
 		r := &sqlparse.RowExpr{Loc: loc}
+		// sqlc v1.31.1 types a parameter that is an element of the
+		// list by the column on the left (resolve.go's ast.In case), and
+		// drops it when the left is neither a column nor a parameter:
+		// LOWER(name) IN (?, ?) has no parameter in sqlc's method.
+		left := unparen(n.Expr)
+		_, col := left.(*ast.ColumnNameExpr)
+		_, par := left.(*driver.ParamMarkerExpr)
 		for _, v := range n.List {
+			from := len(c.params)
 			r.Args = append(r.Args, c.expr(v))
+			if col || par {
+				continue
+			}
+			// The parameters whose parent in sqlc's search is the IN:
+			// the element itself, or one in a COALESCE that is it (a
+			// COALESCE is no parent there).
+			v = unparen(v)
+			if f, ok := v.(*ast.FuncCallExpr); ok && f.Schema.O == "" && f.FnName.L == "coalesce" {
+				for _, a := range f.Args {
+					markDropped(c.params[from:], unparen(a))
+				}
+				continue
+			}
+			markDropped(c.params[from:], v)
 		}
 		return &sqlparse.AExpr{Kind: kind, Op: op, Left: c.expr(n.Expr), Right: r, Loc: loc}
 	case *ast.BetweenExpr:
@@ -413,4 +435,48 @@ func (c *converter) funcCall(n *ast.FuncCallExpr, loc int) sqlparse.Node {
 		}
 	}
 	return &sqlparse.FuncCall{Func: sqlparse.Name{Schema: n.Schema.O, Name: name, Loc: loc}, Args: args, ArgNames: make([]string, len(args)), Loc: loc}
+}
+
+// unparen is n without the parentheses around it (sqlc's converter drops
+// them).
+func unparen(n ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := n.(*ast.ParenthesesExpr)
+		if !ok {
+			return n
+		}
+		n = p.Expr
+	}
+}
+
+// isParam reports whether n is a ? or a sqlc.arg, sqlc.narg or
+// sqlc.slice (a parameter in sqlc's tree).
+func isParam(n ast.ExprNode) bool {
+	switch n := n.(type) {
+	case *driver.ParamMarkerExpr:
+		return true
+	case *ast.FuncCallExpr:
+		return strings.EqualFold(n.Schema.O, "sqlc") && (n.FnName.L == "arg" || n.FnName.L == "narg" || n.FnName.L == "slice")
+	}
+	return false
+}
+
+// markDropped sets SqlcDropped on the parameter of ps that n is, when n
+// is a parameter (isParam).
+func markDropped(ps []*sqlparse.Param, n ast.ExprNode) {
+	if !isParam(n) {
+		return
+	}
+	at := -1
+	switch n := n.(type) {
+	case *driver.ParamMarkerExpr:
+		at = n.Offset
+	default:
+		at = n.OriginTextPosition()
+	}
+	for _, p := range ps {
+		if p.Loc == at {
+			p.SqlcDropped = true
+		}
+	}
 }

@@ -158,6 +158,39 @@ func (q *Queries) IsTrue(ctx context.Context, arg IsTrueParams) ([]int64, error)
 	return items, nil
 }
 
+const lowerIn = `-- name: LowerIn :many
+SELECT id FROM t WHERE LOWER(name) IN (?, ?) AND id > ? ORDER BY id
+`
+
+type LowerInParams struct {
+	Lower   string
+	Lower_2 string
+	ID      int64
+}
+
+func (q *Queries) LowerIn(ctx context.Context, arg LowerInParams) ([]int64, error) {
+	rows, err := q.db.QueryContext(ctx, lowerIn, arg.Lower, arg.Lower_2, arg.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		items = append(items, id)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const namedRegexp = `-- name: NamedRegexp :many
 SELECT id FROM t WHERE name REGEXP ? AND id > ? ORDER BY id
 `
