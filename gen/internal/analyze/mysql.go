@@ -361,6 +361,9 @@ func (a *analyzer) dropSqlcUnread(q *Query) {
 				fn = "narg"
 			}
 			what = fmt.Sprintf("the text keeps %s, which MariaDB/MySQL reads as a call of a function that does not exist, so every call fails (\"FUNCTION sqlc.%s does not exist\")", string(a.file.Src[p.Loc:p.End]), fn)
+		} else if len(a.inSlices) > 0 {
+			// The statement's placeholders depend on the lists' lengths.
+			what = fmt.Sprintf("the method sends %s fewer than the statement has placeholders, so every call fails (database/sql: \"sql: expected n arguments, got n-%d\")", count(binds-sent, "value"), binds-sent)
 		} else if sent == 0 {
 			what = fmt.Sprintf("the method sends no value for the statement's %s, so MariaDB/MySQL refuses every call (the driver sends the text with its ? unbound: Error 1064, a syntax error)", count(binds, "placeholder"))
 		}
