@@ -59,10 +59,18 @@ func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) (*mysqlwrite
 	}
 	var errs diag.List
 	errs = append(errs, mysqlSchemaNameCases(schema)...)
+	// The session's client character set as the schema's SET statements
+	// leave it: one whose multi-byte characters may end in an ASCII byte
+	// is refused where it is set (fencegen reads the schema as UTF-8).
+	var charset mysqlwrites.ClientCharset
 	for _, f := range schema {
 		stmts := f.Stmts
 		for _, st := range mysqlwrites.SplitStatements(string(f.Src)) {
 			if !mysqlwrites.IsProgram(st.Text) {
+				if at, why := charset.Read(st.Text); why != "" {
+					line, col := diag.Position(f.Src, st.Pos+at)
+					errs.Add(f.Name, line, col, "schema statement %s", why)
+				}
 				isSet := false
 				if strings.Contains(strings.ToLower(st.Text), "sql_mode") {
 					if set, _, err := tidbparser.New().Parse(st.Text, "", ""); err == nil && len(set) == 1 {

@@ -39,6 +39,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/fencegen/fencegen/gen/internal/guard"
+	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
 )
 
 // Form is the shape of a guarded MySQL write.
@@ -268,6 +269,14 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 		return (t.kind == 's' || t.kind == 'q') && strings.Contains(sql[t.start:t.end], "\r")
 	}) {
 		return nil, fmt.Errorf("a string literal of the write to fenced table %s holds a NUL or carriage return, which the guarded text cannot carry; pass the value as a parameter", spec.Table)
+	}
+	// The whole guarded text, as sent, reads as fencegen reads it: no
+	// carriage return that changes its tokens once the Go raw string
+	// drops it, no control byte, no delimiter a multi-byte client
+	// character set reads into a character (the splice must not make
+	// one either).
+	if mysqlwrites.DroppedCR(c+text) >= 0 || mysqlwrites.ControlByte(c+text) >= 0 || mysqlwrites.MultibyteTrail(c+text) >= 0 {
+		return nil, fmt.Errorf("the guarded text of the write to fenced table %s holds a carriage return, a control character or a non-ASCII character before a delimiter, which the server would read otherwise than fencegen; write the statement without it", spec.Table)
 	}
 	if g.Stored != "" {
 		read, err := p.ParseOneStmt(g.Stored, "", "")

@@ -13,7 +13,9 @@ package mysqlparse
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,9 +38,51 @@ import (
 // A statement holding an executable comment that the TiDB parser does not
 // read as MySQL and MariaDB run it (scan) is refused, at the
 // comment: what fencegen does not read, it cannot guard.
+//
+// A query's text is then held in generated code, whose Go raw string
+// drops every carriage return: a statement that lexes otherwise without
+// them is refused at the carriage return (mysqlwrites.DroppedCR), as is
+// one that another byte would make the server read otherwise
+// (byteReasons).
 func Parse(name string, src []byte) (*sqlparse.File, error) {
 	segs, bad := scan(src)
+	bad = append(bad, byteReasons(src, segs, true)...)
+	sortComments(bad)
 	return parse(name, src, segs, bad, nil)
+}
+
+// byteReasons are the bytes of src's statements (spans) that fencegen
+// refuses, one per statement at most: an ASCII control byte other than
+// a blank (mysqlwrites.ControlByte), an ASCII byte a client character set
+// with ASCII trail bytes would read as part of a character
+// (mysqlwrites.MultibyteTrail), and, for a query file (query set), a
+// carriage return whose removal changes the tokens
+// (mysqlwrites.DroppedCR). A schema file reaches the server as written,
+// its carriage returns included.
+func byteReasons(src []byte, spans [][2]int, query bool) []Comment {
+	var out []Comment
+	for _, sp := range spans {
+		text := string(src[sp[0]:sp[1]])
+		if i := mysqlwrites.ControlByte(text); i >= 0 {
+			out = append(out, Comment{Pos: sp[0] + i, Reason: fmt.Sprintf("control character %q: MySQL and MariaDB read some control characters as blanks (and -- followed by one as a comment), which fencegen does not, so fencegen cannot read the statement as the server does; remove it, or write it in a string as CHAR(%d)", text[i], text[i])})
+			continue
+		}
+		if i := mysqlwrites.MultibyteTrail(text); i >= 0 {
+			out = append(out, Comment{Pos: sp[0] + i, Reason: fmt.Sprintf("%q right after a non-ASCII character: under a client character set whose multi-byte characters may end in an ASCII byte (gbk, big5, sjis, cp932, gb18030: a DSN's charset=, SET NAMES) the server reads it as part of that character, so the statement's quotes, names and comments end elsewhere than fencegen reads them; put a space or a letter between them", text[i])})
+			continue
+		}
+		if query {
+			if i := mysqlwrites.DroppedCR(text); i >= 0 {
+				out = append(out, Comment{Pos: sp[0] + i, Reason: "carriage return inside a comment, a string, a quoted name or between two tokens that it alone keeps apart: generated code holds the query in a Go raw string, which drops every carriage return, so the server would read another statement than fencegen analyses (*<CR>/ would end a comment); remove it, or pass the value as a parameter"})
+			}
+		}
+	}
+	return out
+}
+
+// sortComments sorts refusals by offset.
+func sortComments(cs []Comment) {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Pos < cs[j].Pos })
 }
 
 // ParseSchema is Parse for a schema file: besides what Parse reads, it
@@ -64,10 +108,14 @@ func ParseSchema(name string, src []byte) (*sqlparse.File, error) {
 		}
 		segs = append(segs, seg)
 	}
+	spans, bad := scan(src)
 	if program == nil {
-		return Parse(name, src)
+		bad = append(bad, byteReasons(src, spans, false)...)
+		sortComments(bad)
+		return parse(name, src, spans, bad, nil)
 	}
-	_, bad := scan(src)
+	bad = append(bad, byteReasons(src, segs, false)...)
+	sortComments(bad)
 	return parse(name, src, segs, bad, program)
 }
 

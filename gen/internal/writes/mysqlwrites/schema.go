@@ -193,9 +193,13 @@ func ReadSchema(files ...[]byte) (*Schema, error) {
 	// mode, which this reads, is unread (SchemaReading).
 	var mode mysql.SQLMode
 	known, modeSet := true, false
+	var charset ClientCharset
 	for fi, f := range files {
 		for _, st := range SplitStatements(string(f)) {
 			if !IsProgram(st.Text) {
+				if _, why := charset.Read(st.Text); why != "" {
+					sc.Unread = append(sc.Unread, firstWords(st.Text)+", which "+why)
+				}
 				isSet := false
 				if strings.Contains(strings.ToLower(st.Text), "sql_mode") {
 					if set, _, err := parser.New().Parse(st.Text, "", ""); err == nil && len(set) == 1 {
