@@ -20,8 +20,12 @@ import (
 // vet note saying what the server will answer: sqlc.embed(x) of a CTE
 // aliased x where a table x exists (F1), an unresolved column in an
 // INSERT's VALUES (F6, PostgreSQL and MySQL), an INSERT naming a column
-// the table lacks where no parameter takes its type (F11), and an
-// operator that swallows a named parameter's @ (F11, %@name). Where a
+// the table lacks where no parameter takes its type (F11), an
+// operator that swallows a named parameter's @ (F11, %@name), and an
+// upsert's references sqlc does not check (ON CONFLICT DO UPDATE outside
+// an INSERT of one VALUES row, ON DUPLICATE KEY UPDATE without a
+// parameter assigned to the column; TestUpsertMissingColumnOnServers
+// runs them). Where a
 // bare parameter takes the missing column's type, sqlc refuses, and so
 // does fencegen. MySQL's x IS NULL is bool and ? IN (foo.a, foo.b) is
 // named a, as sqlc's MySQL reading has them (F7); a parameter compared
@@ -141,6 +145,30 @@ UPDATE users SET name = COALESCE(sqlc.narg('name'), name),
 -- name: FindUser :many
 SELECT id FROM users WHERE email = lower(COALESCE(sqlc.narg('email'), email));
 `, notes: []string{"query UpdateUser: parameter email is interface{}, as sqlc declares it; postgresql_types: true declares pgtype.Text", "query FindUser: parameter email is interface{}, as sqlc declares it; postgresql_types: true declares pgtype.Text", "postgresql_types is fencegen's option"}},
+		// ON CONFLICT DO UPDATE (issue 23): sqlc checks the conflict
+		// columns, SET columns and SET col = EXCLUDED.col only in an
+		// INSERT of one VALUES row, a SET column elsewhere only for a
+		// parameter assigned to it, and no other reference.
+		{name: "upsert references pg", engine: "postgresql", schema: pgSchema, query: upsertPG,
+			notes: []string{`q.sql:2:95: note: query WhereMissing: PostgreSQL refuses this query: column "nme" does not exist in authors`,
+				`q.sql:5:95: note: query WhereExcluded: PostgreSQL refuses this query: column "nme" does not exist in excluded`,
+				`q.sql:8:92: note: query NestedExcluded: PostgreSQL refuses this query: column "nme" does not exist in excluded`,
+				`q.sql:11:86: note: query OwnMissing: PostgreSQL refuses this query: column "nme" does not exist in authors`,
+				`q.sql:14:77: note: query SelectSetMissing: PostgreSQL refuses this query: column "nme" of relation "authors" does not exist`,
+				`q.sql:17:89: note: query ManyRowsSetMissing: PostgreSQL refuses this query: column "nme" of relation "authors" does not exist`}},
+		{name: "upsert SET of a missing column pg", engine: "postgresql", schema: pgSchema, query: `-- name: SetMissing :exec
+INSERT INTO authors (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET nme = 'x';
+`, sqlcErr: `column "nme" of relation "authors" does not exist`},
+		{name: "upsert SET of EXCLUDED's missing column pg", engine: "postgresql", schema: pgSchema, query: `-- name: SetExcluded :exec
+INSERT INTO authors (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.nme;
+`, sqlcErr: `column "nme"`}, // sqlc: of relation "EXCLUDED" does not exist
+		{name: "upsert references mysql", engine: "mysql", schema: "CREATE TABLE authors (id bigint PRIMARY KEY, name text NOT NULL, bio text);\n", query: upsertMySQL,
+			notes: []string{`q.sql:2:1: note: query SetMissing: MariaDB/MySQL refuses this query: column "nme" of relation "authors" does not exist`,
+				`q.sql:5:77: note: query ValueMissing: MariaDB/MySQL refuses this query: column "nme" does not exist`,
+				`q.sql:8:1: note: query SelectSetMissing: MariaDB/MySQL refuses this query: column "nme" of relation "authors" does not exist`}},
+		{name: "upsert SET of a missing column from a parameter mysql", engine: "mysql", schema: "CREATE TABLE authors (id bigint PRIMARY KEY, name text NOT NULL, bio text);\n", query: `-- name: SetMissing :exec
+INSERT INTO authors (id, name) VALUES (?, ?) ON DUPLICATE KEY UPDATE nme = ?;
+`, sqlcErr: `column "nme" does not exist`},
 		{name: "INSERT of a missing column from a parameter", engine: "postgresql", schema: pgSchema, query: `-- name: CreateUser :exec
 INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 `, sqlcErr: `column "tenant_id" does not exist`},
@@ -200,6 +228,65 @@ INSERT INTO auth_users (email, tenant_id) VALUES (@email, @tenant_id);
 	}
 }
 
+// upsertPG and upsertMySQL are upserts with references to a missing
+// column nme that sqlc v1.31.1 does not check (TestGeneratedAsSqlcGenerates)
+// and the server refuses (TestUpsertMissingColumnOnServers).
+const (
+	upsertPG = `-- name: WhereMissing :exec
+INSERT INTO authors (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = $3 WHERE authors.nme = 'x';
+
+-- name: WhereExcluded :exec
+INSERT INTO authors (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = $3 WHERE EXCLUDED.nme = 'x';
+
+-- name: NestedExcluded :exec
+INSERT INTO authors (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = lower(EXCLUDED.nme);
+
+-- name: OwnMissing :exec
+INSERT INTO authors (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = authors.nme;
+
+-- name: SelectSetMissing :exec
+INSERT INTO authors (id, name) SELECT $1, $2 ON CONFLICT (id) DO UPDATE SET nme = 'a';
+
+-- name: ManyRowsSetMissing :exec
+INSERT INTO authors (id, name) VALUES (1, 'a'), (2, 'b') ON CONFLICT (id) DO UPDATE SET nme = 'a';
+`
+	upsertMySQL = `-- name: SetMissing :exec
+INSERT INTO authors (id, name) VALUES (?, ?) ON DUPLICATE KEY UPDATE nme = 'x';
+
+-- name: ValueMissing :exec
+INSERT INTO authors (id, name) VALUES (?, ?) ON DUPLICATE KEY UPDATE name = nme;
+
+-- name: SelectSetMissing :exec
+INSERT INTO authors (id, name) SELECT ?, ? ON DUPLICATE KEY UPDATE nme = 'a';
+`
+)
+
+// TestUpsertMissingColumnOnServers: PostgreSQL and MariaDB refuse each
+// upsert of upsertPG and upsertMySQL, which fencegen generates as sqlc
+// does with a note that says so (TestGeneratedAsSqlcGenerates), naming
+// the missing column.
+func TestUpsertMissingColumnOnServers(t *testing.T) {
+	const schema = "CREATE TABLE authors (id bigint PRIMARY KEY, name text NOT NULL, bio text)"
+	t.Run("postgresql", func(t *testing.T) {
+		db := testenv.Database(t, schema)
+		for _, q := range strings.Split(upsertPG, "\n\n") {
+			args := []any{int64(1), "a", "b"}[:strings.Count(q, "$")]
+			if _, err := db.Exec(context.Background(), q, args...); err == nil || !strings.Contains(err.Error(), "nme") || !strings.Contains(err.Error(), "does not exist") {
+				t.Errorf("%s\nPostgreSQL: %v, want column nme does not exist", q, err)
+			}
+		}
+	})
+	t.Run("mysql", func(t *testing.T) {
+		db := testenv.MySQL(t, "", schema)
+		for _, q := range strings.Split(upsertMySQL, "\n\n") {
+			args := []any{int64(1), "a"}[:strings.Count(q, "?")]
+			if _, err := db.Exec(q, args...); err == nil || !strings.Contains(err.Error(), "Unknown column 'nme'") {
+				t.Errorf("%s\nMariaDB: %v, want Unknown column 'nme'", q, err)
+			}
+		}
+	})
+}
+
 // TestFencedWriteRefusedWhereSqlcGenerates: the class-A problems above are
 // errors in a query that writes a fenced table, where the guard is added
 // only to a statement the server accepts.
@@ -207,8 +294,9 @@ func TestFencedWriteRefusedWhereSqlcGenerates(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
 		"schema.sql": "CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL, tok bigint NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",
-		"q.sql":      "-- name: AddJob :exec\nINSERT INTO jobs (id, state, gone) VALUES (@id, stat, NULL);\n",
-		"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5}}}\n",
+		"q.sql": "-- name: AddJob :exec\nINSERT INTO jobs (id, state, gone) VALUES (@id, stat, NULL);\n\n" +
+			"-- name: UpsertJob :exec\nINSERT INTO jobs (id, state) SELECT @id, 'a' ON CONFLICT (id) DO UPDATE SET stat = 'b' WHERE EXCLUDED.gone;\n",
+		"sqlc.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5}}}\n",
 	}
 	for n, s := range files {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
@@ -226,6 +314,8 @@ func TestFencedWriteRefusedWhereSqlcGenerates(t *testing.T) {
 	for _, want := range []string{
 		`q.sql:2:30: column "gone" of relation "jobs" does not exist; query AddJob writes fenced table jobs`,
 		`q.sql:2:49: column "stat" does not exist; query AddJob writes fenced table jobs`,
+		`q.sql:5:77: column "stat" of relation "jobs" does not exist; query UpsertJob writes fenced table jobs`,
+		`q.sql:5:94: column "gone" does not exist in excluded; query UpsertJob writes fenced table jobs`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error has no %q:\n%v", want, err)

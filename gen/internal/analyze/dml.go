@@ -278,10 +278,22 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 	rs := &scope{parent: nil, ctes: sc.ctes}
 	rs.rels = []*rel{tableRel(t, n.Alias)}
 	if oc := n.OnConflict; oc != nil {
+		// sqlc v1.31.1 checks an ON CONFLICT DO UPDATE's conflict
+		// columns, SET columns and SET col = EXCLUDED.col references
+		// only in an INSERT of one VALUES row (validate.InsertStmt), and
+		// a SET column elsewhere only for a parameter assigned to it
+		// (resolve.go's ResTarget); it resolves no other reference in
+		// SET or WHERE. What it does not check, PostgreSQL or MySQL
+		// refuses: a note (refusedf), an error on a fenced table.
+		validated := !a.opts.MySQL && oc.DoUpdate && n.Select != nil && len(n.Select.Values) == 1 && len(n.Select.Values[0]) == len(n.Columns)
 		missing := false
 		for _, name := range oc.Columns {
 			if t.Column(name) == nil {
-				a.errorf(oc.TargetLoc, "column %q of relation %q does not exist", name, t.Name)
+				if validated {
+					a.errorf(oc.TargetLoc, "column %q of relation %q does not exist", name, t.Name)
+				} else {
+					a.refusedf(oc.TargetLoc, "column %q of relation %q does not exist", name, t.Name)
+				}
 				missing = true
 			}
 		}
@@ -314,7 +326,17 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 		for _, s := range oc.Set {
 			c := t.Column(s.Name)
 			if c == nil {
-				a.errorf(s.Loc, "column %q of relation %q does not exist", s.Name, t.Name)
+				switch {
+				case validated || len(sqlcAssignedParams(s.Expr)) > 0 && !a.opts.MySQL:
+					a.errorf(s.Loc, "column %q of relation %q does not exist", s.Name, t.Name)
+				case len(sqlcAssignedParams(s.Expr)) > 0:
+					a.errorf(s.Loc, "column %q does not exist", s.Name) // sqlc's MySQL message
+				default:
+					a.refusedf(s.Loc, "column %q of relation %q does not exist", s.Name, t.Name)
+					a.unchecked++
+					a.expr(cs, s.Expr)
+					a.unchecked--
+				}
 				continue
 			}
 			if t.Fence != nil && c.Name == t.Fence.Column && !a.planOnly {
@@ -324,10 +346,16 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 				}
 				a.errorf(s.Loc, "%s sets fencing token column %s.%s by hand; fencegen stores the presented token itself", clause, t.QualifiedName(), c.Name)
 			}
+			if validated && isExcludedRef(s.Expr) {
+				a.assign(cs, s, c)
+				continue
+			}
+			a.unchecked++
 			a.assign(cs, s, c)
+			a.unchecked--
 		}
 		if oc.Where != nil {
-			a.boolExpr(cs, oc.Where)
+			a.uncheckedWhere(cs, oc.Where)
 		}
 
 	}
@@ -541,6 +569,13 @@ func (a *analyzer) assign(sc *scope, s *sqlparse.Target, c *catalog.Column) {
 			}
 		}
 	}
+}
+
+// isExcludedRef reports whether e is a reference EXCLUDED.col, which
+// sqlc checks in ON CONFLICT DO UPDATE's SET col = EXCLUDED.col.
+func isExcludedRef(e sqlparse.Node) bool {
+	cr, ok := e.(*sqlparse.ColumnRef)
+	return ok && len(cr.Fields) == 2 && strings.EqualFold(cr.Fields[0], "excluded")
 }
 
 // sqlcAssignedParams returns the parameters of an assigned expression
