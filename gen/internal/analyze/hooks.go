@@ -18,6 +18,7 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -128,13 +129,13 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 			text := h.Text
 			if h.Kind == "table" && len(noDefault) > 0 {
 				if names, ok := fw.tableNamesLocked(text, noDefault); ok {
-					for _, w := range fw.nameWritesLocked(names, true) {
+					for _, w := range fw.nameWritesLocked(fw.boundNamesLocked(names, x), true) {
 						add(hookWhere(h, x), w)
 					}
 					continue
 				}
 			}
-			for _, w := range fw.textWritesLocked(text, true) {
+			for _, w := range fw.hookWritesLocked(text, x, true) {
 				add(hookWhere(h, x), w)
 			}
 		}
@@ -252,10 +253,73 @@ func rowMoveEvents(cat *catalog.Catalog, t *catalog.Table, events []string) []st
 // when funcs is set, every function it names (a word that names a
 // function counts as a call). fw.mu must be held.
 func (fw *funcWrites) textWritesLocked(text string, funcs bool) []hiddenWrite {
+	return fw.hookWritesLocked(text, nil, funcs)
+}
+
+// hookWritesLocked is textWritesLocked for the text of a hook of
+// relation own (see boundNamesLocked). fw.mu must be held.
+func (fw *funcWrites) hookWritesLocked(text string, own *catalog.Table, funcs bool) []hiddenWrite {
 	if names, ok := fw.namesLocked(text); ok {
-		return fw.nameWritesLocked(names, funcs)
+		return fw.nameWritesLocked(fw.boundNamesLocked(names, own), funcs)
 	}
 	return fw.scanWritesLocked(text, funcs)
+}
+
+// boundNamesLocked returns names, the names of text stored in the schema
+// (a view's query, a rule's action, a table's or policy's expressions),
+// with the present names of the relations and types that one of them
+// named before an ALTER ... RENAME TO (catalog.Table.Former,
+// catalog.UserType.Former): PostgreSQL bound the text to the relation or
+// type itself when it was created, so it still reads, writes or coerces
+// to it under its new name while a new one may have taken the old name
+// (issue 24, F13). Both count, conservatively. own, when not nil, is the
+// relation the text is a hook of: its own name there (CREATE VIEW v AS
+// ...) names it, not a relation formerly of that name. names is not
+// changed.
+func (fw *funcWrites) boundNamesLocked(names map[string]bool, own *catalog.Table) map[string]bool {
+	var out map[string]bool
+	set := func(k string) {
+		if names[k] || out[k] {
+			return
+		}
+		if out == nil {
+			out = maps.Clone(names)
+		}
+		out[k] = true
+	}
+	ownName := ""
+	if own != nil {
+		ownName = strings.ToLower(own.Name)
+	}
+	for _, s := range fw.cat.Schemas {
+		for _, t := range s.Tables {
+			for _, f := range t.Former {
+				if f == ownName {
+					continue
+				}
+				if names[f] {
+					set(strings.ToLower(t.Name))
+				}
+				if names[writes.TypeKey+f] {
+					set(writes.TypeKey + strings.ToLower(t.Name))
+				}
+			}
+		}
+		for _, ut := range s.Types {
+			for _, f := range ut.Former {
+				if names[f] {
+					set(strings.ToLower(ut.Name))
+				}
+				if names[writes.TypeKey+f] {
+					set(writes.TypeKey + strings.ToLower(ut.Name))
+				}
+			}
+		}
+	}
+	if out == nil {
+		return names
+	}
+	return out
 }
 
 // namesLocked returns the names the SQL text refers to, read from its
@@ -396,7 +460,7 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 					// Row-level security policies run on reads too.
 					step = fmt.Sprintf("a policy on %s (%s:%d)", v.QualifiedName(), h.File, h.Line)
 				}
-				for _, w := range fw.textWritesLocked(h.Text, true) {
+				for _, w := range fw.hookWritesLocked(h.Text, v, true) {
 					add(step, w)
 				}
 			}
@@ -524,7 +588,7 @@ func (fw *funcWrites) indexWritesLocked(ws *hiddenWrites, fn string) {
 				if h.Kind != "index" {
 					continue
 				}
-				for _, w := range fw.textWritesLocked(h.Text, true) {
+				for _, w := range fw.hookWritesLocked(h.Text, v, true) {
 					ws.add(fn+"(), which evaluates "+hookWhere(h, v), w)
 				}
 			}
@@ -567,8 +631,9 @@ func (fw *funcWrites) rowTypeWritesLocked(ws *hiddenWrites, typed func(v *catalo
 				}
 				step := fmt.Sprintf("the row type of %s (%s:%d)", v.QualifiedName(), h.File, h.Line)
 				hn, ok := fw.namesLocked(h.Text)
+				hn = fw.boundNamesLocked(hn, v)
 				if !ok {
-					for _, w := range fw.textWritesLocked(h.Text, true) {
+					for _, w := range fw.hookWritesLocked(h.Text, v, true) {
 						ws.add(step, w)
 					}
 					continue
@@ -653,7 +718,7 @@ func (fw *funcWrites) scanWritesLocked(text string, funcs bool) []hiddenWrite {
 					if h.Kind != "policy" {
 						continue
 					}
-					for _, w := range fw.textWritesLocked(h.Text, true) {
+					for _, w := range fw.hookWritesLocked(h.Text, v, true) {
 						add(fmt.Sprintf("a policy on %s (%s:%d)", v.QualifiedName(), h.File, h.Line), w)
 					}
 				}
@@ -662,7 +727,7 @@ func (fw *funcWrites) scanWritesLocked(text string, funcs bool) []hiddenWrite {
 			}
 			fw.busyTables[v] = true
 			for _, h := range v.Hooks {
-				for _, w := range fw.textWritesLocked(h.Text, true) {
+				for _, w := range fw.hookWritesLocked(h.Text, v, true) {
 					add(hookWhere(h, v), w)
 				}
 			}
@@ -935,18 +1000,32 @@ func (fw *funcWrites) treeWritesLocked(n *pg.Node) []hiddenWrite {
 	}
 	for _, w := range rep.Writes {
 		fw.table(w.Table, w.Verb, w.Only, add)
-		u := fw.cat.Table(w.Table.Schema, w.Table.Name)
-		if u == nil || u.Fence != nil {
-			continue
+		// A rule's action is bound to its target when created: a
+		// relation renamed since is written still (catalog.Table.Former).
+		targets := []*catalog.Table{fw.cat.Table(w.Table.Schema, w.Table.Name)}
+		for _, f := range fw.cat.FormerlyNamed(w.Table) {
+			if f.Fence != nil {
+				add(hiddenWrite{table: f, verb: w.Verb, path: []string{w.Verb + " on " + w.Table.Name + ", bound to " + relKind(f) + " " + f.QualifiedName() + " before it was renamed"}})
+				continue
+			}
+			for _, d := range reachedBy(fw.cat, f, w.Verb, w.Only) {
+				add(hiddenWrite{table: d, verb: w.Verb, path: []string{w.Verb + " on " + f.QualifiedName() + ", whose " + descendantKind(f, d) + " " + d.QualifiedName() + " is fenced"}})
+			}
+			targets = append(targets, f)
 		}
-		for _, x := range fw.tableWritesLocked(u, w.Events, w.Set, w.NoDefault, true, false) {
-			x.path = append([]string{w.Verb + " on " + u.QualifiedName()}, x.steps()...)
-			add(x)
-		}
-		if u.IsView {
-			for _, x := range fw.viewBaseWritesLocked(u, w.Verb, w.Events, w.NoDefault) {
+		for _, u := range targets {
+			if u == nil || u.Fence != nil {
+				continue
+			}
+			for _, x := range fw.tableWritesLocked(u, w.Events, w.Set, w.NoDefault, true, false) {
 				x.path = append([]string{w.Verb + " on " + u.QualifiedName()}, x.steps()...)
 				add(x)
+			}
+			if u.IsView {
+				for _, x := range fw.viewBaseWritesLocked(u, w.Verb, w.Events, w.NoDefault) {
+					x.path = append([]string{w.Verb + " on " + u.QualifiedName()}, x.steps()...)
+					add(x)
+				}
 			}
 		}
 	}
@@ -971,7 +1050,7 @@ func (fw *funcWrites) treeWritesLocked(n *pg.Node) []hiddenWrite {
 		}
 		add(hiddenWrite{verb: "statements fencegen cannot see", unknown: "it " + why})
 	}
-	for _, x := range fw.nameWritesLocked(writes.Names(n), false) {
+	for _, x := range fw.nameWritesLocked(fw.boundNamesLocked(writes.Names(n), nil), false) {
 		add(x)
 	}
 	return ws

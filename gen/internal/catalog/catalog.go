@@ -248,6 +248,13 @@ type Table struct {
 	Base     *Table
 	BaseOnly bool
 	ViewRead bool
+	// Former are the names, lower case, the relation had before ALTER
+	// ... RENAME TO. What PostgreSQL bound to it when created (a view's
+	// or materialized view's query, a rule's actions, a policy's
+	// expressions) keeps reading or writing it under its new name, while
+	// that text still holds the old one: text stored in the schema that
+	// names a former name counts as naming it (issue 24, F13).
+	Former []string
 	// refs are, for a view or a materialized view, the relations its
 	// query named when it was created (sqlparse.CreateView.Refs), as
 	// PostgreSQL binds them: DROP ... CASCADE of one drops the view
@@ -649,6 +656,11 @@ type UserType struct {
 	// Constructors are a range type's constructor functions' names:
 	// its own and its multirange type's.
 	Constructors []string
+	// Former are the names, lower case, the type had before ALTER TYPE
+	// (or DOMAIN) ... RENAME TO: a column, field or function that was
+	// declared of it is of it still (PostgreSQL binds types by OID), as
+	// Table.Former.
+	Former []string
 }
 
 // UnnamedColumn is an unnamed expression of a view's query (Table.Unnamed):
@@ -829,6 +841,24 @@ func (c *Catalog) SameNamed(n sqlparse.Name, t *Table) []*Table {
 	for _, s := range c.Schemas {
 		if u := c.schemaTable(s, n.Name); u != nil && u != t && !u.IsSequence {
 			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// FormerlyNamed returns the relations of the schema (not system ones)
+// that were named n's name before an ALTER ... RENAME TO (Table.Former),
+// whatever their schema now (ALTER ... SET SCHEMA may have moved them
+// too): text PostgreSQL bound when it was created that names n may mean
+// one of them.
+func (c *Catalog) FormerlyNamed(n sqlparse.Name) []*Table {
+	name := strings.ToLower(n.Name)
+	var out []*Table
+	for _, s := range c.Schemas {
+		for _, t := range s.Tables {
+			if !t.IsSystem() && slices.Contains(t.Former, name) {
+				out = append(out, t)
+			}
 		}
 	}
 	return out

@@ -17,6 +17,10 @@ func (u *updater) rename(n *sqlparse.Rename) {
 			break
 		}
 		if t := u.userTable(n.Target, n.MissingOK); t != nil {
+			// What bound t when created keeps it (Table.Former).
+			if old := strings.ToLower(t.Name); !slices.Contains(t.Former, old) {
+				t.Former = append(t.Former, old)
+			}
 			t.Name = n.NewName
 		}
 		return
@@ -73,6 +77,9 @@ func (u *updater) rename(n *sqlparse.Rename) {
 			u.c.retype(old, Type{Schema: e.Schema, Name: e.Name})
 		} else if ut := u.c.UserType(n.Target.Schema, n.Target.Name); ut != nil {
 			old := Type{Schema: ut.Schema, Name: ut.Name}
+			if o := strings.ToLower(ut.Name); !slices.Contains(ut.Former, o) {
+				ut.Former = append(ut.Former, o)
+			}
 			ut.Name = n.NewName
 			u.c.retype(old, Type{Schema: ut.Schema, Name: ut.Name})
 		}

@@ -65,7 +65,7 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 		// CREATE OR REPLACE VIEW keeps the view's triggers and rules
 		// (PostgreSQL replaces its query only), and the views over it
 		// depend on it still.
-		t.Triggers, t.Rules = old.Triggers, old.Rules
+		t.Triggers, t.Rules, t.Former = old.Triggers, old.Rules, old.Former
 		u.c.replaceRefs(old, t)
 	}
 	if u.c.columns != nil {
