@@ -45,8 +45,10 @@ func TestMySQLUnreadParamsAsSqlc(t *testing.T) {
 		}
 	}
 	src, _ := os.ReadFile(filepath.Join(dir, "unread.sql"))
-	// Named parameters and IN (sqlc.slice) lists sqlc does not read:
-	// sqlc leaves their text as written.
+	// Named parameters and IN (sqlc.slice) lists sqlc does not read
+	// (sqlc leaves their text as written), and values of the expressions
+	// sqlc reads as an ast.TODO: an untyped, unnamed parameter compared
+	// with one, an interface{} result column.
 	more := `-- name: NamedTwice :many
 SELECT id FROM t WHERE name REGEXP sqlc.arg(p) OR name = sqlc.arg(p);
 
@@ -61,6 +63,12 @@ SELECT id FROM t WHERE NOT (note <=> sqlc.narg(n)) AND id = sqlc.arg(id) LIMIT 1
 
 -- name: SliceDropped :many
 SELECT id FROM t WHERE LOWER(name) IN (sqlc.slice(names)) AND id > ?;
+
+-- name: ComparedWithTODO :many
+SELECT id FROM t WHERE -a = ? AND ~a = ? AND (name REGEXP 'x') = ? AND name COLLATE utf8mb4_bin = ?;
+
+-- name: TODOResults :many
+SELECT -a AS neg, name REGEXP 'x' AS m, NOT a AS na, (a > 1) IS TRUE AS t1, -a, name REGEXP 'y', id FROM t;
 `
 	if err := os.WriteFile(filepath.Join(dir, "more.sql"), []byte(more), 0o644); err != nil {
 		t.Fatal(err)

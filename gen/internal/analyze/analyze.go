@@ -594,6 +594,9 @@ type analyzer struct {
 	eventsChecked bool
 	// placeholders is Query.Placeholders (MySQL).
 	placeholders []int
+	// sqlcTODO is the MySQL expression sqlc reads as an ast.TODO that
+	// expr is analysing for its references (its value is sqlc's: none).
+	sqlcTODO sqlparse.Node
 	// mysqlParams are a MySQL statement's placeholders in text order,
 	// numbered (numberMySQLParams).
 	mysqlParams []*sqlparse.Param

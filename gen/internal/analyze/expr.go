@@ -33,6 +33,15 @@ var comparisonOps = map[string]bool{
 // expr types an expression and, on the way, every parameter whose type the
 // context gives away.
 func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
+	if a.opts.MySQL && !a.opts.MySQLTypes && e != a.sqlcTODO && sqlparse.IsSqlcTODO(e) {
+		// sqlc v1.31.1 reads an ast.TODO here: no type, no name. The
+		// expression is still analysed, for its references.
+		outer := a.sqlcTODO
+		a.sqlcTODO = e
+		a.expr(sc, e)
+		a.sqlcTODO = outer
+		return value{}
+	}
 	if x, ok := e.(*sqlparse.AExpr); ok && a.swallowing[x] {
 		// x's operator swallowed an @ (prefixAtOperators): sqlc sends
 		// the text as it is and checks no reference in it.

@@ -25,6 +25,9 @@ func pluralHint(name string) string {
 // operator expression over a column (lower(name) = $1, data->>'k' = $1),
 // the parameter is named and typed after that column.
 func (a *analyzer) paramSource(sc *scope, e sqlparse.Node, v value) value {
+	if a.opts.MySQL && !a.opts.MySQLTypes && sqlparse.IsSqlcTODO(e) {
+		return v // sqlc's ast.TODO has no column
+	}
 	switch e.(type) {
 	case *sqlparse.FuncCall, *sqlparse.AExpr:
 	default:

@@ -28,6 +28,9 @@ import (
 // IS NULL, IS TRUE, ARRAY[...], ARRAY(SELECT ...), x = ANY (SELECT ...),
 // GREATEST, a[1], CURRENT_DATE, COLLATE, a bare parameter.
 func (a *analyzer) sqlcAnyTarget(e sqlparse.Node, v value) bool {
+	if sqlparse.IsSqlcTODO(e) {
+		return true // sqlc's MySQL ast.TODO
+	}
 	switch n := e.(type) {
 	case *sqlparse.ColumnRef, *sqlparse.Coalesce, *sqlparse.FuncCall, *sqlparse.Case:
 		return v.sqlcAny
@@ -315,6 +318,9 @@ func sqlcConst(kind string) (t catalog.Type, spelling string, ok bool) {
 // RETURNING) expression e, whose value is v, where it is not v's own:
 // nil where sqlc agrees, or answers interface{} (Column.SqlcAny).
 func (a *analyzer) sqlcTarget(e sqlparse.Node, v value) *SqlcType {
+	if sqlparse.IsSqlcTODO(e) {
+		return nil // sqlc's MySQL ast.TODO: interface{}
+	}
 	switch n := e.(type) {
 	case *sqlparse.ColumnRef, *sqlparse.FuncCall, *sqlparse.Coalesce, *sqlparse.Case:
 		return v.sqlc

@@ -896,6 +896,11 @@ func (n *TypeCast) Pos() int { return n.Loc }
 type AExpr struct {
 	Kind string
 	Op   string
+	// SqlcTODO is set on a MySQL expression that sqlc v1.31.1's
+	// converter makes an ast.TODO of (mysqlparse's sqlcUnread list):
+	// sqlc gives it no type, so its result column is interface{} and a
+	// parameter compared with it is unnamed and untyped.
+	SqlcTODO bool
 	// SqlcOp is, for a MySQL operator that sqlc v1.31.1's converter
 	// names otherwise than Op, that name ("div" for /, "bitand" for &):
 	// sqlc types the result by it. "" when it is Op.
@@ -921,6 +926,11 @@ type BoolExpr struct {
 	Op   string
 	Args []Node
 	Loc  int
+	// SqlcTODO is set on a MySQL expression that sqlc v1.31.1's
+	// converter makes an ast.TODO of (mysqlparse's sqlcUnread list):
+	// sqlc gives it no type, so its result column is interface{} and a
+	// parameter compared with it is unnamed and untyped.
+	SqlcTODO bool
 }
 
 func (n *BoolExpr) Pos() int { return n.Loc }
@@ -975,6 +985,11 @@ type SubLink struct {
 	Op    string
 	Query *Select
 	Loc   int
+	// SqlcTODO is set on a MySQL expression that sqlc v1.31.1's
+	// converter makes an ast.TODO of (mysqlparse's sqlcUnread list):
+	// sqlc gives it no type, so its result column is interface{} and a
+	// parameter compared with it is unnamed and untyped.
+	SqlcTODO bool
 }
 
 func (n *SubLink) Pos() int { return n.Loc }
@@ -1009,6 +1024,11 @@ func (n *NullTest) Pos() int { return n.Loc }
 type BooleanTest struct {
 	Arg Node
 	Loc int
+	// SqlcTODO is set on a MySQL expression that sqlc v1.31.1's
+	// converter makes an ast.TODO of (mysqlparse's sqlcUnread list):
+	// sqlc gives it no type, so its result column is interface{} and a
+	// parameter compared with it is unnamed and untyped.
+	SqlcTODO bool
 }
 
 func (n *BooleanTest) Pos() int { return n.Loc }
@@ -1058,6 +1078,11 @@ func (n *ArrayExpr) Pos() int { return n.Loc }
 type RowExpr struct {
 	Args []Node
 	Loc  int
+	// SqlcTODO is set on a MySQL expression that sqlc v1.31.1's
+	// converter makes an ast.TODO of (mysqlparse's sqlcUnread list):
+	// sqlc gives it no type, so its result column is interface{} and a
+	// parameter compared with it is unnamed and untyped.
+	SqlcTODO bool
 }
 
 func (n *RowExpr) Pos() int { return n.Loc }
@@ -1153,3 +1178,21 @@ type CreateRule struct {
 }
 
 func (n *CreateRule) Pos() int { return n.Loc }
+
+// IsSqlcTODO reports whether n is a MySQL expression sqlc v1.31.1 reads
+// as an ast.TODO (the nodes' SqlcTODO field).
+func IsSqlcTODO(n Node) bool {
+	switch n := n.(type) {
+	case *AExpr:
+		return n.SqlcTODO
+	case *BoolExpr:
+		return n.SqlcTODO
+	case *SubLink:
+		return n.SqlcTODO
+	case *BooleanTest:
+		return n.SqlcTODO
+	case *RowExpr:
+		return n.SqlcTODO
+	}
+	return false
+}

@@ -202,14 +202,14 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 		defer func() { c.unread-- }()
 		switch n.Op {
 		case opcode.Not, opcode.Not2:
-			return &sqlparse.BoolExpr{Op: "NOT", Args: []sqlparse.Node{c.expr(n.V)}, Loc: loc}
+			return &sqlparse.BoolExpr{Op: "NOT", Args: []sqlparse.Node{c.expr(n.V)}, Loc: loc, SqlcTODO: true}
 		case opcode.Minus:
 			if k, ok := c.expr(n.V).(*sqlparse.Const); ok && (k.Kind == "int" || k.Kind == "float") {
 				k.Value = "-" + k.Value
 				return k
 			}
 		}
-		return &sqlparse.AExpr{Kind: "op", Op: opName(n.Op), SqlcOp: sqlcOpName(n.Op), Right: c.expr(n.V), Loc: loc}
+		return &sqlparse.AExpr{Kind: "op", Op: opName(n.Op), SqlcOp: sqlcOpName(n.Op), Right: c.expr(n.V), Loc: loc, SqlcTODO: true}
 	case *ast.PatternInExpr:
 		if n.Sel != nil {
 			sub, _ := n.Sel.(*ast.SubqueryExpr)
@@ -275,13 +275,13 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 	case *ast.PatternRegexpExpr:
 		c.unread++
 		defer func() { c.unread-- }()
-		return &sqlparse.AExpr{Kind: "op", Op: "~", Left: c.expr(n.Expr), Right: c.expr(n.Pattern), Loc: loc}
+		return &sqlparse.AExpr{Kind: "op", Op: "~", Left: c.expr(n.Expr), Right: c.expr(n.Pattern), Loc: loc, SqlcTODO: true}
 	case *ast.IsNullExpr:
 		return &sqlparse.NullTest{Arg: c.expr(n.Expr), Not: n.Not, Loc: loc}
 	case *ast.IsTruthExpr:
 		c.unread++
 		defer func() { c.unread-- }()
-		return &sqlparse.BooleanTest{Arg: c.expr(n.Expr), Loc: loc}
+		return &sqlparse.BooleanTest{Arg: c.expr(n.Expr), Loc: loc, SqlcTODO: true}
 	case *ast.CaseExpr:
 		ce := &sqlparse.Case{Arg: c.expr(n.Value), Else: c.expr(n.ElseClause), Loc: loc}
 		for _, w := range n.WhenClauses {
@@ -306,7 +306,7 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 		if n.All {
 			kind = "ALL"
 		}
-		sl := &sqlparse.SubLink{Kind: kind, Test: c.expr(n.L), Op: opName(n.Op), Loc: loc}
+		sl := &sqlparse.SubLink{Kind: kind, Test: c.expr(n.L), Op: opName(n.Op), Loc: loc, SqlcTODO: true}
 		if sub, ok := n.R.(*ast.SubqueryExpr); ok {
 			sl.Query = c.resultSet(sub.Query)
 		}
@@ -314,7 +314,7 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 	case *ast.RowExpr:
 		c.unread++
 		defer func() { c.unread-- }()
-		r := &sqlparse.RowExpr{Loc: loc}
+		r := &sqlparse.RowExpr{Loc: loc, SqlcTODO: true}
 		for _, v := range n.Values {
 			r.Args = append(r.Args, c.expr(v))
 		}
