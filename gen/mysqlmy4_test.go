@@ -110,3 +110,85 @@ func TestMySQLCarriageReturnInQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestMySQLSchemaDefaultEngineOnMariaDB (issue 27, trial-my4 F6): a
+// schema's own SET default_storage_engine (SESSION, GLOBAL, @@, in a
+// version comment; storage_engine) is honoured like ENGINE= on the
+// table: an UPDATE of several rows of a fenced table it leaves on an
+// engine other than InnoDB is refused, as the all-or-nothing guard is
+// InnoDB's. MariaDB is the oracle: each session-level schema is applied
+// and the engine it gives the table read from information_schema; the
+// query is refused exactly when that engine is not InnoDB.
+func TestMySQLSchemaDefaultEngineOnMariaDB(t *testing.T) {
+	const create = "CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL DEFAULT 0, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n"
+	q := "-- name: SetAll :execrows\nUPDATE accounts SET balance = ? WHERE balance >= 0;\n"
+	refused := func(sets string) bool {
+		msg := mysqlGenerate(t, map[string]string{"schema.sql": sets + create, "q.sql": q})
+		if msg != "" && !strings.Contains(msg, "q.sql:2:") {
+			t.Errorf("%s: want a refusal at q.sql:2 or none, got:\n%s", sets, msg)
+		}
+		return msg != ""
+	}
+	// GLOBAL would change the shared server's other sessions: fencegen
+	// only.
+	for _, c := range []struct {
+		sets string
+		want bool
+	}{
+		{"SET GLOBAL default_storage_engine = MyISAM;\n", true},
+		{"SET @@global.default_storage_engine = Aria;\nSET default_storage_engine = DEFAULT;\n", true},
+		{"SET GLOBAL default_storage_engine = InnoDB;\n", false},
+		{"SET default_storage_engine = @e;\n", true},
+	} {
+		if got := refused(c.sets); got != c.want {
+			t.Errorf("%s: refused %v, want %v", c.sets, got, c.want)
+		}
+	}
+	sessions := []string{
+		"SET default_storage_engine=MyISAM;\n",
+		"SET SESSION default_storage_engine = 'MyISAM';\n",
+		"SET @@session.default_storage_engine = Aria;\n",
+		"/*!40101 SET default_storage_engine = MEMORY */;\n",
+		"SET default_storage_engine = MyISAM;\nSET default_storage_engine = DEFAULT;\n",
+		"SET default_storage_engine = MyISAM;\nSET default_storage_engine = InnoDB;\n",
+		"",
+	}
+	dsn := testenv.NewMySQLDatabase(t, "")
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	nonInnoDB := 0
+	for _, sets := range sessions {
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range append(strings.Split(sets, ";\n"), "DROP TABLE IF EXISTS accounts", create) {
+			if st = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(st), ";")); st == "" {
+				continue
+			}
+			if _, err := conn.ExecContext(ctx, st); err != nil {
+				t.Fatalf("%s: %v", st, err)
+			}
+		}
+		var engine string
+		if err := conn.QueryRowContext(ctx, "SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'accounts'").Scan(&engine); err != nil {
+			t.Fatal(err)
+		}
+		conn.Close()
+		onInnoDB := strings.EqualFold(engine, "InnoDB")
+		if !onInnoDB {
+			nonInnoDB++
+		}
+		if got := refused(sets); got != !onInnoDB {
+			t.Errorf("%q: MariaDB puts accounts on %s; fencegen refused the UPDATE of several rows: %v", sets, engine, got)
+		}
+	}
+	if nonInnoDB < 3 {
+		t.Errorf("MariaDB put accounts on another engine than InnoDB for only %d schemas: the oracle tests little", nonInnoDB)
+	}
+}

@@ -52,6 +52,16 @@ type Schema struct {
 	// it defines could write a fenced table unseen.
 	Unread []string
 
+	// DefaultEngine is the storage engine the schema's own SET
+	// default_storage_engine (or storage_engine; SESSION or GLOBAL, a
+	// migration tool's later sessions get it) last chose, as written,
+	// which a CREATE TABLE without ENGINE gets; "" for the server's
+	// default.
+	DefaultEngine string
+	// sessionEngine and globalEngine are the SESSION and GLOBAL values
+	// of default_storage_engine the schema set ("" not set).
+	sessionEngine, globalEngine string
+
 	// elsewhere is set after a USE statement whose database may not be
 	// the project's: any but that of a USE before the schema defined
 	// anything (project), which selects the project's.
@@ -705,6 +715,8 @@ func (sc *Schema) unread(text string) {
 // addStmt reads a parsed schema statement.
 func (sc *Schema) addStmt(st ast.StmtNode) {
 	switch x := st.(type) {
+	case *ast.SetStmt:
+		sc.setEngine(x)
 	case *ast.CreateTableStmt:
 		name := x.Table.Name.L
 		sure := sc.sure(x.Table)
@@ -713,7 +725,7 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 			// the statement: either way the table it has stays.
 			return
 		}
-		t := &Table{Name: name, Exact: x.Table.Name.O, Sure: sure}
+		t := &Table{Name: name, Exact: x.Table.Name.O, Sure: sure, Engine: sc.DefaultEngine}
 		if x.ReferTable != nil {
 			if rt := sc.Tables[x.ReferTable.Name.L]; rt != nil {
 				t.Columns = append(t.Columns, rt.Columns...)
@@ -851,6 +863,49 @@ func engine(opts []*ast.TableOption, was string) string {
 		}
 	}
 	return was
+}
+
+// setEngine reads set's assignments of default_storage_engine or
+// storage_engine into DefaultEngine: the value as written, DEFAULT being
+// the server's ("") for GLOBAL and the GLOBAL value for the session, and
+// a text naming the expression when it is not a name or string (then
+// not InnoDB, so the guard refuses a write of several rows). A GLOBAL
+// value other than InnoDB counts as well as the session's, since a
+// migration tool may run later statements in new sessions.
+func (sc *Schema) setEngine(set *ast.SetStmt) {
+	for _, v := range set.Variables {
+		switch strings.ToLower(v.Name) {
+		case "default_storage_engine", "storage_engine":
+		default:
+			continue
+		}
+		var val string
+		switch e := v.Value.(type) {
+		case *ast.DefaultExpr:
+			if !v.IsGlobal {
+				val = sc.globalEngine
+			}
+		case *ast.ColumnNameExpr:
+			val = e.Name.Name.O
+		case ast.ValueExpr:
+			if str, ok := e.GetValue().(string); ok {
+				val = str
+			} else {
+				val = "(SET " + v.Name + " = an expression)"
+			}
+		default:
+			val = "(SET " + v.Name + " = an expression)"
+		}
+		if v.IsGlobal {
+			sc.globalEngine = val
+		} else {
+			sc.sessionEngine = val
+		}
+	}
+	sc.DefaultEngine = sc.sessionEngine
+	if g := sc.globalEngine; g != "" && !strings.EqualFold(g, "InnoDB") && (sc.DefaultEngine == "" || strings.EqualFold(sc.DefaultEngine, "InnoDB")) {
+		sc.DefaultEngine = g
+	}
 }
 
 // union is the UNION option among opts (a MERGE table's tables,
