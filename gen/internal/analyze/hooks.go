@@ -139,6 +139,9 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 				add(hookWhere(h, x), w)
 			}
 		}
+		if rowValues {
+			fw.columnTypeWritesLocked(x, add)
+		}
 		for _, tr := range x.Triggers {
 			// A trigger's WHEN condition runs for every row too (its
 			// function is followed above, or by setsOff).
@@ -885,6 +888,52 @@ func (fw *funcWrites) declaredTypeWritesLocked(f *catalog.Func) hiddenWrites {
 	return ws
 }
 
+// columnTypeWritesLocked adds (add) the writes that a row value of x's
+// columns sets off through their types, as the catalog has them: a
+// domain's CHECK (or a composite type's domains') runs for every value
+// an INSERT or UPDATE stores. The table's statements may not name the
+// type: a column of CREATE TABLE ... AS takes its query's type (trial
+// pg4 F8: o2 AS SELECT * FROM o1, o1.x of a domain), and a renamed
+// type keeps its columns (a hook names it by a former name, F13).
+// fw.mu must be held.
+func (fw *funcWrites) columnTypeWritesLocked(x *catalog.Table, add func(string, hiddenWrite)) {
+	types := map[string]bool{}
+	for _, c := range x.Columns {
+		// Type is a domain's base type; DBType spells the domain as the
+		// column (or the column CREATE TABLE ... AS copied) declared it.
+		for _, n := range []string{c.Type.Name, c.DBType} {
+			if i := strings.LastIndexByte(n, '.'); i >= 0 {
+				n = n[i+1:]
+			}
+			if n = strings.ToLower(strings.Trim(n, `"`)); n != "" {
+				types[n] = true
+			}
+		}
+	}
+	// A renamed type's hooks (ALTER DOMAIN ... ADD CONSTRAINT) may name
+	// it by its new name, its column by its former one, or the reverse.
+	for _, s := range fw.cat.Schemas {
+		for _, ut := range s.Types {
+			n := strings.ToLower(ut.Name)
+			for _, f := range ut.Former {
+				if types[f] || types[n] {
+					types[f], types[n] = true, true
+				}
+			}
+		}
+	}
+	var ws hiddenWrites
+	named := func(h *catalog.Hook) bool { return types[h.Name] }
+	for _, h := range fw.cat.Hooks {
+		if h.Kind == "domain" || h.Kind == "type" {
+			fw.typeHookWritesLocked(&ws, h, named)
+		}
+	}
+	for _, w := range ws {
+		add("the types of the columns of "+x.QualifiedName(), w)
+	}
+}
+
 // sourceWordRE matches the identifiers of SQL text, quoted ones included
 // (a keyword or a word in a string or comment matches too: the reading is
 // conservative).
@@ -1138,6 +1187,19 @@ func (a *analyzer) checkTextWrites(q *Query) {
 		// The names of the query's parse tree (writes.Names).
 		a.funcs.mu.Lock()
 		ws = a.funcs.nameWritesLocked(writes.Names(a.stmt.Raw), false)
+		if do := a.stmt.Raw.GetDoStmt(); do != nil {
+			// A DO block's code is a string to the parse tree: the types
+			// it declares (DECLARE v d; v.x%TYPE) are read from its words,
+			// as a function's are (trial pg4 F8).
+			for _, o := range do.Args {
+				if d := o.GetDefElem(); d != nil && d.Defname == "as" {
+					for _, w := range a.funcs.declaredTypeWritesLocked(&catalog.Func{Name: "DO", Source: d.Arg.GetString_().GetSval()}) {
+						w.path = append([]string{"a DO block"}, w.steps()...)
+						ws = append(ws, w)
+					}
+				}
+			}
+		}
 		a.funcs.mu.Unlock()
 	} else {
 		text := stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End]))
