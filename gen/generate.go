@@ -518,6 +518,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	}
 	aopts := analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks, MySQL: pkg.Engine == config.EngineMySQL}
 	aopts.MySQLTypes = aopts.MySQL && pkg.Go.Types()
+	aopts.Database = pkg.Database != nil
 	if !aopts.MySQL {
 		aopts.GuardFunction = guard.OwnedFunctions(r.parsedSchema())
 	}
@@ -667,6 +668,15 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	notes = append(notes, golang.APINotes(in)...)
 	// Where sqlc's pgx/v4 type is one pgx/v4 cannot read or send.
 	notes = append(notes, golang.PgxV4Notes(in)...)
+	if d := pkg.Database; d != nil {
+		// sqlc types these queries from the database's answer (issue 23,
+		// trial sw4 F2); fencegen from the schema files.
+		key := "database: uri"
+		if d.Managed {
+			key = "database: managed"
+		}
+		notes = append(notes, golang.DatabaseNotes(in, key)...)
+	}
 	if note := pgTypesAdvice(cfg, pkg, notes); note != "" {
 		notes = append(notes, note)
 	}

@@ -370,6 +370,11 @@ type Options struct {
 	// it checked, its second trigger restores it) are not a trigger of
 	// the team's replacing the token. nil: none is.
 	GuardFunction func(file string, line int) bool
+	// Database is set for a PostgreSQL entry sqlc analyses with a
+	// database (sqlc's database.uri or managed, analyzer.database not
+	// false): named parameters mixed with $n are numbered into the gaps
+	// the $n leave, as sqlc's database path numbers them.
+	Database bool
 }
 
 // Analyze analyses every annotated query of files against cat. All
@@ -651,8 +656,11 @@ type analyzer struct {
 	// sqlc.arg) took when the statement mixes them with positional ones
 	// ($n), 0 otherwise; firstNamed locates it.
 	namedFrom, firstNamed int
-	errs                  diag.List
-	ann                   *Annotation
+	// posGap is the lowest n in 1..(number of distinct $n) that no $n of
+	// the statement uses, 0 when they leave none (sqlc's validate.ParamRef).
+	posGap int
+	errs   diag.List
+	ann    *Annotation
 	// bareStar, when set, are the relations a bare * of RETURNING stands
 	// for (DELETE ... USING: the target's only, as in sqlc).
 	bareStar []*rel
@@ -1059,14 +1067,15 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		line, col := diag.Position(a.file.Src, a.stmt.Start)
 		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes $0, which sqlc v1.31.1 generates as a parameter of its own for each $0; PostgreSQL numbers parameters from $1 and answers every call with \"there is no parameter $0\" (SQLSTATE 42P02); generated as sqlc generates it: number the parameters from $1", a.file.Name, line, col, q.Name))
 	}
+	if a.posGap > 0 && a.namedFrom > 0 && !a.opts.Database {
+		// sqlc v1.31.1 without a database checks the $n before it numbers
+		// the named parameters, and refuses a gap; with one (database:
+		// uri), it numbers them into the gaps, and so does fencegen.
+		a.errorf(a.firstNamed, "query %s: parameter $%d is missing: sqlc v1.31.1 refuses a gap in the $n (\"could not determine data type of parameter $%d\") unless it analyses with a database (database: uri), which numbers the named parameters into the gaps; number the $n without gaps, or use one kind", q.Name, a.posGap, a.posGap)
+		return nil, a.errs
+	}
 	for i, n := range nums {
 		if n != i+1 {
-			if a.namedFrom > 0 {
-				// As sqlc, named parameters are numbered after the
-				// highest $n: mixing the kinds is what left the gap.
-				a.errorf(a.firstNamed, "query %s: parameter $%d is missing: the query mixes positional ($n) and named (@name, sqlc.arg) parameters, and the named ones are numbered after the highest $n (from $%d, as in sqlc); use one kind", q.Name, i+1, a.namedFrom)
-				return nil, a.errs
-			}
 			a.errorf(a.stmt.Start, "query %s: parameter $%d is missing (parameters must be numbered $1..$%d without gaps)", q.Name, i+1, nums[len(nums)-1])
 			return nil, a.errs
 		}

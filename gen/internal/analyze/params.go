@@ -68,25 +68,37 @@ func (a *analyzer) numberParams() (string, error) {
 		return "", err
 	}
 	byName := map[string]int{}
-	// Like sqlc, named parameters may be mixed with positional ones: they
-	// are numbered after the highest $n, in order of first appearance.
-	next := 1
+	// As sqlc's named.ParamSet numbers them: a named parameter takes the
+	// lowest number no $n of the query uses and no earlier name took, in
+	// order of first appearance (VALUES ($1, @b, $3): @b is $2). Without
+	// a database sqlc refuses a gap in the $n before numbering them
+	// (validate.ParamRef; see posGap), so there they are numbered after
+	// the highest $n.
+	used := map[int]bool{}
 	for _, p := range all {
-		if p.Name == "" {
-			if p.Number >= next {
-				next = p.Number + 1
-			}
+		if p.Name == "" && p.Number > 0 {
+			used[p.Number] = true
 		}
 	}
-	positional := next > 1
+	for i := 1; i <= len(used); i++ {
+		if !used[i] {
+			a.posGap = i
+			break
+		}
+	}
+	positional := len(used) > 0
+	next := 1
 	for _, p := range all {
 		if p.Name == "" {
 			continue
 		}
 		n, ok := byName[p.Name]
 		if !ok {
+			for used[next] {
+				next++
+			}
 			n = next
-			next++
+			used[n] = true
 			byName[p.Name] = n
 			if positional && a.namedFrom == 0 {
 				a.namedFrom, a.firstNamed = n, p.Loc

@@ -132,7 +132,22 @@ type Package struct {
 	// default is true): an ORDER BY name that matches no column is an
 	// error.
 	StrictOrderBy *bool
+	// Database is sqlc's database key when sqlc analyses the entry's
+	// queries with it (analyzer.database not false), nil otherwise.
+	Database *Database
 	// Pos is where the entry starts in the configuration file.
+	Pos Position
+}
+
+// Database is an entry's database key (sqlc's database-backed analysis:
+// docs/sqlc.md, "database:").
+type Database struct {
+	// URI is the connection string as written (sqlc expands $VAR and
+	// ${VAR} in it from the environment); "" when Managed.
+	URI string
+	// Managed is sqlc Cloud's managed database (managed: true).
+	Managed bool
+	// Pos locates the key in the configuration file.
 	Pos Position
 }
 

@@ -18,6 +18,8 @@ type entry struct {
 	pgTypes, myTypes               ast.Node // postgresql_types, mysql_types
 	database                       ast.Node // sqlc's database key, when set
 	analyzerDB                     *bool    // sqlc's analyzer.database
+	dbURI                          string   // database.uri
+	dbManaged                      bool     // database.managed
 	badSchema, badQueries          bool     // reported already
 }
 
@@ -86,7 +88,7 @@ func (l *loader) v2Entry(n ast.Node, cfg *Config) {
 		// Each codegen item is a package of its own, with the entry's
 		// schema and queries; which plugin it runs is known once the
 		// top-level plugins are read (see resolveCodegen).
-		u.entry = &entry{pos: u.node, engine: e.engine, database: e.database, analyzerDB: e.analyzerDB, badSchema: e.badSchema, badQueries: e.badQueries}
+		u.entry = &entry{pos: u.node, engine: e.engine, database: e.database, analyzerDB: e.analyzerDB, dbURI: e.dbURI, dbManaged: e.dbManaged, badSchema: e.badSchema, badQueries: e.badQueries}
 		u.entry.pkg = Package{
 			Name: p.Name, Engine: p.Engine, Schema: p.Schema, Queries: p.Queries, Fence: p.Fence,
 			StrictFunctionChecks: p.StrictFunctionChecks, StrictOrderBy: p.StrictOrderBy,
@@ -171,6 +173,7 @@ func (l *loader) entryFields(e *entry) fields {
 			l.mapping(k, v, fields{"uri": l.str(&uri), "managed": l.boolean(&managed)})
 			if !isNull(l.resolve(v)) {
 				e.database = v
+				e.dbURI, e.dbManaged = uri, managed
 				if uri == "" && !managed {
 					// sqlc's Validate refuses it before anything else.
 					l.errorf(v, "database: set uri or managed: true (sqlc: database must be managed or have a non-empty URI); fencegen does not use it, so the key may go")

@@ -23,7 +23,7 @@ func TestExtends(t *testing.T) {
 		return p
 	}
 	sqlc := write("db/sqlc.yaml", "version: \"2\"\nsql:\n"+
-		"  - {engine: postgresql, database: {uri: x}, schema: s.sql, queries: q.sql, gen: {go: {package: a, out: a}}}\n"+
+		"  - {engine: postgresql, database: {uri: x}, rules: [sqlc/db-prepare], schema: s.sql, queries: q.sql, gen: {go: {package: a, out: a}}}\n"+
 		"  - {engine: postgresql, schema: s.sql, queries: r.sql, gen: {go: {package: b, out: b}}}\n")
 	fg := write("fencegen.yaml", "version: \"2\"\nextends: db/sqlc.yaml\nfence:\n  tables:\n    - {table: jobs, column: tok, mode: strict}\n")
 	cfg, err := Load(fg)
@@ -44,7 +44,10 @@ func TestExtends(t *testing.T) {
 		}
 	}
 	if len(cfg.Notes) != 1 || cfg.Notes[0].Pos.Line != 3 {
-		t.Errorf("Notes = %+v, want sqlc.yaml's database note at line 3", cfg.Notes)
+		t.Errorf("Notes = %+v, want sqlc.yaml's rules note at line 3", cfg.Notes)
+	}
+	if d := cfg.Packages[0].Database; d == nil || d.URI != "x" || cfg.Packages[1].Database != nil {
+		t.Errorf("Database = %+v, %+v; want the first entry's uri x", d, cfg.Packages[1].Database)
 	}
 
 	for _, tt := range []struct{ src, want string }{

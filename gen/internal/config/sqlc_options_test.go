@@ -46,14 +46,18 @@ sql:
 	if !reflect.DeepEqual(g.Overrides, want) {
 		t.Errorf("overrides:\n%+v\nwant\n%+v", g.Overrides, want)
 	}
-	// The database, and the entry's rules, which fencegen vet does not
-	// run (sqlc vet runs sqlc/db-prepare).
+	// The entry's rules, which fencegen vet does not run (sqlc vet runs
+	// sqlc/db-prepare). The database is sqlc's database-backed analysis,
+	// which fencegen does as sqlc does: no note, the key kept.
 	var at []Position
 	for _, n := range cfg.Notes {
 		at = append(at, n.Pos)
 	}
-	if !reflect.DeepEqual(at, []Position{{8, 12}, {7, 15}}) || cfg.Notes[0].Msg != "rules are sqlc vet's: fencegen vet does not run them (keep sqlc vet for them)" {
-		t.Errorf("notes = %+v, want the rules note at 8:12 and the database's at 7:15", cfg.Notes)
+	if !reflect.DeepEqual(at, []Position{{8, 12}}) || cfg.Notes[0].Msg != "rules are sqlc vet's: fencegen vet does not run them (keep sqlc vet for them)" {
+		t.Errorf("notes = %+v, want the rules note at 8:12", cfg.Notes)
+	}
+	if d := p.Database; d == nil || d.URI != "postgres://localhost/x" || d.Managed || d.Pos != (Position{7, 15}) {
+		t.Errorf("Database = %+v, want the uri at 7:15", d)
 	}
 
 	// A database the analyzer does not use is no note.
@@ -62,8 +66,8 @@ version: "1"
 packages:
   - {path: db, queries: q.sql, database: {managed: true}, analyzer: {database: false}}
 `)
-	if len(cfg.Notes) != 0 {
-		t.Errorf("notes = %+v, want none", cfg.Notes)
+	if len(cfg.Notes) != 0 || cfg.Packages[0].Database != nil {
+		t.Errorf("notes = %+v, Database = %+v, want none", cfg.Notes, cfg.Packages[0].Database)
 	}
 }
 

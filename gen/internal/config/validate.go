@@ -32,7 +32,12 @@ func (l *loader) add(cfg *Config, e *entry) {
 	if e.pkg.Engine != EngineMySQL && e.myTypes != nil {
 		l.errorf(e.myTypes, "mysql_types applies to engine %q entries; this entry's engine is %q: use postgresql_types", EngineMySQL, e.pkg.Engine)
 	}
-	if e.database != nil && (e.analyzerDB == nil || *e.analyzerDB) {
+	if e.database != nil && (e.analyzerDB == nil || *e.analyzerDB) && e.pkg.Engine != EngineMySQL {
+		// sqlc analyses the queries with the database (its PostgreSQL
+		// analyzer): fencegen numbers and types them as sqlc does there
+		// (docs/sqlc.md, "database:").
+		e.pkg.Database = &Database{URI: e.dbURI, Managed: e.dbManaged, Pos: posOf(e.database)}
+	} else if e.database != nil && (e.analyzerDB == nil || *e.analyzerDB) {
 		l.notef(e.database, "database is not used: fencegen analyses the queries against the schema files, as sqlc does without a database")
 	}
 	cfg.Packages = append(cfg.Packages, e.pkg)

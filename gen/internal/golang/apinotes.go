@@ -74,6 +74,53 @@ func APINotes(in Input) []string {
 	return notes
 }
 
+// DatabaseNotes lists, for an entry sqlc analyses with a database
+// (config.Package.Database), one note per query whose API may differ
+// from sqlc's: sqlc types each parameter and result column from
+// PostgreSQL's answer to PREPARE where it has one (names and
+// nullability stay its own reading's), and fencegen types them against
+// the schema files as sqlc does without a database. The queries named
+// are those where the two typings fencegen knows (sqlc's without a
+// database, PostgreSQL's: see APINotes) declare different Go types,
+// or fencegen's declares interface{} (PostgreSQL types every parameter
+// of a statement it prepares, and most columns); key names the entry's database key ("database: uri").
+func DatabaseNotes(in Input, key string) []string {
+	names := namerFor(in.Options)
+	sqlc := &emitter{in: in, opts: in.Options, names: names, types: newTypeMapper(in, names, false)}
+	pg := &emitter{in: in, opts: in.Options, names: names, types: newTypeMapper(in, names, true)}
+	var notes []string
+	for _, f := range in.Files {
+		for _, q := range f.Queries {
+			var what []string
+			for _, p := range q.Params {
+				// PostgreSQL types every parameter of a query it
+				// prepares: where fencegen's reading has none
+				// (interface{}), sqlc's database typing has one.
+				if g := sqlc.paramType(p).spelling(); g != pg.paramType(p).spelling() || g == "interface{}" {
+					name := p.Name
+					if name == "" || p.Unnamed {
+						name = fmt.Sprintf("$%d", p.Number)
+					}
+					what = append(what, "parameter "+name)
+				}
+			}
+			if q.Alt != nil {
+				what = append(what, "its result columns")
+			} else {
+				for _, c := range q.Columns {
+					if g := sqlc.resultType(c).spelling(); c.Embed == nil && (g != pg.resultType(c).spelling() || g == "interface{}") {
+						what = append(what, "result column "+c.Name)
+					}
+				}
+			}
+			if len(what) > 0 {
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: sqlc, analysing with the database (%s), types %s from PostgreSQL's answer, which may declare other Go types than fencegen's (sqlc's reading without a database)", q.File, q.Line, q.Col, q.Name, key, strings.Join(what, ", ")))
+			}
+		}
+	}
+	return notes
+}
+
 // columnsSpelling is cols as fencegen vet names them: "(name type, ...)",
 // "()" for none.
 func (e *emitter) columnsSpelling(cols []*analyze.Column) string {
