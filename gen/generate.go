@@ -630,6 +630,13 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	if len(errs) > 0 {
 		return nil, nil, nil, errs
 	}
+	if d := pkg.Database; d != nil && !d.Managed && !pkg.Go.Types() {
+		// sqlc types the queries from the database's answer (issue 23,
+		// trial sw4 F2: dbtypes.go).
+		if errs := databaseTypes(cfg, pkg, analyzed); len(errs) > 0 {
+			return nil, nil, nil, errs
+		}
+	}
 	for _, f := range analyzed {
 		for _, q := range f.Queries {
 			// Kept: its SQL constant (and params struct) is written, as
@@ -668,14 +675,10 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	notes = append(notes, golang.APINotes(in)...)
 	// Where sqlc's pgx/v4 type is one pgx/v4 cannot read or send.
 	notes = append(notes, golang.PgxV4Notes(in)...)
-	if d := pkg.Database; d != nil {
-		// sqlc types these queries from the database's answer (issue 23,
-		// trial sw4 F2); fencegen from the schema files.
-		key := "database: uri"
-		if d.Managed {
-			key = "database: managed"
-		}
-		notes = append(notes, golang.DatabaseNotes(in, key)...)
+	if d := pkg.Database; d != nil && d.Managed {
+		// sqlc types these queries from sqlc Cloud's database's answer
+		// (issue 23, trial sw4 F2), which fencegen does not ask.
+		notes = append(notes, golang.DatabaseNotes(in, "database: managed")...)
 	}
 	if note := pgTypesAdvice(cfg, pkg, notes); note != "" {
 		notes = append(notes, note)

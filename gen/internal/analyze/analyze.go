@@ -256,6 +256,11 @@ type Column struct {
 	// stays PostgreSQL's; the emitter declares the column interface{}, as
 	// sqlc does, and interface{} scans any value.
 	SqlcAny bool
+	// SqlcAnyNotNull is, where SqlcAny is set, the nullability sqlc
+	// v1.31.1 gives the column all the same (a function call's is NOT
+	// NULL): its database analysis keeps it and types the column from
+	// the server's answer (gen's dbtypes.go).
+	SqlcAnyNotNull bool
 	// Sqlc is sqlc v1.31.1's typing of the column where it is not
 	// Type and NotNull (see SqlcType), nil where it is: the emitter
 	// declares it unless the configuration sets postgresql_types.

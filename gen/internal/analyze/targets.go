@@ -196,6 +196,12 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 		col.sqlcName, col.sqlcNamed = sqlcTargetName(t, v), true
 		col.guessed = t.Name == "" && !namedAsPostgres(t.Expr, v)
 		col.SqlcAny = a.sqlcAnyTarget(t.Expr, v)
+		if _, call := t.Expr.(*sqlparse.FuncCall); call && col.SqlcAny {
+			// sqlc types a call of a function its catalog has NOT NULL
+			// (!ReturnTypeNullable, never set in its pg_catalog), even
+			// where its Go type is interface{}.
+			col.SqlcAnyNotNull = true
+		}
 		col.Sqlc = a.sqlcTarget(t.Expr, v)
 		cols = append(cols, col)
 	}

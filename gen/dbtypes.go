@@ -1,0 +1,273 @@
+package gen
+
+// sqlc's analysis with a database (an entry's database key: docs/sqlc.md,
+// "database:"), as sqlc v1.31.1 does it (its PostgreSQL analyzer,
+// internal/engine/postgresql/analyzer, and its compiler's
+// combineAnalysis): each query is prepared on the server, and where the
+// server's answer has as many parameters (result columns) as sqlc's own
+// reading, each parameter, and each result column that is no table
+// column in sqlc's reading, takes the type PostgreSQL gives it, spelt by
+// format_type; names and nullability stay sqlc's reading's.
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/config"
+	"github.com/fencegen/fencegen/gen/internal/diag"
+)
+
+// dbTimeout bounds the connection and the whole analysis of one entry.
+const dbTimeout = 2 * time.Minute
+
+// dbType is what the database says of one type: format_type's spelling,
+// as sqlc's parseType reads it (array brackets counted off, the SQL
+// spellings of bpchar, varchar, bit, varbit, timestamp(tz) and time(tz)
+// rewritten to pg_catalog names), and the type's own name and schema.
+type dbType struct {
+	spelling string // sqlc's DataType, brackets removed
+	dims     int
+	schema   string // pg_type's namespace of the element type
+	name     string // pg_type.typname of the element type
+	kind     byte   // pg_type.typtype of the element type: b, e, d, c, p, r, m
+}
+
+// sqlcRewriteType is sqlc v1.31.1's rewriteType.
+func sqlcRewriteType(dt string) string {
+	switch {
+	case strings.HasPrefix(dt, "character("):
+		return "pg_catalog.bpchar"
+	case strings.HasPrefix(dt, "character varying"):
+		return "pg_catalog.varchar"
+	case strings.HasPrefix(dt, "bit varying"):
+		return "pg_catalog.varbit"
+	case strings.HasPrefix(dt, "bit("):
+		return "pg_catalog.bit"
+	}
+	switch dt {
+	case "bpchar":
+		return "pg_catalog.bpchar"
+	case "timestamp without time zone":
+		return "pg_catalog.timestamp"
+	case "timestamp with time zone":
+		return "pg_catalog.timestamptz"
+	case "time without time zone":
+		return "pg_catalog.time"
+	case "time with time zone":
+		return "pg_catalog.timetz"
+	}
+	return dt
+}
+
+// dbAnalyzer asks one entry's database.
+type dbAnalyzer struct {
+	conn  *pgx.Conn
+	types map[[2]int64]*dbType // by oid and typmod
+}
+
+func (a *dbAnalyzer) typeOf(ctx context.Context, oid uint32, typmod int32) (*dbType, error) {
+	key := [2]int64{int64(oid), int64(typmod)}
+	if t, ok := a.types[key]; ok {
+		return t, nil
+	}
+	var t dbType
+	var spelling string
+	var kind string
+	err := a.conn.QueryRow(ctx, `SELECT format_type($1::oid, $2::int4),
+  n.nspname, e.typname, e.typtype::text
+FROM pg_catalog.pg_type t
+JOIN pg_catalog.pg_type e ON e.oid = CASE WHEN t.typcategory = 'A' AND t.typelem <> 0 THEN t.typelem ELSE t.oid END
+JOIN pg_catalog.pg_namespace n ON n.oid = e.typnamespace
+WHERE t.oid = $1::oid`, oid, typmod).Scan(&spelling, &t.schema, &t.name, &kind)
+	if err != nil {
+		return nil, err
+	}
+	for strings.HasSuffix(spelling, "[]") {
+		spelling = strings.TrimSuffix(spelling, "[]")
+		t.dims++
+	}
+	t.spelling = sqlcRewriteType(spelling)
+	if kind != "" {
+		t.kind = kind[0]
+	}
+	a.types[key] = &t
+	return &t, nil
+}
+
+// sqlcMaps reports whether sqlc's Go type mapping reads t's spelling as
+// the type it names: format_type's spelling with a type modifier
+// (numeric(10,2), timestamp(3) without time zone, interval day) is no
+// spelling sqlc's postgresType knows, nor is a domain's name (sqlc's
+// catalog has no domains), a pseudo-type's or the internal "char".
+func (t *dbType) sqlcMaps() bool {
+	if strings.ContainsAny(t.spelling, "( ") && !strings.HasPrefix(t.spelling, "pg_catalog.") {
+		switch t.spelling {
+		case "double precision":
+			return true
+		}
+		return false
+	}
+	switch t.kind {
+	case 'd', 'p':
+		return false
+	}
+	return t.spelling != `"char"`
+}
+
+// catalogType is t as the catalog names types (pg_catalog's typname, a
+// user type's schema and name).
+func (t *dbType) catalogType() catalog.Type {
+	return catalog.Type{Schema: t.schema, Name: t.name, ArrayDims: t.dims}
+}
+
+// databaseTypes types the queries of an entry with a database as sqlc's
+// analysis with it does. The database is connected to once per entry;
+// an unreachable database is an error at the database key, as sqlc fails
+// then too. A query PostgreSQL refuses to prepare is an error at the
+// query, with the server's message (sqlc fails with it). Fenced writes
+// keep fencegen's own typing (the guard's text is fencegen's), and so do
+// queries with an IN (sqlc.slice(x)) list.
+func databaseTypes(cfg *Config, pkg config.Package, files []*analyze.File) diag.List {
+	var errs diag.List
+	d := pkg.Database
+	uri := os.Expand(d.URI, os.Getenv) // sqlc's shfmt.Replacer: $VAR and ${VAR}
+	ctx, cancel := context.WithTimeout(context.Background(), dbTimeout)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, uri)
+	if err != nil {
+		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+		errs.Add(cfg.Path, d.Pos.Line, d.Pos.Col, "database: cannot connect: %s (sqlc v1.31.1 analyses this entry's queries with the database and fails too; analyzer: {database: false} analyses them without it)", msg)
+		return errs
+	}
+	defer conn.Close(context.Background())
+	a := &dbAnalyzer{conn: conn, types: map[[2]int64]*dbType{}}
+	for _, f := range files {
+		for _, q := range f.Queries {
+			if q.Fence != nil || q.OptOut != nil || len(q.InSlices) > 0 {
+				continue
+			}
+			desc, err := conn.PgConn().Prepare(ctx, "", q.SQL, nil)
+			if err != nil {
+				msg := err.Error()
+				if pe, ok := err.(*pgconn.PgError); ok {
+					msg = pe.Message
+				}
+				errs.Add(q.File, q.Line, q.Col, "query %s: PostgreSQL refuses to prepare it: %s (sqlc v1.31.1, analysing with the database, fails too)", q.Name, msg)
+				continue
+			}
+			if err := a.typeQuery(ctx, q, desc); err != nil {
+				errs.Add(q.File, q.Line, q.Col, "query %s: reading its types from the database: %v", q.Name, err)
+			}
+		}
+	}
+	return errs
+}
+
+// typeQuery merges the database's answer into q as sqlc's
+// combineAnalysis does where the counts agree. (Where they do not, sqlc
+// takes the database's names and nullability too; fencegen's reading,
+// which numbers the parameters as sqlc does, then keeps its own.)
+func (a *dbAnalyzer) typeQuery(ctx context.Context, q *analyze.Query, desc *pgconn.StatementDescription) error {
+	if len(desc.ParamOIDs) == len(q.Params) {
+		for i, p := range q.Params {
+			t, err := a.typeOf(ctx, desc.ParamOIDs[i], -1)
+			if err != nil {
+				return err
+			}
+			if t.spelling == "any" {
+				continue
+			}
+			// Nullability is sqlc's reading's: a parameter it leaves
+			// untyped (interface{}) it reads as nullable.
+			switch {
+			case !p.Known || p.SqlcUntyped || p.Sqlc != nil && p.Sqlc.Any:
+				p.NotNull = false
+			case p.Sqlc != nil:
+				p.NotNull = p.Sqlc.NotNull
+			}
+			p.Sqlc, p.SqlcUntyped = nil, false
+			if !t.sqlcMaps() {
+				p.Known = false
+				continue
+			}
+			p.Known = true
+			p.Type = t.catalogType()
+			p.DBType = t.spelling
+			// The column keeps sqlc's column overrides (table and name)
+			// with the database's type.
+			c := &catalog.Column{Name: p.Name, Type: p.Type, DBType: t.spelling, NotNull: p.NotNull}
+			if p.Column != nil {
+				c.Name, c.Table = p.Column.Name, p.Column.Table
+			}
+			p.Column = c
+		}
+	}
+	if len(desc.Fields) != len(q.Columns) {
+		return nil
+	}
+	for _, c := range q.Columns {
+		if c.Embed != nil {
+			return nil
+		}
+	}
+	for i, c := range q.Columns {
+		col := c.Column
+		if c.Sqlc != nil {
+			col = c.Sqlc.Column
+		}
+		if col != nil && col.Table != nil {
+			// A table's column in sqlc's reading: its catalog type
+			// stands (sqlc's Column.Type), whatever the database says.
+			continue
+		}
+		f := desc.Fields[i]
+		oid, typmod := f.DataTypeOID, f.TypeModifier
+		if f.TableOID > 0 {
+			// sqlc reads the table column's own type (a domain stays
+			// the domain).
+			if err := a.conn.QueryRow(ctx, `SELECT atttypid, atttypmod FROM pg_catalog.pg_attribute WHERE attrelid = $1 AND attnum = $2`, f.TableOID, int16(f.TableAttributeNumber)).Scan(&oid, &typmod); err != nil {
+				return err
+			}
+		}
+		t, err := a.typeOf(ctx, oid, typmod)
+		if err != nil {
+			return err
+		}
+		if t.spelling == "any" {
+			continue
+		}
+		if c.Known && !c.SqlcAny && c.Sqlc == nil && c.Type == t.catalogType() {
+			// sqlc's reading has the database's type already (a cast
+			// keeps its own type name in sqlc, typmod and all).
+			continue
+		}
+		notNull := c.NotNull
+		switch {
+		case c.SqlcAny:
+			// sqlc's reading leaves it untyped, and nullable but for a
+			// function call.
+			notNull = c.SqlcAnyNotNull
+		case !c.Known || c.Sqlc != nil && c.Sqlc.Any:
+			notNull = false
+		case c.Sqlc != nil:
+			notNull = c.Sqlc.NotNull
+		}
+		c.Sqlc, c.NotNull = nil, notNull
+		if !t.sqlcMaps() {
+			c.SqlcAny = true
+			continue
+		}
+		c.SqlcAny, c.Known = false, true
+		c.Type = t.catalogType()
+		c.DBType = t.spelling
+		c.Column = &catalog.Column{Name: c.Name, Type: c.Type, DBType: t.spelling, NotNull: notNull}
+	}
+	return nil
+}
