@@ -11,6 +11,7 @@ package gen
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"time"
@@ -156,7 +157,8 @@ func databaseTypes(cfg *Config, pkg config.Package, files []*analyze.File) diag.
 			desc, err := conn.PgConn().Prepare(ctx, "", q.SQL, nil)
 			if err != nil {
 				msg := err.Error()
-				if pe, ok := err.(*pgconn.PgError); ok {
+				var pe *pgconn.PgError
+				if errors.As(err, &pe) {
 					msg = pe.Message
 				}
 				errs.Add(q.File, q.Line, q.Col, "query %s: PostgreSQL refuses to prepare it: %s (sqlc v1.31.1, analysing with the database, fails too)", q.Name, msg)
@@ -193,10 +195,13 @@ func (a *dbAnalyzer) typeQuery(ctx context.Context, q *analyze.Query, desc *pgco
 				p.NotNull = p.Sqlc.NotNull
 			}
 			p.Sqlc, p.SqlcUntyped = nil, false
-			if !t.sqlcMaps() {
+			if !t.sqlcMaps() && t.kind != 'd' {
 				p.Known = false
 				continue
 			}
+			// A domain's parameter is interface{} unless a column
+			// override types it (golang's sqlcDomain, after overrides,
+			// as sqlc checks them first).
 			p.Known = true
 			p.Type = t.catalogType()
 			p.DBType = t.spelling
