@@ -62,6 +62,15 @@ SELECT t.a, u.note, u.id, t.b FROM t LEFT JOIN u ON u.t_a = t.a;
 -- name: Sub :many
 SELECT x.a, x.note FROM (SELECT t.a, u.note FROM t LEFT JOIN u ON u.t_a = t.a) AS x;
 `},
+		{name: "parameters sqlc's own reading cannot resolve", schema: schema + "CREATE TABLE roles (id int NOT NULL, user_id int NOT NULL, role text NOT NULL);\n", query: `-- name: ClaimTicket :one
+WITH picked AS (SELECT * FROM t WHERE b = $1 LIMIT 1)
+UPDATE t SET c = 0 WHERE a = (SELECT a FROM picked)
+RETURNING *;
+
+-- name: Promote :exec
+WITH updated AS (UPDATE u SET note = @note WHERE id = @id RETURNING id)
+INSERT INTO roles (id, user_id, role) SELECT 1, updated.id, @role FROM updated;
+`},
 		{name: "domains and enums", schema: `CREATE TYPE mood AS ENUM ('sad', 'happy');
 CREATE DOMAIN email AS text;
 CREATE TABLE p (id int NOT NULL, m mood NOT NULL, e email, tags text[] NOT NULL, vc varchar(20) NOT NULL, ch char(3));

@@ -12,6 +12,7 @@ package gen
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -177,7 +178,24 @@ func databaseTypes(cfg *Config, pkg config.Package, files []*analyze.File) diag.
 // takes the database's names and nullability too; fencegen's reading,
 // which numbers the parameters as sqlc does, then keeps its own.)
 func (a *dbAnalyzer) typeQuery(ctx context.Context, q *analyze.Query, desc *pgconn.StatementDescription) error {
-	if len(desc.ParamOIDs) == len(q.Params) {
+	if q.SqlcParamsFail && len(desc.ParamOIDs) == len(q.Params) {
+		// sqlc's own reading failed: the database's answer alone, the
+		// names of named parameters kept, $n ones dollar_N, all
+		// nullable, no column's overrides.
+		for i, p := range q.Params {
+			t, err := a.typeOf(ctx, desc.ParamOIDs[i], -1)
+			if err != nil {
+				return err
+			}
+			if !p.Named {
+				p.Name, p.Unnamed = fmt.Sprintf("column_%d", p.Number), true
+			}
+			p.NotNull, p.Sqlc, p.SqlcUntyped = false, nil, false
+			p.Known = t.sqlcMaps() || t.kind == 'd'
+			p.Type, p.DBType = t.catalogType(), t.spelling
+			p.Column = &catalog.Column{Name: p.Name, Type: p.Type, DBType: t.spelling}
+		}
+	} else if len(desc.ParamOIDs) == len(q.Params) {
 		for i, p := range q.Params {
 			t, err := a.typeOf(ctx, desc.ParamOIDs[i], -1)
 			if err != nil {

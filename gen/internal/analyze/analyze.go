@@ -80,6 +80,11 @@ type Query struct {
 	// leaves untyped where sqlc does too (a cast to a type the schema does
 	// not define): the query is generated with interface{} there.
 	Notes []string
+	// SqlcParamsFail is set, for an entry analysed with a database
+	// (Options.Database), where sqlc v1.31.1's own reading of the
+	// parameters fails (sqlcresolve.go): sqlc then takes them from the
+	// database's answer alone.
+	SqlcParamsFail bool
 	// Alt is the statement read as sqlc v1.31.1 reads its functions in
 	// FROM, where that gives other result columns than PostgreSQL's
 	// (sqlcRangeFunc: SELECT * FROM f() of a RETURNS TABLE of several
@@ -1125,6 +1130,9 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			p.Type = catalog.Type{Name: "any"}
 		}
 		q.Params = append(q.Params, p)
+	}
+	if a.opts.Database && len(q.Params) > 0 {
+		q.SqlcParamsFail = a.sqlcParamsFail()
 	}
 	// A hand-written comparison of the token column: its parameter is
 	// the method's token (tokencmp.go).
