@@ -290,7 +290,7 @@ func (a *analyzer) mysqlFuncCall(sc *scope, f *sqlparse.FuncCall) (value, []valu
 func (a *analyzer) dropSqlcUnread(q *Query) {
 	var unread []*sqlparse.Param
 	for _, p := range a.mysqlParams {
-		if p.SqlcUnread || p.SqlcDropped {
+		if p.SqlcUnread || p.SqlcDropped != "" {
 			unread = append(unread, p)
 		}
 	}
@@ -304,7 +304,7 @@ func (a *analyzer) dropSqlcUnread(q *Query) {
 	}
 	read := map[int]bool{}
 	for _, p := range a.mysqlParams {
-		if !p.SqlcUnread && !p.SqlcDropped {
+		if !p.SqlcUnread && p.SqlcDropped == "" {
 			read[p.Number] = true
 		}
 	}
@@ -324,7 +324,7 @@ func (a *analyzer) dropSqlcUnread(q *Query) {
 	binds, sent := 0, 0
 	var order []int
 	for _, p := range a.mysqlParams {
-		if !p.SqlcUnread && !p.SqlcDropped {
+		if !p.SqlcUnread && p.SqlcDropped == "" {
 			order = append(order, renumber[p.Number])
 			sent++
 		}
@@ -368,8 +368,11 @@ func (a *analyzer) dropSqlcUnread(q *Query) {
 			what = fmt.Sprintf("the method sends no value for the statement's %s, so MariaDB/MySQL refuses every call (the driver sends the text with its ? unbound: Error 1064, a syntax error)", count(binds, "placeholder"))
 		}
 		why := "does not read this parameter"
-		if p.SqlcDropped {
+		switch p.SqlcDropped {
+		case "IN":
 			why = "leaves this element of an IN list out (it types one by the column on the IN's left, and this left is no column)"
+		case "BETWEEN":
+			why = "leaves this parameter of a BETWEEN out (it types one by the column the BETWEEN tests, and this tests no column)"
 		}
 		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: sqlc v1.31.1 %s, and its method takes no argument for it; generated as sqlc generates it: %s; mysql_types: true sends it", a.file.Name, line, col, q.Name, why, what))
 	}

@@ -40,6 +40,13 @@ func (a *analyzer) paramSource(sc *scope, e sqlparse.Node, v value) value {
 		}
 	})
 	if ref == nil {
+		if a.opts.MySQL && !a.opts.MySQLTypes {
+			// sqlc v1.31.1 (resolve.go's ast.A_Expr case) names and
+			// types a parameter after the first column either operand
+			// holds, and leaves it unnamed and untyped when there is
+			// none (HAVING COUNT(*) > ?).
+			return value{}
+		}
 		return v
 	}
 	saved := len(a.errs)

@@ -853,11 +853,13 @@ type Param struct {
 	// expressions and clauses). MySQL still binds its ?.
 	SqlcUnread bool
 	// SqlcDropped is set for a MySQL parameter that sqlc v1.31.1 reads
-	// (its sqlc.arg is rewritten to ?) but leaves out of the method: an
-	// element of an IN list whose left side is neither a column nor a
-	// parameter (LOWER(name) IN (?, ?); its resolve.go types a list
-	// element by the column on the left and skips it otherwise).
-	SqlcDropped bool
+	// (its sqlc.arg is rewritten to ?) but leaves out of the method, and
+	// says where: "IN" for an element of an IN list whose left side is
+	// neither a column nor a parameter (LOWER(name) IN (?, ?)), "BETWEEN"
+	// for a bound or operand of a BETWEEN that tests no column (COUNT(*)
+	// BETWEEN ? AND ?): its resolve.go types such a parameter by that
+	// column and skips it without one.
+	SqlcDropped string
 }
 
 func (n *Param) Pos() int { return n.Loc }

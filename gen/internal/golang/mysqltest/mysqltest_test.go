@@ -151,6 +151,19 @@ func TestUnreadParamsOnMariaDB(t *testing.T) {
 			func() ([][]string, error) {
 				return ids(my.LowerIn(ctx, mytypesdb.LowerInParams{Lower: "alpha", Lower_2: "gamma", ID: 0}))
 			}},
+		{"CountBetween", []any{0, 2, 5},
+			func() error {
+				_, err := sq.CountBetween(ctx, 0)
+				return err
+			},
+			func() ([][]string, error) {
+				rs, err := my.CountBetween(ctx, mytypesdb.CountBetweenParams{ID: 0, FromCount: 2, ToCount: 5})
+				var out [][]string
+				for _, r := range rs {
+					out = append(out, []string{fmt.Sprint(r.A), fmt.Sprint(r.N)})
+				}
+				return out, err
+			}},
 		{"OnlyUnread", []any{2},
 			func() error { _, err := sq.OnlyUnread(ctx); return err },
 			func() ([][]string, error) { return ids(my.OnlyUnread(ctx, 2)) }},

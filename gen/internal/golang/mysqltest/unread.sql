@@ -44,5 +44,8 @@ SELECT id FROM t WHERE NOT (a = ?) ORDER BY id;
 -- name: LowerIn :many
 SELECT id FROM t WHERE LOWER(name) IN (?, ?) AND id > ? ORDER BY id;
 
+-- name: CountBetween :many
+SELECT a, COUNT(*) AS n FROM t WHERE id > ? GROUP BY a HAVING COUNT(*) BETWEEN ? AND ? ORDER BY a;
+
 -- name: UpdateOrder :execrows
 UPDATE t SET note = ? WHERE id > ? ORDER BY ABS(b - ?), id LIMIT 1;

@@ -248,13 +248,7 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 			// the element itself, or one in a COALESCE that is it (a
 			// COALESCE is no parent there).
 			v = unparen(v)
-			if f, ok := v.(*ast.FuncCallExpr); ok && f.Schema.O == "" && f.FnName.L == "coalesce" {
-				for _, a := range f.Args {
-					markDropped(c.params[from:], unparen(a))
-				}
-				continue
-			}
-			markDropped(c.params[from:], v)
+			markDropped(c.params[from:], v, "IN")
 		}
 		return &sqlparse.AExpr{Kind: kind, Op: op, Left: c.expr(n.Expr), Right: r, Loc: loc}
 	case *ast.BetweenExpr:
@@ -262,7 +256,17 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 		if n.Not {
 			kind = "not between"
 		}
-		return &sqlparse.AExpr{Kind: kind, Op: "BETWEEN", Left: c.expr(n.Expr), Right: &sqlparse.RowExpr{Args: []sqlparse.Node{c.expr(n.Left), c.expr(n.Right)}, Loc: loc}, Loc: loc}
+		from := len(c.params)
+		out := &sqlparse.AExpr{Kind: kind, Op: "BETWEEN", Left: c.expr(n.Expr), Right: &sqlparse.RowExpr{Args: []sqlparse.Node{c.expr(n.Left), c.expr(n.Right)}, Loc: loc}, Loc: loc}
+		if _, col := unparen(n.Expr).(*ast.ColumnNameExpr); !col {
+			// sqlc v1.31.1 types the parameters whose parent is the
+			// BETWEEN by the column it tests, and drops them when it
+			// tests none (resolve.go's ast.BetweenExpr case).
+			for _, e := range []ast.ExprNode{n.Expr, n.Left, n.Right} {
+				markDropped(c.params[from:], e, "BETWEEN")
+			}
+		}
+		return out
 	case *ast.PatternLikeOrIlikeExpr:
 		kind, op := "like", "~~"
 		if !n.IsLike {
@@ -461,9 +465,18 @@ func isParam(n ast.ExprNode) bool {
 	return false
 }
 
-// markDropped sets SqlcDropped on the parameter of ps that n is, when n
-// is a parameter (isParam).
-func markDropped(ps []*sqlparse.Param, n ast.ExprNode) {
+// markDropped sets SqlcDropped to where on the parameter of ps that n
+// is, when n is a parameter (isParam), or on those that are arguments of
+// a COALESCE that n is (a COALESCE is no parent in sqlc's parameter
+// search, find_params.go).
+func markDropped(ps []*sqlparse.Param, n ast.ExprNode, where string) {
+	n = unparen(n)
+	if f, ok := n.(*ast.FuncCallExpr); ok && f.Schema.O == "" && f.FnName.L == "coalesce" {
+		for _, a := range f.Args {
+			markDropped(ps, a, where)
+		}
+		return
+	}
 	if !isParam(n) {
 		return
 	}
@@ -476,7 +489,7 @@ func markDropped(ps []*sqlparse.Param, n ast.ExprNode) {
 	}
 	for _, p := range ps {
 		if p.Loc == at {
-			p.SqlcDropped = true
+			p.SqlcDropped = where
 		}
 	}
 }

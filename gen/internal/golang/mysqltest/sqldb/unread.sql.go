@@ -62,6 +62,38 @@ func (q *Queries) Collate(ctx context.Context, id int64) ([]int64, error) {
 	return items, nil
 }
 
+const countBetween = `-- name: CountBetween :many
+SELECT a, COUNT(*) AS n FROM t WHERE id > ? GROUP BY a HAVING COUNT(*) BETWEEN ? AND ? ORDER BY a
+`
+
+type CountBetweenRow struct {
+	A int32
+	N int64
+}
+
+func (q *Queries) CountBetween(ctx context.Context, id int64) ([]CountBetweenRow, error) {
+	rows, err := q.db.QueryContext(ctx, countBetween, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []CountBetweenRow
+	for rows.Next() {
+		var i CountBetweenRow
+		if err := rows.Scan(&i.A, &i.N); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const groupByExpr = `-- name: GroupByExpr :many
 SELECT a > ? AS big, COUNT(*) AS n FROM t WHERE id > ? GROUP BY a > ? ORDER BY big
 `
