@@ -165,7 +165,8 @@ INSERT INTO authors (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET na
 		{name: "upsert references mysql", engine: "mysql", schema: "CREATE TABLE authors (id bigint PRIMARY KEY, name text NOT NULL, bio text);\n", query: upsertMySQL,
 			notes: []string{`q.sql:2:1: note: query SetMissing: MariaDB/MySQL refuses this query: column "nme" of relation "authors" does not exist`,
 				`q.sql:5:77: note: query ValueMissing: MariaDB/MySQL refuses this query: column "nme" does not exist`,
-				`q.sql:8:1: note: query SelectSetMissing: MariaDB/MySQL refuses this query: column "nme" of relation "authors" does not exist`}},
+				`q.sql:8:1: note: query SelectSetMissing: MariaDB/MySQL refuses this query: column "nme" of relation "authors" does not exist`,
+				`q.sql:11:91: note: query ValuesMissing: MariaDB/MySQL refuses this query: column "nme" does not exist`}},
 		{name: "upsert SET of a missing column from a parameter mysql", engine: "mysql", schema: "CREATE TABLE authors (id bigint PRIMARY KEY, name text NOT NULL, bio text);\n", query: `-- name: SetMissing :exec
 INSERT INTO authors (id, name) VALUES (?, ?) ON DUPLICATE KEY UPDATE nme = ?;
 `, sqlcErr: `column "nme" does not exist`},
@@ -258,6 +259,9 @@ INSERT INTO authors (id, name) VALUES (?, ?) ON DUPLICATE KEY UPDATE name = nme;
 
 -- name: SelectSetMissing :exec
 INSERT INTO authors (id, name) SELECT ?, ? ON DUPLICATE KEY UPDATE nme = 'a';
+
+-- name: ValuesMissing :exec
+INSERT INTO authors (id, name) VALUES (?, ?) ON DUPLICATE KEY UPDATE name = CONCAT(VALUES(nme), 'x');
 `
 )
 
@@ -320,6 +324,26 @@ func TestFencedWriteRefusedWhereSqlcGenerates(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error has no %q:\n%v", want, err)
 		}
+	}
+
+	// MySQL: VALUES(col) of a column jobs lacks, in a fenced upsert.
+	mysqlDir := t.TempDir()
+	for n, text := range map[string]string{
+		"schema.sql": "CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL, tok bigint NOT NULL DEFAULT 0);\n",
+		"q.sql":      "-- name: UpsertJob :exec\nINSERT INTO jobs (id, state) VALUES (?, ?) ON DUPLICATE KEY UPDATE state = VALUES(stat);\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - engine: mysql\n    schema: schema.sql\n    queries: q.sql\n    gen: {go: {package: x, out: out}}\n" +
+			"    fence: {tables: [{table: jobs, column: tok}]}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(mysqlDir, n), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err = gen.LoadConfig(filepath.Join(mysqlDir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gen.Generate(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), `q.sql:2:83: column "stat" does not exist; query UpsertJob writes fenced table jobs`) {
+		t.Errorf("fenced MySQL upsert of VALUES(stat): %v, want the refusal at VALUES(stat)", err)
 	}
 }
 

@@ -168,6 +168,10 @@ func (c *converter) expr(n ast.ExprNode) sqlparse.Node {
 			fields = append(fields, n.Name.Table.L)
 		}
 		return &sqlparse.ColumnRef{Fields: append(fields, n.Name.Name.L), Loc: loc}
+	case *ast.ValuesExpr:
+		// VALUES(col) of ON DUPLICATE KEY UPDATE: a call of VALUES, as
+		// MySQL's function list has it, so that col is resolved.
+		return &sqlparse.FuncCall{Func: sqlparse.Name{Name: "values", Loc: loc}, Args: []sqlparse.Node{c.expr(n.Column)}, Loc: loc}
 	case *driver.ParamMarkerExpr:
 		p := &sqlparse.Param{Loc: n.Offset, End: n.Offset + 1, SqlcUnread: c.unread > 0}
 		c.params = append(c.params, p)
