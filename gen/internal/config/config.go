@@ -43,11 +43,12 @@
 //     overrides.go), out outside the configuration's directory, an entry
 //     without schema (the queries see only the system catalogs), and
 //     codegen items that run the sqlc-gen-go plugin (read as gen.go).
-//   - parsed for the analyzer: strict_function_checks, strict_order_by.
+//   - parsed for the analyzer: strict_function_checks, strict_order_by,
+//     database and analyzer (a PostgreSQL entry's database.uri is asked
+//     as sqlc asks it: Package.Database; a managed one, or a MySQL
+//     entry's, is not, with notes).
 //   - accepted without effect on the output: cloud, servers, options,
-//     rules (sqlc vet), database and analyzer (sqlc may analyse with a
-//     live database; fencegen reads the schema files, and says so in a
-//     Note), gen.json and other generators, omit_sqlc_version, sql_driver,
+//     rules (sqlc vet), gen.json and other generators, omit_sqlc_version, sql_driver,
 //     emit_prepared_queries (sqlc's pgx templates ignore it), an override
 //     with unsigned: true (it never matches a PostgreSQL column).
 //   - refused at their location: a sql_package other than pgx/v5, the

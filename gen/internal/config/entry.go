@@ -163,10 +163,10 @@ func (l *loader) entryFields(e *entry) fields {
 		"strict_function_checks": l.boolean(&p.StrictFunctionChecks),
 		"strict_order_by":        l.boolPtr(&p.StrictOrderBy),
 		// sqlc's database and analyzer keys choose whether sqlc asks a
-		// live (or sqlc Cloud managed) database to analyse the queries.
-		// fencegen always analyses against the catalog built from the
-		// schema files, which is what sqlc does without them: accepted,
-		// with a note (see Config.Notes) when a database is configured.
+		// live (or sqlc Cloud managed) database to analyse the queries:
+		// fencegen asks a uri's database as sqlc does (Package.Database,
+		// gen's dbtypes.go); a MySQL entry's database (sqlc v1.31.1 has
+		// no MySQL analyzer) gets a note.
 		"database": func(k string, v ast.Node) {
 			var uri string
 			var managed bool
@@ -176,7 +176,7 @@ func (l *loader) entryFields(e *entry) fields {
 				e.dbURI, e.dbManaged = uri, managed
 				if uri == "" && !managed {
 					// sqlc's Validate refuses it before anything else.
-					l.errorf(v, "database: set uri or managed: true (sqlc: database must be managed or have a non-empty URI); fencegen does not use it, so the key may go")
+					l.errorf(v, "database: set uri or managed: true (sqlc: database must be managed or have a non-empty URI), or remove the key to analyse the queries without a database")
 				}
 			}
 		},
