@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/lease/internal/notify"
 )
 
 var (
@@ -78,10 +79,13 @@ type Client struct {
 	// timings caches the timing of the last TTL Acquire derived, with the
 	// TTL in milliseconds boxed once as a command argument.
 	timings atomic.Pointer[timingEntry]
-	// observed: Options has a Logger or an Observer.Event, which get the
-	// values of the ctx given to Acquire (Lease.vals).
+	// observed: Options has a Logger or an Observer callback, which get
+	// the values of the ctx given to Acquire (Lease.vals).
 	observed bool
-	stats    struct {
+	// notes delivers Observer callbacks and Logger records in order, off
+	// the heartbeat and the callers' waits (see Observer).
+	notes notify.Queue
+	stats struct {
 		acquires, renewals, releases atomic.Uint64
 	}
 	// tokens maps each resource this Client acquired or advanced to an
@@ -144,7 +148,8 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 	case *redis.Client, *redis.ClusterClient, *redis.Ring:
 		c.do = rdb.(doer)
 	}
-	c.observed = c.opts.logger() != nil || c.opts.observer().Event != nil
+	c.observed = c.opts.logger() != nil || c.opts.observer().set()
+	c.notes.Name = "lease"
 	switch r := rdb.(type) {
 	case interface{ Options() *redis.Options }:
 		o := r.Options()
@@ -183,6 +188,12 @@ type Stats struct {
 	// Releases counts release-script calls, by Release and by the cleanup
 	// after a failed Acquire.
 	Releases uint64
+	// SlowCallbacks counts the Observer callbacks and Logger records whose
+	// call ran longer than 1s (counted when it passes 1s, so one that
+	// never returns counts too); each also logs a warning through
+	// slog.Default. DroppedCallbacks counts those dropped because 65,536
+	// were already waiting behind a blocked one. See [Observer].
+	SlowCallbacks, DroppedCallbacks uint64
 }
 
 // Stats returns the script-call counters of c since New.
@@ -191,6 +202,9 @@ func (c *Client) Stats() Stats {
 		Acquires: c.stats.acquires.Load(),
 		Renewals: c.stats.renewals.Load(),
 		Releases: c.stats.releases.Load(),
+
+		SlowCallbacks:    c.notes.Slow(),
+		DroppedCallbacks: c.notes.Dropped(),
 	}
 }
 
@@ -721,8 +735,9 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 		}
 		c.emit(ctx, Event{Kind: EventAcquired, Resource: resource, Token: token})
 		if f := c.opts.observer().OnAcquired; f != nil {
-			f(resource, token)
+			c.notes.Post(func() { f(resource, token) })
 		}
+		c.sync(ctx)
 		return l, nil
 	}
 	ended := ctx.Err() // before the cleanup, which may outlast ctx
@@ -1425,17 +1440,39 @@ func (c *Client) log(ctx context.Context, level slog.Level, msg, resource string
 	if lg == nil || !lg.Enabled(ctx, level) {
 		return
 	}
-	if resource == "" {
-		// About the client or the server (Check), not one lease.
-		lg.Log(ctx, level, msg, args...)
-		return
+	if resource != "" {
+		// Not about the client or the server (Check): about one lease.
+		args = append([]any{"resource", resource, "token", int64(token)}, args...)
 	}
-	lg.Log(ctx, level, msg, append([]any{"resource", resource, "token", int64(token)}, args...)...)
+	c.record(ctx, lg, level, msg, args...)
 }
 
-// emit passes e to Observer.Event, if set.
+// record queues a record for lg's handler, timed now, to be written in
+// order with the Client's events (a handler that blocks holds up only
+// them, see Observer).
+func (c *Client) record(ctx context.Context, lg *slog.Logger, level slog.Level, msg string, args ...any) {
+	if !lg.Enabled(ctx, level) {
+		return
+	}
+	r := slog.NewRecord(time.Now(), level, msg, 0)
+	r.Add(args...)
+	h, vals := lg.Handler(), context.WithoutCancel(ctx)
+	c.notes.Post(func() { _ = h.Handle(vals, r) })
+}
+
+// emit queues e for Observer.Event, if set.
 func (c *Client) emit(ctx context.Context, e Event) {
 	if f := c.opts.observer().Event; f != nil {
-		f(ctx, e)
+		vals := context.WithoutCancel(ctx)
+		c.notes.Post(func() { f(vals, e) })
+	}
+}
+
+// sync waits, when the Client has callbacks, for those queued so far to
+// run: at most notify.SlowAfter, not at all while one is already slow,
+// and never past ctx (see Observer).
+func (c *Client) sync(ctx context.Context) {
+	if c.observed {
+		c.notes.Sync(ctx)
 	}
 }

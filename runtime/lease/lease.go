@@ -272,7 +272,8 @@ func (l *Lease) renewed(send time.Time) bool {
 		c.emit(l.vals, Event{Kind: EventRenewed, Resource: l.resource, Token: l.token})
 	}
 	if f := c.opts.observer().OnRenewed; f != nil {
-		f(l.resource, l.token)
+		resource, token := l.resource, l.token
+		c.notes.Post(func() { f(resource, token) })
 	}
 	return true
 }
@@ -320,7 +321,8 @@ func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) bool {
 		l.c.log(l.vals, slog.LevelWarn, "lease renewal failed", l.resource, l.token, "consecutive", l.hb.failures, "err", err)
 		l.c.emit(l.vals, Event{Kind: EventRenewFailed, Resource: l.resource, Token: l.token, Err: err, Consecutive: l.hb.failures})
 		if f := l.c.opts.observer().OnRenewFailed; f != nil {
-			f(l.resource, l.token, err, l.hb.failures)
+			resource, token, n := l.resource, l.token, l.hb.failures
+			l.c.notes.Post(func() { f(resource, token, err, n) })
 		}
 	}
 	return !l.over.Load()
@@ -419,7 +421,7 @@ func (l *Lease) lose(reason Reason, err error) error {
 	}
 	l.c.emit(l.vals, Event{Kind: EventLost, Resource: l.resource, Token: l.token, Err: lost})
 	if f := l.c.opts.observer().OnLost; f != nil {
-		f(lost)
+		l.c.notes.Post(func() { f(lost) })
 	}
 	return lost
 }
@@ -522,8 +524,9 @@ func (l *Lease) Release(ctx context.Context) error {
 	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", deleted)
 	l.c.emit(ctx, Event{Kind: EventReleased, Resource: l.resource, Token: l.token, Err: err})
 	if f := l.c.opts.observer().OnReleased; f != nil {
-		f(l.resource, l.token, err)
+		l.c.notes.Post(func() { f(l.resource, l.token, err) })
 	}
+	l.c.sync(ctx)
 	return err
 }
 

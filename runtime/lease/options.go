@@ -159,18 +159,27 @@ type Options struct {
 }
 
 // Observer holds optional callbacks for metrics and tracing. Any field may be
-// nil. Callbacks run synchronously on the goroutine that observed the event
-// (the caller of Acquire/Renew/Release, the heartbeat goroutine, or the local
-// deadline timer), so they must be quick and must not call back into the
-// same [Lease].
+// nil. A Client runs its callbacks, and writes its Options.Logger records,
+// one at a time on a goroutine of its own, in the order the events happened
+// (so per lease: acquired, then renewed or renew failed, then lost or
+// released), never on the heartbeat or inside Release's wait for a renewal:
+// a callback or log handler that blocks cannot delay a renewal or lose a
+// lease, of this resource or any other. Acquire, Release and Advance wait
+// for the callbacks of their own events to have run before they return, at
+// most 1s and never past their ctx, and not at all while a callback is
+// already past 1s; later events wait in order behind a slow one (up to
+// 65,536 of them, then they are dropped). A callback past 1s logs a
+// warning through slog.Default and counts in Stats.SlowCallbacks. Keep
+// callbacks quick, and do not call back into the same [Lease] and wait
+// for its events.
 //
 // Event is the callback to use: it gets a context so that a trace can join
 // the event. The On* fields are kept for existing code and still called.
 type Observer struct {
-	// Event runs for every lifecycle event. ctx is the caller's context for
-	// events of Acquire, Release and Advance; for the heartbeat's events
-	// (renewed, renew failed, lost) it carries the values, not the
-	// cancellation, of the ctx given to Acquire.
+	// Event runs for every lifecycle event. ctx carries the values, not
+	// the cancellation, of the caller's context for events of Acquire,
+	// Release and Advance, and of the ctx given to Acquire for the
+	// heartbeat's events (renewed, renew failed, lost).
 	Event func(ctx context.Context, e Event)
 
 	// Deprecated: use Event (EventAcquired).
@@ -203,6 +212,12 @@ type Observer struct {
 	// OnReleased runs after the compare-and-delete of Release answered;
 	// err is nil, or wraps ErrNotHeld.
 	OnReleased func(resource string, token fence.Token, err error)
+}
+
+// set reports whether any callback of o is set.
+func (o *Observer) set() bool {
+	return o.Event != nil || o.OnAcquired != nil || o.OnRenewed != nil || o.OnRenewFailed != nil ||
+		o.OnLost != nil || o.OnCounterRegressed != nil || o.OnReleased != nil
 }
 
 // EventKind names a lifecycle event of a lease.

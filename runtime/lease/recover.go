@@ -66,13 +66,18 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 // already used, and has been raised from from to to.
 func (c *Client) regressed(ctx context.Context, resource string, from, to fence.Token) {
 	c.emit(ctx, Event{Kind: EventCounterRegressed, Resource: resource, From: from, To: to})
-	if lg := c.opts.logger(); lg != nil {
-		lg.Log(ctx, slog.LevelError, "lease fence counter regressed; raised above the high-water mark",
-			"resource", resource, "from", int64(from), "to", int64(to))
+	// Logged at error level also without Options.Logger (through
+	// slog.Default): the counter going back is what an operator must see.
+	lg := c.opts.logger()
+	if lg == nil {
+		lg = slog.Default()
 	}
+	c.record(ctx, lg, slog.LevelError, "lease fence counter regressed; raised above the high-water mark",
+		"resource", resource, "from", int64(from), "to", int64(to))
 	if f := c.opts.observer().OnCounterRegressed; f != nil {
-		f(resource, from, to)
+		c.notes.Post(func() { f(resource, from, to) })
 	}
+	c.notes.Sync(ctx)
 }
 
 // Observe inspects err, the result of a fenced write made with l's token,

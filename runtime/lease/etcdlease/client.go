@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/lease"
+	"github.com/fencegen/fencegen/runtime/lease/internal/notify"
 )
 
 // ErrEtcdTimeout is wrapped by every [*TimeoutError]: an etcd call was cut
@@ -197,6 +199,9 @@ type Client struct {
 	ka   *keepAliver // the renewals of every lease, on one stream
 
 	acquires, renewals, releases atomic.Uint64 // Stats
+	// notes delivers Observer events and Logger records in order, off the
+	// keep-alive stream and Release's wait (see lease.Observer).
+	notes notify.Queue
 
 	// maxRev is the highest store revision a linearizable reply has shown
 	// this Client; a successful acquire at or below the value read before
@@ -239,7 +244,9 @@ func New(cli *clientv3.Client, opts *Options) *Client {
 	if cli == nil {
 		panic("etcdlease: New with nil *clientv3.Client")
 	}
-	return &Client{cli: cli, opts: opts.get(), ka: newKeepAliver(cli)}
+	c := &Client{cli: cli, opts: opts.get(), ka: newKeepAliver(cli)}
+	c.notes.Name = "etcdlease"
+	return c
 }
 
 func (c *Client) prefix() string {
@@ -346,13 +353,25 @@ func (c *Client) acquire(ctx context.Context, op, resource string, tm timing) (_
 	}
 	lockKey, baseKey := c.Keys(resource)
 	seen := c.maxRev.Load()
-	send := time.Now()
-	gctx, cancel := context.WithTimeout(ctx, tm.callTimeout)
-	g, err := c.cli.Grant(gctx, tm.grantSeconds)
-	cancel()
-	if err != nil {
+	tries := c.tries()
+	var (
+		g    *clientv3.LeaseGrantResponse
+		send time.Time
+		err  error
+	)
+	for try := 1; ; try++ {
+		send = time.Now()
+		gctx, cancel := context.WithTimeout(ctx, tm.callTimeout)
+		g, err = c.cli.Grant(gctx, tm.grantSeconds)
+		timedOut := gctx.Err() != nil
+		cancel()
+		if err == nil {
+			break
+		}
 		// A lease granted without a reply carries no key and expires.
-		return nil, false, c.failed(op, ctx, gctx, "grant", tm.callTimeout, err)
+		if !timedOut || try >= tries || ended(ctx) || c.cli.Ctx().Err() != nil {
+			return nil, false, c.failed(op, ctx, gctx, "grant", tm.callTimeout, err)
+		}
 	}
 	id := g.ID
 	if err := shortGrant(g.TTL, tm); err != nil {
@@ -364,25 +383,46 @@ func (c *Client) acquire(ctx context.Context, op, resource string, tm timing) (_
 	if c.afterGrant != nil {
 		c.afterGrant(id)
 	}
-	tctx, cancel := context.WithTimeout(ctx, tm.callTimeout)
-	c.acquires.Add(1)
-	resp, err := c.cli.Txn(tctx).
-		If(clientv3.Compare(clientv3.CreateRevision(lockKey), "=", 0)).
-		Then(clientv3.OpPut(lockKey, newOwner(), clientv3.WithLease(id)), clientv3.OpGet(baseKey)).
-		Else(clientv3.OpGet(lockKey)).
-		Commit()
-	cancel()
-	if err != nil {
-		c.revoke(ctx, id, tm)
+	owner := newOwner()
+	var resp *clientv3.TxnResponse
+	for try := 1; ; try++ {
+		tctx, cancel := context.WithTimeout(ctx, tm.callTimeout)
+		c.acquires.Add(1)
+		resp, err = c.cli.Txn(tctx).
+			If(clientv3.Compare(clientv3.CreateRevision(lockKey), "=", 0)).
+			Then(clientv3.OpPut(lockKey, owner, clientv3.WithLease(id)), clientv3.OpGet(baseKey)).
+			Else(clientv3.OpGet(lockKey), clientv3.OpGet(baseKey)).
+			Commit()
+		timedOut := tctx.Err() != nil
+		cancel()
+		if err == nil {
+			break
+		}
 		if errors.Is(err, rpctypes.ErrLeaseNotFound) {
+			c.revoke(ctx, id, tm)
 			// The grant expired before the transaction ran: the
 			// transaction wrote nothing (etcd refuses a put with a lease
 			// it does not have).
 			return nil, false, &opError{op: op, err: fmt.Errorf("%w: etcd lease expired before the lock was taken", lease.ErrAcquireTooSlow)}
 		}
-		return nil, false, c.failed(op, ctx, tctx, "acquire", tm.callTimeout, err)
+		if !timedOut || try >= tries || ended(ctx) || c.cli.Ctx().Err() != nil {
+			c.revoke(ctx, id, tm)
+			return nil, false, c.failed(op, ctx, tctx, "acquire", tm.callTimeout, err)
+		}
 	}
 	rev := resp.Header.Revision
+	if !resp.Succeeded {
+		if kvs := resp.Responses[0].GetResponseRange().GetKvs(); len(kvs) == 1 && kvs[0].Lease == int64(id) {
+			// An earlier try of this transaction committed and its
+			// reply was lost: the key is ours, created at its create
+			// revision. The base read now is at least the one that
+			// try read (the base only goes up), so every earlier
+			// holder's token is below this one and every later
+			// holder's, created at a higher revision, above it.
+			c.sawRev(rev)
+			resp.Succeeded, rev = true, kvs[0].CreateRevision
+		}
+	}
 	if !resp.Succeeded {
 		c.revoke(ctx, id, tm)
 		c.sawRev(rev)
@@ -430,6 +470,7 @@ func (c *Client) acquire(ctx context.Context, op, resource string, tm timing) (_
 	l := c.start(ctx, resource, lockKey, id, rev, token, send, tm)
 	c.log(ctx, slog.LevelDebug, "lease acquired", resource, token, "etcd_lease", int64(id))
 	c.emit(ctx, lease.Event{Kind: lease.EventAcquired, Resource: resource, Token: token})
+	c.sync(ctx)
 	return l, false, nil
 }
 
@@ -583,7 +624,7 @@ func (c *Client) AcquireWait(ctx context.Context, resource string, ttl time.Dura
 			if last == nil {
 				last = err
 			}
-			return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("not acquired before the context ended: %w (last attempt: %w)", ctx.Err(), unwrapOp(last))}
+			return nil, waitEnded(ctx, resource, last)
 		}
 		last = err
 		wait := max(tm.interval, tm.callTimeout)
@@ -594,6 +635,46 @@ func (c *Client) AcquireWait(ctx context.Context, resource string, ttl time.Dura
 		}
 	}
 }
+
+// waitEnded is AcquireWait's error when ctx ends, worded as the Redis
+// lease's (trial rt4 F9): given last, the last attempt's error,
+//
+//	lease: acquire "x": not acquired before the context ended: context deadline exceeded (last attempt: held by another owner (held since revision 7))
+//	lease: acquire "x": no answer from etcd before the context ended: context deadline exceeded (last attempt: etcd acquire call timed out after 500ms)
+//
+// It matches ctx.Err() and last, so lease.ErrNotAcquired only when etcd
+// last said another lease holds the key: "someone else holds it" is never
+// inferred from an outage.
+func waitEnded(ctx context.Context, resource string, last error) error {
+	detail := trimmed{unwrapOp(last)}
+	if errors.Is(last, lease.ErrNotAcquired) {
+		held := "held by another owner" + strings.TrimPrefix(detail.Error(), "not acquired")
+		return &opError{op: acquireOp(resource), err: fmt.Errorf("not acquired before the context ended: %w (last attempt: %s)%w", ctx.Err(), held, silent{last})}
+	}
+	why := "etcd call failed"
+	switch {
+	case errors.Is(last, lease.ErrAcquireTooSlow):
+		why = "no reply in time"
+	case errors.Is(last, ErrClientClosed):
+		why = "etcd client closed"
+	case errors.Is(last, ErrEtcdTimeout), errors.Is(last, context.DeadlineExceeded), errors.Is(last, context.Canceled):
+		why = "no answer from etcd"
+	}
+	return &opError{op: acquireOp(resource), err: fmt.Errorf("%s before the context ended: %w (last attempt: %w)", why, ctx.Err(), detail)}
+}
+
+// trimmed prints an error without its leading "lease: " (inside another
+// lease error's text) and unwraps to it.
+type trimmed struct{ err error }
+
+func (t trimmed) Error() string { return trimPrefix(t.err.Error()) }
+func (t trimmed) Unwrap() error { return t.err }
+
+// silent wraps an error without printing it.
+type silent struct{ err error }
+
+func (s silent) Error() string { return "" }
+func (s silent) Unwrap() error { return s.err }
 
 func unwrapOp(err error) error {
 	var oe *opError
@@ -632,6 +713,16 @@ func (c *Client) waitDelete(ctx context.Context, lockKey string, d time.Duration
 			}
 		}
 	}
+}
+
+// tries is how many times one acquire sends its grant, or its
+// transaction, when the call timed out: once per endpoint, at most three.
+// The etcd client sends each call to the next endpoint in turn, so with
+// one member stalled (its connection open, nothing answered) the next try
+// goes to another; with a fixed sequence of calls per attempt, every
+// attempt's same call would meet the stalled member (trial rt4 F8).
+func (c *Client) tries() int {
+	return max(1, min(3, len(c.cli.Endpoints())))
 }
 
 func sleep(ctx context.Context, d time.Duration) {
@@ -700,28 +791,57 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 		}
 		c.sawToken(resource, atLeast)
 		c.emit(ctx, lease.Event{Kind: lease.EventCounterRegressed, Resource: resource, From: cur, To: atLeast})
-		if lg := c.opts.Logger; lg != nil {
-			lg.Log(ctx, slog.LevelError, "lease tokens regressed (etcd revision rewound, e.g. a snapshot restore without --bump-revision); base raised",
-				"resource", resource, "from", int64(cur), "to", int64(atLeast))
+		// Logged at error level also without Options.Logger (through
+		// slog.Default): tokens going back is what an operator must see.
+		lg := c.opts.Logger
+		if lg == nil {
+			lg = slog.Default()
 		}
+		c.record(ctx, lg, slog.LevelError, "lease tokens regressed (etcd revision rewound, e.g. a snapshot restore without --bump-revision); base raised",
+			"resource", resource, "from", int64(cur), "to", int64(atLeast))
+		c.notes.Sync(ctx)
 		return atLeast, nil
 	}
 }
 
 func (c *Client) log(ctx context.Context, level slog.Level, msg, resource string, token fence.Token, args ...any) {
 	lg := c.opts.Logger
-	if lg == nil || !lg.Enabled(ctx, level) {
+	if lg == nil {
 		return
 	}
 	if resource != "" {
 		args = append([]any{"resource", resource, "token", int64(token)}, args...)
 	}
-	lg.Log(ctx, level, msg, args...)
+	c.record(ctx, lg, level, msg, args...)
 }
 
+// record queues a record for lg's handler, timed now, to be written in
+// order with the Client's events (a handler that blocks holds up only
+// them, see lease.Observer).
+func (c *Client) record(ctx context.Context, lg *slog.Logger, level slog.Level, msg string, args ...any) {
+	if !lg.Enabled(ctx, level) {
+		return
+	}
+	r := slog.NewRecord(time.Now(), level, msg, 0)
+	r.Add(args...)
+	h, vals := lg.Handler(), context.WithoutCancel(ctx)
+	c.notes.Post(func() { _ = h.Handle(vals, r) })
+}
+
+// emit queues e for Observer.Event, if set.
 func (c *Client) emit(ctx context.Context, e lease.Event) {
 	if o := c.opts.Observer; o != nil && o.Event != nil {
-		o.Event(ctx, e)
+		f, vals := o.Event, context.WithoutCancel(ctx)
+		c.notes.Post(func() { f(vals, e) })
+	}
+}
+
+// sync waits, when the Client has a Logger or an Observer, for the
+// callbacks queued so far to run: at most notify.SlowAfter, not at all
+// while one is already slow, and never past ctx (see lease.Observer).
+func (c *Client) sync(ctx context.Context) {
+	if c.opts.Logger != nil || c.opts.Observer != nil {
+		c.notes.Sync(ctx)
 	}
 }
 
@@ -732,5 +852,6 @@ func (c *Client) emit(ctx context.Context, e lease.Event) {
 // Releases lease revokes (by Release and by the cleanup of a failed
 // Acquire).
 func (c *Client) Stats() lease.Stats {
-	return lease.Stats{Acquires: c.acquires.Load(), Renewals: c.renewals.Load(), Releases: c.releases.Load()}
+	return lease.Stats{Acquires: c.acquires.Load(), Renewals: c.renewals.Load(), Releases: c.releases.Load(),
+		SlowCallbacks: c.notes.Slow(), DroppedCallbacks: c.notes.Dropped()}
 }

@@ -897,8 +897,28 @@ func TestAcquireWaitContextEnds(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, lease.ErrNotAcquired) {
 		t.Fatalf("AcquireWait: %v, want the deadline and ErrNotAcquired", err)
 	}
+	if want := `lease: acquire "r": not acquired before the context ended: context deadline exceeded (last attempt: held by another owner (held since revision `; !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("AcquireWait: %q, want it to start %q", err, want)
+	}
 	if err := l.Err(); err != nil {
 		t.Fatalf("holder: %v", err)
+	}
+	// Nothing but timeouts (the member stopped): worded as the Redis
+	// lease's, not as "not acquired", with one "lease:" (trial rt4 F9).
+	e.Members[0].Pause()
+	defer e.Members[0].Resume()
+	ctx, cancel = context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	l2, err := c.AcquireWait(ctx, "free", 0)
+	if l2 != nil {
+		t.Fatalf("AcquireWait with etcd stopped acquired token %d after %v", l2.Token(), time.Since(start))
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, lease.ErrNotAcquired) {
+		t.Fatalf("AcquireWait with etcd stopped: %v, want the deadline and not ErrNotAcquired", err)
+	}
+	if want := `lease: acquire "free": no answer from etcd before the context ended: context deadline exceeded (last attempt: `; !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "lease:") != 1 {
+		t.Fatalf("AcquireWait with etcd stopped: %q, want it to start %q and say lease: once", err, want)
 	}
 }
 

@@ -397,6 +397,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", held)
 	l.c.emit(ctx, lease.Event{Kind: lease.EventReleased, Resource: l.resource, Token: l.token, Err: err})
+	l.c.sync(ctx)
 	return err
 }
 

@@ -1,0 +1,138 @@
+// Package notify delivers the callbacks of a lease Client (Observer events
+// and Logger records) in order on a goroutine of its own, so that a
+// callback that blocks never sits on the renewal path or inside Release's
+// wait (kubernetes#139991, ray#63773: a user callback on the election
+// thread starves renewal).
+package notify
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// SlowAfter is how long a callback may run before the Queue counts it as
+// slow and warns through slog.Default, and the longest Sync waits.
+const SlowAfter = time.Second
+
+// MaxPending is the most callbacks a Queue holds behind a blocked one;
+// beyond it new ones are dropped and counted.
+const MaxPending = 1 << 16
+
+// Queue runs posted callbacks one at a time, in the order posted, on a
+// goroutine it starts when there is work and that exits when there is
+// none (a Client needs no Close). The zero value is ready to use.
+type Queue struct {
+	// Name prefixes the warnings (the package: "lease", "etcdlease").
+	Name string
+
+	mu      sync.Mutex
+	pending []func()
+	spare   []func()
+	running bool   // a goroutine is draining pending
+	stuck   bool   // the callback running has run longer than SlowAfter
+	gen     uint64 // counts the callbacks run, so that a late timer of one never marks the next stuck
+
+	slow    atomic.Uint64
+	dropped atomic.Uint64
+}
+
+// Post queues f to run after every callback posted before it. It never
+// blocks; with MaxPending callbacks waiting, f is dropped and counted.
+func (q *Queue) Post(f func()) {
+	q.mu.Lock()
+	if len(q.pending) >= MaxPending {
+		q.mu.Unlock()
+		q.dropped.Add(1)
+		return
+	}
+	q.pending = append(q.pending, f)
+	if !q.running {
+		q.running = true
+		go q.run()
+	}
+	q.mu.Unlock()
+}
+
+// Sync waits until every callback posted before it has run, ctx ends, or
+// SlowAfter passes, whichever is first; it returns at once when nothing is
+// pending or the callback running is already slow (so that a callback that
+// never returns costs each caller nothing, not SlowAfter each).
+func (q *Queue) Sync(ctx context.Context) {
+	q.mu.Lock()
+	if !q.running || q.stuck {
+		q.mu.Unlock()
+		return
+	}
+	done := make(chan struct{})
+	q.pending = append(q.pending, func() { close(done) })
+	q.mu.Unlock()
+	t := time.NewTimer(SlowAfter)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// Slow counts the callbacks that ran longer than SlowAfter (counted when
+// they pass it, so one that never returns counts too).
+func (q *Queue) Slow() uint64 { return q.slow.Load() }
+
+// Dropped counts the callbacks dropped because MaxPending were waiting.
+func (q *Queue) Dropped() uint64 { return q.dropped.Load() }
+
+func (q *Queue) run() {
+	for {
+		q.mu.Lock()
+		batch := q.pending
+		if len(batch) == 0 {
+			q.running = false
+			q.mu.Unlock()
+			return
+		}
+		q.pending = q.spare[:0]
+		q.mu.Unlock()
+		for i, f := range batch {
+			q.call(f)
+			batch[i] = nil
+		}
+		q.mu.Lock()
+		q.spare = batch[:0]
+		q.mu.Unlock()
+	}
+}
+
+// call runs f, warning through slog.Default (not Options.Logger, which may
+// be what blocks) once f has run SlowAfter and again when it returns.
+func (q *Queue) call(f func()) {
+	start := time.Now()
+	q.mu.Lock()
+	gen := q.gen
+	q.mu.Unlock()
+	t := time.AfterFunc(SlowAfter, func() {
+		q.mu.Lock()
+		if q.gen != gen {
+			q.mu.Unlock()
+			return
+		}
+		q.stuck = true
+		n := len(q.pending)
+		q.mu.Unlock()
+		q.slow.Add(1)
+		slog.Default().Warn(q.Name+": an Observer callback or Logger handler has not returned after "+SlowAfter.String()+
+			"; the events and log records after it wait, in order (renewals and Release do not)", "pending", n)
+	})
+	f()
+	stopped := t.Stop()
+	q.mu.Lock()
+	q.gen++
+	q.stuck = false
+	q.mu.Unlock()
+	if !stopped {
+		slog.Default().Warn(q.Name+": a slow Observer callback or Logger handler returned", "took", time.Since(start).Round(time.Millisecond))
+	}
+}
