@@ -55,7 +55,7 @@ type (
 // on it); under a context that cannot be cancelled it is bounded only by
 // the go-redis client's own timeouts, so give ctx a deadline.
 func (c *Client) Check(ctx context.Context) error {
-	defer c.sync(ctx) // its warnings are written before it returns
+	defer c.sync() // its warnings are written before it returns
 	// go-redis notices a context's deadline (with ContextTimeoutEnabled),
 	// not its cancellation, while it waits for a reply: under a
 	// cancellable ctx the probe is abandoned when ctx ends, as a script

@@ -494,6 +494,7 @@ func millis(d time.Duration) int64 {
 // a Redis error, or a [*TimeoutError] when the attempt was cut off by
 // CallTimeout or a go-redis timeout.
 func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
+	defer c.sync() // its events and records, also of a failure, before it returns
 	l, err := c.acquire(ctx, resource, ttl)
 	if err == nil {
 		if prev := c.minted(resource); l.token <= prev {
@@ -737,7 +738,6 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 		if f := c.opts.observer().OnAcquired; f != nil {
 			c.notes.Post(func() { f(resource, token) })
 		}
-		c.sync(ctx)
 		return l, nil
 	}
 	ended := ctx.Err() // before the cleanup, which may outlast ctx
@@ -1469,10 +1469,10 @@ func (c *Client) emit(ctx context.Context, e Event) {
 }
 
 // sync waits, when the Client has callbacks, for those queued so far to
-// run: at most notify.SlowAfter, not at all while one is already slow,
-// and never past ctx (see Observer).
-func (c *Client) sync(ctx context.Context) {
+// run: at most notify.SlowAfter, not at all while one is already slow
+// (see Observer).
+func (c *Client) sync() {
 	if c.observed {
-		c.notes.Sync(ctx)
+		c.notes.Sync()
 	}
 }

@@ -3,6 +3,8 @@ package lease
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -40,6 +42,7 @@ func TestDocumentedPathRecoversAfterCounterLoss(t *testing.T) {
 	ctx := bg
 	q := a.q
 	arg := accountsdb.CreditAccountParams{ID: id, Amount: num(1)}
+	var cause error // the lease's cause after the last run
 	// The body of docs/lease.md's first example.
 	run := func() error {
 		l, err := locker.Acquire(ctx, "account:42", 10*time.Second)
@@ -49,7 +52,9 @@ func TestDocumentedPathRecoversAfterCounterLoss(t *testing.T) {
 			return err
 		}
 		defer l.Release(context.Background())
-		return l.Observe(ctx, q.CreditAccount(l.Context(), arg, l.Token()))
+		err = l.Observe(ctx, q.CreditAccount(l.Context(), arg, l.Token()))
+		cause = context.Cause(l.Context())
+		return err
 	}
 	for range 20 {
 		if err := run(); err != nil {
@@ -57,6 +62,11 @@ func TestDocumentedPathRecoversAfterCounterLoss(t *testing.T) {
 		}
 	}
 	_, stored := a.row(t, id)
+	// The README's nil Options: the regression is still logged, at error
+	// level, through slog.Default (trial rt4 F7).
+	var logs syncWriter
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logs, nil)))
 	r.Restart(false)
 	// A new process: the Client that minted the tokens before the loss
 	// remembers them and never mints one again
@@ -69,6 +79,16 @@ func TestDocumentedPathRecoversAfterCounterLoss(t *testing.T) {
 		switch {
 		case errors.Is(err, fence.ErrStaleToken):
 			refused++
+			// The cause says the counter was behind, not a takeover.
+			var lost *LostError
+			if !errors.As(cause, &lost) || lost.RaisedTo != stored ||
+				!strings.Contains(cause.Error(), fmt.Sprintf("the counter was behind: raised to %d", stored)) ||
+				strings.Contains(cause.Error(), string(ReasonSuperseded)) {
+				t.Fatalf("cause after the refused write (stored %d): %v", stored, cause)
+			}
+			if out := logs.String(); !strings.Contains(out, "level=ERROR") || !strings.Contains(out, fmt.Sprintf("to=%d", stored)) {
+				t.Fatalf("regression not logged at error level through slog.Default with nil Options:\n%s", out)
+			}
 		case err != nil:
 			t.Fatal(err)
 		}
@@ -79,6 +99,25 @@ func TestDocumentedPathRecoversAfterCounterLoss(t *testing.T) {
 	if _, after := a.row(t, id); after <= stored {
 		t.Fatalf("stored token %d after the recovery, not above %d", after, stored)
 	}
+
+	// A takeover, with the counter intact, still reads as one: A's key
+	// expires (deleted here), B acquires and writes, A's write is refused.
+	old, err := locker.Acquire(ctx, "account:42", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lockKey, _ := locker.Keys("account:42")
+	r.Client(nil).Del(ctx, lockKey)
+	if err := run(); err != nil {
+		t.Fatal(err)
+	}
+	err = old.Observe(ctx, q.CreditAccount(old.Context(), arg, old.Token()))
+	var lost *LostError
+	if cause := context.Cause(old.Context()); !errors.Is(err, fence.ErrStaleToken) || !errors.As(cause, &lost) || lost.RaisedTo != 0 ||
+		!strings.Contains(cause.Error(), string(ReasonSuperseded)) {
+		t.Fatalf("taken over: write %v, cause %v; want a stale token and %q", err, cause, ReasonSuperseded)
+	}
+	_ = old.Release(ctx)
 
 	// The negative control: the same path without Observe is refused at
 	// every run after another counter loss.

@@ -200,12 +200,22 @@ type LostError struct {
 	// renewal error for ReasonRenewFailed, and for ReasonDeadline the last
 	// renewal error if any (else nil).
 	Err error
+	// RaisedTo is set for ReasonSuperseded when Lease.Observe found the
+	// coordinator's counter behind the token the database had stored (it
+	// lost the counter, or went back to a snapshot: not a takeover) and
+	// raised it: the value it raised it to, which the next Acquire's
+	// token exceeds. 0 otherwise.
+	RaisedTo fence.Token
 }
 
 // Error returns "lease: lost <resource> (token <n>): <reason>[: <err>]",
-// with err printed without its own "lease: " prefix.
+// with err printed without its own "lease: " prefix; when RaisedTo is set
+// the reason reads "the counter was behind: raised to <RaisedTo>".
 func (e *LostError) Error() string {
 	msg := fmt.Sprintf("lease: lost %q (token %d): %s", e.Resource, e.Token, e.Reason)
+	if e.RaisedTo > 0 {
+		msg = fmt.Sprintf("lease: lost %q (token %d): the counter was behind: raised to %d", e.Resource, e.Token, e.RaisedTo)
+	}
 	if e.Err != nil && !errors.Is(e.Err, ErrNotOwner) {
 		msg += ": " + unprefixed(e.Err)
 	}

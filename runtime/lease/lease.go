@@ -402,12 +402,17 @@ func (l *Lease) onDeadline() {
 // lose cancels the lease context with a *LostError and returns it; if the
 // lease had already ended it returns the existing cause.
 func (l *Lease) lose(reason Reason, err error) error {
+	return l.loseWith(&LostError{Resource: l.resource, Token: l.token, Reason: reason, Err: err})
+}
+
+// loseWith is lose with the *LostError made by the caller.
+func (l *Lease) loseWith(lost *LostError) error {
+	reason, err := lost.Reason, lost.Err
 	l.mu.Lock()
 	if l.ended {
 		l.mu.Unlock()
 		return l.cause
 	}
-	lost := &LostError{Resource: l.resource, Token: l.token, Reason: reason, Err: err}
 	l.finish(lost)
 	l.mu.Unlock()
 	l.c.hb.drop(l) // a lost lease is never renewed again
@@ -465,7 +470,10 @@ func (l *Lease) stopHeartbeat() {
 //     touches the key only if it still holds this lease's owner value.
 //
 // Release honours ctx: the wait for a renewal in flight and the round trip
-// are bounded by ctx (and the round trip by Options.ReleaseTimeout too). If
+// are bounded by ctx (and the round trip by Options.ReleaseTimeout too).
+// Neither waits for an Observer callback or a Logger handler; before
+// returning, Release waits up to 1s for its own events' callbacks to have
+// run, not at all while a callback is already slow (see [Observer]). If
 // ctx has ended before the round trip, nothing is sent and Release returns
 // ctx's error: the lease has still ended locally, the key expires within
 // TTL, and a later Release with a live context deletes it. Pass
@@ -483,6 +491,7 @@ func (l *Lease) stopHeartbeat() {
 // again. Once a call has returned nil or ErrNotHeld, later calls return nil
 // without a round trip.
 func (l *Lease) Release(ctx context.Context) error {
+	defer l.c.sync() // its events and records before it returns
 	l.relMu.Lock()
 	defer l.relMu.Unlock()
 	if l.released {
@@ -526,7 +535,6 @@ func (l *Lease) Release(ctx context.Context) error {
 	if f := l.c.opts.observer().OnReleased; f != nil {
 		l.c.notes.Post(func() { f(l.resource, l.token, err) })
 	}
-	l.c.sync(ctx)
 	return err
 }
 

@@ -27,9 +27,16 @@ import (
 // cut the call off, or ctx's error when ctx ended first; the call is
 // bounded by ctx and ReleaseTimeout.
 func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Token) (fence.Token, error) {
+	after, _, err := c.advance(ctx, resource, atLeast)
+	return after, err
+}
+
+// advance is Advance, also reporting whether the counter was below
+// atLeast (tokens had regressed) and has been raised.
+func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Token) (_ fence.Token, raised bool, _ error) {
 	op := fmt.Sprintf("advance %q", resource)
 	if resource == "" || strings.ContainsAny(resource, "{}") {
-		return 0, &opError{op: op, err: ErrInvalidResource}
+		return 0, false, &opError{op: op, err: ErrInvalidResource}
 	}
 	// Never below a token this Client minted: after Redis lost the
 	// counter, a Stored token read from the database may be below a token
@@ -50,16 +57,16 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 	}
 	if err != nil {
 		if isConfigError(err) {
-			return 0, &opError{op: op, err: configError(err)}
+			return 0, false, &opError{op: op, err: configError(err)}
 		}
-		return 0, opFailed(op, ctx, callCtx, "advance", timeout, err)
+		return 0, false, opFailed(op, ctx, callCtx, "advance", timeout, err)
 	}
 	before, after := fence.Token(res[0]), fence.Token(res[1])
 	c.sawToken(resource, after)
 	if after > before {
 		c.regressed(ctx, resource, before, after)
 	}
-	return after, nil
+	return after, after > before, nil
 }
 
 // regressed reports that the counter of resource was found below a token
@@ -77,7 +84,7 @@ func (c *Client) regressed(ctx context.Context, resource string, from, to fence.
 	if f := c.opts.observer().OnCounterRegressed; f != nil {
 		c.notes.Post(func() { f(resource, from, to) })
 	}
-	c.notes.Sync(ctx)
+	c.notes.Sync()
 }
 
 // Observe inspects err, the result of a fenced write made with l's token,
@@ -87,19 +94,29 @@ func (c *Client) regressed(ctx context.Context, resource string, from, to fence.
 // When err is a *fence.StaleError whose Stored token is above l's token,
 // some acquisition after l wrote the row, or Redis lost the counter and
 // minted l's token a second time. Either way l is no longer the latest
-// holder: Observe cancels the lease context with a [*LostError] of
-// [ReasonSuperseded] (the heartbeat keeps nothing alive for it), and raises
-// the counter to Stored with [Client.Advance], so the next Acquire mints a
-// token that the database accepts. A failing Advance is joined to the
-// returned error. Any other err, including nil and a StaleError of the
+// holder: Observe raises the counter to Stored with [Client.Advance], so
+// the next Acquire mints a token that the database accepts, then cancels
+// the lease context with a [*LostError] of [ReasonSuperseded] (the
+// heartbeat keeps nothing alive for it), whose RaisedTo is set, and whose
+// text reads "the counter was behind: raised to <n>", when the counter
+// was below Stored (Redis lost it; a takeover leaves RaisedTo 0). A
+// failing Advance is joined to the returned error. Any other err, including nil and a StaleError of the
 // strict guard with Stored equal to l's token, is returned untouched.
 func (l *Lease) Observe(ctx context.Context, err error) error {
 	var se *fence.StaleError
 	if !errors.As(err, &se) || se.Stored <= l.token {
 		return err
 	}
-	_ = l.lose(ReasonSuperseded, se)
-	if _, aerr := l.c.Advance(context.WithoutCancel(ctx), l.resource, se.Stored); aerr != nil {
+	// The counter is raised first, so that the lease's cause can say
+	// whether it was behind (Redis lost it: the LostError says so) or
+	// another holder's later token was stored (a takeover).
+	to, raised, aerr := l.c.advance(context.WithoutCancel(ctx), l.resource, se.Stored)
+	lost := &LostError{Resource: l.resource, Token: l.token, Reason: ReasonSuperseded, Err: se}
+	if raised {
+		lost.RaisedTo = to
+	}
+	_ = l.loseWith(lost)
+	if aerr != nil {
 		return errors.Join(err, aerr)
 	}
 	return err

@@ -63,7 +63,7 @@ func isConfigErr(err error) bool {
 // ReleaseTimeout cut a call off). Each call is bounded by ctx and
 // ReleaseTimeout.
 func (c *Client) Check(ctx context.Context) error {
-	defer c.sync(ctx) // its warnings are written before it returns
+	defer c.sync() // its warnings are written before it returns
 	tm, err := c.timing(0)
 	if err != nil {
 		return &opError{op: "check", err: err}

@@ -312,6 +312,7 @@ func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resour
 // TTL, taking the lock key with it: nothing is left held. The lease's
 // lifetime does not depend on ctx.
 func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
+	defer c.sync() // its events and records, also of a failure, before it returns
 	op := acquireOp(resource)
 	if resource == "" {
 		return nil, &opError{op: op, err: lease.ErrInvalidResource}
@@ -470,7 +471,6 @@ func (c *Client) acquire(ctx context.Context, op, resource string, tm timing) (_
 	l := c.start(ctx, resource, lockKey, id, rev, token, send, tm)
 	c.log(ctx, slog.LevelDebug, "lease acquired", resource, token, "etcd_lease", int64(id))
 	c.emit(ctx, lease.Event{Kind: lease.EventAcquired, Resource: resource, Token: token})
-	c.sync(ctx)
 	return l, false, nil
 }
 
@@ -747,10 +747,17 @@ func sleep(ctx context.Context, d time.Duration) {
 // and Acquire after it saw the revision go back or with Options.HighWater.
 // Bounded by ctx and ReleaseTimeout.
 func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Token) (fence.Token, error) {
+	after, _, err := c.advance(ctx, resource, atLeast)
+	return after, err
+}
+
+// advance is Advance, also reporting whether the base was raised (tokens
+// had regressed).
+func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Token) (_ fence.Token, raised bool, _ error) {
 	op := fmt.Sprintf("advance %q", resource)
 	tm, err := c.timing(0)
 	if err != nil {
-		return 0, &opError{op: op, err: err}
+		return 0, false, &opError{op: op, err: err}
 	}
 	_, baseKey := c.Keys(resource)
 	actx, cancel := context.WithTimeout(ctx, tm.releaseTimeout)
@@ -758,11 +765,11 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 	for {
 		g, err := c.cli.Get(actx, baseKey)
 		if err != nil {
-			return 0, c.failed(op, ctx, actx, "advance", tm.releaseTimeout, err)
+			return 0, false, c.failed(op, ctx, actx, "advance", tm.releaseTimeout, err)
 		}
 		base, err := baseOf((*etcdserverpb.RangeResponse)(g))
 		if err != nil {
-			return 0, &opError{op: op, err: fmt.Errorf("%w: %v", lease.ErrConfig, err)}
+			return 0, false, &opError{op: op, err: fmt.Errorf("%w: %v", lease.ErrConfig, err)}
 		}
 		rev := g.Header.Revision
 		c.sawRev(rev)
@@ -772,7 +779,7 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 		}
 		if cur >= atLeast {
 			c.sawToken(resource, cur)
-			return cur, nil
+			return cur, false, nil
 		}
 		var modRev int64
 		if len(g.Kvs) == 1 {
@@ -784,7 +791,7 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 			Then(clientv3.OpPut(baseKey, strconv.FormatInt(nb, 10))).
 			Commit()
 		if err != nil {
-			return 0, c.failed(op, ctx, actx, "advance", tm.releaseTimeout, err)
+			return 0, false, c.failed(op, ctx, actx, "advance", tm.releaseTimeout, err)
 		}
 		if !t.Succeeded {
 			continue // another Advance raised it meanwhile: read again
@@ -799,8 +806,8 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 		}
 		c.record(ctx, lg, slog.LevelError, "lease tokens regressed (etcd revision rewound, e.g. a snapshot restore without --bump-revision); base raised",
 			"resource", resource, "from", int64(cur), "to", int64(atLeast))
-		c.notes.Sync(ctx)
-		return atLeast, nil
+		c.notes.Sync()
+		return atLeast, true, nil
 	}
 }
 
@@ -838,10 +845,10 @@ func (c *Client) emit(ctx context.Context, e lease.Event) {
 
 // sync waits, when the Client has a Logger or an Observer, for the
 // callbacks queued so far to run: at most notify.SlowAfter, not at all
-// while one is already slow, and never past ctx (see lease.Observer).
-func (c *Client) sync(ctx context.Context) {
+// while one is already slow (see lease.Observer).
+func (c *Client) sync() {
 	if c.opts.Logger != nil || c.opts.Observer != nil {
-		c.notes.Sync(ctx)
+		c.notes.Sync()
 	}
 }
 

@@ -590,6 +590,10 @@ func TestSnapshotRestoreRegression(t *testing.T) {
 	if !errors.Is(err, fence.ErrStaleToken) || !errors.As(cause, &lost) || lost.Reason != lease.ReasonSuperseded {
 		t.Fatalf("write with the rewound token %d: %v (lease: %v), want ErrStaleToken and the lease superseded", tok, err, cause)
 	}
+	// Its text says the tokens were behind, not a takeover (trial rt4 F7).
+	if want := fmt.Sprintf("the counter was behind: raised to %d", high[3]); lost.RaisedTo != high[3] || !strings.Contains(cause.Error(), want) {
+		t.Fatalf("lease's cause after the rewound write: %v (RaisedTo %d), want it to say %q", cause, lost.RaisedTo, want)
+	}
 	if tok := mustCredit(fresh, 3); tok <= high[3] {
 		t.Fatalf("token %d after Observe, not above the stored %d", tok, high[3])
 	}

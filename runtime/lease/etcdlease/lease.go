@@ -276,6 +276,12 @@ func (l *Lease) renew(ctx context.Context, counted bool) error {
 // lose cancels the lease context with a *lease.LostError and returns it,
 // or the earlier cause if the lease had ended.
 func (l *Lease) lose(reason lease.Reason, err error) error {
+	return l.loseWith(&lease.LostError{Resource: l.resource, Token: l.token, Reason: reason, Err: err})
+}
+
+// loseWith is lose with the *lease.LostError made by the caller.
+func (l *Lease) loseWith(lost *lease.LostError) error {
+	reason, err := lost.Reason, lost.Err
 	l.mu.Lock()
 	if l.ended {
 		l.mu.Unlock()
@@ -285,7 +291,6 @@ func (l *Lease) lose(reason lease.Reason, err error) error {
 	l.deadline.Stop()
 	l.c.ka.hold(-1)
 	l.watchStop()
-	lost := &lease.LostError{Resource: l.resource, Token: l.token, Reason: reason, Err: err}
 	l.cancel(lost)
 	l.mu.Unlock()
 	args := []any{"reason", string(reason)}
@@ -346,6 +351,7 @@ func (l *Lease) stopHeartbeat() { l.once.Do(func() { close(l.stop) }) }
 // ended, nothing is sent and ctx's error is returned. Once a call returned
 // nil or ErrNotHeld, later calls return nil without a round trip.
 func (l *Lease) Release(ctx context.Context) error {
+	defer l.c.sync() // its events and records before it returns
 	l.relMu.Lock()
 	defer l.relMu.Unlock()
 	if l.released {
@@ -397,24 +403,32 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", held)
 	l.c.emit(ctx, lease.Event{Kind: lease.EventReleased, Resource: l.resource, Token: l.token, Err: err})
-	l.c.sync(ctx)
 	return err
 }
 
 // Observe inspects err, the result of a fenced write made with l's token,
 // and returns it unchanged. When err is a *fence.StaleError whose Stored
 // token is above l's, a later acquisition wrote the row, or a snapshot
-// restore rewound etcd's revision: Observe loses the lease
-// (lease.ReasonSuperseded) and calls [Client.Advance] with Stored, which
-// raises the base only in the second case. A failing Advance is joined to
-// the returned error.
+// restore rewound etcd's revision: Observe calls [Client.Advance] with
+// Stored, which raises the base only in the second case, then loses the
+// lease (lease.ReasonSuperseded; in the second case with
+// LostError.RaisedTo set and the text "the counter was behind: raised to
+// <n>"). A failing Advance is joined to the returned error.
 func (l *Lease) Observe(ctx context.Context, err error) error {
 	var se *fence.StaleError
 	if !errors.As(err, &se) || se.Stored <= l.token {
 		return err
 	}
-	_ = l.lose(lease.ReasonSuperseded, se)
-	if _, aerr := l.c.Advance(context.WithoutCancel(ctx), l.resource, se.Stored); aerr != nil {
+	// The base is raised first, so that the lease's cause can say whether
+	// tokens were behind (etcd went back: the LostError says so) or
+	// another holder's later token was stored (a takeover).
+	to, raised, aerr := l.c.advance(context.WithoutCancel(ctx), l.resource, se.Stored)
+	lost := &lease.LostError{Resource: l.resource, Token: l.token, Reason: lease.ReasonSuperseded, Err: se}
+	if raised {
+		lost.RaisedTo = to
+	}
+	_ = l.loseWith(lost)
+	if aerr != nil {
 		return errors.Join(err, aerr)
 	}
 	return err

@@ -6,7 +6,6 @@
 package notify
 
 import (
-	"context"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -56,11 +55,13 @@ func (q *Queue) Post(f func()) {
 	q.mu.Unlock()
 }
 
-// Sync waits until every callback posted before it has run, ctx ends, or
-// SlowAfter passes, whichever is first; it returns at once when nothing is
-// pending or the callback running is already slow (so that a callback that
-// never returns costs each caller nothing, not SlowAfter each).
-func (q *Queue) Sync(ctx context.Context) {
+// Sync waits until every callback posted before it has run, or SlowAfter
+// passes; it returns at once when nothing is pending or the callback
+// running is already slow (so that a callback that never returns costs
+// each caller nothing, not SlowAfter each). It does not heed a context:
+// a caller whose context has ended still has its own records written
+// before it returns, unless a callback is slow.
+func (q *Queue) Sync() {
 	q.mu.Lock()
 	if !q.running || q.stuck {
 		q.mu.Unlock()
@@ -73,7 +74,6 @@ func (q *Queue) Sync(ctx context.Context) {
 	defer t.Stop()
 	select {
 	case <-done:
-	case <-ctx.Done():
 	case <-t.C:
 	}
 }
