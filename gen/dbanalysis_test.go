@@ -49,6 +49,9 @@ SELECT a FROM t WHERE b = $1 OR @flag::bool OR @q = '';
 
 -- name: Coalesced :exec
 UPDATE t SET b = lower(COALESCE(sqlc.narg('b'), b)) WHERE a = @a;
+
+-- name: Page :many
+SELECT a FROM t ORDER BY a LIMIT $1 OFFSET $2;
 `},
 		{name: "columns of expressions", schema: schema + "CREATE TABLE tm (at timestamp(3), n numeric(10,2), big bigint NOT NULL);\n", query: `-- name: Exprs :one
 SELECT a + 1, count(*) AS n, max(c) AS mx, b || 'x' AS bx, now(), $1::numeric(10,2) AS cast_n, upper(b) FROM t GROUP BY a, b;
