@@ -1573,7 +1573,7 @@ func (g *DatabaseGuard) GuardMigrations(others []*DatabaseGuard) []Finding {
 // refusedText ends the finding of a statement PostgreSQL refuses because
 // a guard trigger BEFORE UPDATE OF the column depends on it: the file
 // that installs the trigger, and the table.
-const refusedText = ": PostgreSQL refuses it, since the guard trigger that %s installs fires on UPDATE OF that column (mode required) and depends on it; drop its triggers first, in this migration (DROP TRIGGER IF EXISTS fencegen_guard ON %[2]s; DROP TRIGGER IF EXISTS fencegen_guard_token ON %[2]s), then write a new guard migration after it"
+const refusedText = ": PostgreSQL refuses it, since the guard trigger that %s installs fires on UPDATE OF that column (mode required) and depends on it; its triggers must be dropped before it and the guard installed again after it, both in this migration, for no applied state to leave %[2]s unguarded (fencegen guard -into writes both)"
 
 // severalGuards reports whether fencegen guard needs -out to pick one of
 // guards (the run's): several have fenced tables, or none has and several
@@ -1645,7 +1645,9 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 			}
 			out = append(out, f)
 		case in.broken != nil && in.broken.refusedOn != "":
-			out = append(out, because(in.broken, refusedText, in.file, in.broken.refusedOn))
+			f := because(in.broken, refusedText, in.file, in.broken.refusedOn)
+			f.Into, f.Why = in.broken.file, whyRequired
+			out = append(out, f)
 		case in.broken != nil && in.broken.kind != "":
 			follows := t.ColumnName == in.broken.renamedTo && t.Comment
 			f := because(in.broken, "%s", robustText(in, t.Table, follows, true))
@@ -1803,6 +1805,7 @@ const (
 	whyKeyRename    = "renames a token column that a fence key marks (no column comment moves with it, so the trigger finds no token column)"
 	whyShadow       = "adds a column of the name a renamed token column had (the trigger reads it instead)"
 	whyShadowRename = "renames a column to the name a renamed token column had (the trigger reads it instead)"
+	whyRequired     = "changes or drops the token column that a guard trigger of mode required depends on (its guard triggers are dropped before the change and installed again after it)"
 	whyDetach       = "detaches a partition or an inheritance child from a fenced table (it loses the guard trigger or the mark it had from it)"
 )
 
@@ -1991,6 +1994,26 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 	if len(have.migrations) > 0 && len(gk.compare(have, others)) == 0 {
 		return nil, nil
 	}
+	// A statement of into that PostgreSQL refuses while a guard trigger
+	// of mode required depends on the token column (ALTER COLUMN ...
+	// TYPE, DROP COLUMN): the guard triggers go before into's own
+	// statements (of its down section too, which undoes the change under
+	// the guard added to the up section), the guard comes back after.
+	var refused []string
+	for _, in := range have.tables {
+		if in.broken != nil && in.broken.refusedOn != "" && samePath(in.broken.file, into) && !slices.Contains(refused, in.broken.refusedOn) {
+			refused = append(refused, in.broken.refusedOn)
+		}
+	}
+	slices.Sort(refused)
+	pre := ""
+	if len(refused) > 0 {
+		pre = "-- fencegen guard -into: the guard triggers of mode required depend on the token\n" +
+			"-- column this migration changes; dropped here, installed again at the end.\n"
+		for _, qt := range refused {
+			pre += "DROP TRIGGER IF EXISTS fencegen_guard ON " + qt + ";\nDROP TRIGGER IF EXISTS fencegen_guard_token ON " + qt + ";\n"
+		}
+	}
 	files2, err := gk.next(have, others, format, "0")
 	if err != nil {
 		return nil, err
@@ -2004,7 +2027,7 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 		"-- it, or renames its token column), so that no applied state leaves it unguarded.\n"+
 		"-- Keep it as it is once applied.\n%s%d\n",
 		inlineHeader, format, guardTemplateLine, TemplateVersion) + upStatements(string(up), format)
-	return spliceInline(raw, block, format, func() (string, error) {
+	return spliceInline(raw, pre, block, format, func() (string, error) {
 		return gk.inlineDown(replayGuard(parsed[:len(parsed)-1]), format)
 	})
 }
@@ -2160,7 +2183,7 @@ func checkNewest(files []string, into string) error {
 // spliceInline returns the migration raw with block (the guard, with its
 // header line) added at the end of its up section, and, when it has a
 // down section (goose, dbmate), down's text at the end of that.
-func spliceInline(raw []byte, block, format string, downText func() (string, error)) ([]byte, error) {
+func spliceInline(raw []byte, pre, block, format string, downText func() (string, error)) ([]byte, error) {
 	bom := ""
 	src := string(raw)
 	if s, ok := strings.CutPrefix(src, "\uFEFF"); ok {
@@ -2170,6 +2193,13 @@ func spliceInline(raw []byte, block, format string, downText func() (string, err
 	if strings.Contains(src, "\r\n") {
 		eol = "\r\n"
 		block = strings.ReplaceAll(block, "\n", "\r\n")
+		pre = strings.ReplaceAll(pre, "\n", "\r\n")
+	}
+	if pre != "" {
+		src = insertAfterMark(src, upMark[format], pre, eol)
+		if down := downMark[format]; down != "" {
+			src = insertAfterMark(src, down, pre, eol)
+		}
 	}
 	down := downMark[format]
 	at := len(src)
@@ -2204,6 +2234,28 @@ func spliceInline(raw []byte, block, format string, downText func() (string, err
 		}
 	}
 	return []byte(bom + out), nil
+}
+
+// insertAfterMark returns src with text inserted after its line mark
+// (goose's or dbmate's section line, trimmed), at the start of src when
+// mark is "" (golang-migrate's .up.sql: the whole file is the up
+// section); src unchanged when it has no such line.
+func insertAfterMark(src, mark, text, eol string) string {
+	if mark == "" {
+		return text + src
+	}
+	for off := 0; off < len(src); {
+		line, _, found := strings.Cut(src[off:], "\n")
+		next := off + len(line) + 1
+		if strings.HasPrefix(strings.TrimSpace(line), mark) {
+			if !found {
+				return src + eol + text
+			}
+			return src[:next] + text + src[next:]
+		}
+		off = next
+	}
+	return src
 }
 
 // upStatements is the up section of a migration fencegen guard wrote
