@@ -168,6 +168,11 @@ select id from users where id = sqlc.argh(target_id);
 		// has), then what to write instead.
 		{"row alias", "-- name: Up :exec\nINSERT INTO users (id, name) VALUES (?, ?) AS new ON DUPLICATE KEY UPDATE name = new.name;\n",
 			[]string{`q.sql:2:46: syntax error near "AS new ON DUPLICATE KEY UPDATE name = new.name"; the row alias of an upsert (VALUES (...) AS new ... ON DUPLICATE KEY UPDATE c = new.c) is MySQL 8.0.19+ syntax that MariaDB and the TiDB parser sqlc uses do not read: write c = VALUES(c), which MySQL and MariaDB both run (MySQL 8 deprecates it with a warning only)`}},
+		// Issue 27, trial-my4 F5: sqlc's MySQL catalog looks a
+		// qualified name's database up first, then the table by its
+		// name alone.
+		{"qualified table", "-- name: A :exec\nSELECT 1;\n-- name: B :exec\nUPDATE nodb.users SET name = ? WHERE id = ?;\n-- name: C :many\nSELECT id FROM nodb.users;\n-- name: D :exec\nDELETE FROM nodb.users WHERE id = ?;\n",
+			[]string{`q.sql:4:1: schema "nodb" does not exist`, `q.sql:6:1: schema "nodb" does not exist`, `q.sql:8:1: schema "nodb" does not exist`}},
 		{"insert rows without list", "-- name: B :exec\nINSERT INTO users VALUES (1, 'x'), (2, 'y');\n", nil},
 		{"insert set", "-- name: B :exec\nINSERT INTO users SET name = ?;\n", nil},
 		{"named param types", "-- name: A :one\nSELECT id FROM users\nWHERE id = sqlc.arg(my_param)\n  OR bio = sqlc.arg(my_param) LIMIT 1;\n",

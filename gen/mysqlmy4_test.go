@@ -192,3 +192,68 @@ func TestMySQLSchemaDefaultEngineOnMariaDB(t *testing.T) {
 		t.Errorf("MariaDB put accounts on another engine than InnoDB for only %d schemas: the oracle tests little", nonInnoDB)
 	}
 }
+
+// TestMySQLDeleteHistoryOnMariaDB (issue 27, trial-my4 F3): MariaDB reads
+// DELETE HISTORY FROM t as deleting t's history rows (on a table without
+// system versioning it refuses it with error 4124, not 1109 for an
+// unknown table history), while the parser reads a multi-table DELETE of
+// a table history: a DELETE target naming no table of the FROM list
+// counts as a DELETE of each of them, so it is refused on a fenced table
+// and generated on another.
+func TestMySQLDeleteHistoryOnMariaDB(t *testing.T) {
+	msg := mysqlGenerate(t, map[string]string{"schema.sql": my4Tables, "q.sql": "-- name: Purge :exec\nDELETE HISTORY FROM accounts;\n"})
+	if !strings.Contains(msg, "q.sql:2:21:") || !strings.Contains(msg, "accounts") {
+		t.Errorf("DELETE HISTORY FROM accounts: want a refusal at q.sql:2:21, got:\n%s", msg)
+	}
+	if msg := mysqlGenerate(t, map[string]string{"schema.sql": my4Tables, "q.sql": "-- name: Purge :exec\nDELETE HISTORY FROM plain;\n"}); msg != "" {
+		t.Errorf("DELETE HISTORY FROM plain (not fenced): want it generated, got:\n%s", msg)
+	}
+	dsn := testenv.NewMySQLDatabase(t, "")
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := db.ExecContext(ctx, strings.TrimSuffix(strings.SplitN(my4Tables, "\n", 2)[0], ";")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.ExecContext(ctx, "DELETE HISTORY FROM accounts")
+	if err == nil || !strings.Contains(err.Error(), "4124") {
+		t.Errorf("MariaDB: DELETE HISTORY FROM accounts = %v, want error 4124 (not system-versioned): it does not read it as DELETE HISTORY", err)
+	}
+}
+
+// TestMySQLLowerCaseMCommentOnMariaDB (issue 27, trial-my4 F2): MariaDB
+// runs the text of /*M! ... */ and reads /*m! ... */ as a plain comment;
+// fencegen refuses the first and accepts the second.
+func TestMySQLLowerCaseMCommentOnMariaDB(t *testing.T) {
+	conn := func() *sql.DB {
+		db, err := sql.Open("mysql", testenv.NewMySQLDatabase(t, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}()
+	for _, c := range []struct {
+		comment string
+		runs    bool
+	}{{"/*M! , 2 */", true}, {"/*m! , 2 */", false}, {"/*M!100000 , 2 */", true}, {"/*m!100000 , 2 */", false}} {
+		q := "SELECT 1 " + c.comment
+		rows, err := conn.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		rows.Close()
+		if got := len(cols) == 2; got != c.runs {
+			t.Errorf("MariaDB: %s ran the comment's text: %v, want %v", q, got, c.runs)
+		}
+		msg := mysqlGenerate(t, map[string]string{"schema.sql": my4Tables, "q.sql": "-- name: Q :many\n" + q + ";\n"})
+		if refused := strings.Contains(msg, "executable comment"); refused != c.runs {
+			t.Errorf("%s: refused %v (MariaDB runs its text: %v):\n%s", q, refused, c.runs, msg)
+		}
+	}
+}

@@ -16,7 +16,7 @@ import (
 func (a *analyzer) target(sc *scope, n sqlparse.Name, verb string) *catalog.Table {
 	t := a.cat.Table(n.Schema, n.Name)
 	if t == nil {
-		a.errorf(n.Loc, "relation %q does not exist%s", n.String(), a.didYouMeanRelation(n))
+		a.errorf(n.Loc, "%s", a.missingRelation(n))
 		return nil
 	}
 	events := verbEvents(verb)

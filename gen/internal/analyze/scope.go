@@ -4,6 +4,8 @@ package analyze
 // 7.2 "Table Expressions").
 
 import (
+	"fmt"
+
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -169,6 +171,21 @@ func tableRel(t *catalog.Table, alias string) *rel {
 	return r
 }
 
+// missingRelation is the message for a table n the catalog lacks: on
+// MySQL, as sqlc's catalog looks a qualified name's database up first,
+// that the database does not exist when it does not, else the table by
+// its name alone.
+func (a *analyzer) missingRelation(n sqlparse.Name) string {
+	if a.opts.MySQL && n.Schema != "" {
+		if a.cat.Schema(n.Schema) == nil {
+			return fmt.Sprintf("schema %q does not exist", n.Schema)
+		}
+		// and then names the table without it.
+		return fmt.Sprintf("relation %q does not exist%s", n.Name, a.didYouMeanRelation(n))
+	}
+	return fmt.Sprintf("relation %q does not exist%s", n.String(), a.didYouMeanRelation(n))
+}
+
 // lookupTable resolves a table name in FROM: a CTE first, then the catalog.
 func (a *analyzer) lookupRel(sc *scope, n sqlparse.Name, alias string) *rel {
 	if n.Schema == "" {
@@ -182,7 +199,7 @@ func (a *analyzer) lookupRel(sc *scope, n sqlparse.Name, alias string) *rel {
 	}
 	t := a.cat.Table(n.Schema, n.Name)
 	if t == nil {
-		a.errorf(n.Loc, "relation %q does not exist%s", n.String(), a.didYouMeanRelation(n))
+		a.errorf(n.Loc, "%s", a.missingRelation(n))
 		name := n.Name
 		if alias != "" {
 			name = alias

@@ -400,7 +400,8 @@ func executableReason(s []byte) string {
 	switch {
 	case bytes.HasPrefix(s, []byte(sandboxLine)):
 		return ""
-	case len(s) >= 4 && (s[2] == 'M' || s[2] == 'm') && s[3] == '!':
+	case len(s) >= 4 && s[2] == 'M' && s[3] == '!':
+		// Upper-case M only: MariaDB reads /*m! as a plain comment.
 		j := 4
 		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
 			j++

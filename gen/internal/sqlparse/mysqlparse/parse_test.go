@@ -171,7 +171,9 @@ func TestExecutableCommentsRefused(t *testing.T) {
 		{"UPDATE notes n /*!80000 , accounts a */ SET n.body = 'y' WHERE n.id = ?;", []string{"1:16"}},
 		{"UPDATE notes SET body = 'y' /*!100100 , x = 1 */;", []string{"1:29"}},
 		{"UPDATE notes SET body = 'y' /*!50700 , x = 1 */;", []string{"1:29"}},
-		{"DELETE FROM notes /*m! , accounts */ WHERE id = 1;", []string{"1:19"}},
+		// MariaDB reads /*m! (lower case) as a plain comment
+		// (TestMySQLLowerCaseMCommentOnMariaDB).
+		{"DELETE FROM notes /*m! , accounts */ WHERE id = 1;", nil},
 		{"UPDATE notes SET body = '/*M! x */' WHERE id = ?; -- /*M! y */\n# /*!80000 z */\n", nil},
 		{"UPDATE notes SET body = \"it''s /*!80000 */\", id = `/*M!`;", nil},
 		{"UPDATE /*+ NO_RANGE_OPTIMIZATION(notes) */ notes SET body = 'y' WHERE id = 1;", nil},

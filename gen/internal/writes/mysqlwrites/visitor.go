@@ -2,6 +2,7 @@ package mysqlwrites
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/mysql"
@@ -160,7 +161,18 @@ func (v *visitor) stmt(st ast.StmtNode) {
 			return
 		}
 		for _, d := range x.Tables.Tables {
-			for _, t := range resolve(tables, d.Name.L) {
+			ts := resolve(tables, d.Name.L)
+			if !slices.ContainsFunc(tables, func(t refTable) bool { return t.alias == d.Name.L || t.name.Name.L == d.Name.L }) {
+				// A target that names no table of the FROM list is an
+				// error on MySQL (1109), but MariaDB reads DELETE HISTORY
+				// FROM t, which the parser takes for a DELETE of a table
+				// history, as deleting t's history rows: it counts as a
+				// DELETE of every table of the FROM list.
+				for _, t := range tables {
+					ts = append(ts, t.name)
+				}
+			}
+			for _, t := range ts {
 				v.write("DELETE", t, []string{"DELETE"}, func(w *Write) { w.Multi = true; mod(w) })
 			}
 		}
