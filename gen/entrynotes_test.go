@@ -120,3 +120,36 @@ sql:
 		}
 	}
 }
+
+// Trial sw4 F1: a function in FROM that sqlc and PostgreSQL read to the
+// same result columns gives no note (before, vet listed two identical
+// column lists); one they read differently still does.
+func TestFromClauseNoteOnlyWhereTheAPIDiffers(t *testing.T) {
+	dir := t.TempDir()
+	for n, s := range map[string]string{
+		"schema.sql": "CREATE FUNCTION parts(d date) RETURNS TABLE(partition_name text) LANGUAGE sql AS $$ SELECT 'x'::text $$;\n" +
+			"CREATE FUNCTION pair() RETURNS TABLE(a int, b text) LANGUAGE sql AS $$ SELECT 1, 'x'::text $$;\n",
+		"query.sql": "-- name: ListParts :many\nSELECT p::text AS partition_name FROM parts(@d::date) AS p;\n" +
+			"-- name: Pair :many\nSELECT * FROM pair();\n",
+		"sqlc.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: query.sql, gen: {go: {package: db, out: db, sql_package: pgx/v5}}}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vet := strings.Join(out.Vet, "\n")
+	if strings.Contains(vet, "query ListParts: result columns") {
+		t.Errorf("vet notes:\n%s\nwant no note for ListParts, whose columns are the same either way", vet)
+	}
+	if !strings.Contains(vet, "query Pair: result columns") {
+		t.Errorf("vet notes:\n%s\nwant the note for Pair, whose column names differ", vet)
+	}
+}
