@@ -153,3 +153,36 @@ func TestFromClauseNoteOnlyWhereTheAPIDiffers(t *testing.T) {
 		t.Errorf("vet notes:\n%s\nwant the note for Pair, whose column names differ", vet)
 	}
 }
+
+// Trial sw4 F4: a configuration sqlc reads under another name
+// (sqlc generate -f sqlc-pg.yaml) is read as sqlc reads it: a column
+// override that matches no column is a note, as in sqlc.yaml, not an
+// error; in fencegen.yaml it stays an error.
+func TestUnmatchedOverrideInAnyNamedSqlcConfig(t *testing.T) {
+	conf := "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go:\n        package: db\n        out: db\n        sql_package: pgx/v5\n        overrides:\n          - {column: t.workspace_id, go_type: github.com/google/uuid.UUID}\n"
+	for name, wantErr := range map[string]bool{"sqlc-pg.yaml": false, "sqlc.yaml": false, "fencegen.yaml": true} {
+		dir := t.TempDir()
+		for n, s := range map[string]string{
+			"schema.sql": "CREATE TABLE t (id bigint PRIMARY KEY, name text NOT NULL);\n",
+			"query.sql":  "-- name: GetT :one\nSELECT * FROM t WHERE id = $1;\n",
+			name:         conf,
+		} {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg, err := gen.LoadConfig(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := gen.Generate(context.Background(), cfg)
+		switch {
+		case wantErr && (err == nil || !strings.Contains(err.Error(), `column "t.workspace_id" matches no column`)):
+			t.Errorf("%s: err = %v, want the unmatched override as an error", name, err)
+		case !wantErr && err != nil:
+			t.Errorf("%s: %v, want the file generated with a note, as sqlc generates it", name, err)
+		case !wantErr && !strings.Contains(strings.Join(out.Vet, "\n"), `column "t.workspace_id" matches no column in the schema`):
+			t.Errorf("%s: vet notes %q, want the unmatched override noted", name, out.Vet)
+		}
+	}
+}

@@ -191,13 +191,14 @@ func checkColumnOverrides(cat *catalog.Catalog, cfgPath string, pkg config.Packa
 }
 
 // sqlcReads reports whether sqlc reads the configuration at cfgPath as
-// fencegen does: it is named as sqlc's (sqlc.yaml, sqlc.yml, sqlc.json)
-// and has no fence key (sqlc refuses one, in an entry or at the top
-// level): pkg's fenced tables all come from a configuration extending it.
+// fencegen does: it is not fencegen's own file (fencegen.yaml,
+// fencegen.yml; any other name is one sqlc reads with -f, as docs/sqlc.md
+// defines "a configuration sqlc reads": trial sw4 F4, sqlc-pg.yaml) and
+// has no fence key (sqlc refuses one, in an entry or at the top level):
+// pkg's fenced tables all come from a configuration extending it.
 func sqlcReads(cfgPath string, pkg config.Package) bool {
 	switch filepath.Base(cfgPath) {
-	case "sqlc.yaml", "sqlc.yml", "sqlc.json":
-	default:
+	case "fencegen.yaml", "fencegen.yml":
 		return false
 	}
 	for _, ft := range pkg.Fence {
