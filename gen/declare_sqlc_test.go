@@ -323,3 +323,34 @@ PREPARE p3 AS UPDATE jobs SET state = @state WHERE id = @id;
 		t.Errorf("COPY of a fenced UPDATE: %v, want the write analysis' refusal", err)
 	}
 }
+
+// TestLaxOrderByAsSqlc (issue 23, trial sw4 F5): with strict_order_by:
+// false, sqlc v1.31.1 does not check the columns an ORDER BY names, and
+// generates a query whose ORDER BY names one that does not exist;
+// fencegen generates it as sqlc does (the file compared with sqlc's below
+// its header) with a vet note of what PostgreSQL answers. With sqlc's
+// default (true) both refuse it.
+func TestLaxOrderByAsSqlc(t *testing.T) {
+	files := map[string]string{
+		"schema.sql": "CREATE TABLE t (id bigint PRIMARY KEY, name text NOT NULL);\n",
+		"q.sql":      "-- name: O :many\nSELECT id FROM t WHERE name = $1 ORDER BY nope_col;\n",
+		"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, strict_order_by: false, gen: {go: {package: x, out: out, sql_package: pgx/v5}}}\n",
+	}
+	r := sqlcAndFencegen(t, files, "sqlc.yaml")
+	r.mustBoth(t)
+	want, err := os.ReadFile(filepath.Join(r.dir, "out", "q.sql.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := belowHeader(r.out.Files["out/q.sql.go"]); got != belowHeader(want) {
+		t.Errorf("q.sql.go differs from sqlc's below the header:\n--- fencegen\n%s\n--- sqlc\n%s", got, belowHeader(want))
+	}
+	if vet := strings.Join(r.out.Vet, "\n"); !strings.Contains(vet, `refuses this query: column "nope_col" does not exist`) {
+		t.Errorf("vet notes:\n%s\nwant the unknown ORDER BY column noted", vet)
+	}
+	files["sqlc.yaml"] = strings.Replace(files["sqlc.yaml"], "strict_order_by: false, ", "", 1)
+	r = sqlcAndFencegen(t, files, "sqlc.yaml")
+	if r.sqlcErr == nil || r.err == nil {
+		t.Errorf("with strict_order_by unset: sqlc err %v, fencegen err %v; want both to refuse", r.sqlcErr, r.err)
+	}
+}

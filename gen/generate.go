@@ -516,7 +516,8 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		}
 		parsed = append(parsed, pf)
 	}
-	aopts := analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks, MySQL: pkg.Engine == config.EngineMySQL}
+	aopts := analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks, MySQL: pkg.Engine == config.EngineMySQL,
+		LaxOrderBy: pkg.StrictOrderBy != nil && !*pkg.StrictOrderBy}
 	aopts.MySQLTypes = aopts.MySQL && pkg.Go.Types()
 	aopts.Database = pkg.Database != nil
 	if !aopts.MySQL {

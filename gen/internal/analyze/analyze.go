@@ -354,6 +354,10 @@ type Options struct {
 	// function neither the schema nor PostgreSQL's catalog has is an
 	// error, at the call, instead of an untyped (interface{}) result.
 	StrictFunctionChecks bool
+	// LaxOrderBy is sqlc's strict_order_by: false: a column an ORDER BY
+	// names that does not resolve is a note (PostgreSQL refuses the query,
+	// sqlc generates it), not an error.
+	LaxOrderBy bool
 	// MySQLSchema is, for a MySQL configuration, what the write analysis
 	// knows of the schema (views, triggers, routines, foreign keys, the
 	// fenced tables): every write a MySQL statement may set off through

@@ -228,6 +228,11 @@ func (a *analyzer) sortKey(osc *scope, o sqlparse.Node, cols []*Column) {
 	if cr := bareName(o); cr != nil && hasOutput(cols, cr.Fields[0]) {
 		return
 	}
+	if a.opts.LaxOrderBy {
+		// strict_order_by: false: sqlc does not check the references.
+		a.unchecked++
+		defer func() { a.unchecked-- }()
+	}
 	a.expr(osc, o)
 }
 
