@@ -354,3 +354,18 @@ func TestLaxOrderByAsSqlc(t *testing.T) {
 		t.Errorf("with strict_order_by unset: sqlc err %v, fencegen err %v; want both to refuse", r.sqlcErr, r.err)
 	}
 }
+
+// TestRowExpansionAsSqlc (issue 23, trial sw4 F3): sqlc v1.31.1 reads
+// (p).* of a composite column as one column; a configuration sqlc reads
+// gets that API (the file compared with sqlc's below its header) and a
+// vet note naming PostgreSQL's reading, which postgresql_types gives.
+func TestRowExpansionAsSqlc(t *testing.T) {
+	got, want, out := sqlcBody(t, "CREATE TYPE pair AS (a int, b text);\nCREATE TABLE holder (id bigint PRIMARY KEY, p pair);\n",
+		"-- name: HolderPair :many\nSELECT (p).* FROM holder;\n")
+	if got != want {
+		t.Errorf("q.sql.go differs from sqlc's below the header:\n--- fencegen\n%s\n--- sqlc\n%s", got, want)
+	}
+	if vet := strings.Join(out.Vet, "\n"); !strings.Contains(vet, "query HolderPair: result columns are (column_1 interface{}), as sqlc reads the query; postgresql_types: true returns (a pgtype.Int4, b pgtype.Text)") {
+		t.Errorf("vet notes:\n%s\nwant the row expansion noted", vet)
+	}
+}

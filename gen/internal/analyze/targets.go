@@ -165,8 +165,11 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 			}
 			continue
 		}
-		if ind, ok := t.Expr.(*sqlparse.Indirection); ok && len(ind.Fields) > 0 && ind.Fields[len(ind.Fields)-1] == "*" {
+		if ind, ok := t.Expr.(*sqlparse.Indirection); ok && len(ind.Fields) > 0 && ind.Fields[len(ind.Fields)-1] == "*" && !a.sqlcShapes {
+			// sqlc v1.31.1 reads every (x).* as one column (the
+			// statement's second reading, sqlcShapes, keeps it so).
 			if exp, ok := a.expandRow(sc, ind); ok {
+				a.shapeDiffers = true
 				for _, v := range exp {
 					cols = append(cols, a.resultColumn(v, v.Name))
 				}

@@ -63,7 +63,7 @@ func APINotes(in Input) []string {
 				if as == bs {
 					continue // the two readings give the same API
 				}
-				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: result columns are %s, as sqlc reads its FROM clause; %s: true returns %s", q.File, q.Line, q.Col, q.Name, as, opt, bs))
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: result columns are %s, as sqlc reads the query; %s: true returns %s", q.File, q.Line, q.Col, q.Name, as, opt, bs))
 				continue
 			}
 			for _, c := range q.Columns {
