@@ -40,38 +40,13 @@ func TestOutOfMemoryIsTransient(t *testing.T) {
 		t.Fatalf("lock key %q left by a refused acquire", v)
 	}
 
-	r.ResetStats()
-	ctx, cancel := context.WithTimeout(bg, 30*time.Second)
-	defer cancel()
-	type result struct {
-		l   *Lease
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		l, err := c.AcquireWait(ctx, "res", time.Second)
-		done <- result{l, err}
-	}()
-	// Two refused attempts: AcquireWait did not give up at the first.
-	for r.CommandCalls()["evalsha"] < 2 {
-		select {
-		case res := <-done:
-			t.Fatalf("AcquireWait returned while Redis was out of memory: %v", res.err)
-		case <-time.After(10 * time.Millisecond):
+	waitsOutRefusal(t, r, c, "Redis was out of memory", func() {
+		for i := range n {
+			if err := admin.Del(bg, fmt.Sprintf("junk:%d", i)).Err(); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	for i := range n {
-		if err := admin.Del(bg, fmt.Sprintf("junk:%d", i)).Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res := <-done
-	if res.err != nil {
-		t.Fatalf("AcquireWait after memory was freed: %v", res.err)
-	}
-	if err := res.l.Release(bg); err != nil {
-		t.Fatal(err)
-	}
+	})
 }
 
 // Issue 26 (trial rt4 F6, from node-redlock#11): Redis refusing writes
@@ -109,6 +84,19 @@ func TestCannotPersistIsTransient(t *testing.T) {
 		t.Fatalf("lock key %q left by a refused acquire", v)
 	}
 
+	waitsOutRefusal(t, r, c, "Redis could not persist", func() {
+		if err := admin.ConfigSet(bg, "stop-writes-on-bgsave-error", "no").Err(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// waitsOutRefusal checks that AcquireWait on c keeps retrying while Redis
+// r refuses its writes (two refused attempts at least: it did not give
+// up at the first), then succeeds once clear has made Redis take writes
+// again; what names the refusal in messages.
+func waitsOutRefusal(t *testing.T, r *faults.Redis, c *Client, what string, clear func()) {
+	t.Helper()
 	r.ResetStats()
 	ctx, cancel := context.WithTimeout(bg, 30*time.Second)
 	defer cancel()
@@ -124,16 +112,14 @@ func TestCannotPersistIsTransient(t *testing.T) {
 	for r.CommandCalls()["evalsha"] < 2 {
 		select {
 		case res := <-done:
-			t.Fatalf("AcquireWait returned while Redis could not persist: %v", res.err)
+			t.Fatalf("AcquireWait returned while %s: %v", what, res.err)
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	if err := admin.ConfigSet(bg, "stop-writes-on-bgsave-error", "no").Err(); err != nil {
-		t.Fatal(err)
-	}
+	clear()
 	res := <-done
 	if res.err != nil {
-		t.Fatalf("AcquireWait after writes were allowed again: %v", res.err)
+		t.Fatalf("AcquireWait after %s no more: %v", what, res.err)
 	}
 	if err := res.l.Release(bg); err != nil {
 		t.Fatal(err)
