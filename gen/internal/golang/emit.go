@@ -1041,6 +1041,12 @@ func (e *emitter) querierFile(f *jen.File, queries []*analyze.Query) {
 		if Skipped(e.opts, q) != "" {
 			continue // no method (constOnly)
 		}
+		if q.Cmd == analyze.CmdCopyFrom && e.types.stdlib() {
+			// sqlc's database/sql interface template (interfaceCodeStd)
+			// has no case for :copyfrom (MySQL's LOAD DATA): the method
+			// is on Queries only.
+			continue
+		}
 		sig := e.signature(q)
 		m := jen.Null()
 		for _, d := range e.docLines(q) {
