@@ -61,3 +61,33 @@ func TestMySQLCopyfromNotInQuerierAsSqlc(t *testing.T) {
 		"sqlc.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_driver: github.com/go-sql-driver/mysql, emit_interface: true}}}\n",
 	}, "sqlc.yaml")
 }
+
+// TestRenameReusesModelAsSqlc (issue 23, trial e2e4 F8): sqlc returns a
+// table's model when every result column has the model field's Go name
+// (after rename), Go type and table, so an alias renamed to the field's
+// name, or another column of the table under a field's name, reads into
+// the model; on PostgreSQL and MySQL.
+func TestRenameReusesModelAsSqlc(t *testing.T) {
+	schema := "CREATE TABLE authors (id bigint PRIMARY KEY, name text NOT NULL, bio text, note text);\n"
+	queries := "-- name: ListAuthors :many\nSELECT id, name AS full_name, bio, note FROM authors;\n\n" +
+		"-- name: ListNm :many\nSELECT id, name AS nm, bio, note FROM authors;\n\n" +
+		"-- name: Swapped :many\nSELECT id, name, note AS bio, bio AS note FROM authors;\n\n" +
+		"-- name: NotSameType :many\nSELECT id, name, bio, name AS note FROM authors;\n\n" +
+		"-- name: Plain :many\nSELECT id, name, bio, note FROM authors;\n"
+	for _, engine := range []string{"postgresql", "mysql"} {
+		for _, rename := range []string{"{name: FullName}", "{full_name: Name}", "{nm: Name, name: Name}"} {
+			t.Run(engine+" "+rename, func(t *testing.T) {
+				pkg := ", sql_package: pgx/v5"
+				if engine == "mysql" {
+					pkg = ""
+				}
+				apiAsSqlc(t, map[string]string{
+					"schema.sql": schema,
+					"q.sql":      queries,
+					"sqlc.yaml": "version: \"2\"\nsql:\n  - {engine: " + engine + ", schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out" + pkg +
+						", rename: " + rename + "}}}\n",
+				}, "sqlc.yaml")
+			})
+		}
+	}
+}

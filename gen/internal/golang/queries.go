@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/token"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -544,7 +545,11 @@ func isBulk(cmd string) bool {
 }
 
 // matchModel returns the model struct name when the result columns are
-// exactly one table's columns, in order (sqlc reuses the model then).
+// one table's columns with the model's field names and types, in order:
+// sqlc v1.31.1 (buildQueries) reuses a struct whose every field has the
+// column's StructName (so a rename counts: name AS full_name is the
+// model's field FullName under rename: {name: FullName}), the column's
+// Go type, and the column's table.
 func (e *emitter) matchModel(q *analyze.Query) string {
 	if len(q.Columns) == 0 {
 		return ""
@@ -564,7 +569,16 @@ func (e *emitter) matchModel(q *analyze.Query) string {
 		if mc.Sqlc != nil && !e.types.pgTypes {
 			modelNotNull = mc.Sqlc.NotNull
 		}
-		if col != mc || c.Name != mc.Name || notNull != modelNotNull {
+		if col == mc {
+			if notNull != modelNotNull || e.names.structName(c.Name) != e.names.structName(mc.Name) {
+				return ""
+			}
+			continue
+		}
+		// Another column of the same table read under the model field's
+		// name (b AS a): sqlc compares names and Go types only.
+		if col == nil || col.Table != t || e.names.structName(c.Name) != e.names.structName(mc.Name) ||
+			!reflect.DeepEqual(e.resultType(c), e.types.modelType(mc)) {
 			return ""
 		}
 	}
