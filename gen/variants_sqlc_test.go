@@ -91,3 +91,53 @@ func TestRenameReusesModelAsSqlc(t *testing.T) {
 		}
 	}
 }
+
+// TestRoutineOverridesAsSqlc (issue 23, trial e2e4 F9 and F6): sqlc
+// matches a db_type override against a user function's or procedure's
+// parameters and result with the type as its parser records the
+// declaration (int is pg_catalog.int4, bool is bool, boolean is
+// pg_catalog.bool; on MySQL the type's name), as for a table column; so
+// an override applies to a routine's parameter exactly where it applies
+// to a column declared with the same type.
+func TestRoutineOverridesAsSqlc(t *testing.T) {
+	pg := [][2]string{ // declared type, override's db_type
+		{"int", "int4"}, {"int", "integer"}, {"int", "pg_catalog.int4"},
+		{"text", "text"}, {"text", "pg_catalog.text"}, {"varchar", "varchar"}, {"varchar", "pg_catalog.varchar"},
+		{"timestamptz", "timestamptz"}, {"timestamptz", "pg_catalog.timestamptz"},
+		{"bool", "bool"}, {"bool", "boolean"}, {"bool", "pg_catalog.bool"}, {"boolean", "pg_catalog.bool"},
+		{"int8", "bigint"}, {"int8", "pg_catalog.int8"}, {"bigint", "pg_catalog.int8"},
+		{"numeric", "numeric"}, {"numeric", "pg_catalog.numeric"}, {"uuid", "uuid"}, {"uuid", "pg_catalog.uuid"},
+		{"jsonb", "jsonb"}, {"jsonb", "pg_catalog.jsonb"},
+	}
+	for _, c := range pg {
+		t.Run("postgresql "+c[0]+" "+c[1], func(t *testing.T) {
+			apiAsSqlc(t, map[string]string{
+				"schema.sql": "CREATE TABLE tbl (v " + c[0] + " NOT NULL);\n" +
+					"CREATE FUNCTION f(a " + c[0] + ") RETURNS " + c[0] + " AS $$ SELECT a $$ LANGUAGE sql;\n" +
+					"CREATE PROCEDURE p(a " + c[0] + ", b " + c[0] + ") LANGUAGE sql AS $$ INSERT INTO tbl VALUES (a); $$;\n",
+				"q.sql": "-- name: CallF :one\nSELECT f($1);\n\n-- name: CallP :exec\nCALL p($1, $2);\n\n" +
+					"-- name: GetV :many\nSELECT v FROM tbl WHERE v = $1;\n",
+				"sqlc.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5" +
+					", overrides: [{db_type: \"" + c[1] + "\", go_type: \"github.com/x/custom.T\"}]}}}\n",
+			}, "sqlc.yaml")
+		})
+	}
+	my := [][2]string{
+		{"int", "int"}, {"integer", "int"}, {"int", "integer"}, {"bigint", "bigint"}, {"varchar(20)", "varchar"},
+		{"char(36)", "char"}, {"decimal(10,2)", "decimal"}, {"timestamp", "timestamp"}, {"json", "json"},
+		{"text", "text"}, {"bigint unsigned", "bigint"}, {"int unsigned", "int"}, {"tinyint(1)", "tinyint"},
+		{"boolean", "tinyint"}, {"datetime", "datetime"}, {"double", "double"}, {"year", "year"},
+	}
+	for _, c := range my {
+		t.Run("mysql "+c[0]+" "+c[1], func(t *testing.T) {
+			apiAsSqlc(t, map[string]string{
+				"schema.sql": "CREATE TABLE tbl (id bigint NOT NULL PRIMARY KEY, v " + c[0] + " NOT NULL, w " + c[0] + ");\n" +
+					"CREATE PROCEDURE p(a " + c[0] + ")\nBEGIN\n  SELECT a;\nEND;\n",
+				"q.sql": "-- name: GetV :many\nSELECT v, w FROM tbl WHERE v = ?;\n\n-- name: CallP :exec\nCALL p(?);\n\n" +
+					"-- name: Ins :exec\nINSERT INTO tbl (id, v, w) VALUES (?, ?, ?);\n",
+				"sqlc.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out" +
+					", overrides: [{db_type: \"" + c[1] + "\", go_type: \"github.com/x/custom.T\"}, {db_type: \"" + c[1] + "\", nullable: true, go_type: \"github.com/x/custom.N\"}]}}}\n",
+			}, "sqlc.yaml")
+		})
+	}
+}

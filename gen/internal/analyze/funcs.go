@@ -508,14 +508,24 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 					if idx < len(user.ArgNames) && user.ArgNames[idx] != "" {
 						hint = user.ArgNames[idx]
 					}
-					a.typeParam(p.Number, value{Type: user.ArgTypes[idx], NotNull: true, Known: true}, hint)
+					// sqlc spells it as the declaration does, and matches
+					// db_type overrides with that spelling only.
+					v := value{Type: user.ArgTypes[idx], NotNull: true, Known: true}
+					if idx < len(user.ArgDBTypes) && user.ArgTypes[idx].ArrayDims == 0 {
+						v.DBType = user.ArgDBTypes[idx]
+					}
+					a.typeParam(p.Number, v, hint)
 				}
 			}
 			args[i] = a.expr(sc, x)
 		}
 		// sqlc treats a user-defined function's result as NOT NULL.
 		if user.ReturnType != nil {
-			return value{Name: f.Func.Name, Type: *user.ReturnType, NotNull: true, Known: user.ReturnType.Name != "record"}, args, nil
+			out := value{Name: f.Func.Name, Type: *user.ReturnType, NotNull: true, Known: user.ReturnType.Name != "record"}
+			if user.ReturnType.ArrayDims == 0 {
+				out.DBType = user.ReturnDBType
+			}
+			return out, args, nil
 		}
 		if len(user.ReturnsTable) == 1 {
 			c := user.ReturnsTable[0]

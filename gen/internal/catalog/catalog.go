@@ -572,11 +572,17 @@ type Enum struct {
 
 // Func is a function signature.
 type Func struct {
-	Schema     string
-	Name       string
-	ArgTypes   []Type
-	ArgNames   []string
-	ReturnType *Type
+	Schema   string
+	Name     string
+	ArgTypes []Type
+	// ArgDBTypes and ReturnDBType spell ArgTypes and an explicit RETURNS
+	// type as the parser records them (see Column.DBType): sqlc matches
+	// db_type overrides against a call's parameters and result with
+	// these spellings only ("pg_catalog.int4" for int, "bool" for bool).
+	ArgDBTypes   []string
+	ReturnDBType string
+	ArgNames     []string
+	ReturnType   *Type
 	// ReturnsTable lists the columns of RETURNS TABLE / SETOF composite.
 	ReturnsTable []*Column
 	ReturnsSet   bool

@@ -35,10 +35,12 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 	for _, a := range n.ArgTypes {
 		t, _ := u.c.ResolveType(a)
 		f.ArgTypes = append(f.ArgTypes, t)
+		f.ArgDBTypes = append(f.ArgDBTypes, dbType(a))
 	}
 	if n.ReturnType != nil {
 		t, _ := u.c.ResolveType(n.ReturnType)
 		f.ReturnType = &t
+		f.ReturnDBType = dbType(n.ReturnType)
 		f.ReturnsSet = n.ReturnType.Setof
 	}
 	for _, d := range n.ReturnsTable {
