@@ -141,3 +141,31 @@ func TestRoutineOverridesAsSqlc(t *testing.T) {
 		})
 	}
 }
+
+// TestSystemViewOverridesAsSqlc (issue 23, trial e2e4 F7): sqlc's
+// pg_catalog spells a system catalog's or view's column type by its
+// unqualified name, so db_type bool matches pg_timezone_names.is_dst
+// and pg_catalog.bool does not (nullable and not).
+func TestSystemViewOverridesAsSqlc(t *testing.T) {
+	for _, ov := range []string{
+		"{db_type: pg_catalog.bool, nullable: true, go_type: database/sql.NullBool}",
+		"{db_type: bool, nullable: true, go_type: database/sql.NullBool}",
+		"{db_type: pg_catalog.text, nullable: true, go_type: github.com/x/custom.T}",
+		"{db_type: text, nullable: true, go_type: github.com/x/custom.T}",
+		"{db_type: pg_catalog.int8, go_type: github.com/x/custom.T}",
+		"{db_type: int8, go_type: github.com/x/custom.T}",
+		"{db_type: pg_catalog.oid, go_type: github.com/x/custom.T}",
+		"{db_type: oid, go_type: github.com/x/custom.T}",
+	} {
+		t.Run(ov, func(t *testing.T) {
+			apiAsSqlc(t, map[string]string{
+				"schema.sql": "CREATE TABLE t (id bigint PRIMARY KEY, flag boolean);\n",
+				"q.sql": "-- name: GetTimezones :many\nSELECT name, is_dst FROM pg_catalog.pg_timezone_names;\n\n" +
+					"-- name: GetClass :many\nSELECT oid, relname, reltuples, relhasindex FROM pg_catalog.pg_class WHERE relname = $1;\n\n" +
+					"-- name: GetStat :many\nSELECT pid, xact_start FROM pg_catalog.pg_stat_activity;\n",
+				"sqlc.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5" +
+					", overrides: [" + ov + "]}}}\n",
+			}, "sqlc.yaml")
+		})
+	}
+}

@@ -36,12 +36,19 @@ func systemTable(schema, name string) *Table {
 	for _, c := range r.Columns {
 		typ := c.Type
 		dims := strings.Count(typ, "[]")
-		t.Columns = append(t.Columns, &Column{
+		col := &Column{
 			Name:    c.Name,
 			NotNull: c.NotNull,
 			Table:   t,
 			Type:    Type{Schema: "pg_catalog", Name: strings.TrimSuffix(typ, strings.Repeat("[]", dims)), ArrayDims: dims},
-		})
+		}
+		if schema == "pg_catalog" && dims == 0 {
+			// sqlc v1.31.1's pg_catalog spells a column's type by its
+			// unqualified name (bool, int8, text): a db_type override
+			// of pg_catalog.bool does not match it, one of bool does.
+			col.DBType = col.Type.Name
+		}
+		t.Columns = append(t.Columns, col)
 	}
 	systemTables[key] = t
 	return t
