@@ -169,3 +169,21 @@ func TestSystemViewOverridesAsSqlc(t *testing.T) {
 		})
 	}
 }
+
+// TestArraySubscriptAssignAsSqlc (issue 23, trial e2e4 F4): in SET
+// names[$1] = $2, sqlc types both parameters as the whole column
+// ([]string), where PostgreSQL types them int4 and text; on every
+// sql_package.
+func TestArraySubscriptAssignAsSqlc(t *testing.T) {
+	for _, pkg := range []string{"pgx/v5", "pgx/v4", "database/sql"} {
+		t.Run(pkg, func(t *testing.T) {
+			apiAsSqlc(t, map[string]string{
+				"schema.sql": "CREATE TABLE authors (id BIGSERIAL PRIMARY KEY, names text[] NOT NULL, tags int[]);\n",
+				"q.sql": "-- name: UpdateAuthor :one\nupdate authors set names[$1] = $2 where id=$3 RETURNING *;\n\n" +
+					"-- name: UpdateTag :exec\nUPDATE authors SET tags[@idx] = @tag WHERE id = @id;\n\n" +
+					"-- name: UpdateBoth :exec\nUPDATE authors SET tags[$1] = COALESCE($2, 0), names = $3 WHERE id = $4;\n",
+				"sqlc.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: " + pkg + "}}}\n",
+			}, "sqlc.yaml")
+		})
+	}
+}

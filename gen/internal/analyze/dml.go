@@ -545,6 +545,30 @@ func (a *analyzer) assign(sc *scope, s *sqlparse.Target, c *catalog.Column) {
 		a.strictly(func() { a.typeParam(p.Number, target, c.Name) })
 	}
 	a.strictly(func() { a.compare(sc, s.Expr, target) })
+	if !a.opts.MySQL && len(s.Subscripts) > 0 {
+		// SET names[$1] = $2: sqlc types a parameter that is a subscript
+		// or the value assigned as the whole column (its parent is the
+		// assignment's target), []string for both, where PostgreSQL
+		// types them int4 and the element type (postgresql_types).
+		whole := columnValue(c)
+		var ps []*sqlparse.Param
+		for _, x := range s.Subscripts {
+			if p, ok := x.(*sqlparse.Param); ok {
+				ps = append(ps, p)
+			}
+		}
+		for _, x := range append(ps, sqlcAssignedParams(s.Expr)...) {
+			p := a.param(x.Number)
+			if !p.Known || p.Slice {
+				continue
+			}
+			p.Sqlc = nil
+			if sq := sqlcColumnParam(whole); sq.Type != p.Type || sq.NotNull != p.NotNull || sq.Column != p.Column {
+				p.Sqlc = sq
+			}
+		}
+		return
+	}
 	if !a.opts.MySQL {
 		// SET value = CASE $1 WHEN true THEN ... END: sqlc types a
 		// parameter by the nearest comparison, function call, cast or
