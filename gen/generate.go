@@ -645,6 +645,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 			if note := golang.Skipped(pkg.Go, q); note != "" {
 				notes = append(notes, note)
 			}
+			notes = append(notes, golang.RepeatedArgNotes(pkg.Go, q)...)
 		}
 	}
 	opts := pkg.Go

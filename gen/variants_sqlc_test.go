@@ -187,3 +187,48 @@ func TestArraySubscriptAssignAsSqlc(t *testing.T) {
 		})
 	}
 }
+
+// TestMySQLRepeatedArgNoted (issue 23, trial e2e4 F1): a MySQL named
+// parameter used twice, with query_parameter_limit 2 so that the
+// parameters are the method's arguments, is one argument in fencegen's
+// method, where sqlc v1.31.1 declares it twice (which does not
+// compile); fencegen vet says so at the query. With the default
+// limit both merge it into one Params field, and there is no note.
+func TestMySQLRepeatedArgNoted(t *testing.T) {
+	for _, limit := range []string{"2", "1"} {
+		t.Run("query_parameter_limit "+limit, func(t *testing.T) {
+			r := sqlcAndFencegen(t, map[string]string{
+				"schema.sql": "CREATE TABLE users (id integer NOT NULL PRIMARY KEY, first_name varchar(255));\n",
+				"q.sql":      "/* name: SelectUserByID :many */\nSELECT first_name FROM users WHERE (sqlc.arg(id) = id OR sqlc.arg(id) = 0);\n",
+				"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, query_parameter_limit: " + limit + "}}}\n",
+			}, "sqlc.yaml")
+			r.mustBoth(t)
+			want, err := os.ReadFile(filepath.Join(r.dir, "out", "q.sql.go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(r.out.Files["out/q.sql.go"])
+			var notes []string
+			for _, n := range r.out.Vet {
+				if strings.Contains(n, "named parameter id is used 2 times") {
+					notes = append(notes, n)
+				}
+			}
+			if limit == "2" {
+				if !strings.Contains(string(want), "iD int32, iD int32") {
+					t.Fatalf("sqlc no longer repeats the argument; the note is wrong:\n%s", want)
+				}
+				if !strings.Contains(got, "SelectUserByID(ctx context.Context, id int32)") {
+					t.Errorf("want one argument id int32:\n%s", got)
+				}
+				if len(notes) != 1 || !strings.Contains(notes[0], "q.sql:1:1: note: query SelectUserByID:") {
+					t.Errorf("want one note at the query's annotation, q.sql:1:1, vet says:\n%s", strings.Join(r.out.Vet, "\n"))
+				}
+				return
+			}
+			if len(notes) != 0 {
+				t.Errorf("want no note with a Params struct, vet says:\n%s", strings.Join(notes, "\n"))
+			}
+		})
+	}
+}

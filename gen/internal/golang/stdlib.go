@@ -42,6 +42,42 @@ func Skipped(opts config.GoOptions, q *analyze.Query) string {
 	return fmt.Sprintf("%s:%d:%d: note: query %s has no method, only its SQL constant: :execlastid has no %s method, as in sqlc (PostgreSQL has no last-insert-id); use RETURNING with :one", q.File, q.Line, q.Col, q.Name, opts.SQLPackage)
 }
 
+// RepeatedArgNotes returns a note for each MySQL named parameter that q
+// uses more than once when its parameters are the method's arguments
+// (query_parameter_limit at least the number of placeholders): sqlc
+// v1.31.1 counts the parameter once per placeholder and declares one
+// argument per use, of one name (iD int32, iD int32), which does not
+// compile; fencegen declares it once and sends it for each use.
+func RepeatedArgNotes(opts config.GoOptions, q *analyze.Query) []string {
+	limit := 1
+	if opts.QueryParameterLimit != nil {
+		limit = *opts.QueryParameterLimit
+	}
+	n := max(len(q.Params), len(q.Placeholders))
+	if limit == 0 || n > limit || isBulk(q.Cmd) && len(q.Params) > 1 {
+		return nil // a Params struct, whose field sqlc merges as well
+	}
+	uses := make([]int, len(q.Params)+1)
+	for _, n := range q.Placeholders {
+		if n > 0 && n < len(uses) {
+			uses[n]++
+		}
+	}
+	var notes []string
+	for i, p := range q.Params {
+		if uses[i+1] < 2 {
+			continue
+		}
+		line, col := p.UseLine, p.UseCol
+		if line == 0 {
+			line, col = q.Line, q.Col
+		}
+		notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: named parameter %s is used %d times; sqlc declares one argument %s per use, which does not compile; fencegen declares it once and sends it for each use",
+			q.File, line, col, q.Name, p.Name, uses[i+1], lowerFirst(namerFor(opts).structName(p.Name))))
+	}
+	return notes
+}
+
 // InSliceRefusal returns why q's IN (sqlc.slice(name)) list s cannot be
 // generated for the entry's sql_package, or "" when it can. pgx sends
 // sqlc.slice as one array parameter, which IN (...) would compare as one
