@@ -525,6 +525,12 @@ type guardReplay struct {
 	// LOCAL); truncated are the guarded tables it truncated, by key.
 	localReplica bool
 	truncated    map[string]*cause
+	// marked are the tables a migration since the last guard migration
+	// marked for fencing (COMMENT ON COLUMN ... IS 'fencegen:token'), by
+	// key, where no guard trigger reads the column: a table fenced (again)
+	// there is unguarded from that migration on, so its guard belongs in
+	// it (trial pg4 F7).
+	marked map[string]*cause
 }
 
 // parentRef is a table's parent: partitioned table or inheritance parent.
@@ -546,7 +552,7 @@ type strayTrigger struct {
 func newReplay() *guardReplay {
 	return &guardReplay{tables: map[string]guardInstalled{}, lost: map[string]*cause{}, funcs: map[string]guardFunc{},
 		parents: map[string][]parentRef{}, stray: map[string]strayTrigger{}, refused: map[string]*cause{},
-		routines: map[string]*routineRisk{}, truncated: map[string]*cause{}}
+		routines: map[string]*routineRisk{}, truncated: map[string]*cause{}, marked: map[string]*cause{}}
 }
 
 // isGuardMigration reports whether b starts as a migration that fencegen
@@ -573,6 +579,7 @@ func replayGuard(files []*sqlparse.File) *guardReplay {
 			m := r.apply(f.Name, f.Src)
 			m.format = format
 			r.migrations = append(r.migrations, m)
+			clear(r.marked)
 			continue
 		}
 		inline, format := inlineBlock(f.Src)
@@ -598,6 +605,7 @@ func replayGuard(files []*sqlparse.File) *guardReplay {
 			m := r.applyAt(f.Name, f.Src[inline:], bytes.Count(f.Src[:inline], []byte("\n")))
 			m.format = format
 			r.migrations = append(r.migrations, m)
+			clear(r.marked)
 		}
 	}
 	if len(r.migrations) > 0 {
@@ -905,6 +913,11 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		key := r.key(n.Target)
 		in, ok := r.tables[key]
 		if !ok || !readsColumn(in, n.Column) {
+			if mark, _, err := catalog.ParseFenceComment(n.Text); err == nil && mark {
+				r.marked[key] = at("marks column %s of table %s for fencing", "", n.Column, n.Target.String())
+			} else if c := r.marked[key]; c != nil && strings.Contains(c.what, " "+n.Column+" ") {
+				delete(r.marked, key)
+			}
 			return
 		}
 		if mark, _, err := catalog.ParseFenceComment(n.Text); err != nil || !mark {
@@ -1635,6 +1648,13 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 			out = append(out, because(have.lost[t.QualifiedTable], "%s", have.lost[t.QualifiedTable].advice))
 		case !ok && have.lost[t.QualifiedTable] != nil:
 			out = append(out, because(have.lost[t.QualifiedTable], "; table %s is fenced, so until a new guard migration installs its guard again, the database lets a stale token's UPDATE of %s from any writer through", t.Table, t.Table))
+		case !ok && have.marked[t.QualifiedTable] != nil:
+			// Marked (again) after the last guard migration: the cause
+			// is the mark, and its guard belongs in that migration.
+			c := have.marked[t.QualifiedTable]
+			f := because(c, "; table %s has no guard trigger in the guard migrations, so from this migration on the database lets a stale token's UPDATE of %s from any writer through: its guard belongs in this migration, %s, for no applied state to leave it unguarded", t.Table, t.Table, c.file)
+			f.Into, f.Why = c.file, whyMark
+			out = append(out, f)
 		case !ok:
 			out = append(out, at(last.file, 1, "fenced table %s has no guard trigger in the guard migrations: the database does not refuse a stale token's UPDATE from other writers", t.Table))
 		case in.shadowed != nil:
@@ -1805,6 +1825,7 @@ const (
 	whyKeyRename    = "renames a token column that a fence key marks (no column comment moves with it, so the trigger finds no token column)"
 	whyShadow       = "adds a column of the name a renamed token column had (the trigger reads it instead)"
 	whyShadowRename = "renames a column to the name a renamed token column had (the trigger reads it instead)"
+	whyMark         = "marks a table for fencing (its guard triggers are installed by none of the guard migrations before it)"
 	whyRequired     = "changes or drops the token column that a guard trigger of mode required depends on (its guard triggers are dropped before the change and installed again after it)"
 	whyDetach       = "detaches a partition or an inheritance child from a fenced table (it loses the guard trigger or the mark it had from it)"
 )

@@ -118,3 +118,65 @@ func sections(src, format string) (up, down string) {
 	}
 	return up, down
 }
+
+// TestInlineMarked: a table marked for fencing by a migration after the
+// last guard migration (trial pg4 F7) is a finding at the mark, not at
+// the guard migration, naming that migration (Finding.Into); -into adds
+// the guard to it, and PostgreSQL, applying the migrations in order,
+// then refuses a stale token's write of the table.
+func TestInlineMarked(t *testing.T) {
+	const jobs = "CREATE TABLE mjobs (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN mjobs.tok IS 'fencegen:token';\n"
+	const logs = "CREATE TABLE mlogs (id bigint PRIMARY KEY, fence bigint NOT NULL DEFAULT 0);\n"
+	const mark = "COMMENT ON COLUMN mlogs.fence IS 'fencegen:token';\n"
+	dir := t.TempDir()
+	before := guardOf(t, t.TempDir(), jobs+logs)
+	guardFiles, err := before.Migration("goose", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := guardOf(t, dir, jobs+logs+mark)
+	g.parse = func(name string) (*sqlparse.File, error) { return parseFiles(t, name)[0], nil }
+	files := []string{
+		writeFile(t, dir, "m/1_init.sql", "-- +goose Up\n"+jobs+logs),
+		writeFile(t, dir, "m/2_fencegen_guard.sql", string(guardFiles["2_fencegen_guard.sql"])),
+		writeFile(t, dir, "m/3_mark.sql", "-- +goose Up\nSELECT 1;\n"+mark),
+	}
+	replay := func() []Finding {
+		t.Helper()
+		var parsed []*sqlparse.File
+		for _, f := range files {
+			parsed = append(parsed, parseFiles(t, f)...)
+		}
+		return g.compare(replayGuard(parsed), nil)
+	}
+	found := replay()
+	if len(found) != 1 || found[0].Into != files[2] || !found[0].Cause || found[0].File != files[2] || found[0].Line != 3 {
+		t.Fatalf("findings %+v; want one, at the COMMENT of %s (line 3), Into it", found, files[2])
+	}
+	text, err := g.Inline(files, files[2], nil, "goose")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "m/3_mark.sql", string(text))
+	if found := replay(); len(found) != 0 {
+		t.Errorf("after -into: %v, want none\n%s", found, text)
+	}
+	pool := testenv.Database(t)
+	defer pool.Close()
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		up, _ := sections(string(src), "goose")
+		if err := exec(pool, "BEGIN;\n"+up+"\nCOMMIT;"); err != nil {
+			t.Fatalf("applying %s: %v\n%s", filepath.Base(f), err, up)
+		}
+	}
+	if err := exec(pool, "INSERT INTO mlogs (id, fence) VALUES (1, 5)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := exec(pool, "UPDATE mlogs SET fence = 1 WHERE id = 1"); err == nil {
+		t.Errorf("after -into's migration, a stale token's UPDATE of mlogs passed\n%s", text)
+	}
+}
