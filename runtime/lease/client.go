@@ -1169,8 +1169,11 @@ func (c *Client) abandonLater(vals context.Context, resource, lockKey, owner str
 		// append-only file), and a refused request never arrives later.
 		refusedPastTTL := isDialError(err) && time.Since(start) > ttl
 		if err == nil || isConfigError(err) || errors.Is(err, redis.ErrClosed) || refusedPastTTL || (!retryable(err) && !isDialError(err)) {
-			c.log(vals, slog.LevelDebug, "lease acquire cleanup (background): deleting the lock key a failed acquire may have set", resource, 0,
-				"lock_key", lockKey, "deleted", deleted, "err", err)
+			args := []any{"lock_key", lockKey, "deleted", deleted}
+			if err != nil { // never an err=<nil> attribute (issue 26, trial rt4 F7)
+				args = append(args, "err", err)
+			}
+			c.log(vals, slog.LevelDebug, "lease acquire cleanup (background): deleting the lock key a failed acquire may have set", resource, 0, args...)
 			return
 		}
 	}
@@ -1206,7 +1209,11 @@ func (c *Client) undoRenewal(l *Lease) {
 	ctx, cancel := context.WithTimeout(context.Background(), l.tm.releaseTimeout)
 	defer cancel()
 	deleted, err := c.release(ctx, c.ctxDeadlines, l, false, nil)
-	c.log(l.vals, slog.LevelDebug, "lease renewal landed after the lease ended; key deleted", l.resource, l.token, "deleted", deleted, "err", err)
+	args := []any{"deleted", deleted}
+	if err != nil {
+		args = append(args, "err", err)
+	}
+	c.log(l.vals, slog.LevelDebug, "lease renewal landed after the lease ended; key deleted", l.resource, l.token, args...)
 }
 
 // release runs the compare-and-delete script for l; deleted reports
@@ -1440,9 +1447,14 @@ func (c *Client) log(ctx context.Context, level slog.Level, msg, resource string
 	if lg == nil || !lg.Enabled(ctx, level) {
 		return
 	}
-	if resource != "" {
+	switch {
+	case resource != "" && token != 0:
 		// Not about the client or the server (Check): about one lease.
 		args = append([]any{"resource", resource, "token", int64(token)}, args...)
+	case resource != "":
+		// Before a token was minted (an acquire attempt, its cleanup):
+		// no token=0 attribute.
+		args = append([]any{"resource", resource}, args...)
 	}
 	c.record(ctx, lg, level, msg, args...)
 }

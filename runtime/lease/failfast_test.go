@@ -502,6 +502,10 @@ func TestRefusedConnectionKeepsItsCauseWithGoRedisDefaults(t *testing.T) {
 		if strings.Contains(line, "cleanup") && !strings.Contains(line, "deleting the lock key") {
 			t.Errorf("cleanup log line does not say what it cleans up: %s", line)
 		}
+		// No token was minted: no token=0; no empty error (trial rt4 F7).
+		if strings.Contains(line, "token=0") || strings.Contains(line, "<nil>") {
+			t.Errorf("log line with token=0 or an empty error: %s", line)
+		}
 	}
 	if !strings.Contains(logs.String(), "cleanup") || !strings.Contains(logs.String(), "attempt failed") {
 		t.Fatalf("no attempt or cleanup log lines:\n%s", logs.String())

@@ -816,8 +816,11 @@ func (c *Client) log(ctx context.Context, level slog.Level, msg, resource string
 	if lg == nil {
 		return
 	}
-	if resource != "" {
+	switch {
+	case resource != "" && token != 0:
 		args = append([]any{"resource", resource, "token", int64(token)}, args...)
+	case resource != "":
+		args = append([]any{"resource", resource}, args...) // before a token: no token=0
 	}
 	c.record(ctx, lg, level, msg, args...)
 }
