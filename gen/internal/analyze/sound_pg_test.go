@@ -361,3 +361,43 @@ func pgWritesFenced(ctx context.Context, conn *pgx.Conn, cat *catalog.Catalog, s
 	after, err := snap()
 	return before != after, err
 }
+
+// TestCopyFromRulesAgainstPostgreSQL: a :copyfrom query is sent with COPY
+// FROM, which runs no rules (trial pg4 F9), but fires triggers: a rule
+// that writes fenced table jobs does not refuse it, a trigger does, and
+// PostgreSQL, loading a row with COPY, writes jobs exactly then.
+func TestCopyFromRulesAgainstPostgreSQL(t *testing.T) {
+	pool := testenv.Database(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	for _, tc := range []struct {
+		name, schema, want string
+	}{
+		{"rule on INSERT that writes jobs", pgJobs + "create rule r as on insert to logs do also update jobs set k = k + 1;\n", "plain"},
+		{"trigger on INSERT that writes jobs", pgJobs + pgWJTrigger + "create trigger t after insert on logs for each row execute function wj();\n", "refused"},
+	} {
+		cat, errs := schemaCatalog(t, tc.schema)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		got := "plain"
+		if _, msgs := analyzeCat(t, cat, "-- name: Q :copyfrom\ninsert into logs (id, n) values ($1, $2);\n"); len(msgs) > 0 {
+			got = "refused"
+		}
+		if got != tc.want {
+			t.Errorf("%s: fencegen: %s, want %s", tc.name, got, tc.want)
+		}
+		wrote, err := pgWritesFenced(ctx, conn.Conn(), cat, tc.schema, "copy logs (id, n) from program 'echo 2,1' with (format csv)", false)
+		switch {
+		case err != nil:
+			t.Errorf("%s: PostgreSQL: %v", tc.name, err)
+		case wrote != (got == "refused"):
+			t.Errorf("%s: PostgreSQL wrote jobs: %v; fencegen: %s", tc.name, wrote, got)
+		}
+	}
+}
