@@ -70,6 +70,11 @@ func hookWhere(h *catalog.Hook, x *catalog.Table) string {
 	if what == "" {
 		what = "%s"
 	}
+	if h.Kind == "view" && !x.IsView {
+		// CREATE TABLE ... AS: a table, whose query gave its columns
+		// their types (a domain's among them).
+		what = "table %s, whose columns take their types from its CREATE TABLE ... AS query"
+	}
 	return fmt.Sprintf(what+" (%s:%d)", x.QualifiedName(), h.File, h.Line)
 }
 
