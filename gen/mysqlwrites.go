@@ -71,6 +71,12 @@ func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) (*mysqlwrite
 					line, col := diag.Position(f.Src, st.Pos+at)
 					errs.Add(f.Name, line, col, "schema statement %s", why)
 				}
+			}
+			if at, why := charset.NonASCII(st.Text); why != "" {
+				line, col := diag.Position(f.Src, st.Pos+at)
+				errs.Add(f.Name, line, col, "schema statement %s", why)
+			}
+			if !mysqlwrites.IsProgram(st.Text) {
 				isSet := false
 				if strings.Contains(strings.ToLower(st.Text), "sql_mode") {
 					if set, _, err := tidbparser.New().Parse(st.Text, "", ""); err == nil && len(set) == 1 {

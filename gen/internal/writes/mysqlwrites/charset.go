@@ -25,7 +25,12 @@ var asciiSafeCharsets = map[string]bool{
 // asciiSafeCharsets.
 type ClientCharset struct {
 	unknown bool
-	saved   map[string]string // @var -> the set it saved; "" unknown
+	// other is the set the client reads in when it is one of
+	// asciiSafeCharsets other than UTF-8's (latin1, ascii, ujis,
+	// ...): ASCII bytes read as fencegen reads them, a non-ASCII byte
+	// not (the UTF-8 bytes of é are the two latin1 characters Ã©).
+	other string
+	saved map[string]string // @var -> the set it saved; "" unknown
 }
 
 // Read reads one schema statement: when it sets the client character set
@@ -101,6 +106,34 @@ func (c *ClientCharset) Read(text string) (at int, why string) {
 			return p[0].pos, "sets the client character set to " + name + ": fencegen reads the schema as UTF-8 (as utf8mb4), while the server reads the later statements, and keeps the stored programs they create, in " + name + ", whose multi-byte characters may end in an ASCII byte (a backquote, a backslash) and whose names decode otherwise; create the schema under utf8mb4, utf8, latin1, ascii or binary"
 		}
 		c.unknown = false
+		c.other = ""
+		if !utf8Charsets[name] {
+			c.other = name
+		}
+	}
+	return 0, ""
+}
+
+// utf8Charsets are the client character sets under which the server
+// reads a name's non-ASCII bytes as fencegen does, as UTF-8 ("default"
+// taken to be one, as above; under binary MariaDB keeps the bytes, so
+// `ét` names the table é t).
+var utf8Charsets = map[string]bool{"utf8mb4": true, "utf8mb3": true, "utf8": true, "binary": true, "default": true}
+
+// NonASCII reads one schema statement (any, stored programs included)
+// after Read has read it: when the client character set is one whose
+// non-ASCII characters are not UTF-8's (latin1, ascii, ujis,
+// ...) and text holds a non-ASCII byte, at is its offset and why says
+// so. The server decodes a name, and keeps a stored program, in that
+// set: `ét` in a UTF-8 file read under latin1 names the table `Ã©t`.
+func (c *ClientCharset) NonASCII(text string) (at int, why string) {
+	if c.other == "" {
+		return 0, ""
+	}
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0x80 {
+			return i, "holds a non-ASCII character while the client character set is " + c.other + " (set by the schema before it): fencegen reads the schema as UTF-8, while the server decodes the statement's names and text, and keeps the stored programs it creates, in " + c.other + ", so that a name may mean another table; set utf8mb4 before it, or write the statement in ASCII"
+		}
 	}
 	return 0, ""
 }

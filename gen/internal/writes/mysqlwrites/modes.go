@@ -298,8 +298,23 @@ func SchemaMode(st ast.StmtNode) (mode mysql.SQLMode, known, ok bool) {
 			known = false
 			continue
 		}
-		m, err := mysql.GetSQLMode(s)
-		if err != nil {
+		// A combination mode (ANSI, DB2, POSTGRESQL, ...) is the modes
+		// it stands for; MariaDB's ORACLE and MSSQL also read another
+		// grammar, which fencegen does not model: any mode.
+		var parts []string
+		for _, p := range strings.Split(strings.ToUpper(s), ",") {
+			p = strings.TrimSpace(p)
+			if p == "ORACLE" || p == "MSSQL" {
+				known = false
+			}
+			if c, isCombo := mysql.CombinationSQLMode[p]; isCombo {
+				parts = append(parts, c...)
+			} else {
+				parts = append(parts, p)
+			}
+		}
+		m, err := mysql.GetSQLMode(strings.Join(parts, ","))
+		if err != nil || !known {
 			known = false
 			continue
 		}
@@ -320,6 +335,9 @@ func SchemaMode(st ast.StmtNode) (mode mysql.SQLMode, known, ok bool) {
 func SchemaReading(text string, mode mysql.SQLMode, known bool) (at int, why string) {
 	if known && mode == 0 {
 		return 0, ""
+	}
+	if at, why := lexReading(text, mode, known); why != "" {
+		return at, why
 	}
 	readings := modeReadings(text)
 	if len(readings) == 0 {
@@ -347,6 +365,55 @@ func SchemaReading(text string, mode mysql.SQLMode, known bool) (at int, why str
 		if !same {
 			return m.at, "reads as another statement under sql_mode " + m.name + " (where " + m.what + "), which the session that runs the schema may have; write " + m.fix
 		}
+	}
+	return 0, ""
+}
+
+// lexReading compares the tokens of text in the default mode with its
+// tokens under the lexing modes of mode (NO_BACKSLASH_ESCAPES,
+// ANSI_QUOTES; each combination of them when not known), as MySQL's and
+// MariaDB's lexers split it: at is the offset of the first token that
+// starts or ends elsewhere, and why names the mode. The TiDB parser,
+// which SchemaReading's trees come from, reads a backslash inside an
+// ANSI_QUOTES name as an escape, which the servers do not ("a\" is the
+// name a\), so its trees alone may see the same statement where the
+// servers read another.
+func lexReading(text string, mode mysql.SQLMode, known bool) (at int, why string) {
+	if !strings.ContainsAny(text, "\\\"") {
+		return 0, ""
+	}
+	lexing := []mysql.SQLMode{mysql.ModeNoBackslashEscapes, mysql.ModeANSIQuotes, mysql.ModeNoBackslashEscapes | mysql.ModeANSIQuotes}
+	if known {
+		m := mode & (mysql.ModeNoBackslashEscapes | mysql.ModeANSIQuotes)
+		if m == 0 {
+			return 0, ""
+		}
+		lexing = []mysql.SQLMode{m}
+	}
+	def := lexMode(text, true, 0)
+	for _, m := range lexing {
+		got := lexMode(text, true, m)
+		i := 0
+		for i < len(def) && i < len(got) && def[i].pos == got[i].pos && def[i].end == got[i].end {
+			i++
+		}
+		if i == len(def) && i == len(got) {
+			continue
+		}
+		at := len(text)
+		if i < len(def) {
+			at = def[i].pos
+		}
+		if i < len(got) && got[i].pos < at {
+			at = got[i].pos
+		}
+		var names, whats, fixes []string
+		for _, sm := range sqlModes {
+			if m&sm.mode != 0 {
+				names, whats, fixes = append(names, sm.name), append(whats, sm.what), append(fixes, sm.fix)
+			}
+		}
+		return at, "reads as another statement under sql_mode " + strings.Join(names, ",") + " (where " + strings.Join(whats, "; ") + "), which the session that runs the schema may have; write " + strings.Join(fixes, ", ")
 	}
 	return 0, ""
 }

@@ -210,6 +210,11 @@ func ReadSchema(files ...[]byte) (*Schema, error) {
 				if _, why := charset.Read(st.Text); why != "" {
 					sc.Unread = append(sc.Unread, firstWords(st.Text)+", which "+why)
 				}
+			}
+			if _, why := charset.NonASCII(st.Text); why != "" {
+				sc.Unread = append(sc.Unread, firstWords(st.Text)+", which "+why)
+			}
+			if !IsProgram(st.Text) {
 				isSet := false
 				if strings.Contains(strings.ToLower(st.Text), "sql_mode") {
 					if set, _, err := parser.New().Parse(st.Text, "", ""); err == nil && len(set) == 1 {
