@@ -46,3 +46,26 @@ func TestMySQLSchemaANSIQuotesAndClientSet(t *testing.T) {
 		}
 	}
 }
+
+// TestMySQLQueryNotGoText (issue 27, trial-rc27 N3): a query holding a
+// byte that is not UTF-8 or a byte order mark, which the Go file holding
+// it cannot, is an error at that byte, not an internal error while
+// formatting the generated file.
+func TestMySQLQueryNotGoText(t *testing.T) {
+	schema := "CREATE TABLE plain (id BIGINT PRIMARY KEY, v VARCHAR(10));\n"
+	for _, c := range []struct{ value, want string }{
+		{"\xbf", "q.sql:2:9: byte 0xbf is not UTF-8"},
+		{"a\ufeff", "q.sql:2:10: byte order mark (U+FEFF)"},
+		{"é\ufffd", ""},
+	} {
+		msg := mysqlGenerate(t, map[string]string{"schema.sql": schema, "q.sql": "-- name: Probe :exec\nSELECT '" + c.value + "' AS x FROM plain;\n"})
+		switch {
+		case c.want == "" && msg != "":
+			t.Errorf("%q: want no error, got:\n%s", c.value, msg)
+		case c.want != "" && !strings.Contains(msg, c.want):
+			t.Errorf("%q: want %q, got:\n%s", c.value, c.want, msg)
+		case strings.Contains(msg, "internal error"):
+			t.Errorf("%q: got an internal error:\n%s", c.value, msg)
+		}
+	}
+}

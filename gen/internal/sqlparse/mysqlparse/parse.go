@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -72,12 +73,33 @@ func byteReasons(src []byte, spans [][2]int, query bool) []Comment {
 			continue
 		}
 		if query {
+			if i, why := notGoText(text); i >= 0 {
+				out = append(out, Comment{Pos: sp[0] + i, Reason: why})
+				continue
+			}
 			if i := mysqlwrites.DroppedCR(text); i >= 0 {
 				out = append(out, Comment{Pos: sp[0] + i, Reason: "carriage return inside a comment, a string, a quoted name or between two tokens that it alone keeps apart: generated code holds the query in a Go raw string, which drops every carriage return, so the server would read another statement than fencegen analyses (*<CR>/ would end a comment); remove it, or pass the value as a parameter"})
 			}
 		}
 	}
 	return out
+}
+
+// notGoText finds the first byte of a query that generated Go source
+// cannot hold in the raw string it writes the query in: a byte that is
+// not UTF-8 (gofmt and the compiler reject the file: "illegal UTF-8
+// encoding") or a byte order mark, U+FEFF ("illegal byte order mark").
+// i is its offset and why says so, or i is -1.
+func notGoText(text string) (i int, why string) {
+	for i, r := range text {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"):
+			return i, fmt.Sprintf("byte %#02x is not UTF-8: generated code holds the query in a Go string, which must be UTF-8 (Go rejects the file); write the value in hexadecimal (X'%02X'), or pass it as a parameter", text[i], text[i])
+		case r == '\uFEFF':
+			return i, "byte order mark (U+FEFF) inside the query: generated code holds the query in a Go raw string, where Go rejects it; remove it, or pass it as a parameter"
+		}
+	}
+	return -1, ""
 }
 
 // sortComments sorts refusals by offset.
