@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/lease/internal/highwater"
 	"github.com/fencegen/fencegen/runtime/lease/internal/notify"
 )
 
@@ -88,14 +89,14 @@ type Client struct {
 	stats struct {
 		acquires, renewals, releases atomic.Uint64
 	}
-	// tokens maps each resource this Client acquired or advanced to an
-	// *atomic.Int64: the highest token it minted for it, or that Advance
+	// tokens holds, for each resource this Client acquired or advanced,
+	// the highest token it minted for it, or that Advance
 	// raised its counter to. Redis's counter only goes up, so a token at
 	// or below it means Redis lost or rewound the counter (a restart
 	// without persistence, a failover to a replica that never saw it), and
 	// the token may be held by a live lease this Client handed out: see
 	// Acquire. One entry per resource name, as in the etcd lease.
-	tokens sync.Map
+	tokens highwater.Marks
 }
 
 // New returns a Client that runs its scripts on rdb, which may be a
@@ -497,7 +498,7 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	defer c.sync() // its events and records, also of a failure, before it returns
 	l, err := c.acquire(ctx, resource, ttl)
 	if err == nil {
-		if prev := c.minted(resource); l.token <= prev {
+		if prev := c.tokens.Get(resource); l.token <= prev {
 			// Redis minted a token this Client already minted (or raised
 			// the counter past) for resource: the counter went back, and
 			// a lease of this process may hold the token. Give the lease
@@ -510,40 +511,16 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 			if _, aerr := c.Advance(ctx, resource, prev); aerr != nil {
 				return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("fence counter went back (minted %d, this Client had minted %d); raising it: %w", got, prev, aerr)}
 			}
-			if l, err = c.acquire(ctx, resource, ttl); err == nil && l.token <= c.minted(resource) {
+			if l, err = c.acquire(ctx, resource, ttl); err == nil && l.token <= c.tokens.Get(resource) {
 				_ = l.Release(context.WithoutCancel(ctx))
 				return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: fence counter went back again while it was being raised (minted %d)", ErrNotAcquired, l.token)}
 			}
 		}
 		if err == nil {
-			c.sawToken(resource, l.token)
+			c.tokens.Raise(resource, l.token)
 		}
 	}
 	return l, err
-}
-
-// minted returns the highest token this Client minted for resource or
-// raised its counter to (Advance), 0 if none.
-func (c *Client) minted(resource string) fence.Token {
-	if v, ok := c.tokens.Load(resource); ok {
-		return fence.Token(v.(*atomic.Int64).Load())
-	}
-	return 0
-}
-
-// sawToken records t as minted for resource, if above the last one.
-func (c *Client) sawToken(resource string, t fence.Token) {
-	v, ok := c.tokens.Load(resource)
-	if !ok {
-		v, _ = c.tokens.LoadOrStore(resource, new(atomic.Int64))
-	}
-	p := v.(*atomic.Int64)
-	for {
-		old := p.Load()
-		if int64(t) <= old || p.CompareAndSwap(old, int64(t)) {
-			return
-		}
-	}
 }
 
 // acquire is Acquire without the check against the tokens this Client

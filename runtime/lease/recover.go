@@ -41,7 +41,7 @@ func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Tok
 	// Never below a token this Client minted: after Redis lost the
 	// counter, a Stored token read from the database may be below a token
 	// this process handed to a lease that has not written yet.
-	atLeast = max(atLeast, c.minted(resource))
+	atLeast = max(atLeast, c.tokens.Get(resource))
 	_, counterKey := c.Keys(resource)
 	timeout := c.opts.releaseTimeout(c.opts.ttl())
 	callCtx, cs, inline := c.callContext(ctx, timeout)
@@ -62,7 +62,7 @@ func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Tok
 		return 0, false, opFailed(op, ctx, callCtx, "advance", timeout, err)
 	}
 	before, after := fence.Token(res[0]), fence.Token(res[1])
-	c.sawToken(resource, after)
+	c.tokens.Raise(resource, after)
 	if after > before {
 		c.regressed(ctx, resource, before, after)
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/lease"
+	"github.com/fencegen/fencegen/runtime/lease/internal/highwater"
 	"github.com/fencegen/fencegen/runtime/lease/internal/notify"
 )
 
@@ -215,11 +216,11 @@ type Client struct {
 	// minted for (its tokens before the restore were at most floorRev
 	// plus a base, and the restore may have taken the base back too).
 	floorRev atomic.Int64
-	// tokens maps each resource this Client acquired or advanced to an
-	// *atomic.Int64: the highest token it minted for it, or that it saw
+	// tokens holds, for each resource this Client acquired or advanced,
+	// the highest token it minted for it, or that it saw
 	// the next token must exceed (Advance). A token at or below it means
 	// etcd went back (see acquire). One entry per resource name.
-	tokens sync.Map
+	tokens highwater.Marks
 	// highWater holds the resources whose Options.HighWater mark has been
 	// applied since New or since the last rewind this Client saw.
 	highWater sync.Map
@@ -443,7 +444,7 @@ func (c *Client) acquire(ctx context.Context, op, resource string, tm timing) (_
 		c.revoke(ctx, id, tm)
 		return nil, false, &opError{op: op, err: err}
 	}
-	minted := c.minted(resource)
+	minted := c.tokens.Get(resource)
 	floor := fence.Token(c.floorRev.Load())
 	if rev <= seen || token <= minted || token <= floor {
 		// A put raises the revision, and etcd's reads and writes are
@@ -463,7 +464,7 @@ func (c *Client) acquire(ctx context.Context, op, resource string, tm timing) (_
 		return nil, true, c.rewound(ctx, op, resource, atLeast, rev)
 	}
 	c.sawRev(rev)
-	c.sawToken(resource, token)
+	c.tokens.Raise(resource, token)
 	if left := tm.ttl - tm.margin - time.Since(send); left < tm.minValidity {
 		c.revoke(ctx, id, tm)
 		return nil, false, &opError{op: op, err: fmt.Errorf("%w: %v of validity left", lease.ErrAcquireTooSlow, left.Round(time.Millisecond))}
@@ -495,30 +496,6 @@ func tokenOf(baseKey string, base, rev int64) (fence.Token, error) {
 		return 0, fmt.Errorf("%w: token overflow: base %d (key %q) + revision %d exceeds 2^63-1", lease.ErrConfig, base, baseKey, rev)
 	}
 	return fence.Token(base + rev), nil
-}
-
-// minted returns the highest token this Client minted for resource or
-// saw its next token exceed (Advance), 0 if none.
-func (c *Client) minted(resource string) fence.Token {
-	if v, ok := c.tokens.Load(resource); ok {
-		return fence.Token(v.(*atomic.Int64).Load())
-	}
-	return 0
-}
-
-// sawToken records t as minted for resource, if above the last one.
-func (c *Client) sawToken(resource string, t fence.Token) {
-	v, ok := c.tokens.Load(resource)
-	if !ok {
-		v, _ = c.tokens.LoadOrStore(resource, new(atomic.Int64))
-	}
-	p := v.(*atomic.Int64)
-	for {
-		old := p.Load()
-		if int64(t) <= old || p.CompareAndSwap(old, int64(t)) {
-			return
-		}
-	}
 }
 
 // sawRev records rev, the revision of a linearizable reply.
@@ -778,7 +755,7 @@ func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Tok
 			cur = fence.Token(base + rev) // the next token exceeds it
 		}
 		if cur >= atLeast {
-			c.sawToken(resource, cur)
+			c.tokens.Raise(resource, cur)
 			return cur, false, nil
 		}
 		var modRev int64
@@ -796,7 +773,7 @@ func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Tok
 		if !t.Succeeded {
 			continue // another Advance raised it meanwhile: read again
 		}
-		c.sawToken(resource, atLeast)
+		c.tokens.Raise(resource, atLeast)
 		c.emit(ctx, lease.Event{Kind: lease.EventCounterRegressed, Resource: resource, From: cur, To: atLeast})
 		// Logged at error level also without Options.Logger (through
 		// slog.Default): tokens going back is what an operator must see.
