@@ -665,7 +665,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			add(w)
 		}
 	}
-	for _, w := range fw.declaredTypeWritesLocked(f) {
+	for _, w := range fw.declaredTypeWritesLocked(f.Source) {
 		add(w)
 	}
 	if dynamic != "" {

@@ -647,17 +647,7 @@ func (fw *funcWrites) rowTypeWritesLocked(ws *hiddenWrites, typed func(v *catalo
 					continue
 				}
 				var sub hiddenWrites
-				for _, d := range fw.cat.Hooks {
-					if d.Kind != "domain" && d.Kind != "type" || fw.busyHooks[d] || !hn[writes.TypeKey+d.Name] {
-						continue
-					}
-					fw.busyHooks[d] = true
-					dstep := fmt.Sprintf("%s %s (%s:%d)", d.Kind, d.Name, d.File, d.Line)
-					for _, w := range fw.textWritesLocked(d.Text, true) {
-						sub.add(dstep, w)
-					}
-					delete(fw.busyHooks, d)
-				}
+				fw.typeHooksWritesLocked(&sub, func(d *catalog.Hook) bool { return hn[writes.TypeKey+d.Name] })
 				fw.rowTypeWritesLocked(&sub, func(x *catalog.Table) bool { return hn[writes.TypeKey+strings.ToLower(x.Name)] })
 				for _, w := range sub {
 					ws.add(step, w)
@@ -863,8 +853,19 @@ func (fw *funcWrites) typeHookWritesLocked(ws *hiddenWrites, h *catalog.Hook, na
 	delete(fw.busyHooks, h)
 }
 
-// declaredTypeWritesLocked returns the writes that the types function f
-// declares may set off: its parameters, result, OUT and TABLE columns,
+// typeHooksWritesLocked adds to ws the writes of every domain and type
+// hook that named says is used (typeHookWritesLocked). fw.mu must be held.
+func (fw *funcWrites) typeHooksWritesLocked(ws *hiddenWrites, named func(h *catalog.Hook) bool) {
+	for _, h := range fw.cat.Hooks {
+		if h.Kind == "domain" || h.Kind == "type" {
+			fw.typeHookWritesLocked(ws, h, named)
+		}
+	}
+}
+
+// declaredTypeWritesLocked returns the writes that the types a function
+// or DO block declares may set off (source: its whole CREATE statement,
+// or the DO block's code): its parameters, result, OUT and TABLE columns,
 // an aggregate's STYPE, PL/pgSQL variables and their %TYPE and %ROWTYPE.
 // PostgreSQL coerces a value to each (a result to the RETURNS type, an
 // argument to its parameter's, an assignment to the variable's), which
@@ -874,21 +875,16 @@ func (fw *funcWrites) typeHookWritesLocked(ws *hiddenWrites, h *catalog.Hook, na
 // statement, so that none is missed: a word that names a domain or type
 // counts as using it, one that names a table as using its row type (a
 // %ROWTYPE, or a %TYPE of one of its columns). fw.mu must be held.
-func (fw *funcWrites) declaredTypeWritesLocked(f *catalog.Func) hiddenWrites {
+func (fw *funcWrites) declaredTypeWritesLocked(source string) hiddenWrites {
 	var ws hiddenWrites
-	if f.Source == "" {
+	if source == "" {
 		return ws
 	}
 	words := map[string]bool{}
-	for _, w := range sourceWordRE().FindAllString(f.Source, -1) {
+	for _, w := range sourceWordRE().FindAllString(source, -1) {
 		words[strings.ToLower(strings.Trim(w, `"`))] = true
 	}
-	named := func(h *catalog.Hook) bool { return words[strings.ToLower(h.Name)] }
-	for _, h := range fw.cat.Hooks {
-		if h.Kind == "domain" || h.Kind == "type" {
-			fw.typeHookWritesLocked(&ws, h, named)
-		}
-	}
+	fw.typeHooksWritesLocked(&ws, func(h *catalog.Hook) bool { return words[strings.ToLower(h.Name)] })
 	fw.rowTypeWritesLocked(&ws, func(v *catalog.Table) bool { return words[strings.ToLower(v.Name)] })
 	return ws
 }
@@ -928,12 +924,7 @@ func (fw *funcWrites) columnTypeWritesLocked(x *catalog.Table, add func(string, 
 		}
 	}
 	var ws hiddenWrites
-	named := func(h *catalog.Hook) bool { return types[h.Name] }
-	for _, h := range fw.cat.Hooks {
-		if h.Kind == "domain" || h.Kind == "type" {
-			fw.typeHookWritesLocked(&ws, h, named)
-		}
-	}
+	fw.typeHooksWritesLocked(&ws, func(h *catalog.Hook) bool { return types[h.Name] })
 	for _, w := range ws {
 		add("the types of the columns of "+x.QualifiedName(), w)
 	}
@@ -1198,7 +1189,7 @@ func (a *analyzer) checkTextWrites(q *Query) {
 			// as a function's are (trial pg4 F8).
 			for _, o := range do.Args {
 				if d := o.GetDefElem(); d != nil && d.Defname == "as" {
-					for _, w := range a.funcs.declaredTypeWritesLocked(&catalog.Func{Name: "DO", Source: d.Arg.GetString_().GetSval()}) {
+					for _, w := range a.funcs.declaredTypeWritesLocked(d.Arg.GetString_().GetSval()) {
 						w.path = append([]string{"a DO block"}, w.steps()...)
 						ws = append(ws, w)
 					}
