@@ -1200,8 +1200,58 @@ func (a *analyzer) addGuard(q *Query) error {
 		a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
 		return a.errs
 	}
+	if a.rulesRefuseForm(q, g.Form) {
+		return a.errs
+	}
 	q.SQL, q.Fence.Form, q.Fence.StoredSQL, q.Fence.StoredParams = g.SQL, g.Form, g.Stored, g.StoredParams
 	return nil
+}
+
+// rulesRefuseForm refuses, at the statement, a guarded write whose form
+// PostgreSQL cannot run on the fenced table because of the table's DO ALSO
+// rules (its DO INSTEAD ones are refused by fencedRewrites), so that no
+// generated method fails on every call (issue 24):
+//   - every form but ByKey and Store puts the write in a WITH entry, and
+//     PostgreSQL's rewriter (RewriteQuery, rewriteHandler.c) accepts on a
+//     data-modifying WITH entry only a rule set that leaves exactly one
+//     query: a DO ALSO rule, conditional or not, fails with "DO ALSO rules
+//     are not supported for data-modifying statements in WITH";
+//   - an upsert fails on any table with INSERT or UPDATE rules ("INSERT
+//     with ON CONFLICT clause cannot be used with table that has INSERT or
+//     UPDATE rules"), guarded or not.
+func (a *analyzer) rulesRefuseForm(q *Query, form guard.Form) bool {
+	f := q.Fence
+	if form == guard.ByKey || form == guard.Store {
+		return false
+	}
+	events := []string{strings.ToUpper(f.Kind)}
+	if f.Kind == "upsert" {
+		events = []string{"INSERT", "UPDATE"}
+	}
+	i := slices.IndexFunc(f.Table.Rules, func(r *catalog.Rule) bool { return !r.Instead && slices.Contains(events, r.Event) })
+	if i < 0 {
+		return false
+	}
+	r := f.Table.Rules[i]
+	if f.Kind == "upsert" {
+		// Unguarded, PostgreSQL refuses it too: no opt-out.
+		a.errorf(a.stmt.Start, "query %s: INSERT ... ON CONFLICT into fenced table %s, whose rule %s (%s:%d) is ON %s: PostgreSQL refuses an upsert on a table with INSERT or UPDATE rules (\"INSERT with ON CONFLICT clause cannot be used with table that has INSERT or UPDATE rules\"), so every call would fail; write the INSERT and the UPDATE by key as their own queries, or replace the rule with an AFTER trigger",
+			q.Name, f.Table.QualifiedName(), r.Name, r.File, r.Line, r.Event)
+		return true
+	}
+	verb := strings.ToUpper(f.Kind)
+	how := "write the " + verb + " by the table's whole primary key (" + strings.Join(f.Table.PrimaryKey, ", ") + "), as its own statement without WITH and not as a batch item (the guard then needs no WITH)"
+	if verb == "INSERT" {
+		how = "write the INSERT as its own statement, without WITH"
+	}
+	refuse := a.refuseFenced
+	if form == guard.InWith {
+		// The user's own WITH entry: PostgreSQL refuses it unguarded too.
+		refuse = func(loc int, _ *catalog.Table, format string, args ...any) { a.errorf(loc, format, args...) }
+	}
+	refuse(a.stmt.Start, f.Table, "query %s writes fenced table %s, whose rule %s (%s:%d) is DO ALSO ON %s: the guard (%s) runs the %s as a WITH entry, and PostgreSQL refuses a DO ALSO rule there (\"DO ALSO rules are not supported for data-modifying statements in WITH\"), so every call would fail; %s, or replace the rule with an AFTER trigger",
+		q.Name, f.Table.QualifiedName(), r.Name, r.File, r.Line, r.Event, form, verb, how)
+	return true
 }
 
 // optOutHint ends every refusal of a write to a fenced table: the way out
