@@ -68,10 +68,37 @@ func sqlcRewriteType(dt string) string {
 	return dt
 }
 
-// dbAnalyzer asks one entry's database.
+// dbAnalyzer asks one entry's database. It talks to the server through
+// pgconn, pgx's connection layer, without pgx's Conn: a Conn builds
+// pgx's type map (pgtype's codecs for every PostgreSQL type), which the
+// analysis does not need (its few catalog queries read text), and which
+// would be linked into every run's binary, about 3 MB of code and data
+// that a run maps whether or not its configuration has a database (issue
+// 23: peak memory against sqlc's on small projects).
 type dbAnalyzer struct {
-	conn  *pgx.Conn
+	conn  *pgconn.PgConn
 	types map[[2]int64]*dbType // by oid and typmod
+}
+
+// errNoRows is pgx's ErrNoRows's text: a catalog query that finds no row.
+var errNoRows = errors.New("no rows in result set")
+
+// queryRow runs sql with args (in text format, their types the server's
+// reading of the statement) and returns its first row's values in text
+// format, or errNoRows.
+func (a *dbAnalyzer) queryRow(ctx context.Context, sql string, args ...string) ([][]byte, error) {
+	params := make([][]byte, len(args))
+	for i, arg := range args {
+		params[i] = []byte(arg)
+	}
+	res := a.conn.ExecParams(ctx, sql, params, nil, nil, nil).Read()
+	if res.Err != nil {
+		return nil, res.Err
+	}
+	if len(res.Rows) == 0 {
+		return nil, errNoRows
+	}
+	return res.Rows[0], nil
 }
 
 func (a *dbAnalyzer) typeOf(ctx context.Context, oid uint32, typmod int32) (*dbType, error) {
@@ -79,18 +106,19 @@ func (a *dbAnalyzer) typeOf(ctx context.Context, oid uint32, typmod int32) (*dbT
 	if t, ok := a.types[key]; ok {
 		return t, nil
 	}
-	var t dbType
-	var spelling string
-	var kind string
-	err := a.conn.QueryRow(ctx, `SELECT format_type($1::oid, $2::int4),
+	row, err := a.queryRow(ctx, `SELECT format_type($1::oid, $2::int4),
   n.nspname, e.typname, e.typtype::text
 FROM pg_catalog.pg_type t
 JOIN pg_catalog.pg_type e ON e.oid = CASE WHEN t.typcategory = 'A' AND t.typelem <> 0 THEN t.typelem ELSE t.oid END
 JOIN pg_catalog.pg_namespace n ON n.oid = e.typnamespace
-WHERE t.oid = $1::oid`, oid, typmod).Scan(&spelling, &t.schema, &t.name, &kind)
+WHERE t.oid = $1::oid`, fmt.Sprint(oid), fmt.Sprint(typmod))
 	if err != nil {
 		return nil, err
 	}
+	// None of the four is NULL: format_type of an existing type and
+	// pg_type's and pg_namespace's NOT NULL columns.
+	spelling, kind := string(row[0]), string(row[3])
+	t := dbType{schema: string(row[1]), name: string(row[2])}
 	for strings.HasSuffix(spelling, "[]") {
 		spelling = strings.TrimSuffix(spelling, "[]")
 		t.dims++
@@ -142,7 +170,16 @@ func databaseTypes(cfg *Config, pkg config.Package, files []*analyze.File) diag.
 	uri := os.Expand(d.URI, os.Getenv) // sqlc's shfmt.Replacer: $VAR and ${VAR}
 	ctx, cancel := context.WithTimeout(context.Background(), dbTimeout)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, uri)
+	// pgx.ParseConfig reads the URI as pgx.Connect, which sqlc's
+	// analyzer's pool uses, reads it (pgx's own keys are no server
+	// settings).
+	conn, err := func() (*pgconn.PgConn, error) {
+		pc, err := pgx.ParseConfig(uri)
+		if err != nil {
+			return nil, err
+		}
+		return pgconn.ConnectConfig(ctx, &pc.Config)
+	}()
 	if err != nil {
 		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
 		errs.Add(cfg.Path, d.Pos.Line, d.Pos.Col, "database: cannot connect: %s (sqlc v1.31.1 analyses this entry's queries with the database and fails too; analyzer: {database: false} analyses them without it)", msg)
@@ -155,7 +192,7 @@ func databaseTypes(cfg *Config, pkg config.Package, files []*analyze.File) diag.
 			if q.Fence != nil || q.OptOut != nil || len(q.InSlices) > 0 {
 				continue
 			}
-			desc, err := conn.PgConn().Prepare(ctx, "", q.SQL, nil)
+			desc, err := conn.Prepare(ctx, "", q.SQL, nil)
 			if err != nil {
 				msg := err.Error()
 				var pe *pgconn.PgError
@@ -255,7 +292,12 @@ func (a *dbAnalyzer) typeQuery(ctx context.Context, q *analyze.Query, desc *pgco
 		if f.TableOID > 0 {
 			// sqlc reads the table column's own type (a domain stays
 			// the domain).
-			if err := a.conn.QueryRow(ctx, `SELECT atttypid, atttypmod FROM pg_catalog.pg_attribute WHERE attrelid = $1 AND attnum = $2`, f.TableOID, int16(f.TableAttributeNumber)).Scan(&oid, &typmod); err != nil {
+			row, err := a.queryRow(ctx, `SELECT atttypid, atttypmod FROM pg_catalog.pg_attribute WHERE attrelid = $1 AND attnum = $2`,
+				fmt.Sprint(f.TableOID), fmt.Sprint(int16(f.TableAttributeNumber)))
+			if err != nil {
+				return err
+			}
+			if _, err := fmt.Sscan(string(row[0])+" "+string(row[1]), &oid, &typmod); err != nil {
 				return err
 			}
 		}
