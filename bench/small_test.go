@@ -2,14 +2,13 @@ package bench
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/goccy/go-yaml"
-
-	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 // sharedDir is the team's read-only corpora, next to the module.
@@ -94,8 +93,8 @@ func BenchmarkGenerateSmall(b *testing.B) {
 	if _, err := os.Stat(filepath.Join(sharedDir, "corpus")); err != nil {
 		b.Skipf("SKIP: the shared corpora are not at %s: %v", sharedDir, err)
 	}
-	fencegen := fencegenBinary(b)
-	sqlc := testenv.SqlcBinary()
+	tl := benchTools(b)
+	fencegen, sqlc := tl.fencegen, tl.sqlc
 	if sqlc == "" {
 		b.Log("SKIP sqlc: not found (set SQLC); only fencegen is measured")
 	}
@@ -116,12 +115,12 @@ func BenchmarkGenerateSmall(b *testing.B) {
 			var fgPeak, sqlcPeak int64
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				d, cpu, rss := run(b, dirs["fencegen"], fencegen, "generate", "-f", benchConfig)
+				d, cpu, rss := tl.run(b, dirs["fencegen"], fencegen, "generate", "-f", benchConfig)
 				fgTime += d
 				fgCPU += cpu
 				fgPeak = max(fgPeak, rss)
 				if sqlc != "" {
-					d, cpu, rss := run(b, dirs["sqlc"], sqlc, "--no-remote", "generate", "-f", benchConfig)
+					d, cpu, rss := tl.run(b, dirs["sqlc"], sqlc, "--no-remote", "generate", "-f", benchConfig)
 					sqlcTime += d
 					sqlcCPU += cpu
 					sqlcPeak = max(sqlcPeak, rss)
@@ -153,7 +152,11 @@ func TestSmallProjectsGenerate(t *testing.T) {
 			copyDir(t, filepath.Join(sharedDir, p.root), d)
 			reduceConfig(t, filepath.Join(d, p.config))
 			dir := filepath.Join(d, filepath.Dir(p.config))
-			run(t, dir, fencegen, "generate", "-f", benchConfig)
+			cmd := exec.Command(fencegen, "generate", "-f", benchConfig)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("fencegen generate: %v\n%s", err, out)
+			}
 			if fencegenFiles(d) == 0 {
 				t.Error("fencegen wrote no Go file")
 			}
