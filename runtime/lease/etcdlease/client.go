@@ -815,12 +815,56 @@ func (c *Client) record(ctx context.Context, lg *slog.Logger, level slog.Level, 
 	c.notes.Post(func() { _ = h.Handle(vals, r) })
 }
 
-// emit queues e for Observer.Event, if set.
+// emit queues e for Observer.Event, if set, and then for the deprecated
+// On* field of its kind, if set, as the Redis lease calls them: code that
+// alerts on OnLost or OnCounterRegressed keeps working when it switches
+// coordinator (trial t26 F8).
 func (c *Client) emit(ctx context.Context, e lease.Event) {
-	if o := c.opts.Observer; o != nil && o.Event != nil {
+	o := c.opts.Observer
+	if o == nil {
+		return
+	}
+	if o.Event != nil {
 		f, vals := o.Event, context.WithoutCancel(ctx)
 		c.notes.Post(func() { f(vals, e) })
 	}
+	if f := onHook(o, e); f != nil {
+		c.notes.Post(f)
+	}
+}
+
+// onHook returns the call of o's deprecated On* field for e, or nil when
+// that field is not set (or e's Err is not the *lease.LostError that
+// OnLost takes).
+func onHook(o *lease.Observer, e lease.Event) func() {
+	switch e.Kind {
+	case lease.EventAcquired:
+		if f := o.OnAcquired; f != nil {
+			return func() { f(e.Resource, e.Token) }
+		}
+	case lease.EventRenewed:
+		if f := o.OnRenewed; f != nil {
+			return func() { f(e.Resource, e.Token) }
+		}
+	case lease.EventRenewFailed:
+		if f := o.OnRenewFailed; f != nil {
+			return func() { f(e.Resource, e.Token, e.Err, e.Consecutive) }
+		}
+	case lease.EventLost:
+		var lost *lease.LostError
+		if f := o.OnLost; f != nil && errors.As(e.Err, &lost) {
+			return func() { f(lost) }
+		}
+	case lease.EventCounterRegressed:
+		if f := o.OnCounterRegressed; f != nil {
+			return func() { f(e.Resource, e.From, e.To) }
+		}
+	case lease.EventReleased:
+		if f := o.OnReleased; f != nil {
+			return func() { f(e.Resource, e.Token, e.Err) }
+		}
+	}
+	return nil
 }
 
 // sync waits, when the Client has a Logger or an Observer, for the

@@ -19,3 +19,6 @@ func KeepAlive(ctx context.Context, c *Client, id clientv3.LeaseID) (int64, erro
 // BeforeWatch sets a hook run in AcquireWait between the read of a held
 // lock key and the watch from fromRev.
 func BeforeWatch(c *Client, f func(fromRev int64)) { c.beforeWatch = f }
+
+// OnHook returns the call of o's deprecated On* field for e (see emit).
+var OnHook = onHook

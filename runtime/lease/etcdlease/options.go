@@ -85,8 +85,9 @@ type Options struct {
 	Logger *slog.Logger
 
 	// Observer receives the Redis lease's lifecycle events through its
-	// Event field (lease.Observer; its deprecated On* fields are not
-	// called). Nil disables them. As on Redis, events and Logger records
+	// Event field, and its deprecated On* fields are still called, each
+	// after Event for its event, as the Redis lease calls them
+	// (lease.Observer). Nil disables them. As on Redis, events and Logger records
 	// are delivered in order on a goroutine of the Client's own, never on
 	// the keep-alive stream or inside Release's wait (see lease.Observer).
 	Observer *lease.Observer
