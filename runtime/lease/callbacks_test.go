@@ -142,3 +142,44 @@ func TestBlockingCallbackHoldsNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestPanickingCallbackKeepsTheProcess: an Observer.Event that panics
+// (a metrics hook with a nil-map bug) runs on the Client's callback
+// goroutine, where the worker cannot recover it; it must not crash the
+// process holding leases (trial t26 F2). The lease goes on: renewals,
+// Release and the later events all work, and Stats counts the panic.
+func TestPanickingCallbackKeepsTheProcess(t *testing.T) {
+	e := newEnv(t)
+	var mu sync.Mutex
+	var kinds []EventKind
+	opts := &Options{TTL: 600 * time.Millisecond, Observer: &Observer{Event: func(_ context.Context, ev Event) {
+		if ev.Resource != e.resource {
+			return
+		}
+		mu.Lock()
+		kinds = append(kinds, ev.Kind)
+		mu.Unlock()
+		if ev.Kind == EventAcquired {
+			panic("observer boom")
+		}
+	}}}
+	c := New(e.rdb, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	l, err := c.Acquire(ctx, e.resource, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // a renewal at TTL/3 comes after the panic
+	if err := l.Release(ctx); err != nil {
+		t.Fatalf("Release after a panicking callback: %v", err)
+	}
+	if got := c.Stats().PanickedCallbacks; got != 1 {
+		t.Errorf("Stats().PanickedCallbacks = %d, want 1", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(kinds) < 3 || kinds[0] != EventAcquired || kinds[len(kinds)-1] != EventReleased {
+		t.Errorf("events %v: want acquired, renewed..., released", kinds)
+	}
+}

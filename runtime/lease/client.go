@@ -193,8 +193,11 @@ type Stats struct {
 	// call ran longer than 1s (counted when it passes 1s, so one that
 	// never returns counts too); each also logs a warning through
 	// slog.Default. DroppedCallbacks counts those dropped because 65,536
-	// were already waiting behind a blocked one. See [Observer].
-	SlowCallbacks, DroppedCallbacks uint64
+	// were already waiting behind a blocked one. PanickedCallbacks counts
+	// those that panicked: the panic is recovered on the Client's callback
+	// goroutine and logged at error level through slog.Default with its
+	// stack, and the events after it are still delivered. See [Observer].
+	SlowCallbacks, DroppedCallbacks, PanickedCallbacks uint64
 }
 
 // Stats returns the script-call counters of c since New.
@@ -204,8 +207,9 @@ func (c *Client) Stats() Stats {
 		Renewals: c.stats.renewals.Load(),
 		Releases: c.stats.releases.Load(),
 
-		SlowCallbacks:    c.notes.Slow(),
-		DroppedCallbacks: c.notes.Dropped(),
+		SlowCallbacks:     c.notes.Slow(),
+		DroppedCallbacks:  c.notes.Dropped(),
+		PanickedCallbacks: c.notes.Panicked(),
 	}
 }
 

@@ -169,7 +169,10 @@ type Options struct {
 // most 1s and never past their ctx, and not at all while a callback is
 // already past 1s; later events wait in order behind a slow one (up to
 // 65,536 of them, then they are dropped). A callback past 1s logs a
-// warning through slog.Default and counts in Stats.SlowCallbacks. Keep
+// warning through slog.Default and counts in Stats.SlowCallbacks; a
+// callback that panics is recovered there, logged at error level through
+// slog.Default with its stack, and counted in Stats.PanickedCallbacks, and
+// the events after it are still delivered. Keep
 // callbacks quick, and do not call back into the same [Lease] and wait
 // for its events.
 //

@@ -147,3 +147,42 @@ func okOrder(seq string) bool {
 	}
 	return seq == ""
 }
+
+// TestPanickingCallbackKeepsTheProcess: as for the Redis lease, an
+// Observer.Event that panics is recovered on the Client's callback
+// goroutine (trial t26 F2); the lease is released normally afterwards and
+// Stats counts the panic.
+func TestPanickingCallbackKeepsTheProcess(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	const res = "panicking-cb"
+	var mu sync.Mutex
+	var kinds []lease.EventKind
+	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl, Observer: &lease.Observer{Event: func(_ context.Context, ev lease.Event) {
+		if ev.Resource != res {
+			return
+		}
+		mu.Lock()
+		kinds = append(kinds, ev.Kind)
+		mu.Unlock()
+		if ev.Kind == lease.EventAcquired {
+			panic("observer boom")
+		}
+	}}})
+	ctx := ctxT(t, 60*time.Second)
+	l, err := c.Acquire(ctx, res, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(ttl / 2) // a renewal at TTL/3 comes after the panic
+	if err := l.Release(ctx); err != nil {
+		t.Fatalf("Release after a panicking callback: %v", err)
+	}
+	if got := c.Stats().PanickedCallbacks; got != 1 {
+		t.Errorf("Stats().PanickedCallbacks = %d, want 1", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(kinds) < 3 || kinds[0] != lease.EventAcquired || kinds[len(kinds)-1] != lease.EventReleased {
+		t.Errorf("events %v: want acquired, renewed..., released", kinds)
+	}
+}

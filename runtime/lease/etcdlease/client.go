@@ -884,5 +884,5 @@ func (c *Client) sync() {
 // Acquire).
 func (c *Client) Stats() lease.Stats {
 	return lease.Stats{Acquires: c.acquires.Load(), Renewals: c.renewals.Load(), Releases: c.releases.Load(),
-		SlowCallbacks: c.notes.Slow(), DroppedCallbacks: c.notes.Dropped()}
+		SlowCallbacks: c.notes.Slow(), DroppedCallbacks: c.notes.Dropped(), PanickedCallbacks: c.notes.Panicked()}
 }

@@ -6,7 +6,9 @@
 package notify
 
 import (
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,8 +36,9 @@ type Queue struct {
 	stuck   bool   // the callback running has run longer than SlowAfter
 	gen     uint64 // counts the callbacks run, so that a late timer of one never marks the next stuck
 
-	slow    atomic.Uint64
-	dropped atomic.Uint64
+	slow     atomic.Uint64
+	dropped  atomic.Uint64
+	panicked atomic.Uint64
 }
 
 // Post queues f to run after every callback posted before it. It never
@@ -85,6 +88,15 @@ func (q *Queue) Slow() uint64 { return q.slow.Load() }
 // Dropped counts the callbacks dropped because MaxPending were waiting.
 func (q *Queue) Dropped() uint64 { return q.dropped.Load() }
 
+// Panicked counts the callbacks that panicked. A panic in a callback is
+// recovered on the Queue's goroutine (the caller that posted it cannot
+// recover it there), logged at error level through slog.Default with its
+// value and stack, and the callbacks after it still run, as net/http does
+// for a handler's panic: a metrics hook with a bug must not take down a
+// process that holds leases, which would then be neither released nor
+// fenced by a drain.
+func (q *Queue) Panicked() uint64 { return q.panicked.Load() }
+
 func (q *Queue) run() {
 	for {
 		q.mu.Lock()
@@ -126,7 +138,7 @@ func (q *Queue) call(f func()) {
 		slog.Default().Warn(q.Name+": an Observer callback or Logger handler has not returned after "+SlowAfter.String()+
 			"; the events and log records after it wait, in order (renewals and Release do not)", "pending", n)
 	})
-	f()
+	q.protect(f)
 	stopped := t.Stop()
 	q.mu.Lock()
 	q.gen++
@@ -135,4 +147,16 @@ func (q *Queue) call(f func()) {
 	if !stopped {
 		slog.Default().Warn(q.Name+": a slow Observer callback or Logger handler returned", "took", time.Since(start).Round(time.Millisecond))
 	}
+}
+
+// protect runs f, recovering a panic (see Panicked).
+func (q *Queue) protect(f func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			q.panicked.Add(1)
+			slog.Default().Error(q.Name+": an Observer callback or Logger handler panicked; the panic was recovered and the events after it are still delivered",
+				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		}
+	}()
+	f()
 }
