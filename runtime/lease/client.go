@@ -113,7 +113,9 @@ type Client struct {
 // message names the rule and the least TTL the options allow); when rdb
 // is a *redis.Ring, whatever the options (a Ring that marks a shard down
 // moves its resources to a shard whose fence counter is behind, so one
-// token can reach two holders); and when rdb is any other type that the
+// token can reach two holders); when rdb is a redis.Pipeliner (a
+// Pipeline or TxPipeline only queues commands until Exec, so no script
+// would run), whatever the options; and when rdb is any other type that the
 // acquire cannot make wait for the replicas of the primary it wrote to
 // (a plain redis.Scripter, or a pipelining type that is not one of the
 // go-redis clients above; see "Replicas and failover" in the package

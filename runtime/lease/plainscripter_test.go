@@ -88,6 +88,13 @@ func TestNewRefusesRingAndUnknownPipeliners(t *testing.T) {
 	refused(ring, nil, "*redis.Ring", "shard", "ClusterClient")
 	refused(ring, &Options{UnsafeNoReplicas: true}, "*redis.Ring", "does not cover")
 	refused(oddPipeliner{e.rdb}, nil, "lease.oddPipeliner", "Options.UnsafeNoReplicas")
+	// A Pipeline or TxPipeline queues commands until Exec, so no script
+	// would run (trial t26 F5: accepted under UnsafeNoReplicas, then every
+	// Acquire failed with go-redis's "unexpected type=<nil>").
+	for _, p := range []redis.Pipeliner{e.rdb.Pipeline(), e.rdb.TxPipeline()} {
+		refused(p, nil, "*redis.Pipeline", "queues commands until Exec", "the client the pipeline came from")
+		refused(p, &Options{UnsafeNoReplicas: true}, "*redis.Pipeline", "does not cover")
+	}
 	New(oddPipeliner{e.rdb}, &Options{UnsafeNoReplicas: true})
 	type embedsClient struct{ *redis.Client }
 	if c := New(embedsClient{e.rdb}, nil); c.replicas != pipelineWait {

@@ -99,6 +99,13 @@ type masterForKey interface {
 // A type that pipelines but is none of the go-redis clients the check
 // knows, and a plain redis.Scripter, cannot be shown to wait on the
 // connection that wrote: they need Options.UnsafeNoReplicas.
+// queuedPipeline is a redis.Pipeliner (Client.Pipeline, TxPipeline): its
+// commands are queued, not sent, until Exec.
+type queuedPipeline interface {
+	Exec(ctx context.Context) ([]redis.Cmder, error)
+	Discard()
+}
+
 func classify(rdb redis.Scripter, unsafeNoReplicas bool) (replicaKind, string) {
 	if _, ok := rdb.(interface{ Options() *redis.RingOptions }); ok {
 		return noReplicaCheck, fmt.Sprintf("lease: New with a %T: a go-redis Ring moves a resource to another shard when it marks a shard down, "+
@@ -112,6 +119,11 @@ func classify(rdb redis.Scripter, unsafeNoReplicas bool) (replicaKind, string) {
 		if _, ok := rdb.(pipeliner); ok {
 			return pipelineWait, ""
 		}
+	}
+	if _, ok := rdb.(queuedPipeline); ok {
+		return noReplicaCheck, fmt.Sprintf("lease: New with a %T: a pipeline only queues commands until Exec, so the lease's scripts "+
+			"would not run when Acquire, the heartbeat and Release need their replies (Options.UnsafeNoReplicas does not cover this); "+
+			"pass the client the pipeline came from", rdb)
 	}
 	if unsafeNoReplicas {
 		return noReplicaCheck, ""
