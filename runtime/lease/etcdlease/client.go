@@ -241,11 +241,27 @@ var (
 // to. cli must not be nil; opts may be nil (every default). New keeps a
 // copy of *opts. Closing cli is the caller's business, after every lease
 // is released.
+//
+// New panics, as for a nil cli and as the Redis lease's New does, when
+// Options.TTL is set to a TTL the lease cannot keep with the other
+// options (below 1s, since etcd grants leases in whole seconds; a
+// negative option; a SafetyMargin, CallTimeout, MinValidity or
+// HeartbeatInterval that leaves no time before the local deadline): the
+// message names the rule. With Options.TTL zero, a TTL given to Acquire
+// is checked there and refused with lease.ErrConfig.
 func New(cli *clientv3.Client, opts *Options) *Client {
 	if cli == nil {
 		panic("etcdlease: New with nil *clientv3.Client")
 	}
 	c := &Client{cli: cli, opts: opts.get(), ka: newKeepAliver(cli)}
+	if opts != nil && opts.TTL != 0 {
+		// A default TTL the lease cannot keep would fail every Acquire
+		// and Do that uses it: refuse it here, as the Redis lease's New
+		// does, not at the first call.
+		if _, err := c.timing(0); err != nil {
+			panic(fmt.Sprintf("etcdlease: New with Options.TTL %v: %s", opts.TTL, strings.TrimPrefix(err.Error(), "lease: ")))
+		}
+	}
 	c.notes.Name = "etcdlease"
 	return c
 }

@@ -85,9 +85,42 @@ func TestNoExpiryTTLRefused(t *testing.T) {
 			t.Fatalf("TTL %v: %v, want ErrConfig", d, err)
 		}
 	}
+	// etcd grants fewer seconds than asked: only the server can say so,
+	// so New accepts it and Check refuses it.
 	err := etcdlease.New(cli, &etcdlease.Options{TTL: math.MaxInt64}).Check(ctx)
 	if !errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrUnsafeConfig) {
 		t.Fatalf("Check with TTL math.MaxInt64: %v, want ErrConfig alone", err)
+	}
+}
+
+// A default TTL the lease cannot keep is refused by New, as on the Redis
+// lease, not at the first Acquire (trial t26 F1: a service that builds its
+// Client at start-up learned of it on its first job); the panic names the
+// rule. A valid TTL with sound options constructs.
+func TestNewRefusesTTLItCannotKeep(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	for _, tc := range []struct {
+		opts etcdlease.Options
+		want string
+	}{
+		{etcdlease.Options{TTL: 500 * time.Millisecond}, "below 1s"},
+		{etcdlease.Options{TTL: -time.Second}, "Options.TTL -1s is negative"},
+		{etcdlease.Options{TTL: 3 * time.Second, CallTimeout: 5 * time.Second}, "CallTimeout 5s not below TTL 3s"},
+		{etcdlease.Options{TTL: 3 * time.Second, SafetyMargin: 4 * time.Second}, "SafetyMargin 4s not below TTL 3s"},
+		{etcdlease.Options{TTL: 3 * time.Second, HeartbeatInterval: 10 * time.Second}, "HeartbeatInterval 10s not below"},
+	} {
+		func() {
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.Contains(msg, "etcdlease: New with Options.TTL") || !strings.Contains(msg, tc.want) {
+					t.Errorf("New(%+v) panicked with %q, want a refusal naming %q", tc.opts, msg, tc.want)
+				}
+			}()
+			etcdlease.New(e.Client(), &tc.opts)
+		}()
+	}
+	if err := etcdlease.New(e.Client(), &etcdlease.Options{TTL: 3 * time.Second}).Check(ctxT(t, 10*time.Second)); errors.Is(err, lease.ErrConfig) {
+		t.Errorf("Check with TTL 3s: %v", err)
 	}
 }
 

@@ -151,10 +151,10 @@ func (c *Client) timing(ttl time.Duration) (timing, error) {
 	valid := ttl - t.margin
 	var err error
 	switch {
-	case ttl < time.Second:
-		err = fmt.Errorf("TTL %v below 1s: etcd grants leases in whole seconds", ttl)
 	case negativeOption(o) != "":
 		err = fmt.Errorf("%s is negative (0 means the default)", negativeOption(o))
+	case ttl < time.Second:
+		err = fmt.Errorf("TTL %v below 1s: etcd grants leases in whole seconds", ttl)
 	case t.margin >= ttl:
 		err = fmt.Errorf("SafetyMargin %v not below TTL %v", t.margin, ttl)
 	case t.callTimeout >= ttl:
