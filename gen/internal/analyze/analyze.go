@@ -982,6 +982,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		}
 	}
 	a.typeSqlcCaseParams()
+	a.typeSqlcSubqueryParams()
 	if a.explain {
 		// sqlc's EXPLAIN: no result column (see checkCmd), no guard.
 		q.Columns, a.planOnly = nil, false

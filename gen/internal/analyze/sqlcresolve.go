@@ -23,12 +23,56 @@ func (a *analyzer) sqlcParamsFail() bool {
 	if a.opts.MySQL {
 		return false
 	}
+	tables, aliases := a.sqlcStatementTables()
+	fails := false
+	walk(a.stmt.Node, func(n sqlparse.Node) {
+		e, ok := n.(*sqlparse.AExpr)
+		if !ok || fails || !isParam(e.Left) && !isParam(e.Right) {
+			return
+		}
+		ref := firstColumnRef(e.Left)
+		if ref == nil {
+			ref = firstColumnRef(e.Right)
+		}
+		if ref == nil || len(ref.Fields) > 3 {
+			return
+		}
+		_, found, ok := sqlcLookup(ref, tables, aliases)
+		if !ok {
+			fails = true // table alias "x" does not exist
+			return
+		}
+		fails = found != 1
+	})
+	return fails
+}
+
+// firstColumnRef is the first column reference in n, as sqlc's
+// astutils.Search finds it (depth first), nil when there is none.
+func firstColumnRef(n sqlparse.Node) *sqlparse.ColumnRef {
+	var ref *sqlparse.ColumnRef
+	walk(n, func(x sqlparse.Node) {
+		if r, ok := x.(*sqlparse.ColumnRef); ok && ref == nil && r.Fields[len(r.Fields)-1] != "*" {
+			ref = r
+		}
+	})
+	return ref
+}
+
+// sqlcTableRef is a table sqlc's resolveCatalogRefs indexes: the name
+// the statement gives it and the catalog's table.
+type sqlcTableRef struct {
+	name  string
+	table *catalog.Table
+}
+
+// sqlcStatementTables are the tables sqlc's resolveCatalogRefs looks a
+// parameter's column up in: every table the statement names anywhere
+// (each FROM, JOIN, UPDATE, INSERT INTO and DELETE FROM, in CTEs and
+// subqueries too; CTE names skipped), and their aliases.
+func (a *analyzer) sqlcStatementTables() ([]sqlcTableRef, map[string]*catalog.Table) {
 	ctes := map[string]bool{}
-	type tableRef struct {
-		name  string
-		table *catalog.Table
-	}
-	var tables []tableRef
+	var tables []sqlcTableRef
 	aliases := map[string]*catalog.Table{}
 	add := func(n sqlparse.Name, alias string) {
 		if n.Schema == "" && ctes[n.Name] {
@@ -41,7 +85,7 @@ func (a *analyzer) sqlcParamsFail() bool {
 		if t == nil {
 			return
 		}
-		tables = append(tables, tableRef{n.Name, t})
+		tables = append(tables, sqlcTableRef{n.Name, t})
 		if alias != "" {
 			aliases[alias] = t
 		}
@@ -76,63 +120,50 @@ func (a *analyzer) sqlcParamsFail() bool {
 			add(n.Table, n.Alias)
 		}
 	})
-	fails := false
-	walk(a.stmt.Node, func(n sqlparse.Node) {
-		e, ok := n.(*sqlparse.AExpr)
-		if !ok || fails || !isParam(e.Left) && !isParam(e.Right) {
-			return
-		}
-		ref := firstColumnRef(e.Left)
-		if ref == nil {
-			ref = firstColumnRef(e.Right)
-		}
-		if ref == nil || len(ref.Fields) > 3 {
-			return
-		}
-		key := ref.Fields[len(ref.Fields)-1]
-		var search []*catalog.Table
-		if len(ref.Fields) >= 2 {
-			alias := ref.Fields[len(ref.Fields)-2]
-			if t, ok := aliases[alias]; ok {
-				search = []*catalog.Table{t}
-			} else {
-				for _, t := range tables {
-					if t.name == alias {
-						search = []*catalog.Table{t.table}
-					}
-				}
-				if search == nil {
-					fails = true // table alias "x" does not exist
-					return
-				}
-			}
-		} else {
-			for _, t := range tables {
-				search = append(search, t.table)
-			}
-		}
-		found := 0
-		for _, t := range search {
-			for _, c := range t.Columns {
-				if c.Name == key {
-					found++
-					break
-				}
-			}
-		}
-		fails = found != 1
-	})
-	return fails
+	return tables, aliases
 }
 
-// firstColumnRef is the first column reference in n, as sqlc's
-// astutils.Search finds it (depth first), nil when there is none.
-func firstColumnRef(n sqlparse.Node) *sqlparse.ColumnRef {
-	var ref *sqlparse.ColumnRef
-	walk(n, func(x sqlparse.Node) {
-		if r, ok := x.(*sqlparse.ColumnRef); ok && ref == nil && r.Fields[len(r.Fields)-1] != "*" {
-			ref = r
+// sqlcLookup looks column reference ref up as sqlc's resolveCatalogRefs
+// does: a qualified one in the table its alias or name stands for (ok
+// false when none does: "table alias does not exist"), an unqualified
+// one in every table; col is the column when found is 1 (sqlc refuses
+// the query otherwise: column does not exist, or is ambiguous).
+func sqlcLookup(ref *sqlparse.ColumnRef, tables []sqlcTableRef, aliases map[string]*catalog.Table) (col *catalog.Column, found int, ok bool) {
+	if len(ref.Fields) > 3 {
+		return nil, 0, false
+	}
+	key := ref.Fields[len(ref.Fields)-1]
+	var search []*catalog.Table
+	if len(ref.Fields) >= 2 {
+		alias := ref.Fields[len(ref.Fields)-2]
+		if t, ok := aliases[alias]; ok {
+			search = []*catalog.Table{t}
+		} else {
+			for _, t := range tables {
+				if t.name == alias {
+					search = []*catalog.Table{t.table}
+				}
+			}
+			if search == nil {
+				return nil, 0, false
+			}
 		}
-	})
-	return ref
+	} else {
+		for _, t := range tables {
+			search = append(search, t.table)
+		}
+	}
+	for _, t := range search {
+		for _, c := range t.Columns {
+			if c.Name == key {
+				found++
+				col = c
+				break
+			}
+		}
+	}
+	if found != 1 {
+		col = nil
+	}
+	return col, found, true
 }
