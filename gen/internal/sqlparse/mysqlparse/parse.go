@@ -322,23 +322,11 @@ func stripComments(s string) string {
 	return s[i:]
 }
 
-// reserved holds MySQL's reserved words as the TiDB parser lists them,
-// built on first use (a PostgreSQL run never builds it).
-var reserved = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, k := range parser.Keywords {
-		if k.Reserved {
-			m[strings.ToLower(k.Word)] = true
-		}
-	}
-	return m
-})
-
 // QuoteIdent returns s as a MySQL identifier in a generated statement, as
-// sqlc writes an expanded star's columns: `s` for a reserved word, s
-// otherwise.
+// sqlc writes an expanded star's columns: `s` for a word in sqlc's
+// reserved list or the TiDB parser's (quoted), s otherwise.
 func QuoteIdent(s string) string {
-	if reserved()[strings.ToLower(s)] {
+	if quoted()[strings.ToLower(s)] {
 		return "`" + s + "`"
 	}
 	return s
