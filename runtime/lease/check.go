@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -31,6 +32,11 @@ type (
 //     on every master of a cluster) and runs the release script once on a
 //     probe key, which reports a Redis Cluster whose keys cannot share a
 //     slot, a missing EVAL permission or a wrong key type as [ErrConfig];
+//   - under Options.UnsafeNoReplicas with a client that cannot wait for
+//     replicas (the option is what let New accept it), reads INFO
+//     replication through a script and reports a server with connected
+//     replicas as [ErrConfig]: the option's statement is false, and a
+//     failover to a replica could mint a token again;
 //   - reads maxmemory-policy, appendonly and save with CONFIG GET (on every
 //     master of a cluster) and reports, wrapped in [ErrUnsafeConfig] and as
 //     a warning through Options.Logger:
@@ -79,6 +85,10 @@ func (c *Client) probe(ctx context.Context) error {
 	lockKey, _ := c.Keys("fencegen-check")
 	if _, _, err := c.run(ctx, c.inline(ctx), releaseScript, []string{lockKey, mintKey(lockKey)}, newOwner(), "0", "ended"); err != nil {
 		return c.checkErr(ctx, "probe script", err)
+	}
+
+	if err := c.checkNoReplicas(ctx); err != nil {
+		return err
 	}
 
 	var (
@@ -158,4 +168,46 @@ func (c *Client) checkErr(ctx context.Context, what string, err error) error {
 		return &opError{op: "check: " + what, err: configError(err)}
 	}
 	return opFailed("check: "+what, ctx, ctx, "check", 0, err)
+}
+
+// infoReplicationScript reads INFO replication from inside a script, so
+// that any redis.Scripter can run it, a plain one included.
+var infoReplicationScript = redis.NewScript(`return redis.call('INFO', 'replication')`)
+
+// checkNoReplicas verifies Options.UnsafeNoReplicas where it is what let
+// New accept rdb (a plain Scripter cannot make an acquire wait for
+// replicas): a server that has connected replicas makes the option's
+// statement false, and a failover to one of them could mint a token again
+// (trial t26 F4: Check returned nil with a replica attached). It returns
+// an error wrapping ErrConfig then; a server whose INFO cannot be read is
+// logged at warning level and passes.
+func (c *Client) checkNoReplicas(ctx context.Context) error {
+	if c.opts == nil || !c.opts.UnsafeNoReplicas || c.replicas != noReplicaCheck {
+		return nil
+	}
+	info, err := infoReplicationScript.Run(ctx, c.rdb, nil).Text()
+	if err != nil {
+		if ctx.Err() != nil {
+			return opFailed("check", ctx, ctx, "check", 0, err)
+		}
+		c.log(ctx, slog.LevelWarn, "lease check: cannot read INFO replication to verify Options.UnsafeNoReplicas; make sure the server has no replicas", "", 0, "err", err)
+		return nil
+	}
+	if n := connectedReplicas(info); n > 0 {
+		return &opError{op: "check", err: configError(fmt.Errorf(
+			"Options.UnsafeNoReplicas is set, but the server has %d connected replica(s): after a failover a promoted replica could mint a token again for a second holder; "+
+				"pass a *redis.Client or *redis.ClusterClient, whose acquire waits for the replicas, or remove the replicas", n))}
+	}
+	return nil
+}
+
+// connectedReplicas reads connected_slaves from INFO replication's text.
+func connectedReplicas(info string) int {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "connected_slaves:"); ok {
+			n, _ := strconv.Atoi(v)
+			return n
+		}
+	}
+	return 0
 }

@@ -254,3 +254,46 @@ func TestFirstAcquireOfAClientWaitsForReplicasOnItsOwnConnection(t *testing.T) {
 		})
 	}
 }
+
+// Options.UnsafeNoReplicas is the caller's statement that the server has
+// no replicas, which lets New accept a client that cannot make an acquire
+// wait for them. Check verifies it (trial t26 F4: Check returned nil with
+// a replica attached, and a failover to it could mint a token again): with
+// a connected replica it returns ErrConfig naming the option and the
+// count; without one, nil.
+func TestCheckVerifiesUnsafeNoReplicas(t *testing.T) {
+	primary := faults.StartRedis(t, faults.RedisOptions{Args: []string{"--appendonly", "yes", "--appendfsync", "always"}})
+	replica := faults.StartRedis(t, faults.RedisOptions{})
+	rdb := primary.Client(nil)
+	c := New(plainScripter{rdb}, &Options{UnsafeNoReplicas: true})
+	if err := c.Check(bg); err != nil {
+		t.Fatalf("Check without a replica: %v", err)
+	}
+	host, port, _ := strings.Cut(primary.Addr(), ":")
+	if _, err := replica.Do("replicaof", host, port); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		info, err := primary.Admin().Info(bg, "replication").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(info, "connected_slaves:1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica never attached:\n%s", info)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	err := c.Check(bg)
+	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "Options.UnsafeNoReplicas is set, but the server has 1 connected replica") {
+		t.Fatalf("Check with a replica under UnsafeNoReplicas = %v, want ErrConfig naming the option and the replica", err)
+	}
+	// A *redis.Client waits for its replicas; the option changes nothing
+	// for it and Check does not refuse it.
+	if err := New(rdb, &Options{UnsafeNoReplicas: true}).Check(bg); errors.Is(err, ErrConfig) {
+		t.Fatalf("Check of a *redis.Client with a replica: %v", err)
+	}
+}
