@@ -196,7 +196,9 @@ type LostError struct {
 	Token fence.Token
 	// Reason says what detected the loss.
 	Reason Reason
-	// Err is the underlying error: ErrNotOwner for ReasonNotOwner, the last
+	// Err is the underlying error: ErrNotOwner for ReasonNotOwner (on etcd
+	// an error wrapping it that says what happened: the lock key deleted
+	// or replaced at revision N, the etcd lease not found), the last
 	// renewal error for ReasonRenewFailed, and for ReasonDeadline the last
 	// renewal error if any (else nil).
 	Err error
@@ -216,8 +218,10 @@ func (e *LostError) Error() string {
 	if e.RaisedTo > 0 {
 		msg = fmt.Sprintf("lease: lost %q (token %d): the counter was behind: raised to %d", e.Resource, e.Token, e.RaisedTo)
 	}
-	if e.Err != nil && !errors.Is(e.Err, ErrNotOwner) {
-		msg += ": " + unprefixed(e.Err)
+	if e.Err != nil && e.Err != ErrNotOwner {
+		// An Err that wraps ErrNotOwner with what happened (etcd: the
+		// lock key deleted at revision N) prints only that.
+		msg += ": " + strings.TrimPrefix(unprefixed(e.Err), string(ReasonNotOwner)+": ")
 	}
 	return msg
 }

@@ -37,7 +37,10 @@ var ErrEtcdTimeout = errors.New("lease: etcd call timed out")
 // by, a *clientv3.Client that was closed (Close cancels its context):
 // etcd's client retries such a call until its deadline, so it would read
 // as a timeout; it is known at once and fails at once. Close the etcd
-// client after releasing every lease. It is the etcd counterpart of
+// client after releasing every lease: a lease still held when it is
+// closed is lost at once (its context ends with a *lease.LostError of
+// lease.ReasonRenewFailed wrapping ErrClientClosed), and its etcd lease
+// and lock key stay on the server until the TTL runs out. It is the etcd counterpart of
 // go-redis's redis.ErrClosed.
 var ErrClientClosed = errors.New("lease: the etcd client is closed")
 
@@ -136,7 +139,10 @@ func (c *Client) failed(op string, ctx, callCtx context.Context, call string, ti
 			cause = c.dialCause()
 		}
 		if cause == nil {
-			return &opError{op: op, err: ctxErr(ctx)}
+			// The cluster was reachable: it did not answer before ctx
+			// ended (a stalled member, a lost quorum), which a bare
+			// "context deadline exceeded" does not say (trial t26 F7).
+			return &opError{op: op, err: fmt.Errorf("%w while waiting for etcd's answer to the %s call", ctxErr(ctx), call)}
 		}
 		return &opError{op: op, err: fmt.Errorf("%w (%s: %w)", ctxErr(ctx), call, cause)}
 	case callCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
@@ -340,6 +346,9 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	}
 	if err := c.closed(op); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &opError{op: op, err: err} // nothing sent
 	}
 	l, rewound, err := c.acquire(ctx, op, resource, tm)
 	if rewound {

@@ -302,3 +302,39 @@ func TestClosedClientFailsAtOnce(t *testing.T) {
 		t.Fatalf("Release and Acquire on a closed client took %v, as long as their call timeouts", d)
 	}
 }
+
+// Trial t26 F9: closing the *clientv3.Client loses every lease it holds
+// at once, with ErrClientClosed, not after MaxRenewFailures renewals.
+// The heartbeat is off and the TTL a minute, so that nothing but the
+// close can end the leases before the test's context does.
+func TestClosedClientLosesLeasesAtOnce(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	c := etcdlease.New(cli, &etcdlease.Options{TTL: time.Minute, HeartbeatInterval: -1})
+	ctx := ctxT(t, 40*time.Second)
+	var ls []*etcdlease.Lease
+	for i := range 3 {
+		l, err := c.Acquire(ctx, fmt.Sprintf("closing-%d", i), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ls = append(ls, l)
+	}
+	if err := cli.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range ls {
+		select {
+		case <-l.Done():
+		case <-ctx.Done():
+			t.Fatalf("lease %s still valid after its etcd client was closed", l.Resource())
+		}
+		var lost *lease.LostError
+		if err := l.Err(); !errors.As(err, &lost) || lost.Reason != lease.ReasonRenewFailed || !errors.Is(err, etcdlease.ErrClientClosed) {
+			t.Fatalf("lease %s after the close: %v, want a LostError (renewals failed) wrapping ErrClientClosed", l.Resource(), err)
+		}
+		if err := l.Release(ctx); !errors.Is(err, etcdlease.ErrClientClosed) {
+			t.Fatalf("Release after the close: %v, want ErrClientClosed", err)
+		}
+	}
+}

@@ -56,6 +56,10 @@ type Lease struct {
 	watchMu   sync.Mutex
 	lossRev   int64
 	watched   chan struct{}
+
+	// stopClosed stops the loss of the lease when the *clientv3.Client
+	// is closed (see clientClosed).
+	stopClosed func() bool
 }
 
 func (c *Client) start(ctx context.Context, resource, lockKey string, id clientv3.LeaseID, rev int64, token fence.Token, send time.Time, tm timing) *Lease {
@@ -79,7 +83,19 @@ func (c *Client) start(ctx context.Context, resource, lockKey string, id clientv
 	} else {
 		close(l.stopped)
 	}
+	l.mu.Lock()
+	l.stopClosed = context.AfterFunc(c.cli.Ctx(), l.clientClosed)
+	l.mu.Unlock()
 	return l
+}
+
+// clientClosed loses the lease at once when its *clientv3.Client is
+// closed: no renewal or release can be sent any more, which is known at
+// once, so the worker's context ends now rather than after
+// MaxRenewFailures renewal periods (trial t26 F9). The etcd lease and
+// its lock key stay on the server until its TTL runs out.
+func (l *Lease) clientClosed() {
+	_ = l.lose(lease.ReasonRenewFailed, &opError{op: l.op("renew"), err: ErrClientClosed})
 }
 
 // Token returns the fencing token minted for this acquisition.
@@ -103,7 +119,8 @@ func (l *Lease) ID() clientv3.LeaseID { return l.id }
 // lease.ReasonNotOwner with lease.ErrNotOwner; MaxRenewFailures renewals
 // in a row failed; or the local deadline passed: send time of the last
 // successful grant or renewal + TTL − SafetyMargin, on the monotonic
-// clock) or with lease.ErrReleased by Release.
+// clock; or its *clientv3.Client was closed: lease.ReasonRenewFailed
+// wrapping ErrClientClosed, at once) or with lease.ErrReleased by Release.
 func (l *Lease) Context() context.Context { return l.ctx }
 
 // Done is shorthand for l.Context().Done().
@@ -249,7 +266,7 @@ func (l *Lease) renew(ctx context.Context, counted bool) error {
 		l.c.emit(l.vals, lease.Event{Kind: lease.EventRenewed, Resource: l.resource, Token: l.token})
 		return nil
 	case errors.Is(err, rpctypes.ErrLeaseNotFound):
-		return l.lose(lease.ReasonNotOwner, lease.ErrNotOwner)
+		return l.lose(lease.ReasonNotOwner, fmt.Errorf("%w: etcd lease %x not found (revoked, or expired on the server), and the lock key %q with it", lease.ErrNotOwner, int64(l.id), l.lockKey))
 	}
 	err = l.c.failed(l.op("renew"), ctx, callCtx, "renew", timeout, err)
 	if !counted {
@@ -289,6 +306,9 @@ func (l *Lease) loseWith(lost *lease.LostError) error {
 	}
 	l.ended = true
 	l.deadline.Stop()
+	if l.stopClosed != nil {
+		l.stopClosed()
+	}
 	l.c.ka.hold(-1)
 	l.watchStop()
 	l.cancel(lost)
@@ -310,6 +330,9 @@ func (l *Lease) end(cause error) {
 	}
 	l.ended = true
 	l.deadline.Stop()
+	if l.stopClosed != nil {
+		l.stopClosed()
+	}
 	l.c.ka.hold(-1)
 	l.cancel(cause)
 }

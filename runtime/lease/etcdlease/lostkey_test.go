@@ -3,6 +3,8 @@ package etcdlease_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,21 +31,22 @@ func TestLockKeyTakenFromHolderIsLost(t *testing.T) {
 		name  string
 		steal func(ctx context.Context, lockKey string) error
 		lost  bool
-		takeB bool // B acquires after the steal
+		takeB bool   // B acquires after the steal
+		what  string // what the cause says happened to the key
 	}{
-		{name: "deleted then taken", takeB: true, lost: true, steal: func(ctx context.Context, k string) error {
+		{name: "deleted then taken", takeB: true, lost: true, what: "deleted", steal: func(ctx context.Context, k string) error {
 			_, err := cli.Delete(ctx, k)
 			return err
 		}},
-		{name: "deleted", lost: true, steal: func(ctx context.Context, k string) error {
+		{name: "deleted", lost: true, what: "deleted", steal: func(ctx context.Context, k string) error {
 			_, err := cli.Delete(ctx, k)
 			return err
 		}},
-		{name: "lease detached by a put", lost: true, steal: func(ctx context.Context, k string) error {
+		{name: "lease detached by a put", lost: true, what: "overwritten", steal: func(ctx context.Context, k string) error {
 			_, err := cli.Put(ctx, k, "by hand")
 			return err
 		}},
-		{name: "re-created on another etcd lease", lost: true, steal: func(ctx context.Context, k string) error {
+		{name: "re-created on another etcd lease", lost: true, what: "deleted", steal: func(ctx context.Context, k string) error {
 			g, err := cli.Grant(ctx, 30)
 			if err != nil {
 				return err
@@ -98,6 +101,11 @@ func TestLockKeyTakenFromHolderIsLost(t *testing.T) {
 			lost := waitLost(t, a, ttl)
 			if lost.Reason != lease.ReasonNotOwner || !errors.Is(lost, lease.ErrNotOwner) || lost.Token != a.Token() {
 				t.Fatalf("A's cause: %v (reason %q), want not owner", lost, lost.Reason)
+			}
+			// It says what happened to the key, not a bare "not owner"
+			// (trial t26 F7).
+			if want := fmt.Sprintf("lease: lost %q (token %d): not owner: the lock key %q was %s at revision ", resource, a.Token(), lockKey, tc.what); !strings.HasPrefix(lost.Error(), want) {
+				t.Fatalf("A's cause: %v, want it to begin %q", lost, want)
 			}
 			if err := a.Release(ctx); !errors.Is(err, lease.ErrNotHeld) {
 				t.Fatalf("A's release: %v, want ErrNotHeld", err)

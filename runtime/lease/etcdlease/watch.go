@@ -2,6 +2,7 @@ package etcdlease
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -41,7 +42,7 @@ func (l *Lease) watchKey(ctx context.Context) {
 			for _, ev := range wr.Events {
 				if ev.Type == clientv3.EventTypeDelete || l.foreign(ev.Kv) {
 					cancel()
-					l.sawLoss(ev.Kv.ModRevision)
+					l.sawLoss(ev.Kv.ModRevision, l.keyLost(ev.Type == clientv3.EventTypeDelete, ev.Kv.ModRevision, ev.Kv))
 					return
 				}
 				from = ev.Kv.ModRevision + 1
@@ -58,10 +59,10 @@ func (l *Lease) watchKey(ctx context.Context) {
 		case err != nil:
 			sleep(ctx, l.tm.callTimeout)
 		case len(g.Kvs) == 0:
-			l.sawLoss(g.Header.Revision) // deleted at or before it
+			l.sawLoss(g.Header.Revision, l.keyLost(true, 0, nil)) // deleted at or before it
 			return
 		case l.foreign(g.Kvs[0]):
-			l.sawLoss(g.Kvs[0].ModRevision)
+			l.sawLoss(g.Kvs[0].ModRevision, l.keyLost(false, g.Kvs[0].ModRevision, g.Kvs[0]))
 			return
 		default:
 			from = g.Header.Revision + 1
@@ -83,13 +84,32 @@ func (l *Lease) loss() int64 {
 	return l.lossRev
 }
 
-func (l *Lease) sawLoss(rev int64) {
+func (l *Lease) sawLoss(rev int64, err error) {
 	l.watchMu.Lock()
 	if l.lossRev == 0 {
 		l.lossRev = rev
 	}
 	l.watchMu.Unlock()
-	_ = l.lose(lease.ReasonNotOwner, lease.ErrNotOwner)
+	_ = l.lose(lease.ReasonNotOwner, err)
+}
+
+// keyLost is the error of a lease whose lock key the watch saw taken
+// from it, wrapping lease.ErrNotOwner and saying what happened, since
+// each has its own fix (trial t26 F7): deleted at revision rev (0: found
+// missing by a read after the watch broke), by hand or with the etcd
+// lease it was attached to (a revoke, or an expiry on the server: the
+// watch cannot tell them apart), or replaced: kv, put at rev with
+// another create revision or etcd lease.
+func (l *Lease) keyLost(deleted bool, rev int64, kv *mvccpb.KeyValue) error {
+	switch {
+	case deleted && rev > 0:
+		return fmt.Errorf("%w: the lock key %q was deleted at revision %d (by hand, e.g. etcdctl del, or with its etcd lease %x, revoked or expired on the server)", lease.ErrNotOwner, l.lockKey, rev, int64(l.id))
+	case deleted:
+		return fmt.Errorf("%w: the lock key %q was found deleted (by hand, e.g. etcdctl del, or with its etcd lease %x, revoked or expired on the server)", lease.ErrNotOwner, l.lockKey, int64(l.id))
+	case kv.CreateRevision != l.rev:
+		return fmt.Errorf("%w: the lock key %q was replaced at revision %d (deleted and created again at revision %d with etcd lease %x; ours was created at revision %d)", lease.ErrNotOwner, l.lockKey, rev, kv.CreateRevision, kv.Lease, l.rev)
+	}
+	return fmt.Errorf("%w: the lock key %q was overwritten at revision %d with etcd lease %x in place of ours, %x", lease.ErrNotOwner, l.lockKey, rev, kv.Lease, int64(l.id))
 }
 
 // heldAt reports whether the lock key was still this lease's just before
