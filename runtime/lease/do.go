@@ -34,7 +34,10 @@ import (
 // was lost before fn returned (so work that completed after losing the lease
 // is reported as an error, never as success; a Release that finds the key
 // gone or taken over counts as such a loss) and with any other Release
-// error. When fn's error is itself the *fence.StaleError by which Observe
+// error; when fn returned nil under a lease valid until then and only the
+// release call failed, an error wrapping [ErrReleaseUnconfirmed] and the
+// release's error: the job is done, do not re-run it; the lock expires
+// within its TTL. When fn's error is itself the *fence.StaleError by which Observe
 // found the lease superseded, Do returns the [*LostError] alone, which
 // wraps it: one message, and errors.Is(err, fence.ErrStaleToken) and
 // errors.Is(err, ErrLost) both hold. A nil fn is an error wrapping [ErrConfig], returned before
@@ -88,6 +91,8 @@ func (c *Client) hold(ctx context.Context, l *Lease, fn func(ctx context.Context
 // Hold returns fn's error after [Held.Observe], joined with the
 // *LostError if l was lost before fn returned (a Release that returns
 // [ErrNotHeld] counts as such a loss) and with any other Release error.
+// When fn returned nil and l was valid until then, a Release error
+// alone is returned wrapping [ErrReleaseUnconfirmed]: the job is done.
 // When fn's error is itself the error by which Observe found l superseded,
 // the *LostError, which wraps it, is returned alone.
 func Hold(ctx context.Context, l Held, drain time.Duration, stopHeartbeat func(), fn func(ctx context.Context, token fence.Token) error) (err error) {
@@ -131,6 +136,12 @@ func Hold(ctx context.Context, l Held, drain time.Duration, stopHeartbeat func()
 				// still find it), and repeating it would print it twice.
 				err = nil
 			}
+		}
+		if err == nil && lostErr == nil && relErr != nil {
+			// fn's work is done under a valid lease: only the lock
+			// lingers until its TTL (trial t26 F6).
+			err = releaseUnconfirmed{relErr}
+			return
 		}
 		err = errors.Join(err, lostErr, relErr)
 	}()

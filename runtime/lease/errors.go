@@ -45,6 +45,17 @@ var (
 	// was deleted.
 	ErrNotHeld = errors.New("lease: not held")
 
+	// ErrReleaseUnconfirmed is wrapped by the error of [Client.Do] and
+	// [Client.DoWait] (and etcdlease's) when fn returned nil under a lease
+	// that was valid until fn returned, and only the release call failed
+	// (it timed out, the connection broke, the client was closed): the
+	// job is done, its writes were made with a token no later holder
+	// had, and the lock stays on the server until its TTL runs out, so
+	// the next holder may wait up to a TTL. Do not re-run the job for it.
+	// The error also wraps the release's own error (a *TimeoutError, ...).
+	// When fn failed, or the lease was lost, Do's error does not wrap it.
+	ErrReleaseUnconfirmed = errors.New("lease: job done, release not confirmed (the lock expires within its TTL)")
+
 	// ErrAcquireTooSlow is returned by [Client.Acquire] when the acquire
 	// reply arrived after the validity floor: more than TTL − SafetyMargin
 	// elapsed since the request was sent. The lease that was taken is
@@ -162,6 +173,17 @@ func unprefixed(err error) string { return strings.TrimPrefix(err.Error(), "leas
 // configError marks err, a Redis reply or hook error that no retry can fix,
 // as [ErrConfig]: "lease: configuration error: <err>".
 func configError(err error) error { return fmt.Errorf("%w: %w", ErrConfig, err) }
+
+// releaseUnconfirmed is Do's error when fn succeeded and only the release
+// failed: "lease: job done, release not confirmed (the lock expires
+// within its TTL): release "r" (token 7): <why>".
+type releaseUnconfirmed struct{ err error }
+
+func (e releaseUnconfirmed) Error() string {
+	return ErrReleaseUnconfirmed.Error() + ": " + unprefixed(e.err)
+}
+
+func (e releaseUnconfirmed) Unwrap() []error { return []error{ErrReleaseUnconfirmed, e.err} }
 
 // Reason says why a lease was lost. See the Reason* constants.
 type Reason string

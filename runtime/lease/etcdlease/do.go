@@ -19,7 +19,10 @@ import (
 // lease expires by itself if fn ignores its context. Do returns fn's
 // error joined with the *lease.LostError when the lease was lost before
 // fn returned (a Release that finds the key gone counts as lost), and
-// with any other Release error.
+// with any other Release error; when fn returned nil under a lease valid
+// until then and only the release call failed (a *TimeoutError, the
+// client closed), an error wrapping lease.ErrReleaseUnconfirmed: the job
+// is done, do not re-run it; the etcd lease expires within its TTL.
 func (c *Client) Do(ctx context.Context, resource string, ttl time.Duration, fn func(ctx context.Context, token fence.Token) error) error {
 	if fn == nil {
 		return &opError{op: fmt.Sprintf("do %q", resource), err: fmt.Errorf("%w: fn is nil", lease.ErrConfig)}
