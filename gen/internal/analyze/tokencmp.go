@@ -21,6 +21,8 @@ type tokenComparison struct {
 	op    string
 	loc   int
 	text  string // the parameter as written
+	// node is the comparison (an AExpr).
+	node sqlparse.Node
 }
 
 // flipped is the operator of "a op b" written as "b flipped a".
@@ -76,7 +78,7 @@ func (a *analyzer) tokenComparisons(q *Query) []tokenComparison {
 			if p == nil || !isTokenColumn(col, q.Fence.Column, names) {
 				continue
 			}
-			out = append(out, tokenComparison{param: p.Number, op: op, loc: loc, text: string(a.file.Src[p.Loc:p.End])})
+			out = append(out, tokenComparison{param: p.Number, op: op, loc: loc, text: string(a.file.Src[p.Loc:p.End]), node: x})
 		}
 	})
 	return out
@@ -139,6 +141,7 @@ func (a *analyzer) unifyTokenComparisons(q *Query) {
 		return
 	}
 	cmps := a.tokenComparisons(q)
+	a.otherTokenComparisons(q, cmps)
 	if len(cmps) == 0 {
 		return
 	}
@@ -209,3 +212,83 @@ func (a *analyzer) unifyTokenComparisons(q *Query) {
 		a.edits = append(a.edits, edit{loc, ends[loc], fmt.Sprintf("$%d", n)})
 	}
 }
+
+// otherTokenComparisons refuses, at the expression, every other expression
+// of q's fenced write that compares its token column with a parameter
+// (issue 24): NOT (tok > @token), tok BETWEEN 0 AND @token, coalesce(tok,
+// 0) <= @token, a comparison under OR, in a subquery (EXISTS (SELECT 1
+// WHERE t.tok <= @token)), in SET or RETURNING. Its parameter would be a
+// second token argument of the method, which can disagree with the one
+// the guard checks. cmps, the comparisons tokenComparisons reads, are
+// left to unifyTokenComparisons. An expression mixes the two when it holds
+// a reference to the token column (unqualified, or qualified by a name or
+// alias of the fenced table) outside its subqueries and AND/OR/NOT lists,
+// and a parameter anywhere; the outermost such expression is reported.
+func (a *analyzer) otherTokenComparisons(q *Query, cmps []tokenComparison) {
+	col := q.Fence.Column
+	names := a.fencedNames(q)
+	known := map[sqlparse.Node]bool{}
+	for _, c := range cmps {
+		known[c.node] = true
+	}
+	walkPruned(a.stmt.Node, func(n sqlparse.Node) bool {
+		switch n.(type) {
+		case *sqlparse.AExpr, *sqlparse.FuncCall, *sqlparse.NullTest, *sqlparse.BooleanTest, *sqlparse.Case,
+			*sqlparse.Coalesce, *sqlparse.MinMax, *sqlparse.ArrayExpr, *sqlparse.RowExpr, *sqlparse.TypeCast,
+			*sqlparse.Indirection, *sqlparse.Collate, *sqlparse.SubLink:
+		default:
+			return true
+		}
+		if known[n] {
+			return false
+		}
+		if !mentionsColumn(n, col, names) || !hasParam(n) {
+			return true
+		}
+		a.errorf(n.Pos(), "query %s compares fencing token column %s.%s with a parameter in a form fencegen does not read as the guard's own comparison: that parameter would be a second token argument of the method, which can disagree with the token the guard checks; compare the token column only as \"%s <= @token\" (a condition of the write's WHERE, ANDed with the others), or drop the comparison: the guard adds it",
+			q.Name, q.Fence.Table.QualifiedName(), col, col)
+		return false
+	})
+}
+
+// fencedNames are the names by which q's statement refers to its fenced
+// table: the table's name and every alias of it.
+func (a *analyzer) fencedNames(q *Query) []string {
+	names := []string{q.Fence.Table.Name}
+	add := func(table sqlparse.Name, alias string) {
+		if alias != "" && a.cat.Table(table.Schema, table.Name) == q.Fence.Table && !slices.Contains(names, alias) {
+			names = append(names, alias)
+		}
+	}
+	walk(a.stmt.Node, func(n sqlparse.Node) {
+		switch n := n.(type) {
+		case *sqlparse.RangeVar:
+			add(n.Name, n.Alias)
+		case *sqlparse.Update:
+			add(n.Table, n.Alias)
+		case *sqlparse.Delete:
+			add(n.Table, n.Alias)
+		case *sqlparse.Insert:
+			add(n.Table, n.Alias)
+		}
+	})
+	return names
+}
+
+// mentionsColumn reports whether n refers to column (isTokenColumn)
+// outside its subqueries and AND/OR/NOT lists.
+func mentionsColumn(n sqlparse.Node, column string, names []string) bool {
+	found := false
+	walkPruned(n, func(x sqlparse.Node) bool {
+		switch x.(type) {
+		case *sqlparse.Select, *sqlparse.BoolExpr:
+			return x == n
+		}
+		if isTokenColumn(x, column, names) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+

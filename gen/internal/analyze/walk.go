@@ -19,6 +19,40 @@ func walk(n sqlparse.Node, fn func(sqlparse.Node)) {
 	walkValue(reflect.ValueOf(n), fn)
 }
 
+// walkPruned is walk whose fn also says whether to walk the node's
+// children.
+func walkPruned(n sqlparse.Node, fn func(sqlparse.Node) bool) {
+	if n == nil {
+		return
+	}
+	walkValuePruned(reflect.ValueOf(n), fn)
+}
+
+func walkValuePruned(v reflect.Value, fn func(sqlparse.Node) bool) {
+	switch v.Kind() {
+	case reflect.Interface:
+		if !v.IsNil() {
+			walkValuePruned(v.Elem(), fn)
+		}
+	case reflect.Pointer:
+		if v.IsNil() {
+			return
+		}
+		if walkInfoOf(v.Type()).node && !fn(v.Interface().(sqlparse.Node)) {
+			return
+		}
+		walkValuePruned(v.Elem(), fn)
+	case reflect.Struct:
+		for _, i := range walkInfoOf(v.Type()).fields {
+			walkValuePruned(v.Field(i), fn)
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			walkValuePruned(v.Index(i), fn)
+		}
+	}
+}
+
 func walkValue(v reflect.Value, fn func(sqlparse.Node)) {
 	switch v.Kind() {
 	case reflect.Interface:
