@@ -161,6 +161,25 @@ var soundPGCases = []struct {
 	{name: "UPDATE of a table whose CHECK writes", schema: pgJobs + pgWV + "create table s (id int primary key, v int check (wv(v) = 1), w int);\ninsert into s values (1, 1, 1);\n", query: "update s set w = 2 where id = 1", want: "refused"},
 	{name: "writer in an EXISTS target list", schema: pgJobs + pgWV, query: "select 1 where exists (select wv(1) from logs where id = 1)", want: "plain"},
 	{name: "writer in an EXISTS target list beside an aggregate", schema: pgJobs + pgWV, query: "select 1 where exists (select wv(1), count(*))", want: "refused"},
+	// PostgreSQL throws away an EXISTS subquery's DISTINCT, ORDER BY and
+	// GROUP BY with its target list (simplify_EXISTS_query), and keeps
+	// them under OFFSET, grouping sets or an aggregate of the list's level
+	// (issue 24).
+	{name: "writer in an EXISTS target list with ORDER BY", schema: pgJobs + pgWV, query: "select 1 where exists (select wv(1) from logs order by wv(2))", want: "plain"},
+	{name: "writer in an EXISTS target list with DISTINCT", schema: pgJobs + pgWV, query: "select 1 where exists (select distinct wv(1) from logs)", want: "plain"},
+	{name: "writer in an EXISTS DISTINCT ON", schema: pgJobs + pgWV, query: "select 1 where exists (select distinct on (wv(2)) id from logs)", want: "plain"},
+	{name: "writer in an EXISTS target list with GROUP BY", schema: pgJobs + pgWV, query: "select 1 where exists (select wv(1) from logs group by id)", want: "plain"},
+	{name: "writer in an EXISTS target list with LIMIT 1", schema: pgJobs + pgWV, query: "select exists (select wv(1) from logs limit 1)", want: "plain"},
+	{name: "writer in an EXISTS target list with a WITH list", schema: pgJobs + pgWV, query: "select 1 where exists (with x as (select 1 as v) select wv(1) from x)", want: "plain"},
+	{name: "writer in ROW in an EXISTS target list", schema: pgJobs + pgWV, query: "select 1 where exists (select row(wv(1), 2))", want: "plain"},
+	{name: "writer in a scalar subquery in an EXISTS target list", schema: pgJobs + pgWV, query: "select 1 where exists (select (select wv(1)) from logs)", want: "plain"},
+	{name: "writer in an EXISTS target list with OFFSET", schema: pgJobs + pgWV, query: "select 1 where exists (select wv(1) from logs offset 0)", want: "refused"},
+	{name: "writer in an EXISTS target list with ROLLUP", schema: pgJobs + pgWV, query: "select 1 where exists (select wv(1) from logs group by rollup (id))", want: "refused"},
+	{name: "writer in an EXISTS target list with HAVING", schema: pgJobs + pgWV, query: "select 1 where exists (select wv(1) from logs having true)", want: "refused"},
+	{name: "writer in an EXISTS target list with FOR UPDATE", schema: pgJobs + pgWV, query: "select 1 where exists (select wv(1) from logs for update)", want: "refused"},
+	{name: "writer beside the list's own aggregate in a scalar subquery", schema: pgJobs + pgWV, query: "select 1 where exists (select (select wv(1) + count(l.id)) from logs l)", want: "refused"},
+	{name: "writer in an EXISTS target list with ORDER BY an aggregate", schema: pgJobs + pgWV, query: "select 1 where exists (select wv(1) from logs order by count(*))", want: "refused"},
+	{name: "writer in an EXISTS target list with LIMIT 0", schema: pgJobs + pgWV, query: "select 1 where exists (select wv(1) from logs limit 0)", want: "refused", conservative: "PostgreSQL keeps the list under LIMIT 0 but fetches no row"},
 	{name: "referenced key assigned its own value", schema: pgJobs + "alter table jobs add foreign key (parent_id) references parents (id) on update cascade;\n", query: "update parents set id = id, v = 2 where id = 1", want: "plain"},
 	{name: "referenced key changed by a BEFORE UPDATE trigger", schema: pgJobs + "alter table jobs add foreign key (parent_id) references parents (id) on update cascade;\ncreate function bump() returns trigger language plpgsql as $$ begin new.id := new.id + 10; return new; end $$;\ncreate trigger bump before update on parents for each row execute function bump();\n", query: "update parents set v = 2 where id = 1", want: "refused"},
 	{name: "referenced key assigned its own value, BEFORE UPDATE trigger", schema: pgJobs + "alter table jobs add foreign key (parent_id) references parents (id) on update cascade;\ncreate function bump() returns trigger language plpgsql as $$ begin new.id := new.id + 10; return new; end $$;\ncreate trigger bump before update on parents for each row execute function bump();\n", query: "update parents set id = id where id = 1", want: "refused"},

@@ -428,8 +428,10 @@ comment on column kids.tok is 'fencegen:token';
 // planner (simplify_EXISTS_query) unless an aggregate or a set-returning
 // function keeps it: a VOLATILE call there is not refused; an aggregate,
 // a SETOF function or a builtin of any kind beside it, a clause that
-// keeps the list (LIMIT, GROUP BY, HAVING, DISTINCT, a set operation) or
-// a call elsewhere in the subquery is.
+// keeps the list (HAVING, OFFSET, a LIMIT but a positive constant, a set
+// operation, grouping sets, a window, a locking clause) or a call
+// elsewhere in the subquery is. DISTINCT, ORDER BY, GROUP BY, a
+// non-modifying WITH and a subquery in the list do not keep it (issue 24).
 func TestSoundExistsTargetList(t *testing.T) {
 	const schema = soundSchema + `
 create function wr() returns int language plpgsql as $$ begin update accounts set tok = 0; return 1; end $$;
@@ -448,10 +450,27 @@ create aggregate wagg(int) (sfunc = int4pl, stype = int);
 		{"SELECT 1 WHERE EXISTS (SELECT wr(), wagg(1))", "calls function wr()"},
 		{"SELECT 1 WHERE EXISTS (SELECT wr(), generate_series(1, 2))", "calls function wr()"},
 		{"SELECT 1 WHERE EXISTS (SELECT wr() + 1)", "calls function wr()"},
-		{"SELECT 1 WHERE EXISTS (SELECT (SELECT wr()))", "calls function wr()"},
-		{"SELECT 1 WHERE EXISTS (SELECT wr() LIMIT 1)", "calls function wr()"},
-		{"SELECT 1 WHERE EXISTS (SELECT wr() FROM audit GROUP BY id)", "calls function wr()"},
-		{"SELECT 1 WHERE EXISTS (SELECT DISTINCT wr())", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT (SELECT wr()))", ""},
+		{"SELECT 1 WHERE EXISTS (SELECT (SELECT wr() + count(a.id)) FROM audit a)", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT ROW(wr(), 1))", ""},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() ORDER BY 1)", ""},
+		{"SELECT 1 WHERE EXISTS (SELECT 1 FROM audit ORDER BY wr())", ""},
+		{"SELECT 1 WHERE EXISTS (SELECT 1 FROM audit ORDER BY count(*))", ""},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() FROM audit ORDER BY count(*))", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT DISTINCT wr())", ""},
+		{"SELECT 1 WHERE EXISTS (SELECT DISTINCT ON (wr()) id FROM audit)", ""},
+		{"SELECT 1 WHERE EXISTS (WITH x AS (SELECT 1 AS v) SELECT wr() FROM x)", ""},
+		{"SELECT 1 WHERE EXISTS (WITH x AS (SELECT wr() AS v) SELECT 1 FROM x)", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() LIMIT 1)", ""},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() LIMIT ALL)", ""},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() LIMIT 0)", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() LIMIT $1)", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() OFFSET 0)", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() FROM audit GROUP BY id)", ""},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() FROM audit GROUP BY ROLLUP (id))", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() FROM audit HAVING true)", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT wr() FROM audit FOR UPDATE)", "calls function wr()"},
+		{"SELECT 1 WHERE EXISTS (SELECT a.id, id, wr() FROM audit a)", "calls function wr()"},
 		{"SELECT 1 WHERE EXISTS (SELECT wr() UNION SELECT 1)", "calls function wr()"},
 		{"SELECT 1 WHERE EXISTS (SELECT st())", "calls function st()"},
 		{"SELECT 1 WHERE EXISTS (SELECT wr(), a.id FROM audit a)", "calls function wr()"},

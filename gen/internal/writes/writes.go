@@ -98,9 +98,11 @@ type Call struct {
 	// throws that list away before the subquery is planned or run
 	// (simplify_EXISTS_query: only whether a row exists counts) unless an
 	// aggregate or a set-returning function is in it; the walk numbers
-	// only lists of plain calls, constants, columns, parameters and casts
-	// of a subquery with no set operation, WITH, GROUP BY, HAVING,
-	// window, DISTINCT, ORDER BY, LIMIT, OFFSET or locking clause, and
+	// only lists of plain calls, constants, columns, parameters, casts,
+	// ROW(...) and subqueries of a subquery with no set operation,
+	// data-modifying WITH entry, HAVING, window, grouping sets, OFFSET,
+	// locking clause or LIMIT but a positive constant (its DISTINCT ON,
+	// ORDER BY and GROUP BY expressions count as the list's), and
 	// analyze counts the calls of a list as planned, not run, when none
 	// of its calls can be an aggregate or a set-returning function.
 	Discarded int
@@ -539,10 +541,12 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		w.exists++
 		cc := inner(c, "a subquery")
 		cc.discarded = w.exists
-		for _, t := range sel.TargetList {
-			w.node(t, cc)
+		for _, l := range [][]*pg.Node{sel.TargetList, sel.DistinctClause, sel.SortClause, sel.GroupClause} {
+			for _, t := range l {
+				w.node(t, cc)
+			}
 		}
-		w.generic(sel.ProtoReflect(), inner(c, "a subquery"), "target_list")
+		w.generic(sel.ProtoReflect(), inner(c, "a subquery"), "target_list", "distinct_clause", "sort_clause", "group_clause")
 		w.generic(m, c, "subselect")
 	case *pg.RefreshMatViewStmt:
 		if rv := x.Relation; rv != nil {
@@ -761,43 +765,72 @@ func (w *walker) child(m protoreflect.Message, c ctx) {
 }
 
 // discardedTargets returns the subquery of an EXISTS sublink whose target
-// list PostgreSQL throws away before planning it (simplify_EXISTS_query,
-// subselect.c) whatever the functions it calls are, but aggregates and
+// list PostgreSQL throws away before planning it, with its DISTINCT,
+// ORDER BY and GROUP BY lists (simplify_EXISTS_query, subselect.c, which
+// make_subplan and convert_EXISTS_sublink_to_join call on every EXISTS
+// sublink), whatever the functions it calls are, but aggregates and
 // set-returning functions, which analyze checks (Call.Discarded): a plain
-// SELECT without set operation, WITH, GROUP BY, HAVING, window, DISTINCT,
-// ORDER BY, LIMIT, OFFSET or locking clause, whose target list holds
-// only calls (without OVER, FILTER, ORDER BY, DISTINCT, *), constants,
+// SELECT without set operation, data-modifying WITH entry, HAVING, window,
+// grouping sets, OFFSET, locking clause or LIMIT other than a positive
+// constant or ALL (PostgreSQL keeps the list when any of those is there),
+// whose target, DISTINCT ON, ORDER BY and GROUP BY expressions hold only
+// calls (without OVER, FILTER, ORDER BY, DISTINCT, *), constants,
 // unqualified columns (x.f may be f(x), a set-returning function),
-// parameters and casts. nil for any other sublink.
+// parameters, casts, ROW(...) and subqueries (walked as the list's, so that
+// a call there counts as in the list: an aggregate of the list's level
+// may sit there). nil for any other sublink.
 func discardedTargets(x *pg.SubLink) *pg.SelectStmt {
 	if x.SubLinkType != pg.SubLinkType_EXISTS_SUBLINK || x.Subselect == nil {
 		return nil
 	}
 	s := x.Subselect.GetSelectStmt()
-	if s == nil || s.Op != pg.SetOperation_SETOP_NONE || len(s.ValuesLists) > 0 || s.WithClause != nil || s.IntoClause != nil ||
-		len(s.GroupClause) > 0 || s.HavingClause != nil || len(s.WindowClause) > 0 || len(s.DistinctClause) > 0 ||
-		len(s.SortClause) > 0 || s.LimitCount != nil || s.LimitOffset != nil || len(s.LockingClause) > 0 || len(s.TargetList) == 0 {
+	if s == nil || s.Op != pg.SetOperation_SETOP_NONE || len(s.ValuesLists) > 0 || s.IntoClause != nil ||
+		s.HavingClause != nil || len(s.WindowClause) > 0 || s.LimitOffset != nil || len(s.LockingClause) > 0 || len(s.TargetList) == 0 {
 		return nil
 	}
+	if s.WithClause != nil {
+		for _, n := range s.WithClause.Ctes {
+			if n.GetCommonTableExpr().GetCtequery().GetSelectStmt() == nil {
+				return nil // a data-modifying entry (hasModifyingCTE)
+			}
+		}
+	}
+	if s.LimitCount != nil {
+		// LIMIT with a constant positive or NULL (ALL) count is dropped;
+		// any other keeps the list.
+		k := s.LimitCount.GetAConst()
+		if k == nil || s.LimitOption != pg.LimitOption_LIMIT_OPTION_COUNT || !k.Isnull && (k.GetIval() == nil || k.GetIval().Ival <= 0) {
+			return nil
+		}
+	}
 	ok := true
-	for _, t := range s.TargetList {
-		sqlparse.EachMessage(t.ProtoReflect(), func(m protoreflect.Message) bool {
-			switch y := m.Interface().(type) {
-			case *pg.Node, *pg.ResTarget, *pg.A_Const, *pg.Integer, *pg.Float, *pg.Boolean, *pg.String, *pg.BitString,
-				*pg.A_Star, *pg.ParamRef, *pg.TypeCast, *pg.TypeName, *pg.NamedArgExpr, *pg.List:
-			case *pg.ColumnRef:
-				// x.f may be a call of f(x) (attribute notation), a
-				// set-returning one among them: a bare column only.
-				ok = len(y.Fields) == 1
-			case *pg.FuncCall:
-				if y.Over != nil || y.AggFilter != nil || y.AggStar || y.AggDistinct || len(y.AggOrder) > 0 || y.AggWithinGroup {
+	for _, l := range [][]*pg.Node{s.TargetList, s.DistinctClause, s.SortClause, s.GroupClause} {
+		for _, t := range l {
+			sqlparse.EachMessage(t.ProtoReflect(), func(m protoreflect.Message) bool {
+				switch y := m.Interface().(type) {
+				case *pg.Node, *pg.ResTarget, *pg.A_Const, *pg.Integer, *pg.Float, *pg.Boolean, *pg.String, *pg.BitString,
+					*pg.A_Star, *pg.ParamRef, *pg.TypeCast, *pg.TypeName, *pg.NamedArgExpr, *pg.List, *pg.RowExpr, *pg.SortBy:
+				case *pg.SubLink:
+					// Its subquery is walked with the list (Call.Discarded):
+					// an aggregate there that belongs to this level keeps
+					// the list, and analyze keeps it for any aggregate.
+					return false
+				case *pg.ColumnRef:
+					// x.f may be a call of f(x) (attribute notation), a
+					// set-returning one among them: a bare column only.
+					if len(y.Fields) != 1 {
+						ok = false
+					}
+				case *pg.FuncCall:
+					if y.Over != nil || y.AggFilter != nil || y.AggStar || y.AggDistinct || len(y.AggOrder) > 0 || y.AggWithinGroup {
+						ok = false
+					}
+				default:
 					ok = false
 				}
-			default:
-				ok = false
-			}
-			return ok
-		})
+				return ok
+			})
+		}
 	}
 	if !ok {
 		return nil
