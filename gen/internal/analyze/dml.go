@@ -461,7 +461,7 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 	}
 	set := []string{} // nil would be any column
 	for _, s := range n.Set {
-		if !a.opts.MySQL && selfAssigned(s, n) {
+		if !a.opts.MySQL && (selfAssigned(s, n) || selfCast(s, n, t)) {
 			// SET id = id: PostgreSQL queues a referenced key's ON
 			// UPDATE action only when its value changes
 			// (writes.Write.Set).
@@ -719,6 +719,27 @@ func selfAssigned(s *sqlparse.Target, n *sqlparse.Update) bool {
 		return cr.Fields[0] == name && cr.Fields[1] == s.Name
 	}
 	return false
+}
+
+// selfCast reports whether SET item s of UPDATE n of table t assigns its
+// column the column's own value cast to the column's own type (SET id =
+// id::bigint on a bigint column): PostgreSQL coerces a value to its own
+// type, without a type modifier, as a no-op (parse_coerce.c), so the value
+// and an ON UPDATE action's key comparison are unchanged (issue 24). Only
+// built-in types that take no modifier count, never a domain.
+func selfCast(s *sqlparse.Target, n *sqlparse.Update, t *catalog.Table) bool {
+	tc, ok := s.Expr.(*sqlparse.TypeCast)
+	if !ok || tc.Type == nil || tc.Type.Typmod || tc.Type.ArrayDims > 0 || tc.Type.Schema != "" && tc.Type.Schema != "pg_catalog" {
+		return false
+	}
+	c := t.Column(s.Name)
+	if c == nil || c.Type.Schema != "pg_catalog" || c.Type.ArrayDims > 0 || c.Type.Name != tc.Type.Name ||
+		!slices.Contains([]string{"int2", "int4", "int8", "text", "bool", "uuid", "date"}, c.Type.Name) {
+		return false
+	}
+	self := *s
+	self.Expr = tc.Arg
+	return selfAssigned(&self, n)
 }
 
 // insertParamAt reports whether the expression at position i of n's

@@ -291,4 +291,3 @@ func mentionsColumn(n sqlparse.Node, column string, names []string) bool {
 	})
 	return found
 }
-
