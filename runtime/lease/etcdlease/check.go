@@ -54,7 +54,14 @@ func isConfigErr(err error) bool {
 //     disk is the only copy of the revision, and after a lost disk the
 //     way back is a snapshot restore, which rewinds the revision (and the
 //     tokens) unless restored with --bump-revision (see the package
-//     documentation).
+//     documentation);
+//   - asks one member for its status and reports, wrapped in
+//     lease.ErrUnsafeConfig and logged at error level (through
+//     slog.Default without Options.Logger), a store revision above the
+//     Raft index: the cluster was restored from a snapshot (see
+//     restored), and tokens handed out before it can be minted again
+//     unless the restore bumped the revision or Options.HighWater is set.
+//     Several warnings are joined in one error.
 //
 // So a configuration error and a persistence warning never share one
 // error: Check returns nil, an error wrapping lease.ErrConfig (and not
@@ -117,10 +124,50 @@ func (c *Client) Check(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	var warns []error
 	if n := len(members.Members); n == 1 {
 		w := &unsafeError{msg: "the cluster has one member: its disk is the only copy of the revision, and restoring a snapshot after losing it rewinds the revision and the tokens unless restored with --bump-revision and --mark-compacted; run three members"}
 		c.log(ctx, slog.LevelWarn, "lease check: "+w.msg, "", 0)
-		return w
+		warns = append(warns, w)
 	}
-	return nil
+	if w, err := c.restored(ctx, call); err != nil {
+		return err
+	} else if w != nil {
+		// An operator must see it, also without Options.Logger.
+		lg := c.opts.Logger
+		if lg == nil {
+			lg = slog.Default()
+		}
+		c.record(ctx, lg, slog.LevelError, "lease check: "+w.msg)
+		warns = append(warns, w)
+	}
+	return errors.Join(warns...)
+}
+
+// restored asks one member for its status and returns a warning when its
+// store revision is above its Raft index: every write is one Raft entry,
+// and a cluster's log starts with its membership entries before the
+// first write, so in a cluster that was never restored the index is
+// always above the revision. A snapshot restore starts a new Raft log at
+// an index of about the member count while the revision stays at the
+// snapshot's (or above it, with --bump-revision): the index stays below
+// the revision until as many Raft entries as the revision have been
+// committed since, so a Check soon after the restore sees it. It cannot
+// tell whether the restore used --bump-revision.
+func (c *Client) restored(ctx context.Context, call func(string, func(context.Context) error) error) (*unsafeError, error) {
+	eps := c.cli.Endpoints()
+	if len(eps) == 0 {
+		return nil, nil
+	}
+	var st *clientv3.StatusResponse
+	if err := call("status", func(ctx context.Context) (err error) {
+		st, err = c.cli.Status(ctx, eps[0])
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if st.Header == nil || int64(st.RaftIndex) >= st.Header.Revision {
+		return nil, nil
+	}
+	return &unsafeError{msg: fmt.Sprintf("etcd's store revision %d is above its Raft index %d: the cluster was restored from a snapshot; unless the restore used --bump-revision (etcd 3.5.10+) above the writes the snapshot missed, a token handed out before the restore can be minted again, and the database accepts a token equal to the one it stores: set Options.HighWater (the fenced rows' highest stored token) or call Advance for each resource above it before any work", st.Header.Revision, st.RaftIndex)}, nil
 }

@@ -76,7 +76,13 @@
 //     resource; and when the database refuses a low token with a
 //     *fence.StaleError, [Lease.Observe] (and Do) detects the regression.
 //     Each raises the resource's base ([Client.Advance]) and reports
-//     lease.EventCounterRegressed.
+//     lease.EventCounterRegressed. None catches a new process without
+//     HighWater minting a token equal to one handed out before the
+//     restore (the guard accepts an equal token, and Observe sees only a
+//     lower one), nor a token minted but not written before it (no row
+//     shows it): set HighWater on a cluster that may be restored, restore
+//     with the bump, and see [Client.Check], which warns soon after a
+//     restore (the store revision above the Raft index).
 //
 // # The same surface as the Redis lease
 //

@@ -569,6 +569,10 @@ func TestSnapshotRestoreRegression(t *testing.T) {
 		}
 	}
 	run("--endpoints", m.Endpoint(), "snapshot", "save", snap)
+	// Check before the restore: one member (a warning), nothing restored.
+	if err := survivor.Check(ctx); !errors.Is(err, lease.ErrUnsafeConfig) || strings.Contains(err.Error(), "was restored from a snapshot") {
+		t.Fatalf("Check before the restore: %v, want the one-member warning only", err)
+	}
 	high := map[int64]fence.Token{}
 	for range 5 {
 		for _, id := range accounts {
@@ -584,9 +588,15 @@ func TestSnapshotRestoreRegression(t *testing.T) {
 	m.Start()
 	e.WaitHealthy()
 
+	// Check sees the restore: the revision is above the new Raft log's
+	// index (trial t26 F3), a warning, not a configuration error.
+	fresh := etcdlease.New(e.Client(), opts)
+	if err := fresh.Check(ctx); !errors.Is(err, lease.ErrUnsafeConfig) || errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "the cluster was restored from a snapshot") {
+		t.Fatalf("Check after the restore: %v, want a warning that the cluster was restored", err)
+	}
+
 	// Without HighWater, a new Client mints a rewound token; the
 	// database refuses it, and Observe raises the base.
-	fresh := etcdlease.New(e.Client(), opts)
 	tok, err, cause := credit(fresh, 3)
 	if tok > high[3] {
 		t.Fatalf("token %d after the restore, above %d: the restore did not rewind", tok, high[3])

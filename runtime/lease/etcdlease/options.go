@@ -77,7 +77,12 @@ type Options struct {
 	// the Acquire with lease.ErrConfig, before anything is granted. The
 	// Client remembers which resources it has asked about (one map entry
 	// per resource name). Nil: only [Lease.Observe] (and Do) recover from
-	// a rewound revision, after the database refused a write.
+	// a rewound revision, after the database refused a lower token, and a
+	// process started after a snapshot restore without --bump-revision
+	// can mint a token equal to one handed out before it, which the
+	// database accepts from both holders: set it wherever the cluster
+	// may be restored from a snapshot (etcd 3.4 cannot bump). It cannot
+	// cover a token minted but not yet written before the restore.
 	HighWater func(ctx context.Context, resource string) (fence.Token, error)
 
 	// Logger receives debug records for acquire, renew and release, and
