@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+
 	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
 	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
 )
@@ -42,10 +44,12 @@ func mysqlGuardStage(q *Query, schema *mysqlwrites.Schema) error {
 		Strict:     f.Strict,
 		// Mode required (not loosened to strict's opposite: a required
 		// table's generated guard is non-strict) declares its token.
-		Required: !f.Strict && f.Table.Fence != nil && f.Table.Fence.Required,
-		Table:    f.Table.QualifiedName(),
-		Name:     f.Table.Name,
-		Engine:   mysqlEngine(schema, f.Table.Name),
+		Required:  !f.Strict && f.Table.Fence != nil && f.Table.Fence.Required,
+		Table:     f.Table.QualifiedName(),
+		Name:      f.Table.Name,
+		Engine:    mysqlEngine(schema, f.Table.Name),
+		KeyTypes:  mysqlKeyTypes(f.Table),
+		KeyParams: mysqlKeyParams(q, f.Table, token),
 	})
 	if err != nil {
 		return err
@@ -80,4 +84,61 @@ func mysqlGuardStage(q *Query, schema *mysqlwrites.Schema) error {
 	// The guarded statement's parameters are g.Params, in its own order.
 	q.SQL, f.MySQL, q.Placeholders = g.SQL, g, nil
 	return nil
+}
+
+// mysqlKeyTypes is the type class of each primary-key column of t
+// (mysqlguard.Spec.KeyTypes), by lower-case name.
+func mysqlKeyTypes(t *catalog.Table) map[string]mysqlguard.KeyClass {
+	out := map[string]mysqlguard.KeyClass{}
+	for _, k := range t.PrimaryKey {
+		class := mysqlguard.KeyOther
+		if c := t.Column(k); c != nil && c.Type.ArrayDims == 0 {
+			switch c.Type.Name {
+			case "char", "varchar", "text", "tinytext", "mediumtext", "longtext",
+				"binary", "varbinary", "blob", "tinyblob", "mediumblob", "longblob":
+				class = mysqlguard.KeyString
+			case "tinyint", "smallint", "mediumint", "int", "integer", "bigint",
+				"decimal", "dec", "numeric", "fixed", "bool", "boolean":
+				class = mysqlguard.KeyNumber
+			}
+		}
+		out[strings.ToLower(k)] = class
+	}
+	return out
+}
+
+// mysqlKeyParams maps each placeholder of q's statement (numbered in
+// text order, as mysqlguard numbers them; token is the token's) whose
+// parameter the method sends typed as a primary-key column of t to that
+// column's lower-case name (mysqlguard.Spec.KeyParams): typed from the
+// column itself, in sqlc's typing too.
+func mysqlKeyParams(q *Query, t *catalog.Table, token int) map[int]string {
+	out := map[int]string{}
+	byNumber := map[int]*Param{}
+	for _, p := range q.Params {
+		byNumber[p.Number] = p
+	}
+	n := len(q.Placeholders)
+	if n == 0 {
+		n = token - 1
+	}
+	for i := 1; i <= n; i++ {
+		num := i
+		if len(q.Placeholders) > 0 {
+			num = q.Placeholders[i-1]
+		}
+		p := byNumber[num]
+		if p == nil || !p.Known || p.Slice || p.SqlcUntyped || p.Column == nil {
+			continue
+		}
+		if p.Sqlc != nil && (p.Sqlc.Any || p.Sqlc.Column != p.Column) {
+			continue
+		}
+		for _, k := range t.PrimaryKey {
+			if c := t.Column(k); c != nil && c == p.Column {
+				out[i] = strings.ToLower(k)
+			}
+		}
+	}
+	return out
 }

@@ -123,12 +123,40 @@ type Spec struct {
 	// Table is the fenced table's name as messages and the comment give
 	// it; Name is the name the write must target (not checked when "").
 	Table, Name string
+	// KeyTypes gives, by lower-case name, the type class of each key
+	// column: KeyString (CHAR, VARCHAR, TEXT, BINARY, BLOB), KeyNumber
+	// (an integer or DECIMAL type) or KeyOther (any other). A WHERE
+	// clause pins a key column for the by-key form only when MySQL's
+	// comparison is a lookup of that key: a literal of the column's
+	// class, or a parameter typed as the column (KeyParams). Compared
+	// with a value of another class MySQL converts both sides (a VARCHAR
+	// key = 0 compares as numbers: '0', '00' and 'abc' all match), and
+	// the write takes the all-or-nothing form. nil is an all-KeyNumber
+	// key.
+	KeyTypes map[string]KeyClass
+	// KeyParams gives, for each parameter (numbered as Param) that the
+	// generated method sends typed as a key column, that column's
+	// lower-case name; a parameter compared with a key column but not
+	// in KeyParams (interface{}, another column's type) does not pin it.
+	// nil is every parameter typed as the key column it is compared
+	// with.
+	KeyParams map[int]string
 	// Engine is the table's storage engine as the schema names it ("" for
 	// the server's default). A write of several rows (All, an upsert of
 	// several rows) is all or nothing only where a failed statement is
 	// rolled back whole: it is refused on an engine other than InnoDB.
 	Engine string
 }
+
+// KeyClass is the type class of a key column (Spec.KeyTypes).
+type KeyClass int
+
+// The classes of Spec.KeyTypes.
+const (
+	KeyNumber KeyClass = iota
+	KeyString
+	KeyOther
+)
 
 // transactional returns an error when spec's table is on an engine that
 // does not roll a failed statement back (MyISAM, MEMORY, Aria, ...).
@@ -628,10 +656,11 @@ func target(refs *ast.TableRefsClause, spec Spec) (*ast.TableName, string, error
 // a key column with = to a value that reads no column (a parameter, a
 // literal, a user variable), and the rest; ok reports whether every
 // column of key is pinned.
-func splitWhere(where ast.ExprNode, qual string, key []string) (keyConj, rest []ast.ExprNode, ok bool) {
+func splitWhere(where ast.ExprNode, qual string, spec Spec) (keyConj, rest []ast.ExprNode, ok bool) {
+	key := spec.Key
 	pinned := map[string]bool{}
 	for _, c := range conjuncts(where) {
-		if col := pinnedKey(c, qual, key); col != "" {
+		if col := pinnedKey(c, qual, spec); col != "" {
 			pinned[col] = true
 			keyConj = append(keyConj, c)
 			continue
@@ -662,8 +691,11 @@ func conjuncts(e ast.ExprNode) []ast.ExprNode {
 	return []ast.ExprNode{e}
 }
 
-// pinnedKey returns the key column (lower case) that c pins, or "".
-func pinnedKey(c ast.ExprNode, qual string, key []string) string {
+// pinnedKey returns the key column (lower case) that c pins, or "": c
+// is key = v (or v = key) where v is a lookup value of the key column
+// (keyValue).
+func pinnedKey(c ast.ExprNode, qual string, spec Spec) string {
+	key := spec.Key
 	for {
 		p, ok := c.(*ast.ParenthesesExpr)
 		if !ok {
@@ -684,12 +716,58 @@ func pinnedKey(c ast.ExprNode, qual string, key []string) string {
 			continue
 		}
 		for _, k := range key {
-			if strings.EqualFold(k, col.Name.Name.O) {
+			if strings.EqualFold(k, col.Name.Name.O) && keyValue(side[1], strings.ToLower(k), spec) {
 				return strings.ToLower(k)
 			}
 		}
 	}
 	return ""
+}
+
+// keyValue reports whether comparing key column col with value v (which
+// reads no column: isValue) is a lookup of the key under MySQL's
+// comparison rules (MySQL manual, "Type Conversion in Expression
+// Evaluation"): a parameter the method sends typed as the column; NULL
+// (which matches nothing); a string literal for a string column (the
+// column's collation decides, the key's own); an integer or decimal
+// literal for an integer or DECIMAL column (compared exactly). Anything
+// else converts: a string key compared with a number, a boolean or a
+// float is compared as a floating-point number, so '0', '00' and '0x'
+// all equal 0; a user variable's type is the one last assigned.
+func keyValue(v ast.ExprNode, col string, spec Spec) bool {
+	for {
+		p, ok := v.(*ast.ParenthesesExpr)
+		if !ok {
+			break
+		}
+		v = p.Expr
+	}
+	class := spec.KeyTypes[col] // KeyNumber when nil
+	switch x := v.(type) {
+	case *ast.VariableExpr:
+		n, ok := strings.CutPrefix(strings.ToLower(x.Name), paramVar)
+		if !ok {
+			return false
+		}
+		num, err := strconv.Atoi(n)
+		if err != nil {
+			return false
+		}
+		if spec.KeyParams == nil {
+			return true
+		}
+		return spec.KeyParams[num] == col
+	case *test_driver.ValueExpr:
+		switch x.Datum.Kind() {
+		case test_driver.KindNull:
+			return true
+		case test_driver.KindString, test_driver.KindBytes:
+			return class == KeyString
+		case test_driver.KindInt64, test_driver.KindUint64, test_driver.KindMysqlDecimal:
+			return class == KeyNumber
+		}
+	}
+	return false
 }
 
 // isValue reports whether e reads no column: a literal, a parameter or a
@@ -748,7 +826,7 @@ func rewriteUpdate(p *parser.Parser, sp *splicer, u *ast.UpdateStmt, spec Spec) 
 	if setsColumn(u.List, spec.Column) {
 		return nil, fmt.Errorf("the UPDATE sets token column %s itself; fencegen sets it to the presented token", spec.Column)
 	}
-	_, rest, ok := splitWhere(u.Where, qual, spec.Key)
+	_, rest, ok := splitWhere(u.Where, qual, spec)
 	if !ok {
 		return rewriteUpdateAll(p, sp, u, spec)
 	}
@@ -996,7 +1074,7 @@ func rewriteDelete(p *parser.Parser, sp *splicer, d *ast.DeleteStmt, spec Spec) 
 	if err != nil {
 		return nil, err
 	}
-	if _, _, ok := splitWhere(d.Where, qual, spec.Key); !ok {
+	if _, _, ok := splitWhere(d.Where, qual, spec); !ok {
 		return rewriteDeleteAll(p, sp, d, spec)
 	}
 	stored, storedParams, err := storedRead(sp, d.TableRefs, d.Where, spec)
