@@ -16,6 +16,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/golang"
 	"github.com/fencegen/fencegen/gen/internal/guard"
+	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
 	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -535,6 +536,9 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	}
 	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, aopts)
 	errs = append(errs, aerr...)
+	if aopts.MySQL {
+		noteLastInsertIDReads(analyzed)
+	}
 	// The query files' statements, pg_query's parse trees and the
 	// converted ones, are read by the analysis only, which is done: at a
 	// thousand tables pg_query's trees were a third of the live heap
@@ -859,4 +863,33 @@ func GuardNotes(out *Output) []string {
 		}
 	}
 	return notes
+}
+
+// noteLastInsertIDReads notes, at each call of LAST_INSERT_ID() in a
+// MySQL package's queries, that a guarded write of the package sets the
+// session's value: the guard carries the stored and presented tokens
+// through LAST_INSERT_ID(expr) (docs/mysql.md), so on the same
+// connection or transaction LAST_INSERT_ID() then returns a token (or 0
+// after a refusal), not the id an INSERT generated. Restoring the value
+// would take a round trip more per write (or multiStatements), so the
+// generated code leaves it and vet says where it is read.
+func noteLastInsertIDReads(files []*analyze.File) {
+	var writer *analyze.Query
+	for _, f := range files {
+		for _, q := range f.Queries {
+			if writer == nil && q.Fence != nil && q.Fence.MySQL != nil && q.Fence.MySQL.Form != mysqlguard.Store && strings.Contains(q.SQL, "LAST_INSERT_ID(") {
+				writer = q
+			}
+		}
+	}
+	if writer == nil {
+		return
+	}
+	for _, f := range files {
+		for _, q := range f.Queries {
+			for _, at := range q.ReadsLastInsertID {
+				q.Notes = append(q.Notes, fmt.Sprintf("%s: note: query %s reads LAST_INSERT_ID(), which the guarded writes of this package set to a fencing token (%s, for one): run after one of them on the same connection or transaction, it returns that token, or 0 after a refusal, not the id of an insert; take the id from the INSERT's own result (:execlastid, :execresult) or read LAST_INSERT_ID() right after the INSERT", at, q.Name, writer.Name))
+			}
+		}
+	}
 }

@@ -98,6 +98,11 @@ type Query struct {
 	// "" where it does not; UseSqlcReading takes it for a query that is
 	// not a fenced write.
 	SqlcSQL string
+	// ReadsLastInsertID locates ("file:line:col") each call of MySQL's
+	// LAST_INSERT_ID() without an argument in the statement: the session
+	// value that a guarded write of the same package sets to the fencing
+	// token (gen's vet note).
+	ReadsLastInsertID []string
 	// OptOut is set for a query annotated "-- @fence off: <reason>" that
 	// writes fenced tables: it is generated without the guard (Fence is
 	// nil), and vet lists it.
@@ -983,6 +988,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	}
 	a.typeSqlcCaseParams()
 	a.typeSqlcSubqueryParams()
+	a.lastInsertIDReads(q)
 	if a.explain {
 		// sqlc's EXPLAIN: no result column (see checkCmd), no guard.
 		q.Columns, a.planOnly = nil, false

@@ -396,3 +396,23 @@ func plural(n int, one, more string) string {
 	}
 	return more
 }
+
+// lastInsertIDReads records in q.ReadsLastInsertID where a MySQL
+// statement reads the session's LAST_INSERT_ID() (no argument).
+func (a *analyzer) lastInsertIDReads(q *Query) {
+	if !a.opts.MySQL {
+		return
+	}
+	walk(a.stmt.Node, func(n sqlparse.Node) {
+		f, ok := n.(*sqlparse.FuncCall)
+		if !ok || len(f.Args) != 0 || !strings.EqualFold(f.Func.Name, "last_insert_id") {
+			return
+		}
+		loc := f.Loc
+		if loc < a.stmt.Start || loc > a.stmt.End {
+			loc = a.stmt.Start
+		}
+		line, col := diag.Position(a.file.Src, loc)
+		q.ReadsLastInsertID = append(q.ReadsLastInsertID, fmt.Sprintf("%s:%d:%d", a.file.Name, line, col))
+	})
+}
