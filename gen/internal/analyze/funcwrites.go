@@ -516,7 +516,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 		if t == nil {
 			return
 		}
-		for _, w := range fw.tableWritesLocked(t, verbEvents(verb), nil, nil, true, false) {
+		for _, w := range fw.tableWritesLocked(t, verbEvents(verb), nil, nil, nil, true, false) {
 			w.path = append([]string{verb + " on " + t.QualifiedName()}, w.steps()...)
 			add(w)
 		}
@@ -760,7 +760,7 @@ func (fw *funcWrites) shadowWritesLocked(n sqlparse.Name, t *catalog.Table, verb
 		for _, d := range reachedBy(fw.cat, u, verb, false) {
 			ws = append(ws, hiddenWrite{table: d, verb: verb, path: []string{verb + " on " + u.FullName() + ", whose " + descendantKind(u, d) + " " + d.QualifiedName() + " is fenced"}})
 		}
-		ws = append(ws, fw.tableWritesLocked(u, events, nil, nil, true, false)...)
+		ws = append(ws, fw.tableWritesLocked(u, events, nil, nil, nil, true, false)...)
 		if u.IsView {
 			ws = append(ws, fw.viewBaseWritesLocked(u, verb, events, nil)...)
 		}

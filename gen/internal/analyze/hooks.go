@@ -87,13 +87,15 @@ func hookWhere(h *catalog.Hook, x *catalog.Table) string {
 // held.
 //
 // cols are the columns an UPDATE sets (nil: any), which decide the ON
-// UPDATE actions; noDefault the columns whose DEFAULT the write never
+// UPDATE actions; targets the columns its SET lists name
+// (writes.Write.Targets; nil: any), which decide the UPDATE OF triggers
+// that fire (catalog.Trigger.FiresOn); noDefault the columns whose DEFAULT the write never
 // evaluates ("*" every column; writes.Write.NoDefault), whose default
 // expressions are left out of t's and its relatives' table statements
 // (their CHECKs and generated columns still run); with noFK set the
 // foreign-key actions are left out (a table that AllCascades reached,
 // whose own actions it followed).
-func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols, noDefault []string, own, noFK bool) []hiddenWrite {
+func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols, targets, noDefault []string, own, noFK bool) []hiddenWrite {
 	if fw.busyTables[t] {
 		return nil
 	}
@@ -150,7 +152,7 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 		for _, tr := range x.Triggers {
 			// A trigger's WHEN condition runs for every row too (its
 			// function is followed above, or by setsOff).
-			if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(trigEvents, e) }) {
+			if !tr.FiresOn(x, trigEvents, targets) {
 				continue
 			}
 			for _, f := range fw.namedInLocked(tr.Text) {
@@ -166,7 +168,7 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 			continue
 		}
 		for _, tr := range x.Triggers {
-			if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(trigEvents, e) }) {
+			if !tr.FiresOn(x, trigEvents, targets) {
 				continue
 			}
 			step := fmt.Sprintf("trigger %s on %s (%s:%d)", tr.Name, x.QualifiedName(), tr.File, tr.Line)
@@ -220,7 +222,7 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 				}
 				continue
 			}
-			for _, w := range fw.tableWritesLocked(c.Table, []string{c.Event}, c.Columns, nil, true, true) {
+			for _, w := range fw.tableWritesLocked(c.Table, []string{c.Event}, c.Columns, nil, nil, true, true) {
 				add(step, w)
 			}
 		}
@@ -389,6 +391,20 @@ func (a *analyzer) noDefaultAt(t *catalog.Table, loc int) []string {
 		return nil
 	}
 	return w.NoDefault
+}
+
+// targetsAt is writes.Write.Targets of the statement's write of t at
+// loc, with t's fencing token column, which the guard's SET adds; nil
+// (any column) when the write analysis found none there.
+func (a *analyzer) targetsAt(t *catalog.Table, loc int) []string {
+	w := a.writeAt(loc)
+	if w == nil || w.Targets == nil || a.cat.Table(w.Table.Schema, w.Table.Name) != t {
+		return nil
+	}
+	if t.Fence != nil {
+		return append(slices.Clone(w.Targets), t.Fence.Column)
+	}
+	return w.Targets
 }
 
 // remoteSQLFuncs are the functions that run SQL text on another
@@ -1062,7 +1078,11 @@ func (fw *funcWrites) treeWritesLocked(n *pg.Node) []hiddenWrite {
 			if u == nil || u.Fence != nil {
 				continue
 			}
-			for _, x := range fw.tableWritesLocked(u, w.Events, w.Set, w.NoDefault, true, false) {
+			// Its foreign-key actions and UPDATE OF triggers count as
+			// set off whatever columns it names (cols and targets nil): a
+			// rule's action is bound to its columns when created, and
+			// sets them renamed since or not, as its text does not say.
+			for _, x := range fw.tableWritesLocked(u, w.Events, nil, nil, w.NoDefault, true, false) {
 				x.path = append([]string{w.Verb + " on " + u.QualifiedName()}, x.steps()...)
 				add(x)
 			}
@@ -1136,7 +1156,7 @@ func (fw *funcWrites) nodeWritesLocked(n sqlparse.Node) []hiddenWrite {
 		return []hiddenWrite{{table: u, verb: ev}}
 	}
 	var ws []hiddenWrite
-	for _, w := range fw.tableWritesLocked(u, []string{ev}, nil, nil, true, false) {
+	for _, w := range fw.tableWritesLocked(u, []string{ev}, nil, nil, nil, true, false) {
 		w.path = append([]string{ev + " on " + u.QualifiedName()}, w.steps()...)
 		ws = append(ws, w)
 	}
@@ -1157,7 +1177,7 @@ func (a *analyzer) implicitWrites(t *catalog.Table, events []string, loc int) {
 		return
 	}
 	a.funcs.mu.Lock()
-	ws := a.funcs.tableWritesLocked(t, events, a.setCols, a.noDefaultAt(t, loc), false, false)
+	ws := a.funcs.tableWritesLocked(t, events, a.setCols, a.targetsAt(t, loc), a.noDefaultAt(t, loc), false, false)
 	a.funcs.mu.Unlock()
 	for _, w := range ws {
 		if w.anyStatement {
@@ -1303,7 +1323,7 @@ func (fw *funcWrites) viewBaseWritesLocked(v *catalog.Table, verb string, events
 	if slices.Contains(noDefault, "*") {
 		baseNoDefault = []string{"*"}
 	}
-	for _, w := range fw.tableWritesLocked(base, left, nil, baseNoDefault, true, false) {
+	for _, w := range fw.tableWritesLocked(base, left, nil, nil, baseNoDefault, true, false) {
 		w.path = append([]string{step}, w.steps()...)
 		add(w)
 	}

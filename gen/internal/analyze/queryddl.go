@@ -215,7 +215,7 @@ func (a *analyzer) likeReach(q *Query, name string, src sqlparse.Name) {
 	}
 	for _, u := range a.sameNameAll(src) {
 		a.funcs.mu.Lock()
-		ws := a.funcs.tableWritesLocked(u, []string{"INSERT", "UPDATE"}, nil, nil, false, true)
+		ws := a.funcs.tableWritesLocked(u, []string{"INSERT", "UPDATE"}, nil, nil, nil, false, true)
 		a.funcs.mu.Unlock()
 		if len(ws) > 0 {
 			a.refuseHidden(a.stmt.Start, ws[0], "query %s creates table %s LIKE %s, whose defaults, CHECKs or index expressions it may copy, through which a write %s without the guard, and later queries on the connection can write it by a name that fencegen's analysis of them resolves otherwise; schema changes belong in the schema files (migrations), which fencegen reads",
@@ -272,7 +272,7 @@ func (a *analyzer) relationWrites(u *catalog.Table) (hiddenWrite, bool) {
 	}
 	a.funcs.mu.Lock()
 	defer a.funcs.mu.Unlock()
-	ws := a.funcs.tableWritesLocked(u, events, nil, nil, true, false)
+	ws := a.funcs.tableWritesLocked(u, events, nil, nil, nil, true, false)
 	if u.IsView {
 		for _, verb := range events {
 			ws = append(ws, a.funcs.viewBaseWritesLocked(u, verb, []string{verb}, nil)...)

@@ -285,22 +285,24 @@ func (a *analyzer) setsOff(t *catalog.Table, events []string, loc int) {
 	if a.funcs == nil || t == nil {
 		return
 	}
-	a.setsOffFrom(t, events, loc, map[*catalog.Table]bool{})
+	a.setsOffFrom(t, events, a.targetsAt(t, loc), loc, map[*catalog.Table]bool{})
 	a.implicitWrites(t, events, loc)
 }
 
-func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen map[*catalog.Table]bool) {
+// setsOffFrom is setsOff of a write of t whose UPDATE SET lists name
+// targets (writes.Write.Targets; nil: any column).
+func (a *analyzer) setsOffFrom(t *catalog.Table, events, targets []string, loc int, seen map[*catalog.Table]bool) {
 	if seen[t] {
 		return
 	}
 	seen[t] = true
 	name := a.ann.Name
 	if t.Fence != nil && len(seen) == 1 {
-		a.fencedRewrites(t, events, loc)
+		a.fencedRewrites(t, events, targets, loc)
 	}
 	trigEvents := rowMoveEvents(a.cat, t, events)
 	for _, tr := range t.Triggers {
-		if !slices.ContainsFunc(tr.Events, func(e string) bool { return slices.Contains(trigEvents, e) }) {
+		if !tr.FiresOn(t, trigEvents, targets) {
 			continue
 		}
 		fs := a.cat.TriggerFuncs(tr)
@@ -388,7 +390,7 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events []string, loc int, seen 
 					a.refuseFenced(loc, u, "query %s writes table %s, whose rule %s (%s:%d) also runs %s on %s %s: PostgreSQL's rewrite runs the rule's action without the fencing guard; write it as its own query, which fencegen guards, or drop the rule", name, t.QualifiedName(), r.Name, r.File, r.Line, ev[0], relKind(u), u.QualifiedName())
 					return
 				}
-				a.setsOffFrom(u, ev, loc, seen)
+				a.setsOffFrom(u, ev, nil, loc, seen)
 				a.implicitWrites(u, ev, loc) // its defaults, CHECKs, relatives, FK actions
 				if u.IsView {
 					a.viewWrites(u, ev[0], ev, loc, fmt.Sprintf("query %s writes table %s, whose rule %s (%s:%d) also runs %s on view %s", name, t.QualifiedName(), r.Name, r.File, r.Line, ev[0], u.QualifiedName()))
@@ -412,15 +414,21 @@ func relKind(t *catalog.Table) string {
 // rules change what the guard writes: a trigger function that assigns
 // NEW.<token> (or the whole NEW record) replaces the token the guard
 // stores, and a DO INSTEAD rule replaces the guarded statement itself.
-func (a *analyzer) fencedRewrites(t *catalog.Table, events []string, loc int) {
+func (a *analyzer) fencedRewrites(t *catalog.Table, events, targets []string, loc int) {
 	col := t.Fence.Column
 	var re *regexp.Regexp // tokenAssignRE(col), compiled for the first trigger that fires
 	// A row written through t fires the row triggers of the partition or
 	// child it lands in, and a partition's own row fires its partitioned
-	// parent's (cloned) ones: each may replace the token.
+	// parent's (cloned) ones: each may replace the token. Those that
+	// cannot fire for the write (UPDATE OF columns it does not set) are
+	// left out.
 	var trs []*catalog.Trigger
 	for _, x := range append([]*catalog.Table{t}, a.cat.Relatives(t)...) {
-		trs = append(trs, x.Triggers...)
+		for _, tr := range x.Triggers {
+			if tr.FiresOn(x, events, targets) {
+				trs = append(trs, tr)
+			}
+		}
 	}
 	for _, tr := range trs {
 		if !slices.ContainsFunc(tr.Events, func(e string) bool { return (e == "INSERT" || e == "UPDATE") && slices.Contains(events, e) }) {

@@ -36,6 +36,12 @@ func TestSoundTokenReplacedAgainstPostgreSQL(t *testing.T) {
 		{"RETURN of another row", pgJobs, tz + "declare r jobs; begin r := new; r.tok := 0; return r; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
 		{"trigger on the partition a write of the parent lands in", pgPartJobs, tz + "begin new.tok := 0; return new; end $$;\ncreate trigger t before update on jobs_1 for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
 		{"parent's trigger, cloned to the partition written", pgPartJobs, tz + "begin new.tok := 0; return new; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs_1 set k = k + 1 where id = 1"},
+		// Issue 24 F3: a trigger declared UPDATE OF fires when the guarded
+		// UPDATE sets one of its columns, the token the guard sets among
+		// them.
+		{"BEFORE UPDATE OF a column the UPDATE sets", pgJobs, tz + "begin new.tok := 0; return new; end $$;\ncreate trigger t before update of parent_id on jobs for each row execute function tz();\n", "update jobs set k = k + 1, parent_id = 1 where id = 1"},
+		{"BEFORE UPDATE OF the token column, which the guard sets", pgJobs, tz + "begin new.tok := 0; return new; end $$;\ncreate trigger t before update of tok on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
+		{"BEFORE UPDATE OF a column an upsert's DO UPDATE sets", pgJobs, tz + "begin new.tok := 0; return new; end $$;\ncreate trigger t before update of k on jobs for each row execute function tz();\n", "insert into jobs (id, k, parent_id) values (1, 1, 1) on conflict (id) do update set k = jobs.k + 1"},
 	} {
 		got, _ := soundVerdict(t, tc.base+tc.trigger, tc.query)
 		if got != "refused" {
@@ -120,6 +126,8 @@ func TestSoundGuardedShapesAgainstPostgreSQL(t *testing.T) {
 		{"partition written directly", pgPartJobs, "update jobs_1 set k = k + 1 where id = 1", pgSeed},
 		{"token column renamed", pgJobs + "alter table jobs rename column tok to tok2;\n", "update jobs set k = k + 1 where id = 1", "insert into jobs (id, k, parent_id, tok2) values (1, 1, 1, 5); insert into logs values (1, 1);"},
 		{"harmless BEFORE trigger returning NEW", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin new.k := new.k + 10; if new.tok < 0 then raise exception 'negative'; end if; return new; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
+		{"BEFORE UPDATE OF a column the UPDATE does not set (issue 24 F3)", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin new.tok := 0; return new; end $$;\ncreate trigger t before update of parent_id on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
+		{"BEFORE UPDATE OF a column the upsert's DO UPDATE does not set (issue 24 F3)", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin new.tok := 0; return new; end $$;\ncreate trigger t before update of parent_id on jobs for each row execute function tz();\n", "insert into jobs (id, k, parent_id) values (1, 1, 1) on conflict (id) do update set k = jobs.k + 1", pgSeed},
 		{"AFTER trigger whose result PostgreSQL ignores", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin return old; end $$;\ncreate trigger t after update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
 	} {
 		files, msgs := analyzeSrc(t, tc.schema, "-- name: Q :exec\n"+tc.query+";\n")

@@ -21,6 +21,12 @@ type Trigger struct {
 	Events []string
 	// Instead marks an INSTEAD OF trigger (on a view).
 	Instead bool
+	// Columns are the columns of UPDATE OF c1, c2 (PostgreSQL's
+	// pg_trigger.tgattr), which a renamed column follows: the trigger
+	// fires for an UPDATE only when one of them is a target of its SET
+	// list (FiresOn). Empty: it fires for every UPDATE (no column list,
+	// or a list fencegen did not resolve to the table's columns).
+	Columns []*Column
 	// Before marks a BEFORE ... FOR EACH ROW trigger, whose function may
 	// change the row written (NEW), keys included; set too when the
 	// statement's parse tree is not at hand.
@@ -53,6 +59,32 @@ func (c *Catalog) TriggerFuncs(tr *Trigger) []*Func {
 		}
 	}
 	return out
+}
+
+// FiresOn reports whether trigger tr of table on fires for a write of
+// events ("INSERT", "UPDATE", "DELETE", "TRUNCATE") whose UPDATE SET
+// lists name targets (writes.Write.Targets; nil: any column). A trigger
+// declared UPDATE OF c1, c2 fires for an UPDATE only when one of its
+// columns is a target (PostgreSQL docs, CREATE TRIGGER: a column a BEFORE
+// trigger changes does not count); it counts as firing whatever the
+// targets when one of its columns is no longer one of on's (dropped or
+// replaced since) or is a generated column, which PostgreSQL counts as
+// updated when a column it is computed from is.
+func (tr *Trigger) FiresOn(on *Table, events, targets []string) bool {
+	for _, e := range tr.Events {
+		if !slices.Contains(events, e) {
+			continue
+		}
+		if e != "UPDATE" || len(tr.Columns) == 0 || targets == nil {
+			return true
+		}
+		for _, c := range tr.Columns {
+			if !slices.Contains(on.Columns, c) || c.Generated || slices.Contains(targets, c.Name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Rule is a rewrite rule on a table or view: on Event, PostgreSQL runs
@@ -93,6 +125,14 @@ func (u *updater) createTrigger(n *sqlparse.CreateTrigger) {
 			tr.Before = ct.Row && ct.Timing&2 != 0
 			for _, a := range ct.Args {
 				tr.Args = append(tr.Args, a.GetString_().GetSval())
+			}
+			for _, cn := range ct.Columns {
+				c := t.Column(cn.GetString_().GetSval())
+				if c == nil {
+					tr.Columns = nil // PostgreSQL refuses it; counted as firing always
+					break
+				}
+				tr.Columns = append(tr.Columns, c)
 			}
 		}
 	}

@@ -193,6 +193,16 @@ func (r *runner) run(ctx context.Context, sql string, bindings []binding) (out o
 			return out
 		}
 	}
+	if len(r.prelude) > 0 {
+		// What the statement writes after the prelude, not the prelude's
+		// own writes: a session statement that writes a fenced table
+		// itself (refused for that, alone) would otherwise justify the
+		// refusal of every statement run after it (sessionPairs).
+		if err := exec("DELETE FROM oracle_audit"); err != nil {
+			out.err = fmt.Errorf("prelude: %w", err)
+			return out
+		}
+	}
 	if err := exec("SAVEPOINT oracle_prepare"); err != nil {
 		out.err = err
 		return out

@@ -53,6 +53,14 @@ type Write struct {
 	// value differs (ri_triggers.c, RI_FKey_pk_upd_check_required).
 	// Never nil for an UPDATE (nil: any column).
 	Set []string
+	// Targets are the columns the SET lists of the write's UPDATE (an
+	// UPDATE's, an upsert's DO UPDATE, a MERGE's UPDATE actions) name,
+	// self-assigned ones included: PostgreSQL fires a trigger declared
+	// UPDATE OF c1, c2 only when one of them is among them (PostgreSQL
+	// docs, CREATE TRIGGER; trigger.c, TriggerEnabled). nil: any column
+	// (no UPDATE, or a SET of several columns at once, (a, b) = ...,
+	// which the analysis does not read column by column).
+	Targets []string
 	// NoDefault are the columns whose DEFAULT the write never evaluates,
 	// "*" for every column: an UPDATE (or a MERGE without an INSERT
 	// action) that assigns DEFAULT nowhere evaluates none, an INSERT
@@ -392,6 +400,7 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		v := Write{Verb: "INSERT", Events: []string{"INSERT"}}
 		if oc := x.OnConflictClause; oc != nil && oc.Action == pg.OnConflictAction_ONCONFLICT_UPDATE {
 			v.Events = append(v.Events, "UPDATE")
+			v.Targets = setTargets(oc.TargetList, nil)
 		}
 		if len(x.Cols) > 0 && !hasDefault(x.SelectStmt) && (x.OnConflictClause == nil || !hasDefault(x.OnConflictClause.TargetList...)) {
 			for _, c := range x.Cols {
@@ -404,7 +413,7 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		w.with(x.WithClause, c, true, "a WITH list of a statement inside another")
 		w.generic(m, inner(c, "a subquery"), "with_clause", "relation")
 	case *pg.UpdateStmt:
-		v := Write{Verb: "UPDATE", Events: []string{"UPDATE"}, Set: []string{}}
+		v := Write{Verb: "UPDATE", Events: []string{"UPDATE"}, Set: []string{}, Targets: setTargets(x.TargetList, nil)}
 		for _, t := range x.TargetList {
 			if rt := t.GetResTarget(); rt != nil && !selfAssigned(rt, x.Relation) {
 				v.Set = append(v.Set, rt.Name)
@@ -422,6 +431,7 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		w.generic(m, inner(c, "a subquery"), "with_clause", "relation")
 	case *pg.MergeStmt:
 		v := Write{Verb: "MERGE"}
+		multi := false
 		if !hasDefault(x.MergeWhenClauses...) {
 			v.NoDefault = []string{"*"}
 		}
@@ -439,6 +449,11 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 					for _, t := range wc.TargetList {
 						if rt := t.GetResTarget(); rt != nil && !selfAssigned(rt, x.Relation) {
 							v.Set = appendNew(v.Set, rt.Name)
+						}
+					}
+					if !multi {
+						if v.Targets = setTargets(wc.TargetList, v.Targets); v.Targets == nil {
+							multi = true
 						}
 					}
 				case pg.CmdType_CMD_DELETE:
@@ -987,4 +1002,21 @@ func argOf(n *pg.Node) Arg {
 		}
 	}
 	return a
+}
+
+// setTargets appends to to the columns a SET list names (Write.Targets),
+// nil when it assigns several columns at once ((a, b) = ROW(...) or
+// (a, b) = (SELECT ...)), which counts as any column.
+func setTargets(list []*pg.Node, to []string) []string {
+	if to == nil {
+		to = []string{}
+	}
+	for _, t := range list {
+		rt := t.GetResTarget()
+		if rt == nil || rt.Val.GetMultiAssignRef() != nil {
+			return nil
+		}
+		to = appendNew(to, rt.Name)
+	}
+	return to
 }

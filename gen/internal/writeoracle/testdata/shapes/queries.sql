@@ -436,3 +436,36 @@ DECLARE cp4 CURSOR FOR VALUES (@id::bigint);
 
 -- name: DeclareWriterParams :exec
 DECLARE cp5 CURSOR FOR SELECT write_id() WHERE @id::bigint > 0;
+
+-- name: WatchedSetV :exec
+UPDATE watched SET v = @v WHERE id = @id;
+
+-- name: WatchedSetW :exec
+UPDATE watched SET w = @w WHERE id = @id;
+
+-- name: WatchedSetWToItself :exec
+UPDATE watched SET w = w WHERE id = @id;
+
+-- name: WatchedSetRow :exec
+UPDATE watched SET (v, w) = (SELECT 'a', 'b') WHERE id = @id;
+
+-- name: WatchedUpsertV :exec
+INSERT INTO watched (id, v) VALUES (@id, @v) ON CONFLICT (id) DO UPDATE SET v = excluded.v;
+
+-- name: WatchedUpsertW :exec
+INSERT INTO watched (id, w) VALUES (@id, @w) ON CONFLICT (id) DO UPDATE SET w = excluded.w;
+
+-- name: WatchedMergeV :exec
+MERGE INTO watched t USING (SELECT $1::bigint AS id) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = 'm';
+
+-- name: WatchedMergeW :exec
+MERGE INTO watched t USING (SELECT $1::bigint AS id) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET w = 'm';
+
+-- name: WatchedCTEV :many
+WITH u AS (UPDATE watched SET v = @v WHERE id = @id RETURNING id) SELECT id FROM u;
+
+-- name: GaugesSetV :exec
+UPDATE gauges SET v = @v WHERE id = @id;
+
+-- name: GaugesSetW :exec
+UPDATE gauges SET w = @w WHERE id = @id;

@@ -162,3 +162,15 @@ CREATE TRIGGER feelings_guard BEFORE UPDATE ON feelings FOR EACH ROW EXECUTE FUN
 CREATE TABLE fence_check (fence_key_1 bigint);
 CREATE TABLE fence_lock (id bigint);
 CREATE TABLE fence_lock_1 (id bigint);
+
+-- Triggers declared UPDATE OF a column (issue 24 F3): PostgreSQL fires
+-- them only for an UPDATE whose SET list (an upsert's DO UPDATE, a MERGE's
+-- UPDATE actions) names the column; one on an unfenced table writes the
+-- fenced one, one on the fenced table replaces the token it stores.
+CREATE TABLE watched (id bigint PRIMARY KEY, v text, w text);
+CREATE FUNCTION watched_touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET state = 'watched' WHERE id = NEW.id; RETURN NEW; END $$;
+CREATE TRIGGER watched_touch AFTER UPDATE OF w ON watched FOR EACH ROW EXECUTE FUNCTION watched_touch();
+CREATE TABLE gauges (id bigint PRIMARY KEY, v text, w text, tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN gauges.tok IS 'fencegen:token';
+CREATE FUNCTION gauges_reset() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.tok := 0; RETURN NEW; END $$;
+CREATE TRIGGER gauges_reset BEFORE UPDATE OF w ON gauges FOR EACH ROW EXECUTE FUNCTION gauges_reset();
