@@ -444,6 +444,20 @@ var lifeCases = []lifeCase{
 		refused: "cannot alter type of a column used in a trigger definition",
 	},
 	{
+		// The change as written, with its fix: guard -into drops the
+		// guard triggers before the change (which PostgreSQL refuses
+		// while they depend on the column) and installs the guard after
+		// it; its down migration (golang-migrate: the .down.sql file)
+		// has the same shape around the change's undoing (issue 24).
+		name:       "required-retype-into",
+		mark:       "fencegen:token required",
+		change:     "ALTER TABLE jobs ALTER COLUMN tok TYPE integer;\n",
+		changeDown: "ALTER TABLE jobs ALTER COLUMN tok TYPE bigint;\n",
+		cause:      `:1:1: changes the type of column tok of fenced table jobs: PostgreSQL refuses it, since the guard trigger that `,
+		into:       true,
+		after:      state{table: "jobs", column: "tok", refused: true, required: true},
+	},
+	{
 		name: "required-retype-triggers-dropped",
 		mark: "fencegen:token required",
 		change: "DROP TRIGGER IF EXISTS fencegen_guard ON jobs;\nDROP TRIGGER IF EXISTS fencegen_guard_token ON jobs;\n" +

@@ -2015,26 +2015,7 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 	if len(have.migrations) > 0 && len(gk.compare(have, others)) == 0 {
 		return nil, nil
 	}
-	// A statement of into that PostgreSQL refuses while a guard trigger
-	// of mode required depends on the token column (ALTER COLUMN ...
-	// TYPE, DROP COLUMN): the guard triggers go before into's own
-	// statements (of its down section too, which undoes the change under
-	// the guard added to the up section), the guard comes back after.
-	var refused []string
-	for _, in := range have.tables {
-		if in.broken != nil && in.broken.refusedOn != "" && samePath(in.broken.file, into) && !slices.Contains(refused, in.broken.refusedOn) {
-			refused = append(refused, in.broken.refusedOn)
-		}
-	}
-	slices.Sort(refused)
-	pre := ""
-	if len(refused) > 0 {
-		pre = "-- fencegen guard -into: the guard triggers of mode required depend on the token\n" +
-			"-- column this migration changes; dropped here, installed again at the end.\n"
-		for _, qt := range refused {
-			pre += "DROP TRIGGER IF EXISTS fencegen_guard ON " + qt + ";\nDROP TRIGGER IF EXISTS fencegen_guard_token ON " + qt + ";\n"
-		}
-	}
+	pre := inlinePre(have, into)
 	files2, err := gk.next(have, others, format, "0")
 	if err != nil {
 		return nil, err
@@ -2051,6 +2032,33 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 	return spliceInline(raw, pre, block, format, func() (string, error) {
 		return gk.inlineDown(replayGuard(parsed[:len(parsed)-1]), format)
 	})
+}
+
+// inlinePre is what fencegen guard -into puts before the statements of
+// into (have: the replay of the migrations up to into) when PostgreSQL
+// refuses one of them while a guard trigger of mode required depends on
+// the token column (ALTER COLUMN ... TYPE, DROP COLUMN): the guard
+// triggers' drops, at the start of its up section and of its down
+// section (golang-migrate: of its .down.sql file, InlineDown), whose
+// statements undo the change under the guard the up section installs;
+// the guard comes back at the end of each. "" when none is refused.
+func inlinePre(have *guardReplay, into string) string {
+	var refused []string
+	for _, in := range have.tables {
+		if in.broken != nil && in.broken.refusedOn != "" && samePath(in.broken.file, into) && !slices.Contains(refused, in.broken.refusedOn) {
+			refused = append(refused, in.broken.refusedOn)
+		}
+	}
+	if len(refused) == 0 {
+		return ""
+	}
+	slices.Sort(refused)
+	pre := "-- fencegen guard -into: the guard triggers of mode required depend on the token\n" +
+		"-- column this migration changes; dropped here, installed again at the end.\n"
+	for _, qt := range refused {
+		pre += "DROP TRIGGER IF EXISTS fencegen_guard ON " + qt + ";\nDROP TRIGGER IF EXISTS fencegen_guard_token ON " + qt + ";\n"
+	}
+	return pre
 }
 
 // mysqlAt is inlineAt for an entry with engine mysql: g when into is the
@@ -2484,7 +2492,10 @@ func (g *DatabaseGuard) InlineDown(files []string, into, format string) (name st
 	if err != nil || block == "" {
 		return "", nil, err
 	}
-	return name, appendDownBlock(raw, block), nil
+	// The up file's shape: the guard triggers that PostgreSQL's refusal
+	// of the change names dropped before the file's statements, which
+	// undo the change, and the earlier guard installed after them.
+	return name, prependDownPre(appendDownBlock(raw, block), inlinePre(replayGuard(parsed), into)), nil
 }
 
 // appendDownBlock returns the golang-migrate down file raw with block
@@ -2501,6 +2512,24 @@ func appendDownBlock(raw []byte, block string) []byte {
 		src += eol
 	}
 	return []byte(src + eol + block)
+}
+
+// prependDownPre returns the golang-migrate down file raw with pre
+// (inlinePre) before its statements, after a byte order mark, in the
+// file's line endings; raw when pre is "".
+func prependDownPre(raw []byte, pre string) []byte {
+	if pre == "" {
+		return raw
+	}
+	src := string(raw)
+	bom := ""
+	if s, ok := strings.CutPrefix(src, "\uFEFF"); ok {
+		bom, src = "\uFEFF", s
+	}
+	if strings.Contains(src, "\r\n") {
+		pre = strings.ReplaceAll(pre, "\n", "\r\n")
+	}
+	return []byte(bom + pre + src)
 }
 
 // readAll returns the migrations files, parsed (read), in order.

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,7 @@ func TestInlineRequiredRetype(t *testing.T) {
 			switch format {
 			case "golang-migrate":
 				files = []string{write("1_init.up.sql", table), write("2_fencegen_guard.up.sql", string(guardFiles["2_fencegen_guard.up.sql"])), write("3_retype.up.sql", change)}
+				write("3_retype.down.sql", back)
 			case "goose":
 				files = []string{write("1_init.sql", "-- +goose Up\n"+table+"-- +goose Down\nDROP TABLE rjobs;\n"), write("2_fencegen_guard.sql", string(guardFiles["2_fencegen_guard.sql"])), write("3_retype.sql", "-- +goose Up\n"+change+"-- +goose Down\n"+back)}
 			case "dbmate":
@@ -61,11 +63,23 @@ func TestInlineRequiredRetype(t *testing.T) {
 			if len(found) != 1 || found[0].Into != into || !found[0].Cause || !strings.Contains(found[0].Msg, "PostgreSQL refuses it") {
 				t.Fatalf("findings %+v; want one, at the ALTER of %s, Into it", found, into)
 			}
+			// golang-migrate's down file, read before into changes (as
+			// cmd/fencegen does).
+			downName, downText, err := g.InlineDown(files, into, format)
+			if err != nil {
+				t.Fatal(err)
+			}
 			text, err := g.Inline(files, into, nil, format)
 			if err != nil {
 				t.Fatal(err)
 			}
 			write(filepath.Base(into), string(text))
+			if format == "golang-migrate" {
+				if downText == nil {
+					t.Fatalf("InlineDown wrote no down file")
+				}
+				write(filepath.Base(downName), string(downText))
+			}
 			if found := replay(); len(found) != 0 {
 				t.Errorf("after -into: %v, want none\n%s", found, text)
 			}
@@ -91,17 +105,29 @@ func TestInlineRequiredRetype(t *testing.T) {
 			if err := exec(pool, "UPDATE rjobs SET status = 'x' WHERE id = 1"); err == nil {
 				t.Errorf("after -into's migration, an UPDATE without a token passed: the guard of mode required is not installed\n%s", text)
 			}
-			if format == "golang-migrate" {
-				return // its down migration is a file of its own (InlineDown)
-			}
+			// The down section (golang-migrate: the .down.sql file), the
+			// change undone under the guard: it must apply, and leave the
+			// earlier guard of mode required installed.
 			src, _ := os.ReadFile(into)
-			if _, down := sections(string(src), format); down != "" {
-				if err := exec(pool, "BEGIN;\n"+down+"\nCOMMIT;"); err != nil {
-					t.Errorf("applying the down section of %s: %v\n%s", filepath.Base(into), err, down)
-				}
-				if err := exec(pool, "UPDATE rjobs SET tok = 1 WHERE id = 1"); err == nil {
-					t.Errorf("after the down section, a stale token's UPDATE passed")
-				}
+			_, down := sections(string(src), format)
+			if format == "golang-migrate" {
+				down = string(downText)
+			}
+			if down == "" {
+				t.Fatalf("no down section in %s", filepath.Base(into))
+			}
+			if err := exec(pool, "BEGIN;\n"+down+"\nCOMMIT;"); err != nil {
+				t.Fatalf("applying the down section of %s: %v\n%s", filepath.Base(into), err, down)
+			}
+			if err := exec(pool, "UPDATE rjobs SET tok = 1 WHERE id = 1"); err == nil {
+				t.Errorf("after the down section, a stale token's UPDATE passed")
+			}
+			if err := exec(pool, "UPDATE rjobs SET status = 'y' WHERE id = 1"); err == nil {
+				t.Errorf("after the down section, an UPDATE without a token passed: the guard of mode required is not installed\n%s", down)
+			}
+			var typ string
+			if err := pool.QueryRow(context.Background(), "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'rjobs'::regclass AND attname = 'tok'").Scan(&typ); err != nil || typ != "bigint" {
+				t.Errorf("after the down section, tok is %q (%v), want bigint", typ, err)
 			}
 		})
 	}
