@@ -458,6 +458,18 @@ var lifeCases = []lifeCase{
 		after:      state{table: "jobs", column: "tok", refused: true, required: true},
 	},
 	{
+		// Dropping the token column of a guard of mode required: the
+		// fix is guard -into too (trial t24 F5: it named a new
+		// migration, which PostgreSQL never reaches).
+		name:       "required-drop-into",
+		mark:       "fencegen:token required",
+		change:     "ALTER TABLE jobs DROP COLUMN tok;\n",
+		changeDown: "ALTER TABLE jobs ADD COLUMN tok bigint NOT NULL DEFAULT 1;\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token required';\n",
+		cause:      `:1:1: drops column tok of fenced table jobs: PostgreSQL refuses it, since the guard trigger that `,
+		into:       true,
+		after:      state{table: "jobs"},
+	},
+	{
 		name: "required-retype-triggers-dropped",
 		mark: "fencegen:token required",
 		change: "DROP TRIGGER IF EXISTS fencegen_guard ON jobs;\nDROP TRIGGER IF EXISTS fencegen_guard_token ON jobs;\n" +

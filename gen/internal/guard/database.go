@@ -1716,7 +1716,13 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		in := have.tables[qt]
 		switch {
 		case in.broken != nil && in.broken.refusedOn != "":
-			out = append(out, because(in.broken, refusedText, in.file, in.broken.refusedOn))
+			// Dropping the token column of a guard of mode required:
+			// PostgreSQL refuses it while the trigger depends on the
+			// column, so the triggers' drops belong in that migration,
+			// not in a new one after it (trial t24 F5).
+			f := because(in.broken, refusedText, in.file, in.broken.refusedOn)
+			f.Into, f.Why = in.broken.file, whyRequired
+			out = append(out, f)
 		case in.broken != nil && in.broken.kind != "":
 			f := because(in.broken, "%s", robustText(in, qt, false, false))
 			if in.broken.kind == "rename" {
