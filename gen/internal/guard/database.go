@@ -1962,8 +1962,18 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 	}
 	have := replayGuard(parsed)
 	if len(have.migrations) > 0 {
-		if found := g.compare(have, others); len(found) == 0 {
+		found := g.compare(have, others)
+		if len(found) == 0 {
 			return have.migrations[len(have.migrations)-1].file, nil, nil
+		}
+		for _, f := range found {
+			if f.Into != "" && f.Why == whyRequired {
+				// PostgreSQL refuses that migration as written: no
+				// database gets past it, so a guard migration after it
+				// would never be reached, and would silence the finding
+				// (trial t24 F5).
+				return "", nil, fmt.Errorf("%s:%d:%d: PostgreSQL refuses this migration as written: it %s; a new guard migration after it would never be reached: add the guard to it with -into %s", f.File, f.Line, f.Col, whyRequired, filepath.ToSlash(f.Into))
+			}
 		}
 	} else if len(g.data.Tables) == 0 {
 		return "", nil, fmt.Errorf("no sql entry has a fenced table, and the migrations directory holds no guard migration: there is no guard to write")

@@ -63,6 +63,11 @@ func TestInlineRequiredRetype(t *testing.T) {
 			if len(found) != 1 || found[0].Into != into || !found[0].Cause || !strings.Contains(found[0].Msg, "PostgreSQL refuses it") {
 				t.Fatalf("findings %+v; want one, at the ALTER of %s, Into it", found, into)
 			}
+			// A new guard migration after into is refused: PostgreSQL
+			// never gets past into as written (trial t24 F5).
+			if _, out, err := g.NextMigration(files, nil, format, "4"); err == nil || !strings.Contains(err.Error(), "-into "+filepath.ToSlash(into)) {
+				t.Errorf("fencegen guard without -into: %v, %d files; want an error naming -into %s", err, len(out), into)
+			}
 			// golang-migrate's down file, read before into changes (as
 			// cmd/fencegen does).
 			downName, downText, err := g.InlineDown(files, into, format)
