@@ -109,7 +109,9 @@ func TestNamedFilesReadAsSqlcReadsThem(t *testing.T) {
 // first spelling of each tool only (a line starting "-- +goose down",
 // "-- +migrate down", "-- migrate:down" or "---- create above / drop
 // below ----", ignoring case) and fails on the others ("column c does
-// not exist"), where the tool, and so the database, leaves them.
+// not exist"), where the tool, and so the database, leaves them. Near
+// misses that neither the tool nor sqlc cuts at are read to the end, as
+// both read them: the column is dropped.
 func TestDownSectionsCut(t *testing.T) {
 	markers := []string{
 		"-- +goose Down\n",
@@ -129,9 +131,29 @@ func TestDownSectionsCut(t *testing.T) {
 		"-- MIGRATE:DOWN\n",
 		"-- +Migrate DOWN\n",
 		"---- CREATE ABOVE / DROP BELOW ----\n",
+		// goose removes every "--" and the first "+goose" before it
+		// compares the rest with Down.
+		"---- +goose Down\n",
+		"-- +gooseDown\n",
+		"--\t+goose\tdown \n",
+		// tern splits at its divider anywhere in the file.
+		"-- tern: ---- create above / drop below ----\n",
+	}
+	uncut := []string{
+		"----  create above / drop below ----\n", // tern and sqlc: exact text
+		"-- + goose Down\n",
+		" -- +goose Down\n",   // goose refuses a leading blank
+		"--  +migrate Down\n", // two spaces: neither sql-migrate nor sqlc
+		"-- migrate: down\n",
+		"-- +migrate\n",
 	}
 	files := map[string]string{"sqlc.yaml": sqlcYAML}
 	var q strings.Builder
+	for i, m := range uncut {
+		name := fmt.Sprintf("u%d", i)
+		files[fmt.Sprintf("schema/%03d_%s.sql", len(files), name)] = fmt.Sprintf("CREATE TABLE %s (id int, c int);\n%sALTER TABLE %s DROP COLUMN c;\n", name, m, name)
+		fmt.Fprintf(&q, "-- name: Get%s :many\nSELECT id FROM %s;\n\n", name, name)
+	}
 	for i, m := range markers {
 		for _, eol := range []string{"\n", "\r\n"} {
 			name := fmt.Sprintf("t%d_%d", i, len(eol))

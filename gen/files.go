@@ -9,10 +9,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/migrations"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse/mysqlparse"
 )
@@ -217,100 +217,12 @@ func migrationOrder(names []string) []string {
 	return out
 }
 
-// The markers after which a migration file holds its down migration; as
-// sqlc (internal/migrations), a marker is matched without regard to case.
 var (
-	gooseDown  = regexp.MustCompile(`(?mi)^--\s*\+goose\s+Down\b`)
-	dbmateDown = regexp.MustCompile(`(?mi)^--\s*migrate:down\b`)
-	sqlMigrate = regexp.MustCompile(`(?mi)^--\s*\+migrate\s+Down\b`)
-	ternSplit  = regexp.MustCompile(`(?mi)^----\s*create above\s*/\s*drop below\s*----`)
 	// psqlMeta matches a psql meta-command line, such as the \restrict and
 	// \unrestrict lines pg_dump writes since PostgreSQL 17.6 and 15.14
 	// (psql docs, "Meta-Commands"): psql's, not SQL.
 	psqlMeta = regexp.MustCompile(`(?m)^\\[a-zA-Z].*$`)
 )
-
-// downMarkers are the down-migration markers in the order they are
-// searched, each with a word that any text it matches holds in some case
-// (ASCII letters without k or s, which (?i) also matches as U+212A and
-// U+017F), after dashes and white space only.
-var downMarkers = []downMarker{
-	marker(gooseDown, "+goo"),
-	marker(dbmateDown, "migrate:down"),
-	marker(sqlMigrate, "+migrate"),
-	marker(ternSplit, "create above"),
-}
-
-type downMarker struct {
-	re   *regexp.Regexp
-	word string
-	// at is re anchored at the start of the text, compiled on first use.
-	at func() *regexp.Regexp
-}
-
-// marker is the downMarker of re and word.
-func marker(re *regexp.Regexp, word string) downMarker {
-	return downMarker{re, word, sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`\A(?:` + re.String() + `)`)
-	})}
-}
-
-// find is the offset of the first match of m.re in src, or -1. The
-// regular expressions, anchored at every line, cost more than parsing a
-// small file when run over all of it, so they are tried only where a match
-// can start: only dashes and white space come before the word in a match,
-// so a match holding an occurrence of the word starts at a line start
-// between the line where that run of dashes and white space starts and the
-// word. Each such line start is tried in turn, for each occurrence in
-// turn, with the expression anchored there (a match starting at a line
-// start does not depend on the text before it); a file without m.word is
-// not searched at all.
-func (m downMarker) find(src []byte) int {
-	for off := 0; off < len(src); {
-		w := indexFoldASCII(src[off:], m.word)
-		if w < 0 {
-			return -1
-		}
-		w += off
-		z := w
-		for z > 0 && strings.IndexByte("-\t\n\f\r ", src[z-1]) >= 0 { // - and regexp's \s
-			z--
-		}
-		for p := bytes.LastIndexByte(src[:z], '\n') + 1; ; {
-			if m.at().Match(src[p:]) {
-				return p
-			}
-			nl := bytes.IndexByte(src[p:w], '\n')
-			if nl < 0 {
-				break
-			}
-			p += nl + 1
-		}
-		off = w + 1
-	}
-	return -1
-}
-
-// indexFoldASCII is the offset of the first occurrence of word (lower
-// case ASCII) in s with ASCII letters in either case, or -1.
-func indexFoldASCII(s []byte, word string) int {
-	for i := 0; i+len(word) <= len(s); i++ {
-		j := 0
-		for ; j < len(word); j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != word[j] {
-				break
-			}
-		}
-		if j == len(word) {
-			return i
-		}
-	}
-	return -1
-}
 
 // readAndParse reads and parses one file. For schema files, the down
 // sections of goose, dbmate, sql-migrate and tern migrations, and psql
@@ -331,10 +243,8 @@ func readAndParseFor(engine, name string, schema bool) (*sqlparse.File, error) {
 	// columns are then counted as the editor shows them, without it.
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	if schema {
-		for _, m := range downMarkers {
-			if loc := m.find(src); loc >= 0 {
-				src = blank(src, loc, len(src))
-			}
+		if loc := migrations.DownStart(src); loc >= 0 {
+			src = blank(src, loc, len(src))
 		}
 		if bytes.IndexByte(src, '\\') >= 0 {
 			for _, loc := range psqlMeta.FindAllIndex(src, -1) {

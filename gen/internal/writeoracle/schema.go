@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/fencegen/fencegen/gen/internal/migrations"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -25,17 +26,6 @@ const (
 	staleStored = 1000000
 	staleToken  = 1
 )
-
-// The markers after which a migration file holds its down migration
-// (goose, dbmate, sql-migrate, tern), matched without regard to case. The
-// oracle reads the schema files on its own, not through the generator's
-// reader, so that it feeds PostgreSQL what the migration tools would.
-var downMarkers = []*regexp.Regexp{
-	regexp.MustCompile(`(?mi)^--\s*\+goose\s+Down\b`),
-	regexp.MustCompile(`(?mi)^--\s*migrate:down\b`),
-	regexp.MustCompile(`(?mi)^--\s*\+migrate\s+Down\b`),
-	regexp.MustCompile(`(?mi)^----\s*create above\s*/\s*drop below\s*----`),
-}
 
 var psqlMeta = regexp.MustCompile(`(?m)^\\[a-zA-Z].*$`)
 
@@ -131,10 +121,10 @@ func schemaStatements(name string) ([]string, error) {
 		return nil, err
 	}
 	src = []byte(strings.TrimPrefix(string(src), "\ufeff"))
-	for _, re := range downMarkers {
-		if loc := re.FindIndex(src); loc != nil {
-			src = src[:loc[0]]
-		}
+	// The down migration is not applied (migrations.DownStart: where the
+	// tool, or sqlc, stops reading).
+	if loc := migrations.DownStart(src); loc >= 0 {
+		src = src[:loc]
 	}
 	src = psqlMeta.ReplaceAll(src, nil)
 	f, _ := sqlparse.Parse(filepath.Base(name), src)
