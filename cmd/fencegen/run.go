@@ -48,14 +48,15 @@ Commands:
   help       print this help, or a command's flags: fencegen help <command>
 
 Flags of generate, check, diff, compile and vet, before or after the command:
-  -f, -file, -config path
+  -f path, -fpath, --file path, -config path
       configuration file (default: the first of fencegen.yaml, fencegen.yml,
       sqlc.yaml, sqlc.yml and sqlc.json in the current directory; sqlc.json
       beside sqlc.yaml or sqlc.yml is refused, as by sqlc)
   -no-remote, -remote, -no-database, -x, -experimental
       accepted as sqlc accepts them; fencegen always generates locally,
       without a database
-Flags may be written with one dash or two (--file).
+Flags may be written with one dash or two, but for -f, a shorthand as in
+sqlc: --f is unknown, and -file is -f ile.
 
 Given only flags, fencegen generates: "fencegen -config fencegen.yaml" is
 "fencegen generate -f fencegen.yaml", and "fencegen -check" is "fencegen check".
@@ -159,6 +160,12 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "fencegen %s\n", version())
 		return exitOK
 	}
+	if name == "completion" {
+		// sqlc's completion is cobra's generated shell-completion script;
+		// fencegen has none (docs/sqlc.md, "The command line").
+		fmt.Fprintf(stderr, "fencegen: no shell completion: fencegen has no completion command (sqlc's is cobra's); its commands and flags are listed by fencegen help\n")
+		return exitUsage
+	}
 	hint := ""
 	if c := commandLike(name); c != "" {
 		hint = fmt.Sprintf(" (did you mean %s?)", c)
@@ -221,7 +228,16 @@ func help(args []string, stdout, stderr io.Writer) int {
 func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	var buf bytes.Buffer
 	fs.SetOutput(&buf)
-	err := fs.Parse(args)
+	var err error
+	if fs.Lookup("file") != nil {
+		args, err = sqlcConfigFlag(args)
+	}
+	if err != nil {
+		fmt.Fprintf(&buf, "%v\n", err)
+		fs.Usage()
+	} else {
+		err = fs.Parse(args)
+	}
 	fs.SetOutput(stderr)
 	switch {
 	case err == nil:
@@ -234,14 +250,38 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 	return exitUsage, false
 }
 
+// sqlcConfigFlag reads sqlc's configuration flag as sqlc's command line
+// (cobra and pflag) reads it, before the flag package sees args: -f is a
+// shorthand, so its value may be attached (-fsqlc.yaml, -f=sqlc.yaml)
+// and -file is -f with the value "ile"; the long name takes two dashes
+// (--file), and --f is an unknown flag. Other flags are left as they are;
+// args after "--" are not flags.
+func sqlcConfigFlag(args []string) ([]string, error) {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...), nil
+		}
+		switch {
+		case a == "--f" || strings.HasPrefix(a, "--f="):
+			return nil, fmt.Errorf("unknown flag: --f (sqlc's -f is -f or --file)")
+		case len(a) > 2 && a[0] == '-' && a[1] == 'f':
+			a = "-f=" + strings.TrimPrefix(a[2:], "=")
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
 // addConfigFlags adds -f and its other spellings, and sqlc's flags that
 // change nothing for fencegen, to fs.
 func addConfigFlags(fs *flag.FlagSet, cfg *string) {
 	fs.StringVar(cfg, "f", "", "configuration `path` (default: found in the current directory)")
 	fs.StringVar(cfg, "config", "", "same as -f")
 	// sqlc's spellings, so that a Makefile or go:generate line written
-	// for sqlc ("sqlc generate --file sqlc.yaml --no-remote") runs as is.
-	fs.StringVar(cfg, "file", "", "same as -f (sqlc's name)")
+	// for sqlc ("sqlc generate --file sqlc.yaml --no-remote") runs as is;
+	// sqlcConfigFlag reads -f and --file as sqlc does.
+	fs.StringVar(cfg, "file", "", "same as -f (sqlc's name, written --file)")
 	fs.Bool("no-remote", false, "accepted as sqlc accepts it: fencegen always generates locally")
 	fs.Bool("remote", false, "accepted as sqlc accepts it: fencegen always generates locally")
 	fs.Bool("no-database", false, "accepted as sqlc accepts it: fencegen generates without a database")

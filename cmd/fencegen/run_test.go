@@ -61,6 +61,16 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"-f", "bad.yaml", "generate"}, exitError, "", "bad.yaml:2:1: unknown key \"foo\"\n"},
 		{[]string{"--file=bad.yaml", "--no-remote", "compile"}, exitError, "", "bad.yaml:2:1: unknown key \"foo\"\n"},
 		{[]string{"compile", "--file", "broken.yaml"}, exitError, "", "broken.sql:2:16: "},
+		// -f is sqlc's (pflag's) shorthand: its value may be attached;
+		// --f is unknown and -file is -f "ile", as in sqlc.
+		{[]string{"compile", "-fbroken.yaml"}, exitError, "", "broken.sql:2:16: "},
+		{[]string{"-fbroken.yaml", "compile"}, exitError, "", "broken.sql:2:16: "},
+		{[]string{"compile", "-f=broken.yaml"}, exitError, "", "broken.sql:2:16: "},
+		{[]string{"compile", "-fok.yaml"}, exitOK, "", ""},
+		{[]string{"compile", "--f", "ok.yaml"}, exitUsage, "", "unknown flag: --f"},
+		{[]string{"compile", "--f=ok.yaml"}, exitUsage, "", "unknown flag: --f"},
+		{[]string{"compile", "-file", "ok.yaml"}, exitUsage, "", `unexpected argument "ok.yaml"`},
+		{[]string{"completion", "bash"}, exitUsage, "", "no shell completion"},
 		{[]string{"vet", "-f", "broken.yaml", "-x"}, exitError, "", "broken.sql:2:16: "},
 		{[]string{"compile", "-f", "ok.yaml", "--experimental", "--no-database", "--remote"}, exitOK, "", ""},
 		{[]string{"diff", "-f", "ok.yaml"}, exitError, "+++ b/db/db.go", "run fencegen generate -f ok.yaml"},
@@ -293,6 +303,11 @@ func TestExitCodesMatchSqlc(t *testing.T) {
 		{"-f", "ok.yaml", "generate"},
 		{"-f", "ok.yaml", "diff"},
 		{"-f", "ok.yaml", "vet"},
+		{"compile", "-fok.yaml"},
+		{"-fbroken.yaml", "compile"},
+		{"compile", "-f=ok.yaml"},
+		{"compile", "--f", "ok.yaml"},
+		{"compile", "-file", "ok.yaml"},
 		{"generate", "-h"},
 		{"help"},
 		// -h and --help of every command: the usage on stdout, as sqlc
