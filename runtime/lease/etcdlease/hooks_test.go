@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the test sets the deprecated Observer.On* fields, which must still be called
+
 package etcdlease_test
 
 import (
