@@ -348,7 +348,7 @@ func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writ
 	case modeGenerate:
 		changes, err := out.Changes(root)
 		if err == nil {
-			noteSqlcFiles(stderr, root, changes.Write)
+			noteSqlcFiles(stderr, root, changes.Write, out.Fenced > 0)
 			err = changes.Apply()
 		}
 		if err != nil {
@@ -571,7 +571,7 @@ func rebase(dir string, out *gen.Output) (string, *gen.Output, error) {
 // sqlc generated: sqlc generate and fencegen generate, run on one
 // configuration, write the same files, and the last one run wins (sqlc's
 // have no guards).
-func noteSqlcFiles(w io.Writer, root string, names []string) {
+func noteSqlcFiles(w io.Writer, root string, names []string, fenced bool) {
 	var sqlc []string
 	for _, name := range names {
 		f, err := os.Open(filepath.Join(root, filepath.FromSlash(name)))
@@ -585,8 +585,13 @@ func noteSqlcFiles(w io.Writer, root string, names []string) {
 			sqlc = append(sqlc, name)
 		}
 	}
-	if len(sqlc) > 0 {
+	switch {
+	case len(sqlc) > 0 && fenced:
 		fmt.Fprintf(w, "fencegen: note: replacing files sqlc generated (%s): sqlc generate writes the same files without the guards; generate the Go code with one of them (fencegen's docs/sqlc.md)\n", strings.Join(sqlc, ", "))
+	case len(sqlc) > 0:
+		// Nothing is fenced: the files differ from sqlc's in their
+		// header only, and nothing is lost whichever writes them.
+		fmt.Fprintf(w, "fencegen: note: replacing files sqlc generated (%s): nothing is fenced, so they differ from sqlc's in the header only (fencegen's docs/sqlc.md)\n", strings.Join(sqlc, ", "))
 	}
 }
 
