@@ -51,6 +51,9 @@ func TestAcceptedWhereSqlcRefuses(t *testing.T) {
 		{doc: "`sqlc.arg(\"1bad\")`", query: "-- name: GetT :one\nSELECT * FROM t WHERE id = sqlc.arg(\"1bad\");\n", sqlcErr: "edited query syntax is invalid", want: "func (q *Queries) GetT(ctx context.Context, _1bad int64) (T, error) {\n"},
 		{doc: "`-- name: Select :one`", query: "-- name: Select :one\nSELECT * FROM t WHERE id = $1;\n", sqlcErr: "expected 'IDENT', found 'select'", want: "const selectQuery = `-- name: Select :one\n"},
 		{doc: "`:batchexec` without parameters", query: "-- name: BatchT :batchexec\nDELETE FROM t;\n", sqlcErr: ":batch* commands require parameters", want: "func (q *Queries) BatchT(ctx context.Context) *BatchTBatchResults {\n"},
+		// PostgreSQL resolves a name in the innermost query's tables
+		// first, which sqlc calls ambiguous (issue 23, trial t23a F4).
+		{doc: "`SELECT id FROM t WHERE id = (SELECT max(id) FROM t) - $1`", query: "-- name: Latest :many\nSELECT id FROM t WHERE id = (SELECT max(id) FROM t) - $1;\n", sqlcErr: `column reference "id" is ambiguous`, want: "func (q *Queries) Latest(ctx context.Context, max int64) ([]int64, error) {\n"},
 		// MySQL (issue 27, trial-my3 F4): a name MySQL resolves in the
 		// innermost SELECT's tables, which sqlc calls ambiguous, and a
 		// parameter's alias sqlc looks up as a column.
