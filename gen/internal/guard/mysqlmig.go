@@ -46,6 +46,13 @@ const MySQLPresentedVar = "fencegen_presented"
 // mysqlGuardTable is one fenced table's guard triggers on MySQL.
 type mysqlGuardTable struct {
 	Table, Column string
+	// Spelled is the table's name as the schema last declared it
+	// (CREATE TABLE Accounts, RENAME TABLE ... TO Accounts), "" when
+	// unknown: Table is lower case, as sqlc's catalog folds it, while a
+	// server with lower_case_table_names=0 (Linux's default) finds the
+	// table only by its declared name. The triggers' ON and FROM name it
+	// so; their names and messages keep Table.
+	Spelled string
 	Strict        bool
 	// Required is mode required (not with Strict, which refuses an
 	// UPDATE without a new token already).
@@ -216,8 +223,8 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 			"END"
 	}
 	creates = []string{
-		"CREATE TRIGGER " + mysqlIdent(bu) + " BEFORE UPDATE ON " + mysqlIdent(t.Table) + " FOR EACH ROW\n" + update,
-		"CREATE TRIGGER " + mysqlIdent(bd) + " BEFORE DELETE ON " + mysqlIdent(t.Table) + " FOR EACH ROW\n" + body("@fencegen_token IS NOT NULL AND "+delRefuse, "@fencegen_token"),
+		"CREATE TRIGGER " + mysqlIdent(bu) + " BEFORE UPDATE ON " + mysqlIdent(t.spelled()) + " FOR EACH ROW\n" + update,
+		"CREATE TRIGGER " + mysqlIdent(bd) + " BEFORE DELETE ON " + mysqlIdent(t.spelled()) + " FOR EACH ROW\n" + body("@fencegen_token IS NOT NULL AND "+delRefuse, "@fencegen_token"),
 	}
 	if len(t.Keys) == 0 {
 		return drops, creates
@@ -249,7 +256,7 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 	// as in DROP ... IF EXISTS.)
 	stored := col
 	insRefuse := strings.ReplaceAll(refuse, oldTok, stored)
-	from := " FROM " + mysqlIdent(t.Table) + " WHERE " + where
+	from := " FROM " + mysqlIdent(t.spelled()) + " WHERE " + where
 	insert := "BEGIN\n" +
 		"  DECLARE fencegen_message VARCHAR(128);\n" +
 		"  IF 0 < (SELECT COUNT(*)" + from + " AND (" + insRefuse + ")) THEN\n" +
@@ -257,7 +264,7 @@ func (t mysqlGuardTable) statements() (drops, creates []string) {
 		signal +
 		"  END IF;\n" +
 		"END"
-	creates = append(creates, "CREATE TRIGGER "+mysqlIdent(bi)+" BEFORE INSERT ON "+mysqlIdent(t.Table)+" FOR EACH ROW\n"+insert)
+	creates = append(creates, "CREATE TRIGGER "+mysqlIdent(bi)+" BEFORE INSERT ON "+mysqlIdent(t.spelled())+" FOR EACH ROW\n"+insert)
 	return drops, creates
 }
 
@@ -358,4 +365,13 @@ func mysqlBody(tables []mysqlGuardTable, remove mysqlRemoval, format string, dow
 		}
 	}
 	return b.String()
+}
+
+// spelled is the name the triggers' statements give the table: as
+// declared, else Table.
+func (t mysqlGuardTable) spelled() string {
+	if t.Spelled != "" && strings.EqualFold(t.Spelled, t.Table) {
+		return t.Spelled
+	}
+	return t.Table
 }

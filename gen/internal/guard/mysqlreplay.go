@@ -405,6 +405,12 @@ func NewMySQLEntryGuard(cat *catalog.Catalog, loosened map[string]bool, out stri
 	if err != nil {
 		return nil, err
 	}
+	if g != nil {
+		spelled := mysqlSpelledTables(schema)
+		for i := range g.mysql {
+			g.mysql[i].Spelled = spelled[strings.ToLower(g.mysql[i].Table)]
+		}
+	}
 	if g == nil {
 		if !slices.ContainsFunc(schema, func(f *sqlparse.File) bool { return isMySQLGuardMigration(f.Src) }) {
 			return nil, nil
@@ -571,5 +577,36 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 		out = append(out, f)
 	}
 	sortFindings(out)
+	return out
+}
+
+// mysqlSpelledTables maps each table (lower case) of the MySQL schema
+// files to its name as last declared: by CREATE TABLE, RENAME TABLE or
+// ALTER TABLE ... RENAME, in file order.
+func mysqlSpelledTables(schema []*sqlparse.File) map[string]string {
+	out := map[string]string{}
+	set := func(n *ast.TableName) {
+		if n != nil && n.Name.O != "" {
+			out[n.Name.L] = n.Name.O
+		}
+	}
+	for _, f := range schema {
+		for _, st := range f.Stmts {
+			switch n := st.MySQL.(type) {
+			case *ast.CreateTableStmt:
+				set(n.Table)
+			case *ast.RenameTableStmt:
+				for _, tt := range n.TableToTables {
+					set(tt.NewTable)
+				}
+			case *ast.AlterTableStmt:
+				for _, spec := range n.Specs {
+					if spec.Tp == ast.AlterTableRenameTable {
+						set(spec.NewTable)
+					}
+				}
+			}
+		}
+	}
 	return out
 }
