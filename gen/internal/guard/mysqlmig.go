@@ -53,7 +53,7 @@ type mysqlGuardTable struct {
 	// table only by its declared name. The triggers' ON and FROM name it
 	// so; their names and messages keep Table.
 	Spelled string
-	Strict        bool
+	Strict  bool
 	// Required is mode required (not with Strict, which refuses an
 	// UPDATE without a new token already).
 	Required bool
