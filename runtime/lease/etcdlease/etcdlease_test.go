@@ -165,7 +165,8 @@ func TestConfigRefused(t *testing.T) {
 	// portworx/kvdb#71: a lease request timeout (10s) longer than the
 	// lock's TTL: the lease expired while the request was retried. A
 	// call bound or a renewal period the TTL cannot fit is refused
-	// before anything is sent.
+	// before anything is sent: by New when it is the default TTL's (a
+	// panic, as on the Redis lease), by Acquire when the TTL is Acquire's.
 	for _, o := range []etcdlease.Options{
 		{TTL: ttl, CallTimeout: ttl},
 		{TTL: ttl, CallTimeout: 5 * ttl},
@@ -173,9 +174,19 @@ func TestConfigRefused(t *testing.T) {
 		{TTL: ttl, SafetyMargin: ttl},
 		{TTL: ttl, MinValidity: ttl},
 	} {
+		func() {
+			defer func() {
+				if msg, _ := recover().(string); !strings.Contains(msg, "etcdlease: New with Options.TTL") {
+					t.Errorf("New(%+v) panicked with %q, want the refusal", o, msg)
+				}
+			}()
+			etcdlease.New(e.Client(), &o)
+		}()
+		acquireTTL := o.TTL
+		o.TTL = 0
 		cc := etcdlease.New(e.Client(), &o)
-		if _, err := cc.Acquire(ctxT(t, 5*time.Second), "r", 0); !errors.Is(err, lease.ErrConfig) {
-			t.Errorf("%+v: %v, want ErrConfig", o, err)
+		if _, err := cc.Acquire(ctxT(t, 5*time.Second), "r", acquireTTL); !errors.Is(err, lease.ErrConfig) {
+			t.Errorf("%+v with TTL %v given to Acquire: %v, want ErrConfig", o, acquireTTL, err)
 		}
 		if n := cc.Stats().Acquires; n != 0 {
 			t.Errorf("%+v: %d acquires sent", o, n)
@@ -961,9 +972,11 @@ func TestCheckSeparatesErrorsFromWarnings(t *testing.T) {
 	e := etcdfaults.Start(t, 1)
 	cli := e.Client()
 	ctx := ctxT(t, 30*time.Second)
-	err := etcdlease.New(cli, &etcdlease.Options{TTL: 500 * time.Millisecond}).Check(ctx)
+	// A CallTimeout the default TTL (10s) cannot fit: New, which checks
+	// only a TTL it is given, accepts it, and Check refuses it.
+	err := etcdlease.New(cli, &etcdlease.Options{CallTimeout: 20 * time.Second}).Check(ctx)
 	if !errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrUnsafeConfig) {
-		t.Fatalf("Check with a 500ms TTL: %v, want ErrConfig only", err)
+		t.Fatalf("Check with a 20s CallTimeout: %v, want ErrConfig only", err)
 	}
 	var logs syncBuf
 	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
