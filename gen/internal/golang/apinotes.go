@@ -157,9 +157,7 @@ func (t goType) spelling() string {
 	if t.pointer {
 		b.WriteByte('*')
 	}
-	if t.pointer2 {
-		b.WriteByte('*')
-	}
+	b.WriteString(t.inner)
 	if t.pkg != "" {
 		if _, alias, ok := strings.Cut(t.pkg, aliasSep); ok {
 			b.WriteString(alias)
@@ -191,5 +189,5 @@ func namerFor(opts config.GoOptions) *namer {
 // declares PostgreSQL's types (postgresql_types) or sqlc's.
 func newTypeMapper(in Input, names *namer, pg bool) *typeMapper {
 	return &typeMapper{cat: in.Catalog, names: names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{},
-		overrides: newOverrides(in.Catalog, in.Options.Overrides, pgtypePathFor(in.Options.SQLPackage)), imports: map[string]string{}, pgTypes: pg}
+		overrides: newOverrides(in.Catalog, in.Options.Overrides, overridePgtypePath(in.Options.SQLPackage)), imports: map[string]string{}, pgTypes: pg}
 }

@@ -88,17 +88,29 @@ func parseGoType(g config.GoType, pgtypePath string) (goType, string) {
 		if g.Slice {
 			t.slices = 1
 		}
-		p, ok := sqlcKnownTypes[g.Type]
+		// sqlc imports the package of a type it knows by the type's
+		// name, less one leading "[]" and then one "*" (its
+		// trimSliceAndPointerPrefix): {type: "*time.Time"} and
+		// {type: "[]time.Time"} import time as {type: time.Time} does,
+		// {type: "[][]time.Time"} does not.
+		inner, known := "", g.Type
+		if strings.HasPrefix(known, "[]") {
+			inner, known = "[]", known[2:]
+		}
+		if strings.HasPrefix(known, "*") {
+			inner, known = inner+"*", known[1:]
+		}
+		p, ok := sqlcKnownTypes[known]
 		switch {
-		case strings.HasPrefix(g.Type, "pgtype."):
+		case strings.HasPrefix(known, "pgtype."):
 			p, ok = pgtypePath, true // sqlc's uses("pgtype."), by driver
-		case strings.HasPrefix(g.Type, "sql.Null"):
+		case strings.HasPrefix(known, "sql.Null"):
 			p, ok = sqlPkg, true // sqlc's uses("sql.Null")
 		}
 		if ok && g.Import == "" {
 			// {type: time.Time} without import: sqlc imports the
 			// package of the types it knows.
-			t.pkg, t.name = p, g.Type[strings.IndexByte(g.Type, '.')+1:]
+			t.pkg, t.name, t.inner = p, known[strings.IndexByte(known, '.')+1:], inner
 		}
 		alias := g.Package
 		if alias == "" && g.Import != "" {
@@ -131,7 +143,9 @@ func parseGoType(g config.GoType, pgtypePath string) (goType, string) {
 	// slash and adds one for it: "*time.Time" is **time.Time, which
 	// compiles, and is sqlc's API ("*github.com/google/uuid.UUID" is
 	// *uuid.UUID).
-	t.pointer2 = t.pointer && strings.HasPrefix(g.Spec, "*") && !strings.Contains(g.Spec, "/")
+	if t.pointer && strings.HasPrefix(g.Spec, "*") && !strings.Contains(g.Spec, "/") {
+		t.inner = "*"
+	}
 	return t, specAlias(t.pkg)
 }
 

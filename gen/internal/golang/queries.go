@@ -839,7 +839,7 @@ func sqlcTypeString(t goType) string {
 
 // sameGoType reports whether a and b are one Go type.
 func sameGoType(a, b goType) bool {
-	return a.pkg == b.pkg && a.name == b.name && a.pointer == b.pointer && a.pointer2 == b.pointer2 && a.slices == b.slices && slices.EqualFunc(a.args, b.args, sameGoType)
+	return a.pkg == b.pkg && a.name == b.name && a.pointer == b.pointer && a.inner == b.inner && a.slices == b.slices && slices.EqualFunc(a.args, b.args, sameGoType)
 }
 
 // structs emits a query's Params and Row structs, when it has them.

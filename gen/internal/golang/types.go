@@ -136,11 +136,13 @@ func withTypes(base, over map[string][2]goType) map[string][2]goType {
 type goType struct {
 	pkg, name string
 	pointer   bool
-	// pointer2 is a second pointer on top of pointer: sqlc's reading of
-	// a string go_type "*time.Time" whose path has no slash, **time.Time
-	// (its parse keeps the star in the type name and adds one).
-	pointer2 bool
-	slices   int
+	// inner is what sqlc keeps of an override's "[]" and "*" in front of
+	// the qualified name, after slices and pointer: "*" for a string
+	// go_type "*time.Time" whose path has no slash, **time.Time (its
+	// parse keeps the star in the type name and adds one); the prefix of
+	// an object form's type written with one ({type: "[]*time.Time"}).
+	inner  string
+	slices int
 	// args are a generic type's type arguments: pgtype.Range[pgtype.Int4].
 	args []goType
 }
@@ -153,8 +155,8 @@ func (t goType) code() jen.Code {
 	if t.pointer {
 		s = s.Op("*")
 	}
-	if t.pointer2 {
-		s = s.Op("*")
+	if t.inner != "" {
+		s = s.Op(t.inner)
 	}
 	switch {
 	case t.name == "interface{}":
@@ -180,9 +182,7 @@ func (t goType) String() string {
 	if t.pointer {
 		s += "*"
 	}
-	if t.pointer2 {
-		s += "*"
-	}
+	s += t.inner
 	if t.pkg != "" {
 		s += t.pkg + "."
 	}
@@ -497,6 +497,17 @@ func pgtypePathFor(sqlPackage string) string {
 		return pgtypeV4Pkg
 	}
 	return pgtypePkg
+}
+
+// overridePgtypePath is the package sqlc imports for an override's
+// object form naming a pgtype type without import ({type: pgtype.Text}):
+// pgx/v5's for sql_package pgx/v5, github.com/jackc/pgtype for every
+// other (database/sql too).
+func overridePgtypePath(sqlPackage string) string {
+	if sqlPackage == config.SQLPackagePgxV5 {
+		return pgtypePkg
+	}
+	return pgtypeV4Pkg
 }
 
 // enumPointers reports whether nullable enums are *Enum rather than
