@@ -141,7 +141,7 @@ func quoted(s string) string {
 // (fencegen vet), so that a file sqlc accepts loads unchanged. A global
 // override (config.Override.Global) is recorded in found when it
 // matches, and reported by Generate only when it matches in no sql entry.
-func checkColumnOverrides(cat *catalog.Catalog, cfgPath string, pkg config.Package, found map[config.Position]bool) (errs diag.List, notes []string) {
+func checkColumnOverrides(cat *catalog.Catalog, cfgPath string, pkg config.Package, found map[config.Position]bool, cteCols []*catalog.Column) (errs diag.List, notes []string) {
 	ovs := pkg.Go.Overrides
 	for _, o := range ovs {
 		// A db_type override of a type that no column has is a policy
@@ -173,7 +173,7 @@ func checkColumnOverrides(cat *catalog.Catalog, cfgPath string, pkg config.Packa
 			errs.Add(cfgPath, o.Pos.Line, o.Pos.Col, "%s", msg)
 		}
 	}
-	for i, ok := range golang.ColumnOverrideMatches(cat, ovs) {
+	for i, ok := range golang.ColumnOverrideMatches(cat, ovs, cteCols) {
 		o := ovs[i]
 		switch {
 		case ok && o.Global:

@@ -498,8 +498,10 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		// A missing query file is its own problem, reported too.
 		return nil, nil, nil, append(errs, qerr...)
 	}
-	overrideErrs, overrideNotes := checkColumnOverrides(cat, cfg.Path, pkg, found)
-	errs = append(errs, overrideErrs...)
+	// The column overrides are checked once the queries are analysed
+	// (their WITH entries' columns count, as sqlc matches them), their
+	// errors reported here, before the queries'.
+	overrideAt := len(errs)
 	errs = append(errs, qerr...)
 	var parsed []*sqlparse.File
 	for _, r := range results[len(schemaFiles):] {
@@ -539,6 +541,14 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	if aopts.MySQL {
 		noteLastInsertIDReads(analyzed)
 	}
+	var cteCols []*catalog.Column
+	for _, f := range analyzed {
+		for _, q := range f.Queries {
+			cteCols = append(cteCols, q.CTEColumns...)
+		}
+	}
+	overrideErrs, overrideNotes := checkColumnOverrides(cat, cfg.Path, pkg, found, cteCols)
+	errs = append(errs[:overrideAt], append(overrideErrs, errs[overrideAt:]...)...)
 	// The query files' statements, pg_query's parse trees and the
 	// converted ones, are read by the analysis only, which is done: at a
 	// thousand tables pg_query's trees were a third of the live heap

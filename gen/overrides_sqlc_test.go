@@ -1,6 +1,7 @@
 package gen_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -73,5 +74,81 @@ func TestOverrideTypePrefixImportsAsSqlc(t *testing.T) {
 					",\n    overrides: " + overrides + "}}}\n",
 			}, "sqlc.yaml")
 		})
+	}
+}
+
+// TestCTEColumnOverridesAsSqlc (issue 23, trial t23b F8): sqlc's column
+// overrides match a WITH entry's column as a column of a table named
+// after the entry, in the default schema, under the entry's column name:
+// "*.id" and "c.id" apply to SELECT ... FROM c (plain and WITH
+// RECURSIVE, through column aliases and a second entry), "bar.id" does
+// not apply through the CTE, db_type overrides still do; and a column
+// override matching only a CTE's column gets no note that it matches
+// nothing. PostgreSQL on three sql_packages, and MySQL.
+func TestCTEColumnOverridesAsSqlc(t *testing.T) {
+	queries := `-- name: CTERecursive :many
+WITH RECURSIVE cte AS (
+        SELECT b.* FROM bar AS b
+        WHERE b.id = $1
+    UNION ALL
+        SELECT b.*
+        FROM bar AS b, cte AS c
+        WHERE b.parent_id = c.id
+) SELECT * FROM cte;
+
+-- name: CTEPlain :many
+WITH c AS (SELECT * FROM bar) SELECT * FROM c;
+
+-- name: CTEAliased :many
+WITH c(ident, parent) AS (SELECT id, parent_id FROM bar), d AS (SELECT ident AS id, parent FROM c)
+SELECT d.id, d.parent, c.ident AS other FROM d JOIN c ON c.ident = d.id;
+
+-- name: CTECount :one
+WITH n AS (SELECT count(*) AS total, max(note) AS note FROM bar) SELECT total, note FROM n;
+
+-- name: BarPlain :many
+SELECT id, parent_id FROM bar;
+`
+	myQueries := `-- name: CTEPlain :many
+WITH c AS (SELECT * FROM bar) SELECT * FROM c;
+
+-- name: CTEAliased :many
+WITH c AS (SELECT id AS ident, parent_id AS parent FROM bar), d AS (SELECT ident AS id, parent FROM c)
+SELECT d.id, d.parent, c.ident AS other FROM d JOIN c ON c.ident = d.id;
+
+-- name: CTECount :one
+WITH n AS (SELECT count(*) AS total, max(note) AS note FROM bar) SELECT total, note FROM n;
+
+-- name: BarPlain :many
+SELECT id, parent_id FROM bar;
+`
+	overrides := []string{
+		`[{column: "*.id", go_type: {import: example.com/ids/v3, type: ID}}]`,
+		`[{column: "c.id", go_type: {import: example.com/ids/v3, type: ID}}, {column: "c.ident", go_type: "example.com/other.Ident"}, {column: "d.parent", go_type: "example.com/other.Parent"}]`,
+		`[{column: "n.total", go_type: "example.com/other.Total"}, {column: "cte.parent_id", go_type: {type: "*int64"}}, {column: "bar.id", go_type: "example.com/other.BarID"}]`,
+		`[{db_type: "pg_catalog.int4", go_type: "example.com/x.Int"}, {column: "*.id", go_type: {import: example.com/ids/v3, type: ID}}]`,
+	}
+	for _, engine := range []string{"pgx/v5", "pgx/v4", "database/sql", "mysql"} {
+		for i, ovr := range overrides {
+			t.Run(fmt.Sprintf("%s/%d", engine, i), func(t *testing.T) {
+				schema := "CREATE TABLE bar (id INT NOT NULL, parent_id INT, note text);\n"
+				q, eng, pkg := queries, "postgresql", ", sql_package: "+engine
+				if engine == "mysql" {
+					q, eng, pkg = myQueries, "mysql", ""
+					ovr = strings.ReplaceAll(ovr, "pg_catalog.int4", "int")
+				}
+				vet := filesAsSqlc(t, map[string]string{
+					"schema.sql": schema,
+					"q.sql":      q,
+					"sqlc.yaml": "version: \"2\"\nsql:\n  - {engine: " + eng + ", schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out" + pkg +
+						",\n    overrides: " + ovr + "}}}\n",
+				}, "sqlc.yaml")
+				for _, n := range vet {
+					if strings.Contains(n, "matches no column") && !(engine == "mysql" && strings.Contains(n, `"cte.parent_id"`)) {
+						t.Errorf("note on an override sqlc applies to a CTE's column: %s", n)
+					}
+				}
+			})
+		}
 	}
 }

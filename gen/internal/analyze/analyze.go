@@ -30,6 +30,9 @@ import (
 type Query struct {
 	Name string
 	Cmd  string
+	// CTEColumns are the columns of the statement's WITH entries as
+	// sqlc's column overrides match them (SqlcType.CTE).
+	CTEColumns []*catalog.Column
 	// File is the query file's name as given in messages; Line and Col
 	// locate the "-- name:" line.
 	File      string
@@ -628,6 +631,8 @@ type analyzer struct {
 	// fenced write found in a data-modifying WITH entry, if any.
 	currentCTE string
 	cteFence   *Fence
+	// cteColumns are Query.CTEColumns.
+	cteColumns []*catalog.Column
 	// strict is set while a parameter is typed by an assignment or an
 	// equality with a column: a second, different deduction then is a
 	// conflict PostgreSQL would refuse.
@@ -1164,6 +1169,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	}
 	q.InSlices = a.inSlices
 	q.Placeholders = a.placeholders
+	q.CTEColumns = a.cteColumns
 	if q.Fence != nil {
 		q.Fence.TokenParam = len(q.Params) + 1
 		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && len(q.Fence.Table.PrimaryKey) == 0 && a.opts.MySQL {

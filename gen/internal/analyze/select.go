@@ -5,6 +5,8 @@ package analyze
 import (
 	"fmt"
 
+	"github.com/fencegen/fencegen/gen/internal/catalog"
+
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -46,9 +48,24 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 		r = colsRel(cte.Name, cols, cte.Columns)
 		r.cols = append(r.cols, a.searchCycleCols(sc, cte)...)
 		// A CTE is not its base table: a star over it gets a row struct
-		// of its own (as in sqlc), never the table's model.
+		// of its own (as in sqlc), never the table's model. sqlc's column
+		// overrides match a CTE's column as a column of a table named
+		// after the CTE, in the default schema, under the CTE's column
+		// name (its query catalog sets each column's table to the CTE):
+		// "cte.id" and "*.id" apply to it, "bar.id" of the table it reads
+		// does not.
+		cteTable := &catalog.Table{Name: cte.Name}
 		for i := range r.cols {
-			r.cols[i].Column = nil
+			c := &r.cols[i]
+			if sq := sqlcOf(*c); !sq.Any && !informationSchema(sq.Column) {
+				col := &catalog.Column{Name: c.Name, Type: sq.Type, NotNull: sq.NotNull, Table: cteTable}
+				if sq.Column != nil {
+					col.DBType = sq.Column.DBType
+				}
+				c.sqlc = &SqlcType{Type: sq.Type, NotNull: sq.NotNull, Column: col, CTE: true}
+				a.cteColumns = append(a.cteColumns, col)
+			}
+			c.Column = nil
 		}
 		sc.ctes[cte.Name] = r
 	}
@@ -356,4 +373,11 @@ func (a *analyzer) havingNamesAlias(sc *scope, s *sqlparse.Select) bool {
 		}
 	})
 	return found
+}
+
+// informationSchema reports whether col is a column of a view of
+// information_schema, which sqlc declares interface{} through a CTE as
+// anywhere (the emitter's sqlcDomain).
+func informationSchema(col *catalog.Column) bool {
+	return col != nil && col.Table != nil && col.Table.Schema == "information_schema"
 }

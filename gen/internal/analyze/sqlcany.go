@@ -229,6 +229,11 @@ type SqlcType struct {
 	// spelling of the type for db_type overrides (see spelled); nil when
 	// sqlc has neither.
 	Column *catalog.Column
+	// CTE is set when Column is a WITH entry's column as sqlc's column
+	// overrides match it (a Table named after the entry, in no schema),
+	// not a catalog column: the emitter matches column overrides with it
+	// under postgresql_types too.
+	CTE bool
 }
 
 // sqlcTyping returns SqlcType for t, notNull and col, or nil when v

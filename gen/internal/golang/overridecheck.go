@@ -10,8 +10,10 @@ import (
 // table or view of cat, as the emitter matches it; db_type overrides
 // report true. sqlc silently ignores a column override that matches
 // nothing; fencegen reports it (a typo would otherwise leave the column's
-// default type in the generated code without a word).
-func ColumnOverrideMatches(cat *catalog.Catalog, in []config.Override) []bool {
+// default type in the generated code without a word). extra are columns
+// of no table of cat that overrides match all the same: the queries' WITH
+// entries' (analyze.Query.CTEColumns).
+func ColumnOverrideMatches(cat *catalog.Catalog, in []config.Override, extra []*catalog.Column) []bool {
 	out := make([]bool, len(in))
 	for i, o := range in {
 		if o.Column == "" {
@@ -20,6 +22,15 @@ func ColumnOverrideMatches(cat *catalog.Catalog, in []config.Override) []bool {
 		}
 		ovs := newOverrides(nil, []config.Override{o}, pgtypePkg)
 		if len(ovs) == 0 {
+			continue
+		}
+		for _, c := range extra {
+			if ovs[0].matchesColumn(c) {
+				out[i] = true
+				break
+			}
+		}
+		if out[i] {
 			continue
 		}
 	tables:

@@ -119,6 +119,15 @@ func declared(pgTypes bool, c *analyze.Column) (*catalog.Column, catalog.Type, b
 	if c.Sqlc != nil && !pgTypes {
 		return c.Sqlc.Column, c.Sqlc.Type, c.Sqlc.NotNull
 	}
+	if c.Sqlc != nil && c.Sqlc.CTE && (c.Column == nil || c.Column.Table == nil) {
+		// A WITH entry's column: column overrides match it as sqlc's
+		// do (analyze.SqlcType.CTE), with PostgreSQL's typing.
+		col := &catalog.Column{Name: c.Sqlc.Column.Name, Table: c.Sqlc.Column.Table, Type: c.Type, NotNull: c.NotNull, DBType: c.DBType}
+		if c.Column != nil {
+			col.DBType = c.Column.DBType
+		}
+		return col, c.Type, c.NotNull
+	}
 	return c.Column, c.Type, c.NotNull
 }
 
