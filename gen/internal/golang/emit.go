@@ -911,7 +911,10 @@ func enumValueName(v string) string {
 func (e *emitter) enumConstNames(en *catalog.Enum) []string {
 	base := enumGoName(en)
 	seen := map[string]bool{}
-	used := map[string]bool{}
+	// The enum's type name is taken: a label cleaned to nothing but the
+	// enum's name ('-' of enum kind: Kind, which sqlc declares twice)
+	// gets another name, as a repeated constant does.
+	used := map[string]bool{e.names.structName(base): true}
 	out := make([]string, len(en.Values))
 	for i, v := range en.Values {
 		value := enumValueName(v)

@@ -311,7 +311,7 @@ func TestEnumLabelsDoc(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	const create = "CREATE TYPE weird AS ENUM ('a-b', 'a_b',\n  'A_B', 'value_1')"
+	const create = "CREATE TYPE weird AS ENUM ('a-b', 'a_b',\n  'A_B', 'value_1', '-')"
 	i := strings.Index(doc, create)
 	if i < 0 {
 		t.Fatalf("docs/sqlc.md does not show %q", create)
