@@ -19,6 +19,8 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
 	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
+	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
 
 // Generate runs the generator for every sql entry of cfg and returns the
@@ -540,6 +542,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	errs = append(errs, aerr...)
 	if aopts.MySQL {
 		noteLastInsertIDReads(analyzed)
+		noteTriggeredGroupWrites(analyzed, aopts.MySQLSchema)
 	}
 	var cteCols []*catalog.Column
 	for _, f := range analyzed {
@@ -900,6 +903,37 @@ func noteLastInsertIDReads(files []*analyze.File) {
 			for _, at := range q.ReadsLastInsertID {
 				q.Notes = append(q.Notes, fmt.Sprintf("%s: note: query %s reads LAST_INSERT_ID(), which the guarded writes of this package set to a fencing token (%s, for one): run after one of them on the same connection or transaction, it returns that token, or 0 after a refusal, not the id of an insert; take the id from the INSERT's own result (:execlastid, :execresult) or read LAST_INSERT_ID() right after the INSERT", at, q.Name, writer.Name))
 			}
+		}
+	}
+}
+
+// noteTriggeredGroupWrites notes, at each guarded UPDATE of several rows
+// (mysqlguard.All) of a table the schema gives a trigger, that such a
+// write needs clientFoundRows=true in the DSN: a trigger clears the
+// reply's last-insert id, by which the guard tells an UPDATE that
+// matched rows already holding the values from one that matched none,
+// so without the matched-rows count a retry that changes nothing ends
+// in fence.ErrConcurrentChange after fenceimpl.MaxAttempts runs
+// (docs/mysql.md).
+func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema) {
+	if schema == nil {
+		return
+	}
+	for _, f := range files {
+		for _, q := range f.Queries {
+			if q.Fence == nil || q.Fence.MySQL == nil || q.Fence.MySQL.Form != mysqlguard.All || q.Fence.Kind != "update" {
+				continue
+			}
+			var names []string
+			for _, tr := range schema.Triggers {
+				if strings.EqualFold(tr.Table, q.Fence.Table.Name) {
+					names = append(names, tr.Name)
+				}
+			}
+			if len(names) == 0 {
+				continue
+			}
+			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes several rows of fenced table %s, which has trigger(s) %s: a trigger clears the reply's last-insert id, so unless the DSN sets clientFoundRows=true (go-sql-driver/mysql), a retry that changes nothing (the rows already hold the values) is not told from a write that matched none, and fails with fence.ErrConcurrentChange after %d attempts; set clientFoundRows=true", q.File, q.Line, q.Col, q.Name, q.Fence.Table.Name, strings.Join(names, ", "), fenceimpl.MaxAttempts))
 		}
 	}
 }

@@ -1,0 +1,36 @@
+package gen_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMySQLTriggeredGroupWriteNoted (issue 27 trial t27 F6): a guarded
+// UPDATE of several rows of a fenced table that has a trigger (an audit
+// trigger, not fencegen's) gets a vet note at the query naming the
+// trigger and clientFoundRows=true: without it an identical retry that
+// changes nothing fails after fenceimpl.MaxAttempts runs (the trigger
+// clears the reply's last-insert id). The same write of a table without
+// a trigger, and a write by key, get none.
+func TestMySQLTriggeredGroupWriteNoted(t *testing.T) {
+	res := generateDir(t, map[string]string{
+		"schema.sql": `CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance INT NOT NULL, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');
+CREATE TABLE quiet (id BIGINT PRIMARY KEY, balance INT NOT NULL, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');
+CREATE TABLE audit (id BIGINT AUTO_INCREMENT PRIMARY KEY, acc BIGINT NOT NULL);
+CREATE TRIGGER accounts_audit AFTER UPDATE ON accounts FOR EACH ROW INSERT INTO audit (acc) VALUES (NEW.id);
+`,
+		"q.sql": "-- name: ZeroBalances :execrows\nUPDATE accounts SET balance = 0 WHERE id IN (sqlc.slice(ids));\n\n" +
+			"-- name: ZeroQuiet :execrows\nUPDATE quiet SET balance = 0 WHERE id IN (sqlc.slice(ids));\n\n" +
+			"-- name: ZeroOne :exec\nUPDATE accounts SET balance = 0 WHERE id = ?;\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: mysql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	})
+	var notes []string
+	for _, n := range res.Vet {
+		if strings.Contains(n, "clientFoundRows") {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "q.sql:1:1: note: query ZeroBalances writes several rows of fenced table accounts, which has trigger(s) accounts_audit") || !strings.Contains(notes[0], "set clientFoundRows=true") {
+		t.Errorf("notes %q, want one at ZeroBalances naming accounts_audit", notes)
+	}
+}
