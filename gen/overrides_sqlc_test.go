@@ -152,3 +152,28 @@ SELECT id, parent_id FROM bar;
 		}
 	}
 }
+
+// TestQueryNameFirstCharacterAsSqlc (issue 23, trial t23b F6, F7): a
+// query name starting with a non-ASCII letter (ÜberQuery: constant
+// überQuery, sqlc's unicode.ToLower of the first rune; before, fencegen
+// lower-cased the first byte and failed with an internal error) or with
+// "_" (_Purge: an unexported method, which sqlc generates and which
+// compiles; before, refused) is generated as sqlc generates it, under
+// several option sets.
+func TestQueryNameFirstCharacterAsSqlc(t *testing.T) {
+	queries := "-- name: ÜberQuery :exec\nDELETE FROM t WHERE id = $1;\n\n-- name: _Purge :many\nSELECT id, note FROM t WHERE id > $1 AND note = $2;\n\n-- name: Écrire :one\nSELECT note FROM t WHERE id = $1;\n"
+	for _, opts := range []string{
+		"sql_package: pgx/v5",
+		"sql_package: pgx/v5, emit_interface: true, emit_exported_queries: true",
+		"emit_prepared_queries: true, emit_interface: true, query_parameter_limit: 0",
+		"sql_package: pgx/v4, emit_methods_with_db_argument: true, emit_result_struct_pointers: true",
+	} {
+		t.Run(opts, func(t *testing.T) {
+			filesAsSqlc(t, map[string]string{
+				"schema.sql": "CREATE TABLE t (id bigint PRIMARY KEY, note text);\n",
+				"q.sql":      queries,
+				"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, " + opts + "}}}\n",
+			}, "sqlc.yaml")
+		})
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"go/token"
 	"regexp"
 	"strings"
-	"unicode"
 )
 
 // Query commands: the second word of a "-- name: Name :command" line
@@ -114,8 +113,11 @@ func parseAnnotation(lines []commentLine) (*Annotation, []locatedMsg) {
 				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: "missing query name after \"-- name:\""})
 			case !token.IsIdentifier(m[1]):
 				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: fmt.Sprintf("query name %q is not a valid Go identifier", m[1])})
-			case !unicode.IsLetter([]rune(m[1])[0]):
-				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: fmt.Sprintf("query name %q must start with a letter: it names a Go method", m[1])})
+			case m[1] == "_":
+				// sqlc generates a name starting with "_" (_Purge: an
+				// unexported method, which compiles), but not the blank
+				// identifier, which its code reads as a value.
+				errs = append(errs, locatedMsg{line: l.line, col: a.NameCol, msg: fmt.Sprintf("query name %q is the blank identifier: it names a Go method and the constant holding the SQL", m[1])})
 			}
 			switch {
 			case m[2] == "":

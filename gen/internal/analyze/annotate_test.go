@@ -83,8 +83,8 @@ func TestParseAnnotationInvalid(t *testing.T) {
 		{"-- name:", []string{`1:9: missing query name after "-- name:"`, `1:9: query : missing command`}},
 		{"-- name: 2fast :one", []string{`1:10: query name "2fast" is not a valid Go identifier`}},
 		{"-- name: has-dash :one", []string{`1:10: query name "has-dash" is not a valid Go identifier`}},
-		// Method names must be exportable: a leading underscore cannot be.
-		{"-- name: _private :one", []string{`1:10: query name "_private" must start with a letter`}},
+		// sqlc generates _private (an unexported method), not _.
+		{"-- name: _ :one", []string{`1:10: query name "_" is the blank identifier`}},
 		{"-- name: has.dot :one", []string{`1:10: query name "has.dot" is not a valid Go identifier`}},
 		{"-- name: X :one more", []string{`1:17: query X: unexpected text "more" after the command`}},
 		{"-- name: X :ONE", []string{`1:12: query X: unknown command ":ONE"`}},

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 
@@ -58,10 +60,13 @@ type resultField struct {
 }
 
 func lowerFirst(s string) string {
-	if s == "" {
+	// sqlc's sdk.LowerTitle: unicode.ToLower of the first rune (ÜberQuery
+	// gives überQuery).
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
 		return s
 	}
-	return strings.ToLower(s[:1]) + s[1:]
+	return string(unicode.ToLower(r)) + s[n:]
 }
 
 func (e *emitter) paramLimit() int {
