@@ -80,6 +80,7 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 		}
 	}
 	spreadSchemaMarks(runs)
+	fencesElsewhere(runs)
 	parallel.For(len(cfg.Packages), func(i int) {
 		r := &results[i]
 		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
@@ -484,6 +485,30 @@ func spreadSchemaMarks(runs []*pkgRun) {
 			}
 			r.notes = append(r.notes, fmt.Sprintf("%s:%d:%d: note: fence: table %s is fenced in %s too, by the column comment at %s:%d:%d in the schema of %s: a database has one guard trigger per table, so a table fenced in one sql entry is fenced in every entry whose schema has it",
 				r.cfg.Path, r.pkg.Pos.Line, r.pkg.Pos.Col, t.QualifiedName(), config.EntryName(&r.pkg), f.File, f.Line, f.Col, config.EntryName(&m.r.pkg)))
+		}
+	}
+}
+
+// fencesElsewhere gives every entry's catalog the tables another entry
+// fences (with their inheritance and partition relatives, through which a
+// write reaches them) that its own schema does not define
+// (catalog.FenceElsewhere): the entries share a database, so a body of
+// its schema that writes a relation of that name is refused as a write
+// of the fenced table it may be (trial t24 F11).
+func fencesElsewhere(runs []*pkgRun) {
+	for _, o := range runs {
+		if o == nil || o.schemaBroken {
+			continue
+		}
+		for _, t := range o.cat.FencedTables() {
+			for _, x := range append([]*catalog.Table{t}, o.cat.Relatives(t)...) {
+				for _, r := range runs {
+					if r == o || r == nil || r.schemaBroken || r.cat.Table(x.Schema, x.Name) != nil {
+						continue
+					}
+					r.cat.AddFenceElsewhere(catalog.FenceElsewhere{Schema: x.Schema, Name: x.Name, Entry: config.EntryName(&o.pkg), File: t.Fence.File, Line: t.Fence.Line})
+				}
+			}
 		}
 	}
 }

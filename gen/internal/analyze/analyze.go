@@ -416,7 +416,7 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 	var out []*File
 	seen := map[string]*Query{}
 	var fw *funcWrites // nil: no fenced table for a function to write
-	if len(cat.FencedTables()) > 0 && !opts.MySQL {
+	if (len(cat.FencedTables()) > 0 || cat.FencesElsewhere()) && !opts.MySQL {
 		fw = newFuncWrites(cat)
 	}
 	// Every annotated statement without an annotation problem is
@@ -910,6 +910,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	if a.funcs != nil {
 		// The write analysis reads the whole parse tree (checkWrites).
 		a.rep = writes.Of(a.stmt, a.file.Src)
+		a.offStrings(q)
 	}
 	switch n := a.stmt.Node.(type) {
 	case *sqlparse.Select:

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -537,7 +538,14 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 	if f.Language == "sql" || f.Language == "plpgsql" {
 		// The body's statements, read by PostgreSQL's parsers (package
 		// writes): a string or comment that spells a write is none.
-		if b, err := writes.Body(f.Language, body, f.Source); err == nil {
+		b, err := writes.Body(f.Language, body, f.Source)
+		if errors.Is(err, writes.ErrOffStrings) {
+			// Its statements depend on standard_conforming_strings,
+			// which fencegen cannot see (issue 24): its text is
+			// scanned below, and it is refused as unread.
+			add(hiddenWrite{verb: "statements fencegen cannot see", unknown: err.Error()})
+		}
+		if err == nil {
 			parsed, dynamic, bodyTrees = true, b.Dynamic, b.Stmts
 			for _, st := range b.Stmts {
 				rep := writes.OfTree(st)
@@ -721,6 +729,11 @@ func (fw *funcWrites) table(n sqlparse.Name, verb string, only bool, add func(hi
 	t := fw.cat.Table(n.Schema, n.Name)
 	if t != nil && t.Fence != nil {
 		add(hiddenWrite{table: t, verb: verb})
+	}
+	if e := fw.cat.FencedElsewhere(n); t == nil && e != nil {
+		// Another sql entry fences a table of that name in the same
+		// database (trial t24 F11).
+		add(hiddenWrite{verb: "statements fencegen cannot see", unknown: fmt.Sprintf("it runs %s on %s, which the schema of this sql entry does not define, and %s fences table %s.%s (%s:%d) of the same database", verb, n.String(), e.Entry, e.Schema, e.Name, e.File, e.Line)})
 	}
 	if t != nil && t.Fence == nil {
 		// A write of a table writes its inheritance children and

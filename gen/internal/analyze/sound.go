@@ -452,16 +452,19 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events, targets []string, lo
 				continue
 			}
 			body := stripSQLComments(f.Body)
-			assigns, returnsOther := false, false
+			assigns, returnsOther, returnsOld := false, false, false
 			if f.Language == "plpgsql" {
 				// Read on PostgreSQL's PL/pgSQL parse tree (writes.ReadTrigger);
 				// a body it does not read is scanned as text.
 				if row, err := writes.ReadTrigger(f.Source, col); err == nil {
-					assigns, returnsOther = row.AssignsColumn, row.ReturnsOther
+					assigns, returnsOther, returnsOld = row.AssignsColumn, row.ReturnsOther, row.ReturnsOld
 				} else {
-					assigns, returnsOther = re.MatchString(body), returnsOtherRow(body)
+					assigns, returnsOther, returnsOld = re.MatchString(body), returnsOtherRow(body), returnsOldRow(body)
 				}
 			}
+			// RETURN OLD from a BEFORE UPDATE trigger writes the old row,
+			// its stored token with it (trial t24 F1).
+			returnsOther = returnsOther || returnsOld && slices.Contains(events, "UPDATE") && slices.Contains(tr.Events, "UPDATE")
 			switch {
 			case f.Language != "plpgsql":
 				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), LANGUAGE %s, which fencegen does not read: it may replace the row, and with it the fencing token the guard stores, so a later stale holder could pass; write the trigger function in plpgsql, or drop the trigger",
@@ -470,7 +473,7 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events, targets []string, lo
 				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which assigns NEW.%s (or all of NEW): it would replace the fencing token the guard stores, so a later stale holder could pass; leave the token column to fencegen, or drop the trigger",
 					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, col)
 			case !afterTriggerRE().MatchString(tr.Text) && returnsOther:
-				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which may RETURN a row other than NEW (or NULL): a BEFORE trigger's result replaces the row written, and with it the fencing token the guard stores, so a later stale holder could pass; return NEW (changing its other columns), or drop the trigger",
+				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which may RETURN a row other than NEW (or NULL; OLD on an UPDATE): a BEFORE trigger's result replaces the row written, and with it the fencing token the guard stores, so a later stale holder could pass; return NEW (changing its other columns), or drop the trigger",
 					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name)
 			}
 		}
@@ -581,6 +584,17 @@ var afterTriggerRE = sync.OnceValue(func() *regexp.Regexp {
 
 // returnRE finds a PL/pgSQL RETURN and its expression.
 var returnRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\breturn\b\s*([^;]*)`) })
+
+// returnsOldRow reports whether a trigger function's body may RETURN
+// OLD (read as text).
+func returnsOldRow(body string) bool {
+	for _, m := range returnRE().FindAllStringSubmatch(body, -1) {
+		if strings.ToLower(strings.Trim(strings.TrimSpace(m[1]), "()\"")) == "old" {
+			return true
+		}
+	}
+	return false
+}
 
 // returnsOtherRow reports whether a trigger function's body may RETURN a
 // row other than NEW, OLD or NULL: a BEFORE row trigger's result is the
@@ -1031,4 +1045,27 @@ func policyQuals(t *catalog.Table, cmd string) (out []string, ok bool) {
 	}
 	slices.Sort(out)
 	return out, true
+}
+
+// offStrings refuses, while the schema has a fenced table, a query whose
+// text PostgreSQL reads otherwise when standard_conforming_strings is off
+// (issue 24): a backslash in an ordinary string constant, in the query or
+// in a dollar-quoted body it holds (sqlparse.OffValue), or a statement
+// that sets the setting off. fencegen reads every text as PostgreSQL does
+// with it on, its default; off (the server's, database's or role's
+// setting, or a session's SET on a pooled connection), 'a\' goes on past
+// its quote, so the statement PostgreSQL runs may hold writes fencegen
+// never saw.
+func (a *analyzer) offStrings(q *Query) {
+	text := string(a.file.Src[a.stmt.Start:a.stmt.End])
+	if at := sqlparse.OffValue(text, true); at >= 0 {
+		a.refuseAnyFenced(a.stmt.Start+at, "query %s has a string constant with a backslash, which PostgreSQL reads otherwise when standard_conforming_strings is off (a server, database, role or session setting fencegen cannot see): the backslash then escapes the next character, a quote included, so the statement run may not be the one fencegen analysed; write it as an escape string E'...' with the backslash doubled (E'a\\\\b' for a\\b)", q.Name)
+	}
+	if len(a.rep.StringSettings) > 0 {
+		loc := a.rep.StringSettings[0]
+		if loc < 0 {
+			loc = a.stmt.Start
+		}
+		a.refuseAnyFenced(loc, "query %s sets standard_conforming_strings to other than on: off, PostgreSQL reads a backslash in an ordinary string constant as an escape for the rest of the session (on a pooled connection, for later queries too), so later statements may not be the ones fencegen analysed; leave the setting on", q.Name)
+	}
 }

@@ -61,10 +61,26 @@ var soundPGCases = []struct {
 	// noPG says why PostgreSQL cannot judge the case in the test's
 	// transaction; only fencegen's verdict is checked.
 	noPG string
+	// off runs the query with standard_conforming_strings off (a
+	// database's, role's or session's setting fencegen does not see).
+	off bool
 }{
+	// Trial t24 F10: a backslash in an ordinary string constant reads
+	// otherwise with standard_conforming_strings off.
+	{name: "backslash before a quote, read with standard_conforming_strings off", schema: pgJobs + pgWV, query: "select 'a\\' , ' , wv(1) , ' -- '\n", want: "refused", off: true},
+	{name: "backslash before a quote, read with standard_conforming_strings on", schema: pgJobs + pgWV, query: "select 'a\\' , ' , wv(1) , ' -- '\n", want: "refused",
+		conservative: "with standard_conforming_strings off (a database or role setting fencegen cannot see) it calls wv(1), which writes"},
+	{name: "backslash in an escape string, read with standard_conforming_strings off", schema: pgJobs + pgWV, query: "select E'a\\\\' , ' , wv(1) , ' -- '\n", want: "plain", off: true},
+	{name: "function body with a backslash before a quote, run with standard_conforming_strings off", schema: pgJobs + "create function labels() returns void language plpgsql as $f$ begin perform 'a\\' , ' ; update jobs set k = k + 1 ; perform 1 , ' ; -- ' ;\nend $f$;\n", query: "select labels()", want: "refused", off: true},
+	{name: "SQL function body with a backslash in a constant, run with standard_conforming_strings on", schema: pgJobs + "create function re(x text) returns bool language sql as $f$ select x ~ '\\d' $f$;\n", query: "select re('1')", want: "refused",
+		conservative: "its body reads otherwise with standard_conforming_strings off"},
+	{name: "query setting standard_conforming_strings off", schema: pgJobs, query: "set standard_conforming_strings = off", want: "refused",
+		conservative: "later statements of the session read otherwise"},
+	{name: "query setting standard_conforming_strings on", schema: pgJobs, query: "set standard_conforming_strings = on", want: "plain"},
+
 	{name: "function writing jobs by a Unicode-escaped name", schema: pgJobs + "create function f() returns void language plpgsql as $$ begin update U&\"jo\\0062s\" set k = 3; end $$;\n", query: "select f()", want: "refused"},
 	{name: "trigger writing jobs by a Unicode-escaped name", schema: pgJobs + "create function wu() returns trigger language plpgsql as $$ begin update U&\"jo\\0062s\" set k = k + 1; return new; end $$;\ncreate trigger t after insert on logs for each row execute function wu();\n", query: "insert into logs values (2, 1)", want: "refused"},
-	{name: "single-quoted body writing jobs by a Unicode-escaped name", schema: pgJobs + "create function f() returns void language plpgsql as 'begin update U&\"\\006Aobs\" set k = 5; end';\n", query: "select f()", want: "refused"},
+	{name: "single-quoted body writing jobs by a Unicode-escaped name", schema: pgJobs + "create function f() returns void language plpgsql as E'begin update U&\"\\\\006Aobs\" set k = 5; end';\n", query: "select f()", want: "refused"},
 	{name: "DO block", schema: pgJobs, query: "do $$ begin update jobs set k = 2; end $$", want: "refused"},
 	{name: "function updating a view over jobs", schema: pgJobs + "create view active_jobs as select * from jobs where k > 0;\ncreate function f() returns void language plpgsql as $$ begin update active_jobs set k = 3; end $$;\n", query: "select f()", want: "refused"},
 	{name: "FK by ADD COLUMN REFERENCES ON DELETE CASCADE", schema: strings.Replace(pgJobs, "parent_id bigint, ", "", 1) + "alter table jobs add column parent_id bigint references parents (id) on delete cascade;\n", query: "delete from parents where id = 1", want: "refused"},
@@ -332,7 +348,11 @@ func TestSoundAgainstPostgreSQL(t *testing.T) {
 		if tc.noPG != "" {
 			continue
 		}
-		wrote, err := pgWritesFenced(ctx, conn.Conn(), cat, tc.schema, tc.query, tc.asRole)
+		schema := tc.schema
+		if tc.off {
+			schema = "set local standard_conforming_strings = off;\n" + schema
+		}
+		wrote, err := pgWritesFenced(ctx, conn.Conn(), cat, schema, tc.query, tc.asRole)
 		switch {
 		case err != nil:
 			t.Errorf("%s: PostgreSQL: %v", tc.name, err)

@@ -33,6 +33,10 @@ func TestSoundTokenReplacedAgainstPostgreSQL(t *testing.T) {
 		{"SELECT ... INTO NEW.tok", pgJobs, tz + "begin select 0 into new.tok; return new; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
 		{"EXECUTE ... INTO NEW.tok", pgJobs, tz + "begin execute 'select 0' into new.tok; return new; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
 		{"INTO a list of targets", pgJobs, tz + "begin select new.k, 0 into new.k, new.tok; return new; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
+		// Trial t24 F1: RETURN OLD from a BEFORE UPDATE trigger writes the
+		// old row, its stored token with it.
+		{"RETURN OLD", pgJobs, tz + "begin old.k := new.k; return old; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
+		{"RETURN OLD, quoted, from a trigger of INSERT and UPDATE", pgJobs, tz + "begin if tg_op = 'INSERT' then return new; end if; old.k := new.k; return (\"old\"); end $$;\ncreate trigger t before insert or update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
 		{"RETURN of another row", pgJobs, tz + "declare r jobs; begin r := new; r.tok := 0; return r; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
 		{"trigger on the partition a write of the parent lands in", pgPartJobs, tz + "begin new.tok := 0; return new; end $$;\ncreate trigger t before update on jobs_1 for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
 		{"parent's trigger, cloned to the partition written", pgPartJobs, tz + "begin new.tok := 0; return new; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs_1 set k = k + 1 where id = 1"},

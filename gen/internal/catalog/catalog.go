@@ -722,6 +722,13 @@ type Catalog struct {
 	// session_replication_role for later sessions, given by Notes while
 	// a table is fenced.
 	replicationRoleNotes diag.List
+	// offStringErrors are errors of schema statements PostgreSQL reads
+	// otherwise with standard_conforming_strings off (offStrings), given
+	// by Validate while a table is fenced.
+	offStringErrors diag.List
+	// elsewhere are the tables other sql entries fence that this schema
+	// does not define (FenceElsewhere).
+	elsewhere []FenceElsewhere
 	// columns types the columns of views (WithColumnGenerator); without
 	// it a view has no columns.
 	columns ColumnGenerator
@@ -1145,6 +1152,9 @@ func (c *Catalog) Validate() diag.List {
 	c.searchPath, c.pathFile = nil, nil // the schema ends (see searchPath)
 	errs := append(diag.List(nil), c.Errors...)
 	errs = append(errs, c.inheritFences()...)
+	if len(c.FencedTables()) > 0 || c.FencesElsewhere() {
+		errs = append(errs, c.offStringErrors...)
+	}
 	for _, t := range c.FencedTables() {
 		f := t.Fence
 		if f.From != nil {

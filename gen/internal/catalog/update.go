@@ -26,6 +26,7 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 		u.mysql(s.Node)
 		return
 	}
+	u.offStrings()
 	switch n := s.Node.(type) {
 	case *sqlparse.Select:
 		// pg_dump's SELECT pg_catalog.set_config('search_path', '', false).

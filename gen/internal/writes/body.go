@@ -2,11 +2,33 @@ package writes
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
+
+// ErrOffStrings is returned by Body (under an error that says where) for
+// a body with a backslash in an ordinary string constant ('a\'), at any
+// depth (a dollar-quoted EXECUTE string too): PostgreSQL reads it
+// otherwise when standard_conforming_strings is off (the function's own
+// SET clause, the session's, role's, database's or server's setting),
+// where the backslash escapes the next character, a quote included, so
+// the body would run statements fencegen never read.
+var ErrOffStrings = errors.New("a string constant with a backslash ('...\\...'), which PostgreSQL reads otherwise when standard_conforming_strings is off (as E'...' with the backslash doubled, it reads alike)")
+
+// offStrings returns ErrOffStrings, located in body, when body has a
+// backslash in an ordinary string constant.
+func offStrings(body string) error {
+	if at := sqlparse.OffValue(body, true); at >= 0 {
+		line := 1 + strings.Count(body[:at], "\n")
+		return fmt.Errorf("its body has, at its line %d, %w", line, ErrOffStrings)
+	}
+	return nil
+}
 
 // BodyStatements are the statements a function's body runs, parsed.
 type BodyStatements struct {
@@ -30,6 +52,9 @@ type BodyStatements struct {
 func Body(lang, body, source string) (*BodyStatements, error) {
 	switch lang {
 	case "sql":
+		if err := offStrings(body); err != nil {
+			return nil, err
+		}
 		tree, err := pg.Parse(body)
 		if err != nil {
 			return nil, err
@@ -67,6 +92,7 @@ func plpgsql(source string) (*BodyStatements, error) {
 		return nil, fmt.Errorf("not a CREATE FUNCTION statement with an AS string")
 	}
 	var as, lang bool
+	var text string
 	for _, o := range cf.Options {
 		d := o.GetDefElem()
 		switch {
@@ -74,12 +100,18 @@ func plpgsql(source string) (*BodyStatements, error) {
 		case d.Defname == "as":
 			l := d.Arg.GetList()
 			as = l != nil && len(l.Items) == 1 && l.Items[0].GetString_() != nil
+			if as {
+				text = l.Items[0].GetString_().GetSval()
+			}
 		case d.Defname == "language":
 			lang = strings.EqualFold(d.Arg.GetString_().GetSval(), "plpgsql")
 		}
 	}
 	if !as || !lang {
 		return nil, fmt.Errorf("not a LANGUAGE plpgsql function with one AS string")
+	}
+	if err := offStrings(text); err != nil {
+		return nil, err
 	}
 	js, err := pg.ParsePlPgSqlToJSON(source)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
 // TriggerRow is what a PL/pgSQL trigger function does to the row a BEFORE
@@ -19,8 +21,11 @@ type TriggerRow struct {
 	// variable.
 	AssignsColumn bool
 	// ReturnsOther is set when a RETURN gives a row other than NEW, OLD
-	// or NULL.
-	ReturnsOther bool
+	// or NULL. ReturnsOld is set when one gives OLD: in a BEFORE UPDATE
+	// trigger PostgreSQL then writes the old row, its stored token with
+	// it, in place of the guarded one (in a BEFORE INSERT trigger OLD is
+	// NULL, so it skips the row; in a BEFORE DELETE one it goes ahead).
+	ReturnsOther, ReturnsOld bool
 	// ReturnsNull is set when a RETURN gives NULL: a BEFORE row trigger
 	// then skips the row. ReturnsNew is set when one gives NEW, which is
 	// NULL in a BEFORE DELETE trigger (so it skips the delete).
@@ -35,6 +40,11 @@ type TriggerRow struct {
 // spells it is none. An error means the body was not read.
 func ReadTrigger(source, column string) (TriggerRow, error) {
 	var out TriggerRow
+	if at := sqlparse.OffValue(source, true); at >= 0 {
+		// Read otherwise with standard_conforming_strings off: the
+		// caller scans the text.
+		return out, ErrOffStrings
+	}
 	js, err := pg.ParsePlPgSqlToJSON(source)
 	if err != nil {
 		return out, err
@@ -85,6 +95,7 @@ func ReadTrigger(source, column string) (TriggerRow, error) {
 					old, _ := num(fn["old_varno"])
 					out.ReturnsOther = out.ReturnsOther || rv != newNo && rv != old
 					out.ReturnsNew = out.ReturnsNew || rv == newNo
+					out.ReturnsOld = out.ReturnsOld || rv == old
 				} else if e, ok := r["expr"].(map[string]any); ok {
 					pe, _ := e["PLpgSQL_expr"].(map[string]any)
 					q, _ := pe["query"].(string)
@@ -98,7 +109,9 @@ func ReadTrigger(source, column string) (TriggerRow, error) {
 						out.ReturnsNull = true
 					case "new":
 						out.ReturnsNew = true
-					case "old", "":
+					case "old":
+						out.ReturnsOld = true
+					case "":
 					default:
 						out.ReturnsOther = true
 					}

@@ -159,6 +159,13 @@ type Report struct {
 	// name as a constant), which, set to replica, stops ordinary triggers,
 	// the database-side guard's among them, for the session.
 	ReplicationRole []int
+	// StringSettings are the offsets (-1: the statement's own) where the
+	// statement sets standard_conforming_strings to other than on (SET,
+	// SET LOCAL, SET ... FROM CURRENT, or set_config with that name or
+	// a name that is not a constant): off, PostgreSQL reads a backslash
+	// in an ordinary string constant as an escape, so a later
+	// statement's text may read as other statements (issue 24).
+	StringSettings []int
 	// SearchPaths are where the statement sets search_path (SET, SET
 	// LOCAL, or set_config with the name as a constant or not), which
 	// changes what the unqualified names of later statements on the
@@ -585,6 +592,9 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		if x.Name == "session_replication_role" && x.Kind == pg.VariableSetKind_VAR_SET_VALUE && c.runs {
 			w.r.ReplicationRole = append(w.r.ReplicationRole, -1)
 		}
+		if x.Name == "standard_conforming_strings" && c.runs && !SettingOn(x) {
+			w.r.StringSettings = append(w.r.StringSettings, -1)
+		}
 		if x.Name == "search_path" && c.runs {
 			sp := SearchPath{Known: true, Loc: -1}
 			switch x.Kind {
@@ -609,6 +619,11 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 			if a := x.Args[0].GetAConst(); a == nil || a.GetSval() == nil || a.GetSval().Sval == "session_replication_role" {
 				// A name that is not a constant may be it.
 				w.r.ReplicationRole = append(w.r.ReplicationRole, int(x.Location))
+			}
+			if a := x.Args[0].GetAConst(); a == nil || a.GetSval() == nil || strings.EqualFold(a.GetSval().Sval, "standard_conforming_strings") {
+				if v := x.Args[1%len(x.Args)].GetAConst().GetSval(); len(x.Args) < 2 || a == nil || v == nil || !onValue(v.Sval) {
+					w.r.StringSettings = append(w.r.StringSettings, int(x.Location))
+				}
 			}
 			if a := x.Args[0].GetAConst(); a == nil || a.GetSval() == nil || a.GetSval().Sval == "search_path" {
 				sp := SearchPath{Loc: int(x.Location)}
@@ -1019,4 +1034,37 @@ func setTargets(list []*pg.Node, to []string) []string {
 		to = appendNew(to, rt.Name)
 	}
 	return to
+}
+
+// SettingOn reports whether SET x gives its setting the boolean value
+// on; RESET and SET ... TO DEFAULT count as on too (a setting of the
+// database, role or server that is off is the schema's finding).
+func SettingOn(x *pg.VariableSetStmt) bool {
+	switch x.Kind {
+	case pg.VariableSetKind_VAR_RESET, pg.VariableSetKind_VAR_RESET_ALL, pg.VariableSetKind_VAR_SET_DEFAULT:
+		return true
+	case pg.VariableSetKind_VAR_SET_VALUE:
+		if len(x.Args) != 1 {
+			return false
+		}
+		c := x.Args[0].GetAConst()
+		switch {
+		case c.GetSval() != nil:
+			return onValue(c.GetSval().Sval)
+		case c.GetIval() != nil:
+			return c.GetIval().Ival == 1
+		}
+	}
+	return false
+}
+
+// onValue reports whether PostgreSQL reads v as the boolean on
+// (parse_bool: a prefix of true, yes or on, or 1).
+func onValue(v string) bool {
+	v = strings.ToLower(strings.TrimSpace(v))
+	switch v {
+	case "on", "1":
+		return true
+	}
+	return len(v) > 0 && (strings.HasPrefix("true", v) || strings.HasPrefix("yes", v))
 }
