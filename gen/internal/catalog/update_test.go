@@ -815,3 +815,50 @@ func TestCreateSchemaPublic(t *testing.T) {
 	_, errs = build(t, "CREATE SCHEMA other;\nCREATE SCHEMA other;\n")
 	wantProblem(t, errs, `schema.sql:2:1: schema "other" already exists`)
 }
+
+// A token column's DEFAULT must be an integer constant at or below 0: a
+// row created without a token stores it, and a positive or changing one
+// makes every holder's guarded write of that row stale (trial t24 F8).
+func TestTokenColumnDefault(t *testing.T) {
+	for def, bad := range map[string]bool{
+		"DEFAULT 0": false, "DEFAULT -1": false, "DEFAULT 0::bigint": false, "DEFAULT '0'": false, "": false,
+		"DEFAULT 100": true, "DEFAULT (extract(epoch from now()) * 1000)::bigint": true, "DEFAULT 1::bigint": true,
+	} {
+		_, errs := build(t, `CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL `+def+`);
+COMMENT ON COLUMN jobs.tok IS 'fencegen:token';`)
+		if got := len(errs) == 1 && strings.Contains(errs[0], "has a DEFAULT that is not an integer constant at or below 0"); got != bad || !bad && len(errs) > 0 {
+			t.Errorf("%s: errors %v, want the DEFAULT error: %v", def, errs, bad)
+		}
+		if def == "" {
+			continue
+		}
+		_, errs = build(t, `CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 0);
+COMMENT ON COLUMN jobs.tok IS 'fencegen:token';
+ALTER TABLE jobs ALTER COLUMN tok SET `+def+`;`)
+		if got := len(errs) == 1 && strings.HasPrefix(errs[0], "schema.sql:3:") && strings.Contains(errs[0], "has a DEFAULT that is not"); got != bad || !bad && len(errs) > 0 {
+			t.Errorf("ALTER ... SET %s: errors %v, want the DEFAULT error at the ALTER: %v", def, errs, bad)
+		}
+	}
+}
+
+// A CHECK that names the token column is noted, unless every token
+// passes it (tok >= 0): one that refuses valid tokens makes every guarded
+// write fail (trial t24 F2).
+func TestTokenColumnCheckNoted(t *testing.T) {
+	for check, noted := range map[string]bool{
+		"CHECK (tok = 0)": true, "CHECK (tok < 1000)": true, "CONSTRAINT c CHECK (tok >= 0)": false, "CHECK (0 <= tok)": false, "CHECK (id > 0)": false,
+	} {
+		c, errs := build(t, `CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 0, `+check+`);
+COMMENT ON COLUMN jobs.tok IS 'fencegen:token';`)
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", check, errs)
+		}
+		got := false
+		for _, n := range c.Notes() {
+			got = got || strings.HasPrefix(n.Error(), "schema.sql:1:1: note: a CHECK constraint of fenced table jobs names its fencing token column tok")
+		}
+		if got != noted {
+			t.Errorf("%s: noted %v, want %v: %v", check, got, noted, c.Notes())
+		}
+	}
+}

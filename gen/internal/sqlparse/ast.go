@@ -250,6 +250,10 @@ type ColumnDef struct {
 	// cast (PostgreSQL stores no default for it unless the type is a
 	// domain).
 	DefaultNull bool
+	// DefaultAtMost0 is set when the DEFAULT is an integer constant at
+	// or below 0, perhaps cast: what a fencing token column may default
+	// to (a row no fenced write has touched stores 0).
+	DefaultAtMost0 bool
 	// SequenceName is an identity column's SEQUENCE NAME option (the
 	// sequence PostgreSQL makes for it); empty for the default name.
 	SequenceName Name
@@ -343,6 +347,9 @@ type AlterCmd struct {
 	// DEFAULT nextval(...), DefaultNull by SET DEFAULT NULL (see
 	// ColumnDef.DefaultNull).
 	Always, Nextval, DefaultNull bool
+	// DefaultAtMost0 is set by SET DEFAULT of an integer constant at or
+	// below 0 (see ColumnDef.DefaultAtMost0).
+	DefaultAtMost0 bool
 	// SequenceName is ADD GENERATED ... AS IDENTITY's SEQUENCE NAME.
 	SequenceName Name
 	Loc          int

@@ -3,6 +3,7 @@ package sqlparse
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -343,6 +344,7 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 	if cd.RawDefault != nil {
 		d.HasDefault = true
 		d.DefaultNull = isNullConst(cd.RawDefault)
+		d.DefaultAtMost0 = atMost0(cd.RawDefault)
 	}
 	if cd.Identity != "" {
 		d.Identity = true
@@ -364,6 +366,7 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 		case pg.ConstrType_CONSTR_DEFAULT:
 			d.HasDefault = true
 			d.DefaultNull = isNullConst(con.RawExpr)
+			d.DefaultAtMost0 = atMost0(con.RawExpr)
 		case pg.ConstrType_CONSTR_IDENTITY:
 			d.Identity = true
 			d.NotNull = true
@@ -437,6 +440,30 @@ func (c *converter) createTable(s *pg.CreateStmt) Node {
 }
 
 // isNullConst reports whether n is NULL or a cast of NULL (NULL::text).
+// atMost0 reports whether n is an integer constant at or below 0,
+// perhaps cast or in parentheses (-1 is folded into the constant by
+// PostgreSQL's grammar).
+func atMost0(n *pg.Node) bool {
+	for n.GetTypeCast() != nil {
+		n = n.GetTypeCast().Arg
+	}
+	ac := n.GetAConst()
+	if ac == nil || ac.Isnull {
+		return false
+	}
+	if iv := ac.GetIval(); iv != nil {
+		return iv.Ival <= 0
+	}
+	if sv := ac.GetSval(); sv != nil {
+		v, err := strconv.ParseInt(strings.TrimSpace(sv.Sval), 10, 64)
+		return err == nil && v <= 0
+	}
+	if ac.GetIval() == nil && ac.GetFval() == nil && ac.GetSval() == nil && ac.GetBoolval() == nil && ac.GetBsval() == nil {
+		return true // Ival 0: the zero value has no field set
+	}
+	return false
+}
+
 func isNullConst(n *pg.Node) bool {
 	if tc := n.GetTypeCast(); tc != nil {
 		n = tc.Arg
@@ -568,6 +595,7 @@ func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
 			if cmd.Def != nil {
 				ac.Kind = AlterSetDefault
 				ac.DefaultNull = isNullConst(cmd.Def)
+				ac.DefaultAtMost0 = atMost0(cmd.Def)
 				if fc := cmd.Def.GetFuncCall(); fc != nil {
 					name := strs(fc.Funcname)
 					ac.Nextval = len(name) > 0 && name[len(name)-1] == "nextval"
