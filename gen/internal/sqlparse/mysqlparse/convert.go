@@ -385,6 +385,16 @@ func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
 			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropIndex, Loc: c.start})
 		case ast.AlterTableDropIndex:
 			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropIndex, Constraint: spec.Name, MissingOK: spec.IfExists, Loc: c.start})
+		case ast.AlterTableDropForeignKey:
+			// DROP FOREIGN KEY name: the key's action no longer writes
+			// the table (issue 27, trial t27 F4).
+			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropConstraint, Constraint: spec.Name, MissingOK: spec.IfExists, Loc: c.start})
+		case ast.AlterTableDropCheck:
+			// DROP CONSTRAINT name, which the TiDB parser reads as DROP
+			// CHECK: MariaDB and MySQL drop the foreign key of that name.
+			if spec.Constraint != nil {
+				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropConstraint, Constraint: spec.Constraint.Name, MissingOK: spec.IfExists, Loc: c.start})
+			}
 		case ast.AlterTableRenameColumn:
 			return &sqlparse.Rename{Kind: "column", Target: at.Table, Subname: spec.OldColumnName.Name.L, NewName: spec.NewColumnName.Name.L, Args: -1, Loc: c.start}
 		case ast.AlterTableRenameTable:

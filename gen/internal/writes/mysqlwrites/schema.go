@@ -109,6 +109,10 @@ type Table struct {
 // OnUpdate are the actions as MySQL spells them ("CASCADE", "SET NULL",
 // "SET DEFAULT", "RESTRICT", "NO ACTION", "" for none).
 type ForeignKey struct {
+	// Name is the constraint's name (lower case) as CONSTRAINT name
+	// gives it, "" when the schema names none (the server then makes
+	// one up, which a DROP FOREIGN KEY may name: such a key stays).
+	Name               string
 	Parent             string
 	OnDelete, OnUpdate string
 	// Columns are the referenced columns of Parent (lower-case), the
@@ -750,7 +754,9 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 		}
 		for _, c := range x.Constraints {
 			if c.Tp == ast.ConstraintForeignKey && c.Refer != nil {
-				t.Refs = append(t.Refs, foreignKey(c.Refer))
+				fk := foreignKey(c.Refer)
+				fk.Name = strings.ToLower(c.Name)
+				t.Refs = append(t.Refs, fk)
 			}
 		}
 		sc.putTable(t)
@@ -779,7 +785,21 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 				}
 			case ast.AlterTableAddConstraint:
 				if s.Constraint != nil && s.Constraint.Tp == ast.ConstraintForeignKey && s.Constraint.Refer != nil {
-					t.Refs = append(t.Refs, foreignKey(s.Constraint.Refer))
+					fk := foreignKey(s.Constraint.Refer)
+					fk.Name = strings.ToLower(s.Constraint.Name)
+					t.Refs = append(t.Refs, fk)
+				}
+			case ast.AlterTableDropForeignKey, ast.AlterTableDropCheck:
+				// DROP FOREIGN KEY name, and DROP CONSTRAINT name (which
+				// the TiDB parser reads as DROP CHECK): the key of that
+				// name goes, where the name surely means this table (a
+				// table it may mean keeps the keys of both).
+				name := s.Name
+				if s.Tp == ast.AlterTableDropCheck && s.Constraint != nil {
+					name = s.Constraint.Name
+				}
+				if sure && name != "" {
+					t.Refs = slices.DeleteFunc(t.Refs, func(fk ForeignKey) bool { return fk.Name == strings.ToLower(name) })
 				}
 			case ast.AlterTableRenameTable:
 				if s.NewTable != nil {
