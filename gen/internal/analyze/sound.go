@@ -1066,6 +1066,6 @@ func (a *analyzer) offStrings(q *Query) {
 		if loc < 0 {
 			loc = a.stmt.Start
 		}
-		a.refuseAnyFenced(loc, "query %s sets standard_conforming_strings to other than on: off, PostgreSQL reads a backslash in an ordinary string constant as an escape for the rest of the session (on a pooled connection, for later queries too), so later statements may not be the ones fencegen analysed; leave the setting on", q.Name)
+		a.refuseAnyFenced(loc, "query %s sets standard_conforming_strings to other than on, or client_encoding to other than UTF8: for the rest of the session (on a pooled connection, for later queries too) PostgreSQL then reads a backslash in an ordinary string constant as an escape, or a byte before a backslash as the first of a character (SJIS, BIG5, GBK), so a constant of a later statement may end elsewhere than fencegen reads it; leave the settings as they are", q.Name)
 	}
 }

@@ -77,6 +77,13 @@ var soundPGCases = []struct {
 	{name: "query setting standard_conforming_strings off", schema: pgJobs, query: "set standard_conforming_strings = off", want: "refused",
 		conservative: "later statements of the session read otherwise"},
 	{name: "query setting standard_conforming_strings on", schema: pgJobs, query: "set standard_conforming_strings = on", want: "plain"},
+	// Trial t24 F10d: a client encoding whose trail bytes include a
+	// backslash moves where a later statement's constant ends.
+	{name: "query setting client_encoding to SJIS", schema: pgJobs, query: "set client_encoding = 'SJIS'", want: "refused",
+		conservative: "later statements of the session read otherwise"},
+	{name: "query setting client_encoding through set_config", schema: pgJobs, query: "select set_config('client_encoding', 'BIG5', false)", want: "refused",
+		conservative: "later statements of the session read otherwise"},
+	{name: "query setting client_encoding to UTF8", schema: pgJobs, query: "set client_encoding = 'UTF8'", want: "plain"},
 
 	{name: "function writing jobs by a Unicode-escaped name", schema: pgJobs + "create function f() returns void language plpgsql as $$ begin update U&\"jo\\0062s\" set k = 3; end $$;\n", query: "select f()", want: "refused"},
 	{name: "trigger writing jobs by a Unicode-escaped name", schema: pgJobs + "create function wu() returns trigger language plpgsql as $$ begin update U&\"jo\\0062s\" set k = k + 1; return new; end $$;\ncreate trigger t after insert on logs for each row execute function wu();\n", query: "insert into logs values (2, 1)", want: "refused"},

@@ -592,6 +592,12 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		if x.Name == "session_replication_role" && x.Kind == pg.VariableSetKind_VAR_SET_VALUE && c.runs {
 			w.r.ReplicationRole = append(w.r.ReplicationRole, -1)
 		}
+		if x.Name == "client_encoding" && c.runs && !utf8Setting(x) {
+			// A client encoding whose trail bytes include a backslash
+			// (SJIS, BIG5, GBK, GB18030) changes where a constant of a
+			// later statement ends (trial t24 F10d).
+			w.r.StringSettings = append(w.r.StringSettings, -1)
+		}
 		if x.Name == "standard_conforming_strings" && c.runs && !SettingOn(x) {
 			w.r.StringSettings = append(w.r.StringSettings, -1)
 		}
@@ -619,6 +625,11 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 			if a := x.Args[0].GetAConst(); a == nil || a.GetSval() == nil || a.GetSval().Sval == "session_replication_role" {
 				// A name that is not a constant may be it.
 				w.r.ReplicationRole = append(w.r.ReplicationRole, int(x.Location))
+			}
+			if a := x.Args[0].GetAConst(); a != nil && a.GetSval() != nil && strings.EqualFold(a.GetSval().Sval, "client_encoding") {
+				if v := x.Args[1%len(x.Args)].GetAConst().GetSval(); len(x.Args) < 2 || v == nil || !utf8Name(v.Sval) {
+					w.r.StringSettings = append(w.r.StringSettings, int(x.Location))
+				}
 			}
 			if a := x.Args[0].GetAConst(); a == nil || a.GetSval() == nil || strings.EqualFold(a.GetSval().Sval, "standard_conforming_strings") {
 				if v := x.Args[1%len(x.Args)].GetAConst().GetSval(); len(x.Args) < 2 || a == nil || v == nil || !onValue(v.Sval) {
@@ -1067,4 +1078,27 @@ func onValue(v string) bool {
 		return true
 	}
 	return len(v) > 0 && (strings.HasPrefix("true", v) || strings.HasPrefix("yes", v))
+}
+
+// utf8Setting reports whether SET x sets client_encoding to UTF8 (or
+// resets it, to what the driver asked for at connect: UTF8 for pgx and
+// lib/pq).
+func utf8Setting(x *pg.VariableSetStmt) bool {
+	switch x.Kind {
+	case pg.VariableSetKind_VAR_RESET, pg.VariableSetKind_VAR_RESET_ALL, pg.VariableSetKind_VAR_SET_DEFAULT:
+		return true
+	case pg.VariableSetKind_VAR_SET_VALUE:
+		return len(x.Args) == 1 && x.Args[0].GetAConst().GetSval() != nil && utf8Name(x.Args[0].GetAConst().GetSval().Sval)
+	}
+	return false
+}
+
+// utf8Name reports whether v names PostgreSQL's UTF8 encoding (the
+// spellings it accepts: UTF8, UTF-8, Unicode, any case).
+func utf8Name(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "utf8", "utf-8", "unicode":
+		return true
+	}
+	return false
 }
