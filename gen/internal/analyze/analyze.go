@@ -83,6 +83,11 @@ type Query struct {
 	// leaves untyped where sqlc does too (a cast to a type the schema does
 	// not define): the query is generated with interface{} there.
 	Notes []string
+	// Refused is PostgreSQL's message for the query where the analysis
+	// knows PostgreSQL refuses it ("operator does not exist: text +
+	// integer"), which is generated as sqlc generates it, with a note;
+	// "" otherwise. No typing of it is PostgreSQL's.
+	Refused string
 	// SqlcParamsFail is set, for an entry analysed with a database
 	// (Options.Database), where sqlc v1.31.1's own reading of the
 	// parameters fails (sqlcresolve.go): sqlc then takes them from the
@@ -616,6 +621,9 @@ func isDML(n sqlparse.Node) bool {
 }
 
 type analyzer struct {
+	// refusals are the reasons PostgreSQL refuses the statement that the
+	// analysis knows (noOperator): notes, or errors on a fenced write.
+	refusals []refusal
 	// eventsChecked: the event triggers that fire for the statement were
 	// checked (eventTriggerWrites).
 	eventsChecked bool
@@ -1147,6 +1155,20 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			p.Type = catalog.Type{Name: "any"}
 		}
 		q.Params = append(q.Params, p)
+	}
+	for _, r := range a.refusals {
+		// sqlc v1.31.1 generates the statement; PostgreSQL refuses it
+		// when it is prepared. Its types are no one's: vet names none.
+		msg := fmt.Sprintf("query %s: PostgreSQL refuses this query: %s", q.Name, r.msg)
+		if q.Fence != nil {
+			a.errorf(r.loc, "%s; query %s writes fenced table %s, and a fenced write is generated only when %s accepts it", msg, q.Name, q.Fence.Table.QualifiedName(), a.server())
+			return nil, a.errs
+		}
+		if q.Refused == "" {
+			q.Refused = r.msg
+		}
+		line, col := diag.Position(a.file.Src, a.clampLoc(r.loc))
+		q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: %s; generated as sqlc generates it", a.file.Name, line, col, msg))
 	}
 	if a.opts.Database && len(q.Params) > 0 {
 		q.SqlcParamsFail = a.sqlcParamsFail()

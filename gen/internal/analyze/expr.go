@@ -3,6 +3,7 @@ package analyze
 // Expressions and operators (PostgreSQL docs, 4.2 "Value Expressions").
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -825,7 +826,11 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 	if comparisonOps[n.Op] || n.Kind == "like" || n.Kind == "ilike" || n.Kind == "similar" || n.Kind == "distinct" || n.Kind == "not distinct" {
 		return known("bool", notNull || n.Kind == "distinct" || n.Kind == "not distinct")
 	}
-	if v, ok := a.operatorResult(n, left, right); ok {
+	v, ok := a.operatorResult(n, left, right)
+	if !ok {
+		a.noOperator(n, left, right)
+	}
+	if ok {
 		v.NotNull = notNull
 		if arithmeticOps[n.Op] {
 			// sqlc types arithmetic as NOT NULL whatever its operands,
@@ -1011,6 +1016,53 @@ func (a *analyzer) resolveOperator(op string, args []argInfo, ext bool) (value, 
 	}
 	out.Name, out.Column, out.DBType = "", nil, ""
 	return out, true
+}
+
+// arithmeticTypes are the string (true) and numeric (false) types
+// noOperator reads.
+var arithmeticTypes = map[string]bool{
+	"text": true, "varchar": true, "bpchar": true, "name": true,
+	"int2": false, "int4": false, "int8": false, "numeric": false, "float4": false, "float8": false,
+}
+
+// noOperator records, as a refusal of the query, an arithmetic operator
+// PostgreSQL has no operator for: operands of string types (text,
+// varchar, bpchar, name), or of a string and a numeric type, none of
+// unknown type ('1', NULL, an untyped parameter). PostgreSQL has no core
+// arithmetic operator on them and casts neither category to the other
+// implicitly, so it refuses the statement ("operator does not exist: text
+// + integer"); not recorded when the schema creates an operator or a cast,
+// which may supply one.
+func (a *analyzer) noOperator(n *sqlparse.AExpr, left, right value) {
+	if a.opts.MySQL || n.Kind != "op" || !arithmeticOps[n.Op] || unknownOperand(n.Left, left) || unknownOperand(n.Right, right) {
+		return
+	}
+	str := 0
+	for _, v := range []value{left, right} {
+		isStr, ok := arithmeticTypes[v.Type.Name]
+		if !v.Known || !ok || v.Type.IsArray() || v.Type.Schema != "" && v.Type.Schema != "pg_catalog" {
+			return
+		}
+		if isStr {
+			str++
+		}
+	}
+	if str == 0 {
+		return
+	}
+	for _, h := range a.cat.Hooks {
+		if h.Kind == "operator" || h.Kind == "cast" {
+			return
+		}
+	}
+	a.refusals = append(a.refusals, refusal{loc: n.Loc, msg: fmt.Sprintf("operator does not exist: %s %s %s", formatType(left.Type.Name), n.Op, formatType(right.Type.Name))})
+}
+
+// refusal is a reason PostgreSQL refuses the statement, found by the
+// analysis, at loc.
+type refusal struct {
+	loc int
+	msg string
 }
 
 // unknownOperand reports whether e, of value v, has PostgreSQL's type

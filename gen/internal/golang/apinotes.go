@@ -48,6 +48,11 @@ func APINotes(in Input) []string {
 	}
 	for _, f := range in.Files {
 		for _, q := range f.Queries {
+			if q.Refused != "" {
+				// PostgreSQL refuses the query (its note says so): it
+				// declares no type for it.
+				continue
+			}
 			for _, p := range q.Params {
 				name := p.Name
 				if name == "" || p.Unnamed {
