@@ -29,7 +29,11 @@ func TestAcquireWaitOneMemberStalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	c := etcdlease.New(cli, &etcdlease.Options{TTL: 3 * time.Second})
+	// TTL 6s: each call's bound (TTL/6 = 1s) leaves a loaded two-core
+	// machine time for the grant's Raft round on the healthy members; the
+	// stalled member never answers, whatever the bound (a 500ms bound
+	// failed every attempt under a load average of 24).
+	c := etcdlease.New(cli, &etcdlease.Options{TTL: 6 * time.Second})
 	ctx := ctxT(t, 120*time.Second)
 	for i := range 6 { // every member connected and answering
 		l, err := c.AcquireWait(ctx, fmt.Sprintf("warm-%d", i), 0)
@@ -48,7 +52,7 @@ func TestAcquireWaitOneMemberStalled(t *testing.T) {
 		}
 		m.Pause()
 		for i := range 3 {
-			actx, cancel := context.WithTimeout(ctx, 6*time.Second)
+			actx, cancel := context.WithTimeout(ctx, 15*time.Second)
 			start := time.Now()
 			l, err := c.AcquireWait(actx, fmt.Sprintf("fresh-%d-%d", k, i), 0)
 			cancel()
@@ -58,7 +62,7 @@ func TestAcquireWaitOneMemberStalled(t *testing.T) {
 				continue
 			}
 			t.Logf("member %s stalled: acquired token %d after %v", m.Name, l.Token(), time.Since(start).Round(time.Millisecond))
-			rctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			rctx, cancel := context.WithTimeout(ctx, 6*time.Second)
 			_ = l.Release(rctx) // may meet the stalled member: the key then expires
 			cancel()
 		}
