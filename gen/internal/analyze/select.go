@@ -4,6 +4,7 @@ package analyze
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 
@@ -151,6 +152,7 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 		// columns (PostgreSQL docs, 7.5 "Sorting Rows").
 		osc := &scope{rels: []*rel{colsRel("", left, nil)}, parent: sc.parent, ctes: sc.ctes}
 		for _, o := range s.OrderBy {
+			a.ordinalInList(o, left)
 			a.sortKey(osc, o, left)
 		}
 		a.limit(sc, s)
@@ -227,10 +229,33 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 		a.sortKey(osc, o, cols)
 	}
 	for _, o := range s.OrderBy {
+		a.ordinalInList(o, cols)
 		a.sortKey(osc, o, cols)
 	}
 	a.limit(sc, s)
 	return cols
+}
+
+// ordinalInList records, as a refusal of the query, an ORDER BY item
+// that is a position outside the select list cols (ORDER BY 2 of one
+// column), which PostgreSQL refuses and sqlc generates. Not recorded
+// where a column is sqlc.embed's, which stands for several.
+func (a *analyzer) ordinalInList(o sqlparse.Node, cols []*Column) {
+	if sb, ok := o.(*sqlparse.SortBy); ok {
+		o = sb.Expr
+	}
+	c, ok := o.(*sqlparse.Const)
+	if a.opts.MySQL || !ok || c.Kind != "int" {
+		return
+	}
+	for _, col := range cols {
+		if col.Embed != nil {
+			return
+		}
+	}
+	if n, err := strconv.Atoi(c.Value); err == nil && (n < 1 || n > len(cols)) {
+		a.refusals = append(a.refusals, refusal{loc: c.Loc, msg: fmt.Sprintf("ORDER BY position %d is not in select list", n)})
+	}
 }
 
 // sortKey analyses an ORDER BY or DISTINCT ON item in osc, the input
