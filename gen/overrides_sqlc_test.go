@@ -177,3 +177,20 @@ func TestQueryNameFirstCharacterAsSqlc(t *testing.T) {
 		})
 	}
 }
+
+// TestParamBesideCallWithoutColumnAsSqlc (issue 23, trial t23a F2): a
+// parameter compared with a call that holds no column (count(*),
+// now()) is unnamed for sqlc (its resolve step names a parameter after
+// the first column either operand holds): dollar_1, not count; where
+// the call holds one it is named after it (count(id) >= $1: id).
+func TestParamBesideCallWithoutColumnAsSqlc(t *testing.T) {
+	filesAsSqlc(t, map[string]string{
+		"schema.sql": "CREATE TABLE books (id bigint PRIMARY KEY, author text NOT NULL, title text NOT NULL, price numeric);\n",
+		"q.sql": "-- name: HavingCount :many\nSELECT author FROM books GROUP BY author HAVING count(*) > $1;\n\n" +
+			"-- name: Now :many\nSELECT id FROM books WHERE now() > $1;\n\n" +
+			"-- name: HavingCountID :many\nSELECT author FROM books GROUP BY author HAVING count(id) >= $1;\n\n" +
+			"-- name: Length :many\nSELECT id FROM books WHERE length(title) > $1;\n\n" +
+			"-- name: Two :many\nSELECT author FROM books GROUP BY author HAVING count(*) > $1 AND max(price) < $2;\n",
+		"sqlc.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5}}}\n",
+	}, "sqlc.yaml")
+}

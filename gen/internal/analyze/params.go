@@ -47,6 +47,9 @@ func (a *analyzer) paramSource(sc *scope, e sqlparse.Node, v value) value {
 			// none (HAVING COUNT(*) > ?).
 			return value{}
 		}
+		// PostgreSQL: sqlc leaves it unnamed too (dollar_1 for
+		// HAVING count(*) > $1); fencegen keeps its type.
+		v.Name = ""
 		return v
 	}
 	saved := len(a.errs)
