@@ -190,7 +190,14 @@ func TestParamBesideCallWithoutColumnAsSqlc(t *testing.T) {
 			"-- name: Now :many\nSELECT id FROM books WHERE now() > $1;\n\n" +
 			"-- name: HavingCountID :many\nSELECT author FROM books GROUP BY author HAVING count(id) >= $1;\n\n" +
 			"-- name: Length :many\nSELECT id FROM books WHERE length(title) > $1;\n\n" +
-			"-- name: Two :many\nSELECT author FROM books GROUP BY author HAVING count(*) > $1 AND max(price) < $2;\n",
+			"-- name: Two :many\nSELECT author FROM books GROUP BY author HAVING count(*) > $1 AND max(price) < $2;\n\n" +
+			// BETWEEN (t23a F1): named and typed after the left
+			// operand's first column, unnamed without one.
+			"-- name: B1 :many\nSELECT id FROM books WHERE length(title) BETWEEN $1 AND $2;\n\n" +
+			"-- name: B2 :many\nSELECT id FROM books WHERE id + 1 NOT BETWEEN $1 AND $2;\n\n" +
+			"-- name: B3 :many\nSELECT author FROM books GROUP BY author HAVING count(*) BETWEEN $1 AND $2;\n\n" +
+			"-- name: B4 :many\nSELECT id FROM books WHERE price BETWEEN @lo AND @hi;\n\n" +
+			"-- name: B5 :many\nSELECT id FROM books WHERE NOT (lower(title) BETWEEN $1 AND $2);\n",
 		"sqlc.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: pgx/v5}}}\n",
 	}, "sqlc.yaml")
 }

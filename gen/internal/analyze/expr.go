@@ -708,7 +708,17 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 				}
 			}
 		}
-		a.compare(sc, n.Right, left)
+		if a.opts.MySQL {
+			a.compare(sc, n.Right, left)
+			return known("bool", true)
+		}
+		// PostgreSQL's BETWEEN is sqlc's A_Expr: it names and types the
+		// parameters after the first column the left operand holds
+		// (length(title) BETWEEN $1 AND $2: title, title_2), and leaves
+		// them unnamed and untyped when there is none (count(*)).
+		defer func(old bool) { a.sqlcOperand = old }(a.sqlcOperand)
+		a.sqlcOperand = refersToColumn(n.Left) || refersToColumn(n.Right)
+		a.compare(sc, n.Right, a.sqlcOperandSource(sc, n, a.sqlcSource(a.paramSource(sc, n.Left, left))))
 		return known("bool", true)
 	case "any", "all":
 		// sqlc types a parameter operand as the first column either side
