@@ -230,7 +230,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 	fs.SetOutput(&buf)
 	var err error
 	if fs.Lookup("file") != nil {
-		args, err = sqlcConfigFlag(args)
+		args, err = sqlcConfigFlag(fs, args)
 	}
 	if err != nil {
 		fmt.Fprintf(&buf, "%v\n", err)
@@ -255,16 +255,21 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 // shorthand, so its value may be attached (-fsqlc.yaml, -f=sqlc.yaml)
 // and -file is -f with the value "ile"; the long name takes two dashes
 // (--file), and --f is an unknown flag. Other flags are left as they are;
-// args after "--" are not flags.
-func sqlcConfigFlag(args []string) ([]string, error) {
+// args after "--" are not flags. A flag of fs's own whose name starts
+// with f (guard's -format) is that flag, not -f with a value: fencegen's
+// flags take one dash, and sqlc has no such flag to be compatible with.
+func sqlcConfigFlag(fs *flag.FlagSet, args []string) ([]string, error) {
 	out := make([]string, 0, len(args))
 	for i, a := range args {
 		if a == "--" {
 			return append(out, args[i:]...), nil
 		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(a, "-"), "=")
 		switch {
 		case a == "--f" || strings.HasPrefix(a, "--f="):
 			return nil, fmt.Errorf("unknown flag: --f (sqlc's -f is -f or --file)")
+		case len(a) > 2 && a[0] == '-' && a[1] == 'f' && name != "file" && fs.Lookup(name) != nil:
+			// one of fs's own flags, such as -format
 		case len(a) > 2 && a[0] == '-' && a[1] == 'f':
 			a = "-f=" + strings.TrimPrefix(a[2:], "=")
 		}

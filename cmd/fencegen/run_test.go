@@ -51,6 +51,12 @@ func TestRunExitCodes(t *testing.T) {
 		{[]string{"help", "check"}, exitOK, "usage: fencegen check [-f path]", ""},
 		{[]string{"generate", "-h"}, exitOK, "usage: fencegen generate", ""},
 		{[]string{"guard", "--help"}, exitOK, "usage: fencegen guard", ""},
+		// guard's own -format is that flag, not -f "ormat" (trial r24 N1:
+		// the README's "fencegen guard -format goose" broke when -f became
+		// sqlc's shorthand).
+		{[]string{"guard", "-format", "nope", "-f", "ok.yaml"}, exitUsage, "", "guard: -format must be one of"},
+		{[]string{"guard", "-format=nope", "-f", "ok.yaml"}, exitUsage, "", "guard: -format must be one of"},
+		{[]string{"guard", "--format", "nope", "-fok.yaml"}, exitUsage, "", "guard: -format must be one of"},
 		{[]string{"help", "init"}, exitOK, "usage: fencegen init", ""},
 		{[]string{"version"}, exitOK, "fencegen ", ""},
 		{[]string{"generate"}, exitError, "", "fencegen: no configuration file found in . (looked for fencegen.yaml"},
