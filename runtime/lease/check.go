@@ -32,11 +32,14 @@ type (
 //     on every master of a cluster) and runs the release script once on a
 //     probe key, which reports a Redis Cluster whose keys cannot share a
 //     slot, a missing EVAL permission or a wrong key type as [ErrConfig];
-//   - under Options.UnsafeNoReplicas with a client that cannot wait for
-//     replicas (the option is what let New accept it), reads INFO
-//     replication through a script and reports a server with connected
-//     replicas as [ErrConfig]: the option's statement is false, and a
-//     failover to a replica could mint a token again;
+//   - reads INFO replication through a script (not on a Redis Cluster)
+//     and reports as [ErrConfig] a server that is itself a replica (its
+//     counter is not the primary's) and, under Options.UnsafeNoReplicas
+//     with a client that cannot wait for replicas (the option is what let
+//     New accept it), a server with connected replicas (the option's
+//     statement is false, and a failover to one could mint a token again);
+//     an INFO the server refuses leaves that statement unverified, which
+//     is reported wrapped in [ErrUnsafeConfig];
 //   - reads maxmemory-policy, appendonly and save with CONFIG GET (on every
 //     master of a cluster) and reports, wrapped in [ErrUnsafeConfig] and as
 //     a warning through Options.Logger:
@@ -87,7 +90,8 @@ func (c *Client) probe(ctx context.Context) error {
 		return c.checkErr(ctx, "probe script", err)
 	}
 
-	if err := c.checkNoReplicas(ctx); err != nil {
+	replWarning, err := c.checkReplication(ctx)
+	if err != nil {
 		return err
 	}
 
@@ -109,7 +113,6 @@ func (c *Client) probe(ctx context.Context) error {
 		mu.Unlock()
 		return nil
 	}
-	var err error
 	switch r := c.rdb.(type) {
 	case forEachMaster:
 		err = r.ForEachMaster(ctx, func(ctx context.Context, cl *redis.Client) error { return get(ctx, cl) })
@@ -123,9 +126,12 @@ func (c *Client) probe(ctx context.Context) error {
 			return opFailed("check", ctx, ctx, "check", 0, err)
 		}
 		c.log(ctx, slog.LevelWarn, "lease check: cannot read the Redis configuration; make sure maxmemory-policy is noeviction and persistence is on", "", 0, "err", err)
-		return nil
+		return replWarning
 	}
 	var problems []error
+	if replWarning != nil {
+		problems = append(problems, replWarning)
+	}
 	seen := map[string]bool{}
 	for _, m := range settings {
 		for _, p := range unsafeSettings(m) {
@@ -174,40 +180,54 @@ func (c *Client) checkErr(ctx context.Context, what string, err error) error {
 // that any redis.Scripter can run it, a plain one included.
 var infoReplicationScript = redis.NewScript(`return redis.call('INFO', 'replication')`)
 
-// checkNoReplicas verifies Options.UnsafeNoReplicas where it is what let
-// New accept rdb (a plain Scripter cannot make an acquire wait for
-// replicas): a server that has connected replicas makes the option's
-// statement false, and a failover to one of them could mint a token again
-// (trial t26 F4: Check returned nil with a replica attached). It returns
-// an error wrapping ErrConfig then; a server whose INFO cannot be read is
-// logged at warning level and passes.
-func (c *Client) checkNoReplicas(ctx context.Context) error {
-	if c.opts == nil || !c.opts.UnsafeNoReplicas || c.replicas != noReplicaCheck {
-		return nil
+// checkReplication reads INFO replication (through a script, so that any
+// redis.Scripter can run it; not on a Redis Cluster, whose masters the
+// cluster client picks itself) and returns an error wrapping ErrConfig
+// when the server is itself a replica (trial r26 N2a: a client pointed at
+// a writable replica minted from the replica's own counter, which the
+// primary then minted again), or when Options.UnsafeNoReplicas is what let
+// New accept rdb and the server has connected replicas (the option's
+// statement is false: a failover to one could mint a token again; trial
+// t26 F4). When INFO cannot be read (an ACL without +info), that
+// statement is unverified: the second result wraps ErrUnsafeConfig (trial
+// r26 N2b); otherwise the failure is logged at warning level.
+func (c *Client) checkReplication(ctx context.Context) (warning, err error) {
+	if _, ok := c.rdb.(forEachMaster); ok {
+		return nil, nil
 	}
+	unsafeOption := c.opts != nil && c.opts.UnsafeNoReplicas && c.replicas == noReplicaCheck
 	info, err := infoReplicationScript.Run(ctx, c.rdb, nil).Text()
 	if err != nil {
 		if ctx.Err() != nil {
-			return opFailed("check", ctx, ctx, "check", 0, err)
+			return nil, opFailed("check", ctx, ctx, "check", 0, err)
 		}
-		c.log(ctx, slog.LevelWarn, "lease check: cannot read INFO replication to verify Options.UnsafeNoReplicas; make sure the server has no replicas", "", 0, "err", err)
-		return nil
+		if unsafeOption {
+			msg := fmt.Sprintf("Options.UnsafeNoReplicas could not be verified: INFO replication: %v; make sure the server has no replicas", err)
+			c.log(ctx, slog.LevelWarn, "lease check: "+msg, "", 0)
+			return fmt.Errorf("%w: %s", ErrUnsafeConfig, msg), nil
+		}
+		c.log(ctx, slog.LevelWarn, "lease check: cannot read INFO replication to check that the server is a primary", "", 0, "err", err)
+		return nil, nil
 	}
-	if n := connectedReplicas(info); n > 0 {
-		return &opError{op: "check", err: configError(fmt.Errorf(
+	if role := infoField(info, "role"); role != "" && role != "master" {
+		return nil, &opError{op: "check", err: configError(fmt.Errorf(
+			"the server is a replica (role:%s of %s:%s): its fence counter and lock keys are not the primary's, so the primary can mint the same tokens for other holders; "+
+				"point the client at the primary (with Sentinel, a FailoverClient)", role, infoField(info, "master_host"), infoField(info, "master_port")))}
+	}
+	if n, _ := strconv.Atoi(infoField(info, "connected_slaves")); unsafeOption && n > 0 {
+		return nil, &opError{op: "check", err: configError(fmt.Errorf(
 			"Options.UnsafeNoReplicas is set, but the server has %d connected replica(s): after a failover a promoted replica could mint a token again for a second holder; "+
 				"pass a *redis.Client or *redis.ClusterClient, whose acquire waits for the replicas, or remove the replicas", n))}
 	}
-	return nil
+	return nil, nil
 }
 
-// connectedReplicas reads connected_slaves from INFO replication's text.
-func connectedReplicas(info string) int {
+// infoField reads one field of an INFO section's text ("" if absent).
+func infoField(info, name string) string {
 	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "connected_slaves:"); ok {
-			n, _ := strconv.Atoi(v)
-			return n
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return v
 		}
 	}
-	return 0
+	return ""
 }

@@ -296,4 +296,30 @@ func TestCheckVerifiesUnsafeNoReplicas(t *testing.T) {
 	if err := New(rdb, &Options{UnsafeNoReplicas: true}).Check(bg); errors.Is(err, ErrConfig) {
 		t.Fatalf("Check of a *redis.Client with a replica: %v", err)
 	}
+
+	// A client pointed at the replica itself, writable or not (trial r26
+	// N2a: a writable replica minted from its own counter, which the
+	// primary minted again for another holder): ErrConfig naming the
+	// primary, for every kind of client.
+	if _, err := replica.Do("config", "set", "replica-read-only", "no"); err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range []*Client{New(replica.Client(nil), nil), New(plainScripter{replica.Client(nil)}, &Options{UnsafeNoReplicas: true})} {
+		err := rc.Check(bg)
+		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "the server is a replica (role:slave of "+host+":"+port+")") {
+			t.Errorf("Check on a writable replica = %v, want ErrConfig naming the primary", err)
+		}
+	}
+
+	// An ACL that refuses INFO leaves UnsafeNoReplicas unverified: a
+	// warning (ErrUnsafeConfig), not nil (trial r26 N2b).
+	if _, err := primary.Do("acl", "setuser", "noinfo", "on", ">pw", "~*", "+@all", "-info"); err != nil {
+		t.Fatal(err)
+	}
+	noinfo := primary.Client(&redis.Options{Username: "noinfo", Password: "pw"})
+	defer noinfo.Close()
+	err = New(plainScripter{noinfo}, &Options{UnsafeNoReplicas: true}).Check(bg)
+	if !errors.Is(err, ErrUnsafeConfig) || errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "Options.UnsafeNoReplicas could not be verified") {
+		t.Fatalf("Check with INFO denied = %v, want ErrUnsafeConfig saying the option is unverified", err)
+	}
 }
