@@ -277,7 +277,7 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 		// SET DEFAULT NULL stores no default (see column; the catalog
 		// keeps no domain of a column, so a domain's counts as none).
 		c.HasDefault, c.Sequence = !cmd.DefaultNull || c.typmod, cmd.Nextval
-		c.defaultAtMost0 = cmd.DefaultAtMost0
+		c.defaultAtMost1 = cmd.DefaultAtMost1
 	case sqlparse.AlterDropDefault:
 		c.HasDefault, c.Sequence = false, false
 	case sqlparse.AlterAddIdentity:

@@ -108,9 +108,9 @@ type Column struct {
 	// not apply: Sqlc then types it nullable (see keepSqlcNullable).
 	sqlcNullable bool
 	HasDefault   bool
-	// defaultAtMost0 is set when the DEFAULT is an integer constant at
-	// or below 0 (sqlparse.ColumnDef.DefaultAtMost0).
-	defaultAtMost0 bool
+	// defaultAtMost1 is set when the DEFAULT is an integer constant at
+	// or below 1 (sqlparse.ColumnDef.DefaultAtMost1).
+	defaultAtMost1 bool
 	// Generated is set for a generated column (GENERATED ALWAYS AS
 	// (expr) STORED): read like any column, never written.
 	// GeneratedVirtual is set too for a MySQL VIRTUAL one.
@@ -1219,9 +1219,9 @@ func (c *Catalog) Validate() diag.List {
 		case col.HasDefault && col.Sequence:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s is a serial column: its default draws from a sequence, so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
-		case col.HasDefault && !col.defaultAtMost0 && col.Type.Schema != MySQLSchema:
+		case col.HasDefault && !col.defaultAtMost1 && col.Type.Schema != MySQLSchema:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
-				Msg: fmt.Sprintf("fencing token column %s.%s has a DEFAULT that is not an integer constant at or below 0: a row created without a token (an INSERT that leaves the column out, or writes DEFAULT) would store a token the lease never minted, above the tokens of its holders or changing with the clock, so their guarded writes of that row would be refused as stale; declare it BIGINT NOT NULL DEFAULT 0 (0 is what a row no fenced write has touched stores)", t.QualifiedName(), col.Name)})
+				Msg: fmt.Sprintf("fencing token column %s.%s has a DEFAULT that is not an integer constant at or below 1 (the first token a lease mints): a row created without a token (an INSERT that leaves the column out, or writes DEFAULT) would store a token the lease never minted, above the tokens of its holders or changing with the clock, so their guarded writes of that row would be refused as stale; declare it BIGINT NOT NULL DEFAULT 0 (0 is what a row no fenced write has touched stores)", t.QualifiedName(), col.Name)})
 		case !col.NotNull:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s must be NOT NULL: a NULL stored token never compares (NULL <= $token is never true), so every fenced write would be refused; declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})

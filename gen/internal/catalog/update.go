@@ -206,7 +206,7 @@ func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
 	// (PostgreSQL source, AddRelationNewConstraints).
 	hasDefault := d.HasDefault && !(d.DefaultNull && d.Type != nil && !d.Type.Typmod && !u.c.isDomain(d.Type))
 	c := &Column{Name: d.Name, Type: typ, DBType: dbType(d.Type), typmod: d.Type != nil && d.Type.Typmod, NotNull: att || dom, attNotNull: att, domainNotNull: dom, HasDefault: hasDefault, Sequence: d.Serial,
-		Generated: d.Generated, GeneratedVirtual: d.GeneratedVirtual, Identity: d.Identity, IdentityAlways: d.IdentityAlways, AutoIncrement: d.AutoIncrement, Table: t, defaultAtMost0: d.DefaultAtMost0,
+		Generated: d.Generated, GeneratedVirtual: d.GeneratedVirtual, Identity: d.Identity, IdentityAlways: d.IdentityAlways, AutoIncrement: d.AutoIncrement, Table: t, defaultAtMost1: d.DefaultAtMost1,
 		domains: u.c.domainChain(d.Type)}
 	if d.IdentityNotNull && !dom {
 		// An identity column is NOT NULL in PostgreSQL; sqlc v1.31.1's

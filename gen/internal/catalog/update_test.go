@@ -816,17 +816,18 @@ func TestCreateSchemaPublic(t *testing.T) {
 	wantProblem(t, errs, `schema.sql:2:1: schema "other" already exists`)
 }
 
-// A token column's DEFAULT must be an integer constant at or below 0: a
+// A token column's DEFAULT must be an integer constant at or below 1 (the
+// first token a lease mints; 0 by convention): a
 // row created without a token stores it, and a positive or changing one
 // makes every holder's guarded write of that row stale (trial t24 F8).
 func TestTokenColumnDefault(t *testing.T) {
 	for def, bad := range map[string]bool{
-		"DEFAULT 0": false, "DEFAULT -1": false, "DEFAULT 0::bigint": false, "DEFAULT '0'": false, "": false,
-		"DEFAULT 100": true, "DEFAULT (extract(epoch from now()) * 1000)::bigint": true, "DEFAULT 1::bigint": true,
+		"DEFAULT 0": false, "DEFAULT -1": false, "DEFAULT 0::bigint": false, "DEFAULT '0'": false, "": false, "DEFAULT 1": false,
+		"DEFAULT 100": true, "DEFAULT (extract(epoch from now()) * 1000)::bigint": true, "DEFAULT 2::bigint": true, "DEFAULT '2'": true,
 	} {
 		_, errs := build(t, `CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL `+def+`);
 COMMENT ON COLUMN jobs.tok IS 'fencegen:token';`)
-		if got := len(errs) == 1 && strings.Contains(errs[0], "has a DEFAULT that is not an integer constant at or below 0"); got != bad || !bad && len(errs) > 0 {
+		if got := len(errs) == 1 && strings.Contains(errs[0], "has a DEFAULT that is not an integer constant at or below 1"); got != bad || !bad && len(errs) > 0 {
 			t.Errorf("%s: errors %v, want the DEFAULT error: %v", def, errs, bad)
 		}
 		if def == "" {

@@ -250,10 +250,11 @@ type ColumnDef struct {
 	// cast (PostgreSQL stores no default for it unless the type is a
 	// domain).
 	DefaultNull bool
-	// DefaultAtMost0 is set when the DEFAULT is an integer constant at
-	// or below 0, perhaps cast: what a fencing token column may default
-	// to (a row no fenced write has touched stores 0).
-	DefaultAtMost0 bool
+	// DefaultAtMost1 is set when the DEFAULT is an integer constant at
+	// or below 1 (the first token a lease mints), perhaps cast: what a
+	// fencing token column may default to (by convention 0, what a row no
+	// fenced write has touched stores).
+	DefaultAtMost1 bool
 	// SequenceName is an identity column's SEQUENCE NAME option (the
 	// sequence PostgreSQL makes for it); empty for the default name.
 	SequenceName Name
@@ -347,9 +348,9 @@ type AlterCmd struct {
 	// DEFAULT nextval(...), DefaultNull by SET DEFAULT NULL (see
 	// ColumnDef.DefaultNull).
 	Always, Nextval, DefaultNull bool
-	// DefaultAtMost0 is set by SET DEFAULT of an integer constant at or
-	// below 0 (see ColumnDef.DefaultAtMost0).
-	DefaultAtMost0 bool
+	// DefaultAtMost1 is set by SET DEFAULT of an integer constant at or
+	// below 1 (see ColumnDef.DefaultAtMost1).
+	DefaultAtMost1 bool
 	// SequenceName is ADD GENERATED ... AS IDENTITY's SEQUENCE NAME.
 	SequenceName Name
 	Loc          int

@@ -344,7 +344,7 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 	if cd.RawDefault != nil {
 		d.HasDefault = true
 		d.DefaultNull = isNullConst(cd.RawDefault)
-		d.DefaultAtMost0 = atMost0(cd.RawDefault)
+		d.DefaultAtMost1 = atMost1(cd.RawDefault)
 	}
 	if cd.Identity != "" {
 		d.Identity = true
@@ -366,7 +366,7 @@ func (c *converter) columnDef(cd *pg.ColumnDef) *ColumnDef {
 		case pg.ConstrType_CONSTR_DEFAULT:
 			d.HasDefault = true
 			d.DefaultNull = isNullConst(con.RawExpr)
-			d.DefaultAtMost0 = atMost0(con.RawExpr)
+			d.DefaultAtMost1 = atMost1(con.RawExpr)
 		case pg.ConstrType_CONSTR_IDENTITY:
 			d.Identity = true
 			d.NotNull = true
@@ -440,10 +440,10 @@ func (c *converter) createTable(s *pg.CreateStmt) Node {
 }
 
 // isNullConst reports whether n is NULL or a cast of NULL (NULL::text).
-// atMost0 reports whether n is an integer constant at or below 0,
-// perhaps cast or in parentheses (-1 is folded into the constant by
-// PostgreSQL's grammar).
-func atMost0(n *pg.Node) bool {
+// atMost1 reports whether n is an integer constant at or below 1 (the
+// first token a lease mints), perhaps cast or in parentheses (-1 is folded
+// into the constant by PostgreSQL's grammar).
+func atMost1(n *pg.Node) bool {
 	for n.GetTypeCast() != nil {
 		n = n.GetTypeCast().Arg
 	}
@@ -452,11 +452,11 @@ func atMost0(n *pg.Node) bool {
 		return false
 	}
 	if iv := ac.GetIval(); iv != nil {
-		return iv.Ival <= 0
+		return iv.Ival <= 1
 	}
 	if sv := ac.GetSval(); sv != nil {
 		v, err := strconv.ParseInt(strings.TrimSpace(sv.Sval), 10, 64)
-		return err == nil && v <= 0
+		return err == nil && v <= 1
 	}
 	if ac.GetIval() == nil && ac.GetFval() == nil && ac.GetSval() == nil && ac.GetBoolval() == nil && ac.GetBsval() == nil {
 		return true // Ival 0: the zero value has no field set
@@ -595,7 +595,7 @@ func (c *converter) alterTable(s *pg.AlterTableStmt) Node {
 			if cmd.Def != nil {
 				ac.Kind = AlterSetDefault
 				ac.DefaultNull = isNullConst(cmd.Def)
-				ac.DefaultAtMost0 = atMost0(cmd.Def)
+				ac.DefaultAtMost1 = atMost1(cmd.Def)
 				if fc := cmd.Def.GetFuncCall(); fc != nil {
 					name := strs(fc.Funcname)
 					ac.Nextval = len(name) > 0 && name[len(name)-1] == "nextval"
