@@ -154,9 +154,19 @@ func (q *Queue) protect(f func()) {
 	defer func() {
 		if v := recover(); v != nil {
 			q.panicked.Add(1)
-			slog.Default().Error(q.Name+": an Observer callback or Logger handler panicked; the panic was recovered and the events after it are still delivered",
-				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			q.logPanic(v, debug.Stack())
 		}
 	}()
 	f()
+}
+
+// logPanic reports a recovered panic through slog.Default. That handler
+// is often the application's only one, the same that just panicked as
+// Options.Logger's (trial r26 N3): a panic of the report itself is
+// dropped, so that it cannot take the process down either; the count in
+// Panicked still records it.
+func (q *Queue) logPanic(v any, stack []byte) {
+	defer func() { _ = recover() }()
+	slog.Default().Error(q.Name+": an Observer callback or Logger handler panicked; the panic was recovered and the events after it are still delivered",
+		"panic", fmt.Sprint(v), "stack", string(stack))
 }

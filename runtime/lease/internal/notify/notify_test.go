@@ -2,6 +2,7 @@ package notify
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"strings"
 	"sync"
@@ -64,4 +65,33 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.Write(p)
+}
+
+type panickingHandler struct{}
+
+func (panickingHandler) Enabled(context.Context, slog.Level) bool  { return true }
+func (panickingHandler) Handle(context.Context, slog.Record) error { panic("slog handler boom") }
+func (h panickingHandler) WithAttrs([]slog.Attr) slog.Handler      { return h }
+func (h panickingHandler) WithGroup(string) slog.Handler           { return h }
+
+// TestPanickingDefaultHandler: the application's one logger, set as
+// slog.Default and as Options.Logger, panics. The record posted to the
+// Queue panics, and so does the report of that panic through
+// slog.Default; neither may take the process down (trial r26 N3: "panic:
+// slog handler boom [recovered, repanicked]"), and both callbacks after
+// it still run.
+func TestPanickingDefaultHandler(t *testing.T) {
+	prev := slog.Default()
+	slog.SetDefault(slog.New(panickingHandler{}))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+
+	q := &Queue{Name: "lease"}
+	lg := slog.Default()
+	q.Post(func() { lg.Info("lease acquired") })
+	ran := make(chan struct{})
+	q.Post(func() { close(ran) })
+	<-ran
+	if got := q.Panicked(); got != 1 {
+		t.Errorf("Panicked() = %d, want 1", got)
+	}
 }
