@@ -806,7 +806,7 @@ func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Tok
 		if lg == nil {
 			lg = slog.Default()
 		}
-		c.record(ctx, lg, slog.LevelError, "lease tokens regressed (etcd revision rewound, e.g. a snapshot restore without --bump-revision); base raised",
+		c.record(ctx, lg, slog.LevelError, "lease tokens were below a stored or earlier token (etcd's revision rewound by a snapshot restore without --bump-revision, or tokens from another coordinator or key prefix, as after a switch from Redis); base raised",
 			"resource", resource, "from", int64(cur), "to", int64(atLeast))
 		c.notes.Sync()
 		return atLeast, true, nil
