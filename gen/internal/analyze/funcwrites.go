@@ -76,6 +76,8 @@ type funcWrites struct {
 	attrs map[string]*regexp.Regexp
 	// role caches setsRoleLocked.
 	role map[*catalog.Func]bool
+	// strs caches setsStringSettings.
+	strs map[*catalog.Func]bool
 	// parsed caches namesLocked by text: nil for text that does not
 	// parse.
 	parsed map[string]map[string]bool
@@ -85,7 +87,7 @@ type funcWrites struct {
 
 func newFuncWrites(cat *catalog.Catalog) *funcWrites {
 	return &funcWrites{cat: cat, cache: map[*catalog.Func][]hiddenWrite{}, busy: map[*catalog.Func]bool{},
-		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}, busyHooks: map[*catalog.Hook]bool{}, attrs: map[string]*regexp.Regexp{}, role: map[*catalog.Func]bool{}, parsed: map[string]map[string]bool{}}
+		calls: map[string]*regexp.Regexp{}, words: map[string]*regexp.Regexp{}, busyTables: map[*catalog.Table]bool{}, busyHooks: map[*catalog.Hook]bool{}, attrs: map[string]*regexp.Regexp{}, role: map[*catalog.Func]bool{}, strs: map[*catalog.Func]bool{}, parsed: map[string]map[string]bool{}}
 }
 
 // checkFuncWrites refuses every call in the statement of a user-defined

@@ -946,11 +946,22 @@ func (a *analyzer) noteReplicationRole(q *Query) {
 func (fw *funcWrites) setsReplicationRole(f *catalog.Func) bool {
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
-	return fw.setsRoleLocked(f, map[*catalog.Func]bool{})
+	return fw.setsLocked(f, fw.role, func(r *writes.Report) bool { return len(r.ReplicationRole) > 0 }, map[*catalog.Func]bool{})
 }
 
-func (fw *funcWrites) setsRoleLocked(f *catalog.Func, seen map[*catalog.Func]bool) bool {
-	if v, ok := fw.role[f]; ok {
+// setsStringSettings reports whether f's body, or a function it calls,
+// sets standard_conforming_strings to other than on or client_encoding to
+// other than UTF8 (writes.Report.StringSettings; a constant EXECUTE
+// included), as a query's own SET is refused for (offStrings; trial r24
+// N2).
+func (fw *funcWrites) setsStringSettings(f *catalog.Func) bool {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	return fw.setsLocked(f, fw.strs, func(r *writes.Report) bool { return len(r.StringSettings) > 0 }, map[*catalog.Func]bool{})
+}
+
+func (fw *funcWrites) setsLocked(f *catalog.Func, cache map[*catalog.Func]bool, sets1 func(*writes.Report) bool, seen map[*catalog.Func]bool) bool {
+	if v, ok := cache[f]; ok {
 		return v
 	}
 	if seen[f] {
@@ -962,12 +973,12 @@ func (fw *funcWrites) setsRoleLocked(f *catalog.Func, seen map[*catalog.Func]boo
 		if b, err := writes.Body(f.Language, f.Body, f.Source); err == nil {
 			for _, st := range b.Stmts {
 				rep := writes.OfTree(st)
-				if len(rep.ReplicationRole) > 0 {
+				if sets1(rep) {
 					sets = true
 				}
 				for _, c := range rep.Calls {
 					for _, g := range candidatesIn(fw.cat, c) {
-						if !sets && g != f && fw.setsRoleLocked(g, seen) {
+						if !sets && g != f && fw.setsLocked(g, cache, sets1, seen) {
 							sets = true
 						}
 					}
@@ -975,7 +986,7 @@ func (fw *funcWrites) setsRoleLocked(f *catalog.Func, seen map[*catalog.Func]boo
 			}
 		}
 	}
-	fw.role[f] = sets
+	cache[f] = sets
 	return sets
 }
 
@@ -1061,11 +1072,25 @@ func (a *analyzer) offStrings(q *Query) {
 	if at := sqlparse.OffValue(text, true); at >= 0 {
 		a.refuseAnyFenced(a.stmt.Start+at, "query %s has a string constant with a backslash, which PostgreSQL reads otherwise when standard_conforming_strings is off (a server, database, role or session setting fencegen cannot see): the backslash then escapes the next character, a quote included, so the statement run may not be the one fencegen analysed; write it as an escape string E'...' with the backslash doubled (E'a\\\\b' for a\\b)", q.Name)
 	}
+	loc, via := -1, ""
 	if len(a.rep.StringSettings) > 0 {
-		loc := a.rep.StringSettings[0]
+		loc = a.rep.StringSettings[0]
 		if loc < 0 {
 			loc = a.stmt.Start
 		}
-		a.refuseAnyFenced(loc, "query %s sets standard_conforming_strings to other than on, or client_encoding to other than UTF8: for the rest of the session (on a pooled connection, for later queries too) PostgreSQL then reads a backslash in an ordinary string constant as an escape, or a byte before a backslash as the first of a character (SJIS, BIG5, GBK), so a constant of a later statement may end elsewhere than fencegen reads it; leave the settings as they are", q.Name)
+	}
+	for _, c := range a.rep.Calls {
+		if loc >= 0 || a.funcs == nil {
+			break
+		}
+		for _, f := range a.candidatesOf(c) {
+			if a.funcs.setsStringSettings(f) {
+				loc, via = c.Loc, " (in the body of "+f.Name+"())"
+				break
+			}
+		}
+	}
+	if loc >= 0 {
+		a.refuseAnyFenced(loc, "query %s sets standard_conforming_strings to other than on, or client_encoding to other than UTF8%s: for the rest of the session (on a pooled connection, for later queries too) PostgreSQL then reads a backslash in an ordinary string constant as an escape, or a byte before a backslash as the first of a character (SJIS, BIG5, GBK), so a constant of a later statement may end elsewhere than fencegen reads it; leave the settings as they are", q.Name, via)
 	}
 }

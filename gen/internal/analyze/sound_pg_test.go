@@ -84,6 +84,21 @@ var soundPGCases = []struct {
 	{name: "query setting client_encoding through set_config", schema: pgJobs, query: "select set_config('client_encoding', 'BIG5', false)", want: "refused",
 		conservative: "later statements of the session read otherwise"},
 	{name: "query setting client_encoding to UTF8", schema: pgJobs, query: "set client_encoding = 'UTF8'", want: "plain"},
+	// Trial r24 N2: the same settings changed in a DO block, or in the
+	// body of a function or procedure the query runs.
+	{name: "DO block setting client_encoding", schema: pgJobs, query: "do $$ begin set client_encoding = 'SJIS'; end $$", want: "refused",
+		conservative: "later statements of the session read otherwise"},
+	{name: "DO block setting standard_conforming_strings by set_config", schema: pgJobs, query: "do $$ begin perform set_config('standard_conforming_strings', 'off', false); end $$", want: "refused",
+		conservative: "later statements of the session read otherwise"},
+	{name: "DO block setting client_encoding by a constant EXECUTE", schema: pgJobs, query: "do $$ begin execute 'set client_encoding = ''GBK'''; end $$", want: "refused",
+		conservative: "later statements of the session read otherwise"},
+	{name: "function setting client_encoding", schema: pgJobs + "create function enc1() returns void language plpgsql as $$ begin set client_encoding = 'SJIS'; end $$;\n", query: "select enc1()", want: "refused",
+		conservative: "later statements of the session read otherwise"},
+	{name: "SQL function setting client_encoding by set_config", schema: pgJobs + "create function enc2() returns text language sql as $$ select set_config('client_encoding', 'SJIS', false) $$;\n", query: "select enc2()", want: "refused",
+		conservative: "later statements of the session read otherwise"},
+	{name: "procedure setting standard_conforming_strings locally", schema: pgJobs + "create procedure scs1() language plpgsql as $$ begin set local standard_conforming_strings = off; end $$;\n", query: "call scs1()", want: "refused",
+		conservative: "later statements of the transaction read otherwise"},
+	{name: "function setting client_encoding to UTF8", schema: pgJobs + "create function enc3() returns void language plpgsql as $$ begin set client_encoding = 'UTF8'; end $$;\n", query: "select enc3()", want: "plain"},
 
 	{name: "function writing jobs by a Unicode-escaped name", schema: pgJobs + "create function f() returns void language plpgsql as $$ begin update U&\"jo\\0062s\" set k = 3; end $$;\n", query: "select f()", want: "refused"},
 	{name: "trigger writing jobs by a Unicode-escaped name", schema: pgJobs + "create function wu() returns trigger language plpgsql as $$ begin update U&\"jo\\0062s\" set k = k + 1; return new; end $$;\ncreate trigger t after insert on logs for each row execute function wu();\n", query: "insert into logs values (2, 1)", want: "refused"},

@@ -729,6 +729,9 @@ func (w *walker) do(x *pg.DoStmt, c ctx) {
 		for range sub.r.ReplicationRole {
 			w.r.ReplicationRole = append(w.r.ReplicationRole, -1)
 		}
+		for range sub.r.StringSettings {
+			w.r.StringSettings = append(w.r.StringSettings, -1)
+		}
 		for _, sp := range sub.r.SearchPaths {
 			sp.Loc = -1
 			w.r.SearchPaths = append(w.r.SearchPaths, sp)
