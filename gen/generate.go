@@ -550,6 +550,11 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		LaxOrderBy: pkg.StrictOrderBy != nil && !*pkg.StrictOrderBy}
 	aopts.MySQLTypes = aopts.MySQL && pkg.Go.Types()
 	aopts.Database = pkg.Database != nil
+	if aopts.MySQL && len(pkg.Go.Overrides) > 0 {
+		// An override that changes a key parameter's Go type may make
+		// its comparison with the key no lookup (mysqlguard's by-key form).
+		aopts.ParamGoType = golang.ParamGoType(cat, pkg.Go)
+	}
 	if !aopts.MySQL {
 		aopts.GuardFunction = guard.OwnedFunctions(r.parsedSchema())
 	}

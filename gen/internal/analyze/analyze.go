@@ -397,6 +397,15 @@ type Options struct {
 	// it checked, its second trigger restores it) are not a trigger of
 	// the team's replacing the token. nil: none is.
 	GuardFunction func(file string, line int) bool
+	// ParamGoType returns, for a parameter, the Go type the generated
+	// method declares it with when a sqlc override (by column or by
+	// db_type) makes it differ from the default mapping ("int64",
+	// "database/sql.NullString", "*github.com/x/y.Code"), "" when no
+	// override changes it. The MySQL guard uses it to decide whether a
+	// parameter compared with a key column is a lookup of that key (an
+	// int64 sent for a VARCHAR key compares as numbers). nil: no
+	// override changes any parameter's type.
+	ParamGoType func(p *Param) string
 	// Database is set for a PostgreSQL entry sqlc analyses with a
 	// database (sqlc's database.uri or managed, analyzer.database not
 	// false): named parameters mixed with $n are numbered into the gaps
@@ -1229,7 +1238,7 @@ func (a *analyzer) addGuard(q *Query) error {
 	}
 	if a.opts.MySQL {
 		// MySQL's guard stage (mysqlguard.go).
-		if err := mysqlGuardStage(q, a.opts.MySQLSchema); err != nil {
+		if err := mysqlGuardStage(q, a.opts.MySQLSchema, a.opts.ParamGoType); err != nil {
 			a.errorf(a.stmt.Start, "query %s: cannot add the fencing guard: %v", q.Name, err)
 			return a.errs
 		}

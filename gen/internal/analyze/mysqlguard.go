@@ -26,7 +26,7 @@ func mysqlEngine(schema *mysqlwrites.Schema, table string) string {
 // (package mysqlguard): it rewrites q.SQL into its guarded form and
 // records it in q.Fence.MySQL, or returns why the write cannot be guarded
 // (the caller refuses the query at its statement).
-func mysqlGuardStage(q *Query, schema *mysqlwrites.Schema) error {
+func mysqlGuardStage(q *Query, schema *mysqlwrites.Schema, goType func(*Param) string) error {
 	f := q.Fence
 	// Rewrite numbers the statement's ? in text order; a named parameter
 	// used twice is two of them (q.Placeholders), so the token is one past
@@ -49,7 +49,7 @@ func mysqlGuardStage(q *Query, schema *mysqlwrites.Schema) error {
 		Name:      f.Table.Name,
 		Engine:    mysqlEngine(schema, f.Table.Name),
 		KeyTypes:  mysqlKeyTypes(f.Table),
-		KeyParams: mysqlKeyParams(q, f.Table, token),
+		KeyParams: mysqlKeyParams(q, f.Table, token, goType),
 	})
 	if err != nil {
 		return err
@@ -111,9 +111,14 @@ func mysqlKeyTypes(t *catalog.Table) map[string]mysqlguard.KeyClass {
 // text order, as mysqlguard numbers them; token is the token's) whose
 // parameter the method sends typed as a primary-key column of t to that
 // column's lower-case name (mysqlguard.Spec.KeyParams): typed from the
-// column itself, in sqlc's typing too.
-func mysqlKeyParams(q *Query, t *catalog.Table, token int) map[int]string {
+// column itself, in sqlc's typing too, and, where an override changes
+// its Go type (goType, nil for none), to a Go type of the key's class
+// (mysqlGoTypeFits): a VARCHAR key's parameter overridden to int64 or
+// float64 is sent as a number, which MySQL compares with the key as
+// floating-point numbers ('0' and '00' both equal 0), no key lookup.
+func mysqlKeyParams(q *Query, t *catalog.Table, token int, goType func(*Param) string) map[int]string {
 	out := map[int]string{}
+	classes := mysqlKeyTypes(t)
 	byNumber := map[int]*Param{}
 	for _, p := range q.Params {
 		byNumber[p.Number] = p
@@ -136,9 +141,42 @@ func mysqlKeyParams(q *Query, t *catalog.Table, token int) map[int]string {
 		}
 		for _, k := range t.PrimaryKey {
 			if c := t.Column(k); c != nil && c == p.Column {
+				if goType != nil {
+					if g := goType(p); g != "" && !mysqlGoTypeFits(g, classes[strings.ToLower(k)]) {
+						continue
+					}
+				}
 				out[i] = strings.ToLower(k)
 			}
 		}
 	}
 	return out
+}
+
+// mysqlGoTypeFits reports whether a parameter declared with Go type g (as
+// Options.ParamGoType spells it) is sent, by go-sql-driver/mysql, as a
+// value MySQL compares with a key column of class class as a lookup of
+// that key: a string or bytes for a string key (compared under the key's
+// collation), an integer or boolean (sent as an integer) for an integer
+// or DECIMAL key (compared exactly). A float compares as a
+// floating-point number with either class, and any other type (time,
+// a named type whose kind this cannot see, a slice) is no lookup: the
+// write takes the all-or-nothing form.
+func mysqlGoTypeFits(g string, class mysqlguard.KeyClass) bool {
+	g = strings.TrimPrefix(g, "*")
+	switch class {
+	case mysqlguard.KeyString:
+		switch g {
+		case "string", "[]byte", "[]uint8", "database/sql.NullString", "encoding/json.RawMessage":
+			return true
+		}
+	case mysqlguard.KeyNumber:
+		switch g {
+		case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64",
+			"bool", "byte", "rune", "database/sql.NullInt64", "database/sql.NullInt32", "database/sql.NullInt16",
+			"database/sql.NullByte", "database/sql.NullBool":
+			return true
+		}
+	}
+	return false
 }

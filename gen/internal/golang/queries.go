@@ -14,6 +14,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
@@ -1563,4 +1564,30 @@ func (e *emitter) rows(call *jen.Statement) jen.Code {
 		return jen.Qual(fenceImplPkg, "SQLRows").Call(call)
 	}
 	return call
+}
+
+// ParamGoType returns, for the Go options opts of a package over cat, a
+// function that gives the Go type the generated method declares a
+// parameter with (goType's String: "int64", "database/sql.NullString")
+// when sqlc's overrides make it differ from the default mapping, and ""
+// when they do not (analyze.Options.ParamGoType). It is safe for
+// concurrent use.
+func ParamGoType(cat *catalog.Catalog, opts config.GoOptions) func(p *analyze.Param) string {
+	mapper := func(opts config.GoOptions) *emitter {
+		in := Input{Catalog: cat, Options: opts}
+		e := &emitter{in: in, opts: opts, names: namerFor(opts)}
+		e.types = newTypeMapper(in, e.names, opts.Types())
+		return e
+	}
+	over := mapper(opts)
+	plain := opts
+	plain.Overrides = nil
+	def := mapper(plain)
+	return func(p *analyze.Param) string {
+		g := over.paramType(p).String()
+		if g == def.paramType(p).String() {
+			return ""
+		}
+		return g
+	}
 }
