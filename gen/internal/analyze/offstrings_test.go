@@ -24,6 +24,12 @@ func TestOffStringsSchema(t *testing.T) {
 		{"ALTER DATABASE SET", "alter database db set standard_conforming_strings = off;\n", "schema.sql:3:1: sets standard_conforming_strings to other than on for every later session of the database"},
 		{"ALTER ROLE SET on", "alter role r set standard_conforming_strings = on;\n", ""},
 		{"migration's SET", "set standard_conforming_strings to false;\n", "schema.sql:3:1: sets standard_conforming_strings to other than on for the rest of the migration's session"},
+		// Trial r24 N3: client_encoding, as standard_conforming_strings.
+		{"ALTER DATABASE SET client_encoding", "alter database db set client_encoding = 'SJIS';\n", "schema.sql:3:1: sets client_encoding to other than UTF8 for every later session of the database"},
+		{"ALTER ROLE SET client_encoding", "alter role app set client_encoding = 'BIG5';\n", "schema.sql:3:1: sets client_encoding to other than UTF8 for every later session of the role"},
+		{"ALTER SYSTEM SET client_encoding", "alter system set client_encoding = 'GBK';\n", "schema.sql:3:1: sets client_encoding to other than UTF8 for every session of the server"},
+		{"migration's SET client_encoding", "set client_encoding = 'SJIS';\n", "schema.sql:3:1: sets client_encoding to other than UTF8 for the rest of the migration's session"},
+		{"ALTER DATABASE SET client_encoding UTF8", "alter database db set client_encoding = 'UTF8';\n", ""},
 		{"fence mark with a backslash", "comment on table jobs is 'a\\b';\n", "schema.sql:3:26: a backslash in this string constant of a COMMENT"},
 	} {
 		_, errs := schemaCatalog(t, fenced+tc.schema)

@@ -25,8 +25,9 @@ import (
 //     is code or a name to fencegen. (A function's dollar-quoted body is
 //     read when a query or a trigger runs it: writes.Body.)
 //   - A statement that sets standard_conforming_strings to other than
-//     on: the database's or role's later sessions, the server's, or the
-//     rest of the migration's session.
+//     on, or client_encoding to other than UTF8: the database's or
+//     role's later sessions, the server's, or the rest of the
+//     migration's session.
 func (u *updater) offStrings() {
 	if u.s.Raw == nil {
 		return
@@ -71,6 +72,12 @@ func (u *updater) offStrings() {
 				}
 			}
 		}
+	}
+	if set != nil && set.Name == "client_encoding" && u.s.Raw.GetCreateFunctionStmt() == nil && u.s.Raw.GetAlterFunctionStmt() == nil && !writes.UTF8Setting(set) {
+		// In SJIS, BIG5 or GBK a byte before a backslash starts a
+		// character, so a constant ends elsewhere (trial r24 N3).
+		u.offError(u.s.Start, "sets client_encoding to other than UTF8 for "+what+": PostgreSQL then reads a byte before a backslash as the first of a character (SJIS, BIG5, GBK), so a string constant may end elsewhere than fencegen reads it and texts fencegen reads as one statement may run as others; leave it UTF8")
+		return
 	}
 	if set == nil || set.Name != "standard_conforming_strings" || writes.SettingOn(set) {
 		return

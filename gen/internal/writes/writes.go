@@ -592,7 +592,7 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		if x.Name == "session_replication_role" && x.Kind == pg.VariableSetKind_VAR_SET_VALUE && c.runs {
 			w.r.ReplicationRole = append(w.r.ReplicationRole, -1)
 		}
-		if x.Name == "client_encoding" && c.runs && !utf8Setting(x) {
+		if x.Name == "client_encoding" && c.runs && !UTF8Setting(x) {
 			// A client encoding whose trail bytes include a backslash
 			// (SJIS, BIG5, GBK, GB18030) changes where a constant of a
 			// later statement ends (trial t24 F10d).
@@ -1083,10 +1083,10 @@ func onValue(v string) bool {
 	return len(v) > 0 && (strings.HasPrefix("true", v) || strings.HasPrefix("yes", v))
 }
 
-// utf8Setting reports whether SET x sets client_encoding to UTF8 (or
+// UTF8Setting reports whether SET x sets client_encoding to UTF8 (or
 // resets it, to what the driver asked for at connect: UTF8 for pgx and
 // lib/pq).
-func utf8Setting(x *pg.VariableSetStmt) bool {
+func UTF8Setting(x *pg.VariableSetStmt) bool {
 	switch x.Kind {
 	case pg.VariableSetKind_VAR_RESET, pg.VariableSetKind_VAR_RESET_ALL, pg.VariableSetKind_VAR_SET_DEFAULT:
 		return true
