@@ -69,12 +69,27 @@ func TestSkippingTriggerAgainstPostgreSQL(t *testing.T) {
 		fn + "begin new.k := abs(new.k); return new; end $$;\ncreate trigger t before update on jobs for each row execute function sk();\n",
 		fn + "begin return old; end $$;\ncreate trigger t before delete on jobs for each row execute function sk();\n",
 		fn + "begin return null; end $$;\ncreate trigger t after update on jobs for each row execute function sk();\n",
+		// Trial r24 N7: one function for UPDATE and DELETE, RETURN OLD
+		// only on DELETE (where PostgreSQL needs it to go ahead).
+		fn + "begin if TG_OP = 'DELETE' then return old; end if; return new; end $$;\ncreate trigger t before update or delete on jobs for each row execute function sk();\n",
+		fn + "begin if TG_OP = 'DELETE' then return old; else return new; end if; end $$;\ncreate trigger t before update or delete on jobs for each row execute function sk();\n",
 	} {
 		for _, q := range []string{"update jobs set k = -1 where id = 1", "delete from jobs where id = 1"} {
-			if _, msgs := analyzeSrc(t, pgJobs+ok, "-- name: Q :exec\n"+q+";\n"); len(msgs) > 0 {
+			files, msgs := analyzeSrc(t, pgJobs+ok, "-- name: Q :exec\n"+q+";\n")
+			if len(msgs) > 0 {
 				t.Errorf("%s with %s: refused: %q", q, ok, msgs)
+				continue
+			}
+			// PostgreSQL: holder 7's guarded write writes the row.
+			if written, err := guardedWrites(pool, pgJobs+ok, files[0].Queries[0].SQL, 7); err != nil || !written {
+				t.Errorf("%s with %s: PostgreSQL: written %v, %v", q, ok, written, err)
 			}
 		}
+	}
+	// A RETURN NEW reachable on DELETE (the test is not TG_OP's own
+	// spelling) still refuses the DELETE.
+	if _, msgs := analyzeSrc(t, pgJobs+fn+"begin if TG_OP = 'delete' then return old; end if; return new; end $$;\ncreate trigger t before update or delete on jobs for each row execute function sk();\n", "-- name: Q :exec\ndelete from jobs where id = 1;\n"); len(msgs) == 0 {
+		t.Errorf("RETURN NEW reachable on DELETE: not refused")
 	}
 }
 

@@ -457,7 +457,7 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events, targets []string, lo
 				// Read on PostgreSQL's PL/pgSQL parse tree (writes.ReadTrigger);
 				// a body it does not read is scanned as text.
 				if row, err := writes.ReadTrigger(f.Source, col); err == nil {
-					assigns, returnsOther, returnsOld = row.AssignsColumn, row.ReturnsOther, row.ReturnsOld
+					assigns, returnsOther, returnsOld = row.AssignsColumn, row.ReturnsOther, row.OldOnUpdate
 				} else {
 					assigns, returnsOther, returnsOld = re.MatchString(body), returnsOtherRow(body), returnsOldRow(body)
 				}
@@ -521,7 +521,7 @@ func (a *analyzer) skippingTriggers(t *catalog.Table, trs []*catalog.Trigger, ev
 					null, isNew, read := false, false, false
 					if f.Language == "plpgsql" {
 						if row, err := writes.ReadTrigger(f.Source, t.Fence.Column); err == nil {
-							null, isNew, read = row.ReturnsNull, row.ReturnsNew, true
+							null, isNew, read = row.ReturnsNull, row.NewOnDelete, true
 						} else {
 							for _, m := range returnRE().FindAllStringSubmatch(stripSQLComments(f.Body), -1) {
 								switch strings.ToLower(strings.Trim(strings.TrimSpace(m[1]), "()")) {

@@ -36,6 +36,11 @@ func TestSoundTokenReplacedAgainstPostgreSQL(t *testing.T) {
 		// Trial t24 F1: RETURN OLD from a BEFORE UPDATE trigger writes the
 		// old row, its stored token with it.
 		{"RETURN OLD", pgJobs, tz + "begin old.k := new.k; return old; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
+		// Trial r24 N7: RETURN OLD reachable on UPDATE past a TG_OP test
+		// that does not exclude it ('update' never matches; <> 'UPDATE'
+		// leaves the ELSE to UPDATE).
+		{"RETURN OLD past a lower-case TG_OP test", pgJobs, tz + "begin if tg_op = 'update' then return new; end if; old.k := new.k; return old; end $$;\ncreate trigger t before update or delete on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
+		{"RETURN OLD in the ELSE of TG_OP <> 'UPDATE'", pgJobs, tz + "begin if tg_op <> 'UPDATE' then return old; else old.k := new.k; return old; end if; end $$;\ncreate trigger t before update or delete on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
 		{"RETURN OLD, quoted, from a trigger of INSERT and UPDATE", pgJobs, tz + "begin if tg_op = 'INSERT' then return new; end if; old.k := new.k; return (\"old\"); end $$;\ncreate trigger t before insert or update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
 		{"RETURN of another row", pgJobs, tz + "declare r jobs; begin r := new; r.tok := 0; return r; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
 		{"trigger on the partition a write of the parent lands in", pgPartJobs, tz + "begin new.tok := 0; return new; end $$;\ncreate trigger t before update on jobs_1 for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1"},
@@ -132,6 +137,9 @@ func TestSoundGuardedShapesAgainstPostgreSQL(t *testing.T) {
 		{"harmless BEFORE trigger returning NEW", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin new.k := new.k + 10; if new.tok < 0 then raise exception 'negative'; end if; return new; end $$;\ncreate trigger t before update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
 		{"BEFORE UPDATE OF a column the UPDATE does not set (issue 24 F3)", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin new.tok := 0; return new; end $$;\ncreate trigger t before update of parent_id on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
 		{"BEFORE UPDATE OF a column the upsert's DO UPDATE does not set (issue 24 F3)", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin new.tok := 0; return new; end $$;\ncreate trigger t before update of parent_id on jobs for each row execute function tz();\n", "insert into jobs (id, k, parent_id) values (1, 1, 1) on conflict (id) do update set k = jobs.k + 1", pgSeed},
+		// Trial r24 N7: RETURN OLD only when TG_OP is DELETE.
+		{"BEFORE UPDATE OR DELETE returning OLD only on DELETE", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin if TG_OP = 'DELETE' then return old; end if; return new; end $$;\ncreate trigger t before update or delete on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
+		{"BEFORE UPDATE OR DELETE returning OLD in the branch of TG_OP <> 'UPDATE'", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin if TG_OP <> 'UPDATE' then return old; else return new; end if; end $$;\ncreate trigger t before update or delete on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
 		{"AFTER trigger whose result PostgreSQL ignores", pgJobs + "create function tz() returns trigger language plpgsql as $$ begin return old; end $$;\ncreate trigger t after update on jobs for each row execute function tz();\n", "update jobs set k = k + 1 where id = 1", pgSeed},
 	} {
 		files, msgs := analyzeSrc(t, tc.schema, "-- name: Q :exec\n"+tc.query+";\n")

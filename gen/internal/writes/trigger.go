@@ -3,6 +3,7 @@ package writes
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -30,7 +31,18 @@ type TriggerRow struct {
 	// then skips the row. ReturnsNew is set when one gives NEW, which is
 	// NULL in a BEFORE DELETE trigger (so it skips the delete).
 	ReturnsNull, ReturnsNew bool
+	// OldOnUpdate is set when a RETURN OLD is reachable when TG_OP is
+	// UPDATE, NewOnDelete when a RETURN NEW is when it is DELETE: a
+	// branch under IF TG_OP = 'DELETE' (or 'INSERT', or TG_OP <>
+	// 'UPDATE'), and what follows such an IF whose branch ends in
+	// RETURN, is not (trial r24 N7). Any other condition leaves both
+	// events reachable.
+	OldOnUpdate, NewOnDelete bool
 }
+
+// tgOpRE matches a PL/pgSQL condition comparing TG_OP with an event as
+// PostgreSQL spells it (upper case: 'update' never matches).
+var tgOpRE = regexp.MustCompile(`(?i:^\(?\s*tg_op\s*(=|<>|!=)\s*)'(INSERT|UPDATE|DELETE|TRUNCATE)'\s*\)?$`)
 
 // ReadTrigger reads the PL/pgSQL trigger function source (the whole CREATE
 // FUNCTION statement) for what it does to NEW's column (its name as
@@ -82,20 +94,102 @@ func ReadTrigger(source, column string) (TriggerRow, error) {
 			token[i] = true
 		}
 	}
-	var visit func(key string, v any)
-	visit = func(key string, v any) {
+	// A variable the body declares as tg_op: no narrowing by TG_OP.
+	narrow := true
+	for _, d := range datums {
+		m, _ := d.(map[string]any)
+		for _, v := range m {
+			if vm, _ := v.(map[string]any); vm != nil && strings.EqualFold(fmt.Sprint(vm["refname"]), "tg_op") {
+				narrow = false
+			}
+		}
+	}
+	// tgOp reads an IF condition: the event and whether the branch runs
+	// only on it (=) or only on the others (<>, !=).
+	tgOp := func(cond any) (ev string, eq, ok bool) {
+		m, _ := cond.(map[string]any)
+		pe, _ := m["PLpgSQL_expr"].(map[string]any)
+		q, _ := pe["query"].(string)
+		sm := tgOpRE.FindStringSubmatch(strings.TrimSpace(q))
+		if !narrow || sm == nil {
+			return "", false, false
+		}
+		return sm[2], sm[1] == "=", true
+	}
+	// The events for which a path is unreachable: only UPDATE and DELETE
+	// matter here.
+	type excl struct{ update, del bool }
+	only := func(x excl, ev string) excl { // reachable only on ev
+		return excl{update: x.update || ev != "UPDATE", del: x.del || ev != "DELETE"}
+	}
+	not := func(x excl, ev string) excl { // reachable on all but ev
+		return excl{update: x.update || ev == "UPDATE", del: x.del || ev == "DELETE"}
+	}
+	endsInReturn := func(body any) bool {
+		l, _ := body.([]any)
+		if len(l) == 0 {
+			return false
+		}
+		m, _ := l[len(l)-1].(map[string]any)
+		_, ok := m["PLpgSQL_stmt_return"]
+		// An EXIT or CONTINUE before it may leave the branch elsewhere.
+		js, _ := json.Marshal(l)
+		return ok && !strings.Contains(string(js), "PLpgSQL_stmt_exit")
+	}
+	var visit func(key string, v any, ex excl)
+	visit = func(key string, v any, ex excl) {
 		switch x := v.(type) {
 		case []any:
+			cur := ex
 			for _, e := range x {
-				visit(key, e)
+				visit(key, e, cur)
+				// IF TG_OP = 'X' THEN ... RETURN ...; END IF: what
+				// follows does not run on X.
+				if m, _ := e.(map[string]any); m != nil {
+					if st, _ := m["PLpgSQL_stmt_if"].(map[string]any); st != nil && endsInReturn(st["then_body"]) {
+						if ev, eq, ok := tgOp(st["cond"]); ok && eq {
+							cur = not(cur, ev)
+						}
+					}
+				}
 			}
 		case map[string]any:
+			if st, ok := x["PLpgSQL_stmt_if"].(map[string]any); ok {
+				if ev, eq, ok := tgOp(st["cond"]); ok {
+					then, rest := only(ex, ev), not(ex, ev)
+					if !eq {
+						then, rest = rest, then
+					}
+					visit("then_body", st["then_body"], then)
+					elsif := rest
+					for _, e := range func() []any { l, _ := st["elsif_list"].([]any); return l }() {
+						em, _ := e.(map[string]any)
+						ei, _ := em["PLpgSQL_if_elsif"].(map[string]any)
+						visit("cond", ei["cond"], elsif)
+						if ev2, eq2, ok2 := tgOp(ei["cond"]); ok2 {
+							t2, r2 := only(elsif, ev2), not(elsif, ev2)
+							if !eq2 {
+								t2, r2 = r2, t2
+							}
+							visit("stmts", ei["stmts"], t2)
+							elsif = r2
+						} else {
+							visit("stmts", ei["stmts"], elsif)
+						}
+					}
+					visit("else_body", st["else_body"], elsif)
+					visit("cond", st["cond"], ex)
+					return
+				}
+			}
 			if r, ok := x["PLpgSQL_stmt_return"].(map[string]any); ok {
 				if rv, ok := num(r["retvarno"]); ok {
 					old, _ := num(fn["old_varno"])
 					out.ReturnsOther = out.ReturnsOther || rv != newNo && rv != old
 					out.ReturnsNew = out.ReturnsNew || rv == newNo
 					out.ReturnsOld = out.ReturnsOld || rv == old
+					out.NewOnDelete = out.NewOnDelete || rv == newNo && !ex.del
+					out.OldOnUpdate = out.OldOnUpdate || rv == old && !ex.update
 				} else if e, ok := r["expr"].(map[string]any); ok {
 					pe, _ := e["PLpgSQL_expr"].(map[string]any)
 					q, _ := pe["query"].(string)
@@ -109,8 +203,10 @@ func ReadTrigger(source, column string) (TriggerRow, error) {
 						out.ReturnsNull = true
 					case "new":
 						out.ReturnsNew = true
+						out.NewOnDelete = out.NewOnDelete || !ex.del
 					case "old":
 						out.ReturnsOld = true
+						out.OldOnUpdate = out.OldOnUpdate || !ex.update
 					case "":
 					default:
 						out.ReturnsOther = true
@@ -123,10 +219,10 @@ func ReadTrigger(source, column string) (TriggerRow, error) {
 						out.AssignsColumn = true
 					}
 				}
-				visit(k, e)
+				visit(k, e, ex)
 			}
 		}
 	}
-	visit("", fn["action"])
+	visit("", fn["action"], excl{})
 	return out, nil
 }
