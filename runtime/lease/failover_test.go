@@ -166,20 +166,7 @@ func TestAcquireFailsClosedWhileAReplicaSyncs(t *testing.T) {
 	if _, err := replica.Do("replicaof", host, port); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		info, err := primary.Admin().Info(bg, "replication").Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(info, "state=wait_bgsave") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the replica never showed as syncing:\n%s", info)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitReplicationInfo(t, primary, "state=wait_bgsave", "the replica never showed as syncing")
 	// The Client read its replica count within the last second (none):
 	// let it read again.
 	time.Sleep(replicaRefresh)
@@ -193,16 +180,7 @@ func TestAcquireFailsClosedWhileAReplicaSyncs(t *testing.T) {
 	if _, err := replica.Do("replicaof", "no", "one"); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		info, _ := primary.Admin().Info(bg, "replication").Result()
-		if strings.Contains(info, "connected_slaves:0") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the replica never detached:\n%s", info)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitReplicationInfo(t, primary, "connected_slaves:0", "the replica never detached")
 	l = mustAcquire(t, c, "sync", time.Second)
 	_ = l.Release(bg)
 }
@@ -273,20 +251,7 @@ func TestCheckVerifiesUnsafeNoReplicas(t *testing.T) {
 	if _, err := replica.Do("replicaof", host, port); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		info, err := primary.Admin().Info(bg, "replication").Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(info, "connected_slaves:1") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the replica never attached:\n%s", info)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitReplicationInfo(t, primary, "connected_slaves:1", "the replica never attached")
 	err := c.Check(bg)
 	if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "Options.UnsafeNoReplicas is set, but the server has 1 connected replica") {
 		t.Fatalf("Check with a replica under UnsafeNoReplicas = %v, want ErrConfig naming the option and the replica", err)
@@ -321,5 +286,25 @@ func TestCheckVerifiesUnsafeNoReplicas(t *testing.T) {
 	err = New(plainScripter{noinfo}, &Options{UnsafeNoReplicas: true}).Check(bg)
 	if !errors.Is(err, ErrUnsafeConfig) || errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "Options.UnsafeNoReplicas could not be verified") {
 		t.Fatalf("Check with INFO denied = %v, want ErrUnsafeConfig saying the option is unverified", err)
+	}
+}
+
+// waitReplicationInfo waits up to 20s until the primary's INFO
+// replication contains want, failing with what (and the INFO) otherwise.
+func waitReplicationInfo(t *testing.T, primary *faults.Redis, want, what string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		info, err := primary.Admin().Info(bg, "replication").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(info, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s:\n%s", what, info)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
