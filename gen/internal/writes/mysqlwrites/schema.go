@@ -411,8 +411,12 @@ func splitSemicolon(region string, base int) []Statement {
 }
 
 // blockDelta is what token i does to the nesting of a stored program's
-// compound statements: +1 opens (BEGIN, CASE, IF, LOOP, WHILE, REPEAT),
-// -1 closes (END, whose END IF / END CASE / ... word is not an opener).
+// compound statements: +1 opens (BEGIN, CASE, IF, LOOP, WHILE, REPEAT,
+// and MariaDB's FOR var IN ... DO loop), -1 closes (END, whose END IF /
+// END CASE / END FOR / ... word is not an opener). FOR opens only before
+// a name and IN: its other uses (FOR EACH ROW, FOR UPDATE, HANDLER FOR,
+// CURSOR FOR, SET STATEMENT ... FOR, FOR SYSTEM_TIME, FOR PORTION OF)
+// open nothing.
 func blockDelta(toks []token, i int) int {
 	w := toks[i].upper()
 	prev, next := "", ""
@@ -437,6 +441,11 @@ func blockDelta(toks []token, i int) int {
 			return 0
 		}
 		return 1
+	case "FOR":
+		if prev != "END" && i+2 < len(toks) && toks[i+1].kind == tokWord && toks[i+2].upper() == "IN" {
+			return 1
+		}
+		return 0
 	case "END":
 		return -1
 	}
