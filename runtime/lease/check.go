@@ -57,6 +57,11 @@ type (
 //
 // Only noeviction with appendonly yes and appendfsync always passes. A server that refuses CONFIG
 // (managed services often do) is logged at warning level and not reported.
+// A client that cannot send CONFIG GET at all (a plain redis.Scripter
+// under Options.UnsafeNoReplicas) gets maxmemory-policy and appendonly
+// from INFO, read through a script, and checked as above; appendfsync,
+// which INFO does not show, is reported unverified, wrapped in
+// [ErrUnsafeConfig], so Check never passes such a client in silence.
 // Check returns nil, an error wrapping ErrConfig, errors wrapping
 // ErrUnsafeConfig joined together, or a Redis or context error. It returns
 // as soon as ctx ends, with ctx's error, even when Redis has stopped
@@ -119,7 +124,11 @@ func (c *Client) probe(ctx context.Context) error {
 	case configGetter:
 		err = get(ctx, r)
 	default:
-		err = errors.New("the Redis client cannot run CONFIG GET")
+		// A plain redis.Scripter cannot send CONFIG GET, nor can a script
+		// call CONFIG: what INFO shows is read through a script and what
+		// it cannot show is reported unverified, never passed silently
+		// (r26 N2c).
+		return c.checkThroughInfo(ctx, replWarning)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -167,6 +176,49 @@ func unsafeSettings(m map[string]string) []string {
 		out = append(out, fmt.Sprintf("appendfsync %s: a crash of the machine (not only of Redis) can lose the last INCRs of the fence counter (about a second's worth with everysec), so tokens already handed out are handed out again; use appendfsync always", m["appendfsync"]))
 	}
 	return out
+}
+
+// infoSettingsScript reads INFO memory and persistence from inside a
+// script, for a redis.Scripter that cannot send CONFIG GET.
+var infoSettingsScript = redis.NewScript(`return redis.call('INFO', 'memory') .. redis.call('INFO', 'persistence')`)
+
+// checkThroughInfo is the settings part of Check for a client that cannot
+// send CONFIG GET (a plain redis.Scripter): INFO shows maxmemory_policy
+// and aof_enabled, checked as CONFIG GET's values are; it does not show
+// appendfsync or save, so an append-only file is reported unverified, and
+// no append-only file is reported unsafe whatever save is (RDB snapshots
+// alone lose INCRs too). Each problem wraps ErrUnsafeConfig, joined with
+// replWarning, and is logged as a warning.
+func (c *Client) checkThroughInfo(ctx context.Context, replWarning error) error {
+	problems := []error{replWarning}
+	report := func(msg string) {
+		problems = append(problems, fmt.Errorf("%w: %s", ErrUnsafeConfig, msg))
+		c.log(ctx, slog.LevelWarn, "lease check: "+msg, "", 0)
+	}
+	info, err := infoSettingsScript.Run(ctx, c.rdb, nil).Text()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return opFailed("check", ctx, ctx, "check", 0, err)
+	case err != nil:
+		report(fmt.Sprintf("the eviction policy and persistence could not be verified: the client (%T) cannot send CONFIG GET and INFO failed: %v; make sure maxmemory-policy is noeviction, appendonly yes and appendfsync always", c.rdb, err))
+		return errors.Join(problems...)
+	}
+	if policy := infoField(info, "maxmemory_policy"); policy == "" {
+		report(fmt.Sprintf("maxmemory-policy could not be verified: the client (%T) cannot send CONFIG GET and INFO memory does not show it; make sure it is noeviction", c.rdb))
+	} else {
+		for _, p := range unsafeSettings(map[string]string{"maxmemory-policy": policy, "appendonly": "yes", "appendfsync": "always"}) {
+			report(p)
+		}
+	}
+	switch infoField(info, "aof_enabled") {
+	case "1":
+		report(fmt.Sprintf("appendfsync could not be verified: the client (%T) cannot send CONFIG GET and INFO does not show it; unless it is always, a crash of the machine can lose the last INCRs of the fence counter, so tokens already handed out are handed out again", c.rdb))
+	case "0":
+		report("appendonly no (INFO persistence: aof_enabled:0): a crash or restart loses the INCRs of the fence counter made since the last RDB snapshot (all of them without snapshots), so tokens already handed out are handed out again; use appendonly yes with appendfsync always")
+	default:
+		report(fmt.Sprintf("persistence could not be verified: the client (%T) cannot send CONFIG GET and INFO persistence does not show aof_enabled; make sure appendonly is yes and appendfsync always", c.rdb))
+	}
+	return errors.Join(problems...)
 }
 
 func (c *Client) checkErr(ctx context.Context, what string, err error) error {

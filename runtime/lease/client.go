@@ -107,10 +107,15 @@ type Client struct {
 // may be nil, meaning every default; New keeps a copy, so later changes to
 // *opts have no effect.
 //
-// New panics, as for a nil rdb, when Options.TTL is set to a TTL the
-// lease cannot keep with the other options (below the 1ms resolution of
-// PX, or too short for TTL/6 to leave a Redis call a millisecond; the
-// message names the rule and the least TTL the options allow); when rdb
+// New panics, as for a nil rdb, when opts cannot be kept with Options.TTL,
+// or with the default TTL of 10s when Options.TTL is zero (a negative
+// option, a TTL below the 1ms resolution of PX or too short for TTL/6 to
+// leave a Redis call a millisecond, a HeartbeatInterval, MinValidity or
+// SafetyMargin that leaves no time before the local deadline, a
+// CallTimeout as long as the TTL): the panic value is an error wrapping an
+// [*OptionsError] (errors.As), whose Fields name the options and whose
+// message names the rule and the least TTL the options allow; set
+// Options.TTL to the TTL the leases use when it is not 10s. New panics too when rdb
 // is a *redis.Ring, whatever the options (a Ring that marks a shard down
 // moves its resources to a shard whose fence counter is behind, so one
 // token can reach two holders); when rdb is a redis.Pipeliner (a
@@ -135,11 +140,13 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 		o := *opts
 		c.opts = &o
 	}
-	if opts != nil && opts.TTL != 0 {
-		// A default TTL the lease cannot keep would fail every Acquire
-		// and Do that uses it: refuse it here, not at the first call.
+	if opts != nil {
+		// A default TTL the lease cannot keep with the other options would
+		// fail every Acquire and Do that uses it: refuse it here, not at
+		// the first call, also when it is the default 10s (issue 26, r26
+		// N4).
 		if _, err := c.timing(0); err != nil {
-			panic(fmt.Sprintf("lease: New with Options.TTL %v: %s", dur(opts.TTL), unprefixed(err)))
+			panic(newPanicValue(opts.TTL, c.opts.ttl(), err))
 		}
 	}
 	c.clk = realClock{}
@@ -298,21 +305,28 @@ const minCallTime = time.Millisecond
 
 // timing derives the lease's timing from ttl (0: Options.TTL) and checks
 // it. Each check fails for a TTL below some minimum (with defaults, TTL/6
-// must reach minCallTime: at least 6ms); the error, wrapping ErrConfig, says
-// which rule failed and the minimum TTL the options allow.
+// must reach minCallTime: at least 6ms); the error, an *OptionsError
+// (ErrConfig), names the fields, says which rule failed and the minimum
+// TTL the options allow.
 func (c *Client) timing(ttl time.Duration) (timing, error) {
+	ttlField := "ttl"
 	if ttl == 0 {
-		ttl = c.opts.ttl()
+		ttl, ttlField = c.opts.ttl(), "Options.TTL"
 	}
 	t := c.derive(ttl)
 	if strings.ContainsAny(c.opts.keyPrefix(), "{}") {
-		return t, fmt.Errorf("%w: KeyPrefix %q contains '{' or '}'", ErrConfig, c.opts.keyPrefix())
+		return t, optionsError([]string{"Options.KeyPrefix"}, "KeyPrefix %q contains '{' or '}'", c.opts.keyPrefix())
 	}
 	if err := c.check(t); err != nil {
-		if m, ok := c.minTTL(); ok {
-			return t, fmt.Errorf("%w: %v (minimum TTL with these options: %v)", ErrConfig, err, m)
+		for i, f := range err.Fields {
+			if f == "TTL" {
+				err.Fields[i] = ttlField
+			}
 		}
-		return t, fmt.Errorf("%w: %v", ErrConfig, err)
+		if m, ok := c.minTTL(); ok && err.TTL != 0 {
+			err.Problem += fmt.Sprintf(" (minimum TTL with these options: %v)", m)
+		}
+		return t, err
 	}
 	return t, nil
 }
@@ -330,31 +344,37 @@ func (c *Client) derive(ttl time.Duration) timing {
 }
 
 // check applies the rules that tie the durations to the TTL, after
-// checkOptions has checked each option on its own.
-func (c *Client) check(t timing) error {
+// checkOptions has checked each option on its own. Its Fields say "TTL"
+// for the lease TTL, which timing names.
+func (c *Client) check(t timing) *OptionsError {
 	if err := c.opts.checkOptions(); err != nil {
 		return err
 	}
+	err := func(fields []string, format string, args ...any) *OptionsError {
+		e := optionsError(fields, format, args...)
+		e.TTL = t.ttl
+		return e
+	}
 	switch valid := t.ttl - t.margin; {
 	case t.ttl < minCallTime:
-		return fmt.Errorf("TTL %v below the %v resolution of Redis PX", dur(t.ttl), minCallTime)
+		return err([]string{"TTL"}, "TTL %v below the %v resolution of Redis PX", dur(t.ttl), minCallTime)
 	case t.margin >= t.ttl:
-		return fmt.Errorf("SafetyMargin %v not below TTL %v", dur(t.margin), dur(t.ttl))
+		return err([]string{"Options.SafetyMargin", "TTL"}, "SafetyMargin %v not below TTL %v", dur(t.margin), dur(t.ttl))
 	case c.opts != nil && c.opts.CallTimeout > 0 && t.callTimeout >= t.ttl:
 		// A renewal that may take a whole TTL cannot keep a lease: the key
 		// may expire while it waits, and the failures that lose the lease
 		// come after its deadline.
-		return fmt.Errorf("Options.CallTimeout %v not below TTL %v", dur(t.callTimeout), dur(t.ttl))
+		return err([]string{"Options.CallTimeout", "TTL"}, "Options.CallTimeout %v not below TTL %v", dur(t.callTimeout), dur(t.ttl))
 	case t.interval >= valid:
-		return fmt.Errorf("HeartbeatInterval %v not below TTL − SafetyMargin %v", dur(t.interval), dur(valid))
+		return err([]string{"Options.HeartbeatInterval", "TTL", "Options.SafetyMargin"}, "HeartbeatInterval %v not below TTL − SafetyMargin %v", dur(t.interval), dur(valid))
 	case t.minValidity >= valid:
-		return fmt.Errorf("MinValidity %v not below TTL − SafetyMargin %v", dur(t.minValidity), dur(valid))
+		return err([]string{"Options.MinValidity", "TTL", "Options.SafetyMargin"}, "MinValidity %v not below TTL − SafetyMargin %v", dur(t.minValidity), dur(valid))
 	case t.callTimeout < minCallTime && c.opts != nil && c.opts.CallTimeout > 0:
-		return fmt.Errorf("Options.CallTimeout %v below the %v a Redis call needs", durBelow(t.callTimeout, minCallTime), minCallTime)
+		return err([]string{"Options.CallTimeout"}, "Options.CallTimeout %v below the %v a Redis call needs", durBelow(t.callTimeout, minCallTime), minCallTime)
 	case t.callTimeout < minCallTime:
-		return fmt.Errorf("TTL %v too short: its CallTimeout (TTL/6) %v is below the %v a Redis call needs", durBelow(t.ttl, 6*minCallTime), durBelow(t.callTimeout, minCallTime), minCallTime)
+		return err([]string{"TTL"}, "TTL %v too short: its CallTimeout (TTL/6) %v is below the %v a Redis call needs", durBelow(t.ttl, 6*minCallTime), durBelow(t.callTimeout, minCallTime), minCallTime)
 	case valid-t.minValidity < minCallTime:
-		return fmt.Errorf("TTL %v too short: an acquire reply must arrive within TTL − SafetyMargin − MinValidity = %v, below the %v a Redis call needs",
+		return err([]string{"TTL", "Options.SafetyMargin", "Options.MinValidity"}, "TTL %v too short: an acquire reply must arrive within TTL − SafetyMargin − MinValidity = %v, below the %v a Redis call needs",
 			dur(t.ttl), durBelow(valid-t.minValidity, minCallTime), minCallTime)
 	}
 	return nil
@@ -672,7 +692,7 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 			case isMisconf(err):
 				err = fmt.Errorf("%w: %w", ErrRedisCannotPersist, err)
 			}
-			if e := callError(ctx, callCtx, "acquire", tm.callTimeout, err); lastErr == nil || !cutOffByCtx(ctx, e) {
+			if e := closedCause(callError(ctx, callCtx, "acquire", tm.callTimeout, err)); lastErr == nil || !cutOffByCtx(ctx, e) {
 				// An attempt cut off by ctx itself says nothing new: the
 				// error of the one before it (a timeout, a refused
 				// connection) is what the caller is told.
@@ -1068,7 +1088,7 @@ func deadlinePassed(ctx context.Context) bool {
 // err as detail if ctx has ended, else err (a *TimeoutError if the call
 // timed out).
 func opFailed(op string, ctx, callCtx context.Context, call string, timeout time.Duration, err error) error {
-	err = callError(ctx, callCtx, call, timeout, err)
+	err = closedCause(callError(ctx, callCtx, call, timeout, err))
 	if ended := ctxEnded(ctx); ended != nil {
 		if errors.Is(err, ended) {
 			err = nil

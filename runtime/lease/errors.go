@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 )
 
@@ -76,6 +78,19 @@ var (
 	// other than noeviction, or no persistence.
 	ErrUnsafeConfig = errors.New("lease: unsafe Redis configuration")
 
+	// ErrClientClosed is wrapped by the error of a call made on a client
+	// that was closed: the go-redis client given to [New] after its Close
+	// (the error also wraps go-redis's redis.ErrClosed), or, in
+	// etcdlease, the *clientv3.Client (etcdlease.ErrClientClosed matches
+	// it). No call can be sent any more, which is known at once: Acquire,
+	// Release, Advance and Check fail with it at once, and a lease whose
+	// renewal (by the heartbeat or [Lease.Renew]) finds the client closed
+	// is lost at once, its context cancelled with a [*LostError] of
+	// [ReasonRenewFailed] wrapping it, on both coordinators. The lock key
+	// stays on the server until its TTL runs out: close the client after
+	// releasing every lease.
+	ErrClientClosed = errors.New("lease: the client is closed")
+
 	// ErrInvalidResource is returned by [Client.Acquire] for an empty
 	// resource name or one containing '{' or '}', which would break the
 	// shared hash tag of the lease keys.
@@ -139,6 +154,72 @@ func (e *TimeoutError) Unwrap() []error {
 		return []error{ErrRedisTimeout}
 	}
 	return []error{ErrRedisTimeout, e.Err}
+}
+
+// OptionsError is a configuration the lease cannot keep: an option no TTL
+// makes valid (a negative duration, RetryMin above RetryMax, a KeyPrefix
+// with a brace), or options and a TTL that do not fit together (a
+// HeartbeatInterval, MinValidity or SafetyMargin that leaves no time
+// before the local deadline, a CallTimeout as long as the TTL, a TTL too
+// short for a round trip). [New] panics with an error wrapping it when
+// Options.TTL, or the default TTL of 10s when Options.TTL is zero, cannot
+// be kept with the other options; Acquire, AcquireWait, Do and Check
+// return it (wrapped) for the TTL they are given. It matches [ErrConfig]
+// (errors.Is); errors.As finds it. etcdlease returns the same type.
+type OptionsError struct {
+	// Fields names the options that conflict, as Go selectors
+	// ("Options.HeartbeatInterval", "Options.TTL"); "ttl" stands for the
+	// TTL passed to Acquire or Do when it is not Options.TTL.
+	Fields []string
+	// TTL is the lease TTL the options were checked for; 0 when the
+	// option is invalid whatever the TTL.
+	TTL time.Duration
+	// Problem says which rule failed, with the values, and, when a
+	// longer TTL would pass, the least TTL the options allow.
+	Problem string
+}
+
+// Error returns "lease: configuration error: <problem>".
+func (e *OptionsError) Error() string { return ErrConfig.Error() + ": " + e.Problem }
+
+// Unwrap returns ErrConfig.
+func (e *OptionsError) Unwrap() error { return ErrConfig }
+
+// newPanicValue is what New panics with when the TTL it would use by default
+// (ttl, from Options.TTL set to set, or the default when set is 0) cannot
+// be kept: "lease: New with Options.TTL 1ms: configuration error: ...",
+// or "lease: New with the default TTL 10s (Options.TTL is 0): ...". It
+// wraps err, an *OptionsError; etcdlease.New words its refusal the same.
+func newPanicValue(set, ttl time.Duration, err error) error {
+	if set != 0 {
+		return fmt.Errorf("lease: New with Options.TTL %v: %w", dur(set), trimmed{err})
+	}
+	return fmt.Errorf("lease: New with the default TTL %v (Options.TTL is 0; set it to the TTL the leases use): %w", dur(ttl), trimmed{err})
+}
+
+// trimmed prints err without its "lease: " prefix, and unwraps to it.
+type trimmed struct{ err error }
+
+func (t trimmed) Error() string { return unprefixed(t.err) }
+func (t trimmed) Unwrap() error { return t.err }
+
+// clientClosedError is a call that failed because the go-redis client was
+// closed: "the Redis client is closed". It matches [ErrClientClosed] and
+// unwraps to go-redis's error (redis.ErrClosed).
+type clientClosedError struct{ err error }
+
+func (e *clientClosedError) Error() string        { return "the Redis client is closed" }
+func (e *clientClosedError) Is(target error) bool { return target == ErrClientClosed }
+func (e *clientClosedError) Unwrap() error        { return e.err }
+
+// closedCause returns err as a *clientClosedError when it says that the
+// go-redis client was closed, else err itself.
+func closedCause(err error) error {
+	var ce *clientClosedError
+	if errors.Is(err, redis.ErrClosed) && !errors.As(err, &ce) {
+		return &clientClosedError{err: err}
+	}
+	return err
 }
 
 // opError is the error of a failed operation: "lease: <op>: <err>", followed

@@ -373,7 +373,7 @@ func TestTTLBelowMinimumIsConfigError(t *testing.T) {
 	if want := "TTL 1ns below the 1ms resolution of Redis PX (minimum TTL with these options: 6ms)"; !errors.Is(err, ErrConfig) || !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("TTL 1ns = %v, want ErrConfig ending %q", err, want)
 	}
-	_, err = New(e.rdb, &Options{CallTimeout: 500 * time.Microsecond}).timing(time.Second)
+	err = newRefusal(e.rdb, &Options{CallTimeout: 500 * time.Microsecond})
 	if !errors.Is(err, ErrConfig) || strings.Contains(err.Error(), "minimum TTL") {
 		t.Fatalf("CallTimeout 500µs = %v, want ErrConfig (no TTL helps)", err)
 	}

@@ -38,14 +38,15 @@ func TestLostAtDeadlineLogsNoNilError(t *testing.T) {
 
 // Issue 26, the first hour: Check keeps configuration errors and
 // persistence warnings apart, so that "log the warnings and go on" cannot
-// swallow an error. On a server without persistence (a warning), Check
-// with an invalid option returns ErrConfig alone, not ErrUnsafeConfig;
-// with valid options it returns the warnings alone, not ErrConfig.
+// swallow an error. On a server without persistence (a warning), an
+// invalid option is refused by New with ErrConfig alone, not
+// ErrUnsafeConfig, before Check could run; with valid options Check
+// returns the warnings alone, not ErrConfig.
 func TestCheckSeparatesErrorsFromWarnings(t *testing.T) {
 	_, rdb := private(t, faults.RedisOptions{})
-	err := New(rdb, &Options{KeyPrefix: "a{b}"}).Check(bg)
+	err := newRefusal(rdb, &Options{KeyPrefix: "a{b}"})
 	if !errors.Is(err, ErrConfig) || errors.Is(err, ErrUnsafeConfig) {
-		t.Fatalf("Check with an invalid KeyPrefix on an unsafe server = %v, want ErrConfig and not ErrUnsafeConfig", err)
+		t.Fatalf("New with an invalid KeyPrefix = %v, want ErrConfig and not ErrUnsafeConfig", err)
 	}
 	err = New(rdb, nil).Check(bg)
 	if !errors.Is(err, ErrUnsafeConfig) || errors.Is(err, ErrConfig) {

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/fencegen/fencegen/runtime/fence"
 )
 
@@ -243,10 +245,15 @@ func (l *Lease) renew(ctx context.Context) error {
 	// Cut off by ctx while on its way, the renewal may still land.
 	ok, err := l.c.renew(callCtx, inline, l.lockKey, l.valueArg, l.ttlArg, func(r renewResult) { l.lateRenewal(send, r) })
 	if err != nil {
-		return l.c.withDialCause(opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err))
+		err = opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err)
+		if errors.Is(err, ErrClientClosed) && ctxEnded(ctx) == nil {
+			// No renewal can be sent any more: lost at once, as on etcd.
+			return l.lose(ReasonRenewFailed, err)
+		}
+		return l.c.withDialCause(err)
 	}
 	if !ok {
-		return l.lose(ReasonNotOwner, ErrNotOwner)
+		return l.lose(ReasonNotOwner, l.notOwner())
 	}
 	if !l.renewed(send) {
 		// The lease ended while the renewal was in flight: the key was
@@ -288,6 +295,12 @@ func (l *Lease) lateRenewal(send time.Time, r renewResult) {
 	}
 }
 
+// notOwner is the error of a renewal that Redis answered "not owner",
+// saying what that means for the lock key, as the etcd lease's does.
+func (l *Lease) notOwner() error {
+	return fmt.Errorf("%w: the lock key %q was missing (expired, evicted or deleted) or held another owner's value", ErrNotOwner, l.lockKey)
+}
+
 // applyRenewal applies the outcome of a heartbeat renewal sent at send. A
 // definitive "not owner" loses the lease at once; an error counts as one
 // failure, and MaxRenewFailures in a row lose it; a success resets the
@@ -306,8 +319,13 @@ func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) bool {
 		l.hb.failures = 0
 		return l.renewed(send)
 	case r.err == nil:
-		_ = l.lose(ReasonNotOwner, ErrNotOwner)
+		_ = l.lose(ReasonNotOwner, l.notOwner())
 	case stopped:
+	case errors.Is(r.err, redis.ErrClosed):
+		// No renewal can be sent any more, which is known at once: lost
+		// now, not after MaxRenewFailures periods, as on etcd.
+		_ = l.lose(ReasonRenewFailed, &opError{op: l.op("renew"), err: closedCause(r.err)})
+		return false
 	default:
 		err := &opError{op: l.op("renew"), err: r.err}
 		l.hb.failures++

@@ -405,7 +405,7 @@ func (o *Options) testHooks() *testHooks {
 // where a negative value is documented to disable the heartbeat or the
 // retries), a negative MaxRenewFailures, or RetryMin above RetryMax. Zero
 // always means the default.
-func (o *Options) checkOptions() error {
+func (o *Options) checkOptions() *OptionsError {
 	if o == nil {
 		return nil
 	}
@@ -418,14 +418,19 @@ func (o *Options) checkOptions() error {
 		{"Options.RetryMin", o.RetryMin}, {"Options.RetryMax", o.RetryMax},
 	} {
 		if d.v < 0 {
-			return fmt.Errorf("%s %v is negative (0 means the default)", d.name, dur(d.v))
+			return optionsError([]string{d.name}, "%s %v is negative (0 means the default)", d.name, dur(d.v))
 		}
 	}
 	if o.MaxRenewFailures < 0 {
-		return fmt.Errorf("Options.MaxRenewFailures %d is negative (0 means the default, %d)", o.MaxRenewFailures, defaultMaxRenewFailures)
+		return optionsError([]string{"Options.MaxRenewFailures"}, "Options.MaxRenewFailures %d is negative (0 means the default, %d)", o.MaxRenewFailures, defaultMaxRenewFailures)
 	}
 	if o.RetryMin > 0 && o.RetryMax > 0 && o.RetryMin > o.RetryMax {
-		return fmt.Errorf("Options.RetryMin %v is above RetryMax %v", dur(o.RetryMin), dur(o.RetryMax))
+		return optionsError([]string{"Options.RetryMin", "Options.RetryMax"}, "Options.RetryMin %v is above RetryMax %v", dur(o.RetryMin), dur(o.RetryMax))
 	}
 	return nil
+}
+
+// optionsError is an *OptionsError for fields with the problem format.
+func optionsError(fields []string, format string, args ...any) *OptionsError {
+	return &OptionsError{Fields: fields, Problem: fmt.Sprintf(format, args...)}
 }

@@ -12,44 +12,78 @@ import (
 	"github.com/fencegen/fencegen/internal/testenv"
 )
 
-// Options no TTL can make valid are ErrConfig at Acquire, naming the
-// field, before anything is sent to Redis (the client here points at a
-// port nothing listens on).
+// Options the lease cannot keep are refused by New, with the default TTL
+// of 10s as with Options.TTL (r26 N4: New checked only a TTL it was given,
+// so HeartbeatInterval 20s failed every Acquire later): the panic value
+// wraps an *OptionsError (ErrConfig) whose Fields name the options, before
+// anything is sent to Redis (the client here points at a port nothing
+// listens on).
 func TestInvalidOptionsNameTheField(t *testing.T) {
 	rdb := unreachableClient(t)
 	for _, tc := range []struct {
-		opts Options
-		want string
+		opts   Options
+		want   string
+		fields []string
 	}{
-		{Options{TTL: -time.Second}, "Options.TTL -1s is negative"},
-		{Options{CallTimeout: -time.Millisecond}, "Options.CallTimeout -1ms is negative"},
-		{Options{ReleaseTimeout: -time.Second}, "Options.ReleaseTimeout"},
-		{Options{SafetyMargin: -time.Second}, "Options.SafetyMargin"},
-		{Options{MinValidity: -time.Second}, "Options.MinValidity"},
-		{Options{DrainTimeout: -time.Second}, "Options.DrainTimeout"},
-		{Options{RetryMin: -time.Second}, "Options.RetryMin"},
-		{Options{MaxRenewFailures: -1}, "Options.MaxRenewFailures -1 is negative"},
-		{Options{RetryMin: time.Second, RetryMax: time.Millisecond}, "Options.RetryMin 1s is above RetryMax 1ms"},
+		{Options{TTL: -time.Second}, "Options.TTL -1s is negative", []string{"Options.TTL"}},
+		{Options{CallTimeout: -time.Millisecond}, "Options.CallTimeout -1ms is negative", []string{"Options.CallTimeout"}},
+		{Options{ReleaseTimeout: -time.Second}, "Options.ReleaseTimeout", []string{"Options.ReleaseTimeout"}},
+		{Options{SafetyMargin: -time.Second}, "Options.SafetyMargin", []string{"Options.SafetyMargin"}},
+		{Options{MinValidity: -time.Second}, "Options.MinValidity", []string{"Options.MinValidity"}},
+		{Options{DrainTimeout: -time.Second}, "Options.DrainTimeout", []string{"Options.DrainTimeout"}},
+		{Options{RetryMin: -time.Second}, "Options.RetryMin", []string{"Options.RetryMin"}},
+		{Options{MaxRenewFailures: -1}, "Options.MaxRenewFailures -1 is negative", []string{"Options.MaxRenewFailures"}},
+		{Options{RetryMin: time.Second, RetryMax: time.Millisecond}, "Options.RetryMin 1s is above RetryMax 1ms", []string{"Options.RetryMin", "Options.RetryMax"}},
+		{Options{KeyPrefix: "a{b"}, "KeyPrefix \"a{b\" contains", []string{"Options.KeyPrefix"}},
 		// A call that may last a whole TTL cannot keep the lease.
-		{Options{CallTimeout: 10 * time.Second}, "Options.CallTimeout 10s not below TTL 10s"},
-		{Options{TTL: time.Second, CallTimeout: 2 * time.Second}, "Options.CallTimeout 2s not below TTL 1s"},
+		{Options{CallTimeout: 10 * time.Second}, "default TTL 10s (Options.TTL is 0; set it to the TTL the leases use): configuration error: Options.CallTimeout 10s not below TTL 10s", []string{"Options.CallTimeout", "Options.TTL"}},
+		{Options{TTL: time.Second, CallTimeout: 2 * time.Second}, "Options.TTL 1s: configuration error: Options.CallTimeout 2s not below TTL 1s", []string{"Options.CallTimeout", "Options.TTL"}},
+		// A heartbeat, a validity floor or a margin the default TTL
+		// leaves no room for.
+		{Options{HeartbeatInterval: 20 * time.Second}, "HeartbeatInterval 20s not below TTL − SafetyMargin 9s", []string{"Options.HeartbeatInterval", "Options.TTL", "Options.SafetyMargin"}},
+		{Options{MinValidity: 9 * time.Second}, "MinValidity 9s not below TTL − SafetyMargin 9s", []string{"Options.MinValidity", "Options.TTL", "Options.SafetyMargin"}},
+		{Options{SafetyMargin: 10 * time.Second}, "SafetyMargin 10s not below TTL 10s", []string{"Options.SafetyMargin", "Options.TTL"}},
 	} {
-		if tc.opts.TTL != 0 {
-			// A default TTL the lease cannot keep is refused by New.
-			if msg := newPanics(rdb, &tc.opts); !strings.Contains(msg, tc.want) {
-				t.Errorf("New(%+v) panicked with %q, want a refusal saying %q", tc.opts, msg, tc.want)
-			}
-			continue
-		}
-		_, err := New(rdb, &tc.opts).Acquire(bg, "opts", 0)
-		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: got %v, want ErrConfig saying %q", tc.opts, err, tc.want)
+		r := newRefusal(rdb, &tc.opts)
+		var oe *OptionsError
+		if !errors.As(r, &oe) || !errors.Is(r, ErrConfig) || !strings.Contains(r.Error(), tc.want) || fmt.Sprint(oe.Fields) != fmt.Sprint(tc.fields) {
+			t.Errorf("New(%+v) panicked with %v (fields %v), want an *OptionsError saying %q, naming %v", tc.opts, r, fieldsOf(oe), tc.want, tc.fields)
 		}
 	}
 	// The documented negative values stay valid: no heartbeat, no retries.
 	if _, err := New(rdb, &Options{HeartbeatInterval: -1, AcquireRetries: -1}).timing(0); err != nil {
 		t.Errorf("HeartbeatInterval and AcquireRetries -1: %v", err)
 	}
+	// A TTL passed to Acquire is checked there, with the same error type:
+	// "ttl" names the argument.
+	_, err := New(rdb, &Options{HeartbeatInterval: 5 * time.Second}).Acquire(bg, "opts", 2*time.Second)
+	var oe *OptionsError
+	if !errors.As(err, &oe) || fmt.Sprint(oe.Fields) != "[Options.HeartbeatInterval ttl Options.SafetyMargin]" || oe.TTL != 2*time.Second {
+		t.Errorf("Acquire(ttl 2s) with HeartbeatInterval 5s = %v (fields %v), want an *OptionsError naming the heartbeat and ttl", err, fieldsOf(oe))
+	}
+}
+
+// fieldsOf is e.Fields, or nil for a nil e.
+func fieldsOf(e *OptionsError) []string {
+	if e == nil {
+		return nil
+	}
+	return e.Fields
+}
+
+// newRefusal returns the error New(rdb, opts) panicked with, or nil if it
+// did not panic; a panic with a non-error value fails the test.
+func newRefusal(rdb redis.Scripter, opts *Options) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var ok bool
+			if err, ok = r.(error); !ok {
+				err = fmt.Errorf("panic value %T, not an error: %v", r, r)
+			}
+		}
+	}()
+	New(rdb, opts)
+	return nil
 }
 
 // unreachableClient is a go-redis client for a loopback port nothing
@@ -64,23 +98,13 @@ func unreachableClient(t *testing.T) *redis.Client {
 // Durations below a microsecond keep their value in messages: a TTL of
 // -1ns is "-1ns is negative", not "0s is negative".
 func TestSubMicrosecondDurationsInMessages(t *testing.T) {
-	c := New(testenv.Redis(t), &Options{MinValidity: -time.Nanosecond})
-	_, err := c.Acquire(bg, "x", time.Second)
+	err := newRefusal(testenv.Redis(t), &Options{MinValidity: -time.Nanosecond})
 	if err == nil || !strings.Contains(err.Error(), "MinValidity -1ns is negative") {
-		t.Fatalf("Acquire = %v, want MinValidity -1ns named", err)
+		t.Fatalf("New = %v, want MinValidity -1ns named", err)
 	}
 	_, err = New(testenv.Redis(t), nil).Acquire(bg, "x", -time.Nanosecond)
 	if err == nil || !strings.Contains(err.Error(), "ttl -1ns is negative") {
 		t.Fatalf("Acquire = %v, want ttl -1ns named", err)
-	}
-}
-
-// Check reports options no TTL can make valid (here a KeyPrefix with a
-// brace) as ErrConfig, as the first Acquire would, before sending anything.
-func TestCheckReportsInvalidOptions(t *testing.T) {
-	c := New(testenv.Redis(t), &Options{KeyPrefix: "a{b}"})
-	if err := c.Check(bg); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "KeyPrefix") {
-		t.Fatalf("Check = %v, want ErrConfig naming KeyPrefix", err)
 	}
 }
 

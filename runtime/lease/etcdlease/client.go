@@ -41,8 +41,17 @@ var ErrEtcdTimeout = errors.New("lease: etcd call timed out")
 // closed is lost at once (its context ends with a *lease.LostError of
 // lease.ReasonRenewFailed wrapping ErrClientClosed), and its etcd lease
 // and lock key stay on the server until the TTL runs out. It is the etcd counterpart of
-// go-redis's redis.ErrClosed.
-var ErrClientClosed = errors.New("lease: the etcd client is closed")
+// go-redis's redis.ErrClosed, and matches lease.ErrClientClosed (errors.Is),
+// which the Redis lease's errors for a closed client wrap too: code that
+// tests for lease.ErrClientClosed works with either coordinator.
+var ErrClientClosed error = clientClosed{}
+
+// clientClosed is the type of ErrClientClosed: a comparable value that
+// also matches lease.ErrClientClosed.
+type clientClosed struct{}
+
+func (clientClosed) Error() string        { return "lease: the etcd client is closed" }
+func (clientClosed) Is(target error) bool { return target == lease.ErrClientClosed }
 
 // closed returns an error wrapping ErrClientClosed if c's *clientv3.Client
 // was closed, nil otherwise.
@@ -249,23 +258,29 @@ var (
 // is released.
 //
 // New panics, as for a nil cli and as the Redis lease's New does, when
-// Options.TTL is set to a TTL the lease cannot keep with the other
-// options (below 1s, since etcd grants leases in whole seconds; a
-// negative option; a SafetyMargin, CallTimeout, MinValidity or
+// opts cannot be kept with Options.TTL, or with the default TTL of 10s when
+// Options.TTL is zero (a TTL below 1s, since etcd grants leases in whole
+// seconds; a negative option; a SafetyMargin, CallTimeout, MinValidity or
 // HeartbeatInterval that leaves no time before the local deadline): the
-// message names the rule. With Options.TTL zero, a TTL given to Acquire
-// is checked there and refused with lease.ErrConfig.
+// panic value is an error wrapping a *lease.OptionsError (errors.As),
+// whose Fields name the options and whose message names the rule. Set
+// Options.TTL to the TTL the leases use when it is not 10s. A TTL given
+// to Acquire is checked there and refused with the same error type.
 func New(cli *clientv3.Client, opts *Options) *Client {
 	if cli == nil {
 		panic("etcdlease: New with nil *clientv3.Client")
 	}
 	c := &Client{cli: cli, opts: opts.get(), ka: newKeepAliver(cli)}
-	if opts != nil && opts.TTL != 0 {
-		// A default TTL the lease cannot keep would fail every Acquire
-		// and Do that uses it: refuse it here, as the Redis lease's New
-		// does, not at the first call.
+	if opts != nil {
+		// A default TTL the lease cannot keep with the other options would
+		// fail every Acquire and Do that uses it: refuse it here, as the
+		// Redis lease's New does, not at the first call, also when it is
+		// the default 10s (issue 26, r26 N4).
 		if _, err := c.timing(0); err != nil {
-			panic(fmt.Sprintf("etcdlease: New with Options.TTL %v: %s", opts.TTL, strings.TrimPrefix(err.Error(), "lease: ")))
+			if opts.TTL != 0 {
+				panic(fmt.Errorf("etcdlease: New with Options.TTL %v: %w", opts.TTL, trimmed{err}))
+			}
+			panic(fmt.Errorf("etcdlease: New with the default TTL 10s (Options.TTL is 0; set it to the TTL the leases use): %w", trimmed{err}))
 		}
 	}
 	c.notes.Name = "etcdlease"

@@ -111,7 +111,7 @@ func TestNewRefusesTTLItCannotKeep(t *testing.T) {
 	} {
 		func() {
 			defer func() {
-				msg, _ := recover().(string)
+				msg := fmt.Sprint(recover())
 				if !strings.Contains(msg, "etcdlease: New with Options.TTL") || !strings.Contains(msg, tc.want) {
 					t.Errorf("New(%+v) panicked with %q, want a refusal naming %q", tc.opts, msg, tc.want)
 				}
@@ -135,7 +135,7 @@ func TestNegativeOptionNamed(t *testing.T) {
 		"CallTimeout":      {CallTimeout: -time.Second},
 		"ReleaseTimeout":   {ReleaseTimeout: -time.Second},
 	} {
-		_, err := etcdlease.New(e.Client(), &o).Acquire(ctxT(t, 5*time.Second), "r", ttl)
+		err := etcdNewRefusal(e.Client(), &o)
 		if !errors.Is(err, lease.ErrConfig) || !strings.Contains(err.Error(), "Options."+name+" -") {
 			t.Errorf("negative %s: %v, want ErrConfig naming it", name, err)
 		}

@@ -169,14 +169,14 @@ func TestConfigRefused(t *testing.T) {
 	// panic, as on the Redis lease), by Acquire when the TTL is Acquire's.
 	for _, o := range []etcdlease.Options{
 		{TTL: ttl, CallTimeout: ttl},
-		{TTL: ttl, CallTimeout: 5 * ttl},
+		{TTL: ttl, CallTimeout: 4 * ttl}, // below the default TTL, which New checks when TTL is 0
 		{TTL: ttl, HeartbeatInterval: ttl - ttl/10},
 		{TTL: ttl, SafetyMargin: ttl},
 		{TTL: ttl, MinValidity: ttl},
 	} {
 		func() {
 			defer func() {
-				if msg, _ := recover().(string); !strings.Contains(msg, "etcdlease: New with Options.TTL") {
+				if msg := fmt.Sprint(recover()); !strings.Contains(msg, "etcdlease: New with Options.TTL") {
 					t.Errorf("New(%+v) panicked with %q, want the refusal", o, msg)
 				}
 			}()
@@ -972,11 +972,11 @@ func TestCheckSeparatesErrorsFromWarnings(t *testing.T) {
 	e := etcdfaults.Start(t, 1)
 	cli := e.Client()
 	ctx := ctxT(t, 30*time.Second)
-	// A CallTimeout the default TTL (10s) cannot fit: New, which checks
-	// only a TTL it is given, accepts it, and Check refuses it.
-	err := etcdlease.New(cli, &etcdlease.Options{CallTimeout: 20 * time.Second}).Check(ctx)
+	// A CallTimeout the default TTL (10s) cannot fit: New refuses it (r26
+	// N4; it used to check only a TTL it was given, and leave it to Check).
+	err := etcdNewRefusal(cli, &etcdlease.Options{CallTimeout: 20 * time.Second})
 	if !errors.Is(err, lease.ErrConfig) || errors.Is(err, lease.ErrUnsafeConfig) {
-		t.Fatalf("Check with a 20s CallTimeout: %v, want ErrConfig only", err)
+		t.Fatalf("New with a 20s CallTimeout: %v, want ErrConfig only", err)
 	}
 	var logs syncBuf
 	c := etcdlease.New(cli, &etcdlease.Options{TTL: ttl, Logger: slog.New(slog.NewTextHandler(&logs, nil))})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/fencegen/fencegen/runtime/fence"
@@ -114,6 +115,7 @@ func (o *Options) get() Options {
 
 func (c *Client) timing(ttl time.Duration) (timing, error) {
 	o := c.opts
+	ttlArg := ttl
 	if ttl == 0 {
 		ttl = o.TTL
 	}
@@ -154,25 +156,39 @@ func (c *Client) timing(ttl time.Duration) (timing, error) {
 		t.grantSeconds++
 	}
 	valid := ttl - t.margin
-	var err error
+	ttlField := "ttl"
+	if ttlArg == 0 {
+		ttlField = "Options.TTL"
+	}
+	var err *lease.OptionsError
+	fail := func(fields []string, format string, args ...any) *lease.OptionsError {
+		return &lease.OptionsError{Fields: fields, TTL: ttl, Problem: fmt.Sprintf(format, args...)}
+	}
 	switch {
 	case negativeOption(o) != "":
-		err = fmt.Errorf("%s is negative (0 means the default)", negativeOption(o))
+		err = fail([]string{negativeField(o)}, "%s is negative (0 means the default)", negativeOption(o))
+		err.TTL = 0
 	case ttl < time.Second:
-		err = fmt.Errorf("TTL %v below 1s: etcd grants leases in whole seconds", ttl)
+		err = fail([]string{ttlField}, "TTL %v below 1s: etcd grants leases in whole seconds", ttl)
 	case t.margin >= ttl:
-		err = fmt.Errorf("SafetyMargin %v not below TTL %v", t.margin, ttl)
+		err = fail([]string{"Options.SafetyMargin", ttlField}, "SafetyMargin %v not below TTL %v", t.margin, ttl)
 	case t.callTimeout >= ttl:
-		err = fmt.Errorf("Options.CallTimeout %v not below TTL %v", t.callTimeout, ttl)
+		err = fail([]string{"Options.CallTimeout", ttlField}, "Options.CallTimeout %v not below TTL %v", t.callTimeout, ttl)
 	case t.minValidity >= valid:
-		err = fmt.Errorf("MinValidity %v not below TTL − SafetyMargin %v", t.minValidity, valid)
+		err = fail([]string{"Options.MinValidity", ttlField, "Options.SafetyMargin"}, "MinValidity %v not below TTL − SafetyMargin %v", t.minValidity, valid)
 	case t.interval >= valid:
-		err = fmt.Errorf("HeartbeatInterval %v not below TTL − SafetyMargin %v", t.interval, valid)
+		err = fail([]string{"Options.HeartbeatInterval", ttlField, "Options.SafetyMargin"}, "HeartbeatInterval %v not below TTL − SafetyMargin %v", t.interval, valid)
 	}
 	if err != nil {
-		return t, fmt.Errorf("%w: %v", lease.ErrConfig, err)
+		return t, err
 	}
 	return t, nil
+}
+
+// negativeField is the selector of the option negativeOption names.
+func negativeField(o Options) string {
+	name, _, _ := strings.Cut(negativeOption(o), " ")
+	return name
 }
 
 // negativeOption names the first negative option of o, or returns "".

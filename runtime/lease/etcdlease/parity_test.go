@@ -1,0 +1,181 @@
+package etcdlease_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/fencegen/fencegen/internal/faults/etcdfaults"
+	"github.com/fencegen/fencegen/internal/testenv"
+	"github.com/fencegen/fencegen/runtime/lease"
+	"github.com/fencegen/fencegen/runtime/lease/etcdlease"
+)
+
+// etcdNewRefusal returns the error etcdlease.New(cli, opts) panicked with,
+// or nil if it did not panic; a panic value that is not an error is
+// returned as one saying so.
+func etcdNewRefusal(cli *clientv3.Client, opts *etcdlease.Options) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var ok bool
+			if err, ok = r.(error); !ok {
+				err = fmt.Errorf("panic value %T, not an error: %v", r, r)
+			}
+		}
+	}()
+	etcdlease.New(cli, opts)
+	return nil
+}
+
+// r26 N4: options the default TTL (10s) cannot keep are refused by New on
+// both coordinators alike, as a TTL set in Options is: the panic value
+// wraps a *lease.OptionsError (lease.ErrConfig) whose Fields name the
+// options; the Redis lease's New refuses the same combinations with the
+// same fields.
+func TestNewRefusesOptionsTheDefaultTTLCannotKeep(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // never dialled: New sends nothing
+	t.Cleanup(func() { rdb.Close() })
+	for _, tc := range []struct {
+		etcd   etcdlease.Options
+		redis  lease.Options
+		want   string
+		fields []string
+	}{
+		{etcdlease.Options{HeartbeatInterval: 20 * time.Second}, lease.Options{HeartbeatInterval: 20 * time.Second},
+			"HeartbeatInterval 20s not below TTL − SafetyMargin 9s", []string{"Options.HeartbeatInterval", "Options.TTL", "Options.SafetyMargin"}},
+		{etcdlease.Options{CallTimeout: 10 * time.Second}, lease.Options{CallTimeout: 10 * time.Second},
+			"Options.CallTimeout 10s not below TTL 10s", []string{"Options.CallTimeout", "Options.TTL"}},
+		{etcdlease.Options{SafetyMargin: 12 * time.Second}, lease.Options{SafetyMargin: 12 * time.Second},
+			"SafetyMargin 12s not below TTL 10s", []string{"Options.SafetyMargin", "Options.TTL"}},
+		{etcdlease.Options{MinValidity: 9500 * time.Millisecond}, lease.Options{MinValidity: 9500 * time.Millisecond},
+			"MinValidity 9.5s not below TTL − SafetyMargin 9s", []string{"Options.MinValidity", "Options.TTL", "Options.SafetyMargin"}},
+		{etcdlease.Options{DrainTimeout: -time.Second}, lease.Options{DrainTimeout: -time.Second},
+			"Options.DrainTimeout -1s is negative", []string{"Options.DrainTimeout"}},
+	} {
+		for name, err := range map[string]error{
+			"etcdlease": etcdNewRefusal(cli, &tc.etcd),
+			"lease":     redisNewRefusal(rdb, &tc.redis),
+		} {
+			var oe *lease.OptionsError
+			if !errors.As(err, &oe) || !errors.Is(err, lease.ErrConfig) || !strings.HasPrefix(err.Error(), name+": New with ") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s.New(%+v) panicked with %v, want an *OptionsError saying %q", name, tc.etcd, err, tc.want)
+				continue
+			}
+			if fmt.Sprint(oe.Fields) != fmt.Sprint(tc.fields) {
+				t.Errorf("%s.New(%+v): fields %v, want %v", name, tc.etcd, oe.Fields, tc.fields)
+			}
+		}
+	}
+	// Options the default TTL keeps construct on both.
+	if err := etcdNewRefusal(cli, &etcdlease.Options{HeartbeatInterval: 2 * time.Second}); err != nil {
+		t.Errorf("etcdlease.New(HeartbeatInterval 2s): %v", err)
+	}
+	if err := redisNewRefusal(rdb, &lease.Options{HeartbeatInterval: 2 * time.Second}); err != nil {
+		t.Errorf("lease.New(HeartbeatInterval 2s): %v", err)
+	}
+	// A TTL given to Acquire is checked there, with the same type; "ttl"
+	// names the argument.
+	_, err := etcdlease.New(cli, &etcdlease.Options{HeartbeatInterval: 5 * time.Second}).Acquire(ctxT(t, 5*time.Second), "r", 2*time.Second)
+	var oe *lease.OptionsError
+	if !errors.As(err, &oe) || fmt.Sprint(oe.Fields) != "[Options.HeartbeatInterval ttl Options.SafetyMargin]" {
+		t.Errorf("Acquire(ttl 2s) with HeartbeatInterval 5s = %v, want an *OptionsError naming the heartbeat and ttl", err)
+	}
+}
+
+func redisNewRefusal(rdb redis.Scripter, opts *lease.Options) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var ok bool
+			if err, ok = r.(error); !ok {
+				err = fmt.Errorf("panic value %T, not an error: %v", r, r)
+			}
+		}
+	}()
+	lease.New(rdb, opts)
+	return nil
+}
+
+// r26 N6/N7: a closed client and a "not owner" read the same on both
+// coordinators: one sentinel (lease.ErrClientClosed; lease.ErrNotOwner,
+// lease.ErrLost, lease.ErrNotHeld) and a message of the same shape, only
+// the coordinator's name and the detail of what happened to the key told
+// apart. Per coordinator: Renew after another owner took the key is a
+// *lease.LostError (not owner) whose message names the lock key; Release
+// then says "not held"; after the client is closed, Acquire, Release and
+// Check fail with ErrClientClosed saying "the <coordinator> client is
+// closed", and a held lease is lost (renewals failed) wrapping it.
+func TestClosedClientAndNotOwnerReadAlike(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	shared := testenv.Redis(t)
+	rdb := redis.NewClient(&redis.Options{Addr: shared.Options().Addr, MaxRetries: -1})
+	ctx := ctxT(t, 60*time.Second)
+	resource := testenv.Key(t, "parity")
+	rc := lease.New(rdb, nil)
+	ec := etcdlease.New(cli, nil)
+	rlock, _ := rc.Keys(resource)
+	elock, _ := ec.Keys(resource)
+	t.Cleanup(func() { shared.Del(context.Background(), rc.AllKeys(resource)[:4]...) })
+	type coordinator struct {
+		name     string
+		acquire  func(string) (lease.Held, error)
+		takeOver func()
+		close    func()
+		check    func() error
+		lockKey  string
+	}
+	for _, co := range []coordinator{
+		{"Redis", func(r string) (lease.Held, error) { return rc.Acquire(ctx, r, 6*time.Second) },
+			func() { shared.Set(ctx, rlock, "another-owner", time.Minute) }, func() { rdb.Close() }, func() error { return rc.Check(ctx) }, rlock},
+		{"etcd", func(r string) (lease.Held, error) { return ec.Acquire(ctx, r, 6*time.Second) },
+			func() {
+				if _, err := cli.Put(ctx, elock, "another-owner"); err != nil {
+					t.Fatal(err)
+				}
+			}, func() { cli.Close() }, func() error { return ec.Check(ctx) }, elock},
+	} {
+		l, err := co.acquire(resource)
+		if err != nil {
+			t.Fatalf("%s: %v", co.name, err)
+		}
+		co.takeOver()
+		err = l.Renew(ctx)
+		var lost *lease.LostError
+		want := fmt.Sprintf("lease: lost %q (token %d): not owner: the lock key %q was ", resource, l.Token(), co.lockKey)
+		if !errors.As(err, &lost) || lost.Reason != lease.ReasonNotOwner || !errors.Is(err, lease.ErrNotOwner) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: Renew after a takeover = %v, want a LostError starting %q", co.name, err, want)
+		}
+		if err := l.Release(ctx); !errors.Is(err, lease.ErrNotHeld) || err.Error() != fmt.Sprintf("lease: release %q (token %d): not held", resource, l.Token()) {
+			t.Errorf("%s: Release after a takeover = %v, want ErrNotHeld", co.name, err)
+		}
+
+		held, err := co.acquire(resource + ":held")
+		if err != nil {
+			t.Fatalf("%s: %v", co.name, err)
+		}
+		co.close()
+		closed := fmt.Sprintf("the %s client is closed", co.name)
+		_, err = co.acquire(resource + ":new")
+		if want := fmt.Sprintf("lease: acquire %q: %s", resource+":new", closed); !errors.Is(err, lease.ErrClientClosed) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: Acquire on a closed client = %v, want ErrClientClosed starting %q", co.name, err, want)
+		}
+		if err := co.check(); !errors.Is(err, lease.ErrClientClosed) || !strings.Contains(err.Error(), closed) {
+			t.Errorf("%s: Check on a closed client = %v, want ErrClientClosed", co.name, err)
+		}
+		err = held.Renew(ctx)
+		if !errors.As(err, &lost) || lost.Reason != lease.ReasonRenewFailed || !errors.Is(err, lease.ErrClientClosed) || !strings.Contains(err.Error(), closed) {
+			t.Errorf("%s: the held lease after the close: %v, want a LostError (renewals failed) wrapping ErrClientClosed", co.name, err)
+		}
+		if err := held.Release(ctx); !errors.Is(err, lease.ErrClientClosed) || !strings.HasSuffix(err.Error(), closed) {
+			t.Errorf("%s: Release on a closed client = %v, want ErrClientClosed ending %q", co.name, err, closed)
+		}
+	}
+}
