@@ -7,8 +7,10 @@ import (
 	"math/big"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -135,8 +137,9 @@ func tokenOf(t *testing.T, line string) fence.Token {
 // database dsn by 1 every 20ms with its token until its context ends.
 // With ignoreCtx it writes with context.Background (a user bug: ignoring
 // the work context) and keeps writing for ignoreCtx after it saw its
-// context end, or until a write is stale. It prints "acquired <token>",
-// "write <token> ok|stale|<err>" and "done <err>" lines.
+// context end, or until a write is stale. SIGTERM ends DoWait's context.
+// It prints "acquired <token>", "write <token> ok|stale|<err>",
+// "work-end" when the work returns, and "done <err>" lines.
 func startWorker(t *testing.T, endpoint, dsn, resource string, id int64, ttl, ignoreCtx time.Duration) *faults.Child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -146,7 +149,8 @@ func startWorker(t *testing.T, endpoint, dsn, resource string, id int64, ttl, ig
 }
 
 func workerMain() int {
-	ctx := context.Background()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
 	ttl, _ := time.ParseDuration(os.Getenv("W_TTL"))
 	ignore, _ := time.ParseDuration(os.Getenv("W_IGNORE"))
 	id, _ := strconv.ParseInt(os.Getenv("W_ID"), 10, 64)
@@ -167,6 +171,7 @@ func workerMain() int {
 	c := etcdlease.New(cli, &etcdlease.Options{DrainTimeout: ttl / 3})
 	err = c.DoWait(ctx, os.Getenv("W_RESOURCE"), ttl, func(wctx context.Context, token fence.Token) error {
 		fmt.Println("acquired", token)
+		defer fmt.Println("work-end")
 		var ended time.Time // when the work first saw wctx end
 		for {
 			wc := wctx
