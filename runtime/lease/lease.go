@@ -541,7 +541,13 @@ func (l *Lease) Release(ctx context.Context) error {
 	deleted, err := l.c.release(rctx, inline, l, true, &call.args)
 	if err != nil {
 		err = l.c.withDialCause(opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err))
-		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
+		msg := "lease release failed"
+		if errors.Is(err, ErrClientClosed) && ctxEnded(ctx) == nil {
+			// go-redis sends nothing on a closed client: worded as the
+			// etcd lease words it (r26 N6).
+			msg = "lease release not sent: Redis client closed"
+		}
+		l.c.log(ctx, slog.LevelWarn, msg, l.resource, l.token, "err", err)
 		return err
 	}
 	l.released = true

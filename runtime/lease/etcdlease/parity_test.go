@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -119,8 +120,9 @@ func TestClosedClientAndNotOwnerReadAlike(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: shared.Options().Addr, MaxRetries: -1})
 	ctx := ctxT(t, 60*time.Second)
 	resource := testenv.Key(t, "parity")
-	rc := lease.New(rdb, nil)
-	ec := etcdlease.New(cli, nil)
+	var rlogs, elogs syncBuf
+	rc := lease.New(rdb, &lease.Options{Logger: slog.New(slog.NewTextHandler(&rlogs, nil))})
+	ec := etcdlease.New(cli, &etcdlease.Options{Logger: slog.New(slog.NewTextHandler(&elogs, nil))})
 	rlock, _ := rc.Keys(resource)
 	elock, _ := ec.Keys(resource)
 	t.Cleanup(func() { shared.Del(context.Background(), rc.AllKeys(resource)[:4]...) })
@@ -131,16 +133,17 @@ func TestClosedClientAndNotOwnerReadAlike(t *testing.T) {
 		close    func()
 		check    func() error
 		lockKey  string
+		logs     *syncBuf
 	}
 	for _, co := range []coordinator{
 		{"Redis", func(r string) (lease.Held, error) { return rc.Acquire(ctx, r, 6*time.Second) },
-			func() { shared.Set(ctx, rlock, "another-owner", time.Minute) }, func() { rdb.Close() }, func() error { return rc.Check(ctx) }, rlock},
+			func() { shared.Set(ctx, rlock, "another-owner", time.Minute) }, func() { rdb.Close() }, func() error { return rc.Check(ctx) }, rlock, &rlogs},
 		{"etcd", func(r string) (lease.Held, error) { return ec.Acquire(ctx, r, 6*time.Second) },
 			func() {
 				if _, err := cli.Put(ctx, elock, "another-owner"); err != nil {
 					t.Fatal(err)
 				}
-			}, func() { cli.Close() }, func() error { return ec.Check(ctx) }, elock},
+			}, func() { cli.Close() }, func() error { return ec.Check(ctx) }, elock, &elogs},
 	} {
 		l, err := co.acquire(resource)
 		if err != nil {
@@ -176,6 +179,17 @@ func TestClosedClientAndNotOwnerReadAlike(t *testing.T) {
 		}
 		if err := held.Release(ctx); !errors.Is(err, lease.ErrClientClosed) || !strings.HasSuffix(err.Error(), closed) {
 			t.Errorf("%s: Release on a closed client = %v, want ErrClientClosed ending %q", co.name, err, closed)
+		}
+		// The log records read alike too.
+		logs := co.logs.String()
+		for _, want := range []string{
+			fmt.Sprintf(`level=WARN msg="lease lost" resource=%s token=%d reason="not owner" err="lease: not owner: the lock key \"%s\" was `, resource, l.Token(), co.lockKey),
+			fmt.Sprintf(`level=WARN msg="lease lost" resource=%s:held token=%d reason="renewals failed" err="lease: renew \"%s:held\" (token %d): %s`, resource, held.Token(), resource, held.Token(), closed),
+			fmt.Sprintf(`level=WARN msg="lease release not sent: %s client closed" resource=%s:held`, co.name, resource),
+		} {
+			if !strings.Contains(logs, want) {
+				t.Errorf("%s: no record %q in:\n%s", co.name, want, logs)
+			}
 		}
 	}
 }
