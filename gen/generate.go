@@ -93,6 +93,7 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 	for i := range cfg.Packages {
 		entryNotes[i] = results[i].notes
 	}
+	noteLastInsertIDElsewhere(runs, entryNotes)
 	entryNotes = nameEntriesOfNotes(cfg.Packages, entryNotes)
 	for i, pkg := range cfg.Packages {
 		if err := results[i].ctxErr; err != nil {
@@ -382,6 +383,17 @@ type pkgRun struct {
 	results      []parseResult
 	schemaBroken bool
 	qerr         diag.List
+	// lastIDWriter names a guarded write of a MySQL entry that sets the
+	// session's LAST_INSERT_ID() to a token ("" for none), lastIDReads
+	// the reads of it in the entry's queries (noteLastInsertIDReads).
+	lastIDWriter string
+	lastIDReads  []lastIDRead
+}
+
+// lastIDRead is a query's read of MySQL's session LAST_INSERT_ID().
+type lastIDRead struct {
+	query string
+	analyze.LastInsertIDRead
 }
 
 // preparePackage reads and parses pkg's schema and query files and
@@ -571,7 +583,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, aopts)
 	errs = append(errs, aerr...)
 	if aopts.MySQL {
-		noteLastInsertIDReads(analyzed)
+		r.lastIDWriter, r.lastIDReads = noteLastInsertIDReads(analyzed)
 		noteTriggeredGroupWrites(analyzed, aopts.MySQLSchema)
 	}
 	var cteCols []*catalog.Column
@@ -908,31 +920,76 @@ func GuardNotes(out *Output) []string {
 	return notes
 }
 
-// noteLastInsertIDReads notes, at each call of LAST_INSERT_ID() in a
-// MySQL package's queries, that a guarded write of the package sets the
-// session's value: the guard carries the stored and presented tokens
-// through LAST_INSERT_ID(expr) (docs/mysql.md), so on the same
-// connection or transaction LAST_INSERT_ID() then returns a token (or 0
-// after a refusal), not the id an INSERT generated. Restoring the value
-// would take a round trip more per write (or multiStatements), so the
-// generated code leaves it and vet says where it is read.
-func noteLastInsertIDReads(files []*analyze.File) {
+// noteLastInsertIDReads notes, at each read of the session's
+// LAST_INSERT_ID() in a MySQL package's queries (the call without an
+// argument, @@identity, @@last_insert_id), that a guarded write of the
+// package sets the value: the guard carries the stored and presented
+// tokens through LAST_INSERT_ID(expr) (docs/mysql.md), so on the same
+// connection or transaction the read then returns a token (or 0 after a
+// refusal), not the id an INSERT generated. Restoring the value would
+// take a round trip more per write (or multiStatements), so the
+// generated code leaves it and vet says where it is read. It returns the
+// writer's name ("" for none) and the reads, which noteLastInsertIDElsewhere
+// notes when another entry of the database holds the writer.
+func noteLastInsertIDReads(files []*analyze.File) (string, []lastIDRead) {
 	var writer *analyze.Query
+	var reads []lastIDRead
 	for _, f := range files {
 		for _, q := range f.Queries {
 			if writer == nil && q.Fence != nil && q.Fence.MySQL != nil && q.Fence.MySQL.Form != mysqlguard.Store && strings.Contains(q.SQL, "LAST_INSERT_ID(") {
 				writer = q
 			}
+			for _, at := range q.ReadsLastInsertID {
+				reads = append(reads, lastIDRead{query: q.Name, LastInsertIDRead: at})
+			}
 		}
 	}
 	if writer == nil {
-		return
+		return "", reads
 	}
 	for _, f := range files {
 		for _, q := range f.Queries {
 			for _, at := range q.ReadsLastInsertID {
-				q.Notes = append(q.Notes, fmt.Sprintf("%s: note: query %s reads LAST_INSERT_ID(), which the guarded writes of this package set to a fencing token (%s, for one): run after one of them on the same connection or transaction, it returns that token, or 0 after a refusal, not the id of an insert; take the id from the INSERT's own result (:execlastid, :execresult) or read LAST_INSERT_ID() right after the INSERT", at, q.Name, writer.Name))
+				q.Notes = append(q.Notes, lastIDNote(q.Name, at, "the guarded writes of this package set", writer.Name))
 			}
+		}
+	}
+	return writer.Name, reads
+}
+
+// lastIDNote is the note on query's read at of LAST_INSERT_ID(); who
+// says which writes set it, one of them being writer.
+func lastIDNote(query string, at analyze.LastInsertIDRead, who, writer string) string {
+	form := at.Form + ","
+	if at.Form != "LAST_INSERT_ID()" {
+		form = at.Form + ", the session's LAST_INSERT_ID(),"
+	}
+	return fmt.Sprintf("%s: note: query %s reads %s which %s to a fencing token (%s, for one): run after one of them on the same connection or transaction, it returns that token, or 0 after a refusal, not the id of an insert; take the id from the INSERT's own result (:execlastid, :execresult) or read LAST_INSERT_ID() right after the INSERT", at.At, query, form, who, writer)
+}
+
+// noteLastInsertIDElsewhere notes the reads of LAST_INSERT_ID() in a
+// MySQL entry without a guarded write of its own when another MySQL
+// entry has one: the entries share the database (as fencesElsewhere
+// takes them), and a connection of the one package may run the other's
+// write before the read (one *sql.DB, or a transaction passed to both
+// packages' New). The notes are appended to notes[i], entry i's.
+func noteLastInsertIDElsewhere(runs []*pkgRun, notes [][]string) {
+	writer, entry := "", ""
+	for _, r := range runs {
+		if r != nil && r.pkg.Engine == config.EngineMySQL && r.lastIDWriter != "" {
+			writer, entry = r.lastIDWriter, config.EntryName(&r.pkg)
+			break
+		}
+	}
+	if writer == "" {
+		return
+	}
+	for i, r := range runs {
+		if r == nil || r.pkg.Engine != config.EngineMySQL || r.lastIDWriter != "" {
+			continue
+		}
+		for _, rd := range r.lastIDReads {
+			notes[i] = append(notes[i], lastIDNote(rd.query, rd.LastInsertIDRead, "the guarded writes of "+entry+", on the same database, set", writer))
 		}
 	}
 }

@@ -26,6 +26,11 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
 )
 
+// LastInsertIDRead is a read of MySQL's session LAST_INSERT_ID(): At is
+// its "file:line:col", Form how it is written ("LAST_INSERT_ID()",
+// "@@identity" or "@@last_insert_id").
+type LastInsertIDRead struct{ At, Form string }
+
 // Query is one annotated query, analysed.
 type Query struct {
 	Name string
@@ -106,11 +111,11 @@ type Query struct {
 	// "" where it does not; UseSqlcReading takes it for a query that is
 	// not a fenced write.
 	SqlcSQL string
-	// ReadsLastInsertID locates ("file:line:col") each call of MySQL's
-	// LAST_INSERT_ID() without an argument in the statement: the session
-	// value that a guarded write of the same package sets to the fencing
-	// token (gen's vet note).
-	ReadsLastInsertID []string
+	// ReadsLastInsertID locates each read of the session's
+	// LAST_INSERT_ID() in a MySQL statement (the call without an
+	// argument, @@identity, @@last_insert_id): the value that a guarded
+	// write sets to a fencing token (gen's vet note).
+	ReadsLastInsertID []LastInsertIDRead
 	// OptOut is set for a query annotated "-- @fence off: <reason>" that
 	// writes fenced tables: it is generated without the guard (Fence is
 	// nil), and vet lists it.

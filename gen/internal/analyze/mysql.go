@@ -398,21 +398,54 @@ func plural(n int, one, more string) string {
 }
 
 // lastInsertIDReads records in q.ReadsLastInsertID where a MySQL
-// statement reads the session's LAST_INSERT_ID() (no argument).
+// statement reads the session's LAST_INSERT_ID(): a call without an
+// argument, or the system variables @@identity and @@last_insert_id
+// (any scope spelling: @@session.identity, ...), which MySQL and MariaDB
+// give the same value.
 func (a *analyzer) lastInsertIDReads(q *Query) {
 	if !a.opts.MySQL {
 		return
+	}
+	type read struct {
+		loc  int
+		form string
+	}
+	var reads []read
+	within := func(loc int) int {
+		if loc < a.stmt.Start || loc > a.stmt.End {
+			return a.stmt.Start
+		}
+		return loc
 	}
 	walk(a.stmt.Node, func(n sqlparse.Node) {
 		f, ok := n.(*sqlparse.FuncCall)
 		if !ok || len(f.Args) != 0 || !strings.EqualFold(f.Func.Name, "last_insert_id") {
 			return
 		}
-		loc := f.Loc
-		if loc < a.stmt.Start || loc > a.stmt.End {
-			loc = a.stmt.Start
-		}
-		line, col := diag.Position(a.file.Src, loc)
-		q.ReadsLastInsertID = append(q.ReadsLastInsertID, fmt.Sprintf("%s:%d:%d", a.file.Name, line, col))
+		reads = append(reads, read{within(f.Loc), "LAST_INSERT_ID()"})
 	})
+	if a.stmt.MySQL != nil {
+		a.stmt.MySQL.Accept(&systemVarReads{found: func(name string, loc int) {
+			reads = append(reads, read{within(loc), "@@" + name})
+		}})
+	}
+	slices.SortStableFunc(reads, func(x, y read) int { return x.loc - y.loc })
+	for _, r := range reads {
+		line, col := diag.Position(a.file.Src, r.loc)
+		q.ReadsLastInsertID = append(q.ReadsLastInsertID, LastInsertIDRead{At: fmt.Sprintf("%s:%d:%d", a.file.Name, line, col), Form: r.form})
+	}
 }
+
+// systemVarReads finds the reads of @@identity and @@last_insert_id.
+type systemVarReads struct{ found func(name string, loc int) }
+
+func (v *systemVarReads) Enter(n tidb.Node) (tidb.Node, bool) {
+	if x, ok := n.(*tidb.VariableExpr); ok && x.IsSystem && x.Value == nil {
+		if name := strings.ToLower(x.Name); name == "identity" || name == "last_insert_id" {
+			v.found(name, x.OriginTextPosition())
+		}
+	}
+	return n, false
+}
+
+func (v *systemVarReads) Leave(n tidb.Node) (tidb.Node, bool) { return n, true }
