@@ -83,7 +83,8 @@ var (
 	// (the error also wraps go-redis's redis.ErrClosed), or, in
 	// etcdlease, the *clientv3.Client (etcdlease.ErrClientClosed matches
 	// it). No call can be sent any more, which is known at once: Acquire,
-	// Release, Advance and Check fail with it at once, and a lease whose
+	// AcquireWait (which does not retry it), Release, Advance and Check
+	// fail with it at once, and a lease whose
 	// renewal (by the heartbeat or [Lease.Renew]) finds the client closed
 	// is lost at once, its context cancelled with a [*LostError] of
 	// [ReasonRenewFailed] wrapping it, on both coordinators. The lock key

@@ -50,7 +50,8 @@ func (c *Client) AcquireWait(ctx context.Context, resource string, ttl time.Dura
 		switch {
 		case err == nil:
 			return l, nil
-		case errors.Is(err, ErrConfig), errors.Is(err, ErrInvalidResource):
+		case errors.Is(err, ErrConfig), errors.Is(err, ErrInvalidResource), errors.Is(err, ErrClientClosed) && ctx.Err() == nil:
+			// No retry can fix these; a closed client cannot reopen.
 			return nil, err
 		}
 		if d := attemptError(ctx, err); d != nil {

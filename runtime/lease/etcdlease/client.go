@@ -634,7 +634,8 @@ func (c *Client) AcquireWait(ctx context.Context, resource string, ttl time.Dura
 		switch {
 		case err == nil:
 			return l, nil
-		case errors.Is(err, lease.ErrConfig), errors.Is(err, lease.ErrInvalidResource):
+		case errors.Is(err, lease.ErrConfig), errors.Is(err, lease.ErrInvalidResource), errors.Is(err, lease.ErrClientClosed) && ctx.Err() == nil:
+			// No retry can fix these; a closed client cannot reopen.
 			return nil, err
 		}
 		if ctx.Err() != nil {

@@ -127,23 +127,26 @@ func TestClosedClientAndNotOwnerReadAlike(t *testing.T) {
 	elock, _ := ec.Keys(resource)
 	t.Cleanup(func() { shared.Del(context.Background(), rc.AllKeys(resource)[:4]...) })
 	type coordinator struct {
-		name     string
-		acquire  func(string) (lease.Held, error)
-		takeOver func()
-		close    func()
-		check    func() error
-		lockKey  string
-		logs     *syncBuf
+		name        string
+		acquire     func(string) (lease.Held, error)
+		takeOver    func()
+		close       func()
+		check       func() error
+		lockKey     string
+		logs        *syncBuf
+		acquireWait func(string) (lease.Held, error)
 	}
 	for _, co := range []coordinator{
 		{"Redis", func(r string) (lease.Held, error) { return rc.Acquire(ctx, r, 6*time.Second) },
-			func() { shared.Set(ctx, rlock, "another-owner", time.Minute) }, func() { rdb.Close() }, func() error { return rc.Check(ctx) }, rlock, &rlogs},
+			func() { shared.Set(ctx, rlock, "another-owner", time.Minute) }, func() { rdb.Close() }, func() error { return rc.Check(ctx) }, rlock, &rlogs,
+			func(r string) (lease.Held, error) { return rc.AcquireWait(ctxT(t, 30*time.Second), r, 6*time.Second) }},
 		{"etcd", func(r string) (lease.Held, error) { return ec.Acquire(ctx, r, 6*time.Second) },
 			func() {
 				if _, err := cli.Put(ctx, elock, "another-owner"); err != nil {
 					t.Fatal(err)
 				}
-			}, func() { cli.Close() }, func() error { return ec.Check(ctx) }, elock, &elogs},
+			}, func() { cli.Close() }, func() error { return ec.Check(ctx) }, elock, &elogs,
+			func(r string) (lease.Held, error) { return ec.AcquireWait(ctxT(t, 30*time.Second), r, 6*time.Second) }},
 	} {
 		l, err := co.acquire(resource)
 		if err != nil {
@@ -169,6 +172,10 @@ func TestClosedClientAndNotOwnerReadAlike(t *testing.T) {
 		_, err = co.acquire(resource + ":new")
 		if want := fmt.Sprintf("lease: acquire %q: %s", resource+":new", closed); !errors.Is(err, lease.ErrClientClosed) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: Acquire on a closed client = %v, want ErrClientClosed starting %q", co.name, err, want)
+		}
+		// AcquireWait returns at once: a closed client cannot reopen.
+		if _, err := co.acquireWait(resource + ":wait"); !errors.Is(err, lease.ErrClientClosed) || errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: AcquireWait on a closed client = %v, want ErrClientClosed before its context ends", co.name, err)
 		}
 		if err := co.check(); !errors.Is(err, lease.ErrClientClosed) || !strings.Contains(err.Error(), closed) {
 			t.Errorf("%s: Check on a closed client = %v, want ErrClientClosed", co.name, err)
