@@ -659,6 +659,11 @@ type UserType struct {
 	Base    Type
 	NotNull bool
 	Comment string
+	// hasDefault is set by a domain's DEFAULT (its own, or its base
+	// domain's as CREATE DOMAIN copied it; ALTER DOMAIN ... SET DEFAULT),
+	// defaultAtMost1 when that is an integer constant at or below 1: the
+	// default of a column of the domain without one of its own.
+	hasDefault, defaultAtMost1 bool
 	// over are the domains a domain's base goes through, outermost
 	// first (CREATE DOMAIN d2 AS d1: d1 and d1's).
 	over []Type
@@ -1219,7 +1224,7 @@ func (c *Catalog) Validate() diag.List {
 		case col.HasDefault && col.Sequence:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s is a serial column: its default draws from a sequence, so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
-		case col.HasDefault && !col.defaultAtMost1 && col.Type.Schema != MySQLSchema:
+		case col.Type.Schema != MySQLSchema && c.defaultAbove1(col):
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s has a DEFAULT that is not an integer constant at or below 1 (the first token a lease mints): a row created without a token (an INSERT that leaves the column out, or writes DEFAULT) would store a token the lease never minted, above the tokens of its holders or changing with the clock, so their guarded writes of that row would be refused as stale; declare it BIGINT NOT NULL DEFAULT 0 (0 is what a row no fenced write has touched stores)", t.QualifiedName(), col.Name)})
 		case !col.NotNull:
@@ -1228,6 +1233,22 @@ func (c *Catalog) Validate() diag.List {
 		}
 	}
 	return errs
+}
+
+// defaultAbove1 reports whether column col's default is other than an
+// integer constant at or below 1: its own DEFAULT, or without one the
+// default of the domain it is declared of (trial r24 N5: CREATE DOMAIN
+// tok AS bigint DEFAULT 5 gave the column 5 unnoticed).
+func (c *Catalog) defaultAbove1(col *Column) bool {
+	if col.HasDefault {
+		return !col.defaultAtMost1
+	}
+	if len(col.domains) > 0 {
+		if d := c.UserType(col.domains[0].Schema, col.domains[0].Name); d != nil && d.Kind == "domain" && d.hasDefault {
+			return !d.defaultAtMost1
+		}
+	}
+	return false
 }
 
 // inheritFences gives every descendant of a fenced table (partitions,

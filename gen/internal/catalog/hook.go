@@ -217,6 +217,21 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 		if m := alterDomainRE().FindStringSubmatch(text); m != nil {
 			u.c.Hooks = append(u.c.Hooks, u.newHook("domain", strings.ToLower(strings.Trim(m[1], `"`))))
 		}
+		if ad := u.s.Raw.GetAlterDomainStmt(); ad != nil && ad.Subtype == "T" {
+			// SET DEFAULT / DROP DEFAULT: the default of its columns
+			// without one of their own (Catalog.defaultAbove1).
+			var parts []string
+			for _, n := range ad.TypeName {
+				parts = append(parts, n.GetString_().GetSval())
+			}
+			tn := &sqlparse.TypeName{Name: parts[len(parts)-1]}
+			if len(parts) > 1 {
+				tn.Schema = parts[len(parts)-2]
+			}
+			if d := u.c.domain(tn); d != nil {
+				d.hasDefault, d.defaultAtMost1 = sqlparse.DomainDefault(ad.Def)
+			}
+		}
 	}
 }
 

@@ -127,8 +127,14 @@ func (c *Catalog) RangeConstructor(schema, name string) *UserType {
 func (u *updater) createDomain(n *sqlparse.CreateDomain) {
 	if s := u.newType(n.Type); s != nil {
 		base := u.resolveType(n.Base, n.Type.Loc)
-		s.Types = append(s.Types, &UserType{Schema: s.Name, Name: n.Type.Name, Kind: "domain", Base: base,
-			NotNull: n.NotNull || u.c.DomainNotNull(n.Base), over: u.c.domainChain(n.Base)})
+		d := &UserType{Schema: s.Name, Name: n.Type.Name, Kind: "domain", Base: base,
+			NotNull: n.NotNull || u.c.DomainNotNull(n.Base), over: u.c.domainChain(n.Base),
+			hasDefault: n.HasDefault, defaultAtMost1: n.DefaultAtMost1}
+		if b := u.c.domain(n.Base); b != nil && !n.HasDefault {
+			// PostgreSQL copies the base domain's default (DefineDomain).
+			d.hasDefault, d.defaultAtMost1 = b.hasDefault, b.defaultAtMost1
+		}
+		s.Types = append(s.Types, d)
 	}
 }
 

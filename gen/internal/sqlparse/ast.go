@@ -428,6 +428,9 @@ type CreateDomain struct {
 	Type    Name
 	Base    *TypeName
 	NotNull bool
+	// HasDefault is set by its DEFAULT, DefaultAtMost1 when that is an
+	// integer constant at or below 1 (see ColumnDef.DefaultAtMost1).
+	HasDefault, DefaultAtMost1 bool
 }
 
 func (n *CreateDomain) Pos() int { return n.Type.Loc }

@@ -156,8 +156,13 @@ func (c *converter) stmt(n *pg.Node) Node {
 		d := s.CreateDomainStmt
 		cd := &CreateDomain{Type: nameOf(strs(d.Domainname), -1), Base: c.typeName(d.TypeName)}
 		for _, cn := range d.Constraints {
-			if con := cn.GetConstraint(); con != nil && con.Contype == pg.ConstrType_CONSTR_NOTNULL {
+			con := cn.GetConstraint()
+			switch {
+			case con == nil:
+			case con.Contype == pg.ConstrType_CONSTR_NOTNULL:
 				cd.NotNull = true
+			case con.Contype == pg.ConstrType_CONSTR_DEFAULT && con.RawExpr != nil:
+				cd.HasDefault, cd.DefaultAtMost1 = true, atMost1(con.RawExpr)
 			}
 		}
 		if cd.Base != nil {
@@ -443,6 +448,17 @@ func (c *converter) createTable(s *pg.CreateStmt) Node {
 // atMost1 reports whether n is an integer constant at or below 1 (the
 // first token a lease mints), perhaps cast or in parentheses (-1 is folded
 // into the constant by PostgreSQL's grammar).
+// DomainDefault is what ALTER DOMAIN ... SET DEFAULT def (nil: DROP
+// DEFAULT) leaves: whether the domain has a default (PostgreSQL takes a
+// NULL constant for none, AlterDomainDefault), and whether it is an
+// integer constant at or below 1.
+func DomainDefault(def *pg.Node) (has, atMost1Const bool) {
+	if def == nil || isNullConst(def) {
+		return false, false
+	}
+	return true, atMost1(def)
+}
+
 func atMost1(n *pg.Node) bool {
 	for n.GetTypeCast() != nil {
 		n = n.GetTypeCast().Arg
