@@ -842,6 +842,11 @@ type Guard = guard.DatabaseGuard
 // files differ from the guard this fencegen writes (see guard.Finding).
 type GuardFinding = guard.Finding
 
+// GuardIntoError is Guard.NextMigration's error when a finding's fix
+// belongs in a migration of the team's that -applied does not name (see
+// guard.IntoError).
+type GuardIntoError = guard.IntoError
+
 // GuardTemplateVersion numbers the guard's trigger functions as this
 // fencegen writes them (see guard.TemplateVersion).
 const GuardTemplateVersion = guard.TemplateVersion

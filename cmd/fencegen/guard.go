@@ -23,6 +23,8 @@ type guardFlags struct {
 	cfg, format, dir, version, out, into string
 	// unfence are the -unfence tables (gen.Guard.Unfence).
 	unfence []string
+	// applied are the -applied migrations (gen.Guard.Applied).
+	applied []string
 }
 
 func newGuardFlagSet(out io.Writer) (*flag.FlagSet, *guardFlags) {
@@ -39,8 +41,12 @@ func newGuardFlagSet(out io.Writer) (*flag.FlagSet, *guardFlags) {
 		f.unfence = append(f.unfence, v)
 		return nil
 	})
+	fs.Func("applied", "a `migration` that fencegen check says needs the guard in it (-into) but that is applied somewhere already:\nwrite the new guard migration after the newest all the same (the table is unguarded between the two; repeat for several)", func(v string) error {
+		f.applied = append(f.applied, v)
+		return nil
+	})
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: fencegen guard -format tool [-dir migrations] [-version N] [-out dir] [-into migration] [-f path]\n")
+		fmt.Fprintf(fs.Output(), "usage: fencegen guard -format tool [-dir migrations] [-version N] [-out dir] [-into migration | -applied migration] [-f path]\n")
 		fs.PrintDefaults()
 	}
 	return fs, &f
@@ -65,6 +71,10 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.into != "" && f.dir == "" {
 		fmt.Fprintf(stderr, "fencegen: guard: -into needs the migrations directory: give it with -dir\n")
+		return exitUsage
+	}
+	if len(f.applied) > 0 && (f.dir == "" || f.into != "") {
+		fmt.Fprintf(stderr, "fencegen: guard: -applied is for a new guard migration in -dir, not with -into\n")
 		return exitUsage
 	}
 	if len(f.unfence) > 0 && f.dir == "" {
@@ -116,10 +126,22 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fencegen: note: %s is a Go migration: its version is counted, but fencegen reads only .sql migrations, so what it does to the schema or the guard trigger is not checked\n", filepath.ToSlash(relPath(gm)))
 	}
 	g.Unfence(f.unfence)
+	g.Applied(f.applied)
 	if f.into != "" {
 		return guardInto(g, ups, out.Guards, f, stdout, stderr)
 	}
 	current, files, err := g.NextMigration(ups, out.Guards, f.format, version)
+	if ie := (*gen.GuardIntoError)(nil); errors.As(err, &ie) {
+		// The exact commands: this one with -into, or with -applied.
+		base := fmt.Sprintf("guard -format %s -dir %s", f.format, filepath.ToSlash(f.dir))
+		if f.out != "" {
+			base += " -out " + f.out
+		}
+		into := filepath.ToSlash(relPath(ie.Finding.Into))
+		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
+		fmt.Fprintf(stderr, "fencegen: add it with: %s; once it is applied anywhere, write a new one after the newest with: %s\n", commandLine(base+" -into "+into, f.cfg), commandLine(base+" -applied "+into, f.cfg))
+		return exitError
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "fencegen: guard: %v\n", err)
 		return exitError

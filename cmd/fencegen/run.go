@@ -417,7 +417,8 @@ func reportGuardFix(w io.Writer, err error, cfgPath string) {
 			if f.Into != "" {
 				why[line] = f.Why
 				if ups, err := upMigrations(f.Dir); err == nil && len(ups) > 0 && !samePath(ups[len(ups)-1], f.Into) {
-					later[line] = commandLine(base, cfgPath)
+					// Applied there, it is history: -applied says so.
+					later[line] = commandLine(base+" -applied "+filepath.ToSlash(relPath(f.Into)), cfgPath)
 				}
 			}
 			if f.Unfence != "" {

@@ -663,7 +663,7 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 		case c.unfence:
 			want = "add its guard with: " + base + " -into " + changeFile + "; or stop fencing it with: " + base + " -unfence jobs\n"
 		case c.into && c.later != "":
-			want = "add it with: " + base + " -into " + changeFile + "; once it is applied anywhere, write a new one after the newest with: " + base + "\n"
+			want = "add it with: " + base + " -into " + changeFile + "; once it is applied anywhere, write a new one after the newest with: " + base + " -applied " + changeFile + "\n"
 		case c.into:
 			want = "add it with: " + base + " -into " + changeFile + "\n"
 		}
@@ -689,6 +689,17 @@ func lifeCheck(t *testing.T, tool string, c lifeCase) {
 	}
 	switch {
 	case c.into:
+		// The command without -into refuses, and writes nothing: a new
+		// migration after the newest would leave the states from the
+		// change to it unguarded (trial r24 F3); it names both commands.
+		files, _ := os.ReadDir(filepath.Join(dir, "migrations"))
+		stderr := fencegen(1, "guard", "-format", tool, "-dir", "migrations")
+		if want := "add it with: " + base + " -into " + changeFile + "; once it is applied anywhere, write a new one after the newest with: " + base + " -applied " + changeFile + "\n"; !strings.HasPrefix(stderr, "fencegen: guard: "+changeFile+":") || !strings.HasSuffix(stderr, want) {
+			t.Errorf("fencegen %s:\n%s\nwant it to start fencegen: guard: %s: and end ...%s", base, stderr, changeFile, want)
+		}
+		if again, _ := os.ReadDir(filepath.Join(dir, "migrations")); len(again) != len(files) {
+			t.Errorf("fencegen %s refused but wrote a migration (%d files, %d before)", base, len(again), len(files))
+		}
 		fencegen(0, "guard", "-format", tool, "-dir", "migrations", "-into", changeFile)
 		if c.laterInto {
 			// The later re-creation's guard is missing now.

@@ -205,6 +205,8 @@ type DatabaseGuard struct {
 	tables map[string]bool
 	// unfence are the tables fencegen guard -unfence names (Unfence).
 	unfence []string
+	// applied are the migrations fencegen guard -applied names (Applied).
+	applied []string
 	// mysql holds the guard of an entry with engine mysql (mysqlmig.go),
 	// which the methods render instead of data's PostgreSQL triggers;
 	// mysqlEntry is set for such an entry, fenced or not, whose schema
@@ -264,6 +266,52 @@ func NewDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out string
 // (Finding.Unfence), and so records that it is no longer fenced on
 // purpose. They return an error for a table that is not such a table.
 func (g *DatabaseGuard) Unfence(tables []string) { g.unfence = tables }
+
+// Applied is fencegen guard -applied: files (paths as the schema entries
+// name them, or as the current directory reaches them) are migrations
+// that a finding's fix belongs in (Finding.Into) but that are applied
+// somewhere already, so no longer change: NextMigration then writes the
+// new guard migration after the newest although, between the two, the
+// database does not guard the table. Without it, NextMigration refuses
+// while such a finding stands (trial r24 F3: the plain command wrote a
+// migration that silenced the finding and left that state unguarded).
+func (g *DatabaseGuard) Applied(files []string) { g.applied = files }
+
+// acknowledged reports whether file is one of g.applied.
+func (g *DatabaseGuard) acknowledged(file string) bool {
+	return slices.ContainsFunc(g.applied, func(a string) bool { return samePath(a, file) })
+}
+
+// checkInto returns an error for the first of found whose fix belongs in
+// a migration of the team's (Into) that -applied does not name: a new
+// guard migration after the newest would leave every state from that
+// migration to it unguarded. PostgreSQL's refusal of the migration
+// (whyRequired) is an error whatever -applied says: no database gets past
+// it, so a guard migration after it is never reached (trial t24 F5). A
+// finding with Unfence is checkUnfence's.
+func (g *DatabaseGuard) checkInto(found []Finding) error {
+	for _, f := range found {
+		if f.Into != "" && f.Why == whyRequired {
+			return fmt.Errorf("%s:%d:%d: PostgreSQL refuses this migration as written: it %s; a new guard migration after it would never be reached: add the guard to it with -into %s", f.File, f.Line, f.Col, whyRequired, filepath.ToSlash(f.Into))
+		}
+	}
+	for _, f := range found {
+		if f.Into == "" || f.Unfence != "" || g.acknowledged(f.Into) {
+			continue
+		}
+		return &IntoError{Finding: f}
+	}
+	return nil
+}
+
+// IntoError is NextMigration's error when a finding's fix belongs in a
+// migration of the team's (Finding.Into) that Applied does not name.
+type IntoError struct{ Finding Finding }
+
+func (e *IntoError) Error() string {
+	f := e.Finding
+	return fmt.Sprintf("%s:%d:%d: a migration that %s needs its guard in it: a new guard migration after the newest would leave the table unguarded from it on until that one is applied; add the guard to it with -into %s, or, if it is applied anywhere already, write the new one with -applied %[5]s (the table is unguarded between the two)", f.File, f.Line, f.Col, f.Why, filepath.ToSlash(f.Into))
+}
 
 // Fenced reports whether g's entry has a fenced table (otherwise g only
 // has guard migrations, whose triggers a new one removes).
@@ -1947,7 +1995,11 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 		if g.mysqlEntry {
 			have := replayMySQLGuard(g.schema)
 			if len(have.migrations) > 0 {
-				if err := g.checkUnfence(g.mysqlFindings(have, others)); err != nil {
+				found := g.mysqlFindings(have, others)
+				if err := g.checkUnfence(found); err != nil {
+					return "", nil, err
+				}
+				if err := g.checkInto(found); err != nil {
 					return "", nil, err
 				}
 				g2.mysqlRemove = mysqlRemoval{triggers: have.gone(g, others), unfenced: g.unfence}
@@ -1966,14 +2018,8 @@ func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, f
 		if len(found) == 0 {
 			return have.migrations[len(have.migrations)-1].file, nil, nil
 		}
-		for _, f := range found {
-			if f.Into != "" && f.Why == whyRequired {
-				// PostgreSQL refuses that migration as written: no
-				// database gets past it, so a guard migration after it
-				// would never be reached, and would silence the finding
-				// (trial t24 F5).
-				return "", nil, fmt.Errorf("%s:%d:%d: PostgreSQL refuses this migration as written: it %s; a new guard migration after it would never be reached: add the guard to it with -into %s", f.File, f.Line, f.Col, whyRequired, filepath.ToSlash(f.Into))
-			}
+		if err := g.checkInto(found); err != nil {
+			return "", nil, err
 		}
 	} else if len(g.data.Tables) == 0 {
 		return "", nil, fmt.Errorf("no sql entry has a fenced table, and the migrations directory holds no guard migration: there is no guard to write")
