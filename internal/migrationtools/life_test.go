@@ -359,6 +359,30 @@ var lifeCases = []lifeCase{
 		after:      state{table: "jobs", column: "fence", refused: true},
 	},
 	{
+		// The mark moved to a new column while the old one stays: the
+		// trigger reads the old column by name, which the generated
+		// writes no longer set, so the guard goes into the move's own
+		// migration, located at the new mark (trial r24 F9).
+		name:       "move-mark",
+		change:     "ALTER TABLE jobs ADD COLUMN fence bigint NOT NULL DEFAULT 0;\nCOMMENT ON COLUMN jobs.tok IS NULL;\nCOMMENT ON COLUMN jobs.fence IS 'fencegen:token';\n",
+		cause:      `:3:1: marks column fence of table jobs for fencing: the guard trigger that `,
+		into:       true,
+		changeDown: "COMMENT ON COLUMN jobs.fence IS NULL;\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\nALTER TABLE jobs DROP COLUMN fence;\n",
+		after:      state{table: "jobs", column: "fence", refused: true},
+	},
+	{
+		// The mark of the same column changed to mode required: the
+		// non-strict trigger keeps guarding it until the new guard
+		// migration, and the error is at the mark (trial r24 F9).
+		name:   "mark-required",
+		change: "COMMENT ON COLUMN jobs.tok IS 'fencegen:token required';\n",
+		cause:  `:1:1: marks column tok of table jobs for fencing again: the guard trigger that `,
+		between: func(t *testing.T, conn *pgx.Conn, id int) {
+			writes(t, conn, state{table: "jobs", column: "tok", refused: true}, id)
+		},
+		after: state{table: "jobs", column: "tok", refused: true, required: true},
+	},
+	{
 		// Re-created without its mark, and unfenced on purpose: no
 		// state guards it after the change, and the fix's migration
 		// removes the guard function left behind.

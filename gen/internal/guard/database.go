@@ -476,6 +476,10 @@ type guardInstalled struct {
 	// renames another column to it: the trigger then reads that column
 	// instead of the token.
 	shadowed *cause
+	// remarked is the newest statement that marks the column the
+	// trigger reads again (COMMENT ON COLUMN ... IS 'fencegen:token
+	// required', say): the cause of a change of mode.
+	remarked *cause
 	// weakened is the statement that replaces or alters the guard
 	// function, or replaces the guard trigger (CREATE OR REPLACE
 	// FUNCTION or TRIGGER, ALTER FUNCTION): the guard is not the one
@@ -972,6 +976,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 			in.unmarked = at("removes the fencing mark of column %s of table %s", "", n.Column, n.Target.String())
 		} else {
 			in.unmarked = nil
+			in.remarked = at("marks column %s of table %s for fencing again", "", n.Column, n.Target.String())
 		}
 		r.tables[key] = in
 	case *sqlparse.CreateTable:
@@ -1745,7 +1750,18 @@ func (g *DatabaseGuard) compare(have *guardReplay, others []*DatabaseGuard) []Fi
 		default:
 			hc, hm := guardMode(in.fn.text)
 			wc, wm := guardMode(w.fn.text)
-			if hc != "" && (hc != wc || hm != wm) {
+			if m := have.marked[t.QualifiedTable]; hc != "" && hc != wc && m != nil && strings.Contains(m.what, " "+wc+" ") {
+				// The mark moved to another column while the one the
+				// trigger reads stays (trial r24 F9): the trigger keeps
+				// checking the old column, which the generated writes
+				// no longer set, so the new one is unguarded from this
+				// migration on; its guard belongs in it.
+				f := because(m, ": the guard trigger that %s installs reads column %s while a column of that name exists, so once this is applied it keeps checking %s, which the generated writes no longer set, and the database lets a stale token's UPDATE of %s from any writer through; its guard belongs in this migration, %s, for no applied state to leave %s unguarded", in.file, hc, hc, t.Table, m.file, t.Table)
+				f.Into, f.Why = m.file, whyMove
+				out = append(out, f)
+			} else if hc != "" && hc == wc && hm != wm && in.remarked != nil {
+				out = append(out, because(in.remarked, ": the guard trigger that %s installs checks column %s %s; the mark now asks for %s, which a new guard migration installs", in.file, hc, hm, wm))
+			} else if hc != "" && (hc != wc || hm != wm) {
 				out = append(out, at(in.fn.file, in.fn.line, "the guard of table %s checks column %s %s; the schema now fences column %s %s", t.Table, hc, hm, wc, wm))
 			} else {
 				out = append(out, at(in.fn.file, in.fn.line, "the guard function of table %s differs from the one this fencegen writes (edited by hand, or by another fencegen)", t.Table))
@@ -1879,6 +1895,7 @@ const (
 	whyKeyRename    = "renames a token column that a fence key marks (no column comment moves with it, so the trigger finds no token column)"
 	whyShadow       = "adds a column of the name a renamed token column had (the trigger reads it instead)"
 	whyShadowRename = "renames a column to the name a renamed token column had (the trigger reads it instead)"
+	whyMove         = "moves the fencing mark to another column (the trigger reads the old one while it exists)"
 	whyMark         = "marks a table for fencing (its guard triggers are installed by none of the guard migrations before it)"
 	whyRequired     = "changes or drops the token column that a guard trigger of mode required depends on (its guard triggers are dropped before the change and installed again after it)"
 	whyDetach       = "detaches a partition or an inheritance child from a fenced table (it loses the guard trigger or the mark it had from it)"
