@@ -282,6 +282,12 @@ func (a *analyzer) candidatesOf(c writes.Call) []*catalog.Func {
 // would refuse the call) every function of the name is returned.
 func candidatesIn(cat *catalog.Catalog, c writes.Call) []*catalog.Func {
 	all := cat.Funcs(c.Func.Schema, c.Func.Name)
+	if c.Func.Schema == "" {
+		all = slices.DeleteFunc(slices.Clone(all), hiddenByBuiltin)
+		if len(all) == 0 {
+			return nil // the call runs PostgreSQL's own function
+		}
+	}
 	var out []*catalog.Func
 	named := false
 	for _, x := range c.Args {
@@ -327,6 +333,38 @@ func candidatesIn(cat *catalog.Catalog, c writes.Call) []*catalog.Func {
 		}
 	}
 	return out
+}
+
+// hiddenByBuiltin reports whether f, a function of the schema outside
+// pg_catalog, has the name and the parameter types of one of
+// PostgreSQL's own functions (not an extension's): an unqualified call
+// never reaches it, since PostgreSQL searches pg_catalog before the
+// search_path's schemas (unless search_path names pg_catalog later) and,
+// of two functions of the same name and parameter types, takes the one
+// of the schema it searches first (PostgreSQL docs 10.3, "Functions";
+// 5.9.3 "The Schema Search Path"; trial r24 F7: public.lower(text) that
+// writes made SELECT lower($1::text) refused, which runs
+// pg_catalog.lower).
+func hiddenByBuiltin(f *catalog.Func) bool {
+	if f.Schema == "pg_catalog" {
+		return false
+	}
+	for _, b := range pgcatalog.Funcs(f.Name) {
+		if b.Extension != "" || len(b.Args) != len(f.ArgTypes) || b.Kind == 'p' != f.Procedure {
+			continue
+		}
+		same := true
+		for i, t := range f.ArgTypes {
+			if t.Schema != "pg_catalog" || t.Name+strings.Repeat("[]", t.ArrayDims) != b.Args[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
 }
 
 // exactMatch returns the one of cands whose parameter types are exactly
