@@ -214,6 +214,8 @@ var preciseShapes = []string{
 	// An UPDATE (upsert, MERGE, WITH entry) that does not set the column
 	// of a trigger declared UPDATE OF it (issue 24 F3).
 	"WatchedSetV", "WatchedUpsertV", "WatchedMergeV", "WatchedCTEV",
+	// The same through a multiple-column assignment (trial r24 N4).
+	"WatchedSetRowV", "WatchedSetRowVId",
 	// A call of a function of PostgreSQL's own that a function of the
 	// schema of the same name and parameter types does not reach (trial
 	// r24 F7).

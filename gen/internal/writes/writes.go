@@ -1034,15 +1034,18 @@ func argOf(n *pg.Node) Arg {
 }
 
 // setTargets appends to to the columns a SET list names (Write.Targets),
-// nil when it assigns several columns at once ((a, b) = ROW(...) or
-// (a, b) = (SELECT ...)), which counts as any column.
+// nil when an entry is not a ResTarget (any column). A multiple-column
+// assignment ((a, b) = ROW(...), (a, b) = (SELECT ...)) names its columns
+// in one ResTarget each, whose value is a MultiAssignRef (PostgreSQL's
+// gram.y, set_clause): PostgreSQL's UPDATE OF triggers see those columns
+// as targets as they see a = ... (trial r24 N4).
 func setTargets(list []*pg.Node, to []string) []string {
 	if to == nil {
 		to = []string{}
 	}
 	for _, t := range list {
 		rt := t.GetResTarget()
-		if rt == nil || rt.Val.GetMultiAssignRef() != nil {
+		if rt == nil || rt.Name == "" {
 			return nil
 		}
 		to = appendNew(to, rt.Name)

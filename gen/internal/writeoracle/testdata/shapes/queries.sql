@@ -449,6 +449,15 @@ UPDATE watched SET w = w WHERE id = @id;
 -- name: WatchedSetRow :exec
 UPDATE watched SET (v, w) = (SELECT 'a', 'b') WHERE id = @id;
 
+-- name: WatchedSetRowV :exec
+UPDATE watched SET (v) = ROW(@v::text) WHERE id = @id;
+
+-- name: WatchedSetRowVId :exec
+UPDATE watched SET (v, id) = (SELECT @v::text, @id::bigint) WHERE id = @id;
+
+-- name: WatchedSetRowW :exec
+UPDATE watched SET (id, w) = (@id::bigint, @w::text) WHERE id = @id;
+
 -- name: WatchedUpsertV :exec
 INSERT INTO watched (id, v) VALUES (@id, @v) ON CONFLICT (id) DO UPDATE SET v = excluded.v;
 
