@@ -461,7 +461,7 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 	}
 	set := []string{} // nil would be any column
 	for _, s := range n.Set {
-		if !a.opts.MySQL && (selfAssigned(s, n) || selfCast(s, n, t)) {
+		if !a.opts.MySQL && (selfAssigned(s, n) || selfCast(s, n, t) || selfArith(s, n, t)) {
 			// SET id = id: PostgreSQL queues a referenced key's ON
 			// UPDATE action only when its value changes
 			// (writes.Write.Set).
@@ -740,6 +740,44 @@ func selfCast(s *sqlparse.Target, n *sqlparse.Update, t *catalog.Table) bool {
 	self := *s
 	self.Expr = tc.Arg
 	return selfAssigned(&self, n)
+}
+
+// selfArith reports whether SET item s of UPDATE n of table t assigns its
+// integer column (smallint, integer, bigint) the column's own value plus
+// or minus the integer constant 0, or times 1 (SET id = id + 0, 0 + id,
+// id - 0, id * 1, 1 * id): PostgreSQL's built-in integer operators, which
+// pg_catalog's place first in the search path gives those spellings,
+// return the same integer, so an ON UPDATE action's key comparison finds
+// it unchanged and queues nothing, as for SET id = id (trial r24: SET id
+// = id + 0 was refused; PostgreSQL wrote no fenced row). Any other
+// expression counts as changing the key.
+func selfArith(s *sqlparse.Target, n *sqlparse.Update, t *catalog.Table) bool {
+	x, ok := s.Expr.(*sqlparse.AExpr)
+	if !ok || x.Kind != "op" || x.Left == nil {
+		return false
+	}
+	c := t.Column(s.Name)
+	if c == nil || c.Type.Schema != "pg_catalog" || c.Type.ArrayDims > 0 || !slices.Contains([]string{"int2", "int4", "int8"}, c.Type.Name) {
+		return false
+	}
+	isInt := func(e sqlparse.Node, v string) bool {
+		k, ok := e.(*sqlparse.Const)
+		return ok && k.Kind == "int" && k.Value == v
+	}
+	self := func(e sqlparse.Node) bool {
+		y := *s
+		y.Expr = e
+		return selfAssigned(&y, n)
+	}
+	switch x.Op {
+	case "+":
+		return self(x.Left) && isInt(x.Right, "0") || isInt(x.Left, "0") && self(x.Right)
+	case "-":
+		return self(x.Left) && isInt(x.Right, "0")
+	case "*":
+		return self(x.Left) && isInt(x.Right, "1") || isInt(x.Left, "1") && self(x.Right)
+	}
+	return false
 }
 
 // insertParamAt reports whether the expression at position i of n's

@@ -207,8 +207,9 @@ var preciseShapes = []string{
 	"DeclareParams", "DeclareParamsMany", "DeclareForUpdate", "DeclareValues",
 	// A column DEFAULT the write does not evaluate.
 	"ViewDefaultUpdate", "DefaultUpdate", "DefaultGiven", "DefaultGivenUpsert",
-	// A referenced key assigned its own value.
-	"Through31", "KeyUnchangedMerge",
+	// A referenced key assigned its own value (plus 0, times 1: trial
+	// r24).
+	"Through31", "KeyUnchangedMerge", "KeyPlusZero", "KeyZeroPlus", "KeyTimesOne",
 	// DDL of a tag an event trigger's WHEN TAG filter leaves out.
 	"EventTagOther",
 	// An UPDATE (upsert, MERGE, WITH entry) that does not set the column

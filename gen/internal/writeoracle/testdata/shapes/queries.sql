@@ -197,6 +197,21 @@ DELETE FROM events WHERE id = $1;
 -- name: Through31 :exec
 UPDATE events SET id = id WHERE id = $1;
 
+-- name: KeyPlusZero :exec
+UPDATE events SET id = id + 0, note = 'z' WHERE id = $1;
+
+-- name: KeyZeroPlus :exec
+UPDATE events SET id = 0 + events.id WHERE id = $1;
+
+-- name: KeyTimesOne :exec
+UPDATE events SET id = id * 1 WHERE id = $1;
+
+-- name: KeyPlusOne :exec
+UPDATE events SET id = id + 1 WHERE id = $1;
+
+-- name: KeyTimesZero :exec
+UPDATE events SET id = id * 0 WHERE id = $1;
+
 -- name: Through32 :exec
 MERGE INTO events t USING (SELECT $1::bigint AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE;
 
