@@ -235,14 +235,28 @@ func readAndParse(name string, schema bool) (*sqlparse.File, error) {
 // readAndParseFor is readAndParse with engine's parser: PostgreSQL's
 // (sqlparse) or MySQL's (mysqlparse, the TiDB parser).
 func readAndParseFor(engine, name string, schema bool) (*sqlparse.File, error) {
+	f, _, err := readAndParseNoted(engine, name, schema)
+	return f, err
+}
+
+// readAndParseNoted is readAndParseFor with, for a schema file, a vet
+// note ("file:line:col: note: ...") where the file is cut at tern's
+// divider in the middle of a line, which sqlc v1.31.1 reads past
+// (migrations.TernMidLine), or "".
+func readAndParseNoted(engine, name string, schema bool) (*sqlparse.File, string, error) {
 	src, err := os.ReadFile(name)
 	if err != nil {
-		return nil, &diag.Error{File: name, Msg: err.Error()}
+		return nil, "", &diag.Error{File: name, Msg: err.Error()}
 	}
+	var note string
 	// A UTF-8 byte order mark, as some editors save it, is not SQL; line 1's
 	// columns are then counted as the editor shows them, without it.
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	if schema {
+		if loc := migrations.TernMidLine(src); loc >= 0 {
+			line, col := diag.Position(src, loc)
+			note = fmt.Sprintf("%s:%d:%d: note: tern's divider in the middle of a line: tern applies the file up to it, and fencegen reads it so; sqlc v1.31.1 stops only at a line that starts with the divider, and reads the rest as schema; put the divider at the start of its line", displayName(name), line, col)
+		}
 		if loc := migrations.DownStart(src); loc >= 0 {
 			src = blank(src, loc, len(src))
 		}
@@ -252,13 +266,16 @@ func readAndParseFor(engine, name string, schema bool) (*sqlparse.File, error) {
 			}
 		}
 	}
-	if engine == config.EngineMySQL {
-		if schema {
-			return mysqlparse.ParseSchema(displayName(name), src)
-		}
-		return mysqlparse.Parse(displayName(name), src)
+	var f *sqlparse.File
+	switch {
+	case engine == config.EngineMySQL && schema:
+		f, err = mysqlparse.ParseSchema(displayName(name), src)
+	case engine == config.EngineMySQL:
+		f, err = mysqlparse.Parse(displayName(name), src)
+	default:
+		f, err = sqlparse.Parse(displayName(name), src)
 	}
-	return sqlparse.Parse(displayName(name), src)
+	return f, note, err
 }
 
 // blank replaces src[from:to] with spaces, keeping newlines.

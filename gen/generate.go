@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -34,17 +35,29 @@ import (
 // GuardFinding), the findings whose cause is a statement of a later
 // migration first: fencegen guard writes the migration that fixes them.
 func Generate(ctx context.Context, cfg *Config) (*Output, error) {
-	return generate(ctx, cfg, true)
+	return generate(ctx, cfg, true, false)
+}
+
+// Vet is Generate for fencegen vet: the same files and notes, and, for
+// each PostgreSQL entry that sqlc analyses without a database, a note
+// per query PostgreSQL refuses to prepare, with PostgreSQL's message
+// (vetPrepare: the entry's schema applied to a scratch database created
+// and dropped through the server at VetDatabaseEnv). Without that
+// variable one note says the check needs it. An entry with sqlc's
+// database key has every query prepared by Generate already (a refusal
+// is an error there, as in sqlc).
+func Vet(ctx context.Context, cfg *Config) (*Output, error) {
+	return generate(ctx, cfg, true, true)
 }
 
 // GenerateGuard is Generate for fencegen guard, which writes the
 // migration that fixes the guard migrations' findings: they are not
 // errors.
 func GenerateGuard(ctx context.Context, cfg *Config) (*Output, error) {
-	return generate(ctx, cfg, false)
+	return generate(ctx, cfg, false, false)
 }
 
-func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error) {
+func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, error) {
 	out := &Output{Files: map[string][]byte{}}
 	var errs diag.List
 	// The guard trigger of a table is one per database: every sql entry's
@@ -81,6 +94,13 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 	}
 	spreadSchemaMarks(runs)
 	fencesElsewhere(runs)
+	vetURI := ""
+	if vet {
+		vetURI = os.Getenv(VetDatabaseEnv)
+	}
+	for _, r := range runs {
+		r.ctx, r.vet, r.vetURI = ctx, vet, vetURI
+	}
 	parallel.For(len(cfg.Packages), func(i int) {
 		r := &results[i]
 		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
@@ -192,6 +212,14 @@ func generate(ctx context.Context, cfg *Config, checkGuard bool) (*Output, error
 				out.Vet = append(out.Vet, fmt.Sprintf("%s:%d:%d: note: %s; sqlc ignores it", cfg.Path, o.Pos.Line, o.Pos.Col, msg))
 			} else {
 				errs.Add(cfg.Path, o.Pos.Line, o.Pos.Col, "%s", msg)
+			}
+		}
+	}
+	if vet && vetURI == "" {
+		for _, r := range runs {
+			if r.prepareChecked() {
+				out.Vet = append(out.Vet, fmt.Sprintf("%s:%d:%d: note: vet checks that PostgreSQL prepares each query only with a server to create a scratch database on: set %s", cfg.Path, r.pkg.Pos.Line, r.pkg.Pos.Col, VetDatabaseEnv))
+				break
 			}
 		}
 	}
@@ -361,8 +389,9 @@ type guardRun struct {
 
 // parseResult is a schema or query file as read and parsed.
 type parseResult struct {
-	f   *sqlparse.File
-	err error
+	f    *sqlparse.File
+	note string // readAndParseNoted's
+	err  error
 }
 
 // pkgRun is one sql entry between preparePackage, which builds its
@@ -388,12 +417,25 @@ type pkgRun struct {
 	// the reads of it in the entry's queries (noteLastInsertIDReads).
 	lastIDWriter string
 	lastIDReads  []lastIDRead
+	// ctx, vet and vetURI are the run's: vet is set for fencegen vet,
+	// whose prepare check (vetPrepare) asks the server at vetURI.
+	ctx    context.Context
+	vet    bool
+	vetURI string
 }
 
 // lastIDRead is a query's read of MySQL's session LAST_INSERT_ID().
 type lastIDRead struct {
 	query string
 	analyze.LastInsertIDRead
+}
+
+// prepareChecked reports whether vet prepares r's queries on a server:
+// a PostgreSQL entry that sqlc analyses without a database (with one,
+// databaseTypes has prepared them).
+func (r *pkgRun) prepareChecked() bool {
+	d := r.pkg.Database
+	return r.vet && r.pkg.Engine != config.EngineMySQL && (d == nil || d.Managed)
 }
 
 // preparePackage reads and parses pkg's schema and query files and
@@ -415,7 +457,7 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 	results := make([]parseResult, len(schemaFiles)+len(queryFiles))
 	parallel.For(len(results), func(i int) {
 		if i < len(schemaFiles) {
-			results[i].f, results[i].err = readAndParseFor(pkg.Engine, schemaFiles[i], true)
+			results[i].f, results[i].note, results[i].err = readAndParseNoted(pkg.Engine, schemaFiles[i], true)
 		} else {
 			results[i].f, results[i].err = readAndParseFor(pkg.Engine, queryFiles[i-len(schemaFiles)], false)
 		}
@@ -442,7 +484,14 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 			}
 		}
 	}
+	var cutNotes []string
+	for _, r := range results[:len(schemaFiles)] {
+		if r.note != "" {
+			cutNotes = append(cutNotes, r.note)
+		}
+	}
 	fenceErrs, fenceNotes := markConfigFences(cat, cfg.Path, pkg, found)
+	fenceNotes = append(cutNotes, fenceNotes...)
 	errs = append(errs, fenceErrs...)
 	fenceNotes = append(append(fenceNotes, skippedFiles(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)...),
 		skippedFiles(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)...)
@@ -642,6 +691,10 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		for _, q := range f.Queries {
 			notes = append(notes, q.Notes...)
 		}
+	}
+	if r.vetURI != "" && r.prepareChecked() && len(errs) == 0 {
+		where := fmt.Sprintf("%s:%d:%d", cfg.Path, pkg.Pos.Line, pkg.Pos.Col)
+		notes = append(notes, vetPrepare(r.ctx, r.vetURI, where, r.parsedSchema(), analyzed)...)
 	}
 	// The generated files' headers name each query file relative to the
 	// configuration. (Query files that share a base name share one output

@@ -87,7 +87,7 @@ func runGuard(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	_, out, code := load(ctx, modeGuard, f.cfg, stdout, stderr)
+	_, out, code := load(ctx, modeGuard, f.cfg, false, stdout, stderr)
 	if out == nil {
 		return code
 	}

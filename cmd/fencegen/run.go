@@ -40,7 +40,8 @@ Commands:
   diff       check, under sqlc's name (sqlc diff)
   compile    generate without writing anything: exit 1 on the first run's errors,
              print nothing on success (sqlc compile)
-  vet        run the generator and print its notes; write nothing
+  vet        run the generator and print its notes; write nothing; with DATABASE_URL,
+             also the queries PostgreSQL refuses to prepare (on a scratch database)
   guard      write the database-side guard (fencegen_guard.sql) as a migration
              of golang-migrate, goose, dbmate or atlas: fencegen guard -format goose -dir migrations
   init       write sqlc's empty configuration file, sqlc.yaml or the -f path (sqlc init)
@@ -53,8 +54,8 @@ Flags of generate, check, diff, compile and vet, before or after the command:
       sqlc.yaml, sqlc.yml and sqlc.json in the current directory; sqlc.json
       beside sqlc.yaml or sqlc.yml is refused, as by sqlc)
   -no-remote, -remote, -no-database, -x, -experimental
-      accepted as sqlc accepts them; fencegen always generates locally,
-      without a database
+      accepted as sqlc accepts them; fencegen always generates locally;
+      with -no-database, vet prepares no query at DATABASE_URL
 Flags may be written with one dash or two, but for -f, a shorthand as in
 sqlc: --f is unknown, and -file is -f ile.
 
@@ -289,7 +290,7 @@ func addConfigFlags(fs *flag.FlagSet, cfg *string) {
 	fs.StringVar(cfg, "file", "", "same as -f (sqlc's name, written --file)")
 	fs.Bool("no-remote", false, "accepted as sqlc accepts it: fencegen always generates locally")
 	fs.Bool("remote", false, "accepted as sqlc accepts it: fencegen always generates locally")
-	fs.Bool("no-database", false, "accepted as sqlc accepts it: fencegen generates without a database")
+	fs.Bool("no-database", false, "as sqlc's: vet prepares no query on the server at DATABASE_URL")
 	fs.Bool("x", false, "accepted as sqlc accepts it (sqlc's experimental features): no effect")
 	fs.Bool("experimental", false, "same as -x")
 }
@@ -331,13 +332,16 @@ func runCommand(name string, m mode, topLevel bool, args []string, stdout, stder
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	return execute(ctx, m, *cfgPath, stdout, stderr)
+	// sqlc's --no-database: vet asks no server (gen.Vet) and says nothing
+	// of it.
+	noDB := fs.Lookup("no-database").Value.String() == "true"
+	return execute(ctx, m, *cfgPath, noDB, stdout, stderr)
 }
 
 // execute loads the configuration, generates, and then writes, checks or
 // only reports. Nothing is written unless generation succeeded as a whole.
-func execute(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writer) int {
-	cfg, out, code := load(ctx, m, cfgPath, stdout, stderr)
+func execute(ctx context.Context, m mode, cfgPath string, noDB bool, stdout, stderr io.Writer) int {
+	cfg, out, code := load(ctx, m, cfgPath, noDB, stdout, stderr)
 	if out == nil {
 		return code
 	}
@@ -466,8 +470,9 @@ func samePath(a, b string) bool {
 
 // load finds and loads the configuration and generates, printing the
 // configuration's notes, and for vet the generator's. On an error it
-// prints it and returns a nil Output and the exit code.
-func load(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writer) (*gen.Config, *gen.Output, int) {
+// prints it and returns a nil Output and the exit code. noDB (sqlc's
+// --no-database) keeps vet from asking a server (gen.Vet).
+func load(ctx context.Context, m mode, cfgPath string, noDB bool, stdout, stderr io.Writer) (*gen.Config, *gen.Output, int) {
 	if cfgPath == "" {
 		p, err := gen.FindConfig(".")
 		if err != nil {
@@ -498,6 +503,9 @@ func load(ctx context.Context, m mode, cfgPath string, stdout, stderr io.Writer)
 	generate := gen.Generate
 	if m == modeGuard {
 		generate = gen.GenerateGuard
+	}
+	if m == modeVet && !noDB {
+		generate = gen.Vet
 	}
 	out, err := generate(ctx, cfg)
 	if m == modeVet && out != nil {

@@ -135,3 +135,20 @@ func containsFold(s []byte, word string) bool {
 	}
 	return false
 }
+
+// TernMidLine is the offset in src of tern's divider where DownStart
+// cuts src at it while sqlc v1.31.1 does not: the divider does not
+// start its line (tern splits the file at it anywhere; sqlc stops only
+// at a line that starts with it) and text other than white space
+// follows it, which sqlc reads and tern does not apply. It is -1
+// otherwise.
+func TernMidLine(src []byte) int {
+	i := bytes.Index(src, []byte(ternDivider))
+	if i <= 0 || src[i-1] == '\n' || DownStart(src) != i {
+		return -1
+	}
+	if len(bytes.TrimSpace(src[i+len(ternDivider):])) == 0 {
+		return -1
+	}
+	return i
+}
