@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/analyze"
+	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 )
 
@@ -77,6 +78,12 @@ func (e *emitter) collectOrigins(queries []*analyze.Query) *origins {
 			o.addMember(q.Name+"Params", n, pa)
 		}
 	}
+	// Tables whose models share a rename key (status and statuses:
+	// status), which a rename cannot tell apart.
+	keys := map[string]int{}
+	for t := range e.models {
+		keys[e.names.modelSQLName(modelSchema(t), t.Name)]++
+	}
 	for _, s := range e.in.Catalog.Schemas {
 		for _, t := range s.Tables {
 			name, ok := e.models[t]
@@ -86,8 +93,18 @@ func (e *emitter) collectOrigins(queries []*analyze.Query) *origins {
 			at := func(what, fix string) origin {
 				return origin{what: what, file: t.File, line: t.Line, col: t.Col, fix: fix}
 			}
-			o.addPkg(name, at("the model of table "+t.QualifiedName(),
-				fmt.Sprintf("give the model another name with gen.go's rename (rename: {%s: OtherName})", e.names.modelSQLName(modelSchema(t), t.Name))))
+			fix := fmt.Sprintf("give the model another name with gen.go's rename (rename: {%s: OtherName})", e.names.modelSQLName(modelSchema(t), t.Name))
+			exact := t.Name
+			if sc := modelSchema(t); sc != "" && sc != catalog.DefaultSchema && sc != "pg_catalog" {
+				exact = sc + "_" + t.Name
+			}
+			if key := e.names.modelSQLName(modelSchema(t), t.Name); key != exact && keys[key] > 1 {
+				// Singularised (statuses: Status): the rename's key is
+				// the singular, which names table status's model too.
+				// (sqlc v1.31.1 declares the type twice.)
+				fix = fmt.Sprintf("keep the model's name plural with gen.go's inflection_exclude_table_names: [%s]", exact)
+			}
+			o.addPkg(name, at("the model of table "+t.QualifiedName(), fix))
 			for _, c := range t.Columns {
 				o.addMember(name, e.names.structName(c.Name), at(fmt.Sprintf("column %s of table %s", strconv.Quote(c.Name), t.QualifiedName()),
 					fmt.Sprintf("give the column another Go name with gen.go's rename (rename: {%s: OtherName})", c.Name)))

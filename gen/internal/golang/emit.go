@@ -87,30 +87,6 @@ func Emit(in Input) (map[string][]byte, error) {
 	for _, t := range modelTables(in.Catalog) {
 		e.models[t] = e.names.modelName(modelSchema(t), t.Name)
 	}
-	// Two tables whose singular names meet (queue and queues) would
-	// declare one type twice, which sqlc leaves to the compiler to report:
-	// the later table keeps its name as written, then a number.
-	used := map[string]bool{}
-	for _, s := range in.Catalog.Schemas {
-		for _, t := range s.Tables {
-			name, ok := e.models[t]
-			if !ok {
-				continue
-			}
-			if used[name] {
-				exact := t.Name
-				if sc := modelSchema(t); sc != "" && sc != catalog.DefaultSchema && sc != "pg_catalog" {
-					exact = sc + "_" + t.Name
-				}
-				name = e.names.structName(exact)
-				for i := 2; used[name]; i++ {
-					name = fmt.Sprintf("%s%d", e.names.structName(exact), i)
-				}
-				e.models[t] = name
-			}
-			used[name] = true
-		}
-	}
 	out := map[string][]byte{}
 	// Two outputs with one name would leave one of them unwritten (sqlc
 	// writes the later over the earlier): an error naming both.
