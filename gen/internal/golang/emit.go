@@ -668,7 +668,7 @@ func (e *emitter) modelsFile(f *jen.File, queries []*analyze.Query) error {
 			place++
 			gt := e.types.modelType(c)
 			name := e.names.structName(c.Name)
-			fld := jen.Id(name).Add(gt.code()).Tag(fieldTags(name, e.tags(c.Name, c, &c.Type, c.NotNull)))
+			fld := jen.Id(name).Add(gt.code()).Tag(e.tags(c.Name, c, &c.Type, c.NotNull))
 			if c.Comment != "" {
 				fld = jen.Comment(doubleSlash(c.Comment)).Line().Add(fld)
 			}
@@ -736,7 +736,7 @@ func (e *emitter) embeddedFields(t *catalog.Table) []embeddedField {
 			return nil
 		}
 		names[gt.name] = true
-		tags := fieldTags(gt.name, e.tags("", u.Column, &u.Column.Type, u.Column.NotNull))
+		tags := e.tags("", u.Column, &u.Column.Type, u.Column.NotNull)
 		out = append(out, embeddedField{u.At, jen.Add(gt.code()).Tag(tags)})
 	}
 	return out
@@ -915,7 +915,9 @@ func (e *emitter) enumConstNames(en *catalog.Enum) []string {
 // field that holds the SQL name name, then the go_struct_tag of every
 // override matching the field (structTags: col is the table column, nil
 // when the field is none; typ the value's type, nil when unknown), later
-// overrides winning for a key, as sqlc.
+// overrides winning for a key, as sqlc. A field whose Go name is
+// unexported (a column named 2fa gives _2fa) keeps its json tag, as in
+// sqlc, though encoding/json ignores it and go vet reports it.
 func (e *emitter) tags(name string, col *catalog.Column, typ *catalog.Type, notNull bool) map[string]string {
 	tags := map[string]string{}
 	if e.opts.EmitDBTags {
@@ -926,16 +928,6 @@ func (e *emitter) tags(name string, col *catalog.Column, typ *catalog.Type, notN
 	}
 	for k, v := range e.types.structTags(col, typ, notNull) {
 		tags[k] = v
-	}
-	return tags
-}
-
-// fieldTags are the tags of struct field name: tags, less the json tag
-// when the field is unexported (a column named 2fa gives _2fa, as in
-// sqlc), which encoding/json ignores and go vet reports.
-func fieldTags(name string, tags map[string]string) map[string]string {
-	if _, ok := tags["json"]; ok && !token.IsExported(name) {
-		delete(tags, "json")
 	}
 	return tags
 }

@@ -867,16 +867,17 @@ func TestSerialOverrides(t *testing.T) {
 }
 
 // TestUnexportedFieldTags checks that a column whose Go name is unexported
-// (2fa gives _2fa, as in sqlc) gets no json tag, which encoding/json would
-// ignore and go vet reports, and keeps its db tag.
+// (2fa gives _2fa, as in sqlc) keeps its json tag, as sqlc writes it
+// (encoding/json ignores it and go vet reports it, in sqlc's code too),
+// and its db tag (issue 23; TestNonASCIINamesAsSqlc compares with sqlc).
 func TestUnexportedFieldTags(t *testing.T) {
 	schema := "CREATE TABLE t (id int NOT NULL, \"2fa\" bool);\n"
 	queries := "-- name: ListT :many\nSELECT * FROM t;\n-- name: Two :many\nSELECT \"2fa\", id + 1 AS n FROM t WHERE \"2fa\" = $1 AND id = $2;\n"
 	a := parseAPI(t, generate(t, goConfig("emit_json_tags: true, emit_db_tags: true"), schema, queries))
-	a.has(t, "field T._2fa pgtype.Bool `db:\"2fa\"`")
+	a.has(t, "field T._2fa pgtype.Bool `db:\"2fa\" json:\"2fa\"`")
 	a.has(t, "field T.ID int32 `db:\"id\" json:\"id\"`")
-	a.has(t, "field TwoRow._2fa pgtype.Bool `db:\"2fa\"`")
-	a.has(t, "field TwoParams._2fa pgtype.Bool `db:\"2fa\"`")
+	a.has(t, "field TwoRow._2fa pgtype.Bool `db:\"2fa\" json:\"2fa\"`")
+	a.has(t, "field TwoParams._2fa pgtype.Bool `db:\"2fa\" json:\"2fa\"`")
 }
 
 // TestOverrideKnownTypeWithoutImport checks that an override's object

@@ -869,7 +869,7 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 			}
 			emitted[n] = true
 			tag := p.Name + n[len(e.names.structName(p.Name)):] // id_2 for ID_2, as sqlc
-			fields = append(fields, jen.Id(n).Add(e.paramType(p).code()).Tag(fieldTags(n, e.tags(tag, p.Column, knownType(p), p.NotNull))))
+			fields = append(fields, jen.Id(n).Add(e.paramType(p).code()).Tag(e.tags(tag, p.Column, knownType(p), p.NotNull)))
 		}
 		f.Type().Id(q.Name + "Params").Add(structOf(fields))
 		f.Line()
@@ -877,7 +877,7 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 	if sig.resultName == q.Name+"Row" && returnsRows(q.Cmd) {
 		var fields []jen.Code
 		for _, c := range sig.cols {
-			fields = append(fields, jen.Id(c.name).Add(c.typ.code()).Tag(fieldTags(c.name, e.tags(c.column, c.col, c.sqlType, c.notNull))))
+			fields = append(fields, jen.Id(c.name).Add(c.typ.code()).Tag(e.tags(c.column, c.col, c.sqlType, c.notNull)))
 		}
 		f.Type().Id(sig.resultName).Add(structOf(fields))
 		f.Line()
