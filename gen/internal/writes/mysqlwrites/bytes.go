@@ -70,21 +70,66 @@ func ControlByte(text string) int {
 // gb18030) would read as the second byte of a multi-byte character
 // while UTF-8 reads it as a delimiter, or -1: an ASCII byte from 0x40
 // to 0x7e that is not a letter or _ (a backquote, backslash, @, [, ], ^,
-// {, |, }, ~) right after a non-ASCII byte. Under such a character set
-// the UTF-8 bytes of 中 and a backquote are two GBK characters, so the
-// backquote that closes `中` for fencegen is inside a character for the
-// server and the name runs on (a backslash after such a byte ends
-// escaping it, ...). A letter or _ after a non-ASCII byte is taken into
-// a character too, but it ends or continues a name, string or comment
-// the same way in both readings; every other ASCII byte below 0x40 is
-// no such character set's trail byte but gb18030's digits, which are
-// letters of a name too.
+// {, |, }, ~) that ends a character for one of them. Under such a
+// character set the UTF-8 bytes of € and a backquote are two GBK
+// characters (E2 82, AC 60), so the backquote that closes `€` for
+// fencegen is inside a character for the server and the name runs on (a
+// backslash after such a byte ends escaping it, ...); after é (C3 A9,
+// one character in each) it is not, so `café` passes, as in sqlc. A
+// letter or _ after a non-ASCII byte is taken into a character too, but
+// it ends or continues a name, string or comment the same way in both
+// readings; every other ASCII byte below 0x40 is no such character set's
+// trail byte but gb18030's digits, which are letters of a name too.
+//
+// The server reads a character set's bytes from the statement's start,
+// a lead byte and a valid trail byte as one character, any other byte as
+// one (MySQL's my_ismbchar). The run of non-ASCII bytes before the
+// delimiter is entered at its first byte in every reading (an ASCII
+// byte is a character's last byte or a character; gb18030's four-byte
+// form needs a digit after its third byte), so each character set's
+// reading of the run alone, by mbSchemes, says whether its last byte is
+// a lead that takes the delimiter.
 func MultibyteTrail(text string) int {
 	for i := 1; i < len(text); i++ {
 		c := text[i]
-		if text[i-1] >= 0x80 && c >= 0x40 && c <= 0x7e && !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
-			return i
+		if text[i-1] < 0x80 || c < 0x40 || c > 0x7e || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' {
+			continue
+		}
+		j := i - 1
+		for j > 0 && text[j-1] >= 0x80 {
+			j--
+		}
+		for _, m := range mbSchemes {
+			k := j
+			for k < i-1 {
+				if m.lead(text[k]) && m.trail(text[k+1]) {
+					k += 2
+				} else {
+					k++
+				}
+			}
+			if k == i-1 && m.lead(text[k]) {
+				return i
+			}
 		}
 	}
 	return -1
+}
+
+// mbScheme is how a client character set with ASCII trail bytes reads
+// bytes from 0x80: which lead a two-byte character and which follow a
+// lead as its second byte (ASCII ones from 0x40 to 0x7e, in each, too).
+type mbScheme struct {
+	name        string
+	lead, trail func(b byte) bool
+}
+
+// mbSchemes are MySQL's and MariaDB's readings (strings/ctype-*.c):
+// gbk and gb18030's two-byte form (lead 81-FE, trail 80-FE), big5 (lead
+// A1-F9, trail A1-FE), sjis and cp932 (lead 81-9F and E0-FC, trail
+// 80-FC).
+var mbSchemes = []mbScheme{
+	{"gbk", func(b byte) bool { return b >= 0x81 && b <= 0xfe }, func(b byte) bool { return b >= 0x80 && b <= 0xfe }},
+	{"big5", func(b byte) bool { return b >= 0xa1 && b <= 0xf9 }, func(b byte) bool { return b >= 0xa1 && b <= 0xfe }},
+	{"sjis", func(b byte) bool { return b >= 0x81 && b <= 0x9f || b >= 0xe0 && b <= 0xfc }, func(b byte) bool { return b >= 0x80 && b <= 0xfc }},
 }
