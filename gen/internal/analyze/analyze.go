@@ -1213,6 +1213,10 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			a.errorf(a.stmt.Start, "query %s: fenced table %s has no PRIMARY KEY; on MySQL fencegen guards an UPDATE or DELETE of a fenced table only when the table has one: the guard's by-key form and its read of the stored token look rows up by it, and the all-or-nothing form is not built for a table without one; give it one in the schema (PRIMARY KEY in CREATE TABLE, or ALTER TABLE %s ADD PRIMARY KEY (...); a UNIQUE NOT NULL key can become it)", q.Name, q.Fence.Table.QualifiedName(), q.Fence.Table.QualifiedName())
 			return nil, a.errs
 		}
+		if d := q.Fence.Table.KeysInDoubt(); d != nil && (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && a.opts.MySQL {
+			a.errorf(a.stmt.Start, "query %s: the primary key of fenced table %s may not be the one fencegen read: %s:%d:%d: %s; the guard of an UPDATE or DELETE looks rows up by the primary key, so fencegen refuses it rather than guard it on a key the server may not have; write the key change as MariaDB and MySQL both run it (ALTER TABLE %s DROP PRIMARY KEY, ADD PRIMARY KEY (...))", q.Name, q.Fence.Table.QualifiedName(), d.File, d.Line, d.Col, d.Msg, q.Fence.Table.QualifiedName())
+			return nil, a.errs
+		}
 		if (q.Fence.Kind == "update" || q.Fence.Kind == "delete") && len(q.Fence.Table.PrimaryKey) == 0 {
 			a.errorf(a.stmt.Start, "query %s: fenced table %s has no PRIMARY KEY; fencegen locks and writes the rows a fenced %s matches by key, so that the write is all or nothing: give it one in the schema (PRIMARY KEY in CREATE TABLE, or ALTER TABLE %s ADD PRIMARY KEY (...))", q.Name, q.Fence.Table.QualifiedName(), strings.ToUpper(q.Fence.Kind), q.Fence.Table.QualifiedName())
 			return nil, a.errs

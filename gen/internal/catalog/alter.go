@@ -3,8 +3,10 @@ package catalog
 // ALTER TABLE and its actions.
 
 import (
-	"github.com/fencegen/fencegen/gen/internal/diag"
 	"slices"
+	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/diag"
 
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -24,11 +26,56 @@ func (u *updater) alterTable(n *sqlparse.AlterTable) {
 		// ADD COLUMN IF NOT EXISTS of a column t has skips its
 		// constraints too.
 		added := cmd.Kind == sqlparse.AlterAddColumn && cmd.Def != nil && t.Column(cmd.Def.Name) == nil
+		u.refused = ""
 		u.alterCmd(t, cmd, !n.Only)
 		if added && t.Column(cmd.Def.Name) != nil {
 			u.addColumnConstraints(t, cmd.Def)
 		}
+		if u.c.isMySQL && u.refused != "" && changesKeys(cmd) {
+			u.doubtKeys(t, cmd.Loc, "fencegen reads it as a statement MariaDB/MySQL refuses ("+u.refused+") and leaves its change to the keys out")
+		}
 	}
+}
+
+// changesKeys reports whether an ALTER TABLE action may change a MySQL
+// table's primary or unique keys.
+func changesKeys(cmd *sqlparse.AlterCmd) bool {
+	switch cmd.Kind {
+	case sqlparse.AlterAddPrimaryKey, sqlparse.AlterAddUnique, sqlparse.AlterDropIndex, sqlparse.AlterDropConstraint, sqlparse.AlterDropColumn:
+		return true
+	case sqlparse.AlterAddColumn:
+		return cmd.Def != nil && len(cmd.Def.Keys) > 0
+	}
+	return false
+}
+
+// doubtKeys records, at loc, that the catalog may not hold t's keys as
+// the MySQL server does after the statement (Table.KeysInDoubt): the
+// first such statement is kept.
+func (u *updater) doubtKeys(t *Table, loc int, why string) {
+	if t.keysDoubt != nil {
+		return
+	}
+	line, col := u.pos(loc)
+	t.keysDoubt = &diag.Error{File: u.f.Name, Line: line, Col: col, Msg: why}
+}
+
+// KeysInDoubt locates, on a MySQL table, the first schema statement
+// after which the catalog's primary and unique keys of t may differ from
+// the server's, with why (Msg), or returns nil: a statement the catalog
+// reads as one the server refuses (a second PRIMARY KEY, a key on a
+// column it does not have), whose change it leaves out while a server
+// that runs it changes the keys, or a DROP COLUMN of a column of a
+// primary key of several columns (MySQL 8 takes the column out of the
+// key, MariaDB refuses the statement). A guarded UPDATE or DELETE looks
+// rows up by the primary key, so the analysis refuses those of such a
+// table (issue 27, trial t27s F2).
+func (t *Table) KeysInDoubt() *diag.Error {
+	if t.keysDoubt == nil {
+		return nil
+	}
+	e := *t.keysDoubt
+	return &e
 }
 
 // alterCmd applies one ALTER TABLE action to t and, as PostgreSQL does for
@@ -99,6 +146,9 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 			u.c.renameColumnConstraints(t, cmd.Column, cmd.Redefine)
 			u.dropColumnOnly(t, cmd.Column)
 		case cmd.Shrink:
+			if u.c.isMySQL && len(t.PrimaryKey) > 1 && slices.Contains(t.PrimaryKey, cmd.Column) {
+				u.doubtKeys(t, cmd.Loc, "it drops column "+cmd.Column+" of the primary key ("+strings.Join(t.PrimaryKey, ", ")+"), which MySQL 8 takes out of the key and MariaDB refuses")
+			}
 			u.c.shrinkKeys(t, cmd.Column)
 			u.dropColumn(t, cmd.Column)
 		default:
@@ -146,6 +196,10 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 	case sqlparse.AlterAddForeignKey:
 		u.addForeignKey(t, cmd.FK, "")
 	case sqlparse.AlterDropConstraint:
+		if cmd.AnyConstraint {
+			u.c.dropMySQLConstraint(t, cmd.Constraint)
+			return
+		}
 		// A name fencegen does not model (CHECK, EXCLUDE) is dropped
 		// without a trace; so is one that does not exist.
 		u.c.dropConstraint(t, cmd.Constraint)

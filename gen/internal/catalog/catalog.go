@@ -296,6 +296,10 @@ type Table struct {
 	// "" when unknown).
 	untrackedFile               string
 	untrackedLine, untrackedCol int
+	// keysDoubt locates, on a MySQL table, the first schema statement
+	// whose effect on the table's keys the catalog may not hold as the
+	// server does (Table.KeysInDoubt), nil when none.
+	keysDoubt *diag.Error
 	// keyPrefix maps a column to the shortest prefix of it a unique key
 	// compares (MySQL's UNIQUE (email(10))). It is never taken back (a
 	// dropped key leaves it): a shorter prefix than a key's matches more

@@ -489,6 +489,36 @@ func (c *Catalog) dropMySQLIndex(t *Table, name string) bool {
 	return false
 }
 
+// dropMySQLConstraint drops t's constraint named name as MySQL's ALTER
+// TABLE ... DROP CONSTRAINT does (MariaDB 10.2, MySQL 8.0.19; names
+// compared without case): the primary key for PRIMARY, else the unique
+// key, unique index or foreign key of that name, and reports whether one
+// went. A CHECK, which the catalog does not model, goes without a trace;
+// so does a name the catalog does not know (an unnamed unique key's,
+// which fencegen does not name as MySQL does): the catalog then keeps a
+// unique key too many, never a primary key the server dropped, as MySQL
+// names the primary key PRIMARY only.
+func (c *Catalog) dropMySQLConstraint(t *Table, name string) bool {
+	for n, k := range t.keys {
+		if k.primary && strings.EqualFold(name, "primary") || !k.primary && strings.EqualFold(n, name) {
+			c.dropKey(t, n, k)
+			return true
+		}
+	}
+	for n, cols := range t.indexes {
+		if cols != nil && strings.EqualFold(n, name) {
+			delete(t.indexes, n)
+			return true
+		}
+	}
+	for _, fk := range t.foreignKeys {
+		if strings.EqualFold(fk.name, name) {
+			return c.dropConstraint(t, fk.name)
+		}
+	}
+	return false
+}
+
 // dropTableConstraints drops the foreign keys of other tables that refer
 // to t, dropped (DROP TABLE ... CASCADE).
 func (c *Catalog) dropTableConstraints(t *Table) {

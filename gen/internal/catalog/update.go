@@ -86,6 +86,8 @@ type updater struct {
 	c *Catalog
 	f *sqlparse.File
 	s *sqlparse.Stmt
+	// refused is the last refusef's message (see alterTable).
+	refused string
 }
 
 func (u *updater) pos(loc int) (int, int) {
@@ -163,7 +165,8 @@ func (u *updater) refusef(loc int, format string, args ...any) {
 	if u.s.MySQL != nil {
 		server = "MariaDB/MySQL"
 	}
-	u.notef(loc, "%s: %s refuses this statement; its change is left out", fmt.Sprintf(format, args...), server)
+	u.refused = fmt.Sprintf(format, args...)
+	u.notef(loc, "%s: %s refuses this statement; its change is left out", u.refused, server)
 }
 
 // resolveType is Catalog.ResolveType for a type written in the schema: a

@@ -86,6 +86,11 @@ func NewMySQLDatabaseGuard(cat *catalog.Catalog, loosened map[string]bool, out s
 	for _, t := range cat.FencedTables() {
 		strict := t.Fence.Strict && !loosened[MarkedTable(t).QualifiedName()]
 		keys, untracked := t.UniqueKeys()
+		if d := t.KeysInDoubt(); d != nil {
+			// The BEFORE INSERT trigger looks rows up by each unique
+			// key: not on keys the server may not have.
+			return nil, &diag.Error{File: d.File, Line: d.Line, Col: d.Col, Msg: "fenced table " + t.Name + "'s keys may not be the ones fencegen read: " + d.Msg + "; the guard's BEFORE INSERT trigger looks up the row a REPLACE or upsert conflicts with by each unique key, so fencegen writes no guard; write the key change as MariaDB and MySQL both run it"}
+		}
 		if untracked {
 			// The BEFORE INSERT trigger could not look up the row a
 			// REPLACE or an upsert conflicts with on that key: refused

@@ -335,6 +335,11 @@ type AlterCmd struct {
 	MissingOK bool
 	// Constraint is the constraint named by DROP CONSTRAINT.
 	Constraint string
+	// AnyConstraint is set on MySQL's DROP CONSTRAINT name (MariaDB
+	// 10.2, MySQL 8.0.19), which drops the PRIMARY KEY (name PRIMARY), a
+	// unique key, a foreign key or a CHECK of that name, not on DROP
+	// FOREIGN KEY, which drops a foreign key only.
+	AnyConstraint bool
 	// Redefine is set on the AlterDropColumn that MySQL's MODIFY and
 	// CHANGE COLUMN are read as (a drop, then an add of the new
 	// definition, as sqlc reads them): the column's keys, indexes and

@@ -391,9 +391,10 @@ func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
 			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropConstraint, Constraint: spec.Name, MissingOK: spec.IfExists, Loc: c.start})
 		case ast.AlterTableDropCheck:
 			// DROP CONSTRAINT name, which the TiDB parser reads as DROP
-			// CHECK: MariaDB and MySQL drop the foreign key of that name.
+			// CHECK: MariaDB and MySQL drop the primary key (`PRIMARY`),
+			// the unique key, the foreign key or the CHECK of that name.
 			if spec.Constraint != nil {
-				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropConstraint, Constraint: spec.Constraint.Name, MissingOK: spec.IfExists, Loc: c.start})
+				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropConstraint, Constraint: spec.Constraint.Name, AnyConstraint: true, MissingOK: spec.IfExists, Loc: c.start})
 			}
 		case ast.AlterTableRenameColumn:
 			return &sqlparse.Rename{Kind: "column", Target: at.Table, Subname: spec.OldColumnName.Name.L, NewName: spec.NewColumnName.Name.L, Args: -1, Loc: c.start}
