@@ -37,6 +37,10 @@ func (t token) upper() string {
 	return strings.ToUpper(t.text)
 }
 
+// sandboxLine is the first line of a mariadb-dump file (MariaDB 10.11.8
+// and later), as mysqlparse's.
+const sandboxLine = "/*M!999999\\- enable the sandbox mode */"
+
 // lex splits s into tokens. It never fails: an unterminated string or
 // comment runs to the end of s.
 func lex(s string) []token { return lexVersions(s, true) }
@@ -72,6 +76,12 @@ func lexMode(s string, run bool, m mysql.SQLMode) []token {
 			}
 			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
 				j++
+			}
+			if strings.HasPrefix(s[i:], sandboxLine) {
+				// mariadb-dump's first line: a command of the mariadb
+				// client in a comment no server runs (mysqlparse accepts
+				// this text alone).
+				j = i + len(sandboxLine)
 			}
 			i = j
 		case run && c == '*' && strings.HasPrefix(s[i:], "*/"):
