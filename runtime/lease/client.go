@@ -516,7 +516,9 @@ func millis(d time.Duration) int64 {
 // a Redis reply such as CROSSSLOT or WRONGTYPE, which is never reported
 // as ErrNotAcquired, or a fence counter set to a negative value by hand:
 // a minted token is always at least 1, and nothing is written then; raise
-// the counter with Advance), ctx's error with the last attempt's error (both
+// the counter with Advance), [ErrRedisUnavailable] (a READONLY, LOADING,
+// MASTERDOWN, TRYAGAIN or CLUSTERDOWN reply to every attempt: a failover
+// or restart in progress; transient, never ErrConfig), ctx's error with the last attempt's error (both
 // match errors.Is) when ctx ended first, or else the last attempt's error:
 // a Redis error, or a [*TimeoutError] when the attempt was cut off by
 // CallTimeout or a go-redis timeout.
@@ -691,6 +693,8 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 				err = fmt.Errorf("%w: %w", ErrRedisOutOfMemory, err)
 			case isMisconf(err):
 				err = fmt.Errorf("%w: %w", ErrRedisCannotPersist, err)
+			case isUnavailable(err):
+				err = fmt.Errorf("%w: %w", ErrRedisUnavailable, err)
 			}
 			if e := closedCause(callError(ctx, callCtx, "acquire", tm.callTimeout, err)); lastErr == nil || !cutOffByCtx(ctx, e) {
 				// An attempt cut off by ctx itself says nothing new: the
@@ -865,7 +869,7 @@ func isConfigError(err error) bool {
 		return false
 	}
 	msg := rerr.Error()
-	if isOOM(err) || isMisconf(err) {
+	if isOOM(err) || isMisconf(err) || isUnavailable(err) {
 		return false // its script reference says user_script, yet it clears
 	}
 	for _, p := range []string{"CROSSSLOT", "WRONGTYPE", "NOPERM", "NOAUTH", "ERR unknown command", "ERR unknown subcommand"} {
@@ -899,6 +903,31 @@ func isMisconf(err error) bool {
 	var rerr redis.Error
 	return errors.As(err, &rerr) && strings.HasPrefix(rerr.Error(), "MISCONF ")
 }
+
+// isUnavailable reports whether err is a reply of a Redis that cannot take
+// writes for now, the replies go-redis v9 itself retries (its shouldRetry):
+// READONLY (a replica, such as a primary demoted by a Sentinel failover
+// while the client still talks to it), LOADING (loading its data set after
+// a restart), MASTERDOWN (a replica that lost its primary, under
+// replica-serve-stale-data no), TRYAGAIN and CLUSTERDOWN (a cluster moving
+// slots or without a quorum). Redis 7 runs the lease's scripts unflagged,
+// so a replica refuses the script's first write (the reply then names
+// user_script): nothing was written, and a later attempt can succeed once
+// the failover or restart is over.
+func isUnavailable(err error) bool {
+	return redis.IsReadOnlyError(err) || redis.IsLoadingError(err) || redis.IsMasterDownError(err) ||
+		redis.IsTryAgainError(err) || redis.IsClusterDownError(err)
+}
+
+// ErrRedisUnavailable is wrapped by the error of an Acquire whose attempts
+// Redis refused because it cannot take writes for now (a READONLY,
+// LOADING, MASTERDOWN, TRYAGAIN or CLUSTERDOWN reply: a failover, a
+// restart loading its data set, a cluster moving slots): nothing was
+// written; Acquire resends such an attempt up to Options.AcquireRetries
+// times, and AcquireWait and DoWait keep retrying it with backoff until
+// their context ends. It is not [ErrConfig]: a client that stays pointed at
+// a replica is reported by [Client.Check].
+var ErrRedisUnavailable = errors.New("lease: Redis cannot take writes now (a failover or restart in progress; retry)")
 
 // ErrRedisCannotPersist is wrapped by the error of an Acquire that Redis
 // refused because it cannot persist to disk (a MISCONF reply: the last RDB
