@@ -1053,13 +1053,15 @@ func noteLastInsertIDElsewhere(runs []*pkgRun, notes [][]string) {
 }
 
 // noteTriggeredGroupWrites notes, at each guarded UPDATE of several rows
-// (mysqlguard.All) of a table the schema gives a trigger, that such a
-// write needs clientFoundRows=true in the DSN: a trigger clears the
+// (mysqlguard.All) of a table the schema gives a trigger, where
+// clientFoundRows=true in the DSN still matters: a trigger clears the
 // reply's last-insert id, by which the guard tells an UPDATE that
 // matched rows already holding the values from one that matched none,
-// so without the matched-rows count a retry that changes nothing ends
-// in fence.ErrConcurrentChange after fenceimpl.MaxAttempts runs
-// (docs/mysql.md).
+// so then the locked read compares each row with what the UPDATE
+// writes; that comparison errs towards "differs" (a DECIMAL column's
+// 12.00 for 12), and such a retry that changes nothing ends in
+// fence.ErrConcurrentChange after fenceimpl.MaxAttempts runs unless the
+// affected rows count the rows matched (docs/mysql.md).
 func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema) {
 	if schema == nil {
 		return
@@ -1078,7 +1080,7 @@ func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema)
 			if len(names) == 0 {
 				continue
 			}
-			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes several rows of fenced table %s, which has trigger(s) %s: a trigger clears the reply's last-insert id, so unless the DSN sets clientFoundRows=true (go-sql-driver/mysql), a retry that changes nothing (the rows already hold the values) is not told from a write that matched none, and fails with fence.ErrConcurrentChange after %d attempts; set clientFoundRows=true", q.File, q.Line, q.Col, q.Name, q.Fence.Table.Name, strings.Join(names, ", "), fenceimpl.MaxAttempts))
+			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes several rows of fenced table %s, which has trigger(s) %s: a trigger clears the reply's last-insert id, so a retry that changes nothing is told from a write that matched none by comparing each row with what the UPDATE writes, which errs towards \"differs\" where the column stores the value otherwise (a DECIMAL column's 12.00 for 12): such a retry fails with fence.ErrConcurrentChange after %d attempts unless the DSN sets clientFoundRows=true (go-sql-driver/mysql); set clientFoundRows=true", q.File, q.Line, q.Col, q.Name, q.Fence.Table.Name, strings.Join(names, ", "), fenceimpl.MaxAttempts))
 		}
 	}
 }

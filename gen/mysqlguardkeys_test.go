@@ -161,7 +161,7 @@ ALTER TABLE acc2 ADD PRIMARY KEY (id);
 	for _, want := range []string{
 		"-- fencegen: guarded, all or nothing (t2.tok <= the presented token)",
 		"fenceimpl.MySQLAll(ctx, \"SetV2\", \"t2\", fence.NonStrict, token, func() (sql.Result, error) {\n\t\treturn q.db.ExecContext(ctx, setV2,\n\t\t\targ.V,\n\t\t\tint64(token),\n\t\t\targ.ID,\n\t\t\targ.ID,\n\t\t\tint64(token),\n\t\t)",
-		"return q.db.QueryContext(ctx, fenceStoredSetV2, int64(token), int64(token), arg.ID)",
+		"return q.db.QueryContext(ctx, fenceStoredSetV2, int64(token), int64(token), arg.V, arg.V, int64(token), arg.ID)",
 		"-- fencegen: guarded by key (acc2.tok <= the presented token)",
 	} {
 		if !strings.Contains(code, want) {
@@ -181,7 +181,7 @@ ALTER TABLE acc2 ADD PRIMARY KEY (id);
 		return fenceimpl.MySQLAll(ctx, "SetV2", "t2", fence.NonStrict, token, func() (sql.Result, error) {
 			return db.ExecContext(ctx, generatedConst(t, code, "setV2"), v, int64(token), id, id, int64(token))
 		}, func(ctx context.Context) (*sql.Rows, error) {
-			return db.QueryContext(ctx, generatedConst(t, code, "fenceStoredSetV2"), int64(token), int64(token), id)
+			return db.QueryContext(ctx, generatedConst(t, code, "fenceStoredSetV2"), int64(token), int64(token), v, v, int64(token), id)
 		})
 	}
 	rows := func() string {

@@ -8,9 +8,11 @@ import (
 // TestMySQLTriggeredGroupWriteNoted (issue 27 trial t27 F6): a guarded
 // UPDATE of several rows of a fenced table that has a trigger (an audit
 // trigger, not fencegen's) gets a vet note at the query naming the
-// trigger and clientFoundRows=true: without it an identical retry that
-// changes nothing fails after fenceimpl.MaxAttempts runs (the trigger
-// clears the reply's last-insert id). The same write of a table without
+// trigger and clientFoundRows=true: the trigger clears the reply's
+// last-insert id, and without it a retry that changes nothing is told
+// only by comparing the rows with what the UPDATE writes, which errs
+// towards "differs" (DECIMAL 12.00 for 12) and then fails after
+// fenceimpl.MaxAttempts runs. The same write of a table without
 // a trigger, and a write by key, get none.
 func TestMySQLTriggeredGroupWriteNoted(t *testing.T) {
 	res := generateDir(t, map[string]string{

@@ -330,8 +330,9 @@ func MySQLUpsertRows(ctx context.Context, query, table string, mode fence.Mode, 
 // all or nothing. run sends the guarded statement (one round trip on
 // success); read runs the read of the rows its WHERE clause matches,
 // SELECT COUNT(*), <highest token refused, else highest token>, <rows
-// refused> ... FOR UPDATE, sent only when the write failed on a stale row
-// or its reply does not say whether it matched.
+// refused> [, <rows not already holding what an UPDATE writes>] ... FOR
+// UPDATE, sent only when the write failed on a stale row or its reply
+// does not say whether it matched.
 //
 // The guarded statement's WHERE clause evaluates, on each row it matches,
 // a subquery of two rows when the row's stored token is not beaten by
@@ -350,10 +351,14 @@ func MySQLUpsertRows(ctx context.Context, query, table string, mode fence.Mode, 
 //   - 0 and 0: no row matched, or a trigger on the table cleared the
 //     last-insert id. The read classifies, as if the write ran at it:
 //     no row, *fence.NotFoundError; a row presented does not beat,
-//     *fence.StaleError; otherwise the statement runs again, and after
-//     MaxAttempts a *fence.ConcurrentChangeError with MySQLFoundRowsHint
-//     (rows that already held the UPDATE's values on a table with a
-//     trigger look the same; clientFoundRows=true makes the count tell).
+//     *fence.StaleError; for an UPDATE, every row matched already holding
+//     what it writes (the read's fourth column 0): the write is done, 0,
+//     nil, whatever the DSN's affected-rows rule (a retry that changes
+//     nothing on a table with a trigger); otherwise the statement runs
+//     again, and after MaxAttempts a *fence.ConcurrentChangeError with
+//     MySQLFoundRowsHint (the comparison errs towards "differs", as
+//     MySQLByKey's: DECIMAL 12.00 against 12; clientFoundRows=true makes
+//     the count tell).
 //
 // The guard trigger's error (MySQLSignalErrno) is a *fence.StaleError;
 // any other error is returned unchanged.
@@ -363,7 +368,7 @@ func MySQLAll(ctx context.Context, query, table string, mode fence.Mode, present
 		if err != nil {
 			if f, ok := mysqlFieldsOf(err); ok && f.number == MySQLSubqueryErrno {
 				se := &fence.StaleError{Query: query, Table: table, Presented: presented, Mode: mode, StoredUnknown: true}
-				if _, stored, refused, rerr := readMatched(ctx, read); rerr == nil && refused > 0 {
+				if _, stored, refused, _, rerr := readMatched(ctx, read); rerr == nil && refused > 0 {
 					se.Stored, se.Rows, se.StoredUnknown = stored, refused, false
 				}
 				return 0, se
@@ -384,7 +389,7 @@ func MySQLAll(ctx context.Context, query, table string, mode fence.Mode, present
 		if id == int64(presented) {
 			return 0, nil
 		}
-		matched, stored, refused, err := readMatched(ctx, read)
+		matched, stored, refused, differs, err := readMatched(ctx, read)
 		if err != nil {
 			return 0, storedErr(ctx, query, table, err)
 		}
@@ -393,6 +398,11 @@ func MySQLAll(ctx context.Context, query, table string, mode fence.Mode, present
 			return 0, &fence.NotFoundError{Query: query, Table: table}
 		case refused > 0:
 			return 0, &fence.StaleError{Query: query, Table: table, Presented: presented, Stored: stored, Rows: refused, Mode: mode}
+		case differs == 0:
+			// Every row matched already holds what the UPDATE writes,
+			// under an accepted token: it would change nothing at the
+			// read either.
+			return 0, nil
 		case attempt+1 >= MaxAttempts:
 			return 0, &fence.ConcurrentChangeError{Query: query, Table: table, Attempts: MaxAttempts, Hint: MySQLFoundRowsHint}
 		}
@@ -400,22 +410,36 @@ func MySQLAll(ctx context.Context, query, table string, mode fence.Mode, present
 }
 
 // readMatched runs read, MySQLAll's read of the matched rows, and returns
-// its three columns: the rows matched, the highest token among the rows
-// refused (else among all), and the rows refused.
-func readMatched(ctx context.Context, read func(ctx context.Context) (*sql.Rows, error)) (matched int64, stored fence.Token, refused int64, err error) {
+// its columns: the rows matched, the highest token among the rows
+// refused (else among all), the rows refused, and, from an UPDATE's
+// fourth column, the rows not already holding what it writes (matched
+// when the read has no such column: a DELETE's, or one generated before
+// it was added).
+func readMatched(ctx context.Context, read func(ctx context.Context) (*sql.Rows, error)) (matched int64, stored fence.Token, refused, differs int64, err error) {
 	rows, err := read(ctx)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
 	for rows.Next() {
 		var tok int64
-		if err := rows.Scan(&matched, &tok, &refused); err != nil {
-			return 0, 0, 0, err
+		dest := []any{&matched, &tok, &refused}
+		if len(cols) > 3 {
+			dest = append(dest, &differs)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return 0, 0, 0, 0, err
+		}
+		if len(cols) <= 3 {
+			differs = matched
 		}
 		stored = fence.Token(tok)
 	}
-	return matched, stored, refused, rows.Err()
+	return matched, stored, refused, differs, rows.Err()
 }
 
 // mysqlErr is the error of a guarded MySQL statement that failed with err:

@@ -155,7 +155,7 @@ WHERE (id BETWEEN ? AND ? AND closed_at IS NULL) AND CASE WHEN (id BETWEEN ? AND
 `
 
 const fenceStoredCreditAccounts = `-- name: CreditAccounts :execrows (rows matched, sent only when the write is refused or its result does not tell)
-SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (last_fencing_token <= ?) THEN last_fencing_token END), MAX(last_fencing_token), 0), COUNT(CASE WHEN NOT (last_fencing_token <= ?) THEN 1 END) FROM account_balances WHERE (id BETWEEN ? AND ? AND closed_at IS NULL) FOR UPDATE
+SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (last_fencing_token <= ?) THEN last_fencing_token END), MAX(last_fencing_token), 0), COUNT(CASE WHEN NOT (last_fencing_token <= ?) THEN 1 END), COUNT(CASE WHEN NOT ((CAST(balance AS BINARY) <=> CAST((balance + ?) AS BINARY) OR CHARSET(balance) IN ('ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32') AND CAST(CONVERT(balance USING utf8mb4) AS BINARY) <=> CAST(CONVERT((balance + ?) USING utf8mb4) AS BINARY)) AND last_fencing_token = ?) THEN 1 END) FROM account_balances WHERE (id BETWEEN ? AND ? AND closed_at IS NULL) FOR UPDATE
 `
 
 type CreditAccountsParams struct {
@@ -196,7 +196,7 @@ func (q *Queries) CreditAccounts(ctx context.Context, arg CreditAccountsParams, 
 			int64(token),
 		)
 	}, func(ctx context.Context) (*sql.Rows, error) {
-		return q.db.QueryContext(ctx, fenceStoredCreditAccounts, int64(token), int64(token), arg.FromID, arg.ToID)
+		return q.db.QueryContext(ctx, fenceStoredCreditAccounts, int64(token), int64(token), arg.Amount, arg.Amount, int64(token), arg.FromID, arg.ToID)
 	})
 }
 
@@ -207,7 +207,7 @@ WHERE (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) AND CASE WHEN (id IN (/*SLI
 `
 
 const fenceStoredCreditAccountsIn = `-- name: CreditAccountsIn :execrows (rows matched, sent only when the write is refused or its result does not tell)
-SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (last_fencing_token <= ?) THEN last_fencing_token END), MAX(last_fencing_token), 0), COUNT(CASE WHEN NOT (last_fencing_token <= ?) THEN 1 END) FROM account_balances WHERE (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) FOR UPDATE
+SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (last_fencing_token <= ?) THEN last_fencing_token END), MAX(last_fencing_token), 0), COUNT(CASE WHEN NOT (last_fencing_token <= ?) THEN 1 END), COUNT(CASE WHEN NOT ((CAST(balance AS BINARY) <=> CAST((balance + ?) AS BINARY) OR CHARSET(balance) IN ('ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32') AND CAST(CONVERT(balance USING utf8mb4) AS BINARY) <=> CAST(CONVERT((balance + ?) USING utf8mb4) AS BINARY)) AND last_fencing_token = ?) THEN 1 END) FROM account_balances WHERE (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) FOR UPDATE
 `
 
 type CreditAccountsInParams struct {
@@ -257,7 +257,7 @@ func (q *Queries) CreditAccountsIn(ctx context.Context, arg CreditAccountsInPara
 	}, func(ctx context.Context) (*sql.Rows, error) {
 		storedQuery := fenceStoredCreditAccountsIn
 		var storedParams []interface{}
-		storedParams = append(storedParams, int64(token), int64(token))
+		storedParams = append(storedParams, int64(token), int64(token), arg.Amount, arg.Amount, int64(token))
 		for _, v := range arg.Ids {
 			storedParams = append(storedParams, v)
 		}

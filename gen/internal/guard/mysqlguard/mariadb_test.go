@@ -338,8 +338,8 @@ func TestStoreOnMariaDB(t *testing.T) {
 // written. A DECIMAL column holds 12.00 for a parameter 12: the read
 // cannot tell, and without clientFoundRows the write cannot be told from
 // a concurrent change: ErrConcurrentChange, its Hint naming
-// clientFoundRows=true, nothing written; with it, written. The
-// database's row is the oracle.
+// clientFoundRows=true, nothing written; with it, written. The same for
+// a write of several rows (form All). The database's row is the oracle.
 func TestUnchangedUpdateUnderTriggerOnMariaDB(t *testing.T) {
 	const notes = `CREATE TABLE notes (
 	id BIGINT PRIMARY KEY,
@@ -388,6 +388,38 @@ func TestUnchangedUpdateUnderTriggerOnMariaDB(t *testing.T) {
 			// A different text is no unchanged write: it is written.
 			n, err = set.run(5, "hello", 1)
 			wantWritten(t, n, err)
+
+			// The same as a write of several rows (issue 27, trial t27
+			// F6): the retry that changes nothing is done under either
+			// DSN (MySQL's count: 0 rows changed, or 1 matched), and the
+			// DECIMAL one is told only by clientFoundRows.
+			all := newGuarded(t, db, "UPDATE notes SET body = ? WHERE id >= ?", s)
+			if all.g.Form != mysqlguard.All {
+				t.Fatalf("form %v, want All", all.g.Form)
+			}
+			n, err = all.run(5, "héllo", 1)
+			wantWritten(t, n, err)
+			n, err = all.run(5, "héllo", 1)
+			if want := map[string]int64{"": 0, "clientFoundRows=true": 1}[params]; err != nil || n != want {
+				t.Fatalf("unchanged write of several rows: = %d, %v; want %d, nil", n, err, want)
+			}
+			amountAll := newGuarded(t, db, "UPDATE notes SET amount = ? WHERE id >= ?", s)
+			n, err = amountAll.run(5, 13, 1)
+			wantWritten(t, n, err)
+			if n, err := amountAll.run(5, 13, 1); params == "" {
+				var cc *fence.ConcurrentChangeError
+				if !errors.As(err, &cc) || cc.Hint != fenceimpl.MySQLFoundRowsHint {
+					t.Fatalf("unchanged DECIMAL write of several rows without clientFoundRows: %d, %v; want a *fence.ConcurrentChangeError naming clientFoundRows=true", n, err)
+				}
+			} else {
+				wantWritten(t, n, err)
+			}
+			if err := db.QueryRow("SELECT body, amount, fence_token FROM notes WHERE id = 1").Scan(&body, &amt, &tok); err != nil {
+				t.Fatal(err)
+			}
+			if body != "héllo" || amt != "13.00" || tok != 5 {
+				t.Fatalf("row = %q, %s, token %d; want héllo, 13.00, 5", body, amt, tok)
+			}
 		})
 	}
 }

@@ -897,26 +897,38 @@ func storedRead(sp *splicer, refs *ast.TableRefsClause, where ast.ExprNode, spec
 	cols := quote(spec.Column)
 	var holes []hole
 	if len(set) > 0 {
-		var same []string
-		for _, a := range set {
-			c := quote(a.Column.Name.O)
-			// SET c = DEFAULT stores what DEFAULT(c) reads (DEFAULT alone
-			// is no expression outside a SET or VALUES list).
-			e := "DEFAULT(" + c + ")"
-			if !bareDefault(a.Expr) {
-				start, end, _ := sp.span(a.Expr, true, "WHERE", "ORDER", "LIMIT")
-				e = "@" + holeVar + strconv.Itoa(len(holes))
-				holes = append(holes, hole{node: a.Expr, start: start, end: end})
-			}
-			same = append(same, fmt.Sprintf("(CAST(%[1]s AS BINARY) <=> CAST((%[2]s) AS BINARY) OR CHARSET(%[1]s) IN (%[3]s) AND CAST(CONVERT(%[1]s USING utf8mb4) AS BINARY) <=> CAST(CONVERT((%[2]s) USING utf8mb4) AS BINARY))", c, e, unicodeCharsets))
-		}
-		same = append(same, fmt.Sprintf("%s = ?", quote(spec.Column)))
-		cols += ", " + strings.Join(same, " AND ")
+		var same string
+		same, holes = holdsWrite(sp, spec, set, holes)
+		cols += ", " + same
 	}
 	start, end := sp.whereSpan(where)
 	w := "@" + holeVar + strconv.Itoa(len(holes))
 	holes = append(holes, hole{node: where, start: start, end: end, paren: true})
 	return sp.read(fmt.Sprintf("SELECT %s FROM %s WHERE %s FOR UPDATE", cols, from, w), holes)
+}
+
+// holdsWrite is the condition that a row already holds what the UPDATE
+// assignments set would write, under the presented token (see
+// storedRead): each assigned column equal to its expression, byte for
+// byte or as utf8mb4 text, and the token column equal to the presented
+// one (a ? the splicer binds to the token). The expressions are holes
+// appended to holes, numbered after the ones there.
+func holdsWrite(sp *splicer, spec Spec, set []*ast.Assignment, holes []hole) (string, []hole) {
+	var same []string
+	for _, a := range set {
+		c := quote(a.Column.Name.O)
+		// SET c = DEFAULT stores what DEFAULT(c) reads (DEFAULT alone
+		// is no expression outside a SET or VALUES list).
+		e := "DEFAULT(" + c + ")"
+		if !bareDefault(a.Expr) {
+			start, end, _ := sp.span(a.Expr, true, "WHERE", "ORDER", "LIMIT")
+			e = "@" + holeVar + strconv.Itoa(len(holes))
+			holes = append(holes, hole{node: a.Expr, start: start, end: end})
+		}
+		same = append(same, fmt.Sprintf("(CAST(%[1]s AS BINARY) <=> CAST((%[2]s) AS BINARY) OR CHARSET(%[1]s) IN (%[3]s) AND CAST(CONVERT(%[1]s USING utf8mb4) AS BINARY) <=> CAST(CONVERT((%[2]s) USING utf8mb4) AS BINARY))", c, e, unicodeCharsets))
+	}
+	same = append(same, fmt.Sprintf("%s = ?", quote(spec.Column)))
+	return strings.Join(same, " AND "), holes
 }
 
 // staleGuard is the guard of a write of several rows (All and Upsert):
@@ -983,16 +995,29 @@ func allRefusals(n ast.Node, verb string, spec Spec, order *ast.OrderByClause, l
 // Guarded.Stored for All): SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT
 // (tok <= ?) THEN tok END), MAX(tok), 0), COUNT(CASE WHEN NOT (tok <= ?)
 // THEN 1 END) FROM t WHERE <where> FOR UPDATE.
-func allRead(sp *splicer, refs *ast.TableRefsClause, where ast.ExprNode, spec Spec) (string, []int, error) {
+//
+// For an UPDATE (set, its assignments) a fourth column counts the rows
+// that do not already hold what it writes (COUNT(CASE WHEN NOT
+// (<holdsWrite>) THEN 1 END)): when the UPDATE changed nothing and a
+// trigger cleared the reply's last-insert id, none such under accepted
+// tokens means the write is done whatever the DSN's affected-rows rule
+// (fenceimpl.MySQLAll), as for a write by key (storedRead).
+func allRead(sp *splicer, refs *ast.TableRefsClause, where ast.ExprNode, spec Spec, set ...*ast.Assignment) (string, []int, error) {
 	from := fromTable(refs)
 	tok := quote(spec.Column)
 	refused := fmt.Sprintf("NOT (%s %s ?)", tok, spec.op())
-	text := fmt.Sprintf("SELECT COUNT(*), COALESCE(MAX(CASE WHEN %[2]s THEN %[1]s END), MAX(%[1]s), 0), COUNT(CASE WHEN %[2]s THEN 1 END) FROM %[3]s", tok, refused, from)
+	cols := fmt.Sprintf("COUNT(*), COALESCE(MAX(CASE WHEN %[2]s THEN %[1]s END), MAX(%[1]s), 0), COUNT(CASE WHEN %[2]s THEN 1 END)", tok, refused)
 	var holes []hole
+	if len(set) > 0 {
+		var same string
+		same, holes = holdsWrite(sp, spec, set, holes)
+		cols += ", COUNT(CASE WHEN NOT (" + same + ") THEN 1 END)"
+	}
+	text := "SELECT " + cols + " FROM " + from
 	if where != nil {
 		start, end := sp.whereSpan(where)
+		text += " WHERE @" + holeVar + strconv.Itoa(len(holes))
 		holes = append(holes, hole{node: where, start: start, end: end, paren: true})
-		text += " WHERE @" + holeVar + "0"
 	}
 	return sp.read(text+" FOR UPDATE", holes)
 }
@@ -1011,7 +1036,7 @@ func rewriteUpdateAll(p *parser.Parser, sp *splicer, u *ast.UpdateStmt, spec Spe
 	if err := allRefusals(u, "UPDATE", spec, u.Order, u.Limit); err != nil {
 		return nil, err
 	}
-	stored, storedParams, err := allRead(sp, u.TableRefs, u.Where, spec)
+	stored, storedParams, err := allRead(sp, u.TableRefs, u.Where, spec, u.List...)
 	if err != nil {
 		return nil, err
 	}
