@@ -116,6 +116,13 @@ func mysqlKeyTypes(t *catalog.Table) map[string]mysqlguard.KeyClass {
 // (mysqlGoTypeFits): a VARCHAR key's parameter overridden to int64 or
 // float64 is sent as a number, which MySQL compares with the key as
 // floating-point numbers ('0' and '00' both equal 0), no key lookup.
+// Likewise a DECIMAL key of more than mysqlExactDigits digits compared
+// with a string, its parameter's Go type unless an override makes it an
+// integer: MySQL 8 compares the two as floating-point numbers (with
+// interpolateParams=true, or where a prepared statement's parameter
+// keeps the string's type), so 12345678901234567890123 and
+// 12345678901234567890124 both equal '12345678901234567890123'; MariaDB
+// compares them as decimals.
 func mysqlKeyParams(q *Query, t *catalog.Table, token int, goType func(*Param) string) map[int]string {
 	out := map[int]string{}
 	classes := mysqlKeyTypes(t)
@@ -141,10 +148,20 @@ func mysqlKeyParams(q *Query, t *catalog.Table, token int, goType func(*Param) s
 		}
 		for _, k := range t.PrimaryKey {
 			if c := t.Column(k); c != nil && c == p.Column {
+				g := ""
 				if goType != nil {
-					if g := goType(p); g != "" && !mysqlGoTypeFits(g, classes[strings.ToLower(k)]) {
-						continue
-					}
+					g = goType(p)
+				}
+				if g != "" && !mysqlGoTypeFits(g, classes[strings.ToLower(k)]) {
+					continue
+				}
+				if c.Precision > mysqlExactDigits && !mysqlGoTypeFits(g, mysqlguard.KeyNumber) {
+					// sqlc types a DECIMAL column's parameter string:
+					// MySQL compares a string with a DECIMAL as
+					// floating-point numbers (MariaDB as decimals), so
+					// keys of more digits than a double keeps may both
+					// equal it.
+					continue
 				}
 				out[i] = strings.ToLower(k)
 			}
@@ -152,6 +169,13 @@ func mysqlKeyParams(q *Query, t *catalog.Table, token int, goType func(*Param) s
 	}
 	return out
 }
+
+// mysqlExactDigits is the most significant digits of a DECIMAL whose
+// distinct values stay distinct as double-precision numbers (DBL_DIG):
+// a string compared with a DECIMAL key of at most as many digits, which
+// MySQL compares as floating-point numbers ("Type Conversion in
+// Expression Evaluation"), still equals one key at most.
+const mysqlExactDigits = 15
 
 // mysqlGoTypeFits reports whether a parameter declared with Go type g (as
 // Options.ParamGoType spells it) is sent, by go-sql-driver/mysql, as a

@@ -301,7 +301,7 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 	c.changed, c.seq = &diag.Error{File: u.f.Name, Line: line, Col: col}, u.c.seq
 	switch cmd.Kind {
 	case sqlparse.AlterColumnType:
-		c.Type, c.DBType = u.resolveType(cmd.Type, cmd.Loc), dbType(cmd.Type)
+		c.Type, c.DBType, c.Precision = u.resolveType(cmd.Type, cmd.Loc), dbType(cmd.Type), mysqlPrecision(cmd.Type)
 		c.typmod = cmd.Type != nil && cmd.Type.Typmod
 		// A NOT NULL that came from the old type's domain goes with it.
 		c.domainNotNull = u.c.DomainNotNull(cmd.Type)

@@ -97,6 +97,10 @@ type Column struct {
 	// spelling exactly. A view's columns carry the spelling of the
 	// expressions they come from, where sqlc gives one.
 	DBType string
+	// Precision is a MySQL DECIMAL column's precision, its digits in all
+	// (DECIMAL(30, 2): 30; 10 when not written, MySQL's default), 0 for
+	// any other column.
+	Precision int
 	// NotNull is set when the column cannot hold NULL: declared NOT NULL
 	// (pg_attribute.attnotnull: attNotNull) or of a domain declared NOT
 	// NULL (domainNotNull), which ALTER COLUMN ... TYPE takes away.

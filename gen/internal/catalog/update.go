@@ -198,6 +198,21 @@ func dbType(tn *sqlparse.TypeName) string {
 	return tn.Name
 }
 
+// mysqlPrecision is Column.Precision for a column of type tn.
+func mysqlPrecision(tn *sqlparse.TypeName) int {
+	if tn == nil || tn.Schema != MySQLSchema || tn.ArrayDims > 0 {
+		return 0
+	}
+	switch strings.ToLower(tn.Name) {
+	case "decimal", "dec", "numeric", "fixed":
+		if tn.Length > 0 {
+			return tn.Length
+		}
+		return 10
+	}
+	return 0
+}
+
 func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
 	if d.Type != nil && len(d.Type.Values) > 0 {
 		return u.mysqlEnumColumn(d, t)
@@ -208,7 +223,7 @@ func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
 	// be overridden or the type's modifier makes a length coercion of it
 	// (PostgreSQL source, AddRelationNewConstraints).
 	hasDefault := d.HasDefault && !(d.DefaultNull && d.Type != nil && !d.Type.Typmod && !u.c.isDomain(d.Type))
-	c := &Column{Name: d.Name, Type: typ, DBType: dbType(d.Type), typmod: d.Type != nil && d.Type.Typmod, NotNull: att || dom, attNotNull: att, domainNotNull: dom, HasDefault: hasDefault, Sequence: d.Serial,
+	c := &Column{Name: d.Name, Type: typ, DBType: dbType(d.Type), Precision: mysqlPrecision(d.Type), typmod: d.Type != nil && d.Type.Typmod, NotNull: att || dom, attNotNull: att, domainNotNull: dom, HasDefault: hasDefault, Sequence: d.Serial,
 		Generated: d.Generated, GeneratedVirtual: d.GeneratedVirtual, Identity: d.Identity, IdentityAlways: d.IdentityAlways, AutoIncrement: d.AutoIncrement, Table: t, defaultAtMost1: d.DefaultAtMost1,
 		domains: u.c.domainChain(d.Type)}
 	if d.IdentityNotNull && !dom {
