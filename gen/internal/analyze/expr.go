@@ -669,7 +669,7 @@ func (a *analyzer) compare(sc *scope, e sqlparse.Node, other value) value {
 }
 
 func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
-	a.resolveSqlcOperand(sc, n)
+	a.resolveSqlcOperand(n)
 	if a.unchecked > 0 && (isParam(n.Left) || isParam(n.Right)) {
 		// sqlc resolves the other operand of a parameter, for the
 		// parameter's type: a reference there that does not resolve

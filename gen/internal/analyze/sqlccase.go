@@ -39,6 +39,15 @@ type sqlcParent struct {
 	target *sqlparse.Target
 	// viaCase is set when a CASE stands between node and the parameter.
 	viaCase bool
+	// limit and offset are the numbers of the parameters that are the
+	// enclosing SELECT's LIMIT and OFFSET, 0 for none: sqlc types every
+	// use of those numbers below it as the LIMIT or OFFSET.
+	limit, offset int
+	// clause is "limit" or "offset" for a parameter sqlc types as the
+	// LIMIT or OFFSET, and set is the table of a SET entry's column (an
+	// UPDATE's, or an INSERT's for ON CONFLICT DO UPDATE SET).
+	clause string
+	set    *catalog.Table
 }
 
 // sqlcOperand is what sqlc types a parameter under operator n from
@@ -50,21 +59,71 @@ type sqlcOperand struct {
 }
 
 // findSqlcCaseParams records, for a PostgreSQL statement, the
-// parameters whose first use as sqlc walks the statement stands in a
-// CASE below its sqlc parent, and the operators among those parents,
-// whose column aexpr resolves.
+// parameters sqlc v1.31.1 names and types by its parent (see the top of
+// this file) rather than by a rule fencegen's analysis follows itself:
+// those whose first use as sqlc walks the statement stands in a CASE
+// below its parent, and those whose parent is an operator, a function
+// call they are no direct argument of, a select-list entry or nothing.
+// A direct argument of a call and a cast are typed where they are
+// analysed (funcs.go, expr.go); an INSERT's value and an UPDATE's SET
+// value, which sqlc reads before the rest (find_params.go's InsertStmt
+// and UpdateStmt), in dml.go; a LIMIT and OFFSET in select.go. It
+// records the operators among the parents, whose column aexpr resolves.
 func (a *analyzer) findSqlcCaseParams() {
 	selectList := map[*sqlparse.Target]bool{}
+	setTable := map[*sqlparse.Target]*catalog.Table{}
 	first := map[int]bool{}
+	direct := map[*sqlparse.Param]bool{}
 	inSqlcOrder(a.stmt.Node, sqlcParent{}, func(n any, s sqlcParent) sqlcParent {
 		var list []*sqlparse.Target
 		switch n := n.(type) {
 		case *sqlparse.Select:
 			list = n.Targets
+			if p, ok := n.Limit.(*sqlparse.Param); ok {
+				s.limit = p.Number
+			}
+			if p, ok := n.Offset.(*sqlparse.Param); ok {
+				s.offset = p.Number
+			}
 		case *sqlparse.Insert:
 			list = n.Returning
+			if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && n.OnConflict != nil {
+				for _, t := range n.OnConflict.Set {
+					setTable[t] = tb
+				}
+			}
+			// sqlc reads an INSERT's parameter values (VALUES, or the
+			// select list of INSERT ... SELECT) before anything else,
+			// as the column each is inserted into.
+			if sel := n.Select; sel != nil {
+				rows := sel.Values
+				if len(rows) == 0 && sel.SetOp == "" {
+					var row []sqlparse.Node
+					for _, t := range sel.Targets {
+						row = append(row, t.Expr)
+					}
+					rows = [][]sqlparse.Node{row}
+				}
+				for _, row := range rows {
+					for _, e := range row {
+						if p, ok := e.(*sqlparse.Param); ok {
+							first[p.Number] = true
+						}
+					}
+				}
+			}
 		case *sqlparse.Update:
 			list = n.Returning
+			if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil {
+				for _, t := range n.Set {
+					setTable[t] = tb
+				}
+			}
+			for _, t := range n.Set {
+				if p, ok := t.Expr.(*sqlparse.Param); ok {
+					first[p.Number] = true
+				}
+			}
 		case *sqlparse.Delete:
 			list = n.Returning
 		}
@@ -73,13 +132,18 @@ func (a *analyzer) findSqlcCaseParams() {
 		}
 		switch n := n.(type) {
 		case *sqlparse.AExpr:
-			return sqlcParent{node: n}
+			return sqlcParent{node: n, limit: s.limit, offset: s.offset}
 		case *sqlparse.FuncCall:
-			return sqlcParent{node: n}
+			for _, x := range n.Args {
+				if p, ok := x.(*sqlparse.Param); ok {
+					direct[p] = true
+				}
+			}
+			return sqlcParent{node: n, limit: s.limit, offset: s.offset}
 		case *sqlparse.TypeCast:
-			return sqlcParent{node: n}
+			return sqlcParent{node: n, limit: s.limit, offset: s.offset}
 		case *sqlparse.Target:
-			return sqlcParent{target: n}
+			return sqlcParent{target: n, limit: s.limit, offset: s.offset, set: setTable[n]}
 		case *sqlparse.Case:
 			s.viaCase = true
 		case *sqlparse.Param:
@@ -87,11 +151,22 @@ func (a *analyzer) findSqlcCaseParams() {
 				break
 			}
 			first[n.Number] = true
-			if !s.viaCase {
-				break
+			switch {
+			case a.opts.MySQL:
+				// MySQL's LIMIT: select.go; a SET entry: dml.go.
+				s.set = nil
+			case n.Number == s.limit:
+				s.clause = "limit"
+			case n.Number == s.offset:
+				s.clause = "offset"
 			}
-			if s.target != nil && !selectList[s.target] {
-				break // SET: dml.go
+			if s.clause == "" {
+				if s.target != nil && !selectList[s.target] && (s.set == nil || !sqlcSetEntry(s.target)) {
+					break // dml.go
+				}
+				if !s.viaCase && !a.sqlcParentTypes(s, direct[n]) {
+					break
+				}
 			}
 			if a.sqlcCaseParents == nil {
 				a.sqlcCaseParents = map[int]sqlcParent{}
@@ -108,16 +183,71 @@ func (a *analyzer) findSqlcCaseParams() {
 	})
 }
 
+// sqlcSetEntry reports whether SET entry t is one sqlc types its
+// parameters by as a column (find_params.go's ResTarget): not a
+// composite's field (SET c.f = ...) nor one of a row's (SET (a, b) =
+// (...)), which dml.go types.
+func sqlcSetEntry(t *sqlparse.Target) bool {
+	if len(t.Fields) > 0 {
+		return false
+	}
+	_, row := t.Expr.(*sqlparse.RowExpr)
+	return !row
+}
+
+// sqlcParentTypes reports whether a parameter not in a CASE, whose
+// sqlc parent is s, is named and typed by that parent here: on
+// PostgreSQL, when the parent is an operator, a call p is no direct
+// argument of (directArg), a select-list entry, or nothing.
+func (a *analyzer) sqlcParentTypes(s sqlcParent, directArg bool) bool {
+	if a.opts.MySQL {
+		return false
+	}
+	if s.target != nil {
+		return true
+	}
+	switch s.node.(type) {
+	case *sqlparse.AExpr, nil:
+		return true
+	case *sqlparse.FuncCall:
+		return !directArg
+	}
+	return false
+}
+
 // resolveSqlcOperand resolves, for an operator findSqlcCaseParams
-// recorded, the column sqlc types its CASE's parameters from.
-func (a *analyzer) resolveSqlcOperand(sc *scope, n *sqlparse.AExpr) {
+// recorded, the column sqlc types its parameters from: the first column
+// reference in its left operand, else in its right one, looked up by
+// name in every table the statement names (sqlcLookup), as sqlc's
+// resolveCatalogRefs looks it up, not in the scope it stands in.
+func (a *analyzer) resolveSqlcOperand(n *sqlparse.AExpr) {
 	o := a.sqlcOperands[n]
 	if o == nil || o.done {
 		return
 	}
 	o.done = true
-	o.hasRef = sqlcFirstRef(n) != nil
-	o.col, o.ok = a.sqlcFirstColumn(sc, n)
+	ref := sqlcFirstRef(n)
+	o.hasRef = ref != nil
+	if ref == nil {
+		return
+	}
+	tables, aliases := a.sqlcStatementTables()
+	col, _, ok := sqlcLookup(ref, tables, aliases)
+	if !ok || col == nil {
+		return // sqlc refuses the query
+	}
+	o.col = columnValue(col)
+	o.col.Name = ref.Fields[len(ref.Fields)-1]
+	o.ok = true
+}
+
+// sqlcColumnTyping is how sqlc types a parameter after column c: as the
+// column, or a view's column as sqlc types it (catalog.Column.Sqlc).
+func sqlcColumnTyping(c *catalog.Column) SqlcType {
+	if t := c.Sqlc; t != nil {
+		return SqlcType{Type: t.Type, NotNull: t.NotNull, Any: t.Any, Column: c}
+	}
+	return SqlcType{Type: c.Type, NotNull: c.SqlcNotNull(), Column: c}
 }
 
 // typeSqlcCaseParams names and types the parameters findSqlcCaseParams
@@ -137,15 +267,29 @@ func (a *analyzer) typeSqlcCaseParams() {
 		if !p.Named {
 			p.Name = name
 		}
-		p.Sqlc, p.SqlcUntyped = nil, sq.Any
+		if sq.Any {
+			// interface{} for sqlc; PostgreSQL's typing, if any, stays
+			// the parameter's, which postgresql_types declares.
+			p.Sqlc = nil
+			if p.Known && !p.SqlcUntyped {
+				p.Sqlc = &sq
+			}
+			continue
+		}
+		p.Sqlc, p.SqlcUntyped = nil, false
 		sq.NotNull = sq.NotNull && !p.forceNull
-		if !p.Known && !sq.Any {
+		if p.Slice && !sq.Any && sq.Type.ArrayDims == 0 {
+			// sqlc.slice(x): a slice of what x is compared with.
+			sq.Type.ArrayDims = 1
+			sq.Column = nil
+		}
+		if !p.Known {
 			// Nothing else types it (MySQL's CASE ? WHEN ...): sqlc's
 			// type is the parameter's.
 			p.Type, p.Known, p.NotNull, p.Column = sq.Type, true, sq.NotNull, sq.Column
 			continue
 		}
-		if !sq.Any && (sq.Type != p.Type || sq.NotNull != p.NotNull || sq.Column != p.Column) {
+		if sq.Type != p.Type || sq.NotNull != p.NotNull || sq.Column != p.Column {
 			p.Sqlc = &sq
 		}
 	}
@@ -155,6 +299,19 @@ func (a *analyzer) typeSqlcCaseParams() {
 // CASE under parent s; ok is false where fencegen's typing stands.
 func (a *analyzer) sqlcCaseTyping(s sqlcParent) (string, SqlcType, bool) {
 	anyType := SqlcType{Any: true}
+	if s.clause != "" {
+		// find_params.go's limitCount and limitOffset: "integer", NOT
+		// NULL, named after the clause.
+		t := builtin("int4")
+		return s.clause, SqlcType{Type: t, NotNull: true, Column: spelled(nil, t, true, "integer")}, true
+	}
+	if t := s.target; t != nil && s.set != nil {
+		c := s.set.Column(t.Name)
+		if c == nil {
+			return "", SqlcType{}, false
+		}
+		return c.Name, sqlcColumnTyping(c), true
+	}
 	if t := s.target; t != nil {
 		tb := a.sqlcDefaultTable()
 		if t.Name == "" || tb == nil {
@@ -164,13 +321,16 @@ func (a *analyzer) sqlcCaseTyping(s sqlcParent) (string, SqlcType, bool) {
 		if c == nil {
 			return "", SqlcType{}, false
 		}
-		return c.Name, SqlcType{Type: c.Type, NotNull: c.SqlcNotNull(), Column: c}, true
+		return c.Name, sqlcColumnTyping(c), true
 	}
 	switch n := s.node.(type) {
 	case nil:
 		return "", anyType, true
 	case *sqlparse.AExpr:
 		o := a.sqlcOperands[n]
+		if o != nil {
+			a.resolveSqlcOperand(n)
+		}
 		switch {
 		case o == nil || !o.done:
 			return "", SqlcType{}, false
@@ -179,7 +339,7 @@ func (a *analyzer) sqlcCaseTyping(s sqlcParent) (string, SqlcType, bool) {
 			// own (In, BetweenExpr), typed by rules of their own.
 			return "", SqlcType{}, false
 		case o.ok:
-			return o.col.Name, *sqlcColumnParam(o.col), true
+			return o.col.Name, sqlcColumnTyping(o.col.Column), true
 		case o.hasRef:
 			return "", SqlcType{}, false
 		case n.Op == "||":
