@@ -239,20 +239,7 @@ var shapeWholeMySQL = []string{
 
 // sqlcShapeDiffs are the queries (by shape text) where fencegen names or
 // types a parameter otherwise than sqlc, with the reason.
-var sqlcShapeDiffs = map[string]string{
-	// MySQL: sqlc's converter makes COALESCE a CoalesceExpr, no parent
-	// of its own: the parameter is named and typed after the comparison's
-	// first column, nullable as it is. Open.
-	"SELECT id FROM books WHERE coalesce(hi, ?) > 0":                                                      "open: MySQL COALESCE",
-	"SELECT lo FROM books GROUP BY lo, hi, a, b, title, price, flag, made, id HAVING coalesce(hi, ?) > 0": "open: MySQL COALESCE",
-	"SELECT books.id FROM books JOIN authors ON authors.book_id = books.id AND coalesce(hi, ?) > 0":       "open: MySQL COALESCE",
-	"UPDATE books SET lo = 1 WHERE coalesce(hi, ?) > 0":                                                   "open: MySQL COALESCE",
-	"DELETE FROM books WHERE coalesce(hi, ?) > 0":                                                         "open: MySQL COALESCE",
-	"SELECT aid FROM authors WHERE EXISTS (SELECT 1 FROM books WHERE coalesce(hi, ?) > 0)":                "open: MySQL COALESCE",
-	// sqlc's converter reads VALUES(lo) as an unknown node, where the
-	// parameter has no column. Open.
-	"INSERT INTO books (id, title, lo, a, flag) VALUES (?, 't', 1, 1, true) ON DUPLICATE KEY UPDATE lo = VALUES(lo) + ?": "open: MySQL VALUES()",
-}
+var sqlcShapeDiffs = map[string]string{}
 
 // shapeQueries returns the queries: name to statement.
 func shapeQueries(positions, exprs, whole []string) (names []string, stmts map[string]string) {

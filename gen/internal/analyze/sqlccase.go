@@ -151,6 +151,9 @@ func (a *analyzer) findSqlcCaseParams() {
 				break
 			}
 			first[n.Number] = true
+			if n.SqlcUnread {
+				break // MySQL: sqlc does not read it (mysql.go)
+			}
 			switch {
 			case a.opts.MySQL:
 				// MySQL's LIMIT: select.go; a SET entry: dml.go.
@@ -201,7 +204,20 @@ func sqlcSetEntry(t *sqlparse.Target) bool {
 // argument of (directArg), a select-list entry, or nothing.
 func (a *analyzer) sqlcParentTypes(s sqlcParent, directArg bool) bool {
 	if a.opts.MySQL {
-		return false
+		// MySQL (sqlc's dolphin converter): an operator other than IN
+		// and BETWEEN, which are nodes of their own there (In,
+		// BetweenExpr), and not one it leaves unread (ast.TODO). A
+		// COALESCE is no parent, as on PostgreSQL; GREATEST and LEAST
+		// are calls.
+		e, ok := s.node.(*sqlparse.AExpr)
+		if !ok || s.target != nil || e.SqlcTODO {
+			return false
+		}
+		switch e.Kind {
+		case "in", "not in", "between", "not between":
+			return false
+		}
+		return true
 	}
 	if s.target != nil {
 		return true
@@ -227,6 +243,9 @@ func (a *analyzer) resolveSqlcOperand(n *sqlparse.AExpr) {
 	}
 	o.done = true
 	ref := sqlcFirstRef(n)
+	if a.opts.MySQL {
+		ref = mysqlSqlcFirstRef(n)
+	}
 	o.hasRef = ref != nil
 	if ref == nil {
 		return
@@ -239,6 +258,28 @@ func (a *analyzer) resolveSqlcOperand(n *sqlparse.AExpr) {
 	o.col = columnValue(col)
 	o.col.Name = ref.Fields[len(ref.Fields)-1]
 	o.ok = true
+}
+
+// mysqlSqlcFirstRef is sqlcFirstRef as sqlc reads a MySQL operator:
+// what its converter leaves unread (ast.TODO: VALUES(col) of ON
+// DUPLICATE KEY UPDATE, the nodes marked SqlcTODO) holds no column.
+func mysqlSqlcFirstRef(n *sqlparse.AExpr) *sqlparse.ColumnRef {
+	var ref *sqlparse.ColumnRef
+	for _, side := range []sqlparse.Node{n.Left, n.Right} {
+		walkPruned(side, func(x sqlparse.Node) bool {
+			if ref != nil || sqlparse.IsSqlcTODO(x) {
+				return false
+			}
+			if f, ok := x.(*sqlparse.FuncCall); ok && f.Func.Schema == "" && strings.EqualFold(f.Func.Name, "values") {
+				return false
+			}
+			if cr, ok := x.(*sqlparse.ColumnRef); ok && cr.Fields[len(cr.Fields)-1] != "*" {
+				ref = cr
+			}
+			return true
+		})
+	}
+	return ref
 }
 
 // sqlcColumnTyping is how sqlc types a parameter after column c: as the
