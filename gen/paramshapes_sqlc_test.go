@@ -141,6 +141,8 @@ var shapeWholePG = []string{
 	"WITH c AS (SELECT id, lo FROM books) SELECT id FROM c WHERE lo = $1",
 	"WITH c AS (SELECT id, hi FROM books) SELECT c.id FROM c JOIN authors ON authors.book_id = c.id WHERE c.hi = $1",
 	"SELECT id FROM books WHERE lo = (SELECT max(a) FROM books WHERE hi = $1)",
+	"WITH c AS (SELECT id, hi FROM books) SELECT id FROM c WHERE hi > $1 AND id = $2",
+	"WITH c AS (SELECT id, hi FROM books) SELECT c.id FROM c WHERE hi = $1",
 	"SELECT id FROM books WHERE lo = @low AND hi > @low",
 	"SELECT id FROM books WHERE lo = sqlc.narg(low)",
 	"SELECT id FROM books WHERE $1 = ANY(tags) AND lo = $2",
@@ -312,7 +314,10 @@ func testParamShapes(t *testing.T, engine, schema string, positions, exprs, whol
 	bin := needSqlc(t)
 	names, stmts := shapeQueries(positions, exprs, whole)
 	dir := t.TempDir()
-	pkg := ", sql_package: pgx/v5"
+	// Overrides of a table's column and of a CTE's column of the same
+	// name: sqlc looks a parameter's column up in the statement's
+	// tables, never in a CTE.
+	pkg := ", sql_package: pgx/v5, overrides: [{column: books.hi, go_type: database/sql.NullInt64}, {column: c.hi, go_type: database/sql.NullInt32}]"
 	if engine == "mysql" {
 		pkg = ""
 	}

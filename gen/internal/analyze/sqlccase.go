@@ -1,28 +1,39 @@
 package analyze
 
-// sqlc's naming and typing of a parameter inside a CASE (issue 23).
+// sqlc's naming and typing of a parameter by its parent (issue 23).
 // sqlc v1.31.1 types a parameter by its nearest enclosing operator,
 // function call, cast or select-list entry (internal/compiler
-// find_params.go, the visitor's parent); a CASE, like AND, OR, NOT,
-// COALESCE, IS NULL and a subquery, is none of them, so a parameter
-// anywhere in a CASE (its operand, a WHEN, a THEN, the ELSE) is named
-// and typed by what encloses the CASE (resolve.go):
-//   - an operator (=, <, ||, IN, IS DISTINCT FROM, ...): the first column
-//     reference in its left operand, else in its right one, the CASE's
-//     own included; named after that column and nullable as it is; with
-//     no column, text (nullable) for || and interface{} otherwise,
-//     unnamed;
+// find_params.go, the visitor's parent), the first use of each number
+// in its walk deciding; a CASE, like AND, OR, NOT, COALESCE, GREATEST
+// and LEAST (on PostgreSQL), IS NULL, a row and a subquery, is none of
+// them, so a parameter anywhere under one is named and typed by what
+// encloses it (resolve.go):
+//   - an operator (=, <, ||, IN, BETWEEN, = ANY, IS DISTINCT FROM, ...):
+//     the first column reference in its left operand, else in its right
+//     one (a subquery's included), looked up by name in every table the
+//     statement names (not a CTE: sqlcLookup); named after that column
+//     and typed and nullable as it is ($1 = ANY(tags) is tags []string,
+//     length(title) IN ($1, $2) title and title_2 string); with no
+//     column, text (nullable) for || and interface{} otherwise,
+//     unnamed; where the lookup fails sqlc refuses the query, and
+//     fencegen's typing stands;
 //   - a cast (CASE ... END::int): the cast's type, NOT NULL, unnamed;
-//   - a function call: interface{}, unnamed (sqlc types the call's own
-//     arguments only);
+//   - a function call it is no direct argument of: interface{}, unnamed
+//     (sqlc types the call's own arguments only);
 //   - a select-list or RETURNING entry AS alias: the column alias of the
-//     statement's first table, named alias;
-//   - nothing (WHERE CASE $1 WHEN ... END, INSERT ... VALUES (CASE ...)):
-//     interface{}, unnamed.
-// A named parameter keeps its name, and sqlc.narg stays nullable. An
-// UPDATE's or ON CONFLICT's SET column is typed where SET is analysed
-// (dml.go, sqlcAssignedParams). PostgreSQL's typing stays the
-// parameter's Type, which postgresql_types declares.
+//     statement's first table, named alias; a SET entry: its column;
+//   - the number of the enclosing SELECT's LIMIT or OFFSET: limit or
+//     offset, integer NOT NULL, wherever else the number is used;
+//   - nothing (WHERE CASE $1 WHEN ... END, WHERE NOT $1, VALUES
+//     (coalesce($1, 0))): interface{}, unnamed.
+// A named parameter keeps its name, and sqlc.narg stays nullable. A
+// direct argument of a call, a cast, an INSERT's value and an UPDATE's
+// SET value keep the rules of their own analysis (funcs.go, expr.go,
+// dml.go). On MySQL (sqlc's dolphin converter) IN and BETWEEN are nodes
+// with rules of their own and VALUES(col) holds no column; there the
+// operator rule applies to an unnamed parameter outside a CASE, and the
+// CASE rules as before. PostgreSQL's typing stays the parameter's Type,
+// which postgresql_types declares.
 
 import (
 	"strings"
@@ -168,6 +179,12 @@ func (a *analyzer) findSqlcCaseParams() {
 					break // dml.go
 				}
 				if !s.viaCase && !a.sqlcParentTypes(s, direct[n]) {
+					break
+				}
+				if !s.viaCase && a.opts.MySQL && n.Name != "" {
+					// A MySQL named parameter is one ? per use, whose
+					// typings sqlc merges (an untyped use gives way):
+					// typeParam.
 					break
 				}
 			}
