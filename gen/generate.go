@@ -1052,23 +1052,35 @@ func noteLastInsertIDElsewhere(runs []*pkgRun, notes [][]string) {
 	}
 }
 
-// noteTriggeredGroupWrites notes, at each guarded UPDATE of several rows
-// (mysqlguard.All) of a table the schema gives a trigger, where
-// clientFoundRows=true in the DSN still matters: a trigger clears the
+// noteTriggeredGroupWrites notes, at each guarded UPDATE of a table the
+// schema gives a trigger (fencegen's guard triggers among them), of
+// several rows (mysqlguard.All) or by key (mysqlguard.ByKey), that such a
+// write needs clientFoundRows=true in the DSN: a trigger clears the
 // reply's last-insert id, by which the guard tells an UPDATE that
-// matched rows already holding the values from one that matched none,
-// so then the locked read compares each row with what the UPDATE
-// writes; that comparison errs towards "differs" (a DECIMAL column's
-// 12.00 for 12), and such a retry that changes nothing ends in
-// fence.ErrConcurrentChange after fenceimpl.MaxAttempts runs unless the
-// affected rows count the rows matched (docs/mysql.md).
+// matched rows already holding the values from one that matched none.
+// The guard's locked read then compares the assigned values with the
+// stored ones, which tells most unchanged rows; a value equal to the
+// stored one only after MySQL's conversion to the column's type (a Go
+// time with fractional seconds into DATETIME, "20" into DECIMAL(12,2))
+// is not told, so without the matched-rows count such a write ends in
+// fence.ErrConcurrentChange after fenceimpl.MaxAttempts runs
+// (docs/mysql.md; issue 27, trials t27 F6 and t27s F1).
 func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema) {
 	if schema == nil {
 		return
 	}
 	for _, f := range files {
 		for _, q := range f.Queries {
-			if q.Fence == nil || q.Fence.MySQL == nil || q.Fence.MySQL.Form != mysqlguard.All || q.Fence.Kind != "update" {
+			if q.Fence == nil || q.Fence.MySQL == nil || q.Fence.Kind != "update" {
+				continue
+			}
+			var what string
+			switch q.Fence.MySQL.Form {
+			case mysqlguard.All:
+				what = "several rows of"
+			case mysqlguard.ByKey:
+				what = "a row, by key, of"
+			default:
 				continue
 			}
 			var names []string
@@ -1080,7 +1092,7 @@ func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema)
 			if len(names) == 0 {
 				continue
 			}
-			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes several rows of fenced table %s, which has trigger(s) %s: a trigger clears the reply's last-insert id, so a retry that changes nothing is told from a write that matched none by comparing each row with what the UPDATE writes, which errs towards \"differs\" where the column stores the value otherwise (a DECIMAL column's 12.00 for 12): such a retry fails with fence.ErrConcurrentChange after %d attempts unless the DSN sets clientFoundRows=true (go-sql-driver/mysql); set clientFoundRows=true", q.File, q.Line, q.Col, q.Name, q.Fence.Table.Name, strings.Join(names, ", "), fenceimpl.MaxAttempts))
+			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes %s fenced table %s, which has trigger(s) %s: a trigger clears the reply's last-insert id, so a retry that changes nothing is told from a write that matched none by comparing each row with what the UPDATE writes, which errs towards \"differs\" where the column stores the value otherwise (a DECIMAL column's 12.00 for 12, \"20\" into DECIMAL(12,2), a Go time with fractional seconds into DATETIME): such a write fails with fence.ErrConcurrentChange after %d attempts unless the DSN sets clientFoundRows=true (go-sql-driver/mysql); set clientFoundRows=true", q.File, q.Line, q.Col, q.Name, what, q.Fence.Table.Name, strings.Join(names, ", "), fenceimpl.MaxAttempts))
 		}
 	}
 }
