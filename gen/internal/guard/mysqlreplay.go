@@ -98,6 +98,11 @@ type mysqlReplay struct {
 	// column and added it again in one statement: every row's value is
 	// then the new column's default.
 	reset map[string]map[string]*cause
+	// keyAdded holds, by table, the team's first statement that gave a
+	// table with a guard BEFORE INSERT trigger a primary or unique key
+	// since that trigger was installed: the trigger does not look rows
+	// up by it (issue 27, trial t27s F3).
+	keyAdded map[string]*cause
 }
 
 // mysqlRecreated is a table that took the name of one that had guard
@@ -132,7 +137,7 @@ func (r *mysqlReplay) leaves(table string, guarded bool, c *cause) {
 // replayMySQLGuard replays files in the order given.
 func replayMySQLGuard(files []*sqlparse.File) *mysqlReplay {
 	r := &mysqlReplay{triggers: map[string]*mysqlTrigger{}, dropped: map[string]*cause{}, vacated: map[string]*cause{}, recreated: map[string]mysqlRecreated{},
-		droppedTrigger: map[string]*cause{}, reset: map[string]map[string]*cause{}}
+		droppedTrigger: map[string]*cause{}, reset: map[string]map[string]*cause{}, keyAdded: map[string]*cause{}}
 	for _, f := range files {
 		if isMySQLGuardMigration(f.Src) {
 			r.applyGuard(f)
@@ -220,6 +225,7 @@ func (r *mysqlReplay) applyGuardText(f *sqlparse.File, start, end int, format st
 		delete(r.droppedTrigger, name)
 		delete(r.vacated, table) // guarded again
 		delete(r.recreated, table)
+		delete(r.keyAdded, table)
 	}
 	for _, m := range mysqlUnfenceRe.FindAllStringSubmatch(src[start:], -1) {
 		table := strings.ToLower(m[1])
@@ -301,8 +307,15 @@ func (r *mysqlReplay) applyTeam(f *sqlparse.File, end int) {
 			for _, tt := range n.TableToTables {
 				r.renameTable(tt.OldTable.Name.L, tt.NewTable.Name.L, at(st.Start, "RENAME TABLE renames table "+tt.OldTable.Name.O+" to "+tt.NewTable.Name.O))
 			}
+		case *ast.CreateIndexStmt:
+			if n.KeyType == ast.IndexKeyTypeUnique {
+				r.addsKey(n.Table.Name.L, at(st.Start, "CREATE UNIQUE INDEX "+n.IndexName+" adds a unique key to table "+n.Table.Name.O))
+			}
 		case *ast.AlterTableStmt:
 			table := n.Table.Name.L
+			if mysqlAddsKey(n) {
+				r.addsKey(table, at(st.Start, "ALTER TABLE adds a primary or unique key to table "+n.Table.Name.O))
+			}
 			// A column dropped and added again in one ALTER TABLE is
 			// there after it (the triggers that read it keep working),
 			// with every row holding the new column's default.
@@ -342,6 +355,47 @@ func (r *mysqlReplay) applyTeam(f *sqlparse.File, end int) {
 			}
 		}
 	}
+}
+
+// addsKey records that c gives table (lower case) a primary or unique
+// key: when a guard BEFORE INSERT trigger of the table is installed, the
+// first such statement since is kept (keyAdded).
+func (r *mysqlReplay) addsKey(table string, c *cause) {
+	if r.keyAdded[table] != nil {
+		return
+	}
+	for _, tr := range r.triggers {
+		if tr.table == table && strings.Contains(tr.text, " BEFORE INSERT ") {
+			r.keyAdded[table] = c
+			return
+		}
+	}
+}
+
+// mysqlAddsKey reports whether an ALTER TABLE adds a primary or unique
+// key: ADD PRIMARY KEY, ADD [CONSTRAINT] UNIQUE, or a column's PRIMARY
+// KEY or UNIQUE in ADD, MODIFY or CHANGE COLUMN.
+func mysqlAddsKey(n *ast.AlterTableStmt) bool {
+	for _, spec := range n.Specs {
+		switch spec.Tp {
+		case ast.AlterTableAddConstraint:
+			if c := spec.Constraint; c != nil {
+				switch c.Tp {
+				case ast.ConstraintPrimaryKey, ast.ConstraintUniq, ast.ConstraintUniqKey, ast.ConstraintUniqIndex:
+					return true
+				}
+			}
+		case ast.AlterTableAddColumns, ast.AlterTableModifyColumn, ast.AlterTableChangeColumn:
+			for _, c := range spec.NewColumns {
+				for _, o := range c.Options {
+					if o.Tp == ast.ColumnOptionUniqKey || o.Tp == ast.ColumnOptionPrimaryKey {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // unreadDrop records a statement at offset loc of f that may drop a
@@ -540,6 +594,8 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 				f := because(in.broken, ", which the guard trigger %s that %s installs reads: once this is applied, every %s of %s fails (Unknown column) until the trigger is replaced; its guard belongs in this migration, %s, for no applied state to break it", name, in.file, event, t.Table, in.broken.file)
 				f.Into, f.Why = in.broken.file, whyMySQLColumn
 				out = append(out, f)
+			case in.text != creates[i] && event == "INSERT" && have.keyAdded[table] != nil:
+				out = append(out, because(have.keyAdded[table], ", after guard trigger %s that %s installs, which looks up the row a REPLACE or INSERT ... ON DUPLICATE KEY UPDATE conflicts with by each key the table had then and not by this one: until a new guard migration replaces it, a stale token's REPLACE or upsert that conflicts on the new key passes the database guard", name, in.file))
 			case in.text != creates[i]:
 				out = append(out, at(in.file, in.line, "the guard trigger %s of table %s differs from the one this fencegen writes (another token column or mode, another fencegen, or edited by hand): write a new guard migration", name, t.Table))
 			}
