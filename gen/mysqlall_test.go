@@ -153,7 +153,7 @@ DELETE FROM jobs WHERE id IN (sqlc.slice(ids));
 	out := string(res.Files["out/q.sql.go"])
 	for _, want := range []string{
 		"UPDATE jobs SET status = ?, fence=LAST_INSERT_ID(?) WHERE (id IN (/*SLICE:ids*/?)) AND CASE WHEN (id IN (/*SLICE:ids*/?)) THEN IF(",
-		"FROM jobs WHERE (id IN (/*SLICE:ids*/?)) FOR UPDATE",
+		"FROM jobs WHERE (id IN (/*SLICE:ids*/?)) LIMIT 18446744073709551615 FOR UPDATE",
 		"\tqueryParams = append(queryParams, arg.Status, int64(token))\n\tfor _, v := range arg.Ids {\n\t\tqueryParams = append(queryParams, v)\n\t}\n\tfor _, v := range arg.Ids {\n\t\tqueryParams = append(queryParams, v)\n\t}\n\tqueryParams = append(queryParams, int64(token))\n",
 		"\t\tquery = strings.ReplaceAll(query, \"/*SLICE:ids*/?\", strings.Repeat(\",?\", len(arg.Ids))[1:])\n\t} else {\n\t\tquery = strings.ReplaceAll(query, \"/*SLICE:ids*/?\", \"NULL\")\n",
 		"\t\tstoredQuery := fenceStoredFinishJobs\n",

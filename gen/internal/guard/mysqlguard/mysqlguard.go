@@ -904,7 +904,7 @@ func storedRead(sp *splicer, refs *ast.TableRefsClause, where ast.ExprNode, spec
 	start, end := sp.whereSpan(where)
 	w := "@" + holeVar + strconv.Itoa(len(holes))
 	holes = append(holes, hole{node: where, start: start, end: end, paren: true})
-	return sp.read(fmt.Sprintf("SELECT %s FROM %s WHERE %s FOR UPDATE", cols, from, w), holes)
+	return sp.read(fmt.Sprintf("SELECT %s FROM %s WHERE %s%s FOR UPDATE", cols, from, w, allRowsLimit), holes)
 }
 
 // holdsWrite is the condition that a row already holds what the UPDATE
@@ -930,6 +930,15 @@ func holdsWrite(sp *splicer, spec Spec, set []*ast.Assignment, holes []hole) (st
 	same = append(same, fmt.Sprintf("%s = ?", quote(spec.Column)))
 	return strings.Join(same, " AND "), holes
 }
+
+// allRowsLimit ends each of the guard's reads: a SELECT with a LIMIT of
+// its own returns the rows it gives whatever the session's
+// sql_select_limit (MySQL manual and MariaDB KB, sql_select_limit), which
+// a DSN may set (sql_select_limit=0 returns no row from a SELECT without
+// one), so a stale write is never reported as a missing row (issue 27,
+// trial t27s F4). 18446744073709551615 is the largest LIMIT, as the
+// manual spells "all rows".
+const allRowsLimit = " LIMIT 18446744073709551615"
 
 // staleGuard is the guard of a write of several rows (All and Upsert):
 // IF(tok <= ?tok, TRUE, (SELECT tok UNION ALL SELECT tok)) (or <). On a
@@ -1019,7 +1028,7 @@ func allRead(sp *splicer, refs *ast.TableRefsClause, where ast.ExprNode, spec Sp
 		text += " WHERE @" + holeVar + strconv.Itoa(len(holes))
 		holes = append(holes, hole{node: where, start: start, end: end, paren: true})
 	}
-	return sp.read(text+" FOR UPDATE", holes)
+	return sp.read(text+allRowsLimit+" FOR UPDATE", holes)
 }
 
 // rewriteUpdateAll guards an UPDATE that may match several rows:
@@ -1260,7 +1269,7 @@ func upsertStoredRead(sp *splicer, in *ast.InsertStmt, spec Spec) (string, []int
 	if len(rows) > 1 {
 		where = "(" + strings.Join(rows, ") OR (") + ")"
 	}
-	text, params, err := sp.read(fmt.Sprintf("SELECT %s FROM %s WHERE %s", quote(spec.Column), from, where), holes)
+	text, params, err := sp.read(fmt.Sprintf("SELECT %s FROM %s WHERE %s%s", quote(spec.Column), from, where, allRowsLimit), holes)
 	if err != nil {
 		return "", nil
 	}
