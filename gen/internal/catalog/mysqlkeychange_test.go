@@ -117,13 +117,15 @@ func TestMySQLKeyChangesOnMariaDB(t *testing.T) {
 // and MySQL refuse (a second PRIMARY KEY while the catalog holds one), or
 // one the two servers run differently (DROP COLUMN of a column of a
 // primary key of several), leaves the table's keys in doubt at that
-// statement; the guard of an UPDATE or DELETE refuses such a table (see
-// gen's TestMySQLKeysInDoubtRefused).
+// statement, and those of a copy CREATE TABLE ... LIKE makes at its own;
+// the guard of an UPDATE or DELETE refuses such a table (see gen's
+// TestMySQLKeysInDoubtRefused).
 func TestMySQLKeysInDoubt(t *testing.T) {
 	for _, tc := range []struct{ name, src, at string }{
 		{"second primary key", "CREATE TABLE t (id BIGINT PRIMARY KEY, r INT NOT NULL, tok BIGINT NOT NULL);\nALTER TABLE t ADD PRIMARY KEY (id, r);\n", "schema.sql:2:1"},
 		{"primary key column added", "CREATE TABLE t (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL);\nALTER TABLE t ADD COLUMN k INT PRIMARY KEY;\n", "schema.sql:2:1"},
 		{"column of a primary key of several dropped", "CREATE TABLE t (id BIGINT, r INT, tok BIGINT NOT NULL, PRIMARY KEY (id, r));\nALTER TABLE t DROP COLUMN r;\n", "schema.sql:2:1"},
+		{"copied by LIKE", "CREATE TABLE s (id BIGINT PRIMARY KEY, r INT NOT NULL, tok BIGINT NOT NULL);\nALTER TABLE s ADD PRIMARY KEY (id, r);\nCREATE TABLE t LIKE s;\n", "schema.sql:3:1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := mysqlCatalog(t, tc.src).Table("", "t").KeysInDoubt()

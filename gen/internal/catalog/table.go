@@ -3,6 +3,7 @@ package catalog
 // CREATE TABLE: columns, keys, foreign keys, LIKE, INHERITS and partitions.
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -69,6 +70,10 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 		if opts&sqlparse.LikeIndexes != 0 {
 			if len(src.indexes) > 0 || src.untrackedUnique {
 				u.untracked(t, n.Table.Loc)
+			}
+			if d := src.keysDoubt; d != nil {
+				// The copy's keys are the source's, as much in doubt.
+				u.doubtKeys(t, n.Table.Loc, fmt.Sprintf("it copies the keys of table %s, which are in doubt after %s:%d:%d (%s)", src.Name, d.File, d.Line, d.Col, d.Msg))
 			}
 			for c, p := range src.keyPrefix {
 				t.notePrefix([]string{c}, []int{p})
