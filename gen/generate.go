@@ -101,6 +101,14 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 	for _, r := range runs {
 		r.ctx, r.vet, r.vetURI = ctx, vet, vetURI
 	}
+	// Each catalog is validated (which ends its schema and fences
+	// children of fenced tables) before the relations through which a
+	// write reaches a fenced table are shared among the entries
+	// (shareReaches); the rest of each entry reads only its own catalog.
+	parallel.For(len(cfg.Packages), func(i int) {
+		runs[i].validate()
+	})
+	shareReaches(runs)
 	parallel.For(len(cfg.Packages), func(i int) {
 		r := &results[i]
 		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
@@ -422,6 +430,14 @@ type pkgRun struct {
 	ctx    context.Context
 	vet    bool
 	vetURI string
+	// validated are the catalog's Validate errors (validate).
+	validated diag.List
+}
+
+// validate validates r's catalog, once the other entries' marks reached
+// it (spreadSchemaMarks, fencesElsewhere).
+func (r *pkgRun) validate() {
+	r.validated = r.cat.Validate()
 }
 
 // lastIDRead is a query's read of MySQL's session LAST_INSERT_ID().
@@ -574,14 +590,49 @@ func fencesElsewhere(runs []*pkgRun) {
 	}
 }
 
-// finish validates r's catalog, analyses its queries and emits its Go
+// shareReaches gives every PostgreSQL entry's catalog the relations of
+// every PostgreSQL entry's schema through which a write reaches a fenced
+// table (analyze.Reaches; its own marked Own): the entries share a
+// database, so a write of a relation that another entry's schema gives a
+// trigger, a cascading foreign key or a fenced table of that name in
+// another schema is judged by that schema too (trial r24 N6, N8).
+func shareReaches(runs []*pkgRun) {
+	pg := 0
+	for _, r := range runs {
+		if r != nil && !r.schemaBroken && r.pkg.Engine != config.EngineMySQL {
+			pg++
+		}
+	}
+	if pg < 2 {
+		return
+	}
+	reaches := make([][]catalog.Reach, len(runs))
+	parallel.For(len(runs), func(i int) {
+		if r := runs[i]; r != nil && !r.schemaBroken && r.pkg.Engine != config.EngineMySQL {
+			reaches[i] = analyze.Reaches(r.cat, config.EntryName(&r.pkg))
+		}
+	})
+	for i, o := range reaches {
+		for j, r := range runs {
+			if reaches[j] == nil && (r == nil || r.schemaBroken || r.pkg.Engine == config.EngineMySQL) {
+				continue
+			}
+			for _, x := range o {
+				x.Own = i == j
+				r.cat.AddReach(x)
+			}
+		}
+	}
+}
+
+// finish analyses r's queries (its catalog validated: validate) and emits its Go
 // code and guard; see Generate.
 func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	cfg, pkg, found, cat := r.cfg, r.pkg, r.found, r.cat
 	errs := r.errs
 	fenceNotes := r.notes
 	schemaFiles, results, schemaBroken, qerr := r.schemaFiles, r.results, r.schemaBroken, r.qerr
-	errs = append(errs, cat.Validate()...)
+	errs = append(errs, r.validated...)
 	if schemaBroken {
 		// A missing query file is its own problem, reported too.
 		return nil, nil, nil, append(errs, qerr...)

@@ -775,6 +775,10 @@ func (fw *funcWrites) table(n sqlparse.Name, verb string, only bool, add func(hi
 		// database (trial t24 F11).
 		add(hiddenWrite{verb: "statements fencegen cannot see", unknown: fmt.Sprintf("it runs %s on %s, which the schema of this sql entry does not define, and %s fences table %s.%s (%s:%d) of the same database", verb, n.String(), e.Entry, e.Schema, e.Name, e.File, e.Line)})
 	}
+	for _, w := range fw.sharedLocked(n.Schema, n.Name, t, verb) {
+		// As another sql entry's schema declares the relation.
+		add(w)
+	}
 	if t != nil && t.Fence == nil {
 		// A write of a table writes its inheritance children and
 		// partitions (reachedBy).

@@ -111,6 +111,16 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 		}
 		ws = append(ws, w)
 	}
+	if own {
+		// As another sql entry's schema declares t (the entries share a
+		// database): a table reached through a foreign key, a view's base
+		// relation, a table a body writes. A statement's own target is
+		// judged by sharedWrites.
+		if r, _ := sharedReach(fw.cat, t.Schema, t.Name, t, events, cols, targets, false); r != nil {
+			add("the schema of "+r.Entry, hiddenWrite{verb: "statements fencegen cannot see",
+				unknown: fmt.Sprintf("in the schema of %s (the same database) a write of %s writes %s, which the schema of this sql entry does not declare", r.Entry, t.QualifiedName(), r.What)})
+		}
+	}
 	// Defaults, CHECKs, generated columns and index expressions run on
 	// INSERT and UPDATE; policies on every write but TRUNCATE.
 	trigEvents := rowMoveEvents(fw.cat, t, events)

@@ -88,6 +88,11 @@ func typed(w writes.Write) bool {
 
 func (a *analyzer) checkWrite(q *Query, w writes.Write) {
 	t := a.cat.Table(w.Table.Schema, w.Table.Name)
+	if !a.errAt[w.Loc] {
+		// As another sql entry's schema declares the relation (the
+		// entries share a database).
+		a.sharedWrites(q, w, t)
+	}
 	if t == nil {
 		// PostgreSQL refuses the statement under the search_path fencegen
 		// knows; under another, an unqualified name may be a fenced table.

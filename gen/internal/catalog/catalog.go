@@ -745,6 +745,9 @@ type Catalog struct {
 	// elsewhere are the tables other sql entries fence that this schema
 	// does not define (FenceElsewhere).
 	elsewhere []FenceElsewhere
+	// reach are the relations through which a write reaches a fenced
+	// table, as each sql entry's schema declares them (Reach).
+	reach []Reach
 	// columns types the columns of views (WithColumnGenerator); without
 	// it a view has no columns.
 	columns ColumnGenerator

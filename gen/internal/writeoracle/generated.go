@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -180,6 +181,9 @@ type generation struct {
 	// message.
 	refused map[string]string
 	optOut  map[string]bool
+	// copies are, with Options.SharedDatabase, the other entries' copies
+	// of each extra schema file.
+	copies map[string][]string
 	// failed is set when a problem outside the query files (or one that no
 	// query holds) stopped generation.
 	failed error
@@ -190,7 +194,13 @@ type generation struct {
 // unfenced), blanking out each refused query and
 // generating again, until the entry renders or a problem outside a query
 // stops it.
-func generate(ctx context.Context, base *gen.Config, entry int, extra []string, queries []*queryFile, unfenced bool) *generation {
+//
+// With shared set (Options.SharedDatabase) the other entries are
+// generated too, each with a copy of the extra files of its own (whose
+// lines it cannot read are blanked in its copy alone, generation.copies)
+// and a query file of one read-only query; only the checked entry's
+// statements are kept.
+func generate(ctx context.Context, base *gen.Config, entry int, extra []string, queries []*queryFile, unfenced, shared bool) *generation {
 	cfg := *base
 	pkg := base.Packages[entry]
 	if unfenced {
@@ -204,7 +214,43 @@ func generate(ctx context.Context, base *gen.Config, entry int, extra []string, 
 		byBase[filepath.Base(q.path)] = q
 	}
 	cfg.Packages = []config.Package{pkg}
-	g := &generation{refused: map[string]string{}, optOut: map[string]bool{}}
+	g := &generation{refused: map[string]string{}, optOut: map[string]bool{}, copies: map[string][]string{}}
+	if shared {
+		base0 := extra
+		extra = append([]string(nil), extra...)
+		cfg.Packages = nil
+		for j, other := range base.Packages {
+			if j == entry {
+				cfg.Packages = append(cfg.Packages, pkg)
+				continue
+			}
+			if unfenced {
+				other.Fence = nil
+			}
+			other.Schema = append([]string(nil), other.Schema...)
+			for _, e := range base0 {
+				c := strings.TrimSuffix(e, ".sql") + fmt.Sprintf(".e%d.sql", j)
+				b, err := os.ReadFile(e)
+				if err == nil {
+					err = os.WriteFile(c, b, 0o644)
+				}
+				if err != nil {
+					g.failed = err
+					return g
+				}
+				other.Schema = append(other.Schema, c)
+				g.copies[e] = append(g.copies[e], c)
+				extra = append(extra, c)
+			}
+			stub := filepath.Join(filepath.Dir(queries[0].path), fmt.Sprintf("oracle_other_%d.sql", j))
+			if err := os.WriteFile(stub, []byte("-- name: OracleOther :one\nSELECT 1 AS one;\n"), 0o644); err != nil {
+				g.failed = err
+				return g
+			}
+			other.Queries = []string{stub}
+			cfg.Packages = append(cfg.Packages, other)
+		}
+	}
 	for round := 0; ; round++ {
 		for _, q := range queries {
 			if err := q.write(); err != nil {
@@ -214,7 +260,17 @@ func generate(ctx context.Context, base *gen.Config, entry int, extra []string, 
 		}
 		out, err := gen.Generate(ctx, &cfg)
 		if err == nil {
-			g.stmts, g.failed = statements(out.Files)
+			files := out.Files
+			if shared {
+				files = map[string][]byte{}
+				dir := path.Clean(filepath.ToSlash(pkg.Go.Out)) + "/"
+				for n, b := range out.Files {
+					if strings.HasPrefix(n, dir) {
+						files[n] = b
+					}
+				}
+			}
+			g.stmts, g.failed = statements(files)
 			for _, v := range out.Vet {
 				if m := optOutNote.FindStringSubmatch(v); m != nil {
 					g.optOut[m[1]] = true
@@ -285,13 +341,16 @@ func blankLine(path string, n int) bool {
 	return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644) == nil
 }
 
-// keptLines returns the non-blank lines of a file.
-func keptLines(path string) map[string]bool {
+// keptLines returns the non-blank lines of the files (a file and its
+// copies: a line any of them kept).
+func keptLines(paths ...string) map[string]bool {
 	out := map[string]bool{}
-	b, _ := os.ReadFile(path)
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(l) != "" {
-			out[l] = true
+	for _, p := range paths {
+		b, _ := os.ReadFile(p)
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.TrimSpace(l) != "" {
+				out[l] = true
+			}
 		}
 	}
 	return out

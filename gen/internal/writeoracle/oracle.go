@@ -88,6 +88,14 @@ type Options struct {
 	// dozens of CREATE TABLE statements (TestOracleCorpora; the shapes
 	// hold the session classes and keep the pairs).
 	NoSessionPairs bool
+	// SharedDatabase checks each entry of a configuration in a database
+	// that holds every entry's schema (applied in order), with every
+	// entry generated (the others with a read-only query each), as
+	// fencegen takes the entries to share one database: a write of one
+	// entry that reaches a table another fences through that entry's
+	// schema (a trigger, a cascading foreign key, a relation of another
+	// schema of the same name) is seen (trial r24 N6, N8).
+	SharedDatabase bool
 	// Trace, when set, receives one line per query: what the generator
 	// made of it and what PostgreSQL recorded.
 	Trace func(line string)
@@ -387,7 +395,17 @@ func prepareDB(ctx context.Context, opt Options, dsn string, cfg *gen.Config, en
 		timeout = 5 * time.Second
 	}
 	db := &entryDB{r: &runner{conn: conn, dsn: dsn, types: typeCache{}, timeout: timeout, prelude: opt.Prelude}}
-	applied, rejected, err := applySchema(ctx, conn, schemaFiles(cfg.Dir, cfg.Packages[entry].Schema))
+	schema := cfg.Packages[entry].Schema
+	fence := cfg.Packages[entry].Fence
+	if opt.SharedDatabase {
+		// Every entry's schema, in order: the entries share the database.
+		schema, fence = nil, nil
+		for _, p := range cfg.Packages {
+			schema = append(schema, p.Schema...)
+			fence = append(fence, p.Fence...)
+		}
+	}
+	applied, rejected, err := applySchema(ctx, conn, schemaFiles(cfg.Dir, schema))
 	if err != nil {
 		conn.Close(ctx)
 		return nil, err
@@ -408,7 +426,7 @@ func prepareDB(ctx context.Context, opt Options, dsn string, cfg *gen.Config, en
 		return nil, err
 	}
 	db.unmark = db.unmarkStatements(comments)
-	db.own, db.ownCols = ownMarks(db.tables, comments, cfg.Packages[entry].Fence)
+	db.own, db.ownCols = ownMarks(db.tables, comments, fence)
 	tokens := map[string]bool{}
 	for _, c := range db.ownCols {
 		tokens[c] = true
@@ -605,7 +623,7 @@ func (s *session) check(ctx context.Context, queries []*queryFile) (*Report, err
 		}
 	}
 	trace("schema: %d statements applied, %d rejected by PostgreSQL", db.applied, db.rejected)
-	plain := generate(ctx, cfg, entry, []string{cols, unmark}, queries, true)
+	plain := generate(ctx, cfg, entry, []string{cols, unmark}, queries, true, opt.SharedDatabase)
 	if plain.failed != nil {
 		rep.EntriesFailed = 1
 		trace("the generator fails without the marks: %s", tmpPath.ReplaceAllString(plain.failed.Error(), ""))
@@ -680,11 +698,11 @@ func (s *session) check(ctx context.Context, queries []*queryFile) (*Report, err
 		for j, q := range queries {
 			qs[j] = q.clone()
 		}
-		g := generate(ctx, cfg, entry, []string{cols, mark}, qs, false)
+		g := generate(ctx, cfg, entry, []string{cols, mark}, qs, false, opt.SharedDatabase)
 		// A mark the generator could not read (a table its catalog does
 		// not have) was left out: that table, and a table whose token
 		// column was left out, is not fenced in this run.
-		kept, keptCols := keptLines(mark), keptLines(cols)
+		kept, keptCols := keptLines(append([]string{mark}, g.copies[mark]...)...), keptLines(append([]string{cols}, g.copies[cols]...)...)
 		for _, t := range db.tables {
 			lost := len(t.Parents) == 0 && !keptCols[strings.TrimSuffix(columnStatement(t), "\n")]
 			for _, m := range marked {

@@ -245,3 +245,34 @@ func TestOracleShapes(t *testing.T) {
 		t.Errorf("ran %d unguarded and %d guarded statements, %d refused: the shapes no longer reach the guard", rep.Unguarded, rep.GuardedStale, rep.Refused)
 	}
 }
+
+// preciseShared are the queries of testdata/shared that write no fenced
+// table however the entries' schemas declare the relations they write: an
+// UPDATE (upsert) of a column no foreign key's ON UPDATE action or UPDATE
+// OF trigger of the other entry's schema watches, an INSERT, a
+// schema-qualified write beside a fenced table of that name in another
+// schema. (RenameParentView is refused: as in one entry, a view's write
+// of its base relation counts as an UPDATE of any column.)
+var preciseShared = []string{"RenameParent", "InsertParent", "UpsertParentName", "RelabelKind", "RenumberOwner", "AddKind", "SetPublicRunState"}
+
+// TestOracleSharedDatabase runs the oracle over testdata/shared, two sql
+// entries of one database (Options.SharedDatabase) where entry a declares
+// fenced tables, the cascading foreign keys and the trigger through which
+// writes of tables entry b also declares reach them (from b's queries,
+// through b's view, function and trigger), and a fenced table of another
+// schema with the name of one b writes unqualified (trial r24 N6, N8): no
+// escape, no stale write, no guarded statement that always
+// fails, no over-refusal.
+func TestOracleSharedDatabase(t *testing.T) {
+	url := adminURL(t)
+	rep, err := CheckConfig(context.Background(), Options{AdminURL: url, Each: true, SharedDatabase: true, Label: "shared"}, "testdata/shared/sqlc.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep.Table())
+	requireSound(t, rep, GeneratorError)
+	requirePrecise(t, rep, preciseShared...)
+	if rep.Refused < 8 || rep.Unguarded < 5 || rep.GuardedStale < 1 {
+		t.Errorf("ran %d unguarded and %d guarded statements, %d refused: the shapes no longer reach the cross-entry analysis", rep.Unguarded, rep.GuardedStale, rep.Refused)
+	}
+}
