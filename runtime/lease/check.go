@@ -146,7 +146,7 @@ func (c *Client) probe(ctx context.Context) error {
 		for _, p := range unsafeSettings(m) {
 			if !seen[p] {
 				seen[p] = true
-				problems = append(problems, fmt.Errorf("%w: %s", ErrUnsafeConfig, p))
+				problems = append(problems, fmt.Errorf("%w: %s", errUnsafeRedis, p))
 				c.log(ctx, slog.LevelWarn, "lease check: "+p, "", 0)
 			}
 		}
@@ -192,7 +192,7 @@ var infoSettingsScript = redis.NewScript(`return redis.call('INFO', 'memory') ..
 func (c *Client) checkThroughInfo(ctx context.Context, replWarning error) error {
 	problems := []error{replWarning}
 	report := func(msg string) {
-		problems = append(problems, fmt.Errorf("%w: %s", ErrUnsafeConfig, msg))
+		problems = append(problems, fmt.Errorf("%w: %s", errUnsafeRedis, msg))
 		c.log(ctx, slog.LevelWarn, "lease check: "+msg, "", 0)
 	}
 	info, err := infoSettingsScript.Run(ctx, c.rdb, nil).Text()
@@ -256,7 +256,7 @@ func (c *Client) checkReplication(ctx context.Context) (warning, err error) {
 		if unsafeOption {
 			msg := fmt.Sprintf("Options.UnsafeNoReplicas could not be verified: INFO replication: %v; make sure the server has no replicas", err)
 			c.log(ctx, slog.LevelWarn, "lease check: "+msg, "", 0)
-			return fmt.Errorf("%w: %s", ErrUnsafeConfig, msg), nil
+			return fmt.Errorf("%w: %s", errUnsafeRedis, msg), nil
 		}
 		c.log(ctx, slog.LevelWarn, "lease check: cannot read INFO replication to check that the server is a primary", "", 0, "err", err)
 		return nil, nil

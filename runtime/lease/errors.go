@@ -75,8 +75,19 @@ var (
 
 	// ErrUnsafeConfig is wrapped by the error [Client.Check] returns when
 	// the Redis server's settings can lose lease state: an eviction policy
-	// other than noeviction, or no persistence.
-	ErrUnsafeConfig = errors.New("lease: unsafe Redis configuration")
+	// other than noeviction, or no persistence; etcdlease's Check wraps it
+	// for etcd's setup. Its text names no coordinator: the Redis lease's
+	// warnings read "lease: unsafe Redis configuration: ...", etcdlease's
+	// "lease: unsafe etcd setup: ...".
+	ErrUnsafeConfig = errors.New("lease: unsafe coordinator configuration")
+
+	// ErrTimeout is matched (errors.Is) by every timeout of a coordinator
+	// call: [ErrRedisTimeout] and [*TimeoutError] here, and
+	// etcdlease.ErrEtcdTimeout and *etcdlease.TimeoutError, so that a
+	// worker's "the coordinator did not answer in time: retry" rule
+	// survives a switch of coordinator. The coordinator's own sentinel
+	// and type keep matching too.
+	ErrTimeout = errors.New("lease: coordinator call timed out")
 
 	// ErrClientClosed is wrapped by the error of a call made on a client
 	// that was closed: the go-redis client given to [New] after its Close
@@ -92,9 +103,11 @@ var (
 	// releasing every lease.
 	ErrClientClosed = errors.New("lease: the client is closed")
 
-	// ErrInvalidResource is returned by [Client.Acquire] for an empty
-	// resource name or one containing '{' or '}', which would break the
-	// shared hash tag of the lease keys.
+	// ErrInvalidResource is returned by [Client.Acquire] and
+	// [Client.Advance] for an empty resource name or one containing '{'
+	// or '}', which would break the shared hash tag of the lease keys.
+	// etcdlease refuses the same names with it, so that a worker's
+	// resource names are valid on both coordinators or on neither.
 	ErrInvalidResource = errors.New("lease: invalid resource name")
 
 	// ErrRedisTimeout is wrapped by every [*TimeoutError]: a Redis call was
@@ -105,8 +118,26 @@ var (
 	// ReadTimeout, WriteTimeout), not by the caller's context. The errors
 	// of this package match context.DeadlineExceeded (errors.Is) only when
 	// the context the caller passed has expired.
-	ErrRedisTimeout = errors.New("lease: Redis call timed out")
+	// It matches [ErrTimeout] (errors.Is), as etcdlease's timeouts do.
+	ErrRedisTimeout error = redisTimeout{}
 )
+
+// redisTimeout is the type of ErrRedisTimeout: a comparable value that
+// also matches ErrTimeout.
+type redisTimeout struct{}
+
+func (redisTimeout) Error() string        { return "lease: Redis call timed out" }
+func (redisTimeout) Is(target error) bool { return target == ErrTimeout }
+
+// errUnsafeRedis is what the Redis lease's Check wraps: its text names
+// Redis, and it matches ErrUnsafeConfig (errors.Is), whose own text
+// names no coordinator, since etcdlease's Check wraps it too.
+var errUnsafeRedis error = unsafeRedis{}
+
+type unsafeRedis struct{}
+
+func (unsafeRedis) Error() string        { return "lease: unsafe Redis configuration" }
+func (unsafeRedis) Is(target error) bool { return target == ErrUnsafeConfig }
 
 // TimeoutError is a Redis call that timed out while the caller's context was
 // still live (see [ErrRedisTimeout], which its Unwrap returns).

@@ -31,7 +31,7 @@ type Held interface {
 //
 // switches coordinator by changing how its Locker is constructed, nothing
 // else. Every method returns the same sentinel errors ([ErrNotAcquired],
-// [ErrLost], [ErrNotHeld], ...) on both.
+// [ErrLost], [ErrNotHeld], [ErrTimeout], [ErrClientClosed], ...) on both.
 type Locker[L Held] interface {
 	Acquire(ctx context.Context, resource string, ttl time.Duration) (L, error)
 	AcquireWait(ctx context.Context, resource string, ttl time.Duration) (L, error)
@@ -40,6 +40,28 @@ type Locker[L Held] interface {
 }
 
 var _ Locker[*Lease] = (*Client)(nil)
+
+// Doer is the part of [Locker] whose signatures do not name the lease
+// type: Do and DoWait, which hand fn the fencing token and release the
+// lease themselves. [*Client] and *etcdlease.Client are both Doers, so a
+// worker that only runs work under a lease can hold either in one field
+// of this plain (not generic) interface, the coordinator chosen at run
+// time from configuration:
+//
+//	var locker lease.Doer = lease.New(rdb, nil)
+//	if cfg.Coordinator == "etcd" {
+//		locker = etcdlease.New(cli, nil)
+//	}
+//
+// A worker that holds the lease itself (Acquire, Renew, Release) is
+// written against Locker[L] and instantiated once per coordinator in the
+// same branch.
+type Doer interface {
+	Do(ctx context.Context, resource string, ttl time.Duration, fn func(ctx context.Context, token fence.Token) error) error
+	DoWait(ctx context.Context, resource string, ttl time.Duration, fn func(ctx context.Context, token fence.Token) error) error
+}
+
+var _ Doer = (*Client)(nil)
 
 // Coordinator is the whole client surface the two coordinators share:
 // [Locker] plus the start-up probe, the recovery of a regressed token and

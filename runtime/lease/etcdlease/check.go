@@ -13,8 +13,8 @@ import (
 )
 
 // unsafeError is a Check warning: etcd's setup can lose lease state. Its
-// Unwrap returns lease.ErrUnsafeConfig, the Redis lease's sentinel, so
-// that one errors.Is test serves both coordinators.
+// Unwrap returns lease.ErrUnsafeConfig, which the Redis lease's warnings
+// match too, so that one errors.Is test serves both coordinators.
 type unsafeError struct{ msg string }
 
 func (e *unsafeError) Error() string { return "lease: unsafe etcd setup: " + e.msg }

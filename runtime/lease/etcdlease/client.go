@@ -31,7 +31,25 @@ import (
 // off by the package's own per-call deadline (CallTimeout, ReleaseTimeout),
 // not by the caller's context. It is the etcd counterpart of
 // lease.ErrRedisTimeout.
-var ErrEtcdTimeout = errors.New("lease: etcd call timed out")
+// It matches lease.ErrTimeout (errors.Is), as lease.ErrRedisTimeout does,
+// so that one test serves both coordinators.
+var ErrEtcdTimeout error = etcdTimeout{}
+
+// etcdTimeout is the type of ErrEtcdTimeout: a comparable value that also
+// matches lease.ErrTimeout.
+type etcdTimeout struct{}
+
+func (etcdTimeout) Error() string        { return "lease: etcd call timed out" }
+func (etcdTimeout) Is(target error) bool { return target == lease.ErrTimeout }
+
+// validResource reports whether resource is a name both coordinators
+// accept: not empty, and without '{' or '}', which the Redis lease
+// refuses (its keys' hash tag is {resource}); etcd could store them, but
+// a worker moved between coordinators must not start failing on a name
+// (trial t26s F5).
+func validResource(resource string) bool {
+	return resource != "" && !strings.ContainsAny(resource, "{}")
+}
 
 // ErrClientClosed is wrapped by the error of a call made on, or cut off
 // by, a *clientv3.Client that was closed (Close cancels its context):
@@ -250,6 +268,7 @@ type Client struct {
 var (
 	_ lease.Locker[*Lease]      = (*Client)(nil)
 	_ lease.Coordinator[*Lease] = (*Client)(nil)
+	_ lease.Doer                = (*Client)(nil)
 )
 
 // New returns a Client that keeps its leases in the etcd cluster cli talks
@@ -331,7 +350,8 @@ func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resour
 // in the background), lease.ErrConfig for a TTL or options the lease
 // cannot keep (also when etcd grants fewer seconds than ttl needs, or
 // when base + revision would exceed 2^63−1: a token never wraps),
-// lease.ErrInvalidResource for an empty name,
+// lease.ErrInvalidResource for an empty name or one containing '{' or
+// '}' (the names the Redis lease refuses: one set of names on both),
 // lease.ErrAcquireTooSlow when less than MinValidity (default TTL/2) of
 // local validity was left when the reply came (the key is revoked first).
 //
@@ -352,7 +372,7 @@ func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resour
 func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
 	defer c.sync() // its events and records, also of a failure, before it returns
 	op := acquireOp(resource)
-	if resource == "" {
+	if !validResource(resource) {
 		return nil, &opError{op: op, err: lease.ErrInvalidResource}
 	}
 	tm, err := c.timing(ttl)
@@ -773,6 +793,9 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 // had regressed).
 func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Token) (_ fence.Token, raised bool, _ error) {
 	op := fmt.Sprintf("advance %q", resource)
+	if !validResource(resource) {
+		return 0, false, &opError{op: op, err: lease.ErrInvalidResource}
+	}
 	tm, err := c.timing(0)
 	if err != nil {
 		return 0, false, &opError{op: op, err: err}

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/fencegen/fencegen/internal/faults"
 	"github.com/fencegen/fencegen/internal/faults/etcdfaults"
 	"github.com/fencegen/fencegen/internal/testenv"
 	"github.com/fencegen/fencegen/runtime/lease"
@@ -199,4 +200,85 @@ func TestClosedClientAndNotOwnerReadAlike(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Issue 26 (trial t26s F2): a worker written against lease.Locker tells
+// "the coordinator did not answer in time" with one sentinel on either
+// coordinator: an Acquire on a coordinator that refuses connections
+// matches lease.ErrTimeout on both, each coordinator's own sentinel and
+// type keep matching, and neither matches the other's. Check's unsafe
+// warnings match lease.ErrUnsafeConfig, whose text names neither.
+func TestTimeoutsMatchOneSentinel(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	ec := etcdlease.New(e.Client(), &etcdlease.Options{TTL: 3 * time.Second})
+	e.Members[0].Kill()
+	_, eerr := ec.Acquire(ctxT(t, 30*time.Second), "timeout", 0)
+	var ete *etcdlease.TimeoutError
+	if !errors.Is(eerr, lease.ErrTimeout) || !errors.Is(eerr, etcdlease.ErrEtcdTimeout) || !errors.As(eerr, &ete) || errors.Is(eerr, lease.ErrRedisTimeout) {
+		t.Fatalf("etcd acquire on a killed member: %v; want lease.ErrTimeout and etcdlease.ErrEtcdTimeout, not lease.ErrRedisTimeout", eerr)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", faults.FreePort(t)), MaxRetries: -1})
+	defer rdb.Close()
+	rc := lease.New(rdb, &lease.Options{TTL: 3 * time.Second})
+	_, rerr := rc.Acquire(ctxT(t, 30*time.Second), "timeout", 0)
+	var rte *lease.TimeoutError
+	if !errors.Is(rerr, lease.ErrTimeout) || !errors.Is(rerr, lease.ErrRedisTimeout) || !errors.As(rerr, &rte) || errors.Is(rerr, etcdlease.ErrEtcdTimeout) {
+		t.Fatalf("Redis acquire on a refused port: %v; want lease.ErrTimeout and lease.ErrRedisTimeout, not etcdlease.ErrEtcdTimeout", rerr)
+	}
+	if msg := lease.ErrUnsafeConfig.Error(); strings.Contains(msg, "Redis") || strings.Contains(msg, "etcd") {
+		t.Fatalf("lease.ErrUnsafeConfig reads %q: it names a coordinator, and both wrap it", msg)
+	}
+}
+
+// Issue 26 (trial t26s F5): one set of resource names on both
+// coordinators. A name the Redis lease refuses (empty, or with a brace,
+// which would break its keys' shared hash tag) is refused by etcdlease
+// too, with the same error, by Acquire and Advance; any other name,
+// separators included, is taken by both.
+func TestResourceNamesAlike(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	ec := etcdlease.New(e.Client(), nil)
+	rc := lease.New(testenv.Redis(t), nil)
+	ctx := ctxT(t, 60*time.Second)
+	for _, name := range []string{"", "a{b}", "{", "}", "job:{7}"} {
+		for co, c := range map[string]lease.Coordinator[lease.Held]{"Redis": heldCoordinator[*lease.Lease]{rc}, "etcd": heldCoordinator[*etcdlease.Lease]{ec}} {
+			if _, err := c.Acquire(ctx, name, 0); !errors.Is(err, lease.ErrInvalidResource) {
+				t.Errorf("%s Acquire(%q): %v; want lease.ErrInvalidResource", co, name, err)
+			}
+			if _, err := c.Advance(ctx, name, 1); !errors.Is(err, lease.ErrInvalidResource) {
+				t.Errorf("%s Advance(%q): %v; want lease.ErrInvalidResource", co, name, err)
+			}
+		}
+	}
+	name := testenv.Key(t, "names") + ":a/b c"
+	t.Cleanup(func() { testenv.Redis(t).Del(context.Background(), rc.AllKeys(name)...) })
+	for co, c := range map[string]lease.Coordinator[lease.Held]{"Redis": heldCoordinator[*lease.Lease]{rc}, "etcd": heldCoordinator[*etcdlease.Lease]{ec}} {
+		l, err := c.Acquire(ctx, name, 0)
+		if err != nil {
+			t.Fatalf("%s Acquire(%q): %v", co, name, err)
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatalf("%s Release: %v", co, err)
+		}
+	}
+}
+
+// heldCoordinator is a lease.Coordinator[L] seen as a
+// lease.Coordinator[lease.Held], so that one loop runs both.
+type heldCoordinator[L lease.Held] struct{ lease.Coordinator[L] }
+
+func (h heldCoordinator[L]) Acquire(ctx context.Context, resource string, ttl time.Duration) (lease.Held, error) {
+	l, err := h.Coordinator.Acquire(ctx, resource, ttl)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (h heldCoordinator[L]) AcquireWait(ctx context.Context, resource string, ttl time.Duration) (lease.Held, error) {
+	l, err := h.Coordinator.AcquireWait(ctx, resource, ttl)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }
