@@ -88,8 +88,21 @@ func TestRenewManyReportsTakenKeysByIndex(t *testing.T) {
 		t.Helper()
 		for i, r := range res {
 			want := i != 1 && i != 4
-			if r.err != nil || r.ok != want {
-				t.Errorf("%s: lease %d: %+v, want ok=%v", name, i, r, want)
+			if r.err != nil || r.ok != want || r.foreign == want {
+				t.Errorf("%s: lease %d: %+v, want ok=%v (foreign: the key holds another value)", name, i, r, want)
+			}
+		}
+	}
+	// A deleted key is "not owner" too, told apart from a taken one
+	// (trial t26s F3).
+	deleted := func(name string, res []renewResult) {
+		t.Helper()
+		if r := res[2]; r.err != nil || r.ok || r.foreign {
+			t.Errorf("%s: lease 2, its key deleted: %+v, want not owner, not foreign", name, r)
+		}
+		for _, i := range []int{0, 3} {
+			if r := res[i]; r.err != nil || !r.ok {
+				t.Errorf("%s: lease %d: %+v, want renewed", name, i, r)
 			}
 		}
 	}
@@ -117,12 +130,15 @@ func TestRenewManyReportsTakenKeysByIndex(t *testing.T) {
 	if v := rdb.Get(bg, leases[4].lockKey).Val(); v != "other:9" {
 		t.Fatalf("taken key = %q, want the other owner's value", v)
 	}
+	rdb.Del(bg, leases[2].lockKey)
+	deleted("renewMany", c.renewMany(bg, leases, nil))
+	deleted("wire", c.renewWires(bg, [][]any{g.wire}, []renewSend{{leases: leases}}, len(leases), nil))
 }
 
 // A renew_many reply that does not add up is an error for every lease of
 // the call, never "not owner" and never a success.
 func TestRenewManyReplyMustAddUp(t *testing.T) {
-	for _, v := range [][]int64{nil, {2}, {4}, {2, 1, 1}, {1, 3, 2}, {2, 0}, {2, 4}, {-1, 1, 2, 3, 3}} {
+	for _, v := range [][]int64{nil, {2}, {4}, {2, 1, 1}, {1, 3, 2}, {2, 0}, {2, 4}, {-1, 1, 2, 3, 3}, {1, 2, -2}, {1, -3, 2}} {
 		res := make([]renewResult, 3)
 		decodeRange(res, v, nil)
 		for i, r := range res {
@@ -133,8 +149,13 @@ func TestRenewManyReplyMustAddUp(t *testing.T) {
 	}
 	res := make([]renewResult, 3)
 	decodeRange(res, []int64{2, 2}, nil)
-	if !res[0].ok || res[1].ok || !res[2].ok || res[0].err != nil || res[1].err != nil {
-		t.Fatalf("reply {2, 2} = %+v, want ok, not owner, ok", res)
+	if !res[0].ok || res[1].ok || !res[2].ok || res[0].err != nil || res[1].err != nil || res[1].foreign {
+		t.Fatalf("reply {2, 2} = %+v, want ok, not owner (key missing), ok", res)
+	}
+	res = make([]renewResult, 3)
+	decodeRange(res, []int64{1, 1, -3}, nil)
+	if res[0].ok || res[0].foreign || !res[1].ok || res[2].ok || !res[2].foreign || res[2].err != nil {
+		t.Fatalf("reply {1, 1, -3} = %+v, want not owner (key missing), ok, not owner (another value)", res)
 	}
 }
 
@@ -259,8 +280,7 @@ func TestRenewComparesValueAndOwnerOfLargeTokens(t *testing.T) {
 	shorten()
 	res := make([]renewResult, len(leases))
 	for i, l := range leases {
-		ok, err := c.renew(bg, c.inline(bg), l.lockKey, l.value, millis(ttl), nil)
-		res[i] = renewResult{ok: ok, err: err}
+		res[i] = c.renew(bg, c.inline(bg), l.lockKey, l.value, millis(ttl), nil)
 	}
 	renewed("renew", res)
 	for _, l := range leases[:4] {

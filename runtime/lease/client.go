@@ -1285,20 +1285,30 @@ func (c *Client) countSent(counter *atomic.Uint64, err error) {
 // renew runs the compare-and-PEXPIRE script on lockKey for the lock key
 // value value (the owner) and the TTL ttl in milliseconds (both
 // command arguments); ok reports whether the key held that owner's value.
-// ok false with a nil error is the definitive "not owner". If ctx ends
+// ok false with a nil error is the definitive "not owner", foreign telling
+// a key that held another value from a missing one. If ctx ends
 // first, the call is abandoned on its way (see [Client.run]), and late (if
 // not nil) gets its outcome once it returns.
-func (c *Client) renew(ctx context.Context, inline bool, lockKey string, value, ttl any, late func(renewResult)) (ok bool, err error) {
+func (c *Client) renew(ctx context.Context, inline bool, lockKey string, value, ttl any, late func(renewResult)) renewResult {
 	n, abandoned, err := c.run(ctx, inline, renewScript, []string{lockKey}, value, ttl)
 	c.countSent(&c.stats.renewals, err)
 	if abandoned != nil && late != nil {
 		go func() {
 			<-abandoned.done
-			ok, err := decodeBool("renew", abandoned.n, abandoned.err)
-			late(renewResult{ok: ok, err: err})
+			late(decodeRenew(abandoned.n, abandoned.err))
 		}()
 	}
-	return decodeBool("renew", n, err)
+	return decodeRenew(n, err)
+}
+
+// decodeRenew is the outcome of a renew script call that returned n
+// (1 renewed, 0 key missing, -1 key held another value) and err.
+func decodeRenew(n int64, err error) renewResult {
+	if err == nil && n == -1 {
+		return renewResult{foreign: true}
+	}
+	ok, err := decodeBool("renew", n, err)
+	return renewResult{ok: ok, err: err}
 }
 
 // callContext returns the context for one Redis call under parent, bounded

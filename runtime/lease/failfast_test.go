@@ -614,8 +614,8 @@ func TestRefusedCleanupsAndRenewalsAreNotCounted(t *testing.T) {
 				if _, err := c.abandon(bg, lockKey, newOwner(), time.Second); !isDialError(err) {
 					t.Fatalf("abandon = %v, want the dial error", err)
 				}
-				if _, err := c.renew(bg, c.inline(bg), lockKey, newOwner()+":1", millis(time.Second), nil); !isDialError(err) {
-					t.Fatalf("renew = %v, want the dial error", err)
+				if r := c.renew(bg, c.inline(bg), lockKey, newOwner()+":1", millis(time.Second), nil); !isDialError(r.err) {
+					t.Fatalf("renew = %v, want the dial error", r.err)
 				}
 			}
 			if s := c.Stats(); s.Releases != 0 || s.Renewals != 0 {

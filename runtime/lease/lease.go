@@ -243,7 +243,8 @@ func (l *Lease) renew(ctx context.Context) error {
 	defer cs.stop()
 	send := l.c.clk.Now()
 	// Cut off by ctx while on its way, the renewal may still land.
-	ok, err := l.c.renew(callCtx, inline, l.lockKey, l.valueArg, l.ttlArg, func(r renewResult) { l.lateRenewal(send, r) })
+	r := l.c.renew(callCtx, inline, l.lockKey, l.valueArg, l.ttlArg, func(r renewResult) { l.lateRenewal(send, r) })
+	ok, err := r.ok, r.err
 	if err != nil {
 		err = opFailed(l.op("renew"), ctx, callCtx, "renew", l.tm.callTimeout, err)
 		if errors.Is(err, ErrClientClosed) && ctxEnded(ctx) == nil {
@@ -253,7 +254,7 @@ func (l *Lease) renew(ctx context.Context) error {
 		return l.c.withDialCause(err)
 	}
 	if !ok {
-		return l.lose(ReasonNotOwner, l.notOwner())
+		return l.lose(ReasonNotOwner, l.notOwner(r.foreign))
 	}
 	if !l.renewed(send) {
 		// The lease ended while the renewal was in flight: the key was
@@ -296,9 +297,16 @@ func (l *Lease) lateRenewal(send time.Time, r renewResult) {
 }
 
 // notOwner is the error of a renewal that Redis answered "not owner",
-// saying what that means for the lock key, as the etcd lease's does.
-func (l *Lease) notOwner() error {
-	return fmt.Errorf("%w: the lock key %q was missing (expired, evicted or deleted) or held another owner's value", ErrNotOwner, l.lockKey)
+// saying what happened to the lock key, as the etcd lease's does: it held
+// another value (foreign: overwritten by hand, or taken by another owner
+// after it expired), or it was missing (deleted by hand, expired early,
+// evicted, or lost in a restart or flush), which call for different
+// checks (trial t26s F3).
+func (l *Lease) notOwner(foreign bool) error {
+	if foreign {
+		return fmt.Errorf("%w: the lock key %q was overwritten: it held another owner's value (a SET by hand, or another owner took it after it expired)", ErrNotOwner, l.lockKey)
+	}
+	return fmt.Errorf("%w: the lock key %q was missing (deleted, e.g. a DEL by hand, expired early, evicted, or lost in a restart or flush)", ErrNotOwner, l.lockKey)
 }
 
 // applyRenewal applies the outcome of a heartbeat renewal sent at send. A
@@ -319,7 +327,7 @@ func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) bool {
 		l.hb.failures = 0
 		return l.renewed(send)
 	case r.err == nil:
-		_ = l.lose(ReasonNotOwner, l.notOwner())
+		_ = l.lose(ReasonNotOwner, l.notOwner(r.foreign))
 	case stopped:
 	case errors.Is(r.err, redis.ErrClosed):
 		// No renewal can be sent any more, which is known at once: lost

@@ -3,6 +3,7 @@ package lease
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -83,9 +84,41 @@ func TestNotOwnerSaysWhatHappenedToTheKey(t *testing.T) {
 	if !errors.As(err, &lost) || lost.Reason != ReasonNotOwner || !errors.Is(err, ErrNotOwner) || !errors.Is(err, ErrLost) {
 		t.Fatalf("Renew after a takeover = %v, want a *LostError (not owner)", err)
 	}
-	if want := `: not owner: the lock key "` + e.lockKey + `" was missing (expired, evicted or deleted) or held another owner's value`; !strings.HasSuffix(err.Error(), want) {
+	if want := `: not owner: the lock key "` + e.lockKey + `" was overwritten: it held another owner's value (a SET by hand, or another owner took it after it expired)`; !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("Renew after a takeover = %q, want it to end %q", err, want)
 	}
+	// Trial t26s F3: a deleted key reads otherwise, by Renew and by the
+	// heartbeat, with one lease or two on the Client (renew_many's
+	// replies are checked in TestRenewManyReportsTakenKeysByIndex).
+	deleted := `: not owner: the lock key "%s" was missing (deleted, e.g. a DEL by hand, expired early, evicted, or lost in a restart or flush)`
+	l2 := mustAcquire(t, c, e.resource+"-del", 6*time.Second)
+	e.rdb.Del(bg, l2.lockKey)
+	if err := l2.Renew(bg); !errors.Is(err, ErrNotOwner) || !strings.HasSuffix(err.Error(), fmt.Sprintf(deleted, l2.lockKey)) {
+		t.Errorf("Renew after a DEL = %v, want it to end %q", err, fmt.Sprintf(deleted, l2.lockKey))
+	}
+	hb := New(e.rdb, &Options{TTL: time.Second})
+	for _, n := range []int{1, 2} {
+		var held []*Lease
+		for i := range n {
+			held = append(held, mustAcquire(t, hb, fmt.Sprintf("%s-hb%d-%d", e.resource, n, i), 0))
+		}
+		e.rdb.Del(bg, held[0].lockKey)
+		if n == 2 {
+			e.rdb.Set(bg, held[1].lockKey, "another-owner", time.Minute)
+		}
+		for i, l := range held {
+			<-l.Done()
+			want := fmt.Sprintf(deleted, l.lockKey)
+			if i == 1 {
+				want = `: not owner: the lock key "` + l.lockKey + `" was overwritten: it held another owner's value (a SET by hand, or another owner took it after it expired)`
+			}
+			if err := context.Cause(l.Context()); !errors.Is(err, ErrNotOwner) || !strings.HasSuffix(err.Error(), want) {
+				t.Errorf("heartbeat of %d lease(s), lease %d: cause %v, want it to end %q", n, i, err, want)
+			}
+			e.rdb.Del(bg, hb.AllKeys(l.resource)...)
+		}
+	}
+	e.rdb.Del(bg, c.AllKeys(e.resource+"-del")...)
 	if err := l.Release(bg); !errors.Is(err, ErrNotHeld) || !strings.HasSuffix(err.Error(), ": not held") {
 		t.Errorf("Release after a takeover = %v, want ErrNotHeld", err)
 	}

@@ -6,8 +6,9 @@
 -- ARGV[2]  TTL in milliseconds
 --
 -- Returns 1 when the key held this owner's value and its TTL was set to
--- ARGV[2], or 0 when the key is missing or belongs to another owner; then
--- nothing is written (a missing key is never re-created).
+-- ARGV[2], 0 when the key is missing, or -1 when it holds another value
+-- (another owner's); then nothing is written (a missing key is never
+-- re-created).
 --
 -- The value is compared whole (Lua strings are interned: one pointer
 -- compare). Only when that fails on a key that exists is the owner
@@ -21,5 +22,8 @@ local n = cur and cur ~= v and string.find(v, ':', 1, true)
 if cur == v or (n and string.sub(cur, 1, n) == string.sub(v, 1, n)) then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
+end
+if cur then
+  return -1
 end
 return 0

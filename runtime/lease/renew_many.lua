@@ -8,7 +8,8 @@
 --              digits, no ':'; token in decimal)
 --
 -- Returns an array: first the number of leases renewed, then the index i
--- (from 1, ascending) of each lease not renewed. Lease i is renewed (its
+-- (from 1, ascending) of each lease not renewed, negated (-i) when its key
+-- holds another value rather than none. Lease i is renewed (its
 -- TTL set) when KEYS[i] holds its owner's value; when the key is missing
 -- or belongs to another owner nothing is written (a missing key is never
 -- re-created), as renew.lua does for one lease. The caller checks that the
@@ -37,6 +38,8 @@ for from = 1, n, 100 do
     if c == v or (owner and string.sub(c, 1, owner) == string.sub(v, 1, owner)) then
       call('PEXPIRE', KEYS[i], ttl)
       kept = kept + 1
+    elseif c then
+      out[#out + 1] = -i
     else
       out[#out + 1] = i
     end

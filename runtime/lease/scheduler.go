@@ -913,7 +913,7 @@ func decodeRange(res []renewResult, v []int64, err error) {
 	}
 	if err == nil {
 		for _, i := range v[1:] {
-			res[i-1].ok = false
+			res[abs(i)-1] = renewResult{foreign: i < 0}
 		}
 	}
 }
@@ -926,7 +926,7 @@ func checkManyReply(v []int64, n int) error {
 		return fmt.Errorf("unexpected renew reply %v for %d leases", v, n)
 	}
 	for k, i := range v[1:] {
-		if i < 1 || i > int64(n) || (k > 0 && i <= v[k]) {
+		if i = abs(i); i < 1 || i > int64(n) || (k > 0 && i <= abs(v[k])) {
 			return fmt.Errorf("unexpected renew reply %v for %d leases", v, n)
 		}
 	}
@@ -934,10 +934,21 @@ func checkManyReply(v []int64, n int) error {
 }
 
 // renewResult is one lease's renewal outcome: ok true (extended), ok false
-// with nil err (definitive "not owner"), or an error (unknown outcome).
+// with nil err (definitive "not owner": foreign says the lock key held
+// another value, else it was missing), or an error (unknown outcome).
 type renewResult struct {
-	ok  bool
-	err error
+	ok      bool
+	foreign bool
+	err     error
+}
+
+// abs is the index of a renew_many reply entry, which is negated for a
+// lease whose lock key held another value.
+func abs(i int64) int64 {
+	if i < 0 {
+		return -i
+	}
+	return i
 }
 
 // renewMany renews the leases of a batch. One lease: the renew script.
@@ -954,8 +965,7 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease, late func(got []
 		if late != nil {
 			lateOne = func(r renewResult) { late([]renewResult{r}) }
 		}
-		ok, err := c.renew(ctx, c.ctxDeadlines, l.lockKey, l.valueArg, l.ttlArg, lateOne) // ctx: from context.Background
-		res[0] = renewResult{ok: ok, err: err}
+		res[0] = c.renew(ctx, c.ctxDeadlines, l.lockKey, l.valueArg, l.ttlArg, lateOne) // ctx: from context.Background
 		return res
 	}
 	groups := c.renewGroups(batch)
@@ -1065,7 +1075,7 @@ func decodeMany(res []renewResult, g []int, v []int64, err error) {
 	}
 	if err == nil {
 		for _, j := range v[1:] {
-			res[g[j-1]].ok = false
+			res[g[abs(j)-1]] = renewResult{foreign: j < 0}
 		}
 	}
 }
