@@ -526,7 +526,9 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	defer c.sync() // its events and records, also of a failure, before it returns
 	l, err := c.acquire(ctx, resource, ttl)
 	if err == nil {
-		if prev := c.tokens.Get(resource); l.token <= prev {
+		// The mark is raised to l.token at once when it is above it (the
+		// common case: one map lookup); else it is left as it was.
+		if prev, raised := c.tokens.Observe(resource, l.token); !raised {
 			// Redis minted a token this Client already minted (or raised
 			// the counter past) for resource: the counter went back, and
 			// a lease of this process may hold the token. Give the lease
@@ -543,9 +545,9 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 				_ = l.Release(context.WithoutCancel(ctx))
 				return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: fence counter went back again while it was being raised (minted %d)", ErrNotAcquired, l.token)}
 			}
-		}
-		if err == nil {
-			c.tokens.Raise(resource, l.token)
+			if err == nil {
+				c.tokens.Raise(resource, l.token)
+			}
 		}
 	}
 	return l, err
@@ -819,10 +821,11 @@ func (c *Client) timingFor(ttl time.Duration) (*timingEntry, error) {
 	return e, nil
 }
 
-// keySuffixes are the ends of a lease's keys in the string prepare builds:
-// those of an acquire command in its order, with the :released record
-// (which Release writes) before the abandon mark, which the owner follows.
-var keySuffixes = [5]string{lockSuffix, counterSuffix, mintSuffix, releasedSuffix, abandonSuffix}
+// keySuffixesLen is the length of the ends of a lease's keys together, in
+// the string prepare builds: those of an acquire command in its order,
+// with the :released record (which Release writes) before the abandon
+// mark, which the owner follows.
+const keySuffixesLen = len(lockSuffix) + len(counterSuffix) + len(mintSuffix) + len(releasedSuffix) + len(abandonSuffix)
 
 // prepare returns the Lease an Acquire of resource will return if it
 // succeeds, with a fresh owner value and its :released record, and the
@@ -834,31 +837,36 @@ func (c *Client) prepare(resource string, tm *timing) (*Lease, [4]string) {
 	prefix := c.opts.keyPrefix()
 	baseLen := len(prefix) + len(":{") + len(resource) + len("}:")
 	hx := ownerHex()
-	n := len(hx)
-	for _, s := range keySuffixes {
-		n += baseLen + len(s)
-	}
 	var b strings.Builder
-	b.Grow(n)
-	for _, s := range keySuffixes {
-		b.WriteString(prefix)
-		b.WriteString(":{")
-		b.WriteString(resource)
-		b.WriteString("}:")
-		b.WriteString(s)
-	}
+	b.Grow(5*baseLen + keySuffixesLen + len(hx))
+	b.WriteString(prefix)
+	b.WriteString(":{")
+	b.WriteString(resource)
+	b.WriteString("}:")
+	// The base, "<prefix>:{<resource>}:", is written once and copied for
+	// the other keys: the Builder only appends within the capacity grown
+	// above, so the bytes base refers to stay as they are.
+	base := b.String()
+	b.WriteString(lockSuffix)
+	b.WriteString(base)
+	b.WriteString(counterSuffix)
+	b.WriteString(base)
+	b.WriteString(mintSuffix)
+	b.WriteString(base)
+	b.WriteString(releasedSuffix)
+	b.WriteString(base)
+	b.WriteString(abandonSuffix)
 	b.Write(hx[:])
 	text := b.String()
-	var all [len(keySuffixes)]string
-	at := 0
-	for i, s := range keySuffixes {
-		end := at + baseLen + len(s)
-		all[i] = text[at:end]
-		at = end
-	}
-	abandon := text[at-baseLen-len(abandonSuffix):] // the abandon mark ends with the owner
-	l := &Lease{c: c, resource: resource, tm: tm, lockKey: all[0], owner: text[at:], releasedArg: all[3]}
-	return l, [4]string{all[0], all[1], all[2], abandon}
+	lockEnd := baseLen + len(lockSuffix)
+	counterEnd := lockEnd + baseLen + len(counterSuffix)
+	mintEnd := counterEnd + baseLen + len(mintSuffix)
+	releasedEnd := mintEnd + baseLen + len(releasedSuffix)
+	ownerAt := len(text) - len(hx)
+	lock := text[:lockEnd]
+	// The abandon mark, from releasedEnd, ends with the owner.
+	l := &Lease{c: c, resource: resource, tm: tm, lockKey: lock, owner: text[ownerAt:], releasedArg: text[mintEnd:releasedEnd]}
+	return l, [4]string{lock, text[lockEnd:counterEnd], text[counterEnd:mintEnd], text[releasedEnd:]}
 }
 
 // isConfigError reports whether err is a Redis error reply that no retry can

@@ -29,7 +29,13 @@ func (ms *Marks) Get(resource string) fence.Token {
 }
 
 // Raise sets resource's mark to t if t is above it.
-func (ms *Marks) Raise(resource string, t fence.Token) {
+func (ms *Marks) Raise(resource string, t fence.Token) { ms.Observe(resource, t) }
+
+// Observe raises resource's mark to t if t is above it, as Raise does, and
+// reports the mark it found: prev, and raised true when t was above it.
+// raised false means t is at or below a token seen before (prev ≥ t), and
+// the mark is unchanged. One map lookup: a Get then a Raise in one.
+func (ms *Marks) Observe(resource string, t fence.Token) (prev fence.Token, raised bool) {
 	v, ok := ms.m.Load(resource)
 	if !ok {
 		v, _ = ms.m.LoadOrStore(resource, new(atomic.Int64))
@@ -37,8 +43,11 @@ func (ms *Marks) Raise(resource string, t fence.Token) {
 	p := v.(*atomic.Int64)
 	for {
 		old := p.Load()
-		if int64(t) <= old || p.CompareAndSwap(old, int64(t)) {
-			return
+		if int64(t) <= old {
+			return fence.Token(old), false
+		}
+		if p.CompareAndSwap(old, int64(t)) {
+			return fence.Token(old), true
 		}
 	}
 }
