@@ -62,10 +62,42 @@ type sqlcRun struct {
 // and fails under CI=true.
 func sqlcAndFencegen(t *testing.T, files map[string]string, config string) sqlcRun {
 	t.Helper()
+	r := sqlcGenerate(t, files)
+	r.fencegen(config)
+	return r
+}
+
+// sqlcGenerate is sqlcAndFencegen's first half: it writes files into a
+// new directory and runs sqlc v1.31.1's generate there, leaving
+// fencegen's fields unset (r.fencegen fills them).
+func sqlcGenerate(t *testing.T, files map[string]string) sqlcRun {
+	t.Helper()
 	bin := needSqlc(t)
 	r := sqlcRun{dir: t.TempDir()}
+	writeFiles(t, r.dir, files)
+	cmd := exec.Command(bin, "generate")
+	cmd.Dir = r.dir
+	r.sqlcOut, r.sqlcErr = cmd.CombinedOutput()
+	return r
+}
+
+// fencegen runs fencegen's LoadConfig on config, a file in r.dir, and
+// Generate on what it loads, and records their outcome in r.
+func (r *sqlcRun) fencegen(config string) {
+	cfg, err := gen.LoadConfig(filepath.Join(r.dir, config))
+	if err != nil {
+		r.cfgErr = err
+		return
+	}
+	r.out, r.err = gen.Generate(context.Background(), cfg)
+}
+
+// writeFiles writes files (slash-separated name to text) under dir,
+// making the directories they need.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
 	for n, s := range files {
-		p := filepath.Join(r.dir, filepath.FromSlash(n))
+		p := filepath.Join(dir, filepath.FromSlash(n))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -73,16 +105,6 @@ func sqlcAndFencegen(t *testing.T, files map[string]string, config string) sqlcR
 			t.Fatal(err)
 		}
 	}
-	cmd := exec.Command(bin, "generate")
-	cmd.Dir = r.dir
-	r.sqlcOut, r.sqlcErr = cmd.CombinedOutput()
-	cfg, err := gen.LoadConfig(filepath.Join(r.dir, config))
-	if err != nil {
-		r.cfgErr = err
-		return r
-	}
-	r.out, r.err = gen.Generate(context.Background(), cfg)
-	return r
 }
 
 // needSqlc returns the path of sqlc v1.31.1, $(go env GOPATH)/bin/sqlc;

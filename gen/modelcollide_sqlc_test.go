@@ -1,16 +1,10 @@
 package gen_test
 
 import (
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/fencegen/fencegen/gen"
-	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 // TestSingularModelNamesMeet (issue 23): tables status and statuses both
@@ -21,14 +15,7 @@ import (
 // same models.go. Without sqlc the test skips with one line, and fails
 // under CI=true.
 func TestSingularModelNamesMeet(t *testing.T) {
-	sqlc := testenv.SqlcBinary()
-	if sqlc == "" {
-		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
-	}
-	body := func(src []byte) string {
-		_, rest, _ := strings.Cut(string(src), "\npackage ")
-		return rest
-	}
+	needSqlc(t)
 	for _, tt := range []struct {
 		name, opt, err string
 	}{
@@ -36,34 +23,27 @@ func TestSingularModelNamesMeet(t *testing.T) {
 		{name: "plural kept", opt: ", inflection_exclude_table_names: [statuses]"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			for n, s := range map[string]string{
+			r := sqlcGenerate(t, map[string]string{
 				"schema.sql": "CREATE TABLE status (id bigint PRIMARY KEY, a text);\nCREATE TABLE statuses (id bigint PRIMARY KEY, b text);\n",
 				"query.sql":  "-- name: GetStatus :one\nSELECT * FROM status WHERE id = $1;\n\n-- name: GetStatuses :one\nSELECT * FROM statuses WHERE id = $1;\n",
 				"sqlc.yaml":  "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go: {package: db, out: db, sql_package: pgx/v5" + tt.opt + "}\n",
-			} {
-				if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
+			})
+			if r.sqlcErr != nil {
+				t.Fatalf("sqlc generate: %v\n%s", r.sqlcErr, r.sqlcOut)
 			}
-			cmd := exec.Command(sqlc, "generate")
-			cmd.Dir = dir
-			if b, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("sqlc generate: %v\n%s", err, b)
-			}
-			want, err := os.ReadFile(filepath.Join(dir, "db", "models.go"))
+			want, err := os.ReadFile(filepath.Join(r.dir, "db", "models.go"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if n := strings.Count(string(want), "type Status struct"); tt.err != "" && n != 2 {
 				t.Fatalf("sqlc declares type Status %d times, want twice (the test's premise):\n%s", n, want)
 			}
-			cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
-			if err != nil {
-				t.Fatal(err)
+			t.Chdir(r.dir) // file names in messages relative to it
+			r.fencegen("sqlc.yaml")
+			if r.cfgErr != nil {
+				t.Fatal(r.cfgErr)
 			}
-			t.Chdir(dir) // file names in messages relative to it
-			out, err := gen.Generate(context.Background(), cfg)
+			out, err := r.out, r.err
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Errorf("error\n%v\nwant\n%s", err, tt.err)
@@ -73,7 +53,7 @@ func TestSingularModelNamesMeet(t *testing.T) {
 			if err != nil {
 				t.Fatalf("generate: %v", err)
 			}
-			if got := out.Files["db/models.go"]; body(got) != body(want) {
+			if got := out.Files["db/models.go"]; belowHeader(got) != belowHeader(want) {
 				t.Errorf("models.go:\n%s\nsqlc's:\n%s", got, want)
 			}
 		})

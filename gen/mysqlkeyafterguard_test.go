@@ -2,7 +2,6 @@ package gen_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -29,12 +28,7 @@ func TestMySQLCheckBlamesKeyAddedAfterGuard(t *testing.T) {
 			dir := t.TempDir()
 			write := func(name, s string) {
 				t.Helper()
-				if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				writeFiles(t, dir, map[string]string{name: s})
 			}
 			write("migrations/00001_init.sql", "-- +goose Up\nCREATE TABLE accounts (id BIGINT PRIMARY KEY, status VARCHAR(20) NOT NULL DEFAULT 'new', tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n")
 			write("q.sql", "-- name: Get :one\nSELECT id FROM accounts WHERE id = ?;\n")

@@ -1,16 +1,9 @@
 package gen_test
 
 import (
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/fencegen/fencegen/gen"
-	"github.com/fencegen/fencegen/internal/testenv"
 )
 
 // TestNonASCIINamesAsSqlc (issue 23): sqlc v1.31.1 and fencegen write
@@ -22,10 +15,7 @@ import (
 // json_tags_case_style (fencegen left the unexported fields' tags out).
 // Without sqlc the test skips with one line, and fails under CI=true.
 func TestNonASCIINamesAsSqlc(t *testing.T) {
-	sqlc := testenv.SqlcBinary()
-	if sqlc == "" {
-		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
-	}
+	needSqlc(t)
 	const pgSchema = `CREATE TABLE t (id bigint PRIMARY KEY, "café" text, "naïveName" text, "2fa" text, "_hidden" text, "Éclair" int, "ÉCLAIR_X" int, "übung_id" int, "straße" text, "日本" text, "x日本y" text, "Has Space" text, "ß" text, "ǅungla" text);` + "\n"
 	const pgQuery = "-- name: Get :one\nSELECT * FROM t WHERE id = $1;\n\n-- name: Some :many\nSELECT \"2fa\", \"日本\", \"ǅungla\" FROM t WHERE \"ß\" = $1 AND \"2fa\" = $2;\n"
 	type entry struct{ engine, goOpts, schema, query string }
@@ -40,35 +30,15 @@ func TestNonASCIINamesAsSqlc(t *testing.T) {
 		}
 		cases["json tags "+style] = entry{"postgresql", opts, pgSchema, pgQuery}
 	}
-	body := func(src []byte) string {
-		_, rest, _ := strings.Cut(string(src), "\npackage ")
-		return rest
-	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			for n, s := range map[string]string{
+			r := sqlcAndFencegen(t, map[string]string{
 				"schema.sql": c.schema,
 				"query.sql":  c.query,
 				"sqlc.yaml":  "version: \"2\"\nsql:\n  - engine: " + c.engine + "\n    schema: schema.sql\n    queries: query.sql\n    gen:\n      go: {package: db, out: db" + c.goOpts + "}\n",
-			} {
-				if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			cmd := exec.Command(sqlc, "generate")
-			cmd.Dir = dir
-			if b, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("sqlc generate: %v\n%s", err, b)
-			}
-			cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := gen.Generate(context.Background(), cfg)
-			if err != nil {
-				t.Fatalf("refused what sqlc generates: %v", err)
-			}
+			}, "sqlc.yaml")
+			r.mustBoth(t)
+			dir, out := r.dir, r.out
 			entries, err := os.ReadDir(filepath.Join(dir, "db"))
 			if err != nil {
 				t.Fatal(err)
@@ -81,7 +51,7 @@ func TestNonASCIINamesAsSqlc(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := out.Files["db/"+e.Name()]; body(got) != body(want) {
+				if got := out.Files["db/"+e.Name()]; belowHeader(got) != belowHeader(want) {
 					t.Errorf("%s:\n%s\nsqlc's:\n%s", e.Name(), got, want)
 				}
 			}

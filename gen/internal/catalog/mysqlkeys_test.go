@@ -100,8 +100,16 @@ func mysqlCatalog(t *testing.T, src string) *catalog.Catalog {
 // each key's columns in order, joined with commas, sorted.
 func serverUniqueKeys(t *testing.T, db *sql.DB, table string) []string {
 	t.Helper()
-	rows, err := db.Query(`SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX SEPARATOR ',') FROM information_schema.STATISTICS
+	return serverLists(t, db, `SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX SEPARATOR ',') FROM information_schema.STATISTICS
 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND NON_UNIQUE = 0 GROUP BY INDEX_NAME`, table)
+}
+
+// serverLists runs query, whose rows are one string each (a key's
+// columns joined with commas), on db with args, and returns the rows
+// sorted.
+func serverLists(t *testing.T, db *sql.DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
