@@ -74,7 +74,7 @@ func sqlcGenerate(t *testing.T, files map[string]string) sqlcRun {
 	t.Helper()
 	bin := needSqlc(t)
 	r := sqlcRun{dir: t.TempDir()}
-	writeFiles(t, r.dir, files)
+	gen.WriteTree(t, r.dir, files)
 	cmd := exec.Command(bin, "generate")
 	cmd.Dir = r.dir
 	r.sqlcOut, r.sqlcErr = cmd.CombinedOutput()
@@ -90,21 +90,6 @@ func (r *sqlcRun) fencegen(config string) {
 		return
 	}
 	r.out, r.err = gen.Generate(context.Background(), cfg)
-}
-
-// writeFiles writes files (slash-separated name to text) under dir,
-// making the directories they need.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for n, s := range files {
-		p := filepath.Join(dir, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // needSqlc returns the path of sqlc v1.31.1, $(go env GOPATH)/bin/sqlc;

@@ -275,6 +275,27 @@ DELETE FROM f WHERE id = ? ORDER BY n = ? DESC LIMIT ?;
 	}
 }
 
+// writeGuardMigration runs fencegen guard (gen.GenerateGuard) on dir's
+// fencegen.yaml and writes its first guard's goose migration, numbered
+// version, as migrations/<version>_fencegen_guard.sql in dir.
+func writeGuardMigration(t *testing.T, dir, version string) {
+	t.Helper()
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.GenerateGuard(context.Background(), cfg) // as fencegen guard
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := out.Guards[0].Migration("goose", version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := version + "_fencegen_guard.sql"
+	gen.WriteTree(t, dir, map[string]string{"migrations/" + name: string(files[name])})
+}
+
 // TestMySQLCheckReplaysGuardMigrations: generate (and so fencegen check)
 // replays the guard migrations among an engine mysql entry's schema
 // files, as on PostgreSQL: with jobs fenced after the guard migration was
@@ -284,12 +305,7 @@ func TestMySQLCheckReplaysGuardMigrations(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) {
 		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		gen.WriteTree(t, dir, map[string]string{name: s})
 	}
 	write("migrations/00001_init.sql", "-- +goose Up\nCREATE TABLE accounts (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\nCREATE TABLE jobs (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL DEFAULT 0);\n-- +goose Down\nDROP TABLE jobs;\nDROP TABLE accounts;\n")
 	write("q.sql", "-- name: Get :one\nSELECT id FROM accounts WHERE id = ?;\n")
@@ -302,23 +318,7 @@ func TestMySQLCheckReplaysGuardMigrations(t *testing.T) {
 		}
 		return gen.Generate(context.Background(), cfg)
 	}
-	guardMigration := func(version string) {
-		t.Helper()
-		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := gen.GenerateGuard(context.Background(), cfg) // as fencegen guard
-		if err != nil {
-			t.Fatal(err)
-		}
-		files, err := out.Guards[0].Migration("goose", version)
-		if err != nil {
-			t.Fatal(err)
-		}
-		write("migrations/"+version+"_fencegen_guard.sql", string(files[version+"_fencegen_guard.sql"]))
-	}
-	guardMigration("00002")
+	writeGuardMigration(t, dir, "00002")
 	if _, err := run(); err != nil {
 		t.Fatalf("the current guard migration is reported: %v", err)
 	}
@@ -339,7 +339,7 @@ func TestMySQLCheckReplaysGuardMigrations(t *testing.T) {
 			t.Errorf("error lacks %q:\n%s", want, msg)
 		}
 	}
-	guardMigration("00003")
+	writeGuardMigration(t, dir, "00003")
 	if _, err := run(); err != nil {
 		t.Fatalf("after the new guard migration: %v", err)
 	}

@@ -28,7 +28,7 @@ func TestMySQLCheckBlamesKeyAddedAfterGuard(t *testing.T) {
 			dir := t.TempDir()
 			write := func(name, s string) {
 				t.Helper()
-				writeFiles(t, dir, map[string]string{name: s})
+				gen.WriteTree(t, dir, map[string]string{name: s})
 			}
 			write("migrations/00001_init.sql", "-- +goose Up\nCREATE TABLE accounts (id BIGINT PRIMARY KEY, status VARCHAR(20) NOT NULL DEFAULT 'new', tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n")
 			write("q.sql", "-- name: Get :one\nSELECT id FROM accounts WHERE id = ?;\n")
@@ -41,19 +41,7 @@ func TestMySQLCheckBlamesKeyAddedAfterGuard(t *testing.T) {
 				}
 				return cfg
 			}
-			guardMigration := func(version string) {
-				t.Helper()
-				out, err := gen.GenerateGuard(context.Background(), load())
-				if err != nil {
-					t.Fatal(err)
-				}
-				files, err := out.Guards[0].Migration("goose", version)
-				if err != nil {
-					t.Fatal(err)
-				}
-				write("migrations/"+version+"_fencegen_guard.sql", string(files[version+"_fencegen_guard.sql"]))
-			}
-			guardMigration("00002")
+			writeGuardMigration(t, dir, "00002")
 			if _, err := gen.Generate(context.Background(), load()); err != nil {
 				t.Fatalf("the current guard migration is reported: %v", err)
 			}
@@ -67,7 +55,7 @@ func TestMySQLCheckBlamesKeyAddedAfterGuard(t *testing.T) {
 			if !strings.Contains(msg, want) || !strings.Contains(msg, "passes the database guard") || strings.Contains(msg, "another token column or mode") {
 				t.Errorf("error %q: want it at the new key, %q, and not the guard migration's", msg, want)
 			}
-			guardMigration("00004")
+			writeGuardMigration(t, dir, "00004")
 			if _, err := gen.Generate(context.Background(), load()); err != nil {
 				t.Fatalf("after the new guard migration: %v", err)
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,15 +94,11 @@ func TestVetNotesPostgresRefusalsAtPrepare(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	for n, s := range map[string]string{
+	gen.WriteTree(t, dir, map[string]string{
 		"schema.sql": vetPrepareSchema,
 		"query.sql":  query.String(),
 		"sqlc.yaml":  "version: \"2\"\nsql:\n  - engine: postgresql\n    schema: schema.sql\n    queries: query.sql\n    gen: {go: {package: db, out: db, sql_package: pgx/v5}}\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -124,16 +124,27 @@ func requirePrecise(t *testing.T, rep *Report, precise ...string) {
 	}
 }
 
-// TestOracleExample runs the oracle over examples/accounts, whose schema
-// marks account_balances itself.
-func TestOracleExample(t *testing.T) {
-	url := adminURL(t)
-	rep, err := CheckConfig(context.Background(), Options{AdminURL: url, Each: true, Label: "examples/accounts"}, "../../../examples/accounts/fencegen.yaml")
+// checkSound runs the oracle on the configuration at path with opt, its
+// AdminURL set to DATABASE_URL and Each (each table also marked alone)
+// on, logs the report's table and fails the test on any unsound finding
+// (requireSound, a GeneratorError fatal). Without PostgreSQL the test
+// skips, and fails under CI=true (adminURL).
+func checkSound(t *testing.T, opt Options, path string) *Report {
+	t.Helper()
+	opt.AdminURL, opt.Each = adminURL(t), true
+	rep, err := CheckConfig(context.Background(), opt, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", rep.Table())
 	requireSound(t, rep, GeneratorError)
+	return rep
+}
+
+// TestOracleExample runs the oracle over examples/accounts, whose schema
+// marks account_balances itself.
+func TestOracleExample(t *testing.T) {
+	rep := checkSound(t, Options{Label: "examples/accounts"}, "../../../examples/accounts/fencegen.yaml")
 	if rep.GuardedStale < 10 || rep.Unguarded < 5 {
 		t.Errorf("ran %d guarded and %d unguarded statements: the example no longer reaches the oracle", rep.GuardedStale, rep.Unguarded)
 	}
@@ -233,13 +244,7 @@ var preciseShapes = []string{
 // always fails, and no over-refusal (requirePrecise):
 // none where PostgreSQL writes no table, and none of preciseShapes.
 func TestOracleShapes(t *testing.T) {
-	url := adminURL(t)
-	rep, err := CheckConfig(context.Background(), Options{AdminURL: url, Each: true, Label: "shapes"}, "testdata/shapes/sqlc.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("\n%s", rep.Table())
-	requireSound(t, rep, GeneratorError)
+	rep := checkSound(t, Options{Label: "shapes"}, "testdata/shapes/sqlc.yaml")
 	requirePrecise(t, rep, preciseShapes...)
 	if rep.Unguarded < 5 || rep.GuardedStale < 10 || rep.Refused < 5 {
 		t.Errorf("ran %d unguarded and %d guarded statements, %d refused: the shapes no longer reach the guard", rep.Unguarded, rep.GuardedStale, rep.Refused)
@@ -264,13 +269,7 @@ var preciseShared = []string{"RenameParent", "InsertParent", "UpsertParentName",
 // escape, no stale write, no guarded statement that always
 // fails, no over-refusal.
 func TestOracleSharedDatabase(t *testing.T) {
-	url := adminURL(t)
-	rep, err := CheckConfig(context.Background(), Options{AdminURL: url, Each: true, SharedDatabase: true, Label: "shared"}, "testdata/shared/sqlc.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("\n%s", rep.Table())
-	requireSound(t, rep, GeneratorError)
+	rep := checkSound(t, Options{SharedDatabase: true, Label: "shared"}, "testdata/shared/sqlc.yaml")
 	requirePrecise(t, rep, preciseShared...)
 	if rep.Refused < 8 || rep.Unguarded < 5 || rep.GuardedStale < 1 {
 		t.Errorf("ran %d unguarded and %d guarded statements, %d refused: the shapes no longer reach the cross-entry analysis", rep.Unguarded, rep.GuardedStale, rep.Refused)

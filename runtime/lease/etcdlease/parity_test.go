@@ -19,10 +19,10 @@ import (
 	"github.com/fencegen/fencegen/runtime/lease/etcdlease"
 )
 
-// etcdNewRefusal returns the error etcdlease.New(cli, opts) panicked with,
-// or nil if it did not panic; a panic value that is not an error is
-// returned as one saying so.
-func etcdNewRefusal(cli *clientv3.Client, opts *etcdlease.Options) (err error) {
+// panicError returns the error construct panicked with, or nil if it
+// did not panic; a panic value that is not an error is returned as one
+// saying so. construct is a New of either coordinator.
+func panicError(construct func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			var ok bool
@@ -31,8 +31,20 @@ func etcdNewRefusal(cli *clientv3.Client, opts *etcdlease.Options) (err error) {
 			}
 		}
 	}()
-	etcdlease.New(cli, opts)
+	construct()
 	return nil
+}
+
+// etcdNewRefusal returns the error etcdlease.New(cli, opts) panicked with,
+// or nil (panicError).
+func etcdNewRefusal(cli *clientv3.Client, opts *etcdlease.Options) error {
+	return panicError(func() { etcdlease.New(cli, opts) })
+}
+
+// redisNewRefusal returns the error lease.New(rdb, opts) panicked with,
+// or nil (panicError).
+func redisNewRefusal(rdb redis.Scripter, opts *lease.Options) error {
+	return panicError(func() { lease.New(rdb, opts) })
 }
 
 // r26 N4: options the default TTL (10s) cannot keep are refused by New on
@@ -90,19 +102,6 @@ func TestNewRefusesOptionsTheDefaultTTLCannotKeep(t *testing.T) {
 	if !errors.As(err, &oe) || fmt.Sprint(oe.Fields) != "[Options.HeartbeatInterval ttl Options.SafetyMargin]" {
 		t.Errorf("Acquire(ttl 2s) with HeartbeatInterval 5s = %v, want an *OptionsError naming the heartbeat and ttl", err)
 	}
-}
-
-func redisNewRefusal(rdb redis.Scripter, opts *lease.Options) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			var ok bool
-			if err, ok = r.(error); !ok {
-				err = fmt.Errorf("panic value %T, not an error: %v", r, r)
-			}
-		}
-	}()
-	lease.New(rdb, opts)
-	return nil
 }
 
 // r26 N6/N7: a closed client and a "not owner" read the same on both
