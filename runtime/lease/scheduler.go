@@ -203,16 +203,27 @@ func (s *scheduler) add(l *Lease, send time.Time) {
 		l.hb.g = g
 		return
 	}
+	// l's local deadline, as l.localDeadline reads it without its lock:
+	// start set l.lastSend to send, and l has not ended (nothing else
+	// holds it yet).
+	at := send.Add(l.tm.ttl - l.tm.margin)
 	if g := s.spare; g != nil {
-		s.push(s.newGroup(*l.tm, append(g.leases[:0], l), next))
+		s.push(s.newGroupAt(*l.tm, append(g.leases[:0], l), next, at, true))
 		return
 	}
-	s.push(s.newGroup(*l.tm, []*Lease{l}, next))
+	s.push(s.newGroupAt(*l.tm, []*Lease{l}, next, at, true))
 }
 
 // newGroup returns a group of leases, due at next, with its deadline timer
 // armed.
 func (s *scheduler) newGroup(tm timing, leases []*Lease, next time.Time) *group {
+	at, ok := earliestDeadline(leases)
+	return s.newGroupAt(tm, leases, next, at, ok)
+}
+
+// newGroupAt is newGroup for leases whose earliest local deadline is at
+// (ok false: every one has ended), as earliestDeadline returns it.
+func (s *scheduler) newGroupAt(tm timing, leases []*Lease, next time.Time, at time.Time, ok bool) *group {
 	g := s.spare
 	pending, pendingAt := false, time.Time{}
 	if g != nil {
@@ -231,7 +242,7 @@ func (s *scheduler) newGroup(tm timing, leases []*Lease, next time.Time) *group 
 	for _, l := range leases {
 		l.hb.g = g
 	}
-	if at, ok := earliestDeadline(leases); ok {
+	if ok {
 		g.floor = at
 		if pending && !pendingAt.After(at) {
 			// The timer fires first and re-arms itself for floor
