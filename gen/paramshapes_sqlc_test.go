@@ -102,6 +102,13 @@ var shapeExprsPG = []string{
 	"tags @> $1",
 	"$1 = lo AND $2 = b",
 	"(SELECT aid FROM authors WHERE name = $1 LIMIT 1) = id",
+	"tags @> ARRAY[$1]::text[]",
+	"tags && ARRAY[$1, $2]::text[]",
+	"tags && ARRAY[$1]",
+	"lo = ANY(ARRAY[$1, $2]::int[])",
+	"lo = ANY(ARRAY[$1, $2])",
+	"(ARRAY[$1, lo])::bigint[] @> tags::bigint[]",
+	"coalesce($1, hi)::int > 0",
 }
 
 // shapePositionsPG place an expression (%s) in a statement.
@@ -150,6 +157,10 @@ var shapeWholePG = []string{
 	"SELECT id FROM books WHERE lo BETWEEN @lo AND $2",
 	"DELETE FROM books WHERE id = ANY($1::bigint[])",
 	"SELECT id FROM books WHERE id = ANY(sqlc.slice(ids)::bigint[])",
+	"UPDATE books SET tags = ARRAY[$1, $2]::text[] WHERE id = $3",
+	"UPDATE books SET tags = tags || ARRAY[$1]::text[] WHERE id = $2",
+	"SELECT ARRAY[$1::text] AS arr FROM books",
+	"SELECT ARRAY[$1, $2]::text[] AS arr FROM books",
 }
 
 const shapeSchemaMySQL = `CREATE TABLE books (

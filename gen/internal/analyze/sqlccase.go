@@ -17,7 +17,8 @@ package analyze
 //     column, text (nullable) for || and interface{} otherwise,
 //     unnamed; where the lookup fails sqlc refuses the query, and
 //     fencegen's typing stands;
-//   - a cast (CASE ... END::int): the cast's type, NOT NULL, unnamed;
+//   - a cast (CASE ... END::int, ARRAY[$1, $2]::text[]): the cast's
+//     type, NOT NULL, unnamed;
 //   - a function call it is no direct argument of: interface{}, unnamed
 //     (sqlc types the call's own arguments only);
 //   - a select-list or RETURNING entry AS alias: the column alias of the
@@ -152,6 +153,9 @@ func (a *analyzer) findSqlcCaseParams() {
 			}
 			return sqlcParent{node: n, limit: s.limit, offset: s.offset}
 		case *sqlparse.TypeCast:
+			if p, ok := n.Arg.(*sqlparse.Param); ok {
+				direct[p] = true
+			}
 			return sqlcParent{node: n, limit: s.limit, offset: s.offset}
 		case *sqlparse.Target:
 			return sqlcParent{target: n, limit: s.limit, offset: s.offset, set: setTable[n]}
@@ -242,7 +246,10 @@ func (a *analyzer) sqlcParentTypes(s sqlcParent, directArg bool) bool {
 	switch s.node.(type) {
 	case *sqlparse.AExpr, nil:
 		return true
-	case *sqlparse.FuncCall:
+	case *sqlparse.FuncCall, *sqlparse.TypeCast:
+		// A cast's own argument is typed in expr.go; one below it in
+		// what is no parent for sqlc (ARRAY[$1]::text[], a row) takes
+		// the cast's type (find_params.go's TypeCast parent).
 		return !directArg
 	}
 	return false
