@@ -94,6 +94,11 @@ var commands = map[string]mode{
 	"compile":  modeCompile,
 }
 
+// sqlcCommands are the commands of commands that are sqlc's, which
+// take no positional argument and ignore one (runCommand); fencegen's
+// own check refuses it.
+var sqlcCommands = map[string]bool{"generate": true, "diff": true, "vet": true, "compile": true}
+
 // valueFlags are the flags before a command that take a value (-f x).
 var valueFlags = map[string]bool{"f": true, "file": true, "config": true}
 
@@ -322,7 +327,22 @@ func runCommand(name string, m mode, topLevel bool, args []string, stdout, stder
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
+	for sqlcCommands[name] && !topLevel && fs.NArg() > 0 {
+		// sqlc's generate, diff, vet and compile (cobra commands with
+		// no argument check) ignore a positional argument and read
+		// flags on either side of it ("sqlc generate . -f x.yaml"), so
+		// a Makefile line written for sqlc runs as is; after "--"
+		// nothing is a flag.
+		rest := fs.Args()
+		if len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			break
+		}
+		args = rest[1:]
+		if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+			return code
+		}
+	}
+	if fs.NArg() > 0 && !sqlcCommands[name] {
 		fmt.Fprintf(stderr, "fencegen: unexpected argument %q\n", fs.Arg(0))
 		fs.Usage()
 		return exitUsage
