@@ -1,14 +1,12 @@
-package gen
+package gen_test
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/fencegen/fencegen/internal/testenv"
+	"github.com/fencegen/fencegen/gen"
 )
 
 // TestTernDividerMidLineNoted (issue 23): tern's divider in the middle
@@ -20,32 +18,22 @@ import (
 // after it. Without sqlc the test skips with one line, and fails under
 // CI=true.
 func TestTernDividerMidLineNoted(t *testing.T) {
-	sqlc := testenv.SqlcBinary()
-	if sqlc == "" {
-		testenv.UnavailableAt(t, "sqlc v1.31.1 (go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1)", "SQLC", "", errors.New("not in $SQLC, GOPATH/bin or PATH"))
-	}
-	files := map[string]string{
-		"sqlc.yaml":          sqlcYAML,
+	r := sqlcAndFencegen(t, map[string]string{
+		"sqlc.yaml":          gen.SqlcYAML,
 		"schema/001_mid.sql": "CREATE TABLE mid (id int, c int); -- tern ---- create above / drop below ----\nALTER TABLE mid DROP COLUMN c;\n",
 		"schema/002_top.sql": "CREATE TABLE top (id int, c int);\n---- create above / drop below ----\nALTER TABLE top DROP COLUMN c;\n",
 		"schema/003_end.sql": "CREATE TABLE tail (id int, c int); -- ---- create above / drop below ----\n\n",
 		"q.sql":              "-- name: GetMid :many\nSELECT id FROM mid;\n\n-- name: GetTop :many\nSELECT c FROM top;\n\n-- name: GetTail :many\nSELECT c FROM tail;\n",
-	}
-	dir := t.TempDir()
-	writeTree(t, dir, files)
-	cmd := exec.Command(sqlc, "generate")
-	cmd.Dir = dir
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("sqlc generate: %v\n%s", err, b)
-	}
-	models, err := os.ReadFile(filepath.Join(dir, "db", "models.go"))
+	}, "sqlc.yaml")
+	r.mustBoth(t)
+	models, err := os.ReadFile(filepath.Join(r.dir, "db", "models.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(string(models), "\tC "); n != 2 {
 		t.Fatalf("sqlc's models have column c %d times, want 2 (dropped from mid: the test's premise):\n%s", n, models)
 	}
-	out := generateTree(t, files)
+	out := r.out
 	if n := strings.Count(string(out.Files["db/models.go"]), "\tC "); n != 3 {
 		t.Errorf("fencegen's models have column c %d times, want 3 (tern applies no drop):\n%s", n, out.Files["db/models.go"])
 	}
