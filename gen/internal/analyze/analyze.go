@@ -221,6 +221,11 @@ type Param struct {
 	loc           int
 	conflict      *catalog.Type
 	strictlyTyped bool
+	// setValue is set when the parameter was first typed as the whole
+	// value of an UPDATE's SET entry (SET name = $1), which PostgreSQL
+	// analyses after the WHERE clause and RETURNING (transformUpdateStmt):
+	// a use there types it, and the SET entry is then an assignment.
+	setValue bool
 	// Sqlc is sqlc v1.31.1's typing of the parameter where it is not
 	// Type and NotNull (see SqlcType), nil where it is: the emitter
 	// declares it unless the configuration sets postgresql_types.
@@ -659,6 +664,11 @@ type analyzer struct {
 	// equality with a column: a second, different deduction then is a
 	// conflict PostgreSQL would refuse.
 	strict bool
+	// setValue is set while an UPDATE's SET value that is a parameter
+	// itself is typed, and updateWhere while the UPDATE's WHERE clause
+	// or RETURNING list is analysed, which PostgreSQL analyses before
+	// the SET list (see Param.setValue).
+	setValue, updateWhere bool
 	// sqlcOperand is set while the operands of an operator are analysed
 	// that sqlc types parameters in (one refers to a column, or the
 	// operator is ||): see Param.SqlcUntyped.

@@ -283,6 +283,13 @@ func TestInconsistentParameterTypes(t *testing.T) {
 	if _, errs := analyzeSrc(t, fenced, "-- name: BadFenced :exec\nUPDATE jobs SET done = $1 WHERE id = $1;\n"); len(errs) != 1 || !strings.Contains(errs[0], "a fenced write is generated only when PostgreSQL accepts it") {
 		t.Fatalf("fenced: errors = %q, want one", errs)
 	}
+	// A text column: PostgreSQL types $1 in the WHERE clause (bigint)
+	// and assigns it to the column; the fenced write is generated
+	// (trial r23s F2).
+	withText := fenced + "\nCREATE TABLE tasks (id bigint PRIMARY KEY, state text NOT NULL, tok bigint NOT NULL);\nCOMMENT ON COLUMN tasks.tok IS 'fencegen:token';"
+	if files, errs := analyzeSrc(t, withText, "-- name: SetState :exec\nUPDATE tasks SET state = $1 WHERE id = $1;\n"); len(errs) != 0 || files[0].Queries[0].Fence == nil || len(files[0].Queries[0].Notes) != 0 {
+		t.Fatalf("fenced text column: errors %q, want a fenced write without notes", errs)
+	}
 	for _, src := range []string{
 		"-- name: Casts :many\nSELECT id FROM authors WHERE id = $1::bigint OR note = $1::text;\n",
 		"-- name: Nested :exec\nUPDATE authors SET note = note || ($1::int + 1)::text WHERE id = $2;\n",

@@ -454,7 +454,9 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 		a.assign(sc, s, c)
 	}
 	if n.Where != nil {
+		a.updateWhere = true
 		a.uncheckedWhere(sc, n.Where)
+		a.updateWhere = false
 	}
 	for _, o := range n.OrderBy {
 		a.sortKey(sc, o, nil) // MySQL's UPDATE ... ORDER BY: the table's columns
@@ -482,8 +484,11 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 		// columns first; the star, spelt out like every star, makes the
 		// statement return them in that order.
 		rs := &scope{rels: append(append([]*rel{}, sc.rels[1:]...), sc.rels[0]), parent: sc.parent, ctes: sc.ctes}
-		return a.targets(rs, n.Returning)
+		sc = rs
 	}
+	// PostgreSQL analyses RETURNING, too, before the SET list.
+	a.updateWhere = true
+	defer func() { a.updateWhere = false }()
 	return a.targets(sc, n.Returning)
 }
 
@@ -542,7 +547,10 @@ func (a *analyzer) assign(sc *scope, s *sqlparse.Target, c *catalog.Column) {
 	// ... END: like sqlc, a parameter that is one of the values assigned
 	// is named and typed after the column, nullable as it is.
 	for _, p := range assignedParams(s.Expr) {
+		_, whole := s.Expr.(*sqlparse.Param)
+		a.setValue = whole
 		a.strictly(func() { a.typeParam(p.Number, target, c.Name) })
+		a.setValue = false
 	}
 	a.strictly(func() { a.compare(sc, s.Expr, target) })
 	if !a.opts.MySQL && len(s.Subscripts) > 0 {

@@ -287,6 +287,12 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 	}
 	if p.Known {
 		if a.strict && p.strictlyTyped && v.Known && p.conflict == nil && typeCategory(v.Type) != typeCategory(p.Type) {
+			if p.setValue && a.updateWhere && !a.opts.MySQL && assignable(v.Type, p.Type) {
+				// UPDATE t SET name = $1 WHERE id = $1: PostgreSQL types
+				// $1 in the WHERE clause, before the SET list, and
+				// assigns a bigint to a text column.
+				return
+			}
 			t := v.Type
 			p.conflict = &t
 		}
@@ -296,6 +302,7 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 		return
 	}
 	a.setParamType(p, v)
+	p.setValue = a.setValue
 	if p.Name == "" && nameHint != "" {
 		p.Name = nameHint
 	}
@@ -359,6 +366,66 @@ func typeCategory(t catalog.Type) string {
 		return "json" + dims
 	}
 	return t.Name + dims
+}
+
+// assignable reports whether PostgreSQL assigns a value of type from to
+// a column of type to of another typeCategory: to a string type from
+// any type (its I/O conversion in assignment context,
+// find_coercion_pathway), else by one of pg_cast's implicit or
+// assignment casts between types of two categories (assignCasts).
+func assignable(from, to catalog.Type) bool {
+	if to.ArrayDims > 0 || from.ArrayDims > 0 || (to.Schema != "" && to.Schema != "pg_catalog") || (from.Schema != "" && from.Schema != "pg_catalog") {
+		return false
+	}
+	switch to.Name {
+	case "text", "varchar", "bpchar", "name":
+		return true
+	}
+	return assignCasts[from.Name+">"+to.Name]
+}
+
+// assignCasts are pg_cast's casts of castcontext 'i' or 'a' (PostgreSQL
+// 15's catalog) between types of two typeCategory groups, as
+// "source>target", but those to a string type.
+var assignCasts = map[string]bool{
+	"bit>varbit": true, "box>polygon": true, "cidr>inet": true,
+	"inet>cidr": true, "int2>regclass": true, "int2>regcollation": true,
+	"int2>regconfig": true, "int2>regdictionary": true,
+	"int2>regnamespace": true, "int2>regoper": true, "int2>regoperator": true,
+	"int2>regproc": true, "int2>regprocedure": true, "int2>regrole": true,
+	"int2>regtype": true, "int4>regclass": true, "int4>regcollation": true,
+	"int4>regconfig": true, "int4>regdictionary": true,
+	"int4>regnamespace": true, "int4>regoper": true, "int4>regoperator": true,
+	"int4>regproc": true, "int4>regprocedure": true, "int4>regrole": true,
+	"int4>regtype": true, "int8>regclass": true, "int8>regcollation": true,
+	"int8>regconfig": true, "int8>regdictionary": true,
+	"int8>regnamespace": true, "int8>regoper": true, "int8>regoperator": true,
+	"int8>regproc": true, "int8>regprocedure": true, "int8>regrole": true,
+	"int8>regtype": true, "interval>time": true, "macaddr8>macaddr": true,
+	"macaddr>macaddr8": true, "oid>regclass": true, "oid>regcollation": true,
+	"oid>regconfig": true, "oid>regdictionary": true,
+	"oid>regnamespace": true, "oid>regoper": true, "oid>regoperator": true,
+	"oid>regproc": true, "oid>regprocedure": true, "oid>regrole": true,
+	"oid>regtype": true, "path>polygon": true, "pg_dependencies>bytea": true,
+	"pg_mcv_list>bytea": true, "pg_ndistinct>bytea": true, "point>box": true,
+	"polygon>path": true, "regclass>int4": true, "regclass>int8": true,
+	"regclass>oid": true, "regcollation>int4": true,
+	"regcollation>int8": true, "regcollation>oid": true,
+	"regconfig>int4": true, "regconfig>int8": true, "regconfig>oid": true,
+	"regdictionary>int4": true, "regdictionary>int8": true,
+	"regdictionary>oid": true, "regnamespace>int4": true,
+	"regnamespace>int8": true, "regnamespace>oid": true, "regoper>int4": true,
+	"regoper>int8": true, "regoper>oid": true, "regoper>regoperator": true,
+	"regoperator>int4": true, "regoperator>int8": true,
+	"regoperator>oid": true, "regoperator>regoper": true,
+	"regproc>int4": true, "regproc>int8": true, "regproc>oid": true,
+	"regproc>regprocedure": true, "regprocedure>int4": true,
+	"regprocedure>int8": true, "regprocedure>oid": true,
+	"regprocedure>regproc": true, "regrole>int4": true, "regrole>int8": true,
+	"regrole>oid": true, "regtype>int4": true, "regtype>int8": true,
+	"regtype>oid": true, "text>regclass": true, "time>interval": true,
+	"timestamp>time": true, "timestamptz>time": true,
+	"timestamptz>timetz": true, "varbit>bit": true, "varchar>regclass": true,
 }
 
 // strictly runs f with strict deduction on (see analyzer.strict).

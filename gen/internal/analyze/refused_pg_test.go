@@ -10,7 +10,7 @@ import (
 )
 
 // refusedSchema is the schema of refusedParamCases.
-const refusedSchema = `CREATE TABLE authors (id bigint PRIMARY KEY, name boolean NOT NULL, note text, born date, score numeric, n int, tags text[]);`
+const refusedSchema = `CREATE TABLE authors (id bigint PRIMARY KEY, name boolean NOT NULL, note text, born date, score numeric, n int, tags text[], at time, made timestamptz);`
 
 // refusedParamCases are queries whose parameters are used in more than
 // one place. fencegen generates each (as sqlc does); it notes those whose
@@ -32,6 +32,19 @@ var refusedParamCases = []string{
 	"UPDATE authors SET note = $1 WHERE note <> $1",
 	"SELECT id FROM authors WHERE born = $1 OR born > $1",
 	"SELECT id FROM authors WHERE n = $1 OR id = $1",
+	// PostgreSQL analyses an UPDATE's WHERE before its SET list: $1 is
+	// typed there, and the SET entry is an assignment (trial r23s F2).
+	"UPDATE authors SET note = $1 WHERE id = $1",
+	"UPDATE authors SET note = $1 WHERE born = $1",
+	"UPDATE authors SET born = $1 WHERE id = $1",
+	"UPDATE authors SET n = $1 WHERE note = $1",
+	"UPDATE authors SET note = coalesce($1, note) WHERE id = $1",
+	"UPDATE authors SET at = $1 WHERE made = $1",
+	"UPDATE authors SET made = $1 WHERE at = $1",
+	"UPDATE authors SET tags[1] = $1 WHERE id = $1",
+	"UPDATE authors SET tags = $1 WHERE id = $1",
+	"UPDATE authors SET note = $1 WHERE id IN (SELECT n FROM authors WHERE n = $1)",
+	"UPDATE authors SET note = $1 WHERE id = 1 RETURNING id = $1",
 }
 
 // TestRefusedParamsArePostgresRefusals PREPAREs each of
