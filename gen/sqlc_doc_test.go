@@ -120,6 +120,17 @@ func TestSqlcDocShowsFencedDiff(t *testing.T) {
 			t.Errorf("docs/sqlc.md does not show %s as generated:\n%s", n, fencedDiffProject[n])
 		}
 	}
+	// The one file sqlc does not write is the database-side guard, which
+	// the section names (trial r23s F7).
+	var extra []string
+	for n := range fenced {
+		if _, ok := plain[n]; !ok {
+			extra = append(extra, n)
+		}
+	}
+	if len(extra) != 1 || extra[0] != "jobs/fencegen_guard.sql" || !strings.Contains(string(doc), "one more in\n`jobs/`, `fencegen_guard.sql`") {
+		t.Errorf("fencegen writes %q besides sqlc's files; docs/sqlc.md must name exactly those", extra)
+	}
 	// The other files are sqlc's but for the header.
 	for n, b := range fenced {
 		if n == "jobs/query.sql.go" || n == "jobs/models.go" || strings.HasSuffix(n, ".sql") {
