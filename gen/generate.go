@@ -109,6 +109,11 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 		runs[i].validate()
 	})
 	shareReaches(runs)
+	for i, d := range sharedDefDiffs(runs) {
+		if runs[i] != nil {
+			runs[i].sharedDiffs = d
+		}
+	}
 	parallel.For(len(cfg.Packages), func(i int) {
 		r := &results[i]
 		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
@@ -432,6 +437,11 @@ type pkgRun struct {
 	vetURI string
 	// validated are the catalog's Validate errors (validate).
 	validated diag.List
+	// defs files the schema's statements by the names they define
+	// (fileSchemaDefs), sharedDiffs the names another entry's schema
+	// files differently (sharedDefDiffs).
+	defs        map[string][]schemaDef
+	sharedDiffs map[string][]differingName
 }
 
 // validate validates r's catalog, once the other entries' marks reached
@@ -471,6 +481,7 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 	// built in file order, and the results and errors are used in the
 	// order of a sequential run.
 	results := make([]parseResult, len(schemaFiles)+len(queryFiles))
+	defs := map[string][]schemaDef{}
 	parallel.For(len(results), func(i int) {
 		if i < len(schemaFiles) {
 			results[i].f, results[i].note, results[i].err = readAndParseNoted(pkg.Engine, schemaFiles[i], true)
@@ -489,6 +500,9 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 		}
 		for _, st := range pf.Stmts {
 			cat.Update(pf, st)
+			if pkg.Engine != config.EngineMySQL {
+				fileSchemaDefs(defs, pf, st)
+			}
 			// Of a schema statement's parse tree as pg_query returns it,
 			// only the few kinds the guard's replay reads are read again
 			// (guard.ReadsRaw: ALTER TABLE, statements on functions,
@@ -512,7 +526,7 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 	fenceNotes = append(append(fenceNotes, skippedFiles(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)...),
 		skippedFiles(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)...)
 	return &pkgRun{cfg: cfg, pkg: pkg, found: found, cat: cat, errs: errs, notes: fenceNotes,
-		schemaFiles: schemaFiles, results: results, schemaBroken: schemaBroken, qerr: qerr}
+		schemaFiles: schemaFiles, results: results, schemaBroken: schemaBroken, qerr: qerr, defs: defs}
 }
 
 // spreadSchemaMarks fences, in every entry's catalog, each table that
@@ -681,6 +695,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		errs = append(errs, mysqlSchemaNameCases(r.parsedSchema())...)
 	}
 	analyzed, aerr := analyze.AnalyzeWith(cat, parsed, aopts)
+	aerr = append(aerr, refuseSharedNames(r.sharedDiffs, parsed)...)
 	errs = append(errs, aerr...)
 	if aopts.MySQL {
 		r.lastIDWriter, r.lastIDReads = noteLastInsertIDReads(analyzed)

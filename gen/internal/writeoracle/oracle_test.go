@@ -265,7 +265,12 @@ var preciseShared = []string{"RenameParent", "InsertParent", "UpsertParentName",
 // fenced tables, the cascading foreign keys and the trigger through which
 // writes of tables entry b also declares reach them (from b's queries,
 // through b's view, function and trigger), and a fenced table of another
-// schema with the name of one b writes unqualified (trial r24 N6, N8): no
+// schema with the name of one b writes unqualified (trial r24 N6, N8),
+// and objects b's queries reach by name though b's schema defines those
+// names otherwise or not at all: an overload b's call picks, a function
+// of another schema under b's search_path, an operator whose function
+// differs, a view over a writing function, an event trigger, a's fenced
+// table under b's DDL (trial r24s N11 to N13, N18, N19): no
 // escape, no stale write, no guarded statement that always
 // fails, no over-refusal.
 func TestOracleSharedDatabase(t *testing.T) {

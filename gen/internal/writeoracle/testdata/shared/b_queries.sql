@@ -59,3 +59,39 @@ UPDATE parents_v SET name = $2 WHERE id = $1;
 
 -- name: Retire :exec
 INSERT INTO retired (id) VALUES ($1);
+
+-- The names below resolve in the shared database to entry a's objects
+-- (trial r24s N11 to N19).
+-- name: CallHelper :one
+SELECT helper(1);
+
+-- name: UseAppPath :exec
+SET search_path = app, public;
+
+-- name: CallLookup :one
+SELECT lookup(1);
+
+-- name: UpperNotes :many
+SELECT upper(v) FROM notes;
+
+-- name: CompareIDs :one
+SELECT 1::bigint === 2::bigint AS same;
+
+-- name: ReadRep :many
+SELECT id FROM rep;
+
+-- name: TempView :exec
+CREATE TEMP VIEW bt AS SELECT 1 AS x;
+
+-- Entry b's DDL on entry a's fenced table (trial r24s N18).
+-- name: DisableJobTriggers :exec
+ALTER TABLE jobs DISABLE TRIGGER ALL;
+
+-- name: ResetJobTokens :exec
+ALTER TABLE jobs ALTER COLUMN tok TYPE bigint USING 0;
+
+-- name: RenameJobs :exec
+ALTER TABLE IF EXISTS jobs RENAME TO jobs_x;
+
+-- name: DropJobs :exec
+DROP TABLE IF EXISTS jobs;

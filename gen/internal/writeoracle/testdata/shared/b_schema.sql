@@ -19,3 +19,11 @@ BEGIN
 END
 $$;
 CREATE TRIGGER retired_parent AFTER INSERT ON retired FOR EACH ROW EXECUTE FUNCTION retire();
+-- Entry b's own objects of the names entry a's schema defines otherwise
+-- (trial r24s N11 to N19; where a's came first, the database keeps a's).
+CREATE TABLE notes (id bigint PRIMARY KEY, v varchar(20));
+CREATE FUNCTION helper(i bigint) RETURNS bigint LANGUAGE sql AS $$ SELECT 1::bigint $$;
+CREATE FUNCTION lookup(i bigint) RETURNS bigint LANGUAGE sql AS $$ SELECT 1::bigint $$;
+CREATE FUNCTION opf(a bigint, b bigint) RETURNS boolean LANGUAGE sql AS $$ SELECT true $$;
+CREATE OPERATOR === (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = opf);
+CREATE TABLE IF NOT EXISTS rep (id bigint);

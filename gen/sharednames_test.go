@@ -1,0 +1,77 @@
+package gen_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fencegen/fencegen/gen"
+)
+
+// TestSharedNamesAcrossEntries (trial r24s N12, N20): a query of one sql
+// entry that uses a name another entry's schema defines otherwise is
+// refused at the name (a's policy on r1, a's fenced table jobs where b
+// has a view of that name, and so a's own write of jobs), and a name
+// qualified with a schema the other entry's differing object is not in
+// passes. writeoracle's
+// TestOracleSharedDatabase runs the other shapes against PostgreSQL.
+func TestSharedNamesAcrossEntries(t *testing.T) {
+	const (
+		a = "CREATE SCHEMA app;\n" +
+			"CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL, tok bigint NOT NULL DEFAULT 0);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n" +
+			"CREATE FUNCTION vw(i bigint) RETURNS bigint LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET status = 'vw'; RETURN i; END $$;\n" +
+			"CREATE TABLE r1 (id bigint PRIMARY KEY, v text);\n" +
+			"ALTER TABLE r1 ENABLE ROW LEVEL SECURITY;\n" +
+			"CREATE POLICY r1_vw ON r1 USING (vw(id) = id);\n" +
+			"CREATE TABLE app.notes (id bigint PRIMARY KEY, v text);\n" +
+			"CREATE POLICY n_vw ON app.notes USING (vw(id) = id);\n"
+		b = "CREATE TABLE r1 (id bigint PRIMARY KEY, v text);\n" +
+			"CREATE TABLE b_jobs (id bigint PRIMARY KEY, status text NOT NULL);\n" +
+			"CREATE VIEW jobs AS SELECT id, status FROM b_jobs;\n" +
+			"CREATE TABLE notes (id bigint PRIMARY KEY, v text);\n"
+	)
+	dir := t.TempDir()
+	gen.WriteTree(t, dir, map[string]string{
+		"a.sql": a, "b.sql": b,
+		"qa.sql": "-- name: SetStatus :exec\nUPDATE jobs SET status = @status WHERE id = @id;\n",
+		"qb.sql": "-- name: ReadR1 :many\nSELECT id FROM r1;\n\n" +
+			"-- name: SetViewStatus :exec\nUPDATE jobs SET status = @status WHERE id = @id;\n\n" +
+			"-- name: ReadNotes :many\nSELECT id FROM public.notes;\n",
+		"sqlc.yaml": `version: "2"
+sql:
+  - {engine: postgresql, schema: a.sql, queries: qa.sql, gen: {go: {package: adb, out: adb, sql_package: pgx/v5}}}
+  - {engine: postgresql, schema: b.sql, queries: qb.sql, gen: {go: {package: bdb, out: bdb, sql_package: pgx/v5}}}
+`,
+	})
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gen.Generate(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("generated b's queries whose names a's schema defines otherwise")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"qb.sql:2:16: this statement names r1, which the schema of sql entry adb, which shares this entry's database, defines or changes at ",
+		"a.sql:6:1 as this entry's schema does not",
+		"qa.sql:2:8: this statement names jobs, which the schema of sql entry bdb",
+		"qb.sql:5:8: this statement names jobs, which the schema of sql entry adb, which shares this entry's database, defines or changes at ",
+		"a.sql:2:1 as this entry's schema does not",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("missing %q in:\n%s", want, msg)
+		}
+	}
+	for _, not := range []string{"qb.sql:8:"} {
+		if strings.Contains(msg, not) {
+			t.Errorf("refused a query at %s:\n%s", not, msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bdb")); err == nil {
+		t.Error("wrote files though generation failed")
+	}
+}
