@@ -56,3 +56,60 @@ func TestMySQLKeysInDoubtRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestMySQLRenameBesideOtherActions (issue 27, trial r27s F2, F4, F5):
+// sqlc v1.31.1 reads a MySQL ALTER TABLE holding RENAME COLUMN or RENAME
+// TO as the rename alone; the server runs its other actions too. A
+// foreign key ON DELETE CASCADE into a fenced table and ENGINE=MyISAM
+// given beside a rename are followed (the cascading DELETE and the
+// UPDATE of several rows are refused), a key change beside it is
+// followed (the UPDATE is all or nothing on the new primary key), and a
+// fencing token column added, or the token column changed, beside a
+// rename is an error at the statement, never a table left unfenced.
+func TestMySQLRenameBesideOtherActions(t *testing.T) {
+	const schema = "CREATE TABLE owners (pid INT PRIMARY KEY);\n" +
+		"CREATE TABLE jobs (id BIGINT PRIMARY KEY, owner INT NOT NULL, region INT NOT NULL, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n" +
+		"ALTER TABLE jobs RENAME TO jobs_v2, ADD CONSTRAINT fk_owner FOREIGN KEY (owner) REFERENCES owners (pid) ON DELETE CASCADE;\n" +
+		"RENAME TABLE jobs_v2 TO jobs;\n" +
+		"CREATE TABLE notes (id BIGINT PRIMARY KEY, body TEXT, tok BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n" +
+		"ALTER TABLE notes RENAME TO notes_v2, ENGINE=MyISAM;\n" +
+		"ALTER TABLE jobs DROP PRIMARY KEY, RENAME COLUMN owner TO owner_id, ADD PRIMARY KEY (id, region);\n"
+	const queries = "-- name: DeleteOwner :exec\nDELETE FROM owners WHERE pid = ?;\n\n" +
+		"-- name: SetBodies :exec\nUPDATE notes_v2 SET body = ? WHERE body = ?;\n\n" +
+		"-- name: PutJob :exec\nUPDATE jobs SET region = ? WHERE id = ?;\n"
+	_, err := gen.Generate(context.Background(), mysqlGuardProject(t, schema, queries))
+	if err == nil {
+		t.Fatal("generated a cascade into fenced table jobs and a guarded UPDATE of several rows of a MyISAM table")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"query DeleteOwner writes fenced table jobs through foreign key of jobs to owners ON DELETE CASCADE",
+		"query SetBodies: cannot add the fencing guard: an UPDATE that may match several rows of fenced table notes_v2 is not guarded on MySQL: its engine MyISAM",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("refusal %q: want %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "PutJob") {
+		t.Errorf("refusal %q names PutJob", msg)
+	}
+
+	for _, tc := range []struct{ name, schema, want string }{
+		{"token column added beside a column rename",
+			"CREATE TABLE jobs (id BIGINT PRIMARY KEY, state TEXT, worker INT NULL);\nALTER TABLE jobs RENAME COLUMN worker TO worker_id, ADD COLUMN fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token';\n",
+			"schema.sql:2:1: this ALTER TABLE marks column fence_token of table jobs as the fencing token beside its rename, which fencegen cannot follow"},
+		{"token column added beside a table rename",
+			"CREATE TABLE j (id BIGINT PRIMARY KEY, state TEXT);\nALTER TABLE j RENAME TO jobs, ADD COLUMN fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token';\n",
+			"schema.sql:2:1: this ALTER TABLE marks column fence_token of table jobs as the fencing token beside its rename"},
+		{"token column redefined beside a rename",
+			"CREATE TABLE jobs (id BIGINT PRIMARY KEY, state TEXT, v INT, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\nALTER TABLE jobs RENAME COLUMN v TO v2, MODIFY fence_token BIGINT NOT NULL DEFAULT 0;\n",
+			"schema.sql:2:1: this ALTER TABLE changes fencing token column fence_token of table jobs beside its rename, which fencegen cannot follow"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := gen.Generate(context.Background(), mysqlGuardProject(t, tc.schema, "-- name: SetState :exec\nUPDATE jobs SET state = ? WHERE id = ?;\n"))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v: want %q", err, tc.want)
+			}
+		})
+	}
+}

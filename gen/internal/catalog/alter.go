@@ -41,7 +41,8 @@ func (u *updater) alterTable(n *sqlparse.AlterTable) {
 // table's primary or unique keys.
 func changesKeys(cmd *sqlparse.AlterCmd) bool {
 	switch cmd.Kind {
-	case sqlparse.AlterAddPrimaryKey, sqlparse.AlterAddUnique, sqlparse.AlterDropIndex, sqlparse.AlterDropConstraint, sqlparse.AlterDropColumn:
+	case sqlparse.AlterAddPrimaryKey, sqlparse.AlterAddUnique, sqlparse.AlterDropIndex, sqlparse.AlterDropConstraint, sqlparse.AlterDropColumn,
+		sqlparse.AlterRenameIndex:
 		return true
 	case sqlparse.AlterAddColumn:
 		return cmd.Def != nil && len(cmd.Def.Keys) > 0
@@ -160,6 +161,11 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		// are: the guard trigger then looks rows up by one key too many
 		// (a refusal too many, never one too few).
 		u.c.dropMySQLIndex(t, cmd.Constraint)
+	case sqlparse.AlterRenameIndex:
+		// A name the catalog does not know (an unnamed key's) keeps its
+		// key: a later DROP INDEX of the new name then leaves it (a
+		// refusal too many, never one too few).
+		u.c.renameMySQLIndex(t, cmd.Constraint, cmd.NewName)
 	case sqlparse.AlterColumnType, sqlparse.AlterSetNotNull, sqlparse.AlterDropNotNull, sqlparse.AlterSetDefault,
 		sqlparse.AlterDropDefault, sqlparse.AlterAddIdentity, sqlparse.AlterDropIdentity, sqlparse.AlterDropExpression:
 		if c := t.Column(cmd.Column); c != nil {

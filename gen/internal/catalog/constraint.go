@@ -345,6 +345,12 @@ func (c *Catalog) dropConstraint(t *Table, name string) bool {
 		c.dropKey(t, name, k)
 		return true
 	}
+	return c.dropForeignKey(t, name)
+}
+
+// dropForeignKey drops t's foreign key named name (and its partitions'
+// copies), and reports whether there was one.
+func (c *Catalog) dropForeignKey(t *Table, name string) bool {
 	n := len(t.foreignKeys)
 	t.foreignKeys = slices.DeleteFunc(t.foreignKeys, func(fk foreignKey) bool { return fk.name == name })
 	if len(t.foreignKeys) == n {
@@ -352,7 +358,7 @@ func (c *Catalog) dropConstraint(t *Table, name string) bool {
 	}
 	// The partitions' copies go with it.
 	for _, ch := range c.partitions(t) {
-		c.dropConstraint(ch, name)
+		c.dropForeignKey(ch, name)
 	}
 	return true
 }
@@ -483,6 +489,28 @@ func (c *Catalog) dropMySQLIndex(t *Table, name string) bool {
 	for n := range t.indexes {
 		if strings.EqualFold(n, name) {
 			delete(t.indexes, n)
+			return true
+		}
+	}
+	return false
+}
+
+// renameMySQLIndex renames t's unique key or index named old (without
+// case; not the primary key, which MySQL keeps as PRIMARY) to nu, as
+// MySQL's ALTER TABLE ... RENAME INDEX / RENAME KEY does (issue 27,
+// trial r27s F1), and reports whether one was renamed.
+func (c *Catalog) renameMySQLIndex(t *Table, old, nu string) bool {
+	for n, k := range t.keys {
+		if !k.primary && strings.EqualFold(n, old) {
+			delete(t.keys, n)
+			t.keys[nu] = k
+			return true
+		}
+	}
+	for n, cols := range t.indexes {
+		if strings.EqualFold(n, old) {
+			delete(t.indexes, n)
+			t.indexes[nu] = cols
 			return true
 		}
 	}

@@ -59,6 +59,28 @@ func TestMySQLKeyChangesOnMariaDB(t *testing.T) {
 		{"drop foreign key", []string{"ALTER TABLE t DROP FOREIGN KEY t_fk"}, false},
 		{"drop column of a unique key", []string{"ALTER TABLE t DROP COLUMN a"}, false},
 		{"add foreign key, drop by constraint", []string{"ALTER TABLE t ADD CONSTRAINT t_fk2 FOREIGN KEY (c) REFERENCES p (code)", "ALTER TABLE t DROP CONSTRAINT t_fk2"}, false},
+		// An ALTER TABLE holding a RENAME COLUMN or RENAME TO, which sqlc
+		// reads as the rename alone, changes the keys by its other
+		// actions too (issue 27, trial r27s F2, F4).
+		{"rename column beside a new primary key", []string{"ALTER TABLE t DROP PRIMARY KEY, RENAME COLUMN region TO r2, ADD PRIMARY KEY (id, r2)"}, false},
+		{"rename column after the new primary key", []string{"ALTER TABLE t DROP PRIMARY KEY, ADD PRIMARY KEY (id, r2), RENAME COLUMN region TO r2"}, false},
+		{"rename column beside a unique key on it", []string{"ALTER TABLE t ADD UNIQUE KEY uq (id, r2), RENAME COLUMN region TO r2"}, false},
+		{"rename another column beside a new primary key", []string{"ALTER TABLE t RENAME COLUMN b TO b2, DROP PRIMARY KEY, ADD PRIMARY KEY (id, region)"}, false},
+		{"rename columns beside unique keys added and dropped", []string{"ALTER TABLE t RENAME COLUMN c TO c2, ADD UNIQUE KEY ub (b)", "ALTER TABLE t RENAME COLUMN c2 TO c3, DROP INDEX ua"}, false},
+		{"rename table beside a new primary key", []string{"ALTER TABLE t RENAME TO t0, DROP PRIMARY KEY, ADD PRIMARY KEY (id, region)", "RENAME TABLE t0 TO t"}, false},
+		{"rename table after a unique key", []string{"ALTER TABLE t ADD UNIQUE KEY ub (b), RENAME TO t0", "ALTER TABLE t0 RENAME TO t"}, false},
+		// (MariaDB 10.11 drops t_fk when RENAME TO and ADD FOREIGN KEY
+		// share a statement; the catalog keeps it: a cascade too many.)
+		{"rename table beside a cascading foreign key", []string{"ALTER TABLE t DROP FOREIGN KEY t_fk", "ALTER TABLE t RENAME TO t0, ADD CONSTRAINT t_fk2 FOREIGN KEY (c) REFERENCES p (code) ON DELETE CASCADE", "RENAME TABLE t0 TO t"}, false},
+		{"rename table beside a dropped foreign key", []string{"ALTER TABLE t RENAME TO t0, DROP FOREIGN KEY t_fk", "RENAME TABLE t0 TO t"}, false},
+		{"rename column beside a renamed index", []string{"ALTER TABLE t RENAME COLUMN c TO c2, RENAME INDEX ua TO ua2", "ALTER TABLE t DROP INDEX IF EXISTS ua"}, false},
+		// RENAME INDEX / RENAME KEY: the key keeps its columns under the
+		// new name (issue 27, trial r27s F1).
+		{"rename index, drop the old name if exists", []string{"ALTER TABLE t RENAME INDEX ua TO ua_a", "ALTER TABLE t DROP INDEX IF EXISTS ua"}, false},
+		{"rename key, drop the old name on", []string{"ALTER TABLE t RENAME KEY ua TO ub", "DROP INDEX IF EXISTS ua ON t"}, false},
+		{"rename index, reuse the old name", []string{"ALTER TABLE t RENAME INDEX ua TO ua2", "CREATE INDEX ua ON t (b)", "DROP INDEX ua ON t"}, false},
+		{"rename index, drop the new name", []string{"ALTER TABLE t RENAME INDEX ua TO ua2", "ALTER TABLE t DROP INDEX ua2"}, false},
+		{"rename index, new unique key of the old name", []string{"ALTER TABLE t RENAME KEY UA TO ua2", "ALTER TABLE t ADD UNIQUE KEY ua (b)", "ALTER TABLE t DROP KEY ua2"}, false},
 		{"unnamed unique dropped by mysql's name", []string{"ALTER TABLE t ADD UNIQUE (b)", "ALTER TABLE t DROP CONSTRAINT b"}, true},
 		{"unnamed unique dropped by index", []string{"ALTER TABLE t ADD UNIQUE (b), ADD UNIQUE (b, c)", "ALTER TABLE t DROP INDEX b_2"}, true},
 	} {
@@ -125,6 +147,10 @@ func TestMySQLKeysInDoubt(t *testing.T) {
 		{"second primary key", "CREATE TABLE t (id BIGINT PRIMARY KEY, r INT NOT NULL, tok BIGINT NOT NULL);\nALTER TABLE t ADD PRIMARY KEY (id, r);\n", "schema.sql:2:1"},
 		{"primary key column added", "CREATE TABLE t (id BIGINT PRIMARY KEY, tok BIGINT NOT NULL);\nALTER TABLE t ADD COLUMN k INT PRIMARY KEY;\n", "schema.sql:2:1"},
 		{"column of a primary key of several dropped", "CREATE TABLE t (id BIGINT, r INT, tok BIGINT NOT NULL, PRIMARY KEY (id, r));\nALTER TABLE t DROP COLUMN r;\n", "schema.sql:2:1"},
+		// A column action beside a rename, which sqlc and the catalog
+		// leave out (issue 27, trial r27s F2).
+		{"column added beside a rename", "CREATE TABLE t (id BIGINT PRIMARY KEY, c INT, tok BIGINT NOT NULL);\nALTER TABLE t RENAME COLUMN c TO c2, ADD COLUMN d INT UNIQUE;\n", "schema.sql:2:1"},
+		{"column dropped beside a table rename", "CREATE TABLE s (id BIGINT, r INT, tok BIGINT NOT NULL, PRIMARY KEY (id, r));\nALTER TABLE s RENAME TO t, DROP COLUMN r;\n", "schema.sql:2:1"},
 		{"copied by LIKE", "CREATE TABLE s (id BIGINT PRIMARY KEY, r INT NOT NULL, tok BIGINT NOT NULL);\nALTER TABLE s ADD PRIMARY KEY (id, r);\nCREATE TABLE t LIKE s;\n", "schema.sql:3:1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

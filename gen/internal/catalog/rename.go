@@ -22,6 +22,7 @@ func (u *updater) rename(n *sqlparse.Rename) {
 				t.Former = append(t.Former, old)
 			}
 			t.Name = n.NewName
+			u.renameDropped(t, n)
 		}
 		return
 	}
@@ -70,6 +71,7 @@ func (u *updater) rename(n *sqlparse.Rename) {
 			return
 		}
 		u.renameColumn(t, n, true)
+		u.renameDropped(t, n)
 	case "type":
 		if e := u.c.Enum(n.Target.Schema, n.Target.Name); e != nil {
 			old := Type{Schema: e.Schema, Name: e.Name}
@@ -141,5 +143,55 @@ func (u *updater) renameColumn(t *Table, n *sqlparse.Rename, top bool) {
 	c.Name = n.NewName
 	for _, ch := range u.c.children(t) {
 		u.renameColumn(ch, n, false)
+	}
+}
+
+// renameDropped follows, on t, the other actions of the MySQL ALTER TABLE
+// that holds rename n (Rename.Dropped), which sqlc v1.31.1 reads as the
+// rename alone while the server runs them all (issue 27, trial r27s F2,
+// F4, F5). Key and foreign key actions change nothing sqlc generates
+// from, so the catalog applies them as the server does, after the
+// rename (the server names the new columns in a key whatever the
+// actions' order). A column action would change the generated code
+// away from sqlc's: the catalog leaves it out and holds t's keys in
+// doubt (Table.KeysInDoubt), and one that adds, drops, redefines or
+// renames the fencing token column, or marks a column, is an error at
+// the statement, since the table would be fenced otherwise than the
+// server's.
+func (u *updater) renameDropped(t *Table, n *sqlparse.Rename) {
+	d := n.Dropped
+	if d == nil || !u.c.isMySQL {
+		return
+	}
+	token := func(col string) bool { return t.Fence != nil && col != "" && strings.EqualFold(t.Fence.Column, col) }
+	const split = "sqlc v1.31.1 reads an ALTER TABLE holding RENAME COLUMN or RENAME TO as the rename alone: write the rename as an ALTER TABLE of its own"
+	for _, cmd := range d.Cmds {
+		switch cmd.Kind {
+		case sqlparse.AlterAddPrimaryKey, sqlparse.AlterAddUnique, sqlparse.AlterDropIndex, sqlparse.AlterDropConstraint,
+			sqlparse.AlterAddForeignKey, sqlparse.AlterRenameIndex:
+			u.refused = ""
+			u.alterCmd(t, cmd, true)
+			if u.refused != "" && changesKeys(cmd) {
+				u.doubtKeys(t, cmd.Loc, "fencegen reads it as a statement MariaDB/MySQL refuses ("+u.refused+") and leaves its change to the keys out")
+			}
+		case sqlparse.AlterOther:
+			// Table options (ENGINE=...) and the like: the write
+			// analysis reads them from the statement's text.
+		default:
+			col := cmd.Column
+			if cmd.Def != nil {
+				col = cmd.Def.Name
+			}
+			if token(col) || cmd.Kind == sqlparse.AlterRename && token(cmd.NewName) {
+				u.errorf(cmd.Loc, ErrFence, "this ALTER TABLE changes fencing token column %s of table %s beside its rename, which fencegen cannot follow: %s", t.Fence.Column, t.Name, split)
+				continue
+			}
+			u.doubtKeys(t, cmd.Loc, "it changes columns beside its rename, which fencegen leaves out as sqlc does ("+split+")")
+		}
+	}
+	for _, cm := range d.Comments {
+		if looksLikeMark(cm.Text) {
+			u.errorf(cm.Loc, ErrFence, "this ALTER TABLE marks column %s of table %s as the fencing token beside its rename, which fencegen cannot follow: %s", cm.Column, t.Name, split)
+		}
 	}
 }

@@ -320,6 +320,13 @@ const (
 	// and DROP PRIMARY KEY (Constraint ""): a unique key, primary key or
 	// index of the table goes.
 	AlterDropIndex
+	// AlterRenameIndex is MySQL's RENAME INDEX / RENAME KEY Constraint TO
+	// NewName: a key or index of the table takes a new name.
+	AlterRenameIndex
+	// AlterRename is a RENAME COLUMN (Column TO NewName) or RENAME TO
+	// (NewName, Column "") of a MySQL ALTER TABLE beyond the one sqlc
+	// applies (see Rename.Dropped).
+	AlterRename
 )
 
 // AlterCmd is one ALTER TABLE action.
@@ -335,6 +342,8 @@ type AlterCmd struct {
 	MissingOK bool
 	// Constraint is the constraint named by DROP CONSTRAINT.
 	Constraint string
+	// NewName is the new name of AlterRenameIndex and AlterRename.
+	NewName string
 	// AnyConstraint is set on MySQL's DROP CONSTRAINT name (MariaDB
 	// 10.2, MySQL 8.0.19), which drops the PRIMARY KEY (name PRIMARY), a
 	// unique key, a foreign key or a CHECK of that name, not on DROP
@@ -402,6 +411,14 @@ type Rename struct {
 	// take a name an earlier pair freed (a swap: jobs TO jobs_old,
 	// jobs_new TO jobs).
 	More []*Rename
+	// Dropped are, on MySQL's ALTER TABLE, the other actions of the
+	// statement that holds this RENAME COLUMN or RENAME TO (nil: none).
+	// sqlc v1.31.1 reads such a statement as the rename alone, so the
+	// columns and types it generates from leave them out; the server
+	// runs them all, so the catalog applies those that change keys and
+	// foreign keys only (which sqlc does not read), and holds the keys
+	// in doubt for the column changes (issue 27, trial r27s F2).
+	Dropped *AlterTable
 }
 
 // AlterObjectSchema is ALTER TABLE / TYPE / VIEW ... SET SCHEMA.

@@ -345,9 +345,13 @@ func refAction(o ast.ReferOptionType) byte {
 // redefined without it is no longer marked, as MySQL drops the comment);
 // ALTER COLUMN and constraints leave the columns alone. A RENAME
 // (of the table or a column) is one statement of its own in sqlc, which
-// drops the other specifications: it is a Rename here too.
+// drops the other specifications: it is a Rename here too, whose
+// Dropped holds the other specifications (and further renames) for the
+// catalog's keys and foreign keys, which the server changes (issue 27,
+// trial r27s F2).
 func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
 	at := &sqlparse.AlterTable{Table: c.name(n.Table)}
+	var rename *sqlparse.Rename
 	for _, spec := range n.Specs {
 		switch spec.Tp {
 		case ast.AlterTableAddColumns:
@@ -396,13 +400,29 @@ func (c *converter) alterTable(n *ast.AlterTableStmt) sqlparse.Node {
 			if spec.Constraint != nil {
 				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterDropConstraint, Constraint: spec.Constraint.Name, AnyConstraint: true, MissingOK: spec.IfExists, Loc: c.start})
 			}
+		case ast.AlterTableRenameIndex:
+			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterRenameIndex, Constraint: spec.FromKey.L, NewName: spec.ToKey.L, Loc: c.start})
 		case ast.AlterTableRenameColumn:
-			return &sqlparse.Rename{Kind: "column", Target: at.Table, Subname: spec.OldColumnName.Name.L, NewName: spec.NewColumnName.Name.L, Args: -1, Loc: c.start}
+			if rename == nil {
+				rename = &sqlparse.Rename{Kind: "column", Target: at.Table, Subname: spec.OldColumnName.Name.L, NewName: spec.NewColumnName.Name.L, Args: -1, Loc: c.start}
+			} else {
+				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterRename, Column: spec.OldColumnName.Name.L, NewName: spec.NewColumnName.Name.L, Loc: c.start})
+			}
 		case ast.AlterTableRenameTable:
-			return &sqlparse.Rename{Kind: "table", Target: at.Table, NewName: spec.NewTable.Name.L, Args: -1, Loc: c.start}
+			if rename == nil {
+				rename = &sqlparse.Rename{Kind: "table", Target: at.Table, NewName: spec.NewTable.Name.L, Args: -1, Loc: c.start}
+			} else {
+				at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterRename, NewName: spec.NewTable.Name.L, Loc: c.start})
+			}
 		default:
 			at.Cmds = append(at.Cmds, &sqlparse.AlterCmd{Kind: sqlparse.AlterOther, Loc: c.start})
 		}
+	}
+	if rename != nil {
+		if len(at.Cmds) > 0 || len(at.Comments) > 0 {
+			rename.Dropped = at
+		}
+		return rename
 	}
 	return at
 }

@@ -777,6 +777,12 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 		// A name that may mean another table adds columns and keys
 		// to the project's, and renames none of its columns away.
 		sure := sc.sure(x.Table) && t.Sure && t.Exact == x.Table.Name.O
+		var renameTo *ast.TableName
+		defer func() {
+			if renameTo != nil {
+				sc.rename(x.Table, renameTo)
+			}
+		}()
 		for _, s := range x.Specs {
 			switch s.Tp {
 			case ast.AlterTableOption:
@@ -811,8 +817,12 @@ func (sc *Schema) addStmt(st ast.StmtNode) {
 					t.Refs = slices.DeleteFunc(t.Refs, func(fk ForeignKey) bool { return fk.Name == strings.ToLower(name) })
 				}
 			case ast.AlterTableRenameTable:
+				// The server renames the table after the statement's
+				// other actions, which change the table whatever the
+				// order (issue 27, trial r27s F4): renamed first, they
+				// would change a table the schema no longer holds.
 				if s.NewTable != nil {
-					sc.rename(x.Table, s.NewTable)
+					renameTo = s.NewTable
 				}
 			case ast.AlterTableChangeColumn:
 				if s.OldColumnName != nil && len(s.NewColumns) > 0 {
