@@ -526,7 +526,20 @@ func (c *Catalog) renameMySQLIndex(t *Table, old, nu string) bool {
 // which fencegen does not name as MySQL does): the catalog then keeps a
 // unique key too many, never a primary key the server dropped, as MySQL
 // names the primary key PRIMARY only.
+//
+// A foreign key and a unique key may share a name (the key then serves
+// as the foreign key's index): MariaDB's DROP CONSTRAINT drops the
+// foreign key and keeps the unique key, MySQL 8 refuses the statement
+// (ER_MULTIPLE_CONSTRAINTS_WITH_SAME_NAME); either way the unique key
+// stays, so the foreign key goes first (issue 27, trial r27s F7). On
+// MySQL 8 the catalog then lacks a foreign key the server keeps, after
+// a migration the server refused.
 func (c *Catalog) dropMySQLConstraint(t *Table, name string) bool {
+	for _, fk := range t.foreignKeys {
+		if strings.EqualFold(fk.name, name) {
+			return c.dropForeignKey(t, fk.name)
+		}
+	}
 	for n, k := range t.keys {
 		if k.primary && strings.EqualFold(name, "primary") || !k.primary && strings.EqualFold(n, name) {
 			c.dropKey(t, n, k)
@@ -537,11 +550,6 @@ func (c *Catalog) dropMySQLConstraint(t *Table, name string) bool {
 		if cols != nil && strings.EqualFold(n, name) {
 			delete(t.indexes, n)
 			return true
-		}
-	}
-	for _, fk := range t.foreignKeys {
-		if strings.EqualFold(fk.name, name) {
-			return c.dropConstraint(t, fk.name)
 		}
 	}
 	return false

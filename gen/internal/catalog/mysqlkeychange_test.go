@@ -81,6 +81,9 @@ func TestMySQLKeyChangesOnMariaDB(t *testing.T) {
 		{"rename index, reuse the old name", []string{"ALTER TABLE t RENAME INDEX ua TO ua2", "CREATE INDEX ua ON t (b)", "DROP INDEX ua ON t"}, false},
 		{"rename index, drop the new name", []string{"ALTER TABLE t RENAME INDEX ua TO ua2", "ALTER TABLE t DROP INDEX ua2"}, false},
 		{"rename index, new unique key of the old name", []string{"ALTER TABLE t RENAME KEY UA TO ua2", "ALTER TABLE t ADD UNIQUE KEY ua (b)", "ALTER TABLE t DROP KEY ua2"}, false},
+		// A unique key and a foreign key of one name: MariaDB's DROP
+		// CONSTRAINT drops the foreign key (issue 27, trial r27s F7).
+		{"drop constraint of a unique key's and a foreign key's name", []string{"ALTER TABLE t ADD UNIQUE KEY c1 (c)", "ALTER TABLE t ADD CONSTRAINT c1 FOREIGN KEY (c) REFERENCES p (code)", "ALTER TABLE t DROP CONSTRAINT c1"}, false},
 		{"unnamed unique dropped by mysql's name", []string{"ALTER TABLE t ADD UNIQUE (b)", "ALTER TABLE t DROP CONSTRAINT b"}, true},
 		{"unnamed unique dropped by index", []string{"ALTER TABLE t ADD UNIQUE (b), ADD UNIQUE (b, c)", "ALTER TABLE t DROP INDEX b_2"}, true},
 	} {
