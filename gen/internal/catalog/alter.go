@@ -15,6 +15,19 @@ func (u *updater) alterTable(n *sqlparse.AlterTable) {
 	if !n.MissingOK && u.c.Table(n.Table.Schema, n.Table.Name) == nil && !slices.ContainsFunc(n.Cmds, sqlcChecks) {
 		// sqlc looks the table up only for the actions it applies:
 		// ALTER TABLE nope OWNER TO x or SET DEFAULT passes.
+		if own := u.c.Table("", n.Table.Name); u.c.isMySQL && n.Table.Schema != "" && own != nil && slices.ContainsFunc(n.Cmds, changesKeys) {
+			// A database qualifier fencegen cannot tell from the
+			// project's: the server may run the statement on the
+			// schema's own table, whose keys are then in doubt (issue
+			// 27, trial r27s F6).
+			maybe := "fencegen cannot tell whether database " + n.Table.Schema + " is the project's"
+			if n.Table.Schema == u.c.mysqlUse {
+				maybe = "the schema's USE selects database " + n.Table.Schema + " as the project's"
+			}
+			u.notef(n.Table.Loc, "relation %q is not in the schema, and %s: its change is left out and the keys of table %s are in doubt", n.Table.String(), maybe, own.Name)
+			u.doubtKeys(own, n.Table.Loc, "it changes the keys of table "+n.Table.String()+", which may be this table ("+maybe+"): write the statement without the database qualifier")
+			return
+		}
 		u.refusef(n.Table.Loc, "relation %q does not exist", n.Table.String())
 		return
 	}

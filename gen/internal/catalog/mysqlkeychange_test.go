@@ -154,6 +154,10 @@ func TestMySQLKeysInDoubt(t *testing.T) {
 		// leave out (issue 27, trial r27s F2).
 		{"column added beside a rename", "CREATE TABLE t (id BIGINT PRIMARY KEY, c INT, tok BIGINT NOT NULL);\nALTER TABLE t RENAME COLUMN c TO c2, ADD COLUMN d INT UNIQUE;\n", "schema.sql:2:1"},
 		{"column dropped beside a table rename", "CREATE TABLE s (id BIGINT, r INT, tok BIGINT NOT NULL, PRIMARY KEY (id, r));\nALTER TABLE s RENAME TO t, DROP COLUMN r;\n", "schema.sql:2:1"},
+		// A database qualifier may be the project's database (issue 27,
+		// trial r27s F6), also the one a USE selected.
+		{"qualified key change", "CREATE TABLE t (id BIGINT PRIMARY KEY, r INT NOT NULL, tok BIGINT NOT NULL);\nALTER TABLE app.t DROP PRIMARY KEY, ADD PRIMARY KEY (id, r);\n", "schema.sql:2:1"},
+		{"qualified unique key after USE", "USE app;\nCREATE TABLE t (id BIGINT PRIMARY KEY, r INT NOT NULL, tok BIGINT NOT NULL);\nALTER TABLE `app`.`t` ADD UNIQUE KEY ur (r);\n", "schema.sql:3:1"},
 		{"copied by LIKE", "CREATE TABLE s (id BIGINT PRIMARY KEY, r INT NOT NULL, tok BIGINT NOT NULL);\nALTER TABLE s ADD PRIMARY KEY (id, r);\nCREATE TABLE t LIKE s;\n", "schema.sql:3:1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
