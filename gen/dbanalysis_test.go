@@ -86,6 +86,50 @@ SELECT * FROM p WHERE tags && @tags AND vc = ANY(@vcs::varchar[]);
 -- name: Exprs :one
 SELECT m::text AS mt, e || '' AS el, tags[1] AS first_tag, array_agg(id) AS ids FROM p GROUP BY m, e, tags;
 `},
+		// sqlc keeps its own reading's nullability with the server's
+		// type: a function's argument is NOT NULL (polymorphic and
+		// VARIADIC ones too), a call it resolves NOT NULL, concat
+		// (not in its pg_catalog) nullable, a scalar subquery its
+		// column's (trial r23s F5).
+		{name: "nullability of sqlc's reading", schema: `CREATE TABLE authors (id bigint PRIMARY KEY, name text NOT NULL, tags text[] NOT NULL, meta jsonb);
+CREATE TABLE books (id bigint PRIMARY KEY, author_id bigint NOT NULL, title text NOT NULL, body jsonb NOT NULL);
+`, query: `-- name: Latest :many
+SELECT a.id, (SELECT max(b.title) FROM books b WHERE b.author_id = a.id) AS max_title FROM authors a;
+
+-- name: AddTag :exec
+UPDATE authors SET tags = array_append(tags, @tag) WHERE id = @id;
+
+-- name: HasTag :many
+SELECT id FROM authors WHERE tags @> ARRAY[@tag]::text[];
+
+-- name: Concat :many
+SELECT concat(@prefix::text, name) AS c FROM authors;
+
+-- name: TagPos :many
+SELECT id, array_position(tags, @t) AS pos FROM authors;
+
+-- name: Prepend :exec
+UPDATE authors SET tags = array_prepend(@t, tags) WHERE id = @id;
+
+-- name: Path :many
+SELECT jsonb_extract_path_text(meta, @k) AS v FROM authors;
+
+-- name: Removed :many
+SELECT id FROM authors WHERE tags = array_remove(@arr::text[], @x);
+`},
+		// An extension's type on the search path, and information_schema
+		// columns, whose parameters the server types (trial r23s F8).
+		{name: "citext and information_schema", schema: `CREATE EXTENSION IF NOT EXISTS citext;
+CREATE TABLE users (id bigint PRIMARY KEY, email citext NOT NULL UNIQUE, first text NOT NULL);
+`, query: `-- name: UserByEmail :one
+SELECT id, email FROM users WHERE email = $1;
+
+-- name: CreateUser :one
+INSERT INTO users (id, email, first) VALUES ($1, $2, $3) RETURNING id;
+
+-- name: Columns :many
+SELECT column_name FROM information_schema.columns WHERE table_name = @table_name;
+`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			uri := testenv.NewDatabase(t)

@@ -154,6 +154,12 @@ func (t *dbType) sqlcMaps() bool {
 // catalogType is t as the catalog names types (pg_catalog's typname, a
 // user type's schema and name).
 func (t *dbType) catalogType() catalog.Type {
+	if t.schema != "pg_catalog" && !strings.Contains(t.spelling, ".") && catalog.KnownTypeName(t.name) {
+		// An extension's type on the search path (citext, hstore in
+		// public): format_type leaves it unqualified, and sqlc maps
+		// that spelling as it maps the type without a database.
+		return catalog.Type{Schema: "pg_catalog", Name: t.name, ArrayDims: t.dims}
+	}
 	return catalog.Type{Schema: t.schema, Name: t.name, ArrayDims: t.dims}
 }
 
@@ -244,6 +250,11 @@ func (a *dbAnalyzer) typeQuery(ctx context.Context, q *analyze.Query, desc *pgco
 			// Nullability is sqlc's reading's: a parameter it leaves
 			// untyped (interface{}) it reads as nullable.
 			switch {
+			case p.Sqlc != nil && p.Sqlc.Any && p.Sqlc.NotNull:
+				// A function's argument, NOT NULL where interface{}
+				// (a polymorphic one); other untyped parameters are
+				// nullable (sqlc's addUnknownParam).
+				p.NotNull = true
 			case !p.Known || p.SqlcUntyped || p.Sqlc != nil && p.Sqlc.Any:
 				p.NotNull = false
 			case p.Sqlc != nil:
@@ -265,6 +276,11 @@ func (a *dbAnalyzer) typeQuery(ctx context.Context, q *analyze.Query, desc *pgco
 			c := &catalog.Column{Name: p.Name, Type: p.Type, DBType: t.spelling, NotNull: p.NotNull}
 			if p.Column != nil {
 				c.Name, c.Table = p.Column.Name, p.Column.Table
+				if t := c.Table; t != nil && t.Schema == "information_schema" && t.IsSystem() {
+					// Not one of sqlc's information_schema domains
+					// (interface{}): the database's type (name) stands.
+					c.Table = nil
+				}
 			}
 			p.Column = c
 		}

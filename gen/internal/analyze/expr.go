@@ -194,7 +194,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 			if len(cols) > 0 {
 				// NULL when the subquery returns no row, unless it always
 				// returns one.
-				v := value{Name: cols[0].Name, Type: cols[0].Type, Known: cols[0].Known, NotNull: cols[0].NotNull && oneRow(n.Query), sqlcAny: cols[0].SqlcAny}
+				v := value{Name: cols[0].Name, Type: cols[0].Type, Known: cols[0].Known, NotNull: cols[0].NotNull && oneRow(n.Query), sqlcAny: cols[0].SqlcAny, sqlcAnyNotNull: cols[0].SqlcAnyNotNull}
 				// sqlc types a scalar subquery as its first column, NOT
 				// NULL when that column is, whether or not a row comes.
 				first := cols[0].sqlcType()

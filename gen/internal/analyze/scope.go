@@ -42,6 +42,10 @@ type value struct {
 	// sqlcAny: sqlc answers interface{} for the value as a result column
 	// (see Column.SqlcAny).
 	sqlcAny bool
+	// sqlcAnyNotNull is, for a scalar subquery sqlc answers interface{}
+	// for, the nullability sqlc reads for its first column
+	// (Column.SqlcAnyNotNull).
+	sqlcAnyNotNull bool
 	// oneOut marks the one RETURNS TABLE column of a user-defined
 	// function in FROM: a bare star names it after the function (or its
 	// alias), as sqlc does, and is spelt so; in PostgreSQL that name is

@@ -140,6 +140,33 @@ func (a *analyzer) sqlcAnyCall(f *sqlparse.FuncCall) bool {
 	return true
 }
 
+// sqlcResolvesCall reports whether sqlc v1.31.1's ResolveFuncCall
+// finds the function f calls: one of its pg_catalog's taking as many
+// arguments, the schema's own, or an extension's. A call it resolves is
+// NOT NULL as a result column (output_columns.go), one it does not
+// (concat, whose VARIADIC "any" its pg_catalog lacks) nullable.
+func (a *analyzer) sqlcResolvesCall(f *sqlparse.FuncCall) bool {
+	name := strings.ToLower(f.Func.Name)
+	n := len(f.Args)
+	if fn := sqlcFuncOf(name); fn != nil {
+		switch sqlcFuncAt(fn.code, n) {
+		case 't', 'a':
+			return true
+		}
+	}
+	for _, fn := range a.cat.Funcs(f.Func.Schema, f.Func.Name) {
+		if len(fn.ArgTypes) >= n {
+			return true
+		}
+	}
+	for _, fn := range pgcatalog.Funcs(name) {
+		if fn.Extension != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // sqlcFunc is what sqlc v1.31.1 answers for calls of one function of its
 // pg_catalog (internal/engine/postgresql/pg_catalog.go), from
 // sqlcfuncs_gen.go; sqlcFuncTable holds them.
@@ -434,13 +461,16 @@ func (a *analyzer) sqlcFuncParam(name string, n, i int) (SqlcType, bool) {
 	case len(per) == sqlcFuncMaxArgs+1:
 		types = per[len(per)-1]
 	}
+	// NOT NULL even where interface{} (resolve.go's FuncCall: an
+	// argument is NOT NULL, the synthesised "any" ones too), which the
+	// database analysis keeps with the server's type.
 	ts := strings.Split(types, ",")
 	if types == "" || i >= len(ts) || ts[i] == "?" {
-		return SqlcType{Any: true}, true
+		return SqlcType{Any: true, NotNull: true}, true
 	}
 	t, ok := a.sqlcNamed(ts[i])
 	if !ok {
-		return SqlcType{Any: true}, true
+		return SqlcType{Any: true, NotNull: true}, true
 	}
 	return SqlcType{Type: t, NotNull: true, Column: spelled(nil, t, true, ts[i])}, true
 }

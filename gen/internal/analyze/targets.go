@@ -199,11 +199,14 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 		col.sqlcName, col.sqlcNamed = sqlcTargetName(t, v), true
 		col.guessed = t.Name == "" && !namedAsPostgres(t.Expr, v)
 		col.SqlcAny = a.sqlcAnyTarget(t.Expr, v)
-		if _, call := t.Expr.(*sqlparse.FuncCall); call && col.SqlcAny {
+		if f, call := t.Expr.(*sqlparse.FuncCall); call && col.SqlcAny {
 			// sqlc types a call of a function its catalog has NOT NULL
 			// (!ReturnTypeNullable, never set in its pg_catalog), even
 			// where its Go type is interface{}.
-			col.SqlcAnyNotNull = true
+			col.SqlcAnyNotNull = a.sqlcResolvesCall(f)
+		} else if col.SqlcAny {
+			// A scalar subquery: its first column as sqlc reads it.
+			col.SqlcAnyNotNull = v.sqlcAnyNotNull
 		}
 		col.Sqlc = a.sqlcTarget(t.Expr, v)
 		cols = append(cols, col)

@@ -1038,6 +1038,11 @@ var builtins = map[string]bool{
 	"oidvector": true, "pg_node_tree": true, "txid_snapshot": true, "pg_snapshot": true, "refcursor": true,
 }
 
+// KnownTypeName reports whether name is a type the catalog knows without
+// a schema: pg_catalog's, and the common extensions' (citext, hstore,
+// ltree, vector), wherever they are installed.
+func KnownTypeName(name string) bool { return builtins[name] }
+
 // ResolveType turns a parsed type name into a Type, looking up user types.
 // It reports ok=false for an unknown type.
 func (c *Catalog) ResolveType(tn *sqlparse.TypeName) (Type, bool) {
