@@ -114,6 +114,11 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 			runs[i].sharedDiffs = d
 		}
 	}
+	for i, e := range sharedSchemaChanges(runs) {
+		if runs[i] != nil {
+			runs[i].validated = append(runs[i].validated, e...)
+		}
+	}
 	parallel.For(len(cfg.Packages), func(i int) {
 		r := &results[i]
 		if r.ctxErr = ctx.Err(); r.ctxErr != nil {

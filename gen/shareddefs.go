@@ -75,7 +75,7 @@ func fileSchemaDefs(defs map[string][]schemaDef, f *sqlparse.File, st *sqlparse.
 // defNames returns the names of the objects schema statement n defines
 // or changes (allNames for one no name bounds); ok is false for a
 // statement that changes nothing another entry's statement can reach
-// (a setting, a grant, a comment other than a column's, a schema).
+// (a setting, a grant, a comment, a schema).
 func defNames(n *pg.Node) (names []objName, ok bool) {
 	last := func(l []*pg.Node) objName {
 		if len(l) == 0 {
@@ -105,18 +105,14 @@ func defNames(n *pg.Node) (names []objName, ok bool) {
 		// entry judges by every entry's schema (shareReaches); its
 		// function is filed under its own name.
 		return nil, false
+	case *pg.Node_CommentStmt:
+		// A comment changes no statement's meaning; a fencegen mark
+		// in one entry's schema fences the table of that name in every
+		// entry's (spreadSchemaMarks).
+		return nil, false
 	case *pg.Node_VariableSetStmt, *pg.Node_TransactionStmt, *pg.Node_GrantStmt, *pg.Node_GrantRoleStmt,
 		*pg.Node_CreateSchemaStmt, *pg.Node_AlterDefaultPrivilegesStmt, *pg.Node_AlterOwnerStmt:
 		return nil, false
-	case *pg.Node_CommentStmt:
-		if s.CommentStmt.Objtype != pg.ObjectType_OBJECT_COLUMN {
-			return nil, false
-		}
-		l := s.CommentStmt.Object.GetList().GetItems()
-		if len(l) < 2 {
-			return []objName{{name: allNames}}, true
-		}
-		return []objName{last(l[:len(l)-1])}, true
 	case *pg.Node_CreateStmt:
 		names = append(names, rel(s.CreateStmt.Relation))
 		for _, p := range s.CreateStmt.InhRelations {
@@ -433,4 +429,43 @@ func last2(l []*pg.Node) objName {
 		o.schema = l[len(l)-2].GetString_().GetSval()
 	}
 	return o
+}
+
+// sharedSchemaChanges returns, for each PostgreSQL entry of runs, the
+// errors of its schema statements that define or change a table another
+// entry fences (a view or a table of its name, a DROP, a re-creation, a
+// disabled trigger) where that entry's schema has no such statement
+// (trial r24s N15, N20): the entries share one database, so the
+// statement changes the other entry's fenced table (dropping its guard
+// trigger with it) though that entry's guard check never sees it.
+func sharedSchemaChanges(runs []*pkgRun) []diag.List {
+	out := make([]diag.List, len(runs))
+	pgRun := func(r *pkgRun) bool {
+		return r != nil && !r.schemaBroken && r.pkg.Engine != config.EngineMySQL
+	}
+	for i, b := range runs {
+		if !pgRun(b) {
+			continue
+		}
+		for j, a := range runs {
+			if i == j || !pgRun(a) {
+				continue
+			}
+			for _, t := range a.cat.FencedTables() {
+				ad := a.defs[t.Name]
+				for _, d := range b.defs[t.Name] {
+					schema := d.schema
+					if schema == "" {
+						schema = "public"
+					}
+					if schema != t.Schema || slices.ContainsFunc(ad, func(x schemaDef) bool { return x.text == d.text }) {
+						continue
+					}
+					out[i].Add(d.file, d.line, d.col, "this statement defines or changes %s, which %s fences (%s:%d), as the schema of %s does not, and the entries share one database: it changes the fenced table (or its guard) unseen by that entry's guard check; put the statement in that entry's schema or give both entries the same schema files", t.QualifiedName(), config.EntryName(&a.pkg), t.File, t.Line, config.EntryName(&a.pkg))
+					break
+				}
+			}
+		}
+	}
+	return out
 }

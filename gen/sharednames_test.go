@@ -2,7 +2,6 @@ package gen_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,7 +9,9 @@ import (
 	"github.com/fencegen/fencegen/gen"
 )
 
-// TestSharedNamesAcrossEntries (trial r24s N12, N20): a query of one sql
+// TestSharedNamesAcrossEntries (trial r24s N12, N20): b's schema
+// statement defining a view of the name of a's fenced table is an error,
+// and a query of one sql
 // entry that uses a name another entry's schema defines otherwise is
 // refused at the name (a's policy on r1, a's fenced table jobs where b
 // has a view of that name, and so a's own write of jobs), and a name
@@ -61,6 +62,7 @@ sql:
 		"qa.sql:2:8: this statement names jobs, which the schema of sql entry bdb",
 		"qb.sql:5:8: this statement names jobs, which the schema of sql entry adb, which shares this entry's database, defines or changes at ",
 		"a.sql:2:1 as this entry's schema does not",
+		"b.sql:3:1: this statement defines or changes jobs, which sql entry adb fences (",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("missing %q in:\n%s", want, msg)
@@ -71,7 +73,38 @@ sql:
 			t.Errorf("refused a query at %s:\n%s", not, msg)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, "bdb")); err == nil {
-		t.Error("wrote files though generation failed")
+}
+
+// TestSharedNamesIgnoreMarks: entry b's copy of a's table without a's
+// fencegen mark is the same table (the mark fences it in b too), so b's
+// write of it is generated, guarded, not refused as a name a's schema
+// defines otherwise.
+func TestSharedNamesIgnoreMarks(t *testing.T) {
+	const table = "CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL, tok bigint NOT NULL DEFAULT 0);\n"
+	dir := t.TempDir()
+	q := "-- name: SetStatus :exec\nUPDATE jobs SET status = @status WHERE id = @id;\n"
+	gen.WriteTree(t, dir, map[string]string{
+		"a.sql": table + "COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n", "b.sql": table,
+		"qa.sql": q, "qb.sql": q,
+		"sqlc.yaml": `version: "2"
+sql:
+  - {engine: postgresql, schema: a.sql, queries: qa.sql, gen: {go: {package: adb, out: adb, sql_package: pgx/v5}}}
+  - {engine: postgresql, schema: b.sql, queries: qb.sql, gen: {go: {package: bdb, out: bdb, sql_package: pgx/v5}}}
+`,
+	})
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, ok := out.Files["bdb/qb.sql.go"]
+	if !ok {
+		t.Fatalf("no bdb/qb.sql.go among %d files", len(out.Files))
+	}
+	if !strings.Contains(string(src), "tok") {
+		t.Errorf("b's write of jobs is not guarded:\n%s", src)
 	}
 }
