@@ -365,7 +365,8 @@ func fenceConflicts(guards []*guardRun) diag.List {
 			if f.From != nil {
 				continue // a partition or child: its parent's mark is compared
 			}
-			name := t.QualifiedName()
+			// Entries of different engines share no database.
+			name := g.pkg.Engine + " " + t.QualifiedName()
 			m, ok := first[name]
 			if !ok {
 				first[name] = mark{f, &g.pkg}
@@ -378,7 +379,7 @@ func fenceConflicts(guards []*guardRun) diag.List {
 				return fmt.Sprintf("by column %s, %s, in %s (its %s at %s:%d:%d)", f.Column, fenceMode(f), config.EntryName(pkg), markWord(f.Source), f.File, f.Line, f.Col)
 			}
 			errs.Add(f.File, f.Line, f.Col, "fence: table %s is fenced %s but %s: a database has one guard trigger per table, so every sql entry must fence it alike (give the same column and mode)",
-				name, how(f, &g.pkg), how(m.f, m.pkg))
+				t.QualifiedName(), how(f, &g.pkg), how(m.f, m.pkg))
 		}
 	}
 	return errs
@@ -539,7 +540,9 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 // a table of that qualified name without a mark: a database has one
 // guard trigger per table, so an entry reading a copy of the schema
 // without the comment (a dump, another migrations directory) must not
-// write it unguarded. It is noted (fencegen vet) with the mark's place;
+// write it unguarded; entries of another engine are alternative
+// databases, which share no table. It is noted (fencegen vet) with the
+// mark's place;
 // a table there without the token column is an error at the mark. A
 // table marked differently in two entries is fenceConflicts' error.
 func spreadSchemaMarks(runs []*pkgRun) {
@@ -563,7 +566,9 @@ func spreadSchemaMarks(runs []*pkgRun) {
 	for _, m := range marks {
 		f := m.t.Fence
 		for _, r := range runs {
-			if r == m.r || r.schemaBroken {
+			if r == m.r || r.schemaBroken || r.pkg.Engine != m.r.pkg.Engine {
+				// A MySQL and a PostgreSQL entry cannot share a database
+				// (issue 27, trial r27s F3).
 				continue
 			}
 			t := r.cat.Table(m.t.Schema, m.t.Name)
@@ -599,7 +604,7 @@ func fencesElsewhere(runs []*pkgRun) {
 		for _, t := range o.cat.FencedTables() {
 			for _, x := range append([]*catalog.Table{t}, o.cat.Relatives(t)...) {
 				for _, r := range runs {
-					if r == o || r == nil || r.schemaBroken || r.cat.Table(x.Schema, x.Name) != nil {
+					if r == o || r == nil || r.schemaBroken || r.pkg.Engine != o.pkg.Engine || r.cat.Table(x.Schema, x.Name) != nil {
 						continue
 					}
 					r.cat.AddFenceElsewhere(catalog.FenceElsewhere{Schema: x.Schema, Name: x.Name, Entry: config.EntryName(&o.pkg), File: t.Fence.File, Line: t.Fence.Line})

@@ -113,3 +113,31 @@ func TestMySQLRenameBesideOtherActions(t *testing.T) {
 		})
 	}
 }
+
+// TestFenceMarksStayWithinAnEngine (issue 27, trial r27s F3): a MySQL
+// entry beside a PostgreSQL entry (alternative databases, as a project
+// supporting both has) fences the MySQL table its schema marks without
+// the PostgreSQL schema having the token column: entries of different
+// engines share no database, so the mark does not spread to the other.
+func TestFenceMarksStayWithinAnEngine(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"my.sql":  "CREATE TABLE jobs (id BIGINT PRIMARY KEY, state VARCHAR(20) NOT NULL, fence_token BIGINT NOT NULL DEFAULT 0 COMMENT 'fencegen:token');\n",
+		"myq.sql": "-- name: SetState :exec\nUPDATE jobs SET state = ? WHERE id = ?;\n",
+		"pg.sql":  "CREATE TABLE jobs (id BIGINT PRIMARY KEY, state TEXT NOT NULL);\n",
+		"pgq.sql": "-- name: SetState :exec\nUPDATE jobs SET state = $1 WHERE id = $2;\n",
+		"sqlc.yaml": "version: \"2\"\nsql:\n" +
+			"  - {engine: mysql, schema: my.sql, queries: myq.sql, gen: {go: {package: mysqldb, out: mysqldb}}}\n" +
+			"  - {engine: postgresql, schema: pg.sql, queries: pgq.sql, gen: {go: {package: postgresdb, out: postgresdb}}}\n",
+	}
+	out, err := gen.Generate(context.Background(), mysqlConfig(t, dir, files, "sqlc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if my := string(out.Files["mysqldb/myq.sql.go"]); !strings.Contains(my, "fencegen: guarded") {
+		t.Errorf("the MySQL entry's UPDATE of fenced jobs is not guarded:\n%s", my)
+	}
+	if pg := string(out.Files["postgresdb/pgq.sql.go"]); strings.Contains(pg, "fencegen: guarded") {
+		t.Errorf("the PostgreSQL entry's jobs, which has no token column, is guarded:\n%s", pg)
+	}
+}
