@@ -30,6 +30,7 @@ import (
 type Etcd struct {
 	t       testing.TB
 	bin     string
+	args    []string // extra flags for every member
 	Members []*EtcdMember
 }
 
@@ -63,7 +64,14 @@ func EtcdBinary(t testing.TB) string {
 // Every member is killed when t ends.
 func Start(t testing.TB, n int) *Etcd {
 	t.Helper()
-	c := &Etcd{t: t, bin: EtcdBinary(t)}
+	return StartArgs(t, n)
+}
+
+// StartArgs is Start with extra etcd flags for every member (such as
+// "--quota-backend-bytes", "4194304").
+func StartArgs(t testing.TB, n int, args ...string) *Etcd {
+	t.Helper()
+	c := &Etcd{t: t, bin: EtcdBinary(t), args: args}
 	var peers []string
 	for i := range n {
 		m := &EtcdMember{t: t, c: c, Name: fmt.Sprintf("m%d", i), ClientPort: faults.FreePort(t), PeerPort: faults.FreePort(t), dir: filepath.Join(t.TempDir(), "data")}
@@ -184,6 +192,7 @@ func (m *EtcdMember) start() {
 		"--initial-cluster-token", "faults",
 		"--heartbeat-interval", "50", "--election-timeout", "500",
 		"--log-level", "error", "--logger", "zap")
+	cmd.Args = append(cmd.Args, m.c.args...)
 	out, done, err := faults.StartProcess(cmd, faults.MaxLifetime)
 	if err != nil {
 		m.t.Fatalf("faults: start etcd: %v", err)

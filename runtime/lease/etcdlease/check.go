@@ -20,13 +20,35 @@ type unsafeError struct{ msg string }
 func (e *unsafeError) Error() string { return "lease: unsafe etcd setup: " + e.msg }
 func (e *unsafeError) Unwrap() error { return lease.ErrUnsafeConfig }
 
+// refused names an error etcd's server answered at once that a retry of
+// the same call does not fix while nothing changes on the server, or
+// returns "" for any other error. The error stays wrapped as itself
+// (errors.Is(err, rpctypes.ErrNoSpace) holds); only the words are added.
+// The space quota's alarm is not lease.ErrConfig: AcquireWait keeps
+// trying, as it does for a Redis out of memory, since an operator clears
+// it without touching the workers.
+func refused(err error) string {
+	switch {
+	case errors.Is(err, rpctypes.ErrNoSpace):
+		return "its database is over its space quota (--quota-backend-bytes) and the NOSPACE alarm refuses every write until an operator compacts, defragments and runs 'etcdctl alarm disarm'"
+	case errors.Is(err, rpctypes.ErrCompacted), errors.Is(err, rpctypes.ErrFutureRev):
+		return "the revision asked for is not in etcd's store"
+	case errors.Is(err, rpctypes.ErrCorrupt):
+		return "a member's data is corrupt (the CORRUPT alarm)"
+	}
+	return ""
+}
+
 // isConfigErr reports an etcd answer that no retry can fix: the client's
 // user may not do what the lease needs (authentication is on and the
-// role lacks read-write on the key prefix or the lease API), or the TTL
-// is above etcd's maximum.
+// role lacks read-write on the key prefix or the lease API), the TTL
+// is above etcd's maximum, or etcd refuses the request's size or shape
+// (too large for --max-request-bytes, too many operations, a feature the
+// cluster's version lacks).
 func isConfigErr(err error) bool {
 	for _, e := range []error{rpctypes.ErrPermissionDenied, rpctypes.ErrUserEmpty, rpctypes.ErrInvalidAuthToken,
-		rpctypes.ErrAuthFailed, rpctypes.ErrLeaseTTLTooLarge} {
+		rpctypes.ErrAuthFailed, rpctypes.ErrAuthNotEnabled, rpctypes.ErrLeaseTTLTooLarge,
+		rpctypes.ErrRequestTooLarge, rpctypes.ErrTooManyOps, rpctypes.ErrNotCapable} {
 		if errors.Is(err, e) {
 			return true
 		}

@@ -160,6 +160,10 @@ func (c *Client) failed(op string, ctx, callCtx context.Context, call string, ti
 		// The etcd client may retry it until the deadline: still no
 		// retry can fix it.
 		return &opError{op: op, err: fmt.Errorf("%w: %w", lease.ErrConfig, err)}
+	case refused(err) != "":
+		// etcd answered at once: naming it a timeout would send the
+		// operator to the network (trial r26s N3).
+		return &opError{op: op, err: fmt.Errorf("etcd refused the %s call: %s: %w", call, refused(err), err)}
 	case ended(ctx):
 		cause := err
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -172,7 +176,7 @@ func (c *Client) failed(op string, ctx, callCtx context.Context, call string, ti
 			return &opError{op: op, err: fmt.Errorf("%w while waiting for etcd's answer to the %s call", ctxErr(ctx), call)}
 		}
 		return &opError{op: op, err: fmt.Errorf("%w (%s: %w)", ctxErr(ctx), call, cause)}
-	case callCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+	case timedOut(callCtx) || errors.Is(err, context.DeadlineExceeded):
 		te := &TimeoutError{Op: call, Timeout: timeout, Err: err}
 		if d := c.dialCause(); d != nil {
 			te.Err = d
@@ -180,6 +184,18 @@ func (c *Client) failed(op string, ctx, callCtx context.Context, call string, ti
 		return &opError{op: op, err: te}
 	}
 	return &opError{op: op, err: err}
+}
+
+// timedOut reports whether callCtx's deadline cut the call off. The
+// callers cancel callCtx before they report the error, so a cancelled
+// callCtx is not a timeout: an error etcd answered at once is reported as
+// itself, not as "timed out after CallTimeout" (trial r26s N3).
+func timedOut(callCtx context.Context) bool {
+	if errors.Is(callCtx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	dl, ok := callCtx.Deadline()
+	return ok && !time.Now().Before(dl)
 }
 
 // ended reports whether ctx has ended, also when its deadline has passed
@@ -695,6 +711,8 @@ func waitEnded(ctx context.Context, resource string, last error) error {
 		why = "no reply in time"
 	case errors.Is(last, ErrClientClosed):
 		why = "etcd client closed"
+	case errors.Is(last, rpctypes.ErrNoSpace):
+		why = "etcd's database full"
 	case errors.Is(last, ErrEtcdTimeout), errors.Is(last, context.DeadlineExceeded), errors.Is(last, context.Canceled):
 		why = "no answer from etcd"
 	}
