@@ -2,6 +2,7 @@ package etcdlease
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -113,7 +114,52 @@ func (o *Options) get() Options {
 	return *o
 }
 
+// timing derives the lease's timing from ttl (0: Options.TTL) and checks
+// it. A TTL the options do not allow is an *lease.OptionsError
+// (lease.ErrConfig) naming the fields, the rule that failed and, as the
+// Redis lease's does, the least TTL the options allow (trial r26s N4).
 func (c *Client) timing(ttl time.Duration) (timing, error) {
+	t, err := c.derive(ttl)
+	var oe *lease.OptionsError
+	if errors.As(err, &oe) && oe.TTL != 0 {
+		if m, ok := c.minTTL(); ok {
+			oe.Problem += fmt.Sprintf(" (minimum TTL with these options: %v)", m)
+		}
+	}
+	return t, err
+}
+
+// minTTL returns the least TTL, in whole milliseconds, that derive
+// accepts with c's options, or false when none up to about 35 years does.
+// derive's rules only get easier as the TTL grows with the options fixed,
+// so a binary search finds it.
+func (c *Client) minTTL() (time.Duration, bool) {
+	ok := func(ttl time.Duration) bool { _, err := c.derive(ttl); return err == nil }
+	const limit = 1 << 40 * time.Millisecond
+	hi := time.Second
+	for !ok(hi) {
+		if hi >= limit {
+			return 0, false
+		}
+		hi *= 2
+	}
+	lo := hi / 2 // fails (below 1s fails too): the least TTL that passes is in (lo, hi]
+	for hi-lo > time.Microsecond {
+		if mid := lo + (hi-lo)/2; ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	m := (lo/time.Millisecond + 1) * time.Millisecond
+	for !ok(m) {
+		m += time.Millisecond
+	}
+	return m, true
+}
+
+// derive is timing without the least TTL in its error.
+func (c *Client) derive(ttl time.Duration) (timing, error) {
 	o := c.opts
 	ttlArg := ttl
 	if ttl == 0 {

@@ -62,17 +62,21 @@ func TestNewRefusesOptionsTheDefaultTTLCannotKeep(t *testing.T) {
 		redis  lease.Options
 		want   string
 		fields []string
+		// the least TTL the options allow on etcd and on Redis ("" for
+		// none); Redis also needs 1ms for an acquire reply (TTL −
+		// SafetyMargin − MinValidity), hence its 1ms more in two cases
+		min [2]string
 	}{
 		{etcdlease.Options{HeartbeatInterval: 20 * time.Second}, lease.Options{HeartbeatInterval: 20 * time.Second},
-			"HeartbeatInterval 20s not below TTL − SafetyMargin 9s", []string{"Options.HeartbeatInterval", "Options.TTL", "Options.SafetyMargin"}},
+			"HeartbeatInterval 20s not below TTL − SafetyMargin 9s", []string{"Options.HeartbeatInterval", "Options.TTL", "Options.SafetyMargin"}, [2]string{"22.223s", "22.223s"}},
 		{etcdlease.Options{CallTimeout: 10 * time.Second}, lease.Options{CallTimeout: 10 * time.Second},
-			"Options.CallTimeout 10s not below TTL 10s", []string{"Options.CallTimeout", "Options.TTL"}},
+			"Options.CallTimeout 10s not below TTL 10s", []string{"Options.CallTimeout", "Options.TTL"}, [2]string{"10.001s", "10.001s"}},
 		{etcdlease.Options{SafetyMargin: 12 * time.Second}, lease.Options{SafetyMargin: 12 * time.Second},
-			"SafetyMargin 12s not below TTL 10s", []string{"Options.SafetyMargin", "Options.TTL"}},
+			"SafetyMargin 12s not below TTL 10s", []string{"Options.SafetyMargin", "Options.TTL"}, [2]string{"24.001s", "24.002s"}},
 		{etcdlease.Options{MinValidity: 9500 * time.Millisecond}, lease.Options{MinValidity: 9500 * time.Millisecond},
-			"MinValidity 9.5s not below TTL − SafetyMargin 9s", []string{"Options.MinValidity", "Options.TTL", "Options.SafetyMargin"}},
+			"MinValidity 9.5s not below TTL − SafetyMargin 9s", []string{"Options.MinValidity", "Options.TTL", "Options.SafetyMargin"}, [2]string{"10.556s", "10.557s"}},
 		{etcdlease.Options{DrainTimeout: -time.Second}, lease.Options{DrainTimeout: -time.Second},
-			"Options.DrainTimeout -1s is negative", []string{"Options.DrainTimeout"}},
+			"Options.DrainTimeout -1s is negative", []string{"Options.DrainTimeout"}, [2]string{}},
 	} {
 		for name, err := range map[string]error{
 			"etcdlease": etcdNewRefusal(cli, &tc.etcd),
@@ -85,6 +89,15 @@ func TestNewRefusesOptionsTheDefaultTTLCannotKeep(t *testing.T) {
 			}
 			if fmt.Sprint(oe.Fields) != fmt.Sprint(tc.fields) {
 				t.Errorf("%s.New(%+v): fields %v, want %v", name, tc.etcd, oe.Fields, tc.fields)
+			}
+			// Both name the least TTL the options allow, as docs/lease.md
+			// says (trial r26s N4); a negative option has none.
+			least := tc.min[0]
+			if name == "lease" {
+				least = tc.min[1]
+			}
+			if min := "(minimum TTL with these options: " + least + ")"; least != "" && !strings.HasSuffix(err.Error(), min) {
+				t.Errorf("%s.New(%+v) panicked with %q, want it to end %q", name, tc.etcd, err, min)
 			}
 		}
 	}
