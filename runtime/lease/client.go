@@ -556,8 +556,8 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 // acquire is Acquire without the check against the tokens this Client
 // minted.
 func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
-	if resource == "" || strings.ContainsAny(resource, "{}") {
-		return nil, &opError{op: acquireOp(resource), err: ErrInvalidResource}
+	if err := resourceError("acquire", resource); err != nil {
+		return nil, err
 	}
 	if ttl < 0 {
 		return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: ttl %v is negative (0 means Options.TTL)", ErrConfig, dur(ttl))}

@@ -104,8 +104,9 @@ var (
 	ErrClientClosed = errors.New("lease: the client is closed")
 
 	// ErrInvalidResource is returned by [Client.Acquire] and
-	// [Client.Advance] for an empty resource name or one containing '{'
-	// or '}', which would break the shared hash tag of the lease keys.
+	// [Client.Advance] for an empty resource name, one containing '{'
+	// or '}', which would break the shared hash tag of the lease keys,
+	// or one longer than [MaxResourceLen] bytes.
 	// etcdlease refuses the same names with it, so that a worker's
 	// resource names are valid on both coordinators or on neither.
 	ErrInvalidResource = errors.New("lease: invalid resource name")
@@ -407,4 +408,28 @@ func dur(d time.Duration) time.Duration {
 		return d.Round(time.Microsecond)
 	}
 	return d // below 10µs, exact: -1ns must not print as 0s
+}
+
+// MaxResourceLen is the longest resource name, in bytes, that both
+// coordinators take (64 KiB); a longer one is [ErrInvalidResource], at
+// once, from Acquire, AcquireWait, Do, DoWait and Advance. etcd refuses a
+// request above its --max-request-bytes (1.5 MiB by default), and the
+// etcd lease's acquire transaction carries the name about five times: a
+// name of a few hundred KiB that Redis would take fails on etcd on every
+// try (trial r26s N2). The limit keeps one set of names valid on both.
+const MaxResourceLen = 64 << 10
+
+// resourceError returns nil for a resource name both coordinators take,
+// else an error wrapping ErrInvalidResource that says why, with the
+// operation op ("acquire", "advance") and no more of the name than a
+// message can carry.
+func resourceError(op, resource string) error {
+	switch {
+	case len(resource) > MaxResourceLen:
+		return &opError{op: fmt.Sprintf("%s %q… (%d bytes)", op, resource[:32], len(resource)),
+			err: fmt.Errorf("%w: %d bytes, above lease.MaxResourceLen (%d)", ErrInvalidResource, len(resource), MaxResourceLen)}
+	case resource == "" || strings.ContainsAny(resource, "{}"):
+		return &opError{op: fmt.Sprintf("%s %q", op, resource), err: ErrInvalidResource}
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/fencegen/fencegen/runtime/fence"
 )
@@ -35,8 +34,8 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 // atLeast (tokens had regressed) and has been raised.
 func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Token) (_ fence.Token, raised bool, _ error) {
 	op := fmt.Sprintf("advance %q", resource)
-	if resource == "" || strings.ContainsAny(resource, "{}") {
-		return 0, false, &opError{op: op, err: ErrInvalidResource}
+	if err := resourceError("advance", resource); err != nil {
+		return 0, false, err
 	}
 	// Never below a token this Client minted: after Redis lost the
 	// counter, a Stored token read from the database may be below a token

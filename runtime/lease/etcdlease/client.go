@@ -42,13 +42,24 @@ type etcdTimeout struct{}
 func (etcdTimeout) Error() string        { return "lease: etcd call timed out" }
 func (etcdTimeout) Is(target error) bool { return target == lease.ErrTimeout }
 
-// validResource reports whether resource is a name both coordinators
-// accept: not empty, and without '{' or '}', which the Redis lease
-// refuses (its keys' hash tag is {resource}); etcd could store them, but
-// a worker moved between coordinators must not start failing on a name
-// (trial t26s F5).
-func validResource(resource string) bool {
-	return resource != "" && !strings.ContainsAny(resource, "{}")
+// resourceError returns nil for a name both coordinators accept, else an
+// error wrapping lease.ErrInvalidResource for the operation op
+// ("acquire", "advance"): an empty name, one with '{' or '}', which the
+// Redis lease refuses (its keys' hash tag is {resource}; etcd could store
+// them, but a worker moved between coordinators must not start failing on
+// a name, trial t26s F5), or one longer than lease.MaxResourceLen, which
+// etcd would refuse as a request too large (trial r26s N2). The message
+// quotes no more of an over-long name than a log line can carry, as the
+// Redis lease's does.
+func resourceError(op, resource string) error {
+	switch {
+	case len(resource) > lease.MaxResourceLen:
+		return &opError{op: fmt.Sprintf("%s %q… (%d bytes)", op, resource[:32], len(resource)),
+			err: fmt.Errorf("%w: %d bytes, above lease.MaxResourceLen (%d)", lease.ErrInvalidResource, len(resource), lease.MaxResourceLen)}
+	case resource == "" || strings.ContainsAny(resource, "{}"):
+		return &opError{op: fmt.Sprintf("%s %q", op, resource), err: lease.ErrInvalidResource}
+	}
+	return nil
 }
 
 // ErrClientClosed is wrapped by the error of a call made on, or cut off
@@ -366,8 +377,9 @@ func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resour
 // in the background), lease.ErrConfig for a TTL or options the lease
 // cannot keep (also when etcd grants fewer seconds than ttl needs, or
 // when base + revision would exceed 2^63−1: a token never wraps),
-// lease.ErrInvalidResource for an empty name or one containing '{' or
-// '}' (the names the Redis lease refuses: one set of names on both),
+// lease.ErrInvalidResource for an empty name, one containing '{' or
+// '}' (the names the Redis lease refuses: one set of names on both), or
+// one longer than lease.MaxResourceLen bytes,
 // lease.ErrAcquireTooSlow when less than MinValidity (default TTL/2) of
 // local validity was left when the reply came (the key is revoked first).
 //
@@ -387,10 +399,10 @@ func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resour
 // lifetime does not depend on ctx.
 func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
 	defer c.sync() // its events and records, also of a failure, before it returns
-	op := acquireOp(resource)
-	if !validResource(resource) {
-		return nil, &opError{op: op, err: lease.ErrInvalidResource}
+	if err := resourceError("acquire", resource); err != nil {
+		return nil, err
 	}
+	op := acquireOp(resource)
 	tm, err := c.timing(ttl)
 	if err != nil {
 		return nil, &opError{op: op, err: err}
@@ -810,10 +822,10 @@ func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Tok
 // advance is Advance, also reporting whether the base was raised (tokens
 // had regressed).
 func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Token) (_ fence.Token, raised bool, _ error) {
-	op := fmt.Sprintf("advance %q", resource)
-	if !validResource(resource) {
-		return 0, false, &opError{op: op, err: lease.ErrInvalidResource}
+	if err := resourceError("advance", resource); err != nil {
+		return 0, false, err
 	}
+	op := fmt.Sprintf("advance %q", resource)
 	tm, err := c.timing(0)
 	if err != nil {
 		return 0, false, &opError{op: op, err: err}

@@ -252,7 +252,8 @@ func TestResourceNamesAlike(t *testing.T) {
 	ec := etcdlease.New(e.Client(), nil)
 	rc := lease.New(testenv.Redis(t), nil)
 	ctx := ctxT(t, 60*time.Second)
-	for _, name := range []string{"", "a{b}", "{", "}", "job:{7}"} {
+	long := strings.Repeat("n", lease.MaxResourceLen+1)
+	for _, name := range []string{"", "a{b}", "{", "}", "job:{7}", long} {
 		for co, c := range map[string]lease.Coordinator[lease.Held]{"Redis": heldCoordinator[*lease.Lease]{rc}, "etcd": heldCoordinator[*etcdlease.Lease]{ec}} {
 			if _, err := c.Acquire(ctx, name, 0); !errors.Is(err, lease.ErrInvalidResource) {
 				t.Errorf("%s Acquire(%q): %v; want lease.ErrInvalidResource", co, name, err)
@@ -260,6 +261,31 @@ func TestResourceNamesAlike(t *testing.T) {
 			if _, err := c.Advance(ctx, name, 1); !errors.Is(err, lease.ErrInvalidResource) {
 				t.Errorf("%s Advance(%q): %v; want lease.ErrInvalidResource", co, name, err)
 			}
+		}
+	}
+	// A name longer than lease.MaxResourceLen, which etcd would refuse as
+	// a request too large (trial r26s N2), is refused by both before
+	// anything is sent, AcquireWait without a deadline included (it does
+	// not retry it), and the message says why without quoting the whole
+	// name.
+	wantLong := `lease: acquire "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"… (65537 bytes): invalid resource name: 65537 bytes, above lease.MaxResourceLen (65536)`
+	if _, err := ec.AcquireWait(context.Background(), long, 0); !errors.Is(err, lease.ErrInvalidResource) || err.Error() != wantLong {
+		t.Errorf("etcd AcquireWait(%d bytes): %v; want %q", len(long), err, wantLong)
+	}
+	if _, err := rc.AcquireWait(context.Background(), long, 0); !errors.Is(err, lease.ErrInvalidResource) || err.Error() != wantLong {
+		t.Errorf("Redis AcquireWait(%d bytes): %v; want %q", len(long), err, wantLong)
+	}
+	// A name of exactly lease.MaxResourceLen bytes is taken by both.
+	longest := testenv.Key(t, "names") + ":"
+	longest += strings.Repeat("m", lease.MaxResourceLen-len(longest))
+	t.Cleanup(func() { testenv.Redis(t).Del(context.Background(), rc.AllKeys(longest)...) })
+	for co, c := range map[string]lease.Coordinator[lease.Held]{"Redis": heldCoordinator[*lease.Lease]{rc}, "etcd": heldCoordinator[*etcdlease.Lease]{ec}} {
+		l, err := c.Acquire(ctx, longest, 0)
+		if err != nil {
+			t.Fatalf("%s Acquire(a %d-byte name): %v", co, len(longest), err)
+		}
+		if err := l.Release(ctx); err != nil {
+			t.Fatalf("%s Release (a %d-byte name): %v", co, len(longest), err)
 		}
 	}
 	name := testenv.Key(t, "names") + ":a/b c"
