@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"regexp"
 	"strings"
@@ -150,6 +151,9 @@ func TestBlockingCallbackHoldsNothing(t *testing.T) {
 // Release and the later events all work, and Stats counts the panic.
 func TestPanickingCallbackKeepsTheProcess(t *testing.T) {
 	e := newEnv(t)
+	logs := &syncWriter{}
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(logs, nil)))
 	var mu sync.Mutex
 	var kinds []EventKind
 	opts := &Options{TTL: 600 * time.Millisecond, Observer: &Observer{Event: func(_ context.Context, ev Event) {
@@ -176,6 +180,11 @@ func TestPanickingCallbackKeepsTheProcess(t *testing.T) {
 	}
 	if got := c.Stats().PanickedCallbacks; got != 1 {
 		t.Errorf("Stats().PanickedCallbacks = %d, want 1", got)
+	}
+	// The record names the hook, the event and the lease it was for, so
+	// that an operator with many leases finds them (trial r26s N1).
+	if want := fmt.Sprintf("hook=Observer.Event event=acquired resource=%s token=%d panic=\"observer boom\"", e.resource, l.Token()); !strings.Contains(logs.String(), want) {
+		t.Errorf("slog.Default got %q, want a record with %q", logs.String(), want)
 	}
 	mu.Lock()
 	defer mu.Unlock()

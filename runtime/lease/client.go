@@ -745,7 +745,7 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 		}
 		c.emit(ctx, Event{Kind: EventAcquired, Resource: resource, Token: token})
 		if f := c.opts.observer().OnAcquired; f != nil {
-			c.notes.Post(func() { f(resource, token) })
+			c.notes.Post(func() { f(resource, token) }, notify.About{Hook: "Observer.OnAcquired", Event: string(EventAcquired), Resource: resource, Token: int64(token)})
 		}
 		return l, nil
 	}
@@ -1519,14 +1519,14 @@ func (c *Client) record(ctx context.Context, lg *slog.Logger, level slog.Level, 
 	r := slog.NewRecord(time.Now(), level, msg, 0)
 	r.Add(args...)
 	h, vals := lg.Handler(), context.WithoutCancel(ctx)
-	c.notes.Post(func() { _ = h.Handle(vals, r) })
+	c.notes.Post(func() { _ = h.Handle(vals, r) }, notify.Record(msg, args))
 }
 
 // emit queues e for Observer.Event, if set.
 func (c *Client) emit(ctx context.Context, e Event) {
 	if f := c.opts.observer().Event; f != nil {
 		vals := context.WithoutCancel(ctx)
-		c.notes.Post(func() { f(vals, e) })
+		c.notes.Post(func() { f(vals, e) }, notify.About{Hook: "Observer.Event", Event: string(e.Kind), Resource: e.Resource, Token: int64(e.Token)})
 	}
 }
 

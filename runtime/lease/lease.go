@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/lease/internal/notify"
 )
 
 // Lease is one acquisition of a resource, created by [Client.Acquire]. It
@@ -281,7 +282,7 @@ func (l *Lease) renewed(send time.Time) bool {
 	}
 	if f := c.opts.observer().OnRenewed; f != nil {
 		resource, token := l.resource, l.token
-		c.notes.Post(func() { f(resource, token) })
+		c.notes.Post(func() { f(resource, token) }, notify.About{Hook: "Observer.OnRenewed", Event: string(EventRenewed), Resource: resource, Token: int64(token)})
 	}
 	return true
 }
@@ -348,7 +349,7 @@ func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) bool {
 		l.c.emit(l.vals, Event{Kind: EventRenewFailed, Resource: l.resource, Token: l.token, Err: err, Consecutive: l.hb.failures})
 		if f := l.c.opts.observer().OnRenewFailed; f != nil {
 			resource, token, n := l.resource, l.token, l.hb.failures
-			l.c.notes.Post(func() { f(resource, token, err, n) })
+			l.c.notes.Post(func() { f(resource, token, err, n) }, notify.About{Hook: "Observer.OnRenewFailed", Event: string(EventRenewFailed), Resource: resource, Token: int64(token)})
 		}
 	}
 	return !l.over.Load()
@@ -452,7 +453,7 @@ func (l *Lease) loseWith(lost *LostError) error {
 	}
 	l.c.emit(l.vals, Event{Kind: EventLost, Resource: l.resource, Token: l.token, Err: lost})
 	if f := l.c.opts.observer().OnLost; f != nil {
-		l.c.notes.Post(func() { f(lost) })
+		l.c.notes.Post(func() { f(lost) }, notify.About{Hook: "Observer.OnLost", Event: string(EventLost), Resource: l.resource, Token: int64(l.token)})
 	}
 	return lost
 }
@@ -565,7 +566,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", deleted)
 	l.c.emit(ctx, Event{Kind: EventReleased, Resource: l.resource, Token: l.token, Err: err})
 	if f := l.c.opts.observer().OnReleased; f != nil {
-		l.c.notes.Post(func() { f(l.resource, l.token, err) })
+		l.c.notes.Post(func() { f(l.resource, l.token, err) }, notify.About{Hook: "Observer.OnReleased", Event: string(EventReleased), Resource: l.resource, Token: int64(l.token)})
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/fencegen/fencegen/runtime/fence"
+	"github.com/fencegen/fencegen/runtime/lease/internal/notify"
 )
 
 // Advance raises resource's fence counter to at least atLeast, atomically
@@ -81,7 +82,7 @@ func (c *Client) regressed(ctx context.Context, resource string, from, to fence.
 	c.record(ctx, lg, slog.LevelError, "lease fence counter regressed; raised above the high-water mark",
 		"resource", resource, "from", int64(from), "to", int64(to))
 	if f := c.opts.observer().OnCounterRegressed; f != nil {
-		c.notes.Post(func() { f(resource, from, to) })
+		c.notes.Post(func() { f(resource, from, to) }, notify.About{Hook: "Observer.OnCounterRegressed", Event: string(EventCounterRegressed), Resource: resource, Token: int64(to)})
 	}
 	c.notes.Sync()
 }

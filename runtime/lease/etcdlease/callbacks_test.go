@@ -2,6 +2,7 @@ package etcdlease_test
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -155,6 +156,9 @@ func okOrder(seq string) bool {
 func TestPanickingCallbackKeepsTheProcess(t *testing.T) {
 	e := etcdfaults.Start(t, 1)
 	const res = "panicking-cb"
+	logs := &syncBuf{}
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(logs, nil)))
 	var mu sync.Mutex
 	var kinds []lease.EventKind
 	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl, Observer: &lease.Observer{Event: func(_ context.Context, ev lease.Event) {
@@ -179,6 +183,11 @@ func TestPanickingCallbackKeepsTheProcess(t *testing.T) {
 	}
 	if got := c.Stats().PanickedCallbacks; got != 1 {
 		t.Errorf("Stats().PanickedCallbacks = %d, want 1", got)
+	}
+	// The record names the hook, the event and the lease it was for, so
+	// that an operator with many leases finds them (trial r26s N1).
+	if want := fmt.Sprintf("hook=Observer.Event event=acquired resource=%s token=%d panic=\"observer boom\"", res, l.Token()); !strings.Contains(logs.String(), want) {
+		t.Errorf("slog.Default got %q, want a record with %q", logs.String(), want)
 	}
 	mu.Lock()
 	defer mu.Unlock()

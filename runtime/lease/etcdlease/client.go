@@ -906,7 +906,7 @@ func (c *Client) record(ctx context.Context, lg *slog.Logger, level slog.Level, 
 	r := slog.NewRecord(time.Now(), level, msg, 0)
 	r.Add(args...)
 	h, vals := lg.Handler(), context.WithoutCancel(ctx)
-	c.notes.Post(func() { _ = h.Handle(vals, r) })
+	c.notes.Post(func() { _ = h.Handle(vals, r) }, notify.Record(msg, args))
 }
 
 // emit queues e for Observer.Event, if set, and then for the deprecated
@@ -920,10 +920,10 @@ func (c *Client) emit(ctx context.Context, e lease.Event) {
 	}
 	if o.Event != nil {
 		f, vals := o.Event, context.WithoutCancel(ctx)
-		c.notes.Post(func() { f(vals, e) })
+		c.notes.Post(func() { f(vals, e) }, notify.About{Hook: "Observer.Event", Event: string(e.Kind), Resource: e.Resource, Token: int64(e.Token)})
 	}
 	if f := onHook(o, e); f != nil {
-		c.notes.Post(f)
+		c.notes.Post(f, notify.About{Hook: "Observer.On" + onName(e.Kind), Event: string(e.Kind), Resource: e.Resource, Token: int64(e.Token)})
 	}
 }
 

@@ -41,3 +41,24 @@ func onHook(o *lease.Observer, e lease.Event) func() {
 	}
 	return nil
 }
+
+// onName is the suffix of the deprecated Observer field for kind k
+// ("Acquired" for OnAcquired), for the warnings about a slow or
+// panicking hook.
+func onName(k lease.EventKind) string {
+	switch k {
+	case lease.EventAcquired:
+		return "Acquired"
+	case lease.EventRenewed:
+		return "Renewed"
+	case lease.EventRenewFailed:
+		return "RenewFailed"
+	case lease.EventLost:
+		return "Lost"
+	case lease.EventCounterRegressed:
+		return "CounterRegressed"
+	case lease.EventReleased:
+		return "Released"
+	}
+	return string(k)
+}

@@ -30,8 +30,8 @@ type Queue struct {
 	Name string
 
 	mu      sync.Mutex
-	pending []func()
-	spare   []func()
+	pending []item
+	spare   []item
 	running bool   // a goroutine is draining pending
 	stuck   bool   // the callback running has run longer than SlowAfter
 	gen     uint64 // counts the callbacks run, so that a late timer of one never marks the next stuck
@@ -41,16 +41,48 @@ type Queue struct {
 	panicked atomic.Uint64
 }
 
-// Post queues f to run after every callback posted before it. It never
-// blocks; with MaxPending callbacks waiting, f is dropped and counted.
-func (q *Queue) Post(f func()) {
+// About says what a callback was called for: the warnings about a slow or
+// panicking one name it, so that an operator with many leases finds the
+// hook and the lease it held up (trial r26s N1). Empty fields are left
+// out.
+type About struct {
+	Hook     string // "Observer.Event", "Observer.OnLost", "Logger", ...
+	Event    string // the event kind, or the log record's message
+	Resource string
+	Token    int64
+}
+
+// attrs returns a's fields as slog key-value pairs, empty ones left out.
+func (a About) attrs() []any {
+	var args []any
+	for _, kv := range []struct{ k, v string }{{"hook", a.Hook}, {"event", a.Event}, {"resource", a.Resource}} {
+		if kv.v != "" {
+			args = append(args, kv.k, kv.v)
+		}
+	}
+	if a.Token != 0 {
+		args = append(args, "token", a.Token)
+	}
+	return args
+}
+
+// item is a posted callback and what it was called for.
+type item struct {
+	f     func()
+	about About
+}
+
+// Post queues f, called for about, to run after every callback posted
+// before it. It never blocks; with MaxPending callbacks waiting, f is
+// dropped and counted.
+func (q *Queue) Post(f func(), about About) {
 	q.mu.Lock()
 	if len(q.pending) >= MaxPending {
 		q.mu.Unlock()
 		q.dropped.Add(1)
 		return
 	}
-	q.pending = append(q.pending, f)
+	q.pending = append(q.pending, item{f, about})
 	if !q.running {
 		q.running = true
 		go q.run()
@@ -71,7 +103,7 @@ func (q *Queue) Sync() {
 		return
 	}
 	done := make(chan struct{})
-	q.pending = append(q.pending, func() { close(done) })
+	q.pending = append(q.pending, item{f: func() { close(done) }})
 	q.mu.Unlock()
 	t := time.NewTimer(SlowAfter)
 	defer t.Stop()
@@ -108,9 +140,9 @@ func (q *Queue) run() {
 		}
 		q.pending = q.spare[:0]
 		q.mu.Unlock()
-		for i, f := range batch {
-			q.call(f)
-			batch[i] = nil
+		for i, it := range batch {
+			q.call(it.f, it.about)
+			batch[i] = item{}
 		}
 		q.mu.Lock()
 		q.spare = batch[:0]
@@ -119,8 +151,9 @@ func (q *Queue) run() {
 }
 
 // call runs f, warning through slog.Default (not Options.Logger, which may
-// be what blocks) once f has run SlowAfter and again when it returns.
-func (q *Queue) call(f func()) {
+// be what blocks) once f has run SlowAfter and again when it returns,
+// naming what f was called for.
+func (q *Queue) call(f func(), about About) {
 	start := time.Now()
 	q.mu.Lock()
 	gen := q.gen
@@ -136,25 +169,25 @@ func (q *Queue) call(f func()) {
 		q.mu.Unlock()
 		q.slow.Add(1)
 		slog.Default().Warn(q.Name+": an Observer callback or Logger handler has not returned after "+SlowAfter.String()+
-			"; the events and log records after it wait, in order (renewals and Release do not)", "pending", n)
+			"; the events and log records after it wait, in order (renewals and Release do not)", append(about.attrs(), "pending", n)...)
 	})
-	q.protect(f)
+	q.protect(f, about)
 	stopped := t.Stop()
 	q.mu.Lock()
 	q.gen++
 	q.stuck = false
 	q.mu.Unlock()
 	if !stopped {
-		slog.Default().Warn(q.Name+": a slow Observer callback or Logger handler returned", "took", time.Since(start).Round(time.Millisecond))
+		slog.Default().Warn(q.Name+": a slow Observer callback or Logger handler returned", append(about.attrs(), "took", time.Since(start).Round(time.Millisecond))...)
 	}
 }
 
 // protect runs f, recovering a panic (see Panicked).
-func (q *Queue) protect(f func()) {
+func (q *Queue) protect(f func(), about About) {
 	defer func() {
 		if v := recover(); v != nil {
 			q.panicked.Add(1)
-			q.logPanic(v, debug.Stack())
+			q.logPanic(v, debug.Stack(), about)
 		}
 	}()
 	f()
@@ -165,8 +198,25 @@ func (q *Queue) protect(f func()) {
 // Options.Logger's (trial r26 N3): a panic of the report itself is
 // dropped, so that it cannot take the process down either; the count in
 // Panicked still records it.
-func (q *Queue) logPanic(v any, stack []byte) {
+func (q *Queue) logPanic(v any, stack []byte, about About) {
 	defer func() { _ = recover() }()
 	slog.Default().Error(q.Name+": an Observer callback or Logger handler panicked; the panic was recovered and the events after it are still delivered",
-		"panic", fmt.Sprint(v), "stack", string(stack))
+		append(about.attrs(), "panic", fmt.Sprint(v), "stack", string(stack))...)
+}
+
+// Record returns the About of a log record with message msg and
+// attributes args (slog key-value pairs): hook "Logger", the message as
+// the event, and the "resource" and "token" attributes (an int64) if
+// present.
+func Record(msg string, args []any) About {
+	a := About{Hook: "Logger", Event: msg}
+	for i := 0; i+1 < len(args); i += 2 {
+		switch k, _ := args[i].(string); k {
+		case "resource":
+			a.Resource, _ = args[i+1].(string)
+		case "token":
+			a.Token, _ = args[i+1].(int64)
+		}
+	}
+	return a
 }

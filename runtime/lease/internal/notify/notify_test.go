@@ -32,10 +32,10 @@ func TestPanickingCallbackIsRecovered(t *testing.T) {
 			if i == 1 {
 				panic("observer boom")
 			}
-		})
+		}, About{Hook: "Observer.Event", Event: "acquired", Resource: "boom", Token: 7})
 	}
 	done := make(chan struct{})
-	q.Post(func() { close(done) })
+	q.Post(func() { close(done) }, About{})
 	<-done
 
 	mu.Lock()
@@ -49,7 +49,9 @@ func TestPanickingCallbackIsRecovered(t *testing.T) {
 	logMu.Lock()
 	out := buf.String()
 	logMu.Unlock()
-	for _, want := range []string{"level=ERROR", "lease: an Observer callback or Logger handler panicked", "observer boom", "notify_test.go"} {
+	// The record names the hook, the event and the lease it was for
+	// (trial r26s N1).
+	for _, want := range []string{"level=ERROR", "lease: an Observer callback or Logger handler panicked", "hook=Observer.Event event=acquired resource=boom token=7 panic=", "observer boom", "notify_test.go"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %q:\n%s", want, out)
 		}
@@ -87,9 +89,9 @@ func TestPanickingDefaultHandler(t *testing.T) {
 
 	q := &Queue{Name: "lease"}
 	lg := slog.Default()
-	q.Post(func() { lg.Info("lease acquired") })
+	q.Post(func() { lg.Info("lease acquired") }, About{Hook: "Logger", Event: "lease acquired"})
 	ran := make(chan struct{})
-	q.Post(func() { close(ran) })
+	q.Post(func() { close(ran) }, About{})
 	<-ran
 	if got := q.Panicked(); got != 1 {
 		t.Errorf("Panicked() = %d, want 1", got)
