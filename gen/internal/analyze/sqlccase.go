@@ -51,6 +51,9 @@ type sqlcParent struct {
 	target *sqlparse.Target
 	// viaCase is set when a CASE stands between node and the parameter.
 	viaCase bool
+	// swallowed is set below an operand sqlc reads as @(x) (swallowsAt):
+	// its @name parameter is typed by sqlcSwallowed, not here.
+	swallowed bool
 	// limit and offset are the numbers of the parameters that are the
 	// enclosing SELECT's LIMIT and OFFSET, 0 for none: sqlc types every
 	// use of those numbers below it as the LIMIT or OFFSET.
@@ -144,6 +147,14 @@ func (a *analyzer) findSqlcCaseParams() {
 		}
 		switch n := n.(type) {
 		case *sqlparse.AExpr:
+			if !a.opts.MySQL && a.swallowsAt(n) {
+				// sqlc reads @x - 1 as the prefix operator @ over x - 1
+				// and puts the parameter in place of that whole operand
+				// (sqlcSwallowed), which types the parameter after the
+				// operator around it, as before this rule.
+				s.swallowed = true
+				return s
+			}
 			return sqlcParent{node: n, limit: s.limit, offset: s.offset}
 		case *sqlparse.FuncCall:
 			for _, x := range n.Args {
@@ -166,6 +177,9 @@ func (a *analyzer) findSqlcCaseParams() {
 				break
 			}
 			first[n.Number] = true
+			if s.swallowed {
+				break // sqlcSwallowed
+			}
 			if n.SqlcUnread {
 				break // MySQL: sqlc does not read it (mysql.go)
 			}
@@ -451,4 +465,21 @@ func (a *analyzer) sqlcDefaultTable() *catalog.Table {
 		return s
 	})
 	return t
+}
+
+// swallowsAt reports whether operator e is an operand sqlc's parser
+// reads as @(e): an arithmetic operator (swallowedOps) whose leftmost
+// operand, through such operators, is an @name parameter as written in
+// the query's text (sqlcSwallowed).
+func (a *analyzer) swallowsAt(e *sqlparse.AExpr) bool {
+	for x := sqlparse.Node(e); ; {
+		op, ok := x.(*sqlparse.AExpr)
+		if !ok || op.Left == nil || op.Kind != "op" || !swallowedOps[op.Op] {
+			return false
+		}
+		if p, ok := op.Left.(*sqlparse.Param); ok {
+			return p.Loc < len(a.file.Src) && a.file.Src[p.Loc] == '@'
+		}
+		x = op.Left
+	}
 }

@@ -112,14 +112,9 @@ var sqlcTypeCases = []sqlcTypeCase{
 		field: "CastArgRow.V", sqlcPgx: "int32", sqlcStdlib: "int32", pgPgx: "pgtype.Int4", pgStdlib: "sql.NullInt32"},
 	{name: "a LATERAL subquery on an outer join's nullable side", query: "-- name: Lat :many\nSELECT t.id, x.n AS v FROM t LEFT JOIN LATERAL (SELECT count(*) AS n FROM t AS u WHERE u.id > t.id) x ON true;",
 		field: "LatRow.V", sqlcPgx: "int64", sqlcStdlib: "int64", pgPgx: "pgtype.Int8", pgStdlib: "sql.NullInt64"},
-	// sqlc v1.31.1 generates no code for this query: its parser reads @ as
-	// PostgreSQL's prefix operator over min_n - 1, names the parameter
-	// -minN and fails at gofmt ("expected ')', found '-'"). With nothing
-	// of sqlc's to keep, the parameter is typed by sqlc's parent rule for
-	// @min_n - 1 (an operator without a column: interface{}) both ways.
 	{name: "an @name parameter starting an arithmetic operand", query: "-- name: MinAge :many\nSELECT id FROM t WHERE n > @min_n - 1;",
-		method: "MinAge", sqlcPgx: "(context.Context, interface{}) ([]int64, error)", sqlcStdlib: "(context.Context, interface{}) ([]int64, error)",
-		pgPgx: "(context.Context, interface{}) ([]int64, error)", pgStdlib: "(context.Context, interface{}) ([]int64, error)", same: true},
+		method: "MinAge", sqlcPgx: "(context.Context, pgtype.Int4) ([]int64, error)", sqlcStdlib: "(context.Context, sql.NullInt32) ([]int64, error)",
+		pgPgx: "(context.Context, interface{}) ([]int64, error)", pgStdlib: "(context.Context, interface{}) ([]int64, error)"},
 	{name: "parameters of a row comparison", query: "-- name: Page :many\nSELECT id FROM t WHERE (name, id) > (@after_name, @after_id);",
 		field: "PageParams.AfterID", sqlcPgx: "string", sqlcStdlib: "string", pgPgx: "int64", pgStdlib: "int64"},
 	{name: "a parameter in a cast of COALESCE", query: "-- name: CastCoal :exec\nUPDATE t SET ts = COALESCE(@at, localtimestamp)::timestamp WHERE id = @id;",
