@@ -379,6 +379,12 @@ func sharedNameUse(diffs map[string][]differingName, f *sqlparse.File, st *sqlpa
 		d := ds[0]
 		return at(st.Start, "the schema of %s, which shares this entry's database, has a statement (%s) this entry's schema does not, whose effect fencegen does not bound to names; so this entry's queries may reach a fenced table through it unseen: give both entries the same schema files", d.entry, where(d))
 	}
+	for _, n := range implicitNames {
+		if ds, ok := diffs[n]; ok {
+			d := ds[0]
+			return at(st.Start, "the schema of %s, which shares this entry's database, defines or changes %s at %s as this entry's schema does not, and PostgreSQL calls %s for SQL constructs that do not name it (IN, BETWEEN, CASE, DISTINCT, ORDER BY, joins, LIKE, EXTRACT, TRIM, AT TIME ZONE ...): this entry's queries may reach it unseen; give both entries the same schema files", d.entry, n, where(d), n)
+		}
+	}
 	if ds, ok := diffs[ddlNames]; ok && !dml(st.Raw) {
 		d := ds[0]
 		return at(st.Start, "this statement is DDL and the schema of %s, which shares this entry's database, has an event trigger (%s) this entry's schema does not: it fires for this statement unseen; give both entries the same schema files", d.entry, where(d))
@@ -405,6 +411,18 @@ func sharedNameUse(diffs map[string][]differingName, f *sqlparse.File, st *sqlpa
 	}
 	return nil
 }
+
+// implicitNames are the operators and functions PostgreSQL's grammar
+// calls for constructs that do not name them (x IN (...) and CASE x WHEN
+// compare with =, BETWEEN with >= and <=, ORDER BY, DISTINCT, GROUP BY,
+// UNION and joins with the type's btree operators, LIKE with ~~,
+// EXTRACT, TRIM, AT TIME ZONE, SUBSTRING ... FROM, OVERLAY, POSITION,
+// NORMALIZE, IS NORMALIZED, COLLATION FOR and OVERLAPS with functions
+// of their own names): another entry's overload of one may be picked by
+// any query, so it refuses every query.
+var implicitNames = []string{"=", "<>", "<", ">", "<=", ">=", "~~", "~~*", "!~~", "!~~*", "~", "||",
+	"date_part", "extract", "btrim", "ltrim", "rtrim", "timezone", "similar_to_escape", "substring",
+	"overlay", "position", "normalize", "is_normalized", "pg_collation_for", "overlaps"}
 
 // dml reports whether n is a query, a data write or a session statement,
 // which fire no event trigger (PostgreSQL's event trigger firing matrix).

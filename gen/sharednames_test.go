@@ -108,3 +108,33 @@ sql:
 		t.Errorf("b's write of jobs is not guarded:\n%s", src)
 	}
 }
+
+// TestSharedImplicitOperator (trial r24s N19, operator form): a's
+// operator = over varchar, whose function writes fenced jobs, is what
+// PostgreSQL calls for b's IN over a varchar column, which names no =:
+// every query of b is refused, naming a's operator.
+func TestSharedImplicitOperator(t *testing.T) {
+	dir := t.TempDir()
+	gen.WriteTree(t, dir, map[string]string{
+		"a.sql": "CREATE TABLE jobs (id bigint PRIMARY KEY, v varchar(20), tok bigint NOT NULL DEFAULT 0);\n" +
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n" +
+			"CREATE FUNCTION eqf(a varchar, b varchar) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET v = 'x'; RETURN a::text = b::text; END $$;\n" +
+			"CREATE OPERATOR public.= (LEFTARG = varchar, RIGHTARG = varchar, FUNCTION = eqf);\n",
+		"b.sql":  "CREATE TABLE notes (id bigint PRIMARY KEY, v varchar(20));\n",
+		"qa.sql": "-- name: GetJob :one\nSELECT id FROM jobs WHERE id = @id;\n",
+		"qb.sql": "-- name: InNotes :many\nSELECT id FROM notes WHERE v IN ('a'::varchar, 'b'::varchar);\n",
+		"sqlc.yaml": `version: "2"
+sql:
+  - {engine: postgresql, schema: a.sql, queries: qa.sql, gen: {go: {package: adb, out: adb, sql_package: pgx/v5}}}
+  - {engine: postgresql, schema: b.sql, queries: qb.sql, gen: {go: {package: bdb, out: bdb, sql_package: pgx/v5}}}
+`,
+	})
+	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = gen.Generate(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "qb.sql:2:1: the schema of sql entry adb, which shares this entry's database, defines or changes = at ") {
+		t.Fatalf("b's IN under a's operator = is not refused: %v", err)
+	}
+}
