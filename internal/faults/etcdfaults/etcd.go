@@ -7,6 +7,7 @@ package etcdfaults
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -225,7 +226,30 @@ func (m *EtcdMember) Start() {
 }
 
 // Pause stops the member with SIGSTOP; Resume continues it.
-func (m *EtcdMember) Pause() { m.signal(syscall.SIGSTOP) }
+//
+// It returns once the kernel shows the process stopped (state T in
+// /proc/PID/stat), at most 5s after the signal: SIGSTOP is delivered
+// asynchronously, and a request sent right after Pause returned was
+// answered by a member not yet descheduled under a load average of 8.
+func (m *EtcdMember) Pause() {
+	m.signal(syscall.SIGSTOP)
+	m.mu.Lock()
+	proc := m.proc
+	m.mu.Unlock()
+	if proc == nil {
+		return
+	}
+	stat := filepath.Join("/proc", fmt.Sprint(proc.Process.Pid), "stat")
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			return // no procfs, or the process is gone
+		}
+		if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) && (b[i+2] == 'T' || b[i+2] == 't') {
+			return
+		}
+	}
+}
 
 // Resume continues a paused member.
 func (m *EtcdMember) Resume() { m.signal(syscall.SIGCONT) }
