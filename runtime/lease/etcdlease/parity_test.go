@@ -166,6 +166,18 @@ func TestClosedClientAndNotOwnerReadAlike(t *testing.T) {
 			t.Fatalf("%s: %v", co.name, err)
 		}
 		co.takeOver()
+		if co.name == "etcd" {
+			// etcd's lease learns of a Put over its lock key from its
+			// watch, asynchronously (a Put keeps the key's create
+			// revision, which Renew and Release read): under -race at
+			// load 8 a Renew sent at once beat the watch event. Wait for
+			// the lease to end, at most 10s, then compare the texts.
+			select {
+			case <-l.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatalf("etcd: the lease did not see the takeover within 10s")
+			}
+		}
 		err = l.Renew(ctx)
 		var lost *lease.LostError
 		want := fmt.Sprintf("lease: lost %q (token %d): not owner: the lock key %q was ", resource, l.Token(), co.lockKey)
