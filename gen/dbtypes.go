@@ -187,7 +187,7 @@ func databaseTypes(cfg *Config, pkg config.Package, files []*analyze.File) diag.
 		return pgconn.ConnectConfig(ctx, &pc.Config)
 	}()
 	if err != nil {
-		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+		msg := errLine(err)
 		errs.Add(cfg.Path, d.Pos.Line, d.Pos.Col, "database: cannot connect: %s (sqlc v1.31.1 analyses this entry's queries with the database and fails too; analyzer: {database: false} analyses them without it)", msg)
 		return errs
 	}
@@ -351,4 +351,11 @@ func (a *dbAnalyzer) typeQuery(ctx context.Context, q *analyze.Query, desc *pgco
 		c.Column = &catalog.Column{Name: c.Name, Type: c.Type, DBType: t.spelling, NotNull: notNull}
 	}
 	return nil
+}
+
+// errLine is err's text on one line, its whitespace runs collapsed, for
+// a message that quotes a connection's error (pgconn's name the host
+// and wrap the dial error over several lines).
+func errLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
 }

@@ -17,7 +17,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -54,7 +53,7 @@ func vetPrepare(ctx context.Context, uri, where string, schema []*sqlparse.File,
 		if errors.As(err, &pe) {
 			return pe.Message
 		}
-		return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+		return errLine(err)
 	}
 	pc, err := pgx.ParseConfig(uri)
 	if err != nil {
