@@ -487,18 +487,8 @@ func (a *analyzer) sqlcSwallowed(sc *scope, n *sqlparse.AExpr) {
 		if !ok {
 			continue
 		}
-		var p *sqlparse.Param
-		for x := sqlparse.Node(inner); p == nil; {
-			e, ok := x.(*sqlparse.AExpr)
-			if !ok || e.Left == nil || e.Kind != "op" || !swallowedOps[e.Op] {
-				break
-			}
-			if q, ok := e.Left.(*sqlparse.Param); ok {
-				p = q
-			}
-			x = e.Left
-		}
-		if p == nil || p.Loc >= len(a.file.Src) || a.file.Src[p.Loc] != '@' {
+		p := a.swallowedParam(inner)
+		if p == nil {
 			continue
 		}
 		a.sqlcSwallowedText(p, inner)

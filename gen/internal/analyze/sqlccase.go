@@ -51,7 +51,7 @@ type sqlcParent struct {
 	target *sqlparse.Target
 	// viaCase is set when a CASE stands between node and the parameter.
 	viaCase bool
-	// swallowed is set below an operand sqlc reads as @(x) (swallowsAt):
+	// swallowed is set below an operand sqlc reads as @(x) (swallowedParam):
 	// its @name parameter is typed by sqlcSwallowed, not here.
 	swallowed bool
 	// limit and offset are the numbers of the parameters that are the
@@ -147,7 +147,7 @@ func (a *analyzer) findSqlcCaseParams() {
 		}
 		switch n := n.(type) {
 		case *sqlparse.AExpr:
-			if !a.opts.MySQL && a.swallowsAt(n) {
+			if !a.opts.MySQL && a.swallowedParam(n) != nil {
 				// sqlc reads @x - 1 as the prefix operator @ over x - 1
 				// and puts the parameter in place of that whole operand
 				// (sqlcSwallowed), which types the parameter after the
@@ -467,18 +467,21 @@ func (a *analyzer) sqlcDefaultTable() *catalog.Table {
 	return t
 }
 
-// swallowsAt reports whether operator e is an operand sqlc's parser
-// reads as @(e): an arithmetic operator (swallowedOps) whose leftmost
-// operand, through such operators, is an @name parameter as written in
-// the query's text (sqlcSwallowed).
-func (a *analyzer) swallowsAt(e *sqlparse.AExpr) bool {
+// swallowedParam is the @name parameter of an operand sqlc's parser
+// reads as @(e): e an arithmetic operator (swallowedOps) whose leftmost
+// operand, through such operators, is a parameter written @name in the
+// query's text (sqlcSwallowed); nil for any other e.
+func (a *analyzer) swallowedParam(e *sqlparse.AExpr) *sqlparse.Param {
 	for x := sqlparse.Node(e); ; {
 		op, ok := x.(*sqlparse.AExpr)
 		if !ok || op.Left == nil || op.Kind != "op" || !swallowedOps[op.Op] {
-			return false
+			return nil
 		}
 		if p, ok := op.Left.(*sqlparse.Param); ok {
-			return p.Loc < len(a.file.Src) && a.file.Src[p.Loc] == '@'
+			if p.Loc < len(a.file.Src) && a.file.Src[p.Loc] == '@' {
+				return p
+			}
+			return nil
 		}
 		x = op.Left
 	}
