@@ -157,6 +157,19 @@ func checkColumnOverrides(cat *catalog.Catalog, cfgPath string, pkg config.Packa
 			schema, name = name[:i], name[i+1:]
 		}
 		name = strings.TrimSuffix(name, "[]")
+		if pkg.Engine == config.EngineMySQL {
+			// A MySQL column's db_type is its type as spelled (sqlc's
+			// MatchesColumn): a MySQL type, or one a column has (trial
+			// tnew F3: tinyint, datetime... were said to match nothing).
+			switch lower := strings.ToLower(o.DBType); {
+			case mysqlTypes[o.DBType] || columnSpelled(cat, o.DBType):
+			case mysqlTypes[lower] || columnSpelled(cat, lower):
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: override: db_type %q matches no column: sqlc compares it with the type as MySQL's parser spells it, in lower case (write %q)", cfgPath, o.Pos.Line, o.Pos.Col, o.DBType, lower))
+			default:
+				notes = append(notes, fmt.Sprintf("%s:%d:%d: note: override: db_type %q is no type MySQL or the schema has, so it matches no column", cfgPath, o.Pos.Line, o.Pos.Col, o.DBType))
+			}
+			continue
+		}
 		if _, ok := cat.ResolveType(&sqlparse.TypeName{Schema: schema, Name: name}); !ok {
 			notes = append(notes, fmt.Sprintf("%s:%d:%d: note: override: db_type %q is no type PostgreSQL or the schema has, so it matches no column", cfgPath, o.Pos.Line, o.Pos.Col, o.DBType))
 		}
@@ -188,6 +201,37 @@ func checkColumnOverrides(cat *catalog.Catalog, cfgPath string, pkg config.Packa
 		}
 	}
 	return errs, notes
+}
+
+// mysqlTypes are MySQL's and MariaDB's data type names (MySQL 8.4
+// Reference Manual, "Data Types"; MariaDB's "Data Types": its uuid,
+// inet4, inet6 and vector), in lower case.
+var mysqlTypes = map[string]bool{}
+
+func init() {
+	for _, t := range strings.Fields(`bit tinyint bool boolean smallint mediumint middleint int integer bigint
+		int1 int2 int3 int4 int8 serial decimal dec numeric fixed float float4 float8 double real
+		date datetime timestamp time year char varchar nchar nvarchar national binary varbinary
+		tinyblob blob mediumblob longblob long tinytext text mediumtext longtext enum set json
+		geometry point linestring polygon multipoint multilinestring multipolygon geometrycollection
+		geomcollection uuid inet4 inet6 vector`) {
+		mysqlTypes[t] = true
+	}
+}
+
+// columnSpelled reports whether a column of cat has the type spelled
+// name, as sqlc compares a MySQL db_type override.
+func columnSpelled(cat *catalog.Catalog, name string) bool {
+	for _, s := range cat.Schemas {
+		for _, t := range s.Tables {
+			for _, c := range t.Columns {
+				if c.DBType == name || c.DBType == "" && c.Type.Name == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // sqlcReads reports whether sqlc reads the configuration at cfgPath as

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
@@ -221,7 +222,7 @@ var (
 	// psqlMeta matches a psql meta-command line, such as the \restrict and
 	// \unrestrict lines pg_dump writes since PostgreSQL 17.6 and 15.14
 	// (psql docs, "Meta-Commands"): psql's, not SQL.
-	psqlMeta = regexp.MustCompile(`(?m)^\\[a-zA-Z].*$`)
+	psqlMeta = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\\[a-zA-Z].*$`) })
 )
 
 // readAndParse reads and parses one file. For schema files, the down
@@ -230,6 +231,13 @@ var (
 // up migration's SQL builds the catalog.
 func readAndParse(name string, schema bool) (*sqlparse.File, error) {
 	return readAndParseFor(config.EnginePostgreSQL, name, schema)
+}
+
+// parseMySQL reads and parses a MySQL migration file as a schema file of
+// an entry with engine mysql is read (the guard's NextMigration replays
+// the migrations directory with it).
+func parseMySQL(name string) (*sqlparse.File, error) {
+	return readAndParseFor(config.EngineMySQL, name, true)
 }
 
 // readAndParseFor is readAndParse with engine's parser: PostgreSQL's
@@ -261,7 +269,7 @@ func readAndParseNoted(engine, name string, schema bool) (*sqlparse.File, string
 			src = blank(src, loc, len(src))
 		}
 		if bytes.IndexByte(src, '\\') >= 0 {
-			for _, loc := range psqlMeta.FindAllIndex(src, -1) {
+			for _, loc := range psqlMeta().FindAllIndex(src, -1) {
 				src = blank(src, loc[0], loc[1])
 			}
 		}

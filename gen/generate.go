@@ -19,6 +19,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
 	"github.com/fencegen/fencegen/gen/internal/parallel"
+	"github.com/fencegen/fencegen/gen/internal/pgpb"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
@@ -80,6 +81,15 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 	// entries' catalogs, as the configuration's are (spreadSchemaMarks);
 	// then the rest of each entry.
 	runs := make([]*pkgRun, len(cfg.Packages))
+	// The write analysis of a fenced table walks pg_query's parse trees
+	// with protobuf's reflection, whose set-up starts beside the parse
+	// as soon as a PostgreSQL entry is known to have one: fenced in the
+	// configuration here, or in its schema below (pgpb.WarmReflection).
+	for _, pkg := range cfg.Packages {
+		if pkg.Engine != config.EngineMySQL && len(pkg.Fence) > 0 {
+			pgpb.WarmReflection()
+		}
+	}
 	parallel.For(len(cfg.Packages), func(i int) {
 		r := &results[i]
 		if r.ctxErr = ctx.Err(); r.ctxErr != nil {
@@ -90,6 +100,11 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 	for i := range results {
 		if err := results[i].ctxErr; err != nil {
 			return nil, err
+		}
+	}
+	for _, r := range runs {
+		if r != nil && r.pkg.Engine != config.EngineMySQL && len(r.cat.FencedTables()) > 0 {
+			pgpb.WarmReflection()
 		}
 	}
 	spreadSchemaMarks(runs)
@@ -167,7 +182,7 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 		var dg *guard.DatabaseGuard
 		var err error
 		if g.pkg.Engine == "mysql" {
-			dg, err = guard.NewMySQLEntryGuard(g.cat, loosened, g.pkg.Go.Out, g.schema)
+			dg, err = guard.NewMySQLEntryGuard(g.cat, loosened, g.pkg.Go.Out, g.schema, parseMySQL)
 		} else {
 			dg, err = guard.NewDatabaseGuard(g.cat, loosened, g.pkg.Go.Out, g.schema, parse)
 		}
@@ -204,8 +219,10 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 		}
 		errs = append(errs, guardMigrationErrors(out.Guards, failed, loosened, parse)...)
 	}
-	if len(errs) == 0 && len(cfg.Packages) > 0 {
-		errs = append(errs, fenceConflicts(guards)...)
+	if len(cfg.Packages) > 0 && schemasSound(runs, errs) {
+		// A fenced table no schema has is a problem of its own, whatever
+		// the queries' problems (trial tnew F1); with a schema that has
+		// problems, it may follow from them and is not reported.
 		for _, ft := range cfg.Packages[0].Fence {
 			if ft.AnyEntry && ft.From == "" && !found[ft.Pos] {
 				file := ft.File
@@ -213,14 +230,17 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 					file = cfg.Path // the top-level fence key
 				}
 				hint := ""
-				for _, g := range guards {
-					if hint = didYouMeanTable(g.cat, ft); hint != "" {
+				for _, r := range runs {
+					if hint = didYouMeanTable(r.cat, ft); hint != "" {
 						break
 					}
 				}
 				errs.Add(file, ft.TablePos.Line, ft.TablePos.Col, "fence: table %s does not exist in the schema of any sql entry of %s%s", quoted(ft.Table), displayName(cfg.Path), hint)
 			}
 		}
+	}
+	if len(errs) == 0 && len(cfg.Packages) > 0 {
+		errs = append(errs, fenceConflicts(guards)...)
 		for _, o := range cfg.Packages[0].Go.Overrides {
 			if !o.Global || o.Column == "" || found[overrideKey(o.Pos)] {
 				continue
@@ -271,7 +291,7 @@ func guardAt(cfg *Config, pkg config.Package, loosened map[string]bool, parse fu
 			return nil, errs.Err()
 		}
 		if pkg.Engine == "mysql" {
-			return guard.NewMySQLEntryGuard(cat, loosened, pkg.Go.Out, files)
+			return guard.NewMySQLEntryGuard(cat, loosened, pkg.Go.Out, files, parseMySQL)
 		}
 		return guard.NewDatabaseGuard(cat, loosened, pkg.Go.Out, files, parse)
 	}
@@ -318,7 +338,7 @@ func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string
 		var g *guard.DatabaseGuard
 		var err error
 		if r.pkg.Engine == "mysql" {
-			g, err = guard.NewMySQLEntryGuard(r.cat, loosened, r.pkg.Go.Out, r.parsedSchema())
+			g, err = guard.NewMySQLEntryGuard(r.cat, loosened, r.pkg.Go.Out, r.parsedSchema(), parseMySQL)
 		} else {
 			g, err = guard.NewDatabaseGuard(r.cat, loosened, r.pkg.Go.Out, r.parsedSchema(), parse)
 		}
@@ -470,6 +490,27 @@ func (r *pkgRun) prepareChecked() bool {
 	return r.vet && r.pkg.Engine != config.EngineMySQL && (d == nil || d.Managed)
 }
 
+// schemasSound reports whether no entry's schema is broken and no
+// problem of errs is in a schema file: a table then missing from every
+// schema is missing, not lost to a problem reported already.
+func schemasSound(runs []*pkgRun, errs diag.List) bool {
+	files := map[string]bool{}
+	for _, r := range runs {
+		if r == nil || r.schemaBroken {
+			return false
+		}
+		for _, f := range r.schemaFiles {
+			files[f] = true
+		}
+	}
+	for _, e := range errs {
+		if files[e.File] {
+			return false
+		}
+	}
+	return true
+}
+
 // preparePackage reads and parses pkg's schema and query files and
 // builds its catalog, with the fence keys' marks (markConfigFences).
 func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
@@ -488,13 +529,31 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 	// order of a sequential run.
 	results := make([]parseResult, len(schemaFiles)+len(queryFiles))
 	defs := map[string][]schemaDef{}
-	parallel.For(len(results), func(i int) {
+	// The statements are filed for the comparison of the entries'
+	// schemas (sharedDefDiffs, sharedSchemaChanges), which only a
+	// configuration with two PostgreSQL entries or more makes: filing
+	// scans each statement's text again (PostgreSQL's scanner, through
+	// cgo), a twentieth of a run's instructions on a project of twenty
+	// migrations, on the one goroutine that builds the catalog.
+	fileDefs := pkg.Engine != config.EngineMySQL && postgresEntries(cfg) > 1
+	parallel.ForHeaviestFirst(parseWeights(schemaFiles, queryFiles), func(i int) {
 		if i < len(schemaFiles) {
 			results[i].f, results[i].note, results[i].err = readAndParseNoted(pkg.Engine, schemaFiles[i], true)
 		} else {
 			results[i].f, results[i].err = readAndParseFor(pkg.Engine, queryFiles[i-len(schemaFiles)], false)
 		}
 	})
+	// The fence keys' tables are followed from the first schema file (the
+	// token line, catalog.ExpectFenceKeys); their marks come after.
+	var keys []catalog.FenceKey
+	for _, ft := range pkg.Fence {
+		file := cfg.Path
+		if ft.File != "" {
+			file = ft.File
+		}
+		keys = append(keys, catalog.FenceKey{Schema: ft.TableSchema, Table: ft.TableName, Column: ft.ColumnName, File: file, Line: ft.Pos.Line, Col: ft.Pos.Col})
+	}
+	cat.ExpectFenceKeys(keys)
 	for _, r := range results[:len(schemaFiles)] {
 		pf, perr := r.f, r.err
 		if perr != nil {
@@ -506,7 +565,7 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 		}
 		for _, st := range pf.Stmts {
 			cat.Update(pf, st)
-			if pkg.Engine != config.EngineMySQL {
+			if fileDefs {
 				fileSchemaDefs(defs, pf, st)
 			}
 			// Of a schema statement's parse tree as pg_query returns it,
@@ -533,6 +592,40 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 		skippedFiles(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)...)
 	return &pkgRun{cfg: cfg, pkg: pkg, found: found, cat: cat, errs: errs, notes: fenceNotes,
 		schemaFiles: schemaFiles, results: results, schemaBroken: schemaBroken, qerr: qerr, defs: defs}
+}
+
+// parseWeights is the expected cost of reading and parsing each of the
+// schema files and then each of the query files, for
+// parallel.ForHeaviestFirst: its size in bytes, twice that for a query
+// file (sqlc's named parameters, and the first use of the many node
+// kinds of queries in protobuf's decoder). A project's query file is
+// often its largest and was parsed last, while the other goroutine had
+// run out of files (a fifth of niks3's parse time).
+func parseWeights(schemaFiles, queryFiles []string) []int64 {
+	w := make([]int64, len(schemaFiles)+len(queryFiles))
+	for i := range w {
+		name, factor := "", int64(1)
+		if i < len(schemaFiles) {
+			name = schemaFiles[i]
+		} else {
+			name, factor = queryFiles[i-len(schemaFiles)], 2
+		}
+		if fi, err := os.Stat(name); err == nil {
+			w[i] = fi.Size() * factor
+		}
+	}
+	return w
+}
+
+// postgresEntries is the number of cfg's PostgreSQL entries.
+func postgresEntries(cfg *Config) int {
+	n := 0
+	for _, p := range cfg.Packages {
+		if p.Engine != config.EngineMySQL {
+			n++
+		}
+	}
+	return n
 }
 
 // spreadSchemaMarks fences, in every entry's catalog, each table that
@@ -685,6 +778,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	aopts := analyze.Options{StrictFunctionChecks: pkg.StrictFunctionChecks, MySQL: pkg.Engine == config.EngineMySQL,
 		LaxOrderBy: pkg.StrictOrderBy != nil && !*pkg.StrictOrderBy}
 	aopts.MySQLTypes = aopts.MySQL && pkg.Go.Types()
+	aopts.PGTypes = !aopts.MySQL && pkg.Go.Types()
 	aopts.Database = pkg.Database != nil
 	if aopts.MySQL && len(pkg.Go.Overrides) > 0 {
 		// An override that changes a key parameter's Go type may make
@@ -749,6 +843,19 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	// to relations the schema never creates) come first.
 	var notes []string
 	for _, n := range cat.Notes() {
+		var unknown *catalog.UnknownTypeError
+		if errors.As(n.Err, &unknown) {
+			// What Go type the unknown name gets is the emitter's to say
+			// (sqlc maps blob to []byte; trial x23 F1).
+			m := *n
+			notNull, nullable := golang.UnknownTypeGo(golang.Input{Catalog: cat, Options: pkg.Go}, unknown.Type)
+			typed := notNull
+			if nullable != notNull {
+				typed += " (" + nullable + " where nullable)"
+			}
+			m.Msg = fmt.Sprintf("note: %v; its values are typed %s", unknown, typed)
+			n = &m
+		}
 		notes = append(notes, n.Error())
 	}
 	if pkg.Engine == config.EngineMySQL {
@@ -834,6 +941,8 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 				notes = append(notes, note)
 			}
 			notes = append(notes, golang.RepeatedArgNotes(pkg.Go, q)...)
+			// Where fencegen's method sends sqlc.slice so that it runs.
+			notes = append(notes, golang.SliceNotes(pkg.Go, q)...)
 		}
 	}
 	opts := pkg.Go
@@ -1130,17 +1239,19 @@ func noteLastInsertIDElsewhere(runs []*pkgRun, notes [][]string) {
 
 // noteTriggeredGroupWrites notes, at each guarded UPDATE of a table the
 // schema gives a trigger (fencegen's guard triggers among them), of
-// several rows (mysqlguard.All) or by key (mysqlguard.ByKey), that such a
-// write needs clientFoundRows=true in the DSN: a trigger clears the
-// reply's last-insert id, by which the guard tells an UPDATE that
-// matched rows already holding the values from one that matched none.
-// The guard's locked read then compares the assigned values with the
-// stored ones, which tells most unchanged rows; a value equal to the
-// stored one only after MySQL's conversion to the column's type (a Go
-// time with fractional seconds into DATETIME, "20" into DECIMAL(12,2))
-// is not told, so without the matched-rows count such a write ends in
-// fence.ErrConcurrentChange after fenceimpl.MaxAttempts runs
-// (docs/mysql.md; issue 27, trials t27 F6 and t27s F1).
+// several rows (mysqlguard.All) or by key (mysqlguard.ByKey), that sets a
+// column whose stored value the guard's locked read cannot compare
+// exactly (mysqlInexact), that such a write needs clientFoundRows=true in
+// the DSN: a trigger clears the reply's last-insert id, by which the
+// guard tells an UPDATE that matched rows already holding the values
+// from one that matched none. The locked read then compares each
+// assigned column with its expression as the column stores it
+// (mysqlguard.Spec.StoreAs), which is exact for the types mysqlInexact
+// leaves out; for the others ('ab ' into CHAR reads 'ab') a retry that
+// changes nothing may read as changed, and without the matched-rows
+// count such a write ends in fence.ErrConcurrentChange after
+// fenceimpl.MaxAttempts runs (docs/mysql.md; issue 27, trials t27 F6 and
+// t27s F1).
 func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema) {
 	if schema == nil {
 		return
@@ -1159,6 +1270,19 @@ func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema)
 			default:
 				continue
 			}
+			var inexact []string
+			for _, name := range q.Fence.MySQL.Assigned {
+				if c := q.Fence.Table.Column(name); c == nil || mysqlInexact(c.Type) {
+					typ := "unknown type"
+					if c != nil {
+						typ = strings.ToUpper(c.Type.Name)
+					}
+					inexact = append(inexact, name+" ("+typ+")")
+				}
+			}
+			if len(inexact) == 0 {
+				continue
+			}
 			var names []string
 			for _, tr := range schema.Triggers {
 				if strings.EqualFold(tr.Table, q.Fence.Table.Name) {
@@ -1168,7 +1292,30 @@ func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema)
 			if len(names) == 0 {
 				continue
 			}
-			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes %s fenced table %s, which has trigger(s) %s: a trigger clears the reply's last-insert id, so a retry that changes nothing is told from a write that matched none by comparing each row with what the UPDATE writes, which errs towards \"differs\" where the column stores the value otherwise (a DECIMAL column's 12.00 for 12, \"20\" into DECIMAL(12,2), a Go time with fractional seconds into DATETIME): such a write fails with fence.ErrConcurrentChange after %d attempts unless the DSN sets clientFoundRows=true (go-sql-driver/mysql); set clientFoundRows=true", q.File, q.Line, q.Col, q.Name, what, q.Fence.Table.Name, strings.Join(names, ", "), fenceimpl.MaxAttempts))
+			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes %s fenced table %s, which has trigger(s) %s: a trigger clears the reply's last-insert id, so a retry that changes nothing is told from a write that matched none by comparing each row with what the UPDATE writes, as the column stores it; for column(s) %s that comparison errs towards \"differs\" where the column stores a value otherwise than written ('ab ' into CHAR reads 'ab'; a FLOAT rounds): such a write fails with fence.ErrConcurrentChange after %d attempts unless the DSN sets clientFoundRows=true (go-sql-driver/mysql); set clientFoundRows=true", q.File, q.Line, q.Col, q.Name, what, q.Fence.Table.Name, strings.Join(names, ", "), strings.Join(inexact, ", "), fenceimpl.MaxAttempts))
 		}
 	}
+}
+
+// mysqlInexact reports whether the guard's locked read may find a value
+// of MySQL type t unequal to the same value written again: every type
+// but the integers, DECIMAL and the temporal types (compared as the
+// column stores them, mysqlguard.Spec.StoreAs), and the variable-length
+// texts and byte strings (compared byte for byte or as utf8mb4 text,
+// stored as written). CHAR and BINARY pad, FLOAT and DOUBLE round,
+// MySQL's JSON normalizes, ENUM and SET take a member by number or in
+// another spelling, BIT and YEAR convert.
+func mysqlInexact(t catalog.Type) bool {
+	if t.ArrayDims > 0 || t.Schema != catalog.MySQLSchema {
+		return true
+	}
+	switch t.Name {
+	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint",
+		"decimal", "dec", "numeric", "fixed",
+		"datetime", "timestamp", "time", "date",
+		"varchar", "varbinary", "text", "tinytext", "mediumtext", "longtext",
+		"blob", "tinyblob", "mediumblob", "longblob":
+		return false
+	}
+	return true
 }

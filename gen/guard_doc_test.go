@@ -1,11 +1,14 @@
 package gen_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fencegen/fencegen/gen"
 )
 
 // docs/guard.md quotes the guarded SQL of the example's schema verbatim:
@@ -51,5 +54,52 @@ func TestGuardDocQuotesGeneratedSQL(t *testing.T) {
 	}
 	if !strings.HasPrefix(withoutName(constant("creditOverdrawn")), "-- fencegen: guarded by locking the rows it matches (account_balances.last_fencing_token <= $2)\n") {
 		t.Errorf("the locking form's comment line is missing:\n%s", constant("creditOverdrawn"))
+	}
+}
+
+// TestGuardDocQuotesNearFlagNote keeps docs/guard.md's quote of the vet
+// note for a misspelled @fence line (trial tnew F5) equal to the note, and
+// checks that the query it is on stays non-strict, with the line in its
+// doc comment as sqlc writes it.
+func TestGuardDocQuotesNearFlagNote(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "guard.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for n, s := range map[string]string{
+		"schema.sql": "CREATE TABLE jobs (id BIGINT PRIMARY KEY, state TEXT NOT NULL, fence_token BIGINT NOT NULL DEFAULT 0);\nCOMMENT ON COLUMN jobs.fence_token IS 'fencegen:token';\n",
+		"query.sql": "-- name: Set1 :exec\n-- @fence strict\nUPDATE jobs SET state = $2 WHERE id = $1;\n\n" +
+			"-- name: Set2 :exec\n-- @fnce strict\nUPDATE jobs SET state = $2 WHERE id = $1;\n\n" +
+			// An @-word the statement uses as its parameter documents it:
+			// no note.
+			"-- name: Set3 :exec\n-- @state the new state\nUPDATE jobs SET state = @state WHERE id = @id;\n",
+		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: query.sql, gen: {go: {package: jobs, out: jobs}}}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	cfg, err := gen.LoadConfig("fencegen.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := gen.Generate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	for _, n := range out.Vet {
+		if strings.Contains(n, "fencegen flag") || strings.Contains(n, "@state") {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(string(doc), "```\n"+notes[0]+"\n```\n") {
+		t.Errorf("docs/guard.md does not quote the vet note for \"-- @fnce strict\" in a code block; vet's notes:\n%s", strings.Join(notes, "\n"))
+	}
+	src := string(out.Files["jobs/query.sql.go"])
+	if !strings.Contains(src, `"Set2", "jobs", fence.NonStrict`) || !strings.Contains(src, "// @fnce strict\n") {
+		t.Errorf("Set2 is not the non-strict write with the line in its doc comment:\n%s", src)
 	}
 }

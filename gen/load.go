@@ -1,6 +1,8 @@
 package gen
 
 import (
+	"context"
+
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 )
@@ -47,10 +49,29 @@ func LoadConfig(path string) (*Config, error) {
 	if cfg == nil || len(errs) == 0 {
 		return nil, err
 	}
+	var rest []config.Package
 	for _, pkg := range cfg.Packages {
 		_, serr := expandAt(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)
 		_, qerr := expandAt(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)
 		errs = append(append(errs, serr...), qerr...)
+		// An entry analysed with sqlc's database key is left out: loading
+		// a configuration asks no server.
+		if len(serr) == 0 && len(qerr) == 0 && !pkg.Doubtful && pkg.Database == nil {
+			rest = append(rest, pkg)
+		}
+	}
+	// The entries whose files are there are still generated, nothing
+	// written, so that the problems of their schemas and queries (a
+	// query kind typo, a fenced table the schemas do not have) come in
+	// the same run as the configuration's (trial tnew F1). A key that
+	// is misspelled is read as its suggestion (config's loader), so what
+	// follows from the typo is not reported again.
+	if len(rest) > 0 {
+		part := *cfg
+		part.Packages = rest
+		if _, gerr := generate(context.Background(), &part, false, false); gerr != nil {
+			errs = append(errs, diag.As(gerr)...)
+		}
 	}
 	return nil, errs.Err()
 }

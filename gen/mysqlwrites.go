@@ -38,6 +38,7 @@ import (
 func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) (*mysqlwrites.Schema, diag.List, diag.List) {
 	sc := mysqlwrites.NewSchema()
 	at := map[*mysqlwrites.Trigger]triggerAt{}
+	eventAt := map[*mysqlwrites.Event]triggerAt{}
 	unionAt := map[string]triggerAt{}
 	// The session's sql_mode as the schema's SET statements leave it
 	// (the lexing and tree modes only; known false after a SET whose
@@ -103,10 +104,15 @@ func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) (*mysqlwrite
 				n++
 			}
 			if n == 0 || (n < len(stmts) && stmts[n].Start < end) || mysqlwrites.IsProgram(st.Text) {
-				_ = sc.AddText(st.Text)
+				_ = sc.AddTextAt(st.Text, mysqlwrites.Source{Name: f.Name, Src: f.Src, Pos: st.Pos})
 				for _, tr := range sc.Triggers {
 					if _, ok := at[tr]; !ok {
 						at[tr] = triggerAt{f, st.Pos + tr.Pos}
+					}
+				}
+				for _, ev := range sc.Events {
+					if _, ok := eventAt[ev]; !ok {
+						eventAt[ev] = triggerAt{f, st.Pos + ev.Pos}
 					}
 				}
 				continue
@@ -121,7 +127,7 @@ func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) (*mysqlwrite
 		sc.Fence(t.Name)
 	}
 	errs = append(errs, mysqlTokenRewrites(sc, cat, at)...)
-	var notes diag.List
+	notes := mysqlEventWrites(sc, eventAt)
 	names := make([]string, 0, len(unionAt))
 	for name := range unionAt {
 		names = append(names, name)
@@ -144,6 +150,53 @@ func mysqlWriteFacts(schema []*sqlparse.File, cat *catalog.Catalog) (*mysqlwrite
 		}
 	}
 	return sc, errs, notes
+}
+
+// mysqlEventWrites notes, at its name, each event the schema leaves
+// (CREATE EVENT) whose body may write a fenced table, or that fencegen
+// cannot show writes none (issue 27): the server runs it on its
+// schedule, outside the generated code and with no fencing token, as a
+// writer outside the generated code, so fencegen cannot guard it; the
+// guard triggers (fencegen guard) check its rows as any writer's. A
+// query that reaches a trigger or procedure writing a fenced table is
+// refused at the query (mysqlwrites.Of); an event is reached by none.
+func mysqlEventWrites(sc *mysqlwrites.Schema, at map[*mysqlwrites.Event]triggerAt) diag.List {
+	var notes diag.List
+	if len(sc.Fenced) == 0 {
+		return notes
+	}
+	for _, ev := range sc.Events {
+		loc, ok := at[ev]
+		if !ok {
+			continue
+		}
+		r := mysqlwrites.EventWrites(ev, sc)
+		var what []string
+		seen := map[string]bool{}
+		for _, w := range r.FencedWrites(sc) {
+			d := w.Table + " (" + w.Verb
+			if w.Via != "event "+ev.Name {
+				d += ", through " + strings.TrimPrefix(w.Via, "event "+ev.Name+" -> ")
+			}
+			d += ")"
+			if !seen[d] {
+				seen[d] = true
+				what = append(what, d)
+			}
+		}
+		writes := "writes fenced table " + strings.Join(what, ", ")
+		if len(r.Refusals) > 0 {
+			// What its body holds that fencegen cannot read.
+			writes = "may write any fenced table (its body " + strings.TrimPrefix(r.Refusals[0].Reason, "reaches, through event "+ev.Name+", something that ") + ")"
+		} else if len(what) == 0 {
+			continue
+		}
+		line, col := diag.Position(loc.f.Src, loc.off)
+		notes.AddErr(&diag.Error{File: loc.f.Name, Line: line, Col: col,
+			Msg: fmt.Sprintf("note: event %s %s on its schedule, in the server, outside the generated code and with no fencing token: fencegen cannot guard it, and the guard triggers (fencegen guard) check its rows only as they check any writer's (an UPDATE that leaves the token as stored passes on a non-strict table); write the rows from a guarded query under a lease, or drop the event",
+				ev.Name, writes)})
+	}
+	return notes
 }
 
 // mergeTriggerlessNote is the text every MERGE note of mysqlWriteFacts

@@ -161,6 +161,24 @@ var shapeWholePG = []string{
 	"UPDATE books SET tags = tags || ARRAY[$1]::text[] WHERE id = $2",
 	"SELECT ARRAY[$1::text] AS arr FROM books",
 	"SELECT ARRAY[$1, $2]::text[] AS arr FROM books",
+	// @x followed by an operator that binds more tightly than prefix @
+	// (+ - * / % ^): sqlc reads @(x - 1), one parameter named -x in
+	// place of the operand, wherever the operand stands (issue 23,
+	// GoAlert's CleanupAlertLogs).
+	"SELECT id FROM books WHERE id BETWEEN @lo_id AND @hi_id - 1",
+	"SELECT id FROM books WHERE id BETWEEN @lo_id + 1 AND @hi_id",
+	"SELECT id FROM books WHERE @v - 1 BETWEEN lo AND hi AND id = @w",
+	"SELECT id FROM books WHERE id NOT BETWEEN @lo_id * 2 AND @hi_id / 2",
+	"SELECT id FROM books WHERE lo IN (@x - 1, @y)",
+	"SELECT id FROM books WHERE lo = (@x % 3)::int AND id = @y",
+	"SELECT id FROM books WHERE lo > @x - 1 AND id = @y",
+	"SELECT id FROM books WHERE lo > @x ^ 2 AND id = @y",
+	"SELECT id FROM books LIMIT @n - 1 OFFSET @m",
+	"SELECT id FROM books WHERE id = @k LIMIT @n OFFSET @n - 1",
+	"WITH s AS (SELECT id FROM books WHERE id BETWEEN @lo_id AND @hi_id - 1 ORDER BY id LIMIT @batch) SELECT id FROM s OFFSET @batch - 1 LIMIT 1",
+	"SELECT id FROM books WHERE id BETWEEN @lo_id AND @hi_id - 1 AND id > @lo_id - 2",
+	"INSERT INTO books (id, title, lo, a, tags, flag) VALUES (@i + 1, @t, @l * 2, @a, @tags, @flag)",
+	"UPDATE books SET lo = @l - 1, hi = @h WHERE id = @i",
 }
 
 const shapeSchemaMySQL = `CREATE TABLE books (
@@ -252,7 +270,15 @@ var shapeWholeMySQL = []string{
 
 // sqlcShapeDiffs are the queries (by shape text) where fencegen names or
 // types a parameter otherwise than sqlc, with the reason.
-var sqlcShapeDiffs = map[string]string{}
+var sqlcShapeDiffs = map[string]string{
+	// sqlc numbers @n - 1 apart from @n (its name is -n) and its pgx/v5
+	// template declares the field N once per number, which does not
+	// compile; fencegen declares it once and passes it for both numbers,
+	// as sqlc's database/sql template does (UniqueFields).
+	"SELECT id FROM books WHERE id = @k LIMIT @n OFFSET @n - 1":                                                                                   "sqlc's pgx/v5 Params struct declares N twice",
+	"WITH s AS (SELECT id FROM books WHERE id BETWEEN @lo_id AND @hi_id - 1 ORDER BY id LIMIT @batch) SELECT id FROM s OFFSET @batch - 1 LIMIT 1": "sqlc's pgx/v5 Params struct declares Batch twice",
+	"SELECT id FROM books WHERE id BETWEEN @lo_id AND @hi_id - 1 AND id > @lo_id - 2":                                                             "sqlc's pgx/v5 Params struct declares LoID twice",
+}
 
 // shapeQueries returns the queries: name to statement.
 func shapeQueries(positions, exprs, whole []string) (names []string, stmts map[string]string) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/pgpb"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -296,7 +297,7 @@ type nameToken struct {
 // nameTokens returns the names text uses (nil when PostgreSQL's scanner
 // cannot read it); with deep, the names in its string constants too.
 func nameTokens(text string, deep bool) []nameToken {
-	scan, err := pg.Scan(text)
+	scan, err := pgpb.Scan(text)
 	if err != nil {
 		return nil
 	}
@@ -390,7 +391,7 @@ func sharedNameUse(diffs map[string][]differingName, f *sqlparse.File, st *sqlpa
 		return at(st.Start, "this statement is DDL and the schema of %s, which shares this entry's database, has an event trigger (%s) this entry's schema does not: it fires for this statement unseen; give both entries the same schema files", d.entry, where(d))
 	}
 	text := string(f.Src[st.Start:st.End])
-	if _, err := pg.Scan(text); err != nil {
+	if _, err := pgpb.Scan(text); err != nil {
 		return at(st.Start, "fencegen cannot read this statement's names to compare them with the schema of the other sql entries sharing the database")
 	}
 	for _, t := range nameTokens(text, false) {

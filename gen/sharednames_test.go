@@ -34,24 +34,11 @@ func TestSharedNamesAcrossEntries(t *testing.T) {
 			"CREATE VIEW jobs AS SELECT id, status FROM b_jobs;\n" +
 			"CREATE TABLE notes (id bigint PRIMARY KEY, v text);\n"
 	)
-	dir := t.TempDir()
-	gen.WriteTree(t, dir, map[string]string{
-		"a.sql": a, "b.sql": b,
-		"qa.sql": "-- name: SetStatus :exec\nUPDATE jobs SET status = @status WHERE id = @id;\n",
-		"qb.sql": "-- name: ReadR1 :many\nSELECT id FROM r1;\n\n" +
-			"-- name: SetViewStatus :exec\nUPDATE jobs SET status = @status WHERE id = @id;\n\n" +
-			"-- name: ReadNotes :many\nSELECT id FROM public.notes;\n",
-		"sqlc.yaml": `version: "2"
-sql:
-  - {engine: postgresql, schema: a.sql, queries: qa.sql, gen: {go: {package: adb, out: adb, sql_package: pgx/v5}}}
-  - {engine: postgresql, schema: b.sql, queries: qb.sql, gen: {go: {package: bdb, out: bdb, sql_package: pgx/v5}}}
-`,
-	})
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = gen.Generate(context.Background(), cfg)
+	_, err := generateTwoEntries(t, a, b,
+		"-- name: SetStatus :exec\nUPDATE jobs SET status = @status WHERE id = @id;\n",
+		"-- name: ReadR1 :many\nSELECT id FROM r1;\n\n"+
+			"-- name: SetViewStatus :exec\nUPDATE jobs SET status = @status WHERE id = @id;\n\n"+
+			"-- name: ReadNotes :many\nSELECT id FROM public.notes;\n")
 	if err == nil {
 		t.Fatal("generated b's queries whose names a's schema defines otherwise")
 	}
@@ -81,22 +68,8 @@ sql:
 // defines otherwise.
 func TestSharedNamesIgnoreMarks(t *testing.T) {
 	const table = "CREATE TABLE jobs (id bigint PRIMARY KEY, status text NOT NULL, tok bigint NOT NULL DEFAULT 0);\n"
-	dir := t.TempDir()
 	q := "-- name: SetStatus :exec\nUPDATE jobs SET status = @status WHERE id = @id;\n"
-	gen.WriteTree(t, dir, map[string]string{
-		"a.sql": table + "COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n", "b.sql": table,
-		"qa.sql": q, "qb.sql": q,
-		"sqlc.yaml": `version: "2"
-sql:
-  - {engine: postgresql, schema: a.sql, queries: qa.sql, gen: {go: {package: adb, out: adb, sql_package: pgx/v5}}}
-  - {engine: postgresql, schema: b.sql, queries: qb.sql, gen: {go: {package: bdb, out: bdb, sql_package: pgx/v5}}}
-`,
-	})
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "sqlc.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := gen.Generate(context.Background(), cfg)
+	out, err := generateTwoEntries(t, table+"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n", table, q, q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,15 +87,28 @@ sql:
 // PostgreSQL calls for b's IN over a varchar column, which names no =:
 // every query of b is refused, naming a's operator.
 func TestSharedImplicitOperator(t *testing.T) {
+	_, err := generateTwoEntries(t,
+		"CREATE TABLE jobs (id bigint PRIMARY KEY, v varchar(20), tok bigint NOT NULL DEFAULT 0);\n"+
+			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n"+
+			"CREATE FUNCTION eqf(a varchar, b varchar) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET v = 'x'; RETURN a::text = b::text; END $$;\n"+
+			"CREATE OPERATOR public.= (LEFTARG = varchar, RIGHTARG = varchar, FUNCTION = eqf);\n",
+		"CREATE TABLE notes (id bigint PRIMARY KEY, v varchar(20));\n",
+		"-- name: GetJob :one\nSELECT id FROM jobs WHERE id = @id;\n",
+		"-- name: InNotes :many\nSELECT id FROM notes WHERE v IN ('a'::varchar, 'b'::varchar);\n")
+	if err == nil || !strings.Contains(err.Error(), "qb.sql:2:1: the schema of sql entry adb, which shares this entry's database, defines or changes = at ") {
+		t.Fatalf("b's IN under a's operator = is not refused: %v", err)
+	}
+}
+
+// generateTwoEntries generates a sqlc.yaml of two pgx/v5 sql entries
+// sharing one database: adb (schema a, queries qa) and bdb (schema b,
+// queries qb), in files a.sql, b.sql, qa.sql and qb.sql of a new
+// directory.
+func generateTwoEntries(t *testing.T, a, b, qa, qb string) (*gen.Output, error) {
+	t.Helper()
 	dir := t.TempDir()
 	gen.WriteTree(t, dir, map[string]string{
-		"a.sql": "CREATE TABLE jobs (id bigint PRIMARY KEY, v varchar(20), tok bigint NOT NULL DEFAULT 0);\n" +
-			"COMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n" +
-			"CREATE FUNCTION eqf(a varchar, b varchar) RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET v = 'x'; RETURN a::text = b::text; END $$;\n" +
-			"CREATE OPERATOR public.= (LEFTARG = varchar, RIGHTARG = varchar, FUNCTION = eqf);\n",
-		"b.sql":  "CREATE TABLE notes (id bigint PRIMARY KEY, v varchar(20));\n",
-		"qa.sql": "-- name: GetJob :one\nSELECT id FROM jobs WHERE id = @id;\n",
-		"qb.sql": "-- name: InNotes :many\nSELECT id FROM notes WHERE v IN ('a'::varchar, 'b'::varchar);\n",
+		"a.sql": a, "b.sql": b, "qa.sql": qa, "qb.sql": qb,
 		"sqlc.yaml": `version: "2"
 sql:
   - {engine: postgresql, schema: a.sql, queries: qa.sql, gen: {go: {package: adb, out: adb, sql_package: pgx/v5}}}
@@ -133,8 +119,5 @@ sql:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = gen.Generate(context.Background(), cfg)
-	if err == nil || !strings.Contains(err.Error(), "qb.sql:2:1: the schema of sql entry adb, which shares this entry's database, defines or changes = at ") {
-		t.Fatalf("b's IN under a's operator = is not refused: %v", err)
-	}
+	return gen.Generate(context.Background(), cfg)
 }

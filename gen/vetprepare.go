@@ -13,8 +13,6 @@ package gen
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -24,6 +22,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/analyze"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/internal/pgscratch"
 )
 
 // VetDatabaseEnv names the environment variable whose PostgreSQL
@@ -64,18 +63,11 @@ func vetPrepare(ctx context.Context, uri, where string, schema []*sqlparse.File,
 		return skipped("cannot connect to %s: %s", VetDatabaseEnv, oneLine(err))
 	}
 	defer admin.Close(context.Background())
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "fencegen_vet_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name).ReadAll(); err != nil {
+	name, drop, err := pgscratch.Create(ctx, admin, "fencegen_vet_", dbTimeout)
+	if err != nil {
 		return skipped("creating a scratch database at %s: %s", VetDatabaseEnv, oneLine(err))
 	}
-	defer func() {
-		// Dropped even when ctx has ended.
-		dctx, dcancel := context.WithTimeout(context.Background(), dbTimeout)
-		defer dcancel()
-		_, _ = admin.Exec(dctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)").ReadAll()
-	}()
+	defer drop() // even when ctx has ended
 	sc := pc.Config.Copy()
 	sc.Database = name
 	conn, err := pgconn.ConnectConfig(ctx, sc)

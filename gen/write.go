@@ -14,6 +14,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/golang"
 )
 
@@ -32,7 +33,10 @@ import (
 // generated header, never any other file or directory.
 //
 // Write checks every path before writing anything: a path that is not
-// local to dir (absolute, or escaping it with "..") is an error.
+// local to dir (absolute, or escaping it with "..") is an error, and so
+// is a fencegen_guard.sql (GuardFile) on disk that differs and does not
+// start with fencegen's header (a file of the team's at fencegen's own
+// name); a file at one of sqlc's names is written over, as sqlc does.
 // Write(dir) is o.Changes(dir) followed by Apply, except that a file
 // Write cannot read is written over rather than reported.
 func (o *Output) Write(dir string) error {
@@ -69,14 +73,29 @@ func (o *Output) changes(dir string, strict bool) (*Changes, error) {
 		return nil, err
 	}
 	c := &Changes{out: o, dir: dir}
+	var foreign diag.List
 	for _, name := range names {
-		old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		old, err := os.ReadFile(p)
 		if strict && err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
 		if err != nil || !sameContent(old, o.Files[name]) {
 			c.Write = append(c.Write, name)
 		}
+		if err == nil && path.Base(name) == GuardFile && !sameContent(old, o.Files[name]) {
+			// fencegen's own file name, which no sqlc user had to
+			// reserve: one fencegen did not write is a file of the
+			// team's (their own trigger, say), not replaced without a
+			// word (trial tnew F8). sqlc's names (db.go, models.go, ...)
+			// are written over, as sqlc does.
+			if ok, gerr := generated(p); gerr == nil && !ok {
+				foreign = append(foreign, &diag.Error{File: p, Msg: fmt.Sprintf("exists and was not written by fencegen (its first line is not %q), and fencegen writes the database guard under this name: move or rename it; nothing was written", "-- "+golang.Header)})
+			}
+		}
+	}
+	if err := foreign.Err(); err != nil {
+		return nil, err
 	}
 	if c.Remove, err = o.stale(dir); err != nil {
 		return nil, err

@@ -173,7 +173,7 @@ func interleave(b *testing.B, variants []func(string) error, prefixes ...string)
 }
 
 // answerHook answers every command in go-redis itself, without a server:
-// the acquire script (8 arguments with EVALSHA, 13 for a retry) with a new token, the
+// the acquire script (8 arguments with EVALSHA, 12 for a retry) with a new token, the
 // redislock obtain script (7, one key) with OK, every other script with 1,
 // and INFO replication with a primary that has no replicas.
 type answerHook struct{ token atomic.Int64 }
@@ -185,7 +185,7 @@ func (h *answerHook) ProcessHook(redis.ProcessHook) redis.ProcessHook {
 		switch c := cmd.(type) {
 		case *redis.Cmd:
 			switch args := c.Args(); {
-			case len(args) == 8 || len(args) == 13:
+			case len(args) == 8 || len(args) == 12:
 				c.SetVal(h.token.Add(1))
 			case len(args) == 7 && args[2] == 1: // one key: redislock's obtain
 				c.SetVal("OK")
@@ -347,7 +347,7 @@ return 0`)
 			if err != nil || tok <= 0 {
 				return fmt.Errorf("acquire.lua: %d, %v", tok, err)
 			}
-			n, err := call(bound, "evalsha", release.Hash(), 2, k+"lock", k+"released", o)
+			n, err := call(bound, "evalsha", release.Hash(), 1, k+"lock", o)
 			if err != nil || n != 1 {
 				return fmt.Errorf("release.lua: %d, %v", n, err)
 			}

@@ -27,8 +27,10 @@ import (
 // released); "lease-scripts" are the lease's own scripts with the
 // arguments the lease sends on the hot path (SET NX PX, INCR, SET with GET
 // of the :minted record, whose old value carries the abandon list; GET,
-// DEL, SET: five key writes in six calls, three keys and two arguments at
-// acquire, two keys and one argument at release); "lease-exists-mark" the
+// DEL: four key writes in five calls, three keys and two arguments at
+// acquire, one key and one argument at release); "lease-released-record"
+// the same with the release script before 2026-12-07 (testdata: GET, DEL
+// and SET of the :released record, two keys); "lease-exists-mark" the
 // acquire script before the abandon list (testdata: EXISTS of the abandon
 // mark first, four keys); "lease-token-value" the scripts before the lock
 // key held the owner alone
@@ -66,10 +68,11 @@ type scriptPair struct {
 	name, acquire, release string
 	// hot: the pair takes the lease's hot-path arguments since the
 	// owner-only lock value (acquire: three keys, owner and TTL; release:
-	// the lock and :released keys, the owner); the others the layout
-	// before it (five keys and five arguments; three keys and
-	// "<owner>:<token>"). mark: the hot form names the abandon mark too.
-	hot, mark bool
+	// the lock key, the owner); the others the layout before it (five keys
+	// and five arguments; three keys and "<owner>:<token>"). mark: the hot
+	// form names the abandon mark too. record: the release takes the
+	// :released record too (its key second), as before 2026-12-07.
+	hot, mark, record bool
 }
 
 // scriptPairs returns the script pairs of BenchmarkScriptWrites, read from
@@ -105,15 +108,16 @@ redis.call('MSET', KEYS[2], d, KEYS[3], v)
 return t`
 	)
 	return []scriptPair{
-		{"token-lock", incrSet + "return t", getDel + "return 1", false, false},
-		{"+minted", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "return 1", false, false},
-		{"+released", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[3], cur)\nreturn 1", false, false},
-		{"+minted-marked", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[2], cur .. ':released')\nredis.call('SET', KEYS[3], cur)\nreturn 1", false, false},
-		{"lease-scripts", file("acquire.lua"), file("release.lua"), true, false},
-		{"lease-exists-mark", read(filepath.Join("testdata", "acquire-exists-mark.lua")), file("release.lua"), true, true},
-		{"lease-token-value", read(filepath.Join("testdata", "acquire-token-value.lua")), read(filepath.Join("testdata", "release-token-value.lua")), false, false},
-		{"lease-before", read(filepath.Join("testdata", "acquire-before-issue26.lua")), read(filepath.Join("testdata", "release-before-issue26.lua")), false, false},
-		{"lease-folded", folded, getDel + "redis.call('MSET', KEYS[2], cur .. ':released', KEYS[3], cur)\nreturn 1", false, false},
+		{"token-lock", incrSet + "return t", getDel + "return 1", false, false, false},
+		{"+minted", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "return 1", false, false, false},
+		{"+released", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[3], cur)\nreturn 1", false, false, false},
+		{"+minted-marked", incrSet + "redis.call('SET', KEYS[3], v)\nreturn t", getDel + "redis.call('SET', KEYS[2], cur .. ':released')\nredis.call('SET', KEYS[3], cur)\nreturn 1", false, false, false},
+		{"lease-scripts", file("acquire.lua"), file("release.lua"), true, false, false},
+		{"lease-released-record", file("acquire.lua"), read(filepath.Join("testdata", "release-released-record.lua")), true, false, true},
+		{"lease-exists-mark", read(filepath.Join("testdata", "acquire-exists-mark.lua")), file("release.lua"), true, true, false},
+		{"lease-token-value", read(filepath.Join("testdata", "acquire-token-value.lua")), read(filepath.Join("testdata", "release-token-value.lua")), false, false, false},
+		{"lease-before", read(filepath.Join("testdata", "acquire-before-issue26.lua")), read(filepath.Join("testdata", "release-before-issue26.lua")), false, false, false},
+		{"lease-folded", folded, getDel + "redis.call('MSET', KEYS[2], cur .. ':released', KEYS[3], cur)\nreturn 1", false, false, false},
 	}
 }
 
@@ -147,8 +151,11 @@ func (p scriptPair) cycle(b *testing.B, ctx context.Context, rdb *redis.Client, 
 			return fmt.Errorf("%s acquire: %d, %v", p.name, tok, err)
 		}
 		rel := []any{"evalsha", release.Hash(), 3, k + "lock", k + "minted", k + "released", o + ":" + strconv.FormatInt(tok, 10)}
-		if p.hot {
+		switch {
+		case p.record:
 			rel = []any{"evalsha", release.Hash(), 2, k + "lock", k + "released", o}
+		case p.hot:
+			rel = []any{"evalsha", release.Hash(), 1, k + "lock", o}
 		}
 		n, err := rdb.Do(ctx, rel...).Int64()
 		if err != nil || n != 1 {

@@ -42,12 +42,22 @@ type Proxy struct {
 	// the reply.
 	closeAfter []byte
 	closeTimes int
-	closed1    int           // connections closed by closeAfter so far
-	changed    chan struct{} // closed and replaced on every change
-	conns      map[*proxyConn]struct{}
-	closed     bool
+	closed1    int // connections closed by closeAfter so far
+	// delays: see DelayReply.
+	delays  []delayRule
+	changed chan struct{} // closed and replaced on every change
+	conns   map[*proxyConn]struct{}
+	closed  bool
 
 	wg sync.WaitGroup
+}
+
+// delayRule holds the replies to the next times requests containing
+// pattern by longer.
+type delayRule struct {
+	pattern []byte
+	times   int
+	by      time.Duration
 }
 
 type proxyConn struct {
@@ -57,6 +67,9 @@ type proxyConn struct {
 	// closeOnReply: a request matched CloseAfterReply; the reply is not
 	// delivered, the connection is closed when it arrives.
 	closeOnReply atomic.Bool
+	// delayReply: a request matched DelayReply; the next reply chunk is
+	// held this much longer (nanoseconds; 0 none).
+	delayReply atomic.Int64
 }
 
 // close closes both sides normally (FIN), so the client reads EOF.
@@ -150,6 +163,18 @@ func (p *Proxy) CloseAfterReply(pattern []byte, times int) func() int {
 		defer p.mu.Unlock()
 		return p.closed1
 	}
+}
+
+// DelayReply holds the replies to the next times requests whose bytes
+// contain pattern (a command name, a script's SHA1, a key) d longer than
+// the latency in force: one slow reply on a connection that stays open (a
+// stall of the server or the network for that call), where SetLatency
+// slows every call. The request reaches the server at once. Each call adds
+// a rule beside those still pending.
+func (p *Proxy) DelayReply(pattern []byte, times int, d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.delays = append(p.delays, delayRule{pattern: bytes.Clone(pattern), times: times, by: d})
 }
 
 // ResetAll resets every open connection (RST to both peers) and returns how
@@ -263,6 +288,12 @@ func (p *Proxy) pump(pc *proxyConn, dir int, src, dst *net.TCPConn) {
 				p.closeTimes--
 				pc.closeOnReply.Store(true)
 			}
+			for i := range p.delays {
+				if d := &p.delays[i]; d.times > 0 && bytes.Contains(buf[:n], d.pattern) {
+					d.times--
+					pc.delayReply.Store(int64(d.by))
+				}
+			}
 			p.mu.Unlock()
 		}
 		if n > 0 {
@@ -285,9 +316,13 @@ func (p *Proxy) pump(pc *proxyConn, dir int, src, dst *net.TCPConn) {
 func (p *Proxy) deliver(pc *proxyConn, dir int, q <-chan chunk, dst *net.TCPConn) {
 	defer p.wg.Done()
 	for c := range q {
+		var extra time.Duration // DelayReply's, for this chunk
+		if dir == 1 {
+			extra = time.Duration(pc.delayReply.Swap(0))
+		}
 		for {
 			p.mu.Lock()
-			bh, lat, changed := p.blackhole[dir], p.latency[dir], p.changed
+			bh, lat, changed := p.blackhole[dir], p.latency[dir]+extra, p.changed
 			p.mu.Unlock()
 			var (
 				wait <-chan time.Time

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -63,14 +65,48 @@ type Redis struct {
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// It is drawn at random from below the kernel's ephemeral range
+// (net.ipv4.ip_local_port_range, 32768-60999 by default), where the local
+// port of an outgoing connection is never chosen: a port from that range
+// (net.Listen on port 0) can be taken by any client connection of a test
+// running beside this one between FreePort and the server's bind, and a
+// server restarted on its old port can find it taken the same way.
 func FreePort(t testing.TB) int {
 	t.Helper()
+	low := ephemeralLow()
+	for range 200 {
+		port := 10000 + rand.IntN(low-10000)
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		_ = ln.Close()
+		return port
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("faults: free port: %v", err)
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range, or 32768
+// when it cannot be read or leaves too little room below it.
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 32768
+	}
+	low, err := strconv.Atoi(f[0])
+	if err != nil || low < 12000 {
+		return 32768
+	}
+	return low
 }
 
 // RedisBinary returns the path of the named binary (redis-server,

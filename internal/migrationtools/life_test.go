@@ -363,9 +363,11 @@ var lifeCases = []lifeCase{
 		// trigger reads the old column by name, which the generated
 		// writes no longer set, so the guard goes into the move's own
 		// migration, located at the new mark (trial r24 F9).
-		name:       "move-mark",
-		change:     "ALTER TABLE jobs ADD COLUMN fence bigint NOT NULL DEFAULT 0;\nCOMMENT ON COLUMN jobs.tok IS NULL;\nCOMMENT ON COLUMN jobs.fence IS 'fencegen:token';\n",
-		cause:      `:3:1: marks column fence of table jobs for fencing: the guard trigger that `,
+		name: "move-mark",
+		// The new column is given the stored tokens first (issue 24, x24
+		// F3: without it every token is its default).
+		change:     "ALTER TABLE jobs ADD COLUMN fence bigint NOT NULL DEFAULT 0;\nUPDATE jobs SET fence = tok;\nCOMMENT ON COLUMN jobs.tok IS NULL;\nCOMMENT ON COLUMN jobs.fence IS 'fencegen:token';\n",
+		cause:      `:4:1: marks column fence of table jobs for fencing: the guard trigger that `,
 		into:       true,
 		changeDown: "COMMENT ON COLUMN jobs.fence IS NULL;\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\nALTER TABLE jobs DROP COLUMN fence;\n",
 		after:      state{table: "jobs", column: "fence", refused: true},
@@ -597,10 +599,40 @@ var lifeCases = []lifeCase{
 // migrations).
 func TestGuardLifePostgres(t *testing.T) {
 	for _, tool := range []string{"goose", "golang-migrate", "dbmate", "atlas"} {
-		for _, c := range lifeCases {
+		cases := lifeCases
+		if tool != "atlas" { // Atlas has no down migrations
+			cases = append(slices.Clone(lifeCases), requiredIntoCases()...)
+		}
+		for _, c := range cases {
 			t.Run(tool+"/"+c.name, func(t *testing.T) { lifeCheck(t, tool, c) })
 		}
 	}
+}
+
+// requiredIntoCases are cases fixed by guard -into, one of each kind of
+// change (re-created table, renamed token column, mark moved to another
+// column), with the mark of mode required (trial N17: the down section
+// goose ran of a required guard -into failed): the guard written into
+// the change, its down migration and the change again apply in every
+// tool with down migrations, for both modes. (Every -into case in mode
+// required passed too, but ran the module past go test's 10 minutes.)
+func requiredIntoCases() []lifeCase {
+	const plain, required = "'fencegen:token'", "'fencegen:token required'"
+	var out []lifeCase
+	for _, c := range lifeCases {
+		if !slices.Contains([]string{"recreate", "rename-into", "move-mark"}, c.name) {
+			continue
+		}
+		c.name += "-required"
+		c.mark = "fencegen:token required"
+		c.change = strings.ReplaceAll(c.change, plain, required)
+		c.changeDown = strings.ReplaceAll(c.changeDown, plain, required)
+		c.later = strings.ReplaceAll(c.later, plain, required)
+		c.laterDown = strings.ReplaceAll(c.laterDown, plain, required)
+		c.after.required = true
+		out = append(out, c)
+	}
+	return out
 }
 
 func lifeCheck(t *testing.T, tool string, c lifeCase) {

@@ -41,7 +41,7 @@ var hiddenCases = []struct {
 	{"reset-disabled", "ALTER TABLE jobs DISABLE TRIGGER fencegen_guard;\nUPDATE jobs SET tok = 0;\nALTER TABLE jobs ENABLE TRIGGER fencegen_guard;\n",
 		":2:1: sets token column tok of fenced table jobs while"},
 	{"reset-replica", "SET LOCAL session_replication_role = replica;\nUPDATE jobs SET tok = 0;\n",
-		":2:1: sets token column tok of fenced table jobs while the migration's transaction runs with session_replication_role replica"},
+		":2:1: sets token column tok of fenced table jobs while the migration runs with session_replication_role replica"},
 	{"reset-truncate", "CREATE TABLE jobs_tmp AS SELECT * FROM jobs;\nTRUNCATE jobs;\nINSERT INTO jobs (id, status) SELECT id, status FROM jobs_tmp;\nDROP TABLE jobs_tmp;\n",
 		":2:1: truncates fenced table jobs"},
 	{"reset-readd", "ALTER TABLE jobs DROP COLUMN tok;\nALTER TABLE jobs ADD COLUMN tok bigint NOT NULL DEFAULT 1;\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n",

@@ -27,8 +27,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"go/format"
@@ -39,6 +37,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/fencegen/fencegen/internal/pgscratch"
 )
 
 // Output is where the generated file goes, relative to the module root.
@@ -86,17 +86,11 @@ func Generate(ctx context.Context, dbURL string) ([]byte, error) {
 		return nil, err
 	}
 	defer admin.Close(context.Background())
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "fg_builtin_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	name, drop, err := pgscratch.Create(ctx, admin.PgConn(), "fg_builtin_", 30*time.Second)
+	if err != nil {
 		return nil, fmt.Errorf("create scratch database: %w", err)
 	}
-	defer func() {
-		c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_, _ = admin.Exec(c, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	}()
+	defer drop()
 	u, err := url.Parse(dbURL)
 	if err != nil {
 		return nil, err

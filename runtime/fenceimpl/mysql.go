@@ -149,10 +149,12 @@ func mysqlStale(query string, err error, tables []string) *fence.StaleError {
 //     UPDATE's read also says whether the row already holds what it
 //     writes (mysqlguard's stored read); then, under an accepted token,
 //     it is written (1): it would change nothing at the read either.
-//     When that read says it differs under an accepted token at every
-//     attempt, the *fence.ConcurrentChangeError's Hint is
-//     MySQLFoundRowsHint: the comparison errs towards "differs", and
-//     only a DSN with clientFoundRows=true makes the reply exact.
+//     The read compares as the column stores the value (DECIMAL 12 as
+//     12.00, a DATETIME's dropped fractional seconds); where it cannot
+//     (CHAR's dropped trailing spaces, FLOAT) it errs towards "differs".
+//     When it says it differs under an accepted token at every attempt,
+//     the *fence.ConcurrentChangeError's Hint is MySQLFoundRowsHint: only
+//     a DSN with clientFoundRows=true then makes the reply exact.
 //
 // ctx bounds the read as storedErr says. The guard trigger's error
 // (MySQLSignalErrno) is returned as a *fence.StaleError; any other error
@@ -211,7 +213,9 @@ func MySQLByKey(ctx context.Context, query, table string, mode fence.Mode, prese
 // guarded MySQL UPDATE by key that changed nothing, on a table with a
 // trigger (which clears the reply's last-insert id), whose locked read
 // could not show that the row already held the UPDATE's values (the
-// comparison errs towards "differs": DECIMAL 12.00 against 12). Only
+// comparison errs towards "differs" where a column stores a value
+// otherwise than written and fencegen does not convert it so: 'ab '
+// into CHAR reads 'ab'), or whose row another writer changed. Only
 // the affected-row count of a DSN with clientFoundRows=true, which counts
 // the rows matched, tells such a write apart from a concurrent change.
 const MySQLFoundRowsHint = "or the UPDATE changed nothing and the table has a trigger: set clientFoundRows=true in the DSN, whose affected rows then count the rows matched"
@@ -357,8 +361,8 @@ func MySQLUpsertRows(ctx context.Context, query, table string, mode fence.Mode, 
 //     nothing on a table with a trigger); otherwise the statement runs
 //     again, and after MaxAttempts a *fence.ConcurrentChangeError with
 //     MySQLFoundRowsHint (the comparison errs towards "differs", as
-//     MySQLByKey's: DECIMAL 12.00 against 12; clientFoundRows=true makes
-//     the count tell).
+//     MySQLByKey's: 'ab ' into CHAR reads 'ab'; clientFoundRows=true
+//     makes the count tell).
 //
 // The guard trigger's error (MySQLSignalErrno) is a *fence.StaleError;
 // any other error is returned unchanged.

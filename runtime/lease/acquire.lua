@@ -13,10 +13,6 @@
 --          release.lua); while it exists this owner's attempts write nothing.
 --          Optional: a first attempt leaves it out and finds its owner in
 --          the abandon list instead, which the :minted write returns anyway
--- KEYS[5]  release record <prefix>:{<resource>}:released, the owner of the
---          last lease released (see release.lua); read only by a retry that
---          finds the lock key missing, so that a lease already released is
---          not taken again. Optional: the first attempt leaves it out
 -- ARGV[1]  owner value: 32 hex digits (128 random bits), unique per Acquire call
 -- ARGV[2]  TTL in milliseconds
 -- ARGV[3]  floor: the counter is first raised to at least this value (a
@@ -131,9 +127,11 @@ if not value then
       -- Key absent, but this owner minted last and nobody minted since (its
       -- first attempt landed, the reply was lost, and the key expired or was
       -- deleted before this retry): take the lease again with the same
-      -- token, unless that lease was released (:released names this owner).
+      -- token. A lease already released is not taken back: its Release set
+      -- this owner's mark (KEYS[4], checked above) whenever an attempt of
+      -- its Acquire may still arrive (see release.lua).
       local t = mine()
-      if t and t == redis.call('GET', KEYS[2]) and not (KEYS[5] and redis.call('GET', KEYS[5]) == owner) then
+      if t and t == redis.call('GET', KEYS[2]) then
         redis.call('SET', KEYS[1], owner, 'PX', ARGV[2])
         return t
       end

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -31,7 +32,11 @@ type (
 //   - loads the acquire, renew, release and advance scripts (SCRIPT LOAD,
 //     on every master of a cluster) and runs the release script once on a
 //     probe key, which reports a Redis Cluster whose keys cannot share a
-//     slot, a missing EVAL permission or a wrong key type as [ErrConfig];
+//     slot, a missing EVAL permission or a wrong key type as [ErrConfig],
+//     and times that call, one round trip: when it took CallTimeout
+//     (TTL/6 of Options.TTL) or longer, every acquire attempt would time
+//     out, which is logged as a warning through Options.Logger (a slow
+//     link, not a setting: not an error);
 //   - reads INFO replication through a script (not on a Redis Cluster)
 //     and reports as [ErrConfig] a server that is itself a replica (its
 //     counter is not the primary's) and, under Options.UnsafeNoReplicas
@@ -82,17 +87,39 @@ func (c *Client) Check(ctx context.Context) error {
 }
 
 func (c *Client) probe(ctx context.Context) error {
-	if _, err := c.timing(0); err != nil {
+	tm, err := c.timing(0)
+	if err != nil {
 		return &opError{op: "check", err: err}
 	}
-	for _, s := range []*redis.Script{acquireScript, renewScript, renewManyScript, releaseScript, advanceScript} {
-		if err := s.Load(ctx, c.rdb).Err(); err != nil {
-			return c.checkErr(ctx, "load script", err)
+	if c.loader != nil {
+		// In one pipeline, which also opens a connection of go-redis's
+		// pipeline pool (the first Acquire reads INFO replication in
+		// one), under ctx rather than under an acquire attempt's
+		// CallTimeout: on a slow link the handshake takes round trips.
+		pipe := c.loader.Pipeline()
+		loadScripts(ctx, pipe)
+		cmds, _ := pipe.Exec(ctx)
+		for _, cmd := range cmds {
+			if err := cmd.Err(); err != nil {
+				return c.checkErr(ctx, "load script", err)
+			}
+		}
+	} else {
+		for _, s := range []*redis.Script{acquireScript, renewScript, renewManyScript, releaseScript, advanceScript} {
+			if err := s.Load(ctx, c.rdb).Err(); err != nil {
+				return c.checkErr(ctx, "load script", err)
+			}
 		}
 	}
 	lockKey, _ := c.Keys("fencegen-check")
-	if _, _, err := c.run(ctx, c.inline(ctx), releaseScript, []string{lockKey, mintKey(lockKey)}, newOwner(), "0", "ended"); err != nil {
+	start := time.Now()
+	if _, _, err := c.run(ctx, c.inline(ctx), releaseScript, []string{lockKey, mintKey(lockKey)}, newOwner(), "ended"); err != nil {
 		return c.checkErr(ctx, "probe script", err)
+	}
+	if rtt := time.Since(start); rtt >= tm.callTimeout {
+		// One round trip on the connection the SCRIPT LOADs opened.
+		c.log(ctx, slog.LevelWarn, "lease check: a round trip to Redis took longer than CallTimeout: every acquire attempt of a lease of this TTL times out; see \"Slow links\" in docs/lease.md", "", 0,
+			"round_trip", rtt, "call_timeout", tm.callTimeout, "ttl", tm.ttl)
 	}
 
 	replWarning, err := c.checkReplication(ctx)

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/redis/go-redis/v9"
 
@@ -45,7 +46,95 @@ var (
 	// The SHA1s of the acquire and release scripts as command arguments,
 	// boxed once (boxing a string allocates).
 	acquireSHA, releaseSHA any = acquireScript.Hash(), releaseScript.Hash()
+
+	// leaseScripts is the source of every script a lease sends with
+	// EVALSHA, by SHA1: a NOSCRIPT reply to any of them loads all of them
+	// (see Client.resend).
+	leaseScripts = map[string]string{
+		acquireScript.Hash(): acquireLua, renewScript.Hash(): renewLua, releaseScript.Hash(): releaseLua,
+		advanceScript.Hash(): advanceLua, renewManyScript.Hash(): renewManyLua,
+	}
 )
+
+// loadScripts queues a SCRIPT LOAD of every script of leaseScripts on pipe.
+func loadScripts(ctx context.Context, pipe redis.Pipeliner) {
+	for _, s := range []string{acquireLua, renewLua, renewManyLua, releaseLua, advanceLua} {
+		pipe.ScriptLoad(ctx, s)
+	}
+}
+
+// resend sends again the EVALSHA commands cmds ("evalsha", a SHA1 of
+// leaseScripts, then the arguments) that the server answered NOSCRIPT (a
+// server that never ran them, or lost its script cache in a restart or a
+// SCRIPT FLUSH), and returns their replies in order.
+//
+// The server lacks the package's other scripts too, so a client whose
+// pipeline reaches one server (c.loader: a *redis.Client, a Sentinel
+// FailoverClient) sends one pipeline, one round trip as EVAL would be:
+// SCRIPT LOAD of every script, then cmds again. Otherwise the first renewal
+// after a first Acquire paid NOSCRIPT and EVAL, two round trips, which on
+// a link whose round trip is above TTL/6 timed out (issue 26, trial N5).
+// Scripts loaded with SCRIPT LOAD are also never evicted, unlike those that
+// EVAL adds from Redis 7.4 on. Any other client (a ClusterClient, whose
+// pipeline would send a SCRIPT LOAD to any node, or a plain
+// redis.Scripter) gets EVAL of each command's script, and every script is
+// loaded in the background (on every master of a cluster).
+func (c *Client) resend(ctx context.Context, cmds [][]any) []*redis.Cmd {
+	out := make([]*redis.Cmd, len(cmds))
+	if c.loader != nil {
+		pipe := c.loader.Pipeline()
+		loadScripts(ctx, pipe)
+		for i, cmd := range cmds {
+			out[i] = pipe.Do(ctx, cmd...)
+		}
+		_, _ = pipe.Exec(ctx)
+		return out
+	}
+	c.loadLater()
+	for i, cmd := range cmds {
+		keys, args := splitCmd(cmd)
+		out[i] = c.rdb.Eval(ctx, leaseScripts[cmd[1].(string)], keys, args...)
+	}
+	return out
+}
+
+// loadLater loads every script of leaseScripts with SCRIPT LOAD (on every
+// master of a Redis Cluster) in the background, once at a time, bounded by
+// scriptLoadTimeout.
+func (c *Client) loadLater() {
+	if !c.loading.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer c.loading.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), scriptLoadTimeout)
+		defer cancel()
+		for _, src := range []string{acquireLua, renewLua, renewManyLua, releaseLua, advanceLua} {
+			if c.rdb.ScriptLoad(ctx, src).Err() != nil {
+				return
+			}
+		}
+	}()
+}
+
+// scriptLoadTimeout bounds loadLater.
+const scriptLoadTimeout = 10 * time.Second
+
+// evalScript runs script s (one of leaseScripts) with EVALSHA, and after
+// NOSCRIPT sends it again with resend.
+func (c *Client) evalScript(ctx context.Context, s *redis.Script, keys []string, args ...any) *redis.Cmd {
+	r := s.EvalSha(ctx, c.rdb, keys, args...)
+	if !redis.HasErrorPrefix(r.Err(), "NOSCRIPT") {
+		return r
+	}
+	unsent(args)
+	cmd := make([]any, 0, 3+len(keys)+len(args))
+	cmd = append(cmd, "evalsha", s.Hash(), len(keys))
+	for _, k := range keys {
+		cmd = append(cmd, k)
+	}
+	return c.resend(ctx, [][]any{append(cmd, args...)})[0]
+}
 
 // Client takes leases on named resources in one Redis deployment. It is safe
 // for concurrent use; create one per Redis client and share it.
@@ -77,6 +166,10 @@ type Client struct {
 	// EvalSha): Acquire and Release send their prebuilt EVALSHA commands
 	// with Do, without go-redis building (and boxing) the arguments again.
 	do doer
+	// loader is rdb when its pipeline reaches one server (not a
+	// ClusterClient): see resend. loading: loadLater is running.
+	loader  pipeliner
+	loading atomic.Bool
 	// timings caches the timing of the last TTL Acquire derived, with the
 	// TTL in milliseconds boxed once as a command argument.
 	timings atomic.Pointer[timingEntry]
@@ -158,6 +251,11 @@ func New(rdb redis.Scripter, opts *Options) *Client {
 	case *redis.Client, *redis.ClusterClient, *redis.Ring:
 		c.do = rdb.(doer)
 	}
+	if p, ok := rdb.(pipeliner); ok {
+		if _, cluster := rdb.(forEachMaster); !cluster {
+			c.loader = p
+		}
+	}
 	c.observed = c.opts.logger() != nil || c.opts.observer().set()
 	c.notes.Name = "lease"
 	switch r := rdb.(type) {
@@ -224,13 +322,15 @@ func (c *Client) Stats() Stats {
 
 // AllKeys returns every Redis key the package writes for resource, all in
 // the hash slot of {resource}: the lock key, the fence counter, the
-// :minted record (see [Client.Keys]), the :released record (the last
-// lease released, so that a release sent twice is recognised), and the
-// prefix of the owner marks
+// :minted record (see [Client.Keys]), the :released record (the owner
+// of the last lease released, which clients before 2026-12-07 wrote and
+// this one neither writes nor reads; listed so that it is deleted with
+// the others), and the prefix of the owner marks
 // "<prefix>:{<resource>}:abandoned:" followed by an owner value (32 hex
 // digits), which the cleanup of a failed Acquire (and the Release of a
-// lease whose Acquire had an attempt cut off) sets with a TTL of
-// max(10·TTL, 30s) so that a late attempt of that Acquire writes nothing.
+// lease whose Acquire had an attempt that may still arrive) sets with a
+// TTL of max(10·TTL, 30s) so that a late attempt of that Acquire writes
+// nothing.
 // To list those with SCAN MATCH, put a backslash before each glob
 // character (* ? [ ] \) of that prefix, since a resource name may contain
 // them, and append "*".
@@ -280,10 +380,10 @@ func abandonKey(lockKey, owner string) string {
 // enough for a request held by a stalled server or socket to arrive.
 func abandonLife(ttl time.Duration) time.Duration { return max(10*ttl, 30*time.Second) }
 
-// releasedKey is the key beside a lock key that holds the owner of the
-// last lease released, without a TTL: a release
-// sent again by the client library recognises its own earlier run by it,
-// also after another owner has acquired (see release.lua).
+// releasedKey is the key beside a lock key where clients before
+// 2026-12-07 recorded the owner of the last lease released, without a TTL
+// (see release.lua); this package no longer writes or reads it, and
+// AllKeys lists it so that it can be deleted with the others.
 func releasedKey(lockKey string) string {
 	return strings.TrimSuffix(lockKey, lockSuffix) + releasedSuffix
 }
@@ -502,10 +602,13 @@ func millis(d time.Duration) int64 {
 // raised the counter to (Advance), as the etcd lease does. When Redis
 // mints a token at or below it (the counter was lost or rewound: a restart
 // without persistence, a failover to a replica that never saw it), the
-// token may belong to a live lease of this process: Acquire releases that
-// acquisition (its OnAcquired and EventAcquired have fired; EventReleased
-// follows), raises the counter above the remembered token with Advance
-// (which reports EventCounterRegressed), and acquires once more, so one
+// token may belong to a live lease of this process, or have been handed
+// out before: Acquire gives that acquisition back at once (no lease is
+// made of it: no OnAcquired, EventAcquired or EventReleased), reports the
+// regression (EventCounterRegressed with Token the token minted again,
+// From the same token, To the remembered one, and an error log record,
+// also when the counter has meanwhile caught up), raises the counter to
+// the remembered token with Advance, and acquires once more, so one
 // Client never hands out a token twice. Tokens minted by other processes
 // are covered by Options.HighWater and Lease.Observe.
 //
@@ -524,47 +627,43 @@ func millis(d time.Duration) int64 {
 // CallTimeout or a go-redis timeout.
 func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
 	defer c.sync() // its events and records, also of a failure, before it returns
-	l, err := c.acquire(ctx, resource, ttl)
-	if err == nil {
-		// The mark is raised to l.token at once when it is above it (the
-		// common case: one map lookup); else it is left as it was.
-		if prev, raised := c.tokens.Observe(resource, l.token); !raised {
-			// Redis minted a token this Client already minted (or raised
-			// the counter past) for resource: the counter went back, and
-			// a lease of this process may hold the token. Give the lease
-			// back, raise the counter above every token this Client saw
-			// (Advance reports the regression), and take it once more.
-			got := l.token
-			if rerr := l.Release(context.WithoutCancel(ctx)); rerr != nil && !errors.Is(rerr, ErrNotHeld) {
-				return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: fence counter went back (minted %d, this Client had minted %d); releasing: %w", ErrNotAcquired, got, prev, rerr)}
-			}
-			if _, aerr := c.Advance(ctx, resource, prev); aerr != nil {
-				return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("fence counter went back (minted %d, this Client had minted %d); raising it: %w", got, prev, aerr)}
-			}
-			if l, err = c.acquire(ctx, resource, ttl); err == nil && l.token <= c.tokens.Get(resource) {
-				_ = l.Release(context.WithoutCancel(ctx))
-				return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: fence counter went back again while it was being raised (minted %d)", ErrNotAcquired, l.token)}
-			}
-			if err == nil {
-				c.tokens.Raise(resource, l.token)
-			}
-		}
+	l, again, err := c.acquire(ctx, resource, ttl)
+	if again == nil {
+		return l, err
+	}
+	// Redis minted a token this Client already minted (or raised the
+	// counter past): acquire gave it back and reported the regression.
+	// Raise the counter above every token this Client saw and take the
+	// lease once more.
+	if _, _, aerr := c.advance(ctx, resource, again.mark, false); aerr != nil {
+		return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("fence counter went back (minted %d, this Client had minted %d); raising it: %w", again.minted, again.mark, aerr)}
+	}
+	l, again, err = c.acquire(ctx, resource, ttl)
+	if again != nil {
+		return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: fence counter went back again while it was being raised (minted %d, this Client had minted %d)", ErrNotAcquired, again.minted, again.mark)}
 	}
 	return l, err
 }
 
-// acquire is Acquire without the check against the tokens this Client
-// minted.
-func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration) (*Lease, error) {
+// mintedAgain is a token Redis minted at or below mark, the highest token
+// the Client minted or raised the counter to for the resource.
+type mintedAgain struct{ minted, mark fence.Token }
+
+// acquire is one Acquire without its second try: when Redis mints a
+// token at or below the Client's mark for resource, it gives the
+// acquisition back, reports the regression and returns it in again (with
+// a nil lease and error), for Acquire to raise the counter and try once
+// more.
+func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration) (_ *Lease, again *mintedAgain, _ error) {
 	if err := resourceError("acquire", resource); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if ttl < 0 {
-		return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: ttl %v is negative (0 means Options.TTL)", ErrConfig, dur(ttl))}
+		return nil, nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: ttl %v is negative (0 means Options.TTL)", ErrConfig, dur(ttl))}
 	}
 	te, err := c.timingFor(ttl)
 	if err != nil {
-		return nil, &opError{op: acquireOp(resource), err: err}
+		return nil, nil, &opError{op: acquireOp(resource), err: err}
 	}
 	tm := te.tm
 	l, keys := c.prepare(resource, &te.tm)
@@ -577,31 +676,34 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 	// counter, minted), then owner and TTL in ms; the script finds an
 	// abandoned owner in the :minted record's abandon list, which its
 	// write returns anyway. Retries and the high-water question send the
-	// long form (long): 5 keys (this owner's abandon mark and the
-	// :released record too), then owner, TTL, floor, askMissing, retry;
-	// the last three change between attempts.
+	// long form (long): 4 keys (this owner's abandon mark too), then
+	// owner, TTL, floor, askMissing, retry; the last three change between
+	// attempts.
 	var cmd []any
 	mark := keys[3] // boxed only if sent (see long, Lease.mark)
 	long := func() []any {
-		lc := make([]any, 13)
-		lc[0], lc[1], lc[2] = "evalsha", acquireSHA, 5
+		lc := make([]any, longAcquireLen)
+		lc[0], lc[1], lc[2] = "evalsha", acquireSHA, 4
 		copy(lc[3:6], cmd[3:6])
-		lc[6], lc[7], lc[8], lc[9] = mark, l.releasedArg, l.valueArg, l.ttlArg
-		lc[10], lc[11], lc[12] = int64(0), flagArg(askMissing), argZero
+		lc[6], lc[7], lc[8] = mark, l.valueArg, l.ttlArg
+		lc[9], lc[10], lc[11] = int64(0), flagArg(askMissing), argZero
 		return lc
 	}
-	// The first attempt's command and call context share one allocation.
+	// The first attempt's command, its call context and the counter and
+	// :minted keys as arguments share one allocation; the lock key goes
+	// out as a pointer to l.lockKey (see keyStr): no key is boxed.
 	first := new(struct {
-		args [8]any
-		dc   deadlineCtx
+		args          [8]any
+		dc            deadlineCtx
+		counter, mint keyStr
 	})
+	first.counter, first.mint = keyStr(keys[1]), keyStr(keys[2])
 	cmd = first.args[:]
 	cmd[0], cmd[1], cmd[2] = "evalsha", acquireSHA, 3
-	for i, k := range keys[:3] {
-		cmd[3+i] = k
-	}
-	cmd[6], cmd[7] = owner, te.ttlArg
-	l.keyArg, l.mintArg, l.valueArg, l.ttlArg = cmd[3], cmd[5], cmd[6], cmd[7]
+	// The owner goes out as l.ownerArg, which counts the times go-redis
+	// writes it (see sentArg): an attempt written twice may land twice.
+	cmd[3], cmd[4], cmd[5], cmd[6], cmd[7] = l.keyArg, &first.counter, &first.mint, &l.ownerArg, te.ttlArg
+	l.valueArg, l.ttlArg = cmd[6], cmd[7]
 	if askMissing {
 		cmd = long()
 	}
@@ -632,21 +734,27 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 		if i > 0 {
 			// An abandoned attempt may still be writing cmd out: the
 			// next one gets its own copy.
-			if len(cmd) < 13 {
+			if len(cmd) < longAcquireLen {
 				cmd = long()
 			} else {
 				cmd = slices.Clone(cmd)
 			}
-			cmd[10], cmd[12] = int64(floor), argOne // retry: an earlier attempt may have landed
+			cmd[9], cmd[11] = int64(floor), argOne // retry: an earlier attempt may have landed
 		}
+		writes := l.ownerArg.writes.Load()
 		n, abandoned, err := c.acquireCall(callCtx, inline, tm, cmd, send)
+		if l.ownerArg.writes.Load()-writes > 1 {
+			// go-redis wrote this attempt more than once (a retry after a
+			// connection failed): an earlier write may still arrive.
+			unsure = true
+		}
 		c.stats.acquires.Add(1) // every attempt, also one that could not connect
 		sent++
 		if errors.Is(err, ErrNotReplicated) {
 			// The lease was taken on the primary only: fail closed.
 			cs.stop()
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
-			return nil, &opError{op: acquireOp(resource), err: err}
+			return nil, nil, &opError{op: acquireOp(resource), err: err}
 		}
 		if abandoned != nil {
 			pending = append(pending, abandoned)
@@ -657,13 +765,13 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 			hw, herr := highWater(ctx, resource)
 			if herr != nil {
 				c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending)
-				return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: high-water mark: %w", ErrConfig, herr)}
+				return nil, nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: high-water mark: %w", ErrConfig, herr)}
 			}
 			floor, askMissing = max(hw, 0), false
 			cmd = slices.Clone(cmd)
-			cmd[10], cmd[11] = int64(floor), argZero
+			cmd[9], cmd[10] = int64(floor), argZero
 			if floor > 0 {
-				c.regressed(ctx, resource, 0, floor)
+				c.regressed(ctx, resource, 0, floor, 0)
 			}
 			attempts++ // this round trip was not a failure
 			noSleep = true
@@ -676,7 +784,7 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 			cs.stop()
 			c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending)
 			_, counter := c.Keys(resource)
-			return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: fence counter %s holds a negative value, and a fencing token is at least 1: raise it with Advance to the highest token the fenced rows store", ErrConfig, counter)}
+			return nil, nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: fence counter %s holds a negative value, and a fencing token is at least 1: raise it with Advance to the highest token the fenced rows store", ErrConfig, counter)}
 		}
 		if err == nil && n < 0 {
 			err = fmt.Errorf("unexpected acquire reply %d", n)
@@ -688,7 +796,7 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 			if isConfigError(err) {
 				cs.stop()
 				c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending) // after earlier attempts
-				return nil, &opError{op: acquireOp(resource), err: configError(err)}
+				return nil, nil, &opError{op: acquireOp(resource), err: configError(err)}
 			}
 			switch {
 			case isOOM(err):
@@ -717,7 +825,7 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 		}
 		cs.stop()
 		if n == 0 {
-			return nil, &opError{op: acquireOp(resource), err: ErrNotAcquired}
+			return nil, nil, &opError{op: acquireOp(resource), err: ErrNotAcquired}
 		}
 		token := fence.Token(n)
 		if hooks.afterAcquireReply != nil {
@@ -725,19 +833,33 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 		}
 		if left := tm.ttl - tm.margin - since(c.clk, send); left < tm.minValidity {
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
-			return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: %v of validity left, below the floor of %v (TTL %v, safety margin %v)",
+			return nil, nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: %v of validity left, below the floor of %v (TTL %v, safety margin %v)",
 				ErrAcquireTooSlow, dur(max(left, 0)), dur(tm.minValidity), dur(tm.ttl), dur(tm.margin))}
 		}
 		if err := ctx.Err(); err != nil {
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
-			return nil, &opError{op: acquireOp(resource), err: err}
+			return nil, nil, &opError{op: acquireOp(resource), err: err}
 		}
 		if unsure || len(pending) > 0 {
 			// An attempt of this Acquire may still be on its way (cut
 			// off at its deadline): Release sets this owner's mark, as
 			// the cleanup of a failed Acquire does, so that the late
 			// attempt writes nothing after the release.
-			l.mark = &markArgs{key: mark, life: millis(abandonLife(tm.ttl))}
+			l.mark = &markArgs{key: mark, mint: keys[2], life: millis(abandonLife(tm.ttl))}
+		}
+		// The mark is raised to token at once when it is above it (the
+		// common case: one map lookup); else it is left as it was.
+		if prev, raised := c.tokens.Observe(resource, token); !raised {
+			// Redis minted a token this Client already minted (or raised
+			// the counter past) for resource: the counter went back, and
+			// a lease of this process may hold the token. The detection
+			// is the regression, whatever Advance finds later (a mint
+			// of exactly the remembered token has raised the counter back
+			// to it). The acquisition is given back as a failed one is,
+			// and never reported as acquired.
+			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
+			c.regressed(ctx, resource, token, prev, token)
+			return nil, &mintedAgain{minted: token, mark: prev}, nil
 		}
 		c.start(l, ctx, token, send)
 		if c.logs(ctx, slog.LevelDebug) {
@@ -747,7 +869,7 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 		if f := c.opts.observer().OnAcquired; f != nil {
 			c.notes.Post(func() { f(resource, token) }, notify.About{Hook: "Observer.OnAcquired", Event: string(EventAcquired), Resource: resource, Token: int64(token)})
 		}
-		return l, nil
+		return l, nil, nil
 	}
 	ended := ctx.Err() // before the cleanup, which may outlast ctx
 	c.cleanup(ctx, resource, lockKey, owner, tm, unsure, pending)
@@ -758,9 +880,9 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 		if lastErr == nil && sent > 0 {
 			lastErr = c.dialFailure() // cut off while go-redis was dialing?
 		}
-		return nil, &opError{op: acquireOp(resource), err: ended, label: "last attempt", detail: c.withDialCause(lastErr)}
+		return nil, nil, &opError{op: acquireOp(resource), err: ended, label: "last attempt", detail: c.withDialCause(lastErr)}
 	}
-	return nil, &opError{op: acquireOp(resource), err: c.withDialCause(lastErr)}
+	return nil, nil, &opError{op: acquireOp(resource), err: c.withDialCause(lastErr)}
 }
 
 // cutOffByCtx reports whether err is ctx's own end.
@@ -773,6 +895,71 @@ func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resour
 
 // Script arguments boxed once.
 var argZero, argOne, argEnded any = "0", "1", "ended"
+
+// longAcquireLen is the length of the long form of the acquire command
+// (retries and the high-water question): "evalsha", the SHA1, 4, the lock
+// key, the counter, :minted, the abandon mark, then owner, TTL, floor,
+// askMissing and retry.
+const longAcquireLen = 12
+
+// sentArg is a command argument, the owner value, that counts the times
+// go-redis writes it to a connection: go-redis calls MarshalBinary once
+// per write of the command, and writes a command again when a connection
+// failed before its reply (MaxRetries) or on a cluster redirect. A count
+// above one after a call means that an earlier write of the same call may
+// have run, or may still arrive: Acquire then has Release set its abandon
+// mark, and Release tells its own earlier run from a lost lease by it (see
+// Lease.Release). String gives the owner, so that go-redis's Cmd.String
+// and tracing hooks print it as they print a string argument.
+type sentArg struct {
+	s      string
+	writes atomic.Int32
+}
+
+// MarshalBinary returns the owner's bytes (read only by go-redis's
+// writer, never changed) and counts the write.
+func (a *sentArg) MarshalBinary() ([]byte, error) {
+	a.writes.Add(1)
+	return unsafe.Slice(unsafe.StringData(a.s), len(a.s)), nil
+}
+
+func (a *sentArg) String() string { return a.s }
+
+// keyStr is a key as a command argument that costs no allocation: a
+// pointer to it (to a string field of a Lease, or of an acquire's command)
+// goes into the command's []any as it is, where a string would be boxed.
+// go-redis writes it with MarshalBinary, and prints it (Cmd.String, tracing
+// hooks) and finds a Cluster slot from it with String, as it would the
+// string.
+type keyStr string
+
+// MarshalBinary returns the key's bytes (read only by go-redis's writer,
+// never changed).
+func (k *keyStr) MarshalBinary() ([]byte, error) {
+	return unsafe.Slice(unsafe.StringData(string(*k)), len(*k)), nil
+}
+
+func (k *keyStr) String() string { return string(*k) }
+
+// argString returns a key argument of a prebuilt command as a string: a
+// string, or a *keyStr.
+func argString(a any) string {
+	if k, ok := a.(*keyStr); ok {
+		return string(*k)
+	}
+	return a.(string)
+}
+
+// unsent takes back the count of a write that the server answered
+// NOSCRIPT (it ran nothing) from every sentArg among args, before the
+// command is sent again.
+func unsent(args []any) {
+	for _, a := range args {
+		if s, ok := a.(*sentArg); ok {
+			s.writes.Add(-1)
+		}
+	}
+}
 
 // flagArg is a script's "1"/"0" argument for b.
 func flagArg(b bool) any {
@@ -788,7 +975,7 @@ func flagArg(b bool) any {
 func splitCmd(cmd []any) (keys []string, args []any) {
 	keys = make([]string, cmd[2].(int))
 	for i := range keys {
-		keys[i] = cmd[3+i].(string)
+		keys[i] = argString(cmd[3+i])
 	}
 	return keys, cmd[3+len(keys):]
 }
@@ -823,22 +1010,20 @@ func (c *Client) timingFor(ttl time.Duration) (*timingEntry, error) {
 
 // keySuffixesLen is the length of the ends of a lease's keys together, in
 // the string prepare builds: those of an acquire command in its order,
-// with the :released record (which Release writes) before the abandon
-// mark, which the owner follows.
-const keySuffixesLen = len(lockSuffix) + len(counterSuffix) + len(mintSuffix) + len(releasedSuffix) + len(abandonSuffix)
+// the abandon mark last, which the owner follows.
+const keySuffixesLen = len(lockSuffix) + len(counterSuffix) + len(mintSuffix) + len(abandonSuffix)
 
 // prepare returns the Lease an Acquire of resource will return if it
-// succeeds, with a fresh owner value and its :released record, and the
-// first four keys of its acquire command: the lock key, the counter, the
-// :minted record and the abandon mark (the fifth, the :released record, is
-// the Lease's releasedArg). Every key and the owner are slices of one
-// string (one allocation, and the bytes a renewal writes out sit together).
+// succeeds, with a fresh owner value, and the four keys of its acquire
+// command: the lock key, the counter, the :minted record and the abandon
+// mark. Every key and the owner are slices of one string (one allocation,
+// and the bytes a renewal writes out sit together).
 func (c *Client) prepare(resource string, tm *timing) (*Lease, [4]string) {
 	prefix := c.opts.keyPrefix()
 	baseLen := len(prefix) + len(":{") + len(resource) + len("}:")
 	hx := ownerHex()
 	var b strings.Builder
-	b.Grow(5*baseLen + keySuffixesLen + len(hx))
+	b.Grow(4*baseLen + keySuffixesLen + len(hx))
 	b.WriteString(prefix)
 	b.WriteString(":{")
 	b.WriteString(resource)
@@ -853,20 +1038,19 @@ func (c *Client) prepare(resource string, tm *timing) (*Lease, [4]string) {
 	b.WriteString(base)
 	b.WriteString(mintSuffix)
 	b.WriteString(base)
-	b.WriteString(releasedSuffix)
-	b.WriteString(base)
 	b.WriteString(abandonSuffix)
 	b.Write(hx[:])
 	text := b.String()
 	lockEnd := baseLen + len(lockSuffix)
 	counterEnd := lockEnd + baseLen + len(counterSuffix)
 	mintEnd := counterEnd + baseLen + len(mintSuffix)
-	releasedEnd := mintEnd + baseLen + len(releasedSuffix)
 	ownerAt := len(text) - len(hx)
 	lock := text[:lockEnd]
-	// The abandon mark, from releasedEnd, ends with the owner.
-	l := &Lease{c: c, resource: resource, tm: tm, lockKey: lock, owner: text[ownerAt:], releasedArg: text[mintEnd:releasedEnd]}
-	return l, [4]string{lock, text[lockEnd:counterEnd], text[counterEnd:mintEnd], text[releasedEnd:]}
+	// The abandon mark, from mintEnd, ends with the owner.
+	l := &Lease{c: c, resource: resource, tm: tm, lockKey: lock, owner: text[ownerAt:]}
+	l.ownerArg.s = l.owner
+	l.keyArg = (*keyStr)(&l.lockKey)
+	return l, [4]string{lock, text[lockEnd:counterEnd], text[counterEnd:mintEnd], text[mintEnd:]}
 }
 
 // isConfigError reports whether err is a Redis error reply that no retry can
@@ -1225,7 +1409,7 @@ func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Du
 		return false, err // never sent, not counted
 	}
 	// ctx is derived from a context without cancellation (the cleanup's).
-	n, _, err := c.run(ctx, c.ctxDeadlines, releaseScript, []string{lockKey, releasedKey(lockKey), abandonKey(lockKey, owner), mintKey(lockKey)}, owner, millis(abandonLife(ttl)))
+	n, _, err := c.run(ctx, c.ctxDeadlines, releaseScript, []string{lockKey, abandonKey(lockKey, owner), mintKey(lockKey)}, owner, millis(abandonLife(ttl)))
 	c.countSent(&c.stats.releases, err)
 	return decodeBool("release", n, err)
 }
@@ -1248,7 +1432,7 @@ func (c *Client) undoRenewal(l *Lease) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), l.tm.releaseTimeout)
 	defer cancel()
-	deleted, err := c.release(ctx, c.ctxDeadlines, l, false, nil)
+	deleted, err := c.release(ctx, c.ctxDeadlines, l, nil, nil)
 	args := []any{"deleted", deleted}
 	if err != nil {
 		args = append(args, "err", err)
@@ -1257,27 +1441,27 @@ func (c *Client) undoRenewal(l *Lease) {
 }
 
 // release runs the compare-and-delete script for l; deleted reports
-// whether the key held l's value. inline: see [Client.inline]. record
-// false is the heartbeat's undo of a renewal that landed after l ended,
-// which is no release: it writes no :released record (see release.lua),
-// so that a later Release of l says it was not held.
-func (c *Client) release(ctx context.Context, inline bool, l *Lease, record bool, buf *[6]any) (deleted bool, err error) {
+// whether the key held l's value. inline: see [Client.inline]. A nil
+// owner is the heartbeat's undo of a renewal that landed after l ended,
+// which is no release: it marks :minted ended (see release.lua), so that
+// no Acquire retry takes the lease back. A Release passes owner, which
+// counts the times go-redis writes the command (see sentArg), and buf,
+// which holds the command of a lease without an abandon mark.
+func (c *Client) release(ctx context.Context, inline bool, l *Lease, owner *sentArg, buf *[5]any) (deleted bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return false, err // never sent, not counted
 	}
 	var cmd []any
 	switch {
-	case !record:
-		cmd = []any{"evalsha", releaseSHA, 2, l.keyArg, l.mintArg, l.valueArg, argZero, argEnded}
-	case l.mark == nil && buf != nil:
-		*buf = [6]any{"evalsha", releaseSHA, 2, l.keyArg, l.releasedArg, l.valueArg}
-		cmd = buf[:]
+	case owner == nil:
+		cmd = []any{"evalsha", releaseSHA, 2, l.keyArg, mintKey(l.lockKey), l.valueArg, argEnded}
 	case l.mark == nil:
-		cmd = []any{"evalsha", releaseSHA, 2, l.keyArg, l.releasedArg, l.valueArg}
+		*buf = [5]any{"evalsha", releaseSHA, 1, l.keyArg, owner}
+		cmd = buf[:]
 	default:
-		cmd = []any{"evalsha", releaseSHA, 4, l.keyArg, l.releasedArg, l.mark.key, l.mintArg, l.valueArg, l.mark.life}
+		cmd = []any{"evalsha", releaseSHA, 3, l.keyArg, l.mark.key, l.mark.mint, owner, l.mark.life}
 	}
-	n, _, err := c.runCmd(ctx, inline, releaseScript, releaseLua, cmd)
+	n, _, err := c.runCmd(ctx, inline, releaseScript, cmd)
 	c.countSent(&c.stats.releases, err)
 	return decodeBool("release", n, err)
 }
@@ -1299,6 +1483,27 @@ func (c *Client) countSent(counter *atomic.Uint64, err error) {
 // not nil) gets its outcome once it returns.
 func (c *Client) renew(ctx context.Context, inline bool, lockKey string, value, ttl any, late func(renewResult)) renewResult {
 	n, abandoned, err := c.run(ctx, inline, renewScript, []string{lockKey}, value, ttl)
+	c.countSent(&c.stats.renewals, err)
+	if abandoned != nil && late != nil {
+		go func() {
+			<-abandoned.done
+			late(decodeRenew(abandoned.n, abandoned.err))
+		}()
+	}
+	return decodeRenew(n, err)
+}
+
+// renewWatched is the heartbeat's renewal of l alone: the renew script on
+// a context of its own (see watchPipeline), watched under ctx, whose end
+// abandons it; late (if not nil) gets the outcome of an abandoned call once
+// it returns.
+func (c *Client) renewWatched(ctx context.Context, l *Lease, late func(renewResult)) renewResult {
+	keys, life := []string{l.lockKey}, l.tm.ttl
+	n, abandoned, err := c.runFn(ctx, false, func(ctx context.Context) (int64, error) {
+		ctx, cancel := detached(ctx, life)
+		defer cancel()
+		return c.evalScript(ctx, renewScript, keys, l.valueArg, l.ttlArg).Int64()
+	})
 	c.countSent(&c.stats.renewals, err)
 	if abandoned != nil && late != nil {
 		go func() {
@@ -1409,7 +1614,7 @@ type call struct {
 // touches only keys holding this lease's owner value, or creates a lock
 // key that expires within the TTL.
 func (c *Client) run(ctx context.Context, inline bool, s *redis.Script, keys []string, args ...any) (n int64, abandoned *call, err error) {
-	return c.runFn(ctx, inline, func(ctx context.Context) (int64, error) { return s.Run(ctx, c.rdb, keys, args...).Int64() })
+	return c.runFn(ctx, inline, func(ctx context.Context) (int64, error) { return c.evalScript(ctx, s, keys, args...).Int64() })
 }
 
 // runCmd is run for a prebuilt command cmd of script s (source src):
@@ -1417,22 +1622,23 @@ func (c *Client) run(ctx context.Context, inline bool, s *redis.Script, keys []s
 // then the arguments. A go-redis client (c.do) gets cmd as it is, and
 // "eval" with the source after NOSCRIPT (as Script.Run does); any other
 // redis.Scripter gets Script.Run.
-func (c *Client) runCmd(ctx context.Context, inline bool, s *redis.Script, src string, cmd []any) (n int64, abandoned *call, err error) {
+func (c *Client) runCmd(ctx context.Context, inline bool, s *redis.Script, cmd []any) (n int64, abandoned *call, err error) {
 	if inline {
-		n, err := c.evalCmd(ctx, s, src, cmd)
+		n, err := c.evalCmd(ctx, s, cmd)
 		return n, nil, err
 	}
-	return c.runFn(ctx, false, func(ctx context.Context) (int64, error) { return c.evalCmd(ctx, s, src, cmd) })
+	return c.runFn(ctx, false, func(ctx context.Context) (int64, error) { return c.evalCmd(ctx, s, cmd) })
 }
 
-func (c *Client) evalCmd(ctx context.Context, s *redis.Script, src string, cmd []any) (int64, error) {
+func (c *Client) evalCmd(ctx context.Context, s *redis.Script, cmd []any) (int64, error) {
 	if c.do == nil {
 		keys, args := splitCmd(cmd)
-		return s.Run(ctx, c.rdb, keys, args...).Int64()
+		return c.evalScript(ctx, s, keys, args...).Int64()
 	}
 	n, err := c.do.Do(ctx, cmd...).Int64()
 	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-		n, err = c.do.Do(ctx, append([]any{"eval", src}, cmd[2:]...)...).Int64()
+		unsent(cmd)
+		n, err = c.resend(ctx, [][]any{cmd})[0].Int64()
 	}
 	return n, err
 }

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -393,5 +396,67 @@ func TestAcquireNeverMintsTokenBelowOne(t *testing.T) {
 		t.Fatalf("token after Advance(7) over a negative counter = %d, want 8", l.Token())
 	} else {
 		_ = l.Release(bg)
+	}
+}
+
+// trial x26 F5: the Client minted 1..5, Redis lost the counter and another
+// process raised it to raiseTo. The next mint (raiseTo+1) is at or below
+// 5: Acquire reports the regression itself (event with the token minted
+// again, error log), also when that token is exactly 5, so that the mint
+// raised the counter back to the remembered token and Advance finds
+// nothing to raise; the acquisition given back is not reported as
+// acquired or released; the lease returned has token 6.
+func TestMintedAgainIsReportedAsRegression(t *testing.T) {
+	for _, raiseTo := range []int64{3, 4} {
+		t.Run(fmt.Sprint("counter_raised_to_", raiseTo), func(t *testing.T) {
+			e := newEnv(t)
+			var (
+				mu     sync.Mutex
+				events []Event
+				logs   syncWriter
+			)
+			c := New(e.rdb, &Options{
+				Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+				Observer: &Observer{Event: func(_ context.Context, ev Event) {
+					mu.Lock()
+					defer mu.Unlock()
+					events = append(events, ev)
+				}},
+			})
+			for range 5 {
+				if err := mustAcquire(t, c, e.resource, 30*time.Second).Release(bg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := e.rdb.Set(bg, e.counter, raiseTo, 0).Err(); err != nil { // lost, then raised by another process
+				t.Fatal(err)
+			}
+			mu.Lock()
+			events = nil
+			mu.Unlock()
+			l := mustAcquire(t, c, e.resource, 30*time.Second)
+			defer l.Release(bg)
+			if l.Token() != 6 {
+				t.Fatalf("token after the counter went back = %d, want 6", l.Token())
+			}
+			minted := fence.Token(raiseTo + 1)
+			mu.Lock()
+			got := slices.Clone(events)
+			mu.Unlock()
+			want := []Event{
+				{Kind: EventCounterRegressed, Resource: e.resource, Token: minted, From: minted, To: 5},
+				{Kind: EventAcquired, Resource: e.resource, Token: 6},
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("events = %+v\nwant %+v", got, want)
+			}
+			line := fmt.Sprintf("resource=%s minted=%d from=%d to=5", e.resource, minted, minted)
+			if out := logs.String(); !strings.Contains(out, "level=ERROR") || !strings.Contains(out, line) {
+				t.Fatalf("no error record with %q:\n%s", line, out)
+			}
+			if n := e.rdb.Exists(bg, e.lockKey).Val(); n != 1 {
+				t.Fatalf("lock key exists %d, want held by the lease of token 6", n)
+			}
+		})
 	}
 }

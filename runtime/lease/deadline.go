@@ -1,7 +1,6 @@
 package lease
 
 import (
-	"container/heap"
 	"context"
 	"sync"
 	"time"
@@ -91,7 +90,7 @@ func (w *deadlineWatch) watch(c *deadlineCtx, parent context.Context, now time.T
 	}
 	*c = deadlineCtx{Context: parent, deadline: d, done: make(chan struct{}), w: w}
 	w.mu.Lock()
-	heap.Push(&w.h, c)
+	w.h.push(c)
 	if !w.armed || d.Before(w.at) {
 		w.arm(d)
 	}
@@ -103,7 +102,7 @@ func (w *deadlineWatch) watch(c *deadlineCtx, parent context.Context, now time.T
 func (w *deadlineWatch) remove(c *deadlineCtx) {
 	w.mu.Lock()
 	if c.idx >= 0 {
-		heap.Remove(&w.h, c.idx)
+		w.h.remove(c.idx)
 		c.err = context.Canceled
 		close(c.done)
 	}
@@ -127,7 +126,7 @@ func (w *deadlineWatch) fire() {
 	defer w.mu.Unlock()
 	now := time.Now()
 	for len(w.h) > 0 && !w.h[0].deadline.After(now) {
-		c := heap.Pop(&w.h).(*deadlineCtx)
+		c := w.h.remove(0)
 		c.err = context.DeadlineExceeded
 		close(c.done)
 	}
@@ -137,28 +136,72 @@ func (w *deadlineWatch) fire() {
 	}
 }
 
-// deadlineHeap is a container/heap of call contexts, earliest deadline
-// first; each knows its index.
+// deadlineHeap is a binary min-heap of call contexts, earliest deadline
+// first; each knows its index. Its methods are container/heap's, typed
+// (no interface call per comparison or swap: a push and a removal run for
+// every call made inline).
 type deadlineHeap []*deadlineCtx
 
-func (h deadlineHeap) Len() int           { return len(h) }
-func (h deadlineHeap) Less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
-func (h deadlineHeap) Swap(i, j int) {
+func (h deadlineHeap) less(i, j int) bool { return h[i].deadline.Before(h[j].deadline) }
+
+func (h deadlineHeap) swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].idx, h[j].idx = i, j
 }
 
-func (h *deadlineHeap) Push(x any) {
-	c := x.(*deadlineCtx)
+// push adds c.
+func (h *deadlineHeap) push(c *deadlineCtx) {
 	c.idx = len(*h)
 	*h = append(*h, c)
+	h.up(c.idx)
 }
 
-func (h *deadlineHeap) Pop() any {
+// remove takes the context at index i off h and returns it, its idx -1.
+func (h *deadlineHeap) remove(i int) *deadlineCtx {
+	n := len(*h) - 1
+	if n != i {
+		h.swap(i, n)
+		if !h.down(i, n) {
+			h.up(i)
+		}
+	}
 	old := *h
-	c := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
+	c := old[n]
+	old[n] = nil
+	*h = old[:n]
 	c.idx = -1
 	return c
+}
+
+func (h deadlineHeap) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2 // parent
+		if !h.less(j, i) {
+			break
+		}
+		h.swap(i, j)
+		j = i
+	}
+}
+
+// down moves the element at i0 down among the first n; it reports
+// whether it moved.
+func (h deadlineHeap) down(i0, n int) bool {
+	i := i0
+	for {
+		j1 := 2*i + 1
+		if j1 >= n || j1 < 0 { // j1 < 0 after int overflow
+			break
+		}
+		j := j1 // left child
+		if j2 := j1 + 1; j2 < n && h.less(j2, j1) {
+			j = j2 // right child
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h.swap(i, j)
+		i = j
+	}
+	return i > i0
 }

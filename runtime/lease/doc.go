@@ -13,7 +13,7 @@
 //
 // # Redis layout
 //
-// For resource "account:42" and the default key prefix, four keys and a mark:
+// For resource "account:42" and the default key prefix, three keys and a mark:
 //
 //	fencegen:{account:42}:lock    "<owner>" of the holder, with a TTL (PX): the
 //	                              lease itself; gone when released or expired
@@ -22,31 +22,50 @@
 //	                              minted a token, then the abandon list
 //	                              "|<owner>..." while abandon marks live;
 //	                              never has a TTL
-//	fencegen:{account:42}:released "<owner>" of the last lease released;
-//	                              never has a TTL
 //
 //	fencegen:{account:42}:abandoned:<owner>  set (with a TTL of max(10·TTL, 30s)) by the
 //	                              cleanup of an Acquire that gave up, so that its late
 //	                              attempts write nothing; and by the Release of a lease
-//	                              whose Acquire had an attempt cut off, so that the late
-//	                              attempt writes nothing after the release; both also
-//	                              list the owner in :minted's abandon list (at most 64)
+//	                              whose Acquire had an attempt that may still arrive
+//	                              (cut off, or written twice), so that it writes nothing
+//	                              after the release; both also list the owner in
+//	                              :minted's abandon list (at most 64)
 //
 // The owner is 128 random bits from crypto/rand, fresh for every Acquire.
 // The :minted key lets an Acquire retry whose first attempt landed (the
 // reply was lost) but whose lock key has since expired or been deleted take
 // the lease again with its own token, instead of minting a second one.
-// [Client.Keys] returns the first two, [Client.AllKeys] all of them.
-// Release writes the lease's owner to :released (and leaves :minted as it
-// is), so that the same release sent twice (go-redis retries after a
-// connection closed before the reply) is recognised and not reported as
-// [ErrNotHeld], also when another owner took the lock in between (not when
-// another lease of the resource was also released in between); an Acquire
-// retry that finds the lock key absent reads :released too, and takes no
-// lease back that was released. A cycle (Acquire and Release) writes five
-// keys: the counter, the lock (SET, DEL), :minted and :released. Before
-// 2026-12-06 Release also marked :minted "<owner>:<token>:released" (six
-// writes), and until the same day's owner-only lock value the lock key
+// [Client.Keys] returns the first two, [Client.AllKeys] all of them (and
+// fencegen:{account:42}:released, which clients before 2026-12-07 wrote).
+//
+// Release deletes the lock key and writes nothing else: GET, compare, DEL,
+// the calls bsm/redislock's release makes. A release sent twice (go-redis
+// retries after a connection closed before the reply) finds the key gone,
+// or another owner's, on its second run; the Client tells that from a lost
+// lease without a record in Redis: the owner argument counts the times
+// go-redis wrote the command, and when it was written more than once and
+// the reply came back before the lease's local deadline (the last
+// acquire's or renewal's send + TTL − SafetyMargin), the key cannot have
+// expired before the earlier write arrived, which therefore deleted it:
+// Release returns nil, also when another owner took the lock in between.
+// A resend whose reply comes after the deadline is [ErrNotHeld]; so is a
+// single write that finds the key gone. The one misreading left: a key
+// deleted by something else (by hand, a failover that lost it) before a
+// release that go-redis wrote more than once without the earlier write
+// running (a connection that failed first, a cluster redirect) is
+// reported as released (nil), not ErrNotHeld. An Acquire retry that finds
+// the lock key absent takes no released lease back: an Acquire whose
+// attempt may still arrive (cut off, failed after it may have landed, or
+// written twice by go-redis) has its Release set the owner's abandon mark,
+// as the cleanup of a failed Acquire does, and the retry finds it.
+//
+// A cycle (Acquire and Release) writes four keys in five calls: the lock
+// (SET, DEL), the counter and :minted; bsm/redislock writes the lock
+// (SET, DEL) in three. Until 2026-12-07 Release also SET :released to the
+// owner (five writes; a client of before then still does, and reads it in
+// its own retries, which concern its own owners only), and before
+// 2026-12-06 it also marked :minted "<owner>:<token>:released" (six
+// writes); until the same day's owner-only lock value the lock key
 // and :released held "<owner>:<token>"; the lock key now holds the owner
 // alone (the owner is fresh per Acquire, so it names the acquisition; the
 // token is in :minted), which spares the acquire script its lock read and
@@ -62,8 +81,8 @@
 // clients can share the keys during an upgrade: each compares only its own
 // owners' values, and the renewal scripts, unchanged, take both forms.
 //
-// The :token, :minted and :released keys are never deleted or given a TTL
-// by this package, also after Release: the counter must outlive every
+// The :token and :minted keys (and :released of older clients) are never
+// deleted or given a TTL by this package, also after Release: the counter must outlive every
 // lease so that tokens keep growing. Every resource ever acquired
 // therefore leaves these keys behind, by design; so do tests and applications that use
 // throwaway resource names or key prefixes. Delete them only for a
@@ -75,8 +94,11 @@
 // All of them share the hash tag {account:42}, so the scripts, which
 // touch several of them, also run on Redis Cluster (otherwise
 // CROSSSLOT). Each operation is one Lua script, embedded from its own .lua
-// file and sent with EVALSHA (EVAL after NOSCRIPT); see the Redis EVAL and
-// SET (NX, PX) command pages:
+// file and sent with EVALSHA; a NOSCRIPT reply (a server that never ran
+// them, or was restarted or flushed) loads all of them with SCRIPT LOAD in
+// the round trip that sends the call again (on Redis Cluster: EVAL, and
+// SCRIPT LOAD on every master in the background); see the Redis EVAL,
+// SCRIPT LOAD and SET (NX, PX) command pages:
 //
 //   - acquire.lua: unless this owner's abandon mark exists (retries), SET
 //     the lock key NX PX ttl to the owner; if it was absent, INCR the
@@ -87,8 +109,8 @@
 //     after an ambiguous reply), refresh its TTL and return the token
 //     :minted records. A retry that finds the key absent, when :minted
 //     shows that this owner minted last and the counter has not moved
-//     since, and :released does not name that lease, SETs the lock again
-//     and returns that token.
+//     since, SETs the lock again and returns that token (unless its mark
+//     exists: then it writes nothing).
 //   - renew.lua: PEXPIRE the lock key only if it holds this owner, else
 //     return 0 ([ErrNotOwner]); a missing key is never re-created. The
 //     lease sends its whole value (its owner; "<owner>:<token>" from a
@@ -99,9 +121,9 @@
 //     call (the TTL sent once, the keys read with MGET, 100 at a time):
 //     the heartbeat renews the leases due together with one call per 1000
 //     (per hash slot on a cluster), pipelined.
-//   - release.lua: DEL the lock key only if it holds this owner, and
-//     SET :released to the owner, else return 0 ([ErrNotHeld]); never a
-//     plain DEL.
+//   - release.lua: DEL the lock key only if it holds this owner, else
+//     return 0 ([ErrNotHeld], or nil for a release sent twice, above);
+//     never a plain DEL.
 //
 // The counter key must survive, and never go back: use maxmemory-policy
 // noeviction, appendonly yes and appendfsync always, or tokens can restart

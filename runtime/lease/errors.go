@@ -428,7 +428,9 @@ func resourceError(op, resource string) error {
 	case len(resource) > MaxResourceLen:
 		return &opError{op: fmt.Sprintf("%s %q… (%d bytes)", op, resource[:32], len(resource)),
 			err: fmt.Errorf("%w: %d bytes, above lease.MaxResourceLen (%d)", ErrInvalidResource, len(resource), MaxResourceLen)}
-	case resource == "" || strings.ContainsAny(resource, "{}"):
+	case resource == "" || strings.IndexByte(resource, '{') >= 0 || strings.IndexByte(resource, '}') >= 0:
+		// Two byte scans, not ContainsAny, which builds a set per call:
+		// this runs on every Acquire.
 		return &opError{op: fmt.Sprintf("%s %q", op, resource), err: ErrInvalidResource}
 	}
 	return nil

@@ -41,6 +41,9 @@ type Lease struct {
 		gone     bool        // stopped or dropped since
 		g        *group      // the renewal group l is in, if any
 		failures int         // consecutive failed renewals
+		// failedSince is lastSend when failures was last counted: a
+		// lastSend that moved since means a renewal landed in between.
+		failedSince time.Time
 	}
 	mu    sync.Mutex
 	ended bool // ctx cancelled (lost or released)
@@ -50,15 +53,19 @@ type Lease struct {
 	lastErr  error     // last renewal error since the last success
 	c        *Client
 
-	// keyArg, valueArg and mintArg are lockKey, value and the :minted key
-	// as command arguments, boxed once (not per renewal or release);
-	// releasedArg is the :released record Release writes; mark, set only
-	// when an attempt of the Acquire was cut off, holds this owner's mark
-	// (the abandon mark's key) and its lifetime, which Release then sets
-	// (see release.lua): a rare path, kept out of line so that the Lease
-	// of every Acquire is smaller.
-	keyArg, valueArg, mintArg, releasedArg any
-	mark                                   *markArgs
+	// keyArg and valueArg are lockKey (as a *keyStr) and value
+	// (&ownerArg) as command arguments, made once (not per renewal or
+	// release, and without boxing a string); mark, set only when an
+	// attempt of the Acquire was cut off or may have landed unseen (also
+	// one go-redis wrote twice), holds this owner's mark (the abandon
+	// mark's key), the :minted key and the mark's lifetime, which Release
+	// then sets (see release.lua): a rare path, kept out of line so that
+	// the Lease of every Acquire is smaller.
+	keyArg, valueArg any
+	mark             *markArgs
+	// ownerArg is the owner as a command argument that counts its writes
+	// (see sentArg): the acquire's, then the renewals'.
+	ownerArg sentArg
 	// deadline, when not nil, fires at lastSend + TTL − margin: the
 	// lease's own timer, for a lease without heartbeat or whose heartbeat
 	// was stopped; the heartbeat's group watches the deadlines of the
@@ -91,9 +98,9 @@ type Lease struct {
 	released bool // Release got a definitive answer
 }
 
-// markArgs are the abandon mark's key and its lifetime in milliseconds,
-// as command arguments: see Lease.mark.
-type markArgs struct{ key, life any }
+// markArgs are the abandon mark's key, the :minted key and the mark's
+// lifetime in milliseconds, as command arguments: see Lease.mark.
+type markArgs struct{ key, mint, life any }
 
 // start makes l, prepared by Client.prepare, the lease of the acquisition
 // that minted token with the acquire sent at send, and starts its
@@ -337,10 +344,16 @@ func (l *Lease) applyRenewal(send time.Time, r renewResult, stopped bool) bool {
 		return false
 	default:
 		err := &opError{op: l.op("renew"), err: r.err}
-		l.hb.failures++
 		l.mu.Lock()
+		if l.lastSend != l.hb.failedSince {
+			// A renewal sent since the last failure counted here landed,
+			// its reply late (lateRenewal): the failures are not
+			// consecutive any more.
+			l.hb.failures, l.hb.failedSince = 0, l.lastSend
+		}
 		l.lastErr = err
 		l.mu.Unlock()
+		l.hb.failures++
 		if l.hb.failures >= l.tm.maxFailures {
 			_ = l.lose(ReasonRenewFailed, err)
 			return false
@@ -511,7 +524,9 @@ func (l *Lease) stopHeartbeat() {
 // when it was already missing or held by another owner (the lease had
 // expired or been taken over; nothing was deleted), but not for this
 // lease's own release sent twice (a client library retrying after the
-// connection closed): that is nil. A Redis or network error is returned
+// connection closed) whose reply arrives before the lease's local
+// deadline: that is nil (see releasedBefore and "Redis layout" in the
+// package documentation). A Redis or network error is returned
 // wrapped (a [*TimeoutError] when ReleaseTimeout or a go-redis timeout cut
 // the call off; ctx's error when ctx ended first); the lease has still ended
 // locally, the key expires within TTL, and a later Release tries the delete
@@ -542,12 +557,14 @@ func (l *Lease) Release(ctx context.Context) error {
 	// this call only (an abandoned call may still be writing it out when
 	// Release is called again).
 	call := new(struct {
-		args [6]any
-		dc   deadlineCtx
+		args  [5]any
+		owner sentArg
+		dc    deadlineCtx
 	})
+	call.owner.s = l.owner
 	rctx, cs, inline := l.c.callContextIn(&call.dc, ctx, time.Time{}, l.tm.releaseTimeout)
 	defer cs.stop()
-	deleted, err := l.c.release(rctx, inline, l, true, &call.args)
+	deleted, err := l.c.release(rctx, inline, l, &call.owner, &call.args)
 	if err != nil {
 		err = l.c.withDialCause(opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err))
 		msg := "lease release failed"
@@ -560,7 +577,7 @@ func (l *Lease) Release(ctx context.Context) error {
 		return err
 	}
 	l.released = true
-	if !deleted {
+	if !deleted && !l.releasedBefore(call.owner.writes.Load()) {
 		err = &opError{op: l.op("release"), err: ErrNotHeld}
 	}
 	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", deleted)
@@ -569,6 +586,28 @@ func (l *Lease) Release(ctx context.Context) error {
 		l.c.notes.Post(func() { f(l.resource, l.token, err) }, notify.About{Hook: "Observer.OnReleased", Event: string(EventReleased), Resource: l.resource, Token: int64(l.token)})
 	}
 	return err
+}
+
+// releasedBefore reports whether a release that found the lock key missing
+// or another owner's, written writes times by go-redis, was this lease's
+// own release run twice: go-redis wrote it more than once (it sends a
+// command again when the connection failed before the reply), and the
+// reply came back before the lease's local deadline (the last successful
+// acquire or renewal's send + TTL − SafetyMargin). Until that deadline the
+// key cannot have expired in Redis, so the earlier write, which reached
+// Redis before the reply of the later one, found it and deleted it; a
+// lease whose key expired or was taken over after the deadline is not
+// recognised (ErrNotHeld). Nothing is written in Redis for this: a release
+// costs the server what bsm/redislock's does (issue 26). The one case
+// misread is a key deleted by something else (by hand, a failover that
+// lost it) before a release whose earlier write never ran (a connection
+// that failed first, a cluster redirect): nil, not ErrNotHeld.
+func (l *Lease) releasedBefore(writes int32) bool {
+	if writes < 2 {
+		return false
+	}
+	at, _ := l.localDeadline()
+	return until(l.c.clk, at) > 0
 }
 
 // op names an operation on l in errors: `renew "account:42" (token 7)`.

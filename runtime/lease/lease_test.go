@@ -125,46 +125,59 @@ func TestSameOwnerRetryReturnsSameToken(t *testing.T) {
 	}
 }
 
-// A release writes only the :released record (the owner) and leaves
-// :minted naming the released lease (one key write less a cycle, issue
-// 26): a retry of the released lease's Acquire that reaches Redis after
-// the release (the lock key gone, :minted and the counter still its own)
-// must not take that lease again with the released token; it mints afresh,
-// as it did when release marked :minted. Without the :released record
-// (KEYS[5]) in the acquire call, the retry would get the released token
-// back.
+// A release writes nothing but the DEL of the lock key (issue 26) and
+// leaves :minted naming the released lease: a retry of the released
+// lease's Acquire that reaches Redis after the release (the lock key gone,
+// :minted and the counter still its own) would take that lease again with
+// the released token. Release sets the owner's abandon mark whenever an
+// attempt of its Acquire may still arrive (Lease.mark), and the retry,
+// which names its mark, writes nothing: -2, the counter and :minted as
+// the release left them, no lock. Without the mark the retry takes the
+// key back (checked first, so that the test fails if the script's
+// take-back stops being what the mark guards against).
 func TestRetryAfterReleaseDoesNotRetakeReleasedToken(t *testing.T) {
 	e := newEnv(t)
-	mint, released := mintKey(e.lockKey), releasedKey(e.lockKey)
-	t.Cleanup(func() { e.rdb.Del(bg, mint, released) })
+	mint := mintKey(e.lockKey)
 	owner := newOwner()
+	t.Cleanup(func() { e.rdb.Del(bg, mint, abandonKey(e.lockKey, owner)) })
 	acquire := func(retry string) int64 {
 		t.Helper()
-		keys := []string{e.lockKey, e.counter, mint, abandonKey(e.lockKey, owner), released}
+		keys := []string{e.lockKey, e.counter, mint, abandonKey(e.lockKey, owner)}
 		n, err := acquireScript.Run(bg, e.rdb, keys, owner, 1000, 0, "0", retry).Int64()
 		if err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
+	release := func(keys []string, args ...any) {
+		t.Helper()
+		n, err := releaseScript.Run(bg, e.rdb, keys, append([]any{owner}, args...)...).Int64()
+		if err != nil || n != 1 {
+			t.Fatalf("release = %d, %v; want 1", n, err)
+		}
+	}
 	first := acquire("0")
 	value := owner + ":" + fence.Token(first).String()
-	n, err := releaseScript.Run(bg, e.rdb, []string{e.lockKey, released}, owner).Int64()
-	if err != nil || n != 1 {
-		t.Fatalf("release = %d, %v; want 1", n, err)
-	}
+	release([]string{e.lockKey})
 	if got := e.get(t, mint); got != value {
-		t.Fatalf(":minted = %q after release, want %q (release no longer marks it)", got, value)
+		t.Fatalf(":minted = %q after release, want %q (release does not write it)", got, value)
 	}
-	if got := e.get(t, released); got != owner {
-		t.Fatalf(":released = %q after release, want %q", got, owner)
+	if again := acquire("1"); again != first {
+		t.Fatalf("retry after a release without the mark = %d, want the released token %d taken back (what the mark guards against)", again, first)
 	}
-	again := acquire("1")
-	if again <= first {
-		t.Fatalf("retry after the release got token %d, want a new token above %d (the released lease taken again)", again, first)
+	release([]string{e.lockKey, abandonKey(e.lockKey, owner), mint}, abandonLife(time.Second).Milliseconds())
+	counter, minted := e.get(t, e.counter), e.get(t, mint)
+	if n := acquire("1"); n != -2 {
+		t.Fatalf("retry after the release that set the mark = %d, want -2", n)
 	}
-	if got := e.get(t, e.counter); got != fence.Token(again).String() {
-		t.Fatalf("counter = %s, want %d", got, again)
+	if v := e.get(t, e.lockKey); v != "" {
+		t.Fatalf("the retry after the release took the lock (%q)", v)
+	}
+	if got := e.get(t, e.counter); got != counter {
+		t.Fatalf("counter = %s after the refused retry, want %s", got, counter)
+	}
+	if got := e.get(t, mint); got != minted {
+		t.Fatalf(":minted = %q after the refused retry, want %q", got, minted)
 	}
 }
 

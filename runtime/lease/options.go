@@ -55,13 +55,20 @@ type Options struct {
 	// deadline of its leases (send time of their last successful renewal
 	// + TTL − SafetyMargin), which leaves time for one more attempt, but at
 	// most HeartbeatInterval and at least CallTimeout after its send.
-	// When the bound ends first, the call is abandoned (its goroutine ends
-	// when go-redis gives up) and counts as one failed renewal of each of
-	// its leases. So a Redis that answers slower than CallTimeout but
-	// within the time the leases have left keeps them (with the defaults:
-	// a reply within TTL/3 of the send, where TTL/6 was the limit), and a
-	// call that never returns holds the heartbeat for at most
-	// HeartbeatInterval.
+	// A renewal whose failure would lose a lease (after MaxRenewFailures −
+	// 1 failed rounds) is waited for until CallTimeout/4 before that
+	// earliest local deadline, within the same limits.
+	// When the bound ends first, the call counts as one failed renewal of
+	// each of its leases, but it goes on, on a context of its own that
+	// ends a TTL after its send: its connection is kept (go-redis closes
+	// one whose deadline passed), and a reply that comes before a lease's
+	// local deadline still moves it, and makes the failure not count as
+	// consecutive. So a Redis that answers slower than CallTimeout keeps
+	// the leases: with the defaults a reply within TTL/3 of the send
+	// counts at once, a later one when it comes, and a round trip beyond
+	// TTL − SafetyMargin − HeartbeatInterval (0.57·TTL) loses every lease
+	// (issue 26; see "Slow links" in docs/lease.md). A call that never
+	// returns holds the heartbeat for at most HeartbeatInterval.
 	CallTimeout time.Duration
 
 	// Deprecated: derived from the TTL; leave it zero. Still honoured.
@@ -207,8 +214,10 @@ type Observer struct {
 	//
 	// OnCounterRegressed runs when [Client.Advance] (directly, or through
 	// Lease.Observe or Do) or a HighWater re-seed found the counter below a
-	// token already used: Redis lost the counter. from is the counter
-	// before, to the token it was raised to. Alert on it.
+	// token already used, or Acquire got a token at or below one this
+	// Client minted: Redis lost the counter. from is the counter before
+	// (for Acquire, the token minted again), to the token it was raised to
+	// (for Acquire, the one this Client had minted). Alert on it.
 	OnCounterRegressed func(resource string, from, to fence.Token)
 	// Deprecated: use Event (EventReleased).
 	//
@@ -241,8 +250,10 @@ const (
 	// nil or wraps ErrNotHeld.
 	EventReleased EventKind = "released"
 	// EventCounterRegressed: Advance or a HighWater re-seed found the fence
-	// counter below a token already used and raised it From → To. Alert
-	// on it.
+	// counter below a token already used and raised it From → To, or
+	// Acquire got Token, a token at or below To, the highest this Client
+	// minted for the resource (From = Token), gave it back unused and
+	// raised the counter to To. Alert on it.
 	EventCounterRegressed EventKind = "counter regressed"
 )
 
@@ -250,7 +261,7 @@ const (
 type Event struct {
 	Kind        EventKind   // what happened
 	Resource    string      // the lease's resource name, as passed to Acquire
-	Token       fence.Token // 0 for EventCounterRegressed
+	Token       fence.Token // for EventCounterRegressed: the token minted again, or 0
 	Err         error       // see the EventKind
 	Consecutive int         // EventRenewFailed
 	From, To    fence.Token // EventCounterRegressed

@@ -115,8 +115,10 @@ func TestTransientRenewalFailuresAreSurvived(t *testing.T) {
 		if n := <-failed; n != 1 {
 			t.Fatalf("consecutive = %d", n)
 		}
+		// The partition heals with the connections open, as a short one
+		// does: resetting them here (ResetAll) would be a second fault, and
+		// a renewal in flight at that moment a second failure in a row.
 		p.Blackhole(faults.Both, false)
-		p.ResetAll()
 		time.Sleep(ttl)
 		if l.Err() != nil || l2.Err() != nil {
 			t.Fatalf("lease ended after one failed renewal: %v / %v", l.Err(), l2.Err())

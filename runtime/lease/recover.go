@@ -27,13 +27,15 @@ import (
 // cut the call off, or ctx's error when ctx ended first; the call is
 // bounded by ctx and ReleaseTimeout.
 func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Token) (fence.Token, error) {
-	after, _, err := c.advance(ctx, resource, atLeast)
+	after, _, err := c.advance(ctx, resource, atLeast, true)
 	return after, err
 }
 
 // advance is Advance, also reporting whether the counter was below
-// atLeast (tokens had regressed) and has been raised.
-func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Token) (_ fence.Token, raised bool, _ error) {
+// atLeast (tokens had regressed) and has been raised. With report false
+// it reports no regression: its caller (Acquire, which caught a token
+// minted again) has reported it.
+func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Token, report bool) (_ fence.Token, raised bool, _ error) {
 	op := fmt.Sprintf("advance %q", resource)
 	if err := resourceError("advance", resource); err != nil {
 		return 0, false, err
@@ -63,24 +65,32 @@ func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Tok
 	}
 	before, after := fence.Token(res[0]), fence.Token(res[1])
 	c.tokens.Raise(resource, after)
-	if after > before {
-		c.regressed(ctx, resource, before, after)
+	if after > before && report {
+		c.regressed(ctx, resource, before, after, 0)
 	}
 	return after, after > before, nil
 }
 
 // regressed reports that the counter of resource was found below a token
-// already used, and has been raised from from to to.
-func (c *Client) regressed(ctx context.Context, resource string, from, to fence.Token) {
-	c.emit(ctx, Event{Kind: EventCounterRegressed, Resource: resource, From: from, To: to})
+// already used, and has been raised from from to to; minted, when not 0,
+// is a token Acquire got from Redis at or below one the Client had
+// minted (from is then minted, to the remembered token, and the counter
+// is raised after the report).
+func (c *Client) regressed(ctx context.Context, resource string, from, to, minted fence.Token) {
+	c.emit(ctx, Event{Kind: EventCounterRegressed, Resource: resource, Token: minted, From: from, To: to})
 	// Logged at error level also without Options.Logger (through
 	// slog.Default): the counter going back is what an operator must see.
 	lg := c.opts.logger()
 	if lg == nil {
 		lg = slog.Default()
 	}
-	c.record(ctx, lg, slog.LevelError, "lease fence counter regressed; raised above the high-water mark",
-		"resource", resource, "from", int64(from), "to", int64(to))
+	if minted != 0 {
+		c.record(ctx, lg, slog.LevelError, "lease fence counter regressed: Redis minted a token this Client had already minted; acquisition given back, counter raised to the remembered token",
+			"resource", resource, "minted", int64(minted), "from", int64(from), "to", int64(to))
+	} else {
+		c.record(ctx, lg, slog.LevelError, "lease fence counter regressed; raised above the high-water mark",
+			"resource", resource, "from", int64(from), "to", int64(to))
+	}
 	if f := c.opts.observer().OnCounterRegressed; f != nil {
 		c.notes.Post(func() { f(resource, from, to) }, notify.About{Hook: "Observer.OnCounterRegressed", Event: string(EventCounterRegressed), Resource: resource, Token: int64(to)})
 	}
@@ -110,7 +120,7 @@ func (l *Lease) Observe(ctx context.Context, err error) error {
 	// The counter is raised first, so that the lease's cause can say
 	// whether it was behind (Redis lost it: the LostError says so) or
 	// another holder's later token was stored (a takeover).
-	to, raised, aerr := l.c.advance(context.WithoutCancel(ctx), l.resource, se.Stored)
+	to, raised, aerr := l.c.advance(context.WithoutCancel(ctx), l.resource, se.Stored, true)
 	lost := &LostError{Resource: l.resource, Token: l.token, Reason: ReasonSuperseded, Err: se}
 	if raised {
 		lost.RaisedTo = to

@@ -140,7 +140,7 @@ func classify(rdb redis.Scripter, unsafeNoReplicas bool) (replicaKind, string) {
 // which also dates the replica count's refresh.
 func (c *Client) acquireCall(ctx context.Context, inline bool, tm timing, cmd []any, now time.Time) (int64, *call, error) {
 	if !c.replicated() {
-		return c.runCmd(ctx, inline, acquireScript, acquireLua, cmd)
+		return c.runCmd(ctx, inline, acquireScript, cmd)
 	}
 	if c.replicas == clusterWait {
 		return c.runFn(ctx, inline, func(ctx context.Context) (int64, error) {
@@ -149,7 +149,7 @@ func (c *Client) acquireCall(ctx context.Context, inline bool, tm timing, cmd []
 	}
 	attached, refresh := c.repl.plan(now)
 	if attached == 0 && !refresh {
-		return c.runCmd(ctx, inline, acquireScript, acquireLua, cmd)
+		return c.runCmd(ctx, inline, acquireScript, cmd)
 	}
 	keys, args := splitCmd(cmd)
 	p := c.rdb.(pipeliner)
@@ -177,14 +177,14 @@ func (s *replicaState) plan(now time.Time) (attached int64, refresh bool) {
 // and arguments only for the pipeline.
 func (c *Client) acquireOnMaster(ctx context.Context, tm timing, cmd []any, now time.Time) (int64, error) {
 	cl := c.rdb.(masterForKey)
-	node, err := cl.MasterForKey(ctx, cmd[3].(string)) // the lock key
+	node, err := cl.MasterForKey(ctx, argString(cmd[3])) // the lock key
 	if err != nil {
 		return 0, err
 	}
 	st := c.nodeReplicas(node.Options().Addr)
 	attached, refresh := st.plan(now)
 	if attached == 0 && !refresh {
-		return c.evalCmd(ctx, acquireScript, acquireLua, cmd)
+		return c.evalCmd(ctx, acquireScript, cmd)
 	}
 	keys, args := splitCmd(cmd)
 	n, err := c.acquireReplicated(ctx, node, st, tm, attached, refresh, keys, args...)
@@ -219,14 +219,14 @@ func (c *Client) acquireReplicated(ctx context.Context, p pipeliner, st *replica
 	// WAIT's own timeout: a fifth of the attempt's CallTimeout, so that its
 	// answer (0 acknowledgements) arrives well within the attempt's bound.
 	wait := max(millis(tm.callTimeout/5), 1)
-	send := func(script bool) (*redis.Cmd, *redis.Cmd, *redis.StringCmd) {
+	send := func(load bool) (*redis.Cmd, *redis.Cmd, *redis.StringCmd) {
 		pipe := p.Pipeline()
-		var ev *redis.Cmd
-		if script {
-			ev = pipe.Eval(ctx, acquireLua, keys, args...)
-		} else {
-			ev = pipe.EvalSha(ctx, acquireScript.Hash(), keys, args...)
+		if load {
+			// NOSCRIPT: the server has none of the package's scripts;
+			// load them all in this round trip (see Client.resend).
+			loadScripts(ctx, pipe)
 		}
+		ev := pipe.EvalSha(ctx, acquireScript.Hash(), keys, args...)
 		var w *redis.Cmd
 		if attached > 0 {
 			w = pipe.Do(ctx, "wait", attached, wait)

@@ -120,3 +120,84 @@ func TestReleaseResentAfterAnotherOwnerTookTheLockIsNotNotHeld(t *testing.T) {
 		})
 	}
 }
+
+// The acquire's first attempt ran, the connection closed before its reply,
+// and go-redis sent it again (MaxRetries): the second write found the key
+// holding this owner and returned the same token. The first write could
+// as well have been held up (a stalled server or socket) and arrive after
+// the lease is released, where, with the lock key free, it would lock the
+// resource for a TTL with nobody holding it. Acquire sees the owner
+// written twice (sentArg), so Release sets the owner's abandon mark and
+// lists it in :minted, as the cleanup of a failed Acquire does: that write
+// replayed after the Release writes nothing. Without the count, Release
+// sets no mark and the replayed write takes the lock.
+func TestAcquireWrittenTwiceReleaseLeavesTheMark(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	p := faults.StartProxy(t, r.Addr())
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), ContextTimeoutEnabled: true}) // MaxRetries 3
+	t.Cleanup(func() { _ = rdb.Close() })
+	c := New(rdb, nil)
+	if err := c.Check(bg); err != nil && !errors.Is(err, ErrUnsafeConfig) { // loads the scripts
+		t.Fatal(err)
+	}
+	closed := p.CloseAfterReply([]byte(acquireScript.Hash()), 1)
+	l := mustAcquire(t, c, "res", 2*time.Second)
+	if closed() != 1 {
+		t.Fatalf("the proxy closed %d connections after the acquire, want 1: the fault did not happen", closed())
+	}
+	if got := r.Admin().Get(bg, "fencegen:{res}:token").Val(); got != l.Token().String() {
+		t.Fatalf("counter = %s, lease token %d: the second write minted again", got, l.Token())
+	}
+	if err := l.Release(bg); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	lockKey := "fencegen:{res}:lock"
+	if n := r.Admin().Exists(bg, abandonKey(lockKey, l.owner)).Val(); n != 1 {
+		t.Fatalf("the Release of a lease whose acquire was written twice left no abandon mark")
+	}
+	// The first write, replayed now: the hot path's three keys.
+	n, err := acquireScript.Run(bg, r.Admin(), []string{lockKey, "fencegen:{res}:token", mintKey(lockKey)}, l.owner, 2000).Int64()
+	if err != nil || n != -2 {
+		t.Fatalf("the acquire's first write replayed after the Release = %d, %v; want -2", n, err)
+	}
+	if v := r.Admin().Get(bg, lockKey).Val(); v != "" {
+		t.Fatalf("the replayed first write locked the released resource (%q)", v)
+	}
+}
+
+// A release resent by go-redis is taken for this lease's own earlier run
+// only while the lease's local deadline has not passed when the reply
+// arrives (Lease.releasedBefore): until then the key cannot have expired in
+// Redis, so the earlier write found it. Here the resend is held until after
+// the deadline (in the dial of its new connection): the earlier write may
+// then have found the key expired and another owner's, so the release is
+// reported as ErrNotHeld, as a lease lost before its release is.
+func TestReleaseResentAfterTheDeadlineIsNotHeld(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	p := faults.StartProxy(t, r.Addr())
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr()}) // MaxRetries 3
+	t.Cleanup(func() { _ = rdb.Close() })
+	const ttl = 300 * time.Millisecond
+	var armed atomic.Bool
+	var l *Lease
+	rdb.AddHook(dialHook{before: func() {
+		if armed.CompareAndSwap(true, false) {
+			at, _ := l.localDeadline()
+			time.Sleep(time.Until(at) + 20*time.Millisecond)
+		}
+	}})
+	c := New(rdb, &Options{TTL: ttl, ReleaseTimeout: 2 * time.Second})
+	if err := c.Check(bg); err != nil && !errors.Is(err, ErrUnsafeConfig) { // loads the scripts
+		t.Fatal(err)
+	}
+	l = mustAcquire(t, c, "res", ttl)
+	armed.Store(true)
+	closed := p.CloseAfterReply([]byte(releaseScript.Hash()), 1)
+	err := l.Release(bg)
+	if closed() != 1 || armed.Load() {
+		t.Fatalf("the fault did not happen: %d connections closed after the release, dialled again %v", closed(), !armed.Load())
+	}
+	if !errors.Is(err, ErrNotHeld) {
+		t.Fatalf("Release resent after the local deadline = %v, want ErrNotHeld", err)
+	}
+}

@@ -67,6 +67,9 @@ type group struct {
 	// member its send + TTL − margin, so that the deadline timer finds
 	// the next deadline without a look at each lease.
 	floor time.Time
+	// failedRounds counts the renewal rounds in a row in whose batch a
+	// renewal failed (see renewBound); guarded like floor.
+	failedRounds int
 	// gone counts the members stopped or dropped (forget), seen the
 	// number of them when the group was last compacted: while they are
 	// equal, no member needs a look before its renewal. Atomic so that a
@@ -569,7 +572,8 @@ func (s *scheduler) loop() {
 				if s.wired && g.wire == nil {
 					g.buildWire()
 				}
-				sends[i] = renewSend{leases: append([]*Lease(nil), g.leases...), wire: g.wire, gone: g.gone.Load(), floor: g.floor}
+				sends[i] = renewSend{leases: append([]*Lease(nil), g.leases...), wire: g.wire, gone: g.gone.Load(), floor: g.floor,
+					last: g.failedRounds >= g.tm.maxFailures-1}
 			}
 		}
 		s.mu.Unlock()
@@ -616,6 +620,8 @@ type renewSend struct {
 	wire   []any
 	gone   int64
 	floor  time.Time
+	// last: a failure of this renewal may lose a member (see renewBound).
+	last bool
 }
 
 // renewBound returns how long the renewal of batch (sends[i] is batch[i]),
@@ -631,10 +637,24 @@ type renewSend struct {
 // maxBatchesInFlight slots for at most one HeartbeatInterval, and a lease
 // whose renewals keep failing is still lost by MaxRenewFailures failures
 // before its local deadline, as with CallTimeout alone.
+//
+// A renewal after MaxRenewFailures − 1 failed rounds (last) leaves no time
+// for another attempt: a failure loses the lease. It is waited for until
+// CallTimeout/4 before the floor, close to the local deadline, where a
+// reply stops counting anyway: on a slow link, a renewal sent after one
+// that was cut off by a delayed reply needs a round trip, more than the
+// CallTimeout it had (issue 26, trial N5).
 func renewBound(batch []*group, sends []renewSend, send time.Time) time.Duration {
 	var bound time.Duration
 	for i, g := range batch {
-		b := max(g.tm.callTimeout, min(sends[i].floor.Sub(send)-g.tm.callTimeout, g.tm.interval))
+		keep := g.tm.callTimeout // time left for one more attempt
+		if sends[i].last {
+			// No attempt after this one: a quarter of CallTimeout, so
+			// that a call that never returns is counted as failed
+			// before the deadline timer fires (ReasonRenewFailed).
+			keep = g.tm.callTimeout / 4
+		}
+		b := max(g.tm.callTimeout, min(sends[i].floor.Sub(send)-keep, g.tm.interval))
 		if i == 0 || b < bound {
 			bound = b
 		}
@@ -712,6 +732,7 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 	}
 	cancel()
 	var undo []*Lease
+	failed := false       // a renewal of the batch failed
 	var dial func() error // the batch's probe dial, made once if needed
 	// A group whose members were all renewed has its deadline floor
 	// moved (below). That is tracked only when every group went as its
@@ -734,6 +755,7 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 		// not context.DeadlineExceeded: no caller's context ended.
 		r := res[i]
 		if r.err != nil {
+			failed = true
 			r.err = callError(context.Background(), ctx, "renew", timeout, r.err)
 			if dial == nil && s.c.dial != nil {
 				// One probe for the batch, as Acquire and Release do
@@ -772,6 +794,9 @@ func (s *scheduler) renew(batch []*group, sends []renewSend) {
 	for gi, g := range batch {
 		close(g.inflight)
 		g.inflight = nil
+		if g.failedRounds++; !failed {
+			g.failedRounds = 0
+		}
 		if s.compact(g, false); len(g.leases) == 0 {
 			s.retire(g)
 			continue
@@ -823,9 +848,13 @@ func (c *Client) renewWires(ctx context.Context, wires [][]any, sends []renewSen
 	// (ContextTimeoutEnabled) runs the pipeline beside a watch of ctx: a
 	// call that outlives its deadline for any reason must not hold the
 	// scheduler, whose batches in flight are capped.
-	return c.countRenewals(watchPipeline(ctx, n, func(res []renewResult) {
+	var life time.Duration
+	for _, s := range sends {
+		life = max(life, callLife(s.leases))
+	}
+	return c.countRenewals(watchPipeline(ctx, life, n, func(ctx context.Context, res []renewResult) {
 		at := 0
-		for i, cmd := range execRenewMany(ctx, p, wires) {
+		for i, cmd := range c.execRenewMany(ctx, p, wires) {
 			k := len(sends[i].leases)
 			v, err := cmd.Int64Slice()
 			decodeRange(res[at:at+k], v, err)
@@ -847,11 +876,34 @@ func (c *Client) countRenewals(res []renewResult) []renewResult {
 	return res
 }
 
+// callLife is how long a renewal call of leases may run on its own context,
+// the longest TTL among them: see watchPipeline.
+func callLife(leases []*Lease) time.Duration {
+	var life time.Duration
+	for _, l := range leases {
+		life = max(life, l.tm.ttl)
+	}
+	return life
+}
+
 // watchPipeline runs fill, which stores n renewal outcomes in the slice it
 // is given, on its own goroutine, and returns them; if ctx ends first, it
 // returns n outcomes of ctx.Err() without waiting for fill, and late (if
 // not nil) gets fill's outcomes once fill returns.
-func watchPipeline(ctx context.Context, n int, fill func(res []renewResult), late func(got []renewResult)) []renewResult {
+//
+// fill's context is not ctx: it ends life after the call starts, or at
+// ctx's deadline if that is later (issue 26, trial N5). go-redis puts a
+// call's deadline on its socket (ContextTimeoutEnabled), and closes a
+// connection whose read or write timed out; and a call that needs a new
+// connection (one closed so, or the first of go-redis's pipeline pool)
+// pays the dial and the handshake (HELLO, CLIENT SETINFO: round trips of
+// their own) inside that deadline. Cut off at the renewal's bound, such a
+// call closed its connection or its handshake each time, so on a link
+// whose round trip was near the bound no later call found an open
+// connection and every lease was lost. On its own context the call goes
+// on after the bound: its late reply moves the leases' local deadlines
+// (late), and its connection, opened or kept, serves the next renewal.
+func watchPipeline(ctx context.Context, life time.Duration, n int, fill func(ctx context.Context, res []renewResult), late func(got []renewResult)) []renewResult {
 	const (
 		running = iota
 		filled
@@ -861,7 +913,9 @@ func watchPipeline(ctx context.Context, n int, fill func(res []renewResult), lat
 	done := make(chan struct{})
 	got := make([]renewResult, n) // written only by fill
 	go func() {
-		fill(got)
+		callCtx, cancel := detached(ctx, life)
+		fill(callCtx, got)
+		cancel()
 		if !state.CompareAndSwap(running, filled) && late != nil {
 			late(got) // the watch gave up on it
 		}
@@ -883,17 +937,35 @@ func watchPipeline(ctx context.Context, n int, fill func(res []renewResult), lat
 	}
 }
 
-// execRenewMany sends the renew_many commands cmds (each "evalsha", the
-// script's SHA1, then its arguments) in one pipeline, then EVAL for any
-// that answered NOSCRIPT (a server that lost its script cache), and
-// returns the replies in the order of cmds.
-func execRenewMany(ctx context.Context, p pipeliner, cmds [][]any) []*redis.Cmd {
-	out := make([]*redis.Cmd, len(cmds))
-	pipe := p.Pipeline()
-	for i, cmd := range cmds {
-		out[i] = pipe.Do(ctx, cmd...)
+// detached returns a context for a call watched under ctx that ends life
+// after now, or at ctx's deadline if that is later, but not when ctx ends
+// (see watchPipeline).
+func detached(ctx context.Context, life time.Duration) (context.Context, context.CancelFunc) {
+	if d, ok := ctx.Deadline(); ok {
+		life = max(life, time.Until(d))
 	}
-	_, _ = pipe.Exec(ctx)
+	return context.WithTimeoutCause(context.WithoutCancel(ctx), life, ErrRedisTimeout)
+}
+
+// execRenewMany sends the renew_many commands cmds (each "evalsha", the
+// script's SHA1, then its arguments) in one pipeline, or a single one as a
+// plain command, then sends again those that answered NOSCRIPT (a server
+// that lost its script cache; see resend), and returns the replies in the
+// order of cmds. A single command of a go-redis client goes through Do, on
+// the connections that acquires and releases keep open: go-redis runs a
+// pipeline on a pool of its own, whose first use pays a new connection's
+// handshake.
+func (c *Client) execRenewMany(ctx context.Context, p pipeliner, cmds [][]any) []*redis.Cmd {
+	out := make([]*redis.Cmd, len(cmds))
+	if len(cmds) == 1 && c.do != nil {
+		out[0] = c.do.Do(ctx, cmds[0]...)
+	} else {
+		pipe := p.Pipeline()
+		for i, cmd := range cmds {
+			out[i] = pipe.Do(ctx, cmd...)
+		}
+		_, _ = pipe.Exec(ctx)
+	}
 	var again []int
 	for i, cmd := range out {
 		if redis.HasErrorPrefix(cmd.Err(), "NOSCRIPT") {
@@ -901,12 +973,13 @@ func execRenewMany(ctx context.Context, p pipeliner, cmds [][]any) []*redis.Cmd 
 		}
 	}
 	if len(again) > 0 {
-		pipe = p.Pipeline()
-		for _, i := range again {
-			args := append([]any{"eval", renewManyLua}, cmds[i][2:]...) // cmds[i] stays as it is
-			out[i] = pipe.Do(ctx, args...)
+		resend := make([][]any, len(again))
+		for j, i := range again {
+			resend[j] = cmds[i]
 		}
-		_, _ = pipe.Exec(ctx)
+		for j, cmd := range c.resend(ctx, resend) {
+			out[again[j]] = cmd
+		}
 	}
 	return out
 }
@@ -976,7 +1049,7 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease, late func(got []
 		if late != nil {
 			lateOne = func(r renewResult) { late([]renewResult{r}) }
 		}
-		res[0] = c.renew(ctx, c.ctxDeadlines, l.lockKey, l.valueArg, l.ttlArg, lateOne) // ctx: from context.Background
+		res[0] = c.renewWatched(ctx, l, lateOne) // ctx: from context.Background
 		return res
 	}
 	groups := c.renewGroups(batch)
@@ -987,9 +1060,12 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease, late func(got []
 			wg.Go(func() {
 				keys, args := renewArgs(batch, g)
 				var v []int64 // read only once the call has returned
-				_, abandoned, err := c.runFn(ctx, c.ctxDeadlines, func(ctx context.Context) (int64, error) {
+				life := callLife(batch)
+				_, abandoned, err := c.runFn(ctx, false, func(ctx context.Context) (int64, error) {
+					ctx, cancel := detached(ctx, life) // see watchPipeline
+					defer cancel()
 					var err error
-					v, err = renewManyScript.Run(ctx, c.rdb, keys, args...).Int64Slice()
+					v, err = c.evalScript(ctx, renewManyScript, keys, args...).Int64Slice()
 					return 0, err
 				})
 				if abandoned != nil {
@@ -1003,8 +1079,8 @@ func (c *Client) renewMany(ctx context.Context, batch []*Lease, late func(got []
 		return c.countRenewals(res)
 	}
 	// As in renewWires: watched even with ContextTimeoutEnabled.
-	return c.countRenewals(watchPipeline(ctx, len(batch), func(res []renewResult) {
-		pipelineRenew(ctx, p, batch, groups, res)
+	return c.countRenewals(watchPipeline(ctx, callLife(batch), len(batch), func(ctx context.Context, res []renewResult) {
+		c.pipelineRenew(ctx, p, batch, groups, res)
 	}, late))
 }
 
@@ -1091,15 +1167,14 @@ func decodeMany(res []renewResult, g []int, v []int64, err error) {
 	}
 }
 
-// pipelineRenew sends one EVALSHA renew_many per group in one pipeline,
-// then EVAL for any that answered NOSCRIPT (a server that lost its script
-// cache), and stores the outcomes in res.
-func pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease, groups [][]int, res []renewResult) {
+// pipelineRenew sends one EVALSHA renew_many per group (see
+// execRenewMany) and stores the outcomes in res.
+func (c *Client) pipelineRenew(ctx context.Context, p pipeliner, batch []*Lease, groups [][]int, res []renewResult) {
 	cmds := make([][]any, len(groups))
 	for gi, g := range groups {
 		cmds[gi] = renewCommand(batch, g)
 	}
-	for gi, cmd := range execRenewMany(ctx, p, cmds) {
+	for gi, cmd := range c.execRenewMany(ctx, p, cmds) {
 		v, err := cmd.Int64Slice()
 		decodeMany(res, groups[gi], v, err)
 	}

@@ -6,8 +6,8 @@
 -- (a table with keys) a BEFORE INSERT trigger refusing a row whose key a row with a token it does not beat
 -- holds (REPLACE, INSERT ... ON DUPLICATE KEY UPDATE). A NULL token beats none.
 -- Each SIGNALs SQLSTATE '45000' (error 1644), which fencegen's generated code reports as fence.ErrStaleToken.
--- With these triggers, connect with clientFoundRows=true (go-sql-driver/mysql DSN): a trigger clears the
--- UPDATE's last-insert id, and without it an UPDATE that changes nothing may read as a concurrent change.
+-- A trigger clears an UPDATE's last-insert id: where the guard's read then cannot compare a column exactly
+-- (CHAR, FLOAT, JSON, ...: fencegen vet notes each), connect with clientFoundRows=true (go-sql-driver/mysql DSN).
 -- Apply it with a client that sends each compound statement whole (the mysql client: DELIMITER).
 
 DROP TRIGGER IF EXISTS `fencegen_bu_account_balances`;

@@ -114,7 +114,7 @@ UPDATE account_balances SET balance = balance + ?, last_fencing_token=LAST_INSER
 `
 
 const fenceStoredCreditAccount = `-- name: CreditAccount :exec (stored token, sent only when the write's result does not tell)
-SELECT last_fencing_token, (CAST(balance AS BINARY) <=> CAST((balance + ?) AS BINARY) OR CHARSET(balance) IN ('ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32') AND CAST(CONVERT(balance USING utf8mb4) AS BINARY) <=> CAST(CONVERT((balance + ?) USING utf8mb4) AS BINARY)) AND last_fencing_token = ? FROM account_balances WHERE (id = ?) LIMIT 18446744073709551615 FOR UPDATE
+SELECT last_fencing_token, (CAST(balance AS BINARY) <=> CAST(CAST((balance + ?) AS DECIMAL(15,2)) AS BINARY) AND (balance IS NULL) = ((balance + ?) IS NULL)) AND last_fencing_token = ? FROM account_balances WHERE (id = ?) LIMIT 18446744073709551615 FOR UPDATE
 `
 
 type CreditAccountParams struct {
@@ -155,7 +155,7 @@ WHERE (id BETWEEN ? AND ? AND closed_at IS NULL) AND CASE WHEN (id BETWEEN ? AND
 `
 
 const fenceStoredCreditAccounts = `-- name: CreditAccounts :execrows (rows matched, sent only when the write is refused or its result does not tell)
-SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (last_fencing_token <= ?) THEN last_fencing_token END), MAX(last_fencing_token), 0), COUNT(CASE WHEN NOT (last_fencing_token <= ?) THEN 1 END), COUNT(CASE WHEN NOT ((CAST(balance AS BINARY) <=> CAST((balance + ?) AS BINARY) OR CHARSET(balance) IN ('ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32') AND CAST(CONVERT(balance USING utf8mb4) AS BINARY) <=> CAST(CONVERT((balance + ?) USING utf8mb4) AS BINARY)) AND last_fencing_token = ?) THEN 1 END) FROM account_balances WHERE (id BETWEEN ? AND ? AND closed_at IS NULL) LIMIT 18446744073709551615 FOR UPDATE
+SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (last_fencing_token <= ?) THEN last_fencing_token END), MAX(last_fencing_token), 0), COUNT(CASE WHEN NOT (last_fencing_token <= ?) THEN 1 END), COUNT(CASE WHEN NOT ((CAST(balance AS BINARY) <=> CAST(CAST((balance + ?) AS DECIMAL(15,2)) AS BINARY) AND (balance IS NULL) = ((balance + ?) IS NULL)) AND last_fencing_token = ?) THEN 1 END) FROM account_balances WHERE (id BETWEEN ? AND ? AND closed_at IS NULL) LIMIT 18446744073709551615 FOR UPDATE
 `
 
 type CreditAccountsParams struct {
@@ -207,7 +207,7 @@ WHERE (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) AND CASE WHEN (id IN (/*SLI
 `
 
 const fenceStoredCreditAccountsIn = `-- name: CreditAccountsIn :execrows (rows matched, sent only when the write is refused or its result does not tell)
-SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (last_fencing_token <= ?) THEN last_fencing_token END), MAX(last_fencing_token), 0), COUNT(CASE WHEN NOT (last_fencing_token <= ?) THEN 1 END), COUNT(CASE WHEN NOT ((CAST(balance AS BINARY) <=> CAST((balance + ?) AS BINARY) OR CHARSET(balance) IN ('ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32') AND CAST(CONVERT(balance USING utf8mb4) AS BINARY) <=> CAST(CONVERT((balance + ?) USING utf8mb4) AS BINARY)) AND last_fencing_token = ?) THEN 1 END) FROM account_balances WHERE (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) LIMIT 18446744073709551615 FOR UPDATE
+SELECT COUNT(*), COALESCE(MAX(CASE WHEN NOT (last_fencing_token <= ?) THEN last_fencing_token END), MAX(last_fencing_token), 0), COUNT(CASE WHEN NOT (last_fencing_token <= ?) THEN 1 END), COUNT(CASE WHEN NOT ((CAST(balance AS BINARY) <=> CAST(CAST((balance + ?) AS DECIMAL(15,2)) AS BINARY) AND (balance IS NULL) = ((balance + ?) IS NULL)) AND last_fencing_token = ?) THEN 1 END) FROM account_balances WHERE (id IN (/*SLICE:ids*/?) AND closed_at IS NULL) LIMIT 18446744073709551615 FOR UPDATE
 `
 
 type CreditAccountsInParams struct {
@@ -354,7 +354,7 @@ UPDATE account_balances SET balance = ?, last_fencing_token=LAST_INSERT_ID(?) WH
 `
 
 const fenceStoredSetBalance = `-- name: SetBalance :execrows (stored token, sent only when the write's result does not tell)
-SELECT last_fencing_token, (CAST(balance AS BINARY) <=> CAST((?) AS BINARY) OR CHARSET(balance) IN ('ascii', 'latin1', 'utf8', 'utf8mb3', 'utf8mb4', 'ucs2', 'utf16', 'utf16le', 'utf32') AND CAST(CONVERT(balance USING utf8mb4) AS BINARY) <=> CAST(CONVERT((?) USING utf8mb4) AS BINARY)) AND last_fencing_token = ? FROM account_balances WHERE (id = ?) LIMIT 18446744073709551615 FOR UPDATE
+SELECT last_fencing_token, (CAST(balance AS BINARY) <=> CAST(CAST((?) AS DECIMAL(15,2)) AS BINARY) AND (balance IS NULL) = ((?) IS NULL)) AND last_fencing_token = ? FROM account_balances WHERE (id = ?) LIMIT 18446744073709551615 FOR UPDATE
 `
 
 type SetBalanceParams struct {

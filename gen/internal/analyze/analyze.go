@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
@@ -340,6 +341,9 @@ type Fence struct {
 	// columns.
 	ManyRows    bool
 	InsertTypes []string
+	// setReturning marks an upsert of many rows whose one VALUES row
+	// calls a set-returning function (analyzer.setReturningRow).
+	setReturning bool
 	// ConflictColumns are the columns of an upsert's ON CONFLICT ON
 	// CONSTRAINT name.
 	ConflictColumns []string
@@ -399,6 +403,11 @@ type Options struct {
 	// dropSqlcUnread); a write of a fenced table takes it whatever the
 	// option.
 	MySQLTypes bool
+	// PGTypes is set for a PostgreSQL entry generated with
+	// postgresql_types: an @name that starts an operand sqlc reads as
+	// @(x) (@n - 1) is then numbered as the name, where the name stands,
+	// not apart as sqlc numbers it (findSwallowed).
+	PGTypes bool
 	// GuardFunction reports whether the function defined at file:line is
 	// a trigger function of fencegen's database-side guard, created by a
 	// guard migration (guard.OwnedFunctions): the replay of the guard
@@ -407,6 +416,9 @@ type Options struct {
 	// it checked, its second trigger restores it) are not a trigger of
 	// the team's replacing the token. nil: none is.
 	GuardFunction func(file string, line int) bool
+	// tokenRewriters are the triggers reported at their CREATE TRIGGER
+	// (TokenRewriteTriggers), which a query's refusal leaves out.
+	tokenRewriters map[*catalog.Trigger]bool
 	// ParamGoType returns, for a parameter, the Go type the generated
 	// method declares it with when a sqlc override (by column or by
 	// db_type) makes it differ from the default mapping ("int64",
@@ -442,6 +454,13 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 	var fw *funcWrites // nil: no fenced table for a function to write
 	if (len(cat.FencedTables()) > 0 || cat.FencesElsewhere()) && !opts.MySQL {
 		fw = newFuncWrites(cat)
+		// The schema's triggers that replace a fenced table's token are
+		// errors at their own statements, first: the cause of every
+		// write of the table's refusal.
+		var terrs diag.List
+		terrs, opts.tokenRewriters = TokenRewriteTriggers(cat, opts)
+		errs = append(errs, terrs...)
+		errs = append(errs, nonVolatileWriters(fw)...)
 	}
 	// Every annotated statement without an annotation problem is
 	// analysed, even one whose name turns out to be a duplicate (its
@@ -572,6 +591,12 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 				af.Notes = append(af.Notes, fmt.Sprintf("%s:%d:%d: note: statement has no \"-- name: Name :command\" annotation above it, so no code is generated for it (as in sqlc)", f.Name, line, col))
 				continue
 			}
+			for _, m := range ann.Near {
+				if m.param != "" && usesParam(f.Src[st.Start:min(st.End+1, len(f.Src))], m.param) {
+					continue
+				}
+				af.Notes = append(af.Notes, fmt.Sprintf("%s:%d:%d: note: query %s: %s", f.Name, m.line, m.col, ann.Name, m.msg))
+			}
 			if len(msgs) > 0 {
 				continue
 			}
@@ -608,6 +633,28 @@ func AnalyzeWith(cat *catalog.Catalog, files []*sqlparse.File, opts Options) ([]
 		out = append(out, af)
 	}
 	return out, errs
+}
+
+// usesParam reports whether the statement text names the parameter
+// @name (sqlc's named parameter), its name ending there.
+func usesParam(stmt []byte, name string) bool {
+	text := string(stmt)
+	for i := strings.Index(text, "@"+name); i >= 0; {
+		end := i + 1 + len(name)
+		if end == len(text) || !isIdentByte(text[end]) {
+			return true
+		}
+		j := strings.Index(text[end:], "@"+name)
+		if j < 0 {
+			break
+		}
+		i = end + j
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // readOnlySelect reports whether n is a SELECT without a data-modifying
@@ -768,6 +815,11 @@ type analyzer struct {
 	// sqlcEnds are, by start, the edits whose text sqlc's rewrite ends
 	// elsewhere (sqlcSwallowedText), and where.
 	sqlcEnds map[int]int
+	// swallowers are the operands sqlc reads as @(x), each with the
+	// @name parameter that starts it, and swallowedBy the same by
+	// parameter (findSwallowed).
+	swallowers  map[*sqlparse.AExpr]*sqlparse.Param
+	swallowedBy map[*sqlparse.Param]*sqlparse.AExpr
 	// sqlcCaseParents are the parameters sqlc types by what encloses the CASE
 	// they stand in, by number, and sqlcOperands the operators among
 	// those parents (sqlccase.go).
@@ -943,6 +995,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		// The write analysis reads the whole parse tree (checkWrites).
 		a.rep = writes.Of(a.stmt, a.file.Src)
 		a.offStrings(q)
+		a.shadowingRelation(q)
 	}
 	switch n := a.stmt.Node.(type) {
 	case *sqlparse.Select:
@@ -1236,7 +1289,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			Table: q.Fence.Table.QualifiedName(), Name: q.Fence.Table.Name, Column: q.Fence.Column, Key: q.Fence.Table.PrimaryKey,
 			Param: q.Fence.TokenParam, Strict: q.Fence.Strict,
 			Columns: len(q.Columns), CTE: q.Fence.CTE, Inherited: len(a.cat.Children(q.Fence.Table)) > 0,
-			InsertTypes: q.Fence.InsertTypes, ConflictColumns: q.Fence.ConflictColumns,
+			InsertTypes: q.Fence.InsertTypes, ConflictColumns: q.Fence.ConflictColumns, SetReturningRow: q.Fence.setReturning,
 			// A batch item is read from one result set: it keeps a
 			// one-statement form.
 			Batch: IsBatch(q.Cmd),
@@ -1349,7 +1402,7 @@ func (a *analyzer) optOutTable(t *catalog.Table) {
 	}
 }
 
-var currentOf = regexp.MustCompile(`(?i)\bcurrent\s+of\b`)
+var currentOf = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bcurrent\s+of\b`) })
 
 // checkCurrentOf refuses a fenced UPDATE or DELETE ... WHERE CURRENT OF
 // cursor: the guard locks and re-checks the rows a WHERE condition
@@ -1367,7 +1420,7 @@ func (a *analyzer) checkCurrentOf(q *Query) {
 		return
 	}
 	loc := a.stmt.Start
-	if m := currentOf.FindAllIndex(a.file.Src[a.stmt.Start:a.stmt.End], -1); len(m) > 0 {
+	if m := currentOf().FindAllIndex(a.file.Src[a.stmt.Start:a.stmt.End], -1); len(m) > 0 {
 		loc += m[len(m)-1][0]
 	}
 	a.errorf(loc, "query %s: WHERE CURRENT OF cannot be fenced: the guard re-checks the rows a WHERE condition matches, and cursor %s's position is none; fetch the row's key with the cursor and write WHERE %s = ...", q.Name, co.Cursor, strings.Join(q.Fence.Table.PrimaryKey, ", "))

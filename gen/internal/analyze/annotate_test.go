@@ -595,7 +595,19 @@ WITH c AS (SELECT * FROM bar) SELECT * FROM c;
 	wantList(t, "Funcs params", paramList(qs[0]), []string{"1 pg_advisory_xact_lock int8 not null", "2 b int4 not null", "3 a int4 not null", "4 secs float8 not null", "5 date_trunc text not null"})
 	wantList(t, "Funcs columns", colList(qs[0])[1:2], []string{"plus int4 not null"})
 	wantList(t, "JSON columns", colList(qs[1]), []string{"json_build_array json not null", "jsonb_build_array jsonb not null", "jsonb_extract_path jsonb not null"})
-	wantList(t, "ParamNames params", paramList(qs[2]), []string{"1 s text", "2 lower text not null", "3 j jsonb", "4 a int4"})
+	// Typed as PostgreSQL types the expression compared (lower(s) is
+	// text, j->>'k' text, a + 1 int4), named after its column as sqlc
+	// names them; sqlc's typing (the column's) is Param.Sqlc.
+	wantList(t, "ParamNames params", paramList(qs[2]), []string{"1 s text not null", "2 lower text not null", "3 j text", "4 a int4 not null"})
+	var sqlcTypes []string
+	for _, p := range qs[2].Params {
+		st := p.Type
+		if p.Sqlc != nil {
+			st = p.Sqlc.Type
+		}
+		sqlcTypes = append(sqlcTypes, st.String())
+	}
+	wantList(t, "ParamNames params as sqlc types them", sqlcTypes, []string{"text", "text", "jsonb", "int4"})
 	wantList(t, "InsertSelect params", paramList(qs[3]), []string{"1 meta text not null"})
 	wantList(t, "Call params", paramList(qs[4]), []string{"1 p int4 not null", "2 q text not null"})
 	wantList(t, "Coalesce columns", colList(qs[5]), []string{"a int4", "a int4", "b int4 not null", "column_4 int4 not null", "column_5 int4 not null"})
@@ -817,6 +829,60 @@ func TestAnalyzeDollarZero(t *testing.T) {
 		_, errs := analyzeSrc(t, fencedSchema, c.src)
 		if len(errs) != 1 || errs[0] != c.want {
 			t.Errorf("errs = %q, want [%q]", errs, c.want)
+		}
+	}
+}
+
+// TestParseAnnotationNearFenceFlag is trial tnew F5: a comment line that
+// looks like a misspelled @fence flag is kept as sqlc keeps it (a doc
+// comment line, no problem: sqlc accepts it) and noted with what it
+// likely means, so that a write meant strict does not silently stay
+// non-strict; comment lines that are no attempt at a flag are not.
+func TestParseAnnotationNearFenceFlag(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{"-- @fnce strict", `did you mean "-- @fence strict"?`},
+		{"-- @fenc non-strict", `did you mean "-- @fence non-strict"?`},
+		{"-- @strict", `did you mean "-- @fence strict"?`},
+		{"-- @non-strict", `did you mean "-- @fence non-strict"?`},
+		{"-- @sweep", `did you mean "-- @fence sweep"?`},
+		{"-- @off: backfill", `did you mean "-- @fence off: <reason>"?`},
+		{"-- fence strict", `did you mean "-- @fence strict"?`},
+		{"-- fnce sweep", `did you mean "-- @fence sweep"?`},
+		{"-- @fense", `did you mean "-- @fence strict", "-- @fence non-strict"`},
+		{"-- @deprecated use Other", "neither a fencegen flag nor one of sqlc's"},
+		// A parameter documented as projects do (e2b-dev/infra).
+		{"-- @alias: the alias to look up", ""},
+		// Not attempts at a flag.
+		{"-- fence the row before the update", ""},
+		{"-- sets the state", ""},
+		{"-- @sqlc-vet-disable", ""},
+		{"-- @param id the job", ""},
+		{"-- mail user@example.com", ""},
+		// Real flags, read as such.
+		{"-- @fence strict", ""},
+		{"-- @Fence strict", ""},
+	} {
+		a, errs := annotate("-- name: Set :exec\n" + tc.line)
+		if a == nil || len(errs) > 0 {
+			t.Fatalf("%q: annotation %+v, problems %+v; want an annotation", tc.line, a, errs)
+		}
+		var got []string
+		for _, m := range a.Near {
+			got = append(got, m.msg)
+			if m.line != 2 || m.col != 1 {
+				t.Errorf("%q: note at %d:%d, want 2:1", tc.line, m.line, m.col)
+			}
+		}
+		switch {
+		case tc.want == "" && len(got) > 0:
+			t.Errorf("%q: notes %q, want none", tc.line, got)
+		case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)):
+			t.Errorf("%q: notes %q, want one containing %q", tc.line, got, tc.want)
+		}
+		// The doc comment is sqlc's: the line as written, or none for
+		// a flag fencegen reads.
+		if tc.want != "" && !strings.HasPrefix(tc.line, "-- @") && (len(a.Doc) != 1 || a.Doc[0] != strings.TrimPrefix(tc.line, "--")) {
+			t.Errorf("%q: doc %q, want the line as sqlc keeps it", tc.line, a.Doc)
 		}
 	}
 }

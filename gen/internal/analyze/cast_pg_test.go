@@ -44,7 +44,7 @@ func TestCastContextAgainstPostgreSQL(t *testing.T) {
 		{implicit, "select n from logs where id = 1", false},
 	} {
 		got, cat := soundVerdict(t, tc.schema, tc.query)
-		wrote, err := pgWritesFenced(ctx, conn.Conn(), cat, tc.schema, tc.query, false)
+		wrote, err := pgWritesFenced(ctx, conn.Conn(), cat, tc.schema, tc.query, false, "")
 		if err != nil {
 			t.Errorf("%s: PostgreSQL: %v", tc.query, err)
 			continue

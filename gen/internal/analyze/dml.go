@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/catalog/pgcatalog"
 	"github.com/fencegen/fencegen/gen/internal/config"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -255,6 +256,12 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 							a.insertValue = false
 						})
 						a.unchecked--
+						if x, ok := e.(*sqlparse.AExpr); ok && a.swallowers[x] != nil {
+							// VALUES (@a + 1): sqlc's parameter is the
+							// whole value (findSwallowed), typed as
+							// its target column.
+							a.sqlcSwallowedAs(a.swallowers[x], columnValue(c))
+						}
 					}
 				}
 			}
@@ -399,8 +406,9 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 	f := a.cteFence // an upsert in WITH is guarded as one of many rows
 	if q != nil {
 		f = nil
-		if q.Fence != nil && n.Select != nil && len(n.Select.Values) != 1 {
+		if q.Fence != nil && n.Select != nil && (len(n.Select.Values) != 1 || a.setReturningRow(n.Select.Values[0])) {
 			f = q.Fence
+			f.setReturning = len(n.Select.Values) == 1
 		}
 	}
 	if f != nil && kind == "upsert" && f.Table == t && f.InsertTypes == nil {
@@ -802,6 +810,50 @@ func insertParamAt(n *sqlparse.Insert, i int) bool {
 	}
 	if len(n.Select.Values) == 0 && n.Select.SetOp == "" && i < len(n.Select.Targets) {
 		return isParam(n.Select.Targets[i].Expr)
+	}
+	return false
+}
+
+// setReturningRow reports whether a VALUES row calls, outside a
+// subquery, a function that may return a set (any overload of its name,
+// PostgreSQL's or the schema's, is SETOF): PostgreSQL then inserts a row
+// for each of its values (INSERT ... VALUES (unnest($1), unnest($2))), so
+// an upsert of it is one of many rows (trial F13: guarded as one row, its
+// conflict check put unnest() in a WHERE, which PostgreSQL refuses, and
+// every call failed).
+func (a *analyzer) setReturningRow(row []sqlparse.Node) bool {
+	found := false
+	for _, x := range row {
+		walkPruned(x, func(n sqlparse.Node) bool {
+			switch n := n.(type) {
+			case *sqlparse.Select:
+				return false // a subquery's rows stay in it
+			case *sqlparse.FuncCall:
+				if a.mayReturnSet(n.Func) {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// mayReturnSet reports whether some function the name may call returns a
+// set (SETOF, RETURNS TABLE): one of PostgreSQL's (pg_proc.proretset) or
+// the schema's.
+func (a *analyzer) mayReturnSet(n sqlparse.Name) bool {
+	if n.Schema == "" || n.Schema == "pg_catalog" {
+		for _, f := range pgcatalog.Funcs(n.Name) {
+			if f.ReturnsSet {
+				return true
+			}
+		}
+	}
+	for _, f := range a.cat.Funcs(n.Schema, n.Name) {
+		if f.ReturnsSet {
+			return true
+		}
 	}
 	return false
 }

@@ -492,17 +492,27 @@ func (a *analyzer) sqlcSwallowed(sc *scope, n *sqlparse.AExpr) {
 			continue
 		}
 		a.sqlcSwallowedText(p, inner)
-		c, ok := a.sqlcFirstColumn(sc, n)
-		if !ok {
-			continue
+		if c, ok := a.sqlcFirstColumn(sc, n); ok {
+			a.sqlcSwallowedAs(p, c)
 		}
-		pr := a.param(p.Number)
-		if !pr.Known {
-			continue
-		}
-		sq := sqlcColumnParam(c)
-		sq.NotNull = sq.NotNull && !pr.forceNull
-		pr.Sqlc = sq
+	}
+}
+
+// sqlcSwallowedAs types, for sqlc, @name parameter p, which starts an
+// operand sqlc reads as @(x), as sqlc types a parameter in x's place
+// from column value c; a parameter PostgreSQL's reading leaves untyped
+// keeps that.
+func (a *analyzer) sqlcSwallowedAs(p *sqlparse.Param, c value) {
+	pr := a.param(p.Number)
+	if !pr.Known {
+		return
+	}
+	sq := sqlcColumnParam(c)
+	sq.NotNull = sq.NotNull && !pr.forceNull
+	pr.Sqlc = sq
+	if !a.opts.PGTypes {
+		// sqlc's type, where sqlc's reading is the one generated.
+		pr.SqlcUntyped = false
 	}
 }
 

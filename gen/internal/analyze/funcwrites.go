@@ -83,6 +83,8 @@ type funcWrites struct {
 	parsed map[string]map[string]bool
 	// parsedTable caches tableNamesLocked by text and columns.
 	parsedTable map[string]map[string]bool
+	// opclasses caches opClassLocked by hook (nil: not read).
+	opclasses map[*catalog.Hook]*opClass
 }
 
 func newFuncWrites(cat *catalog.Catalog) *funcWrites {
@@ -99,8 +101,10 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 	discarded := a.discardedLists()
 	// Every call of the parse tree (writes.Report.Calls), at any depth;
 	// those of schema DDL are queryDDL's (the functions its text names).
+	// A view's query runs where the view is read: a view no query
+	// fencegen passes can read (createsFreshRelation) runs none.
 	for _, fc := range a.rep.Calls {
-		if a.rep.Class == writes.Schema && a.rep.Kind != "ViewStmt" {
+		if a.rep.Class == writes.Schema && (a.rep.Kind != "ViewStmt" || a.createsFreshRelation()) {
 			break
 		}
 		cands := a.candidatesOf(fc)
@@ -322,6 +326,9 @@ func candidatesIn(cat *catalog.Catalog, c writes.Call) []*catalog.Func {
 				continue
 			}
 		}
+		if named && !f.Variadic && !c.Variadic && !f.Procedure && !namedFits(f, c.Args) {
+			continue
+		}
 		out = append(out, f)
 	}
 	if len(out) == 0 {
@@ -331,8 +338,91 @@ func candidatesIn(cat *catalog.Catalog, c writes.Call) []*catalog.Func {
 		if f := exactMatch(out, c.Args); f != nil {
 			return []*catalog.Func{f}
 		}
+		if f := unknownMatch(out, c.Args); f != nil {
+			return []*catalog.Func{f}
+		}
 	}
 	return out
+}
+
+// namedFits reports whether f may take the arguments args of a call
+// with named arguments (name => value), as PostgreSQL matches them
+// (PostgreSQL docs 4.3, "Calling Functions"; 10.3 step 1): positional
+// arguments first, each named one to the parameter of its name, which no
+// positional one took, every parameter left out having a DEFAULT, and
+// each argument whose type the tree says may be passed to its parameter
+// (mayPass). f's parameter names must be known (else it fits).
+func namedFits(f *catalog.Func, args []writes.Arg) bool {
+	params := len(f.ArgTypes)
+	if len(f.ArgNames) != params {
+		return true
+	}
+	filled := make([]bool, params)
+	for i, x := range args {
+		j := i
+		if x.Name != "" {
+			j = slices.Index(f.ArgNames, x.Name)
+		}
+		if j < 0 || j >= params || filled[j] {
+			return false
+		}
+		filled[j] = true
+		if !mayPass(x, f.ArgTypes[j]) {
+			return false
+		}
+	}
+	for j, ok := range filled {
+		if !ok && j < params-len(f.Defaults) {
+			return false
+		}
+	}
+	return true
+}
+
+// stringCategory are the built-in types of PostgreSQL's string type
+// category (pg_type.typcategory 'S'), text its preferred type.
+var stringCategory = map[string]bool{"text": true, "varchar": true, "bpchar": true, "name": true, "char": true}
+
+// unknownMatch is the one of candidates cands that PostgreSQL's function
+// resolution picks for a call whose arguments are all untyped literals
+// (a quoted string or NULL, Type "unknown"), or nil: no exact match is
+// possible, so at each position it keeps the candidates that take a
+// string-category type if any does, then those that take text, its
+// preferred type, if any does (PostgreSQL docs 10.3, step 4.e; parse_func.c
+// func_select_candidate). f('x') of f(int) and f(text) runs f(text).
+// Only candidates of built-in parameter types fencegen knows (the keys of
+// implicitCasts), none with a DEFAULT or VARIADIC, and as many parameters
+// as arguments, are judged; else nil.
+func unknownMatch(cands []*catalog.Func, args []writes.Arg) *catalog.Func {
+	for _, x := range args {
+		if x.Type != "unknown" || x.Name != "" {
+			return nil
+		}
+	}
+	for _, f := range cands {
+		if f.Variadic || len(f.Defaults) > 0 || f.Procedure || len(f.ArgTypes) != len(args) {
+			return nil
+		}
+		for _, p := range f.ArgTypes {
+			if _, ok := implicitCasts[p.Name]; !ok && !stringCategory[p.Name] || p.Schema != "" && p.Schema != "pg_catalog" || p.ArrayDims > 0 {
+				return nil
+			}
+		}
+	}
+	left := slices.Clone(cands)
+	for i := range args {
+		keep := func(ok func(string) bool) {
+			if slices.ContainsFunc(left, func(f *catalog.Func) bool { return ok(f.ArgTypes[i].Name) }) {
+				left = slices.DeleteFunc(left, func(f *catalog.Func) bool { return !ok(f.ArgTypes[i].Name) })
+			}
+		}
+		keep(func(t string) bool { return stringCategory[t] })
+		keep(func(t string) bool { return t == "text" })
+	}
+	if len(left) == 1 {
+		return left[0]
+	}
+	return nil
 }
 
 // hiddenByBuiltin reports whether f, a function of the schema outside
@@ -557,7 +647,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 		if t == nil {
 			return
 		}
-		for _, w := range fw.tableWritesLocked(t, verbEvents(verb), nil, nil, nil, true, false) {
+		for _, w := range fw.tableWritesLocked(t, verbEvents(verb), nil, nil, nil, true, false, false) {
 			w.path = append([]string{verb + " on " + t.QualifiedName()}, w.steps()...)
 			add(w)
 		}
@@ -696,6 +786,7 @@ func (fw *funcWrites) ofLocked(f *catalog.Func) []hiddenWrite {
 			// A SQL-standard body reads the views bound when the
 			// function was created, under their names now.
 			names[strings.ToLower(t.Name)] = true
+			names[writes.RelKey+strings.ToLower(t.Name)] = true
 		}
 		for _, w := range fw.nameWritesLocked(names, false) {
 			add(w)
@@ -817,7 +908,7 @@ func (fw *funcWrites) shadowWritesLocked(n sqlparse.Name, t *catalog.Table, verb
 		for _, d := range reachedBy(fw.cat, u, verb, false) {
 			ws = append(ws, hiddenWrite{table: d, verb: verb, path: []string{verb + " on " + u.FullName() + ", whose " + descendantKind(u, d) + " " + d.QualifiedName() + " is fenced"}})
 		}
-		ws = append(ws, fw.tableWritesLocked(u, events, nil, nil, nil, true, false)...)
+		ws = append(ws, fw.tableWritesLocked(u, events, nil, nil, nil, true, false, false)...)
 		if u.IsView {
 			ws = append(ws, fw.viewBaseWritesLocked(u, verb, events, nil)...)
 		}

@@ -27,6 +27,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/pgpb"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/gen/internal/writes"
 )
@@ -94,8 +95,12 @@ func hookWhere(h *catalog.Hook, x *catalog.Table) string {
 // expressions are left out of t's and its relatives' table statements
 // (their CHECKs and generated columns still run); with noFK set the
 // foreign-key actions are left out (a table that AllCascades reached,
-// whose own actions it followed).
-func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols, targets, noDefault []string, own, noFK bool) []hiddenWrite {
+// whose own actions it followed). With only set (UPDATE ONLY t, DELETE
+// FROM ONLY t, ...: writes.Write.Only) t's partitions and inheritance
+// children are not written, so their triggers and hooks are left out
+// (a partitioned table's own rows are none: PostgreSQL runs UPDATE ONLY
+// and DELETE ONLY of one without touching a partition).
+func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols, targets, noDefault []string, own, noFK, only bool) []hiddenWrite {
 	if fw.busyTables[t] {
 		return nil
 	}
@@ -127,6 +132,10 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 	rowValues := slices.Contains(events, "INSERT") || slices.Contains(events, "UPDATE")
 	rows := rowValues || slices.Contains(events, "DELETE")
 	tables := append([]*catalog.Table{t}, fw.cat.Relatives(t)...)
+	if only {
+		below := fw.cat.Descendants(t)
+		tables = slices.DeleteFunc(tables, func(x *catalog.Table) bool { return slices.Contains(below, x) })
+	}
 	for _, x := range tables {
 		for _, h := range x.Hooks {
 			switch h.Kind {
@@ -135,8 +144,8 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 					continue
 				}
 			case "policy":
-				if !rows {
-					continue
+				if !rows || !x.RowSecurity {
+					continue // a table without ROW LEVEL SECURITY enabled applies none
 				}
 			}
 			if h.Kind == "foreign" {
@@ -232,7 +241,7 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 				}
 				continue
 			}
-			for _, w := range fw.tableWritesLocked(c.Table, []string{c.Event}, c.Columns, nil, nil, true, true) {
+			for _, w := range fw.tableWritesLocked(c.Table, []string{c.Event}, c.Columns, nil, nil, true, true, false) {
 				add(step, w)
 			}
 		}
@@ -323,6 +332,9 @@ func (fw *funcWrites) boundNamesLocked(names map[string]bool, own *catalog.Table
 				if names[writes.TypeKey+f] {
 					set(writes.TypeKey + strings.ToLower(t.Name))
 				}
+				if names[writes.RelKey+f] {
+					set(writes.RelKey + strings.ToLower(t.Name))
+				}
 			}
 		}
 		for _, ut := range s.Types {
@@ -351,13 +363,13 @@ func (fw *funcWrites) namesLocked(text string) (map[string]bool, bool) {
 		return r, r != nil
 	}
 	var names map[string]bool
-	if tree, err := pg.Parse(text); err == nil {
+	if tree, err := pgpb.Parse(text); err == nil {
 		var nodes []*pg.Node
 		for _, st := range tree.Stmts {
 			nodes = append(nodes, st.Stmt)
 		}
 		names = writes.Names(nodes...)
-	} else if tree, err := pg.Parse("SELECT " + text); err == nil && len(tree.Stmts) == 1 {
+	} else if tree, err := pgpb.Parse("SELECT " + text); err == nil && len(tree.Stmts) == 1 {
 		names = writes.Names(tree.Stmts[0].Stmt)
 	}
 	fw.parsed[text] = names
@@ -377,7 +389,7 @@ func (fw *funcWrites) tableNamesLocked(text string, noDefault []string) (map[str
 		return r, r != nil
 	}
 	var names map[string]bool
-	if tree, err := pg.Parse(text); err == nil {
+	if tree, err := pgpb.Parse(text); err == nil {
 		var nodes []*pg.Node
 		for _, st := range tree.Stmts {
 			nodes = append(nodes, st.Stmt)
@@ -401,6 +413,14 @@ func (a *analyzer) noDefaultAt(t *catalog.Table, loc int) []string {
 		return nil
 	}
 	return w.NoDefault
+}
+
+// onlyAt is writes.Write.Only of the statement's write of t at loc:
+// false (the write reaches t's partitions and children) when the write
+// analysis found none there.
+func (a *analyzer) onlyAt(t *catalog.Table, loc int) bool {
+	w := a.writeAt(loc)
+	return w != nil && w.Only && a.cat.Table(w.Table.Schema, w.Table.Name) == t
 }
 
 // targetsAt is writes.Write.Targets of the statement's write of t at
@@ -447,6 +467,17 @@ func remoteIn(names map[string]bool) string {
 // of the schema, may run in any statement.
 var implicitOps = map[string]bool{"=": true, "<>": true, "<": true, ">": true, "<=": true, ">=": true, "~~": true, "~~*": true, "!~~": true, "!~~*": true}
 
+// namesRelation reports whether names (writes.Names) names relation
+// name as a relation: where it runs a view's query or applies a table's
+// policies (writes.RelKey); a map not from a parse tree by any name.
+func namesRelation(names map[string]bool, name string) bool {
+	n := strings.ToLower(name)
+	if names[writes.RelsMarked] {
+		return names[writes.RelKey+n]
+	}
+	return names[n]
+}
+
 // nameWritesLocked returns the writes of fenced tables that running a
 // statement whose parse tree refers to names (writes.Names) may set off:
 // the views it reads (their queries, followed the same way), the
@@ -472,7 +503,7 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 	}
 	for _, s := range fw.cat.Schemas {
 		for _, v := range s.Tables {
-			if len(v.Hooks) == 0 || fw.busyTables[v] || !names[strings.ToLower(v.Name)] {
+			if len(v.Hooks) == 0 || fw.busyTables[v] || !namesRelation(names, v.Name) {
 				continue
 			}
 			fw.busyTables[v] = true
@@ -488,6 +519,9 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 				}
 				if h.Kind != "policy" && (!v.IsView || h.Kind != "view") {
 					continue // defaults and CHECKs (a view's too) run on writes only
+				}
+				if h.Kind == "policy" && !v.RowSecurity {
+					continue // not applied: ROW LEVEL SECURITY is not enabled
 				}
 				step := hookWhere(h, v)
 				if h.Kind == "policy" {
@@ -532,7 +566,10 @@ func (fw *funcWrites) nameWritesLocked(names map[string]bool, funcs bool) []hidd
 // pg_proc), and those of the contrib modules tablefunc (crosstab,
 // connectby; docs F.41) and xml2 (xpath_table; docs F.49). What the text
 // or the relations run, fencegen does not read: any function or view of
-// the schema may run there (anyObjectWritesLocked). dblink and the like,
+// the schema may run there (anyObjectWritesLocked). A query_to_* or
+// table_to_* call whose text is a string constant is read instead, as
+// the statement it is (writes.TextRunnerQuery): its names and calls
+// replace the function's. dblink and the like,
 // which run text elsewhere, are remoteSQLFuncs.
 var sqlTextRunners = []string{
 	"query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema",
@@ -739,7 +776,7 @@ func (fw *funcWrites) scanWritesLocked(text string, funcs bool) []hiddenWrite {
 				fw.busyTables[v] = true
 				// Row-level security policies run on reads too.
 				for _, h := range v.Hooks {
-					if h.Kind != "policy" {
+					if h.Kind != "policy" || !v.RowSecurity {
 						continue
 					}
 					for _, w := range fw.hookWritesLocked(h.Text, v, true) {
@@ -830,18 +867,27 @@ func (fw *funcWrites) schemaHookWritesLocked(ws *hiddenWrites, named func(h *cat
 		case "domain", "type":
 			fw.typeHookWritesLocked(ws, h, named)
 			continue
+		case "range":
+			fw.rangeHookWritesLocked(ws, h, named)
+			continue
+		case "base type":
+			fw.baseTypeWritesLocked(ws, h, named)
+			continue
+		case "operator class":
+			used, any := fw.opClassUseLocked(h, named)
+			if !used {
+				continue
+			}
+			step := opClassStep(h, any)
+			for _, f := range fw.namedInLocked(h.Text) {
+				for _, w := range fw.ofLocked(f) {
+					w.anyStatement = any != ""
+					ws.add(step+" → "+f.Name+"()", w)
+				}
+			}
+			continue
 		}
 		step := fmt.Sprintf("%s %s (%s:%d)", h.Kind, h.Name, h.File, h.Line)
-		if h.Kind == "range" {
-			step = fmt.Sprintf("range type %s (%s:%d), whose canonical and subtype_diff functions PostgreSQL may run for any statement,", h.Name, h.File, h.Line)
-		}
-		if h.Kind == "operator class" {
-			// Its support functions run wherever an index of the class
-			// is built, searched or kept (a btree descent compares with
-			// FUNCTION 1), and a DEFAULT one wherever its type is sorted
-			// or hashed: for any statement.
-			step = fmt.Sprintf("operator class or family %s (%s:%d), whose support functions PostgreSQL may run for any statement,", h.Name, h.File, h.Line)
-		}
 		if h.Kind == "cast" {
 			step = fmt.Sprintf("a cast (%s:%d), which PostgreSQL may apply to any value,", h.File, h.Line)
 			if h.ExplicitOnly {
@@ -857,11 +903,198 @@ func (fw *funcWrites) schemaHookWritesLocked(ws *hiddenWrites, named func(h *cat
 		}
 		for _, f := range fw.namedInLocked(h.Text) {
 			for _, w := range fw.ofLocked(f) {
-				w.anyStatement = h.Kind == "cast" && !h.ExplicitOnly || h.Kind == "operator class" || h.Kind == "range"
+				w.anyStatement = h.Kind == "cast" && !h.ExplicitOnly
 				ws.add(step+" → "+f.Name+"()", w)
 			}
 		}
 	}
+}
+
+// rangeHookWritesLocked adds to ws the writes of h, a range type's hook
+// (CREATE TYPE ... AS RANGE), if rangeUsedLocked says the statement whose
+// names named tells may run its canonical or subtype_diff function: the
+// functions its text names. fw.mu must be held.
+func (fw *funcWrites) rangeHookWritesLocked(ws *hiddenWrites, h *catalog.Hook, named func(h *catalog.Hook) bool) {
+	var found hiddenWrites
+	for _, f := range fw.namedInLocked(h.Text) {
+		for _, w := range fw.ofLocked(f) {
+			found.add(f.Name+"()", w)
+		}
+	}
+	if len(found) == 0 || !fw.rangeUsedLocked(h, named) {
+		return
+	}
+	step := fmt.Sprintf("range type %s (%s:%d), whose canonical and subtype_diff functions PostgreSQL runs where a value of it is built, indexed or estimated,", h.Name, h.File, h.Line)
+	for _, w := range found {
+		ws.add(step, w)
+	}
+}
+
+// rangeHooksWritesLocked adds to ws the writes of every range type's hook
+// (rangeHookWritesLocked). fw.mu must be held.
+func (fw *funcWrites) rangeHooksWritesLocked(ws *hiddenWrites, named func(h *catalog.Hook) bool) {
+	for _, h := range fw.cat.Hooks {
+		if h.Kind == "range" {
+			fw.rangeHookWritesLocked(ws, h, named)
+		}
+	}
+}
+
+// rangeUsedLocked reports whether a statement whose names named tells may
+// run the canonical or subtype_diff function of h, a range type's hook.
+// PostgreSQL runs canonical where it builds a value of the type (its
+// input and receive functions, its constructors, operators that return a
+// range) and subtype_diff where a GiST or SP-GiST index over it is kept
+// (penalty, picksplit) and where the planner estimates a condition on it
+// from the column's statistics (PostgreSQL docs, CREATE TYPE, Range
+// Types; rangetypes_gist.c, rangetypes_selfuncs.c): in a statement that
+// holds a value of the type. That value comes from a constant, a
+// parameter or a cast to the type, a function of it, or a relation's
+// column, so the statement names one of rangeTypesLocked's types (the
+// type, its multirange type, a domain or composite type made of one) or a
+// relation with a column of one of them, or whose statements (CREATE
+// TABLE, an index expression) name one; a view or function it names is
+// followed through its text, a table it writes through its hooks, by the
+// callers (issue 24, trial N14: a range type's existence no longer
+// refuses every statement). fw.mu must be held.
+func (fw *funcWrites) rangeUsedLocked(h *catalog.Hook, named func(h *catalog.Hook) bool) bool {
+	return fw.typesUsedLocked(fw.rangeTypesLocked(h), named)
+}
+
+// typesUsedLocked reports whether named says the statement names one of
+// types or a relation with a column of one (tableOfTypes). fw.mu must be
+// held.
+func (fw *funcWrites) typesUsedLocked(types map[string]bool, named func(h *catalog.Hook) bool) bool {
+	for n := range types {
+		if named(&catalog.Hook{Kind: "type", Name: n}) {
+			return true
+		}
+	}
+	for _, s := range fw.cat.Schemas {
+		for _, t := range s.Tables {
+			for _, n := range append([]string{t.Name}, t.Former...) {
+				if named(&catalog.Hook{Kind: "table", Name: strings.ToLower(n)}) && fw.tableOfTypes(t, types) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// rangeTypesLocked returns the lower-case names of the types whose values
+// hold a value of the range type of hook h: the type, its multirange type
+// (MULTIRANGE_TYPE_NAME, or PostgreSQL's default name: "range" in the
+// name replaced by "multirange", or "_multirange" appended) and, closed
+// over them, the domains and composite types whose statements name one.
+// fw.mu must be held.
+func (fw *funcWrites) rangeTypesLocked(h *catalog.Hook) map[string]bool {
+	types := map[string]bool{h.Name: true, h.Name + "_multirange": true}
+	if strings.Contains(h.Name, "range") {
+		types[strings.Replace(h.Name, "range", "multirange", 1)] = true
+	}
+	if m := multirangeNameRE().FindStringSubmatch(h.Text); m != nil {
+		n := m[1]
+		if i := strings.LastIndexByte(n, '.'); i >= 0 {
+			n = n[i+1:]
+		}
+		types[strings.ToLower(strings.Trim(strings.TrimSpace(n), `"`))] = true
+	}
+	// A renamed type (ALTER TYPE ... RENAME TO) keeps its columns and
+	// the texts PostgreSQL bound to it: its former names count too.
+	for _, sc := range fw.cat.Schemas {
+		for _, ut := range sc.Types {
+			if strings.ToLower(ut.Name) == h.Name || slices.Contains(ut.Former, h.Name) {
+				types[strings.ToLower(ut.Name)] = true
+				for _, f := range ut.Former {
+					types[f] = true
+				}
+			}
+		}
+	}
+	fw.madeOfLocked(types)
+	return types
+}
+
+// madeOfLocked adds to types, closed over them, the domains and composite
+// types whose statements name one. fw.mu must be held.
+func (fw *funcWrites) madeOfLocked(types map[string]bool) {
+	for changed := true; changed; {
+		changed = false
+		for _, d := range fw.cat.Hooks {
+			if (d.Kind != "domain" && d.Kind != "type") || types[d.Name] {
+				continue
+			}
+			if textNamesAny(d.Text, types) {
+				types[d.Name], changed = true, true
+			}
+		}
+	}
+}
+
+var multirangeNameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?is)\bmultirange_type_name\s*=\s*((?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*)(?:\s*\.\s*(?:"(?:[^"]|"")+"|[A-Za-z_][A-Za-z0-9_$]*))?)`)
+})
+
+// textNamesAny reports whether a word of SQL text (sourceWordRE, lower
+// case, unquoted) is one of names.
+func textNamesAny(text string, names map[string]bool) bool {
+	for _, w := range sourceWordRE().FindAllString(text, -1) {
+		if names[strings.ToLower(strings.Trim(w, `"`))] {
+			return true
+		}
+	}
+	return false
+}
+
+// tableOfTypes reports whether relation t has a column of one of types
+// (or an array of one), as the catalog has its columns, or a statement
+// (CREATE TABLE, ALTER TABLE, CREATE INDEX, its query) that names one.
+func (fw *funcWrites) tableOfTypes(t *catalog.Table, types map[string]bool) bool {
+	for _, c := range t.Columns {
+		for _, n := range []string{c.Type.Name, c.DBType} {
+			if i := strings.LastIndexByte(n, '.'); i >= 0 {
+				n = n[i+1:]
+			}
+			n = strings.ToLower(strings.TrimRight(strings.Trim(n, `"`), "[] 0123456789"))
+			if types[n] || types[strings.TrimPrefix(n, "_")] {
+				return true
+			}
+		}
+	}
+	for _, h := range t.Hooks {
+		if textNamesAny(h.Text, types) {
+			return true
+		}
+	}
+	return false
+}
+
+// baseTypeWritesLocked adds to ws the writes of base type h's support
+// functions (INPUT, OUTPUT, RECEIVE, SEND, TYPMOD_IN, TYPMOD_OUT,
+// ANALYZE, SUBSCRIPT: every function its CREATE TYPE names) when the
+// statement uses the type: names it (a cast, a typmod, its array type), a
+// domain or composite type made of it, or a relation with a column of
+// one, whose values PostgreSQL reads and writes through them (a function
+// declaring it is followed by declaredTypeWritesLocked; trial x24 F8).
+// fw.mu must be held.
+func (fw *funcWrites) baseTypeWritesLocked(ws *hiddenWrites, h *catalog.Hook, named func(h *catalog.Hook) bool) {
+	if fw.busyHooks[h] {
+		return
+	}
+	types := map[string]bool{h.Name: true, "_" + h.Name: true}
+	fw.madeOfLocked(types)
+	if !fw.typesUsedLocked(types, named) {
+		return
+	}
+	fw.busyHooks[h] = true
+	step := fmt.Sprintf("base type %s (%s:%d), whose support functions PostgreSQL runs where a statement names the type or reads or writes a value of it,", h.Name, h.File, h.Line)
+	for _, f := range fw.namedInLocked(h.Text) {
+		for _, w := range fw.ofLocked(f) {
+			ws.add(step+" → "+f.Name+"()", w)
+		}
+	}
+	delete(fw.busyHooks, h)
 }
 
 // typeHookWritesLocked adds to ws the writes of h, a domain or type hook,
@@ -912,6 +1145,7 @@ func (fw *funcWrites) declaredTypeWritesLocked(source string) hiddenWrites {
 	}
 	fw.typeHooksWritesLocked(&ws, func(h *catalog.Hook) bool { return words[strings.ToLower(h.Name)] })
 	fw.rowTypeWritesLocked(&ws, func(v *catalog.Table) bool { return words[strings.ToLower(v.Name)] })
+	fw.rangeHooksWritesLocked(&ws, func(h *catalog.Hook) bool { return words[strings.ToLower(h.Name)] })
 	return ws
 }
 
@@ -951,6 +1185,7 @@ func (fw *funcWrites) columnTypeWritesLocked(x *catalog.Table, add func(string, 
 	}
 	var ws hiddenWrites
 	fw.typeHooksWritesLocked(&ws, func(h *catalog.Hook) bool { return types[h.Name] })
+	fw.rangeHooksWritesLocked(&ws, func(h *catalog.Hook) bool { return types[h.Name] })
 	for _, w := range ws {
 		add("the types of the columns of "+x.QualifiedName(), w)
 	}
@@ -1092,7 +1327,7 @@ func (fw *funcWrites) treeWritesLocked(n *pg.Node) []hiddenWrite {
 			// set off whatever columns it names (cols and targets nil): a
 			// rule's action is bound to its columns when created, and
 			// sets them renamed since or not, as its text does not say.
-			for _, x := range fw.tableWritesLocked(u, w.Events, nil, nil, w.NoDefault, true, false) {
+			for _, x := range fw.tableWritesLocked(u, w.Events, nil, nil, w.NoDefault, true, false, w.Only) {
 				x.path = append([]string{w.Verb + " on " + u.QualifiedName()}, x.steps()...)
 				add(x)
 			}
@@ -1166,7 +1401,7 @@ func (fw *funcWrites) nodeWritesLocked(n sqlparse.Node) []hiddenWrite {
 		return []hiddenWrite{{table: u, verb: ev}}
 	}
 	var ws []hiddenWrite
-	for _, w := range fw.tableWritesLocked(u, []string{ev}, nil, nil, nil, true, false) {
+	for _, w := range fw.tableWritesLocked(u, []string{ev}, nil, nil, nil, true, false, false) {
 		w.path = append([]string{ev + " on " + u.QualifiedName()}, w.steps()...)
 		ws = append(ws, w)
 	}
@@ -1187,7 +1422,7 @@ func (a *analyzer) implicitWrites(t *catalog.Table, events []string, loc int) {
 		return
 	}
 	a.funcs.mu.Lock()
-	ws := a.funcs.tableWritesLocked(t, events, a.setCols, a.targetsAt(t, loc), a.noDefaultAt(t, loc), false, false)
+	ws := a.funcs.tableWritesLocked(t, events, a.setCols, a.targetsAt(t, loc), a.noDefaultAt(t, loc), false, false, a.onlyAt(t, loc))
 	a.funcs.mu.Unlock()
 	for _, w := range ws {
 		if w.anyStatement {
@@ -1217,13 +1452,10 @@ func (a *analyzer) checkTextWrites(q *Query) {
 			// A DO block's code is a string to the parse tree: the types
 			// it declares (DECLARE v d; v.x%TYPE) are read from its words,
 			// as a function's are (trial pg4 F8).
-			for _, o := range do.Args {
-				if d := o.GetDefElem(); d != nil && d.Defname == "as" {
-					for _, w := range a.funcs.declaredTypeWritesLocked(d.Arg.GetString_().GetSval()) {
-						w.path = append([]string{"a DO block"}, w.steps()...)
-						ws = append(ws, w)
-					}
-				}
+			_, code := writes.LanguageAndCode(do.Args, "plpgsql")
+			for _, w := range a.funcs.declaredTypeWritesLocked(code) {
+				w.path = append([]string{"a DO block"}, w.steps()...)
+				ws = append(ws, w)
 			}
 		}
 		a.funcs.mu.Unlock()
@@ -1333,7 +1565,7 @@ func (fw *funcWrites) viewBaseWritesLocked(v *catalog.Table, verb string, events
 	if slices.Contains(noDefault, "*") {
 		baseNoDefault = []string{"*"}
 	}
-	for _, w := range fw.tableWritesLocked(base, left, nil, nil, baseNoDefault, true, false) {
+	for _, w := range fw.tableWritesLocked(base, left, nil, nil, baseNoDefault, true, false, false) {
 		w.path = append([]string{step}, w.steps()...)
 		add(w)
 	}

@@ -67,6 +67,17 @@ func TestQueryDDLResolution(t *testing.T) {
 		{"CREATE TEMP TABLE kid () INHERITS (jobs)", "creates table kid as an INHERITS child of fenced table public.jobs"},
 		{"CREATE SCHEMA s2 CREATE VIEW notes AS SELECT id, v FROM jobs", "creates schema s2 with objects in it"},
 		{"ALTER FUNCTION f() RENAME TO g", "renames a function"},
+		// An INHERITS child gets its parent's defaults and CHECKs, which
+		// a later INSERT on the connection runs (trial x24 F14).
+		{"CREATE TEMP TABLE other () INHERITS (defaulted)", "creates table other as an INHERITS child of public.defaulted, whose defaults, CHECKs or index expressions it may copy, through which a write runs UPDATE on fenced table jobs"},
+		{"CREATE TEMP TABLE kid3 (x int) INHERITS (other, defaulted)", "creates table kid3 as an INHERITS child of public.defaulted"},
+		// A relation named as a fenced table takes that name's later
+		// writes on the connection, guarded ones too (trial x24 F15).
+		{"CREATE TEMP TABLE jobs AS SELECT * FROM public.jobs", "creates relation jobs, named as fenced table public.jobs"},
+		{"CREATE TEMP TABLE jobs (LIKE public.jobs INCLUDING ALL)", "creates relation jobs, named as fenced table public.jobs"},
+		{"SELECT * INTO TEMP jobs FROM public.jobs", "creates relation jobs, named as fenced table public.jobs"},
+		{"CREATE TABLE app.jobs (id bigint, v text)", "creates relation jobs, named as fenced table public.jobs"},
+		{"CREATE TEMP VIEW jobs AS SELECT 1 AS id", "creates relation jobs, named as fenced table public.jobs"},
 		// A partition gets its parent's row triggers, which write jobs.
 		{"CREATE TABLE pt_2 PARTITION OF pt FOR VALUES FROM (10) TO (20)", "creates table pt_2 as a partition of table public.pt, through which a write"},
 		{"ALTER TABLE pt ATTACH PARTITION loose FOR VALUES FROM (10) TO (20)", "attaches loose as a partition of table public.pt, through which a write"},
@@ -93,6 +104,8 @@ func TestQueryDDLResolution(t *testing.T) {
 		"CREATE SCHEMA s3",
 		"CREATE INDEX ON notes (v)",
 		"CREATE TEMP TABLE staging2 (LIKE jobs INCLUDING ALL)",
+		"CREATE TEMP TABLE staging3 AS SELECT * FROM jobs",
+		"CREATE TEMP TABLE kid4 () INHERITS (other)",
 		"CREATE TABLE quiet_2 PARTITION OF quiet_p FOR VALUES FROM (10) TO (20)",
 		"ALTER TABLE quiet_p ATTACH PARTITION loose FOR VALUES FROM (10) TO (20)",
 	} {

@@ -50,6 +50,7 @@ func mysqlGuardStage(q *Query, schema *mysqlwrites.Schema, goType func(*Param) s
 		Engine:    mysqlEngine(schema, f.Table.Name),
 		KeyTypes:  mysqlKeyTypes(f.Table),
 		KeyParams: mysqlKeyParams(q, f.Table, token, goType),
+		StoreAs:   mysqlStoreAs(f.Table),
 	})
 	if err != nil {
 		return err
@@ -84,6 +85,36 @@ func mysqlGuardStage(q *Query, schema *mysqlwrites.Schema, goType func(*Param) s
 	// The guarded statement's parameters are g.Params, in its own order.
 	q.SQL, f.MySQL, q.Placeholders = g.SQL, g, nil
 	return nil
+}
+
+// mysqlStoreAs is, by lower-case name, the CAST type that converts a
+// value as storing it in each column of t does, for the DECIMAL and
+// temporal columns (mysqlguard.Spec.StoreAs): DECIMAL(p,s), DATETIME(n)
+// for DATETIME and TIMESTAMP, TIME(n), DATE.
+func mysqlStoreAs(t *catalog.Table) map[string]string {
+	out := map[string]string{}
+	for _, c := range t.Columns {
+		if c.Type.Schema != catalog.MySQLSchema || c.Type.ArrayDims > 0 {
+			continue
+		}
+		as := ""
+		switch c.Type.Name {
+		case "decimal", "dec", "numeric", "fixed":
+			// An UNSIGNED column's negative value converts to a negative
+			// DECIMAL, which differs from what it holds.
+			as = fmt.Sprintf("DECIMAL(%d,%d)", max(c.Precision, 1), c.Scale)
+		case "datetime", "timestamp":
+			as = fmt.Sprintf("DATETIME(%d)", c.Scale)
+		case "time":
+			as = fmt.Sprintf("TIME(%d)", c.Scale)
+		case "date":
+			as = "DATE"
+		}
+		if as != "" {
+			out[strings.ToLower(c.Name)] = as
+		}
+	}
+	return out
 }
 
 // mysqlKeyTypes is the type class of each primary-key column of t

@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
 )
 
@@ -28,6 +29,19 @@ func (a *analyzer) mysqlWrites(q *Query) (*mysqlwrites.Report, bool) {
 	r := mysqlwrites.Of(a.stmt.MySQL, a.mysqlTextBase(), sc)
 	refused := false
 	for _, f := range r.Refusals {
+		if f.At != nil {
+			// What a stored program's body holds is refused where the
+			// body has it, naming the query that reaches it.
+			loc := f.Loc
+			if loc < a.stmt.Start || loc > a.stmt.End {
+				loc = a.stmt.Start
+			}
+			qline, qcol := diag.Position(a.file.Src, loc)
+			line, col := diag.Position(f.At.Src, f.At.Pos)
+			a.errs.Add(f.At.Name, line, col, "query %s (%s:%d:%d) %s", q.Name, a.file.Name, qline, qcol, f.Reason)
+			refused = true
+			continue
+		}
 		a.errorf(f.Loc, "query %s %s", q.Name, f.Reason)
 		refused = true
 	}

@@ -58,6 +58,15 @@ func (a *analyzer) paramSource(sc *scope, e sqlparse.Node, v value) value {
 	if !ok || !c.Known {
 		return v
 	}
+	if !a.opts.MySQL && v.Known {
+		// PostgreSQL types the parameter as the expression, as its
+		// operator or function resolves (j->>'k' = $1 is text,
+		// extract(year FROM ts) = $1 numeric, length(name) = $1 int4);
+		// the name stays the column's, as sqlc's, and so does sqlc's
+		// typing from that column (sqlcOperandSource: Param.Sqlc).
+		v.Name = c.Name
+		return v
+	}
 	return c
 }
 
@@ -74,6 +83,7 @@ func (a *analyzer) numberParams() (string, error) {
 	if a.opts.MySQL {
 		return a.numberMySQLParams(all)
 	}
+	a.findSwallowed()
 	if zero, err := a.dollarZero(all); zero || err != nil {
 		return "", err
 	}
@@ -102,14 +112,23 @@ func (a *analyzer) numberParams() (string, error) {
 		if p.Name == "" {
 			continue
 		}
-		n, ok := byName[p.Name]
+		key := p.Name
+		if x := a.swallowedBy[p]; x != nil && !a.opts.PGTypes {
+			// sqlc names the parameter of @b - 1 after the operand it
+			// reads as @(b - 1) (its flatten: -b), not b: another
+			// number than @b's elsewhere (sqlcFlattenName).
+			if name, ok := sqlcFlattenName(x, p); ok {
+				key = name
+			}
+		}
+		n, ok := byName[key]
 		if !ok {
 			for used[next] {
 				next++
 			}
 			n = next
 			used[n] = true
-			byName[p.Name] = n
+			byName[key] = n
 			if positional && a.namedFrom == 0 {
 				a.namedFrom, a.firstNamed = n, p.Loc
 			}
@@ -572,4 +591,68 @@ func identAfter(src []byte, i int) string {
 		j++
 	}
 	return string(src[i:j])
+}
+
+// findSwallowed records, on PostgreSQL, each operand sqlc's parser reads
+// as the prefix operator @ over it (@b - 1 is @(b - 1): prefix
+// operators bind less tightly than + - * / % ^, PostgreSQL docs 4.1.6),
+// wherever it stands (a BETWEEN bound, an IN list, a call's argument, a
+// cast, LIMIT, a comparison): the outermost such operand of each @name
+// parameter (swallowedParam), and sqlc's text of the parameter
+// (sqlcSwallowedText: $2- 1). sqlc puts the parameter in place of that
+// whole operand: it is numbered by sqlc's name of it (numberParams) and
+// typed as the operand's parent types a parameter (findSqlcCaseParams).
+func (a *analyzer) findSwallowed() {
+	walk(a.stmt.Node, func(n sqlparse.Node) {
+		x, ok := n.(*sqlparse.AExpr)
+		if !ok {
+			return
+		}
+		p := a.swallowedParam(x)
+		if p == nil || a.swallowedBy[p] != nil {
+			return // none, or an operand inside the outermost one
+		}
+		if a.swallowedBy == nil {
+			a.swallowedBy = map[*sqlparse.Param]*sqlparse.AExpr{}
+			a.swallowers = map[*sqlparse.AExpr]*sqlparse.Param{}
+		}
+		a.swallowedBy[p], a.swallowers[x] = x, p
+		a.sqlcSwallowedText(p, x)
+	})
+}
+
+// sqlcFlattenName is sqlc's name of the parameter @p that starts operand
+// x, which it reads as @(x): the names and operators of x joined in the
+// order its walk visits them (operator, left, right; internal/sql/rewrite
+// flatten), so -b for @b - 1 and +*w for @w * 2 + 1; false where x
+// holds anything that sqlcFlattenLen does not model.
+func sqlcFlattenName(x sqlparse.Node, p *sqlparse.Param) (string, bool) {
+	switch n := x.(type) {
+	case *sqlparse.AExpr:
+		if n.Kind != "op" || !swallowedOps[n.Op] {
+			return "", false
+		}
+		out := n.Op
+		for _, side := range []sqlparse.Node{n.Left, n.Right} {
+			if side == nil {
+				continue
+			}
+			s, ok := sqlcFlattenName(side, p)
+			if !ok {
+				return "", false
+			}
+			out += s
+		}
+		return out, true
+	case *sqlparse.Param:
+		if n != p {
+			return "", false
+		}
+		return n.Name, true
+	case *sqlparse.ColumnRef:
+		return strings.Join(n.Fields, ""), true
+	case *sqlparse.Const:
+		return "", n.Kind == "int" || n.Kind == "float"
+	}
+	return "", false
 }

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -52,6 +53,9 @@ var ddlKinds = map[string]ddlResolution{
 	"DefineStmt": ddlKeeps,
 }
 
+// belongs ends a refusal of a schema statement in a query.
+const belongs = "schema changes belong in the schema files (migrations), which fencegen reads"
+
 // queryDDLResolution refuses a schema statement of a query file that can
 // make a name resolve to a relation through which a fenced table is
 // written, or make a fenced table reachable through a relation: CREATE
@@ -66,15 +70,11 @@ func (a *analyzer) queryDDLResolution(q *Query) {
 	if a.stmt.Raw == nil || len(a.cat.FencedTables()) == 0 {
 		return
 	}
-	n := a.stmt.Raw
-	if rs := n.GetRawStmt(); rs != nil {
-		n = rs.Stmt
-	}
+	n := unwrapRaw(a.stmt.Raw)
 	kind := nodeKind(n)
 	if writes.Classes[kind] != writes.Schema {
 		return // CREATE TABLE ... AS, SET, ...: not a schema statement
 	}
-	const belongs = "schema changes belong in the schema files (migrations), which fencegen reads"
 	class, ok := ddlKinds[kind]
 	if !ok {
 		a.refuseAnyFenced(a.stmt.Start, "query %s is a schema statement (PostgreSQL's %s) that fencegen does not classify, so it cannot show that it leaves the other queries' names and the fenced tables alone; %s", q.Name, kind, belongs)
@@ -124,16 +124,20 @@ func (a *analyzer) queryDDLResolution(q *Query) {
 	case *pg.Node_CreateStmt:
 		for _, e := range s.CreateStmt.TableElts {
 			if lc := e.GetTableLikeClause(); lc != nil && lc.Relation != nil {
-				a.likeReach(q, s.CreateStmt.Relation.Relname, nameOfRV(lc.Relation))
+				a.likeReach(q, s.CreateStmt.Relation.Relname, nameOfRV(lc.Relation), "creates table %s LIKE")
 			}
 		}
 		for _, p := range s.CreateStmt.InhRelations {
 			if rv := p.GetRangeVar(); rv != nil {
-				how := "creates table " + s.CreateStmt.Relation.Relname + " as an INHERITS child of"
+				howf := "creates table %s as an INHERITS child of"
 				if s.CreateStmt.Partbound != nil {
-					how = "creates table " + s.CreateStmt.Relation.Relname + " as a partition of"
+					howf = "creates table %s as a partition of"
 				}
+				how := fmt.Sprintf(howf, s.CreateStmt.Relation.Relname)
 				a.parentReach(q, nameOfRV(rv), how)
+				// The child gets the parent's defaults and CHECKs, as
+				// LIKE ... INCLUDING ALL copies them.
+				a.likeReach(q, s.CreateStmt.Relation.Relname, nameOfRV(rv), howf)
 				if s.CreateStmt.Partbound != nil && !a.errAt[a.stmt.Start] {
 					// A partition gets its parent's row triggers (clones).
 					reach(nameOfRV(rv), how)
@@ -163,6 +167,7 @@ func (a *analyzer) queryDDLResolution(q *Query) {
 				}
 			}
 		}
+		a.alterTableCmds(q, at)
 	case *pg.Node_RenameStmt:
 		r := s.RenameStmt
 		switch r.RenameType {
@@ -190,6 +195,42 @@ func (a *analyzer) queryDDLResolution(q *Query) {
 	}
 }
 
+// shadowingRelation refuses a relation that a query creates (CREATE
+// TABLE, CREATE TABLE ... AS, SELECT ... INTO, CREATE VIEW) named as a
+// fenced table of another schema, or temporary (pg_temp comes first in
+// the search_path): on the connection (a pool hands it on) the later
+// queries that name the fenced table unqualified, guarded ones too,
+// write the new relation, report success and leave the fenced table
+// alone; a stale holder's hand-written write there passes no guard.
+func (a *analyzer) shadowingRelation(q *Query) {
+	if a.stmt.Raw == nil || a.planOnly || len(a.cat.FencedTables()) == 0 {
+		return
+	}
+	n := unwrapRaw(a.stmt.Raw)
+	var rv *pg.RangeVar
+	switch s := n.Node.(type) {
+	case *pg.Node_CreateStmt:
+		rv = s.CreateStmt.Relation
+	case *pg.Node_CreateTableAsStmt:
+		rv = s.CreateTableAsStmt.GetInto().GetRel()
+	case *pg.Node_SelectStmt:
+		rv = s.SelectStmt.GetIntoClause().GetRel()
+	case *pg.Node_ViewStmt:
+		rv = s.ViewStmt.View
+	}
+	if rv == nil {
+		return
+	}
+	for _, t := range a.cat.FencedTables() {
+		if t.Name != rv.Relname || (rv.Schemaname == t.Schema && rv.Relpersistence != "t") {
+			continue
+		}
+		a.refuseFenced(a.stmt.Start, t, "query %s creates relation %s, named as fenced table %s: on the connection (a pool hands it on, with its temporary objects) the later queries that name %s without a schema write it instead (a temporary relation comes first in the search_path), so a guarded write reports success without writing the fenced table; %s",
+			q.Name, rv.Relname, t.FullName(), rv.Relname, belongs)
+		return
+	}
+}
+
 // parentReach refuses making a table an INHERITS child or a partition of
 // parent when parent is fenced: the child's rows are rows of the fenced
 // table, and a write named on the child, which fencegen takes for an
@@ -208,18 +249,20 @@ func (a *analyzer) parentReach(q *Query, parent sqlparse.Name, how string) {
 // defaults, CHECKs, generated columns or index expressions (which LIKE
 // copies with INCLUDING ...) may write a fenced table: a write named on
 // the new table, which fencegen's analysis of the other queries does not
-// know, would run them. Counted whatever the INCLUDING options say.
-func (a *analyzer) likeReach(q *Query, name string, src sqlparse.Name) {
+// know, would run them. Counted whatever the INCLUDING options say. An
+// INHERITS child or a partition gets them too. how spells what the
+// statement does, %s the new table's name.
+func (a *analyzer) likeReach(q *Query, name string, src sqlparse.Name, how string) {
 	if a.funcs == nil {
 		return
 	}
 	for _, u := range a.sameNameAll(src) {
 		a.funcs.mu.Lock()
-		ws := a.funcs.tableWritesLocked(u, []string{"INSERT", "UPDATE"}, nil, nil, nil, false, true)
+		ws := a.funcs.tableWritesLocked(u, []string{"INSERT", "UPDATE"}, nil, nil, nil, false, true, false)
 		a.funcs.mu.Unlock()
 		if len(ws) > 0 {
-			a.refuseHidden(a.stmt.Start, ws[0], "query %s creates table %s LIKE %s, whose defaults, CHECKs or index expressions it may copy, through which a write %s without the guard, and later queries on the connection can write it by a name that fencegen's analysis of them resolves otherwise; schema changes belong in the schema files (migrations), which fencegen reads",
-				q.Name, name, u.FullName(), ws[0].describe())
+			a.refuseHidden(a.stmt.Start, ws[0], "query %s %s %s, whose defaults, CHECKs or index expressions it may copy, through which a write %s without the guard, and later queries on the connection can write it by a name that fencegen's analysis of them resolves otherwise; schema changes belong in the schema files (migrations), which fencegen reads",
+				q.Name, fmt.Sprintf(how, name), u.FullName(), ws[0].describe())
 			return
 		}
 	}
@@ -272,7 +315,7 @@ func (a *analyzer) relationWrites(u *catalog.Table) (hiddenWrite, bool) {
 	}
 	a.funcs.mu.Lock()
 	defer a.funcs.mu.Unlock()
-	ws := a.funcs.tableWritesLocked(u, events, nil, nil, nil, true, false)
+	ws := a.funcs.tableWritesLocked(u, events, nil, nil, nil, true, false, false)
 	if u.IsView {
 		for _, verb := range events {
 			ws = append(ws, a.funcs.viewBaseWritesLocked(u, verb, []string{verb}, nil)...)
@@ -368,4 +411,56 @@ func (a *analyzer) noteSearchPath(q *Query) {
 // diagPos is the line and column of offset loc of the query's file.
 func diagPos(a *analyzer, loc int) (int, int) {
 	return diag.Position(a.file.Src, a.clampLoc(loc))
+}
+
+// createsFreshRelation reports whether the statement is CREATE TABLE or
+// CREATE VIEW (temporary or not) of a relation whose name no query can
+// reach another way than fencegen sees: no relation of the schema has or
+// had the name (in any schema: a temporary relation comes first in the
+// search_path, and a new one may come before the schema's), no function
+// body names it (a body's names resolve when it runs, unlike those of
+// views, rules, triggers and defaults, which PostgreSQL binds when they
+// are created), and no other sql entry shares the database (its queries
+// name relations this catalog does not know). A later query of the
+// entry that names it is an error (the relation does not exist in the
+// schema), so what its definition calls (a view's query, a column's
+// DEFAULT or CHECK) runs for no query fencegen passes; creating it runs
+// none of that (issue 24, precision).
+func (a *analyzer) createsFreshRelation() bool {
+	if a.stmt.Raw == nil || a.funcs == nil || a.cat.SharesDatabase() {
+		return false
+	}
+	n := unwrapRaw(a.stmt.Raw)
+	var rv *pg.RangeVar
+	switch s := n.Node.(type) {
+	case *pg.Node_CreateStmt:
+		rv = s.CreateStmt.Relation
+	case *pg.Node_ViewStmt:
+		if s.ViewStmt.Replace {
+			return false
+		}
+		rv = s.ViewStmt.View
+	}
+	if rv == nil || rv.Relname == "" {
+		return false
+	}
+	name := strings.ToLower(rv.Relname)
+	for _, s := range a.cat.Schemas {
+		for _, t := range s.Tables {
+			if strings.ToLower(t.Name) == name || slices.Contains(t.Former, name) {
+				return false
+			}
+		}
+	}
+	a.funcs.mu.Lock()
+	defer a.funcs.mu.Unlock()
+	re := a.funcs.wordRE(rv.Relname)
+	for _, s := range a.cat.Schemas {
+		for _, f := range s.Funcs {
+			if re.MatchString(f.Body) {
+				return false
+			}
+		}
+	}
+	return true
 }

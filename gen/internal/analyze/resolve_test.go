@@ -66,6 +66,11 @@ var resolveCases = []struct{ name, query, want string }{
 	{"TableFunctionStar", "SELECT * FROM tf(1) t", "k int4, v text"},
 	{"RecursiveCTE", "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 3) SELECT i FROM r", "i int4 not null"},
 	{"GroupingSets", "SELECT type, domain, count(*) FROM stats GROUP BY GROUPING SETS ((type), (domain))", "type text not null, domain text not null, count int8 not null"},
+	// A parameter compared with an operator or function over a column is
+	// typed as PostgreSQL resolves the expression (numeric, int4, float8,
+	// text), not as the column.
+	{"ParamOfExpression", "SELECT id FROM stats WHERE extract(year FROM ts) = @y AND length(type) = @l AND date_part('day', ts) = @d AND (type::jsonb)->>'k' = @k",
+		"id int8 not null"},
 	{"AggregateFilterOrder", "SELECT count(*) FILTER (WHERE n > @min) AS c, string_agg(type, ',' ORDER BY id) AS types FROM stats", "c int8 not null, types text"},
 }
 

@@ -74,7 +74,7 @@ func (fw *funcWrites) reachLocked(t *catalog.Table, ev string, cols []string) st
 			ws = append(ws, hiddenWrite{table: d, verb: ev, path: []string{ev + " on " + t.QualifiedName() + ", whose " + descendantKind(t, d) + " " + d.QualifiedName() + " is fenced"}})
 		}
 	}
-	ws = append(ws, fw.tableWritesLocked(t, []string{ev}, cols, cols, nil, true, false)...)
+	ws = append(ws, fw.tableWritesLocked(t, []string{ev}, cols, cols, nil, true, false, false)...)
 	if t.IsView {
 		ws = append(ws, fw.viewBaseWritesLocked(t, ev, []string{ev}, nil)...)
 	}

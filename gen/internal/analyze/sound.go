@@ -11,6 +11,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/pgpb"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/gen/internal/writes"
 )
@@ -70,6 +71,9 @@ func (a *analyzer) unmodelled(q *Query, n *sqlparse.Unknown) {
 // a view whose query calls a function that writes one.
 func (a *analyzer) checkWrites(q *Query, rep *writes.Report) {
 	for _, f := range rep.Refusals {
+		if (f.Kind == "VacuumStmt" || f.Kind == "ClusterStmt") && rep.Kind == f.Kind && a.maintenance(q) {
+			continue
+		}
 		a.refuseAnyFenced(f.Loc, "query %s %s", q.Name, f.Reason)
 	}
 	for _, w := range rep.Writes {
@@ -311,7 +315,7 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events, targets []string, loc i
 			continue
 		}
 		fs := a.cat.TriggerFuncs(tr)
-		if len(fs) == 0 && !builtinTrigger(tr.Func) && a.extensionTrigger(tr) == nil {
+		if len(fs) == 0 && !builtinTrigger(tr.Func) && extensionTriggerOf(a.cat, tr) == nil {
 			hint := "define the function in the schema"
 			if len(a.cat.Extensions) > 0 {
 				// A C function of an extension cannot be defined there.
@@ -421,7 +425,6 @@ func relKind(t *catalog.Table) string {
 // stores, and a DO INSTEAD rule replaces the guarded statement itself.
 func (a *analyzer) fencedRewrites(t *catalog.Table, events, targets []string, loc int) {
 	col := t.Fence.Column
-	var re *regexp.Regexp // tokenAssignRE(col), compiled for the first trigger that fires
 	// A row written through t fires the row triggers of the partition or
 	// child it lands in, and a partition's own row fires its partitioned
 	// parent's (cloned) ones: each may replace the token. Those that
@@ -436,51 +439,11 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events, targets []string, lo
 		}
 	}
 	for _, tr := range trs {
-		if !slices.ContainsFunc(tr.Events, func(e string) bool { return (e == "INSERT" || e == "UPDATE") && slices.Contains(events, e) }) {
-			continue
+		if a.opts.tokenRewriters[tr] {
+			continue // an error at the trigger itself (TokenRewriteTriggers)
 		}
-		if et := a.extensionTrigger(tr); et != nil {
-			// An extension's trigger function of known behaviour: it
-			// sets NEW's column named by its first argument, and nothing
-			// else; on the token column it would replace the token.
-			if len(tr.Args) > 0 && tr.Args[0] == col {
-				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(%s) of extension %s, which assigns NEW.%s: it would replace the fencing token the guard stores, so a later stale holder could pass; leave the token column to fencegen, or drop the trigger",
-					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, tr.Func.Name, tr.Args[0], et.extension, col)
-			}
-			continue
-		}
-		if re == nil {
-			re = tokenAssignRE(col)
-		}
-		for _, f := range a.cat.TriggerFuncs(tr) {
-			if a.opts.GuardFunction != nil && a.opts.GuardFunction(f.File, f.Line) {
-				continue
-			}
-			body := stripSQLComments(f.Body)
-			assigns, returnsOther, returnsOld := false, false, false
-			if f.Language == "plpgsql" {
-				// Read on PostgreSQL's PL/pgSQL parse tree (writes.ReadTrigger);
-				// a body it does not read is scanned as text.
-				if row, err := writes.ReadTrigger(f.Source, col); err == nil {
-					assigns, returnsOther, returnsOld = row.AssignsColumn, row.ReturnsOther, row.OldOnUpdate
-				} else {
-					assigns, returnsOther, returnsOld = re.MatchString(body), returnsOtherRow(body), returnsOldRow(body)
-				}
-			}
-			// RETURN OLD from a BEFORE UPDATE trigger writes the old row,
-			// its stored token with it (trial t24 F1).
-			returnsOther = returnsOther || returnsOld && slices.Contains(events, "UPDATE") && slices.Contains(tr.Events, "UPDATE")
-			switch {
-			case f.Language != "plpgsql":
-				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), LANGUAGE %s, which fencegen does not read: it may replace the row, and with it the fencing token the guard stores, so a later stale holder could pass; write the trigger function in plpgsql, or drop the trigger",
-					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, f.Language)
-			case assigns:
-				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which assigns NEW.%s (or all of NEW): it would replace the fencing token the guard stores, so a later stale holder could pass; leave the token column to fencegen, or drop the trigger",
-					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name, col)
-			case !afterTriggerRE().MatchString(tr.Text) && returnsOther:
-				a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) runs %s(), which may RETURN a row other than NEW (or NULL; OLD on an UPDATE): a BEFORE trigger's result replaces the row written, and with it the fencing token the guard stores, so a later stale holder could pass; return NEW (changing its other columns), or drop the trigger",
-					a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, f.Name)
-			}
+		if why := tokenRewrite(a.cat, a.opts, tr, col, events); why != "" {
+			a.refuseFenced(loc, t, "query %s writes fenced table %s, whose trigger %s (%s:%d) %s", a.ann.Name, t.QualifiedName(), tr.Name, tr.File, tr.Line, why)
 		}
 	}
 	a.skippingTriggers(t, trs, events, loc)
@@ -491,6 +454,117 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events, targets []string, lo
 				a.ann.Name, t.QualifiedName(), r.Name, r.File, r.Line)
 		}
 	}
+}
+
+// tokenRewrite says why trigger tr may replace the fencing token (column
+// col) that a write of events ("INSERT", "UPDATE") stores, or returns "":
+// its function assigns NEW.<col> or all of NEW, a BEFORE trigger's
+// function may RETURN a row other than NEW (OLD on an UPDATE), or it is
+// written in a language fencegen does not read. The text goes after
+// "trigger <name> (<file>:<line>) ". Functions of fencegen's own guard
+// (opts.GuardFunction) read NEW.<col> only.
+func tokenRewrite(cat *catalog.Catalog, opts Options, tr *catalog.Trigger, col string, events []string) string {
+	if !slices.ContainsFunc(tr.Events, func(e string) bool { return (e == "INSERT" || e == "UPDATE") && slices.Contains(events, e) }) {
+		return ""
+	}
+	if et := extensionTriggerOf(cat, tr); et != nil {
+		// An extension's trigger function of known behaviour: it
+		// sets NEW's column named by its first argument, and nothing
+		// else; on the token column it would replace the token.
+		if len(tr.Args) > 0 && tr.Args[0] == col {
+			return fmt.Sprintf("runs %s(%s) of extension %s, which assigns NEW.%s: it would replace the fencing token the guard stores, so a later stale holder could pass; leave the token column to fencegen, or drop the trigger",
+				tr.Func.Name, tr.Args[0], et.extension, col)
+		}
+		return ""
+	}
+	for _, f := range cat.TriggerFuncs(tr) {
+		if opts.GuardFunction != nil && opts.GuardFunction(f.File, f.Line) {
+			continue
+		}
+		assigns, returnsOther, returnsOld := false, false, false
+		if f.Language == "plpgsql" {
+			// Read on PostgreSQL's PL/pgSQL parse tree (writes.ReadTrigger,
+			// every statement kind classified by what it assigns); a body
+			// it does not read (pg_query's parser refuses OPEN, FETCH,
+			// MOVE and CLOSE of a cursor: it types no variable) may assign
+			// NEW.<token>, and is scanned as text for its RETURNs.
+			if row, err := writes.ReadTrigger(f.Source, col); err == nil {
+				assigns, returnsOther, returnsOld = row.AssignsColumn, row.ReturnsOther, row.OldOnUpdate
+			} else {
+				body := stripSQLComments(f.Body)
+				assigns, returnsOther, returnsOld = true, returnsOtherRow(body), returnsOldRow(body)
+			}
+		}
+		// RETURN OLD from a BEFORE UPDATE trigger writes the old row,
+		// its stored token with it (trial t24 F1).
+		returnsOther = returnsOther || returnsOld && slices.Contains(events, "UPDATE") && slices.Contains(tr.Events, "UPDATE")
+		switch {
+		case f.Language != "plpgsql":
+			return fmt.Sprintf("runs %s(), LANGUAGE %s, which fencegen does not read: it may replace the row, and with it the fencing token the guard stores, so a later stale holder could pass; write the trigger function in plpgsql, or drop the trigger",
+				f.Name, f.Language)
+		case assigns:
+			return fmt.Sprintf("runs %s(), which assigns NEW.%s (or all of NEW): it would replace the fencing token the guard stores, so a later stale holder could pass; leave the token column to fencegen, or drop the trigger",
+				f.Name, col)
+		case !afterTriggerRE().MatchString(tr.Text) && returnsOther:
+			return fmt.Sprintf("runs %s(), which may RETURN a row other than NEW (or NULL; OLD on an UPDATE): a BEFORE trigger's result replaces the row written, and with it the fencing token the guard stores, so a later stale holder could pass; return NEW (changing its other columns), or drop the trigger",
+				f.Name)
+		}
+	}
+	return ""
+}
+
+// TokenRewriteTriggers reports, from the schema alone, each BEFORE row
+// trigger of a fenced table (or of a partition or inheritance child a
+// write of it lands in, or of the parent whose cloned triggers it runs)
+// that may replace the fencing token the guard stores (tokenRewrite), at
+// its CREATE TRIGGER statement (trial r24 F7). Such a trigger defeats the
+// guard for every writer, whatever fires it: the guarded statement's
+// WHERE compares the stored token, which the trigger keeps at OLD's or
+// sets to a constant, so a later stale holder passes; and PostgreSQL
+// fires a table's BEFORE row triggers in the order of their names, so one
+// named after fencegen_guard rewrites NEW after the database-side guard
+// checked it. The triggers reported are in the returned set; a query's
+// refusal (fencedRewrites) skips them, the cause being said once.
+func TokenRewriteTriggers(cat *catalog.Catalog, opts Options) (diag.List, map[*catalog.Trigger]bool) {
+	var errs diag.List
+	set := map[*catalog.Trigger]bool{}
+	if opts.MySQL {
+		return nil, set
+	}
+	for _, t := range cat.FencedTables() {
+		if t.IsView || t.Column(t.Fence.Column) == nil {
+			continue // an error of its own (catalog.Validate)
+		}
+		for _, x := range append([]*catalog.Table{t}, cat.Relatives(t)...) {
+			for _, tr := range x.Triggers {
+				if set[tr] || !tr.Before || tr.Instead {
+					continue
+				}
+				// The events of every guarded write it fires for: a guarded
+				// UPDATE sets the token column, so a trigger declared UPDATE
+				// OF other columns only fires for some, which their queries
+				// refuse (fencedRewrites; issue 24 F3).
+				var events []string
+				for _, e := range []string{"INSERT", "UPDATE"} {
+					if tr.FiresOn(x, []string{e}, []string{t.Fence.Column}) {
+						events = append(events, e)
+					}
+				}
+				why := tokenRewrite(cat, opts, tr, t.Fence.Column, events)
+				if why == "" {
+					continue
+				}
+				set[tr] = true
+				on := ""
+				if x != t {
+					on = fmt.Sprintf(" (which a write of fenced table %s runs)", t.QualifiedName())
+				}
+				errs.AddErr(&diag.Error{File: tr.File, Line: tr.Line, Col: max(tr.Col, 1), Err: catalog.ErrFence,
+					Msg: fmt.Sprintf("trigger %s on %s%s is a BEFORE %s row trigger that %s", tr.Name, x.QualifiedName(), on, strings.Join(events, " OR "), why)})
+			}
+		}
+	}
+	return errs, set
 }
 
 // skippingTriggers refuses a guarded UPDATE or DELETE (an upsert's DO
@@ -561,23 +635,6 @@ func (a *analyzer) skippingTriggers(t *catalog.Table, trs []*catalog.Trigger, ev
 			return
 		}
 	}
-}
-
-// tokenAssignRE matches a PL/pgSQL assignment of NEW.col, or of NEW: at
-// the start of a statement (NEW.col := ...), as a target of INTO (SELECT
-// ... INTO, EXECUTE ... INTO, FETCH ... INTO, RETURNING ... INTO, in a
-// list of targets) or of GET DIAGNOSTICS.
-func tokenAssignRE(col string) *regexp.Regexp {
-	q := regexp.QuoteMeta(col)
-	if strings.ToLower(col) == col {
-		q = `(?:` + q + `|"` + q + `")`
-	} else {
-		q = `"` + q + `"`
-	}
-	target := `(?:` + identPattern + `(?:\s*\.\s*` + identPattern + `)*\s*,\s*)*`
-	return regexp.MustCompile(`(?i)(?:(?:^|;|\bthen|\belse|\bbegin|\bloop)\s*new\s*(?:\.\s*` + q + `\s*)?:?=` +
-		`|\binto\s+(?:strict\s+)?` + target + `new(?:\s*\.\s*` + q + `)?\s*(?:$|[,;\s])` +
-		`|\bdiagnostics\s+` + `(?:[^;]*,\s*)?new\s*\.\s*` + q + `\s*:?=)`)
 }
 
 // afterTriggerRE matches a CREATE TRIGGER of an AFTER trigger (a
@@ -712,9 +769,16 @@ func (a *analyzer) queryDDL(q *Query, n sqlparse.Node) {
 		return // its query's calls are checked as a SELECT's (checkFuncWrites)
 	}
 	var ws []hiddenWrite
+	fresh := a.createsFreshRelation()
 	a.funcs.mu.Lock()
 	if a.stmt.Raw != nil {
-		ws = a.funcs.nameWritesLocked(writes.Names(a.stmt.Raw), true)
+		names := writes.Names(a.stmt.Raw)
+		if fresh {
+			// What a new table's DEFAULTs and CHECKs call runs for
+			// rows no query fencegen passes can write.
+			names = writes.NamesAtCreation(a.stmt.Raw)
+		}
+		ws = a.funcs.nameWritesLocked(names, true)
 	} else {
 		ws = a.funcs.scanWritesLocked(stripSQLComments(string(a.file.Src[a.stmt.Start:a.stmt.End])), true)
 	}
@@ -763,15 +827,21 @@ func (a *analyzer) eventTriggerWrites(q *Query, how string) {
 	}
 }
 
+// unwrapRaw is the statement a RawStmt node wraps, or n itself when it
+// is not one.
+func unwrapRaw(n *pg.Node) *pg.Node {
+	if rs := n.GetRawStmt(); rs != nil {
+		return rs.Stmt
+	}
+	return n
+}
+
 // rawDrop is the DropStmt of raw, or nil.
 func rawDrop(raw *pg.Node) *pg.DropStmt {
 	if raw == nil {
 		return nil
 	}
-	if rs := raw.GetRawStmt(); rs != nil {
-		raw = rs.Stmt
-	}
-	return raw.GetDropStmt()
+	return unwrapRaw(raw).GetDropStmt()
 }
 
 // dropKindClassified are the kinds of DROP (sqlparse.Drop.Kind) a query
@@ -797,7 +867,6 @@ var dropKindClassified = map[string]bool{
 // holding types or functions), anything, as fencegen does not model
 // those dependencies.
 func (a *analyzer) dropCascadeReaches(q *Query, n *sqlparse.Drop, what string) bool {
-	const belongs = "schema changes belong in the schema files (migrations), which fencegen reads"
 	if a.errAt[a.stmt.Start] {
 		return true // refused already (DROP SCHEMA of a fenced table's)
 	}
@@ -886,16 +955,16 @@ func knownExtensionTriggers() string {
 	return "moddatetime(), insert_username() and autoinc()"
 }
 
-// extensionTrigger returns what the function of tr is when it is a known
-// extension trigger function (extensionTriggers) that the schema does
-// not define itself, whose extension the schema creates (CREATE
+// extensionTriggerOf returns what the function of tr is when it is a
+// known extension trigger function (extensionTriggers) that cat's schema
+// does not define itself, whose extension the schema creates (CREATE
 // EXTENSION), named unqualified or in the extension's schema; else nil.
-func (a *analyzer) extensionTrigger(tr *catalog.Trigger) *extensionTriggerFunc {
+func extensionTriggerOf(cat *catalog.Catalog, tr *catalog.Trigger) *extensionTriggerFunc {
 	et, ok := extensionTriggers[tr.Func.Name]
-	if !ok || len(a.cat.TriggerFuncs(tr)) > 0 {
+	if !ok || len(cat.TriggerFuncs(tr)) > 0 {
 		return nil
 	}
-	schema, ok := a.cat.Extensions[et.extension]
+	schema, ok := cat.Extensions[et.extension]
 	if !ok || tr.Func.Schema != "" && tr.Func.Schema != schema {
 		return nil
 	}
@@ -1007,6 +1076,9 @@ func (fw *funcWrites) setsLocked(f *catalog.Func, cache map[*catalog.Func]bool, 
 // deparsed text); a policy changed by ALTER POLICY, or one whose text
 // does not parse, counts as different.
 func (a *analyzer) narrowPolicies(t *catalog.Table, events []string, loc int) {
+	if !t.RowSecurity {
+		return // PostgreSQL applies no policy of t
+	}
 	sel, ok := policyQuals(t, "select")
 	for _, ev := range []string{"UPDATE", "DELETE"} {
 		if !slices.Contains(events, ev) {
@@ -1033,7 +1105,7 @@ func policyQuals(t *catalog.Table, cmd string) (out []string, ok bool) {
 		if h.Kind != "policy" {
 			continue
 		}
-		tree, err := pg.Parse(h.Text)
+		tree, err := pgpb.Parse(h.Text)
 		if err != nil || len(tree.Stmts) != 1 || tree.Stmts[0].Stmt.GetCreatePolicyStmt() == nil {
 			return nil, false
 		}
@@ -1098,4 +1170,89 @@ func (a *analyzer) offStrings(q *Query) {
 	if loc >= 0 {
 		a.refuseAnyFenced(loc, "query %s sets standard_conforming_strings to other than on, or client_encoding to other than UTF8%s: for the rest of the session (on a pooled connection, for later queries too) PostgreSQL then reads a backslash in an ordinary string constant as an escape, or a byte before a backslash as the first of a character (SJIS, BIG5, GBK), so a constant of a later statement may end elsewhere than fencegen reads it; leave the settings as they are", q.Name, via)
 	}
+}
+
+// maintenance judges a query that is VACUUM, ANALYZE or CLUSTER, of the
+// relations it names (and their partitions and inheritance children) or,
+// naming none, of every table: PostgreSQL changes no row's values there
+// and fires no trigger, but it evaluates the expressions and predicates of
+// their indexes and runs their operator classes' support functions
+// (ANALYZE's statistics of expression indexes, VACUUM FULL's and
+// CLUSTER's rebuilt indexes and CLUSTER's sort by its index, BRIN
+// summaries) and asks a foreign table's server (ANALYZE). Those that may
+// write a fenced table are refused, with the index or foreign table
+// named; with none the query is read-only (trial: ANALYZE, and CLUSTER,
+// were refused as statements fencegen does not analyse). CLUSTER rewrites
+// the table's rows as they are: no DEFAULT, CHECK, generated column or
+// trigger runs (PostgreSQL docs, CLUSTER). It reports false, leaving the
+// statement refused as unanalysed, for a relation the schema does not
+// define, for a schema with CREATE STATISTICS (whose expressions ANALYZE
+// evaluates, and which fencegen does not read), and inside a function
+// body or DO block (class Refused there).
+func (a *analyzer) maintenance(q *Query) bool {
+	if a.funcs == nil || a.cat.HasStatistics {
+		return false
+	}
+	var what string
+	var rels []*pg.RangeVar
+	switch {
+	case a.stmt.Raw.GetVacuumStmt() != nil:
+		v := a.stmt.Raw.GetVacuumStmt()
+		what = "VACUUM"
+		if !v.IsVacuumcmd {
+			what = "ANALYZE"
+		}
+		for _, r := range v.Rels {
+			rv := r.GetVacuumRelation().GetRelation()
+			if rv == nil {
+				return false
+			}
+			rels = append(rels, rv)
+		}
+	case a.stmt.Raw.GetClusterStmt() != nil:
+		what = "CLUSTER"
+		// CLUSTER without a table: every table clustered before.
+		if rv := a.stmt.Raw.GetClusterStmt().Relation; rv != nil {
+			rels = append(rels, rv)
+		}
+	default:
+		return false
+	}
+	var tables []*catalog.Table
+	if len(rels) == 0 {
+		for _, s := range a.cat.Schemas {
+			for _, t := range s.Tables {
+				if !t.IsView {
+					tables = append(tables, t)
+				}
+			}
+		}
+	}
+	for _, rv := range rels {
+		t := a.cat.Table(rv.Schemaname, rv.Relname)
+		if t == nil {
+			return false
+		}
+		tables = append(append(tables, t), a.cat.Relatives(t)...)
+	}
+	var ws hiddenWrites
+	a.funcs.mu.Lock()
+	for _, t := range tables {
+		for _, h := range t.Hooks {
+			switch h.Kind {
+			case "index":
+				for _, w := range a.funcs.hookWritesLocked(h.Text, t, true) {
+					ws.add(what+", which evaluates "+hookWhere(h, t), w)
+				}
+			case "foreign":
+				ws.add(fmt.Sprintf("foreign table %s (%s:%d)", t.QualifiedName(), h.File, h.Line), hiddenWrite{verb: "statements fencegen cannot see", at: -1,
+					unknown: what + " of foreign table " + t.QualifiedName() + " runs what its foreign server runs, which may be this database"})
+			}
+		}
+	}
+	a.funcs.mu.Unlock()
+	for _, w := range ws {
+		a.refuseHidden(a.stmt.Start, w, "%s", setOffMsg(q.Name, "runs", w))
+	}
+	return true
 }

@@ -36,7 +36,13 @@ func TestSoundStatementKinds(t *testing.T) {
 		{"COPY (update accounts set id = id returning id) TO STDOUT", "runs UPDATE on fenced table accounts inside COPY (query) TO"},
 		{"EXPLAIN ANALYZE delete from accounts", "runs DELETE on fenced table accounts inside EXPLAIN ANALYZE"},
 		{"CREATE TEMP TABLE x AS SELECT dyn('accounts')", "dynamic SQL"},
-		{"VACUUM accounts", "statement (VACUUM, PostgreSQL's VacuumStmt)"},
+		{"CLUSTER nosuch", "statement (CLUSTER, PostgreSQL's ClusterStmt)"},
+		// VACUUM and ANALYZE change no row (TestSoundAgainstPostgreSQL
+		// has those whose index expressions write); of a relation the
+		// schema lacks, unanalysed.
+		{"VACUUM accounts", ""},
+		{"CLUSTER accounts", ""},
+		{"VACUUM nosuch", "statement (VACUUM, PostgreSQL's VacuumStmt)"},
 		{"REFRESH MATERIALIZED VIEW mv", "refreshes materialized view mv, which the schema does not define"},
 		{"SELECT dyn('accounts')", "dynamic SQL (EXECUTE)"},
 		{"SELECT via_dyn()", "through dyn()"},
@@ -440,7 +446,6 @@ func TestSoundExistsTargetList(t *testing.T) {
 	const schema = soundSchema + `
 create function wr() returns int language plpgsql as $$ begin update accounts set tok = 0; return 1; end $$;
 create function wrs() returns setof int language sql as $$ update accounts set tok = 0 returning 1 $$;
-create function st() returns int stable language plpgsql as $$ begin update accounts set tok = 0; return 1; end $$;
 create aggregate wagg(int) (sfunc = int4pl, stype = int);
 `
 	for _, tc := range []struct{ query, want string }{
@@ -467,7 +472,8 @@ create aggregate wagg(int) (sfunc = int4pl, stype = int);
 		{"SELECT 1 WHERE EXISTS (WITH x AS (SELECT wr() AS v) SELECT 1 FROM x)", "calls function wr()"},
 		{"SELECT 1 WHERE EXISTS (SELECT wr() LIMIT 1)", ""},
 		{"SELECT 1 WHERE EXISTS (SELECT wr() LIMIT ALL)", ""},
-		{"SELECT 1 WHERE EXISTS (SELECT wr() LIMIT 0)", "calls function wr()"},
+		// LIMIT 0: nothing under it runs (TestPrecisionAgainstPostgreSQL).
+		{"SELECT 1 WHERE EXISTS (SELECT wr() LIMIT 0)", ""},
 		{"SELECT 1 WHERE EXISTS (SELECT wr() LIMIT $1)", "calls function wr()"},
 		{"SELECT 1 WHERE EXISTS (SELECT wr() OFFSET 0)", "calls function wr()"},
 		{"SELECT 1 WHERE EXISTS (SELECT wr() FROM audit GROUP BY id)", ""},
@@ -476,7 +482,6 @@ create aggregate wagg(int) (sfunc = int4pl, stype = int);
 		{"SELECT 1 WHERE EXISTS (SELECT wr() FROM audit FOR UPDATE)", "calls function wr()"},
 		{"SELECT 1 WHERE EXISTS (SELECT a.id, id, wr() FROM audit a)", "calls function wr()"},
 		{"SELECT 1 WHERE EXISTS (SELECT wr() UNION SELECT 1)", "calls function wr()"},
-		{"SELECT 1 WHERE EXISTS (SELECT st())", "calls function st()"},
 		{"SELECT 1 WHERE EXISTS (SELECT wr(), a.id FROM audit a)", "calls function wr()"},
 		{"SELECT 1 WHERE EXISTS (SELECT wr(), id FROM audit)", ""},
 		{"SELECT 1 WHERE 1 IN (SELECT wr())", "calls function wr()"},

@@ -61,18 +61,26 @@ func TestSoundTokenReplacedAgainstPostgreSQL(t *testing.T) {
 			t.Fatalf("%s: without the trigger: %q, want a guarded write", tc.name, msgs)
 		}
 		guarded := files[0].Queries[0].SQL
-		for _, withTrigger := range []bool{false, true} {
-			schema := tc.base
-			if withTrigger {
-				schema += tc.trigger
-			}
-			landed, err := staleWriteLands(pool, schema, guarded)
-			switch {
-			case err != nil:
-				t.Errorf("%s (trigger %v): PostgreSQL: %v", tc.name, withTrigger, err)
-			case landed != withTrigger:
-				t.Errorf("%s (trigger %v): stale write landed: %v, want %v", tc.name, withTrigger, landed, withTrigger)
-			}
+		staleLandsWithTrigger(t, pool, tc.name, tc.base, tc.trigger, guarded)
+	}
+}
+
+// staleLandsWithTrigger checks with staleWriteLands that guarded, run
+// under base, lets the stale write land with trigger (the statements that
+// create it) added to base, and not without it.
+func staleLandsWithTrigger(t *testing.T, pool *pgxpool.Pool, name, base, trigger, guarded string) {
+	t.Helper()
+	for _, withTrigger := range []bool{false, true} {
+		schema := base
+		if withTrigger {
+			schema += trigger
+		}
+		landed, err := staleWriteLands(pool, schema, guarded)
+		switch {
+		case err != nil:
+			t.Errorf("%s (trigger %v): PostgreSQL: %v", name, withTrigger, err)
+		case landed != withTrigger:
+			t.Errorf("%s (trigger %v): stale write landed: %v, want %v", name, withTrigger, landed, withTrigger)
 		}
 	}
 }

@@ -100,6 +100,13 @@ func (a *analyzer) findSqlcCaseParams() {
 			if p, ok := n.Offset.(*sqlparse.Param); ok {
 				s.offset = p.Number
 			}
+			// LIMIT @n - 1: sqlc's parameter is the whole operand.
+			if x, ok := n.Limit.(*sqlparse.AExpr); ok && a.swallowers[x] != nil {
+				s.limit = a.swallowers[x].Number
+			}
+			if x, ok := n.Offset.(*sqlparse.AExpr); ok && a.swallowers[x] != nil {
+				s.offset = a.swallowers[x].Number
+			}
 		case *sqlparse.Insert:
 			list = n.Returning
 			if tb := a.cat.Table(n.Table.Schema, n.Table.Name); tb != nil && n.OnConflict != nil {
@@ -123,6 +130,8 @@ func (a *analyzer) findSqlcCaseParams() {
 					for _, e := range row {
 						if p, ok := e.(*sqlparse.Param); ok {
 							first[p.Number] = true
+						} else if x, ok := e.(*sqlparse.AExpr); ok && a.swallowers[x] != nil {
+							first[a.swallowers[x].Number] = true // dml.go
 						}
 					}
 				}
@@ -145,15 +154,23 @@ func (a *analyzer) findSqlcCaseParams() {
 		for _, t := range list {
 			selectList[t] = true
 		}
+		var swallowed *sqlparse.Param
 		switch n := n.(type) {
 		case *sqlparse.AExpr:
 			if !a.opts.MySQL && a.swallowedParam(n) != nil {
 				// sqlc reads @x - 1 as the prefix operator @ over x - 1
 				// and puts the parameter in place of that whole operand
-				// (sqlcSwallowed), which types the parameter after the
-				// operator around it, as before this rule.
+				// (findSwallowed): it is typed here, by the operand's
+				// parent, as a parameter standing there; below an
+				// operator sqlcSwallowed types it.
+				if p := a.swallowers[n]; p != nil && !s.swallowed && !sqlcSwallowedParent(s, n) {
+					swallowed = p
+				}
 				s.swallowed = true
-				return s
+				if swallowed == nil {
+					return s
+				}
+				break
 			}
 			return sqlcParent{node: n, limit: s.limit, offset: s.offset}
 		case *sqlparse.FuncCall:
@@ -172,16 +189,14 @@ func (a *analyzer) findSqlcCaseParams() {
 			return sqlcParent{target: n, limit: s.limit, offset: s.offset, set: setTable[n]}
 		case *sqlparse.Case:
 			s.viaCase = true
-		case *sqlparse.Param:
+		}
+		record := func(n *sqlparse.Param, s sqlcParent) {
 			if first[n.Number] {
-				break
+				return
 			}
 			first[n.Number] = true
-			if s.swallowed {
-				break // sqlcSwallowed
-			}
 			if n.SqlcUnread {
-				break // MySQL: sqlc does not read it (mysql.go)
+				return // MySQL: sqlc does not read it (mysql.go)
 			}
 			switch {
 			case a.opts.MySQL:
@@ -194,16 +209,16 @@ func (a *analyzer) findSqlcCaseParams() {
 			}
 			if s.clause == "" {
 				if s.target != nil && !selectList[s.target] && (s.set == nil || !sqlcSetEntry(s.target)) {
-					break // dml.go
+					return // dml.go
 				}
 				if !s.viaCase && !a.sqlcParentTypes(s, direct[n]) {
-					break
+					return
 				}
 				if !s.viaCase && a.opts.MySQL && n.Name != "" {
 					// A MySQL named parameter is one ? per use, whose
 					// typings sqlc merges (an untyped use gives way):
 					// typeParam.
-					break
+					return
 				}
 			}
 			if a.sqlcCaseParents == nil {
@@ -215,6 +230,21 @@ func (a *analyzer) findSqlcCaseParams() {
 					a.sqlcOperands = map[*sqlparse.AExpr]*sqlcOperand{}
 				}
 				a.sqlcOperands[op] = &sqlcOperand{}
+			}
+		}
+		switch n := n.(type) {
+		case *sqlparse.Param:
+			if !s.swallowed {
+				record(n, s)
+			} else {
+				first[n.Number] = true // sqlcSwallowed, or above
+			}
+		case *sqlparse.AExpr:
+			if swallowed != nil {
+				// The operand's parameter, where the operand stands.
+				ps := s
+				ps.swallowed = false
+				record(swallowed, ps)
 			}
 		}
 		return s
@@ -485,4 +515,15 @@ func (a *analyzer) swallowedParam(e *sqlparse.AExpr) *sqlparse.Param {
 		}
 		x = op.Left
 	}
+}
+
+// sqlcSwallowedParent reports whether sqlcSwallowed types the parameter
+// of operand x (one sqlc reads as @(x)) under parent s: x is an operand
+// of s's operator, which is no arithmetic one.
+func sqlcSwallowedParent(s sqlcParent, x *sqlparse.AExpr) bool {
+	n, ok := s.node.(*sqlparse.AExpr)
+	if !ok || s.viaCase || s.target != nil || n.Left != x && n.Right != x {
+		return false
+	}
+	return n.Kind == "op" && !(sqlcMathOps[n.Op] && n.Op != "||" && !sqlcComparisonOps[n.Op])
 }

@@ -86,7 +86,7 @@ func TestWritesAgainstPostgreSQL(t *testing.T) {
 		if tc.noPG != "" {
 			continue
 		}
-		wrote, err := pgWritesFenced(ctx, conn.Conn(), cat, tc.schema, tc.query, false)
+		wrote, err := pgWritesFenced(ctx, conn.Conn(), cat, tc.schema, tc.query, false, "")
 		switch {
 		case err != nil:
 			t.Errorf("%s: PostgreSQL: %v", tc.name, err)

@@ -144,6 +144,11 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		}
 		c := u.column(cmd.Def, t)
 		t.Columns = append(t.Columns, c)
+		if r, ok := u.c.line.redefined[t]; ok && r.name == c.Name {
+			// MySQL's MODIFY or CHANGE keeps the column's values.
+			u.c.line.from[c] = r.col
+			delete(u.c.line.redefined, t)
+		}
 		if cmd.Def.Serial || cmd.Def.Identity {
 			u.columnSequence(c, cmd.Def.SequenceName)
 		}
@@ -158,6 +163,7 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		case cmd.Redefine != "":
 			// MySQL's MODIFY or CHANGE: the keys stay, on the new name.
 			u.c.renameColumnConstraints(t, cmd.Column, cmd.Redefine)
+			u.c.line.redefined[t] = redefinedColumn{name: cmd.Redefine, col: t.Column(cmd.Column)}
 			u.dropColumnOnly(t, cmd.Column)
 		case cmd.Shrink:
 			if u.c.isMySQL && len(t.PrimaryKey) > 1 && slices.Contains(t.PrimaryKey, cmd.Column) {
@@ -320,7 +326,7 @@ func (u *updater) alterColumn(t *Table, c *Column, cmd *sqlparse.AlterCmd) {
 	c.changed, c.seq = &diag.Error{File: u.f.Name, Line: line, Col: col}, u.c.seq
 	switch cmd.Kind {
 	case sqlparse.AlterColumnType:
-		c.Type, c.DBType, c.Precision = u.resolveType(cmd.Type, cmd.Loc), dbType(cmd.Type), mysqlPrecision(cmd.Type)
+		c.Type, c.DBType, c.Precision, c.Scale = u.resolveType(cmd.Type, cmd.Loc), dbType(cmd.Type), mysqlPrecision(cmd.Type), mysqlScale(cmd.Type)
 		c.typmod = cmd.Type != nil && cmd.Type.Typmod
 		// A NOT NULL that came from the old type's domain goes with it.
 		c.domainNotNull = u.c.DomainNotNull(cmd.Type)

@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -101,6 +102,10 @@ type Column struct {
 	// (DECIMAL(30, 2): 30; 10 when not written, MySQL's default), 0 for
 	// any other column.
 	Precision int
+	// Scale is a MySQL column's digits after the point (sqlparse.TypeName.
+	// Scale): a DECIMAL's scale, a DATETIME's, TIMESTAMP's or TIME's
+	// fractional seconds; 0 for any other column.
+	Scale int
 	// NotNull is set when the column cannot hold NULL: declared NOT NULL
 	// (pg_attribute.attnotnull: attNotNull) or of a domain declared NOT
 	// NULL (domainNotNull), which ALTER COLUMN ... TYPE takes away.
@@ -144,6 +149,14 @@ type Column struct {
 	// not name it): a star over the relation is then sent as written
 	// rather than spelt out column by column.
 	NameGuessed bool
+	// commentAt locates the statement that gave the column its Comment.
+	commentAt *diag.Error
+	// addedAt locates the column definition that created it (CREATE
+	// TABLE, ADD COLUMN), for the token line of a table fenced by a
+	// fence key (tokenline.go).
+	addedAt *diag.Error
+	// addedAck is set when that statement carries ResetTokensMark.
+	addedAck bool
 	// changed locates the last ALTER TABLE ... ALTER COLUMN of the
 	// column, for errors it causes; seq orders it among the statements.
 	changed *diag.Error
@@ -199,6 +212,9 @@ type Fence struct {
 	Line, Col int
 	// seq orders the mark among the schema statements (Catalog.seq).
 	seq int
+	// resetAck is set when the marking statement carries
+	// ResetTokensMark (tokenline.go).
+	resetAck bool
 }
 
 // Table is a table or view.
@@ -277,6 +293,13 @@ type Table struct {
 	// constraints, generated columns, index expressions and predicates)
 	// or, for a view, read (its query); see Hook.
 	Hooks []*Hook
+	// RowSecurity is set once ALTER TABLE ... ENABLE ROW LEVEL SECURITY
+	// ran on the table (and cleared by DISABLE): PostgreSQL applies its
+	// policies (its "policy" Hooks) only then (PostgreSQL docs, 5.8 Row
+	// Security Policies: "When row security is enabled on a table ...";
+	// pg_class.relrowsecurity). A DO block's (stmtCode) only sets it, as
+	// the block may not run it.
+	RowSecurity bool
 	// parents are the tables this one inherits from (INHERITS, PARTITION
 	// OF, ATTACH PARTITION, ALTER TABLE ... INHERIT): ALTER TABLE on a
 	// parent changes its children too, and a fenced parent fences them.
@@ -389,7 +412,19 @@ func (c *Catalog) AllCascades(t *Table, op string, updated []string) []Cascade {
 				if len(refs) == 0 {
 					refs = fk.parent.PrimaryKey
 				}
-				if updated != nil && !slices.ContainsFunc(refs, func(r string) bool { return slices.Contains(updated, r) }) && !c.beforeUpdate(p, refs) {
+				// A generated column referenced counts as updated whatever
+				// the SET list names: PostgreSQL recomputes it when a
+				// column it is computed from changes, and the key's
+				// ON UPDATE action then runs (as FiresOn counts it for
+				// UPDATE OF triggers).
+				changed := func(r string) bool {
+					if slices.Contains(updated, r) {
+						return true
+					}
+					col := fk.parent.Column(r)
+					return col == nil || col.Generated
+				}
+				if updated != nil && !slices.ContainsFunc(refs, changed) && !c.beforeUpdate(p, refs) {
 					continue
 				}
 			}
@@ -632,6 +667,10 @@ type Func struct {
 	// File and Line locate the CREATE FUNCTION statement, for messages.
 	File string
 	Line int
+	// VolatilityAt locates the statement that gave the function its
+	// Volatility: its CREATE [OR REPLACE] FUNCTION, or the last ALTER
+	// FUNCTION ... IMMUTABLE, STABLE or VOLATILE of it.
+	VolatilityAt Position
 	// Former are the names, lower case, the function had before ALTER
 	// FUNCTION ... RENAME TO. PostgreSQL binds a column DEFAULT, a CHECK,
 	// a generated column, an index expression, a policy, a view, a
@@ -727,6 +766,10 @@ type Catalog struct {
 	// from any statement: CREATE OPERATOR, CREATE CAST and domain
 	// constraints (CREATE DOMAIN, ALTER DOMAIN); see Hook.
 	Hooks []*Hook
+	// HasStatistics is set once the schema runs CREATE STATISTICS (or
+	// may, in a DO block): ANALYZE evaluates extended statistics'
+	// expressions, which fencegen does not read.
+	HasStatistics bool
 	// Extensions are the extensions the schema creates (CREATE
 	// EXTENSION), by name, each with the schema its objects live in.
 	Extensions map[string]string
@@ -742,6 +785,9 @@ type Catalog struct {
 	// otherwise with standard_conforming_strings off (offStrings), given
 	// by Validate while a table is fenced.
 	offStringErrors diag.List
+	// codeErrors are errors of schema statements whose code fencegen does
+	// not read (code.go), given by Validate while a table is fenced.
+	codeErrors diag.List
 	// elsewhere are the tables other sql entries fence that this schema
 	// does not define (FenceElsewhere).
 	elsewhere []FenceElsewhere
@@ -761,6 +807,9 @@ type Catalog struct {
 	pathFile   *sqlparse.File
 	// cache holds the lookups' index (lookup.go).
 	cache indexCache
+	// line follows where fenced tables' stored tokens live
+	// (tokenline.go).
+	line tokenLine
 }
 
 // Option configures a catalog made by New.
@@ -1084,9 +1133,9 @@ func (c *Catalog) ResolveType(tn *sqlparse.TypeName) (Type, bool) {
 
 // anyMark finds anything that looks like a fencegen annotation, however
 // misspelt, so that a typo is an error and never silently unfences a table.
-var nearMark = regexp.MustCompile(`(?i)\b(?:fence[-_ ]?gen[-_ :]*|fence:)tok\w*`)
+var nearMark = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(?:fence[-_ ]?gen[-_ :]*|fence:)tok\w*`) })
 
-var anyMark = regexp.MustCompile(`(?i)\bfence[-_ ]?gen\s*:\s*(\S*)(?:[ \t,]+(\S+))?`)
+var anyMark = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bfence[-_ ]?gen\s*:\s*(\S*)(?:[ \t,]+(\S+))?`) })
 
 // ParseFenceComment reports whether a column comment marks the column as a
 // fencing token ("fencegen:token", optionally followed by "strict" or
@@ -1112,11 +1161,11 @@ func ParseFenceMark(comment string) (marked bool, mode string, err error) {
 }
 
 func parseFenceComment(comment string) (marked, strict, required bool, err error) {
-	m := anyMark.FindStringSubmatch(comment)
+	m := anyMark().FindStringSubmatch(comment)
 	if m == nil {
 		// Near misses without the colon ("fencegen token", "fencegen_token",
 		// "fence:token") are errors too.
-		if n := nearMark.FindString(comment); n != "" {
+		if n := nearMark().FindString(comment); n != "" {
 			return false, false, false, fmt.Errorf("unrecognised fencegen annotation %q in the column comment: want 'fencegen:token', 'fencegen:token strict', 'fencegen:token non-strict' or 'fencegen:token required'", n)
 		}
 		return false, false, false, nil
@@ -1174,10 +1223,12 @@ func (c *Catalog) MarkFence(t *Table, column string, strict bool, source, file s
 // column and returns the problems found while building the catalog.
 func (c *Catalog) Validate() diag.List {
 	c.searchPath, c.pathFile = nil, nil // the schema ends (see searchPath)
+	c.endTokenFile()
 	errs := append(diag.List(nil), c.Errors...)
 	errs = append(errs, c.inheritFences()...)
 	if len(c.FencedTables()) > 0 || c.FencesElsewhere() {
 		errs = append(errs, c.offStringErrors...)
+		errs = append(errs, c.codeErrors...)
 	}
 	for _, t := range c.FencedTables() {
 		f := t.Fence
@@ -1185,6 +1236,7 @@ func (c *Catalog) Validate() diag.List {
 			continue // checked on the table marked
 		}
 		c.tokenCheckNotes(t)
+		errs = append(errs, c.strayMarkText(t)...)
 		col := t.Column(f.Column)
 		if col != nil && col.changed != nil && (col.seq > f.seq || f.Source == "config") {
 			// The column was made unusable after it was marked (or,
@@ -1240,7 +1292,7 @@ func (c *Catalog) Validate() diag.List {
 		case col.HasDefault && col.Sequence:
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s is a serial column: its default draws from a sequence, so a row would start with an arbitrary token; fencegen stores the lease's token itself: declare it BIGINT NOT NULL DEFAULT 0", t.QualifiedName(), col.Name)})
-		case col.Type.Schema != MySQLSchema && c.defaultAbove1(col):
+		case c.defaultAbove1(col):
 			errs.AddErr(&diag.Error{File: f.File, Line: f.Line, Col: f.Col, Err: ErrFence,
 				Msg: fmt.Sprintf("fencing token column %s.%s has a DEFAULT that is not an integer constant at or below 1 (the first token a lease mints): a row created without a token (an INSERT that leaves the column out, or writes DEFAULT) would store a token the lease never minted, above the tokens of its holders or changing with the clock, so their guarded writes of that row would be refused as stale; declare it BIGINT NOT NULL DEFAULT 0 (0 is what a row no fenced write has touched stores)", t.QualifiedName(), col.Name)})
 		case !col.NotNull:

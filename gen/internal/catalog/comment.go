@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -36,16 +37,18 @@ func (u *updater) comment(n *sqlparse.Comment) {
 			return
 		}
 		c.Comment = n.Text
+		line, col := u.pos(n.Loc)
+		c.commentAt = &diag.Error{File: u.f.Name, Line: line, Col: col}
 		marked, mode, err := ParseFenceMark(n.Text)
 		if err != nil {
 			u.errorf(n.Loc, ErrFence, "%v", err)
 			return
 		}
 		if marked {
-			line, col := u.pos(n.Loc)
 			u.c.MarkFence(t, c.Name, mode == "strict", "comment", u.f.Name, line, col)
 			if t.Fence != nil && t.Fence.Column == c.Name {
 				t.Fence.Required = mode == "required"
+				t.Fence.resetAck = u.ackReset()
 			}
 		} else if t.Fence != nil && t.Fence.Column == c.Name && t.Fence.Source == "comment" {
 			t.Fence = nil // COMMENT ... IS NULL or a new comment removes the mark
@@ -69,7 +72,7 @@ func (u *updater) comment(n *sqlparse.Comment) {
 // looksLikeMark reports whether a comment holds what reads as a fencing
 // token mark, however spelt (the patterns ParseFenceMark reads).
 func looksLikeMark(text string) bool {
-	return anyMark.MatchString(text) || nearMark.MatchString(text)
+	return anyMark().MatchString(text) || nearMark().MatchString(text)
 }
 
 // misplacedMark explains a fencing token mark written in a table's comment,

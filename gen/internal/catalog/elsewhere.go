@@ -110,3 +110,10 @@ func (r Reach) Matches(events, set, targets []string, cascade bool) bool {
 	}
 	return false
 }
+
+// SharesDatabase reports whether another sql entry of the configuration
+// shares the database with this catalog's (another PostgreSQL entry's
+// reaches were recorded, or a table it fences): its queries, on a
+// connection this entry's may share, name relations this catalog does
+// not know.
+func (c *Catalog) SharesDatabase() bool { return len(c.reach) > 0 || len(c.elsewhere) > 0 }

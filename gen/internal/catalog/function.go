@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	pg "github.com/pganalyze/pg_query_go/v5"
+
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -17,6 +19,8 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 	f := &Func{Schema: s.Name, Name: n.Func.Name, ArgNames: n.ArgNames, Procedure: n.Procedure, Variadic: n.Variadic, Defaults: n.Defaults,
 		Language: strings.ToLower(n.Language), Body: n.Body, Source: u.f.Text(u.s), File: u.f.Name}
 	f.Line, _ = u.pos(n.Loc)
+	f.VolatilityAt.File = u.f.Name
+	f.VolatilityAt.Line, f.VolatilityAt.Col = u.pos(n.Loc)
 	f.Volatility = 'v'
 	switch n.Volatility {
 	case "immutable":
@@ -143,4 +147,52 @@ func (f *Func) BoundTable(n sqlparse.Name) *Table {
 		return nil
 	}
 	return f.Bound[strings.ToLower(n.Schema)+"|"+strings.ToLower(n.Name)]
+}
+
+// alterFunction applies ALTER FUNCTION (or ROUTINE) f(args) IMMUTABLE,
+// STABLE or VOLATILE: the function's Volatility, and where it was given
+// (Func.VolatilityAt). Its other actions are not modelled here.
+func (u *updater) alterFunction(n *pg.AlterFunctionStmt) {
+	vol := byte(0)
+	for _, a := range n.GetActions() {
+		d := a.GetDefElem()
+		if d == nil || d.Defname != "volatility" {
+			continue
+		}
+		switch strings.ToLower(d.GetArg().GetString_().GetSval()) {
+		case "immutable":
+			vol = 'i'
+		case "stable":
+			vol = 's'
+		case "volatile":
+			vol = 'v'
+		}
+	}
+	if vol == 0 || n.GetFunc() == nil {
+		return
+	}
+	var name sqlparse.Name
+	switch parts := n.GetFunc().GetObjname(); len(parts) {
+	case 1:
+		name.Name = parts[0].GetString_().GetSval()
+	case 2:
+		name.Schema, name.Name = parts[0].GetString_().GetSval(), parts[1].GetString_().GetSval()
+	default:
+		return
+	}
+	args := len(n.GetFunc().GetObjargs())
+	if n.GetFunc().GetArgsUnspecified() {
+		args = -1
+	}
+	for _, f := range u.c.funcsNamed(name, args) {
+		f.Volatility = vol
+		f.VolatilityAt.File = u.f.Name
+		f.VolatilityAt.Line, f.VolatilityAt.Col = u.pos(-1)
+	}
+}
+
+// Position is a place in a schema file, for messages.
+type Position struct {
+	File      string
+	Line, Col int
 }

@@ -37,7 +37,10 @@ type Hook struct {
 	// "operator class" (CREATE OPERATOR CLASS, ALTER OPERATOR FAMILY:
 	// support functions and operators, run by indexes, sorts and
 	// hashes) or "range" (CREATE TYPE ... AS RANGE: canonical and
-	// subtype_diff, run where its values are built or indexed).
+	// subtype_diff, run where its values are built or indexed) or "base
+	// type" (CREATE TYPE name (INPUT = ..., ...): its support functions,
+	// run wherever its values are read or written or its name is cast
+	// to or given a typmod).
 	Kind string
 	// Name is the operator's symbol (Kind "operator") or the domain's or
 	// type's name (Kind "domain", "type"), lower case; "" otherwise.
@@ -71,7 +74,7 @@ func (u *updater) hook(n sqlparse.Node) {
 	switch n := n.(type) {
 	case *sqlparse.CreateTable:
 		kind, name = "table", n.Table
-		if createForeignRE.MatchString(u.f.Text(u.s)) {
+		if createForeignRE().MatchString(u.f.Text(u.s)) {
 			kind = "foreign"
 		}
 	case *sqlparse.AlterTable:
@@ -121,7 +124,7 @@ func (u *updater) hook(n sqlparse.Node) {
 	t.Hooks = append(t.Hooks, u.newHook(kind, ""))
 }
 
-var createForeignRE = regexp.MustCompile(`(?is)^\s*create\s+foreign\s+table\b`)
+var createForeignRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)^\s*create\s+foreign\s+table\b`) })
 
 // The regular expressions of statements few schemas hold are compiled on
 // first use, not at init.
@@ -145,6 +148,18 @@ func (u *updater) unknownHook(n *sqlparse.Unknown) {
 	case "DefineStmt":
 		if m := createOperatorRE().FindStringSubmatch(text); m != nil {
 			u.c.Hooks = append(u.c.Hooks, u.newHook("operator", m[1]))
+		}
+		if d := u.s.Raw.GetDefineStmt(); d != nil && d.Kind == pg.ObjectType_OBJECT_TYPE && len(d.Defnames) > 0 {
+			// A base type (CREATE TYPE name (INPUT = ..., OUTPUT = ...,
+			// TYPMOD_IN = ...)): PostgreSQL runs its support functions
+			// where a statement names it (a cast, a typmod) and where
+			// values of it are read, written, sent, analysed or
+			// subscripted, also unnamed: counted for every statement,
+			// as an operator class's. A shell type (no definition)
+			// runs nothing.
+			if len(d.Definition) > 0 {
+				u.c.Hooks = append(u.c.Hooks, u.newHook("base type", strings.ToLower(d.Defnames[len(d.Defnames)-1].GetString_().GetSval())))
+			}
 		}
 	case "CreateOpClassStmt", "AlterOpFamilyStmt":
 		// An operator class's (or family's) support functions run for

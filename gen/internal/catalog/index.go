@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -54,12 +55,12 @@ func (u *updater) createIndex(n *sqlparse.CreateIndex) {
 	t.indexes[name] = cols
 }
 
-var excludeRE = regexp.MustCompile(`(?i)\bexclude\b`)
+var excludeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bexclude\b`) })
 
 // mayExclude reports whether one of t's hooks may make an EXCLUDE
 // constraint, which fencegen does not model.
 func (t *Table) mayExclude() bool {
-	return slices.ContainsFunc(t.Hooks, func(h *Hook) bool { return excludeRE.MatchString(h.Text) })
+	return slices.ContainsFunc(t.Hooks, func(h *Hook) bool { return excludeRE().MatchString(h.Text) })
 }
 
 // ConflictArbiter reports whether INSERT ... ON CONFLICT (cols) on t can

@@ -251,6 +251,12 @@ func (c *Catalog) attach(parent, child *Table) {
 	}
 }
 
+// Descendants returns t's partitions and inheritance children at any
+// depth, depth first.
+func (c *Catalog) Descendants(t *Table) []*Table {
+	return c.descendants(t, map[*Table]bool{t: true}, nil)
+}
+
 // FencedDescendants returns the fenced tables among t's partitions and
 // inheritance children, at any depth: a write named on t can write their
 // rows.

@@ -6,6 +6,7 @@ package catalog
 
 import (
 	"slices"
+	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
@@ -37,9 +38,14 @@ type Trigger struct {
 	// Args are the trigger's arguments (EXECUTE FUNCTION f('a', 'b')),
 	// as strings, as the function receives them (TG_ARGV).
 	Args []string
-	// File and Line locate the CREATE TRIGGER.
+	// Never marks a trigger whose WHEN condition is a constant that is
+	// never true (WHEN (false), WHEN (1 = 2), WHEN (NULL)): PostgreSQL
+	// fires it for no row, so FiresOn reports false for every write.
+	Never bool
+	// File, Line and Col locate the CREATE TRIGGER.
 	File string
 	Line int
+	Col  int
 	// Also are functions the trigger may run besides those Func names:
 	// one of several Func could denote, renamed or moved since
 	// (rebindTriggers). TriggerFuncs returns them all.
@@ -71,6 +77,9 @@ func (c *Catalog) TriggerFuncs(tr *Trigger) []*Func {
 // replaced since) or is a generated column, which PostgreSQL counts as
 // updated when a column it is computed from is.
 func (tr *Trigger) FiresOn(on *Table, events, targets []string) bool {
+	if tr.Never {
+		return false
+	}
 	for _, e := range tr.Events {
 		if !slices.Contains(events, e) {
 			continue
@@ -117,12 +126,18 @@ func (u *updater) createTrigger(n *sqlparse.CreateTrigger) {
 		return
 	}
 	tr := &Trigger{Name: n.Name, Func: n.Func, Events: n.Events, Instead: n.Instead, Text: u.f.Text(u.s), File: u.f.Name}
-	tr.Line, _ = u.pos(n.Loc)
+	tr.Line, tr.Col = u.pos(n.Loc)
 	tr.Before = !n.Instead && !afterTriggerRE().MatchString(tr.Text)
 	if u.s.Raw != nil {
 		if ct := u.s.Raw.GetCreateTrigStmt(); ct != nil {
 			// TRIGGER_TYPE_BEFORE (trigger.h) of a row trigger.
 			tr.Before = ct.Row && ct.Timing&2 != 0
+			if ct.WhenClause != nil && !slices.ContainsFunc(u.c.Hooks, func(h *Hook) bool { return h.Kind == "operator" }) {
+				// (An operator of the schema may be the one a comparison
+				// binds to, by the search_path: then it is not read.)
+				v, null, ok := constBool(ct.WhenClause)
+				tr.Never = ok && (null || !v)
+			}
 			for _, a := range ct.Args {
 				tr.Args = append(tr.Args, a.GetString_().GetSval())
 			}
@@ -219,4 +234,94 @@ func (c *Catalog) rebindTriggers(f *Func, to sqlparse.Name) {
 			}
 		}
 	}
+}
+
+// constBool evaluates a boolean expression made of constants only: the
+// boolean constants (TRUE, FALSE, 'f'::boolean), NULL, NOT, AND, OR, and
+// comparisons of two integer constants. ok is false for anything else (a
+// column, a function call, a parameter), which may be true.
+func constBool(n *pg.Node) (v, null, ok bool) {
+	switch {
+	case n.GetAConst() != nil:
+		c := n.GetAConst()
+		if c.Isnull {
+			return false, true, true
+		}
+		if b := c.GetBoolval(); b != nil {
+			return b.Boolval, false, true
+		}
+	case n.GetTypeCast() != nil:
+		tc := n.GetTypeCast()
+		if tc.TypeName == nil || len(tc.TypeName.Names) == 0 || len(tc.TypeName.ArrayBounds) > 0 {
+			return false, false, false
+		}
+		typ := tc.TypeName.Names[len(tc.TypeName.Names)-1].GetString_().GetSval()
+		if typ != "bool" && typ != "boolean" || len(tc.TypeName.Names) == 2 && tc.TypeName.Names[0].GetString_().GetSval() != "pg_catalog" || len(tc.TypeName.Names) > 2 {
+			return false, false, false
+		}
+		if c := tc.Arg.GetAConst(); c != nil && c.GetSval() != nil {
+			switch strings.ToLower(strings.TrimSpace(c.GetSval().Sval)) {
+			case "t", "true", "y", "yes", "on", "1":
+				return true, false, true
+			case "f", "false", "n", "no", "off", "0":
+				return false, false, true
+			}
+			return false, false, false
+		}
+		return constBool(tc.Arg)
+	case n.GetBoolExpr() != nil:
+		be := n.GetBoolExpr()
+		switch be.Boolop {
+		case pg.BoolExprType_NOT_EXPR:
+			if len(be.Args) != 1 {
+				return false, false, false
+			}
+			v, null, ok := constBool(be.Args[0])
+			return !v && !null, null, ok
+		case pg.BoolExprType_AND_EXPR, pg.BoolExprType_OR_EXPR:
+			and := be.Boolop == pg.BoolExprType_AND_EXPR
+			anyNull := false
+			for _, a := range be.Args {
+				v, null, ok := constBool(a)
+				if !ok {
+					return false, false, false
+				}
+				switch {
+				case null:
+					anyNull = true
+				case v != and: // FALSE decides an AND, TRUE an OR
+					return v, false, true
+				}
+			}
+			return and && !anyNull, anyNull, true
+		}
+	case n.GetAExpr() != nil:
+		e := n.GetAExpr()
+		if e.Kind != pg.A_Expr_Kind_AEXPR_OP || len(e.Name) != 1 || e.Lexpr == nil || e.Rexpr == nil {
+			return false, false, false
+		}
+		l, r := e.Lexpr.GetAConst(), e.Rexpr.GetAConst()
+		if l == nil || r == nil {
+			return false, false, false
+		}
+		if l.GetIval() == nil || r.GetIval() == nil {
+			return false, false, false
+		}
+		a, b := l.GetIval().Ival, r.GetIval().Ival
+		switch e.Name[0].GetString_().GetSval() {
+		case "=":
+			return a == b, false, true
+		case "<>", "!=":
+			return a != b, false, true
+		case "<":
+			return a < b, false, true
+		case ">":
+			return a > b, false, true
+		case "<=":
+			return a <= b, false, true
+		case ">=":
+			return a >= b, false, true
+		}
+	}
+	return false, false, false
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	pg "github.com/pganalyze/pg_query_go/v5"
+
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
@@ -12,10 +14,23 @@ import (
 // that do not change the catalog (GRANT, SET, CREATE INDEX, ...) are
 // skipped. Problems are added to c.Errors with their location.
 func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
+	c.apply(f, s, stmtFile)
+}
+
+// apply is Update of a statement written in a schema file (how
+// stmtFile), an element of CREATE SCHEMA or a statement a DO block runs
+// (code.go), whose problems are not errors: the block may not run it
+// (IF, EXCEPTION), and PostgreSQL, not sqlc, reads it.
+func (c *Catalog) apply(f *sqlparse.File, s *sqlparse.Stmt, how int) {
 	c.seq++
+	c.tokenFileStart(f.Name)
 	c.cache.updating = true
 	defer func() { c.cache.updating = false }()
-	if f != c.pathFile {
+	if how == stmtCode {
+		errs, notes := len(c.Errors), len(c.notes)
+		defer func() { c.Errors, c.notes = c.Errors[:errs], c.notes[:notes] }()
+	}
+	if how == stmtFile && f != c.pathFile {
 		// A SET search_path lasts to the end of its file: migration
 		// tools run each file in a session (or transaction) of its own.
 		c.pathFile, c.searchPath = f, nil
@@ -24,9 +39,18 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 	if s.MySQL != nil {
 		c.isMySQL = true
 		u.mysql(s.Node)
+		u.carryMySQL(s.MySQL)
 		return
 	}
 	u.offStrings()
+	u.calls()
+	u.rowSecurity(how)
+	if u.s.Raw.GetCreateStatsStmt() != nil {
+		c.HasStatistics = true
+	}
+	if how == stmtCode && !u.codeStatement(s.Node) {
+		return
+	}
 	switch n := s.Node.(type) {
 	case *sqlparse.Select:
 		// pg_dump's SELECT pg_catalog.set_config('search_path', '', false).
@@ -55,7 +79,14 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 	case *sqlparse.Sequence:
 		u.sequence(n)
 	case *sqlparse.CreateSchema:
+		name, ok := u.createSchemaName(n)
+		if !ok {
+			u.codeErrorf("creates a schema named after the role that runs it (AUTHORIZATION CURRENT_USER or SESSION_USER), which fencegen cannot know: name the schema")
+			return
+		}
+		n.Name = name
 		u.createSchema(n)
+		u.schemaElements(name)
 	case *sqlparse.Drop:
 		u.drop(n)
 	case *sqlparse.CreateView:
@@ -77,9 +108,18 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 	case *sqlparse.CreateRule:
 		u.createRule(n)
 	case *sqlparse.Unknown:
+		if do := s.Raw.GetDoStmt(); do != nil {
+			u.doBlock(do)
+		}
+		if af := s.Raw.GetAlterFunctionStmt(); af != nil {
+			u.alterFunction(af)
+		}
 		u.unknownHook(n)
 	}
 	u.hook(s.Node)
+	if s.Raw != nil {
+		u.carryPG(s.Raw)
+	}
 }
 
 type updater struct {
@@ -178,10 +218,28 @@ func (u *updater) resolveType(tn *sqlparse.TypeName, loc int) Type {
 		if tn.Loc >= 0 {
 			loc = tn.Loc
 		}
-		u.notef(loc, "type %q does not exist; its values are typed interface{}", typ.String())
+		line, col := u.pos(loc)
+		u.c.notes.AddErr(&diag.Error{File: u.f.Name, Line: line, Col: col, Err: &UnknownTypeError{Type: typ},
+			Msg: fmt.Sprintf("note: type %q does not exist; its values are typed interface{}", typ.String())})
 	}
 	return typ
 }
+
+// UnknownTypeError is the Err of the note (Catalog.Notes) for a type the
+// schema names and PostgreSQL does not know: its columns keep the name as
+// written, which sqlc's Go type mapping may still know (blob is []byte),
+// so the note's text ("typed interface{}") is what the catalog alone can
+// say; a caller that knows the Go mapping rewrites it (gen). It matches
+// ErrNotFound under errors.Is.
+type UnknownTypeError struct {
+	Type Type
+}
+
+func (e *UnknownTypeError) Error() string {
+	return fmt.Sprintf("type %q does not exist", e.Type.String())
+}
+
+func (e *UnknownTypeError) Unwrap() error { return ErrNotFound }
 
 // dbType is Column.DBType for tn.
 func dbType(tn *sqlparse.TypeName) string {
@@ -196,6 +254,18 @@ func dbType(tn *sqlparse.TypeName) string {
 		return tn.SqlcSchema + "." + tn.Name
 	}
 	return tn.Name
+}
+
+// mysqlScale is Column.Scale for a column of type tn.
+func mysqlScale(tn *sqlparse.TypeName) int {
+	if tn == nil || tn.Schema != MySQLSchema || tn.ArrayDims > 0 {
+		return 0
+	}
+	switch strings.ToLower(tn.Name) {
+	case "decimal", "dec", "numeric", "fixed", "datetime", "timestamp", "time":
+		return tn.Scale
+	}
+	return 0
 }
 
 // mysqlPrecision is Column.Precision for a column of type tn.
@@ -214,6 +284,16 @@ func mysqlPrecision(tn *sqlparse.TypeName) int {
 }
 
 func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
+	c := u.newColumn(d, t)
+	if c != nil {
+		line, col := u.pos(d.Loc)
+		c.addedAt, c.addedAck = &diag.Error{File: u.f.Name, Line: line, Col: col}, u.ackReset()
+	}
+	return c
+}
+
+// newColumn is column without the location.
+func (u *updater) newColumn(d *sqlparse.ColumnDef, t *Table) *Column {
 	if d.Type != nil && len(d.Type.Values) > 0 {
 		return u.mysqlEnumColumn(d, t)
 	}
@@ -223,7 +303,7 @@ func (u *updater) column(d *sqlparse.ColumnDef, t *Table) *Column {
 	// be overridden or the type's modifier makes a length coercion of it
 	// (PostgreSQL source, AddRelationNewConstraints).
 	hasDefault := d.HasDefault && !(d.DefaultNull && d.Type != nil && !d.Type.Typmod && !u.c.isDomain(d.Type))
-	c := &Column{Name: d.Name, Type: typ, DBType: dbType(d.Type), Precision: mysqlPrecision(d.Type), typmod: d.Type != nil && d.Type.Typmod, NotNull: att || dom, attNotNull: att, domainNotNull: dom, HasDefault: hasDefault, Sequence: d.Serial,
+	c := &Column{Name: d.Name, Type: typ, DBType: dbType(d.Type), Precision: mysqlPrecision(d.Type), Scale: mysqlScale(d.Type), typmod: d.Type != nil && d.Type.Typmod, NotNull: att || dom, attNotNull: att, domainNotNull: dom, HasDefault: hasDefault, Sequence: d.Serial,
 		Generated: d.Generated, GeneratedVirtual: d.GeneratedVirtual, Identity: d.Identity, IdentityAlways: d.IdentityAlways, AutoIncrement: d.AutoIncrement, Table: t, defaultAtMost1: d.DefaultAtMost1,
 		domains: u.c.domainChain(d.Type)}
 	if d.IdentityNotNull && !dom {
@@ -275,4 +355,28 @@ func setConfigSearchPath(n *sqlparse.Select) ([]string, bool) {
 // read SET, has it in the default schema.
 func (u *updater) pathSchema(written string, s *Schema) bool {
 	return written == "" && len(u.c.searchPath) > 0 && s.Name != DefaultSchema && s.Name != "pg_temp"
+}
+
+// rowSecurity records ALTER TABLE ... ENABLE / DISABLE ROW LEVEL
+// SECURITY (Table.RowSecurity); a DISABLE in code that may not run
+// (how == stmtCode) leaves it set.
+func (u *updater) rowSecurity(how int) {
+	at := u.s.Raw.GetAlterTableStmt()
+	if at == nil || at.Relation == nil || at.Objtype != pg.ObjectType_OBJECT_TABLE {
+		return
+	}
+	t := u.c.Table(at.Relation.Schemaname, at.Relation.Relname)
+	if t == nil || t.IsView {
+		return
+	}
+	for _, c := range at.Cmds {
+		switch c.GetAlterTableCmd().GetSubtype() {
+		case pg.AlterTableType_AT_EnableRowSecurity:
+			t.RowSecurity = true
+		case pg.AlterTableType_AT_DisableRowSecurity:
+			if how != stmtCode {
+				t.RowSecurity = false
+			}
+		}
+	}
 }

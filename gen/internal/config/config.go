@@ -108,6 +108,13 @@ type Skipped struct {
 type Package struct {
 	// Name is the entry's optional name.
 	Name string
+	// Doubtful is set, in a configuration LoadAll returns with errors,
+	// on an entry with a problem of its own that may change how its
+	// files are read (an engine missing or unsupported, an unknown
+	// sql_package): its files are not checked in that run, so that no
+	// error follows from the problem. A misspelled key read as its
+	// suggestion and a fence mode typo do not count.
+	Doubtful bool
 	// Engine is "postgresql" or "mysql".
 	Engine string
 	// Schema and Queries are files, directories or glob patterns, relative

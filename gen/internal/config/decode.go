@@ -19,6 +19,11 @@ type loader struct {
 	anchors map[string][]*ast.AnchorNode
 	plugin  map[string]plugin // the top-level plugins by name
 	codegen []*codegenUse     // every sql entry's codegen items
+	// benign counts the errors of errs that leave the configuration
+	// read as meant: a misspelled key read as its suggestion, a fence
+	// mode typo (read as the default). An sql entry with other errors of
+	// its own is Package.Doubtful.
+	benign int
 	// rulesNoted is set once rules have their note (rulesNote): one
 	// per file, whether the rules are defined at the top or named by
 	// entries (sqlc's built-in sqlc/db-prepare).
@@ -196,6 +201,16 @@ func (l *loader) mapping(what string, n ast.Node, fs fields) {
 			}
 			if s := suggest(key, fs); s != "" {
 				l.errorf(kv.Key, "unknown key %q (did you mean %q?)", key, s)
+				if !has(values, s) {
+					l.benign++
+					// Read on as if the key were spelled as suggested,
+					// so that what follows from it (a "missing key"
+					// that is there, misspelled; every later check)
+					// is not reported as a problem of its own: the
+					// typo is the one problem, and the run goes on
+					// to the others (trial tnew F1, F2).
+					fs[s](s, kv.Value)
+				}
 			} else {
 				l.errorf(kv.Key, "unknown key %q", key)
 			}
@@ -203,6 +218,19 @@ func (l *loader) mapping(what string, n ast.Node, fs fields) {
 		}
 		h(key, kv.Value)
 	}
+}
+
+// serious is the number of errors so far that are not benign.
+func (l *loader) serious() int { return len(l.errs) - l.benign }
+
+// has reports whether the mapping entries hold key.
+func has(values []*ast.MappingValueNode, key string) bool {
+	for _, kv := range values {
+		if !kv.Key.IsMergeKey() && keyText(kv.Key) == key {
+			return true
+		}
+	}
+	return false
 }
 
 // seq returns a handler that calls each for every element of a sequence.

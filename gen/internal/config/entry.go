@@ -21,10 +21,11 @@ type entry struct {
 	dbURI                          string   // database.uri
 	dbManaged                      bool     // database.managed
 	badSchema, badQueries          bool     // reported already
+	errsBefore                     int      // loader.serious() before the entry
 }
 
 func (l *loader) v2Entry(n ast.Node, cfg *Config) {
-	e := &entry{pos: n}
+	e := &entry{pos: n, errsBefore: l.serious()}
 	p := &e.pkg
 	p.Pos = posOf(n)
 	hasGo := false
@@ -112,7 +113,7 @@ func (l *loader) v2Entry(n ast.Node, cfg *Config) {
 }
 
 func (l *loader) v1Package(n ast.Node, cfg *Config) {
-	e := &entry{pos: n}
+	e := &entry{pos: n, errsBefore: l.serious()}
 	p := &e.pkg
 	p.Pos = posOf(n)
 	fs := l.entryFields(e)

@@ -1,6 +1,11 @@
 package config
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/goccy/go-yaml/ast"
@@ -58,14 +63,15 @@ func (l *loader) extension(root ast.Node) *Config {
 			})
 		},
 	})
-	if len(l.errs) > 0 {
-		return nil
-	}
+	// A problem of this file's keys does not stop the run: the extended
+	// file is still read, so that its problems and those of its entries'
+	// files come in the same run (trial tnew F1); the configuration
+	// returned is then LoadAll's, not generated from.
 	if base == "" {
 		l.errorf(or(baseNode, root), "extends: want the path of the sqlc configuration to extend, e.g. extends: sqlc.yaml")
 		return nil
 	}
-	if len(tables) == 0 && (fenceNode != nil || pgTypes == nil && myTypes == nil) {
+	if len(tables) == 0 && (fenceNode != nil || pgTypes == nil && myTypes == nil) && len(l.errs) == 0 {
 		l.errorf(or(fenceNode, root), "fence: a configuration with extends adds fenced tables (list them under fence.tables) or fencegen's options (gen.go.postgresql_types, gen.go.mysql_types)")
 		return nil
 	}
@@ -77,15 +83,26 @@ func (l *loader) extension(root ast.Node) *Config {
 		l.errorf(baseNode, "extends: %s is this file", base)
 		return nil
 	}
-	cfg, err := Load(p)
+	cfg, err := LoadAll(p)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// At the extends value, with the closest file, as a missing
+			// schema or queries path is (trial tnew F11).
+			at := posOf(baseNode)
+			l.errs.AddErr(&diag.Error{File: l.file, Line: at.Line, Col: at.Col, Err: err,
+				Msg: fmt.Sprintf("extends: %s does not exist%s", base, nearName(p, base))})
+			return nil
+		}
 		// The extended file's own problems, at their places in it.
 		list := diag.As(err)
 		if len(list) == 0 {
 			l.errorf(baseNode, "extends %s: %v", base, err)
+		} else {
+			l.errs = append(l.errs, list...)
 		}
-		l.errs = append(l.errs, list...)
-		return nil
+		if cfg == nil {
+			return nil
+		}
 	}
 	if cfg.Extension != "" {
 		l.errorf(baseNode, "extends %s, which extends %s in turn: name the sqlc configuration itself", base, cfg.Extension)
@@ -135,4 +152,26 @@ func (l *loader) extension(root ast.Node) *Config {
 	}
 	l.notes = append(cfg.Notes, l.notes...)
 	return cfg
+}
+
+// nearName is " (did you mean X?)" naming the file beside the missing
+// path p whose name is closest to p's, written as the configuration's
+// value e would name it, or "".
+func nearName(p, e string) string {
+	ents, err := os.ReadDir(filepath.Dir(p))
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, de := range ents {
+		if !de.IsDir() {
+			names = append(names, de.Name())
+		}
+	}
+	// Only a close name: a configuration file is named by few letters,
+	// so a distant one (nope.yaml for typo.yaml) would mislead.
+	if c := Closest(filepath.Base(p), names); c != "" && diag.Distance(filepath.Base(p), c) <= 2 {
+		return fmt.Sprintf(" (did you mean %s?)", path.Join(path.Dir(filepath.ToSlash(e)), c))
+	}
+	return ""
 }

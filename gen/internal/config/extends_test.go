@@ -56,7 +56,13 @@ func TestExtends(t *testing.T) {
 		{"extends: db/sqlc.yaml\nsql: []\nfence: {tables: [{table: jobs, column: tok}]}\n", `fencegen.yaml:2:1: unknown key "sql"`},
 		{"extends: fencegen.yaml\nfence: {tables: [{table: jobs, column: tok}]}\n", "fencegen.yaml:1:10: extends: fencegen.yaml is this file"},
 		{"extends: other.yaml\nfence: {tables: [{table: jobs, column: tok}]}\n", "fencegen.yaml:1:10: extends other.yaml, which extends"},
-		{"extends: db/nope.yaml\nfence: {tables: [{table: jobs, column: tok}]}\n", "nope.yaml: cannot read configuration file"},
+		// A missing file at its value, with the closest file (trial tnew
+		// F11); a misspelled extends key is named, not taken for a file
+		// without version.
+		{"extends: db/nope.yaml\nfence: {tables: [{table: jobs, column: tok}]}\n", "fencegen.yaml:1:10: extends: db/nope.yaml does not exist"},
+		{"extends: db/sqlc.yml\nfence: {tables: [{table: jobs, column: tok}]}\n", "fencegen.yaml:1:10: extends: db/sqlc.yml does not exist (did you mean db/sqlc.yaml?)"},
+		{"extend: db/sqlc.yaml\nfence: {tables: [{table: jobs, column: tok}]}\n", `fencegen.yaml:1:1: unknown key "extend" (did you mean "extends"?)`},
+		{"version: \"2\"\nextend: db/sqlc.yaml\nfence: {tables: [{table: jobs, column: tok}]}\n", `fencegen.yaml:2:1: unknown key "extend" (did you mean "extends"?)`},
 	} {
 		write("other.yaml", "extends: db/sqlc.yaml\nfence: {tables: [{table: jobs, column: tok}]}\n")
 		_, err := Parse(filepath.Join(dir, "fencegen.yaml"), []byte(tt.src))

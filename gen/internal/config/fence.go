@@ -33,7 +33,11 @@ func (l *loader) fence(n ast.Node) []FenceTable {
 			case "", ModeStrict, ModeNonStrict, ModeRequired:
 			default:
 				l.errorf(mode, "fence mode %q: want %q, %q or %q", t.Mode, ModeStrict, ModeNonStrict, ModeRequired)
-				ok = false
+				// The table and column are still checked against the
+				// schemas (LoadAll's configuration, not generated
+				// from), as with the mode left out.
+				t.Mode = ""
+				l.benign++
 			}
 			t.TablePos, t.ColumnPos = posOf(or(table, n)), posOf(or(column, n))
 			if t.Table != "" {

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"github.com/fencegen/fencegen/gen/internal/diag"
 )
 
 // SplitName splits a possibly qualified SQL name as PostgreSQL reads one
@@ -97,7 +99,7 @@ func QuoteName(name string) string {
 func Closest(name string, candidates []string) string {
 	best, bestD := "", -1
 	for _, c := range candidates {
-		d := distance(name, c)
+		d := diag.Distance(name, c)
 		switch {
 		case strings.EqualFold(name, c):
 			d = 0

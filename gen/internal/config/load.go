@@ -176,6 +176,24 @@ func (l *loader) rulesNote(_ string, v ast.Node) {
 	l.notef(v, "rules are sqlc vet's: fencegen vet does not run them (keep sqlc vet for them)")
 }
 
+// nearExtends reports whether root, a file with neither extends nor sql
+// entries (sql, packages), has a key that is a misspelling of extends
+// ("extend: sqlc.yaml"): it is read as the extension it means to be, so
+// that the message names the typo rather than a missing "version" (trial
+// tnew F11).
+func (l *loader) nearExtends(root ast.Node) bool {
+	if l.lookup(root, "sql") != nil || l.lookup(root, "packages") != nil {
+		return false
+	}
+	values, _ := l.mapValues(root, "configuration")
+	for _, kv := range values {
+		if k := keyText(kv.Key); !kv.Key.IsMergeKey() && k != "extends" && suggest(k, fields{"extends": ignore}) == "extends" {
+			return true
+		}
+	}
+	return false
+}
+
 func (l *loader) parse(src []byte) *Config {
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
@@ -205,7 +223,7 @@ func (l *loader) parse(src []byte) *Config {
 	l.collectAnchors(docs[0])
 	root := docs[0].Body
 
-	if l.lookup(root, "extends") != nil {
+	if l.lookup(root, "extends") != nil || l.nearExtends(root) {
 		return l.extension(root)
 	}
 	cfg := &Config{Path: l.file, Dir: filepath.Dir(l.file)}

@@ -344,6 +344,26 @@ dir/fencegen.yaml:11:32: query_parameter_limit must not be negative
 dir/fencegen.yaml:13:13: override: set only one of "db_type" and "column"
 dir/fencegen.yaml:14:13: override: missing key "db_type" or "column"
 dir/fencegen.yaml:14:23: go_type: missing key "type"`},
+		// A misspelled key is read as its suggestion: the "missing key"
+		// that would follow is not reported before its cause (trial tnew
+		// F2), and a wrong value under it is still found.
+		{"misspelled keys", `
+version: "2"
+sql:
+  - engine: postgresql
+    schema: s.sql
+    queries: q.sql
+    gen:
+      go:
+        out: db
+        overrides:
+          - {db_typ: uuid, go_type: string}
+fence:
+  tables:
+    - {table: t, colum: tok, mode: stirct}
+`, `dir/fencegen.yaml:10:14: unknown key "db_typ" (did you mean "db_type"?)
+dir/fencegen.yaml:13:18: unknown key "colum" (did you mean "column"?)
+dir/fencegen.yaml:13:36: fence mode "stirct": want "strict", "non-strict" or "required"`},
 		{"no version", "sql: []\n", `dir/fencegen.yaml:1:1: missing key "version": want "1" or "2"`},
 		{"bad version", "version: \"3\"\n", `dir/fencegen.yaml:1:10: version "3" not supported: want "1" or "2"`},
 		{"nothing to generate", "version: \"2\"\nsql: []\n", `dir/fencegen.yaml:1:1: no sql entry has gen.go: nothing to generate`},

@@ -40,6 +40,7 @@ func (l *loader) add(cfg *Config, e *entry) {
 	} else if e.database != nil && (e.analyzerDB == nil || *e.analyzerDB) {
 		l.notef(e.database, "database is not used: fencegen analyses the queries against the schema files, as sqlc does without a database")
 	}
+	e.pkg.Doubtful = l.serious() > e.errsBefore || e.pkg.Engine != EnginePostgreSQL && e.pkg.Engine != EngineMySQL
 	cfg.Packages = append(cfg.Packages, e.pkg)
 }
 

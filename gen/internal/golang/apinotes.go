@@ -196,3 +196,12 @@ func newTypeMapper(in Input, names *namer, pg bool) *typeMapper {
 	return &typeMapper{cat: in.Catalog, names: names, opts: in.Options, enumsUsed: map[*catalog.Enum]bool{},
 		overrides: newOverrides(in.Catalog, in.Options.Overrides, overridePgtypePath(in.Options.SQLPackage)), imports: map[string]string{}, pgTypes: pg}
 }
+
+// UnknownTypeGo returns the Go types of a value of type t, which the
+// schema names and PostgreSQL does not know, as in's options declare it
+// (sqlc's mapping by name, overrides by db_type): the NOT NULL type, then
+// the nullable one. A type no mapping knows is interface{} for both.
+func UnknownTypeGo(in Input, t catalog.Type) (notNull, nullable string) {
+	m := newTypeMapper(in, namerFor(in.Options), in.Options.Types())
+	return m.goTypeOf(nil, t, true).String(), m.goTypeOf(nil, t, false).String()
+}

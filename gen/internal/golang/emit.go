@@ -153,9 +153,15 @@ func Emit(in Input) (map[string][]byte, error) {
 	// scheduling: first the query files, the copyfrom and batch files and
 	// the db file; then the models file, which keeps the models and enums
 	// the others' queries use (usedModels, enumsUsed), and the querier.
+	//
+	// A job's weight is about the bytes of Go it writes (ForHeaviestFirst
+	// starts the heaviest first): with emit_prepared_queries the db file
+	// holds a statement per query and, started last, was the run's tail
+	// (galadriel).
 	type job struct {
 		name, role string
 		render     func() ([]byte, error)
+		weight     int64
 	}
 	var jobs []job
 	for _, name := range outNames {
@@ -167,9 +173,13 @@ func Emit(in Input) (map[string][]byte, error) {
 		if rel, ok := in.Sources[src]; ok {
 			src = rel
 		}
+		var weight int64
+		for _, q := range qs {
+			weight += int64(len(q.SQL)) + 500
+		}
 		jobs = append(jobs, job{name, "the code of query file " + src, func() ([]byte, error) {
 			return e.renderSource(name, func() ([]byte, error) { return e.queryFileSource(pkg, path.Base(group[0].Name), qs) })
-		}})
+		}, weight})
 	}
 	if copyFile != nil {
 		jobs = append(jobs, job{copyName, "the copyfrom file (output_copyfrom_file_name)", func() ([]byte, error) {
@@ -181,7 +191,7 @@ func Emit(in Input) (map[string][]byte, error) {
 				e.copyfrom(copyFile, q)
 			}
 			return e.render(copyName, copyFile)
-		}})
+		}, 500 * int64(len(copyQueries))})
 	}
 	if batchFile != nil {
 		jobs = append(jobs, job{batchName, "the batch file (output_batch_file_name)", func() ([]byte, error) {
@@ -189,9 +199,13 @@ func Emit(in Input) (map[string][]byte, error) {
 				e.batch(batchFile, q)
 			}
 			return e.render(batchName, batchFile)
-		}})
+		}, 1500 * int64(len(batchQueries))})
 	}
 	dbName := e.fileNameOr(e.opts.OutputDBFileName, "db.go")
+	dbWeight := int64(1000)
+	if e.types.stdlib() && e.opts.EmitPreparedQueries {
+		dbWeight += 500 * int64(len(queries))
+	}
 	jobs = append(jobs, job{dbName, "the db file (output_db_file_name)", func() ([]byte, error) {
 		db := e.newPlainFile(pkg, "")
 		if e.types.stdlib() {
@@ -200,20 +214,7 @@ func Emit(in Input) (map[string][]byte, error) {
 			e.dbFile(db, copyFile != nil, batchFile != nil)
 		}
 		return e.render(dbName, db)
-	}})
-	results := make([]struct {
-		b   []byte
-		err error
-	}, len(jobs))
-	parallel.For(len(jobs), func(i int) { results[i].b, results[i].err = jobs[i].render() })
-	for i, j := range jobs {
-		if results[i].err != nil {
-			return nil, results[i].err
-		}
-		if err := put(j.name, results[i].b, j.role); err != nil {
-			return nil, err
-		}
-	}
+	}, dbWeight})
 	// Then the models file, once the files above have noted the models
 	// and enums their queries use, beside the querier, which at 1,000
 	// tables is formatted whole (one declaration) and so is not rendered
@@ -222,14 +223,18 @@ func Emit(in Input) (map[string][]byte, error) {
 	// sequential run came after the models file: the models its
 	// signatures note as used go to a map of its own, and the enums are
 	// those the files above noted already.
-	final := []job{{e.fileNameOr(e.opts.OutputModelsFileName, "models.go"), "the models file (output_models_file_name)", nil}}
-	final[0].render = func() ([]byte, error) {
+	modelsWeight := int64(500)
+	for t := range e.models {
+		modelsWeight += 300 + 60*int64(len(t.Columns))
+	}
+	modelsName := e.fileNameOr(e.opts.OutputModelsFileName, "models.go")
+	final := []job{{modelsName, "the models file (output_models_file_name)", func() ([]byte, error) {
 		models := e.newFile(pkg, "")
 		if err := e.modelsFile(models, queries); err != nil {
 			return nil, err
 		}
-		return e.render(final[0].name, models)
-	}
+		return e.render(modelsName, models)
+	}, modelsWeight}}
 	if e.opts.EmitInterface {
 		name := e.fileNameOr(e.opts.OutputQuerierFileName, "querier.go")
 		qe := *e
@@ -240,7 +245,34 @@ func Emit(in Input) (map[string][]byte, error) {
 			q := qe.newFile(pkg, "")
 			qe.querierFile(q, qs)
 			return qe.render(name, q)
-		}})
+		}, 200 * int64(len(queries))})
+	}
+	// Without omit_unused_structs the models file reads nothing the
+	// files above note, and a small project's querier is small: both are
+	// rendered with the files above, in one run of jobs heaviest first
+	// (on a small project the two were a run of their own that waited
+	// for the last query file, while the other core had nothing to do).
+	// Their results are put after the others', as in a sequential run.
+	if !e.opts.OmitUnusedStructs && len(queries) <= queryBatch {
+		jobs = append(jobs, final...)
+		final = nil
+	}
+	results := make([]struct {
+		b   []byte
+		err error
+	}, len(jobs))
+	weights := make([]int64, len(jobs))
+	for i, j := range jobs {
+		weights[i] = j.weight
+	}
+	parallel.ForHeaviestFirst(weights, func(i int) { results[i].b, results[i].err = jobs[i].render() })
+	for i, j := range jobs {
+		if results[i].err != nil {
+			return nil, results[i].err
+		}
+		if err := put(j.name, results[i].b, j.role); err != nil {
+			return nil, err
+		}
 	}
 	results = results[:0]
 	results = append(results, make([]struct {

@@ -97,6 +97,17 @@ var sqlcTypeCases = []sqlcTypeCase{
 	{name: "a parameter compared with an expression of a column", query: "-- name: ByNote :many\nSELECT id FROM t WHERE COALESCE(note, '') = @note;",
 		method: "ByNote", sqlcPgx: "(context.Context, pgtype.Text) ([]int64, error)", sqlcStdlib: "(context.Context, sql.NullString) ([]int64, error)",
 		pgPgx: "(context.Context, string) ([]int64, error)", pgStdlib: "(context.Context, string) ([]int64, error)"},
+	// A parameter compared with an operator or function over a column:
+	// sqlc types it as the column, PostgreSQL as the expression's result.
+	{name: "a parameter compared with ->> of a jsonb column", query: "-- name: ByKey :many\nSELECT id FROM t WHERE doc->>'k' = @k;",
+		method: "ByKey", sqlcPgx: "(context.Context, []byte) ([]int64, error)", sqlcStdlib: "(context.Context, json.RawMessage) ([]int64, error)",
+		pgPgx: "(context.Context, string) ([]int64, error)", pgStdlib: "(context.Context, string) ([]int64, error)"},
+	{name: "a parameter compared with extract(... FROM a column)", query: "-- name: ByYear :many\nSELECT id FROM t WHERE extract(year FROM ts) = @y;",
+		method: "ByYear", sqlcPgx: "(context.Context, pgtype.Timestamp) ([]int64, error)", sqlcStdlib: "(context.Context, time.Time) ([]int64, error)",
+		pgPgx: "(context.Context, pgtype.Numeric) ([]int64, error)", pgStdlib: "(context.Context, string) ([]int64, error)"},
+	{name: "a parameter compared with a function of a column", query: "-- name: ByLen :many\nSELECT id FROM t WHERE length(name) = @l;",
+		method: "ByLen", sqlcPgx: "(context.Context, string) ([]int64, error)", sqlcStdlib: "(context.Context, string) ([]int64, error)",
+		pgPgx: "(context.Context, int32) ([]int64, error)", pgStdlib: "(context.Context, int32) ([]int64, error)"},
 	{name: "a parameter of = ANY without a cast", query: "-- name: ByIDs :many\nSELECT id FROM t WHERE id = ANY(@ids);",
 		method: "ByIDs", sqlcPgx: "(context.Context, int64) ([]int64, error)", sqlcStdlib: "(context.Context, int64) ([]int64, error)",
 		pgPgx: "(context.Context, []int64) ([]int64, error)", pgStdlib: "(context.Context, []int64) ([]int64, error)"},

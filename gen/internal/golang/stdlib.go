@@ -78,6 +78,36 @@ func RepeatedArgNotes(opts config.GoOptions, q *analyze.Query) []string {
 	return notes
 }
 
+// SliceNotes returns, for a database/sql entry on PostgreSQL, a note
+// per sqlc.slice(name) parameter of q, at the query, where fencegen's
+// method sends it otherwise than sqlc v1.31.1's, on purpose so that it
+// runs: sqlc's appends each element as an argument of its own and
+// leaves the SQL text as PostgreSQL's other drivers would need it
+// ($n), so its call fails when run. A list of IN (...) is expanded into
+// one $n per element (sqlc's sends $n with all the elements: other
+// than one element fails); one compared with = ANY(...) or <> ALL(...)
+// is sent as one array, pq.Array (sqlc's fails for any number of
+// elements: one is not an array, more or none do not match the
+// statement's one parameter). The signatures are sqlc's.
+func SliceNotes(opts config.GoOptions, q *analyze.Query) []string {
+	if opts.SQLPackage != config.SQLPackageStdlib || opts.Engine == config.EngineMySQL {
+		return nil
+	}
+	var notes []string
+	for _, p := range q.Params {
+		switch {
+		case !p.Slice:
+		case p.InList:
+			notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: fencegen's method expands IN (sqlc.slice(%s)) into one $n per element when it runs; sqlc's sends $%d with all the elements and fails when run for other than one element",
+				q.File, q.Line, q.Col, q.Name, p.Name, p.Number))
+		default:
+			notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: fencegen's method sends sqlc.slice(%s) as one array (pq.Array), which = ANY(...) and <> ALL(...) compare with; sqlc's sends each element as an argument of its own and fails when run for any number of elements (one is not an array; more or none do not match the statement's one parameter $%d)",
+				q.File, q.Line, q.Col, q.Name, p.Name, p.Number))
+		}
+	}
+	return notes
+}
+
 // InSliceRefusal returns why q's IN (sqlc.slice(name)) list s cannot be
 // generated for the entry's sql_package, or "" when it can. pgx sends
 // sqlc.slice as one array parameter, which IN (...) would compare as one

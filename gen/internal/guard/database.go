@@ -8,8 +8,10 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
@@ -495,6 +497,9 @@ type cause struct {
 	line, col int
 	what      string
 	fails     string
+	// ack is set when the statement carries catalog.ResetTokensMark: a
+	// reset of the stored tokens it makes is deliberate.
+	ack bool
 	// renamedTo is the column's new name, for a rename of the token
 	// column.
 	renamedTo string
@@ -573,10 +578,16 @@ type guardReplay struct {
 	routines map[string]*routineRisk
 	pending  []*cause
 	// localReplica is set while the migration being replayed has set
-	// session_replication_role to replica for its transaction (SET
-	// LOCAL); truncated are the guarded tables it truncated, by key.
+	// session_replication_role to replica (SET LOCAL, SET, set_config,
+	// until it sets it back or RESETs it), under which no guard trigger
+	// fires; truncated are the guarded tables it truncated or deleted
+	// rows of, inserted those it inserted rows into without their
+	// tokens, by key; copies the tables it created AS a SELECT, with
+	// whether each has a column of the token's name.
 	localReplica bool
 	truncated    map[string]*cause
+	inserted     map[string]*cause
+	copies       map[string]bool
 	// marked are the tables a migration since the last guard migration
 	// marked for fencing (COMMENT ON COLUMN ... IS 'fencegen:token'), by
 	// key, where no guard trigger reads the column: a table fenced (again)
@@ -604,7 +615,7 @@ type strayTrigger struct {
 func newReplay() *guardReplay {
 	return &guardReplay{tables: map[string]guardInstalled{}, lost: map[string]*cause{}, funcs: map[string]guardFunc{},
 		parents: map[string][]parentRef{}, stray: map[string]strayTrigger{}, refused: map[string]*cause{},
-		routines: map[string]*routineRisk{}, truncated: map[string]*cause{}, marked: map[string]*cause{}}
+		routines: map[string]*routineRisk{}, truncated: map[string]*cause{}, inserted: map[string]*cause{}, copies: map[string]bool{}, marked: map[string]*cause{}}
 }
 
 // isGuardMigration reports whether b starts as a migration that fencegen
@@ -638,6 +649,8 @@ func replayGuard(files []*sqlparse.File) *guardReplay {
 		r.path = nil // a SET search_path lasts for its file (as the catalog reads it)
 		r.localReplica = false
 		clear(r.truncated)
+		clear(r.inserted)
+		clear(r.copies)
 		for _, st := range f.Stmts {
 			if inline >= 0 && st.Start >= inline {
 				continue
@@ -899,6 +912,14 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 		key := r.key(n.Table)
 		for _, c := range n.Cmds {
 			switch c.Kind {
+			case sqlparse.AlterInherit:
+				// An inheritance child of a fenced table is fenced with
+				// it: its guard belongs where it starts to inherit.
+				if col := r.tokenColumn(r.key(c.Other)); col != "" && r.marked[key] == nil {
+					if _, guarded := r.tables[key]; !guarded {
+						r.marked[key] = at("makes table %s inherit from fenced table %s, which fences it too (token column %s of table %[2]s)", "", n.Table.String(), c.Other.String(), col)
+					}
+				}
 			case sqlparse.AlterDetachPartition:
 				r.leaves(r.key(c.Other), key, at("detaches partition %s from fenced table %s, which takes the clone of its guard trigger off it", "", c.Other.String(), n.Table.String()))
 			case sqlparse.AlterNoInherit:
@@ -989,6 +1010,9 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 				}
 				return
 			}
+		}
+		if c := r.fencedBy(n, at); c != nil {
+			r.marked[key] = c
 		}
 		r.arrives(key, f.Name, at("creates table %s again", "", n.Table.String()))
 	case *sqlparse.CreateView:
@@ -1130,12 +1154,27 @@ func (r *guardReplay) raw(f *sqlparse.File, st *sqlparse.Stmt, at func(what, fai
 		}
 		return true
 	}
+	const session = "the migration's session (a setting that outlives its transaction, on a connection the migration tool may use again)"
 	switch n := st.Raw.Node.(type) {
 	case *pg.Node_VariableSetStmt:
 		if n.VariableSetStmt.GetIsLocal() {
 			return false // for the migration's transaction only
 		}
-		return setting(n.VariableSetStmt, "the migration's session (a setting that outlives its transaction, on a connection the migration tool may use again)")
+		if n.VariableSetStmt.GetKind() == pg.VariableSetKind_VAR_RESET_ALL {
+			r.localReplica = false
+			delete(r.refused, "session_replication_role "+session)
+			return true
+		}
+		if n.VariableSetStmt.GetName() == "session_replication_role" {
+			// Also for the rest of the migration itself: the token
+			// resets that follow (resets) run with no guard trigger.
+			value := ""
+			for _, a := range n.VariableSetStmt.GetArgs() {
+				value += a.GetAConst().GetSval().GetSval()
+			}
+			r.localReplica = n.VariableSetStmt.GetKind() == pg.VariableSetKind_VAR_SET_VALUE && !strings.EqualFold(value, "origin")
+		}
+		return setting(n.VariableSetStmt, session)
 	case *pg.Node_AlterDatabaseSetStmt:
 		return setting(n.AlterDatabaseSetStmt.GetSetstmt(), "every session of database "+n.AlterDatabaseSetStmt.GetDbname())
 	case *pg.Node_AlterRoleSetStmt:
@@ -1319,20 +1358,55 @@ func (r *guardReplay) usingRewrite(f *sqlparse.File, st *sqlparse.Stmt, in guard
 			continue
 		}
 		k := fmt.Sprintf("using %s:%d", f.Name, st.Start)
-		c := at("changes the type of token column %s of fenced table %s with a USING expression other than the column itself", "", cmd.GetName(), st.Raw.GetAlterTableStmt().GetRelation().GetRelname())
-		c.advice = ": PostgreSQL rewrites every row with it and fires no trigger, so it may lower every stored token (USING 0 lets every stale holder's write through); no guard migration can undo that: convert the column with USING " + cmd.GetName() + " (or a cast of it), or without USING"
+		c := at("changes the type of token column %s of fenced table %s with a USING expression other than the column itself or a cast of it that keeps every token", "", cmd.GetName(), st.Raw.GetAlterTableStmt().GetRelation().GetRelname())
+		c.advice = ": PostgreSQL rewrites every row with it and fires no trigger, so it may lower every stored token (USING 0 lets every stale holder's write through); no guard migration can undo that: convert the column with USING " + cmd.GetName() + " (or a cast of it to bigint or numeric, which keeps every token), or without USING"
 		r.refused[k] = c
 	}
 }
 
 // isColumnRef reports whether n is a reference to column col, or a cast
-// of one.
+// of one that keeps every int64 value exactly: to bigint, or to numeric
+// without a type modifier or with one that keeps 19 integer digits and a
+// scale of 0 or more. Any other cast may lower a stored token (numeric
+// with a negative scale rounds, float4 and float8 round above 2^24 and
+// 2^53, a domain's or a user cast's function can return anything; x24 F2).
 func isColumnRef(n *pg.Node, col string) bool {
 	if tc := n.GetTypeCast(); tc != nil {
-		return isColumnRef(tc.GetArg(), col)
+		return losslessTokenCast(tc.GetTypeName()) && isColumnRef(tc.GetArg(), col)
 	}
 	fields := n.GetColumnRef().GetFields()
 	return len(fields) > 0 && fields[len(fields)-1].GetString_().GetSval() == col
+}
+
+// losslessTokenCast reports whether a cast of a bigint to type tn keeps
+// every value (isColumnRef).
+func losslessTokenCast(tn *pg.TypeName) bool {
+	schema, name := nodeName(tn.GetNames())
+	if schema != "" && schema != "pg_catalog" || len(tn.GetArrayBounds()) > 0 {
+		return false
+	}
+	var mods []int64
+	for _, m := range tn.GetTypmods() {
+		c := m.GetAConst()
+		if c == nil || c.GetIval() == nil {
+			return false
+		}
+		mods = append(mods, int64(c.GetIval().GetIval()))
+	}
+	switch name {
+	case "int8", "bigint":
+		return len(mods) == 0
+	case "numeric", "decimal":
+		switch len(mods) {
+		case 0:
+			return true
+		case 1:
+			return mods[0] >= 19
+		case 2:
+			return mods[1] >= 0 && mods[0]-mods[1] >= 19
+		}
+	}
+	return false
 }
 
 // member follows which tables are partitions or inheritance children of
@@ -1463,6 +1537,54 @@ func (r *guardReplay) vacate(key string, in guardInstalled, c *cause) {
 // first is the one whose guard is missing (the table is unguarded from
 // it on); within one migration, the last statement (a swap creates the
 // copy, then renames it to the name).
+// fencedBy returns the cause when CREATE TABLE n makes its table fenced
+// by copying a fenced table (trial N3): LIKE it INCLUDING COMMENTS (or
+// ALL) copies its token column's fencing mark, and INHERITS makes the new
+// table an inheritance child, fenced with its parent; nil otherwise. The
+// finding of a missing guard points at this statement, as at the COMMENT
+// that marks a table, not at the newest guard migration.
+func (r *guardReplay) fencedBy(n *sqlparse.CreateTable, at func(what, fails string, a ...any) *cause) *cause {
+	for i, like := range n.LikeTables {
+		if i < len(n.LikeOptions) && n.LikeOptions[i]&sqlparse.LikeComments != 0 {
+			if col := r.tokenColumn(r.key(like)); col != "" {
+				return at("creates table %s as a copy of fenced table %s (LIKE ... INCLUDING COMMENTS), with token column %s and its fencing mark", "", n.Table.String(), like.String(), col)
+			}
+		}
+	}
+	if n.PartitionOf {
+		return nil // PostgreSQL clones the partitioned table's guard trigger onto it
+	}
+	for _, p := range n.Inherits {
+		if col := r.tokenColumn(r.key(p)); col != "" {
+			return at("creates table %s as an inheritance child of fenced table %s, which fences it too (token column %s of table %[2]s)", "", n.Table.String(), p.String(), col)
+		}
+	}
+	return nil
+}
+
+// tokenColumn returns the token column of table key, unquoted: the one
+// its guard trigger reads, or the one a migration after the guard
+// migrations marked; "" when the replay knows of no mark on it.
+func (r *guardReplay) tokenColumn(key string) string {
+	if in, ok := r.tables[key]; ok {
+		if col, _ := guardMode(in.fn.text); col != "" {
+			if len(col) >= 2 && col[0] == '"' && col[len(col)-1] == '"' {
+				return strings.ReplaceAll(col[1:len(col)-1], `""`, `"`)
+			}
+			return col
+		}
+	}
+	if c := r.marked[key]; c != nil {
+		if m := markedColumnRE().FindStringSubmatch(c.what); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// markedColumnRE finds the column in a marked cause's text.
+var markedColumnRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`column (\S+) (?:of table|and its fencing mark)`) })
+
 func (r *guardReplay) arrives(key, file string, c *cause) {
 	if l := r.lost[key]; l != nil && l.vacated && (l.recreatedIn == "" || l.recreatedIn == file) {
 		l.recreatedIn, l.recreatedAt = file, c
@@ -1999,20 +2121,31 @@ func (g *DatabaseGuard) orphanFunctions(have *guardReplay, removed []guardTable)
 // mends a trigger whose token column was renamed, dropped or retyped, or
 // that was dropped with its table), the triggers and functions of tables
 // no longer fenced dropped, and the functions of tables dropped or
-// renamed. It is an error when a newer fencegen wrote one of them, or
-// when there is nothing to write a migration of (no fenced table and no
-// guard migration).
+// renamed (on MySQL, every fenced table's triggers dropped and created
+// again, and those of tables no longer fenced dropped). It is an error
+// when a newer fencegen wrote one of them, or when there is nothing to
+// write a migration of (no fenced table and no guard migration).
 func (g *DatabaseGuard) NextMigration(files []string, others []*DatabaseGuard, format, version string) (current string, out map[string][]byte, err error) {
 	if g.mysql != nil {
 		// A MySQL guard migration drops and re-creates every trigger of
 		// the fenced tables, whatever ran before; it also drops the
 		// triggers left on tables no longer fenced, and records the
 		// -unfence tables.
+		// The migrations files are replayed as on PostgreSQL: when
+		// their guard migrations install g's guard already (no
+		// finding), nothing is written (trial tnew F9).
 		g2 := *g
 		if g.mysqlEntry {
-			have := replayMySQLGuard(g.schema)
+			parsed, err := g.readAll(files)
+			if err != nil {
+				return "", nil, err
+			}
+			have := replayMySQLGuard(parsed)
 			if len(have.migrations) > 0 {
 				found := g.mysqlFindings(have, others)
+				if len(found) == 0 {
+					return have.migrations[len(have.migrations)-1], nil, nil
+				}
 				if err := g.checkUnfence(found); err != nil {
 					return "", nil, err
 				}
@@ -2094,7 +2227,7 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 	if len(have.migrations) > 0 && len(gk.compare(have, others)) == 0 {
 		return nil, nil
 	}
-	pre := inlinePre(have, into)
+	pre, downPre := inlinePre(have, into), gk.inlineDownPre(have, into)
 	files2, err := gk.next(have, others, format, "0")
 	if err != nil {
 		return nil, err
@@ -2108,7 +2241,7 @@ func (g *DatabaseGuard) Inline(files []string, into string, others []*DatabaseGu
 		"-- it, or renames its token column), so that no applied state leaves it unguarded.\n"+
 		"-- Keep it as it is once applied.\n%s%d\n",
 		inlineHeader, format, guardTemplateLine, TemplateVersion) + upStatements(string(up), format)
-	return spliceInline(raw, pre, block, format, func() (string, error) {
+	return spliceInline(raw, pre, downPre, block, format, func() (string, error) {
 		return gk.inlineDown(replayGuard(parsed[:len(parsed)-1]), format)
 	})
 }
@@ -2135,6 +2268,41 @@ func inlinePre(have *guardReplay, into string) string {
 	pre := "-- fencegen guard -into: the guard triggers of mode required depend on the token\n" +
 		"-- column this migration changes; dropped here, installed again at the end.\n"
 	for _, qt := range refused {
+		pre += "DROP TRIGGER IF EXISTS fencegen_guard ON " + qt + ";\nDROP TRIGGER IF EXISTS fencegen_guard_token ON " + qt + ";\n"
+	}
+	return pre
+}
+
+// inlineDownPre is what fencegen guard -into puts before the statements
+// of into's down section (golang-migrate: its .down.sql file, InlineDown):
+// the drops of the guard triggers of mode required that the up section
+// installs (g, the guard at into), which depend on the token column, as
+// do those inlinePre drops. The down section undoes the change, which
+// may drop, retype or unmark a token column the up section made (trial
+// N17: a mark moved to a new column, whose down section drops it, failed
+// under goose down with "cannot drop column ... because other objects
+// depend on it"); the guard of the migrations before into is installed
+// again at its end (inlineDown). "" when g has no table of mode required
+// and inlinePre is "".
+func (g *DatabaseGuard) inlineDownPre(have *guardReplay, into string) string {
+	var tables []string
+	for _, in := range have.tables {
+		if in.broken != nil && in.broken.refusedOn != "" && samePath(in.broken.file, into) && !slices.Contains(tables, in.broken.refusedOn) {
+			tables = append(tables, in.broken.refusedOn)
+		}
+	}
+	for _, t := range g.data.Tables {
+		if t.Required && !slices.Contains(tables, t.QualifiedTable) {
+			tables = append(tables, t.QualifiedTable)
+		}
+	}
+	if len(tables) == 0 {
+		return ""
+	}
+	slices.Sort(tables)
+	pre := "-- fencegen guard -into: the guard triggers of mode required depend on the token\n" +
+		"-- column this section may change; dropped here, the earlier guard installed at the end.\n"
+	for _, qt := range tables {
 		pre += "DROP TRIGGER IF EXISTS fencegen_guard ON " + qt + ";\nDROP TRIGGER IF EXISTS fencegen_guard_token ON " + qt + ";\n"
 	}
 	return pre
@@ -2289,9 +2457,10 @@ func checkNewest(files []string, into string) error {
 }
 
 // spliceInline returns the migration raw with block (the guard, with its
-// header line) added at the end of its up section, and, when it has a
-// down section (goose, dbmate), down's text at the end of that.
-func spliceInline(raw []byte, pre, block, format string, downText func() (string, error)) ([]byte, error) {
+// header line) added at the end of its up section and pre (inlinePre) at
+// its start, and, when it has a down section (goose, dbmate), downPre
+// (inlineDownPre) at the start of that and down's text at its end.
+func spliceInline(raw []byte, pre, downPre, block, format string, downText func() (string, error)) ([]byte, error) {
 	bom := ""
 	src := string(raw)
 	if s, ok := strings.CutPrefix(src, "\uFEFF"); ok {
@@ -2302,12 +2471,13 @@ func spliceInline(raw []byte, pre, block, format string, downText func() (string
 		eol = "\r\n"
 		block = strings.ReplaceAll(block, "\n", "\r\n")
 		pre = strings.ReplaceAll(pre, "\n", "\r\n")
+		downPre = strings.ReplaceAll(downPre, "\n", "\r\n")
 	}
 	if pre != "" {
 		src = insertAfterMark(src, upMark[format], pre, eol)
-		if down := downMark[format]; down != "" {
-			src = insertAfterMark(src, down, pre, eol)
-		}
+	}
+	if down := downMark[format]; down != "" && downPre != "" {
+		src = insertAfterMark(src, down, downPre, eol)
 	}
 	down := downMark[format]
 	at := len(src)
@@ -2574,7 +2744,7 @@ func (g *DatabaseGuard) InlineDown(files []string, into, format string) (name st
 	// The up file's shape: the guard triggers that PostgreSQL's refusal
 	// of the change names dropped before the file's statements, which
 	// undo the change, and the earlier guard installed after them.
-	return name, prependDownPre(appendDownBlock(raw, block), inlinePre(replayGuard(parsed), into)), nil
+	return name, prependDownPre(appendDownBlock(raw, block), gk.inlineDownPre(replayGuard(parsed), into)), nil
 }
 
 // appendDownBlock returns the golang-migrate down file raw with block

@@ -277,6 +277,46 @@ func TestGuardReplayRequired(t *testing.T) {
 	}
 }
 
+// TestGuardReplayCopies: a migration after the guard migrations that
+// creates a table fenced by copying a fenced one (LIKE ... INCLUDING
+// COMMENTS or ALL copies the token column's mark; INHERITS, or ALTER
+// TABLE ... INHERIT, makes an inheritance child, fenced with its parent,
+// whose rows an UPDATE of the parent writes without the parent's row
+// trigger) is the cause of the missing guard, at its statement, and the
+// guard belongs in that migration (trial N3: reported at the guard
+// migration's first line); a LIKE copy without its comments is not
+// fenced, and a partition gets the clone of the parent's trigger.
+func TestGuardReplayCopies(t *testing.T) {
+	const base = "CREATE TABLE jobs (id bigint PRIMARY KEY, tok bigint NOT NULL DEFAULT 1);\nCOMMENT ON COLUMN jobs.tok IS 'fencegen:token';\n"
+	mig, err := guardOf(t, t.TempDir(), base).Migration("goose", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ sql, want string }{
+		{"SELECT 1;\nCREATE TABLE jobs_copy (LIKE jobs INCLUDING ALL);", "4:1: creates table jobs_copy as a copy of fenced table jobs (LIKE ... INCLUDING COMMENTS), with token column tok and its fencing mark; table jobs_copy has no guard trigger"},
+		{"CREATE TABLE jobs_copy (LIKE jobs INCLUDING COMMENTS);", "3:1: creates table jobs_copy as a copy of fenced table jobs"},
+		{"CREATE TABLE jobs_copy (LIKE jobs INCLUDING DEFAULTS);", ""},
+		{"CREATE TABLE jobs_child (extra int) INHERITS (jobs);", "3:1: creates table jobs_child as an inheritance child of fenced table jobs, which fences it too (token column tok of table jobs); table jobs_child has no guard trigger"},
+		{"CREATE TABLE jobs_child (id bigint, tok bigint NOT NULL DEFAULT 1);\nALTER TABLE jobs_child INHERIT jobs;", "4:1: makes table jobs_child inherit from fenced table jobs, which fences it too"},
+	} {
+		dir := t.TempDir()
+		first := parseFiles(t, writeFile(t, dir, "m/2_fencegen_guard.sql", string(mig["2_fencegen_guard.sql"])))[0]
+		change := writeFile(t, dir, "m/3_change.sql", "-- +goose Up\n-- change\n"+tc.sql+"\n")
+		g := guardOf(t, dir, base, change)
+		later := parseFiles(t, change)[0]
+		found := g.compare(replayGuard([]*sqlparse.File{first, later}), nil)
+		if tc.want == "" {
+			if len(found) > 0 {
+				t.Errorf("%s: %v, want none", tc.sql, found)
+			}
+			continue
+		}
+		if len(found) == 0 || !found[0].Cause || found[0].Into != later.Name || !strings.HasPrefix(found[0].String(), later.Name+":"+tc.want) {
+			t.Errorf("%s:\n%v\nwant first %s:%s..., into %[3]s", tc.sql, found, later.Name, tc.want)
+		}
+	}
+}
+
 // writeFile writes text to dir/name and returns its path.
 func writeFile(t *testing.T, dir, name, text string) string {
 	t.Helper()

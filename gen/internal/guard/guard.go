@@ -168,6 +168,12 @@ type Spec struct {
 	// fenced upsert of many rows reads them from a WITH query, where
 	// PostgreSQL would not give its parameters their columns' types.
 	InsertTypes []string
+	// SetReturningRow is set for an upsert whose one VALUES row calls a
+	// set-returning function (VALUES (unnest($1), unnest($2))): it
+	// inserts many rows, and is guarded as an upsert of many rows, its
+	// row read as a SELECT list (PostgreSQL refuses set-returning
+	// functions in a VALUES of a WITH query).
+	SetReturningRow bool
 	// Batch is set for a :batch* query: its items share pgx's implicit
 	// transaction, so a refusal must come back as a row, never as an
 	// error that would roll back the other items.

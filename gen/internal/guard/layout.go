@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/fencegen/fencegen/gen/internal/pgpb"
 )
 
 // indent is one level of a guarded statement's layout: the body of a WITH
@@ -21,7 +23,7 @@ const indent = "    "
 // so text in quotes is left alone), and the result must parse to the same
 // statement: a layout bug must never reach users.
 func layout(sql string) (string, error) {
-	scan, err := pg.Scan(sql)
+	scan, err := pgpb.Scan(sql)
 	if err != nil {
 		return "", err
 	}

@@ -64,7 +64,7 @@ func (g *DatabaseGuard) mysqlInline(into string, others []*DatabaseGuard, format
 		"-- it, or renames its token column), so that no applied state leaves it unguarded.\n"+
 		"-- Keep it as it is once applied.\n", inlineHeader, format) + strings.TrimLeft(body, "\n")
 	before := replayMySQLGuard(g.schema[:idx])
-	return spliceInline(raw, "", block, format, func() (string, error) { return g.mysqlInlineDown(before, format), nil })
+	return spliceInline(raw, "", "", block, format, func() (string, error) { return g.mysqlInlineDown(before, format), nil })
 }
 
 // schemaIndex is the index of file name among g's schema files.
@@ -97,7 +97,7 @@ func (g *DatabaseGuard) mysqlInlineDown(before *mysqlReplay, format string) stri
 	slices.Sort(names)
 	for _, name := range names {
 		text := before.triggers[name].text
-		quoted := mysqlCreateTriggerRe.FindStringSubmatch(text)[1]
+		quoted := mysqlCreateTriggerRe().FindStringSubmatch(text)[1]
 		if !dropped[name] {
 			mysqlStmt(&b, format, "DROP TRIGGER IF EXISTS "+quoted+";", false)
 		}

@@ -29,7 +29,8 @@ import (
 //
 // Every migration drops and re-creates each trigger (DROP TRIGGER IF
 // EXISTS, CREATE TRIGGER): applying the newest one brings any earlier
-// state to the current guard, so NextMigration writes one whenever asked.
+// state to the current guard, so NextMigration writes one whenever the
+// guard migrations do not install the current guard already.
 
 // MySQLPresentedVar is the user variable through which a write generated
 // for a table in mode required declares, on MySQL, the token it
@@ -70,6 +71,18 @@ type mysqlGuardTable struct {
 	// and PAD SPACE's trailing spaces are compared as the key compares
 	// them).
 	Prefix map[string]int
+}
+
+// mode is t's mode as the marks spell it and the triggers' messages
+// say it: "strict", "required" or "non-strict".
+func (t mysqlGuardTable) mode() string {
+	switch {
+	case t.Strict:
+		return "strict"
+	case t.Required:
+		return "required"
+	}
+	return "non-strict"
 }
 
 // mysqlTriggerEvents are the events of a fenced table's guard triggers,
@@ -298,8 +311,8 @@ func mysqlSQL(tables []mysqlGuardTable, remove mysqlRemoval, format string, down
 		"-- (a table with keys) a BEFORE INSERT trigger refusing a row whose key a row with a token it does not beat\n" +
 		"-- holds (REPLACE, INSERT ... ON DUPLICATE KEY UPDATE). A NULL token beats none.\n" +
 		"-- Each SIGNALs SQLSTATE '45000' (error 1644), which fencegen's generated code reports as fence.ErrStaleToken.\n" +
-		"-- With these triggers, connect with clientFoundRows=true (go-sql-driver/mysql DSN): a trigger clears the\n" +
-		"-- UPDATE's last-insert id, and without it an UPDATE that changes nothing may read as a concurrent change.\n")
+		"-- A trigger clears an UPDATE's last-insert id: where the guard's read then cannot compare a column exactly\n" +
+		"-- (CHAR, FLOAT, JSON, ...: fencegen vet notes each), connect with clientFoundRows=true (go-sql-driver/mysql DSN).\n")
 	switch format {
 	case "":
 		b.WriteString("-- Apply it with a client that sends each compound statement whole (the mysql client: DELIMITER).\n")

@@ -6,8 +6,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
@@ -47,7 +49,9 @@ var (
 	mysqlIdentRe = "(`(?:[^`]|``)+`|[A-Za-z0-9_$]+)"
 	// mysqlCreateTriggerRe is a guard migration's CREATE TRIGGER, up to the
 	// END of its BEGIN ... END body (the first line that is END alone).
-	mysqlCreateTriggerRe = regexp.MustCompile("(?s)CREATE TRIGGER " + mysqlIdentRe + " BEFORE (?:UPDATE|DELETE|INSERT) ON " + mysqlIdentRe + " FOR EACH ROW\nBEGIN\n.*?\nEND(?:\\b|$)")
+	mysqlCreateTriggerRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("(?s)CREATE TRIGGER " + mysqlIdentRe + " BEFORE (?:UPDATE|DELETE|INSERT) ON " + mysqlIdentRe + " FOR EACH ROW\nBEGIN\n.*?\nEND(?:\\b|$)")
+	})
 )
 
 // unquoteMySQL is a backquoted identifier's name (others as written),
@@ -103,6 +107,14 @@ type mysqlReplay struct {
 	// since that trigger was installed: the trigger does not look rows
 	// up by it (issue 27, trial t27s F3).
 	keyAdded map[string]*cause
+	// remarked holds, by table, the team's newest statement that marks
+	// the token column the table's guard triggers read again (ALTER
+	// TABLE ... MODIFY ... COMMENT 'fencegen:token strict'): the cause of
+	// a change of mode. unmarked holds the newest that removes that
+	// mark, and marked the newest that marks another column of the
+	// table (markedColumn, lower case) for fencing (trial tnew F10).
+	remarked, unmarked, marked map[string]*cause
+	markedColumn               map[string]string
 }
 
 // mysqlRecreated is a table that took the name of one that had guard
@@ -114,7 +126,9 @@ type mysqlRecreated struct {
 
 // mysqlUnfenceRe is the line a guard migration written with fencegen
 // guard -unfence holds for each such table (mysqlSQL).
-var mysqlUnfenceRe = regexp.MustCompile(`(?m)^-- fencegen guard -unfence: table (\S+) is no longer fenced, on purpose\.$`)
+var mysqlUnfenceRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^-- fencegen guard -unfence: table (\S+) is no longer fenced, on purpose\.$`)
+})
 
 // arrives records that table (lower case) takes a name by c: when a
 // table with guard triggers left that name, it is a re-created table.
@@ -137,7 +151,8 @@ func (r *mysqlReplay) leaves(table string, guarded bool, c *cause) {
 // replayMySQLGuard replays files in the order given.
 func replayMySQLGuard(files []*sqlparse.File) *mysqlReplay {
 	r := &mysqlReplay{triggers: map[string]*mysqlTrigger{}, dropped: map[string]*cause{}, vacated: map[string]*cause{}, recreated: map[string]mysqlRecreated{},
-		droppedTrigger: map[string]*cause{}, reset: map[string]map[string]*cause{}, keyAdded: map[string]*cause{}}
+		droppedTrigger: map[string]*cause{}, reset: map[string]map[string]*cause{}, keyAdded: map[string]*cause{},
+		remarked: map[string]*cause{}, unmarked: map[string]*cause{}, marked: map[string]*cause{}, markedColumn: map[string]string{}}
 	for _, f := range files {
 		if isMySQLGuardMigration(f.Src) {
 			r.applyGuard(f)
@@ -206,7 +221,7 @@ func (r *mysqlReplay) applyGuardText(f *sqlparse.File, start, end int, format st
 			ops = append(ops, op{at: at, drop: name})
 		}
 	}
-	for _, m := range mysqlCreateTriggerRe.FindAllStringSubmatchIndex(src, -1) {
+	for _, m := range mysqlCreateTriggerRe().FindAllStringSubmatchIndex(src, -1) {
 		if m[0] >= start {
 			ops = append(ops, op{at: m[0], create: m})
 		}
@@ -226,8 +241,11 @@ func (r *mysqlReplay) applyGuardText(f *sqlparse.File, start, end int, format st
 		delete(r.vacated, table) // guarded again
 		delete(r.recreated, table)
 		delete(r.keyAdded, table)
+		delete(r.remarked, table)
+		delete(r.unmarked, table)
+		delete(r.marked, table)
 	}
-	for _, m := range mysqlUnfenceRe.FindAllStringSubmatch(src[start:], -1) {
+	for _, m := range mysqlUnfenceRe().FindAllStringSubmatch(src[start:], -1) {
 		table := strings.ToLower(m[1])
 		delete(r.vacated, table)
 		delete(r.recreated, table)
@@ -335,6 +353,7 @@ func (r *mysqlReplay) applyTeam(f *sqlparse.File, end int) {
 					r.reset[table][spec.OldColumnName.Name.L] = at(st.Start, "ALTER TABLE drops column "+spec.OldColumnName.Name.O+" of "+n.Table.Name.O+" and adds it again in the same statement")
 				}
 			}
+			r.marks(table, n, func(what string) *cause { return at(st.Start, what) })
 			for _, spec := range n.Specs {
 				if spec.Tp == ast.AlterTableDropColumn && added[spec.OldColumnName.Name.L] {
 					continue
@@ -355,6 +374,82 @@ func (r *mysqlReplay) applyTeam(f *sqlparse.File, end int) {
 			}
 		}
 	}
+}
+
+// marks records what an ALTER TABLE of table (lower case) does to the
+// fencing mark of a column of it through a column's COMMENT (ADD,
+// MODIFY or CHANGE COLUMN), when the table has guard triggers: marks
+// again or unmarks the token column they read, or marks another one.
+func (r *mysqlReplay) marks(table string, n *ast.AlterTableStmt, at func(what string) *cause) {
+	guarded := r.tokenColumn(table)
+	if guarded == "" {
+		return
+	}
+	for _, spec := range n.Specs {
+		switch spec.Tp {
+		case ast.AlterTableAddColumns, ast.AlterTableModifyColumn, ast.AlterTableChangeColumn:
+		default:
+			continue
+		}
+		for _, c := range spec.NewColumns {
+			for _, o := range c.Options {
+				v, ok := o.Expr.(*driver.ValueExpr)
+				if o.Tp != ast.ColumnOptionComment || !ok {
+					continue
+				}
+				mark, _, err := catalog.ParseFenceComment(v.GetString())
+				mark = mark && err == nil
+				col := c.Name.Name
+				switch {
+				case col.L == guarded && mark:
+					r.remarked[table] = at("marks column " + col.O + " of table " + n.Table.Name.O + " for fencing again")
+					delete(r.unmarked, table)
+				case col.L == guarded:
+					r.unmarked[table] = at("removes the fencing mark of column " + col.O + " of table " + n.Table.Name.O)
+					delete(r.remarked, table)
+				case mark:
+					r.marked[table] = at("marks column " + col.O + " of table " + n.Table.Name.O + " for fencing")
+					r.markedColumn[table] = col.L
+				}
+			}
+		}
+	}
+}
+
+// tokenColumn is the token column (lower case) the guard triggers of
+// table (lower case) read, "" when it has none.
+func (r *mysqlReplay) tokenColumn(table string) string {
+	for _, tr := range r.triggers {
+		if tr.table == table {
+			if c, _ := mysqlTriggerGuard(tr.text); c != "" {
+				return c
+			}
+		}
+	}
+	return ""
+}
+
+// mysqlTriggerTokenRe finds the token column in a guard trigger's text:
+// BEFORE UPDATE and INSERT report IFNULL(NEW.col, 0) as presented,
+// BEFORE DELETE compares OLD.col with @fencegen_token. Both expressions
+// compile on first use: a PostgreSQL run never needs them.
+var (
+	mysqlTriggerTokenRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("IFNULL\\(NEW\\." + mysqlIdentRe + ", 0\\)|NOT \\(OLD\\." + mysqlIdentRe + " <")
+	})
+	mysqlTriggerModeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` mode=([a-z-]+) table=`) })
+)
+
+// mysqlTriggerGuard is the token column (lower case) and the mode a
+// guard trigger's text checks, "" when it does not say.
+func mysqlTriggerGuard(text string) (column, mode string) {
+	if m := mysqlTriggerTokenRe().FindStringSubmatch(text); m != nil {
+		column = unquoteMySQL(m[1] + m[2])
+	}
+	if m := mysqlTriggerModeRe().FindStringSubmatch(text); m != nil {
+		mode = m[1]
+	}
+	return column, mode
 }
 
 // addsKey records that c gives table (lower case) a primary or unique
@@ -450,11 +545,13 @@ func (r *mysqlReplay) breakColumn(table, col string, c *cause) {
 }
 
 // NewMySQLEntryGuard is NewMySQLDatabaseGuard given the entry's schema
-// files (WithMySQLSchema): without a fenced table, it returns a guard
+// files (WithMySQLSchema) and parse, which reads another migration file
+// as a schema file is read (NextMigration replays the migrations
+// directory's files with it, as on PostgreSQL): without a fenced table, it returns a guard
 // without tables when schema holds a MySQL guard migration (its triggers
 // may be left on tables no longer fenced, or a table may have been
 // re-created without its mark), and nil otherwise.
-func NewMySQLEntryGuard(cat *catalog.Catalog, loosened map[string]bool, out string, schema []*sqlparse.File) (*DatabaseGuard, error) {
+func NewMySQLEntryGuard(cat *catalog.Catalog, loosened map[string]bool, out string, schema []*sqlparse.File, parse func(name string) (*sqlparse.File, error)) (*DatabaseGuard, error) {
 	g, err := NewMySQLDatabaseGuard(cat, loosened, out)
 	if err != nil {
 		return nil, err
@@ -471,6 +568,7 @@ func NewMySQLEntryGuard(cat *catalog.Catalog, loosened map[string]bool, out stri
 		}
 		g = &DatabaseGuard{Out: out, data: &guardData{}, mysql: []mysqlGuardTable{}}
 	}
+	g.parse = parse
 	return g.WithMySQLSchema(schema), nil
 }
 
@@ -550,6 +648,7 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 	var out []Finding
 	fenced := g.mysqlFenced(others)
 	wanted := map[string]bool{}
+	changed := map[string]bool{} // tables whose change of column or mode is said
 	for _, t := range g.mysql {
 		table := strings.ToLower(t.Table)
 		if c := have.reset[table][strings.ToLower(t.Column)]; c != nil {
@@ -597,7 +696,27 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 			case in.text != creates[i] && event == "INSERT" && have.keyAdded[table] != nil:
 				out = append(out, because(have.keyAdded[table], ", after guard trigger %s that %s installs, which looks up the row a REPLACE or INSERT ... ON DUPLICATE KEY UPDATE conflicts with by each key the table had then and not by this one: until a new guard migration replaces it, a stale token's REPLACE or upsert that conflicts on the new key passes the database guard", name, in.file))
 			case in.text != creates[i]:
-				out = append(out, at(in.file, in.line, "the guard trigger %s of table %s differs from the one this fencegen writes (another token column or mode, another fencegen, or edited by hand): write a new guard migration", name, t.Table))
+				// The column or mode the trigger checks changed: said
+				// once for the table, at the migration that changed
+				// the mark when one did, as on PostgreSQL (trial tnew
+				// F10).
+				hc, hm := mysqlTriggerGuard(in.text)
+				wc, wm := strings.ToLower(t.Column), t.mode()
+				if hc == "" || hc == wc && hm == wm {
+					out = append(out, at(in.file, in.line, "the guard trigger %s of table %s differs from the one this fencegen writes (edited by hand, or by another fencegen): write a new guard migration", name, t.Table))
+					break
+				}
+				if changed[table] {
+					break
+				}
+				changed[table] = true
+				if m := have.marked[table]; hc != wc && m != nil && have.markedColumn[table] == wc {
+					out = append(out, because(m, ": the guard triggers that %s installs read column %s while a column of that name exists, so once this is applied they keep checking %s, which the generated writes no longer set, until a new guard migration replaces them", in.file, hc, hc))
+				} else if hc == wc && have.remarked[table] != nil {
+					out = append(out, because(have.remarked[table], ": the guard trigger that %s installs checks column %s %s; the mark now asks for %s, which a new guard migration installs", in.file, hc, hm, wm))
+				} else {
+					out = append(out, at(in.file, in.line, "the guard of table %s checks column %s %s; the schema now fences column %s %s", t.Table, hc, hm, wc, wm))
+				}
 			}
 		}
 	}
@@ -613,6 +732,26 @@ func (g *DatabaseGuard) mysqlFindings(have *mysqlReplay, others []*DatabaseGuard
 	slices.Sort(gone)
 	for _, name := range gone {
 		tr := have.triggers[name]
+		if tr.broken != nil {
+			// The token column dropped (or renamed) under the trigger:
+			// from that migration on, every write the trigger fires
+			// on fails, so the trigger's drop belongs in it, as the
+			// guard of a rename does (x27 F2).
+			f := because(tr.broken, ", which the guard trigger %s that %s installs reads: once this is applied, every write of %s that fires it fails (Unknown column) until the trigger is dropped; table %s is no longer fenced, so the drop of its guard belongs in this migration, %s, for no applied state to break it", name, tr.file, tr.table, tr.table, tr.broken.file)
+			f.Into, f.Why = tr.broken.file, whyMySQLColumn
+			out = append(out, f)
+			continue
+		}
+		if c := have.unmarked[tr.table]; c != nil {
+			// The migration that removed the mark is the cause, said
+			// once for the table, as on PostgreSQL.
+			if !changed[tr.table] {
+				changed[tr.table] = true
+				col, _ := mysqlTriggerGuard(tr.text)
+				out = append(out, because(c, ", but the guard triggers that %s installs stay: they refuse every write of %s whose token does not beat the stored %s until a new guard migration removes them", tr.file, tr.table, col))
+			}
+			continue
+		}
 		out = append(out, at(tr.file, tr.line, "table %s is no longer fenced, but the guard migrations still install its guard trigger %s, which refuses writes with a token that does not beat the stored one", tr.table, name))
 	}
 	// A table that took a guarded table's name without its mark: fenced

@@ -8,6 +8,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/gen/internal/writes"
@@ -118,19 +119,7 @@ func (r *guardReplay) risk(name string, seen map[string]bool) string {
 // its whole text): why it may change the guard ("" when its statements
 // are all harmless) and the functions they call.
 func routineBody(cf *pg.CreateFunctionStmt, source string) (why string, calls []string) {
-	lang, as := "sql", ""
-	for _, o := range cf.GetOptions() {
-		d := o.GetDefElem()
-		switch {
-		case d == nil:
-		case d.Defname == "language":
-			lang = strings.ToLower(d.Arg.GetString_().GetSval())
-		case d.Defname == "as":
-			if l := d.Arg.GetList(); l != nil && len(l.Items) > 0 {
-				as = l.Items[0].GetString_().GetSval()
-			}
-		}
-	}
+	lang, as := writes.LanguageAndCode(cf.GetOptions(), "sql")
 	var stmts []*pg.Node
 	switch {
 	case cf.SqlBody != nil:
@@ -386,26 +375,15 @@ func (r *guardReplay) set(f *sqlparse.File, st *sqlparse.Stmt, at func(what, fai
 // does not read, or one that runs dynamic SQL is a finding (while a table
 // is guarded).
 func (r *guardReplay) do(f *sqlparse.File, st *sqlparse.Stmt, x *pg.DoStmt, at func(what, fails string, a ...any) *cause, refuse func(string, *cause, string)) {
-	lang, code := "plpgsql", ""
-	for _, o := range x.Args {
-		d := o.GetDefElem()
-		switch {
-		case d == nil:
-		case d.Defname == "language":
-			lang = strings.ToLower(d.Arg.GetString_().GetSval())
-		case d.Defname == "as":
-			code = d.Arg.GetString_().GetSval()
-		}
-	}
 	guarded := len(r.tables) > 0 || len(r.lost) > 0
 	const advice = ": the replay of the guard migrations cannot tell whether it disables, drops or replaces a guard trigger, so a stale token's UPDATE of a fenced table might pass from here on; write the block's schema statements as the migration's own statements (or with constant text), where the replay reads them"
+	lang, b, err := writes.DoBlock(x)
 	if lang != "plpgsql" {
 		if guarded {
 			refuse("do", at("runs a DO block in LANGUAGE %s, which fencegen does not read", "", lang), advice)
 		}
 		return
 	}
-	b, err := writes.Body("plpgsql", "", "CREATE FUNCTION fencegen_do() RETURNS void LANGUAGE plpgsql AS '"+strings.ReplaceAll(code, "'", "''")+"'")
 	if err != nil {
 		if guarded {
 			refuse("do", at("runs a DO block fencegen does not read (%v)", "", err), advice)
@@ -516,6 +494,26 @@ func (r *guardReplay) resets(f *sqlparse.File, st *sqlparse.Stmt, at func(what, 
 		return "", guardInstalled{}, false
 	}
 	const advice = ": it may lower every stored token, and then a stale holder's write passes the guard; no guard migration can undo that: keep the token column's values (set other columns only, or only raise tokens with the guard on)"
+	const ack = ", or, if lowering every stored token is deliberate, write the comment -- " + catalog.ResetTokensMark + " just before this statement"
+	acked := func() bool { return ackReset(f, st) }
+	// gone records rows of guarded table key that statement c removes:
+	// rows inserted into it in the same migration (before or after, see
+	// the INSERT) come back without their tokens.
+	gone := func(key string, c *cause) {
+		c.ack = acked()
+		if ins := r.inserted[key]; ins != nil {
+			delete(r.inserted, key)
+			if ins.ack || c.ack {
+				return
+			}
+			ins.advice = fmt.Sprintf(", and %s:%d:%d %s: the rows inserted stand in for the rows removed with tokens the INSERT gives them, not the stored ones%s%s", c.file, c.line, c.col, c.what, advice, ack)
+			r.refused[fmt.Sprintf("insert %s:%d", ins.file, ins.line)] = ins
+			return
+		}
+		if r.truncated[key] == nil {
+			r.truncated[key] = c
+		}
+	}
 	switch x := st.Raw.Node.(type) {
 	case *pg.Node_UpdateStmt:
 		key, in, ok := guardOf(x.UpdateStmt.GetRelation())
@@ -531,30 +529,119 @@ func (r *guardReplay) resets(f *sqlparse.File, st *sqlparse.Stmt, at func(what, 
 		}
 		switch {
 		case !assigns:
+		case acked():
 		case in.disabled != nil:
-			refuse("reset", at("sets token column %s of fenced table %s while %s:%d:%d has its guard trigger off", "", col, key, in.disabled.file, in.disabled.line, in.disabled.col), advice)
+			refuse("reset", at("sets token column %s of fenced table %s while %s:%d:%d has its guard trigger off", "", col, key, in.disabled.file, in.disabled.line, in.disabled.col), advice+ack)
 		case r.localReplica:
-			refuse("reset", at("sets token column %s of fenced table %s while the migration's transaction runs with session_replication_role replica, under which its guard trigger does not fire", "", col, key), advice)
+			refuse("reset", at("sets token column %s of fenced table %s while the migration runs with session_replication_role replica (SET, SET LOCAL or set_config), under which its guard trigger does not fire", "", col, key), advice+ack)
 		case r.partitionOff(key):
-			refuse("reset", at("sets token column %s of fenced table %s while the clone of its guard trigger on a partition is off", "", col, key), advice)
+			refuse("reset", at("sets token column %s of fenced table %s while the clone of its guard trigger on a partition is off", "", col, key), advice+ack)
 		}
 	case *pg.Node_TruncateStmt:
 		for _, rel := range x.TruncateStmt.GetRelations() {
 			if key, _, ok := guardOf(rel.GetRangeVar()); ok {
-				r.truncated[key] = at("truncates fenced table %s", "", key)
+				gone(key, at("truncates fenced table %s", "", key))
 			}
 		}
-	case *pg.Node_InsertStmt:
-		key, _, ok := guardOf(x.InsertStmt.GetRelation())
-		if !ok || r.truncated[key] == nil {
+	case *pg.Node_DeleteStmt:
+		if key, _, ok := guardOf(x.DeleteStmt.GetRelation()); ok {
+			gone(key, at("deletes rows of fenced table %s", "", key))
+		}
+	case *pg.Node_CreateTableAsStmt:
+		// A copy of a guarded table's rows (CREATE TABLE keep AS SELECT
+		// ... FROM jobs): whether it keeps the token column.
+		ctas := x.CreateTableAsStmt
+		sel := ctas.GetQuery().GetSelectStmt()
+		if ctas.GetInto().GetRel() == nil || sel == nil || len(sel.GetFromClause()) != 1 {
 			return
 		}
-		c := r.truncated[key]
-		delete(r.truncated, key)
+		_, in, ok := guardOf(sel.GetFromClause()[0].GetRangeVar())
+		if !ok {
+			return
+		}
+		r.copies[r.key(rangeName(ctas.GetInto().GetRel()))] = keepsToken(sel, column(in.fn.text), nil)
+	case *pg.Node_InsertStmt:
+		key, in, ok := guardOf(x.InsertStmt.GetRelation())
+		if !ok || r.carried(x.InsertStmt, column(in.fn.text)) {
+			return
+		}
 		line, col := diag.Position(f.Src, st.Start)
-		c.advice = fmt.Sprintf(", and %s:%d:%d inserts rows into it again: they come back with the tokens the INSERT gives them, not the stored ones (the guard trigger fires on UPDATE only)%s", f.Name, line, col, advice)
-		r.refused[fmt.Sprintf("truncate %s:%d", c.file, c.line)] = c
+		if c := r.truncated[key]; c != nil {
+			delete(r.truncated, key)
+			if c.ack || acked() {
+				return
+			}
+			c.advice = fmt.Sprintf(", and %s:%d:%d inserts rows into it again without their tokens: they come back with the tokens the INSERT gives them, not the stored ones (the guard trigger fires on UPDATE only)%s%s", f.Name, line, col, advice, ack)
+			r.refused[fmt.Sprintf("truncate %s:%d", c.file, c.line)] = c
+			return
+		}
+		if r.inserted[key] == nil {
+			c := at("inserts rows into fenced table %s without their tokens", "", key)
+			c.ack = acked()
+			r.inserted[key] = c
+		}
 	}
+}
+
+// ackReset reports whether the statement st of f carries
+// catalog.ResetTokensMark in its leading comments: a reset of the stored
+// tokens it makes is deliberate.
+func ackReset(f *sqlparse.File, st *sqlparse.Stmt) bool {
+	return st.Lead >= 0 && st.Lead <= st.Start && st.Start <= len(f.Src) && strings.Contains(string(f.Src[st.Lead:st.Start]), catalog.ResetTokensMark)
+}
+
+// keepsToken reports whether SELECT sel gives column col (quoted) of the
+// table it reads the values of that table's column col: a * or a column
+// reference of that name, at the position of col in cols (the INSERT's
+// column list; nil: anywhere, for a copy made AS the SELECT).
+func keepsToken(sel *pg.SelectStmt, col string, cols []*pg.Node) bool {
+	tl := sel.GetTargetList()
+	if len(tl) == 1 {
+		if f := tl[0].GetResTarget().GetVal().GetColumnRef().GetFields(); len(f) > 0 && f[len(f)-1].GetAStar() != nil {
+			return true // SELECT *, SELECT t.*
+		}
+	}
+	names := func(rt *pg.ResTarget) bool {
+		f := rt.GetVal().GetColumnRef().GetFields()
+		if len(f) == 0 || sqlparse.QuoteIdent(f[len(f)-1].GetString_().GetSval()) != col {
+			return false
+		}
+		return rt.GetName() == "" || sqlparse.QuoteIdent(rt.GetName()) == col
+	}
+	if cols == nil {
+		return slices.ContainsFunc(tl, func(n *pg.Node) bool { return names(n.GetResTarget()) })
+	}
+	for i, c := range cols {
+		if sqlparse.QuoteIdent(c.GetResTarget().GetName()) == col {
+			return i < len(tl) && names(tl[i].GetResTarget())
+		}
+	}
+	return false
+}
+
+// carried reports whether INSERT ins gives the token column (col,
+// quoted) of the guarded table it writes stored tokens: an INSERT ...
+// SELECT from one table, of a copy that kept the token column (or a
+// table the replay did not see made), taking the token column's values
+// by name (SELECT *, with no column list; or the token column in its
+// column list given the column of that name).
+func (r *guardReplay) carried(ins *pg.InsertStmt, col string) bool {
+	sel := ins.GetSelectStmt().GetSelectStmt()
+	if sel == nil || len(sel.GetFromClause()) != 1 || sel.GetFromClause()[0].GetRangeVar() == nil || len(sel.GetValuesLists()) > 0 {
+		return false
+	}
+	if keeps, ok := r.copies[r.key(rangeName(sel.GetFromClause()[0].GetRangeVar()))]; ok && !keeps {
+		return false
+	}
+	if len(ins.GetCols()) == 0 {
+		tl := sel.GetTargetList()
+		if len(tl) != 1 {
+			return false
+		}
+		f := tl[0].GetResTarget().GetVal().GetColumnRef().GetFields()
+		return len(f) > 0 && f[len(f)-1].GetAStar() != nil
+	}
+	return keepsToken(sel, col, ins.GetCols())
 }
 
 // partitionOff reports whether a partition of guarded table key has the

@@ -9,6 +9,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/fencegen/fencegen/gen/internal/pgpb"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 )
@@ -88,7 +89,7 @@ func fenceWrite(sql string, spec Spec) (string, Form, error) {
 
 // rewriteWrite is fenceWrite, setting *form to the form it builds.
 func rewriteWrite(sql string, spec Spec, form *Form) (string, error) {
-	tree, err := pg.Parse(sql)
+	tree, err := pgpb.Parse(sql)
 	if err != nil {
 		return "", err
 	}
@@ -193,7 +194,7 @@ func keyList(prefix string, key []string) string {
 func lockConditions(rv *pg.RangeVar, spec Spec) (*pg.Node, error) {
 	text := fmt.Sprintf("SELECT 1 WHERE (%s) IN (SELECT %s FROM %s) AND (SELECT refused FROM %s) = 0",
 		keyList(sqlparse.QuoteIdent(relName(rv))+".", spec.Key), lockKeys(len(spec.Key)), spec.lockCTE(), spec.checkCTE())
-	t, err := pg.Parse(text)
+	t, err := pgpb.Parse(text)
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +350,7 @@ func wrapSingle(with string, write *pg.Node, rv *pg.RangeVar, where *pg.Node, sp
 	if err != nil {
 		return "", err
 	}
-	noneWritten, err := pg.Parse("SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM " + spec.writeCTE() + ")")
+	noneWritten, err := pgpb.Parse("SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM " + spec.writeCTE() + ")")
 	if err != nil {
 		return "", err
 	}
@@ -417,7 +418,7 @@ func checkQuery(distinct string, spec Spec) string {
 // reparsed returns out if PostgreSQL's parser accepts it: a deparser bug
 // must never reach users.
 func reparsed(out string) (string, error) {
-	if _, err := pg.Parse(out); err != nil {
+	if _, err := pgpb.Parse(out); err != nil {
 		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
 	}
 	return out, nil
@@ -469,8 +470,15 @@ func fenceInsert(tree *pg.ParseResult, in *pg.InsertStmt, spec Spec, form *Form)
 // (a concurrent insert), or the DO UPDATE's own WHERE clause refused it;
 // fenceimpl.WriteUpsert runs the statement again, then reports it as not found.
 func fenceUpsert(with string, in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, spec Spec, form *Form) (string, error) {
-	if len(sel.ValuesLists) != 1 {
+	if len(sel.ValuesLists) != 1 || spec.SetReturningRow {
 		*form = UpsertMany
+		if len(sel.ValuesLists) == 1 {
+			// VALUES (unnest($1), ...) as SELECT unnest($1), ...
+			for _, x := range sel.ValuesLists[0].GetList().Items {
+				sel.TargetList = append(sel.TargetList, pg.MakeResTargetNodeWithVal(x, -1))
+			}
+			sel.ValuesLists = nil
+		}
 		return fenceUpsertMany(with, in, sel, oc, spec)
 	}
 	*form = Upsert
@@ -710,7 +718,7 @@ func guardDoUpdate(in *pg.InsertStmt, oc *pg.OnConflictClause, spec Spec, raise 
 // CASE decides (PostgreSQL docs, 4.2.14 "Expression Evaluation Rules").
 func raisingGuard(rv *pg.RangeVar, spec Spec) (*pg.Node, error) {
 	col := sqlparse.QuoteIdent(relName(rv)) + "." + sqlparse.QuoteIdent(spec.Column)
-	t, err := pg.Parse(fmt.Sprintf("SELECT 1 WHERE CASE WHEN %s %s $%d THEN true ELSE ('%s' || %s)::bigint IS NULL END",
+	t, err := pgpb.Parse(fmt.Sprintf("SELECT 1 WHERE CASE WHEN %s %s $%d THEN true ELSE ('%s' || %s)::bigint IS NULL END",
 		col, spec.op(), spec.Param, fenceimpl.StaleCastMarker, col))
 	if err != nil {
 		return nil, err
@@ -779,7 +787,7 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 	// would type a bare parameter as text.
 	casts := make([]*pg.TypeName, len(spec.InsertTypes))
 	for i, typ := range spec.InsertTypes {
-		t, err := pg.Parse("SELECT NULL::" + typ)
+		t, err := pgpb.Parse("SELECT NULL::" + typ)
 		if err != nil {
 			return nil, fmt.Errorf("type %s: %v", typ, err)
 		}
@@ -836,7 +844,7 @@ func upsertMany(in *pg.InsertStmt, sel *pg.SelectStmt, oc *pg.OnConflictClause, 
 	p := "$" + fmt.Sprint(spec.Param)
 
 	// The insert reads fence_input, gated on the check.
-	gated, err := pg.Parse("SELECT " + strings.Join(quoted, ", ") + ", " + p + " FROM " + spec.inputCTE() + " WHERE (SELECT refused FROM " + spec.checkCTE() + ") = 0")
+	gated, err := pgpb.Parse("SELECT " + strings.Join(quoted, ", ") + ", " + p + " FROM " + spec.inputCTE() + " WHERE (SELECT refused FROM " + spec.checkCTE() + ") = 0")
 	if err != nil {
 		return nil, err
 	}
@@ -1124,7 +1132,7 @@ func fenceInWith(tree *pg.ParseResult, spec Spec, form *Form) (string, error) {
 			return "", err
 		}
 	}
-	helper, err := pg.Parse("WITH " + input + spec.lockCTE() + " AS (" + lockSQL + "), " + spec.checkCTE() +
+	helper, err := pgpb.Parse("WITH " + input + spec.lockCTE() + " AS (" + lockSQL + "), " + spec.checkCTE() +
 		" AS (" + checkQuery(distinctKey, spec) + ") SELECT 1")
 	if err != nil {
 		return "", fmt.Errorf("lock query: %v", err)
@@ -1148,7 +1156,7 @@ func fenceInWith(tree *pg.ParseResult, spec Spec, form *Form) (string, error) {
 		}
 		refusedIf = "CASE WHEN refused > 0 THEN ('" + fenceimpl.StaleCastMarker + "' || stored || ', rows ' || refused)::bigint IS NULL ELSE false END"
 	}
-	shell, err := pg.Parse("SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn + ", fence_main.* FROM fence_main" +
+	shell, err := pgpb.Parse("SELECT NULL::bigint AS " + StoredColumn + ", NULL::bigint AS " + RowsColumn + ", fence_main.* FROM fence_main" +
 		" UNION ALL SELECT stored, refused" + strings.Repeat(", NULL", spec.Columns) + " FROM " + spec.checkCTE() + " WHERE " + refusedIf)
 	if err != nil {
 		return "", err
@@ -1187,7 +1195,7 @@ func fenceInWith(tree *pg.ParseResult, spec Spec, form *Form) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := pg.Parse(sql); err != nil {
+	if _, err := pgpb.Parse(sql); err != nil {
 		return "", fmt.Errorf("rewritten statement does not parse: %v", err)
 	}
 	return sql, nil
@@ -1337,7 +1345,7 @@ func fenceByKey(sql string, spec Spec) (*byKey, error) {
 	if spec.CTE != "" {
 		return nil, nil
 	}
-	tree, err := pg.Parse(sql)
+	tree, err := pgpb.Parse(sql)
 	if err != nil {
 		return nil, err
 	}
@@ -1398,7 +1406,7 @@ func fenceByKey(sql string, spec Spec) (*byKey, error) {
 		return nil, err
 	}
 	for _, s := range []string{write, stored} {
-		if _, err := pg.Parse(s); err != nil {
+		if _, err := pgpb.Parse(s); err != nil {
 			return nil, fmt.Errorf("rewritten statement does not parse: %v", err)
 		}
 	}
@@ -1409,7 +1417,7 @@ func fenceByKey(sql string, spec Spec) (*byKey, error) {
 // of first appearance (PostgreSQL's scanner finds them, so text in quotes
 // is left alone) and returns the original number of each.
 func renumberParams(sql string) (string, []int, error) {
-	scan, err := pg.Scan(sql)
+	scan, err := pgpb.Scan(sql)
 	if err != nil {
 		return "", nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // ternDivider is tern's separator of the up and down migrations: tern
@@ -16,7 +17,7 @@ const ternDivider = "---- create above / drop below ----"
 // dbmateDown is dbmate's down-block directive (amacneil/dbmate,
 // pkg/dbmate/migration.go): case-sensitive, "--", white space, and
 // "migrate:down" ending the line or followed by white space and options.
-var dbmateDown = regexp.MustCompile(`(?m)^--\s*migrate:down(\s*$|\s+\S+)`)
+var dbmateDown = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^--\s*migrate:down(\s*$|\s+\S+)`) })
 
 // DownStart is the offset in src of the first line (or, for tern's
 // divider, the first byte) from which a migration tool or sqlc v1.31.1
@@ -45,7 +46,7 @@ func DownStart(src []byte) int {
 		cut = i
 	}
 	if bytes.Contains(src, []byte("migrate:down")) {
-		if loc := dbmateDown.FindIndex(src); loc != nil && (cut < 0 || loc[0] < cut) {
+		if loc := dbmateDown().FindIndex(src); loc != nil && (cut < 0 || loc[0] < cut) {
 			cut = loc[0]
 		}
 	}

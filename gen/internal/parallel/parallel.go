@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"sync"
 	"sync/atomic"
 )
@@ -22,6 +23,36 @@ import (
 // goroutine's stack in its message, so that a caller's recover still sees
 // it.
 func For(n int, f func(i int)) {
+	forOrder(n, nil, f)
+}
+
+// ForHeaviestFirst is For with the calls started in order of decreasing
+// weight[i] (ties in index order), so that the longest call does not
+// start last while the other goroutines run out of work: with n calls on
+// two goroutines, the last call to start decides when For returns
+// (Graham's longest-processing-time-first rule, 1969). weight is each
+// call's expected cost in any unit (the bytes of a file to parse). A
+// panic is raised again as For raises it. With n ≤ 1 or GOMAXPROCS 1, f
+// runs on the calling goroutine in index order.
+func ForHeaviestFirst(weight []int64, f func(i int)) {
+	forOrder(len(weight), heaviestFirst(weight), f)
+}
+
+// heaviestFirst is the indices of weight in order of decreasing weight,
+// ties in index order.
+func heaviestFirst(weight []int64) []int {
+	order := make([]int, len(weight))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return weight[order[a]] > weight[order[b]] })
+	return order
+}
+
+// forOrder calls f(order[k]) (f(k) with a nil order) for every k in
+// [0, n), on up to GOMAXPROCS goroutines, taking the k in increasing
+// order.
+func forOrder(n int, order []int, f func(i int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	if workers <= 1 {
 		for i := 0; i < n; i++ {
@@ -55,11 +86,15 @@ func For(n int, f func(i int)) {
 			defer wg.Done()
 			growStack()
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
+				k := int(next.Add(1) - 1)
+				if k >= n {
 					return
 				}
-				call(i)
+				if order != nil {
+					call(order[k])
+				} else {
+					call(k)
+				}
 			}
 		}()
 	}

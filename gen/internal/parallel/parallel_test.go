@@ -1,6 +1,7 @@
 package parallel
 
 import (
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -32,4 +33,26 @@ func TestForRaisesTheLowestPanicOnTheCaller(t *testing.T) {
 		}
 	})
 	t.Fatal("For returned after a panic")
+}
+
+// TestForHeaviestFirst: every index runs once, and the calls are handed
+// out heaviest first, ties in index order (heaviestFirst).
+func TestForHeaviestFirst(t *testing.T) {
+	weight := []int64{3, 10, 1, 10, 0, 7, 3}
+	if got, want := heaviestFirst(weight), []int{1, 3, 5, 0, 6, 2, 4}; !slices.Equal(got, want) {
+		t.Errorf("heaviestFirst(%v) = %v, want %v", weight, got, want)
+	}
+	for _, n := range []int{0, 1, 2, 7, 1000} {
+		w := make([]int64, n)
+		for i := range w {
+			w[i] = int64(i % 5)
+		}
+		counts := make([]int32, n)
+		ForHeaviestFirst(w, func(i int) { atomic.AddInt32(&counts[i], 1) })
+		for i, c := range counts {
+			if c != 1 {
+				t.Fatalf("n=%d: f(%d) ran %d times, want 1", n, i, c)
+			}
+		}
+	}
 }

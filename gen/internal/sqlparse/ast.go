@@ -81,6 +81,10 @@ type TypeName struct {
 	// sqlc reads for tinyint(1).
 	Unsigned bool
 	Length   int
+	// Scale is a MySQL type's digits after the point as written: a
+	// DECIMAL's scale, a DATETIME's, TIMESTAMP's or TIME's fractional
+	// seconds; 0 when none is written (MySQL's default for each).
+	Scale int
 	// Values are a MySQL ENUM's or SET's members.
 	Values []string
 	// SqlcSchema is the schema sqlc v1.31.1's parser (PostgreSQL 17's

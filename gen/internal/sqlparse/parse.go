@@ -18,6 +18,7 @@ import (
 	pgparser "github.com/pganalyze/pg_query_go/v5/parser"
 
 	"github.com/fencegen/fencegen/gen/internal/diag"
+	"github.com/fencegen/fencegen/gen/internal/pgpb"
 )
 
 // File is a parsed SQL file.
@@ -59,7 +60,7 @@ func Parse(name string, src []byte) (*File, error) {
 // in one run and the good ones still reach the analyzer. It returns the
 // statements that parsed together with the list of errors.
 func parseEach(name string, src []byte, whole error) (*File, error) {
-	scan, err := pg.Scan(string(src))
+	scan, err := pgpb.Scan(string(src))
 	if err != nil {
 		// The scanner itself failed (e.g. an unterminated quote): report the
 		// parser's error, which is located.
@@ -261,7 +262,7 @@ func namedParams(src []byte) ([]byte, map[int]namedParam) {
 		// file's parse, which the rest of the run waits for.
 		return nil, nil
 	}
-	scan, err := pg.Scan(string(src))
+	scan, err := pgpb.Scan(string(src))
 	if err != nil {
 		return nil, nil
 	}

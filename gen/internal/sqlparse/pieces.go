@@ -8,6 +8,7 @@ import (
 	pg "github.com/pganalyze/pg_query_go/v5"
 
 	"github.com/fencegen/fencegen/gen/internal/parallel"
+	"github.com/fencegen/fencegen/gen/internal/pgpb"
 )
 
 // pieceMin is the smallest piece, in bytes, that parseText cuts a text
@@ -42,11 +43,11 @@ var (
 func parseText(text []byte) (*pg.ParseResult, error) {
 	n := min(maxPieces(), len(text)/pieceMin)
 	if n < 2 {
-		return pg.Parse(string(text))
+		return pgpb.Parse(string(text))
 	}
 	cuts := pieceCuts(text, n)
 	if len(cuts) == 0 {
-		return pg.Parse(string(text))
+		return pgpb.Parse(string(text))
 	}
 	bounds := append(append([]int{0}, cuts...), len(text))
 	trees := make([]*pg.ParseResult, len(bounds)-1)
@@ -59,24 +60,24 @@ func parseText(text []byte) (*pg.ParseResult, error) {
 			b.WriteByte(' ')
 		}
 		b.Write(text[from:to])
-		trees[i], errs[i] = pg.Parse(b.String())
+		trees[i], errs[i] = pgpb.Parse(b.String())
 	})
 	out := &pg.ParseResult{}
 	for i, tree := range trees {
 		if errs[i] != nil || len(tree.Stmts) == 0 {
-			return pg.Parse(string(text))
+			return pgpb.Parse(string(text))
 		}
 		from, to := bounds[i], bounds[i+1]
 		if i < len(trees)-1 {
 			last := tree.Stmts[len(tree.Stmts)-1]
 			if last.StmtLen == 0 || int(last.StmtLocation+last.StmtLen) != to-1 {
-				return pg.Parse(string(text))
+				return pgpb.Parse(string(text))
 			}
 		}
 		if i > 0 {
 			first := tree.Stmts[0]
 			if first.StmtLocation != 0 || first.StmtLen != 0 && int(first.StmtLen) < from {
-				return pg.Parse(string(text))
+				return pgpb.Parse(string(text))
 			}
 			first.StmtLocation = int32(from)
 			if first.StmtLen != 0 {

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/fencegen/fencegen/gen/internal/pgpb"
 )
 
 // QuoteIdent quotes a name for SQL unless it is a plain lower-case
@@ -37,7 +39,7 @@ func bareIdent(s string) bool {
 		return v.(bool)
 	}
 	bare := false
-	if r, err := pg.Scan(s); err == nil && len(r.Tokens) == 1 {
+	if r, err := pgpb.Scan(s); err == nil && len(r.Tokens) == 1 {
 		switch r.Tokens[0].KeywordKind {
 		case pg.KeywordKind_NO_KEYWORD, pg.KeywordKind_UNRESERVED_KEYWORD, pg.KeywordKind_COL_NAME_KEYWORD:
 			bare = true

@@ -113,6 +113,12 @@ var shapeSeeds = [][]byte{
 	[]byte(sqlPrefix + "WITH w AS (INSERT INTO child (id, v) VALUES ($1, 'x') RETURNING id) MERGE INTO events e USING w ON e.id = w.id WHEN MATCHED THEN UPDATE SET note = 'm'"),
 	[]byte(sqlPrefix + "WITH w0 AS (INSERT INTO events (id, note) VALUES ($1, upper('y')) ON CONFLICT DO NOTHING RETURNING id) MERGE INTO pparent t USING (SELECT $1::bigint AS id) s ON t.id = s.id WHEN MATCHED THEN DELETE"),
 	[]byte(sqlPrefix + "CREATE TEMP TABLE t1 AS EXECUTE oracle_pw(1)"),
+	// EXPLAIN EXECUTE without ANALYZE evaluates the parameters and plans
+	// the prepared statement, which folds an IMMUTABLE call (trial N9).
+	[]byte(sqlPrefix + "EXPLAIN EXECUTE oracle_pr(write_id())"),
+	[]byte(sqlPrefix + "EXPLAIN EXECUTE oracle_pf"),
+	[]byte(sqlPrefix + "EXPLAIN (ANALYZE) EXECUTE oracle_pr(1)"),
+	[]byte(sqlPrefix + "EXPLAIN (ANALYZE false) EXECUTE oracle_pr(1)"),
 	// Schema changes of the fenced table inside DO, which escaped until
 	// 2cd6b0d (the corpus's sqlc case "do" found the first).
 	[]byte(sqlPrefix + "DO $$ BEGIN ALTER TABLE jobs ALTER COLUMN tok TYPE bigint USING 0; END $$"),

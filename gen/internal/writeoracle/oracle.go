@@ -43,8 +43,6 @@ package writeoracle
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -60,6 +58,7 @@ import (
 
 	"github.com/fencegen/fencegen/gen"
 	"github.com/fencegen/fencegen/gen/internal/config"
+	"github.com/fencegen/fencegen/internal/pgscratch"
 )
 
 // Options configure a check.
@@ -349,23 +348,21 @@ func scratch(ctx context.Context, adminURL string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "oracle_" + hex.EncodeToString(b[:])
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	name, dropDB, err := pgscratch.Create(ctx, admin.PgConn(), "oracle_", 0)
+	if err != nil {
 		admin.Close(ctx)
 		return "", nil, err
 	}
 	u, err := url.Parse(adminURL)
 	if err != nil {
+		dropDB()
 		admin.Close(ctx)
 		return "", nil, err
 	}
 	u.Path = "/" + name
 	drop := func() {
-		c := context.WithoutCancel(ctx)
-		_, _ = admin.Exec(c, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-		admin.Close(c)
+		dropDB()
+		admin.Close(context.WithoutCancel(ctx))
 	}
 	return u.String(), drop, nil
 }

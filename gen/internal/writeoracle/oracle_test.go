@@ -232,6 +232,10 @@ var preciseShapes = []string{
 	// schema of the same name and parameter types does not reach (trial
 	// r24 F7).
 	"ShadowLower", "ShadowLength",
+	// A WITH entry shadowed by an inner one, a subquery under LIMIT 0, a
+	// constant query_to_xml read, a statement beside a btree operator
+	// class that is not its type's default (issue 24 precision).
+	"ShadowedWith", "LimitZero", "QueryToXmlRead", "JobsInState",
 }
 
 // TestOracleShapes runs the oracle over testdata/shapes: write shapes of
@@ -240,8 +244,12 @@ var preciseShapes = []string{
 // unfenced partitioned table; in a second entry, session statements (a
 // temporary view shadowing a table, a view renamed to a name, SET
 // search_path and set_config), each run before the other statements
-// (sessionPairs). No escape, no stale write, no guarded statement that
-// always fails, and no over-refusal (requirePrecise):
+// (sessionPairs); in code_schema.sql, triggers, a rule and a default
+// created by DO blocks, a table and trigger created as CREATE SCHEMA
+// elements, a base type whose TYPMOD_IN writes, and a query file's
+// temporary INHERITS children of tables whose defaults or CHECKs write
+// (trial x24 F8, F11, F12, F14). No escape, no stale write, no guarded
+// statement that always fails, and no over-refusal (requirePrecise):
 // none where PostgreSQL writes no table, and none of preciseShapes.
 func TestOracleShapes(t *testing.T) {
 	rep := checkSound(t, Options{Label: "shapes"}, "testdata/shapes/sqlc.yaml")
@@ -278,5 +286,63 @@ func TestOracleSharedDatabase(t *testing.T) {
 	requirePrecise(t, rep, preciseShared...)
 	if rep.Refused < 8 || rep.Unguarded < 5 || rep.GuardedStale < 1 {
 		t.Errorf("ran %d unguarded and %d guarded statements, %d refused: the shapes no longer reach the cross-entry analysis", rep.Unguarded, rep.GuardedStale, rep.Refused)
+	}
+}
+
+// preciseOffStrings are the read-only queries of testdata/offstrings: they
+// call functions whose ordinary string constants hold a backslash that
+// escapes no quote (a regex, a back reference, a read-only constant
+// EXECUTE), as hatchet's helpers do (trial x23 F2).
+var preciseOffStrings = []string{"ListAlerts", "SquashFreq", "CountMatching"}
+
+// offPrelude sets standard_conforming_strings off for each function of
+// testdata/offstrings, in the transaction the oracle rolls back, as a
+// setting fencegen does not see would (a database's or role's): a
+// function's SET clause, since the session's own setting must stay on
+// (the oracle sends its bindings in pgx's simple protocol, which pgx
+// refuses off). PostgreSQL parses a SQL function's body, a PL/pgSQL
+// function's body and its EXECUTE commands under the function's setting.
+var offPrelude = func() []string {
+	var out []string
+	for _, f := range []string{"to_secs", "squash", "count_matching", "mark_job", "sneaky", "sneaky_execute", "bump", "by_name"} {
+		out = append(out, "ALTER FUNCTION "+f+" SET standard_conforming_strings = off")
+	}
+	return out
+}()
+
+// TestOracleOffStrings runs the oracle over testdata/offstrings with
+// standard_conforming_strings on, then off for the schema's functions
+// (offPrelude): a function body with a backslash is read under both
+// settings (issue 24, trial x23 F2), so the read-only helpers are
+// generated, and a body that writes only when a backslash escapes a quote
+// ('a\' in a SQL function, an escape string's EXECUTE command) or names
+// another relation when read off ('bump_vie\w') is refused. No escape and
+// no stale write under either setting; no over-refusal of
+// preciseOffStrings under either, and none at all off (on, PostgreSQL
+// runs the refused shapes without the write they hide).
+func TestOracleOffStrings(t *testing.T) {
+	on := checkSound(t, Options{Label: "offstrings"}, "testdata/offstrings/sqlc.yaml")
+	for _, f := range on.Findings {
+		if (f.Kind == OverRefusal || f.Kind == OverRefusalCandidate) && slices.Contains(preciseOffStrings, f.Query) {
+			t.Errorf("precision, on: %s", f)
+		}
+	}
+	off := checkSound(t, Options{Label: "offstrings off", Prelude: offPrelude}, "testdata/offstrings/sqlc.yaml")
+	requirePrecise(t, off, preciseOffStrings...)
+	// The hidden writes: PostgreSQL writes jobs through them off, and on
+	// runs them without writing (ByName's relation does not exist on), so
+	// only the off reading justifies the refusal.
+	for _, q := range []string{"Sneaky", "SneakyExecute", "ByName"} {
+		if q != "ByName" && !slices.ContainsFunc(on.Findings, func(f Finding) bool { return f.Kind == OverRefusal && f.Query == q }) {
+			t.Errorf("on, %s: PostgreSQL wrote a fenced table, or fencegen did not refuse it", q)
+		}
+		if slices.ContainsFunc(off.Findings, func(f Finding) bool { return f.Kind == OverRefusal && f.Query == q }) {
+			t.Errorf("off, %s: PostgreSQL wrote no fenced table", q)
+		}
+	}
+	for _, rep := range []*Report{on, off} {
+		if rep.Refused < 4 || rep.Unguarded < 3 {
+			t.Errorf("ran %d unguarded statements, %d refused: the shapes no longer reach the analysis", rep.Unguarded, rep.Refused)
+		}
 	}
 }

@@ -262,4 +262,5 @@ func shape(b []byte) string {
 var shapePrelude = []string{
 	"PREPARE oracle_pw(bigint) AS UPDATE jobs SET state = 'prepared' WHERE id = $1 RETURNING id",
 	"PREPARE oracle_pr(bigint) AS SELECT id FROM jobs WHERE id = $1",
+	"PREPARE oracle_pf AS SELECT id FROM events WHERE id = folded_write(1)",
 }

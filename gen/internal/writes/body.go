@@ -8,26 +8,36 @@ import (
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 
+	"github.com/fencegen/fencegen/gen/internal/pgpb"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
 // ErrOffStrings is returned by Body (under an error that says where) for
-// a body with a backslash in an ordinary string constant ('a\'), at any
-// depth (a dollar-quoted EXECUTE string too): PostgreSQL reads it
-// otherwise when standard_conforming_strings is off (the function's own
-// SET clause, the session's, role's, database's or server's setting),
-// where the backslash escapes the next character, a quote included, so
-// the body would run statements fencegen never read.
-var ErrOffStrings = errors.New("a string constant with a backslash ('...\\...'), which PostgreSQL reads otherwise when standard_conforming_strings is off (as E'...' with the backslash doubled, it reads alike)")
+// a body PostgreSQL may read as other statements when
+// standard_conforming_strings is off (the function's own SET clause, the
+// session's, role's, database's or server's setting): a backslash before
+// a quote in an ordinary string constant ('a\'), at any depth (a
+// dollar-quoted EXECUTE string too), goes on past that quote, so the body
+// would run statements fencegen never read (sqlparse.OffReading says
+// which other constants count). A backslash elsewhere in an ordinary
+// constant changes its value only: Body then reads the body under both
+// settings (issue 24, trial x23 F2).
+var ErrOffStrings = errors.New("a string constant that PostgreSQL reads as other tokens when standard_conforming_strings is off (a backslash before a quote, or an escape fencegen does not decode: \\u, \\U, a zero byte, a line-continued constant; as E'...' with the backslash doubled, it reads alike)")
 
-// offStrings returns ErrOffStrings, located in body, when body has a
-// backslash in an ordinary string constant.
-func offStrings(body string) error {
-	if at := sqlparse.OffValue(body, true); at >= 0 {
-		line := 1 + strings.Count(body[:at], "\n")
-		return fmt.Errorf("its body has, at its line %d, %w", line, ErrOffStrings)
+// offReading returns body as PostgreSQL reads it with
+// standard_conforming_strings off (sqlparse.OffReading), "" when it reads
+// alike, and ErrOffStrings, located in body, when the two readings differ
+// in more than constants' values.
+func offReading(body string) (string, error) {
+	if sqlparse.OffValue(body, true) < 0 {
+		return "", nil
 	}
-	return nil
+	off, at := sqlparse.OffReading(body)
+	if at >= 0 {
+		line := 1 + strings.Count(body[:at], "\n")
+		return "", fmt.Errorf("its body has, at its line %d, %w", line, ErrOffStrings)
+	}
+	return off, nil
 }
 
 // BodyStatements are the statements a function's body runs, parsed.
@@ -47,25 +57,47 @@ type BodyStatements struct {
 // expression and statement of a PL/pgSQL body is returned (an expression
 // as SELECT expr, an assignment's right-hand side too), so a body is read
 // as its statements, not as text: a string or comment that spells UPDATE
-// is no write. An error means the body was not read; the caller then
-// takes the body as unknown.
+// is no write. A body whose ordinary string constants hold a backslash is
+// read under both settings of standard_conforming_strings (offReading):
+// the statements of both readings are returned, as if the body ran both,
+// so what either writes is found. An error means the body was not read;
+// the caller then takes the body as unknown.
 func Body(lang, body, source string) (*BodyStatements, error) {
 	switch lang {
 	case "sql":
-		if err := offStrings(body); err != nil {
-			return nil, err
-		}
-		tree, err := pg.Parse(body)
+		stmts, err := parseReadings(body)
 		if err != nil {
 			return nil, err
 		}
-		out := &BodyStatements{}
-		for _, s := range tree.Stmts {
-			out.Stmts = append(out.Stmts, s.Stmt)
+		return &BodyStatements{Stmts: stmts}, nil
+	case "plpgsql":
+		out, as, err := plpgsql(source)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := offReading(as); err != nil {
+			return nil, err // located in the body
+		}
+		if sqlparse.OffValue(as, true) >= 0 && sqlparse.OffValue(source, false) >= 0 {
+			// The AS string is itself an ordinary constant with a
+			// backslash (as a DO block's code that the guard replay
+			// wraps): its own escapes are not the body's, so the body's
+			// reading off is not the source's.
+			return nil, fmt.Errorf("its body is a string constant with a backslash: %w", ErrOffStrings)
+		}
+		offSource, err := offReading(source)
+		if err != nil || offSource == "" {
+			return out, err
+		}
+		off, _, err := plpgsql(offSource)
+		if err != nil {
+			return nil, err
+		}
+		out.Stmts = append(out.Stmts, off.Stmts...)
+		if out.Dynamic == "" {
+			out.Dynamic = off.Dynamic
 		}
 		return out, nil
-	case "plpgsql":
-		return plpgsql(source)
 	}
 	return nil, fmt.Errorf("LANGUAGE %s is not read", lang)
 }
@@ -76,20 +108,22 @@ const (
 	rawParseTypeName = 1
 )
 
-func plpgsql(source string) (*BodyStatements, error) {
+// plpgsql returns the statements of the PL/pgSQL function source and its
+// AS string's value.
+func plpgsql(source string) (*BodyStatements, string, error) {
 	// pg_query's PL/pgSQL parser asserts (aborting the process) on a
 	// CREATE FUNCTION without an AS string: only one with a single AS
 	// string of LANGUAGE plpgsql reaches it.
-	parsed, err := pg.Parse(source)
+	parsed, err := pgpb.Parse(source)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if len(parsed.Stmts) != 1 {
-		return nil, fmt.Errorf("not one CREATE FUNCTION statement")
+		return nil, "", fmt.Errorf("not one CREATE FUNCTION statement")
 	}
 	cf := parsed.Stmts[0].Stmt.GetCreateFunctionStmt()
 	if cf == nil || cf.SqlBody != nil {
-		return nil, fmt.Errorf("not a CREATE FUNCTION statement with an AS string")
+		return nil, "", fmt.Errorf("not a CREATE FUNCTION statement with an AS string")
 	}
 	var as, lang bool
 	var text string
@@ -108,18 +142,15 @@ func plpgsql(source string) (*BodyStatements, error) {
 		}
 	}
 	if !as || !lang {
-		return nil, fmt.Errorf("not a LANGUAGE plpgsql function with one AS string")
-	}
-	if err := offStrings(text); err != nil {
-		return nil, err
+		return nil, "", fmt.Errorf("not a LANGUAGE plpgsql function with one AS string")
 	}
 	js, err := pg.ParsePlPgSqlToJSON(source)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var tree any
 	if err := json.Unmarshal([]byte(js), &tree); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	out := &BodyStatements{}
 	var errs []string
@@ -174,7 +205,7 @@ func plpgsql(source string) (*BodyStatements, error) {
 						}
 						text = "SELECT " + rhs
 					}
-					tree, err := pg.Parse(text)
+					tree, err := pgpb.Parse(text)
 					if err != nil {
 						errs = append(errs, err.Error())
 						continue
@@ -189,15 +220,17 @@ func plpgsql(source string) (*BodyStatements, error) {
 	}
 	visit(tree)
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("%s", strings.Join(errs, "; "))
+		return nil, "", fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
-	return out, nil
+	return out, text, nil
 }
 
 // constantSQL adds to out the statements of a dynamic command that is a
 // string constant (EXECUTE 'TRUNCATE audit'), which PostgreSQL runs as
 // written, and reports whether it was one: a command built at run time
-// (format(), ||, a variable) is not.
+// (format(), ||, a variable) is not. The command is read under both
+// settings of standard_conforming_strings, the session's when it runs
+// (offReading): one that the two read as other tokens is not taken.
 func constantSQL(expr any, out *BodyStatements) bool {
 	m, _ := expr.(map[string]any)
 	pe, _ := m["PLpgSQL_expr"].(map[string]any)
@@ -205,7 +238,7 @@ func constantSQL(expr any, out *BodyStatements) bool {
 	if q == "" {
 		return false
 	}
-	tree, err := pg.Parse("SELECT " + q)
+	tree, err := pgpb.Parse("SELECT " + q)
 	if err != nil || len(tree.Stmts) != 1 {
 		return false
 	}
@@ -217,21 +250,44 @@ func constantSQL(expr any, out *BodyStatements) bool {
 	if c == nil || c.GetSval() == nil {
 		return false
 	}
-	cmd, err := pg.Parse(c.GetSval().GetSval())
+	stmts, err := parseReadings(c.GetSval().GetSval())
 	if err != nil {
 		return false
 	}
-	for _, s := range cmd.Stmts {
-		out.Stmts = append(out.Stmts, s.Stmt)
-	}
+	out.Stmts = append(out.Stmts, stmts...)
 	return true
+}
+
+// parseReadings returns the statements of SQL text as PostgreSQL reads
+// it under both settings of standard_conforming_strings (offReading):
+// those of text, then those of its reading off when that differs. An
+// error is offReading's (the two read as other tokens) or the parser's.
+func parseReadings(text string) ([]*pg.Node, error) {
+	off, err := offReading(text)
+	if err != nil {
+		return nil, err
+	}
+	var stmts []*pg.Node
+	for _, t := range []string{text, off} {
+		if t == "" {
+			continue
+		}
+		tree, err := pgpb.Parse(t)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range tree.Stmts {
+			stmts = append(stmts, s.Stmt)
+		}
+	}
+	return stmts, nil
 }
 
 // assigned returns the expression of a PL/pgSQL assignment (target :=
 // expression, or target = expression): what follows the first := or =
 // outside parentheses and brackets.
 func assigned(q string) (string, bool) {
-	scan, err := pg.Scan(q)
+	scan, err := pgpb.Scan(q)
 	if err != nil {
 		return "", false
 	}
@@ -249,4 +305,48 @@ func assigned(q string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// LanguageAndCode reads the LANGUAGE and AS options of a DO block (opts
+// its Args) or of a CREATE FUNCTION or PROCEDURE (opts its Options): the
+// language, lower case, or lang when none is given (a DO block's default
+// is plpgsql, a routine's sql), and the code: a DO block's AS string, or
+// the first string of a routine's AS list (a C function's object file),
+// "" without one. Every reader of a DO block or routine body takes them
+// from here: DoBlock (the catalog, the guard's replay, the walk of a
+// query's DO block) and the guard's reading of routine bodies.
+func LanguageAndCode(opts []*pg.Node, lang string) (string, string) {
+	code := ""
+	for _, o := range opts {
+		d := o.GetDefElem()
+		switch {
+		case d == nil:
+		case d.Defname == "language":
+			lang = strings.ToLower(d.Arg.GetString_().GetSval())
+		case d.Defname == "as":
+			if l := d.Arg.GetList(); l != nil {
+				if len(l.Items) > 0 {
+					code = l.Items[0].GetString_().GetSval()
+				}
+			} else {
+				code = d.Arg.GetString_().GetSval()
+			}
+		}
+	}
+	return lang, code
+}
+
+// DoBlock reads DO block x as Body reads a function's: its language,
+// lower case, and for PL/pgSQL the statements it runs (a constant
+// EXECUTE 'text' among them; Dynamic says where it runs text built at run
+// time). An error means the block was not read: a language other than
+// PL/pgSQL, or code the parser refuses. The guard's replay of migrations
+// and the catalog (a schema's DO block) both read DO blocks here.
+func DoBlock(x *pg.DoStmt) (lang string, b *BodyStatements, err error) {
+	lang, code := LanguageAndCode(x.GetArgs(), "plpgsql")
+	if lang != "plpgsql" {
+		return lang, nil, fmt.Errorf("LANGUAGE %s, which fencegen does not read", lang)
+	}
+	b, err = Body("plpgsql", "", "CREATE FUNCTION fencegen_do() RETURNS void LANGUAGE plpgsql AS '"+strings.ReplaceAll(code, "'", "''")+"'")
+	return lang, b, err
 }

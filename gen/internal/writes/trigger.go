@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
-
-	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
 // TriggerRow is what a PL/pgSQL trigger function does to the row a BEFORE
@@ -16,10 +15,14 @@ import (
 // guard stores the token in NEW, so a function that assigns the token
 // column (or all of NEW) or returns another row replaces it.
 type TriggerRow struct {
-	// AssignsColumn is set when the body assigns NEW.<column> or all of
-	// NEW: an assignment (:=, =), an INTO target of SELECT, EXECUTE,
-	// FETCH or RETURNING, a GET DIAGNOSTICS target, a FOR loop's
-	// variable.
+	// AssignsColumn is set when the body may assign NEW.<column> or all
+	// of NEW: every PL/pgSQL statement kind is read for the variables it
+	// assigns (plNodes: an assignment, := or =; an INTO target of
+	// SELECT, EXECUTE, FETCH or RETURNING; a GET [STACKED] DIAGNOSTICS
+	// target; a FOR or FOREACH loop's variable; an argument of a CALL,
+	// which an OUT or INOUT parameter assigns), and a statement kind or
+	// field that pg_query writes and plNodes does not classify counts as
+	// assigning NEW.
 	AssignsColumn bool
 	// ReturnsOther is set when a RETURN gives a row other than NEW, OLD
 	// or NULL. ReturnsOld is set when one gives OLD: in a BEFORE UPDATE
@@ -42,7 +45,9 @@ type TriggerRow struct {
 
 // tgOpRE matches a PL/pgSQL condition comparing TG_OP with an event as
 // PostgreSQL spells it (upper case: 'update' never matches).
-var tgOpRE = regexp.MustCompile(`(?i:^\(?\s*tg_op\s*(=|<>|!=)\s*)'(INSERT|UPDATE|DELETE|TRUNCATE)'\s*\)?$`)
+var tgOpRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i:^\(?\s*tg_op\s*(=|<>|!=)\s*)'(INSERT|UPDATE|DELETE|TRUNCATE)'\s*\)?$`)
+})
 
 // ReadTrigger reads the PL/pgSQL trigger function source (the whole CREATE
 // FUNCTION statement) for what it does to NEW's column (its name as
@@ -50,13 +55,36 @@ var tgOpRE = regexp.MustCompile(`(?i:^\(?\s*tg_op\s*(=|<>|!=)\s*)'(INSERT|UPDATE
 // the parse tree, so NEW.column is found however it is spelt (quoted, in
 // a list of INTO targets, across lines) and a comment or string that
 // spells it is none. An error means the body was not read.
+//
+// A body whose ordinary string constants hold a backslash is read under
+// both settings of standard_conforming_strings (offReading), each flag set
+// when either reading sets it; one the two read as other tokens is
+// ErrOffStrings (the caller scans the text).
 func ReadTrigger(source, column string) (TriggerRow, error) {
-	var out TriggerRow
-	if at := sqlparse.OffValue(source, true); at >= 0 {
-		// Read otherwise with standard_conforming_strings off: the
-		// caller scans the text.
-		return out, ErrOffStrings
+	off, err := offReading(source)
+	if err != nil {
+		return TriggerRow{}, err
 	}
+	out, err := readTrigger(source, column)
+	if err != nil || off == "" {
+		return out, err
+	}
+	o, err := readTrigger(off, column)
+	if err != nil {
+		return TriggerRow{}, err
+	}
+	out.AssignsColumn = out.AssignsColumn || o.AssignsColumn
+	out.ReturnsOther = out.ReturnsOther || o.ReturnsOther
+	out.ReturnsOld = out.ReturnsOld || o.ReturnsOld
+	out.ReturnsNull = out.ReturnsNull || o.ReturnsNull
+	out.ReturnsNew = out.ReturnsNew || o.ReturnsNew
+	out.OldOnUpdate = out.OldOnUpdate || o.OldOnUpdate
+	out.NewOnDelete = out.NewOnDelete || o.NewOnDelete
+	return out, nil
+}
+
+func readTrigger(source, column string) (TriggerRow, error) {
+	var out TriggerRow
 	js, err := pg.ParsePlPgSqlToJSON(source)
 	if err != nil {
 		return out, err
@@ -110,7 +138,7 @@ func ReadTrigger(source, column string) (TriggerRow, error) {
 		m, _ := cond.(map[string]any)
 		pe, _ := m["PLpgSQL_expr"].(map[string]any)
 		q, _ := pe["query"].(string)
-		sm := tgOpRE.FindStringSubmatch(strings.TrimSpace(q))
+		sm := tgOpRE().FindStringSubmatch(strings.TrimSpace(q))
 		if !narrow || sm == nil {
 			return "", false, false
 		}
@@ -214,15 +242,22 @@ func ReadTrigger(source, column string) (TriggerRow, error) {
 				}
 			}
 			for k, e := range x {
-				if k == "varno" || k == "dno" {
-					if n, ok := num(e); ok && token[n] {
-						out.AssignsColumn = true
-					}
-				}
 				visit(k, e, ex)
 			}
 		}
 	}
 	visit("", fn["action"], excl{})
+	// What the statements may assign, each statement kind read by what
+	// it assigns (plNodes): a kind or field not classified may assign
+	// NEW.
+	as := plTargets(fn["action"])
+	out.AssignsColumn = as.unknown != ""
+	for d := range as.datums {
+		out.AssignsColumn = out.AssignsColumn || token[d]
+	}
+	aliases := aliasNames(source)
+	for _, q := range as.calls {
+		out.AssignsColumn = out.AssignsColumn || callTargets(q, column, aliases)
+	}
 	return out, nil
 }

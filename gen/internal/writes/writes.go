@@ -23,6 +23,7 @@
 package writes
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 
@@ -43,8 +44,9 @@ type Write struct {
 	Events []string
 	Table  sqlparse.Name
 	// Only is set for ONLY t (UPDATE, DELETE, TRUNCATE, MERGE): the write
-	// does not reach t's inheritance children. Partitions are reached
-	// either way.
+	// reaches neither t's inheritance children nor its partitions
+	// (UPDATE ONLY and DELETE ONLY of a partitioned table change no row;
+	// TRUNCATE ONLY of one is an error).
 	Only bool
 	// Set are the columns an UPDATE (or a MERGE's UPDATE actions)
 	// assigns (for foreign-key actions), but a column assigned its own
@@ -213,7 +215,7 @@ func Of(st *sqlparse.Stmt, src []byte) *Report {
 	}
 	r.Kind = kindOf(st.Raw)
 	r.Class = Classes[r.Kind]
-	w := &walker{r: r, root: st.Raw}
+	w := &walker{r: r}
 	w.node(st.Raw, ctx{top: true, runs: true})
 	for i := range r.Writes {
 		if r.Writes[i].Loc < 0 {
@@ -278,35 +280,84 @@ func firstWord(s string) string {
 
 type walker struct {
 	r *Report
-	// relNames counts the unqualified relation names of the statement
-	// (every RangeVar without a schema), for unreferencedCTE; nil until
-	// first asked.
-	relNames map[string]int
-	root     *pg.Node
 	// exists counts the EXISTS target lists numbered (Call.Discarded).
 	exists int
 }
 
-// unreferencedCTE reports whether the WITH entry name, whose query is a
-// SELECT, is referenced nowhere in the statement: PostgreSQL does not run
-// such an entry at all (its planner skips a SELECT entry no part of the
-// statement refers to; PostgreSQL docs 7.8.1). Any RangeVar of that
-// name, anywhere (another entry, a subquery, one under a WITH that
-// shadows it), counts as a reference.
-func (w *walker) unreferencedCTE(name string) bool {
-	if w.root == nil {
+// unreferencedCTE reports whether the WITH entry name of owner's WITH
+// list (owner: the statement that holds the list), whose query is a
+// SELECT, is referenced nowhere in owner: PostgreSQL does not run such an
+// entry at all (its planner skips a SELECT entry no part of the statement
+// refers to, cterefcount 0; PostgreSQL docs 7.8.1). A RangeVar of that
+// name without a schema counts as a reference anywhere in owner (its WITH
+// list's entries, a subquery, another statement's WITH list) but in the
+// body of a statement under owner whose own WITH list has an entry of the
+// name, which the body's references resolve to instead (the nearest WITH
+// list that has the name, parse_relation.c, scanNameSpaceForCTE); the
+// names in that inner list's own entries still count.
+func unreferencedCTE(owner protoreflect.Message, name string) bool {
+	if owner == nil {
 		return false
 	}
-	if w.relNames == nil {
-		w.relNames = map[string]int{}
-		sqlparse.EachMessage(w.root.ProtoReflect(), func(m protoreflect.Message) bool {
-			if rv, ok := m.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" {
-				w.relNames[rv.Relname]++
+	refs := 0
+	sqlparse.EachMessage(owner, func(m protoreflect.Message) bool {
+		if wc := withOf(m); m.Interface() != owner.Interface() && definesCTE(wc, name) {
+			// Its WITH list's entries count; the rest of the statement
+			// is not owner's.
+			if !unreferencedIn(wc, name) {
+				refs++
 			}
-			return true
-		})
+			return false
+		}
+		if rv, ok := m.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" && rv.Relname == name {
+			refs++
+		}
+		return refs == 0
+	})
+	return refs == 0
+}
+
+// unreferencedIn reports whether no RangeVar of wc's entries names name
+// (unqualified).
+func unreferencedIn(wc *pg.WithClause, name string) bool {
+	found := false
+	sqlparse.EachMessage(wc.ProtoReflect(), func(m protoreflect.Message) bool {
+		if rv, ok := m.Interface().(*pg.RangeVar); ok && rv.Schemaname == "" && rv.Relname == name {
+			found = true
+		}
+		return !found
+	})
+	return !found
+}
+
+// withOf is the WITH list of m, a statement's message, nil for none.
+func withOf(m protoreflect.Message) *pg.WithClause {
+	switch x := m.Interface().(type) {
+	case *pg.SelectStmt:
+		return x.WithClause
+	case *pg.InsertStmt:
+		return x.WithClause
+	case *pg.UpdateStmt:
+		return x.WithClause
+	case *pg.DeleteStmt:
+		return x.WithClause
+	case *pg.MergeStmt:
+		return x.WithClause
 	}
-	return w.relNames[name] == 0
+	return nil
+}
+
+// definesCTE reports whether wc has an entry named name.
+func definesCTE(wc *pg.WithClause, name string) bool {
+	if wc == nil {
+		return false
+	}
+	for _, n := range wc.Ctes {
+		if cte := n.GetCommonTableExpr(); cte != nil && cte.Ctename == name {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeOneof is the oneof of pg_query's Node message, looked up on first
@@ -353,9 +404,10 @@ func inner(c ctx, host string) ctx {
 	return c
 }
 
-// with walks a WITH list of a statement at c; guarded says whether the
-// guard handles its entries when the statement is the top one.
-func (w *walker) with(wc *pg.WithClause, c ctx, guarded bool, host string) {
+// with walks the WITH list of owner, a statement at c (nil: unknown, its
+// entries count as referenced); guarded says whether the guard handles
+// its entries when the statement is the top one.
+func (w *walker) with(owner protoreflect.Message, wc *pg.WithClause, c ctx, guarded bool, host string) {
 	if wc == nil {
 		return
 	}
@@ -369,7 +421,7 @@ func (w *walker) with(wc *pg.WithClause, c ctx, guarded bool, host string) {
 		if c.top && guarded {
 			cc.host, cc.cte = "", cte.Ctename
 		}
-		if cte.Ctequery.GetSelectStmt() != nil && w.unreferencedCTE(cte.Ctename) {
+		if cte.Ctequery.GetSelectStmt() != nil && unreferencedCTE(owner, cte.Ctename) {
 			// Not run: its calls are as a planned statement's (a SELECT
 			// entry cannot hold a data-modifying statement).
 			cc.host, cc.cte, cc.runs, cc.planOnly = "an unreferenced WITH entry", "", false, true
@@ -417,7 +469,7 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 			}
 		}
 		w.write(v, x.Relation, c)
-		w.with(x.WithClause, c, true, "a WITH list of a statement inside another")
+		w.with(m, x.WithClause, c, true, "a WITH list of a statement inside another")
 		w.generic(m, inner(c, "a subquery"), "with_clause", "relation")
 	case *pg.UpdateStmt:
 		v := Write{Verb: "UPDATE", Events: []string{"UPDATE"}, Set: []string{}, Targets: setTargets(x.TargetList, nil)}
@@ -430,11 +482,11 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 			v.NoDefault = []string{"*"}
 		}
 		w.write(v, x.Relation, c)
-		w.with(x.WithClause, c, true, "a WITH list of a statement inside another")
+		w.with(m, x.WithClause, c, true, "a WITH list of a statement inside another")
 		w.generic(m, inner(c, "a subquery"), "with_clause", "relation")
 	case *pg.DeleteStmt:
 		w.write(Write{Verb: "DELETE", Events: []string{"DELETE"}}, x.Relation, c)
-		w.with(x.WithClause, c, true, "a WITH list of a statement inside another")
+		w.with(m, x.WithClause, c, true, "a WITH list of a statement inside another")
 		w.generic(m, inner(c, "a subquery"), "with_clause", "relation")
 	case *pg.MergeStmt:
 		v := Write{Verb: "MERGE"}
@@ -470,18 +522,30 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		}
 		w.write(v, x.Relation, c)
 		// The guard does not handle a MERGE's WITH list.
-		w.with(x.WithClause, c, false, "MERGE's WITH list")
+		w.with(m, x.WithClause, c, false, "MERGE's WITH list")
 		w.generic(m, inner(c, "a MERGE"), "with_clause", "relation")
 	case *pg.SelectStmt:
 		if x.IntoClause != nil {
 			// SELECT ... INTO t: CREATE TABLE t AS, whose statement the
 			// guard cannot wrap (PostgreSQL: "SELECT ... INTO is not
 			// allowed here").
-			w.with(x.WithClause, c, false, "SELECT ... INTO")
+			w.with(m, x.WithClause, c, false, "SELECT ... INTO")
 			w.generic(m, inner(c, "SELECT ... INTO"), "with_clause")
 			return
 		}
-		w.with(x.WithClause, c, true, "a WITH list of a statement inside another")
+		w.with(m, x.WithClause, c, true, "a WITH list of a statement inside another")
+		if limitZero(x) {
+			// LIMIT 0: PostgreSQL's Limit node returns before asking its
+			// input for a row (nodeLimit.c), so nothing under it runs;
+			// its OFFSET is evaluated, and a data-modifying WITH entry
+			// runs to completion whatever the statement reads of it
+			// (PostgreSQL docs 7.8.4): the WITH list is walked above.
+			w.node(x.LimitOffset, inner(c, "a subquery"))
+			cc := inner(c, "a subquery under LIMIT 0")
+			cc.runs, cc.planOnly = false, true
+			w.generic(m, cc, "with_clause", "limit_offset")
+			return
+		}
 		w.generic(m, inner(c, "a subquery"), "with_clause")
 	case *pg.TruncateStmt:
 		for _, n := range x.Relations {
@@ -536,9 +600,10 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 		cc.runs = false
 		w.generic(m, cc)
 	case *pg.ExecuteStmt:
-		if !c.runs {
-			return // EXPLAIN EXECUTE without ANALYZE plans it only
-		}
+		// Refused also where it does not run (EXPLAIN without
+		// ANALYZE): PostgreSQL still evaluates its parameters and plans
+		// the prepared statement, which folds a call of a non-volatile
+		// function that may write (trial N9).
 		w.refuse(name, "EXECUTEs a prepared statement that fencegen cannot see, so it cannot show that it writes no fenced table; write the prepared statement itself as the query, which fencegen guards", -1)
 	case *pg.DoStmt:
 		w.do(x, c)
@@ -646,6 +711,16 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 				w.r.SearchPaths = append(w.r.SearchPaths, sp)
 			}
 		}
+		if tree, plan, ok := TextRunnerQuery(x); ok {
+			// SQL text of a constant that the function runs: analysed
+			// as the statement it is, located at the call.
+			sub := &walker{r: &Report{}}
+			sub.node(tree, ctx{top: true, runs: c.runs && !plan, planOnly: c.planOnly || plan})
+			for i := range sub.r.Calls {
+				sub.r.Calls[i].PlanOnly = sub.r.Calls[i].PlanOnly || c.planOnly && !c.runs
+			}
+			w.merge(sub.r, funcName(x.Funcname, 0).Name+"()", int(x.Location))
+		}
 		call := Call{Func: funcName(x.Funcname, int(x.Location)), Procedure: c.procedure, Variadic: x.FuncVariadic, PlanOnly: c.planOnly && !c.runs, Discarded: c.discarded, Loc: int(x.Location)}
 		for _, a := range x.Args {
 			call.Args = append(call.Args, argOf(a))
@@ -672,22 +747,9 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 // read, is refused, and so is dynamic SQL in it.
 func (w *walker) do(x *pg.DoStmt, c ctx) {
 	const refused = "runs a DO block, whose code may write a fenced table where fencegen cannot add the fencing guard; write its fenced writes as their own queries, which fencegen guards"
-	lang, code := "plpgsql", ""
-	for _, o := range x.Args {
-		d := o.GetDefElem()
-		switch {
-		case d == nil:
-		case d.Defname == "language":
-			lang = strings.ToLower(d.Arg.GetString_().GetSval())
-		case d.Defname == "as":
-			code = d.Arg.GetString_().GetSval()
-		}
-	}
-	if lang != "plpgsql" || code == "" {
-		w.refuse("DoStmt", refused, -1)
-		return
-	}
-	b, err := Body("plpgsql", "", "CREATE FUNCTION fencegen_do() RETURNS void LANGUAGE plpgsql AS "+quoteLiteral(code))
+	// Another language, and an empty block (no PL/pgSQL block), are
+	// errors of DoBlock.
+	_, b, err := DoBlock(x)
 	if err != nil {
 		w.refuse("DoStmt", refused, -1)
 		return
@@ -705,37 +767,54 @@ func (w *walker) do(x *pg.DoStmt, c ctx) {
 		}
 		sub := &walker{r: &Report{}}
 		sub.node(st, ctx{top: true, runs: c.runs})
-		for _, v := range sub.r.Writes {
-			// Located at the DO statement: the block's text is a string.
-			v.Top, v.CTE, v.Host, v.Loc, v.Table.Loc = false, "", cc.host, -1, -1
-			w.r.Writes = append(w.r.Writes, v)
-		}
-		for _, call := range sub.r.Calls {
-			call.Loc, call.Func.Loc, call.Procedure = -1, -1, false
-			w.r.Calls = append(w.r.Calls, call)
-		}
-		for _, f := range sub.r.Refusals {
-			f.Loc = -1
-			w.r.Refusals = append(w.r.Refusals, f)
-		}
-		for _, n := range sub.r.Refreshes {
-			n.Loc = -1
-			w.r.Refreshes = append(w.r.Refreshes, n)
-		}
-		for _, f := range sub.r.Fields {
-			f.Loc = -1
-			w.r.Fields = append(w.r.Fields, f)
-		}
-		for range sub.r.ReplicationRole {
-			w.r.ReplicationRole = append(w.r.ReplicationRole, -1)
-		}
-		for range sub.r.StringSettings {
-			w.r.StringSettings = append(w.r.StringSettings, -1)
-		}
-		for _, sp := range sub.r.SearchPaths {
-			sp.Loc = -1
-			w.r.SearchPaths = append(w.r.SearchPaths, sp)
-		}
+		// Located at the DO statement: the block's text is a string.
+		w.merge(sub.r, cc.host, -1)
+	}
+}
+
+// limitZero reports whether SELECT x has LIMIT 0 (FETCH FIRST 0 ROWS
+// ONLY), an integer constant, without WITH TIES.
+func limitZero(x *pg.SelectStmt) bool {
+	if x.LimitCount == nil || x.LimitOption != pg.LimitOption_LIMIT_OPTION_COUNT {
+		return false
+	}
+	c := x.LimitCount.GetAConst()
+	return c != nil && !c.Isnull && c.GetIval() != nil && c.GetIval().Ival == 0
+}
+
+// merge adds to w's report what sub, the report of a statement run inside
+// the statement (a DO block's, SQL text a function runs), found, held by
+// host and located at loc (-1: the statement's start).
+func (w *walker) merge(sub *Report, host string, loc int) {
+	for _, v := range sub.Writes {
+		v.Top, v.CTE, v.Host, v.Loc, v.Table.Loc = false, "", host, loc, loc
+		w.r.Writes = append(w.r.Writes, v)
+	}
+	for _, call := range sub.Calls {
+		call.Loc, call.Func.Loc, call.Procedure = loc, loc, false
+		w.r.Calls = append(w.r.Calls, call)
+	}
+	for _, f := range sub.Refusals {
+		f.Loc = loc
+		w.r.Refusals = append(w.r.Refusals, f)
+	}
+	for _, n := range sub.Refreshes {
+		n.Loc = loc
+		w.r.Refreshes = append(w.r.Refreshes, n)
+	}
+	for _, f := range sub.Fields {
+		f.Loc = loc
+		w.r.Fields = append(w.r.Fields, f)
+	}
+	for range sub.ReplicationRole {
+		w.r.ReplicationRole = append(w.r.ReplicationRole, loc)
+	}
+	for range sub.StringSettings {
+		w.r.StringSettings = append(w.r.StringSettings, loc)
+	}
+	for _, sp := range sub.SearchPaths {
+		sp.Loc = loc
+		w.r.SearchPaths = append(w.r.SearchPaths, sp)
 	}
 }
 
@@ -764,11 +843,6 @@ func searchPathList(v string) []string {
 		}
 	}
 	return out
-}
-
-// quoteLiteral quotes s as a standard SQL string literal.
-func quoteLiteral(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 // generic walks every message field of m at c, but those named in skip.
@@ -802,7 +876,7 @@ func (w *walker) child(m protoreflect.Message, c ctx) {
 		return
 	}
 	if wc, ok := m.Interface().(*pg.WithClause); ok {
-		w.with(wc, inner(c, "a WITH list of a statement inside another"), false, "a WITH list of a statement inside another")
+		w.with(nil, wc, inner(c, "a WITH list of a statement inside another"), false, "a WITH list of a statement inside another")
 		return
 	}
 	w.message(m, c)
@@ -1003,9 +1077,15 @@ func argOf(n *pg.Node) Arg {
 		case x.AConst.GetIval() != nil:
 			a.Type = "int4"
 		case x.AConst.GetFval() != nil:
-			// An integer beyond int4 is int8 or numeric by its size
-			// (PostgreSQL's make_const): left unknown.
-			if v := x.AConst.GetFval().GetFval(); strings.ContainsAny(v, ".eE") {
+			// An integer beyond int4 is int8, or numeric beyond int8
+			// (PostgreSQL's make_const).
+			v := x.AConst.GetFval().GetFval()
+			switch _, err := strconv.ParseInt(v, 10, 64); {
+			case strings.ContainsAny(v, ".eE"):
+				a.Type = "numeric"
+			case err == nil:
+				a.Type = "int8"
+			case strings.Trim(v, "0123456789") == "":
 				a.Type = "numeric"
 			}
 		case x.AConst.GetBoolval() != nil:

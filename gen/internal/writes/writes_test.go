@@ -102,7 +102,8 @@ func TestWritesAtAnyDepth(t *testing.T) {
 		{"DO $$ begin alter table a add column y int; end $$", nil, "schema statement"},
 		{"VACUUM a", nil, "(VACUUM, PostgreSQL's VacuumStmt)"},
 		{"EXPLAIN ANALYZE EXECUTE p", nil, "EXECUTEs"},
-		{"EXPLAIN EXECUTE p", nil, ""},
+		{"EXPLAIN EXECUTE p", nil, "EXECUTEs"},
+		{"EXPLAIN (ANALYZE false) EXECUTE p(1)", nil, "EXECUTEs"},
 		{"SELECT 1", nil, ""},
 	} {
 		r := report(t, tc.sql)

@@ -69,23 +69,46 @@ func Start(t testing.TB, n int) *Etcd {
 }
 
 // StartArgs is Start with extra etcd flags for every member (such as
-// "--quota-backend-bytes", "4194304").
+// "--quota-backend-bytes", "4194304"). A member that cannot bind its
+// ports (taken between FreePort and the bind) makes the new cluster start
+// again on fresh ports, up to three times.
 func StartArgs(t testing.TB, n int, args ...string) *Etcd {
 	t.Helper()
-	c := &Etcd{t: t, bin: EtcdBinary(t), args: args}
-	var peers []string
-	for i := range n {
-		m := &EtcdMember{t: t, c: c, Name: fmt.Sprintf("m%d", i), ClientPort: faults.FreePort(t), PeerPort: faults.FreePort(t), dir: filepath.Join(t.TempDir(), "data")}
-		c.Members = append(c.Members, m)
-		peers = append(peers, fmt.Sprintf("%s=http://127.0.0.1:%d", m.Name, m.PeerPort))
+	for attempt := 1; ; attempt++ {
+		c := &Etcd{t: t, bin: EtcdBinary(t), args: args}
+		var peers []string
+		for i := range n {
+			m := &EtcdMember{t: t, c: c, Name: fmt.Sprintf("m%d", i), ClientPort: faults.FreePort(t), PeerPort: faults.FreePort(t), dir: filepath.Join(t.TempDir(), "data")}
+			c.Members = append(c.Members, m)
+			peers = append(peers, fmt.Sprintf("%s=http://127.0.0.1:%d", m.Name, m.PeerPort))
+		}
+		for _, m := range c.Members {
+			m.cluster = strings.Join(peers, ",")
+			t.Cleanup(m.kill)
+			m.start()
+		}
+		err := c.waitHealthy()
+		if err == nil {
+			return c
+		}
+		if attempt < 3 && c.portTaken() {
+			for _, m := range c.Members {
+				m.kill()
+			}
+			continue
+		}
+		t.Fatalf("faults: %v", err)
 	}
+}
+
+// portTaken reports whether a member exited because its address was in use.
+func (c *Etcd) portTaken() bool {
 	for _, m := range c.Members {
-		m.cluster = strings.Join(peers, ",")
-		t.Cleanup(m.kill)
-		m.start()
+		if !m.running() && m.out != nil && strings.Contains(m.out.String(), "address already in use") {
+			return true
+		}
 	}
-	c.WaitHealthy()
-	return c
+	return false
 }
 
 // Endpoints returns every member's client URL.
@@ -117,6 +140,12 @@ func (c *Etcd) Client(endpoints ...string) *clientv3.Client {
 // running member.
 func (c *Etcd) WaitHealthy() {
 	c.t.Helper()
+	if err := c.waitHealthy(); err != nil {
+		c.t.Fatalf("faults: %v", err)
+	}
+}
+
+func (c *Etcd) waitHealthy() error {
 	for _, m := range c.Members {
 		if !m.running() {
 			continue
@@ -130,12 +159,13 @@ func (c *Etcd) WaitHealthy() {
 			if err == nil {
 				break
 			}
-			if time.Now().After(deadline) {
-				c.t.Fatalf("faults: etcd member %s not ready: %v\n%s", m.Name, err, m.out.String())
+			if time.Now().After(deadline) || (!m.running() && c.portTaken()) {
+				return fmt.Errorf("etcd member %s not ready: %v\n%s", m.Name, err, m.out.String())
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+	return nil
 }
 
 // Leader returns the member that is leader now.

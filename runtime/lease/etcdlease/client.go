@@ -386,9 +386,11 @@ func acquireOp(resource string) string { return fmt.Sprintf("acquire %q", resour
 // Tokens never go back while the Client sees them: a successful acquire
 // at a revision at or below one an earlier reply showed, or with a token
 // at or below one this Client minted for resource or saw Advance raise
-// it to (etcd went back to a snapshot, base key included), is revoked,
-// the base raised above the highest token the Client could have seen
-// minted (lease.EventCounterRegressed), and the
+// it to (etcd went back to a snapshot, base key included), is revoked
+// unused (never reported as acquired), reported as a regression
+// (lease.EventCounterRegressed, Token and From the token revoked, To the
+// highest token the Client could have seen minted, and an error log
+// record) whatever Advance then finds, the base raised to To, and the
 // acquire tried once more. With Options.HighWater, the first Acquire of
 // each resource, and every one after such a rewind, first raises the
 // base above the durable mark (one more round trip, see Advance). When ctx ends or a call
@@ -549,7 +551,7 @@ func (c *Client) acquire(ctx context.Context, op, resource string, tm timing) (_
 		if base <= math.MaxInt64-seen {
 			atLeast = max(atLeast, fence.Token(base+seen))
 		}
-		return nil, true, c.rewound(ctx, op, resource, atLeast, rev)
+		return nil, true, c.rewound(ctx, op, resource, token, atLeast, rev)
 	}
 	c.sawRev(rev)
 	c.tokens.Raise(resource, token)
@@ -597,18 +599,22 @@ func (c *Client) sawRev(rev int64) {
 }
 
 // rewound handles a revision found at rev, below one this Client had
-// seen, or a token at or below one it had minted for resource: it raises
-// resource's base above atLeast (the higher of base + the highest
-// revision seen and the highest token of resource this Client minted, so
-// above every token of resource this Client saw minted; Advance reports
-// lease.EventCounterRegressed), forgets which
+// seen, or a token at or below one it had minted for resource (token, the
+// one acquire got and revoked): it reports the regression
+// (lease.EventCounterRegressed with Token and From token, To atLeast, an
+// error record), whatever Advance finds next (a token equal to the one
+// remembered has brought base + revision back to it), raises resource's
+// base above atLeast (the higher of base + the highest revision seen and
+// the highest token of resource this Client minted, so above every token
+// of resource this Client saw minted), forgets which
 // resources had their HighWater mark applied, so that every resource asks
 // again, keeps the highest revision seen so far in floorRev (every later
 // token, of any resource, must exceed it) and starts tracking revisions
 // from rev. It returns nil, or the
 // error of Advance.
-func (c *Client) rewound(ctx context.Context, op, resource string, atLeast fence.Token, rev int64) error {
-	c.log(ctx, slog.LevelError, "etcd revision or base went back (a snapshot restore without --bump-revision?)", resource, 0, "revision", rev, "seen", int64(atLeast))
+func (c *Client) rewound(ctx context.Context, op, resource string, token, atLeast fence.Token, rev int64) error {
+	c.regressed(ctx, "etcd revision or base went back (a snapshot restore without --bump-revision?): the acquisition was revoked unused and the base raised to the highest token this Client saw",
+		resource, token, atLeast, token, "revision", rev)
 	c.highWater.Clear()
 	for {
 		old, f := c.maxRev.Load(), c.floorRev.Load()
@@ -617,7 +623,7 @@ func (c *Client) rewound(ctx context.Context, op, resource string, atLeast fence
 		}
 	}
 	c.maxRev.Store(rev)
-	if _, err := c.Advance(ctx, resource, atLeast); err != nil {
+	if _, _, err := c.advance(ctx, resource, atLeast, false); err != nil {
 		return &opError{op: op, err: fmt.Errorf("etcd revision went back to %d; raising the base: %w", rev, unwrapOp(err))}
 	}
 	return nil
@@ -815,13 +821,14 @@ func sleep(ctx context.Context, d time.Duration) {
 // and Acquire after it saw the revision go back or with Options.HighWater.
 // Bounded by ctx and ReleaseTimeout.
 func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Token) (fence.Token, error) {
-	after, _, err := c.advance(ctx, resource, atLeast)
+	after, _, err := c.advance(ctx, resource, atLeast, true)
 	return after, err
 }
 
 // advance is Advance, also reporting whether the base was raised (tokens
-// had regressed).
-func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Token) (_ fence.Token, raised bool, _ error) {
+// had regressed). With report false it reports no regression: its caller
+// (rewound) has reported it.
+func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Token, report bool) (_ fence.Token, raised bool, _ error) {
 	if err := resourceError("advance", resource); err != nil {
 		return 0, false, err
 	}
@@ -868,18 +875,32 @@ func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Tok
 			continue // another Advance raised it meanwhile: read again
 		}
 		c.tokens.Raise(resource, atLeast)
-		c.emit(ctx, lease.Event{Kind: lease.EventCounterRegressed, Resource: resource, From: cur, To: atLeast})
-		// Logged at error level also without Options.Logger (through
-		// slog.Default): tokens going back is what an operator must see.
-		lg := c.opts.Logger
-		if lg == nil {
-			lg = slog.Default()
+		if report {
+			c.regressed(ctx, "lease tokens were below a stored or earlier token (etcd's revision rewound by a snapshot restore without --bump-revision, or tokens from another coordinator or key prefix, as after a switch from Redis); base raised",
+				resource, cur, atLeast, 0)
 		}
-		c.record(ctx, lg, slog.LevelError, "lease tokens were below a stored or earlier token (etcd's revision rewound by a snapshot restore without --bump-revision, or tokens from another coordinator or key prefix, as after a switch from Redis); base raised",
-			"resource", resource, "from", int64(cur), "to", int64(atLeast))
-		c.notes.Sync()
 		return atLeast, true, nil
 	}
+}
+
+// regressed reports tokens of resource found below one already used
+// (lease.EventCounterRegressed From from To to, Token minted: the token
+// Acquire got and revoked, or 0) and records msg with args at error
+// level, also without Options.Logger (through slog.Default): tokens going
+// back is what an operator must see.
+func (c *Client) regressed(ctx context.Context, msg, resource string, from, to, minted fence.Token, args ...any) {
+	c.emit(ctx, lease.Event{Kind: lease.EventCounterRegressed, Resource: resource, Token: minted, From: from, To: to})
+	lg := c.opts.Logger
+	if lg == nil {
+		lg = slog.Default()
+	}
+	a := []any{"resource", resource}
+	if minted != 0 {
+		a = append(a, "minted", int64(minted))
+	}
+	a = append(a, "from", int64(from), "to", int64(to))
+	c.record(ctx, lg, slog.LevelError, msg, append(a, args...)...)
+	c.notes.Sync()
 }
 
 func (c *Client) log(ctx context.Context, level slog.Level, msg, resource string, token fence.Token, args ...any) {

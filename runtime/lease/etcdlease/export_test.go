@@ -22,3 +22,15 @@ func BeforeWatch(c *Client, f func(fromRev int64)) { c.beforeWatch = f }
 
 // OnHook returns the call of o's deprecated On* field for e (see emit).
 var OnHook = onHook
+
+// Pause stops l's heartbeat and its local deadline's timer, as a process
+// paused (SIGSTOP) past its TTL is: the etcd lease expires on the server
+// and its lock key goes with it, and the watch of the key, the one part
+// left running, sees the delete first.
+func Pause(l *Lease) {
+	l.stopHeartbeat()
+	<-l.stopped
+	l.mu.Lock()
+	l.deadline.Stop()
+	l.mu.Unlock()
+}

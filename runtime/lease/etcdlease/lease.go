@@ -55,7 +55,11 @@ type Lease struct {
 	watchStop context.CancelFunc
 	watchMu   sync.Mutex
 	lossRev   int64
-	watched   chan struct{}
+	// lossAt is when the watch saw that change, on the monotonic clock;
+	// lossDeleted whether it was a delete.
+	lossAt      time.Time
+	lossDeleted bool
+	watched     chan struct{}
 
 	// stopClosed stops the loss of the lease when the *clientv3.Client
 	// is closed (see clientClosed).
@@ -116,7 +120,9 @@ func (l *Lease) ID() clientv3.LeaseID { return l.id }
 // cancelled with a *lease.LostError cause when the lease is lost (etcd
 // answered a renewal with "lease not found"; the watch of the lock key saw
 // it deleted, or put with another create revision or etcd lease, both
-// lease.ReasonNotOwner with lease.ErrNotOwner; MaxRenewFailures renewals
+// lease.ReasonNotOwner with lease.ErrNotOwner, or lease.ReasonDeadline
+// when the local deadline had passed, as the etcd lease's expiry on the
+// server deletes the key; MaxRenewFailures renewals
 // in a row failed; or the local deadline passed: send time of the last
 // successful grant or renewal + TTL − SafetyMargin, on the monotonic
 // clock; or its *clientv3.Client was closed: lease.ReasonRenewFailed
@@ -146,7 +152,21 @@ func (l *Lease) Remaining() time.Duration {
 	if l.ended {
 		return 0
 	}
-	return max(time.Until(l.lastSend.Add(l.tm.ttl-l.tm.margin)), 0)
+	return max(l.untilDeadline(), 0)
+}
+
+// pastDeadline reports whether the local deadline has passed.
+func (l *Lease) pastDeadline() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.untilDeadline() <= 0
+}
+
+// untilDeadline is the time left until the local deadline, send time of
+// the last successful grant or renewal + TTL − SafetyMargin (negative
+// once it has passed); l.mu held.
+func (l *Lease) untilDeadline() time.Duration {
+	return time.Until(l.lastSend.Add(l.tm.ttl - l.tm.margin))
 }
 
 // expire loses the lease if its local deadline has passed; it reports
@@ -157,7 +177,7 @@ func (l *Lease) expire() bool {
 		l.mu.Unlock()
 		return true
 	}
-	if time.Until(l.lastSend.Add(l.tm.ttl-l.tm.margin)) > 0 {
+	if l.untilDeadline() > 0 {
 		l.mu.Unlock()
 		return false
 	}
@@ -174,7 +194,7 @@ func (l *Lease) onDeadline() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.ended {
-		l.deadline.Reset(time.Until(l.lastSend.Add(l.tm.ttl - l.tm.margin)))
+		l.deadline.Reset(l.untilDeadline())
 	}
 }
 
@@ -211,7 +231,7 @@ func (l *Lease) heartbeat() {
 // local deadline ends it regardless.
 func (l *Lease) heartbeatBound() time.Duration {
 	l.mu.Lock()
-	left := time.Until(l.lastSend.Add(l.tm.ttl - l.tm.margin))
+	left := l.untilDeadline()
 	l.mu.Unlock()
 	return max(min(left-l.tm.callTimeout, l.tm.interval), l.tm.callTimeout)
 }
@@ -266,6 +286,10 @@ func (l *Lease) renew(ctx context.Context, counted bool) error {
 		l.c.emit(l.vals, lease.Event{Kind: lease.EventRenewed, Resource: l.resource, Token: l.token})
 		return nil
 	case errors.Is(err, rpctypes.ErrLeaseNotFound):
+		if l.pastDeadline() {
+			// A holder paused past its TTL: the expiry is what happened.
+			return l.lose(lease.ReasonDeadline, fmt.Errorf("etcd lease %x expired on the server, and the lock key %q with it", int64(l.id), l.lockKey))
+		}
 		return l.lose(lease.ReasonNotOwner, fmt.Errorf("%w: etcd lease %x not found (revoked, or expired on the server), and the lock key %q with it", lease.ErrNotOwner, int64(l.id), l.lockKey))
 	}
 	err = l.c.failed(l.op("renew"), ctx, callCtx, "renew", timeout, err)
@@ -343,8 +367,11 @@ func (l *Lease) stopHeartbeat() { l.once.Do(func() { close(l.stop) }) }
 // Release ends the lease: it stops the heartbeat and waits for a renewal
 // in flight (bounded by ctx), cancels the lease context with
 // lease.ErrReleased unless it was lost, then revokes the etcd lease with
-// one LeaseRevoke round trip, bounded by ctx and ReleaseTimeout. The
-// revoke deletes the lock key in the same Raft entry, and only because
+// one LeaseRevoke round trip, bounded by ctx and ReleaseTimeout; a revoke
+// that timed out (its member stalled, partitioned or killed mid-call,
+// its connection left open) is sent again to the next endpoint, once per
+// endpoint and at most three times in all, each send bounded by ctx and
+// ReleaseTimeout (trial x26 F4). The revoke deletes the lock key in the same Raft entry, and only because
 // the key is attached to this lease: it can never delete the key of
 // another holder, who has a lease of its own. That makes the release
 // owner-checked by the server, in one write, where a compare-and-delete
@@ -361,14 +388,17 @@ func (l *Lease) stopHeartbeat() { l.once.Do(func() { close(l.stop) }) }
 // its local deadline had passed (the key went with the etcd lease, and
 // another owner may hold the resource; nothing was deleted). A delete by
 // hand that is the cluster's last write when the revoke commits has the
-// revoke's revision and is taken for the revoke's own delete: nil. A revoke that etcd does not find before the lease could
-// have expired on the server (within TTL of the last successful renewal's
-// send) can only follow a revoke of this lease that landed, as the etcd
-// client's retry of a revoke whose reply was lost, or an earlier Release
+// revoke's revision and is taken for the revoke's own delete: nil. A
+// revoke that etcd does not find before the lease could have expired on
+// the server (within TTL of the last successful renewal's send, or after
+// the watch saw the key deleted within that time) can only follow a
+// revoke of this lease that landed, as a resend of a revoke whose reply
+// was lost (by the etcd client or by Release), or an earlier Release
 // that timed out: that is nil. A revoke by hand (etcdctl lease revoke)
 // just before Release is taken for such a revoke; the next holder's
 // higher token still fences this lease out. An etcd or network error is
-// returned wrapped (a [*TimeoutError] when ReleaseTimeout cut it off):
+// returned wrapped (a [*TimeoutError] when ReleaseTimeout cut it off;
+// after resends, the text counts the revokes sent):
 // the lease has still ended locally, the etcd lease expires within the
 // TTL with the key, and a later Release tries again. If ctx has already
 // ended, nothing is sent and ctx's error is returned. Once a call returned
@@ -395,27 +425,26 @@ func (l *Lease) Release(ctx context.Context) error {
 		l.c.log(ctx, slog.LevelWarn, "lease release not sent: etcd client closed", l.resource, l.token, "err", err)
 		return err
 	}
-	rctx, cancel := context.WithTimeout(ctx, l.tm.releaseTimeout)
-	defer cancel()
-	l.c.releases.Add(1)
 	if !l.revokeSent {
 		// A change of the key seen before the first revoke was sent is
 		// another's; one seen after may be that revoke's own delete.
 		l.revokeSent, l.lossBefore = true, l.loss()
 	}
 	before := l.lossBefore
-	resp, err := l.c.cli.Revoke(rctx, l.id)
+	resp, call, err := l.revoke(ctx)
+	defer call.cancel()
+	rctx := call.ctx
 	held := err == nil && before == 0 && l.heldAt(rctx, resp.Header.Revision)
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 		err = nil
-		l.mu.Lock()
-		unexpired := time.Until(l.lastSend.Add(l.tm.ttl)) > 0
-		l.mu.Unlock()
 		var lost *lease.LostError
-		held = unexpired && !errors.As(context.Cause(l.ctx), &lost) && before == 0
+		held = l.revokedUnexpired() && !errors.As(context.Cause(l.ctx), &lost) && before == 0
 	}
 	if err != nil {
 		err = l.c.failed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err)
+		if call.tries > 1 {
+			err = &opError{op: l.op("release"), err: fmt.Errorf("%d revokes sent, each after the last timed out, to the next endpoint in turn; the last: %w", call.tries, unwrapOp(err))}
+		}
 		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
 		return err
 	}
@@ -427,6 +456,61 @@ func (l *Lease) Release(ctx context.Context) error {
 	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", held)
 	l.c.emit(ctx, lease.Event{Kind: lease.EventReleased, Resource: l.resource, Token: l.token, Err: err})
 	return err
+}
+
+// revokeCall is the context of the last revoke a Release sent, ctx:
+// bounded by ReleaseTimeout, cancelled by cancel once the Release has
+// used it. A value, not a pointer: Release allocates nothing for it.
+type revokeCall struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	tries  int // revokes sent
+}
+
+// revoke sends the LeaseRevoke of l's etcd lease, each send bounded by
+// ctx and ReleaseTimeout, and sends it again when a send timed out while
+// ctx is live, at most once per endpoint (three sends at most, see
+// Client.tries): the etcd client sends each call to the next endpoint in
+// turn, so a member stalled, partitioned or killed mid-call without a
+// reset (its connection open, nothing answered) does not lose the
+// release, as the Redis lease's client resends a release whose
+// connection failed (trial x26 F4). A send the etcd client could tell
+// had failed (a connection reset or refused, "leader changed") it
+// already resends itself, within the same bound. A resend of a revoke
+// that landed, its reply lost, is answered ErrLeaseNotFound, which
+// Release tells from an expiry (see revokedUnexpired). It returns the
+// last send's reply and error, and its context.
+func (l *Lease) revoke(ctx context.Context) (*clientv3.LeaseRevokeResponse, revokeCall, error) {
+	tries := l.c.tries()
+	for try := 1; ; try++ {
+		rctx, cancel := context.WithTimeout(ctx, l.tm.releaseTimeout)
+		l.c.releases.Add(1)
+		resp, err := l.c.cli.Revoke(rctx, l.id)
+		if err == nil || rctx.Err() == nil || try >= tries || ended(ctx) || l.c.cli.Ctx().Err() != nil {
+			return resp, revokeCall{ctx: rctx, cancel: cancel, tries: try}, err
+		}
+		cancel()
+		l.c.log(ctx, slog.LevelDebug, "lease revoke timed out; sending it to the next endpoint", l.resource, l.token, "try", try, "err", err)
+	}
+}
+
+// revokedUnexpired reports whether a revoke answered "lease not found"
+// proves a revoke of this lease landed (an earlier send of this Release
+// whose reply was lost, or an earlier Release that timed out) rather than
+// the lease's expiry on the server: the answer came within TTL of the
+// last successful renewal's send (the server cannot have expired the
+// lease before that), or the watch saw the lock key deleted, after the
+// first revoke was sent, within that time.
+func (l *Lease) revokedUnexpired() bool {
+	l.mu.Lock()
+	expiry := l.lastSend.Add(l.tm.ttl)
+	l.mu.Unlock()
+	if time.Until(expiry) > 0 {
+		return true
+	}
+	l.watchMu.Lock()
+	defer l.watchMu.Unlock()
+	return l.lossRev != 0 && l.lossDeleted && l.lossAt.Before(expiry)
 }
 
 // Observe inspects err, the result of a fenced write made with l's token,
@@ -445,7 +529,7 @@ func (l *Lease) Observe(ctx context.Context, err error) error {
 	// The base is raised first, so that the lease's cause can say whether
 	// tokens were behind (etcd went back: the LostError says so) or
 	// another holder's later token was stored (a takeover).
-	to, raised, aerr := l.c.advance(context.WithoutCancel(ctx), l.resource, se.Stored)
+	to, raised, aerr := l.c.advance(context.WithoutCancel(ctx), l.resource, se.Stored, true)
 	lost := &lease.LostError{Resource: l.resource, Token: l.token, Reason: lease.ReasonSuperseded, Err: se}
 	if raised {
 		lost.RaisedTo = to

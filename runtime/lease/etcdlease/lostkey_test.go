@@ -162,3 +162,31 @@ func TestReleaseRightAfterKeyDeleted(t *testing.T) {
 		}
 	}
 }
+
+// trial x26 F3: a holder paused past its TTL (heartbeat and deadline
+// timer stopped) finds its lock key deleted by the expiry of its etcd
+// lease on the server. The cause leads with what happened, the local
+// deadline passed and the etcd lease expired, as the Redis lease says
+// "local deadline passed", not a delete "by hand".
+func TestPausedHolderLostByDeadlineNotByHand(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	c := etcdlease.New(e.Client(), &etcdlease.Options{TTL: ttl})
+	ctx := ctxT(t, 60*time.Second)
+	l, err := c.Acquire(ctx, "paused", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	etcdlease.Pause(l)
+	select {
+	case <-l.Done():
+	case <-ctx.Done():
+		t.Fatal("the lease of a paused holder never ended")
+	}
+	var lost *lease.LostError
+	cause := context.Cause(l.Context())
+	if !errors.As(cause, &lost) || lost.Reason != lease.ReasonDeadline || errors.Is(cause, lease.ErrNotOwner) ||
+		!strings.Contains(cause.Error(), "expired on the server") || strings.Contains(cause.Error(), "by hand") {
+		t.Fatalf("cause of a holder paused past its TTL: %v, want the local deadline and the etcd lease's expiry", cause)
+	}
+}

@@ -42,8 +42,9 @@ type Options struct {
 	// and at least CallTimeout.
 	CallTimeout time.Duration
 
-	// ReleaseTimeout bounds a release, the cleanup of a failed Acquire and
-	// Advance. Default max(CallTimeout, 1s).
+	// ReleaseTimeout bounds each revoke a Lease.Release sends (one, or
+	// one per endpoint when each times out: see Lease.Release), the
+	// cleanup of a failed Acquire and Advance. Default max(CallTimeout, 1s).
 	ReleaseTimeout time.Duration
 
 	// SafetyMargin is subtracted from the TTL for the local deadline: the

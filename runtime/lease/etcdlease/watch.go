@@ -42,7 +42,7 @@ func (l *Lease) watchKey(ctx context.Context) {
 			for _, ev := range wr.Events {
 				if ev.Type == clientv3.EventTypeDelete || l.foreign(ev.Kv) {
 					cancel()
-					l.sawLoss(ev.Kv.ModRevision, l.keyLost(ev.Type == clientv3.EventTypeDelete, ev.Kv.ModRevision, ev.Kv))
+					l.sawLoss(ev.Kv.ModRevision, ev.Type == clientv3.EventTypeDelete, ev.Kv.ModRevision, ev.Kv)
 					return
 				}
 				from = ev.Kv.ModRevision + 1
@@ -59,10 +59,10 @@ func (l *Lease) watchKey(ctx context.Context) {
 		case err != nil:
 			sleep(ctx, l.tm.callTimeout)
 		case len(g.Kvs) == 0:
-			l.sawLoss(g.Header.Revision, l.keyLost(true, 0, nil)) // deleted at or before it
+			l.sawLoss(g.Header.Revision, true, 0, nil) // deleted at or before it
 			return
 		case l.foreign(g.Kvs[0]):
-			l.sawLoss(g.Kvs[0].ModRevision, l.keyLost(false, g.Kvs[0].ModRevision, g.Kvs[0]))
+			l.sawLoss(g.Kvs[0].ModRevision, false, g.Kvs[0].ModRevision, g.Kvs[0])
 			return
 		default:
 			from = g.Header.Revision + 1
@@ -84,13 +84,34 @@ func (l *Lease) loss() int64 {
 	return l.lossRev
 }
 
-func (l *Lease) sawLoss(rev int64, err error) {
+// sawLoss records rev, the revision of the first change that took the
+// lock key from this lease, and loses the lease: with
+// lease.ReasonDeadline when the key was deleted after the local deadline
+// had passed (a holder paused past its TTL: the etcd lease expired on the
+// server and took the key with it, which is what happened, not a delete
+// by hand; trial x26 F3), else with lease.ReasonNotOwner and keyLost's
+// error (deleted says which, keyRev and kv as keyLost takes them).
+func (l *Lease) sawLoss(rev int64, deleted bool, keyRev int64, kv *mvccpb.KeyValue) {
 	l.watchMu.Lock()
 	if l.lossRev == 0 {
-		l.lossRev = rev
+		l.lossRev, l.lossAt, l.lossDeleted = rev, time.Now(), deleted
 	}
 	l.watchMu.Unlock()
-	_ = l.lose(lease.ReasonNotOwner, err)
+	if deleted && l.pastDeadline() {
+		_ = l.lose(lease.ReasonDeadline, l.expiredWith(keyRev))
+		return
+	}
+	_ = l.lose(lease.ReasonNotOwner, l.keyLost(deleted, keyRev, kv))
+}
+
+// expiredWith is the error of a lease whose lock key went after its local
+// deadline had passed: deleted at revision rev (0: found missing by a
+// read), as the expiry of the etcd lease on the server deletes it.
+func (l *Lease) expiredWith(rev int64) error {
+	if rev > 0 {
+		return fmt.Errorf("its etcd lease %x expired on the server, and the lock key %q was deleted with it at revision %d", int64(l.id), l.lockKey, rev)
+	}
+	return fmt.Errorf("its etcd lease %x expired on the server, and the lock key %q was found deleted with it", int64(l.id), l.lockKey)
 }
 
 // keyLost is the error of a lease whose lock key the watch saw taken

@@ -2,9 +2,8 @@
 // initialisation: imported by the command (package main) only, never by
 // the generator's packages, which are a library too.
 //
-// It must initialise early: pg_query's and TiDB's packages, the
-// generator's and the goroutine gen/internal/pgwarm starts for protobuf's
-// set-up of pg_query's messages allocate about 3 MiB at start-up, so under
+// It must initialise early: pg_query's and TiDB's packages and the
+// generator's allocate a few MiB at start-up, so under
 // the default settings (a first collection at a 4 MiB heap) about half the
 // runs collected once before main, with a stop-the-world pause and a mark
 // phase in a run of a few tens of milliseconds. The linker orders package
@@ -12,9 +11,9 @@
 // (cmd/link's inittask.go); this package depends only on the standard
 // library, so it runs once runtime/debug has, before TiDB's parser and
 // character sets and before the generator's stages (catalog, analyze,
-// golang), a few packages after pgwarm has started its goroutine (0 of
-// 100 runs collected before main under load 14; TestInitOrder in package
-// main checks the order). Keep it free of other imports.
+// golang) (0 of 100 runs collected before main under load 14;
+// TestInitOrder in package main checks the order). Keep it free of other
+// imports.
 package gcstart
 
 import (

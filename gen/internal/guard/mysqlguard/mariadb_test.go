@@ -335,20 +335,25 @@ func TestStoreOnMariaDB(t *testing.T) {
 // A text column stored in another character set (latin1) than the
 // connection's (utf8mb4) differs byte for byte from the parameter for
 // héllo: the locked read compares them as utf8mb4 text, and the retry is
-// written. A DECIMAL column holds 12.00 for a parameter 12: the read
-// cannot tell, and without clientFoundRows the write cannot be told from
-// a concurrent change: ErrConcurrentChange, its Hint naming
-// clientFoundRows=true, nothing written; with it, written. The same for
-// a write of several rows (form All). The database's row is the oracle.
+// written. A DECIMAL column holds 12.00 for a parameter 12: with
+// Spec.StoreAs the read converts the parameter as the column stores it
+// (CAST(? AS DECIMAL(6,2))), and the retry is written under either DSN
+// (issue 27, trial t27s F1). A CHAR column holds 'ab' for 'ab ' (it
+// drops trailing spaces), which the read cannot tell: without
+// clientFoundRows the write cannot be told from a concurrent change:
+// ErrConcurrentChange, its Hint naming clientFoundRows=true, nothing
+// written; with it, written. The same for a write of several rows (form
+// All). The database's row is the oracle.
 func TestUnchangedUpdateUnderTriggerOnMariaDB(t *testing.T) {
 	const notes = `CREATE TABLE notes (
 	id BIGINT PRIMARY KEY,
 	body VARCHAR(40) CHARACTER SET latin1 NOT NULL,
 	amount DECIMAL(6,2) NOT NULL DEFAULT 0,
+	code CHAR(4) NOT NULL DEFAULT '',
 	fence_token BIGINT NOT NULL DEFAULT 0
 )`
 	const trigger = "CREATE TRIGGER record BEFORE UPDATE ON notes FOR EACH ROW SET @fencegen_test_updates = COALESCE(@fencegen_test_updates, 0) + 1"
-	s := mysqlguard.Spec{Column: "fence_token", Key: []string{"id"}, Param: 3, Table: "notes", Name: "notes"}
+	s := mysqlguard.Spec{Column: "fence_token", Key: []string{"id"}, Param: 3, Table: "notes", Name: "notes", StoreAs: map[string]string{"amount": "DECIMAL(6,2)"}}
 	for _, params := range dsnModes {
 		t.Run("dsn="+params, func(t *testing.T) {
 			db := testenv.MySQL(t, params, notes, trigger, "INSERT INTO notes (id, body, fence_token) VALUES (1, 'x', 1)")
@@ -358,12 +363,17 @@ func TestUnchangedUpdateUnderTriggerOnMariaDB(t *testing.T) {
 				wantWritten(t, n, err)
 			}
 			amount := newGuarded(t, db, "UPDATE notes SET amount = ? WHERE id = ?", s)
-			n, err := amount.run(5, 12, 1)
+			for range 2 {
+				n, err := amount.run(5, 12, 1)
+				wantWritten(t, n, err)
+			}
+			code := newGuarded(t, db, "UPDATE notes SET code = ? WHERE id = ?", s)
+			n, err := code.run(5, "ab ", 1)
 			wantWritten(t, n, err)
-			if n, err := amount.run(5, 12, 1); params == "" {
+			if n, err := code.run(5, "ab ", 1); params == "" {
 				var cc *fence.ConcurrentChangeError
 				if !errors.As(err, &cc) || !errors.Is(err, fence.ErrConcurrentChange) {
-					t.Fatalf("unchanged DECIMAL write without clientFoundRows: %d, %v; want a *fence.ConcurrentChangeError", n, err)
+					t.Fatalf("unchanged CHAR write without clientFoundRows: %d, %v; want a *fence.ConcurrentChangeError", n, err)
 				}
 				if cc.Hint != fenceimpl.MySQLFoundRowsHint || !strings.Contains(err.Error(), "clientFoundRows=true") {
 					t.Fatalf("error %q (Hint %q) does not name clientFoundRows=true", err, cc.Hint)
@@ -371,13 +381,13 @@ func TestUnchangedUpdateUnderTriggerOnMariaDB(t *testing.T) {
 			} else {
 				wantWritten(t, n, err)
 			}
-			var body, amt string
+			var body, amt, cd string
 			var tok int64
-			if err := db.QueryRow("SELECT body, amount, fence_token FROM notes WHERE id = 1").Scan(&body, &amt, &tok); err != nil {
+			if err := db.QueryRow("SELECT body, amount, code, fence_token FROM notes WHERE id = 1").Scan(&body, &amt, &cd, &tok); err != nil {
 				t.Fatal(err)
 			}
-			if body != "héllo" || amt != "12.00" || tok != 5 {
-				t.Fatalf("row = %q, %s, token %d; want héllo, 12.00, 5", body, amt, tok)
+			if body != "héllo" || amt != "12.00" || cd != "ab" || tok != 5 {
+				t.Fatalf("row = %q, %s, %q, token %d; want héllo, 12.00, ab, 5", body, amt, cd, tok)
 			}
 			// A stale token is still stale, not a concurrent change.
 			_, err = set.run(4, "héllo", 1)
@@ -391,8 +401,9 @@ func TestUnchangedUpdateUnderTriggerOnMariaDB(t *testing.T) {
 
 			// The same as a write of several rows (issue 27, trial t27
 			// F6): the retry that changes nothing is done under either
-			// DSN (MySQL's count: 0 rows changed, or 1 matched), and the
-			// DECIMAL one is told only by clientFoundRows.
+			// DSN (MySQL's count: 0 rows changed, or 1 matched), the
+			// DECIMAL one too (StoreAs), and the CHAR one is told only by
+			// clientFoundRows.
 			all := newGuarded(t, db, "UPDATE notes SET body = ? WHERE id >= ?", s)
 			if all.g.Form != mysqlguard.All {
 				t.Fatalf("form %v, want All", all.g.Form)
@@ -406,19 +417,26 @@ func TestUnchangedUpdateUnderTriggerOnMariaDB(t *testing.T) {
 			amountAll := newGuarded(t, db, "UPDATE notes SET amount = ? WHERE id >= ?", s)
 			n, err = amountAll.run(5, 13, 1)
 			wantWritten(t, n, err)
-			if n, err := amountAll.run(5, 13, 1); params == "" {
+			n, err = amountAll.run(5, 13, 1)
+			if want := map[string]int64{"": 0, "clientFoundRows=true": 1}[params]; err != nil || n != want {
+				t.Fatalf("unchanged DECIMAL write of several rows: = %d, %v; want %d, nil", n, err, want)
+			}
+			codeAll := newGuarded(t, db, "UPDATE notes SET code = ? WHERE id >= ?", s)
+			n, err = codeAll.run(5, "cd ", 1)
+			wantWritten(t, n, err)
+			if n, err := codeAll.run(5, "cd ", 1); params == "" {
 				var cc *fence.ConcurrentChangeError
 				if !errors.As(err, &cc) || cc.Hint != fenceimpl.MySQLFoundRowsHint {
-					t.Fatalf("unchanged DECIMAL write of several rows without clientFoundRows: %d, %v; want a *fence.ConcurrentChangeError naming clientFoundRows=true", n, err)
+					t.Fatalf("unchanged CHAR write of several rows without clientFoundRows: %d, %v; want a *fence.ConcurrentChangeError naming clientFoundRows=true", n, err)
 				}
 			} else {
 				wantWritten(t, n, err)
 			}
-			if err := db.QueryRow("SELECT body, amount, fence_token FROM notes WHERE id = 1").Scan(&body, &amt, &tok); err != nil {
+			if err := db.QueryRow("SELECT body, amount, code, fence_token FROM notes WHERE id = 1").Scan(&body, &amt, &cd, &tok); err != nil {
 				t.Fatal(err)
 			}
-			if body != "héllo" || amt != "13.00" || tok != 5 {
-				t.Fatalf("row = %q, %s, token %d; want héllo, 13.00, 5", body, amt, tok)
+			if body != "héllo" || amt != "13.00" || cd != "cd" || tok != 5 {
+				t.Fatalf("row = %q, %s, %q, token %d; want héllo, 13.00, cd, 5", body, amt, cd, tok)
 			}
 		})
 	}

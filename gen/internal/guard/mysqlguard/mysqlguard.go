@@ -29,6 +29,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/pingcap/tidb/pkg/parser"
@@ -146,6 +147,16 @@ type Spec struct {
 	// several rows) is all or nothing only where a failed statement is
 	// rolled back whole: it is refused on an engine other than InnoDB.
 	Engine string
+	// StoreAs gives, by lower-case name, the CAST type that converts a
+	// value as storing it in that column does, for a column whose stored
+	// text may differ from the text of an equal value written to it:
+	// DECIMAL(p,s) (a DECIMAL(6,2) stores 12 as 12.00, rounds 12.345 to
+	// 12.35), DATETIME(n) for DATETIME(n) and TIMESTAMP(n) (the
+	// fractional seconds past n dropped as the server drops them), TIME(n)
+	// and DATE. The locked read of an UPDATE compares such a column with
+	// its expression converted so (holdsWrite). A column not in it
+	// compares with the expression as it is.
+	StoreAs map[string]string
 }
 
 // KeyClass is the type class of a key column (Spec.KeyTypes).
@@ -193,6 +204,19 @@ type Guarded struct {
 	// give the primary key, reads the stored token of each row it may
 	// meet by key (for the refusal's Stored and Rows).
 	Rows int
+	// Assigned are the columns an UPDATE (ByKey, All) sets, in lower
+	// case, as its SET clause names them: the columns its locked read
+	// compares with what it writes (holdsWrite).
+	Assigned []string
+}
+
+// assigned is Guarded.Assigned of the assignments set.
+func assigned(set []*ast.Assignment) []string {
+	var out []string
+	for _, a := range set {
+		out = append(out, strings.ToLower(a.Column.Name.O))
+	}
+	return out
 }
 
 // paramVar is the name of the user variable that stands for parameter n
@@ -202,7 +226,7 @@ type Guarded struct {
 // text's order.
 const paramVar = "fencegen_p_"
 
-var paramVarRE = regexp.MustCompile("@`?" + paramVar + "([0-9]+)(?:_s([0-9a-f]*))?`?")
+var paramVarRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("@`?" + paramVar + "([0-9]+)(?:_s([0-9a-f]*))?`?") })
 
 // Rewrite adds the guard to sql, one INSERT, UPDATE or DELETE with `?`
 // parameters (as analysis hands it), and returns it with its form. The
@@ -395,7 +419,7 @@ func litChanged(lit string, spec Spec) error {
 // guardFuncs are the functions the guard's own expressions call.
 var guardFuncs = map[string]bool{"last_insert_id": true, "if": true, "coalesce": true, "charset": true, "convert": true}
 
-var word = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_$]*`)
+var word = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_$]*`) })
 
 // roundTrips refuses a guarded text (text, parsed as got) that does not
 // keep the user's statement (src, with string literals lits and calls
@@ -419,7 +443,7 @@ func roundTrips(src string, lits map[string]int, got ast.Node, text string, spec
 		return nil
 	}
 	written := map[string]bool{}
-	for _, w := range word.FindAllString(src, -1) {
+	for _, w := range word().FindAllString(src, -1) {
 		written[strings.ToLower(w)] = true
 	}
 	for fn := range gf {
@@ -454,7 +478,7 @@ func lenient(stmt ast.StmtNode) string {
 	return ""
 }
 
-var quotedIdent = regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*)`")
+var quotedIdent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([A-Za-z_][A-Za-z0-9_]*)`") })
 
 // unquoted is sql with the backquotes the TiDB parser's restore puts
 // around every name removed where the name needs none: the statement
@@ -467,7 +491,7 @@ func unquoted(p *parser.Parser, sql string, parsed ast.StmtNode) string {
 	if sql == "" || !strings.Contains(sql, "`") {
 		return sql
 	}
-	plain := quotedIdent.ReplaceAllString(sql, "$1")
+	plain := quotedIdent().ReplaceAllString(sql, "$1")
 	if plain == sql || strings.Contains(plain, "`") {
 		return sql
 	}
@@ -516,13 +540,13 @@ func (spec Spec) op() string {
 
 // sliceRE is a sqlc.slice list's marker, /*SLICE:<name>*/?, as sqlc
 // writes it in the query text (analyze.SliceMarker).
-var sliceRE = regexp.MustCompile(`/\*SLICE:([^*]*)\*/\?`)
+var sliceRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/\*SLICE:([^*]*)\*/\?`) })
 
 // sliceMarkers maps the offset in sql of each sqlc.slice list's `?` to
 // the list's name.
 func sliceMarkers(sql string) map[int]string {
 	out := map[int]string{}
-	for _, m := range sliceRE.FindAllStringSubmatchIndex(sql, -1) {
+	for _, m := range sliceRE().FindAllStringSubmatchIndex(sql, -1) {
 		out[m[1]-1] = sql[m[2]:m[3]]
 	}
 	return out
@@ -582,8 +606,8 @@ func restore(n ast.Node) (string, []int, error) {
 		return "", nil, err
 	}
 	var params []int
-	out := paramVarRE.ReplaceAllStringFunc(b.String(), func(m string) string {
-		sub := paramVarRE.FindStringSubmatch(m)
+	out := paramVarRE().ReplaceAllStringFunc(b.String(), func(m string) string {
+		sub := paramVarRE().FindStringSubmatch(m)
 		k, _ := strconv.Atoi(sub[1])
 		params = append(params, k)
 		if name, err := hex.DecodeString(sub[2]); err == nil && len(name) > 0 {
@@ -834,6 +858,7 @@ func rewriteUpdate(p *parser.Parser, sp *splicer, u *ast.UpdateStmt, spec Spec) 
 	if err != nil {
 		return nil, err
 	}
+	cols := assigned(u.List)
 	tv := tokenVar(spec)
 	set, err := expr(p, "LAST_INSERT_ID("+declared(tv, spec)+")")
 	if err != nil {
@@ -861,7 +886,7 @@ func rewriteUpdate(p *parser.Parser, sp *splicer, u *ast.UpdateStmt, spec Spec) 
 	if err != nil {
 		return nil, err
 	}
-	return &Guarded{Form: ByKey, SQL: text, Params: params, Stored: stored, StoredParams: storedParams}, nil
+	return &Guarded{Form: ByKey, SQL: text, Params: params, Stored: stored, StoredParams: storedParams, Assigned: cols}, nil
 }
 
 // storedRead is the locked read of the stored token of the row a write
@@ -874,9 +899,11 @@ func rewriteUpdate(p *parser.Parser, sp *splicer, u *ast.UpdateStmt, spec Spec) 
 // the token equal to the presented one. MySQLByKey reads it when the
 // UPDATE changed nothing and the reply does not say whether it matched
 // (a trigger cleared the last-insert id): the write would change nothing
-// at the read either, so it is done. The comparison errs only towards
-// "differs" (a value the column would store otherwise, such as 12 for
-// DECIMAL 12.00, compares unequal), which makes the write run again.
+// at the read either, so it is done. A column of Spec.StoreAs is
+// compared with its expression converted as the column stores it (12
+// for DECIMAL(6,2) reads 12.00); any other errs only towards "differs"
+// (a value the column stores otherwise, such as 'ab ' for CHAR 'ab',
+// compares unequal), which makes the write run again.
 // A column of a character set that maps its text to Unicode one to one
 // (unicodeCharsets) also compares equal when the two, converted to
 // utf8mb4, are: storing the expression would convert it back to the
@@ -911,8 +938,13 @@ func storedRead(sp *splicer, refs *ast.TableRefsClause, where ast.ExprNode, spec
 // assignments set would write, under the presented token (see
 // storedRead): each assigned column equal to its expression, byte for
 // byte or as utf8mb4 text, and the token column equal to the presented
-// one (a ? the splicer binds to the token). The expressions are holes
-// appended to holes, numbered after the ones there.
+// one (a ? the splicer binds to the token). A column of spec.StoreAs
+// is compared byte for byte with the expression converted as storing
+// it converts it (CAST(e AS DECIMAL(6,2)): 12 reads 12.00, a Go time's
+// microseconds are dropped for a DATETIME), so that a value equal to
+// the stored one after that conversion reads as unchanged, as MySQL's
+// changed-rows count has it. The expressions are holes appended to
+// holes, numbered after the ones there.
 func holdsWrite(sp *splicer, spec Spec, set []*ast.Assignment, holes []hole) (string, []hole) {
 	var same []string
 	for _, a := range set {
@@ -924,6 +956,13 @@ func holdsWrite(sp *splicer, spec Spec, set []*ast.Assignment, holes []hole) (st
 			start, end, _ := sp.span(a.Expr, true, "WHERE", "ORDER", "LIMIT")
 			e = "@" + holeVar + strconv.Itoa(len(holes))
 			holes = append(holes, hole{node: a.Expr, start: start, end: end})
+		}
+		if as := spec.StoreAs[strings.ToLower(a.Column.Name.O)]; as != "" {
+			// The expression as the column stores it; a value the
+			// conversion makes NULL (a text that is no date) is not
+			// one the column holds as NULL.
+			same = append(same, fmt.Sprintf("(CAST(%[1]s AS BINARY) <=> CAST(CAST((%[2]s) AS %[3]s) AS BINARY) AND (%[1]s IS NULL) = ((%[2]s) IS NULL))", c, e, as))
+			continue
 		}
 		same = append(same, fmt.Sprintf("(CAST(%[1]s AS BINARY) <=> CAST((%[2]s) AS BINARY) OR CHARSET(%[1]s) IN (%[3]s) AND CAST(CONVERT(%[1]s USING utf8mb4) AS BINARY) <=> CAST(CONVERT((%[2]s) USING utf8mb4) AS BINARY))", c, e, unicodeCharsets))
 	}
@@ -1049,6 +1088,7 @@ func rewriteUpdateAll(p *parser.Parser, sp *splicer, u *ast.UpdateStmt, spec Spe
 	if err != nil {
 		return nil, err
 	}
+	cols := assigned(u.List)
 	set, err := expr(p, "LAST_INSERT_ID("+declared(tokenVar(spec), spec)+")")
 	if err != nil {
 		return nil, err
@@ -1063,7 +1103,7 @@ func rewriteUpdateAll(p *parser.Parser, sp *splicer, u *ast.UpdateStmt, spec Spe
 	if err != nil {
 		return nil, err
 	}
-	return &Guarded{Form: All, SQL: text, Params: params, Stored: stored, StoredParams: storedParams}, nil
+	return &Guarded{Form: All, SQL: text, Params: params, Stored: stored, StoredParams: storedParams, Assigned: cols}, nil
 }
 
 // rewriteDeleteAll guards a DELETE that may match several rows:

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -157,7 +158,7 @@ func newSplicer(sql string) (*splicer, error) {
 	return s, nil
 }
 
-var bareName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var bareName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // tmpl is text of the guard's own with each {c} the name col.
 func tmpl(text, col string) []part {
@@ -308,7 +309,7 @@ func (s *splicer) checked(parts []part, want string, bare bool) (string, []int, 
 			b.WriteString(s.sql[pt.from:pt.to])
 			continue
 		}
-		if pt.name && !(bare && bareName.MatchString(pt.text)) {
+		if pt.name && !(bare && bareName().MatchString(pt.text)) {
 			b.WriteString(quote(pt.text))
 			continue
 		}

@@ -187,7 +187,7 @@ func parse(name string, src []byte, segs [][2]int, bad []Comment, skip map[int]b
 			continue
 		}
 		if err != nil {
-			errs = append(errs, syntaxError(name, src, seg[0], err))
+			errs = append(errs, syntaxError(name, src, seg[0], seg[1], err))
 			lead = seg[1] + 1
 			continue
 		}
@@ -269,8 +269,11 @@ var rowAlias = sync.OnceValue(func() *regexp.Regexp {
 const rowAliasHint = "; the row alias of an upsert (VALUES (...) AS new ... ON DUPLICATE KEY UPDATE c = new.c) is MySQL 8.0.19+ syntax that MariaDB and the TiDB parser sqlc uses do not read: write c = VALUES(c), which MySQL and MariaDB both run (MySQL 8 deprecates it with a warning only)"
 
 // syntaxError locates TiDB's error ("line L column C near ..."), which
-// counts lines from the buffer's start (the file's).
-func syntaxError(name string, src []byte, segStart int, err error) *diag.Error {
+// counts lines from the buffer's start (the file's), for the statement
+// src[segStart:segEnd] (without its ';'). TiDB's `near ""` is the
+// statement's end: it says so, after the statement's last token (trial
+// tnew F7), where sqlc v1.31.1 says `near ";"`.
+func syntaxError(name string, src []byte, segStart, segEnd int, err error) *diag.Error {
 	msg := strings.SplitN(err.Error(), "\n", 2)[0]
 	line, col := diag.Position(src, skipSpaceAndComments(src, segStart, len(src)))
 	if m := lineColumn().FindStringSubmatch(msg); m != nil {
@@ -282,6 +285,15 @@ func syntaxError(name string, src []byte, segStart int, err error) *diag.Error {
 				col = 1
 			}
 			msg = "syntax error " + m[3]
+			if strings.TrimSpace(m[3]) == `near ""` {
+				msg = "syntax error at end of statement"
+				// At its ';' (or the file's end), which TiDB's column
+				// on a file's first line misses by one.
+				line, col = diag.Position(src, segEnd)
+				if tok := lastToken(src, segStart, segEnd); tok != "" {
+					msg += fmt.Sprintf(": unexpected end after %q", tok)
+				}
+			}
 			if rowAlias().MatchString(m[3]) {
 				msg = strings.TrimSpace(msg) + rowAliasHint
 			}
@@ -289,6 +301,40 @@ func syntaxError(name string, src []byte, segStart int, err error) *diag.Error {
 	}
 	msg = strings.TrimSpace(msg)
 	return &diag.Error{File: name, Line: line, Col: col, Msg: msg}
+}
+
+// lastToken is the last token of src[from:to], a statement, outside its
+// comments: a quoted string or name, a word, or one other character
+// ("" when there is none). A token longer than 40 bytes is cut with "...".
+func lastToken(src []byte, from, to int) string {
+	last := ""
+	for i := skipSpaceAndComments(src, from, to); i < to; i = skipSpaceAndComments(src, i, to) {
+		j := i + 1
+		switch c := src[i]; {
+		case c == '\'' || c == '"' || c == '`':
+			for j < to && src[j] != c {
+				if src[j] == '\\' && c != '`' {
+					j++
+				}
+				j++
+			}
+			j = min(j+1, to)
+		case c == '_' || c == '$' || c == '@' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= 0x80:
+			for j < to && (src[j] == '_' || src[j] == '$' || src[j] == '.' || src[j] >= '0' && src[j] <= '9' || src[j] >= 'A' && src[j] <= 'Z' || src[j] >= 'a' && src[j] <= 'z' || src[j] >= 0x80) {
+				j++
+			}
+		}
+		last = string(src[i:j])
+		i = j
+	}
+	if len(last) > 40 {
+		n := 37
+		for !utf8.RuneStart(last[n]) {
+			n--
+		}
+		last = last[:n] + "..."
+	}
+	return last
 }
 
 // skipSpaceAndComments returns the offset of the first byte of src[from:to]

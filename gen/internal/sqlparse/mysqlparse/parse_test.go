@@ -108,6 +108,35 @@ func TestParseReportsEveryBrokenStatement(t *testing.T) {
 	}
 }
 
+// TestParseEndOfStatement: a statement that ends too early is reported
+// at its end as such, after its last token outside comments, not as
+// TiDB's empty `near ""` (trial tnew F7); other errors keep TiDB's
+// near text.
+func TestParseEndOfStatement(t *testing.T) {
+	src := "SELECT * FROM t WHERE id = ? AND;\n" +
+		"SELECT * FROM t WHERE id = ? ORDER BY -- the order\n;\n" +
+		"SELECT * FROM t WHERE name = 'a;b' AND /* c */\n;\n" +
+		"SELECT * FROM t WHERE id = = ?;\n"
+	_, err := mysqlparse.Parse("q.sql", []byte(src))
+	var l diag.List
+	if !errors.As(err, &l) {
+		t.Fatalf("err = %v, want located errors", err)
+	}
+	var got []string
+	for _, e := range l {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`q.sql:1:33: syntax error at end of statement: unexpected end after "AND"`,
+		`q.sql:3:1: syntax error at end of statement: unexpected end after "BY"`,
+		`q.sql:5:1: syntax error at end of statement: unexpected end after "AND"`,
+		`q.sql:6:29: syntax error near "= ?"`, // TiDB's column, as sqlc reports it
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // FuzzParse parses arbitrary MySQL (with ParseSchema when it looks like a
 // schema file): nothing may panic, statements are in
 // order inside the input, and every error is located in it. Seeds: the

@@ -19,12 +19,15 @@ import (
 // views), and any other, or a structure this reading does not expect,
 // makes the body opaque: what fencegen does not classify is refused,
 // not skipped.
-func (a *analysis) scanBody(text string, mode mysql.SQLMode, loc int, e *effects, opaque func(string)) {
-	b := &bodyReader{a: a, toks: lexMode(text, true, mode), text: text, mode: mode, loc: loc, e: e, opaque: opaque}
+//
+// opaque receives each refusal with the byte offset in text of the words
+// it is about; at is where text starts in the schema (nil unknown).
+func (a *analysis) scanBody(text string, mode mysql.SQLMode, loc int, at *Source, e *effects, opaque func(string, int)) {
+	b := &bodyReader{a: a, toks: lexMode(text, true, mode), text: text, mode: mode, loc: loc, at: at, e: e, opaque: opaque}
 	i := b.characteristics(0)
 	i = b.list(i, nil)
 	if i < len(b.toks) && !b.failed {
-		b.fail("holds " + b.near(i) + " where a statement ends")
+		b.fail(i, "holds "+b.near(i)+" where a statement ends")
 	}
 }
 
@@ -34,15 +37,21 @@ type bodyReader struct {
 	text   string
 	mode   mysql.SQLMode
 	loc    int
+	at     *Source
 	e      *effects
-	opaque func(string)
+	opaque func(string, int)
 	failed bool
 }
 
-func (b *bodyReader) fail(reason string) {
+// fail makes the body opaque for reason, about the words at toks[i].
+func (b *bodyReader) fail(i int, reason string) {
 	if !b.failed {
 		b.failed = true
-		b.opaque(reason)
+		off := len(b.text)
+		if i < len(b.toks) {
+			off = b.toks[i].pos
+		}
+		b.opaque(reason, off)
 	}
 }
 
@@ -158,7 +167,7 @@ func (b *bodyReader) list(i int, ends map[string]bool) int {
 			return len(b.toks)
 		}
 		if i < len(b.toks) && !b.punct(i, ";") && !ends[b.word(i)] {
-			b.fail("holds " + b.near(i) + " where a statement ends")
+			b.fail(i, "holds "+b.near(i)+" where a statement ends")
 			return len(b.toks)
 		}
 	}
@@ -178,10 +187,10 @@ func (b *bodyReader) statement(i int) int {
 	}
 	switch statementWords[w] {
 	case stmtWrite:
-		j := b.a.cut(b.toks, i, b.text, b.mode, b.e, b.opaque) + 1
+		j := b.a.cut(b.toks, i, b.text, b.mode, b.at, b.e, b.opaque) + 1
 		return j
 	case stmtDynamic:
-		b.fail("runs dynamic SQL (" + w + "), whose text is only known when it runs")
+		b.fail(i, "runs dynamic SQL ("+w+"), whose text is only known when it runs")
 		return len(b.toks)
 	case stmtWrapper:
 		return b.wrapper(i)
@@ -194,7 +203,7 @@ func (b *bodyReader) statement(i int) int {
 			// runs <statement>.
 			j := b.until(i+2, map[string]bool{"FOR": true})
 			if j >= len(b.toks) {
-				b.fail("holds SET STATEMENT without the FOR of the statement it runs")
+				b.fail(i, "holds SET STATEMENT without the FOR of the statement it runs")
 				return len(b.toks)
 			}
 			return b.statement(j + 1)
@@ -205,7 +214,7 @@ func (b *bodyReader) statement(i int) int {
 		}
 		return b.simple(i)
 	}
-	b.fail("holds a statement fencegen does not classify (" + b.near(i) + ")")
+	b.fail(i, "holds a statement fencegen does not classify ("+b.near(i)+")")
 	return len(b.toks)
 }
 
@@ -346,13 +355,13 @@ func (b *bodyReader) simple(i int) int {
 		}
 		switch w := t.upper(); w {
 		case "PREPARE", "EXECUTE":
-			b.fail("runs dynamic SQL (" + w + "), whose text is only known when it runs")
+			b.fail(i, "runs dynamic SQL ("+w+"), whose text is only known when it runs")
 			return len(b.toks)
 		case "INSERT", "REPLACE", "UPDATE", "DELETE":
 			if b.punct(j+1, "(") || prev == "FOR" || prev == "KEY" || prev == "ON" || prev == "SHARE" {
 				continue
 			}
-			b.fail("holds " + w + " inside a statement fencegen reads as writing nothing (" + b.near(i) + ")")
+			b.fail(i, "holds "+w+" inside a statement fencegen reads as writing nothing ("+b.near(i)+")")
 			return len(b.toks)
 		}
 	}
@@ -384,13 +393,13 @@ func (b *bodyReader) compound(i int) int {
 	w := b.word(i)
 	end := func(j int, kw string) int {
 		if b.word(j) != "END" {
-			b.fail("holds " + b.near(j) + " where " + w + " ends")
+			b.fail(j, "holds "+b.near(j)+" where "+w+" ends")
 			return len(b.toks)
 		}
 		j++
 		if kw != "" {
 			if b.word(j) != kw {
-				b.fail("holds " + b.near(j) + " where END " + kw + " ends " + w)
+				b.fail(j, "holds "+b.near(j)+" where END "+kw+" ends "+w)
 				return len(b.toks)
 			}
 			j++
@@ -414,7 +423,7 @@ func (b *bodyReader) compound(i int) int {
 		for b.word(j) == "IF" || b.word(j) == "ELSEIF" {
 			j = b.until(j+1, map[string]bool{"THEN": true})
 			if b.word(j) != "THEN" {
-				b.fail("holds IF without THEN")
+				b.fail(i, "holds IF without THEN")
 				return len(b.toks)
 			}
 			j = b.list(j+1, map[string]bool{"ELSEIF": true, "ELSE": true, "END": true})
@@ -431,7 +440,7 @@ func (b *bodyReader) compound(i int) int {
 		for b.word(j) == "WHEN" {
 			j = b.until(j+1, map[string]bool{"THEN": true})
 			if b.word(j) != "THEN" {
-				b.fail("holds CASE ... WHEN without THEN")
+				b.fail(i, "holds CASE ... WHEN without THEN")
 				return len(b.toks)
 			}
 			j = b.list(j+1, map[string]bool{"WHEN": true, "ELSE": true, "END": true})
@@ -443,7 +452,7 @@ func (b *bodyReader) compound(i int) int {
 	case "WHILE", "FOR":
 		j := b.until(i+1, map[string]bool{"DO": true})
 		if b.word(j) != "DO" {
-			b.fail("holds " + w + " without DO")
+			b.fail(i, "holds "+w+" without DO")
 			return len(b.toks)
 		}
 		j = b.list(j+1, map[string]bool{"END": true})
@@ -451,7 +460,7 @@ func (b *bodyReader) compound(i int) int {
 	case "REPEAT":
 		j := b.list(i+1, map[string]bool{"UNTIL": true})
 		if b.word(j) != "UNTIL" {
-			b.fail("holds REPEAT without UNTIL")
+			b.fail(i, "holds REPEAT without UNTIL")
 			return len(b.toks)
 		}
 		j = b.until(j+1, map[string]bool{"END": true})
@@ -460,6 +469,6 @@ func (b *bodyReader) compound(i int) int {
 		j := b.list(i+1, map[string]bool{"END": true})
 		return end(j, "LOOP")
 	}
-	b.fail("holds a statement fencegen does not classify (" + b.near(i) + ")")
+	b.fail(i, "holds a statement fencegen does not classify ("+b.near(i)+")")
 	return len(b.toks)
 }

@@ -3,11 +3,12 @@ package mysqlwrites
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // dropTriggerText is DROP TRIGGER in a string literal (the text of a
 // statement PREPAREd or EXECUTEd IMMEDIATE).
-var dropTriggerText = regexp.MustCompile(`(?i)\bDROP\s+TRIGGER\b`)
+var dropTriggerText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bDROP\s+TRIGGER\b`) })
 
 // TriggerDrops reads one schema statement (as SplitStatements gives it)
 // for the triggers it drops, as the server reads it: comments dropped, and
@@ -61,7 +62,7 @@ func TriggerDrops(text string) (names []string, pos int, unread string) {
 				drop = true
 			case drop && t.upper() == "TRIGGER":
 				return nil, pos, "it holds a DROP ... TRIGGER that is not a statement of its own (a stored program's body, or a version comment around part of it), which may drop a trigger"
-			case t.kind == tokString && dropTriggerText.MatchString(t.text):
+			case t.kind == tokString && dropTriggerText().MatchString(t.text):
 				return nil, pos, "it holds DROP TRIGGER in a string (the text of a prepared statement), which may drop a trigger"
 			}
 		}
@@ -121,7 +122,7 @@ func TriggerReplaces(text string) (name string, pos int, unread string) {
 				replace = true
 			case replace && t.upper() == "TRIGGER":
 				return "", pos, "it holds an OR REPLACE ... TRIGGER that is not a statement of its own (a stored program's body, or a version comment around part of it), which may replace a trigger"
-			case t.kind == tokString && replaceTriggerText.MatchString(t.text):
+			case t.kind == tokString && replaceTriggerText().MatchString(t.text):
 				return "", pos, "it holds CREATE OR REPLACE TRIGGER in a string (the text of a prepared statement), which may replace a trigger"
 			}
 		}
@@ -130,4 +131,4 @@ func TriggerReplaces(text string) (name string, pos int, unread string) {
 }
 
 // replaceTriggerText is CREATE OR REPLACE ... TRIGGER in a string literal.
-var replaceTriggerText = regexp.MustCompile(`(?is)\bOR\s+REPLACE\b.*\bTRIGGER\b`)
+var replaceTriggerText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)\bOR\s+REPLACE\b.*\bTRIGGER\b`) })

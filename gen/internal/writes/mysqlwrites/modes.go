@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -45,7 +46,7 @@ const treeModes = mysql.ModeHighNotPrecedence | mysql.ModeIgnoreSpace
 
 // spaceParen finds whitespace before (, which IGNORE_SPACE skips (and
 // only whitespace: MySQL's lexer skips no comment there).
-var spaceParen = regexp.MustCompile(`\s\(`)
+var spaceParen = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s\(`) })
 
 // ignoreSpaceNames are the built-in functions whose name followed by
 // whitespace and ( IGNORE_SPACE reads as the built-in and the default
@@ -76,7 +77,7 @@ type modeReading struct {
 // or none.
 func modeReadings(text string) []modeReading {
 	at := [5]int{-1, -1, -1, -1, -1} // the first token of each of sqlModes
-	if !strings.ContainsAny(text, "\\\"|") && !strings.Contains(strings.ToUpper(text), "NOT") && !spaceParen.MatchString(text) {
+	if !strings.ContainsAny(text, "\\\"|") && !strings.Contains(strings.ToUpper(text), "NOT") && !spaceParen().MatchString(text) {
 		return nil // nothing any mode reads otherwise
 	}
 	toks := lex(text)

@@ -41,6 +41,9 @@ type Schema struct {
 	Views map[string]*View
 	// Triggers run on a table's INSERT, UPDATE or DELETE.
 	Triggers []*Trigger
+	// Events are the events (CREATE EVENT), whose bodies run on their
+	// schedule, outside any statement (EventWrites).
+	Events []*Event
 	// Routines are the stored functions and Procedures the stored
 	// procedures: MySQL keeps them apart, so a function and a procedure
 	// may share a name.
@@ -67,6 +70,8 @@ type Schema struct {
 	// anything (project), which selects the project's.
 	elsewhere bool
 	project   string
+	// src is the place of the statement AddTextAt reads.
+	src *Source
 }
 
 // use reads USE db (name as written, without backquotes).
@@ -136,6 +141,22 @@ type View struct {
 	Alt   *View
 }
 
+// Source is where a stored program's text lies in the schema: the
+// file's name and text and a byte offset in it (see AddTextAt).
+type Source struct {
+	Name string
+	Src  []byte
+	Pos  int
+}
+
+// at is src moved off bytes further into the file; nil for a nil src.
+func (src *Source) at(off int) *Source {
+	if src == nil {
+		return nil
+	}
+	return &Source{Name: src.Name, Src: src.Src, Pos: src.Pos + max(off, 0)}
+}
+
 // Trigger is a trigger on Table for Event (INSERT, UPDATE or DELETE).
 // Body is its text, read as a routine body (see Routine); Opaque is set
 // when fencegen cannot read it, and any write that fires it is refused.
@@ -153,6 +174,21 @@ type Trigger struct {
 	Body               string
 	Opaque             string
 	Pos                int
+	// BodyAt is where Body starts in the schema (AddTextAt), nil when
+	// the statement was read without its place (AddText).
+	BodyAt *Source
+}
+
+// Event is an event the schema creates: its body (the statement after
+// DO) runs on the event's schedule, in the server, with no fencing
+// token. Pos is the byte offset of its name in the text given to
+// AddText; BodyAt is where Body starts (AddTextAt), nil when unknown.
+type Event struct {
+	Name, Exact string
+	Sure        bool
+	Body        string
+	Pos         int
+	BodyAt      *Source
 }
 
 // Routine is a stored procedure or function. Body is the text after its
@@ -168,6 +204,9 @@ type Routine struct {
 	Opaque   string
 	Sure     bool
 	Alt      *Routine
+	// BodyAt is where Body starts in the schema (AddTextAt), nil when
+	// unknown.
+	BodyAt *Source
 }
 
 // NewSchema is an empty Schema.
@@ -313,7 +352,8 @@ func atlasDelimiter(line string) (string, bool) {
 
 // IsProgram reports whether the schema statement text is one that
 // ReadSchema reads by hand and the TiDB parser does not: a DELIMITER
-// line, CREATE PROCEDURE, FUNCTION, TRIGGER or EVENT, or DROP of one.
+// line, CREATE PROCEDURE, FUNCTION, TRIGGER or EVENT, DROP of one, or
+// ALTER EVENT.
 // Such a statement defines no table: a catalog skips it, while
 // ReadSchema (the write analysis) still reads it.
 func IsProgram(text string) bool {
@@ -329,8 +369,22 @@ func IsProgram(text string) bool {
 		return k != ""
 	case "DROP":
 		return len(toks) > 1 && routineKinds[toks[1].upper()]
+	case "ALTER":
+		return alterEvent(toks) > 0
 	}
 	return false
+}
+
+// alterEvent returns the index of the token after EVENT in ALTER
+// [DEFINER = user] EVENT, or 0 for any other ALTER statement.
+func alterEvent(toks []token) int {
+	if len(toks) < 2 || toks[0].upper() != "ALTER" || toks[1].upper() != "EVENT" && toks[1].upper() != "DEFINER" {
+		return 0
+	}
+	if k, i := programKind(toks); k == "EVENT" {
+		return i
+	}
+	return 0
 }
 
 func addStmt(out []Statement, s string, pos int) []Statement {
@@ -393,7 +447,9 @@ func splitSemicolon(region string, base int) []Statement {
 		}
 		if i == first+1 || (i > first && i < first+12 && !program) {
 			if t.upper() == "PROCEDURE" || t.upper() == "FUNCTION" || t.upper() == "TRIGGER" || t.upper() == "EVENT" {
-				program = toks[first].upper() == "CREATE"
+				// ALTER EVENT ... DO may hold a compound statement, as
+				// CREATE EVENT does.
+				program = toks[first].upper() == "CREATE" || t.upper() == "EVENT" && alterEvent(toks[first:]) > 0
 			}
 		}
 		if program {
@@ -484,8 +540,14 @@ func (sc *Schema) add(text string) error {
 				dropRoutine(sc.Routines, strings.ToLower(exact))
 			case "PROCEDURE":
 				dropRoutine(sc.Procedures, strings.ToLower(exact))
+			case "EVENT":
+				sc.Events = slices.DeleteFunc(sc.Events, func(ev *Event) bool { return ev.Sure && ev.Exact == exact })
 			}
 			return nil
+		}
+	case "ALTER":
+		if i := alterEvent(toks); i > 0 {
+			return sc.alterEvent(toks, i, text)
 		}
 	case "DELIMITER":
 		return nil
@@ -550,6 +612,72 @@ func nameRef(toks []token, i int) (string, bool, int) {
 		return toks[i+2].text, true, i + 3
 	}
 	return toks[i].text, false, i + 1
+}
+
+// alterEvent reads ALTER EVENT at toks[i], after EVENT (issue 27): its
+// DO gives the event a new body, which replaces the one CREATE EVENT
+// gave and is read as that one is (EventWrites), its place the new
+// body's; RENAME TO gives it another name. ALTER EVENT without either
+// (a schedule, a comment, ENABLE or DISABLE) leaves the body as it is.
+// An ALTER EVENT ... DO of an event the schema does not create (another
+// database's, or one the server would refuse as unknown) is read as an
+// event with that body, so that a body writing a fenced table is never
+// missed; a RENAME TO of such an event, whose body fencegen does not
+// know, is unread (Schema.Unread), which refuses every query.
+func (sc *Schema) alterEvent(toks []token, i int, text string) error {
+	exact, qualified, i := nameRef(toks, i)
+	if exact == "" {
+		return fmt.Errorf("ALTER EVENT without a name fencegen can read")
+	}
+	sure := !qualified && !sc.elsewhere
+	newExact, newQualified, do := "", false, -1
+scan:
+	for j := i; j < len(toks); j++ {
+		if toks[j].kind != tokWord || toks[j].quoted {
+			continue
+		}
+		switch toks[j].upper() {
+		case "RENAME":
+			// RENAME and DO are reserved words: neither can stand
+			// unquoted in the schedule or the comment.
+			if j+1 < len(toks) && toks[j+1].upper() == "TO" {
+				newExact, newQualified, _ = nameRef(toks, j+2)
+				if newExact == "" {
+					return fmt.Errorf("ALTER EVENT %s RENAME TO without a name fencegen can read", exact)
+				}
+			}
+		case "DO":
+			do = j
+			break scan
+		}
+	}
+	if do >= 0 && do+1 >= len(toks) {
+		return fmt.Errorf("ALTER EVENT %s: nothing after its DO", exact)
+	}
+	if do < 0 && newExact == "" {
+		return nil
+	}
+	k := slices.IndexFunc(sc.Events, func(ev *Event) bool { return sure && ev.Sure && ev.Exact == exact })
+	name, nameExact, nameSure := strings.ToLower(exact), exact, sure
+	if newExact != "" {
+		name, nameExact, nameSure = strings.ToLower(newExact), newExact, sure && !newQualified && !sc.elsewhere
+	}
+	if do < 0 {
+		if k < 0 {
+			sc.Unread = append(sc.Unread, firstWords(text)+", which renames an event the schema does not create, whose body fencegen cannot read")
+			return nil
+		}
+		ev := sc.Events[k]
+		ev.Name, ev.Exact, ev.Sure = name, nameExact, nameSure
+		return nil
+	}
+	ev := &Event{Name: name, Exact: nameExact, Sure: nameSure, Body: text[toks[do+1].pos:], Pos: toks[do+1].pos, BodyAt: sc.src.at(toks[do+1].pos)}
+	if k < 0 {
+		sc.Events = append(sc.Events, ev)
+	} else {
+		sc.Events[k] = ev
+	}
+	return nil
 }
 
 // dropRoutine removes the definitions of name that surely are the
@@ -620,7 +748,24 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 	}
 	switch kind {
 	case "EVENT":
-		// An event runs on its schedule, not from a statement.
+		// An event runs on its schedule, not from a statement: its body,
+		// after DO (a reserved word, which the schedule cannot hold but
+		// in a string), is followed by EventWrites.
+		j := i
+		for j < len(toks) && !(toks[j].kind == tokWord && !toks[j].quoted && toks[j].upper() == "DO") {
+			j++
+		}
+		if j+1 >= len(toks) {
+			return fmt.Errorf("CREATE EVENT %s: fencegen cannot find its DO", name)
+		}
+		same := func(ev *Event) bool { return sure && ev.Sure && ev.Exact == exact }
+		switch {
+		case orReplace(toks):
+			sc.Events = slices.DeleteFunc(sc.Events, same)
+		case slices.ContainsFunc(sc.Events, same):
+			return nil // the server keeps the event it has
+		}
+		sc.Events = append(sc.Events, &Event{Name: name, Exact: exact, Sure: sure, Body: text[toks[j+1].pos:], Pos: namePos, BodyAt: sc.src.at(toks[j+1].pos)})
 		return nil
 	case "TRIGGER":
 		if i+1 >= len(toks) {
@@ -652,9 +797,9 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 		if j+1 < len(toks) && (toks[j].upper() == "FOLLOWS" || toks[j].upper() == "PRECEDES") {
 			_, j = qualifiedName(toks, j+1)
 		}
-		body := ""
+		body, bodyAt := "", sc.src.at(len(text))
 		if j < len(toks) {
-			body = text[toks[j].pos:]
+			body, bodyAt = text[toks[j].pos:], sc.src.at(toks[j].pos)
 		}
 		// Only a sure name (unqualified, the same case) replaces the
 		// project's trigger or leaves it in place; any other is one more
@@ -669,7 +814,7 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 			return nil // the server keeps the trigger it has
 		}
 		for _, ev := range events {
-			sc.Triggers = append(sc.Triggers, &Trigger{Name: name, Exact: exact, Sure: sure, Table: table, Event: ev, Timing: timing, Body: body, Pos: namePos})
+			sc.Triggers = append(sc.Triggers, &Trigger{Name: name, Exact: exact, Sure: sure, Table: table, Event: ev, Timing: timing, Body: body, Pos: namePos, BodyAt: bodyAt})
 		}
 		return nil
 	default:
@@ -689,15 +834,15 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 				}
 			}
 		}
-		body := ""
+		body, bodyAt := "", sc.src.at(len(text))
 		if i+1 < len(toks) {
-			body = text[toks[i+1].pos:]
+			body, bodyAt = text[toks[i+1].pos:], sc.src.at(toks[i+1].pos)
 		}
 		m := sc.Procedures
 		if kind == "FUNCTION" {
 			m = sc.Routines
 		}
-		putRoutine(m, &Routine{Name: name, Function: kind == "FUNCTION", Body: body, Sure: sure}, orReplace(toks))
+		putRoutine(m, &Routine{Name: name, Function: kind == "FUNCTION", Body: body, Sure: sure, BodyAt: bodyAt}, orReplace(toks))
 		return nil
 	}
 }
@@ -707,6 +852,16 @@ func (sc *Schema) addProgram(kind string, toks []token, i int, text string) erro
 // CREATE TABLE, ALTER TABLE, CREATE VIEW, DROP, RENAME, CREATE and DROP
 // PROCEDURE; other statements change nothing here.
 func (sc *Schema) Add(st ast.StmtNode) { sc.addStmt(st) }
+
+// AddTextAt is AddText of a statement that lies at at in the schema:
+// the triggers and routines it defines record where their bodies are
+// (BodyAt), and what the analysis cannot read in a body is refused
+// there (Refusal.At).
+func (sc *Schema) AddTextAt(text string, at Source) error {
+	sc.src = &at
+	defer func() { sc.src = nil }()
+	return sc.AddText(text)
+}
 
 // AddText reads one schema statement's text, as ReadSchema reads each
 // statement of a file (CREATE TRIGGER and CREATE FUNCTION included).

@@ -93,6 +93,12 @@ type Refusal struct {
 	// Reason completes "the statement ..." with why and what to do.
 	Reason string
 	Loc    int
+	// At is, for what a stored program's body holds, where in the
+	// schema (Source.Pos the byte offset of the statement or words in
+	// question), when the body was read with its place
+	// (Schema.AddTextAt); nil otherwise. Loc is then the caller's, the
+	// statement that reaches the body.
+	At *Source
 }
 
 // Report is what Of found in one statement.
@@ -162,6 +168,19 @@ func of(st ast.StmtNode, base int, sc *Schema) *Report {
 	return r
 }
 
+// EventWrites analyses the body of ev, an event of sc, as a statement
+// that runs it: the Report's Writes are every table it may write (none
+// Direct: an event's writes carry no fencing token and no guard), and
+// its Refusals what the analysis cannot see through in it. Loc values
+// are 0; a Refusal's At is where in the body, when ev.BodyAt is known.
+func EventWrites(ev *Event, sc *Schema) *Report {
+	r := &Report{Kind: "event"}
+	a := &analysis{sc: sc, r: r, bodies: map[string]*effects{}, done: map[string]bool{}}
+	p := "event " + ev.Name
+	a.close(a.body(p, ev.Body, ev.BodyAt, p, 0), p, 0)
+	return r
+}
+
 // kindOf is the node's Go type name (InsertStmt, ...).
 func kindOf(n ast.Node) string {
 	t := reflect.TypeOf(n)
@@ -184,6 +203,9 @@ type call struct {
 	name      string
 	procedure bool
 	loc       int
+	// at is where a call a stored program's body makes lies in the
+	// schema (Refusal.At), nil elsewhere.
+	at *Source
 }
 
 type analysis struct {
@@ -295,7 +317,7 @@ func (a *analysis) write(w Write) {
 			}
 			p := via + "trigger " + tr.Name + " on " + tr.Table
 			if tr.Opaque != "" {
-				a.r.Refusals = append(a.r.Refusals, Refusal{Kind: "trigger", Loc: w.Loc,
+				a.r.Refusals = append(a.r.Refusals, Refusal{Kind: "trigger", Loc: w.Loc, At: tr.BodyAt,
 					Reason: "writes " + w.Table + ", which sets off " + p + ", whose body fencegen cannot read (" + tr.Opaque + "), so it cannot show that it writes no fenced table"})
 				continue
 			}
@@ -303,7 +325,7 @@ func (a *analysis) write(w Write) {
 				continue
 			}
 			a.done[p] = true
-			a.close(a.body("trigger "+tr.Name+" "+tr.Event, tr.Body, p, w.Loc), p, w.Loc)
+			a.close(a.body("trigger "+tr.Name+" "+tr.Event, tr.Body, tr.BodyAt, p, w.Loc), p, w.Loc)
 		}
 		if ev != "DELETE" && ev != "UPDATE" {
 			continue
@@ -384,8 +406,12 @@ func (a *analysis) call(c call, via string, loc int) {
 	}
 	if r == nil {
 		if c.procedure {
-			a.r.Refusals = append(a.r.Refusals, Refusal{Kind: "CallStmt", Loc: loc,
-				Reason: "CALLs " + c.name + ", a procedure the schema does not define, so fencegen cannot show that it writes no fenced table; define the procedure in the schema files"})
+			reason := "CALLs " + c.name
+			if via != "" {
+				reason = "reaches, through " + via + ", a CALL of " + c.name
+			}
+			a.r.Refusals = append(a.r.Refusals, Refusal{Kind: "CallStmt", Loc: loc, At: c.at,
+				Reason: reason + ", a procedure the schema does not define, so fencegen cannot show that it writes no fenced table; define the procedure in the schema files"})
 		}
 		// A function the schema does not define is a built-in one (a
 		// stored function must exist when the statement runs).
@@ -395,7 +421,7 @@ func (a *analysis) call(c call, via string, loc int) {
 	opaque := false
 	for d := r; d != nil; d = d.Alt {
 		if d.Opaque != "" {
-			a.r.Refusals = append(a.r.Refusals, Refusal{Kind: what[:len(what)-1], Loc: loc,
+			a.r.Refusals = append(a.r.Refusals, Refusal{Kind: what[:len(what)-1], Loc: loc, At: d.BodyAt,
 				Reason: "runs " + p + ", whose body fencegen cannot read (" + d.Opaque + "), so it cannot show that it writes no fenced table"})
 			opaque = true
 		}
@@ -409,7 +435,7 @@ func (a *analysis) call(c call, via string, loc int) {
 		if k > 0 {
 			key += fmt.Sprintf(" (definition %d)", k+1)
 		}
-		a.close(a.body(key, r.Body, p, loc), p, loc)
+		a.close(a.body(key, r.Body, r.BodyAt, p, loc), p, loc)
 	}
 }
 
@@ -439,18 +465,18 @@ func (a *analysis) viewRead(name, via string, loc int) {
 // write is cut out and parsed alone; the words naming stored functions
 // and views are followed. Locations are meaningless inside (close puts
 // them at the caller's).
-func (a *analysis) body(key, text, what string, loc int) *effects {
+func (a *analysis) body(key, text string, at *Source, what string, loc int) *effects {
 	if e, ok := a.bodies[key]; ok {
 		return e
 	}
 	e := &effects{}
 	a.bodies[key] = e
-	opaque := func(e *effects) func(string) {
-		return func(reason string) {
-			e.refusals = append(e.refusals, Refusal{Kind: "body", Loc: loc, Reason: reason + "; fencegen cannot show that " + what + " writes no fenced table"})
+	opaque := func(e *effects) func(string, int) {
+		return func(reason string, off int) {
+			e.refusals = append(e.refusals, Refusal{Kind: "body", Loc: loc, At: at.at(off), Reason: reason + "; fencegen cannot show that " + what + " writes no fenced table"})
 		}
 	}
-	a.scanBody(text, 0, loc, e, opaque(e))
+	a.scanBody(text, 0, loc, at, e, opaque(e))
 	if len(a.sc.Fenced) == 0 {
 		return e
 	}
@@ -461,9 +487,9 @@ func (a *analysis) body(key, text, what string, loc int) *effects {
 	want := effectsSignature(e)
 	for _, m := range modeReadings(text) {
 		alt := &effects{}
-		a.scanBody(text, m.mode, loc, alt, opaque(alt))
+		a.scanBody(text, m.mode, loc, at, alt, opaque(alt))
 		if effectsSignature(alt) != want {
-			opaque(e)("reads differently under sql_mode " + m.name + " (where " + m.what + "), which the server stores with the program from the session that created it and fencegen cannot see; write " + m.fix)
+			opaque(e)("reads differently under sql_mode "+m.name+" (where "+m.what+"), which the server stores with the program from the session that created it and fencegen cannot see; write "+m.fix, 0)
 			break
 		}
 	}
@@ -494,7 +520,7 @@ func effectsSignature(e *effects) string {
 // cut parses the statement of a body that starts at toks[i] (up to the
 // next semicolon outside parentheses, or END of the block) and adds its
 // effects to e; it returns the index of the statement's last token.
-func (a *analysis) cut(toks []token, i int, text string, mode mysql.SQLMode, e *effects, opaque func(string)) int {
+func (a *analysis) cut(toks []token, i int, text string, mode mysql.SQLMode, at *Source, e *effects, opaque func(string, int)) int {
 	depth := 0
 	j := i
 	for ; j < len(toks); j++ {
@@ -518,15 +544,24 @@ done:
 	p.SetSQLMode(mode)
 	stmts, _, err := p.Parse(stmtText, "", "")
 	if err != nil || len(stmts) != 1 {
-		opaque("holds a statement fencegen's parser does not read (" + firstWords(stmtText) + ")")
+		opaque("holds a statement fencegen's parser does not read ("+firstWords(stmtText)+")", toks[i].pos)
 		return j - 1
 	}
 	sub := a.statement(stmts[0], stmts[0].Text(), 0, true)
+	for k := range sub.refusals {
+		// What the statement holds is refused where the body has it.
+		if f := &sub.refusals[k]; f.At == nil {
+			f.At = at.at(toks[i].pos + max(f.Loc, 0))
+		}
+	}
 	for _, w := range sub.writes {
 		w.Direct = false
 		e.writes = append(e.writes, w)
 	}
-	e.calls = append(e.calls, sub.calls...)
+	for _, c := range sub.calls {
+		c.at = at.at(toks[i].pos + max(c.loc, 0))
+		e.calls = append(e.calls, c)
+	}
 	e.views = append(e.views, sub.views...)
 	e.refusals = append(e.refusals, sub.refusals...)
 	return j - 1

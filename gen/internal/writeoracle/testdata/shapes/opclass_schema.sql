@@ -4,7 +4,7 @@
 CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL DEFAULT 'new');
 CREATE FUNCTION bump() RETURNS int LANGUAGE plpgsql AS $$
 BEGIN UPDATE jobs SET state = 'hacked'; RETURN 1; END $$;
-CREATE FUNCTION eqw(a int, b int) RETURNS bool LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM bump(); RETURN a = b; END $$;
+CREATE FUNCTION eqw(a int, b int) RETURNS bool LANGUAGE plpgsql AS $$ BEGIN PERFORM bump(); RETURN a = b; END $$;
 CREATE FUNCTION eqh(a int, b int) RETURNS bool LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN a = b; END $$;
 CREATE OPERATOR ~~= (LEFTARG = int, RIGHTARG = int, FUNCTION = eqh, COMMUTATOR = =~~);
 CREATE OPERATOR =~~ (LEFTARG = int, RIGHTARG = int, FUNCTION = eqw, COMMUTATOR = ~~=);

@@ -161,6 +161,17 @@ WITH x AS (SELECT write_id()) SELECT 1;
 -- name: Through18 :exec
 SELECT 1 WHERE EXISTS (SELECT write_id());
 
+-- A WITH entry shadowed by an inner one of its name, and a subquery
+-- under LIMIT 0, are not run (issue 24 precision).
+-- name: ShadowedWith :exec
+WITH x AS (SELECT write_id() AS v) SELECT v FROM (WITH x AS (SELECT 2 AS v) SELECT v FROM x) s;
+
+-- name: LimitZero :exec
+SELECT * FROM (SELECT write_id() FROM jobs LIMIT 0) s;
+
+-- name: LimitZeroOffset :exec
+SELECT id FROM jobs LIMIT 0 OFFSET write_id();
+
 -- name: Through19 :exec
 SELECT id FROM events ORDER BY write_id();
 

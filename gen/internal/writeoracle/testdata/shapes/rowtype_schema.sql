@@ -4,7 +4,7 @@
 CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL DEFAULT 'new');
 CREATE FUNCTION bump() RETURNS int LANGUAGE plpgsql AS $$
 BEGIN UPDATE jobs SET state = 'hacked'; RETURN 1; END $$;
-CREATE FUNCTION chk(x int) RETURNS bool LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM bump(); RETURN true; END $$;
+CREATE FUNCTION chk(x int) RETURNS bool LANGUAGE plpgsql AS $$ BEGIN PERFORM bump(); RETURN true; END $$;
 CREATE DOMAIN pos AS int CHECK (chk(VALUE));
 -- notes has the oracle's token column itself: holder.r is of its row type.
 CREATE TABLE notes (id bigint PRIMARY KEY, n pos, fence_tok bigint NOT NULL DEFAULT 0);

@@ -91,6 +91,11 @@ CREATE FUNCTION logs_truncated() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UP
 CREATE TRIGGER logs_truncated AFTER TRUNCATE ON logs FOR EACH STATEMENT EXECUTE FUNCTION logs_truncated();
 CREATE FUNCTION write_id() RETURNS bigint LANGUAGE plpgsql AS $$ BEGIN UPDATE jobs SET state = 'w' WHERE id = 1; RETURN 1; END $$;
 CREATE MATERIALIZED VIEW stamped AS SELECT write_id() AS id WITH NO DATA;
+-- A writer in a prepared statement (trial N9's shape): declared IMMUTABLE,
+-- the planner would fold it while planning EXPLAIN EXECUTE, and the
+-- schema would be an error at its CREATE FUNCTION (analyze's
+-- nonVolatileWriters, trial t24 F1-F3); VOLATILE, planning runs it not.
+CREATE FUNCTION folded_write(n bigint) RETURNS bigint LANGUAGE plpgsql AS $$ BEGIN PERFORM write_id(); RETURN n; END $$;
 CREATE TABLE refs (id bigint PRIMARY KEY);
 CREATE TABLE holders (id bigint PRIMARY KEY, ref_id bigint DEFAULT write_id() REFERENCES refs (id) ON DELETE SET DEFAULT);
 CREATE DOMAIN checked_text AS text CHECK (write_id() = 1);

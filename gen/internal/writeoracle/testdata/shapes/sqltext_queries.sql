@@ -1,16 +1,16 @@
 -- name: ViaQueryToXml :one
 SELECT query_to_xml('SELECT bump()', true, false, '')::text;
 
+-- A constant that only reads is the statement it is (issue 24
+-- precision).
+-- name: QueryToXmlRead :one
+SELECT query_to_xml('SELECT id, state FROM jobs', true, false, '')::text;
+
 -- name: ViaTableToXml :one
 SELECT table_to_xml('bumpview', true, false, '')::text;
 
 -- name: ViaTsStat :many
 SELECT * FROM ts_stat('SELECT bump()::text::tsvector');
-
--- query_to_xmlschema only plans the query: a STABLE function folded
--- there runs.
--- name: ViaQueryToXmlschemaFolded :one
-SELECT query_to_xmlschema('SELECT stable_bump()', true, false, '')::text;
 
 -- name: ViaSchemaToXml :one
 SELECT schema_to_xml('public', true, false, '')::text;

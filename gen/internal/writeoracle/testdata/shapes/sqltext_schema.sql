@@ -5,4 +5,3 @@ CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL DEFAULT 'new');
 CREATE FUNCTION bump() RETURNS int LANGUAGE plpgsql AS $$
 BEGIN UPDATE jobs SET state = 'hacked'; RETURN 1; END $$;
 CREATE VIEW bumpview AS SELECT bump() AS b;
-CREATE FUNCTION stable_bump() RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN RETURN bump(); END $$;

@@ -1,0 +1,52 @@
+package gen_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSwallowedParamsAsSqlc (issue 23, GoAlert's CleanupAlertLogs):
+// sqlc v1.31.1's parser reads @b - 1 as PostgreSQL's prefix operator @
+// over b - 1, and its rewrite puts one parameter, named -b (its
+// flatten of the operand), in place of that whole operand, wherever the
+// operand stands: a BETWEEN bound, an IN list, a cast, LIMIT and
+// OFFSET, an INSERT's value. The parameter is typed as one standing
+// there (B int64 after id for BETWEEN $1 AND $2- 1), numbered apart
+// from a plain @b (the names differ: LIMIT $4 and OFFSET $1- 1 for
+// @batch_size), and its text takes the blank after the name ($2- 1).
+// fencegen wrote $2 - 1, typed B interface{} and reused $1. The files
+// are compared with sqlc's, text for text, below the header.
+func TestSwallowedParamsAsSqlc(t *testing.T) {
+	schema := "CREATE TABLE alert_logs (id bigint PRIMARY KEY, n integer NOT NULL, alert_id bigint);\nCREATE TABLE alerts (id bigint PRIMARY KEY);\n"
+	queries := "-- name: Between :many\nSELECT id FROM alert_logs WHERE id BETWEEN @a AND @b - 1;\n\n" +
+		"-- name: BetweenPlain :many\nSELECT id FROM alert_logs WHERE id BETWEEN @a AND @b;\n\n" +
+		"-- name: BetweenLow :many\nSELECT id FROM alert_logs WHERE id BETWEEN @a + 1 AND @b;\n\n" +
+		"-- name: NotBetween :many\nSELECT id FROM alert_logs WHERE id NOT BETWEEN @a * 2 AND @b / 2;\n\n" +
+		"-- name: InList :many\nSELECT id FROM alert_logs WHERE n IN (@a - 1, @b);\n\n" +
+		"-- name: Cast :many\nSELECT id FROM alert_logs WHERE n = (@a % 3)::int AND id = @b;\n\n" +
+		"-- name: Compare :many\nSELECT id FROM alert_logs WHERE n > @a - 1 AND id = @b;\n\n" +
+		"-- name: LimitOffset :many\nSELECT id FROM alert_logs LIMIT @a - 1 OFFSET @b;\n\n" +
+		"-- name: Insert :exec\nINSERT INTO alert_logs (id, n) VALUES (@a + 1, @b * 2);\n\n" +
+		"-- name: Update :exec\nUPDATE alert_logs SET n = @a - 1 WHERE id = @b;\n\n" +
+		// GoAlert's engine/cleanupmanager query, as written there.
+		"-- name: CleanupAlertLogs :one\nWITH scope AS (\n    SELECT\n        id\n    FROM\n        alert_logs l\n    WHERE\n        l.id BETWEEN @start_id AND @end_id - 1\n    ORDER BY\n        l.id\n    LIMIT @batch_size\n),\n" +
+		"id_range AS (\n    SELECT\n        min(id),\n        max(id)\n    FROM\n        scope\n),\n" +
+		"_delete AS (\n    DELETE FROM alert_logs\n    WHERE id = ANY (\n            SELECT\n                id\n            FROM\n                alert_logs\n            WHERE\n                id BETWEEN (\n                    SELECT\n                        min\n                    FROM\n                        id_range)\n                    AND (\n                        SELECT\n                            max\n                        FROM\n                            id_range)\n                        AND NOT EXISTS (\n                            SELECT\n                                1\n                            FROM\n                                alerts\n                            WHERE\n                                alert_id = id)\n                            FOR UPDATE\n                                SKIP LOCKED))\n" +
+		"                SELECT\n                    id\n                FROM\n                    scope OFFSET @batch_size - 1\n                LIMIT 1;\n"
+	for _, pkg := range []string{"database/sql", "pgx/v5"} {
+		t.Run(pkg, func(t *testing.T) {
+			q := queries
+			if pkg == "pgx/v5" {
+				// sqlc's pgx/v5 template declares a Params field once per
+				// number (BatchSize twice), which does not compile: the
+				// repeated name is compared on database/sql only.
+				q = q[:strings.Index(q, "-- name: CleanupAlertLogs")]
+			}
+			filesAsSqlc(t, map[string]string{
+				"schema.sql": schema,
+				"q.sql":      q,
+				"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: " + pkg + "}}}\n",
+			}, "sqlc.yaml")
+		})
+	}
+}
