@@ -50,3 +50,36 @@ func TestSwallowedParamsAsSqlc(t *testing.T) {
 		})
 	}
 }
+
+// TestSwallowedFuncArgsAsSqlc (issue 23): an operand sqlc reads as @(x)
+// that is a direct argument of a call (abs(@a - 1)) is typed as sqlc
+// types a parameter standing there: from its catalog's first overload
+// taking that many arguments (abs: bigint, round: double precision) or
+// from a user function's declared argument. fencegen typed it
+// interface{} as below a call it is no argument of. The files are
+// compared with sqlc's, text for text, below the header.
+func TestSwallowedFuncArgsAsSqlc(t *testing.T) {
+	schema := "CREATE TABLE t (id bigint PRIMARY KEY, a bigint NOT NULL, b integer NOT NULL, name text NOT NULL, f float8);\n" +
+		"CREATE FUNCTION addone(x integer) RETURNS integer LANGUAGE sql AS 'SELECT x + 1';\n"
+	queries := "-- name: Abs :many\nSELECT id FROM t WHERE a > abs(@a - 1) AND name = @name;\n\n" +
+		"-- name: Round :many\nSELECT id FROM t WHERE a > round(@a - 1) AND name = @name;\n\n" +
+		"-- name: Mod :many\nSELECT id FROM t WHERE a > mod(@a - 1, 3) AND name = @name;\n\n" +
+		"-- name: Power :many\nSELECT id FROM t WHERE f > power(@f * 2, 2) AND name = @name;\n\n" +
+		"-- name: Nested :many\nSELECT id FROM t WHERE a > abs(abs(@a - 1)) AND name = @name;\n\n" +
+		"-- name: InCoalesce :many\nSELECT id FROM t WHERE a > coalesce(abs(@a - 1), 0) AND name = @name;\n\n" +
+		"-- name: UserFunc :many\nSELECT id FROM t WHERE b > addone(@a - 1) AND name = @name;\n\n" +
+		"-- name: Text :many\nSELECT id FROM t WHERE name = replace(@s || 'x', 'a', 'b') AND a = @a;\n\n" +
+		"-- name: SelectList :many\nSELECT abs(@a - 1) AS x, id FROM t WHERE name = @name;\n\n" +
+		"-- name: InCase :many\nSELECT id FROM t WHERE a > CASE WHEN name = @name THEN abs(@a - 1) ELSE 0 END;\n\n" +
+		"-- name: Insert :exec\nINSERT INTO t (id, a, b, name) VALUES (@id, abs(@a - 1), @b, @name);\n\n" +
+		"-- name: Update :exec\nUPDATE t SET a = abs(@a - 1), name = @name WHERE id = @id;\n"
+	for _, pkg := range []string{"database/sql", "pgx/v5"} {
+		t.Run(pkg, func(t *testing.T) {
+			filesAsSqlc(t, map[string]string{
+				"schema.sql": schema,
+				"q.sql":      queries,
+				"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: " + pkg + "}}}\n",
+			}, "sqlc.yaml")
+		})
+	}
+}

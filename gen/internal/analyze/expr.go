@@ -503,11 +503,20 @@ func (a *analyzer) sqlcSwallowed(sc *scope, n *sqlparse.AExpr) {
 // from column value c; a parameter PostgreSQL's reading leaves untyped
 // keeps that.
 func (a *analyzer) sqlcSwallowedAs(p *sqlparse.Param, c value) {
+	a.sqlcSwallowedAsType(p, sqlcColumnParam(c))
+}
+
+// sqlcSwallowedAsType types, for sqlc, @name parameter p, which starts
+// an operand sqlc reads as @(x), as sqlc types a parameter in x's place:
+// sq, from the column beside it (sqlcSwallowedAs) or from the argument
+// of the call x is a direct argument of (abs(@a - 1): sqlc's first abs
+// taking one argument, bigint). A parameter PostgreSQL's reading leaves
+// untyped keeps that.
+func (a *analyzer) sqlcSwallowedAsType(p *sqlparse.Param, sq *SqlcType) {
 	pr := a.param(p.Number)
 	if !pr.Known {
 		return
 	}
-	sq := sqlcColumnParam(c)
 	sq.NotNull = sq.NotNull && !pr.forceNull
 	pr.Sqlc = sq
 	if !a.opts.PGTypes {

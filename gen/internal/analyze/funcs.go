@@ -493,14 +493,25 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 	}
 	if user != nil {
 		for i, x := range f.Args {
-			if p, ok := unwrapParam(x); ok {
-				// name => value picks the parameter by name.
-				idx := i
-				if f.ArgNames[i] != "" {
-					if k := slices.Index(user.ArgNames, f.ArgNames[i]); k >= 0 {
-						idx = k
-					}
+			// name => value picks the parameter by name.
+			idx := i
+			if f.ArgNames[i] != "" {
+				if k := slices.Index(user.ArgNames, f.ArgNames[i]); k >= 0 {
+					idx = k
 				}
+			}
+			if op, ok := x.(*sqlparse.AExpr); ok && a.swallowers[op] != nil && idx < len(user.ArgTypes) {
+				// addone(@a - 1): sqlc's parameter is the whole argument
+				// (sqlcSwallowed), typed as a direct argument is.
+				args[i] = a.expr(sc, x)
+				v := value{Type: user.ArgTypes[idx], NotNull: true, Known: true}
+				if idx < len(user.ArgDBTypes) && user.ArgTypes[idx].ArrayDims == 0 {
+					v.DBType = user.ArgDBTypes[idx]
+				}
+				a.sqlcSwallowedAs(a.swallowers[op], v)
+				continue
+			}
+			if p, ok := unwrapParam(x); ok {
 				if idx < len(user.ArgTypes) {
 					// Like sqlc, an argument without a name is named after
 					// the function (plains_of($1): plainsOf).
@@ -600,6 +611,13 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 	for i, x := range callArgs {
 		p, ok := unwrapParam(x)
 		if !ok {
+			if x, isOp := x.(*sqlparse.AExpr); isOp && a.swallowers[x] != nil && i < len(f.Args) && argNames[i] == "" && (f.Func.Schema == "" || f.Func.Schema == "pg_catalog") {
+				// abs(@a - 1): sqlc's parameter is the whole argument
+				// (sqlcSwallowed), typed as a direct argument is, below.
+				if st, ok := a.sqlcFuncParam(name, len(f.Args), i); ok {
+					a.sqlcSwallowedAsType(a.swallowers[x], &st)
+				}
+			}
 			continue
 		}
 		t, hint := c.types[i], name

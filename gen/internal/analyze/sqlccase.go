@@ -177,6 +177,8 @@ func (a *analyzer) findSqlcCaseParams() {
 			for _, x := range n.Args {
 				if p, ok := x.(*sqlparse.Param); ok {
 					direct[p] = true
+				} else if x, ok := x.(*sqlparse.AExpr); ok && a.swallowers[x] != nil {
+					direct[a.swallowers[x]] = true // funcs.go
 				}
 			}
 			return sqlcParent{node: n, limit: s.limit, offset: s.offset}
