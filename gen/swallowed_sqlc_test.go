@@ -56,8 +56,10 @@ func TestSwallowedParamsAsSqlc(t *testing.T) {
 // types a parameter standing there: from its catalog's first overload
 // taking that many arguments (abs: bigint, round: double precision) or
 // from a user function's declared argument. fencegen typed it
-// interface{} as below a call it is no argument of. The files are
-// compared with sqlc's, text for text, below the header.
+// interface{} as below a call it is no argument of, and tagged such a
+// parameter with its written name (json:"a") where sqlc's tags carry its
+// own (json:"-a"). The files are compared with sqlc's, text for text,
+// below the header.
 func TestSwallowedFuncArgsAsSqlc(t *testing.T) {
 	schema := "CREATE TABLE t (id bigint PRIMARY KEY, a bigint NOT NULL, b integer NOT NULL, name text NOT NULL, f float8);\n" +
 		"CREATE FUNCTION addone(x integer) RETURNS integer LANGUAGE sql AS 'SELECT x + 1';\n"
@@ -73,13 +75,18 @@ func TestSwallowedFuncArgsAsSqlc(t *testing.T) {
 		"-- name: InCase :many\nSELECT id FROM t WHERE a > CASE WHEN name = @name THEN abs(@a - 1) ELSE 0 END;\n\n" +
 		"-- name: Insert :exec\nINSERT INTO t (id, a, b, name) VALUES (@id, abs(@a - 1), @b, @name);\n\n" +
 		"-- name: Update :exec\nUPDATE t SET a = abs(@a - 1), name = @name WHERE id = @id;\n"
+	// sqlc's db and json tags carry its name of the parameter (-a, *f),
+	// in every json_tags_case_style.
+	queries += "\n-- name: Times :many\nSELECT id FROM t WHERE a > @w * 2 AND name = @name;\n"
 	for _, pkg := range []string{"database/sql", "pgx/v5"} {
-		t.Run(pkg, func(t *testing.T) {
-			filesAsSqlc(t, map[string]string{
-				"schema.sql": schema,
-				"q.sql":      queries,
-				"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: " + pkg + "}}}\n",
-			}, "sqlc.yaml")
-		})
+		for _, tags := range []string{"", ", emit_db_tags: true, emit_json_tags: true", ", emit_json_tags: true, json_tags_case_style: pascal", ", emit_json_tags: true, json_tags_case_style: camel"} {
+			t.Run(pkg+tags, func(t *testing.T) {
+				filesAsSqlc(t, map[string]string{
+					"schema.sql": schema,
+					"q.sql":      queries,
+					"sqlc.yaml":  "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out, sql_package: " + pkg + tags + "}}}\n",
+				}, "sqlc.yaml")
+			})
+		}
 	}
 }

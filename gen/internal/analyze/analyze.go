@@ -239,6 +239,12 @@ type Param struct {
 	// emitter checks. UseLine and UseCol locate the first use.
 	Uses            []*Param
 	UseLine, UseCol int
+	// SqlcName is sqlc v1.31.1's name of the parameter where it is not
+	// Name: -a for the operand @a - 1 that sqlc reads as @(a - 1) and
+	// names after its flatten (sqlcFlattenName). sqlc's db and json tags
+	// carry it; the Go names are Name's, which sqlc's equal but for a
+	// method argument sqlc would name -a (which does not compile).
+	SqlcName string
 }
 
 // spelled returns col, or for a value that is no table column but that
@@ -820,6 +826,9 @@ type analyzer struct {
 	// parameter (findSwallowed).
 	swallowers  map[*sqlparse.AExpr]*sqlparse.Param
 	swallowedBy map[*sqlparse.Param]*sqlparse.AExpr
+	// sqlcNames are sqlc's names of the parameters, by number, where
+	// they are not the name written (Param.SqlcName).
+	sqlcNames map[int]string
 	// sqlcCaseParents are the parameters sqlc types by what encloses the CASE
 	// they stand in, by number, and sqlcOperands the operators among
 	// those parents (sqlccase.go).
@@ -1231,6 +1240,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		if !p.Known {
 			p.Type = catalog.Type{Name: "any"}
 		}
+		p.SqlcName = a.sqlcNames[n]
 		q.Params = append(q.Params, p)
 	}
 	for _, r := range a.refusals {

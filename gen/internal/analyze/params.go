@@ -129,6 +129,12 @@ func (a *analyzer) numberParams() (string, error) {
 			n = next
 			used[n] = true
 			byName[key] = n
+			if key != p.Name {
+				if a.sqlcNames == nil {
+					a.sqlcNames = map[int]string{}
+				}
+				a.sqlcNames[n] = key
+			}
 			if positional && a.namedFrom == 0 {
 				a.namedFrom, a.firstNamed = n, p.Loc
 			}

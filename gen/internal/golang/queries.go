@@ -868,7 +868,11 @@ func (e *emitter) structs(f *jen.File, q *analyze.Query, sig signature) {
 				continue // one field for both (paramFields)
 			}
 			emitted[n] = true
-			tag := p.Name + n[len(e.names.structName(p.Name)):] // id_2 for ID_2, as sqlc
+			tag := p.Name
+			if p.SqlcName != "" {
+				tag = p.SqlcName // -a for @a - 1, as sqlc
+			}
+			tag += n[len(e.names.structName(p.Name)):] // id_2 for ID_2, as sqlc
 			fields = append(fields, jen.Id(n).Add(e.paramType(p).code()).Tag(e.tags(tag, p.Column, knownType(p), p.NotNull)))
 		}
 		f.Type().Id(q.Name + "Params").Add(structOf(fields))
