@@ -154,7 +154,9 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 			}
 			text := h.Text
 			if h.Kind == "table" && len(noDefault) > 0 {
-				if names, ok := fw.tableNamesLocked(text, noDefault); ok {
+				// The text names x's columns as they were named when it
+				// was written (catalog.Table.TextNoDefault).
+				if names, ok := fw.tableNamesLocked(text, x.TextNoDefault(noDefault)); ok {
 					for _, w := range fw.nameWritesLocked(fw.boundNamesLocked(names, x), true) {
 						add(hookWhere(h, x), w)
 					}

@@ -115,6 +115,7 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 		case sqlparse.AlterAttachPartition:
 			u.c.attach(t, other)
 		case sqlparse.AlterDetachPartition:
+			u.c.keepInherited(other, t)
 			other.parents = slices.DeleteFunc(other.parents, func(p *Table) bool { return p == t })
 			other.partitionOf = nil
 			// The detached table keeps its copies of t's foreign keys as
@@ -127,6 +128,7 @@ func (u *updater) alterCmd(t *Table, cmd *sqlparse.AlterCmd, recurse bool) {
 				t.parents = append(t.parents, other)
 			}
 		case sqlparse.AlterNoInherit:
+			u.c.keepInherited(t, other)
 			t.parents = slices.DeleteFunc(t.parents, func(p *Table) bool { return p == other })
 		}
 		return

@@ -161,6 +161,10 @@ type Column struct {
 	// column, for errors it causes; seq orders it among the statements.
 	changed *diag.Error
 	seq     int
+	// former are the names the column had before ALTER TABLE ... RENAME
+	// COLUMN: its DEFAULT is written under one of them in the schema
+	// statements before the rename (TextNoDefault).
+	former []string
 	// domains are the domains the column's declared type goes through,
 	// outermost first (a domain over a domain gives both; an array of a
 	// domain too): DROP DOMAIN ... CASCADE of any of them drops the
@@ -574,6 +578,43 @@ func (t *Table) Column(name string) *Column {
 	return nil
 }
 
+// TextNoDefault returns, for a write of t that evaluates the DEFAULT of
+// none of columns noDefault (their present names; "*" every column),
+// the column names whose DEFAULT in the text of t's schema statements
+// (Hooks) the write does not evaluate: a name written there is the one
+// its column had then, which a rename may since have given another
+// column (RENAME COLUMN n TO m; ADD COLUMN n: the DEFAULT written for n
+// is m's). A name is left out only when every column of t that has or
+// had it is among noDefault (issue 24, trial t24f rename2 b8).
+func (t *Table) TextNoDefault(noDefault []string) []string {
+	if slices.Contains(noDefault, "*") {
+		return []string{"*"}
+	}
+	var names []string
+	for _, c := range t.Columns {
+		for _, n := range append([]string{c.Name}, c.former...) {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	var out []string
+	for _, n := range names {
+		all := true
+		for _, c := range t.Columns {
+			if (c.Name == n || slices.Contains(c.former, n)) && !slices.Contains(noDefault, c.Name) {
+				all = false
+				break
+			}
+		}
+		if all {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // FenceColumn returns the fencing-token column, or nil for an unfenced
 // table.
 func (t *Table) FenceColumn() *Column {
@@ -682,6 +723,12 @@ type Func struct {
 	// text written after the rename, which PostgreSQL binds to another
 	// function of that name).
 	Former []string
+	// sig identifies the function among its schema's functions of its
+	// name, as PostgreSQL does: its input argument types, each as
+	// argKey spells it (a domain apart from its base type). DROP,
+	// ALTER ... RENAME and SET SCHEMA and CREATE OR REPLACE of a
+	// function match it (issue 24, trial t24f overdrop).
+	sig []string
 	// Bound, for a SQL-standard body (BEGIN ATOMIC ... END, RETURN
 	// expr), are the relations its names could denote when the function
 	// was created, which PostgreSQL binds the body to (by OID): keyed by

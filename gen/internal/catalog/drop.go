@@ -13,9 +13,11 @@ func (u *updater) drop(n *sqlparse.Drop) {
 		switch n.Kind {
 		case "trigger", "rule":
 			// DROP TRIGGER name ON table, DROP RULE name ON table: the
-			// writes they set off stop with them.
+			// writes they set off stop with them. The table is looked
+			// up as PostgreSQL does (pathTable): one of its name in a
+			// schema PostgreSQL does not search keeps its trigger.
 			if i < len(n.On) {
-				if t := u.c.Table(n.On[i].Schema, n.On[i].Name); t != nil {
+				if t := u.c.pathTable(n.On[i]); t != nil {
 					if n.Kind == "trigger" {
 						t.Triggers = slices.DeleteFunc(t.Triggers, func(x *Trigger) bool { return x.Name == name.Name })
 					} else {
@@ -77,6 +79,7 @@ func (u *updater) drop(n *sqlparse.Drop) {
 			}
 		case "schema":
 			if i := slices.IndexFunc(u.c.Schemas, func(s *Schema) bool { return s.Name == name.Name }); i >= 0 {
+				u.c.dropFuncs(slices.Clone(u.c.Schemas[i].Funcs), n.Cascade)
 				for _, t := range slices.Clone(u.c.Schemas[i].Tables) {
 					if n.Cascade {
 						// Views in other schemas over its relations go
@@ -110,22 +113,72 @@ func (u *updater) drop(n *sqlparse.Drop) {
 			// An index the catalog does not know (one on a relation it
 			// lacks) is no error, as in sqlc.
 			u.c.dropIndex(name)
-		case "function":
-			if s := u.c.Schema(name.Schema); s != nil {
-				s.Funcs = slices.DeleteFunc(s.Funcs, func(f *Func) bool { return f.Name == name.Name })
-				if n.Cascade {
-					// DROP FUNCTION ... CASCADE drops the triggers that
-					// run it.
-					for _, sc := range u.c.Schemas {
-						for _, t := range sc.Tables {
-							t.Triggers = slices.DeleteFunc(t.Triggers, func(tr *Trigger) bool {
-								return tr.Func.Name == name.Name && (tr.Func.Schema == "" || tr.Func.Schema == s.Name)
-							})
-						}
-					}
-				}
+		case "function", "routine", "aggregate":
+			// DROP FUNCTION f(args) drops the function of that name
+			// and signature in f's schema (or the first schema of the
+			// search_path that has one), not its overloads nor its
+			// namesakes in other schemas (issue 24, trial t24f
+			// overdrop); one fencegen does not find stays.
+			var sig []*sqlparse.TypeName
+			if i < len(n.Sigs) {
+				sig = n.Sigs[i]
+			}
+			u.c.dropFuncs(u.c.funcsOf(name, sig), n.Cascade)
+		}
+	}
+}
+
+// pathTable returns the relation n names where PostgreSQL looks a
+// relation up to change or drop what it holds (DROP TRIGGER ... ON n,
+// DROP RULE, ALTER TRIGGER, ALTER RULE): in n's schema or, n
+// unqualified, the session's temporary relation of that name, else the
+// first schema of the search_path (the default schema while no SET
+// search_path is in force) that has one. Unlike Table it does not go on
+// to other schemas, nor to the system catalogs: nil when PostgreSQL
+// would find none (and, with IF EXISTS, change nothing).
+func (c *Catalog) pathTable(n sqlparse.Name) *Table {
+	if n.Schema != "" {
+		if s := c.Schema(n.Schema); s != nil {
+			return s.table(n.Name)
+		}
+		return nil
+	}
+	if s := c.Schema("pg_temp"); s != nil {
+		if t := s.table(n.Name); t != nil {
+			return t
+		}
+	}
+	for _, s := range c.funcSchemas("") {
+		if t := s.table(n.Name); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// dropFuncs drops functions fs and, with cascade, the triggers bound to
+// them alone (Trigger.Bound): a trigger that may run another function
+// stays, as does one whose function fencegen did not find when it was
+// created. The column defaults, CHECKs, views and domains that call
+// them PostgreSQL drops too; fencegen keeps their text, which names
+// functions no longer there (or, later, a namesake: a refusal too
+// many, never one too few).
+func (c *Catalog) dropFuncs(fs []*Func, cascade bool) {
+	if len(fs) == 0 {
+		return
+	}
+	if cascade {
+		for _, s := range c.Schemas {
+			for _, t := range s.Tables {
+				t.Triggers = slices.DeleteFunc(t.Triggers, func(tr *Trigger) bool {
+					bound := c.present(tr.Bound)
+					return len(bound) > 0 && !slices.ContainsFunc(bound, func(f *Func) bool { return !slices.Contains(fs, f) })
+				})
 			}
 		}
+	}
+	for _, s := range c.Schemas {
+		s.Funcs = slices.DeleteFunc(s.Funcs, func(f *Func) bool { return slices.Contains(fs, f) })
 	}
 }
 
@@ -142,6 +195,7 @@ func (c *Catalog) dropTable(t *Table, cascade bool) {
 		if cascade || ch.partitionOf == t {
 			c.dropTable(ch, cascade)
 		} else {
+			c.keepInherited(ch, t)
 			ch.parents = slices.DeleteFunc(ch.parents, func(p *Table) bool { return p == t })
 		}
 	}

@@ -41,6 +41,7 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 		f.ArgTypes = append(f.ArgTypes, t)
 		f.ArgDBTypes = append(f.ArgDBTypes, dbType(a))
 	}
+	f.sig = u.c.sigOf(n.ArgTypes)
 	if n.ReturnType != nil {
 		t, _ := u.c.ResolveType(n.ReturnType)
 		f.ReturnType = &t
@@ -79,21 +80,98 @@ func (u *updater) createFunction(n *sqlparse.CreateFunction) {
 	// body may no longer write what the old one wrote); without OR
 	// REPLACE it is an error, as in PostgreSQL (42723).
 	if i := slices.IndexFunc(s.Funcs, func(g *Func) bool {
-		return g.Name == f.Name && slices.Equal(g.ArgTypes, f.ArgTypes)
+		return g.Name == f.Name && slices.Equal(g.sig, f.sig)
 	}); i >= 0 {
 		if !n.OrReplace {
 			u.errorf(n.Loc, ErrExists, "function %q already exists with same argument types", f.Name)
 			return
 		}
 		if s.Funcs[i].Procedure == f.Procedure {
-			// The same function (OID): what bound it under a former
-			// name runs the new body.
+			// The same function (OID), replaced in place: what bound
+			// it (a trigger, Trigger.Bound; text under a former name)
+			// runs the new body.
 			f.Former = s.Funcs[i].Former
-			s.Funcs[i] = f
+			*s.Funcs[i] = *f
 			return
 		}
 	}
 	s.Funcs = append(s.Funcs, f)
+}
+
+// sigOf is the signature (Func.sig) of a function of argument types
+// args, as the statement being applied resolves them.
+func (c *Catalog) sigOf(args []*sqlparse.TypeName) []string {
+	sig := make([]string, 0, len(args))
+	for _, a := range args {
+		sig = append(sig, c.argKey(a))
+	}
+	return sig
+}
+
+// argKey spells argument type tn for a function's signature: a domain
+// (or an array of one) by its own name, as PostgreSQL tells f(d) from
+// f(int) when d is a domain over int, any other type by the type it
+// resolves to, and a type the catalog does not know by its name as
+// written (an extension's, qualified or not).
+func (c *Catalog) argKey(tn *sqlparse.TypeName) string {
+	if tn == nil {
+		return "?"
+	}
+	dims := strings.Repeat("[]", tn.ArrayDims)
+	if d := c.UserType(tn.Schema, tn.Name); d != nil && d.Kind == "domain" && !builtins[strings.ToLower(tn.Name)] {
+		return "domain " + d.Schema + "." + d.Name + dims
+	}
+	if t, ok := c.ResolveType(tn); ok {
+		return t.Schema + "." + t.Name + dims
+	}
+	return "? " + strings.ToLower(tn.Name) + dims
+}
+
+// funcsOf returns the functions and procedures that DROP, ALTER ...
+// RENAME or ALTER ... SET SCHEMA of n with argument types args (nil:
+// none written) names, as PostgreSQL finds them: those of that name and
+// signature (of that name alone when args is nil) in n's schema, or, n
+// unqualified, in the first schema of the search_path that has one.
+func (c *Catalog) funcsOf(n sqlparse.Name, args []*sqlparse.TypeName) []*Func {
+	var sig []string
+	if args != nil {
+		sig = c.sigOf(args)
+	}
+	for _, s := range c.funcSchemas(n.Schema) {
+		var out []*Func
+		for _, f := range s.Funcs {
+			if f.Name == n.Name && (args == nil || slices.Equal(f.sig, sig)) {
+				out = append(out, f)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+// funcSchemas are the schemas PostgreSQL looks a function up in, in
+// order: schema when given, else the search_path's (the default
+// schema when no SET search_path is in force).
+func (c *Catalog) funcSchemas(schema string) []*Schema {
+	if schema != "" {
+		if s := c.Schema(schema); s != nil {
+			return []*Schema{s}
+		}
+		return nil
+	}
+	var out []*Schema
+	path := c.searchPath
+	if path == nil {
+		path = []string{DefaultSchema}
+	}
+	for _, p := range path {
+		if s := c.Schema(p); s != nil && p != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // funcsNamed returns the functions and procedures that ALTER FUNCTION
@@ -115,6 +193,19 @@ func (c *Catalog) funcsNamed(n sqlparse.Name, args int) []*Func {
 		return all
 	}
 	return out
+}
+
+// funcsRenamed returns the functions ALTER FUNCTION n(args) ... RENAME
+// TO or SET SCHEMA changes: those funcsOf finds, or when it finds none
+// (an argument type the catalog resolves otherwise), those funcsNamed
+// finds by the number of arguments. More renamed than PostgreSQL renames
+// keep running what bound them (Func.Former, rebindTriggers); one left
+// under its old name would be dropped later in its namesake's stead.
+func (c *Catalog) funcsRenamed(n sqlparse.Name, args []*sqlparse.TypeName, count int) []*Func {
+	if fs := c.funcsOf(n, args); len(fs) > 0 {
+		return fs
+	}
+	return c.funcsNamed(n, count)
 }
 
 // bindBody returns the relations a SQL-standard body may name, as

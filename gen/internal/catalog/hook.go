@@ -15,6 +15,7 @@ package catalog
 
 import (
 	"regexp"
+	"slices"
 
 	pg "github.com/pganalyze/pg_query_go/v5"
 	"strings"
@@ -105,6 +106,13 @@ func (u *updater) hook(n sqlparse.Node) {
 		return
 	}
 	t := u.c.Table(name.Schema, name.Name)
+	switch n.(type) {
+	case *sqlparse.CreateTable, *sqlparse.CreateView:
+		// The relation the statement created, none when it created
+		// none (CREATE ... IF NOT EXISTS of one that exists): not
+		// another of its name the lookup may find first.
+		t = u.created
+	}
 	if t == nil || t.IsSystem() {
 		return
 	}
@@ -118,10 +126,74 @@ func (u *updater) hook(n sqlparse.Node) {
 		for _, like := range ct.LikeTables {
 			if src := u.c.Table(like.Schema, like.Name); src != nil && src != t {
 				t.Hooks = append(t.Hooks, src.Hooks...)
+				// And those src has from its parents (an inheritance
+				// child's or a partition's defaults and CHECKs are
+				// its own in PostgreSQL).
+				t.Hooks = appendHooks(t.Hooks, u.c.inheritedHooks(src))
 			}
 		}
 	}
 	t.Hooks = append(t.Hooks, u.newHook(kind, ""))
+}
+
+// inheritedHooks returns the hooks of t's ancestors (the tables it is a
+// partition or an inheritance child of, at any depth) that PostgreSQL
+// copies into t: their defaults, CHECKs and generated columns (Kind
+// "table") and, for a partition, their indexes ("index"). The analysis
+// reads them on the ancestors while t is attached (Catalog.Relatives);
+// they are t's own once it is detached (keepInherited).
+func (c *Catalog) inheritedHooks(t *Table) []*Hook {
+	var out []*Hook
+	seen := map[*Table]bool{t: true}
+	var up func(*Table)
+	up = func(x *Table) {
+		ps := slices.Clone(x.parents)
+		if x.partitionOf != nil {
+			ps = append(ps, x.partitionOf)
+		}
+		for _, p := range ps {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			for _, h := range p.Hooks {
+				if h.Kind == "table" || h.Kind == "index" {
+					out = appendHooks(out, []*Hook{h})
+				}
+			}
+			up(p)
+		}
+	}
+	up(t)
+	return out
+}
+
+// keepInherited gives child, which leaves its parent parent (DETACH
+// PARTITION, NO INHERIT, DROP TABLE of the parent), the hooks it has
+// through it: PostgreSQL copied the parent's defaults and CHECKs into
+// the child, which keeps them (issue 24, trial t24f detach, noinh).
+// Called before the link is cut.
+func (c *Catalog) keepInherited(child, parent *Table) {
+	if !slices.Contains(child.parents, parent) && child.partitionOf != parent {
+		return
+	}
+	var hs []*Hook
+	for _, h := range parent.Hooks {
+		if h.Kind == "table" || h.Kind == "index" {
+			hs = append(hs, h)
+		}
+	}
+	child.Hooks = appendHooks(child.Hooks, append(hs, c.inheritedHooks(parent)...))
+}
+
+// appendHooks appends to hs those of more it does not hold.
+func appendHooks(hs, more []*Hook) []*Hook {
+	for _, h := range more {
+		if !slices.Contains(hs, h) {
+			hs = append(hs, h)
+		}
+	}
+	return hs
 }
 
 var createForeignRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)^\s*create\s+foreign\s+table\b`) })

@@ -34,12 +34,37 @@ func (u *updater) rename(n *sqlparse.Rename) {
 		// binds by OID): a trigger follows it under its new name, and
 		// text that names it (defaults, CHECKs, ...) by a former name
 		// counts as naming it (Func.Former).
-		for _, f := range u.c.funcsNamed(n.Target, n.Args) {
+		for _, f := range u.c.funcsRenamed(n.Target, n.ArgTypes, n.Args) {
 			u.c.rebindTriggers(f, sqlparse.Name{Schema: f.Schema, Name: n.NewName})
 			if old := strings.ToLower(f.Name); !slices.Contains(f.Former, old) {
 				f.Former = append(f.Former, old)
 			}
 			f.Name = n.NewName
+		}
+	case "trigger", "rule":
+		// ALTER TRIGGER old ON t RENAME TO new, ALTER RULE ...: a later
+		// DROP or CREATE OR REPLACE of the old name no longer reaches
+		// it (issue 24, trial t24f rename, drops, rulemove).
+		t := u.c.pathTable(n.Target)
+		if t == nil {
+			return
+		}
+		if n.Kind == "trigger" {
+			if i := slices.IndexFunc(t.Triggers, func(x *Trigger) bool { return x.Name == n.Subname }); i >= 0 {
+				if slices.ContainsFunc(t.Triggers, func(x *Trigger) bool { return x.Name == n.NewName }) {
+					u.refusef(n.Loc, "trigger %q for relation %q already exists", n.NewName, t.Name)
+					return
+				}
+				t.Triggers[i].Name = n.NewName
+			}
+			return
+		}
+		if i := slices.IndexFunc(t.Rules, func(x *Rule) bool { return x.Name == n.Subname }); i >= 0 {
+			if slices.ContainsFunc(t.Rules, func(x *Rule) bool { return x.Name == n.NewName }) {
+				u.refusef(n.Loc, "rule %q for relation %q already exists", n.NewName, t.Name)
+				return
+			}
+			t.Rules[i].Name = n.NewName
 		}
 	case "constraint":
 		// ALTER TABLE t RENAME CONSTRAINT old TO new (CHECK constraints
@@ -140,6 +165,9 @@ func (u *updater) renameColumn(t *Table, n *sqlparse.Rename, top bool) {
 		t.Fence.Column = n.NewName
 	}
 	u.c.renameColumnConstraints(t, c.Name, n.NewName)
+	if !slices.Contains(c.former, c.Name) {
+		c.former = append(slices.Clone(c.former), c.Name)
+	}
 	c.Name = n.NewName
 	for _, ch := range u.c.children(t) {
 		u.renameColumn(ch, n, false)

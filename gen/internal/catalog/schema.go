@@ -42,7 +42,7 @@ func (u *updater) setSchema(n *sqlparse.AlterObjectSchema) {
 		if to == nil {
 			return
 		}
-		for _, f := range u.c.funcsNamed(n.Target, n.Args) {
+		for _, f := range u.c.funcsRenamed(n.Target, n.ArgTypes, n.Args) {
 			if from := u.c.Schema(f.Schema); from != nil && from != to {
 				u.c.rebindTriggers(f, sqlparse.Name{Schema: to.Name, Name: f.Name})
 				from.Funcs = slices.DeleteFunc(from.Funcs, func(x *Func) bool { return x == f })

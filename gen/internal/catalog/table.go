@@ -215,6 +215,7 @@ func (u *updater) createTable(n *sqlparse.CreateTable) {
 		u.addForeignKey(t, fk, n.Table.Name)
 	}
 	s.Tables = append(s.Tables, t)
+	u.created = t
 	for _, c := range seqCols {
 		u.columnSequence(c.col, c.name)
 	}

@@ -50,6 +50,12 @@ type Trigger struct {
 	// one of several Func could denote, renamed or moved since
 	// (rebindTriggers). TriggerFuncs returns them all.
 	Also []sqlparse.Name
+	// Bound are the functions Func named when the trigger was created,
+	// as PostgreSQL binds it (by OID: renamed, moved or replaced, the
+	// same function); several when fencegen cannot tell which. DROP
+	// FUNCTION ... CASCADE drops the trigger only with all of them
+	// (dropFuncs).
+	Bound []*Func
 }
 
 // TriggerFuncs returns the schema's functions trigger tr may run: those
@@ -64,7 +70,47 @@ func (c *Catalog) TriggerFuncs(tr *Trigger) []*Func {
 			}
 		}
 	}
+	for _, f := range c.present(tr.Bound) {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
 	return out
+}
+
+// present returns those of fs that are a schema's functions still.
+func (c *Catalog) present(fs []*Func) []*Func {
+	var out []*Func
+	for _, f := range fs {
+		if s := c.Schema(f.Schema); s != nil && slices.Contains(s.Funcs, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// triggerFuncsAt returns the functions a trigger's EXECUTE FUNCTION n()
+// binds to now (Trigger.Bound): those of that name taking no argument in
+// n's schema or, n unqualified, in the first schema of the search_path
+// that has one; any schema's when none has (fencegen's search_path may
+// not be the one PostgreSQL runs with).
+func (c *Catalog) triggerFuncsAt(n sqlparse.Name) []*Func {
+	zero := func(f *Func) bool { return f.Name == n.Name && len(f.sig) == 0 && !f.Procedure }
+	for _, s := range c.funcSchemas(n.Schema) {
+		var out []*Func
+		for _, f := range s.Funcs {
+			if zero(f) {
+				out = append(out, f)
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	if n.Schema != "" {
+		return nil
+	}
+	return slices.DeleteFunc(c.Funcs("", n.Name), func(f *Func) bool { return !zero(f) })
 }
 
 // FiresOn reports whether trigger tr of table on fires for a write of
@@ -125,7 +171,7 @@ func (u *updater) createTrigger(n *sqlparse.CreateTrigger) {
 	if t == nil || t.IsSystem() {
 		return
 	}
-	tr := &Trigger{Name: n.Name, Func: n.Func, Events: n.Events, Instead: n.Instead, Text: u.f.Text(u.s), File: u.f.Name}
+	tr := &Trigger{Name: n.Name, Func: n.Func, Events: n.Events, Instead: n.Instead, Text: u.f.Text(u.s), File: u.f.Name, Bound: u.c.triggerFuncsAt(n.Func)}
 	tr.Line, tr.Col = u.pos(n.Loc)
 	tr.Before = !n.Instead && !afterTriggerRE().MatchString(tr.Text)
 	if u.s.Raw != nil {

@@ -128,6 +128,11 @@ type updater struct {
 	s *sqlparse.Stmt
 	// refused is the last refusef's message (see alterTable).
 	refused string
+	// created is the relation a CREATE TABLE or VIEW statement created,
+	// nil when it created none (IF NOT EXISTS of one that exists, ON
+	// COMMIT DROP, PostgreSQL's error): its hooks (hook) are the new
+	// relation's, never another's of the name.
+	created *Table
 }
 
 func (u *updater) pos(loc int) (int, int) {

@@ -66,6 +66,13 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 		// (PostgreSQL replaces its query only), and the views over it
 		// depend on it still.
 		t.Triggers, t.Rules, t.Former = old.Triggers, old.Rules, old.Former
+		// Its columns' defaults (ALTER VIEW ... SET DEFAULT) and its
+		// policies stay too; its query is the new one (hook).
+		for _, h := range old.Hooks {
+			if h.Kind != "view" {
+				t.Hooks = append(t.Hooks, h)
+			}
+		}
 		u.c.replaceRefs(old, t)
 	}
 	if u.c.columns != nil {
@@ -86,6 +93,7 @@ func (u *updater) createView(n *sqlparse.CreateView) {
 		}
 	}
 	s.Tables = append(s.Tables, t)
+	u.created = t
 }
 
 // ViewBase returns the relation a write of view v reaches when no INSTEAD

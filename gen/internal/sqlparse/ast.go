@@ -407,9 +407,11 @@ type Rename struct {
 	// refuses it for a column the table's children inherit).
 	Only bool
 	// Args is, for a function or procedure, the number of argument types
-	// named (-1: none given, the name alone).
-	Args int
-	Loc  int
+	// named (-1: none given, the name alone), and ArgTypes those types
+	// (nil when none given).
+	Args     int
+	ArgTypes []*TypeName
+	Loc      int
 	// More are the further pairs of MySQL's RENAME TABLE a TO b, c TO d,
 	// ...: renamed after this one, left to right, so that a pair may
 	// take a name an earlier pair freed (a swap: jobs TO jobs_old,
@@ -434,9 +436,11 @@ type AlterObjectSchema struct {
 	NewSchema string
 	MissingOK bool
 	// Args is, for a function or procedure, the number of argument types
-	// named (-1: none given, the name alone).
-	Args int
-	Loc  int
+	// named (-1: none given, the name alone), and ArgTypes those types
+	// (nil when none given).
+	Args     int
+	ArgTypes []*TypeName
+	Loc      int
 }
 
 func (n *AlterObjectSchema) Pos() int { return n.Loc }
@@ -537,7 +541,13 @@ type Drop struct {
 	MissingOK bool
 	// Cascade is set by DROP ... CASCADE.
 	Cascade bool
-	Loc     int
+	// Sigs are, for DROP FUNCTION, PROCEDURE, ROUTINE or AGGREGATE, each
+	// name's input argument types as written (PostgreSQL identifies a
+	// function by them: OUT parameters are not among them); nil for a
+	// name written without an argument list, which PostgreSQL resolves
+	// by the name alone.
+	Sigs [][]*TypeName
+	Loc  int
 }
 
 func (n *Drop) Pos() int { return n.Loc }

@@ -185,6 +185,7 @@ func (c *converter) stmt(n *pg.Node) Node {
 				ao.Target = Name{Name: o.String_.Sval, Loc: -1}
 			case *pg.Node_ObjectWithArgs:
 				ao.Target, ao.Args = objectWithArgs(o.ObjectWithArgs)
+				ao.ArgTypes = c.argTypes(o.ObjectWithArgs, a.ObjectType == pg.ObjectType_OBJECT_PROCEDURE)
 			case *pg.Node_TypeName:
 				t := c.typeName(o.TypeName)
 				ao.Target = Name{Schema: t.Schema, Name: t.Name, Loc: t.Loc}
@@ -514,6 +515,32 @@ func objectWithArgs(o *pg.ObjectWithArgs) (Name, int) {
 	return nameOf(strs(o.Objname), -1), len(o.Objargs)
 }
 
+// argTypes are the argument types an ObjectWithArgs names as PostgreSQL
+// identifies a function by them: its input arguments, and a procedure's
+// (procedure set) OUT arguments too; nil when it names none (the name
+// alone), non-nil and empty for f().
+func (c *converter) argTypes(o *pg.ObjectWithArgs, procedure bool) []*TypeName {
+	if o.ArgsUnspecified {
+		return nil
+	}
+	out := []*TypeName{}
+	if len(o.Objfuncargs) == 0 {
+		for _, a := range o.Objargs {
+			out = append(out, c.typeName(a.GetTypeName()))
+		}
+		return out
+	}
+	for _, a := range o.Objfuncargs {
+		fp := a.GetFunctionParameter()
+		if fp == nil || fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_TABLE ||
+			fp.Mode == pg.FunctionParameterMode_FUNC_PARAM_OUT && !procedure {
+			continue
+		}
+		out = append(out, c.typeName(fp.ArgType))
+	}
+	return out
+}
+
 // sequenceName is the SEQUENCE NAME option among an identity column's
 // sequence options, or the zero Name.
 func sequenceName(opts []*pg.Node) Name {
@@ -668,6 +695,7 @@ func (c *converter) rename(s *pg.RenameStmt) Node {
 		case *pg.Node_ObjectWithArgs:
 			// ALTER FUNCTION / PROCEDURE / ROUTINE name(args) RENAME TO.
 			r.Target, r.Args = objectWithArgs(o.ObjectWithArgs)
+			r.ArgTypes = c.argTypes(o.ObjectWithArgs, s.RenameType == pg.ObjectType_OBJECT_PROCEDURE)
 		}
 	}
 	if s.RenameType == pg.ObjectType_OBJECT_TABCONSTRAINT {
@@ -713,6 +741,10 @@ func (c *converter) drop(s *pg.DropStmt) Node {
 			d.Names = append(d.Names, Name{Schema: t.Schema, Name: t.Name, Loc: t.Loc})
 		case *pg.Node_ObjectWithArgs:
 			d.Names = append(d.Names, nameOf(strs(x.ObjectWithArgs.Objname), -1))
+			for len(d.Sigs) < len(d.Names)-1 {
+				d.Sigs = append(d.Sigs, nil)
+			}
+			d.Sigs = append(d.Sigs, c.argTypes(x.ObjectWithArgs, s.RemoveType == pg.ObjectType_OBJECT_PROCEDURE))
 		}
 	}
 	return d
