@@ -857,6 +857,13 @@ type Catalog struct {
 	// line follows where fenced tables' stored tokens live
 	// (tokenline.go).
 	line tokenLine
+	// log are the statements of schema files applied, less those a
+	// ROLLBACK undid; tx follows the transaction statements of the file
+	// being applied, and replaying is set while a ROLLBACK builds the
+	// catalog again from log (tx.go).
+	log       []logged
+	tx        txState
+	replaying bool
 }
 
 // Option configures a catalog made by New.

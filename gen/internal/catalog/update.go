@@ -22,6 +22,15 @@ func (c *Catalog) Update(f *sqlparse.File, s *sqlparse.Stmt) {
 // (code.go), whose problems are not errors: the block may not run it
 // (IF, EXCEPTION), and PostgreSQL, not sqlc, reads it.
 func (c *Catalog) apply(f *sqlparse.File, s *sqlparse.Stmt, how int) {
+	if how == stmtFile && s.MySQL == nil {
+		if !c.replaying && c.tx.file != f {
+			c.tx = txState{file: f} // a file is a session of its own
+		}
+		if (&updater{c: c, f: f, s: s}).transaction() {
+			return
+		}
+		c.log = append(c.log, logged{f, s})
+	}
 	c.seq++
 	c.tokenFileStart(f.Name)
 	c.cache.updating = true
