@@ -256,9 +256,10 @@ DECLARE c CURSOR FOR SELECT id FROM jobs WHERE state = $0;
 // compared with sqlc's below its header). PostgreSQL binds no parameter
 // to these statements, so each query with parameters gets a vet note
 // that every call fails, and :one and :many one that sqlc's row type has
-// no field. PREPARE of a write of fenced table jobs plans it and runs
-// nothing: no guard, no refusal; COPY of one runs it: refused, as
-// before.
+// no field. PREPARE of a write of unfenced table notes is generated as
+// sqlc does; COPY of a write of fenced table jobs runs it, and PREPARE
+// of one runs it whenever the session executes the name (a driver's
+// cached statement of that name, rebound, trial t24f): both refused.
 func TestCopyPrepareAsSqlc(t *testing.T) {
 	schema := `CREATE TABLE jobs (id bigint PRIMARY KEY, state text NOT NULL, tok bigint NOT NULL DEFAULT 0);
 COMMENT ON COLUMN jobs.tok IS 'fencegen:token';
@@ -282,14 +283,14 @@ PREPARE p1 AS SELECT id FROM notes WHERE id = $1;
 -- name: PrepareTyped :one
 PREPARE p2 (bigint) AS SELECT id, body FROM notes WHERE id = $1;
 
--- name: PrepareUpdateJobs :execrows
-PREPARE p3 AS UPDATE jobs SET state = @state WHERE id = @id;
+-- name: PrepareUpdateNotes :execrows
+PREPARE p3 AS UPDATE notes SET body = @body WHERE id = @id;
 `)
 	if got != want {
 		t.Errorf("q.sql.go differs from sqlc's below the header:\n--- fencegen\n%s\n--- sqlc\n%s", got, want)
 	}
 	if out.Fenced != 0 {
-		t.Errorf("%d queries guarded; PREPARE runs nothing, and a COPY's text cannot be wrapped", out.Fenced)
+		t.Errorf("%d queries guarded; none writes a fenced table, and a COPY's or PREPARE's text cannot be wrapped", out.Fenced)
 	}
 	vet := strings.Join(out.Vet, "\n")
 	if n := strings.Count(vet, "whose query has parameters, which sqlc v1.31.1 generates as the statement's"); n != 6 {
@@ -311,23 +312,31 @@ PREPARE p3 AS UPDATE jobs SET state = @state WHERE id = @id;
 		}
 	}
 
-	// COPY of a write of fenced table jobs runs it: refused.
-	dir := t.TempDir()
-	for n, s := range map[string]string{
-		"schema.sql":    schema,
-		"q.sql":         "-- name: CopyUpdateJobs :exec\nCOPY (UPDATE jobs SET state = @state WHERE id = @id RETURNING id) TO STDOUT;\n",
-		"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+	// COPY of a write of fenced table jobs runs it, PREPARE of one
+	// whenever the name is executed: refused.
+	for _, tc := range []struct{ query, want string }{
+		{"-- name: CopyUpdateJobs :exec\nCOPY (UPDATE jobs SET state = @state WHERE id = @id RETURNING id) TO STDOUT;\n",
+			"q.sql:2:14: query CopyUpdateJobs runs UPDATE on fenced table jobs inside COPY (query) TO"},
+		{"-- name: PrepareUpdateJobs :execrows\nPREPARE p3 AS UPDATE jobs SET state = @state WHERE id = @id;\n",
+			"q.sql:2:22: query PrepareUpdateJobs prepares UPDATE on fenced table jobs (PREPARE)"},
 	} {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+		dir := t.TempDir()
+		for n, s := range map[string]string{
+			"schema.sql":    schema,
+			"q.sql":         tc.query,
+			"fencegen.yaml": "version: \"2\"\nsql:\n  - {engine: postgresql, schema: schema.sql, queries: q.sql, gen: {go: {package: x, out: out}}}\n",
+		} {
+			if err := os.WriteFile(filepath.Join(dir, n), []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	cfg, err := gen.LoadConfig(filepath.Join(dir, "fencegen.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := gen.Generate(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "q.sql:2:14: query CopyUpdateJobs runs UPDATE on fenced table jobs inside COPY (query) TO") {
-		t.Errorf("COPY of a fenced UPDATE: %v, want the write analysis' refusal", err)
+		if _, err := gen.Generate(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want the write analysis' refusal %q", tc.query, err, tc.want)
+		}
 	}
 }
 

@@ -116,7 +116,7 @@ func (a *analyzer) checkFuncWrites(q *Query) {
 			a.refuseAnyFenced(fc.Loc, "query %s calls %s %s(), which neither the schema nor PostgreSQL's catalog defines (one created outside the schema files fencegen reads, or renamed), so fencegen cannot show that it writes no fenced table; define the %s in the schema files", q.Name, kind, fc.Func.String(), kind)
 		}
 		if (fc.PlanOnly || discarded[fc.Discarded]) && len(cands) > 0 && !slices.ContainsFunc(cands, func(f *catalog.Func) bool { return f.Volatility != 'v' || len(f.Defaults) > 0 }) {
-			// Planned, not run (EXPLAIN without ANALYZE, PREPARE), or
+			// Planned, not run (EXPLAIN without ANALYZE, WITH NO DATA), or
 			// in an EXISTS target list the planner throws away: the
 			// planner evaluates no VOLATILE function. A non-volatile one
 			// may be evaluated while planning (constant folding,

@@ -188,6 +188,9 @@ func (a *analyzer) checkWrite(q *Query, w writes.Write) {
 		case w.Host == "SELECT ... INTO" || w.Host == "CREATE TABLE ... AS" || w.Host == "CREATE MATERIALIZED VIEW":
 			why = fmt.Sprintf("query %s runs %s on fenced table %s inside %s: the guard must wrap the statement, and PostgreSQL refuses SELECT ... INTO and CREATE TABLE AS there (\"SELECT ... INTO is not allowed here\"), so the guarded query would fail every time; run the write as its own query (WITH ... RETURNING), which fencegen guards, and create the table from its result",
 				q.Name, w.Verb, t.QualifiedName(), w.Host)
+		case w.Host == "PREPARE":
+			why = fmt.Sprintf("query %s prepares %s on fenced table %s (PREPARE), which then runs without the fencing guard whenever the session executes the statement's name: EXECUTE, or the driver's own statement of that name, which a DEALLOCATE and a PREPARE of it rebind (pgx names each statement it caches stmtcache_<hash of its SQL>, lib/pq numbers them), so a generated query would run this write instead; write the statement itself as the query, which fencegen guards",
+				q.Name, w.Verb, t.QualifiedName())
 		case w.Host != "":
 			why = fmt.Sprintf("query %s runs %s on fenced table %s inside %s, where fencegen cannot add the fencing guard; write it as its own query (an UPDATE, INSERT or DELETE, or a WITH entry of one), which fencegen guards",
 				q.Name, w.Verb, t.QualifiedName(), w.Host)

@@ -33,6 +33,9 @@ begin
   update jobs set state = 'y';
   return 1;
 end $$;
+create function preps() returns void language sql as $$ prepare zz as update jobs set state = 'z' $$;
+create function preps_pl() returns void language plpgsql as $$ begin prepare zz as delete from jobs; end $$;
+create function preps_logs() returns void language sql as $$ prepare zz as update logs set n = 2 $$;
 create materialized view mv as select id, n from logs;
 create materialized view mv_w as select bumps() as b;
 `
@@ -67,6 +70,17 @@ func TestWritesFoundAnywhere(t *testing.T) {
 		{"SELECT pick($1)", "calls function pick()", "2:8"},
 		{"REFRESH MATERIALIZED VIEW mv_w", "bumps()", ""},
 		{"EXPLAIN (ANALYZE) UPDATE jobs SET state = 'x'", "inside EXPLAIN ANALYZE", "2:26"},
+		// A PREPARE runs its statement whenever the session executes the
+		// name, a driver's cached statement of that name included (trial
+		// t24f: pgx's stmtcache_<hash>, rebound after a DEALLOCATE).
+		{"PREPARE stmtcache_0a (bigint) AS UPDATE jobs SET state = 'p' WHERE id = 2 RETURNING id", "query Q prepares UPDATE on fenced table jobs (PREPARE)", "2:41"},
+		{"PREPARE p AS WITH d AS (DELETE FROM jobs RETURNING id) SELECT id FROM d", "query Q prepares DELETE on fenced table jobs (PREPARE)", "2:37"},
+		{"PREPARE p AS INSERT INTO jobs (id) VALUES (9)", "query Q prepares INSERT on fenced table jobs (PREPARE)", "2:26"},
+		{"PREPARE p AS DELETE FROM ev", "runs DELETE on ev inside PREPARE, which reaches its fenced partition ev1", "2:26"},
+		{"PREPARE p AS SELECT bumps()", "calls function bumps()", "2:21"},
+		{"PREPARE p AS SELECT pick('a')", "calls function pick()", "2:21"},
+		{"SELECT preps()", "calls function preps()", "2:8"},
+		{"SELECT preps_pl()", "calls function preps_pl()", "2:8"},
 		// Statements PostgreSQL runs without writing a fenced table.
 		{"EXPLAIN UPDATE jobs SET state = 'x'", "", ""},
 		{"EXPLAIN (ANALYZE false) DELETE FROM jobs", "", ""},
@@ -79,6 +93,11 @@ func TestWritesFoundAnywhere(t *testing.T) {
 		{"SELECT says_sql()", "", ""},
 		{"REFRESH MATERIALIZED VIEW mv", "", ""},
 		{"PREPARE p AS SELECT 1", "", ""},
+		{"PREPARE p AS SELECT id FROM jobs WHERE id = $1", "", ""},
+		{"PREPARE p AS UPDATE logs SET n = 1", "", ""},
+		{"DEALLOCATE stmtcache_0a", "", ""},
+		{"DEALLOCATE ALL", "", ""},
+		{"SELECT preps_logs()", "", ""},
 		{"MERGE INTO logs l USING (SELECT 1 AS id) s ON l.id = s.id WHEN MATCHED THEN DELETE", "", ""},
 		{"TRUNCATE logs", "", ""},
 	} {

@@ -151,7 +151,8 @@ func nullBinding(tokens []int, token int64) binding {
 // run executes sql once per binding, each inside a savepoint of one
 // transaction that is rolled back, reading the audit before each
 // rollback. A statement PostgreSQL cannot PREPARE (a utility statement) is
-// sent as it is, its $n replaced by the binding's literals.
+// sent as it is, its $n replaced by the binding's literals; a PREPARE is
+// sent as it is and its statement executed with each binding.
 func (r *runner) run(ctx context.Context, sql string, bindings []binding) (out outcome) {
 	body := leadingComments.ReplaceAllString(sql, "")
 	if notSent.MatchString(body) {
@@ -208,7 +209,18 @@ func (r *runner) run(ctx context.Context, sql string, bindings []binding) (out o
 		return out
 	}
 	var types []*typeInfo
-	prepared := exec("PREPARE oracle_s AS "+sql) == nil
+	// The name EXECUTE runs: the oracle's own, or that of a PREPARE
+	// statement, which writes nothing itself but runs its statement
+	// whenever the session executes the name (EXECUTE, or a driver's
+	// statement of that name it rebinds, trial t24f): its writes are
+	// those of executing it.
+	stmtName := "oracle_s"
+	var prepared bool
+	if name := preparedName(body); name != "" {
+		stmtName, prepared = name, exec(sql) == nil
+	} else {
+		prepared = exec("PREPARE oracle_s AS "+sql) == nil
+	}
 	if !prepared {
 		if err := exec("ROLLBACK TO SAVEPOINT oracle_prepare"); err != nil {
 			out.err = err
@@ -228,7 +240,7 @@ func (r *runner) run(ctx context.Context, sql string, bindings []binding) (out o
 		}
 	} else {
 		var oids []uint32
-		if err := r.conn.QueryRow(ctx, "SELECT coalesce(parameter_types::oid[], '{}') FROM pg_prepared_statements WHERE name = 'oracle_s'").Scan(&oids); err != nil {
+		if err := r.conn.QueryRow(ctx, "SELECT coalesce(parameter_types::oid[], '{}') FROM pg_prepared_statements WHERE name = $1", stmtName).Scan(&oids); err != nil {
 			out.err = err
 			return out
 		}
@@ -250,9 +262,9 @@ func (r *runner) run(ctx context.Context, sql string, bindings []binding) (out o
 		var s string
 		switch {
 		case prepared && len(lits) == 0:
-			s = "EXECUTE oracle_s"
+			s = "EXECUTE " + pgx.Identifier{stmtName}.Sanitize()
 		case prepared:
-			s = "EXECUTE oracle_s(" + strings.Join(lits, ", ") + ")"
+			s = "EXECUTE " + pgx.Identifier{stmtName}.Sanitize() + "(" + strings.Join(lits, ", ") + ")"
 		default:
 			s = paramRef.ReplaceAllStringFunc(sql, func(m string) string {
 				var n int
@@ -307,6 +319,19 @@ func (r *runner) run(ctx context.Context, sql string, bindings []binding) (out o
 		}
 	}
 	return out
+}
+
+// preparedName is the name of the prepared statement that sql, a
+// PREPARE statement, creates; "" for any other statement.
+func preparedName(sql string) string {
+	tree, err := pg.Parse(sql)
+	if err != nil || len(tree.Stmts) != 1 {
+		return ""
+	}
+	if p := tree.Stmts[0].Stmt.GetPrepareStmt(); p != nil {
+		return p.Name
+	}
+	return ""
 }
 
 // declaredCursor is the name of the cursor that sql, a DECLARE ...
