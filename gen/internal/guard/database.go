@@ -16,6 +16,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
+	"github.com/fencegen/fencegen/gen/internal/writes"
 	"github.com/fencegen/fencegen/runtime/fenceimpl"
 	"github.com/fencegen/fencegen/templates"
 	pg "github.com/pganalyze/pg_query_go/v5"
@@ -535,6 +536,9 @@ type cause struct {
 	// leaves the guard's trigger behind as a vacated table does, and
 	// recreatedAt is the statement itself.
 	detached bool
+	// seq is the statement's place in the replay (guardReplay.seq), for
+	// a removal of rows.
+	seq int
 }
 
 // guardMigration is one migration fencegen guard wrote.
@@ -580,14 +584,31 @@ type guardReplay struct {
 	// localReplica is set while the migration being replayed has set
 	// session_replication_role to replica (SET LOCAL, SET, set_config,
 	// until it sets it back or RESETs it), under which no guard trigger
-	// fires; truncated are the guarded tables it truncated or deleted
-	// rows of, inserted those it inserted rows into without their
-	// tokens, by key; copies the tables it created AS a SELECT, with
-	// whether each has a column of the token's name.
+	// fires; inserted are the guarded tables it inserted rows into
+	// without their tokens, by key, and copies the tables it made, with
+	// whether their rows carry the stored tokens (madeTables).
 	localReplica bool
-	truncated    map[string]*cause
-	inserted     map[string]*cause
-	copies       map[string]bool
+	// seq counts the statements replayed after a guard migration (the
+	// order of removals and copies).
+	seq      int
+	inserted map[string]*cause
+	copies   map[string]copyOf
+	// removed are the guarded tables whose rows a migration after a
+	// guard migration removed (DELETE, TRUNCATE, a foreign key's
+	// cascade, a drop, a rename or move away), by key, with the first
+	// statement that did: rows inserted into the table from then on, in
+	// any later migration, must carry the stored tokens (resets).
+	removed map[string]*cause
+	// fks are the foreign keys of each table (key), triggers the
+	// functions of each table's triggers, ruleWrites and ruleCalls the
+	// writes and calls of its rules' actions, and viewBase the table a
+	// view of one table reads, from the first migration on: the writes a
+	// write of a table sets off (rowWrites).
+	fks        map[string][]fkRef
+	triggers   map[string][]string
+	ruleWrites map[string][]writes.Write
+	ruleCalls  map[string][]string
+	viewBase   map[string]string
 	// marked are the tables a migration since the last guard migration
 	// marked for fencing (COMMENT ON COLUMN ... IS 'fencegen:token'), by
 	// key, where no guard trigger reads the column: a table fenced (again)
@@ -615,7 +636,9 @@ type strayTrigger struct {
 func newReplay() *guardReplay {
 	return &guardReplay{tables: map[string]guardInstalled{}, lost: map[string]*cause{}, funcs: map[string]guardFunc{},
 		parents: map[string][]parentRef{}, stray: map[string]strayTrigger{}, refused: map[string]*cause{},
-		routines: map[string]*routineRisk{}, truncated: map[string]*cause{}, inserted: map[string]*cause{}, copies: map[string]bool{}, marked: map[string]*cause{}}
+		routines: map[string]*routineRisk{}, inserted: map[string]*cause{}, copies: map[string]copyOf{}, marked: map[string]*cause{},
+		removed: map[string]*cause{}, fks: map[string][]fkRef{}, triggers: map[string][]string{}, ruleWrites: map[string][]writes.Write{},
+		ruleCalls: map[string][]string{}, viewBase: map[string]string{}}
 }
 
 // isGuardMigration reports whether b starts as a migration that fencegen
@@ -648,7 +671,6 @@ func replayGuard(files []*sqlparse.File) *guardReplay {
 		inline, format := inlineBlock(f.Src)
 		r.path = nil // a SET search_path lasts for its file (as the catalog reads it)
 		r.localReplica = false
-		clear(r.truncated)
 		clear(r.inserted)
 		clear(r.copies)
 		for _, st := range f.Stmts {
@@ -811,6 +833,7 @@ func inSchema(key, schema string) bool {
 // statement follows one statement of a migration that is not a guard
 // migration: see replayGuard.
 func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
+	r.seq++
 	at := func(what, fails string, a ...any) *cause {
 		line, col := diag.Position(f.Src, st.Start)
 		return &cause{file: f.Name, line: line, col: col, what: fmt.Sprintf(what, a...), fails: fails}
@@ -1085,6 +1108,7 @@ func (r *guardReplay) statement(f *sqlparse.File, st *sqlparse.Stmt) {
 					c := at("drops partition %s of fenced table %s, and with it the clone of the guard trigger that %s installs", "", name.String(), p, in.file)
 					c.vacated, c.column = true, column(in.fn.text)
 					r.lost[key] = c
+					r.rowsLeft(p, c)
 				}
 			case n.Kind == "trigger" && i < len(n.On) && r.stray[r.key(n.On[i])+"\x00"+name.Name].c != nil:
 				delete(r.stray, r.key(n.On[i])+"\x00"+name.Name)
@@ -1419,6 +1443,7 @@ func losslessTokenCast(tn *pg.TypeName) bool {
 // member follows which tables are partitions or inheritance children of
 // which (parents), for every migration from the first.
 func (r *guardReplay) member(st *sqlparse.Stmt) {
+	r.foreignKeys(st)
 	switch n := st.Node.(type) {
 	case *sqlparse.CreateTable:
 		key := r.key(n.Table)
@@ -1442,9 +1467,11 @@ func (r *guardReplay) member(st *sqlparse.Stmt) {
 			}
 		}
 	case *sqlparse.Drop:
-		if n.Kind == "table" {
+		if n.Kind == "table" || n.Kind == "view" {
 			for _, name := range n.Names {
 				delete(r.parents, r.key(name))
+				delete(r.fks, r.key(name))
+				delete(r.viewBase, r.key(name))
 			}
 		}
 	case *sqlparse.Rename:
@@ -1467,6 +1494,18 @@ func (r *guardReplay) member(st *sqlparse.Stmt) {
 func (r *guardReplay) moved(key, to string) {
 	if key == to {
 		return
+	}
+	if fks, ok := r.fks[key]; ok {
+		delete(r.fks, key)
+		r.fks[to] = fks
+	}
+	for from, fks := range r.fks {
+		for i := range fks {
+			if fks[i].to == key {
+				fks[i].to = to
+			}
+		}
+		r.fks[from] = fks
 	}
 	if p, ok := r.parents[key]; ok {
 		delete(r.parents, key)
@@ -1526,6 +1565,9 @@ func (r *guardReplay) leaves(child, parent string, c *cause) {
 	}
 	lost.recreatedIn, lost.recreatedAt = c.file, c
 	r.lost[child] = &lost
+	if partition {
+		r.rowsLeft(parent, &lost) // its rows leave the partitioned table
+	}
 }
 
 // vacate records that guarded table key, whose guard was in, left its
@@ -1535,6 +1577,19 @@ func (r *guardReplay) vacate(key string, in guardInstalled, c *cause) {
 	lost := *c
 	lost.vacated, lost.fn, lost.column = true, in.fn.name, column(in.fn.text)
 	r.lost[key] = &lost
+	r.rowsLeft(key, &lost)
+}
+
+// rowsLeft records that the rows of fenced table key left it with
+// statement c (the table dropped, renamed or moved away, a partition
+// dropped or detached): rows a table of the name gets later stand in
+// for them (resets).
+func (r *guardReplay) rowsLeft(key string, c *cause) {
+	if r.removed[key] == nil {
+		rc := *c
+		rc.vacated, rc.seq = true, r.seq // reported at the insert
+		r.removed[key] = &rc
+	}
 }
 
 // arrives records that a table other than the guarded one takes the

@@ -34,8 +34,10 @@ type routineRisk struct {
 	// why is set when a body runs something other than harmless
 	// statements (or is not read): what, for the finding.
 	why string
-	// calls are the names of the functions its bodies call.
-	calls []string
+	// calls are the names of the functions its bodies call; writes the
+	// writes of tables its bodies' statements make (token resets).
+	calls  []string
+	writes []writes.Write
 	// file and line locate its (first risky) definition.
 	file string
 	line int
@@ -56,7 +58,7 @@ func (r *guardReplay) define(f *sqlparse.File, st *sqlparse.Stmt, source string)
 	case *pg.Node_CreateFunctionStmt:
 		cf := n.CreateFunctionStmt
 		_, name := nodeName(cf.GetFuncname())
-		why, calls := routineBody(cf, source)
+		why, calls, ws := routineBody(cf, source)
 		rr := r.routines[name]
 		if rr == nil || rr.why == "" && why != "" {
 			line, _ := diag.Position(f.Src, st.Start)
@@ -67,7 +69,19 @@ func (r *guardReplay) define(f *sqlparse.File, st *sqlparse.Stmt, source string)
 			}
 		}
 		rr.calls = append(rr.calls, calls...)
+		rr.writes = append(rr.writes, ws...)
 		r.routines[name] = rr
+	case *pg.Node_RuleStmt:
+		// A rule's actions run with the writes of its table (token
+		// resets).
+		key := r.key(rangeName(n.RuleStmt.GetRelation()))
+		for _, a := range n.RuleStmt.GetActions() {
+			r.ruleWrites[key] = append(r.ruleWrites[key], writes.OfTree(a).Writes...)
+			for _, fc := range funcCalls(a) {
+				_, fn := nodeName(fc.GetFuncname())
+				r.ruleCalls[key] = append(r.ruleCalls[key], fn)
+			}
+		}
 	case *pg.Node_CreateEventTrigStmt:
 		_, fn := nodeName(n.CreateEventTrigStmt.GetFuncname())
 		if why := r.risk(fn, nil); why != "" {
@@ -77,6 +91,8 @@ func (r *guardReplay) define(f *sqlparse.File, st *sqlparse.Stmt, source string)
 		}
 	case *pg.Node_CreateTrigStmt:
 		_, fn := nodeName(n.CreateTrigStmt.GetFuncname())
+		tk := r.key(rangeName(n.CreateTrigStmt.GetRelation()))
+		r.triggers[tk] = append(r.triggers[tk], fn)
 		if why := r.risk(fn, nil); why != "" {
 			table := rangeName(n.CreateTrigStmt.GetRelation())
 			c := r.atStmt(f, st, "creates trigger %s on table %s, which runs function %s; %s", n.CreateTrigStmt.GetTrigname(), table.String(), fn, why)
@@ -117,8 +133,8 @@ func (r *guardReplay) risk(name string, seen map[string]bool) string {
 
 // routineBody reads the body of a CREATE FUNCTION or PROCEDURE (source
 // its whole text): why it may change the guard ("" when its statements
-// are all harmless) and the functions they call.
-func routineBody(cf *pg.CreateFunctionStmt, source string) (why string, calls []string) {
+// are all harmless), the functions they call and the writes they make.
+func routineBody(cf *pg.CreateFunctionStmt, source string) (why string, calls []string, ws []writes.Write) {
 	lang, as := writes.LanguageAndCode(cf.GetOptions(), "sql")
 	var stmts []*pg.Node
 	switch {
@@ -134,22 +150,23 @@ func routineBody(cf *pg.CreateFunctionStmt, source string) (why string, calls []
 	case lang == "sql" || lang == "plpgsql":
 		b, err := writes.Body(lang, as, source)
 		if err != nil {
-			return "is not read by fencegen (" + err.Error() + ")", nil
+			return "is not read by fencegen (" + err.Error() + ")", nil, nil
 		}
 		if b.Dynamic != "" {
-			return strings.TrimPrefix(b.Dynamic, "its body "), nil
+			return strings.TrimPrefix(b.Dynamic, "its body "), nil, nil
 		}
 		stmts = b.Stmts
 	default:
-		return "is written in LANGUAGE " + lang + ", which fencegen does not read", nil
+		return "is written in LANGUAGE " + lang + ", which fencegen does not read", nil, nil
 	}
 	for _, s := range stmts {
 		if w := harmless(s); w != "" {
-			return w, nil
+			return w, nil, nil
 		}
 		calls = append(calls, calledFunctions(s)...)
+		ws = append(ws, writes.OfTree(s).Writes...)
 	}
-	return "", calls
+	return "", calls, ws
 }
 
 // harmless says why body statement n may change the guard: "" for a
@@ -263,6 +280,7 @@ func eachMessage(n *pg.Node, f func(protoreflect.Message) bool) {
 // INSERT). It reports whether it took the statement (a DO block).
 func (r *guardReplay) hidden(f *sqlparse.File, st *sqlparse.Stmt, at func(what, fails string, a ...any) *cause) bool {
 	if st.Raw == nil {
+		r.madeTables(f, st, at) // CREATE TABLE: its parse tree is let go (ReadsRaw)
 		return false
 	}
 	refuse := func(key string, c *cause, advice string) {
@@ -476,111 +494,566 @@ func triggerOr(name string) string {
 }
 
 // resets reports a statement that lowers or resets the stored tokens of
-// a guarded table while its guard is off, which no guard migration
-// undoes (as ALTER ... TYPE ... USING 0): an UPDATE that assigns the
-// token column while the trigger is disabled or the migration's
-// transaction runs as replica (SET LOCAL session_replication_role), and
-// a TRUNCATE of the table followed, in its migration, by an INSERT into
-// it (the rows come back with their default tokens).
+// a guarded table, which no guard migration undoes (as ALTER ... TYPE ...
+// USING 0): an UPDATE that assigns the token column while the trigger is
+// disabled or the migration's transaction runs as replica (SET LOCAL
+// session_replication_role), and rows of the table removed and rows
+// inserted into it whose tokens are not the stored ones (rowWrite).
 func (r *guardReplay) resets(f *sqlparse.File, st *sqlparse.Stmt, at func(what, fails string, a ...any) *cause, refuse func(string, *cause, string)) {
-	guardOf := func(rv *pg.RangeVar) (string, guardInstalled, bool) {
-		key := r.key(rangeName(rv))
-		if in, ok := r.tables[key]; ok {
-			return key, in, true
-		}
-		if p, ok := r.partitionGuard(key); ok {
-			return p, r.tables[p], true
-		}
-		return "", guardInstalled{}, false
-	}
-	const advice = ": it may lower every stored token, and then a stale holder's write passes the guard; no guard migration can undo that: keep the token column's values (set other columns only, or only raise tokens with the guard on)"
-	const ack = ", or, if lowering every stored token is deliberate, write the comment -- " + catalog.ResetTokensMark + " just before this statement"
-	acked := func() bool { return ackReset(f, st) }
-	// gone records rows of guarded table key that statement c removes:
-	// rows inserted into it in the same migration (before or after, see
-	// the INSERT) come back without their tokens.
-	gone := func(key string, c *cause) {
-		c.ack = acked()
-		if ins := r.inserted[key]; ins != nil {
-			delete(r.inserted, key)
-			if ins.ack || c.ack {
-				return
+	if up := st.Raw.GetUpdateStmt(); up != nil {
+		key, in, ok := r.guardOf(r.key(rangeName(up.GetRelation())))
+		if ok {
+			col := column(in.fn.text)
+			assigns := false
+			for _, t := range up.GetTargetList() {
+				if rt := t.GetResTarget(); rt != nil && sqlparse.QuoteIdent(rt.GetName()) == col {
+					assigns = true
+				}
 			}
-			ins.advice = fmt.Sprintf(", and %s:%d:%d %s: the rows inserted stand in for the rows removed with tokens the INSERT gives them, not the stored ones%s%s", c.file, c.line, c.col, c.what, advice, ack)
-			r.refused[fmt.Sprintf("insert %s:%d", ins.file, ins.line)] = ins
-			return
-		}
-		if r.truncated[key] == nil {
-			r.truncated[key] = c
+			switch {
+			case !assigns:
+			case ackReset(f, st):
+			case in.disabled != nil:
+				refuse("reset", at("sets token column %s of fenced table %s while %s:%d:%d has its guard trigger off", "", col, key, in.disabled.file, in.disabled.line, in.disabled.col), resetAdvice+resetAck)
+			case r.localReplica:
+				refuse("reset", at("sets token column %s of fenced table %s while the migration runs with session_replication_role replica (SET, SET LOCAL or set_config), under which its guard trigger does not fire", "", col, key), resetAdvice+resetAck)
+			case r.partitionOff(key):
+				refuse("reset", at("sets token column %s of fenced table %s while the clone of its guard trigger on a partition is off", "", col, key), resetAdvice+resetAck)
+			}
 		}
 	}
-	switch x := st.Raw.Node.(type) {
-	case *pg.Node_UpdateStmt:
-		key, in, ok := guardOf(x.UpdateStmt.GetRelation())
-		if !ok {
-			return
+	r.madeTables(f, st, at)
+	for _, w := range r.rowWrites(f, st) {
+		r.rowWrite(f, st, w, at)
+	}
+}
+
+const (
+	resetAdvice = ": it may lower every stored token, and then a stale holder's write passes the guard; no guard migration can undo that: keep the token column's values (set other columns only, or only raise tokens with the guard on)"
+	resetAck    = ", or, if lowering every stored token is deliberate, write the comment -- " + catalog.ResetTokensMark + " just before this statement"
+)
+
+// guardOf returns the guarded table whose guard trigger fires for the
+// rows of table key: key itself, or the partitioned table it is a
+// partition of.
+func (r *guardReplay) guardOf(key string) (string, guardInstalled, bool) {
+	if in, ok := r.tables[key]; ok {
+		return key, in, true
+	}
+	if p, ok := r.partitionGuard(key); ok {
+		return p, r.tables[p], true
+	}
+	return "", guardInstalled{}, false
+}
+
+// copyState is what the replay knows of the rows of a table the
+// migration being replayed made (copyOf).
+type copyState int
+
+const (
+	// copyLoses: rows whose column of the token's name may not hold
+	// the stored tokens.
+	copyLoses copyState = iota
+	// copyEmpty: created in the migration, no rows yet.
+	copyEmpty
+	// copyCarries: rows copied, in this migration, from a guarded table
+	// (or another such copy) with its token column, untouched since.
+	copyCarries
+)
+
+// copyOf is a table the migration being replayed made: the state of its
+// rows, and what they carry when they carry the stored tokens.
+type copyOf struct {
+	state copyState
+	rowsOf
+}
+
+// rowsOf is what the replay knows of rows that carry the stored tokens
+// of a guarded table: the column (quoted) that holds them, whether they
+// are every row of the table (all), and the statement (r.seq) as of
+// which; seq -1 for a guarded table's own rows (from, its key).
+type rowsOf struct {
+	col  string
+	all  bool
+	seq  int
+	from string
+}
+
+// whole reports whether SELECT sel reads every row of its table: no
+// WHERE, LIMIT, OFFSET, GROUP BY, HAVING or DISTINCT.
+func whole(sel *pg.SelectStmt) bool {
+	return sel != nil && sel.GetWhereClause() == nil && sel.GetLimitCount() == nil && sel.GetLimitOffset() == nil &&
+		len(sel.GetGroupClause()) == 0 && sel.GetHavingClause() == nil && len(sel.GetDistinctClause()) == 0
+}
+
+// snapshot is what a copy of rows src made now by SELECT sel carries.
+func (r *guardReplay) snapshot(src rowsOf, sel *pg.SelectStmt) rowsOf {
+	out := rowsOf{col: src.col, all: src.all && whole(sel), seq: src.seq}
+	if src.seq < 0 {
+		out.seq = r.seq
+	}
+	return out
+}
+
+// fkRef is a table's foreign key to table to (a key); cascade is set for
+// ON DELETE CASCADE, which deletes the table's rows with the rows of to.
+type fkRef struct {
+	to      string
+	cascade bool
+}
+
+// carrying returns the column (quoted) in which table key holds the
+// stored tokens of a guarded table: a guarded table's (or a partition's)
+// token column, or that of a copy made in this migration that carries
+// them (copyCarries). A table of any other provenance (made in another
+// migration, from a view, a join or values) carries none the replay can
+// show.
+func (r *guardReplay) carrying(key string) (rowsOf, bool) {
+	if g, in, ok := r.guardOf(key); ok {
+		return rowsOf{col: column(in.fn.text), all: g == key, seq: -1, from: key}, true
+	}
+	if c, ok := r.copies[key]; ok && c.state == copyCarries {
+		return c.rowsOf, true
+	}
+	return rowsOf{}, false
+}
+
+// tokenCol is the token column (quoted) of guarded table key, or of the
+// fenced table that left name key (dropped, renamed or moved away), ""
+// when the replay knows of none.
+func (r *guardReplay) tokenCol(key string) string {
+	if _, in, ok := r.guardOf(key); ok {
+		return column(in.fn.text)
+	}
+	if l := r.lost[key]; l != nil && l.column != "" {
+		return l.column
+	}
+	if c := r.removed[key]; c != nil {
+		return c.column
+	}
+	return ""
+}
+
+// selectSource is the one table (a key) that SELECT sel reads its rows
+// from, "" for any other SELECT (a join, a subquery, VALUES, a set
+// operation, a WITH list).
+func (r *guardReplay) selectSource(sel *pg.SelectStmt) string {
+	if sel == nil || sel.GetWithClause() != nil || sel.GetOp() != pg.SetOperation_SETOP_NONE || len(sel.GetValuesLists()) > 0 ||
+		len(sel.GetFromClause()) != 1 || sel.GetFromClause()[0].GetRangeVar() == nil {
+		return ""
+	}
+	return r.key(rangeName(sel.GetFromClause()[0].GetRangeVar()))
+}
+
+// star reports whether sel's target list is a single * (or t.*).
+func star(sel *pg.SelectStmt) bool {
+	tl := sel.GetTargetList()
+	if len(tl) != 1 {
+		return false
+	}
+	f := tl[0].GetResTarget().GetVal().GetColumnRef().GetFields()
+	return len(f) > 0 && f[len(f)-1].GetAStar() != nil
+}
+
+// madeTables follows the tables statement st makes, moves or changes, for
+// the provenance of their rows (copies): CREATE TABLE (empty), CREATE
+// TABLE ... AS and SELECT ... INTO (carrying the stored tokens when they
+// copy a guarded table's, or a carrying copy's, token column), a rename
+// or move (which takes the rows to another name: when a fenced table's
+// rows left that name, they stand in for them), DROP TABLE, and ALTER
+// TABLE of a copy's columns (its rows no longer shown to carry them).
+func (r *guardReplay) madeTables(f *sqlparse.File, st *sqlparse.Stmt, at func(what, fails string, a ...any) *cause) {
+	made := func(into *pg.IntoClause, sel *pg.SelectStmt, what string) {
+		key := r.key(rangeName(into.GetRel()))
+		c := copyOf{state: copyLoses}
+		if into.GetSkipData() {
+			c.state = copyEmpty
+		} else if src, ok := r.carrying(r.selectSource(sel)); ok && keepsToken(sel, src.col, nil) {
+			c = copyOf{state: copyCarries, rowsOf: r.snapshot(src, sel)}
 		}
-		col := column(in.fn.text)
-		assigns := false
-		for _, t := range x.UpdateStmt.GetTargetList() {
-			if rt := t.GetResTarget(); rt != nil && sqlparse.QuoteIdent(rt.GetName()) == col {
-				assigns = true
-			}
+		r.copies[key] = c
+		if r.checked(key) && c.state != copyEmpty {
+			r.insertion(f, st, key, c.state == copyCarries && c.col == r.tokenCol(key), c.rowsOf, at("%s %s with rows in place of the rows of fenced table %s, without their tokens", "", what, into.GetRel().GetRelname(), key))
 		}
-		switch {
-		case !assigns:
-		case acked():
-		case in.disabled != nil:
-			refuse("reset", at("sets token column %s of fenced table %s while %s:%d:%d has its guard trigger off", "", col, key, in.disabled.file, in.disabled.line, in.disabled.col), advice+ack)
-		case r.localReplica:
-			refuse("reset", at("sets token column %s of fenced table %s while the migration runs with session_replication_role replica (SET, SET LOCAL or set_config), under which its guard trigger does not fire", "", col, key), advice+ack)
-		case r.partitionOff(key):
-			refuse("reset", at("sets token column %s of fenced table %s while the clone of its guard trigger on a partition is off", "", col, key), advice+ack)
-		}
-	case *pg.Node_TruncateStmt:
-		for _, rel := range x.TruncateStmt.GetRelations() {
-			if key, _, ok := guardOf(rel.GetRangeVar()); ok {
-				gone(key, at("truncates fenced table %s", "", key))
-			}
-		}
-	case *pg.Node_DeleteStmt:
-		if key, _, ok := guardOf(x.DeleteStmt.GetRelation()); ok {
-			gone(key, at("deletes rows of fenced table %s", "", key))
-		}
+	}
+	var raw any
+	if st.Raw != nil {
+		raw = st.Raw.Node
+	}
+	switch x := raw.(type) {
 	case *pg.Node_CreateTableAsStmt:
-		// A copy of a guarded table's rows (CREATE TABLE keep AS SELECT
-		// ... FROM jobs): whether it keeps the token column.
-		ctas := x.CreateTableAsStmt
-		sel := ctas.GetQuery().GetSelectStmt()
-		if ctas.GetInto().GetRel() == nil || sel == nil || len(sel.GetFromClause()) != 1 {
+		if x.CreateTableAsStmt.GetObjtype() == pg.ObjectType_OBJECT_TABLE {
+			made(x.CreateTableAsStmt.GetInto(), x.CreateTableAsStmt.GetQuery().GetSelectStmt(), "creates table")
+		}
+	case *pg.Node_SelectStmt:
+		if into := x.SelectStmt.GetIntoClause(); into != nil {
+			made(into, x.SelectStmt, "creates (SELECT ... INTO) table")
+		}
+	}
+	switch n := st.Node.(type) {
+	case *sqlparse.CreateTable:
+		if n.IfNotExists {
+			r.copies[r.key(n.Table)] = copyOf{state: copyLoses} // it may exist, with rows
+		} else {
+			r.copies[r.key(n.Table)] = copyOf{state: copyEmpty}
+		}
+	case *sqlparse.Drop:
+		if n.Kind == "table" {
+			for _, name := range n.Names {
+				delete(r.copies, r.key(name))
+			}
+		}
+	case *sqlparse.Rename:
+		if n.Kind == "column" {
+			r.touchCopy(r.key(n.Target))
 			return
 		}
-		_, in, ok := guardOf(sel.GetFromClause()[0].GetRangeVar())
-		if !ok {
+		if n.Kind == "table" {
+			key := r.key(n.Target)
+			to := sqlparse.QuoteIdent(n.NewName)
+			if schema, _, ok := strings.Cut(key, "."); ok {
+				to = schema + "." + to
+			}
+			r.moveRows(f, st, key, to, at("renames table %s to %s, whose rows", "", n.Target.String(), n.NewName))
+		}
+	case *sqlparse.AlterObjectSchema:
+		if n.Kind == "table" {
+			key := r.key(n.Target)
+			to := tableKey(sqlparse.Name{Schema: n.NewSchema, Name: n.Target.Name})
+			r.moveRows(f, st, key, to, at("moves table %s to schema %s, whose rows", "", n.Target.String(), n.NewSchema))
+		}
+	case *sqlparse.AlterTable:
+		for _, c := range n.Cmds {
+			switch c.Kind {
+			case sqlparse.AlterAddColumn, sqlparse.AlterDropColumn, sqlparse.AlterColumnType:
+				r.touchCopy(r.key(n.Table))
+			}
+		}
+	}
+}
+
+// foreignKeys records the foreign keys a CREATE TABLE or ALTER TABLE
+// gives its table (fks), and the one table a view's SELECT reads
+// (viewBase): what deletes the rows of a fenced table, and what writes
+// them, beside the statements that name it. It reads the converted
+// tree: the parse tree of a CREATE TABLE is let go (ReadsRaw).
+func (r *guardReplay) foreignKeys(st *sqlparse.Stmt) {
+	add := func(from string, fks []*sqlparse.ForeignKey) {
+		for _, fk := range fks {
+			r.fks[from] = append(r.fks[from], fkRef{to: r.key(fk.Parent), cascade: fk.OnDelete == 'c'})
+		}
+	}
+	switch n := st.Node.(type) {
+	case *sqlparse.CreateTable:
+		from := r.key(n.Table)
+		delete(r.fks, from)
+		add(from, n.ForeignKeys)
+	case *sqlparse.AlterTable:
+		from := r.key(n.Table)
+		for _, c := range n.Cmds {
+			switch {
+			case c.Kind == sqlparse.AlterAddForeignKey && c.FK != nil:
+				add(from, []*sqlparse.ForeignKey{c.FK})
+			case c.Kind == sqlparse.AlterAddColumn && c.Def != nil:
+				add(from, c.Def.ForeignKeys)
+			}
+		}
+	}
+	if v := st.Raw.GetViewStmt(); v != nil {
+		key := r.key(rangeName(v.GetView()))
+		delete(r.viewBase, key)
+		if base := r.selectSource(v.GetQuery().GetSelectStmt()); base != "" {
+			r.viewBase[key] = base
+		}
+	}
+}
+
+// touchCopy records that the rows of copy key may no longer carry the
+// stored tokens (its columns changed, or its token column written).
+func (r *guardReplay) touchCopy(key string) {
+	if c, ok := r.copies[key]; ok && c.state == copyCarries {
+		r.copies[key] = copyOf{state: copyLoses}
+	}
+}
+
+// moveRows follows a rename or move of table key to name to (c says
+// what it does): a copy's state goes with it, and when the rows of a
+// fenced table left to, the moved rows stand in for them, carrying the
+// stored tokens only when key is guarded or a carrying copy.
+func (r *guardReplay) moveRows(f *sqlparse.File, st *sqlparse.Stmt, key, to string, c *cause) {
+	if key == to {
+		return
+	}
+	// The fenced table's own rows, an empty table or a carrying copy
+	// (not a table of earlier migrations, whose rows are unknown).
+	src, carried := r.carrying(key)
+	cp, isCopy := r.copies[key]
+	delete(r.copies, key)
+	if isCopy {
+		r.copies[to] = cp
+	}
+	if r.removed[to] == nil {
+		return
+	}
+	carried = carried && src.col == r.tokenCol(to) || isCopy && cp.state == copyEmpty
+	c.what += " take the place of the rows of fenced table " + to + " without their tokens"
+	r.insertion(f, st, to, carried, src, c)
+}
+
+// checked reports whether inserts into table key are checked for the
+// stored tokens: key is guarded (or a partition of a guarded table), or
+// the rows of a fenced table left the name.
+func (r *guardReplay) checked(key string) bool {
+	if _, _, ok := r.guardOf(key); ok {
+		return true
+	}
+	return r.removed[key] != nil
+}
+
+// rowWriteOf is a write of table rows that a statement makes: its own
+// (direct: the statement itself, whose source the replay reads), or one
+// a function it calls, a trigger or a rule makes (via says how, ending
+// with a space: "calls f, whose body ").
+type rowWriteOf struct {
+	w      writes.Write
+	key    string
+	direct bool
+	via    string
+}
+
+// rowWrites are the writes of table rows statement st makes: its own at
+// any depth (WITH entries, MERGE), those of the bodies of the
+// migrations' functions it calls (and of those they call), and those
+// the triggers and rules of the tables written make, and the writes of
+// a view's base table (writes through a view the migrations define as a
+// SELECT from one table).
+func (r *guardReplay) rowWrites(f *sqlparse.File, st *sqlparse.Stmt) []rowWriteOf {
+	var out []rowWriteOf
+	seenFn, seenRule := map[string]bool{}, map[string]bool{}
+	var fromFunc func(name, via string)
+	var add func(w writes.Write, direct bool, via string)
+	add = func(w writes.Write, direct bool, via string) {
+		key := r.key(w.Table)
+		out = append(out, rowWriteOf{w: w, key: key, direct: direct, via: via})
+		for _, fn := range r.triggers[key] {
+			fromFunc(fn, fmt.Sprintf("%swrites table %s, whose trigger ", via, key))
+		}
+		if !seenRule[key] {
+			seenRule[key] = true
+			for _, rw := range r.ruleWrites[key] {
+				add(rw, false, fmt.Sprintf("%swrites table %s, whose rule ", via, key))
+			}
+			for _, fn := range r.ruleCalls[key] {
+				fromFunc(fn, fmt.Sprintf("%swrites table %s, whose rule ", via, key))
+			}
+		}
+		if base := r.viewBase[key]; base != "" && !seenRule["view "+key] {
+			seenRule["view "+key] = true
+			bw := w
+			bw.Table = sqlparse.Name{Name: base}
+			out = append(out, rowWriteOf{w: bw, key: base, via: fmt.Sprintf("%swrites view %s, which ", via, key)})
+		}
+	}
+	fromFunc = func(name, via string) {
+		rr := r.routines[name]
+		if rr == nil || seenFn[name] {
 			return
 		}
-		r.copies[r.key(rangeName(ctas.GetInto().GetRel()))] = keepsToken(sel, column(in.fn.text), nil)
-	case *pg.Node_InsertStmt:
-		key, in, ok := guardOf(x.InsertStmt.GetRelation())
-		if !ok || r.carried(x.InsertStmt, column(in.fn.text)) {
-			return
+		seenFn[name] = true
+		v := fmt.Sprintf("%scalls %s, whose body ", via, name)
+		for _, w := range rr.writes {
+			add(w, false, v)
 		}
-		line, col := diag.Position(f.Src, st.Start)
-		if c := r.truncated[key]; c != nil {
-			delete(r.truncated, key)
-			if c.ack || acked() {
+		for _, c := range rr.calls {
+			fromFunc(c, v)
+		}
+	}
+	rep := writes.Of(st, f.Src)
+	for _, w := range rep.Writes {
+		add(w, w.Top, "")
+	}
+	for _, c := range rep.Calls {
+		fromFunc(c.Func.Name, "")
+	}
+	return out
+}
+
+// rowWrite follows one write of table rows (rowWrites) for the stored
+// tokens: rows of a fenced table removed (DELETE, TRUNCATE, a MERGE's
+// DELETE, and what foreign keys cascade from them) and rows inserted
+// into it (INSERT, COPY FROM, a MERGE's INSERT) whose token column is
+// not shown to hold the stored tokens, in either order within a
+// migration, or the insert in a later migration than the removal; and
+// the writes of the migration's copies of a fenced table's rows.
+func (r *guardReplay) rowWrite(f *sqlparse.File, st *sqlparse.Stmt, e rowWriteOf, at func(what, fails string, a ...any) *cause) {
+	w := e.w
+	has := func(ev string) bool { return slices.Contains(w.Events, ev) }
+	switch {
+	case w.Verb == "TRUNCATE":
+		r.removeRows(f, st, e.key, true, w.Cascade, w.Only, e.via, "truncates", at, map[string]bool{})
+	case w.Verb == "DELETE" || w.Verb == "MERGE" && has("DELETE"):
+		r.removeRows(f, st, e.key, false, false, w.Only, e.via, "deletes rows of", at, map[string]bool{})
+	}
+	if has("UPDATE") {
+		if c, ok := r.copies[e.key]; ok && c.state == copyCarries && (w.Targets == nil || slices.ContainsFunc(w.Targets, func(t string) bool { return sqlparse.QuoteIdent(t) == c.col })) {
+			r.touchCopy(e.key)
+		}
+	}
+	if !has("INSERT") {
+		return
+	}
+	if c, ok := r.copies[e.key]; ok && !r.checked(e.key) {
+		// Filling a copy: it carries the stored tokens when it was empty
+		// (or carried them) and an INSERT ... SELECT from one carrying
+		// table takes the token column by its name.
+		ins := st.Raw.GetInsertStmt()
+		if e.direct && w.Verb == "INSERT" && ins != nil && (c.state == copyEmpty || c.state == copyCarries) {
+			sel := ins.GetSelectStmt().GetSelectStmt()
+			if src, ok := r.carrying(r.selectSource(sel)); ok && ins.GetWithClause() == nil && (c.state == copyEmpty || c.col == src.col) &&
+				(len(ins.GetCols()) == 0 && star(sel) || len(ins.GetCols()) > 0 && keepsToken(sel, src.col, ins.GetCols())) {
+				snap := r.snapshot(src, sel)
+				if c.state == copyCarries {
+					snap.all = snap.all || c.all
+					snap.seq = max(snap.seq, c.seq)
+				}
+				r.copies[e.key] = copyOf{state: copyCarries, rowsOf: snap}
 				return
 			}
-			c.advice = fmt.Sprintf(", and %s:%d:%d inserts rows into it again without their tokens: they come back with the tokens the INSERT gives them, not the stored ones (the guard trigger fires on UPDATE only)%s%s", f.Name, line, col, advice, ack)
-			r.refused[fmt.Sprintf("truncate %s:%d", c.file, c.line)] = c
-			return
 		}
+		r.copies[e.key] = copyOf{state: copyLoses}
+		return
+	}
+	if !r.checked(e.key) {
+		return
+	}
+	key := e.key
+	if g, _, ok := r.guardOf(key); ok {
+		key = g
+	}
+	col := r.tokenCol(key)
+	carried, src := false, rowsOf{}
+	if e.direct {
+		if ins := st.Raw.GetInsertStmt(); ins != nil && w.Verb == "INSERT" {
+			src, carried = r.carried(ins, col)
+		} else if m := st.Raw.GetMergeStmt(); m != nil && w.Verb == "MERGE" {
+			carried = r.mergeCarried(m, col)
+		}
+	}
+	what := "inserts rows into"
+	switch w.Verb {
+	case "COPY":
+		what = "copies rows (COPY ... FROM) into"
+	case "MERGE":
+		what = "inserts rows (MERGE ... INSERT) into"
+	}
+	r.insertion(f, st, key, carried, src, at("%s%s fenced table %s without their tokens", "", e.via, what, key))
+}
+
+// removeRows records that statement st removes the rows of table key
+// (truncate: TRUNCATE, with cascade: CASCADE; only: ONLY), with the rows
+// of its inheritance children and partitions, and those foreign keys
+// delete with them (ON DELETE CASCADE, or any foreign key to a table
+// truncated with CASCADE); via and verb say how, for the finding.
+func (r *guardReplay) removeRows(f *sqlparse.File, st *sqlparse.Stmt, key string, truncate, cascade, only bool, via, verb string, at func(what, fails string, a ...any) *cause, seen map[string]bool) {
+	if seen[key] {
+		return
+	}
+	seen[key] = true
+	if c, ok := r.copies[key]; ok {
+		if truncate {
+			c.state = copyEmpty
+		}
+		c.all = false
+		r.copies[key] = c
+	}
+	if g, _, ok := r.guardOf(key); ok {
+		if g == key {
+			r.gone(f, st, g, at("%s%s fenced table %s", "", via, verb, key))
+		} else {
+			r.gone(f, st, g, at("%s%s partition %s of fenced table %s", "", via, verb, key, g))
+		}
+	}
+	if !only {
+		for child, refs := range r.parents {
+			for _, p := range refs {
+				if p.key == key {
+					r.removeRows(f, st, child, truncate, cascade, false, via, verb, at, seen)
+				}
+			}
+		}
+	}
+	for from, fks := range r.fks {
+		for _, fk := range fks {
+			if fk.to != key || !(truncate && cascade || !truncate && fk.cascade) {
+				continue
+			}
+			how := fmt.Sprintf("%s%s table %s, which (ON DELETE CASCADE of a foreign key of %s) ", via, verb, key, from)
+			if truncate {
+				how = fmt.Sprintf("%s%s table %s with CASCADE, which (a foreign key of %s references it) ", via, verb, key, from)
+			}
+			r.removeRows(f, st, from, truncate, cascade, false, how, verb, at, seen)
+		}
+	}
+}
+
+// gone records that the rows of guarded table key are removed, by
+// statement c: rows inserted into it in the same migration (before, see
+// insertion) stand in for them without their tokens.
+func (r *guardReplay) gone(f *sqlparse.File, st *sqlparse.Stmt, key string, c *cause) {
+	c.ack = ackReset(f, st)
+	c.column = r.tokenCol(key)
+	c.seq = r.seq
+	if ins := r.inserted[key]; ins != nil {
+		delete(r.inserted, key)
+		if !ins.ack && !c.ack {
+			ins.advice = fmt.Sprintf(", and %s:%d:%d %s: the rows inserted stand in for the rows removed with tokens the INSERT gives them, not the stored ones%s%s", c.file, c.line, c.col, c.what, resetAdvice, resetAck)
+			r.refused[fmt.Sprintf("insert %s:%d:%d", ins.file, ins.line, ins.col)] = ins
+		}
+	}
+	if r.removed[key] == nil || r.removed[key].ack && !c.ack {
+		r.removed[key] = c
+	}
+}
+
+// insertion records that statement c puts rows into table key (checked),
+// carrying the stored tokens (src) or not: without them, after rows of
+// the table were removed, in this migration or an earlier one (removed),
+// it is a finding; before, in this migration, one when they are removed
+// (gone). With them, when they are every row of the table as of before
+// the first removal, in this migration (a copy put back, a copy swapped
+// in, the table renamed back), nothing removed is missing any more.
+func (r *guardReplay) insertion(f *sqlparse.File, st *sqlparse.Stmt, key string, carried bool, src rowsOf, c *cause) {
+	if carried {
+		if rc := r.removed[key]; rc != nil && src.all && rc.file == c.file &&
+			(src.seq >= 0 && src.seq < rc.seq || src.seq < 0 && src.from != key && rc.vacated) {
+			delete(r.removed, key)
+		}
+		return
+	}
+	c.ack = ackReset(f, st)
+	rc := r.removed[key]
+	if rc == nil {
 		if r.inserted[key] == nil {
-			c := at("inserts rows into fenced table %s without their tokens", "", key)
-			c.ack = acked()
 			r.inserted[key] = c
 		}
+		return
 	}
+	if rc.ack || c.ack {
+		return
+	}
+	if rc.file == c.file && !rc.vacated {
+		// Reported at the removal, naming the first insert.
+		k := fmt.Sprintf("removed %s:%d:%d", rc.file, rc.line, rc.col)
+		if r.refused[k] == nil {
+			rc.advice = fmt.Sprintf(", and %s:%d:%d %s: they come back with the tokens the INSERT gives them, not the stored ones (the guard trigger fires on UPDATE only)%s%s", c.file, c.line, c.col, c.what, resetAdvice, resetAck)
+			r.refused[k] = rc
+		}
+		return
+	}
+	// The removal is in an earlier migration (applied, maybe): the
+	// insert is the statement to change.
+	c.advice = fmt.Sprintf(", after %s:%d:%d %s: the rows inserted stand in for the rows removed with tokens the INSERT gives them, not the stored ones (the guard trigger fires on UPDATE only)%s%s", rc.file, rc.line, rc.col, rc.what, resetAdvice, resetAck)
+	r.refused[fmt.Sprintf("insert %s:%d:%d", c.file, c.line, c.col)] = c
 }
 
 // ackReset reports whether the statement st of f carries
@@ -595,11 +1068,12 @@ func ackReset(f *sqlparse.File, st *sqlparse.Stmt) bool {
 // reference of that name, at the position of col in cols (the INSERT's
 // column list; nil: anywhere, for a copy made AS the SELECT).
 func keepsToken(sel *pg.SelectStmt, col string, cols []*pg.Node) bool {
+	if sel == nil {
+		return false
+	}
 	tl := sel.GetTargetList()
-	if len(tl) == 1 {
-		if f := tl[0].GetResTarget().GetVal().GetColumnRef().GetFields(); len(f) > 0 && f[len(f)-1].GetAStar() != nil {
-			return true // SELECT *, SELECT t.*
-		}
+	if star(sel) {
+		return true // SELECT *, SELECT t.*
 	}
 	names := func(rt *pg.ResTarget) bool {
 		f := rt.GetVal().GetColumnRef().GetFields()
@@ -620,28 +1094,67 @@ func keepsToken(sel *pg.SelectStmt, col string, cols []*pg.Node) bool {
 }
 
 // carried reports whether INSERT ins gives the token column (col,
-// quoted) of the guarded table it writes stored tokens: an INSERT ...
-// SELECT from one table, of a copy that kept the token column (or a
-// table the replay did not see made), taking the token column's values
-// by name (SELECT *, with no column list; or the token column in its
-// column list given the column of that name).
-func (r *guardReplay) carried(ins *pg.InsertStmt, col string) bool {
+// quoted) of the guarded table it writes the stored tokens: an INSERT
+// ... SELECT from one table that carries them in a column of that name
+// (carrying: a guarded table, or a copy this migration made of one with
+// its token column and did not touch since), taking it by name (SELECT *
+// with no column list; or the token column in the column list given the
+// column of that name).
+func (r *guardReplay) carried(ins *pg.InsertStmt, col string) (rowsOf, bool) {
 	sel := ins.GetSelectStmt().GetSelectStmt()
-	if sel == nil || len(sel.GetFromClause()) != 1 || sel.GetFromClause()[0].GetRangeVar() == nil || len(sel.GetValuesLists()) > 0 {
-		return false
+	if ins.GetWithClause() != nil {
+		return rowsOf{}, false
 	}
-	if keeps, ok := r.copies[r.key(rangeName(sel.GetFromClause()[0].GetRangeVar()))]; ok && !keeps {
-		return false
+	src, ok := r.carrying(r.selectSource(sel))
+	if !ok || src.col != col {
+		return rowsOf{}, false
 	}
+	src.all = src.all && whole(sel)
 	if len(ins.GetCols()) == 0 {
-		tl := sel.GetTargetList()
-		if len(tl) != 1 {
+		return src, star(sel)
+	}
+	return src, keepsToken(sel, col, ins.GetCols())
+}
+
+// mergeCarried is carried for MERGE m: its source is one carrying table,
+// and each of its INSERT actions lists the token column and gives it the
+// source's column of that name.
+func (r *guardReplay) mergeCarried(m *pg.MergeStmt, col string) bool {
+	src := m.GetSourceRelation().GetRangeVar()
+	if src == nil || m.GetWithClause() != nil {
+		return false
+	}
+	if from, ok := r.carrying(r.key(rangeName(src))); !ok || from.col != col {
+		return false
+	}
+	alias := src.GetRelname()
+	if a := src.GetAlias(); a != nil {
+		alias = a.GetAliasname()
+	}
+	for _, n := range m.GetMergeWhenClauses() {
+		wc := n.GetMergeWhenClause()
+		if wc.GetCommandType() != pg.CmdType_CMD_INSERT {
+			continue
+		}
+		found := false
+		for i, t := range wc.GetTargetList() {
+			if sqlparse.QuoteIdent(t.GetResTarget().GetName()) != col {
+				continue
+			}
+			found = true
+			if i >= len(wc.GetValues()) {
+				return false
+			}
+			f := wc.GetValues()[i].GetColumnRef().GetFields()
+			if len(f) == 0 || len(f) > 2 || sqlparse.QuoteIdent(f[len(f)-1].GetString_().GetSval()) != col || len(f) == 2 && f[0].GetString_().GetSval() != alias {
+				return false
+			}
+		}
+		if !found {
 			return false
 		}
-		f := tl[0].GetResTarget().GetVal().GetColumnRef().GetFields()
-		return len(f) > 0 && f[len(f)-1].GetAStar() != nil
 	}
-	return keepsToken(sel, col, ins.GetCols())
+	return true
 }
 
 // partitionOff reports whether a partition of guarded table key has the
