@@ -107,10 +107,25 @@ func (m *typeMapper) mysql() bool { return m.opts.Engine == config.EngineMySQL }
 // mysqlInSlices is inSliceExpansion's body for MySQL, sqlc's: MySQL's
 // placeholders are positional, so each list's marker becomes one ? per
 // element where the list stands, its elements appended in the order of
-// the parameters; an empty list is NULL (IN (NULL) matches nothing).
+// the placeholders; an empty list is NULL (IN (NULL) matches nothing). As
+// sqlc's template ranges over every placeholder's field, a parameter used
+// more than once (Query.Placeholders) is appended, and a list's first
+// remaining marker expanded, once per use. (A fenced write's lists are
+// mysqlSliceExpansion's: the guard refuses one in an INSERT it stores.)
 func (e *emitter) mysqlInSlices(q *analyze.Query, sig signature, appendParam func(jen.Code) jen.Code) []jen.Code {
+	order := q.Placeholders
+	if len(order) == 0 {
+		for i := range sig.args {
+			order = append(order, i+1)
+		}
+	}
 	var body []jen.Code
-	for i, a := range sig.args {
+	for _, n := range order {
+		i := n - 1
+		if i < 0 || i >= len(sig.args) {
+			continue
+		}
+		a := sig.args[i]
 		if i >= len(q.Params) || !q.Params[i].InList {
 			body = append(body, appendParam(a))
 			continue
