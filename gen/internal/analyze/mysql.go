@@ -138,7 +138,7 @@ func (a *analyzer) mysqlFenced(q *Query) bool {
 	case *sqlparse.Delete:
 		return target(n.Table, "DELETE")
 	case *sqlparse.Unknown:
-		return refuse("a %s statement is not classified by fencegen's MySQL analysis", n.Kind)
+		return refuse("%s statement is not classified by fencegen's MySQL analysis", diag.A(n.Kind))
 	}
 	return refuse("a %T statement is not classified by fencegen's MySQL analysis", a.stmt.Node)
 }

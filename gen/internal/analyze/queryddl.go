@@ -177,7 +177,7 @@ func (a *analyzer) queryDDLResolution(q *Query) {
 			a.schemaReach(q, r.Subname, "renames schema "+r.Subname+" to "+r.Newname+", which holds")
 		case pg.ObjectType_OBJECT_FUNCTION, pg.ObjectType_OBJECT_PROCEDURE, pg.ObjectType_OBJECT_ROUTINE, pg.ObjectType_OBJECT_AGGREGATE,
 			pg.ObjectType_OBJECT_TYPE, pg.ObjectType_OBJECT_DOMAIN:
-			a.refuseAnyFenced(a.stmt.Start, "query %s renames a %s, which changes what the queries that name it call, unseen by fencegen's analysis of them; %s", q.Name, objectWord(r.RenameType), belongs)
+			a.refuseAnyFenced(a.stmt.Start, "query %s renames %s, which changes what the queries that name it call, unseen by fencegen's analysis of them; %s", q.Name, diag.A(objectWord(r.RenameType)), belongs)
 		}
 	case *pg.Node_AlterObjectSchemaStmt:
 		o := s.AlterObjectSchemaStmt
@@ -186,7 +186,7 @@ func (a *analyzer) queryDDLResolution(q *Query) {
 			reach(nameOfRV(o.Relation), "moves to schema "+o.Newschema)
 		case pg.ObjectType_OBJECT_FUNCTION, pg.ObjectType_OBJECT_PROCEDURE, pg.ObjectType_OBJECT_ROUTINE, pg.ObjectType_OBJECT_AGGREGATE,
 			pg.ObjectType_OBJECT_TYPE, pg.ObjectType_OBJECT_DOMAIN, pg.ObjectType_OBJECT_OPERATOR:
-			a.refuseAnyFenced(a.stmt.Start, "query %s moves a %s to schema %s, which changes what the queries that name it call, unseen by fencegen's analysis of them; %s", q.Name, objectWord(o.ObjectType), o.Newschema, belongs)
+			a.refuseAnyFenced(a.stmt.Start, "query %s moves %s to schema %s, which changes what the queries that name it call, unseen by fencegen's analysis of them; %s", q.Name, diag.A(objectWord(o.ObjectType)), o.Newschema, belongs)
 		}
 	case *pg.Node_CreateSchemaStmt:
 		if len(s.CreateSchemaStmt.SchemaElts) > 0 {

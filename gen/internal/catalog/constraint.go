@@ -676,8 +676,8 @@ func (c *Catalog) FencedActionNotes() diag.List {
 					parent = fk.parent.QualifiedName()
 				}
 				notes.AddErr(&diag.Error{File: fk.file, Line: fk.line, Col: fk.col,
-					Msg: fmt.Sprintf("note: foreign key of fenced table %s to %s has %s: %s, so the guard triggers of %s do not check the rows it writes: a %s of %s by a writer outside the generated code changes them with no token (the generated queries that may set it off are refused); make the action RESTRICT or NO ACTION to have every write of %s guarded",
-						t.QualifiedName(), parent, strings.Join(acts, ", "), TriggerlessActionNote, t.QualifiedName(), strings.ToLower(strings.Join(actVerbs(fk.onDelete, fk.onUpdate, actions), " or ")), parent, t.QualifiedName())})
+					Msg: fmt.Sprintf("note: foreign key of fenced table %s to %s has %s: %s, so the guard triggers of %s do not check the rows it writes: %s of %s by a writer outside the generated code changes them with no token (the generated queries that may set it off are refused); make the action RESTRICT or NO ACTION to have every write of %s guarded",
+						t.QualifiedName(), parent, strings.Join(acts, ", "), TriggerlessActionNote, t.QualifiedName(), diag.A(strings.ToLower(strings.Join(actVerbs(fk.onDelete, fk.onUpdate, actions), " or "))), parent, t.QualifiedName())})
 			}
 		}
 	}

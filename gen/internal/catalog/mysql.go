@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 )
 
@@ -160,7 +161,7 @@ func (u *updater) mysqlStmt(n sqlparse.Node) {
 		for _, k := range []string{"Trigger", "Procedure", "Function", "Event"} {
 			if strings.Contains(n.Kind, k) {
 				line, col := u.pos(n.Loc)
-				u.c.MySQLRoutines = fmt.Sprintf("a %s (%s:%d:%d)", strings.ToLower(k), u.f.Name, line, col)
+				u.c.MySQLRoutines = fmt.Sprintf("%s (%s:%d:%d)", diag.A(strings.ToLower(k)), u.f.Name, line, col)
 			}
 		}
 	}

@@ -39,6 +39,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/pingcap/tidb/pkg/parser/test_driver"
 
+	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
 )
@@ -283,7 +284,7 @@ func Rewrite(sql string, spec Spec) (*Guarded, error) {
 	case *ast.InsertStmt:
 		g, err = rewriteInsert(p, sp, s, spec)
 	default:
-		return nil, fmt.Errorf("a %s is not a write fencegen guards on MySQL", strings.TrimPrefix(fmt.Sprintf("%T", stmt), "*ast."))
+		return nil, fmt.Errorf("%s is not a write fencegen guards on MySQL", diag.A(strings.TrimPrefix(fmt.Sprintf("%T", stmt), "*ast.")))
 	}
 	if err != nil {
 		return nil, err
@@ -1027,14 +1028,14 @@ func allWhere(p *parser.Parser, where ast.ExprNode, spec Spec) (ast.ExprNode, er
 // the scan at the n-th row written, and ORDER BY alone writes every row
 // matched: both are guarded.
 func allRefusals(n ast.Node, verb string, spec Spec, order *ast.OrderByClause, limit *ast.Limit) error {
-	if err := spec.transactional("an " + verb + " that may match several rows"); err != nil {
+	if err := spec.transactional(diag.A(verb) + " that may match several rows"); err != nil {
 		return err
 	}
 	if order != nil && limit != nil {
-		return fmt.Errorf("ORDER BY ... LIMIT in %s of fenced table %s that may match several rows is not guarded on MySQL: unless an index gives the order, MariaDB/MySQL checks every row the WHERE clause matches before it sorts and limits them, so a stale row the LIMIT leaves out would refuse the write; select the keys first (SELECT ... ORDER BY ... LIMIT) and write them by key or with WHERE <key> IN (sqlc.slice(...)), or drop ORDER BY (LIMIT alone is guarded)", map[string]string{"UPDATE": "an UPDATE", "DELETE": "a DELETE"}[verb], spec.Table)
+		return fmt.Errorf("ORDER BY ... LIMIT in %s of fenced table %s that may match several rows is not guarded on MySQL: unless an index gives the order, MariaDB/MySQL checks every row the WHERE clause matches before it sorts and limits them, so a stale row the LIMIT leaves out would refuse the write; select the keys first (SELECT ... ORDER BY ... LIMIT) and write them by key or with WHERE <key> IN (sqlc.slice(...)), or drop ORDER BY (LIMIT alone is guarded)", diag.A(verb), spec.Table)
 	}
 	if hasSubquery(n) {
-		return fmt.Errorf("a subquery in an %s of fenced table %s that may match several rows is not guarded on MySQL: the guard's refusal is the error a subquery of two rows raises (1242), which must be its own; pin the primary key with = (one row), or write the subquery's result as a parameter", verb, spec.Table)
+		return fmt.Errorf("a subquery in %s of fenced table %s that may match several rows is not guarded on MySQL: the guard's refusal is the error a subquery of two rows raises (1242), which must be its own; pin the primary key with = (one row), or write the subquery's result as a parameter", diag.A(verb), spec.Table)
 	}
 	return nil
 }

@@ -146,7 +146,7 @@ func TestRewriteKeepsQuotesOnKeywords(t *testing.T) {
 func TestRewriteRefuses(t *testing.T) {
 	tests := []struct{ query, want string }{
 		{"UPDATE accounts SET balance = 0 WHERE balance < (SELECT 1)", "subquery in an UPDATE"},
-		{"DELETE FROM accounts WHERE id IN (SELECT id FROM other)", "subquery in an DELETE"},
+		{"DELETE FROM accounts WHERE id IN (SELECT id FROM other)", "subquery in a DELETE"},
 		{"UPDATE accounts SET balance = (SELECT 2) WHERE id > ?", "subquery in an UPDATE"},
 		{"UPDATE accounts, other SET accounts.balance = other.x WHERE accounts.id = ?", "joins other tables"},
 		{"UPDATE accounts JOIN other ON other.id = accounts.id SET balance = 1 WHERE accounts.id = ?", "joins other tables"},
