@@ -16,6 +16,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/migrations"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse/mysqlparse"
+	"github.com/fencegen/fencegen/gen/internal/writes/mysqlwrites"
 )
 
 // expand turns schema or queries entries (files, directories, globs) into
@@ -394,4 +395,37 @@ func missingSemicolon(f *sqlparse.File) *diag.Error {
 	}
 	line, col := diag.Position(src, st.Start)
 	return &diag.Error{File: f.Name, Line: line, Col: col, Msg: "missing semicolon at end of file"}
+}
+
+// fencegenSchemaFiles expands pkg.FencegenSchema, the schema files of
+// the configuration that extends cfg (cfg.Extension), relative to that
+// file's directory and reported at their places in it.
+func fencegenSchemaFiles(cfg *Config, pkg config.Package) ([]string, diag.List) {
+	if len(pkg.FencegenSchema) == 0 || cfg.Extension == "" {
+		return nil, nil
+	}
+	ext := *cfg
+	ext.Path, ext.Dir = cfg.Extension, filepath.Dir(cfg.Extension)
+	var pos config.Position
+	if len(pkg.FencegenSchemaPos) > 0 {
+		pos = pkg.FencegenSchemaPos[0]
+	}
+	return expandAt(&ext, pkg.FencegenSchema, pos, pkg.FencegenSchemaPos)
+}
+
+// fencegenOnlyStmts refuses, in a schema file only fencegen reads
+// (fencegenSchemaFiles), each statement the TiDB parser read that is no
+// stored program: such a file holds what sqlc v1.31.1 cannot parse, and
+// a table, view or type defined there would be one sqlc's API lacks.
+func fencegenOnlyStmts(cfg *Config, pf *sqlparse.File) diag.List {
+	var errs diag.List
+	for _, st := range pf.Stmts {
+		if mysqlwrites.IsProgram(string(pf.Src[st.Start:st.End])) {
+			continue
+		}
+		line, col := diag.Position(pf.Src, st.Start)
+		errs.Add(pf.Name, line, col, "a statement other than a stored program in a schema file only fencegen reads (schema in %s) would define what sqlc's API lacks: list it in the schema of %s; this file holds what sqlc cannot parse: CREATE or DROP of a TRIGGER, FUNCTION, PROCEDURE or EVENT, ALTER EVENT, DELIMITER lines",
+			filepath.Base(cfg.Extension), filepath.Base(cfg.Path))
+	}
+	return errs
 }

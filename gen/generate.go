@@ -519,9 +519,23 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 	cat := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
 	schemaFiles, err := expandAt(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)
 	errs = append(errs, err...)
+	// The extending configuration's schema files come after the entry's,
+	// read by fencegen only (config.Package.FencegenSchema).
+	extra, xerr := fencegenSchemaFiles(cfg, pkg)
+	errs = append(errs, xerr...)
+	var fencegenOnly map[string]bool
+	for _, f := range extra {
+		if !slices.Contains(schemaFiles, f) {
+			schemaFiles = append(schemaFiles, f)
+			if fencegenOnly == nil {
+				fencegenOnly = map[string]bool{}
+			}
+			fencegenOnly[f] = true
+		}
+	}
 	// A schema that could not be read or parsed at all would make every
 	// query fail with "relation does not exist": report the schema only.
-	schemaBroken := len(err) > 0
+	schemaBroken := len(err) > 0 || len(xerr) > 0
 	queryFiles, qerr := expandAt(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)
 	// Every schema and query file is read and parsed concurrently
 	// (pg_query keeps its parser state per thread); the catalog is then
@@ -554,13 +568,20 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 		keys = append(keys, catalog.FenceKey{Schema: ft.TableSchema, Table: ft.TableName, Column: ft.ColumnName, File: file, Line: ft.Pos.Line, Col: ft.Pos.Col})
 	}
 	cat.ExpectFenceKeys(keys)
-	for _, r := range results[:len(schemaFiles)] {
+	for i, r := range results[:len(schemaFiles)] {
 		pf, perr := r.f, r.err
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
 		}
 		if pf == nil {
 			schemaBroken = true
+			continue
+		}
+		if fencegenOnly[schemaFiles[i]] {
+			// The stored programs sqlc cannot parse, which the write
+			// analysis reads from the file's text: the catalog, whose
+			// tables and types make the API, is sqlc's.
+			errs = append(errs, fencegenOnlyStmts(cfg, pf)...)
 			continue
 		}
 		for _, st := range pf.Stmts {

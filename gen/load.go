@@ -52,6 +52,8 @@ func LoadConfig(path string) (*Config, error) {
 	var rest []config.Package
 	for _, pkg := range cfg.Packages {
 		_, serr := expandAt(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)
+		_, xerr := fencegenSchemaFiles(cfg, pkg)
+		serr = append(serr, xerr...)
 		_, qerr := expandAt(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)
 		errs = append(append(errs, serr...), qerr...)
 		// An entry analysed with sqlc's database key is left out: loading

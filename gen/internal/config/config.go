@@ -132,6 +132,16 @@ type Package struct {
 	// Fence marks fencing-token columns in addition to COMMENT ON COLUMN
 	// annotations in the schema.
 	Fence []FenceTable
+	// FencegenSchema are, for an engine mysql entry of a configuration
+	// that an extending one names (Config.Extension), the schema files,
+	// directories or glob patterns of its schema key, relative to the
+	// extending file's directory: read by fencegen only, after Schema,
+	// they hold the stored programs sqlc v1.31.1 cannot parse (CREATE
+	// TRIGGER, FUNCTION, EVENT, DELIMITER lines), which the write
+	// analysis follows and the catalog skips. FencegenSchemaPos locates
+	// each in the extending file.
+	FencegenSchema    []string
+	FencegenSchemaPos []Position
 	// StrictFunctionChecks is sqlc's strict_function_checks: a call of a
 	// function the catalog does not have is an error (by default it
 	// yields an untyped result).

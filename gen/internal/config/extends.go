@@ -30,14 +30,19 @@ import (
 // FenceTable.AnyEntry). The keys allowed are extends, fence, version
 // ("2") and gen.go.postgresql_types and gen.go.mysql_types, fencegen's
 // options that sqlc refuses in its own file, each set for every entry of
-// its engine (fence may then be left out). The extended file may be any configuration Load reads,
-// but not itself an extension.
+// its engine (fence may then be left out), and schema, files sqlc
+// cannot parse that fencegen reads after every engine mysql entry's own
+// schema (Package.FencegenSchema). The extended file may be any
+// configuration Load reads, but not itself an extension.
 func (l *loader) extension(root ast.Node) *Config {
 	var base string
 	var baseNode, fenceNode ast.Node
 	var tables []FenceTable
 	var pgTypes, myTypes *bool
 	var pgNode, myNode ast.Node
+	var schema []string
+	var schemaPos []Position
+	var schemaNode ast.Node
 	l.mapping("configuration", root, fields{
 		"version": func(k string, v ast.Node) {
 			if s, ok := l.scalar(k, v); ok && s != "2" {
@@ -45,6 +50,9 @@ func (l *loader) extension(root ast.Node) *Config {
 			}
 		},
 		"extends": record(&baseNode, l.str(&base)),
+		// Schema files only fencegen reads: the stored programs of a
+		// MySQL schema, which sqlc cannot parse (issue 27).
+		"schema": record(&schemaNode, l.paths(&schema, &schemaPos)),
 		"fence": func(k string, v ast.Node) {
 			fenceNode = v
 			tables = l.fence(v)
@@ -71,8 +79,8 @@ func (l *loader) extension(root ast.Node) *Config {
 		l.errorf(or(baseNode, root), "extends: want the path of the sqlc configuration to extend, e.g. extends: sqlc.yaml")
 		return nil
 	}
-	if len(tables) == 0 && (fenceNode != nil || pgTypes == nil && myTypes == nil) && len(l.errs) == 0 {
-		l.errorf(or(fenceNode, root), "fence: a configuration with extends adds fenced tables (list them under fence.tables) or fencegen's options (gen.go.postgresql_types, gen.go.mysql_types)")
+	if len(tables) == 0 && (fenceNode != nil || pgTypes == nil && myTypes == nil && schemaNode == nil) && len(l.errs) == 0 {
+		l.errorf(or(fenceNode, root), "fence: a configuration with extends adds fenced tables (list them under fence.tables), fencegen's options (gen.go.postgresql_types, gen.go.mysql_types) or schema files only fencegen reads (schema)")
 		return nil
 	}
 	p := filepath.FromSlash(base)
@@ -123,9 +131,16 @@ func (l *loader) extension(root ast.Node) *Config {
 			v := *myTypes
 			p.Go.MySQLTypes = &v
 		}
+		if p.Engine == EngineMySQL {
+			p.FencegenSchema, p.FencegenSchemaPos = schema, schemaPos
+		}
 	}
 	if pgTypes != nil && !engines[EnginePostgreSQL] {
 		l.errorf(pgNode, "postgresql_types applies to engine %q entries, and %s has none: use mysql_types for its engine %q entries", EnginePostgreSQL, base, EngineMySQL)
+		return nil
+	}
+	if len(schema) > 0 && !engines[EngineMySQL] {
+		l.errorf(schemaNode, "schema adds files to engine %q entries, whose stored programs sqlc cannot parse, and %s has none: sqlc reads a PostgreSQL schema's functions and triggers, so list them in %s's schema", EngineMySQL, base, base)
 		return nil
 	}
 	if myTypes != nil && !engines[EngineMySQL] {

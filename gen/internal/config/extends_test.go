@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,5 +70,47 @@ func TestExtends(t *testing.T) {
 		if err == nil || !strings.Contains(strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""), tt.want) {
 			t.Errorf("Parse(%q) = %v, want %q", tt.src, err, tt.want)
 		}
+	}
+}
+
+// TestExtendsSchema (trial t27g): an extending configuration's schema
+// key lists files only fencegen reads, relative to its own directory and
+// located in it, and adds them to every engine mysql entry (none to a
+// PostgreSQL entry, whose stored programs sqlc parses); it may stand
+// without fence, and with no MySQL entry it is an error at the key.
+func TestExtendsSchema(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("db/sqlc.yaml", "version: \"2\"\nsql:\n"+
+		"  - {engine: mysql, schema: s.sql, queries: q.sql, gen: {go: {package: a, out: a}}}\n"+
+		"  - {engine: postgresql, schema: p.sql, queries: r.sql, gen: {go: {package: b, out: b}}}\n"+
+		"  - {engine: mysql, schema: t.sql, queries: q.sql, gen: {go: {package: c, out: c}}}\n")
+	fg := write("fencegen.yaml", "extends: db/sqlc.yaml\nschema: [triggers/a.sql, \"triggers/*.sql\"]\n")
+	cfg, err := Load(fg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range cfg.Packages {
+		want := "[triggers/a.sql triggers/*.sql] [{2 10} {2 26}]"
+		if p.Engine == EnginePostgreSQL {
+			want = "[] []"
+		}
+		if got := fmt.Sprint(p.FencegenSchema, " ", p.FencegenSchemaPos); got != want {
+			t.Errorf("entry %d (%s): FencegenSchema, Pos = %s, want %s", i, p.Engine, got, want)
+		}
+	}
+	write("pg/sqlc.yaml", "version: \"2\"\nsql:\n  - {engine: postgresql, schema: p.sql, queries: r.sql, gen: {go: {package: b, out: b}}}\n")
+	_, err = Parse(filepath.Join(dir, "fencegen.yaml"), []byte("extends: pg/sqlc.yaml\nschema: triggers.sql\n"))
+	if want := `fencegen.yaml:2:9: schema adds files to engine "mysql" entries`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("schema over a PostgreSQL configuration: %v, want %q", err, want)
 	}
 }
