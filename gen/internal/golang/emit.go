@@ -56,7 +56,8 @@ type emitter struct {
 	// overridePkgs caches overridePackages.
 	overridePkgs map[string]bool
 	// argImports caches importElems, by query file ("" for the querier
-	// file); inQuerier is set while the Querier interface is emitted.
+	// file, "\x00batch" and "\x00copyfrom" for the batch and copyfrom
+	// files); inQuerier is set while the Querier interface is emitted.
 	argImports map[string]map[string]bool
 	inQuerier  bool
 	// printed holds the declarations of the syntax tree render printed

@@ -149,11 +149,7 @@ func (e *emitter) argName(q *analyze.Query, p *analyze.Param) string {
 	if token.IsKeyword(n) || n == "q" {
 		n += "_" // sqlc's escape
 	}
-	file := q.File
-	if e.inQuerier {
-		file = ""
-	}
-	if e.importElems(file)[n] {
+	if e.importElems(q)[n] {
 		// As sqlc (replaceConflictedArg): the last element of a path the
 		// file imports (time, uuid) gives arg and the name (argTime).
 		n = argConflictName(n)
@@ -191,15 +187,34 @@ func (e *emitter) modelUsed(t *catalog.Table) bool {
 	return e.usedModels[t]
 }
 
-// importElems are the last elements of the import paths of the query
-// file generated from file (context, time, uuid, pgtype, ...), as far as
-// sqlc's renaming of arguments (argName) needs them: the packages of its
-// queries' parameter and result types (not those of a model's fields),
-// with database/sql pq for array
-// arguments and sql or pgconn for :execresult. For file "", those of the
-// querier file: the packages of every query's parameter types and of its
-// result's type when that is one column's.
-func (e *emitter) importElems(file string) map[string]bool {
+// importElems are the last elements of the import paths of the file
+// that declares q's method (context, time, uuid, pgtype, ...), as far as
+// sqlc's renaming of arguments (argName, sqlc's replaceConflictedArg)
+// needs them; inQuerier, those of the querier file. sqlc imports in a
+// query file the packages of its queries' parameter types (a Params
+// struct's fields included) and result types (a row struct's fields, not
+// a model's), database/sql or pgconn for :execresult, fmt with
+// wrap_errors, and with database/sql strings for a sqlc.slice and
+// lib/pq for a slice other than []byte among the parameters (but a
+// sqlc.slice) or the result columns (a model's or an embedded one's
+// included: it scans them through pq.Array); in the batch file (:batch*
+// queries, which no query file declares) the same but pq and strings,
+// with errors and pgx's; in the copyfrom file (:copyfrom methods) only
+// the packages of single arguments, with io, fmt, atomic, mysql and
+// mysqltsv for MySQL; in the querier file the packages of the types the
+// interface spells: a single result column's (not a batch method's),
+// each argument's (not a Params struct's fields) and :execresult's.
+func (e *emitter) importElems(q *analyze.Query) map[string]bool {
+	const batchFile, copyfromFile = "\x00batch", "\x00copyfrom"
+	file := q.File
+	switch {
+	case e.inQuerier:
+		file = ""
+	case isBatch(q.Cmd):
+		file = batchFile
+	case q.Cmd == ":copyfrom":
+		file = copyfromFile
+	}
 	unlock := e.lock()
 	m, ok := e.argImports[file]
 	unlock()
@@ -216,24 +231,59 @@ func (e *emitter) importElems(file string) map[string]bool {
 			add(a)
 		}
 	}
+	slice := func(t goType) bool {
+		s := t.String()
+		return strings.HasPrefix(s, "[]") && s != "[]byte"
+	}
+	pq := false
 	for _, f := range e.in.Files {
-		if file != "" && f.Name != file {
-			continue
-		}
 		for _, q := range f.Queries {
-			for _, p := range q.Params {
-				t := e.paramType(p)
-				add(t)
-				if file != "" && e.types.stdlib() && pqArrayType(t) {
-					m["pq"] = true
+			switch file {
+			case "":
+			case batchFile:
+				if !isBatch(q.Cmd) {
+					continue
+				}
+			case copyfromFile:
+				if q.Cmd == ":copyfrom" && !e.useParamsStruct(q) {
+					for _, p := range q.Params {
+						add(e.paramType(p))
+					}
+				}
+				continue
+			default:
+				if f.Name != file || isBatch(q.Cmd) {
+					continue
 				}
 			}
-			// A model's fields are declared in the models file.
-			if len(q.Columns) == 1 || file != "" && e.matchModel(q) == "" {
-				for _, c := range q.Columns {
-					if c.Embed == nil {
-						add(e.resultType(c))
-					}
+			structArg := e.useParamsStruct(q)
+			for _, p := range q.Params {
+				t := e.paramType(p)
+				if file != "" || !structArg {
+					add(t)
+				}
+				pq = pq || !p.Slice && slice(t)
+				if p.Slice && file != "" && e.types.stdlib() {
+					m["strings"] = true
+				}
+			}
+			embed := false
+			for _, c := range q.Columns {
+				embed = embed || c.Embed != nil
+			}
+			single := len(q.Columns) == 1 && !embed
+			for _, c := range q.Columns {
+				var t goType
+				if c.Embed == nil {
+					t = e.resultType(c)
+				} else {
+					t = e.types.goTypeOf(c.Column, c.Type, c.NotNull)
+				}
+				pq = pq || slice(t)
+				// A model's fields are declared in the models file, an
+				// embedded model's too.
+				if c.Embed == nil && (single && !(file == "" && isBatch(q.Cmd)) || file != "" && !single && e.matchModel(q) == "") {
+					add(t)
 				}
 			}
 			if q.Cmd == ":execresult" {
@@ -243,6 +293,29 @@ func (e *emitter) importElems(file string) map[string]bool {
 					m["pgconn"] = true
 				}
 			}
+		}
+	}
+	switch file {
+	case "":
+	case batchFile:
+		m["errors"] = true
+		if e.types.pgxV4() {
+			m["v4"] = true
+		} else {
+			m["v5"] = true
+		}
+	case copyfromFile:
+		if e.types.mysql() {
+			for _, n := range []string{"io", "fmt", "atomic", "mysql", "mysqltsv"} {
+				m[n] = true
+			}
+		}
+	default:
+		if e.opts.WrapErrors {
+			m["fmt"] = true
+		}
+		if pq && e.types.stdlib() {
+			m["pq"] = true
 		}
 	}
 	unlock = e.lock()
@@ -277,20 +350,31 @@ func (e *emitter) argNames(q *analyze.Query) []string {
 
 // escapeArg appends "_" to an argument name n of q's method that the
 // method's code cannot take: a keyword or plainArgReserved (db too with
-// emit_methods_with_db_argument; pq with database/sql, whose array
-// arguments the body passes through pq.Array) and, in a fenced or bulk
-// method or one that expands an IN (sqlc.slice(x)) list, whose bodies use
-// more names, reserved, batchLocals, sliceLocals and the packages the
-// files import. Elsewhere a name that is a package's (uuid,
-// time) is kept, as sqlc keeps it: the body does not refer to it.
+// emit_methods_with_db_argument; pq with database/sql where the file
+// imports lib/pq, whose array arguments the body passes through pq.Array:
+// one argument is argPq already, as sqlc renames it, and this is for
+// several, which sqlc keeps as pq in code that does not compile) and, in
+// a fenced or bulk method or one that expands an IN (sqlc.slice(x))
+// list, whose bodies use more names, reserved, batchLocals, sliceLocals
+// and the packages the files import (a bulk method that is not fenced
+// has sqlc's body, which refers to no package its file does not import:
+// only those, importElems). Elsewhere a name that is a package's (uuid,
+// time) is kept, as sqlc keeps it: the body does not refer to it. The
+// querier's methods have no body: only the first escapes apply there.
 func (e *emitter) escapeArg(q *analyze.Query, n string) string {
 	switch {
 	case token.IsKeyword(n), plainArgReserved(q.Cmd, n),
 		n == "db" && e.opts.EmitMethodsWithDBArgument,
-		n == "pq" && e.types.stdlib():
+		n == "pq" && e.types.stdlib() && e.importElems(q)["pq"]:
+	case e.inQuerier:
+		return n
 	case e.expandsInSlices(q) && sliceLocals[n], e.resultPackages(q)[n]:
 	case q.Fence != nil || isBulk(q.Cmd) || e.expandsInSlices(q):
-		if !reserved[n] && !e.importsPackage(n) && !(q.Cmd != ":copyfrom" && batchLocals[n]) {
+		pkg := e.importsPackage(n)
+		if q.Fence == nil && isBulk(q.Cmd) && !e.expandsInSlices(q) {
+			pkg = e.importElems(q)[n]
+		}
+		if !reserved[n] && !pkg && !(q.Cmd != ":copyfrom" && batchLocals[n]) {
 			return n
 		}
 	default:
@@ -551,6 +635,12 @@ func returnsRows(cmd string) bool {
 }
 
 // isBulk reports whether a command takes a slice of parameter rows.
+// isBatch reports whether cmd is a :batch* command, whose methods sqlc
+// declares in the batch file.
+func isBatch(cmd string) bool {
+	return isBulk(cmd) && cmd != ":copyfrom"
+}
+
 func isBulk(cmd string) bool {
 	switch cmd {
 	case ":copyfrom", ":batchexec", ":batchmany", ":batchone":
