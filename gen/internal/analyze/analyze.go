@@ -227,6 +227,9 @@ type Param struct {
 	// analyses after the WHERE clause and RETURNING (transformUpdateStmt):
 	// a use there types it, and the SET entry is then an assignment.
 	setValue bool
+	// sqlcSettled is set once Sqlc and SqlcUntyped are the typing of the
+	// use sqlc's walk reaches first (typeParam).
+	sqlcSettled bool
 	// Sqlc is sqlc v1.31.1's typing of the parameter where it is not
 	// Type and NotNull (see SqlcType), nil where it is: the emitter
 	// declares it unless the configuration sets postgresql_types.
@@ -834,6 +837,10 @@ type analyzer struct {
 	// those parents (sqlccase.go).
 	sqlcCaseParents map[int]sqlcParent
 	sqlcOperands    map[*sqlparse.AExpr]*sqlcOperand
+	// sqlcFirstUse is, by number, the use of each parameter that sqlc's
+	// walk (find_params.go) reaches first, which names and types it for
+	// sqlc (typeParam); PostgreSQL only (findSqlcCaseParams).
+	sqlcFirstUse map[int]*sqlparse.Param
 	// explain is set for EXPLAIN of a SELECT, INSERT, UPDATE or DELETE,
 	// which sqlc v1.31.1 generates with the parameters of the statement
 	// explained and no result column. planOnly is set while the type
@@ -1231,7 +1238,15 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 				return nil, a.errs
 			} else {
 				line, col := diag.Position(a.file.Src, a.clampLoc(p.loc))
-				q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: %s; generated as sqlc generates it, $%d typed %s from its first use", a.file.Name, line, col, msg, n, p.Type))
+				// sqlc's first use is the first its walk reaches
+				// (typeParam), which need not be PostgreSQL's.
+				typed := fmt.Sprintf("typed %s", p.Type)
+				if p.Sqlc != nil && p.Sqlc.Any {
+					typed = "untyped (interface{})"
+				} else if p.Sqlc != nil {
+					typed = fmt.Sprintf("typed %s", p.Sqlc.Type)
+				}
+				q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: %s; generated as sqlc generates it, $%d %s from its first use in sqlc's reading", a.file.Name, line, col, msg, n, typed))
 			}
 		}
 		if p.Name == "" {

@@ -272,7 +272,7 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 				for i, tg := range n.Select.Targets {
 					if p, ok := tg.Expr.(*sqlparse.Param); ok && i < len(cols) && cols[i] != nil {
 						c := cols[i]
-						a.typeParam(p.Number, columnValue(c), c.Name)
+						a.typeParam(p, columnValue(c), c.Name)
 					}
 				}
 			}
@@ -557,7 +557,7 @@ func (a *analyzer) assign(sc *scope, s *sqlparse.Target, c *catalog.Column) {
 	for _, p := range assignedParams(s.Expr) {
 		_, whole := s.Expr.(*sqlparse.Param)
 		a.setValue = whole
-		a.strictly(func() { a.typeParam(p.Number, target, c.Name) })
+		a.strictly(func() { a.typeParam(p, target, c.Name) })
 		a.setValue = false
 	}
 	a.strictly(func() { a.compare(sc, s.Expr, target) })
@@ -677,7 +677,7 @@ func assignedParams(e sqlparse.Node) []*sqlparse.Param {
 // subscript types an array subscript: a parameter there is an int4.
 func (a *analyzer) subscript(sc *scope, x sqlparse.Node, hint string) {
 	if p, ok := x.(*sqlparse.Param); ok {
-		a.typeParam(p.Number, known("int4", true), hint)
+		a.typeParam(p, known("int4", true), hint)
 		return
 	}
 	a.expr(sc, x)

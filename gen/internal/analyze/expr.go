@@ -17,7 +17,7 @@ func (a *analyzer) boolExpr(sc *scope, e sqlparse.Node) {
 	if p, ok := e.(*sqlparse.Param); ok {
 		v := known("bool", true)
 		v.sqlcUntyped = true // sqlc types no parameter from a boolean context
-		a.typeParam(p.Number, v, "")
+		a.typeParam(p, v, "")
 		return
 	}
 	a.expr(sc, e)
@@ -93,7 +93,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		spelling := typeSpelling(n.Type)
 		target := value{Type: t, NotNull: true, Known: true, DBType: spelling}
 		if p, isParam := n.Arg.(*sqlparse.Param); isParam {
-			a.typeParam(p.Number, target, "")
+			a.typeParam(p, target, "")
 			pr := a.param(p.Number)
 			return value{Name: pr.Name, Type: t, NotNull: pr.NotNull, Known: true, DBType: spelling}
 		}
@@ -215,7 +215,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 					// unknown type as text (transformCaseExpr), whatever
 					// the WHEN values are; sqlc, interface{} but where the
 					// CASE is assigned (sqlcAssignedParams).
-					a.typeParam(p.Number, value{Type: builtin("text"), NotNull: true, Known: true, sqlcParam: &SqlcType{Any: true}}, "")
+					a.typeParam(p, value{Type: builtin("text"), NotNull: true, Known: true, sqlcParam: &SqlcType{Any: true}}, "")
 					base = a.expr(sc, n.Arg)
 				}
 			} else {
@@ -259,7 +259,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		}
 		for i, r := range results {
 			if p, ok := r.(*sqlparse.Param); ok && out.Known && !vals[i].Known {
-				a.typeParam(p.Number, value{Type: out.Type, NotNull: branchNotNull, Known: true}, "")
+				a.typeParam(p, value{Type: out.Type, NotNull: branchNotNull, Known: true}, "")
 			}
 		}
 		// sqlc spells a CASE's type after its ELSE when that is a cast
@@ -341,7 +341,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 				if a.namingCoalesce == n {
 					hint = a.namingColumn // as sqlc names it
 				}
-				a.typeParam(p.Number, src, hint)
+				a.typeParam(p, src, hint)
 			}
 		}
 		out.sqlcAny = sqlcAnyCoalesce(n.Args, vals)
@@ -363,7 +363,7 @@ func (a *analyzer) expr(sc *scope, e sqlparse.Node) value {
 		}
 		for _, x := range n.Args {
 			if p, ok := x.(*sqlparse.Param); ok && out.Known {
-				a.typeParam(p.Number, value{Type: out.Type, NotNull: true, Known: true}, "")
+				a.typeParam(p, value{Type: out.Type, NotNull: true, Known: true}, "")
 			}
 		}
 		return out
@@ -643,7 +643,7 @@ func (a *analyzer) compare(sc *scope, e sqlparse.Node, other value) value {
 	insertValue := a.insertValue
 	a.insertValue = false
 	if p, ok := e.(*sqlparse.Param); ok {
-		a.typeParam(p.Number, other, other.Name)
+		a.typeParam(p, other, other.Name)
 		return a.expr(sc, e)
 	}
 	if r, ok := e.(*sqlparse.RowExpr); ok {
@@ -702,7 +702,7 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 					// (resolve.go).
 					hint = cr.Fields[len(cr.Fields)-1]
 				}
-				a.typeParam(p.Number, a.expr(sc, r.Args[0]), hint)
+				a.typeParam(p, a.expr(sc, r.Args[0]), hint)
 			}
 		}
 		return known("bool", true)
@@ -713,7 +713,7 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 			// to_<column> (its BetweenExpr).
 			for i, prefix := range []string{"from_", "to_"} {
 				if p, ok := r.Args[i].(*sqlparse.Param); ok && left.Name != "" {
-					a.typeParam(p.Number, left, prefix+left.Name)
+					a.typeParam(p, left, prefix+left.Name)
 				}
 			}
 		}
@@ -742,14 +742,14 @@ func (a *analyzer) aexpr(sc *scope, n *sqlparse.AExpr) value {
 			arr.Type.ArrayDims++
 			arr.NotNull = true
 			arr.sqlcParam = sqlcCol
-			a.typeParam(p.Number, arr, pluralHint(left.Name))
+			a.typeParam(p, arr, pluralHint(left.Name))
 		}
 		right := a.expr(sc, n.Right)
 		if p, ok := n.Left.(*sqlparse.Param); ok && right.Known {
 			el := right
 			el.Type = right.Type.Elem()
 			el.sqlcParam = sqlcCol
-			a.typeParam(p.Number, el, "")
+			a.typeParam(p, el, "")
 		}
 		return known("bool", true)
 	case "nullif":
@@ -1173,7 +1173,7 @@ func (a *analyzer) typeBoolOperands(b *sqlparse.BoolExpr, v value) {
 	for _, x := range b.Args {
 		switch x := x.(type) {
 		case *sqlparse.Param:
-			a.typeParam(x.Number, v, v.Name)
+			a.typeParam(x, v, v.Name)
 		case *sqlparse.BoolExpr:
 			a.typeBoolOperands(x, v)
 		}
@@ -1189,7 +1189,7 @@ func (a *analyzer) typeCaseOperands(c *sqlparse.Case, v value) {
 	visit = func(x sqlparse.Node) {
 		switch x := x.(type) {
 		case *sqlparse.Param:
-			a.typeParam(x.Number, v, v.Name)
+			a.typeParam(x, v, v.Name)
 		case *sqlparse.BoolExpr:
 			for _, y := range x.Args {
 				visit(y)

@@ -525,7 +525,7 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 					if idx < len(user.ArgDBTypes) && user.ArgTypes[idx].ArrayDims == 0 {
 						v.DBType = user.ArgDBTypes[idx]
 					}
-					a.typeParam(p.Number, v, hint)
+					a.typeParam(p, v, hint)
 				}
 			}
 			args[i] = a.expr(sc, x)
@@ -640,16 +640,16 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 		}
 		switch {
 		case polyElem[t] && found:
-			a.typeParam(p.Number, value{Type: elem, NotNull: true, Known: true, sqlcUntyped: true, sqlcParam: sqlcParam}, hint)
+			a.typeParam(p, value{Type: elem, NotNull: true, Known: true, sqlcUntyped: true, sqlcParam: sqlcParam}, hint)
 		case polyArray[t] && found:
 			arr := elem
 			arr.ArrayDims++
-			a.typeParam(p.Number, value{Type: arr, NotNull: true, Known: true, sqlcUntyped: true, sqlcParam: sqlcParam}, hint)
+			a.typeParam(p, value{Type: arr, NotNull: true, Known: true, sqlcUntyped: true, sqlcParam: sqlcParam}, hint)
 		case !isPoly(t) && t != "record":
 			// sqlc spells the parameter's type as the function's
 			// declared argument ("text" for lower(@email)), so a
 			// db_type override for a domain over text does not apply.
-			a.typeParam(p.Number, value{Type: typeOf(t), NotNull: true, Known: true, DBType: strings.TrimRight(t, "[]"), sqlcParam: sqlcParam}, hint)
+			a.typeParam(p, value{Type: typeOf(t), NotNull: true, Known: true, DBType: strings.TrimRight(t, "[]"), sqlcParam: sqlcParam}, hint)
 		}
 		args[i] = a.expr(sc, x)
 		infos[i].value, infos[i].unknown = args[i], false

@@ -258,7 +258,7 @@ func (a *analyzer) mysqlFuncCall(sc *scope, f *sqlparse.FuncCall) (value, []valu
 			}
 			if fn != nil && len(fn.args) > 0 {
 				at := fn.args[min(i, len(fn.args)-1)]
-				a.typeParam(p.Number, value{Type: catalog.Type{Schema: catalog.MySQLSchema, Name: at.typ}, NotNull: true, Known: at.typ != "any"}, name)
+				a.typeParam(p, value{Type: catalog.Type{Schema: catalog.MySQLSchema, Name: at.typ}, NotNull: true, Known: at.typ != "any"}, name)
 			}
 		}
 		oldOperand, oldFuncArg := a.sqlcOperand, a.mysqlFuncArg

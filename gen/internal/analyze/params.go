@@ -290,10 +290,24 @@ func (a *analyzer) useParam(p *sqlparse.Param) *Param {
 	return pr
 }
 
-// typeParam records what the context says about parameter n: its type, its
-// nullability and a name hint.
-func (a *analyzer) typeParam(n int, v value, nameHint string) {
+// typeParam records what the context says about parameter node: its
+// type, its nullability and a name hint. PostgreSQL's typing is the first
+// use's that the analysis reaches; sqlc's (Param.Sqlc, SqlcUntyped and
+// the name of a parameter written without one) is the first use's in
+// sqlc's walk (sqlcFirstUse), which may come later in the analysis: a
+// WITH entry is analysed first and walked by sqlc last, a select list
+// analysed after WHERE and walked before it. That use types it again
+// for sqlc (sqlcRetype).
+func (a *analyzer) typeParam(node *sqlparse.Param, v value, nameHint string) {
+	n := node.Number
 	p := a.param(n)
+	sqlcFirst := a.sqlcFirstUse[n] == node
+	if p.Known && sqlcFirst && !p.sqlcSettled && v.Known {
+		a.sqlcRetype(p, v, nameHint)
+	}
+	if !p.Known && v.Known {
+		p.sqlcSettled = sqlcFirst || a.sqlcFirstUse[n] == nil
+	}
 	if p.Known && a.opts.MySQL && v.Known && (p.Type.Name == "unknown" || p.Type.Name == "any") {
 		// A MySQL parameter used again under one name (sqlc's merge of
 		// its uses): an untyped use gives way to a typed one.
@@ -329,6 +343,35 @@ func (a *analyzer) typeParam(n int, v value, nameHint string) {
 	a.setParamType(p, v)
 	p.setValue = a.setValue
 	if p.Name == "" && nameHint != "" {
+		p.Name = nameHint
+	}
+}
+
+// sqlcRetype types p for sqlc as v, the value of the use sqlc's walk
+// reaches first, says (setParamType's sqlc typing of a parameter first
+// typed there), where PostgreSQL's typing came from a use the analysis
+// reached before; a parameter written without a name takes that use's
+// name, as sqlc names it there. A parameter sqlc types by the parent of
+// a CASE or by its parent's rule (sqlcCaseParents) is typed so already.
+func (a *analyzer) sqlcRetype(p *Param, v value, nameHint string) {
+	p.sqlcSettled = true
+	if _, ok := a.sqlcCaseParents[p.Number]; ok {
+		return
+	}
+	u := &Param{Number: p.Number, Slice: p.Slice, forceNull: p.forceNull}
+	a.setParamType(u, v)
+	switch {
+	case u.Sqlc != nil:
+		p.Sqlc = u.Sqlc
+	case u.SqlcUntyped:
+		p.Sqlc = &SqlcType{Any: true}
+	case u.Type == p.Type && u.NotNull == p.NotNull && u.Column == p.Column && u.DBType == p.DBType:
+		p.Sqlc = nil
+	default:
+		p.Sqlc = &SqlcType{Type: u.Type, NotNull: u.NotNull, Column: spelled(u.Column, u.Type, u.NotNull, u.DBType)}
+	}
+	p.SqlcUntyped = false
+	if !p.Named && nameHint != "" {
 		p.Name = nameHint
 	}
 }

@@ -293,7 +293,7 @@ func (a *analyzer) window(sc *scope, w *sqlparse.WindowDef) {
 		if p, ok := x.(*sqlparse.Param); ok {
 			// ROWS/GROUPS offsets are bigint; a RANGE offset, typed by the
 			// ordering column, is left to the cast.
-			a.typeParam(p.Number, known("int8", true), "")
+			a.typeParam(p, known("int8", true), "")
 		} else if x != nil {
 			a.expr(sc, x)
 		}
@@ -343,12 +343,12 @@ func copyCTEs(m map[string]*rel) map[string]*rel {
 
 func (a *analyzer) limit(sc *scope, s *sqlparse.Select) {
 	if p, ok := s.Limit.(*sqlparse.Param); ok {
-		a.typeParam(p.Number, spelledAs(known("int4", true), "integer"), "limit")
+		a.typeParam(p, spelledAs(known("int4", true), "integer"), "limit")
 	} else if s.Limit != nil {
 		a.expr(sc, s.Limit)
 	}
 	if p, ok := s.Offset.(*sqlparse.Param); ok {
-		a.typeParam(p.Number, spelledAs(known("int4", true), "integer"), "offset")
+		a.typeParam(p, spelledAs(known("int4", true), "integer"), "offset")
 	} else if s.Offset != nil {
 		a.expr(sc, s.Offset)
 	}

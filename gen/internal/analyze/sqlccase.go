@@ -89,8 +89,22 @@ func (a *analyzer) findSqlcCaseParams() {
 	setTable := map[*sqlparse.Target]*catalog.Table{}
 	first := map[int]bool{}
 	direct := map[*sqlparse.Param]bool{}
+	firstUse := func(p *sqlparse.Param) {
+		if a.opts.MySQL {
+			return
+		}
+		if a.sqlcFirstUse == nil {
+			a.sqlcFirstUse = map[int]*sqlparse.Param{}
+		}
+		if a.sqlcFirstUse[p.Number] == nil {
+			a.sqlcFirstUse[p.Number] = p
+		}
+	}
 	inSqlcOrder(a.stmt.Node, sqlcParent{}, func(n any, s sqlcParent) sqlcParent {
 		var list []*sqlparse.Target
+		if p, ok := n.(*sqlparse.Param); ok {
+			firstUse(p)
+		}
 		switch n := n.(type) {
 		case *sqlparse.Select:
 			list = n.Targets
@@ -130,6 +144,7 @@ func (a *analyzer) findSqlcCaseParams() {
 					for _, e := range row {
 						if p, ok := e.(*sqlparse.Param); ok {
 							first[p.Number] = true
+							firstUse(p)
 						} else if x, ok := e.(*sqlparse.AExpr); ok && a.swallowers[x] != nil {
 							first[a.swallowers[x].Number] = true // dml.go
 						}
@@ -146,6 +161,7 @@ func (a *analyzer) findSqlcCaseParams() {
 			for _, t := range n.Set {
 				if p, ok := t.Expr.(*sqlparse.Param); ok {
 					first[p.Number] = true
+					firstUse(p)
 				}
 			}
 		case *sqlparse.Delete:
