@@ -16,11 +16,16 @@ import (
 // element as an argument of its own: an = ANY(...) or <> ALL(...) array
 // as one pq.Array, an IN (...) list expanded into one $n per element.
 // vet notes each, at the query (issue 23, trial F6); a pgx entry, which
-// sends the array as sqlc's does, gets no such note.
+// sends the array as sqlc's does, gets no such note, nor does a
+// sqlc.slice that is a cast's argument, which sqlc sends as one array
+// too (trial t23f).
 func TestVetSliceNotes(t *testing.T) {
 	queries := "-- name: ByIDs :many\nSELECT id FROM t WHERE id = ANY(sqlc.slice(ids));\n\n" +
 		"-- name: NotIDs :many\nSELECT id FROM t\nWHERE id <> ALL(sqlc.slice('xs')) AND name = @name;\n\n" +
-		"-- name: InIDs :many\nSELECT id FROM t WHERE id IN (sqlc.slice(ids));\n"
+		"-- name: InIDs :many\nSELECT id FROM t WHERE id IN (sqlc.slice(ids));\n\n" +
+		// A cast's argument is one value for sqlc, sent as one array
+		// by its method as by fencegen's: no note (TestSliceCastAsSqlc).
+		"-- name: CastIDs :many\nSELECT id FROM t WHERE id = ANY(sqlc.slice(ids)::bigint[]);\n"
 	for _, pkg := range []string{"database/sql", "pgx/v5"} {
 		out := generateTree(t, map[string]string{
 			"sqlc.yaml":    strings.Replace(sqlcYAML, "pgx/v5", pkg, 1),

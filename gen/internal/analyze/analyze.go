@@ -242,6 +242,11 @@ type Param struct {
 	// emitter checks. UseLine and UseCol locate the first use.
 	Uses            []*Param
 	UseLine, UseCol int
+	// SqlcSlice is set for a sqlc.slice that sqlc v1.31.1 reads as one
+	// (its IsSqlcSlice): database/sql output sends its elements one by
+	// one in sqlc's method. A sqlc.slice that is a cast's argument
+	// (sqlc.slice(ids)::uuid[]) is one value for sqlc, sent as one array.
+	SqlcSlice bool
 	// SqlcName is sqlc v1.31.1's name of the parameter where it is not
 	// Name: -a for the operand @a - 1 that sqlc reads as @(a - 1) and
 	// names after its flatten (sqlcFlattenName). sqlc's db and json tags
@@ -841,6 +846,9 @@ type analyzer struct {
 	// walk (find_params.go) reaches first, which names and types it for
 	// sqlc (typeParam); PostgreSQL only (findSqlcCaseParams).
 	sqlcFirstUse map[int]*sqlparse.Param
+	// sqlcNotSlice marks, by number, the sqlc.slice parameters sqlc reads
+	// as one value (sqlcSlice).
+	sqlcNotSlice map[int]bool
 	// explain is set for EXPLAIN of a SELECT, INSERT, UPDATE or DELETE,
 	// which sqlc v1.31.1 generates with the parameters of the statement
 	// explained and no result column. planOnly is set while the type
@@ -1244,7 +1252,11 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 				if p.Sqlc != nil && p.Sqlc.Any {
 					typed = "untyped (interface{})"
 				} else if p.Sqlc != nil {
-					typed = fmt.Sprintf("typed %s", p.Sqlc.Type)
+					t := p.Sqlc.Type
+					if p.Sqlc.Slice {
+						t.ArrayDims++
+					}
+					typed = fmt.Sprintf("typed %s", t)
 				}
 				q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: %s; generated as sqlc generates it, $%d %s from its first use in sqlc's reading", a.file.Name, line, col, msg, n, typed))
 			}
@@ -1256,6 +1268,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 			p.Type = catalog.Type{Name: "any"}
 		}
 		p.SqlcName = a.sqlcNames[n]
+		p.SqlcSlice = p.Slice && (a.opts.MySQL || a.sqlcSlice(p))
 		q.Params = append(q.Params, p)
 	}
 	for _, r := range a.refusals {

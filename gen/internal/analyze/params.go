@@ -395,6 +395,19 @@ func (a *analyzer) setParamType(p *Param, v value) {
 		}
 		p.Column = nil
 	}
+	if a.sqlcSlice(p) {
+		// sqlc's sqlc.slice: a slice of the element it types the
+		// parameter as (v's sqlc typing, or v's own), nullable as that
+		// is (SqlcType.Slice).
+		sq := SqlcType{Type: v.Type, NotNull: v.NotNull, Column: spelled(v.Column, v.Type, v.NotNull, v.DBType), Any: v.sqlcUntyped}
+		if s := v.sqlcParam; s != nil {
+			sq = *s
+		}
+		sq.NotNull = sq.NotNull && !p.forceNull
+		sq.Slice = true
+		p.Sqlc = &sq
+		return
+	}
 	if s := v.sqlcParam; s != nil {
 		sq := *s
 		sq.NotNull = sq.NotNull && !p.forceNull
@@ -406,6 +419,16 @@ func (a *analyzer) setParamType(p *Param, v value) {
 			p.Sqlc = &sq
 		}
 	}
+}
+
+// sqlcSlice reports whether sqlc v1.31.1 reads parameter p as a
+// sqlc.slice (its IsSqlcSlice), on PostgreSQL: a sqlc.slice whose first
+// use in sqlc's walk is no cast's argument, LIMIT or OFFSET, and has a
+// parent sqlc types parameters by (findSqlcCaseParams). sqlc types the
+// others as one value: the cast's type (sqlc.slice(ids)::uuid[] is
+// []uuid.UUID, sent as one array), integer, interface{}.
+func (a *analyzer) sqlcSlice(p *Param) bool {
+	return p.Slice && !a.opts.MySQL && !a.sqlcNotSlice[p.Number]
 }
 
 // typeCategory groups types the way PostgreSQL's implicit casts connect

@@ -261,6 +261,12 @@ type SqlcType struct {
 	// not a catalog column: the emitter matches column overrides with it
 	// under postgresql_types too.
 	CTE bool
+	// Slice is set for a parameter sqlc reads as a sqlc.slice (its
+	// IsSqlcSlice): Type, NotNull and Column are those of one element,
+	// and the Go type a slice of the element's (sqlc's goType: []
+	// before the column's override, or before sql.NullInt16 for a
+	// nullable column's elements, []interface{} where Any).
+	Slice bool
 }
 
 // sqlcTyping returns SqlcType for t, notNull and col, or nil when v

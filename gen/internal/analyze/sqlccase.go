@@ -102,7 +102,18 @@ func (a *analyzer) findSqlcCaseParams() {
 	}
 	inSqlcOrder(a.stmt.Node, sqlcParent{}, func(n any, s sqlcParent) sqlcParent {
 		var list []*sqlparse.Target
-		if p, ok := n.(*sqlparse.Param); ok {
+		if p, ok := n.(*sqlparse.Param); ok && !a.opts.MySQL && a.sqlcFirstUse[p.Number] == nil {
+			// sqlc reads a sqlc.slice as one value where its first use's
+			// parent is a cast, a LIMIT or OFFSET, or nothing
+			// (resolve.go's TypeCast, limitCount, limitOffset and
+			// default branches set no IsSqlcSlice): sqlcSlice.
+			_, cast := s.node.(*sqlparse.TypeCast)
+			if p.Slice && (cast || p.Number == s.limit || p.Number == s.offset || s.node == nil && s.target == nil) {
+				if a.sqlcNotSlice == nil {
+					a.sqlcNotSlice = map[int]bool{}
+				}
+				a.sqlcNotSlice[p.Number] = true
+			}
 			firstUse(p)
 		}
 		switch n := n.(type) {
@@ -393,6 +404,18 @@ func (a *analyzer) typeSqlcCaseParams() {
 		}
 		if !p.Named {
 			p.Name = name
+		}
+		if a.sqlcSlice(p) {
+			// sqlc.slice(x): a slice of what x is compared with, of its
+			// nullability (SqlcType.Slice).
+			sq.NotNull = sq.NotNull && !p.forceNull
+			sq.Slice = true
+			p.Sqlc, p.SqlcUntyped = &sq, false
+			if !p.Known {
+				p.Type, p.Known, p.NotNull = sq.Type, true, sq.NotNull
+				p.Type.ArrayDims++
+			}
+			continue
 		}
 		if sq.Any {
 			// interface{} for sqlc; PostgreSQL's typing, if any, stays

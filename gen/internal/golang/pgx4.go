@@ -93,7 +93,11 @@ func PgxV4Notes(in Input) []string {
 // paramSQLType is the PostgreSQL type paramType maps p from.
 func paramSQLType(e *emitter, p *analyze.Param) catalog.Type {
 	if p.Known && p.Sqlc != nil && !e.types.pgTypes && !p.Sqlc.Any {
-		return p.Sqlc.Type
+		t := p.Sqlc.Type
+		if p.Sqlc.Slice {
+			t.ArrayDims++
+		}
+		return t
 	}
 	return p.Type
 }

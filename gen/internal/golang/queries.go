@@ -87,10 +87,15 @@ func knownType(p *analyze.Param) *catalog.Type {
 
 func (e *emitter) paramType(p *analyze.Param) goType {
 	if p.Known && p.Sqlc != nil && !e.types.pgTypes {
-		if p.Sqlc.Any {
-			return goType{name: "interface{}"}
+		g := goType{name: "interface{}"}
+		if !p.Sqlc.Any {
+			g = e.types.goTypeOf(p.Sqlc.Column, p.Sqlc.Type, p.Sqlc.NotNull)
 		}
-		return e.types.goTypeOf(p.Sqlc.Column, p.Sqlc.Type, p.Sqlc.NotNull)
+		if p.Sqlc.Slice {
+			// sqlc's sqlc.slice: a slice of its element's type.
+			g.slices++
+		}
+		return g
 	}
 	if !p.Known || p.SqlcUntyped {
 		return goType{name: "interface{}"}
@@ -262,8 +267,8 @@ func (e *emitter) importElems(q *analyze.Query) map[string]bool {
 				if file != "" || !structArg {
 					add(t)
 				}
-				pq = pq || !p.Slice && slice(t)
-				if p.Slice && file != "" && e.types.stdlib() {
+				pq = pq || !p.SqlcSlice && slice(t)
+				if p.SqlcSlice && file != "" && e.types.stdlib() {
 					m["strings"] = true
 				}
 			}

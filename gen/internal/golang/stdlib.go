@@ -96,7 +96,9 @@ func SliceNotes(opts config.GoOptions, q *analyze.Query) []string {
 	var notes []string
 	for _, p := range q.Params {
 		switch {
-		case !p.Slice:
+		case !p.SqlcSlice:
+			// sqlc's method sends a sqlc.slice it reads as one value
+			// (a cast's argument) as fencegen's does: pq.Array.
 		case p.InList:
 			notes = append(notes, fmt.Sprintf("%s:%d:%d: note: query %s: fencegen's method expands IN (sqlc.slice(%s)) into one $n per element when it runs; sqlc's sends $%d with all the elements and fails when run for other than one element",
 				q.File, q.Line, q.Col, q.Name, p.Name, p.Number))
