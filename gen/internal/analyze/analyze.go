@@ -719,6 +719,10 @@ type analyzer struct {
 	// fenced write found in a data-modifying WITH entry, if any.
 	currentCTE string
 	cteFence   *Fence
+	// pendingCTEs counts, by name, the entries of the WITH clauses
+	// without RECURSIVE being analysed whose definition has not ended
+	// (lookupRel).
+	pendingCTEs map[string]int
 	// cteColumns are Query.CTEColumns.
 	cteColumns []*catalog.Column
 	// strict is set while a parameter is typed by an assignment or an

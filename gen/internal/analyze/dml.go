@@ -276,7 +276,11 @@ func (a *analyzer) insert(outer *scope, n *sqlparse.Insert, q *Query) []*Column 
 					}
 				}
 			}
+			// sqlc resolves no reference of INSERT ... SELECT's query
+			// (outputColumns reads an INSERT's RETURNING only).
+			a.unchecked++
 			sel := a.selectCols(n.Select, sc)
+			a.unchecked--
 			if len(sel) != len(cols) && len(n.Columns) > 0 && !sqlcArity {
 				a.errorf(n.Loc, "INSERT has %d target columns but the query returns %d", len(cols), len(sel))
 			}
@@ -459,7 +463,11 @@ func (a *analyzer) update(outer *scope, n *sqlparse.Update, q *Query) []*Column 
 			a.errorf(s.Loc, "UPDATE sets fencing token column %s.%s by hand; fencegen stores the presented token itself: drop the assignment", t.QualifiedName(), c.Name)
 			continue
 		}
+		// sqlc resolves a SET value's references only for a parameter's
+		// type (resolve.go's ResTarget and A_Expr cases).
+		a.unchecked++
 		a.assign(sc, s, c)
+		a.unchecked--
 	}
 	if n.Where != nil {
 		a.updateWhere = true

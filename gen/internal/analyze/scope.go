@@ -202,6 +202,19 @@ func (a *analyzer) lookupRel(sc *scope, n sqlparse.Name, alias string) *rel {
 		}
 	}
 	t := a.cat.Table(n.Schema, n.Name)
+	if t == nil && n.Schema == "" && a.pendingCTEs[n.Name] > 0 && a.unchecked > 0 {
+		// A WITH entry named before its definition ends, without
+		// RECURSIVE (WITH sub AS (... UNION ALL SELECT ... FROM sub)):
+		// PostgreSQL refuses it; sqlc, which resolves no reference there
+		// (a UNION's right side, a WHERE), generates the query, the
+		// entry's columns its left side's.
+		a.refusedf(n.Loc, "relation %q does not exist: WITH entry %s is referenced before it is defined (in its own query or an earlier entry's), which only WITH RECURSIVE allows", n.Name, n.Name)
+		name := n.Name
+		if alias != "" {
+			name = alias
+		}
+		return &rel{name: name, unresolved: true}
+	}
 	if t == nil {
 		a.errorf(n.Loc, "%s", a.missingRelation(n))
 		name := n.Name

@@ -22,6 +22,16 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 	// clause (WITH w AS (WITH src AS (...) UPDATE ...)) must not make the
 	// analyser forget that the write is entry w.
 	outer := a.currentCTE
+	if !w.Recursive {
+		// An entry referenced before its definition ends (by itself, or
+		// by an earlier one): lookupRel.
+		if a.pendingCTEs == nil {
+			a.pendingCTEs = map[string]int{}
+		}
+		for _, cte := range w.CTEs {
+			a.pendingCTEs[cte.Name]++
+		}
+	}
 	for _, cte := range w.CTEs {
 		r := &rel{name: cte.Name}
 		var cols []*Column
@@ -46,6 +56,9 @@ func (a *analyzer) with(sc *scope, w *sqlparse.With) {
 			cols = a.delete(sc, q, nil)
 		}
 		a.currentCTE = outer
+		if !w.Recursive {
+			a.pendingCTEs[cte.Name]--
+		}
 		r = colsRel(cte.Name, cols, cte.Columns)
 		r.cols = append(r.cols, a.searchCycleCols(sc, cte)...)
 		// A CTE is not its base table: a star over it gets a row struct
@@ -131,7 +144,12 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 	}
 	if s.SetOp != "" {
 		left := a.selectCols(s.Left, sc)
+		// sqlc reads a set operation's columns from its left side
+		// alone: it resolves no reference of the right side, nor of the
+		// ORDER BY below.
+		a.unchecked++
 		right := a.selectCols(s.Right, sc)
+		a.unchecked--
 		for i := range left {
 			if i < len(right) {
 				// sqlc types a set operation's columns by its left side
@@ -151,10 +169,12 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 		// ORDER BY of a UNION, INTERSECT or EXCEPT sorts its output
 		// columns (PostgreSQL docs, 7.5 "Sorting Rows").
 		osc := &scope{rels: []*rel{colsRel("", left, nil)}, parent: sc.parent, ctes: sc.ctes}
+		a.unchecked++
 		for _, o := range s.OrderBy {
 			a.ordinalInList(o, left)
 			a.sortKey(osc, o, left)
 		}
+		a.unchecked--
 		a.limit(sc, s)
 		return left
 	}
@@ -189,7 +209,16 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 			groupByOutput = append(groupByOutput, cr)
 			continue
 		}
+		// sqlc resolves a GROUP BY item that is a column reference,
+		// no reference in any other (findColumnForNode).
+		_, col := g.(*sqlparse.ColumnRef)
+		if !col {
+			a.unchecked++
+		}
 		a.expr(sc, g)
+		if !col {
+			a.unchecked--
+		}
 	}
 	// MySQL's HAVING may name a select-list alias (HAVING recent_posts
 	// > 0), which MySQL resolves after the input columns: such a
@@ -225,9 +254,12 @@ func (a *analyzer) selectCols(s *sqlparse.Select, parent *scope) []*Column {
 	// Rows", and SELECT, "DISTINCT Clause").
 	outScope := &scope{rels: []*rel{colsRel("", cols, nil)}, parent: sc.parent, ctes: sc.ctes}
 	osc := &scope{rels: sc.rels, parent: outScope, ctes: sc.ctes}
+	// sqlc resolves no reference of DISTINCT ON.
+	a.unchecked++
 	for _, o := range s.DistinctOn {
 		a.sortKey(osc, o, cols)
 	}
+	a.unchecked--
 	for _, o := range s.OrderBy {
 		a.ordinalInList(o, cols)
 		a.sortKey(osc, o, cols)
@@ -270,8 +302,11 @@ func (a *analyzer) sortKey(osc *scope, o sqlparse.Node, cols []*Column) {
 	if cr := bareName(o); cr != nil && hasOutput(cols, cr.Fields[0]) {
 		return
 	}
-	if a.opts.LaxOrderBy {
-		// strict_order_by: false: sqlc does not check the references.
+	_, col := o.(*sqlparse.ColumnRef)
+	if a.opts.LaxOrderBy || !col {
+		// strict_order_by: false: sqlc does not check the references;
+		// nor those of an item that is no column reference
+		// (findColumnForNode).
 		a.unchecked++
 		defer func() { a.unchecked-- }()
 	}

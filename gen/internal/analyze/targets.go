@@ -176,14 +176,17 @@ func (a *analyzer) targets(sc *scope, ts []*sqlparse.Target) []*Column {
 				continue
 			}
 		}
-		// sqlc does not resolve the references in a function's
-		// arguments in a select list (SELECT sum(earned)).
-		_, call := t.Expr.(*sqlparse.FuncCall)
-		if call {
+		// sqlc resolves the references of a select-list or RETURNING
+		// entry only where it is one, in a COALESCE's column arguments
+		// and in a scalar subquery's own list (its outputColumns): not in
+		// a function's arguments (SELECT sum(earned)), an operator's
+		// operands (page_count * page_size), a cast, CASE, EXISTS, ...
+		checked := sqlcResolvesTarget(t.Expr)
+		if !checked {
 			a.unchecked++
 		}
 		v := a.expr(sc, t.Expr)
-		if call {
+		if !checked {
 			a.unchecked--
 		}
 		name := t.Name
@@ -388,4 +391,20 @@ func sameColumnNames(cols []value, tc []*catalog.Column) bool {
 		}
 	}
 	return true
+}
+
+// sqlcResolvesTarget reports whether sqlc v1.31.1 resolves the column
+// references of select-list or RETURNING entry e (compiler's
+// outputColumns): a column reference, a COALESCE (its column arguments:
+// coalesce's own rule) and a scalar subquery (its own list, by this
+// rule); not any other expression, whose references a query PostgreSQL
+// refuses may get wrong (refErrorf).
+func sqlcResolvesTarget(e sqlparse.Node) bool {
+	switch e := e.(type) {
+	case *sqlparse.ColumnRef, *sqlparse.Coalesce:
+		return true
+	case *sqlparse.SubLink:
+		return e.Kind == "EXPR"
+	}
+	return false
 }
