@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -32,6 +33,13 @@ func expand(cfg *Config, entries []string, pos config.Position) ([]string, diag.
 // expandAt is expand with the position of each entry in the configuration
 // (at, nil when unknown): a problem with an entry is reported there.
 func expandAt(cfg *Config, entries []string, pos config.Position, at []config.Position) ([]string, diag.List) {
+	return expandOrdered(cfg, entries, pos, at, false)
+}
+
+// expandOrdered is expandAt with, when lexical is set, each directory's
+// files and each pattern's matches in lexical order, as sqlc v1.31.1
+// reads them (os.ReadDir, filepath.Glob): sqlcSchemaOrder.
+func expandOrdered(cfg *Config, entries []string, pos config.Position, at []config.Position, lexical bool) ([]string, diag.List) {
 	var errs diag.List
 	var out []string
 	seen := map[string]bool{}
@@ -60,6 +68,10 @@ func expandAt(cfg *Config, entries []string, pos config.Position, at []config.Po
 				continue
 			}
 			matches = globOrder(m)
+			if lexical {
+				matches = m
+				sort.Strings(matches)
+			}
 		}
 		for _, m := range matches {
 			info, err := os.Stat(m)
@@ -90,7 +102,12 @@ func expandAt(cfg *Config, entries []string, pos config.Position, at []config.Po
 				}
 				names = append(names, n)
 			}
-			for _, n := range migrationOrder(names) {
+			if lexical {
+				sort.Strings(names)
+			} else {
+				names = migrationOrder(names)
+			}
+			for _, n := range names {
 				add(filepath.Join(m, n))
 			}
 		}
@@ -165,6 +182,69 @@ func globOrder(matches []string) []string {
 		out[i] = filepath.Join(dir, n)
 	}
 	return out
+}
+
+// sqlcSchemaOrder returns the positions in files, pkg's schema files in
+// the order a migration tool applies them (expandAt), in the order the
+// catalog is built from them: the order sqlc v1.31.1 reads them,
+// lexically within each directory and pattern (10_c.sql before
+// 2_b.sql), so that the API (a model's fields) is sqlc's, unless the
+// entry declares its engine's own types (postgresql_types, mysql_types),
+// which keeps the tool's order, the database's. Where the two orders
+// differ and a catalog built in sqlc's (trial) has problems, where
+// sqlc fails (relation "u" does not exist: 10_alter_u.sql before
+// 2_u.sql), the tool's order stands, with the vet note returned. The
+// guard and vet's PREPARE check replay the files in the tool's order
+// either way.
+func sqlcSchemaOrder(cfg *Config, pkg config.Package, files []string, trial func([]int) diag.List) ([]int, string) {
+	order := make([]int, len(files))
+	for i := range order {
+		order[i] = i
+	}
+	if pkg.Go.Types() {
+		return order, ""
+	}
+	// The entry's own files; those only fencegen reads (a fencegen.yaml's
+	// schema key) follow them, in their order.
+	lex, errs := expandOrdered(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos, true)
+	if len(errs) > 0 || len(lex) > len(files) {
+		return order, ""
+	}
+	at := make(map[string]int, len(lex))
+	for i, f := range files[:len(lex)] {
+		at[f] = i
+	}
+	sqlc := slices.Clone(order)
+	differ := false
+	for i, f := range lex {
+		j, ok := at[f]
+		if !ok {
+			return order, ""
+		}
+		sqlc[i] = j
+		differ = differ || i != j
+	}
+	if !differ {
+		return order, ""
+	}
+	problems := trial(sqlc)
+	if len(problems) == 0 {
+		return sqlc, ""
+	}
+	rel := func(p string) string {
+		if r, err := filepath.Rel(cfg.Dir, p); err == nil {
+			return filepath.ToSlash(r)
+		}
+		return p
+	}
+	var first, second string
+	for i, j := range sqlc {
+		if i != j {
+			first, second = rel(files[j]), rel(files[i])
+			break
+		}
+	}
+	return order, fmt.Sprintf("%s:%d:%d: note: sqlc v1.31.1 reads the schema files lexically (%s before %s) and fails: %s; fencegen reads them in the order their migration tool applies them", cfg.Path, pkg.Pos.Line, pkg.Pos.Col, first, second, problems[0].Msg)
 }
 
 // migrationOrder sorts the names of a directory's SQL files in the order

@@ -568,7 +568,21 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 		keys = append(keys, catalog.FenceKey{Schema: ft.TableSchema, Table: ft.TableName, Column: ft.ColumnName, File: file, Line: ft.Pos.Line, Col: ft.Pos.Col})
 	}
 	cat.ExpectFenceKeys(keys)
-	for i, r := range results[:len(schemaFiles)] {
+	order, orderNote := sqlcSchemaOrder(cfg, pkg, schemaFiles, func(order []int) diag.List {
+		// A trial catalog in sqlc's order: its problems, if any.
+		trial := catalog.New(catalog.WithColumnGenerator(analyze.ColumnGenerator{}))
+		trial.ExpectFenceKeys(keys)
+		for _, i := range order {
+			if pf := results[i].f; pf != nil && !fencegenOnly[schemaFiles[i]] {
+				for _, st := range pf.Stmts {
+					trial.Update(pf, st)
+				}
+			}
+		}
+		return trial.Errors
+	})
+	for _, i := range order {
+		r := results[i]
 		pf, perr := r.f, r.err
 		if perr != nil {
 			errs = append(errs, diag.As(perr)...)
@@ -601,6 +615,9 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 		}
 	}
 	var cutNotes []string
+	if orderNote != "" {
+		cutNotes = append(cutNotes, orderNote)
+	}
 	for _, r := range results[:len(schemaFiles)] {
 		if r.note != "" {
 			cutNotes = append(cutNotes, r.note)
