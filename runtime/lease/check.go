@@ -45,9 +45,10 @@ type (
 //     statement is false, and a failover to one could mint a token again);
 //     an INFO the server refuses leaves that statement unverified, which
 //     is reported wrapped in [ErrUnsafeConfig];
-//   - reads maxmemory-policy, appendonly and save with CONFIG GET (on every
-//     master of a cluster) and reports, wrapped in [ErrUnsafeConfig] and as
-//     a warning through Options.Logger:
+//   - reads maxmemory-policy, appendonly, appendfsync and save with CONFIG
+//     GET (on every master of a cluster) and reports, each in an error
+//     wrapping [ErrUnsafeConfig] (returned whether or not Options.Logger is
+//     set) and as a warning through Options.Logger:
 //     any allkeys-* policy, which can evict the fence counter so that
 //     tokens start again from 1 (tokens regress; see [Client.Advance]);
 //     any volatile-* policy, which can evict live lock keys (they carry a
@@ -60,13 +61,17 @@ type (
 //     "Persistence"). Each of these can hand out a token again, and equal
 //     tokens are both accepted by the non-strict guard.
 //
-// Only noeviction with appendonly yes and appendfsync always passes. A server that refuses CONFIG
-// (managed services often do) is logged at warning level and not reported.
-// A client that cannot send CONFIG GET at all (a plain redis.Scripter
-// under Options.UnsafeNoReplicas) gets maxmemory-policy and appendonly
-// from INFO, read through a script, and checked as above; appendfsync,
-// which INFO does not show, is reported unverified, wrapped in
-// [ErrUnsafeConfig], so Check never passes such a client in silence.
+// Only noeviction with appendonly yes and appendfsync always passes. When
+// CONFIG GET cannot be read, because the server refuses it (CONFIG
+// renamed away, an ACL user without +config, a managed service) or the
+// client cannot send it (a plain redis.Scripter under
+// Options.UnsafeNoReplicas), maxmemory-policy and appendonly are read
+// from INFO memory and persistence instead (through a script, on every
+// master of a cluster) and checked as above; appendfsync, which INFO does
+// not show, is reported unverified, wrapped in [ErrUnsafeConfig] like the
+// rest and logged as a warning, so Check never passes such a server in
+// silence, with or without Options.Logger; an INFO refused too leaves the
+// whole configuration reported unverified.
 // Check returns nil, an error wrapping ErrConfig, errors wrapping
 // ErrUnsafeConfig joined together, or a Redis or context error. It returns
 // as soon as ctx ends, with ctx's error, even when Redis has stopped
@@ -155,14 +160,18 @@ func (c *Client) probe(ctx context.Context) error {
 		// call CONFIG: what INFO shows is read through a script and what
 		// it cannot show is reported unverified, never passed silently
 		// (r26 N2c).
-		return c.checkThroughInfo(ctx, replWarning)
+		return c.checkThroughInfo(ctx, replWarning, fmt.Sprintf("the client (%T) cannot send CONFIG GET", c.rdb))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return opFailed("check", ctx, ctx, "check", 0, err)
 		}
-		c.log(ctx, slog.LevelWarn, "lease check: cannot read the Redis configuration; make sure maxmemory-policy is noeviction and persistence is on", "", 0, "err", err)
-		return replWarning
+		// A server that refuses CONFIG (renamed away, an ACL without
+		// +config, a managed service): INFO shows most of what CONFIG GET
+		// would, and what it cannot show is reported unverified, never
+		// passed in silence (a README-only trial, F1: Check returned nil on
+		// allkeys-lru without persistence).
+		return c.checkThroughInfo(ctx, replWarning, fmt.Sprintf("CONFIG GET failed (%v)", err))
 	}
 	var problems []error
 	if replWarning != nil {
@@ -206,46 +215,84 @@ func unsafeSettings(m map[string]string) []string {
 }
 
 // infoSettingsScript reads INFO memory and persistence from inside a
-// script, for a redis.Scripter that cannot send CONFIG GET.
+// script, for a client that cannot send CONFIG GET or whose CONFIG GET
+// the server refuses.
 var infoSettingsScript = redis.NewScript(`return redis.call('INFO', 'memory') .. redis.call('INFO', 'persistence')`)
 
 // checkThroughInfo is the settings part of Check for a client that cannot
-// send CONFIG GET (a plain redis.Scripter): INFO shows maxmemory_policy
-// and aof_enabled, checked as CONFIG GET's values are; it does not show
-// appendfsync or save, so an append-only file is reported unverified, and
-// no append-only file is reported unsafe whatever save is (RDB snapshots
-// alone lose INCRs too). Each problem wraps ErrUnsafeConfig, joined with
-// replWarning, and is logged as a warning.
-func (c *Client) checkThroughInfo(ctx context.Context, replWarning error) error {
-	problems := []error{replWarning}
-	report := func(msg string) {
-		problems = append(problems, fmt.Errorf("%w: %s", errUnsafeRedis, msg))
-		c.log(ctx, slog.LevelWarn, "lease check: "+msg, "", 0)
+// send CONFIG GET (a plain redis.Scripter) or whose CONFIG GET failed (why
+// says which): INFO memory and persistence, read through a script (on
+// every master of a cluster), show maxmemory_policy and aof_enabled,
+// checked as CONFIG GET's values are; they do not show appendfsync or
+// save, so an append-only file is reported unverified, and no append-only
+// file is reported unsafe whatever save is (RDB snapshots alone lose INCRs
+// too). Each problem wraps ErrUnsafeConfig (once for all masters that
+// share it), joined with replWarning, and is logged as a warning.
+func (c *Client) checkThroughInfo(ctx context.Context, replWarning error, why string) error {
+	var (
+		mu    sync.Mutex // ForEachMaster calls read concurrently
+		infos []string
+	)
+	read := func(ctx context.Context, rdb redis.Scripter) error {
+		info, err := infoSettingsScript.Run(ctx, rdb, nil).Text()
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		infos = append(infos, info)
+		mu.Unlock()
+		return nil
 	}
-	info, err := infoSettingsScript.Run(ctx, c.rdb, nil).Text()
+	var err error
+	if r, ok := c.rdb.(forEachMaster); ok {
+		err = r.ForEachMaster(ctx, func(ctx context.Context, cl *redis.Client) error { return read(ctx, cl) })
+	} else {
+		err = read(ctx, c.rdb)
+	}
+	var msgs []string
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return opFailed("check", ctx, ctx, "check", 0, err)
 	case err != nil:
-		report(fmt.Sprintf("the eviction policy and persistence could not be verified: the client (%T) cannot send CONFIG GET and INFO failed: %v; make sure maxmemory-policy is noeviction, appendonly yes and appendfsync always", c.rdb, err))
-		return errors.Join(problems...)
-	}
-	if policy := infoField(info, "maxmemory_policy"); policy == "" {
-		report(fmt.Sprintf("maxmemory-policy could not be verified: the client (%T) cannot send CONFIG GET and INFO memory does not show it; make sure it is noeviction", c.rdb))
-	} else {
-		for _, p := range unsafeSettings(map[string]string{"maxmemory-policy": policy, "appendonly": "yes", "appendfsync": "always"}) {
-			report(p)
+		msgs = []string{fmt.Sprintf("the eviction policy and persistence could not be verified: %s and INFO failed (%v); make sure maxmemory-policy is noeviction, appendonly yes and appendfsync always", why, err)}
+	default:
+		seen := map[string]bool{}
+		for _, info := range infos {
+			for _, m := range infoProblems(info, why) {
+				if !seen[m] {
+					seen[m] = true
+					msgs = append(msgs, m)
+				}
+			}
 		}
+	}
+	problems := []error{replWarning}
+	for _, m := range msgs {
+		problems = append(problems, fmt.Errorf("%w: %s", errUnsafeRedis, m))
+		c.log(ctx, slog.LevelWarn, "lease check: "+m, "", 0)
+	}
+	return errors.Join(problems...)
+}
+
+// infoProblems explains what one server's INFO memory and persistence
+// show to be unsafe or leave unverified; why says why CONFIG GET was not
+// read.
+func infoProblems(info, why string) []string {
+	var out []string
+	if policy := infoField(info, "maxmemory_policy"); policy == "" {
+		out = append(out, fmt.Sprintf("maxmemory-policy could not be verified: %s and INFO memory does not show it; make sure it is noeviction", why))
+	} else {
+		out = append(out, unsafeSettings(map[string]string{"maxmemory-policy": policy, "appendonly": "yes", "appendfsync": "always"})...)
 	}
 	switch infoField(info, "aof_enabled") {
 	case "1":
-		report(fmt.Sprintf("appendfsync could not be verified: the client (%T) cannot send CONFIG GET and INFO does not show it; unless it is always, a crash of the machine can lose the last INCRs of the fence counter, so tokens already handed out are handed out again", c.rdb))
+		out = append(out, fmt.Sprintf("appendfsync could not be verified: %s and INFO does not show it; unless it is always, a crash of the machine can lose the last INCRs of the fence counter, so tokens already handed out are handed out again", why))
 	case "0":
-		report("appendonly no (INFO persistence: aof_enabled:0): a crash or restart loses the INCRs of the fence counter made since the last RDB snapshot (all of them without snapshots), so tokens already handed out are handed out again; use appendonly yes with appendfsync always")
+		out = append(out, "appendonly no (INFO persistence: aof_enabled:0): a crash or restart loses the INCRs of the fence counter made since the last RDB snapshot (all of them without snapshots), so tokens already handed out are handed out again; use appendonly yes with appendfsync always")
 	default:
-		report(fmt.Sprintf("persistence could not be verified: the client (%T) cannot send CONFIG GET and INFO persistence does not show aof_enabled; make sure appendonly is yes and appendfsync always", c.rdb))
+		out = append(out, fmt.Sprintf("persistence could not be verified: %s and INFO persistence does not show aof_enabled; make sure appendonly is yes and appendfsync always", why))
 	}
-	return errors.Join(problems...)
+	return out
 }
 
 func (c *Client) checkErr(ctx context.Context, what string, err error) error {
