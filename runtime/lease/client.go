@@ -1411,7 +1411,8 @@ func (c *Client) abandon(ctx context.Context, lockKey, owner string, ttl time.Du
 	// ctx is derived from a context without cancellation (the cleanup's).
 	n, _, err := c.run(ctx, c.ctxDeadlines, releaseScript, []string{lockKey, abandonKey(lockKey, owner), mintKey(lockKey)}, owner, millis(abandonLife(ttl)))
 	c.countSent(&c.stats.releases, err)
-	return decodeBool("release", n, err)
+	deleted, _, err = decodeRelease(n, err)
+	return deleted, err
 }
 
 // undoRenewal deletes l's lock key (compare-and-delete, on a fresh context
@@ -1432,7 +1433,7 @@ func (c *Client) undoRenewal(l *Lease) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), l.tm.releaseTimeout)
 	defer cancel()
-	deleted, err := c.release(ctx, c.ctxDeadlines, l, nil, nil)
+	deleted, _, err := c.release(ctx, c.ctxDeadlines, l, nil, nil)
 	args := []any{"deleted", deleted}
 	if err != nil {
 		args = append(args, "err", err)
@@ -1441,15 +1442,16 @@ func (c *Client) undoRenewal(l *Lease) {
 }
 
 // release runs the compare-and-delete script for l; deleted reports
-// whether the key held l's value. inline: see [Client.inline]. A nil
+// whether the key held l's value, foreign (when not) whether it held
+// another value rather than none. inline: see [Client.inline]. A nil
 // owner is the heartbeat's undo of a renewal that landed after l ended,
 // which is no release: it marks :minted ended (see release.lua), so that
 // no Acquire retry takes the lease back. A Release passes owner, which
 // counts the times go-redis writes the command (see sentArg), and buf,
 // which holds the command of a lease without an abandon mark.
-func (c *Client) release(ctx context.Context, inline bool, l *Lease, owner *sentArg, buf *[5]any) (deleted bool, err error) {
+func (c *Client) release(ctx context.Context, inline bool, l *Lease, owner *sentArg, buf *[5]any) (deleted, foreign bool, err error) {
 	if err := ctx.Err(); err != nil {
-		return false, err // never sent, not counted
+		return false, false, err // never sent, not counted
 	}
 	var cmd []any
 	switch {
@@ -1463,7 +1465,17 @@ func (c *Client) release(ctx context.Context, inline bool, l *Lease, owner *sent
 	}
 	n, _, err := c.runCmd(ctx, inline, releaseScript, cmd)
 	c.countSent(&c.stats.releases, err)
-	return decodeBool("release", n, err)
+	return decodeRelease(n, err)
+}
+
+// decodeRelease decodes the release script's reply: 1 deleted, -1 another
+// value (foreign), 0 missing.
+func decodeRelease(n int64, err error) (deleted, foreign bool, _ error) {
+	if err == nil && n == -1 {
+		return false, true, nil
+	}
+	deleted, err = decodeBool("release", n, err)
+	return deleted, false, err
 }
 
 // countSent counts a script call in counter unless its error err proves it

@@ -119,8 +119,11 @@ func Hold(ctx context.Context, l Held, drain time.Duration, stopHeartbeat func()
 			return // panicking or Goexit: the lease is released, let it continue
 		}
 		if lost == nil && errors.Is(relErr, ErrNotHeld) {
-			// Lost before fn returned, though the heartbeat had not noticed.
-			lost = &LostError{Resource: l.Resource(), Token: l.Token(), Reason: ReasonNotOwner, Err: ErrNotOwner}
+			// Lost before fn returned, though the heartbeat had not
+			// noticed: Release found out, and its cause says how.
+			if !errors.As(l.Err(), &lost) {
+				lost = &LostError{Resource: l.Resource(), Token: l.Token(), Reason: ReasonNotOwner, Err: ErrNotOwner}
+			}
 		}
 		var lostErr error
 		if lost != nil {

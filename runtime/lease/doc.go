@@ -204,8 +204,10 @@
 // renew plus TTL minus SafetyMargin (default TTL/10), measured on Go's
 // monotonic clock by a timer, so it fires even if Redis never answers.
 // Nothing is derived from Redis TIME or PTTL. [Lease.Release] stops the
-// heartbeat, waits for it to exit, cancels the context with cause
-// [ErrReleased] and compare-and-deletes the key. context.Cause therefore
+// heartbeat, waits for it to exit, compare-and-deletes the key and
+// cancels the context with cause [ErrReleased], or with a [*LostError]
+// when the key had been taken from the lease before (deleted or
+// overwritten, expired). context.Cause therefore
 // tells a lost lease from a released one, and both from the caller's own
 // cancellation of a context derived from it.
 //

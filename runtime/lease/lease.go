@@ -96,6 +96,11 @@ type Lease struct {
 
 	relMu    sync.Mutex
 	released bool // Release got a definitive answer
+	// releasing is set by Release before its compare-and-delete is sent:
+	// from then on a renewal that finds the key gone does not lose the
+	// lease (it may be the release's own delete), and Renew returns
+	// ErrReleased; the release's answer decides the cause.
+	releasing atomic.Bool
 }
 
 // markArgs are the abandon mark's key, the :minted key and the mark's
@@ -138,7 +143,8 @@ func (l *Lease) TTL() time.Duration { return l.tm.ttl }
 //     owner" renewal, after MaxRenewFailures consecutive failed renewals,
 //     or at the local deadline (send time of the last successful acquire
 //     or renew + TTL − SafetyMargin, on the monotonic clock), whichever
-//     comes first;
+//     comes first, or by [Lease.Release] when it finds the key taken from
+//     the lease;
 //   - with cause [ErrReleased] by [Lease.Release] if the lease was still
 //     valid.
 //
@@ -243,6 +249,9 @@ func (l *Lease) Renew(ctx context.Context) error {
 	if err := l.Err(); err != nil {
 		return err
 	}
+	if l.releasing.Load() {
+		return ErrReleased // Release's answer decides the cause
+	}
 	return l.renew(ctx)
 }
 
@@ -262,6 +271,10 @@ func (l *Lease) renew(ctx context.Context) error {
 		return l.c.withDialCause(err)
 	}
 	if !ok {
+		if l.releasing.Load() {
+			// Perhaps Release's own delete: its answer decides.
+			return ErrReleased
+		}
 		return l.lose(ReasonNotOwner, l.notOwner(r.foreign))
 	}
 	if !l.renewed(send) {
@@ -312,7 +325,7 @@ func (l *Lease) lateRenewal(send time.Time, r renewResult) {
 // checks (trial t26s F3).
 func (l *Lease) notOwner(foreign bool) error {
 	if foreign {
-		return fmt.Errorf("%w: the lock key %q was overwritten: it held another owner's value (a SET by hand, or another owner took it after it expired)", ErrNotOwner, l.lockKey)
+		return fmt.Errorf("%w: the lock key %q was overwritten: it held another owner's value (a SET by hand, or another owner took it after it expired or was deleted)", ErrNotOwner, l.lockKey)
 	}
 	return fmt.Errorf("%w: the lock key %q was missing (deleted, e.g. a DEL by hand, expired early, evicted, or lost in a restart or flush)", ErrNotOwner, l.lockKey)
 }
@@ -504,10 +517,20 @@ func (l *Lease) stopHeartbeat() {
 // Release ends the lease. In order, it:
 //  1. stops the heartbeat and waits for a renewal in flight, if any, to
 //     be applied (at most HeartbeatInterval, or CallTimeout if longer);
-//  2. cancels the lease context with cause [ErrReleased], unless it was
-//     already lost (the cause then stays the [*LostError]);
-//  3. deletes the lock key with one compare-and-delete round trip, which
-//     touches the key only if it still holds this lease's owner value.
+//  2. deletes the lock key with one compare-and-delete round trip, which
+//     touches the key only if it still holds this lease's owner value;
+//  3. cancels the lease context, unless it was already lost (the cause
+//     then stays the [*LostError]): with cause [ErrReleased] when the key
+//     was deleted, or when the round trip failed or was not sent; with a
+//     [*LostError] when the key had been taken from the lease before
+//     (missing or another owner's, [ReasonNotOwner] saying which, as a
+//     renewal would have; [ReasonDeadline] once the local deadline had
+//     passed), so that context.Cause tells a lease released from one
+//     lost before its Release, as on etcd.
+//
+// The lease context stays live during that round trip (at most
+// ReleaseTimeout), and [Lease.Err] nil unless the local deadline passes;
+// a [Lease.Renew] meanwhile returns ErrReleased without a round trip.
 //
 // Release honours ctx: the wait for a renewal in flight and the round trip
 // are bounded by ctx (and the round trip by Options.ReleaseTimeout too).
@@ -522,14 +545,15 @@ func (l *Lease) stopHeartbeat() {
 //
 // Returns nil when the key was deleted, or an error wrapping [ErrNotHeld]
 // when it was already missing or held by another owner (the lease had
-// expired or been taken over; nothing was deleted), but not for this
+// expired or been taken over, and its cause is that [*LostError]; nothing
+// was deleted), but not for this
 // lease's own release sent twice (a client library retrying after the
 // connection closed) whose reply arrives before the lease's local
 // deadline: that is nil (see releasedBefore and "Redis layout" in the
 // package documentation). A Redis or network error is returned
 // wrapped (a [*TimeoutError] when ReleaseTimeout or a go-redis timeout cut
 // the call off; ctx's error when ctx ended first); the lease has still ended
-// locally, the key expires within TTL, and a later Release tries the delete
+// locally ([ErrReleased]), the key expires within TTL, and a later Release tries the delete
 // again. Once a call has returned nil or ErrNotHeld, later calls return nil
 // without a round trip.
 func (l *Lease) Release(ctx context.Context) error {
@@ -539,16 +563,24 @@ func (l *Lease) Release(ctx context.Context) error {
 	if l.released {
 		return nil
 	}
-	if ch := l.c.hb.stop(l); ch != nil {
+	ch := l.c.hb.stop(l)
+	if at, ended := l.localDeadline(); !ended && until(l.c.clk, at) <= max(l.tm.interval, l.tm.callTimeout)+l.tm.releaseTimeout {
+		// The heartbeat no longer watches the deadline, and the context
+		// stays live until the release's answer: a deadline that can
+		// pass before it gets a timer (one only then: a Release
+		// allocates none on the hot path).
+		l.armDeadline()
+	}
+	if ch != nil {
 		select {
 		case <-ch:
 		case <-ctx.Done():
 		}
 	}
-	l.end(ErrReleased)
 	if err := ctx.Err(); err != nil {
 		// Not sent: the key expires within the TTL, or a later Release
 		// deletes it.
+		l.end(ErrReleased)
 		err = &opError{op: l.op("release"), err: err}
 		l.c.log(ctx, slog.LevelWarn, "lease release not sent: context ended", l.resource, l.token, "err", err)
 		return err
@@ -564,8 +596,10 @@ func (l *Lease) Release(ctx context.Context) error {
 	call.owner.s = l.owner
 	rctx, cs, inline := l.c.callContextIn(&call.dc, ctx, time.Time{}, l.tm.releaseTimeout)
 	defer cs.stop()
-	deleted, err := l.c.release(rctx, inline, l, &call.owner, &call.args)
+	l.releasing.Store(true)
+	deleted, foreign, err := l.c.release(rctx, inline, l, &call.owner, &call.args)
 	if err != nil {
+		l.end(ErrReleased) // unknown: ended here, the key expires within its TTL
 		err = l.c.withDialCause(opFailed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err))
 		msg := "lease release failed"
 		if errors.Is(err, ErrClientClosed) && ctxEnded(ctx) == nil {
@@ -578,8 +612,16 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	l.released = true
 	if !deleted && !l.releasedBefore(call.owner.writes.Load()) {
+		// Taken from the lease before its Release: lost, saying what
+		// happened to the key as a renewal would have, had it run first
+		// (the etcd lease's watch does; a README-only trial, F2). A key
+		// gone after the local deadline passed expired: that is the loss.
+		if _, ended := l.expire(); !ended {
+			_ = l.lose(ReasonNotOwner, l.notOwner(foreign))
+		}
 		err = &opError{op: l.op("release"), err: ErrNotHeld}
 	}
+	l.end(ErrReleased)
 	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", deleted)
 	l.c.emit(ctx, Event{Kind: EventReleased, Resource: l.resource, Token: l.token, Err: err})
 	if f := l.c.opts.observer().OnReleased; f != nil {

@@ -84,7 +84,7 @@ func TestNotOwnerSaysWhatHappenedToTheKey(t *testing.T) {
 	if !errors.As(err, &lost) || lost.Reason != ReasonNotOwner || !errors.Is(err, ErrNotOwner) || !errors.Is(err, ErrLost) {
 		t.Fatalf("Renew after a takeover = %v, want a *LostError (not owner)", err)
 	}
-	if want := `: not owner: the lock key "` + e.lockKey + `" was overwritten: it held another owner's value (a SET by hand, or another owner took it after it expired)`; !strings.HasSuffix(err.Error(), want) {
+	if want := `: not owner: the lock key "` + e.lockKey + `" was overwritten: it held another owner's value (a SET by hand, or another owner took it after it expired or was deleted)`; !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("Renew after a takeover = %q, want it to end %q", err, want)
 	}
 	// Trial t26s F3: a deleted key reads otherwise, by Renew and by the
@@ -110,7 +110,7 @@ func TestNotOwnerSaysWhatHappenedToTheKey(t *testing.T) {
 			<-l.Done()
 			want := fmt.Sprintf(deleted, l.lockKey)
 			if i == 1 {
-				want = `: not owner: the lock key "` + l.lockKey + `" was overwritten: it held another owner's value (a SET by hand, or another owner took it after it expired)`
+				want = `: not owner: the lock key "` + l.lockKey + `" was overwritten: it held another owner's value (a SET by hand, or another owner took it after it expired or was deleted)`
 			}
 			if err := context.Cause(l.Context()); !errors.Is(err, ErrNotOwner) || !strings.HasSuffix(err.Error(), want) {
 				t.Errorf("heartbeat of %d lease(s), lease %d: cause %v, want it to end %q", n, i, err, want)

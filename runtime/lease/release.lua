@@ -33,16 +33,20 @@
 -- holds the lock, is marked "<owner>:<token>:ended" so that no Acquire
 -- retry takes the lease back.
 --
--- Returns 1 when the key held this owner's value and was deleted, else 0
--- (missing, or another owner's; then nothing is written but the mark). The
+-- Returns 1 when the key held this owner's value and was deleted, -1 when
+-- it held another value (another owner's, or one set by hand), 0 when it
+-- was missing; then nothing is written but the mark. The
 -- owner is compared whole: a lock value an older acquire script wrote
 -- ("<owner>:<token>") belongs to an older client's lease, never to this
 -- one. The counter key is never touched, so tokens keep increasing.
 local owner = ARGV[1]
 local held = 0
-if redis.call('GET', KEYS[1]) == owner then
+local cur = redis.call('GET', KEYS[1])
+if cur == owner then
   redis.call('DEL', KEYS[1])
   held = 1
+elseif cur then
+  held = -1
 end
 if not KEYS[2] then
   return held

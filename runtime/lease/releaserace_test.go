@@ -78,3 +78,34 @@ func TestReleaseRacingItsRenewalSucceeds(t *testing.T) {
 		})
 	}
 }
+
+// Release ends the lease context only once its compare-and-delete has
+// answered (so that the cause can say whether the key had been taken,
+// a README-only trial's F2), but the local deadline still ends it while
+// that call is in flight: a Release stuck on a silent Redis leaves no
+// live context past the deadline (its heartbeat, which watched the
+// deadline, is stopped first).
+func TestDeadlinePassesDuringRelease(t *testing.T) {
+	e := newEnv(t)
+	s := &stall{Scripter: e.rdb, shas: map[string]bool{releaseScript.Hash(): true}}
+	c := New(s, &Options{UnsafeNoReplicas: true, ReleaseTimeout: time.Minute})
+	l := mustAcquire(t, c, e.resource, 600*time.Millisecond)
+	ctx, cancel := context.WithCancel(bg)
+	released := make(chan error, 1)
+	go func() { released <- l.Release(ctx) }()
+	select {
+	case <-l.Done():
+	case err := <-released:
+		t.Fatalf("Release returned %v while its call was stalled", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the lease context outlived its local deadline while Release was in flight")
+	}
+	var lost *LostError
+	if err := context.Cause(l.Context()); !errors.As(err, &lost) || lost.Reason != ReasonDeadline {
+		t.Fatalf("cause %v, want the local deadline", err)
+	}
+	cancel()
+	if err := <-released; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Release = %v, want context.Canceled", err)
+	}
+}

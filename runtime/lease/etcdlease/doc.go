@@ -59,7 +59,8 @@
 //     succeed: each lease watches its lock key from the revision after
 //     its creation, and the first change that takes the key away loses
 //     the lease (lease.ReasonNotOwner) and makes Release return
-//     lease.ErrNotHeld, as the Redis lease's renewal does.
+//     lease.ErrNotHeld, as the Redis lease's renewal does; a Release that
+//     finds it out first loses the lease with the same cause.
 //   - A snapshot restore rewinds the revision, so tokens repeat: restore
 //     with --bump-revision <n> --mark-compacted (etcdutl and etcdctl
 //     snapshot restore from etcd 3.5.10, etcd-io/etcd#16165, and 3.6;

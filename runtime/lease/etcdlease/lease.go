@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -47,6 +48,12 @@ type Lease struct {
 	released   bool
 	revokeSent bool  // Release has sent a revoke
 	lossBefore int64 // the watch's loss revision when it first did
+	// releasing is set (under watchMu) when Release is about to send its
+	// first revoke: from then on the watch records a change of the key
+	// (lossErr) without losing the lease, since the revoke's own delete
+	// is one, and Release decides from its answer; a Renew returns
+	// lease.ErrReleased.
+	releasing atomic.Bool
 
 	// The watch of the lock key (see watchKey). lossRev is the revision
 	// of the first change that took the key from this lease (a delete,
@@ -59,7 +66,9 @@ type Lease struct {
 	// lossDeleted whether it was a delete.
 	lossAt      time.Time
 	lossDeleted bool
-	watched     chan struct{}
+	// lossErr is the loss that change makes (see sawLoss).
+	lossErr *lease.LostError
+	watched chan struct{}
 
 	// stopClosed stops the loss of the lease when the *clientv3.Client
 	// is closed (see clientClosed).
@@ -126,7 +135,8 @@ func (l *Lease) ID() clientv3.LeaseID { return l.id }
 // in a row failed; or the local deadline passed: send time of the last
 // successful grant or renewal + TTL − SafetyMargin, on the monotonic
 // clock; or its *clientv3.Client was closed: lease.ReasonRenewFailed
-// wrapping ErrClientClosed, at once) or with lease.ErrReleased by Release.
+// wrapping ErrClientClosed, at once; or by Release, when its revoke finds
+// the key taken before it) or with lease.ErrReleased by Release.
 func (l *Lease) Context() context.Context { return l.ctx }
 
 // Done is shorthand for l.Context().Done().
@@ -246,6 +256,9 @@ func (l *Lease) Renew(ctx context.Context) error {
 	if err := l.Err(); err != nil {
 		return err
 	}
+	if l.releasing.Load() {
+		return lease.ErrReleased // Release's revoke decides the cause
+	}
 	return l.renew(ctx, false)
 }
 
@@ -268,6 +281,11 @@ func (l *Lease) renew(ctx context.Context, counted bool) error {
 			// closed the stream or revoked the etcd lease, or it was
 			// lost): its cause, as Renew reports after the end.
 			return e
+		}
+		if l.releasing.Load() {
+			// A Release's revoke in flight or done: "lease not found"
+			// is its own doing, and its answer decides the cause.
+			return lease.ErrReleased
 		}
 	}
 	switch {
@@ -365,28 +383,44 @@ func (l *Lease) end(cause error) {
 func (l *Lease) stopHeartbeat() { l.once.Do(func() { close(l.stop) }) }
 
 // Release ends the lease: it stops the heartbeat and waits for a renewal
-// in flight (bounded by ctx), cancels the lease context with
-// lease.ErrReleased unless it was lost, then revokes the etcd lease with
-// one LeaseRevoke round trip, bounded by ctx and ReleaseTimeout; a revoke
-// that timed out (its member stalled, partitioned or killed mid-call,
-// its connection left open) is sent again to the next endpoint, once per
-// endpoint and at most three times in all, each send bounded by ctx and
-// ReleaseTimeout (trial x26 F4). The revoke deletes the lock key in the same Raft entry, and only because
+// in flight (bounded by ctx), then, if the lease is still valid, revokes
+// the etcd lease with one LeaseRevoke round trip, bounded by ctx and
+// ReleaseTimeout, and ends the lease context with the answer: with
+// lease.ErrReleased when the revoke deleted the lock key, with a
+// *lease.LostError saying what happened to the key when it had been taken
+// from the lease before (as the watch would have said, had it told
+// first), so that context.Cause tells a released lease from one lost
+// before its Release on both coordinators (a README-only trial, F2). The
+// context stays live during that round trip; a Renew meanwhile returns
+// lease.ErrReleased. A revoke that timed out (its member stalled,
+// partitioned or killed mid-call, its connection left open) is sent
+// again to the next endpoint, once per endpoint and at most three times
+// in all, each send bounded by ctx and ReleaseTimeout (trial x26 F4). The
+// revoke deletes the lock key in the same Raft entry, and only because
 // the key is attached to this lease: it can never delete the key of
 // another holder, who has a lease of its own. That makes the release
 // owner-checked by the server, in one write, where a compare-and-delete
 // transaction followed by a revoke takes two.
 //
-// It returns nil when etcd revoked the lease with the lock key still
+// A lease already lost (its context cancelled with a *lease.LostError,
+// its local deadline passed included) is not revoked: its etcd lease
+// may have expired on the server, and a revoke of a lease etcd no longer
+// has fails, which the etcd client logs as a warning on every such
+// Release (a README-only trial, F3). Release then deletes the lock key
+// with one transaction only if it still has this lease's create revision
+// and etcd lease, and leaves the etcd lease, kept alive no more, to
+// expire by itself within its TTL.
+//
+// It returns nil when the lock key was deleted with this lease still
 // attached, and an error wrapping lease.ErrNotHeld when the key had been
 // taken from it (deleted, or put with another create revision or etcd
 // lease, before the revoke's revision: the watch of the key decides,
 // or, if it has not told within half of what is left of the bound, at
 // most CallTimeout, one read of the key at the revision before the
 // revoke; nothing of another holder's is deleted), or when etcd no longer
-// had the lease and it could have expired: the lease had been lost, or
-// its local deadline had passed (the key went with the etcd lease, and
-// another owner may hold the resource; nothing was deleted). A delete by
+// had the lease and it could have expired: its local deadline had passed
+// (the key went with the etcd lease, and another owner may hold the
+// resource; nothing was deleted). A delete by
 // hand that is the cluster's last write when the revoke commits has the
 // revoke's revision and is taken for the revoke's own delete: nil. A
 // revoke that etcd does not find before the lease could have expired on
@@ -399,7 +433,8 @@ func (l *Lease) stopHeartbeat() { l.once.Do(func() { close(l.stop) }) }
 // higher token still fences this lease out. An etcd or network error is
 // returned wrapped (a [*TimeoutError] when ReleaseTimeout cut it off;
 // after resends, the text counts the revokes sent):
-// the lease has still ended locally, the etcd lease expires within the
+// the lease has still ended locally (lease.ErrReleased, unless it was
+// lost), the etcd lease expires within the
 // TTL with the key, and a later Release tries again. If ctx has already
 // ended, nothing is sent and ctx's error is returned. Once a call returned
 // nil or ErrNotHeld, later calls return nil without a round trip.
@@ -415,32 +450,69 @@ func (l *Lease) Release(ctx context.Context) error {
 	case <-l.stopped:
 	case <-ctx.Done():
 	}
-	l.end(lease.ErrReleased)
 	if err := ctx.Err(); err != nil {
+		l.end(lease.ErrReleased)
 		err = &opError{op: l.op("release"), err: err}
 		l.c.log(ctx, slog.LevelWarn, "lease release not sent: context ended", l.resource, l.token, "err", err)
 		return err
 	}
 	if err := l.c.closed(l.op("release")); err != nil {
+		l.end(lease.ErrReleased)
 		l.c.log(ctx, slog.LevelWarn, "lease release not sent: etcd client closed", l.resource, l.token, "err", err)
 		return err
 	}
 	if !l.revokeSent {
 		// A change of the key seen before the first revoke was sent is
 		// another's; one seen after may be that revoke's own delete.
-		l.revokeSent, l.lossBefore = true, l.loss()
+		var lost *lease.LostError
+		l.revokeSent = true
+		l.lossBefore, lost = l.beginRelease()
+		if lost != nil {
+			_ = l.loseWith(lost) // the watch's own call may not have run yet
+		}
+	}
+	_ = l.Err() // a local deadline passed is a loss
+	var lost *lease.LostError
+	if errors.As(context.Cause(l.ctx), &lost) {
+		return l.releaseLost(ctx)
 	}
 	before := l.lossBefore
 	resp, call, err := l.revoke(ctx)
 	defer call.cancel()
 	rctx := call.ctx
-	held := err == nil && before == 0 && l.heldAt(rctx, resp.Header.Revision)
+	var (
+		held  bool
+		taken *lease.LostError
+	)
+	if err == nil {
+		if before != 0 {
+			taken = l.storedLoss()
+		} else {
+			held, taken = l.heldAt(rctx, resp.Header.Revision)
+		}
+	}
 	if errors.Is(err, rpctypes.ErrLeaseNotFound) {
 		err = nil
-		var lost *lease.LostError
-		held = l.revokedUnexpired() && !errors.As(context.Cause(l.ctx), &lost) && before == 0
+		switch {
+		case before != 0:
+			taken = l.storedLoss()
+		case !l.revokedUnexpired():
+			// Neither revoked by us nor within its TTL: it expired on the
+			// server, past the local deadline, and the key with it.
+			taken = &lease.LostError{Resource: l.resource, Token: l.token, Reason: lease.ReasonDeadline,
+				Err: fmt.Errorf("its etcd lease %x expired on the server, and the lock key %q with it", int64(l.id), l.lockKey)}
+		default:
+			// The lease was valid when the revoke was sent (a local
+			// deadline that passed since does not make this revoke's
+			// landing any less ours).
+			held = true
+		}
 	}
 	if err != nil {
+		if before != 0 {
+			_ = l.loseWith(l.storedLoss())
+		}
+		l.end(lease.ErrReleased)
 		err = l.c.failed(l.op("release"), ctx, rctx, "release", l.tm.releaseTimeout, err)
 		if call.tries > 1 {
 			err = &opError{op: l.op("release"), err: fmt.Errorf("%d revokes sent, each after the last timed out, to the next endpoint in turn; the last: %w", call.tries, unwrapOp(err))}
@@ -448,14 +520,66 @@ func (l *Lease) Release(ctx context.Context) error {
 		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
 		return err
 	}
+	if taken != nil {
+		_ = l.loseWith(taken)
+	}
+	l.end(lease.ErrReleased)
+	return l.finishRelease(ctx, held)
+}
+
+// finishRelease records the definitive answer of a Release: held reports
+// whether the lock key was deleted with this lease attached.
+func (l *Lease) finishRelease(ctx context.Context, held bool) error {
 	l.released = true
 	l.watchStop()
+	var err error
 	if !held {
 		err = &opError{op: l.op("release"), err: lease.ErrNotHeld}
 	}
 	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", held)
 	l.c.emit(ctx, lease.Event{Kind: lease.EventReleased, Resource: l.resource, Token: l.token, Err: err})
 	return err
+}
+
+// releaseLost is Release of a lease already lost: one transaction that
+// deletes the lock key only if it still has this lease's create revision
+// and etcd lease (never a revoke, see Release), sent again to the next
+// endpoint when it times out, as a revoke is.
+func (l *Lease) releaseLost(ctx context.Context) error {
+	var resp *clientv3.TxnResponse
+	call, err := l.send(ctx, func(ctx context.Context) (err error) {
+		resp, err = l.c.cli.Txn(ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(l.lockKey), "=", l.rev), clientv3.Compare(clientv3.LeaseValue(l.lockKey), "=", l.id)).
+			Then(clientv3.OpDelete(l.lockKey)).
+			Commit()
+		return err
+	})
+	defer call.cancel()
+	if err != nil {
+		err = l.c.failed(l.op("release"), ctx, call.ctx, "release", l.tm.releaseTimeout, err)
+		if call.tries > 1 {
+			err = &opError{op: l.op("release"), err: fmt.Errorf("%d deletes sent, each after the last timed out, to the next endpoint in turn; the last: %w", call.tries, unwrapOp(err))}
+		}
+		l.c.log(ctx, slog.LevelWarn, "lease release failed", l.resource, l.token, "err", err)
+		return err
+	}
+	return l.finishRelease(ctx, resp.Succeeded)
+}
+
+// beginRelease marks the lease releasing (see Lease.releasing) and
+// returns the watch's loss revision and loss so far (0 and nil if none).
+func (l *Lease) beginRelease() (int64, *lease.LostError) {
+	l.watchMu.Lock()
+	defer l.watchMu.Unlock()
+	l.releasing.Store(true)
+	return l.lossRev, l.lossErr
+}
+
+// storedLoss is the loss the watch recorded (sawLoss); lossRev is set.
+func (l *Lease) storedLoss() *lease.LostError {
+	l.watchMu.Lock()
+	defer l.watchMu.Unlock()
+	return l.lossErr
 }
 
 // revokeCall is the context of the last revoke a Release sent, ctx:
@@ -467,27 +591,38 @@ type revokeCall struct {
 	tries  int // revokes sent
 }
 
-// revoke sends the LeaseRevoke of l's etcd lease, each send bounded by
-// ctx and ReleaseTimeout, and sends it again when a send timed out while
-// ctx is live, at most once per endpoint (three sends at most, see
+// revoke sends the LeaseRevoke of l's etcd lease (see send). A resend of
+// a revoke that landed, its reply lost, is answered ErrLeaseNotFound,
+// which Release tells from an expiry (see revokedUnexpired). It returns
+// the last send's reply and error, and its context.
+func (l *Lease) revoke(ctx context.Context) (*clientv3.LeaseRevokeResponse, revokeCall, error) {
+	var resp *clientv3.LeaseRevokeResponse
+	call, err := l.send(ctx, func(ctx context.Context) (err error) {
+		resp, err = l.c.cli.Revoke(ctx, l.id)
+		return err
+	})
+	return resp, call, err
+}
+
+// send makes the call of a Release, each send bounded by ctx and
+// ReleaseTimeout, and sends it again when a send timed out while ctx is
+// live, at most once per endpoint (three sends at most, see
 // Client.tries): the etcd client sends each call to the next endpoint in
 // turn, so a member stalled, partitioned or killed mid-call without a
 // reset (its connection open, nothing answered) does not lose the
 // release, as the Redis lease's client resends a release whose
 // connection failed (trial x26 F4). A send the etcd client could tell
 // had failed (a connection reset or refused, "leader changed") it
-// already resends itself, within the same bound. A resend of a revoke
-// that landed, its reply lost, is answered ErrLeaseNotFound, which
-// Release tells from an expiry (see revokedUnexpired). It returns the
-// last send's reply and error, and its context.
-func (l *Lease) revoke(ctx context.Context) (*clientv3.LeaseRevokeResponse, revokeCall, error) {
+// already resends itself, within the same bound. It returns the last
+// send's error and context.
+func (l *Lease) send(ctx context.Context, call func(ctx context.Context) error) (revokeCall, error) {
 	tries := l.c.tries()
 	for try := 1; ; try++ {
 		rctx, cancel := context.WithTimeout(ctx, l.tm.releaseTimeout)
 		l.c.releases.Add(1)
-		resp, err := l.c.cli.Revoke(rctx, l.id)
+		err := call(rctx)
 		if err == nil || rctx.Err() == nil || try >= tries || ended(ctx) || l.c.cli.Ctx().Err() != nil {
-			return resp, revokeCall{ctx: rctx, cancel: cancel, tries: try}, err
+			return revokeCall{ctx: rctx, cancel: cancel, tries: try}, err
 		}
 		cancel()
 		l.c.log(ctx, slog.LevelDebug, "lease revoke timed out; sending it to the next endpoint", l.resource, l.token, "try", try, "err", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/fencegen/fencegen/internal/faults"
 	"github.com/fencegen/fencegen/internal/faults/etcdfaults"
 	"github.com/fencegen/fencegen/internal/testenv"
+	"github.com/fencegen/fencegen/runtime/fence"
 	"github.com/fencegen/fencegen/runtime/lease"
 	"github.com/fencegen/fencegen/runtime/lease/etcdlease"
 )
@@ -331,4 +332,128 @@ func (h heldCoordinator[L]) AcquireWait(ctx context.Context, resource string, tt
 		return nil, err
 	}
 	return l, nil
+}
+
+// A README-only trial (F2): a lease whose lock key was taken from it
+// before its Release (deleted by hand, then acquired by B; or only
+// deleted; or overwritten) ends with the same cause on both
+// coordinators: Release returns lease.ErrNotHeld, and context.Cause and
+// Err are a *lease.LostError (not owner, matching lease.ErrLost and
+// lease.ErrNotOwner) with the lease's resource and token, saying what
+// happened to the key, whether the heartbeat or etcd's watch of the key
+// told first or Release found out. Before, the Redis lease's cause was
+// lease.ErrReleased, etcd's the LostError. B keeps its key; a clean
+// Release's cause is lease.ErrReleased on both. Do reports the Release's
+// LostError, not a bare "not owner".
+func TestReleaseAfterTakeoverIsLostOnBoth(t *testing.T) {
+	e := etcdfaults.Start(t, 1)
+	cli := e.Client()
+	rdb := testenv.Redis(t)
+	ctx := ctxT(t, 120*time.Second)
+	prefix := testenv.Key(t, "taken")
+	t.Cleanup(func() {
+		keys, _ := rdb.Keys(context.Background(), prefix+":*").Result()
+		if len(keys) > 0 {
+			rdb.Del(context.Background(), keys...)
+		}
+	})
+	// A TTL far above the test's steps, so that Release, not a renewal,
+	// usually finds the key gone (either way the cause is the same).
+	const long = 30 * time.Second
+	rc := lease.New(rdb, &lease.Options{KeyPrefix: prefix, TTL: long})
+	ec := etcdlease.New(cli, &etcdlease.Options{KeyPrefix: prefix, TTL: long})
+	type coordinator struct {
+		name      string
+		c         lease.Coordinator[lease.Held]
+		del, over func(key string)
+		holds     func(key string) bool
+	}
+	for _, co := range []coordinator{
+		{"Redis", heldCoordinator[*lease.Lease]{rc},
+			func(k string) { rdb.Del(ctx, k) }, func(k string) { rdb.Set(ctx, k, "by hand", time.Minute) },
+			func(k string) bool { return rdb.Exists(ctx, k).Val() == 1 }},
+		{"etcd", heldCoordinator[*etcdlease.Lease]{ec},
+			func(k string) {
+				// Then any other write: a delete by hand that is still
+				// etcd's last write when the revoke commits has the
+				// revoke's revision, and is taken for its own delete
+				// (see etcdlease's Lease.Release).
+				if _, err := cli.Delete(ctx, k); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := cli.Put(ctx, prefix+"/other", "x"); err != nil {
+					t.Fatal(err)
+				}
+			}, func(k string) {
+				if _, err := cli.Put(ctx, k, "by hand"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			func(k string) bool { g, err := cli.Get(ctx, k); return err == nil && len(g.Kvs) == 1 }},
+	} {
+		for i := range 10 {
+			for _, how := range []struct {
+				name  string
+				steal func(key string)
+				takeB bool
+				what  string // what the cause says of the key: "was <what>"
+			}{
+				{"deleted then taken", co.del, true, map[string]string{"Redis": "overwritten", "etcd": "deleted"}[co.name]},
+				{"deleted", co.del, false, map[string]string{"Redis": "missing", "etcd": "deleted"}[co.name]},
+				{"overwritten", co.over, false, "overwritten"},
+			} {
+				resource := fmt.Sprintf("r%d:%s", i, how.name)
+				lock, _ := co.c.Keys(resource)
+				a, err := co.c.Acquire(ctx, resource, 0)
+				if err != nil {
+					t.Fatalf("%s: %v", co.name, err)
+				}
+				how.steal(lock)
+				var b lease.Held
+				if how.takeB {
+					if b, err = co.c.Acquire(ctx, resource, 0); err != nil {
+						t.Fatalf("%s %s: B: %v", co.name, how.name, err)
+					}
+				}
+				if err := a.Release(ctx); !errors.Is(err, lease.ErrNotHeld) {
+					t.Fatalf("%s %s: A's Release = %v, want lease.ErrNotHeld", co.name, how.name, err)
+				}
+				cause := context.Cause(a.Context())
+				var lost *lease.LostError
+				want := fmt.Sprintf("lease: lost %q (token %d): not owner: the lock key %q was %s", resource, a.Token(), lock, how.what)
+				if !errors.As(cause, &lost) || lost.Reason != lease.ReasonNotOwner || lost.Resource != resource || lost.Token != a.Token() ||
+					!errors.Is(cause, lease.ErrLost) || !errors.Is(cause, lease.ErrNotOwner) || errors.Is(cause, lease.ErrReleased) || !strings.HasPrefix(cause.Error(), want) {
+					t.Fatalf("%s %s (round %d): A's cause after its Release = %v, want a LostError starting %q", co.name, how.name, i, cause, want)
+				}
+				if err := a.Err(); err != cause {
+					t.Fatalf("%s %s: A's Err = %v, its context's cause %v", co.name, how.name, err, cause)
+				}
+				if b != nil {
+					if !co.holds(lock) || b.Err() != nil {
+						t.Fatalf("%s: B lost its key to A's Release (%v)", co.name, b.Err())
+					}
+					if err := b.Release(ctx); err != nil {
+						t.Fatalf("%s: B's Release = %v", co.name, err)
+					}
+					if cause := context.Cause(b.Context()); cause != lease.ErrReleased {
+						t.Fatalf("%s: B's cause after a clean Release = %v, want lease.ErrReleased", co.name, cause)
+					}
+				} else if how.name == "overwritten" && !co.holds(lock) {
+					t.Fatalf("%s: A's Release deleted the value set by hand", co.name)
+				}
+			}
+		}
+		// Do: fn's lock key taken while it runs; Do's error is the
+		// Release's LostError, saying what happened to the key.
+		resource := "do"
+		lock, _ := co.c.Keys(resource)
+		err := co.c.Do(ctx, resource, 0, func(ctx context.Context, _ fence.Token) error {
+			co.over(lock)
+			return nil
+		})
+		var lost *lease.LostError
+		if !errors.As(err, &lost) || !errors.Is(err, lease.ErrNotOwner) || !strings.Contains(err.Error(), fmt.Sprintf("the lock key %q was overwritten", lock)) {
+			t.Fatalf("%s: Do with its key overwritten = %v, want the LostError saying so", co.name, err)
+		}
+	}
 }

@@ -85,23 +85,34 @@ func (l *Lease) loss() int64 {
 }
 
 // sawLoss records rev, the revision of the first change that took the
-// lock key from this lease, and loses the lease: with
-// lease.ReasonDeadline when the key was deleted after the local deadline
-// had passed (a holder paused past its TTL: the etcd lease expired on the
-// server and took the key with it, which is what happened, not a delete
-// by hand; trial x26 F3), else with lease.ReasonNotOwner and keyLost's
-// error (deleted says which, keyRev and kv as keyLost takes them).
+// lock key from this lease, with the loss it makes (lossOf), and loses
+// the lease with it, unless Release is under way (Lease.releasing): its
+// revoke's own delete is such a change, and Release decides from the
+// revoke's revision whether this one came before it.
 func (l *Lease) sawLoss(rev int64, deleted bool, keyRev int64, kv *mvccpb.KeyValue) {
+	lost := l.lossOf(deleted, keyRev, kv)
 	l.watchMu.Lock()
 	if l.lossRev == 0 {
-		l.lossRev, l.lossAt, l.lossDeleted = rev, time.Now(), deleted
+		l.lossRev, l.lossAt, l.lossDeleted, l.lossErr = rev, time.Now(), deleted, lost
 	}
+	releasing := l.releasing.Load()
 	l.watchMu.Unlock()
-	if deleted && l.pastDeadline() {
-		_ = l.lose(lease.ReasonDeadline, l.expiredWith(keyRev))
-		return
+	if !releasing {
+		_ = l.loseWith(lost)
 	}
-	_ = l.lose(lease.ReasonNotOwner, l.keyLost(deleted, keyRev, kv))
+}
+
+// lossOf is the loss of a lease whose lock key was taken from it:
+// lease.ReasonDeadline when the key was deleted after the local deadline
+// had passed (a holder paused past its TTL: the etcd lease expired on
+// the server and took the key with it, which is what happened, not a
+// delete by hand; trial x26 F3), else lease.ReasonNotOwner with keyLost's
+// error (deleted says which, keyRev and kv as keyLost takes them).
+func (l *Lease) lossOf(deleted bool, keyRev int64, kv *mvccpb.KeyValue) *lease.LostError {
+	if deleted && l.pastDeadline() {
+		return &lease.LostError{Resource: l.resource, Token: l.token, Reason: lease.ReasonDeadline, Err: l.expiredWith(keyRev)}
+	}
+	return &lease.LostError{Resource: l.resource, Token: l.token, Reason: lease.ReasonNotOwner, Err: l.keyLost(deleted, keyRev, kv)}
 }
 
 // expiredWith is the error of a lease whose lock key went after its local
@@ -135,14 +146,15 @@ func (l *Lease) keyLost(deleted bool, rev int64, kv *mvccpb.KeyValue) error {
 
 // heldAt reports whether the lock key was still this lease's just before
 // revision rev, the revision of Release's revoke, which deleted the key
-// at rev if it was attached. The watch decides (its first change of the
-// key is at rev exactly when the revoke was the first), usually with no
-// wait: a watch that has caught up is sent the revoke's delete as the
-// revoke commits. If it has not told within half of what ctx has left
-// (at most CallTimeout), one read of the key at rev−1 decides; if that
-// fails too (the revision was compacted), it reports true, as before the
-// watch existed.
-func (l *Lease) heldAt(ctx context.Context, rev int64) bool {
+// at rev if it was attached, and if not, the loss that makes. The watch
+// decides (its first change of the key is a delete at rev exactly when
+// the revoke was the first), usually with no wait: a watch that has caught up is
+// sent the revoke's delete as the revoke commits. If it has not told
+// within half of what ctx has left (at most CallTimeout), or it stopped
+// without a change (the lease was lost meanwhile), one read of the key at
+// rev−1 decides; if that fails too (the revision was compacted), it
+// reports true, as before the watch existed.
+func (l *Lease) heldAt(ctx context.Context, rev int64) (bool, *lease.LostError) {
 	wait := l.tm.callTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(dl)/2)
@@ -151,15 +163,30 @@ func (l *Lease) heldAt(ctx context.Context, rev int64) bool {
 	defer t.Stop()
 	select {
 	case <-l.watched:
-		loss := l.loss()
-		return loss == 0 || loss >= rev
+		l.watchMu.Lock()
+		loss, deleted, lost := l.lossRev, l.lossDeleted, l.lossErr
+		l.watchMu.Unlock()
+		if loss >= rev && deleted {
+			return true, nil
+		}
+		if loss != 0 {
+			// Before the revoke, or a put, which a revoke never makes
+			// (a put that detached the key is the revoke's revision
+			// when nothing was written since: it deleted nothing).
+			return false, lost
+		}
 	case <-ctx.Done():
-		return true
+		return true, nil
 	case <-t.C:
 	}
 	g, err := l.c.cli.Get(ctx, l.lockKey, clientv3.WithRev(rev-1))
-	if err != nil {
-		return true
+	switch {
+	case err != nil:
+		return true, nil
+	case len(g.Kvs) == 0:
+		return false, l.lossOf(true, 0, nil)
+	case l.foreign(g.Kvs[0]):
+		return false, l.lossOf(false, g.Kvs[0].ModRevision, g.Kvs[0])
 	}
-	return len(g.Kvs) == 1 && !l.foreign(g.Kvs[0])
+	return true, nil
 }
