@@ -403,9 +403,26 @@ type timing struct {
 // It is also the resolution of PX.
 const minCallTime = time.Millisecond
 
+// MinRenewSlack is the least time a renewal sent on schedule must have
+// before the local deadline, TTL − SafetyMargin − HeartbeatInterval (with
+// the defaults, 0.57·TTL), on both coordinators: [New] and etcdlease.New
+// refuse options, and Acquire a TTL, that leave less, with an
+// [*OptionsError] naming the least TTL allowed (36ms with the default
+// options on Redis; etcd's least TTL, 1s, leaves more). The renewal has to
+// be sent, answered and applied within it by goroutines that each wait
+// for a CPU when the process or the machine is busy, and a goroutine
+// ready to run can wait a scheduling slice (Go preempts one that has run
+// 10ms; the kernel's slices are of that order) before it runs: below two
+// slices, a busy moment loses the lease. A README-only trial (F4) lost 1
+// lease in 20 at a TTL of 10ms (5.67ms) on an idle loopback; the least
+// TTL allowed was 6ms then.
+// The heartbeat disabled (HeartbeatInterval negative), no renewal is due
+// and the rule does not apply.
+const MinRenewSlack = 20 * time.Millisecond
+
 // timing derives the lease's timing from ttl (0: Options.TTL) and checks
-// it. Each check fails for a TTL below some minimum (with defaults, TTL/6
-// must reach minCallTime: at least 6ms); the error, an *OptionsError
+// it. Each check fails for a TTL below some minimum (with defaults, TTL −
+// TTL/10 − TTL/3 must reach MinRenewSlack: at least 36ms); the error, an *OptionsError
 // (ErrConfig), names the fields, says which rule failed and the minimum
 // TTL the options allow.
 func (c *Client) timing(ttl time.Duration) (timing, error) {
@@ -476,6 +493,12 @@ func (c *Client) check(t timing) *OptionsError {
 	case valid-t.minValidity < minCallTime:
 		return err([]string{"TTL", "Options.SafetyMargin", "Options.MinValidity"}, "TTL %v too short: an acquire reply must arrive within TTL − SafetyMargin − MinValidity = %v, below the %v a Redis call needs",
 			dur(t.ttl), durBelow(valid-t.minValidity, minCallTime), minCallTime)
+	case t.interval > 0 && valid-t.interval < MinRenewSlack:
+		slack := durBelow(valid-t.interval, MinRenewSlack)
+		if c.opts == nil || (c.opts.HeartbeatInterval == 0 && c.opts.SafetyMargin == 0) {
+			return err([]string{"TTL"}, "TTL %v too short: a renewal sent on schedule has TTL − SafetyMargin (TTL/10) − HeartbeatInterval (TTL/3) = %v before the local deadline, below the %v it needs on a busy machine (lease.MinRenewSlack)", dur(t.ttl), slack, MinRenewSlack)
+		}
+		return err([]string{"Options.HeartbeatInterval", "TTL", "Options.SafetyMargin"}, "HeartbeatInterval %v leaves a renewal %v before the local deadline (TTL − SafetyMargin %v), below the %v it needs on a busy machine (lease.MinRenewSlack)", dur(t.interval), slack, dur(valid), MinRenewSlack)
 	}
 	return nil
 }

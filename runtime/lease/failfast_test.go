@@ -325,7 +325,7 @@ func TestTTLBelowMinimumIsConfigError(t *testing.T) {
 	if !errors.Is(err, ErrConfig) || errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Acquire(ttl 1ms) = %v, want ErrConfig", err)
 	}
-	want := fmt.Sprintf("lease: acquire %q: configuration error: TTL 1ms too short: its CallTimeout (TTL/6) 167µs is below the 1ms a Redis call needs (minimum TTL with these options: 6ms)", e.resource)
+	want := fmt.Sprintf("lease: acquire %q: configuration error: TTL 1ms too short: its CallTimeout (TTL/6) 167µs is below the 1ms a Redis call needs (minimum TTL with these options: 36ms)", e.resource)
 	if err.Error() != want {
 		t.Fatalf("Acquire(ttl 1ms) = %q, want %q", err, want)
 	}
@@ -333,9 +333,19 @@ func TestTTLBelowMinimumIsConfigError(t *testing.T) {
 	// contradict itself ("TTL 6ms too short ... 1ms is below the 1ms",
 	// trial-rt3 F7).
 	_, err = c.Acquire(bg, e.resource, 5999*time.Microsecond)
-	want = fmt.Sprintf("lease: acquire %q: configuration error: TTL 5.99ms too short: its CallTimeout (TTL/6) 999µs is below the 1ms a Redis call needs (minimum TTL with these options: 6ms)", e.resource)
+	want = fmt.Sprintf("lease: acquire %q: configuration error: TTL 5.99ms too short: its CallTimeout (TTL/6) 999µs is below the 1ms a Redis call needs (minimum TTL with these options: 36ms)", e.resource)
 	if err == nil || err.Error() != want {
 		t.Fatalf("Acquire(ttl 5.999ms) = %v, want %q", err, want)
+	}
+	// A README-only trial (F4): TTLs of 6ms and 10ms were taken, and at
+	// 10ms 1 lease in 20 was lost on an idle loopback: a renewal sent on
+	// schedule had 5.67ms before the local deadline.
+	for _, ttl := range []time.Duration{6 * time.Millisecond, 10 * time.Millisecond, 35 * time.Millisecond} {
+		_, err := c.Acquire(bg, e.resource, ttl)
+		var oe *OptionsError
+		if !errors.As(err, &oe) || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "before the local deadline, below the 20ms it needs on a busy machine (lease.MinRenewSlack) (minimum TTL with these options: 36ms)") {
+			t.Fatalf("Acquire(ttl %v) = %v, want an *OptionsError naming MinRenewSlack and the minimum 36ms", ttl, err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(bg, 5*time.Second)
 	defer cancel()
@@ -353,8 +363,9 @@ func TestTTLBelowMinimumIsConfigError(t *testing.T) {
 		opts *Options
 		min  time.Duration
 	}{
-		{nil, 6 * time.Millisecond}, // CallTimeout TTL/6 ≥ 1ms
-		{&Options{CallTimeout: 10 * time.Millisecond}, 11 * time.Millisecond}, // CallTimeout below the TTL
+		{nil, 36 * time.Millisecond}, // TTL − TTL/10 − TTL/3 ≥ MinRenewSlack
+		{&Options{CallTimeout: 10 * time.Millisecond}, 36 * time.Millisecond},
+		{&Options{CallTimeout: 10 * time.Millisecond, HeartbeatInterval: -1}, 11 * time.Millisecond}, // CallTimeout below the TTL
 		{&Options{MinValidity: 100 * time.Millisecond}, 113 * time.Millisecond},
 		{&Options{SafetyMargin: time.Second}, 2002 * time.Millisecond},
 	} {
@@ -370,7 +381,7 @@ func TestTTLBelowMinimumIsConfigError(t *testing.T) {
 	// A TTL below PX's resolution says which rule that is, beside the
 	// minimum TTL the options allow (two different figures, each named).
 	_, err = New(e.rdb, nil).timing(time.Nanosecond)
-	if want := "TTL 1ns below the 1ms resolution of Redis PX (minimum TTL with these options: 6ms)"; !errors.Is(err, ErrConfig) || !strings.HasSuffix(err.Error(), want) {
+	if want := "TTL 1ns below the 1ms resolution of Redis PX (minimum TTL with these options: 36ms)"; !errors.Is(err, ErrConfig) || !strings.HasSuffix(err.Error(), want) {
 		t.Fatalf("TTL 1ns = %v, want ErrConfig ending %q", err, want)
 	}
 	err = newRefusal(e.rdb, &Options{CallTimeout: 500 * time.Microsecond})

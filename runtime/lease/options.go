@@ -31,7 +31,8 @@ type Options struct {
 	KeyPrefix string
 
 	// TTL is the lease time-to-live used when Acquire or Do is called with
-	// ttl 0. Default 10s.
+	// ttl 0. Default 10s. The least TTL the default timings allow is 36ms
+	// (see [MinRenewSlack]); prefer seconds.
 	TTL time.Duration
 
 	// Deprecated: derived from the TTL; leave it zero. Still honoured.

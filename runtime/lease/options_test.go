@@ -127,7 +127,7 @@ func newPanics(rdb redis.Scripter, opts *Options) (msg string) {
 func TestNewRefusesTTLItCannotKeep(t *testing.T) {
 	rdb := unreachableClient(t)
 	msg := newPanics(rdb, &Options{TTL: time.Millisecond})
-	for _, want := range []string{"Options.TTL 1ms", "too short", "minimum TTL with these options: 6ms"} {
+	for _, want := range []string{"Options.TTL 1ms", "too short", "minimum TTL with these options: 36ms"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("New(TTL 1ms) panicked with %q, want it to say %q", msg, want)
 		}
@@ -135,7 +135,7 @@ func TestNewRefusesTTLItCannotKeep(t *testing.T) {
 	if strings.Contains(msg, "lease: lease:") {
 		t.Errorf("message %q repeats its prefix", msg)
 	}
-	if msg := newPanics(rdb, &Options{TTL: 6 * time.Millisecond}); msg != "" {
-		t.Errorf("New(TTL 6ms) panicked: %s", msg)
+	if msg := newPanics(rdb, &Options{TTL: 36 * time.Millisecond}); msg != "" {
+		t.Errorf("New(TTL 36ms) panicked: %s", msg)
 	}
 }

@@ -225,6 +225,10 @@ func (c *Client) derive(ttl time.Duration) (timing, error) {
 		err = fail([]string{"Options.MinValidity", ttlField, "Options.SafetyMargin"}, "MinValidity %v not below TTL − SafetyMargin %v", t.minValidity, valid)
 	case t.interval >= valid:
 		err = fail([]string{"Options.HeartbeatInterval", ttlField, "Options.SafetyMargin"}, "HeartbeatInterval %v not below TTL − SafetyMargin %v", t.interval, valid)
+	case t.interval > 0 && valid-t.interval < lease.MinRenewSlack:
+		// As on Redis: a renewal sent on schedule needs that long before
+		// the local deadline (the default 1s TTL leaves 567ms).
+		err = fail([]string{"Options.HeartbeatInterval", ttlField, "Options.SafetyMargin"}, "HeartbeatInterval %v leaves a renewal %v before the local deadline (TTL − SafetyMargin %v), below the %v it needs on a busy machine (lease.MinRenewSlack)", t.interval, valid-t.interval, valid, lease.MinRenewSlack)
 	}
 	if err != nil {
 		return t, err

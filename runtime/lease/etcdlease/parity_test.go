@@ -69,13 +69,17 @@ func TestNewRefusesOptionsTheDefaultTTLCannotKeep(t *testing.T) {
 		min [2]string
 	}{
 		{etcdlease.Options{HeartbeatInterval: 20 * time.Second}, lease.Options{HeartbeatInterval: 20 * time.Second},
-			"HeartbeatInterval 20s not below TTL − SafetyMargin 9s", []string{"Options.HeartbeatInterval", "Options.TTL", "Options.SafetyMargin"}, [2]string{"22.223s", "22.223s"}},
+			"HeartbeatInterval 20s not below TTL − SafetyMargin 9s", []string{"Options.HeartbeatInterval", "Options.TTL", "Options.SafetyMargin"}, [2]string{"22.245s", "22.245s"}},
 		{etcdlease.Options{CallTimeout: 10 * time.Second}, lease.Options{CallTimeout: 10 * time.Second},
 			"Options.CallTimeout 10s not below TTL 10s", []string{"Options.CallTimeout", "Options.TTL"}, [2]string{"10.001s", "10.001s"}},
 		{etcdlease.Options{SafetyMargin: 12 * time.Second}, lease.Options{SafetyMargin: 12 * time.Second},
 			"SafetyMargin 12s not below TTL 10s", []string{"Options.SafetyMargin", "Options.TTL"}, [2]string{"24.001s", "24.002s"}},
 		{etcdlease.Options{MinValidity: 9500 * time.Millisecond}, lease.Options{MinValidity: 9500 * time.Millisecond},
 			"MinValidity 9.5s not below TTL − SafetyMargin 9s", []string{"Options.MinValidity", "Options.TTL", "Options.SafetyMargin"}, [2]string{"10.556s", "10.557s"}},
+		// A README-only trial (F4): a renewal sent on schedule needs
+		// lease.MinRenewSlack before the local deadline, on both.
+		{etcdlease.Options{HeartbeatInterval: 8990 * time.Millisecond}, lease.Options{HeartbeatInterval: 8990 * time.Millisecond},
+			"HeartbeatInterval 8.99s leaves a renewal 10ms before the local deadline (TTL − SafetyMargin 9s), below the 20ms it needs on a busy machine (lease.MinRenewSlack)", []string{"Options.HeartbeatInterval", "Options.TTL", "Options.SafetyMargin"}, [2]string{"10.012s", "10.012s"}},
 		{etcdlease.Options{DrainTimeout: -time.Second}, lease.Options{DrainTimeout: -time.Second},
 			"Options.DrainTimeout -1s is negative", []string{"Options.DrainTimeout"}, [2]string{}},
 	} {
