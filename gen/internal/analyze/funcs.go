@@ -504,11 +504,7 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 				// addone(@a - 1): sqlc's parameter is the whole argument
 				// (sqlcSwallowed), typed as a direct argument is.
 				args[i] = a.expr(sc, x)
-				v := value{Type: user.ArgTypes[idx], NotNull: true, Known: true}
-				if idx < len(user.ArgDBTypes) && user.ArgTypes[idx].ArrayDims == 0 {
-					v.DBType = user.ArgDBTypes[idx]
-				}
-				a.sqlcSwallowedAs(a.swallowers[op], v)
+				a.sqlcSwallowedAs(a.swallowers[op], userArgValue(user, idx))
 				continue
 			}
 			if p, ok := unwrapParam(x); ok {
@@ -521,11 +517,7 @@ func (a *analyzer) funcCallArgs(sc *scope, f *sqlparse.FuncCall) (value, []value
 					}
 					// sqlc spells it as the declaration does, and matches
 					// db_type overrides with that spelling only.
-					v := value{Type: user.ArgTypes[idx], NotNull: true, Known: true}
-					if idx < len(user.ArgDBTypes) && user.ArgTypes[idx].ArrayDims == 0 {
-						v.DBType = user.ArgDBTypes[idx]
-					}
-					a.typeParam(p, v, hint)
+					a.typeParam(p, userArgValue(user, idx), hint)
 				}
 			}
 			args[i] = a.expr(sc, x)
@@ -818,4 +810,15 @@ func (a *analyzer) rangeFuncCols(sc *scope, fe sqlparse.Node, alias string, name
 		v.NotNull = false
 	}
 	return []value{v}
+}
+
+// userArgValue is the value of argument idx of user function fn as sqlc
+// types a parameter there: the declared type, NOT NULL, spelled as the
+// declaration spells it (db_type overrides match that spelling only).
+func userArgValue(fn *catalog.Func, idx int) value {
+	v := value{Type: fn.ArgTypes[idx], NotNull: true, Known: true}
+	if idx < len(fn.ArgDBTypes) && fn.ArgTypes[idx].ArrayDims == 0 {
+		v.DBType = fn.ArgDBTypes[idx]
+	}
+	return v
 }
