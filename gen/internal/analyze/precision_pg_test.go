@@ -116,6 +116,30 @@ var precisionPGCases = []soundPGCase{
 	{name: "WITH entry calling a writer, shadowed, referenced by a later inner entry", schema: pgJobs + pgWV, query: "with x as (select wv(1) as v) select * from (with y as (select v from x), x as (select 2 as v) select y.v from x, y) s", want: "refused"},
 	{name: "WITH entry calling a writer, shadowed in one subquery, referenced in another", schema: pgJobs + pgWV, query: "with x as (select wv(1) as v) select (with x as (select 2 as v) select v from x), (select v from x)", want: "refused"},
 	{name: "unreferenced data-modifying WITH entry", schema: pgJobs + pgLogsTrigger, query: "with x as (insert into logs values (2, 1) returning id) select 1", want: "refused"},
+	// 8. A trigger whose WHEN condition holds only when a column
+	// changes does not fire for an UPDATE that leaves the column alone.
+	{name: "UPDATE of another column than the one a trigger's WHEN IS DISTINCT FROM compares", schema: pgJobs + pgOrders("old.status is distinct from new.status"), query: "update orders set note = 'y' where id = 1", want: "plain"},
+	{name: "UPDATE of the column a trigger's WHEN IS DISTINCT FROM compares", schema: pgJobs + pgOrders("old.status is distinct from new.status"), query: "update orders set status = 'b' where id = 1", want: "refused"},
+	{name: "UPDATE of the column a trigger's WHEN compares, to its own value", schema: pgJobs + pgOrders("new.status is distinct from old.status"), query: "update orders set status = status where id = 1", want: "refused",
+		conservative: "fencegen does not compare the values a SET list assigns: a column it names counts as changed"},
+	{name: "UPDATE of another column, WHEN <> OR NOT IS NOT DISTINCT FROM", schema: pgJobs + pgOrders("old.status <> new.status or not (old.id is not distinct from new.id)"), query: "update orders set note = 'y'", want: "plain"},
+	{name: "UPDATE of a column of an OR in the WHEN", schema: pgJobs + pgOrders("old.status <> new.status or not (old.id is not distinct from new.id)"), query: "update orders set id = 2", want: "refused"},
+	{name: "UPDATE of another column, WHEN of two rows", schema: pgJobs + pgOrders("(old.status, old.id) is distinct from (new.status, new.id)"), query: "update orders set note = 'y'", want: "plain"},
+	{name: "UPDATE of another column, WHEN IS DISTINCT FROM AND a comparison with a constant", schema: pgJobs + pgOrders("old.status is distinct from new.status and new.status = 'a' and new.note is not null"), query: "update orders set note = 'y'", want: "plain"},
+	{name: "UPDATE of the column, WHEN IS DISTINCT FROM AND a comparison with a constant", schema: pgJobs + pgOrders("old.status is distinct from new.status and new.status = 'b'"), query: "update orders set status = 'b'", want: "refused"},
+	{name: "UPDATE of another column, WHEN IS DISTINCT FROM AND a function call", schema: pgJobs + pgWV + pgOrders("old.status is distinct from new.status and wv(1) = 1"), query: "update orders set note = 'y'", want: "refused",
+		conservative: "a conjunct that calls a function may run before the comparison: fencegen reads the whole condition as run"},
+	{name: "UPDATE of another column, a BEFORE trigger that changes the compared column", schema: pgJobs + pgOrders("old.status is distinct from new.status") + "create function bump() returns trigger language plpgsql as $$ begin new.status := 'z'; return new; end $$;\ncreate trigger b before update on orders for each row execute function bump();\n", query: "update orders set note = 'y'", want: "refused"},
+	{name: "UPDATE of another column, WHEN IS DISTINCT FROM a column of the other row", schema: pgJobs + pgOrders("old.status is distinct from new.note"), query: "update orders set id = 2", want: "refused"},
+	{name: "UPDATE of another column of a partition, WHEN IS DISTINCT FROM", schema: pgJobs + pgWJTrigger + "create table po (id int not null, status text, note text) partition by list (id);\ncreate table po1 partition of po for values in (1);\ninsert into po values (1, 'a', 'x');\ncreate trigger t after update on po1 for each row when (old.status is distinct from new.status) execute function wj();\n", query: "update po set note = 'y'", want: "refused",
+		conservative: "a partition's rows run its parent's BEFORE triggers too, which fencegen does not follow for WHEN conditions"},
+}
+
+// pgOrders is an unfenced table orders of one row and a trigger t after
+// UPDATE on it, WHEN (when), that writes fenced table jobs.
+func pgOrders(when string) string {
+	return pgWJTrigger + "create table orders (id int primary key, status text, note text);\ninsert into orders values (1, 'a', 'x');\n" +
+		"create trigger t after update on orders for each row when (" + when + ") execute function wj();\n"
 }
 
 // TestPrecisionAgainstPostgreSQL runs precisionPGCases.

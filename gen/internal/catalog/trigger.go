@@ -42,6 +42,13 @@ type Trigger struct {
 	// never true (WHEN (false), WHEN (1 = 2), WHEN (NULL)): PostgreSQL
 	// fires it for no row, so FiresOn reports false for every write.
 	Never bool
+	// Changed are the columns of a row trigger's WHEN condition that
+	// holds only when one of them changes (WHEN (OLD.c IS DISTINCT FROM
+	// NEW.c), <> or NOT ... IS NOT DISTINCT FROM, their ORs and row
+	// forms, and ANDs of one of them with comparisons that call no
+	// function): FiresOn counts the trigger as firing for an UPDATE only
+	// when one of them may change (mayChange). Nil: no such condition.
+	Changed []*Column
 	// File, Line and Col locate the CREATE TRIGGER.
 	File string
 	Line int
@@ -130,13 +137,190 @@ func (tr *Trigger) FiresOn(on *Table, events, targets []string) bool {
 		if !slices.Contains(events, e) {
 			continue
 		}
-		if e != "UPDATE" || len(tr.Columns) == 0 || targets == nil {
+		if e != "UPDATE" || targets == nil {
 			return true
 		}
-		for _, c := range tr.Columns {
-			if !slices.Contains(on.Columns, c) || c.Generated || slices.Contains(targets, c.Name) {
-				return true
+		if len(tr.Columns) > 0 && !slices.ContainsFunc(tr.Columns, func(c *Column) bool {
+			return !slices.Contains(on.Columns, c) || c.Generated || slices.Contains(targets, c.Name)
+		}) {
+			continue
+		}
+		if len(tr.Changed) == 0 || tr.mayChange(on, targets) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayChange reports whether an UPDATE of on whose SET lists name targets
+// may change one of tr.Changed: one of them is a target, a generated
+// column or no longer one of on's; or another BEFORE row trigger of
+// UPDATE on on, which may assign NEW (fencegen does not read what it
+// assigns), may fire; or on is a partition, whose partitioned parent's
+// BEFORE triggers run for its rows too. A column no SET list names and no
+// BEFORE trigger assigns keeps its value, which built-in = and IS
+// DISTINCT FROM find equal to itself (the schema defines no operator:
+// createTrigger reads the condition only then).
+func (tr *Trigger) mayChange(on *Table, targets []string) bool {
+	if on.partitionOf != nil {
+		return true
+	}
+	for _, c := range tr.Changed {
+		if !slices.Contains(on.Columns, c) || c.Generated || slices.Contains(targets, c.Name) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(on.Triggers, func(x *Trigger) bool {
+		return x != tr && x.Before && !x.Never && slices.Contains(x.Events, "UPDATE")
+	})
+}
+
+// changedColumns returns the columns of t whose change WHEN condition n
+// of an UPDATE row trigger requires (Trigger.Changed), nil when n is not
+// of that form: OLD.c IS DISTINCT FROM NEW.c (either way round), OLD.c
+// <> NEW.c (or !=), NOT (OLD.c IS NOT DISTINCT FROM NEW.c), NOT (OLD.c =
+// NEW.c), the same of two rows of columns ((OLD.a, OLD.b) IS DISTINCT
+// FROM (NEW.a, NEW.b)), an OR of such conditions (the union), and an AND
+// of one with conditions that call no function (plainCondition): the
+// first such conjunct's columns.
+func changedColumns(n *pg.Node, t *Table) []*Column {
+	switch {
+	case n.GetBoolExpr() != nil:
+		be := n.GetBoolExpr()
+		switch be.Boolop {
+		case pg.BoolExprType_OR_EXPR:
+			var out []*Column
+			for _, a := range be.Args {
+				cs := changedColumns(a, t)
+				if cs == nil {
+					return nil
+				}
+				out = append(out, cs...)
 			}
+			return out
+		case pg.BoolExprType_AND_EXPR:
+			var out []*Column
+			for _, a := range be.Args {
+				if cs := changedColumns(a, t); cs != nil && out == nil {
+					out = cs
+					continue
+				}
+				if !plainCondition(a) {
+					return nil
+				}
+			}
+			return out
+		case pg.BoolExprType_NOT_EXPR:
+			if len(be.Args) == 1 {
+				if x := be.Args[0].GetAExpr(); x != nil && (x.Kind == pg.A_Expr_Kind_AEXPR_NOT_DISTINCT || x.Kind == pg.A_Expr_Kind_AEXPR_OP && opName(x) == "=") {
+					return oldNewPairs(x.Lexpr, x.Rexpr, t)
+				}
+			}
+		}
+	case n.GetAExpr() != nil:
+		x := n.GetAExpr()
+		if x.Kind == pg.A_Expr_Kind_AEXPR_DISTINCT || x.Kind == pg.A_Expr_Kind_AEXPR_OP && (opName(x) == "<>" || opName(x) == "!=") {
+			return oldNewPairs(x.Lexpr, x.Rexpr, t)
+		}
+	}
+	return nil
+}
+
+// opName is the operator of x, "" when it is schema-qualified or not one
+// name.
+func opName(x *pg.A_Expr) string {
+	if len(x.Name) != 1 {
+		return ""
+	}
+	return x.Name[0].GetString_().GetSval()
+}
+
+// oldNewPairs returns the columns of t that l and r compare as OLD.c
+// against NEW.c (either way round), column by column for two ROW forms;
+// nil when they are anything else.
+func oldNewPairs(l, r *pg.Node, t *Table) []*Column {
+	if lr, rr := l.GetRowExpr(), r.GetRowExpr(); lr != nil || rr != nil {
+		if lr == nil || rr == nil || len(lr.Args) != len(rr.Args) || len(lr.Args) == 0 {
+			return nil
+		}
+		var out []*Column
+		for i := range lr.Args {
+			cs := oldNewPairs(lr.Args[i], rr.Args[i], t)
+			if cs == nil {
+				return nil
+			}
+			out = append(out, cs...)
+		}
+		return out
+	}
+	lq, lc := oldNewRef(l)
+	rq, rc := oldNewRef(r)
+	if lq == "" || rq == "" || lq == rq || lc != rc {
+		return nil
+	}
+	c := t.Column(lc)
+	if c == nil {
+		return nil
+	}
+	return []*Column{c}
+}
+
+// oldNewRef returns "old" or "new" and the column of a reference OLD.c or
+// NEW.c; "" for anything else.
+func oldNewRef(n *pg.Node) (string, string) {
+	cr := n.GetColumnRef()
+	if cr == nil || len(cr.Fields) != 2 {
+		return "", ""
+	}
+	q, c := cr.Fields[0].GetString_().GetSval(), cr.Fields[1].GetString_().GetSval()
+	if (q != "old" && q != "new") || c == "" {
+		return "", ""
+	}
+	return q, c
+}
+
+// plainCondition reports whether n is a condition that calls no function
+// a schema can define: comparisons (built-in operators: createTrigger
+// reads the condition only when the schema defines none) of columns and
+// constants, IS [NOT] NULL, IS [NOT] TRUE and the like, AND, OR and NOT,
+// and IN lists of those. A cast may run a schema's function (a domain's
+// CHECK, a user cast) and is not plain.
+func plainCondition(n *pg.Node) bool {
+	switch {
+	case n == nil:
+		return true
+	case n.GetColumnRef() != nil:
+		for _, f := range n.GetColumnRef().Fields {
+			if f.GetString_() == nil {
+				return false
+			}
+		}
+		return true
+	case n.GetAConst() != nil:
+		return true
+	case n.GetNullTest() != nil:
+		return plainCondition(n.GetNullTest().Arg)
+	case n.GetBooleanTest() != nil:
+		return plainCondition(n.GetBooleanTest().Arg)
+	case n.GetBoolExpr() != nil:
+		for _, a := range n.GetBoolExpr().Args {
+			if !plainCondition(a) {
+				return false
+			}
+		}
+		return true
+	case n.GetList() != nil:
+		for _, a := range n.GetList().Items {
+			if !plainCondition(a) {
+				return false
+			}
+		}
+		return true
+	case n.GetAExpr() != nil:
+		x := n.GetAExpr()
+		switch x.Kind {
+		case pg.A_Expr_Kind_AEXPR_OP, pg.A_Expr_Kind_AEXPR_DISTINCT, pg.A_Expr_Kind_AEXPR_NOT_DISTINCT, pg.A_Expr_Kind_AEXPR_IN:
+			return opName(x) != "" && plainCondition(x.Lexpr) && plainCondition(x.Rexpr)
 		}
 	}
 	return false
@@ -183,6 +367,9 @@ func (u *updater) createTrigger(n *sqlparse.CreateTrigger) {
 				// binds to, by the search_path: then it is not read.)
 				v, null, ok := constBool(ct.WhenClause)
 				tr.Never = ok && (null || !v)
+				if !tr.Never && slices.Equal(n.Events, []string{"UPDATE"}) {
+					tr.Changed = changedColumns(ct.WhenClause, t)
+				}
 			}
 			for _, a := range ct.Args {
 				tr.Args = append(tr.Args, a.GetString_().GetSval())
