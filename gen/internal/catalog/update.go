@@ -33,8 +33,20 @@ func (c *Catalog) apply(f *sqlparse.File, s *sqlparse.Stmt, how int) {
 	}
 	c.seq++
 	c.tokenFileStart(f.Name)
+	// The relation index (index) is built on lookup for the current seq:
+	// one built before this statement changes the catalog (the token
+	// line's end of the last file looks tables up) or by a nested
+	// statement (a DO block's, CREATE SCHEMA's elements) would be kept
+	// after it, at the same seq, without what it created (trial t27h F0:
+	// a last schema file's table was missing with a fence key). The
+	// index is dropped when the statement ends, and lookups while it
+	// runs, nested ones included, read the catalog itself.
+	updating := c.cache.updating
 	c.cache.updating = true
-	defer func() { c.cache.updating = false }()
+	defer func() {
+		c.cache.updating = updating
+		c.cache.idx.Store(nil)
+	}()
 	if how == stmtCode {
 		errs, notes := len(c.Errors), len(c.notes)
 		defer func() { c.Errors, c.notes = c.Errors[:errs], c.notes[:notes] }()
