@@ -17,6 +17,8 @@ import (
 	"strings"
 	"sync"
 
+	pg "github.com/pganalyze/pg_query_go/v5"
+
 	"github.com/fencegen/fencegen/gen/internal/catalog"
 	"github.com/fencegen/fencegen/gen/internal/diag"
 	"github.com/fencegen/fencegen/gen/internal/guard"
@@ -1077,7 +1079,7 @@ func (a *analyzer) query(ann *Annotation) (*Query, error) {
 		}
 		// What it sets off, its WITH list and its calls: checkWrites.
 		tb := a.cat.Table(n.Table.Schema, n.Table.Name)
-		if tb != nil && tb.Fence != nil {
+		if tb != nil && tb.Fence != nil && !mergeDoesNothing(a.stmt.Raw) {
 			a.refuseFenced(n.Loc, tb, "MERGE into fenced table %s cannot be guarded by a fencing token yet: its WHEN branches update, insert and delete rows that fencegen cannot lock and check in one guard; write the UPDATE, INSERT and DELETE as separate queries", tb.QualifiedName())
 		}
 	case *sqlparse.Copy:
@@ -1579,4 +1581,21 @@ func (a *analyzer) server() string {
 		return "MariaDB/MySQL"
 	}
 	return "PostgreSQL"
+}
+
+// mergeDoesNothing reports whether raw is a MERGE whose every WHEN
+// clause is DO NOTHING: PostgreSQL changes no row of its target and
+// fires none of its triggers (they fire for the actions a MERGE
+// specifies, and DO NOTHING is none). False without a parse tree.
+func mergeDoesNothing(raw *pg.Node) bool {
+	m := raw.GetMergeStmt()
+	if m == nil || len(m.MergeWhenClauses) == 0 {
+		return false
+	}
+	for _, n := range m.MergeWhenClauses {
+		if wc := n.GetMergeWhenClause(); wc == nil || wc.CommandType != pg.CmdType_CMD_NOTHING {
+			return false
+		}
+	}
+	return true
 }

@@ -133,6 +133,12 @@ var precisionPGCases = []soundPGCase{
 	{name: "UPDATE of another column, WHEN IS DISTINCT FROM a column of the other row", schema: pgJobs + pgOrders("old.status is distinct from new.note"), query: "update orders set id = 2", want: "refused"},
 	{name: "UPDATE of another column of a partition, WHEN IS DISTINCT FROM", schema: pgJobs + pgWJTrigger + "create table po (id int not null, status text, note text) partition by list (id);\ncreate table po1 partition of po for values in (1);\ninsert into po values (1, 'a', 'x');\ncreate trigger t after update on po1 for each row when (old.status is distinct from new.status) execute function wj();\n", query: "update po set note = 'y'", want: "refused",
 		conservative: "a partition's rows run its parent's BEFORE triggers too, which fencegen does not follow for WHEN conditions"},
+	// 9. A MERGE whose every WHEN clause is DO NOTHING changes no row of
+	// its target and fires none of its triggers.
+	{name: "MERGE into the fenced table, DO NOTHING", schema: pgJobs, query: "merge into jobs j using logs l on l.id = j.id when matched then do nothing when not matched then do nothing", want: "plain"},
+	{name: "MERGE into a table whose trigger writes, DO NOTHING", schema: pgJobs + pgWJTrigger + "create trigger t after insert or update or delete on logs for each row execute function wj();\ncreate trigger s after insert or update or delete on logs for each statement execute function wj();\n", query: "merge into logs l using (select 1 as id) s on s.id = l.id when matched then do nothing", want: "plain"},
+	{name: "MERGE into a table whose trigger writes, DO NOTHING and an UPDATE", schema: pgJobs + pgWJTrigger + "create trigger t after insert or update or delete on logs for each row execute function wj();\n", query: "merge into logs l using (select 1 as id) s on s.id = l.id when matched and l.n = 5 then do nothing when matched then update set n = 2", want: "refused"},
+	{name: "MERGE into the fenced table, DO NOTHING, a source calling a writer", schema: pgJobs + pgWV, query: "merge into jobs j using (select wv(1) as id) s on s.id = j.id when matched then do nothing", want: "refused"},
 }
 
 // pgOrders is an unfenced table orders of one row and a trigger t after

@@ -521,7 +521,12 @@ func (w *walker) message(m protoreflect.Message, c ctx) {
 				}
 			}
 		}
-		w.write(v, x.Relation, c)
+		if len(v.Events) > 0 {
+			// Every WHEN clause DO NOTHING: no row of the target
+			// changes and none of its triggers fires (they fire for the
+			// actions a MERGE specifies).
+			w.write(v, x.Relation, c)
+		}
 		// The guard does not handle a MERGE's WITH list.
 		w.with(m, x.WithClause, c, false, "MERGE's WITH list")
 		w.generic(m, inner(c, "a MERGE"), "with_clause", "relation")
