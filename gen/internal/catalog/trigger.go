@@ -42,6 +42,10 @@ type Trigger struct {
 	// never true (WHEN (false), WHEN (1 = 2), WHEN (NULL)): PostgreSQL
 	// fires it for no row, so FiresOn reports false for every write.
 	Never bool
+	// Disabled marks a trigger ALTER TABLE ... DISABLE TRIGGER turned
+	// off (triggerStates): PostgreSQL fires it in no session, so FiresOn
+	// reports false for every write.
+	Disabled bool
 	// Changed are the columns of a row trigger's WHEN condition that
 	// holds only when one of them changes (WHEN (OLD.c IS DISTINCT FROM
 	// NEW.c), <> or NOT ... IS NOT DISTINCT FROM, their ORs and row
@@ -130,7 +134,7 @@ func (c *Catalog) triggerFuncsAt(n sqlparse.Name) []*Func {
 // replaced since) or is a generated column, which PostgreSQL counts as
 // updated when a column it is computed from is.
 func (tr *Trigger) FiresOn(on *Table, events, targets []string) bool {
-	if tr.Never {
+	if tr.Never || tr.Disabled {
 		return false
 	}
 	for _, e := range tr.Events {

@@ -66,6 +66,7 @@ func (c *Catalog) apply(f *sqlparse.File, s *sqlparse.Stmt, how int) {
 	u.offStrings()
 	u.calls()
 	u.rowSecurity(how)
+	u.triggerStates(how)
 	if u.s.Raw.GetCreateStatsStmt() != nil {
 		c.HasStatistics = true
 	}
@@ -381,6 +382,48 @@ func setConfigSearchPath(n *sqlparse.Select) ([]string, bool) {
 // read SET, has it in the default schema.
 func (u *updater) pathSchema(written string, s *Schema) bool {
 	return written == "" && len(u.c.searchPath) > 0 && s.Name != DefaultSchema && s.Name != "pg_temp"
+}
+
+// triggerStates records ALTER TABLE ... DISABLE TRIGGER (name, ALL,
+// USER) and ENABLE [ALWAYS | REPLICA] TRIGGER (Trigger.Disabled): a
+// disabled trigger fires in no session, whatever its
+// session_replication_role; one enabled for replica sessions counts as
+// firing (fencegen does not know the sessions' role). A DISABLE in code
+// that may not run (how == stmtCode) is not recorded, nor one of a
+// partitioned table or a partition, whose cloned triggers PostgreSQL
+// versions enable and disable apart.
+func (u *updater) triggerStates(how int) {
+	at := u.s.Raw.GetAlterTableStmt()
+	if at == nil || at.Relation == nil || at.Objtype != pg.ObjectType_OBJECT_TABLE {
+		return
+	}
+	t := u.c.Table(at.Relation.Schemaname, at.Relation.Relname)
+	if t == nil || t.IsView {
+		return
+	}
+	set := func(name string, disabled bool) {
+		if disabled && (how == stmtCode || t.Partitioned || t.partitionOf != nil) {
+			return
+		}
+		for _, tr := range t.Triggers {
+			if name == "" || tr.Name == name {
+				tr.Disabled = disabled
+			}
+		}
+	}
+	for _, c := range at.Cmds {
+		cmd := c.GetAlterTableCmd()
+		switch cmd.GetSubtype() {
+		case pg.AlterTableType_AT_DisableTrig:
+			set(cmd.GetName(), true)
+		case pg.AlterTableType_AT_DisableTrigAll, pg.AlterTableType_AT_DisableTrigUser:
+			set("", true)
+		case pg.AlterTableType_AT_EnableTrig, pg.AlterTableType_AT_EnableAlwaysTrig, pg.AlterTableType_AT_EnableReplicaTrig:
+			set(cmd.GetName(), false)
+		case pg.AlterTableType_AT_EnableTrigAll, pg.AlterTableType_AT_EnableTrigUser:
+			set("", false)
+		}
+	}
 }
 
 // rowSecurity records ALTER TABLE ... ENABLE / DISABLE ROW LEVEL
