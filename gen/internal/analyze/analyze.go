@@ -1393,7 +1393,7 @@ func (a *analyzer) rulesRefuseForm(q *Query, form guard.Form) bool {
 	if f.Kind == "upsert" {
 		events = []string{"INSERT", "UPDATE"}
 	}
-	i := slices.IndexFunc(f.Table.Rules, func(r *catalog.Rule) bool { return !r.Instead && slices.Contains(events, r.Event) })
+	i := slices.IndexFunc(f.Table.Rules, func(r *catalog.Rule) bool { return r.Fires() && !r.Instead && slices.Contains(events, r.Event) })
 	if i < 0 {
 		return false
 	}

@@ -207,7 +207,7 @@ func (fw *funcWrites) tableWritesLocked(t *catalog.Table, events []string, cols,
 			continue // a relative's rules do not fire for t
 		}
 		for _, r := range x.Rules {
-			if !slices.Contains(events, r.Event) {
+			if !r.Fires() || !slices.Contains(events, r.Event) {
 				continue
 			}
 			step := fmt.Sprintf("rule %s on %s (%s:%d)", r.Name, x.QualifiedName(), r.File, r.Line)
@@ -1524,7 +1524,7 @@ func (fw *funcWrites) viewBaseWritesLocked(v *catalog.Table, verb string, events
 	var left []string // the events no INSTEAD OF trigger or DO INSTEAD rule takes
 	for _, e := range events {
 		taken := slices.ContainsFunc(v.Triggers, func(tr *catalog.Trigger) bool { return tr.Instead && slices.Contains(tr.Events, e) }) ||
-			slices.ContainsFunc(v.Rules, func(r *catalog.Rule) bool { return r.Instead && !r.Cond && r.Event == e })
+			slices.ContainsFunc(v.Rules, func(r *catalog.Rule) bool { return r.Fires() && r.Instead && !r.Cond && r.Event == e })
 		if !taken {
 			left = append(left, e)
 		}

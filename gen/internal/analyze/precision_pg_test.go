@@ -148,6 +148,15 @@ var precisionPGCases = []soundPGCase{
 	{name: "UPDATE of a table whose other trigger is disabled", schema: pgJobs + pgWJTrigger + "create trigger t after update on logs for each row execute function wj();\ncreate trigger s after update on logs for each row execute function wj();\nalter table logs disable trigger s;\n", query: "update logs set n = 2", want: "refused"},
 	{name: "UPDATE of a partitioned table whose writing trigger is disabled", schema: pgJobs + pgWJTrigger + "create table pd (id int not null, n int) partition by list (id);\ncreate table pd1 partition of pd for values in (1);\ninsert into pd values (1, 1);\ncreate trigger t after update on pd for each row execute function wj();\nalter table pd disable trigger t;\n", query: "update pd set n = 2", want: "refused",
 		conservative: "PostgreSQL versions differ in whether DISABLE TRIGGER of a partitioned table reaches its partitions' clones"},
+	// 11. A rule whose condition is never true, or that is disabled,
+	// is not applied.
+	{name: "UPDATE of a table whose DO ALSO rule's condition is false", schema: pgJobs + "create rule r as on update to logs where false do also update jobs set k = k + 1;\n", query: "update logs set n = 2", want: "plain"},
+	{name: "UPDATE of a table whose DO INSTEAD rule's condition is 1 = 2", schema: pgJobs + "create rule r as on update to logs where 1 = 2 do instead update jobs set k = k + 1;\n", query: "update logs set n = 2", want: "plain"},
+	{name: "UPDATE of a table whose DO ALSO rule's condition is NULL", schema: pgJobs + "create rule r as on update to logs where null do also update jobs set k = k + 1;\n", query: "update logs set n = 2", want: "plain"},
+	{name: "UPDATE of a table whose DO ALSO rule's condition is 1 = 1", schema: pgJobs + "create rule r as on update to logs where 1 = 1 do also update jobs set k = k + 1;\n", query: "update logs set n = 2", want: "refused"},
+	{name: "UPDATE of a table whose DO ALSO rule is disabled", schema: pgJobs + "create rule r as on update to logs do also update jobs set k = k + 1;\nalter table logs disable rule r;\n", query: "update logs set n = 2", want: "plain"},
+	{name: "UPDATE of a table whose DO ALSO rule is disabled and enabled again", schema: pgJobs + "create rule r as on update to logs do also update jobs set k = k + 1;\nalter table logs disable rule r;\nalter table logs enable always rule r;\n", query: "update logs set n = 2", want: "refused"},
+	{name: "UPDATE of a table whose DO ALSO rule calling a writer is disabled", schema: pgJobs + "create function wjr() returns int language plpgsql as $$ begin update jobs set k = k + 1; return 1; end $$;\n" + "create rule r as on update to logs do also select wjr();\nalter table logs disable rule r;\n", query: "update logs set n = 2", want: "plain"},
 }
 
 // pgOrders is an unfenced table orders of one row and a trigger t after

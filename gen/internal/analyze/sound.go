@@ -338,7 +338,7 @@ func (a *analyzer) setsOffFrom(t *catalog.Table, events, targets []string, loc i
 		}
 	}
 	for _, r := range t.Rules {
-		if !slices.Contains(events, r.Event) {
+		if !r.Fires() || !slices.Contains(events, r.Event) {
 			continue
 		}
 		if len(seen) == 1 && a.ann.Cmd == CmdCopyFrom {
@@ -452,7 +452,7 @@ func (a *analyzer) fencedRewrites(t *catalog.Table, events, targets []string, lo
 	a.skippingTriggers(t, trs, events, loc)
 	a.narrowPolicies(t, events, loc)
 	for _, r := range t.Rules {
-		if r.Instead && slices.Contains(events, r.Event) {
+		if r.Fires() && r.Instead && slices.Contains(events, r.Event) {
 			a.refuseFenced(loc, t, "query %s writes fenced table %s, whose rule %s (%s:%d) is DO INSTEAD: PostgreSQL replaces the guarded write with the rule's action, so the guard does not run; drop the rule, or write what it does as its own fenced queries",
 				a.ann.Name, t.QualifiedName(), r.Name, r.File, r.Line)
 		}

@@ -346,10 +346,20 @@ type Rule struct {
 	// write analysis reads (package writes); nil when the statement was
 	// not parsed by pg_query.
 	Raw []*pg.Node
+	// Never marks a rule whose WHERE condition is a constant that is
+	// never true (WHERE false, WHERE 1 = 2, WHERE NULL): PostgreSQL runs
+	// none of its actions, and a DO INSTEAD one leaves the command as
+	// written. Disabled marks one ALTER TABLE ... DISABLE RULE turned off
+	// (triggerStates). Fires is false for both.
+	Never, Disabled bool
 	// File and Line locate the CREATE RULE.
 	File string
 	Line int
 }
+
+// Fires reports whether PostgreSQL's rewriter applies rule r (it is not
+// disabled, and its condition may be true).
+func (r *Rule) Fires() bool { return !r.Never && !r.Disabled }
 
 // A trigger or rule on a table the schema does not define is skipped, as
 // sqlc does (it does not model them).
@@ -405,6 +415,12 @@ func (u *updater) createRule(n *sqlparse.CreateRule) {
 	if u.s.Raw != nil {
 		if rs := u.s.Raw.GetRuleStmt(); rs != nil {
 			r.Raw = slices.Clone(rs.Actions)
+			if rs.WhereClause != nil && !slices.ContainsFunc(u.c.Hooks, func(h *Hook) bool { return h.Kind == "operator" }) {
+				// (As a trigger's WHEN: an operator of the schema may be
+				// the one a comparison binds to.)
+				v, null, ok := constBool(rs.WhereClause)
+				r.Never = ok && (null || !v) && n.Event != "SELECT"
+			}
 			if rs.WhereClause != nil && (len(rs.Actions) > 0 || rs.Instead) {
 				// PostgreSQL's rewrite adds a conditional rule's WHERE to
 				// each of its actions, and the negated condition to the

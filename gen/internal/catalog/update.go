@@ -385,7 +385,9 @@ func (u *updater) pathSchema(written string, s *Schema) bool {
 }
 
 // triggerStates records ALTER TABLE ... DISABLE TRIGGER (name, ALL,
-// USER) and ENABLE [ALWAYS | REPLICA] TRIGGER (Trigger.Disabled): a
+// USER) and ENABLE [ALWAYS | REPLICA] TRIGGER (Trigger.Disabled), and
+// DISABLE and ENABLE [ALWAYS | REPLICA] RULE (Rule.Disabled; a view's
+// _RETURN rule is left alone): a
 // disabled trigger fires in no session, whatever its
 // session_replication_role; one enabled for replica sessions counts as
 // firing (fencegen does not know the sessions' role). A DISABLE in code
@@ -400,6 +402,16 @@ func (u *updater) triggerStates(how int) {
 	t := u.c.Table(at.Relation.Schemaname, at.Relation.Relname)
 	if t == nil || t.IsView {
 		return
+	}
+	setRule := func(name string, disabled bool) {
+		if disabled && how == stmtCode {
+			return
+		}
+		for _, r := range t.Rules {
+			if r.Name == name && r.Event != "SELECT" {
+				r.Disabled = disabled
+			}
+		}
 	}
 	set := func(name string, disabled bool) {
 		if disabled && (how == stmtCode || t.Partitioned || t.partitionOf != nil) {
@@ -422,6 +434,10 @@ func (u *updater) triggerStates(how int) {
 			set(cmd.GetName(), false)
 		case pg.AlterTableType_AT_EnableTrigAll, pg.AlterTableType_AT_EnableTrigUser:
 			set("", false)
+		case pg.AlterTableType_AT_DisableRule:
+			setRule(cmd.GetName(), true)
+		case pg.AlterTableType_AT_EnableRule, pg.AlterTableType_AT_EnableAlwaysRule, pg.AlterTableType_AT_EnableReplicaRule:
+			setRule(cmd.GetName(), false)
 		}
 	}
 }
