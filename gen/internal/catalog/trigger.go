@@ -141,6 +141,13 @@ func (tr *Trigger) FiresOn(on *Table, events, targets []string) bool {
 		if !slices.Contains(events, e) {
 			continue
 		}
+		if on.IsView && !tr.Instead && !slices.ContainsFunc(on.Triggers, func(x *Trigger) bool { return x.Instead && slices.Contains(x.Events, e) }) {
+			// A view's statement-level trigger fires only for an event
+			// a row-level INSTEAD OF trigger of the view handles
+			// (PostgreSQL docs, CREATE TRIGGER): an automatically
+			// updatable view's write fires its base table's.
+			continue
+		}
 		if e != "UPDATE" || targets == nil {
 			return true
 		}
