@@ -33,8 +33,10 @@ import (
 // calling fn, or else fn's error joined with the [*LostError] if the lease
 // was lost before fn returned (so work that completed after losing the lease
 // is reported as an error, never as success; a Release that finds the key
-// gone or taken over counts as such a loss) and with any other Release
-// error; when fn returned nil under a lease valid until then and only the
+// gone or taken over counts as such a loss, but not a key that expired by
+// its TTL while the release of a lease valid when fn returned was stalled,
+// which Release reports as nil, see [Lease.Release]) and with any other
+// Release error; when fn returned nil under a lease valid until then and only the
 // release call failed, an error wrapping [ErrReleaseUnconfirmed] and the
 // release's error: the job is done, do not re-run it; the lock expires
 // within its TTL. When fn's error is itself the *fence.StaleError by which Observe

@@ -48,8 +48,12 @@
 // acquire's or renewal's send + TTL − SafetyMargin), the key cannot have
 // expired before the earlier write arrived, which therefore deleted it:
 // Release returns nil, also when another owner took the lock in between.
-// A resend whose reply comes after the deadline is [ErrNotHeld]; so is a
-// single write that finds the key gone. The one misreading left: a key
+// A resend whose reply comes after the deadline, or a single write that
+// finds the key gone, is [ErrNotHeld], unless the lease was valid when
+// Release was called, the key is missing (not another owner's) and the
+// reply came after the local deadline: the key expired by its TTL while
+// the release was on its way, and Release returns nil (see
+// [Lease.Release]). The one misreading left: a key
 // deleted by something else (by hand, a failover that lost it) before a
 // release that go-redis wrote more than once without the earlier write
 // running (a connection that failed first, a cluster redirect) is

@@ -44,7 +44,10 @@ var (
 	// ErrNotHeld is returned (wrapped) by [Lease.Release] when the
 	// compare-and-delete found the lock key missing or held by another
 	// owner: the lease had already expired or been taken over, and nothing
-	// was deleted.
+	// was deleted. A key that expired by its TTL while the release of a
+	// lease valid when Release was called was on its way (a stalled server
+	// or link), found missing rather than another owner's, is not
+	// ErrNotHeld: Release returns nil (see [Lease.Release]).
 	ErrNotHeld = errors.New("lease: not held")
 
 	// ErrReleaseUnconfirmed is wrapped by the error of [Client.Do] and

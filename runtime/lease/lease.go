@@ -546,11 +546,22 @@ func (l *Lease) stopHeartbeat() {
 // Returns nil when the key was deleted, or an error wrapping [ErrNotHeld]
 // when it was already missing or held by another owner (the lease had
 // expired or been taken over, and its cause is that [*LostError]; nothing
-// was deleted), but not for this
-// lease's own release sent twice (a client library retrying after the
-// connection closed) whose reply arrives before the lease's local
-// deadline: that is nil (see releasedBefore and "Redis layout" in the
-// package documentation). A Redis or network error is returned
+// was deleted), with two exceptions, both nil. This lease's own release
+// sent twice (a client library retrying after the connection closed)
+// whose reply arrives before the lease's local deadline (see
+// releasedBefore and "Redis layout" in the package documentation). And a
+// lease that was valid when Release was called whose key the delete found
+// missing (not another owner's) with the reply after the local deadline:
+// the key expired by its TTL while the release was on its way (a stalled
+// Redis or link; with a TTL below about 1.5s the default ReleaseTimeout
+// of 1s outlasts what the key has left), so the lease ended while being
+// released, the resource is free and nothing of another holder's was
+// touched; its context's cause is then the [*LostError] of
+// [ReasonDeadline] if the local deadline passed while Release waited,
+// else [ErrReleased]. The etcd lease answers the same stall with nil. A
+// key deleted by hand before such a stalled release is taken for this
+// expiry; one found another owner's is always [ErrNotHeld], since the lease
+// may have been taken over before Release was called. A Redis or network error is returned
 // wrapped (a [*TimeoutError] when ReleaseTimeout or a go-redis timeout cut
 // the call off; ctx's error when ctx ended first); the lease has still ended
 // locally ([ErrReleased]), the key expires within TTL, and a later Release tries the delete
@@ -564,7 +575,12 @@ func (l *Lease) Release(ctx context.Context) error {
 		return nil
 	}
 	ch := l.c.hb.stop(l)
-	if at, ended := l.localDeadline(); !ended && until(l.c.clk, at) <= max(l.tm.interval, l.tm.callTimeout)+l.tm.releaseTimeout {
+	at, ended := l.localDeadline()
+	left := until(l.c.clk, at)
+	// valid: the lease was valid when Release was called (for Do: when
+	// fn had returned), which decides what a key found gone means below.
+	valid := !ended && left > 0
+	if !ended && left <= max(l.tm.interval, l.tm.callTimeout)+l.tm.releaseTimeout {
 		// The heartbeat no longer watches the deadline, and the context
 		// stays live until the release's answer: a deadline that can
 		// pass before it gets a timer (one only then: a Release
@@ -611,23 +627,46 @@ func (l *Lease) Release(ctx context.Context) error {
 		return err
 	}
 	l.released = true
+	expired := false // the key expired by its TTL while this Release waited
 	if !deleted && !l.releasedBefore(call.owner.writes.Load()) {
-		// Taken from the lease before its Release: lost, saying what
-		// happened to the key as a renewal would have, had it run first
-		// (the etcd lease's watch does; a README-only trial, F2). A key
-		// gone after the local deadline passed expired: that is the loss.
-		if _, ended := l.expire(); !ended {
-			_ = l.lose(ReasonNotOwner, l.notOwner(foreign))
+		if expired = valid && !foreign && l.pastDeadline(); !expired {
+			// Taken from the lease before its Release: lost, saying what
+			// happened to the key as a renewal would have, had it run
+			// first (the etcd lease's watch does; a README-only trial,
+			// F2). A key gone after the local deadline passed expired:
+			// that is the loss.
+			if _, ended := l.expire(); !ended {
+				_ = l.lose(ReasonNotOwner, l.notOwner(foreign))
+			}
+			err = &opError{op: l.op("release"), err: ErrNotHeld}
 		}
-		err = &opError{op: l.op("release"), err: ErrNotHeld}
 	}
 	l.end(ErrReleased)
-	l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", deleted)
+	if expired {
+		// Valid when Release was called, the key missing (nobody else's)
+		// and the reply after the local deadline: the key can have
+		// expired by its TTL while the release was on its way (a stalled
+		// server or link), so the lease ended while it was being
+		// released, with the resource free: released, as on etcd, not
+		// "not held" (a README-only trial, t26h F1). A reply before the
+		// deadline cannot follow an expiry: the key was taken (ErrNotHeld).
+		l.c.log(ctx, slog.LevelDebug, "lease released: its lock key expired while the release was on its way", l.resource, l.token)
+	} else {
+		l.c.log(ctx, slog.LevelDebug, "lease released", l.resource, l.token, "deleted", deleted)
+	}
 	l.c.emit(ctx, Event{Kind: EventReleased, Resource: l.resource, Token: l.token, Err: err})
 	if f := l.c.opts.observer().OnReleased; f != nil {
 		l.c.notes.Post(func() { f(l.resource, l.token, err) }, notify.About{Hook: "Observer.OnReleased", Event: string(EventReleased), Resource: l.resource, Token: int64(l.token)})
 	}
 	return err
+}
+
+// pastDeadline reports whether l's local deadline (the last successful
+// acquire or renewal's send + TTL − SafetyMargin) has passed: from then on
+// Redis may have expired its lock key by the TTL.
+func (l *Lease) pastDeadline() bool {
+	at, _ := l.localDeadline()
+	return until(l.c.clk, at) <= 0
 }
 
 // releasedBefore reports whether a release that found the lock key missing
