@@ -190,6 +190,12 @@ type Client struct {
 	// the token may be held by a live lease this Client handed out: see
 	// Acquire. One entry per resource name, as in the etcd lease.
 	tokens highwater.Marks
+	// highWater holds the resources whose Options.HighWater mark this
+	// Client has applied (asked for it and raised the counter above it
+	// with Advance), as the etcd lease's does: the first Acquire of each
+	// resource applies it, and every resource asks again after Acquire
+	// caught the counter going back. Unused without Options.HighWater.
+	highWater sync.Map // resource name -> struct{}
 }
 
 // New returns a Client that runs its scripts on rdb, which may be a
@@ -617,9 +623,11 @@ func millis(d time.Duration) int64 {
 // stops at once when its delete fails with a dial error: Redis refuses
 // connections, and a key it may hold expires within the TTL.
 //
-// With Options.HighWater set, a missing counter key costs one more round
-// trip: Acquire asks HighWater for the durable high-water mark and mints
-// above it.
+// With Options.HighWater set, the first Acquire of each resource by the
+// Client asks HighWater for the durable high-water mark and raises the
+// counter to it with Advance (one more round trip), and a missing counter
+// key costs one more round trip: Acquire asks HighWater again and mints
+// above the mark (see Options.HighWater).
 //
 // A Client remembers, per resource, the highest token it minted or
 // raised the counter to (Advance), as the etcd lease does. When Redis
@@ -658,9 +666,12 @@ func (c *Client) Acquire(ctx context.Context, resource string, ttl time.Duration
 	// counter past): acquire gave it back and reported the regression.
 	// Raise the counter above every token this Client saw and take the
 	// lease once more.
-	if _, _, aerr := c.advance(ctx, resource, again.mark, false); aerr != nil {
+	if _, _, aerr := c.advance(ctx, resource, again.mark, notReported); aerr != nil {
 		return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("fence counter went back (minted %d, this Client had minted %d); raising it: %w", again.minted, again.mark, aerr)}
 	}
+	// Counters may have gone back for other resources too: each asks
+	// for its high-water mark again (as on etcd).
+	c.highWater.Clear()
 	l, again, err = c.acquire(ctx, resource, ttl)
 	if again != nil {
 		return nil, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: fence counter went back again while it was being raised (minted %d, this Client had minted %d)", ErrNotAcquired, again.minted, again.mark)}
@@ -689,11 +700,27 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 		return nil, nil, &opError{op: acquireOp(resource), err: err}
 	}
 	tm := te.tm
+	highWater := c.opts.highWater()
+	askMissing := highWater != nil // ask for a high-water mark if the counter is missing
+	var floor fence.Token
+	if highWater != nil {
+		if _, applied := c.highWater.Load(resource); !applied {
+			// The first Acquire of resource by this Client: the counter
+			// may exist and still be behind the mark (an RDB restore, an
+			// append-only file synced every second, a failover), which the
+			// missing-counter question below cannot see. Raise it above
+			// the mark with Advance (one more round trip, this once), as
+			// the etcd lease raises its base (trial t26h F2).
+			hw, err := c.applyHighWater(ctx, resource, highWater)
+			if err != nil {
+				return nil, nil, err
+			}
+			floor, askMissing = hw, false // a counter missing now is seeded from the mark
+		}
+	}
 	l, keys := c.prepare(resource, &te.tm)
 	owner, lockKey := l.owner, l.lockKey
 	hooks := c.opts.testHooks()
-	highWater := c.opts.highWater()
-	askMissing := highWater != nil // ask for a high-water mark if the counter is missing
 	// The acquire command of a first attempt without a high-water mark
 	// (acquire.lua's hot path): "evalsha", the SHA1, 3, the keys (lock,
 	// counter, minted), then owner and TTL in ms; the script finds an
@@ -727,10 +754,10 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 	// writes it (see sentArg): an attempt written twice may land twice.
 	cmd[3], cmd[4], cmd[5], cmd[6], cmd[7] = l.keyArg, &first.counter, &first.mint, &l.ownerArg, te.ttlArg
 	l.valueArg, l.ttlArg = cmd[6], cmd[7]
-	if askMissing {
+	if highWater != nil {
 		cmd = long()
+		cmd[9] = int64(floor)
 	}
-	var floor fence.Token
 
 	var (
 		lastErr error   // the last attempt's error, as reported
@@ -794,7 +821,7 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 			cmd = slices.Clone(cmd)
 			cmd[9], cmd[10] = int64(floor), argZero
 			if floor > 0 {
-				c.regressed(ctx, resource, 0, floor, 0)
+				c.regressed(ctx, resource, 0, floor, 0, raisedByHighWater)
 			}
 			attempts++ // this round trip was not a failure
 			noSleep = true
@@ -881,7 +908,7 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 			// to it). The acquisition is given back as a failed one is,
 			// and never reported as acquired.
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
-			c.regressed(ctx, resource, token, prev, token)
+			c.regressed(ctx, resource, token, prev, token, notReported)
 			return nil, &mintedAgain{minted: token, mark: prev}, nil
 		}
 		c.start(l, ctx, token, send)
@@ -906,6 +933,24 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 		return nil, nil, &opError{op: acquireOp(resource), err: ended, label: "last attempt", detail: c.withDialCause(lastErr)}
 	}
 	return nil, nil, &opError{op: acquireOp(resource), err: c.withDialCause(lastErr)}
+}
+
+// applyHighWater asks hw for the durable high-water mark of resource and
+// raises its counter to it with Advance (one script: never lowered,
+// compared and set atomically; a counter found below it is reported as a
+// regression), then records resource as applied. It returns the mark, or
+// an error: hw's wrapped in ErrConfig, or Advance's.
+func (c *Client) applyHighWater(ctx context.Context, resource string, hw func(context.Context, string) (fence.Token, error)) (fence.Token, error) {
+	mark, err := hw(ctx, resource)
+	if err != nil {
+		return 0, &opError{op: acquireOp(resource), err: fmt.Errorf("%w: high-water mark: %w", ErrConfig, err)}
+	}
+	mark = max(mark, 0)
+	if _, _, err := c.advance(ctx, resource, mark, raisedByHighWater); err != nil {
+		return 0, &opError{op: acquireOp(resource), err: fmt.Errorf("raising the fence counter to the high-water mark %d: %w", mark, trimmed{err})}
+	}
+	c.highWater.Store(resource, struct{}{})
+	return mark, nil
 }
 
 // cutOffByCtx reports whether err is ctx's own end.

@@ -460,3 +460,99 @@ func TestMintedAgainIsReportedAsRegression(t *testing.T) {
 		})
 	}
 }
+
+// A counter that exists but is behind the stored tokens (restored from an
+// RDB snapshot taken one acquisition earlier, or an append-only file synced
+// every second after a crash): a new Client with Options.HighWater asks for
+// the mark on its first Acquire of the resource, raises the counter above
+// it and mints above every stored token, as etcdlease does, instead of
+// minting the stored token again (a README-only trial, t26h F2). It asks
+// once per resource, not on every Acquire, and again after it caught the
+// counter going back; the regression's record says what raised it.
+func TestHighWaterRaisesCounterBehind(t *testing.T) {
+	e := newEnv(t)
+	old := New(e.rdb, nil)
+	var stored fence.Token // what the fenced rows store
+	for range 10 {
+		l := mustAcquire(t, old, e.resource, time.Second)
+		stored = l.Token()
+		_ = l.Release(bg)
+	}
+	if err := e.rdb.Set(bg, e.counter, int64(stored-1), 0).Err(); err != nil { // the restore
+		t.Fatal(err)
+	}
+	var calls, alerts atomic.Int32
+	var logs syncBuffer
+	c := New(e.rdb, &Options{
+		HighWater: func(_ context.Context, res string) (fence.Token, error) {
+			calls.Add(1)
+			return stored, nil
+		},
+		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
+		Observer: &Observer{OnCounterRegressed: func(string, fence.Token, fence.Token) { alerts.Add(1) }},
+	})
+	l := mustAcquire(t, c, e.resource, time.Second)
+	if l.Token() <= stored || calls.Load() != 1 || alerts.Load() != 1 {
+		t.Fatalf("counter %d behind the stored %d: token %d, %d HighWater calls, %d alerts; want a token above %d, 1, 1",
+			stored-1, stored, l.Token(), calls.Load(), alerts.Load(), stored)
+	}
+	if out := logs.String(); !strings.Contains(out, "raised above the high-water mark") {
+		t.Fatalf("regression record:\n%s", out)
+	}
+	_ = l.Release(bg)
+	l = mustAcquire(t, c, e.resource, time.Second)
+	if calls.Load() != 1 {
+		t.Fatalf("%d HighWater calls after a second Acquire, want 1 (once per resource)", calls.Load())
+	}
+	_ = l.Release(bg)
+
+	// Rewound again under the running Client, below a token it minted:
+	// Acquire gives that acquisition back, and asks for the mark again.
+	stored = l.Token() + 5 // another process wrote higher meanwhile
+	if err := e.rdb.Set(bg, e.counter, 1, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	l = mustAcquire(t, c, e.resource, time.Second)
+	if l.Token() <= stored || calls.Load() != 2 {
+		t.Fatalf("after a rewind caught by Acquire: token %d, %d HighWater calls; want above %d, 2", l.Token(), calls.Load(), stored)
+	}
+	_ = l.Release(bg)
+}
+
+// A counter raised by Observe (a refused write found a higher stored
+// token), without Options.HighWater, logs that, not a high-water mark it
+// never had (a README-only trial, t26h F5).
+func TestObserveRegressionRecordSaysWhatRaisedIt(t *testing.T) {
+	e := newEnv(t)
+	var logs syncBuffer
+	c := New(e.rdb, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	err := c.Do(bg, e.resource, time.Second, func(_ context.Context, tok fence.Token) error {
+		return &fence.StaleError{Query: "Q", Table: "t", Presented: tok, Stored: tok + 10}
+	})
+	if !errors.Is(err, fence.ErrStaleToken) {
+		t.Fatalf("Do = %v, want the stale token", err)
+	}
+	out := logs.String()
+	if !strings.Contains(out, "raised above the token a refused write found stored") || strings.Contains(out, "high-water") {
+		t.Fatalf("regression record after Observe:\n%s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a log handler's writes and the
+// test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

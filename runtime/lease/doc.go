@@ -133,8 +133,10 @@
 // noeviction, appendonly yes and appendfsync always, or tokens can restart
 // from 1 (no persistence, eviction) or be handed out again (RDB snapshots
 // only, or an append-only file synced every second, after a crash).
-// [Client.Check] warns at start-up when they are not set. If the counter is lost anyway,
-// Options.HighWater re-seeds it above a durable high-water mark, and
+// [Client.Check] warns at start-up when they are not set. If the counter is lost or
+// goes back anyway, Options.HighWater raises it above a durable
+// high-water mark at each Client's first Acquire of a resource, and
+// re-seeds it whenever it is missing, and
 // [Lease.Observe] (applied by [Client.Do]) feeds a *fence.StaleError's
 // stored token back through [Client.Advance], so the system recovers.
 //

@@ -134,12 +134,27 @@ type Options struct {
 	// HighWater, if set, is the durable high-water mark of fencing tokens:
 	// it returns a token at least as high as any token ever stored for
 	// resource (e.g. SELECT max(last_fencing_token) over the rows the
-	// resource guards). Acquire calls it only when the resource's counter
-	// key is missing in Redis (first use, or lost to a restart without
-	// persistence, eviction or failover) and re-seeds the counter above
-	// it atomically in the same script that mints the token. An error
-	// fails the Acquire with ErrConfig rather than minting from 1. Nil
-	// means a missing counter starts from 0; use [Lease.Observe] or
+	// resource guards). Acquire calls it, as etcdlease's does:
+	//   - on the first Acquire of each resource by this Client, before
+	//     anything is locked, and raises the counter to the mark with
+	//     [Client.Advance] (one script that compares and sets it, never
+	//     lowering it; one more round trip, this once per resource), so
+	//     that a counter that exists but is behind (a restore of an RDB
+	//     snapshot, an append-only file synced every second after a
+	//     crash, a failover to a replica that lacked the last INCRs) mints
+	//     above every stored token; a counter found below the mark is
+	//     reported as a regression (EventCounterRegressed);
+	//   - again whenever the counter key is missing (lost to a restart
+	//     without persistence, eviction or a flush), re-seeding it above
+	//     the mark in the same script that mints the token;
+	//   - again for every resource after Acquire caught the counter going
+	//     back (a token at or below one this Client minted).
+	// The Client remembers which resources it has applied the mark to (one
+	// map entry per resource name). An error fails the Acquire with
+	// ErrConfig, before anything is locked, rather than minting from the
+	// counter. It cannot cover a token minted but not yet written when the
+	// counter went back. Nil means a missing counter starts from 0 and a
+	// counter behind is used as it is; use [Lease.Observe] or
 	// [Client.Advance] to recover from a regression then.
 	HighWater func(ctx context.Context, resource string) (fence.Token, error)
 
@@ -150,8 +165,8 @@ type Options struct {
 	// acquire with WAIT: with replicas, a primary that dies before its
 	// replica has the counter's INCR lets the promoted replica mint the
 	// same token again for a second holder, and the database accepts both
-	// holders' writes (Options.HighWater does not help: the counter is not
-	// missing, only behind). Without it New refuses such a Scripter. A
+	// holders' writes (Options.HighWater does not help: a Client applies it
+	// once per resource, and it covers only tokens already written). Without it New refuses such a Scripter. A
 	// client that can wait for replicas waits whatever this says.
 	UnsafeNoReplicas bool
 

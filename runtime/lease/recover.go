@@ -27,15 +27,35 @@ import (
 // cut the call off, or ctx's error when ctx ended first; the call is
 // bounded by ctx and ReleaseTimeout.
 func (c *Client) Advance(ctx context.Context, resource string, atLeast fence.Token) (fence.Token, error) {
-	after, _, err := c.advance(ctx, resource, atLeast, true)
+	after, _, err := c.advance(ctx, resource, atLeast, raisedByAdvance)
 	return after, err
 }
 
+// raiser says what raised a fence counter found behind a token already
+// used, for the regression's log record.
+type raiser uint8
+
+const (
+	// notReported: the caller reported the regression itself (Acquire,
+	// which caught a token minted again).
+	notReported       raiser = iota
+	raisedByAdvance          // Client.Advance called directly
+	raisedByObserve          // Lease.Observe (also through Do): a refused write
+	raisedByHighWater        // Options.HighWater's mark, applied by Acquire
+)
+
+// regressedMsg is the log message of a regression that by raised.
+var regressedMsg = [...]string{
+	raisedByAdvance:   "lease fence counter regressed; raised by Advance to a token already used",
+	raisedByObserve:   "lease fence counter regressed; raised above the token a refused write found stored",
+	raisedByHighWater: "lease fence counter regressed; raised above the high-water mark (Options.HighWater)",
+}
+
 // advance is Advance, also reporting whether the counter was below
-// atLeast (tokens had regressed) and has been raised. With report false
-// it reports no regression: its caller (Acquire, which caught a token
-// minted again) has reported it.
-func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Token, report bool) (_ fence.Token, raised bool, _ error) {
+// atLeast (tokens had regressed) and has been raised; by says what raised
+// it, for the report, and notReported makes none: its caller (Acquire,
+// which caught a token minted again) has reported it.
+func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Token, by raiser) (_ fence.Token, raised bool, _ error) {
 	op := fmt.Sprintf("advance %q", resource)
 	if err := resourceError("advance", resource); err != nil {
 		return 0, false, err
@@ -65,8 +85,8 @@ func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Tok
 	}
 	before, after := fence.Token(res[0]), fence.Token(res[1])
 	c.tokens.Raise(resource, after)
-	if after > before && report {
-		c.regressed(ctx, resource, before, after, 0)
+	if after > before && by != notReported {
+		c.regressed(ctx, resource, before, after, 0, by)
 	}
 	return after, after > before, nil
 }
@@ -75,8 +95,8 @@ func (c *Client) advance(ctx context.Context, resource string, atLeast fence.Tok
 // already used, and has been raised from from to to; minted, when not 0,
 // is a token Acquire got from Redis at or below one the Client had
 // minted (from is then minted, to the remembered token, and the counter
-// is raised after the report).
-func (c *Client) regressed(ctx context.Context, resource string, from, to, minted fence.Token) {
+// is raised after the report); else by says what raised the counter.
+func (c *Client) regressed(ctx context.Context, resource string, from, to, minted fence.Token, by raiser) {
 	c.emit(ctx, Event{Kind: EventCounterRegressed, Resource: resource, Token: minted, From: from, To: to})
 	// Logged at error level also without Options.Logger (through
 	// slog.Default): the counter going back is what an operator must see.
@@ -88,7 +108,7 @@ func (c *Client) regressed(ctx context.Context, resource string, from, to, minte
 		c.record(ctx, lg, slog.LevelError, "lease fence counter regressed: Redis minted a token this Client had already minted; acquisition given back, counter raised to the remembered token",
 			"resource", resource, "minted", int64(minted), "from", int64(from), "to", int64(to))
 	} else {
-		c.record(ctx, lg, slog.LevelError, "lease fence counter regressed; raised above the high-water mark",
+		c.record(ctx, lg, slog.LevelError, regressedMsg[by],
 			"resource", resource, "from", int64(from), "to", int64(to))
 	}
 	if f := c.opts.observer().OnCounterRegressed; f != nil {
@@ -120,7 +140,7 @@ func (l *Lease) Observe(ctx context.Context, err error) error {
 	// The counter is raised first, so that the lease's cause can say
 	// whether it was behind (Redis lost it: the LostError says so) or
 	// another holder's later token was stored (a takeover).
-	to, raised, aerr := l.c.advance(context.WithoutCancel(ctx), l.resource, se.Stored, true)
+	to, raised, aerr := l.c.advance(context.WithoutCancel(ctx), l.resource, se.Stored, raisedByObserve)
 	lost := &LostError{Resource: l.resource, Token: l.token, Reason: ReasonSuperseded, Err: se}
 	if raised {
 		lost.RaisedTo = to
