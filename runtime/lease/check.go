@@ -38,7 +38,7 @@ type (
 //     out, which is logged as a warning through Options.Logger (a slow
 //     link, not a setting: not an error);
 //   - reads INFO replication through a script (not on a Redis Cluster)
-//     and reports as [ErrConfig] a server that is itself a replica (its
+//     and reports as a [*ReplicaError] ([ErrConfig]) a server that is itself a replica (its
 //     counter is not the primary's) and, under Options.UnsafeNoReplicas
 //     with a client that cannot wait for replicas (the option is what let
 //     New accept it), a server with connected replicas (the option's
@@ -335,10 +335,8 @@ func (c *Client) checkReplication(ctx context.Context) (warning, err error) {
 		c.log(ctx, slog.LevelWarn, "lease check: cannot read INFO replication to check that the server is a primary", "", 0, "err", err)
 		return nil, nil
 	}
-	if role := infoField(info, "role"); role != "" && role != "master" {
-		return nil, &opError{op: "check", err: configError(fmt.Errorf(
-			"the server is a replica (role:%s of %s:%s): its fence counter and lock keys are not the primary's, so the primary can mint the same tokens for other holders; "+
-				"point the client at the primary (with Sentinel, a FailoverClient)", role, infoField(info, "master_host"), infoField(info, "master_port")))}
+	if re := replicaOf(info); re != nil {
+		return nil, &opError{op: "check", err: re}
 	}
 	if n, _ := strconv.Atoi(infoField(info, "connected_slaves")); unsafeOption && n > 0 {
 		return nil, &opError{op: "check", err: configError(fmt.Errorf(

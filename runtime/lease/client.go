@@ -650,7 +650,9 @@ func millis(d time.Duration) int64 {
 // a Redis reply such as CROSSSLOT or WRONGTYPE, which is never reported
 // as ErrNotAcquired, or a fence counter set to a negative value by hand:
 // a minted token is always at least 1, and nothing is written then; raise
-// the counter with Advance), [ErrRedisUnavailable] (a READONLY, LOADING,
+// the counter with Advance; or a [*ReplicaError]: the server is a
+// writable replica, and the acquisition was given back),
+// [ErrNotReplicated], [ErrRedisUnavailable] (a READONLY, LOADING,
 // MASTERDOWN, TRYAGAIN or CLUSTERDOWN reply to every attempt: a failover
 // or restart in progress; transient, never ErrConfig), ctx's error with the last attempt's error (both
 // match errors.Is) when ctx ended first, or else the last attempt's error:
@@ -800,8 +802,9 @@ func (c *Client) acquire(ctx context.Context, resource string, ttl time.Duration
 		}
 		c.stats.acquires.Add(1) // every attempt, also one that could not connect
 		sent++
-		if errors.Is(err, ErrNotReplicated) {
-			// The lease was taken on the primary only: fail closed.
+		if err != nil && failsClosed(err) {
+			// The lease was taken on the primary only, or on a writable
+			// replica: fail closed.
 			cs.stop()
 			c.cleanup(ctx, resource, lockKey, owner, tm, true, pending)
 			return nil, nil, &opError{op: acquireOp(resource), err: err}
@@ -951,6 +954,15 @@ func (c *Client) applyHighWater(ctx context.Context, resource string, hw func(co
 	}
 	c.highWater.Store(resource, struct{}{})
 	return mark, nil
+}
+
+// failsClosed reports whether err, an acquire attempt's, says that a
+// token was minted where it is not safe to hand out: on a primary whose
+// replicas did not acknowledge it (ErrNotReplicated), or on a writable
+// replica (*ReplicaError).
+func failsClosed(err error) bool {
+	var re *ReplicaError
+	return errors.Is(err, ErrNotReplicated) || errors.As(err, &re)
 }
 
 // cutOffByCtx reports whether err is ctx's own end.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,58 @@ import (
 // retries it.
 var ErrNotReplicated = errors.New("lease: acquire not acknowledged by the replicas")
 
+// ReplicaError is the error of [Client.Acquire] and [Client.Check] when
+// the server the client writes to is a replica (INFO replication shows a
+// role other than master): its fence counter and lock keys are not the
+// primary's, so the primary can mint the same tokens for other holders,
+// and both holders' writes are accepted. It matches [ErrConfig]
+// (errors.Is); errors.As finds it; [Client.AcquireWait] does not retry it.
+//
+// Acquire returns it when a replica accepted the acquire's writes
+// (replica-read-only no): the acquisition is given back
+// (compare-and-delete on the replica) before Acquire returns, and no lease
+// is made of it. A read-only replica answers READONLY instead, which
+// Acquire reports as [ErrRedisUnavailable] and AcquireWait retries: a
+// primary demoted by a failover in progress answers the same. Acquire
+// reads the role with the INFO replication it pipelines with its script
+// (a *redis.Client, a Sentinel FailoverClient included), on a Client's
+// first attempt, then at least once a second, and on every attempt while
+// the server is a replica; a Redis Cluster client writes to masters only;
+// a plain redis.Scripter under Options.UnsafeNoReplicas reads no INFO:
+// only Check finds the replica then.
+type ReplicaError struct {
+	// Role is INFO replication's role ("slave").
+	Role string
+	// Primary is the "host:port" of the replica's primary (INFO's
+	// master_host and master_port), "" when INFO does not name it.
+	Primary string
+}
+
+// Error returns "lease: configuration error: the server is a replica
+// (role:<role> of <primary>): ...".
+func (e *ReplicaError) Error() string {
+	return ErrConfig.Error() + ": the server is a replica (role:" + e.Role + " of " + e.Primary + "): " +
+		"its fence counter and lock keys are not the primary's, so the primary can mint the same tokens for other holders; " +
+		"point the client at the primary (with Sentinel, a FailoverClient)"
+}
+
+// Unwrap returns ErrConfig.
+func (e *ReplicaError) Unwrap() error { return ErrConfig }
+
+// replicaOf returns a *ReplicaError when info, the text of INFO
+// replication, shows a role other than master, else nil.
+func replicaOf(info string) *ReplicaError {
+	role := infoField(info, "role")
+	if role == "" || role == "master" {
+		return nil
+	}
+	e := &ReplicaError{Role: role}
+	if h, p := infoField(info, "master_host"), infoField(info, "master_port"); h != "" {
+		e.Primary = net.JoinHostPort(h, p)
+	}
+	return e
+}
+
 // replicaRefresh is how often the Client re-reads how many replicas the
 // primary has (INFO replication, in the same round trip as an acquire).
 const replicaRefresh = time.Second
@@ -33,6 +86,9 @@ type replicaState struct {
 	mu       sync.Mutex
 	attached int64
 	at       time.Time // zero: never read
+	// replica: the last INFO showed a replica (see ReplicaError), so
+	// every attempt reads INFO again until it shows a master.
+	replica bool
 }
 
 // replicated is the replication check of one acquire attempt: the attempt
@@ -163,7 +219,7 @@ func (c *Client) acquireCall(ctx context.Context, inline bool, tm timing, cmd []
 func (s *replicaState) plan(now time.Time) (attached int64, refresh bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.attached, s.at.IsZero() || s.attached > 0 || now.Sub(s.at) >= replicaRefresh
+	return s.attached, s.at.IsZero() || s.attached > 0 || s.replica || now.Sub(s.at) >= replicaRefresh
 }
 
 // acquireOnMaster runs one acquire attempt on a Redis Cluster: the
@@ -243,17 +299,29 @@ func (c *Client) acquireReplicated(ctx context.Context, p pipeliner, st *replica
 		ev, w, info = send(true)
 	}
 	n, err := ev.Int64()
+	var (
+		now     int64 // replicas attached, per INFO
+		syncing int64 // of them, not online yet
+		read    = info != nil && info.Err() == nil
+	)
+	if read {
+		now, syncing = attachedReplicas(info.Val())
+		re := replicaOf(info.Val())
+		st.mu.Lock()
+		st.attached, st.at, st.replica = now, c.clk.Now(), re != nil
+		st.mu.Unlock()
+		if re != nil && err == nil {
+			// A writable replica ran the script (a read-only one
+			// answers READONLY: err, transient): refused, and the
+			// caller gives the acquisition back (trial t26h F3).
+			return n, re
+		}
+	}
 	if err != nil || n <= 0 {
 		return n, err
 	}
 	want := attached
-	var syncing int64 // replicas not online yet, per INFO
-	if info != nil && info.Err() == nil {
-		var now int64
-		now, syncing = attachedReplicas(info.Val())
-		st.mu.Lock()
-		st.attached, st.at = now, c.clk.Now()
-		st.mu.Unlock()
+	if read {
 		want = max(want, now)
 	}
 	var acked int64
