@@ -64,6 +64,9 @@ func (e *ReplicaError) Unwrap() error { return ErrConfig }
 // replicaOf returns a *ReplicaError when info, the text of INFO
 // replication, shows a role other than master, else nil.
 func replicaOf(info string) *ReplicaError {
+	if strings.Contains(info, "\nrole:master") {
+		return nil // a primary: no line split (read on every attempt while it has replicas)
+	}
 	role := infoField(info, "role")
 	if role == "" || role == "master" {
 		return nil
