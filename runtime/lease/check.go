@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,22 +74,54 @@ type (
 // silence, with or without Options.Logger; an INFO refused too leaves the
 // whole configuration reported unverified.
 // Check returns nil, an error wrapping ErrConfig, errors wrapping
-// ErrUnsafeConfig joined together, or a Redis or context error. It returns
+// ErrUnsafeConfig joined together, or a Redis or context error. With a
+// *redis.Client (a FailoverClient included) it first dials Redis once
+// with the client's own dialer: a refused connection or an unreachable
+// host is returned at once, wrapping the dial's error
+// (errors.Is(err, syscall.ECONNREFUSED)), not after go-redis's dial
+// retries or ctx's deadline; when ctx ends while the probe waits and
+// Redis then refuses connections, the error is ctx's with that dial
+// error beside it. It returns
 // as soon as ctx ends, with ctx's error, even when Redis has stopped
 // answering (the probe goes on in the background until go-redis gives up
 // on it); under a context that cannot be cancelled it is bounded only by
 // the go-redis client's own timeouts, so give ctx a deadline.
 func (c *Client) Check(ctx context.Context) error {
 	defer c.sync() // its warnings are written before it returns
+	if err := c.refused(); err != nil {
+		// Nothing listens (or the host is unreachable): said at once,
+		// not after go-redis's dial retries or ctx's whole deadline
+		// (a README-only trial, t26h F4).
+		return &opError{op: "check", err: err}
+	}
 	// go-redis notices a context's deadline (with ContextTimeoutEnabled),
 	// not its cancellation, while it waits for a reply: under a
 	// cancellable ctx the probe is abandoned when ctx ends, as a script
 	// call is (runFn).
 	_, abandoned, err := c.runFn(ctx, ctx.Done() == nil, func(ctx context.Context) (int64, error) { return 0, c.probe(ctx) })
 	if abandoned != nil {
-		return opFailed("check", ctx, ctx, "check", 0, context.Cause(ctx))
+		err = opFailed("check", ctx, ctx, "check", 0, context.Cause(ctx))
+		if derr := c.dialFailure(); derr != nil {
+			// Redis stopped accepting connections meanwhile: ctx's end,
+			// and why (as Acquire reports it).
+			err = &opError{op: "check", err: context.Cause(ctx), label: "connecting", detail: derr}
+		}
 	}
 	return err
+}
+
+// refused dials Redis once with the go-redis client's own dialer (a
+// *redis.Client, a FailoverClient included; see probeDial) and returns the
+// dial's error when the connection was refused or the host unreachable,
+// nil when it connected, timed out (a slow link proves nothing) or the
+// client has no dialer to try.
+func (c *Client) refused() error {
+	err := c.dialFailure()
+	var ne net.Error
+	if err == nil || errors.As(err, &ne) && ne.Timeout() {
+		return nil
+	}
+	return fmt.Errorf("cannot connect to Redis: %w", err)
 }
 
 func (c *Client) probe(ctx context.Context) error {

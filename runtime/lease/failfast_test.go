@@ -680,3 +680,27 @@ func TestAcquireCutOffDuringARetryKeepsTheEarlierAttemptsTimeout(t *testing.T) {
 		})
 	}
 }
+
+// Check against a port nothing listens on names the refused connection
+// (errors.Is(err, syscall.ECONNREFUSED)) at once, as Acquire and
+// etcdlease's Check do, rather than "context deadline exceeded" when ctx's
+// deadline comes before go-redis has given up its dial retries (a
+// README-only trial, t26h F4: a 3s deadline gave only the deadline). With
+// the client's defaults (dial retries) and a deadline shorter than them,
+// also when the client applies context deadlines itself.
+func TestCheckNamesRefusedConnection(t *testing.T) {
+	for _, ctxTimeouts := range []bool{true, false} {
+		t.Run(fmt.Sprint("ContextTimeoutEnabled=", ctxTimeouts), func(t *testing.T) {
+			c := New(deadRedis(t, redis.Options{ContextTimeoutEnabled: ctxTimeouts}), nil)
+			ctx, cancel := context.WithTimeout(bg, 200*time.Millisecond)
+			defer cancel()
+			err := c.Check(ctx)
+			if !errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) {
+				t.Fatalf("Check on a refused port = %v; want the refused connection, not a timeout", err)
+			}
+			if !strings.Contains(err.Error(), "connection refused") {
+				t.Fatalf("Check's message %q does not say the connection was refused", err)
+			}
+		})
+	}
+}
