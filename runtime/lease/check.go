@@ -49,7 +49,8 @@ type (
 //   - reads maxmemory-policy, appendonly, appendfsync and save with CONFIG
 //     GET (on every master of a cluster) and reports, each in an error
 //     wrapping [ErrUnsafeConfig] (returned whether or not Options.Logger is
-//     set) and as a warning through Options.Logger:
+//     set) and as a warning through Options.Logger (none without it: see
+//     Options.Logger):
 //     any allkeys-* policy, which can evict the fence counter so that
 //     tokens start again from 1 (tokens regress; see [Client.Advance]);
 //     any volatile-* policy, which can evict live lock keys (they carry a
@@ -70,9 +71,9 @@ type (
 // from INFO memory and persistence instead (through a script, on every
 // master of a cluster) and checked as above; appendfsync, which INFO does
 // not show, is reported unverified, wrapped in [ErrUnsafeConfig] like the
-// rest and logged as a warning, so Check never passes such a server in
-// silence, with or without Options.Logger; an INFO refused too leaves the
-// whole configuration reported unverified.
+// rest (and logged as a warning through Options.Logger when set), so
+// Check never returns nil for such a server; an INFO refused too leaves
+// the whole configuration reported unverified.
 // Check returns nil, an error wrapping ErrConfig, errors wrapping
 // ErrUnsafeConfig joined together, or a Redis or context error. With a
 // *redis.Client (a FailoverClient included) it first dials Redis once

@@ -17,17 +17,18 @@ import (
 // are still honoured when set, for existing code.
 type Options struct {
 	// KeyPrefix starts every Redis key. Default "fencegen". It must not
-	// contain '{' or '}'. Each resource has four keys:
+	// contain '{' or '}'. Each resource has three keys:
 	// <KeyPrefix>:{<resource>}:lock, the lease itself, with a TTL;
 	// <KeyPrefix>:{<resource>}:token, the fence counter (the last minted
-	// token); <KeyPrefix>:{<resource>}:minted, the owner and token of
+	// token); and <KeyPrefix>:{<resource>}:minted, the owner and token of
 	// the last acquisition that minted, so that its retry gets the same
-	// token; and <KeyPrefix>:{<resource>}:released, those of the last lease
-	// released, so that a release sent twice is recognised. The last three
-	// never expire and are never deleted, so that tokens keep growing
-	// across leases: every resource (and every prefix) ever used leaves
-	// them behind by design. See "Redis layout" in the package
-	// documentation.
+	// token. The last two never expire and are never deleted, so that
+	// tokens keep growing across leases: every resource (and every
+	// prefix) ever used leaves them behind by design. An Acquire that gave
+	// up also sets <KeyPrefix>:{<resource>}:abandoned:<owner>, which
+	// expires by itself; clients before 2026-12-07 also wrote
+	// <KeyPrefix>:{<resource>}:released. See "Redis layout" in the
+	// package documentation, and [Client.AllKeys].
 	KeyPrefix string
 
 	// TTL is the lease time-to-live used when Acquire or Do is called with
@@ -170,8 +171,16 @@ type Options struct {
 	// client that can wait for replicas waits whatever this says.
 	UnsafeNoReplicas bool
 
-	// Logger receives debug records for acquire, renew and release, and
-	// warnings for failed renewals and lost leases. Nil disables logging.
+	// Logger receives debug records for acquire, renew and release,
+	// warnings for failed renewals, lost leases and what Check finds
+	// (which its error carries too), and error records when the fence
+	// counter went back. Nil writes none of them, except the records
+	// no returned error carries that an operator must see, which go to
+	// slog.Default instead: the error record of a fence counter found
+	// behind a token already used (Acquire, Advance, Lease.Observe and Do,
+	// a HighWater mark), and the warnings and errors about Observer
+	// callbacks or Logger handlers that are slow or panicked (see
+	// [Observer]). etcdlease's Options.Logger follows the same rule.
 	Logger *slog.Logger
 
 	// Observer receives lifecycle callbacks. Nil disables them.

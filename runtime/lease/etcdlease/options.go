@@ -88,8 +88,16 @@ type Options struct {
 	// cover a token minted but not yet written before the restore.
 	HighWater func(ctx context.Context, resource string) (fence.Token, error)
 
-	// Logger receives debug records for acquire, renew and release, and
-	// warnings for failed renewals and lost leases. Nil disables logging.
+	// Logger receives debug records for acquire, renew and release,
+	// warnings for failed renewals, lost leases and what Check finds, and
+	// error records when tokens went back. Nil writes none of them,
+	// except, as on Redis (lease.Options.Logger), the records an operator
+	// must see, which go to slog.Default instead: the error record of
+	// tokens going back (a rewound revision or base caught by Acquire,
+	// Advance, Lease.Observe and Do, a HighWater mark; Check's finding
+	// that the cluster was restored from a snapshot), and the warnings
+	// and errors about Observer callbacks or Logger handlers that are slow
+	// or panicked.
 	Logger *slog.Logger
 
 	// Observer receives the Redis lease's lifecycle events through its
