@@ -96,6 +96,10 @@ type Lease struct {
 
 	relMu    sync.Mutex
 	released bool // Release got a definitive answer
+	// relCalled: Release was called; relValid: the lease was valid then
+	// (both under relMu). A later Release, after a failed round trip,
+	// retries the same release.
+	relCalled, relValid bool
 	// releasing is set by Release before its compare-and-delete is sent:
 	// from then on a renewal that finds the key gone does not lose the
 	// lease (it may be the release's own delete), and Renew returns
@@ -550,7 +554,8 @@ func (l *Lease) stopHeartbeat() {
 // sent twice (a client library retrying after the connection closed)
 // whose reply arrives before the lease's local deadline (see
 // releasedBefore and "Redis layout" in the package documentation). And a
-// lease that was valid when Release was called whose key the delete found
+// lease that was valid when Release was first called (a later call retries
+// a release whose round trip failed) whose key the delete found
 // missing (not another owner's) with the reply after the local deadline:
 // the key expired by its TTL while the release was on its way (a stalled
 // Redis or link; with a TTL below about 1.5s the default ReleaseTimeout
@@ -577,9 +582,13 @@ func (l *Lease) Release(ctx context.Context) error {
 	ch := l.c.hb.stop(l)
 	at, ended := l.localDeadline()
 	left := until(l.c.clk, at)
-	// valid: the lease was valid when Release was called (for Do: when
-	// fn had returned), which decides what a key found gone means below.
-	valid := !ended && left > 0
+	// valid: the lease was valid when Release was first called (for Do:
+	// when fn had returned), which decides what a key found gone means
+	// below.
+	if !l.relCalled {
+		l.relCalled, l.relValid = true, !ended && left > 0
+	}
+	valid := l.relValid
 	if !ended && left <= max(l.tm.interval, l.tm.callTimeout)+l.tm.releaseTimeout {
 		// The heartbeat no longer watches the deadline, and the context
 		// stays live until the release's answer: a deadline that can

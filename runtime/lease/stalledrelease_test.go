@@ -117,3 +117,26 @@ func TestReleaseStalledPastTheKeysExpiry(t *testing.T) {
 		})
 	}
 }
+
+// A Release whose round trip timed out during a stall (ReleaseTimeout
+// shorter than the stall), called again once the key has expired by its
+// TTL: the lease was valid when Release was first called and nobody else
+// holds the resource, so the retry returns nil, not ErrNotHeld.
+func TestReleaseRetriedAfterTheKeyExpiredDuringItsStall(t *testing.T) {
+	r := faults.StartRedis(t, faults.RedisOptions{})
+	p := faults.StartProxy(t, r.Addr())
+	rdb := redis.NewClient(&redis.Options{Addr: p.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	c := New(rdb, &Options{HeartbeatInterval: -1, ReleaseTimeout: 100 * time.Millisecond})
+	l := mustAcquire(t, c, "stalled", 2*time.Second)
+	lockKey, _ := c.Keys("stalled")
+	p.Blackhole(faults.Upstream, true)
+	if err := l.Release(bg); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("Release through a stalled link = %v, want a timeout", err)
+	}
+	waitUntil(t, "the lock key to expire", func() bool { return r.Admin().Exists(bg, lockKey).Val() == 0 })
+	p.Blackhole(faults.Upstream, false)
+	if err := l.Release(bg); err != nil {
+		t.Fatalf("Release again after the key expired during the first one's stall = %v, want nil", err)
+	}
+}
