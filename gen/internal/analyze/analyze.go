@@ -994,6 +994,15 @@ func (a *analyzer) errorf(loc int, format string, args ...any) {
 	a.errs.Add(a.file.Name, line, col, format, args...)
 }
 
+// queryPrefix is "query <name>: ", which starts a message about the
+// query being analysed, or "" outside one.
+func (a *analyzer) queryPrefix() string {
+	if a.ann == nil {
+		return ""
+	}
+	return "query " + a.ann.Name + ": "
+}
+
 func (a *analyzer) query(ann *Annotation) (*Query, error) {
 	a.ann = ann
 	q := &Query{Name: ann.Name, Cmd: ann.Cmd, File: a.file.Name, Line: ann.Line, Col: ann.Col, Doc: ann.Doc,
