@@ -18,6 +18,7 @@ import (
 	"github.com/fencegen/fencegen/gen/internal/golang"
 	"github.com/fencegen/fencegen/gen/internal/guard"
 	"github.com/fencegen/fencegen/gen/internal/guard/mysqlguard"
+	"github.com/fencegen/fencegen/gen/internal/migrations"
 	"github.com/fencegen/fencegen/gen/internal/parallel"
 	"github.com/fencegen/fencegen/gen/internal/pgpb"
 	"github.com/fencegen/fencegen/gen/internal/sqlparse"
@@ -188,6 +189,7 @@ func generate(ctx context.Context, cfg *Config, checkGuard, vet bool) (*Output, 
 		}
 		if err == nil && dg != nil {
 			dg.SetAt(guardAt(cfg, g.pkg, loosened, parse))
+			dg.SetSqlcSchema(sqlcSchemaReads(cfg, g.pkg))
 		}
 		var b []byte
 		if err == nil && dg != nil {
@@ -291,7 +293,11 @@ func guardAt(cfg *Config, pkg config.Package, loosened map[string]bool, parse fu
 			return nil, errs.Err()
 		}
 		if pkg.Engine == "mysql" {
-			return guard.NewMySQLEntryGuard(cat, loosened, pkg.Go.Out, files, parseMySQL)
+			g, err := guard.NewMySQLEntryGuard(cat, loosened, pkg.Go.Out, files, parseMySQL)
+			if g != nil {
+				g.SetSqlcSchema(sqlcSchemaReads(cfg, pkg))
+			}
+			return g, err
 		}
 		return guard.NewDatabaseGuard(cat, loosened, pkg.Go.Out, files, parse)
 	}
@@ -346,6 +352,7 @@ func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string
 			continue
 		}
 		g.SetAt(guardAt(r.cfg, r.pkg, loosened, parse))
+		g.SetSqlcSchema(sqlcSchemaReads(r.cfg, r.pkg))
 		for _, f := range g.GuardMigrations(append(slices.Clip(guards), g)) {
 			if f.Cause {
 				add(f)
@@ -355,15 +362,48 @@ func guardMigrationErrors(guards []*Guard, failed []*pkgRun, loosened map[string
 	return errs
 }
 
-// parsedSchema are r's schema files that parsed, in order.
+// parsedSchema are r's schema files that parsed, in the order the
+// migration tool applies them (r.applied): the files only fencegen reads
+// among the entry's own by version (applyOrder).
 func (r *pkgRun) parsedSchema() []*sqlparse.File {
 	var out []*sqlparse.File
-	for _, res := range r.results[:len(r.schemaFiles)] {
-		if res.f != nil {
+	for _, i := range r.applied {
+		if res := r.results[i]; res.f != nil {
 			out = append(out, res.f)
 		}
 	}
 	return out
+}
+
+// applyOrder is the order in which a migration tool applies schemaFiles,
+// the entry's own files (in their order) followed by the nonempty
+// fencegenOnly ones, as indexes into schemaFiles: when every file's name
+// starts with a version, the two interleaved by version
+// (migrations.Interleave), so that the guard's replay and the write
+// analysis see a guard migration only fencegen reads before a later
+// migration of sqlc's that drops its triggers with their table (trial
+// t27h F2); otherwise the files only fencegen reads after the others.
+// The catalog, which reads sqlc's files only, is built in sqlc's order.
+func applyOrder(schemaFiles []string, fencegenOnly map[string]bool) []int {
+	var own, only []string
+	at := make(map[string]int, len(schemaFiles))
+	for i, f := range schemaFiles {
+		at[f] = i
+		if fencegenOnly[f] {
+			only = append(only, f)
+		} else {
+			own = append(own, f)
+		}
+	}
+	names, ok := migrations.Interleave(own, only)
+	if !ok {
+		names = append(own, only...)
+	}
+	order := make([]int, len(names))
+	for i, n := range names {
+		order[i] = at[n]
+	}
+	return order
 }
 
 // fenceConflicts reports each table that two sql entries' schemas fence
@@ -446,8 +486,11 @@ type pkgRun struct {
 	cat   *catalog.Catalog
 	errs  diag.List
 	// notes are the fence marks' notes so far.
-	notes        []string
-	schemaFiles  []string
+	notes       []string
+	schemaFiles []string
+	// applied are the indexes of schemaFiles in the order the migration
+	// tool applies them (applyOrder), which parsedSchema keeps.
+	applied      []int
 	results      []parseResult
 	schemaBroken bool
 	qerr         diag.List
@@ -629,7 +672,8 @@ func preparePackage(cfg *Config, pkg config.Package) *pkgRun {
 	fenceNotes = append(append(fenceNotes, skippedFiles(cfg, pkg.Schema, pkg.Pos, pkg.SchemaPos)...),
 		skippedFiles(cfg, pkg.Queries, pkg.Pos, pkg.QueriesPos)...)
 	return &pkgRun{cfg: cfg, pkg: pkg, found: found, cat: cat, errs: errs, notes: fenceNotes,
-		schemaFiles: schemaFiles, results: results, schemaBroken: schemaBroken, qerr: qerr, defs: defs}
+		schemaFiles: schemaFiles, applied: applyOrder(schemaFiles, fencegenOnly), results: results,
+		schemaBroken: schemaBroken, qerr: qerr, defs: defs}
 }
 
 // parseWeights is the expected cost of reading and parsing each of the
