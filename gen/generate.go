@@ -919,7 +919,20 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 		// As sqlc ("error parsing queries: no queries contained in
 		// paths ..."): an entry whose query files hold no query at all.
 		// One file without queries beside others with some is fine.
-		errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no queries contained in paths %s: each query needs a comment line such as \"-- name: GetAccount :one\" above it", strings.Join(pkg.Queries, ", "))
+		var dropped []string
+		for _, f := range analyzed {
+			dropped = append(dropped, f.SqlcDropped...)
+		}
+		if len(dropped) > 0 {
+			// The annotation is there; sqlc drops the statement.
+			hint := ""
+			if slices.ContainsFunc(dropped, func(d string) bool { return strings.Contains(d, "(LOAD DATA, ") }) {
+				hint = " (rows to load: an INSERT ... VALUES query, or :copyfrom on one, which sqlc sends with LOAD DATA LOCAL INFILE)"
+			}
+			errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no queries contained in paths %s: sqlc v1.31.1 drops %s with its annotation, its MySQL converter having no node for that statement, so no query is left (as in sqlc); write it as a statement sqlc reads%s", strings.Join(pkg.Queries, ", "), strings.Join(dropped, ", "), hint)
+		} else {
+			errs.Add(cfg.Path, pkg.Pos.Line, pkg.Pos.Col, "no queries contained in paths %s: each query needs a comment line such as \"-- name: GetAccount :one\" above it", strings.Join(pkg.Queries, ", "))
+		}
 	}
 	// The catalog's notes (types PostgreSQL does not know, foreign keys
 	// to relations the schema never creates) come first.
