@@ -885,7 +885,7 @@ func (r *pkgRun) finish() (map[string][]byte, []string, *guardRun, diag.List) {
 	errs = append(errs, aerr...)
 	if aopts.MySQL {
 		r.lastIDWriter, r.lastIDReads = noteLastInsertIDReads(analyzed)
-		noteTriggeredGroupWrites(analyzed, aopts.MySQLSchema)
+		noteTriggeredGroupWrites(cat, analyzed, aopts.MySQLSchema, path.Join(filepath.ToSlash(pkg.Go.Out), GuardFile))
 	}
 	var cteCols []*catalog.Column
 	for _, f := range analyzed {
@@ -1347,7 +1347,13 @@ func noteLastInsertIDElsewhere(runs []*pkgRun, notes [][]string) {
 // count such a write ends in fence.ErrConcurrentChange after
 // fenceimpl.MaxAttempts runs (docs/mysql.md; issue 27, trials t27 F6 and
 // t27s F1).
-func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema) {
+//
+// fencegen's own BEFORE UPDATE guard trigger counts whether the schema
+// installs it (a guard migration) or the team applies the guard file
+// fencegen writes beside the code (guardFile) or a guard migration it
+// has not written yet: the note is given for every fenced table (trial
+// t27h F6), naming that trigger.
+func noteTriggeredGroupWrites(cat *catalog.Catalog, files []*analyze.File, schema *mysqlwrites.Schema, guardFile string) {
 	if schema == nil {
 		return
 	}
@@ -1371,6 +1377,9 @@ func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema)
 					typ := "unknown type"
 					if c != nil {
 						typ = strings.ToUpper(c.Type.Name)
+						if e := cat.Enum(c.Type.Schema, c.Type.Name); e != nil && e.Linked == c {
+							typ = "ENUM or SET" // sqlc's type <table>_<column>
+						}
 					}
 					inexact = append(inexact, name+" ("+typ+")")
 				}
@@ -1379,15 +1388,24 @@ func noteTriggeredGroupWrites(files []*analyze.File, schema *mysqlwrites.Schema)
 				continue
 			}
 			var names []string
+			guardTrigger := guard.MySQLTriggerName("bu", q.Fence.Table.Name)
+			installed := false
 			for _, tr := range schema.Triggers {
 				if strings.EqualFold(tr.Table, q.Fence.Table.Name) {
 					names = append(names, tr.Name)
+					installed = installed || strings.EqualFold(tr.Name, guardTrigger)
 				}
 			}
-			if len(names) == 0 {
-				continue
+			has := strings.Join(names, ", ")
+			if !installed {
+				// The guard trigger the team installs from the guard
+				// file (or a guard migration).
+				if has != "" {
+					has += ", and "
+				}
+				has += guardTrigger + " once the guard fencegen writes (" + guardFile + ", or its migration: fencegen guard) is applied"
 			}
-			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes %s fenced table %s, which has trigger(s) %s: a trigger clears the reply's last-insert id, so a retry that changes nothing is told from a write that matched none by comparing each row with what the UPDATE writes, as the column stores it; for column(s) %s that comparison errs towards \"differs\" where the column stores a value otherwise than written ('ab ' into CHAR reads 'ab'; a FLOAT rounds): such a write fails with fence.ErrConcurrentChange after %d attempts unless the DSN sets clientFoundRows=true (go-sql-driver/mysql); set clientFoundRows=true", q.File, q.Line, q.Col, q.Name, what, q.Fence.Table.Name, strings.Join(names, ", "), strings.Join(inexact, ", "), fenceimpl.MaxAttempts))
+			q.Notes = append(q.Notes, fmt.Sprintf("%s:%d:%d: note: query %s writes %s fenced table %s, which has trigger(s) %s: a trigger clears the reply's last-insert id, so a retry that changes nothing is told from a write that matched none by comparing each row with what the UPDATE writes, as the column stores it; for column(s) %s that comparison errs towards \"differs\" where the column stores a value otherwise than written ('ab ' into CHAR reads 'ab'; a FLOAT rounds): such a write fails with fence.ErrConcurrentChange after %d attempts unless the DSN sets clientFoundRows=true (go-sql-driver/mysql); set clientFoundRows=true", q.File, q.Line, q.Col, q.Name, what, q.Fence.Table.Name, has, strings.Join(inexact, ", "), fenceimpl.MaxAttempts))
 		}
 	}
 }

@@ -153,6 +153,12 @@ func mysqlString(s string) string {
 
 // mysqlTriggerName is "fencegen_" + event + "_" + table, cut to MySQL's
 // 64 characters with a checksum of the table's name when longer.
+// MySQLTriggerName is the name of the guard trigger of table (lower
+// case, as sqlc's catalog has it) for event part "bu" (BEFORE UPDATE),
+// "bd" (BEFORE DELETE) or "bi" (BEFORE INSERT): fencegen_<part>_<table>,
+// shortened with a checksum to MySQL's 64 characters.
+func MySQLTriggerName(part, table string) string { return mysqlTriggerName(part, table) }
+
 func mysqlTriggerName(event, table string) string {
 	name := "fencegen_" + event + "_" + table
 	if len(name) <= 64 {
